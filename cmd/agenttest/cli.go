@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/agenttest/agenttest/internal/config"
+)
+
+const topUsage = `agenttest regression-tests conversational agents hosted on the agent platform.
+
+Usage:
+  agenttest <command> [flags] [arguments]
+
+Commands:
+  run      run the scenarios under PATH... against a target
+           (with no target configured: the embedded simulator)
+  lint     check suite files and agenttest.yaml without calling anything
+  list     list the scenarios that would run, after --tags and --name
+  sim      serve the platform simulator
+  version  print the version
+  help     show the help of a command
+
+Run 'agenttest help <command>' for its flags. Configuration, targets and
+environment variables: docs/configuration.md.
+
+Exit codes:
+  0    every scenario passed
+  1    a scenario failed or errored
+  2    bad usage, bad configuration or invalid suite files (nothing run)
+  3    internal error
+  130  interrupted (SIGINT/SIGTERM); reports are still written
+`
+
+// run is the whole program: it dispatches a subcommand and returns an error
+// carrying the exit code. Interrupts on st.Signals cancel ctx once; a
+// second one exits at once through st.Exit.
+func run(ctx context.Context, st *State) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	what := "stopping"
+	if len(st.Args) > 0 && st.Args[0] == "run" {
+		what = "stopping the run and writing reports"
+	}
+	intr := watchInterrupts(st, cancel, what)
+	defer intr.stop()
+	ctx = context.WithValue(ctx, interruptsKey{}, intr)
+
+	if len(st.Args) == 0 {
+		io.WriteString(st.Stderr, topUsage)
+		return usageErrorf("no command given")
+	}
+	cmd, args := st.Args[0], st.Args[1:]
+	switch cmd {
+	case "run":
+		return cmdRun(ctx, st, args)
+	case "lint":
+		return cmdLint(ctx, st, args)
+	case "list":
+		return cmdList(ctx, st, args)
+	case "sim":
+		return runSim(ctx, st, args)
+	case "version", "--version", "-version":
+		fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
+		return nil
+	case "help", "-h", "-help", "--help":
+		return cmdHelp(ctx, st, args)
+	default:
+		msg := fmt.Sprintf("unknown command %q", cmd)
+		if s := config.Suggest(cmd, []string{"run", "lint", "list", "sim", "version", "help"}); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return usageErrorf("%s\nRun 'agenttest help' for usage.", msg)
+	}
+}
+
+func cmdHelp(ctx context.Context, st *State, args []string) error {
+	if len(args) == 0 {
+		io.WriteString(st.Stdout, topUsage)
+		return nil
+	}
+	switch args[0] {
+	case "run", "lint", "list", "sim":
+		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
+		return err
+	case "version", "help":
+		io.WriteString(st.Stdout, topUsage)
+		return nil
+	}
+	return usageErrorf("unknown command %q\nRun 'agenttest help' for usage.", args[0])
+}
+
+// version is the module version stamped by the Go toolchain, "(devel)" in a
+// work tree.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	return v + " " + info.GoVersion
+}
+
+type interruptsKey struct{}
+
+// interrupts tracks SIGINT/SIGTERM for one run: the first cancels the
+// context (the runner stops, reports are still written, exit 130); the
+// second exits at once.
+type interrupts struct {
+	fired atomic.Bool
+	done  chan struct{}
+}
+
+func watchInterrupts(st *State, cancel context.CancelFunc, what string) *interrupts {
+	in := &interrupts{done: make(chan struct{})}
+	if st.Signals == nil {
+		return in
+	}
+	go func() {
+		for {
+			select {
+			case <-in.done:
+				return
+			case <-st.Signals:
+			}
+			if in.fired.CompareAndSwap(false, true) {
+				fmt.Fprintf(st.Stderr, "agenttest: interrupted: %s (interrupt again to exit at once)\n", what)
+				cancel()
+				continue
+			}
+			fmt.Fprintln(st.Stderr, "agenttest: interrupted again: exiting without waiting")
+			if st.Exit != nil {
+				st.Exit(exitInterrupted)
+			}
+			return
+		}
+	}()
+	return in
+}
+
+func (in *interrupts) stop() { close(in.done) }
+
+// interrupted says whether the run was stopped by a signal.
+func interrupted(ctx context.Context) bool {
+	in, ok := ctx.Value(interruptsKey{}).(*interrupts)
+	return ok && in.fired.Load()
+}

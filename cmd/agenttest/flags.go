@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// flags wraps a FlagSet with AGENTTEST_* environment defaults: a flag given
+// on the command line wins over its variable, which wins over the config
+// file and the built-in default.
+type flags struct {
+	fs  *flag.FlagSet
+	st  *State
+	cmd string
+	// usage is the text before the flag list in --help.
+	usage string
+	// problems are environment defaults that did not parse; reported with
+	// the options' own problems.
+	problems []string
+	// fromEnv names the flags whose value came from the environment.
+	fromEnv map[string]bool
+	// aliases maps a long flag name to its one-letter alias.
+	aliases map[string]string
+}
+
+func newFlags(st *State, cmd, usage string) *flags {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{fs: fs, st: st, cmd: cmd, usage: usage, fromEnv: map[string]bool{}}
+}
+
+// env returns the environment default of a flag, if any.
+func (f *flags) env(name, envName string) (string, bool) {
+	if envName == "" {
+		return "", false
+	}
+	v, ok := f.st.LookupEnv(envName)
+	if !ok || v == "" {
+		return "", false
+	}
+	f.fromEnv[name] = true
+	return v, true
+}
+
+func withEnv(usage, envName string) string {
+	if envName == "" {
+		return usage
+	}
+	return usage + " (env " + envName + ")"
+}
+
+func (f *flags) stringVar(p *string, name, envName, def, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		def = v
+	}
+	f.fs.StringVar(p, name, def, withEnv(usage, envName))
+}
+
+func (f *flags) boolVar(p *bool, name, envName string, usage string) {
+	def := false
+	if v, ok := f.env(name, envName); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not a boolean (true or false)", envName, v))
+		}
+		def = b
+	}
+	f.fs.BoolVar(p, name, def, withEnv(usage, envName))
+}
+
+func (f *flags) intVar(p *int, name, envName string, def int, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not an integer", envName, v))
+		} else {
+			def = i
+		}
+	}
+	f.fs.IntVar(p, name, def, withEnv(usage, envName))
+}
+
+func (f *flags) int64Var(p *int64, name, envName string, def int64, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		i, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not an integer", envName, v))
+		} else {
+			def = i
+		}
+	}
+	f.fs.Int64Var(p, name, def, withEnv(usage, envName))
+}
+
+func (f *flags) durationVar(p *time.Duration, name, envName string, def time.Duration, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not a duration such as 30s or 2m", envName, v))
+		} else {
+			def = d
+		}
+	}
+	f.fs.DurationVar(p, name, def, withEnv(usage, envName))
+}
+
+// enumVar is a string flag restricted to allowed values; a wrong value is
+// refused with the list. An empty default means "not set".
+func (f *flags) enumVar(p *string, name string, allowed []string, usage string) {
+	f.fs.Var(&enumValue{p: p, allowed: allowed}, name, usage+" (one of "+strings.Join(allowed, ", ")+")")
+}
+
+// alias registers short as another name of the bool flag long (-v for
+// --verbose); help shows them on one line.
+func (f *flags) alias(short, long string, p *bool) {
+	f.fs.BoolVar(p, short, false, "")
+	if f.aliases == nil {
+		f.aliases = map[string]string{}
+	}
+	f.aliases[long] = short
+}
+
+// enumValue is a flag.Value accepting one of a fixed set of strings.
+type enumValue struct {
+	p       *string
+	allowed []string
+}
+
+func (e *enumValue) String() string {
+	if e == nil || e.p == nil {
+		return ""
+	}
+	return *e.p
+}
+
+func (e *enumValue) Set(s string) error {
+	for _, a := range e.allowed {
+		if s == a {
+			*e.p = s
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %s", strings.Join(e.allowed, ", "))
+}
+
+// errHelp is returned by parse after --help was printed.
+var errHelp = errors.New("help shown")
+
+// parse parses args, allowing flags after positional arguments (`agenttest
+// run suites/ --tags @smoke`), and returns the positional arguments. A
+// parse error is a usage error (exit 2); -h/--help prints the help to
+// Stdout and returns errHelp.
+func (f *flags) parse(args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := f.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				io.WriteString(f.st.Stdout, f.help())
+				return nil, errHelp
+			}
+			return nil, usageErrorf("%s: %v\nRun 'agenttest help %s' for usage.", f.cmd, err, f.cmd)
+		}
+		rest := f.fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// isSet says whether a flag was given on the command line or by its
+// environment variable; config defaults apply only to flags that were not.
+func (f *flags) isSet(name string) bool {
+	if f.fromEnv[name] {
+		return true
+	}
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// help renders the --help text: the command's usage, then its flags in
+// the --long form users type.
+func (f *flags) help() string {
+	var b bytes.Buffer
+	b.WriteString(f.usage)
+	b.WriteString("\nFlags:\n")
+	short := map[string]bool{}
+	for _, s := range f.aliases {
+		short[s] = true
+	}
+	f.fs.VisitAll(func(fl *flag.Flag) {
+		if short[fl.Name] {
+			return
+		}
+		placeholder, usage := flag.UnquoteUsage(fl)
+		b.WriteString("  ")
+		if s, ok := f.aliases[fl.Name]; ok {
+			b.WriteString("-" + s + ", ")
+		}
+		b.WriteString("--" + fl.Name)
+		if placeholder != "" {
+			b.WriteString(" " + placeholder)
+		}
+		b.WriteString("\n      " + usage)
+		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" {
+			fmt.Fprintf(&b, " (default %s)", fl.DefValue)
+		}
+		b.WriteString("\n")
+	})
+	return b.String()
+}

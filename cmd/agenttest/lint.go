@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+const lintUsage = `Usage: agenttest lint [flags] [PATH...]
+
+Checks every suite file under each PATH (default ".") and the config file
+(--config, else ./agenttest.yaml when present) without calling anything.
+Every problem of every file is printed as file:line:col: message, with the
+offending line. Exit 2 when there is any error, 0 otherwise (warnings do not
+fail).
+`
+
+func cmdLint(_ context.Context, st *State, args []string) error {
+	var cfgName string
+	var noColor bool
+	f := newFlags(st, "lint", lintUsage)
+	f.stringVar(&cfgName, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.boolVar(&noColor, "no-color", "", "never colour the output")
+	pos, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	paths, problems := suitePaths(st, pos)
+	problems = append(problems, f.problems...)
+	if len(problems) > 0 {
+		return usageErrorf("lint: %s", strings.Join(problems, "\nlint: "))
+	}
+
+	var diags diag.Diagnostics
+	var cfg *config.File
+	explicit := cfgName != ""
+	if !explicit {
+		cfgName = config.DefaultPath
+	}
+	p, err := fsPath(st, cfgName)
+	if err != nil {
+		return usageErrorf("--config: %v", err)
+	}
+	src, err := fs.ReadFile(st.FS, p)
+	switch {
+	case err == nil:
+		var ds diag.Diagnostics
+		cfg, ds = config.Load(p, src)
+		diags = append(diags, ds...)
+	case explicit || !errors.Is(err, fs.ErrNotExist):
+		return usageErrorf("read config file %s: %v", cfgName, err)
+	}
+
+	suites, ds := scenario.Load(st.FS, paths)
+	diags = append(diags, ds...)
+	diags.Sort()
+	color := useColor(st, noColor)
+	if len(diags) > 0 {
+		report.WriteDiagnostics(st.Stdout, diags, sources{st: st, cfg: cfg}.read, color)
+	}
+	if diags.HasErrors() {
+		return reported(exitUsage)
+	}
+	n := 0
+	for _, s := range suites {
+		n += len(s.Scenarios)
+	}
+	if len(diags) == 0 {
+		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+const listUsage = `Usage: agenttest list [flags] [PATH...]
+
+Lists the scenarios under each PATH (default ".") that a run with the same
+--tags and --name would run, one per line:
+
+  file:line  name  @tag @tag
+
+Nothing is called. Invalid suite files are reported as by lint (exit 2).
+`
+
+func cmdList(_ context.Context, st *State, args []string) error {
+	var tags, name string
+	f := newFlags(st, "list", listUsage)
+	f.stringVar(&tags, "tags", "AGENTTEST_TAGS", "", "list scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
+	f.stringVar(&name, "name", "AGENTTEST_NAME", "", "list scenarios whose name matches `REGEX`")
+	pos, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	paths, problems := suitePaths(st, pos)
+	problems = append(problems, f.problems...)
+	opts := runner.Options{}
+	if tags != "" {
+		expr, err := scenario.ParseTagExpr(tags)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--tags %q: %v", tags, err))
+		}
+		opts.Tags = &expr
+	}
+	if name != "" {
+		re, err := regexp.Compile(name)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--name %q is not a regular expression: %v", name, err))
+		}
+		opts.Name = re
+	}
+	if len(problems) > 0 {
+		return usageErrorf("list: %s\nRun 'agenttest help list' for usage.", strings.Join(problems, "\nlist: "))
+	}
+	suites, _, err := loadSuites(st, st.Stderr, paths, false)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, file := range runner.Plan(suites, opts) {
+		for _, c := range file.Cases {
+			fmt.Fprintf(&b, "%s:%d  %s", c.Pos.File, c.Pos.Line, c.Name)
+			if len(c.Tags) > 0 {
+				b.WriteString("  @" + strings.Join(c.Tags, " @"))
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err = fmt.Fprint(st.Stdout, b.String())
+	return err
+}

@@ -1,0 +1,712 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// syncBuffer is a goroutine-safe buffer: the views and the interrupt
+// watcher write from several goroutines. notify, when set, is called
+// after each write with everything written so far.
+type syncBuffer struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	notify func(string)
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	n, err := s.b.Write(p)
+	all := s.b.String()
+	notify := s.notify
+	s.mu.Unlock()
+	if notify != nil {
+		notify(all)
+	}
+	return n, err
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// cli is one in-process invocation of agenttest.
+type cli struct {
+	st     *State
+	stdout *syncBuffer
+	stderr *syncBuffer
+	sigs   chan struct{}
+	exits  chan int
+}
+
+// newCLI builds a State rooted at dir (a directory under testdata/) with
+// the given environment and nothing from the process.
+func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cli {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env == nil {
+		env = map[string]string{}
+	}
+	c := &cli{stdout: &syncBuffer{}, stderr: &syncBuffer{}, sigs: make(chan struct{}, 2), exits: make(chan int, 2)}
+	c.st = &State{
+		Args:      args,
+		Env:       env,
+		Stdin:     strings.NewReader(""),
+		Stdout:    c.stdout,
+		Stderr:    c.stderr,
+		Dir:       abs,
+		FS:        os.DirFS(abs),
+		Now:       time.Now,
+		Signals:   c.sigs,
+		Exit:      func(code int) { c.exits <- code },
+		WriteFile: writeFileIn(abs),
+	}
+	return c
+}
+
+func (c *cli) run(t *testing.T) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return exitCode(run(ctx, c.st), c.stderr)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func TestExitCodes(t *testing.T) {
+	type testCase struct {
+		name string
+		dir  string
+		args []string
+		env  map[string]string
+		code int
+		// stdout and stderr must contain each of these.
+		stdout []string
+		stderr []string
+		// absent must appear in neither.
+		absent []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		c := newCLI(t, tc.dir, tc.env, tc.args...)
+		code := c.run(t)
+		if code != tc.code {
+			t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
+		}
+		for _, want := range tc.stdout {
+			if !strings.Contains(c.stdout.String(), want) {
+				t.Errorf("stdout lacks %q:\n%s", want, c.stdout)
+			}
+		}
+		for _, want := range tc.stderr {
+			if !strings.Contains(c.stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, c.stderr)
+			}
+		}
+		for _, bad := range tc.absent {
+			if strings.Contains(c.stdout.String()+c.stderr.String(), bad) {
+				t.Errorf("output shows %q:\n%s%s", bad, c.stdout, c.stderr)
+			}
+		}
+	}
+	cases := []testCase{
+		{
+			name:   "passing suite on the embedded simulator",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			code:   exitOK,
+			stdout: []string{"2 passed, 0 failed, 0 skipped"},
+		},
+		{
+			name:   "failing expectation",
+			dir:    "testdata/fail",
+			args:   []string{"run", "suites"},
+			code:   exitFailed,
+			stdout: []string{"suites/wrong.yaml:5:16: greeting: reply does not contain", "1 passed, 1 failed"},
+		},
+		{
+			name:   "unknown flag",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--paralel", "2"},
+			code:   exitUsage,
+			stderr: []string{"flag provided but not defined: -paralel", "agenttest help run"},
+		},
+		{
+			name:   "bad flag values all reported at once",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "(", "--tags", "@a &&"},
+			code:   exitUsage,
+			stderr: []string{"--parallel must be at least 1", "--retries must not be negative", "--name \"(\"", "--tags \"@a &&\""},
+		},
+		{
+			name:   "bad enum value lists the allowed ones",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--env", "prod"},
+			code:   exitUsage,
+			stderr: []string{"must be one of sandbox, pre-release, live"},
+		},
+		{
+			name:   "bad environment default",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_PARALLEL": "many"},
+			code:   exitUsage,
+			stderr: []string{`AGENTTEST_PARALLEL="many" is not an integer`},
+		},
+		{
+			name:   "invalid suite file",
+			dir:    "testdata/invalid",
+			args:   []string{"run"},
+			code:   exitUsage,
+			stderr: []string{`suites/bad.yaml:7:9: unknown key "expct" in turn (did you mean "expect"?)`},
+		},
+		{
+			name: "bad config with a literal key",
+			dir:  "testdata/badconfig",
+			args: []string{"run"},
+			code: exitUsage,
+			stderr: []string{
+				"agenttest.yaml:6:16: build_key must be an ${env:NAME} reference, not a literal key",
+				`agenttest.yaml:7:5: unknown target key "runtim_key" (did you mean "runtime_key"?)`,
+			},
+			absent: []string{"sk-live-0123456789abcdef"},
+		},
+		{
+			name:   "explicit config file that does not exist",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--config", "nope.yaml"},
+			code:   exitUsage,
+			stderr: []string{"config file nope.yaml does not exist"},
+		},
+		{
+			name:   "unknown target",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--target", "staging"},
+			code:   exitUsage,
+			stderr: []string{`unknown target "staging"`},
+		},
+		{
+			name:   "environment target without a key names the variable",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1"},
+			code:   exitUsage,
+			stderr: []string{"has no build_key (set AGENTTEST_BUILD_KEY"},
+		},
+		{
+			name:   "--sim and --target",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--sim", "--target", "x"},
+			code:   exitUsage,
+			stderr: []string{"--sim and --target exclude each other"},
+		},
+		{
+			name:   "path outside the working directory",
+			dir:    "testdata/pass",
+			args:   []string{"run", "../fail"},
+			code:   exitUsage,
+			stderr: []string{"path ../fail is outside the working directory"},
+		},
+		{
+			name:   "no suites is not a pass",
+			dir:    "testdata/nosuites",
+			args:   []string{"run"},
+			code:   exitUsage,
+			stderr: []string{"no suite files under ."},
+		},
+		{
+			name:   "unknown command",
+			dir:    "testdata/pass",
+			args:   []string{"rnu"},
+			code:   exitUsage,
+			stderr: []string{`unknown command "rnu" (did you mean "run"?)`},
+		},
+		{
+			name:   "no command",
+			dir:    "testdata/pass",
+			code:   exitUsage,
+			stderr: []string{"Usage:", "no command given"},
+		},
+		{
+			name:   "lint finds the problem",
+			dir:    "testdata/invalid",
+			args:   []string{"lint"},
+			code:   exitUsage,
+			stdout: []string{"suites/bad.yaml:7:9: unknown key \"expct\"", "expct: {response: hi}"},
+		},
+		{
+			name:   "lint of a good tree",
+			dir:    "testdata/pass",
+			args:   []string{"lint"},
+			code:   exitOK,
+			stdout: []string{"1 suite file, 2 scenarios: no problems"},
+		},
+		{
+			name:   "lint checks the config file too, masking the key",
+			dir:    "testdata/badconfig",
+			args:   []string{"lint"},
+			code:   exitUsage,
+			stdout: []string{"agenttest.yaml:6:16: build_key must be", "build_key: [REDACTED]"},
+			absent: []string{"sk-live-0123456789abcdef"},
+		},
+		{
+			name:   "version",
+			dir:    "testdata/pass",
+			args:   []string{"version"},
+			code:   exitOK,
+			stdout: []string{"agenttest "},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestEmbeddedSimulatorIsAnnouncedFirst(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"run", "--sim", "-v"}} {
+		c := newCLI(t, "testdata/pass", nil, args...)
+		if code := c.run(t); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, c.stdout, c.stderr)
+		}
+		line := firstLine(c.stdout.String())
+		if !strings.HasPrefix(line, "agenttest: ") || !strings.Contains(line, "using the embedded simulator (agents: clinic, restaurant, utility-billing)") {
+			t.Errorf("%v: first line %q", args, line)
+		}
+		for _, key := range []string{sim.DefaultBuildKey, sim.DefaultRuntimeKey} {
+			if strings.Contains(c.stdout.String()+c.stderr.String(), key) {
+				t.Errorf("%v: output shows the simulator key %q", args, key)
+			}
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	type testCase struct {
+		args []string
+		want string
+	}
+	for _, tc := range []testCase{
+		{[]string{"list"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\nsuites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{[]string{"list", ".", "--name", "goodbye$"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", "--tags", "~@booking"}, ""},
+	} {
+		c := newCLI(t, "testdata/pass", nil, tc.args...)
+		if code := c.run(t); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, c.stderr)
+		}
+		if got := c.stdout.String(); got != tc.want {
+			t.Errorf("%v:\n got %q\nwant %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// junitDoc is an independent view of the JUnit schema, to prove the file
+// parses and says what happened.
+type junitDoc struct {
+	XMLName xml.Name `xml:"testsuites"`
+	Suites  []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// jsonDoc is the part of the JSON report the tests read.
+type jsonDoc struct {
+	Schema string `json:"schema"`
+	Run    struct {
+		Interrupted bool `json:"interrupted"`
+	} `json:"run"`
+	Files []struct {
+		Cases []struct {
+			Name       string `json:"name"`
+			Status     string `json:"status"`
+			SkipReason string `json:"skip_reason"`
+		} `json:"cases"`
+	} `json:"files"`
+}
+
+func readReports(t *testing.T, junitPath, jsonPath string) (junitDoc, jsonDoc) {
+	t.Helper()
+	var j junitDoc
+	b, err := os.ReadFile(junitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(b, &j); err != nil {
+		t.Fatalf("JUnit does not parse: %v\n%s", err, b)
+	}
+	var r jsonDoc
+	b, err = os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("JSON does not parse: %v\n%s", err, b)
+	}
+	return j, r
+}
+
+func TestReportFiles(t *testing.T) {
+	out := t.TempDir()
+	junitPath := filepath.Join(out, "nested", "dir", "junit.xml")
+	jsonPath := filepath.Join(out, "other", "result.json")
+	c := newCLI(t, "testdata/fail", nil, "run", "--junit", junitPath, "--json", jsonPath)
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	j, r := readReports(t, junitPath, jsonPath)
+	if len(j.Suites) != 1 || j.Suites[0].Tests != 2 || j.Suites[0].Failures != 1 {
+		t.Errorf("JUnit suites = %+v", j.Suites)
+	}
+	if r.Schema != "agenttest/result/v1" || len(r.Files) != 1 || len(r.Files[0].Cases) != 2 {
+		t.Fatalf("JSON = %+v", r)
+	}
+	if got := r.Files[0].Cases[0].Status + "," + r.Files[0].Cases[1].Status; got != "failed,passed" {
+		t.Errorf("statuses %s", got)
+	}
+}
+
+// TestConfigRunDefaultsAndTarget runs against a simulator named by a
+// config target whose key comes from ${env:...}, with report paths from the
+// config's run section.
+func TestConfigRunDefaultsAndTarget(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 3})
+	dir := t.TempDir()
+	copyTree(t, "testdata/pass/suites", filepath.Join(dir, "suites"))
+	cfg := "default_target: local\n" +
+		"targets:\n  local:\n    build_url: ${env:SIM_BUILD_URL}\n    account_id: " + s.AccountID + "\n    agent_id: restaurant\n    build_key: ${env:SIM_KEY}\n" +
+		"run:\n  parallel: 1\n  junit: out/junit.xml\n  json: out/result.json\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, map[string]string{"SIM_BUILD_URL": s.BuildURL, "SIM_KEY": s.BuildKey}, "run")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	if line := firstLine(c.stdout.String()); strings.Contains(line, "embedded") || !strings.Contains(line, "local") {
+		t.Errorf("first line %q", line)
+	}
+	readReports(t, filepath.Join(dir, "out/junit.xml"), filepath.Join(dir, "out/result.json"))
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func simEnv(s *simtest.Sim) map[string]string {
+	return map[string]string{
+		"AGENTTEST_BUILD_URL":   s.BuildURL,
+		"AGENTTEST_RUNTIME_URL": s.RuntimeURL,
+		"AGENTTEST_ACCOUNT_ID":  s.AccountID,
+		"AGENTTEST_BUILD_KEY":   s.BuildKey,
+		"AGENTTEST_RUNTIME_KEY": s.RuntimeKey,
+	}
+}
+
+func TestInterruptWritesReports(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
+	out := t.TempDir()
+	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
+	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "2", "--junit", junitPath, "--json", jsonPath)
+	var once sync.Once
+	c.stdout.notify = func(all string) {
+		if strings.Contains(all, "PASS ") {
+			once.Do(func() { c.sigs <- struct{}{} })
+		}
+	}
+	start := time.Now()
+	code := c.run(t)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitInterrupted, c.stdout, c.stderr)
+	}
+	// 8 cases of 3 calls at 100ms, 2 at a time, take 1.2s; stopping after
+	// the first finished case must be much quicker.
+	if d := time.Since(start); d > 1100*time.Millisecond {
+		t.Errorf("interrupted run took %s", d)
+	}
+	if !strings.Contains(c.stderr.String(), "interrupted: stopping the run and writing reports") {
+		t.Errorf("stderr: %s", c.stderr)
+	}
+	j, r := readReports(t, junitPath, jsonPath)
+	if !r.Run.Interrupted {
+		t.Error("JSON report does not say the run was interrupted")
+	}
+	counts := map[string]int{}
+	for _, cs := range r.Files[0].Cases {
+		counts[cs.Status]++
+	}
+	if counts["passed"] < 1 || counts["pending"] < 1 || counts["passed"]+counts["pending"] != 8 {
+		t.Errorf("statuses %v", counts)
+	}
+	skipped := 0
+	for _, tc := range j.Suites[0].Cases {
+		if tc.Skipped != nil {
+			skipped++
+		}
+	}
+	if skipped != counts["pending"] {
+		t.Errorf("JUnit marks %d cases skipped, JSON %d pending", skipped, counts["pending"])
+	}
+}
+
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
+	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "1")
+	c.sigs <- struct{}{}
+	c.sigs <- struct{}{}
+	c.run(t)
+	select {
+	case code := <-c.exits:
+		if code != exitInterrupted {
+			t.Errorf("Exit(%d), want %d", code, exitInterrupted)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a second interrupt did not exit")
+	}
+}
+
+func TestKeysNeverPrinted(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	const buildKey, runtimeKey = "planted-build-key-7f3a9c", "planted-runtime-key-51d2e8"
+	type testCase struct {
+		name string
+		env  map[string]string
+		dir  func(t *testing.T) string
+		code int
+	}
+	plain := func(*testing.T) string { return "testdata/pass" }
+	cases := []testCase{
+		{
+			name: "wrong keys from AGENTTEST_* give 401s",
+			env:  map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
+			dir:  plain,
+			code: exitFailed,
+		},
+		{
+			name: "unreachable host",
+			env:  map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1", "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
+			dir:  plain,
+			code: exitFailed,
+		},
+		{
+			name: "keys from config references, bad account id",
+			env:  map[string]string{"BK": buildKey, "RK": runtimeKey},
+			dir: func(t *testing.T) string {
+				dir := t.TempDir()
+				copyTree(t, "testdata/pass/suites", filepath.Join(dir, "suites"))
+				cfg := "default_target: t\ntargets:\n  t:\n    build_url: " + s.BuildURL + "\n    account_id: ACCOUNT-12345678\n    build_key: ${env:BK}\n    runtime_key: ${env:RK}\n"
+				os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644)
+				return dir
+			},
+			code: exitUsage,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			junitPath, jsonPath := filepath.Join(out, "j.xml"), filepath.Join(out, "r.json")
+			c := newCLI(t, tc.dir(t), tc.env, "run", "-v", "--retries", "1", "--junit", junitPath, "--json", jsonPath)
+			if code := c.run(t); code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, c.stdout, c.stderr)
+			}
+			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+			for _, p := range []string{junitPath, jsonPath} {
+				if b, err := os.ReadFile(p); err == nil {
+					texts[filepath.Base(p)] = string(b)
+				}
+			}
+			if tc.code == exitFailed && len(texts) != 4 {
+				t.Errorf("reports missing: have %d outputs", len(texts))
+			}
+			for name, text := range texts {
+				for _, key := range []string{buildKey, runtimeKey} {
+					if strings.Contains(text, key) {
+						t.Errorf("%s contains the key %q:\n%s", name, key, text)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestHelpGolden(t *testing.T) {
+	type testCase struct {
+		args   []string
+		golden string
+	}
+	for _, tc := range []testCase{
+		{[]string{"help"}, "help.golden"},
+		{[]string{"help", "run"}, "run.golden"},
+		{[]string{"run", "--help"}, "run.golden"},
+		{[]string{"lint", "-h"}, "lint.golden"},
+		{[]string{"list", "--help"}, "list.golden"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			// An empty environment, so the defaults shown are the
+			// built-in ones.
+			c := newCLI(t, "testdata/pass", nil, tc.args...)
+			if code := c.run(t); code != exitOK {
+				t.Fatalf("exit %d: %s", code, c.stderr)
+			}
+			golden := filepath.Join("testdata", "help", tc.golden)
+			if *update {
+				if err := os.WriteFile(golden, []byte(c.stdout.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if got := c.stdout.String(); got != string(want) {
+				t.Errorf("help differs from %s:\n%s", golden, got)
+			}
+		})
+	}
+}
+
+func TestFlagPrecedence(t *testing.T) {
+	cfgSrc := "run:\n  parallel: 3\n  retries: 2\n  turn_timeout: 10s\n  junit: cfg.xml\n"
+	type testCase struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		c := newCLI(t, "testdata/pass", tc.env)
+		o, fl, err := parseRunOptions(c.st, tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		f, diags := loadConfigForTest(cfgSrc)
+		if diags != nil {
+			t.Fatal(diags)
+		}
+		o.applyConfig(f, fl)
+		got := strings.Join([]string{itoa(o.parallel), itoa(o.retries), o.turnTimeout.String(), o.junit, o.json}, " ")
+		if got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "config over defaults", want: "3 2 10s cfg.xml "},
+		{name: "environment over config", env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JSON": "env.json", "AGENTTEST_TURN_TIMEOUT": "1m"}, want: "5 2 1m0s cfg.xml env.json"},
+		{name: "flag over environment", args: []string{"--parallel", "7", "--junit", "flag.xml"}, env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JUNIT": "env.xml"}, want: "7 2 10s flag.xml "},
+		{name: "flag equal to the default still wins", args: []string{"--retries=0", "--parallel", "8"}, want: "8 0 10s cfg.xml "},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestInterspersedFlags(t *testing.T) {
+	c := newCLI(t, "testdata/pass", nil)
+	o, _, err := parseRunOptions(c.st, []string{"suites", "--tags", "@smoke", "./other/", "-v", "--", "--odd-name"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(o.paths, ","); got != "suites,other,--odd-name" || o.tags != "@smoke" || !o.verbose {
+		t.Errorf("paths %q tags %q verbose %v", got, o.tags, o.verbose)
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	for _, tc := range []struct {
+		tty     bool
+		noColor bool
+		env     string
+		want    bool
+	}{
+		{true, false, "", true},
+		{false, false, "", false},
+		{true, true, "", false},
+		{true, false, "1", false},
+	} {
+		st := &State{StdoutTTY: tc.tty, Env: map[string]string{}}
+		if tc.env != "" {
+			st.Env["NO_COLOR"] = tc.env
+		}
+		if got := useColor(st, tc.noColor); got != tc.want {
+			t.Errorf("%+v: useColor = %v", tc, got)
+		}
+	}
+}
+
+func loadConfigForTest(src string) (*config.File, error) {
+	f, diags := config.Load("agenttest.yaml", []byte(src))
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return f, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, "testdata/pass/suites", filepath.Join(dir, "suites"))
+	cfg := "targets:\n  staging:\n    build_url: https://build.example.com\n    build_key: ${env:STAGING_KEY}\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, nil, "run", "--tags", "@smoke")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	want := "agenttest: no target configured; using the embedded simulator (agents: clinic, restaurant, utility-billing); agenttest.yaml defines targets staging but none is selected (use --target or default_target)"
+	if line := firstLine(c.stdout.String()); line != want {
+		t.Errorf("first line\n got %q\nwant %q", line, want)
+	}
+}

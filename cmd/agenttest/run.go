@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+const runUsage = `Usage: agenttest run [flags] [PATH...]
+
+Runs the scenarios of the suite files under each PATH (default ".") against
+a target and reports what the agent did. Flags may follow the paths.
+
+The target is --target NAME from agenttest.yaml (or its default_target),
+overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,
+AGENTTEST_MESSAGING_URL, AGENTTEST_ACCOUNT_ID, AGENTTEST_AGENT_ID,
+AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY and AGENTTEST_ENV. With no target
+configured, or with --sim, the run uses the embedded platform simulator and
+its example agents, and says so on its first line.
+
+Precedence: flag > environment > agenttest.yaml > built-in default.
+
+On SIGINT/SIGTERM the run stops starting cases and cancels the calls in
+flight; finished cases keep their verdicts, the rest are reported as not
+run, every report is still written, and the exit code is 130. A second
+interrupt exits at once.
+
+Exit codes: 0 all passed, 1 a scenario failed or errored, 2 bad usage,
+configuration or suite files (nothing run), 3 internal error, 130 interrupted.
+`
+
+// runOptions are the flags of `agenttest run`.
+type runOptions struct {
+	// paths are the suite files and directories, as FS paths.
+	paths []string
+	// target names a target of the config file; config is the file.
+	target string
+	config string
+	// env is the clientEnv for suites that name none.
+	env         string
+	parallel    int
+	retries     int
+	turnTimeout time.Duration
+	// tags and name filter scenarios; tagExpr and nameRe are their parsed
+	// forms, set by Validate.
+	tags    string
+	name    string
+	tagExpr *scenario.TagExpr
+	nameRe  *regexp.Regexp
+	// junit and json are report files written at the end of the run.
+	junit    string
+	json     string
+	failFast bool
+	seed     int64
+	// sim forces the embedded simulator.
+	sim     bool
+	verbose bool
+	noColor bool
+
+	// problems found while parsing (bad environment defaults, paths).
+	problems []string
+}
+
+func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
+	o := &runOptions{}
+	f := newFlags(st, "run", runUsage)
+	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
+	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.enumVar(&o.env, "env", config.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
+	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, "run at most `N` scenarios at once")
+	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
+	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
+	f.stringVar(&o.tags, "tags", "AGENTTEST_TAGS", "", "run scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
+	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "run scenarios whose name matches `REGEX`")
+	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
+	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
+	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
+	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
+	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
+	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
+	f.alias("v", "verbose", &o.verbose)
+	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.problems = append(o.problems, f.problems...)
+	var bad []string
+	o.paths, bad = suitePaths(st, pos)
+	o.problems = append(o.problems, bad...)
+	if o.sim && o.target != "" {
+		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
+	}
+	return o, f, nil
+}
+
+// Validate checks the options together and returns every problem at once.
+func (o *runOptions) Validate() error {
+	problems := append([]string(nil), o.problems...)
+	if o.parallel < 1 {
+		problems = append(problems, fmt.Sprintf("--parallel must be at least 1, got %d", o.parallel))
+	}
+	if o.retries < 0 {
+		problems = append(problems, fmt.Sprintf("--retries must not be negative, got %d", o.retries))
+	}
+	if o.turnTimeout <= 0 {
+		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
+	}
+	if o.tags != "" {
+		expr, err := scenario.ParseTagExpr(o.tags)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--tags %q: %v", o.tags, err))
+		} else {
+			o.tagExpr = &expr
+		}
+	}
+	if o.name != "" {
+		re, err := regexp.Compile(o.name)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--name %q is not a regular expression: %v", o.name, err))
+		} else {
+			o.nameRe = re
+		}
+	}
+	if o.junit != "" && o.junit == o.json {
+		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
+	}
+	if len(problems) > 0 {
+		return usageErrorf("run: %s\nRun 'agenttest help run' for usage.", strings.Join(problems, "\nrun: "))
+	}
+	return nil
+}
+
+// applyConfig fills the options the command line and the environment left
+// unset from the config file's run section.
+func (o *runOptions) applyConfig(f *config.File, fl *flags) {
+	if f == nil {
+		return
+	}
+	r := f.Run
+	if r.Parallel != nil && !fl.isSet("parallel") {
+		o.parallel = *r.Parallel
+	}
+	if r.Retries != nil && !fl.isSet("retries") {
+		o.retries = *r.Retries
+	}
+	if r.TurnTimeout != nil && !fl.isSet("turn-timeout") {
+		o.turnTimeout = *r.TurnTimeout
+	}
+	if r.JUnit != "" && !fl.isSet("junit") {
+		o.junit = r.JUnit
+	}
+	if r.JSON != "" && !fl.isSet("json") {
+		o.json = r.JSON
+	}
+}
+
+func cmdRun(ctx context.Context, st *State, args []string) error {
+	o, fl, err := parseRunOptions(st, args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	if err != nil {
+		return err
+	}
+	o.applyConfig(cfg, fl)
+
+	tgt, diags := config.Resolve(cfg, config.Selection{
+		Target: o.target, Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
+		Needs: config.Needs{Build: true},
+	})
+	if diags.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+		return reported(exitUsage)
+	}
+	suites, _, err := loadSuites(st, st.Stderr, o.paths, false)
+	if err != nil {
+		return err
+	}
+	if len(suites) == 0 {
+		// A wrong path in CI must not pass silently as "0 passed".
+		return usageErrorf("run: no suite files under %s (a suite is a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
+	}
+
+	if tgt.Embedded {
+		sim, err := startSimulator(o.seed)
+		if err != nil {
+			return fmt.Errorf("start the embedded simulator: %w", err)
+		}
+		defer sim.stop()
+		sim.fill(tgt)
+		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
+	}
+	if d := missingAgents(suites, tgt); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st}.read, false)
+		return reported(exitUsage)
+	}
+
+	// Belt and braces: the platform client redacts keys from everything it
+	// produces; these writers redact whatever else might carry one.
+	stdout := newRedactor(st.Stdout, tgt.Secrets())
+	// Our own transport, so its connections are closed when the run ends:
+	// a dialled but never used connection would hold up the embedded
+	// simulator's graceful shutdown (net/http waits 5s for those).
+	transport := platform.NewTransport(platform.DefaultMaxPerHost)
+	defer transport.CloseIdleConnections()
+	client, err := platform.New(platform.Config{
+		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
+		HTTPClient: &http.Client{Transport: transport},
+	})
+	if err != nil {
+		return usageErrorf("target %s: %s", tgt.Name, redact(err.Error(), tgt.Secrets()))
+	}
+
+	human := report.NewHuman(stdout, report.HumanOptions{
+		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
+	})
+	res, err := runner.Run(ctx, suites, runner.Options{
+		Chat:         client,
+		Parallel:     o.parallel,
+		Retries:      o.retries,
+		TurnTimeout:  o.turnTimeout,
+		FailFast:     o.failFast,
+		DefaultAgent: tgt.AgentID,
+		DefaultEnv:   tgt.Env,
+		Tags:         o.tagExpr,
+		Name:         o.nameRe,
+		Observer:     human,
+		Getenv:       st.LookupEnv,
+		Now:          st.Now,
+		Seed:         o.seed,
+		Target:       runnerTarget(tgt),
+	})
+	if err != nil {
+		return fmt.Errorf("run: %s", redact(err.Error(), tgt.Secrets()))
+	}
+	var errs []error
+	if err := human.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.junit != "" {
+		errs = append(errs, writeReport(st, o.junit, tgt.Secrets(), func(b *bytes.Buffer) error { return report.WriteJUnit(b, res) }))
+	}
+	if o.json != "" {
+		errs = append(errs, writeReport(st, o.json, tgt.Secrets(), func(b *bytes.Buffer) error { return report.WriteJSON(b, res) }))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	switch {
+	case interrupted(ctx):
+		return reported(exitInterrupted)
+	case !passed(res):
+		return reported(exitFailed)
+	}
+	return nil
+}
+
+// passed says whether every case passed (flaky counts as passing); pending
+// or skipped cases left by --fail-fast or an interruption do not pass the
+// run, since the suite did not say everything is fine.
+func passed(r *runner.Result) bool {
+	if r.Interrupted {
+		return false
+	}
+	for _, c := range r.Checks {
+		if c.Status == runner.Failed || c.Status == runner.Errored {
+			return false
+		}
+	}
+	for _, f := range r.Files {
+		for _, c := range f.Cases {
+			if c.Status == runner.Failed || c.Status == runner.Errored {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// writeReport renders a report into memory, redacts it and writes it at
+// once, so an interrupted or failing write never leaves half a file behind
+// from our side.
+func writeReport(st *State, name string, secrets []string, render func(*bytes.Buffer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return fmt.Errorf("render report %s: %w", name, err)
+	}
+	if err := st.WriteFile(name, redactBytes(b.Bytes(), secrets)); err != nil {
+		return fmt.Errorf("write report %s: %w", name, err)
+	}
+	return nil
+}
+
+func runnerTarget(t *config.Target) runner.Target {
+	return runner.Target{
+		Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL,
+		AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded,
+	}
+}
+
+// missingAgents reports scenarios that name no agent when the target has
+// no default agent either: nothing could be run for them.
+func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
+	var ds diag.Diagnostics
+	if t.AgentID != "" {
+		return nil
+	}
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if sc.Agent == "" {
+				ds = ds.Append(diag.Diagnostic{Pos: sc.Pos,
+					Message: fmt.Sprintf("scenario %q names no agent and target %q has no agent_id", sc.Name, t.Name),
+					Hint:    "add agent: to the suite, agent_id to the target, or set AGENTTEST_AGENT_ID"})
+			}
+		}
+	}
+	return ds
+}

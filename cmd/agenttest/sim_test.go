@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is written by the server goroutine and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startSim runs `agenttest sim args...` until the test ends and returns
+// its first stdout line.
+func startSim(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	st := &State{Stdout: out, Stderr: errOut, Env: map[string]string{}, Dir: "."}
+	done := make(chan error, 1)
+	go func() { done <- runSim(ctx, st, args) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("runSim: %v", err)
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "\n") {
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("runSim returned early: %v (stderr %s)", err, errOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no output from runSim")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return out.String()
+}
+
+func TestRunSimJSONLine(t *testing.T) {
+	out := startSim(t, "--listen", "127.0.0.1:0", "--keys", "bk,rk", "--account", "ws-abcd1234", "--seed-conversations", "20",
+		"--brand", "Acme", "--unreachable", "+15550009999, +15550008888", "--call-queued", "10ms", "--sms-rate", "2", "--webhook-backoff", "50ms", "--allow-http-webhooks")
+	var info map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &info); err != nil {
+		t.Fatalf("not one JSON line: %q", out)
+	}
+	if info["auth_token_header"] != "X-Acme-Auth-Token" || info["signature_header"] != "X-Acme-Signature" || len(info["unreachable_numbers"].([]any)) != 2 {
+		t.Errorf("issue 5 facts missing: %s", out)
+	}
+	for _, k := range []string{"build_url", "runtime_url", "account_id", "agent_ids", "build_api_key", "runtime_api_key", "connector_ids", "numbers", "env_numbers"} {
+		if _, ok := info[k]; !ok {
+			t.Errorf("missing %s in %s", k, out)
+		}
+	}
+	if info["build_api_key"] != "bk" || info["runtime_api_key"] != "rk" || info["account_id"] != "ws-abcd1234" {
+		t.Errorf("pinned values not used: %s", out)
+	}
+	if info["build_url"] == info["runtime_url"] {
+		t.Errorf("separate hosts share a URL: %s", out)
+	}
+	agents := info["agent_ids"].([]any)
+	req, _ := http.NewRequest("GET", info["runtime_url"].(string)+"/v3/ws-abcd1234/"+agents[0].(string)+"/conversations", nil)
+	req.Header.Set("x-api-key", "rk")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("list: %d", resp.StatusCode)
+	}
+}
+
+func TestRunSimPrintEnv(t *testing.T) {
+	out := startSim(t, "--single-host", "--print-env")
+	env := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		env[k] = v
+	}
+	for _, k := range []string{"AGENTTEST_BUILD_URL", "AGENTTEST_RUNTIME_URL", "AGENTTEST_ACCOUNT_ID", "AGENTTEST_AGENT_ID", "AGENTTEST_BUILD_KEY", "AGENTTEST_RUNTIME_KEY"} {
+		if env[k] == "" {
+			t.Errorf("%s missing in %q", k, out)
+		}
+	}
+	if env["AGENTTEST_BUILD_URL"] != env["AGENTTEST_RUNTIME_URL"] {
+		t.Errorf("single host has two URLs: %q", out)
+	}
+}
+
+func TestRunSimBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}} {
+		st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}
+		err := runSim(context.Background(), st, args)
+		if err == nil {
+			t.Errorf("%q accepted", args)
+			continue
+		}
+		if ec, ok := err.(interface{ ExitCode() int }); !ok || ec.ExitCode() != exitUsage {
+			t.Errorf("%q: %v is not a usage error", args, err)
+		}
+	}
+}

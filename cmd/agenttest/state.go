@@ -1,0 +1,46 @@
+package main
+
+import (
+	"io"
+	"io/fs"
+	"time"
+)
+
+// State is the one value that owns the outside world: arguments,
+// environment, standard streams, the working directory and the clock. main
+// builds it from the process; tests build it from buffers and maps. Nothing
+// under internal/ reads os.Args, os.Getenv, os.Stdout or time.Now itself.
+type State struct {
+	Args   []string
+	Env    map[string]string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// StdoutTTY is true when Stdout is a terminal: live progress and
+	// colour are allowed (unless NO_COLOR or --no-color).
+	StdoutTTY bool
+	// Dir is the working directory, for resolving relative paths.
+	Dir string
+	// FS reads files relative to Dir.
+	FS fs.FS
+	// Now is the clock.
+	Now func() time.Time
+	// Signals delivers SIGINT/SIGTERM (nil in tests that do not need it).
+	Signals <-chan struct{}
+	// Exit ends the process at once; called only on a second interrupt,
+	// when the user does not want to wait for reports. nil ignores it.
+	Exit func(code int)
+	// WriteFile writes a report file (relative to Dir unless absolute),
+	// creating parent directories.
+	WriteFile func(name string, data []byte) error
+}
+
+// Getenv reads a variable from the State's environment.
+func (s *State) Getenv(name string) string { return s.Env[name] }
+
+// LookupEnv reads a variable and says whether it is set, in the form the
+// runner and config resolution take.
+func (s *State) LookupEnv(name string) (string, bool) {
+	v, ok := s.Env[name]
+	return v, ok
+}

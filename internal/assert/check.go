@@ -1,0 +1,518 @@
+package assert
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// none stands for an empty list in Actual, so "nothing" never reads as a
+// missing value.
+const none = "(none)"
+
+// Check evaluates every key of exp against one reply and returns the broken
+// expectations, in the order they were written (by Pos; checks without a
+// position keep the order of the Expect fields). A nil exp checks nothing.
+// expand resolves ${...} references in expected values; nil expands nothing.
+// References that cannot be resolved and patterns that do not compile become
+// failures of their key, never panics.
+func Check(exp *Expect, obs Observation, expand Expander) []Failure {
+	if exp == nil {
+		return nil
+	}
+	if obs.Result == nil {
+		return []Failure{{Pos: exp.Pos, Key: "response", Message: "no reply to check"}}
+	}
+	c := checker{pos: exp.Pos, res: obs.Result, md: obs.Result.Metadata, expand: expand}
+	if exp.Response != nil {
+		c.text(exp.Response, label{key: "response", subject: "reply"}, "text", obs.Result.Response)
+	}
+	if exp.Trace != nil {
+		c.trace(exp.Trace)
+	}
+	if exp.Node != nil {
+		c.text(exp.Node, label{key: "node", subject: "current node"}, "value", c.md.CurrentNode())
+	}
+	if exp.Flow != nil {
+		c.text(exp.Flow, label{key: "flow", subject: "flow"}, "value", c.md.InFlow())
+	}
+	if exp.Step != nil {
+		c.text(exp.Step, label{key: "step", subject: "step"}, "value", c.md.InStep())
+	}
+	for i := range exp.State {
+		c.state(&exp.State[i])
+	}
+	if exp.Handoff != nil {
+		c.handoff(exp.Handoff)
+	}
+	if exp.Ended != nil {
+		c.boolean(exp.Ended, "ended", obs.Result.ConversationEnded, "conversation did not end", "conversation ended unexpectedly")
+	}
+	if exp.Delayed != nil {
+		c.boolean(exp.Delayed, "delayed", obs.Result.DelayedResponse, "reply was not delayed", "reply was delayed unexpectedly")
+	}
+	if len(exp.Metrics) > 0 {
+		metrics := c.md.Metrics()
+		for i := range exp.Metrics {
+			c.metric(&exp.Metrics[i], metrics)
+		}
+	}
+	if exp.Functions != nil {
+		c.functions(exp.Functions)
+	}
+	if exp.Topics != nil {
+		c.topics(exp.Topics)
+	}
+	if exp.LatencyMS != nil {
+		c.latency(exp.LatencyMS, obs)
+	}
+	if exp.Lang != nil {
+		pos := c.at(exp.Lang.Pos)
+		if exp.Lang.ASR != nil {
+			c.textAt(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "value", c.md.ASRLang())
+		}
+		if exp.Lang.TTS != nil {
+			c.textAt(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "value", c.md.TTSLang())
+		}
+	}
+	for i := range exp.Metadata {
+		c.metadata(&exp.Metadata[i])
+	}
+	if len(c.fails) > 1 {
+		sort.SliceStable(c.fails, func(i, j int) bool { return c.fails[i].Pos.Before(c.fails[j].Pos) })
+	}
+	return c.fails
+}
+
+// checker accumulates the failures of one Check.
+type checker struct {
+	// pos is the position of the whole Expect, used for checks written
+	// without a position of their own.
+	pos    diag.Pos
+	res    *platform.TurnResult
+	md     platform.Metadata
+	expand Expander
+	fails  []Failure
+}
+
+// at returns p, or the position of the Expect when p is unknown.
+func (c *checker) at(p diag.Pos) diag.Pos {
+	if p.IsZero() {
+		return c.pos
+	}
+	return p
+}
+
+func (c *checker) fail(f Failure) { c.fails = append(c.fails, f) }
+
+// label names a checked value: its Key ("state.party_size") and the subject
+// of its messages (`state "party_size"`). The parts are joined only when a
+// check fails, so passing checks build no strings.
+type label struct {
+	// key and subject are the fixed parts: "state" and "state".
+	key, subject string
+	// name, when set, is the variable part: "party_size".
+	name string
+	// quote quotes the name in the subject.
+	quote bool
+}
+
+// Key is the Failure.Key: "state.party_size".
+func (l label) Key() string {
+	if l.name == "" {
+		return l.key
+	}
+	return l.key + "." + l.name
+}
+
+// Subject starts the failure message: `state "party_size"`.
+func (l label) Subject() string {
+	switch {
+	case l.name == "":
+		return l.subject
+	case l.quote:
+		return l.subject + " " + strconv.Quote(l.name)
+	}
+	return l.subject + " " + l.name
+}
+
+// text checks a Text matcher; noun is "text" or "value", as the failure
+// message calls the expected value.
+func (c *checker) text(t *Text, l label, noun, actual string) {
+	c.textAt(c.at(t.Pos), t, l, noun, actual)
+}
+
+// textAt is text with the position given by the caller, for matchers
+// nested in a key that carries the position.
+func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
+	if !t.Pos.IsZero() {
+		pos = t.Pos
+	}
+	r, err := t.resolve(c.expand)
+	if err != nil {
+		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: t.Describe(), Actual: actual})
+		return
+	}
+	m, err := r.eval(actual, false, noun)
+	if err != nil {
+		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: r.Describe(), Actual: actual})
+		return
+	}
+	if m == nil {
+		return
+	}
+	f := Failure{Pos: pos, Key: l.Key(), Message: l.Subject() + " " + m.phrase, Expected: m.expected, Actual: actual}
+	if m.diffWith != nil {
+		f.Diff = Diff(*m.diffWith, actual)
+	}
+	c.fail(f)
+}
+
+func (c *checker) trace(t *Trace) {
+	pos := c.at(t.Pos)
+	trace := c.md.NodeTrace()
+	for _, n := range t.Includes {
+		if indexOf(trace, n, 0) < 0 {
+			c.fail(Failure{Pos: pos, Key: "trace.includes", Message: "node trace is missing " + n, Expected: "includes " + n, Actual: joinTrace(trace)})
+		}
+	}
+	for _, n := range t.Excludes {
+		if indexOf(trace, n, 0) >= 0 {
+			c.fail(Failure{Pos: pos, Key: "trace.excludes", Message: "node trace contains excluded node " + n, Expected: "excludes " + n, Actual: joinTrace(trace)})
+		}
+	}
+	if len(t.Sequence) > 0 {
+		from := 0
+		for i, n := range t.Sequence {
+			at := indexOf(trace, n, from)
+			if at >= 0 {
+				from = at + 1
+				continue
+			}
+			msg := "node trace is missing " + n
+			if i > 0 {
+				msg = "node trace has no " + n + " after " + t.Sequence[i-1]
+			}
+			c.fail(Failure{Pos: pos, Key: "trace.sequence", Message: msg,
+				Expected: joinTrace(t.Sequence) + " (in this order, gaps allowed)", Actual: joinTrace(trace)})
+			break
+		}
+	}
+	if t.Equals != nil && !sameList(trace, t.Equals) {
+		c.fail(Failure{Pos: pos, Key: "trace.equals", Message: "node trace is not the expected list",
+			Expected: joinTrace(t.Equals), Actual: joinTrace(trace), Diff: Diff(lines(t.Equals), lines(trace))})
+	}
+}
+
+func indexOf(list []string, s string, from int) int {
+	for i := from; i < len(list); i++ {
+		if list[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func sameList(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// joinTrace renders a node list in the order the agent went through it.
+func joinTrace(nodes []string) string {
+	if len(nodes) == 0 {
+		return none
+	}
+	return strings.Join(nodes, " > ")
+}
+
+func joinList(items []string) string {
+	if len(items) == 0 {
+		return none
+	}
+	return strings.Join(items, ", ")
+}
+
+// lines renders a list one item per line, each line ended, so Diff compares
+// lists item by item.
+func lines(items []string) string {
+	var b strings.Builder
+	for _, s := range items {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// presence checks an expected presence; it returns false when the check is
+// settled (nothing more to evaluate on the key). missing and unexpected are
+// formats of the messages, given the name of the key; the messages and the
+// actual value are built only on failure.
+func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missing, unexpected string, v any) bool {
+	switch {
+	case want != nil && !*want:
+		if found {
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(unexpected, l.name), Expected: "absent", Actual: platform.Render(v)})
+		}
+		return false
+	case !found:
+		c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(missing, l.name), Expected: "present"})
+		return false
+	}
+	return true
+}
+
+func (c *checker) state(s *StateCheck) {
+	pos := c.at(s.Pos)
+	l := label{key: "state", subject: "state", name: s.Key, quote: true}
+	state := c.md.State()
+	v, found := state[s.Key]
+	if !found {
+		// A dotted key reaches into nested objects: state.booking.code.
+		v, found = platform.LookupPath(state, s.Key)
+	}
+	if !c.presence(pos, l, s.Present, found, "state has no key %q", "state has key %q", v) {
+		return
+	}
+	if s.Match != nil {
+		c.textAt(pos, s.Match, l, "value", platform.Render(v))
+	}
+}
+
+func (c *checker) handoff(h *Handoff) {
+	pos := c.at(h.Pos)
+	dest := c.md.HandoffDestination()
+	switch {
+	case !h.Expected && h.Destination == nil:
+		if dest != "" {
+			c.fail(Failure{Pos: pos, Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to " + dest})
+		}
+	case dest == "":
+		exp := "a handoff"
+		if h.Destination != nil {
+			exp = "a handoff to a destination that " + h.Destination.Describe()
+		}
+		c.fail(Failure{Pos: pos, Key: "handoff", Message: "agent did not hand off", Expected: exp, Actual: "no handoff"})
+	case h.Destination != nil:
+		c.textAt(pos, h.Destination, label{key: "handoff.destination", subject: "handoff destination"}, "value", dest)
+	}
+}
+
+func (c *checker) boolean(b *Bool, key string, actual bool, notTrue, notFalse string) {
+	if actual == b.Value {
+		return
+	}
+	msg := notTrue
+	if !b.Value {
+		msg = notFalse
+	}
+	c.fail(Failure{Pos: c.at(b.Pos), Key: key, Message: msg, Expected: strconv.FormatBool(b.Value), Actual: strconv.FormatBool(actual)})
+}
+
+func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
+	pos := c.at(m.Pos)
+	l := label{key: "metrics", subject: "metric", name: m.Name, quote: true}
+	values, found := metrics[m.Name]
+	if m.Present != nil && !*m.Present {
+		if found {
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was written", m.Name), Expected: "absent", Actual: renderValues(values)})
+		}
+		return
+	}
+	if m.Count != nil && len(values) != *m.Count {
+		// A missing metric counts as written zero times, so count: 0 passes.
+		c.fail(Failure{Pos: pos, Key: l.Key(),
+			Message:  fmt.Sprintf("metric %q was written %s, expected %s", m.Name, times(len(values)), times(*m.Count)),
+			Expected: strconv.Itoa(*m.Count), Actual: strconv.Itoa(len(values))})
+		return
+	}
+	if !found {
+		if m.Count == nil || (m.Present != nil && *m.Present) {
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name), Expected: "present"})
+		}
+		return
+	}
+	if m.Match == nil {
+		return
+	}
+	// A metric written several times passes when any value matches.
+	broken := false // the matcher itself cannot be evaluated
+	if len(values) > 1 {
+		for _, v := range values {
+			ok, err := m.Match.Match(v, c.expand)
+			if ok {
+				return
+			}
+			if err != nil {
+				broken = true
+				break
+			}
+		}
+	}
+	var one string
+	if len(values) > 0 {
+		one = values[len(values)-1]
+	}
+	n := len(c.fails)
+	c.textAt(pos, m.Match, l, "value", one)
+	if len(c.fails) > n && len(values) > 1 && !broken {
+		// Show every written value, not only the last one tried.
+		f := &c.fails[len(c.fails)-1]
+		f.Message = fmt.Sprintf("no value of metric %q matches", m.Name)
+		f.Actual, f.Diff = renderValues(values), ""
+	}
+}
+
+// renderValues renders the values of a metric: one value as itself, several
+// as a JSON array.
+func renderValues(values []string) string {
+	switch len(values) {
+	case 0:
+		return ""
+	case 1:
+		return values[0]
+	}
+	list := make([]any, len(values))
+	for i, v := range values {
+		list[i] = v
+	}
+	return platform.Render(list)
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return strconv.Itoa(n) + " times"
+}
+
+func (c *checker) functions(f *Functions) {
+	pos := c.at(f.Pos)
+	events := c.md.FunctionEvents()
+	called := func(name string) (seen, failed bool) {
+		for _, ev := range events {
+			if ev.Name == name {
+				seen = true
+				failed = failed || ev.Failed
+			}
+		}
+		return seen, failed
+	}
+	for _, name := range f.Called {
+		if seen, _ := called(name); !seen {
+			c.fail(Failure{Pos: pos, Key: "functions.called", Message: "function " + name + " was not called", Expected: "called " + name, Actual: renderCalls(events)})
+		}
+	}
+	for _, name := range f.NotCalled {
+		if seen, _ := called(name); seen {
+			c.fail(Failure{Pos: pos, Key: "functions.not_called", Message: "function " + name + " was called", Expected: "not called " + name, Actual: renderCalls(events)})
+		}
+	}
+	for _, name := range f.Failed {
+		switch seen, failed := called(name); {
+		case !seen:
+			c.fail(Failure{Pos: pos, Key: "functions.failed", Message: "function " + name + " was not called", Expected: name + " failed", Actual: renderCalls(events)})
+		case !failed:
+			c.fail(Failure{Pos: pos, Key: "functions.failed", Message: "function " + name + " did not fail", Expected: name + " failed", Actual: renderCalls(events)})
+		}
+	}
+	if f.NoErrors {
+		var names, errs []string
+		for _, ev := range events {
+			if !ev.Failed {
+				continue
+			}
+			names = append(names, functionName(ev))
+			e := functionName(ev) + ": "
+			if ev.Error != "" {
+				e += ev.Error
+			} else {
+				e += "failed"
+			}
+			errs = append(errs, e)
+		}
+		if len(names) > 0 {
+			msg := "function " + names[0] + " failed"
+			if len(names) > 1 {
+				msg = "functions " + strings.Join(names, ", ") + " failed"
+			}
+			c.fail(Failure{Pos: pos, Key: "functions.no_errors", Message: msg, Expected: "no function errors", Actual: strings.Join(errs, "; ")})
+		}
+	}
+}
+
+func functionName(ev platform.FunctionEvent) string {
+	if ev.Name == "" {
+		return "(unnamed)"
+	}
+	return ev.Name
+}
+
+// renderCalls lists the function events of a reply with their outcome:
+// "check_availability (ok), book_table (failed: no table)".
+func renderCalls(events []platform.FunctionEvent) string {
+	if len(events) == 0 {
+		return "no function called"
+	}
+	parts := make([]string, len(events))
+	for i, ev := range events {
+		switch {
+		case !ev.Failed:
+			parts[i] = functionName(ev) + " (ok)"
+		case ev.Error != "":
+			parts[i] = functionName(ev) + " (failed: " + ev.Error + ")"
+		default:
+			parts[i] = functionName(ev) + " (failed)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *checker) topics(t *Topics) {
+	pos := c.at(t.Pos)
+	if len(t.Retrieved) > 0 {
+		got := c.md.RetrievedTopics()
+		for _, name := range t.Retrieved {
+			if indexOf(got, name, 0) < 0 {
+				c.fail(Failure{Pos: pos, Key: "topics.retrieved", Message: fmt.Sprintf("topic %q was not retrieved", name),
+					Expected: "retrieved " + strconv.Quote(name), Actual: joinList(got)})
+			}
+		}
+	}
+	if t.Cited != nil {
+		c.textAt(pos, t.Cited, label{key: "topics.cited", subject: "cited topic"}, "value", c.md.CitedTopic())
+	}
+}
+
+func (c *checker) latency(l *Latency, obs Observation) {
+	ms := obs.Latency.Milliseconds()
+	if ms <= int64(l.Max) {
+		return
+	}
+	c.fail(Failure{Pos: c.at(l.Pos), Key: "latency_ms",
+		Message:  fmt.Sprintf("reply took %d ms, more than %d ms", ms, l.Max),
+		Expected: fmt.Sprintf("at most %d ms", l.Max), Actual: fmt.Sprintf("%d ms", ms)})
+}
+
+func (c *checker) metadata(m *MetadataCheck) {
+	pos := c.at(m.Pos)
+	l := label{key: "metadata", subject: "metadata", name: m.Path}
+	v, found := c.md.Lookup(m.Path)
+	if !c.presence(pos, l, m.Present, found, "metadata has no %s", "metadata has %s", v) {
+		return
+	}
+	if m.Match != nil {
+		c.textAt(pos, m.Match, l, "value", platform.Render(v))
+	}
+}

@@ -1,0 +1,344 @@
+package assert
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// replyJSON is a debug-chat turn result as the simulator returns it.
+const replyJSON = `{
+	"conversationId": "c1",
+	"userInput": "4 people",
+	"response": "Great, a table for 4. What time would you like?",
+	"conversationEnded": false,
+	"delayedResponse": false,
+	"metadata": {
+		"currentNode": "CollectTime",
+		"inFlow": "Booking",
+		"inStep": "AskTime",
+		"nodeTrace": ["Start", "CollectPartySize", "ValidateParty", "CollectTime"],
+		"state": {"party_size": 4, "name": "Ann", "booking": {"code": "AB12CD"}, "vip": false},
+		"metrics": {"BOOKED": "false", "CALL_TURN": ["t1", "t2"]},
+		"functionEvents": [
+			{"name": "check_availability", "status": "success"},
+			{"name": "lookup_vip", "status": "error", "error": "timeout"}
+		],
+		"retrievedTopics": ["Opening hours", "Parking"],
+		"citedTopic": "Opening hours",
+		"asrLangCode": "en-GB",
+		"ttsLangCode": "en-GB",
+		"llmRequests": [{"model": "m-small"}]
+	}
+}`
+
+const handoffJSON = `{
+	"conversationId": "c2", "userInput": "a human please", "response": "Transferring you now.",
+	"conversationEnded": true, "delayedResponse": true,
+	"metadata": {"handoffDestination": "front-desk", "nodeTrace": [], "functionEvents": []}
+}`
+
+func reply(t testing.TB, js string) *platform.TurnResult {
+	t.Helper()
+	var r platform.TurnResult
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatalf("bad fixture: %v", err)
+	}
+	return &r
+}
+
+// at gives distinct positions so tests can see which check a failure names.
+func at(line int) diag.Pos { return diag.Pos{File: "suites/booking.yaml", Line: line, Col: 7} }
+
+func TestCheck(t *testing.T) {
+	type testCase struct {
+		name    string
+		fixture string
+		latency time.Duration
+		exp     Expect
+		// want lists the failures without their Diff; wantDiff, when set,
+		// is the Diff of the first failure.
+		want     []Failure
+		wantDiff string
+	}
+	run := func(t *testing.T, tc testCase) {
+		fixture := tc.fixture
+		if fixture == "" {
+			fixture = replyJSON
+		}
+		obs := Observation{Result: reply(t, fixture), Latency: tc.latency}
+		got := Check(&tc.exp, obs, vars(map[string]string{"code": "AB12CD", "n": "4"}))
+		var diff string
+		if len(got) > 0 {
+			diff = got[0].Diff
+		}
+		for i := range got {
+			got[i].Diff = ""
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("failures:\n got  %#v\n want %#v", got, tc.want)
+		}
+		if tc.wantDiff != "" && diff != tc.wantDiff {
+			t.Errorf("diff:\n got  %q\n want %q", diff, tc.wantDiff)
+		}
+	}
+	yes, no := ptr(true), ptr(false)
+	cases := []testCase{
+		// response
+		{name: "response contains passes", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true}}},
+		{name: "response contains fails", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("how many"), IgnoreCase: true}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text",
+				Expected: `contains "how many" (ignoring case)`, Actual: "Great, a table for 4. What time would you like?"}}},
+		{name: "response exact fails with diff", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr("Great, a table for 4. When would you like to come?")}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text",
+				Expected: "Great, a table for 4. When would you like to come?", Actual: "Great, a table for 4. What time would you like?"}},
+			wantDiff: "Great, a table for 4. [-When-]{+What time+} would you like[- to come-]?"},
+		{name: "response similar fails", exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: "Our opening hours are 9 to 5."}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.00, min 0.80)",
+				Expected: `is similar to "Our opening hours are 9 to 5." (min 0.80)`, Actual: "Great, a table for 4. What time would you like?"}}},
+		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("table for ${n}")}}},
+		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("${ref}")}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,
+				Expected: `contains "${ref}"`, Actual: "Great, a table for 4. What time would you like?"}}},
+		{name: "response bad pattern", exp: Expect{Response: &Text{Pos: at(1), Matches: ptr("(")}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "invalid pattern /(/: error parsing regexp: missing closing ): `(`",
+				Expected: "matches /(/", Actual: "Great, a table for 4. What time would you like?"}}},
+		// node, flow, step
+		{name: "node passes", exp: Expect{Node: &Text{Exact: ptr("CollectTime")}, Flow: &Text{Exact: ptr("Booking")}, Step: &Text{OneOf: []string{"AskTime", "AskDate"}}}},
+		{name: "node fails", exp: Expect{Node: &Text{Pos: at(2), Exact: ptr("CollectPartySize")}},
+			want:     []Failure{{Pos: at(2), Key: "node", Message: "current node is not the expected value", Expected: "CollectPartySize", Actual: "CollectTime"}},
+			wantDiff: "[-CollectPartySize-]{+CollectTime+}"},
+		{name: "flow fails", exp: Expect{Flow: &Text{Pos: at(2), Matches: ptr("^Pay")}},
+			want: []Failure{{Pos: at(2), Key: "flow", Message: "flow does not match the pattern", Expected: "matches /^Pay/", Actual: "Booking"}}},
+		{name: "step fails", exp: Expect{Step: &Text{Pos: at(2), OneOf: []string{"Confirm"}}},
+			want: []Failure{{Pos: at(2), Key: "step", Message: "step is none of the expected values", Expected: `is one of "Confirm"`, Actual: "AskTime"}}},
+		// trace
+		{name: "trace passes", exp: Expect{Trace: &Trace{Includes: []string{"ValidateParty"}, Excludes: []string{"Handoff"},
+			Sequence: []string{"Start", "CollectTime"}, Equals: []string{"Start", "CollectPartySize", "ValidateParty", "CollectTime"}}}},
+		{name: "trace includes fails", exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"CollectPartySize", "Confirm"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.includes", Message: "node trace is missing Confirm", Expected: "includes Confirm",
+				Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace excludes fails", exp: Expect{Trace: &Trace{Pos: at(3), Excludes: []string{"ValidateParty"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.excludes", Message: "node trace contains excluded node ValidateParty", Expected: "excludes ValidateParty",
+				Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence out of order", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "CollectTime", "ValidateParty"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no ValidateParty after CollectTime",
+				Expected: "Start > CollectTime > ValidateParty (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence first missing", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Greeting", "Start"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace is missing Greeting",
+				Expected: "Greeting > Start (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace equals fails", exp: Expect{Trace: &Trace{Pos: at(3), Equals: []string{"Start", "CollectPartySize", "CollectTime"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.equals", Message: "node trace is not the expected list",
+				Expected: "Start > CollectPartySize > CollectTime", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}},
+			wantDiff: "--- expected\n+++ actual\n  Start\n  CollectPartySize\n+ ValidateParty\n  CollectTime"},
+		{name: "empty trace", fixture: handoffJSON, exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"Start"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.includes", Message: "node trace is missing Start", Expected: "includes Start", Actual: "(none)"}}},
+		// state
+		{name: "state passes", exp: Expect{State: []StateCheck{
+			{Key: "party_size", Match: &Text{Exact: ptr("4")}},
+			{Key: "vip", Match: &Text{Exact: ptr("false")}},
+			{Key: "booking.code", Match: &Text{Exact: ptr("${code}")}},
+			{Key: "booking", Match: &Text{Equals: ptr(`{"code":"AB12CD"}`)}},
+			{Key: "name", Present: yes},
+			{Key: "time", Present: no},
+		}}},
+		{name: "state value fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("5")}}}},
+			want:     []Failure{{Pos: at(4), Key: "state.party_size", Message: `state "party_size" is not the expected value`, Expected: "5", Actual: "4"}},
+			wantDiff: "[-5-]{+4+}"},
+		{name: "state missing key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Match: &Text{Exact: ptr("7pm")}}}},
+			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present"}}},
+		{name: "state present fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Present: yes}}},
+			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present"}}},
+		{name: "state absent fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "name", Present: no}}},
+			want: []Failure{{Pos: at(4), Key: "state.name", Message: `state has key "name"`, Expected: "absent", Actual: "Ann"}}},
+		// handoff, ended, delayed
+		{name: "no handoff passes", exp: Expect{Handoff: &Handoff{Expected: false}}},
+		{name: "handoff expected fails", exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true}},
+			want: []Failure{{Pos: at(5), Key: "handoff", Message: "agent did not hand off", Expected: "a handoff", Actual: "no handoff"}}},
+		{name: "handoff with destination expected fails", exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true, Destination: &Text{Exact: ptr("front-desk")}}},
+			want: []Failure{{Pos: at(5), Key: "handoff", Message: "agent did not hand off", Expected: `a handoff to a destination that is "front-desk"`, Actual: "no handoff"}}},
+		{name: "handoff passes", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Expected: true, Destination: &Text{Contains: ptr("desk")}}}},
+		{name: "unexpected handoff", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Pos: at(5)}},
+			want: []Failure{{Pos: at(5), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to front-desk"}}},
+		{name: "handoff destination fails", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true, Destination: &Text{Exact: ptr("billing")}}},
+			want: []Failure{{Pos: at(5), Key: "handoff.destination", Message: "handoff destination is not the expected value", Expected: "billing", Actual: "front-desk"}}},
+		{name: "ended and delayed pass", fixture: handoffJSON, exp: Expect{Ended: &Bool{Value: true}, Delayed: &Bool{Value: true}}},
+		{name: "ended fails", exp: Expect{Ended: &Bool{Pos: at(6), Value: true}},
+			want: []Failure{{Pos: at(6), Key: "ended", Message: "conversation did not end", Expected: "true", Actual: "false"}}},
+		{name: "not ended fails", fixture: handoffJSON, exp: Expect{Ended: &Bool{Pos: at(6), Value: false}},
+			want: []Failure{{Pos: at(6), Key: "ended", Message: "conversation ended unexpectedly", Expected: "false", Actual: "true"}}},
+		{name: "delayed fails", exp: Expect{Delayed: &Bool{Pos: at(6), Value: true}},
+			want: []Failure{{Pos: at(6), Key: "delayed", Message: "reply was not delayed", Expected: "true", Actual: "false"}}},
+		{name: "not delayed fails", fixture: handoffJSON, exp: Expect{Delayed: &Bool{Pos: at(6)}},
+			want: []Failure{{Pos: at(6), Key: "delayed", Message: "reply was delayed unexpectedly", Expected: "false", Actual: "true"}}},
+		// metrics
+		{name: "metrics pass", exp: Expect{Metrics: []MetricCheck{
+			{Name: "BOOKED", Match: &Text{Exact: ptr("false")}},
+			{Name: "CALL_TURN", Match: &Text{Exact: ptr("t1")}},
+			{Name: "CALL_TURN", Count: ptr(2)},
+			{Name: "BOOKED", Count: ptr(1), Present: yes},
+			{Name: "NEVER", Count: ptr(0)},
+			{Name: "NEVER", Present: no},
+		}}},
+		{name: "metric value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKED", Match: &Text{Exact: ptr("true")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.BOOKED", Message: `metric "BOOKED" is not the expected value`, Expected: "true", Actual: "false"}}},
+		{name: "metric repeated value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: ptr("t3")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `no value of metric "CALL_TURN" matches`, Expected: "t3", Actual: `["t1","t2"]`}}},
+		{name: "metric repeated with unknown reference", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: ptr("${nope}")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: "t2"}}},
+		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: ptr("x")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.HANDOFF_TO", Message: `metric "HANDOFF_TO" was not written`, Expected: "present"}}},
+		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: ptr(1)}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `metric "CALL_TURN" was written 2 times, expected once`, Expected: "1", Actual: "2"}}},
+		{name: "metric count of missing fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: ptr(2)}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.X", Message: `metric "X" was written 0 times, expected 2 times`, Expected: "2", Actual: "0"}}},
+		{name: "metric absent fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKED", Present: no}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.BOOKED", Message: `metric "BOOKED" was written`, Expected: "absent", Actual: "false"}}},
+		// functions
+		{name: "functions pass", exp: Expect{Functions: &Functions{Called: []string{"check_availability"}, NotCalled: []string{"book"}, Failed: []string{"lookup_vip"}}}},
+		{name: "functions no errors passes", fixture: handoffJSON, exp: Expect{Functions: &Functions{NoErrors: true, NotCalled: []string{"book"}}}},
+		{name: "function not called", exp: Expect{Functions: &Functions{Pos: at(8), Called: []string{"book"}}},
+			want: []Failure{{Pos: at(8), Key: "functions.called", Message: "function book was not called", Expected: "called book",
+				Actual: "check_availability (ok), lookup_vip (failed: timeout)"}}},
+		{name: "function called", exp: Expect{Functions: &Functions{Pos: at(8), NotCalled: []string{"check_availability"}}},
+			want: []Failure{{Pos: at(8), Key: "functions.not_called", Message: "function check_availability was called", Expected: "not called check_availability",
+				Actual: "check_availability (ok), lookup_vip (failed: timeout)"}}},
+		{name: "function did not fail", exp: Expect{Functions: &Functions{Pos: at(8), Failed: []string{"check_availability", "book"}}},
+			want: []Failure{
+				{Pos: at(8), Key: "functions.failed", Message: "function check_availability did not fail", Expected: "check_availability failed",
+					Actual: "check_availability (ok), lookup_vip (failed: timeout)"},
+				{Pos: at(8), Key: "functions.failed", Message: "function book was not called", Expected: "book failed",
+					Actual: "check_availability (ok), lookup_vip (failed: timeout)"}}},
+		{name: "function errors", exp: Expect{Functions: &Functions{Pos: at(8), NoErrors: true}},
+			want: []Failure{{Pos: at(8), Key: "functions.no_errors", Message: "function lookup_vip failed", Expected: "no function errors", Actual: "lookup_vip: timeout"}}},
+		{name: "no function called", fixture: handoffJSON, exp: Expect{Functions: &Functions{Pos: at(8), Called: []string{"book"}}},
+			want: []Failure{{Pos: at(8), Key: "functions.called", Message: "function book was not called", Expected: "called book", Actual: "no function called"}}},
+		// topics
+		{name: "topics pass", exp: Expect{Topics: &Topics{Retrieved: []string{"Parking"}, Cited: &Text{Exact: ptr("Opening hours")}}}},
+		{name: "topic not retrieved", exp: Expect{Topics: &Topics{Pos: at(9), Retrieved: []string{"Menu"}}},
+			want: []Failure{{Pos: at(9), Key: "topics.retrieved", Message: `topic "Menu" was not retrieved`, Expected: `retrieved "Menu"`, Actual: "Opening hours, Parking"}}},
+		{name: "cited topic fails", exp: Expect{Topics: &Topics{Pos: at(9), Cited: &Text{Exact: ptr("Parking")}}},
+			want: []Failure{{Pos: at(9), Key: "topics.cited", Message: "cited topic is not the expected value", Expected: "Parking", Actual: "Opening hours"}}},
+		// latency
+		{name: "latency passes", latency: 2 * time.Second, exp: Expect{LatencyMS: &Latency{Max: 2000}}},
+		{name: "latency fails", latency: 2300 * time.Millisecond, exp: Expect{LatencyMS: &Latency{Pos: at(10), Max: 2000}},
+			want: []Failure{{Pos: at(10), Key: "latency_ms", Message: "reply took 2300 ms, more than 2000 ms", Expected: "at most 2000 ms", Actual: "2300 ms"}}},
+		// lang
+		{name: "lang passes", exp: Expect{Lang: &Lang{ASR: &Text{Exact: ptr("en-GB")}, TTS: &Text{Matches: ptr("^en")}}}},
+		{name: "lang fails", exp: Expect{Lang: &Lang{Pos: at(11), ASR: &Text{Exact: ptr("fr-FR")}, TTS: &Text{Exact: ptr("fr-FR")}}},
+			want: []Failure{
+				{Pos: at(11), Key: "lang.asr", Message: "asr language is not the expected value", Expected: "fr-FR", Actual: "en-GB"},
+				{Pos: at(11), Key: "lang.tts", Message: "tts language is not the expected value", Expected: "fr-FR", Actual: "en-GB"}}},
+		// metadata
+		{name: "metadata passes", exp: Expect{Metadata: []MetadataCheck{
+			{Path: "llmRequests.0.model", Match: &Text{Exact: ptr("m-small")}},
+			{Path: "state.booking.code", Match: &Text{Exact: ptr("AB12CD")}},
+			{Path: "agentResponseAudioUrl", Present: no},
+			{Path: "citedTopic", Present: yes},
+		}}},
+		{name: "metadata value fails", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.0.model", Match: &Text{Exact: ptr("m-large")}}}},
+			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.0.model", Message: "metadata llmRequests.0.model is not the expected value", Expected: "m-large", Actual: "m-small"}}},
+		{name: "metadata missing", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.3.model", Match: &Text{Exact: ptr("x")}}}},
+			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.3.model", Message: "metadata has no llmRequests.3.model", Expected: "present"}}},
+		{name: "metadata unexpected", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "inFlow", Present: no}}},
+			want: []Failure{{Pos: at(12), Key: "metadata.inFlow", Message: "metadata has inFlow", Expected: "absent", Actual: "Booking"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestCheckOrderFollowsPositions(t *testing.T) {
+	// Written in this order in the file: state (line 3), response (line 5),
+	// trace (line 8). The Expect fields are in another order.
+	exp := &Expect{
+		Pos:      at(2),
+		Response: &Text{Pos: at(5), Contains: ptr("nope")},
+		Trace:    &Trace{Pos: at(8), Includes: []string{"Nope"}},
+		State:    []StateCheck{{Pos: at(3), Key: "nope", Present: ptr(true)}},
+		Ended:    &Bool{Value: true}, // no position: falls back to the Expect's
+	}
+	got := Check(exp, Observation{Result: reply(t, replyJSON)}, nil)
+	var keys []string
+	for _, f := range got {
+		keys = append(keys, f.Key+"@"+f.Pos.String())
+	}
+	want := []string{
+		"ended@suites/booking.yaml:2:7",
+		"state.nope@suites/booking.yaml:3:7",
+		"response@suites/booking.yaml:5:7",
+		"trace.includes@suites/booking.yaml:8:7",
+	}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("order:\n got  %v\n want %v", keys, want)
+	}
+}
+
+func TestCheckNilInputs(t *testing.T) {
+	if got := Check(nil, Observation{}, nil); got != nil {
+		t.Errorf("nil Expect: got %v", got)
+	}
+	got := Check(&Expect{Pos: at(1)}, Observation{}, nil)
+	want := []Failure{{Pos: at(1), Key: "response", Message: "no reply to check"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("nil result: got %#v", got)
+	}
+	// A reply without metadata fails the metadata checks without panicking.
+	res := &platform.TurnResult{Response: "hi"}
+	got = Check(&Expect{
+		Trace:     &Trace{Includes: []string{"A"}},
+		State:     []StateCheck{{Key: "a"}},
+		Metrics:   []MetricCheck{{Name: "M"}},
+		Functions: &Functions{Called: []string{"f"}, NoErrors: true},
+		Metadata:  []MetadataCheck{{Path: "x.0.y"}},
+	}, Observation{Result: res}, nil)
+	if len(got) != 5 {
+		t.Errorf("got %d failures, want 5: %#v", len(got), got)
+	}
+	if got := Check(&Expect{}, Observation{Result: res}, nil); got != nil {
+		t.Errorf("empty Expect: got %v", got)
+	}
+}
+
+// BenchmarkCheck measures a typical turn expectation that passes: a reply
+// matcher, a trace check, two state keys, a metric and a function check.
+func BenchmarkCheck(b *testing.B) {
+	res := reply(b, replyJSON)
+	exp := &Expect{
+		Response:  &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true},
+		Trace:     &Trace{Pos: at(2), Includes: []string{"CollectPartySize"}, Sequence: []string{"Start", "CollectTime"}},
+		Node:      &Text{Pos: at(3), Exact: ptr("CollectTime")},
+		State:     []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("4")}}, {Pos: at(5), Key: "name", Match: &Text{Matches: ptr(`^[A-Z]`)}}},
+		Metrics:   []MetricCheck{{Pos: at(6), Name: "BOOKED", Match: &Text{Exact: ptr("false")}}},
+		Functions: &Functions{Pos: at(7), Called: []string{"check_availability"}},
+	}
+	obs := Observation{Result: res, Latency: 120 * time.Millisecond}
+	expand := vars(map[string]string{"n": "4"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if fails := Check(exp, obs, expand); len(fails) != 0 {
+			b.Fatalf("unexpected failures: %v", fails)
+		}
+	}
+}
+
+// BenchmarkCheckFailing measures the cost of building failures, diff
+// included.
+func BenchmarkCheckFailing(b *testing.B) {
+	res := reply(b, replyJSON)
+	exp := &Expect{
+		Response: &Text{Pos: at(1), Exact: ptr("Great, a table for 4. When would you like to come?")},
+		State:    []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("5")}}},
+	}
+	obs := Observation{Result: res}
+	b.ReportAllocs()
+	for b.Loop() {
+		if fails := Check(exp, obs, nil); len(fails) != 2 {
+			b.Fatalf("want 2 failures, got %v", fails)
+		}
+	}
+}

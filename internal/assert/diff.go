@@ -1,0 +1,234 @@
+package assert
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Limits on the text handed to the diff algorithm. With no timeout (needed
+// for reproducible output) the algorithm is quadratic in the worst case, so
+// a runaway reply must not stall a run. Single-line text is diffed character
+// by character and gets the smaller cap.
+const (
+	maxInlineDiff = 4 << 10
+	maxLineDiff   = 64 << 10
+)
+
+// ANSI colours of DiffColor.
+const (
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiReset = "\x1b[0m"
+)
+
+// Diff renders the difference between expected and actual in plain text,
+// for logs, JUnit files and terminals without colour. It returns "" when
+// they are equal.
+//
+// When both are one line, the result is the text with the changes inline,
+// git word-diff style, after a semantic cleanup so changes read as words
+// rather than scattered characters:
+//
+//	H[-ello, how can-]{+i! How may+} I help you[- today-]?
+//
+// When either has several lines, the result compares whole lines:
+//
+//	--- expected
+//	+++ actual
+//	  line one
+//	- line two
+//	+ line 2
+func Diff(expected, actual string) string { return diff(expected, actual, false) }
+
+// DiffColor is Diff for terminals that show colour: deletions in red and
+// insertions in green. The [-…-]{+…+} markers and the "- "/"+ " prefixes are
+// kept, so the output still reads correctly for colour-blind readers and when
+// copied out of the terminal.
+func DiffColor(expected, actual string) string { return diff(expected, actual, true) }
+
+func diff(expected, actual string, color bool) string {
+	if expected == actual {
+		return ""
+	}
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0 // deterministic output; the input caps bound the cost
+	if !strings.Contains(expected, "\n") && !strings.Contains(actual, "\n") {
+		e, et := truncate(expected, maxInlineDiff)
+		a, at := truncate(actual, maxInlineDiff)
+		out := renderInline(wordDiff(dmp, e, a), color)
+		if et || at {
+			out += " (diff truncated)"
+		}
+		return out
+	}
+	e, et := truncate(expected, maxLineDiff)
+	a, at := truncate(actual, maxLineDiff)
+	// Compare lines with their ends normalised, or a last line without
+	// "\n" would differ from the same line followed by more.
+	e, a = endLine(e), endLine(a)
+	if e == a && (et || at) {
+		return "--- expected\n+++ actual\n(the texts differ beyond the part compared)\n(diff truncated)"
+	}
+	if e == a {
+		return "--- expected\n+++ actual\n(the texts differ only in the final newline)"
+	}
+	ce, ca, lines := dmp.DiffLinesToChars(e, a)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ce, ca, false), lines)
+	out := renderLines(diffs, color)
+	if et || at {
+		out += "\n(diff truncated)"
+	}
+	return out
+}
+
+// wordDiff diffs two one-line texts word by word: each word (a run of
+// letters and digits) and each other character becomes one symbol, the
+// symbols are diffed, and the result is turned back into text. A character
+// diff, even cleaned up, splits words ("Wh{+at tim+}e[-n-]"); a designer
+// reads changes in words ("[-When-]{+What time+}").
+func wordDiff(dmp *diffmatchpatch.DiffMatchPatch, a, b string) []diffmatchpatch.Diff {
+	var tokens []string
+	ids := make(map[string]rune)
+	encode := func(s string) string {
+		var out []rune
+		for len(s) > 0 {
+			n := tokenLen(s)
+			tok := s[:n]
+			s = s[n:]
+			r, ok := ids[tok]
+			if !ok {
+				r = tokenRune(len(tokens))
+				ids[tok] = r
+				tokens = append(tokens, tok)
+			}
+			out = append(out, r)
+		}
+		return string(out)
+	}
+	ea, eb := encode(a), encode(b)
+	diffs := dmp.DiffCleanupSemantic(dmp.DiffMain(ea, eb, false))
+	for i := range diffs {
+		var t strings.Builder
+		for _, r := range diffs[i].Text {
+			t.WriteString(tokens[tokenIndex(r)])
+		}
+		diffs[i].Text = t.String()
+	}
+	return diffs
+}
+
+// tokenLen is the byte length of the first token of s: a word, or one other
+// character.
+func tokenLen(s string) int {
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if n == 0 {
+				return size
+			}
+			break
+		}
+		n += size
+	}
+	return n
+}
+
+// Token symbols live in the private use areas, which texts do not use and
+// which hold more symbols than the inline cap allows tokens.
+const (
+	puaStart = 0xE000
+	puaSize  = 0x1900
+	suppPUA  = 0xF0000
+)
+
+func tokenRune(i int) rune {
+	if i < puaSize {
+		return rune(puaStart + i)
+	}
+	return rune(suppPUA + i - puaSize)
+}
+
+func tokenIndex(r rune) int {
+	if r >= suppPUA {
+		return int(r) - suppPUA + puaSize
+	}
+	return int(r) - puaStart
+}
+
+func endLine(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// truncate cuts s to at most n bytes at a rune boundary.
+func truncate(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+func renderInline(diffs []diffmatchpatch.Diff, color bool) string {
+	var b strings.Builder
+	for _, d := range diffs {
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			b.WriteString(d.Text)
+		case diffmatchpatch.DiffDelete:
+			wrap(&b, "[-", d.Text, "-]", ansiRed, color)
+		case diffmatchpatch.DiffInsert:
+			wrap(&b, "{+", d.Text, "+}", ansiGreen, color)
+		}
+	}
+	return b.String()
+}
+
+func wrap(b *strings.Builder, open, text, close, ansi string, color bool) {
+	if color {
+		b.WriteString(ansi)
+	}
+	b.WriteString(open)
+	b.WriteString(text)
+	b.WriteString(close)
+	if color {
+		b.WriteString(ansiReset)
+	}
+}
+
+func renderLines(diffs []diffmatchpatch.Diff, color bool) string {
+	var b strings.Builder
+	b.WriteString("--- expected\n+++ actual")
+	for _, d := range diffs {
+		prefix, ansi := "  ", ""
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			prefix, ansi = "- ", ansiRed
+		case diffmatchpatch.DiffInsert:
+			prefix, ansi = "+ ", ansiGreen
+		}
+		for _, line := range strings.SplitAfter(d.Text, "\n") {
+			if line == "" {
+				continue // SplitAfter's empty tail after a final newline
+			}
+			b.WriteByte('\n')
+			if color && ansi != "" {
+				b.WriteString(ansi)
+			}
+			b.WriteString(prefix)
+			b.WriteString(strings.TrimSuffix(line, "\n"))
+			if color && ansi != "" {
+				b.WriteString(ansiReset)
+			}
+		}
+	}
+	return b.String()
+}

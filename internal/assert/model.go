@@ -1,0 +1,222 @@
+package assert
+
+import (
+	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// Text matches a string value: a reply, a node name, a state value, a
+// metric. The zero Text matches anything. Every field that is set must hold
+// (a map of several matcher keys in YAML means "all of these").
+//
+// String fields may contain ${name} references; they are expanded through the
+// Expander given to Check just before matching, so captures from earlier
+// turns can be used.
+type Text struct {
+	// Pos is where the matcher was written.
+	Pos diag.Pos
+
+	// Exact is the bare-string form: the actual value, trimmed, must equal
+	// the trimmed expected value.
+	Exact *string
+	// Equals is an exact match without trimming.
+	Equals *string
+	// Contains and NotContains are substring checks.
+	Contains    *string
+	NotContains *string
+	// Matches and NotMatches are RE2 regular expressions, unanchored.
+	Matches    *string
+	NotMatches *string
+	// OneOf passes when the value equals (after trimming) one of the items.
+	OneOf []string
+	// Similar passes when the similarity of the value to Similar.To reaches
+	// Similar.Min (see Similarity for the measure).
+	Similar *Similar
+	// IgnoreCase folds case for every comparison above, and makes regular
+	// expressions case-insensitive.
+	IgnoreCase bool
+
+	// Any passes when at least one of its matchers passes.
+	Any []*Text
+	// All passes when every one of its matchers passes.
+	All []*Text
+	// Not passes when its matcher fails.
+	Not *Text
+}
+
+// Similar is the `similar: {to: ..., min: ...}` matcher.
+type Similar struct {
+	To string
+	// Min is the least similarity, 0 to 1, that passes. Zero means the
+	// documented default, DefaultSimilarity.
+	Min float64
+}
+
+// DefaultSimilarity is the threshold of a `similar` matcher that gives none.
+const DefaultSimilarity = 0.8
+
+// Expect is the set of checks on one reply (the `expect:` of a turn, the
+// `greeting:` of a scenario, or the Then steps of a feature that follow one
+// When). A nil field is not checked.
+type Expect struct {
+	Pos diag.Pos
+
+	// Response checks the reply text.
+	Response *Text
+	// Trace checks metadata.nodeTrace.
+	Trace *Trace
+	// Node checks metadata.currentNode; Flow metadata.inFlow; Step
+	// metadata.inStep.
+	Node *Text
+	Flow *Text
+	Step *Text
+	// State checks metadata.state, key by key, in the order written.
+	State []StateCheck
+	// Handoff checks metadata.handoffDestination.
+	Handoff *Handoff
+	// Ended checks conversationEnded; Delayed checks delayedResponse.
+	Ended   *Bool
+	Delayed *Bool
+	// Metrics checks metadata.metrics, name by name.
+	Metrics []MetricCheck
+	// Functions checks metadata.functionEvents.
+	Functions *Functions
+	// Topics checks retrievedTopics and citedTopic.
+	Topics *Topics
+	// LatencyMS bounds the reply time measured by the client.
+	LatencyMS *Latency
+	// Lang checks asrLangCode and ttsLangCode.
+	Lang *Lang
+	// Metadata reaches any member by a dotted path (the escape hatch).
+	Metadata []MetadataCheck
+}
+
+// Trace checks the node trace of a reply.
+type Trace struct {
+	Pos diag.Pos
+	// Includes: each node appears somewhere in the trace.
+	Includes []string
+	// Excludes: no listed node appears.
+	Excludes []string
+	// Sequence: the nodes appear in this order, gaps allowed.
+	Sequence []string
+	// Equals: the trace is exactly this list.
+	Equals []string
+}
+
+// StateCheck checks one key of metadata.state.
+type StateCheck struct {
+	Pos diag.Pos
+	Key string
+	// Match checks the value rendered as text (numbers and booleans in
+	// their JSON form, objects and arrays as compact JSON).
+	Match *Text
+	// Present, when set, checks only whether the key exists.
+	Present *bool
+}
+
+// Handoff checks metadata.handoffDestination.
+type Handoff struct {
+	Pos diag.Pos
+	// Expected false means "no handoff"; true means a handoff happened.
+	Expected bool
+	// Destination, when set, checks where to.
+	Destination *Text
+}
+
+// Bool checks a boolean field.
+type Bool struct {
+	Pos   diag.Pos
+	Value bool
+}
+
+// MetricCheck checks one custom metric of metadata.metrics.
+type MetricCheck struct {
+	Pos  diag.Pos
+	Name string
+	// Match checks the value; for a metric written several times (an array
+	// of strings) it passes when any written value matches.
+	Match *Text
+	// Count, when set, checks how many times the metric was written (a
+	// string counts as 1, an array as its length, a missing metric as 0).
+	Count *int
+	// Present, when set, checks only whether the metric exists.
+	Present *bool
+}
+
+// Functions checks metadata.functionEvents. How an event's name and failure
+// are read is decided in one place: platform.Metadata.FunctionEvents.
+type Functions struct {
+	Pos       diag.Pos
+	Called    []string
+	NotCalled []string
+	Failed    []string
+	// NoErrors: no function event failed.
+	NoErrors bool
+}
+
+// Topics checks knowledge retrieval.
+type Topics struct {
+	Pos diag.Pos
+	// Retrieved: each topic appears in retrievedTopics.
+	Retrieved []string
+	// Cited checks citedTopic.
+	Cited *Text
+}
+
+// Latency bounds the time from sending a turn to receiving its reply.
+type Latency struct {
+	Pos diag.Pos
+	Max int
+}
+
+// Lang checks the language codes of a reply.
+type Lang struct {
+	Pos diag.Pos
+	ASR *Text
+	TTS *Text
+}
+
+// MetadataCheck reaches into the raw metadata by a dotted path
+// ("state.booking.code", "llmRequests.0.model") and matches the value found
+// there, rendered as text.
+type MetadataCheck struct {
+	Pos   diag.Pos
+	Path  string
+	Match *Text
+	// Present, when set, checks only whether the path exists.
+	Present *bool
+}
+
+// Observation is what a check looks at: one reply and how long it took.
+type Observation struct {
+	Result  *platform.TurnResult
+	Latency time.Duration
+}
+
+// Expander expands ${...} references in expected values. It returns an
+// error naming the reference it could not resolve.
+type Expander func(string) (string, error)
+
+// Failure is one broken expectation.
+type Failure struct {
+	// Pos is where the broken expectation was written.
+	Pos diag.Pos `json:"pos"`
+	// Key names the check, as the user wrote it: "response",
+	// "state.party_size", "trace.sequence", "functions.failed".
+	Key string `json:"key"`
+	// Message is one line, lower-case: "reply does not contain the
+	// expected text".
+	Message string `json:"message"`
+	// Expected and Actual are the compared values in plain text; Expected
+	// describes the matcher when it is not a plain value ("contains
+	// \"how many\" (ignoring case)").
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+	// Diff is a plain-text diff of Expected against Actual, set when both
+	// are literal texts worth diffing: inline [-deleted-]{+inserted+} for one
+	// line, "- "/"+ " lines for several.
+	Diff string `json:"diff,omitempty"`
+}

@@ -1,0 +1,486 @@
+package assert
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// Match reports whether actual satisfies every matcher of t, after expanding
+// the ${...} references of t through expand (nil expands nothing). err is set
+// when t cannot be evaluated at all: a reference expand cannot resolve or a
+// pattern that does not compile; ok is then false.
+func (t *Text) Match(actual string, expand Expander) (ok bool, err error) {
+	r, err := t.resolve(expand)
+	if err != nil {
+		return false, err
+	}
+	m, err := r.eval(actual, false, "value")
+	return m == nil && err == nil, err
+}
+
+// Describe says in plain words what t expects, as failure messages and step
+// definitions print it: `contains "how many" (ignoring case)`,
+// `is one of "yes", "no"`, `any of [contains "a" | matches /b+/]`. A zero
+// Text describes itself as "anything".
+func (t *Text) Describe() string {
+	if t == nil {
+		return "anything"
+	}
+	return t.describe(false)
+}
+
+// describe renders the matchers of t joined by "and"; folded says an
+// enclosing matcher already ignores case, so it is not repeated.
+func (t *Text) describe(folded bool) string {
+	var parts []string
+	fold := folded || t.IgnoreCase
+	if t.Exact != nil {
+		parts = append(parts, "is "+strconv.Quote(*t.Exact))
+	}
+	if t.Equals != nil {
+		parts = append(parts, "equals "+strconv.Quote(*t.Equals)+" exactly")
+	}
+	if t.Contains != nil {
+		parts = append(parts, "contains "+strconv.Quote(*t.Contains))
+	}
+	if t.NotContains != nil {
+		parts = append(parts, "does not contain "+strconv.Quote(*t.NotContains))
+	}
+	if t.Matches != nil {
+		parts = append(parts, "matches /"+*t.Matches+"/")
+	}
+	if t.NotMatches != nil {
+		parts = append(parts, "does not match /"+*t.NotMatches+"/")
+	}
+	if t.OneOf != nil {
+		parts = append(parts, "is one of "+quoteList(t.OneOf))
+	}
+	if t.Similar != nil {
+		parts = append(parts, describeSimilar(t.Similar))
+	}
+	if len(t.Any) > 0 {
+		parts = append(parts, "any of "+describeList(t.Any, fold))
+	}
+	if len(t.All) > 0 {
+		parts = append(parts, "all of "+describeList(t.All, fold))
+	}
+	if t.Not != nil {
+		parts = append(parts, "not ["+t.Not.describe(fold)+"]")
+	}
+	if len(parts) == 0 {
+		return "anything"
+	}
+	s := strings.Join(parts, " and ")
+	if t.IgnoreCase && !folded {
+		s += " (ignoring case)"
+	}
+	return s
+}
+
+func describeSimilar(s *Similar) string {
+	return fmt.Sprintf("is similar to %q (min %.2f)", s.To, similarMin(s))
+}
+
+func describeList(ts []*Text, folded bool) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.describe(folded)
+	}
+	return "[" + strings.Join(parts, " | ") + "]"
+}
+
+func quoteList(items []string) string {
+	if len(items) == 0 {
+		return "(nothing)"
+	}
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func similarMin(s *Similar) float64 {
+	if s.Min == 0 {
+		return DefaultSimilarity
+	}
+	return s.Min
+}
+
+// mismatch says which matcher of a Text failed and how.
+type mismatch struct {
+	// phrase completes a sentence whose subject is the checked value:
+	// "does not contain the expected text".
+	phrase string
+	// expected is the expected value: the literal text for exact matchers
+	// (then literal is set), otherwise a description of the matcher.
+	expected string
+	literal  bool
+	// diffWith, when set, is the text the actual value is diffed against.
+	diffWith *string
+}
+
+// eval checks a resolved Text; it returns nil when actual passes. noun is
+// "text" or "value", to word the equality failures naturally.
+func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) {
+	fold := folded || t.IgnoreCase
+	suffix := ""
+	if t.IgnoreCase && !folded {
+		suffix = " (ignoring case)"
+	}
+	if t.Exact != nil && !equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), fold) {
+		return &mismatch{phrase: "is not the expected " + noun, expected: *t.Exact, literal: true, diffWith: t.Exact}, nil
+	}
+	if t.Equals != nil && !equal(actual, *t.Equals, fold) {
+		return &mismatch{phrase: "is not exactly the expected " + noun, expected: *t.Equals, literal: true, diffWith: t.Equals}, nil
+	}
+	if t.Contains != nil && !contains(actual, *t.Contains, fold) {
+		return &mismatch{phrase: "does not contain the expected text", expected: "contains " + strconv.Quote(*t.Contains) + suffix}, nil
+	}
+	if t.NotContains != nil && contains(actual, *t.NotContains, fold) {
+		return &mismatch{phrase: "contains forbidden text", expected: "does not contain " + strconv.Quote(*t.NotContains) + suffix}, nil
+	}
+	if t.Matches != nil {
+		re, err := compile(*t.Matches, fold)
+		if err != nil {
+			return nil, err
+		}
+		if !re.MatchString(actual) {
+			return &mismatch{phrase: "does not match the pattern", expected: "matches /" + *t.Matches + "/" + suffix}, nil
+		}
+	}
+	if t.NotMatches != nil {
+		re, err := compile(*t.NotMatches, fold)
+		if err != nil {
+			return nil, err
+		}
+		if re.MatchString(actual) {
+			return &mismatch{phrase: "matches a forbidden pattern", expected: "does not match /" + *t.NotMatches + "/" + suffix}, nil
+		}
+	}
+	if t.OneOf != nil && !oneOf(actual, t.OneOf, fold) {
+		return &mismatch{phrase: "is none of the expected values", expected: "is one of " + quoteList(t.OneOf) + suffix}, nil
+	}
+	if t.Similar != nil {
+		// Similarity already ignores case, so IgnoreCase changes nothing.
+		got, want := Similarity(actual, t.Similar.To), similarMin(t.Similar)
+		if got < want {
+			return &mismatch{
+				phrase:   fmt.Sprintf("is not similar enough to the expected text (%.2f, min %.2f)", got, want),
+				expected: describeSimilar(t.Similar),
+				diffWith: &t.Similar.To,
+			}, nil
+		}
+	}
+	if len(t.Any) > 0 {
+		passed := false
+		for _, alt := range t.Any {
+			m, err := alt.eval(actual, fold, noun)
+			if err != nil {
+				return nil, err
+			}
+			if m == nil {
+				passed = true
+				break
+			}
+		}
+		if !passed {
+			return &mismatch{phrase: "matches none of the alternatives", expected: "any of " + describeList(t.Any, fold) + suffix}, nil
+		}
+	}
+	for _, each := range t.All {
+		m, err := each.eval(actual, fold, noun)
+		if m != nil || err != nil {
+			return m, err
+		}
+	}
+	if t.Not != nil {
+		m, err := t.Not.eval(actual, fold, noun)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			return &mismatch{phrase: "matches what it must not", expected: "not [" + t.Not.describe(fold) + "]" + suffix}, nil
+		}
+	}
+	return nil, nil
+}
+
+func equal(a, b string, fold bool) bool {
+	if fold {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+func contains(s, sub string, fold bool) bool {
+	if fold {
+		return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+	}
+	return strings.Contains(s, sub)
+}
+
+func oneOf(actual string, items []string, fold bool) bool {
+	a := strings.TrimSpace(actual)
+	for _, it := range items {
+		if equal(a, strings.TrimSpace(it), fold) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve returns t with its ${...} references expanded. When nothing needs
+// expanding it returns t itself, so the common case costs no allocation.
+func (t *Text) resolve(expand Expander) (*Text, error) {
+	if expand == nil || !t.hasRefs() {
+		return t, nil
+	}
+	r, err := t.expandRefs(expand)
+	if err != nil {
+		return nil, fmt.Errorf("cannot expand expected value: %w", err)
+	}
+	return r, nil
+}
+
+// expandRefs does the work of resolve, without wrapping errors so nested
+// matchers do not repeat the context.
+func (t *Text) expandRefs(expand Expander) (*Text, error) {
+	r := *t
+	var err error
+	str := func(p *string) *string {
+		if p == nil || err != nil || !strings.Contains(*p, "${") {
+			return p
+		}
+		var s string
+		s, err = expand(*p)
+		return &s
+	}
+	pat := func(p *string) *string {
+		if p == nil || err != nil || !strings.Contains(*p, "${") {
+			return p
+		}
+		var s string
+		s, err = expandPattern(*p, expand)
+		return &s
+	}
+	r.Exact = str(t.Exact)
+	r.Equals = str(t.Equals)
+	r.Contains = str(t.Contains)
+	r.NotContains = str(t.NotContains)
+	r.Matches = pat(t.Matches)
+	r.NotMatches = pat(t.NotMatches)
+	if t.OneOf != nil {
+		r.OneOf = make([]string, len(t.OneOf))
+		for i := range t.OneOf {
+			r.OneOf[i] = *str(&t.OneOf[i])
+		}
+	}
+	if t.Similar != nil {
+		r.Similar = &Similar{To: *str(&t.Similar.To), Min: t.Similar.Min}
+	}
+	sub := func(ts []*Text) []*Text {
+		if ts == nil {
+			return nil
+		}
+		out := make([]*Text, len(ts))
+		for i, x := range ts {
+			if err == nil {
+				out[i], err = x.expandRefs(expand)
+			}
+		}
+		return out
+	}
+	r.Any = sub(t.Any)
+	r.All = sub(t.All)
+	if t.Not != nil && err == nil {
+		r.Not, err = t.Not.expandRefs(expand)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// hasRefs reports whether any string of t, or of its nested matchers,
+// contains "${".
+func (t *Text) hasRefs() bool {
+	has := func(p *string) bool { return p != nil && strings.Contains(*p, "${") }
+	if has(t.Exact) || has(t.Equals) || has(t.Contains) || has(t.NotContains) || has(t.Matches) || has(t.NotMatches) {
+		return true
+	}
+	for i := range t.OneOf {
+		if has(&t.OneOf[i]) {
+			return true
+		}
+	}
+	if t.Similar != nil && has(&t.Similar.To) {
+		return true
+	}
+	for _, x := range t.Any {
+		if x.hasRefs() {
+			return true
+		}
+	}
+	for _, x := range t.All {
+		if x.hasRefs() {
+			return true
+		}
+	}
+	return t.Not != nil && t.Not.hasRefs()
+}
+
+// expandPattern expands the ${...} references of a regular expression one
+// by one and quotes what they expand to, so a captured "A+B (2)" matches
+// itself instead of becoming pattern syntax. "$${" stays a literal "${", as
+// in every other string of a scenario.
+func expandPattern(p string, expand Expander) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(p, "${")
+		if i < 0 {
+			b.WriteString(p)
+			return b.String(), nil
+		}
+		if i > 0 && p[i-1] == '$' {
+			b.WriteString(p[:i-1])
+			b.WriteString("${")
+			p = p[i+2:]
+			continue
+		}
+		b.WriteString(p[:i])
+		end := strings.IndexByte(p[i:], '}')
+		if end < 0 {
+			// An unterminated reference: let the expander report it.
+			s, err := expand(p[i:])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(regexp.QuoteMeta(s))
+			return b.String(), nil
+		}
+		s, err := expand(p[i : i+end+1])
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(regexp.QuoteMeta(s))
+		p = p[i+end+1:]
+	}
+}
+
+// regexKey identifies a compiled pattern: the same text compiles differently
+// when case is folded.
+type regexKey struct {
+	pattern string
+	fold    bool
+}
+
+type regexEntry struct {
+	re  *regexp.Regexp
+	err error
+}
+
+// regexCache memoises compiled patterns. A suite evaluates the same few
+// patterns thousands of times, and compiling dominates the cost of a check.
+// It is the package's only shared state and is pure memoisation: it changes
+// no result, only the time taken. It is bounded because patterns expanded
+// from captures differ per conversation.
+type regexCache struct {
+	mu      sync.RWMutex
+	entries map[regexKey]regexEntry
+}
+
+// maxCachedPatterns bounds the cache; when full it starts over, which costs
+// one recompilation per pattern and keeps memory flat.
+const maxCachedPatterns = 1024
+
+var patterns = &regexCache{entries: make(map[regexKey]regexEntry)}
+
+// compile returns the compiled pattern, from the cache when possible.
+func compile(pattern string, fold bool) (*regexp.Regexp, error) {
+	return patterns.get(regexKey{pattern, fold})
+}
+
+func (c *regexCache) get(k regexKey) (*regexp.Regexp, error) {
+	c.mu.RLock()
+	e, ok := c.entries[k]
+	c.mu.RUnlock()
+	if ok {
+		return e.re, e.err
+	}
+	src := k.pattern
+	if k.fold {
+		src = "(?i)" + src
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		err = fmt.Errorf("invalid pattern /%s/: %w", k.pattern, err)
+	}
+	c.mu.Lock()
+	if len(c.entries) >= maxCachedPatterns {
+		c.entries = make(map[regexKey]regexEntry)
+	}
+	c.entries[k] = regexEntry{re, err}
+	c.mu.Unlock()
+	return re, err
+}
+
+// Number matches a numeric value, such as num_turns of a conversation
+// record: `{value: 3}`, `{min: 2}`, `{max: 10}` or a range. Every bound that
+// is set must hold; a zero Number matches any number.
+type Number struct {
+	// Pos is where the matcher was written.
+	Pos diag.Pos
+	// Value, when set, is the exact expected value.
+	Value *float64
+	// Min and Max are inclusive bounds.
+	Min *float64
+	Max *float64
+}
+
+// Match reports whether actual satisfies every bound of n.
+func (n *Number) Match(actual float64) bool {
+	if n == nil {
+		return true
+	}
+	if n.Value != nil && actual != *n.Value {
+		return false
+	}
+	if n.Min != nil && actual < *n.Min {
+		return false
+	}
+	if n.Max != nil && actual > *n.Max {
+		return false
+	}
+	return true
+}
+
+// Describe says what n expects: "is 3", "at least 2", "at most 10",
+// "between 2 and 10", or "any number".
+func (n *Number) Describe() string {
+	if n == nil {
+		return "any number"
+	}
+	var parts []string
+	if n.Value != nil {
+		parts = append(parts, "is "+platform.Render(*n.Value))
+	}
+	switch {
+	case n.Min != nil && n.Max != nil:
+		parts = append(parts, "between "+platform.Render(*n.Min)+" and "+platform.Render(*n.Max))
+	case n.Min != nil:
+		parts = append(parts, "at least "+platform.Render(*n.Min))
+	case n.Max != nil:
+		parts = append(parts, "at most "+platform.Render(*n.Max))
+	}
+	if len(parts) == 0 {
+		return "any number"
+	}
+	return strings.Join(parts, " and ")
+}

@@ -1,0 +1,238 @@
+package assert
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// vars is an Expander over a fixed map, erroring on unknown names like the
+// runner's does.
+func vars(m map[string]string) Expander {
+	return func(s string) (string, error) {
+		var b strings.Builder
+		for {
+			i := strings.Index(s, "${")
+			if i < 0 {
+				b.WriteString(s)
+				return b.String(), nil
+			}
+			j := strings.IndexByte(s[i:], '}')
+			if j < 0 {
+				return "", errors.New("unterminated reference")
+			}
+			name := s[i+2 : i+j]
+			v, ok := m[name]
+			if !ok {
+				return "", fmt.Errorf("unknown variable %q", name)
+			}
+			b.WriteString(s[:i])
+			b.WriteString(v)
+			s = s[i+j+1:]
+		}
+	}
+}
+
+func TestTextMatch(t *testing.T) {
+	type testCase struct {
+		name   string
+		text   Text
+		actual string
+		want   bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		ok, err := tc.text.Match(tc.actual, vars(map[string]string{"ref": "A+B (2)", "n": "4"}))
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		if ok != tc.want {
+			t.Errorf("Match(%q) with %s = %v, want %v", tc.actual, tc.text.Describe(), ok, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"zero matches anything", Text{}, "whatever", true},
+		{"exact trims", Text{Exact: ptr(" Hello ")}, "Hello\n", true},
+		{"exact differs", Text{Exact: ptr("Hello")}, "Hello!", false},
+		{"exact is case sensitive", Text{Exact: ptr("hello")}, "Hello", false},
+		{"exact ignoring case", Text{Exact: ptr("hello"), IgnoreCase: true}, "HELLO", true},
+		{"equals does not trim", Text{Equals: ptr("Hello")}, "Hello ", false},
+		{"equals", Text{Equals: ptr("Hello ")}, "Hello ", true},
+		{"contains", Text{Contains: ptr("how many")}, "So, how many people?", true},
+		{"contains fails", Text{Contains: ptr("how many")}, "How many people?", false},
+		{"contains ignoring case", Text{Contains: ptr("how many"), IgnoreCase: true}, "How Many people?", true},
+		{"not contains", Text{NotContains: ptr("sorry")}, "Sure!", true},
+		{"not contains fails", Text{NotContains: ptr("sorry")}, "I'm sorry", false},
+		{"matches", Text{Matches: ptr(`\d+ people`)}, "for 4 people", true},
+		{"matches fails", Text{Matches: ptr(`^\d+ people`)}, "for 4 people", false},
+		{"matches ignoring case", Text{Matches: ptr(`PEOPLE`), IgnoreCase: true}, "people", true},
+		{"not matches", Text{NotMatches: ptr(`error|fail`)}, "all good", true},
+		{"not matches fails", Text{NotMatches: ptr(`error|fail`)}, "an error", false},
+		{"one of", Text{OneOf: []string{"yes", "no"}}, " no ", true},
+		{"one of fails", Text{OneOf: []string{"yes", "no"}}, "maybe", false},
+		{"one of ignoring case", Text{OneOf: []string{"yes"}, IgnoreCase: true}, "YES", true},
+		{"similar", Text{Similar: &Similar{To: "How many people are joining you?"}}, "How many people will be joining you?", true},
+		{"similar fails", Text{Similar: &Similar{To: "How many people are joining you?"}}, "Our opening hours are 9am to 5pm.", false},
+		{"similar with min", Text{Similar: &Similar{To: "Your table for 4 is booked for 7pm.", Min: 0.6}}, "I've booked your table for four at 7pm.", true},
+		{"any", Text{Any: []*Text{{Contains: ptr("yes")}, {Contains: ptr("sure")}}}, "sure thing", true},
+		{"any fails", Text{Any: []*Text{{Contains: ptr("yes")}, {Contains: ptr("sure")}}}, "no", false},
+		{"all", Text{All: []*Text{{Contains: ptr("table")}, {Contains: ptr("7pm")}}}, "table at 7pm", true},
+		{"all fails", Text{All: []*Text{{Contains: ptr("table")}, {Contains: ptr("7pm")}}}, "table at 8pm", false},
+		{"not", Text{Not: &Text{Contains: ptr("sorry")}}, "fine", true},
+		{"not fails", Text{Not: &Text{Contains: ptr("sorry")}}, "sorry", false},
+		{"ignore case reaches nested", Text{IgnoreCase: true, Any: []*Text{{Contains: ptr("YES")}}}, "yes", true},
+		{"several matchers must all hold", Text{Contains: ptr("table"), NotContains: ptr("sorry")}, "sorry, no table", false},
+		{"expanded contains", Text{Contains: ptr("for ${n} people")}, "a table for 4 people", true},
+		{"expanded pattern is literal", Text{Matches: ptr(`code ${ref}$`)}, "code A+B (2)", true},
+		{"expanded pattern does not become syntax", Text{Matches: ptr(`code ${ref}$`)}, "code AAB 2", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestExpandPattern(t *testing.T) {
+	got, err := expandPattern(`a$${x}b${n}.c${ref}`, vars(map[string]string{"n": "4", "ref": "A+B"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `a${x}b4.cA\+B`; got != want {
+		t.Errorf("expandPattern = %q, want %q", got, want)
+	}
+}
+
+func TestTextMatchErrors(t *testing.T) {
+	type testCase struct {
+		name    string
+		text    Text
+		wantErr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		ok, err := tc.text.Match("anything", vars(nil))
+		if ok || err == nil {
+			t.Fatalf("Match = %v, %v; want false and an error", ok, err)
+		}
+		if err.Error() != tc.wantErr {
+			t.Errorf("error = %q, want %q", err, tc.wantErr)
+		}
+	}
+	cases := []testCase{
+		{"unknown reference", Text{Contains: ptr("${ref}")}, `cannot expand expected value: unknown variable "ref"`},
+		{"unknown reference in pattern", Text{Matches: ptr("x${ref}")}, `cannot expand expected value: unknown variable "ref"`},
+		{"unknown reference nested", Text{Any: []*Text{{Exact: ptr("a")}, {Exact: ptr("${b}")}}}, `cannot expand expected value: unknown variable "b"`},
+		{"bad pattern", Text{Matches: ptr("(a")}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestTextDescribe(t *testing.T) {
+	type testCase struct {
+		text Text
+		want string
+	}
+	cases := []testCase{
+		{Text{}, "anything"},
+		{Text{Exact: ptr("Hi")}, `is "Hi"`},
+		{Text{Equals: ptr("Hi ")}, `equals "Hi " exactly`},
+		{Text{Contains: ptr("how many"), IgnoreCase: true}, `contains "how many" (ignoring case)`},
+		{Text{Contains: ptr("a"), NotContains: ptr("b")}, `contains "a" and does not contain "b"`},
+		{Text{Matches: ptr(`\d+`)}, `matches /\d+/`},
+		{Text{NotMatches: ptr(`x`)}, `does not match /x/`},
+		{Text{OneOf: []string{"yes", "no"}}, `is one of "yes", "no"`},
+		{Text{Similar: &Similar{To: "Hello"}}, `is similar to "Hello" (min 0.80)`},
+		{Text{Similar: &Similar{To: "Hello", Min: 0.5}}, `is similar to "Hello" (min 0.50)`},
+		{Text{Any: []*Text{{Contains: ptr("a")}, {Matches: ptr("b+")}}}, `any of [contains "a" | matches /b+/]`},
+		{Text{All: []*Text{{Contains: ptr("a")}, {Contains: ptr("b")}}, IgnoreCase: true}, `all of [contains "a" | contains "b"] (ignoring case)`},
+		{Text{Not: &Text{Contains: ptr("sorry")}}, `not [contains "sorry"]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			if got := tc.text.Describe(); got != tc.want {
+				t.Errorf("Describe() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	var nilText *Text
+	if got := nilText.Describe(); got != "anything" {
+		t.Errorf("nil Describe() = %q", got)
+	}
+}
+
+func TestRegexCacheConcurrent(t *testing.T) {
+	// Many goroutines compiling the same and different patterns: run with
+	// -race to prove the cache is safe.
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				p := fmt.Sprintf(`^x%d$`, i%(10+g))
+				re, err := compile(p, g%2 == 0)
+				if err != nil || !re.MatchString(fmt.Sprintf("x%d", i%(10+g))) {
+					t.Errorf("compile(%q) = %v, %v", p, re, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	a, _ := compile(`^same$`, false)
+	b, _ := compile(`^same$`, false)
+	if a != b {
+		t.Error("the same pattern was compiled twice")
+	}
+	c, _ := compile(`^same$`, true)
+	if c == a || !c.MatchString("SAME") {
+		t.Error("case folding must be part of the cache key")
+	}
+}
+
+func TestRegexCacheBounded(t *testing.T) {
+	c := &regexCache{entries: make(map[regexKey]regexEntry)}
+	for i := range maxCachedPatterns + 10 {
+		if _, err := c.get(regexKey{pattern: fmt.Sprintf("p%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(c.entries); n > maxCachedPatterns {
+		t.Errorf("cache holds %d entries, more than %d", n, maxCachedPatterns)
+	}
+}
+
+func TestNumber(t *testing.T) {
+	type testCase struct {
+		n      *Number
+		actual float64
+		want   bool
+		desc   string
+	}
+	cases := []testCase{
+		{&Number{Value: ptr(3.0)}, 3, true, "is 3"},
+		{&Number{Value: ptr(3.0)}, 4, false, "is 3"},
+		{&Number{Min: ptr(2.0)}, 2, true, "at least 2"},
+		{&Number{Min: ptr(2.0)}, 1, false, "at least 2"},
+		{&Number{Max: ptr(10.0)}, 10, true, "at most 10"},
+		{&Number{Max: ptr(10.0)}, 10.5, false, "at most 10"},
+		{&Number{Min: ptr(2.0), Max: ptr(5.0)}, 5, true, "between 2 and 5"},
+		{&Number{Min: ptr(2.0), Max: ptr(5.0)}, 6, false, "between 2 and 5"},
+		{&Number{Min: ptr(0.5)}, 0.25, false, "at least 0.5"},
+		{&Number{}, -1, true, "any number"},
+		{nil, 7, true, "any number"},
+	}
+	for i, tc := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if got := tc.n.Match(tc.actual); got != tc.want {
+				t.Errorf("%s: Match(%v) = %v, want %v", tc.desc, tc.actual, got, tc.want)
+			}
+			if got := tc.n.Describe(); got != tc.desc {
+				t.Errorf("Describe() = %q, want %q", got, tc.desc)
+			}
+		})
+	}
+}

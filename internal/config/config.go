@@ -1,0 +1,523 @@
+// Package config loads agenttest.yaml, the file of named targets and run
+// defaults, and resolves the target a run talks to from that file, the
+// AGENTTEST_* environment and the command line.
+//
+// The file is decoded through yaml.Node so that every problem carries
+// file:line:col, and every problem of the file is reported at once:
+//
+//	f, diags := config.Load("agenttest.yaml", src)
+//	if diags.HasErrors() { ... }
+//	t, diags := config.Resolve(f, config.Selection{Target: "sandbox", Getenv: getenv})
+//	if t.Embedded { ... start the simulator ... }
+//
+// API keys never live in the file: build_key and runtime_key accept only
+// ${env:NAME} references, and a literal value is an error. Values of keys
+// are held as Secret, which prints as [REDACTED].
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// DefaultPath is the config file read when --config is not given and the
+// file exists in the working directory.
+const DefaultPath = "agenttest.yaml"
+
+// Envs are the clientEnv values of the platform (reference: "Deployments and
+// environments").
+var Envs = []string{"sandbox", "pre-release", "live"}
+
+// File is a decoded agenttest.yaml.
+type File struct {
+	// Path is the file as read, for positions.
+	Path string
+	// DefaultTarget names the target used when --target is not given;
+	// empty means "none": without --target or AGENTTEST_* URLs the run uses
+	// the embedded simulator.
+	DefaultTarget    string
+	DefaultTargetPos diag.Pos
+	// Targets in file order.
+	Targets []*TargetDef
+	// Run holds run defaults; flags and AGENTTEST_* variables override them.
+	Run RunDefaults
+
+	// masked is the source with the values of secret-looking keys blanked,
+	// for echoing source lines under diagnostics.
+	masked []byte
+}
+
+// Target returns the target named name, or nil.
+func (f *File) Target(name string) *TargetDef {
+	if f == nil {
+		return nil
+	}
+	for _, t := range f.Targets {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// TargetNames lists the target names in file order.
+func (f *File) TargetNames() []string {
+	if f == nil {
+		return nil
+	}
+	names := make([]string, len(f.Targets))
+	for i, t := range f.Targets {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Source returns the file's text with the value of every key whose name
+// looks secret (build_key, runtime_key, or any key containing "key",
+// "secret", "token" or "password") replaced by [REDACTED]. Print this, never
+// the raw file, under diagnostics: a literal key is exactly the kind of
+// mistake a diagnostic points at.
+func (f *File) Source() []byte {
+	if f == nil {
+		return nil
+	}
+	return f.masked
+}
+
+// Field is one string value of a target as written, with its position.
+// Value may contain ${env:NAME} references, expanded by Resolve.
+type Field struct {
+	Value string
+	Pos   diag.Pos
+}
+
+// TargetDef is one entry of `targets:` as written.
+type TargetDef struct {
+	Name string
+	Pos  diag.Pos
+	// BuildURL is {build_url}: debug chat, agents, alerts, webhooks.
+	BuildURL Field
+	// RuntimeURL is {runtime_url}: conversations, handoff state.
+	RuntimeURL Field
+	// MessagingURL is {messaging_url}: the real-time Messaging API.
+	MessagingURL Field
+	// AccountID is the workspace: ws-XXXXXXXX or a slug.
+	AccountID Field
+	// AgentID is the default agent (project id): a slug or PROJECT-XXXXXXXX.
+	AgentID Field
+	// Env is the default clientEnv: sandbox, pre-release or live.
+	Env Field
+	// BuildKey and RuntimeKey are ${env:NAME} references, never literals.
+	BuildKey   Field
+	RuntimeKey Field
+}
+
+// RunDefaults are the `run:` section: defaults for `agenttest run` flags.
+// A nil pointer or empty string means "not set in the file".
+type RunDefaults struct {
+	Pos         diag.Pos
+	Parallel    *int
+	Retries     *int
+	TurnTimeout *time.Duration
+	// JUnit and JSON are report paths, relative to the working directory.
+	JUnit string
+	JSON  string
+}
+
+var (
+	topKeys    = []string{"default_target", "targets", "run"}
+	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key"}
+	runKeys    = []string{"parallel", "retries", "turn_timeout", "junit", "json"}
+
+	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+	keyRefRe   = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+)
+
+// Load decodes agenttest.yaml. path is used only for positions. Every
+// problem of the file is returned; the File is usable only when the
+// diagnostics hold no error.
+func Load(path string, src []byte) (*File, diag.Diagnostics) {
+	f := &File{Path: path}
+	var root yaml.Node
+	var diags diag.Diagnostics
+	if err := yaml.Unmarshal(src, &root); err != nil {
+		f.masked = src
+		return f, diags.Append(yamlError(path, err))
+	}
+	f.masked = maskSecrets(src, &root)
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return f, nil // an empty file configures nothing
+	}
+	top := root.Content[0]
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return f, nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return f, diags.Errorf(pos(path, top), "agenttest.yaml must be a mapping with keys %s", strings.Join(topKeys, ", "))
+	}
+	diags = forEachKey(path, top, topKeys, "top-level key", diags, func(k, v *yaml.Node) diag.Diagnostics {
+		var ds diag.Diagnostics
+		switch k.Value {
+		case "default_target":
+			f.DefaultTarget, ds = scalar(path, v, k.Value, ds)
+			f.DefaultTargetPos = pos(path, v)
+		case "targets":
+			ds = f.loadTargets(path, v, ds)
+		case "run":
+			ds = f.loadRun(path, v, ds)
+		}
+		return ds
+	})
+	if f.DefaultTarget != "" && f.Target(f.DefaultTarget) == nil {
+		d := diag.Diagnostic{Pos: f.DefaultTargetPos, Message: fmt.Sprintf("default_target %q is not a target of this file", f.DefaultTarget)}
+		if s := suggest(f.DefaultTarget, f.TargetNames()); s != "" {
+			d.Hint = fmt.Sprintf("did you mean %q?", s)
+		} else if len(f.Targets) > 0 {
+			d.Hint = "targets: " + strings.Join(f.TargetNames(), ", ")
+		}
+		diags = diags.Append(d)
+	}
+	return f, diags
+}
+
+func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	if n.Kind != yaml.MappingNode {
+		return diags.Errorf(pos(path, n), "targets must be a mapping of target name to target")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := k.Value
+		if seen[name] {
+			diags = diags.Errorf(pos(path, k), "target %q is defined twice", name)
+			continue
+		}
+		seen[name] = true
+		if !targetName.MatchString(name) {
+			diags = diags.Errorf(pos(path, k), "target name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", name)
+		}
+		t := &TargetDef{Name: name, Pos: pos(path, k)}
+		if v.Kind != yaml.MappingNode {
+			diags = diags.Errorf(pos(path, v), "target %q must be a mapping with keys %s", name, strings.Join(targetKeys, ", "))
+			continue
+		}
+		diags = forEachKey(path, v, targetKeys, "target key", diags, func(k, v *yaml.Node) diag.Diagnostics {
+			var ds diag.Diagnostics
+			fld := Field{Pos: pos(path, v)}
+			fld.Value, ds = scalar(path, v, k.Value, ds)
+			switch k.Value {
+			case "build_url":
+				t.BuildURL = fld
+			case "runtime_url":
+				t.RuntimeURL = fld
+			case "messaging_url":
+				t.MessagingURL = fld
+			case "account_id":
+				t.AccountID = fld
+			case "agent_id":
+				t.AgentID = fld
+			case "env":
+				t.Env = fld
+				if !envRefRe.MatchString(fld.Value) && fld.Value != "" && !contains(Envs, fld.Value) {
+					ds = ds.Errorf(fld.Pos, "env %q is not one of %s", fld.Value, strings.Join(Envs, ", "))
+				}
+			case "build_key", "runtime_key":
+				// Never echo the value: it may be the very secret that must
+				// not be in the file.
+				if ds.HasErrors() {
+					return ds
+				}
+				if !keyRefRe.MatchString(fld.Value) {
+					ds = ds.Append(diag.Diagnostic{Pos: fld.Pos,
+						Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", k.Value),
+						Hint:    fmt.Sprintf("write %s: ${env:%s} and set that variable", k.Value, keyEnv(k.Value))})
+				}
+				if k.Value == "build_key" {
+					t.BuildKey = fld
+				} else {
+					t.RuntimeKey = fld
+				}
+			}
+			if k.Value != "build_key" && k.Value != "runtime_key" && !ds.HasErrors() {
+				ds = checkFieldSyntax(k.Value, fld, ds)
+			}
+			return ds
+		})
+		f.Targets = append(f.Targets, t)
+	}
+	return diags
+}
+
+// checkFieldSyntax validates a literal field value at load time; values
+// with ${env:...} references are checked after expansion by Resolve.
+func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagnostics {
+	if fld.Value == "" || envRefRe.MatchString(fld.Value) {
+		return diags
+	}
+	if msg := validateValue(key, fld.Value); msg != "" {
+		diags = diags.Errorf(fld.Pos, "%s", msg)
+	}
+	return diags
+}
+
+func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	f.Run.Pos = pos(path, n)
+	if n.Kind != yaml.MappingNode {
+		return diags.Errorf(pos(path, n), "run must be a mapping with keys %s", strings.Join(runKeys, ", "))
+	}
+	return forEachKey(path, n, runKeys, "run key", diags, func(k, v *yaml.Node) diag.Diagnostics {
+		var ds diag.Diagnostics
+		s, ds := scalar(path, v, k.Value, ds)
+		if ds.HasErrors() {
+			return ds
+		}
+		p := pos(path, v)
+		switch k.Value {
+		case "parallel", "retries":
+			i, err := strconv.Atoi(s)
+			min := 1
+			if k.Value == "retries" {
+				min = 0
+			}
+			if err != nil || i < min {
+				return ds.Errorf(p, "%s must be an integer of at least %d, not %q", k.Value, min, s)
+			}
+			if k.Value == "parallel" {
+				f.Run.Parallel = &i
+			} else {
+				f.Run.Retries = &i
+			}
+		case "turn_timeout":
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return ds.Errorf(p, "turn_timeout must be a positive duration such as 30s or 2m, not %q", s)
+			}
+			f.Run.TurnTimeout = &d
+		case "junit":
+			f.Run.JUnit = s
+		case "json":
+			f.Run.JSON = s
+		}
+		if s == "" {
+			ds = ds.Errorf(p, "%s must not be empty", k.Value)
+		}
+		return ds
+	})
+}
+
+// forEachKey walks a mapping, diagnosing unknown and duplicate keys (with a
+// "did you mean") and calling fn for every known one.
+func forEachKey(path string, m *yaml.Node, allowed []string, what string, diags diag.Diagnostics, fn func(k, v *yaml.Node) diag.Diagnostics) diag.Diagnostics {
+	seen := map[string]diag.Pos{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if prev, dup := seen[k.Value]; dup {
+			diags = diags.Errorf(pos(path, k), "%q is given twice (first at line %d)", k.Value, prev.Line)
+			continue
+		}
+		seen[k.Value] = pos(path, k)
+		if !contains(allowed, k.Value) {
+			d := diag.Diagnostic{Pos: pos(path, k), Message: fmt.Sprintf("unknown %s %q", what, k.Value)}
+			if s := suggest(k.Value, allowed); s != "" {
+				d.Hint = fmt.Sprintf("did you mean %q?", s)
+			} else {
+				d.Hint = "known keys: " + strings.Join(allowed, ", ")
+			}
+			diags = diags.Append(d)
+			continue
+		}
+		diags = append(diags, fn(k, v)...)
+	}
+	return diags
+}
+
+// scalar reads a scalar value as text; null reads as "".
+func scalar(path string, n *yaml.Node, key string, diags diag.Diagnostics) (string, diag.Diagnostics) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode {
+		return "", diags.Errorf(pos(path, n), "%s must be a single value, not a %s", key, kindName(n.Kind))
+	}
+	if n.Tag == "!!null" {
+		return "", diags
+	}
+	return n.Value, diags
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	default:
+		return "value"
+	}
+}
+
+func pos(path string, n *yaml.Node) diag.Pos {
+	return diag.Pos{File: path, Line: n.Line, Col: n.Column}
+}
+
+// yamlError turns a yaml.v3 syntax error, which has a line but no column
+// and no typed position, into a diagnostic.
+func yamlError(path string, err error) diag.Diagnostic {
+	msg := err.Error()
+	p := diag.Pos{File: path}
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	return diag.Diagnostic{Pos: p, Message: "invalid YAML: " + msg}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isSecretKey says whether a mapping key names a secret whose value must
+// never be echoed.
+func isSecretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"key", "secret", "token", "password"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskSecrets returns src with the value of every secret-looking key
+// replaced, from the value's column to the end of its line, and any further
+// lines of a multi-line value blanked.
+func maskSecrets(src []byte, root *yaml.Node) []byte {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if isSecretKey(k.Value) {
+					maskValue(lines, k, v)
+					continue
+				}
+				walk(v)
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	return bytes.Join(lines, nil)
+}
+
+func maskValue(lines [][]byte, k, v *yaml.Node) {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return
+	}
+	first := v.Line - 1
+	if first < 0 || first >= len(lines) {
+		return
+	}
+	line := lines[first]
+	col := v.Column - 1
+	if col < 0 || col > len(line) {
+		col = len(line)
+	}
+	eol := ""
+	if bytes.HasSuffix(line, []byte("\n")) {
+		eol = "\n"
+	}
+	lines[first] = append(append([]byte{}, line[:col]...), []byte("[REDACTED]"+eol)...)
+	// A block scalar or a nested value continues on lines indented deeper
+	// than its key.
+	for i := first + 1; i < len(lines); i++ {
+		trimmed := bytes.TrimLeft(lines[i], " \t")
+		if len(bytes.TrimSpace(trimmed)) == 0 {
+			continue
+		}
+		indent := len(lines[i]) - len(trimmed)
+		if indent < k.Column {
+			break
+		}
+		lines[i] = []byte("\n")
+	}
+}
+
+// validateValue checks one target field and returns a message, or "".
+func validateValue(key, v string) string {
+	switch key {
+	case "build_url", "runtime_url", "messaging_url":
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && !(key == "messaging_url" && (u.Scheme == "ws" || u.Scheme == "wss"))) {
+			return fmt.Sprintf("%s %q is not an absolute http(s) URL", key, v)
+		}
+	case "account_id":
+		return checkAccountID(v)
+	case "agent_id":
+		return checkAgentID(v)
+	case "env":
+		if !contains(Envs, v) {
+			return fmt.Sprintf("env %q is not one of %s", v, strings.Join(Envs, ", "))
+		}
+	}
+	return ""
+}
+
+var (
+	slugRe      = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	wsRe        = regexp.MustCompile(`^ws-[A-Za-z0-9]{8}$`)
+	projectIDRe = regexp.MustCompile(`^PROJECT-[A-Za-z0-9]{8}$`)
+)
+
+// checkAccountID accepts the two forms of the reference ("Identifiers in
+// paths"): the ws-XXXXXXXX prefixed form and the console slug; the obsolete
+// ACCOUNT- prefix is refused with the form to use instead.
+func checkAccountID(v string) string {
+	switch {
+	case strings.HasPrefix(v, "ACCOUNT-"):
+		return fmt.Sprintf("account_id %q uses the obsolete ACCOUNT- prefix; use the workspace id in the ws-XXXXXXXX form (or the slug from the studio console URL)", v)
+	case strings.HasPrefix(v, "ws-"):
+		if !wsRe.MatchString(v) {
+			return fmt.Sprintf("account_id %q must be ws- followed by 8 letters or digits", v)
+		}
+	case !slugRe.MatchString(v):
+		return fmt.Sprintf("account_id %q is neither a ws-XXXXXXXX id nor a slug (lower-case letters, digits, '-')", v)
+	}
+	return ""
+}
+
+// checkAgentID accepts a slug or PROJECT-XXXXXXXX.
+func checkAgentID(v string) string {
+	if strings.HasPrefix(v, "PROJECT-") {
+		if !projectIDRe.MatchString(v) {
+			return fmt.Sprintf("agent_id %q must be PROJECT- followed by 8 letters or digits", v)
+		}
+		return ""
+	}
+	if !slugRe.MatchString(v) {
+		return fmt.Sprintf("agent_id %q is neither a slug (lower-case letters, digits, '-') nor a PROJECT-XXXXXXXX id", v)
+	}
+	return ""
+}

@@ -1,0 +1,361 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const validConfig = `# targets for tests
+default_target: sandbox
+targets:
+  sandbox:
+    build_url: https://build.us.example.com
+    runtime_url: https://runtime-us-1.example.com
+    account_id: ws-abcd1234
+    agent_id: restaurant
+    env: sandbox
+    build_key: ${env:SANDBOX_BUILD_KEY}
+    runtime_key: ${env:SANDBOX_RUNTIME_KEY}
+  live:
+    build_url: ${env:LIVE_BUILD_URL}
+    account_id: acme-corp
+    agent_id: PROJECT-ab12CD34
+    env: live
+    build_key: ${env:LIVE_KEY}
+run:
+  parallel: 4
+  retries: 2
+  turn_timeout: 45s
+  junit: reports/junit.xml
+  json: reports/result.json
+`
+
+func TestLoadValid(t *testing.T) {
+	f, diags := Load("agenttest.yaml", []byte(validConfig))
+	if len(diags) > 0 {
+		t.Fatalf("unexpected diagnostics:\n%v", diags)
+	}
+	if f.DefaultTarget != "sandbox" || len(f.Targets) != 2 {
+		t.Fatalf("default %q, %d targets", f.DefaultTarget, len(f.Targets))
+	}
+	sb := f.Target("sandbox")
+	if sb.BuildURL.Value != "https://build.us.example.com" || sb.BuildKey.Value != "${env:SANDBOX_BUILD_KEY}" {
+		t.Errorf("sandbox = %+v", sb)
+	}
+	if got := sb.Pos.String(); got != "agenttest.yaml:4:3" {
+		t.Errorf("sandbox pos = %s", got)
+	}
+	if got := sb.AgentID.Pos.String(); got != "agenttest.yaml:8:15" {
+		t.Errorf("agent_id pos = %s", got)
+	}
+	r := f.Run
+	if *r.Parallel != 4 || *r.Retries != 2 || *r.TurnTimeout != 45*time.Second || r.JUnit != "reports/junit.xml" || r.JSON != "reports/result.json" {
+		t.Errorf("run = %+v", r)
+	}
+}
+
+func TestLoadEmpty(t *testing.T) {
+	for _, src := range []string{"", "# nothing\n", "~\n"} {
+		f, diags := Load("a.yaml", []byte(src))
+		if len(diags) > 0 || len(f.Targets) != 0 {
+			t.Errorf("%q: diags %v targets %d", src, diags, len(f.Targets))
+		}
+	}
+}
+
+func TestLoadProblems(t *testing.T) {
+	type testCase struct {
+		name string
+		src  string
+		// want holds the expected diagnostics, rendered, in order.
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		_, diags := Load("c.yaml", []byte(tc.src))
+		var got []string
+		for _, d := range diags {
+			got = append(got, d.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+	cases := []testCase{
+		{
+			name: "unknown keys with suggestions",
+			src:  "defualt_target: a\ntargets:\n  a:\n    build_ulr: https://x.example.com\n    colour: red\n",
+			want: []string{
+				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
+				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key)`,
+			},
+		},
+		{
+			name: "literal keys are errors at the value",
+			src:  "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: \"${env:RK} extra\"\n",
+			want: []string{
+				`c.yaml:3:16: build_key must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write build_key: ${env:AGENTTEST_BUILD_KEY} and set that variable)`,
+				`c.yaml:4:18: runtime_key must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write runtime_key: ${env:AGENTTEST_RUNTIME_KEY} and set that variable)`,
+			},
+		},
+		{
+			name: "bad values",
+			src: "default_target: sandbx\ntargets:\n  sandbox:\n    env: staging\n    build_url: build.example.com\n    account_id: ACCOUNT-12345678\n    agent_id: My Agent\n" +
+				"run:\n  parallel: 0\n  retries: many\n  turn_timeout: soon\n",
+			want: []string{
+				`c.yaml:4:10: env "staging" is not one of sandbox, pre-release, live`,
+				`c.yaml:5:16: build_url "build.example.com" is not an absolute http(s) URL`,
+				`c.yaml:6:17: account_id "ACCOUNT-12345678" uses the obsolete ACCOUNT- prefix; use the workspace id in the ws-XXXXXXXX form (or the slug from the studio console URL)`,
+				`c.yaml:7:15: agent_id "My Agent" is neither a slug (lower-case letters, digits, '-') nor a PROJECT-XXXXXXXX id`,
+				`c.yaml:9:13: parallel must be an integer of at least 1, not "0"`,
+				`c.yaml:10:12: retries must be an integer of at least 0, not "many"`,
+				`c.yaml:11:17: turn_timeout must be a positive duration such as 30s or 2m, not "soon"`,
+				`c.yaml:1:17: default_target "sandbx" is not a target of this file (did you mean "sandbox"?)`,
+			},
+		},
+		{
+			name: "duplicates and shapes",
+			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
+			want: []string{
+				`c.yaml:4:5: "env" is given twice (first at line 3)`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key`,
+				`c.yaml:6:3: target "a" is defined twice`,
+				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json`,
+			},
+		},
+		{
+			name: "syntax error",
+			src:  "targets:\n  a:\n    env: [sandbox\n",
+			want: []string{`c.yaml:2: invalid YAML: did not find expected ',' or ']'`},
+		},
+		{
+			name: "not a mapping",
+			src:  "- a\n- b\n",
+			want: []string{`c.yaml:1:1: agenttest.yaml must be a mapping with keys default_target, targets, run`},
+		},
+		{
+			name: "nested value where a scalar belongs",
+			src:  "targets:\n  a:\n    build_url: {host: x}\n",
+			want: []string{`c.yaml:3:16: build_url must be a single value, not a mapping`},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestSourceMasksSecrets(t *testing.T) {
+	src := "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: |\n      sk-multi-line-secret\n      second-line\n    env: sandbox\n    api_token: tok-987\n"
+	f, diags := Load("c.yaml", []byte(src))
+	if !diags.HasErrors() {
+		t.Fatal("literal keys were accepted")
+	}
+	masked := string(f.Source())
+	for _, secret := range []string{"sk-live-0123456789", "sk-multi-line-secret", "second-line", "tok-987"} {
+		if strings.Contains(masked, secret) {
+			t.Errorf("masked source still holds %q:\n%s", secret, masked)
+		}
+		for _, d := range diags {
+			if strings.Contains(d.String(), secret) {
+				t.Errorf("diagnostic holds %q: %s", secret, d)
+			}
+		}
+	}
+	if got, want := strings.Count(masked, "\n"), strings.Count(src, "\n"); got != want {
+		t.Errorf("masking changed the line count: %d, want %d", got, want)
+	}
+	if !strings.Contains(masked, "    env: sandbox\n") || !strings.Contains(masked, "build_key: [REDACTED]\n") {
+		t.Errorf("masked source:\n%s", masked)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	f, diags := Load("agenttest.yaml", []byte(validConfig))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	keys := map[string]string{"SANDBOX_BUILD_KEY": "sb-build-secret", "SANDBOX_RUNTIME_KEY": "sb-runtime-secret"}
+	type testCase struct {
+		name string
+		file *File
+		sel  Selection
+		env  map[string]string
+		// want is the resolved target rendered by describe, or the
+		// diagnostics when wantErr.
+		want    string
+		wantErr bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		env := map[string]string{}
+		for k, v := range keys {
+			env[k] = v
+		}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		tc.sel.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		tc.sel.Needs.Build = true
+		got, diags := Resolve(tc.file, tc.sel)
+		if tc.wantErr {
+			if !diags.HasErrors() {
+				t.Fatalf("no error; target %s", describe(got))
+			}
+			if diags.Error() != tc.want {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", diags.Error(), tc.want)
+			}
+			for _, v := range env {
+				if strings.Contains(diags.Error(), v) && strings.Contains(v, "secret") {
+					t.Errorf("diagnostics leak %q", v)
+				}
+			}
+			return
+		}
+		if diags.HasErrors() {
+			t.Fatalf("unexpected diagnostics:\n%s", diags.Error())
+		}
+		if d := describe(got); d != tc.want {
+			t.Errorf("target:\n got %s\nwant %s", d, tc.want)
+		}
+	}
+	cases := []testCase{
+		{
+			name: "default target from the file",
+			file: f,
+			want: "sandbox/config build=https://build.us.example.com runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=restaurant env=sandbox bk=sb-build-secret rk=sb-runtime-secret",
+		},
+		{
+			name: "environment overrides the file",
+			file: f,
+			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:9000", EnvAgentID: "clinic", EnvEnv: "pre-release", EnvBuildKey: "env-build-secret"},
+			want: "sandbox/config build=http://127.0.0.1:9000 runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=clinic env=pre-release bk=env-build-secret rk=sb-runtime-secret",
+		},
+		{
+			name: "flag overrides the environment",
+			file: f,
+			sel:  Selection{Env: "live"},
+			env:  map[string]string{EnvEnv: "pre-release"},
+			want: "sandbox/config build=https://build.us.example.com runtime=https://runtime-us-1.example.com account=ws-abcd1234 agent=restaurant env=live bk=sb-build-secret rk=sb-runtime-secret",
+		},
+		{
+			name: "target chosen by flag with env references",
+			file: f,
+			sel:  Selection{Target: "live"},
+			env:  map[string]string{"LIVE_BUILD_URL": "https://build.eu.example.com", "LIVE_KEY": "live-secret"},
+			want: "live/config build=https://build.eu.example.com runtime= account=acme-corp agent=PROJECT-ab12CD34 env=live bk=live-secret rk=",
+		},
+		{
+			name: "no config: environment target",
+			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:1", EnvBuildKey: "k-secret", EnvAccountID: "ws-00000000"},
+			want: "env/environment build=http://127.0.0.1:1 runtime= account=ws-00000000 agent= env= bk=k-secret rk=",
+		},
+		{
+			name: "nothing configured: embedded simulator",
+			env:  map[string]string{EnvEnv: "pre-release"},
+			want: "sim/embedded embedded env=pre-release",
+		},
+		{
+			name: "targets but none selected: embedded simulator",
+			file: &File{Targets: f.Targets},
+			want: "sim/embedded embedded env=",
+		},
+		{
+			name: "--sim wins over everything",
+			file: f,
+			sel:  Selection{Sim: true, Env: "live"},
+			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:1"},
+			want: "sim/embedded embedded forced env=live",
+		},
+		{
+			name:    "unknown target",
+			file:    f,
+			sel:     Selection{Target: "sandbx"},
+			want:    `unknown target "sandbx" (did you mean "sandbox"?)`,
+			wantErr: true,
+		},
+		{
+			name:    "target without config file",
+			sel:     Selection{Target: "sandbox"},
+			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
+			wantErr: true,
+		},
+		{
+			name:    "unset key reference names the variable",
+			file:    f,
+			sel:     Selection{Target: "live"},
+			env:     map[string]string{"LIVE_BUILD_URL": "https://b.example.com"},
+			want:    `agenttest.yaml:17:16: target "live": build_key refers to LIVE_KEY, which is not set (set LIVE_KEY (or AGENTTEST_BUILD_KEY))`,
+			wantErr: true,
+		},
+		{
+			name:    "unset URL reference",
+			file:    f,
+			sel:     Selection{Target: "live"},
+			env:     map[string]string{"LIVE_KEY": "live-secret"},
+			want:    `agenttest.yaml:13:16: target "live": build_url refers to LIVE_BUILD_URL, which is not set (set LIVE_BUILD_URL, or AGENTTEST_BUILD_URL to override it)`,
+			wantErr: true,
+		},
+		{
+			name: "environment target missing its key",
+			env:  map[string]string{EnvRuntimeURL: "http://127.0.0.1:2", EnvAccountID: "ACCOUNT-1"},
+			want: "AGENTTEST_ACCOUNT_ID: account_id \"ACCOUNT-1\" uses the obsolete ACCOUNT- prefix; use the workspace id in the ws-XXXXXXXX form (or the slug from the studio console URL)\n" +
+				"the target from AGENTTEST_* variables has no build_url (set AGENTTEST_BUILD_URL, or add build_url to the target in agenttest.yaml)\n" +
+				"the target from AGENTTEST_* variables has no build_key (set AGENTTEST_BUILD_KEY, or add build_key: ${env:NAME} to the target in agenttest.yaml)",
+			wantErr: true,
+		},
+		{
+			name:    "bad AGENTTEST_ENV",
+			env:     map[string]string{EnvEnv: "prod"},
+			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live`,
+			wantErr: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// describe renders a target for comparison, revealing keys on purpose.
+func describe(t *Target) string {
+	if t == nil {
+		return "<nil>"
+	}
+	if t.Embedded {
+		forced := ""
+		if t.Forced {
+			forced = " forced"
+		}
+		return fmt.Sprintf("%s/%s embedded%s env=%s", t.Name, t.Source, forced, t.Env)
+	}
+	return fmt.Sprintf("%s/%s build=%s runtime=%s account=%s agent=%s env=%s bk=%s rk=%s",
+		t.Name, t.Source, t.BuildURL, t.RuntimeURL, t.AccountID, t.AgentID, t.Env, t.BuildKey.Reveal(), t.RuntimeKey.Reveal())
+}
+
+func TestSecretNeverFormats(t *testing.T) {
+	tg := Target{Name: "x", BuildKey: "bk-secret-1", RuntimeKey: "rk-secret-2"}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		out := fmt.Sprintf(verb, tg) + fmt.Sprintf(verb, tg.BuildKey)
+		if strings.Contains(out, "secret") || strings.Contains(out, fmt.Sprintf("%x", "bk-secret-1")) {
+			t.Errorf("%s leaks a key: %s", verb, out)
+		}
+	}
+	if got := tg.Secrets(); len(got) != 2 || got[0] != "bk-secret-1" {
+		t.Errorf("Secrets() = %v", got)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"build_ulr", "build_url"},
+		{"BUILD_URL", "build_url"},
+		{"envv", "env"},
+		{"zzzzzz", ""},
+		{"e", ""},
+		{"evn", "env"},
+	} {
+		if got := suggest(tc.in, targetKeys); got != tc.want {
+			t.Errorf("suggest(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// The environment variables that override the fields of a target. They win
+// over the config file and lose to command-line flags.
+const (
+	EnvBuildURL     = "AGENTTEST_BUILD_URL"
+	EnvRuntimeURL   = "AGENTTEST_RUNTIME_URL"
+	EnvMessagingURL = "AGENTTEST_MESSAGING_URL"
+	EnvAccountID    = "AGENTTEST_ACCOUNT_ID"
+	EnvAgentID      = "AGENTTEST_AGENT_ID"
+	EnvBuildKey     = "AGENTTEST_BUILD_KEY"
+	EnvRuntimeKey   = "AGENTTEST_RUNTIME_KEY"
+	EnvEnv          = "AGENTTEST_ENV"
+)
+
+// EnvTargetName is the name of the target built from AGENTTEST_* variables
+// alone, when no config target is selected.
+const EnvTargetName = "env"
+
+// SimTargetName is the name of the embedded simulator target.
+const SimTargetName = "sim"
+
+// Secret is an API key. It formats as [REDACTED] with every fmt verb and in
+// JSON/YAML, so printing a Target or an error built from one cannot leak
+// it; Reveal is the one way to the value, for the HTTP client.
+type Secret string
+
+// String hides the value.
+func (Secret) String() string { return "[REDACTED]" }
+
+// GoString hides the value from %#v.
+func (Secret) GoString() string { return "[REDACTED]" }
+
+// MarshalText hides the value from encoders.
+func (Secret) MarshalText() ([]byte, error) { return []byte("[REDACTED]"), nil }
+
+// Reveal returns the key itself.
+func (s Secret) Reveal() string { return string(s) }
+
+// Source says where a resolved target came from.
+type Source string
+
+// Where a target can come from.
+const (
+	FromConfig   Source = "config"
+	FromEnv      Source = "environment"
+	FromEmbedded Source = "embedded"
+)
+
+// Target is the platform a run talks to, after precedence: flag >
+// environment > config target > defaults.
+type Target struct {
+	// Name is the config target name, EnvTargetName, or SimTargetName.
+	Name   string
+	Source Source
+	// Pos is where the target is defined in the config file, if it is.
+	Pos          diag.Pos
+	BuildURL     string
+	RuntimeURL   string
+	MessagingURL string
+	AccountID    string
+	// AgentID is the default agent for scenarios without `agent:`.
+	AgentID string
+	// Env is the default clientEnv; empty means the runner's default
+	// (sandbox).
+	Env        string
+	BuildKey   Secret
+	RuntimeKey Secret
+	// Embedded is true when no target is configured (or --sim is given):
+	// the caller starts the built-in simulator and fills the URLs, ids and
+	// keys from it.
+	Embedded bool
+	// Forced is true when the embedded simulator was asked for with --sim.
+	Forced bool
+}
+
+// Secrets returns the non-empty keys, for redaction.
+func (t *Target) Secrets() []string {
+	var out []string
+	for _, s := range []Secret{t.BuildKey, t.RuntimeKey} {
+		if s != "" {
+			out = append(out, s.Reveal())
+		}
+	}
+	return out
+}
+
+// Needs says which host families the command will call, so only the keys
+// it uses are required.
+type Needs struct {
+	Build   bool
+	Runtime bool
+}
+
+// Selection is what the command line asks for.
+type Selection struct {
+	// Target is --target (or AGENTTEST_TARGET); empty selects the file's
+	// default_target, if any.
+	Target string
+	// Env is --env; it wins over AGENTTEST_ENV and the target's env.
+	Env string
+	// Sim is --sim: use the embedded simulator whatever is configured.
+	Sim bool
+	// Getenv reads the environment (State's, never the process's).
+	Getenv func(string) (string, bool)
+	Needs  Needs
+}
+
+func (s Selection) getenv(name string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	v, _ := s.Getenv(name)
+	return v
+}
+
+// Resolve picks the target and applies precedence. With --sim, or when no
+// target is selected (no --target, no default_target) and neither
+// AGENTTEST_BUILD_URL nor AGENTTEST_RUNTIME_URL is set, it returns an
+// Embedded target. f may be nil (no config file). Problems are returned all
+// at once; diagnostics never contain a key.
+func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	env := sel.Env
+	if env == "" {
+		env = sel.getenv(EnvEnv)
+		if env != "" && !contains(Envs, env) {
+			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(Envs, ", "))
+		}
+	}
+	if sel.Sim {
+		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, Embedded: true, Forced: true}, diags
+	}
+
+	name := sel.Target
+	if name == "" && f != nil {
+		name = f.DefaultTarget
+	}
+	var def *TargetDef
+	if name != "" {
+		def = f.Target(name)
+		if def == nil {
+			d := diag.Diagnostic{Message: fmt.Sprintf("unknown target %q", name)}
+			switch {
+			case f == nil || len(f.Targets) == 0:
+				d.Hint = "targets are defined in agenttest.yaml (see --config)"
+			case suggest(name, f.TargetNames()) != "":
+				d.Hint = fmt.Sprintf("did you mean %q?", suggest(name, f.TargetNames()))
+			default:
+				d.Hint = "targets: " + strings.Join(f.TargetNames(), ", ")
+			}
+			return nil, diags.Append(d)
+		}
+	}
+	if def == nil && sel.getenv(EnvBuildURL) == "" && sel.getenv(EnvRuntimeURL) == "" {
+		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, Embedded: true}, diags
+	}
+
+	t := &Target{Name: EnvTargetName, Source: FromEnv}
+	if def != nil {
+		t.Name, t.Source, t.Pos = def.Name, FromConfig, def.Pos
+	} else {
+		def = &TargetDef{}
+	}
+	r := resolver{sel: sel, t: t, diags: diags}
+	t.BuildURL = r.field("build_url", def.BuildURL, EnvBuildURL)
+	t.RuntimeURL = r.field("runtime_url", def.RuntimeURL, EnvRuntimeURL)
+	t.MessagingURL = r.field("messaging_url", def.MessagingURL, EnvMessagingURL)
+	t.AccountID = r.field("account_id", def.AccountID, EnvAccountID)
+	t.AgentID = r.field("agent_id", def.AgentID, EnvAgentID)
+	t.Env = r.field("env", def.Env, EnvEnv)
+	if sel.Env != "" {
+		t.Env = sel.Env
+	}
+	t.BuildKey = r.key("build_key", def.BuildKey, EnvBuildKey)
+	t.RuntimeKey = r.key("runtime_key", def.RuntimeKey, EnvRuntimeKey)
+
+	if sel.Needs.Build {
+		r.require(t.BuildURL != "", "build_url", EnvBuildURL)
+		r.require(t.BuildKey != "", "build_key", EnvBuildKey)
+	}
+	if sel.Needs.Runtime {
+		r.require(t.RuntimeURL != "", "runtime_url", EnvRuntimeURL)
+		r.require(t.RuntimeKey != "", "runtime_key", EnvRuntimeKey)
+	}
+	return t, r.diags
+}
+
+// resolver applies the precedence of one target field by field and
+// collects the problems.
+type resolver struct {
+	sel   Selection
+	t     *Target
+	diags diag.Diagnostics
+}
+
+func (r *resolver) what() string {
+	if r.t.Source == FromConfig {
+		return fmt.Sprintf("target %q", r.t.Name)
+	}
+	return "the target from AGENTTEST_* variables"
+}
+
+// field returns the environment override when set, else the config value
+// with its ${env:NAME} references expanded, and validates the result.
+func (r *resolver) field(key string, fld Field, envName string) string {
+	if v := r.sel.getenv(envName); v != "" {
+		if msg := validateValue(key, v); msg != "" {
+			r.diags = r.diags.Errorf(diag.Pos{}, "%s: %s", envName, msg)
+		}
+		return v
+	}
+	if fld.Value == "" {
+		return ""
+	}
+	v, missing := r.expand(fld.Value)
+	if len(missing) > 0 {
+		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
+			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, strings.Join(missing, ", ")),
+			Hint:    fmt.Sprintf("set %s, or %s to override it", strings.Join(missing, ", "), envName)})
+		return ""
+	}
+	if msg := validateValue(key, v); msg != "" {
+		r.diags = r.diags.Errorf(fld.Pos, "%s: %s", r.what(), msg)
+	}
+	return v
+}
+
+// key resolves an API key: AGENTTEST_*_KEY wins, else the variable the
+// config's ${env:NAME} reference names.
+func (r *resolver) key(key string, fld Field, envName string) Secret {
+	if v := r.sel.getenv(envName); v != "" {
+		return Secret(v)
+	}
+	if fld.Value == "" {
+		return ""
+	}
+	m := keyRefRe.FindStringSubmatch(fld.Value)
+	if m == nil {
+		// Load already reported the literal; never use or echo it.
+		return ""
+	}
+	v := r.sel.getenv(m[1])
+	if v == "" {
+		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
+			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, m[1]),
+			Hint:    fmt.Sprintf("set %s (or %s)", m[1], envName)})
+		return ""
+	}
+	return Secret(v)
+}
+
+func (r *resolver) require(ok bool, key, envName string) {
+	if ok || r.alreadyReported(key) {
+		return
+	}
+	r.diags = r.diags.Append(diag.Diagnostic{Pos: r.t.Pos,
+		Message: fmt.Sprintf("%s has no %s", r.what(), key),
+		Hint:    fmt.Sprintf("set %s, or add %s to the target in agenttest.yaml", envName, keyHint(key))})
+}
+
+// alreadyReported avoids a second "has no build_key" after "build_key
+// refers to X, which is not set".
+func (r *resolver) alreadyReported(key string) bool {
+	for _, d := range r.diags {
+		if strings.Contains(d.Message, ": "+key+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func keyHint(key string) string {
+	if strings.HasSuffix(key, "_key") {
+		return key + ": ${env:NAME}"
+	}
+	return key
+}
+
+// keyEnv is the AGENTTEST_* variable of a key field.
+func keyEnv(key string) string {
+	if key == "runtime_key" {
+		return EnvRuntimeKey
+	}
+	return EnvBuildKey
+}
+
+// expand replaces ${env:NAME} references and lists the unset ones.
+func (r *resolver) expand(s string) (string, []string) {
+	var missing []string
+	out := envRefRe.ReplaceAllStringFunc(s, func(ref string) string {
+		name := envRefRe.FindStringSubmatch(ref)[1]
+		v := r.sel.getenv(name)
+		if v == "" {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	return out, missing
+}

@@ -1,0 +1,169 @@
+// Package diag holds source positions and the diagnostics that carry them.
+//
+// Every user-facing problem in agenttest, whether a YAML key it does not know,
+// a Gherkin step it cannot match or an expectation the agent broke, points at
+// a place in a file. Positions are captured when a file is loaded (from
+// yaml.Node and Gherkin locations) and never recovered later by scanning text.
+//
+// Loaders collect problems instead of stopping at the first one:
+//
+//	var diags diag.Diagnostics
+//	diags = diags.Errorf(pos, "unknown key %q", key)
+//	...
+//	if diags.HasErrors() {
+//		return nil, diags
+//	}
+package diag
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a source file. Line and Col are 1-based; a zero Line
+// means the position is unknown and only the file is meaningful.
+type Pos struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+// String renders the position as file:line:col, dropping the parts that are
+// unknown.
+func (p Pos) String() string {
+	switch {
+	case p.File == "" && p.Line == 0:
+		return ""
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	default:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+}
+
+// IsZero reports whether the position says nothing at all.
+func (p Pos) IsZero() bool { return p == Pos{} }
+
+// Before orders positions by file, then line, then column.
+func (p Pos) Before(q Pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
+// Severity says whether a diagnostic stops a run.
+type Severity int
+
+const (
+	// Error diagnostics make the file invalid; nothing is run.
+	Error Severity = iota
+	// Warning diagnostics are printed but do not stop a run.
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one problem found in a file.
+type Diagnostic struct {
+	Severity Severity `json:"severity"`
+	Pos      Pos      `json:"pos"`
+	// Message says what is wrong, lower-case, without trailing punctuation.
+	Message string `json:"message"`
+	// Hint, when set, says how to fix it ("did you mean ...").
+	Hint string `json:"hint,omitempty"`
+	// Source is the offending line of the file, echoed under the message.
+	Source string `json:"source,omitempty"`
+}
+
+// String renders the diagnostic as "file:line:col: message" followed, when
+// known, by the hint in parentheses. It is the form `agenttest lint` prints.
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if pos := d.Pos.String(); pos != "" {
+		b.WriteString(pos)
+		b.WriteString(": ")
+	}
+	if d.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(d.Message)
+	if d.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(d.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Diagnostics is a list of problems, accumulated in the order they are found.
+type Diagnostics []Diagnostic
+
+// Append adds a diagnostic and returns the extended list.
+func (ds Diagnostics) Append(d Diagnostic) Diagnostics { return append(ds, d) }
+
+// Errorf appends an error diagnostic at pos.
+func (ds Diagnostics) Errorf(pos Pos, format string, args ...any) Diagnostics {
+	return append(ds, Diagnostic{Severity: Error, Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf appends a warning diagnostic at pos.
+func (ds Diagnostics) Warnf(pos Pos, format string, args ...any) Diagnostics {
+	return append(ds, Diagnostic{Severity: Warning, Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Sort orders the diagnostics by position, keeping the order of problems
+// found at the same place.
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Pos.Before(ds[j].Pos) })
+}
+
+// Error renders every diagnostic, one per line, so Diagnostics can travel as
+// an error through code that only knows errors.
+func (ds Diagnostics) Error() string {
+	lines := make([]string, len(ds))
+	for i, d := range ds {
+		lines[i] = d.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Err returns the diagnostics as an error when at least one is an error, and
+// nil otherwise.
+func (ds Diagnostics) Err() error {
+	if !ds.HasErrors() {
+		return nil
+	}
+	return ds
+}
+
+// AsDiagnostics extracts diagnostics from an error chain, if it carries any.
+func AsDiagnostics(err error) (Diagnostics, bool) {
+	var ds Diagnostics
+	if errors.As(err, &ds) {
+		return ds, true
+	}
+	return nil, false
+}

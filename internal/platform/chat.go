@@ -1,0 +1,245 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ChatStart is the body of the debug-chat create call. JSON names are the
+// reference's.
+type ChatStart struct {
+	// ClientEnv is sandbox, pre-release or live. Required.
+	ClientEnv string `json:"clientEnv"`
+	// ASRLang and TTSLang override the agent's language codes.
+	ASRLang string `json:"asrLangCode,omitempty"`
+	TTSLang string `json:"ttsLangCode,omitempty"`
+	// ConversationID is a custom session id; the platform generates one
+	// when empty.
+	ConversationID string `json:"conversationId,omitempty"`
+	VariantID      string `json:"variantId,omitempty"`
+	Channel        string `json:"channel,omitempty"`
+	// IntegrationAttributes are readable as conv.integration_attributes
+	// in the agent's functions.
+	IntegrationAttributes map[string]any `json:"integrationAttributes,omitempty"`
+}
+
+// ChatTurn is the body of a debug-chat turn.
+type ChatTurn struct {
+	// ClientEnv is required by the reference on every turn.
+	ClientEnv string `json:"clientEnv"`
+	ASRLang   string `json:"asrLangCode,omitempty"`
+	TTSLang   string `json:"ttsLangCode,omitempty"`
+	// Message is the user's text; empty is a silence. Always sent,
+	// because the reference gives it a default of "" rather than making
+	// it optional.
+	Message string `json:"message"`
+	// Metadata is user input metadata.
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Exchange is one debug-chat request and its answer, everything the runner
+// keeps for the transcript and the JSON report.
+type Exchange struct {
+	// Request is the JSON body sent. It never holds keys (they travel in
+	// headers only).
+	Request []byte
+	// Response is the body received, redacted.
+	Response []byte
+	// Status is the HTTP status of the answer.
+	Status int
+	// Result is the decoded turn result.
+	Result *TurnResult
+	// Started is when the final try was sent; Latency how long its answer
+	// took (retry waits excluded, so latency checks measure the agent, not
+	// the client's backoff).
+	Started time.Time
+	Latency time.Duration
+	// Attempts is how many tries it took (1 without retries).
+	Attempts int
+}
+
+// StartChat creates a debug-chat session with agentID. The result is the
+// greeting turn. On error the Exchange, when not nil, holds what is known
+// of the failed call (see chat).
+func (c *Client) StartChat(ctx context.Context, agentID string, req ChatStart) (*Exchange, error) {
+	if err := checkChat(agentID, req.ClientEnv); err != nil {
+		return nil, fmt.Errorf("start debug chat: %w", err)
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("start debug chat with %s: encode request: %w", agentID, err)
+	}
+	rq := &call{
+		ep:         epChatStart,
+		path:       buildPath("v1", "agents", agentID, "debug-chat"),
+		body:       body,
+		noRetry5xx: req.ConversationID != "",
+	}
+	return c.chat(ctx, rq)
+}
+
+// SendTurn sends a user turn into the session conversationID of agentID.
+// Like StartChat, it returns a partial Exchange with most errors.
+func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, req ChatTurn) (*Exchange, error) {
+	if err := checkChat(agentID, req.ClientEnv); err != nil {
+		return nil, fmt.Errorf("send debug-chat turn: %w", err)
+	}
+	if conversationID == "" {
+		return nil, errors.New("send debug-chat turn: conversation id is empty")
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("send debug-chat turn to %s: encode request: %w", agentID, err)
+	}
+	rq := &call{
+		ep:   epChatTurn,
+		path: buildPath("v1", "agents", agentID, "debug-chat", conversationID),
+		body: body,
+	}
+	return c.chat(ctx, rq)
+}
+
+// clientEnvs are the values the reference allows for clientEnv.
+var clientEnvs = map[string]bool{"sandbox": true, "pre-release": true, "live": true}
+
+func checkChat(agentID, env string) error {
+	if agentID == "" {
+		return errors.New("agent id is empty")
+	}
+	if !clientEnvs[env] {
+		return fmt.Errorf("client env %q: must be sandbox, pre-release or live", env)
+	}
+	return nil
+}
+
+// chat sends a debug-chat call. On failure it still returns an Exchange
+// holding what is known (the request, and the status and start of the body
+// of an error answer), so a transcript can show the turn that broke.
+func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
+	start := c.now()
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		// Without an answer, the timing covers every try and wait.
+		ex := &Exchange{Request: c.redactBytes(rq.body), Started: start, Latency: c.now().Sub(start)}
+		var ae *APIError
+		var ne *NetworkError
+		switch {
+		case errors.As(err, &ae):
+			ex.Status, ex.Response, ex.Attempts = ae.Status, ae.Body, ae.Attempts
+		case errors.As(err, &ne):
+			ex.Attempts = ne.Attempts
+		}
+		return ex, err
+	}
+	// The body outlives the pooled buffer (it goes into the transcript).
+	raw := make([]byte, len(resp.body()))
+	copy(raw, resp.body())
+	resp.release()
+	raw = c.redactBytes(raw)
+
+	ex := &Exchange{
+		Request:  c.redactBytes(rq.body),
+		Response: raw,
+		Status:   resp.status,
+		Started:  resp.started,
+		Latency:  resp.latency,
+		Attempts: resp.attempts,
+	}
+	res, err := c.decodeTurn(rq, resp.status, raw, resp.attempts)
+	if err != nil {
+		return ex, err
+	}
+	ex.Result = res
+	return ex, nil
+}
+
+// wireTurn is the debug-chat turn result as sent, plus the members of the
+// error body, because some deployments answer 200 with success: false, and
+// of a {success, data} envelope around the result.
+type wireTurn struct {
+	ConversationID    jString         `json:"conversationId"`
+	UserInput         jString         `json:"userInput"`
+	Response          jString         `json:"response"`
+	Metadata          json.RawMessage `json:"metadata"`
+	ConversationEnded jBool           `json:"conversationEnded"`
+	DelayedResponse   jBool           `json:"delayedResponse"`
+
+	Success      jBool           `json:"success"`
+	ErrorCode    jString         `json:"error_code"`
+	ErrorMessage jString         `json:"error_message"`
+	Error        json.RawMessage `json:"error"`
+	Data         json.RawMessage `json:"data"`
+}
+
+// decodeTurn decodes a 2xx debug-chat body. The returned error is a
+// *ResponseError (or an *APIError for a success: false body), so the runner
+// reports the endpoint and status with it.
+func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*TurnResult, error) {
+	var w wireTurn
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, c.responseError(rq, status, body, describeDecodeError(err))
+	}
+	if w.Success.Set && !w.Success.V || (w.ErrorCode.V != "" && !w.ConversationID.Set) {
+		code, msg := parseErrorBody(body, "application/json")
+		return nil, &APIError{
+			Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path,
+			Status: status, Code: c.Redact(code), Message: c.Redact(msg),
+			Attempts: attempts, Body: c.keepBody(body),
+		}
+	}
+	if !w.ConversationID.Set && len(w.Data) > 0 && w.Data[0] == '{' {
+		// {"success": true, "data": {...turn result...}}
+		var inner wireTurn
+		if err := json.Unmarshal(w.Data, &inner); err != nil {
+			return nil, c.responseError(rq, status, body, describeDecodeError(err))
+		}
+		w = inner
+	}
+	var absent []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"conversationId", w.ConversationID.Set},
+		{"userInput", w.UserInput.Set},
+		{"response", w.Response.Set},
+		{"metadata", len(w.Metadata) > 0},
+		{"conversationEnded", w.ConversationEnded.Set},
+		{"delayedResponse", w.DelayedResponse.Set},
+	} {
+		if !f.set {
+			absent = append(absent, f.name)
+		}
+	}
+	if err := missing("", absent); err != nil {
+		return nil, c.responseError(rq, status, body, err)
+	}
+	if w.ConversationID.V == "" {
+		return nil, c.responseError(rq, status, body, errors.New(`field "conversationId" is empty`))
+	}
+	res := &TurnResult{
+		ConversationID:    w.ConversationID.V,
+		UserInput:         w.UserInput.V,
+		Response:          w.Response.V,
+		ConversationEnded: w.ConversationEnded.V,
+		DelayedResponse:   w.DelayedResponse.V,
+	}
+	switch w.Metadata[0] {
+	case '{':
+		if err := json.Unmarshal(w.Metadata, &res.Metadata); err != nil {
+			return nil, c.responseError(rq, status, body, fmt.Errorf("field \"metadata\": %w", describeDecodeError(err)))
+		}
+		res.RawMetadata = w.Metadata
+	case 'n':
+		// Tolerated like null strings: no members.
+		res.Metadata = Metadata{}
+		res.RawMetadata = json.RawMessage("{}")
+	default:
+		return nil, c.responseError(rq, status, body,
+			fmt.Errorf("field \"metadata\": expected an object, got %s", jsonKind(w.Metadata)))
+	}
+	return res, nil
+}

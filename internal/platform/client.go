@@ -1,0 +1,491 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of Config, kept together so the documentation and the code agree.
+const (
+	// DefaultBrand is the word that stands for the platform's brand in
+	// header names such as X-Vendor-Auth-Token.
+	DefaultBrand = "Vendor"
+	// DefaultMaxPerHost caps concurrent requests per host. A large suite
+	// then queues in the client instead of flooding the platform (which
+	// would answer with 429s that cost more time than the queue).
+	DefaultMaxPerHost = 64
+	// DefaultMaxBodyBytes bounds a JSON response body. The reference does
+	// not give payload limits; 16 MiB is far above any conversation page
+	// seen and low enough that a misbehaving server cannot exhaust memory.
+	DefaultMaxBodyBytes = 16 << 20
+	// DefaultMaxAudioBytes bounds a recording (about 4 hours of 8 kHz
+	// 16-bit mono audio).
+	DefaultMaxAudioBytes = 256 << 20
+	// DefaultUserAgent identifies agenttest to the platform's logs.
+	DefaultUserAgent = "agenttest"
+)
+
+// errorBodyLimit bounds how much of an error response is read; errorKeep how
+// much of it an APIError keeps. Error bodies are short JSON or a proxy page;
+// more than this is noise in a report.
+const (
+	errorBodyLimit = 64 << 10
+	errorKeep      = 4 << 10
+)
+
+// Config says where the platform is and how to talk to it. The zero value of
+// every optional field means its default.
+type Config struct {
+	// BuildURL is the build host ({build_url}): debug chat, agents,
+	// alerts, webhooks. Required.
+	BuildURL string
+	// RuntimeURL is the runtime host ({runtime_url}): conversations,
+	// handoff state, outbound calls, SMS. Optional; the methods that need
+	// it fail with a clear error when it is empty.
+	RuntimeURL string
+	// AccountID is the workspace, in slug form or as ws-XXXXXXXX. Needed
+	// by the runtime endpoints only.
+	AccountID string
+	// BuildKey is the workspace key for the build host. Sent only in the
+	// x-api-key header, never logged.
+	BuildKey string
+	// RuntimeKey is the key for the runtime host. Sent only in headers,
+	// never logged.
+	RuntimeKey string
+	// Brand replaces the word Vendor in header names
+	// (X-<Brand>-Auth-Token). Default DefaultBrand.
+	Brand string
+	// HTTPClient sends the requests. Default: a client whose transport
+	// keeps MaxPerHost idle connections per host, so parallel scenarios
+	// reuse connections instead of opening new ones.
+	HTTPClient *http.Client
+	// MaxPerHost caps concurrent requests per host. Default
+	// DefaultMaxPerHost.
+	MaxPerHost int
+	// MaxBodyBytes bounds JSON response bodies. Default
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxAudioBytes bounds recordings. Default DefaultMaxAudioBytes.
+	MaxAudioBytes int64
+	// Retry is the retry policy; zero fields take their defaults.
+	Retry RetryPolicy
+	// UserAgent is sent with every request. Default DefaultUserAgent.
+	UserAgent string
+	// Now is the clock used for Exchange timings and HTTP-date
+	// Retry-After values. Default time.Now; tests and the CLI State
+	// inject their own.
+	Now func() time.Time
+}
+
+var (
+	// accountPrefixed is the prefixed workspace form; accountSlug the
+	// slug form of the studio console URL. The reference does not define
+	// the slug alphabet; letters, digits, '-' and '_' cover every slug
+	// seen and keep '/' and '?' out of paths.
+	accountPrefixed = regexp.MustCompile(`^ws-[A-Za-z0-9]{8}$`)
+	accountSlug     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+)
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.BuildURL == "" {
+		errs = append(errs, errors.New("build URL is required"))
+	} else if err := checkBaseURL(c.BuildURL); err != nil {
+		errs = append(errs, fmt.Errorf("build URL: %w", err))
+	}
+	if c.RuntimeURL != "" {
+		if err := checkBaseURL(c.RuntimeURL); err != nil {
+			errs = append(errs, fmt.Errorf("runtime URL: %w", err))
+		}
+	}
+	if c.AccountID != "" {
+		if err := checkAccountID(c.AccountID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.MaxPerHost < 0 {
+		errs = append(errs, fmt.Errorf("max requests per host must not be negative, got %d", c.MaxPerHost))
+	}
+	if c.MaxBodyBytes < 0 || c.MaxAudioBytes < 0 {
+		errs = append(errs, errors.New("body size limits must not be negative"))
+	}
+	if c.Brand != "" && !validHeaderToken(c.Brand) {
+		errs = append(errs, fmt.Errorf("brand %q cannot be part of a header name", c.Brand))
+	}
+	if err := c.Retry.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	// A key pasted into a URL setting must not reach the terminal.
+	msg := errors.Join(errs...).Error()
+	for _, k := range []string{c.BuildKey, c.RuntimeKey} {
+		if k != "" {
+			msg = strings.ReplaceAll(msg, k, redacted)
+		}
+	}
+	return errors.New(msg)
+}
+
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error repeats the input; say it once.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("%q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q: scheme must be http or https", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q: no host", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q: credentials in the URL are not allowed; use the key settings", u.Redacted())
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q: must not have a query or fragment", raw)
+	}
+	return nil
+}
+
+func checkAccountID(id string) error {
+	switch {
+	case len(id) >= 8 && strings.EqualFold(id[:8], "ACCOUNT-"):
+		return fmt.Errorf("account id %q: the ACCOUNT- prefix is obsolete; use the workspace id in the form ws-XXXXXXXX (or the slug from the studio console URL)", id)
+	case strings.HasPrefix(id, "ws-"):
+		if !accountPrefixed.MatchString(id) {
+			return fmt.Errorf("account id %q: the prefixed form is ws- followed by 8 letters or digits", id)
+		}
+	case !accountSlug.MatchString(id):
+		return fmt.Errorf("account id %q: expected ws-XXXXXXXX or a slug of letters, digits, '-' and '_'", id)
+	}
+	return nil
+}
+
+func validHeaderToken(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Client talks to one platform deployment. It is safe for concurrent use;
+// share one Client across a run so the per-host cap and the connection pool
+// are shared too.
+type Client struct {
+	cfg     Config
+	http    *http.Client
+	build   *url.URL
+	runtime *url.URL // nil when not configured
+	// buildBase and runtimeBase are the URLs as strings, computed once
+	// because every request starts with one.
+	buildBase, runtimeBase string
+	retry                  RetryPolicy
+	redactor               *strings.Replacer
+	secrets                [][]byte
+	now                    func() time.Time
+
+	bufs  bufPool
+	mu    sync.Mutex
+	hosts map[string]chan struct{}
+}
+
+// New validates cfg and builds a Client.
+func New(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("platform config: %w", err)
+	}
+	if cfg.Brand == "" {
+		cfg.Brand = DefaultBrand
+	}
+	if cfg.MaxPerHost == 0 {
+		cfg.MaxPerHost = DefaultMaxPerHost
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxAudioBytes == 0 {
+		cfg.MaxAudioBytes = DefaultMaxAudioBytes
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	c := &Client{
+		cfg:   cfg,
+		http:  cfg.HTTPClient,
+		retry: cfg.Retry.withDefaults(),
+		now:   cfg.Now,
+		hosts: make(map[string]chan struct{}),
+	}
+	if c.http == nil {
+		c.http = &http.Client{Transport: NewTransport(cfg.MaxPerHost)}
+	}
+	c.build, _ = url.Parse(strings.TrimRight(cfg.BuildURL, "/"))
+	c.buildBase = c.build.String()
+	if cfg.RuntimeURL != "" {
+		c.runtime, _ = url.Parse(strings.TrimRight(cfg.RuntimeURL, "/"))
+		c.runtimeBase = c.runtime.String()
+	}
+	var pairs []string
+	for _, k := range []string{cfg.BuildKey, cfg.RuntimeKey} {
+		if k == "" {
+			continue
+		}
+		pairs = append(pairs, k, redacted)
+		c.secrets = append(c.secrets, []byte(k))
+	}
+	c.redactor = strings.NewReplacer(pairs...)
+	return c, nil
+}
+
+// NewTransport returns an http.Transport for many parallel keep-alive
+// connections to a few hosts: the default transport keeps only 2 idle
+// connections per host, so a parallel suite would open and close
+// connections on every turn.
+func NewTransport(maxPerHost int) *http.Transport {
+	if maxPerHost <= 0 {
+		maxPerHost = DefaultMaxPerHost
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 4 * maxPerHost
+	t.MaxIdleConnsPerHost = maxPerHost
+	t.IdleConnTimeout = 90 * time.Second
+	return t
+}
+
+// redacted replaces secrets in any text that leaves the client.
+const redacted = "[REDACTED]"
+
+// Redact replaces every configured key in s with [REDACTED]. The client
+// applies it to every message built from server text, because a
+// misbehaving server or proxy may echo request headers back.
+func (c *Client) Redact(s string) string {
+	if len(c.secrets) == 0 {
+		return s
+	}
+	return c.redactor.Replace(s)
+}
+
+// redactBytes returns b with the keys replaced, copying only when one is
+// present: the common case costs one scan and no allocation.
+func (c *Client) redactBytes(b []byte) []byte {
+	for _, k := range c.secrets {
+		if bytes.Contains(b, k) {
+			return []byte(c.redactor.Replace(string(b)))
+		}
+	}
+	return b
+}
+
+// sem returns the semaphore of a host, creating it on first use.
+func (c *Client) sem(host string) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.hosts[host]
+	if !ok {
+		s = make(chan struct{}, c.cfg.MaxPerHost)
+		c.hosts[host] = s
+	}
+	return s
+}
+
+// maxPooled keeps occasional huge bodies from being held by the pool.
+const maxPooled = 1 << 20
+
+// bufPool recycles response buffers: a parallel suite reads thousands of
+// similar bodies, and without the pool each read grows a fresh buffer.
+type bufPool struct{ p sync.Pool }
+
+func (bp *bufPool) get() *bytes.Buffer {
+	if b, ok := bp.p.Get().(*bytes.Buffer); ok {
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func (bp *bufPool) put(b *bytes.Buffer) {
+	if b == nil || b.Cap() > maxPooled {
+		return
+	}
+	b.Reset()
+	bp.p.Put(b)
+}
+
+// response is a successful (2xx) answer. body is pooled: call release when
+// done, and copy whatever must outlive it.
+type response struct {
+	status   int
+	header   http.Header
+	buf      *bytes.Buffer
+	pool     *bufPool
+	started  time.Time
+	latency  time.Duration
+	attempts int
+}
+
+func (r *response) body() []byte { return r.buf.Bytes() }
+
+func (r *response) release() {
+	r.pool.put(r.buf)
+	r.buf = nil
+}
+
+// do sends one call, retrying as its class allows, and returns the 2xx
+// answer or a typed error.
+func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
+	base, target := c.build, c.buildBase
+	if rq.ep.host == runtimeHost {
+		if c.runtime == nil {
+			return nil, fmt.Errorf("%s %s: the runtime URL is not configured", rq.ep.method, rq.path)
+		}
+		base, target = c.runtime, c.runtimeBase
+	}
+	target += rq.path
+	if len(rq.query) > 0 {
+		target += "?" + rq.query.Encode()
+	}
+	sem := c.sem(base.Host)
+	limit := c.cfg.MaxBodyBytes
+	if rq.limit > 0 {
+		limit = rq.limit
+	}
+
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, c.networkError(rq, err, false, attempt-1)
+		}
+		resp, err := c.attempt(ctx, rq, target, sem, limit, attempt)
+		if err == nil {
+			return resp, nil
+		}
+		wait, retry := c.shouldRetry(ctx, rq, err, attempt)
+		if !retry {
+			return nil, err
+		}
+		if err := c.retry.sleep(ctx, wait); err != nil {
+			return nil, c.networkError(rq, err, false, attempt)
+		}
+	}
+}
+
+// attempt sends the request once, holding the host's semaphore for the
+// duration of the exchange (not during retry waits).
+func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan struct{}, limit int64, attempt int) (*response, error) {
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, c.networkError(rq, ctx.Err(), false, attempt)
+	}
+	defer func() { <-sem }()
+
+	var body io.Reader
+	if rq.body != nil {
+		body = bytes.NewReader(rq.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, rq.ep.method, target, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: build request: %w", rq.ep.method, rq.path, err)
+	}
+	h := req.Header
+	if rq.body != nil {
+		h["Content-Type"] = jsonContentType
+	}
+	if rq.accept != "" {
+		h["Accept"] = []string{rq.accept}
+	} else {
+		h["Accept"] = jsonContentType
+	}
+	h["User-Agent"] = []string{c.cfg.UserAgent}
+	c.authenticate(h, rq.ep.auth)
+
+	started := c.now()
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.networkError(rq, err, !neverSent(err), attempt)
+	}
+	defer res.Body.Close()
+
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, c.apiError(rq, res, attempt)
+	}
+	if res.ContentLength > limit {
+		return nil, c.tooLarge(rq, res.StatusCode, limit)
+	}
+	buf := c.bufs.get()
+	if res.ContentLength > 0 {
+		buf.Grow(int(res.ContentLength))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(res.Body, limit+1))
+	if err != nil {
+		c.bufs.put(buf)
+		// The server answered, so the request was received: never
+		// re-send a turn after this.
+		return nil, c.networkError(rq, err, true, attempt)
+	}
+	if n > limit {
+		c.bufs.put(buf)
+		return nil, c.tooLarge(rq, res.StatusCode, limit)
+	}
+	return &response{
+		status:   res.StatusCode,
+		header:   res.Header,
+		buf:      buf,
+		pool:     &c.bufs,
+		started:  started,
+		latency:  c.now().Sub(started),
+		attempts: attempt,
+	}, nil
+}
+
+var jsonContentType = []string{"application/json"}
+
+// authenticate sets the credential header of an endpoint group. Keys go
+// only here: never into URLs, bodies or messages.
+func (c *Client) authenticate(h http.Header, a authKind) {
+	switch a {
+	case authBuildKey:
+		if c.cfg.BuildKey != "" {
+			h["X-Api-Key"] = []string{c.cfg.BuildKey}
+		}
+	case authRuntimeKey:
+		if c.cfg.RuntimeKey != "" {
+			h["X-Api-Key"] = []string{c.cfg.RuntimeKey}
+		}
+	case authVendorToken:
+		if c.cfg.RuntimeKey != "" {
+			h[http.CanonicalHeaderKey("X-"+c.cfg.Brand+"-Auth-Token")] = []string{c.cfg.RuntimeKey}
+		}
+	}
+}
+
+// AccountID returns the configured workspace id (not a secret), for
+// reports and for building Target descriptions.
+func (c *Client) AccountID() string { return c.cfg.AccountID }
+
+// BuildURL returns the configured build host URL.
+func (c *Client) BuildURL() string { return c.buildBase }
+
+// RuntimeURL returns the configured runtime host URL, or "".
+func (c *Client) RuntimeURL() string {
+	return c.runtimeBase
+}

@@ -1,0 +1,171 @@
+package platform
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigValidate(t *testing.T) {
+	type testCase struct {
+		name    string
+		cfg     Config
+		wantErr []string // every fragment must appear; none means valid
+	}
+	ok := Config{BuildURL: "https://build.us.example.com", RuntimeURL: "https://runtime.us-1.example.com/base/", AccountID: "ws-a1B2c3D4"}
+	with := func(f func(*Config)) Config { c := ok; f(&c); return c }
+	run := func(t *testing.T, tc testCase) {
+		err := tc.cfg.Validate()
+		if len(tc.wantErr) == 0 {
+			if err != nil {
+				t.Fatalf("Validate() = %v, want nil", err)
+			}
+			return
+		}
+		if err == nil {
+			t.Fatalf("Validate() = nil, want %q", tc.wantErr)
+		}
+		for _, w := range tc.wantErr {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Validate() = %q, want it to contain %q", err, w)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "valid", cfg: ok},
+		{name: "slug account", cfg: with(func(c *Config) { c.AccountID = "acme-retail_eu" })},
+		{name: "no runtime, no account", cfg: Config{BuildURL: "http://127.0.0.1:8080"}},
+		{name: "no build URL", cfg: with(func(c *Config) { c.BuildURL = "" }), wantErr: []string{"build URL is required"}},
+		{name: "obsolete prefix", cfg: with(func(c *Config) { c.AccountID = "ACCOUNT-a1b2c3d4" }),
+			wantErr: []string{`account id "ACCOUNT-a1b2c3d4": the ACCOUNT- prefix is obsolete`, "ws-XXXXXXXX"}},
+		{name: "short ws id", cfg: with(func(c *Config) { c.AccountID = "ws-abc" }), wantErr: []string{"ws- followed by 8 letters or digits"}},
+		{name: "account with slash", cfg: with(func(c *Config) { c.AccountID = "a/b" }), wantErr: []string{`account id "a/b"`}},
+		{name: "bad scheme", cfg: with(func(c *Config) { c.BuildURL = "ftp://x" }), wantErr: []string{"build URL", "scheme must be http or https"}},
+		{name: "no host", cfg: with(func(c *Config) { c.RuntimeURL = "https://" }), wantErr: []string{"runtime URL", "no host"}},
+		{name: "unparsable", cfg: with(func(c *Config) { c.BuildURL = "http://[::1" }), wantErr: []string{"build URL"}},
+		{name: "query", cfg: with(func(c *Config) { c.BuildURL = "http://x/?a=1" }), wantErr: []string{"must not have a query"}},
+		{name: "key in URL", cfg: with(func(c *Config) { c.BuildKey = "sekrit-key"; c.BuildURL = "http://u:sekrit-key@x" }),
+			wantErr: []string{"credentials in the URL are not allowed"}},
+		{name: "bad brand", cfg: with(func(c *Config) { c.Brand = "Ven dor" }), wantErr: []string{"cannot be part of a header name"}},
+		{name: "every problem at once", cfg: Config{AccountID: "ACCOUNT-x", MaxPerHost: -1, Retry: RetryPolicy{MaxAttempts: -2}},
+			wantErr: []string{"build URL is required", "ACCOUNT- prefix", "max requests per host", "retry attempts"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+	if err := with(func(c *Config) { c.BuildKey = "sekrit-key"; c.BuildURL = "http://u:sekrit-key@x" }).Validate(); strings.Contains(err.Error(), "sekrit") {
+		t.Errorf("key in config error: %v", err)
+	}
+}
+
+func TestNewDefaults(t *testing.T) {
+	c, err := New(Config{BuildURL: "http://b.test/", RuntimeURL: "http://r.test/x/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BuildURL() != "http://b.test" || c.RuntimeURL() != "http://r.test/x" {
+		t.Errorf("urls %q %q", c.BuildURL(), c.RuntimeURL())
+	}
+	tr, ok := c.http.Transport.(*http.Transport)
+	if !ok || tr.MaxIdleConnsPerHost < DefaultMaxPerHost {
+		t.Errorf("transport keeps %d idle connections per host, want >= %d", tr.MaxIdleConnsPerHost, DefaultMaxPerHost)
+	}
+	if c.retry.MaxAttempts != DefaultMaxAttempts || c.retry.BaseDelay != DefaultBaseDelay || c.retry.MaxDelay != DefaultMaxDelay {
+		t.Errorf("retry defaults %+v", c.retry)
+	}
+	h := http.Header{}
+	c.cfg.RuntimeKey = "rk"
+	c.authenticate(h, authVendorToken)
+	if h.Get("X-Vendor-Auth-Token") != "rk" {
+		t.Errorf("vendor header %v", h)
+	}
+	if _, err := New(Config{}); err == nil || !strings.HasPrefix(err.Error(), "platform config: ") {
+		t.Errorf("New(empty) = %v", err)
+	}
+	// Runtime calls without a runtime URL or account fail clearly.
+	if _, err := c.GetConversation(t.Context(), "p", "c"); err == nil || !strings.Contains(err.Error(), "account id is not configured") {
+		t.Errorf("err = %v", err)
+	}
+	noRuntime, _ := New(Config{BuildURL: "http://b.test", AccountID: "acme"})
+	if _, err := noRuntime.GetConversation(t.Context(), "p", "c"); err == nil || !strings.Contains(err.Error(), "runtime URL is not configured") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBuildPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":      "/v1/agents/plain/debug-chat",
+		"a/b?c#d":    "/v1/agents/a%2Fb%3Fc%23d/debug-chat",
+		"..":         "/v1/agents/%2E%2E/debug-chat",
+		"with space": "/v1/agents/with%20space/debug-chat",
+	} {
+		if got := buildPath("v1", "agents", in, "debug-chat"); got != want {
+			t.Errorf("buildPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestChatArgumentChecks(t *testing.T) {
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{MaxAttempts: 1})
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"bad env", func() error { _, err := c.StartChat(t.Context(), "a", ChatStart{ClientEnv: "prod"}); return err },
+			`start debug chat: client env "prod": must be sandbox, pre-release or live`},
+		{"no agent", func() error { _, err := c.SendTurn(t.Context(), "", "c", ChatTurn{ClientEnv: "live"}); return err },
+			"send debug-chat turn: agent id is empty"},
+		{"no conversation", func() error { _, err := c.SendTurn(t.Context(), "a", "", ChatTurn{ClientEnv: "live"}); return err },
+			"send debug-chat turn: conversation id is empty"},
+		{"no handoff ids", func() error { _, err := c.HandoffState(t.Context(), "p", "", ""); return err },
+			"get handoff state: a conversation id or a shared id is required"},
+	} {
+		if err := tc.call(); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestListQueryValues(t *testing.T) {
+	yes := true
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	q := ListQuery{QueryType: "transcript", Query: "refund please", TurnType: "user", Channels: []string{"VOICE-SIP", "WEBCHAT"},
+		ClientEnv: "pre-release", StartTime: start, EndTime: start.Add(24 * time.Hour), Limit: 50, Offset: 10, Cursor: "abc",
+		VariantName: "Summer menu", InProgress: &yes, IncludeLatency: true, IncludeTurnMetadata: true,
+		Extra: map[string][]string{"include_context_state": {"true"}}}
+	if err := q.validate(false); err != nil {
+		t.Fatal(err)
+	}
+	want := "channel=VOICE-SIP&channel=WEBCHAT&client_env=pre-release&cursor=abc&end_time=2026-03-02T00%3A00%3A00Z&in_progress=true" +
+		"&include_context_state=true&include_latency=true&include_turn_metadata=true&limit=50&offset=10&query=refund+please" +
+		"&query_type=transcript&start_time=2026-03-01T00%3A00%3A00Z&turn_type=user&variant_name=Summer+menu"
+	if got := q.values().Encode(); got != want {
+		t.Errorf("query\n%s\nwant\n%s", got, want)
+	}
+	if got := (ListQuery{}).values().Encode(); got != "" {
+		t.Errorf("empty query sends %q", got)
+	}
+	for _, tc := range []struct {
+		q    ListQuery
+		v1   bool
+		want string
+	}{
+		{ListQuery{Sample: "random"}, false, "need start_time and end_time"},
+		{ListQuery{Sample: "all"}, false, `sample "all": must be random`},
+		{ListQuery{QueryType: "fuzzy", Query: "x"}, false, `query_type "fuzzy"`},
+		{ListQuery{Limit: 1001}, false, "limit 1001: must be 1 to 1000"},
+		{ListQuery{Limit: 5000}, true, ""},
+		{ListQuery{Offset: -1}, false, "offset -1"},
+		{ListQuery{VariantID: "a", VariantName: "b"}, false, "mutually exclusive"},
+		{ListQuery{TurnType: "bot"}, false, `turn_type "bot"`},
+		{ListQuery{ClientEnv: "prod"}, true, `client_env "prod"`},
+		{ListQuery{Cursor: "x"}, true, "the v1 list takes only"},
+		{ListQuery{Version: 1}, false, "use ListConversationsV1"},
+	} {
+		err := tc.q.validate(tc.v1)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("validate(%+v, v1=%v) = %v, want %q", tc.q, tc.v1, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,632 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Conversation is the reference's Conversation summary, returned by the
+// list and by-id endpoints. Each field is the member of the same name
+// (ID is id, NumOOD is num_ood, ...). Optional members the server left out
+// are zero.
+type Conversation struct {
+	ID          string
+	AccountID   string
+	ProjectID   string
+	VariantID   string
+	VariantName string
+	// Environment is usually live, sandbox or pre-release.
+	Environment string
+	StartedAt   time.Time
+	// Channel is usually VOICE-SIP or WEBCHAT; CHAT also occurs.
+	Channel    string
+	FromNumber string
+	ToNumber   string
+	// InProgress true means the other members may still change.
+	InProgress bool
+	// NumTurns counts turns even when Turns is empty (transcripts off).
+	NumTurns int
+	// TotalDuration and VendorDuration are in seconds (whole call, and
+	// the part handled by the agent).
+	TotalDuration  int
+	VendorDuration int
+	Handoff        bool
+	HandoffReason  string
+	// HandoffDestination says which destination when several exist.
+	HandoffDestination string
+	NumSilences        int
+	NumOOD             int
+	// Metrics maps a custom metric name to its values: one value for a
+	// metric written once, several when it was written more than once.
+	// The reference sends a string or an array of at least two strings;
+	// both become a slice here so checks need not care.
+	Metrics map[string][]string
+	// State holds the dialogue state: built-in keys (from_, to, call_sid)
+	// and custom ones.
+	State map[string]any
+	// Turns is the transcript in order; empty when transcript access is
+	// off for the project.
+	Turns []ConversationTurn
+}
+
+// ConversationTurn is the reference's Turn; fields are named after its
+// members, except the two date-times (user_input_datetime is UserInputAt,
+// agent_response_datetime is AgentResponseAt).
+type ConversationTurn struct {
+	UserInput     string
+	UserInputDTMF string
+	// UserInputAt is when the agent received the input (for speech, when
+	// ASR finished).
+	UserInputAt   time.Time
+	AgentResponse string
+	// AgentResponseAt is when the agent responded (for speech, when it
+	// began speaking).
+	AgentResponseAt time.Time
+	// Latency is the agent latency of the turn in seconds (with
+	// include_latency).
+	Latency              float64
+	TranslatedUserInput  string
+	EnglishAgentResponse string
+	Intents              []string
+	// Entities holds one map per entity occurrence, from entity name to
+	// its values (a single string becomes a one-element slice).
+	Entities  []map[string][]string
+	IsOOD     bool
+	IsSilence bool
+	// BargeIn is true when the user interrupted the agent (prose
+	// reference only).
+	BargeIn bool
+}
+
+// ConversationPage is one page of a conversations list.
+type ConversationPage struct {
+	Conversations []Conversation
+	// NextOffset is set when more results remain (offset pagination).
+	NextOffset *int
+	// Cursor is the v2/v3 cursor of the next page; "" at the end.
+	Cursor string
+	// Descriptions is the v1 description of the response keys.
+	Descriptions map[string]any
+}
+
+// More reports whether another page exists.
+func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset != nil }
+
+// HandoffState is the context an agent stored at handoff.
+type HandoffState struct {
+	// ID is the conversation id.
+	ID string
+	// SharedID is the integrator-defined id, if one was stored.
+	SharedID string
+	// Data is the free-form handoff metadata written by the agent.
+	Data map[string]any
+}
+
+// Deployment is the active deployment of an agent, as decoded JSON. The
+// reference does not show its shape, so it stays a map.
+type Deployment map[string]any
+
+// ID returns the deployment id, looking at the member names other
+// implementations use: id, deployment_id, deploymentId.
+func (d Deployment) ID() string {
+	for _, k := range []string{"id", "deployment_id", "deploymentId"} {
+		switch v := d[k].(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	return ""
+}
+
+// ListQuery holds every query parameter of the conversations list. Zero
+// values are left out of the request, so the server defaults apply.
+type ListQuery struct {
+	// Version selects the list endpoint: 3 (default) or 2, which share the
+	// schema. Version 1 has its own method, ListConversationsV1.
+	Version int
+	// QueryType is transcript or semantic; it needs Query, StartTime and
+	// EndTime, and excludes Sample.
+	QueryType string
+	// Sample is random; it needs StartTime and EndTime.
+	Sample string
+	// Query is the search text of QueryType.
+	Query string
+	// TurnType is user or agent (transcript search only).
+	TurnType string
+	// Channels filters by channel; each is sent as its own channel
+	// parameter.
+	Channels []string
+	// ClientEnv is sandbox, pre-release or live (server default live).
+	ClientEnv string
+	StartTime time.Time
+	EndTime   time.Time
+	// Limit is 1 to 1000 (v2/v3) or 1 to 5000 (v1); 0 leaves the server
+	// default.
+	Limit int
+	// Offset is the first result (offset pagination).
+	Offset int
+	// Cursor is the cursor returned by the previous page; it wins over
+	// Offset on the server.
+	Cursor      string
+	VariantID   string
+	VariantName string
+	// InProgress nil lists all; false finished only; true in progress
+	// only.
+	InProgress *bool
+	// IncludeLatency adds per-turn latency.
+	IncludeLatency bool
+	// IncludeTurnMetadata adds generative-AI metadata per turn.
+	IncludeTurnMetadata bool
+	// Extra carries parameters the reference names without a type (such
+	// as include_context_state), sent as given.
+	Extra url.Values
+}
+
+var (
+	queryTypes = map[string]bool{"transcript": true, "semantic": true}
+	turnTypes  = map[string]bool{"user": true, "agent": true}
+)
+
+// Validate checks the rules the reference states for the parameters, so a
+// bad query fails before the network with a message naming the parameter.
+// v1 is true for the legacy list, which has no retrieval modes or cursor.
+func (q ListQuery) validate(v1 bool) error {
+	var errs []error
+	if v1 {
+		if q.QueryType != "" || q.Sample != "" || q.Query != "" || q.TurnType != "" || q.Cursor != "" ||
+			len(q.Channels) > 0 || q.IncludeLatency || q.IncludeTurnMetadata {
+			errs = append(errs, errors.New("the v1 list takes only client_env, start_time, end_time, limit, offset, variant_id, variant_name and in_progress"))
+		}
+	} else {
+		if q.Version != 0 && q.Version != 2 && q.Version != 3 {
+			errs = append(errs, fmt.Errorf("version %d: the list has versions 2 and 3 here; use ListConversationsV1 for v1", q.Version))
+		}
+		if q.QueryType != "" && !queryTypes[q.QueryType] {
+			errs = append(errs, fmt.Errorf("query_type %q: must be transcript or semantic", q.QueryType))
+		}
+		if q.Sample != "" && q.Sample != "random" {
+			errs = append(errs, fmt.Errorf("sample %q: must be random", q.Sample))
+		}
+		if q.QueryType != "" && q.Sample != "" {
+			errs = append(errs, errors.New("query_type and sample are mutually exclusive"))
+		}
+		if q.QueryType != "" && q.Query == "" {
+			errs = append(errs, errors.New("query_type needs query"))
+		}
+		if q.Sample != "" && q.Query != "" {
+			errs = append(errs, errors.New("sample takes no query"))
+		}
+		if (q.QueryType != "" || q.Sample != "") && (q.StartTime.IsZero() || q.EndTime.IsZero()) {
+			errs = append(errs, errors.New("query_type and sample need start_time and end_time"))
+		}
+		if q.TurnType != "" && !turnTypes[q.TurnType] {
+			errs = append(errs, fmt.Errorf("turn_type %q: must be user or agent", q.TurnType))
+		}
+	}
+	if q.ClientEnv != "" && !clientEnvs[q.ClientEnv] {
+		errs = append(errs, fmt.Errorf("client_env %q: must be sandbox, pre-release or live", q.ClientEnv))
+	}
+	maxLimit := 1000
+	if v1 {
+		maxLimit = 5000
+	}
+	if q.Limit < 0 || q.Limit > maxLimit {
+		errs = append(errs, fmt.Errorf("limit %d: must be 1 to %d", q.Limit, maxLimit))
+	}
+	if q.Offset < 0 {
+		errs = append(errs, fmt.Errorf("offset %d: must not be negative", q.Offset))
+	}
+	if q.VariantID != "" && q.VariantName != "" {
+		errs = append(errs, errors.New("variant_id and variant_name are mutually exclusive"))
+	}
+	return errors.Join(errs...)
+}
+
+// values renders the query. url.Values encodes spaces as '+', which
+// servers read as a space in a query, like the %20 the reference mentions.
+func (q ListQuery) values() url.Values {
+	v := url.Values{}
+	set := func(k, s string) {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	set("query_type", q.QueryType)
+	set("sample", q.Sample)
+	set("query", q.Query)
+	set("turn_type", q.TurnType)
+	for _, ch := range q.Channels {
+		v.Add("channel", ch)
+	}
+	set("client_env", q.ClientEnv)
+	if !q.StartTime.IsZero() {
+		v.Set("start_time", q.StartTime.Format(time.RFC3339Nano))
+	}
+	if !q.EndTime.IsZero() {
+		v.Set("end_time", q.EndTime.Format(time.RFC3339Nano))
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Offset > 0 {
+		v.Set("offset", strconv.Itoa(q.Offset))
+	}
+	set("cursor", q.Cursor)
+	set("variant_id", q.VariantID)
+	set("variant_name", q.VariantName)
+	if q.InProgress != nil {
+		v.Set("in_progress", strconv.FormatBool(*q.InProgress))
+	}
+	if q.IncludeLatency {
+		v.Set("include_latency", "true")
+	}
+	if q.IncludeTurnMetadata {
+		v.Set("include_turn_metadata", "true")
+	}
+	for k, vals := range q.Extra {
+		for _, s := range vals {
+			v.Add(k, s)
+		}
+	}
+	return v
+}
+
+// ListConversations reads one page of conversations of projectID (v3, or
+// v2 with q.Version 2).
+func (c *Client) ListConversations(ctx context.Context, projectID string, q ListQuery) (*ConversationPage, error) {
+	ep, version := epListV3, "v3"
+	if q.Version == 2 {
+		ep, version = epListV2, "v2"
+	}
+	if err := q.validate(false); err != nil {
+		return nil, fmt.Errorf("list conversations of %s: %w", projectID, err)
+	}
+	return c.list(ctx, ep, version, projectID, q, false)
+}
+
+// ListConversationsV1 reads one page of the legacy v1 list (offset
+// pagination; possibly only id, started_at, account_id and project_id when
+// field whitelisting is on).
+func (c *Client) ListConversationsV1(ctx context.Context, projectID string, q ListQuery) (*ConversationPage, error) {
+	if err := q.validate(true); err != nil {
+		return nil, fmt.Errorf("list v1 conversations of %s: %w", projectID, err)
+	}
+	return c.list(ctx, epListV1, "v1", projectID, q, true)
+}
+
+func (c *Client) runtimePath(projectID string, rest ...string) (string, error) {
+	if c.cfg.AccountID == "" {
+		return "", errors.New("the account id is not configured")
+	}
+	if projectID == "" {
+		return "", errors.New("project id is empty")
+	}
+	return buildPath(append([]string{c.cfg.AccountID, projectID}, rest...)...), nil
+}
+
+func (c *Client) list(ctx context.Context, ep endpoint, version, projectID string, q ListQuery, v1 bool) (*ConversationPage, error) {
+	p, err := c.runtimePath(projectID, "conversations")
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	rq := &call{ep: ep, path: "/" + version + p, query: q.values()}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.release()
+	var w wireList
+	if err := json.Unmarshal(resp.body(), &w); err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), describeDecodeError(err))
+	}
+	if !w.Conversations.Set {
+		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"conversations"}))
+	}
+	page := &ConversationPage{
+		Conversations: make([]Conversation, len(w.Conversations.V)),
+		Cursor:        w.Cursor.V,
+		Descriptions:  w.Descriptions.V,
+	}
+	if w.NextOffset.Set && w.NextOffset.V > 0 {
+		n := w.NextOffset.V
+		page.NextOffset = &n
+	}
+	for i := range w.Conversations.V {
+		conv, err := w.Conversations.V[i].convert(v1)
+		if err != nil {
+			return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("conversations[%d]: %w", i, err))
+		}
+		page.Conversations[i] = conv
+	}
+	return page, nil
+}
+
+// GetConversation reads one conversation, with its turns.
+func (c *Client) GetConversation(ctx context.Context, projectID, conversationID string) (*Conversation, error) {
+	if conversationID == "" {
+		return nil, errors.New("get conversation: conversation id is empty")
+	}
+	p, err := c.runtimePath(projectID, "conversations", conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("get conversation %s: %w", conversationID, err)
+	}
+	rq := &call{ep: epConv, path: "/v3" + p}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.release()
+	var w wireConversation
+	if err := json.Unmarshal(resp.body(), &w); err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), describeDecodeError(err))
+	}
+	conv, err := w.convert(false)
+	if err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), err)
+	}
+	return &conv, nil
+}
+
+// ConversationAudio reads the recording of a voice conversation and its
+// content type (not shown by the reference; whatever the server sends).
+// Chat conversations have no recording: the platform answers 404
+// (IsNotFound).
+func (c *Client) ConversationAudio(ctx context.Context, projectID, conversationID string) ([]byte, string, error) {
+	if conversationID == "" {
+		return nil, "", errors.New("get conversation audio: conversation id is empty")
+	}
+	p, err := c.runtimePath(projectID, "conversations", conversationID, "audio")
+	if err != nil {
+		return nil, "", fmt.Errorf("get audio of %s: %w", conversationID, err)
+	}
+	rq := &call{ep: epAudio, path: "/v3" + p, accept: "*/*", limit: c.cfg.MaxAudioBytes}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, "", err
+	}
+	audio := make([]byte, len(resp.body()))
+	copy(audio, resp.body())
+	resp.release()
+	return audio, resp.header.Get("Content-Type"), nil
+}
+
+// HandoffState reads the handoff context of a conversation, by conversation
+// id or by the integrator's shared id (the server prefers shared_id when
+// both are given).
+func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*HandoffState, error) {
+	if conversationID == "" && sharedID == "" {
+		return nil, errors.New("get handoff state: a conversation id or a shared id is required")
+	}
+	p, err := c.runtimePath(projectID, "handoff_state")
+	if err != nil {
+		return nil, fmt.Errorf("get handoff state: %w", err)
+	}
+	q := url.Values{}
+	if conversationID != "" {
+		q.Set("id", conversationID)
+	}
+	if sharedID != "" {
+		q.Set("shared_id", sharedID)
+	}
+	rq := &call{ep: epHandoff, path: "/v1" + p, query: q}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.release()
+	var w struct {
+		ID       jString `json:"id"`
+		SharedID jString `json:"shared_id"`
+		Data     jObject `json:"data"`
+	}
+	if err := json.Unmarshal(resp.body(), &w); err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), describeDecodeError(err))
+	}
+	if !w.ID.Set && !w.SharedID.Set && !w.Data.Set {
+		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "data"}))
+	}
+	return &HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
+}
+
+// ActiveDeployment reads the active sandbox deployment of agentID, whose id
+// is what a promotion needs.
+func (c *Client) ActiveDeployment(ctx context.Context, agentID string) (Deployment, error) {
+	if agentID == "" {
+		return nil, errors.New("get active deployment: agent id is empty")
+	}
+	rq := &call{ep: epActiveDep, path: buildPath("v1", "agents", agentID, "deployments", "active")}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.release()
+	var d Deployment
+	if err := json.Unmarshal(resp.body(), &d); err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), describeDecodeError(err))
+	}
+	if d == nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), errors.New("expected an object, got null"))
+	}
+	return d, nil
+}
+
+// wireList is the list envelope as sent.
+type wireList struct {
+	Conversations wireConversations `json:"conversations"`
+	NextOffset    jInt              `json:"next_offset"`
+	Cursor        jString           `json:"cursor"`
+	Descriptions  jObject           `json:"descriptions"`
+}
+
+type wireConversations struct {
+	V   []wireConversation
+	Set bool
+}
+
+func (w *wireConversations) UnmarshalJSON(b []byte) error {
+	w.Set = true
+	if b[0] == 'n' {
+		w.V = nil
+		return nil
+	}
+	return json.Unmarshal(b, &w.V)
+}
+
+// wireConversation is the Conversation summary as sent.
+type wireConversation struct {
+	ID                 jString             `json:"id"`
+	AccountID          jString             `json:"account_id"`
+	ProjectID          jString             `json:"project_id"`
+	VariantID          jString             `json:"variant_id"`
+	VariantName        jString             `json:"variant_name"`
+	Environment        jString             `json:"environment"`
+	StartedAt          jTime               `json:"started_at"`
+	Channel            jString             `json:"channel"`
+	FromNumber         jString             `json:"from_number"`
+	ToNumber           jString             `json:"to_number"`
+	InProgress         jBool               `json:"in_progress"`
+	NumTurns           jInt                `json:"num_turns"`
+	TotalDuration      jInt                `json:"total_duration"`
+	VendorDuration     jInt                `json:"vendor_duration"`
+	Handoff            jBool               `json:"handoff"`
+	HandoffReason      jString             `json:"handoff_reason"`
+	HandoffDestination jString             `json:"handoff_destination"`
+	NumSilences        jInt                `json:"num_silences"`
+	NumOOD             jInt                `json:"num_ood"`
+	Metrics            map[string]jStrings `json:"metrics"`
+	State              jObject             `json:"state"`
+	Turns              []wireConvTurn      `json:"turns"`
+}
+
+type wireConvTurn struct {
+	UserInput            jString               `json:"user_input"`
+	UserInputDTMF        jString               `json:"user_input_dtmf"`
+	UserInputAt          jTime                 `json:"user_input_datetime"`
+	AgentResponse        jString               `json:"agent_response"`
+	AgentResponseAt      jTime                 `json:"agent_response_datetime"`
+	Latency              jFloat                `json:"latency"`
+	TranslatedUserInput  jString               `json:"translated_user_input"`
+	EnglishAgentResponse jString               `json:"english_agent_response"`
+	Intents              jStrings              `json:"intents"`
+	Entities             []map[string]jStrings `json:"entities"`
+	IsOOD                jBool                 `json:"is_ood"`
+	IsSilence            jBool                 `json:"is_silence"`
+	BargeIn              jBool                 `json:"barge_in"`
+}
+
+// convert checks the required members and builds the Conversation. v1
+// requires only the members v1 field whitelisting keeps.
+func (w *wireConversation) convert(v1 bool) (Conversation, error) {
+	req := []struct {
+		name string
+		set  bool
+	}{
+		{"id", w.ID.Set},
+		{"account_id", w.AccountID.Set},
+		{"project_id", w.ProjectID.Set},
+		{"started_at", w.StartedAt.Set},
+	}
+	if !v1 {
+		req = append(req, []struct {
+			name string
+			set  bool
+		}{
+			{"environment", w.Environment.Set},
+			{"channel", w.Channel.Set},
+			{"in_progress", w.InProgress.Set},
+		}...)
+	}
+	var absent []string
+	for _, r := range req {
+		if !r.set {
+			absent = append(absent, r.name)
+		}
+	}
+	where := ""
+	if w.ID.V != "" {
+		where = "conversation " + strconv.Quote(w.ID.V)
+	}
+	if err := missing(where, absent); err != nil {
+		return Conversation{}, err
+	}
+	if w.ID.V == "" {
+		return Conversation{}, errors.New(`field "id" is empty`)
+	}
+	conv := Conversation{
+		ID:                 w.ID.V,
+		AccountID:          w.AccountID.V,
+		ProjectID:          w.ProjectID.V,
+		VariantID:          w.VariantID.V,
+		VariantName:        w.VariantName.V,
+		Environment:        w.Environment.V,
+		StartedAt:          w.StartedAt.V,
+		Channel:            w.Channel.V,
+		FromNumber:         w.FromNumber.V,
+		ToNumber:           w.ToNumber.V,
+		InProgress:         w.InProgress.V,
+		NumTurns:           w.NumTurns.V,
+		TotalDuration:      w.TotalDuration.V,
+		VendorDuration:     w.VendorDuration.V,
+		Handoff:            w.Handoff.V,
+		HandoffReason:      w.HandoffReason.V,
+		HandoffDestination: w.HandoffDestination.V,
+		NumSilences:        w.NumSilences.V,
+		NumOOD:             w.NumOOD.V,
+		State:              w.State.V,
+	}
+	if len(w.Metrics) > 0 {
+		conv.Metrics = make(map[string][]string, len(w.Metrics))
+		for k, v := range w.Metrics {
+			if v.V != nil {
+				conv.Metrics[k] = v.V
+			}
+		}
+	}
+	if len(w.Turns) > 0 {
+		conv.Turns = make([]ConversationTurn, len(w.Turns))
+		for i := range w.Turns {
+			conv.Turns[i] = w.Turns[i].convert()
+		}
+	}
+	return conv, nil
+}
+
+func (w *wireConvTurn) convert() ConversationTurn {
+	t := ConversationTurn{
+		UserInput:            w.UserInput.V,
+		UserInputDTMF:        w.UserInputDTMF.V,
+		UserInputAt:          w.UserInputAt.V,
+		AgentResponse:        w.AgentResponse.V,
+		AgentResponseAt:      w.AgentResponseAt.V,
+		Latency:              w.Latency.V,
+		TranslatedUserInput:  w.TranslatedUserInput.V,
+		EnglishAgentResponse: w.EnglishAgentResponse.V,
+		Intents:              w.Intents.V,
+		IsOOD:                w.IsOOD.V,
+		IsSilence:            w.IsSilence.V,
+		BargeIn:              w.BargeIn.V,
+	}
+	if len(w.Entities) > 0 {
+		t.Entities = make([]map[string][]string, 0, len(w.Entities))
+		for _, e := range w.Entities {
+			if e == nil {
+				continue
+			}
+			m := make(map[string][]string, len(e))
+			for k, v := range e {
+				m[k] = v.V
+			}
+			t.Entities = append(t.Entities, m)
+		}
+	}
+	return t
+}

@@ -1,0 +1,235 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+const goodTurn = `{"conversationId":"c1","userInput":"hi","response":"Hello!","metadata":{"currentNode":"greet","nodeTrace":["start","greet"],"state":{"n":2}},"conversationEnded":false,"delayedResponse":false}`
+
+func TestDecodeTurn(t *testing.T) {
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/v1/agents/a/debug-chat/c1"}
+	type testCase struct {
+		name    string
+		body    string
+		want    *TurnResult // compared without RawMetadata
+		wantErr string
+		wantAPI bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		got, err := c.decodeTurn(rq, 200, []byte(tc.body), 1)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+			}
+			var ae *APIError
+			var re *ResponseError
+			if tc.wantAPI && !errors.As(err, &ae) || !tc.wantAPI && !errors.As(err, &re) {
+				t.Fatalf("err %T, want APIError=%v", err, tc.wantAPI)
+			}
+			if !strings.HasPrefix(err.Error(), "POST /v1/agents/a/debug-chat/c1: 200") {
+				t.Errorf("error does not name the endpoint and status: %v", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.RawMetadata = nil
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("got %+v\nwant %+v", got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "reference shape", body: goodTurn, want: &TurnResult{
+			ConversationID: "c1", UserInput: "hi", Response: "Hello!",
+			Metadata: Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
+		}},
+		{name: "null strings and metadata", body: `{"conversationId":"c1","userInput":null,"response":null,"metadata":null,"conversationEnded":true,"delayedResponse":"true"}`,
+			want: &TurnResult{ConversationID: "c1", Metadata: Metadata{}, ConversationEnded: true, DelayedResponse: true}},
+		{name: "escapes and unicode", body: `{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
+			want: &TurnResult{ConversationID: "c1", UserInput: "café", Response: "line\none \"q\" ✓", Metadata: Metadata{}}},
+		{name: "data envelope", body: `{"success":true,"data":` + goodTurn + `}`, want: &TurnResult{
+			ConversationID: "c1", UserInput: "hi", Response: "Hello!",
+			Metadata: Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
+		}},
+		{name: "truncated", body: goodTurn[:60], wantErr: "malformed response: truncated JSON"},
+		{name: "not JSON", body: `<html>ok</html>`, wantErr: "malformed response: invalid JSON at byte 1"},
+		{name: "empty body", body: ``, wantErr: "malformed response: truncated JSON"},
+		{name: "missing fields", body: `{"conversationId":"c1","response":"x","metadata":{}}`, wantErr: `missing required fields "userInput", "conversationEnded", "delayedResponse"`},
+		{name: "response is an object", body: `{"conversationId":"c1","userInput":"","response":{"text":"x"},"metadata":{},"conversationEnded":false,"delayedResponse":false}`,
+			wantErr: `field "response": expected a string, got object`},
+		{name: "ended is a word", body: `{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":"maybe","delayedResponse":false}`,
+			wantErr: `field "conversationEnded": expected a boolean, got string`},
+		{name: "metadata is an array", body: `{"conversationId":"c1","userInput":"","response":"","metadata":[],"conversationEnded":false,"delayedResponse":false}`,
+			wantErr: `field "metadata": expected an object, got array`},
+		{name: "empty conversation id", body: `{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
+			wantErr: `field "conversationId" is empty`},
+		{name: "top-level array", body: `[1,2]`, wantErr: "expected an object, got array"},
+		{name: "success false", body: `{"success":false,"error_code":"CHAT_TIMEOUT","error_message":"too slow"}`, wantErr: "200 CHAT_TIMEOUT: too slow", wantAPI: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestDecodeConversation(t *testing.T) {
+	type testCase struct {
+		name    string
+		body    string
+		check   func(t *testing.T, c *Conversation)
+		wantErr string
+	}
+	f := &fixed{status: 200}
+	c := serveFixed(t, f)
+	run := func(t *testing.T, tc testCase) {
+		f.set(tc.body, nil)
+		got, err := c.GetConversation(context.Background(), "restaurant", "c1")
+		if tc.wantErr != "" {
+			var re *ResponseError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want a ResponseError containing %q", err, tc.wantErr)
+			}
+			if !strings.HasPrefix(err.Error(), "GET /v3/ws-abcd1234/restaurant/conversations/c1: 200: malformed response: ") {
+				t.Errorf("error does not name the endpoint and status: %v", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.check(t, got)
+	}
+	const base = `"id":"c1","account_id":"ws-abcd1234","project_id":"restaurant","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"WEBCHAT","in_progress":false`
+	for _, tc := range []testCase{
+		{name: "every field", body: `{` + base + `,"variant_id":"v1","variant_name":"Summer menu","from_number":"+15550001","to_number":"+15550002",
+			"num_turns":2,"total_duration":61,"vendor_duration":58,"handoff":true,"handoff_reason":"asked for human","handoff_destination":"sales",
+			"num_silences":1,"num_ood":0,"metrics":{"CALL_DURATION":"61","CALL_TURN":["2026-03-02T10:00:01Z","2026-03-02T10:00:30Z"]},
+			"state":{"from_":"+15550001","party":2},
+			"turns":[{"user_input":"","user_input_dtmf":"","user_input_datetime":"2026-03-02T10:00:01Z","agent_response":"Hi","agent_response_datetime":"2026-03-02T10:00:01.5Z",
+			"latency":0.42,"translated_user_input":"","english_agent_response":"","intents":[],"entities":[],"is_ood":false,"is_silence":true,"barge_in":false},
+			{"user_input":"table for two","user_input_dtmf":"","user_input_datetime":"2026-03-02T10:00:20Z","agent_response":"Done","agent_response_datetime":"2026-03-02T10:00:21Z",
+			"latency":1,"intents":["book"],"entities":[{"party_size":"2"},{"dishes":["soup","salad"]}],"is_ood":false,"is_silence":false,"barge_in":true}]}`,
+			check: func(t *testing.T, c *Conversation) {
+				want := Conversation{
+					ID: "c1", AccountID: "ws-abcd1234", ProjectID: "restaurant", VariantID: "v1", VariantName: "Summer menu",
+					Environment: "live", StartedAt: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC), Channel: "WEBCHAT",
+					FromNumber: "+15550001", ToNumber: "+15550002", NumTurns: 2, TotalDuration: 61, VendorDuration: 58,
+					Handoff: true, HandoffReason: "asked for human", HandoffDestination: "sales", NumSilences: 1,
+					Metrics: map[string][]string{"CALL_DURATION": {"61"}, "CALL_TURN": {"2026-03-02T10:00:01Z", "2026-03-02T10:00:30Z"}},
+					State:   map[string]any{"from_": "+15550001", "party": 2.0},
+					Turns: []ConversationTurn{
+						{UserInputAt: time.Date(2026, 3, 2, 10, 0, 1, 0, time.UTC), AgentResponse: "Hi",
+							AgentResponseAt: time.Date(2026, 3, 2, 10, 0, 1, 5e8, time.UTC), Latency: 0.42, Intents: []string{},
+							IsSilence: true},
+						{UserInput: "table for two", UserInputAt: time.Date(2026, 3, 2, 10, 0, 20, 0, time.UTC), AgentResponse: "Done",
+							AgentResponseAt: time.Date(2026, 3, 2, 10, 0, 21, 0, time.UTC), Latency: 1, Intents: []string{"book"},
+							Entities: []map[string][]string{{"party_size": {"2"}}, {"dishes": {"soup", "salad"}}}, BargeIn: true},
+					},
+				}
+				if !reflect.DeepEqual(*c, want) {
+					t.Errorf("got  %+v\nwant %+v", *c, want)
+				}
+			}},
+		{name: "tolerated forms", body: `{` + base + `,"variant_id":null,"num_turns":"7","total_duration":12.0,"handoff":null,"metrics":{"X":null,"Y":5},"turns":[{"user_input":null,"latency":"0.25","user_input_datetime":"2026-03-02 10:00:01","intents":"book","entities":[null,{"a":"b"}]}]}`,
+			check: func(t *testing.T, c *Conversation) {
+				if c.VariantID != "" || c.NumTurns != 7 || c.TotalDuration != 12 || c.Handoff {
+					t.Errorf("scalars: %+v", c)
+				}
+				if !reflect.DeepEqual(c.Metrics, map[string][]string{"Y": {"5"}}) {
+					t.Errorf("metrics %v", c.Metrics)
+				}
+				tr := c.Turns[0]
+				if tr.Latency != 0.25 || !reflect.DeepEqual(tr.Intents, []string{"book"}) || len(tr.Entities) != 1 || tr.UserInputAt.IsZero() {
+					t.Errorf("turn %+v", tr)
+				}
+			}},
+		{name: "missing required", body: `{"id":"c1","account_id":"a","project_id":"p"}`, wantErr: `conversation "c1": missing required fields "started_at", "environment", "channel", "in_progress"`},
+		{name: "wrong type of required", body: `{` + strings.Replace(base, `"channel":"WEBCHAT"`, `"channel":["WEBCHAT"]`, 1) + `}`, wantErr: `field "channel": expected a string, got array`},
+		{name: "in_progress wrong type", body: `{` + strings.Replace(base, `"in_progress":false`, `"in_progress":{}`, 1) + `}`, wantErr: `field "in_progress": expected a boolean, got object`},
+		{name: "bad date", body: `{` + strings.Replace(base, `2026-03-02T10:00:00Z`, `yesterday`, 1) + `}`, wantErr: `"yesterday" is not an ISO 8601 date-time`},
+		{name: "num_turns words", body: `{` + base + `,"num_turns":"many"}`, wantErr: `field "num_turns": expected an integer, got string`},
+		{name: "metric object", body: `{` + base + `,"metrics":{"X":{"a":1}}}`, wantErr: `field "metrics": expected a string or an array of strings, got object`},
+		{name: "entity value object", body: `{` + base + `,"turns":[{"entities":[{"a":{"b":1}}]}]}`, wantErr: `expected a string or an array of strings, got object`},
+		{name: "turns not an array", body: `{` + base + `,"turns":{}}`, wantErr: `field "turns": expected an array, got object`},
+		{name: "truncated", body: `{` + base, wantErr: `truncated JSON`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestDecodeList(t *testing.T) {
+	const conv = `{"id":"c1","account_id":"a","project_id":"p","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"CHAT","in_progress":true}`
+	f := &fixed{status: 200}
+	c := serveFixed(t, f)
+	for _, tc := range []struct {
+		name       string
+		body       string
+		v1         bool
+		wantN      int
+		wantCursor string
+		wantOffset int // -1: none
+		wantErr    string
+	}{
+		{name: "cursor page", body: `{"conversations":[` + conv + `,` + conv + `],"cursor":"abc"}`, wantN: 2, wantCursor: "abc", wantOffset: -1},
+		{name: "last page", body: `{"conversations":[],"cursor":null}`, wantOffset: -1},
+		{name: "offset page", body: `{"conversations":[` + conv + `],"next_offset":"5"}`, wantN: 1, wantOffset: 5},
+		{name: "null list", body: `{"conversations":null}`, wantOffset: -1},
+		{name: "v1 whitelisted", v1: true, body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}],"descriptions":{"conversations":{"id":"conversation id"}},"next_offset":1}`, wantN: 1, wantOffset: 1},
+		{name: "v3 needs more than the whitelist", body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}]}`, wantErr: `conversations[0]: conversation "c1": missing required fields "environment", "channel", "in_progress"`},
+		{name: "no conversations", body: `{"cursor":null}`, wantErr: `missing required field "conversations"`},
+		{name: "conversations object", body: `{"conversations":{}}`, wantErr: `field "conversations": expected an array, got object`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.set(tc.body, nil)
+			var page *ConversationPage
+			var err error
+			if tc.v1 {
+				page, err = c.ListConversationsV1(context.Background(), "p", ListQuery{})
+			} else {
+				page, err = c.ListConversations(context.Background(), "p", ListQuery{})
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Conversations) != tc.wantN || page.Cursor != tc.wantCursor {
+				t.Errorf("page %+v", page)
+			}
+			if tc.wantOffset < 0 && page.NextOffset != nil || tc.wantOffset >= 0 && (page.NextOffset == nil || *page.NextOffset != tc.wantOffset) {
+				t.Errorf("next offset %v, want %d", page.NextOffset, tc.wantOffset)
+			}
+			if page.More() != (tc.wantCursor != "" || tc.wantOffset >= 0) {
+				t.Errorf("More() = %v", page.More())
+			}
+		})
+	}
+}
+
+func TestHugeBody(t *testing.T) {
+	f := &fixed{status: 200, body: `{"conversations":[` + strings.Repeat(`"x",`, 1<<10) + `"x"]}`}
+	srv := serveFixed(t, f)
+	c, err := New(Config{BuildURL: srv.BuildURL(), RuntimeURL: srv.RuntimeURL(), AccountID: "slug_1", MaxBodyBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListConversations(context.Background(), "p", ListQuery{})
+	if err == nil || !strings.Contains(err.Error(), "GET /v3/slug_1/p/conversations: 200: malformed response: body exceeds the limit of 1 KiB") {
+		t.Fatalf("err = %v", err)
+	}
+	// Without Content-Length the limit still holds.
+	f.set(f.body, map[string]string{"Transfer-Encoding": "chunked"})
+	_, err = c.ListConversations(context.Background(), "p", ListQuery{})
+	if err == nil || !strings.Contains(err.Error(), "body exceeds the limit") {
+		t.Fatalf("chunked: err = %v", err)
+	}
+}

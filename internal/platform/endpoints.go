@@ -1,0 +1,123 @@
+package platform
+
+import (
+	"net/url"
+	"strings"
+)
+
+// hostKind says which host family serves an endpoint. The families are
+// separate services with separate keys; a request to the wrong one is a 404.
+type hostKind int
+
+const (
+	buildHost hostKind = iota
+	runtimeHost
+)
+
+// authKind says which credential an endpoint group takes (reference,
+// Authentication).
+type authKind int
+
+const (
+	// authBuildKey: x-api-key with the workspace key (agents, alerts,
+	// webhooks, debug chat).
+	authBuildKey authKind = iota
+	// authRuntimeKey: x-api-key with the runtime key (conversations,
+	// handoff state).
+	authRuntimeKey
+	// authVendorToken: X-<Brand>-Auth-Token with the runtime key
+	// (outbound calling, SMS).
+	authVendorToken
+)
+
+// retryClass says what may be repeated after a failure. It is the heart of
+// the retry policy: repeating a request must never change what the agent
+// saw, because the runner then asserts on a conversation that is not the one
+// the scenario describes.
+type retryClass int
+
+const (
+	// retryRead: GETs. Reading twice changes nothing, so any connection
+	// failure and any 5xx is retried.
+	retryRead retryClass = iota
+	// retrySession: debug-chat session creation. A repeated create at
+	// worst leaves an unused session behind, which no scenario observes,
+	// so connection failures and 5xx are retried. With a caller-chosen
+	// conversation id the second create could collide with a half-made
+	// first one, so then a 5xx is returned instead.
+	retrySession
+	// retryTurn: a debug-chat turn. If the platform received it, the
+	// agent may have applied it (state written, function called), and a
+	// second send would be a second user turn. It is re-sent only when
+	// the request certainly never left (dial failure) or was refused
+	// before processing (429); a 5xx or a connection lost after sending
+	// is returned, and the runner retries the scenario from a fresh
+	// session.
+	retryTurn
+)
+
+// endpoint is one operation of the reference: its method, path template
+// (for error messages and metrics), host family and credential.
+type endpoint struct {
+	method   string
+	template string
+	host     hostKind
+	auth     authKind
+	class    retryClass
+}
+
+// The endpoints, in one table so the whole API surface is visible at once.
+var (
+	epChatStart = endpoint{"POST", "/v1/agents/{agentId}/debug-chat", buildHost, authBuildKey, retrySession}
+	epChatTurn  = endpoint{"POST", "/v1/agents/{agentId}/debug-chat/{conversationId}", buildHost, authBuildKey, retryTurn}
+	epActiveDep = endpoint{"GET", "/v1/agents/{agentId}/deployments/active", buildHost, authBuildKey, retryRead}
+
+	epListV3  = endpoint{"GET", "/v3/{account_id}/{project_id}/conversations", runtimeHost, authRuntimeKey, retryRead}
+	epListV2  = endpoint{"GET", "/v2/{account_id}/{project_id}/conversations", runtimeHost, authRuntimeKey, retryRead}
+	epListV1  = endpoint{"GET", "/v1/{account_id}/{project_id}/conversations", runtimeHost, authRuntimeKey, retryRead}
+	epConv    = endpoint{"GET", "/v3/{account_id}/{project_id}/conversations/{conversation_id}", runtimeHost, authRuntimeKey, retryRead}
+	epAudio   = endpoint{"GET", "/v3/{account_id}/{project_id}/conversations/{conversation_id}/audio", runtimeHost, authRuntimeKey, retryRead}
+	epHandoff = endpoint{"GET", "/v1/{account_id}/{project_id}/handoff_state", runtimeHost, authRuntimeKey, retryRead}
+)
+
+// call is one request to send: an endpoint with its concrete path.
+type call struct {
+	ep endpoint
+	// path is the escaped concrete path, appended to the host's base URL.
+	// It is what error messages show; queries are left out of messages.
+	path  string
+	query url.Values
+	body  []byte
+	// accept overrides the Accept header (audio).
+	accept string
+	// limit overrides the body size limit (audio).
+	limit int64
+	// noRetry5xx turns off 5xx retries of a retrySession call (custom
+	// conversation id).
+	noRetry5xx bool
+}
+
+// buildPath joins escaped segments into a path. Each segment is escaped on
+// its own, so an id holding '/', '?' or '..' cannot change the endpoint.
+func buildPath(segments ...string) string {
+	n := 0
+	for _, s := range segments {
+		n += len(s) + 1
+	}
+	var b strings.Builder
+	b.Grow(n + 8)
+	for _, s := range segments {
+		b.WriteByte('/')
+		esc := url.PathEscape(s)
+		// PathEscape keeps dots; "." and ".." segments would be
+		// resolved by servers and proxies.
+		switch esc {
+		case ".":
+			esc = "%2E"
+		case "..":
+			esc = "%2E%2E"
+		}
+		b.WriteString(esc)
+	}
+	return b.String()
+}

@@ -1,0 +1,418 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Error codes of the debug-chat error body (reference, Errors / Debug chat).
+// The reference does not map them to HTTP statuses, so they are recognised
+// by code whatever the status.
+const (
+	// CodeChatTimeout: the chat session exceeded the timeout limit; a new
+	// session is needed.
+	CodeChatTimeout = "CHAT_TIMEOUT"
+	// CodeConversationsNotFound: the conversation id does not exist.
+	CodeConversationsNotFound = "CONVERSATIONS_NOT_FOUND"
+)
+
+// APIError is a non-2xx answer of the platform (or a 2xx debug-chat answer
+// whose body says success: false).
+type APIError struct {
+	// Method is the HTTP method.
+	Method string
+	// Endpoint is the path template, e.g.
+	// "/v1/agents/{agentId}/debug-chat/{conversationId}": stable across
+	// calls, for grouping errors in reports.
+	Endpoint string
+	// Path is the concrete path, without the query.
+	Path string
+	// Status is the HTTP status code.
+	Status int
+	// Code is the debug-chat error_code (or a code field of another body
+	// shape), when the body had one.
+	Code string
+	// Message is the server's explanation, taken from error_message,
+	// message or error, whichever the body shape had; for a body that is
+	// not JSON (a proxy's HTML page) its title or first line. Redacted.
+	Message string
+	// RetryAfter is the wait the server asked for (429, 503), or 0.
+	RetryAfter time.Duration
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// Body is the start of the response body, redacted.
+	Body []byte
+}
+
+// Error renders "POST /v1/agents/a/debug-chat/c: 404 CONVERSATIONS_NOT_FOUND:
+// conversation c does not exist".
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Method)
+	b.WriteByte(' ')
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	b.WriteString(strconv.Itoa(e.Status))
+	if e.Code != "" {
+		b.WriteByte(' ')
+		b.WriteString(e.Code)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	} else if e.Code == "" {
+		if t := http.StatusText(e.Status); t != "" {
+			b.WriteByte(' ')
+			b.WriteString(t)
+		}
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// ResponseError is a 2xx answer the client could not use: malformed JSON,
+// a required field missing or of the wrong type, or a body over the limit.
+type ResponseError struct {
+	// Method, Endpoint and Path name the call as in APIError.
+	Method   string
+	Endpoint string
+	Path     string
+	// Status is the (2xx) HTTP status of the answer.
+	Status int
+	// Err says what is wrong with the body.
+	Err error
+	// Body is the start of the body, redacted.
+	Body []byte
+}
+
+// Error renders "GET /v3/ws-a/p/conversations: 200: malformed response:
+// ...".
+func (e *ResponseError) Error() string {
+	return fmt.Sprintf("%s %s: %d: malformed response: %v", e.Method, e.Path, e.Status, e.Err)
+}
+
+// Unwrap returns the decoding problem.
+func (e *ResponseError) Unwrap() error { return e.Err }
+
+// NetworkError is a transport failure: no HTTP answer, or an answer cut
+// off.
+type NetworkError struct {
+	// Method, Endpoint and Path name the call as in APIError.
+	Method   string
+	Endpoint string
+	Path     string
+	// Sent is false when the request certainly never reached the server
+	// (dial failure, cancelled before sending) and true when it may have.
+	Sent bool
+	// Attempts is how many times the request was tried.
+	Attempts int
+	// Err is the underlying error (url.Error stripped, since its text
+	// repeats the whole URL).
+	Err error
+	// msg is Err's text, redacted.
+	msg string
+}
+
+// Error renders the endpoint, whether the request may have been received,
+// and the cause.
+func (e *NetworkError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Method)
+	b.WriteByte(' ')
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	switch {
+	case errors.Is(e.Err, context.Canceled), errors.Is(e.Err, context.DeadlineExceeded):
+		// The cause says it all.
+	case e.Sent:
+		b.WriteString("connection lost after the request was sent: ")
+	default:
+		b.WriteString("connection failed: ")
+	}
+	b.WriteString(e.msg)
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Unwrap returns the transport error, so errors.Is(err, context.Canceled)
+// and errors.As(err, **net.OpError) work.
+func (e *NetworkError) Unwrap() error { return e.Err }
+
+// IsChatTimeout reports whether err is a debug-chat CHAT_TIMEOUT: the
+// session exceeded its time limit and a new one is needed.
+func IsChatTimeout(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == CodeChatTimeout
+}
+
+// IsNotFound reports whether err is a 404 or a CONVERSATIONS_NOT_FOUND.
+func IsNotFound(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Code == CodeConversationsNotFound)
+}
+
+// IsRateLimited reports whether err is a 429.
+func IsRateLimited(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests
+}
+
+// IsAuth reports whether err is a 401 or 403: a wrong, missing or
+// underprivileged key. Retrying will not help.
+func IsAuth(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
+}
+
+// IsTransient reports whether err may go away on its own: a 5xx, a 429, a
+// CHAT_TIMEOUT or a network failure. Cancellation by the caller is not
+// transient. The runner retries a scenario from a fresh session on these.
+func IsTransient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Status >= 500 || ae.Status == http.StatusTooManyRequests || ae.Code == CodeChatTimeout
+	}
+	// A network failure is transient, including a deadline: a turn that
+	// outlived its timeout says the platform was slow, not that the
+	// scenario is wrong.
+	var ne *NetworkError
+	return errors.As(err, &ne)
+}
+
+// neverSent reports whether a transport error certainly happened before any
+// byte of the request reached the server: the connection was never made.
+// Only then may a debug-chat turn be re-sent.
+func neverSent(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Op == "dial" || op.Op == "proxyconnect"
+	}
+	return false
+}
+
+func (c *Client) networkError(rq *call, err error, sent bool, attempts int) *NetworkError {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &NetworkError{
+		Method:   rq.ep.method,
+		Endpoint: rq.ep.template,
+		Path:     rq.path,
+		Sent:     sent,
+		Attempts: attempts,
+		Err:      err,
+		msg:      c.Redact(err.Error()),
+	}
+}
+
+func (c *Client) responseError(rq *call, status int, body []byte, err error) *ResponseError {
+	return &ResponseError{
+		Method:   rq.ep.method,
+		Endpoint: rq.ep.template,
+		Path:     rq.path,
+		Status:   status,
+		Err:      redactedError{c.Redact(err.Error()), err},
+		Body:     c.keepBody(body),
+	}
+}
+
+func (c *Client) tooLarge(rq *call, status int, limit int64) *ResponseError {
+	return c.responseError(rq, status, nil, fmt.Errorf("body exceeds the limit of %s", sizeText(limit)))
+}
+
+// redactedError keeps the original error for errors.Is/As while showing the
+// redacted text.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
+
+func (c *Client) keepBody(body []byte) []byte {
+	if len(body) > errorKeep {
+		body = body[:errorKeep]
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	out := make([]byte, len(body))
+	copy(out, body)
+	return c.redactBytes(out)
+}
+
+// apiError reads a non-2xx answer into an APIError. It never fails: a body
+// that cannot be read or parsed still yields the status.
+func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError {
+	buf := c.bufs.get()
+	defer c.bufs.put(buf)
+	// A read error leaves whatever arrived; the status is what matters.
+	_, _ = buf.ReadFrom(io.LimitReader(res.Body, errorBodyLimit))
+	body := buf.Bytes()
+	e := &APIError{
+		Method:     rq.ep.method,
+		Endpoint:   rq.ep.template,
+		Path:       rq.path,
+		Status:     res.StatusCode,
+		RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now()),
+		Attempts:   attempts,
+		Body:       c.keepBody(body),
+	}
+	e.Code, e.Message = parseErrorBody(body, res.Header.Get("Content-Type"))
+	e.Code = c.Redact(e.Code)
+	e.Message = c.Redact(e.Message)
+	return e
+}
+
+// errorBody covers every error shape of the reference: debug chat
+// (success, error, error_id, error_code, error_message, data), conversations
+// (error_message), alerts (message, errors[]), and the common "code".
+type errorBody struct {
+	Error        json.RawMessage `json:"error"`
+	ErrorCode    json.RawMessage `json:"error_code"`
+	ErrorMessage json.RawMessage `json:"error_message"`
+	Message      json.RawMessage `json:"message"`
+	Code         json.RawMessage `json:"code"`
+	Errors       []struct {
+		Field   string `json:"field"`
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+// maxMessage bounds a message taken from a body.
+const maxMessage = 300
+
+// parseErrorBody extracts a code and a one-line message from any body.
+func parseErrorBody(body []byte, contentType string) (code, msg string) {
+	trimmed := strings.TrimSpace(string(body))
+	if trimmed == "" {
+		return "", ""
+	}
+	var eb errorBody
+	if trimmed[0] == '{' && json.Unmarshal(body, &eb) == nil {
+		code = firstText(eb.ErrorCode, eb.Code)
+		msg = firstText(eb.ErrorMessage, eb.Message, eb.Error)
+		if msg == "" && len(eb.Error) > 0 && eb.Error[0] == '{' {
+			// {"error": {"code": ..., "message": ...}}
+			var inner errorBody
+			if json.Unmarshal(eb.Error, &inner) == nil {
+				if code == "" {
+					code = firstText(inner.Code, inner.ErrorCode)
+				}
+				msg = firstText(inner.Message, inner.ErrorMessage)
+			}
+		}
+		var details []string
+		for _, fe := range eb.Errors {
+			switch {
+			case fe.Field != "" && fe.Message != "":
+				details = append(details, fe.Field+": "+fe.Message)
+			case fe.Message != "":
+				details = append(details, fe.Message)
+			}
+		}
+		if len(details) > 0 {
+			if msg != "" {
+				msg += ": "
+			}
+			msg += strings.Join(details, "; ")
+		}
+		if msg == "" && code == "" {
+			msg = trimmed
+		}
+		return code, oneLine(msg)
+	}
+	if strings.Contains(contentType, "html") || strings.HasPrefix(trimmed, "<") {
+		if t := htmlTitle(trimmed); t != "" {
+			return "", oneLine(t)
+		}
+	}
+	return "", oneLine(trimmed)
+}
+
+// firstText returns the first value that is a non-empty JSON string, or a
+// number rendered as text.
+func firstText(vals ...json.RawMessage) string {
+	for _, v := range vals {
+		if len(v) == 0 {
+			continue
+		}
+		switch v[0] {
+		case '"':
+			var s string
+			if json.Unmarshal(v, &s) == nil && s != "" {
+				return s
+			}
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			return string(v)
+		}
+	}
+	return ""
+}
+
+func htmlTitle(s string) string {
+	lower := strings.ToLower(s)
+	i := strings.Index(lower, "<title>")
+	if i < 0 {
+		return ""
+	}
+	rest := s[i+len("<title>"):]
+	j := strings.Index(strings.ToLower(rest), "</title>")
+	if j < 0 {
+		return ""
+	}
+	return strings.TrimSpace(rest[:j])
+}
+
+// oneLine collapses whitespace and bounds the length, so a message fits one
+// report line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,455 @@
+package platform
+
+// This file holds the tolerant readers of the debug-chat metadata object.
+//
+// The reference lists the metadata members (asrLangCode, state, nodeTrace,
+// metrics, functionEvents, ...) but not every shape: it never shows a
+// function event, and other implementations of the platform (older
+// deployments, proxies, recordings made by hand) send the same members in
+// slightly different forms. Every such decision is made here, once, so the
+// checks, the reports and the runner all read metadata the same way:
+//
+//   - a member is looked up by its reference name first, then by its
+//     snake_case spelling (nodeTrace, node_trace), see metadataAliases;
+//   - null, a missing member and a member of an unusable type all read as
+//     "absent" (the zero value), never as an error;
+//   - strings may arrive as numbers or booleans and are rendered as text;
+//   - lists of names (nodeTrace, retrievedTopics) may hold strings or objects
+//     with a name, and a single string stands for a list of one;
+//   - a JSON object sent as a string (state: "{\"a\":1}") is decoded.
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// metadataAliases maps each reference member name to the other spellings
+// accepted for it, in the order they are tried.
+var metadataAliases = map[string][]string{
+	"asrLangCode":           {"asr_lang_code"},
+	"ttsLangCode":           {"tts_lang_code"},
+	"agentResponseAudioUrl": {"agent_response_audio_url", "agentResponseAudioURL"},
+	"currentNode":           {"current_node"},
+	"nodeTrace":             {"node_trace"},
+	"functionEvents":        {"function_events"},
+	"handoffDestination":    {"handoff_destination"},
+	"retrievedTopics":       {"retrieved_topics"},
+	"retrievedSources":      {"retrieved_sources"},
+	"citedTopic":            {"cited_topic"},
+	"inFlow":                {"in_flow"},
+	"inStep":                {"in_step"},
+	"llmRequests":           {"llm_requests"},
+}
+
+// mdNameKeys are the members read, in order, when an object stands where a
+// name is expected (a node in nodeTrace, a topic in retrievedTopics).
+var mdNameKeys = []string{"name", "title", "node", "topic", "id"}
+
+// member returns the value of a reference member, trying its aliases; a
+// JSON null counts as absent.
+func (m Metadata) member(name string) (any, bool) {
+	if v, ok := m[name]; ok && v != nil {
+		return v, true
+	}
+	for _, alias := range metadataAliases[name] {
+		if v, ok := m[alias]; ok && v != nil {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// text reads a member that should be a string.
+func (m Metadata) text(name string) string {
+	v, _ := m.member(name)
+	return mdScalarText(v)
+}
+
+// mdScalarText renders a scalar as text; objects with a name give the name,
+// anything else gives "".
+func mdScalarText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case map[string]any:
+		return mdNameOf(v)
+	case []any:
+		return ""
+	default:
+		return Render(v)
+	}
+}
+
+// mdNameOf reads the name of an object standing for a node or a topic.
+func mdNameOf(obj map[string]any) string {
+	for _, k := range mdNameKeys {
+		if s, ok := obj[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// names reads a member that should be an array of strings.
+func (m Metadata) names(name string) []string {
+	v, _ := m.member(name)
+	return mdNamesOf(v)
+}
+
+// mdNamesOf reads a list of names: an array of strings (or of objects with a
+// name, or of numbers), or a single string meaning a list of one. Empty
+// entries are dropped because an empty node or topic name says nothing.
+func mdNamesOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return nil
+		}
+		return []string{v}
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, item := range v {
+			if s := mdScalarText(item); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// NodeTrace returns metadata.nodeTrace: the nodes the agent went through on
+// this turn, in order.
+func (m Metadata) NodeTrace() []string { return m.names("nodeTrace") }
+
+// CurrentNode returns metadata.currentNode. It is not derived from the node
+// trace when absent: a check on the current node should fail when the
+// platform does not report it.
+func (m Metadata) CurrentNode() string { return m.text("currentNode") }
+
+// InFlow returns metadata.inFlow.
+func (m Metadata) InFlow() string { return m.text("inFlow") }
+
+// InStep returns metadata.inStep.
+func (m Metadata) InStep() string { return m.text("inStep") }
+
+// HandoffDestination returns metadata.handoffDestination; "" means the agent
+// did not hand off on this turn.
+func (m Metadata) HandoffDestination() string { return m.text("handoffDestination") }
+
+// CitedTopic returns metadata.citedTopic.
+func (m Metadata) CitedTopic() string { return m.text("citedTopic") }
+
+// ASRLang returns metadata.asrLangCode.
+func (m Metadata) ASRLang() string { return m.text("asrLangCode") }
+
+// TTSLang returns metadata.ttsLangCode.
+func (m Metadata) TTSLang() string { return m.text("ttsLangCode") }
+
+// AudioURL returns metadata.agentResponseAudioUrl.
+func (m Metadata) AudioURL() string { return m.text("agentResponseAudioUrl") }
+
+// RetrievedTopics returns metadata.retrievedTopics.
+func (m Metadata) RetrievedTopics() []string { return m.names("retrievedTopics") }
+
+// RetrievedSources returns metadata.retrievedSources.
+func (m Metadata) RetrievedSources() []string { return m.names("retrievedSources") }
+
+// State returns metadata.state, the dialogue state after the turn. A state
+// sent as a JSON-encoded string is decoded; anything else that is not an
+// object gives nil. The map is the decoded metadata itself: do not modify it.
+func (m Metadata) State() map[string]any {
+	v, _ := m.member("state")
+	return mdObjectOf(v)
+}
+
+// mdObjectOf reads an object, decoding it when it was sent as a JSON string.
+func mdObjectOf(v any) map[string]any {
+	switch v := v.(type) {
+	case map[string]any:
+		return v
+	case string:
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(v), &obj); err == nil {
+			return obj
+		}
+	}
+	return nil
+}
+
+// Metrics returns metadata.metrics as metric name to the values written.
+//
+// Per the reference a value is a string, or an array of at least two strings
+// when the metric was written more than once; so one string gives a list of
+// one. Numbers and booleans are rendered as text; a null value gives an
+// empty list (the name exists but nothing usable was written). Some
+// platforms send metrics as an array of {name, value} objects instead of an
+// object; those are accepted too, repeated names accumulating.
+func (m Metadata) Metrics() map[string][]string {
+	v, _ := m.member("metrics")
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string][]string, len(v))
+		for name, val := range v {
+			out[name] = mdMetricValues(val)
+		}
+		return out
+	case []any:
+		out := make(map[string][]string, len(v))
+		for _, item := range v {
+			obj, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			name := mdScalarText(obj["name"])
+			if name == "" {
+				name = mdScalarText(obj["metric"])
+			}
+			if name == "" {
+				continue
+			}
+			out[name] = append(out[name], mdMetricValues(obj["value"])...)
+		}
+		return out
+	}
+	return nil
+}
+
+// mdMetricValues reads the value of one metric as the list of values written.
+func mdMetricValues(v any) []string {
+	switch v := v.(type) {
+	case nil:
+		return []string{}
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, item := range v {
+			out = append(out, Render(item))
+		}
+		return out
+	case []string:
+		return v
+	default:
+		return []string{Render(v)}
+	}
+}
+
+// FunctionEvent is one function call reported in metadata.functionEvents.
+type FunctionEvent struct {
+	// Name is the function's name ("" when the event names none).
+	Name string
+	// Failed reports whether the call failed (see FunctionEvents).
+	Failed bool
+	// Error is the error text of a failed call, when one was given.
+	Error string
+	// Raw is the event as received, for reports and metadata paths.
+	Raw map[string]any
+}
+
+// FunctionEvents returns metadata.functionEvents.
+//
+// The reference does not show the shape of a function event, so it is read
+// tolerantly. The name comes from `name`, `function`, `functionName` or
+// `function_name`, or from `function.name` when `function` is an object. An
+// event failed when it has a non-empty `error` (a string, or an object, whose
+// `message` is then the error text), a `status` of error, failed or failure
+// (any case), or `success: false`. A single event object instead of an array
+// is read as a list of one; entries that are not objects are skipped.
+func (m Metadata) FunctionEvents() []FunctionEvent {
+	v, _ := m.member("functionEvents")
+	var items []any
+	switch v := v.(type) {
+	case []any:
+		items = v
+	case map[string]any:
+		items = []any{v}
+	default:
+		return nil
+	}
+	out := make([]FunctionEvent, 0, len(items))
+	for _, item := range items {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		out = append(out, mdFunctionEvent(obj))
+	}
+	return out
+}
+
+// functionEvent reads one event object.
+func mdFunctionEvent(obj map[string]any) FunctionEvent {
+	ev := FunctionEvent{Raw: obj}
+	for _, k := range []string{"name", "function", "functionName", "function_name"} {
+		switch v := obj[k].(type) {
+		case string:
+			ev.Name = v
+		case map[string]any:
+			ev.Name = mdScalarText(v["name"])
+		}
+		if ev.Name != "" {
+			break
+		}
+	}
+	switch e := obj["error"].(type) {
+	case string:
+		if e != "" {
+			ev.Failed, ev.Error = true, e
+		}
+	case map[string]any:
+		if len(e) > 0 {
+			ev.Failed = true
+			for _, k := range []string{"message", "error_message", "error"} {
+				if s := mdScalarText(e[k]); s != "" {
+					ev.Error = s
+					break
+				}
+			}
+			if ev.Error == "" {
+				ev.Error = Render(e)
+			}
+		}
+	case bool:
+		ev.Failed = ev.Failed || e
+	}
+	if s, ok := obj["status"].(string); ok {
+		s = strings.TrimSpace(s)
+		if strings.EqualFold(s, "error") || strings.EqualFold(s, "failed") || strings.EqualFold(s, "failure") {
+			ev.Failed = true
+		}
+	}
+	if ok, isBool := obj["success"].(bool); isBool && !ok {
+		ev.Failed = true
+	}
+	if ev.Failed && ev.Error == "" {
+		ev.Error = mdScalarText(obj["error_message"])
+	}
+	return ev
+}
+
+// Lookup follows a dotted path into the metadata: "state.booking.code",
+// "llmRequests.0.model". A segment indexes an array when it is a number
+// (negative numbers count from the end, so "llmRequests.-1" is the last
+// request). Object keys that themselves contain dots are found too: at each
+// object the longest run of segments naming a key wins. Reference member
+// names fall back to their snake_case aliases at the top level. A JSON null
+// at the end of the path is found (ok is true, the value is nil).
+func (m Metadata) Lookup(path string) (any, bool) {
+	if path == "" {
+		return map[string]any(m), m != nil
+	}
+	segs := strings.Split(path, ".")
+	// The top level goes through member so aliases apply.
+	for n := len(segs); n >= 1; n-- {
+		key := strings.Join(segs[:n], ".")
+		v, ok := m[key]
+		if !ok {
+			if _, known := metadataAliases[key]; known {
+				v, ok = m.member(key)
+			}
+		}
+		if ok {
+			if found, ok := mdLookupIn(v, segs[n:]); ok {
+				return found, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// LookupPath follows dotted path segments into any decoded JSON value, by
+// the rules of Metadata.Lookup; it serves paths into state and similar
+// members.
+func LookupPath(v any, path string) (any, bool) {
+	if path == "" {
+		return v, true
+	}
+	return mdLookupIn(v, strings.Split(path, "."))
+}
+
+// mdLookupIn follows the remaining segments from v.
+func mdLookupIn(v any, segs []string) (any, bool) {
+	if len(segs) == 0 {
+		return v, true
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for n := len(segs); n >= 1; n-- {
+			if next, ok := v[strings.Join(segs[:n], ".")]; ok {
+				if found, ok := mdLookupIn(next, segs[n:]); ok {
+					return found, true
+				}
+			}
+		}
+	case []any:
+		i, err := strconv.Atoi(segs[0])
+		if err != nil {
+			return nil, false
+		}
+		if i < 0 {
+			i += len(v)
+		}
+		if i < 0 || i >= len(v) {
+			return nil, false
+		}
+		return mdLookupIn(v[i], segs[1:])
+	}
+	return nil, false
+}
+
+// Render renders a decoded JSON value as the text checks compare against:
+// strings as they are, integral numbers without a fraction ("4", not "4.0"
+// or "4e+00"), other numbers in their shortest form, booleans as true/false,
+// null as "", and objects and arrays as compact JSON with sorted keys and no
+// HTML escaping.
+func Render(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return mdRenderFloat(v)
+	case float32:
+		return mdRenderFloat(float64(v))
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case json.Number:
+		if f, err := v.Float64(); err == nil {
+			return mdRenderFloat(f)
+		}
+		return v.String()
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only values that never come out of encoding/json decoding end up
+		// here (channels, functions); a best effort keeps reports going.
+		return strings.TrimSpace(buf.String())
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// mdRenderFloat writes integral values without a fraction or exponent, up to
+// the range where float64 still holds every integer exactly.
+func mdRenderFloat(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}

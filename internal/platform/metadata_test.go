@@ -1,0 +1,259 @@
+package platform
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// decodeMetadata builds Metadata the way the client does: from JSON.
+func decodeMetadata(t *testing.T, js string) Metadata {
+	t.Helper()
+	var m Metadata
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		t.Fatalf("bad test JSON %s: %v", js, err)
+	}
+	return m
+}
+
+func TestMetadataStringMembers(t *testing.T) {
+	type testCase struct {
+		name string
+		js   string
+		get  func(Metadata) string
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := tc.get(decodeMetadata(t, tc.js)); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"current node", `{"currentNode":"Greeting"}`, Metadata.CurrentNode, "Greeting"},
+		{"current node snake case", `{"current_node":"Greeting"}`, Metadata.CurrentNode, "Greeting"},
+		{"current node object", `{"currentNode":{"name":"Greeting","id":"n1"}}`, Metadata.CurrentNode, "Greeting"},
+		{"current node null", `{"currentNode":null}`, Metadata.CurrentNode, ""},
+		{"current node null falls back to alias", `{"currentNode":null,"current_node":"X"}`, Metadata.CurrentNode, "X"},
+		{"current node missing", `{}`, Metadata.CurrentNode, ""},
+		{"current node not derived from trace", `{"nodeTrace":["A","B"]}`, Metadata.CurrentNode, ""},
+		{"flow", `{"inFlow":"Booking"}`, Metadata.InFlow, "Booking"},
+		{"step", `{"in_step":"AskTime"}`, Metadata.InStep, "AskTime"},
+		{"handoff", `{"handoffDestination":"front-desk"}`, Metadata.HandoffDestination, "front-desk"},
+		{"handoff empty", `{"handoffDestination":""}`, Metadata.HandoffDestination, ""},
+		{"cited topic", `{"citedTopic":"Opening hours"}`, Metadata.CitedTopic, "Opening hours"},
+		{"asr", `{"asrLangCode":"en-GB"}`, Metadata.ASRLang, "en-GB"},
+		{"tts", `{"tts_lang_code":"fr-FR"}`, Metadata.TTSLang, "fr-FR"},
+		{"audio", `{"agentResponseAudioUrl":"https://a/b.wav"}`, Metadata.AudioURL, "https://a/b.wav"},
+		{"number rendered", `{"currentNode":42}`, Metadata.CurrentNode, "42"},
+		{"array is not a string", `{"currentNode":["A"]}`, Metadata.CurrentNode, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestMetadataListMembers(t *testing.T) {
+	type testCase struct {
+		name string
+		js   string
+		get  func(Metadata) []string
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := tc.get(decodeMetadata(t, tc.js)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("got %#v, want %#v", got, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"trace", `{"nodeTrace":["Start","AskParty"]}`, Metadata.NodeTrace, []string{"Start", "AskParty"}},
+		{"trace snake case", `{"node_trace":["Start"]}`, Metadata.NodeTrace, []string{"Start"}},
+		{"trace of objects", `{"nodeTrace":[{"name":"Start"},{"node":"AskParty"},{"id":"n3"}]}`, Metadata.NodeTrace, []string{"Start", "AskParty", "n3"}},
+		{"trace single string", `{"nodeTrace":"Start"}`, Metadata.NodeTrace, []string{"Start"}},
+		{"trace drops empty and null entries", `{"nodeTrace":["A","",null,"B"]}`, Metadata.NodeTrace, []string{"A", "B"}},
+		{"trace empty", `{"nodeTrace":[]}`, Metadata.NodeTrace, []string{}},
+		{"trace null", `{"nodeTrace":null}`, Metadata.NodeTrace, nil},
+		{"trace wrong type", `{"nodeTrace":{"a":1}}`, Metadata.NodeTrace, nil},
+		{"topics", `{"retrievedTopics":["Hours","Parking"]}`, Metadata.RetrievedTopics, []string{"Hours", "Parking"}},
+		{"topics of objects", `{"retrievedTopics":[{"title":"Hours","score":0.9}]}`, Metadata.RetrievedTopics, []string{"Hours"}},
+		{"sources", `{"retrieved_sources":["kb/hours.md"]}`, Metadata.RetrievedSources, []string{"kb/hours.md"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestMetadataState(t *testing.T) {
+	type testCase struct {
+		name string
+		js   string
+		want map[string]any
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := decodeMetadata(t, tc.js).State(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("got %#v, want %#v", got, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"object", `{"state":{"party_size":4,"name":"Ann"}}`, map[string]any{"party_size": 4.0, "name": "Ann"}},
+		{"json string", `{"state":"{\"party_size\":4}"}`, map[string]any{"party_size": 4.0}},
+		{"not json string", `{"state":"party_size=4"}`, nil},
+		{"null", `{"state":null}`, nil},
+		{"missing", `{}`, nil},
+		{"array", `{"state":[1,2]}`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestMetadataMetrics(t *testing.T) {
+	type testCase struct {
+		name string
+		js   string
+		want map[string][]string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := decodeMetadata(t, tc.js).Metrics(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("got %#v, want %#v", got, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"string", `{"metrics":{"BOOKED":"true"}}`, map[string][]string{"BOOKED": {"true"}}},
+		{"array written twice", `{"metrics":{"CALL_TURN":["2026-01-01T10:00:00Z","2026-01-01T10:00:05Z"]}}`,
+			map[string][]string{"CALL_TURN": {"2026-01-01T10:00:00Z", "2026-01-01T10:00:05Z"}}},
+		{"number and bool rendered", `{"metrics":{"PARTY":4,"VIP":false,"SCORE":0.5}}`,
+			map[string][]string{"PARTY": {"4"}, "VIP": {"false"}, "SCORE": {"0.5"}}},
+		{"null value is written but empty", `{"metrics":{"X":null}}`, map[string][]string{"X": {}}},
+		{"missing", `{}`, nil},
+		{"null", `{"metrics":null}`, nil},
+		{"empty", `{"metrics":{}}`, map[string][]string{}},
+		{"array of name/value objects", `{"metrics":[{"name":"A","value":"1"},{"metric":"A","value":2},{"name":"B","value":["x","y"]},{"value":"nameless"},"junk"]}`,
+			map[string][]string{"A": {"1", "2"}, "B": {"x", "y"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestMetadataFunctionEvents(t *testing.T) {
+	type want struct {
+		Name   string
+		Failed bool
+		Error  string
+	}
+	type testCase struct {
+		name string
+		js   string
+		want []want
+	}
+	run := func(t *testing.T, tc testCase) {
+		evs := decodeMetadata(t, tc.js).FunctionEvents()
+		got := make([]want, len(evs))
+		for i, ev := range evs {
+			got[i] = want{ev.Name, ev.Failed, ev.Error}
+			if ev.Raw == nil {
+				t.Errorf("event %d has no Raw", i)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("got %+v, want %+v", got, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"simulator shape ok", `{"functionEvents":[{"name":"check_availability","status":"success","latency_ms":3}]}`,
+			[]want{{"check_availability", false, ""}}},
+		{"simulator shape error", `{"functionEvents":[{"name":"book","status":"error","error":"no table"}]}`,
+			[]want{{"book", true, "no table"}}},
+		{"function key", `{"functionEvents":[{"function":"book"}]}`, []want{{"book", false, ""}}},
+		{"functionName key", `{"functionEvents":[{"functionName":"book"}]}`, []want{{"book", false, ""}}},
+		{"function_name key", `{"function_events":[{"function_name":"book"}]}`, []want{{"book", false, ""}}},
+		{"nested function object", `{"functionEvents":[{"function":{"name":"book","arguments":{}}}]}`, []want{{"book", false, ""}}},
+		{"status failed any case", `{"functionEvents":[{"name":"a","status":"FAILED"},{"name":"b","status":"Failure"},{"name":"c","status":"ok"}]}`,
+			[]want{{"a", true, ""}, {"b", true, ""}, {"c", false, ""}}},
+		{"success false", `{"functionEvents":[{"name":"a","success":false,"error_message":"boom"},{"name":"b","success":true}]}`,
+			[]want{{"a", true, "boom"}, {"b", false, ""}}},
+		{"error object with message", `{"functionEvents":[{"name":"a","error":{"code":500,"message":"upstream down"}}]}`,
+			[]want{{"a", true, "upstream down"}}},
+		{"error object without message", `{"functionEvents":[{"name":"a","error":{"code":500}}]}`,
+			[]want{{"a", true, `{"code":500}`}}},
+		{"empty error is not a failure", `{"functionEvents":[{"name":"a","error":"","status":"success"},{"name":"b","error":{}},{"name":"c","error":null}]}`,
+			[]want{{"a", false, ""}, {"b", false, ""}, {"c", false, ""}}},
+		{"single object", `{"functionEvents":{"name":"a"}}`, []want{{"a", false, ""}}},
+		{"non-objects skipped", `{"functionEvents":["a",1,{"name":"b"}]}`, []want{{"b", false, ""}}},
+		{"nameless", `{"functionEvents":[{"status":"error"}]}`, []want{{"", true, ""}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+	if evs := decodeMetadata(t, `{}`).FunctionEvents(); evs != nil {
+		t.Errorf("missing member: got %#v, want nil", evs)
+	}
+}
+
+func TestMetadataLookup(t *testing.T) {
+	md := decodeMetadata(t, `{
+		"state": {"booking": {"code": "AB12CD", "party": 4}, "a.b": "dotted", "none": null},
+		"llmRequests": [{"model": "m-small"}, {"model": "m-large"}],
+		"node_trace": ["Start"]
+	}`)
+	type testCase struct {
+		path   string
+		want   any
+		wantOK bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		got, ok := md.Lookup(tc.path)
+		if ok != tc.wantOK || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Lookup(%q) = %#v, %v; want %#v, %v", tc.path, got, ok, tc.want, tc.wantOK)
+		}
+	}
+	cases := []testCase{
+		{"state.booking.code", "AB12CD", true},
+		{"state.booking.party", 4.0, true},
+		{"llmRequests.0.model", "m-small", true},
+		{"llmRequests.1.model", "m-large", true},
+		{"llmRequests.-1.model", "m-large", true},
+		{"llmRequests.2.model", nil, false},
+		{"llmRequests.x", nil, false},
+		{"state.a.b", "dotted", true},
+		{"state.none", nil, true},
+		{"state.missing", nil, false},
+		{"state.booking.code.deeper", nil, false},
+		{"nodeTrace.0", "Start", true},
+		{"nothing", nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.path, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestMetadataRender(t *testing.T) {
+	type testCase struct {
+		name string
+		in   any
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := Render(tc.in); got != tc.want {
+			t.Errorf("Render(%#v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	cases := []testCase{
+		{"string", "a <b>", "a <b>"},
+		{"integral float", 4.0, "4"},
+		{"large integral float", 1234567890123.0, "1234567890123"},
+		{"negative", -2.0, "-2"},
+		{"fraction", 2.5, "2.5"},
+		{"int", 7, "7"},
+		{"json number", json.Number("3.0"), "3"},
+		{"true", true, "true"},
+		{"false", false, "false"},
+		{"null", nil, ""},
+		{"object sorted compact", map[string]any{"b": 1.0, "a": []any{"x", true}}, `{"a":["x",true],"b":1}`},
+		{"no html escaping", map[string]any{"q": "<a&b>"}, `{"q":"<a&b>"}`},
+		{"array", []any{1.0, "two", nil}, `[1,"two",null]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

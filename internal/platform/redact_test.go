@@ -1,0 +1,140 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// echoKey answers every request in a different broken way, each time
+// echoing the x-api-key it received, as a misbehaving server or proxy
+// might.
+func echoKey(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get("X-Api-Key")
+	switch r.URL.Query().Get("mode") + r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:] {
+	case "json401":
+		w.WriteHeader(401)
+		fmt.Fprintf(w, `{"error_message":"invalid key %s"}`, key)
+	case "code400":
+		w.WriteHeader(400)
+		fmt.Fprintf(w, `{"error_code":"%s","error":"bad %s"}`, key, key)
+	case "html502":
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(502)
+		fmt.Fprintf(w, `<html><title>Bad gateway for %s</title></html>`, key)
+	case "text500":
+		w.WriteHeader(500)
+		fmt.Fprintf(w, "upstream said: x-api-key: %s\n", key)
+	case "rate429":
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(429)
+		fmt.Fprintf(w, `{"message":"slow down %s"}`, key)
+	case "malformed200":
+		fmt.Fprintf(w, `{"conversations": "%s"}`, key)
+	case "missing200":
+		fmt.Fprintf(w, `{"conversationId":"%s"}`, key)
+	case "success200":
+		fmt.Fprintf(w, `{"conversationId":"c1","userInput":"","response":"your key is %s","metadata":{"k":"%s"},"conversationEnded":false,"delayedResponse":false}`, key, key)
+	default:
+		w.WriteHeader(404)
+		fmt.Fprintf(w, "no route for %s (key %s)", r.URL.Path, key)
+	}
+}
+
+func TestKeysNeverLeak(t *testing.T) {
+	const buildKey, runtimeKey = "bk-PLANTED-build-0123456789", "rk-PLANTED-runtime-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(echoKey))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234", BuildKey: buildKey, RuntimeKey: runtimeKey,
+		Retry: RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var texts []string
+	collect := func(err error) {
+		if err == nil {
+			return
+		}
+		texts = append(texts, err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+		var ae *APIError
+		if errors.As(err, &ae) {
+			texts = append(texts, string(ae.Body), ae.Code, ae.Message)
+		}
+		var re *ResponseError
+		if errors.As(err, &re) {
+			texts = append(texts, string(re.Body))
+		}
+	}
+	for _, mode := range []string{"json401", "code400", "html502", "text500", "rate429", "missing200", "other"} {
+		_, err := c.SendTurn(ctx, "a", mode, ChatTurn{ClientEnv: "sandbox", Message: "my key is " + buildKey})
+		if err == nil {
+			t.Errorf("%s: no error", mode)
+		}
+		collect(err)
+		_, err = c.GetConversation(ctx, "p", mode)
+		collect(err)
+	}
+	_, err = c.ListConversations(ctx, "p", ListQuery{Extra: map[string][]string{"mode": {"malformed200"}}})
+	if err == nil {
+		t.Error("malformed200: no error")
+	}
+	collect(err)
+
+	ex, err := c.SendTurn(ctx, "a", "success200", ChatTurn{ClientEnv: "sandbox", Message: "my key is " + buildKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, string(ex.Request), string(ex.Response), ex.Result.Response, string(ex.Result.RawMetadata), fmt.Sprint(ex.Result.Metadata))
+	if !strings.Contains(ex.Result.Response, "[REDACTED]") {
+		t.Errorf("response not redacted: %q", ex.Result.Response)
+	}
+
+	// Transport failures and config errors.
+	dead, _ := New(Config{BuildURL: "http://127.0.0.1:1", BuildKey: buildKey, Retry: RetryPolicy{MaxAttempts: 1}})
+	_, err = dead.StartChat(ctx, "a", ChatStart{ClientEnv: "sandbox"})
+	collect(err)
+	_, err = New(Config{BuildURL: "http://user:" + buildKey + "@example.com", BuildKey: buildKey})
+	collect(err)
+
+	// The simulator's own errors, with the planted keys as wrong keys.
+	s := simtest.Start(t, sim.Options{Seed: 12, Faults: sim.Faults{Error500: 0.3, Error429: 0.2, Drop: 0.2}})
+	info := s.Info
+	info.BuildKey, info.RuntimeKey = buildKey, runtimeKey
+	sc := clientFor(t, info, RetryPolicy{MaxAttempts: 1})
+	for i := 0; i < 10; i++ {
+		_, err := sc.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
+		collect(err)
+		_, err = sc.ListConversations(ctx, "restaurant", ListQuery{})
+		collect(err)
+	}
+
+	if len(texts) < 40 {
+		t.Fatalf("only %d texts collected", len(texts))
+	}
+	for _, s := range texts {
+		if strings.Contains(s, buildKey) || strings.Contains(s, runtimeKey) || strings.Contains(s, "PLANTED") {
+			t.Errorf("key leaked: %s", s)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	c := newTestClient(t, "http://x.test", RetryPolicy{})
+	got := c.Redact("a bk-secret-build b rk-secret-runtime c")
+	if got != "a [REDACTED] b [REDACTED] c" {
+		t.Errorf("Redact = %q", got)
+	}
+	noKeys, _ := New(Config{BuildURL: "http://x.test"})
+	if got := noKeys.Redact("unchanged"); got != "unchanged" {
+		t.Errorf("Redact without keys = %q", got)
+	}
+}

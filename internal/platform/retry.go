@@ -1,0 +1,210 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of RetryPolicy.
+const (
+	// DefaultMaxAttempts is the total number of tries of a request.
+	DefaultMaxAttempts = 5
+	// DefaultBaseDelay is the backoff ceiling before the second try.
+	DefaultBaseDelay = 200 * time.Millisecond
+	// DefaultMaxDelay caps one backoff.
+	DefaultMaxDelay = 10 * time.Second
+	// retryAfterFactor bounds an honoured Retry-After by MaxDelay times
+	// this factor (60 s by default). A server asking for longer is
+	// throttling a whole run, and failing with its answer is clearer than
+	// a run that seems to hang.
+	retryAfterFactor = 6
+)
+
+// RetryPolicy says how often and how long to retry. Zero fields take the
+// defaults.
+type RetryPolicy struct {
+	// MaxAttempts is the total number of tries (first one included).
+	// Default DefaultMaxAttempts; 1 turns retries off.
+	MaxAttempts int
+	// BaseDelay is the backoff before the second try; it doubles per try
+	// up to MaxDelay. Default DefaultBaseDelay.
+	BaseDelay time.Duration
+	// MaxDelay caps one backoff. Default DefaultMaxDelay.
+	MaxDelay time.Duration
+	// MaxRetryAfter caps an honoured Retry-After; a longer request ends
+	// the retries with the 429. Default 6 × MaxDelay.
+	MaxRetryAfter time.Duration
+	// Rand returns a number in [0, 1) for the jitter. Default
+	// math/rand/v2.Float64 (safe for concurrent use); tests inject a fixed
+	// source. Must be safe for concurrent use.
+	Rand func() float64
+	// Sleep waits d or until ctx is done, returning ctx's error then.
+	// Default: a timer. Tests inject one that records the waits.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (p RetryPolicy) validate() error {
+	var errs []error
+	if p.MaxAttempts < 0 {
+		errs = append(errs, fmt.Errorf("retry attempts must not be negative, got %d", p.MaxAttempts))
+	}
+	if p.BaseDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
+		errs = append(errs, errors.New("retry delays must not be negative"))
+	}
+	if p.BaseDelay > 0 && p.MaxDelay > 0 && p.BaseDelay > p.MaxDelay {
+		errs = append(errs, fmt.Errorf("retry base delay %s exceeds the max delay %s", p.BaseDelay, p.MaxDelay))
+	}
+	return errors.Join(errs...)
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.BaseDelay == 0 {
+		p.BaseDelay = DefaultBaseDelay
+	}
+	if p.MaxDelay == 0 {
+		p.MaxDelay = max(DefaultMaxDelay, p.BaseDelay)
+	}
+	if p.MaxRetryAfter == 0 {
+		p.MaxRetryAfter = retryAfterFactor * p.MaxDelay
+	}
+	if p.Rand == nil {
+		p.Rand = rand.Float64
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleepCtx
+	}
+	return p
+}
+
+// Backoff returns the wait before try attempt+1 after try attempt failed:
+// exponential with full jitter (uniform in [0, min(MaxDelay, BaseDelay ×
+// 2^(attempt-1)))), which spreads parallel scenarios that failed together.
+// The policy must have its defaults applied.
+func (p RetryPolicy) Backoff(attempt int) time.Duration {
+	ceiling := p.MaxDelay
+	if attempt < 1 {
+		attempt = 1
+	}
+	// Shifting past 62 bits overflows; by then the ceiling is MaxDelay.
+	if shift := attempt - 1; shift < 62 {
+		if d := p.BaseDelay << shift; d > 0 && d < ceiling {
+			ceiling = d
+		}
+	}
+	f := p.Rand()
+	if f < 0 || f >= 1 {
+		f = 0
+	}
+	return time.Duration(f * float64(ceiling))
+}
+
+func (p RetryPolicy) sleep(ctx context.Context, d time.Duration) error {
+	return p.Sleep(ctx, d)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP-date
+// (RFC 9110 §10.2.3). Anything else, or a date in the past, is 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		// Beyond a day is nonsense; clamping avoids overflow.
+		return time.Duration(min(secs, 86400)) * time.Second
+	}
+	// Some servers send fractional seconds.
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f <= 0 {
+			return 0
+		}
+		return time.Duration(min(f, 86400) * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// shouldRetry decides whether try attempt, which failed with err, is
+// repeated, and after how long.
+func (c *Client) shouldRetry(ctx context.Context, rq *call, err error, attempt int) (time.Duration, bool) {
+	p := c.retry
+	if attempt >= p.MaxAttempts || ctx.Err() != nil {
+		return 0, false
+	}
+	wait := p.Backoff(attempt)
+	var ae *APIError
+	var ne *NetworkError
+	switch {
+	case errors.As(err, &ae):
+		if ae.Code == CodeChatTimeout || ae.Code == CodeConversationsNotFound {
+			// The session is gone; repeating cannot bring it back.
+			return 0, false
+		}
+		switch {
+		case ae.Status == http.StatusTooManyRequests:
+			// A 429 was refused before processing, so even a turn
+			// may be re-sent.
+		case ae.Status >= 500:
+			if rq.ep.class == retryTurn || (rq.ep.class == retrySession && rq.noRetry5xx) {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		if ae.RetryAfter > 0 {
+			if ae.RetryAfter > p.MaxRetryAfter {
+				return 0, false
+			}
+			// Honour the server, with a little jitter so parallel
+			// scenarios throttled together do not return together.
+			wait = ae.RetryAfter + time.Duration(p.Rand()*float64(p.BaseDelay))
+		}
+	case errors.As(err, &ne):
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return 0, false
+		}
+		if rq.ep.class == retryTurn && ne.Sent {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	// Context deadlines are wall-clock times, so compare with the wall
+	// clock rather than the injected one.
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		// The wait would outlast the caller's deadline: fail now with
+		// the real cause instead of later with "deadline exceeded".
+		return 0, false
+	}
+	return wait, true
+}

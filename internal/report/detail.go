@@ -1,0 +1,361 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/runner"
+)
+
+// notRunReason is what a pending case says when the runner gave no reason.
+const notRunReason = "not run: run interrupted"
+
+// casePos is the position a case is listed under: file:line of the
+// scenario, falling back to the file path when the scenario has none.
+func casePos(f *runner.File, c *runner.Case) string {
+	p := c.Pos
+	if p.File == "" && f != nil {
+		p.File = f.Path
+	}
+	p.Col = 0
+	return p.String()
+}
+
+// caseTitle is "file:line name", the way a case is named in every line of
+// the console.
+func (st style) caseTitle(f *runner.File, c *runner.Case) string {
+	pos := casePos(f, c)
+	if pos == "" {
+		return st.flat(c.Name)
+	}
+	return st.flat(pos + " " + c.Name)
+}
+
+// turnLabel names a transcript turn the way failure lines do.
+func turnLabel(t *runner.Turn) string {
+	if t.Index == 0 {
+		return "greeting"
+	}
+	return fmt.Sprintf("turn %d", t.Index)
+}
+
+// turnAt finds the turn an expectation or error at pos belongs to: the
+// last turn written at or before pos in the same file. Positions are the
+// only reliable link, since the runner records failures per attempt. When
+// nothing matches, the last turn is the best guess: an attempt stops at the
+// first turn whose checks fail.
+func turnAt(a *runner.Attempt, pos diag.Pos) *runner.Turn {
+	if a == nil || len(a.Turns) == 0 {
+		return nil
+	}
+	var found *runner.Turn
+	if pos.Line > 0 {
+		for _, t := range a.Turns {
+			if t == nil || t.Pos.File != pos.File || t.Pos.Line == 0 {
+				continue
+			}
+			if t.Pos.Line < pos.Line || t.Pos.Line == pos.Line && t.Pos.Col <= pos.Col {
+				found = t
+			}
+		}
+	}
+	if found == nil {
+		found = a.Turns[len(a.Turns)-1]
+	}
+	return found
+}
+
+// failureLine is the one-line form of a failure:
+// "suites/refund.yaml:42:7: turn 3: reply does not match".
+func (st style) failureLine(a *runner.Attempt, f assert.Failure) string {
+	var parts []string
+	if p := f.Pos.String(); p != "" {
+		parts = append(parts, p)
+	}
+	if t := turnAt(a, f.Pos); t != nil {
+		parts = append(parts, turnLabel(t))
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = f.Key + " does not hold"
+	}
+	parts = append(parts, msg)
+	return st.flat(strings.Join(parts, ": "))
+}
+
+// errorLine is the one-line form of an attempt's infrastructure error:
+// "suites/x.yaml:20:5: turn 3: timeout: no reply within 30s".
+func (st style) errorLine(a *runner.Attempt, e *runner.Error) string {
+	var parts []string
+	if p := e.Pos.String(); p != "" {
+		parts = append(parts, p)
+	}
+	if !e.Pos.IsZero() {
+		if t := turnAt(a, e.Pos); t != nil {
+			parts = append(parts, turnLabel(t))
+		}
+	}
+	if e.Kind != "" {
+		parts = append(parts, e.Kind)
+	}
+	parts = append(parts, e.Message)
+	return st.flat(strings.Join(parts, ": "))
+}
+
+// attemptLine summarises an attempt in one line, for the list of earlier
+// attempts of a retried case.
+func (st style) attemptLine(a *runner.Attempt) string {
+	switch {
+	case a.Error != nil:
+		return a.Status.String() + ": " + st.errorLine(a, a.Error)
+	case len(a.Failures) > 0:
+		s := a.Status.String() + ": " + st.failureLine(a, a.Failures[0])
+		if n := len(a.Failures) - 1; n > 0 {
+			s += fmt.Sprintf(" (and %d more)", n)
+		}
+		return s
+	default:
+		return a.Status.String()
+	}
+}
+
+// failedAttempt is the attempt whose details a non-passing case shows: the
+// last one that did not pass (for a repeat: the last failing run).
+func failedAttempt(c *runner.Case) *runner.Attempt {
+	for i := len(c.Attempts) - 1; i >= 0; i-- {
+		if a := c.Attempts[i]; a != nil && (a.Status == runner.Failed || a.Status == runner.Errored) {
+			return a
+		}
+	}
+	return c.Last()
+}
+
+// repeatLine describes a repeat verdict: "3 of 5 runs passed (60%), 80% required".
+func repeatLine(r *runner.Repeat) string {
+	got := 0.0
+	if r.Runs > 0 {
+		got = float64(r.Passed) / float64(r.Runs)
+	}
+	return fmt.Sprintf("%d of %d runs passed (%.0f%%), %.0f%% required", r.Passed, r.Runs, got*100, r.PassRate*100)
+}
+
+// detail writes the explanation of a case: why it failed or errored, the
+// earlier attempts, and the transcript. Both the console block and the
+// JUnit body are made by it, so they say the same thing.
+type detail struct {
+	b  *strings.Builder
+	st style
+}
+
+// writeCase writes the body of a non-passing (or, verbose, any) case.
+// Every line starts with indent.
+func (d detail) writeCase(c *runner.Case, indent string) {
+	switch c.Status {
+	case runner.Skipped:
+		if c.SkipReason != "" {
+			d.line(indent, "skipped: "+c.SkipReason)
+		}
+		return
+	case runner.Pending:
+		d.line(indent, pendingReason(c))
+		return
+	}
+	a := c.Last()
+	if c.Status == runner.Failed || c.Status == runner.Errored {
+		a = failedAttempt(c)
+	}
+	if a == nil {
+		if c.Status == runner.Errored || c.Status == runner.Failed {
+			d.line(indent, c.Status.String()+" before any attempt started")
+		}
+		return
+	}
+	n := len(c.Attempts)
+	for _, e := range c.Attempts {
+		if e == nil || e == a || e.Status == runner.Passed {
+			continue
+		}
+		d.line(indent, fmt.Sprintf("attempt %d of %d %s", e.Number, n, d.st.attemptLine(e)))
+	}
+	if n > 1 {
+		d.line(indent, fmt.Sprintf("attempt %d of %d:", a.Number, n))
+		indent += "  "
+	}
+	d.writeAttempt(a, indent)
+}
+
+// pendingReason says why a pending case did not run.
+func pendingReason(c *runner.Case) string {
+	if c.SkipReason != "" {
+		return "not run: " + strings.TrimPrefix(c.SkipReason, "not run: ")
+	}
+	return notRunReason
+}
+
+// writeAttempt writes an attempt's failures or error, then its transcript
+// up to the turn where it broke.
+func (d detail) writeAttempt(a *runner.Attempt, indent string) {
+	upTo := -1
+	for _, f := range a.Failures {
+		d.writeFailure(a, f, indent)
+		if t := turnAt(a, f.Pos); t != nil && t.Index > upTo {
+			upTo = t.Index
+		}
+	}
+	if e := a.Error; e != nil {
+		d.line(indent, d.st.paint(sgrBold, d.st.errorLine(a, e)))
+		if t := turnAt(a, e.Pos); t != nil && !e.Pos.IsZero() && t.Index > upTo {
+			upTo = t.Index
+		}
+	}
+	if a.Error == nil && len(a.Failures) == 0 && a.Status != runner.Passed && a.Status != runner.Flaky {
+		d.line(indent, a.Status.String()+" without a recorded cause")
+	}
+	d.writeTranscript(a, upTo, indent)
+}
+
+// writeFailure writes one failure: its line, expected, actual and diff.
+func (d detail) writeFailure(a *runner.Attempt, f assert.Failure, indent string) {
+	d.line(indent, d.st.paint(sgrBold, d.st.failureLine(a, f)))
+	in := indent + "  "
+	if f.Expected != "" || f.Actual != "" {
+		d.line(in, "expected: "+d.st.showValue(f.Expected, in+"  "))
+		d.line(in, "actual:   "+d.st.showValue(f.Actual, in+"  "))
+	}
+	if f.Diff == "" {
+		return
+	}
+	// Control characters in the compared texts are escaped, as in the
+	// transcript, so that a reply cannot drive the terminal.
+	diff := d.st.oneLine(f.Diff)
+	if d.st.color {
+		diff = assert.DiffColor(d.st.oneLine(f.Expected), d.st.oneLine(f.Actual))
+	}
+	diff = strings.TrimRight(diff, "\n")
+	if strings.Contains(diff, "\n") {
+		d.line(in, "diff:")
+		d.b.WriteString(indentLines(diff, in+"  "))
+		d.b.WriteString("\n")
+		return
+	}
+	d.line(in, "diff:     "+diff)
+}
+
+// writeTranscript writes the turns of a, up to and including the turn with
+// index upTo (all turns when upTo is negative): what the user said, what
+// the agent answered, where the flow went, and which state keys moved.
+func (d detail) writeTranscript(a *runner.Attempt, upTo int, indent string) {
+	if len(a.Turns) == 0 {
+		return
+	}
+	head := "transcript"
+	if a.ConversationID != "" {
+		head += " (conversation " + d.st.flat(a.ConversationID) + ")"
+	}
+	d.line(indent, head+":")
+	in := indent + "  "
+	var prev map[string]any
+	for _, t := range a.Turns {
+		if t == nil {
+			continue
+		}
+		if upTo >= 0 && t.Index > upTo {
+			break
+		}
+		label := turnLabel(t)
+		if t.Latency > 0 {
+			label += " · " + formatDuration(t.Latency)
+		}
+		d.line(in, d.st.paint(sgrDim, label))
+		msg := in + "  "
+		if t.Index > 0 {
+			d.message(msg, "> ", t.Say)
+		}
+		v := viewTurn(t.Result)
+		if !v.HasResult {
+			d.line(msg, "(no reply)")
+			continue
+		}
+		d.message(msg, "< ", v.Reply)
+		info := msg + "  "
+		var facts []string
+		if len(v.Trace) > 0 {
+			facts = append(facts, "trace: "+strings.Join(v.Trace, " → "))
+		}
+		if v.Node != "" {
+			facts = append(facts, "node: "+v.Node)
+		}
+		if len(facts) > 0 {
+			d.line(info, d.st.oneLine(strings.Join(facts, " · ")))
+		}
+		if ch := stateChanges(prev, v.State); len(ch) > 0 {
+			d.line(info, d.st.oneLine("state: "+strings.Join(ch, ", ")))
+		}
+		if v.State != nil {
+			prev = v.State
+		}
+		if v.Handoff != "" {
+			d.line(info, d.st.paint(sgrYellow, d.st.oneLine("handoff → "+v.Handoff)))
+		}
+		if v.Delayed {
+			d.line(info, "delayed response")
+		}
+		if v.Ended {
+			d.line(info, d.st.paint(sgrYellow, "conversation ended"))
+		}
+	}
+}
+
+// message writes "> text" or "< text", continuing a multi-line text under
+// its first character.
+func (d detail) message(indent, marker, text string) {
+	lines := strings.Split(d.st.oneLine(text), "\n")
+	d.line(indent, marker+lines[0])
+	for _, l := range lines[1:] {
+		d.line(indent+strings.Repeat(" ", len(marker)), l)
+	}
+}
+
+// line writes indent, s and a newline, without trailing blanks.
+func (d detail) line(indent, s string) {
+	d.b.WriteString(strings.TrimRight(indent+s, " "))
+	d.b.WriteString("\n")
+}
+
+// stateChanges lists the keys of cur that differ from prev, sorted:
+// "+key=value" for added, "~key: old → new" for changed, "-key" for
+// removed. A reply without a state object changes nothing.
+func stateChanges(prev, cur map[string]any) []string {
+	if cur == nil {
+		return nil
+	}
+	keys := make(map[string]bool, len(prev)+len(cur))
+	for k := range prev {
+		keys[k] = true
+	}
+	for k := range cur {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []string
+	for _, k := range sorted {
+		old, had := prev[k]
+		now, has := cur[k]
+		switch {
+		case !had && has:
+			out = append(out, "+"+k+"="+stateValue(now))
+		case had && !has:
+			out = append(out, "-"+k)
+		case stateValue(old) != stateValue(now):
+			out = append(out, "~"+k+": "+stateValue(old)+" → "+stateValue(now))
+		}
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// WriteDiagnostics prints load and lint problems the way compilers do:
+//
+//	suites/x.yaml:3:5: unknown key "expct" (did you mean "expect"?)
+//	   3 |     expct:
+//	     |     ^
+//
+// then a count line ("2 errors, 1 warning"). The source line comes from
+// the diagnostic's Source when set, else from src (which may be nil, or
+// return nil for a file it cannot read: the line is then left out). Colour
+// marks the position and the severity when color is set. It returns
+// nothing: diagnostics go to the terminal, where a failed write has nowhere
+// better to be reported.
+func WriteDiagnostics(w io.Writer, diags diag.Diagnostics, src func(file string) []byte, color bool) {
+	st := style{color: color}
+	var b strings.Builder
+	cache := map[string][]string{}
+	lineOf := func(p diag.Pos) (string, bool) {
+		if src == nil || p.File == "" || p.Line <= 0 {
+			return "", false
+		}
+		lines, ok := cache[p.File]
+		if !ok {
+			if data := src(p.File); data != nil {
+				lines = strings.Split(string(data), "\n")
+			}
+			cache[p.File] = lines
+		}
+		if p.Line > len(lines) {
+			return "", false
+		}
+		return strings.TrimRight(lines[p.Line-1], "\r"), true
+	}
+	errs, warns := 0, 0
+	for _, d := range diags {
+		code := sgrRed
+		if d.Severity == diag.Warning {
+			warns++
+			code = sgrYellow
+		} else {
+			errs++
+		}
+		head := oneLine(d.String())
+		if pos := oneLine(d.Pos.String()); pos != "" && strings.HasPrefix(head, pos+":") {
+			head = st.paint(sgrBold, pos+":") + st.paint(code, strings.TrimPrefix(head, pos+":"))
+		} else {
+			head = st.paint(code, head)
+		}
+		b.WriteString(head)
+		b.WriteString("\n")
+		line, ok := d.Source, d.Source != ""
+		if !ok {
+			line, ok = lineOf(d.Pos)
+		}
+		if ok && d.Pos.Line > 0 {
+			num := strconv.Itoa(d.Pos.Line)
+			gutter := strings.Repeat(" ", len(num))
+			fmt.Fprintf(&b, " %s | %s\n", num, oneLine(line))
+			if d.Pos.Col > 0 {
+				fmt.Fprintf(&b, " %s | %s%s\n", gutter, caretPad(line, d.Pos.Col), st.paint(code, "^"))
+			}
+		}
+	}
+	var counts []string
+	if errs > 0 {
+		counts = append(counts, fmt.Sprintf("%d %s", errs, plural(errs, "error", "errors")))
+	}
+	if warns > 0 {
+		counts = append(counts, fmt.Sprintf("%d %s", warns, plural(warns, "warning", "warnings")))
+	}
+	if len(counts) > 0 {
+		b.WriteString(strings.Join(counts, ", "))
+		b.WriteString("\n")
+	}
+	io.WriteString(w, b.String()) //nolint:errcheck // see the doc comment
+}
+
+// caretPad is the blank space that puts a caret under column col (1-based,
+// counted in runes, as yaml.v3 and Gherkin count) of line. Tabs are kept so
+// that the caret lines up however wide the terminal draws them.
+func caretPad(line string, col int) string {
+	var b strings.Builder
+	i := 1
+	for _, r := range line {
+		if i >= col {
+			break
+		}
+		if r == '\t' {
+			b.WriteRune('\t')
+		} else {
+			b.WriteRune(' ')
+		}
+		i++
+	}
+	for ; i < col; i++ {
+		b.WriteRune(' ')
+	}
+	return b.String()
+}

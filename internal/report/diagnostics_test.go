@@ -1,0 +1,80 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+func TestWriteDiagnostics(t *testing.T) {
+	files := map[string]string{
+		"suites/a.yaml": "suite: a\nscenarios:\n  - name: x\n    expct:\n\t\tbad: 1\n",
+	}
+	src := func(name string) []byte {
+		if s, ok := files[name]; ok {
+			return []byte(s)
+		}
+		return nil
+	}
+	diags := diag.Diagnostics{
+		{Severity: diag.Error, Pos: pos("suites/a.yaml", 4, 5), Message: `unknown key "expct"`, Hint: `did you mean "expect"?`},
+		{Severity: diag.Error, Pos: pos("suites/a.yaml", 5, 3), Message: "tabs are not allowed"},
+		{Severity: diag.Warning, Pos: pos("suites/a.yaml", 1, 1), Message: "suite name shadows the file name"},
+		{Severity: diag.Error, Pos: pos("suites/missing.yaml", 2, 7), Message: "cannot read the file"},
+		{Severity: diag.Error, Pos: pos("features/b.feature", 9, 0), Message: "unknown step", Source: "    When the user sings"},
+		{Severity: diag.Error, Message: "no suites found"},
+	}
+	for _, color := range []bool{false, true} {
+		var b bytes.Buffer
+		WriteDiagnostics(&b, diags, src, color)
+		name := "diagnostics.txt"
+		if color {
+			name = "diagnostics-color.txt"
+		}
+		golden(t, name, b.Bytes())
+	}
+}
+
+func TestCaretPad(t *testing.T) {
+	type testCase struct {
+		line string
+		col  int
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := caretPad(tc.line, tc.col); got != tc.want {
+			t.Errorf("caretPad(%q, %d) = %q, want %q", tc.line, tc.col, got, tc.want)
+		}
+	}
+	for name, tc := range map[string]testCase{
+		"first column": {"abc", 1, ""},
+		"spaces":       {"  key: v", 3, "  "},
+		"tabs kept":    {"\t\tbad", 3, "\t\t"},
+		"runes":        {"é€x", 3, "  "},
+		"past the end": {"ab", 5, "    "},
+	} {
+		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestShowValue(t *testing.T) {
+	type testCase struct {
+		in, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := (style{}).showValue(tc.in, "  "); got != tc.want {
+			t.Errorf("showValue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for name, tc := range map[string]testCase{
+		"plain":          {"hello there", "hello there"},
+		"empty":          {"", `""`},
+		"trailing space": {"hi ", `"hi "`},
+		"control":        {"a\x1bb", `"a\x1bb"`},
+		"tab":            {"a\tb", `"a\tb"`},
+		"multi-line":     {"a\nb", "|\n  a\n  b"},
+	} {
+		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -1,0 +1,336 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/runner"
+)
+
+// t0 is the fixed start of the fixture run; nothing in the fixture reads
+// the clock, so every report of it is byte-for-byte reproducible.
+var t0 = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// at is t0 plus ms milliseconds.
+func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+func pos(file string, line, col int) diag.Pos { return diag.Pos{File: file, Line: line, Col: col} }
+
+// reply builds a transcript turn as the runner records it: the request
+// and response bodies as sent and received, and the decoded result.
+type reply struct {
+	index   int
+	pos     diag.Pos
+	say     string
+	text    string
+	meta    map[string]any
+	ended   bool
+	conv    string
+	started time.Time
+	latency time.Duration
+	failed  bool // the call failed: no result, no response
+}
+
+func (r reply) turn() *runner.Turn {
+	t := &runner.Turn{
+		Index:   r.index,
+		Pos:     r.pos,
+		Say:     r.say,
+		Started: r.started,
+		Latency: r.latency,
+	}
+	if r.index > 0 {
+		t.Request = mustJSON(map[string]any{"conversationId": r.conv, "userInput": r.say})
+	} else {
+		t.Request = mustJSON(map[string]any{"agentId": "luigi", "env": "sandbox"})
+	}
+	if r.failed {
+		return t
+	}
+	meta := r.meta
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	rawMeta := mustJSON(meta)
+	var decoded platform.Metadata
+	if err := json.Unmarshal(rawMeta, &decoded); err != nil {
+		panic(err)
+	}
+	t.Response = mustJSON(map[string]any{
+		"conversationId":    r.conv,
+		"userInput":         r.say,
+		"response":          r.text,
+		"metadata":          json.RawMessage(rawMeta),
+		"conversationEnded": r.ended,
+		"delayedResponse":   false,
+	})
+	t.Result = &platform.TurnResult{
+		ConversationID:    r.conv,
+		UserInput:         r.say,
+		Response:          r.text,
+		ConversationEnded: r.ended,
+		Metadata:          decoded,
+		RawMetadata:       rawMeta,
+	}
+	return t
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// failure builds a broken expectation. The diff is given literally, as
+// the runner recorded it, so that these golden files do not move when the
+// diff algorithm of internal/assert is tuned (only the colour golden file
+// calls assert.DiffColor).
+func failure(p diag.Pos, key, msg, expected, actual, diff string) assert.Failure {
+	return assert.Failure{Pos: p, Key: key, Message: msg, Expected: expected, Actual: actual, Diff: diff}
+}
+
+// fixture is a run that has a bit of everything: passed, failed with an
+// inline and a line diff, errored after retries, flaky, skipped, pending
+// (interrupted), a repeat, example rows, and text full of characters that
+// break reports (ANSI escapes, NUL, "]]>", emoji, XML specials).
+func fixture() *runner.Result {
+	const rest = "suites/restaurant.yaml"
+	const spec = "suites/special.yaml"
+	const hand = "features/handoff.feature"
+
+	greet := func(conv string, ms int) reply {
+		return reply{index: 0, pos: pos(rest, 5, 3), conv: conv, started: at(ms), latency: 120 * time.Millisecond,
+			text: "Welcome to Luigi's! How can I help?",
+			meta: map[string]any{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"restaurant": "luigi"}}}
+	}
+
+	// Passed, two turns.
+	books := &runner.Case{
+		Name: "books a table for four", Pos: pos(rest, 12, 5), Status: runner.Passed,
+		Duration: 1200 * time.Millisecond, Agent: "luigi", Env: "sandbox", Tags: []string{"smoke"},
+		Attempts: []*runner.Attempt{{
+			Number: 1, Status: runner.Passed, ConversationID: "conv-001", Started: at(0), Duration: 1200 * time.Millisecond,
+			Turns: []*runner.Turn{
+				greet("conv-001", 0).turn(),
+				reply{index: 1, pos: pos(rest, 14, 9), say: "A table for four tonight, please", conv: "conv-001", started: at(130), latency: 540 * time.Millisecond,
+					text: "Booked: four people at 19:00.",
+					meta: map[string]any{"currentNode": "confirm", "nodeTrace": []any{"greet", "book", "confirm"},
+						"state": map[string]any{"restaurant": "luigi", "party_size": 4, "time": "19:00"}}}.turn(),
+			},
+		}},
+	}
+
+	// Failed on turn 2 with an inline diff and a state check.
+	party := &runner.Case{
+		Name: "asks for the party size", Pos: pos(rest, 30, 5), Status: runner.Failed,
+		Duration: 900 * time.Millisecond, Agent: "luigi", Env: "sandbox", Variant: "formal",
+		Attempts: []*runner.Attempt{{
+			Number: 1, Status: runner.Failed, ConversationID: "conv-002", Started: at(10), Duration: 900 * time.Millisecond,
+			Turns: []*runner.Turn{
+				greet("conv-002", 10).turn(),
+				reply{index: 1, pos: pos(rest, 32, 9), say: "I'd like to book", conv: "conv-002", started: at(140), latency: 300 * time.Millisecond,
+					text: "Sure. For what date?",
+					meta: map[string]any{"currentNode": "ask_date", "nodeTrace": []any{"greet", "book", "ask_date"},
+						"state": map[string]any{"restaurant": "luigi", "intent": "book"}}}.turn(),
+				reply{index: 2, pos: pos(rest, 35, 9), say: "Tomorrow", conv: "conv-002", started: at(450), latency: 410 * time.Millisecond,
+					text: "For what time tomorrow?",
+					meta: map[string]any{"currentNode": "ask_time", "nodeTrace": []any{"ask_date", "ask_time"},
+						"state": map[string]any{"restaurant": "luigi", "intent": "book_table", "date": "2026-03-15"}}}.turn(),
+			},
+			Failures: []assert.Failure{
+				failure(pos(rest, 37, 11), "response", "reply does not match", "For how many people tomorrow?", "For what time tomorrow?",
+					"For [-how many people-]{+what time+} tomorrow?"),
+				failure(pos(rest, 39, 13), "state.party_size", "state key party_size is missing", "present", "absent", ""),
+			},
+		}},
+	}
+
+	// Failed with a multi-line reply and a line diff.
+	menu := &runner.Case{
+		Name: "lists the menu", Pos: pos(rest, 50, 5), Status: runner.Failed,
+		Duration: 700 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Attempts: []*runner.Attempt{{
+			Number: 1, Status: runner.Failed, ConversationID: "conv-003", Started: at(20), Duration: 700 * time.Millisecond,
+			Turns: []*runner.Turn{
+				greet("conv-003", 20).turn(),
+				reply{index: 1, pos: pos(rest, 52, 9), say: "What's on the menu?", conv: "conv-003", started: at(150), latency: 560 * time.Millisecond,
+					text: "Today we have:\n- pizza margherita\n- lasagne\n- tiramisu",
+					meta: map[string]any{"currentNode": "menu", "nodeTrace": []any{"greet", "menu"}}}.turn(),
+			},
+			Failures: []assert.Failure{
+				failure(pos(rest, 54, 11), "response", "reply does not equal the expected text",
+					"Today we have:\n- pizza margherita\n- risotto\n- tiramisu",
+					"Today we have:\n- pizza margherita\n- lasagne\n- tiramisu",
+					"--- expected\n+++ actual\n  Today we have:\n  - pizza margherita\n- - risotto\n+ - lasagne\n  - tiramisu"),
+			},
+		}},
+	}
+
+	// Flaky: failed, then passed.
+	italian := &runner.Case{
+		Name: "greets in Italian", Pos: pos(rest, 60, 5), Status: runner.Flaky,
+		Duration: 2300 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Attempts: []*runner.Attempt{
+			{Number: 1, Status: runner.Failed, ConversationID: "conv-004", Started: at(30), Duration: 1100 * time.Millisecond,
+				Turns: []*runner.Turn{greet("conv-004", 30).turn()},
+				Failures: []assert.Failure{
+					failure(pos(rest, 62, 16), "response", "reply does not contain the expected text",
+						`contains "Benvenuti"`, "Welcome to Luigi's! How can I help?", ""),
+				}},
+			{Number: 2, Status: runner.Passed, ConversationID: "conv-005", Started: at(1200), Duration: 1200 * time.Millisecond,
+				Turns: []*runner.Turn{{
+					Index: 0, Pos: pos(rest, 5, 3), Started: at(1200), Latency: 90 * time.Millisecond,
+					Request: mustJSON(map[string]any{"agentId": "luigi"}),
+					Response: mustJSON(map[string]any{"conversationId": "conv-005", "response": "Benvenuti da Luigi!", "metadata": map[string]any{},
+						"userInput": "", "conversationEnded": false, "delayedResponse": false}),
+					Result: &platform.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!", Metadata: platform.Metadata{}},
+				}}},
+		},
+	}
+
+	// Errored on every attempt: a timeout on turn 1.
+	slow := &runner.Case{
+		Name: "answers opening hours", Pos: pos(rest, 70, 5), Status: runner.Errored,
+		Duration: 31500 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+	}
+	for i := 1; i <= 3; i++ {
+		conv := "conv-01" + string(rune('0'+i))
+		slow.Attempts = append(slow.Attempts, &runner.Attempt{
+			Number: i, Status: runner.Errored, ConversationID: conv, Started: at(40 + i*10500), Duration: 10500 * time.Millisecond,
+			Turns: []*runner.Turn{
+				greet(conv, 40+i*10500).turn(),
+				reply{index: 1, pos: pos(rest, 72, 9), say: "When are you open?", conv: conv, started: at(200 + i*10500), latency: 10 * time.Second, failed: true}.turn(),
+			},
+			Error: &runner.Error{Pos: pos(rest, 72, 9), Kind: "timeout",
+				Message: "POST /v1/agents/luigi/debug-chat/turn: no reply within 10s\n\x1b[1mgateway said:\x1b[0m busy"},
+		})
+	}
+
+	// Special characters everywhere.
+	weird := &runner.Case{
+		Name: "emoji 🍕 & <tags> \"quoted\" ]]> end", Pos: pos(spec, 3, 5), Status: runner.Failed,
+		Duration: 250 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Attempts: []*runner.Attempt{{
+			Number: 1, Status: runner.Failed, ConversationID: "conv-<&>", Started: at(50), Duration: 250 * time.Millisecond,
+			Turns: []*runner.Turn{
+				{Index: 0, Pos: pos(spec, 3, 5), Started: at(50), Latency: 20 * time.Millisecond,
+					Request:  mustJSON(map[string]any{"agentId": "luigi"}),
+					Response: json.RawMessage(`<html>502 Bad Gateway</html>`),
+					Result: &platform.TurnResult{ConversationID: "conv-<&>",
+						Response: "\x1b[31mred alert\x1b[0m with a NUL\x00 and ]]> and 🍕 & <b>bold</b>",
+						Metadata: platform.Metadata{"state": map[string]any{"note": "a]]>b"}}},
+				},
+			},
+			Failures: []assert.Failure{
+				failure(pos(spec, 5, 11), "response", "reply does not equal the expected text",
+					"red alert & <b>bold</b> ]]> 🍕",
+					"\x1b[31mred alert\x1b[0m with a NUL\x00 and ]]> and 🍕 & <b>bold</b>",
+					"{+\x1b[31m+}red alert{+\x1b[0m with a NUL\x00 and ]]> and 🍕+} & <b>bold</b>[- ]]> 🍕-]"),
+			},
+		}},
+	}
+
+	skipped := &runner.Case{
+		Name: "orders gluten-free", Pos: pos(spec, 20, 5), Status: runner.Skipped,
+		SkipReason: "skip: waiting for BUG-12\a",
+	}
+	pizza := &runner.Case{
+		Name: "orders <dish> (dish=pizza)", Pos: pos(spec, 30, 9), Status: runner.Passed,
+		Duration: 80 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-020", Started: at(60), Duration: 80 * time.Millisecond,
+			Turns: []*runner.Turn{greet("conv-020", 60).turn()}}},
+	}
+	pasta := &runner.Case{
+		Name: "orders <dish> (dish=pasta)", Pos: pos(spec, 31, 9), Status: runner.Passed,
+		Duration: 85 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-021", Started: at(70), Duration: 85 * time.Millisecond,
+			Turns: []*runner.Turn{greet("conv-021", 70).turn()}}},
+	}
+
+	// Repeat: 2 of 3 runs passed, 80% required.
+	repeat := &runner.Case{
+		Name: "recommends a wine", Pos: pos(spec, 40, 5), Status: runner.Failed,
+		Duration: 600 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Repeat: &runner.Repeat{Runs: 3, Passed: 2, PassRate: 0.8},
+	}
+	for i := 1; i <= 3; i++ {
+		conv := "conv-03" + string(rune('0'+i))
+		a := &runner.Attempt{Number: i, Status: runner.Passed, ConversationID: conv, Started: at(80 + i*200), Duration: 200 * time.Millisecond,
+			Turns: []*runner.Turn{
+				reply{index: 0, pos: pos(spec, 40, 5), conv: conv, started: at(80 + i*200), latency: 50 * time.Millisecond, text: "Ciao!"}.turn(),
+				reply{index: 1, pos: pos(spec, 42, 9), say: "Which wine with pizza?", conv: conv, started: at(140 + i*200), latency: 100 * time.Millisecond,
+					text: map[bool]string{true: "A Chianti.", false: "Water."}[i != 2]}.turn(),
+			}}
+		if i == 2 {
+			a.Status = runner.Failed
+			a.Failures = []assert.Failure{failure(pos(spec, 44, 11), "response", "reply does not contain the expected text", `contains "Chianti"`, "Water.", "")}
+		}
+		repeat.Attempts = append(repeat.Attempts, a)
+	}
+
+	// Handoff and end of conversation markers.
+	handoff := &runner.Case{
+		Name: "hands off to a human", Pos: pos(hand, 4, 3), Status: runner.Passed,
+		Duration: 400 * time.Millisecond, Agent: "luigi", Env: "sandbox",
+		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-040", Started: at(90), Duration: 400 * time.Millisecond,
+			Turns: []*runner.Turn{
+				reply{index: 0, pos: pos(hand, 5, 5), conv: "conv-040", started: at(90), latency: 60 * time.Millisecond, text: "Hi!",
+					meta: map[string]any{"state": map[string]any{"a": 1, "gone": true}}}.turn(),
+				reply{index: 1, pos: pos(hand, 6, 5), say: "Let me talk to a person", conv: "conv-040", started: at(160), latency: 200 * time.Millisecond,
+					text: "Transferring you now.", ended: true,
+					meta: map[string]any{"handoffDestination": "reception", "currentNode": "handoff",
+						"state": map[string]any{"a": 2, "reason": "asked"}}}.turn(),
+			}}},
+	}
+	pending := &runner.Case{Name: "complains about the bill", Pos: pos(hand, 12, 3), Status: runner.Pending}
+
+	check := &runner.Case{Name: "no alerts firing", Pos: pos("agenttest.yaml", 8, 3), Status: runner.Passed, Duration: 15 * time.Millisecond}
+
+	return &runner.Result{
+		Started:  t0,
+		Duration: 3210 * time.Millisecond,
+		Target:   runner.Target{Name: "sim", Env: "sandbox", Embedded: true, AccountID: "ws-abcdefgh"},
+		Files: []*runner.File{
+			{Path: rest, Suite: "restaurant", Cases: []*runner.Case{books, party, menu, italian, slow}},
+			{Path: spec, Suite: "special <chars> & \"quotes\"", Cases: []*runner.Case{weird, skipped, pizza, pasta, repeat}},
+			{Path: hand, Suite: "Handoff", Cases: []*runner.Case{handoff, pending}},
+		},
+		Interrupted: true,
+		Checks:      []*runner.Case{check},
+	}
+}
+
+// replay feeds a result to an observer the way the runner would, one case
+// after another.
+func replay(o runner.Observer, r *runner.Result) {
+	total := len(allCases(r))
+	o.RunStarted(total, r.Target)
+	for _, f := range r.Files {
+		for _, c := range f.Cases {
+			if c.Status != runner.Skipped && c.Status != runner.Pending {
+				o.CaseStarted(f, c)
+			}
+			o.CaseFinished(f, c)
+		}
+	}
+	for _, c := range r.Checks {
+		o.CaseStarted(nil, c)
+		o.CaseFinished(nil, c)
+	}
+	o.RunFinished(r)
+}
+
+// stepClock is a clock that advances 100ms at each reading, so the elapsed
+// times of the progress line are reproducible.
+func stepClock() func() time.Time {
+	n := 0
+	return func() time.Time {
+		n++
+		return t0.Add(time.Duration(n) * 100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/runner"
+)
+
+// writeLog records each Write separately, to check that a block arrives in
+// one piece.
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+func (w *writeLog) String() string { return strings.Join(w.writes, "") }
+
+// TestHumanConcurrentBlocksDoNotInterleave finishes many failing cases
+// from many goroutines and checks that every case's block is printed whole.
+func TestHumanConcurrentBlocksDoNotInterleave(t *testing.T) {
+	for _, opts := range []HumanOptions{{}, {TTY: true, Color: true, Now: stepClock()}} {
+		t.Run(fmt.Sprintf("tty=%v", opts.TTY), func(t *testing.T) {
+			r := fixture()
+			file := r.Files[0]
+			template := file.Cases[1] // failing, with failures and a transcript
+			var cases []*runner.Case
+			for i := range 64 {
+				c := *template
+				c.Name = fmt.Sprintf("case %02d", i)
+				cases = append(cases, &c)
+			}
+			var w writeLog
+			h := NewHuman(&w, opts)
+			// The lock serialises the clock too; stepClock is not
+			// goroutine-safe on its own.
+			h.RunStarted(len(cases), r.Target)
+			var wg sync.WaitGroup
+			for _, c := range cases {
+				wg.Go(func() {
+					h.CaseStarted(file, c)
+					h.CaseFinished(file, c)
+				})
+			}
+			wg.Wait()
+			h.RunFinished(&runner.Result{Files: []*runner.File{{Path: file.Path, Cases: cases}}, Duration: r.Duration})
+			if err := h.Err(); err != nil {
+				t.Fatal(err)
+			}
+			out := w.String()
+			ref := NewHuman(nil, opts)
+			for _, c := range cases {
+				block := ref.caseBlock(file, c)
+				if n := strings.Count(out, block); n != 1 {
+					t.Errorf("block of %s appears %d times whole, want 1", c.Name, n)
+				}
+				found := false
+				for _, wr := range w.writes {
+					if wr == block {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("block of %s was not written in one Write", c.Name)
+				}
+			}
+			if !strings.HasSuffix(out, "0 passed, 64 failed, 0 skipped in 3.21s"+map[bool]string{true: "\x1b[0m\n", false: "\n"}[opts.Color]) {
+				t.Errorf("unexpected last line:\n%s", lastLines(out, 2))
+			}
+		})
+	}
+}
+
+// TestHumanProgressClearedBeforeOutput checks that on a terminal every
+// line of output starts on a blank line: the progress line is wiped first.
+func TestHumanProgressClearedBeforeOutput(t *testing.T) {
+	var w writeLog
+	replay(NewHuman(&w, HumanOptions{TTY: true, Now: stepClock()}), fixture())
+	progress := regexp.MustCompile(`^\r\[\d+/\d+\] \d+ running(, \d+ failed)?, \d+\.\ds *$`)
+	clear := regexp.MustCompile(`^\r +\r$`)
+	onProgress := false
+	for _, wr := range w.writes {
+		switch {
+		case progress.MatchString(wr):
+			onProgress = true
+		case clear.MatchString(wr):
+			onProgress = false
+		default:
+			if onProgress {
+				t.Errorf("output written over the progress line: %q", wr)
+			}
+		}
+		if strings.Contains(wr, "\x1b") {
+			t.Errorf("colour written with Color off: %q", wr)
+		}
+	}
+	if onProgress {
+		t.Errorf("progress line left on screen at the end")
+	}
+}
+
+func TestHumanNoColourOffTerminal(t *testing.T) {
+	var b bytes.Buffer
+	replay(NewHuman(&b, HumanOptions{TTY: false, Color: true}), fixture())
+	if strings.ContainsAny(b.String(), "\x1b\r") {
+		t.Errorf("non-TTY output holds escape codes or carriage returns")
+	}
+}
+
+func TestHumanSummaryLines(t *testing.T) {
+	type testCase struct {
+		result *runner.Result
+		want   string
+	}
+	run := func(t *testing.T, tc testCase) {
+		var b bytes.Buffer
+		NewHuman(&b, HumanOptions{}).RunFinished(tc.result)
+		if got := lastLines(b.String(), 2); got != tc.want {
+			t.Errorf("last lines =\n%s\nwant\n%s", got, tc.want)
+		}
+	}
+	one := func(st ...runner.Status) *runner.Result {
+		f := &runner.File{Path: "s.yaml"}
+		for i, s := range st {
+			f.Cases = append(f.Cases, &runner.Case{Name: fmt.Sprint(i), Status: s})
+		}
+		return &runner.Result{Files: []*runner.File{f}, Duration: 1234567890}
+	}
+	for name, tc := range map[string]testCase{
+		"empty":   {&runner.Result{}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0.00s"},
+		"fixture": {fixture(), "1 errored, 1 flaky, 1 pending\n5 passed, 4 failed, 1 skipped in 3.21s"},
+		"mixed": {one(runner.Passed, runner.Passed, runner.Flaky, runner.Skipped, runner.Errored, runner.Failed),
+			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s"},
+	} {
+		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.n++
+	return 0, errors.New("disk full")
+}
+
+func TestHumanWriteErrorIsKept(t *testing.T) {
+	w := &failingWriter{}
+	h := NewHuman(w, HumanOptions{})
+	replay(h, fixture())
+	if err := h.Err(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Err() = %v, want the write error", err)
+	}
+	if w.n != 1 {
+		t.Errorf("%d writes after the first error, want none", w.n-1)
+	}
+	j := NewJSONLines(&failingWriter{})
+	replay(j, fixture())
+	if j.Err() == nil {
+		t.Errorf("JSONLines.Err() = nil, want the write error")
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

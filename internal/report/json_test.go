@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/runner"
+)
+
+func TestJSONSchema(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Run    struct {
+			DurationMS  float64 `json:"duration_ms"`
+			Interrupted bool    `json:"interrupted"`
+			Status      string  `json:"status"`
+		} `json:"run"`
+		Counts map[string]int `json:"counts"`
+		Files  []struct {
+			Path  string `json:"path"`
+			Cases []struct {
+				Name     string `json:"name"`
+				Status   string `json:"status"`
+				Attempts []struct {
+					Status   string            `json:"status"`
+					Failures []json.RawMessage `json:"failures"`
+					Error    *struct {
+						Kind string `json:"kind"`
+					} `json:"error"`
+					Turns []struct {
+						Request   json.RawMessage `json:"request"`
+						Response  json.RawMessage `json:"response"`
+						Metadata  json.RawMessage `json:"metadata"`
+						LatencyMS float64         `json:"latency_ms"`
+					} `json:"turns"`
+				} `json:"attempts"`
+			} `json:"cases"`
+		} `json:"files"`
+		Checks []json.RawMessage `json:"checks"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v", err)
+	}
+	if doc.Schema != SchemaV1 || doc.Run.DurationMS != 3210 || !doc.Run.Interrupted || doc.Run.Status != "errored" {
+		t.Errorf("run = %+v schema %q", doc.Run, doc.Schema)
+	}
+	wantCounts := map[string]int{"total": 13, "passed": 5, "flaky": 1, "failed": 4, "errored": 1, "skipped": 1, "pending": 1}
+	for k, v := range wantCounts {
+		if doc.Counts[k] != v {
+			t.Errorf("counts[%s] = %d, want %d", k, doc.Counts[k], v)
+		}
+	}
+	if len(doc.Files) != 3 || doc.Files[1].Path != "suites/special.yaml" || len(doc.Checks) != 1 {
+		t.Fatalf("files/checks out of shape: %d files, %d checks", len(doc.Files), len(doc.Checks))
+	}
+	books := doc.Files[0].Cases[0]
+	turn := books.Attempts[0].Turns[1]
+	var req map[string]any
+	if err := json.Unmarshal(turn.Request, &req); err != nil || req["userInput"] != "A table for four tonight, please" {
+		t.Errorf("request not embedded as an object: %s", turn.Request)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(turn.Metadata, &meta); err != nil || meta["currentNode"] != "confirm" {
+		t.Errorf("metadata not embedded as an object: %s", turn.Metadata)
+	}
+	if turn.LatencyMS != 540 {
+		t.Errorf("latency_ms = %v, want 540", turn.LatencyMS)
+	}
+	slow := doc.Files[0].Cases[4]
+	if len(slow.Attempts) != 3 || slow.Attempts[2].Error == nil || slow.Attempts[2].Error.Kind != "timeout" {
+		t.Errorf("errored case attempts = %+v", slow.Attempts)
+	}
+	if got := string(slow.Attempts[2].Turns[1].Response); got != "null" {
+		t.Errorf("failed call response = %s, want null", got)
+	}
+	weird := doc.Files[1].Cases[0]
+	var s string
+	if err := json.Unmarshal(weird.Attempts[0].Turns[0].Response, &s); err != nil || s != "<html>502 Bad Gateway</html>" {
+		t.Errorf("a non-JSON body is not embedded as a string: %s", weird.Attempts[0].Turns[0].Response)
+	}
+}
+
+func TestJSONLinesEvents(t *testing.T) {
+	var b bytes.Buffer
+	replay(NewJSONLines(&b), fixture())
+	sc := bufio.NewScanner(&b)
+	sc.Buffer(nil, 1<<20)
+	var events []string
+	for sc.Scan() {
+		var ev struct {
+			Event string `json:"event"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line is not JSON: %v: %s", err, sc.Bytes())
+		}
+		events = append(events, ev.Event)
+	}
+	if len(events) != 15 || events[0] != "run_started" || events[14] != "run_finished" {
+		t.Errorf("events = %v", events)
+	}
+	for _, e := range events[1:14] {
+		if e != "case_finished" {
+			t.Errorf("event %q between start and finish", e)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	r := fixture()
+	s := Summarize(r)
+	want := Summary{Total: 13, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 1,
+		Status: runner.Errored, Duration: r.Duration, Interrupted: true}
+	if s != want {
+		t.Errorf("Summarize = %+v, want %+v", s, want)
+	}
+	c := Counts(r)
+	if c[runner.Passed] != 5 || c[runner.Failed] != 4 || c[runner.Pending] != 1 || len(c) != 6 {
+		t.Errorf("Counts = %v", c)
+	}
+	if got := Summarize(&runner.Result{}); got.Total != 0 || got.Status != runner.Pending {
+		t.Errorf("empty Summarize = %+v", got)
+	}
+}

@@ -1,0 +1,336 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/agenttest/agenttest/internal/runner"
+)
+
+// JUnit layout (what CI servers read):
+//
+//   - one <testsuite> per suite file, in r.Files order: name = suite name,
+//     file = path, time = sum of its cases, timestamp = its first attempt;
+//     run-level checks get a last suite named "checks";
+//   - one <testcase> per scenario (per expanded example row): classname =
+//     file path (the Terraform convention), file and line attributes for
+//     GitLab, <properties> with conversationId, agent, env, variant and
+//     attempts (also written at the head of <system-out>);
+//   - a broken expectation is a <failure type="assertion">, an
+//     infrastructure problem an <error type="KIND"> (network, timeout, http,
+//     ...), with the details and the transcript in plain text;
+//   - skipped cases are <skipped message="reason">; cases an interrupted
+//     run never reached are <skipped message="not run: run interrupted">,
+//     not errors: nothing went wrong with them, and CI should not count a
+//     timeout as N errors;
+//   - a case that passed only on a retry carries one Surefire
+//     <flakyFailure> or <flakyError> per earlier failed attempt;
+//   - every text is stripped of ANSI escapes and of runes XML cannot hold.
+
+// fileStyle renders plain text for a file: no colour, escape sequences
+// stripped.
+var fileStyle = style{file: true}
+
+// failureType is the type attribute of an assertion <failure>.
+const failureType = "assertion"
+
+// junitSuites is <testsuites> holding our extended suites.
+type junitSuites struct {
+	junit.Testsuites
+	// Suites shadows the embedded []junit.Testsuite.
+	Suites []junitSuite `xml:"testsuite,omitempty"`
+}
+
+// junitSuite is a <testsuite> whose testcases are our extended testcase.
+type junitSuite struct {
+	junit.Testsuite
+	// Testcases shadows the embedded []junit.Testcase; encoding/xml lets
+	// the shallower field win and writes it after the embedded fields.
+	Testcases []junitCase `xml:"testcase,omitempty"`
+}
+
+// junitCase extends junit.Testcase with what v2.1.0 lacks: per-testcase
+// properties, file and line attributes, and Surefire's flaky elements.
+// Field order is element order: properties first, then the embedded
+// result elements, then the flaky ones, then system-out (which shadows the
+// embedded one so that it comes last, as the Surefire schema wants).
+type junitCase struct {
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
+	junit.Testcase
+	File          string        `xml:"file,attr,omitempty"`
+	Line          int           `xml:"line,attr,omitempty"`
+	FlakyFailures []junitFlaky  `xml:"flakyFailure,omitempty"`
+	FlakyErrors   []junitFlaky  `xml:"flakyError,omitempty"`
+	SystemOut     *junit.Output `xml:"system-out,omitempty"`
+}
+
+// junitFlaky is Surefire's flakyFailure/flakyError: an earlier failed
+// attempt of a test that passed in the end.
+type junitFlaky struct {
+	Message    string        `xml:"message,attr"`
+	Type       string        `xml:"type,attr"`
+	StackTrace *junit.Output `xml:"stackTrace,omitempty"`
+	SystemOut  *junit.Output `xml:"system-out,omitempty"`
+}
+
+// WriteJUnit writes r as a JUnit XML report, with the XML header.
+func WriteJUnit(w io.Writer, r *runner.Result) error {
+	doc := junitSuites{}
+	doc.Name = "agenttest"
+	doc.Time = seconds(r.Duration)
+	for i, f := range r.Files {
+		if f == nil {
+			continue
+		}
+		doc.add(buildSuite(i, f.Suite, f.Path, f, f.Cases, r))
+	}
+	if len(r.Checks) > 0 {
+		doc.add(buildSuite(len(r.Files), "checks", "", nil, r.Checks, r))
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("write junit report: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "\t")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write junit report: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("write junit report: %w", err)
+	}
+	return nil
+}
+
+// add appends a suite and adds its counts to the totals, like
+// junit.Testsuites.AddSuite does for its own type.
+func (t *junitSuites) add(s junitSuite) {
+	t.Tests += s.Tests
+	t.Failures += s.Failures
+	t.Errors += s.Errors
+	t.Skipped += s.Skipped
+	t.Suites = append(t.Suites, s)
+}
+
+// buildSuite makes the <testsuite> of one file (or of the run checks when
+// f is nil).
+func buildSuite(id int, name, path string, f *runner.File, cases []*runner.Case, r *runner.Result) junitSuite {
+	s := junitSuite{}
+	s.ID = id
+	s.Name = xmlText(name)
+	s.File = xmlText(path)
+	var total time.Duration
+	var first time.Time
+	for _, c := range cases {
+		if c == nil {
+			continue
+		}
+		total += c.Duration
+		for _, a := range c.Attempts {
+			if a != nil && !a.Started.IsZero() && (first.IsZero() || a.Started.Before(first)) {
+				first = a.Started
+			}
+		}
+		tc := buildCase(f, c)
+		s.Tests++
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+		case tc.Error != nil:
+			s.Errors++
+		case tc.Skipped != nil:
+			s.Skipped++
+		}
+		s.Testcases = append(s.Testcases, tc)
+	}
+	s.Time = seconds(total)
+	if first.IsZero() {
+		first = r.Started
+	}
+	if !first.IsZero() {
+		s.SetTimestamp(first)
+	}
+	t := r.Target
+	for _, p := range [][2]string{{"target", t.Name}, {"build_url", t.BuildURL}, {"env", t.Env}} {
+		if p[1] != "" {
+			s.AddProperty(p[0], xmlText(p[1]))
+		}
+	}
+	return s
+}
+
+// buildCase makes the <testcase> of one scenario.
+func buildCase(f *runner.File, c *runner.Case) junitCase {
+	tc := junitCase{}
+	tc.Name = xmlText(c.Name)
+	classname := c.Pos.File
+	if f != nil {
+		classname = f.Path
+	}
+	if classname == "" {
+		classname = "checks"
+	}
+	tc.Classname = xmlText(classname)
+	tc.File = xmlText(classname)
+	tc.Line = c.Pos.Line
+	tc.Time = seconds(c.Duration)
+
+	props := caseProperties(c)
+	if len(props) > 0 {
+		tc.Properties = &props
+	}
+	var head strings.Builder
+	for _, p := range props {
+		fmt.Fprintf(&head, "%s: %s\n", p.Name, p.Value)
+	}
+
+	var body strings.Builder
+	d := detail{b: &body, st: fileStyle}
+	if c.Repeat != nil {
+		d.line("", repeatLine(c.Repeat))
+	}
+	switch c.Status {
+	case runner.Failed:
+		a := failedAttempt(c)
+		d.writeCase(c, "")
+		tc.Failure = &junit.Result{
+			Message: xmlText(failureMessage(c, a)),
+			Type:    failureType,
+			Data:    xmlText(body.String()),
+		}
+	case runner.Errored:
+		a := failedAttempt(c)
+		d.writeCase(c, "")
+		kind := "internal"
+		if a != nil && a.Error != nil && a.Error.Kind != "" {
+			kind = a.Error.Kind
+		}
+		tc.Error = &junit.Result{
+			Message: xmlText(errorMessage(c, a)),
+			Type:    xmlText(kind),
+			Data:    xmlText(body.String()),
+		}
+	case runner.Skipped:
+		tc.Skipped = &junit.Result{Message: xmlText(c.SkipReason)}
+	case runner.Pending:
+		tc.Skipped = &junit.Result{Message: xmlText(pendingReason(c))}
+	case runner.Flaky:
+		tc.FlakyFailures, tc.FlakyErrors = flakyAttempts(c)
+	}
+
+	var out strings.Builder
+	out.WriteString(head.String())
+	if a := c.Last(); a != nil && len(a.Turns) > 0 {
+		out.WriteString("\n")
+		d := detail{b: &out, st: fileStyle}
+		d.writeTranscript(a, -1, "")
+	}
+	if out.Len() > 0 {
+		tc.SystemOut = &junit.Output{Data: xmlText(out.String())}
+	}
+	return tc
+}
+
+// caseProperties are the testcase properties: what a reader needs to find
+// the conversation on the platform.
+func caseProperties(c *runner.Case) []junit.Property {
+	var props []junit.Property
+	add := func(name, value string) {
+		if value != "" {
+			props = append(props, junit.Property{Name: name, Value: xmlText(value)})
+		}
+	}
+	add("conversationId", c.ConversationID())
+	add("agent", c.Agent)
+	add("env", c.Env)
+	add("variant", c.Variant)
+	if n := len(c.Attempts); n > 0 {
+		add("attempts", strconv.Itoa(n))
+	}
+	return props
+}
+
+// failureMessage is the message attribute of a <failure>: the first
+// failure's one-liner, with a count of the others.
+func failureMessage(c *runner.Case, a *runner.Attempt) string {
+	if a == nil || len(a.Failures) == 0 {
+		if c.Repeat != nil {
+			return repeatLine(c.Repeat)
+		}
+		return "failed"
+	}
+	msg := fileStyle.failureLine(a, a.Failures[0])
+	if n := len(a.Failures) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	if c.Repeat != nil {
+		msg = repeatLine(c.Repeat) + "; " + msg
+	}
+	return msg
+}
+
+// errorMessage is the message attribute of an <error>: the cause.
+func errorMessage(c *runner.Case, a *runner.Attempt) string {
+	if a == nil || a.Error == nil {
+		return "errored without a recorded cause"
+	}
+	return fileStyle.errorLine(a, a.Error)
+}
+
+// flakyAttempts renders the failed attempts of a case that passed in the
+// end, split into Surefire's flakyFailure and flakyError.
+func flakyAttempts(c *runner.Case) (failures, errs []junitFlaky) {
+	for _, a := range c.Attempts {
+		if a == nil || (a.Status != runner.Failed && a.Status != runner.Errored) {
+			continue
+		}
+		var trace, out strings.Builder
+		d := detail{b: &trace, st: fileStyle}
+		for _, f := range a.Failures {
+			d.writeFailure(a, f, "")
+		}
+		if a.Error != nil {
+			d.line("", fileStyle.errorLine(a, a.Error))
+		}
+		od := detail{b: &out, st: fileStyle}
+		if a.ConversationID != "" {
+			od.line("", "conversationId: "+a.ConversationID)
+		}
+		od.line("", fmt.Sprintf("attempt: %d of %d", a.Number, len(c.Attempts)))
+		od.writeTranscript(a, -1, "")
+		fl := junitFlaky{
+			StackTrace: &junit.Output{Data: xmlText(trace.String())},
+			SystemOut:  &junit.Output{Data: xmlText(out.String())},
+		}
+		if a.Status == runner.Errored {
+			fl.Message = xmlText(attemptCause(a))
+			fl.Type = "internal"
+			if a.Error != nil && a.Error.Kind != "" {
+				fl.Type = xmlText(a.Error.Kind)
+			}
+			errs = append(errs, fl)
+			continue
+		}
+		fl.Message = xmlText(attemptCause(a))
+		fl.Type = failureType
+		failures = append(failures, fl)
+	}
+	return failures, errs
+}
+
+// attemptCause is the one-line cause of a failed attempt.
+func attemptCause(a *runner.Attempt) string {
+	switch {
+	case a.Error != nil:
+		return fileStyle.errorLine(a, a.Error)
+	case len(a.Failures) > 0:
+		return fileStyle.failureLine(a, a.Failures[0])
+	default:
+		return a.Status.String()
+	}
+}

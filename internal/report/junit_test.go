@@ -1,0 +1,297 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The structs below read a JUnit file independently of the types that
+// wrote it, the way a CI server would.
+type xSuites struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Time     string   `xml:"time,attr"`
+	Suites   []xSuite `xml:"testsuite"`
+}
+
+type xSuite struct {
+	Name     string  `xml:"name,attr"`
+	File     string  `xml:"file,attr"`
+	Tests    int     `xml:"tests,attr"`
+	Failures int     `xml:"failures,attr"`
+	Errors   int     `xml:"errors,attr"`
+	Skipped  int     `xml:"skipped,attr"`
+	Time     string  `xml:"time,attr"`
+	Cases    []xCase `xml:"testcase"`
+}
+
+type xCase struct {
+	Name       string   `xml:"name,attr"`
+	Classname  string   `xml:"classname,attr"`
+	File       string   `xml:"file,attr"`
+	Line       int      `xml:"line,attr"`
+	Time       string   `xml:"time,attr"`
+	Properties []xProp  `xml:"properties>property"`
+	Failure    *xResult `xml:"failure"`
+	Error      *xResult `xml:"error"`
+	Skipped    *xResult `xml:"skipped"`
+	Flaky      []xFlaky `xml:"flakyFailure"`
+	FlakyError []xFlaky `xml:"flakyError"`
+	SystemOut  string   `xml:"system-out"`
+}
+
+type xProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type xResult struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+type xFlaky struct {
+	Message    string `xml:"message,attr"`
+	Type       string `xml:"type,attr"`
+	StackTrace string `xml:"stackTrace"`
+	SystemOut  string `xml:"system-out"`
+}
+
+func writeFixtureJUnit(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestJUnitParses(t *testing.T) {
+	out := writeFixtureJUnit(t)
+	if !bytes.HasPrefix(out, []byte(xml.Header)) {
+		t.Errorf("report does not start with the XML header")
+	}
+	for _, bad := range []string{"\x1b", "\x00"} {
+		if bytes.Contains(out, []byte(bad)) {
+			t.Errorf("report holds %q, which XML cannot carry", bad)
+		}
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("report is not valid XML: %v", err)
+	}
+
+	if doc.Tests != 13 || doc.Failures != 4 || doc.Errors != 1 || doc.Skipped != 2 || doc.Time != "3.210" {
+		t.Errorf("totals = tests %d failures %d errors %d skipped %d time %s; want 13 4 1 2 3.210",
+			doc.Tests, doc.Failures, doc.Errors, doc.Skipped, doc.Time)
+	}
+	var names []string
+	for _, s := range doc.Suites {
+		names = append(names, s.Name)
+	}
+	if got, want := strings.Join(names, "|"), `restaurant|special <chars> & "quotes"|Handoff|checks`; got != want {
+		t.Errorf("suites = %s, want %s (r.Files order, checks last)", got, want)
+	}
+	rest := doc.Suites[0]
+	if rest.File != "suites/restaurant.yaml" || rest.Tests != 5 || rest.Failures != 2 || rest.Errors != 1 || rest.Time != "36.600" {
+		t.Errorf("restaurant suite = %+v", rest)
+	}
+
+	byName := map[string]xCase{}
+	for _, s := range doc.Suites {
+		sum := 0
+		for _, c := range s.Cases {
+			byName[c.Name] = c
+			if c.Failure != nil {
+				sum++
+			}
+		}
+		if sum != s.Failures {
+			t.Errorf("suite %s says %d failures, has %d", s.Name, s.Failures, sum)
+		}
+	}
+
+	type want struct {
+		name       string
+		failure    string // type of <failure>, "" for none
+		errType    string // type of <error>
+		skipped    string // message of <skipped>
+		flaky      int
+		bodyHas    []string
+		systemOut  []string
+		properties map[string]string
+	}
+	cases := []want{
+		{name: "books a table for four",
+			systemOut:  []string{"conversationId: conv-001\n", "> A table for four tonight, please", "state: +party_size=4"},
+			properties: map[string]string{"conversationId": "conv-001", "agent": "luigi", "env": "sandbox", "attempts": "1"}},
+		{name: "asks for the party size", failure: "assertion",
+			bodyHas:    []string{"suites/restaurant.yaml:37:11: turn 2: reply does not match", "[-how many people-]{+what time+}", "state key party_size is missing"},
+			properties: map[string]string{"variant": "formal"}},
+		{name: "lists the menu", failure: "assertion", bodyHas: []string{"- - risotto\n", "+ - lasagne\n"}},
+		{name: "greets in Italian", flaky: 1, systemOut: []string{"attempts: 2", "Benvenuti da Luigi!"}},
+		{name: "answers opening hours", errType: "timeout", bodyHas: []string{"attempt 3 of 3", "no reply within 10s", "(no reply)"}},
+		{name: "emoji 🍕 & <tags> \"quoted\" ]]> end", failure: "assertion", bodyHas: []string{"]]> and 🍕", `\x00`}},
+		{name: "orders gluten-free", skipped: "skip: waiting for BUG-12\uFFFD"},
+		{name: "orders <dish> (dish=pizza)"},
+		{name: "recommends a wine", failure: "assertion", bodyHas: []string{"2 of 3 runs passed (67%), 80% required", "attempt 2 of 3"}},
+		{name: "hands off to a human", systemOut: []string{"handoff → reception", "conversation ended", "~a: 1 → 2", "-gone"}},
+		{name: "complains about the bill", skipped: "not run: run interrupted"},
+	}
+	for _, w := range cases {
+		c, ok := byName[w.name]
+		if !ok {
+			t.Errorf("no testcase %q", w.name)
+			continue
+		}
+		if got := resultType(c.Failure); got != w.failure {
+			t.Errorf("%s: failure type %q, want %q", w.name, got, w.failure)
+		}
+		if got := resultType(c.Error); got != w.errType {
+			t.Errorf("%s: error type %q, want %q", w.name, got, w.errType)
+		}
+		if w.skipped == "" && c.Skipped != nil || w.skipped != "" && (c.Skipped == nil || c.Skipped.Message != w.skipped) {
+			t.Errorf("%s: skipped = %+v, want message %q", w.name, c.Skipped, w.skipped)
+		}
+		if len(c.Flaky) != w.flaky {
+			t.Errorf("%s: %d flakyFailure, want %d", w.name, len(c.Flaky), w.flaky)
+		}
+		body := ""
+		if c.Failure != nil {
+			body = c.Failure.Body
+		} else if c.Error != nil {
+			body = c.Error.Body
+		}
+		for _, s := range w.bodyHas {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s: body lacks %q:\n%s", w.name, s, body)
+			}
+		}
+		for _, s := range w.systemOut {
+			if !strings.Contains(c.SystemOut, s) {
+				t.Errorf("%s: system-out lacks %q:\n%s", w.name, s, c.SystemOut)
+			}
+		}
+		props := map[string]string{}
+		for _, p := range c.Properties {
+			props[p.Name] = p.Value
+		}
+		for k, v := range w.properties {
+			if props[k] != v {
+				t.Errorf("%s: property %s = %q, want %q", w.name, k, props[k], v)
+			}
+		}
+		if c.Classname != c.File || c.Line == 0 {
+			t.Errorf("%s: classname %q file %q line %d", w.name, c.Classname, c.File, c.Line)
+		}
+	}
+
+	fl := byName["greets in Italian"]
+	if len(fl.Flaky) == 1 {
+		f := fl.Flaky[0]
+		if f.Type != "assertion" || !strings.Contains(f.Message, "62:16") ||
+			!strings.Contains(f.StackTrace, `contains "Benvenuti"`) || !strings.Contains(f.SystemOut, "conv-004") {
+			t.Errorf("flakyFailure = %+v", f)
+		}
+	}
+	if fl.Failure != nil || fl.Error != nil {
+		t.Errorf("flaky case is not passing: %+v", fl)
+	}
+	// Surefire's schema wants properties first and system-out last.
+	if got := strings.Join(childOrder(t, out, "greets in Italian"), ","); got != "properties,flakyFailure,system-out" {
+		t.Errorf("flaky testcase children = %s", got)
+	}
+	if strings.Contains(byName["emoji 🍕 & <tags> \"quoted\" ]]> end"].Failure.Body, "\uFFFD[31m") {
+		t.Errorf("ANSI escape left a [31m behind")
+	}
+}
+
+// childOrder lists the child elements of the named testcase, in order.
+func childOrder(t *testing.T, doc []byte, name string) []string {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(doc))
+	var order []string
+	depth, inCase := 0, false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return order
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if tok.Name.Local == "testcase" {
+				for _, a := range tok.Attr {
+					if a.Name.Local == "name" && a.Value == name {
+						inCase = true
+						depth = 0
+					}
+				}
+				continue
+			}
+			if inCase && depth == 1 {
+				order = append(order, tok.Name.Local)
+			}
+		case xml.EndElement:
+			if inCase && depth == 0 {
+				return order
+			}
+			depth--
+		}
+	}
+}
+
+func resultType(r *xResult) string {
+	if r == nil {
+		return ""
+	}
+	return r.Type
+}
+
+// TestJUnitXMLLint checks the report with xmllint, when it is installed.
+func TestJUnitXMLLint(t *testing.T) {
+	lint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint not installed")
+	}
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(path, writeFixtureJUnit(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(lint, "--noout", path).CombinedOutput(); err != nil {
+		t.Fatalf("xmllint: %v\n%s", err, out)
+	}
+}
+
+func TestXMLText(t *testing.T) {
+	type testCase struct {
+		in, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := xmlText(tc.in); got != tc.want {
+			t.Errorf("xmlText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for name, tc := range map[string]testCase{
+		"plain":       {"hello", "hello"},
+		"ansi colour": {"\x1b[1;31mred\x1b[0m", "red"},
+		"osc link":    {"\x1b]8;;http://x\x07link\x1b]8;;\x07", "link"},
+		"nul":         {"a\x00b", "a\uFFFDb"},
+		"lone esc":    {"a\x1b", "a\uFFFD"},
+		"bad utf8":    {"a\xffb", "a\uFFFDb"},
+		"keeps tabs":  {"a\tb\r\nc", "a\tb\r\nc"},
+		"emoji":       {"🍕", "🍕"},
+		"fffe":        {"a\uFFFEb", "a\uFFFDb"},
+	} {
+		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}

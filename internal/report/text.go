@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ansiRE matches the escape sequences a terminal interprets: CSI sequences
+// (colours, cursor moves), OSC sequences (titles, hyperlinks) ended by BEL or
+// ST, and two-byte escapes. Agent replies and diffs may carry them; files
+// must not.
+var ansiRE = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
+
+// StripANSI removes terminal escape sequences from s.
+func StripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	return ansiRE.ReplaceAllString(s, "")
+}
+
+// xmlText makes s safe to put anywhere in an XML 1.0 document: escape
+// sequences are stripped first (so a colour code does not leave "[31m"
+// behind), then every rune outside the XML Char production, including
+// invalid UTF-8, becomes U+FFFD. encoding/xml escapes attributes and text
+// but writes CDATA sections verbatim, and go-junit-report does not sanitise
+// on the path we use (go-junit-report#138).
+func xmlText(s string) string {
+	s = StripANSI(s)
+	clean := utf8.ValidString(s)
+	for _, r := range s {
+		if !clean {
+			break
+		}
+		clean = isXMLChar(r)
+	}
+	if clean {
+		return s
+	}
+	// strings.Map hands invalid bytes over as utf8.RuneError and writes
+	// U+FFFD in their place.
+	return strings.Map(func(r rune) rune {
+		if isXMLChar(r) {
+			return r
+		}
+		return unicode.ReplacementChar
+	}, s)
+}
+
+// isXMLChar reports whether r is in the Char production of XML 1.0. A
+// utf8.RuneError reaching here stands for an invalid byte: it is replaced by
+// the same rune, which is harmless.
+func isXMLChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D ||
+		r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD ||
+		r >= 0x10000 && r <= 0x10FFFF
+}
+
+// clean prepares user text (a reply, a name, an error message) for
+// display: files get no escape sequences at all, so ANSI codes are
+// stripped; a terminal shows them escaped, since an agent that sends them
+// has a bug worth seeing.
+func (s style) clean(text string) string {
+	if s.file {
+		return StripANSI(text)
+	}
+	return text
+}
+
+// needsQuote reports whether s should be shown with %q rather than as is:
+// when it is empty, has leading or trailing white space, or holds control
+// characters other than newlines, the reader could not tell what the value
+// is from its raw form.
+func needsQuote(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return true
+	}
+	if strings.TrimSpace(s) != s {
+		return true
+	}
+	for _, r := range s {
+		if r != '\n' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
+			return true
+		}
+	}
+	return false
+}
+
+// showValue renders a compared value: quoted when white space or control
+// characters matter, as an indented block when it spans lines, else raw.
+// indent prefixes the continuation lines of a block.
+func (st style) showValue(s, indent string) string {
+	s = st.clean(s)
+	if needsQuote(s) {
+		return fmt.Sprintf("%q", s)
+	}
+	if strings.Contains(s, "\n") {
+		return "|\n" + indentLines(s, indent)
+	}
+	return s
+}
+
+// indentLines prefixes every line of s with indent.
+func indentLines(s, indent string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = strings.TrimRight(indent, " ")
+			continue
+		}
+		lines[i] = indent + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// oneLine renders free text (a user message, a reply) on as few lines as
+// possible for a transcript: control characters other than newline are
+// escaped so that a reply cannot move the cursor or colour the terminal.
+func (st style) oneLine(s string) string {
+	return oneLine(st.clean(s))
+}
+
+// oneLine is style.oneLine without ANSI stripping, for text that is not
+// user data.
+func oneLine(s string) string {
+	if !utf8.ValidString(s) {
+		return fmt.Sprintf("%q", s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			q := fmt.Sprintf("%q", string(r))
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// flat renders text that must stay on one line (a failure's one-liner, a
+// case title, a JUnit message): every control character, newlines
+// included, is escaped.
+func (st style) flat(s string) string {
+	return strings.ReplaceAll(st.oneLine(s), "\n", `\n`)
+}
+
+// formatDuration renders a case duration for people: milliseconds below a
+// second, tenths of a second above.
+func formatDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
+
+// seconds renders d as JUnit wants it: seconds with three decimals.
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%.3f", d.Seconds())
+}
+
+// millis renders d in milliseconds for JSON, to the microsecond: simulator
+// turns take well under a millisecond, and an integer would round them to 0.
+func millis(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+// style paints text with SGR colour codes, or leaves it alone when colour is
+// off. Colour is decided once by the caller (TTY, NO_COLOR, --no-color).
+// It also knows whether the text goes to a file (JUnit), where escape
+// sequences are stripped rather than shown.
+type style struct {
+	color bool
+	file  bool
+}
+
+// SGR codes used by the console views.
+const (
+	sgrBold    = "1"
+	sgrDim     = "2"
+	sgrRed     = "31"
+	sgrGreen   = "32"
+	sgrYellow  = "33"
+	sgrMagenta = "35"
+	sgrCyan    = "36"
+)
+
+func (s style) paint(code, text string) string {
+	if !s.color || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}

@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"errors"
+
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// Kinds of Error, for reports (JUnit error type, JSON kind).
+const (
+	// KindNetwork: the platform could not be reached or the connection
+	// broke.
+	KindNetwork = "network"
+	// KindTimeout: a turn, the scenario or the platform's chat session
+	// (CHAT_TIMEOUT) ran out of time.
+	KindTimeout = "timeout"
+	// KindHTTP: the platform answered with an error status.
+	KindHTTP = "http"
+	// KindConfig: the scenario cannot be run as written (no agent, an
+	// unresolved ${...}); retrying cannot help.
+	KindConfig = "config"
+	// KindInternal: agenttest itself broke (a recovered panic).
+	KindInternal = "internal"
+	// KindInterrupted: the run was cancelled while the attempt ran.
+	KindInterrupted = "interrupted"
+)
+
+// msgNoAgent is the error of a case that names no agent anywhere.
+const msgNoAgent = "no agent to test: set `agent:` in the suite or scenario, or give --agent or a target with an agent"
+
+// errNoResult stands for a reply the client accepted but could not decode
+// into a turn result; it should not happen with a working client.
+var errNoResult = errors.New("platform returned no turn result")
+
+// cutError wraps the error of a call cut off by the run's cancellation.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return "run interrupted: " + e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// timeoutError wraps the error of a call that ran out of the turn or the
+// scenario time, naming which limit it was.
+type timeoutError struct {
+	what string
+	err  error
+}
+
+func (e *timeoutError) Error() string { return e.what + " exceeded" }
+func (e *timeoutError) Unwrap() error { return e.err }
+
+// classify turns a failed call into the Error recorded on the attempt and
+// says whether a fresh attempt could succeed. It returns nil when the run
+// was interrupted: that is no verdict at all.
+//
+// Bad credentials and an unknown agent are not retried: every attempt would
+// fail the same way and only slow the run down. A 404 on a turn (the session
+// vanished) is retried, since a fresh session may work.
+func classify(err error, starting bool) (e *Error, retry bool) {
+	var (
+		cut *cutError
+		to  *timeoutError
+		api *platform.APIError
+		bad *platform.ResponseError
+		net *platform.NetworkError
+	)
+	switch {
+	case errors.As(err, &cut):
+		return nil, false
+	case errors.As(err, &to):
+		return &Error{Kind: KindTimeout, Message: to.Error()}, true
+	case platform.IsChatTimeout(err):
+		return &Error{Kind: KindTimeout, Message: err.Error()}, true
+	case platform.IsAuth(err):
+		return &Error{Kind: KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
+	case starting && platform.IsNotFound(err):
+		return &Error{Kind: KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+	case errors.As(err, &api):
+		return &Error{Kind: KindHTTP, Message: err.Error()}, true
+	case errors.As(err, &bad), errors.Is(err, errNoResult):
+		return &Error{Kind: KindHTTP, Message: err.Error()}, true
+	case errors.As(err, &net):
+		return &Error{Kind: KindNetwork, Message: err.Error()}, true
+	default:
+		// The client checks a call before sending it (agent id, clientEnv
+		// enum); what it refuses would be refused on every attempt.
+		return &Error{Kind: KindConfig, Message: err.Error()}, false
+	}
+}

@@ -1,0 +1,337 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// env is a simulator behind an intercepting proxy, and a real platform
+// client pointed at the proxy: every test talks real HTTP.
+type env struct {
+	t      *testing.T
+	sim    *simtest.Sim
+	proxy  *proxy
+	client *platform.Client
+	// transport is the client's, so tests can close idle connections before
+	// counting goroutines.
+	transport  *http.Transport
+	restaurant string
+}
+
+func newEnv(t testing.TB, opts sim.Options) *env {
+	t.Helper()
+	s := simtest.Start(t, opts)
+	p := newProxy(t, s.BuildURL)
+	tr := platform.NewTransport(256)
+	c, err := platform.New(platform.Config{
+		BuildURL:   p.URL,
+		BuildKey:   s.BuildKey,
+		MaxPerHost: 256,
+		HTTPClient: &http.Client{Transport: tr},
+	})
+	if err != nil {
+		t.Fatalf("platform client: %v", err)
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	e := &env{sim: s, proxy: p, client: c, transport: tr, restaurant: agentID(t, s, "restaurant")}
+	if tt, ok := t.(*testing.T); ok {
+		e.t = tt
+	}
+	return e
+}
+
+// agentID finds a built-in agent by name.
+func agentID(t testing.TB, s *simtest.Sim, name string) string {
+	t.Helper()
+	for _, id := range s.AgentIDs {
+		if strings.Contains(id, name) {
+			return id
+		}
+	}
+	t.Fatalf("no %s agent among %v", name, s.AgentIDs)
+	return ""
+}
+
+// opts returns run options aimed at the restaurant agent, with no pause
+// between attempts so retries cost no wall time.
+func (e *env) opts() Options {
+	return Options{
+		Chat:         e.client,
+		Parallel:     4,
+		DefaultAgent: e.restaurant,
+		RetryDelay:   -1,
+		TurnTimeout:  5 * time.Second,
+	}
+}
+
+// proxy forwards to the simulator and lets a test answer chosen requests
+// itself: a deterministic fault at the n-th turn, whatever the scheduling.
+type proxy struct {
+	URL string
+	// transport carries the forwarded requests; tests close its idle
+	// connections before counting goroutines.
+	transport *http.Transport
+	starts    atomic.Int64
+	turns     atomic.Int64
+	// intercept, when set, may answer a request instead of the simulator.
+	// kind is "start" or "turn"; n counts requests of that kind from 1.
+	intercept atomic.Pointer[func(kind string, n int64, body string, w http.ResponseWriter) bool]
+	// rewrite, when set, edits the simulator's response body.
+	rewrite atomic.Pointer[func(kind string, n int64, body []byte) []byte]
+}
+
+func newProxy(t testing.TB, target string) *proxy {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatalf("proxy target: %v", err)
+	}
+	p := &proxy{transport: http.DefaultTransport.(*http.Transport).Clone()}
+	p.transport.MaxIdleConnsPerHost = 256
+	t.Cleanup(p.transport.CloseIdleConnections)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = p.transport
+	// Requests the client cancels on purpose are expected here.
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	rp.ModifyResponse = func(res *http.Response) error {
+		rw := p.rewrite.Load()
+		if rw == nil {
+			return nil
+		}
+		kind, _ := res.Request.Context().Value(kindKey{}).(string)
+		n, _ := res.Request.Context().Value(nKey{}).(int64)
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		body = (*rw)(kind, n, body)
+		res.Body = io.NopCloser(strings.NewReader(string(body)))
+		res.ContentLength = int64(len(body))
+		res.Header.Del("Content-Length")
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var kind string
+		var n int64
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/debug-chat"):
+			kind, n = "start", p.starts.Add(1)
+		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/debug-chat/"):
+			kind, n = "turn", p.turns.Add(1)
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		if f := p.intercept.Load(); f != nil && kind != "" && (*f)(kind, n, string(body), w) {
+			return
+		}
+		ctx := context.WithValue(context.WithValue(r.Context(), kindKey{}, kind), nKey{}, n)
+		rp.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	t.Cleanup(srv.Close)
+	p.URL = srv.URL
+	return p
+}
+
+type kindKey struct{}
+type nKey struct{}
+
+func (p *proxy) onRequest(f func(kind string, n int64, body string, w http.ResponseWriter) bool) {
+	p.intercept.Store(&f)
+}
+
+func (p *proxy) onResponse(f func(kind string, n int64, body []byte) []byte) {
+	p.rewrite.Store(&f)
+}
+
+// fail500 answers the matching requests with a platform 500.
+func fail500(w http.ResponseWriter) bool {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusInternalServerError)
+	io.WriteString(w, `{"success":false,"error":"internal","error_code":"INTERNAL","error_message":"boom","data":null}`)
+	return true
+}
+
+// ---- scenario builders ----
+
+const file = "suites/restaurant.yaml"
+
+func pos(line, col int) diag.Pos { return diag.Pos{File: file, Line: line, Col: col} }
+
+func ptr[T any](v T) *T { return &v }
+
+func contains(line int, s string) *assert.Text {
+	return &assert.Text{Pos: pos(line, 9), Contains: ptr(s), IgnoreCase: true}
+}
+
+func expectReply(line int, s string) *assert.Expect {
+	return &assert.Expect{Pos: pos(line, 7), Response: contains(line, s)}
+}
+
+func turn(line int, say string, exp *assert.Expect, caps ...scenario.Capture) *scenario.Turn {
+	return &scenario.Turn{Pos: pos(line, 5), Say: say, Expect: exp, Capture: caps}
+}
+
+// booking is the restaurant happy path, using a capture in a later turn.
+func booking(name string, line int) *scenario.Scenario {
+	return &scenario.Scenario{
+		Name:     name,
+		Pos:      pos(line, 3),
+		Tags:     []string{"booking"},
+		Greeting: expectReply(line+1, "welcome"),
+		Turns: []*scenario.Turn{
+			turn(line+2, "I'd like to book a table", &assert.Expect{
+				Pos:      pos(line+2, 7),
+				Response: contains(line+2, "how many"),
+				Trace:    &assert.Trace{Pos: pos(line+2, 9), Includes: []string{"CollectPartySize"}},
+			}),
+			turn(line+3, "4 people at 7pm", &assert.Expect{
+				Pos: pos(line+3, 7),
+				State: []assert.StateCheck{
+					{Pos: pos(line+3, 9), Key: "party_size", Match: &assert.Text{Exact: ptr("4")}},
+					{Pos: pos(line+3, 9), Key: "time", Match: &assert.Text{Exact: ptr("19:00")}},
+				},
+				Node: &assert.Text{Pos: pos(line+3, 9), Exact: ptr("ConfirmBooking")},
+			}, scenario.Capture{Pos: pos(line+3, 20), Name: "ref", From: "response", Pattern: `reference ([A-Z0-9]+)`}),
+			turn(line+4, "what was my reference?", expectReply(line+4, "${ref}")),
+			turn(line+5, "thanks, bye", &assert.Expect{Pos: pos(line+5, 7), Ended: &assert.Bool{Pos: pos(line+5, 9), Value: true}}),
+		},
+	}
+}
+
+// broken fails at its first turn.
+func broken(name string, line int) *scenario.Scenario {
+	return &scenario.Scenario{
+		Name:  name,
+		Pos:   pos(line, 3),
+		Tags:  []string{"broken"},
+		Turns: []*scenario.Turn{turn(line+1, "I'd like to book a table", expectReply(line+1, "we are closed forever"))},
+	}
+}
+
+func suite(path string, scs ...*scenario.Scenario) *scenario.Suite {
+	return &scenario.Suite{Path: path, Name: strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".yaml"), Scenarios: scs}
+}
+
+// ---- observers ----
+
+// recorder checks the Observer contract as events arrive.
+type recorder struct {
+	mu        sync.Mutex
+	total     int
+	runs      int
+	started   map[*Case]int
+	finished  map[*Case]int
+	order     []string
+	final     *Result
+	violation []string
+	onFinish  func(n int)
+}
+
+func newRecorder() *recorder {
+	return &recorder{started: map[*Case]int{}, finished: map[*Case]int{}}
+}
+
+func (r *recorder) RunStarted(total int, _ Target) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total = total
+	r.runs++
+}
+
+func (r *recorder) CaseStarted(_ *File, c *Case) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runs != 1 || r.final != nil {
+		r.violation = append(r.violation, "CaseStarted outside the run: "+c.Name)
+	}
+	if r.finished[c] > 0 {
+		r.violation = append(r.violation, "CaseStarted after CaseFinished: "+c.Name)
+	}
+	r.started[c]++
+}
+
+func (r *recorder) CaseFinished(_ *File, c *Case) {
+	r.mu.Lock()
+	r.finished[c]++
+	r.order = append(r.order, c.Name)
+	if r.runs != 1 || r.final != nil {
+		r.violation = append(r.violation, "CaseFinished outside the run: "+c.Name)
+	}
+	n := len(r.order)
+	f := r.onFinish
+	r.mu.Unlock()
+	if f != nil {
+		f(n)
+	}
+}
+
+func (r *recorder) RunFinished(res *Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.final != nil {
+		r.violation = append(r.violation, "RunFinished twice")
+	}
+	r.final = res
+}
+
+// check verifies that every case of res was finished exactly once and
+// started at most once, and that RunFinished saw res.
+func (r *recorder) check(t *testing.T, res *Result) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range r.violation {
+		t.Error(v)
+	}
+	if r.final != res {
+		t.Error("RunFinished did not receive the returned result")
+	}
+	n := 0
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			n++
+			if r.finished[c] != 1 {
+				t.Errorf("case %q: CaseFinished called %d times, want 1", c.Name, r.finished[c])
+			}
+			if r.started[c] > 1 {
+				t.Errorf("case %q: CaseStarted called %d times", c.Name, r.started[c])
+			}
+			ran := len(c.Attempts) > 0
+			if ran != (r.started[c] == 1) {
+				t.Errorf("case %q: CaseStarted %d times but %d attempts", c.Name, r.started[c], len(c.Attempts))
+			}
+		}
+	}
+	if r.total != n {
+		t.Errorf("RunStarted total = %d, want %d", r.total, n)
+	}
+}
+
+// statuses lists "name=status" in result order.
+func statuses(res *Result) []string {
+	var out []string
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			out = append(out, fmt.Sprintf("%s=%s", c.Name, c.Status))
+		}
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// Chat is what the runner needs from the platform: the two debug-chat
+// calls. *platform.Client satisfies it; keeping it an interface lets tests
+// wrap the client (to count calls or cancel a run at a precise moment).
+type Chat interface {
+	// StartChat creates a debug-chat session; its reply is the greeting.
+	StartChat(ctx context.Context, agentID string, req platform.ChatStart) (*platform.Exchange, error)
+	// SendTurn sends one user message into a session.
+	SendTurn(ctx context.Context, agentID, conversationID string, req platform.ChatTurn) (*platform.Exchange, error)
+}
+
+var _ Chat = (*platform.Client)(nil)
+
+// Defaults applied by Run and Plan to zero Options fields.
+const (
+	// DefaultParallel is the number of scenarios run at once when
+	// Options.Parallel is zero.
+	DefaultParallel = 8
+	// DefaultTurnTimeout bounds one platform call when Options.TurnTimeout
+	// is zero.
+	DefaultTurnTimeout = 30 * time.Second
+	// DefaultEnv is the clientEnv when neither the suite nor the options
+	// name one: tests belong in the sandbox, never in live by accident.
+	DefaultEnv = "sandbox"
+	// DefaultRetryDelay is the pause before retrying an errored attempt when
+	// Options.RetryDelay is zero. The platform client already retried the
+	// call itself; this spaces out fresh sessions so a platform that is
+	// briefly overloaded is not hammered.
+	DefaultRetryDelay = 250 * time.Millisecond
+	// DefaultLeanAbove is the suite size above which passing cases release
+	// their decoded metadata (see Options.LeanAbove). Below it every turn
+	// keeps its decoded reply, which costs about 6 KB per case of five
+	// turns: nothing for a normal suite, 120 MB for 20,000 cases.
+	DefaultLeanAbove = 1000
+	// maxRetryDelay caps the exponential backoff between attempts.
+	maxRetryDelay = 5 * time.Second
+)
+
+// Skip reasons of cases the run did not reach; reports show them verbatim.
+const (
+	// ReasonInterrupted marks cases cut off or never started because the
+	// run's context was cancelled.
+	ReasonInterrupted = "not run: run interrupted"
+	// ReasonFailFast marks cases not started after the first failure under
+	// --fail-fast.
+	ReasonFailFast = "not run: --fail-fast"
+)
+
+// Options configure a run. The zero value of each field means its default.
+type Options struct {
+	// Chat is the platform client. Required by Run; Plan ignores it.
+	Chat Chat
+	// Parallel is the maximum number of scenarios running at once
+	// (default DefaultParallel).
+	Parallel int
+	// Retries is the number of extra attempts of a scenario that sets no
+	// `retries:` of its own.
+	Retries int
+	// TurnTimeout bounds each platform call (default DefaultTurnTimeout).
+	TurnTimeout time.Duration
+	// RetryDelay is the base of the exponential backoff before retrying an
+	// errored attempt (default DefaultRetryDelay; negative means no pause).
+	// A failed attempt is retried at once: the platform is fine, the agent
+	// answered.
+	RetryDelay time.Duration
+	// FailFast stops starting cases after the first Failed or Errored one;
+	// the rest are Skipped with ReasonFailFast.
+	FailFast bool
+	// DefaultAgent is the target's agent, for suites and scenarios that
+	// name none.
+	DefaultAgent string
+	// DefaultEnv is the clientEnv for suites that name none (from the flag
+	// or the target); empty means DefaultEnv.
+	DefaultEnv string
+	// Tags selects scenarios by tag; nil selects all.
+	Tags *scenario.TagExpr
+	// Name selects scenarios whose name it matches; nil selects all.
+	Name *regexp.Regexp
+	// Observer receives progress; nil means NoopObserver.
+	Observer Observer
+	// Getenv resolves ${env:NAME}; nil means an empty environment.
+	Getenv func(string) (string, bool)
+	// Now is the clock for start times and durations; nil means time.Now.
+	// Turn latencies are measured by the platform client, not with Now.
+	Now func() time.Time
+	// Seed drives the jitter of retry backoff, so runs are reproducible.
+	Seed int64
+	// Target is copied into Result.Target.
+	Target Target
+	// LeanAbove is the number of cases above which a run keeps only the
+	// raw JSON of the replies of passing cases, dropping their decoded
+	// metadata (Turn.Reply decodes it again for reports). Failing,
+	// errored and flaky cases always keep everything. Zero means
+	// DefaultLeanAbove; negative means never.
+	LeanAbove int
+}
+
+// withDefaults returns o with every zero field replaced by its default, or
+// an error for values no run can use.
+func (o Options) withDefaults() (Options, error) {
+	var errs []error
+	if o.Parallel < 0 {
+		errs = append(errs, fmt.Errorf("parallel must be at least 1, got %d", o.Parallel))
+	}
+	if o.Retries < 0 {
+		errs = append(errs, fmt.Errorf("retries must not be negative, got %d", o.Retries))
+	}
+	if o.TurnTimeout < 0 {
+		errs = append(errs, fmt.Errorf("turn timeout must not be negative, got %s", o.TurnTimeout))
+	}
+	if len(errs) > 0 {
+		return o, errors.Join(errs...)
+	}
+	if o.Parallel == 0 {
+		o.Parallel = DefaultParallel
+	}
+	if o.TurnTimeout == 0 {
+		o.TurnTimeout = DefaultTurnTimeout
+	}
+	if o.RetryDelay == 0 {
+		o.RetryDelay = DefaultRetryDelay
+	}
+	if o.LeanAbove == 0 {
+		o.LeanAbove = DefaultLeanAbove
+	}
+	if o.DefaultEnv == "" {
+		o.DefaultEnv = DefaultEnv
+	}
+	if o.Observer == nil {
+		o.Observer = NoopObserver{}
+	}
+	if o.Getenv == nil {
+		o.Getenv = func(string) (string, bool) { return "", false }
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}

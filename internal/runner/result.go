@@ -1,0 +1,283 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// Status is the outcome of a case, an attempt or a whole run. Statuses are
+// ordered so that combining outcomes is a fold with Merge: the worse one
+// wins.
+type Status int
+
+const (
+	// Pending: not run (yet). An interrupted run leaves unfinished cases
+	// pending.
+	Pending Status = iota
+	// Skipped: not run on purpose (skip:, filtered by a fail-fast stop).
+	Skipped
+	// Passed: every expectation held.
+	Passed
+	// Flaky: passed, but only after a failed or errored attempt.
+	Flaky
+	// Failed: an expectation about the agent was false.
+	Failed
+	// Errored: the harness, the network or the platform broke; nothing
+	// was learnt about the agent.
+	Errored
+)
+
+var statusNames = [...]string{"pending", "skipped", "passed", "flaky", "failed", "errored"}
+
+func (s Status) String() string {
+	if s < 0 || int(s) >= len(statusNames) {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// MarshalText renders the status by name in JSON and YAML.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status name.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, n := range statusNames {
+		if n == string(b) {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown status %q", b)
+}
+
+// Merge returns the worse of two statuses.
+func (s Status) Merge(next Status) Status {
+	if next > s {
+		return next
+	}
+	return s
+}
+
+// Result is everything a run learnt, in file and case order. Reports are pure
+// functions of a Result.
+type Result struct {
+	// Started is when the run began; Duration its wall time.
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration_ns"`
+	// Target describes what was tested, without secrets.
+	Target Target `json:"target"`
+	// Files holds one entry per suite file (YAML suite or feature file),
+	// in the order the files were found.
+	Files []*File `json:"files"`
+	// Interrupted is true when the run was stopped before every case
+	// finished (Ctrl-C, a deadline, --fail-fast); unfinished cases are
+	// Pending or Skipped.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Checks holds run-level checks that are not scenarios (the alert gate
+	// of a later issue); they count like cases.
+	Checks []*Case `json:"checks,omitempty"`
+}
+
+// Target describes the platform a run talked to. It never holds keys.
+type Target struct {
+	// Name is the configured target name, or "sim" for the embedded
+	// simulator.
+	Name       string `json:"name"`
+	BuildURL   string `json:"build_url,omitempty"`
+	RuntimeURL string `json:"runtime_url,omitempty"`
+	AccountID  string `json:"account_id,omitempty"`
+	Env        string `json:"env,omitempty"`
+	Embedded   bool   `json:"embedded,omitempty"`
+}
+
+// File is the result of one suite file.
+type File struct {
+	// Path is the file path as given on the command line (slash-separated,
+	// relative when the argument was).
+	Path string `json:"path"`
+	// Suite is the suite name (the `suite:` key, the Feature title, or the
+	// file name).
+	Suite string  `json:"suite"`
+	Cases []*Case `json:"cases"`
+}
+
+// Status folds the statuses of the file's cases.
+func (f *File) Status() Status {
+	s := Pending
+	if len(f.Cases) > 0 {
+		s = Skipped
+	}
+	for _, c := range f.Cases {
+		s = s.Merge(c.Status)
+	}
+	return s
+}
+
+// Duration sums the case durations.
+func (f *File) Duration() time.Duration {
+	var d time.Duration
+	for _, c := range f.Cases {
+		d += c.Duration
+	}
+	return d
+}
+
+// Case is the result of one scenario (one expanded example row).
+type Case struct {
+	// Name is the scenario name, with the example row appended when the
+	// scenario was expanded from examples.
+	Name string `json:"name"`
+	// Pos is where the scenario is written.
+	Pos  diag.Pos `json:"pos"`
+	Tags []string `json:"tags,omitempty"`
+	// Status is the verdict.
+	Status Status `json:"status"`
+	// Duration is the wall time of all attempts.
+	Duration time.Duration `json:"duration_ns"`
+	// Agent, Env and Variant are the session parameters used.
+	Agent   string `json:"agent,omitempty"`
+	Env     string `json:"env,omitempty"`
+	Variant string `json:"variant,omitempty"`
+	// SkipReason says why a skipped or pending case did not run.
+	SkipReason string `json:"skip_reason,omitempty"`
+	// Attempts are the tries of this case, in order. The verdict comes from
+	// the last one (or from the repeat rule when Repeat is set).
+	Attempts []*Attempt `json:"attempts,omitempty"`
+	// Repeat is set for scenarios run several times with a pass rate.
+	Repeat *Repeat `json:"repeat,omitempty"`
+}
+
+// ConversationID returns the conversation of the last attempt, if any.
+func (c *Case) ConversationID() string {
+	if a := c.Last(); a != nil {
+		return a.ConversationID
+	}
+	return ""
+}
+
+// Last returns the last attempt, or nil when the case never ran.
+func (c *Case) Last() *Attempt {
+	if len(c.Attempts) == 0 {
+		return nil
+	}
+	return c.Attempts[len(c.Attempts)-1]
+}
+
+// Repeat records a `repeat:` scenario: N fresh sessions, passing when the
+// share of passing runs reaches the rate.
+type Repeat struct {
+	Runs     int     `json:"runs"`
+	Passed   int     `json:"passed"`
+	PassRate float64 `json:"pass_rate"`
+}
+
+// Attempt is one try of a case, from a fresh session.
+type Attempt struct {
+	Number         int           `json:"number"`
+	Status         Status        `json:"status"`
+	ConversationID string        `json:"conversation_id,omitempty"`
+	Started        time.Time     `json:"started"`
+	Duration       time.Duration `json:"duration_ns"`
+	// Turns is the transcript, starting with the greeting (Index 0).
+	Turns []*Turn `json:"turns"`
+	// Failures are the broken expectations (Status Failed).
+	Failures []assert.Failure `json:"failures,omitempty"`
+	// Error is the infrastructure problem that ended the attempt (Status
+	// Errored).
+	Error *Error `json:"error,omitempty"`
+}
+
+// Error is an infrastructure problem: where it happened and why.
+type Error struct {
+	// Pos is the turn or step at which it happened, when known.
+	Pos diag.Pos `json:"pos"`
+	// Message is the error text (never containing keys).
+	Message string `json:"message"`
+	// Kind classifies it for reports: "network", "timeout", "http",
+	// "config", "internal", "interrupted".
+	Kind string `json:"kind"`
+}
+
+// Turn is one exchange of the transcript.
+type Turn struct {
+	// Index is 0 for the greeting (session creation), then 1, 2, ...
+	Index int `json:"index"`
+	// Pos is where the turn (or When step) is written.
+	Pos diag.Pos `json:"pos"`
+	// Say is the user's message after interpolation (empty for the
+	// greeting and for silence).
+	Say string `json:"say"`
+	// Request is the JSON body sent.
+	Request json.RawMessage `json:"request,omitempty"`
+	// Result is the decoded reply; nil when the call failed.
+	Result *platform.TurnResult `json:"-"`
+	// Response is the reply body as received.
+	Response json.RawMessage `json:"response,omitempty"`
+	// Started is when the request was sent; Latency how long the reply
+	// took, measured by the client.
+	Started time.Time     `json:"started"`
+	Latency time.Duration `json:"latency_ns"`
+}
+
+// Observer receives progress while a run goes on; human and machine progress
+// views implement it. Calls come from several goroutines, one case at a
+// time per goroutine; implementations synchronise themselves. Nothing in
+// runner prints: this is the only way progress leaves the package.
+type Observer interface {
+	// RunStarted is called once, before any case starts, with the number
+	// of cases that will run (after filters).
+	RunStarted(total int, target Target)
+	// CaseStarted is called when a case's first attempt begins.
+	CaseStarted(file *File, c *Case)
+	// CaseFinished is called once per case with its final verdict,
+	// including skipped cases and, on interruption, unfinished ones.
+	CaseFinished(file *File, c *Case)
+	// RunFinished is called once, after every case has finished or been
+	// marked, before reports are written.
+	RunFinished(r *Result)
+}
+
+// NoopObserver ignores every event; embed it to implement only some.
+type NoopObserver struct{}
+
+// RunStarted does nothing.
+func (NoopObserver) RunStarted(int, Target) {}
+
+// CaseStarted does nothing.
+func (NoopObserver) CaseStarted(*File, *Case) {}
+
+// CaseFinished does nothing.
+func (NoopObserver) CaseFinished(*File, *Case) {}
+
+// RunFinished does nothing.
+func (NoopObserver) RunFinished(*Result) {}
+
+var _ Observer = NoopObserver{}
+
+// Reply returns the decoded reply of the turn, or nil when the call failed.
+// Use it rather than reading Result.Metadata directly: to keep very large
+// runs within memory, the runner releases the decoded metadata of passing
+// cases (see Options.LeanAbove) and keeps only the raw JSON, which Reply
+// decodes again on demand. It never modifies the turn, so reports may call
+// it from several goroutines.
+func (t *Turn) Reply() *platform.TurnResult {
+	if t == nil || t.Result == nil {
+		return nil
+	}
+	r := t.Result
+	if r.Metadata != nil || len(r.RawMetadata) == 0 {
+		return r
+	}
+	out := *r
+	if err := json.Unmarshal(r.RawMetadata, &out.Metadata); err != nil || out.Metadata == nil {
+		// RawMetadata was accepted by the client as an object; this is
+		// only reachable with a hand-built Turn.
+		out.Metadata = platform.Metadata{}
+	}
+	return &out
+}

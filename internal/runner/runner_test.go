@@ -1,0 +1,868 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+)
+
+func TestRunVerdicts(t *testing.T) {
+	type testCase struct {
+		name     string
+		scenario func(e *env) *scenario.Scenario
+		opts     func(o *Options)
+		want     Status
+		attempts int
+		check    func(t *testing.T, c *Case)
+	}
+	run := func(t *testing.T, tc testCase) {
+		e := newEnv(t, sim.Options{Seed: 1})
+		opts := e.opts()
+		if tc.opts != nil {
+			tc.opts(&opts)
+		}
+		rec := newRecorder()
+		opts.Observer = rec
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, tc.scenario(e))}, opts)
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		rec.check(t, res)
+		c := res.Files[0].Cases[0]
+		if c.Status != tc.want {
+			t.Fatalf("status = %s, want %s; attempts: %s", c.Status, tc.want, describe(c))
+		}
+		if len(c.Attempts) != tc.attempts {
+			t.Fatalf("attempts = %d, want %d: %s", len(c.Attempts), tc.attempts, describe(c))
+		}
+		if res.Interrupted {
+			t.Error("Interrupted set on a complete run")
+		}
+		if tc.check != nil {
+			tc.check(t, c)
+		}
+	}
+
+	testCases := []testCase{
+		{
+			name:     "booking passes with a capture feeding a later turn",
+			scenario: func(*env) *scenario.Scenario { return booking("books a table", 10) },
+			want:     Passed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				a := c.Attempts[0]
+				if len(a.Turns) != 5 {
+					t.Fatalf("turns = %d, want greeting + 4", len(a.Turns))
+				}
+				for i, tr := range a.Turns {
+					if tr.Index != i || len(tr.Request) == 0 || len(tr.Response) == 0 || tr.Result == nil {
+						t.Errorf("turn %d not fully recorded: %+v", i, tr)
+					}
+				}
+				if a.ConversationID == "" || c.ConversationID() != a.ConversationID {
+					t.Errorf("conversation id not recorded: %q", a.ConversationID)
+				}
+				if got := a.Turns[3].Say; got != "what was my reference?" {
+					t.Errorf("turn 3 say = %q", got)
+				}
+				if a.Turns[2].Pos != pos(13, 5) {
+					t.Errorf("turn 2 pos = %s", a.Turns[2].Pos)
+				}
+				if c.Env != "sandbox" || c.Agent == "" {
+					t.Errorf("session parameters: agent %q env %q", c.Agent, c.Env)
+				}
+			},
+		},
+		{
+			name: "vars and env are interpolated into say",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("interpolated", 10)
+				sc.Vars = map[string]string{"when": "7pm"}
+				sc.Turns[1].Say = "${env:PARTY} at ${when}"
+				return sc
+			},
+			opts: func(o *Options) {
+				o.Getenv = func(k string) (string, bool) { return map[string]string{"PARTY": "4 people"}[k], k == "PARTY" }
+			},
+			want:     Passed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				if got := c.Attempts[0].Turns[2].Say; got != "4 people at 7pm" {
+					t.Errorf("say = %q", got)
+				}
+			},
+		},
+		{
+			name:     "a false expectation fails at its position and stops the attempt",
+			scenario: func(*env) *scenario.Scenario { return broken("closed", 20) },
+			want:     Failed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				a := c.Attempts[0]
+				if a.Error != nil || len(a.Failures) == 0 {
+					t.Fatalf("want failures and no error, got %+v", a)
+				}
+				if p := a.Failures[0].Pos; p.File != file || p.Line != 21 {
+					t.Errorf("failure pos = %s, want %s:21", p, file)
+				}
+				if len(a.Turns) != 2 {
+					t.Errorf("turns = %d, want greeting + the failing turn", len(a.Turns))
+				}
+			},
+		},
+		{
+			name: "later turns are not sent after a failing one",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("stops early", 10)
+				sc.Turns[0].Expect = expectReply(12, "sorry, no tables")
+				return sc
+			},
+			want:     Failed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				if n := len(c.Attempts[0].Turns); n != 2 {
+					t.Errorf("turns = %d, want 2", n)
+				}
+			},
+		},
+		{
+			name:     "retries never hide a real failure",
+			scenario: func(*env) *scenario.Scenario { return broken("still closed", 20) },
+			opts:     func(o *Options) { o.Retries = 2 },
+			want:     Failed,
+			attempts: 3,
+			check: func(t *testing.T, c *Case) {
+				for _, a := range c.Attempts {
+					if a.Status != Failed {
+						t.Errorf("attempt %d: %s", a.Number, a.Status)
+					}
+				}
+				if c.Attempts[2].Number != 3 || c.Attempts[0].ConversationID == c.Attempts[1].ConversationID {
+					t.Error("attempts must be numbered and use fresh sessions")
+				}
+			},
+		},
+		{
+			name: "a failing greeting is checked before any turn",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("rude greeting", 10)
+				sc.Greeting = expectReply(11, "go away")
+				return sc
+			},
+			want:     Failed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				if n := len(c.Attempts[0].Turns); n != 1 {
+					t.Errorf("turns = %d, want the greeting only", n)
+				}
+			},
+		},
+		{
+			name: "an unknown agent errors and is not retried",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("nobody home", 10)
+				sc.Agent = "no-such-agent"
+				return sc
+			},
+			opts:     func(o *Options) { o.Retries = 3 },
+			want:     Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				e := c.Attempts[0].Error
+				if e == nil || e.Kind != KindHTTP || !strings.Contains(e.Message, "404") {
+					t.Fatalf("error = %+v, want an http 404", e)
+				}
+				if e.Pos != pos(10, 3) {
+					t.Errorf("error pos = %s, want the scenario", e.Pos)
+				}
+			},
+		},
+		{
+			name: "an unresolved variable is a config error, not retried",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("typo", 10)
+				sc.Turns[1].Say = "${party_sise} people"
+				return sc
+			},
+			opts:     func(o *Options) { o.Retries = 2 },
+			want:     Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				e := c.Attempts[0].Error
+				if e == nil || e.Kind != KindConfig || e.Pos != pos(13, 5) || !strings.Contains(e.Message, "party_sise") {
+					t.Fatalf("error = %+v, want a config error at the turn naming the variable", e)
+				}
+			},
+		},
+		{
+			name:     "no agent anywhere is a config error",
+			scenario: func(*env) *scenario.Scenario { return booking("no agent", 10) },
+			opts:     func(o *Options) { o.DefaultAgent = "" },
+			want:     Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				if e := c.Attempts[0].Error; e == nil || e.Kind != KindConfig {
+					t.Fatalf("error = %+v", e)
+				}
+			},
+		},
+		{
+			name: "skip records the reason and runs nothing",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("skipped", 10)
+				sc.Skip = "kitchen renovation"
+				return sc
+			},
+			want:     Skipped,
+			attempts: 0,
+			check: func(t *testing.T, c *Case) {
+				if c.SkipReason != "kitchen renovation" {
+					t.Errorf("reason = %q", c.SkipReason)
+				}
+			},
+		},
+		{
+			name: "a turn after the agent ended the conversation fails",
+			scenario: func(*env) *scenario.Scenario {
+				return &scenario.Scenario{Name: "too late", Pos: pos(30, 3), Turns: []*scenario.Turn{
+					turn(31, "thanks, bye", nil),
+					turn(32, "hello again", nil),
+				}}
+			},
+			want:     Failed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				f := c.Attempts[0].Failures
+				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) {
+					t.Errorf("failures = %+v", f)
+				}
+			},
+		},
+		{
+			name: "a capture that does not match fails at the capture",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("no code", 10)
+				sc.Turns[1].Capture[0].Pattern = `voucher ([0-9]+)`
+				return sc
+			},
+			want:     Failed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				f := c.Attempts[0].Failures
+				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) {
+					t.Errorf("failures = %+v", f)
+				}
+			},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// describe summarises the attempts of a case for failure messages.
+func describe(c *Case) string {
+	var b strings.Builder
+	for _, a := range c.Attempts {
+		b.WriteString("\n  #")
+		b.WriteString(a.Status.String())
+		if a.Error != nil {
+			b.WriteString(" error[" + a.Error.Kind + "]: " + a.Error.Message)
+		}
+		for _, f := range a.Failures {
+			b.WriteString(" failure " + f.Pos.String() + " " + f.Key + ": " + f.Message + " expected " + f.Expected + " actual " + f.Actual)
+		}
+	}
+	return b.String()
+}
+
+func TestRunRetries(t *testing.T) {
+	chatTimeout := func(w http.ResponseWriter) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestTimeout)
+		io.WriteString(w, `{"success":false,"error":"timeout","error_id":"e1","error_code":"CHAT_TIMEOUT","error_message":"the chat session exceeded the timeout limit","data":null}`)
+		return true
+	}
+	type testCase struct {
+		name      string
+		retries   *int // scenario retries
+		optRetry  int
+		fault     func(kind string, n int64, w http.ResponseWriter) bool
+		want      Status
+		attempts  int
+		firstKind string
+	}
+	run := func(t *testing.T, tc testCase) {
+		e := newEnv(t, sim.Options{Seed: 1})
+		e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+			return tc.fault(kind, n, w)
+		})
+		opts := e.opts()
+		opts.Retries = tc.optRetry
+		sc := booking("books", 10)
+		sc.Retries = tc.retries
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		if c.Status != tc.want || len(c.Attempts) != tc.attempts {
+			t.Fatalf("got %s after %d attempts, want %s after %d: %s", c.Status, len(c.Attempts), tc.want, tc.attempts, describe(c))
+		}
+		if e := c.Attempts[0].Error; e == nil || e.Kind != tc.firstKind {
+			t.Fatalf("first attempt error = %+v, want kind %s", e, tc.firstKind)
+		}
+		if p := c.Attempts[0].Error.Pos; p.Line == 0 {
+			t.Errorf("error has no position")
+		}
+	}
+	testCases := []testCase{
+		{
+			name:     "a 500 on a turn is retried from a fresh session: flaky",
+			optRetry: 1,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n == 2 && fail500(w)
+			},
+			want: Flaky, attempts: 2, firstKind: KindHTTP,
+		},
+		{
+			name:     "CHAT_TIMEOUT is retried: flaky",
+			optRetry: 2,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n == 1 && chatTimeout(w)
+			},
+			want: Flaky, attempts: 2, firstKind: KindTimeout,
+		},
+		{
+			name:     "errors that outlast the budget leave the case errored",
+			optRetry: 2,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && fail500(w)
+			},
+			want: Errored, attempts: 3, firstKind: KindHTTP,
+		},
+		{
+			name:     "the scenario's retries override the options",
+			retries:  ptr(0),
+			optRetry: 5,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && fail500(w)
+			},
+			want: Errored, attempts: 1, firstKind: KindHTTP,
+		},
+		{
+			name:     "auth errors are not retried",
+			optRetry: 3,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				io.WriteString(w, `{"success":false,"error":"unauthorized","error_message":"invalid api key"}`)
+				return true
+			},
+			want: Errored, attempts: 1, firstKind: KindHTTP,
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// simKey is a key given to the simulator so tests can check it never shows
+// up in a report.
+const simKey = "sk-build-secret-0123456789"
+
+func TestRunWrongKeyIsNotRetried(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1, BuildKey: simKey, RuntimeKey: "sk-runtime-other"})
+	c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: "sk-wrong-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := e.opts()
+	opts.Chat = c
+	opts.Retries = 3
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := res.Files[0].Cases[0]
+	if cs.Status != Errored || len(cs.Attempts) != 1 {
+		t.Fatalf("got %s after %d attempts: %s", cs.Status, len(cs.Attempts), describe(cs))
+	}
+	if msg := cs.Attempts[0].Error.Message; !strings.Contains(msg, "401") || strings.Contains(msg, "sk-wrong-key") {
+		t.Errorf("message = %q", msg)
+	}
+	if n := e.proxy.starts.Load(); n != 1 {
+		t.Errorf("%d session creations, want 1", n)
+	}
+}
+
+func TestRunSimFaults(t *testing.T) {
+	// Injected 500s and chat timeouts on a few requests: every case must
+	// end passing (some flaky) thanks to retries, none failed.
+	e := newEnv(t, sim.Options{Seed: 7, Faults: sim.Faults{Error500: 0.05, ChatTimeout: 0.03}})
+	opts := e.opts()
+	opts.Parallel = 1
+	opts.Retries = 6
+	var scs []*scenario.Scenario
+	for i := range 20 {
+		scs = append(scs, booking("books "+string(rune('a'+i)), 10))
+	}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, scs...)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky := 0
+	for _, c := range res.Files[0].Cases {
+		switch c.Status {
+		case Passed:
+			if len(c.Attempts) != 1 {
+				t.Errorf("%s passed after %d attempts", c.Name, len(c.Attempts))
+			}
+		case Flaky:
+			flaky++
+			if len(c.Attempts) < 2 || c.Attempts[0].Status != Errored {
+				t.Errorf("%s flaky: %s", c.Name, describe(c))
+			}
+		default:
+			t.Errorf("%s: %s%s", c.Name, c.Status, describe(c))
+		}
+	}
+	if flaky == 0 {
+		t.Error("no case needed a retry; the faults did not fire")
+	}
+}
+
+func TestRunTimeouts(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 60 * time.Millisecond}})
+	type testCase struct {
+		name    string
+		timeout time.Duration // scenario
+		turn    time.Duration // options
+		message string
+		turns   int // at most
+	}
+	run := func(t *testing.T, tc testCase) {
+		opts := e.opts()
+		opts.TurnTimeout = tc.turn
+		sc := booking("slow", 10)
+		sc.Timeout = tc.timeout
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		if c.Status != Errored || len(c.Attempts) != 1 {
+			t.Fatalf("got %s: %s", c.Status, describe(c))
+		}
+		a := c.Attempts[0]
+		if a.Error.Kind != KindTimeout || !strings.Contains(a.Error.Message, tc.message) {
+			t.Errorf("error = %+v, want timeout mentioning %q", a.Error, tc.message)
+		}
+		if n := len(a.Turns); n == 0 || n > tc.turns || a.Turns[n-1].Result != nil {
+			t.Errorf("want at most %d turns, the last one cut off: %d turns", tc.turns, n)
+		}
+	}
+	testCases := []testCase{
+		{name: "scenario timeout bounds the attempt", timeout: 150 * time.Millisecond, turn: 5 * time.Second, message: "scenario timeout of 150ms", turns: 4},
+		{name: "turn timeout bounds each call", turn: 30 * time.Millisecond, message: "turn timeout of 30ms", turns: 1},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestRunRepeat(t *testing.T) {
+	type testCase struct {
+		name     string
+		rate     float64
+		retries  int
+		fault    func(kind string, n int64, w http.ResponseWriter) bool
+		want     Status
+		passed   int
+		attempts int
+	}
+	run := func(t *testing.T, tc testCase) {
+		e := newEnv(t, sim.Options{Seed: 1})
+		// Every second session greets rudely: 3 of 5 runs pass.
+		e.proxy.onResponse(func(kind string, n int64, body []byte) []byte {
+			if kind == "start" && n%2 == 0 {
+				return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
+			}
+			return body
+		})
+		if tc.fault != nil {
+			e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
+		}
+		opts := e.opts()
+		opts.Parallel = 1
+		opts.Retries = tc.retries
+		sc := booking("repeated", 10)
+		sc.Turns = sc.Turns[:1]
+		sc.Repeat, sc.PassRate = 5, tc.rate
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		if c.Status != tc.want {
+			t.Fatalf("status = %s, want %s: %s", c.Status, tc.want, describe(c))
+		}
+		want := Repeat{Runs: 5, Passed: tc.passed, PassRate: tc.rate}
+		if c.Repeat == nil || *c.Repeat != want {
+			t.Errorf("repeat = %+v, want %+v", c.Repeat, want)
+		}
+		if len(c.Attempts) != tc.attempts {
+			t.Errorf("attempts = %d, want %d", len(c.Attempts), tc.attempts)
+		}
+		for i, a := range c.Attempts {
+			if a.Number != i+1 {
+				t.Errorf("attempt %d numbered %d", i+1, a.Number)
+			}
+		}
+	}
+	testCases := []testCase{
+		{name: "3 of 5 reach a 0.6 pass rate", rate: 0.6, want: Passed, passed: 3, attempts: 5},
+		{name: "3 of 5 miss a 0.8 pass rate; failed runs are not retried", rate: 0.8, retries: 2, want: Failed, passed: 3, attempts: 5},
+		{
+			// Run 1 errors, its retry greets rudely (a failure, not
+			// retried again): sessions 1-6 give error, fail, pass, fail,
+			// pass, fail.
+			name: "errored runs are retried", rate: 0.4, retries: 1, want: Passed, passed: 2, attempts: 6,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool { return kind == "turn" && n == 1 && fail500(w) },
+		},
+		{
+			name: "a rate lost to errors is errored, not failed", rate: 0.6, want: Errored, passed: 1, attempts: 5,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool { return kind == "turn" && n <= 2 && fail500(w) },
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestRunFailFast(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel = 1
+	opts.FailFast = true
+	rec := newRecorder()
+	opts.Observer = rec
+	skipped := booking("skipped anyway", 40)
+	skipped.Skip = "not today"
+	suites := []*scenario.Suite{
+		suite("suites/a.yaml", booking("first", 10), broken("second", 20)),
+		suite("suites/b.yaml", booking("third", 30), skipped),
+	}
+	res, err := Run(context.Background(), suites, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	got := strings.Join(statuses(res), " ")
+	if want := "first=passed second=failed third=skipped skipped anyway=skipped"; got != want {
+		t.Fatalf("statuses = %s, want %s", got, want)
+	}
+	if r := res.Files[1].Cases[0].SkipReason; r != ReasonFailFast {
+		t.Errorf("reason = %q", r)
+	}
+	if r := res.Files[1].Cases[1].SkipReason; r != "not today" {
+		t.Errorf("a skipped scenario keeps its own reason, got %q", r)
+	}
+	if !res.Interrupted {
+		t.Error("Interrupted not set")
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 2 * time.Millisecond}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The 30th turn request cancels the run and hangs until the client
+	// gives up: that case is certainly cut off in flight.
+	e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+		if kind == "turn" && n == 30 {
+			cancel()
+			time.Sleep(50 * time.Millisecond)
+			return fail500(w)
+		}
+		return false
+	})
+	var scs []*scenario.Scenario
+	for i := range 60 {
+		scs = append(scs, booking("books "+strings.Repeat("x", i%7)+string(rune('A'+i%26)), 10+i))
+	}
+	before := runtime.NumGoroutine()
+	opts := e.opts()
+	opts.Parallel = 4
+	rec := newRecorder()
+	opts.Observer = rec
+	res, err := Run(ctx, []*scenario.Suite{suite("suites/a.yaml", scs[:30]...), suite("suites/b.yaml", scs[30:]...)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if !res.Interrupted {
+		t.Error("Interrupted not set")
+	}
+	passed, pending, cut := 0, 0, 0
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			switch c.Status {
+			case Passed:
+				passed++
+			case Pending:
+				pending++
+				if c.SkipReason != ReasonInterrupted {
+					t.Errorf("%s: reason %q", c.Name, c.SkipReason)
+				}
+				if a := c.Last(); a != nil {
+					cut++
+					if a.Error == nil || a.Error.Kind != KindInterrupted || len(a.Turns) == 0 {
+						t.Errorf("%s: cut-off attempt not recorded: %+v", c.Name, a)
+					}
+				}
+			default:
+				t.Errorf("%s: %s%s", c.Name, c.Status, describe(c))
+			}
+		}
+	}
+	if passed == 0 || pending < 40 || cut == 0 {
+		t.Errorf("passed %d, pending %d (%d cut off in flight)", passed, pending, cut)
+	}
+	// Nothing the run started may outlive it. Connections still finishing
+	// a cancelled exchange go back to the pools late, so the pools are
+	// emptied on every poll, not once.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		e.transport.CloseIdleConnections()
+		e.proxy.transport.CloseIdleConnections()
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestRunOrderIsFileOrder(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 3, Faults: sim.Faults{Jitter: 8 * time.Millisecond}})
+	opts := e.opts()
+	opts.Parallel = 8
+	var suites []*scenario.Suite
+	var want []string
+	for fi, path := range []string{"suites/c.yaml", "suites/a.yaml", "suites/b.yaml"} {
+		var scs []*scenario.Scenario
+		for i := range 8 {
+			name := path + "#" + string(rune('0'+i))
+			if (fi+i)%3 == 0 {
+				scs = append(scs, broken(name, 10*i))
+				want = append(want, name+"=failed")
+			} else {
+				scs = append(scs, booking(name, 10*i))
+				want = append(want, name+"=passed")
+			}
+		}
+		suites = append(suites, suite(path, scs...))
+	}
+	res, err := Run(context.Background(), suites, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("order:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Files[0].Path != "suites/c.yaml" || res.Files[0].Suite != "c" {
+		t.Errorf("first file = %+v", res.Files[0])
+	}
+}
+
+// panicky panics on the turns of one conversation, as a bug in a client
+// wrapper would.
+type panicky struct {
+	Chat
+	victim string
+}
+
+func (p panicky) SendTurn(ctx context.Context, agentID, conversationID string, req platform.ChatTurn) (*platform.Exchange, error) {
+	if req.Message == p.victim {
+		panic("wrapper bug")
+	}
+	return p.Chat.SendTurn(ctx, agentID, conversationID, req)
+}
+
+func TestRunRecoversPanics(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Chat = panicky{Chat: e.client, victim: "boom"}
+	opts.Retries = 2
+	rec := newRecorder()
+	opts.Observer = rec
+	bad := booking("explodes", 30)
+	bad.Turns[1].Say = "boom"
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("before", 10), bad, booking("after", 50))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if got := strings.Join(statuses(res), " "); got != "before=passed explodes=errored after=passed" {
+		t.Fatalf("statuses = %s", got)
+	}
+	c := res.Files[0].Cases[1]
+	a := c.Last()
+	if len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != KindInternal || !strings.Contains(a.Error.Message, "wrapper bug") {
+		t.Fatalf("panic not recorded: %s", describe(c))
+	}
+	if len(a.Turns) != 3 {
+		t.Errorf("the partial transcript is kept: %d turns", len(a.Turns))
+	}
+}
+
+func TestRunOptionsErrors(t *testing.T) {
+	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no platform client") {
+		t.Errorf("no client: err = %v", err)
+	}
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel, opts.Retries = -1, -2
+	_, err := Run(context.Background(), nil, opts)
+	if err == nil || !strings.Contains(err.Error(), "parallel") || !strings.Contains(err.Error(), "retries") {
+		t.Errorf("err = %v, want both problems", err)
+	}
+	opts = e.opts()
+	res, err := Run(context.Background(), nil, opts)
+	if err != nil || res.Files == nil || len(res.Files) != 0 {
+		t.Errorf("empty run: %+v, %v", res, err)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	mk := func(name, agent, env string, tags ...string) *scenario.Scenario {
+		return &scenario.Scenario{Name: name, Agent: agent, Env: env, Tags: tags, Start: scenario.Start{Variant: "v1"}}
+	}
+	suites := []*scenario.Suite{
+		{Path: "suites/a.yaml", Name: "a", Agent: "suite-agent", Scenarios: []*scenario.Scenario{
+			mk("books a table", "", "", "smoke"),
+			mk("cancels", "own-agent", "live"),
+		}},
+		{Path: "suites/b.yaml", Name: "b", Env: "pre-release", Scenarios: []*scenario.Scenario{
+			mk("pays a bill", "", "", "smoke"),
+		}},
+		{Path: "suites/c.yaml", Name: "c", Scenarios: []*scenario.Scenario{mk("other", "", "")}},
+	}
+	type testCase struct {
+		name string
+		opts Options
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		var got []string
+		for _, f := range Plan(suites, tc.opts) {
+			for _, c := range f.Cases {
+				if c.Status != Pending {
+					t.Errorf("%s: status %s", c.Name, c.Status)
+				}
+				got = append(got, f.Path+":"+c.Name+"@"+c.Agent+"/"+c.Env+"/"+c.Variant)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("plan:\n got %v\nwant %v", got, tc.want)
+		}
+	}
+	testCases := []testCase{
+		{
+			name: "everything, with inherited and default agent and env",
+			opts: Options{DefaultAgent: "target-agent"},
+			want: []string{
+				"suites/a.yaml:books a table@suite-agent/sandbox/v1",
+				"suites/a.yaml:cancels@own-agent/live/v1",
+				"suites/b.yaml:pays a bill@target-agent/pre-release/v1",
+				"suites/c.yaml:other@target-agent/sandbox/v1",
+			},
+		},
+		{
+			name: "name filter drops emptied files",
+			opts: Options{Name: regexp.MustCompile(`^(cancels|other)$`), DefaultEnv: "live"},
+			want: []string{"suites/a.yaml:cancels@own-agent/live/v1", "suites/c.yaml:other@/live/v1"},
+		},
+	}
+	if expr, err := scenario.ParseTagExpr("smoke"); err == nil {
+		testCases = append(testCases, testCase{
+			name: "tag filter",
+			opts: Options{Tags: &expr},
+			want: []string{"suites/a.yaml:books a table@suite-agent/sandbox/v1", "suites/b.yaml:pays a bill@/pre-release/v1"},
+		})
+	} else {
+		t.Fatalf("parse tag expression: %v", err)
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestRunLeanKeepsRawReplies(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.LeanAbove = 2
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20), broken("three", 30))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := res.Files[0].Cases
+	lean := cases[0].Attempts[0].Turns[1]
+	if lean.Result.Metadata != nil {
+		t.Fatal("a passing case of a large run keeps its decoded metadata")
+	}
+	if !strings.Contains(string(lean.Response), string(lean.Result.RawMetadata)) || len(lean.Result.RawMetadata) == 0 {
+		t.Fatal("raw metadata lost")
+	}
+	r := lean.Reply()
+	if got := r.Metadata.NodeTrace(); len(got) == 0 || r.Response != lean.Result.Response {
+		t.Errorf("Reply() = %+v, trace %v", r, got)
+	}
+	if lean.Result.Metadata != nil {
+		t.Error("Reply modified the turn")
+	}
+	if kept := cases[2].Attempts[0].Turns[1]; kept.Result.Metadata == nil || kept.Reply() != kept.Result {
+		t.Error("a failing case must keep its decoded reply")
+	}
+
+	opts.LeanAbove = -1
+	res, err = Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
+		t.Error("LeanAbove < 0 must keep everything")
+	}
+}
+
+func TestRunInvalidEnvIsAConfigError(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Retries = 2
+	sc := booking("staging", 10)
+	sc.Env = "staging"
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != Errored || len(c.Attempts) != 1 || c.Attempts[0].Error.Kind != KindConfig || !strings.Contains(c.Attempts[0].Error.Message, "staging") {
+		t.Fatalf("got %s: %s", c.Status, describe(c))
+	}
+	if n := e.proxy.starts.Load(); n != 0 {
+		t.Errorf("%d requests sent for an invalid env", n)
+	}
+}

@@ -1,0 +1,737 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// Envs are the values of clientEnv the platform accepts.
+var Envs = []string{"sandbox", "pre-release", "live"}
+
+// Keys planned by later issues. They are part of the allow-lists so that a
+// file written for a newer agenttest gets a clear message instead of "did
+// you mean"; adding one means adding its decoder where it is reported below.
+var reserved = map[string]string{
+	"confirm": "confirm: (Conversations API confirmations) is not supported by this version of agenttest",
+	"probe":   "probe: (outbound call and SMS probes) is not supported by this version of agenttest",
+}
+
+var suiteKeys = keySet{
+	what:       "suite",
+	keys:       []string{"suite", "agent", "env", "tags", "start", "vars", "scenarios"},
+	extensions: true,
+	moved: map[string]string{
+		"name":     "the suite's name is written suite:",
+		"turns":    "turns belong to a scenario: scenarios: [{name: ..., turns: [...]}]",
+		"greeting": "greeting belongs to a scenario, under scenarios:",
+		"scenario": `did you mean "scenarios"?`,
+	},
+}
+
+var scenarioKeys = keySet{
+	what: "scenario",
+	keys: []string{
+		"name", "tags", "agent", "env", "start", "vars", "greeting", "turns",
+		"skip", "timeout", "retries", "repeat", "pass_rate", "examples",
+		"confirm", "probe",
+	},
+	moved: map[string]string{
+		"say":     "say belongs to a turn: turns: [{say: ..., expect: ...}]",
+		"expect":  "expect belongs to a turn: turns: [{say: ..., expect: ...}]",
+		"capture": "capture belongs to a turn: turns: [{say: ..., capture: ...}]",
+		"suite":   "suite: names the file and is written at the top level",
+		"steps":   `did you mean "turns"?`,
+	},
+}
+
+var turnKeys = keySet{
+	what: "turn",
+	keys: []string{"say", "silence", "expect", "capture", "confirm"},
+	moved: map[string]string{
+		"response": "checks go under expect: {response: ...}",
+		"node":     "checks go under expect: {node: ...}",
+		"state":    "checks go under expect: {state: ...}",
+		"trace":    "checks go under expect: {trace: ...}",
+		"handoff":  "checks go under expect: {handoff: ...}",
+		"ended":    "checks go under expect: {ended: ...}",
+		"user":     `did you mean "say"?`,
+		"message":  `did you mean "say"?`,
+	},
+}
+
+var startKeys = keySet{
+	what: "start",
+	keys: []string{"channel", "variant", "asr_lang", "tts_lang", "integration_attributes", "conversation_id"},
+	moved: map[string]string{
+		"variantId":             `did you mean "variant"?`,
+		"asrLangCode":           `did you mean "asr_lang"?`,
+		"ttsLangCode":           `did you mean "tts_lang"?`,
+		"integrationAttributes": `did you mean "integration_attributes"?`,
+		"conversationId":        `did you mean "conversation_id"?`,
+		"env":                   "env is written next to start:, not inside it",
+	},
+}
+
+// captureFields are the fields a capture may read; state. and metadata. take
+// a key or dotted path after the dot.
+var captureFields = []string{"response", "node", "state.KEY", "metadata.PATH"}
+
+// suiteDecl keeps the suite-level nodes that every scenario re-reads: their
+// ${...} references are checked in each scenario's scope.
+type suiteDecl struct {
+	start, vars *pair
+}
+
+// suite decodes the top-level mapping of a suite file.
+func (d *decoder) suite(root *yaml.Node, file string) *Suite {
+	s := &Suite{
+		Path: file,
+		Name: strings.TrimSuffix(path.Base(file), path.Ext(file)),
+		Pos:  d.pos(root),
+	}
+	if root.Kind == yaml.SequenceNode {
+		d.errorHint(root, "start the file with scenarios: and put the list under it",
+			"a suite file must be a mapping with a scenarios: list, not a list")
+		return s
+	}
+	fields, _, ok := d.object(root, suiteKeys)
+	if !ok {
+		return s
+	}
+	if p, ok := fields["suite"]; ok {
+		if v, ok := d.scalar(p.Val, "suite"); ok && strings.TrimSpace(v) != "" {
+			s.Name = v
+		}
+	}
+	if p, ok := fields["agent"]; ok {
+		s.Agent = d.agent(p)
+	}
+	if p, ok := fields["env"]; ok {
+		s.Env = d.env(p)
+	}
+	if p, ok := fields["tags"]; ok {
+		s.Tags = d.tags(p)
+	}
+	var decl suiteDecl
+	if p, ok := fields["vars"]; ok {
+		decl.vars = &p
+		s.Vars = d.vars(p)
+	}
+	if p, ok := fields["start"]; ok {
+		decl.start = &p
+		s.Start = d.start(p)
+	}
+	p, ok := fields["scenarios"]
+	if !ok {
+		d.errorHint(root, "a suite lists its scenarios under scenarios:", "suite has no scenarios: key")
+		return s
+	}
+	list := d.resolve(p.Val)
+	if list == nil {
+		return s
+	}
+	if list.Kind != yaml.SequenceNode {
+		d.errorf(list, "scenarios must be a list, not %s", kindName(list))
+		return s
+	}
+	if len(list.Content) == 0 {
+		d.warnf(p.Key, "scenarios is empty: the suite runs nothing")
+	}
+	seen := map[string]diag.Pos{}
+	for _, item := range list.Content {
+		for _, sc := range d.scenarioItem(item, s, decl) {
+			if first, dup := seen[sc.Name]; dup {
+				d.diags = d.diags.Append(diag.Diagnostic{
+					Severity: diag.Error,
+					Pos:      sc.Pos,
+					Message:  fmt.Sprintf("duplicate scenario name %q (first at line %d)", sc.Name, first.Line),
+					Hint:     "names identify scenarios in reports and filters; make each one unique",
+				})
+				continue
+			}
+			seen[sc.Name] = sc.Pos
+			s.Scenarios = append(s.Scenarios, sc)
+		}
+	}
+	return s
+}
+
+func (d *decoder) agent(p pair) string {
+	v, ok := d.scalar(p.Val, "agent")
+	if !ok {
+		return ""
+	}
+	if strings.TrimSpace(v) == "" {
+		d.errorf(p.Val, "agent must not be empty")
+	}
+	return v
+}
+
+func (d *decoder) env(p pair) string {
+	v, ok := d.scalar(p.Val, "env")
+	if !ok {
+		return ""
+	}
+	if !contains(Envs, v) {
+		hint := didYouMean(v, Envs)
+		if hint == "" {
+			hint = "one of " + strings.Join(Envs, ", ")
+		}
+		d.errorHint(p.Val, hint, "env %q is not a platform environment", v)
+		return ""
+	}
+	return v
+}
+
+// tags reads a list of tags, or one string of tags separated by spaces or
+// commas. A leading @ is dropped.
+func (d *decoder) tags(p pair) []string {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return nil
+	}
+	var raw []*yaml.Node
+	switch n.Kind {
+	case yaml.SequenceNode:
+		raw = n.Content
+	case yaml.ScalarNode:
+		raw = []*yaml.Node{n}
+	default:
+		d.errorf(n, "tags must be a list, not %s", kindName(n))
+		return nil
+	}
+	var out []string
+	for _, item := range raw {
+		v, ok := d.scalar(item, "tag")
+		if !ok {
+			continue
+		}
+		words := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		if item != n && len(words) > 1 {
+			d.errorf(d.resolve(item), "tag %q contains spaces or commas: write one tag per list item", v)
+			continue
+		}
+		for _, w := range words {
+			t := strings.TrimPrefix(w, "@")
+			if !validTag(t) {
+				d.errorHint(d.resolve(item), "tags may not contain ( ) & | ! ~ or spaces", "invalid tag %q", w)
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// validTag rejects what the tag-expression language would read as syntax.
+func validTag(t string) bool {
+	return t != "" && !strings.ContainsAny(t, "()&|!~,@ \t\n")
+}
+
+// vars reads name -> scalar.
+func (d *decoder) vars(p pair) map[string]string {
+	ps, ok := d.pairs(p.Val, "vars")
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(ps))
+	for _, kv := range ps {
+		if !validName(kv.Name) {
+			d.errorf(kv.Key, "invalid var name %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
+			continue
+		}
+		v, ok := d.str(kv.Val, "vars."+kv.Name)
+		if !ok {
+			continue
+		}
+		out[kv.Name] = v
+	}
+	return out
+}
+
+// start reads the session parameters of the debug-chat create call.
+func (d *decoder) start(p pair) Start {
+	fields, _, ok := d.object(p.Val, startKeys)
+	st := Start{Pos: d.pos(p.Key)}
+	if !ok {
+		return st
+	}
+	get := func(key string) string {
+		if f, ok := fields[key]; ok {
+			v, _ := d.str(f.Val, "start: "+key)
+			return v
+		}
+		return ""
+	}
+	st.Channel = get("channel")
+	st.Variant = get("variant")
+	st.ASRLang = get("asr_lang")
+	st.TTSLang = get("tts_lang")
+	st.ConversationID = get("conversation_id")
+	if f, ok := fields["integration_attributes"]; ok {
+		ps, _ := d.pairs(f.Val, "start: integration_attributes")
+		st.IntegrationAttributes = make(map[string]string, len(ps))
+		for _, kv := range ps {
+			if v, ok := d.str(kv.Val, "integration_attributes."+kv.Name); ok {
+				st.IntegrationAttributes[kv.Name] = v
+			}
+		}
+	}
+	return st
+}
+
+// exampleRow is one row of `examples:`: its columns in the order written.
+type exampleRow struct {
+	Pos    diag.Pos
+	Cols   []string
+	Values map[string]string
+}
+
+// suffix renders the row for the scenario name: [party=4 time=7pm]. Values
+// that would be ambiguous there are quoted.
+func (r exampleRow) suffix() string {
+	parts := make([]string, len(r.Cols))
+	for i, c := range r.Cols {
+		v := r.Values[c]
+		if v == "" || strings.ContainsAny(v, " \t\n[]=\"") {
+			v = strconv.Quote(v)
+		}
+		parts[i] = c + "=" + v
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func (d *decoder) examples(p pair) ([]exampleRow, bool) {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errorHint(n, "write one mapping per row: examples: [{party: 2}, {party: 4}]",
+			"examples must be a list of rows, not %s", kindName(n))
+		return nil, false
+	}
+	if len(n.Content) == 0 {
+		d.errorf(n, "examples must not be empty")
+		return nil, false
+	}
+	rows := make([]exampleRow, 0, len(n.Content))
+	ok := true
+	for _, item := range n.Content {
+		ps, pok := d.pairs(item, "examples row")
+		if !pok {
+			ok = false
+			continue
+		}
+		row := exampleRow{Pos: d.pos(d.resolve(item)), Values: map[string]string{}}
+		for _, kv := range ps {
+			if !validName(kv.Name) {
+				d.errorf(kv.Key, "invalid example column %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
+				ok = false
+				continue
+			}
+			v, vok := d.scalar(kv.Val, "examples."+kv.Name)
+			if !vok {
+				ok = false
+				continue
+			}
+			row.Cols = append(row.Cols, kv.Name)
+			row.Values[kv.Name] = v
+		}
+		if len(row.Cols) == 0 && pok {
+			d.errorf(d.resolve(item), "examples row has no values")
+			ok = false
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, ok
+}
+
+// scenarioItem decodes one item of `scenarios:`, expanded once per examples
+// row. Each expansion decodes the item again in the scope of its row, so a
+// reference to a column missing from one row is reported; the duplicate
+// diagnostics of the other rows are merged when the file is finished.
+func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Scenario {
+	fields, _, ok := d.object(item, scenarioKeys)
+	if !ok {
+		return nil
+	}
+	for key, msg := range reserved {
+		if p, ok := fields[key]; ok {
+			d.errorf(p.Key, "%s", msg)
+		}
+	}
+	rows := []*exampleRow{nil}
+	checkRefs := true
+	if p, ok := fields["examples"]; ok {
+		decoded, ok := d.examples(p)
+		if !ok {
+			// Without the columns every reference to them would be
+			// reported as unknown: the examples error is enough.
+			checkRefs = false
+		}
+		if len(decoded) > 0 {
+			rows = rows[:0]
+			for i := range decoded {
+				rows = append(rows, &decoded[i])
+			}
+		}
+	}
+	out := make([]*Scenario, 0, len(rows))
+	for _, row := range rows {
+		if sc := d.scenario(item, fields, s, decl, row, checkRefs); sc != nil {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// scenario decodes one expansion of a scenario item.
+func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, decl suiteDecl, row *exampleRow, checkRefs bool) *Scenario {
+	item = d.resolve(item)
+	if item == nil {
+		return nil
+	}
+	sc := &Scenario{
+		Pos:      d.pos(item),
+		Agent:    s.Agent,
+		Env:      s.Env,
+		Start:    s.Start,
+		Repeat:   1,
+		PassRate: 1,
+		Vars:     maps.Clone(s.Vars),
+	}
+	if sc.Vars == nil {
+		sc.Vars = map[string]string{}
+	}
+	if p, ok := fields["name"]; ok {
+		if v, ok := d.scalar(p.Val, "name"); ok {
+			sc.Name = strings.TrimSpace(v)
+		}
+		if sc.Name == "" {
+			d.errorf(p.Val, "scenario name must not be empty")
+		}
+	} else {
+		d.errorHint(item, "every scenario needs a unique name: for reports and filters", "scenario has no name:")
+	}
+	if sc.Name == "" {
+		sc.Name = fmt.Sprintf("scenario at line %d", item.Line)
+	}
+
+	// Vars first: every other value may refer to them.
+	d.scope = nil
+	if p, ok := fields["vars"]; ok {
+		maps.Copy(sc.Vars, d.vars(p))
+	}
+	if row != nil {
+		maps.Copy(sc.Vars, row.Values)
+		sc.Name += " " + row.suffix()
+		sc.Pos = row.Pos
+	}
+	if checkRefs {
+		d.scope = make(map[string]bool, len(sc.Vars))
+		for k := range sc.Vars {
+			d.scope[k] = true
+		}
+		// Suite-level vars and start are checked in the scope of each
+		// scenario, since they may use its vars and example columns.
+		if decl.vars != nil {
+			d.vars(*decl.vars)
+		}
+		if decl.start != nil {
+			d.start(*decl.start)
+		}
+		if p, ok := fields["vars"]; ok {
+			d.vars(p)
+		}
+	}
+	defer func() { d.scope = nil }()
+
+	seenTags := map[string]bool{}
+	for _, t := range s.Tags {
+		if !seenTags[t] {
+			seenTags[t] = true
+			sc.Tags = append(sc.Tags, t)
+		}
+	}
+	if p, ok := fields["tags"]; ok {
+		for _, t := range d.tags(p) {
+			if !seenTags[t] {
+				seenTags[t] = true
+				sc.Tags = append(sc.Tags, t)
+			}
+		}
+	}
+	if p, ok := fields["agent"]; ok {
+		sc.Agent = d.agent(p)
+	}
+	if p, ok := fields["env"]; ok {
+		sc.Env = d.env(p)
+	}
+	if p, ok := fields["start"]; ok {
+		sc.Start = s.Start.Merge(d.start(p))
+	}
+	if p, ok := fields["skip"]; ok {
+		sc.Skip = d.skip(p)
+	}
+	if p, ok := fields["timeout"]; ok {
+		sc.Timeout = d.timeout(p)
+	}
+	if p, ok := fields["retries"]; ok {
+		if v, ok := d.integer(p.Val, "retries"); ok {
+			if v < 0 {
+				d.errorf(p.Val, "retries must be 0 or more, not %d", v)
+			} else {
+				sc.Retries = &v
+			}
+		}
+	}
+	d.repeat(sc, fields)
+
+	checks := false
+	if p, ok := fields["greeting"]; ok {
+		sc.Greeting = d.expect(p, "greeting")
+		checks = sc.Greeting != nil && hasChecks(d.resolve(p.Val))
+	}
+	if p, ok := fields["turns"]; ok {
+		sc.Turns = d.turns(p)
+	}
+	if len(sc.Turns) == 0 && !checks {
+		if _, ok := fields["turns"]; !ok {
+			d.errorHint(item, "add turns: [{say: ..., expect: ...}] or greeting checks",
+				"scenario %q has no turns and no greeting checks", sc.Name)
+		}
+	}
+	return sc
+}
+
+// hasChecks reports whether an expect mapping holds at least one key.
+func hasChecks(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.MappingNode && len(n.Content) > 0
+}
+
+// skip reads `skip: reason`, or `skip: true` without a reason.
+func (d *decoder) skip(p pair) string {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return ""
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		if v, _ := d.boolean(n, "skip"); v {
+			return "skipped"
+		}
+		return ""
+	}
+	v, ok := d.scalar(n, "skip")
+	if !ok {
+		return ""
+	}
+	if strings.TrimSpace(v) == "" {
+		d.errorHint(n, "say why, e.g. skip: waiting for the new booking flow", "skip needs a reason")
+		return ""
+	}
+	return v
+}
+
+func (d *decoder) timeout(p pair) time.Duration {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
+		d.errorHint(n, fmt.Sprintf("add a unit, e.g. %ss", n.Value), "timeout %s has no unit", n.Value)
+		return 0
+	}
+	v, ok := d.scalar(n, "timeout")
+	if !ok {
+		return 0
+	}
+	dur, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		d.errorHint(n, "write a Go duration such as 30s, 2m or 1m30s", "timeout %q is not a duration", v)
+		return 0
+	}
+	if dur <= 0 {
+		d.errorf(n, "timeout must be above 0, not %s", v)
+		return 0
+	}
+	return dur
+}
+
+// repeat reads repeat and pass_rate together: the rate only means something
+// when the scenario runs more than once.
+func (d *decoder) repeat(sc *Scenario, fields map[string]pair) {
+	if p, ok := fields["repeat"]; ok {
+		if v, ok := d.integer(p.Val, "repeat"); ok {
+			if v < 1 {
+				d.errorf(p.Val, "repeat must be 1 or more, not %d", v)
+			} else {
+				sc.Repeat = v
+			}
+		}
+	}
+	p, ok := fields["pass_rate"]
+	if !ok {
+		return
+	}
+	v, ok := d.number(p.Val, "pass_rate")
+	if !ok {
+		return
+	}
+	if v <= 0 || v > 1 {
+		d.errorHint(p.Val, "a share such as 0.8 or \"80%\"", "pass_rate must be above 0 and at most 1, not %v", v)
+		return
+	}
+	sc.PassRate = v
+	if _, ok := fields["repeat"]; !ok {
+		d.warnf(p.Key, "pass_rate has no effect without repeat")
+	}
+}
+
+// turns decodes the list of turns. Captures of a turn are in scope from the
+// next turn on.
+func (d *decoder) turns(p pair) []*Turn {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errorHint(n, "write turns: [{say: ..., expect: ...}, ...]", "turns must be a list, not %s", kindName(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		d.errorf(n, "turns must not be empty")
+		return nil
+	}
+	out := make([]*Turn, 0, len(n.Content))
+	for _, item := range n.Content {
+		t := d.turn(item)
+		if t == nil {
+			continue
+		}
+		out = append(out, t)
+		for _, c := range t.Capture {
+			if d.scope != nil {
+				d.scope[c.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+func (d *decoder) turn(item *yaml.Node) *Turn {
+	item = d.resolve(item)
+	if item == nil {
+		return nil
+	}
+	if item.Kind == yaml.ScalarNode && !isNull(item) {
+		d.errorHint(item, fmt.Sprintf("write - say: %q", item.Value), "a turn must be a mapping with say:, not %s", kindName(item))
+		return nil
+	}
+	fields, _, ok := d.object(item, turnKeys)
+	if !ok {
+		return nil
+	}
+	t := &Turn{Pos: d.pos(item)}
+	if p, ok := fields["confirm"]; ok {
+		d.errorf(p.Key, "%s", reserved["confirm"])
+	}
+	say, hasSay := fields["say"]
+	if hasSay {
+		t.Say, hasSay = d.str(say.Val, "say")
+		if hasSay && t.Say == "" {
+			t.Silent = true
+		}
+	}
+	if p, ok := fields["silence"]; ok {
+		v, ok := d.boolean(p.Val, "silence")
+		switch {
+		case !ok:
+		case v && hasSay && t.Say != "":
+			d.errorf(p.Key, "a turn cannot both say something and be silent")
+		case v:
+			t.Silent = true
+		case !hasSay:
+			d.errorHint(item, "write silence: true to send an empty message", "turn has silence: false and no say:")
+		}
+	} else if _, wrote := fields["say"]; !wrote {
+		d.errorHint(item, `write say: "...", or silence: true for an empty message`, "turn has no say:")
+	}
+	if p, ok := fields["expect"]; ok {
+		t.Expect = d.expect(p, "expect")
+	}
+	if p, ok := fields["capture"]; ok {
+		t.Capture = d.captures(p)
+	}
+	return t
+}
+
+// captures reads `capture: {name: {FIELD: 'regex'}}`.
+func (d *decoder) captures(p pair) []Capture {
+	ps, ok := d.pairs(p.Val, "capture")
+	if !ok {
+		return nil
+	}
+	var out []Capture
+	for _, kv := range ps {
+		if !validName(kv.Name) {
+			d.errorf(kv.Key, "invalid capture name %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
+			continue
+		}
+		spec := d.resolve(kv.Val)
+		if spec == nil {
+			continue
+		}
+		if spec.Kind != yaml.MappingNode {
+			d.errorHint(spec, fmt.Sprintf("write %s: {response: '...'} with the field to read and a regular expression", kv.Name),
+				"capture %s must be a mapping of one field to a regular expression, not %s", kv.Name, kindName(spec))
+			continue
+		}
+		fps, _ := d.pairs(spec, "capture "+kv.Name)
+		if len(fps) != 1 {
+			d.errorf(spec, "capture %s must name exactly one field (one of %s), not %d", kv.Name, strings.Join(captureFields, ", "), len(fps))
+			continue
+		}
+		f := fps[0]
+		if !validCaptureField(f.Name) {
+			hint := didYouMean(f.Name, []string{"response", "node"})
+			if hint == "" {
+				hint = "one of " + strings.Join(captureFields, ", ")
+			}
+			d.errorHint(f.Key, hint, "capture %s: cannot read field %q", kv.Name, f.Name)
+			continue
+		}
+		pattern, ok := d.str(f.Val, "capture "+kv.Name)
+		if !ok {
+			continue
+		}
+		d.regex(d.resolve(f.Val), pattern, "capture "+kv.Name)
+		if d.scope != nil && d.scope[kv.Name] {
+			d.warnf(kv.Key, "capture %s replaces the variable of the same name from here on", kv.Name)
+		}
+		out = append(out, Capture{Pos: d.pos(kv.Key), Name: kv.Name, From: f.Name, Pattern: pattern})
+	}
+	return out
+}
+
+func validCaptureField(f string) bool {
+	switch f {
+	case "response", "node":
+		return true
+	}
+	for _, prefix := range []string{"state.", "metadata."} {
+		if rest, ok := strings.CutPrefix(f, prefix); ok {
+			return validPath(rest)
+		}
+	}
+	return false
+}

@@ -1,0 +1,142 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestLoadFileDiagnostics checks single problems: each snippet must yield a
+// diagnostic at the given line:col whose text contains want.
+func TestLoadFileDiagnostics(t *testing.T) {
+	type testCase struct {
+		name string
+		src  string
+		// at is "line:col" of the expected diagnostic.
+		at   string
+		want string
+		// warning is set when the diagnostic must be a warning (the file
+		// then still loads).
+		warning bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		s, ds := LoadFile("s.yaml", []byte(tc.src))
+		var found bool
+		for _, d := range ds {
+			if strings.HasPrefix(d.Pos.String(), "s.yaml:"+tc.at) && strings.Contains(d.String(), tc.want) {
+				found = true
+				if tc.warning != (d.Severity.String() == "warning") {
+					t.Errorf("severity of %q is %s", d, d.Severity)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no diagnostic at %s containing %q; got:\n%s", tc.at, tc.want, renderDiags(ds))
+		}
+		if tc.warning && s == nil {
+			t.Errorf("a file with only warnings must load:\n%s", renderDiags(ds))
+		}
+		if !tc.warning && s != nil {
+			t.Errorf("a file with errors must not load")
+		}
+	}
+	const head = "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect:\n"
+	testCases := []testCase{
+		{name: "syntax error", src: "scenarios:\n  - name: a\n   turns: x\n", at: "1", want: "invalid YAML"},
+		{name: "unknown suite key", src: "scenarios: []\nagnet: x\n", at: "2:1", want: `unknown key "agnet" in suite (did you mean "agent"?)`},
+		{name: "no scenarios key", src: "agent: x\n", at: "1:1", want: "suite has no scenarios: key"},
+		{name: "scenarios not a list", src: "scenarios: {a: 1}\n", at: "1:12", want: "scenarios must be a list, not a mapping"},
+		{name: "empty scenarios", src: "scenarios: []\n", at: "1:1", want: "scenarios is empty", warning: true},
+		{name: "bad env", src: "env: sandbx\nscenarios: []\n", at: "1:6", want: `did you mean "sandbox"?`},
+		{name: "scenario without name", src: "scenarios:\n  - turns: [{say: hi}]\n", at: "2:5", want: "scenario has no name:"},
+		{name: "duplicate key", src: "scenarios:\n  - name: a\n    name: b\n    turns: [{say: hi}]\n", at: "3:5", want: `key "name" is already defined at line 2`},
+		{name: "turn is a string", src: "scenarios:\n  - name: a\n    turns: [hello]\n", at: "3:13", want: "a turn must be a mapping with say:"},
+		{name: "say is null", src: "scenarios:\n  - name: a\n    turns: [{say: }]\n", at: "3:19", want: "say has no value"},
+		{name: "response list", src: head + "          response: [a, b]\n", at: "6:21", want: "a list is not a matcher"},
+		{name: "matcher null", src: head + "          response: {contains: }\n", at: "6:32", want: "has no value"},
+		{name: "one_of empty", src: head + "          response: {one_of: []}\n", at: "6:30", want: "one_of must not be empty"},
+		{name: "any not list", src: head + "          response: {any: {contains: x}}\n", at: "6:27", want: "any must be a list of matchers"},
+		{name: "similar without to", src: head + "          response: {similar: {min: 0.5}}\n", at: "6:31", want: "needs to:"},
+		{name: "similar min negative", src: head + "          response: {similar: {to: a, min: -0.1}}\n", at: "6:44", want: "min must be between 0 and 1"},
+		{name: "ignore_case not bool", src: head + "          response: {contains: a, ignore_case: 1}\n", at: "6:48", want: "ignore_case must be true or false"},
+		{name: "only ignore_case", src: head + "          response: {ignore_case: true}\n", at: "6:21", want: "matcher has no checks"},
+		{name: "regex in not_matches", src: head + "          response: {not_matches: 'a)'}\n", at: "6:35", want: "unexpected ): `a)`"},
+		{name: "trace bad key", src: head + "          trace: {include: [A]}\n", at: "6:19", want: `did you mean "includes"?`},
+		{name: "state presence both", src: head + "          state: {a: {present: true, absent: false}}\n", at: "6:38", want: "present or absent, not both"},
+		{name: "state list", src: head + "          state: {a: [1, 2]}\n", at: "6:22", want: "a list is not a matcher"},
+		{name: "handoff number", src: head + "          handoff: {equals: 1, x: 2}\n", at: "6:32", want: `unknown key "x" in handoff matcher`},
+		{name: "ended string", src: head + "          ended: \"true\"\n", at: "6:18", want: "ended must be true or false, not a string"},
+		{name: "delayed no", src: head + "          delayed: no\n", at: "6:20", want: "write false"},
+		{name: "metric count negative", src: head + "          metrics: {A: {count: -1}}\n", at: "6:32", want: "count must be 0 or more"},
+		{name: "metric count mixed", src: head + "          metrics: {A: {count: 1, contains: x}}\n", at: "6:35", want: `"contains" cannot be combined with count`},
+		{name: "functions unknown", src: head + "          functions: {calls: [a]}\n", at: "6:23", want: `did you mean "called"?`},
+		{name: "topics cited list", src: head + "          topics: {cited: [a]}\n", at: "6:27", want: "a list is not a matcher"},
+		{name: "latency string", src: head + "          latency_ms: fast\n", at: "6:23", want: "latency_ms must be a whole number"},
+		{name: "latency max missing", src: head + "          latency_ms: {min: 3}\n", at: "6:24", want: `unknown key "min" in latency_ms`},
+		{name: "lang unknown", src: head + "          lang: {stt: en}\n", at: "6:18", want: `unknown key "stt" in lang`},
+		{name: "metadata empty segment", src: head + "          metadata: {.a: x}\n", at: "6:22", want: "invalid path"},
+		{name: "unknown var", src: head + "          response: \"${prty}\"\n", at: "6:21", want: "unknown variable ${prty}"},
+		{name: "unknown var suggestion", src: "vars: {party: 2}\n" + head + "          response: \"${prty}\"\n", at: "7:21", want: "did you mean ${party}?"},
+		{name: "capture used in same turn", src: "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {response: \"${r}\"}\n        capture: {r: {response: x}}\n", at: "5:28", want: "unknown variable ${r}"},
+		{name: "capture bad regex", src: "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        capture: {r: {response: '['}}\n", at: "5:33", want: "invalid regular expression"},
+		{name: "capture not mapping", src: "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        capture: {r: 'x'}\n", at: "5:22", want: "must be a mapping of one field"},
+		{name: "capture state without key", src: "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        capture: {r: {state.: x}}\n", at: "5:23", want: `cannot read field "state."`},
+		{name: "say with env ok but malformed", src: "scenarios:\n  - name: a\n    turns: [{say: \"${env:}\"}]\n", at: "3:19", want: "invalid environment variable name"},
+		{name: "silence false without say", src: "scenarios:\n  - name: a\n    turns: [{silence: false}]\n", at: "3:13", want: "silence: false and no say:"},
+		{name: "turns empty", src: "scenarios:\n  - name: a\n    turns: []\n", at: "3:12", want: "turns must not be empty"},
+		{name: "turns mapping", src: "scenarios:\n  - name: a\n    turns: {say: hi}\n", at: "3:12", want: "turns must be a list"},
+		{name: "greeting only warns when empty", src: "scenarios:\n  - name: a\n    greeting: {}\n", at: "2:5", want: "no turns and no greeting checks"},
+		{name: "repeat not int", src: "scenarios:\n  - name: a\n    repeat: many\n    turns: [{say: hi}]\n", at: "3:13", want: "repeat must be a whole number"},
+		{name: "pass_rate zero", src: "scenarios:\n  - name: a\n    repeat: 3\n    pass_rate: 0\n    turns: [{say: hi}]\n", at: "4:16", want: "pass_rate must be above 0"},
+		{name: "pass_rate percent over", src: "scenarios:\n  - name: a\n    repeat: 3\n    pass_rate: 120%\n    turns: [{say: hi}]\n", at: "4:16", want: "not 1.2"},
+		{name: "reserved confirm", src: "scenarios:\n  - name: a\n    confirm: {}\n    turns: [{say: hi}]\n", at: "3:5", want: "confirm: (Conversations API confirmations) is not supported"},
+		{name: "reserved probe", src: "scenarios:\n  - name: a\n    probe: {}\n    turns: [{say: hi}]\n", at: "3:5", want: "probe: (outbound call and SMS probes) is not supported"},
+		{name: "examples row not mapping", src: "scenarios:\n  - name: a\n    examples: [x]\n    turns: [{say: hi}]\n", at: "3:16", want: "examples row must be a mapping"},
+		{name: "examples value list", src: "scenarios:\n  - name: a\n    examples: [{a: [1]}]\n    turns: [{say: hi}]\n", at: "3:20", want: "examples.a must be a single value"},
+		{name: "examples row empty", src: "scenarios:\n  - name: a\n    examples: [{}]\n    turns: [{say: hi}]\n", at: "3:16", want: "examples row has no values"},
+		{name: "tags mapping", src: "tags: {a: 1}\nscenarios: []\n", at: "1:7", want: "tags must be a list"},
+		{name: "start not mapping", src: "start: WEBCHAT\nscenarios: []\n", at: "1:8", want: "start must be a mapping"},
+		{name: "vars nested", src: "vars: {a: {b: c}}\nscenarios: []\n", at: "1:11", want: "vars.a must be a single value"},
+		{name: "non-scalar key", src: "scenarios: []\n? [a]\n: b\n", at: "2:3", want: "keys must be plain names"},
+		{name: "alias bomb", src: bomb(), at: "", want: "file is too complex to load"},
+		{name: "merge key", src: "x-m: &m {name: merged, turns: [{say: hi}]}\nscenarios:\n  - <<: *m\n    tunrs: []\n", at: "4:5", want: `did you mean "turns"?`},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// bomb is a "billion laughs" document: nine levels of ten aliases inside
+// a matcher, 10^9 matchers when walked naively.
+func bomb() string {
+	var b strings.Builder
+	b.WriteString("x-0: &a0 {contains: x}\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "x-%d: &a%d [", i, i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if i == 1 {
+				b.WriteString("*a0")
+			} else {
+				fmt.Fprintf(&b, "{any: *a%d}", i-1)
+			}
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("scenarios: [{name: a, turns: [{say: hi, expect: {response: {any: *a9}}}]}]\n")
+	return b.String()
+}
+
+// TestExpectKeysHaveDecoders keeps the allow-list and the decoders in step.
+func TestExpectKeysHaveDecoders(t *testing.T) {
+	if len(expectKeys.keys) != len(expectDecoders) {
+		t.Errorf("%d keys, %d decoders", len(expectKeys.keys), len(expectDecoders))
+	}
+	for _, k := range expectKeys.keys {
+		if expectDecoders[k] == nil {
+			t.Errorf("expect key %q has no decoder", k)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package scenario
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestDocExamplesLoad loads every complete suite shown in
+// docs/writing-scenarios.md, so the guide cannot drift from the loader.
+func TestDocExamplesLoad(t *testing.T) {
+	src, err := os.ReadFile("../../docs/writing-scenarios.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(src), "```yaml\n")[1:]
+	loaded := 0
+	for i, b := range blocks {
+		end := strings.Index(b, "```")
+		if end < 0 {
+			t.Fatalf("yaml block %d is not closed", i)
+		}
+		block := wrapFragment(b[:end])
+		if block == "" {
+			continue
+		}
+		loaded++
+		if _, ds := LoadFile("doc.yaml", []byte(block)); len(ds) > 0 {
+			t.Errorf("yaml block %d of the guide does not load cleanly:\n%s\n%s", i, block, renderDiags(ds))
+		}
+	}
+	if loaded < 8 {
+		t.Errorf("found only %d complete suites in the guide", loaded)
+	}
+}
+
+// wrapFragment completes a fragment of the guide into a suite: a list of
+// scenarios, a turn's expect, or a matcher. It returns "" for fragments of
+// another shape.
+func wrapFragment(block string) string {
+	indent := func(s, pad string) string {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = pad + l
+		}
+		return strings.Join(lines, "\n") + "\n"
+	}
+	const turn = "scenarios:\n  - name: doc\n    turns:\n      - say: hi\n"
+	switch {
+	case strings.HasPrefix(block, "scenarios:") || strings.Contains(block, "\nscenarios:"):
+		return block
+	case strings.HasPrefix(block, "- name:"):
+		return "scenarios:\n" + indent(block, "  ")
+	case strings.HasPrefix(block, "expect:"):
+		return turn + indent(block, "        ")
+	case strings.HasPrefix(block, "- say:"):
+		return "scenarios:\n  - name: doc\n    turns:\n" + indent(block, "      ")
+	case strings.HasPrefix(block, "response:"):
+		return turn + "        expect:\n" + indent(block, "          ")
+	}
+	return ""
+}
+
+func BenchmarkLoadFile(b *testing.B) {
+	src, err := os.ReadFile("testdata/valid/every-key.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, ds := LoadFile("every-key.yaml", src); ds.HasErrors() {
+			b.Fatal(ds)
+		}
+	}
+}

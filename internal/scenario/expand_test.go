@@ -1,0 +1,173 @@
+package scenario
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustLoad(t *testing.T, src string) *Suite {
+	t.Helper()
+	s, ds := LoadFile("s.yaml", []byte(src))
+	if ds.HasErrors() || s == nil {
+		t.Fatalf("load failed:\n%s", renderDiags(ds))
+	}
+	return s
+}
+
+func TestExamplesExpansion(t *testing.T) {
+	s := mustLoad(t, `
+vars: {party: "1", base: b}
+scenarios:
+  - name: books a table
+    vars: {time: noon}
+    examples:
+      - {party: 2, time: 7pm}
+      - {party: 4}
+    turns:
+      - say: "${party} at ${time} ${base}"
+  - name: after
+    turns: [{say: hi}]
+`)
+	type want struct {
+		name string
+		line int
+		vars map[string]string
+	}
+	wants := []want{
+		{"books a table [party=2 time=7pm]", 7, map[string]string{"party": "2", "time": "7pm", "base": "b"}},
+		{"books a table [party=4]", 8, map[string]string{"party": "4", "time": "noon", "base": "b"}},
+		{"after", 11, map[string]string{"party": "1", "base": "b"}},
+	}
+	if len(s.Scenarios) != len(wants) {
+		t.Fatalf("got %d scenarios, want %d", len(s.Scenarios), len(wants))
+	}
+	for i, w := range wants {
+		sc := s.Scenarios[i]
+		if sc.Name != w.name || sc.Pos.Line != w.line || !reflect.DeepEqual(sc.Vars, w.vars) {
+			t.Errorf("scenario %d = %q @%d %v, want %q @%d %v", i, sc.Name, sc.Pos.Line, sc.Vars, w.name, w.line, w.vars)
+		}
+	}
+	// Expansions must not share mutable state.
+	s.Scenarios[0].Turns[0].Say = "changed"
+	if s.Scenarios[1].Turns[0].Say == "changed" {
+		t.Error("examples expansions share turns")
+	}
+}
+
+func TestInheritance(t *testing.T) {
+	s := mustLoad(t, `
+agent: a
+env: sandbox
+tags: [suite, shared]
+start: {channel: WEBCHAT, variant: v1, integration_attributes: {x: "1", y: "2"}}
+vars: {a: "1", b: "2"}
+scenarios:
+  - name: overrides
+    agent: b
+    env: live
+    tags: ["@shared", own]
+    start: {variant: v2, integration_attributes: {y: "3"}}
+    vars: {b: "3"}
+    turns: [{say: hi}]
+  - name: inherits
+    turns: [{say: hi}]
+`)
+	o, in := s.Scenarios[0], s.Scenarios[1]
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"agent override", o.Agent, "b"},
+		{"env override", o.Env, "live"},
+		{"tags merged", o.Tags, []string{"suite", "shared", "own"}},
+		{"channel inherited", o.Start.Channel, "WEBCHAT"},
+		{"variant override", o.Start.Variant, "v2"},
+		{"attributes merged", o.Start.IntegrationAttributes, map[string]string{"x": "1", "y": "3"}},
+		{"vars merged", o.Vars, map[string]string{"a": "1", "b": "3"}},
+		{"agent inherited", in.Agent, "a"},
+		{"env inherited", in.Env, "sandbox"},
+		{"tags inherited", in.Tags, []string{"suite", "shared"}},
+		{"start inherited", in.Start.Variant, "v1"},
+		{"vars inherited", in.Vars, map[string]string{"a": "1", "b": "2"}},
+		{"suite vars untouched", s.Vars, map[string]string{"a": "1", "b": "2"}},
+		{"repeat default", in.Repeat, 1},
+		{"pass rate default", in.PassRate, 1.0},
+		{"retries unset", in.Retries == nil, true},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestLoadsCleanly lists forms that must load without any diagnostic.
+func TestLoadsCleanly(t *testing.T) {
+	type testCase struct {
+		name string
+		src  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		s, ds := LoadFile("s.yaml", []byte(tc.src))
+		if len(ds) > 0 || s == nil {
+			t.Fatalf("unexpected diagnostics:\n%s", renderDiags(ds))
+		}
+	}
+	testCases := []testCase{
+		{"regex with a var is checked at run time", "vars: {x: a}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: {matches: '${x}('}}}]}]\n"},
+		{"env refs are checked at run time", "scenarios: [{name: a, turns: [{say: \"${env:TOKEN}\"}]}]\n"},
+		{"escaped reference", "scenarios: [{name: a, turns: [{say: \"$${literal}\"}]}]\n"},
+		{"capture used by a later turn", "scenarios: [{name: a, turns: [{say: hi, capture: {r: {response: x}}}, {say: \"${r}\"}]}]\n"},
+		{"suite start uses example column", "start: {variant: \"${v}\"}\nscenarios: [{name: a, examples: [{v: x}], turns: [{say: hi}]}]\n"},
+		{"greeting only", "scenarios: [{name: a, greeting: {response: hi}}]\n"},
+		{"crlf line endings", "scenarios:\r\n  - name: a\r\n    turns: [{say: hi}]\r\n"},
+		{"comments only around", "# c\nscenarios: # c\n  - name: a # c\n    turns: [{say: hi}] # c\n"},
+		{"byte order mark", "\ufeffscenarios: [{name: a, turns: [{say: hi}]}]\n"},
+		{"alias to a matcher", "x-polite: &polite {not_contains: sorry}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *polite}}]}]\n"},
+		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi}]}]\n...\n"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestScalarsAsText(t *testing.T) {
+	s := mustLoad(t, `
+scenarios:
+  - name: a
+    turns:
+      - say: 42
+        expect:
+          state: {n: 4, f: 1.50, b: True, s: "x"}
+`)
+	turn := s.Scenarios[0].Turns[0]
+	if turn.Say != "42" {
+		t.Errorf("say = %q", turn.Say)
+	}
+	want := map[string]string{"n": "4", "f": "1.50", "b": "true", "s": "x"}
+	for _, c := range turn.Expect.State {
+		if got := *c.Match.Exact; got != want[c.Key] {
+			t.Errorf("state.%s = %q, want %q", c.Key, got, want[c.Key])
+		}
+	}
+}
+
+// TestLargeExamplesTable guards the complexity budget: a big data-driven
+// suite with a shared anchor must load.
+func TestLargeExamplesTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x-ok: &ok {not_contains: error}\nscenarios:\n  - name: big\n    examples:\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "      - {n: %d}\n", i)
+	}
+	b.WriteString("    turns:\n")
+	for i := 0; i < 30; i++ {
+		b.WriteString("      - say: \"${n}\"\n        expect: {response: *ok, state: {n: \"${n}\"}}\n")
+	}
+	s := mustLoad(t, b.String())
+	if len(s.Scenarios) != 300 || len(s.Scenarios[299].Turns) != 30 {
+		t.Errorf("got %d scenarios", len(s.Scenarios))
+	}
+}

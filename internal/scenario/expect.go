@@ -1,0 +1,605 @@
+package scenario
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/assert"
+)
+
+// matcherKeys are the keys of a matcher mapping (assert.Text).
+var matcherKeys = []string{
+	"equals", "contains", "not_contains", "matches", "not_matches",
+	"one_of", "similar", "ignore_case", "any", "all", "not",
+}
+
+// matcherKeySet is the allow-list of a matcher mapping, with hints for the
+// words people reach for first.
+var matcherKeySet = keySet{keys: matcherKeys, moved: map[string]string{
+	"present": "present/absent apply to state, metrics and metadata keys only",
+	"absent":  "present/absent apply to state, metrics and metadata keys only",
+	"regex":   `did you mean "matches"?`,
+	"is":      `did you mean "equals"?`,
+}}
+
+// expectDecoders are the keys of `expect:` and `greeting:`, each with the
+// function that decodes it.
+var expectDecoders = map[string]func(d *decoder, e *assert.Expect, p pair){
+	"response":   func(d *decoder, e *assert.Expect, p pair) { e.Response = d.matcherAt(p, "response") },
+	"node":       func(d *decoder, e *assert.Expect, p pair) { e.Node = d.matcherAt(p, "node") },
+	"flow":       func(d *decoder, e *assert.Expect, p pair) { e.Flow = d.matcherAt(p, "flow") },
+	"step":       func(d *decoder, e *assert.Expect, p pair) { e.Step = d.matcherAt(p, "step") },
+	"trace":      (*decoder).trace,
+	"state":      (*decoder).state,
+	"handoff":    (*decoder).handoff,
+	"ended":      func(d *decoder, e *assert.Expect, p pair) { e.Ended = d.boolCheck(p, "ended") },
+	"delayed":    func(d *decoder, e *assert.Expect, p pair) { e.Delayed = d.boolCheck(p, "delayed") },
+	"metrics":    (*decoder).metrics,
+	"functions":  (*decoder).functions,
+	"topics":     (*decoder).topics,
+	"latency_ms": (*decoder).latency,
+	"lang":       (*decoder).lang,
+	"metadata":   (*decoder).metadata,
+}
+
+// expectKeys is the allow-list of `expect:`, in the order the keys are
+// listed in hints; every key has its decoder in expectDecoders.
+var expectKeys = keySet{
+	what: "expect",
+	keys: []string{
+		"response", "trace", "node", "flow", "step", "state", "handoff",
+		"ended", "delayed", "metrics", "functions", "topics", "latency_ms",
+		"lang", "metadata",
+	},
+	moved: map[string]string{
+		"contains":    "matchers go under a field: response: {contains: ...}",
+		"matches":     "matchers go under a field: response: {matches: ...}",
+		"equals":      "matchers go under a field: response: {equals: ...}",
+		"say":         "say belongs to the turn, next to expect:",
+		"capture":     "capture belongs to the turn, next to expect:",
+		"reply":       `did you mean "response"?`,
+		"text":        `did you mean "response"?`,
+		"currentNode": `did you mean "node"?`,
+		"nodeTrace":   `did you mean "trace"?`,
+	},
+}
+
+// expect decodes the checks on one reply. The Pos of the result is the key
+// that introduced it (`expect:` or `greeting:`).
+func (d *decoder) expect(p pair, what string) *assert.Expect {
+	ks := expectKeys
+	ks.what = what
+	_, order, ok := d.object(p.Val, ks)
+	if !ok {
+		return nil
+	}
+	e := &assert.Expect{Pos: d.pos(p.Key)}
+	for _, f := range order {
+		expectDecoders[f.Name](d, e, f)
+	}
+	if !hasChecks(d.resolve(p.Val)) {
+		d.warnf(p.Key, "%s has no checks", what)
+	}
+	return e
+}
+
+// matcherAt decodes the matcher written as the value of a key; its Pos is
+// the key.
+func (d *decoder) matcherAt(p pair, what string) *assert.Text {
+	t := d.matcher(p.Val, what, false)
+	if t != nil {
+		t.Pos = d.pos(p.Key)
+	}
+	return t
+}
+
+// matcher decodes a string matcher: a bare value is an exact match after
+// trimming; a mapping combines matcher keys (all must hold). ignore_case is
+// inherited by nested matchers unless they set it themselves, so
+// `{ignore_case: true, any: [...]}` folds case everywhere inside.
+func (d *decoder) matcher(n *yaml.Node, what string, ignoreCase bool) *assert.Text {
+	n = d.resolve(n)
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		s, ok := d.str(n, what)
+		if !ok {
+			return nil
+		}
+		return &assert.Text{Pos: d.pos(n), Exact: &s, IgnoreCase: ignoreCase}
+	case yaml.SequenceNode:
+		d.errorHint(n, "use one_of: [...] for alternatives, or all:/any: for several matchers",
+			"%s: a list is not a matcher", what)
+		return nil
+	}
+	ks := matcherKeySet
+	ks.what = what + " matcher"
+	fields, order, ok := d.object(n, ks)
+	if !ok {
+		return nil
+	}
+	t := &assert.Text{Pos: d.pos(n), IgnoreCase: ignoreCase}
+	if p, ok := fields["ignore_case"]; ok {
+		if v, ok := d.boolean(p.Val, what+": ignore_case"); ok {
+			t.IgnoreCase = v
+		}
+	}
+	checks := 0
+	for _, p := range order {
+		sub := what + ": " + p.Name
+		switch p.Name {
+		case "ignore_case":
+			continue
+		case "equals":
+			t.Equals = d.strPtr(p.Val, sub)
+		case "contains":
+			t.Contains = d.strPtr(p.Val, sub)
+		case "not_contains":
+			t.NotContains = d.strPtr(p.Val, sub)
+		case "matches":
+			t.Matches = d.regexPtr(p.Val, sub)
+		case "not_matches":
+			t.NotMatches = d.regexPtr(p.Val, sub)
+		case "one_of":
+			t.OneOf, _ = d.strList(p.Val, sub, false)
+		case "similar":
+			t.Similar = d.similar(p.Val, sub)
+		case "any":
+			t.Any = d.matcherList(p.Val, sub, t.IgnoreCase)
+		case "all":
+			t.All = d.matcherList(p.Val, sub, t.IgnoreCase)
+		case "not":
+			t.Not = d.matcher(p.Val, sub, t.IgnoreCase)
+		}
+		checks++
+	}
+	// Only complain about a matcher without checks when every key was
+	// understood; unknown keys were reported already.
+	if checks == 0 && len(n.Content)/2 == len(order) {
+		d.errorHint(n, "add one of: "+strings.Join(matcherKeys[:len(matcherKeys)-4], ", ")+", any, all, not",
+			"%s: matcher has no checks", what)
+	}
+	return t
+}
+
+func (d *decoder) strPtr(n *yaml.Node, what string) *string {
+	s, ok := d.str(n, what)
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+func (d *decoder) regexPtr(n *yaml.Node, what string) *string {
+	s, ok := d.str(n, what)
+	if !ok {
+		return nil
+	}
+	d.regex(d.resolve(n), s, what)
+	return &s
+}
+
+func (d *decoder) matcherList(n *yaml.Node, what string, ignoreCase bool) []*assert.Text {
+	n = d.resolve(n)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "%s must be a list of matchers, not %s", what, kindName(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		d.errorf(n, "%s must not be empty", what)
+		return nil
+	}
+	out := make([]*assert.Text, 0, len(n.Content))
+	for _, item := range n.Content {
+		if t := d.matcher(item, what+" item", ignoreCase); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// similar reads `similar: "text"` or `similar: {to: ..., min: ...}`.
+func (d *decoder) similar(n *yaml.Node, what string) *assert.Similar {
+	n = d.resolve(n)
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		s, ok := d.str(n, what)
+		if !ok {
+			return nil
+		}
+		return &assert.Similar{To: s}
+	}
+	fields, _, ok := d.object(n, keySet{what: what, keys: []string{"to", "min"}})
+	if !ok {
+		return nil
+	}
+	out := &assert.Similar{}
+	to, ok := fields["to"]
+	if !ok {
+		d.errorf(n, "%s needs to: (the text to compare with)", what)
+		return nil
+	}
+	out.To, _ = d.str(to.Val, what+": to")
+	if p, ok := fields["min"]; ok {
+		if v, ok := d.number(p.Val, what+": min"); ok {
+			switch {
+			case v < 0 || v > 1:
+				d.errorf(p.Val, "%s: min must be between 0 and 1, not %v", what, v)
+			case v == 0:
+				d.warnf(p.Val, "%s: min 0 means the default %v; omit it or give a value above 0", what, assert.DefaultSimilarity)
+			default:
+				out.Min = v
+			}
+		}
+	}
+	return out
+}
+
+// trace reads `trace: [A, B]` (includes) or a mapping of includes,
+// excludes, sequence and equals.
+func (d *decoder) trace(e *assert.Expect, p pair) {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return
+	}
+	tr := &assert.Trace{Pos: d.pos(p.Key)}
+	e.Trace = tr
+	if n.Kind == yaml.SequenceNode || (n.Kind == yaml.ScalarNode && !isNull(n)) {
+		tr.Includes, _ = d.strList(n, "trace", false)
+		return
+	}
+	fields, order, ok := d.object(n, keySet{what: "trace", keys: []string{"includes", "excludes", "sequence", "equals"}})
+	if !ok {
+		return
+	}
+	if p, ok := fields["includes"]; ok {
+		tr.Includes, _ = d.strList(p.Val, "trace: includes", false)
+	}
+	if p, ok := fields["excludes"]; ok {
+		tr.Excludes, _ = d.strList(p.Val, "trace: excludes", false)
+	}
+	if p, ok := fields["sequence"]; ok {
+		tr.Sequence, _ = d.strList(p.Val, "trace: sequence", false)
+	}
+	if p, ok := fields["equals"]; ok {
+		// An empty list is meaningful here: the reply visited no node.
+		if l, ok := d.strList(p.Val, "trace: equals", true); ok {
+			if l == nil {
+				l = []string{}
+			}
+			tr.Equals = l
+		}
+	}
+	if len(order) == 0 && len(fields) == 0 {
+		d.errorf(n, "trace has no checks: add includes, excludes, sequence or equals")
+	}
+}
+
+// presence reads a `{present: bool}` / `{absent: bool}` mapping. ok is false
+// when n is not such a mapping (it is then a matcher or a count).
+func (d *decoder) presence(n *yaml.Node, what string, others ...string) (present *bool, isPresence bool) {
+	n = d.resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, false
+	}
+	var pk, ak *yaml.Node
+	var pv, av *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "present":
+			pk, pv = n.Content[i], n.Content[i+1]
+		case "absent":
+			ak, av = n.Content[i], n.Content[i+1]
+		}
+	}
+	if pk == nil && ak == nil {
+		return nil, false
+	}
+	if pk != nil && ak != nil {
+		d.errorf(ak, "%s: write present or absent, not both", what)
+		return nil, true
+	}
+	// Keys other than present/absent would be silently ignored: refuse them.
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value != "present" && k.Value != "absent" {
+			d.errorHint(k, "a presence check stands alone; write the matcher as a separate check",
+				"%s: %q cannot be combined with present/absent", what, k.Value)
+		}
+	}
+	if pk != nil {
+		v, ok := d.boolean(pv, what+": present")
+		if !ok {
+			return nil, true
+		}
+		return &v, true
+	}
+	v, ok := d.boolean(av, what+": absent")
+	if !ok {
+		return nil, true
+	}
+	v = !v
+	return &v, true
+}
+
+// state reads key -> matcher or presence, in the order written.
+func (d *decoder) state(e *assert.Expect, p pair) {
+	ps, ok := d.pairs(p.Val, "state")
+	if !ok {
+		return
+	}
+	if len(ps) == 0 {
+		d.warnf(p.Key, "state has no checks")
+	}
+	for _, kv := range ps {
+		what := "state." + kv.Name
+		sc := assert.StateCheck{Pos: d.pos(kv.Key), Key: kv.Name}
+		if present, isPresence := d.presence(kv.Val, what); isPresence {
+			if present == nil {
+				continue
+			}
+			sc.Present = present
+		} else {
+			sc.Match = d.stateMatcher(kv, what)
+			if sc.Match == nil {
+				continue
+			}
+		}
+		e.State = append(e.State, sc)
+	}
+}
+
+// stateMatcher decodes the matcher of a state or metadata key, with a hint
+// for nested mappings, which look like an object comparison but are not.
+func (d *decoder) stateMatcher(kv pair, what string) *assert.Text {
+	n := d.resolve(kv.Val)
+	if n != nil && n.Kind == yaml.MappingNode && len(n.Content) >= 2 && !contains(matcherKeys, n.Content[0].Value) {
+		first := n.Content[0].Value
+		if suggest(first, matcherKeys) == "" {
+			d.errorHint(n.Content[0], "to check a nested value use metadata: {"+what+"."+first+": ...}",
+				"%s: %q is not a matcher key", what, first)
+			return nil
+		}
+	}
+	t := d.matcher(kv.Val, what, false)
+	if t != nil {
+		t.Pos = d.pos(kv.Key)
+	}
+	return t
+}
+
+// handoff reads false (no handoff), true (any handoff) or a destination
+// matcher.
+func (d *decoder) handoff(e *assert.Expect, p pair) {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return
+	}
+	h := &assert.Handoff{Pos: d.pos(p.Key), Expected: true}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		h.Expected, _ = d.boolean(n, "handoff")
+		e.Handoff = h
+		return
+	}
+	h.Destination = d.matcher(n, "handoff", false)
+	if h.Destination == nil {
+		return
+	}
+	h.Destination.Pos = d.pos(p.Key)
+	e.Handoff = h
+}
+
+func (d *decoder) boolCheck(p pair, what string) *assert.Bool {
+	v, ok := d.boolean(p.Val, what)
+	if !ok {
+		return nil
+	}
+	return &assert.Bool{Pos: d.pos(p.Key), Value: v}
+}
+
+// metrics reads name -> matcher, {count: N} or presence.
+func (d *decoder) metrics(e *assert.Expect, p pair) {
+	ps, ok := d.pairs(p.Val, "metrics")
+	if !ok {
+		return
+	}
+	if len(ps) == 0 {
+		d.warnf(p.Key, "metrics has no checks")
+	}
+	for _, kv := range ps {
+		what := "metrics." + kv.Name
+		mc := assert.MetricCheck{Pos: d.pos(kv.Key), Name: kv.Name}
+		if present, isPresence := d.presence(kv.Val, what); isPresence {
+			if present == nil {
+				continue
+			}
+			mc.Present = present
+		} else if count, isCount, ok := d.count(kv.Val, what); isCount {
+			if !ok {
+				continue
+			}
+			mc.Count = &count
+		} else {
+			mc.Match = d.matcher(kv.Val, what, false)
+			if mc.Match == nil {
+				continue
+			}
+			mc.Match.Pos = d.pos(kv.Key)
+		}
+		e.Metrics = append(e.Metrics, mc)
+	}
+}
+
+// count reads `{count: N}`.
+func (d *decoder) count(n *yaml.Node, what string) (count int, isCount, ok bool) {
+	n = d.resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode || len(n.Content) < 2 {
+		return 0, false, false
+	}
+	var countVal *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "count" {
+			countVal = n.Content[i+1]
+		}
+	}
+	if countVal == nil {
+		return 0, false, false
+	}
+	ok = true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value != "count" {
+			d.errorf(k, "%s: %q cannot be combined with count", what, k.Value)
+			ok = false
+		}
+	}
+	c, cok := d.integer(countVal, what+": count")
+	if cok && c < 0 {
+		d.errorf(countVal, "%s: count must be 0 or more, not %d", what, c)
+		cok = false
+	}
+	return c, true, ok && cok
+}
+
+var functionsKeys = keySet{what: "functions", keys: []string{"called", "not_called", "failed", "no_errors"}}
+
+func (d *decoder) functions(e *assert.Expect, p pair) {
+	fields, order, ok := d.object(p.Val, functionsKeys)
+	if !ok {
+		return
+	}
+	f := &assert.Functions{Pos: d.pos(p.Key)}
+	e.Functions = f
+	if v, ok := fields["called"]; ok {
+		f.Called, _ = d.strList(v.Val, "functions: called", false)
+	}
+	if v, ok := fields["not_called"]; ok {
+		f.NotCalled, _ = d.strList(v.Val, "functions: not_called", false)
+	}
+	if v, ok := fields["failed"]; ok {
+		f.Failed, _ = d.strList(v.Val, "functions: failed", false)
+	}
+	if v, ok := fields["no_errors"]; ok {
+		f.NoErrors, _ = d.boolean(v.Val, "functions: no_errors")
+	}
+	if len(order) == 0 && len(fields) == 0 {
+		d.warnf(p.Key, "functions has no checks")
+	}
+}
+
+func (d *decoder) topics(e *assert.Expect, p pair) {
+	fields, _, ok := d.object(p.Val, keySet{what: "topics", keys: []string{"retrieved", "cited"}})
+	if !ok {
+		return
+	}
+	t := &assert.Topics{Pos: d.pos(p.Key)}
+	e.Topics = t
+	if v, ok := fields["retrieved"]; ok {
+		t.Retrieved, _ = d.strList(v.Val, "topics: retrieved", false)
+	}
+	if v, ok := fields["cited"]; ok {
+		t.Cited = d.matcherAt(v, "topics: cited")
+	}
+	if len(fields) == 0 {
+		d.warnf(p.Key, "topics has no checks")
+	}
+}
+
+// latency reads `latency_ms: N` or `latency_ms: {max: N}`.
+func (d *decoder) latency(e *assert.Expect, p pair) {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return
+	}
+	valNode := n
+	if n.Kind == yaml.MappingNode {
+		fields, _, ok := d.object(n, keySet{what: "latency_ms", keys: []string{"max"}})
+		if !ok {
+			return
+		}
+		m, ok := fields["max"]
+		if !ok {
+			d.errorf(n, "latency_ms needs max: (milliseconds)")
+			return
+		}
+		valNode = m.Val
+	}
+	v, ok := d.integer(valNode, "latency_ms")
+	if !ok {
+		return
+	}
+	if v <= 0 {
+		d.errorf(valNode, "latency_ms must be above 0, not %d", v)
+		return
+	}
+	e.LatencyMS = &assert.Latency{Pos: d.pos(p.Key), Max: v}
+}
+
+func (d *decoder) lang(e *assert.Expect, p pair) {
+	fields, _, ok := d.object(p.Val, keySet{what: "lang", keys: []string{"asr", "tts"}})
+	if !ok {
+		return
+	}
+	l := &assert.Lang{Pos: d.pos(p.Key)}
+	if v, ok := fields["asr"]; ok {
+		l.ASR = d.matcherAt(v, "lang: asr")
+	}
+	if v, ok := fields["tts"]; ok {
+		l.TTS = d.matcherAt(v, "lang: tts")
+	}
+	if len(fields) == 0 {
+		d.warnf(p.Key, "lang has no checks")
+	}
+	e.Lang = l
+}
+
+// metadata reads dotted path -> matcher or presence.
+func (d *decoder) metadata(e *assert.Expect, p pair) {
+	ps, ok := d.pairs(p.Val, "metadata")
+	if !ok {
+		return
+	}
+	if len(ps) == 0 {
+		d.warnf(p.Key, "metadata has no checks")
+	}
+	for _, kv := range ps {
+		what := "metadata." + kv.Name
+		if !validPath(kv.Name) {
+			d.errorf(kv.Key, "metadata: invalid path %q: write dot-separated members, e.g. state.booking.code or llmRequests.0.model", kv.Name)
+			continue
+		}
+		mc := assert.MetadataCheck{Pos: d.pos(kv.Key), Path: kv.Name}
+		if present, isPresence := d.presence(kv.Val, what); isPresence {
+			if present == nil {
+				continue
+			}
+			mc.Present = present
+		} else {
+			mc.Match = d.matcher(kv.Val, what, false)
+			if mc.Match == nil {
+				continue
+			}
+			mc.Match.Pos = d.pos(kv.Key)
+		}
+		e.Metadata = append(e.Metadata, mc)
+	}
+}
+
+// validPath accepts dotted paths without empty segments.
+func validPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, seg := range strings.Split(p, ".") {
+		if strings.TrimSpace(seg) == "" {
+			return false
+		}
+	}
+	return true
+}

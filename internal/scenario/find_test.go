@@ -1,0 +1,125 @@
+package scenario
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const okSuite = "scenarios: [{name: a, turns: [{say: hi}]}]\n"
+
+func testFS() fstest.MapFS {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	return fstest.MapFS{
+		"suites/booking.yaml":           file(okSuite),
+		"suites/nested/refund.yml":      file(okSuite),
+		"suites/nested/login.feature":   file("Feature: x\n"),
+		"suites/notes.md":               file("# notes"),
+		"suites/.hidden/x.yaml":         file(okSuite),
+		"suites/testdata/x.yaml":        file(okSuite),
+		"suites/vendor/x.yaml":          file(okSuite),
+		"suites/node_modules/x.yaml":    file(okSuite),
+		"suites/.dotfile.yaml":          file(okSuite),
+		"suites/broken.yaml":            file("scenarios:\n  - name: a\n\tturns: []\n"),
+		"examples/agents/agent.yaml":    file("name: restaurant\nnodes: []\n"),
+		"agenttest.yaml":                file("target: sim\n"),
+		"features/checkout.feature":     file("Feature: y\n"),
+		".github/workflows/ci.yaml":     file("jobs: {}\n"),
+		"suites/bad.yaml":               file("scenarios: [{name: a}]\n"),
+		"suites/list/not-a-suite.yaml":  file("- a\n- b\n"),
+		"suites/list/scenarios-ish.txt": file(okSuite),
+	}
+}
+
+func TestFind(t *testing.T) {
+	type testCase struct {
+		name  string
+		paths []string
+		want  []string
+		err   string
+	}
+	run := func(t *testing.T, tc testCase) {
+		got, err := Find(testFS(), tc.paths)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error = %v, want one containing %q", err, tc.err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("got %q\nwant %q", got, tc.want)
+		}
+	}
+	all := []string{
+		"features/checkout.feature", "suites/bad.yaml", "suites/booking.yaml",
+		"suites/broken.yaml", "suites/nested/login.feature", "suites/nested/refund.yml",
+	}
+	testCases := []testCase{
+		{name: "whole tree", paths: []string{"."}, want: all},
+		{name: "no paths means the current directory", paths: nil, want: all},
+		{name: "dot slash and trailing slash", paths: []string{"./suites/nested/"}, want: []string{"suites/nested/login.feature", "suites/nested/refund.yml"}},
+		{name: "duplicates merged and sorted", paths: []string{"suites/nested", "features", "suites/nested/refund.yml"}, want: []string{"features/checkout.feature", "suites/nested/login.feature", "suites/nested/refund.yml"}},
+		{name: "explicit testdata dir is walked", paths: []string{"suites/testdata"}, want: []string{"suites/testdata/x.yaml"}},
+		{name: "explicit non-suite yaml is kept", paths: []string{"agenttest.yaml"}, want: []string{"agenttest.yaml"}},
+		{name: "missing path", paths: []string{"nope", "features"}, want: []string{"features/checkout.feature"}, err: "find suites in nope"},
+		{name: "wrong extension", paths: []string{"suites/notes.md"}, err: "not a suite file"},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestLoad(t *testing.T) {
+	suites, ds := Load(testFS(), []string{"suites", "missing"})
+	var paths []string
+	for _, s := range suites {
+		paths = append(paths, s.Path)
+	}
+	// Features load nothing yet; files with errors load no suite.
+	if want := []string{"suites/booking.yaml", "suites/nested/refund.yml"}; !reflect.DeepEqual(paths, want) {
+		t.Errorf("suites = %q, want %q", paths, want)
+	}
+	got := renderDiags(ds)
+	for _, want := range []string{
+		"find suites in missing",
+		"suites/bad.yaml:1:13: scenario \"a\" has no turns and no greeting checks",
+		"suites/broken.yaml:3:1: invalid YAML",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestIsSuite(t *testing.T) {
+	testCases := []struct {
+		name string
+		src  string
+		want bool
+	}{
+		{"suite", okSuite, true},
+		{"agent definition", "name: x\nnodes: []\n", false},
+		{"list", "- scenarios: []\n", false},
+		{"nested key", "a:\n  scenarios: []\n", false},
+		{"empty", "", false},
+		{"syntax error in a suite", "scenarios:\n  - name: a\n\tturns: []\n", true},
+		{"syntax error elsewhere", "a: [\n", false},
+		{"quoted key", "\"scenarios\": []\n", true},
+		{"byte order mark", "\ufeffscenarios: []\n", true},
+	}
+	for _, tc := range testCases {
+		if got := IsSuite([]byte(tc.src)); got != tc.want {
+			t.Errorf("%s: IsSuite = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	for name, want := range map[string]Kind{"a.yaml": YAMLSuite, "a.YML": YAMLSuite, "a.feature": Feature, "a.json": NotSuite, "yaml": NotSuite} {
+		if got := KindOf(name); got != want {
+			t.Errorf("KindOf(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

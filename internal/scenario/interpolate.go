@@ -1,0 +1,195 @@
+package scenario
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// envPrefix marks a reference to the process environment: ${env:NAME}.
+const envPrefix = "env:"
+
+// ref is one ${...} reference found in a string.
+type ref struct {
+	name string
+	// env is set for ${env:NAME}; name is then NAME.
+	env bool
+}
+
+// validName reports whether s can name a var, an example column or a
+// capture: a letter or underscore, then letters, digits, '_' or '-'.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'):
+		case i > 0 && (('0' <= r && r <= '9') || r == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validEnvName accepts the names a shell would export.
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'):
+		case i > 0 && '0' <= r && r <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// expand walks s once, copying literal text and handing each reference to
+// resolve. It is the single definition of the ${...} syntax: `${name}`,
+// `${env:NAME}`, and `$${` for a literal `${`. A `$` not followed by `{` is
+// literal.
+func expand(s string, resolve func(r ref) (string, error)) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "$${"):
+			b.WriteString("${")
+			i += 3
+		case strings.HasPrefix(s[i:], "${"):
+			end := strings.IndexByte(s[i+2:], '}')
+			if end < 0 {
+				return "", fmt.Errorf("unterminated ${ at offset %d in %q: close it with } or write $${ for a literal ${", i, s)
+			}
+			body := s[i+2 : i+2+end]
+			r, err := parseRef(body)
+			if err != nil {
+				return "", err
+			}
+			v, err := resolve(r)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+			i += 2 + end + 1
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String(), nil
+}
+
+func parseRef(body string) (ref, error) {
+	if name, ok := strings.CutPrefix(body, envPrefix); ok {
+		if !validEnvName(name) {
+			return ref{}, fmt.Errorf("invalid environment variable name in ${%s}", body)
+		}
+		return ref{name: name, env: true}, nil
+	}
+	if !validName(body) {
+		return ref{}, fmt.Errorf("invalid variable name in ${%s}: use letters, digits, '_' and '-', starting with a letter or '_'", body)
+	}
+	return ref{name: body}, nil
+}
+
+// scanRefs lists the references of s in order, or the syntax error.
+func scanRefs(s string) ([]ref, error) {
+	var refs []ref
+	_, err := expand(s, func(r ref) (string, error) {
+		refs = append(refs, r)
+		return "", nil
+	})
+	return refs, err
+}
+
+// Interpolate expands the references in s: ${name} through lookup (vars and
+// captures), ${env:NAME} through getenv, and $${ to a literal ${. The error
+// names the reference it could not resolve. A nil getenv treats every
+// environment variable as unset.
+func Interpolate(s string, lookup func(name string) (string, bool), getenv func(string) (string, bool)) (string, error) {
+	if !strings.Contains(s, "$") {
+		return s, nil
+	}
+	return expand(s, func(r ref) (string, error) {
+		if r.env {
+			if getenv != nil {
+				if v, ok := getenv(r.name); ok {
+					return v, nil
+				}
+			}
+			return "", fmt.Errorf("environment variable %s is not set (referenced as ${env:%s})", r.name, r.name)
+		}
+		if lookup != nil {
+			if v, ok := lookup(r.name); ok {
+				return v, nil
+			}
+		}
+		return "", fmt.Errorf("unknown variable ${%s}", r.name)
+	})
+}
+
+// References returns the names that s refers to with ${name}, in order and
+// without duplicates. Environment references (${env:NAME}) are left out:
+// they are checked at run time. A malformed reference ends the list; the
+// loader reports it.
+func References(s string) []string {
+	var names []string
+	seen := map[string]bool{}
+	_, _ = expand(s, func(r ref) (string, error) {
+		if !r.env && !seen[r.name] {
+			seen[r.name] = true
+			names = append(names, r.name)
+		}
+		return "", nil
+	})
+	return names
+}
+
+// ResolveVars expands the references inside var values: a var may use
+// ${env:NAME} and other vars. Each var is expanded once, in dependency
+// order; a cycle or an unknown reference is an error naming the var. A nil
+// getenv treats every environment variable as unset.
+func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (map[string]string, error) {
+	out := make(map[string]string, len(vars))
+	visiting := make(map[string]bool)
+	var resolve func(name string) (string, error)
+	resolve = func(name string) (string, error) {
+		if v, ok := out[name]; ok {
+			return v, nil
+		}
+		if visiting[name] {
+			return "", fmt.Errorf("var %s refers to itself through ${...}", name)
+		}
+		visiting[name] = true
+		v, err := expand(vars[name], func(r ref) (string, error) {
+			if r.env {
+				return Interpolate("${"+envPrefix+r.name+"}", nil, getenv)
+			}
+			if _, ok := vars[r.name]; !ok {
+				return "", fmt.Errorf("unknown variable ${%s}", r.name)
+			}
+			return resolve(r.name)
+		})
+		if err != nil {
+			return "", fmt.Errorf("var %s: %w", name, err)
+		}
+		out[name] = v
+		return v, nil
+	}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names) // the first error reported must not depend on map order
+	for _, name := range names {
+		if _, err := resolve(name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,357 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// Kind is the kind of a suite file, decided by its extension.
+type Kind int
+
+const (
+	// NotSuite is any file agenttest does not load.
+	NotSuite Kind = iota
+	// YAMLSuite is a .yaml or .yml file (a suite only if IsSuite).
+	YAMLSuite
+	// Feature is a Gherkin .feature file.
+	Feature
+)
+
+// KindOf classifies a file by its extension.
+func KindOf(name string) Kind {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml":
+		return YAMLSuite
+	case ".feature":
+		return Feature
+	}
+	return NotSuite
+}
+
+// loaderFor returns the loader of a file kind: the seam where Gherkin
+// features plug in.
+func loaderFor(k Kind) func(path string, src []byte) (*Suite, diag.Diagnostics) {
+	switch k {
+	case YAMLSuite:
+		return LoadFile
+	case Feature:
+		return loadFeature
+	}
+	return nil
+}
+
+// loadFeature loads a Gherkin feature file. Features are loaded by a later
+// issue; until then Find lists them and Load passes over them without a
+// word, so a tree that mixes both kinds already works.
+func loadFeature(string, []byte) (*Suite, diag.Diagnostics) { return nil, nil }
+
+// skipDirs are directories Find never descends into (unless named
+// explicitly): they hold fixtures and dependencies, not suites.
+var skipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules": true}
+
+// Find expands paths into the suite files they hold: a directory is walked
+// recursively for .feature files and for YAML files that are suites (see
+// IsSuite), skipping hidden directories, testdata, vendor and node_modules;
+// a file named explicitly is kept whatever its content, so that loading it
+// explains why it is not a suite. Paths are slash-separated and relative to
+// fsys ("./x" and "x/" are accepted); no paths means ".". The result is
+// sorted and without duplicates. Every path that cannot be read is reported
+// in the joined error.
+func Find(fsys fs.FS, paths []string) ([]string, error) {
+	files, errs := find(fsys, paths)
+	return files, errors.Join(errs...)
+}
+
+func find(fsys fs.FS, paths []string) ([]string, []error) {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	seen := map[string]bool{}
+	var files []string
+	var errs []error
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, arg := range paths {
+		p := cleanPath(arg)
+		info, err := fs.Stat(fsys, p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("find suites in %s: %w", arg, err))
+			continue
+		}
+		if !info.IsDir() {
+			if KindOf(p) == NotSuite {
+				errs = append(errs, fmt.Errorf("find suites in %s: not a suite file (want .yaml, .yml or .feature)", arg))
+				continue
+			}
+			add(p)
+			continue
+		}
+		err = fs.WalkDir(fsys, p, func(name string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			base := de.Name()
+			if de.IsDir() {
+				if name != p && (strings.HasPrefix(base, ".") || skipDirs[base]) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if strings.HasPrefix(base, ".") {
+				return nil
+			}
+			switch KindOf(name) {
+			case Feature:
+				add(name)
+			case YAMLSuite:
+				src, err := fs.ReadFile(fsys, name)
+				if err != nil {
+					return err
+				}
+				if IsSuite(src) {
+					add(name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("find suites in %s: %w", arg, err))
+		}
+	}
+	sort.Strings(files)
+	return files, errs
+}
+
+// cleanPath turns a command-line path into an fs.FS path.
+func cleanPath(p string) string {
+	p = path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	p = strings.TrimPrefix(p, "./")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// Load finds the suite files under paths and loads each one with the loader
+// of its kind. It returns the suites that loaded without errors, in file
+// order, and every diagnostic of every file.
+func Load(fsys fs.FS, paths []string) ([]*Suite, diag.Diagnostics) {
+	files, errs := find(fsys, paths)
+	var diags diag.Diagnostics
+	for _, err := range errs {
+		diags = diags.Append(diag.Diagnostic{Severity: diag.Error, Message: err.Error()})
+	}
+	var suites []*Suite
+	for _, f := range files {
+		load := loaderFor(KindOf(f))
+		if load == nil {
+			continue
+		}
+		src, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			diags = diags.Errorf(diag.Pos{File: f}, "read suite: %v", err)
+			continue
+		}
+		s, ds := load(f, src)
+		diags = append(diags, ds...)
+		if s != nil {
+			suites = append(suites, s)
+		}
+	}
+	return suites, diags
+}
+
+// suiteLine finds a top-level `scenarios:` key in text that YAML cannot
+// parse, so a suite with a syntax error is still loaded (and its error
+// reported) instead of being passed over as "not a suite".
+var suiteLine = regexp.MustCompile(`(?m)^["']?scenarios["']?[ \t]*:`)
+
+// IsSuite reports whether src is a YAML suite: its top-level mapping has a
+// `scenarios` key. Other YAML (agent definitions, agenttest.yaml, CI jobs)
+// is not.
+func IsSuite(src []byte) (suite bool) {
+	defer func() {
+		// A parser panic must not make a whole directory unreadable.
+		if recover() != nil {
+			suite = suiteLine.Match(src)
+		}
+	}()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return suiteLine.Match(src)
+	}
+	if len(doc.Content) == 0 {
+		return false
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "scenarios" {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadFile decodes one YAML suite. path is used for positions and for the
+// default suite name. All problems of the file are returned, sorted by
+// position, each with the source line it points at. The suite is nil when
+// any of them is an error.
+func LoadFile(path string, src []byte) (suite *Suite, diags diag.Diagnostics) {
+	d := &decoder{file: path}
+	defer func() {
+		if r := recover(); r != nil {
+			// Never seen; the fuzz target guards it. Report instead of
+			// crashing a run over one file.
+			d.diags = d.diags.Errorf(diag.Pos{File: path}, "internal error while loading: %v", r)
+			suite, diags = nil, finish(d.diags, src)
+		}
+	}()
+	root := d.parse(src)
+	if root == nil {
+		return nil, finish(d.diags, src)
+	}
+	s := d.suite(root, path)
+	diags = finish(d.diags, src)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return s, diags
+}
+
+// parse reads the single YAML document of a suite file and returns its root
+// node, or nil after reporting why there is none.
+func (d *decoder) parse(src []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		d.errorHint(&yaml.Node{Line: 1, Column: 1}, "a suite needs at least scenarios: with a list of scenarios", "file is empty")
+		return nil
+	}
+	if err != nil {
+		d.syntaxError(err, src)
+		return nil
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		d.syntaxError(err, src)
+	default:
+		d.errorHint(&next, "put each suite in a file of its own", "a suite file holds one YAML document; found another one here")
+	}
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		d.errorHint(&yaml.Node{Line: 1, Column: 1}, "a suite needs at least scenarios: with a list of scenarios", "file is empty")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// yamlLine matches the syntax errors of yaml.v3, which carry a line but no
+// column: "yaml: line 3: mapping values are not allowed in this context".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (d *decoder) syntaxError(err error, src []byte) {
+	msg := err.Error()
+	pos := diag.Pos{File: d.file}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	hint := ""
+	// yaml.v3 sometimes reports the line of the enclosing context instead
+	// of the tab's own line; look at the reported line and its neighbours.
+	for _, ln := range []int{pos.Line, pos.Line + 1, pos.Line - 1} {
+		if text, ok := lineOf(src, ln); ok {
+			indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+			if i := strings.IndexByte(indent, '\t'); i >= 0 {
+				pos.Line, pos.Col = ln, i+1
+				hint = "indent with spaces: YAML does not allow tabs in indentation"
+				break
+			}
+		}
+	}
+	d.diags = d.diags.Append(diag.Diagnostic{
+		Severity: diag.Error,
+		Pos:      pos,
+		Message:  "invalid YAML: " + msg,
+		Hint:     hint,
+	})
+}
+
+// lineOf returns the 1-based line n of src without its line ending.
+func lineOf(src []byte, n int) (string, bool) {
+	if n < 1 {
+		return "", false
+	}
+	for i := 1; ; i++ {
+		end := bytes.IndexByte(src, '\n')
+		if i == n {
+			if end < 0 {
+				end = len(src)
+			}
+			return strings.TrimSuffix(string(src[:end]), "\r"), true
+		}
+		if end < 0 {
+			return "", false
+		}
+		src = src[end+1:]
+	}
+}
+
+// maxSourceLen bounds the source line echoed under a diagnostic.
+const maxSourceLen = 200
+
+// finish merges the diagnostics that examples expansion repeats, sorts them
+// by position and attaches the source line of each.
+func finish(ds diag.Diagnostics, src []byte) diag.Diagnostics {
+	type key struct {
+		sev diag.Severity
+		pos diag.Pos
+		msg string
+	}
+	seen := map[key]bool{}
+	out := ds[:0:0]
+	for _, d := range ds {
+		k := key{d.Severity, d.Pos, d.Message}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if text, ok := lineOf(src, d.Pos.Line); ok {
+			if len(text) > maxSourceLen {
+				cut := maxSourceLen
+				for cut > 0 && !utf8.RuneStart(text[cut]) {
+					cut--
+				}
+				text = text[:cut] + "…"
+			}
+			d.Source = text
+		}
+		out = append(out, d)
+	}
+	out.Sort()
+	return out
+}

@@ -1,0 +1,422 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// maxAliases bounds how often one file may make the decoder follow an
+// alias. Aliases are pointers in a yaml.Node tree, so a small file of nested
+// aliases ("billion laughs") expands exponentially when walked; yaml.v3 only
+// guards against that when decoding into Go values, not into nodes. Real
+// suites follow a few aliases per scenario (times the examples rows).
+const maxAliases = 100_000
+
+// maxVisits bounds the nodes one file may make the decoder look at, a
+// backstop far above any real suite (each examples row re-reads its
+// scenario, so large tables of long scenarios reach a few hundred thousand).
+const maxVisits = 10_000_000
+
+// decoder walks the yaml.Node tree of one file. It owns the diagnostics of
+// the file and the set of ${names} known at the point being decoded.
+type decoder struct {
+	file    string
+	diags   diag.Diagnostics
+	visits  int
+	aliases int
+	// exhausted is set once maxVisits is reached; every later node reads
+	// as null so that decoding ends quickly.
+	exhausted bool
+	// scope holds the names a ${name} may refer to here: vars, example
+	// columns and captures of earlier turns.
+	scope map[string]bool
+}
+
+// pair is one key: value entry of a mapping.
+type pair struct {
+	Name string
+	Key  *yaml.Node
+	Val  *yaml.Node
+}
+
+func (d *decoder) pos(n *yaml.Node) diag.Pos {
+	if n == nil {
+		return diag.Pos{File: d.file}
+	}
+	return diag.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.diags = d.diags.Errorf(d.pos(n), format, args...)
+}
+
+func (d *decoder) errorHint(n *yaml.Node, hint, format string, args ...any) {
+	d.diags = d.diags.Append(diag.Diagnostic{
+		Severity: diag.Error,
+		Pos:      d.pos(n),
+		Message:  fmt.Sprintf(format, args...),
+		Hint:     hint,
+	})
+}
+
+func (d *decoder) warnf(n *yaml.Node, format string, args ...any) {
+	d.diags = d.diags.Warnf(d.pos(n), format, args...)
+}
+
+// resolve follows aliases and counts the visit. It returns nil once a
+// budget is spent.
+func (d *decoder) resolve(n *yaml.Node) *yaml.Node {
+	if d.exhausted {
+		return nil
+	}
+	for hops := 0; n != nil && n.Kind == yaml.AliasNode; hops++ {
+		if hops > 100 {
+			return nil
+		}
+		d.aliases++
+		n = n.Alias
+	}
+	if n == nil {
+		return nil
+	}
+	d.visits++
+	switch {
+	case d.aliases > maxAliases:
+		d.exhausted = true
+		d.errorf(n, "file is too complex to load: more than %d alias expansions", maxAliases)
+		return nil
+	case d.visits > maxVisits:
+		d.exhausted = true
+		d.errorf(n, "file is too complex to load: more than %d values to read", maxVisits)
+		return nil
+	}
+	return n
+}
+
+// kindName describes a node for "must be X, not Y" messages.
+func kindName(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return "null"
+		case "!!bool":
+			return "a boolean"
+		case "!!int", "!!float":
+			return "a number"
+		}
+		return "a string"
+	}
+	return "an unknown node"
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+// pairs returns the entries of a mapping, with YAML merge keys (`<<: *x`)
+// applied: keys written in the mapping override merged ones. Duplicate keys
+// are reported. A non-mapping is reported as "what must be a mapping".
+func (d *decoder) pairs(n *yaml.Node, what string) ([]pair, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s must be a mapping, not %s", what, kindName(n))
+		return nil, false
+	}
+	var own, merged []pair
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := d.resolve(n.Content[i]), n.Content[i+1]
+		if k == nil {
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, "%s: keys must be plain names, not %s", what, kindName(k))
+			continue
+		}
+		if k.Tag == "!!merge" {
+			merged = append(merged, d.mergePairs(v, what)...)
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.errorf(k, "%s: key %q is already defined at line %d", what, k.Value, first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		own = append(own, pair{Name: k.Value, Key: k, Val: v})
+	}
+	if len(merged) == 0 {
+		return own, true
+	}
+	out := make([]pair, 0, len(merged)+len(own))
+	for _, p := range merged {
+		if _, overridden := seen[p.Name]; overridden {
+			continue
+		}
+		seen[p.Name] = p.Key
+		out = append(out, p)
+	}
+	return append(out, own...), true
+}
+
+// mergePairs reads the value of a `<<` key: a mapping or a list of them.
+func (d *decoder) mergePairs(v *yaml.Node, what string) []pair {
+	v = d.resolve(v)
+	if v == nil {
+		return nil
+	}
+	if v.Kind == yaml.SequenceNode {
+		var out []pair
+		for _, item := range v.Content {
+			ps, _ := d.pairs(item, what+" merge")
+			out = append(out, ps...)
+		}
+		return out
+	}
+	ps, _ := d.pairs(v, what+" merge")
+	return ps
+}
+
+// keySet is an allow-list of the keys of one level, with hints for keys
+// that belong to another level.
+type keySet struct {
+	what  string
+	keys  []string
+	moved map[string]string // misplaced key -> hint
+	// extensions lets keys starting with "x-" through unread: a place to
+	// define YAML anchors shared by several scenarios.
+	extensions bool
+}
+
+// object reads a mapping against an allow-list. Unknown keys are reported
+// with a "did you mean" hint and left out of the result.
+func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool) {
+	ps, ok := d.pairs(n, ks.what)
+	if !ok {
+		return nil, nil, false
+	}
+	known := make(map[string]pair, len(ps))
+	var order []pair
+	for _, p := range ps {
+		if ks.extensions && strings.HasPrefix(p.Name, "x-") {
+			continue
+		}
+		if !contains(ks.keys, p.Name) {
+			hint := ks.moved[p.Name]
+			if hint == "" {
+				hint = didYouMean(p.Name, ks.keys)
+			}
+			if hint == "" {
+				hint = "known keys: " + strings.Join(ks.keys, ", ")
+			}
+			d.errorHint(p.Key, hint, "unknown key %q in %s", p.Name, ks.what)
+			continue
+		}
+		known[p.Name] = p
+		order = append(order, p)
+	}
+	return known, order, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// scalar returns the text of a scalar as written, with booleans normalised
+// to true/false because the platform's JSON renders them that way. Null and
+// non-scalars are reported.
+func (d *decoder) scalar(n *yaml.Node, what string) (string, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return "", false
+	}
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, "%s must be a single value, not %s", what, kindName(n))
+		return "", false
+	}
+	switch n.Tag {
+	case "!!null":
+		d.errorHint(n, `write "" for an empty text, or quote "null" to mean the word`, "%s has no value", what)
+		return "", false
+	case "!!bool":
+		return strings.ToLower(n.Value), true
+	}
+	return n.Value, true
+}
+
+// str is scalar plus a check of the ${...} references in the value.
+func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
+	s, ok := d.scalar(n, what)
+	if ok {
+		d.checkRefs(d.resolve(n), s)
+	}
+	return s, ok
+}
+
+// strList reads a list of strings; a single value is a list of one.
+func (d *decoder) strList(n *yaml.Node, what string, allowEmpty bool) ([]string, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		s, ok := d.str(n, what)
+		if !ok {
+			return nil, false
+		}
+		return []string{s}, true
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "%s must be a list of values, not %s", what, kindName(n))
+		return nil, false
+	}
+	if len(n.Content) == 0 && !allowEmpty {
+		d.errorf(n, "%s must not be empty", what)
+		return nil, false
+	}
+	out := make([]string, 0, len(n.Content))
+	ok := true
+	for _, item := range n.Content {
+		s, itemOK := d.str(item, what+" item")
+		ok = ok && itemOK
+		out = append(out, s)
+	}
+	return out, ok
+}
+
+// boolean reads true or false; YAML 1.1 words like yes/no are refused
+// because yaml.v3 reads them as strings elsewhere.
+func (d *decoder) boolean(n *yaml.Node, what string) (bool, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return false, false
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		return strings.EqualFold(n.Value, "true"), true
+	}
+	hint := ""
+	if n.Kind == yaml.ScalarNode {
+		switch strings.ToLower(n.Value) {
+		case "yes", "y", "on":
+			hint = "write true"
+		case "no", "n", "off":
+			hint = "write false"
+		}
+	}
+	d.errorHint(n, hint, "%s must be true or false, not %s", what, kindName(n))
+	return false, false
+}
+
+// integer reads a whole number.
+func (d *decoder) integer(n *yaml.Node, what string) (int, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return 0, false
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		var v int64
+		if err := n.Decode(&v); err == nil && v >= math.MinInt32 && v <= math.MaxInt32 {
+			return int(v), true
+		}
+		d.errorf(n, "%s: %s is out of range", what, n.Value)
+		return 0, false
+	}
+	got := kindName(n)
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+		got = n.Value
+	}
+	d.errorf(n, "%s must be a whole number, not %s", what, got)
+	return 0, false
+}
+
+// number reads a decimal; a string ending in % is read as a share.
+func (d *decoder) number(n *yaml.Node, what string) (float64, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return 0, false
+	}
+	if n.Kind == yaml.ScalarNode {
+		switch n.Tag {
+		case "!!int", "!!float":
+			var v float64
+			if err := n.Decode(&v); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				return v, true
+			}
+		case "!!str":
+			if pct, ok := strings.CutSuffix(strings.TrimSpace(n.Value), "%"); ok {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+					return v / 100, true
+				}
+			}
+		}
+	}
+	d.errorf(n, "%s must be a number, not %s", what, kindName(n))
+	return 0, false
+}
+
+// regex checks that an RE2 expression compiles. Patterns with ${...} are
+// only known at run time and are checked then.
+func (d *decoder) regex(n *yaml.Node, pattern, what string) {
+	if strings.Contains(pattern, "${") {
+		return
+	}
+	if _, err := regexp.Compile(pattern); err != nil {
+		msg := err.Error()
+		if se, ok := err.(*syntax.Error); ok {
+			msg = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+		}
+		d.errorHint(n, "the syntax is RE2: https://github.com/google/re2/wiki/Syntax", "%s: invalid regular expression %q: %s", what, pattern, msg)
+	}
+}
+
+// checkRefs reports ${name} references that are malformed or name nothing
+// in scope. ${env:NAME} is left to run time.
+func (d *decoder) checkRefs(n *yaml.Node, s string) {
+	if d.scope == nil || !strings.Contains(s, "$") {
+		return
+	}
+	refs, err := scanRefs(s)
+	if err != nil {
+		d.errorf(n, "%v", err)
+		return
+	}
+	for _, r := range refs {
+		if r.env || d.scope[r.name] {
+			continue
+		}
+		names := make([]string, 0, len(d.scope))
+		for k := range d.scope {
+			names = append(names, k)
+		}
+		sort.Strings(names) // ties in suggest must not depend on map order
+		hint := ""
+		if s := suggest(r.name, names); s != "" {
+			hint = fmt.Sprintf("did you mean ${%s}?", s)
+		}
+		d.errorHint(n, hint, "unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.name)
+	}
+}

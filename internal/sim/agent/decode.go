@@ -1,0 +1,274 @@
+package agent
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// decoder walks a yaml.Node tree and collects every problem with its
+// position. It never stops at the first error: a designer fixing a file wants
+// the whole list (STYLE.md 7). Struct decoding with KnownFields is avoided on
+// purpose: it loses columns and, inside UnmarshalYAML, the unknown-key check
+// (go-yaml#460).
+type decoder struct {
+	file  string
+	lines []string
+	diags diag.Diagnostics
+}
+
+func newDecoder(file string, src []byte) *decoder {
+	return &decoder{file: file, lines: strings.Split(string(src), "\n")}
+}
+
+func (d *decoder) pos(n *yaml.Node) diag.Pos {
+	if n == nil {
+		return diag.Pos{File: d.file}
+	}
+	return diag.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// source returns the line of n for the diagnostic's echo.
+func (d *decoder) source(line int) string {
+	if line < 1 || line > len(d.lines) {
+		return ""
+	}
+	return strings.TrimRight(d.lines[line-1], "\r")
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.hintf(n, "", format, args...)
+}
+
+func (d *decoder) hintf(n *yaml.Node, hint, format string, args ...any) {
+	d.errorAt(d.pos(n), hint, format, args...)
+}
+
+// errorAt reports a problem at a position kept from an earlier node.
+func (d *decoder) errorAt(p diag.Pos, hint, format string, args ...any) {
+	d.diags = d.diags.Append(diag.Diagnostic{
+		Severity: diag.Error,
+		Pos:      p,
+		Message:  fmt.Sprintf(format, args...),
+		Hint:     hint,
+		Source:   d.source(p.Line),
+	})
+}
+
+// field is one allowed key of a mapping and what to do with its value.
+type field struct {
+	key string
+	fn  func(k, v *yaml.Node)
+}
+
+// mapping checks that n is a mapping, reports unknown and duplicate keys
+// (with a "did you mean" hint) and calls each field's function in file
+// order. It reports missing required keys at the mapping itself. It returns
+// false when n is not a mapping.
+func (d *decoder) mapping(n *yaml.Node, what string, fields []field, required ...string) bool {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s must be a mapping, got %s", what, kindName(n))
+		return false
+	}
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			d.errorf(k, "duplicate key %q in %s", k.Value, what)
+			continue
+		}
+		seen[k.Value] = true
+		found := false
+		for _, f := range fields {
+			if f.key == k.Value {
+				f.fn(k, v)
+				found = true
+				break
+			}
+		}
+		if !found {
+			keys := make([]string, len(fields))
+			for i, f := range fields {
+				keys[i] = f.key
+			}
+			d.hintf(k, suggest(k.Value, keys), "unknown key %q in %s", k.Value, what)
+		}
+	}
+	for _, r := range required {
+		if !seen[r] {
+			d.errorf(n, "%s is missing required key %q", what, r)
+		}
+	}
+	return true
+}
+
+// pairs checks that n is a mapping of user-chosen names (node names, intent
+// names...) and calls fn for each, rejecting duplicates.
+func (d *decoder) pairs(n *yaml.Node, what string, fn func(k, v *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s must be a mapping, got %s", what, kindName(n))
+		return
+	}
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			d.errorf(k, "duplicate %s %q", what, k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		fn(k, v)
+	}
+}
+
+// str decodes a scalar as a string.
+func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(n, "%s must be a string, got %s", what, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strs decodes a scalar or a sequence of scalars as a list of strings.
+func (d *decoder) strs(n *yaml.Node, what string) []string {
+	if n.Kind == yaml.ScalarNode {
+		if s, ok := d.str(n, what); ok {
+			return []string{s}
+		}
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "%s must be a string or a list of strings, got %s", what, kindName(n))
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		if s, ok := d.str(c, what+" item"); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (d *decoder) boolean(n *yaml.Node, what string) bool {
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+	}
+	d.errorf(n, "%s must be true or false, got %s", what, describe(n))
+	return false
+}
+
+func (d *decoder) integer(n *yaml.Node, what string, min int) int {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := strconv.Atoi(n.Value); err == nil {
+			if v < min {
+				d.errorf(n, "%s must be at least %d, got %d", what, min, v)
+			}
+			return v
+		}
+	}
+	d.errorf(n, "%s must be an integer, got %s", what, describe(n))
+	return 0
+}
+
+func (d *decoder) number(n *yaml.Node, what string) float64 {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
+			return v
+		}
+	}
+	d.errorf(n, "%s must be a number, got %s", what, describe(n))
+	return 0
+}
+
+// regex compiles a pattern. Patterns are case-insensitive, because
+// conversation designers write "book" and users type "Book"; a pattern that
+// needs case turns it back on with (?-i).
+func (d *decoder) regex(n *yaml.Node, what string) *regexp.Regexp {
+	s, ok := d.str(n, what)
+	if !ok {
+		return nil
+	}
+	re, err := regexp.Compile("(?i)" + s)
+	if err != nil {
+		d.errorf(n, "%s %q is not a valid regular expression: %v", what, n.Value, err)
+		return nil
+	}
+	return re
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return "a scalar"
+	}
+	return "a document"
+}
+
+func describe(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return strconv.Quote(n.Value)
+	}
+	return kindName(n)
+}
+
+// suggest returns a "did you mean" hint for an unknown name, or "" when no
+// candidate is close enough to be a plausible typo.
+func suggest(got string, candidates []string) string {
+	best, bestDist := "", -1
+	sorted := append([]string(nil), candidates...)
+	sort.Strings(sorted)
+	for _, c := range sorted {
+		dist := levenshtein(strings.ToLower(got), strings.ToLower(c))
+		if bestDist < 0 || dist < bestDist {
+			best, bestDist = c, dist
+		}
+	}
+	// A third of the word (at least 2 edits) is the usual typo budget.
+	limit := max(2, len(got)/3)
+	if best == "" || bestDist > limit {
+		return ""
+	}
+	return fmt.Sprintf("did you mean %q?", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,288 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// minimal is the smallest valid definition; cases below break it.
+const minimal = `id: demo
+start: Hello
+nodes:
+  Hello:
+    say: hi
+`
+
+func TestLoadMinimal(t *testing.T) {
+	def, diags := Load("demo.yaml", []byte(minimal))
+	if diags.HasErrors() {
+		t.Fatalf("unexpected diagnostics:\n%v", diags)
+	}
+	if def.ID != "demo" || def.Name != "demo" || def.ASRLang != DefaultLang || def.TTSLang != DefaultLang || def.Path != "demo.yaml" {
+		t.Errorf("defaults not applied: %+v", def)
+	}
+	if len(def.Numbers()) != 0 {
+		t.Errorf("Numbers() = %v, want empty", def.Numbers())
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	type testCase struct {
+		name string
+		src  string
+		// want lists "line:col: message substring" per expected diagnostic,
+		// in sorted order; hint is checked when not empty.
+		want []string
+		hint string
+	}
+	run := func(t *testing.T, tc testCase) {
+		def, diags := Load("bad.yaml", []byte(tc.src))
+		if def != nil {
+			t.Errorf("Load returned a definition despite errors")
+		}
+		if len(diags) != len(tc.want) {
+			t.Fatalf("got %d diagnostics, want %d:\n%v", len(diags), len(tc.want), diags)
+		}
+		for i, w := range tc.want {
+			pos, msg, _ := strings.Cut(w, ": ")
+			d := diags[i]
+			if got := strings.TrimPrefix(d.Pos.String(), "bad.yaml:"); got != pos {
+				t.Errorf("diagnostic %d at %s, want %s (%s)", i, got, pos, d)
+			}
+			if !strings.Contains(d.Message, msg) {
+				t.Errorf("diagnostic %d = %q, want it to contain %q", i, d.Message, msg)
+			}
+			if d.Pos.Line > 0 && d.Source == "" {
+				t.Errorf("diagnostic %d has no source line", i)
+			}
+		}
+		if tc.hint != "" && !strings.Contains(diags[0].Hint, tc.hint) {
+			t.Errorf("hint = %q, want it to contain %q", diags[0].Hint, tc.hint)
+		}
+	}
+	testCases := []testCase{
+		{
+			name: "unknown top-level key with hint",
+			src:  minimal + "intnets: {}\n",
+			want: []string{`6:1: unknown key "intnets" in agent definition`},
+			hint: `did you mean "intents"?`,
+		},
+		{
+			name: "unknown node key with hint",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    sya: hi\n",
+			want: []string{`5:5: unknown key "sya" in node Hello`},
+			hint: `did you mean "say"?`,
+		},
+		{
+			name: "missing required keys",
+			src:  "name: x\n",
+			want: []string{`1:1: missing required key "id"`, `1:1: missing required key "start"`, `1:1: missing required key "nodes"`},
+		},
+		{
+			name: "bad id",
+			src:  strings.Replace(minimal, "id: demo", "id: Demo Agent", 1),
+			want: []string{`1:5: id "Demo Agent" must be a slug`},
+		},
+		{
+			name: "bad PROJECT id length",
+			src:  strings.Replace(minimal, "id: demo", "id: PROJECT-123", 1),
+			want: []string{`1:5: id "PROJECT-123" must be a slug`},
+		},
+		{
+			name: "unknown node reference with hint",
+			src:  minimal + "    goto: Helo\n",
+			want: []string{`6:11: unknown node "Helo"`},
+			hint: `did you mean "Hello"?`,
+		},
+		{
+			name: "bad regex",
+			src:  minimal + "intents:\n  greet:\n    patterns: ['(unclosed']\n",
+			want: []string{`8:16: pattern "(unclosed" is not a valid regular expression`},
+		},
+		{
+			name: "bad template namespace",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${sate.name}\n",
+			want: []string{`5:10: bad reference ${sate.name}: unknown namespace "sate"`},
+		},
+		{
+			name: "args outside a function",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${args.name}\n",
+			want: []string{`5:10: bad reference ${args.name}: args exist only in a function's result`},
+		},
+		{
+			name: "unclosed reference",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state.name\n",
+			want: []string{`5:10: unclosed reference`},
+		},
+		{
+			name: "yaml syntax error",
+			src:  "id: demo\nstart: [\n",
+			want: []string{`2: invalid YAML`},
+		},
+		{
+			name: "empty file",
+			src:  "",
+			want: []string{`bad.yaml: empty agent definition`},
+		},
+		{
+			name: "wrong kinds",
+			src:  "id: [a]\nstart: Hello\nnodes:\n  Hello:\n    say: {a: b}\n    end: maybe\n",
+			want: []string{`1:5: id must be a string`, `5:10: say must be a string`, `6:10: end must be true or false, got "maybe"`},
+		},
+		{
+			name: "unknown intent, entity, function, variant",
+			src: minimal + `    next:
+      - if: {intent: grete, entities: [nme]}
+        goto: Hello
+    call: lookup
+    variants:
+      sprig: hello
+intents:
+  greet: {keywords: [hi]}
+entities:
+  name: {patterns: 'I am (\w+)'}
+functions:
+  look_up: {}
+variants:
+  - {id: spring, name: Spring}
+`,
+			want: []string{
+				`7:22: unknown intent "grete"`,
+				`7:39: unknown entity "nme"`,
+				`9:11: unknown function "lookup"`,
+				`11:7: unknown variant "sprig"`,
+			},
+		},
+		{
+			name: "endless goto loop",
+			src:  "id: demo\nstart: A\nnodes:\n  A:\n    goto: B\n  B:\n    goto: A\n",
+			want: []string{`4:3: node "A" starts an endless goto loop`, `6:3: node "B" starts an endless goto loop`},
+		},
+		{
+			name: "end with goto, step without flow, delay without say",
+			src:  "id: demo\nstart: A\nnodes:\n  A:\n    step: one\n    delay: wait\n    end: true\n    goto: A\n",
+			want: []string{`5:5: node "A" has a delay but nothing to say`, `5:11: node "A" has a step but no flow`, `7:5: node "A" ends the conversation`},
+		},
+		{
+			name: "unknown entity type with hint",
+			src:  minimal + "entities:\n  when: {type: tme}\n",
+			want: []string{`7:16: unknown entity type "tme"`},
+			hint: `did you mean "time"?`,
+		},
+		{
+			name: "duplicate keys",
+			src:  minimal + "start: Hello\n",
+			want: []string{`6:1: duplicate key "start"`},
+		},
+		{
+			name: "function fail needs error",
+			src:  minimal + "functions:\n  f:\n    fail: {when: {a: b}}\n",
+			want: []string{`8:11: fail is missing required key "error"`},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestLoadAcceptsProjectID(t *testing.T) {
+	src := strings.Replace(minimal, "id: demo", "id: PROJECT-ab12CD34", 1)
+	def, diags := Load("p.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("unexpected diagnostics:\n%v", diags)
+	}
+	if def.ID != "PROJECT-ab12CD34" {
+		t.Errorf("ID = %q", def.ID)
+	}
+}
+
+func TestLoadDir(t *testing.T) {
+	fsys := fstest.MapFS{
+		"agents/b.yaml":     {Data: []byte(strings.Replace(minimal, "demo", "zeta", 1))},
+		"agents/a.yml":      {Data: []byte(minimal)},
+		"agents/dup.yaml":   {Data: []byte(minimal)},
+		"agents/notes.txt":  {Data: []byte("ignored")},
+		"agents/broken.yml": {Data: []byte("id: broken\nstart: X\nnodes: {}\n")},
+	}
+	defs, diags := LoadDir(fsys, "agents")
+	var ids []string
+	for _, d := range defs {
+		ids = append(ids, d.ID)
+	}
+	if got := strings.Join(ids, ","); got != "demo,zeta" {
+		t.Errorf("ids = %s, want demo,zeta (sorted, duplicate and broken dropped)", got)
+	}
+	var msgs []string
+	for _, d := range diags {
+		msgs = append(msgs, d.String())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{
+		`agents/broken.yml:2:8: unknown node "X"`,
+		`agents/dup.yaml:1:5: duplicate agent id "demo", already defined at agents/a.yml:1:5`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, all)
+		}
+	}
+	if _, diags := LoadDir(fsys, "missing"); !diags.HasErrors() {
+		t.Error("LoadDir on a missing directory reported no error")
+	}
+}
+
+func TestBuiltin(t *testing.T) {
+	defs, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"clinic", "restaurant", "utility-billing"}
+	if len(defs) != len(want) {
+		t.Fatalf("got %d built-in agents, want %d", len(defs), len(want))
+	}
+	for i, d := range defs {
+		if d.ID != want[i] {
+			t.Errorf("agent %d = %s, want %s", i, d.ID, want[i])
+		}
+		if d.Name == d.ID {
+			t.Errorf("%s has no display name", d.ID)
+		}
+	}
+	if name, ok := defs[1].VariantName("spring"); !ok || name != "Spring menu" {
+		t.Errorf("VariantName(spring) = %q, %v", name, ok)
+	}
+	if _, ok := defs[1].VariantName("winter"); ok {
+		t.Error("VariantName(winter) found a variant")
+	}
+	if nums := defs[2].Numbers(); len(nums) != 2 || nums[0] != "+442071230002" {
+		t.Errorf("utility-billing numbers = %v", nums)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	keys := []string{"intents", "entities", "nodes", "start"}
+	for _, tc := range []struct{ got, want string }{
+		{"intnets", `did you mean "intents"?`},
+		{"node", `did you mean "nodes"?`},
+		{"Start", `did you mean "start"?`},
+		{"completely-different", ""},
+	} {
+		if got := suggest(tc.got, keys); got != tc.want {
+			t.Errorf("suggest(%q) = %q, want %q", tc.got, got, tc.want)
+		}
+	}
+}
+
+// Diagnostics must survive as an error through code that only knows errors.
+func TestLoadDiagnosticsAsError(t *testing.T) {
+	_, diags := Load("x.yaml", []byte("id: x\n"))
+	err := diags.Err()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if ds, ok := diag.AsDiagnostics(err); !ok || len(ds) != 2 {
+		t.Errorf("AsDiagnostics = %v, %v", ds, ok)
+	}
+}

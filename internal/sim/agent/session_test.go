@@ -1,0 +1,582 @@
+package agent
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// builtin returns the named example agent.
+func builtin(t testing.TB, id string) *Definition {
+	t.Helper()
+	defs, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defs {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("no built-in agent %q", id)
+	return nil
+}
+
+func session(t testing.TB, id string, opts SessionOptions) *Session {
+	t.Helper()
+	if opts.ConversationID == "" {
+		opts.ConversationID = "conv-1"
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.New(rand.NewPCG(7, 11))
+	}
+	return builtin(t, id).NewSession(opts)
+}
+
+// play sends the messages in order and returns every reply.
+func play(s *Session, msgs ...string) []Reply {
+	out := make([]Reply, len(msgs))
+	for i, m := range msgs {
+		out[i] = s.Turn(m, nil)
+	}
+	return out
+}
+
+func traceHas(r Reply, node string) bool {
+	for _, n := range r.Metadata.NodeTrace {
+		if n == node {
+			return true
+		}
+	}
+	return false
+}
+
+var refRE = regexp.MustCompile(`reference ([A-Z0-9]{6})\b`)
+
+// TestRestaurantContractScenario is the example of the scenario-format
+// contract; it must pass against the simulator unchanged.
+func TestRestaurantContractScenario(t *testing.T) {
+	s := session(t, "restaurant", SessionOptions{})
+	g := s.Start()
+	if !strings.Contains(g.Response, "Welcome") {
+		t.Errorf("greeting %q lacks Welcome", g.Response)
+	}
+	r := s.Turn("I'd like to book a table", nil)
+	if !strings.Contains(strings.ToLower(r.Response), "how many") || !traceHas(r, "CollectPartySize") {
+		t.Errorf("book: response %q trace %v", r.Response, r.Metadata.NodeTrace)
+	}
+	if r.Metadata.InFlow != "booking" || r.Metadata.InStep != "party_size" {
+		t.Errorf("book: inFlow/inStep = %q/%q", r.Metadata.InFlow, r.Metadata.InStep)
+	}
+	r = s.Turn("4 people at 7pm", nil)
+	if r.Metadata.State["party_size"] != "4" || r.Metadata.State["time"] != "19:00" {
+		t.Errorf("state = %v", r.Metadata.State)
+	}
+	if r.Metadata.CurrentNode != "ConfirmBooking" {
+		t.Errorf("currentNode = %q", r.Metadata.CurrentNode)
+	}
+	m := refRE.FindStringSubmatch(r.Response)
+	if m == nil {
+		t.Fatalf("no reference in %q", r.Response)
+	}
+	if r.Metadata.Metrics["BOOKED"] != "true" {
+		t.Errorf("metrics = %v", r.Metadata.Metrics)
+	}
+	wantEntities := []map[string]any{{"party_size": "4"}, {"time": "19:00"}}
+	if !reflect.DeepEqual(r.Entities, wantEntities) {
+		t.Errorf("entities = %v", r.Entities)
+	}
+	r = s.Turn("what was my reference?", nil)
+	if !strings.Contains(r.Response, m[1]) {
+		t.Errorf("reference reply %q lacks %s", r.Response, m[1])
+	}
+	r = s.Turn("thanks, bye", nil)
+	if !r.Ended || r.Handoff != nil || !s.Ended() {
+		t.Errorf("bye: ended=%v handoff=%v", r.Ended, r.Handoff)
+	}
+	if r.Metadata.HandoffDestination != "" {
+		t.Errorf("handoffDestination = %q", r.Metadata.HandoffDestination)
+	}
+	after := s.Turn("hello?", nil)
+	if !after.Ended || after.Response != "" || len(after.Metadata.NodeTrace) != 0 {
+		t.Errorf("turn after end = %+v", after)
+	}
+}
+
+func TestReferenceIsReproducible(t *testing.T) {
+	ref := func(seed uint64) string {
+		s := session(t, "restaurant", SessionOptions{Rand: rand.New(rand.NewPCG(seed, 1))})
+		s.Start()
+		r := play(s, "book a table for 2", "at 8pm")[1]
+		return refRE.FindStringSubmatch(r.Response)[1]
+	}
+	if a, b := ref(1), ref(1); a != b {
+		t.Errorf("same seed gave %s and %s", a, b)
+	}
+	if a, b := ref(1), ref(2); a == b {
+		t.Errorf("different seeds gave the same reference %s", a)
+	}
+}
+
+func TestRestaurantPartialAnswers(t *testing.T) {
+	s := session(t, "restaurant", SessionOptions{})
+	s.Start()
+	rs := play(s, "can I reserve a table for 3?", "at 12:30")
+	if rs[0].Metadata.CurrentNode != "AskTime" || !strings.Contains(rs[0].Response, "for 3") {
+		t.Errorf("after party size: %q at %s", rs[0].Response, rs[0].Metadata.CurrentNode)
+	}
+	if rs[1].Metadata.State["time"] != "12:30" || rs[1].Metadata.CurrentNode != "ConfirmBooking" {
+		t.Errorf("after time: %v at %s", rs[1].Metadata.State, rs[1].Metadata.CurrentNode)
+	}
+	// With no booking yet, the reference question gets the other branch.
+	s2 := session(t, "restaurant", SessionOptions{})
+	s2.Start()
+	if r := s2.Turn("what's my reference", nil); r.Metadata.CurrentNode != "NoReference" {
+		t.Errorf("no booking: %s %q", r.Metadata.CurrentNode, r.Response)
+	}
+}
+
+func TestRestaurantVariant(t *testing.T) {
+	s := session(t, "restaurant", SessionOptions{VariantID: "spring"})
+	g := s.Start()
+	if !strings.Contains(g.Response, "spring menu") || !strings.Contains(g.Response, "Welcome") {
+		t.Errorf("spring greeting = %q", g.Response)
+	}
+	if g.Metadata.State["variant_id"] != "spring" {
+		t.Errorf("state variant_id = %v", g.Metadata.State["variant_id"])
+	}
+	r := play(s, "book a table", "2 people at 6pm")[1]
+	if !strings.Contains(r.Response, "spring menu") || refRE.FindString(r.Response) == "" {
+		t.Errorf("spring confirmation = %q", r.Response)
+	}
+	// An unknown variant falls back to the default wording.
+	d := session(t, "restaurant", SessionOptions{VariantID: "winter"}).Start()
+	if strings.Contains(d.Response, "spring") {
+		t.Errorf("unknown variant used spring wording: %q", d.Response)
+	}
+}
+
+func TestRestaurantKnowledge(t *testing.T) {
+	type testCase struct {
+		msg     string
+		cited   string
+		topics  []string
+		sources []string
+		reply   string
+	}
+	run := func(t *testing.T, tc testCase) {
+		s := session(t, "restaurant", SessionOptions{})
+		s.Start()
+		r := s.Turn(tc.msg, nil)
+		md := r.Metadata
+		if md.CitedTopic != tc.cited || !reflect.DeepEqual(md.RetrievedTopics, tc.topics) || !reflect.DeepEqual(md.RetrievedSources, tc.sources) {
+			t.Errorf("cited %q topics %v sources %v", md.CitedTopic, md.RetrievedTopics, md.RetrievedSources)
+		}
+		if !strings.Contains(r.Response, tc.reply) || r.IsOOD {
+			t.Errorf("reply %q (ood %v), want %q", r.Response, r.IsOOD, tc.reply)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			msg: "When are you open?", cited: "opening_hours", topics: []string{"opening_hours"},
+			sources: []string{"https://bellatavola.example/hours"}, reply: "Tuesday to Sunday",
+		},
+		{
+			msg: "do you have gluten free dishes or any nuts? I have allergies", cited: "allergens",
+			topics:  []string{"allergens", "menu"},
+			sources: []string{"https://bellatavola.example/allergens", "https://bellatavola.example/menu"},
+			reply:   "nut-free",
+		},
+	} {
+		t.Run(tc.msg, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestRestaurantDelayedResponse(t *testing.T) {
+	s := session(t, "restaurant", SessionOptions{})
+	s.Start()
+	s.Turn("I'd like to book a table", nil)
+	r := s.Turn("10 people at 8pm", nil)
+	if !r.Delayed || !strings.Contains(r.Response, "one moment") || r.Metadata.CurrentNode != "CheckAvailability" {
+		t.Fatalf("holding reply: delayed=%v %q at %s", r.Delayed, r.Response, r.Metadata.CurrentNode)
+	}
+	if len(r.Metadata.FunctionEvents) != 0 {
+		t.Errorf("function ran before the delay ended: %v", r.Metadata.FunctionEvents)
+	}
+	// Whatever the user says now, the real reply comes.
+	r = s.Turn("blah blah", nil)
+	if r.Delayed || r.IsOOD || !strings.Contains(r.Response, "private dining room") || refRE.FindString(r.Response) == "" {
+		t.Errorf("delayed reply: delayed=%v ood=%v %q", r.Delayed, r.IsOOD, r.Response)
+	}
+	if want := []string{"CheckAvailability", "ConfirmBooking"}; !reflect.DeepEqual(r.Metadata.NodeTrace, want) {
+		t.Errorf("trace = %v", r.Metadata.NodeTrace)
+	}
+	ev := r.Metadata.FunctionEvents
+	if len(ev) != 1 || ev[0].Name != "check_availability" || ev[0].Status != "success" || ev[0].LatencyMS != 1800 {
+		t.Fatalf("function events = %+v", ev)
+	}
+	if !reflect.DeepEqual(ev[0].Arguments, map[string]any{"party_size": "10", "time": "20:00"}) {
+		t.Errorf("arguments = %v", ev[0].Arguments)
+	}
+	avail, _ := r.Metadata.State["availability"].(map[string]any)
+	if avail["seats"] != "10" {
+		t.Errorf("saved result = %v", r.Metadata.State["availability"])
+	}
+}
+
+func TestRestaurantSmallTalkVariance(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := uint64(0); seed < 40; seed++ {
+		s := session(t, "restaurant", SessionOptions{Rand: rand.New(rand.NewPCG(seed, seed))})
+		s.Start()
+		r := s.Turn("hello, how are you?", nil)
+		seen[r.Response] = true
+		if len(r.Metadata.LLMRequests) != 1 {
+			t.Fatalf("llmRequests = %v", r.Metadata.LLMRequests)
+		}
+		req := r.Metadata.LLMRequests[0]
+		if req["model"] != "sim-chat-1" || req["prompt_tokens"].(int) <= 120 || req["completion_tokens"].(int) <= 0 {
+			t.Errorf("llm request = %v", req)
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("saw %d phrasings, want all 3: %v", len(seen), seen)
+	}
+}
+
+func TestSilenceAndFallback(t *testing.T) {
+	type testCase struct {
+		agent, msg string
+		silence    bool
+		reply      string
+		trace      []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		s := session(t, tc.agent, SessionOptions{})
+		s.Start()
+		before := s.CurrentNode()
+		r := s.Turn(tc.msg, nil)
+		if r.IsSilence != tc.silence || r.IsOOD == tc.silence {
+			t.Errorf("silence=%v ood=%v", r.IsSilence, r.IsOOD)
+		}
+		if r.Response != tc.reply {
+			t.Errorf("reply = %q, want %q", r.Response, tc.reply)
+		}
+		if !reflect.DeepEqual(r.Metadata.NodeTrace, tc.trace) {
+			t.Errorf("trace = %v, want %v", r.Metadata.NodeTrace, tc.trace)
+		}
+		if r.Metadata.CurrentNode != before {
+			t.Errorf("current node moved from %s to %s", before, r.Metadata.CurrentNode)
+		}
+	}
+	for _, tc := range []testCase{
+		{"utility-billing", "", true, "Sorry, I didn't hear anything. Please tell me your 8-digit account number.", []string{"Silence", "AskAccount"}},
+		{"utility-billing", "   ", true, "Sorry, I didn't hear anything. Please tell me your 8-digit account number.", []string{"Silence", "AskAccount"}},
+		{"utility-billing", "purple elephants", false, "Sorry, I didn't understand that. Please tell me your 8-digit account number.", []string{"Fallback", "AskAccount"}},
+		{"clinic", "", true, SilenceReply, []string{"Greeting"}},
+		{"clinic", "purple elephants", false, FallbackReply, []string{"Greeting"}},
+	} {
+		t.Run(tc.agent+"/"+tc.msg, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestUtilityBillHappyPathAndMetricArray(t *testing.T) {
+	s := session(t, "utility-billing", SessionOptions{})
+	s.Start()
+	rs := play(s, "my account number is 12345678", "it's sw1a 1aa", "can I get a payment plan?", "no thanks, bye")
+	if rs[0].Metadata.CurrentNode != "AskPostcode" || rs[0].Metadata.InFlow != "identity" || rs[0].Metadata.InStep != "postcode" {
+		t.Errorf("after account: %s %s/%s", rs[0].Metadata.CurrentNode, rs[0].Metadata.InFlow, rs[0].Metadata.InStep)
+	}
+	r := rs[1]
+	if r.Metadata.State["postcode"] != "SW1A 1AA" {
+		t.Errorf("postcode = %v", r.Metadata.State["postcode"])
+	}
+	if want := []string{"Verify", "LookupBill", "ReadBill"}; !reflect.DeepEqual(r.Metadata.NodeTrace, want) {
+		t.Errorf("trace = %v", r.Metadata.NodeTrace)
+	}
+	if !strings.Contains(r.Response, "Thanks Sam") || !strings.Contains(r.Response, "£84.20") || !strings.Contains(r.Response, "2026-07-15") {
+		t.Errorf("bill reply = %q", r.Response)
+	}
+	if len(r.Metadata.FunctionEvents) != 2 || r.FunctionErrors != 0 {
+		t.Errorf("function events = %+v errors %d", r.Metadata.FunctionEvents, r.FunctionErrors)
+	}
+	if r.Metadata.Metrics["SERVICE_REQUEST"] != "bill_enquiry" {
+		t.Errorf("metrics after bill = %v", r.Metadata.Metrics)
+	}
+	r = rs[2]
+	if got := r.Metadata.Metrics["SERVICE_REQUEST"]; !reflect.DeepEqual(got, []string{"bill_enquiry", "payment_plan"}) {
+		t.Errorf("metric written twice = %#v", got)
+	}
+	if r.Metadata.State["payment_plan"] != "monthly" {
+		t.Errorf("state = %v", r.Metadata.State)
+	}
+	// The earlier reply's snapshot is untouched by the later write.
+	if rs[1].Metadata.Metrics["SERVICE_REQUEST"] != "bill_enquiry" {
+		t.Errorf("earlier metrics snapshot changed: %v", rs[1].Metadata.Metrics)
+	}
+	if _, ok := rs[1].Metadata.State["payment_plan"]; ok {
+		t.Errorf("earlier state snapshot changed: %v", rs[1].Metadata.State)
+	}
+	if !rs[3].Ended || rs[3].Handoff != nil {
+		t.Errorf("goodbye: %+v", rs[3])
+	}
+}
+
+func TestUtilityBillFailureHandsOff(t *testing.T) {
+	s := session(t, "utility-billing", SessionOptions{})
+	s.Start()
+	r := s.Turn("account 99999999, postcode M1 1AE", nil)
+	if r.FunctionErrors != 1 {
+		t.Errorf("function errors = %d", r.FunctionErrors)
+	}
+	ev := r.Metadata.FunctionEvents
+	if len(ev) != 2 || ev[1].Name != "lookup_bill" || ev[1].Status != "error" || !strings.Contains(ev[1].Error, "99999999") || ev[1].Result != nil {
+		t.Errorf("function events = %+v", ev)
+	}
+	if _, ok := r.Metadata.State["bill"]; ok {
+		t.Error("failed function wrote its result to state")
+	}
+	h := r.Handoff
+	if h == nil || h.Destination != "billing_team" || h.Reason != "bill lookup failed" || h.SharedID != "99999999" {
+		t.Fatalf("handoff = %+v", h)
+	}
+	want := map[string]any{"reason": "lookup_failed", "account_number": "99999999", "postcode": "M1 1AE"}
+	if !reflect.DeepEqual(h.Data, want) {
+		t.Errorf("handoff data = %v", h.Data)
+	}
+	if r.Metadata.HandoffDestination != "billing_team" || !r.Ended {
+		t.Errorf("handoffDestination %q ended %v", r.Metadata.HandoffDestination, r.Ended)
+	}
+	if r.Metadata.Metrics["SERVICE_REQUEST"] != "bill_lookup_failed" {
+		t.Errorf("metrics = %v", r.Metadata.Metrics)
+	}
+}
+
+func TestUtilityAdvisorHandoffSharedIDOptional(t *testing.T) {
+	s := session(t, "utility-billing", SessionOptions{IntegrationAttributes: map[string]any{"tier": "gold"}})
+	g := s.Start()
+	if !strings.Contains(g.Response, "As a gold customer") || g.Metadata.State["tier"] != "gold" {
+		t.Errorf("greeting %q state %v", g.Response, g.Metadata.State)
+	}
+	r := s.Turn("let me speak to a real person", nil)
+	h := r.Handoff
+	if h == nil || h.Destination != "billing_team" || h.SharedID != "" || h.Data["tier"] != "gold" || h.Data["reason"] != "customer_request" {
+		t.Errorf("handoff = %+v", h)
+	}
+	// Without the attribute, the state key is not written at all.
+	plain := session(t, "utility-billing", SessionOptions{}).Start()
+	if _, ok := plain.Metadata.State["tier"]; ok {
+		t.Errorf("state has an empty tier: %v", plain.Metadata.State)
+	}
+}
+
+func TestClinic(t *testing.T) {
+	s := session(t, "clinic", SessionOptions{})
+	s.Start()
+	rs := play(s, "I need to book an appointment", "tomorrow at 9:15am")
+	if !reflect.DeepEqual(rs[0].Intents, []string{"book_appointment"}) {
+		t.Errorf("intents = %v", rs[0].Intents)
+	}
+	r := rs[1]
+	code, _ := r.Metadata.State["booking_code"].(string)
+	if !regexp.MustCompile(`^[A-Z0-9]{6}$`).MatchString(code) || !strings.Contains(r.Response, code) {
+		t.Errorf("booking code %q in %q", code, r.Response)
+	}
+	if r.Metadata.Metrics["BOOKED"] != "true" || r.Metadata.State["day"] != "tomorrow" || r.Metadata.State["time"] != "09:15" {
+		t.Errorf("metrics %v state %v", r.Metadata.Metrics, r.Metadata.State)
+	}
+
+	u := session(t, "clinic", SessionOptions{})
+	u.Start()
+	r = u.Turn("I have chest pain and feel dizzy", nil)
+	h := r.Handoff
+	if h == nil || h.Destination != "on_call_nurse" || !strings.Contains(h.Reason, "urgent") || !reflect.DeepEqual(h.Data, map[string]any{"reason": "urgent_symptoms"}) {
+		t.Errorf("handoff = %+v", h)
+	}
+	if !r.Ended || r.Metadata.HandoffDestination != "on_call_nurse" {
+		t.Errorf("ended %v destination %q", r.Ended, r.Metadata.HandoffDestination)
+	}
+}
+
+func TestVoiceSessionBuiltins(t *testing.T) {
+	clock := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	s := session(t, "utility-billing", SessionOptions{
+		ConversationID: "voice-1", Channel: "VOICE-SIP", Env: "live", TTSLang: "cy-GB",
+		IntegrationAttributes: map[string]any{"from_number": "+447700900123"},
+		Now:                   func() time.Time { return clock },
+	})
+	g := s.Start()
+	st := g.Metadata.State
+	if st["from_"] != "+447700900123" || st["to"] != "+442071230002" || st["channel"] != "VOICE-SIP" || st["environment"] != "live" || st["conversation_id"] != "voice-1" {
+		t.Errorf("built-in state = %v", st)
+	}
+	if sid, _ := st["call_sid"].(string); !regexp.MustCompile(`^CA[0-9a-f]{32}$`).MatchString(sid) {
+		t.Errorf("call_sid = %q", sid)
+	}
+	if g.Metadata.ASRLangCode != "en-GB" || g.Metadata.TTSLangCode != "cy-GB" {
+		t.Errorf("languages = %s/%s", g.Metadata.ASRLangCode, g.Metadata.TTSLangCode)
+	}
+	if g.Metadata.AgentResponseAudioURL != DefaultAudioBaseURL+"/voice-1/0.wav" {
+		t.Errorf("audio url = %q", g.Metadata.AgentResponseAudioURL)
+	}
+	r := s.Turn("", nil)
+	if r.Metadata.AgentResponseAudioURL != DefaultAudioBaseURL+"/voice-1/1.wav" {
+		t.Errorf("audio url = %q", r.Metadata.AgentResponseAudioURL)
+	}
+	chat := session(t, "utility-billing", SessionOptions{}).Start()
+	if _, ok := chat.Metadata.State["call_sid"]; ok || chat.Metadata.AgentResponseAudioURL != "" {
+		t.Errorf("webchat session has voice members: %+v", chat.Metadata)
+	}
+}
+
+func TestTemplatesAndConditions(t *testing.T) {
+	src := `id: tpl
+start: A
+intents:
+  go: {keywords: [go]}
+entities:
+  n: {type: number}
+functions:
+  echo:
+    result: {said: "${args.word}", at: "${now}"}
+routes:
+  - if: {match: '^\d+$', atLeast: {n: 10}}
+    goto: Big
+  - if: {match: '^\d+$', below: {n: 10}, unset: [missing]}
+    goto: Small
+  - if: {equals: {mode: fast}, intent: go}
+    goto: Fast
+nodes:
+  A:
+    set:
+      mode: fast
+      from_input: "${input.x}"
+      copy: "${state.mode}"
+    call:
+      function: echo
+      args: {word: "${conv.id}/${conv.channel}/${conv.environment}/${conv.turn}"}
+      saveAs: echoed
+    say: "${state.echoed.said} ${state.echoed.at} ${random.digits:4} [${state.nothing}]"
+  Big:
+    say: big ${input.n}
+  Small:
+    say: small
+  Fast:
+    say: fast ${conv.variant_name}
+`
+	def, diags := Load("tpl.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	clock := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	s := def.NewSession(SessionOptions{ConversationID: "c9", Env: "pre-release", Now: func() time.Time { return clock }})
+	g := s.Start()
+	if !regexp.MustCompile(`^c9/WEBCHAT/pre-release/0 2026-05-06T07:08:09Z \d{4} \[\]$`).MatchString(g.Response) {
+		t.Errorf("greeting = %q", g.Response)
+	}
+	if _, ok := g.Metadata.State["from_input"]; ok {
+		t.Error("empty input reference wrote state")
+	}
+	if g.Metadata.State["copy"] != "fast" {
+		t.Errorf("copy = %v", g.Metadata.State["copy"])
+	}
+	if r := s.Turn("5", nil); r.Response != "small" {
+		t.Errorf("5 -> %q", r.Response)
+	}
+	if r := s.Turn("let's go", nil); r.Response != "fast " {
+		t.Errorf("go -> %q", r.Response)
+	}
+	if r := s.Turn("12", map[string]any{"n": 12.5}); r.Response != "big 12.5" {
+		t.Errorf("12 -> %q", r.Response)
+	}
+	if r := s.Turn("12 apples", nil); !r.IsOOD {
+		t.Errorf("match condition ignored: %q", r.Response)
+	}
+	if _, err := json.Marshal(g); err != nil {
+		t.Errorf("reply does not encode: %v", err)
+	}
+}
+
+func TestNumberTimePhoneEmail(t *testing.T) {
+	type testCase struct {
+		typ, in, want string
+		ok            bool
+	}
+	for _, tc := range []testCase{
+		{"time", "7pm", "19:00", true},
+		{"time", "at 7:30 p.m.", "19:30", true},
+		{"time", "12am", "00:00", true},
+		{"time", "12 pm", "12:00", true},
+		{"time", "19:45", "19:45", true},
+		{"time", "noon", "12:00", true},
+		{"time", "25:00", "", false},
+		{"time", "13pm", "", false},
+		{"number", "four", "4", true},
+		{"number", "007", "7", true},
+		{"number", "many", "", false},
+		{"phone", "+44 (20) 7946-0018", "+442079460018", true},
+		{"email", "Mail Sam.T@Example.org please", "sam.t@example.org", true},
+	} {
+		typ, _ := builtinEntityType(tc.typ)
+		e := &entity{name: "x", typ: typ, patterns: []*pattern{newPattern(typ.pattern)}, wholeMatch: tc.typ == "time"}
+		got, ok := e.extract(tc.in, strings.ToLower(tc.in), isASCII(tc.in))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s %q = %q, %v; want %q, %v", tc.typ, tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestContainsWord(t *testing.T) {
+	for _, tc := range []struct {
+		s, kw string
+		want  bool
+	}{
+		{"hi there", "hi", true},
+		{"this is it", "hi", false},
+		{"oh, hi!", "hi", true},
+		{"thank you so much", "thank you", true},
+		{"abc", "abcd", false},
+	} {
+		if got := containsWord(tc.s, tc.kw); got != tc.want {
+			t.Errorf("containsWord(%q, %q) = %v", tc.s, tc.kw, got)
+		}
+	}
+}
+
+// The greeting can be asked for once; Start again returns nothing new.
+func TestStartTwice(t *testing.T) {
+	s := session(t, "restaurant", SessionOptions{})
+	s.Start()
+	r := s.Start()
+	if r.Response != "" || len(r.Metadata.NodeTrace) != 0 || r.Metadata.CurrentNode != "Greeting" {
+		t.Errorf("second Start = %+v", r)
+	}
+}
+
+// A conditional loop is legal in a definition but must not hang a turn.
+func TestConditionalLoopIsBounded(t *testing.T) {
+	src := `id: loop
+start: A
+nodes:
+  A:
+    then:
+      - if: {unset: [never]}
+        goto: B
+  B:
+    then:
+      - if: {unset: [never]}
+        goto: A
+`
+	def, diags := Load("loop.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	r := def.NewSession(SessionOptions{}).Start()
+	if len(r.Metadata.NodeTrace) != maxHops {
+		t.Errorf("trace length = %d, want %d", len(r.Metadata.NodeTrace), maxHops)
+	}
+}

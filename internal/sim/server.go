@@ -1,0 +1,462 @@
+// Package sim is the embedded platform simulator: it serves the build-host
+// debug-chat endpoints and the runtime-host Conversations and handoff
+// endpoints of the platform reference over agents played by
+// internal/sim/agent. It is agenttest's default target and the test bed of
+// every test.
+//
+// Typical use in a test goes through simtest:
+//
+//	s := simtest.Start(t, sim.Options{Seed: 1})
+//	// s.BuildURL, s.RuntimeURL, s.BuildKey, s.RuntimeKey, s.AgentIDs
+//
+// and in a process through ListenAndServe, as `agenttest sim` does.
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/sim/agent"
+	"golang.org/x/sync/errgroup"
+)
+
+// Server is one simulated platform workspace. Create it with New, serve its
+// handlers, and Close it to stop its janitor.
+type Server struct {
+	opts Options
+
+	agents   map[string]*agent.Definition // by agent id
+	aliases  map[string]string            // PROJECT-XXXXXXXX → agent id
+	projects map[string]string            // agent id → PROJECT-XXXXXXXX
+	agentIDs []string
+	started  time.Time
+
+	store    *Store
+	sessions sessionTable
+	limiter  *rateLimiter
+	faults   faultInjector
+	errIDs   errorIDs
+	convSeq  atomic.Uint64
+
+	keys map[string]keyScope
+
+	infoMu sync.Mutex
+	info   Info
+
+	// The groups of issue 5: outbound calling, SMS, alerts, webhooks, and
+	// the traffic counters the alert evaluator reads.
+	calls    outboundCalls
+	sms      smsState
+	alerts   alertRules
+	webhooks *webhooks
+	traffic  *traffic
+	idSeq    atomic.Uint64 // call sids, rule and endpoint ids, secrets
+
+	closeOnce sync.Once
+	done      chan struct{}
+	janitorWG sync.WaitGroup
+}
+
+// hostFamily says which host serves a key or a route.
+type hostFamily int
+
+const (
+	buildHost hostFamily = iota
+	runtimeHost
+)
+
+func (h hostFamily) String() string {
+	if h == buildHost {
+		return "build"
+	}
+	return "runtime"
+}
+
+// keyScope is what an API key may do: which host family it belongs to and,
+// when project is set, the one project it has rights for.
+type keyScope struct {
+	host    hostFamily
+	project string
+}
+
+// New validates opts, loads the agents and seeds the store.
+func New(opts Options) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("simulator options: %w", err)
+	}
+	opts = opts.withDefaults()
+	defs := opts.Agents
+	if defs == nil {
+		var err error
+		if defs, err = agent.Builtin(); err != nil {
+			return nil, fmt.Errorf("load built-in agents: %w", err)
+		}
+	}
+	if len(defs) == 0 {
+		return nil, errors.New("simulator needs at least one agent")
+	}
+	s := &Server{
+		opts:     opts,
+		agents:   make(map[string]*agent.Definition, len(defs)),
+		aliases:  make(map[string]string, len(defs)),
+		projects: make(map[string]string, len(defs)),
+		started:  opts.Now().UTC(),
+		store:    NewStore(opts.StoreCap),
+		limiter:  newRateLimiter(opts.RatePerKey, opts.Now),
+		faults:   faultInjector{f: opts.Faults, seed: uint64(opts.Seed)},
+		done:     make(chan struct{}),
+	}
+	s.sessions.m = make(map[string]*chatSession)
+	s.traffic = newTraffic()
+	s.calls.m = map[string]*outboundCall{}
+	s.sms.limiter = newRateLimiter(opts.SMSRate, opts.Now)
+	s.webhooks = newWebhooks(opts.Webhooks, opts.Brand)
+	for _, d := range defs {
+		if _, dup := s.agents[d.ID]; dup {
+			return nil, fmt.Errorf("agent id %q is defined twice", d.ID)
+		}
+		if !isSlug(d.ID) && !isPrefixedID(d.ID, "PROJECT-") {
+			return nil, fmt.Errorf("agent id %q: want a slug or PROJECT-XXXXXXXX", d.ID)
+		}
+		alias := d.ID
+		if !strings.HasPrefix(d.ID, "PROJECT-") {
+			alias = projectAlias(d.ID)
+		}
+		s.agents[d.ID] = d
+		s.aliases[alias] = d.ID
+		s.projects[d.ID] = alias
+		s.agentIDs = append(s.agentIDs, d.ID)
+	}
+	s.keys = map[string]keyScope{
+		opts.BuildKey:                     {host: buildHost},
+		opts.RuntimeKey:                   {host: runtimeHost},
+		opts.BuildKey + scopedKeySuffix:   {host: buildHost, project: ScopedProjectID},
+		opts.RuntimeKey + scopedKeySuffix: {host: runtimeHost, project: ScopedProjectID},
+	}
+	s.info = Info{
+		AccountID:        opts.AccountID,
+		AccountSlug:      opts.AccountSlug,
+		AgentIDs:         append([]string(nil), s.agentIDs...),
+		ProjectIDs:       s.projects,
+		BuildKey:         opts.BuildKey,
+		RuntimeKey:       opts.RuntimeKey,
+		ScopedBuildKey:   opts.BuildKey + scopedKeySuffix,
+		ScopedRuntimeKey: opts.RuntimeKey + scopedKeySuffix,
+		ScopedProjectID:  ScopedProjectID,
+	}
+	s.fillIssue5Info()
+	if err := s.seed(opts.SeedConversations); err != nil {
+		return nil, err
+	}
+	// Hooks go in after seeding: seeded history feeds neither the alert
+	// evaluator nor webhooks, only live traffic does.
+	s.store.SetHooks(s.storeHooks())
+	s.janitorWG.Add(2)
+	go s.janitor()
+	go s.background()
+	s.webhooks.start(&s.janitorWG)
+	return s, nil
+}
+
+// projectAlias derives the stable PROJECT-XXXXXXXX form of an agent id.
+func projectAlias(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("PROJECT-%08X", h.Sum32())
+}
+
+// Info describes the server; the URLs are set once it listens.
+func (s *Server) Info() Info {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	info := s.info
+	info.AgentIDs = append([]string(nil), s.info.AgentIDs...)
+	return info
+}
+
+func (s *Server) setURLs(build, runtime string) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.info.BuildURL, s.info.RuntimeURL = build, runtime
+}
+
+// SetURLs records where the server is reachable, for Info. ListenAndServe
+// calls it; callers serving the handlers themselves (httptest) call it too.
+func (s *Server) SetURLs(buildURL, runtimeURL string) { s.setURLs(buildURL, runtimeURL) }
+
+// Store gives access to the conversation store (tests, later issues).
+func (s *Server) Store() *Store { return s.store }
+
+// Close stops the background goroutines (janitor, the tick loop, webhook
+// workers) and cancels deliveries in flight; it returns once they are
+// gone. Handlers keep working, but idle sessions are no longer swept,
+// calls advance only when read, and no webhook is delivered any more.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.webhooks.stop()
+	})
+	s.janitorWG.Wait()
+	s.webhooks.closeIdle()
+}
+
+// authKind is how a route authenticates.
+type authKind int
+
+const (
+	// authAPIKey is the x-api-key header of most groups.
+	authAPIKey authKind = iota
+	// authBrandToken is X-<Brand>-Auth-Token with the runtime key
+	// (outbound calling); SMS checks X-TOKEN-ID in its handler.
+	authBrandToken
+)
+
+// route is one endpoint of the reference.
+type route struct {
+	pattern string
+	host    hostFamily
+	fam     family
+	handle  func(s *Server, w http.ResponseWriter, r *http.Request, k keyScope)
+	auth    authKind
+}
+
+var routes = []route{
+	{"POST /v1/agents/{agentId}/debug-chat", buildHost, familyDebugChat, (*Server).handleChatCreate, authAPIKey},
+	{"POST /v1/agents/{agentId}/debug-chat/{conversationId}", buildHost, familyDebugChat, (*Server).handleChatTurn, authAPIKey},
+	{"GET /v1/agents/{agentId}/deployments/active", buildHost, familyConversations, (*Server).handleActiveDeployment, authAPIKey},
+	{"GET /{version}/{accountId}/{projectId}/conversations", runtimeHost, familyConversations, (*Server).handleList, authAPIKey},
+	{"GET /{version}/{accountId}/{projectId}/conversations/{conversationId}", runtimeHost, familyConversations, (*Server).handleGet, authAPIKey},
+	{"GET /{version}/{accountId}/{projectId}/conversations/{conversationId}/audio", runtimeHost, familyConversations, (*Server).handleAudio, authAPIKey},
+	{"GET /v1/{accountId}/{projectId}/handoff_state", runtimeHost, familyConversations, (*Server).handleHandoffState, authAPIKey},
+	{"POST /v1/outbound-calling", runtimeHost, familyConversations, (*Server).handleOutboundCall, authBrandToken},
+	{"GET /v1/outbound-calling/{callSid}/status", runtimeHost, familyConversations, (*Server).handleOutboundStatus, authBrandToken},
+	{"POST /v1/outbound-sms", runtimeHost, familyConversations, (*Server).handleOutboundSMS, authBrandToken},
+	{"POST /v1/alert-rules", buildHost, familyAlerts, (*Server).handleAlertCreate, authAPIKey},
+	{"GET /v1/alert-rules", buildHost, familyAlerts, (*Server).handleAlertList, authAPIKey},
+	{"GET /v1/alert-rules/{ruleId}", buildHost, familyAlerts, (*Server).handleAlertGet, authAPIKey},
+	{"PATCH /v1/alert-rules/{ruleId}", buildHost, familyAlerts, (*Server).handleAlertPatch, authAPIKey},
+	{"DELETE /v1/alert-rules/{ruleId}", buildHost, familyAlerts, (*Server).handleAlertDelete, authAPIKey},
+	{"GET /v1/alerts", buildHost, familyAlerts, (*Server).handleAlertsFiring, authAPIKey},
+	{"POST /v1/webhooks/endpoints", buildHost, familyAlerts, (*Server).handleWebhookCreate, authAPIKey},
+	{"GET /v1/webhooks/endpoints", buildHost, familyAlerts, (*Server).handleWebhookList, authAPIKey},
+	{"GET /v1/webhook-endpoints/{endpointId}", buildHost, familyAlerts, (*Server).handleWebhookGet, authAPIKey},
+	{"PATCH /v1/webhook-endpoints/{endpointId}", buildHost, familyAlerts, (*Server).handleWebhookPatch, authAPIKey},
+	{"DELETE /v1/webhook-endpoints/{endpointId}", buildHost, familyAlerts, (*Server).handleWebhookDelete, authAPIKey},
+}
+
+// BuildHandler serves the build host family; runtime paths answer 404.
+func (s *Server) BuildHandler() http.Handler { return s.handler(buildHost) }
+
+// RuntimeHandler serves the runtime host family; build paths answer 404.
+func (s *Server) RuntimeHandler() http.Handler { return s.handler(runtimeHost) }
+
+// Handler serves both families on one host: the self-serve region.
+func (s *Server) Handler() http.Handler { return s.handler(buildHost, runtimeHost) }
+
+func (s *Server) handler(hosts ...hostFamily) http.Handler {
+	mux := http.NewServeMux()
+	served := map[hostFamily]bool{}
+	for _, h := range hosts {
+		served[h] = true
+	}
+	for _, rt := range routes {
+		if served[rt.host] {
+			mux.Handle(rt.pattern, s.endpoint(rt, len(hosts) > 1))
+		}
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		msg := fmt.Sprintf("no endpoint %s %s on this host", r.Method, r.URL.Path)
+		if len(hosts) == 1 {
+			msg = fmt.Sprintf("no endpoint %s %s on the %s host", r.Method, r.URL.Path, hosts[0])
+			if other := otherFamilyServes(hosts[0], r); other {
+				msg += fmt.Sprintf(" (the path belongs to the %s host family)", 1-hosts[0])
+			}
+		}
+		failStatus(w, http.StatusNotFound, msg)
+	})
+	return mux
+}
+
+// otherFamilyServes reports whether a request would match a route of the
+// other host family, to make the wrong-host 404 say so.
+func otherFamilyServes(h hostFamily, r *http.Request) bool {
+	mux := http.NewServeMux()
+	n := 0
+	for _, rt := range routes {
+		if rt.host != h {
+			mux.Handle(rt.pattern, http.NotFoundHandler())
+			n++
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	_, pattern := mux.Handler(r)
+	return pattern != ""
+}
+
+// endpoint wraps a route with, in order: fault injection, authentication,
+// the per-key rate limit.
+func (s *Server) endpoint(rt route, singleHost bool) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		// The alert evaluator counts the server's own 5xx answers, the
+		// injected ones included, as api_errors.
+		w := &statusWriter{ResponseWriter: rw}
+		defer s.countRequest(rt, w, r)
+		if !s.faults.apply(w, r, s, rt.fam) {
+			return
+		}
+		header := "x-api-key"
+		if rt.auth == authBrandToken {
+			header = brand.AuthTokenHeader(s.opts.Brand)
+		}
+		key := r.Header.Get(header)
+		if key == "" {
+			s.fail(w, rt.fam, CodeUnauthorized, "missing "+header+" header")
+			return
+		}
+		scope, ok := s.keys[key]
+		if !ok || scope.host != rt.host {
+			s.fail(w, rt.fam, CodeUnauthorized, fmt.Sprintf("invalid API key for the %s host", rt.host))
+			return
+		}
+		if wait, ok := s.limiter.allow(key); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+			s.fail(w, rt.fam, CodeRateLimited, "rate limit exceeded for this API key")
+			return
+		}
+		rt.handle(s, w, r, scope)
+	})
+}
+
+// retryAfterSeconds renders a wait as whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	secs := int((d + time.Second - 1) / time.Second)
+	return max(secs, 1)
+}
+
+// ListenAndServe serves on addr until ctx is done, then shuts down
+// gracefully. With singleHost both families share addr; otherwise addr is
+// the build host and the runtime host takes the next free port. ready, if
+// set, is called with the URLs once both listeners are open.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, singleHost bool, ready func(Info)) error {
+	return s.ListenAndServeHosts(ctx, addr, "", singleHost, ready)
+}
+
+// ListenAndServeHosts is ListenAndServe with an explicit runtime address;
+// an empty runtimeAddr means the next free port after the build host's.
+func (s *Server) ListenAndServeHosts(ctx context.Context, buildAddr, runtimeAddr string, singleHost bool, ready func(Info)) error {
+	var lc net.ListenConfig
+	buildLn, err := lc.Listen(ctx, "tcp", buildAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", buildAddr, err)
+	}
+	servers := []*http.Server{}
+	listeners := []net.Listener{buildLn}
+	if singleHost {
+		u := listenURL(buildLn)
+		s.setURLs(u, u)
+		servers = append(servers, s.newHTTPServer(s.Handler()))
+	} else {
+		if host, port, err := net.SplitHostPort(buildAddr); runtimeAddr == "" && err == nil && (port == "0" || port == "") {
+			runtimeAddr = net.JoinHostPort(host, "0")
+		}
+		runtimeLn, err := listenRuntime(ctx, &lc, buildLn, runtimeAddr)
+		if err != nil {
+			buildLn.Close()
+			return err
+		}
+		listeners = append(listeners, runtimeLn)
+		s.setURLs(listenURL(buildLn), listenURL(runtimeLn))
+		servers = append(servers, s.newHTTPServer(s.BuildHandler()), s.newHTTPServer(s.RuntimeHandler()))
+	}
+	if ready != nil {
+		ready(s.Info())
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, srv := range servers {
+		ln := listeners[i]
+		g.Go(func() error {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		<-gctx.Done()
+		shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var errs []error
+		for _, srv := range servers {
+			if err := srv.Shutdown(shutCtx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("shut down simulator: %w", err)
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+func (s *Server) newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+}
+
+// listenRuntime opens the runtime listener: at addr when given, else on
+// the next free port after the build listener's (an ephemeral port when
+// the build port was ephemeral too).
+func listenRuntime(ctx context.Context, lc *net.ListenConfig, buildLn net.Listener, addr string) (net.Listener, error) {
+	if addr != "" {
+		ln, err := lc.Listen(ctx, "tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("listen on %s for the runtime host: %w", addr, err)
+		}
+		return ln, nil
+	}
+	tcp, ok := buildLn.Addr().(*net.TCPAddr)
+	if !ok {
+		return nil, fmt.Errorf("build listener %s is not TCP", buildLn.Addr())
+	}
+	var lastErr error
+	for port := tcp.Port + 1; port <= tcp.Port+100 && port < 65536; port++ {
+		ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(tcp.IP.String(), strconv.Itoa(port)))
+		if err == nil {
+			return ln, nil
+		}
+		lastErr = err
+	}
+	// A free port near the build port could not be found: fall back to an
+	// ephemeral one rather than failing.
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(tcp.IP.String(), "0"))
+	if err != nil {
+		return nil, fmt.Errorf("listen for the runtime host: %w (after %v)", err, lastErr)
+	}
+	return ln, nil
+}
+
+// listenURL turns a listener address into a URL a client can dial: an
+// unspecified host (0.0.0.0, ::) becomes loopback.
+func listenURL(ln net.Listener) string {
+	tcp, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		return "http://" + ln.Addr().String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
+}

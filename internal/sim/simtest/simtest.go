@@ -1,0 +1,80 @@
+// Package simtest starts the platform simulator on loopback for tests:
+//
+//	s := simtest.Start(t, sim.Options{Seed: 1})
+//	resp, err := http.Post(s.BuildURL+"/v1/agents/"+s.AgentIDs[0]+"/debug-chat", ...)
+//
+// Everything is torn down with t.Cleanup.
+package simtest
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/sim"
+)
+
+// Sim is a running simulator and what a client needs to reach it.
+type Sim struct {
+	// BuildURL and RuntimeURL are the base URLs of the two host families
+	// (equal in single-host mode), without a trailing slash.
+	BuildURL   string
+	RuntimeURL string
+	AccountID  string
+	BuildKey   string
+	RuntimeKey string
+	// AgentIDs are the served agents, sorted.
+	AgentIDs []string
+	// Info carries the rest: account slug, PROJECT- aliases, scoped keys.
+	Info   sim.Info
+	Server *sim.Server
+}
+
+// Start serves the build and runtime families on two loopback listeners.
+func Start(t testing.TB, opts sim.Options) *Sim {
+	t.Helper()
+	srv := newServer(t, opts)
+	build := httptest.NewServer(srv.BuildHandler())
+	runtime := httptest.NewServer(srv.RuntimeHandler())
+	t.Cleanup(func() {
+		build.Close()
+		runtime.Close()
+		srv.Close()
+	})
+	return finish(srv, build.URL, runtime.URL)
+}
+
+// StartSingleHost serves both families on one listener (self-serve region).
+func StartSingleHost(t testing.TB, opts sim.Options) *Sim {
+	t.Helper()
+	srv := newServer(t, opts)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	return finish(srv, hs.URL, hs.URL)
+}
+
+func newServer(t testing.TB, opts sim.Options) *sim.Server {
+	t.Helper()
+	srv, err := sim.New(opts)
+	if err != nil {
+		t.Fatalf("start simulator: %v", err)
+	}
+	return srv
+}
+
+func finish(srv *sim.Server, buildURL, runtimeURL string) *Sim {
+	srv.SetURLs(buildURL, runtimeURL)
+	info := srv.Info()
+	return &Sim{
+		BuildURL:   buildURL,
+		RuntimeURL: runtimeURL,
+		AccountID:  info.AccountID,
+		BuildKey:   info.BuildKey,
+		RuntimeKey: info.RuntimeKey,
+		AgentIDs:   info.AgentIDs,
+		Info:       info,
+		Server:     srv,
+	}
+}
