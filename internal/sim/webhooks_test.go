@@ -1,0 +1,355 @@
+package sim_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
+)
+
+// hit is one delivery a receiver saw.
+type hit struct {
+	at     time.Time
+	header http.Header
+	body   []byte
+	event  map[string]any
+}
+
+// receiver is a webhook receiver whose answers are scripted per attempt.
+type receiver struct {
+	mu     sync.Mutex
+	hits   []hit
+	answer func(n int) int // status for the n-th hit (1-based)
+	block  func(n int) time.Duration
+	got    chan struct{}
+}
+
+func newReceiver(answer func(n int) int) *receiver {
+	return &receiver{answer: answer, got: make(chan struct{}, 100)}
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var ev map[string]any
+	_ = json.Unmarshal(b, &ev)
+	rc.mu.Lock()
+	rc.hits = append(rc.hits, hit{at: time.Now(), header: r.Header.Clone(), body: b, event: ev})
+	n := len(rc.hits)
+	rc.mu.Unlock()
+	if rc.block != nil {
+		if d := rc.block(n); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+			}
+		}
+	}
+	w.WriteHeader(rc.answer(n))
+	rc.got <- struct{}{}
+}
+
+// wait blocks until the receiver answered n hits in total.
+func (rc *receiver) wait(t *testing.T, n int) []hit {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		rc.mu.Lock()
+		if len(rc.hits) >= n {
+			out := append([]hit(nil), rc.hits...)
+			rc.mu.Unlock()
+			return out
+		}
+		rc.mu.Unlock()
+		select {
+		case <-rc.got:
+		case <-deadline:
+			t.Fatalf("receiver saw fewer than %d deliveries", n)
+		}
+	}
+}
+
+func hmacHex(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func register(t *testing.T, buildURL, key string, body map[string]any) map[string]any {
+	t.Helper()
+	r := call(t, "POST", buildURL+"/v1/webhooks/endpoints", key, body)
+	if r.status != 201 {
+		t.Fatalf("register: %d %s", r.status, r.body)
+	}
+	return r.json(t)
+}
+
+func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
+	rc := newReceiver(func(n int) int {
+		if n <= 2 {
+			return 500
+		}
+		return 204
+	})
+	hs := httptest.NewServer(rc)
+	defer hs.Close()
+	backoff := 20 * time.Millisecond
+	s, c := startHelpdesk(t, sim.Options{Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: backoff, MaxAttempts: 4}})
+	ep := register(t, s.BuildURL, s.BuildKey, map[string]any{
+		"url": hs.URL + "/hook", "description": "ci receiver", "events": []string{"conversation.completed"},
+	})
+	id, secret := ep["id"].(string), ep["signing_secret"].(string)
+	if !strings.HasPrefix(id, "whe_") || secret == "" || ep["timeout_ms"] != 5000.0 || ep["enabled"] != true || ep["name"] != "ci receiver" {
+		t.Fatalf("registration %v", ep)
+	}
+
+	conv := c.start(nil)
+	if r := c.turn(conv, "bye"); r.status != 200 {
+		t.Fatalf("bye: %d", r.status)
+	}
+	hits := rc.wait(t, 3)
+	for i, h := range hits {
+		if got, want := h.header.Get("X-Vendor-Signature"), hmacHex(secret, h.body); got != want {
+			t.Errorf("attempt %d: signature %q, want %q", i+1, got, want)
+		}
+		if string(h.body) != string(hits[0].body) {
+			t.Errorf("attempt %d: body changed between retries", i+1)
+		}
+	}
+	ev := hits[0].event
+	data := ev["data"].(map[string]any)
+	if ev["type"] != "conversation.completed" || data["conversation_id"] != conv || data["environment"] != "live" || data["project_id"] != "helpdesk" {
+		t.Errorf("event %s", hits[0].body)
+	}
+	// Exponential backoff: at least 1x, then 2x the base between attempts.
+	if gap := hits[1].at.Sub(hits[0].at); gap < backoff {
+		t.Errorf("first retry after %v, want >= %v", gap, backoff)
+	}
+	if gap := hits[2].at.Sub(hits[1].at); gap < 2*backoff {
+		t.Errorf("second retry after %v, want >= %v", gap, 2*backoff)
+	}
+	waitStats(t, s.Server, func(st sim.WebhookStats) bool { return st.Delivered == 1 && st.Attempts == 3 })
+}
+
+func waitStats(t *testing.T, srv *sim.Server, ok func(sim.WebhookStats) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok(srv.WebhookStats()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("webhook stats %+v", srv.WebhookStats())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestWebhookGivesUpAndTimesOut(t *testing.T) {
+	rc := newReceiver(func(int) int { return 200 })
+	rc.block = func(n int) time.Duration {
+		if n == 1 {
+			return 3 * time.Second // past timeout_ms
+		}
+		return 0
+	}
+	hs := httptest.NewServer(rc)
+	defer hs.Close()
+	failing := newReceiver(func(int) int { return 503 })
+	hf := httptest.NewServer(failing)
+	defer hf.Close()
+	s, c := startHelpdesk(t, sim.Options{Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: time.Millisecond, MaxAttempts: 3}})
+	slow := register(t, s.BuildURL, s.BuildKey, map[string]any{"url": hs.URL, "events": []string{"handoff.created"}})
+	if r := call(t, "PATCH", s.BuildURL+"/v1/webhook-endpoints/"+slow["id"].(string), s.BuildKey, map[string]any{"timeout_ms": 1000}); r.status != 200 {
+		t.Fatalf("patch: %d %s", r.status, r.body)
+	}
+	register(t, s.BuildURL, s.BuildKey, map[string]any{"url": hf.URL, "event_types": []string{"handoff.created"}})
+
+	conv := c.start(nil)
+	c.turn(conv, "a human please")
+	hits := rc.wait(t, 2)
+	if gap := hits[1].at.Sub(hits[0].at); gap < time.Second {
+		t.Errorf("retry %v after a hanging attempt, want >= the 1000 ms timeout", gap)
+	}
+	data := hits[1].event["data"].(map[string]any)
+	if hits[1].event["type"] != "handoff.created" || data["conversation_id"] != conv || data["handoff_destination"] != "tier2" || data["environment"] != "live" {
+		t.Errorf("handoff event %s", hits[1].body)
+	}
+	failing.wait(t, 3)
+	waitStats(t, s.Server, func(st sim.WebhookStats) bool { return st.Failed == 1 && st.Delivered == 1 })
+	time.Sleep(20 * time.Millisecond)
+	if n := len(failing.wait(t, 0)); n != 3 {
+		t.Errorf("failing receiver got %d attempts, want MaxAttempts 3", n)
+	}
+}
+
+func TestWebhookHTTPSAndAlertEvents(t *testing.T) {
+	rc := newReceiver(func(int) int { return 200 })
+	hs := httptest.NewTLSServer(rc)
+	defer hs.Close()
+	clk := newClock()
+	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour, Brand: "Acme", Webhooks: sim.WebhookOptions{Client: hs.Client()}})
+	ep := register(t, s.BuildURL, s.BuildKey, map[string]any{
+		"url": hs.URL, "events": []string{"alerts.triggered", "alerts.resolved"}, "headers": map[string]string{"X-Team": "qa"},
+	})
+	secret := ep["signing_secret"].(string)
+	rule := call(t, "POST", s.BuildURL+"/v1/alert-rules", s.BuildKey, map[string]any{"name": "any call", "metric": "call_volume", "threshold_value": 1, "window_duration": "5m"}).json(t)
+	c.start(nil)
+	s.Server.Tick()
+	clk.Advance(6 * time.Minute)
+	s.Server.Tick()
+	hits := rc.wait(t, 2)
+	types := map[string]map[string]any{}
+	for _, h := range hits {
+		if got := h.header.Get("X-Acme-Signature"); got != hmacHex(secret, h.body) {
+			t.Errorf("signature %q is not the HMAC of the body", got)
+		}
+		if h.header.Get("X-Team") != "qa" {
+			t.Errorf("custom header missing: %v", h.header)
+		}
+		types[h.event["type"].(string)] = h.event["data"].(map[string]any)
+	}
+	trig, res := types["alerts.triggered"], types["alerts.resolved"]
+	if trig == nil || res == nil || trig["rule_id"] != rule["id"] || trig["value"] != 1.0 || res["previous_state"] != "alert" {
+		t.Errorf("alert events %v", types)
+	}
+}
+
+func TestWebhookEndpointValidation(t *testing.T) {
+	s, _ := startHelpdesk(t, sim.Options{})
+	strict := func(body map[string]any) int {
+		return call(t, "POST", s.BuildURL+"/v1/webhooks/endpoints", s.BuildKey, body).status
+	}
+	if st := strict(map[string]any{"url": "http://127.0.0.1:9/hook", "events": []string{"conversation.completed"}}); st != 400 {
+		t.Errorf("http receiver without the test option: %d", st)
+	}
+	for _, body := range []map[string]any{
+		{"events": []string{"conversation.completed"}},
+		{"url": "https://example.com/hook"},
+		{"url": "https://example.com/hook", "events": []string{}},
+		{"url": "https://example.com/hook", "events": []string{"call.started"}},
+		{"url": "ftp://example.com/hook", "events": []string{"handoff.created"}},
+	} {
+		if st := strict(body); st != 400 {
+			t.Errorf("register %v: %d, want 400", body, st)
+		}
+	}
+	ep := register(t, s.BuildURL, s.BuildKey, map[string]any{"url": "https://example.com/hook", "events": []string{"handoff.created"}})
+	path := s.BuildURL + "/v1/webhook-endpoints/" + ep["id"].(string)
+	type testCase struct {
+		name  string
+		body  any
+		field string
+	}
+	for _, tc := range []testCase{
+		{"empty name", map[string]any{"name": ""}, "name"},
+		{"long name", map[string]any{"name": strings.Repeat("n", 256)}, "name"},
+		{"http url", map[string]any{"url": "http://example.com"}, "url"},
+		{"no event types", map[string]any{"event_types": []string{}}, "event_types"},
+		{"timeout too low", map[string]any{"timeout_ms": 999}, "timeout_ms"},
+		{"timeout too high", map[string]any{"timeout_ms": 30001}, "timeout_ms"},
+		{"reserved header", map[string]any{"headers": map[string]string{"Content-Type": "text/plain"}}, "headers"},
+		{"signature header", map[string]any{"headers": map[string]string{"x-vendor-signature": "forged"}}, "headers"},
+		{"enabled not bool", map[string]any{"enabled": "no"}, "enabled"},
+		{"unknown field", map[string]any{"secret": "x"}, "secret"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := call(t, "PATCH", path, s.BuildKey, tc.body)
+			if r.status != 400 || !strings.Contains(string(r.body), `"field":"`+tc.field+`"`) {
+				t.Errorf("status %d body %s, want 400 on %s", r.status, r.body, tc.field)
+			}
+		})
+	}
+	r := call(t, "PATCH", path, s.BuildKey, map[string]any{"name": "renamed", "event_types": []string{"alerts.triggered"}, "timeout_ms": 30000, "enabled": false, "headers": map[string]string{"X-A": "1"}})
+	m := r.json(t)
+	if r.status != 200 || m["name"] != "renamed" || m["timeout_ms"] != 30000.0 || m["enabled"] != false || m["signing_secret"] != nil || len(m["event_types"].([]any)) != 1 {
+		t.Errorf("patch: %d %s", r.status, r.body)
+	}
+	if r := call(t, "GET", path, s.BuildKey, nil); r.status != 200 || r.json(t)["name"] != "renamed" {
+		t.Errorf("read: %d %s", r.status, r.body)
+	}
+	if r := call(t, "GET", s.BuildURL+"/v1/webhooks/endpoints", s.BuildKey, nil); len(r.json(t)["endpoints"].([]any)) != 1 {
+		t.Errorf("list: %s", r.body)
+	}
+	for _, tc := range []struct {
+		id   string
+		want int
+	}{{"whe_!x", 422}, {"endpoint-1", 422}, {"whe_0000", 404}} {
+		if r := call(t, "PATCH", s.BuildURL+"/v1/webhook-endpoints/"+tc.id, s.BuildKey, map[string]any{"enabled": true}); r.status != tc.want {
+			t.Errorf("PATCH %s: %d, want %d", tc.id, r.status, tc.want)
+		}
+	}
+	if r := call(t, "DELETE", path, s.BuildKey, nil); r.status != 204 {
+		t.Errorf("delete: %d", r.status)
+	}
+	if r := call(t, "GET", path, s.BuildKey, nil); r.status != 404 {
+		t.Errorf("read after delete: %d", r.status)
+	}
+	if r := call(t, "PATCH", path, "", map[string]any{}); r.status != 401 || r.json(t)["message"] == nil {
+		t.Errorf("no key: %d %s", r.status, r.body)
+	}
+}
+
+// TestCloseStopsEverything checks that Close leaves no goroutine behind,
+// even with retries pending and a delivery hanging in a receiver.
+func TestCloseStopsEverything(t *testing.T) {
+	hang := newReceiver(func(int) int { return 500 })
+	hang.block = func(n int) time.Duration {
+		if n == 1 {
+			return 0
+		}
+		return time.Minute
+	}
+	hs := httptest.NewServer(hang)
+	defer hs.Close()
+	before := runtime.NumGoroutine()
+
+	def, diags := agent.Load("testdata/agents/helpdesk.yaml", mustRead(t, "testdata/agents/helpdesk.yaml"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	srv, err := sim.New(sim.Options{Agents: []*agent.Definition{def}, TickInterval: time.Millisecond,
+		Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: time.Hour, Workers: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := httptest.NewServer(srv.BuildHandler())
+	info := srv.Info()
+	for i := 0; i < 2; i++ {
+		register(t, build.URL, info.BuildKey, map[string]any{"url": hs.URL, "events": []string{"conversation.completed"}})
+	}
+	for i := 0; i < 3; i++ {
+		r := call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat", info.BuildKey, map[string]any{"clientEnv": "live"})
+		id := r.json(t)["conversationId"].(string)
+		call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat/"+id, info.BuildKey, map[string]any{"clientEnv": "live", "message": "bye"})
+	}
+	hang.wait(t, 2) // one retry scheduled, at least one attempt hanging
+	build.Close()
+	srv.Close()
+	http.DefaultClient.CloseIdleConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines after Close, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
