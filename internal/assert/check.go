@@ -109,6 +109,32 @@ func (c *checker) at(p diag.Pos) diag.Pos {
 
 func (c *checker) fail(f Failure) { c.fails = append(c.fails, f) }
 
+// names expands ${...} references in a list of names (nodes, functions,
+// topics), so a name captured or given in a var can be checked like text.
+// The list is returned as it is when nothing in it refers to anything, which
+// is the common case and allocates nothing. An unresolved reference is a
+// failure of key, and ok is false.
+func (c *checker) names(pos diag.Pos, key string, list []string) (out []string, ok bool) {
+	for i, n := range list {
+		if !strings.Contains(n, "${") || c.expand == nil {
+			continue
+		}
+		v, err := c.expand(n)
+		if err != nil {
+			c.fail(Failure{Pos: pos, Key: key, Message: "cannot expand expected value: " + err.Error(), Expected: n})
+			return nil, false
+		}
+		if out == nil {
+			out = append([]string(nil), list...)
+		}
+		out[i] = v
+	}
+	if out == nil {
+		out = list
+	}
+	return out, true
+}
+
 // label names a checked value: its Key ("state.party_size") and the subject
 // of its messages (`state "party_size"`). The parts are joined only when a
 // check fails, so passing checks build no strings.
@@ -175,19 +201,26 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 func (c *checker) trace(t *Trace) {
 	pos := c.at(t.Pos)
 	trace := c.md.NodeTrace()
-	for _, n := range t.Includes {
+	includes, ok1 := c.names(pos, "trace.includes", t.Includes)
+	excludes, ok2 := c.names(pos, "trace.excludes", t.Excludes)
+	sequence, ok3 := c.names(pos, "trace.sequence", t.Sequence)
+	equals, ok4 := c.names(pos, "trace.equals", t.Equals)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return
+	}
+	for _, n := range includes {
 		if indexOf(trace, n, 0) < 0 {
 			c.fail(Failure{Pos: pos, Key: "trace.includes", Message: "node trace is missing " + n, Expected: "includes " + n, Actual: joinTrace(trace)})
 		}
 	}
-	for _, n := range t.Excludes {
+	for _, n := range excludes {
 		if indexOf(trace, n, 0) >= 0 {
 			c.fail(Failure{Pos: pos, Key: "trace.excludes", Message: "node trace contains excluded node " + n, Expected: "excludes " + n, Actual: joinTrace(trace)})
 		}
 	}
-	if len(t.Sequence) > 0 {
+	if len(sequence) > 0 {
 		from := 0
-		for i, n := range t.Sequence {
+		for i, n := range sequence {
 			at := indexOf(trace, n, from)
 			if at >= 0 {
 				from = at + 1
@@ -195,16 +228,16 @@ func (c *checker) trace(t *Trace) {
 			}
 			msg := "node trace is missing " + n
 			if i > 0 {
-				msg = "node trace has no " + n + " after " + t.Sequence[i-1]
+				msg = "node trace has no " + n + " after " + sequence[i-1]
 			}
 			c.fail(Failure{Pos: pos, Key: "trace.sequence", Message: msg,
-				Expected: joinTrace(t.Sequence) + " (in this order, gaps allowed)", Actual: joinTrace(trace)})
+				Expected: joinTrace(sequence) + " (in this order, gaps allowed)", Actual: joinTrace(trace)})
 			break
 		}
 	}
-	if t.Equals != nil && !sameList(trace, t.Equals) {
+	if equals != nil && !sameList(trace, equals) {
 		c.fail(Failure{Pos: pos, Key: "trace.equals", Message: "node trace is not the expected list",
-			Expected: joinTrace(t.Equals), Actual: joinTrace(trace), Diff: Diff(lines(t.Equals), lines(trace))})
+			Expected: joinTrace(equals), Actual: joinTrace(trace), Diff: Diff(lines(equals), lines(trace))})
 	}
 }
 
@@ -400,6 +433,12 @@ func times(n int) string {
 func (c *checker) functions(f *Functions) {
 	pos := c.at(f.Pos)
 	events := c.md.FunctionEvents()
+	calledNames, ok1 := c.names(pos, "functions.called", f.Called)
+	notCalled, ok2 := c.names(pos, "functions.not_called", f.NotCalled)
+	failedNames, ok3 := c.names(pos, "functions.failed", f.Failed)
+	if !ok1 || !ok2 || !ok3 {
+		return
+	}
 	called := func(name string) (seen, failed bool) {
 		for _, ev := range events {
 			if ev.Name == name {
@@ -409,17 +448,17 @@ func (c *checker) functions(f *Functions) {
 		}
 		return seen, failed
 	}
-	for _, name := range f.Called {
+	for _, name := range calledNames {
 		if seen, _ := called(name); !seen {
 			c.fail(Failure{Pos: pos, Key: "functions.called", Message: "function " + name + " was not called", Expected: "called " + name, Actual: renderCalls(events)})
 		}
 	}
-	for _, name := range f.NotCalled {
+	for _, name := range notCalled {
 		if seen, _ := called(name); seen {
 			c.fail(Failure{Pos: pos, Key: "functions.not_called", Message: "function " + name + " was called", Expected: "not called " + name, Actual: renderCalls(events)})
 		}
 	}
-	for _, name := range f.Failed {
+	for _, name := range failedNames {
 		switch seen, failed := called(name); {
 		case !seen:
 			c.fail(Failure{Pos: pos, Key: "functions.failed", Message: "function " + name + " was not called", Expected: name + " failed", Actual: renderCalls(events)})
@@ -482,8 +521,12 @@ func renderCalls(events []platform.FunctionEvent) string {
 func (c *checker) topics(t *Topics) {
 	pos := c.at(t.Pos)
 	if len(t.Retrieved) > 0 {
+		retrieved, ok := c.names(pos, "topics.retrieved", t.Retrieved)
+		if !ok {
+			return
+		}
 		got := c.md.RetrievedTopics()
-		for _, name := range t.Retrieved {
+		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {
 				c.fail(Failure{Pos: pos, Key: "topics.retrieved", Message: fmt.Sprintf("topic %q was not retrieved", name),
 					Expected: "retrieved " + strconv.Quote(name), Actual: joinList(got)})

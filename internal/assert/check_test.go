@@ -117,6 +117,18 @@ func TestCheck(t *testing.T) {
 		{name: "step fails", exp: Expect{Step: &Text{Pos: at(2), OneOf: []string{"Confirm"}}},
 			want: []Failure{{Pos: at(2), Key: "step", Message: "step is none of the expected values", Expected: `is one of "Confirm"`, Actual: "AskTime"}}},
 		// trace
+		{name: "trace names expanded", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "${node}"}, Includes: []string{"${node}"}}},
+			want: []Failure{
+				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}"},
+				{Pos: at(3), Key: "trace.sequence", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}"}}},
+		{name: "trace names from vars", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "Collect${n}"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no Collect4 after Start",
+				Expected: "Start > Collect4 (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "function and topic names expanded", exp: Expect{Functions: &Functions{Pos: at(4), Called: []string{"lookup_${nope}"}},
+			Topics: &Topics{Pos: at(5), Retrieved: []string{"Parking ${n}"}}},
+			want: []Failure{
+				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "lookup_${nope}"},
+				{Pos: at(5), Key: "topics.retrieved", Message: `topic "Parking 4" was not retrieved`, Expected: `retrieved "Parking 4"`, Actual: "Opening hours, Parking"}}},
 		{name: "trace passes", exp: Expect{Trace: &Trace{Includes: []string{"ValidateParty"}, Excludes: []string{"Handoff"},
 			Sequence: []string{"Start", "CollectTime"}, Equals: []string{"Start", "CollectPartySize", "ValidateParty", "CollectTime"}}}},
 		{name: "trace includes fails", exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"CollectPartySize", "Confirm"}}},

@@ -274,7 +274,7 @@ func (d detail) writeTranscript(a *runner.Attempt, upTo int, indent string) {
 		if t.Index > 0 {
 			d.message(msg, "> ", t.Say)
 		}
-		v := viewTurn(t.Result)
+		v := viewTurn(t.Reply())
 		if !v.HasResult {
 			d.line(msg, "(no reply)")
 			continue

@@ -42,13 +42,6 @@ var (
 	seedDays     = 30
 )
 
-// seedVariant is a variant a synthetic conversation ran on. agent.Definition
-// does not list its variants, so seeded conversations use a fixed set; debug
-// chat sessions carry the agent's real variants.
-type seedVariant struct{ id, name string }
-
-var seedVariants = []seedVariant{{}, {"variant-a", "Variant A"}, {"variant-b", "Variant B"}}
-
 // seed fills the store with n synthetic, mostly finished conversations
 // spread over agents, channels, environments, variants and the last
 // seedDays days. It is deterministic under Options.Seed.
@@ -82,14 +75,21 @@ func (s *Server) seed(n int) error {
 }
 
 func (s *Server) seedConversation(def *agent.Definition, i int, rng *rand.Rand, now time.Time) *Conversation {
-	v := seedVariants[rng.IntN(len(seedVariants))]
+	// A synthetic conversation runs on one of the agent's own variants or
+	// on none, so variant_id and variant_name filters see real values.
+	var v agent.Variant
+	if vs := def.Variants(); len(vs) > 0 {
+		if k := rng.IntN(len(vs) + 1); k < len(vs) {
+			v = vs[k]
+		}
+	}
 	start := now.Add(-time.Duration(rng.Int64N(int64(seedDays) * int64(24*time.Hour)))).Truncate(time.Millisecond)
 	c := &Conversation{
 		ID:          fmt.Sprintf("conv-seed-%06d", i),
 		AccountID:   s.opts.AccountID,
 		ProjectID:   def.ID,
-		VariantID:   v.id,
-		VariantName: v.name,
+		VariantID:   v.ID,
+		VariantName: v.Name,
 		Environment: seedEnvs[rng.IntN(len(seedEnvs))],
 		Channel:     seedChannels[rng.IntN(len(seedChannels))],
 		StartedAt:   start,

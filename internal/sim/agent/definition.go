@@ -165,6 +165,22 @@ func (d *Definition) VariantName(id string) (string, bool) {
 	return "", false
 }
 
+// Variant is a variant of an agent: the id a debug-chat session selects it
+// by (variantId) and the name conversations report (variant_name).
+type Variant struct {
+	ID   string
+	Name string
+}
+
+// Variants returns the agent's variants in file order. The slice is a copy.
+func (d *Definition) Variants() []Variant {
+	out := make([]Variant, len(d.variants))
+	for i, v := range d.variants {
+		out[i] = Variant{ID: v.id, Name: v.name}
+	}
+	return out
+}
+
 // Numbers returns the phone numbers provisioned for the agent, in file
 // order. The slice is a copy.
 func (d *Definition) Numbers() []string {
