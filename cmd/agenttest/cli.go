@@ -21,6 +21,9 @@ Commands:
   lint     check suite files and agenttest.yaml without calling anything
   list     list the scenarios that would run, after --tags and --name
   sim      serve the platform simulator
+  steps    print the steps feature files may use, with examples
+  webhooks receive, verify and print the platform's webhook events
+           (webhooks listen)
   version  print the version
   help     show the help of a command
 
@@ -63,6 +66,10 @@ func run(ctx context.Context, st *State) error {
 		return cmdList(ctx, st, args)
 	case "sim":
 		return runSim(ctx, st, args)
+	case "steps":
+		return cmdSteps(ctx, st, args)
+	case "webhooks":
+		return cmdWebhooks(ctx, st, args)
 	case "version", "--version", "-version":
 		fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
 		return nil
@@ -70,7 +77,7 @@ func run(ctx context.Context, st *State) error {
 		return cmdHelp(ctx, st, args)
 	default:
 		msg := fmt.Sprintf("unknown command %q", cmd)
-		if s := config.Suggest(cmd, []string{"run", "lint", "list", "sim", "version", "help"}); s != "" {
+		if s := config.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "version", "help"}); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return usageErrorf("%s\nRun 'agenttest help' for usage.", msg)
@@ -83,7 +90,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		return nil
 	}
 	switch args[0] {
-	case "run", "lint", "list", "sim":
+	case "run", "lint", "list", "sim", "steps", "webhooks":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
 	case "version", "help":

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
@@ -18,12 +21,65 @@ type embeddedSim struct {
 	srv    *sim.Server
 }
 
+// simFlagsEnv holds `agenttest sim` flags for the embedded simulator of
+// `agenttest run`, e.g. "--error-500=0.1 --error-429=0.05 --latency=5ms".
+// It exists for the fault drills (docs/reliability.md): the same harness,
+// the same run, against a platform that misbehaves on purpose. It is an
+// environment variable rather than a flag of run because it tests
+// agenttest itself, not an agent, and stays out of --help.
+const simFlagsEnv = "AGENTTEST_SIM_FLAGS"
+
+// embeddedOptions are the options of the embedded simulator: the run's
+// seed, plus whatever simFlagsEnv sets, parsed by the very parser of
+// `agenttest sim` so both spell faults the same way.
+func embeddedOptions(st *State, seed int64) (embeddedConfig, error) {
+	v := strings.TrimSpace(st.Getenv(simFlagsEnv))
+	if v == "" {
+		return embeddedConfig{opts: sim.Options{Seed: seed}}, nil
+	}
+	quiet := &State{Env: st.Env, Stdout: io.Discard, Stderr: io.Discard, Dir: st.Dir, FS: st.FS}
+	o, err := parseSimFlags(quiet, strings.Fields(v))
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			err = errors.New("-h/--help is not a simulator setting")
+		}
+		return embeddedConfig{}, usageErrorf("%s=%q: %v", simFlagsEnv, v, strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	if o.listen != "127.0.0.1:0" || o.runtimeListen != "" || o.printEnv {
+		return embeddedConfig{}, usageErrorf("%s=%q: --listen, --runtime-listen and --print-env do not apply to the embedded simulator", simFlagsEnv, v)
+	}
+	if o.agentsDir != "" {
+		defs, err := loadSimAgents(st, o.agentsDir)
+		if err != nil {
+			return embeddedConfig{}, err
+		}
+		o.opts.Agents = defs
+	}
+	if o.opts.Seed == 0 {
+		o.opts.Seed = seed
+	}
+	return embeddedConfig{opts: o.opts, singleHost: o.singleHost}, nil
+}
+
+// embeddedConfig is how to start the embedded simulator.
+type embeddedConfig struct {
+	opts       sim.Options
+	singleHost bool
+}
+
 // startSimulator serves the built-in example agents on 127.0.0.1 with
 // separate build and runtime hosts, like the platform. It does not share
 // the run's context: after an interrupt the simulator must keep serving
 // until the run has concluded and its reports are written.
-func startSimulator(seed int64) (*embeddedSim, error) {
-	srv, err := sim.New(sim.Options{Seed: seed})
+func startSimulator(st *State, seed int64, tweaks ...func(*sim.Options)) (*embeddedSim, error) {
+	cfg, err := embeddedOptions(st, seed)
+	if err != nil {
+		return nil, err
+	}
+	for _, tweak := range tweaks {
+		tweak(&cfg.opts)
+	}
+	srv, err := sim.New(cfg.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +87,7 @@ func startSimulator(seed int64) (*embeddedSim, error) {
 	e := &embeddedSim{cancel: cancel, errc: make(chan error, 1), srv: srv}
 	ready := make(chan sim.Info, 1)
 	go func() {
-		e.errc <- srv.ListenAndServe(ctx, "127.0.0.1:0", false, func(i sim.Info) { ready <- i })
+		e.errc <- srv.ListenAndServe(ctx, "127.0.0.1:0", cfg.singleHost, func(i sim.Info) { ready <- i })
 	}()
 	select {
 	case e.info = <-ready:

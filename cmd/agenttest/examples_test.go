@@ -139,7 +139,10 @@ func TestRunSuitesPasses(t *testing.T) {
 // examples-failing/ is reported where it was written, with expected and
 // actual values, and that a text mismatch comes with its diff.
 func TestRunExamplesFailing(t *testing.T) {
-	const file = "examples-failing/restaurant.yaml"
+	const (
+		file        = "examples-failing/restaurant.yaml"
+		confirmFile = "examples-failing/confirmations.yaml"
+	)
 	suites := loadTree(t, "examples-failing")
 	src, err := os.ReadFile(filepath.Join(repoRoot, file))
 	if err != nil {
@@ -150,8 +153,20 @@ func TestRunExamplesFailing(t *testing.T) {
 	// Where each deliberate mistake was written, read from the loaded
 	// model, and a word its source line must hold, so that a position
 	// pointing elsewhere cannot pass.
+	var restaurant, confirmations *scenario.Suite
+	for _, s := range suites {
+		switch s.Path {
+		case file:
+			restaurant = s
+		case confirmFile:
+			confirmations = s
+		}
+	}
+	if restaurant == nil || confirmations == nil {
+		t.Fatalf("examples-failing lacks %s or %s", file, confirmFile)
+	}
 	find := func(name string) *assert.Expect {
-		for _, sc := range suites[0].Scenarios {
+		for _, sc := range restaurant.Scenarios {
 			if sc.Name == name {
 				return sc.Turns[0].Expect
 			}
@@ -200,11 +215,30 @@ func TestRunExamplesFailing(t *testing.T) {
 			}
 		}
 	}
-	if n := strings.Count(out, "transcript (conversation "); n != len(mistakes) {
-		t.Errorf("%d transcripts, want one per failing scenario (%d)", n, len(mistakes))
+	// The wrong confirmation fails at the field, after the session, with
+	// what the record holds and the evidence read.
+	confirmSrc, err := os.ReadFile(filepath.Join(repoRoot, confirmFile))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(cases) != len(mistakes) {
-		t.Errorf("report has %d cases, want %d", len(cases), len(mistakes))
+	dest := confirmations.Scenarios[0].Confirm.Conversation.Fields[1]
+	if dest.Field != "handoff_destination" || !strings.Contains(strings.Split(string(confirmSrc), "\n")[dest.Pos.Line-1], "handoff_destination: reception") {
+		t.Errorf("position %s does not point at the wrong destination", dest.Pos)
+	}
+	for _, want := range []string{
+		dest.Pos.String() + ": confirm.conversation.handoff_destination: conversation handoff_destination is not the expected value",
+		"expected: reception", "actual:   on_call_nurse", "confirmed:", "handoff_destination=on_call_nurse",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	failing := len(mistakes) + 1
+	if n := strings.Count(out, "transcript (conversation "); n != failing {
+		t.Errorf("%d transcripts, want one per failing scenario (%d)", n, failing)
+	}
+	if len(cases) != failing {
+		t.Errorf("report has %d cases, want %d", len(cases), failing)
 	}
 	for _, cs := range cases {
 		if cs.Status != "failed" {

@@ -589,6 +589,10 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"run", "--help"}, "run.golden"},
 		{[]string{"lint", "-h"}, "lint.golden"},
 		{[]string{"list", "--help"}, "list.golden"},
+		{[]string{"help", "steps"}, "steps-help.golden"},
+		{[]string{"steps"}, "steps.golden"},
+		{[]string{"help", "webhooks"}, "webhooks.golden"},
+		{[]string{"webhooks", "listen", "--help"}, "webhooks.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

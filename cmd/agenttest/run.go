@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -68,6 +69,8 @@ type runOptions struct {
 	sim     bool
 	verbose bool
 	noColor bool
+	// confirmOptions: webhook receiver, alert gate, live safety.
+	confirmOptions
 
 	// problems found while parsing (bad environment defaults, paths).
 	problems []string
@@ -92,6 +95,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
 	f.alias("v", "verbose", &o.verbose)
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
+	o.confirmOptions.register(f)
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, nil, err
@@ -134,6 +138,7 @@ func (o *runOptions) Validate() error {
 			o.nameRe = re
 		}
 	}
+	problems = append(problems, o.confirmOptions.problems()...)
 	if o.junit != "" && o.junit == o.json {
 		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
 	}
@@ -192,6 +197,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
+	o.confirmOptions.applyConfig(cfg, fl, tgt)
 	suites, _, err := loadSuites(st, st.Stderr, o.paths, false)
 	if err != nil {
 		return err
@@ -201,13 +207,19 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return usageErrorf("run: no suite files under %s (a suite is a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
 	}
 
+	if d := liveSafety(suites, o, tgt); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		return reported(exitUsage)
+	}
+	var embedded *embeddedSim
 	if tgt.Embedded {
-		sim, err := startSimulator(o.seed)
+		sim, err := startSimulator(st, o.seed, embeddedTweaks)
 		if err != nil {
 			return fmt.Errorf("start the embedded simulator: %w", err)
 		}
 		defer sim.stop()
 		sim.fill(tgt)
+		embedded = sim
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
 	if d := missingAgents(suites, tgt); d.HasErrors() {
@@ -221,21 +233,35 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// Our own transport, so its connections are closed when the run ends:
 	// a dialled but never used connection would hold up the embedded
 	// simulator's graceful shutdown (net/http waits 5s for those).
-	transport := platform.NewTransport(platform.DefaultMaxPerHost)
+	// The per-host limit follows --parallel: at the default of 64 a run at
+	// --parallel 100 would be capped silently, its extra scenarios waiting
+	// on the client's semaphore instead of the platform.
+	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
+	setMemoryLimit(st)
+	transport := platform.NewTransport(maxPerHost)
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
+		MaxPerHost: maxPerHost,
 		HTTPClient: &http.Client{Transport: transport},
 	})
 	if err != nil {
 		return usageErrorf("target %s: %s", tgt.Name, redact(err.Error(), tgt.Secrets()))
 	}
 
+	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, webhookEvents(selectedScenarios(suites, o)))
+	if err != nil {
+		return err
+	}
+	if rcv != nil {
+		defer rcv.stop()
+	}
+
 	human := report.NewHuman(stdout, report.HumanOptions{
 		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
 	})
-	res, err := runner.Run(ctx, suites, runner.Options{
+	ropts := runner.Options{
 		Chat:         client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,
@@ -250,7 +276,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Now:          st.Now,
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
-	})
+	}
+	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
+	res, err := runner.Run(ctx, suites, ropts)
 	if err != nil {
 		return fmt.Errorf("run: %s", redact(err.Error(), tgt.Secrets()))
 	}
@@ -336,4 +364,22 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 		}
 	}
 	return ds
+}
+
+// runMemoryLimit is the soft heap limit of a run (see setMemoryLimit). It
+// sits below the 256 MB peak RSS a 20,000-scenario run must stay under
+// (BENCHMARKS.md), leaving room for stacks and the runtime's own memory.
+const runMemoryLimit = 200 << 20
+
+// setMemoryLimit makes the garbage collector work harder as the heap nears
+// runMemoryLimit instead of letting it double past the live heap (GOGC=100):
+// a long run's live heap grows slowly with its results, and without a limit
+// its RSS ends near twice that. The limit is soft: a run whose results
+// truly need more still gets it, at the cost of more GC. GOMEMLIMIT, when
+// set, wins, as the Go runtime documents.
+func setMemoryLimit(st *State) {
+	if _, set := st.LookupEnv("GOMEMLIMIT"); set {
+		return
+	}
+	debug.SetMemoryLimit(runMemoryLimit)
 }

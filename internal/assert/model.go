@@ -204,6 +204,9 @@ type Expander func(string) (string, error)
 type Failure struct {
 	// Pos is where the broken expectation was written.
 	Pos diag.Pos `json:"pos"`
+	// Step is the feature step that made the check, keyword included
+	// ("Then the agent's reply contains \"how many\""); empty for YAML.
+	Step string `json:"step,omitempty"`
 	// Key names the check, as the user wrote it: "response",
 	// "state.party_size", "trace.sequence", "functions.failed".
 	Key string `json:"key"`

@@ -119,6 +119,22 @@ type TargetDef struct {
 	// BuildKey and RuntimeKey are ${env:NAME} references, never literals.
 	BuildKey   Field
 	RuntimeKey Field
+	// WebhookListen and WebhookURL start a webhook receiver in `run`
+	// (--webhook-listen, --webhook-url): the address to listen on and the
+	// public URL the platform delivers to.
+	WebhookListen Field
+	WebhookURL    Field
+	// AllowLive allows runs against the live environment (--allow-live);
+	// nil means not set.
+	AllowLive    *bool
+	AllowLivePos diag.Pos
+	// ProbeNumbers are the only numbers probes may call or text on this
+	// target (live safety); nil means none is allowed.
+	ProbeNumbers    []Field
+	ProbeNumbersPos diag.Pos
+	// SMSConnectorID is the X-TOKEN-ID of SMS probes (the connector id of
+	// the project).
+	SMSConnectorID Field
 }
 
 // RunDefaults are the `run:` section: defaults for `agenttest run` flags.
@@ -131,12 +147,15 @@ type RunDefaults struct {
 	// JUnit and JSON are report paths, relative to the working directory.
 	JUnit string
 	JSON  string
+	// GateAlerts ends every run with the alert gate (--gate-alerts).
+	GateAlerts *bool
 }
 
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
-	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key"}
-	runKeys    = []string{"parallel", "retries", "turn_timeout", "junit", "json"}
+	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key",
+		"webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id"}
+	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
 
 	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 	keyRefRe   = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
@@ -214,6 +233,9 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 		}
 		diags = forEachKey(path, v, targetKeys, "target key", diags, func(k, v *yaml.Node) diag.Diagnostics {
 			var ds diag.Diagnostics
+			if k.Value == "probe_numbers" {
+				return t.loadProbeNumbers(path, v, ds)
+			}
 			fld := Field{Pos: pos(path, v)}
 			fld.Value, ds = scalar(path, v, k.Value, ds)
 			switch k.Value {
@@ -232,6 +254,18 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				if !envRefRe.MatchString(fld.Value) && fld.Value != "" && !contains(Envs, fld.Value) {
 					ds = ds.Errorf(fld.Pos, "env %q is not one of %s", fld.Value, strings.Join(Envs, ", "))
 				}
+			case "webhook_listen":
+				t.WebhookListen = fld
+			case "webhook_url":
+				t.WebhookURL = fld
+			case "sms_connector_id":
+				t.SMSConnectorID = fld
+			case "allow_live":
+				b, err := strconv.ParseBool(fld.Value)
+				if err != nil || ds.HasErrors() {
+					return ds.Errorf(fld.Pos, "allow_live must be true or false, not %q", fld.Value)
+				}
+				t.AllowLive, t.AllowLivePos = &b, fld.Pos
 			case "build_key", "runtime_key":
 				// Never echo the value: it may be the very secret that must
 				// not be in the file.
@@ -304,6 +338,12 @@ func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.D
 				return ds.Errorf(p, "turn_timeout must be a positive duration such as 30s or 2m, not %q", s)
 			}
 			f.Run.TurnTimeout = &d
+		case "gate_alerts":
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return ds.Errorf(p, "gate_alerts must be true or false, not %q", s)
+			}
+			f.Run.GateAlerts = &b
 		case "junit":
 			f.Run.JUnit = s
 		case "json":
@@ -520,4 +560,48 @@ func checkAgentID(v string) string {
 		return fmt.Sprintf("agent_id %q is neither a slug (lower-case letters, digits, '-') nor a PROJECT-XXXXXXXX id", v)
 	}
 	return ""
+}
+
+// loadProbeNumbers reads `probe_numbers:`, a list of phone numbers (or a
+// single one).
+func (t *TargetDef) loadProbeNumbers(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	t.ProbeNumbersPos = pos(path, v)
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	t.ProbeNumbers = []Field{}
+	for _, it := range items {
+		var s string
+		s, diags = scalar(path, it, "probe_numbers item", diags)
+		if s == "" {
+			continue
+		}
+		if !envRefRe.MatchString(s) && !phoneRe.MatchString(strings.Map(dropSeparators, s)) {
+			diags = diags.Append(diag.Diagnostic{Pos: pos(path, it), Message: fmt.Sprintf("probe_numbers: %q is not a phone number", s),
+				Hint: `write E.164 numbers such as "+447700900001", quoted`})
+			continue
+		}
+		t.ProbeNumbers = append(t.ProbeNumbers, Field{Value: s, Pos: pos(path, it)})
+	}
+	return diags
+}
+
+// phoneRe is a phone number once separators are dropped: an optional +
+// and 6 to 15 digits, as the scenario format accepts.
+var phoneRe = regexp.MustCompile(`^\+?[0-9]{6,15}$`)
+
+// dropSeparators drops the separators people write in numbers.
+func dropSeparators(r rune) rune {
+	switch r {
+	case ' ', '-', '.', '(', ')':
+		return -1
+	}
+	return r
+}
+
+// NormalizeNumber returns the digits of a phone number (with its leading
+// +), so numbers written with separators compare equal.
+func NormalizeNumber(s string) string {
+	return strings.Map(dropSeparators, strings.TrimSpace(s))
 }

@@ -79,6 +79,45 @@ type Target struct {
 	Embedded bool
 	// Forced is true when the embedded simulator was asked for with --sim.
 	Forced bool
+	// EnvFrom says what set Env, for the live-safety refusal: "--env",
+	// "AGENTTEST_ENV", or the target's env key with its position.
+	EnvFrom string
+	// WebhookListen and WebhookURL configure the receiver of `run`
+	// (AGENTTEST_WEBHOOK_LISTEN and AGENTTEST_WEBHOOK_URL override them).
+	WebhookListen string
+	WebhookURL    string
+	// AllowLive is the target's allow_live.
+	AllowLive bool
+	// ProbeNumbers are the numbers probes may call or text (expanded);
+	// ProbeNumbersPos is where the list is written.
+	ProbeNumbers    []string
+	ProbeNumbersPos diag.Pos
+	// SMSConnectorID is the X-TOKEN-ID of SMS probes
+	// (AGENTTEST_SMS_CONNECTOR_ID overrides it).
+	SMSConnectorID string
+}
+
+// Environment variables of the confirmation settings of a target.
+const (
+	EnvWebhookListen  = "AGENTTEST_WEBHOOK_LISTEN"
+	EnvWebhookURL     = "AGENTTEST_WEBHOOK_URL"
+	EnvSMSConnectorID = "AGENTTEST_SMS_CONNECTOR_ID"
+)
+
+// AllowsNumber says whether a probe may call or text n on this target.
+// The embedded simulator dials nobody, so it allows every number; any
+// other target allows only its probe_numbers.
+func (t *Target) AllowsNumber(n string) bool {
+	if t.Embedded {
+		return true
+	}
+	want := NormalizeNumber(n)
+	for _, p := range t.ProbeNumbers {
+		if NormalizeNumber(p) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // Secrets returns the non-empty keys, for redaction.
@@ -135,8 +174,15 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(Envs, ", "))
 		}
 	}
+	envFrom := ""
+	switch {
+	case sel.Env != "":
+		envFrom = "--env"
+	case env != "":
+		envFrom = EnvEnv
+	}
 	if sel.Sim {
-		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, Embedded: true, Forced: true}, diags
+		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, EnvFrom: envFrom, Embedded: true, Forced: true}, diags
 	}
 
 	name := sel.Target
@@ -160,7 +206,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		}
 	}
 	if def == nil && sel.getenv(EnvBuildURL) == "" && sel.getenv(EnvRuntimeURL) == "" {
-		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, Embedded: true}, diags
+		return &Target{Name: SimTargetName, Source: FromEmbedded, Env: env, EnvFrom: envFrom, Embedded: true}, diags
 	}
 
 	t := &Target{Name: EnvTargetName, Source: FromEnv}
@@ -176,8 +222,23 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.AccountID = r.field("account_id", def.AccountID, EnvAccountID)
 	t.AgentID = r.field("agent_id", def.AgentID, EnvAgentID)
 	t.Env = r.field("env", def.Env, EnvEnv)
+	t.EnvFrom = envFrom
 	if sel.Env != "" {
 		t.Env = sel.Env
+	} else if envFrom == "" && t.Env != "" {
+		t.EnvFrom = fmt.Sprintf("target %q env (%s)", t.Name, def.Env.Pos)
+	}
+	t.WebhookListen = r.field("webhook_listen", def.WebhookListen, EnvWebhookListen)
+	t.WebhookURL = r.field("webhook_url", def.WebhookURL, EnvWebhookURL)
+	t.SMSConnectorID = r.field("sms_connector_id", def.SMSConnectorID, EnvSMSConnectorID)
+	if def.AllowLive != nil {
+		t.AllowLive = *def.AllowLive
+	}
+	t.ProbeNumbersPos = def.ProbeNumbersPos
+	for _, n := range def.ProbeNumbers {
+		if v := r.field("probe_numbers", n, ""); v != "" {
+			t.ProbeNumbers = append(t.ProbeNumbers, v)
+		}
 	}
 	t.BuildKey = r.key("build_key", def.BuildKey, EnvBuildKey)
 	t.RuntimeKey = r.key("runtime_key", def.RuntimeKey, EnvRuntimeKey)

@@ -178,6 +178,15 @@ type wireTurn struct {
 // *ResponseError (or an *APIError for a success: false body), so the runner
 // reports the endpoint and status with it.
 func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*TurnResult, error) {
+	if res, ok := fastTurn(body); ok {
+		return res, nil
+	}
+	return c.decodeWireTurn(rq, status, body, attempts)
+}
+
+// decodeWireTurn is decodeTurn's general path, for every body fastTurn
+// leaves to it: it holds all the tolerances and error messages.
+func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int) (*TurnResult, error) {
 	var w wireTurn
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, c.responseError(rq, status, body, describeDecodeError(err))

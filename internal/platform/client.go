@@ -417,6 +417,9 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	}
 	h["User-Agent"] = []string{c.cfg.UserAgent}
 	c.authenticate(h, rq.ep.auth)
+	for k, v := range rq.header { // extra headers of the call (sms.go)
+		h[k] = v
+	}
 
 	started := c.now()
 	res, err := c.http.Do(req)

@@ -333,3 +333,440 @@ func missing(where string, names []string) error {
 	}
 	return fmt.Errorf("%smissing required %s %s", where, noun, strings.Join(quoted, ", "))
 }
+
+// The fast path of the debug-chat turn result.
+//
+// decodeTurn's general path decodes a body with encoding/json twice over:
+// once into wireTurn (validating and skipping the metadata object) and again
+// into the metadata map, four scans of the largest part of every reply, plus
+// reflection. fastTurn reads the common shape (the reference's six members,
+// metadata an object or null) in one pass without reflection, and gives up
+// on anything else: an envelope, an error body, a member of the wrong type,
+// a duplicate, invalid JSON. decodeTurn then takes the general path, so
+// every tolerance and every error message stays exactly as that path has
+// them; fastTurn only has to agree with it on the bodies it accepts.
+
+// maxFastDepth bounds the nesting fastTurn follows, below encoding/json's
+// own limit of 10000, so a pathological body falls back to encoding/json's
+// error rather than deep recursion.
+const maxFastDepth = 1000
+
+// turnMembers are the wireTurn members fastTurn reads, by their exact names.
+const (
+	tmConversationID = iota
+	tmUserInput
+	tmResponse
+	tmMetadata
+	tmConversationEnded
+	tmDelayedResponse
+	tmCount
+)
+
+var turnMemberNames = [tmCount]string{"conversationId", "userInput", "response", "metadata", "conversationEnded", "delayedResponse"}
+
+// wireTurnNames are every member name wireTurn declares: a key that matches
+// one of them only case-insensitively, or that fastTurn does not read
+// (success, data, ...), sends the body to the general path.
+var wireTurnNames = []string{
+	"conversationId", "userInput", "response", "metadata", "conversationEnded", "delayedResponse",
+	"success", "error_code", "error_message", "error", "data",
+}
+
+// fastTurn decodes body when it has the common shape; ok is false when the
+// general path must decide. RawMetadata is a slice of body (capacity capped
+// so appends cannot write into it), not a copy: the body is kept with the
+// result anyway.
+func fastTurn(body []byte) (res *TurnResult, ok bool) {
+	p := fastParser{b: body}
+	p.ws()
+	if !p.eat('{') {
+		return nil, false
+	}
+	var (
+		seen                        [tmCount]bool
+		convID, userInput, response jString
+		ended, delayed              jBool
+		meta                        Metadata
+		rawMeta                     []byte
+	)
+	p.ws()
+	if !p.eat('}') {
+		for {
+			p.ws()
+			key, ok := p.key()
+			if !ok {
+				return nil, false
+			}
+			p.ws()
+			if !p.eat(':') {
+				return nil, false
+			}
+			p.ws()
+			m := -1
+			for i, n := range turnMemberNames {
+				if key == n {
+					m = i
+					break
+				}
+			}
+			if m < 0 {
+				for _, n := range wireTurnNames {
+					if strings.EqualFold(key, n) {
+						return nil, false
+					}
+				}
+			} else if seen[m] {
+				return nil, false
+			}
+			start := p.i
+			if m == tmMetadata {
+				switch {
+				case p.peek('{'):
+					v, ok := p.value(0)
+					if !ok {
+						return nil, false
+					}
+					meta = Metadata(v.(map[string]any))
+					rawMeta = body[start:p.i:p.i]
+				case p.lit("null"):
+					meta, rawMeta = Metadata{}, []byte("{}")
+				default:
+					return nil, false
+				}
+			} else if !p.skip(0) {
+				return nil, false
+			}
+			if m >= 0 {
+				seen[m] = true
+				span := body[start:p.i]
+				var err error
+				switch m {
+				case tmConversationID:
+					err = convID.UnmarshalJSON(span)
+				case tmUserInput:
+					err = userInput.UnmarshalJSON(span)
+				case tmResponse:
+					err = response.UnmarshalJSON(span)
+				case tmConversationEnded:
+					err = ended.UnmarshalJSON(span)
+				case tmDelayedResponse:
+					err = delayed.UnmarshalJSON(span)
+				}
+				if err != nil {
+					return nil, false
+				}
+			}
+			p.ws()
+			if p.eat('}') {
+				break
+			}
+			if !p.eat(',') {
+				return nil, false
+			}
+		}
+	}
+	p.ws()
+	if p.i != len(body) || seen != [tmCount]bool{true, true, true, true, true, true} || convID.V == "" {
+		return nil, false
+	}
+	return &TurnResult{
+		ConversationID:    convID.V,
+		UserInput:         userInput.V,
+		Response:          response.V,
+		ConversationEnded: ended.V,
+		DelayedResponse:   delayed.V,
+		Metadata:          meta,
+		RawMetadata:       rawMeta,
+	}, true
+}
+
+// fastParser reads JSON into the values encoding/json produces for an
+// interface{} target (map[string]any, []any, string, float64, bool, nil).
+// Each method reports false on anything it does not read exactly as
+// encoding/json would, leaving the error to encoding/json.
+type fastParser struct {
+	b []byte
+	i int
+}
+
+func (p *fastParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *fastParser) peek(c byte) bool { return p.i < len(p.b) && p.b[p.i] == c }
+
+func (p *fastParser) eat(c byte) bool {
+	if p.peek(c) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// lit consumes the literal s (true, false, null).
+func (p *fastParser) lit(s string) bool {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
+// stringEnd returns the index just past the closing quote of the string
+// starting at p.i, and whether it needs unescaping or UTF-8 repair.
+func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
+	for j := p.i + 1; j < len(p.b); j++ {
+		switch c := p.b[j]; {
+		case c == '"':
+			return j + 1, slow, true
+		case c == '\\':
+			slow = true
+			j++ // the escaped byte cannot end the string
+		case c < 0x20:
+			return 0, false, false
+		case c >= 0x80:
+			slow = true
+		}
+	}
+	return 0, false, false
+}
+
+// str reads a string value.
+func (p *fastParser) str() (string, bool) {
+	end, slow, ok := p.stringEnd()
+	if !ok {
+		return "", false
+	}
+	lit := p.b[p.i:end]
+	p.i = end
+	if !slow {
+		return string(lit[1 : len(lit)-1]), true
+	}
+	s, err := unquote(lit)
+	return s, err == nil
+}
+
+// key reads an object key. The reference's metadata member names come
+// back as shared strings rather than fresh copies: every reply repeats them.
+func (p *fastParser) key() (string, bool) {
+	if !p.peek('"') {
+		return "", false
+	}
+	end, slow, ok := p.stringEnd()
+	if ok && !slow {
+		if k, known := metadataNames[string(p.b[p.i+1:end-1])]; known {
+			p.i = end
+			return k, true
+		}
+	}
+	return p.str()
+}
+
+// metadataNames holds every spelling of the metadata members (see
+// metadataAliases), each mapped to itself, for key.
+var metadataNames = func() map[string]string {
+	m := make(map[string]string)
+	for name, aliases := range metadataAliases {
+		m[name] = name
+		for _, a := range aliases {
+			m[a] = a
+		}
+	}
+	for _, name := range []string{"state", "metrics", "llmRequests"} {
+		m[name] = name
+	}
+	return m
+}()
+
+// number consumes a number of the JSON grammar and returns its text.
+func (p *fastParser) number() ([]byte, bool) {
+	start := p.i
+	p.eat('-')
+	switch {
+	case p.eat('0'):
+	case p.i < len(p.b) && p.b[p.i] >= '1' && p.b[p.i] <= '9':
+		p.digits()
+	default:
+		return nil, false
+	}
+	if p.eat('.') {
+		if p.digits() == 0 {
+			return nil, false
+		}
+	}
+	if p.eat('e') || p.eat('E') {
+		if !p.eat('+') {
+			p.eat('-')
+		}
+		if p.digits() == 0 {
+			return nil, false
+		}
+	}
+	return p.b[start:p.i], true
+}
+
+func (p *fastParser) digits() int {
+	n := 0
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+		n++
+	}
+	return n
+}
+
+// value reads any JSON value.
+func (p *fastParser) value(depth int) (any, bool) {
+	if p.i >= len(p.b) || depth > maxFastDepth {
+		return nil, false
+	}
+	switch c := p.b[p.i]; c {
+	case '{':
+		p.i++
+		m := map[string]any{}
+		p.ws()
+		if p.eat('}') {
+			return m, true
+		}
+		for {
+			p.ws()
+			k, ok := p.key()
+			if !ok {
+				return nil, false
+			}
+			p.ws()
+			if !p.eat(':') {
+				return nil, false
+			}
+			p.ws()
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v // the last of duplicate keys wins, as in encoding/json
+			p.ws()
+			if p.eat('}') {
+				return m, true
+			}
+			if !p.eat(',') {
+				return nil, false
+			}
+		}
+	case '[':
+		p.i++
+		a := make([]any, 0)
+		p.ws()
+		if p.eat(']') {
+			return a, true
+		}
+		for {
+			p.ws()
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			a = append(a, v)
+			p.ws()
+			if p.eat(']') {
+				return a, true
+			}
+			if !p.eat(',') {
+				return nil, false
+			}
+		}
+	case '"':
+		return p.str()
+	case 't':
+		return true, p.lit("true")
+	case 'f':
+		return false, p.lit("false")
+	case 'n':
+		return nil, p.lit("null")
+	default:
+		num, ok := p.number()
+		if !ok {
+			return nil, false
+		}
+		f, err := strconv.ParseFloat(string(num), 64)
+		return f, err == nil
+	}
+}
+
+// skip consumes any JSON value without building it, checking its syntax.
+func (p *fastParser) skip(depth int) bool {
+	if p.i >= len(p.b) || depth > maxFastDepth {
+		return false
+	}
+	switch c := p.b[p.i]; c {
+	case '{', '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		p.i++
+		p.ws()
+		if p.eat(closer) {
+			return true
+		}
+		for {
+			p.ws()
+			if c == '{' {
+				if !p.peek('"') {
+					return false
+				}
+				end, _, ok := p.stringEnd()
+				if !ok {
+					return false
+				}
+				p.i = end
+				p.ws()
+				if !p.eat(':') {
+					return false
+				}
+				p.ws()
+			}
+			if !p.skip(depth + 1) {
+				return false
+			}
+			p.ws()
+			if p.eat(closer) {
+				return true
+			}
+			if !p.eat(',') {
+				return false
+			}
+		}
+	case '"':
+		end, slow, ok := p.stringEnd()
+		if !ok {
+			return false
+		}
+		if slow && !validLiteral(p.b[p.i:end]) {
+			return false
+		}
+		p.i = end
+		return true
+	case 't':
+		return p.lit("true")
+	case 'f':
+		return p.lit("false")
+	case 'n':
+		return p.lit("null")
+	default:
+		_, ok := p.number()
+		return ok
+	}
+}
+
+// validLiteral reports whether a string literal with escapes is valid JSON
+// (invalid escapes are an error; invalid UTF-8 is not, encoding/json
+// replaces it).
+func validLiteral(lit []byte) bool {
+	return json.Valid(lit)
+}

@@ -233,3 +233,101 @@ func TestHugeBody(t *testing.T) {
 		t.Fatalf("chunked: err = %v", err)
 	}
 }
+
+// fastTurnBodies are bodies on both sides of fastTurn's line: the common
+// shape it must read like the general path, and the shapes it must leave to
+// the general path.
+var fastTurnBodies = []struct {
+	body string
+	fast bool
+}{
+	{goodTurn, true},
+	{" \n\t{ \"conversationId\" : \"c1\" , \"userInput\":\"\",\"response\":\"\",\"metadata\":{ } ,\"conversationEnded\":false,\"delayedResponse\":false}\r\n", true},
+	{`{"conversationId":"c1","userInput":null,"response":null,"metadata":null,"conversationEnded":true,"delayedResponse":"true"}`, true},
+	{`{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{"k\u00e9y":"v\/","e":[],"o":{},"n":[-0.5e+3,1E2,0,-0,12345678901234567890],"b":[true,false,null]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":42,"userInput":"","response":"","metadata":{"dup":1,"dup":2},"conversationEnded":0,"delayedResponse":"false","extra":{"x":[1,{"y":"\u2028"}]}}`, true},
+	{"{\"conversationId\":\"c1\",\"userInput\":\"\xff\",\"response\":\"\",\"metadata\":{\"bad\":\"\xfe\xfd\"},\"conversationEnded\":false,\"delayedResponse\":false}", true},
+	// Left to the general path.
+	{`{"success":true,"data":` + goodTurn + `}`, false},
+	{`{"success":false,"error_code":"CHAT_TIMEOUT","error_message":"too slow"}`, false},
+	{`{"ConversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","conversationId":"c2","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":{"text":"x"},"metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":[],"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"n":1e999},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"n":01},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"a\qb","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{"{\"conversationId\":\"c1\",\"userInput\":\"a\tb\",\"response\":\"\",\"metadata\":{},\"conversationEnded\":false,\"delayedResponse\":false}", false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false} x`, false},
+	{`{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","response":"x","metadata":{}}`, false},
+	{goodTurn[:60], false},
+	{`[1,2]`, false},
+	{``, false},
+}
+
+// TestFastTurnMatchesGeneralPath checks fastTurn against the general path:
+// what it accepts must decode to exactly the general path's result, raw
+// metadata included, and what it refuses is decided by the general path.
+func TestFastTurnMatchesGeneralPath(t *testing.T) {
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/v1/agents/a/debug-chat/c1"}
+	for i, tc := range fastTurnBodies {
+		got, ok := fastTurn([]byte(tc.body))
+		if ok != tc.fast {
+			t.Errorf("body %d: fastTurn ok = %v, want %v\n%s", i, ok, tc.fast, tc.body)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, err := c.decodeWireTurn(rq, 200, []byte(tc.body), 1)
+		if err != nil {
+			t.Errorf("body %d: fastTurn accepted what the general path refuses: %v", i, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("body %d:\nfast    %#v\ngeneral %#v", i, got, want)
+		}
+	}
+}
+
+// TestFastTurnRawMetadataIsCapped checks that the raw metadata, a slice of
+// the body, cannot be appended to over the rest of the body.
+func TestFastTurnRawMetadataIsCapped(t *testing.T) {
+	body := []byte(goodTurn)
+	res, ok := fastTurn(body)
+	if !ok {
+		t.Fatal("fastTurn refused the reference shape")
+	}
+	if cap(res.RawMetadata) != len(res.RawMetadata) {
+		t.Fatalf("cap %d > len %d", cap(res.RawMetadata), len(res.RawMetadata))
+	}
+	_ = append(res.RawMetadata, 'x')
+	if string(body) != goodTurn {
+		t.Fatal("append to RawMetadata changed the body")
+	}
+}
+
+// FuzzFastTurn checks on arbitrary bodies that fastTurn never accepts what
+// the general path refuses, and agrees with it on what it accepts.
+func FuzzFastTurn(f *testing.F) {
+	for _, tc := range fastTurnBodies {
+		f.Add(tc.body)
+	}
+	c := newTestClient(f, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/x"}
+	f.Fuzz(func(t *testing.T, body string) {
+		got, ok := fastTurn([]byte(body))
+		if !ok {
+			return
+		}
+		want, err := c.decodeWireTurn(rq, 200, []byte(body), 1)
+		if err != nil {
+			t.Fatalf("fastTurn accepted what the general path refuses (%v): %q", err, body)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("disagree on %q:\nfast    %#v\ngeneral %#v", body, got, want)
+		}
+	})
+}

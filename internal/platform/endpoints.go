@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -95,6 +96,9 @@ type call struct {
 	// noRetry5xx turns off 5xx retries of a retrySession call (custom
 	// conversation id).
 	noRetry5xx bool
+	// header holds extra request headers (X-TOKEN-ID of SMS). Never a
+	// key: credentials go through authenticate only.
+	header http.Header
 }
 
 // buildPath joins escaped segments into a path. Each segment is escaped on

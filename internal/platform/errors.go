@@ -267,6 +267,8 @@ func sizeText(n int64) string {
 }
 
 func (c *Client) keepBody(body []byte) []byte {
+	// Redact first, then cut: see apiError.
+	body = c.redactBytes(body)
 	if len(body) > errorKeep {
 		body = body[:errorKeep]
 	}
@@ -275,7 +277,7 @@ func (c *Client) keepBody(body []byte) []byte {
 	}
 	out := make([]byte, len(body))
 	copy(out, body)
-	return c.redactBytes(out)
+	return out
 }
 
 // apiError reads a non-2xx answer into an APIError. It never fails: a body
@@ -285,7 +287,10 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 	defer c.bufs.put(buf)
 	// A read error leaves whatever arrived; the status is what matters.
 	_, _ = buf.ReadFrom(io.LimitReader(res.Body, errorBodyLimit))
-	body := buf.Bytes()
+	// Redact before anything cuts the body short (the kept body, the
+	// one-line message): a key cut in two no longer matches the redactor,
+	// and its first half would reach the report (found by FuzzResponses).
+	body := c.redactBytes(buf.Bytes())
 	e := &APIError{
 		Method:     rq.ep.method,
 		Endpoint:   rq.ep.template,

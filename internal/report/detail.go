@@ -75,7 +75,14 @@ func (st style) failureLine(a *runner.Attempt, f assert.Failure) string {
 	if p := f.Pos.String(); p != "" {
 		parts = append(parts, p)
 	}
-	if t := turnAt(a, f.Pos); t != nil {
+	if f.Step != "" {
+		// A feature step names itself better than a turn number.
+		parts = append(parts, f.Step)
+	} else if afterSession(f.Key) {
+		// Confirmations, probes and the alert gate are checked after (or
+		// instead of) the turns: their key says what was checked.
+		parts = append(parts, f.Key)
+	} else if t := turnAt(a, f.Pos); t != nil {
 		parts = append(parts, turnLabel(t))
 	}
 	msg := f.Message
@@ -84,6 +91,17 @@ func (st style) failureLine(a *runner.Attempt, f assert.Failure) string {
 	}
 	parts = append(parts, msg)
 	return st.flat(strings.Join(parts, ": "))
+}
+
+// afterSession says whether a failure key is one of the checks made after
+// the session rather than on a turn's reply.
+func afterSession(key string) bool {
+	for _, p := range []string{"confirm", "probe", "alerts"} {
+		if key == p || strings.HasPrefix(key, p+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // errorLine is the one-line form of an attempt's infrastructure error:
@@ -215,6 +233,33 @@ func (d detail) writeAttempt(a *runner.Attempt, indent string) {
 		d.line(indent, a.Status.String()+" without a recorded cause")
 	}
 	d.writeTranscript(a, upTo, indent)
+	d.writeConfirmations(a, indent)
+}
+
+// writeConfirmations lists what was read back from the platform after the
+// session or by a probe: the evidence behind confirm: failures.
+func (d detail) writeConfirmations(a *runner.Attempt, indent string) {
+	if len(a.Confirmations) == 0 {
+		return
+	}
+	d.line(indent, "confirmed:")
+	for _, c := range a.Confirmations {
+		if c == nil {
+			continue
+		}
+		mark := "✓"
+		if !c.Found {
+			mark = "✗"
+		}
+		s := fmt.Sprintf("%s %s %s", mark, c.Kind, c.Subject)
+		if c.Summary != "" {
+			s += ": " + c.Summary
+		}
+		if c.Reads > 1 {
+			s += fmt.Sprintf(" (%d reads, %s)", c.Reads, formatDuration(c.Duration))
+		}
+		d.line(indent+"  ", d.st.oneLine(s))
+	}
 }
 
 // writeFailure writes one failure: its line, expected, actual and diff.

@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -39,18 +42,10 @@ import (
 // embedded as a JSON string holding its text, so the document stays valid.
 const SchemaV1 = "agenttest/result/v1"
 
-// The types below are the JSON view of a Result. They exist so that the
-// file format is owned here, documented above, and does not shift when the
-// runner's types change.
-
-type jsonResult struct {
-	Schema string     `json:"schema"`
-	Run    jsonRun    `json:"run"`
-	Target jsonTarget `json:"target"`
-	Counts jsonCounts `json:"counts"`
-	Files  []jsonFile `json:"files"`
-	Checks []jsonCase `json:"checks"`
-}
+// The types below are the JSON view of a Result's parts (the document's
+// envelope and files are written member by member by WriteJSON). They exist
+// so that the file format is owned here, documented above, and does not
+// shift when the runner's types change.
 
 type jsonRun struct {
 	Started     string  `json:"started,omitempty"`
@@ -76,15 +71,6 @@ type jsonCounts struct {
 	Errored int `json:"errored"`
 	Skipped int `json:"skipped"`
 	Pending int `json:"pending"`
-}
-
-type jsonFile struct {
-	Path       string     `json:"path"`
-	Suite      string     `json:"suite"`
-	Status     string     `json:"status"`
-	DurationMS float64    `json:"duration_ms"`
-	Counts     jsonCounts `json:"counts"`
-	Cases      []jsonCase `json:"cases"`
 }
 
 type jsonPos struct {
@@ -125,15 +111,29 @@ type jsonAttempt struct {
 	// Turns is nil (and left out) only in progress events, which carry
 	// no transcripts.
 	Turns *[]jsonTurn `json:"turns,omitempty"`
+	// Confirmations are the reads of confirm:, probes and the alert gate.
+	Confirmations []jsonConfirmation `json:"confirmations,omitempty"`
+}
+
+type jsonConfirmation struct {
+	Pos        jsonPos `json:"pos"`
+	Kind       string  `json:"kind"`
+	Subject    string  `json:"subject"`
+	Found      bool    `json:"found"`
+	Summary    string  `json:"summary,omitempty"`
+	Reads      int     `json:"reads,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
 }
 
 type jsonFailure struct {
-	Pos      jsonPos `json:"pos"`
-	Key      string  `json:"key,omitempty"`
-	Message  string  `json:"message"`
-	Expected string  `json:"expected,omitempty"`
-	Actual   string  `json:"actual,omitempty"`
-	Diff     string  `json:"diff,omitempty"`
+	Pos jsonPos `json:"pos"`
+	// Step is the feature step that made the check (absent for YAML).
+	Step     string `json:"step,omitempty"`
+	Key      string `json:"key,omitempty"`
+	Message  string `json:"message"`
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+	Diff     string `json:"diff,omitempty"`
 }
 
 type jsonError struct {
@@ -154,57 +154,159 @@ type jsonTurn struct {
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
+//
+// The document is streamed case by case: a run of 20,000 scenarios makes a
+// report of hundreds of megabytes, and building it whole (and then
+// indenting it, as encoding/json does) would hold several copies of it in
+// memory at once. Only one case's encoding is held at a time.
 func WriteJSON(w io.Writer, r *runner.Result) error {
-	doc := jsonResult{
-		Schema: SchemaV1,
-		Run: jsonRun{
-			Started:     jsonTime(r.Started),
-			DurationMS:  millis(r.Duration),
-			Interrupted: r.Interrupted,
-		},
-		Target: toJSONTarget(r.Target),
-		Files:  []jsonFile{},
-		Checks: []jsonCase{},
-	}
 	s := Summarize(r)
-	doc.Run.Status = s.Status.String()
-	doc.Counts = toJSONCounts(s)
+	js := newJSONStream(w)
+	js.open('{')
+	js.field("schema", SchemaV1)
+	js.field("run", jsonRun{
+		Started:     jsonTime(r.Started),
+		DurationMS:  millis(r.Duration),
+		Interrupted: r.Interrupted,
+		Status:      s.Status.String(),
+	})
+	js.field("target", toJSONTarget(r.Target))
+	js.field("counts", toJSONCounts(s))
+	js.key("files")
+	js.open('[')
 	for _, f := range r.Files {
 		if f == nil {
 			continue
 		}
-		jf := jsonFile{
-			Path:       f.Path,
-			Suite:      f.Suite,
-			Status:     f.Status().String(),
-			DurationMS: millis(f.Duration()),
-			Cases:      []jsonCase{},
-		}
 		var fs Summary
 		for _, c := range f.Cases {
-			if c == nil {
-				continue
+			if c != nil {
+				fs.add(c.Status)
 			}
-			fs.add(c.Status)
-			jf.Cases = append(jf.Cases, toJSONCase(c, true))
 		}
-		jf.Counts = toJSONCounts(fs)
-		doc.Files = append(doc.Files, jf)
+		js.element()
+		js.open('{')
+		js.field("path", f.Path)
+		js.field("suite", f.Suite)
+		js.field("status", f.Status().String())
+		js.field("duration_ms", millis(f.Duration()))
+		js.field("counts", toJSONCounts(fs))
+		js.key("cases")
+		js.open('[')
+		for _, c := range f.Cases {
+			if c != nil {
+				js.element()
+				js.value(toJSONCase(c, true))
+			}
+		}
+		js.close(']')
+		js.close('}')
 	}
+	js.close(']')
+	js.key("checks")
+	js.open('[')
 	for _, c := range r.Checks {
 		if c != nil {
-			doc.Checks = append(doc.Checks, toJSONCase(c, true))
+			js.element()
+			js.value(toJSONCase(c, true))
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	// Replies quote prices and HTML snippets; "<" escaped as \u003c
-	// helps nobody reading the file.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	js.close(']')
+	js.close('}')
+	if err := js.finish(); err != nil {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil
+}
+
+// jsonStream writes an indented JSON document piece by piece, in exactly
+// the layout json.Encoder with SetIndent("", "  ") gives, so a streamed
+// document reads (and diffs) like an encoded one. Errors stick: after the
+// first, nothing more is written and finish reports it.
+type jsonStream struct {
+	w     *bufio.Writer
+	buf   bytes.Buffer
+	enc   *json.Encoder
+	depth int
+	// first is true while the innermost open object or array is empty.
+	first bool
+	err   error
+}
+
+func newJSONStream(w io.Writer) *jsonStream {
+	js := &jsonStream{w: bufio.NewWriterSize(w, 64<<10)}
+	js.enc = json.NewEncoder(&js.buf)
+	// Replies quote prices and HTML snippets; "<" escaped as \u003c
+	// helps nobody reading the file.
+	js.enc.SetEscapeHTML(false)
+	return js
+}
+
+func (js *jsonStream) raw(s string) {
+	if js.err == nil {
+		_, js.err = js.w.WriteString(s)
+	}
+}
+
+func (js *jsonStream) newline() { js.raw("\n" + strings.Repeat("  ", js.depth)) }
+
+// open starts an object or an array one level deeper.
+func (js *jsonStream) open(c byte) {
+	js.raw(string(c))
+	js.depth++
+	js.first = true
+}
+
+// close ends the innermost object or array; an empty one stays "{}" or "[]".
+func (js *jsonStream) close(c byte) {
+	js.depth--
+	if !js.first {
+		js.newline()
+	}
+	js.raw(string(c))
+	js.first = false
+}
+
+// element starts the next member or item of the innermost container.
+func (js *jsonStream) element() {
+	if !js.first {
+		js.raw(",")
+	}
+	js.first = false
+	js.newline()
+}
+
+// key starts an object member; its value follows.
+func (js *jsonStream) key(name string) {
+	js.element()
+	js.value(name)
+	js.raw(": ")
+}
+
+func (js *jsonStream) field(name string, v any) {
+	js.key(name)
+	js.value(v)
+}
+
+// value encodes v indented for the current depth.
+func (js *jsonStream) value(v any) {
+	if js.err != nil {
+		return
+	}
+	js.buf.Reset()
+	js.enc.SetIndent(strings.Repeat("  ", js.depth), "  ")
+	if js.err = js.enc.Encode(v); js.err != nil {
+		return
+	}
+	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
+}
+
+func (js *jsonStream) finish() error {
+	js.raw("\n")
+	if js.err != nil {
+		return js.err
+	}
+	return js.w.Flush()
 }
 
 func toJSONTarget(t runner.Target) jsonTarget {
@@ -277,6 +379,12 @@ func toJSONAttempt(a *runner.Attempt, withTurns bool) jsonAttempt {
 	if e := a.Error; e != nil {
 		ja.Error = &jsonError{Pos: toJSONPos(e.Pos), Kind: e.Kind, Message: e.Message}
 	}
+	for _, c := range a.Confirmations {
+		if c != nil {
+			ja.Confirmations = append(ja.Confirmations, jsonConfirmation{Pos: toJSONPos(c.Pos), Kind: c.Kind, Subject: c.Subject,
+				Found: c.Found, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
+		}
+	}
 	if !withTurns {
 		return ja
 	}
@@ -312,6 +420,7 @@ func toJSONAttempt(a *runner.Attempt, withTurns bool) jsonAttempt {
 func toJSONFailure(f assert.Failure) jsonFailure {
 	return jsonFailure{
 		Pos:      toJSONPos(f.Pos),
+		Step:     f.Step,
 		Key:      f.Key,
 		Message:  f.Message,
 		Expected: f.Expected,

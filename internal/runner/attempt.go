@@ -13,7 +13,10 @@ import (
 )
 
 // attemptRun is the state of one attempt: one fresh session and the
-// variables captured in it. It lives on one goroutine.
+// variables captured in it. It is the session driver of both formats: the
+// YAML loop (run) and the feature steps (exec, in feature.go) drive the
+// conversation through the same open, say, check and capture. It lives on
+// one goroutine at a time.
 type attemptRun struct {
 	r *runner
 	j *job
@@ -21,6 +24,8 @@ type attemptRun struct {
 	// runCtx is the run's context (cancelled on interruption); ctx is the
 	// attempt's, bounded by the scenario timeout.
 	runCtx, ctx context.Context
+	// cancel releases ctx's timer, when there is one.
+	cancel context.CancelFunc
 	// captures are the values captured so far in this session; they shadow
 	// the scenario's vars.
 	captures map[string]string
@@ -28,74 +33,115 @@ type attemptRun struct {
 	// clientEnv, asr and tts are repeated on every turn, as the reference
 	// requires clientEnv on each call.
 	clientEnv, asr, tts string
+	// greeting is the reply to the session creation and last the latest
+	// reply; index is the number of the last turn sent.
+	greeting, last *platform.Exchange
+	index          int
+}
+
+// newAttemptRun starts a new attempt of the job: a fresh Attempt record, no
+// session yet. end must be called when the attempt is over.
+func (r *runner) newAttemptRun(ctx context.Context, j *job) *attemptRun {
+	a := r.newAttempt(j.c)
+	ar := &attemptRun{r: r, j: j, a: a, runCtx: ctx, ctx: ctx, clientEnv: j.c.Env}
+	if t := j.sc.Timeout; t > 0 {
+		ar.ctx, ar.cancel = context.WithTimeout(ctx, t)
+	}
+	ar.expand = ar.interpolate
+	return ar
+}
+
+// end closes the attempt: its duration is final and its timer released.
+func (ar *attemptRun) end() {
+	ar.a.Duration = ar.r.opts.Now().Sub(ar.a.Started)
+	if ar.cancel != nil {
+		ar.cancel()
+	}
 }
 
 // attempt runs the scenario once from a fresh session. It returns the
 // recorded attempt (Pending when the run was interrupted during it) and
 // whether a failure or error of it is worth retrying.
 func (r *runner) attempt(ctx context.Context, j *job) (a *Attempt, retry bool) {
-	a = r.newAttempt(j.c)
-	defer func() { a.Duration = r.opts.Now().Sub(a.Started) }()
-	ar := &attemptRun{r: r, j: j, a: a, runCtx: ctx, ctx: ctx, clientEnv: j.c.Env}
-	if t := j.sc.Timeout; t > 0 {
-		var cancel context.CancelFunc
-		ar.ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
-	ar.expand = ar.interpolate
+	ar := r.newAttemptRun(ctx, j)
+	defer ar.end()
 	retry = ar.run()
-	return a, retry
+	return ar.a, retry
 }
 
 // run plays the conversation: greeting, then each turn, stopping at the
 // first turn that fails or errors because later turns depend on it.
 func (ar *attemptRun) run() (retry bool) {
 	sc := ar.j.sc
-	greeting, retry := ar.start()
-	if greeting == nil {
+	if sc.Probe != nil {
+		return ar.runProbe()
+	}
+	if ok, retry := ar.open(); !ok {
 		return retry
 	}
-	if sc.Greeting != nil && !ar.check(sc.Greeting, greeting) {
+	if sc.Greeting != nil && !ar.check(sc.Greeting, ar.greeting) {
 		return true
 	}
-	res := greeting.Result
-	for i, t := range sc.Turns {
-		index := i + 1
-		if res.ConversationEnded {
-			ar.fail(assert.Failure{
-				Pos:      t.Pos,
-				Key:      "ended",
-				Message:  "the agent ended the conversation before this turn",
-				Expected: "conversation still open",
-				Actual:   fmt.Sprintf("ended after turn %d", index-1),
-			})
-			return true
+	for _, t := range sc.Turns {
+		if ok, retry := ar.say(t.Pos, t.Say); !ok {
+			return retry
 		}
-		say, err := ar.interpolate(t.Say)
-		if err != nil {
-			ar.errored(&Error{Pos: t.Pos, Kind: KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
-			return false
-		}
-		req := platform.ChatTurn{ClientEnv: ar.clientEnv, ASRLang: ar.asr, TTSLang: ar.tts, Message: say}
-		agent, conv := ar.j.c.Agent, ar.a.ConversationID
-		exch, err := ar.call(t.Pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
-			return ar.r.opts.Chat.SendTurn(ctx, agent, conv, req)
-		})
-		if err != nil {
-			return ar.callFailed(t.Pos, fmt.Sprintf("turn %d", index), err, false)
-		}
-		res = exch.Result
-		if t.Expect != nil && !ar.check(t.Expect, exch) {
+		if t.Expect != nil && !ar.check(t.Expect, ar.last) {
 			return true
 		}
 		for _, cp := range t.Capture {
-			if !ar.capture(index, cp, res) {
+			if !ar.capture(ar.index, cp, ar.last.Result) {
 				return true
 			}
 		}
 	}
+	if ok, retry := ar.confirmSession(); !ok {
+		return retry
+	}
 	ar.a.Status = Passed
 	return false
+}
+
+// open creates the session; ok is false when the attempt ended there.
+func (ar *attemptRun) open() (ok, retry bool) {
+	greeting, retry := ar.start()
+	if greeting == nil {
+		return false, retry
+	}
+	ar.greeting, ar.last = greeting, greeting
+	return true, false
+}
+
+// say sends the next user turn (text may hold ${...}; empty is silence).
+// ok is false when the attempt ended: the conversation was already over,
+// the text could not be expanded, or the call failed.
+func (ar *attemptRun) say(pos diag.Pos, text string) (ok, retry bool) {
+	index := ar.index + 1
+	if ar.last.Result.ConversationEnded {
+		ar.fail(assert.Failure{
+			Pos:      pos,
+			Key:      "ended",
+			Message:  "the agent ended the conversation before this turn",
+			Expected: "conversation still open",
+			Actual:   fmt.Sprintf("ended after turn %d", index-1),
+		})
+		return false, true
+	}
+	say, err := ar.interpolate(text)
+	if err != nil {
+		ar.errored(&Error{Pos: pos, Kind: KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
+		return false, false
+	}
+	req := platform.ChatTurn{ClientEnv: ar.clientEnv, ASRLang: ar.asr, TTSLang: ar.tts, Message: say}
+	agent, conv := ar.j.c.Agent, ar.a.ConversationID
+	exch, err := ar.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
+		return ar.r.opts.Chat.SendTurn(ctx, agent, conv, req)
+	})
+	if err != nil {
+		return false, ar.callFailed(pos, fmt.Sprintf("turn %d", index), err, false)
+	}
+	ar.index, ar.last = index, exch
+	return true, false
 }
 
 // start creates the session and returns the greeting exchange, or nil when

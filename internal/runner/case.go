@@ -33,10 +33,22 @@ func (r *runner) newAttempt(c *Case) *Attempt {
 // The last attempt decides: a pass after a failure is Flaky, and a failure
 // after a pass cannot happen because attempts stop at the first pass.
 func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bool) (st Status, cut bool) {
-	var rng *rand.Rand // created on the first backoff only
-	for n := 0; ; n++ {
+	return r.retryLoop(ctx, j, budget, retryFailed, 0, func(int) (Status, bool) {
 		a, retry := r.attempt(ctx, j)
-		switch a.Status {
+		return a.Status, retry
+	})
+}
+
+// retryLoop is the retry rule of runOnce over any way of making an attempt:
+// try(n) makes attempt n (0 is the first of this run) and returns its
+// status and whether a retry could help. A feature scenario enters it at
+// every step with the attempts its run already used (first), since its
+// attempts span several godog steps.
+func (r *runner) retryLoop(ctx context.Context, j *job, budget int, retryFailed bool, first int, try func(n int) (Status, bool)) (st Status, cut bool) {
+	var rng *rand.Rand // created on the first backoff only
+	for n := first; ; n++ {
+		st, retry := try(n)
+		switch st {
 		case Pending:
 			return Pending, true
 		case Passed:
@@ -45,10 +57,17 @@ func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bo
 			}
 			return Passed, false
 		}
-		if n >= budget || !retry || (a.Status == Failed && !retryFailed) {
-			return a.Status, false
+		if n >= budget || !retry || (st == Failed && !retryFailed) {
+			if st == Errored && failedEarlier(j.c, n) {
+				// An earlier attempt of this run showed a real assertion
+				// break; a later one that errored learnt nothing about the
+				// agent and must not turn the failure into an error
+				// (found by the fault drill, docs/reliability.md).
+				return Failed, false
+			}
+			return st, false
 		}
-		if a.Status == Errored {
+		if st == Errored {
 			if rng == nil {
 				rng = rand.New(rand.NewPCG(uint64(r.opts.Seed), uint64(j.index)))
 			}
@@ -59,13 +78,26 @@ func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bo
 	}
 }
 
+// failedEarlier reports whether an attempt of the current run before its
+// n-th (0-based) and latest one failed. The run's attempts are the last n+1
+// of the case: a repeated scenario numbers all its runs in one sequence.
+func failedEarlier(c *Case, n int) bool {
+	last := len(c.Attempts) - 1
+	for i := max(last-n, 0); i < last; i++ {
+		if c.Attempts[i] != nil && c.Attempts[i].Status == Failed {
+			return true
+		}
+	}
+	return false
+}
+
 // repeat runs a `repeat: N` scenario: N runs from fresh sessions, each
 // retried only when it errored. The case passes when the share of passing
 // runs reaches the pass rate. When it does not, the case is Failed if the
 // rate is out of reach even counting every errored run as a pass (the agent
 // really fell short), and Errored otherwise (the platform kept us from
-// knowing).
-func (r *runner) repeat(ctx context.Context, j *job) {
+// knowing). once(i) makes run i; nil runs the YAML scenario with runOnce.
+func (r *runner) repeat(ctx context.Context, j *job, once func(i int) (Status, bool)) {
 	c, sc := j.c, j.sc
 	rate := sc.PassRate
 	if rate <= 0 {
@@ -75,9 +107,12 @@ func (r *runner) repeat(ctx context.Context, j *job) {
 	rep := &Repeat{Runs: sc.Repeat, PassRate: rate}
 	c.Repeat = rep
 	budget := r.retries(sc)
+	if once == nil {
+		once = func(int) (Status, bool) { return r.runOnce(ctx, j, budget, false) }
+	}
 	errored := 0
 	for i := 0; i < sc.Repeat; i++ {
-		st, cut := r.runOnce(ctx, j, budget, false)
+		st, cut := once(i)
 		if cut {
 			r.cutOff(c)
 			return

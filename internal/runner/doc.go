@@ -26,4 +26,11 @@
 //
 // Cases run concurrently (Options.Parallel) but the Result keeps file and
 // case order, whatever order they finish in.
+//
+// Feature scenarios (scenario.Scenario.Steps) run through one godog run per
+// Run, beside the YAML cases and sharing their Parallel slots. Each godog
+// step drives the same session driver as the YAML loop (feature.go); a
+// failing step with attempts left starts a fresh session and replays the
+// steps before it, so a feature's attempts and verdict are those of the
+// same conversation in YAML.
 package runner

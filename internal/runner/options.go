@@ -99,6 +99,31 @@ type Options struct {
 	Seed int64
 	// Target is copied into Result.Target.
 	Target Target
+	// Records reads what the platform recorded and places probes; it is
+	// needed by scenarios with confirm: or probe: (*platform.Client
+	// satisfies it). Nil errors those scenarios with a config error.
+	Records Records
+	// Webhooks is the receiver that confirm: webhooks waits on; nil errors
+	// the scenarios that expect webhooks.
+	Webhooks Webhooks
+	// Alerts, when set, makes the run end with the alert gate: a firing
+	// rule for an agent of the run (or an account-wide one) is a failed
+	// run-level check in Result.Checks.
+	Alerts Alerts
+	// ConfirmTimeout bounds the wait for a conversation record to exist
+	// (and end), and for each webhook event (default
+	// DefaultConfirmTimeout).
+	ConfirmTimeout time.Duration
+	// ConfirmPoll is the first pause of the backoff between reads of a
+	// record or a call status (default DefaultConfirmPoll).
+	ConfirmPoll time.Duration
+	// Connector returns the SMS connector id (X-TOKEN-ID) of an agent in
+	// an environment; nil or "" errors SMS probes with a config error.
+	Connector func(agent, env string) string
+	// AllowNumber, when set, says whether a probe may call or text a
+	// number (live safety: the target's probe_numbers); a refused number
+	// errors the case with a config error at the probe. Nil allows all.
+	AllowNumber func(number string) bool
 	// LeanAbove is the number of cases above which a run keeps only the
 	// raw JSON of the replies of passing cases, dropping their decoded
 	// metadata (Turn.Reply decodes it again for reports). Failing,
@@ -131,6 +156,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.RetryDelay == 0 {
 		o.RetryDelay = DefaultRetryDelay
+	}
+	if o.ConfirmTimeout <= 0 {
+		o.ConfirmTimeout = DefaultConfirmTimeout
+	}
+	if o.ConfirmPoll <= 0 {
+		o.ConfirmPoll = DefaultConfirmPoll
 	}
 	if o.LeanAbove == 0 {
 		o.LeanAbove = DefaultLeanAbove

@@ -11,6 +11,13 @@ type job struct {
 	file  *File
 	c     *Case
 	sc    *scenario.Scenario
+	// suite is the file the scenario comes from (features are run from
+	// its Source).
+	suite *scenario.Suite
+	// fc is the state of a feature case once godog has started it; it
+	// is set and read by the goroutine that runs the pickle, then read
+	// after godog's Run returned.
+	fc *featureCase
 }
 
 // Plan returns the files and cases a run of suites with opts would execute,
@@ -47,7 +54,7 @@ func plan(suites []*scenario.Suite, opts Options) ([]*File, []*job) {
 				Variant: sc.Start.Variant,
 			}
 			f.Cases = append(f.Cases, c)
-			jobs = append(jobs, &job{index: len(jobs), file: f, c: c, sc: sc})
+			jobs = append(jobs, &job{index: len(jobs), file: f, c: c, sc: sc, suite: s})
 		}
 		if len(f.Cases) > 0 {
 			files = append(files, f)

@@ -190,6 +190,42 @@ type Attempt struct {
 	// Error is the infrastructure problem that ended the attempt (Status
 	// Errored).
 	Error *Error `json:"error,omitempty"`
+	// Confirmations are what was read back from the platform after the
+	// session (confirm:) or by a probe, in order, so a report shows what
+	// was confirmed and not only what failed.
+	Confirmations []*Confirmation `json:"confirmations,omitempty"`
+}
+
+// Kinds of Confirmation.
+const (
+	ConfirmConversation = "conversation"
+	ConfirmHandoffState = "handoff_state"
+	ConfirmWebhook      = "webhook"
+	ConfirmCall         = "call"
+	ConfirmSMS          = "sms"
+)
+
+// Confirmation is one read of what the platform recorded: the conversation
+// record, the handoff state, a webhook event, a probe's call or SMS. It is
+// kept small (one summary line) because a nightly run holds hundreds.
+type Confirmation struct {
+	// Pos is the confirm:, probe: or step that asked for it.
+	Pos diag.Pos `json:"pos"`
+	// Kind is one of the Confirm* constants.
+	Kind string `json:"kind"`
+	// Subject is what was read: a conversation id, a shared id, an event
+	// name, a call sid, a number.
+	Subject string `json:"subject"`
+	// Found is false when the platform had nothing (no record in time,
+	// no event, a call that never reached a final status).
+	Found bool `json:"found"`
+	// Summary is one line of what was found, e.g. "channel=WEBCHAT
+	// in_progress=false num_turns=2 handoff=true".
+	Summary string `json:"summary,omitempty"`
+	// Reads counts the platform reads it took (polling with backoff).
+	Reads int `json:"reads,omitempty"`
+	// Duration is the time spent reading and waiting.
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // Error is an infrastructure problem: where it happened and why.

@@ -52,27 +52,51 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*Result, 
 	}
 	opts.Observer.RunStarted(len(jobs), opts.Target)
 
+	// YAML cases and feature cases run side by side and share one limit:
+	// every running case holds a slot of sem.
+	sem := make(chan struct{}, opts.Parallel)
+	var yamlJobs, featureJobs []*job
+	for _, j := range jobs {
+		if j.sc.IsFeature() {
+			featureJobs = append(featureJobs, j)
+		} else {
+			yamlJobs = append(yamlJobs, j)
+		}
+	}
+	features := make(chan struct{})
+	go func() {
+		defer close(features)
+		r.runFeatures(ctx, featureJobs, sem)
+	}()
+
 	var g errgroup.Group
 	g.SetLimit(opts.Parallel)
 	next := 0
-	for ; next < len(jobs); next++ {
+	for ; next < len(yamlJobs); next++ {
 		// Checked again by each job when it starts: Go blocks while
 		// Parallel cases run, and the run may be stopped meanwhile.
 		if ctx.Err() != nil || r.stopped.Load() {
 			break
 		}
-		j := jobs[next]
+		j := yamlJobs[next]
 		g.Go(func() error {
+			if acquire(ctx, sem) {
+				defer func() { <-sem }()
+			}
 			r.runJob(ctx, j)
 			return nil // a failing case is a result, never a group error
 		})
 	}
 	// Jobs never handed to the group are marked here, without a goroutine
 	// each: after a Ctrl-C on a 20,000-case suite nearly all of them are.
-	for ; next < len(jobs); next++ {
-		r.runJob(ctx, jobs[next])
+	for ; next < len(yamlJobs); next++ {
+		r.runJob(ctx, yamlJobs[next])
 	}
 	_ = g.Wait() // jobs always return nil
+	<-features
+	if opts.Alerts != nil {
+		r.addCheck(res, r.gateAlerts(ctx, res))
+	}
 
 	res.Duration = opts.Now().Sub(res.Started)
 	res.Interrupted = r.interrupted.Load()
@@ -84,6 +108,23 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*Result, 
 // here exactly once, so CaseFinished is called once per case.
 func (r *runner) runJob(ctx context.Context, j *job) {
 	r.execute(ctx, j)
+	r.finishJob(j)
+}
+
+// acquire takes a slot of sem, or gives up when ctx is done (the case is
+// then marked without running).
+func acquire(ctx context.Context, sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// finishJob settles a case that has its verdict: memory, fail-fast and the
+// observer. Every case passes here exactly once.
+func (r *runner) finishJob(j *job) {
 	if r.lean && j.c.Status == Passed {
 		release(j.c)
 	}
@@ -98,17 +139,7 @@ func (r *runner) runJob(ctx context.Context, j *job) {
 // case must not take the process, and every report, down with it.
 func (r *runner) execute(ctx context.Context, j *job) {
 	c, sc := j.c, j.sc
-	switch {
-	case sc.Skip != "":
-		c.Status, c.SkipReason = Skipped, sc.Skip
-		return
-	case ctx.Err() != nil:
-		c.Status, c.SkipReason = Pending, ReasonInterrupted
-		r.interrupted.Store(true)
-		return
-	case r.stopped.Load():
-		c.Status, c.SkipReason = Skipped, ReasonFailFast
-		r.interrupted.Store(true)
+	if !r.gate(ctx, j) {
 		return
 	}
 
@@ -121,15 +152,11 @@ func (r *runner) execute(ctx context.Context, j *job) {
 	}()
 	r.opts.Observer.CaseStarted(j.file, c)
 
-	if c.Agent == "" {
-		a := r.newAttempt(c)
-		a.Status = Errored
-		a.Error = &Error{Pos: sc.Pos, Kind: KindConfig, Message: msgNoAgent}
-		c.Status = Errored
+	if r.noAgent(j) {
 		return
 	}
 	if sc.Repeat > 1 {
-		r.repeat(ctx, j)
+		r.repeat(ctx, j, nil)
 		return
 	}
 	st, cut := r.runOnce(ctx, j, r.retries(sc), true)
@@ -138,6 +165,40 @@ func (r *runner) execute(ctx context.Context, j *job) {
 		return
 	}
 	c.Status = st
+}
+
+// gate decides whether the case runs at all; when it does not, the case
+// has its status (skipped, or pending after an interruption).
+func (r *runner) gate(ctx context.Context, j *job) bool {
+	c, sc := j.c, j.sc
+	switch {
+	case sc.Skip != "":
+		c.Status, c.SkipReason = Skipped, sc.Skip
+		return false
+	case ctx.Err() != nil:
+		c.Status, c.SkipReason = Pending, ReasonInterrupted
+		r.interrupted.Store(true)
+		return false
+	case r.stopped.Load():
+		c.Status, c.SkipReason = Skipped, ReasonFailFast
+		r.interrupted.Store(true)
+		return false
+	}
+	return true
+}
+
+// noAgent errors a case that names no agent anywhere, reporting whether it
+// did.
+func (r *runner) noAgent(j *job) bool {
+	c := j.c
+	if c.Agent != "" {
+		return false
+	}
+	a := r.newAttempt(c)
+	a.Status = Errored
+	a.Error = &Error{Pos: j.sc.Pos, Kind: KindConfig, Message: msgNoAgent}
+	c.Status = Errored
+	return true
 }
 
 // release drops the decoded metadata of a passing case's replies, keeping

@@ -19,10 +19,7 @@ var Envs = []string{"sandbox", "pre-release", "live"}
 // Keys planned by later issues. They are part of the allow-lists so that a
 // file written for a newer agenttest gets a clear message instead of "did
 // you mean"; adding one means adding its decoder where it is reported below.
-var reserved = map[string]string{
-	"confirm": "confirm: (Conversations API confirmations) is not supported by this version of agenttest",
-	"probe":   "probe: (outbound call and SMS probes) is not supported by this version of agenttest",
-}
+var reserved = map[string]string{}
 
 var suiteKeys = keySet{
 	what:       "suite",
@@ -505,6 +502,14 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if p, ok := fields["turns"]; ok {
 		sc.Turns = d.turns(p)
 	}
+	if p, ok := fields["confirm"]; ok {
+		sc.Confirm = d.confirm(p)
+	}
+	if p, ok := fields["probe"]; ok {
+		sc.Probe = d.probe(p)
+		d.probeScenario(item, sc, fields)
+		return sc
+	}
 	if len(sc.Turns) == 0 && !checks {
 		if _, ok := fields["turns"]; !ok {
 			d.errorHint(item, "add turns: [{say: ..., expect: ...}] or greeting checks",
@@ -643,7 +648,8 @@ func (d *decoder) turn(item *yaml.Node) *Turn {
 	}
 	t := &Turn{Pos: d.pos(item)}
 	if p, ok := fields["confirm"]; ok {
-		d.errorf(p.Key, "%s", reserved["confirm"])
+		d.errorHint(p.Key, "write confirm: next to turns:, in the scenario",
+			"confirm: checks the platform's record after the session ends, so it belongs to the scenario, not to a turn")
 	}
 	say, hasSay := fields["say"]
 	if hasSay {

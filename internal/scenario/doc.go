@@ -21,5 +21,7 @@
 // reference names a var, an example column or a capture of an earlier turn.
 //
 // Files are loaded by kind (one function per kind, see loaderFor): YAML
-// suites now, Gherkin features by a later issue.
+// suites, and Gherkin features (see docs/writing-features.md), whose pickles
+// become Scenarios with compiled Steps (internal/steps), tag parameters
+// (@agent:x, @retries:2, ...) applied and positions taken from the AST.
 package scenario

@@ -23,9 +23,12 @@ func FuzzLoadFile(f *testing.F) {
 		if (s == nil) != ds.HasErrors() {
 			t.Fatalf("suite %v with diagnostics:\n%s", s != nil, renderDiags(ds))
 		}
+		if d := recovered(ds); d != nil {
+			t.Fatalf("loader panicked: %s", d.Message)
+		}
 		for _, d := range ds {
-			if d.Pos.File != "f.yaml" || d.Message == "" {
-				t.Fatalf("diagnostic without file or message: %#v", d)
+			if d.Pos.File != "f.yaml" || d.Pos.Line < 1 || d.Message == "" {
+				t.Fatalf("diagnostic without file:line or message: %#v", d)
 			}
 		}
 		IsSuite(src)

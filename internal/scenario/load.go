@@ -53,11 +53,6 @@ func loaderFor(k Kind) func(path string, src []byte) (*Suite, diag.Diagnostics) 
 	return nil
 }
 
-// loadFeature loads a Gherkin feature file. Features are loaded by a later
-// issue; until then Find lists them and Load passes over them without a
-// word, so a tree that mixes both kinds already works.
-func loadFeature(string, []byte) (*Suite, diag.Diagnostics) { return nil, nil }
-
 // skipDirs are directories Find never descends into (unless named
 // explicitly): they hold fixtures and dependencies, not suites.
 var skipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules": true}
@@ -279,6 +274,10 @@ func (d *decoder) syntaxError(err error, src []byte) {
 		msg = m[2]
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		// yaml.v3 gives no line for bytes its reader refuses (control
+		// characters, broken UTF-8); point at the first one instead of at
+		// no line at all (found by FuzzMatcher).
+		pos.Line, pos.Col = firstUnprintable(src)
 	}
 	hint := ""
 	// yaml.v3 sometimes reports the line of the enclosing context instead
@@ -299,6 +298,28 @@ func (d *decoder) syntaxError(err error, src []byte) {
 		Message:  "invalid YAML: " + msg,
 		Hint:     hint,
 	})
+}
+
+// firstUnprintable returns the line and column of the first character YAML
+// does not allow in a stream (YAML 1.2 §5.1: tab, line breaks and printable
+// Unicode only; a leading BOM is fine), or 1, 1 when there is none.
+func firstUnprintable(src []byte) (line, col int) {
+	line, col = 1, 1
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		printable := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
+			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && (r != 0xfeff || i == 0)) || r >= 0x10000
+		if (r == utf8.RuneError && size <= 1) || !printable {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return 1, 1
 }
 
 // lineOf returns the 1-based line n of src without its line ending.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // Suite is one suite file: a YAML suite (or, later, a feature file) with its
@@ -29,6 +30,9 @@ type Suite struct {
 	Vars map[string]string
 	// Scenarios in file order, examples expanded in row order.
 	Scenarios []*Scenario
+	// Source is the text of a feature file, which godog parses again to
+	// run it; nil for YAML suites.
+	Source []byte
 }
 
 // Start is the session parameters of the debug-chat create call.
@@ -112,6 +116,38 @@ type Scenario struct {
 	// The loader sets both to 1 when the file does not.
 	Repeat   int
 	PassRate float64
+	// Steps are the steps of a feature scenario (one Gherkin pickle),
+	// Background steps first; nil for a YAML scenario. Setup steps are
+	// already applied to Agent, Env and Start.
+	Steps []*Step
+	// Pickle is the index of the scenario's pickle among the pickles of
+	// its feature file, in the order Gherkin compiles them; godog's
+	// pickles are matched to scenarios by it.
+	Pickle int
+	// Confirm checks what the platform recorded, after the session ends
+	// (or after the probe); nil checks nothing.
+	Confirm *assert.Confirm
+	// Probe, when set, starts the scenario from an outbound call or an SMS
+	// instead of a debug chat; such a scenario has no turns.
+	Probe *Probe
+}
+
+// IsFeature reports whether the scenario comes from a feature file.
+func (sc *Scenario) IsFeature() bool { return sc.Steps != nil }
+
+// Step is one Gherkin step of a feature scenario, compiled.
+type Step struct {
+	// Pos is the position of the step's keyword.
+	Pos diag.Pos
+	// Keyword is the keyword as written, with its trailing space.
+	Keyword string
+	// Text is the step text after the keyword, placeholders substituted.
+	Text string
+	// DocString and Table are the step argument, when it has one.
+	DocString *string
+	Table     [][]string
+	// Op is what the session driver does for the step.
+	Op *steps.Op
 }
 
 // Turn is one user message and the checks on its reply.

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// confirmOptions are the flags of `agenttest run` for confirmations:
+// the webhook receiver, the alert gate and live safety.
+type confirmOptions struct {
+	// webhookListen and webhookURL start a receiver; webhookSecret reuses
+	// an endpoint already registered for webhookURL.
+	webhookListen, webhookURL, webhookSecret string
+	// gateAlerts ends the run with the alert gate.
+	gateAlerts bool
+	// allowLive allows a run against the live environment.
+	allowLive bool
+}
+
+func (c *confirmOptions) register(f *flags) {
+	f.stringVar(&c.webhookListen, "webhook-listen", config.EnvWebhookListen, "", "receive webhook deliveries on `ADDR` for confirm: webhooks (default with the embedded simulator: 127.0.0.1:0)")
+	f.stringVar(&c.webhookURL, "webhook-url", config.EnvWebhookURL, "", "public `URL` the platform delivers webhooks to (https://; default http://ADDR/ for a loopback --webhook-listen)")
+	f.stringVar(&c.webhookSecret, "webhook-secret", "AGENTTEST_WEBHOOK_SECRET", "", "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
+	f.boolVar(&c.gateAlerts, "gate-alerts", "AGENTTEST_GATE_ALERTS", "after the run, fail it when an alert rule for a tested agent (or the account) is firing")
+	f.boolVar(&c.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow running against the live environment")
+}
+
+func (c *confirmOptions) problems() []string {
+	var out []string
+	if c.webhookURL != "" {
+		if u, err := url.Parse(c.webhookURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", c.webhookURL))
+		}
+	}
+	return out
+}
+
+// applyConfig takes the target's and the file's settings the command line
+// left unset.
+func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Target) {
+	if cfg != nil && cfg.Run.GateAlerts != nil && !fl.isSet("gate-alerts") {
+		c.gateAlerts = *cfg.Run.GateAlerts
+	}
+	if c.webhookListen == "" {
+		c.webhookListen = t.WebhookListen
+	}
+	if c.webhookURL == "" {
+		c.webhookURL = t.WebhookURL
+	}
+	if t.AllowLive {
+		c.allowLive = true
+	}
+}
+
+// selectedScenarios are the scenarios the run's filters keep.
+func selectedScenarios(suites []*scenario.Suite, o *runOptions) []*scenario.Scenario {
+	var out []*scenario.Scenario
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if sc == nil || (o.tagExpr != nil && !o.tagExpr.Match(sc.Tags)) || (o.nameRe != nil && !o.nameRe.MatchString(sc.Name)) {
+				continue
+			}
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// liveSafety refuses, before anything runs, a run that would talk to the
+// live environment without --allow-live, and probes whose numbers the
+// target does not list in probe_numbers. Each problem names what asked
+// for it, with its position.
+func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.Diagnostics {
+	var ds diag.Diagnostics
+	const hint = "pass --allow-live (or set allow_live: true on the target) to test in live on purpose"
+	if !o.allowLive {
+		if t.Env == "live" {
+			ds = ds.Append(diag.Diagnostic{Message: fmt.Sprintf("the run targets the live environment (set by %s) without --allow-live", t.EnvFrom), Hint: hint})
+		}
+		for _, s := range suites {
+			for _, sc := range selectedScenarios([]*scenario.Suite{s}, o) {
+				if sc.Env == "live" || (sc.Env == "" && s.Env == "live") {
+					ds = ds.Append(diag.Diagnostic{Pos: sc.Pos, Message: fmt.Sprintf("scenario %q runs in the live environment (env: live in its suite or scenario, or an @env:live tag) without --allow-live", sc.Name), Hint: hint})
+				}
+			}
+		}
+	}
+	if t.Embedded {
+		return ds // the simulator dials nobody
+	}
+	listed := "the target lists no probe_numbers"
+	if len(t.ProbeNumbers) > 0 {
+		listed = "probe_numbers of target " + t.Name + " (" + t.ProbeNumbersPos.String() + "): " + strings.Join(t.ProbeNumbers, ", ")
+	}
+	for _, sc := range selectedScenarios(suites, o) {
+		pr := sc.Probe
+		if pr == nil {
+			continue
+		}
+		var nums []struct {
+			pos  diag.Pos
+			what string
+			n    string
+		}
+		add := func(pos diag.Pos, what, n string) {
+			if n != "" && !strings.Contains(n, "${") {
+				nums = append(nums, struct {
+					pos  diag.Pos
+					what string
+					n    string
+				}{pos, what, n})
+			}
+		}
+		if c := pr.Call; c != nil {
+			add(c.Pos, "outbound_call: to", c.To)
+		}
+		if s := pr.SMS; s != nil {
+			add(s.Pos, "sms: to", s.To)
+		}
+		for _, n := range nums {
+			if !t.AllowsNumber(n.n) {
+				ds = ds.Append(diag.Diagnostic{Pos: n.pos,
+					Message: fmt.Sprintf("probe of scenario %q would call or text %s, which is not an allowed probe number (%s)", sc.Name, n.n, listed),
+					Hint:    "list the number under probe_numbers: on the target in agenttest.yaml; probes never call or text other numbers"})
+			}
+		}
+	}
+	return ds
+}
+
+// webhookEvents lists the events the selected scenarios confirm, or nil
+// when none does.
+func webhookEvents(scs []*scenario.Scenario) []string {
+	var out []string
+	for _, sc := range scs {
+		if sc.Confirm == nil {
+			continue
+		}
+		for _, w := range sc.Confirm.Webhooks {
+			if !slices.Contains(out, w.Event) {
+				out = append(out, w.Event)
+			}
+		}
+	}
+	return out
+}
+
+// embeddedTweaks adapts the embedded simulator to a run: loopback http://
+// receivers are allowed (the receiver is ours, on 127.0.0.1), and outbound
+// calls connect in a fraction of a second instead of the simulator's
+// realistic 3 s, so probe suites stay quick.
+func embeddedTweaks(o *sim.Options) {
+	o.Webhooks.AllowInsecure = true
+	if o.Webhooks.Backoff == 0 {
+		o.Webhooks.Backoff = 200 * time.Millisecond
+	}
+	if o.Outbound.Queued == 0 {
+		o.Outbound.Queued = 100 * time.Millisecond
+	}
+	if o.Outbound.Calling == 0 {
+		o.Outbound.Calling = 200 * time.Millisecond
+	}
+}
+
+// receiver is a webhook receiver serving for one run, and how to stop it.
+type receiver struct {
+	rcv  *webhook.Receiver
+	stop func()
+}
+
+// startReceiver starts the run's webhook receiver when one is configured,
+// or, on the embedded simulator, when a selected scenario confirms
+// webhooks. It registers (or reuses) the endpoint and removes at the end
+// an endpoint it registered. nil means no receiver.
+func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, events []string) (*receiver, error) {
+	listen := c.webhookListen
+	if listen == "" {
+		if !t.Embedded || len(events) == 0 {
+			return nil, nil
+		}
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, usageErrorf("run: --webhook-listen %s: %v", listen, err)
+	}
+	public := c.webhookURL
+	if public == "" {
+		host, _, _ := net.SplitHostPort(ln.Addr().String())
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			ln.Close()
+			return nil, usageErrorf("run: --webhook-url is required when --webhook-listen is not a loopback address: give the public https:// URL that reaches %s", ln.Addr())
+		}
+		public = "http://" + ln.Addr().String() + "/"
+	}
+	now := st.Now
+	if now == nil {
+		now = time.Now
+	}
+	rcv := webhook.NewReceiver(webhook.Options{Now: now})
+	srv := &http.Server{Handler: rcv, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	shutdown := func() {
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}
+	if len(events) == 0 {
+		events = webhook.DefaultEvents
+	}
+	ep, secret, err := webhook.Register(ctx, client, public, events, c.webhookSecret)
+	if err != nil {
+		shutdown()
+		return nil, fmt.Errorf("run: register webhook endpoint %s: %s", public, redact(err.Error(), t.Secrets()))
+	}
+	rcv.SetSecret(secret)
+	created := c.webhookSecret == "" || secret != c.webhookSecret
+	return &receiver{rcv: rcv, stop: func() {
+		if created {
+			// Registered by this run, so removed by it: nightly runs must
+			// not pile endpoints up on the platform.
+			cleanup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := client.DeleteWebhook(cleanup, ep.ID); err != nil && !platform.IsNotFound(err) {
+				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, redact(err.Error(), t.Secrets()))
+			}
+		}
+		shutdown()
+	}}, nil
+}
+
+// confirmRunOptions fills the runner options of confirmations, probes and
+// the gate.
+func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, client *platform.Client, rcv *receiver, embedded *embeddedSim) {
+	ro.Records = client
+	if rcv != nil {
+		ro.Webhooks = rcv.rcv
+	}
+	if c.gateAlerts {
+		ro.Alerts = client
+	}
+	ro.AllowNumber = t.AllowsNumber
+	ro.Connector = func(agent, env string) string {
+		if embedded != nil {
+			return embedded.info.ConnectorIDs[agent][env]
+		}
+		return t.SMSConnectorID
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// writeTree writes files (path → content) under a new directory.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const greetSuite = "suite: greet\nagent: clinic\nscenarios:\n  - name: greets\n    turns:\n      - say: hello\n"
+
+const probeSuite = `suite: probes
+agent: clinic
+scenarios:
+  - name: allowed call
+    probe: {outbound_call: {to: "+447700900001"}, within: 10s}
+  - name: unlisted sms
+    probe: {sms: {to: "+447700900777", message: hi}}
+`
+
+func TestLiveSafetyRefusals(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	remote := simEnv(s)
+	remote["AGENTTEST_AGENT_ID"] = "clinic"
+	withProbes := "targets:\n  remote:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    probe_numbers: [\"+44 7700 900001\"]\n"
+	type testCase struct {
+		name  string
+		files map[string]string
+		env   map[string]string
+		args  []string
+		want  []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := writeTree(t, tc.files)
+		c := newCLI(t, dir, tc.env, tc.args...)
+		if code := c.run(t); code != exitUsage {
+			t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, c.stdout, c.stderr)
+		}
+		if strings.Contains(c.stdout.String(), "running ") {
+			t.Errorf("something ran before the refusal:\n%s", c.stdout)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(c.stderr.String(), w) {
+				t.Errorf("stderr lacks %q:\n%s", w, c.stderr)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name:  "env flag",
+			files: map[string]string{"suites/greet.yaml": greetSuite},
+			args:  []string{"run", "--env", "live", "suites"},
+			want:  []string{"live environment (set by --env) without --allow-live", "--allow-live"},
+		},
+		{
+			name:  "env variable",
+			files: map[string]string{"suites/greet.yaml": greetSuite},
+			env:   map[string]string{"AGENTTEST_ENV": "live"},
+			args:  []string{"run", "suites"},
+			want:  []string{"set by AGENTTEST_ENV"},
+		},
+		{
+			name:  "suite env",
+			files: map[string]string{"suites/greet.yaml": strings.Replace(greetSuite, "agent: clinic\n", "agent: clinic\nenv: live\n", 1)},
+			args:  []string{"run", "suites"},
+			want:  []string{"suites/greet.yaml:5:5", `scenario "greets" runs in the live environment (env: live in its suite or scenario`},
+		},
+		{
+			name:  "target env",
+			files: map[string]string{"suites/greet.yaml": greetSuite, "agenttest.yaml": "targets:\n  prod:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    env: live\n"},
+			env:   remote,
+			args:  []string{"run", "--target", "prod", "suites"},
+			want:  []string{`set by target "prod" env (agenttest.yaml:4:10)`},
+		},
+		{
+			name:  "unlisted probe number",
+			files: map[string]string{"suites/probes.yaml": probeSuite, "agenttest.yaml": withProbes},
+			env:   remote,
+			args:  []string{"run", "--target", "remote", "suites"},
+			want:  []string{"suites/probes.yaml:7:13", "+447700900777, which is not an allowed probe number", "probe_numbers of target remote (agenttest.yaml:4:20)"},
+		},
+		{
+			name:  "no probe numbers at all",
+			files: map[string]string{"suites/probes.yaml": probeSuite},
+			env:   remote,
+			args:  []string{"run", "suites"},
+			want:  []string{"suites/probes.yaml:5:13", "suites/probes.yaml:7:13", "the target lists no probe_numbers"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestAllowLiveAndProbeNumbers runs what the refusals refuse once allowed:
+// a live run with --allow-live, a probe to a listed number written with
+// separators.
+func TestAllowLiveAndProbeNumbers(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
+	env := simEnv(s)
+	env["AGENTTEST_AGENT_ID"] = "clinic"
+	dir := writeTree(t, map[string]string{
+		"suites/probes.yaml": strings.Split(probeSuite, "  - name: unlisted sms")[0],
+		"agenttest.yaml":     "targets:\n  remote:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    allow_live: true\n    probe_numbers: [\"+44 7700 900001\"]\n",
+	})
+	c := newCLI(t, dir, env, "run", "--target", "remote", "--env", "live", "suites")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, c.stdout, c.stderr)
+	}
+}
+
+// TestAlertGateInReports fires a rule on the simulator and checks that the
+// gate fails the run and appears in the console, JUnit and JSON.
+func TestAlertGateInReports(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1, TickInterval: 10 * time.Millisecond})
+	env := simEnv(s)
+	env["AGENTTEST_AGENT_ID"] = "clinic"
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeTree(t, map[string]string{"suites/greet.yaml": greetSuite})
+
+	c := newCLI(t, dir, env, "run", "--gate-alerts", "suites")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("no rule: exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	if _, err := client.CreateAlertRule(context.Background(), platform.AlertRuleRequest{
+		Name: "clinic volume", ProjectID: "clinic", Metric: "call_volume", Operator: ">=", ThresholdValue: 1, WindowDuration: "5m"}); err != nil {
+		t.Fatal(err)
+	}
+	c = newCLI(t, dir, env, "run", "--gate-alerts", "--junit", "out/junit.xml", "--json", "out/result.json", "suites")
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("firing rule: exit %d, want %d\n%s%s", code, exitFailed, c.stdout, c.stderr)
+	}
+	for _, want := range []string{"FAIL alert gate", `alerts.call_volume: alert firing (agent clinic): rule "clinic volume"`, "call_volume >= 1 over 5m"} {
+		if !strings.Contains(c.stdout.String(), want) {
+			t.Errorf("console lacks %q:\n%s", want, c.stdout)
+		}
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "out/junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(junit), `name="alert gate"`) || !strings.Contains(string(junit), "clinic volume") {
+		t.Errorf("JUnit lacks the gate:\n%s", junit)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out/result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Checks []struct {
+			Name     string `json:"name"`
+			Status   string `json:"status"`
+			Attempts []struct {
+				Failures []struct {
+					Key string `json:"key"`
+				} `json:"failures"`
+			} `json:"attempts"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Checks) != 1 || doc.Checks[0].Name != "alert gate" || doc.Checks[0].Status != "failed" ||
+		len(doc.Checks[0].Attempts) != 1 || doc.Checks[0].Attempts[0].Failures[0].Key != "alerts.call_volume" {
+		t.Errorf("JSON checks = %+v", doc.Checks)
+	}
+}
+
+// TestConfirmationsInReports runs the shipped confirmations suite and
+// checks that what was confirmed is in the JSON report.
+func TestConfirmationsInReports(t *testing.T) {
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "--json", filepath.Join(t.TempDir(), "r.json"), "suites/confirmations.yaml")
+	out := c.st.Args[2]
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kind": "webhook"`, `"subject": "handoff.created"`, `"kind": "call"`, `"kind": "sms"`, `"kind": "handoff_state"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s", want)
+		}
+	}
+}

@@ -1,0 +1,441 @@
+package main
+
+// Fault drills: the shipped suites run through the whole CLI in-process
+// against the embedded simulator with faults injected through
+// AGENTTEST_SIM_FLAGS, and every report is cross-checked. The CI size runs
+// each fault alone and all together once; AGENTTEST_DRILL=N runs each mix
+// over N seeds (docs/reliability.md).
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// drillRounds is how many seeds each fault mix is run with: 1 in CI, more
+// with AGENTTEST_DRILL=N.
+func drillRounds(t *testing.T) int {
+	v := os.Getenv("AGENTTEST_DRILL")
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("AGENTTEST_DRILL=%q: want a number of rounds, 1 or more", v)
+	}
+	return n
+}
+
+// passingTrees are the shipped suite trees that pass against the
+// simulator; the drill runs whatever suite files and feature files they
+// hold at the time, so new examples join the drill on their own.
+func passingTrees(t *testing.T) []string {
+	var trees []string
+	for _, d := range []string{"suites", "examples", "features"} {
+		if fi, err := os.Stat(filepath.Join(repoRoot, d)); err == nil && fi.IsDir() {
+			trees = append(trees, d)
+		}
+	}
+	if len(trees) == 0 {
+		t.Fatal("no suite trees to drill")
+	}
+	return trees
+}
+
+// faultMix is one drill: `agenttest sim` flags for the embedded simulator.
+type faultMix struct {
+	name  string
+	flags string
+	// recovered: every case must pass, possibly as flaky, because the
+	// retry policy covers every fault of the mix.
+	recovered bool
+	// retried: some case must show more than one attempt.
+	retried bool
+}
+
+const (
+	mix500     = "--error-500=0.1"
+	mix429     = "--error-429=0.05 --retry-after=1s"
+	mixTimeout = "--chat-timeout=0.02"
+	mixDrop    = "--drop=0.01"
+	mixJitter  = "--latency=2ms --jitter=8ms"
+)
+
+var faultMixes = []faultMix{
+	{name: "500s", flags: mix500},
+	// A 429 is refused before processing, so the client re-sends even a
+	// turn after Retry-After: nothing is left for the runner to retry.
+	{name: "429s", flags: mix429, recovered: true},
+	{name: "chat-timeouts", flags: mixTimeout},
+	{name: "dropped-connections", flags: mixDrop},
+	{name: "jitter", flags: mixJitter, recovered: true},
+	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter}, " "), retried: true},
+}
+
+// TestFaultDrill runs the passing suites under each fault mix with
+// --retries 2. Whatever the faults, each case has one verdict in every
+// report, and none is a failure: a fault is an error of the harness's
+// world, never a claim about the agent.
+func TestFaultDrill(t *testing.T) {
+	leaks := goroutineCheck(t)
+	rounds := drillRounds(t)
+	trees := passingTrees(t)
+	for _, mix := range faultMixes {
+		t.Run(mix.name, func(t *testing.T) {
+			attempts, errored, cases := 0, 0, 0
+			for round := range rounds {
+				seed := int64(round + 1)
+				r := drillRun(t, mix.flags, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
+				if r.code != exitOK && r.code != exitFailed {
+					t.Fatalf("seed %d: exit %d\nstdout:\n%s\nstderr:\n%s", seed, r.code, r.stdout, r.stderr)
+				}
+				for _, c := range r.cases() {
+					cases++
+					if c.Repeat == nil {
+						// A repeat: N scenario makes N attempts anyway.
+						attempts = max(attempts, len(c.Attempts))
+					}
+					switch c.Status {
+					case "failed":
+						t.Errorf("seed %d: %s:%d %s failed under faults alone:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.describe())
+					case "errored":
+						errored++
+						if mix.recovered {
+							t.Errorf("seed %d: %s:%d %s errored though the retry policy covers %s:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, mix.name, c.describe())
+						}
+						last := c.Attempts[len(c.Attempts)-1]
+						if last.Error == nil || last.Error.Message == "" || last.Error.Kind == "" {
+							t.Errorf("seed %d: %s errored without a cause: %s", seed, c.Name, c.describe())
+						} else if c.Repeat == nil && len(c.Attempts) < 2 && !retryHopeless(last.Error.Message) {
+							// Every shipped scenario has at least one retry
+							// (--retries 2, or its own retries: 1).
+							t.Errorf("seed %d: %s errored without a retry:\n%s", seed, c.Name, c.describe())
+						}
+					}
+				}
+				if r.code == exitFailed && !strings.Contains(r.stdout, " errored,") {
+					t.Errorf("seed %d: exit 1 without errored cases\n%s", seed, r.stdout)
+				}
+			}
+			// Well under a quarter of the cases may stay errored: three
+			// attempts must beat a 10% fault rate almost always.
+			if errored*4 > cases {
+				t.Errorf("%d of %d cases errored: retries do not recover", errored, cases)
+			}
+			if mix.retried && attempts < 2 {
+				t.Errorf("no case took more than one attempt: retries are invisible")
+			}
+			t.Logf("%s: %d cases over %d rounds, %d errored, at most %d attempts", mix.name, cases, rounds, errored, attempts)
+		})
+	}
+	leaks()
+}
+
+// retryHopeless says whether an error is one the runner rightly does not
+// retry (a retry cannot help), so fewer than 3 attempts are expected.
+func retryHopeless(msg string) bool {
+	return strings.Contains(msg, "interrupted")
+}
+
+// TestFaultDrillKeepsFailures runs examples-failing under heavy faults:
+// retries may re-run a failing scenario, but a real assertion break is
+// never turned into a pass, a flaky pass or an error.
+func TestFaultDrillKeepsFailures(t *testing.T) {
+	leaks := goroutineCheck(t)
+	rounds := 3 * drillRounds(t)
+	failedSeen := 0
+	for round := range rounds {
+		seed := int64(round + 1)
+		// A 30% rate of 500s makes "failed, then errored on retry"
+		// common, the sequence that could hide a failure.
+		r := drillRun(t, "--error-500=0.3 "+mixTimeout+" "+mixDrop, seed, "examples-failing", "--retries", "2", "--seed", strconv.FormatInt(seed, 10))
+		if r.code != exitFailed {
+			t.Fatalf("seed %d: exit %d, want %d\n%s%s", seed, r.code, exitFailed, r.stdout, r.stderr)
+		}
+		for _, c := range r.cases() {
+			everFailed := false
+			for _, a := range c.Attempts {
+				everFailed = everFailed || a.Status == "failed"
+			}
+			switch {
+			case c.Status == "passed" || c.Status == "flaky":
+				t.Errorf("seed %d: deliberate failure %q reported %s", seed, c.Name, c.Status)
+			case everFailed && c.Status != "failed":
+				t.Errorf("seed %d: %q failed an attempt but is reported %s:\n%s", seed, c.Name, c.Status, c.describe())
+			case c.Status == "failed":
+				failedSeen++
+			}
+		}
+	}
+	if failedSeen == 0 {
+		t.Error("no deliberate failure was reported as failed")
+	}
+	leaks()
+}
+
+// drillResult is one in-process run and everything it left behind.
+type drillResult struct {
+	code           int
+	stdout, stderr string
+	junit          drillJUnit
+	json           drillJSON
+}
+
+// drillJSON is the part of the JSON report the drills read.
+type drillJSON struct {
+	Run struct {
+		Interrupted bool `json:"interrupted"`
+	} `json:"run"`
+	Files []struct {
+		Path  string      `json:"path"`
+		Cases []drillCase `json:"cases"`
+	} `json:"files"`
+}
+
+type drillCase struct {
+	Name string `json:"name"`
+	Pos  struct {
+		File string `json:"file"`
+		Line int    `json:"line"`
+	} `json:"pos"`
+	Status     string `json:"status"`
+	SkipReason string `json:"skip_reason"`
+	Repeat     *struct {
+		Runs int `json:"runs"`
+	} `json:"repeat"`
+	Attempts []struct {
+		Number int    `json:"number"`
+		Status string `json:"status"`
+		Error  *struct {
+			Message string `json:"message"`
+			Kind    string `json:"kind"`
+		} `json:"error"`
+		Failures []struct {
+			Message string `json:"message"`
+		} `json:"failures"`
+	} `json:"attempts"`
+}
+
+// key names a case the same way in every report: file:line name.
+func (c drillCase) key() string { return fmt.Sprintf("%s:%d %s", c.Pos.File, c.Pos.Line, c.Name) }
+
+func (c drillCase) describe() string {
+	var b strings.Builder
+	for _, a := range c.Attempts {
+		fmt.Fprintf(&b, "  attempt %d: %s", a.Number, a.Status)
+		if a.Error != nil {
+			fmt.Fprintf(&b, " (%s) %s", a.Error.Kind, a.Error.Message)
+		}
+		for _, f := range a.Failures {
+			fmt.Fprintf(&b, " %s", f.Message)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func (r *drillResult) cases() []drillCase {
+	var out []drillCase
+	for _, f := range r.json.Files {
+		out = append(out, f.Cases...)
+	}
+	return out
+}
+
+// drillJUnit is an independent view of the JUnit schema.
+type drillJUnit struct {
+	XMLName xml.Name `xml:"testsuites"`
+	Tests   int      `xml:"tests,attr"`
+	Suites  []struct {
+		Tests int `xml:"tests,attr"`
+		Cases []struct {
+			Name      string    `xml:"name,attr"`
+			File      string    `xml:"file,attr"`
+			Line      int       `xml:"line,attr"`
+			Failure   *struct{} `xml:"failure"`
+			Error     *struct{} `xml:"error"`
+			Skipped   *struct{} `xml:"skipped"`
+			SystemOut string    `xml:"system-out"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// drillRun runs `agenttest run ARGS --junit --json` in-process with the
+// simulator flags, parses both reports and checks that the console, the
+// JUnit and the JSON report each hold exactly one verdict per case, the
+// same one.
+func drillRun(t *testing.T, simFlags string, seed int64, args ...string) *drillResult {
+	t.Helper()
+	out := t.TempDir()
+	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
+	env := examplesEnv()
+	env[simFlagsEnv] = simFlags
+	c := newCLI(t, repoRoot, env, append(append([]string{"run"}, args...), "--junit", junitPath, "--json", jsonPath)...)
+	r := &drillResult{code: c.run(t)}
+	r.stdout, r.stderr = c.stdout.String(), c.stderr.String()
+	jb, err := os.ReadFile(junitPath)
+	if err != nil {
+		t.Fatalf("seed %d: no JUnit report (exit %d): %v\n%s%s", seed, r.code, err, r.stdout, r.stderr)
+	}
+	if err := xml.Unmarshal(jb, &r.junit); err != nil {
+		t.Fatalf("seed %d: JUnit is not well-formed: %v", seed, err)
+	}
+	if err := wellFormedXML(jb); err != nil {
+		t.Fatalf("seed %d: JUnit is not well-formed: %v", seed, err)
+	}
+	sb, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatalf("seed %d: no JSON report: %v", seed, err)
+	}
+	if err := json.Unmarshal(sb, &r.json); err != nil {
+		t.Fatalf("seed %d: JSON report does not parse: %v", seed, err)
+	}
+	crossCheck(t, r)
+	return r
+}
+
+// wellFormedXML reads every token, which catches what Unmarshal into a
+// partial struct skips over (bad characters in CDATA, unclosed elements).
+func wellFormedXML(b []byte) error {
+	d := xml.NewDecoder(strings.NewReader(string(b)))
+	for {
+		_, err := d.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// verdictLine is a case's line in the console output: the status word at
+// the start of the line, then file:line name.
+var verdictLine = regexp.MustCompile(`^(PASS|FLAKY|FAIL|ERROR|SKIP|PENDING) (.+)$`)
+
+var consoleWord = map[string]string{
+	"passed": "PASS", "flaky": "FLAKY", "failed": "FAIL", "errored": "ERROR", "skipped": "SKIP", "pending": "PENDING",
+}
+
+// junitVerdict maps a JSON status onto the JUnit element that carries it.
+var junitVerdict = map[string]string{
+	"passed": "", "flaky": "", "failed": "failure", "errored": "error", "skipped": "skipped", "pending": "skipped",
+}
+
+// crossCheck proves the three outputs agree case by case.
+func crossCheck(t *testing.T, r *drillResult) {
+	t.Helper()
+	cases := r.cases()
+	// JSON: each case once.
+	want := map[string]string{}
+	for _, c := range cases {
+		if _, dup := want[c.key()]; dup {
+			t.Errorf("JSON report holds %s twice", c.key())
+		}
+		want[c.key()] = c.Status
+	}
+	// Console: one verdict line per case, with the JSON's status.
+	seen := map[string]int{}
+	lines := 0
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := verdictLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		lines++
+		found := false
+		for _, c := range cases {
+			title := c.key()
+			if rest, ok := strings.CutPrefix(m[2], title); ok && (rest == "" || strings.HasPrefix(rest, " (")) {
+				found = true
+				seen[title]++
+				if consoleWord[c.Status] != m[1] {
+					t.Errorf("console says %s for %s, JSON %s", m[1], title, c.Status)
+				}
+				break
+			}
+		}
+		if !found {
+			t.Errorf("console verdict for a case the JSON report lacks: %q", sc.Text())
+		}
+	}
+	if lines != len(cases) {
+		t.Errorf("console has %d verdict lines, JSON %d cases", lines, len(cases))
+	}
+	for k := range want {
+		if seen[k] != 1 {
+			t.Errorf("console has %d verdicts for %s, want 1", seen[k], k)
+		}
+	}
+	// JUnit: the same cases with the matching element.
+	if r.junit.Tests != len(cases) {
+		t.Errorf("JUnit counts %d tests, JSON %d cases", r.junit.Tests, len(cases))
+	}
+	got := map[string]int{}
+	for _, s := range r.junit.Suites {
+		for _, tc := range s.Cases {
+			k := fmt.Sprintf("%s:%d %s", tc.File, tc.Line, tc.Name)
+			got[k]++
+			status, ok := want[k]
+			if !ok {
+				t.Errorf("JUnit has a case the JSON report lacks: %s", k)
+				continue
+			}
+			el := ""
+			n := 0
+			for name, p := range map[string]bool{"failure": tc.Failure != nil, "error": tc.Error != nil, "skipped": tc.Skipped != nil} {
+				if p {
+					el = name
+					n++
+				}
+			}
+			if n > 1 || el != junitVerdict[status] {
+				t.Errorf("JUnit marks %s with <%s> (%d verdict elements), JSON says %s", k, el, n, status)
+			}
+		}
+	}
+	for k := range want {
+		if got[k] != 1 {
+			t.Errorf("JUnit holds %s %d times, want 1", k, got[k])
+		}
+	}
+}
+
+// goroutineCheck records the number of goroutines now; the returned func
+// waits for the count to settle back and fails with every stack when it
+// does not. The drills are not parallel tests, so nothing else runs
+// meanwhile (top-level parallel tests wait for the serial ones).
+func goroutineCheck(t *testing.T) func() {
+	before := runtime.NumGoroutine()
+	return func() {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("goroutines leaked: %d before, %d after\n%s", before, n, buf)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+// End-to-end tests of feature files through the CLI: one run over YAML
+// suites and features gives one JUnit report; lint names undefined steps.
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// featureJUnit is the part of the JUnit report these tests read.
+type featureJUnit struct {
+	Suites []struct {
+		Name  string `xml:"name,attr"`
+		File  string `xml:"file,attr"`
+		Cases []struct {
+			Name      string `xml:"name,attr"`
+			File      string `xml:"file,attr"`
+			Line      int    `xml:"line,attr"`
+			SystemOut string `xml:"system-out"`
+			Failure   *struct {
+				Message string `xml:"message,attr"`
+				Body    string `xml:",chardata"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+func TestRunMixedFilesOneJUnit(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "junit.xml")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "--parallel", "16", "--junit", out,
+		"suites", "features", "examples", "cmd/agenttest/testdata/featurefail")
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailed, c.stdout, c.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc featureJUnit
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("JUnit does not parse: %v", err)
+	}
+	yamlSuites, featureSuites, featureCases := 0, 0, 0
+	var failure string
+	for _, s := range doc.Suites {
+		if !strings.HasSuffix(s.File, ".feature") {
+			yamlSuites++
+			continue
+		}
+		featureSuites++
+		for _, tc := range s.Cases {
+			featureCases++
+			if tc.File != s.File || tc.Line <= 0 {
+				t.Errorf("%s: testcase %q at %s:%d", s.File, tc.Name, tc.File, tc.Line)
+			}
+			if !strings.Contains(tc.SystemOut, "transcript (conversation ") {
+				t.Errorf("%s: testcase %q has no transcript:\n%s", s.File, tc.Name, tc.SystemOut)
+			}
+			if tc.Failure != nil {
+				failure = tc.Failure.Message + "\n" + tc.Failure.Body
+			}
+		}
+	}
+	if yamlSuites < 6 || featureSuites < 8 || featureCases < 25 {
+		t.Errorf("%d YAML suites, %d feature files with %d cases", yamlSuites, featureSuites, featureCases)
+	}
+	for _, want := range []string{
+		`cmd/agenttest/testdata/featurefail/fail.feature:5:5: Then the agent's reply contains "how many guests": reply does not contain the expected text`,
+		`expected: contains "how many guests"`,
+		"> I'd like to book a table",
+	} {
+		if !strings.Contains(failure, want) {
+			t.Errorf("failure lacks %q:\n%s", want, failure)
+		}
+	}
+}
+
+func TestLintUndefinedStep(t *testing.T) {
+	c := newCLI(t, repoRoot, nil, "lint", "cmd/agenttest/testdata/featurelint")
+	if code := c.run(t); code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitUsage, c.stdout, c.stderr)
+	}
+	out := c.stdout.String()
+	for _, want := range []string{
+		`cmd/agenttest/testdata/featurelint/bad.feature:5:5: undefined step "Then the agents reply contain \"hello\""`,
+		`closest defined steps: Then the agent's reply contains "how many"`,
+		`Then the agents reply contain "hello"`, // the source line
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestListFeatures(t *testing.T) {
+	c := newCLI(t, repoRoot, nil, "list", "--tags", "@emergency", "features", "examples")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	out := c.stdout.String()
+	for _, want := range []string{"features/clinic.feature:30", "examples/features/clinic.feature:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "chest pain") {
+		t.Errorf("list shows an unselected row:\n%s", out)
+	}
+}

@@ -1,0 +1,183 @@
+package main
+
+// Interruption with a real process: the agenttest binary is built, run
+// against the shipped suites on a slow embedded simulator, and sent
+// SIGINT or SIGTERM mid-run. Unlike the in-process tests of main_test.go,
+// this covers main's signal wiring and the exit status the shell sees.
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// agenttestBinary builds the agenttest command into a temporary
+// directory; the build cache makes every build after the first a link.
+func agenttestBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		if gobin, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go command to build agenttest with")
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "agenttest")
+	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startSlowRun starts `agenttest run suites` with every call of the
+// embedded simulator slowed down, so the run takes seconds.
+func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
+	t.Helper()
+	bin := agenttestBinary(t)
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "suites", "--parallel", "2",
+		"--junit", filepath.Join(out, "junit.xml"), "--json", filepath.Join(out, "result.json"))
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=150ms"}
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, stdout, stderr
+}
+
+// waitUntil polls until cond holds or fails the test after d.
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// exitStatus waits for the child and returns its exit code, failing the
+// test when it does not end within d.
+func exitStatus(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err == nil {
+			return 0
+		}
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		t.Fatalf("wait: %v", err)
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("agenttest did not exit within %s of the signal", d)
+	}
+	return -1
+}
+
+func TestSignalMidRun(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := t.TempDir()
+			cmd, stdout, stderr := startSlowRun(t, out)
+			// Some verdicts are in, many cases are still to come.
+			waitUntil(t, 60*time.Second, "a first verdict", func() bool { return strings.Contains(stdout.String(), "\nPASS ") })
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := exitStatus(t, cmd, 10*time.Second); code != exitInterrupted {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout, stderr)
+			}
+			if !strings.Contains(stderr.String(), "interrupted: stopping the run and writing reports") {
+				t.Errorf("stderr does not say what happens: %s", stderr)
+			}
+			r := &drillResult{code: exitInterrupted, stdout: stdout.String(), stderr: stderr.String()}
+			jb, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+			if err != nil {
+				t.Fatalf("no JUnit report: %v", err)
+			}
+			if err := xml.Unmarshal(jb, &r.junit); err != nil || wellFormedXML(jb) != nil {
+				t.Fatalf("JUnit is not well-formed: %v", err)
+			}
+			sb, err := os.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatalf("no JSON report: %v", err)
+			}
+			if err := json.Unmarshal(sb, &r.json); err != nil {
+				t.Fatalf("JSON report does not parse: %v", err)
+			}
+			if !r.json.Run.Interrupted {
+				t.Error("JSON report does not say the run was interrupted")
+			}
+			counts := map[string]int{}
+			for _, c := range r.cases() {
+				counts[c.Status]++
+				if c.Status == "pending" && c.SkipReason == "" {
+					t.Errorf("%s is pending without saying why", c.Name)
+				}
+			}
+			if counts["passed"] < 1 || counts["pending"] < 1 {
+				t.Errorf("want finished and unfinished cases, got %v", counts)
+			}
+			if counts["failed"]+counts["errored"] > 0 {
+				t.Errorf("an interruption turned cases into failures or errors: %v", counts)
+			}
+			// Every case has one verdict in the console and in both
+			// reports, the unfinished ones included.
+			crossCheck(t, r)
+			if !strings.Contains(r.stdout, "run interrupted:") {
+				t.Errorf("summary does not say the run was interrupted:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestSecondSignalExitsAtOnce makes the conclusion of an interrupted run
+// block: its JUnit report goes to a named pipe nobody reads, so writing it
+// never ends. A second SIGINT must end the process anyway, with 130.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	out := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(out, "junit.xml"), 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	cmd, stdout, stderr := startSlowRun(t, out)
+	waitUntil(t, 60*time.Second, "a first verdict", func() bool { return strings.Contains(stdout.String(), "\nPASS ") })
+	cmd.Process.Signal(syscall.SIGINT)
+	waitUntil(t, 10*time.Second, "the summary of the interrupted run", func() bool { return strings.Contains(stdout.String(), "run interrupted:") })
+	// Signals of one kind do not queue: send the second once the first
+	// has been handled, as a user pressing Ctrl-C again would.
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitStatus(t, cmd, 5*time.Second); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, stderr)
+	}
+	if s := stderr.String(); !strings.Contains(s, "interrupted again: exiting without waiting") {
+		t.Errorf("stderr does not show the second interrupt: %s", s)
+	}
+}

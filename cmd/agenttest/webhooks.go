@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+const webhooksUsage = `Usage: agenttest webhooks listen [flags]
+
+Runs a webhook receiver alone, for debugging an integration: it listens on
+--listen, registers an endpoint for --url on the target (or reuses the one
+registered for that URL when --secret gives its signing secret), verifies
+the signature of every delivery, and prints one line per event until
+interrupted:
+
+  2026-03-01T12:00:00Z conversation.completed conversation=c1 env=sandbox {"num_turns":4,...}
+  2026-03-01T12:00:01Z REJECTED signature mismatch: ... (type=handoff.created conversation=c2, unverified)
+
+The target is resolved as for 'agenttest run' (--target, AGENTTEST_*,
+agenttest.yaml). The platform requires an https:// URL: put the receiver
+behind a tunnel or proxy and give its public URL. Without --url a loopback
+--listen address is registered as http://ADDR/, which only a local
+simulator started with --allow-http-webhooks accepts. An endpoint this
+command registered is deleted when it stops.
+`
+
+// webhooksOptions are the flags of `agenttest webhooks listen`.
+type webhooksOptions struct {
+	listen, url, events, secret string
+	target, config, brand       string
+}
+
+func cmdWebhooks(ctx context.Context, st *State, args []string) error {
+	if len(args) == 0 {
+		io.WriteString(st.Stderr, webhooksUsage)
+		return usageErrorf("webhooks: no subcommand given (want listen)")
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		_, err := parseWebhooksOptions(st, []string{"--help"})
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	if args[0] != "listen" {
+		return usageErrorf("webhooks: unknown subcommand %q (want listen)\nRun 'agenttest help webhooks' for usage.", args[0])
+	}
+	return webhooksListen(ctx, st, args[1:])
+}
+
+func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
+	o := &webhooksOptions{}
+	f := newFlags(st, "webhooks", webhooksUsage)
+	f.stringVar(&o.listen, "listen", "AGENTTEST_WEBHOOK_LISTEN", "127.0.0.1:8787", "listen on `ADDR` for deliveries")
+	f.stringVar(&o.url, "url", "AGENTTEST_WEBHOOK_URL", "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
+	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
+	f.stringVar(&o.secret, "secret", "AGENTTEST_WEBHOOK_SECRET", "", "signing `SECRET` of an endpoint already registered for --url, to reuse it")
+	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
+	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.stringVar(&o.brand, "brand", "AGENTTEST_BRAND", platform.DefaultBrand, "brand `WORD` of the X-<Brand>-Signature header")
+	pos, err := f.parse(args)
+	if err != nil {
+		return nil, err
+	}
+	problems := append([]string(nil), f.problems...)
+	if len(pos) > 0 {
+		problems = append(problems, fmt.Sprintf("unexpected arguments %s", strings.Join(pos, " ")))
+	}
+	if o.url != "" {
+		if u, err := url.Parse(o.url); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("--url %q must be an absolute http(s) URL", o.url))
+		}
+	}
+	for _, e := range o.eventList() {
+		if !slices.Contains(platform.WebhookEvents, e) {
+			problems = append(problems, fmt.Sprintf("--events: unknown event %q (known: %s)", e, strings.Join(platform.WebhookEvents, ", ")))
+		}
+	}
+	if len(o.eventList()) == 0 {
+		problems = append(problems, "--events names no event")
+	}
+	if len(problems) > 0 {
+		return nil, usageErrorf("webhooks listen: %s\nRun 'agenttest help webhooks' for usage.", strings.Join(problems, "\nwebhooks listen: "))
+	}
+	return o, nil
+}
+
+func (o *webhooksOptions) eventList() []string {
+	var out []string
+	for _, e := range strings.Split(o.events, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func webhooksListen(ctx context.Context, st *State, args []string) error {
+	o, err := parseWebhooksOptions(st, args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	if err != nil {
+		return err
+	}
+	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}})
+	if diags.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+		return reported(exitUsage)
+	}
+	if tgt.Embedded {
+		// The embedded simulator lives for one command and nothing would
+		// drive it: there is nothing to listen to.
+		return usageErrorf("webhooks listen: no target configured; start 'agenttest sim --allow-http-webhooks' and set AGENTTEST_BUILD_URL and AGENTTEST_BUILD_KEY, or use --target")
+	}
+	secrets := tgt.Secrets()
+	transport := platform.NewTransport(platform.DefaultMaxPerHost)
+	defer transport.CloseIdleConnections()
+	client, err := platform.New(platform.Config{
+		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Brand: o.brand, Now: st.Now,
+		HTTPClient: &http.Client{Transport: transport},
+	})
+	if err != nil {
+		return usageErrorf("target %s: %s", tgt.Name, redact(err.Error(), secrets))
+	}
+
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return usageErrorf("webhooks listen: --listen %s: %v", o.listen, err)
+	}
+	public := o.url
+	if public == "" {
+		host, _, _ := net.SplitHostPort(ln.Addr().String())
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			ln.Close()
+			return usageErrorf("webhooks listen: --url is required when --listen is not a loopback address: give the public https:// URL that reaches %s", ln.Addr())
+		}
+		public = "http://" + ln.Addr().String() + "/"
+	}
+
+	out := &lineWriter{w: newRedactor(st.Stdout, secrets)}
+	now := st.Now
+	if now == nil {
+		now = time.Now
+	}
+	rcv := webhook.NewReceiver(webhook.Options{
+		Brand:    o.brand,
+		Now:      now,
+		OnEvent:  func(ev webhook.Event) { out.line(eventLine(ev)) },
+		OnReject: func(r webhook.Rejection) { out.line(rejectionLine(r)) },
+	})
+	srv := &http.Server{Handler: rcv, ReadHeaderTimeout: 5 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() {
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+
+	ep, secret, err := webhook.Register(ctx, client, public, o.eventList(), o.secret)
+	if err != nil {
+		return fmt.Errorf("webhooks listen: register %s on target %s: %s", public, tgt.Name, redact(err.Error(), secrets))
+	}
+	rcv.SetSecret(secret)
+	created := o.secret == "" || secret != o.secret
+	if created {
+		// Registered here, so removed here: a debugging session must not
+		// leave endpoints behind on the platform.
+		defer func() {
+			cleanup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := client.DeleteWebhook(cleanup, ep.ID); err != nil && !platform.IsNotFound(err) {
+				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, redact(err.Error(), secrets))
+			}
+		}()
+	}
+	verb := "registered"
+	if !created {
+		verb = "reusing"
+	}
+	out.line(fmt.Sprintf("agenttest: listening on %s; %s endpoint %s for %s (events: %s); interrupt to stop",
+		ln.Addr(), verb, ep.ID, public, strings.Join(o.eventList(), ", ")))
+
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-served:
+		return fmt.Errorf("webhooks listen: serve: %w", err)
+	}
+}
+
+// lineWriter writes whole lines from concurrent deliveries, one at a time.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) line(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, s+"\n")
+}
+
+func eventLine(ev webhook.Event) string {
+	var b strings.Builder
+	b.WriteString(ev.ReceivedAt.UTC().Format(time.RFC3339))
+	b.WriteString(" " + ev.Type)
+	if ev.ConversationID != "" {
+		b.WriteString(" conversation=" + ev.ConversationID)
+	}
+	if ev.Environment != "" {
+		b.WriteString(" env=" + ev.Environment)
+	}
+	if data, err := json.Marshal(ev.Data); err == nil && len(ev.Data) > 0 {
+		b.WriteString(" ")
+		b.Write(data)
+	}
+	return b.String()
+}
+
+func rejectionLine(r webhook.Rejection) string {
+	s := r.ReceivedAt.UTC().Format(time.RFC3339) + " REJECTED " + r.Reason
+	var about []string
+	if r.Type != "" {
+		about = append(about, "type="+r.Type)
+	}
+	if r.ConversationID != "" {
+		about = append(about, "conversation="+r.ConversationID)
+	}
+	if len(about) > 0 {
+		s += " (" + strings.Join(about, " ") + ", unverified)"
+	}
+	return s
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// waitFor polls the buffer until it matches re or the deadline passes.
+func waitFor(t *testing.T, b *syncBuffer, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(b.String()); m != nil {
+			return m
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("output never matched %s:\n%s", re, b.String())
+	return nil
+}
+
+func TestWebhooksListen(t *testing.T) {
+	s := simtest.Start(t, sim.Options{
+		Seed:         4,
+		TickInterval: 10 * time.Millisecond,
+		Outbound:     sim.OutboundOptions{Queued: time.Millisecond, Calling: time.Millisecond},
+		Webhooks:     sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1},
+	})
+	c := newCLI(t, "testdata/pass", simEnv(s), "webhooks", "listen", "--listen", "127.0.0.1:0")
+	done := make(chan int, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done <- exitCode(run(ctx, c.st), c.stderr)
+	}()
+	m := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered endpoint (whe_\w+) for (\S+) `))
+	addr, id := m[1], m[2]
+
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	list, err := client.ListWebhooks(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != id {
+		t.Fatalf("endpoints = %+v, %v; want %s", list, err, id)
+	}
+
+	// A completed outbound call is delivered, verified and printed.
+	call, err := client.PlaceCall(ctx, platform.CallRequest{To: "+447700900001", AgentID: s.AgentIDs[0], Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv string
+	for deadline := time.Now().Add(5 * time.Second); conv == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		st, err := client.CallStatus(ctx, call.SID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv = st.ConversationID
+	}
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z conversation\.completed conversation=`+regexp.QuoteMeta(conv)+` env=sandbox \{.*"channel":"VOICE-SIP"`))
+
+	// A forged delivery is refused and printed with the reason.
+	forged := `{"id":"evt_forged","type":"handoff.created","data":{"conversation_id":"c-forged","environment":"live"}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(forged))
+	req.Header.Set("X-Vendor-Signature", strings.Repeat("ab", 32))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("forged delivery answered %d, want 401", resp.StatusCode)
+	}
+	waitFor(t, c.stdout, regexp.MustCompile(`REJECTED signature mismatch: .* \(type=handoff\.created conversation=c-forged, unverified\)`))
+
+	c.sigs <- struct{}{}
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, c.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("listener did not stop on interrupt")
+	}
+	// The endpoint it registered is gone.
+	if list, err := client.ListWebhooks(ctx); err != nil || len(list) != 0 {
+		t.Errorf("endpoints after stop = %+v, %v; want none", list, err)
+	}
+}
+
+func TestWebhooksListenUsage(t *testing.T) {
+	type testCase struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		c := newCLI(t, "testdata/pass", tc.env, tc.args...)
+		if code := c.run(t); code != exitUsage {
+			t.Fatalf("exit %d, want %d: %s", code, exitUsage, c.stderr)
+		}
+		if !strings.Contains(c.stderr.String(), tc.want) {
+			t.Errorf("stderr does not say %q:\n%s", tc.want, c.stderr)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "no subcommand", args: []string{"webhooks"}, want: "no subcommand given"},
+		{name: "unknown subcommand", args: []string{"webhooks", "serve"}, want: `unknown subcommand "serve"`},
+		{name: "unknown event", args: []string{"webhooks", "listen", "--events", "conversation.complete"}, want: `unknown event "conversation.complete"`},
+		{name: "bad url", args: []string{"webhooks", "listen", "--url", "hook"}, want: `--url "hook" must be an absolute http(s) URL`},
+		{name: "no target", args: []string{"webhooks", "listen"}, want: "no target configured"},
+		{name: "public listen without url", args: []string{"webhooks", "listen", "--listen", "0.0.0.0:0"},
+			env: map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:9", "AGENTTEST_BUILD_KEY": "k"}, want: "--url is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

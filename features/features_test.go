@@ -1,0 +1,94 @@
+// Package features_test runs the acceptance features of agenttest: the
+// .feature files of this directory, against the embedded simulator and
+// its example agents, through the same loader, runner and reports as
+// `agenttest run features`.
+package features_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// load loads the features under dirs of the repository, failing on any
+// diagnostic: the shipped features must lint clean.
+func load(t *testing.T, dirs ...string) []*scenario.Suite {
+	t.Helper()
+	suites, diags := scenario.Load(os.DirFS(".."), dirs)
+	for _, d := range diags {
+		t.Errorf("%s", d)
+	}
+	if len(suites) == 0 {
+		t.Fatalf("no features under %v", dirs)
+	}
+	return suites
+}
+
+func TestAcceptance(t *testing.T) {
+	suites := load(t, "features", "examples/features")
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	tr := platform.NewTransport(64)
+	t.Cleanup(tr.CloseIdleConnections)
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey, HTTPClient: &http.Client{Transport: tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := runner.Run(ctx, suites, runner.Options{
+		Chat:       client,
+		Parallel:   8,
+		RetryDelay: -1,
+		Observer:   report.NewHuman(&out, report.HumanOptions{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			n++
+			if c.Status != runner.Passed && c.Status != runner.Skipped {
+				t.Errorf("%s %s: %s", c.Pos, c.Name, c.Status)
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("only %d cases ran", n)
+	}
+	if t.Failed() {
+		t.Logf("run:\n%s", out.String())
+	}
+}
+
+// TestVocabularyIsExercised: every registered step is used by a feature
+// that passes above, so each one is proven end to end.
+func TestVocabularyIsExercised(t *testing.T) {
+	lib := scenario.Steps()
+	used := make([]bool, len(lib.Defs()))
+	for _, s := range load(t, "features", "examples/features") {
+		for _, sc := range s.Scenarios {
+			for _, st := range sc.Steps {
+				for _, i := range lib.Match(st.Text) {
+					used[i] = true
+				}
+			}
+		}
+	}
+	for i, d := range lib.Defs() {
+		if !used[i] {
+			t.Errorf("no feature uses %q", d.Example)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package assert
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+func fptr(v float64) *float64 { return &v }
+func sptr(s string) *string   { return &s }
+func bptr(b bool) *bool       { return &b }
+
+// record is the conversation the confirmation tests read.
+func record() *platform.Conversation {
+	return &platform.Conversation{
+		ID: "conv-1", AccountID: "ws-sim00001", ProjectID: "clinic", Environment: "sandbox",
+		StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Channel: "WEBCHAT",
+		InProgress: false, NumTurns: 4, TotalDuration: 30, Handoff: true,
+		HandoffReason: "urgent symptoms", HandoffDestination: "on_call_nurse",
+		Metrics: map[string][]string{"CALL_TURN": {"t1", "t2", "t3", "t4"}, "BOOKED": {"true"}},
+		State:   map[string]any{"booking_code": "BK-42", "patient": map[string]any{"age": 41.0}},
+		Turns: []platform.ConversationTurn{
+			{AgentResponse: "Hello"},
+			{UserInput: "book", Intents: []string{"book_appointment"}},
+			{UserInput: "chest pain", Intents: []string{"urgent_symptoms", "book_appointment"}},
+			{UserInput: "ok"},
+		},
+	}
+}
+
+func TestCheckConversation(t *testing.T) {
+	type testCase struct {
+		name  string
+		cc    *ConversationChecks
+		conv  *platform.Conversation // nil: record()
+		keys  []string               // failure keys, in order; none: passes
+		msg   string                 // part of the first message
+		clear bool                   // check a nil record
+	}
+	run := func(t *testing.T, tc testCase) {
+		conv := tc.conv
+		if conv == nil && !tc.clear {
+			conv = record()
+		}
+		fails := CheckConversation(tc.cc, conv, nil)
+		var keys []string
+		for _, f := range fails {
+			keys = append(keys, f.Key)
+		}
+		if strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
+			t.Fatalf("failure keys = %v, want %v (%+v)", keys, tc.keys, fails)
+		}
+		if tc.msg != "" && !strings.Contains(fails[0].Message, tc.msg) {
+			t.Errorf("message %q does not say %q", fails[0].Message, tc.msg)
+		}
+		for _, f := range fails {
+			if f.Pos.IsZero() {
+				t.Errorf("failure %s has no position", f.Key)
+			}
+		}
+	}
+	field := func(name string, fc FieldCheck) *ConversationChecks {
+		fc.Field, fc.Pos = name, at(3)
+		return &ConversationChecks{Pos: at(2), Fields: []FieldCheck{fc}}
+	}
+	for _, tc := range []testCase{
+		{name: "number value passes", cc: field("num_turns", FieldCheck{Number: &Number{Value: fptr(4)}})},
+		{name: "number value fails", cc: field("num_turns", FieldCheck{Number: &Number{Value: fptr(5)}}),
+			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 4, expected 5"},
+		{name: "number range passes", cc: field("total_duration", FieldCheck{Number: &Number{Min: fptr(10), Max: fptr(60)}})},
+		{name: "number min fails", cc: field("num_ood", FieldCheck{Number: &Number{Min: fptr(1)}}),
+			keys: []string{"confirm.conversation.num_ood"}, msg: "num_ood is 0, expected at least 1"},
+		{name: "bool passes", cc: field("handoff", FieldCheck{Bool: &Bool{Value: true}})},
+		{name: "bool fails", cc: field("in_progress", FieldCheck{Bool: &Bool{Value: true}}),
+			keys: []string{"confirm.conversation.in_progress"}, msg: "in_progress is false, expected true"},
+		{name: "text exact passes", cc: field("channel", FieldCheck{Text: &Text{Exact: sptr("WEBCHAT")}})},
+		{name: "text exact fails", cc: field("environment", FieldCheck{Text: &Text{Exact: sptr("live")}}),
+			keys: []string{"confirm.conversation.environment"}, msg: "conversation environment is not the expected value"},
+		{name: "text contains passes", cc: field("handoff_reason", FieldCheck{Text: &Text{Contains: sptr("urgent")}})},
+		{name: "text contains fails", cc: field("handoff_destination", FieldCheck{Text: &Text{Contains: sptr("billing")}}),
+			keys: []string{"confirm.conversation.handoff_destination"}, msg: "does not contain"},
+		{name: "started_at renders ISO 8601", cc: field("started_at", FieldCheck{Text: &Text{Matches: sptr(`^2026-03-01T12:00:00\.000Z$`)}})},
+		{name: "metric value and count pass", cc: &ConversationChecks{Pos: at(2), Metrics: []MetricCheck{
+			{Pos: at(3), Name: "BOOKED", Match: &Text{Exact: sptr("true")}},
+			{Pos: at(4), Name: "CALL_TURN", Count: intp(4)},
+		}}},
+		{name: "metric fails", cc: &ConversationChecks{Pos: at(2), Metrics: []MetricCheck{
+			{Pos: at(3), Name: "CALL_TURN", Count: intp(2)},
+			{Pos: at(4), Name: "HANDOFF_TO", Present: bptr(true)},
+		}}, keys: []string{"confirm.conversation.metrics.CALL_TURN", "confirm.conversation.metrics.HANDOFF_TO"}, msg: "written 4 times, expected 2 times"},
+		{name: "state passes", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{
+			{Pos: at(3), Key: "booking_code", Present: bptr(true)},
+			{Pos: at(4), Key: "patient.age", Match: &Text{Exact: sptr("41")}},
+			{Pos: at(5), Key: "ghost", Present: bptr(false)},
+		}}},
+		{name: "state fails", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{
+			{Pos: at(3), Key: "booking_code", Match: &Text{Matches: sptr(`^XX-`)}},
+			{Pos: at(4), Key: "ghost", Present: bptr(true)},
+		}}, keys: []string{"confirm.conversation.state.booking_code", "confirm.conversation.state.ghost"}, msg: `state "booking_code" does not match`},
+		{name: "turns pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(4)},
+			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"book_appointment", "urgent_symptoms"}, Excludes: []string{"cancel"}}}}},
+		{name: "turns fail", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Min: fptr(6)},
+			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"cancel"}, Excludes: []string{"urgent_symptoms"}}}},
+			keys: []string{"confirm.conversation.turns.count", "confirm.conversation.turns.intents.includes", "confirm.conversation.turns.intents.excludes"},
+			msg:  "conversation has 4 turns, expected at least 6"},
+		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(4)}}},
+			conv: &platform.Conversation{ID: "c", NumTurns: 4},
+			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
+		{name: "no record", cc: &ConversationChecks{Pos: at(2)}, clear: true, keys: []string{"confirm.conversation"}, msg: "no conversation record"},
+		{name: "nil checks", cc: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func intp(n int) *int { return &n }
+
+func TestCheckConversationOrderAndRefs(t *testing.T) {
+	cc := &ConversationChecks{Pos: at(2),
+		Fields: []FieldCheck{
+			{Pos: at(5), Field: "channel", Text: &Text{Exact: sptr("VOICE-SIP")}},
+			{Pos: at(3), Field: "id", Text: &Text{Exact: sptr("${conv}")}},
+		},
+		State: []StateCheck{{Pos: at(4), Key: "booking_code", Match: &Text{Exact: sptr("${code}")}}},
+	}
+	expand := func(s string) (string, error) {
+		switch s {
+		case "${conv}":
+			return "conv-1", nil
+		case "${code}":
+			return "", fmt.Errorf("unknown variable ${code}")
+		}
+		return s, nil
+	}
+	fails := CheckConversation(cc, record(), expand)
+	if len(fails) != 2 || fails[0].Key != "confirm.conversation.state.booking_code" || fails[1].Key != "confirm.conversation.channel" {
+		t.Fatalf("failures = %+v, want the unresolved ref (line 4) then the channel (line 5)", fails)
+	}
+	if !strings.Contains(fails[0].Message, "${code}") {
+		t.Errorf("message %q does not name the reference", fails[0].Message)
+	}
+}
+
+func TestConversationInProgress(t *testing.T) {
+	if (*ConversationChecks)(nil).InProgress() != nil {
+		t.Error("nil checks ask for in_progress")
+	}
+	cc := &ConversationChecks{Fields: []FieldCheck{{Field: "in_progress", Bool: &Bool{Value: false}}}}
+	if v := cc.InProgress(); v == nil || *v {
+		t.Errorf("InProgress = %v, want false", v)
+	}
+	for _, f := range ConversationFields {
+		if k, ok := ConversationFieldKind(f.Name); !ok || k != f.Kind {
+			t.Errorf("kind of %s", f.Name)
+		}
+	}
+	if _, ok := ConversationFieldKind("numTurns"); ok {
+		t.Error("numTurns is not a reference name")
+	}
+}
+
+func TestCheckHandoffState(t *testing.T) {
+	hs := &platform.HandoffState{ID: "conv-1", SharedID: "case-9", Data: map[string]any{"reason": "urgent_symptoms", "caller": map[string]any{"id": "P-7"}}}
+	type testCase struct {
+		name string
+		hc   *HandoffStateCheck
+		hs   *platform.HandoffState
+		keys []string
+		msg  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		fails := CheckHandoffState(tc.hc, tc.hs, nil)
+		var keys []string
+		for _, f := range fails {
+			keys = append(keys, f.Key)
+		}
+		if strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
+			t.Fatalf("failure keys = %v, want %v (%+v)", keys, tc.keys, fails)
+		}
+		if tc.msg != "" && !strings.Contains(fails[0].Message, tc.msg) {
+			t.Errorf("message %q does not say %q", fails[0].Message, tc.msg)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "passes", hs: hs, hc: &HandoffStateCheck{Pos: at(2), Data: []StateCheck{
+			{Pos: at(3), Key: "reason", Match: &Text{Exact: sptr("urgent_symptoms")}},
+			{Pos: at(4), Key: "caller.id", Present: bptr(true)},
+		}}},
+		{name: "value fails", hs: hs, hc: &HandoffStateCheck{Pos: at(2), Data: []StateCheck{
+			{Pos: at(3), Key: "reason", Match: &Text{Exact: sptr("billing")}},
+		}}, keys: []string{"confirm.handoff_state.data.reason"}, msg: `handoff data "reason" is not the expected value`},
+		{name: "missing key", hs: hs, hc: &HandoffStateCheck{Pos: at(2), Data: []StateCheck{{Pos: at(3), Key: "queue"}}},
+			keys: []string{"confirm.handoff_state.data.queue"}, msg: `handoff data has no key "queue"`},
+		{name: "no record by shared id", hc: &HandoffStateCheck{Pos: at(2), SharedID: "case-1"},
+			keys: []string{"confirm.handoff_state"}, msg: `shared id "case-1"`},
+		{name: "existence only", hs: hs, hc: &HandoffStateCheck{Pos: at(2)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestWebhookFailure(t *testing.T) {
+	w := WebhookCheck{Pos: at(7), Event: "handoff.created"}
+	f := WebhookFailure(w, fmt.Errorf("no verified event arrived: 1 delivery rejected: signature mismatch: %w", context.DeadlineExceeded))
+	if f.Key != "confirm.webhooks.handoff.created" || f.Pos != w.Pos || !strings.Contains(f.Message, "signature mismatch") {
+		t.Errorf("failure = %+v", f)
+	}
+	if f := WebhookFailure(w, nil); !strings.Contains(f.Message, "did not arrive") {
+		t.Errorf("failure = %+v", f)
+	}
+}

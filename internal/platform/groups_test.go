@@ -1,0 +1,398 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// simClock is a settable clock shared by the simulator and the client's
+// retry sleeps: a sleep advances it, so rate limits and call timings play
+// out without waiting.
+type simClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newSimClock() *simClock { return &simClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *simClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *simClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func (c *simClock) sleep(ctx context.Context, d time.Duration) error {
+	c.Advance(d)
+	return ctx.Err()
+}
+
+func TestOutboundCallAgainstSim(t *testing.T) {
+	clk := newSimClock()
+	s := simtest.Start(t, sim.Options{Seed: 5, Now: clk.Now, TickInterval: time.Hour, Outbound: sim.OutboundOptions{
+		Queued: time.Second, Calling: 2 * time.Second, Retention: time.Hour, Unreachable: []string{"+447700900999"},
+	}})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond})
+	ctx := context.Background()
+	agentID := s.AgentIDs[0]
+
+	call, err := c.PlaceCall(ctx, CallRequest{To: "+447700900001", AgentID: agentID, Env: "sandbox", Metadata: map[string]any{"reason": "reminder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(call.SID, "OUT-") || call.Status != CallQueued {
+		t.Fatalf("call = %+v, want an OUT- sid, queued", call)
+	}
+	st, err := c.CallStatus(ctx, call.SID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != CallQueued || st.Final() || st.To != "+447700900001" || st.Env != "sandbox" {
+		t.Fatalf("status = %+v, want queued for +447700900001 in sandbox", st)
+	}
+	clk.Advance(1500 * time.Millisecond)
+	if st, err = c.CallStatus(ctx, call.SID); err != nil || st.Status != CallCalling {
+		t.Fatalf("status = %+v, %v; want calling", st, err)
+	}
+	clk.Advance(2 * time.Second)
+	st, err = c.CallStatus(ctx, call.SID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != CallSuccess || !st.Final() || st.ConversationID == "" {
+		t.Fatalf("status = %+v, want success with a conversation", st)
+	}
+	conv, err := c.GetConversation(ctx, agentID, st.ConversationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conv.Channel != "VOICE-SIP" || conv.State["call_sid"] != call.SID {
+		t.Errorf("conversation channel %q, call_sid %v; want VOICE-SIP and %s", conv.Channel, conv.State["call_sid"], call.SID)
+	}
+
+	// An unreachable number ends in failure, with the reason.
+	bad, err := c.PlaceCall(ctx, CallRequest{To: "+447700900999", AgentID: agentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(4 * time.Second)
+	if st, err := c.CallStatus(ctx, bad.SID); err != nil || st.Status != CallFailure || st.FailureReason == "" {
+		t.Fatalf("status = %+v, %v; want failure with a reason", st, err)
+	}
+
+	// After the retention the status is gone: a recognisable not-found.
+	clk.Advance(2 * time.Hour)
+	_, err = c.CallStatus(ctx, call.SID)
+	if !IsNotFound(err) {
+		t.Fatalf("after retention: err = %v, want a not-found", err)
+	}
+	for _, want := range []string{call.SID, "about 2h after it ends", "404"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestPlaceCallErrors(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 6})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
+	ctx := context.Background()
+	type testCase struct {
+		name string
+		req  CallRequest
+		want []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		_, err := c.PlaceCall(ctx, tc.req)
+		if err == nil {
+			t.Fatal("no error")
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not mention %q", err, w)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "no number", req: CallRequest{}, want: []string{"destination number is empty"}},
+		{name: "not a number", req: CallRequest{To: "call me", AgentID: s.AgentIDs[0]}, want: []string{"POST /v1/outbound-calling", "400", "not a phone number"}},
+		{name: "unprovisioned agent number", req: CallRequest{To: "+447700900001", AgentID: s.AgentIDs[0], AgentNumber: "+15550000000"}, want: []string{"400", "not provisioned"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+
+	// The auth token header carries the runtime key: a wrong key is 401.
+	wrong, err := New(Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: "nope", Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wrong.PlaceCall(ctx, CallRequest{To: "+447700900001", AgentID: s.AgentIDs[0]}); !IsAuth(err) {
+		t.Errorf("wrong key: err = %v, want 401", err)
+	}
+}
+
+func TestSendSMSAgainstSim(t *testing.T) {
+	clk := newSimClock()
+	s := simtest.Start(t, sim.Options{Seed: 7, Now: clk.Now, TickInterval: time.Hour, SMSRate: 1})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, Sleep: clk.sleep, Rand: func() float64 { return 0 }})
+	ctx := context.Background()
+	agentID := s.AgentIDs[0]
+	conn := s.Info.ConnectorIDs[agentID]["sandbox"]
+
+	res, err := c.SendSMS(ctx, SMSRequest{To: "+447700900002", Message: "Reply YES to confirm", ConnectorID: conn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ConversationID == "" || res.Env != "sandbox" || res.AgentNumber != s.Info.EnvNumbers[agentID]["sandbox"] {
+		t.Fatalf("result = %+v, want a sandbox conversation from %s", res, s.Info.EnvNumbers[agentID]["sandbox"])
+	}
+	conv, err := c.GetConversation(ctx, agentID, res.ConversationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !conv.InProgress || len(conv.Turns) == 0 || conv.Turns[0].AgentResponse != "Reply YES to confirm" {
+		t.Errorf("conversation = in_progress %v, turns %+v; want open with the message as greeting", conv.InProgress, conv.Turns)
+	}
+
+	// The second SMS within the second meets the rate limit: the client
+	// honours Retry-After (the sleep advances the clock) and succeeds.
+	before := clk.Now()
+	if _, err := c.SendSMS(ctx, SMSRequest{To: "+447700900003", Message: "again", ConnectorID: conn}); err != nil {
+		t.Fatalf("rate-limited SMS was not retried to success: %v", err)
+	}
+	if waited := clk.Now().Sub(before); waited < time.Second {
+		t.Errorf("waited %s before the retry, want at least the Retry-After of 1s", waited)
+	}
+
+	// Without retries the 429 comes back, recognisable.
+	once := simClient(t, s, RetryPolicy{MaxAttempts: 1})
+	_, err = once.SendSMS(ctx, SMSRequest{To: "+447700900004", Message: "third", ConnectorID: conn})
+	if !IsRateLimited(err) {
+		t.Errorf("err = %v, want a 429", err)
+	}
+
+	clk.Advance(time.Minute)
+	_, err = c.SendSMS(ctx, SMSRequest{To: "+447700900005", Message: "hi", AgentNumber: "+15550000000", ConnectorID: conn})
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+		t.Fatalf("unprovisioned number: err = %v, want a 400", err)
+	}
+	for _, want := range []string{"+15550000000", "provisioned"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+
+	_, err = c.SendSMS(ctx, SMSRequest{To: "+447700900005", Message: "hi", ConnectorID: "CONN-unknown"})
+	if !IsAuth(err) || !strings.Contains(err.Error(), "CONN-unknown") {
+		t.Errorf("unknown connector: err = %v, want a 401 naming it", err)
+	}
+	_, err = c.SendSMS(ctx, SMSRequest{})
+	if err == nil || !strings.Contains(err.Error(), "recipient number is empty") || !strings.Contains(err.Error(), "X-TOKEN-ID") {
+		t.Errorf("empty request: err = %v, want every problem named", err)
+	}
+}
+
+func TestAlertRulesAgainstSim(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 8})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
+	ctx := context.Background()
+	agentID := s.AgentIDs[0]
+
+	rule, err := c.CreateAlertRule(ctx, AlertRuleRequest{Name: "volume", ProjectID: agentID, Metric: "call_volume", Operator: ">=", ThresholdValue: 1, WindowDuration: "5m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rule.ID == "" || rule.Metric != "call_volume" || rule.ThresholdValue != 1 || !rule.Enabled || rule.ProjectID != agentID {
+		t.Fatalf("rule = %+v", rule)
+	}
+	got, err := c.GetAlertRule(ctx, rule.ID)
+	if err != nil || got.ID != rule.ID || got.Name != "volume" {
+		t.Fatalf("get = %+v, %v", got, err)
+	}
+	other, err := c.CreateAlertRule(ctx, AlertRuleRequest{Metric: "api_errors", ThresholdValue: 0, WindowDuration: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.ListAlertRules(ctx, AlertRuleFilter{})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list = %+v, %v; want 2 rules", list, err)
+	}
+	list, err = c.ListAlertRules(ctx, AlertRuleFilter{Metric: "api_errors"})
+	if err != nil || len(list) != 1 || list[0].ID != other.ID {
+		t.Fatalf("filtered list = %+v, %v; want the api_errors rule", list, err)
+	}
+
+	// No traffic yet: nothing fires. One conversation makes call_volume 1.
+	if firing, err := c.FiringAlerts(ctx); err != nil || len(firing) != 0 {
+		t.Fatalf("firing = %+v, %v; want none", firing, err)
+	}
+	if _, err := c.StartChat(ctx, agentID, ChatStart{ClientEnv: "sandbox"}); err != nil {
+		t.Fatal(err)
+	}
+	firing, err := c.FiringAlerts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *Alert
+	for i := range firing {
+		if firing[i].RuleID == rule.ID {
+			found = &firing[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("firing = %+v, want rule %s", firing, rule.ID)
+	}
+	if d := found.Describe(); !strings.Contains(d, `rule "volume"`) || !strings.Contains(d, "call_volume >= 1 over 5m") {
+		t.Errorf("Describe = %q", d)
+	}
+
+	disabled := false
+	up, err := c.UpdateAlertRule(ctx, rule.ID, AlertRuleUpdate{Enabled: &disabled})
+	if err != nil || up.Enabled {
+		t.Fatalf("update = %+v, %v; want disabled", up, err)
+	}
+	if err := c.DeleteAlertRule(ctx, rule.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetAlertRule(ctx, rule.ID); !IsNotFound(err) {
+		t.Errorf("after delete: err = %v, want 404", err)
+	}
+	_, err = c.CreateAlertRule(ctx, AlertRuleRequest{Metric: "nonsense", ThresholdValue: 1, WindowDuration: "5m"})
+	if err == nil || !strings.Contains(err.Error(), "400") || !strings.Contains(err.Error(), "metric") {
+		t.Errorf("bad metric: err = %v, want a 400 naming the field", err)
+	}
+}
+
+func TestAlertRuleCap(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 9})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		if _, err := c.CreateAlertRule(ctx, AlertRuleRequest{Metric: "call_volume", ThresholdValue: 100, WindowDuration: "60m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.CreateAlertRule(ctx, AlertRuleRequest{Metric: "call_volume", ThresholdValue: 100, WindowDuration: "60m"})
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusConflict {
+		t.Fatalf("11th rule: err = %v, want 409", err)
+	}
+}
+
+func TestWebhookEndpointsAgainstSim(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 10, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
+	ctx := context.Background()
+
+	ep, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://127.0.0.1:9/hook", Description: "test", Events: []string{EventConversationCompleted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !webhookIDRe.MatchString(ep.ID) || ep.SigningSecret == "" || !ep.Enabled || len(ep.Events) != 1 {
+		t.Fatalf("endpoint = %+v", ep)
+	}
+	list, err := c.ListWebhooks(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != ep.ID || list[0].SigningSecret != "" {
+		t.Fatalf("list = %+v, %v; want the endpoint without its secret", list, err)
+	}
+	timeout := 2000
+	up, err := c.UpdateWebhook(ctx, ep.ID, WebhookUpdate{EventTypes: []string{EventConversationCompleted, EventHandoffCreated}, TimeoutMS: &timeout})
+	if err != nil || len(up.Events) != 2 || up.TimeoutMS != 2000 {
+		t.Fatalf("update = %+v, %v", up, err)
+	}
+	got, err := c.GetWebhook(ctx, ep.ID)
+	if err != nil || got.TimeoutMS != 2000 {
+		t.Fatalf("get = %+v, %v", got, err)
+	}
+	if err := c.DeleteWebhook(ctx, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetWebhook(ctx, ep.ID); !IsNotFound(err) {
+		t.Errorf("after delete: err = %v, want 404", err)
+	}
+	if _, err := c.GetWebhook(ctx, "whe_bad-id"); err == nil || !strings.Contains(err.Error(), "^whe_") {
+		t.Errorf("bad id: err = %v, want the pattern named", err)
+	}
+	_, err = c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://example.com/hook", Events: []string{EventConversationCompleted}})
+	if err == nil || !strings.Contains(err.Error(), "https://") {
+		t.Errorf("http URL: err = %v, want the https rule", err)
+	}
+}
+
+func TestSameWebhookURL(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://Example.com/hook", "https://example.com/hook/", true},
+		{"https://example.com/hook", "https://example.com/other", false},
+		{"https://example.com/hook?x=1", "https://example.com/hook?x=2", false},
+		{"http://example.com/hook", "https://example.com/hook", false},
+	} {
+		if got := SameWebhookURL(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameWebhookURL(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+// TestTolerantRecords feeds the shapes other implementations plausibly
+// send (bare arrays, data envelopes, camelCase names) through the readers.
+func TestTolerantRecords(t *testing.T) {
+	type testCase struct {
+		name, body, envelope string
+		want                 int
+		err                  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		recs, err := decodeRecords([]byte(tc.body), tc.envelope)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+			return
+		}
+		if err != nil || len(recs) != tc.want {
+			t.Fatalf("records = %v, %v; want %d", recs, err, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "envelope", body: `{"alerts":[{"rule_id":"a"}]}`, envelope: "alerts", want: 1},
+		{name: "bare array", body: `[{"id":"a"},{"id":"b"}]`, envelope: "alerts", want: 2},
+		{name: "data envelope", body: `{"data":[{"id":"a"}]}`, envelope: "alerts", want: 1},
+		{name: "empty object", body: `{}`, envelope: "alerts", want: 0},
+		{name: "null", body: `null`, envelope: "alerts", want: 0},
+		{name: "wrong envelope", body: `{"rules":[]}`, envelope: "alerts", err: `missing required field "alerts"`},
+		{name: "not a list", body: `{"alerts":{}}`, envelope: "alerts", err: `field "alerts": expected an array, got object`},
+		{name: "item not an object", body: `[1]`, envelope: "alerts", err: "item 0: expected an object, got number"},
+		{name: "truncated", body: `[{"id":`, envelope: "alerts", err: "truncated JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+
+	r, err := decodeRecord([]byte(`{"data":{"ruleId":"alr_1","threshold":"10","metric":"api_errors","value":"12","triggeredAt":"2026-03-01T12:00:00Z"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := readAlert(r)
+	if a.RuleID != "alr_1" || a.ThresholdValue != 10 || a.Value == nil || *a.Value != 12 || a.TriggeredAt.IsZero() {
+		t.Errorf("alert = %+v", a)
+	}
+	w := readWebhookEndpoint(record{"id": "whe_1", "events": "conversation.completed", "enabled": "false"})
+	if w.Enabled || len(w.Events) != 1 {
+		t.Errorf("endpoint = %+v", w)
+	}
+}

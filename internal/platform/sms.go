@@ -1,0 +1,97 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/brand"
+)
+
+// SMSRequest sends an outbound SMS, which opens a conversation whose
+// greeting is the message.
+type SMSRequest struct {
+	// To is the recipient number. Required.
+	To string
+	// Message is the text; it becomes the agent's greeting. Required.
+	Message string
+	// AgentNumber is the provisioned number to send from; empty lets the
+	// platform pick the number of the connector's environment. A number
+	// the project does not have is refused with 400.
+	AgentNumber string
+	// ConnectorID is the X-TOKEN-ID of the project (one per project and
+	// environment). Required: it says which project sends.
+	ConnectorID string
+}
+
+// smsBody is the request body. The reference does not show the names of
+// the recipient and text fields; to_number matches the Conversation
+// summary, message the prose ("message text").
+type smsBody struct {
+	To          string `json:"to_number"`
+	Message     string `json:"message"`
+	AgentNumber string `json:"agent_number,omitempty"`
+}
+
+// SMSResult is the answer to a sent SMS. The reference does not show it;
+// the members are read when present.
+type SMSResult struct {
+	// ConversationID is the conversation the SMS opened, when the platform
+	// says; else find it by number and time.
+	ConversationID string
+	AgentNumber    string
+	To             string
+	ProjectID      string
+	Env            string
+	// Raw is the whole answer.
+	Raw map[string]any
+}
+
+// SendSMS sends an SMS. A 429 (the per-project SMS rate) is retried as the
+// client's retry policy says, honouring Retry-After; other failures are not
+// repeated, since the platform may have sent the message.
+func (c *Client) SendSMS(ctx context.Context, req SMSRequest) (*SMSResult, error) {
+	var problems []string
+	if req.To == "" {
+		problems = append(problems, "the recipient number is empty")
+	}
+	if strings.TrimSpace(req.Message) == "" {
+		problems = append(problems, "the message is empty")
+	}
+	if req.ConnectorID == "" {
+		problems = append(problems, "the connector id ("+brand.TokenIDHeader+") is empty")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("send SMS: %s", strings.Join(problems, "; "))
+	}
+	body, err := json.Marshal(smsBody{To: req.To, Message: req.Message, AgentNumber: req.AgentNumber})
+	if err != nil {
+		return nil, fmt.Errorf("send SMS to %s: encode body: %w", req.To, err)
+	}
+	rq := &call{ep: epSMS, path: epSMS.template, body: body,
+		header: http.Header{brand.TokenIDHeader: {req.ConnectorID}}}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		var ae *APIError
+		if req.AgentNumber != "" && errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
+			return nil, fmt.Errorf("send SMS to %s from %s: the agent number must be one provisioned for the project: %w", req.To, req.AgentNumber, err)
+		}
+		return nil, fmt.Errorf("send SMS to %s: %w", req.To, err)
+	}
+	defer resp.release()
+	r, err := decodeRecord(resp.body())
+	if err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), err)
+	}
+	return &SMSResult{
+		ConversationID: r.str("conversation_id", "conversationId", "session_id"),
+		AgentNumber:    r.str("agent_number", "from_number", "from"),
+		To:             r.str("to_number", "to"),
+		ProjectID:      r.str("project_id", "agent_id"),
+		Env:            r.str("environment", "client_env"),
+		Raw:            r,
+	}, nil
+}

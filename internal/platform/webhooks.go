@@ -1,0 +1,236 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Endpoints of webhooks: build host, x-api-key with the workspace key. The
+// reference shows two paths of different shape: the registration
+// (/v1/webhooks/endpoints, fields url, description, events) and the update
+// (/v1/webhook-endpoints/{id}, fields name, url, event_types, ...). List,
+// read and delete are not shown; the list is taken as GET on the
+// registration path and read and delete as GET and DELETE on the update
+// path, which is what the simulator serves.
+var (
+	epWebhookRegister = endpoint{"POST", "/v1/webhooks/endpoints", buildHost, authBuildKey, retryUnsafe}
+	epWebhookList     = endpoint{"GET", "/v1/webhooks/endpoints", buildHost, authBuildKey, retryRead}
+	epWebhookGet      = endpoint{"GET", "/v1/webhook-endpoints/{endpoint_id}", buildHost, authBuildKey, retryRead}
+	epWebhookUpdate   = endpoint{"PATCH", "/v1/webhook-endpoints/{endpoint_id}", buildHost, authBuildKey, retryRead}
+	epWebhookDelete   = endpoint{"DELETE", "/v1/webhook-endpoints/{endpoint_id}", buildHost, authBuildKey, retryRead}
+)
+
+// The webhook events of the reference.
+const (
+	EventConversationCompleted = "conversation.completed"
+	EventHandoffCreated        = "handoff.created"
+	EventAlertsTriggered       = "alerts.triggered"
+	EventAlertsResolved        = "alerts.resolved"
+)
+
+// WebhookEvents are the four event names the reference lists. Others are
+// "not shown": they may exist, so callers warn rather than refuse.
+var WebhookEvents = []string{EventConversationCompleted, EventHandoffCreated, EventAlertsTriggered, EventAlertsResolved}
+
+// webhookIDRe is the endpoint id pattern of the reference.
+var webhookIDRe = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
+
+// WebhookRegistration registers an endpoint (the registration call's
+// fields).
+type WebhookRegistration struct {
+	// URL receives the deliveries; the platform requires https://.
+	URL         string   `json:"url"`
+	Description string   `json:"description,omitempty"`
+	Events      []string `json:"events"`
+}
+
+// WebhookUpdate is a PATCH of an endpoint (the update call's fields); nil
+// and empty fields are left out.
+type WebhookUpdate struct {
+	Name       *string           `json:"name,omitempty"`
+	URL        *string           `json:"url,omitempty"`
+	EventTypes []string          `json:"event_types,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	TimeoutMS  *int              `json:"timeout_ms,omitempty"`
+	Enabled    *bool             `json:"enabled,omitempty"`
+}
+
+// WebhookEndpoint is an endpoint record: the Webhook endpoint table of the
+// reference, with description and events of the registration shape.
+type WebhookEndpoint struct {
+	// ID matches ^whe_[A-Za-z0-9]+$.
+	ID          string
+	Name        string
+	Description string
+	URL         string
+	Enabled     bool
+	// Events are the subscribed event names (event_types, or events in
+	// the registration shape).
+	Events    []string
+	TimeoutMS int
+	Headers   map[string]string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// SigningSecret is returned by the registration only: keep it, the
+	// platform does not show it again.
+	SigningSecret string
+	// Raw is the whole record.
+	Raw map[string]any
+}
+
+func readWebhookEndpoint(r record) WebhookEndpoint {
+	en, ok := r.boolean("enabled")
+	if !ok {
+		en = true // the reference's default
+	}
+	tm, _ := r.integer("timeout_ms", "timeoutMs")
+	out := WebhookEndpoint{
+		ID:            r.str("id", "endpoint_id", "endpointId"),
+		Name:          r.str("name"),
+		Description:   r.str("description"),
+		URL:           r.str("url"),
+		Enabled:       en,
+		Events:        r.strs("event_types", "events", "eventTypes"),
+		TimeoutMS:     tm,
+		CreatedAt:     r.when("created_at", "createdAt"),
+		UpdatedAt:     r.when("updated_at", "updatedAt"),
+		SigningSecret: r.str("signing_secret", "signingSecret", "secret"),
+		Raw:           r,
+	}
+	if h := r.object("headers"); len(h) > 0 {
+		out.Headers = make(map[string]string, len(h))
+		for k, v := range h {
+			if s, ok := v.(string); ok {
+				out.Headers[k] = s
+			}
+		}
+	}
+	return out
+}
+
+// RegisterWebhook registers an endpoint and returns it with its id and
+// signing secret.
+func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (*WebhookEndpoint, error) {
+	if reg.URL == "" {
+		return nil, errors.New("register webhook: url is empty")
+	}
+	if len(reg.Events) == 0 {
+		return nil, errors.New("register webhook: no events given")
+	}
+	body, err := json.Marshal(reg)
+	if err != nil {
+		return nil, fmt.Errorf("register webhook: encode body: %w", err)
+	}
+	rq := &call{ep: epWebhookRegister, path: epWebhookRegister.template, body: body}
+	ep, err := c.webhookEndpoint(ctx, rq)
+	if err != nil {
+		return nil, fmt.Errorf("register webhook %s: %w", reg.URL, err)
+	}
+	if ep.SigningSecret == "" {
+		return nil, c.responseError(rq, 200, nil, missing("", []string{"signing_secret"}))
+	}
+	return ep, nil
+}
+
+// ListWebhooks lists the endpoints of the workspace (without secrets).
+func (c *Client) ListWebhooks(ctx context.Context) ([]WebhookEndpoint, error) {
+	rq := &call{ep: epWebhookList, path: epWebhookList.template}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.release()
+	recs, err := decodeRecords(resp.body(), "endpoints", "webhook_endpoints", "webhooks")
+	if err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), err)
+	}
+	out := make([]WebhookEndpoint, len(recs))
+	for i, r := range recs {
+		out[i] = readWebhookEndpoint(r)
+	}
+	return out, nil
+}
+
+// GetWebhook reads one endpoint.
+func (c *Client) GetWebhook(ctx context.Context, id string) (*WebhookEndpoint, error) {
+	if err := checkWebhookID(id); err != nil {
+		return nil, fmt.Errorf("get webhook: %w", err)
+	}
+	return c.webhookEndpoint(ctx, &call{ep: epWebhookGet, path: buildPath("v1", "webhook-endpoints", id)})
+}
+
+// UpdateWebhook changes an endpoint and returns it as updated.
+func (c *Client) UpdateWebhook(ctx context.Context, id string, upd WebhookUpdate) (*WebhookEndpoint, error) {
+	if err := checkWebhookID(id); err != nil {
+		return nil, fmt.Errorf("update webhook: %w", err)
+	}
+	body, err := json.Marshal(upd)
+	if err != nil {
+		return nil, fmt.Errorf("update webhook %s: encode body: %w", id, err)
+	}
+	return c.webhookEndpoint(ctx, &call{ep: epWebhookUpdate, path: buildPath("v1", "webhook-endpoints", id), body: body})
+}
+
+// DeleteWebhook deletes an endpoint; pending deliveries to it are dropped.
+func (c *Client) DeleteWebhook(ctx context.Context, id string) error {
+	if err := checkWebhookID(id); err != nil {
+		return fmt.Errorf("delete webhook: %w", err)
+	}
+	resp, err := c.do(ctx, &call{ep: epWebhookDelete, path: buildPath("v1", "webhook-endpoints", id)})
+	if err != nil {
+		return err
+	}
+	resp.release()
+	return nil
+}
+
+// checkWebhookID refuses ids the platform would answer with 422, before the
+// network, with the pattern in the message.
+func checkWebhookID(id string) error {
+	if !webhookIDRe.MatchString(id) {
+		return fmt.Errorf("endpoint id %q does not match ^whe_[A-Za-z0-9]+$", id)
+	}
+	return nil
+}
+
+func (c *Client) webhookEndpoint(ctx context.Context, rq *call) (*WebhookEndpoint, error) {
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.release()
+	r, err := decodeRecord(resp.body())
+	if err != nil {
+		return nil, c.responseError(rq, resp.status, resp.body(), err)
+	}
+	ep := readWebhookEndpoint(r)
+	if ep.ID == "" {
+		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id"}))
+	}
+	return &ep, nil
+}
+
+// SameWebhookURL reports whether two endpoint URLs name the same receiver:
+// equal after parsing, ignoring the case of scheme and host and a trailing
+// slash of the path.
+func SameWebhookURL(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	norm := func(u *url.URL) string {
+		p := u.EscapedPath()
+		for len(p) > 0 && p[len(p)-1] == '/' {
+			p = p[:len(p)-1]
+		}
+		return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + p + "?" + u.RawQuery
+	}
+	return norm(ua) == norm(ub)
+}

@@ -1,0 +1,277 @@
+package runner
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// unreachable is a number the simulator's calls to fail.
+const unreachable = "+447700900999"
+
+// confirmEnv is a simulator with fast outbound calls and webhook
+// deliveries to a loopback receiver, and a client of both host families.
+type confirmEnv struct {
+	sim    *simtest.Sim
+	client *platform.Client
+	rcv    *webhook.Receiver
+	clinic string
+}
+
+func newConfirmEnv(t *testing.T, secret func(real string) string) *confirmEnv {
+	t.Helper()
+	s := simtest.Start(t, sim.Options{
+		Seed:         1,
+		Outbound:     sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond, Unreachable: []string{unreachable}},
+		Webhooks:     sim.WebhookOptions{AllowInsecure: true, Backoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond},
+		TickInterval: 10 * time.Millisecond,
+	})
+	tr := platform.NewTransport(64)
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := platform.New(platform.Config{
+		BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
+		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, HTTPClient: &http.Client{Transport: tr},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv := webhook.NewReceiver(webhook.Options{})
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	_, sec, err := webhook.Register(context.Background(), c, hs.URL+"/", nil, "")
+	if err != nil {
+		t.Fatalf("register webhook: %v", err)
+	}
+	if secret != nil {
+		sec = secret(sec)
+	}
+	rcv.SetSecret(sec)
+	return &confirmEnv{sim: s, client: c, rcv: rcv, clinic: agentID(t, s, "clinic")}
+}
+
+func (e *confirmEnv) opts() Options {
+	return Options{
+		Chat: e.client, Records: e.client, Webhooks: e.rcv,
+		DefaultAgent: e.clinic, Parallel: 4, RetryDelay: -1,
+		TurnTimeout: 5 * time.Second, ConfirmTimeout: 3 * time.Second, ConfirmPoll: 10 * time.Millisecond,
+		Connector: func(agent, env string) string { return e.sim.Info.ConnectorIDs[agent][env] },
+	}
+}
+
+// loadYAML loads one suite written inline, positions included.
+func loadYAML(t *testing.T, src string) []*scenario.Suite {
+	t.Helper()
+	suites, diags := scenario.Load(fstest.MapFS{"confirm.yaml": {Data: []byte(src)}}, []string{"confirm.yaml"})
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	return suites
+}
+
+const confirmSuite = `suite: confirmations
+agent: clinic
+scenarios:
+  - name: urgent handoff is recorded
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation:
+        channel: WEBCHAT
+        environment: sandbox
+        in_progress: false
+        handoff: true
+        handoff_destination: on_call_nurse
+        handoff_reason: {contains: urgent}
+        num_turns: {min: 2}
+        turns: {intents: {includes: [urgent]}}
+      handoff_state: {data: {reason: urgent_symptoms}}
+      webhooks: [conversation.completed, handoff.created]
+  - name: wrong destination
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation:
+        handoff_destination: reception
+  - name: no handoff state for a booking
+    turns:
+      - say: goodbye
+    confirm:
+      handoff_state: {data: {reason: urgent_symptoms}}
+  - name: call connects
+    probe: {outbound_call: {to: "+447700900001", metadata: {reason: reminder}}, expect_status: success, within: 5s}
+    confirm: {conversation: {channel: VOICE-SIP, num_turns: {min: 1}, state: {call_sid: {matches: '^OUT-'}}}}
+  - name: unreachable number fails as expected
+    probe: {outbound_call: {to: "` + unreachable + `"}, expect_status: failure, within: 5s}
+  - name: unreachable number fails the probe
+    probe: {outbound_call: {to: "` + unreachable + `"}, within: 5s}
+  - name: sms opens a conversation
+    probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
+    confirm: {conversation: {in_progress: true}}
+`
+
+func TestConfirmationsAndProbes(t *testing.T) {
+	e := newConfirmEnv(t, nil)
+	res, err := Run(context.Background(), loadYAML(t, strings.ReplaceAll(confirmSuite, "agent: clinic", "agent: "+e.clinic)), e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		status Status
+		key    string // the first failure's key
+		line   int    // and its line
+		msg    string
+	}
+	wants := map[string]want{
+		"urgent handoff is recorded":           {status: Passed},
+		"wrong destination":                    {status: Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
+		"no handoff state for a booking":       {status: Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
+		"call connects":                        {status: Passed},
+		"unreachable number fails as expected": {status: Passed},
+		"unreachable number fails the probe":   {status: Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
+		"sms opens a conversation":             {status: Passed},
+	}
+	for _, c := range res.Files[0].Cases {
+		w, ok := wants[c.Name]
+		if !ok {
+			t.Errorf("unexpected case %q", c.Name)
+			continue
+		}
+		a := c.Last()
+		if c.Status != w.status {
+			t.Errorf("%s: %s, want %s%s", c.Name, c.Status, w.status, describe(c))
+			continue
+		}
+		if w.key != "" {
+			f := a.Failures[0]
+			if f.Key != w.key || f.Pos.Line != w.line || !strings.Contains(f.Message+f.Actual, w.msg) {
+				t.Errorf("%s: failure %s %s: %s (actual %q), want %s at line %d with %q", c.Name, f.Pos, f.Key, f.Message, f.Actual, w.key, w.line, w.msg)
+			}
+		}
+		if len(a.Confirmations) == 0 {
+			t.Errorf("%s: no confirmations recorded", c.Name)
+		}
+	}
+	first := res.Files[0].Cases[0].Last()
+	var kinds []string
+	for _, c := range first.Confirmations {
+		kinds = append(kinds, c.Kind+":"+c.Subject)
+	}
+	if got := strings.Join(kinds, ","); got != "conversation:"+first.ConversationID+",handoff_state:"+first.ConversationID+",webhook:conversation.completed,webhook:handoff.created" {
+		t.Errorf("confirmations = %s", got)
+	}
+	if call := res.Files[0].Cases[3].Last(); !strings.HasPrefix(call.Confirmations[0].Subject, "OUT-") || call.ConversationID == "" {
+		t.Errorf("call probe: confirmations %+v, conversation %q", call.Confirmations[0], call.ConversationID)
+	}
+}
+
+func TestWebhookBadSignature(t *testing.T) {
+	e := newConfirmEnv(t, func(string) string { return "whsec_00000000000000000000000000000000" })
+	src := `suite: bad signature
+agent: ` + e.clinic + `
+scenarios:
+  - name: handoff event must be signed
+    turns:
+      - say: I have chest pain
+    confirm:
+      webhooks: [handoff.created]
+`
+	opts := e.opts()
+	opts.ConfirmTimeout = 500 * time.Millisecond
+	res, err := Run(context.Background(), loadYAML(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != Failed {
+		t.Fatalf("status %s, want failed%s", c.Status, describe(c))
+	}
+	f := c.Last().Failures[0]
+	if f.Key != "confirm.webhooks.handoff.created" || f.Pos.Line != 8 || !strings.Contains(f.Message, "signature mismatch") {
+		t.Errorf("failure %s %s: %s", f.Pos, f.Key, f.Message)
+	}
+}
+
+func TestConfirmWithoutReceiverOrRefusedNumber(t *testing.T) {
+	e := newConfirmEnv(t, nil)
+	src := `suite: config
+agent: ` + e.clinic + `
+scenarios:
+  - name: webhooks need a receiver
+    turns:
+      - say: I have chest pain
+    confirm: {webhooks: [handoff.created]}
+  - name: number not allowed
+    probe: {sms: {to: "+447700900002", message: hi}}
+`
+	opts := e.opts()
+	opts.Webhooks = nil
+	opts.AllowNumber = func(n string) bool { return n == "+447700900001" }
+	res, err := Run(context.Background(), loadYAML(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
+		c := res.Files[0].Cases[i]
+		a := c.Last()
+		if c.Status != Errored || a.Error == nil || a.Error.Kind != KindConfig || !strings.Contains(a.Error.Message, want) {
+			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
+		}
+	}
+}
+
+func TestAlertGate(t *testing.T) {
+	e := newConfirmEnv(t, nil)
+	src := `suite: gate
+agent: ` + e.clinic + `
+scenarios:
+  - name: greets
+    turns:
+      - say: hello
+`
+	ctx := context.Background()
+	run := func(t *testing.T) *Case {
+		opts := e.opts()
+		opts.Alerts = e.client
+		res, err := Run(ctx, loadYAML(t, src), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Checks) != 1 || res.Checks[0].Name != AlertGateName {
+			t.Fatalf("checks = %+v", res.Checks)
+		}
+		return res.Checks[0]
+	}
+	other := agentID(t, e.sim, "restaurant")
+	if _, err := e.client.CreateAlertRule(ctx, platform.AlertRuleRequest{Name: "other agent volume", ProjectID: other, Metric: "call_volume", Operator: ">=", ThresholdValue: 0, WindowDuration: "5m"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("not firing for this agent", func(t *testing.T) {
+		c := run(t)
+		if c.Status != Passed {
+			t.Errorf("gate %s, want passed%s", c.Status, describe(c))
+		}
+	})
+	if _, err := e.client.CreateAlertRule(ctx, platform.AlertRuleRequest{Name: "clinic volume", ProjectID: e.clinic, Metric: "call_volume", Operator: ">=", ThresholdValue: 1, WindowDuration: "5m"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("firing", func(t *testing.T) {
+		c := run(t)
+		if c.Status != Failed {
+			t.Fatalf("gate %s, want failed%s", c.Status, describe(c))
+		}
+		fs := c.Last().Failures
+		if len(fs) != 1 || fs[0].Key != "alerts.call_volume" || !strings.Contains(fs[0].Message, `rule "clinic volume"`) || !strings.Contains(fs[0].Message, "call_volume >= 1") {
+			t.Errorf("failures = %+v", fs)
+		}
+	})
+}

@@ -1,0 +1,310 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+)
+
+// loadTestdata loads files under testdata, failing on any error.
+func loadTestdata(t *testing.T, paths ...string) []*scenario.Suite {
+	t.Helper()
+	suites, diags := scenario.Load(os.DirFS("testdata"), paths)
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	return suites
+}
+
+// facts renders what a case learnt without positions or timings: the
+// verdict, every attempt with its turns, failures (key, message, expected,
+// actual, diff) and error kind. YAML and features must agree on all of it.
+func facts(c *Case) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", c.Name, c.Status)
+	if c.Repeat != nil {
+		fmt.Fprintf(&b, " repeat %d/%d", c.Repeat.Passed, c.Repeat.Runs)
+	}
+	b.WriteString("\n")
+	for _, a := range c.Attempts {
+		fmt.Fprintf(&b, "  attempt %d: %s, %d turns:", a.Number, a.Status, len(a.Turns))
+		for _, t := range a.Turns {
+			fmt.Fprintf(&b, " %q", t.Say)
+		}
+		b.WriteString("\n")
+		for _, f := range a.Failures {
+			fmt.Fprintf(&b, "    failure %s: %s | expected %q | actual %q | diff %q\n", f.Key, f.Message, f.Expected, f.Actual, f.Diff)
+		}
+		if a.Error != nil {
+			fmt.Fprintf(&b, "    error %s\n", a.Error.Kind)
+		}
+	}
+	return b.String()
+}
+
+func allFacts(f *File) string {
+	var b strings.Builder
+	for _, c := range f.Cases {
+		b.WriteString(facts(c))
+	}
+	return b.String()
+}
+
+// TestFeatureParity runs the same conversations written in YAML and as a
+// feature, in one run, and requires the same verdicts, attempts and
+// failure facts.
+func TestFeatureParity(t *testing.T) {
+	suites := loadTestdata(t, "parity/parity.feature", "parity/parity.yaml")
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.DefaultAgent = ""
+	opts.Retries = 1
+	res, err := Run(context.Background(), suites, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 2 {
+		t.Fatalf("files: %d", len(res.Files))
+	}
+	feat, yml := res.Files[0], res.Files[1]
+	if feat.Path != "parity/parity.feature" || yml.Path != "parity/parity.yaml" {
+		t.Fatalf("files %s, %s", feat.Path, yml.Path)
+	}
+	got, want := allFacts(feat), allFacts(yml)
+	if got != want {
+		t.Errorf("feature facts:\n%s\nYAML facts:\n%s", got, want)
+	}
+	// The run must hold both kinds of verdict, or the comparison proves
+	// little.
+	for _, st := range []string{": passed", ": failed"} {
+		if !strings.Contains(want, st) {
+			t.Errorf("no case%s in:\n%s", st, want)
+		}
+	}
+	// Feature failures point at the step and name it.
+	c := feat.Cases[1]
+	f := c.Last().Failures[0]
+	if f.Pos.String() != "parity/parity.feature:28:5" || f.Step != `Then the state "party_size" is "6"` {
+		t.Errorf("failure at %s, step %q", f.Pos, f.Step)
+	}
+	if c.Pos.String() != "parity/parity.feature:25:3" {
+		t.Errorf("case at %s", c.Pos)
+	}
+	if t.Failed() {
+		t.Logf("case 0:\n%s", describe(feat.Cases[0]))
+	}
+}
+
+// TestFeatureRetriesAndRepeat injects the same faults into the YAML and
+// the feature form of one conversation (one case at a time, so the n-th
+// request is the same one in both) and requires the same attempts and
+// verdicts: retries replay the steps before the failing one in a fresh
+// session, repeat replays them all.
+func TestFeatureRetriesAndRepeat(t *testing.T) {
+	chatTimeout := func(w http.ResponseWriter) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestTimeout)
+		io.WriteString(w, `{"success":false,"error":"timeout","error_id":"e1","error_code":"CHAT_TIMEOUT","error_message":"the chat session exceeded the timeout limit","data":null}`)
+		return true
+	}
+	type testCase struct {
+		name     string
+		retries  int
+		repeat   int
+		rate     float64
+		fault    func(kind string, n int64, w http.ResponseWriter) bool
+		rewrite  func(kind string, n int64, body []byte) []byte
+		want     Status
+		attempts int
+	}
+	run := func(t *testing.T, tc testCase) {
+		var out [2]string
+		for i, file := range []string{"parity/retry.yaml", "parity/retry.feature"} {
+			e := newEnv(t, sim.Options{Seed: 1})
+			if tc.fault != nil {
+				e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
+			}
+			if tc.rewrite != nil {
+				e.proxy.onResponse(tc.rewrite)
+			}
+			suites := loadTestdata(t, file)
+			sc := suites[0].Scenarios[0]
+			sc.Retries, sc.Repeat, sc.PassRate = &tc.retries, max(tc.repeat, 1), max(tc.rate, 1e-9)
+			if tc.rate == 0 {
+				sc.PassRate = 1
+			}
+			opts := e.opts()
+			opts.DefaultAgent = ""
+			res, err := Run(context.Background(), suites, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Files[0].Cases[0]
+			if c.Status != tc.want || len(c.Attempts) != tc.attempts {
+				t.Errorf("%s: %s with %d attempts, want %s with %d:%s", file, c.Status, len(c.Attempts), tc.want, tc.attempts, describe(c))
+			}
+			out[i] = facts(c)
+		}
+		if out[0] != out[1] {
+			t.Errorf("YAML:\n%s\nfeature:\n%s", out[0], out[1])
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "an errored turn is retried", retries: 2, want: Flaky, attempts: 2,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n == 2 && chatTimeout(w)
+			}},
+		{name: "a failed check is retried", retries: 1, want: Flaky, attempts: 2,
+			rewrite: func(kind string, n int64, body []byte) []byte {
+				if kind == "turn" && n == 1 {
+					return []byte(strings.ReplaceAll(string(body), "CollectPartySize", "Elsewhere"))
+				}
+				return body
+			}},
+		{name: "retries run out", retries: 2, want: Errored, attempts: 3,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n%2 == 0 && chatTimeout(w)
+			}},
+		{name: "a failure without retries is final", retries: 0, want: Failed, attempts: 1,
+			rewrite: func(kind string, n int64, body []byte) []byte {
+				return []byte(strings.ReplaceAll(string(body), "ConfirmBooking", "Elsewhere"))
+			}},
+		{name: "repeat reaches the pass rate", repeat: 5, rate: 0.6, want: Passed, attempts: 5,
+			rewrite: func(kind string, n int64, body []byte) []byte {
+				if kind == "start" && n%2 == 0 {
+					return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
+				}
+				return body
+			}},
+		{name: "repeat falls short", repeat: 5, rate: 0.8, want: Failed, attempts: 5,
+			rewrite: func(kind string, n int64, body []byte) []byte {
+				if kind == "start" && n%2 == 0 {
+					return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
+				}
+				return body
+			}},
+		{name: "repeat retries errored runs", repeat: 3, rate: 1, retries: 1, want: Passed, attempts: 4,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n == 3 && chatTimeout(w)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// manyFeature is a feature of n booking conversations (one outline row
+// each), for the cancellation and scheduling tests.
+func manyFeature(n int) []byte {
+	var b strings.Builder
+	b.WriteString("@agent:restaurant\nFeature: Many\n\n  Scenario Outline: books <i>\n")
+	b.WriteString("    When the user says \"I'd like to book a table\"\n    Then the current node is \"CollectPartySize\"\n")
+	b.WriteString("    When the user says \"4 people at 7pm\"\n    Then the current node is \"ConfirmBooking\"\n\n    Examples:\n      | i |\n")
+	for i := range n {
+		fmt.Fprintf(&b, "      | %d |\n", i)
+	}
+	return []byte(b.String())
+}
+
+func TestFeatureCancel(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 2 * time.Millisecond}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+		if kind == "turn" && n == 30 {
+			cancel()
+			time.Sleep(50 * time.Millisecond)
+			return fail500(w)
+		}
+		return false
+	})
+	fsys := fstest.MapFS{
+		"a.feature": {Data: manyFeature(40)},
+		"b.yaml":    {Data: []byte("suite: b\nagent: restaurant\nscenarios:\n" + strings.Repeat("  - {name: hi, turns: [{say: hi}]}\n", 1))},
+	}
+	suites, diags := scenario.Load(fsys, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	opts := e.opts()
+	opts.DefaultAgent = ""
+	rec := newRecorder()
+	opts.Observer = rec
+	res, err := Run(ctx, suites, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if !res.Interrupted {
+		t.Error("Interrupted not set")
+	}
+	passed, pending, cut := 0, 0, 0
+	for _, c := range res.Files[0].Cases {
+		switch c.Status {
+		case Passed:
+			passed++
+		case Pending:
+			pending++
+			if c.SkipReason != ReasonInterrupted {
+				t.Errorf("%s: reason %q", c.Name, c.SkipReason)
+			}
+			if a := c.Last(); a != nil {
+				cut++
+				if a.Error == nil || a.Error.Kind != KindInterrupted {
+					t.Errorf("%s: cut-off attempt not recorded: %s", c.Name, describe(c))
+				}
+			}
+		default:
+			t.Errorf("%s: %s%s", c.Name, c.Status, describe(c))
+		}
+	}
+	if passed == 0 || pending < 20 || cut == 0 {
+		t.Errorf("passed %d, pending %d (%d cut off in flight)", passed, pending, cut)
+	}
+}
+
+// TestFeatureFilters: --tags and --name act on feature scenarios as on
+// YAML ones; unselected pickles never open a session and are absent from
+// the Result. Parallel 1 and 8 give the same facts.
+func TestFeatureFilters(t *testing.T) {
+	tags, err := scenario.ParseTagExpr("@agent:clinic || @agent:utility-billing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev string
+	for _, parallel := range []int{1, 8} {
+		e := newEnv(t, sim.Options{Seed: 1})
+		opts := e.opts()
+		opts.DefaultAgent, opts.Tags, opts.Parallel = "", &tags, parallel
+		opts.Name = regexp.MustCompile(`urgent|hands off`)
+		res, err := Run(context.Background(), loadTestdata(t, "parity/parity.feature"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range res.Files[0].Cases {
+			names = append(names, c.Name)
+		}
+		want := `hands off a failed bill lookup|puts urgent callers through [symptom="I have chest pain"]|puts urgent callers through [symptom="it's an emergency"]`
+		if got := strings.Join(names, "|"); got != want {
+			t.Errorf("cases %s, want %s", got, want)
+		}
+		if n := e.proxy.starts.Load(); n != 3 {
+			t.Errorf("%d sessions opened, want 3", n)
+		}
+		got := allFacts(res.Files[0])
+		if prev != "" && got != prev {
+			t.Errorf("parallel %d:\n%s\nparallel 1:\n%s", parallel, got, prev)
+		}
+		prev = got
+	}
+}

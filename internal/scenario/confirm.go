@@ -1,0 +1,600 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// Probe starts a scenario from an outbound call or an SMS instead of a
+// debug chat (`probe:`). Exactly one of Call and SMS is set.
+type Probe struct {
+	// Pos is the `probe:` key.
+	Pos  diag.Pos
+	Call *CallProbe
+	SMS  *SMSProbe
+	// ExpectStatus is the final call status the probe expects: success
+	// (the default) or failure. Calls only.
+	ExpectStatus string
+	// ExpectStatusPos is where expect_status was written (the probe's Pos
+	// when it was not).
+	ExpectStatusPos diag.Pos
+	// Within bounds the wait for the call's final status; default
+	// DefaultProbeWithin. Calls only.
+	Within time.Duration
+}
+
+// CallProbe is `outbound_call: {to, metadata, agent_number}`.
+type CallProbe struct {
+	Pos diag.Pos
+	// To is the number to call (it may use ${...}).
+	To string
+	// AgentNumber is the provisioned number to call from; empty lets the
+	// platform choose.
+	AgentNumber string
+	// Metadata is handed to the agent with the call.
+	Metadata map[string]any
+}
+
+// SMSProbe is `sms: {to, message, agent_number}`.
+type SMSProbe struct {
+	Pos         diag.Pos
+	To          string
+	Message     string
+	AgentNumber string
+}
+
+// DefaultProbeWithin is how long an outbound-call probe waits for a final
+// status when the scenario gives no `within:`: queueing and ringing take
+// seconds to a minute on the platform.
+const DefaultProbeWithin = 2 * time.Minute
+
+// Final statuses a probe may expect.
+var probeStatuses = []string{platform.CallSuccess, platform.CallFailure}
+
+var confirmKeys = keySet{
+	what: "confirm",
+	keys: []string{"conversation", "handoff_state", "webhooks"},
+	moved: map[string]string{
+		"handoff":   "handoff is a field of the record: confirm: {conversation: {handoff: true}}",
+		"state":     "state is a field of the record: confirm: {conversation: {state: {...}}}",
+		"metrics":   "metrics is a field of the record: confirm: {conversation: {metrics: {...}}}",
+		"num_turns": "num_turns is a field of the record: confirm: {conversation: {num_turns: N}}",
+		"webhook":   `did you mean "webhooks"?`,
+		"events":    "the events to expect are listed under webhooks: [...]",
+	},
+}
+
+// conversationKeys are the Conversation summary fields of the reference.
+func conversationKeys() keySet {
+	names := make([]string, len(assert.ConversationFields))
+	for i, f := range assert.ConversationFields {
+		names[i] = f.Name
+	}
+	return keySet{
+		what: "confirm: conversation",
+		keys: names,
+		moved: map[string]string{
+			"intents":       "intents are checked under turns: {intents: {includes: [...]}}",
+			"handoff_state": "handoff_state is written next to conversation:, under confirm:",
+			"webhooks":      "webhooks is written next to conversation:, under confirm:",
+			"conversation":  "conversation: is written once, under confirm:",
+			"response":      "reply checks belong to a turn's expect:; the record has turns: and its fields",
+		},
+	}
+}
+
+// confirm decodes `confirm:`.
+func (d *decoder) confirm(p pair) *assert.Confirm {
+	fields, order, ok := d.object(p.Val, confirmKeys)
+	if !ok {
+		return nil
+	}
+	c := &assert.Confirm{Pos: d.pos(p.Key)}
+	for _, f := range order {
+		switch f.Name {
+		case "conversation":
+			c.Conversation = d.confirmConversation(f)
+		case "handoff_state":
+			c.HandoffState = d.handoffState(f)
+		case "webhooks":
+			c.Webhooks = d.webhooks(f)
+		}
+	}
+	if len(fields) == 0 && len(order) == 0 {
+		if n := d.resolve(p.Val); n != nil && len(n.Content) == 0 {
+			d.warnf(p.Key, "confirm has no checks: add conversation:, handoff_state: or webhooks:")
+		}
+	}
+	return c
+}
+
+func (d *decoder) confirmConversation(p pair) *assert.ConversationChecks {
+	_, order, ok := d.object(p.Val, conversationKeys())
+	if !ok {
+		return nil
+	}
+	cc := &assert.ConversationChecks{Pos: d.pos(p.Key)}
+	for _, f := range order {
+		kind, _ := assert.ConversationFieldKind(f.Name)
+		what := "conversation." + f.Name
+		switch kind {
+		case assert.TextField:
+			if t := d.matcherAt(f, what); t != nil {
+				cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: d.pos(f.Key), Field: f.Name, Text: t})
+			}
+		case assert.NumberField:
+			if n := d.numberCheck(f.Val, what); n != nil {
+				n.Pos = d.pos(f.Key)
+				cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: d.pos(f.Key), Field: f.Name, Number: n})
+			}
+		case assert.BoolField:
+			if v, ok := d.boolean(f.Val, what); ok {
+				cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: d.pos(f.Key), Field: f.Name, Bool: &assert.Bool{Pos: d.pos(f.Key), Value: v}})
+			}
+		case assert.MetricsField:
+			// The forms of expect: metrics, decoded by the same code.
+			var e assert.Expect
+			d.metrics(&e, f)
+			cc.Metrics = e.Metrics
+		case assert.StateField:
+			cc.State = d.keyChecks(f, "conversation.state")
+		case assert.TurnsField:
+			cc.Turns = d.turnsCheck(f)
+		}
+	}
+	if len(order) == 0 {
+		if n := d.resolve(p.Val); n != nil && n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+			d.warnf(p.Key, "conversation has no checks")
+		}
+	}
+	return cc
+}
+
+// numberCheck reads `N` or `{min: N, max: N}`.
+func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
+	n = d.resolve(n)
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		v, ok := d.number(n, what)
+		if !ok {
+			return nil
+		}
+		return &assert.Number{Value: &v}
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorHint(n, "write a number, or {min: N, max: N}", "%s must be a number or a range, not %s", what, kindName(n))
+		return nil
+	}
+	fields, _, ok := d.object(n, keySet{what: what, keys: []string{"min", "max"}, moved: map[string]string{
+		"value":  "write the number itself: " + strings.TrimPrefix(what, "conversation.") + ": N",
+		"equals": "write the number itself: " + strings.TrimPrefix(what, "conversation.") + ": N",
+		"count":  "write the number itself, or {min: N, max: N}",
+	}})
+	if !ok {
+		return nil
+	}
+	out := &assert.Number{}
+	if f, ok := fields["min"]; ok {
+		if v, ok := d.number(f.Val, what+": min"); ok {
+			out.Min = &v
+		}
+	}
+	if f, ok := fields["max"]; ok {
+		if v, ok := d.number(f.Val, what+": max"); ok {
+			out.Max = &v
+		}
+	}
+	if _, hasMin := fields["min"]; !hasMin {
+		if _, hasMax := fields["max"]; !hasMax {
+			if len(n.Content) == 0 {
+				d.errorHint(n, "write {min: N}, {max: N} or both", "%s: the range has no bounds", what)
+			}
+			return nil
+		}
+	}
+	if out.Min != nil && out.Max != nil && *out.Min > *out.Max {
+		d.errorf(n, "%s: min %v is above max %v", what, *out.Min, *out.Max)
+		return nil
+	}
+	return out
+}
+
+// keyChecks reads key -> matcher or {present: bool}, in the order written,
+// as expect: state does.
+func (d *decoder) keyChecks(p pair, what string) []assert.StateCheck {
+	ps, ok := d.pairs(p.Val, what)
+	if !ok {
+		return nil
+	}
+	if len(ps) == 0 {
+		d.warnf(p.Key, "%s has no checks", what)
+	}
+	var out []assert.StateCheck
+	for _, kv := range ps {
+		w := what + "." + kv.Name
+		if !validPath(kv.Name) {
+			d.errorf(kv.Key, "%s: invalid key %q: write dot-separated members, e.g. caller.id", what, kv.Name)
+			continue
+		}
+		sc := assert.StateCheck{Pos: d.pos(kv.Key), Key: kv.Name}
+		if present, isPresence := d.presence(kv.Val, w); isPresence {
+			if present == nil {
+				continue
+			}
+			sc.Present = present
+		} else {
+			sc.Match = d.stateMatcher(kv, w)
+			if sc.Match == nil {
+				continue
+			}
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+func (d *decoder) turnsCheck(p pair) *assert.TurnsCheck {
+	fields, _, ok := d.object(p.Val, keySet{what: "conversation.turns", keys: []string{"count", "intents"},
+		moved: map[string]string{"includes": "intents are checked under intents: {includes: [...]}"}})
+	if !ok {
+		return nil
+	}
+	t := &assert.TurnsCheck{Pos: d.pos(p.Key)}
+	if f, ok := fields["count"]; ok {
+		t.Count = d.numberCheck(f.Val, "conversation.turns: count")
+		if t.Count != nil {
+			t.Count.Pos = d.pos(f.Key)
+		}
+	}
+	if f, ok := fields["intents"]; ok {
+		t.Intents = d.intents(f)
+	}
+	if len(fields) == 0 {
+		d.warnf(p.Key, "turns has no checks: add count: or intents:")
+	}
+	return t
+}
+
+func (d *decoder) intents(p pair) *assert.IntentsCheck {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return nil
+	}
+	ic := &assert.IntentsCheck{Pos: d.pos(p.Key)}
+	if n.Kind == yaml.SequenceNode {
+		// A bare list reads as includes, like trace: [A, B].
+		ic.Includes, _ = d.strList(n, "turns: intents", false)
+		return ic
+	}
+	fields, _, ok := d.object(n, keySet{what: "turns: intents", keys: []string{"includes", "excludes"}})
+	if !ok {
+		return nil
+	}
+	if f, ok := fields["includes"]; ok {
+		ic.Includes, _ = d.strList(f.Val, "turns: intents: includes", false)
+	}
+	if f, ok := fields["excludes"]; ok {
+		ic.Excludes, _ = d.strList(f.Val, "turns: intents: excludes", false)
+	}
+	if len(fields) == 0 {
+		d.errorf(n, "intents has no checks: add includes or excludes")
+	}
+	return ic
+}
+
+func (d *decoder) handoffState(p pair) *assert.HandoffStateCheck {
+	fields, _, ok := d.object(p.Val, keySet{what: "handoff_state", keys: []string{"data", "shared_id"},
+		moved: map[string]string{
+			"id":       "the record is read by the scenario's conversation id; write shared_id: to read it by the integrator's id",
+			"sharedId": `did you mean "shared_id"?`,
+		}})
+	if !ok {
+		return nil
+	}
+	h := &assert.HandoffStateCheck{Pos: d.pos(p.Key)}
+	if f, ok := fields["shared_id"]; ok {
+		if v, ok := d.str(f.Val, "handoff_state: shared_id"); ok {
+			if strings.TrimSpace(v) == "" {
+				d.errorf(f.Val, "handoff_state: shared_id must not be empty")
+			}
+			h.SharedID = v
+		}
+	}
+	if f, ok := fields["data"]; ok {
+		h.Data = d.keyChecks(f, "handoff_state.data")
+	}
+	return h
+}
+
+// webhooks reads the list of events to expect. The reference names four
+// events and says others are "not shown", so an unknown name is a warning
+// (it may be real) with the closest known name.
+func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return nil
+	}
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			d.errorf(n, "webhooks must list at least one event: %s", strings.Join(platform.WebhookEvents, ", "))
+			return nil
+		}
+	}
+	var out []assert.WebhookCheck
+	seen := map[string]bool{}
+	for _, it := range items {
+		v, ok := d.scalar(it, "webhooks item")
+		if !ok {
+			continue
+		}
+		it = d.resolve(it)
+		if seen[v] {
+			d.warnf(it, "webhook event %s is listed twice", v)
+			continue
+		}
+		seen[v] = true
+		if !contains(platform.WebhookEvents, v) {
+			hint := didYouMean(v, platform.WebhookEvents)
+			if hint == "" {
+				hint = "the reference names " + strings.Join(platform.WebhookEvents, ", ")
+			}
+			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(it),
+				Message: fmt.Sprintf("webhook event %q is not one the reference names; it is expected as written", v), Hint: hint})
+		}
+		out = append(out, assert.WebhookCheck{Pos: d.pos(it), Event: v})
+	}
+	return out
+}
+
+var probeKeys = keySet{
+	what: "probe",
+	keys: []string{"outbound_call", "sms", "expect_status", "within"},
+	moved: map[string]string{
+		"call":     `did you mean "outbound_call"?`,
+		"outbound": `did you mean "outbound_call"?`,
+		"status":   `did you mean "expect_status"?`,
+		"timeout":  `did you mean "within"?`,
+		"confirm":  "confirm: is written next to probe:, in the scenario",
+	},
+}
+
+// probe decodes `probe:`.
+func (d *decoder) probe(p pair) *Probe {
+	fields, _, ok := d.object(p.Val, probeKeys)
+	if !ok {
+		return nil
+	}
+	pr := &Probe{Pos: d.pos(p.Key)}
+	call, hasCall := fields["outbound_call"]
+	sms, hasSMS := fields["sms"]
+	switch {
+	case hasCall && hasSMS:
+		d.errorHint(sms.Key, "write one probe per scenario", "a probe is an outbound_call or an sms, not both")
+		return nil
+	case !hasCall && !hasSMS:
+		d.errorHint(p.Key, "write probe: {outbound_call: {to: ...}} or probe: {sms: {to: ..., message: ...}}", "probe has neither outbound_call nor sms")
+		return nil
+	case hasCall:
+		pr.Call = d.callProbe(call)
+		pr.ExpectStatus, pr.ExpectStatusPos = platform.CallSuccess, pr.Pos
+		pr.Within = DefaultProbeWithin
+	default:
+		pr.SMS = d.smsProbe(sms)
+	}
+	if f, ok := fields["expect_status"]; ok {
+		if v, ok := d.scalar(f.Val, "probe: expect_status"); ok {
+			switch {
+			case hasSMS:
+				d.errorf(f.Key, "expect_status applies to outbound_call probes: an SMS has no call status")
+			case !contains(probeStatuses, v):
+				hint := didYouMean(v, probeStatuses)
+				if hint == "" {
+					hint = "success or failure (queued and calling are not final)"
+				}
+				d.errorHint(f.Val, hint, "expect_status %q is not a final call status", v)
+			default:
+				pr.ExpectStatus, pr.ExpectStatusPos = v, d.pos(f.Key)
+			}
+		}
+	}
+	if f, ok := fields["within"]; ok {
+		if hasSMS {
+			d.errorf(f.Key, "within applies to outbound_call probes (the wait for the call's final status)")
+		} else if w := d.duration(f.Val, "probe: within"); w > 0 {
+			pr.Within = w
+		}
+	}
+	if (hasCall && pr.Call == nil) || (hasSMS && pr.SMS == nil) {
+		return nil
+	}
+	return pr
+}
+
+func (d *decoder) callProbe(p pair) *CallProbe {
+	fields, _, ok := d.object(p.Val, keySet{what: "outbound_call", keys: []string{"to", "agent_number", "metadata"},
+		moved: map[string]string{"to_number": `did you mean "to"?`, "from": `did you mean "agent_number"?`, "number": `did you mean "to"?`}})
+	if !ok {
+		return nil
+	}
+	cp := &CallProbe{Pos: d.pos(p.Key)}
+	to, ok := fields["to"]
+	if !ok {
+		d.errorHint(p.Key, `write to: "+447700900001"`, "outbound_call needs to: (the number to call)")
+		return nil
+	}
+	if cp.To = d.phone(to, "outbound_call: to"); cp.To == "" {
+		return nil
+	}
+	if f, ok := fields["agent_number"]; ok {
+		cp.AgentNumber = d.phone(f, "outbound_call: agent_number")
+	}
+	if f, ok := fields["metadata"]; ok {
+		cp.Metadata = d.jsonObject(f, "outbound_call: metadata")
+	}
+	return cp
+}
+
+func (d *decoder) smsProbe(p pair) *SMSProbe {
+	fields, _, ok := d.object(p.Val, keySet{what: "sms", keys: []string{"to", "message", "agent_number"},
+		moved: map[string]string{"to_number": `did you mean "to"?`, "text": `did you mean "message"?`, "body": `did you mean "message"?`, "from": `did you mean "agent_number"?`}})
+	if !ok {
+		return nil
+	}
+	sp := &SMSProbe{Pos: d.pos(p.Key)}
+	ok = true
+	to, has := fields["to"]
+	if !has {
+		d.errorHint(p.Key, `write to: "+447700900002"`, "sms needs to: (the recipient)")
+		ok = false
+	} else if sp.To = d.phone(to, "sms: to"); sp.To == "" {
+		ok = false
+	}
+	msg, has := fields["message"]
+	if !has {
+		d.errorHint(p.Key, `write message: "..."; it becomes the agent's greeting`, "sms needs message:")
+		ok = false
+	} else if v, vok := d.str(msg.Val, "sms: message"); vok {
+		if strings.TrimSpace(v) == "" {
+			d.errorf(msg.Val, "sms: message must not be empty")
+			ok = false
+		}
+		sp.Message = v
+	} else {
+		ok = false
+	}
+	if f, has := fields["agent_number"]; has {
+		sp.AgentNumber = d.phone(f, "sms: agent_number")
+	}
+	if !ok {
+		return nil
+	}
+	return sp
+}
+
+// phone reads a phone number: + and 6 to 15 digits once the separators
+// people write (spaces, dashes, dots, parentheses) are set aside; E.164 is
+// what the reference advises. A number holding ${...} is checked at run
+// time. The value is kept as written: the platform normalises it.
+func (d *decoder) phone(p pair, what string) string {
+	v, ok := d.str(p.Val, what)
+	if !ok {
+		return ""
+	}
+	if strings.Contains(v, "${") {
+		return v
+	}
+	if !validPhone(v) {
+		d.errorHint(p.Val, `write an E.164 number such as "+447700900001" (quote it, or YAML may read it as a number)`,
+			"%s: %q is not a phone number", what, v)
+		return ""
+	}
+	return v
+}
+
+func validPhone(v string) bool {
+	digits := 0
+	for i, r := range strings.TrimSpace(v) {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '+' && i == 0:
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')':
+		default:
+			return false
+		}
+	}
+	return digits >= 6 && digits <= 15
+}
+
+// jsonObject reads a mapping of arbitrary values (call metadata), as the
+// platform will receive them in JSON.
+func (d *decoder) jsonObject(p pair, what string) map[string]any {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s must be a mapping, not %s", what, kindName(n))
+		return nil
+	}
+	var m map[string]any
+	if err := n.Decode(&m); err != nil {
+		d.errorHint(n, "keys must be plain text; values any YAML", "%s: %v", what, err)
+		return nil
+	}
+	d.checkObjectRefs(n)
+	return m
+}
+
+// checkObjectRefs checks the ${...} references of the strings of a nested
+// value.
+func (d *decoder) checkObjectRefs(n *yaml.Node) {
+	n = d.resolve(n)
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode {
+		if n.Tag == "!!str" {
+			d.checkRefs(n, n.Value)
+		}
+		return
+	}
+	for _, c := range n.Content {
+		d.checkObjectRefs(c)
+	}
+}
+
+// probeScenario applies the rules of a probe scenario: it starts from the
+// call or SMS, so it has no debug-chat turns or greeting; its checks are
+// the call status and confirm:.
+func (d *decoder) probeScenario(item *yaml.Node, sc *Scenario, fields map[string]pair) {
+	for _, key := range []string{"turns", "greeting"} {
+		if f, ok := fields[key]; ok {
+			d.errorHint(f.Key, "a probe scenario checks the record with confirm:; write a separate scenario for a debug chat",
+				"a probe scenario has no %s: it starts from an outbound call or an SMS, not a debug chat", key)
+		}
+	}
+	if f, ok := fields["start"]; ok {
+		d.warnf(f.Key, "start: configures a debug-chat session and has no effect on a probe")
+	}
+	if sc.Probe != nil && sc.Probe.SMS != nil && sc.Confirm == nil {
+		d.warnf(item, "probe scenario %q has no confirm: it only checks that the SMS is accepted", sc.Name)
+	}
+}
+
+// duration reads a positive Go duration with a unit (2m, 90s).
+func (d *decoder) duration(n *yaml.Node, what string) time.Duration {
+	n = d.resolve(n)
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
+		d.errorHint(n, fmt.Sprintf("add a unit, e.g. %ss", n.Value), "%s: %s has no unit", what, n.Value)
+		return 0
+	}
+	v, ok := d.scalar(n, what)
+	if !ok {
+		return 0
+	}
+	dur, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		d.errorHint(n, "write a Go duration such as 30s, 2m or 1m30s", "%s: %q is not a duration", what, v)
+		return 0
+	}
+	if dur <= 0 {
+		d.errorf(n, "%s must be above 0, not %s", what, v)
+		return 0
+	}
+	return dur
+}

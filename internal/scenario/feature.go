@@ -1,0 +1,407 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/steps"
+)
+
+// library is the step vocabulary features are compiled with. It is
+// immutable, so one value serves every load.
+var library = steps.New()
+
+// Steps returns the step library features are compiled with.
+func Steps() *steps.Library { return library }
+
+// ParseFeature parses Gherkin the way godog does (English by default, a
+// `# language:` line may change it) and returns the document and its
+// pickles, with ids from newID. Parse errors are returned as they come.
+func ParseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
+	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc.Uri = path
+	return doc, gherkin.Pickles(*doc, path, newID), nil
+}
+
+// loadFeature loads a Gherkin feature file: every pickle (a Scenario, or
+// one Examples row of a Scenario Outline, Background steps included)
+// becomes a Scenario whose steps are compiled with the step library. Tags
+// like @agent:restaurant set the scenario's parameters. All problems are
+// reported at file:line:col; the suite is nil when any is an error.
+func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics) {
+	fl := &featureLoader{file: file, nodes: map[string]any{}}
+	defer func() {
+		if r := recover(); r != nil {
+			fl.diags = fl.diags.Errorf(diag.Pos{File: file}, "internal error while loading: %v", r)
+			suite, diags = nil, finish(fl.diags, src)
+		}
+	}()
+	doc, pickles, err := ParseFeature(file, src, (&messages.Incrementing{}).NewId)
+	if err != nil {
+		fl.parseErrors(err)
+		return nil, finish(fl.diags, src)
+	}
+	if doc.Feature == nil {
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: file, Line: 1, Col: 1},
+			Message: "feature file has no Feature", Hint: "start the file with Feature: and a title"})
+		return nil, finish(fl.diags, src)
+	}
+	s := &Suite{
+		Path:   file,
+		Name:   strings.TrimSpace(doc.Feature.Name),
+		Pos:    fl.pos(doc.Feature.Location),
+		Source: src,
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
+	}
+	for _, t := range doc.Feature.Tags {
+		s.Tags = append(s.Tags, strings.TrimPrefix(t.Name, "@"))
+	}
+	fl.index(doc.Feature)
+	for i, p := range pickles {
+		if sc := fl.scenario(p, i); sc != nil {
+			s.Scenarios = append(s.Scenarios, sc)
+		}
+	}
+	if len(pickles) == 0 {
+		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
+	}
+	diags = finish(fl.diags, src)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return s, diags
+}
+
+type featureLoader struct {
+	file  string
+	diags diag.Diagnostics
+	// nodes maps AST node ids to the nodes, since pickles carry no
+	// positions of their own.
+	nodes map[string]any
+}
+
+func (fl *featureLoader) pos(l *messages.Location) diag.Pos {
+	if l == nil {
+		return diag.Pos{File: fl.file}
+	}
+	return diag.Pos{File: fl.file, Line: int(l.Line), Col: int(l.Column)}
+}
+
+// parseLine matches one Gherkin parse error: "(4:3): expected: ...".
+var parseLine = regexp.MustCompile(`^\((\d+):(\d+)\): (.*)$`)
+
+// parseErrors turns the parser's error (an unexported list type) into
+// diagnostics, one per line it holds.
+func (fl *featureLoader) parseErrors(err error) {
+	found := false
+	for _, line := range strings.Split(err.Error(), "\n") {
+		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		ln, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: fl.file, Line: ln, Col: col},
+			Message: "invalid Gherkin: " + m[3]})
+		found = true
+	}
+	if !found {
+		fl.diags = fl.diags.Errorf(diag.Pos{File: fl.file}, "invalid Gherkin: %v", err)
+	}
+}
+
+// index records every node a pickle can point at.
+func (fl *featureLoader) index(f *messages.Feature) {
+	tags := func(ts []*messages.Tag) {
+		for _, t := range ts {
+			fl.nodes[t.Id] = t
+		}
+	}
+	stepsOf := func(ss []*messages.Step) {
+		for _, st := range ss {
+			fl.nodes[st.Id] = st
+		}
+	}
+	scenario := func(sc *messages.Scenario) {
+		fl.nodes[sc.Id] = sc
+		tags(sc.Tags)
+		stepsOf(sc.Steps)
+		for _, ex := range sc.Examples {
+			tags(ex.Tags)
+			for _, row := range ex.TableBody {
+				fl.nodes[row.Id] = exampleRef{ex: ex, row: row}
+			}
+		}
+	}
+	tags(f.Tags)
+	for _, ch := range f.Children {
+		switch {
+		case ch.Background != nil:
+			stepsOf(ch.Background.Steps)
+		case ch.Scenario != nil:
+			scenario(ch.Scenario)
+		case ch.Rule != nil:
+			tags(ch.Rule.Tags)
+			for _, rc := range ch.Rule.Children {
+				switch {
+				case rc.Background != nil:
+					stepsOf(rc.Background.Steps)
+				case rc.Scenario != nil:
+					scenario(rc.Scenario)
+				}
+			}
+		}
+	}
+}
+
+// exampleRef is an Examples row with its table.
+type exampleRef struct {
+	ex  *messages.Examples
+	row *messages.TableRow
+}
+
+// scenario turns one pickle into a Scenario, or nil when its position
+// cannot be found (never for a document gherkin built).
+func (fl *featureLoader) scenario(p *messages.Pickle, index int) *Scenario {
+	if len(p.AstNodeIds) == 0 {
+		return nil
+	}
+	ast, ok := fl.nodes[p.AstNodeIds[0]].(*messages.Scenario)
+	if !ok {
+		return nil
+	}
+	sc := &Scenario{
+		Name:     strings.TrimSpace(p.Name),
+		Pos:      fl.pos(ast.Location),
+		Repeat:   1,
+		PassRate: 1,
+		Vars:     map[string]string{},
+		Steps:    []*Step{},
+		Pickle:   index,
+	}
+	if sc.Name == "" {
+		sc.Name = fmt.Sprintf("scenario at line %d", sc.Pos.Line)
+	}
+	if len(p.AstNodeIds) > 1 {
+		if ref, ok := fl.nodes[p.AstNodeIds[1]].(exampleRef); ok {
+			row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
+			if ref.ex.TableHeader != nil {
+				for i, c := range ref.ex.TableHeader.Cells {
+					if i < len(ref.row.Cells) {
+						row.Cols = append(row.Cols, c.Value)
+						row.Values[c.Value] = ref.row.Cells[i].Value
+					}
+				}
+			}
+			maps.Copy(sc.Vars, row.Values)
+			sc.Name += " " + row.suffix()
+			sc.Pos = row.Pos
+		}
+	}
+	fl.tags(sc, p.Tags)
+	fl.steps(sc, p)
+	return sc
+}
+
+// Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
+// later tag overrides an earlier one, so a Scenario overrides its Feature.
+var tagParams = []string{"agent", "env", "retries", "repeat", "pass-rate", "timeout"}
+
+func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
+	seen := map[string]bool{}
+	var rate, repeat *messages.Tag
+	for _, pt := range tags {
+		name := strings.TrimPrefix(pt.Name, "@")
+		if !seen[name] {
+			seen[name] = true
+			sc.Tags = append(sc.Tags, name)
+		}
+		t, _ := fl.nodes[pt.AstNodeId].(*messages.Tag)
+		var at diag.Pos
+		if t != nil {
+			at = fl.pos(t.Location)
+		} else {
+			at = sc.Pos
+		}
+		if name == "skip" {
+			sc.Skip = "skipped (@skip)"
+			continue
+		}
+		key, value, ok := strings.Cut(name, ":")
+		if !ok {
+			continue
+		}
+		bad := func(format string, args ...any) {
+			fl.diags = fl.diags.Errorf(at, "tag @%s: %s", name, fmt.Sprintf(format, args...))
+		}
+		switch key {
+		case "agent":
+			if value == "" {
+				bad("agent must not be empty")
+			}
+			sc.Agent = value
+		case "env":
+			if !validEnv(value) {
+				bad("env must be one of %s", strings.Join(Envs, ", "))
+				continue
+			}
+			sc.Env = value
+		case "retries":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 0 {
+				bad("retries must be a whole number, 0 or more")
+				continue
+			}
+			sc.Retries = &n
+		case "repeat":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				bad("repeat must be a whole number, 1 or more")
+				continue
+			}
+			sc.Repeat, repeat = n, t
+		case "pass-rate", "pass_rate":
+			v, err := parseRate(value)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			sc.PassRate, rate = v, t
+		case "timeout":
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				bad("timeout must be a duration above 0 such as 30s or 2m")
+				continue
+			}
+			sc.Timeout = d
+		default:
+			if s := suggest(key, tagParams); s != "" {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
+					Message: fmt.Sprintf("tag @%s is not a parameter", name), Hint: fmt.Sprintf("did you mean @%s:%s?", s, value)})
+			}
+		}
+	}
+	if rate != nil && repeat == nil {
+		fl.diags = fl.diags.Warnf(fl.pos(rate.Location), "@pass-rate has no effect without @repeat")
+	}
+}
+
+// parseRate reads a pass rate: 0.8 or 80%.
+func parseRate(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err == nil && strings.HasSuffix(s, "%") {
+		v /= 100
+	}
+	if err != nil || v <= 0 || v > 1 {
+		return 0, fmt.Errorf("pass rate must be above 0 and at most 1 (0.8 or 80%%), not %q", s)
+	}
+	return v, nil
+}
+
+func validEnv(e string) bool {
+	for _, v := range Envs {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+// steps compiles the steps of a pickle and applies its setup steps.
+func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
+	var params steps.Params
+	started, broken := false, false
+	setupAt := diag.Pos{}
+	for _, ps := range p.Steps {
+		st := &Step{Text: ps.Text, Pos: sc.Pos}
+		if len(ps.AstNodeIds) > 0 {
+			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
+				st.Pos, st.Keyword = fl.pos(ast.Location), ast.Keyword
+			}
+		}
+		if a := ps.Argument; a != nil {
+			if a.DocString != nil {
+				doc := a.DocString.Content
+				st.DocString = &doc
+			}
+			if a.DataTable != nil {
+				st.Table = [][]string{}
+				for _, r := range a.DataTable.Rows {
+					row := make([]string, len(r.Cells))
+					for i, c := range r.Cells {
+						row[i] = c.Value
+					}
+					st.Table = append(st.Table, row)
+				}
+			}
+		}
+		sc.Steps = append(sc.Steps, st)
+		op, err := library.Compile(steps.Input{Pos: st.Pos, Keyword: st.Keyword, Text: st.Text, DocString: st.DocString, Table: st.Table})
+		if err != nil {
+			d := diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: err.Error()}
+			if se, ok := err.(*steps.Error); ok {
+				d.Message, d.Hint = se.Message, se.Hint
+			}
+			fl.diags = fl.diags.Append(d)
+			broken = true
+			continue
+		}
+		st.Op = op
+		if op.Kind != steps.Setup {
+			started = true
+			continue
+		}
+		if started {
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos,
+				Message: fmt.Sprintf("setup step %q comes after the conversation started", op.Step),
+				Hint:    "move it before the first When: session parameters are sent when the session opens"})
+			continue
+		}
+		if setupAt.IsZero() {
+			setupAt = st.Pos
+		}
+		// Setup arguments keep their ${...}: the runner expands the start
+		// parameters when it opens the session, as for YAML.
+		_ = op.Setup(&params, func(s string) (string, error) { return s, nil })
+	}
+	if !started && !broken {
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
+			Message: fmt.Sprintf("scenario %q has no When or Then steps", sc.Name),
+			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
+	}
+	fl.apply(sc, params, setupAt)
+}
+
+// apply sets the parameters of Setup steps on the scenario; steps override
+// tags, as the later word.
+func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at diag.Pos) {
+	if p.Agent != "" {
+		sc.Agent = p.Agent
+	}
+	if p.Env != "" {
+		if !strings.Contains(p.Env, "${") && !validEnv(p.Env) {
+			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(Envs, ", "))
+		}
+		sc.Env = p.Env
+	}
+	st := Start{Channel: p.Channel, Variant: p.Variant, ASRLang: p.ASRLang, TTSLang: p.TTSLang, IntegrationAttributes: p.Attributes}
+	if st.Channel != "" || st.Variant != "" || st.ASRLang != "" || st.TTSLang != "" || len(st.IntegrationAttributes) > 0 {
+		st.Pos = at
+	}
+	sc.Start = st
+}

@@ -1,0 +1,115 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// dumpFeature renders a loaded feature for golden files: every field a
+// run depends on, positions as @line:col.
+func dumpFeature(s *Suite) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "suite %q @%d:%d tags=%q\n", s.Name, s.Pos.Line, s.Pos.Col, s.Tags)
+	for _, sc := range s.Scenarios {
+		fmt.Fprintf(&b, "\nscenario %q @%d:%d pickle=%d\n", sc.Name, sc.Pos.Line, sc.Pos.Col, sc.Pickle)
+		fmt.Fprintf(&b, "  tags=%q agent=%q env=%q repeat=%d pass_rate=%g", sc.Tags, sc.Agent, sc.Env, sc.Repeat, sc.PassRate)
+		if sc.Retries != nil {
+			fmt.Fprintf(&b, " retries=%d", *sc.Retries)
+		}
+		if sc.Timeout != 0 {
+			fmt.Fprintf(&b, " timeout=%s", sc.Timeout)
+		}
+		if sc.Skip != "" {
+			fmt.Fprintf(&b, " skip=%q", sc.Skip)
+		}
+		b.WriteString("\n")
+		st := sc.Start
+		fmt.Fprintf(&b, "  start @%d:%d channel=%q variant=%q attrs=%s\n", st.Pos.Line, st.Pos.Col, st.Channel, st.Variant, sortedMap(st.IntegrationAttributes))
+		fmt.Fprintf(&b, "  vars=%s\n", sortedMap(sc.Vars))
+		for _, step := range sc.Steps {
+			fmt.Fprintf(&b, "  @%d:%d %s%s [%s]\n", step.Pos.Line, step.Pos.Col, step.Keyword, step.Text, step.Op.Kind)
+			if step.DocString != nil {
+				fmt.Fprintf(&b, "    doc %q\n", *step.DocString)
+			}
+			for _, row := range step.Table {
+				fmt.Fprintf(&b, "    | %s |\n", strings.Join(row, " | "))
+			}
+			if step.Op.Kind == 3 { // Check: the expectation it builds
+				exp, err := step.Op.Expect(func(s string) (string, error) { return s, nil })
+				if err != nil {
+					fmt.Fprintf(&b, "    error %v\n", err)
+				} else {
+					fmt.Fprintf(&b, "    expect%s", strings.ReplaceAll(dump(exp), "\n  ", "\n      "))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func sortedMap(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%q", k, m[k])
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+func loadFeatureFile(t *testing.T, path string) (*Suite, string) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ds := loadFeature(filepath.ToSlash(path), src)
+	return s, renderDiags(ds)
+}
+
+// TestLoadFeatureValid loads every feature under testdata/features/valid
+// and compares its model (positions, outlines, Rule, Background, tags on
+// Examples, tables, DocStrings, tag parameters) with the golden file.
+func TestLoadFeatureValid(t *testing.T) {
+	files, _ := filepath.Glob("testdata/features/valid/*.feature")
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, diags := loadFeatureFile(t, f)
+			if s == nil {
+				t.Fatalf("not loaded:\n%s", diags)
+			}
+			golden(t, strings.TrimSuffix(f, ".feature")+".golden", diags+dumpFeature(s))
+		})
+	}
+}
+
+// TestLoadFeatureInvalid compares the diagnostics of broken features,
+// file:line:col and hints included, with the golden files.
+func TestLoadFeatureInvalid(t *testing.T) {
+	files, _ := filepath.Glob("testdata/features/invalid/*.feature")
+	if len(files) == 0 {
+		t.Fatal("no test files")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, diags := loadFeatureFile(t, f)
+			if s != nil {
+				t.Errorf("loaded despite errors:\n%s", diags)
+			}
+			if !strings.Contains(diags, filepath.ToSlash(f)+":") {
+				t.Errorf("diagnostics without positions:\n%s", diags)
+			}
+			golden(t, strings.TrimSuffix(f, ".feature")+".golden", diags)
+		})
+	}
+}

@@ -1,0 +1,7 @@
+Feature: Broken syntax
+
+  Scenario: a
+    When the user says "hi"
+  Examples:
+    | a |
+  Feature: again

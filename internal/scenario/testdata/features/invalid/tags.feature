@@ -1,0 +1,10 @@
+@env:production @retries:-1
+Feature: Broken tags
+
+  @repeat:0 @pass-rate:2 @timeout:soon @agnet:restaurant
+  Scenario: bad parameters
+    When the user says "hi"
+
+  @pass-rate:0.5
+  Scenario: rate without repeat
+    When the user says "hi"

@@ -1,0 +1,284 @@
+package steps
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// Input is one step as written in a feature file, after Scenario Outline
+// placeholders were substituted.
+type Input struct {
+	Pos diag.Pos
+	// Keyword is the Gherkin keyword with its trailing space ("Given ",
+	// "And ", "* ").
+	Keyword string
+	// Text is the step text after the keyword.
+	Text string
+	// DocString is the content of a DocString argument, nil when none.
+	DocString *string
+	// Table holds the cells of a DataTable argument, nil when none.
+	Table [][]string
+}
+
+// Error is a step that cannot be compiled: undefined, used with the wrong
+// argument, or with an invalid argument. Hint, when set, says how to fix it
+// (for an undefined step: the closest defined steps).
+type Error struct {
+	Message string
+	Hint    string
+}
+
+// Error renders the message with its hint in parentheses.
+func (e *Error) Error() string {
+	if e.Hint == "" {
+		return e.Message
+	}
+	return e.Message + " (" + e.Hint + ")"
+}
+
+// Library is the compiled vocabulary. It is immutable and safe for
+// concurrent use.
+type Library struct {
+	defs []Def
+}
+
+// New returns the library of every step definition.
+func New() *Library { return &Library{defs: Defs()} }
+
+// Defs returns the definitions in display order.
+func (l *Library) Defs() []Def { return l.defs }
+
+// Match returns the indexes of the definitions whose pattern matches text
+// (the step without its keyword). More than one is an ambiguity, which the
+// tests of this package rule out for every example.
+func (l *Library) Match(text string) []int {
+	var out []int
+	for i := range l.defs {
+		if l.defs[i].Pattern.MatchString(text) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Compile turns one step into the Op the session driver runs. Errors are
+// *Error.
+func (l *Library) Compile(in Input) (*Op, error) {
+	idx := l.Match(in.Text)
+	step := strings.TrimSpace(in.Keyword) + " " + in.Text
+	switch len(idx) {
+	case 0:
+		return nil, &Error{
+			Message: fmt.Sprintf("undefined step %q", step),
+			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Text, 3), "; ") + "; run 'agenttest steps' for all of them",
+		}
+	case 1:
+	default:
+		// Ruled out by the tests; kept so a bad edit cannot run the wrong
+		// step silently.
+		return nil, &Error{Message: fmt.Sprintf("ambiguous step %q matches %d definitions", step, len(idx))}
+	}
+	d := &l.defs[idx[0]]
+	switch {
+	case d.Arg == DocStringArg && in.DocString == nil:
+		return nil, &Error{Message: fmt.Sprintf("step %q needs a DocString", step), Hint: "put the text between \"\"\" lines under the step"}
+	case d.Arg == TableArg && in.Table == nil:
+		return nil, &Error{Message: fmt.Sprintf("step %q needs a table", step), Hint: "put | ... | rows under the step"}
+	case d.Arg != DocStringArg && in.DocString != nil:
+		return nil, &Error{Message: fmt.Sprintf("step %q takes no DocString", step)}
+	case d.Arg != TableArg && in.Table != nil:
+		return nil, &Error{Message: fmt.Sprintf("step %q takes no table", step)}
+	}
+	m := d.Pattern.FindStringSubmatch(in.Text)
+	args := make([]string, len(m)-1)
+	for i, a := range m[1:] {
+		args[i] = unquote(a)
+	}
+	c := &call{def: d, pos: in.Pos, step: step, args: args, table: in.Table, x: syntaxOnly}
+	if in.DocString != nil {
+		c.doc = *in.DocString
+	}
+	op, err := d.build(c)
+	if err != nil {
+		var se *Error
+		if e, ok := err.(*Error); ok {
+			se = e
+		} else {
+			se = &Error{Message: fmt.Sprintf("step %q: %v", step, err)}
+		}
+		return nil, se
+	}
+	return op, nil
+}
+
+// unquote undoes the one escape of quoted arguments, \".
+func unquote(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
+
+// Closest returns up to n examples of the definitions closest to text, best
+// first: the "did you mean" of an undefined step. Quoted arguments and
+// numbers are blanked on both sides, so only the wording counts.
+func (l *Library) Closest(text string, n int) []string {
+	want := shape(text)
+	type cand struct {
+		ex   string
+		dist int
+	}
+	cands := make([]cand, len(l.defs))
+	for i, d := range l.defs {
+		_, body, _ := strings.Cut(d.Example, " ")
+		cands[i] = cand{d.Example, editDistance(want, shape(body))}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
+	out := make([]string, 0, n)
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.ex)
+	}
+	return out
+}
+
+var (
+	quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	number = regexp.MustCompile(`\d+(?:\.\d+)?`)
+)
+
+func shape(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = quoted.ReplaceAllString(s, `""`)
+	return number.ReplaceAllString(s, "0")
+}
+
+// editDistance is the Levenshtein distance over runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// call is one application of a definition to a step.
+type call struct {
+	def   *Def
+	pos   diag.Pos
+	step  string
+	args  []string
+	doc   string
+	table [][]string
+	// x expands plain arguments: syntaxOnly while compiling, the
+	// session's expander while running.
+	x Expander
+}
+
+func (c *call) op(k Kind) *Op { return &Op{Kind: k, Pos: c.pos, Step: c.step} }
+
+func (c *call) expand(i int) (string, error) { return c.x(c.args[i]) }
+
+func (c *call) int(i int, what string) (int, error) {
+	n, err := strconv.Atoi(c.args[i])
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s %q is not a whole number", what, c.args[i])
+	}
+	return n, nil
+}
+
+// regex checks that argument i compiles as RE2, references blanked.
+func (c *call) regex(i int) error {
+	p, err := syntaxOnly(c.args[i])
+	if err != nil {
+		return err
+	}
+	if _, err := regexp.Compile(p); err != nil {
+		return &Error{Message: fmt.Sprintf("step %q: invalid regular expression %q: %v", c.step, c.args[i], err)}
+	}
+	return nil
+}
+
+// pairs reads a two-column table; a first row naming the columns (e.g.
+// | key | value |) is a header and skipped.
+func (c *call) pairs(first, second string) ([][2]string, error) {
+	var out [][2]string
+	for i, row := range c.table {
+		if len(row) != 2 {
+			return nil, &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want 2: | %s | %s |", c.step, i+1, len(row), first, second)}
+		}
+		if i == 0 && isHeader(row[0], first, "name", "key", "attribute") && isHeader(row[1], second) {
+			continue
+		}
+		out = append(out, [2]string{row[0], row[1]})
+	}
+	if len(out) == 0 {
+		return nil, &Error{Message: fmt.Sprintf("step %q: table has no rows", c.step)}
+	}
+	return out, nil
+}
+
+// column reads a one-column table; a first row equal to the column name is
+// a header and skipped.
+func (c *call) column(name string) ([]string, error) {
+	var out []string
+	for i, row := range c.table {
+		if len(row) != 1 {
+			return nil, &Error{Message: fmt.Sprintf("step %q: table row %d has %d cells, want 1: | %s |", c.step, i+1, len(row), name)}
+		}
+		if i == 0 && isHeader(row[0], name, name+"s") {
+			continue
+		}
+		out = append(out, row[0])
+	}
+	if len(out) == 0 {
+		return nil, &Error{Message: fmt.Sprintf("step %q: table has no rows", c.step)}
+	}
+	return out, nil
+}
+
+func isHeader(cell string, names ...string) bool {
+	cell = strings.ToLower(strings.TrimSpace(cell))
+	for _, n := range names {
+		if cell == n {
+			return true
+		}
+	}
+	return false
+}
+
+// syntaxOnly stands for the session's expander while compiling: it checks
+// the ${...} syntax and blanks each reference.
+func syntaxOnly(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "$${"):
+			b.WriteString("${")
+			i += 3
+		case strings.HasPrefix(s[i:], "${"):
+			end := strings.IndexByte(s[i+2:], '}')
+			if end < 0 {
+				return "", fmt.Errorf("unterminated ${ in %q: close it with } or write $${ for a literal ${", s)
+			}
+			b.WriteString("x")
+			i += 2 + end + 1
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String(), nil
+}

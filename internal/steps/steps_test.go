@@ -1,0 +1,248 @@
+package steps
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// exampleInput turns a definition's example into the step it stands for.
+func exampleInput(t *testing.T, d Def) Input {
+	t.Helper()
+	kw, text, ok := strings.Cut(d.Example, " ")
+	if !ok {
+		t.Fatalf("example %q has no keyword", d.Example)
+	}
+	in := Input{Pos: diag.Pos{File: "x.feature", Line: 3, Col: 5}, Keyword: kw + " ", Text: text}
+	switch d.Arg {
+	case DocStringArg:
+		doc := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(d.ExampleArg, `"""`), `"""`), "\n")
+		in.DocString = &doc
+	case TableArg:
+		for _, line := range strings.Split(d.ExampleArg, "\n") {
+			var row []string
+			for _, cell := range strings.Split(strings.Trim(line, "| "), "|") {
+				row = append(row, strings.TrimSpace(cell))
+			}
+			in.Table = append(in.Table, row)
+		}
+	}
+	return in
+}
+
+// TestExamplesMatchOnlyTheirDefinition is the ambiguity check: every
+// definition has an example, and that example matches it and nothing else.
+func TestExamplesMatchOnlyTheirDefinition(t *testing.T) {
+	lib := New()
+	for i, d := range lib.Defs() {
+		if d.Example == "" || d.Doc == "" {
+			t.Errorf("definition %s has no example or no doc", d.Pattern)
+			continue
+		}
+		if (d.Arg == NoArg) != (d.ExampleArg == "") {
+			t.Errorf("definition %s: example argument does not fit its argument kind", d.Pattern)
+		}
+		in := exampleInput(t, d)
+		got := lib.Match(in.Text)
+		if len(got) != 1 || got[0] != i {
+			var pats []string
+			for _, j := range got {
+				pats = append(pats, lib.Defs()[j].Pattern.String())
+			}
+			t.Errorf("example %q matches %v, want only %s", d.Example, pats, d.Pattern)
+			continue
+		}
+		op, err := lib.Compile(in)
+		if err != nil {
+			t.Errorf("example %q does not compile: %v", d.Example, err)
+			continue
+		}
+		if op.Step != d.Example || op.Pos != in.Pos {
+			t.Errorf("example %q compiled to step %q at %v", d.Example, op.Step, op.Pos)
+		}
+	}
+}
+
+// TestIssueVocabulary holds the contract of the issue: these steps exist,
+// with this wording, in every keyword position.
+func TestIssueVocabulary(t *testing.T) {
+	vocabulary := []struct {
+		step string
+		kind Kind
+		arg  ArgKind
+	}{
+		{`Given the agent "restaurant"`, Setup, NoArg},
+		{`Given the environment "sandbox"`, Setup, NoArg},
+		{`Given the channel "VOICE-SIP"`, Setup, NoArg},
+		{`Given the variant "spring"`, Setup, NoArg},
+		{`Given the ASR language "en-GB"`, Setup, NoArg},
+		{`Given the TTS language "en-GB"`, Setup, NoArg},
+		{`Given the integration attribute "tier" is "gold"`, Setup, NoArg},
+		{`Given the integration attributes:`, Setup, TableArg},
+		{`Given the conversation has started`, Start, NoArg},
+		{`When the user says "I want a table"`, Say, NoArg},
+		{`When the user says:`, Say, DocStringArg},
+		{`When the user stays silent`, Say, NoArg},
+		{`Then the greeting contains "Welcome"`, Check, NoArg},
+		{`Then the agent says "Hello"`, Check, NoArg},
+		{`Then the agent's reply contains "how many"`, Check, NoArg},
+		{`Then the agent's reply does not contain "sorry"`, Check, NoArg},
+		{`Then the agent's reply matches "\d+ people"`, Check, NoArg},
+		{`Then the agent's reply is similar to "How many?"`, Check, NoArg},
+		{`Then the agent's reply is similar to "How many?" with at least 0.8`, Check, NoArg},
+		{`Then the node trace includes "start"`, Check, NoArg},
+		{`Then the node trace does not include "handoff"`, Check, NoArg},
+		{`Then the node trace passes through:`, Check, TableArg},
+		{`Then the current node is "ask"`, Check, NoArg},
+		{`Then the flow is "booking"`, Check, NoArg},
+		{`Then the step is "collect"`, Check, NoArg},
+		{`Then the state "key" is "value"`, Check, NoArg},
+		{`Then the state "key" matches "^v"`, Check, NoArg},
+		{`Then the state has no "key"`, Check, NoArg},
+		{`Then the state includes:`, Check, TableArg},
+		{`Then the agent hands off to "billing"`, Check, NoArg},
+		{`Then the agent does not hand off`, Check, NoArg},
+		{`Then the conversation ends`, Check, NoArg},
+		{`Then the conversation continues`, Check, NoArg},
+		{`Then the reply is delayed`, Check, NoArg},
+		{`Then the metric "M" is "1"`, Check, NoArg},
+		{`Then the metric "M" was written 3 times`, Check, NoArg},
+		{`Then the function "f" was called`, Check, NoArg},
+		{`Then the function "f" failed`, Check, NoArg},
+		{`Then no function failed`, Check, NoArg},
+		{`Then the topic "t" was retrieved`, Check, NoArg},
+		{`Then the topic "t" was cited`, Check, NoArg},
+		{`Then the reply came within 500 ms`, Check, NoArg},
+		{`Then I remember "name" from the reply matching "ref (\w+)"`, Capture, NoArg},
+	}
+	lib := New()
+	for _, v := range vocabulary {
+		for _, kw := range []string{"", "And ", "But ", "* "} {
+			kwd, text, _ := strings.Cut(v.step, " ")
+			in := Input{Keyword: kwd + " ", Text: text}
+			if kw != "" {
+				in.Keyword = kw
+			}
+			doc := "hello\nthere"
+			switch v.arg {
+			case DocStringArg:
+				in.DocString = &doc
+			case TableArg:
+				in.Table = [][]string{{"a", "b"}}
+				if strings.Contains(text, "passes through") {
+					in.Table = [][]string{{"a"}}
+				}
+			}
+			op, err := lib.Compile(in)
+			if err != nil {
+				t.Errorf("%s%s: %v", in.Keyword, text, err)
+				continue
+			}
+			if op.Kind != v.kind {
+				t.Errorf("%s: kind %v, want %v", v.step, op.Kind, v.kind)
+			}
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	type testCase struct {
+		name  string
+		in    Input
+		want  string
+		hints []string
+	}
+	doc := "x"
+	run := func(t *testing.T, tc testCase) {
+		_, err := New().Compile(tc.in)
+		if err == nil {
+			t.Fatalf("no error, want %q", tc.want)
+		}
+		se, ok := err.(*Error)
+		if !ok {
+			t.Fatalf("error %T, want *Error", err)
+		}
+		if !strings.Contains(se.Message, tc.want) {
+			t.Errorf("message %q, want it to contain %q", se.Message, tc.want)
+		}
+		for _, h := range tc.hints {
+			if !strings.Contains(se.Hint, h) {
+				t.Errorf("hint %q, want it to contain %q", se.Hint, h)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{"undefined", Input{Keyword: "Then ", Text: `the agents reply contain "x"`}, `undefined step "Then the agents reply contain \"x\""`,
+			[]string{`Then the agent's reply contains "how many"`, "agenttest steps"}},
+		{"undefined user", Input{Keyword: "When ", Text: `the user types "x"`}, "undefined step", []string{`When the user says "a table for 4 at 7pm"`}},
+		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
+		{"bad state regex", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, "invalid regular expression", nil},
+		{"bad similarity", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 1.5`}, "similarity 1.5", nil},
+		{"missing docstring", Input{Keyword: "When ", Text: `the user says:`}, "needs a DocString", nil},
+		{"missing table", Input{Keyword: "Then ", Text: `the state includes:`}, "needs a table", nil},
+		{"unexpected docstring", Input{Keyword: "Then ", Text: `the conversation ends`, DocString: &doc}, "takes no DocString", nil},
+		{"table shape", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"a", "b", "c"}}}, "has 3 cells, want 2", nil},
+		{"header only", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"key", "value"}}}, "no rows", nil},
+		{"bad capture name", Input{Keyword: "Then ", Text: `I remember "1x" from the reply matching "a"`}, "invalid variable name", nil},
+		{"unterminated ref", Input{Keyword: "Then ", Text: `the node trace includes "${x"`}, "unterminated", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestCheckBuildsTheYAMLExpect(t *testing.T) {
+	lib := New()
+	pos := diag.Pos{File: "f.feature", Line: 9, Col: 5}
+	op, err := lib.Compile(Input{Pos: pos, Keyword: "And ", Text: `the state includes:`, Table: [][]string{{"key", "value"}, {"party_size", "4"}, {"${k}", "${v}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := op.Expect(func(s string) (string, error) { return strings.ReplaceAll(s, "${k}", "time"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exp.State) != 2 || exp.State[0].Key != "party_size" || *exp.State[0].Match.Exact != "4" || exp.State[1].Key != "time" || *exp.State[1].Match.Exact != "${v}" {
+		t.Fatalf("state checks %+v", exp.State)
+	}
+	if exp.Pos != pos || exp.State[0].Pos != pos {
+		t.Errorf("positions %v %v, want %v", exp.Pos, exp.State[0].Pos, pos)
+	}
+	// The matcher text keeps its reference for assert.Check to expand.
+	res := assert.Check(exp, assert.Observation{Result: nil}, nil)
+	if len(res) != 1 {
+		t.Errorf("check without a reply: %v", res)
+	}
+}
+
+func TestWriteGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := New().Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "steps.golden")
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("steps output differs from %s (run go test -update):\n%s", path, b.String())
+	}
+	for _, d := range New().Defs() {
+		if !strings.Contains(b.String(), d.Example) {
+			t.Errorf("output lacks the example %q", d.Example)
+		}
+	}
+}

@@ -1,0 +1,384 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// deliver posts body to h with the given signature and returns the status.
+func deliver(t *testing.T, h http.Handler, body, signature string) int {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(body))
+	if signature != "" {
+		req.Header.Set(brand.SignatureHeader(""), signature)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+func event(id, typ, conv string) string {
+	return fmt.Sprintf(`{"id":%q,"type":%q,"created_at":"2026-03-01T12:00:00.000Z","data":{"conversation_id":%q,"environment":"sandbox"}}`, id, typ, conv)
+}
+
+func TestReceiverAnswers(t *testing.T) {
+	type testCase struct {
+		name      string
+		secret    string
+		method    string
+		body      string
+		signature string // "sign" signs the body with testSecret
+		status    int
+		reason    string // the recorded rejection, if any
+	}
+	run := func(t *testing.T, tc testCase) {
+		r := NewReceiver(Options{Secret: tc.secret})
+		sig := tc.signature
+		if sig == "sign" {
+			sig = Sign(testSecret, []byte(tc.body))
+		}
+		req := httptest.NewRequest(tc.method, "/hook", strings.NewReader(tc.body))
+		if sig != "" {
+			req.Header.Set("X-Vendor-Signature", sig)
+		}
+		rec := httptest.NewRecorder()
+		r.ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Fatalf("status = %d, want %d (%s)", rec.Code, tc.status, rec.Body)
+		}
+		rej := r.Rejections()
+		switch {
+		case tc.reason == "" && len(rej) > 0:
+			t.Errorf("unexpected rejection %+v", rej)
+		case tc.reason != "" && (len(rej) != 1 || !strings.Contains(rej[0].Reason, tc.reason)):
+			t.Errorf("rejections = %+v, want one saying %q", rej, tc.reason)
+		}
+	}
+	ok := event("evt_1", "conversation.completed", "c1")
+	for _, tc := range []testCase{
+		{name: "verified", secret: testSecret, method: "POST", body: ok, signature: "sign", status: 204},
+		{name: "unsigned", secret: testSecret, method: "POST", body: ok, status: 401, reason: "missing X-Vendor-Signature header"},
+		{name: "bad hex", secret: testSecret, method: "POST", body: ok, signature: "xyz", status: 401, reason: "malformed signature"},
+		{name: "wrong signature", secret: testSecret, method: "POST", body: ok, signature: Sign("other", []byte(ok)), status: 401, reason: "signature mismatch"},
+		{name: "not an event", secret: testSecret, method: "POST", body: `{"data":{}}`, signature: "sign", status: 400, reason: `no "type" member`},
+		{name: "no secret yet", secret: "", method: "POST", body: ok, signature: "sign", status: 503},
+		{name: "GET", secret: testSecret, method: "GET", status: 405},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestReceiverStore(t *testing.T) {
+	r := NewReceiver(Options{Secret: testSecret, MaxEvents: 3})
+	post := func(body string) {
+		if code := deliver(t, r, body, Sign(testSecret, []byte(body))); code != http.StatusNoContent {
+			t.Fatalf("status %d", code)
+		}
+	}
+	// A retry carries the same event id: stored once.
+	post(event("evt_1", "conversation.completed", "c1"))
+	post(event("evt_1", "conversation.completed", "c1"))
+	if n := len(r.Events()); n != 1 {
+		t.Fatalf("%d events after a retry, want 1", n)
+	}
+	for i := 2; i <= 5; i++ {
+		post(event(fmt.Sprintf("evt_%d", i), "handoff.created", fmt.Sprintf("c%d", i)))
+	}
+	evs := r.Events()
+	if len(evs) != 3 || evs[0].ID != "evt_3" || evs[2].ID != "evt_5" {
+		t.Fatalf("events = %+v, want the 3 newest", evs)
+	}
+	if _, ok := r.Find("c1", "conversation.completed"); ok {
+		t.Error("the oldest event was not dropped")
+	}
+	ev, ok := r.Find("c4", "handoff.created")
+	if !ok || ev.Environment != "sandbox" || ev.Data["conversation_id"] != "c4" {
+		t.Errorf("Find = %+v, %v", ev, ok)
+	}
+	// A dropped id may be stored again.
+	post(event("evt_1", "conversation.completed", "c1"))
+	if _, ok := r.Find("c1", "conversation.completed"); !ok {
+		t.Error("a re-delivered dropped event was not stored")
+	}
+}
+
+func TestWaitWakesOnArrival(t *testing.T) {
+	r := NewReceiver(Options{Secret: testSecret})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		ev, err := r.Wait(ctx, "c9", "handoff.created")
+		if err == nil && ev.ConversationID != "c9" {
+			err = fmt.Errorf("got %+v", ev)
+		}
+		got <- err
+	}()
+	// Events of another conversation or type do not end the wait.
+	other := event("evt_a", "handoff.created", "c8")
+	deliver(t, r, other, Sign(testSecret, []byte(other)))
+	other = event("evt_b", "conversation.completed", "c9")
+	deliver(t, r, other, Sign(testSecret, []byte(other)))
+	select {
+	case err := <-got:
+		t.Fatalf("Wait returned early: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	want := event("evt_c", "handoff.created", "c9")
+	deliver(t, r, want, Sign(testSecret, []byte(want)))
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWaitReportsRejections(t *testing.T) {
+	r := NewReceiver(Options{Secret: testSecret})
+	body := event("evt_1", "conversation.completed", "c1")
+	deliver(t, r, body, Sign("stale-secret", []byte(body)))
+	unrelated := event("evt_2", "conversation.completed", "c2")
+	deliver(t, r, unrelated, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	_, err := r.Wait(ctx, "c1", "conversation.completed")
+	var me *MissingError
+	if !errors.As(err, &me) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a MissingError after the deadline", err)
+	}
+	if len(me.Rejected) != 1 || !errors.Is(me.Rejected[0].Err, ErrSignatureMismatch) {
+		t.Fatalf("rejected = %+v, want the one mismatch of c1", me.Rejected)
+	}
+	want := `no verified "conversation.completed" event for conversation c1 arrived: 1 delivery rejected: signature mismatch`
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message = %q, want it to start with %q", err, want)
+	}
+}
+
+// recorder keeps the raw deliveries that reach a handler, to check the
+// signatures independently of the receiver.
+type recorder struct {
+	next http.Handler
+	// tamper, when set, rewrites the body before next sees it (a proxy
+	// changing the payload on the way).
+	tamper func([]byte) []byte
+	mu     sync.Mutex
+	raw    []rawDelivery
+}
+
+type rawDelivery struct {
+	body      []byte
+	signature string
+	status    int
+}
+
+func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if rc.tamper != nil {
+		body = rc.tamper(body)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	rc.next.ServeHTTP(rec, r)
+	rc.mu.Lock()
+	rc.raw = append(rc.raw, rawDelivery{body: body, signature: r.Header.Get(brand.SignatureHeader("")), status: rec.Code})
+	rc.mu.Unlock()
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+func (rc *recorder) deliveries() []rawDelivery {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]rawDelivery(nil), rc.raw...)
+}
+
+// simWithReceiver starts the simulator with fast outbound calls, a
+// receiver behind rc on loopback, and registers it.
+func simWithReceiver(t *testing.T, rc *recorder) (*simtest.Sim, *platform.Client, *Receiver, string) {
+	t.Helper()
+	s := simtest.Start(t, sim.Options{
+		Seed:         11,
+		TickInterval: 10 * time.Millisecond,
+		Outbound:     sim.OutboundOptions{Queued: time.Millisecond, Calling: time.Millisecond},
+		Webhooks:     sim.WebhookOptions{AllowInsecure: true, Backoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxAttempts: 3},
+	})
+	c, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
+		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, Brand: s.Info.Brand})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv := NewReceiver(Options{Brand: s.Info.Brand})
+	rc.next = rcv
+	hs := httptest.NewServer(rc)
+	t.Cleanup(hs.Close)
+	ep, secret, err := Register(context.Background(), c, hs.URL+"/hook", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.ID == "" || secret == "" {
+		t.Fatalf("endpoint %+v, secret %q", ep, secret)
+	}
+	rcv.SetSecret(secret)
+	return s, c, rcv, secret
+}
+
+// placeCall triggers an outbound call and returns the conversation it
+// creates (the callee hangs up at once, so it completes).
+func placeCall(t *testing.T, s *simtest.Sim, c *platform.Client) string {
+	t.Helper()
+	ctx := context.Background()
+	call, err := c.PlaceCall(ctx, platform.CallRequest{To: "+447700900001", AgentID: s.AgentIDs[0], Env: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		st, err := c.CallStatus(ctx, call.SID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Final() {
+			if st.ConversationID == "" {
+				t.Fatalf("call ended %s without a conversation", st.Status)
+			}
+			return st.ConversationID
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("call did not end")
+	return ""
+}
+
+func TestSignedDeliveryFromSimulator(t *testing.T) {
+	rc := &recorder{}
+	s, c, rcv, secret := simWithReceiver(t, rc)
+	conv := placeCall(t, s, c)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ev, err := rcv.Wait(ctx, conv, platform.EventConversationCompleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Environment != "sandbox" || ev.Data["channel"] != "VOICE-SIP" {
+		t.Errorf("event = %+v, want a sandbox VOICE-SIP completion", ev)
+	}
+	// Check the delivery's signature with an HMAC computed here. The
+	// recorder logs a delivery once the receiver has answered, which may
+	// be just after Wait returned.
+	var checked bool
+	deliveries := rc.deliveries()
+	for wait := time.Now().Add(5 * time.Second); len(deliveries) == 0 && time.Now().Before(wait); deliveries = rc.deliveries() {
+		time.Sleep(time.Millisecond)
+	}
+	for _, d := range deliveries {
+		if !bytes.Contains(d.body, []byte(conv)) {
+			continue
+		}
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write(d.body)
+		if d.signature != hex.EncodeToString(m.Sum(nil)) {
+			t.Errorf("signature %q is not the body's HMAC", d.signature)
+		}
+		if d.status/100 != 2 {
+			t.Errorf("receiver answered %d to a valid delivery", d.status)
+		}
+		checked = true
+	}
+	if !checked {
+		t.Error("the delivery was not recorded")
+	}
+	if rej := rcv.Rejections(); len(rej) > 0 {
+		t.Errorf("rejections: %+v", rej)
+	}
+}
+
+func TestTamperedDeliveryIsRejected(t *testing.T) {
+	rc := &recorder{tamper: func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"environment":"sandbox"`), []byte(`"environment":"live"`), 1)
+	}}
+	s, c, rcv, _ := simWithReceiver(t, rc)
+	conv := placeCall(t, s, c)
+
+	// Wait for the first rejection, then for the event briefly: it must
+	// not be accepted, and the failure must carry the reason.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(rcv.Rejections()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := rcv.Wait(ctx, conv, platform.EventConversationCompleted)
+	var me *MissingError
+	if !errors.As(err, &me) || len(me.Rejected) == 0 {
+		t.Fatalf("err = %v, want a MissingError with rejections", err)
+	}
+	if !errors.Is(me.Rejected[0].Err, ErrSignatureMismatch) || me.Rejected[0].ConversationID != conv {
+		t.Errorf("rejection = %+v, want a signature mismatch for %s", me.Rejected[0], conv)
+	}
+	if !strings.Contains(err.Error(), "signature mismatch") {
+		t.Errorf("message %q does not give the reason", err)
+	}
+	for _, d := range rc.deliveries() {
+		if d.status != http.StatusUnauthorized {
+			t.Errorf("tampered delivery answered %d, want 401", d.status)
+		}
+	}
+	if len(rcv.Events()) != 0 {
+		t.Errorf("a tampered event was stored: %+v", rcv.Events())
+	}
+}
+
+func TestRegisterReusesEndpoint(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 12, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	c, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	url := "http://127.0.0.1:9/hook"
+	first, secret, err := Register(ctx, c, url, []string{platform.EventConversationCompleted}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With the secret known, the same endpoint is reused and its events
+	// widened.
+	again, secret2, err := Register(ctx, c, url+"/", []string{platform.EventHandoffCreated}, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != first.ID || secret2 != secret || len(again.Events) != 2 {
+		t.Fatalf("reuse: endpoint %+v (first %s), secret kept %v", again, first.ID, secret2 == secret)
+	}
+	// Without it, the stale endpoint is replaced, not duplicated.
+	fresh, secret3, err := Register(ctx, c, url, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.ID == first.ID || secret3 == "" || secret3 == secret {
+		t.Fatalf("replace: endpoint %+v, secret %q", fresh, secret3)
+	}
+	list, err := c.ListWebhooks(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != fresh.ID {
+		t.Fatalf("endpoints = %+v, %v; want only the new one", list, err)
+	}
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Reproduces every figure of BENCHMARKS.md.
+#
+#   scripts/bench.sh            # everything (about 10 minutes on 2 cores)
+#   scripts/bench.sh ratio      # runner vs bare HTTP loop (target: >= 0.8)
+#   scripts/bench.sh latency    # 1,000 x 5 turns at --parallel 100, 100 ms (target: <= 1.1x ideal)
+#   scripts/bench.sh rss        # peak RSS of the CLI at 20,000 scenarios (target: < 256 MB)
+#   scripts/bench.sh sim        # the simulator's own throughput, for context
+#
+# COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
+# The RSS run starts the simulator as a separate process (agenttest sim
+# --print-env) so the harness's RSS is measured alone; AGENTTEST_BIN runs
+# a prebuilt binary instead of building ./cmd/agenttest.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-5}
+N=${N:-20000}
+PARALLEL=${PARALLEL:-100}
+work=$(mktemp -d)
+sim_pid=""
+cleanup() {
+	if [[ -n $sim_pid ]]; then kill "$sim_pid" 2>/dev/null || true; wait "$sim_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+machine() {
+	echo "== machine"
+	echo "nproc: $(nproc)"
+	grep -m1 'model name' /proc/cpuinfo | sed 's/.*: /cpu: /'
+	go version
+}
+
+ratio() {
+	echo "== runner vs bare HTTP loop (runner/bare, alternating rounds; target >= 0.8)"
+	go test -run '^$' -bench 'RunnerVsBare$' -benchtime 8x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
+	echo "== turns/s: runner, bare loop, platform client alone"
+	go test -run '^$' -bench 'Runner$|BareLoop$|ClientLoop$' -benchtime 5000x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
+	echo "== turn decoding"
+	go test -run '^$' -bench 'DecodeTurn$' -count "$COUNT" ./internal/platform | grep -E '^Benchmark'
+}
+
+latency() {
+	echo "== latency-bound: 1,000 scenarios x 5 turns, --parallel 100, 100 ms per call (target x-ideal <= 1.1)"
+	go test -run '^$' -bench 'LatencyBound$' -benchtime 1x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
+}
+
+# gen_suite DIR N writes N booking scenarios (greeting + 4 turns, the same
+# checks as the runner benchmarks) into DIR, 1,000 per file.
+gen_suite() {
+	local dir=$1 n=$2 per=1000 f i
+	mkdir -p "$dir"
+	for ((f = 0; f * per < n; f++)); do
+		{
+			echo "suite: rss $f"
+			echo "agent: restaurant"
+			echo "env: sandbox"
+			echo "scenarios:"
+			for ((i = f * per; i < (f + 1) * per && i < n; i++)); do
+				cat <<YAML
+  - name: books a table $i
+    greeting: {response: {contains: Welcome}}
+    turns:
+      - say: I'd like to book a table
+        expect:
+          response: {contains: how many, ignore_case: true}
+          trace: {includes: [CollectPartySize]}
+      - say: 4 people at 7pm
+        expect:
+          state: {party_size: "4", time: "19:00"}
+          node: ConfirmBooking
+        capture: {ref: {response: 'reference ([A-Z0-9]+)'}}
+      - say: what was my reference?
+        expect: {response: {contains: "\${ref}"}}
+      - say: thanks, bye
+        expect: {ended: true}
+YAML
+			done
+		} >"$dir/rss-$f.yaml"
+	done
+}
+
+# peak_rss LABEL ARGS... runs agenttest against the external simulator and
+# prints its peak RSS (VmHWM, via GNU time) and wall time.
+peak_rss() {
+	local label=$1
+	shift
+	local out="$work/time-$label.txt"
+	# agenttest runs only suites under its working directory.
+	if (cd "$work" && /usr/bin/time -v ./agenttest run --parallel "$PARALLEL" "$@" suite) >"$work/run-$label.log" 2>"$out"; then
+		:
+	else
+		echo "run $label failed (exit $?); last lines:"
+		tail -n 5 "$work/run-$label.log"; head -n 5 "$out"
+		return 1
+	fi
+	local kb wall
+	kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out")
+	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$out")
+	echo "$label: peak RSS $((kb / 1024)) MB, wall $wall, $(tail -1 "$work/run-$label.log")"
+}
+
+rss() {
+	[[ -x /usr/bin/time ]] || { echo "rss needs GNU time: apt-get install time" >&2; return 1; }
+	echo "== peak RSS of agenttest run, $N scenarios x 5 turns at --parallel $PARALLEL, simulator in another process (target < 256 MB)"
+	if [[ -n ${AGENTTEST_BIN:-} ]]; then
+		cp "$AGENTTEST_BIN" "$work/agenttest" # a binary built elsewhere, e.g. an older commit
+	else
+		go build -o "$work/agenttest" ./cmd/agenttest
+	fi
+	gen_suite "$work/suite" "$N"
+	# store-cap bounds the simulator, which is not what is measured here.
+	"$work/agenttest" sim --print-env --store-cap 1000 >"$work/sim.env" 2>"$work/sim.err" &
+	sim_pid=$!
+	for _ in $(seq 100); do
+		grep -q AGENTTEST_BUILD_KEY "$work/sim.env" 2>/dev/null && break
+		sleep 0.1
+	done
+	set -a
+	# shellcheck disable=SC1091
+	source <(grep '^AGENTTEST_' "$work/sim.env" | sed 's/^export //')
+	set +a
+	peak_rss plain
+	peak_rss reports --junit junit.xml --json report.json
+	ls -l "$work/junit.xml" "$work/report.json" | awk '{print "  " $5 " bytes " $NF}'
+	local sim_kb
+	sim_kb=$(awk '/VmHWM/ {print $2}' "/proc/$sim_pid/status")
+	echo "simulator process (not counted): peak RSS $((sim_kb / 1024)) MB"
+}
+
+sim() {
+	echo "== simulator throughput (debug-chat turns over loopback HTTP)"
+	go test -run '^$' -bench 'DebugChatTurn$' -benchtime 3s -count "$COUNT" ./internal/sim | grep -E '^Benchmark'
+}
+
+machine
+case ${1:-all} in
+ratio) ratio ;;
+latency) latency ;;
+rss) rss ;;
+sim) sim ;;
+all) ratio; latency; rss; sim ;;
+*) echo "usage: $0 [ratio|latency|rss|sim|all]" >&2; exit 2 ;;
+esac
