@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
-	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 const topUsage = `agenttest regression-tests conversational agents hosted on the agent platform.
@@ -77,7 +77,7 @@ func run(ctx context.Context, st *State) error {
 		return cmdHelp(ctx, st, args)
 	default:
 		msg := fmt.Sprintf("unknown command %q", cmd)
-		if s := config.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "version", "help"}); s != "" {
+		if s := diag.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "version", "help"}); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return usageErrorf("%s\nRun 'agenttest help' for usage.", msg)

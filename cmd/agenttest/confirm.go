@@ -147,12 +147,9 @@ func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.
 func webhookEvents(scs []*scenario.Scenario) []string {
 	var out []string
 	for _, sc := range scs {
-		if sc.Confirm == nil {
-			continue
-		}
-		for _, w := range sc.Confirm.Webhooks {
-			if !slices.Contains(out, w.Event) {
-				out = append(out, w.Event)
+		for _, ev := range sc.WebhookEvents() {
+			if !slices.Contains(out, ev) {
+				out = append(out, ev)
 			}
 		}
 	}

@@ -439,3 +439,33 @@ func goroutineCheck(t *testing.T) func() {
 		}
 	}
 }
+
+// TestSimFlagsEnv checks the way faults reach the embedded simulator:
+// the flags of `agenttest sim`, refused with exit 2 when wrong.
+func TestSimFlagsEnv(t *testing.T) {
+	type testCase struct {
+		name  string
+		flags string
+		code  int
+		want  string
+	}
+	cases := []testCase{
+		{name: "faults accepted", flags: "--latency=1ms --error-429=0.01", code: exitOK},
+		{name: "unknown flag", flags: "--error-501=0.1", code: exitUsage, want: `AGENTTEST_SIM_FLAGS="--error-501=0.1": flag provided but not defined: -error-501`},
+		{name: "fraction out of range", flags: "--drop=2", code: exitUsage, want: "fault drop: fraction 2 is outside 0..1"},
+		{name: "listen does not apply", flags: "--listen=127.0.0.1:9", code: exitUsage, want: "do not apply to the embedded simulator"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := examplesEnv()
+			env[simFlagsEnv] = tc.flags
+			c := newCLI(t, "testdata/pass", env, "run")
+			if code := c.run(t); code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, c.stdout, c.stderr)
+			}
+			if !strings.Contains(c.stderr.String(), tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, c.stderr)
+			}
+		})
+	}
+}

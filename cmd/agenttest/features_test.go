@@ -5,10 +5,13 @@ package main
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/scenario"
 )
 
 // featureJUnit is the part of the JUnit report these tests read.
@@ -44,6 +47,7 @@ func TestRunMixedFilesOneJUnit(t *testing.T) {
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("JUnit does not parse: %v", err)
 	}
+	probes := probeScenarios(t, "features", "examples")
 	yamlSuites, featureSuites, featureCases := 0, 0, 0
 	var failure string
 	for _, s := range doc.Suites {
@@ -57,7 +61,8 @@ func TestRunMixedFilesOneJUnit(t *testing.T) {
 			if tc.File != s.File || tc.Line <= 0 {
 				t.Errorf("%s: testcase %q at %s:%d", s.File, tc.Name, tc.File, tc.Line)
 			}
-			if !strings.Contains(tc.SystemOut, "transcript (conversation ") {
+			// A probe scenario has no debug chat, so no transcript.
+			if !strings.Contains(tc.SystemOut, "transcript (conversation ") && !probes[fmt.Sprintf("%s:%d", tc.File, tc.Line)] {
 				t.Errorf("%s: testcase %q has no transcript:\n%s", s.File, tc.Name, tc.SystemOut)
 			}
 			if tc.Failure != nil {
@@ -110,4 +115,23 @@ func TestListFeatures(t *testing.T) {
 	if strings.Contains(out, "chest pain") {
 		t.Errorf("list shows an unselected row:\n%s", out)
 	}
+}
+
+// probeScenarios returns the file:line of the probe scenarios of the
+// feature files under dirs of the repository.
+func probeScenarios(t *testing.T, dirs ...string) map[string]bool {
+	t.Helper()
+	suites, diags := scenario.Load(os.DirFS(repoRoot), dirs)
+	if diags.HasErrors() {
+		t.Fatalf("load %v: %v", dirs, diags)
+	}
+	out := map[string]bool{}
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if sc.IsFeature() && sc.Probe != nil {
+				out[fmt.Sprintf("%s:%d", sc.Pos.File, sc.Pos.Line)] = true
+			}
+		}
+	}
+	return out
 }

@@ -103,6 +103,7 @@ func exitStatus(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 }
 
 func TestSignalMidRun(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := t.TempDir()
@@ -163,6 +164,7 @@ func TestSignalMidRun(t *testing.T) {
 // block: its JUnit report goes to a named pipe nobody reads, so writing it
 // never ends. A second SIGINT must end the process anyway, with 130.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(out, "junit.xml"), 0o600); err != nil {
 		t.Skipf("no named pipes here: %v", err)

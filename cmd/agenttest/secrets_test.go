@@ -93,6 +93,7 @@ scenarios:
 `
 
 func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: plantedBuildKey, RuntimeKey: plantedRuntimeKey})
 	echo := echoPlatform(t)
 	envTarget := func(url string) map[string]string {

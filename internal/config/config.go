@@ -200,7 +200,7 @@ func Load(path string, src []byte) (*File, diag.Diagnostics) {
 	})
 	if f.DefaultTarget != "" && f.Target(f.DefaultTarget) == nil {
 		d := diag.Diagnostic{Pos: f.DefaultTargetPos, Message: fmt.Sprintf("default_target %q is not a target of this file", f.DefaultTarget)}
-		if s := suggest(f.DefaultTarget, f.TargetNames()); s != "" {
+		if s := diag.Suggest(f.DefaultTarget, f.TargetNames()); s != "" {
 			d.Hint = fmt.Sprintf("did you mean %q?", s)
 		} else if len(f.Targets) > 0 {
 			d.Hint = "targets: " + strings.Join(f.TargetNames(), ", ")
@@ -369,7 +369,7 @@ func forEachKey(path string, m *yaml.Node, allowed []string, what string, diags 
 		seen[k.Value] = pos(path, k)
 		if !contains(allowed, k.Value) {
 			d := diag.Diagnostic{Pos: pos(path, k), Message: fmt.Sprintf("unknown %s %q", what, k.Value)}
-			if s := suggest(k.Value, allowed); s != "" {
+			if s := diag.Suggest(k.Value, allowed); s != "" {
 				d.Hint = fmt.Sprintf("did you mean %q?", s)
 			} else {
 				d.Hint = "known keys: " + strings.Join(allowed, ", ")

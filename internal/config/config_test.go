@@ -344,18 +344,3 @@ func TestSecretNeverFormats(t *testing.T) {
 		t.Errorf("Secrets() = %v", got)
 	}
 }
-
-func TestSuggest(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"build_ulr", "build_url"},
-		{"BUILD_URL", "build_url"},
-		{"envv", "env"},
-		{"zzzzzz", ""},
-		{"e", ""},
-		{"evn", "env"},
-	} {
-		if got := suggest(tc.in, targetKeys); got != tc.want {
-			t.Errorf("suggest(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}

@@ -197,8 +197,8 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 			switch {
 			case f == nil || len(f.Targets) == 0:
 				d.Hint = "targets are defined in agenttest.yaml (see --config)"
-			case suggest(name, f.TargetNames()) != "":
-				d.Hint = fmt.Sprintf("did you mean %q?", suggest(name, f.TargetNames()))
+			case diag.Suggest(name, f.TargetNames()) != "":
+				d.Hint = diag.DidYouMean(name, f.TargetNames())
 			default:
 				d.Hint = "targets: " + strings.Join(f.TargetNames(), ", ")
 			}

@@ -76,8 +76,9 @@ func (st style) failureLine(a *runner.Attempt, f assert.Failure) string {
 		parts = append(parts, p)
 	}
 	if f.Step != "" {
-		// A feature step names itself better than a turn number.
-		parts = append(parts, f.Step)
+		// A feature step names itself better than a turn number. Steps
+		// that take a table or a DocString end in a colon already.
+		parts = append(parts, strings.TrimSuffix(f.Step, ":"))
 	} else if afterSession(f.Key) {
 		// Confirmations, probes and the alert gate are checked after (or
 		// instead of) the turns: their key says what was checked.

@@ -37,6 +37,13 @@ type attemptRun struct {
 	// reply; index is the number of the last turn sent.
 	greeting, last *platform.Exchange
 	index          int
+	// placed is the outbound call of a probe, once placed.
+	placed *placedCall
+	// recordRead is the conversation whose record a confirmation of this
+	// attempt already read (waiting for its end when recordEnded): a
+	// feature's later handoff or webhook step need not wait for it again.
+	recordRead  string
+	recordEnded bool
 }
 
 // newAttemptRun starts a new attempt of the job: a fresh Attempt record, no

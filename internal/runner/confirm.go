@@ -82,9 +82,18 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 
 	// The record is read first even when only handoff_state or webhooks
 	// are checked: once it exists (and ended) the rest has settled too.
-	conv, stop, retry := ar.readConversation(c.Pos, convID, waitEnded)
-	if stop {
-		return false, retry
+	// A feature confirms in several steps; a step without record checks
+	// after one that read the record need not wait for it again.
+	var conv *platform.Conversation
+	if c.Conversation != nil || ar.recordRead != convID || (waitEnded && !ar.recordEnded) {
+		var stop, retry bool
+		conv, stop, retry = ar.readConversation(c.Pos, convID, waitEnded)
+		if stop {
+			return false, retry
+		}
+		if conv != nil {
+			ar.recordRead, ar.recordEnded = convID, waitEnded || !conv.InProgress
+		}
 	}
 	if conv == nil && c.Conversation != nil {
 		fails = append(fails, assert.Failure{
@@ -302,9 +311,25 @@ func (ar *attemptRun) confirmSession() (ok, retry bool) {
 	if c == nil {
 		return true, false
 	}
+	return ar.confirm(c, ar.a.ConversationID, ar.chatEnded(c))
+}
+
+// chatEnded is the waiting rule of a debug chat's confirmation: wait for
+// the record to end when the agent ended the chat (so far) or the checks
+// ask for in_progress: false. The YAML confirm: block and the feature
+// confirmation steps both use it.
+func (ar *attemptRun) chatEnded(c *assert.Confirm) bool {
 	ended := ar.last != nil && ar.last.Result != nil && ar.last.Result.ConversationEnded
 	if v := c.Conversation.InProgress(); v != nil && !*v {
 		ended = true
 	}
-	return ar.confirm(c, ar.a.ConversationID, ended)
+	return ended
+}
+
+// probeEnded is the waiting rule of a probe's confirmation: a probe's
+// conversation may stay open for long (an SMS waits for the reply), so
+// wait for its end only when the checks ask for in_progress: false.
+func probeEnded(c *assert.Confirm) bool {
+	v := c.Conversation.InProgress()
+	return v != nil && !*v
 }

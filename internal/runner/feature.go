@@ -13,6 +13,8 @@ import (
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -492,7 +494,9 @@ func (ar *attemptRun) exec(st *scenario.Step) (ok, retry bool) {
 		// Setup steps were applied to the scenario when it was loaded.
 		return true, false
 	}
-	if ar.greeting == nil {
+	// A probe scenario has no debug chat (the loader refuses chat steps
+	// in it): its steps act on the probe's conversation.
+	if ar.greeting == nil && ar.j.sc.Probe == nil {
 		if ok, retry := ar.open(); !ok {
 			return false, retry
 		}
@@ -532,7 +536,67 @@ func (ar *attemptRun) exec(st *scenario.Step) (ok, retry bool) {
 			return false, true
 		}
 		return true, false
+	case steps.Probe:
+		return ar.execProbe(op)
+	case steps.CallStatus:
+		pc := ar.placed
+		if pc == nil {
+			ar.errored(&Error{Pos: op.Pos, Kind: KindInternal, Message: op.Step + ": no call was placed"})
+			return false, false
+		}
+		return ar.awaitCall(pc, ar.j.sc.Probe.Within, op.Pos, op.ExpectStatus, op.Pos)
+	case steps.Confirm:
+		return ar.execConfirm(op)
 	}
 	ar.errored(&Error{Pos: op.Pos, Kind: KindInternal, Message: fmt.Sprintf("step kind %s cannot run", op.Kind)})
 	return false, false
+}
+
+// execProbe runs the probe step: the scenario's Probe, which the loader
+// built from this step, as a YAML probe runs it. A call is only placed
+// here; its status is awaited by the status step or the first
+// confirmation.
+func (ar *attemptRun) execProbe(op *steps.Op) (ok, retry bool) {
+	pr := ar.j.sc.Probe
+	switch {
+	case pr == nil:
+		ar.errored(&Error{Pos: op.Pos, Kind: KindInternal, Message: op.Step + ": the scenario has no probe"})
+		return false, false
+	case pr.SMS != nil:
+		_, ok, retry = ar.probeSMS(pr)
+		return ok, retry
+	}
+	_, ok, retry = ar.placeCall(pr)
+	return ok, retry
+}
+
+// execConfirm runs a confirmation step on the scenario's conversation: the
+// debug chat's after its last turn so far, or the probe's. The record is
+// awaited as a YAML confirm: block awaits it (chatEnded, probeEnded).
+func (ar *attemptRun) execConfirm(op *steps.Op) (ok, retry bool) {
+	cf, err := op.ConfirmChecks(ar.interpolate)
+	if err != nil {
+		ar.errored(&Error{Pos: op.Pos, Kind: KindConfig, Message: op.Step + ": " + err.Error()})
+		return false, false
+	}
+	sc := ar.j.sc
+	if sc.Probe == nil {
+		return ar.confirm(cf, ar.a.ConversationID, ar.chatEnded(cf))
+	}
+	if pc := ar.placed; pc != nil {
+		if pc.status == nil {
+			// Confirmed before any status step: only a call that
+			// connected has a conversation, so it must succeed, as a
+			// YAML probe's default expect_status says.
+			if ok, retry := ar.awaitCall(pc, sc.Probe.Within, op.Pos, platform.CallSuccess, op.Pos); !ok {
+				return false, retry
+			}
+		}
+		if pc.convID == "" {
+			ar.fail(assert.Failure{Pos: op.Pos, Key: "confirm",
+				Message: "the call ended in failure: there is no conversation to confirm", Expected: "a conversation", Actual: "none"})
+			return false, true
+		}
+	}
+	return ar.confirm(cf, ar.a.ConversationID, probeEnded(cf))
 }

@@ -45,10 +45,7 @@ func (ar *attemptRun) runProbe() (retry bool) {
 				Message: "the call ended in failure: there is no conversation to confirm", Expected: "a conversation", Actual: "none"})
 			return true
 		}
-		// A probe's conversation may stay open for long (an SMS waits for
-		// the reply): wait for its end only when the checks ask for it.
-		ended := sc.Confirm.Conversation.InProgress()
-		if ok, retry := ar.confirm(sc.Confirm, convID, ended != nil && !*ended); !ok {
+		if ok, retry := ar.confirm(sc.Confirm, convID, probeEnded(sc.Confirm)); !ok {
 			return retry
 		}
 	}
@@ -71,106 +68,154 @@ func (ar *attemptRun) probeNumber(pos diag.Pos, what, raw string) (string, bool)
 	return n, true
 }
 
+// placedCall is an outbound call a probe placed, while its final status is
+// awaited: a YAML probe awaits it at once, a feature at its `Then the call
+// ends with status` step (or its first confirmation).
+type placedCall struct {
+	sid, to string
+	started time.Time
+	// rec is the call's entry in the attempt's confirmations, completed
+	// as the status is read.
+	rec *Confirmation
+	// status is the final status once awaited (nil before); convID is
+	// the conversation of a successful call.
+	status *platform.CallStatus
+	convID string
+}
+
 // probeCall places the outbound call, waits for its final status within
 // the probe's bound and checks it, and finds the conversation the call
 // created. convID is "" when the call (expectedly) failed.
 func (ar *attemptRun) probeCall(pr *scenario.Probe) (convID string, ok, retry bool) {
+	pc, ok, retry := ar.placeCall(pr)
+	if !ok {
+		return "", false, retry
+	}
+	if ok, retry := ar.awaitCall(pc, pr.Within, pr.Pos, pr.ExpectStatus, pr.ExpectStatusPos); !ok {
+		return "", false, retry
+	}
+	return pc.convID, true, false
+}
+
+// placeCall places the probe's outbound call and keeps it on the attempt
+// (ar.placed) for awaitCall.
+func (ar *attemptRun) placeCall(pr *scenario.Probe) (pc *placedCall, ok, retry bool) {
 	cp := pr.Call
 	to, ok := ar.probeNumber(cp.Pos, "outbound_call: to", cp.To)
 	if !ok {
-		return "", false, false
+		return nil, false, false
 	}
 	from := ""
 	if cp.AgentNumber != "" {
 		if from, ok = ar.probeNumber(cp.Pos, "outbound_call: agent_number", cp.AgentNumber); !ok {
-			return "", false, false
+			return nil, false, false
 		}
 	}
 	meta, err := ar.expandObject(cp.Metadata)
 	if err != nil {
 		ar.errored(&Error{Pos: cp.Pos, Kind: KindConfig, Message: "probe: outbound_call: metadata: " + err.Error()})
-		return "", false, false
+		return nil, false, false
+	}
+	if ar.r.opts.Records == nil {
+		ar.errored(&Error{Pos: cp.Pos, Kind: KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		return nil, false, false
 	}
 	agent := ar.j.c.Agent
-	rec := &Confirmation{Pos: pr.Pos, Kind: ConfirmCall, Subject: to}
-	started := ar.r.opts.Now()
-	defer func() {
-		rec.Duration = ar.r.opts.Now().Sub(started)
-		ar.a.Confirmations = append(ar.a.Confirmations, rec)
-	}()
+	pc = &placedCall{to: to, started: ar.r.opts.Now(), rec: &Confirmation{Pos: pr.Pos, Kind: ConfirmCall, Subject: to}}
+	ar.a.Confirmations = append(ar.a.Confirmations, pc.rec)
 
 	ctx, cancel := context.WithTimeout(ar.ctx, ar.r.opts.TurnTimeout)
 	call, err := ar.r.opts.Records.PlaceCall(ctx, platform.CallRequest{To: to, AgentID: agent, AgentNumber: from, Env: ar.clientEnv, Metadata: meta})
 	err = ar.namedIf(ctx, err)
 	cancel()
 	if err != nil {
-		rec.Summary = "not placed"
-		return "", false, ar.platformFailed(cp.Pos, "probe: place call to "+to, err)
+		pc.rec.Summary = "not placed"
+		pc.rec.Duration = ar.r.opts.Now().Sub(pc.started)
+		return nil, false, ar.platformFailed(cp.Pos, "probe: place call to "+to, err)
 	}
-	rec.Subject = call.SID
-	rec.Reads = 1
+	pc.sid = call.SID
+	pc.rec.Subject = call.SID
+	pc.rec.Reads = 1
+	pc.rec.Duration = ar.r.opts.Now().Sub(pc.started)
+	ar.placed = pc
+	return pc, true, false
+}
 
-	var st *platform.CallStatus
-	err = ar.pollFor(pr.Within, func(ctx context.Context) (bool, error) {
-		rec.Reads++
-		got, err := ar.r.opts.Records.CallStatus(ctx, call.SID)
+// awaitCall polls the call's status with backoff until it is final or
+// within passes, checks that it is expect, and for a successful call finds
+// the conversation it created (then the attempt's conversation). A status
+// that is not final in time fails at pos, another final status at
+// expectPos.
+func (ar *attemptRun) awaitCall(pc *placedCall, within time.Duration, pos diag.Pos, expect string, expectPos diag.Pos) (ok, retry bool) {
+	rec := pc.rec
+	defer func() { rec.Duration = ar.r.opts.Now().Sub(pc.started) }()
+	if pc.status == nil {
+		var st *platform.CallStatus
+		err := ar.pollFor(within, func(ctx context.Context) (bool, error) {
+			rec.Reads++
+			got, err := ar.r.opts.Records.CallStatus(ctx, pc.sid)
+			if err != nil {
+				return false, err
+			}
+			st = got
+			return got.Final(), nil
+		})
 		if err != nil {
-			return false, err
+			rec.Summary = "status unknown"
+			return false, ar.platformFailed(pos, "probe: read status of call "+pc.sid, err)
 		}
-		st = got
-		return got.Final(), nil
-	})
-	if err != nil {
-		rec.Summary = "status unknown"
-		return "", false, ar.platformFailed(pr.Pos, "probe: read status of call "+call.SID, err)
+		last := platform.CallQueued
+		if st != nil {
+			last = st.Status
+		}
+		rec.Summary = fmt.Sprintf("status=%s to=%s", last, pc.to)
+		if st != nil && st.FailureReason != "" {
+			rec.Summary += " reason=" + st.FailureReason
+		}
+		if st == nil || !st.Final() {
+			ar.fail(assert.Failure{Pos: pos, Key: "probe.status",
+				Message:  fmt.Sprintf("call %s to %s did not reach a final status within %s (last status %s)", pc.sid, pc.to, within, last),
+				Expected: expect, Actual: last})
+			return false, true
+		}
+		rec.Found = true
+		pc.status = st
 	}
-	last := platform.CallQueued
-	if st != nil {
-		last = st.Status
-	}
-	rec.Summary = fmt.Sprintf("status=%s to=%s", last, to)
-	if st != nil && st.FailureReason != "" {
-		rec.Summary += " reason=" + st.FailureReason
-	}
-	if st == nil || !st.Final() {
-		ar.fail(assert.Failure{Pos: pr.Pos, Key: "probe.status",
-			Message:  fmt.Sprintf("call %s to %s did not reach a final status within %s (last status %s)", call.SID, to, pr.Within, last),
-			Expected: pr.ExpectStatus, Actual: last})
-		return "", false, true
-	}
-	rec.Found = true
-	if st.Status != pr.ExpectStatus {
-		msg := fmt.Sprintf("call %s to %s ended with status %s, expected %s", call.SID, to, st.Status, pr.ExpectStatus)
+	st := pc.status
+	if st.Status != expect {
+		msg := fmt.Sprintf("call %s to %s ended with status %s, expected %s", pc.sid, pc.to, st.Status, expect)
 		if st.FailureReason != "" {
 			msg += " (" + st.FailureReason + ")"
 		}
-		ar.fail(assert.Failure{Pos: pr.ExpectStatusPos, Key: "probe.expect_status", Message: msg, Expected: pr.ExpectStatus, Actual: st.Status})
-		return "", false, true
+		ar.fail(assert.Failure{Pos: expectPos, Key: "probe.expect_status", Message: msg, Expected: expect, Actual: st.Status})
+		return false, true
 	}
-	if st.Status != platform.CallSuccess {
-		return "", true, false
+	if st.Status != platform.CallSuccess || pc.convID != "" {
+		return true, false
 	}
-	convID = st.ConversationID
+	convID := st.ConversationID
 	if convID == "" {
 		// The reference shows no conversation id in the status: find the
 		// conversation by the built-in state key call_sid, else by the
 		// dialled number, among those started since the call was placed.
-		convID, ok, retry = ar.findConversation(pr.Pos, "call "+call.SID, []string{"VOICE-SIP"}, started, func(c *platform.Conversation) int {
-			if sid, _ := c.State["call_sid"].(string); sid == call.SID {
+		var found bool
+		convID, found, retry = ar.findConversation(pos, "call "+pc.sid, []string{"VOICE-SIP"}, pc.started, func(c *platform.Conversation) int {
+			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
 			}
-			if sameNumber(c.ToNumber, to) || sameNumber(c.FromNumber, to) {
+			if sameNumber(c.ToNumber, pc.to) || sameNumber(c.FromNumber, pc.to) {
 				return 1
 			}
 			return 0
 		})
-		if !ok {
-			return "", false, retry
+		if !found {
+			return false, retry
 		}
 	}
+	pc.convID = convID
 	ar.a.ConversationID = convID
 	rec.Summary += " conversation=" + convID
-	return convID, true, false
+	return true, false
 }
 
 // probeSMS sends the SMS and finds the conversation it opened.
@@ -189,6 +234,10 @@ func (ar *attemptRun) probeSMS(pr *scenario.Probe) (convID string, ok, retry boo
 	msg, err := ar.interpolate(sp.Message)
 	if err != nil {
 		ar.errored(&Error{Pos: sp.Pos, Kind: KindConfig, Message: "probe: sms: message: " + err.Error()})
+		return "", false, false
+	}
+	if ar.r.opts.Records == nil {
+		ar.errored(&Error{Pos: sp.Pos, Kind: KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
 		return "", false, false
 	}
 	agent := ar.j.c.Agent

@@ -345,7 +345,7 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 		}
 		seen[v] = true
 		if !contains(platform.WebhookEvents, v) {
-			hint := didYouMean(v, platform.WebhookEvents)
+			hint := diag.DidYouMean(v, platform.WebhookEvents)
 			if hint == "" {
 				hint = "the reference names " + strings.Join(platform.WebhookEvents, ", ")
 			}
@@ -398,7 +398,7 @@ func (d *decoder) probe(p pair) *Probe {
 			case hasSMS:
 				d.errorf(f.Key, "expect_status applies to outbound_call probes: an SMS has no call status")
 			case !contains(probeStatuses, v):
-				hint := didYouMean(v, probeStatuses)
+				hint := diag.DidYouMean(v, probeStatuses)
 				if hint == "" {
 					hint = "success or failure (queued and calling are not final)"
 				}

@@ -178,7 +178,7 @@ func (d *decoder) env(p pair) string {
 		return ""
 	}
 	if !contains(Envs, v) {
-		hint := didYouMean(v, Envs)
+		hint := diag.DidYouMean(v, Envs)
 		if hint == "" {
 			hint = "one of " + strings.Join(Envs, ", ")
 		}
@@ -709,7 +709,7 @@ func (d *decoder) captures(p pair) []Capture {
 		}
 		f := fps[0]
 		if !validCaptureField(f.Name) {
-			hint := didYouMean(f.Name, []string{"response", "node"})
+			hint := diag.DidYouMean(f.Name, []string{"response", "node"})
 			if hint == "" {
 				hint = "one of " + strings.Join(captureFields, ", ")
 			}

@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 // matcherKeys are the keys of a matcher mapping (assert.Text).
@@ -362,7 +363,7 @@ func (d *decoder) stateMatcher(kv pair, what string) *assert.Text {
 	n := d.resolve(kv.Val)
 	if n != nil && n.Kind == yaml.MappingNode && len(n.Content) >= 2 && !contains(matcherKeys, n.Content[0].Value) {
 		first := n.Content[0].Value
-		if suggest(first, matcherKeys) == "" {
+		if diag.Suggest(first, matcherKeys) == "" {
 			d.errorHint(n.Content[0], "to check a nested value use metadata: {"+what+"."+first+": ...}",
 				"%s: %q is not a matcher key", what, first)
 			return nil

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -93,6 +95,10 @@ type featureLoader struct {
 	// nodes maps AST node ids to the nodes, since pickles carry no
 	// positions of their own.
 	nodes map[string]any
+	// within and withinAt are the @within tag of the scenario being
+	// loaded (zero when none): the bound of its call's status wait.
+	within   time.Duration
+	withinAt diag.Pos
 }
 
 func (fl *featureLoader) pos(l *messages.Location) diag.Pos {
@@ -220,9 +226,10 @@ func (fl *featureLoader) scenario(p *messages.Pickle, index int) *Scenario {
 
 // Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
 // later tag overrides an earlier one, so a Scenario overrides its Feature.
-var tagParams = []string{"agent", "env", "retries", "repeat", "pass-rate", "timeout"}
+var tagParams = []string{"agent", "env", "retries", "repeat", "pass-rate", "timeout", "within"}
 
 func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
+	fl.within, fl.withinAt = 0, diag.Pos{}
 	seen := map[string]bool{}
 	var rate, repeat *messages.Tag
 	for _, pt := range tags {
@@ -289,8 +296,15 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 				continue
 			}
 			sc.Timeout = d
+		case "within":
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				bad("within must be a duration above 0 such as 30s or 2m")
+				continue
+			}
+			fl.within, fl.withinAt = d, at
 		default:
-			if s := suggest(key, tagParams); s != "" {
+			if s := diag.Suggest(key, tagParams); s != "" {
 				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
 					Message: fmt.Sprintf("tag @%s is not a parameter", name), Hint: fmt.Sprintf("did you mean @%s:%s?", s, value)})
 			}
@@ -363,6 +377,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		}
 		st.Op = op
 		if op.Kind != steps.Setup {
+			fl.probeRules(sc, st, started)
 			started = true
 			continue
 		}
@@ -385,6 +400,86 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
 	}
 	fl.apply(sc, params, setupAt)
+	if fl.within > 0 {
+		if sc.Probe != nil && sc.Probe.Call != nil {
+			sc.Probe.Within = fl.within
+		} else if !broken {
+			fl.diags = fl.diags.Warnf(fl.withinAt, "@within bounds the wait for an outbound call's status; scenario %q places no call", sc.Name)
+		}
+	}
+}
+
+// probeRules applies the rules of probe scenarios to one compiled step
+// (started: an earlier step already ran something). A probe replaces the
+// debug chat, as `probe:` does in YAML: it comes first, once, and no turn
+// or reply check may follow it. The probe step becomes the scenario's
+// Probe, so the CLI's live-safety check of probe numbers and `list` treat
+// it exactly as a YAML probe, before anything runs.
+func (fl *featureLoader) probeRules(sc *Scenario, st *Step, started bool) {
+	op := st.Op
+	bad := func(msg, hint string) {
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
+	}
+	switch op.Kind {
+	case steps.Probe:
+		switch {
+		case sc.Probe != nil:
+			bad(fmt.Sprintf("probe step %q: the scenario already starts from a probe at %s", op.Step, sc.Probe.Pos),
+				"write one probe per scenario")
+			return
+		case started:
+			bad(fmt.Sprintf("probe step %q comes after the conversation started", op.Step),
+				"a probe replaces the debug chat: make it the first When, or write a separate scenario")
+			return
+		}
+		if op.ProbeTo != "" && !strings.Contains(op.ProbeTo, "${") && !validPhone(op.ProbeTo) {
+			bad(fmt.Sprintf("probe step %q: %q is not a phone number", op.Step, op.ProbeTo), `write an E.164 number such as "+447700900001"`)
+			return
+		}
+		pr := &Probe{Pos: st.Pos}
+		if op.ProbeSMS {
+			pr.SMS = &SMSProbe{Pos: st.Pos, To: op.ProbeTo, Message: op.ProbeMessage}
+		} else {
+			pr.Call = &CallProbe{Pos: st.Pos, To: op.ProbeTo}
+			pr.ExpectStatus, pr.ExpectStatusPos, pr.Within = platform.CallSuccess, st.Pos, DefaultProbeWithin
+		}
+		sc.Probe = pr
+	case steps.CallStatus:
+		if sc.Probe == nil || sc.Probe.Call == nil {
+			bad(fmt.Sprintf("step %q has no call to wait for", op.Step),
+				`place the call first: When an outbound call is placed to "+447700900001"`)
+			return
+		}
+		sc.Probe.ExpectStatus, sc.Probe.ExpectStatusPos = op.ExpectStatus, st.Pos
+	case steps.Start, steps.Say, steps.Check, steps.Capture:
+		if sc.Probe != nil {
+			bad(fmt.Sprintf("step %q needs a debug chat, but the scenario starts from a probe at %s", op.Step, sc.Probe.Pos),
+				"a probe scenario checks what the platform recorded (the conversation record, handoff state, webhooks); write a separate scenario for a debug chat")
+		}
+	}
+}
+
+// WebhookEvents lists the webhook events the scenario confirms, from its
+// `confirm: webhooks:` or its webhook steps, in order, without duplicates:
+// the CLI subscribes its receiver to them before the run.
+func (sc *Scenario) WebhookEvents() []string {
+	var out []string
+	add := func(ev string) {
+		if ev != "" && !slices.Contains(out, ev) {
+			out = append(out, ev)
+		}
+	}
+	if sc.Confirm != nil {
+		for _, w := range sc.Confirm.Webhooks {
+			add(w.Event)
+		}
+	}
+	for _, st := range sc.Steps {
+		if st != nil && st.Op != nil {
+			add(st.Op.Webhook)
+		}
+	}
+	return out
 }
 
 // apply sets the parameters of Setup steps on the scenario; steps override

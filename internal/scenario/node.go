@@ -223,7 +223,7 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		if !contains(ks.keys, p.Name) {
 			hint := ks.moved[p.Name]
 			if hint == "" {
-				hint = didYouMean(p.Name, ks.keys)
+				hint = diag.DidYouMean(p.Name, ks.keys)
 			}
 			if hint == "" {
 				hint = "known keys: " + strings.Join(ks.keys, ", ")
@@ -414,7 +414,7 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		}
 		sort.Strings(names) // ties in suggest must not depend on map order
 		hint := ""
-		if s := suggest(r.name, names); s != "" {
+		if s := diag.Suggest(r.name, names); s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
 		}
 		d.errorHint(n, hint, "unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.name)

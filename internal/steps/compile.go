@@ -131,7 +131,7 @@ func (l *Library) Closest(text string, n int) []string {
 	cands := make([]cand, len(l.defs))
 	for i, d := range l.defs {
 		_, body, _ := strings.Cut(d.Example, " ")
-		cands[i] = cand{d.Example, editDistance(want, shape(body))}
+		cands[i] = cand{d.Example, diag.EditDistance(want, shape(body))}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
 	out := make([]string, 0, n)
@@ -150,28 +150,6 @@ func shape(s string) string {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = quoted.ReplaceAllString(s, `""`)
 	return number.ReplaceAllString(s, "0")
-}
-
-// editDistance is the Levenshtein distance over runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // call is one application of a definition to a step.

@@ -18,10 +18,13 @@ const (
 	GroupTurns
 	// GroupChecks steps check the last reply.
 	GroupChecks
+	// GroupConfirm steps start a scenario from a probe and check what the
+	// platform recorded (docs/confirmations.md).
+	GroupConfirm
 )
 
 // Groups lists the groups in display order.
-var Groups = []Group{GroupSetup, GroupTurns, GroupChecks}
+var Groups = []Group{GroupSetup, GroupTurns, GroupChecks, GroupConfirm}
 
 // Title is the heading of a group in `agenttest steps`.
 func (g Group) Title() string {
@@ -32,6 +35,8 @@ func (g Group) Title() string {
 		return "Turns"
 	case GroupChecks:
 		return "Checks (on the last reply; And and But continue any step)"
+	case GroupConfirm:
+		return "Probes and confirmations (what the platform recorded; a probe replaces the debug chat, @within:2m bounds the call)"
 	}
 	return "Other"
 }
@@ -90,7 +95,7 @@ func def(g Group, pattern string, arg ArgKind, example, exampleArg, doc string, 
 // Defs returns the step vocabulary, in display order. It is built on each
 // call so that no caller can change what another sees.
 func Defs() []Def {
-	return []Def{
+	return append([]Def{
 		// Setup.
 		def(GroupSetup, `the agent `+q, NoArg, `Given the agent "restaurant"`, "",
 			"Talks to this agent (same as @agent:restaurant).", setup(func(p *Params, v []string) { p.Agent = v[0] })),
@@ -262,7 +267,7 @@ func Defs() []Def {
 				op.CaptureFrom = "state." + key
 				return op, firstErr(validCaptureName(op.CaptureName), err)
 			}),
-	}
+	}, confirmDefs()...)
 }
 
 func firstErr(errs ...error) error {

@@ -23,9 +23,19 @@ const (
 	Check
 	// Capture stores a value of the last reply in a variable.
 	Capture
+	// Probe starts the scenario from an outbound call or an SMS instead
+	// of a debug chat; the loader records it as the scenario's Probe, so
+	// live safety and `list` see it before anything runs.
+	Probe
+	// CallStatus waits for the final status of the probe's call and
+	// checks it.
+	CallStatus
+	// Confirm checks what the platform recorded of the scenario's
+	// conversation: the record, the handoff state or a webhook event.
+	Confirm
 )
 
-var kindNames = [...]string{"setup", "start", "say", "check", "capture"}
+var kindNames = [...]string{"setup", "start", "say", "check", "capture", "probe", "call status", "confirm"}
 
 // String names the kind in messages ("check").
 func (k Kind) String() string {
@@ -86,4 +96,24 @@ type Op struct {
 	CaptureName    string
 	CaptureFrom    string
 	CapturePattern string
+
+	// ProbeTo is the number a Probe op calls or texts, references
+	// unexpanded; ProbeSMS makes it an SMS of ProbeMessage instead of a
+	// call.
+	ProbeTo      string
+	ProbeSMS     bool
+	ProbeMessage string
+
+	// ExpectStatus is the final call status a CallStatus op expects
+	// (platform.CallSuccess or platform.CallFailure).
+	ExpectStatus string
+
+	// ConfirmChecks builds the checks of a Confirm op, as Expect does for
+	// a Check: plain arguments (field names, metric names, state keys)
+	// are expanded with x now, matcher texts keep their references for
+	// assert to expand.
+	ConfirmChecks func(x Expander) (*assert.Confirm, error)
+	// Webhook is the event a webhook confirmation waits for, kept apart
+	// so the CLI can subscribe its receiver to it before the run.
+	Webhook string
 }

@@ -3,6 +3,7 @@ package steps
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,13 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Then the topic "t" was cited`, Check, NoArg},
 		{`Then the reply came within 500 ms`, Check, NoArg},
 		{`Then I remember "name" from the reply matching "ref (\w+)"`, Capture, NoArg},
+		{`Then the conversation record shows:`, Confirm, TableArg},
+		{`Then the handoff state "reason" is "urgent"`, Confirm, NoArg},
+		{`Then a "conversation.completed" webhook arrives`, Confirm, NoArg},
+		{`When an outbound call is placed to "+447700900001"`, Probe, NoArg},
+		{`Then the call ends with status "success"`, CallStatus, NoArg},
+		{`Then the call ends with status "failure"`, CallStatus, NoArg},
+		{`When the SMS "Reply YES" is sent to "+447700900002"`, Probe, NoArg},
 	}
 	lib := New()
 	for _, v := range vocabulary {
@@ -137,6 +145,9 @@ func TestIssueVocabulary(t *testing.T) {
 				in.DocString = &doc
 			case TableArg:
 				in.Table = [][]string{{"a", "b"}}
+				if strings.Contains(text, "record shows") {
+					in.Table = [][]string{{"num_turns", "2"}}
+				}
 				if strings.Contains(text, "passes through") {
 					in.Table = [][]string{{"a"}}
 				}
@@ -193,6 +204,26 @@ func TestCompileErrors(t *testing.T) {
 		{"header only", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"key", "value"}}}, "no rows", nil},
 		{"bad capture name", Input{Keyword: "Then ", Text: `I remember "1x" from the reply matching "a"`}, "invalid variable name", nil},
 		{"unterminated ref", Input{Keyword: "Then ", Text: `the node trace includes "${x"`}, "unterminated", nil},
+		{"unknown record field", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_turn", "4"}}},
+			`row | num_turn | 4 |: unknown field "num_turn"`, []string{`did you mean "num_turns"?`}},
+		{"record number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_turns", "four"}}},
+			`"four" is not a number`, []string{"at least 1"}},
+		{"record range", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_turns", "between 5 and 2"}}},
+			"first bound is above the second", nil},
+		{"record boolean", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "yes"}}},
+			`handoff is true or false, not "yes"`, nil},
+		{"record whole metrics", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"metrics", "x"}}},
+			"metrics is checked member by member", []string{"metrics.NAME"}},
+		{"record member of a scalar", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"channel.x", "x"}}},
+			"channel has no members", nil},
+		{"record turns member", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.total", "1"}}},
+			"unknown field turns.total", []string{"turns.count"}},
+		{"record state key", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"state.a..b", "1"}}},
+			`invalid state key "a..b"`, nil},
+		{"call status", Input{Keyword: "Then ", Text: `the call ends with status "calling"`}, `"calling" is not a final call status`, []string{"success or failure"}},
+		{"empty sms", Input{Keyword: "When ", Text: `the SMS " " is sent to "+447700900002"`}, "SMS text must not be empty", nil},
+		{"webhook reference", Input{Keyword: "Then ", Text: `a "${ev}" webhook arrives`}, "the event must be written out", nil},
+		{"probe reference", Input{Keyword: "When ", Text: `an outbound call is placed to "${n"`}, "unterminated", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -246,3 +277,104 @@ func TestWriteGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordTableBuildsTheYAMLConfirm: each row becomes the check the
+// same key of `confirm: conversation:` decodes to, by the field's kind.
+func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
+	pos := diag.Pos{File: "f.feature", Line: 7, Col: 5}
+	op, err := New().Compile(Input{Pos: pos, Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{
+		{"field", "value"},
+		{"channel", "WEBCHAT"},
+		{"num_turns", "4"},
+		{"num_ood", "at most 1"},
+		{"total_duration", "between 1 and ${max}"},
+		{"handoff", "true"},
+		{"in_progress", "false"},
+		{"metrics.BOOKED", "true"},
+		{"state.${k}", "${v}"},
+		{"turns.count", "at least 2"},
+		{"turns.intents", "urgent, book"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Kind != Confirm || op.ConfirmChecks == nil {
+		t.Fatalf("op %+v", op)
+	}
+	x := func(s string) (string, error) {
+		return strings.NewReplacer("${k}", "booking.code", "${max}", "90").Replace(s), nil
+	}
+	cf, err := op.ConfirmChecks(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := cf.Conversation
+	if cf.Pos != pos || cc == nil || cc.Pos != pos {
+		t.Fatalf("confirm %+v", cf)
+	}
+	var got []string
+	for _, f := range cc.Fields {
+		switch {
+		case f.Text != nil:
+			got = append(got, f.Field+"=text:"+*f.Text.Exact)
+		case f.Number != nil:
+			got = append(got, f.Field+"=number:"+f.Number.Describe())
+		case f.Bool != nil:
+			got = append(got, fmt.Sprintf("%s=bool:%t", f.Field, f.Bool.Value))
+		}
+	}
+	want := "channel=text:WEBCHAT num_turns=number:" + (&assert.Number{Value: ptr(4.0)}).Describe() +
+		" num_ood=number:" + (&assert.Number{Max: ptr(1.0)}).Describe() +
+		" total_duration=number:" + (&assert.Number{Min: ptr(1.0), Max: ptr(90.0)}).Describe() +
+		" handoff=bool:true in_progress=bool:false"
+	if strings.Join(got, " ") != want {
+		t.Errorf("fields\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if v := cc.InProgress(); v == nil || *v {
+		t.Errorf("InProgress() = %v, want false", v)
+	}
+	if len(cc.Metrics) != 1 || cc.Metrics[0].Name != "BOOKED" || *cc.Metrics[0].Match.Exact != "true" {
+		t.Errorf("metrics %+v", cc.Metrics)
+	}
+	// The state key is expanded now; the value keeps its reference for
+	// assert to expand.
+	if len(cc.State) != 1 || cc.State[0].Key != "booking.code" || *cc.State[0].Match.Exact != "${v}" {
+		t.Errorf("state %+v", cc.State)
+	}
+	if cc.Turns == nil || cc.Turns.Count == nil || *cc.Turns.Count.Min != 2 || cc.Turns.Intents == nil || strings.Join(cc.Turns.Intents.Includes, ",") != "urgent,book" {
+		t.Errorf("turns %+v", cc.Turns)
+	}
+}
+
+func TestProbeAndConfirmOps(t *testing.T) {
+	lib := New()
+	compile := func(text string) *Op {
+		t.Helper()
+		op, err := lib.Compile(Input{Keyword: "When ", Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op
+	}
+	if op := compile(`the SMS "Reply \"YES\"" is sent to "+447700900002"`); op.Kind != Probe || !op.ProbeSMS || op.ProbeTo != "+447700900002" || op.ProbeMessage != `Reply "YES"` {
+		t.Errorf("sms op %+v", op)
+	}
+	if op := compile(`an outbound call is placed to "${number}"`); op.Kind != Probe || op.ProbeSMS || op.ProbeTo != "${number}" {
+		t.Errorf("call op %+v", op)
+	}
+	if op := compile(`the call ends with status "failure"`); op.Kind != CallStatus || op.ExpectStatus != "failure" {
+		t.Errorf("status op %+v", op)
+	}
+	op := compile(`a "handoff.created" webhook arrives`)
+	cf, err := op.ConfirmChecks(syntaxOnly)
+	if err != nil || op.Webhook != "handoff.created" || len(cf.Webhooks) != 1 || cf.Webhooks[0].Event != "handoff.created" || cf.Conversation != nil {
+		t.Errorf("webhook op %+v, confirm %+v, %v", op, cf, err)
+	}
+	op = compile(`the handoff state "${k}" is "${v}"`)
+	cf, err = op.ConfirmChecks(func(s string) (string, error) { return strings.ReplaceAll(s, "${k}", "reason"), nil })
+	if err != nil || cf.HandoffState == nil || len(cf.HandoffState.Data) != 1 || cf.HandoffState.Data[0].Key != "reason" || *cf.HandoffState.Data[0].Match.Exact != "${v}" {
+		t.Errorf("handoff state confirm %+v, %v", cf, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

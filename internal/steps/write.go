@@ -29,7 +29,7 @@ func (l *Library) Write(w io.Writer) error {
 		}
 	}
 	b.WriteString("\nTags on a Feature, Rule, Scenario or Examples: @agent:NAME @env:ENV @retries:N\n")
-	b.WriteString("@repeat:N @pass-rate:0.8 @timeout:30s @skip\n")
+	b.WriteString("@repeat:N @pass-rate:0.8 @timeout:30s @within:2m @skip\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

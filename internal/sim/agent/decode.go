@@ -3,7 +3,6 @@ package agent
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -97,7 +96,7 @@ func (d *decoder) mapping(n *yaml.Node, what string, fields []field, required ..
 			for i, f := range fields {
 				keys[i] = f.key
 			}
-			d.hintf(k, suggest(k.Value, keys), "unknown key %q in %s", k.Value, what)
+			d.hintf(k, diag.DidYouMean(k.Value, keys), "unknown key %q in %s", k.Value, what)
 		}
 	}
 	for _, r := range required {
@@ -231,44 +230,4 @@ func describe(n *yaml.Node) string {
 		return strconv.Quote(n.Value)
 	}
 	return kindName(n)
-}
-
-// suggest returns a "did you mean" hint for an unknown name, or "" when no
-// candidate is close enough to be a plausible typo.
-func suggest(got string, candidates []string) string {
-	best, bestDist := "", -1
-	sorted := append([]string(nil), candidates...)
-	sort.Strings(sorted)
-	for _, c := range sorted {
-		dist := levenshtein(strings.ToLower(got), strings.ToLower(c))
-		if bestDist < 0 || dist < bestDist {
-			best, bestDist = c, dist
-		}
-	}
-	// A third of the word (at least 2 edits) is the usual typo budget.
-	limit := max(2, len(got)/3)
-	if best == "" || bestDist > limit {
-		return ""
-	}
-	return fmt.Sprintf("did you mean %q?", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

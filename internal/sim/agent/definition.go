@@ -449,7 +449,7 @@ func (l *loader) entities(v *yaml.Node) {
 		})
 		t, ok := builtinEntityType(typeName)
 		if !ok {
-			l.hintf(typeNode, suggest(typeName, entityTypeNames), "unknown entity type %q; types are %s", typeName, strings.Join(entityTypeNames, ", "))
+			l.hintf(typeNode, diag.DidYouMean(typeName, entityTypeNames), "unknown entity type %q; types are %s", typeName, strings.Join(entityTypeNames, ", "))
 			return
 		}
 		e.typ = t
@@ -637,7 +637,7 @@ func (l *loader) call(v *yaml.Node) *call {
 				for n := range l.def.functions {
 					names = append(names, n)
 				}
-				l.hintf(v, suggest(s, names), "unknown function %q", s)
+				l.hintf(v, diag.DidYouMean(s, names), "unknown function %q", s)
 				return
 			}
 			c.fn = f
@@ -728,7 +728,7 @@ func (l *loader) resolve() {
 	for _, p := range l.nodeRefs {
 		n, ok := def.nodes[p.name]
 		if !ok {
-			l.hintf(p.n, suggest(p.name, nodeNames), "unknown node %q", p.name)
+			l.hintf(p.n, diag.DidYouMean(p.name, nodeNames), "unknown node %q", p.name)
 			continue
 		}
 		p.set(n)
@@ -743,7 +743,7 @@ func (l *loader) resolve() {
 	for _, v := range l.intentRefs {
 		for _, name := range l.strs(v, "intent") {
 			if !contains(intentNames, name) {
-				l.hintf(v, suggest(name, intentNames), "unknown intent %q", name)
+				l.hintf(v, diag.DidYouMean(name, intentNames), "unknown intent %q", name)
 			}
 		}
 	}
@@ -754,7 +754,7 @@ func (l *loader) resolve() {
 	for _, v := range l.entityRefs {
 		for _, name := range l.strs(v, "entity") {
 			if !contains(entityNames, name) {
-				l.hintf(v, suggest(name, entityNames), "unknown entity %q", name)
+				l.hintf(v, diag.DidYouMean(name, entityNames), "unknown entity %q", name)
 			}
 		}
 	}
@@ -767,7 +767,7 @@ func (l *loader) resolve() {
 		for _, vp := range vps {
 			i := indexOf(variantIDs, vp.key.Value)
 			if i < 0 {
-				l.hintf(vp.key, suggest(vp.key.Value, variantIDs), "unknown variant %q", vp.key.Value)
+				l.hintf(vp.key, diag.DidYouMean(vp.key.Value, variantIDs), "unknown variant %q", vp.key.Value)
 				continue
 			}
 			n.variantSay[i] = vp.say

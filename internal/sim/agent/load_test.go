@@ -261,20 +261,6 @@ func TestBuiltin(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	keys := []string{"intents", "entities", "nodes", "start"}
-	for _, tc := range []struct{ got, want string }{
-		{"intnets", `did you mean "intents"?`},
-		{"node", `did you mean "nodes"?`},
-		{"Start", `did you mean "start"?`},
-		{"completely-different", ""},
-	} {
-		if got := suggest(tc.got, keys); got != tc.want {
-			t.Errorf("suggest(%q) = %q, want %q", tc.got, got, tc.want)
-		}
-	}
-}
-
 // Diagnostics must survive as an error through code that only knows errors.
 func TestLoadDiagnosticsAsError(t *testing.T) {
 	_, diags := Load("x.yaml", []byte("id: x\n"))

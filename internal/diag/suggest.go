@@ -1,0 +1,82 @@
+package diag
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Suggest returns the candidate closest to word when it is close enough to
+// be a likely typo, or "" when none is. It is the one "did you mean" rule
+// of agenttest: YAML keys of suites, targets and agent definitions, tag
+// parameters, subcommands and node names all go through it, so a typo is
+// caught (or not) the same way everywhere.
+//
+// Comparison ignores case, '_' and '-' ("ignoreCase" and "ignore-case"
+// find "ignore_case"). The distance is the optimal string alignment
+// distance over runes: Levenshtein plus the swap of two neighbours, the
+// commonest typo ("evn" for "env"). Short words are too easily close to
+// everything, so the budget grows with the word: one edit up to four
+// letters, two up to eight, three beyond. Ties go to the candidate that
+// sorts first, so the hint does not depend on the order of a map.
+func Suggest(word string, candidates []string) string {
+	w := normalise(word)
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := EditDistance(w, normalise(c))
+		if bestDist < 0 || d < bestDist || (d == bestDist && c < best) {
+			best, bestDist = c, d
+		}
+	}
+	limit := 1
+	switch n := len([]rune(w)); {
+	case n > 8:
+		limit = 3
+	case n > 4:
+		limit = 2
+	}
+	if bestDist < 0 || bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+// DidYouMean formats Suggest's answer as a diagnostic hint, `did you mean
+// "x"?`, or "" when there is nothing to suggest.
+func DidYouMean(word string, candidates []string) string {
+	if s := Suggest(word, candidates); s != "" {
+		return fmt.Sprintf("did you mean %q?", s)
+	}
+	return ""
+}
+
+var keySeparators = strings.NewReplacer("_", "", "-", "")
+
+func normalise(s string) string { return keySeparators.Replace(strings.ToLower(s)) }
+
+// EditDistance is the optimal string alignment distance between a and b,
+// over runes: insertions, deletions, substitutions and swaps of two
+// neighbouring runes each cost one.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,59 @@
+package diag
+
+import "testing"
+
+func TestSuggest(t *testing.T) {
+	type testCase struct {
+		name       string
+		word       string
+		candidates []string
+		want       string
+	}
+	targetKeys := []string{"build_url", "runtime_url", "account_id", "agent_id", "env"}
+	agentKeys := []string{"intents", "entities", "nodes", "start"}
+	run := func(t *testing.T, tc testCase) {
+		if got := Suggest(tc.word, tc.candidates); got != tc.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{"swapped letters", "build_ulr", targetKeys, "build_url"},
+		{"case is ignored", "BUILD_URL", targetKeys, "build_url"},
+		{"one extra letter", "envv", targetKeys, "env"},
+		{"a swap counts once", "evn", targetKeys, "env"},
+		{"nothing close", "zzzzzz", targetKeys, ""},
+		{"too short to guess", "e", targetKeys, ""},
+		{"transposition in a longer word", "intnets", agentKeys, "intents"},
+		{"missing plural", "node", agentKeys, "nodes"},
+		{"capitalised", "Start", agentKeys, "start"},
+		{"unrelated long word", "completely-different", agentKeys, ""},
+		{"separators are ignored", "ignoreCase", []string{"ignore_case", "not"}, "ignore_case"},
+		{"no candidates", "x", nil, ""},
+		{"ties go to the first in sort order", "cat", []string{"cut", "bat"}, "bat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	if got := DidYouMean("evn", []string{"env"}); got != `did you mean "env"?` {
+		t.Errorf("DidYouMean = %q", got)
+	}
+	if got := DidYouMean("zzz", []string{"env"}); got != "" {
+		t.Errorf("DidYouMean with nothing close = %q", got)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "abc", 3}, {"kitten", "sitting", 3},
+		{"ab", "ba", 1}, {"café", "cafe", 1}, {"run", "rnu", 1},
+	} {
+		if got := EditDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

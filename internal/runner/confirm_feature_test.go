@@ -1,0 +1,296 @@
+package runner
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// confirmParityYAML and confirmParityFeature are the same confirmations
+// and probes written in both formats, scenario for scenario (AGENT is the
+// clinic agent's id).
+const confirmParityYAML = `suite: confirmations
+agent: AGENT
+scenarios:
+  - name: urgent handoff is recorded
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation:
+        channel: WEBCHAT
+        handoff: true
+        handoff_destination: on_call_nurse
+        num_turns: {min: 2}
+        in_progress: false
+      handoff_state: {data: {reason: urgent_symptoms}}
+      webhooks: [conversation.completed, handoff.created]
+  - name: wrong destination
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation:
+        handoff_destination: reception
+  - name: wrong state in the record
+    turns:
+      - say: I'd like to book an appointment on Tuesday at 10am
+    confirm:
+      conversation:
+        state: {day: monday}
+  - name: no handoff state for a goodbye
+    turns:
+      - say: goodbye
+    confirm:
+      handoff_state: {data: {reason: urgent_symptoms}}
+  - name: call connects
+    probe: {outbound_call: {to: "+447700900001"}, within: 5s}
+    confirm: {conversation: {channel: VOICE-SIP, num_turns: {min: 1}}}
+  - name: unreachable number fails as expected
+    probe: {outbound_call: {to: "` + unreachable + `"}, expect_status: failure, within: 5s}
+  - name: unreachable number fails the probe
+    probe: {outbound_call: {to: "` + unreachable + `"}, within: 5s}
+  - name: sms opens a conversation
+    probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
+    confirm: {conversation: {in_progress: true, channel: SMS}}
+`
+
+const confirmParityFeature = `@agent:AGENT
+Feature: confirmations
+
+  Scenario: urgent handoff is recorded
+    When the user says "I have chest pain"
+    Then the conversation record shows:
+      | field               | value         |
+      | channel             | WEBCHAT       |
+      | handoff             | true          |
+      | handoff_destination | on_call_nurse |
+      | num_turns           | at least 2    |
+      | in_progress         | false         |
+    And the handoff state "reason" is "urgent_symptoms"
+    And a "conversation.completed" webhook arrives
+    And a "handoff.created" webhook arrives
+
+  Scenario: wrong destination
+    When the user says "I have chest pain"
+    Then the conversation record shows:
+      | handoff_destination | reception |
+
+  Scenario: wrong state in the record
+    When the user says "I'd like to book an appointment on Tuesday at 10am"
+    Then the conversation record shows:
+      | state.day | monday |
+
+  Scenario: no handoff state for a goodbye
+    When the user says "goodbye"
+    Then the handoff state "reason" is "urgent_symptoms"
+
+  @within:5s
+  Scenario: call connects
+    When an outbound call is placed to "+447700900001"
+    Then the call ends with status "success"
+    And the conversation record shows:
+      | channel   | VOICE-SIP  |
+      | num_turns | at least 1 |
+
+  @within:5s
+  Scenario: unreachable number fails as expected
+    When an outbound call is placed to "` + unreachable + `"
+    Then the call ends with status "failure"
+
+  @within:5s
+  Scenario: unreachable number fails the probe
+    When an outbound call is placed to "` + unreachable + `"
+    Then the call ends with status "success"
+
+  Scenario: sms opens a conversation
+    When the SMS "Reply YES to confirm" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | true |
+      | channel     | SMS  |
+`
+
+// loadFiles loads inline files, failing on any error.
+func loadFiles(t *testing.T, files map[string]string) []*scenario.Suite {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	var paths []string
+	for name, src := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(src)}
+		paths = append(paths, name)
+	}
+	suites, diags := scenario.Load(fsys, paths)
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	return suites
+}
+
+// TestConfirmFeatureParity runs the confirmations and probes of a YAML
+// suite and of the same feature in one run, and requires the same
+// verdicts, attempts and failure facts.
+func TestConfirmFeatureParity(t *testing.T) {
+	e := newConfirmEnv(t, nil)
+	suites := loadFiles(t, map[string]string{
+		"confirm.yaml":    strings.ReplaceAll(confirmParityYAML, "AGENT", e.clinic),
+		"confirm.feature": strings.ReplaceAll(confirmParityFeature, "AGENT", e.clinic),
+	})
+	res, err := Run(context.Background(), suites, e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 2 {
+		t.Fatalf("files: %d", len(res.Files))
+	}
+	feat, yml := res.Files[0], res.Files[1]
+	if feat.Path != "confirm.feature" {
+		feat, yml = yml, feat
+	}
+	// Call ids differ from run to run.
+	sid := regexp.MustCompile(`OUT-[0-9a-f]+`)
+	got, want := sid.ReplaceAllString(allFacts(feat), "OUT-x"), sid.ReplaceAllString(allFacts(yml), "OUT-x")
+	if got != want {
+		t.Errorf("feature facts:\n%s\nYAML facts:\n%s", got, want)
+	}
+	for _, st := range []string{"urgent handoff is recorded: passed", "call connects: passed", "sms opens a conversation: passed",
+		"unreachable number fails as expected: passed", "wrong destination: failed", "unreachable number fails the probe: failed"} {
+		if !strings.Contains(want, st) {
+			t.Errorf("no %q in:\n%s", st, want)
+		}
+	}
+	// Feature failures point at the step and name it.
+	wants := map[string]struct{ pos, step, key string }{
+		"wrong destination":                  {"confirm.feature:19:5", "Then the conversation record shows:", "confirm.conversation.handoff_destination"},
+		"wrong state in the record":          {"confirm.feature:24:5", "Then the conversation record shows:", "confirm.conversation.state.day"},
+		"no handoff state for a goodbye":     {"confirm.feature:29:5", `Then the handoff state "reason" is "urgent_symptoms"`, "confirm.handoff_state"},
+		"unreachable number fails the probe": {"confirm.feature:47:5", `Then the call ends with status "success"`, "probe.expect_status"},
+	}
+	for _, c := range feat.Cases {
+		w, ok := wants[c.Name]
+		if !ok {
+			continue
+		}
+		fs := c.Last().Failures
+		if len(fs) == 0 || fs[0].Pos.String() != w.pos || fs[0].Step != w.step || fs[0].Key != w.key {
+			t.Errorf("%s: failures %+v, want %s at %s by %q", c.Name, fs, w.key, w.pos, w.step)
+		}
+	}
+	// What was read is recorded as for YAML: the handoff and webhook
+	// steps do not read the record the step before them read.
+	first := feat.Cases[0].Last()
+	var kinds []string
+	for _, c := range first.Confirmations {
+		kinds = append(kinds, c.Kind+":"+c.Subject)
+	}
+	if got := strings.Join(kinds, ","); got != "conversation:"+first.ConversationID+",handoff_state:"+first.ConversationID+",webhook:conversation.completed,webhook:handoff.created" {
+		t.Errorf("confirmations = %s", got)
+	}
+	if call := feat.Cases[4].Last(); len(call.Confirmations) == 0 || !strings.HasPrefix(call.Confirmations[0].Subject, "OUT-") || call.ConversationID == "" || len(call.Turns) != 0 {
+		t.Errorf("call probe: confirmations %+v, conversation %q, %d turns", call.Confirmations, call.ConversationID, len(call.Turns))
+	}
+}
+
+// TestConfirmFeatureOnly covers what only features can write: a
+// confirmation with no status step before it (the call must then
+// succeed), a confirmation after a call that failed as expected, and
+// confirmations in the middle of a chat.
+func TestConfirmFeatureOnly(t *testing.T) {
+	e := newConfirmEnv(t, nil)
+	src := `@agent:` + e.clinic + ` @within:5s
+Feature: feature-only confirmations
+
+  Scenario: confirmation awaits the call
+    When an outbound call is placed to "` + unreachable + `"
+    Then the conversation record shows:
+      | channel | VOICE-SIP |
+
+  Scenario: nothing to confirm after a failed call
+    When an outbound call is placed to "` + unreachable + `"
+    Then the call ends with status "failure"
+    And the conversation record shows:
+      | channel | VOICE-SIP |
+
+  Scenario: confirm mid-chat and after
+    When the user says "hello"
+    Then the conversation record shows:
+      | in_progress | true |
+      | num_turns   | at least 1 |
+    When the user says "I have chest pain"
+    Then the conversation record shows:
+      | in_progress | false |
+      | handoff     | true  |
+
+  Scenario: record confirmed without a status step
+    When an outbound call is placed to "+447700900001"
+    Then the conversation record shows:
+      | channel | VOICE-SIP |
+    And the call ends with status "success"
+`
+	res, err := Run(context.Background(), loadFiles(t, map[string]string{"only.feature": src}), e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		status Status
+		key    string
+		line   int
+		msg    string
+	}
+	wants := []want{
+		{Failed, "probe.expect_status", 6, "ended with status failure, expected success"},
+		{Failed, "confirm", 12, "the call ended in failure: there is no conversation to confirm"},
+		{Passed, "", 0, ""},
+		{Passed, "", 0, ""},
+	}
+	cases := res.Files[0].Cases
+	if len(cases) != len(wants) {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for i, w := range wants {
+		c := cases[i]
+		if c.Status != w.status {
+			t.Errorf("%s: %s, want %s%s", c.Name, c.Status, w.status, describe(c))
+			continue
+		}
+		if w.key == "" {
+			continue
+		}
+		f := c.Last().Failures[0]
+		if f.Key != w.key || f.Pos.Line != w.line || !strings.Contains(f.Message, w.msg) {
+			t.Errorf("%s: failure %s %s: %s, want %s at line %d with %q", c.Name, f.Pos, f.Key, f.Message, w.key, w.line, w.msg)
+		}
+	}
+}
+
+// TestConfirmFeatureConfig: feature probes and confirmations meet the
+// same configuration rules as YAML ones (a number outside probe_numbers,
+// webhooks without a receiver).
+func TestConfirmFeatureConfig(t *testing.T) {
+	e := newConfirmEnv(t, nil)
+	src := `@agent:` + e.clinic + `
+Feature: config
+
+  Scenario: webhooks need a receiver
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+
+  Scenario: number not allowed
+    When the SMS "hi" is sent to "+447700900002"
+`
+	opts := e.opts()
+	opts.Webhooks = nil
+	opts.AllowNumber = func(n string) bool { return n == "+447700900001" }
+	res, err := Run(context.Background(), loadFiles(t, map[string]string{"config.feature": src}), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
+		c := res.Files[0].Cases[i]
+		a := c.Last()
+		if c.Status != Errored || a.Error == nil || a.Error.Kind != KindConfig || !strings.Contains(a.Error.Message, want) {
+			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+func loadOneFeature(t *testing.T, src string) ([]*Suite, diag.Diagnostics) {
+	t.Helper()
+	return Load(fstest.MapFS{"p.feature": {Data: []byte(src)}}, []string{"p.feature"})
+}
+
+// TestFeatureProbeBecomesTheScenarioProbe: the probe step is recorded as
+// the scenario's Probe (what live safety and the runner read), @within
+// bounds its call, and webhook steps are listed for the receiver.
+func TestFeatureProbeBecomesTheScenarioProbe(t *testing.T) {
+	suites, diags := loadOneFeature(t, `@agent:clinic
+Feature: probes
+
+  @within:45s
+  Scenario: call
+    When an outbound call is placed to "+447700900001"
+    Then the call ends with status "failure"
+
+  Scenario: sms
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | true |
+    And a "conversation.completed" webhook arrives
+    And a "handoff.created" webhook arrives
+    And a "conversation.completed" webhook arrives
+
+  Scenario: chat
+    When the user says "hi"
+`)
+	if diags.HasErrors() || len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	call, sms, chat := suites[0].Scenarios[0], suites[0].Scenarios[1], suites[0].Scenarios[2]
+	pr := call.Probe
+	if pr == nil || pr.Call == nil || pr.Call.To != "+447700900001" || pr.Call.Pos.String() != "p.feature:6:5" ||
+		pr.Within != 45*time.Second || pr.ExpectStatus != "failure" || pr.ExpectStatusPos.Line != 7 {
+		t.Errorf("call probe %+v", pr)
+	}
+	if pr := sms.Probe; pr == nil || pr.SMS == nil || pr.SMS.To != "+447700900002" || pr.SMS.Message != "Reply YES" || pr.SMS.Pos.Line != 10 {
+		t.Errorf("sms probe %+v", pr)
+	}
+	if got := strings.Join(sms.WebhookEvents(), ","); got != "conversation.completed,handoff.created" {
+		t.Errorf("webhook events %s", got)
+	}
+	if chat.Probe != nil || chat.WebhookEvents() != nil {
+		t.Errorf("chat scenario: probe %+v, events %v", chat.Probe, chat.WebhookEvents())
+	}
+	if call.Probe.Within != 45*time.Second || sms.Probe.Within != 0 {
+		t.Errorf("within %s, %s", call.Probe.Within, sms.Probe.Within)
+	}
+}
+
+func TestFeatureProbeRules(t *testing.T) {
+	type testCase struct {
+		name  string
+		body  string
+		want  []string // "line:col: text"
+		error bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		_, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  Scenario: s\n"+tc.body)
+		if diags.HasErrors() != tc.error {
+			t.Errorf("errors %v, want %v: %v", diags.HasErrors(), tc.error, diags)
+		}
+		for _, w := range tc.want {
+			at, text, _ := strings.Cut(w, ": ")
+			found := false
+			for _, d := range diags {
+				if strings.HasSuffix(d.Pos.String(), ":"+at) && strings.Contains(d.Message+" "+d.Hint, text) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no diagnostic %q in %v", w, diags)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{"probe after a turn", "    When the user says \"hi\"\n    And an outbound call is placed to \"+447700900001\"\n",
+			[]string{"6:5: comes after the conversation started", "6:5: a probe replaces the debug chat"}, true},
+		{"turn after a probe", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    And the user says \"yes\"\n",
+			[]string{"6:5: needs a debug chat, but the scenario starts from a probe at p.feature:5:5"}, true},
+		{"reply check after a probe", "    When an outbound call is placed to \"+447700900001\"\n    Then the agent's reply contains \"hi\"\n",
+			[]string{"6:5: needs a debug chat"}, true},
+		{"two probes", "    When an outbound call is placed to \"+447700900001\"\n    And the SMS \"hi\" is sent to \"+447700900002\"\n",
+			[]string{"6:5: already starts from a probe", "6:5: one probe per scenario"}, true},
+		{"status without a call", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the call ends with status \"success\"\n",
+			[]string{"6:5: has no call to wait for"}, true},
+		{"bad number", "    When an outbound call is placed to \"call me\"\n",
+			[]string{`5:5: "call me" is not a phone number`}, true},
+		{"bad status", "    When an outbound call is placed to \"+447700900001\"\n    Then the call ends with status \"queued\"\n",
+			[]string{`6:5: "queued" is not a final call status`}, true},
+		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
+			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
+		{"reference number is checked when run", "    When an outbound call is placed to \"${env:PROBE_NUMBER}\"\n", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+	t.Run("within without a call", func(t *testing.T) {
+		suites, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:1m\n  Scenario: s\n    When the user says \"hi\"\n")
+		if diags.HasErrors() || len(suites) != 1 || len(diags) != 1 || diags[0].Severity != diag.Warning || !strings.Contains(diags[0].Message, "places no call") || diags[0].Pos.Line != 4 {
+			t.Errorf("diagnostics %v", diags)
+		}
+	})
+	t.Run("bad within", func(t *testing.T) {
+		_, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:soon\n  Scenario: s\n    When an outbound call is placed to \"+447700900001\"\n")
+		if !diags.HasErrors() || !strings.Contains(diags[0].Message, "within must be a duration") {
+			t.Errorf("diagnostics %v", diags)
+		}
+	})
+}

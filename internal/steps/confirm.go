@@ -1,0 +1,324 @@
+package steps
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+)
+
+// confirmDefs are the steps of probes and confirmations: the Gherkin form
+// of a YAML scenario's `probe:` and `confirm:` (docs/confirmations.md).
+// Their wording is a contract of issue 5.
+func confirmDefs() []Def {
+	return []Def{
+		def(GroupConfirm, `an outbound call is placed to `+q, NoArg, `When an outbound call is placed to "+447700900001"`, "",
+			"Starts the scenario from an outbound call instead of a debug chat (the number must be a probe number of the target).", probeStep(false)),
+		def(GroupConfirm, `the SMS `+q+` is sent to `+q, NoArg, `When the SMS "Reply YES to confirm" is sent to "+447700900002"`, "",
+			"Starts the scenario from an SMS; later confirmations check the conversation it opened.", probeStep(true)),
+		def(GroupConfirm, `the call ends with status `+q, NoArg, `Then the call ends with status "success"`, "",
+			"Waits for the call's final status (success or failure) and checks it; the wait is bounded by @within (default 2m).", callStatusStep),
+		def(GroupConfirm, `the conversation record shows:`, TableArg, `Then the conversation record shows:`,
+			"| field | value |\n| channel | WEBCHAT |\n| handoff | true |\n| num_turns | at least 2 |\n| metrics.BOOKED | true |\n| state.day | tuesday |",
+			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count and turns.intents reach inside.", recordStep),
+		def(GroupConfirm, `the handoff state `+q+` is `+q, NoArg, `Then the handoff state "reason" is "urgent_symptoms"`, "",
+			"The handoff state stored for the conversation holds the value under the key of its data.", func(c *call) (*Op, error) {
+				return confirmOp(c, func(c *call, x Expander, _ bool, cf *assert.Confirm) error {
+					k, err := x(c.args[0])
+					if err != nil {
+						return err
+					}
+					if !validKeyPath(k) {
+						return fmt.Errorf("invalid key %q: write dot-separated members, e.g. caller.id", c.args[0])
+					}
+					v := c.args[1]
+					cf.HandoffState = &assert.HandoffStateCheck{Pos: c.pos, Data: []assert.StateCheck{{Pos: c.pos, Key: k, Match: &assert.Text{Pos: c.pos, Exact: &v}}}}
+					return nil
+				})
+			}),
+		def(GroupConfirm, `an? `+q+` webhook arrives`, NoArg, `Then a "handoff.created" webhook arrives`, "",
+			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Op, error) {
+				ev := strings.TrimSpace(c.args[0])
+				if ev == "" || strings.Contains(ev, "${") {
+					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(platform.WebhookEvents, ", "))}
+				}
+				op, err := confirmOp(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
+					cf.Webhooks = []assert.WebhookCheck{{Pos: c.pos, Event: ev}}
+					return nil
+				})
+				if op != nil {
+					op.Webhook = ev
+				}
+				return op, err
+			}),
+	}
+}
+
+// probeStep builds a Probe op; the number and message are expanded when it
+// runs, and checked against the probe numbers by the CLI before the run.
+func probeStep(sms bool) func(c *call) (*Op, error) {
+	return func(c *call) (*Op, error) {
+		op := c.op(Probe)
+		op.ProbeSMS = sms
+		if sms {
+			op.ProbeMessage, op.ProbeTo = c.args[0], c.args[1]
+			if strings.TrimSpace(op.ProbeMessage) == "" {
+				return nil, &Error{Message: fmt.Sprintf("step %q: the SMS text must not be empty", c.step), Hint: "it becomes the agent's greeting"}
+			}
+		} else {
+			op.ProbeTo = c.args[0]
+		}
+		for _, a := range c.args {
+			if _, err := syntaxOnly(a); err != nil {
+				return nil, err
+			}
+		}
+		return op, nil
+	}
+}
+
+func callStatusStep(c *call) (*Op, error) {
+	st := c.args[0]
+	if st != platform.CallSuccess && st != platform.CallFailure {
+		return nil, &Error{Message: fmt.Sprintf("step %q: %q is not a final call status", c.step, st),
+			Hint: "write success or failure (queued and calling are not final)"}
+	}
+	op := c.op(CallStatus)
+	op.ExpectStatus = st
+	return op, nil
+}
+
+// confirmOp builds a Confirm op whose checks fill builds each time it
+// runs, with the session's expander; it is built once now with a
+// syntax-only expander (compiling true) so bad arguments are load errors.
+func confirmOp(c *call, fill func(c *call, x Expander, compiling bool, cf *assert.Confirm) error) (*Op, error) {
+	op := c.op(Confirm)
+	build := func(x Expander, compiling bool) (*assert.Confirm, error) {
+		cf := &assert.Confirm{Pos: c.pos}
+		if err := fill(c, x, compiling, cf); err != nil {
+			return nil, err
+		}
+		return cf, nil
+	}
+	op.ConfirmChecks = func(x Expander) (*assert.Confirm, error) { return build(x, false) }
+	if _, err := build(syntaxOnly, true); err != nil {
+		if se, ok := err.(*Error); ok {
+			return nil, se
+		}
+		return nil, &Error{Message: fmt.Sprintf("step %q: %v", c.step, err)}
+	}
+	return op, nil
+}
+
+// recordStep reads the | field | value | table of `the conversation record
+// shows:`. Which fields exist and how each is compared (text, number,
+// boolean) is assert.ConversationFields, the table the YAML decoder of
+// `confirm: conversation:` reads too.
+func recordStep(c *call) (*Op, error) {
+	rows, err := c.pairs("field", "value")
+	if err != nil {
+		return nil, err
+	}
+	return confirmOp(c, func(c *call, x Expander, compiling bool, cf *assert.Confirm) error {
+		cc := &assert.ConversationChecks{Pos: c.pos}
+		for _, r := range rows {
+			if err := recordRow(c, cc, r[0], r[1], x, compiling); err != nil {
+				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r[0], r[1], err), Hint: hintOf(err)}
+			}
+		}
+		cf.Conversation = cc
+		return nil
+	})
+}
+
+// hinted is an error with a hint for the step's Error.
+type hinted struct{ msg, hint string }
+
+func (h *hinted) Error() string { return h.msg }
+
+func hintOf(err error) string {
+	if h, ok := err.(*hinted); ok {
+		return h.hint
+	}
+	return ""
+}
+
+func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x Expander, compiling bool) error {
+	field, err := x(strings.TrimSpace(rawField))
+	if err != nil {
+		return err
+	}
+	pos := c.pos
+	// Numbers and booleans are parsed after expansion; while compiling, a
+	// cell built from ${...} is known only at run time.
+	scalar := func() (string, bool, error) {
+		if compiling && strings.Contains(value, "${") {
+			return "", false, nil
+		}
+		v, err := x(value)
+		return strings.TrimSpace(v), err == nil, err
+	}
+	head, rest, nested := strings.Cut(field, ".")
+	if nested {
+		if rest == "" {
+			return &hinted{msg: fmt.Sprintf("%s. names no member", head), hint: "write " + head + ".NAME"}
+		}
+		switch head {
+		case "metrics":
+			v := value
+			cc.Metrics = append(cc.Metrics, assert.MetricCheck{Pos: pos, Name: rest, Match: &assert.Text{Pos: pos, Exact: &v}})
+			return nil
+		case "state":
+			if !validKeyPath(rest) {
+				return fmt.Errorf("invalid state key %q: write dot-separated members, e.g. caller.id", rest)
+			}
+			v := value
+			cc.State = append(cc.State, assert.StateCheck{Pos: pos, Key: rest, Match: &assert.Text{Pos: pos, Exact: &v}})
+			return nil
+		case "turns":
+			if cc.Turns == nil {
+				cc.Turns = &assert.TurnsCheck{Pos: pos}
+			}
+			switch rest {
+			case "count":
+				v, ok, err := scalar()
+				if err != nil || !ok {
+					return err
+				}
+				n, err := parseNumber(v)
+				if err != nil {
+					return err
+				}
+				n.Pos = pos
+				cc.Turns.Count = n
+				return nil
+			case "intents":
+				var names []string
+				for _, s := range strings.Split(value, ",") {
+					if s = strings.TrimSpace(s); s != "" {
+						names = append(names, s)
+					}
+				}
+				if len(names) == 0 {
+					return &hinted{msg: "turns.intents lists no intent", hint: "write the intents found in some turn, separated by commas"}
+				}
+				cc.Turns.Intents = &assert.IntentsCheck{Pos: pos, Includes: names}
+				return nil
+			}
+			return &hinted{msg: fmt.Sprintf("unknown field turns.%s", rest), hint: "write turns.count or turns.intents"}
+		}
+		if _, known := assert.ConversationFieldKind(head); known {
+			return &hinted{msg: fmt.Sprintf("%s has no members", head), hint: "write " + head + " alone"}
+		}
+		return unknownField(field)
+	}
+	kind, known := assert.ConversationFieldKind(field)
+	if !known {
+		return unknownField(field)
+	}
+	switch kind {
+	case assert.TextField:
+		v := value
+		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Text: &assert.Text{Pos: pos, Exact: &v}})
+	case assert.NumberField:
+		v, ok, err := scalar()
+		if err != nil || !ok {
+			return err
+		}
+		n, err := parseNumber(v)
+		if err != nil {
+			return err
+		}
+		n.Pos = pos
+		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Number: n})
+	case assert.BoolField:
+		v, ok, err := scalar()
+		if err != nil || !ok {
+			return err
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil || (v != "true" && v != "false") {
+			return &hinted{msg: fmt.Sprintf("%s is true or false, not %q", field, v), hint: "write true or false"}
+		}
+		cc.Fields = append(cc.Fields, assert.FieldCheck{Pos: pos, Field: field, Bool: &assert.Bool{Pos: pos, Value: b}})
+	default:
+		return &hinted{msg: fmt.Sprintf("%s is checked member by member", field), hint: "write " + field + ".NAME (turns.count, turns.intents for turns)"}
+	}
+	return nil
+}
+
+// parseNumber reads the number forms of a table cell: N, "at least N",
+// "at most N" and "between N and M" (inclusive), the words for YAML's
+// N, {min: N}, {max: N} and {min: N, max: M}.
+func parseNumber(s string) (*assert.Number, error) {
+	bad := &hinted{msg: fmt.Sprintf("%q is not a number", s), hint: `write 4, "at least 1", "at most 10" or "between 1 and 10"`}
+	num := func(t string) (*float64, bool) {
+		v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			return nil, false
+		}
+		return &v, true
+	}
+	low := strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case strings.HasPrefix(low, "at least "):
+		v, ok := num(low[len("at least "):])
+		if !ok {
+			return nil, bad
+		}
+		return &assert.Number{Min: v}, nil
+	case strings.HasPrefix(low, "at most "):
+		v, ok := num(low[len("at most "):])
+		if !ok {
+			return nil, bad
+		}
+		return &assert.Number{Max: v}, nil
+	case strings.HasPrefix(low, "between "):
+		a, b, found := strings.Cut(low[len("between "):], " and ")
+		lo, ok1 := num(a)
+		hi, ok2 := num(b)
+		if !found || !ok1 || !ok2 {
+			return nil, bad
+		}
+		if *lo > *hi {
+			return nil, fmt.Errorf("between %v and %v: the first bound is above the second", *lo, *hi)
+		}
+		return &assert.Number{Min: lo, Max: hi}, nil
+	}
+	v, ok := num(low)
+	if !ok {
+		return nil, bad
+	}
+	return &assert.Number{Value: v}, nil
+}
+
+// unknownField names the closest Conversation summary field, by the one
+// "did you mean" rule of agenttest (diag.DidYouMean).
+func unknownField(name string) error {
+	names := make([]string, len(assert.ConversationFields))
+	for i, f := range assert.ConversationFields {
+		names[i] = f.Name
+	}
+	hint := diag.DidYouMean(name, names)
+	if hint == "" {
+		hint = "the fields are those of the Conversation summary: run 'agenttest steps' or see docs/confirmations.md"
+	}
+	return &hinted{msg: fmt.Sprintf("unknown field %q", name), hint: hint}
+}
+
+// validKeyPath accepts dot-separated members without empty parts, as the
+// YAML decoder does for state keys.
+func validKeyPath(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, p := range strings.Split(k, ".") {
+		if strings.TrimSpace(p) == "" {
+			return false
+		}
+	}
+	return true
+}
