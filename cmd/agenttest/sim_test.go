@@ -68,7 +68,7 @@ func TestRunSimJSONLine(t *testing.T) {
 		t.Fatalf("not one JSON line: %q", out)
 	}
 	if info["auth_token_header"] != "X-Acme-Auth-Token" || info["signature_header"] != "X-Acme-Signature" || len(info["unreachable_numbers"].([]any)) != 2 {
-		t.Errorf("issue 5 facts missing: %s", out)
+		t.Errorf("outbound, SMS and webhook facts missing: %s", out)
 	}
 	for _, k := range []string{"build_url", "runtime_url", "account_id", "agent_ids", "build_api_key", "runtime_api_key", "connector_ids", "numbers", "env_numbers"} {
 		if _, ok := info[k]; !ok {

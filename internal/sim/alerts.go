@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -135,12 +136,8 @@ func decodeFields(r *http.Request) (map[string]json.RawMessage, error) {
 func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keyScope) []fieldError {
 	var errs []fieldError
 	bad := func(field, msg string) { errs = append(errs, fieldError{Field: field, Message: msg}) }
-	keys := make([]string, 0, len(m))
-	for key := range m {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	// Sorted, so the errors come in a stable order.
+	for _, key := range slices.Sorted(maps.Keys(m)) {
 		raw := m[key]
 		switch key {
 		case "name":

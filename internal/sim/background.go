@@ -97,26 +97,27 @@ func (s *Server) storeHooks() *StoreHooks {
 	}
 }
 
-// background is the tick loop: it advances outbound calls, ends idle SMS
-// conversations, drops expired call statuses and evaluates alert rules, so
-// that conversations, webhooks and alert transitions happen even when
-// nobody reads. Reads do the same work on demand.
-func (s *Server) background() {
+// every calls f at each interval until the server closes. The server runs
+// two such loops: the janitor (sweep) and the tick (Tick).
+func (s *Server) every(interval time.Duration, f func()) {
 	defer s.janitorWG.Done()
-	tick := time.NewTicker(s.opts.TickInterval)
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
 		select {
 		case <-s.done:
 			return
 		case <-tick.C:
-			s.Tick()
+			f()
 		}
 	}
 }
 
-// Tick runs one round of the background loop now, on the server clock.
-// Tests with a settable clock call it after moving the clock.
+// Tick runs one round of the background loop now, on the server clock: it
+// advances outbound calls, ends idle SMS conversations, drops expired call
+// statuses and evaluates alert rules, so that conversations, webhooks and
+// alert transitions happen even when nobody reads (reads do the same work
+// on demand). Tests with a settable clock call it after moving the clock.
 func (s *Server) Tick() {
 	now := s.opts.Now().UTC()
 	s.advanceCalls(now)
@@ -124,9 +125,10 @@ func (s *Server) Tick() {
 	s.evaluateAlerts(now)
 }
 
-// fillIssue5Info derives the connector ids and numbers of every agent and
-// lists them, with the brand headers, in Info.
-func (s *Server) fillIssue5Info() {
+// fillMessagingInfo derives the SMS connector ids and the provisioned
+// numbers of every agent and lists them, with the brand headers, in Info:
+// what a client needs to call the outbound-calling and SMS groups.
+func (s *Server) fillMessagingInfo() {
 	s.sms.connectors = map[string]smsConnector{}
 	s.info.Brand = s.opts.Brand
 	s.info.AuthTokenHeader = brand.AuthTokenHeader(s.opts.Brand)

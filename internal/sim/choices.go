@@ -115,8 +115,8 @@ const deploymentIDPrefix = "dep-"
 // without one (the reference only says "channel type").
 const defaultChatChannel = "WEBCHAT"
 
-// Outbound calling, SMS, alerts and webhooks (the runtime and build groups
-// of issue 5). Every value below is the simulator's choice; docs/simulator.md
+// Outbound calling and SMS (runtime host), alerts and webhooks (build
+// host). Every value below is the simulator's choice; docs/simulator.md
 // lists them under "Choices where the reference is silent".
 const (
 	// DefaultCallQueued and DefaultCallCalling are how long an outbound

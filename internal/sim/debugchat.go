@@ -317,23 +317,9 @@ func (s *Server) closeSession(cs *chatSession, at time.Time, timedOut bool) {
 	cs.sess = nil
 }
 
-// janitor ends sessions idle past the limit so their memory is freed and
-// their conversations stop being in progress.
-func (s *Server) janitor() {
-	defer s.janitorWG.Done()
-	tick := time.NewTicker(s.opts.JanitorInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-tick.C:
-			s.sweep()
-		}
-	}
-}
-
-// sweep ends every idle session once.
+// sweep ends every session idle past the limit, so its memory is freed
+// and its conversation stops being in progress. The janitor loop runs it
+// every Options.JanitorInterval.
 func (s *Server) sweep() {
 	now := s.opts.Now().UTC()
 	for _, cs := range s.sessions.all() {

@@ -53,8 +53,8 @@ type Server struct {
 	infoMu sync.Mutex
 	info   Info
 
-	// The groups of issue 5: outbound calling, SMS, alerts, webhooks, and
-	// the traffic counters the alert evaluator reads.
+	// Outbound calling, SMS, alerts, webhooks, and the traffic counters
+	// the alert evaluator reads.
 	calls    outboundCalls
 	sms      smsState
 	alerts   alertRules
@@ -154,7 +154,7 @@ func New(opts Options) (*Server, error) {
 		ScopedRuntimeKey: opts.RuntimeKey + scopedKeySuffix,
 		ScopedProjectID:  ScopedProjectID,
 	}
-	s.fillIssue5Info()
+	s.fillMessagingInfo()
 	if err := s.seed(opts.SeedConversations); err != nil {
 		return nil, err
 	}
@@ -162,8 +162,8 @@ func New(opts Options) (*Server, error) {
 	// evaluator nor webhooks, only live traffic does.
 	s.store.SetHooks(s.storeHooks())
 	s.janitorWG.Add(2)
-	go s.janitor()
-	go s.background()
+	go s.every(s.opts.JanitorInterval, s.sweep)
+	go s.every(s.opts.TickInterval, s.Tick)
 	s.webhooks.start(&s.janitorWG)
 	return s, nil
 }

@@ -9,11 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -334,12 +335,8 @@ func isLoopback(host string) bool {
 func (s *Server) endpointFields(ep *webhookEndpoint, m map[string]json.RawMessage) []fieldError {
 	var errs []fieldError
 	bad := func(field, msg string) { errs = append(errs, fieldError{Field: field, Message: msg}) }
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	// Sorted, so the errors come in a stable order.
+	for _, key := range slices.Sorted(maps.Keys(m)) {
 		raw := m[key]
 		switch key {
 		case "name":

@@ -12,7 +12,7 @@ import (
 
 // confirmDefs are the steps of probes and confirmations: the Gherkin form
 // of a YAML scenario's `probe:` and `confirm:` (docs/confirmations.md).
-// Their wording is a contract of issue 5.
+// Their wording is a contract with designers: add aliases, never reword.
 func confirmDefs() []Def {
 	return []Def{
 		def(GroupConfirm, `an outbound call is placed to `+q, NoArg, `When an outbound call is placed to "+447700900001"`, "",
