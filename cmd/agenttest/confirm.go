@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,6 +180,25 @@ type receiver struct {
 	stop func()
 }
 
+// webhookFailFirstEnv makes the run's webhook receiver answer 503 to the
+// first N deliveries of every event (webhook.FailFirst). Like simFlagsEnv
+// it exists for the fault drills (docs/reliability.md): it tests that the
+// platform's retries and agenttest's confirmations get through a receiver
+// that fails first, and stays out of --help.
+const webhookFailFirstEnv = "AGENTTEST_WEBHOOK_FAIL_FIRST"
+
+func webhookFailFirst(st *State) (int, error) {
+	v := strings.TrimSpace(st.Getenv(webhookFailFirstEnv))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, usageErrorf("%s=%q: want a number of deliveries to refuse, 0 or more", webhookFailFirstEnv, v)
+	}
+	return n, nil
+}
+
 // startReceiver starts the run's webhook receiver when one is configured,
 // or, on the embedded simulator, when a selected scenario confirms
 // webhooks. It registers (or reuses) the endpoint and removes at the end
@@ -208,8 +228,13 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	if now == nil {
 		now = time.Now
 	}
+	failFirst, err := webhookFailFirst(st)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	rcv := webhook.NewReceiver(webhook.Options{Now: now})
-	srv := &http.Server{Handler: rcv, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: webhook.FailFirst(rcv, failFirst), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	shutdown := func() {
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)

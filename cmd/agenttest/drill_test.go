@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,11 +59,16 @@ func passingTrees(t *testing.T) []string {
 type faultMix struct {
 	name  string
 	flags string
+	// env is set on top of the flags (the receiver's own faults).
+	env map[string]string
 	// recovered: every case must pass, possibly as flaky, because the
 	// retry policy covers every fault of the mix.
 	recovered bool
 	// retried: some case must show more than one attempt.
 	retried bool
+	// webhooks: some case must have confirmed a webhook, so the mix
+	// really went through the receiver.
+	webhooks bool
 }
 
 const (
@@ -71,6 +77,8 @@ const (
 	mixTimeout = "--chat-timeout=0.02"
 	mixDrop    = "--drop=0.01"
 	mixJitter  = "--latency=2ms --jitter=8ms"
+	// mixReceiver shortens the simulator's webhook retry backoff.
+	mixReceiver = "--webhook-backoff=20ms --webhook-max-backoff=100ms"
 )
 
 var faultMixes = []faultMix{
@@ -81,6 +89,10 @@ var faultMixes = []faultMix{
 	{name: "chat-timeouts", flags: mixTimeout},
 	{name: "dropped-connections", flags: mixDrop},
 	{name: "jitter", flags: mixJitter, recovered: true},
+	// The run's webhook receiver refuses the first two deliveries of every
+	// event: the simulator retries with backoff (shortened here so the
+	// drill stays fast) and the webhook confirmations still pass.
+	{name: "receiver-fails-first", flags: mixReceiver, env: map[string]string{webhookFailFirstEnv: "2"}, recovered: true, webhooks: true},
 	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter}, " "), retried: true},
 }
 
@@ -94,15 +106,22 @@ func TestFaultDrill(t *testing.T) {
 	trees := passingTrees(t)
 	for _, mix := range faultMixes {
 		t.Run(mix.name, func(t *testing.T) {
-			attempts, errored, cases := 0, 0, 0
+			attempts, errored, cases, webhooks := 0, 0, 0, 0
 			for round := range rounds {
 				seed := int64(round + 1)
-				r := drillRun(t, mix.flags, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
+				r := drillRun(t, mix.flags, mix.env, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
 				if r.code != exitOK && r.code != exitFailed {
 					t.Fatalf("seed %d: exit %d\nstdout:\n%s\nstderr:\n%s", seed, r.code, r.stdout, r.stderr)
 				}
 				for _, c := range r.cases() {
 					cases++
+					for _, a := range c.Attempts {
+						for _, cf := range a.Confirmations {
+							if cf.Kind == "webhook" && cf.Found {
+								webhooks++
+							}
+						}
+					}
 					if c.Repeat == nil {
 						// A repeat: N scenario makes N attempts anyway.
 						attempts = max(attempts, len(c.Attempts))
@@ -134,6 +153,9 @@ func TestFaultDrill(t *testing.T) {
 			if errored*4 > cases {
 				t.Errorf("%d of %d cases errored: retries do not recover", errored, cases)
 			}
+			if mix.webhooks && webhooks == 0 {
+				t.Errorf("no case confirmed a webhook: the receiver was never exercised")
+			}
 			if mix.retried && attempts < 2 {
 				t.Errorf("no case took more than one attempt: retries are invisible")
 			}
@@ -160,7 +182,7 @@ func TestFaultDrillKeepsFailures(t *testing.T) {
 		seed := int64(round + 1)
 		// A 30% rate of 500s makes "failed, then errored on retry"
 		// common, the sequence that could hide a failure.
-		r := drillRun(t, "--error-500=0.3 "+mixTimeout+" "+mixDrop, seed, "examples-failing", "--retries", "2", "--seed", strconv.FormatInt(seed, 10))
+		r := drillRun(t, "--error-500=0.3 "+mixTimeout+" "+mixDrop, nil, seed, "examples-failing", "--retries", "2", "--seed", strconv.FormatInt(seed, 10))
 		if r.code != exitFailed {
 			t.Fatalf("seed %d: exit %d, want %d\n%s%s", seed, r.code, exitFailed, r.stdout, r.stderr)
 		}
@@ -225,6 +247,10 @@ type drillCase struct {
 		Failures []struct {
 			Message string `json:"message"`
 		} `json:"failures"`
+		Confirmations []struct {
+			Kind  string `json:"kind"`
+			Found bool   `json:"found"`
+		} `json:"confirmations"`
 	} `json:"attempts"`
 }
 
@@ -276,12 +302,13 @@ type drillJUnit struct {
 // simulator flags, parses both reports and checks that the console, the
 // JUnit and the JSON report each hold exactly one verdict per case, the
 // same one.
-func drillRun(t *testing.T, simFlags string, seed int64, args ...string) *drillResult {
+func drillRun(t *testing.T, simFlags string, extraEnv map[string]string, seed int64, args ...string) *drillResult {
 	t.Helper()
 	out := t.TempDir()
 	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
 	env := examplesEnv()
 	env[simFlagsEnv] = simFlags
+	maps.Copy(env, extraEnv)
 	c := newCLI(t, repoRoot, env, append(append([]string{"run"}, args...), "--junit", junitPath, "--json", jsonPath)...)
 	r := &drillResult{code: c.run(t)}
 	r.stdout, r.stderr = c.stdout.String(), c.stderr.String()
