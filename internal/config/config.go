@@ -27,6 +27,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
 )
 
 // DefaultPath is the config file read when --config is not given and the
@@ -505,6 +506,14 @@ func maskValue(lines [][]byte, k, v *yaml.Node) {
 	}
 }
 
+// errText is err's message, or "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
 // validateValue checks one target field and returns a message, or "".
 func validateValue(key, v string) string {
 	switch key {
@@ -514,50 +523,13 @@ func validateValue(key, v string) string {
 			return fmt.Sprintf("%s %q is not an absolute http(s) URL", key, v)
 		}
 	case "account_id":
-		return checkAccountID(v)
+		return errText(platform.CheckAccountID(v))
 	case "agent_id":
-		return checkAgentID(v)
+		return errText(platform.CheckAgentID(v))
 	case "env":
 		if !contains(Envs, v) {
 			return fmt.Sprintf("env %q is not one of %s", v, strings.Join(Envs, ", "))
 		}
-	}
-	return ""
-}
-
-var (
-	slugRe      = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	wsRe        = regexp.MustCompile(`^ws-[A-Za-z0-9]{8}$`)
-	projectIDRe = regexp.MustCompile(`^PROJECT-[A-Za-z0-9]{8}$`)
-)
-
-// checkAccountID accepts the two forms of the reference ("Identifiers in
-// paths"): the ws-XXXXXXXX prefixed form and the console slug; the obsolete
-// ACCOUNT- prefix is refused with the form to use instead.
-func checkAccountID(v string) string {
-	switch {
-	case strings.HasPrefix(v, "ACCOUNT-"):
-		return fmt.Sprintf("account_id %q uses the obsolete ACCOUNT- prefix; use the workspace id in the ws-XXXXXXXX form (or the slug from the studio console URL)", v)
-	case strings.HasPrefix(v, "ws-"):
-		if !wsRe.MatchString(v) {
-			return fmt.Sprintf("account_id %q must be ws- followed by 8 letters or digits", v)
-		}
-	case !slugRe.MatchString(v):
-		return fmt.Sprintf("account_id %q is neither a ws-XXXXXXXX id nor a slug (lower-case letters, digits, '-')", v)
-	}
-	return ""
-}
-
-// checkAgentID accepts a slug or PROJECT-XXXXXXXX.
-func checkAgentID(v string) string {
-	if strings.HasPrefix(v, "PROJECT-") {
-		if !projectIDRe.MatchString(v) {
-			return fmt.Sprintf("agent_id %q must be PROJECT- followed by 8 letters or digits", v)
-		}
-		return ""
-	}
-	if !slugRe.MatchString(v) {
-		return fmt.Sprintf("agent_id %q is neither a slug (lower-case letters, digits, '-') nor a PROJECT-XXXXXXXX id", v)
 	}
 	return ""
 }

@@ -107,8 +107,8 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:4:10: env "staging" is not one of sandbox, pre-release, live`,
 				`c.yaml:5:16: build_url "build.example.com" is not an absolute http(s) URL`,
-				`c.yaml:6:17: account_id "ACCOUNT-12345678" uses the obsolete ACCOUNT- prefix; use the workspace id in the ws-XXXXXXXX form (or the slug from the studio console URL)`,
-				`c.yaml:7:15: agent_id "My Agent" is neither a slug (lower-case letters, digits, '-') nor a PROJECT-XXXXXXXX id`,
+				`c.yaml:6:17: account id "ACCOUNT-12345678": the ACCOUNT- prefix is obsolete; use the workspace id in the form ws-XXXXXXXX (or the slug from the studio console URL)`,
+				`c.yaml:7:15: agent id "My Agent": expected PROJECT-XXXXXXXX or a slug of letters, digits, '-' and '_'`,
 				`c.yaml:9:13: parallel must be an integer of at least 1, not "0"`,
 				`c.yaml:10:12: retries must be an integer of at least 0, not "many"`,
 				`c.yaml:11:17: turn_timeout must be a positive duration such as 30s or 2m, not "soon"`,
@@ -299,7 +299,7 @@ func TestResolve(t *testing.T) {
 		{
 			name: "environment target missing its key",
 			env:  map[string]string{EnvRuntimeURL: "http://127.0.0.1:2", EnvAccountID: "ACCOUNT-1"},
-			want: "AGENTTEST_ACCOUNT_ID: account_id \"ACCOUNT-1\" uses the obsolete ACCOUNT- prefix; use the workspace id in the ws-XXXXXXXX form (or the slug from the studio console URL)\n" +
+			want: "AGENTTEST_ACCOUNT_ID: account id \"ACCOUNT-1\": the ACCOUNT- prefix is obsolete; use the workspace id in the form ws-XXXXXXXX (or the slug from the studio console URL)\n" +
 				"the target from AGENTTEST_* variables has no build_url (set AGENTTEST_BUILD_URL, or add build_url to the target in agenttest.yaml)\n" +
 				"the target from AGENTTEST_* variables has no build_key (set AGENTTEST_BUILD_KEY, or add build_key: ${env:NAME} to the target in agenttest.yaml)",
 			wantErr: true,

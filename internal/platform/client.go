@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -86,15 +85,6 @@ type Config struct {
 	Now func() time.Time
 }
 
-var (
-	// accountPrefixed is the prefixed workspace form; accountSlug the
-	// slug form of the studio console URL. The reference does not define
-	// the slug alphabet; letters, digits, '-' and '_' cover every slug
-	// seen and keep '/' and '?' out of paths.
-	accountPrefixed = regexp.MustCompile(`^ws-[A-Za-z0-9]{8}$`)
-	accountSlug     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
-)
-
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var errs []error
@@ -109,7 +99,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.AccountID != "" {
-		if err := checkAccountID(c.AccountID); err != nil {
+		if err := CheckAccountID(c.AccountID); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -159,20 +149,6 @@ func checkBaseURL(raw string) error {
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("%q: must not have a query or fragment", raw)
-	}
-	return nil
-}
-
-func checkAccountID(id string) error {
-	switch {
-	case len(id) >= 8 && strings.EqualFold(id[:8], "ACCOUNT-"):
-		return fmt.Errorf("account id %q: the ACCOUNT- prefix is obsolete; use the workspace id in the form ws-XXXXXXXX (or the slug from the studio console URL)", id)
-	case strings.HasPrefix(id, "ws-"):
-		if !accountPrefixed.MatchString(id) {
-			return fmt.Errorf("account id %q: the prefixed form is ws- followed by 8 letters or digits", id)
-		}
-	case !accountSlug.MatchString(id):
-		return fmt.Errorf("account id %q: expected ws-XXXXXXXX or a slug of letters, digits, '-' and '_'", id)
 	}
 	return nil
 }

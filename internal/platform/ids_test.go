@@ -1,0 +1,42 @@
+package platform
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckIDs(t *testing.T) {
+	type testCase struct {
+		name  string
+		check func(string) error
+		id    string
+		// want is a part of the error, or "" when the id is valid.
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		err := tc.check(tc.id)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Fatalf("%q: unexpected error %v", tc.id, err)
+		case tc.want != "" && err == nil:
+			t.Fatalf("%q: accepted, want an error containing %q", tc.id, tc.want)
+		case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+			t.Fatalf("%q: error %q, want it to contain %q", tc.id, err, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{"workspace prefixed", CheckAccountID, "ws-a1B2c3D4", ""},
+		{"workspace slug", CheckAccountID, "acme-health_eu", ""},
+		{"workspace prefix too short", CheckAccountID, "ws-abc", "ws- followed by 8"},
+		{"obsolete ACCOUNT- prefix names the ws- form", CheckAccountID, "ACCOUNT-12345678", "ws-XXXXXXXX"},
+		{"obsolete prefix in lower case", CheckAccountID, "account-12345678", "obsolete"},
+		{"slash in a workspace", CheckAccountID, "acme/eu", "slug"},
+		{"empty workspace", CheckAccountID, "", "slug"},
+		{"agent prefixed", CheckAgentID, "PROJECT-0a1b2c3d", ""},
+		{"agent slug", CheckAgentID, "utility-billing", ""},
+		{"agent prefix too long", CheckAgentID, "PROJECT-0a1b2c3d4", "PROJECT- followed by 8"},
+		{"space in an agent", CheckAgentID, "My Agent", "slug"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
