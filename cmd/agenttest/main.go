@@ -60,18 +60,18 @@ func processState() (*State, func(), error) {
 		close(done)
 	}
 	return &State{
-		Args:      os.Args[1:],
-		Env:       env,
-		Stdin:     os.Stdin,
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
-		StdoutTTY: isTerminal(os.Stdout),
-		Dir:       dir,
-		FS:        os.DirFS(dir),
-		Now:       time.Now,
-		Signals:   interrupts,
-		Exit:      os.Exit,
-		WriteFile: writeFileIn(dir),
+		Args:       os.Args[1:],
+		Env:        env,
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		StdoutTTY:  isTerminal(os.Stdout),
+		Dir:        dir,
+		FS:         os.DirFS(dir),
+		Now:        time.Now,
+		Signals:    interrupts,
+		Exit:       os.Exit,
+		CreateFile: createFileIn(dir),
 	}, stop, nil
 }
 
@@ -80,16 +80,65 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// writeFileIn returns a WriteFile rooted at dir that creates parent
+// createFileIn returns a CreateFile rooted at dir that creates parent
 // directories, so --junit reports/ci/junit.xml works on a fresh checkout.
-func writeFileIn(dir string) func(string, []byte) error {
-	return func(name string, data []byte) error {
+// A report goes to a temporary file beside its destination and is renamed
+// over it on Commit, so an interrupted or failing write never leaves half a
+// report where CI looks for one. A destination that exists and is not a
+// regular file (/dev/stdout, a named pipe) is written in place.
+func createFileIn(dir string) func(string) (ReportFile, error) {
+	return func(name string) (ReportFile, error) {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(dir, name)
 		}
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return err
+		if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &inPlaceFile{f}, nil
 		}
-		return os.WriteFile(name, data, 0o644)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return nil, err
+		}
+		f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+		if err != nil {
+			return nil, err
+		}
+		return &renamedFile{File: f, dest: name}, nil
 	}
 }
+
+// renamedFile is a report written to a temporary file and renamed into
+// place on Commit.
+type renamedFile struct {
+	*os.File
+	dest string
+}
+
+func (f *renamedFile) Commit() error {
+	if err := f.Chmod(0o644); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), f.dest); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+func (f *renamedFile) Abort() {
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// inPlaceFile is a report written straight into a special file.
+type inPlaceFile struct{ *os.File }
+
+func (f *inPlaceFile) Commit() error { return f.Close() }
+func (f *inPlaceFile) Abort()        { f.Close() }

@@ -70,17 +70,17 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 	}
 	c := &cli{stdout: &syncBuffer{}, stderr: &syncBuffer{}, sigs: make(chan struct{}, 2), exits: make(chan int, 2)}
 	c.st = &State{
-		Args:      args,
-		Env:       env,
-		Stdin:     strings.NewReader(""),
-		Stdout:    c.stdout,
-		Stderr:    c.stderr,
-		Dir:       abs,
-		FS:        os.DirFS(abs),
-		Now:       time.Now,
-		Signals:   c.sigs,
-		Exit:      func(code int) { c.exits <- code },
-		WriteFile: writeFileIn(abs),
+		Args:       args,
+		Env:        env,
+		Stdin:      strings.NewReader(""),
+		Stdout:     c.stdout,
+		Stderr:     c.stderr,
+		Dir:        abs,
+		FS:         os.DirFS(abs),
+		Now:        time.Now,
+		Signals:    c.sigs,
+		Exit:       func(code int) { c.exits <- code },
+		CreateFile: createFileIn(abs),
 	}
 	return c
 }

@@ -43,13 +43,67 @@ func (r *redactor) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func redactBytes(b []byte, secrets []string) []byte {
+// streamRedactor replaces API keys in a stream whose writes may split a
+// key, such as a report streamed through a buffered encoder: it holds back
+// the last len(longest key)-1 bytes of every write, where a key may be
+// starting, until the next write shows whether it is one. Flush writes
+// what is held back once the stream is complete.
+type streamRedactor struct {
+	w       io.Writer
+	secrets [][]byte
+	// keep is how many trailing bytes may be the start of a key.
+	keep int
+	buf  []byte
+	err  error
+}
+
+func newStreamRedactor(w io.Writer, secrets []string) *streamRedactor {
+	r := &streamRedactor{w: w}
 	for _, s := range secrets {
-		if s != "" && bytes.Contains(b, []byte(s)) {
-			b = bytes.ReplaceAll(b, []byte(s), []byte(redactedText))
+		if s != "" {
+			r.secrets = append(r.secrets, []byte(s))
+			r.keep = max(r.keep, len(s)-1)
 		}
 	}
-	return b
+	return r
+}
+
+func (r *streamRedactor) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if len(r.secrets) == 0 {
+		_, r.err = r.w.Write(p)
+		return len(p), r.err
+	}
+	r.buf = append(r.buf, p...)
+	r.replace()
+	if n := len(r.buf) - r.keep; n > 0 {
+		if _, r.err = r.w.Write(r.buf[:n]); r.err != nil {
+			return 0, r.err
+		}
+		r.buf = append(r.buf[:0], r.buf[n:]...)
+	}
+	return len(p), nil
+}
+
+// Flush writes the bytes held back; call it once, at the end.
+func (r *streamRedactor) Flush() error {
+	if r.err != nil || len(r.buf) == 0 {
+		return r.err
+	}
+	r.replace()
+	_, r.err = r.w.Write(r.buf)
+	r.buf = r.buf[:0]
+	return r.err
+}
+
+func (r *streamRedactor) replace() {
+	for _, s := range r.secrets {
+		if bytes.Contains(r.buf, s) {
+			r.buf = bytes.ReplaceAll(r.buf, s, []byte(redactedText))
+		}
+	}
 }
 
 func redact(s string, secrets []string) string {

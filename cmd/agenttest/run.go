@@ -1,10 +1,11 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"runtime/debug"
@@ -287,10 +288,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		errs = append(errs, err)
 	}
 	if o.junit != "" {
-		errs = append(errs, writeReport(st, o.junit, tgt.Secrets(), func(b *bytes.Buffer) error { return report.WriteJUnit(b, res) }))
+		errs = append(errs, writeReport(st, o.junit, tgt.Secrets(), func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
 	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, tgt.Secrets(), func(b *bytes.Buffer) error { return report.WriteJSON(b, res) }))
+		errs = append(errs, writeReport(st, o.json, tgt.Secrets(), func(w io.Writer) error { return report.WriteJSON(w, res) }))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -326,15 +327,26 @@ func passed(r *runner.Result) bool {
 	return true
 }
 
-// writeReport renders a report into memory, redacts it and writes it at
-// once, so an interrupted or failing write never leaves half a file behind
-// from our side.
-func writeReport(st *State, name string, secrets []string, render func(*bytes.Buffer) error) error {
-	var b bytes.Buffer
-	if err := render(&b); err != nil {
+// writeReport streams a report through the key redactor into its file. A
+// run of 20,000 scenarios makes a JSON report of hundreds of megabytes:
+// rendering it into memory first would hold it (and its growth) whole.
+// The file appears only when the report is complete (State.CreateFile).
+func writeReport(st *State, name string, secrets []string, render func(io.Writer) error) error {
+	f, err := st.CreateFile(name)
+	if err != nil {
+		return fmt.Errorf("write report %s: %w", name, err)
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	rw := newStreamRedactor(bw, secrets)
+	if err := render(rw); err != nil {
+		f.Abort()
 		return fmt.Errorf("render report %s: %w", name, err)
 	}
-	if err := st.WriteFile(name, redactBytes(b.Bytes(), secrets)); err != nil {
+	if err := errors.Join(rw.Flush(), bw.Flush()); err != nil {
+		f.Abort()
+		return fmt.Errorf("write report %s: %w", name, err)
+	}
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("write report %s: %w", name, err)
 	}
 	return nil

@@ -30,9 +30,18 @@ type State struct {
 	// Exit ends the process at once; called only on a second interrupt,
 	// when the user does not want to wait for reports. nil ignores it.
 	Exit func(code int)
-	// WriteFile writes a report file (relative to Dir unless absolute),
-	// creating parent directories.
-	WriteFile func(name string, data []byte) error
+	// CreateFile opens a report file for writing (relative to Dir unless
+	// absolute), creating parent directories. Reports are streamed into it;
+	// what was written appears under name only on Commit.
+	CreateFile func(name string) (ReportFile, error)
+}
+
+// ReportFile is a report being written. Commit makes it appear under its
+// name; Abort throws away what was written. One of them must be called.
+type ReportFile interface {
+	io.Writer
+	Commit() error
+	Abort()
 }
 
 // Getenv reads a variable from the State's environment.
