@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -29,7 +30,11 @@ type attemptRun struct {
 	// captures are the values captured so far in this session; they shadow
 	// the scenario's vars.
 	captures map[string]string
-	expand   assert.Expander
+	// vars are the scenario's vars with the references in their values
+	// (${env:NAME}, other vars) expanded; varsErr is why they could not be.
+	vars    map[string]string
+	varsErr error
+	expand  assert.Expander
 	// clientEnv, asr and tts are repeated on every turn, as the reference
 	// requires clientEnv on each call.
 	clientEnv, asr, tts string
@@ -54,8 +59,21 @@ func (r *runner) newAttemptRun(ctx context.Context, j *job) *attemptRun {
 	if t := j.sc.Timeout; t > 0 {
 		ar.ctx, ar.cancel = context.WithTimeout(ctx, t)
 	}
+	ar.vars, ar.varsErr = resolveVars(j.sc.Vars, r.opts.Getenv)
 	ar.expand = ar.interpolate
 	return ar
+}
+
+// resolveVars expands the references inside var values, once per attempt
+// (the environment is read when the scenario runs). Vars without any are
+// the common case and are used as they are.
+func resolveVars(vars map[string]string, getenv func(string) (string, bool)) (map[string]string, error) {
+	for _, v := range vars {
+		if strings.Contains(v, "${") {
+			return interp.ResolveVars(vars, getenv)
+		}
+	}
+	return vars, nil
 }
 
 // end closes the attempt: its duration is final and its timer released.
@@ -329,13 +347,16 @@ func (ar *attemptRun) interpolate(s string) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
-	return scenario.Interpolate(s, ar.lookup, ar.r.opts.Getenv)
+	if ar.varsErr != nil {
+		return "", ar.varsErr
+	}
+	return interp.Interpolate(s, ar.lookup, ar.r.opts.Getenv)
 }
 
 func (ar *attemptRun) lookup(name string) (string, bool) {
 	if v, ok := ar.captures[name]; ok {
 		return v, true
 	}
-	v, ok := ar.j.sc.Vars[name]
+	v, ok := ar.vars[name]
 	return v, ok
 }

@@ -102,6 +102,42 @@ func TestRunVerdicts(t *testing.T) {
 			},
 		},
 		{
+			name: "var values may refer to the environment and to other vars",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("var values", 10)
+				sc.Vars = map[string]string{"party": "${env:PARTY}", "when": "7pm", "line": "${party} at ${when}"}
+				sc.Turns[1].Say = "${line}"
+				return sc
+			},
+			opts: func(o *Options) {
+				o.Getenv = func(k string) (string, bool) { return map[string]string{"PARTY": "4 people"}[k], k == "PARTY" }
+			},
+			want:     Passed,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				if got := c.Attempts[0].Turns[2].Say; got != "4 people at 7pm" {
+					t.Errorf("say = %q, want the vars expanded through each other and the environment", got)
+				}
+			},
+		},
+		{
+			name: "a var referring to an unset environment variable is a config error",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("unset env in a var", 10)
+				sc.Vars = map[string]string{"party": "${env:NO_SUCH_VAR}"}
+				sc.Turns[1].Say = "${party} at 7pm"
+				return sc
+			},
+			want:     Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *Case) {
+				e := c.Attempts[0].Error
+				if e == nil || e.Kind != KindConfig || !strings.Contains(e.Message, "var party") || !strings.Contains(e.Message, "NO_SUCH_VAR") {
+					t.Errorf("error = %+v, want a config error naming the var and the variable", e)
+				}
+			},
+		},
+		{
 			name:     "a false expectation fails at its position and stops the attempt",
 			scenario: func(*env) *scenario.Scenario { return broken("closed", 20) },
 			want:     Failed,

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 )
 
 // Envs are the values of clientEnv the platform accepts.
@@ -241,7 +242,7 @@ func (d *decoder) vars(p pair) map[string]string {
 	}
 	out := make(map[string]string, len(ps))
 	for _, kv := range ps {
-		if !validName(kv.Name) {
+		if !interp.ValidName(kv.Name) {
 			d.errorf(kv.Key, "invalid var name %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
 			continue
 		}
@@ -330,7 +331,7 @@ func (d *decoder) examples(p pair) ([]exampleRow, bool) {
 		}
 		row := exampleRow{Pos: d.pos(d.resolve(item)), Values: map[string]string{}}
 		for _, kv := range ps {
-			if !validName(kv.Name) {
+			if !interp.ValidName(kv.Name) {
 				d.errorf(kv.Key, "invalid example column %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
 				ok = false
 				continue
@@ -689,7 +690,7 @@ func (d *decoder) captures(p pair) []Capture {
 	}
 	var out []Capture
 	for _, kv := range ps {
-		if !validName(kv.Name) {
+		if !interp.ValidName(kv.Name) {
 			d.errorf(kv.Key, "invalid capture name %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/platform"
 )
 
@@ -93,7 +94,7 @@ func FuzzMatcher(f *testing.F) {
 			"currentNode": reply, "state": map[string]any{"k": reply}, "nodeTrace": []any{reply},
 		}}
 		expand := func(v string) (string, error) {
-			return Interpolate(v, func(string) (string, bool) { return reply, true }, func(string) (string, bool) { return "", false })
+			return interp.Interpolate(v, func(string) (string, bool) { return reply, true }, func(string) (string, bool) { return "", false })
 		}
 		for _, fl := range assert.Check(exp, assert.Observation{Result: res}, expand) {
 			if fl.Message == "" {

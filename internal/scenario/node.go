@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 )
 
 // maxAliases bounds how often one file may make the decoder follow an
@@ -399,13 +400,13 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 	if d.scope == nil || !strings.Contains(s, "$") {
 		return
 	}
-	refs, err := scanRefs(s)
+	refs, err := interp.Scan(s)
 	if err != nil {
 		d.errorf(n, "%v", err)
 		return
 	}
 	for _, r := range refs {
-		if r.env || d.scope[r.name] {
+		if r.Env || d.scope[r.Name] {
 			continue
 		}
 		names := make([]string, 0, len(d.scope))
@@ -414,9 +415,9 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		}
 		sort.Strings(names) // ties in suggest must not depend on map order
 		hint := ""
-		if s := diag.Suggest(r.name, names); s != "" {
+		if s := diag.Suggest(r.Name, names); s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
 		}
-		d.errorHint(n, hint, "unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.name)
+		d.errorHint(n, hint, "unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.Name)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 )
 
 // Input is one step as written in a feature file, after Scenario Outline
@@ -240,23 +241,6 @@ func isHeader(cell string, names ...string) bool {
 // syntaxOnly stands for the session's expander while compiling: it checks
 // the ${...} syntax and blanks each reference.
 func syntaxOnly(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		switch {
-		case strings.HasPrefix(s[i:], "$${"):
-			b.WriteString("${")
-			i += 3
-		case strings.HasPrefix(s[i:], "${"):
-			end := strings.IndexByte(s[i+2:], '}')
-			if end < 0 {
-				return "", fmt.Errorf("unterminated ${ in %q: close it with } or write $${ for a literal ${", s)
-			}
-			b.WriteString("x")
-			i += 2 + end + 1
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
-	return b.String(), nil
+	blank := func(string) (string, bool) { return "x", true }
+	return interp.Interpolate(s, blank, blank)
 }

@@ -1,4 +1,11 @@
-package scenario
+// Package interp is the ${...} syntax of suites and feature files: ${name}
+// for vars, examples columns and captures, ${env:NAME} for the environment,
+// and $${ for a literal ${. The scenario loader checks references with it,
+// the step compiler checks step arguments with it, and the runner expands
+// with it, so the syntax has one definition.
+//
+//	s, err := interp.Interpolate("table for ${party}", lookup, getenv)
+package interp
 
 import (
 	"fmt"
@@ -9,16 +16,16 @@ import (
 // envPrefix marks a reference to the process environment: ${env:NAME}.
 const envPrefix = "env:"
 
-// ref is one ${...} reference found in a string.
-type ref struct {
-	name string
-	// env is set for ${env:NAME}; name is then NAME.
-	env bool
+// Ref is one ${...} reference found in a string.
+type Ref struct {
+	Name string
+	// Env is set for ${env:NAME}; Name is then NAME.
+	Env bool
 }
 
-// validName reports whether s can name a var, an example column or a
+// ValidName reports whether s can name a var, an example column or a
 // capture: a letter or underscore, then letters, digits, '_' or '-'.
-func validName(s string) bool {
+func ValidName(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -53,7 +60,7 @@ func validEnvName(s string) bool {
 // resolve. It is the single definition of the ${...} syntax: `${name}`,
 // `${env:NAME}`, and `$${` for a literal `${`. A `$` not followed by `{` is
 // literal.
-func expand(s string, resolve func(r ref) (string, error)) (string, error) {
+func expand(s string, resolve func(r Ref) (string, error)) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch {
@@ -84,23 +91,23 @@ func expand(s string, resolve func(r ref) (string, error)) (string, error) {
 	return b.String(), nil
 }
 
-func parseRef(body string) (ref, error) {
+func parseRef(body string) (Ref, error) {
 	if name, ok := strings.CutPrefix(body, envPrefix); ok {
 		if !validEnvName(name) {
-			return ref{}, fmt.Errorf("invalid environment variable name in ${%s}", body)
+			return Ref{}, fmt.Errorf("invalid environment variable name in ${%s}", body)
 		}
-		return ref{name: name, env: true}, nil
+		return Ref{Name: name, Env: true}, nil
 	}
-	if !validName(body) {
-		return ref{}, fmt.Errorf("invalid variable name in ${%s}: use letters, digits, '_' and '-', starting with a letter or '_'", body)
+	if !ValidName(body) {
+		return Ref{}, fmt.Errorf("invalid variable name in ${%s}: use letters, digits, '_' and '-', starting with a letter or '_'", body)
 	}
-	return ref{name: body}, nil
+	return Ref{Name: body}, nil
 }
 
-// scanRefs lists the references of s in order, or the syntax error.
-func scanRefs(s string) ([]ref, error) {
-	var refs []ref
-	_, err := expand(s, func(r ref) (string, error) {
+// Scan lists the references of s in order, or the syntax error.
+func Scan(s string) ([]Ref, error) {
+	var refs []Ref
+	_, err := expand(s, func(r Ref) (string, error) {
 		refs = append(refs, r)
 		return "", nil
 	})
@@ -115,21 +122,21 @@ func Interpolate(s string, lookup func(name string) (string, bool), getenv func(
 	if !strings.Contains(s, "$") {
 		return s, nil
 	}
-	return expand(s, func(r ref) (string, error) {
-		if r.env {
+	return expand(s, func(r Ref) (string, error) {
+		if r.Env {
 			if getenv != nil {
-				if v, ok := getenv(r.name); ok {
+				if v, ok := getenv(r.Name); ok {
 					return v, nil
 				}
 			}
-			return "", fmt.Errorf("environment variable %s is not set (referenced as ${env:%s})", r.name, r.name)
+			return "", fmt.Errorf("environment variable %s is not set (referenced as ${env:%s})", r.Name, r.Name)
 		}
 		if lookup != nil {
-			if v, ok := lookup(r.name); ok {
+			if v, ok := lookup(r.Name); ok {
 				return v, nil
 			}
 		}
-		return "", fmt.Errorf("unknown variable ${%s}", r.name)
+		return "", fmt.Errorf("unknown variable ${%s}", r.Name)
 	})
 }
 
@@ -140,10 +147,10 @@ func Interpolate(s string, lookup func(name string) (string, bool), getenv func(
 func References(s string) []string {
 	var names []string
 	seen := map[string]bool{}
-	_, _ = expand(s, func(r ref) (string, error) {
-		if !r.env && !seen[r.name] {
-			seen[r.name] = true
-			names = append(names, r.name)
+	_, _ = expand(s, func(r Ref) (string, error) {
+		if !r.Env && !seen[r.Name] {
+			seen[r.Name] = true
+			names = append(names, r.Name)
 		}
 		return "", nil
 	})
@@ -166,14 +173,14 @@ func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (ma
 			return "", fmt.Errorf("var %s refers to itself through ${...}", name)
 		}
 		visiting[name] = true
-		v, err := expand(vars[name], func(r ref) (string, error) {
-			if r.env {
-				return Interpolate("${"+envPrefix+r.name+"}", nil, getenv)
+		v, err := expand(vars[name], func(r Ref) (string, error) {
+			if r.Env {
+				return Interpolate("${"+envPrefix+r.Name+"}", nil, getenv)
 			}
-			if _, ok := vars[r.name]; !ok {
-				return "", fmt.Errorf("unknown variable ${%s}", r.name)
+			if _, ok := vars[r.Name]; !ok {
+				return "", fmt.Errorf("unknown variable ${%s}", r.Name)
 			}
-			return resolve(r.name)
+			return resolve(r.Name)
 		})
 		if err != nil {
 			return "", fmt.Errorf("var %s: %w", name, err)
