@@ -147,7 +147,7 @@ func (h *Human) RunFinished(r *runner.Result) {
 	if wall == 0 && h.opts.Now != nil && !h.started.IsZero() {
 		wall = h.opts.Now().Sub(h.started)
 	}
-	last := fmt.Sprintf("%d passed, %d failed, %d skipped in %.2fs", s.Passed, s.Failed, s.Skipped, wall.Seconds())
+	last := fmt.Sprintf("%d passed, %d failed, %d skipped in %s", s.Passed, s.Failed, s.Skipped, wallTime(wall))
 	code := sgrGreen
 	if s.Failed+s.Errored > 0 || r.Interrupted {
 		code = sgrRed
@@ -309,4 +309,14 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// wallTime renders the run's wall time on the summary line: milliseconds
+// under a second (a small suite against the simulator takes a few, and
+// "0.00s" reads like nothing ran), else seconds to the hundredth.
+func wallTime(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
 }

@@ -139,7 +139,7 @@ func TestHumanSummaryLines(t *testing.T) {
 		return &runner.Result{Files: []*runner.File{f}, Duration: 1234567890}
 	}
 	for name, tc := range map[string]testCase{
-		"empty":   {&runner.Result{}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0.00s"},
+		"empty":   {&runner.Result{}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms"},
 		"fixture": {fixture(), "1 errored, 1 flaky, 1 pending\n5 passed, 4 failed, 1 skipped in 3.21s"},
 		"mixed": {one(runner.Passed, runner.Passed, runner.Flaky, runner.Skipped, runner.Errored, runner.Failed),
 			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s"},
