@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -392,18 +393,18 @@ func firstText(vals ...json.RawMessage) string {
 	return ""
 }
 
+// titleRe finds the title of an HTML error page (a proxy's 502, say). A
+// regular expression rather than indexes into strings.ToLower(s): lowering
+// changes the byte length of invalid UTF-8, so such indexes do not fit s
+// (found by FuzzResponses).
+var titleRe = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
 func htmlTitle(s string) string {
-	lower := strings.ToLower(s)
-	i := strings.Index(lower, "<title>")
-	if i < 0 {
+	m := titleRe.FindStringSubmatch(s)
+	if m == nil {
 		return ""
 	}
-	rest := s[i+len("<title>"):]
-	j := strings.Index(strings.ToLower(rest), "</title>")
-	if j < 0 {
-		return ""
-	}
-	return strings.TrimSpace(rest[:j])
+	return strings.TrimSpace(m[1])
 }
 
 // oneLine collapses whitespace and bounds the length, so a message fits one

@@ -213,3 +213,20 @@ func TestPredicatesOnOtherErrors(t *testing.T) {
 		t.Error("a lost connection is not transient")
 	}
 }
+
+func TestHTMLTitle(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<html><head><title>502 Bad Gateway</title></head></html>", "502 Bad Gateway"},
+		{"<TITLE lang=en>\n Service Unavailable \n</Title>", "Service Unavailable"},
+		{"<title>no end", ""},
+		{"no title at all", ""},
+		// Invalid UTF-8 before the title changes the length of a lowered
+		// copy; the title must still be found in the original.
+		{"<\xff<title>x</title>", "x"},
+		{"<\xff<title>", ""},
+	} {
+		if got := htmlTitle(tc.in); got != tc.want {
+			t.Errorf("htmlTitle(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
