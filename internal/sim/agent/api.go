@@ -47,6 +47,10 @@ type Reply struct {
 	// FunctionErrors counts failed function events of this turn (for the
 	// alert evaluator of a later issue).
 	FunctionErrors int
+	// Latency is the simulated time the agent takes for this turn: the sum
+	// of latencyMs of the nodes it played. The server waits this long
+	// before it answers, so clients measure it like real think time.
+	Latency time.Duration
 }
 
 // Metadata is the typed form of the debug-chat metadata object. JSON tags

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -31,6 +32,9 @@ type Definition struct {
 	// create call names others.
 	ASRLang string
 	TTSLang string
+	// Version labels this version of the agent (`version:`, default
+	// DefaultVersion). Versions, AtVersion and Deployed reach the others.
+	Version string
 
 	idPos     diag.Pos
 	numbers   []string
@@ -44,16 +48,13 @@ type Definition struct {
 	functions map[string]*function
 	routes    []*rule
 	nodes     map[string]*node
+	set       *versionSet
 }
 
 // DefaultLang is the ASR and TTS language of a definition that names none.
 const DefaultLang = "en-US"
 
 type variant struct{ id, name string }
-
-// phrasing is the set of alternative wordings of one utterance; a session
-// picks one with its Rand (LLM-like variance, reproducible by seed).
-type phrasing []*template
 
 // node is one dialogue node.
 type node struct {
@@ -63,9 +64,12 @@ type node struct {
 	step string
 
 	say        phrasing
-	variantSay []phrasing // by definition variant index; nil entry = use say
+	variantSay []phrasing // by definition variant index; empty entry = use say
 	reprompt   phrasing
 	delay      phrasing
+	// latency is the simulated time the agent takes to play this node
+	// (latencyMs); the turn's reply waits for the sum over its nodes.
+	latency time.Duration
 
 	sets     []setAction
 	calls    []*call
@@ -132,10 +136,13 @@ type keyNumber struct {
 	value float64
 }
 
-// rule moves the conversation to a node when its condition holds.
+// rule moves the conversation to a node when its condition holds: to, or
+// one of alts drawn by the weights cum.
 type rule struct {
 	cond cond
 	to   *node
+	alts []*node
+	cum  weights
 }
 
 // cond is a conjunction; an empty cond always holds.
@@ -263,12 +270,19 @@ func Load(file string, src []byte) (*Definition, diag.Diagnostics) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, d.diags.Errorf(diag.Pos{File: file}, "empty agent definition: it needs at least id, start and nodes")
 	}
-	def := d.definition(doc.Content[0])
+	root := doc.Content[0]
+	def, l := d.definition(root)
+	if !d.diags.HasErrors() && len(l.versionSpecs) > 0 {
+		l.compileVersions(root)
+	}
 	if d.diags.HasErrors() {
 		d.diags.Sort()
 		return nil, d.diags
 	}
-	def.Path = file
+	for _, label := range def.Versions() {
+		v, _ := def.AtVersion(label)
+		v.Path = file
+	}
 	return def, d.diags
 }
 
@@ -290,6 +304,15 @@ type loader struct {
 	entityRefs []*yaml.Node
 	variantSay map[*node][]variantPhrasing
 	start      *yaml.Node
+
+	// topKeys are the keys of the definition's top level, in the order of
+	// its fields; versionsNode, envNode and what checkVersions makes of
+	// them describe the file's other versions.
+	topKeys      []string
+	versionsNode *yaml.Node
+	envNode      *yaml.Node
+	versionSpecs []versionSpec
+	deployed     map[string]string
 }
 
 type variantPhrasing struct {
@@ -297,11 +320,13 @@ type variantPhrasing struct {
 	say phrasing
 }
 
-func (d *decoder) definition(root *yaml.Node) *Definition {
+// definition compiles the mapping at root. Its loader keeps what the
+// caller needs to compile the file's other versions.
+func (d *decoder) definition(root *yaml.Node) (*Definition, *loader) {
 	def := &Definition{functions: map[string]*function{}, nodes: map[string]*node{}}
 	l := &loader{decoder: d, def: def, variantSay: map[*node][]variantPhrasing{}}
 	var nodesNode *yaml.Node
-	ok := d.mapping(root, "agent definition", []field{
+	fields := []field{
 		{"id", func(k, v *yaml.Node) {
 			if s, ok := d.str(v, "id"); ok {
 				def.ID, def.idPos = s, d.pos(v)
@@ -329,9 +354,18 @@ func (d *decoder) definition(root *yaml.Node) *Definition {
 		{"functions", func(k, v *yaml.Node) { l.functions(v) }},
 		{"routes", func(k, v *yaml.Node) { def.routes = l.rules(v, "routes") }},
 		{"nodes", func(k, v *yaml.Node) { nodesNode = v }},
-	}, "id", "start", "nodes")
-	if !ok {
-		return def
+		{"version", func(k, v *yaml.Node) { def.Version, _ = l.label(v, "version") }},
+		{"versions", func(k, v *yaml.Node) { l.versionsNode = v }},
+		{"environments", func(k, v *yaml.Node) { l.envNode = v }},
+	}
+	for _, f := range fields {
+		l.topKeys = append(l.topKeys, f.key)
+	}
+	if !d.mapping(root, "agent definition", fields, "id", "start", "nodes") {
+		return def, l
+	}
+	if def.Version == "" {
+		def.Version = DefaultVersion
 	}
 	// Nodes are read last so their references to intents, entities,
 	// functions and variants can be checked whatever the key order.
@@ -352,7 +386,8 @@ func (d *decoder) definition(root *yaml.Node) *Definition {
 	if def.TTSLang == "" {
 		def.TTSLang = DefaultLang
 	}
-	return def
+	l.checkVersions()
+	return def, l
 }
 
 func (l *loader) nodeRef(v *yaml.Node, what string, set func(*node)) {
@@ -514,23 +549,6 @@ func (l *loader) functions(v *yaml.Node) {
 // value only has to be plausible.
 const defaultLatencyMS = 50
 
-func (l *loader) phrasing(v *yaml.Node, what string) phrasing {
-	var out phrasing
-	items := []*yaml.Node{v}
-	if v.Kind == yaml.SequenceNode {
-		items = v.Content
-		if len(items) == 0 {
-			l.errorf(v, "%s needs at least one phrasing", what)
-		}
-	}
-	for _, it := range items {
-		if s, ok := l.str(it, what); ok {
-			out = append(out, l.compileTemplate(it, s, scopeNode))
-		}
-	}
-	return out
-}
-
 func (l *loader) node(n *node, v *yaml.Node) {
 	var stepNode, endNode, moveNode *yaml.Node
 	var gotoRule *rule
@@ -545,6 +563,7 @@ func (l *loader) node(n *node, v *yaml.Node) {
 		}},
 		{"reprompt", func(k, v *yaml.Node) { n.reprompt = l.phrasing(v, "reprompt") }},
 		{"delay", func(k, v *yaml.Node) { n.delay = l.phrasing(v, "delay") }},
+		{"latencyMs", func(k, v *yaml.Node) { n.latency = time.Duration(l.integer(v, "latencyMs", 0)) * time.Millisecond }},
 		{"set", func(k, v *yaml.Node) {
 			l.pairs(v, "state key", func(k, v *yaml.Node) {
 				n.sets = append(n.sets, setAction{key: k.Value, val: l.compileValue(v, scopeNode)})
@@ -603,7 +622,7 @@ func (l *loader) node(n *node, v *yaml.Node) {
 		{"then", func(k, v *yaml.Node) { n.then = append(n.then, l.rules(v, "then")...); moveNode = k }},
 		{"goto", func(k, v *yaml.Node) {
 			gotoRule = &rule{}
-			l.nodeRef(v, "goto", func(t *node) { gotoRule.to = t })
+			l.target(v, gotoRule)
 			moveNode = k
 		}},
 	})
@@ -618,7 +637,7 @@ func (l *loader) node(n *node, v *yaml.Node) {
 	if n.end && (moveNode != nil || len(n.next) > 0) {
 		l.errorf(endNode, "node %q ends the conversation, so it cannot also have next, then or goto", n.name)
 	}
-	if len(n.delay) > 0 && len(n.say) == 0 {
+	if !n.delay.empty() && n.say.empty() {
 		l.errorf(v, "node %q has a delay but nothing to say after it", n.name)
 	}
 }
@@ -676,7 +695,7 @@ func (l *loader) rules(v *yaml.Node, what string) []*rule {
 				r.cond.intents = append(r.cond.intents, l.strs(v, "intent")...)
 				l.intentRefs = append(l.intentRefs, v)
 			}},
-			{"goto", func(k, v *yaml.Node) { l.nodeRef(v, "goto", func(n *node) { r.to = n }) }},
+			{"goto", func(k, v *yaml.Node) { l.target(v, r) }},
 		}, "goto")
 		out = append(out, r)
 	}
@@ -779,32 +798,61 @@ func (l *loader) resolve() {
 }
 
 // checkLoops rejects chains of unconditional moves that come back to where
-// they started: such a turn would never end. Conditional loops are legal
-// (state changes between visits) and are bounded at run time by maxHops.
+// they started: such a turn would never end. A weighted goto traps the turn
+// only when every one of its targets does; one way out ends the turn with
+// probability 1, and maxHops bounds it at run time. Conditional loops are
+// legal (state changes between visits) and are bounded the same way.
 func (l *loader) checkLoops() {
 	names := make([]string, 0, len(l.def.nodes))
 	for name := range l.def.nodes {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		start := l.def.nodes[name]
-		seen := map[*node]bool{}
-		for n := start; n != nil && len(n.delay) == 0 && !n.end; {
-			if seen[n] {
-				l.errorAt(start.pos, "", "node %q starts an endless goto loop through %q", start.name, n.name)
-				break
+	// A node is trapped when it moves on unconditionally and every target
+	// of that move is trapped; compute the greatest such set.
+	move := func(n *node) *rule {
+		if n == nil || !n.delay.empty() || n.end {
+			return nil
+		}
+		for _, r := range n.then {
+			if r.cond.always() {
+				return r
 			}
-			seen[n] = true
-			var next *node
-			for _, r := range n.then {
-				if r.cond.always() {
-					next = r.to
+		}
+		return nil
+	}
+	trapped := map[*node]bool{}
+	for _, n := range l.def.nodes {
+		trapped[n] = move(n) != nil
+	}
+	for changed := true; changed; {
+		changed = false
+		for n, tr := range trapped {
+			if !tr {
+				continue
+			}
+			for _, t := range move(n).targets() {
+				if !trapped[t] {
+					trapped[n], changed = false, true
 					break
 				}
 			}
-			n = next
 		}
+	}
+	for _, name := range names {
+		start := l.def.nodes[name]
+		if !trapped[start] {
+			continue
+		}
+		// Inside the trapped set every target is trapped: follow the first
+		// to name the node where the chain comes back.
+		seen := map[*node]bool{}
+		n := start
+		for !seen[n] {
+			seen[n] = true
+			n = move(n).targets()[0]
+		}
+		l.errorAt(start.pos, "", "node %q starts an endless goto loop through %q", start.name, n.name)
 	}
 }
 

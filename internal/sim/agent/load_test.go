@@ -178,6 +178,96 @@ variants:
 			want: []string{`6:1: duplicate key "start"`},
 		},
 		{
+			name: "bad weights",
+			src: `id: demo
+start: Hello
+nodes:
+  Hello:
+    say:
+      - {text: a, weight: 0}
+      - {text: b, weight: -1}
+      - {text: c, weight: "95%"}
+      - {text: d}
+    reprompt:
+      - {text: a, weight: 1}
+      - plain
+`,
+			want: []string{
+				`6:27: weight must be a positive number, got "0"`,
+				`7:27: weight must be a positive number, got "-1"`,
+				`8:27: weight must be a positive number, got "95%"`,
+				`9:9: weighted say is missing required key "weight"`,
+				`12:9: reprompt mixes weighted and unweighted phrasings`,
+			},
+			hint: "weights are relative",
+		},
+		{
+			name: "bad weighted goto",
+			src: `id: demo
+start: Hello
+nodes:
+  Hello:
+    goto:
+      - {node: Helo, weight: 2}
+      - {node: Bye, weight: nan}
+      - {node: Bye, weight: 1}
+      - Bye
+  Bye:
+    end: true
+    next:
+      - goto: []
+`,
+			want: []string{
+				`6:16: unknown node "Helo"`,
+				`7:29: weight must be a positive number, got "nan"`,
+				`8:16: node "Bye" is listed twice in this goto`,
+				`9:9: a weighted goto lists {node: NAME, weight: N} items, got "Bye"`,
+				`11:5: node "Bye" ends the conversation`,
+				`13:15: goto needs a node name or at least one {node, weight}`,
+			},
+			hint: `did you mean "Hello"?`,
+		},
+		{
+			name: "bad versions and environments",
+			src: minimal + `version: "1 beta"
+versions:
+  "2":
+    id: other
+    nodse: {}
+  "3": {}
+environments:
+  sandbox: "2"
+  live: "9"
+`,
+			want: []string{
+				`6:10: version "1 beta": use letters, digits`,
+				`9:5: a version cannot set id`,
+				`10:5: unknown key "nodse" in version 2`,
+				`11:8: version "3" changes nothing`,
+				`14:9: environment live serves unknown version "9"`,
+			},
+		},
+		{
+			name: "unknown environment with hint",
+			src:  minimal + "environments: {prerelease: \"1\"}\n",
+			want: []string{`6:16: unknown environment "prerelease"`},
+			hint: `did you mean "pre-release"?`,
+		},
+		{
+			name: "a version's own problems at its own lines",
+			src: minimal + `versions:
+  "2":
+    nodes:
+      Hello:
+        say: hi ${stat.x}
+        goto: Nowhere
+`,
+			want: []string{
+				`10:14: version 2: bad reference ${stat.x}`,
+				`11:15: version 2: unknown node "Nowhere"`,
+			},
+		},
+		{
 			name: "function fail needs error",
 			src:  minimal + "functions:\n  f:\n    fail: {when: {a: b}}\n",
 			want: []string{`8:11: fail is missing required key "error"`},

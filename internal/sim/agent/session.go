@@ -261,7 +261,7 @@ func (s *Session) understand(t *turnCtx) {
 func (s *Session) route(t *turnCtx, rules []*rule) *node {
 	for _, r := range rules {
 		if s.holds(t, &r.cond) {
-			return r.to
+			return s.follow(r)
 		}
 	}
 	return nil
@@ -281,7 +281,7 @@ func (s *Session) detour(t *turnCtx, handler *node, builtin string) {
 	}
 	s.current = back
 	t.trace = append(t.trace, back.name)
-	if len(back.reprompt) > 0 {
+	if !back.reprompt.empty() {
 		sc := scope{s: s, input: t.input}
 		t.say(s.pick(back.reprompt).render(&sc))
 	}
@@ -293,7 +293,7 @@ func (s *Session) enter(t *turnCtx, n *node, resume bool) {
 	for hops := 0; n != nil && hops < maxHops; hops++ {
 		t.trace = append(t.trace, n.name)
 		s.current = n
-		if len(n.delay) > 0 && !resume {
+		if !n.delay.empty() && !resume {
 			sc := scope{s: s, input: t.input}
 			t.say(s.pick(n.delay).render(&sc))
 			t.reply.Delayed = true
@@ -341,12 +341,13 @@ func (s *Session) play(t *turnCtx, n *node) *node {
 			}
 		}
 	}
+	t.reply.Latency += n.latency
 	ph := n.say
-	if s.variant >= 0 && n.variantSay != nil && n.variantSay[s.variant] != nil {
+	if s.variant >= 0 && n.variantSay != nil && !n.variantSay[s.variant].empty() {
 		ph = n.variantSay[s.variant]
 	}
 	text := ""
-	if len(ph) > 0 {
+	if !ph.empty() {
 		text = s.pick(ph).render(&sc)
 		t.say(text)
 	}
@@ -377,10 +378,19 @@ func (s *Session) play(t *turnCtx, n *node) *node {
 	}
 	for _, r := range n.then {
 		if s.holds(t, &r.cond) {
-			return r.to
+			return s.follow(r)
 		}
 	}
 	return nil
+}
+
+// follow returns where a rule that holds leads: its node, or one of its
+// weighted targets drawn from the session's Rand.
+func (s *Session) follow(r *rule) *node {
+	if r.alts == nil {
+		return r.to
+	}
+	return r.alts[r.cum.pick(s.rand, len(r.alts))]
 }
 
 // tokens estimates an LLM token count as 4/3 of the word count, the usual
@@ -563,10 +573,7 @@ func (s *Session) writeMetric(name, v string) {
 }
 
 func (s *Session) pick(ph phrasing) *template {
-	if len(ph) == 1 {
-		return ph[0]
-	}
-	return ph[s.rand.IntN(len(ph))]
+	return ph.alts[ph.cum.pick(s.rand, len(ph.alts))]
 }
 
 func (s *Session) randomString(alphabet string, n int) string {
