@@ -74,7 +74,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fs.StringVar(&o.agentsDir, "agents", "", "directory of agent definitions (default: the example agents built into the binary)")
 	fs.StringVar(&o.keys, "keys", "", "pin the API keys: BUILD_KEY,RUNTIME_KEY")
 	fs.StringVar(&o.account, "account", "", "pin the workspace id (ws-XXXXXXXX)")
-	fs.Int64Var(&o.opts.Seed, "seed", 0, "seed of fault injection, agent phrasing and seeded conversations")
+	fs.Int64Var(&o.opts.Seed, "seed", 0, "seed of fault injection, agent phrasing, probabilistic replies and moves, deployment ids and seeded conversations")
 	fs.DurationVar(&o.opts.ChatIdleTimeout, "idle-timeout", sim.DefaultChatIdleTimeout, "debug-chat session idle limit (then CHAT_TIMEOUT)")
 	fs.IntVar(&o.opts.StoreCap, "store-cap", sim.DefaultStoreCap, "most conversations kept; the oldest ended go first")
 	fs.Float64Var(&o.opts.RatePerKey, "rate", 0, "requests per second per API key, 0 for unlimited (beyond: 429)")

@@ -107,9 +107,20 @@ const (
 // names the ws- form (the reference lists wrong ids under 404).
 const obsoleteAccountPrefix = "ACCOUNT-"
 
-// deploymentIDPrefix starts the id of the synthetic active sandbox
-// deployment returned by GET /v1/agents/{agentId}/deployments/active.
-const deploymentIDPrefix = "dep-"
+// Deployments (deployments.go). The reference shows only that
+// GET /v1/agents/{agentId}/deployments/active returns the active sandbox
+// deployment, whose id is used to promote.
+const (
+	// deploymentIDPrefix starts deployment ids: dep- and 16 hex digits.
+	deploymentIDPrefix = "dep-"
+	// deploymentEnvParam is the query parameter of deployments/active that
+	// asks for another environment's deployment (default sandbox), e.g.
+	// ?environment=live; an unknown environment is 400.
+	deploymentEnvParam = "environment"
+	// adminPrefix roots the simulator's own admin endpoints (publish,
+	// promote, rollback) on the build host: outside the platform's API.
+	adminPrefix = "/_sim"
+)
 
 // defaultChatChannel is the channel of a debug-chat session created
 // without one (the reference only says "channel type").

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,8 +17,9 @@ import (
 // maxBodyBytes bounds request bodies; the reference gives no limit.
 const maxBodyBytes = 1 << 20
 
-// clientEnvs is the clientEnv enum of the debug-chat bodies.
-var clientEnvs = []string{"sandbox", "pre-release", "live"}
+// clientEnvs is the clientEnv enum of the debug-chat bodies: the
+// platform's environments.
+var clientEnvs = agent.Environments
 
 func validEnv(env string) bool {
 	for _, e := range clientEnvs {
@@ -165,6 +165,8 @@ func (s *Server) handleChatCreate(w http.ResponseWriter, r *http.Request, k keyS
 		s.fail(w, familyDebugChat, CodeInvalidRequest, msg)
 		return
 	}
+	// The version the environment serves decides the variants too.
+	def = s.served(agentID, req.ClientEnv)
 	variantName := ""
 	if req.VariantID != "" {
 		name, ok := def.VariantName(req.VariantID)
@@ -186,7 +188,7 @@ func (s *Server) handleChatCreate(w http.ResponseWriter, r *http.Request, k keyS
 		channel = defaultChatChannel
 	}
 	now := s.opts.Now().UTC()
-	sess := def.NewSession(agent.SessionOptions{
+	sess := s.newSession(def, agent.SessionOptions{
 		ConversationID:        id,
 		Env:                   req.ClientEnv,
 		Channel:               channel,
@@ -194,10 +196,10 @@ func (s *Server) handleChatCreate(w http.ResponseWriter, r *http.Request, k keyS
 		ASRLang:               req.ASRLangCode,
 		TTSLang:               req.TTSLangCode,
 		IntegrationAttributes: req.IntegrationAttributes,
-		Rand:                  rand.New(rand.NewPCG(uint64(s.opts.Seed), hashString(id))),
 		Now:                   s.opts.Now,
 	})
 	reply := sess.Start()
+	s.think(r.Context(), reply.Latency)
 	done := s.opts.Now().UTC()
 	conv := &Conversation{
 		ID:          id,
@@ -258,6 +260,7 @@ func (s *Server) handleChatTurn(w http.ResponseWriter, r *http.Request, k keySco
 		return
 	}
 	reply := cs.sess.Turn(req.Message, req.Metadata)
+	s.think(r.Context(), reply.Latency)
 	done := s.opts.Now().UTC()
 	s.record(cs, req.Message, req.Metadata, now, done, reply)
 	cs.lastActive = done
@@ -390,28 +393,3 @@ func hashString(s string) uint64 {
 
 // isVoice reports whether a channel carries audio (and so a recording).
 func isVoice(channel string) bool { return strings.HasPrefix(channel, "VOICE") }
-
-// activeDeployment is the simulator's shape for GET
-// /v1/agents/{agentId}/deployments/active; the reference shows only that
-// it is the active sandbox deployment and that its id is used to promote.
-type activeDeployment struct {
-	ID          string `json:"id"`
-	AgentID     string `json:"agent_id"`
-	Environment string `json:"environment"`
-	Status      string `json:"status"`
-	CreatedAt   string `json:"created_at"`
-}
-
-func (s *Server) handleActiveDeployment(w http.ResponseWriter, r *http.Request, k keyScope) {
-	def, agentID := s.resolveAgent(w, familyConversations, k, r.PathValue("agentId"))
-	if def == nil {
-		return
-	}
-	writeJSON(w, http.StatusOK, activeDeployment{
-		ID:          fmt.Sprintf("%s%016x", deploymentIDPrefix, hashString(agentID)),
-		AgentID:     agentID,
-		Environment: "sandbox",
-		Status:      "active",
-		CreatedAt:   formatTime(s.started),
-	})
-}

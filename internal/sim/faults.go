@@ -56,11 +56,7 @@ func (fi *faultInjector) apply(w http.ResponseWriter, r *http.Request, s *Server
 	}
 	n := fi.seq.Add(1)
 	if d := fi.f.Latency + time.Duration(fi.draw(n, saltJitter)*float64(fi.f.Jitter)); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
+		if s.opts.Sleep(r.Context(), d); r.Context().Err() != nil {
 			return false
 		}
 	}

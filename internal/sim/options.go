@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -63,6 +64,11 @@ type Options struct {
 	// advances outbound calls, evaluates alert rules and drops expired
 	// calls; reads do the same on demand. Default DefaultTickInterval.
 	TickInterval time.Duration
+
+	// Sleep waits d or until ctx ends: the agents' simulated think time
+	// (node latencyMs) and injected latency. Default a timer; tests on a
+	// settable clock pass one that advances their clock instead.
+	Sleep func(ctx context.Context, d time.Duration)
 }
 
 // OutboundOptions are the timings and failures of simulated outbound calls.
@@ -234,6 +240,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
 	}
 	if o.JanitorInterval <= 0 {
 		o.JanitorInterval = min(max(o.ChatIdleTimeout/4, 10*time.Millisecond), 30*time.Second)

@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"sort"
 	"strings"
@@ -287,13 +286,11 @@ func (s *Server) advanceCallLocked(c *outboundCall, now time.Time) {
 		return
 	}
 	c.conversationID = s.newConversationID()
-	def := s.agents[c.agentID]
-	sess := def.NewSession(agent.SessionOptions{
+	sess := s.newSession(s.served(c.agentID, c.env), agent.SessionOptions{
 		ConversationID:        c.conversationID,
 		Env:                   c.env,
 		Channel:               outboundChannel,
 		IntegrationAttributes: c.metadata,
-		Rand:                  rand.New(rand.NewPCG(uint64(s.opts.Seed), hashString(c.conversationID))),
 		Now:                   func() time.Time { return connect },
 	})
 	reply := sess.Start()

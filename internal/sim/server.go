@@ -49,6 +49,8 @@ type Server struct {
 	convSeq  atomic.Uint64
 
 	keys map[string]keyScope
+	// deploys is the active deployment of each agent and environment.
+	deploys deployments
 
 	infoMu sync.Mutex
 	info   Info
@@ -143,6 +145,7 @@ func New(opts Options) (*Server, error) {
 		opts.BuildKey + scopedKeySuffix:   {host: buildHost, project: ScopedProjectID},
 		opts.RuntimeKey + scopedKeySuffix: {host: runtimeHost, project: ScopedProjectID},
 	}
+	s.initDeployments()
 	s.info = Info{
 		AccountID:        opts.AccountID,
 		AccountSlug:      opts.AccountSlug,
@@ -273,6 +276,9 @@ func (s *Server) handler(hosts ...hostFamily) http.Handler {
 		if served[rt.host] {
 			mux.Handle(rt.pattern, s.endpoint(rt, len(hosts) > 1))
 		}
+	}
+	if served[buildHost] {
+		s.registerAdmin(mux)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		msg := fmt.Sprintf("no endpoint %s %s on this host", r.Method, r.URL.Path)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -100,11 +99,10 @@ func (s *Server) handleOutboundSMS(w http.ResponseWriter, r *http.Request, k key
 	}
 	now := s.opts.Now().UTC()
 	id := s.newConversationID()
-	sess := def.NewSession(agent.SessionOptions{
+	sess := s.newSession(s.served(agentID, conn.env), agent.SessionOptions{
 		ConversationID: id,
 		Env:            conn.env,
 		Channel:        smsChannel,
-		Rand:           rand.New(rand.NewPCG(uint64(s.opts.Seed), hashString(id))),
 		Now:            s.opts.Now,
 	})
 	// The agent plays its start node (state, metrics, node), but what the
