@@ -99,6 +99,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fs.DurationVar(&wh.MaxBackoff, "webhook-max-backoff", sim.DefaultWebhookMaxBackoff, "longest wait between webhook attempts")
 	fs.BoolVar(&wh.AllowInsecure, "allow-http-webhooks", false, "accept http:// webhook URLs on loopback (test receivers)")
 	fs.DurationVar(&o.opts.TickInterval, "tick", sim.DefaultTickInterval, "period of outbound-call progress and alert evaluation")
+	fs.StringVar(&o.opts.CallToken, "call-token", "", "the only X-<Brand>-Auth-Token outbound calling and SMS accept (default: the runtime key)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -165,6 +166,9 @@ func printSimInfo(st *State, info sim.Info, env bool) error {
 		}
 		_, err := fmt.Fprintf(st.Stdout, "AGENTTEST_BUILD_URL=%s\nAGENTTEST_RUNTIME_URL=%s\nAGENTTEST_ACCOUNT_ID=%s\nAGENTTEST_AGENT_ID=%s\nAGENTTEST_BUILD_KEY=%s\nAGENTTEST_RUNTIME_KEY=%s\n",
 			info.BuildURL, info.RuntimeURL, info.AccountID, first, info.BuildKey, info.RuntimeKey)
+		if err == nil && info.CallToken != "" {
+			_, err = fmt.Fprintf(st.Stdout, "AGENTTEST_CALL_TOKEN=%s\n", info.CallToken)
+		}
 		return err
 	}
 	line, err := json.Marshal(struct {
@@ -181,8 +185,10 @@ func printSimInfo(st *State, info sim.Info, env bool) error {
 		Numbers            map[string][]string          `json:"numbers"`
 		EnvNumbers         map[string]map[string]string `json:"env_numbers"`
 		UnreachableNumbers []string                     `json:"unreachable_numbers"`
+		CallToken          string                       `json:"call_token,omitempty"`
 	}{info.BuildURL, info.RuntimeURL, info.AccountID, info.AgentIDs, info.BuildKey, info.RuntimeKey,
-		info.Brand, info.AuthTokenHeader, info.SignatureHeader, info.ConnectorIDs, info.Numbers, info.EnvNumbers, info.UnreachableNumbers})
+		info.Brand, info.AuthTokenHeader, info.SignatureHeader, info.ConnectorIDs, info.Numbers, info.EnvNumbers, info.UnreachableNumbers,
+		info.CallToken})
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func TestRunSimPrintEnv(t *testing.T) {
 }
 
 func TestRunSimBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}} {
+	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}, {"--call-token", "sim-runtime-key-not-a-secret"}, {"--keys", "b,r", "--call-token", "b"}} {
 		st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}
 		err := runSim(context.Background(), st, args)
 		if err == nil {
@@ -122,5 +122,42 @@ func TestRunSimBadFlags(t *testing.T) {
 		if ec, ok := err.(interface{ ExitCode() int }); !ok || ec.ExitCode() != exitUsage {
 			t.Errorf("%q: %v is not a usage error", args, err)
 		}
+	}
+}
+
+// The probe credential and the deployment controls reach a simulator
+// process: the call token is printed for the client, and a publish through
+// the admin endpoint changes the active sandbox deployment.
+func TestRunSimCallTokenAndAdmin(t *testing.T) {
+	out := startSim(t, "--keys", "bk,rk", "--call-token", "ct", "--seed", "3")
+	var info map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &info); err != nil || info["call_token"] != "ct" {
+		t.Fatalf("call_token missing from %q (%v)", out, err)
+	}
+	build := info["build_url"].(string)
+	get := func(method, path string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, build+path, strings.NewReader(`{}`))
+		req.Header.Set("x-api-key", "bk")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, err)
+		}
+		return m
+	}
+	before := get("GET", "/v1/agents/restaurant/deployments/active")
+	published := get("POST", "/_sim/agents/restaurant/publish")
+	after := get("GET", "/v1/agents/restaurant/deployments/active")
+	if published["id"] == before["id"] || after["id"] != published["id"] {
+		t.Errorf("publish did not change the sandbox deployment: before %v, published %v, after %v", before, published, after)
+	}
+	env := startSim(t, "--print-env", "--call-token", "ct")
+	if !strings.Contains(env, "AGENTTEST_CALL_TOKEN=ct\n") {
+		t.Errorf("--print-env lacks the call token: %q", env)
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,11 @@ type Options struct {
 	// calls; reads do the same on demand. Default DefaultTickInterval.
 	TickInterval time.Duration
 
+	// CallToken, when set, is the only X-<Brand>-Auth-Token that outbound
+	// calling and SMS accept (the reference does not say it is the runtime
+	// key); empty means the runtime key, as before. It must differ from
+	// both API keys.
+	CallToken string
 	// Sleep waits d or until ctx ends: the agents' simulated think time
 	// (node latencyMs) and injected latency. Default a timer; tests on a
 	// settable clock pass one that advances their clock instead.
@@ -202,6 +208,9 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("unreachable number %q is not a phone number", n))
 		}
 	}
+	if t := o.CallToken; t != "" && (t == cmp.Or(o.BuildKey, DefaultBuildKey) || t == cmp.Or(o.RuntimeKey, DefaultRuntimeKey)) {
+		errs = append(errs, errors.New("call token must differ from the build and runtime keys (leave it unset to use the runtime key)"))
+	}
 	if o.SMSRate < 0 {
 		errs = append(errs, errors.New("SMS rate must not be negative"))
 	}
@@ -301,6 +310,9 @@ type Info struct {
 	ScopedBuildKey   string `json:"scoped_build_api_key"`
 	ScopedRuntimeKey string `json:"scoped_runtime_api_key"`
 	ScopedProjectID  string `json:"scoped_project_id"`
+	// CallToken is the X-<Brand>-Auth-Token of outbound calling and SMS
+	// when Options.CallToken is set; empty means the runtime key.
+	CallToken string `json:"call_token,omitempty"`
 	// Brand is the word of the branded headers: AuthTokenHeader is
 	// "X-<Brand>-Auth-Token", SignatureHeader "X-<Brand>-Signature".
 	Brand           string `json:"brand"`

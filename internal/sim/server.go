@@ -49,6 +49,10 @@ type Server struct {
 	convSeq  atomic.Uint64
 
 	keys map[string]keyScope
+	// tokens are the X-<Brand>-Auth-Token values of outbound calling and
+	// SMS: the call token's when Options.CallToken is set, else keys.
+	tokens map[string]keyScope
+
 	// deploys is the active deployment of each agent and environment.
 	deploys deployments
 
@@ -145,6 +149,13 @@ func New(opts Options) (*Server, error) {
 		opts.BuildKey + scopedKeySuffix:   {host: buildHost, project: ScopedProjectID},
 		opts.RuntimeKey + scopedKeySuffix: {host: runtimeHost, project: ScopedProjectID},
 	}
+	s.tokens = s.keys
+	if t := opts.CallToken; t != "" {
+		s.tokens = map[string]keyScope{
+			t:                   {host: runtimeHost},
+			t + scopedKeySuffix: {host: runtimeHost, project: ScopedProjectID},
+		}
+	}
 	s.initDeployments()
 	s.info = Info{
 		AccountID:        opts.AccountID,
@@ -156,6 +167,7 @@ func New(opts Options) (*Server, error) {
 		ScopedBuildKey:   opts.BuildKey + scopedKeySuffix,
 		ScopedRuntimeKey: opts.RuntimeKey + scopedKeySuffix,
 		ScopedProjectID:  ScopedProjectID,
+		CallToken:        opts.CallToken,
 	}
 	s.fillMessagingInfo()
 	if err := s.seed(opts.SeedConversations); err != nil {
@@ -219,8 +231,9 @@ type authKind int
 const (
 	// authAPIKey is the x-api-key header of most groups.
 	authAPIKey authKind = iota
-	// authBrandToken is X-<Brand>-Auth-Token with the runtime key
-	// (outbound calling); SMS checks X-TOKEN-ID in its handler.
+	// authBrandToken is X-<Brand>-Auth-Token with the call token, or the
+	// runtime key when none is set (outbound calling; SMS checks
+	// X-TOKEN-ID in its handler).
 	authBrandToken
 )
 
@@ -322,18 +335,22 @@ func (s *Server) endpoint(rt route, singleHost bool) http.Handler {
 		if !s.faults.apply(w, r, s, rt.fam) {
 			return
 		}
-		header := "x-api-key"
+		header, keys := "x-api-key", s.keys
 		if rt.auth == authBrandToken {
-			header = brand.AuthTokenHeader(s.opts.Brand)
+			header, keys = brand.AuthTokenHeader(s.opts.Brand), s.tokens
 		}
 		key := r.Header.Get(header)
 		if key == "" {
 			s.fail(w, rt.fam, CodeUnauthorized, "missing "+header+" header")
 			return
 		}
-		scope, ok := s.keys[key]
+		scope, ok := keys[key]
 		if !ok || scope.host != rt.host {
-			s.fail(w, rt.fam, CodeUnauthorized, fmt.Sprintf("invalid API key for the %s host", rt.host))
+			msg := fmt.Sprintf("invalid API key for the %s host", rt.host)
+			if rt.auth == authBrandToken && s.opts.CallToken != "" {
+				msg = "invalid " + header + ": outbound calling and SMS take the call token, not an API key"
+			}
+			s.fail(w, rt.fam, CodeUnauthorized, msg)
 			return
 		}
 		if wait, ok := s.limiter.allow(key); !ok {
