@@ -289,7 +289,7 @@ const (
 	// socketQueue bounds the events waiting for one socket's writer; a
 	// reader slower than that is disconnected and must reconnect with its
 	// cursor, as with any dropped socket.
-	socketQueue = 1024
+	socketQueue = 256
 	// customEchoKey is where client metadata lives (metadata.custom).
 	customEchoKey = "custom"
 )

@@ -99,9 +99,6 @@ type sockConn struct {
 	gone   bool
 }
 
-// frameTimeout bounds one write to a socket.
-const frameTimeout = 10 * time.Second
-
 // write sends queued events until the socket is detached or fails.
 func (sc *sockConn) write() {
 	defer close(sc.done)
@@ -140,10 +137,11 @@ func (sc *sockConn) flush() bool {
 	}
 }
 
+// frame writes one event. A write blocked by a reader that stopped
+// reading ends when the queue overflows: detachLocked closes the socket
+// under it.
 func (sc *sockConn) frame(raw []byte) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), frameTimeout)
-	defer cancel()
-	return sc.ws.Write(ctx, websocket.MessageText, raw) == nil
+	return sc.ws.Write(context.Background(), websocket.MessageText, raw) == nil
 }
 
 // detachLocked stops sending events to sc and tells its writer how to
@@ -155,6 +153,10 @@ func (ms *msgSession) detachLocked(sc *sockConn, k endKind) {
 	sc.gone = true
 	delete(ms.conns, sc)
 	sc.end <- k
+	if k == endKill {
+		// At once, even under a writer blocked on a full connection.
+		sc.ws.CloseNow()
+	}
 }
 
 // wireEvent is an event as received by clients.
@@ -603,10 +605,13 @@ func (s *Server) userMessageLocked(ms *msgSession, idx uint64, ev clientEvent) {
 	cs.lastActive = done
 	cut := -1
 	if failed {
-		// The stream breaks after some of its chunks: the platform has
-		// the reply, the user saw part of it.
-		n := len(splitChunks(reply.Response, chunkBytes))
-		cut = int(f.sessionDraw(ms.hash, idx, saltStreamCut) * float64(n))
+		// The platform has the reply; the user sees part of it.
+		// The stream breaks after 1 to n-1 of its n chunks (none of one).
+		if n := len(splitChunks(reply.Response, chunkBytes)); n > 1 {
+			cut = 1 + int(f.sessionDraw(ms.hash, idx, saltStreamCut)*float64(n-1))
+		} else {
+			cut = 0
+		}
 	}
 	s.agentTextLocked(ms, reply.Response, reply.Delayed, cut, ev.custom)
 	if failed {
