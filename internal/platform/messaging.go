@@ -46,11 +46,13 @@ import (
 //
 // A dropped socket is reopened with the same session and the cursor of the
 // last event seen (the highest numeric seq or id), up to MaxReconnects
-// times per turn; replayed events already seen are dropped by id. The
-// client event of the turn is sent again only when it certainly never
-// arrived: the platform echoes client events (seen earlier in the
-// session) and the replay holds no echo of this one. The join request is
-// never sent twice once the replay shows the agent joined (rule 2).
+// times per turn; replayed events already seen are dropped by id. Every
+// client event carries metadata.custom.agenttest_id, a number unique in
+// the session, so that its echo can be recognised. The client event of
+// the turn is sent again only when it certainly never arrived: the
+// platform echoes client events (seen earlier in the session) and the
+// replay holds no echo of this one. The join request is never sent twice
+// once the replay shows the agent joined (rule 2).
 
 // Defaults of MessagingStart.
 const (
