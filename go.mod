@@ -3,6 +3,7 @@ module github.com/agenttest/agenttest
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/cucumber/gherkin/go/v26 v26.2.0
 	github.com/cucumber/godog v0.15.1
 	github.com/cucumber/messages/go/v21 v21.0.1

@@ -6,6 +6,7 @@
 #   scripts/bench.sh latency    # 1,000 x 5 turns at --parallel 100, 100 ms (target: <= 1.1x ideal)
 #   scripts/bench.sh rss        # peak RSS of the CLI at 20,000 scenarios (target: < 256 MB)
 #   scripts/bench.sh sim        # the simulator's own throughput, for context
+#   scripts/bench.sh messaging  # 1,000 conversations x 5 turns: Messaging vs debug chat
 #
 # COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
 # The RSS run starts the simulator as a separate process (agenttest sim
@@ -134,12 +135,18 @@ sim() {
 	go test -run '^$' -bench 'DebugChatTurn$' -benchtime 3s -count "$COUNT" ./internal/sim | grep -E '^Benchmark'
 }
 
+messaging() {
+	echo "== 1,000 conversations (greeting + 5 turns, 50 at a time) through the client: Messaging vs debug chat"
+	go test -run '^$' -bench 'Conversations$' -benchtime 3x -count "$COUNT" ./internal/platform | grep -E '^Benchmark'
+}
+
 machine
 case ${1:-all} in
 ratio) ratio ;;
 latency) latency ;;
 rss) rss ;;
 sim) sim ;;
-all) ratio; latency; rss; sim ;;
-*) echo "usage: $0 [ratio|latency|rss|sim|all]" >&2; exit 2 ;;
+messaging) messaging ;;
+all) ratio; latency; rss; sim; messaging ;;
+*) echo "usage: $0 [ratio|latency|rss|sim|messaging|all]" >&2; exit 2 ;;
 esac

@@ -45,8 +45,8 @@ func embeddedOptions(st *State, seed int64) (embeddedConfig, error) {
 		}
 		return embeddedConfig{}, usageErrorf("%s=%q: %v", simFlagsEnv, v, strings.TrimPrefix(err.Error(), "sim: "))
 	}
-	if o.listen != "127.0.0.1:0" || o.runtimeListen != "" || o.printEnv {
-		return embeddedConfig{}, usageErrorf("%s=%q: --listen, --runtime-listen and --print-env do not apply to the embedded simulator", simFlagsEnv, v)
+	if o.listen != "127.0.0.1:0" || o.runtimeListen != "" || o.messagingListen != "" || o.printEnv {
+		return embeddedConfig{}, usageErrorf("%s=%q: --listen, --runtime-listen, --messaging-listen and --print-env do not apply to the embedded simulator", simFlagsEnv, v)
 	}
 	if o.agentsDir != "" {
 		defs, err := loadSimAgents(st, o.agentsDir)

@@ -18,6 +18,7 @@ import (
 // simOptions are the flags of `agenttest sim`.
 type simOptions struct {
 	listen, runtimeListen string
+	messagingListen       string
 	singleHost, printEnv  bool
 	agentsDir             string
 	keys, account         string
@@ -52,7 +53,8 @@ func runSim(ctx context.Context, st *State, args []string) error {
 	defer srv.Close()
 	var printErr error
 	ready := func(info sim.Info) { printErr = printSimInfo(st, info, o.printEnv) }
-	if err := srv.ListenAndServeHosts(ctx, o.listen, o.runtimeListen, o.singleHost, ready); err != nil {
+	addrs := sim.Addrs{Build: o.listen, Runtime: o.runtimeListen, Messaging: o.messagingListen}
+	if err := srv.ListenAndServeAddrs(ctx, addrs, o.singleHost, ready); err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
 	return printErr
@@ -69,7 +71,8 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	f := &o.opts.Faults
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "address of the build host (both hosts with --single-host)")
 	fs.StringVar(&o.runtimeListen, "runtime-listen", "", "address of the runtime host (default: the next free port after --listen)")
-	fs.BoolVar(&o.singleHost, "single-host", false, "serve build and runtime endpoints on one host (self-serve region)")
+	fs.StringVar(&o.messagingListen, "messaging-listen", "", "address of the messaging host (default: the next free port after the runtime host)")
+	fs.BoolVar(&o.singleHost, "single-host", false, "serve build, runtime and messaging endpoints on one host (self-serve region)")
 	fs.BoolVar(&o.printEnv, "print-env", false, "print AGENTTEST_* environment lines instead of a JSON line")
 	fs.StringVar(&o.agentsDir, "agents", "", "directory of agent definitions (default: the example agents built into the binary)")
 	fs.StringVar(&o.keys, "keys", "", "pin the API keys: BUILD_KEY,RUNTIME_KEY")
@@ -98,7 +101,15 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fs.DurationVar(&wh.Backoff, "webhook-backoff", sim.DefaultWebhookBackoff, "wait before the first webhook retry; doubles per retry")
 	fs.DurationVar(&wh.MaxBackoff, "webhook-max-backoff", sim.DefaultWebhookMaxBackoff, "longest wait between webhook attempts")
 	fs.BoolVar(&wh.AllowInsecure, "allow-http-webhooks", false, "accept http:// webhook URLs on loopback (test receivers)")
-	fs.DurationVar(&o.opts.TickInterval, "tick", sim.DefaultTickInterval, "period of outbound-call progress and alert evaluation")
+	fs.DurationVar(&o.opts.TickInterval, "tick", sim.DefaultTickInterval, "period of outbound-call progress, alert evaluation and messaging expiry")
+	msg := &o.opts.Messaging
+	fs.DurationVar(&msg.SessionExpiry, "session-expiry", sim.DefaultSessionExpiry, "messaging session inactivity limit (then SESSION_END)")
+	fs.BoolVar(&msg.LiveAgent.Absent, "no-live-agent", false, "messaging handoffs find no live agent")
+	fs.BoolVar(&msg.Unlimited, "messaging-unlimited", false, "turn off the per-session messaging rate limits")
+	fs.Float64Var(&f.SocketDrop, "socket-drop", 0, "fraction of messaging joins and messages during which the WebSocket drops")
+	fs.Float64Var(&f.Overload, "overload", 0, "fraction of messaging joins and messages answered with the high-load system message")
+	fs.Float64Var(&f.ReplyFailure, "reply-failure", 0, "fraction of messaging replies that fail (streamed: cut off)")
+	fs.Float64Var(&f.JoinFailure, "join-failure", 0, "fraction of messaging join requests that fail to start a conversation")
 	fs.StringVar(&o.opts.CallToken, "call-token", "", "the only X-<Brand>-Auth-Token outbound calling and SMS accept (default: the runtime key)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -164,8 +175,10 @@ func printSimInfo(st *State, info sim.Info, env bool) error {
 		if len(info.AgentIDs) > 0 {
 			first = info.AgentIDs[0]
 		}
-		_, err := fmt.Fprintf(st.Stdout, "AGENTTEST_BUILD_URL=%s\nAGENTTEST_RUNTIME_URL=%s\nAGENTTEST_ACCOUNT_ID=%s\nAGENTTEST_AGENT_ID=%s\nAGENTTEST_BUILD_KEY=%s\nAGENTTEST_RUNTIME_KEY=%s\n",
-			info.BuildURL, info.RuntimeURL, info.AccountID, first, info.BuildKey, info.RuntimeKey)
+		_, err := fmt.Fprintf(st.Stdout, "AGENTTEST_BUILD_URL=%s\nAGENTTEST_RUNTIME_URL=%s\nAGENTTEST_ACCOUNT_ID=%s\nAGENTTEST_AGENT_ID=%s\nAGENTTEST_BUILD_KEY=%s\nAGENTTEST_RUNTIME_KEY=%s\n"+
+			"AGENTTEST_MESSAGING_URL=%s\nAGENTTEST_MESSAGING_HOST=%s\nAGENTTEST_CONNECTOR_TOKEN=%s\n",
+			info.BuildURL, info.RuntimeURL, info.AccountID, first, info.BuildKey, info.RuntimeKey,
+			info.MessagingURL, info.MessagingHost, info.MessagingConnectors[first]["sandbox"])
 		if err == nil && info.CallToken != "" {
 			_, err = fmt.Fprintf(st.Stdout, "AGENTTEST_CALL_TOKEN=%s\n", info.CallToken)
 		}
@@ -186,9 +199,12 @@ func printSimInfo(st *State, info sim.Info, env bool) error {
 		EnvNumbers         map[string]map[string]string `json:"env_numbers"`
 		UnreachableNumbers []string                     `json:"unreachable_numbers"`
 		CallToken          string                       `json:"call_token,omitempty"`
+		MessagingURL       string                       `json:"messaging_url"`
+		MessagingHost      string                       `json:"messaging_host"`
+		MessagingTokens    map[string]map[string]string `json:"messaging_connectors"`
 	}{info.BuildURL, info.RuntimeURL, info.AccountID, info.AgentIDs, info.BuildKey, info.RuntimeKey,
 		info.Brand, info.AuthTokenHeader, info.SignatureHeader, info.ConnectorIDs, info.Numbers, info.EnvNumbers, info.UnreachableNumbers,
-		info.CallToken})
+		info.CallToken, info.MessagingURL, info.MessagingHost, info.MessagingConnectors})
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,8 @@ func TestRunSimJSONLine(t *testing.T) {
 	if info["auth_token_header"] != "X-Acme-Auth-Token" || info["signature_header"] != "X-Acme-Signature" || len(info["unreachable_numbers"].([]any)) != 2 {
 		t.Errorf("outbound, SMS and webhook facts missing: %s", out)
 	}
-	for _, k := range []string{"build_url", "runtime_url", "account_id", "agent_ids", "build_api_key", "runtime_api_key", "connector_ids", "numbers", "env_numbers"} {
+	for _, k := range []string{"build_url", "runtime_url", "account_id", "agent_ids", "build_api_key", "runtime_api_key", "connector_ids", "numbers", "env_numbers",
+		"messaging_url", "messaging_host", "messaging_connectors"} {
 		if _, ok := info[k]; !ok {
 			t.Errorf("missing %s in %s", k, out)
 		}
@@ -78,7 +79,7 @@ func TestRunSimJSONLine(t *testing.T) {
 	if info["build_api_key"] != "bk" || info["runtime_api_key"] != "rk" || info["account_id"] != "ws-abcd1234" {
 		t.Errorf("pinned values not used: %s", out)
 	}
-	if info["build_url"] == info["runtime_url"] {
+	if info["build_url"] == info["runtime_url"] || info["messaging_url"] == info["runtime_url"] || info["messaging_url"] == info["build_url"] {
 		t.Errorf("separate hosts share a URL: %s", out)
 	}
 	agents := info["agent_ids"].([]any)
@@ -92,6 +93,19 @@ func TestRunSimJSONLine(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("list: %d", resp.StatusCode)
 	}
+	token := info["messaging_connectors"].(map[string]any)[agents[0].(string)].(map[string]any)["sandbox"].(string)
+	req, _ = http.NewRequest("POST", info["messaging_url"].(string)+"/api/v1/access-token", strings.NewReader("{}"))
+	req.Header.Set("X-Token", token)
+	req.Header.Set("X-Host", info["messaging_host"].(string))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("messaging access token: %d", resp.StatusCode)
+	}
 }
 
 func TestRunSimPrintEnv(t *testing.T) {
@@ -101,18 +115,19 @@ func TestRunSimPrintEnv(t *testing.T) {
 		k, v, _ := strings.Cut(line, "=")
 		env[k] = v
 	}
-	for _, k := range []string{"AGENTTEST_BUILD_URL", "AGENTTEST_RUNTIME_URL", "AGENTTEST_ACCOUNT_ID", "AGENTTEST_AGENT_ID", "AGENTTEST_BUILD_KEY", "AGENTTEST_RUNTIME_KEY"} {
+	for _, k := range []string{"AGENTTEST_BUILD_URL", "AGENTTEST_RUNTIME_URL", "AGENTTEST_ACCOUNT_ID", "AGENTTEST_AGENT_ID", "AGENTTEST_BUILD_KEY", "AGENTTEST_RUNTIME_KEY",
+		"AGENTTEST_MESSAGING_URL", "AGENTTEST_MESSAGING_HOST", "AGENTTEST_CONNECTOR_TOKEN"} {
 		if env[k] == "" {
 			t.Errorf("%s missing in %q", k, out)
 		}
 	}
-	if env["AGENTTEST_BUILD_URL"] != env["AGENTTEST_RUNTIME_URL"] {
+	if env["AGENTTEST_BUILD_URL"] != env["AGENTTEST_RUNTIME_URL"] || env["AGENTTEST_BUILD_URL"] != env["AGENTTEST_MESSAGING_URL"] {
 		t.Errorf("single host has two URLs: %q", out)
 	}
 }
 
 func TestRunSimBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}, {"--call-token", "sim-runtime-key-not-a-secret"}, {"--keys", "b,r", "--call-token", "b"}} {
+	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}, {"--call-token", "sim-runtime-key-not-a-secret"}, {"--keys", "b,r", "--call-token", "b"}, {"--socket-drop", "1.5"}, {"--session-expiry", "-1s"}} {
 		st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}
 		err := runSim(context.Background(), st, args)
 		if err == nil {

@@ -60,6 +60,19 @@ type Config struct {
 	// RuntimeKey is the key for the runtime host. Sent only in headers,
 	// never logged.
 	RuntimeKey string
+	// MessagingURL is {messaging_url}: the Messaging API's HTTP steps
+	// (http or https; ws and wss are read as http and https). Optional;
+	// OpenMessaging fails with a clear error when it is empty.
+	MessagingURL string
+	// MessagingSocketURL is the WebSocket endpoint, wss://{messaging_host}/ws.
+	// Default: the host of MessagingURL, with ws or wss, and path /ws.
+	MessagingSocketURL string
+	// ConnectorToken is the Messaging connector token, sent only in the
+	// X-Token header of the access-token step, never logged.
+	ConnectorToken string
+	// MessagingHost is the domain or app namespace the connector is
+	// registered to, sent as X-Host.
+	MessagingHost string
 	// Brand replaces the word Vendor in header names
 	// (X-<Brand>-Auth-Token). Default DefaultBrand.
 	Brand string
@@ -98,6 +111,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("runtime URL: %w", err))
 		}
 	}
+	if err := c.validateMessaging(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.AccountID != "" {
 		if err := CheckAccountID(c.AccountID); err != nil {
 			errs = append(errs, err)
@@ -120,7 +136,7 @@ func (c Config) Validate() error {
 	}
 	// A key pasted into a URL setting must not reach the terminal.
 	msg := errors.Join(errs...).Error()
-	for _, k := range []string{c.BuildKey, c.RuntimeKey} {
+	for _, k := range []string{c.BuildKey, c.RuntimeKey, c.ConnectorToken} {
 		if k != "" {
 			msg = strings.ReplaceAll(msg, k, redacted)
 		}
@@ -170,6 +186,10 @@ type Client struct {
 	http    *http.Client
 	build   *url.URL
 	runtime *url.URL // nil when not configured
+	// messaging is the Messaging API's HTTP base, socket its WebSocket
+	// URL; nil and "" when not configured.
+	messaging *url.URL
+	socket    string
 	// buildBase and runtimeBase are the URLs as strings, computed once
 	// because every request starts with one.
 	buildBase, runtimeBase string
@@ -181,6 +201,10 @@ type Client struct {
 	bufs  bufPool
 	mu    sync.Mutex
 	hosts map[string]chan struct{}
+
+	// formsOnce builds forms, the Messaging event names of the brand.
+	formsOnce sync.Once
+	forms     *eventForms
 }
 
 // New validates cfg and builds a Client.
@@ -222,8 +246,9 @@ func New(cfg Config) (*Client, error) {
 		c.runtime, _ = url.Parse(strings.TrimRight(cfg.RuntimeURL, "/"))
 		c.runtimeBase = c.runtime.String()
 	}
+	c.messaging, c.socket = cfg.messagingURLs()
 	var pairs []string
-	for _, k := range []string{cfg.BuildKey, cfg.RuntimeKey} {
+	for _, k := range []string{cfg.BuildKey, cfg.RuntimeKey, cfg.ConnectorToken} {
 		if k == "" {
 			continue
 		}
@@ -330,11 +355,17 @@ func (r *response) release() {
 // answer or a typed error.
 func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 	base, target := c.build, c.buildBase
-	if rq.ep.host == runtimeHost {
+	switch rq.ep.host {
+	case runtimeHost:
 		if c.runtime == nil {
 			return nil, fmt.Errorf("%s %s: the runtime URL is not configured", rq.ep.method, rq.path)
 		}
 		base, target = c.runtime, c.runtimeBase
+	case messagingHost:
+		if c.messaging == nil {
+			return nil, fmt.Errorf("%s %s: the messaging URL is not configured", rq.ep.method, rq.path)
+		}
+		base, target = c.messaging, c.messaging.String()
 	}
 	target += rq.path
 	if len(rq.query) > 0 {
@@ -392,7 +423,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 		h["Accept"] = jsonContentType
 	}
 	h["User-Agent"] = []string{c.cfg.UserAgent}
-	c.authenticate(h, rq.ep.auth)
+	c.authenticate(h, rq)
 	for k, v := range rq.header { // extra headers of the call (sms.go)
 		h[k] = v
 	}
@@ -440,8 +471,8 @@ var jsonContentType = []string{"application/json"}
 
 // authenticate sets the credential header of an endpoint group. Keys go
 // only here: never into URLs, bodies or messages.
-func (c *Client) authenticate(h http.Header, a authKind) {
-	switch a {
+func (c *Client) authenticate(h http.Header, rq *call) {
+	switch rq.ep.auth {
 	case authBuildKey:
 		if c.cfg.BuildKey != "" {
 			h["X-Api-Key"] = []string{c.cfg.BuildKey}
@@ -454,6 +485,11 @@ func (c *Client) authenticate(h http.Header, a authKind) {
 		if c.cfg.RuntimeKey != "" {
 			h[http.CanonicalHeaderKey("X-"+c.cfg.Brand+"-Auth-Token")] = []string{c.cfg.RuntimeKey}
 		}
+	case authConnector:
+		h["X-Token"] = []string{c.cfg.ConnectorToken}
+		h["X-Host"] = []string{c.cfg.MessagingHost}
+	case authBearer:
+		h["Authorization"] = []string{"Bearer " + rq.bearer}
 	}
 }
 

@@ -75,7 +75,7 @@ func TestNewDefaults(t *testing.T) {
 	}
 	h := http.Header{}
 	c.cfg.RuntimeKey = "rk"
-	c.authenticate(h, authVendorToken)
+	c.authenticate(h, &call{ep: endpoint{auth: authVendorToken}})
 	if h.Get("X-Vendor-Auth-Token") != "rk" {
 		t.Errorf("vendor header %v", h)
 	}

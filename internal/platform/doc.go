@@ -18,6 +18,13 @@
 //	ex, err = c.SendTurn(ctx, "restaurant", ex.Result.ConversationID,
 //		platform.ChatTurn{ClientEnv: "sandbox", Message: "a table for two"})
 //
+// Messaging (the real-time WebSocket API) runs one conversation per
+// MessagingSession: OpenMessaging exchanges the connector token for an
+// access token, creates the session, reads the history batch and joins;
+// Say sends a user message and returns the answer once it is complete
+// (messaging.go says how that is recognised and how dropped sockets are
+// resumed). System messages come back as data in the turn.
+//
 // # Errors
 //
 // A non-2xx answer is an *APIError; a 2xx answer that cannot be decoded (or

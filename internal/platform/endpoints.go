@@ -13,6 +13,8 @@ type hostKind int
 const (
 	buildHost hostKind = iota
 	runtimeHost
+	// messagingHost is {messaging_url}: the Messaging API (messaging.go).
+	messagingHost
 )
 
 // authKind says which credential an endpoint group takes (reference,
@@ -29,6 +31,12 @@ const (
 	// authVendorToken: X-<Brand>-Auth-Token with the runtime key
 	// (outbound calling, SMS).
 	authVendorToken
+	// authConnector: X-Token (the connector token) and X-Host (the
+	// registered domain), the Messaging API's access-token step.
+	authConnector
+	// authBearer: Authorization: Bearer with the call's access token
+	// (call.bearer), the Messaging API's session step.
+	authBearer
 )
 
 // retryClass says what may be repeated after a failure. It is the heart of
@@ -99,6 +107,9 @@ type call struct {
 	// header holds extra request headers (X-TOKEN-ID of SMS). Never a
 	// key: credentials go through authenticate only.
 	header http.Header
+	// bearer is the access token of an authBearer call: obtained at run
+	// time, so it cannot live in Config.
+	bearer string
 }
 
 // buildPath joins escaped segments into a path. Each segment is escaped on

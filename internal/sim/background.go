@@ -114,14 +114,16 @@ func (s *Server) every(interval time.Duration, f func()) {
 }
 
 // Tick runs one round of the background loop now, on the server clock: it
-// advances outbound calls, ends idle SMS conversations, drops expired call
-// statuses and evaluates alert rules, so that conversations, webhooks and
-// alert transitions happen even when nobody reads (reads do the same work
-// on demand). Tests with a settable clock call it after moving the clock.
+// advances outbound calls, ends idle SMS conversations and messaging
+// sessions, drops expired call statuses and evaluates alert rules, so that
+// conversations, webhooks and alert transitions happen even when nobody
+// reads (reads do the same work on demand). Tests with a settable clock
+// call it after moving the clock.
 func (s *Server) Tick() {
 	now := s.opts.Now().UTC()
 	s.advanceCalls(now)
 	s.expireSMS(now)
+	s.expireMessaging(now)
 	s.evaluateAlerts(now)
 }
 

@@ -221,3 +221,123 @@ const (
 	AlertNoData  = "no_data"
 	AlertUnknown = "unknown"
 )
+
+// Messaging (the real-time WebSocket API on the messaging host). The
+// reference names the three steps, the join request, the history batch,
+// the joined event, the system message and its error level, a SESSION_END
+// event and the error texts; everything below is the simulator's choice and
+// is listed in docs/simulator.md under "Messaging choices". Event names
+// holding the brand are built by messagingNames from these patterns, where
+// %s is brand.EventWord (VENDOR by default).
+const (
+	// Client events: the reference's join request and the four others.
+	evJoinPattern    = "EVENT_TYPE_REQUEST_%s_AGENT_JOIN" // payload {}
+	EvUserMessage    = "EVENT_TYPE_USER_MESSAGE"          // payload {text}
+	EvUserTyping     = "EVENT_TYPE_USER_TYPING"           // payload {typing?}; logged, no answer
+	EvRequestLive    = "EVENT_TYPE_REQUEST_LIVE_AGENT"    // payload {reason?}: client-requested handoff
+	EvEndSession     = "EVENT_TYPE_END_SESSION"           // payload {}: the user closes the chat
+	evJoinedPattern  = "EVENT_TYPE_%s_AGENT_JOINED"       // payload {conversation_id, agent_id}
+	evMessagePattern = "EVENT_TYPE_%s_AGENT_MESSAGE"      // payload {message_id, text, delayed?}
+	evChunkPattern   = "EVENT_TYPE_%s_AGENT_MESSAGE_CHUNK"
+	evTypingPattern  = "EVENT_TYPE_%s_AGENT_TYPING" // payload {typing}
+	// Server events without the brand word.
+	EvEventBatch       = "EVENT_TYPE_EVENT_BATCH" // payload {events: [...]}
+	EvSystemMessage    = "EVENT_TYPE_SYSTEM_MESSAGE"
+	EvSessionEnd       = "EVENT_TYPE_SESSION_END"        // payload {reason}
+	EvHandoffInitiated = "EVENT_TYPE_HANDOFF_INITIATED"  // payload {destination, reason}
+	EvLiveAgentJoined  = "EVENT_TYPE_LIVE_AGENT_JOINED"  // payload {name, destination}
+	EvLiveAgentMessage = "EVENT_TYPE_LIVE_AGENT_MESSAGE" // payload {message_id, name, text}
+
+	// System message levels: the reference names the error level.
+	LevelError = "SYSTEM_MESSAGE_LEVEL_ERROR"
+
+	// Reasons of EVENT_TYPE_SESSION_END.
+	EndAgent         = "agent_ended"      // the virtual agent ended the conversation
+	EndUser          = "user_ended"       // EVENT_TYPE_END_SESSION
+	EndLiveAgent     = "live_agent_ended" // the live agent closed the chat
+	EndExpired       = "expired"          // inactivity
+	EndHandoffFailed = "handoff_failed"   // the agent ended on a handoff nobody took
+	EndError         = "error"            // the connector was revoked
+
+	// DefaultMessagingHost is the registered domain (X-Host) of the
+	// default connectors; subdomains are accepted too.
+	DefaultMessagingHost = "webchat.example.com"
+	// DefaultSessionExpiry is the reference's "about 10 minutes of inactivity".
+	DefaultSessionExpiry = 10 * time.Minute
+	// DefaultTokenLifetime is the access token's lifetime (not shown).
+	DefaultTokenLifetime = time.Hour
+	// DefaultMaxConnections is the reference's 10 simultaneous sockets.
+	DefaultMaxConnections = 10
+	// DefaultHandshakeRate and DefaultHandshakeBurst limit WebSocket
+	// handshakes per session (beyond: 429 with Retry-After);
+	// DefaultMessageRate and DefaultMessageBurst limit client events per
+	// session (beyond: dropped, as the reference allows).
+	DefaultHandshakeRate  = 5.0
+	DefaultHandshakeBurst = 20
+	DefaultMessageRate    = 10.0
+	DefaultMessageBurst   = 20
+	// DefaultLiveAgentName and the live agent's default lines.
+	DefaultLiveAgentName     = "Sam"
+	defaultLiveAgentGreeting = "Hi, this is Sam, a live agent. I can see your conversation so far. How can I help?"
+	defaultLiveAgentReply    = "Thanks, I'm looking into that for you."
+	defaultLiveAgentBye      = "You're welcome. Goodbye!"
+	// liveAgentDestination is the destination of a client-requested handoff.
+	liveAgentDestination = "live_agent"
+
+	// messagingChannel is the channel of conversations made over Messaging.
+	messagingChannel = "WEBCHAT"
+	// sessionIDPrefix, connectorIDPrefixMsg and tokenIssuer shape ids.
+	sessionIDPrefix   = "ses_"
+	messageIDPrefix   = "msg_"
+	tokenIssuer       = "agenttest-sim"
+	tokenAudience     = "messaging"
+	connectorTokenLen = 40 // hex digits of a default connector token
+	// chunkBytes is the target size of a streamed chunk; chunks end at word
+	// boundaries, so concatenating their texts gives the message back.
+	chunkBytes = 24
+	// maxClientEvent bounds one client frame (the reference shows no limit).
+	maxClientEvent = 64 << 10
+	// socketQueue bounds the events waiting for one socket's writer; a
+	// reader slower than that is disconnected and must reconnect with its
+	// cursor, as with any dropped socket.
+	socketQueue = 256
+	// customEchoKey is where client metadata lives (metadata.custom).
+	customEchoKey = "custom"
+)
+
+// Messaging system messages of the reference, word for word.
+const (
+	SysInvalidEvent      = "Unknown event type or invalid message format"
+	sysNotAllowedPrefix  = "Event type not allowed: "
+	SysOverload          = "Our system is experiencing high load. Please try again in a moment."
+	SysStartFailed       = "Sorry, I'm unable to start a conversation right now. Please try again later."
+	SysReplyFailed       = "Sorry, I'm having trouble responding right now. Please try again."
+	SysStreamFailed      = "Sorry, I encountered an error. Please try again."
+	SysSessionNotFound   = "Error: Session not found"
+	SysConnectorNotFound = "Error: Connector not found"
+	SysConvNotFound      = "Error: Conversation not found"
+	SysConvIDNotFound    = "Error: Conversation ID not found in session"
+	SysNoLiveAgent       = "Sorry, we could not connect you to an agent. Please try again."
+	SysForwardFailed     = "Failed to forward message to live agent"
+	SysHandoffRejected   = "Sorry, handoff could not be initiated."
+)
+
+// Messaging HTTP error texts of the reference, word for word; the body is
+// {"error": text}.
+const (
+	errMissingAuthHeaders = "Missing authentication headers"
+	errUnknownConnector   = "Connector token does not exist"
+	errConnectorHost      = "Failed to validate connector"
+	errConnectorNoHost    = "Connector missing host domain"
+	errTokenInternal      = "Failed to create access token"
+	errMissingToken       = "Missing access token"
+	errInvalidToken       = "Invalid access token"
+	errParsing            = "Error parsing request"
+	errSessionInternal    = "Failed to create session"
+	errWSSessionNotFound  = "session not found"
+	errWSAuth             = "authentication failed"
+	errWSConnLimit        = "connection limit exceeded for session"
+	errWSParams           = "invalid connection parameters"
+	errRateLimited        = "rate limit exceeded"
+	errWSInternal         = "internal server error"
+)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,44 +188,68 @@ func (s *Server) handleChatCreate(w http.ResponseWriter, r *http.Request, k keyS
 	if channel == "" {
 		channel = defaultChatChannel
 	}
+	cs, reply, ok := s.openConversation(r.Context(), def, agentID, convStart{
+		id: id, env: req.ClientEnv, channel: channel, variantID: req.VariantID, variantName: variantName,
+		asr: req.ASRLangCode, tts: req.TTSLangCode, attrs: req.IntegrationAttributes,
+	})
+	if !ok {
+		s.fail(w, familyDebugChat, CodeConversationExists, fmt.Sprintf("conversation %q already exists", id))
+		return
+	}
+	if !reply.Ended {
+		s.sessions.put(id, cs)
+	}
+	writeJSON(w, http.StatusOK, resultOf(id, "", reply))
+}
+
+// convStart is what a new conversation needs besides its agent: the
+// parameters of a debug-chat create call, or of a messaging join.
+type convStart struct {
+	id, env, channel       string
+	variantID, variantName string
+	asr, tts               string
+	attrs                  map[string]any
+}
+
+// openConversation starts a session of the agent, stores its conversation
+// with the greeting as the first turn and returns it with the greeting.
+// ok is false when the conversation id is taken. The session is in no
+// table yet: the caller decides who holds it (debug chat's session table,
+// a messaging session). ctx bounds the agent's think time.
+func (s *Server) openConversation(ctx context.Context, def *agent.Definition, agentID string, st convStart) (*chatSession, agent.Reply, bool) {
 	now := s.opts.Now().UTC()
 	sess := s.newSession(def, agent.SessionOptions{
-		ConversationID:        id,
-		Env:                   req.ClientEnv,
-		Channel:               channel,
-		VariantID:             req.VariantID,
-		ASRLang:               req.ASRLangCode,
-		TTSLang:               req.TTSLangCode,
-		IntegrationAttributes: req.IntegrationAttributes,
+		ConversationID:        st.id,
+		Env:                   st.env,
+		Channel:               st.channel,
+		VariantID:             st.variantID,
+		ASRLang:               st.asr,
+		TTSLang:               st.tts,
+		IntegrationAttributes: st.attrs,
 		Now:                   s.opts.Now,
 	})
 	reply := sess.Start()
-	s.think(r.Context(), reply.Latency)
+	s.think(ctx, reply.Latency)
 	done := s.opts.Now().UTC()
 	conv := &Conversation{
-		ID:          id,
+		ID:          st.id,
 		AccountID:   s.opts.AccountID,
 		ProjectID:   agentID,
-		VariantID:   req.VariantID,
-		VariantName: variantName,
-		Environment: req.ClientEnv,
-		Channel:     channel,
+		VariantID:   st.variantID,
+		VariantName: st.variantName,
+		Environment: st.env,
+		Channel:     st.channel,
 		StartedAt:   now.Truncate(time.Millisecond),
 	}
 	// The numbers are the agent's built-in state, which the greeting carries.
 	conv.FromNumber, _ = reply.Metadata.State["from_"].(string)
 	conv.ToNumber, _ = reply.Metadata.State["to"].(string)
 	if !s.store.Add(conv) {
-		s.fail(w, familyDebugChat, CodeConversationExists, fmt.Sprintf("conversation %q already exists", id))
-		return
+		return nil, reply, false
 	}
-	cs := &chatSession{agentID: agentID, sess: sess, conv: conv}
+	cs := &chatSession{agentID: agentID, sess: sess, conv: conv, lastActive: done}
 	s.record(cs, "", nil, now, done, reply)
-	if !reply.Ended {
-		cs.lastActive = done
-		s.sessions.put(id, cs)
-	}
-	writeJSON(w, http.StatusOK, resultOf(id, "", reply))
+	return cs, reply, true
 }
 
 func (s *Server) handleChatTurn(w http.ResponseWriter, r *http.Request, k keyScope) {

@@ -17,6 +17,8 @@ const (
 	familyDebugChat
 	// familyAlerts is the alerts and webhooks groups: {message, errors}.
 	familyAlerts
+	// familyMessaging is the messaging host: {error}.
+	familyMessaging
 )
 
 // convError is the error body of the Conversations and handoff groups.
@@ -65,6 +67,10 @@ func (s *Server) fail(w http.ResponseWriter, fam family, code, msg string) {
 	}
 	if fam == familyAlerts {
 		writeJSON(w, status, alertError{Message: msg, Errors: []fieldError{}})
+		return
+	}
+	if fam == familyMessaging {
+		failMessaging(w, status, msg)
 		return
 	}
 	if fam == familyDebugChat {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -48,28 +49,57 @@ func (fi *faultInjector) active() bool {
 	return f.Latency > 0 || f.Jitter > 0 || f.Error500 > 0 || f.Error429 > 0 || f.Drop > 0
 }
 
-// apply injects the request-level faults. It returns false when it
-// answered (or dropped) the request itself.
-func (fi *faultInjector) apply(w http.ResponseWriter, r *http.Request, s *Server, fam family) bool {
+// requestFault is the fate pick gives a request.
+type requestFault int
+
+const (
+	faultNone    requestFault = iota
+	faultAborted              // the client went away during the injected latency
+	faultDrop                 // close the connection without a response
+	fault500                  // answer 500
+	fault429                  // answer 429 with Retry-After
+)
+
+// pick waits the injected latency and draws the request-level fault of the
+// next request. Each group answers the fault with its own error body.
+func (fi *faultInjector) pick(r *http.Request, sleep func(context.Context, time.Duration)) requestFault {
 	if !fi.active() {
-		return true
+		return faultNone
 	}
 	n := fi.seq.Add(1)
 	if d := fi.f.Latency + time.Duration(fi.draw(n, saltJitter)*float64(fi.f.Jitter)); d > 0 {
-		if s.opts.Sleep(r.Context(), d); r.Context().Err() != nil {
-			return false
+		if sleep(r.Context(), d); r.Context().Err() != nil {
+			return faultAborted
 		}
 	}
-	if fi.draw(n, saltDrop) < fi.f.Drop {
+	switch {
+	case fi.draw(n, saltDrop) < fi.f.Drop:
+		return faultDrop
+	case fi.draw(n, saltError500) < fi.f.Error500:
+		return fault500
+	case fi.draw(n, saltError429) < fi.f.Error429:
+		return fault429
+	}
+	return faultNone
+}
+
+// retryAfter is the Retry-After header value of injected 429s.
+func (fi *faultInjector) retryAfter() string { return strconv.Itoa(retryAfterSeconds(fi.f.RetryAfter)) }
+
+// apply injects the request-level faults. It returns false when it
+// answered (or dropped) the request itself.
+func (fi *faultInjector) apply(w http.ResponseWriter, r *http.Request, s *Server, fam family) bool {
+	switch fi.pick(r, s.opts.Sleep) {
+	case faultAborted:
+		return false
+	case faultDrop:
 		dropConnection(w)
 		return false
-	}
-	if fi.draw(n, saltError500) < fi.f.Error500 {
+	case fault500:
 		s.fail(w, fam, CodeInternal, "injected internal error")
 		return false
-	}
-	if fi.draw(n, saltError429) < fi.f.Error429 {
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(fi.f.RetryAfter)))
+	case fault429:
+		w.Header().Set("Retry-After", fi.retryAfter())
 		s.fail(w, fam, CodeRateLimited, "injected rate limit")
 		return false
 	}
@@ -82,6 +112,23 @@ func (fi *faultInjector) chatTimeout() bool {
 		return false
 	}
 	return fi.draw(fi.chat.Add(1), saltChatTimeout) < fi.f.ChatTimeout
+}
+
+// Salts of the messaging draws, a stream of their own (sessionDraw).
+const (
+	saltSocketDrop = iota + 1
+	saltDropPoint
+	saltOverload
+	saltReplyFailure
+	saltJoinFailure
+	saltStreamCut
+)
+
+// sessionDraw returns a uniform float in [0, 1) for the idx-th client
+// event of a messaging session (its id hashed) and salt: a session meets
+// the same faults in every run whatever the other sessions do.
+func (fi *faultInjector) sessionDraw(session, idx, salt uint64) float64 {
+	return float64(splitmix64(fi.seed^splitmix64(session^splitmix64(idx<<8|salt)))>>11) / (1 << 53)
 }
 
 // dropConnection closes the connection without writing a response. When
@@ -128,13 +175,19 @@ func (l *rateLimiter) allow(key string) (time.Duration, bool) {
 		b = &bucket{tokens: l.burst, last: now}
 		l.buckets[key] = b
 	}
+	return b.take(now, l.rate, l.burst)
+}
+
+// take refills the bucket for the time since its last use and takes a
+// token, or says how long until one is available.
+func (b *bucket) take(now time.Time, rate, burst float64) (time.Duration, bool) {
 	if el := now.Sub(b.last).Seconds(); el > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+el*l.rate)
+		b.tokens = math.Min(burst, b.tokens+el*rate)
 		b.last = now
 	}
 	if b.tokens >= 1 {
 		b.tokens--
 		return 0, true
 	}
-	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+	return time.Duration((1 - b.tokens) / rate * float64(time.Second)), false
 }

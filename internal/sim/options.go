@@ -62,8 +62,9 @@ type Options struct {
 	// Webhooks configures webhook deliveries.
 	Webhooks WebhookOptions
 	// TickInterval is how often, in real time, the background loop
-	// advances outbound calls, evaluates alert rules and drops expired
-	// calls; reads do the same on demand. Default DefaultTickInterval.
+	// advances outbound calls, evaluates alert rules, drops expired calls
+	// and expires idle messaging sessions; reads do the same on demand.
+	// Default DefaultTickInterval.
 	TickInterval time.Duration
 
 	// CallToken, when set, is the only X-<Brand>-Auth-Token that outbound
@@ -75,6 +76,8 @@ type Options struct {
 	// (node latencyMs) and injected latency. Default a timer; tests on a
 	// settable clock pass one that advances their clock instead.
 	Sleep func(ctx context.Context, d time.Duration)
+	// Messaging configures the real-time Messaging API (messaging.go).
+	Messaging MessagingOptions
 }
 
 // OutboundOptions are the timings and failures of simulated outbound calls.
@@ -151,6 +154,26 @@ type Faults struct {
 	Drop float64
 	// RetryAfter is the Retry-After of injected 429s; default DefaultRetryAfter.
 	RetryAfter time.Duration
+
+	// Messaging faults are drawn per session from its id and the index of
+	// the client event, so a session meets the same faults in every run.
+	//
+	// SocketDrop is the fraction of join requests and user messages
+	// during which the socket is dropped without a close frame: either
+	// before the event is processed (it is lost) or after the first few
+	// events of the answer were delivered (the rest waits in the log for
+	// the reconnect's replay).
+	SocketDrop float64
+	// Overload is the fraction of join requests and user messages
+	// answered with the "high load" system message, unprocessed.
+	Overload float64
+	// ReplyFailure is the fraction of user messages whose reply fails:
+	// unprocessed with "having trouble responding", or, when streaming,
+	// cut off after the first chunks with "encountered an error".
+	ReplyFailure float64
+	// JoinFailure is the fraction of join requests answered "unable to
+	// start a conversation"; the conversation is not created.
+	JoinFailure float64
 }
 
 // Validate reports every problem of the fault settings at once.
@@ -159,7 +182,8 @@ func (f Faults) Validate() error {
 	for _, fr := range []struct {
 		name string
 		v    float64
-	}{{"error500", f.Error500}, {"error429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop}} {
+	}{{"error500", f.Error500}, {"error429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop},
+		{"socket-drop", f.SocketDrop}, {"overload", f.Overload}, {"reply-failure", f.ReplyFailure}, {"join-failure", f.JoinFailure}} {
 		if fr.v < 0 || fr.v > 1 {
 			errs = append(errs, fmt.Errorf("fault %s: fraction %v is outside 0..1", fr.name, fr.v))
 		}
@@ -216,6 +240,9 @@ func (o Options) Validate() error {
 	}
 	if o.SMSSessionTimeout < 0 || o.TickInterval < 0 {
 		errs = append(errs, errors.New("SMS session timeout and tick interval must not be negative"))
+	}
+	if err := o.Messaging.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	w := o.Webhooks
 	if w.MaxAttempts < 0 || w.Workers < 0 || w.Queue < 0 || w.Backoff < 0 || w.MaxBackoff < 0 {
@@ -288,6 +315,7 @@ func (o Options) withDefaults() Options {
 	if w.Queue == 0 {
 		w.Queue = DefaultWebhookQueue
 	}
+	o.Messaging = o.Messaging.withDefaults()
 	return o
 }
 
@@ -328,4 +356,15 @@ type Info struct {
 	EnvNumbers map[string]map[string]string `json:"env_numbers"`
 	// UnreachableNumbers are the outbound destinations that end in failure.
 	UnreachableNumbers []string `json:"unreachable_numbers"`
+	// MessagingURL is {messaging_url}, set once the server listens: the
+	// HTTP steps under /api/v1 and the WebSocket at /ws (ws:// of the same
+	// host). Equal to BuildURL in single-host mode.
+	MessagingURL string `json:"messaging_url"`
+	// MessagingHost is the registered domain (X-Host) of the default
+	// connectors; its subdomains are accepted too.
+	MessagingHost string `json:"messaging_host"`
+	// MessagingConnectors are the default connectors' tokens (X-Token):
+	// agent id → environment → token. Options.Messaging.Connectors are
+	// not listed (their owner knows them).
+	MessagingConnectors map[string]map[string]string `json:"messaging_connectors"`
 }

@@ -67,6 +67,8 @@ type Server struct {
 	webhooks *webhooks
 	traffic  *traffic
 	idSeq    atomic.Uint64 // call sids, rule and endpoint ids, secrets
+	// msg is the Messaging API (messaging.go, messaging_ws.go).
+	msg *messagingState
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -79,13 +81,19 @@ type hostFamily int
 const (
 	buildHost hostFamily = iota
 	runtimeHost
+	// messagingHost is {messaging_url}: the Messaging API's HTTP steps
+	// and its WebSocket, authenticated by connector token and JWT.
+	messagingHost
 )
 
 func (h hostFamily) String() string {
-	if h == buildHost {
+	switch h {
+	case buildHost:
 		return "build"
+	case runtimeHost:
+		return "runtime"
 	}
-	return "runtime"
+	return "messaging"
 }
 
 // keyScope is what an API key may do: which host family it belongs to and,
@@ -170,6 +178,9 @@ func New(opts Options) (*Server, error) {
 		CallToken:        opts.CallToken,
 	}
 	s.fillMessagingInfo()
+	if err := s.newMessaging(); err != nil {
+		return nil, err
+	}
 	if err := s.seed(opts.SeedConversations); err != nil {
 		return nil, err
 	}
@@ -199,15 +210,27 @@ func (s *Server) Info() Info {
 	return info
 }
 
-func (s *Server) setURLs(build, runtime string) {
+func (s *Server) setURLs(build, runtime, messaging string) {
 	s.infoMu.Lock()
 	defer s.infoMu.Unlock()
-	s.info.BuildURL, s.info.RuntimeURL = build, runtime
+	s.info.BuildURL, s.info.RuntimeURL, s.info.MessagingURL = build, runtime, messaging
 }
 
 // SetURLs records where the server is reachable, for Info. ListenAndServe
 // calls it; callers serving the handlers themselves (httptest) call it too.
-func (s *Server) SetURLs(buildURL, runtimeURL string) { s.setURLs(buildURL, runtimeURL) }
+// The messaging URL is left as it was (see SetMessagingURL).
+func (s *Server) SetURLs(buildURL, runtimeURL string) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.info.BuildURL, s.info.RuntimeURL = buildURL, runtimeURL
+}
+
+// SetMessagingURL records where the messaging host is reachable, for Info.
+func (s *Server) SetMessagingURL(u string) {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	s.info.MessagingURL = u
+}
 
 // Store gives access to the conversation store (tests, later issues).
 func (s *Server) Store() *Store { return s.store }
@@ -220,6 +243,7 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		s.webhooks.stop()
+		s.msg.closeSockets()
 	})
 	s.janitorWG.Wait()
 	s.webhooks.closeIdle()
@@ -276,8 +300,12 @@ func (s *Server) BuildHandler() http.Handler { return s.handler(buildHost) }
 // RuntimeHandler serves the runtime host family; build paths answer 404.
 func (s *Server) RuntimeHandler() http.Handler { return s.handler(runtimeHost) }
 
-// Handler serves both families on one host: the self-serve region.
-func (s *Server) Handler() http.Handler { return s.handler(buildHost, runtimeHost) }
+// MessagingHandler serves the messaging host: POST /api/v1/access-token,
+// POST /api/v1/sessions and the WebSocket at GET /ws.
+func (s *Server) MessagingHandler() http.Handler { return s.handler(messagingHost) }
+
+// Handler serves every family on one host: the self-serve region.
+func (s *Server) Handler() http.Handler { return s.handler(buildHost, runtimeHost, messagingHost) }
 
 func (s *Server) handler(hosts ...hostFamily) http.Handler {
 	mux := http.NewServeMux()
@@ -293,12 +321,17 @@ func (s *Server) handler(hosts ...hostFamily) http.Handler {
 	if served[buildHost] {
 		s.registerAdmin(mux)
 	}
+	if served[messagingHost] {
+		for _, mr := range messagingRoutes {
+			mux.Handle(mr.pattern, s.messagingEndpoint(mr))
+		}
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		msg := fmt.Sprintf("no endpoint %s %s on this host", r.Method, r.URL.Path)
 		if len(hosts) == 1 {
 			msg = fmt.Sprintf("no endpoint %s %s on the %s host", r.Method, r.URL.Path, hosts[0])
-			if other := otherFamilyServes(hosts[0], r); other {
-				msg += fmt.Sprintf(" (the path belongs to the %s host family)", 1-hosts[0])
+			if other, ok := otherFamilyServes(hosts[0], r); ok {
+				msg += fmt.Sprintf(" (the path belongs to the %s host family)", other)
 			}
 		}
 		failStatus(w, http.StatusNotFound, msg)
@@ -306,22 +339,29 @@ func (s *Server) handler(hosts ...hostFamily) http.Handler {
 	return mux
 }
 
-// otherFamilyServes reports whether a request would match a route of the
-// other host family, to make the wrong-host 404 say so.
-func otherFamilyServes(h hostFamily, r *http.Request) bool {
-	mux := http.NewServeMux()
-	n := 0
-	for _, rt := range routes {
-		if rt.host != h {
-			mux.Handle(rt.pattern, http.NotFoundHandler())
-			n++
+// otherFamilyServes says which other host family has a route matching the
+// request, to make the wrong-host 404 say so.
+func otherFamilyServes(h hostFamily, r *http.Request) (hostFamily, bool) {
+	for _, other := range []hostFamily{buildHost, runtimeHost, messagingHost} {
+		if other == h {
+			continue
+		}
+		mux := http.NewServeMux()
+		for _, rt := range routes {
+			if rt.host == other {
+				mux.Handle(rt.pattern, http.NotFoundHandler())
+			}
+		}
+		if other == messagingHost {
+			for _, mr := range messagingRoutes {
+				mux.Handle(mr.pattern, http.NotFoundHandler())
+			}
+		}
+		if _, pattern := mux.Handler(r); pattern != "" {
+			return other, true
 		}
 	}
-	if n == 0 {
-		return false
-	}
-	_, pattern := mux.Handler(r)
-	return pattern != ""
+	return 0, false
 }
 
 // endpoint wraps a route with, in order: fault injection, authentication,
@@ -369,39 +409,67 @@ func retryAfterSeconds(d time.Duration) int {
 }
 
 // ListenAndServe serves on addr until ctx is done, then shuts down
-// gracefully. With singleHost both families share addr; otherwise addr is
-// the build host and the runtime host takes the next free port. ready, if
-// set, is called with the URLs once both listeners are open.
+// gracefully. With singleHost every family shares addr; otherwise addr is
+// the build host, and the runtime and messaging hosts take the next free
+// ports. ready, if set, is called with the URLs once the listeners are
+// open.
 func (s *Server) ListenAndServe(ctx context.Context, addr string, singleHost bool, ready func(Info)) error {
-	return s.ListenAndServeHosts(ctx, addr, "", singleHost, ready)
+	return s.ListenAndServeAddrs(ctx, Addrs{Build: addr}, singleHost, ready)
 }
 
 // ListenAndServeHosts is ListenAndServe with an explicit runtime address;
 // an empty runtimeAddr means the next free port after the build host's.
 func (s *Server) ListenAndServeHosts(ctx context.Context, buildAddr, runtimeAddr string, singleHost bool, ready func(Info)) error {
+	return s.ListenAndServeAddrs(ctx, Addrs{Build: buildAddr, Runtime: runtimeAddr}, singleHost, ready)
+}
+
+// Addrs are the listen addresses of the three host families. An empty
+// Runtime (Messaging) address is the next free port after the build
+// (runtime) host's, an ephemeral one when that was ephemeral.
+type Addrs struct {
+	Build, Runtime, Messaging string
+}
+
+// ListenAndServeAddrs is ListenAndServe with every address explicit. With
+// singleHost only a.Build is used.
+func (s *Server) ListenAndServeAddrs(ctx context.Context, a Addrs, singleHost bool, ready func(Info)) error {
 	var lc net.ListenConfig
-	buildLn, err := lc.Listen(ctx, "tcp", buildAddr)
+	buildLn, err := lc.Listen(ctx, "tcp", a.Build)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", buildAddr, err)
+		return fmt.Errorf("listen on %s: %w", a.Build, err)
 	}
 	servers := []*http.Server{}
 	listeners := []net.Listener{buildLn}
 	if singleHost {
 		u := listenURL(buildLn)
-		s.setURLs(u, u)
+		s.setURLs(u, u, u)
 		servers = append(servers, s.newHTTPServer(s.Handler()))
 	} else {
-		if host, port, err := net.SplitHostPort(buildAddr); runtimeAddr == "" && err == nil && (port == "0" || port == "") {
-			runtimeAddr = net.JoinHostPort(host, "0")
+		if host, port, err := net.SplitHostPort(a.Build); err == nil && (port == "0" || port == "") {
+			if a.Runtime == "" {
+				a.Runtime = net.JoinHostPort(host, "0")
+			}
+			if a.Messaging == "" {
+				a.Messaging = net.JoinHostPort(host, "0")
+			}
 		}
-		runtimeLn, err := listenRuntime(ctx, &lc, buildLn, runtimeAddr)
-		if err != nil {
-			buildLn.Close()
-			return err
+		prev := buildLn
+		for _, h := range []struct {
+			addr   *string
+			family hostFamily
+		}{{&a.Runtime, runtimeHost}, {&a.Messaging, messagingHost}} {
+			ln, err := listenNext(ctx, &lc, prev, *h.addr, h.family)
+			if err != nil {
+				for _, l := range listeners {
+					l.Close()
+				}
+				return err
+			}
+			listeners = append(listeners, ln)
+			prev = ln
 		}
-		listeners = append(listeners, runtimeLn)
-		s.setURLs(listenURL(buildLn), listenURL(runtimeLn))
-		servers = append(servers, s.newHTTPServer(s.BuildHandler()), s.newHTTPServer(s.RuntimeHandler()))
+		s.setURLs(listenURL(listeners[0]), listenURL(listeners[1]), listenURL(listeners[2]))
+		servers = append(servers, s.newHTTPServer(s.BuildHandler()), s.newHTTPServer(s.RuntimeHandler()), s.newHTTPServer(s.MessagingHandler()))
 	}
 	if ready != nil {
 		ready(s.Info())
@@ -435,23 +503,25 @@ func (s *Server) ListenAndServeHosts(ctx context.Context, buildAddr, runtimeAddr
 }
 
 func (s *Server) newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// Shutdown does not touch hijacked connections: close the sockets.
+	srv.RegisterOnShutdown(s.msg.closeSockets)
+	return srv
 }
 
-// listenRuntime opens the runtime listener: at addr when given, else on
-// the next free port after the build listener's (an ephemeral port when
-// the build port was ephemeral too).
-func listenRuntime(ctx context.Context, lc *net.ListenConfig, buildLn net.Listener, addr string) (net.Listener, error) {
+// listenNext opens the listener of a host family: at addr when given,
+// else on the next free port after prev's.
+func listenNext(ctx context.Context, lc *net.ListenConfig, prev net.Listener, addr string, family hostFamily) (net.Listener, error) {
 	if addr != "" {
 		ln, err := lc.Listen(ctx, "tcp", addr)
 		if err != nil {
-			return nil, fmt.Errorf("listen on %s for the runtime host: %w", addr, err)
+			return nil, fmt.Errorf("listen on %s for the %s host: %w", addr, family, err)
 		}
 		return ln, nil
 	}
-	tcp, ok := buildLn.Addr().(*net.TCPAddr)
+	tcp, ok := prev.Addr().(*net.TCPAddr)
 	if !ok {
-		return nil, fmt.Errorf("build listener %s is not TCP", buildLn.Addr())
+		return nil, fmt.Errorf("listener %s is not TCP", prev.Addr())
 	}
 	var lastErr error
 	for port := tcp.Port + 1; port <= tcp.Port+100 && port < 65536; port++ {
@@ -461,11 +531,11 @@ func listenRuntime(ctx context.Context, lc *net.ListenConfig, buildLn net.Listen
 		}
 		lastErr = err
 	}
-	// A free port near the build port could not be found: fall back to an
-	// ephemeral one rather than failing.
+	// A free port near the previous one could not be found: fall back to
+	// an ephemeral one rather than failing.
 	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(tcp.IP.String(), "0"))
 	if err != nil {
-		return nil, fmt.Errorf("listen for the runtime host: %w (after %v)", err, lastErr)
+		return nil, fmt.Errorf("listen for the %s host: %w (after %v)", family, err, lastErr)
 	}
 	return ln, nil
 }

@@ -15,13 +15,15 @@ import (
 
 // Sim is a running simulator and what a client needs to reach it.
 type Sim struct {
-	// BuildURL and RuntimeURL are the base URLs of the two host families
-	// (equal in single-host mode), without a trailing slash.
-	BuildURL   string
-	RuntimeURL string
-	AccountID  string
-	BuildKey   string
-	RuntimeKey string
+	// BuildURL, RuntimeURL and MessagingURL are the base URLs of the
+	// three host families (equal in single-host mode), without a
+	// trailing slash.
+	BuildURL     string
+	RuntimeURL   string
+	MessagingURL string
+	AccountID    string
+	BuildKey     string
+	RuntimeKey   string
 	// AgentIDs are the served agents, sorted.
 	AgentIDs []string
 	// Info carries the rest: account slug, PROJECT- aliases, scoped keys.
@@ -29,30 +31,35 @@ type Sim struct {
 	Server *sim.Server
 }
 
-// Start serves the build and runtime families on two loopback listeners.
+// Start serves the build, runtime and messaging families on three
+// loopback listeners.
 func Start(t testing.TB, opts sim.Options) *Sim {
 	t.Helper()
 	srv := newServer(t, opts)
 	build := httptest.NewServer(srv.BuildHandler())
 	runtime := httptest.NewServer(srv.RuntimeHandler())
+	messaging := httptest.NewServer(srv.MessagingHandler())
 	t.Cleanup(func() {
+		// The simulator first: it closes the WebSockets, which the
+		// httptest servers no longer track once hijacked.
+		srv.Close()
 		build.Close()
 		runtime.Close()
-		srv.Close()
+		messaging.Close()
 	})
-	return finish(srv, build.URL, runtime.URL)
+	return finish(srv, build.URL, runtime.URL, messaging.URL)
 }
 
-// StartSingleHost serves both families on one listener (self-serve region).
+// StartSingleHost serves every family on one listener (self-serve region).
 func StartSingleHost(t testing.TB, opts sim.Options) *Sim {
 	t.Helper()
 	srv := newServer(t, opts)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
-		hs.Close()
 		srv.Close()
+		hs.Close()
 	})
-	return finish(srv, hs.URL, hs.URL)
+	return finish(srv, hs.URL, hs.URL, hs.URL)
 }
 
 func newServer(t testing.TB, opts sim.Options) *sim.Server {
@@ -64,17 +71,19 @@ func newServer(t testing.TB, opts sim.Options) *sim.Server {
 	return srv
 }
 
-func finish(srv *sim.Server, buildURL, runtimeURL string) *Sim {
+func finish(srv *sim.Server, buildURL, runtimeURL, messagingURL string) *Sim {
 	srv.SetURLs(buildURL, runtimeURL)
+	srv.SetMessagingURL(messagingURL)
 	info := srv.Info()
 	return &Sim{
-		BuildURL:   buildURL,
-		RuntimeURL: runtimeURL,
-		AccountID:  info.AccountID,
-		BuildKey:   info.BuildKey,
-		RuntimeKey: info.RuntimeKey,
-		AgentIDs:   info.AgentIDs,
-		Info:       info,
-		Server:     srv,
+		BuildURL:     buildURL,
+		RuntimeURL:   runtimeURL,
+		MessagingURL: messagingURL,
+		AccountID:    info.AccountID,
+		BuildKey:     info.BuildKey,
+		RuntimeKey:   info.RuntimeKey,
+		AgentIDs:     info.AgentIDs,
+		Info:         info,
+		Server:       srv,
 	}
 }

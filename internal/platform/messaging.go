@@ -1,0 +1,902 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// The Messaging API (reference, "Messaging API"): a connector token and
+// host exchanged for a JWT, a session, then a WebSocket carrying an event
+// log. One MessagingSession is one conversation, driven by one goroutine:
+//
+//	m, err := c.OpenMessaging(ctx, platform.MessagingStart{Streaming: true})
+//	if m != nil { defer m.Close() }
+//	if err != nil { ... }                   // m.Opening() holds what arrived
+//	turn, err := m.Say(ctx, "a table for two")
+//	// turn.Reply, turn.Events, turn.System, turn.SessionEnded, turn.Handoff
+//
+// # Completion
+//
+// An answer is complete at the first of:
+//   - a session end event;
+//   - the end of the agent's typing indicator (typing false, or a
+//     *_TYPING_STOP-style event) once the turn has an answer: a complete
+//     agent or live-agent message, or an error-level system message;
+//   - MessagingStart.Settle without a new event once the turn has an
+//     answer while the typing indicator is off (a platform without one,
+//     or one that turns it off before the message).
+//
+// A whole message is complete when it arrives; a streamed one at its final
+// chunk (final, is_final, last, done or complete true), at a stream-end
+// event naming its message id, or when a whole message with the same id
+// follows its chunks. The turn fails with a *NetworkError after
+// MessagingStart.TurnTimeout without a complete answer.
+//
+// # Reconnects
+//
+// A dropped socket is reopened with the same session and the cursor of the
+// last event seen (the highest numeric seq or id), up to MaxReconnects
+// times per turn; replayed events already seen are dropped by id. Every
+// client event carries metadata.custom.agenttest_id, a number unique in
+// the session, so that its echo can be recognised. The client event of
+// the turn is sent again only when it certainly never arrived: the
+// platform echoes client events (seen earlier in the session) and the
+// replay holds no echo of this one. The join request is never sent twice
+// once the replay shows the agent joined (rule 2).
+
+// Defaults of MessagingStart.
+const (
+	// DefaultMessagingTurnTimeout bounds the wait for one answer.
+	DefaultMessagingTurnTimeout = 30 * time.Second
+	// DefaultMessagingSettle is the quiet time that completes an answer
+	// on a platform without typing indicators.
+	DefaultMessagingSettle = 300 * time.Millisecond
+	// DefaultMessagingReconnects is the most reconnects within one turn.
+	DefaultMessagingReconnects = 3
+	// maxMessagingFrame bounds one received event; the reference shows
+	// no limit, and a history batch of a long session is the largest.
+	maxMessagingFrame = 16 << 20
+	// clientIDKey is the metadata.custom member that tags each client
+	// event, so its echo can be recognised after a reconnect.
+	clientIDKey = "agenttest_id"
+)
+
+// MessagingStart configures one messaging conversation.
+type MessagingStart struct {
+	// Streaming asks for streamed replies (streaming_enabled).
+	Streaming bool
+	// Custom is sent as metadata.custom with every client event (the
+	// platform echoes it); per-message values add to it.
+	Custom map[string]any
+	// TurnTimeout bounds each answer, the join's included. Default
+	// DefaultMessagingTurnTimeout.
+	TurnTimeout time.Duration
+	// Settle completes an answer after this much quiet on platforms
+	// without typing indicators. Default DefaultMessagingSettle.
+	Settle time.Duration
+	// MaxReconnects bounds the reconnects within one turn. Default
+	// DefaultMessagingReconnects; negative turns reconnects off.
+	MaxReconnects int
+	// Events names the client events; zero fields take the defaults.
+	Events MessagingClientEvents
+}
+
+// MessagingClientEvents are the names of the client events the client
+// sends. The reference names only the join request; the others default to
+// the simulator's choices (docs/simulator.md).
+type MessagingClientEvents struct {
+	// Join defaults to EVENT_TYPE_REQUEST_<BRAND>_AGENT_JOIN.
+	Join string
+	// UserMessage (payload {text}) defaults to EVENT_TYPE_USER_MESSAGE.
+	UserMessage string
+	// RequestLiveAgent (payload {reason}) defaults to
+	// EVENT_TYPE_REQUEST_LIVE_AGENT.
+	RequestLiveAgent string
+	// EndSession defaults to EVENT_TYPE_END_SESSION.
+	EndSession string
+}
+
+// MessagingMessage is one user message.
+type MessagingMessage struct {
+	// Text is the message; empty is allowed (a silence).
+	Text string
+	// Custom adds to MessagingStart.Custom for this message.
+	Custom map[string]any
+}
+
+// ErrMessagingEnded is returned by the calls that need a live session
+// after the session ended.
+var ErrMessagingEnded = errors.New("messaging session has ended")
+
+// validateMessaging checks the messaging settings when any is given.
+func (c Config) validateMessaging() error {
+	var errs []error
+	if c.MessagingURL != "" {
+		u, err := url.Parse(c.MessagingURL)
+		switch {
+		case err != nil || u.Host == "":
+			errs = append(errs, fmt.Errorf("messaging URL %q: want http(s)://host or ws(s)://host", c.MessagingURL))
+		case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss":
+			errs = append(errs, fmt.Errorf("messaging URL %q: scheme must be http, https, ws or wss", c.MessagingURL))
+		case u.User != nil:
+			errs = append(errs, fmt.Errorf("messaging URL %q: credentials in the URL are not allowed; use the connector token setting", u.Redacted()))
+		}
+	}
+	if c.MessagingSocketURL != "" {
+		u, err := url.Parse(c.MessagingSocketURL)
+		if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" {
+			errs = append(errs, fmt.Errorf("messaging socket URL %q: want ws(s)://host/path without a query", c.MessagingSocketURL))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// messagingURLs derives the HTTP base and the WebSocket URL; both are
+// empty when MessagingURL is.
+func (c Config) messagingURLs() (*url.URL, string) {
+	if c.MessagingURL == "" {
+		return nil, ""
+	}
+	u, err := url.Parse(strings.TrimRight(c.MessagingURL, "/"))
+	if err != nil {
+		return nil, ""
+	}
+	ws := "ws"
+	if u.Scheme == "https" || u.Scheme == "wss" {
+		u.Scheme, ws = "https", "wss"
+	} else {
+		u.Scheme = "http"
+	}
+	socket := c.MessagingSocketURL
+	if socket == "" {
+		// The reference: wss://{messaging_host}/ws, the host alone.
+		socket = ws + "://" + u.Host + "/ws"
+	}
+	return u, socket
+}
+
+// The Messaging API's HTTP steps. Both may be repeated safely: a second
+// token or an unused session is all a retry can leave behind.
+var (
+	epAccessToken = endpoint{"POST", "/api/v1/access-token", messagingHost, authConnector, retrySession}
+	epMsgSession  = endpoint{"POST", "/api/v1/sessions", messagingHost, authBearer, retrySession}
+	// epSocket is the handshake; it names the endpoint in errors and
+	// gives the retry class of a read (the handshake changes nothing).
+	epSocket = endpoint{"GET", "/ws", messagingHost, authBearer, retryRead}
+)
+
+// MessagingSession is one conversation over the Messaging API. It is not
+// safe for concurrent use: one goroutine drives it, and cancels a turn
+// through its context.
+type MessagingSession struct {
+	c      *Client
+	start  MessagingStart
+	events MessagingClientEvents
+	forms  *eventForms // shared by the client's sessions
+
+	jwt       string
+	secrets   [][]byte // the JWT and its signature, redacted from all text
+	sessionID string
+
+	conn   *websocket.Conn
+	frames chan inbound // from the current connection's reader
+	quit   chan struct{}
+	// dropped is the error of a socket that failed between turns; the
+	// next send reconnects first.
+	dropped error
+
+	seen           map[string]bool
+	cursor         int64
+	turns          []*MessagingTurn
+	opening        *MessagingTurn
+	joined         bool
+	echoes         bool // the platform echoes client events
+	typingOn       bool // the agent's typing indicator is on
+	ended          bool
+	endReason      string
+	conversationID string
+	nextID         int
+	reconnects     int
+	closed         bool
+}
+
+// inbound is a frame or the error that ended a connection.
+type inbound struct {
+	data []byte
+	err  error
+}
+
+// OpenMessaging runs the opening of a conversation: access token,
+// session, socket, history batch and, unless the history shows the agent
+// joined, the join request, whose answer (the greeting) is Opening(). The
+// session is returned whenever it was created, also with an error, so the
+// caller can read what arrived and must Close it.
+func (c *Client) OpenMessaging(ctx context.Context, st MessagingStart) (*MessagingSession, error) {
+	var problems []string
+	if c.messaging == nil {
+		problems = append(problems, "the messaging URL is not configured")
+	}
+	if c.cfg.ConnectorToken == "" {
+		problems = append(problems, "the connector token is not configured")
+	}
+	if c.cfg.MessagingHost == "" {
+		problems = append(problems, "the messaging host (X-Host) is not configured")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("open messaging: %s", strings.Join(problems, "; "))
+	}
+	m := newMessagingSession(c, st)
+	jwt, err := c.messagingToken(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open messaging: %w", err)
+	}
+	m.setJWT(jwt)
+	if m.sessionID, err = m.createSession(ctx); err != nil {
+		return nil, fmt.Errorf("open messaging: %w", err)
+	}
+	m.opening = &MessagingTurn{Started: c.now()}
+	if err := m.connect(ctx, m.opening, nil); err != nil {
+		return m, fmt.Errorf("open messaging session %s: %w", m.sessionID, err)
+	}
+	if m.joined || m.ended {
+		return m, nil
+	}
+	turn, err := m.exchange(ctx, m.events.Join, map[string]any{}, nil, m.opening)
+	m.opening = turn
+	if err != nil {
+		return m, fmt.Errorf("open messaging session %s: join: %w", m.sessionID, err)
+	}
+	return m, nil
+}
+
+func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
+	if st.TurnTimeout <= 0 {
+		st.TurnTimeout = DefaultMessagingTurnTimeout
+	}
+	if st.Settle <= 0 {
+		st.Settle = DefaultMessagingSettle
+	}
+	if st.MaxReconnects == 0 {
+		st.MaxReconnects = DefaultMessagingReconnects
+	}
+	forms := c.messagingForms()
+	ev := st.Events
+	if ev.Join == "" {
+		ev.Join = forms.join
+	}
+	if ev.UserMessage == "" {
+		ev.UserMessage = "EVENT_TYPE_USER_MESSAGE"
+	}
+	if ev.RequestLiveAgent == "" {
+		ev.RequestLiveAgent = "EVENT_TYPE_REQUEST_LIVE_AGENT"
+	}
+	if ev.EndSession == "" {
+		ev.EndSession = "EVENT_TYPE_END_SESSION"
+	}
+	return &MessagingSession{c: c, start: st, events: ev, forms: forms, seen: map[string]bool{}, quit: make(chan struct{})}
+}
+
+// SessionID is the platform's session id (not a secret).
+func (m *MessagingSession) SessionID() string { return m.sessionID }
+
+// ConversationID is the conversation id the joined event named, or "".
+func (m *MessagingSession) ConversationID() string { return m.conversationID }
+
+// Opening is the opening turn: the history batch and the join's answer.
+func (m *MessagingSession) Opening() *MessagingTurn { return m.opening }
+
+// Joined reports whether the agent joined (now or in the history).
+func (m *MessagingSession) Joined() bool { return m.joined }
+
+// Ended reports whether a session end event arrived, and its reason.
+func (m *MessagingSession) Ended() (bool, string) { return m.ended, m.endReason }
+
+// Events returns every event of the session so far, without duplicates,
+// in arrival order: the events of its turns.
+func (m *MessagingSession) Events() []MessagingEvent {
+	var out []MessagingEvent
+	for _, t := range m.turns {
+		out = append(out, t.Events...)
+	}
+	return out
+}
+
+// messagingForms returns the event forms of the client's brand, built
+// once.
+func (c *Client) messagingForms() *eventForms {
+	c.formsOnce.Do(func() {
+		f := newEventForms(c.cfg.Brand)
+		c.forms = &f
+	})
+	return c.forms
+}
+
+// Reconnects is the number of reconnects so far.
+func (m *MessagingSession) Reconnects() int { return m.reconnects }
+
+// Say sends a user message and returns its answer.
+func (m *MessagingSession) Say(ctx context.Context, text string) (*MessagingTurn, error) {
+	return m.Send(ctx, MessagingMessage{Text: text})
+}
+
+// Send sends a user message with its own custom metadata. On error the
+// turn holds what arrived.
+func (m *MessagingSession) Send(ctx context.Context, msg MessagingMessage) (*MessagingTurn, error) {
+	return m.exchange(ctx, m.events.UserMessage, map[string]any{"text": msg.Text}, msg.Custom, nil)
+}
+
+// Join sends the join request again: after an answer that the
+// conversation could not start, the reference lets the user retry. It
+// refuses once the agent has joined, since a second join is never right.
+func (m *MessagingSession) Join(ctx context.Context) (*MessagingTurn, error) {
+	if m.joined {
+		return nil, fmt.Errorf("messaging session %s: the agent has joined already", m.sessionID)
+	}
+	return m.exchange(ctx, m.events.Join, map[string]any{}, nil, nil)
+}
+
+// RequestLiveAgent asks for a live agent (a client-requested handoff).
+func (m *MessagingSession) RequestLiveAgent(ctx context.Context, reason string) (*MessagingTurn, error) {
+	payload := map[string]any{}
+	if reason != "" {
+		payload["reason"] = reason
+	}
+	return m.exchange(ctx, m.events.RequestLiveAgent, payload, nil, nil)
+}
+
+// End asks the platform to end the session and waits for the end event.
+func (m *MessagingSession) End(ctx context.Context) (*MessagingTurn, error) {
+	return m.exchange(ctx, m.events.EndSession, map[string]any{}, nil, nil)
+}
+
+// Close closes the socket (a normal closure; the session itself stays on
+// the platform until it ends or expires).
+func (m *MessagingSession) Close() error {
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	close(m.quit)
+	if m.conn == nil {
+		return nil
+	}
+	// A socket the platform dropped or closed already has nothing left
+	// to close: the error says only that.
+	_ = m.conn.Close(websocket.StatusNormalClosure, "")
+	return nil
+}
+
+// messagingToken is step 1.
+func (c *Client) messagingToken(ctx context.Context) (string, error) {
+	rq := &call{ep: epAccessToken, path: epAccessToken.template, body: []byte("{}")}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return "", err
+	}
+	defer resp.release()
+	var body struct {
+		AccessToken jString `json:"access_token"`
+		Token       jString `json:"token"`
+	}
+	tok := ""
+	if json.Unmarshal(resp.body(), &body) == nil {
+		tok = body.AccessToken.V
+		if tok == "" {
+			tok = body.Token.V
+		}
+	}
+	if tok == "" {
+		// The body is withheld: a half-broken answer may still hold a
+		// token, and there is no way to know which part to redact.
+		return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Status: resp.status,
+			Err: errors.New(`no "access_token" string in the answer (body withheld: it may hold the token)`)}
+	}
+	return tok, nil
+}
+
+// setJWT keeps the access token and what must be redacted of it.
+func (m *MessagingSession) setJWT(jwt string) {
+	m.jwt = jwt
+	m.secrets = [][]byte{[]byte(jwt)}
+	// The signature alone authenticates nothing, but it is the secret
+	// part; the header and claims are readable by design.
+	if i := strings.LastIndexByte(jwt, '.'); i >= 0 && len(jwt)-i > 16 {
+		m.secrets = append(m.secrets, []byte(jwt[i+1:]))
+	}
+}
+
+// redact removes the configured keys and the access token from text.
+func (m *MessagingSession) redact(s string) string {
+	s = m.c.Redact(s)
+	for _, sec := range m.secrets {
+		s = strings.ReplaceAll(s, string(sec), redacted)
+	}
+	return s
+}
+
+func (m *MessagingSession) redactBytes(b []byte) []byte {
+	b = m.c.redactBytes(b)
+	for _, sec := range m.secrets {
+		if bytes.Contains(b, sec) {
+			b = bytes.ReplaceAll(b, sec, []byte(redacted))
+		}
+	}
+	return b
+}
+
+// redactError removes the access token from a typed error of the client.
+func (m *MessagingSession) redactError(err error) error {
+	var ae *APIError
+	var re *ResponseError
+	var ne *NetworkError
+	switch {
+	case errors.As(err, &ae):
+		ae.Message, ae.Code, ae.Body = m.redact(ae.Message), m.redact(ae.Code), m.redactBytes(ae.Body)
+	case errors.As(err, &re):
+		re.Body = m.redactBytes(re.Body)
+		re.Err = redactedError{m.redact(re.Err.Error()), re.Err}
+	case errors.As(err, &ne):
+		ne.msg = m.redact(ne.msg)
+	}
+	return err
+}
+
+// createSession is step 2.
+func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
+	body, _ := json.Marshal(map[string]bool{"streaming_enabled": m.start.Streaming})
+	rq := &call{ep: epMsgSession, path: epMsgSession.template, body: body, bearer: m.jwt}
+	resp, err := m.c.do(ctx, rq)
+	if err != nil {
+		return "", m.redactError(err)
+	}
+	defer resp.release()
+	var r struct {
+		SessionID jString `json:"session_id"`
+		ID        jString `json:"sessionId"`
+	}
+	raw := m.redactBytes(resp.body())
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return "", m.c.responseError(rq, resp.status, raw, describeDecodeError(err))
+	}
+	id := r.SessionID.V
+	if id == "" {
+		id = r.ID.V
+	}
+	if id == "" {
+		return "", m.c.responseError(rq, resp.status, raw, errors.New(`no "session_id" in the answer`))
+	}
+	return id, nil
+}
+
+// socketCall names the handshake in errors.
+func (m *MessagingSession) socketCall() *call { return &call{ep: epSocket, path: epSocket.template} }
+
+// netError is a *NetworkError of the socket, redacted.
+func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
+	method := ep.method
+	if ep == epSocket {
+		method = "WS"
+	}
+	return &NetworkError{Method: method, Endpoint: ep.template, Path: ep.template, Sent: true, Attempts: 1, Err: err, msg: m.redact(err.Error())}
+}
+
+// dial opens a socket, with the client's retry policy for the handshake
+// (a 429 waits for Retry-After).
+func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
+	q := url.Values{"session_id": {m.sessionID}, "access_token": {m.jwt}}
+	if m.cursor > 0 {
+		q.Set("cursor", strconv.FormatInt(m.cursor, 10))
+	}
+	sep := "?"
+	if strings.Contains(m.c.socket, "?") {
+		sep = "&"
+	}
+	target := m.c.socket + sep + q.Encode()
+	rq := m.socketCall()
+	opts := &websocket.DialOptions{HTTPClient: m.c.http, HTTPHeader: http.Header{"User-Agent": {m.c.cfg.UserAgent}}}
+	for attempt := 1; ; attempt++ {
+		conn, resp, err := websocket.Dial(ctx, target, opts)
+		if err == nil {
+			conn.SetReadLimit(maxMessagingFrame)
+			return conn, nil
+		}
+		var failure error
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			failure = m.redactError(m.c.apiError(rq, resp, attempt))
+		} else {
+			// url.Error repeats the URL, and with it the access token.
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			sent := resp != nil || !neverSent(err)
+			ne := m.c.networkError(rq, err, sent, attempt)
+			ne.msg = m.redact(ne.msg)
+			failure = ne
+		}
+		wait, retry := m.c.shouldRetry(ctx, rq, failure, attempt)
+		if !retry {
+			return nil, failure
+		}
+		if err := m.c.retry.sleep(ctx, wait); err != nil {
+			return nil, m.redactError(m.c.networkError(rq, err, false, attempt))
+		}
+	}
+}
+
+// connect opens a socket, reads the history batch into turn and starts
+// the socket's reader. st is the exchange in progress, or nil.
+func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
+	ctx, cancel := context.WithTimeout(ctx, m.start.TurnTimeout)
+	defer cancel()
+	conn, err := m.dial(ctx)
+	if err != nil {
+		return err
+	}
+	m.conn = conn
+	m.frames = make(chan inbound, 64)
+	go m.read(conn, m.frames)
+	// The history batch comes first; a platform that sends something
+	// else first has that taken as a live event.
+	in, err := m.next(ctx)
+	if err != nil {
+		return err
+	}
+	if in.err != nil {
+		return m.netError(epSocket, fmt.Errorf("socket closed before the history batch: %w", in.err))
+	}
+	return m.accept(in.data, turn, st)
+}
+
+// read forwards a connection's frames until it fails or the session is
+// closed.
+func (m *MessagingSession) read(conn *websocket.Conn, out chan<- inbound) {
+	for {
+		_, data, err := conn.Read(context.Background())
+		select {
+		case out <- inbound{data: data, err: err}:
+		case <-m.quit:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// next waits for the next frame of the current connection.
+func (m *MessagingSession) next(ctx context.Context) (inbound, error) {
+	select {
+	case in := <-m.frames:
+		return in, nil
+	case <-ctx.Done():
+		return inbound{}, ctx.Err()
+	}
+}
+
+// reconnect replaces a dropped socket, continuing from the cursor. A new
+// socket that drops before its history batch counts as one more
+// reconnect; a refused handshake (404, 401) ends the attempts.
+func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, cause error, st *turnState) error {
+	for {
+		if m.start.MaxReconnects < 0 || turn.Reconnects >= m.start.MaxReconnects {
+			return m.netError(epSocket, fmt.Errorf("socket closed (%d reconnects in this turn): %w", turn.Reconnects, cause))
+		}
+		if m.conn != nil {
+			m.conn.CloseNow()
+		}
+		m.reconnects++
+		turn.Reconnects++
+		err := m.connect(ctx, turn, st)
+		var ne *NetworkError
+		if err == nil || !errors.As(err, &ne) || ctx.Err() != nil {
+			return err
+		}
+		cause = err
+	}
+}
+
+// exchange sends one client event and collects its answer into turn (a
+// new one when nil).
+func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map[string]any, custom map[string]any, turn *MessagingTurn) (*MessagingTurn, error) {
+	if turn == nil {
+		turn = &MessagingTurn{Started: m.c.now()}
+	}
+	if m.closed {
+		return turn, fmt.Errorf("messaging session %s is closed", m.sessionID)
+	}
+	if m.ended {
+		return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout)
+	defer cancel()
+	// What arrived between turns belongs to this one.
+	if err := m.drain(turn); err != nil {
+		return turn, err
+	}
+	if m.ended {
+		return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
+	}
+	m.nextID++
+	id := "c" + strconv.Itoa(m.nextID)
+	meta := map[string]any{}
+	for k, v := range m.start.Custom {
+		meta[k] = v
+	}
+	for k, v := range custom {
+		meta[k] = v
+	}
+	meta[clientIDKey] = id
+	frame, err := json.Marshal(map[string]any{"type": typ, "payload": payload, "metadata": map[string]any{"custom": meta}})
+	if err != nil {
+		return turn, fmt.Errorf("messaging session %s: encode %s: %w", m.sessionID, typ, err)
+	}
+	turn.Request = m.redactBytes(frame)
+	st := &turnState{turn: turn, clientID: id, typ: typ}
+	if m.dropped != nil {
+		cause := m.dropped
+		m.dropped = nil
+		if err := m.reconnect(ctx, turn, cause, nil); err != nil {
+			return turn, err
+		}
+		if m.ended {
+			return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
+		}
+	}
+	turn.Started = m.c.now()
+	if err := m.send(ctx, frame, turn, st); err != nil {
+		return turn, err
+	}
+	// The settle timer exists only on platforms that need it.
+	var settle *time.Timer
+	var settleC <-chan time.Time
+	defer func() {
+		if settle != nil {
+			settle.Stop()
+		}
+	}()
+	for {
+		if st.done() {
+			turn.Latency = st.answeredAt.Sub(turn.Started)
+			return turn, nil
+		}
+		var in inbound
+		select {
+		case in = <-m.frames:
+		case <-settleC:
+			if st.answered && !m.typingOn {
+				turn.CompletedBy = "settle"
+				turn.Latency = st.answeredAt.Sub(turn.Started)
+				return turn, nil
+			}
+			continue
+		case <-ctx.Done():
+			return turn, m.timeout(ctx)
+		}
+		if in.err != nil {
+			if err := m.reconnect(ctx, turn, in.err, st); err != nil {
+				return turn, err
+			}
+			// The replay is in turn now; send again only what certainly
+			// never arrived.
+			if m.shouldResend(st) {
+				turn.Resent++
+				if err := m.send(ctx, frame, turn, st); err != nil {
+					return turn, err
+				}
+			}
+			continue
+		}
+		if err := m.accept(in.data, turn, st); err != nil {
+			return turn, err
+		}
+		if st.answered && !m.typingOn {
+			if settle == nil {
+				settle = time.NewTimer(m.start.Settle)
+				settleC = settle.C
+			} else {
+				settle.Reset(m.start.Settle)
+			}
+		}
+	}
+}
+
+// errTurnTimeout is the cause of a turn's own deadline.
+var errTurnTimeout = errors.New("turn timeout")
+
+// timeout is the error of a turn whose context ended: the turn's own
+// deadline, or the caller's.
+func (m *MessagingSession) timeout(ctx context.Context) error {
+	err := ctx.Err()
+	if errors.Is(context.Cause(ctx), errTurnTimeout) {
+		err = fmt.Errorf("no complete answer within %s: %w", m.start.TurnTimeout, err)
+	}
+	return m.netError(epSocket, err)
+}
+
+// send writes a frame. When the socket is gone it reconnects and writes
+// again only if the event certainly never arrived (shouldResend).
+func (m *MessagingSession) send(ctx context.Context, frame []byte, turn *MessagingTurn, st *turnState) error {
+	for {
+		err := m.conn.Write(ctx, websocket.MessageText, frame)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return m.timeout(ctx)
+		}
+		if err := m.reconnect(ctx, turn, err, st); err != nil {
+			return err
+		}
+		if !m.shouldResend(st) {
+			return nil
+		}
+		turn.Resent++
+	}
+}
+
+// drain takes the frames that arrived between turns.
+func (m *MessagingSession) drain(turn *MessagingTurn) error {
+	for {
+		select {
+		case in := <-m.frames:
+			if in.err != nil {
+				// Dropped between turns: the send reconnects first.
+				m.dropped = in.err
+				return nil
+			}
+			if err := m.accept(in.data, turn, nil); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// shouldResend decides whether the turn's client event goes again after
+// a reconnect.
+func (m *MessagingSession) shouldResend(st *turnState) bool {
+	if st.acked || st.answered || m.ended {
+		return false
+	}
+	if st.typ == m.events.Join {
+		// Rule 2: send the join unless the replay shows the agent joined
+		// (or, above, the join's echo says it arrived).
+		return !m.joined
+	}
+	// A user message goes again only on a platform known to echo client
+	// events, whose replay would hold the echo had it arrived; elsewhere
+	// a second copy could be a second user turn, so the turn waits and
+	// at worst times out.
+	return m.echoes
+}
+
+// accept decodes a frame (an event or a history batch) into turn. st is
+// nil for frames outside an exchange.
+func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnState) error {
+	data = m.redactBytes(data)
+	ev, err := decodeEvent(data)
+	if err != nil {
+		return m.frameError(data, err)
+	}
+	if m.forms.kind(ev.Type, &m.events) == EventBatch {
+		list, err := batchEvents(ev.Payload)
+		if err != nil {
+			return m.frameError(data, err)
+		}
+		for _, raw := range list {
+			e, err := decodeEvent(raw)
+			if err != nil {
+				return m.frameError(raw, fmt.Errorf("in the history batch: %w", err))
+			}
+			e.Replayed = true
+			m.add(e, turn, st)
+		}
+		return nil
+	}
+	m.add(ev, turn, st)
+	return nil
+}
+
+// frameError is a *ResponseError for a received frame that cannot be
+// used: the platform's fault, never the agent's.
+func (m *MessagingSession) frameError(data []byte, err error) error {
+	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Status: http.StatusSwitchingProtocols,
+		Err: redactedError{m.redact(err.Error()), err}, Body: m.c.keepBody(m.redactBytes(data))}
+}
+
+// add records an event unless it was seen, and updates the session and
+// the turn.
+func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) {
+	if e.ID != "" {
+		if m.seen[e.ID] {
+			turn.Duplicates++
+			return
+		}
+		m.seen[e.ID] = true
+	}
+	if e.Seq > m.cursor {
+		m.cursor = e.Seq
+	}
+	m.forms.classify(&e, &m.events)
+	if len(turn.Events) == 0 {
+		m.turns = append(m.turns, turn)
+	}
+	turn.Events = append(turn.Events, e)
+	at := m.c.now()
+	switch e.Kind {
+	case EventEcho:
+		if id, _ := e.Custom[clientIDKey].(string); id != "" {
+			m.echoes = true
+			if st != nil && id == st.clientID {
+				st.acked = true
+			}
+		}
+	case EventJoined:
+		m.joined = true
+		turn.Joined = true
+		if e.ConversationID != "" {
+			m.conversationID = e.ConversationID
+		}
+	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage:
+		if turn.addMessage(e) && st != nil {
+			st.answer(at)
+		}
+	case EventSystem:
+		turn.System = append(turn.System, SystemMessage{Level: e.Level, Text: e.Text})
+		if e.IsError() && st != nil {
+			st.answer(at)
+		}
+	case EventTypingStop:
+		m.typingOn = false
+		if st != nil && st.answered {
+			st.complete("typing")
+		}
+	case EventTypingStart:
+		m.typingOn = true
+	case EventHandoff, EventLiveAgentJoined:
+		turn.noteHandoff(e)
+	case EventSessionEnd:
+		m.ended = true
+		m.endReason = e.Reason
+		turn.SessionEnded, turn.EndReason = true, m.endReason
+		if st != nil {
+			st.answer(at)
+			st.complete("session_end")
+		}
+	}
+}
+
+// turnState tracks the completion of one answer.
+type turnState struct {
+	turn       *MessagingTurn
+	clientID   string
+	typ        string
+	acked      bool // the echo of the client event arrived
+	answered   bool
+	answeredAt time.Time
+	completed  bool
+}
+
+func (st *turnState) answer(at time.Time) {
+	st.answered = true
+	st.answeredAt = at
+}
+
+func (st *turnState) complete(by string) {
+	st.completed = true
+	st.turn.CompletedBy = by
+}
+
+func (st *turnState) done() bool { return st.completed }

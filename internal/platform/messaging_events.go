@@ -1,0 +1,524 @@
+package platform
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/brand"
+)
+
+// This file holds what the client accepts in Messaging events: the names
+// and payload members the reference leaves open ("not shown"), in one
+// place. The simulator's choices (docs/simulator.md) come first in each
+// list; the others are the plausible forms of other implementations.
+
+// MessagingEventKind is what an event means to a conversation.
+type MessagingEventKind int
+
+// The kinds of events. Unknown types are EventOther: kept, shown, never
+// interpreted.
+const (
+	EventOther MessagingEventKind = iota
+	// EventBatch is the history batch; its events are returned instead.
+	EventBatch
+	// EventEcho is a client event as the platform logged it.
+	EventEcho
+	EventJoined
+	EventAgentMessage
+	EventAgentChunk
+	// EventAgentMessageEnd ends a streamed message.
+	EventAgentMessageEnd
+	EventTypingStart
+	EventTypingStop
+	EventSystem
+	EventSessionEnd
+	EventHandoff
+	EventLiveAgentJoined
+	EventLiveAgentMessage
+)
+
+var kindNames = [...]string{"other", "batch", "echo", "joined", "agent_message", "agent_chunk", "agent_message_end",
+	"typing_start", "typing_stop", "system", "session_end", "handoff", "live_agent_joined", "live_agent_message"}
+
+func (k MessagingEventKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Accepted type names, with %s for the brand word (VENDOR).
+var (
+	formsBatch     = []string{"EVENT_TYPE_EVENT_BATCH", "EVENT_TYPE_HISTORY", "EVENT_TYPE_HISTORY_BATCH"}
+	formsJoined    = []string{"EVENT_TYPE_%s_AGENT_JOINED", "EVENT_TYPE_AGENT_JOINED"}
+	formsMessage   = []string{"EVENT_TYPE_%s_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"}
+	formsChunk     = suffixed([]string{"EVENT_TYPE_%s_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"}, "_CHUNK", "_DELTA", "_STREAM", "_PART")
+	formsStreamEnd = suffixed([]string{"EVENT_TYPE_%s_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"}, "_END", "_COMPLETE", "_COMPLETED", "_DONE", "_STREAM_END")
+	// formsTyping carry the state in the payload (typing, is_typing,
+	// active: true or false; state: start or stop).
+	formsTyping      = []string{"EVENT_TYPE_%s_AGENT_TYPING", "EVENT_TYPE_AGENT_TYPING", "EVENT_TYPE_TYPING_INDICATOR", "EVENT_TYPE_TYPING"}
+	formsTypingStart = suffixed([]string{"EVENT_TYPE_%s_AGENT_TYPING", "EVENT_TYPE_AGENT_TYPING", "EVENT_TYPE_TYPING"}, "_START", "_STARTED", "_ON")
+	formsTypingStop  = suffixed([]string{"EVENT_TYPE_%s_AGENT_TYPING", "EVENT_TYPE_AGENT_TYPING", "EVENT_TYPE_TYPING"}, "_STOP", "_STOPPED", "_END", "_OFF")
+	formsSystem      = []string{"EVENT_TYPE_SYSTEM_MESSAGE"}
+	formsSessionEnd  = []string{"EVENT_TYPE_SESSION_END", "EVENT_TYPE_SESSION_ENDED", "EVENT_TYPE_SESSION_CLOSED", "EVENT_TYPE_SESSION_EXPIRED", "EVENT_TYPE_CONVERSATION_ENDED"}
+	formsHandoff     = []string{"EVENT_TYPE_HANDOFF_INITIATED", "EVENT_TYPE_HANDOFF_STARTED", "EVENT_TYPE_HANDOFF_REQUESTED", "EVENT_TYPE_LIVE_AGENT_HANDOFF", "EVENT_TYPE_HANDOFF"}
+	formsLiveJoined  = []string{"EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_HUMAN_AGENT_JOINED"}
+	formsLiveMessage = []string{"EVENT_TYPE_LIVE_AGENT_MESSAGE", "EVENT_TYPE_HUMAN_AGENT_MESSAGE"}
+	// formsUserTyping is the fifth client event of the simulator; it is
+	// recognised in echoes only.
+	formsUserTyping = []string{"EVENT_TYPE_USER_TYPING"}
+)
+
+// Accepted payload members.
+var (
+	membersText         = []string{"text", "message", "content", "delta"}
+	membersMessageID    = []string{"message_id", "messageId", "id"}
+	membersFinal        = []string{"final", "is_final", "isFinal", "last", "is_last", "done", "complete"}
+	membersTyping       = []string{"typing", "is_typing", "isTyping", "active"}
+	membersLevel        = []string{"level", "severity"}
+	membersSystemText   = []string{"message", "text", "content"}
+	membersBatch        = []string{"events", "items", "history"}
+	membersName         = []string{"name", "agent_name", "agentName"}
+	membersDest         = []string{"destination", "handoff_destination", "queue"}
+	membersConversation = []string{"conversation_id", "conversationId", "conversation"}
+	membersEndReason    = []string{"reason", "end_reason", "cause"}
+)
+
+func suffixed(bases []string, suffixes ...string) []string {
+	var out []string
+	for _, b := range bases {
+		for _, s := range suffixes {
+			out = append(out, b+s)
+		}
+	}
+	return out
+}
+
+// eventForms maps the type names of one brand to their kinds.
+type eventForms struct {
+	join   string
+	byType map[string]MessagingEventKind
+	typing map[string]bool // types whose payload says start or stop
+}
+
+func newEventForms(b string) eventForms {
+	w := brand.EventWord(b)
+	f := eventForms{
+		join:   "EVENT_TYPE_REQUEST_" + w + "_AGENT_JOIN",
+		byType: map[string]MessagingEventKind{},
+		typing: map[string]bool{},
+	}
+	put := func(names []string, k MessagingEventKind) {
+		for _, n := range names {
+			if strings.Contains(n, "%s") {
+				n = fmt.Sprintf(n, w)
+			}
+			f.byType[n] = k
+		}
+	}
+	put(formsBatch, EventBatch)
+	put(formsJoined, EventJoined)
+	put(formsMessage, EventAgentMessage)
+	put(formsChunk, EventAgentChunk)
+	put(formsStreamEnd, EventAgentMessageEnd)
+	put(formsTypingStart, EventTypingStart)
+	put(formsTypingStop, EventTypingStop)
+	put(formsSystem, EventSystem)
+	put(formsSessionEnd, EventSessionEnd)
+	put(formsHandoff, EventHandoff)
+	put(formsLiveJoined, EventLiveAgentJoined)
+	put(formsLiveMessage, EventLiveAgentMessage)
+	put(formsUserTyping, EventEcho)
+	for _, n := range formsTyping {
+		if strings.Contains(n, "%s") {
+			n = fmt.Sprintf(n, w)
+		}
+		f.typing[n] = true
+	}
+	return f
+}
+
+// kind is the meaning of an event type; the client's own event names
+// (echoes) come first, since a session may rename them.
+func (f *eventForms) kind(typ string, client *MessagingClientEvents) MessagingEventKind {
+	switch typ {
+	case client.Join, client.UserMessage, client.RequestLiveAgent, client.EndSession:
+		return EventEcho
+	}
+	return f.byType[typ]
+}
+
+// classify sets the kind of an event and the members read from its
+// payload (decoded once, here).
+func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) {
+	e.Kind = f.kind(e.Type, client)
+	p := payloadObject(e.Payload)
+	if f.typing[e.Type] {
+		e.Kind = EventTypingStop
+		if on, ok := p.boolean(membersTyping...); ok && on || p.str("state") == "start" {
+			e.Kind = EventTypingStart
+		}
+	}
+	switch e.Kind {
+	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage, EventEcho:
+		e.Text = p.str(membersText...)
+		e.MessageID = p.str(membersMessageID...)
+		e.Final, _ = p.boolean(membersFinal...)
+		e.Delayed, _ = p.boolean("delayed")
+		e.Name = p.str(membersName...)
+	case EventSystem:
+		e.Level = p.str(membersLevel...)
+		e.Text = p.str(membersSystemText...)
+	case EventHandoff, EventLiveAgentJoined:
+		e.Name = p.str(membersName...)
+		e.Destination = p.str(membersDest...)
+		e.Reason = p.str("reason")
+	case EventJoined:
+		e.ConversationID = p.str(membersConversation...)
+	case EventSessionEnd:
+		e.Reason = p.str(membersEndReason...)
+	}
+}
+
+// MessagingEvent is one received event, redacted.
+type MessagingEvent struct {
+	// ID is the event's id ("" when the platform sent none); replays are
+	// de-duplicated by it.
+	ID string
+	// Seq is the position in the event log (from seq, else a numeric
+	// id), or 0.
+	Seq int64
+	// Type is the event type as sent, e.g. EVENT_TYPE_VENDOR_AGENT_JOINED.
+	Type string
+	// Timestamp is as sent; Time is it parsed (RFC 3339), or zero.
+	Timestamp string
+	Time      time.Time
+	// Payload is the payload as sent.
+	Payload json.RawMessage
+	// Custom is metadata.custom: what the client sent, echoed.
+	Custom map[string]any
+	// Replayed is true for events that came in a history batch.
+	Replayed bool
+	// Raw is the whole event as received.
+	Raw json.RawMessage
+
+	// Kind and the members below are the client's reading of the event.
+	Kind MessagingEventKind
+	// Text of a message, chunk or system message.
+	Text string
+	// MessageID of a message or chunk; Final marks a stream's last chunk;
+	// Delayed a holding message (the real reply follows the next user
+	// message, as in debug chat).
+	MessageID string
+	Final     bool
+	Delayed   bool
+	// Level of a system message, as sent.
+	Level string
+	// Name of a live agent.
+	Name string
+	// ConversationID of a joined event; Reason of a session end or a
+	// handoff; Destination of a handoff.
+	ConversationID, Reason, Destination string
+}
+
+// IsError reports whether a system message is at error level.
+func (e MessagingEvent) IsError() bool {
+	return e.Kind == EventSystem && strings.Contains(strings.ToUpper(e.Level), "ERROR")
+}
+
+// decodeEvent reads one event; data is redacted already.
+func decodeEvent(data []byte) (MessagingEvent, error) {
+	var w struct {
+		ID        json.RawMessage `json:"id"`
+		Seq       json.RawMessage `json:"seq"`
+		Type      *string         `json:"type"`
+		Timestamp json.RawMessage `json:"timestamp"`
+		Payload   json.RawMessage `json:"payload"`
+		Metadata  json.RawMessage `json:"metadata"`
+	}
+	var e MessagingEvent
+	if err := json.Unmarshal(data, &w); err != nil {
+		return e, describeDecodeError(err)
+	}
+	if w.Type == nil || *w.Type == "" {
+		return e, errors.New(`event without a "type"`)
+	}
+	e.Type = *w.Type
+	e.ID = scalarText(w.ID)
+	if n, err := strconv.ParseInt(e.ID, 10, 64); err == nil && n > 0 {
+		e.Seq = n
+	}
+	if n, err := strconv.ParseInt(scalarText(w.Seq), 10, 64); err == nil && n > 0 {
+		e.Seq = n
+	}
+	e.Timestamp = scalarText(w.Timestamp)
+	e.Time, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
+	e.Payload = w.Payload
+	if len(w.Metadata) > 0 && w.Metadata[0] == '{' {
+		var md struct {
+			Custom map[string]any `json:"custom"`
+		}
+		// A custom member that is not an object is the platform's
+		// business; it is kept in Raw.
+		_ = json.Unmarshal(w.Metadata, &md)
+		e.Custom = md.Custom
+	}
+	e.Raw = data // the caller's own copy
+	return e, nil
+}
+
+// batchEvents lists the events of a history batch: payload.events (or an
+// alternative member), or a payload that is the list itself.
+func batchEvents(payload json.RawMessage) ([]json.RawMessage, error) {
+	var list []json.RawMessage
+	p := bytes.TrimSpace(payload)
+	switch {
+	case len(p) == 0 || string(p) == "null":
+		return nil, nil
+	case p[0] == '[':
+		if err := json.Unmarshal(p, &list); err != nil {
+			return nil, fmt.Errorf("history batch: %w", describeDecodeError(err))
+		}
+		return list, nil
+	case p[0] == '{':
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(p, &obj); err != nil {
+			return nil, fmt.Errorf("history batch: %w", describeDecodeError(err))
+		}
+		for _, k := range membersBatch {
+			if v, ok := obj[k]; ok && string(v) != "null" {
+				if err := json.Unmarshal(v, &list); err != nil {
+					return nil, fmt.Errorf("history batch member %q: %w", k, describeDecodeError(err))
+				}
+				return list, nil
+			}
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("history batch payload is %s, not an object or a list", jsonKind(p))
+}
+
+// scalarText renders a JSON string or number as text; anything else is "".
+func scalarText(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return string(v)
+	}
+	return ""
+}
+
+// payloadMembers is a decoded payload object.
+type payloadMembers map[string]json.RawMessage
+
+func payloadObject(p json.RawMessage) payloadMembers {
+	var m payloadMembers
+	if len(p) > 0 && p[0] == '{' {
+		_ = json.Unmarshal(p, &m)
+	}
+	return m
+}
+
+// str returns the first of the members that is a string (or number).
+func (p payloadMembers) str(names ...string) string {
+	for _, n := range names {
+		if s := scalarText(p[n]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// boolean returns the first of the members that is a boolean.
+func (p payloadMembers) boolean(names ...string) (bool, bool) {
+	for _, n := range names {
+		switch string(bytes.TrimSpace(p[n])) {
+		case "true", `"true"`:
+			return true, true
+		case "false", `"false"`:
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// MessagingTurn is one client event and its answer.
+type MessagingTurn struct {
+	// Request is the client event sent, redacted; nil for none.
+	Request json.RawMessage
+	// Events are the events received during the turn (replayed ones
+	// included, duplicates left out), in order; events that arrived
+	// between turns open the next one.
+	Events []MessagingEvent
+	// Reply is the text of the turn's complete agent and live-agent
+	// messages, joined with spaces: what debug chat calls the response.
+	Reply string
+	// Messages are those messages one by one, incomplete streams
+	// included.
+	Messages []MessagingReply
+	// System are the system messages; the harness decides what an error
+	// level means.
+	System []SystemMessage
+	// Joined says the agent's joined event arrived in this turn.
+	Joined bool
+	// SessionEnded says a session end event arrived, with its reason.
+	SessionEnded bool
+	EndReason    string
+	// Handoff is set when handoff events arrived.
+	Handoff *MessagingHandoff
+	// Started is when the client event was sent; Latency how long until
+	// the answer was complete (the settle wait excluded).
+	Started time.Time
+	Latency time.Duration
+	// CompletedBy says what completed the answer: "typing",
+	// "session_end" or "settle".
+	CompletedBy string
+	// Reconnects in this turn, Resent client events, and Duplicates
+	// (replayed events already seen, dropped).
+	Reconnects, Resent, Duplicates int
+}
+
+// MessagingReply is one agent or live-agent message.
+type MessagingReply struct {
+	// From is "agent" or "live_agent"; Name the live agent's.
+	From, Name string
+	ID         string
+	Text       string
+	// Streamed says it came in chunks; Complete that it is whole (a
+	// stream cut off is not).
+	Streamed, Complete bool
+	// Delayed marks a holding message.
+	Delayed bool
+}
+
+// SystemMessage is an EVENT_TYPE_SYSTEM_MESSAGE.
+type SystemMessage struct {
+	Level string
+	Text  string
+}
+
+// IsError reports whether the level is an error level.
+func (s SystemMessage) IsError() bool { return strings.Contains(strings.ToUpper(s.Level), "ERROR") }
+
+// MessagingHandoff is what the handoff events of a turn said.
+type MessagingHandoff struct {
+	Destination, Reason string
+	// LiveAgent is the name of the live agent who joined, if one did.
+	LiveAgent string
+	Joined    bool
+}
+
+// Errors returns the error-level system messages.
+func (t *MessagingTurn) Errors() []SystemMessage {
+	var out []SystemMessage
+	for _, s := range t.System {
+		if s.IsError() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Types lists the event types of the turn, in order.
+func (t *MessagingTurn) Types() []string {
+	out := make([]string, len(t.Events))
+	for i, e := range t.Events {
+		out[i] = e.Type
+	}
+	return out
+}
+
+// addMessage folds a message event into the turn; it reports whether a
+// message became complete.
+func (t *MessagingTurn) addMessage(e MessagingEvent) bool {
+	from := "agent"
+	if e.Kind == EventLiveAgentMessage {
+		from = "live_agent"
+	}
+	switch e.Kind {
+	case EventAgentMessage, EventLiveAgentMessage:
+		if r := t.stream(e.MessageID); r != nil && e.MessageID != "" {
+			// A whole message after its chunks: it is the reference.
+			wasComplete := r.Complete
+			r.Text, r.Complete, r.Delayed = e.Text, true, e.Delayed
+			t.joinReply()
+			return !wasComplete
+		}
+		t.Messages = append(t.Messages, MessagingReply{From: from, Name: e.Name, ID: e.MessageID, Text: e.Text, Complete: true, Delayed: e.Delayed})
+	case EventAgentChunk:
+		r := t.stream(e.MessageID)
+		if r == nil || r.Complete {
+			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true})
+			r = &t.Messages[len(t.Messages)-1]
+		}
+		r.Text += e.Text
+		if !e.Final {
+			return false
+		}
+		r.Complete, r.Delayed = true, e.Delayed
+	case EventAgentMessageEnd:
+		r := t.stream(e.MessageID)
+		if r == nil {
+			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
+			r = &t.Messages[len(t.Messages)-1]
+		} else if r.Text == "" {
+			r.Text = e.Text
+		}
+		if r.Complete {
+			return false
+		}
+		r.Complete = true
+	}
+	t.joinReply()
+	return true
+}
+
+// stream finds the message with id, or the last open stream when id is
+// empty.
+func (t *MessagingTurn) stream(id string) *MessagingReply {
+	for i := len(t.Messages) - 1; i >= 0; i-- {
+		r := &t.Messages[i]
+		if id != "" && r.ID == id || id == "" && r.Streamed && !r.Complete {
+			return r
+		}
+	}
+	return nil
+}
+
+func (t *MessagingTurn) joinReply() {
+	var parts []string
+	for _, r := range t.Messages {
+		if r.Complete && r.Text != "" {
+			parts = append(parts, r.Text)
+		}
+	}
+	t.Reply = strings.Join(parts, " ")
+}
+
+func (t *MessagingTurn) noteHandoff(e MessagingEvent) {
+	if t.Handoff == nil {
+		t.Handoff = &MessagingHandoff{}
+	}
+	h := t.Handoff
+	if e.Destination != "" {
+		h.Destination = e.Destination
+	}
+	if e.Kind == EventHandoff {
+		h.Reason = e.Reason
+	} else {
+		h.Joined, h.LiveAgent = true, e.Name
+	}
+}
