@@ -77,8 +77,10 @@ var errTooLarge = errors.New("body over the limit")
 func (b *budget) read(ctx context.Context, buf *bytes.Buffer, body io.Reader, length, limit int64) (held int64, err error) {
 	want := min(int64(budgetChunk), limit+1)
 	if length >= 0 {
-		// The transport ends a body at its Content-Length.
-		want = min(want, length)
+		// The transport ends a body at its Content-Length; asking for
+		// one byte more reads the end of the body too, which lets the
+		// transport reuse the connection.
+		want = min(want, length+1)
 	}
 	if err := b.acquire(ctx, want); err != nil {
 		return 0, err
@@ -95,7 +97,7 @@ func (b *budget) read(ctx context.Context, buf *bytes.Buffer, body io.Reader, le
 			return held, err
 		case int64(buf.Len()) > limit:
 			return held, errTooLarge
-		case eof || (length >= 0 && int64(buf.Len()) >= length):
+		case eof:
 			return held, nil
 		}
 		// More than a chunk: take a lane for the most this body may
@@ -104,7 +106,7 @@ func (b *budget) read(ctx context.Context, buf *bytes.Buffer, body io.Reader, le
 		if lane == 0 {
 			lane = limit + 1
 			if length >= 0 {
-				lane = min(length, lane)
+				lane = min(length+1, lane)
 			}
 			if err := b.lanes.Acquire(ctx, lane); err != nil {
 				lane = 0

@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,5 +185,34 @@ func TestReplyBudgetBoundsReadsInFlight(t *testing.T) {
 	}
 	if h := c.budget.held.Load(); h != 0 {
 		t.Errorf("%d bytes of budget still held", h)
+	}
+}
+
+// Reading a reply through the budget reads it to its end, so the transport
+// keeps the connection: sequential turns share one.
+func TestRepliesKeepTheConnection(t *testing.T) {
+	t.Parallel()
+	var conns sync.Map
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(turnBody("{}"))))
+		w.Write([]byte(turnBody("{}")))
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Store(c.RemoteAddr().String(), true)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	for range 10 {
+		if _, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	conns.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Errorf("10 turns opened %d connections, want 1", n)
 	}
 }

@@ -24,6 +24,7 @@ package platform
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -508,20 +509,24 @@ var metadataKinds = map[string]mdKind{
 
 // check reports the first member (in reference order, by the spelling
 // received) whose JSON type is unusable, as "metadata.state is an array,
-// want an object". null is absent, never wrong.
+// want an object". null is absent, never wrong. It looks only at the
+// members present: it runs on every reply.
 func (m Metadata) check() error {
-	for _, name := range metadataOrder {
-		for _, spelling := range append([]string{name}, metadataAliases[name]...) {
-			v, ok := m[spelling]
-			if !ok || v == nil {
-				continue
-			}
-			if path, got, want := mdCheck(metadataKinds[name], v); want != "" {
-				return fmt.Errorf("metadata.%s%s is %s, want %s", spelling, path, got, want)
-			}
+	best, bestName, msg := len(metadataOrder), "", ""
+	for spelling, v := range m {
+		typed, ok := metadataTyped[spelling]
+		if !ok || v == nil || typed.order > best || (typed.order == best && spelling > bestName) {
+			continue
+		}
+		if path, got, want := mdCheck(typed.kind, v); want != "" {
+			best, bestName = typed.order, spelling
+			msg = fmt.Sprintf("metadata.%s%s is %s, want %s", spelling, path, got, want)
 		}
 	}
-	return nil
+	if msg == "" {
+		return nil
+	}
+	return errors.New(msg)
 }
 
 // metadataOrder is the reference's order of the typed members.
@@ -530,6 +535,24 @@ var metadataOrder = []string{
 	"functionEvents", "handoffDestination", "retrievedTopics", "retrievedSources", "citedTopic", "inFlow",
 	"inStep", "llmRequests",
 }
+
+// mdTyped is the kind of a typed member and its place in metadataOrder.
+type mdTyped struct {
+	kind  mdKind
+	order int
+}
+
+// metadataTyped maps every spelling of a typed member to its mdTyped.
+var metadataTyped = func() map[string]mdTyped {
+	out := map[string]mdTyped{}
+	for i, name := range metadataOrder {
+		out[name] = mdTyped{metadataKinds[name], i}
+		for _, alias := range metadataAliases[name] {
+			out[alias] = mdTyped{metadataKinds[name], i}
+		}
+	}
+	return out
+}()
 
 // mdCheck checks one value against its kind; want is "" when it is fine,
 // and path locates the offending item inside it ("[2]").
