@@ -28,10 +28,10 @@ Runs a webhook receiver alone, for debugging an integration: it listens on
 --listen, registers an endpoint for --url on the target (or reuses the one
 registered for that URL when --secret gives its signing secret), verifies
 the signature of every delivery, and prints one line per event until
-interrupted:
+interrupted; what came with a rejected delivery is printed quoted:
 
   2026-03-01T12:00:00Z conversation.completed conversation=c1 env=sandbox {"num_turns":4,...}
-  2026-03-01T12:00:01Z REJECTED signature mismatch: ... (type=handoff.created conversation=c2, unverified)
+  2026-03-01T12:00:01Z REJECTED "signature mismatch: ..." (type="handoff.created" conversation="c2", unverified)
 
 The target is resolved as for 'agenttest run' (--target, AGENTTEST_*,
 agenttest.yaml). The platform requires an https:// URL: put the receiver
