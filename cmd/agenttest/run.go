@@ -252,7 +252,8 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// A safety net for the console only: every value is masked before it
 	// is stored, and the human view writes whole lines.
 	stdout := red.Writer(st.Stdout)
-	o.parallel = fitParallel(st, o.parallel, tgt.Embedded || o.webhookListen != "", tgt.Embedded)
+	receiver := o.webhookListen != "" || (tgt.Embedded && len(webhookEvents(selectedScenarios(suites, o))) > 0)
+	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded)
 	// Our own transport, so its connections are closed when the run ends:
 	// a dialled but never used connection would hold up the embedded
 	// simulator's graceful shutdown (net/http waits 5s for those).
