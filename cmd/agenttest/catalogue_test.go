@@ -37,6 +37,7 @@ var badFiles = []struct{ name, file, src string }{
 	{"feature without Feature:", "f.feature", "Scenario: a\n  When the user says \"hi\"\n"},
 	{"undefined step", "f.feature", "Feature: f\n  Scenario: a\n    When the user sings \"hi\"\n"},
 	{"Gherkin syntax error", "f.feature", "Feature: f\n  Scenario: a\n    | a | b |\n    Given\n"},
+	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n"},
 }
 
 // badAnswers are debug-chat answers to the session creation.
@@ -48,19 +49,38 @@ var badAnswers = []struct {
 	// tolerated answers are read on purpose (internal/platform/decode.go
 	// accepts what other implementations of the reference send).
 	tolerated bool
+	// location is the Location header of a redirect.
+	location string
 }{
-	{"truncated JSON", 200, "application/json", `{"conversationId":"c1","response":"Hi","metad`, false},
-	{"wrong type (object for a string)", 200, "application/json", `{"conversationId":{"id":1},"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
-	{"wrong type (string for an object)", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":"none","conversationEnded":false,"delayedResponse":false}`, false},
-	{"missing required fields", 200, "application/json", `{"conversationId":"c1","response":"Hi"}`, false},
-	{"number where a string belongs", 200, "application/json", `{"conversationId":17,"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, true},
-	{"null where a string belongs", 200, "application/json", `{"conversationId":"c1","userInput":"","response":null,"metadata":{},"conversationEnded":false,"delayedResponse":false}`, true},
-	{"not an object", 200, "application/json", `[1,2,3]`, false},
-	{"empty body", 200, "application/json", ``, false},
-	{"huge body (20 MiB)", 200, "application/json", `{"conversationId":"c1","response":"` + strings.Repeat("a", 20<<20) + `"}`, false},
-	{"HTML error page", 502, "text/html", `<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, false},
-	{"error without a body", 503, "", ``, false},
-	{"debug-chat error body", 400, "application/json", `{"success":false,"error":"Bad Request","error_code":"INVALID_ENV","error_message":"clientEnv must be one of sandbox, pre-release, live"}`, false},
+	{"truncated JSON", 200, "application/json", `{"conversationId":"c1","response":"Hi","metad`, false, ""},
+	{"wrong type (object for a string)", 200, "application/json", `{"conversationId":{"id":1},"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"wrong type (string for an object)", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":"none","conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"missing required fields", 200, "application/json", `{"conversationId":"c1","response":"Hi"}`, false, ""},
+	{"number where a string belongs", 200, "application/json", `{"conversationId":17,"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
+	{"null where a string belongs", 200, "application/json", `{"conversationId":"c1","userInput":"","response":null,"metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
+	{"not an object", 200, "application/json", `[1,2,3]`, false, ""},
+	{"empty body", 200, "application/json", ``, false, ""},
+	{"huge body (20 MiB)", 200, "application/json", `{"conversationId":"c1","response":"` + strings.Repeat("a", 20<<20) + `"}`, false, ""},
+	{"HTML error page", 502, "text/html", `<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, false, ""},
+	{"error without a body", 503, "", ``, false, ""},
+	{"debug-chat error body", 400, "application/json", `{"success":false,"error":"Bad Request","error_code":"INVALID_ENV","error_message":"clientEnv must be one of sandbox, pre-release, live"}`, false, ""},
+	{"metadata.state not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"state":[]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"metadata.nodeTrace not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"nodeTrace":{"a":1}},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"metadata.metrics not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"metrics":"CALL_TURN"},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"metadata.functionEvents not a list of objects", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"functionEvents":["book_table"]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"metadata.retrievedTopics not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"retrievedTopics":true},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+	{"redirect to another host", 307, "", ``, false, "http://198.51.100.7/v1/agents/a1/debug-chat"},
+	{"redirect that turns the POST into a GET", 302, "", ``, false, "/elsewhere"},
+}
+
+// badConfigs are target settings refused before anything runs.
+var badConfigs = []struct {
+	name string
+	env  map[string]string
+	cfg  string
+}{
+	{"plain http to a remote host", nil, "default_target: t\ntargets:\n  t:\n    build_url: http://build.example.com\n    build_key: ${env:MY_KEY}\n"},
+	{"key shorter than 12 characters", map[string]string{"MY_KEY": "short"}, "default_target: t\ntargets:\n  t:\n    build_url: https://build.example.com\n    build_key: ${env:MY_KEY}\n"},
 }
 
 // placedFile is file:line, with the column whenever the parser gives one
@@ -95,13 +115,16 @@ func TestBadInputCatalogue(t *testing.T) {
 			if ba.ctype != "" {
 				w.Header().Set("Content-Type", ba.ctype)
 			}
+			if ba.location != "" {
+				w.Header().Set("Location", ba.location)
+			}
 			w.WriteHeader(ba.status)
 			w.Write([]byte(ba.body))
 		}))
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("agent: a1\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n"), 0o644)
 		jsonPath := filepath.Join(dir, "r.json")
-		c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": "k"}, "run", "s.yaml", "--json", jsonPath)
+		c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": "bk-catalogue-0123"}, "run", "s.yaml", "--json", jsonPath)
 		code := c.run(t)
 		srv.Close()
 		var r drillJSON
@@ -113,7 +136,8 @@ func TestBadInputCatalogue(t *testing.T) {
 		last := cs.Attempts[len(cs.Attempts)-1]
 		msg := ""
 		if last.Error != nil {
-			msg = last.Error.Message
+			// The test server's port changes from run to run.
+			msg = strings.ReplaceAll(last.Error.Message, strings.TrimPrefix(srv.URL, "http://"), "127.0.0.1:PORT")
 		}
 		want := fmt.Sprintf("POST /v1/agents/a1/debug-chat: %d", ba.status)
 		switch {
@@ -126,6 +150,24 @@ func TestBadInputCatalogue(t *testing.T) {
 			t.Errorf("%s: exit %d, %s, message %q: want an error naming %q", ba.name, code, cs.Status, msg, want)
 		}
 		fmt.Fprintf(&doc, "| %s (%d) | `%s` |\n", ba.name, ba.status, mdEscape(msg))
+	}
+
+	doc.WriteString("\n### Bad configuration (`agenttest run`, exit 2, nothing runs)\n\n| Setting | Message (first line) |\n|---|---|\n")
+	for _, bc := range badConfigs {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(bc.cfg), 0o644)
+		os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("agent: a1\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n"), 0o644)
+		env := map[string]string{"MY_KEY": "bk-catalogue-0123"}
+		for k, v := range bc.env {
+			env[k] = v
+		}
+		c := newCLI(t, dir, env, "run", "s.yaml")
+		code := c.run(t)
+		msg := firstLine(strings.TrimSpace(c.stderr.String()))
+		if code != exitUsage || !strings.HasPrefix(msg, "agenttest.yaml:") {
+			t.Errorf("%s: exit %d, first line %q: want exit 2 and agenttest.yaml:line:col", bc.name, code, msg)
+		}
+		fmt.Fprintf(&doc, "| %s | `%s` |\n", bc.name, mdEscape(msg))
 	}
 
 	if *update {

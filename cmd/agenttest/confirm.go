@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -234,8 +233,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		return nil, err
 	}
 	rcv := webhook.NewReceiver(webhook.Options{Now: now})
-	srv := &http.Server{Handler: webhook.FailFirst(rcv, failFirst), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
+	srv := webhook.Serve(ln, webhook.FailFirst(rcv, failFirst), webhook.ServerOptions{})
 	shutdown := func() {
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -247,7 +245,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	ep, secret, err := webhook.Register(ctx, client, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
-		return nil, fmt.Errorf("run: register webhook endpoint %s: %s", public, redact(err.Error(), t.Secrets()))
+		return nil, fmt.Errorf("run: register webhook endpoint %s: %s", public, client.Redact(err.Error()))
 	}
 	rcv.SetSecret(secret)
 	created := c.webhookSecret == "" || secret != c.webhookSecret
@@ -258,7 +256,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 			cleanup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := client.DeleteWebhook(cleanup, ep.ID); err != nil && !platform.IsNotFound(err) {
-				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, redact(err.Error(), t.Secrets()))
+				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, client.Redact(err.Error()))
 			}
 		}
 		shutdown()

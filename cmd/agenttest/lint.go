@@ -18,8 +18,10 @@ const lintUsage = `Usage: agenttest lint [flags] [PATH...]
 Checks every suite file under each PATH (default ".") and the config file
 (--config, else ./agenttest.yaml when present) without calling anything.
 Every problem of every file is printed as file:line:col: message, with the
-offending line. Exit 2 when there is any error, 0 otherwise (warnings do not
-fail).
+offending line (at most 50 per file, then how many more). A suite may not
+read a variable that holds an API key (${env:AGENTTEST_BUILD_KEY}, or one
+a key setting of the config file names). Exit 2 when there is any error, 0
+otherwise (warnings do not fail).
 `
 
 func cmdLint(_ context.Context, st *State, args []string) error {
@@ -63,6 +65,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 
 	suites, ds := scenario.Load(st.FS, paths)
 	diags = append(diags, ds...)
+	diags = append(diags, keyReferences(suites, cfg)...)
 	diags.Sort()
 	color := useColor(st, noColor)
 	if len(diags) > 0 {

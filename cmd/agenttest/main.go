@@ -72,6 +72,8 @@ func processState() (*State, func(), error) {
 		Signals:    interrupts,
 		Exit:       os.Exit,
 		CreateFile: createFileIn(dir),
+		// Go raises the soft limit to the hard one at start (Go 1.19+).
+		OpenFileLimit: openFileLimit,
 	}, stop, nil
 }
 

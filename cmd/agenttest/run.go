@@ -18,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/webhook"
 )
 
 const runUsage = `Usage: agenttest run [flags] [PATH...]
@@ -55,6 +56,8 @@ type runOptions struct {
 	parallel    int
 	retries     int
 	turnTimeout time.Duration
+	// maxReplyBytes bounds a debug-chat reply (--max-reply-bytes).
+	maxReplyBytes int64
 	// tags and name filter scenarios; tagExpr and nameRe are their parsed
 	// forms, set by Validate.
 	tags    string
@@ -86,6 +89,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, "run at most `N` scenarios at once")
 	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
 	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
+	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	f.stringVar(&o.tags, "tags", "AGENTTEST_TAGS", "", "run scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
 	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "run scenarios whose name matches `REGEX`")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
@@ -122,6 +126,9 @@ func (o *runOptions) Validate() error {
 	}
 	if o.turnTimeout <= 0 {
 		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
+	}
+	if o.maxReplyBytes < config.MinReplyBytes {
+		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
 	}
 	if o.tags != "" {
 		expr, err := scenario.ParseTagExpr(o.tags)
@@ -194,14 +201,24 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Target: o.target, Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
 		Needs: config.Needs{Build: true},
 	})
-	if diags.HasErrors() {
+	if len(diags) > 0 {
+		// Warnings too: allow_http is said on every run.
 		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+	}
+	if diags.HasErrors() {
 		return reported(exitUsage)
 	}
 	o.confirmOptions.applyConfig(cfg, fl, tgt)
+	if tgt.MaxReplyBytes > 0 && !fl.isSet("max-reply-bytes") {
+		o.maxReplyBytes = tgt.MaxReplyBytes
+	}
 	suites, _, err := loadSuites(st, st.Stderr, o.paths, false)
 	if err != nil {
 		return err
+	}
+	if d := keyReferences(suites, cfg); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		return reported(exitUsage)
 	}
 	if len(suites) == 0 {
 		// A wrong path in CI must not pass silently as "0 passed".
@@ -228,9 +245,15 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return reported(exitUsage)
 	}
 
-	// Belt and braces: the platform client redacts keys from everything it
-	// produces; these writers redact whatever else might carry one.
-	stdout := newRedactor(st.Stdout, tgt.Secrets())
+	red, err := keyRedactor(tgt)
+	if err != nil {
+		return err
+	}
+	// A safety net for the console only: every value is masked before it
+	// is stored, and the human view writes whole lines.
+	stdout := red.Writer(st.Stdout)
+	receiver := o.webhookListen != "" || (tgt.Embedded && len(webhookEvents(selectedScenarios(suites, o))) > 0)
+	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded)
 	// Our own transport, so its connections are closed when the run ends:
 	// a dialled but never used connection would hold up the embedded
 	// simulator's graceful shutdown (net/http waits 5s for those).
@@ -244,11 +267,12 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
-		MaxPerHost: maxPerHost,
+		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
+		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		HTTPClient: &http.Client{Transport: transport},
 	})
 	if err != nil {
-		return usageErrorf("target %s: %s", tgt.Name, redact(err.Error(), tgt.Secrets()))
+		return usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
 	}
 
 	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, webhookEvents(selectedScenarios(suites, o)))
@@ -277,21 +301,22 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Now:          st.Now,
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
+		Redactor:     client.Redactor(),
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
 	res, err := runner.Run(ctx, suites, ropts)
 	if err != nil {
-		return fmt.Errorf("run: %s", redact(err.Error(), tgt.Secrets()))
+		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
 	var errs []error
 	if err := human.Err(); err != nil {
 		errs = append(errs, err)
 	}
 	if o.junit != "" {
-		errs = append(errs, writeReport(st, o.junit, tgt.Secrets(), func(w io.Writer) error { return report.WriteJUnit(w, res) }))
+		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
 	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, tgt.Secrets(), func(w io.Writer) error { return report.WriteJSON(w, res) }))
+		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error { return report.WriteJSON(w, res) }))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -327,22 +352,22 @@ func passed(r *runner.Result) bool {
 	return true
 }
 
-// writeReport streams a report through the key redactor into its file. A
-// run of 20,000 scenarios makes a JSON report of hundreds of megabytes:
-// rendering it into memory first would hold it (and its growth) whole.
-// The file appears only when the report is complete (State.CreateFile).
-func writeReport(st *State, name string, secrets []string, render func(io.Writer) error) error {
+// writeReport streams a report into its file. A run of 20,000 scenarios
+// makes a JSON report of hundreds of megabytes: rendering it into memory
+// first would hold it (and its growth) whole. The file appears only when
+// the report is complete (State.CreateFile). Keys were masked in the
+// values of the result, so the report's own structure is never filtered.
+func writeReport(st *State, name string, render func(io.Writer) error) error {
 	f, err := st.CreateFile(name)
 	if err != nil {
 		return fmt.Errorf("write report %s: %w", name, err)
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
-	rw := newStreamRedactor(bw, secrets)
-	if err := render(rw); err != nil {
+	if err := render(bw); err != nil {
 		f.Abort()
 		return fmt.Errorf("render report %s: %w", name, err)
 	}
-	if err := errors.Join(rw.Flush(), bw.Flush()); err != nil {
+	if err := bw.Flush(); err != nil {
 		f.Abort()
 		return fmt.Errorf("write report %s: %w", name, err)
 	}
@@ -394,4 +419,49 @@ func setMemoryLimit(st *State) {
 		return
 	}
 	debug.SetMemoryLimit(runMemoryLimit)
+}
+
+// envMaxReplyBytes is the variable of --max-reply-bytes.
+const envMaxReplyBytes = "AGENTTEST_MAX_REPLY_BYTES"
+
+// maxReplyHint ends the error of a reply over the limit: both ways to
+// raise it.
+const maxReplyHint = "raise it with --max-reply-bytes (" + envMaxReplyBytes + ") or the target's max_reply_bytes"
+
+// Open files a run needs besides its scenarios: standard streams, report
+// files, listeners, the runtime's own (fdReserve), and the webhook
+// receiver's connections when one runs.
+const fdReserve = 64
+
+// fitParallel lowers parallel to what the open-file limit allows, and says
+// so once: past the limit, connections fail with "too many open files"
+// and cases error for no fault of the agent. Each running scenario may
+// hold a connection to each of the two hosts, and the embedded simulator
+// holds the other end of each in the same process.
+func fitParallel(st *State, parallel int, receiver, embedded bool) int {
+	if st.OpenFileLimit == nil {
+		return parallel
+	}
+	limit, err := st.OpenFileLimit()
+	if err != nil || limit == 0 {
+		return parallel
+	}
+	perCase := uint64(2)
+	if embedded {
+		perCase *= 2
+	}
+	reserve := uint64(fdReserve)
+	if receiver {
+		reserve += webhook.DefaultMaxConns
+	}
+	fit := 1
+	if limit > reserve+perCase {
+		fit = int((limit - reserve) / perCase)
+	}
+	if parallel <= fit {
+		return parallel
+	}
+	fmt.Fprintf(st.Stderr, "agenttest: --parallel %d lowered to %d: the open-file limit is %d (ulimit -n) and each scenario may hold %d connections; raise the limit to run more at once\n",
+		parallel, fit, limit, perCase)
+	return fit
 }

@@ -6,16 +6,24 @@ package main
 // back in error bodies, HTML pages or replies.
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -197,7 +205,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 					}
 				}
 			}
-			if tc.echoes && !strings.Contains(texts["result.json"]+texts["stdout"], redactedText) {
+			if tc.echoes && !strings.Contains(texts["result.json"]+texts["stdout"], secret.Mask) {
 				t.Errorf("no [REDACTED] anywhere: the echoes were not exercised")
 			}
 		})
@@ -215,4 +223,265 @@ func leakedPiece(text, key string) string {
 		}
 	}
 	return ""
+}
+
+// keyForms renders a key the ways a careless platform or proxy echoes it.
+var keyForms = map[string]func(key string) string{
+	"raw": func(k string) string { return k },
+	"json": func(k string) string { // every character as \uXXXX
+		var b strings.Builder
+		for _, r := range k {
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04X\u%04x`, r1, r2)
+				continue
+			}
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		return b.String()
+	},
+	"php": func(k string) string { // json_encode: \/ for /
+		b, _ := json.Marshal(k)
+		return strings.ReplaceAll(string(b[1:len(b)-1]), "/", `\/`)
+	},
+	"url":    url.QueryEscape,
+	"base64": func(k string) string { return base64.StdEncoding.EncodeToString([]byte(k)) },
+}
+
+// formsPlatform answers debug chat with the key it received, in the form
+// the agent id names ("raw", "json", ...), in the reply text, the
+// metadata, and (for agent ids ending in "-401") an error body.
+func formsPlatform(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		if len(parts) < 4 {
+			http.NotFound(w, r)
+			return
+		}
+		form, status := strings.CutSuffix(parts[2], "-401")
+		echo := keyForms[form](r.Header.Get("x-api-key"))
+		w.Header().Set("Content-Type", "application/json")
+		if status {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error_message":"invalid key %s","key":"%s"}`, echo, echo)
+			return
+		}
+		fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"your key is %s","metadata":{"currentNode":"%s","nodeTrace":["Greeting"],"state":{"k":"%s","%s":1}},"conversationEnded":false,"delayedResponse":false}`,
+			echo, echo, echo, echo)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Keys of several shapes, echoed by the platform in every form, reach no
+// output: not the console, not the JUnit or JSON report, also once the
+// reports are parsed and every string in them is decoded (JSON, URL,
+// base64, regex quoting). A key copied into another variable and used in
+// a matches: is masked too, regex-quoted as the failure shows it.
+func TestSecretsInEveryForm(t *testing.T) {
+	t.Parallel()
+	keys := []string{"eyJhbGci.PLANTED+key/0123", "k&<ey>-PLANTED-0123", "clé-PLANTED-ünï-😀-ß"}
+	var suite strings.Builder
+	suite.WriteString("suite: forms\nscenarios:\n")
+	for form := range keyForms {
+		for _, agent := range []string{form, form + "-401"} {
+			fmt.Fprintf(&suite, "  - {name: %s, agent: %s, turns: [{say: hi}], greeting: {response: nothing}}\n", agent, agent)
+		}
+	}
+	suite.WriteString("  - {name: copied, agent: raw, greeting: {response: {matches: \"${env:COPY}\"}}, turns: [{say: hi}]}\n")
+	for _, key := range keys {
+		t.Run(key, func(t *testing.T) {
+			t.Parallel()
+			srv := formsPlatform(t)
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "forms.yaml"), []byte(suite.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": key, "COPY": key}
+			c := newCLI(t, dir, env, "run", "-v", "forms.yaml", "--junit", "junit.xml", "--json", "result.json")
+			if code := c.run(t); code != exitFailed {
+				t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+			}
+			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+			for _, name := range []string{"junit.xml", "result.json"} {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[name] = string(b)
+			}
+			for name, text := range texts {
+				if f := keyIn(text, key); f != "" {
+					t.Errorf("%s holds the key as %q", name, f)
+				}
+			}
+			for _, s := range jsonStrings(t, texts["result.json"]) {
+				if f := keyInDecoded(s, key); f != "" {
+					t.Errorf("result.json: the string %q decodes to the key (%s)", s, f)
+				}
+			}
+			for _, s := range xmlStrings(t, texts["junit.xml"]) {
+				if f := keyInDecoded(s, key); f != "" {
+					t.Errorf("junit.xml: the text %q decodes to the key (%s)", s, f)
+				}
+			}
+			if !strings.Contains(texts["result.json"], secret.Mask) || !strings.Contains(texts["junit.xml"], secret.Mask) {
+				t.Errorf("no %s in the reports: the echoes were not exercised", secret.Mask)
+			}
+		})
+	}
+}
+
+// keyIn returns the form of key that text holds, or "".
+func keyIn(text, key string) string {
+	for _, f := range secret.Forms(key) {
+		if strings.Contains(text, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// keyInDecoded decodes s every way a reader might and says which decoding
+// shows the key.
+func keyInDecoded(s, key string) string {
+	decoded := map[string]string{"as is": s}
+	if u, err := url.QueryUnescape(s); err == nil {
+		decoded["URL-decoded"] = u
+	}
+	var j string
+	if json.Unmarshal([]byte(`"`+s+`"`), &j) == nil {
+		decoded["JSON-decoded"] = j
+	}
+	decoded["regex-unquoted"] = regexp.MustCompile(`\\(.)`).ReplaceAllString(s, "$1")
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		for _, run := range regexp.MustCompile(`[A-Za-z0-9+/_=-]{16,}`).FindAllString(s, -1) {
+			if b, err := enc.DecodeString(run); err == nil {
+				decoded["base64-decoded"] += string(b)
+			}
+		}
+	}
+	for how, d := range decoded {
+		if f := keyIn(d, key); f != "" {
+			return how + ": " + f
+		}
+	}
+	return ""
+}
+
+// jsonStrings parses a JSON document and returns every string in it,
+// member names included.
+func jsonStrings(t *testing.T, doc string) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("the JSON report does not parse: %v", err)
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case map[string]any:
+			for k, x := range v {
+				out = append(out, k)
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// xmlStrings parses an XML document and returns its character data and
+// attribute values.
+func xmlStrings(t *testing.T, doc string) []string {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(doc))
+	var out []string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("the JUnit report does not parse: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.CharData:
+			out = append(out, string(tok))
+		case xml.StartElement:
+			for _, a := range tok.Attr {
+				out = append(out, a.Value)
+			}
+		}
+	}
+}
+
+// A key equal to a word of our own report structure masks the platform's
+// text but leaves the reports' structure as it is; a key shorter than 12
+// characters is refused before anything runs.
+func TestKeyLikeOurStructure(t *testing.T) {
+	t.Parallel()
+	const key = "conversation_id" // a member of every attempt in the JSON report
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key, RuntimeKey: "sim-runtime-key-0123"})
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"restaurant.yaml", "clinic.yaml"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, "examples/suites", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "suites", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": key}
+	c := newCLI(t, dir, env, "run", "suites", "--junit", "junit.xml", "--json", "result.json")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "result.json"))
+	var r struct {
+		Files []struct {
+			Cases []struct {
+				Attempts []map[string]json.RawMessage `json:"attempts"`
+			} `json:"cases"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Files) == 0 {
+		t.Fatalf("the JSON report does not parse: %v", err)
+	}
+	for _, f := range r.Files {
+		for _, cs := range f.Cases {
+			for _, a := range cs.Attempts {
+				if _, ok := a["conversation_id"]; !ok {
+					t.Fatalf("an attempt lost its conversation_id member: %v", a)
+				}
+			}
+		}
+	}
+	if !regexp.MustCompile(`"\[REDACTED\]":\s*"conv-`).Match(b) {
+		t.Errorf("the simulator's state member of the same name was not masked")
+	}
+	x, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	xmlStrings(t, string(x))
+	if !bytes.HasPrefix(x, []byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n<testsuites")) {
+		t.Errorf("the JUnit report starts %q", x[:min(len(x), 80)])
+	}
+
+	short := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "test"}, "run", "suites", "--junit", "short.xml")
+	if code := short.run(t); code != exitUsage || !strings.Contains(short.stderr.String(), "keys shorter than 12 characters are refused") {
+		t.Errorf("a 4-character key: exit %d\n%s", code, short.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "short.xml")); err == nil {
+		t.Errorf("a report was written for a refused key")
+	}
 }

@@ -34,6 +34,10 @@ type State struct {
 	// absolute), creating parent directories. Reports are streamed into it;
 	// what was written appears under name only on Commit.
 	CreateFile func(name string) (ReportFile, error)
+	// OpenFileLimit returns the process's limit of open files (the soft
+	// RLIMIT_NOFILE, which Go raises to the hard one at start); nil means
+	// unknown, and --parallel is taken as given.
+	OpenFileLimit func() (uint64, error)
 }
 
 // ReportFile is a report being written. Commit makes it appear under its

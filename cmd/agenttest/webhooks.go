@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -26,10 +28,10 @@ Runs a webhook receiver alone, for debugging an integration: it listens on
 --listen, registers an endpoint for --url on the target (or reuses the one
 registered for that URL when --secret gives its signing secret), verifies
 the signature of every delivery, and prints one line per event until
-interrupted:
+interrupted; what came with a rejected delivery is printed quoted:
 
   2026-03-01T12:00:00Z conversation.completed conversation=c1 env=sandbox {"num_turns":4,...}
-  2026-03-01T12:00:01Z REJECTED signature mismatch: ... (type=handoff.created conversation=c2, unverified)
+  2026-03-01T12:00:01Z REJECTED "signature mismatch: ..." (type="handoff.created" conversation="c2", unverified)
 
 The target is resolved as for 'agenttest run' (--target, AGENTTEST_*,
 agenttest.yaml). The platform requires an https:// URL: put the receiver
@@ -132,16 +134,20 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		// drive it: there is nothing to listen to.
 		return usageErrorf("webhooks listen: no target configured; start 'agenttest sim --allow-http-webhooks' and set AGENTTEST_BUILD_URL and AGENTTEST_BUILD_KEY, or use --target")
 	}
-	secrets := tgt.Secrets()
+	red, err := keyRedactor(tgt)
+	if err != nil {
+		return err
+	}
 	transport := platform.NewTransport(platform.DefaultMaxPerHost)
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Brand: o.brand, Now: st.Now,
+		AllowHTTP:  tgt.AllowHTTP,
 		HTTPClient: &http.Client{Transport: transport},
 	})
 	if err != nil {
-		return usageErrorf("target %s: %s", tgt.Name, redact(err.Error(), secrets))
+		return usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
 	}
 
 	ln, err := net.Listen("tcp", o.listen)
@@ -158,7 +164,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		public = "http://" + ln.Addr().String() + "/"
 	}
 
-	out := &lineWriter{w: newRedactor(st.Stdout, secrets)}
+	out := &lineWriter{w: red.Writer(st.Stdout)}
 	now := st.Now
 	if now == nil {
 		now = time.Now
@@ -169,9 +175,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		OnEvent:  func(ev webhook.Event) { out.line(eventLine(ev)) },
 		OnReject: func(r webhook.Rejection) { out.line(rejectionLine(r)) },
 	})
-	srv := &http.Server{Handler: rcv, ReadHeaderTimeout: 5 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	srv := webhook.Serve(ln, rcv, webhook.ServerOptions{ErrorLog: red.Writer(st.Stderr)})
 	defer func() {
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -180,7 +184,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 
 	ep, secret, err := webhook.Register(ctx, client, public, o.eventList(), o.secret)
 	if err != nil {
-		return fmt.Errorf("webhooks listen: register %s on target %s: %s", public, tgt.Name, redact(err.Error(), secrets))
+		return fmt.Errorf("webhooks listen: register %s on target %s: %s", public, tgt.Name, red.String(err.Error()))
 	}
 	rcv.SetSecret(secret)
 	created := o.secret == "" || secret != o.secret
@@ -191,7 +195,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 			cleanup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := client.DeleteWebhook(cleanup, ep.ID); err != nil && !platform.IsNotFound(err) {
-				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, redact(err.Error(), secrets))
+				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, red.String(err.Error()))
 			}
 		}()
 	}
@@ -202,12 +206,8 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	out.line(fmt.Sprintf("agenttest: listening on %s; %s endpoint %s for %s (events: %s); interrupt to stop",
 		ln.Addr(), verb, ep.ID, public, strings.Join(o.eventList(), ", ")))
 
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-served:
-		return fmt.Errorf("webhooks listen: serve: %w", err)
-	}
+	<-ctx.Done()
+	return nil
 }
 
 // lineWriter writes whole lines from concurrent deliveries, one at a time.
@@ -222,15 +222,17 @@ func (l *lineWriter) line(s string) {
 	io.WriteString(l.w, s+"\n")
 }
 
+// eventLine prints a verified event. Its fields are still server text:
+// any that is not plain printable text is quoted.
 func eventLine(ev webhook.Event) string {
 	var b strings.Builder
 	b.WriteString(ev.ReceivedAt.UTC().Format(time.RFC3339))
-	b.WriteString(" " + ev.Type)
+	b.WriteString(" " + plain(ev.Type))
 	if ev.ConversationID != "" {
-		b.WriteString(" conversation=" + ev.ConversationID)
+		b.WriteString(" conversation=" + plain(ev.ConversationID))
 	}
 	if ev.Environment != "" {
-		b.WriteString(" env=" + ev.Environment)
+		b.WriteString(" env=" + plain(ev.Environment))
 	}
 	if data, err := json.Marshal(ev.Data); err == nil && len(ev.Data) > 0 {
 		b.WriteString(" ")
@@ -239,17 +241,31 @@ func eventLine(ev webhook.Event) string {
 	return b.String()
 }
 
+// rejectionLine prints a rejected delivery. Everything that came with it
+// is quoted (%q): an unsigned body may hold terminal escapes, line breaks
+// or a fake "verified" line.
 func rejectionLine(r webhook.Rejection) string {
-	s := r.ReceivedAt.UTC().Format(time.RFC3339) + " REJECTED " + r.Reason
+	s := r.ReceivedAt.UTC().Format(time.RFC3339) + " REJECTED " + strconv.Quote(r.Reason)
 	var about []string
 	if r.Type != "" {
-		about = append(about, "type="+r.Type)
+		about = append(about, "type="+strconv.Quote(r.Type))
 	}
 	if r.ConversationID != "" {
-		about = append(about, "conversation="+r.ConversationID)
+		about = append(about, "conversation="+strconv.Quote(r.ConversationID))
 	}
 	if len(about) > 0 {
 		s += " (" + strings.Join(about, " ") + ", unverified)"
+	}
+	return s
+}
+
+// plain returns s as it is when it is plain printable text without
+// spaces, else quoted.
+func plain(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return strconv.Quote(s)
+		}
 	}
 	return s
 }

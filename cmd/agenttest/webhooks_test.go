@@ -69,8 +69,10 @@ func TestWebhooksListen(t *testing.T) {
 	}
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z conversation\.completed conversation=`+regexp.QuoteMeta(conv)+` env=sandbox \{.*"channel":"VOICE-SIP"`))
 
-	// A forged delivery is refused and printed with the reason.
-	forged := `{"id":"evt_forged","type":"handoff.created","data":{"conversation_id":"c-forged","environment":"live"}}`
+	// A forged delivery is refused and printed with the reason, its text
+	// quoted: the terminal escape, the line break and the fake verified
+	// line it carries stay inside one quoted field.
+	forged := `{"id":"evt_forged","type":"handoff.created\u001b[2J\n2026-01-01T00:00:00Z conversation.completed conversation=c1 env=live","data":{"conversation_id":"c-forged","environment":"live"}}`
 	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(forged))
 	req.Header.Set("X-Vendor-Signature", strings.Repeat("ab", 32))
 	resp, err := http.DefaultClient.Do(req)
@@ -81,7 +83,10 @@ func TestWebhooksListen(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("forged delivery answered %d, want 401", resp.StatusCode)
 	}
-	waitFor(t, c.stdout, regexp.MustCompile(`REJECTED signature mismatch: .* \(type=handoff\.created conversation=c-forged, unverified\)`))
+	waitFor(t, c.stdout, regexp.MustCompile(`REJECTED "signature mismatch: .*" \(type="handoff\.created\\x1b\[2J\\n2026-01-01T00:00:00Z conversation\.completed conversation=c1 env=live" conversation="c-forged", unverified\)`))
+	if out := c.stdout.String(); strings.ContainsAny(out, "\x1b") || regexp.MustCompile(`(?m)^2026-01-01T00:00:00Z`).MatchString(out) {
+		t.Errorf("the forged delivery's text reached the terminal raw:\n%q", out)
+	}
 
 	c.sigs <- struct{}{}
 	select {
@@ -121,7 +126,7 @@ func TestWebhooksListenUsage(t *testing.T) {
 		{name: "bad url", args: []string{"webhooks", "listen", "--url", "hook"}, want: `--url "hook" must be an absolute http(s) URL`},
 		{name: "no target", args: []string{"webhooks", "listen"}, want: "no target configured"},
 		{name: "public listen without url", args: []string{"webhooks", "listen", "--listen", "0.0.0.0:0"},
-			env: map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:9", "AGENTTEST_BUILD_KEY": "k"}, want: "--url is required"},
+			env: map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:9", "AGENTTEST_BUILD_KEY": "bk-catalogue-0123"}, want: "--url is required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

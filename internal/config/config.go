@@ -136,6 +136,13 @@ type TargetDef struct {
 	// SMSConnectorID is the X-TOKEN-ID of SMS probes (the connector id of
 	// the project).
 	SMSConnectorID Field
+	// AllowHTTP accepts plain http:// URLs to hosts that are not
+	// loopback (keys then travel in clear text); nil means not set.
+	AllowHTTP    *bool
+	AllowHTTPPos diag.Pos
+	// MaxReplyBytes raises (or lowers) the size limit of a debug-chat
+	// reply, in bytes.
+	MaxReplyBytes Field
 }
 
 // RunDefaults are the `run:` section: defaults for `agenttest run` flags.
@@ -155,7 +162,7 @@ type RunDefaults struct {
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
 	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key",
-		"webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id"}
+		"webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
 
 	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -261,12 +268,18 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.WebhookURL = fld
 			case "sms_connector_id":
 				t.SMSConnectorID = fld
-			case "allow_live":
+			case "allow_live", "allow_http":
 				b, err := strconv.ParseBool(fld.Value)
 				if err != nil || ds.HasErrors() {
-					return ds.Errorf(fld.Pos, "allow_live must be true or false, not %q", fld.Value)
+					return ds.Errorf(fld.Pos, "%s must be true or false, not %q", k.Value, fld.Value)
 				}
-				t.AllowLive, t.AllowLivePos = &b, fld.Pos
+				if k.Value == "allow_live" {
+					t.AllowLive, t.AllowLivePos = &b, fld.Pos
+				} else {
+					t.AllowHTTP, t.AllowHTTPPos = &b, fld.Pos
+				}
+			case "max_reply_bytes":
+				t.MaxReplyBytes = fld
 			case "build_key", "runtime_key":
 				// Never echo the value: it may be the very secret that must
 				// not be in the file.
@@ -530,8 +543,26 @@ func validateValue(key, v string) string {
 		if !contains(Envs, v) {
 			return fmt.Sprintf("env %q is not one of %s", v, strings.Join(Envs, ", "))
 		}
+	case "max_reply_bytes":
+		if _, err := ParseReplyBytes(v); err != nil {
+			return "max_reply_bytes: " + err.Error()
+		}
 	}
 	return ""
+}
+
+// MinReplyBytes is the smallest reply limit accepted: below it, even an
+// ordinary turn result would not fit.
+const MinReplyBytes = 4 << 10
+
+// ParseReplyBytes reads a reply size limit: a whole number of bytes of at
+// least MinReplyBytes. The flag, its variable and the target key share it.
+func ParseReplyBytes(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < MinReplyBytes {
+		return 0, fmt.Errorf("%q is not a number of bytes of at least %d (1 MiB is 1048576)", s, MinReplyBytes)
+	}
+	return n, nil
 }
 
 // loadProbeNumbers reads `probe_numbers:`, a list of phone numbers (or a

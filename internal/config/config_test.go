@@ -89,7 +89,7 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
 				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
-				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes)`,
 			},
 		},
 		{
@@ -120,7 +120,7 @@ func TestLoadProblems(t *testing.T) {
 			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
 			want: []string{
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
-				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes`,
 				`c.yaml:6:3: target "a" is defined twice`,
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, gate_alerts`,
 			},
@@ -242,13 +242,13 @@ func TestResolve(t *testing.T) {
 			name: "target chosen by flag with env references",
 			file: f,
 			sel:  Selection{Target: "live"},
-			env:  map[string]string{"LIVE_BUILD_URL": "https://build.eu.example.com", "LIVE_KEY": "live-secret"},
-			want: "live/config build=https://build.eu.example.com runtime= account=acme-corp agent=PROJECT-ab12CD34 env=live bk=live-secret rk=",
+			env:  map[string]string{"LIVE_BUILD_URL": "https://build.eu.example.com", "LIVE_KEY": "live-secret-key"},
+			want: "live/config build=https://build.eu.example.com runtime= account=acme-corp agent=PROJECT-ab12CD34 env=live bk=live-secret-key rk=",
 		},
 		{
 			name: "no config: environment target",
-			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:1", EnvBuildKey: "k-secret", EnvAccountID: "ws-00000000"},
-			want: "env/environment build=http://127.0.0.1:1 runtime= account=ws-00000000 agent= env= bk=k-secret rk=",
+			env:  map[string]string{EnvBuildURL: "http://127.0.0.1:1", EnvBuildKey: "k-secret-0123456", EnvAccountID: "ws-00000000"},
+			want: "env/environment build=http://127.0.0.1:1 runtime= account=ws-00000000 agent= env= bk=k-secret-0123456 rk=",
 		},
 		{
 			name: "nothing configured: embedded simulator",
@@ -292,7 +292,7 @@ func TestResolve(t *testing.T) {
 			name:    "unset URL reference",
 			file:    f,
 			sel:     Selection{Target: "live"},
-			env:     map[string]string{"LIVE_KEY": "live-secret"},
+			env:     map[string]string{"LIVE_KEY": "live-secret-key"},
 			want:    `agenttest.yaml:13:16: target "live": build_url refers to LIVE_BUILD_URL, which is not set (set LIVE_BUILD_URL, or AGENTTEST_BUILD_URL to override it)`,
 			wantErr: true,
 		},
@@ -342,5 +342,97 @@ func TestSecretNeverFormats(t *testing.T) {
 	}
 	if got := tg.Secrets(); len(got) != 2 || got[0] != "bk-secret-1" {
 		t.Errorf("Secrets() = %v", got)
+	}
+}
+
+// Keys stay home: plain http only to loopback hosts unless the target
+// allows it (then a warning on every resolution), keys of at least 12
+// characters, and a reply limit that parses.
+func TestResolveTransportAndKeys(t *testing.T) {
+	const src = `targets:
+  remote:
+    build_url: http://build.example.com
+    build_key: ${env:REMOTE_KEY}
+  allowed:
+    build_url: http://build.example.com
+    allow_http: true
+    build_key: ${env:REMOTE_KEY}
+  local:
+    build_url: http://127.0.0.5:8080
+    runtime_url: http://localhost:9000
+    messaging_url: ws://[::1]:9001
+    build_key: ${env:SHORT_KEY}
+    max_reply_bytes: 2097152
+  badlimit:
+    build_url: https://build.example.com
+    build_key: ${env:REMOTE_KEY}
+    max_reply_bytes: ${env:LIMIT}
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	env := map[string]string{"REMOTE_KEY": "remote-key-0123456789", "SHORT_KEY": "short", "LIMIT": "2MB"}
+	type testCase struct {
+		target string
+		env    map[string]string
+		want   string
+	}
+	for _, tc := range []testCase{
+		{"remote", nil, `agenttest.yaml:3:16: target "remote": build_url "http://build.example.com" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
+		{"remote", map[string]string{EnvBuildURL: "http://10.0.0.1:80"}, `target "remote": AGENTTEST_BUILD_URL "http://10.0.0.1:80" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
+		{"allowed", nil, `agenttest.yaml:7:17: warning: target "allowed": allow_http is set, so the API key travels in clear text to build.example.com (build_url) (use https:// and remove allow_http)`},
+		{"local", nil, `agenttest.yaml:13:16: target "local": build_key (from SHORT_KEY) is 5 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)`},
+		{"local", map[string]string{"SHORT_KEY": "long-enough-key"}, ``},
+		{"badlimit", nil, `agenttest.yaml:18:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
+		{"badlimit", map[string]string{EnvBuildKey: "tiny"}, `target "badlimit": build_key (from AGENTTEST_BUILD_KEY) is 4 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)
+agenttest.yaml:18:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
+	} {
+		getenv := func(k string) (string, bool) {
+			if v, ok := tc.env[k]; ok {
+				return v, true
+			}
+			v, ok := env[k]
+			return v, ok
+		}
+		tg, diags := Resolve(f, Selection{Target: tc.target, Getenv: getenv, Needs: Needs{Build: true}})
+		diags.Sort()
+		if got := diags.Error(); got != tc.want {
+			t.Errorf("%s %v:\n got  %s\n want %s", tc.target, tc.env, got, tc.want)
+		}
+		if strings.Contains(diags.Error(), "remote-key") || strings.Contains(diags.Error(), "tiny") {
+			t.Errorf("a key is in the message: %s", diags.Error())
+		}
+		if tc.target == "local" && tc.want == "" && tg.MaxReplyBytes != 2097152 {
+			t.Errorf("max_reply_bytes = %d", tg.MaxReplyBytes)
+		}
+	}
+	_, diags = Load("c.yaml", []byte("targets:\n  a:\n    max_reply_bytes: 2MB\n    allow_http: maybe\n"))
+	want := `c.yaml:3:22: max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)
+c.yaml:4:17: allow_http must be true or false, not "maybe"`
+	if diags.Error() != want {
+		t.Errorf("load:\n got  %s\n want %s", diags.Error(), want)
+	}
+}
+
+func TestKeyVariables(t *testing.T) {
+	f, diags := Load("agenttest.yaml", []byte(validConfig))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := KeyVariables(f)
+	for name, want := range map[string]string{
+		EnvBuildKey:           "the build key",
+		EnvRuntimeKey:         "the runtime key",
+		"SANDBOX_BUILD_KEY":   `the build_key of target "sandbox" (agenttest.yaml:10:16)`,
+		"SANDBOX_RUNTIME_KEY": `the runtime_key of target "sandbox" (agenttest.yaml:11:18)`,
+		"LIVE_KEY":            `the build_key of target "live" (agenttest.yaml:17:16)`,
+	} {
+		if got[name] != want {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("got %v", got)
 	}
 }

@@ -2,9 +2,12 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // The environment variables that override the fields of a target. They win
@@ -95,6 +98,12 @@ type Target struct {
 	// SMSConnectorID is the X-TOKEN-ID of SMS probes
 	// (AGENTTEST_SMS_CONNECTOR_ID overrides it).
 	SMSConnectorID string
+	// AllowHTTP is the target's allow_http: plain http:// to hosts that
+	// are not loopback is accepted (with a warning on every run).
+	AllowHTTP bool
+	// MaxReplyBytes is the target's max_reply_bytes; 0 means the default
+	// (the run flag and AGENTTEST_MAX_REPLY_BYTES win over it).
+	MaxReplyBytes int64
 }
 
 // Environment variables of the confirmation settings of a target.
@@ -242,6 +251,13 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	t.BuildKey = r.key("build_key", def.BuildKey, EnvBuildKey)
 	t.RuntimeKey = r.key("runtime_key", def.RuntimeKey, EnvRuntimeKey)
+	if def.AllowHTTP != nil {
+		t.AllowHTTP = *def.AllowHTTP
+	}
+	if v := r.field("max_reply_bytes", def.MaxReplyBytes, ""); v != "" {
+		t.MaxReplyBytes, _ = ParseReplyBytes(v) // field reported a bad value
+	}
+	r.transport(def)
 
 	if sel.Needs.Build {
 		r.require(t.BuildURL != "", "build_url", EnvBuildURL)
@@ -294,10 +310,59 @@ func (r *resolver) field(key string, fld Field, envName string) string {
 	return v
 }
 
+// transport refuses plain http:// (and ws://) URLs to hosts that are not
+// loopback, where a key would cross the network in clear text, unless the
+// target sets allow_http: true, which warns instead.
+func (r *resolver) transport(def *TargetDef) {
+	t := r.t
+	for _, u := range []struct {
+		key, value, envName string
+		fld                 Field
+	}{
+		{"build_url", t.BuildURL, EnvBuildURL, def.BuildURL},
+		{"runtime_url", t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
+		{"messaging_url", t.MessagingURL, EnvMessagingURL, def.MessagingURL},
+	} {
+		if u.value == "" {
+			continue
+		}
+		plain := strings.Replace(strings.Replace(u.value, "ws://", "http://", 1), "wss://", "https://", 1)
+		if platform.CheckScheme(plain, false) == nil {
+			continue
+		}
+		pos, where := u.fld.Pos, u.key
+		if r.sel.getenv(u.envName) != "" {
+			pos, where = diag.Pos{}, u.envName
+		}
+		if t.AllowHTTP {
+			r.diags = r.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: def.AllowHTTPPos,
+				Message: fmt.Sprintf("%s: allow_http is set, so the API key travels in clear text to %s (%s)", r.what(), hostOf(u.value), where),
+				Hint:    "use https:// and remove allow_http"})
+			continue
+		}
+		r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
+			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, u.value),
+			Hint:    "use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run)"})
+	}
+}
+
+// hostOf is the host:port of a URL, for messages.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return raw
+}
+
 // key resolves an API key: AGENTTEST_*_KEY wins, else the variable the
-// config's ${env:NAME} reference names.
+// config's ${env:NAME} reference names. A key too short (or otherwise
+// unusable) to be told apart from ordinary text is refused.
 func (r *resolver) key(key string, fld Field, envName string) Secret {
 	if v := r.sel.getenv(envName); v != "" {
+		if err := secret.CheckKey(fmt.Sprintf("%s (from %s)", key, envName), v); err != nil {
+			r.diags = r.diags.Errorf(diag.Pos{}, "%s: %v", r.what(), err)
+			return ""
+		}
 		return Secret(v)
 	}
 	if fld.Value == "" {
@@ -315,7 +380,38 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 			Hint:    fmt.Sprintf("set %s (or %s)", m[1], envName)})
 		return ""
 	}
+	if err := secret.CheckKey(fmt.Sprintf("%s (from %s)", key, m[1]), v); err != nil {
+		r.diags = r.diags.Errorf(fld.Pos, "%s: %v", r.what(), err)
+		return ""
+	}
 	return Secret(v)
+}
+
+// KeyVariables maps every environment variable that holds an API key to
+// what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY, and each
+// variable a build_key or runtime_key of f refers to. A suite may not read
+// any of them (lint refuses ${env:NAME} of one). f may be nil.
+func KeyVariables(f *File) map[string]string {
+	vars := map[string]string{
+		EnvBuildKey:   "the build key",
+		EnvRuntimeKey: "the runtime key",
+	}
+	if f == nil {
+		return vars
+	}
+	for _, t := range f.Targets {
+		for _, k := range []struct {
+			name string
+			fld  Field
+		}{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}} {
+			if m := keyRefRe.FindStringSubmatch(k.fld.Value); m != nil {
+				if _, known := vars[m[1]]; !known {
+					vars[m[1]] = fmt.Sprintf("the %s of target %q (%s)", k.name, t.Name, k.fld.Pos)
+				}
+			}
+		}
+	}
+	return vars
 }
 
 func (r *resolver) require(ok bool, key, envName string) {

@@ -123,7 +123,7 @@ func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
 	resp, err := c.do(ctx, rq)
 	if err != nil {
 		// Without an answer, the timing covers every try and wait.
-		ex := &Exchange{Request: c.redactBytes(rq.body), Started: start, Latency: c.now().Sub(start)}
+		ex := &Exchange{Request: c.red.JSON(rq.body), Started: start, Latency: c.now().Sub(start)}
 		var ae *APIError
 		var ne *NetworkError
 		switch {
@@ -134,14 +134,14 @@ func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
 		}
 		return ex, err
 	}
-	// The body outlives the pooled buffer (it goes into the transcript).
+	// The body (already redacted by attempt) outlives the pooled buffer:
+	// it goes into the transcript.
 	raw := make([]byte, len(resp.body()))
 	copy(raw, resp.body())
 	resp.release()
-	raw = c.redactBytes(raw)
 
 	ex := &Exchange{
-		Request:  c.redactBytes(rq.body),
+		Request:  c.red.JSON(rq.body),
 		Response: raw,
 		Status:   resp.status,
 		Started:  resp.started,
@@ -178,10 +178,19 @@ type wireTurn struct {
 // *ResponseError (or an *APIError for a success: false body), so the runner
 // reports the endpoint and status with it.
 func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*TurnResult, error) {
-	if res, ok := fastTurn(body); ok {
-		return res, nil
+	res, ok := fastTurn(body)
+	if !ok {
+		var err error
+		if res, err = c.decodeWireTurn(rq, status, body, attempts); err != nil {
+			return nil, err
+		}
 	}
-	return c.decodeWireTurn(rq, status, body, attempts)
+	// Both paths decode the metadata into the same values, so one check
+	// of its member types serves both.
+	if err := res.Metadata.check(); err != nil {
+		return nil, c.responseError(rq, status, body, err)
+	}
+	return res, nil
 }
 
 // decodeWireTurn is decodeTurn's general path, for every body fastTurn
@@ -195,7 +204,7 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		code, msg := parseErrorBody(body, "application/json")
 		return nil, &APIError{
 			Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path,
-			Status: status, Code: c.Redact(code), Message: c.Redact(msg),
+			Status: status, Code: c.red.String(code), Message: c.red.String(msg),
 			Attempts: attempts, Body: c.keepBody(body),
 		}
 	}

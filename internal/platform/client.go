@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // Defaults of Config, kept together so the documentation and the code agree.
@@ -22,10 +25,23 @@ const (
 	// then queues in the client instead of flooding the platform (which
 	// would answer with 429s that cost more time than the queue).
 	DefaultMaxPerHost = 64
-	// DefaultMaxBodyBytes bounds a JSON response body. The reference does
-	// not give payload limits; 16 MiB is far above any conversation page
-	// seen and low enough that a misbehaving server cannot exhaust memory.
+	// DefaultMaxBodyBytes bounds a JSON response body other than a
+	// debug-chat reply. The reference does not give payload limits; 16 MiB
+	// is far above any conversation page seen and low enough that a
+	// misbehaving server cannot exhaust memory.
 	DefaultMaxBodyBytes = 16 << 20
+	// DefaultMaxReplyBytes bounds a debug-chat reply, after decompression.
+	// A turn result is a reply text and its metadata: a few kilobytes.
+	// 1 MiB leaves room for a large state or many function events while a
+	// hostile server cannot make each of hundreds of parallel turns hold
+	// tens of megabytes.
+	DefaultMaxReplyBytes = 1 << 20
+	// DefaultReplyBudget bounds the response bytes all calls of a client
+	// hold while reading them, so memory does not grow with the number
+	// of calls in flight times the body limit (see Config.ReplyBudget).
+	DefaultReplyBudget = 64 << 20
+	// maxRedirects bounds the same-origin redirects followed.
+	maxRedirects = 5
 	// DefaultMaxAudioBytes bounds a recording (about 4 hours of 8 kHz
 	// 16-bit mono audio).
 	DefaultMaxAudioBytes = 256 << 20
@@ -78,14 +94,33 @@ type Config struct {
 	Brand string
 	// HTTPClient sends the requests. Default: a client whose transport
 	// keeps MaxPerHost idle connections per host, so parallel scenarios
-	// reuse connections instead of opening new ones.
+	// reuse connections instead of opening new ones. New uses a copy
+	// whose CheckRedirect is the client's own redirect policy (see
+	// checkRedirect), whatever the given client had.
 	HTTPClient *http.Client
 	// MaxPerHost caps concurrent requests per host. Default
 	// DefaultMaxPerHost.
 	MaxPerHost int
-	// MaxBodyBytes bounds JSON response bodies. Default
-	// DefaultMaxBodyBytes.
+	// MaxBodyBytes bounds JSON response bodies other than debug-chat
+	// replies. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxReplyBytes bounds a debug-chat reply, counted after
+	// decompression (a gzip bomb stops at the limit). Default
+	// DefaultMaxReplyBytes.
+	MaxReplyBytes int64
+	// MaxReplyHint says how to raise MaxReplyBytes; it ends the error of
+	// a reply over the limit (the CLI names its flag and target key).
+	MaxReplyHint string
+	// ReplyBudget bounds the bytes of JSON responses being read at once
+	// across every call of the client: a call acquires budget as its body
+	// arrives and releases it when the body is decoded. Default
+	// DefaultReplyBudget, raised when needed so that a body at its limit
+	// always fits.
+	ReplyBudget int64
+	// AllowHTTP accepts plain http:// URLs for hosts that are not
+	// loopback addresses. Without it, a key would travel in clear text
+	// and Validate refuses such a URL.
+	AllowHTTP bool
 	// MaxAudioBytes bounds recordings. Default DefaultMaxAudioBytes.
 	MaxAudioBytes int64
 	// Retry is the retry policy; zero fields take their defaults.
@@ -103,16 +138,24 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.BuildURL == "" {
 		errs = append(errs, errors.New("build URL is required"))
-	} else if err := checkBaseURL(c.BuildURL); err != nil {
+	} else if err := checkBaseURL(c.BuildURL, c.AllowHTTP); err != nil {
 		errs = append(errs, fmt.Errorf("build URL: %w", err))
 	}
 	if c.RuntimeURL != "" {
-		if err := checkBaseURL(c.RuntimeURL); err != nil {
+		if err := checkBaseURL(c.RuntimeURL, c.AllowHTTP); err != nil {
 			errs = append(errs, fmt.Errorf("runtime URL: %w", err))
 		}
 	}
 	if err := c.validateMessaging(); err != nil {
 		errs = append(errs, err)
+	}
+	for _, k := range []struct{ what, key string }{{"build key", c.BuildKey}, {"runtime key", c.RuntimeKey}, {"connector token", c.ConnectorToken}} {
+		if k.key == "" {
+			continue
+		}
+		if err := secret.CheckKey(k.what, k.key); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.AccountID != "" {
 		if err := CheckAccountID(c.AccountID); err != nil {
@@ -122,7 +165,7 @@ func (c Config) Validate() error {
 	if c.MaxPerHost < 0 {
 		errs = append(errs, fmt.Errorf("max requests per host must not be negative, got %d", c.MaxPerHost))
 	}
-	if c.MaxBodyBytes < 0 || c.MaxAudioBytes < 0 {
+	if c.MaxBodyBytes < 0 || c.MaxAudioBytes < 0 || c.MaxReplyBytes < 0 || c.ReplyBudget < 0 {
 		errs = append(errs, errors.New("body size limits must not be negative"))
 	}
 	if c.Brand != "" && !validHeaderToken(c.Brand) {
@@ -134,17 +177,40 @@ func (c Config) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	// A key pasted into a URL setting must not reach the terminal.
-	msg := errors.Join(errs...).Error()
+	// A key pasted into a URL setting must not reach the terminal. The
+	// keys may be the problem themselves, so only the valid ones redact.
+	var keys []string
 	for _, k := range []string{c.BuildKey, c.RuntimeKey, c.ConnectorToken} {
-		if k != "" {
-			msg = strings.ReplaceAll(msg, k, redacted)
+		if secret.CheckKey("", k) == nil {
+			keys = append(keys, k)
 		}
 	}
-	return errors.New(msg)
+	red, _ := secret.New(keys...)
+	return errors.New(red.String(errors.Join(errs...).Error()))
 }
 
-func checkBaseURL(raw string) error {
+// CheckScheme enforces transport security on a base URL: https (wss), or
+// plain http (ws) to a loopback host (127.0.0.0/8, ::1, localhost), where nothing
+// crosses a network. allowHTTP lifts the rule (a target's allow_http).
+func CheckScheme(raw string, allowHTTP bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || allowHTTP || IsLoopback(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set allow_http: true on the target to accept the risk)", u.Redacted())
+}
+
+// IsLoopback reports whether host (a name or an IP, without port or
+// brackets) is this machine: localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func checkBaseURL(raw string, allowHTTP bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error repeats the input; say it once.
@@ -166,7 +232,7 @@ func checkBaseURL(raw string) error {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("%q: must not have a query or fragment", raw)
 	}
-	return nil
+	return CheckScheme(raw, allowHTTP)
 }
 
 func validHeaderToken(s string) bool {
@@ -194,13 +260,13 @@ type Client struct {
 	// because every request starts with one.
 	buildBase, runtimeBase string
 	retry                  RetryPolicy
-	redactor               *strings.Replacer
-	secrets                [][]byte
+	red                    *secret.Redactor
 	now                    func() time.Time
 
-	bufs  bufPool
-	mu    sync.Mutex
-	hosts map[string]chan struct{}
+	bufs   bufPool
+	budget *budget
+	mu     sync.Mutex
+	hosts  map[string]chan struct{}
 
 	// formsOnce builds forms, the Messaging event names of the brand.
 	formsOnce sync.Once
@@ -224,6 +290,12 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxAudioBytes == 0 {
 		cfg.MaxAudioBytes = DefaultMaxAudioBytes
 	}
+	if cfg.MaxReplyBytes == 0 {
+		cfg.MaxReplyBytes = DefaultMaxReplyBytes
+	}
+	if cfg.ReplyBudget == 0 {
+		cfg.ReplyBudget = DefaultReplyBudget
+	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
@@ -240,6 +312,11 @@ func New(cfg Config) (*Client, error) {
 	if c.http == nil {
 		c.http = &http.Client{Transport: NewTransport(cfg.MaxPerHost)}
 	}
+	// A copy, so the redirect policy holds whatever client was given and
+	// the caller's client is left as it was.
+	hc := *c.http
+	hc.CheckRedirect = c.checkRedirect
+	c.http = &hc
 	c.build, _ = url.Parse(strings.TrimRight(cfg.BuildURL, "/"))
 	c.buildBase = c.build.String()
 	if cfg.RuntimeURL != "" {
@@ -247,15 +324,13 @@ func New(cfg Config) (*Client, error) {
 		c.runtimeBase = c.runtime.String()
 	}
 	c.messaging, c.socket = cfg.messagingURLs()
-	var pairs []string
-	for _, k := range []string{cfg.BuildKey, cfg.RuntimeKey, cfg.ConnectorToken} {
-		if k == "" {
-			continue
-		}
-		pairs = append(pairs, k, redacted)
-		c.secrets = append(c.secrets, []byte(k))
+	red, err := secret.New(cfg.BuildKey, cfg.RuntimeKey, cfg.ConnectorToken)
+	if err != nil {
+		return nil, fmt.Errorf("platform config: %w", err) // Validate checked the keys
 	}
-	c.redactor = strings.NewReplacer(pairs...)
+	c.red = red
+	// Calls in flight are at most MaxPerHost on each of the two hosts.
+	c.budget = newBudget(cfg.ReplyBudget, 2*cfg.MaxPerHost, max(cfg.MaxReplyBytes, cfg.MaxBodyBytes)+1)
 	return c, nil
 }
 
@@ -274,29 +349,15 @@ func NewTransport(maxPerHost int) *http.Transport {
 	return t
 }
 
-// redacted replaces secrets in any text that leaves the client.
-const redacted = "[REDACTED]"
+// Redactor returns the redactor of the client's keys, for text the
+// client did not produce itself (the runner's records of user files).
+func (c *Client) Redactor() *secret.Redactor { return c.red }
 
-// Redact replaces every configured key in s with [REDACTED]. The client
-// applies it to every message built from server text, because a
-// misbehaving server or proxy may echo request headers back.
-func (c *Client) Redact(s string) string {
-	if len(c.secrets) == 0 {
-		return s
-	}
-	return c.redactor.Replace(s)
-}
-
-// redactBytes returns b with the keys replaced, copying only when one is
-// present: the common case costs one scan and no allocation.
-func (c *Client) redactBytes(b []byte) []byte {
-	for _, k := range c.secrets {
-		if bytes.Contains(b, k) {
-			return []byte(c.redactor.Replace(string(b)))
-		}
-	}
-	return b
-}
+// Redact replaces every configured key in s, in every form package secret
+// knows, with [REDACTED]. The client applies it to every body and every
+// message built from server text, because a misbehaving server or proxy
+// may echo request headers back.
+func (c *Client) Redact(s string) string { return c.red.String(s) }
 
 // sem returns the semaphore of a host, creating it on first use.
 func (c *Client) sem(host string) chan struct{} {
@@ -332,13 +393,14 @@ func (bp *bufPool) put(b *bytes.Buffer) {
 	bp.p.Put(b)
 }
 
-// response is a successful (2xx) answer. body is pooled: call release when
-// done, and copy whatever must outlive it.
+// response is a successful (2xx) answer. body is pooled and holds reply
+// budget: call release when done, and copy whatever must outlive it.
 type response struct {
 	status   int
 	header   http.Header
 	buf      *bytes.Buffer
-	pool     *bufPool
+	client   *Client
+	held     int64
 	started  time.Time
 	latency  time.Duration
 	attempts int
@@ -347,8 +409,9 @@ type response struct {
 func (r *response) body() []byte { return r.buf.Bytes() }
 
 func (r *response) release() {
-	r.pool.put(r.buf)
-	r.buf = nil
+	r.client.bufs.put(r.buf)
+	r.client.budget.release(r.held)
+	r.buf, r.held = nil, 0
 }
 
 // do sends one call, retrying as its class allows, and returns the 2xx
@@ -373,8 +436,11 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 	}
 	sem := c.sem(base.Host)
 	limit := c.cfg.MaxBodyBytes
-	if rq.limit > 0 {
+	switch {
+	case rq.limit > 0:
 		limit = rq.limit
+	case rq.ep.chat():
+		limit = c.cfg.MaxReplyBytes
 	}
 
 	for attempt := 1; ; attempt++ {
@@ -435,6 +501,11 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	}
 	defer res.Body.Close()
 
+	switch res.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		// checkRedirect refused to follow it (or it had no Location).
+		return nil, c.redirectError(rq, req, res)
+	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return nil, c.apiError(rq, res, attempt)
 	}
@@ -442,25 +513,44 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 		return nil, c.tooLarge(rq, res.StatusCode, limit)
 	}
 	buf := c.bufs.get()
-	if res.ContentLength > 0 {
-		buf.Grow(int(res.ContentLength))
+	var held int64
+	if rq.binary {
+		// Recordings have their own limit, far above the budget, and
+		// are not text to redact.
+		if res.ContentLength > 0 {
+			buf.Grow(int(res.ContentLength))
+		}
+		var n int64
+		if n, err = buf.ReadFrom(io.LimitReader(res.Body, limit+1)); err == nil && n > limit {
+			err = errTooLarge
+		}
+	} else {
+		held, err = c.budget.read(ctx, buf, res.Body, res.ContentLength, limit)
 	}
-	n, err := buf.ReadFrom(io.LimitReader(res.Body, limit+1))
 	if err != nil {
 		c.bufs.put(buf)
+		c.budget.release(held)
+		if errors.Is(err, errTooLarge) {
+			return nil, c.tooLarge(rq, res.StatusCode, limit)
+		}
 		// The server answered, so the request was received: never
 		// re-send a turn after this.
 		return nil, c.networkError(rq, err, true, attempt)
 	}
-	if n > limit {
-		c.bufs.put(buf)
-		return nil, c.tooLarge(rq, res.StatusCode, limit)
+	if !rq.binary {
+		// Keys leave the client in no body: redact once, here, for every
+		// caller, before anything is decoded or kept.
+		if clean := c.red.JSON(buf.Bytes()); len(clean) != buf.Len() || (len(clean) > 0 && &clean[0] != &buf.Bytes()[0]) {
+			buf.Reset()
+			buf.Write(clean)
+		}
 	}
 	return &response{
 		status:   res.StatusCode,
 		header:   res.Header,
 		buf:      buf,
-		pool:     &c.bufs,
+		client:   c,
+		held:     held,
 		started:  started,
 		latency:  c.now().Sub(started),
 		attempts: attempt,

@@ -44,7 +44,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "bad scheme", cfg: with(func(c *Config) { c.BuildURL = "ftp://x" }), wantErr: []string{"build URL", "scheme must be http or https"}},
 		{name: "no host", cfg: with(func(c *Config) { c.RuntimeURL = "https://" }), wantErr: []string{"runtime URL", "no host"}},
 		{name: "unparsable", cfg: with(func(c *Config) { c.BuildURL = "http://[::1" }), wantErr: []string{"build URL"}},
-		{name: "query", cfg: with(func(c *Config) { c.BuildURL = "http://x/?a=1" }), wantErr: []string{"must not have a query"}},
+		{name: "query", cfg: with(func(c *Config) { c.BuildURL = "https://x/?a=1" }), wantErr: []string{"must not have a query"}},
 		{name: "key in URL", cfg: with(func(c *Config) { c.BuildKey = "sekrit-key"; c.BuildURL = "http://u:sekrit-key@x" }),
 			wantErr: []string{"credentials in the URL are not allowed"}},
 		{name: "bad brand", cfg: with(func(c *Config) { c.Brand = "Ven dor" }), wantErr: []string{"cannot be part of a header name"}},
@@ -59,11 +59,11 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestNewDefaults(t *testing.T) {
-	c, err := New(Config{BuildURL: "http://b.test/", RuntimeURL: "http://r.test/x/"})
+	c, err := New(Config{BuildURL: "https://b.test/", RuntimeURL: "https://r.test/x/"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BuildURL() != "http://b.test" || c.RuntimeURL() != "http://r.test/x" {
+	if c.BuildURL() != "https://b.test" || c.RuntimeURL() != "https://r.test/x" {
 		t.Errorf("urls %q %q", c.BuildURL(), c.RuntimeURL())
 	}
 	tr, ok := c.http.Transport.(*http.Transport)
@@ -86,7 +86,7 @@ func TestNewDefaults(t *testing.T) {
 	if _, err := c.GetConversation(t.Context(), "p", "c"); err == nil || !strings.Contains(err.Error(), "account id is not configured") {
 		t.Errorf("err = %v", err)
 	}
-	noRuntime, _ := New(Config{BuildURL: "http://b.test", AccountID: "acme"})
+	noRuntime, _ := New(Config{BuildURL: "https://b.test", AccountID: "acme"})
 	if _, err := noRuntime.GetConversation(t.Context(), "p", "c"); err == nil || !strings.Contains(err.Error(), "runtime URL is not configured") {
 		t.Errorf("err = %v", err)
 	}

@@ -388,7 +388,7 @@ func (c *Client) ConversationAudio(ctx context.Context, projectID, conversationI
 	if err != nil {
 		return nil, "", fmt.Errorf("get audio of %s: %w", conversationID, err)
 	}
-	rq := &call{ep: epAudio, path: "/v3" + p, accept: "*/*", limit: c.cfg.MaxAudioBytes}
+	rq := &call{ep: epAudio, path: "/v3" + p, accept: "*/*", limit: c.cfg.MaxAudioBytes, binary: true}
 	resp, err := c.do(ctx, rq)
 	if err != nil {
 		return nil, "", err

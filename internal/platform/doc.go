@@ -27,12 +27,31 @@
 //
 // # Errors
 //
-// A non-2xx answer is an *APIError; a 2xx answer that cannot be decoded (or
-// is too large) is a *ResponseError; a transport failure is a
-// *NetworkError. All three name the endpoint, and none ever contains a key:
-// every text taken from the server goes through Client.Redact. The
-// predicates IsChatTimeout, IsNotFound, IsRateLimited, IsTransient and
-// IsAuth classify any of them.
+// A non-2xx answer is an *APIError; a 2xx answer that cannot be decoded, is
+// too large or carries a metadata member of the wrong JSON type is a
+// *ResponseError; a redirect the client would not follow is a
+// *RedirectError; a transport failure is a *NetworkError. All of them name
+// the endpoint, and none ever contains a key: every body is redacted (in
+// every form package secret knows) as it is read, before anything is
+// decoded or kept, and every message built from server text goes through
+// the same redactor. The predicates IsChatTimeout, IsNotFound,
+// IsRateLimited, IsTransient and IsAuth classify them.
+//
+// # Keys stay home
+//
+// Keys are sent in headers only, and only to the configured origin: a
+// redirect that changes scheme, host or port is never followed (nor a 301,
+// 302 or 303 that would turn a POST into a GET; see redirect.go), whatever
+// http.Client the caller passes. A plain http:// URL is refused for hosts
+// that are not loopback unless Config.AllowHTTP is set. Keys shorter than
+// secret.MinLen characters are refused.
+//
+// # Memory
+//
+// A debug-chat reply is bounded by Config.MaxReplyBytes (1 MiB by default)
+// after decompression, other bodies by Config.MaxBodyBytes, and all bodies
+// being read at once share Config.ReplyBudget, so memory does not grow with
+// the calls in flight times the limit (see budget.go).
 //
 // # Retries
 //

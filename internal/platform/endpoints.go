@@ -89,6 +89,10 @@ var (
 	epHandoff = endpoint{"GET", "/v1/{account_id}/{project_id}/handoff_state", runtimeHost, authRuntimeKey, retryRead}
 )
 
+// chat reports whether e is a debug-chat call, whose reply has its own
+// size limit (Config.MaxReplyBytes).
+func (e endpoint) chat() bool { return e == epChatStart || e == epChatTurn }
+
 // call is one request to send: an endpoint with its concrete path.
 type call struct {
 	ep endpoint
@@ -101,6 +105,9 @@ type call struct {
 	accept string
 	// limit overrides the body size limit (audio).
 	limit int64
+	// binary marks a body that is not text (audio): it is neither
+	// redacted nor counted in the reply budget.
+	binary bool
 	// noRetry5xx turns off 5xx retries of a retrySession call (custom
 	// conversation id).
 	noRetry5xx bool

@@ -227,7 +227,7 @@ func (c *Client) networkError(rq *call, err error, sent bool, attempts int) *Net
 		Sent:     sent,
 		Attempts: attempts,
 		Err:      err,
-		msg:      c.Redact(err.Error()),
+		msg:      c.red.String(err.Error()),
 	}
 }
 
@@ -237,24 +237,18 @@ func (c *Client) responseError(rq *call, status int, body []byte, err error) *Re
 		Endpoint: rq.ep.template,
 		Path:     rq.path,
 		Status:   status,
-		Err:      redactedError{c.Redact(err.Error()), err},
+		Err:      c.red.Error(err),
 		Body:     c.keepBody(body),
 	}
 }
 
 func (c *Client) tooLarge(rq *call, status int, limit int64) *ResponseError {
-	return c.responseError(rq, status, nil, fmt.Errorf("body exceeds the limit of %s", sizeText(limit)))
+	err := fmt.Errorf("body exceeds the limit of %s", sizeText(limit))
+	if rq.ep.chat() && c.cfg.MaxReplyHint != "" {
+		err = fmt.Errorf("reply exceeds the limit of %s (%s)", sizeText(limit), c.cfg.MaxReplyHint)
+	}
+	return c.responseError(rq, status, nil, err)
 }
-
-// redactedError keeps the original error for errors.Is/As while showing the
-// redacted text.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e redactedError) Error() string { return e.msg }
-func (e redactedError) Unwrap() error { return e.err }
 
 func sizeText(n int64) string {
 	switch {
@@ -269,7 +263,7 @@ func sizeText(n int64) string {
 
 func (c *Client) keepBody(body []byte) []byte {
 	// Redact first, then cut: see apiError.
-	body = c.redactBytes(body)
+	body = c.red.Bytes(body)
 	if len(body) > errorKeep {
 		body = body[:errorKeep]
 	}
@@ -291,7 +285,7 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 	// Redact before anything cuts the body short (the kept body, the
 	// one-line message): a key cut in two no longer matches the redactor,
 	// and its first half would reach the report (found by FuzzResponses).
-	body := c.redactBytes(buf.Bytes())
+	body := c.red.Bytes(buf.Bytes())
 	e := &APIError{
 		Method:     rq.ep.method,
 		Endpoint:   rq.ep.template,
@@ -302,8 +296,8 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Body:       c.keepBody(body),
 	}
 	e.Code, e.Message = parseErrorBody(body, res.Header.Get("Content-Type"))
-	e.Code = c.Redact(e.Code)
-	e.Message = c.Redact(e.Message)
+	e.Code = c.red.String(e.Code)
+	e.Message = c.red.String(e.Message)
 	return e
 }
 

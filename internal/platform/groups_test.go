@@ -135,7 +135,7 @@ func TestPlaceCallErrors(t *testing.T) {
 	}
 
 	// The auth token header carries the runtime key: a wrong key is 401.
-	wrong, err := New(Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: "nope", Retry: RetryPolicy{MaxAttempts: 1}})
+	wrong, err := New(Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: "nope-not-the-key", Retry: RetryPolicy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

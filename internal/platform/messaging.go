@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // The Messaging API (reference, "Messaging API"): a connector token and
@@ -130,12 +131,18 @@ func (c Config) validateMessaging() error {
 			errs = append(errs, fmt.Errorf("messaging URL %q: scheme must be http, https, ws or wss", c.MessagingURL))
 		case u.User != nil:
 			errs = append(errs, fmt.Errorf("messaging URL %q: credentials in the URL are not allowed; use the connector token setting", u.Redacted()))
+		default:
+			if err := CheckScheme(c.MessagingURL, c.AllowHTTP); err != nil {
+				errs = append(errs, fmt.Errorf("messaging URL: %w", err))
+			}
 		}
 	}
 	if c.MessagingSocketURL != "" {
 		u, err := url.Parse(c.MessagingSocketURL)
 		if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" {
 			errs = append(errs, fmt.Errorf("messaging socket URL %q: want ws(s)://host/path without a query", c.MessagingSocketURL))
+		} else if err := CheckScheme(c.MessagingSocketURL, c.AllowHTTP); err != nil {
+			errs = append(errs, fmt.Errorf("messaging socket URL: %w", err))
 		}
 	}
 	return errors.Join(errs...)
@@ -185,7 +192,7 @@ type MessagingSession struct {
 	forms  *eventForms // shared by the client's sessions
 
 	jwt       string
-	secrets   [][]byte // the JWT and its signature, redacted from all text
+	red       *secret.Redactor // the keys, the JWT and its signature
 	sessionID string
 
 	conn   *websocket.Conn
@@ -404,35 +411,41 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
-// setJWT keeps the access token and what must be redacted of it.
+// setJWT keeps the access token and redacts it, in every form package
+// secret knows, with the client's keys.
 func (m *MessagingSession) setJWT(jwt string) {
 	m.jwt = jwt
-	m.secrets = [][]byte{[]byte(jwt)}
+	keys := []string{m.c.cfg.BuildKey, m.c.cfg.RuntimeKey, m.c.cfg.ConnectorToken, jwt}
 	// The signature alone authenticates nothing, but it is the secret
 	// part; the header and claims are readable by design.
 	if i := strings.LastIndexByte(jwt, '.'); i >= 0 && len(jwt)-i > 16 {
-		m.secrets = append(m.secrets, []byte(jwt[i+1:]))
+		keys = append(keys, jwt[i+1:])
 	}
+	usable := keys[:0]
+	for _, k := range keys {
+		// A token too short to redact safely is still sent; it is the
+		// platform's choice, and masking a short string would garble
+		// every report.
+		if secret.CheckKey("", k) == nil {
+			usable = append(usable, k)
+		}
+	}
+	m.red, _ = secret.New(usable...)
+}
+
+// redactor is the session's redactor: the client's until the access token
+// is known.
+func (m *MessagingSession) redactor() *secret.Redactor {
+	if m.red != nil {
+		return m.red
+	}
+	return m.c.red
 }
 
 // redact removes the configured keys and the access token from text.
-func (m *MessagingSession) redact(s string) string {
-	s = m.c.Redact(s)
-	for _, sec := range m.secrets {
-		s = strings.ReplaceAll(s, string(sec), redacted)
-	}
-	return s
-}
+func (m *MessagingSession) redact(s string) string { return m.redactor().String(s) }
 
-func (m *MessagingSession) redactBytes(b []byte) []byte {
-	b = m.c.redactBytes(b)
-	for _, sec := range m.secrets {
-		if bytes.Contains(b, sec) {
-			b = bytes.ReplaceAll(b, sec, []byte(redacted))
-		}
-	}
-	return b
-}
+func (m *MessagingSession) redactBytes(b []byte) []byte { return m.redactor().Bytes(b) }
 
 // redactError removes the access token from a typed error of the client.
 func (m *MessagingSession) redactError(err error) error {
@@ -444,7 +457,7 @@ func (m *MessagingSession) redactError(err error) error {
 		ae.Message, ae.Code, ae.Body = m.redact(ae.Message), m.redact(ae.Code), m.redactBytes(ae.Body)
 	case errors.As(err, &re):
 		re.Body = m.redactBytes(re.Body)
-		re.Err = redactedError{m.redact(re.Err.Error()), re.Err}
+		re.Err = m.redactor().Error(re.Err)
 	case errors.As(err, &ne):
 		ne.msg = m.redact(ne.msg)
 	}
@@ -813,7 +826,7 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 // used: the platform's fault, never the agent's.
 func (m *MessagingSession) frameError(data []byte, err error) error {
 	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Status: http.StatusSwitchingProtocols,
-		Err: redactedError{m.redact(err.Error()), err}, Body: m.c.keepBody(m.redactBytes(data))}
+		Err: m.redactor().Error(err), Body: m.c.keepBody(m.redactBytes(data))}
 }
 
 // add records an event unless it was seen, and updates the session and

@@ -4,11 +4,8 @@ import (
 	"context"
 	"net/http/httptest"
 	"runtime"
-	"runtime/metrics"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
@@ -46,7 +43,7 @@ func BenchmarkConversations(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			var peak uint64
+			var peak atomic.Uint64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				opts := tc.opts
@@ -71,7 +68,7 @@ func BenchmarkConversations(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(benchConversations*b.N)/b.Elapsed().Seconds(), "conversations/s")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 		})
 	}
 }
@@ -126,36 +123,5 @@ func benchMessaging(st MessagingStart) func(ctx context.Context, c *Client) erro
 			}
 		}
 		return nil
-	}
-}
-
-// sampleHeap records the peak of the live heap until stop is called.
-func sampleHeap(peak *uint64) (stop func()) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var max atomic.Uint64
-	max.Store(*peak)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > max.Load() {
-				max.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-		*peak = max.Load()
 	}
 }

@@ -11,8 +11,11 @@ package platform
 //
 //   - a member is looked up by its reference name first, then by its
 //     snake_case spelling (nodeTrace, node_trace), see metadataAliases;
-//   - null, a missing member and a member of an unusable type all read as
-//     "absent" (the zero value), never as an error;
+//   - null and a missing member read as "absent" (the zero value);
+//   - a member whose JSON type none of these tolerances accepts (state as
+//     an array, nodeTrace as an object) makes the reply malformed (check):
+//     reading it as absent would blame the agent for what the platform
+//     sent;
 //   - strings may arrive as numbers or booleans and are rendered as text;
 //   - lists of names (nodeTrace, retrievedTopics) may hold strings or objects
 //     with a name, and a single string stands for a list of one;
@@ -21,6 +24,8 @@ package platform
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -452,4 +457,194 @@ func mdRenderFloat(f float64) string {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// The types of the metadata members, checked once per reply.
+//
+// The readers above are tolerant of the forms other implementations send,
+// but a member whose JSON type none of them accepts (state as an array,
+// nodeTrace as an object) is a malformed reply: reading it as absent would
+// blame the agent ("state has no key day") for what the platform sent.
+// check turns it into an error of the response instead.
+
+// mdKind is the JSON type a member must have, with its tolerances.
+type mdKind int
+
+const (
+	// mdText: a string; a number or boolean (rendered) or an object
+	// with a name also reads as text.
+	mdText mdKind = iota
+	// mdNames: an array of strings (or of numbers, or of objects with a
+	// name); a single string is a list of one.
+	mdNames
+	// mdObject: an object, or an object sent as a JSON string.
+	mdObject
+	// mdMetrics: an object of values, or an array of {name, value}
+	// objects.
+	mdMetrics
+	// mdEvents: an array of objects, or a single object.
+	mdEvents
+	// mdObjects: an array of objects.
+	mdObjects
+)
+
+// metadataKinds are the members the reference types, by reference name.
+var metadataKinds = map[string]mdKind{
+	"asrLangCode":           mdText,
+	"ttsLangCode":           mdText,
+	"agentResponseAudioUrl": mdText,
+	"currentNode":           mdText,
+	"handoffDestination":    mdText,
+	"citedTopic":            mdText,
+	"inFlow":                mdText,
+	"inStep":                mdText,
+	"nodeTrace":             mdNames,
+	"retrievedTopics":       mdNames,
+	"retrievedSources":      mdNames,
+	"state":                 mdObject,
+	"metrics":               mdMetrics,
+	"functionEvents":        mdEvents,
+	"llmRequests":           mdObjects,
+}
+
+// check reports the first member (in reference order, by the spelling
+// received) whose JSON type is unusable, as "metadata.state is an array,
+// want an object". null is absent, never wrong. It looks only at the
+// members present: it runs on every reply.
+func (m Metadata) check() error {
+	best, bestName, msg := len(metadataOrder), "", ""
+	for spelling, v := range m {
+		typed, ok := metadataTyped[spelling]
+		if !ok || v == nil || typed.order > best || (typed.order == best && spelling > bestName) {
+			continue
+		}
+		if path, got, want := mdCheck(typed.kind, v); want != "" {
+			best, bestName = typed.order, spelling
+			msg = fmt.Sprintf("metadata.%s%s is %s, want %s", spelling, path, got, want)
+		}
+	}
+	if msg == "" {
+		return nil
+	}
+	return errors.New(msg)
+}
+
+// metadataOrder is the reference's order of the typed members.
+var metadataOrder = []string{
+	"asrLangCode", "ttsLangCode", "agentResponseAudioUrl", "state", "currentNode", "nodeTrace", "metrics",
+	"functionEvents", "handoffDestination", "retrievedTopics", "retrievedSources", "citedTopic", "inFlow",
+	"inStep", "llmRequests",
+}
+
+// mdTyped is the kind of a typed member and its place in metadataOrder.
+type mdTyped struct {
+	kind  mdKind
+	order int
+}
+
+// metadataTyped maps every spelling of a typed member to its mdTyped.
+var metadataTyped = func() map[string]mdTyped {
+	out := map[string]mdTyped{}
+	for i, name := range metadataOrder {
+		out[name] = mdTyped{metadataKinds[name], i}
+		for _, alias := range metadataAliases[name] {
+			out[alias] = mdTyped{metadataKinds[name], i}
+		}
+	}
+	return out
+}()
+
+// mdCheck checks one value against its kind; want is "" when it is fine,
+// and path locates the offending item inside it ("[2]").
+func mdCheck(k mdKind, v any) (path, got, want string) {
+	switch k {
+	case mdText:
+		switch v := v.(type) {
+		case string, float64, bool:
+			return "", "", ""
+		case map[string]any:
+			if mdNameOf(v) != "" {
+				return "", "", ""
+			}
+			return "", "an object without a name", "a string"
+		}
+		return "", mdTypeName(v), "a string"
+	case mdNames:
+		switch v := v.(type) {
+		case string:
+			return "", "", ""
+		case []any:
+			for i, item := range v {
+				if item == nil {
+					continue
+				}
+				if _, got, want := mdCheck(mdText, item); want != "" {
+					return fmt.Sprintf("[%d]", i), got, want
+				}
+			}
+			return "", "", ""
+		}
+		return "", mdTypeName(v), "an array of strings"
+	case mdObject:
+		switch v := v.(type) {
+		case map[string]any:
+			return "", "", ""
+		case string:
+			if mdObjectOf(v) != nil {
+				return "", "", ""
+			}
+			return "", "a string that is not a JSON object", "an object"
+		}
+		return "", mdTypeName(v), "an object"
+	case mdMetrics:
+		switch v := v.(type) {
+		case map[string]any:
+			return "", "", ""
+		case []any:
+			return mdCheckItems(v)
+		}
+		return "", mdTypeName(v), "an object"
+	case mdEvents:
+		switch v := v.(type) {
+		case map[string]any:
+			return "", "", ""
+		case []any:
+			return mdCheckItems(v)
+		}
+		return "", mdTypeName(v), "an array of objects"
+	case mdObjects:
+		if v, ok := v.([]any); ok {
+			return mdCheckItems(v)
+		}
+		return "", mdTypeName(v), "an array of objects"
+	}
+	return "", "", ""
+}
+
+// mdCheckItems requires every non-null item of an array to be an object.
+func mdCheckItems(items []any) (path, got, want string) {
+	for i, item := range items {
+		if _, ok := item.(map[string]any); !ok && item != nil {
+			return fmt.Sprintf("[%d]", i), mdTypeName(item), "an object"
+		}
+	}
+	return "", "", ""
+}
+
+// mdTypeName names the JSON type of a decoded value, with its article.
+func mdTypeName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	default:
+		return "a number"
+	}
 }

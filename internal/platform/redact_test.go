@@ -128,12 +128,12 @@ func TestKeysNeverLeak(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	c := newTestClient(t, "http://x.test", RetryPolicy{})
+	c := newTestClient(t, "https://x.test", RetryPolicy{})
 	got := c.Redact("a bk-secret-build b rk-secret-runtime c")
 	if got != "a [REDACTED] b [REDACTED] c" {
 		t.Errorf("Redact = %q", got)
 	}
-	noKeys, _ := New(Config{BuildURL: "http://x.test"})
+	noKeys, _ := New(Config{BuildURL: "https://x.test"})
 	if got := noKeys.Redact("unchanged"); got != "unchanged" {
 		t.Errorf("Redact without keys = %q", got)
 	}

@@ -104,7 +104,7 @@ func FuzzResponses(f *testing.F) {
 			tr.body = bytes.Repeat(append(body, ' '), fuzzMaxBody/(len(body)+1)+2)
 		}
 		c, err := platform.New(platform.Config{
-			BuildURL: "http://build.test", RuntimeURL: "http://runtime.test", AccountID: "ws-abcd1234",
+			BuildURL: "https://build.test", RuntimeURL: "https://runtime.test", AccountID: "ws-abcd1234",
 			BuildKey: fuzzBuildKey, RuntimeKey: fuzzRuntimeKey,
 			HTTPClient: &http.Client{Transport: tr}, MaxBodyBytes: fuzzMaxBody,
 			Retry: platform.RetryPolicy{MaxAttempts: 1},

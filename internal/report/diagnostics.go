@@ -9,13 +9,19 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 )
 
+// MaxPerFile is how many problems of one file WriteDiagnostics prints.
+const MaxPerFile = 50
+
 // WriteDiagnostics prints load and lint problems the way compilers do:
 //
 //	suites/x.yaml:3:5: unknown key "expct" (did you mean "expect"?)
 //	   3 |     expct:
 //	     |     ^
 //
-// then a count line ("2 errors, 1 warning"). The source line comes from
+// then a count line ("2 errors, 1 warning"). At most MaxPerFile problems
+// of one file are printed, then "…and N more in FILE": a file generated
+// wrong can hold tens of thousands, and the first ones say what is wrong.
+// The count line counts them all. The source line comes from
 // the diagnostic's Source when set, else from src (which may be nil, or
 // return nil for a file it cannot read: the line is then left out). Colour
 // marks the position and the severity when color is set. It returns
@@ -42,6 +48,14 @@ func WriteDiagnostics(w io.Writer, diags diag.Diagnostics, src func(file string)
 		return strings.TrimRight(lines[p.Line-1], "\r"), true
 	}
 	errs, warns := 0, 0
+	shown := map[string]int{}
+	hidden, hiddenFile := 0, ""
+	flushHidden := func() {
+		if hidden > 0 {
+			fmt.Fprintf(&b, "…and %d more in %s\n", hidden, hiddenFile)
+			hidden = 0
+		}
+	}
 	for _, d := range diags {
 		code := sgrRed
 		if d.Severity == diag.Warning {
@@ -49,6 +63,16 @@ func WriteDiagnostics(w io.Writer, diags diag.Diagnostics, src func(file string)
 			code = sgrYellow
 		} else {
 			errs++
+		}
+		if d.Pos.File != hiddenFile {
+			flushHidden()
+		}
+		if f := d.Pos.File; f != "" {
+			if shown[f] >= MaxPerFile {
+				hidden, hiddenFile = hidden+1, f
+				continue
+			}
+			shown[f]++
 		}
 		head := oneLine(d.String())
 		if pos := oneLine(d.Pos.String()); pos != "" && strings.HasPrefix(head, pos+":") {
@@ -71,6 +95,7 @@ func WriteDiagnostics(w io.Writer, diags diag.Diagnostics, src func(file string)
 			}
 		}
 	}
+	flushHidden()
 	var counts []string
 	if errs > 0 {
 		counts = append(counts, fmt.Sprintf("%d %s", errs, plural(errs, "error", "errors")))

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/diag"
@@ -76,5 +77,26 @@ func TestShowValue(t *testing.T) {
 		"multi-line":     {"a\nb", "|\n  a\n  b"},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A file with more problems than MaxPerFile shows the first ones, then how
+// many more; the count line counts them all.
+func TestWriteDiagnosticsCapsEachFile(t *testing.T) {
+	var diags diag.Diagnostics
+	for i := 1; i <= MaxPerFile+7; i++ {
+		diags = diags.Errorf(pos("big.yaml", i, 1), "problem %d", i)
+	}
+	diags = diags.Errorf(pos("small.yaml", 1, 1), "only problem")
+	var b bytes.Buffer
+	WriteDiagnostics(&b, diags, nil, false)
+	out := b.String()
+	for _, want := range []string{"big.yaml:50:1: problem 50\n…and 7 more in big.yaml\nsmall.yaml:1:1: only problem\n58 errors\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "problem 51") {
+		t.Errorf("problem 51 was printed")
 	}
 }

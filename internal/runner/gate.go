@@ -127,6 +127,7 @@ func runAgents(res *Result, def string) []string {
 // addCheck appends a run-level check and reports it like a case, so the
 // progress view prints its details before the summary.
 func (r *runner) addCheck(res *Result, c *Case) {
+	r.scrub(c)
 	r.opts.Observer.CaseStarted(nil, c)
 	res.Checks = append(res.Checks, c)
 	if c.Status == Pending {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // Chat is what the runner needs from the platform: the two debug-chat
@@ -124,6 +125,11 @@ type Options struct {
 	// number (live safety: the target's probe_numbers); a refused number
 	// errors the case with a config error at the probe. Nil allows all.
 	AllowNumber func(number string) bool
+	// Redactor masks API keys in what the runner records from user files
+	// and expansions (failure texts, error messages, the user's turns);
+	// the platform client already redacted what the platform sent. Nil
+	// records text as it is.
+	Redactor *secret.Redactor
 	// LeanAbove is the number of cases above which a run keeps only the
 	// raw JSON of the replies of passing cases, dropping their decoded
 	// metadata (Turn.Reply decodes it again for reports). Failing,

@@ -125,6 +125,7 @@ func acquire(ctx context.Context, sem chan struct{}) bool {
 // finishJob settles a case that has its verdict: memory, fail-fast and the
 // observer. Every case passes here exactly once.
 func (r *runner) finishJob(j *job) {
+	r.scrub(j.c)
 	if r.lean && j.c.Status == Passed {
 		release(j.c)
 	}

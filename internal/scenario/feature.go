@@ -82,6 +82,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	if len(pickles) == 0 {
 		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
 	}
+	s.EnvRefs = fl.envRefs.sorted()
 	diags = finish(fl.diags, src)
 	if diags.HasErrors() {
 		return nil, diags
@@ -99,6 +100,8 @@ type featureLoader struct {
 	// loaded (zero when none): the bound of its call's status wait.
 	within   time.Duration
 	withinAt diag.Pos
+	// envRefs are the ${env:NAME} references of the steps.
+	envRefs envRefSet
 }
 
 func (fl *featureLoader) pos(l *messages.Location) diag.Pos {
@@ -365,6 +368,15 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			}
 		}
 		sc.Steps = append(sc.Steps, st)
+		fl.envRefs.note(st.Pos, st.Text)
+		if st.DocString != nil {
+			fl.envRefs.note(st.Pos, *st.DocString)
+		}
+		for _, row := range st.Table {
+			for _, cell := range row {
+				fl.envRefs.note(st.Pos, cell)
+			}
+		}
 		op, err := library.Compile(steps.Input{Pos: st.Pos, Keyword: st.Keyword, Text: st.Text, DocString: st.DocString, Table: st.Table})
 		if err != nil {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: err.Error()}

@@ -226,6 +226,7 @@ func LoadFile(path string, src []byte) (suite *Suite, diags diag.Diagnostics) {
 		return nil, finish(d.diags, src)
 	}
 	s := d.suite(root, path)
+	s.EnvRefs = d.envRefs.sorted()
 	diags = finish(d.diags, src)
 	if diags.HasErrors() {
 		return nil, diags
@@ -282,8 +283,9 @@ func (d *decoder) syntaxError(err error, src []byte) {
 	hint := ""
 	// yaml.v3 sometimes reports the line of the enclosing context instead
 	// of the tab's own line; look at the reported line and its neighbours.
+	lines := newLineIndex(src)
 	for _, ln := range []int{pos.Line, pos.Line + 1, pos.Line - 1} {
-		if text, ok := lineOf(src, ln); ok {
+		if text, ok := lines.line(ln); ok {
 			indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
 			if i := strings.IndexByte(indent, '\t'); i >= 0 {
 				pos.Line, pos.Col = ln, i+1
@@ -322,24 +324,34 @@ func firstUnprintable(src []byte) (line, col int) {
 	return 1, 1
 }
 
-// lineOf returns the 1-based line n of src without its line ending.
-func lineOf(src []byte, n int) (string, bool) {
-	if n < 1 {
+// lineIndex finds the lines of a file by number: it holds where each line
+// starts, so echoing the source line of each of N diagnostics costs N
+// lookups, not N scans of the file.
+type lineIndex struct {
+	src    []byte
+	starts []int
+}
+
+func newLineIndex(src []byte) lineIndex {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineIndex{src: src, starts: starts}
+}
+
+// line returns the 1-based line n without its line ending.
+func (ix lineIndex) line(n int) (string, bool) {
+	if n < 1 || n > len(ix.starts) {
 		return "", false
 	}
-	for i := 1; ; i++ {
-		end := bytes.IndexByte(src, '\n')
-		if i == n {
-			if end < 0 {
-				end = len(src)
-			}
-			return strings.TrimSuffix(string(src[:end]), "\r"), true
-		}
-		if end < 0 {
-			return "", false
-		}
-		src = src[end+1:]
+	start, end := ix.starts[n-1], len(ix.src)
+	if n < len(ix.starts) {
+		end = ix.starts[n] - 1
 	}
+	return strings.TrimSuffix(string(ix.src[start:end]), "\r"), true
 }
 
 // maxSourceLen bounds the source line echoed under a diagnostic.
@@ -355,13 +367,17 @@ func finish(ds diag.Diagnostics, src []byte) diag.Diagnostics {
 	}
 	seen := map[key]bool{}
 	out := ds[:0:0]
+	var lines lineIndex
+	if len(ds) > 0 {
+		lines = newLineIndex(src)
+	}
 	for _, d := range ds {
 		k := key{d.Severity, d.Pos, d.Message}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		if text, ok := lineOf(src, d.Pos.Line); ok {
+		if text, ok := lines.line(d.Pos.Line); ok {
 			if len(text) > maxSourceLen {
 				cut := maxSourceLen
 				for cut > 0 && !utf8.RuneStart(text[cut]) {

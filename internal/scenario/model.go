@@ -1,10 +1,13 @@
 package scenario
 
 import (
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -33,6 +36,49 @@ type Suite struct {
 	// Source is the text of a feature file, which godog parses again to
 	// run it; nil for YAML suites.
 	Source []byte
+	// EnvRefs are the ${env:NAME} references of the file, each once per
+	// place, in file order: lint refuses those that read a variable
+	// holding an API key.
+	EnvRefs []EnvRef
+}
+
+// EnvRef is one ${env:NAME} reference and where it is written (the value
+// or step that holds it).
+type EnvRef struct {
+	Name string
+	Pos  diag.Pos
+}
+
+// envRefSet collects EnvRefs without duplicates (examples rows decode a
+// scenario once per row).
+type envRefSet struct {
+	refs []EnvRef
+	seen map[EnvRef]bool
+}
+
+// sorted returns the references in file order.
+func (e *envRefSet) sorted() []EnvRef {
+	sort.SliceStable(e.refs, func(i, j int) bool { return e.refs[i].Pos.Before(e.refs[j].Pos) })
+	return e.refs
+}
+
+// note records the ${env:NAME} references of s, written at pos.
+func (e *envRefSet) note(pos diag.Pos, s string) {
+	if !strings.Contains(s, "${env:") {
+		return
+	}
+	refs, _ := interp.Scan(s) // a malformed reference is reported where the value is checked
+	for _, r := range refs {
+		ref := EnvRef{Name: r.Name, Pos: pos}
+		if !r.Env || e.seen[ref] {
+			continue
+		}
+		if e.seen == nil {
+			e.seen = map[EnvRef]bool{}
+		}
+		e.seen[ref] = true
+		e.refs = append(e.refs, ref)
+	}
 }
 
 // Start is the session parameters of the debug-chat create call.

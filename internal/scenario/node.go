@@ -40,6 +40,8 @@ type decoder struct {
 	// scope holds the names a ${name} may refer to here: vars, example
 	// columns and captures of earlier turns.
 	scope map[string]bool
+	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
+	envRefs envRefSet
 }
 
 // pair is one key: value entry of a mapping.
@@ -266,6 +268,7 @@ func (d *decoder) scalar(n *yaml.Node, what string) (string, bool) {
 	case "!!bool":
 		return strings.ToLower(n.Value), true
 	}
+	d.envRefs.note(d.pos(n), n.Value)
 	return n.Value, true
 }
 

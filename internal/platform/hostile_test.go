@@ -1,0 +1,218 @@
+package platform
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// turnBody is a valid debug-chat reply with the given metadata object.
+func turnBody(metadata string) string {
+	return `{"conversationId":"c1","userInput":"hi","response":"Hello","metadata":` + metadata +
+		`,"conversationEnded":false,"delayedResponse":false}`
+}
+
+// A metadata member of a JSON type no reader accepts is the platform's
+// error, named with the member, the endpoint and the status, on the fast
+// and the general decoding path alike; the tolerated forms still read.
+func TestWrongTypedMetadataIsAMalformedResponse(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		metadata string
+		want     string // "" means accepted
+	}
+	cases := []testCase{
+		{`{"state":[1,2]}`, "metadata.state is an array, want an object"},
+		{`{"state":"day"}`, "metadata.state is a string that is not a JSON object, want an object"},
+		{`{"state":7}`, "metadata.state is a number, want an object"},
+		{`{"nodeTrace":{"a":1}}`, "metadata.nodeTrace is an object, want an array of strings"},
+		{`{"nodeTrace":["A",["B"]]}`, "metadata.nodeTrace[1] is an array, want a string"},
+		{`{"node_trace":true}`, "metadata.node_trace is a boolean, want an array of strings"},
+		{`{"metrics":"CALL_TURN"}`, "metadata.metrics is a string, want an object"},
+		{`{"metrics":[1]}`, "metadata.metrics[0] is a number, want an object"},
+		{`{"functionEvents":"book_table"}`, "metadata.functionEvents is a string, want an array of objects"},
+		{`{"functionEvents":[{"name":"a"},"b"]}`, "metadata.functionEvents[1] is a string, want an object"},
+		{`{"retrievedTopics":{"t":1}}`, "metadata.retrievedTopics is an object, want an array of strings"},
+		{`{"retrievedSources":5}`, "metadata.retrievedSources is a number, want an array of strings"},
+		{`{"currentNode":["A"]}`, "metadata.currentNode is an array, want a string"},
+		{`{"handoffDestination":{"x":1}}`, "metadata.handoffDestination is an object without a name, want a string"},
+		{`{"llmRequests":{"model":"m"}}`, "metadata.llmRequests is an object, want an array of objects"},
+		// Tolerated forms.
+		{`{"state":"{\"day\":\"mon\"}","nodeTrace":"A","metrics":[{"name":"X","value":"1"}]}`, ""},
+		{`{"functionEvents":{"name":"a"},"currentNode":{"name":"A"},"asrLangCode":1}`, ""},
+		{`{"state":null,"nodeTrace":[null,"A",{"name":"B"},3],"llmRequests":[]}`, ""},
+	}
+	for _, tc := range cases {
+		for _, envelope := range []bool{false, true} {
+			body := turnBody(tc.metadata)
+			if envelope {
+				// The {success, data} envelope takes the general path.
+				body = `{"success":true,"data":` + body + `}`
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(body))
+			}))
+			c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			_, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox"})
+			srv.Close()
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("%s (envelope %v): %v", tc.metadata, envelope, err)
+				}
+				continue
+			}
+			var re *ResponseError
+			want := "POST /v1/agents/a1/debug-chat/c1: 200: malformed response: " + tc.want
+			if !errors.As(err, &re) || err.Error() != want {
+				t.Errorf("%s (envelope %v):\n got  %v\n want %s", tc.metadata, envelope, err, want)
+			}
+		}
+	}
+}
+
+// chunked writes n bytes of a reply without a Content-Length, so the
+// client cannot refuse it before reading.
+func chunked(w http.ResponseWriter, n int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"conversationId":"c1","response":"`))
+	chunk := bytes.Repeat([]byte("a"), 32<<10)
+	for sent := 0; sent < n; sent += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+func TestReplyLimit(t *testing.T) {
+	t.Parallel()
+	var bomb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&bomb, gzip.BestSpeed)
+	zw.Write(bytes.Repeat([]byte(" "), 4<<20)) // 4 MiB of spaces in a few KiB
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/agents/big/debug-chat":
+			chunked(w, 3<<19)
+		case "/v1/agents/declared/debug-chat":
+			w.Header().Set("Content-Length", "20000000")
+			w.WriteHeader(200)
+		case "/v1/agents/bomb/debug-chat":
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				t.Errorf("the transport did not ask for gzip")
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(bomb.Bytes())
+		case "/v1/agents/fits/debug-chat":
+			w.Write([]byte(turnBody(`{"state":{"blob":"` + strings.Repeat("b", 900<<10) + `"}}`)))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", MaxReplyHint: "raise it with --max-reply-bytes or the target's max_reply_bytes",
+		Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"big", "declared", "bomb"} {
+		_, err := c.StartChat(context.Background(), agent, ChatStart{ClientEnv: "sandbox"})
+		want := "POST /v1/agents/" + agent + "/debug-chat: 200: malformed response: reply exceeds the limit of 1 MiB (raise it with --max-reply-bytes or the target's max_reply_bytes)"
+		var re *ResponseError
+		if !errors.As(err, &re) || err.Error() != want {
+			t.Errorf("%s:\n got  %v\n want %s", agent, err, want)
+		}
+	}
+	if p := c.budget.peak.Load(); p > 1<<20+budgetChunk {
+		t.Errorf("a reply over the limit held %d bytes of budget", p)
+	}
+	if _, err := c.StartChat(context.Background(), "fits", ChatStart{ClientEnv: "sandbox"}); err != nil {
+		t.Errorf("a 900 KiB reply: %v", err)
+	}
+	if h := c.budget.held.Load(); h != 0 {
+		t.Errorf("%d bytes of budget still held after the calls", h)
+	}
+}
+
+// Replies of unknown length, many at once, never hold more than the
+// budget together, and every call ends (no reader waits for ever).
+func TestReplyBudgetBoundsReadsInFlight(t *testing.T) {
+	t.Parallel()
+	const calls = 32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/huge") {
+			chunked(w, 3<<19)
+			return
+		}
+		w.Write([]byte(turnBody(`{"state":{"blob":"` + strings.Repeat("b", 100<<10) + `"}}`)))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", MaxPerHost: calls,
+		MaxBodyBytes: 1 << 20, ReplyBudget: 4 << 20, Retry: RetryPolicy{MaxAttempts: 1},
+		HTTPClient: &http.Client{Transport: NewTransport(calls)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, calls)
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			agent := "ok"
+			if i%2 == 0 {
+				agent = "huge"
+			}
+			_, errs[i] = c.StartChat(context.Background(), agent, ChatStart{ClientEnv: "sandbox"})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if i%2 == 1 && err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+		if i%2 == 0 && (err == nil || !strings.Contains(err.Error(), "exceeds the limit of 1 MiB")) {
+			t.Errorf("call %d: %v, want the limit", i, err)
+		}
+	}
+	if peak := c.budget.peak.Load(); peak > c.budget.size || c.budget.size > 6<<20 {
+		t.Errorf("peak %d, budget %d: want the peak within a budget of about 5 MiB", peak, c.budget.size)
+	}
+	if h := c.budget.held.Load(); h != 0 {
+		t.Errorf("%d bytes of budget still held", h)
+	}
+}
+
+// Reading a reply through the budget reads it to its end, so the transport
+// keeps the connection: sequential turns share one.
+func TestRepliesKeepTheConnection(t *testing.T) {
+	t.Parallel()
+	var conns sync.Map
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(turnBody("{}"))))
+		w.Write([]byte(turnBody("{}")))
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Store(c.RemoteAddr().String(), true)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	for range 10 {
+		if _, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	conns.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Errorf("10 turns opened %d connections, want 1", n)
+	}
+}

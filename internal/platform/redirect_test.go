@@ -1,0 +1,268 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const (
+	redirectBuildKey   = "bk-REDIRECT-build-0123456789"
+	redirectRuntimeKey = "rk-REDIRECT-runtime-0123456789"
+)
+
+// elsewhere is the host a hostile platform redirects to: it records every
+// request and every credential it receives.
+type elsewhere struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []string // "METHOD path key=... body=..."
+}
+
+func startElsewhere(t *testing.T, listen string, tls bool) *elsewhere {
+	t.Helper()
+	e := &elsewhere{}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", listen, err)
+	}
+	e.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		e.mu.Lock()
+		e.got = append(e.got, r.Method+" "+r.URL.Path+" key="+r.Header.Get("X-Api-Key")+r.Header.Get("X-Vendor-Auth-Token")+" body="+string(body))
+		e.mu.Unlock()
+		w.Write([]byte(`{"conversationId":"stolen","userInput":"","response":"ok","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	}))
+	e.srv.Listener.Close()
+	e.srv.Listener = ln
+	if tls {
+		e.srv.StartTLS()
+	} else {
+		e.srv.Start()
+	}
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+func (e *elsewhere) requests() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.got...)
+}
+
+// redirecting is a platform that answers every request with status and a
+// Location on to, keeping the path.
+func redirecting(t *testing.T, status int, to string, tls bool) *httptest.Server {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", to+r.URL.Path+"?token="+r.Header.Get("X-Api-Key"))
+		w.WriteHeader(status)
+	})
+	var srv *httptest.Server
+	if tls {
+		srv = httptest.NewTLSServer(h)
+	} else {
+		srv = httptest.NewServer(h)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func redirectClient(t *testing.T, platformURL string, hc *http.Client) *Client {
+	t.Helper()
+	c, err := New(Config{BuildURL: platformURL, RuntimeURL: platformURL, AccountID: "ws-abcd1234",
+		BuildKey: redirectBuildKey, RuntimeKey: redirectRuntimeKey, HTTPClient: hc,
+		Retry: RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// redirectCalls are calls of every group, so one policy is seen to hold
+// for all of them.
+var redirectCalls = []struct {
+	name, want string
+	call       func(ctx context.Context, c *Client) error
+}{
+	{"start chat", "POST /v1/agents/a1/debug-chat", func(ctx context.Context, c *Client) error {
+		_, err := c.StartChat(ctx, "a1", ChatStart{ClientEnv: "sandbox"})
+		return err
+	}},
+	{"turn", "POST /v1/agents/a1/debug-chat/c1", func(ctx context.Context, c *Client) error {
+		_, err := c.SendTurn(ctx, "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "my card is 4111"})
+		return err
+	}},
+	{"conversation", "GET /v3/ws-abcd1234/a1/conversations/c1", func(ctx context.Context, c *Client) error {
+		_, err := c.GetConversation(ctx, "a1", "c1")
+		return err
+	}},
+	{"alerts", "GET /v1/alerts", func(ctx context.Context, c *Client) error {
+		_, err := c.FiringAlerts(ctx)
+		return err
+	}},
+	{"webhook registration", "POST /v1/webhooks/endpoints", func(ctx context.Context, c *Client) error {
+		_, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "https://example.com/hook", Events: []string{EventConversationCompleted}})
+		return err
+	}},
+	{"outbound call", "POST /v1/outbound-calling", func(ctx context.Context, c *Client) error {
+		_, err := c.PlaceCall(ctx, CallRequest{To: "+447700900001"})
+		return err
+	}},
+}
+
+// Redirects that leave the configured origin carry the key nowhere and
+// end every kind of call with a RedirectError that names the redirect.
+func TestRedirectsToAnotherOriginAreRefused(t *testing.T) {
+	t.Parallel()
+	otherPort := startElsewhere(t, "127.0.0.1:0", false)
+	otherHost := startElsewhere(t, "127.0.0.2:0", false)
+	plainSameHost := startElsewhere(t, "127.0.0.1:0", false)
+	type testCase struct {
+		name   string
+		status int
+		to     *elsewhere
+		tls    bool // the platform is https; the target plain http
+	}
+	var cases []testCase
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		cases = append(cases,
+			testCase{"another port", status, otherPort, false},
+			testCase{"another loopback address", status, otherHost, false},
+			testCase{"https to http", status, plainSameHost, true},
+		)
+	}
+	for _, tc := range cases {
+		t.Run(http.StatusText(tc.status)+"/"+tc.name, func(t *testing.T) {
+			t.Parallel()
+			plat := redirecting(t, tc.status, tc.to.srv.URL, tc.tls)
+			var hc *http.Client
+			if tc.tls {
+				hc = plat.Client()
+			}
+			c := redirectClient(t, plat.URL, hc)
+			for _, call := range redirectCalls {
+				err := call.call(context.Background(), c)
+				var re *RedirectError
+				if !errors.As(err, &re) {
+					t.Fatalf("%s: got %v, want a RedirectError", call.name, err)
+				}
+				msg := err.Error()
+				for _, want := range []string{call.want + ": " + strconv.Itoa(tc.status) + " redirect to", "refused", "Fix "} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("%s: %q does not say %q", call.name, msg, want)
+					}
+				}
+				if strings.Contains(msg, "REDIRECT-") {
+					t.Errorf("%s: the key is in the message: %s", call.name, msg)
+				}
+				if IsTransient(err) {
+					t.Errorf("%s: a refused redirect must not be retried", call.name)
+				}
+			}
+			for _, got := range tc.to.requests() {
+				if strings.Contains(got, "REDIRECT-") || strings.Contains(got, "4111") {
+					t.Fatalf("the other host received %s", got)
+				}
+			}
+		})
+	}
+}
+
+// Same-origin redirects are followed when they keep the method: 307 and
+// 308 re-send a POST with its body, 301/302/303 are followed for GETs
+// only, and a POST answered 301/302/303 is refused (it would become a
+// GET).
+func TestSameOriginRedirects(t *testing.T) {
+	t.Parallel()
+	type seen struct{ method, path, body, key string }
+	var mu sync.Mutex
+	var got []seen
+	mux := http.NewServeMux()
+	mux.HandleFunc("/moved/", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, seen{r.Method, r.URL.Path, string(body), r.Header.Get("X-Api-Key")})
+		mu.Unlock()
+		if strings.Contains(r.URL.Path, "/conversations/") {
+			w.Write([]byte(`{"id":"c1","account_id":"ws-abcd1234","project_id":"a1","variant_id":"","variant_name":"","environment":"sandbox","started_at":"2026-03-01T12:00:00Z","channel":"WEBCHAT","from_number":"","to_number":"","in_progress":false,"num_turns":0,"total_duration":0,"vendor_duration":0,"handoff":false,"handoff_reason":"","num_silences":0,"num_ood":0,"metrics":{},"state":{},"turns":[]}`))
+			return
+		}
+		w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"ok","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	})
+	var status int
+	var smu sync.Mutex
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		smu.Lock()
+		st := status
+		smu.Unlock()
+		if r.URL.Path == "/loop" {
+			http.Redirect(w, r, "/loop", st)
+			return
+		}
+		http.Redirect(w, r, "/moved"+r.URL.Path, st)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := redirectClient(t, srv.URL, nil)
+	set := func(s int) { smu.Lock(); status = s; smu.Unlock() }
+
+	for _, st := range []int{307, 308} {
+		set(st)
+		got = nil
+		ex, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hello"})
+		if err != nil || ex.Result.Response != "ok" {
+			t.Fatalf("%d: %v", st, err)
+		}
+		if len(got) != 1 || got[0].method != "POST" || !strings.Contains(got[0].body, `"message":"hello"`) || got[0].key != redirectBuildKey {
+			t.Errorf("%d: the moved endpoint saw %+v, want the POST with its body and key", st, got)
+		}
+	}
+	for _, st := range []int{301, 302, 303} {
+		set(st)
+		got = nil
+		if _, err := c.GetConversation(context.Background(), "a1", "c1"); err != nil {
+			t.Errorf("%d GET: %v", st, err)
+		}
+		_, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hello"})
+		var re *RedirectError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "would turn the POST into a GET") {
+			t.Errorf("%d POST: got %v, want it refused", st, err)
+		}
+		for _, g := range got {
+			if g.method != "GET" || !strings.Contains(g.path, "/conversations/") {
+				t.Errorf("%d: the moved endpoint saw %+v", st, g)
+			}
+		}
+	}
+	set(307)
+	_, err := c.do(context.Background(), &call{ep: epAlertsFiring, path: "/loop"})
+	if err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
+		t.Errorf("loop: %v", err)
+	}
+}
+
+// The policy holds on the caller's own http.Client, which is left as it
+// was.
+func TestRedirectPolicyHoldsOnAGivenClient(t *testing.T) {
+	t.Parallel()
+	other := startElsewhere(t, "127.0.0.1:0", false)
+	plat := redirecting(t, 307, other.srv.URL, false)
+	own := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}
+	c := redirectClient(t, plat.URL, own)
+	_, err := c.StartChat(context.Background(), "a1", ChatStart{ClientEnv: "sandbox"})
+	var re *RedirectError
+	if !errors.As(err, &re) || len(other.requests()) != 0 {
+		t.Fatalf("got %v; the other host saw %v", err, other.requests())
+	}
+	if own.CheckRedirect == nil {
+		t.Errorf("the caller's client was changed")
+	}
+}

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/sim"
+)
+
+// A suite that expands the key into what it says and expects (lint refuses
+// it; a run must still not record it) leaves no form of the key in the
+// result: the client masks the request and reply bodies, the runner the
+// turn, the failure's texts and diff.
+func TestRunnerRedactsWhatItRecords(t *testing.T) {
+	t.Parallel()
+	const key = "eyJhbGci.PLANTED+key/0123"
+	e := newEnv(t, sim.Options{Seed: 1, BuildKey: key})
+	opts := e.opts()
+	opts.Redactor = e.client.Redactor()
+	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
+	sc := &scenario.Scenario{
+		Name: "leaks", Pos: pos(3, 3),
+		Turns: []*scenario.Turn{turn(4, "my key is ${env:LEAK}", &assert.Expect{
+			Pos:      pos(4, 7),
+			Response: &assert.Text{Pos: pos(4, 9), Exact: ptr("welcome ${env:LEAK}")},
+		})},
+	}
+	quoted := &scenario.Scenario{
+		Name: "quoted", Pos: pos(8, 3),
+		Turns: []*scenario.Turn{turn(9, "hello", &assert.Expect{
+			Pos:      pos(9, 7),
+			Response: &assert.Text{Pos: pos(9, 9), Matches: ptr("^" + regexp.QuoteMeta(key) + "$")},
+		})},
+	}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(out, form) {
+			t.Errorf("the result holds %q:\n%s", form, out)
+		}
+	}
+	if !strings.Contains(out, secret.Mask) || res.Files[0].Cases[0].Status != Failed {
+		t.Errorf("the key was not exercised: %s", out)
+	}
+}

@@ -1,0 +1,48 @@
+package scenario
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Every ${env:NAME} a file reads is listed once per place, for lint's check
+// that no suite reads a key, in both formats.
+func TestEnvRefs(t *testing.T) {
+	t.Parallel()
+	yamlSuite := `agent: restaurant
+vars:
+  token: ${env:SUITE_TOKEN}
+scenarios:
+  - name: a ${row}
+    examples:
+      - {row: 1}
+      - {row: 2}
+    turns:
+      - say: "key ${env:AGENTTEST_BUILD_KEY}"
+        expect:
+          response: {matches: "^${env:MY_KEY}$"}
+`
+	feature := `Feature: f
+  Scenario: a
+    When the user says "${env:AGENTTEST_RUNTIME_KEY}"
+    Then the agent's reply contains "${env:OTHER}"
+`
+	for _, tc := range []struct {
+		file, src, want string
+	}{
+		{"s.yaml", yamlSuite, "[SUITE_TOKEN@s.yaml:3:10 AGENTTEST_BUILD_KEY@s.yaml:10:14 MY_KEY@s.yaml:12:31]"},
+		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:5 OTHER@f.feature:4:5]"},
+	} {
+		s, diags := loaderFor(KindOf(tc.file))(tc.file, []byte(tc.src))
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", tc.file, diags)
+		}
+		var got []string
+		for _, r := range s.EnvRefs {
+			got = append(got, r.Name+"@"+r.Pos.String())
+		}
+		if fmt.Sprint(got) != tc.want {
+			t.Errorf("%s: %v, want %s", tc.file, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+// Package secret decides what an API key looks like in every form a server,
+// a proxy or a report can carry it, and removes it from text.
+//
+// agenttest holds workspace-wide keys. A misbehaving platform or proxy may
+// echo a request header back in an error body, an HTML page or an agent's
+// reply, and not always verbatim: JSON encoders escape characters as \uXXXX
+// (PHP also writes \/ for /), URLs carry it percent-encoded, a suite may
+// quote it into a regular expression, and a gateway may show the base64 of
+// it. A Redactor built once per key set finds all of these:
+//
+//   - raw: the key itself;
+//   - JSON-escaped: any subset of its characters as \uXXXX (either hex
+//     case, surrogate pairs beyond the BMP), the short escapes \" \\ \/ \n
+//     ..., and the same text escaped a second time (JSON inside a JSON
+//     string);
+//   - URL-encoded: any subset of its bytes as %XX (either hex case), + for a
+//     space;
+//   - regex-quoted: regexp.QuoteMeta of it, raw or inside JSON or a URL;
+//   - HTML/XML character references for & < > " ';
+//   - base64 of it (standard and URL alphabets, padded or not), also when it
+//     sits inside a longer base64 text at any alignment.
+//
+// Each character of a key may take any of its forms independently, so
+// mixtures (a proxy that escapes only some characters) are found too.
+//
+// Redaction applies to values that come from outside (server bodies,
+// headers, agent replies, user files) before they are stored, never to
+// agenttest's own structure (element names, JSON keys of a report): a
+// report is written from values that are already clean, so a key equal to
+// a word of the report's schema cannot corrupt it.
+//
+//	r, err := secret.New(buildKey, runtimeKey) // each at least MinLen long
+//	if err != nil { ... }
+//	clean := r.String(serverText)
+//	body := r.JSON(responseBody) // stays valid JSON
+//
+// A nil *Redactor redacts nothing, so optional wiring needs no checks.
+package secret

@@ -1,0 +1,317 @@
+package secret
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// alt is one way of writing one character of a key (or of its base64).
+// fold makes ASCII letters compare case-insensitively: the hex digits of
+// \u00e9 and %C3 may come in either case. The raw character itself never
+// folds, because keys are case-sensitive.
+type alt struct {
+	s    string
+	fold bool
+}
+
+// unit is every way of writing one character.
+type unit []alt
+
+// pattern is a key (or a base64 rendering of it) as a sequence of units.
+type pattern struct {
+	units []unit
+	// b64 patterns also take the partial base64 characters around the
+	// core (which carry a few bits of the key) and the padding.
+	b64, lead bool
+}
+
+// regexMeta are the characters regexp.QuoteMeta escapes.
+const regexMeta = `\.+*?()|[]{}^$`
+
+// htmlRefs are the character references XML and HTML writers use.
+var htmlRefs = map[byte][]string{
+	'&':  {"&amp;", "&#38;", "&#x26;"},
+	'<':  {"&lt;", "&#60;", "&#x3c;"},
+	'>':  {"&gt;", "&#62;", "&#x3e;"},
+	'"':  {"&quot;", "&#34;", "&#x22;"},
+	'\'': {"&apos;", "&#39;", "&#x27;", "&#039;"},
+}
+
+// keyPatterns returns the patterns of a key: its characters, and the
+// base64 cores at each alignment and alphabet.
+func keyPatterns(key string) []pattern {
+	pats := []pattern{{units: textUnits(key)}}
+	seen := map[string]bool{}
+	for off := 0; off < 3; off++ {
+		core, lead := base64Core(key, off)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			c := core
+			if enc == base64.URLEncoding {
+				c = strings.NewReplacer("+", "-", "/", "_").Replace(core)
+			}
+			if c == "" || seen[c] {
+				continue
+			}
+			seen[c] = true
+			units := make([]unit, 0, len(c))
+			for i := 0; i < len(c); i++ {
+				units = append(units, charUnit(c[i:i+1]))
+			}
+			pats = append(pats, pattern{units: units, b64: true, lead: lead})
+		}
+	}
+	return pats
+}
+
+// base64Core is the part of the base64 of key, placed off bytes into a
+// longer text, whose characters depend on the key's bytes alone. lead
+// reports whether a character before it holds bits of the key too.
+func base64Core(key string, off int) (core string, lead bool) {
+	enc := base64.StdEncoding.EncodeToString(append(make([]byte, off), key...))
+	startBit, endBit := 8*off, 8*(off+len(key))
+	first := (startBit + 5) / 6 // first character wholly inside the key
+	last := endBit / 6          // one past the last one
+	if last <= first {
+		return "", false
+	}
+	return enc[first:last], startBit%6 != 0
+}
+
+// textUnits splits a key into characters: a rune of valid UTF-8, else a
+// single byte.
+func textUnits(key string) []unit {
+	var out []unit
+	for i := 0; i < len(key); {
+		r, size := utf8.DecodeRuneInString(key[i:])
+		if r == utf8.RuneError && size <= 1 {
+			out = append(out, byteUnit(key[i]))
+			i++
+			continue
+		}
+		out = append(out, charUnit(key[i:i+size]))
+		i += size
+	}
+	return out
+}
+
+// byteUnit is a byte that is not valid UTF-8: JSON cannot carry it, a URL
+// can.
+func byteUnit(b byte) unit {
+	return unit{{s: string([]byte{b})}, {s: fmt.Sprintf("%%%02x", b), fold: true}}
+}
+
+// charUnit lists the forms of one character (a whole UTF-8 rune).
+func charUnit(ch string) unit {
+	set := newAltSet(ch)
+	level0 := []string{ch}
+	if len(ch) == 1 && strings.IndexByte(regexMeta, ch[0]) >= 0 {
+		level0 = append(level0, `\`+ch)
+	}
+	for _, s := range level0 {
+		set.add(s)
+		for _, v := range jsonForms(s) {
+			set.add(v)
+		}
+		for _, v := range urlForms(s) {
+			set.add(v)
+		}
+	}
+	if len(ch) == 1 {
+		for _, v := range htmlRefs[ch[0]] {
+			set.add(v)
+		}
+	}
+	// A second JSON layer: text already escaped once, inside a JSON
+	// string again (a reply quoting a JSON document, a report of a body).
+	for _, a := range append([]alt(nil), set.alts...) {
+		if !strings.ContainsAny(a.s, `\"/`) {
+			continue
+		}
+		for _, enc := range jsonLayers {
+			set.add(enc.Replace(a.s))
+		}
+	}
+	return set.alts
+}
+
+// jsonLayers are the ways a JSON encoder writes text that holds
+// backslashes, quotes and slashes: Go and most encoders, PHP (which also
+// escapes /), and encoders that write \u escapes only.
+var jsonLayers = []*strings.Replacer{
+	strings.NewReplacer(`\`, `\\`, `"`, `\"`),
+	strings.NewReplacer(`\`, `\\`, `"`, `\"`, `/`, `\/`),
+	strings.NewReplacer(`\`, `\u005c`, `"`, `\u0022`),
+}
+
+// jsonForms is every way to write s inside a JSON string, each rune
+// either as it is or escaped (\uXXXX, a short escape, \/ for /).
+func jsonForms(s string) []string {
+	out := []string{""}
+	for _, r := range s {
+		opts := []string{string(r)}
+		switch r {
+		case '"':
+			opts = append(opts, `\"`)
+		case '\\':
+			opts = append(opts, `\\`)
+		case '/':
+			opts = append(opts, `\/`)
+		case '\b':
+			opts = append(opts, `\b`)
+		case '\f':
+			opts = append(opts, `\f`)
+		case '\n':
+			opts = append(opts, `\n`)
+		case '\r':
+			opts = append(opts, `\r`)
+		case '\t':
+			opts = append(opts, `\t`)
+		}
+		if r > 0xffff {
+			r1, r2 := utf16Pair(r)
+			opts = append(opts, fmt.Sprintf(`\u%04x\u%04x`, r1, r2))
+		} else {
+			opts = append(opts, fmt.Sprintf(`\u%04x`, r))
+		}
+		out = product(out, opts)
+	}
+	return out
+}
+
+func utf16Pair(r rune) (rune, rune) {
+	r -= 0x10000
+	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+}
+
+// urlForms is every way to write s in a URL or form body: each byte as it
+// is or as %XX, a space also as +.
+func urlForms(s string) []string {
+	out := []string{""}
+	for i := 0; i < len(s); i++ {
+		opts := []string{s[i : i+1], fmt.Sprintf("%%%02x", s[i])}
+		if s[i] == ' ' {
+			opts = append(opts, "+")
+		}
+		out = product(out, opts)
+	}
+	return out
+}
+
+func product(prefixes, opts []string) []string {
+	out := make([]string, 0, len(prefixes)*len(opts))
+	for _, p := range prefixes {
+		for _, o := range opts {
+			out = append(out, p+o)
+		}
+	}
+	return out
+}
+
+// altSet collects distinct alternatives; the raw character never folds.
+type altSet struct {
+	raw  string
+	seen map[string]bool
+	alts []alt
+}
+
+func newAltSet(raw string) *altSet {
+	return &altSet{raw: raw, seen: map[string]bool{}}
+}
+
+func (s *altSet) add(v string) {
+	k := v
+	if v != s.raw {
+		k = strings.ToLower(v)
+	}
+	if s.seen[k] {
+		return
+	}
+	s.seen[k] = true
+	s.alts = append(s.alts, alt{s: v, fold: v != s.raw})
+}
+
+// Forms returns the canonical renderings of key in the forms the package
+// guarantees to find: raw, JSON-escaped (Go, PHP, all-\u in both hex
+// cases, and escaped twice), URL-encoded (query, path, all-%XX in both
+// cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
+// raw, and PHP-escaped). Tests and the fuzz target check that no output
+// holds any of them.
+func Forms(key string) []string {
+	quoted := regexp.QuoteMeta(key)
+	b := []byte(key)
+	forms := []string{
+		key,
+		jsonString(key),
+		phpString(key),
+		allU(key, false),
+		allU(key, true),
+		jsonString(jsonString(key)),
+		url.QueryEscape(key),
+		url.PathEscape(key),
+		allPct(key, false),
+		allPct(key, true),
+		quoted,
+		jsonString(quoted),
+		base64.StdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b),
+		base64.RawStdEncoding.EncodeToString(b),
+		base64.RawURLEncoding.EncodeToString(b),
+		phpString(base64.StdEncoding.EncodeToString(b)),
+	}
+	seen := map[string]bool{}
+	out := forms[:0]
+	for _, f := range forms {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// jsonString is the inside of the JSON string literal encoding/json writes
+// for s.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b[1 : len(b)-1])
+}
+
+// phpString is jsonString as PHP's json_encode writes it, with \/ for /.
+func phpString(s string) string {
+	return strings.ReplaceAll(jsonString(s), "/", `\/`)
+}
+
+// allU writes every rune of s as \uXXXX.
+func allU(s string, upper bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r > 0xffff {
+			r1, r2 := utf16Pair(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		} else {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	if upper {
+		return strings.ReplaceAll(strings.ToUpper(b.String()), `\U`, `\u`)
+	}
+	return b.String()
+}
+
+// allPct writes every byte of s as %XX.
+func allPct(s string, upper bool) string {
+	format := "%%%02x"
+	if upper {
+		format = "%%%02X"
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, format, s[i])
+	}
+	return b.String()
+}

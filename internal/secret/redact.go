@@ -1,0 +1,475 @@
+package secret
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MinLen is the shortest key accepted. A shorter one is too likely to occur
+// in ordinary text (an agent's reply, a node name), where redacting it
+// would garble what the reports show, and a guessable key is no secret.
+const MinLen = 12
+
+// Mask replaces every form of a key.
+const Mask = "[REDACTED]"
+
+// CheckKey says what is wrong with a key, or returns nil. what names it in
+// the message ("build_key", "AGENTTEST_BUILD_KEY"); the key itself never
+// appears there.
+func CheckKey(what, key string) error {
+	n := utf8.RuneCountInString(key)
+	switch {
+	case !utf8.ValidString(key):
+		return fmt.Errorf("%s is not valid UTF-8", what)
+	case n < MinLen:
+		return fmt.Errorf("%s is %d characters long; keys shorter than %d characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)", what, n, MinLen)
+	}
+	for _, r := range key {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%s holds a control character, which an HTTP header cannot carry (check for a stray newline)", what)
+		}
+	}
+	if strings.TrimSpace(key) != key {
+		return fmt.Errorf("%s starts or ends with white space (check for a stray space or newline)", what)
+	}
+	return nil
+}
+
+// Redactor finds and masks keys. Build it once per key set with New; it is
+// immutable and safe for concurrent use.
+type Redactor struct {
+	pats []pattern
+	// byFirst lists, per byte, the patterns that can start with it.
+	byFirst [256][]int32
+	// pairs is a bitset of the two-byte sequences any pattern can start
+	// with: the scan's filter, so most positions cost one lookup.
+	pairs [1 << 16 / 64]uint64
+}
+
+// New builds a redactor for keys. Empty keys are skipped; any other key
+// must pass CheckKey. With no keys the redactor changes nothing.
+func New(keys ...string) (*Redactor, error) {
+	r := &Redactor{}
+	var errs []error
+	seen := map[string]bool{}
+	for i, k := range keys {
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if err := CheckKey(fmt.Sprintf("key %d", i+1), k); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, p := range keyPatterns(k) {
+			r.add(p)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// add indexes a pattern for the scan.
+func (r *Redactor) add(p pattern) {
+	idx := int32(len(r.pats))
+	r.pats = append(r.pats, p)
+	for _, a := range p.units[0] {
+		for _, c := range variants(a.s[0], a.fold) {
+			if l := r.byFirst[c]; len(l) == 0 || l[len(l)-1] != idx {
+				r.byFirst[c] = append(l, idx)
+			}
+		}
+		if len(a.s) >= 2 {
+			r.addPair(a.s[0], a.s[1], a.fold, a.fold)
+			continue
+		}
+		for _, b := range p.units[1] {
+			r.addPair(a.s[0], b.s[0], a.fold, b.fold)
+		}
+	}
+}
+
+func (r *Redactor) addPair(a, b byte, foldA, foldB bool) {
+	for _, x := range variants(a, foldA) {
+		for _, y := range variants(b, foldB) {
+			i := uint16(x)<<8 | uint16(y)
+			r.pairs[i>>6] |= 1 << (i & 63)
+		}
+	}
+}
+
+// variants is c and, when folding, its other ASCII case.
+func variants(c byte, fold bool) []byte {
+	if fold {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return []byte{c, c - 'a' + 'A'}
+		case c >= 'A' && c <= 'Z':
+			return []byte{c, c - 'A' + 'a'}
+		}
+	}
+	return []byte{c}
+}
+
+// Empty reports whether the redactor has no keys (a nil one has none).
+func (r *Redactor) Empty() bool { return r == nil || len(r.pats) == 0 }
+
+// String returns s with every form of every key replaced by Mask.
+func (r *Redactor) String(s string) string {
+	if r.Empty() {
+		return s
+	}
+	if _, _, ok := find(r, s, 0); !ok {
+		return s
+	}
+	return string(r.redact([]byte(s)))
+}
+
+// Bytes returns b with every form of every key replaced by Mask. It
+// returns b itself, not a copy, when there is nothing to replace (the
+// common case costs one scan and no allocation); otherwise a new slice.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r.Empty() {
+		return b
+	}
+	if _, _, ok := find(r, b, 0); !ok {
+		return b
+	}
+	return r.redact(b)
+}
+
+// Contains reports whether s holds any form of a key.
+func (r *Redactor) Contains(s string) bool {
+	if r.Empty() {
+		return false
+	}
+	_, _, ok := find(r, s, 0)
+	return ok
+}
+
+// JSON redacts a JSON document and keeps it valid: masks go inside
+// strings, and in the rare case where a key's form crosses the document's
+// structure (a key holding a quote), the document is decoded, every string
+// (member names too) redacted, and encoded again. b is returned as it is
+// when there is nothing to replace; invalid JSON is redacted as text.
+func (r *Redactor) JSON(b []byte) []byte {
+	out := r.Bytes(b)
+	if len(out) == len(b) && (len(b) == 0 || &out[0] == &b[0]) {
+		return b
+	}
+	if json.Valid(out) || !json.Valid(b) {
+		return out
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(r.Value(v)) != nil {
+		return out
+	}
+	return r.Bytes(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// Value returns a decoded JSON value (maps, slices, strings, numbers) with
+// every string redacted, member names included. Maps and slices are copied
+// only where something changed.
+func (r *Redactor) Value(v any) any {
+	if r.Empty() {
+		return v
+	}
+	out, _ := r.value(v)
+	return out
+}
+
+func (r *Redactor) value(v any) (any, bool) {
+	switch v := v.(type) {
+	case string:
+		s := r.String(v)
+		return s, s != v
+	case map[string]any:
+		var out map[string]any
+		for k, x := range v {
+			nk := r.String(k)
+			nx, changed := r.value(x)
+			if !changed && nk == k {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(v))
+				for k2, x2 := range v {
+					out[k2] = x2
+				}
+			}
+			delete(out, k)
+			out[nk] = nx
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, x := range v {
+			nx, changed := r.value(x)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), v...)
+			}
+			out[i] = nx
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
+}
+
+// Error returns err with its text redacted; errors.Is and errors.As still
+// see the original. nil stays nil.
+func (r *Redactor) Error(err error) error {
+	if err == nil || r.Empty() {
+		return err
+	}
+	msg := err.Error()
+	clean := r.String(msg)
+	if clean == msg {
+		return err
+	}
+	return &redactedError{msg: clean, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Writer returns a writer that redacts each write before passing it on. It
+// is a safety net for console output, whose views write whole lines: a key
+// split across two writes is not seen. Values should already be clean.
+func (r *Redactor) Writer(w io.Writer) io.Writer {
+	if r.Empty() {
+		return w
+	}
+	return &writer{r: r, w: w}
+}
+
+type writer struct {
+	r *Redactor
+	w io.Writer
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if _, err := w.w.Write(w.r.Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// redact replaces every match, repeating until no form is left: a mask
+// next to leftover text could spell a form again (a key that contains the
+// mask's own letters). Each pass that changes anything shortens the text,
+// since every form is longer than the mask.
+func (r *Redactor) redact(b []byte) []byte {
+	for {
+		out, changed := r.pass(b)
+		if !changed {
+			return out
+		}
+		b = out
+	}
+}
+
+// pass replaces the matches of one left-to-right scan.
+func (r *Redactor) pass(b []byte) ([]byte, bool) {
+	var out []byte
+	last := 0
+	for i := 0; ; {
+		s, e, ok := find(r, b, i)
+		if !ok {
+			break
+		}
+		s, e = escapeBounds(b, s, e)
+		s = max(s, last)
+		if out == nil {
+			out = make([]byte, 0, len(b))
+		}
+		out = append(out, b[last:s]...)
+		out = append(out, Mask...)
+		last, i = e, e
+	}
+	if out == nil {
+		return b, false
+	}
+	return append(out, b[last:]...), true
+}
+
+// escapeBounds widens a match so that it neither starts nor ends inside a
+// backslash escape: replacing the u0073 of \\u0073 would leave a lone
+// backslash before the mask and turn valid JSON into invalid JSON.
+func escapeBounds(b []byte, s, e int) (int, int) {
+	if s > 0 && b[s] == '\\' && backslashesBefore(b, s)%2 == 1 {
+		s--
+	}
+	if e > 0 && e < len(b) && b[e-1] == '\\' && backslashesBefore(b, e)%2 == 1 {
+		// b[e-1] starts an escape whose rest follows the match.
+		if b[e] == 'u' {
+			e = min(e+5, len(b))
+		} else {
+			e++
+		}
+	}
+	return s, e
+}
+
+// backslashesBefore counts the backslashes just before position i.
+func backslashesBefore(b []byte, i int) int {
+	n := 0
+	for i > 0 && b[i-1] == '\\' {
+		n++
+		i--
+	}
+	return n
+}
+
+// find returns the first match in text at or after from: its start and
+// end, the longest of the patterns that match there.
+func find[T string | []byte](r *Redactor, text T, from int) (int, int, bool) {
+	n := len(text)
+	if n-from < 2 {
+		return 0, 0, false
+	}
+	pairs := &r.pairs
+	prev := uint16(text[from])
+	for j := from + 1; j < n; j++ {
+		cur := uint16(text[j])
+		pair := prev<<8 | cur
+		prev = cur
+		if pairs[pair>>6]&(1<<(pair&63)) == 0 {
+			continue
+		}
+		i := j - 1
+		s, e := i, -1
+		for _, pi := range r.byFirst[text[i]] {
+			p := &r.pats[pi]
+			end := match(p, text, i)
+			if end < 0 {
+				continue
+			}
+			start := i
+			if p.b64 {
+				start, end = base64Bounds(text, i, end, p.lead)
+			}
+			if end > e {
+				s, e = start, end
+			}
+		}
+		if e > i {
+			return max(s, from), e, true
+		}
+	}
+	return 0, 0, false
+}
+
+// match returns the end of the longest match of p at i, or -1. It follows
+// every way the units can match at once (a unit's forms may be prefixes of
+// one another: a raw backslash and an escaped one), so it never
+// backtracks.
+func match[T string | []byte](p *pattern, text T, i int) int {
+	var bufA, bufB [8]int
+	cur, next := append(bufA[:0], i), bufB[:0]
+	for _, u := range p.units {
+		next = next[:0]
+		for _, pos := range cur {
+			for _, a := range u {
+				if !hasAt(text, pos, a) {
+					continue
+				}
+				end := pos + len(a.s)
+				dup := false
+				for _, x := range next {
+					if x == end {
+						dup = true
+						break
+					}
+				}
+				if !dup {
+					next = append(next, end)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return -1
+		}
+		cur, next = next, cur
+	}
+	end := -1
+	for _, x := range cur {
+		end = max(end, x)
+	}
+	return end
+}
+
+// hasAt reports whether text holds the form a at pos.
+func hasAt[T string | []byte](text T, pos int, a alt) bool {
+	if len(text)-pos < len(a.s) {
+		return false
+	}
+	if !a.fold {
+		return string(text[pos:pos+len(a.s)]) == a.s
+	}
+	for j := 0; j < len(a.s); j++ {
+		c, d := text[pos+j], a.s[j]
+		if c == d {
+			continue
+		}
+		if c|0x20 != d|0x20 || c|0x20 < 'a' || c|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// base64Bounds widens a base64 core to the partial characters around it,
+// which carry a few bits of the key, and to the padding after it.
+func base64Bounds[T string | []byte](text T, s, e int, lead bool) (int, int) {
+	if lead && s > 0 && isBase64(text[s-1]) {
+		s--
+	}
+	if e < len(text) && isBase64(text[e]) {
+		e++
+	}
+	for pads := 0; pads < 2; pads++ {
+		switch {
+		case e < len(text) && text[e] == '=':
+			e++
+		case len(text)-e >= 3 && text[e] == '%' && text[e+1] == '3' && text[e+2]|0x20 == 'd':
+			e += 3
+		default:
+			pads = 2
+		}
+	}
+	return s, e
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}

@@ -1,0 +1,286 @@
+package secret
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// testKeys have the shapes that break naive redaction: characters that
+// JSON, URLs, regular expressions, HTML and base64 all write differently.
+var testKeys = []string{
+	"sk-live-0123456789abcdef",
+	"eyJhbGci.PLANTED+key/with=",
+	"k&<ey>\"quoted\"-0123456",
+	"clé-spéciale-ümlaut-ß",
+	"emoji-😀-key-0123456789",
+	`back\slash.(group)[x]{2}^$|?*`,
+	"has inner space 0123",
+	"testsuites12", // a word of our own report structure, 12 characters
+}
+
+// leftover returns the first form of key still in s, or "".
+func leftover(s, key string) string {
+	for _, f := range Forms(key) {
+		if strings.Contains(s, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+func mustNew(t testing.TB, keys ...string) *Redactor {
+	t.Helper()
+	r, err := New(keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRedactEveryForm(t *testing.T) {
+	t.Parallel()
+	contexts := []struct {
+		name string
+		wrap func(form string) string
+	}{
+		{"alone", func(f string) string { return f }},
+		{"in text", func(f string) string { return "invalid key " + f + " rejected" }},
+		{"glued to letters", func(f string) string { return "abc" + f + "xyz" }},
+		{"in a JSON string", func(f string) string { return `{"error_message":"bad key ` + f + `","code":401}` }},
+		{"twice", func(f string) string { return f + "," + f }},
+		{"in a query", func(f string) string { return "https://h/x?key=" + f + "&y=1" }},
+		{"in HTML", func(f string) string { return "<title>Bad gateway for " + f + "</title>" }},
+	}
+	for _, key := range testKeys {
+		r := mustNew(t, key, "other-key-0123456789")
+		for _, form := range Forms(key) {
+			for _, c := range contexts {
+				in := c.wrap(form)
+				out := r.String(in)
+				if f := leftover(out, key); f != "" {
+					t.Errorf("key %q, form %q, %s: %q survives in %q", key, form, c.name, f, out)
+				}
+				if !strings.Contains(out, Mask) {
+					t.Errorf("key %q, form %q, %s: nothing masked in %q", key, form, c.name, out)
+				}
+			}
+		}
+	}
+}
+
+// encodeMixed writes each character of key in a form drawn from rng: the
+// forms a proxy that escapes only some characters produces.
+func encodeMixed(key string, rng *rand.Rand) string {
+	var b strings.Builder
+	for _, r := range key {
+		ch := string(r)
+		opts := []string{ch, allU(ch, false), allU(ch, true), allPct(ch, false), allPct(ch, true), jsonString(ch), phpString(ch)}
+		if q := regexp.QuoteMeta(ch); q != ch {
+			opts = append(opts, q, jsonString(q))
+		}
+		if ch == " " {
+			opts = append(opts, "+")
+		}
+		b.WriteString(opts[rng.IntN(len(opts))])
+	}
+	return b.String()
+}
+
+func TestRedactMixedForms(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, key := range testKeys {
+		r := mustNew(t, key)
+		for range 200 {
+			enc := encodeMixed(key, rng)
+			out := r.String("x " + enc + " y")
+			if strings.Contains(out, enc) || out != "x "+Mask+" y" {
+				t.Fatalf("key %q as %q: got %q", key, enc, out)
+			}
+		}
+	}
+}
+
+func TestRedactBase64AtEveryAlignment(t *testing.T) {
+	t.Parallel()
+	for _, key := range testKeys {
+		r := mustNew(t, key)
+		for _, prefix := range []string{"", "u", "us", "user:", "Basic-ab"} {
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+				b64 := enc.EncodeToString([]byte(prefix + key + "!tail"))
+				out := r.String("Authorization: " + b64)
+				dec := decodeAllBase64(out)
+				if strings.Contains(dec, key) || strings.Contains(out, b64) {
+					t.Errorf("key %q, prefix %q: %q decodes to %q", key, prefix, out, dec)
+				}
+			}
+		}
+	}
+}
+
+// decodeAllBase64 decodes every base64-looking run of s, at every
+// alignment, and joins the results.
+func decodeAllBase64(s string) string {
+	var out []string
+	for _, run := range regexp.MustCompile(`[A-Za-z0-9+/_=-]{8,}`).FindAllString(s, -1) {
+		run = strings.TrimRight(run, "=")
+		for i := 0; i < 4 && i < len(run); i++ {
+			for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+				part := run[i:]
+				part = part[:len(part)/4*4]
+				if b, err := enc.DecodeString(part); err == nil {
+					out = append(out, string(b))
+				}
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Redacting a JSON body keeps it valid JSON, also when a form sits right
+// after an escaped backslash or the key holds a quote.
+func TestJSONStaysValid(t *testing.T) {
+	t.Parallel()
+	for _, key := range testKeys {
+		r := mustNew(t, key)
+		bodies := []string{
+			`{"a":"` + jsonString(key) + `"}`,
+			`{"a":"\\` + allU(key, false) + `"}`,
+			`{"a":"\\\\` + allU(key, true) + `\\"}`,
+			`{"` + jsonString(key) + `":1,"b":["` + phpString(key) + `"]}`,
+			`["` + jsonString(jsonString(key)) + `"]`,
+		}
+		for _, body := range bodies {
+			if !json.Valid([]byte(body)) {
+				t.Fatalf("test body is not JSON: %s", body)
+			}
+			out := r.JSON([]byte(body))
+			if !json.Valid(out) {
+				t.Errorf("key %q: %s became invalid: %s", key, body, out)
+			}
+			var v any
+			_ = json.Unmarshal(out, &v)
+			if s := fmt.Sprint(v); strings.Contains(s, key) || leftover(string(out), key) != "" {
+				t.Errorf("key %q: %s leaves the key in %s", key, body, out)
+			}
+		}
+	}
+	// A raw quote in a key crosses the document's structure.
+	key := `ab","c":"0123456789`
+	r := mustNew(t, key)
+	body := []byte(`{"x":"ab","c":"0123456789"}`)
+	out := r.JSON(body)
+	if !json.Valid(out) || strings.Contains(string(out), "0123456789") && strings.Contains(string(out), `"ab"`) {
+		t.Errorf("structure-crossing key: %s", out)
+	}
+}
+
+func TestNothingToRedact(t *testing.T) {
+	r := mustNew(t, testKeys...)
+	text := []byte(`{"conversationId":"c-1","response":"Sure, a table for 4 at 7pm. \\u00e9 100% ok","metadata":{"nodeTrace":["Greeting","Book"]}}`)
+	if out := r.Bytes(text); &out[0] != &text[0] {
+		t.Errorf("clean text was copied")
+	}
+	if n := testing.AllocsPerRun(100, func() { r.Bytes(text) }); n != 0 {
+		t.Errorf("clean text: %v allocations, want 0", n)
+	}
+	var nilR *Redactor
+	if nilR.String("x") != "x" || !nilR.Empty() || nilR.Contains("x") {
+		t.Errorf("a nil redactor must change nothing")
+	}
+}
+
+// A key that contains the mask's letters cannot be spelled again by a mask
+// and the text next to it.
+func TestMaskCannotRebuildAKey(t *testing.T) {
+	t.Parallel()
+	key := Mask + "tail"
+	r := mustNew(t, key)
+	for _, in := range []string{key + "tail", key + key + "tail", "[REDACTED]" + key + "tail"} {
+		if out := r.String(in); strings.Contains(out, key) {
+			t.Errorf("%q -> %q", in, out)
+		}
+	}
+}
+
+func TestCheckKey(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		key, want string
+	}
+	for _, tc := range []testCase{
+		{"0123456789ab", ""},
+		{"test", "build_key is 4 characters long; keys shorter than 12 characters are refused"},
+		{"clé-11-runes", ""},
+		{"0123456789ab\n", "control character"},
+		{" 0123456789ab", "white space"},
+		{"\xff0123456789ab", "not valid UTF-8"},
+	} {
+		err := CheckKey("build_key", tc.key)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.key, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: %v, want %q", tc.key, err, tc.want)
+		case err != nil && strings.Contains(err.Error(), tc.key):
+			t.Errorf("the message shows the key: %v", err)
+		}
+	}
+	if _, err := New("short"); err == nil {
+		t.Errorf("New accepted a short key")
+	}
+}
+
+func TestErrorKeepsTheChain(t *testing.T) {
+	t.Parallel()
+	r := mustNew(t, testKeys[0])
+	err := r.Error(fmt.Errorf("call: %w (key %s)", io.ErrUnexpectedEOF, testKeys[0]))
+	if !errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), testKeys[0]) {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestValueRedactsNamesAndStrings(t *testing.T) {
+	t.Parallel()
+	key := testKeys[1]
+	r := mustNew(t, key)
+	in := map[string]any{"a": []any{"x " + key, 1.0}, key: "v", "clean": map[string]any{"k": "v"}}
+	out := r.Value(in).(map[string]any)
+	b, _ := json.Marshal(out)
+	if strings.Contains(string(b), "PLANTED") || out["clean"] == nil {
+		t.Errorf("got %s", b)
+	}
+	if len(in) != 3 || in[key] != "v" {
+		t.Errorf("the input was modified")
+	}
+}
+
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	w := mustNew(t, testKeys[0]).Writer(&b)
+	fmt.Fprintf(w, "key=%s\n", url.QueryEscape(testKeys[0]))
+	if b.String() != "key="+Mask+"\n" {
+		t.Errorf("got %q", b.String())
+	}
+}
+
+func TestFormsAreDistinctAndValid(t *testing.T) {
+	t.Parallel()
+	for _, key := range testKeys {
+		for _, f := range Forms(key) {
+			if !utf8.ValidString(f) {
+				t.Errorf("%q: form %q is not UTF-8", key, f)
+			}
+		}
+	}
+}
