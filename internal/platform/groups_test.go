@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -53,18 +54,18 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(call.SID, "OUT-") || call.Status != CallQueued {
+	if !strings.HasPrefix(call.SID, "OUT-") || call.Status != reply.CallQueued {
 		t.Fatalf("call = %+v, want an OUT- sid, queued", call)
 	}
 	st, err := c.CallStatus(ctx, call.SID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != CallQueued || st.Final() || st.To != "+447700900001" || st.Env != "sandbox" {
+	if st.Status != reply.CallQueued || st.Final() || st.To != "+447700900001" || st.Env != "sandbox" {
 		t.Fatalf("status = %+v, want queued for +447700900001 in sandbox", st)
 	}
 	clk.Advance(1500 * time.Millisecond)
-	if st, err = c.CallStatus(ctx, call.SID); err != nil || st.Status != CallCalling {
+	if st, err = c.CallStatus(ctx, call.SID); err != nil || st.Status != reply.CallCalling {
 		t.Fatalf("status = %+v, %v; want calling", st, err)
 	}
 	clk.Advance(2 * time.Second)
@@ -72,7 +73,7 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != CallSuccess || !st.Final() || st.ConversationID == "" {
+	if st.Status != reply.CallSuccess || !st.Final() || st.ConversationID == "" {
 		t.Fatalf("status = %+v, want success with a conversation", st)
 	}
 	conv, err := c.GetConversation(ctx, agentID, st.ConversationID)
@@ -89,7 +90,7 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(4 * time.Second)
-	if st, err := c.CallStatus(ctx, bad.SID); err != nil || st.Status != CallFailure || st.FailureReason == "" {
+	if st, err := c.CallStatus(ctx, bad.SID); err != nil || st.Status != reply.CallFailure || st.FailureReason == "" {
 		t.Fatalf("status = %+v, %v; want failure with a reason", st, err)
 	}
 
@@ -298,7 +299,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
 
-	ep, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://127.0.0.1:9/hook", Description: "test", Events: []string{EventConversationCompleted}})
+	ep, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://127.0.0.1:9/hook", Description: "test", Events: []string{reply.EventConversationCompleted}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 		t.Fatalf("list = %+v, %v; want the endpoint without its secret", list, err)
 	}
 	timeout := 2000
-	up, err := c.UpdateWebhook(ctx, ep.ID, WebhookUpdate{EventTypes: []string{EventConversationCompleted, EventHandoffCreated}, TimeoutMS: &timeout})
+	up, err := c.UpdateWebhook(ctx, ep.ID, WebhookUpdate{EventTypes: []string{reply.EventConversationCompleted, reply.EventHandoffCreated}, TimeoutMS: &timeout})
 	if err != nil || len(up.Events) != 2 || up.TimeoutMS != 2000 {
 		t.Fatalf("update = %+v, %v", up, err)
 	}
@@ -327,7 +328,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 	if _, err := c.GetWebhook(ctx, "whe_bad-id"); err == nil || !strings.Contains(err.Error(), "^whe_") {
 		t.Errorf("bad id: err = %v, want the pattern named", err)
 	}
-	_, err = c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://example.com/hook", Events: []string{EventConversationCompleted}})
+	_, err = c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://example.com/hook", Events: []string{reply.EventConversationCompleted}})
 	if err == nil || !strings.Contains(err.Error(), "https://") {
 		t.Errorf("http URL: err = %v, want the https rule", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -174,7 +175,7 @@ func TestConversationsAgainstSim(t *testing.T) {
 	project := s.AgentIDs[0]
 
 	// Walk every page by cursor, then by offset; both see the same set.
-	byCursor := map[string]Conversation{}
+	byCursor := map[string]reply.Conversation{}
 	q := ListQuery{Limit: 7}
 	for pages := 0; ; pages++ {
 		if pages > 50 {
@@ -234,7 +235,7 @@ func TestConversationsAgainstSim(t *testing.T) {
 	}
 
 	// Audio: voice conversations have a recording, chat ones answer 404.
-	var voice, chat, handoff *Conversation
+	var voice, chat, handoff *reply.Conversation
 	for _, cv := range byCursor {
 		cv := cv
 		switch {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/runner"
 )
 
@@ -19,9 +19,9 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 
 func pos(file string, line, col int) diag.Pos { return diag.Pos{File: file, Line: line, Col: col} }
 
-// reply builds a transcript turn as the runner records it: the request
+// exchange builds a transcript turn as the runner records it: the request
 // and response bodies as sent and received, and the decoded result.
-type reply struct {
+type exchange struct {
 	index   int
 	pos     diag.Pos
 	say     string
@@ -34,7 +34,7 @@ type reply struct {
 	failed  bool // the call failed: no result, no response
 }
 
-func (r reply) turn() *runner.Turn {
+func (r exchange) turn() *runner.Turn {
 	t := &runner.Turn{
 		Index:   r.index,
 		Pos:     r.pos,
@@ -55,7 +55,7 @@ func (r reply) turn() *runner.Turn {
 		meta = map[string]any{}
 	}
 	rawMeta := mustJSON(meta)
-	var decoded platform.Metadata
+	var decoded reply.Metadata
 	if err := json.Unmarshal(rawMeta, &decoded); err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func (r reply) turn() *runner.Turn {
 		"conversationEnded": r.ended,
 		"delayedResponse":   false,
 	})
-	t.Result = &platform.TurnResult{
+	t.Result = &reply.TurnResult{
 		ConversationID:    r.conv,
 		UserInput:         r.say,
 		Response:          r.text,
@@ -103,8 +103,8 @@ func fixture() *runner.Result {
 	const spec = "suites/special.yaml"
 	const hand = "features/handoff.feature"
 
-	greet := func(conv string, ms int) reply {
-		return reply{index: 0, pos: pos(rest, 5, 3), conv: conv, started: at(ms), latency: 120 * time.Millisecond,
+	greet := func(conv string, ms int) exchange {
+		return exchange{index: 0, pos: pos(rest, 5, 3), conv: conv, started: at(ms), latency: 120 * time.Millisecond,
 			text: "Welcome to Luigi's! How can I help?",
 			meta: map[string]any{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"restaurant": "luigi"}}}
 	}
@@ -117,7 +117,7 @@ func fixture() *runner.Result {
 			Number: 1, Status: runner.Passed, ConversationID: "conv-001", Started: at(0), Duration: 1200 * time.Millisecond,
 			Turns: []*runner.Turn{
 				greet("conv-001", 0).turn(),
-				reply{index: 1, pos: pos(rest, 14, 9), say: "A table for four tonight, please", conv: "conv-001", started: at(130), latency: 540 * time.Millisecond,
+				exchange{index: 1, pos: pos(rest, 14, 9), say: "A table for four tonight, please", conv: "conv-001", started: at(130), latency: 540 * time.Millisecond,
 					text: "Booked: four people at 19:00.",
 					meta: map[string]any{"currentNode": "confirm", "nodeTrace": []any{"greet", "book", "confirm"},
 						"state": map[string]any{"restaurant": "luigi", "party_size": 4, "time": "19:00"}}}.turn(),
@@ -133,11 +133,11 @@ func fixture() *runner.Result {
 			Number: 1, Status: runner.Failed, ConversationID: "conv-002", Started: at(10), Duration: 900 * time.Millisecond,
 			Turns: []*runner.Turn{
 				greet("conv-002", 10).turn(),
-				reply{index: 1, pos: pos(rest, 32, 9), say: "I'd like to book", conv: "conv-002", started: at(140), latency: 300 * time.Millisecond,
+				exchange{index: 1, pos: pos(rest, 32, 9), say: "I'd like to book", conv: "conv-002", started: at(140), latency: 300 * time.Millisecond,
 					text: "Sure. For what date?",
 					meta: map[string]any{"currentNode": "ask_date", "nodeTrace": []any{"greet", "book", "ask_date"},
 						"state": map[string]any{"restaurant": "luigi", "intent": "book"}}}.turn(),
-				reply{index: 2, pos: pos(rest, 35, 9), say: "Tomorrow", conv: "conv-002", started: at(450), latency: 410 * time.Millisecond,
+				exchange{index: 2, pos: pos(rest, 35, 9), say: "Tomorrow", conv: "conv-002", started: at(450), latency: 410 * time.Millisecond,
 					text: "For what time tomorrow?",
 					meta: map[string]any{"currentNode": "ask_time", "nodeTrace": []any{"ask_date", "ask_time"},
 						"state": map[string]any{"restaurant": "luigi", "intent": "book_table", "date": "2026-03-15"}}}.turn(),
@@ -158,7 +158,7 @@ func fixture() *runner.Result {
 			Number: 1, Status: runner.Failed, ConversationID: "conv-003", Started: at(20), Duration: 700 * time.Millisecond,
 			Turns: []*runner.Turn{
 				greet("conv-003", 20).turn(),
-				reply{index: 1, pos: pos(rest, 52, 9), say: "What's on the menu?", conv: "conv-003", started: at(150), latency: 560 * time.Millisecond,
+				exchange{index: 1, pos: pos(rest, 52, 9), say: "What's on the menu?", conv: "conv-003", started: at(150), latency: 560 * time.Millisecond,
 					text: "Today we have:\n- pizza margherita\n- lasagne\n- tiramisu",
 					meta: map[string]any{"currentNode": "menu", "nodeTrace": []any{"greet", "menu"}}}.turn(),
 			},
@@ -188,7 +188,7 @@ func fixture() *runner.Result {
 					Request: mustJSON(map[string]any{"agentId": "luigi"}),
 					Response: mustJSON(map[string]any{"conversationId": "conv-005", "response": "Benvenuti da Luigi!", "metadata": map[string]any{},
 						"userInput": "", "conversationEnded": false, "delayedResponse": false}),
-					Result: &platform.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!", Metadata: platform.Metadata{}},
+					Result: &reply.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!", Metadata: reply.Metadata{}},
 				}}},
 		},
 	}
@@ -204,7 +204,7 @@ func fixture() *runner.Result {
 			Number: i, Status: runner.Errored, ConversationID: conv, Started: at(40 + i*10500), Duration: 10500 * time.Millisecond,
 			Turns: []*runner.Turn{
 				greet(conv, 40+i*10500).turn(),
-				reply{index: 1, pos: pos(rest, 72, 9), say: "When are you open?", conv: conv, started: at(200 + i*10500), latency: 10 * time.Second, failed: true}.turn(),
+				exchange{index: 1, pos: pos(rest, 72, 9), say: "When are you open?", conv: conv, started: at(200 + i*10500), latency: 10 * time.Second, failed: true}.turn(),
 			},
 			Error: &runner.Error{Pos: pos(rest, 72, 9), Kind: "timeout",
 				Message: "POST /v1/agents/luigi/debug-chat/turn: no reply within 10s\n\x1b[1mgateway said:\x1b[0m busy"},
@@ -221,9 +221,9 @@ func fixture() *runner.Result {
 				{Index: 0, Pos: pos(spec, 3, 5), Started: at(50), Latency: 20 * time.Millisecond,
 					Request:  mustJSON(map[string]any{"agentId": "luigi"}),
 					Response: json.RawMessage(`<html>502 Bad Gateway</html>`),
-					Result: &platform.TurnResult{ConversationID: "conv-<&>",
+					Result: &reply.TurnResult{ConversationID: "conv-<&>",
 						Response: "\x1b[31mred alert\x1b[0m with a NUL\x00 and ]]> and 🍕 & <b>bold</b>",
-						Metadata: platform.Metadata{"state": map[string]any{"note": "a]]>b"}}},
+						Metadata: reply.Metadata{"state": map[string]any{"note": "a]]>b"}}},
 				},
 			},
 			Failures: []assert.Failure{
@@ -262,8 +262,8 @@ func fixture() *runner.Result {
 		conv := "conv-03" + string(rune('0'+i))
 		a := &runner.Attempt{Number: i, Status: runner.Passed, ConversationID: conv, Started: at(80 + i*200), Duration: 200 * time.Millisecond,
 			Turns: []*runner.Turn{
-				reply{index: 0, pos: pos(spec, 40, 5), conv: conv, started: at(80 + i*200), latency: 50 * time.Millisecond, text: "Ciao!"}.turn(),
-				reply{index: 1, pos: pos(spec, 42, 9), say: "Which wine with pizza?", conv: conv, started: at(140 + i*200), latency: 100 * time.Millisecond,
+				exchange{index: 0, pos: pos(spec, 40, 5), conv: conv, started: at(80 + i*200), latency: 50 * time.Millisecond, text: "Ciao!"}.turn(),
+				exchange{index: 1, pos: pos(spec, 42, 9), say: "Which wine with pizza?", conv: conv, started: at(140 + i*200), latency: 100 * time.Millisecond,
 					text: map[bool]string{true: "A Chianti.", false: "Water."}[i != 2]}.turn(),
 			}}
 		if i == 2 {
@@ -279,9 +279,9 @@ func fixture() *runner.Result {
 		Duration: 400 * time.Millisecond, Agent: "luigi", Env: "sandbox",
 		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-040", Started: at(90), Duration: 400 * time.Millisecond,
 			Turns: []*runner.Turn{
-				reply{index: 0, pos: pos(hand, 5, 5), conv: "conv-040", started: at(90), latency: 60 * time.Millisecond, text: "Hi!",
+				exchange{index: 0, pos: pos(hand, 5, 5), conv: "conv-040", started: at(90), latency: 60 * time.Millisecond, text: "Hi!",
 					meta: map[string]any{"state": map[string]any{"a": 1, "gone": true}}}.turn(),
-				reply{index: 1, pos: pos(hand, 6, 5), say: "Let me talk to a person", conv: "conv-040", started: at(160), latency: 200 * time.Millisecond,
+				exchange{index: 1, pos: pos(hand, 6, 5), say: "Let me talk to a person", conv: "conv-040", started: at(160), latency: 200 * time.Millisecond,
 					text: "Transferring you now.", ended: true,
 					meta: map[string]any{"handoffDestination": "reception", "currentNode": "handoff",
 						"state": map[string]any{"a": 2, "reason": "asked"}}}.turn(),

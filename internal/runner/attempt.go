@@ -10,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -313,7 +314,7 @@ func (ar *attemptRun) check(exp *assert.Expect, exch *platform.Exchange) bool {
 
 // capture stores one captured value, failing the attempt when the reply
 // does not hold it: the later turns that use it could only fail obscurely.
-func (ar *attemptRun) capture(index int, cp scenario.Capture, res *platform.TurnResult) bool {
+func (ar *attemptRun) capture(index int, cp scenario.Capture, res *reply.TurnResult) bool {
 	v, err := assert.Capture(res, cp.From, cp.Pattern, ar.expand)
 	if err != nil {
 		ar.fail(assert.Failure{

@@ -10,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -18,9 +19,9 @@ import (
 // *platform.Client satisfies it; an interface lets tests count or fail
 // calls.
 type Records interface {
-	GetConversation(ctx context.Context, projectID, conversationID string) (*platform.Conversation, error)
+	GetConversation(ctx context.Context, projectID, conversationID string) (*reply.Conversation, error)
 	ListConversations(ctx context.Context, projectID string, q platform.ListQuery) (*platform.ConversationPage, error)
-	HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*platform.HandoffState, error)
+	HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*reply.HandoffState, error)
 	PlaceCall(ctx context.Context, req platform.CallRequest) (*platform.Call, error)
 	CallStatus(ctx context.Context, sid string) (*platform.CallStatus, error)
 	SendSMS(ctx context.Context, req platform.SMSRequest) (*platform.SMSResult, error)
@@ -84,7 +85,7 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 	// are checked: once it exists (and ended) the rest has settled too.
 	// A feature confirms in several steps; a step without record checks
 	// after one that read the record need not wait for it again.
-	var conv *platform.Conversation
+	var conv *reply.Conversation
 	if c.Conversation != nil || ar.recordRead != convID || (waitEnded && !ar.recordEnded) {
 		var stop, retry bool
 		conv, stop, retry = ar.readConversation(c.Pos, convID, waitEnded)
@@ -131,7 +132,7 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 // returns what it last read (nil when the record never appeared): the
 // checks then say what is wrong. stop is true when the attempt ended on a
 // platform problem or an interruption.
-func (ar *attemptRun) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *platform.Conversation, stop, retry bool) {
+func (ar *attemptRun) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *reply.Conversation, stop, retry bool) {
 	rec := &Confirmation{Pos: pos, Kind: ConfirmConversation, Subject: convID}
 	started := ar.r.opts.Now()
 	defer func() {
@@ -194,7 +195,7 @@ func (ar *attemptRun) confirmHandoff(h *assert.HandoffStateCheck, convID string)
 	case err != nil:
 		return nil, true, ar.platformFailed(h.Pos, "confirm: read handoff state of "+rec.Subject, ar.named(ctx, err))
 	default:
-		rec.Found, rec.Summary = true, "data: "+platform.Render(hs.Data)
+		rec.Found, rec.Summary = true, "data: "+reply.Render(hs.Data)
 	}
 	return assert.CheckHandoffState(h, hs, ar.expand), false, false
 }
@@ -284,7 +285,7 @@ func (ar *attemptRun) platformFailed(pos diag.Pos, what string, err error) (retr
 }
 
 // conversationSummary is the one line a report shows of a record read.
-func conversationSummary(c *platform.Conversation) string {
+func conversationSummary(c *reply.Conversation) string {
 	parts := []string{
 		"channel=" + c.Channel,
 		"environment=" + c.Environment,

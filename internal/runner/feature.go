@@ -14,7 +14,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/assert"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -588,7 +588,7 @@ func (ar *attemptRun) execConfirm(op *steps.Op) (ok, retry bool) {
 			// Confirmed before any status step: only a call that
 			// connected has a conversation, so it must succeed, as a
 			// YAML probe's default expect_status says.
-			if ok, retry := ar.awaitCall(pc, sc.Probe.Within, op.Pos, platform.CallSuccess, op.Pos); !ok {
+			if ok, retry := ar.awaitCall(pc, sc.Probe.Within, op.Pos, reply.CallSuccess, op.Pos); !ok {
 				return false, retry
 			}
 		}

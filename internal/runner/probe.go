@@ -9,6 +9,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -164,7 +165,7 @@ func (ar *attemptRun) awaitCall(pc *placedCall, within time.Duration, pos diag.P
 			rec.Summary = "status unknown"
 			return false, ar.platformFailed(pos, "probe: read status of call "+pc.sid, err)
 		}
-		last := platform.CallQueued
+		last := reply.CallQueued
 		if st != nil {
 			last = st.Status
 		}
@@ -190,7 +191,7 @@ func (ar *attemptRun) awaitCall(pc *placedCall, within time.Duration, pos diag.P
 		ar.fail(assert.Failure{Pos: expectPos, Key: "probe.expect_status", Message: msg, Expected: expect, Actual: st.Status})
 		return false, true
 	}
-	if st.Status != platform.CallSuccess || pc.convID != "" {
+	if st.Status != reply.CallSuccess || pc.convID != "" {
 		return true, false
 	}
 	convID := st.ConversationID
@@ -199,7 +200,7 @@ func (ar *attemptRun) awaitCall(pc *placedCall, within time.Duration, pos diag.P
 		// conversation by the built-in state key call_sid, else by the
 		// dialled number, among those started since the call was placed.
 		var found bool
-		convID, found, retry = ar.findConversation(pos, "call "+pc.sid, []string{"VOICE-SIP"}, pc.started, func(c *platform.Conversation) int {
+		convID, found, retry = ar.findConversation(pos, "call "+pc.sid, []string{"VOICE-SIP"}, pc.started, func(c *reply.Conversation) int {
 			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
 			}
@@ -269,7 +270,7 @@ func (ar *attemptRun) probeSMS(pr *scenario.Probe) (convID string, ok, retry boo
 	rec.Summary = "sent from " + firstNonEmpty(res.AgentNumber, "the environment's number")
 	convID = res.ConversationID
 	if convID == "" {
-		convID, ok, retry = ar.findConversation(pr.Pos, "SMS to "+to, nil, started, func(c *platform.Conversation) int {
+		convID, ok, retry = ar.findConversation(pr.Pos, "SMS to "+to, nil, started, func(c *reply.Conversation) int {
 			if sameNumber(c.ToNumber, to) || sameNumber(c.FromNumber, to) {
 				return 1
 			}
@@ -288,7 +289,7 @@ func (ar *attemptRun) probeSMS(pr *scenario.Probe) (convID string, ok, retry boo
 // of the agent started since the probe (less probeWindow) for the best
 // match (score > 0; the highest wins, the latest among equals). Not found
 // within the bound is a failure of the probe.
-func (ar *attemptRun) findConversation(pos diag.Pos, what string, channels []string, since time.Time, score func(*platform.Conversation) int) (id string, ok, retry bool) {
+func (ar *attemptRun) findConversation(pos diag.Pos, what string, channels []string, since time.Time, score func(*reply.Conversation) int) (id string, ok, retry bool) {
 	agent := ar.j.c.Agent
 	q := platform.ListQuery{ClientEnv: ar.clientEnv, Channels: channels, StartTime: since.Add(-probeWindow).UTC()}
 	err := ar.poll(func(ctx context.Context) (bool, error) {

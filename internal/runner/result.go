@@ -7,7 +7,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Status is the outcome of a case, an attempt or a whole run. Statuses are
@@ -251,7 +251,7 @@ type Turn struct {
 	// Request is the JSON body sent.
 	Request json.RawMessage `json:"request,omitempty"`
 	// Result is the decoded reply; nil when the call failed.
-	Result *platform.TurnResult `json:"-"`
+	Result *reply.TurnResult `json:"-"`
 	// Response is the reply body as received.
 	Response json.RawMessage `json:"response,omitempty"`
 	// Started is when the request was sent; Latency how long the reply
@@ -301,7 +301,7 @@ var _ Observer = NoopObserver{}
 // cases (see Options.LeanAbove) and keeps only the raw JSON, which Reply
 // decodes again on demand. It never modifies the turn, so reports may call
 // it from several goroutines.
-func (t *Turn) Reply() *platform.TurnResult {
+func (t *Turn) Reply() *reply.TurnResult {
 	if t == nil || t.Result == nil {
 		return nil
 	}
@@ -313,7 +313,7 @@ func (t *Turn) Reply() *platform.TurnResult {
 	if err := json.Unmarshal(r.RawMetadata, &out.Metadata); err != nil || out.Metadata == nil {
 		// RawMetadata was accepted by the client as an object; this is
 		// only reachable with a hand-built Turn.
-		out.Metadata = platform.Metadata{}
+		out.Metadata = reply.Metadata{}
 	}
 	return &out
 }

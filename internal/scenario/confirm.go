@@ -9,7 +9,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Probe starts a scenario from an outbound call or an SMS instead of a
@@ -56,7 +56,7 @@ type SMSProbe struct {
 const DefaultProbeWithin = 2 * time.Minute
 
 // Final statuses a probe may expect.
-var probeStatuses = []string{platform.CallSuccess, platform.CallFailure}
+var probeStatuses = []string{reply.CallSuccess, reply.CallFailure}
 
 var confirmKeys = keySet{
 	what: "confirm",
@@ -327,7 +327,7 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
 		if len(items) == 0 {
-			d.errorf(n, "webhooks must list at least one event: %s", strings.Join(platform.WebhookEvents, ", "))
+			d.errorf(n, "webhooks must list at least one event: %s", strings.Join(reply.WebhookEvents, ", "))
 			return nil
 		}
 	}
@@ -344,10 +344,10 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 			continue
 		}
 		seen[v] = true
-		if !contains(platform.WebhookEvents, v) {
-			hint := diag.DidYouMean(v, platform.WebhookEvents)
+		if !contains(reply.WebhookEvents, v) {
+			hint := diag.DidYouMean(v, reply.WebhookEvents)
 			if hint == "" {
-				hint = "the reference names " + strings.Join(platform.WebhookEvents, ", ")
+				hint = "the reference names " + strings.Join(reply.WebhookEvents, ", ")
 			}
 			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(it),
 				Message: fmt.Sprintf("webhook event %q is not one the reference names; it is expected as written", v), Hint: hint})
@@ -387,7 +387,7 @@ func (d *decoder) probe(p pair) *Probe {
 		return nil
 	case hasCall:
 		pr.Call = d.callProbe(call)
-		pr.ExpectStatus, pr.ExpectStatusPos = platform.CallSuccess, pr.Pos
+		pr.ExpectStatus, pr.ExpectStatusPos = reply.CallSuccess, pr.Pos
 		pr.Within = DefaultProbeWithin
 	default:
 		pr.SMS = d.smsProbe(sms)

@@ -15,7 +15,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -441,7 +441,7 @@ func (fl *featureLoader) probeRules(sc *Scenario, st *Step, started bool) {
 			pr.SMS = &SMSProbe{Pos: st.Pos, To: op.ProbeTo, Message: op.ProbeMessage}
 		} else {
 			pr.Call = &CallProbe{Pos: st.Pos, To: op.ProbeTo}
-			pr.ExpectStatus, pr.ExpectStatusPos, pr.Within = platform.CallSuccess, st.Pos, DefaultProbeWithin
+			pr.ExpectStatus, pr.ExpectStatusPos, pr.Within = reply.CallSuccess, st.Pos, DefaultProbeWithin
 		}
 		sc.Probe = pr
 	case steps.CallStatus:

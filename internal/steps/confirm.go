@@ -7,7 +7,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // confirmDefs are the steps of probes and confirmations: the Gherkin form
@@ -43,7 +43,7 @@ func confirmDefs() []Def {
 			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Op, error) {
 				ev := strings.TrimSpace(c.args[0])
 				if ev == "" || strings.Contains(ev, "${") {
-					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(platform.WebhookEvents, ", "))}
+					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(reply.WebhookEvents, ", "))}
 				}
 				op, err := confirmOp(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
 					cf.Webhooks = []assert.WebhookCheck{{Pos: c.pos, Event: ev}}
@@ -82,7 +82,7 @@ func probeStep(sms bool) func(c *call) (*Op, error) {
 
 func callStatusStep(c *call) (*Op, error) {
 	st := c.args[0]
-	if st != platform.CallSuccess && st != platform.CallFailure {
+	if st != reply.CallSuccess && st != reply.CallFailure {
 		return nil, &Error{Message: fmt.Sprintf("step %q: %q is not a final call status", c.step, st),
 			Hint: "write success or failure (queued and calling are not final)"}
 	}

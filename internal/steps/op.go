@@ -105,7 +105,7 @@ type Op struct {
 	ProbeMessage string
 
 	// ExpectStatus is the final call status a CallStatus op expects
-	// (platform.CallSuccess or platform.CallFailure).
+	// (reply.CallSuccess or reply.CallFailure).
 	ExpectStatus string
 
 	// ConfirmChecks builds the checks of a Confirm op, as Expect does for

@@ -1,4 +1,4 @@
-package platform
+package reply
 
 // This file holds the tolerant readers of the debug-chat metadata object.
 //
@@ -42,6 +42,18 @@ var metadataAliases = map[string][]string{
 	"inFlow":                {"in_flow"},
 	"inStep":                {"in_step"},
 	"llmRequests":           {"llm_requests"},
+}
+
+// MemberSpellings returns every spelling of the metadata members with
+// aliases (each reference name and its aliases), for decoders that intern
+// the keys they meet.
+func MemberSpellings() []string {
+	var out []string
+	for name, aliases := range metadataAliases {
+		out = append(out, name)
+		out = append(out, aliases...)
+	}
+	return out
 }
 
 // mdNameKeys are the members read, in order, when an object stands where a
