@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -83,7 +84,7 @@ func TestAcceptance(t *testing.T) {
 	for _, f := range res.Files {
 		for _, c := range f.Cases {
 			n++
-			if c.Status != runner.Passed && c.Status != runner.Skipped {
+			if c.Status != result.Passed && c.Status != result.Skipped {
 				t.Errorf("%s %s: %s", c.Pos, c.Name, c.Status)
 			}
 		}

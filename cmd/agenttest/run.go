@@ -16,6 +16,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -308,18 +309,18 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 // passed says whether every case passed (flaky counts as passing); pending
 // or skipped cases left by --fail-fast or an interruption do not pass the
 // run, since the suite did not say everything is fine.
-func passed(r *runner.Result) bool {
+func passed(r *result.Result) bool {
 	if r.Interrupted {
 		return false
 	}
 	for _, c := range r.Checks {
-		if c.Status == runner.Failed || c.Status == runner.Errored {
+		if c.Status == result.Failed || c.Status == result.Errored {
 			return false
 		}
 	}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
-			if c.Status == runner.Failed || c.Status == runner.Errored {
+			if c.Status == result.Failed || c.Status == result.Errored {
 				return false
 			}
 		}
@@ -352,8 +353,8 @@ func writeReport(st *State, name string, secrets []string, render func(io.Writer
 	return nil
 }
 
-func runnerTarget(t *config.Target) runner.Target {
-	return runner.Target{
+func runnerTarget(t *config.Target) result.Target {
+	return result.Target{
 		Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL,
 		AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded,
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -34,31 +34,31 @@ func golden(t *testing.T, name string, got []byte) {
 // TestFormats is the format matrix: each fixture rendered by each
 // renderer, compared with its golden file.
 func TestFormats(t *testing.T) {
-	fixtures := map[string]func() *runner.Result{
+	fixtures := map[string]func() *result.Result{
 		"full": fixture,
-		"empty": func() *runner.Result {
-			return &runner.Result{Started: t0, Target: runner.Target{Name: "sim", Embedded: true}}
+		"empty": func() *result.Result {
+			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},
 	}
-	formats := map[string]func(*bytes.Buffer, *runner.Result) error{
-		"human.txt": func(b *bytes.Buffer, r *runner.Result) error {
+	formats := map[string]func(*bytes.Buffer, *result.Result) error{
+		"human.txt": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewHuman(b, HumanOptions{}), r)
 			return nil
 		},
-		"human-verbose.txt": func(b *bytes.Buffer, r *runner.Result) error {
+		"human-verbose.txt": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewHuman(b, HumanOptions{Verbose: true}), r)
 			return nil
 		},
-		"human-tty-color.txt": func(b *bytes.Buffer, r *runner.Result) error {
+		"human-tty-color.txt": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewHuman(b, HumanOptions{TTY: true, Color: true, Now: stepClock()}), r)
 			return nil
 		},
-		"jsonl": func(b *bytes.Buffer, r *runner.Result) error {
+		"jsonl": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewJSONLines(b), r)
 			return nil
 		},
-		"json":      func(b *bytes.Buffer, r *runner.Result) error { return WriteJSON(b, r) },
-		"junit.xml": func(b *bytes.Buffer, r *runner.Result) error { return WriteJUnit(b, r) },
+		"json":      func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
+		"junit.xml": func(b *bytes.Buffer, r *result.Result) error { return WriteJUnit(b, r) },
 	}
 	for fname, fx := range fixtures {
 		for format, render := range formats {

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 func TestJSONSchema(t *testing.T) {
@@ -115,15 +115,15 @@ func TestSummarize(t *testing.T) {
 	r := fixture()
 	s := Summarize(r)
 	want := Summary{Total: 13, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 1,
-		Status: runner.Errored, Duration: r.Duration, Interrupted: true}
+		Status: result.Errored, Duration: r.Duration, Interrupted: true}
 	if s != want {
 		t.Errorf("Summarize = %+v, want %+v", s, want)
 	}
 	c := Counts(r)
-	if c[runner.Passed] != 5 || c[runner.Failed] != 4 || c[runner.Pending] != 1 || len(c) != 6 {
+	if c[result.Passed] != 5 || c[result.Failed] != 4 || c[result.Pending] != 1 || len(c) != 6 {
 		t.Errorf("Counts = %v", c)
 	}
-	if got := Summarize(&runner.Result{}); got.Total != 0 || got.Status != runner.Pending {
+	if got := Summarize(&result.Result{}); got.Total != 0 || got.Status != result.Pending {
 		t.Errorf("empty Summarize = %+v", got)
 	}
 }

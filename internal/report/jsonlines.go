@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // JSONLines is the machine progress view: one JSON object per line, for
@@ -16,14 +16,14 @@ import (
 // "run_finished" (counts, status, duration_ms, interrupted). It is safe
 // for concurrent use.
 type JSONLines struct {
-	runner.NoopObserver
+	result.NoopObserver
 
 	mu  sync.Mutex
 	enc *json.Encoder
 	err error
 }
 
-var _ runner.Observer = (*JSONLines)(nil)
+var _ result.Observer = (*JSONLines)(nil)
 
 // NewJSONLines returns a JSON-lines view writing to w.
 func NewJSONLines(w io.Writer) *JSONLines {
@@ -61,12 +61,12 @@ type runFinishedEvent struct {
 }
 
 // RunStarted emits a run_started event.
-func (j *JSONLines) RunStarted(total int, target runner.Target) {
+func (j *JSONLines) RunStarted(total int, target result.Target) {
 	j.emit(runStartedEvent{Event: "run_started", Total: total, Target: toJSONTarget(target)})
 }
 
 // CaseFinished emits a case_finished event.
-func (j *JSONLines) CaseFinished(f *runner.File, c *runner.Case) {
+func (j *JSONLines) CaseFinished(f *result.File, c *result.Case) {
 	ev := caseFinishedEvent{Event: "case_finished", Case: toJSONCase(c, false)}
 	if f != nil {
 		ev.File, ev.Suite = f.Path, f.Suite
@@ -75,7 +75,7 @@ func (j *JSONLines) CaseFinished(f *runner.File, c *runner.Case) {
 }
 
 // RunFinished emits a run_finished event.
-func (j *JSONLines) RunFinished(r *runner.Result) {
+func (j *JSONLines) RunFinished(r *result.Result) {
 	s := Summarize(r)
 	j.emit(runFinishedEvent{
 		Event:       "run_finished",

@@ -11,6 +11,7 @@ import (
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -22,7 +23,7 @@ import (
 type attemptRun struct {
 	r *runner
 	j *job
-	a *Attempt
+	a *result.Attempt
 	// runCtx is the run's context (cancelled on interruption); ctx is the
 	// attempt's, bounded by the scenario timeout.
 	runCtx, ctx context.Context
@@ -88,7 +89,7 @@ func (ar *attemptRun) end() {
 // attempt runs the scenario once from a fresh session. It returns the
 // recorded attempt (Pending when the run was interrupted during it) and
 // whether a failure or error of it is worth retrying.
-func (r *runner) attempt(ctx context.Context, j *job) (a *Attempt, retry bool) {
+func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry bool) {
 	ar := r.newAttemptRun(ctx, j)
 	defer ar.end()
 	retry = ar.run()
@@ -124,7 +125,7 @@ func (ar *attemptRun) run() (retry bool) {
 	if ok, retry := ar.confirmSession(); !ok {
 		return retry
 	}
-	ar.a.Status = Passed
+	ar.a.Status = result.Passed
 	return false
 }
 
@@ -155,7 +156,7 @@ func (ar *attemptRun) say(pos diag.Pos, text string) (ok, retry bool) {
 	}
 	say, err := ar.interpolate(text)
 	if err != nil {
-		ar.errored(&Error{Pos: pos, Kind: KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
+		ar.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
 		return false, false
 	}
 	req := platform.ChatTurn{ClientEnv: ar.clientEnv, ASRLang: ar.asr, TTSLang: ar.tts, Message: say}
@@ -180,7 +181,7 @@ func (ar *attemptRun) start() (greeting *platform.Exchange, retry bool) {
 		if at.IsZero() {
 			at = sc.Pos
 		}
-		ar.errored(&Error{Pos: at, Kind: KindConfig, Message: "start: " + err.Error()})
+		ar.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: "start: " + err.Error()})
 		return nil, false
 	}
 	// The greeting belongs to the scenario as a whole; a failed session
@@ -240,7 +241,7 @@ func (ar *attemptRun) startRequest() (platform.ChatStart, error) {
 func (ar *attemptRun) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
 	ctx, cancel := context.WithTimeout(ar.ctx, ar.r.opts.TurnTimeout)
 	defer cancel()
-	t := &Turn{Index: index, Pos: pos, Say: say, Started: ar.r.opts.Now()}
+	t := &result.Turn{Index: index, Pos: pos, Say: say, Started: ar.r.opts.Now()}
 	ar.a.Turns = append(ar.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil {
@@ -291,7 +292,7 @@ func (ar *attemptRun) callFailed(pos diag.Pos, what string, err error, starting 
 	if e == nil {
 		// Interrupted: the attempt stays Pending with its partial
 		// transcript.
-		ar.a.Error = &Error{Pos: pos, Kind: KindInterrupted, Message: what + ": run interrupted"}
+		ar.a.Error = &result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"}
 		return false
 	}
 	e.Pos = pos
@@ -334,13 +335,13 @@ func (ar *attemptRun) capture(index int, cp scenario.Capture, res *reply.TurnRes
 // fail records broken expectations; the attempt is Failed.
 func (ar *attemptRun) fail(fs ...assert.Failure) {
 	ar.a.Failures = append(ar.a.Failures, fs...)
-	ar.a.Status = Failed
+	ar.a.Status = result.Failed
 }
 
 // errored records an infrastructure problem; the attempt is Errored.
-func (ar *attemptRun) errored(e *Error) {
+func (ar *attemptRun) errored(e *result.Error) {
 	ar.a.Error = e
-	ar.a.Status = Errored
+	ar.a.Status = result.Errored
 }
 
 // interpolate expands ${name} (captures, then vars) and ${env:NAME}.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -78,7 +79,7 @@ func BenchmarkRunner(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, cs := range res.Files[0].Cases {
-		if cs.Status != Passed {
+		if cs.Status != result.Passed {
 			b.Fatalf("%s: %s%s", cs.Name, cs.Status, describe(cs))
 		}
 	}
@@ -226,7 +227,7 @@ func BenchmarkLatencyBound(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if cs := res.Files[0].Cases[0]; cs.Status != Passed || len(cs.Attempts[0].Turns) != 6 {
+		if cs := res.Files[0].Cases[0]; cs.Status != result.Passed || len(cs.Attempts[0].Turns) != 6 {
 			b.Fatalf("%s: %s%s", cs.Name, cs.Status, describe(cs))
 		}
 		b.ReportMetric(elapsed.Seconds()/ideal.Seconds(), "x-ideal")

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -18,8 +19,8 @@ func (r *runner) retries(sc *scenario.Scenario) int {
 
 // newAttempt appends a fresh attempt, numbered across the whole case (a
 // repeated scenario numbers the attempts of all its runs in one sequence).
-func (r *runner) newAttempt(c *Case) *Attempt {
-	a := &Attempt{Number: len(c.Attempts) + 1, Status: Pending, Started: r.opts.Now()}
+func (r *runner) newAttempt(c *result.Case) *result.Attempt {
+	a := &result.Attempt{Number: len(c.Attempts) + 1, Status: result.Pending, Started: r.opts.Now()}
 	c.Attempts = append(c.Attempts, a)
 	return a
 }
@@ -32,8 +33,8 @@ func (r *runner) newAttempt(c *Case) *Attempt {
 //
 // The last attempt decides: a pass after a failure is Flaky, and a failure
 // after a pass cannot happen because attempts stop at the first pass.
-func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bool) (st Status, cut bool) {
-	return r.retryLoop(ctx, j, budget, retryFailed, 0, func(int) (Status, bool) {
+func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bool) (st result.Status, cut bool) {
+	return r.retryLoop(ctx, j, budget, retryFailed, 0, func(int) (result.Status, bool) {
 		a, retry := r.attempt(ctx, j)
 		return a.Status, retry
 	})
@@ -44,35 +45,35 @@ func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bo
 // status and whether a retry could help. A feature scenario enters it at
 // every step with the attempts its run already used (first), since its
 // attempts span several godog steps.
-func (r *runner) retryLoop(ctx context.Context, j *job, budget int, retryFailed bool, first int, try func(n int) (Status, bool)) (st Status, cut bool) {
+func (r *runner) retryLoop(ctx context.Context, j *job, budget int, retryFailed bool, first int, try func(n int) (result.Status, bool)) (st result.Status, cut bool) {
 	var rng *rand.Rand // created on the first backoff only
 	for n := first; ; n++ {
 		st, retry := try(n)
 		switch st {
-		case Pending:
-			return Pending, true
-		case Passed:
+		case result.Pending:
+			return result.Pending, true
+		case result.Passed:
 			if n > 0 {
-				return Flaky, false
+				return result.Flaky, false
 			}
-			return Passed, false
+			return result.Passed, false
 		}
-		if n >= budget || !retry || (st == Failed && !retryFailed) {
-			if st == Errored && failedEarlier(j.c, n) {
+		if n >= budget || !retry || (st == result.Failed && !retryFailed) {
+			if st == result.Errored && failedEarlier(j.c, n) {
 				// An earlier attempt of this run showed a real assertion
 				// break; a later one that errored learnt nothing about the
 				// agent and must not turn the failure into an error
 				// (found by the fault drill, docs/reliability.md).
-				return Failed, false
+				return result.Failed, false
 			}
 			return st, false
 		}
-		if st == Errored {
+		if st == result.Errored {
 			if rng == nil {
 				rng = rand.New(rand.NewPCG(uint64(r.opts.Seed), uint64(j.index)))
 			}
 			if !sleep(ctx, backoff(r.opts.RetryDelay, n, rng)) {
-				return Pending, true
+				return result.Pending, true
 			}
 		}
 	}
@@ -81,10 +82,10 @@ func (r *runner) retryLoop(ctx context.Context, j *job, budget int, retryFailed 
 // failedEarlier reports whether an attempt of the current run before its
 // n-th (0-based) and latest one failed. The run's attempts are the last n+1
 // of the case: a repeated scenario numbers all its runs in one sequence.
-func failedEarlier(c *Case, n int) bool {
+func failedEarlier(c *result.Case, n int) bool {
 	last := len(c.Attempts) - 1
 	for i := max(last-n, 0); i < last; i++ {
-		if c.Attempts[i] != nil && c.Attempts[i].Status == Failed {
+		if c.Attempts[i] != nil && c.Attempts[i].Status == result.Failed {
 			return true
 		}
 	}
@@ -97,18 +98,18 @@ func failedEarlier(c *Case, n int) bool {
 // rate is out of reach even counting every errored run as a pass (the agent
 // really fell short), and Errored otherwise (the platform kept us from
 // knowing). once(i) makes run i; nil runs the YAML scenario with runOnce.
-func (r *runner) repeat(ctx context.Context, j *job, once func(i int) (Status, bool)) {
+func (r *runner) repeat(ctx context.Context, j *job, once func(i int) (result.Status, bool)) {
 	c, sc := j.c, j.sc
 	rate := sc.PassRate
 	if rate <= 0 {
 		// Zero means unset: a rate of 0 would pass anything.
 		rate = 1
 	}
-	rep := &Repeat{Runs: sc.Repeat, PassRate: rate}
+	rep := &result.Repeat{Runs: sc.Repeat, PassRate: rate}
 	c.Repeat = rep
 	budget := r.retries(sc)
 	if once == nil {
-		once = func(int) (Status, bool) { return r.runOnce(ctx, j, budget, false) }
+		once = func(int) (result.Status, bool) { return r.runOnce(ctx, j, budget, false) }
 	}
 	errored := 0
 	for i := 0; i < sc.Repeat; i++ {
@@ -118,19 +119,19 @@ func (r *runner) repeat(ctx context.Context, j *job, once func(i int) (Status, b
 			return
 		}
 		switch st {
-		case Passed, Flaky:
+		case result.Passed, result.Flaky:
 			rep.Passed++
-		case Errored:
+		case result.Errored:
 			errored++
 		}
 	}
 	switch {
 	case reaches(rep.Passed, rep.Runs, rate):
-		c.Status = Passed
+		c.Status = result.Passed
 	case reaches(rep.Passed+errored, rep.Runs, rate):
-		c.Status = Errored
+		c.Status = result.Errored
 	default:
-		c.Status = Failed
+		c.Status = result.Failed
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -67,16 +68,16 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 		return true, false
 	}
 	if ar.r.opts.Records == nil {
-		ar.errored(&Error{Pos: c.Pos, Kind: KindConfig, Message: "confirm: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		ar.errored(&result.Error{Pos: c.Pos, Kind: result.KindConfig, Message: "confirm: no client for the runtime host (give the target a runtime_url and runtime_key)"})
 		return false, false
 	}
 	if len(c.Webhooks) > 0 && ar.r.opts.Webhooks == nil {
-		ar.errored(&Error{Pos: c.Webhooks[0].Pos, Kind: KindConfig,
+		ar.errored(&result.Error{Pos: c.Webhooks[0].Pos, Kind: result.KindConfig,
 			Message: "confirm: webhooks needs a webhook receiver: run with --webhook-listen ADDR --webhook-url PUBLIC_URL (automatic with the embedded simulator)"})
 		return false, false
 	}
 	if convID == "" {
-		ar.errored(&Error{Pos: c.Pos, Kind: KindInternal, Message: "confirm: no conversation id to confirm"})
+		ar.errored(&result.Error{Pos: c.Pos, Kind: result.KindInternal, Message: "confirm: no conversation id to confirm"})
 		return false, false
 	}
 	var fails []assert.Failure
@@ -133,7 +134,7 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 // checks then say what is wrong. stop is true when the attempt ended on a
 // platform problem or an interruption.
 func (ar *attemptRun) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *reply.Conversation, stop, retry bool) {
-	rec := &Confirmation{Pos: pos, Kind: ConfirmConversation, Subject: convID}
+	rec := &result.Confirmation{Pos: pos, Kind: result.ConfirmConversation, Subject: convID}
 	started := ar.r.opts.Now()
 	defer func() {
 		rec.Duration = ar.r.opts.Now().Sub(started)
@@ -171,14 +172,14 @@ func (ar *attemptRun) readConversation(pos diag.Pos, convID string, waitEnded bo
 func (ar *attemptRun) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fails []assert.Failure, stop, retry bool) {
 	shared, err := ar.interpolate(h.SharedID)
 	if err != nil {
-		ar.errored(&Error{Pos: h.Pos, Kind: KindConfig, Message: "confirm: handoff_state: shared_id: " + err.Error()})
+		ar.errored(&result.Error{Pos: h.Pos, Kind: result.KindConfig, Message: "confirm: handoff_state: shared_id: " + err.Error()})
 		return nil, true, false
 	}
 	id := convID
 	if shared != "" {
 		id = "" // the platform prefers shared_id anyway; send only what was asked
 	}
-	rec := &Confirmation{Pos: h.Pos, Kind: ConfirmHandoffState, Subject: firstNonEmpty(shared, convID)}
+	rec := &result.Confirmation{Pos: h.Pos, Kind: result.ConfirmHandoffState, Subject: firstNonEmpty(shared, convID)}
 	started := ar.r.opts.Now()
 	defer func() {
 		rec.Duration = ar.r.opts.Now().Sub(started)
@@ -209,7 +210,7 @@ func (ar *attemptRun) confirmWebhooks(checks []assert.WebhookCheck, convID strin
 	for _, w := range checks {
 		started := ar.r.opts.Now()
 		ev, err := ar.r.opts.Webhooks.Wait(ctx, convID, w.Event)
-		rec := &Confirmation{Pos: w.Pos, Kind: ConfirmWebhook, Subject: w.Event, Duration: ar.r.opts.Now().Sub(started)}
+		rec := &result.Confirmation{Pos: w.Pos, Kind: result.ConfirmWebhook, Subject: w.Event, Duration: ar.r.opts.Now().Sub(started)}
 		ar.a.Confirmations = append(ar.a.Confirmations, rec)
 		if err == nil {
 			rec.Found = true
@@ -220,7 +221,7 @@ func (ar *attemptRun) confirmWebhooks(checks []assert.WebhookCheck, convID strin
 			continue
 		}
 		if ar.runCtx.Err() != nil {
-			ar.a.Error = &Error{Pos: w.Pos, Kind: KindInterrupted, Message: "confirm: webhooks: run interrupted"}
+			ar.a.Error = &result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"}
 			return nil, true
 		}
 		rec.Summary = err.Error()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -126,19 +127,19 @@ func TestConfirmationsAndProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	type want struct {
-		status Status
+		status result.Status
 		key    string // the first failure's key
 		line   int    // and its line
 		msg    string
 	}
 	wants := map[string]want{
-		"urgent handoff is recorded":           {status: Passed},
-		"wrong destination":                    {status: Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
-		"no handoff state for a booking":       {status: Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
-		"call connects":                        {status: Passed},
-		"unreachable number fails as expected": {status: Passed},
-		"unreachable number fails the probe":   {status: Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
-		"sms opens a conversation":             {status: Passed},
+		"urgent handoff is recorded":           {status: result.Passed},
+		"wrong destination":                    {status: result.Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
+		"no handoff state for a booking":       {status: result.Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
+		"call connects":                        {status: result.Passed},
+		"unreachable number fails as expected": {status: result.Passed},
+		"unreachable number fails the probe":   {status: result.Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
+		"sms opens a conversation":             {status: result.Passed},
 	}
 	for _, c := range res.Files[0].Cases {
 		w, ok := wants[c.Name]
@@ -192,7 +193,7 @@ scenarios:
 		t.Fatal(err)
 	}
 	c := res.Files[0].Cases[0]
-	if c.Status != Failed {
+	if c.Status != result.Failed {
 		t.Fatalf("status %s, want failed%s", c.Status, describe(c))
 	}
 	f := c.Last().Failures[0]
@@ -223,7 +224,7 @@ scenarios:
 	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
 		c := res.Files[0].Cases[i]
 		a := c.Last()
-		if c.Status != Errored || a.Error == nil || a.Error.Kind != KindConfig || !strings.Contains(a.Error.Message, want) {
+		if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, want) {
 			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
 		}
 	}
@@ -239,14 +240,14 @@ scenarios:
       - say: hello
 `
 	ctx := context.Background()
-	run := func(t *testing.T) *Case {
+	run := func(t *testing.T) *result.Case {
 		opts := e.opts()
 		opts.Alerts = e.client
 		res, err := Run(ctx, loadYAML(t, src), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Checks) != 1 || res.Checks[0].Name != AlertGateName {
+		if len(res.Checks) != 1 || res.Checks[0].Name != result.AlertGateName {
 			t.Fatalf("checks = %+v", res.Checks)
 		}
 		return res.Checks[0]
@@ -257,7 +258,7 @@ scenarios:
 	}
 	t.Run("not firing for this agent", func(t *testing.T) {
 		c := run(t)
-		if c.Status != Passed {
+		if c.Status != result.Passed {
 			t.Errorf("gate %s, want passed%s", c.Status, describe(c))
 		}
 	})
@@ -266,7 +267,7 @@ scenarios:
 	}
 	t.Run("firing", func(t *testing.T) {
 		c := run(t)
-		if c.Status != Failed {
+		if c.Status != result.Failed {
 			t.Fatalf("gate %s, want failed%s", c.Status, describe(c))
 		}
 		fs := c.Last().Failures

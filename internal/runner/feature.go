@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -91,9 +92,9 @@ func (r *runner) runFeatures(ctx context.Context, jobs []*job, sem chan struct{}
 			j.fc.finish()
 		case err != nil:
 			a := r.newAttempt(j.c)
-			a.Status = Errored
-			a.Error = &Error{Pos: j.sc.Pos, Kind: KindInternal, Message: "run features: " + err.Error()}
-			j.c.Status = Errored
+			a.Status = result.Errored
+			a.Error = &result.Error{Pos: j.sc.Pos, Kind: result.KindInternal, Message: "run features: " + err.Error()}
+			j.c.Status = result.Errored
 			r.finishJob(j)
 		default:
 			if r.gate(ctx, j) {
@@ -306,7 +307,7 @@ type featureCase struct {
 	// decided is set when the current run has its verdict early (a step
 	// failed for good, or the run was cut): verdict and cut hold it.
 	decided bool
-	verdict Status
+	verdict result.Status
 	cut     bool
 	// foreign is a failure godog made without our driver (never
 	// expected): the case is Errored.
@@ -323,7 +324,7 @@ func (fc *featureCase) advance(k int) bool {
 	if fc.decided {
 		return false
 	}
-	st, cut := fc.r.retryLoop(fc.ctx, fc.j, fc.budget, fc.retryFailed, fc.n, func(n int) (Status, bool) {
+	st, cut := fc.r.retryLoop(fc.ctx, fc.j, fc.budget, fc.retryFailed, fc.n, func(n int) (result.Status, bool) {
 		fc.n = n
 		if fc.ar == nil {
 			fc.ar = fc.r.newAttemptRun(fc.ctx, fc.j)
@@ -339,9 +340,9 @@ func (fc *featureCase) advance(k int) bool {
 			}
 			fc.done++
 		}
-		return Passed, false
+		return result.Passed, false
 	})
-	if st == Passed || st == Flaky {
+	if st == result.Passed || st == result.Flaky {
 		return true
 	}
 	fc.decided, fc.verdict, fc.cut = true, st, cut
@@ -350,7 +351,7 @@ func (fc *featureCase) advance(k int) bool {
 
 // complete returns the verdict of the current run: the early one, or,
 // when every step held, Passed (Flaky after a retry).
-func (fc *featureCase) complete() (Status, bool) {
+func (fc *featureCase) complete() (result.Status, bool) {
 	if !fc.decided && fc.done < len(fc.j.sc.Steps) {
 		// godog stopped before the last step without our driver
 		// failing: only a foreign failure or an interruption does that.
@@ -360,14 +361,14 @@ func (fc *featureCase) complete() (Status, bool) {
 		return fc.verdict, fc.cut
 	}
 	if fc.ar != nil {
-		fc.ar.a.Status = Passed
+		fc.ar.a.Status = result.Passed
 		fc.ar.end()
 		fc.ar = nil
 	}
 	if fc.n > 0 {
-		return Flaky, false
+		return result.Flaky, false
 	}
-	return Passed, false
+	return result.Passed, false
 }
 
 // advanceRest settles a run godog left unfinished.
@@ -381,7 +382,7 @@ func (fc *featureCase) advanceRest() {
 			fc.ar.end()
 			fc.ar = nil
 		}
-		fc.decided, fc.verdict, fc.cut = true, Pending, true
+		fc.decided, fc.verdict, fc.cut = true, result.Pending, true
 		return
 	}
 	ar := fc.ar
@@ -389,15 +390,15 @@ func (fc *featureCase) advanceRest() {
 		ar = fc.r.newAttemptRun(fc.ctx, fc.j)
 	}
 	fc.ar = nil
-	ar.errored(&Error{Pos: fc.j.sc.Pos, Kind: KindInternal, Message: "internal error (please report it): " + fc.foreign.Error()})
+	ar.errored(&result.Error{Pos: fc.j.sc.Pos, Kind: result.KindInternal, Message: "internal error (please report it): " + fc.foreign.Error()})
 	ar.end()
-	fc.decided, fc.verdict = true, Errored
+	fc.decided, fc.verdict = true, result.Errored
 }
 
 // reset starts the next run of a repeated scenario.
 func (fc *featureCase) reset() {
 	fc.ar, fc.done, fc.n = nil, 0, 0
-	fc.decided, fc.verdict, fc.cut = false, Pending, false
+	fc.decided, fc.verdict, fc.cut = false, result.Pending, false
 }
 
 // finish gives the case its verdict (running the remaining runs of a
@@ -430,7 +431,7 @@ func (fc *featureCase) finish() {
 	}
 	if j.sc.Repeat > 1 {
 		last := len(j.sc.Steps) - 1
-		r.repeat(fc.ctx, j, func(i int) (Status, bool) {
+		r.repeat(fc.ctx, j, func(i int) (result.Status, bool) {
 			if i > 0 {
 				fc.reset()
 				fc.advance(last)
@@ -454,9 +455,9 @@ func (fc *featureCase) panicked(p any, stack []byte) {
 		fc.ar = nil
 	}
 	a := fc.r.newAttempt(fc.j.c)
-	a.Status = Errored
-	a.Error = &Error{Pos: fc.j.sc.Pos, Kind: KindInternal, Message: fmt.Sprintf("internal error (please report it): panic: %v\n%s", p, stack)}
-	fc.decided, fc.verdict = true, Errored
+	a.Status = result.Errored
+	a.Error = &result.Error{Pos: fc.j.sc.Pos, Kind: result.KindInternal, Message: fmt.Sprintf("internal error (please report it): panic: %v\n%s", p, stack)}
+	fc.decided, fc.verdict = true, result.Errored
 }
 
 // failure describes, for godog, why the run failed at this step: the
@@ -519,7 +520,7 @@ func (ar *attemptRun) exec(st *scenario.Step) (ok, retry bool) {
 	case steps.Check:
 		exp, err := op.Expect(ar.interpolate)
 		if err != nil {
-			ar.errored(&Error{Pos: op.Pos, Kind: KindConfig, Message: op.Step + ": " + err.Error()})
+			ar.errored(&result.Error{Pos: op.Pos, Kind: result.KindConfig, Message: op.Step + ": " + err.Error()})
 			return false, false
 		}
 		on := ar.last
@@ -541,14 +542,14 @@ func (ar *attemptRun) exec(st *scenario.Step) (ok, retry bool) {
 	case steps.CallStatus:
 		pc := ar.placed
 		if pc == nil {
-			ar.errored(&Error{Pos: op.Pos, Kind: KindInternal, Message: op.Step + ": no call was placed"})
+			ar.errored(&result.Error{Pos: op.Pos, Kind: result.KindInternal, Message: op.Step + ": no call was placed"})
 			return false, false
 		}
 		return ar.awaitCall(pc, ar.j.sc.Probe.Within, op.Pos, op.ExpectStatus, op.Pos)
 	case steps.Confirm:
 		return ar.execConfirm(op)
 	}
-	ar.errored(&Error{Pos: op.Pos, Kind: KindInternal, Message: fmt.Sprintf("step kind %s cannot run", op.Kind)})
+	ar.errored(&result.Error{Pos: op.Pos, Kind: result.KindInternal, Message: fmt.Sprintf("step kind %s cannot run", op.Kind)})
 	return false, false
 }
 
@@ -560,7 +561,7 @@ func (ar *attemptRun) execProbe(op *steps.Op) (ok, retry bool) {
 	pr := ar.j.sc.Probe
 	switch {
 	case pr == nil:
-		ar.errored(&Error{Pos: op.Pos, Kind: KindInternal, Message: op.Step + ": the scenario has no probe"})
+		ar.errored(&result.Error{Pos: op.Pos, Kind: result.KindInternal, Message: op.Step + ": the scenario has no probe"})
 		return false, false
 	case pr.SMS != nil:
 		_, ok, retry = ar.probeSMS(pr)
@@ -576,7 +577,7 @@ func (ar *attemptRun) execProbe(op *steps.Op) (ok, retry bool) {
 func (ar *attemptRun) execConfirm(op *steps.Op) (ok, retry bool) {
 	cf, err := op.ConfirmChecks(ar.interpolate)
 	if err != nil {
-		ar.errored(&Error{Pos: op.Pos, Kind: KindConfig, Message: op.Step + ": " + err.Error()})
+		ar.errored(&result.Error{Pos: op.Pos, Kind: result.KindConfig, Message: op.Step + ": " + err.Error()})
 		return false, false
 	}
 	sc := ar.j.sc

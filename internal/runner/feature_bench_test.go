@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 )
@@ -58,7 +59,7 @@ func BenchmarkFeatureVsYAML(b *testing.B) {
 				}
 				d := time.Since(start)
 				for _, c := range res.Files[0].Cases {
-					if c.Status != Passed {
+					if c.Status != result.Passed {
 						b.Fatalf("%s: %s%s", c.Name, c.Status, describe(c))
 					}
 				}

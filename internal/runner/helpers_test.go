@@ -18,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -237,26 +238,26 @@ type recorder struct {
 	mu        sync.Mutex
 	total     int
 	runs      int
-	started   map[*Case]int
-	finished  map[*Case]int
+	started   map[*result.Case]int
+	finished  map[*result.Case]int
 	order     []string
-	final     *Result
+	final     *result.Result
 	violation []string
 	onFinish  func(n int)
 }
 
 func newRecorder() *recorder {
-	return &recorder{started: map[*Case]int{}, finished: map[*Case]int{}}
+	return &recorder{started: map[*result.Case]int{}, finished: map[*result.Case]int{}}
 }
 
-func (r *recorder) RunStarted(total int, _ Target) {
+func (r *recorder) RunStarted(total int, _ result.Target) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total = total
 	r.runs++
 }
 
-func (r *recorder) CaseStarted(_ *File, c *Case) {
+func (r *recorder) CaseStarted(_ *result.File, c *result.Case) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.runs != 1 || r.final != nil {
@@ -268,7 +269,7 @@ func (r *recorder) CaseStarted(_ *File, c *Case) {
 	r.started[c]++
 }
 
-func (r *recorder) CaseFinished(_ *File, c *Case) {
+func (r *recorder) CaseFinished(_ *result.File, c *result.Case) {
 	r.mu.Lock()
 	r.finished[c]++
 	r.order = append(r.order, c.Name)
@@ -283,7 +284,7 @@ func (r *recorder) CaseFinished(_ *File, c *Case) {
 	}
 }
 
-func (r *recorder) RunFinished(res *Result) {
+func (r *recorder) RunFinished(res *result.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.final != nil {
@@ -294,7 +295,7 @@ func (r *recorder) RunFinished(res *Result) {
 
 // check verifies that every case of res was finished exactly once and
 // started at most once, and that RunFinished saw res.
-func (r *recorder) check(t *testing.T, res *Result) {
+func (r *recorder) check(t *testing.T, res *result.Result) {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -326,7 +327,7 @@ func (r *recorder) check(t *testing.T, res *Result) {
 }
 
 // statuses lists "name=status" in result order.
-func statuses(res *Result) []string {
+func statuses(res *result.Result) []string {
 	var out []string
 	for _, f := range res.Files {
 		for _, c := range f.Cases {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -48,16 +49,6 @@ const (
 	maxRetryDelay = 5 * time.Second
 )
 
-// Skip reasons of cases the run did not reach; reports show them verbatim.
-const (
-	// ReasonInterrupted marks cases cut off or never started because the
-	// run's context was cancelled.
-	ReasonInterrupted = "not run: run interrupted"
-	// ReasonFailFast marks cases not started after the first failure under
-	// --fail-fast.
-	ReasonFailFast = "not run: --fail-fast"
-)
-
 // Options configure a run. The zero value of each field means its default.
 type Options struct {
 	// Chat is the platform client. Required by Run; Plan ignores it.
@@ -89,7 +80,7 @@ type Options struct {
 	// Name selects scenarios whose name it matches; nil selects all.
 	Name *regexp.Regexp
 	// Observer receives progress; nil means NoopObserver.
-	Observer Observer
+	Observer result.Observer
 	// Getenv resolves ${env:NAME}; nil means an empty environment.
 	Getenv func(string) (string, bool)
 	// Now is the clock for start times and durations; nil means time.Now.
@@ -98,7 +89,7 @@ type Options struct {
 	// Seed drives the jitter of retry backoff, so runs are reproducible.
 	Seed int64
 	// Target is copied into Result.Target.
-	Target Target
+	Target result.Target
 	// Records reads what the platform recorded and places probes; it is
 	// needed by scenarios with confirm: or probe: (*platform.Client
 	// satisfies it). Nil errors those scenarios with a config error.
@@ -170,7 +161,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.DefaultEnv = DefaultEnv
 	}
 	if o.Observer == nil {
-		o.Observer = NoopObserver{}
+		o.Observer = result.NoopObserver{}
 	}
 	if o.Getenv == nil {
 		o.Getenv = func(string) (string, bool) { return "", false }

@@ -10,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -34,7 +35,7 @@ func (ar *attemptRun) runProbe() (retry bool) {
 	case pr.SMS != nil:
 		convID, ok, retry = ar.probeSMS(pr)
 	default:
-		ar.errored(&Error{Pos: pr.Pos, Kind: KindInternal, Message: "probe has neither outbound_call nor sms"})
+		ar.errored(&result.Error{Pos: pr.Pos, Kind: result.KindInternal, Message: "probe has neither outbound_call nor sms"})
 		return false
 	}
 	if !ok {
@@ -50,7 +51,7 @@ func (ar *attemptRun) runProbe() (retry bool) {
 			return retry
 		}
 	}
-	ar.a.Status = Passed
+	ar.a.Status = result.Passed
 	return false
 }
 
@@ -58,11 +59,11 @@ func (ar *attemptRun) runProbe() (retry bool) {
 func (ar *attemptRun) probeNumber(pos diag.Pos, what, raw string) (string, bool) {
 	n, err := ar.interpolate(raw)
 	if err != nil {
-		ar.errored(&Error{Pos: pos, Kind: KindConfig, Message: fmt.Sprintf("probe: %s: %v", what, err)})
+		ar.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf("probe: %s: %v", what, err)})
 		return "", false
 	}
 	if allow := ar.r.opts.AllowNumber; allow != nil && !allow(n) {
-		ar.errored(&Error{Pos: pos, Kind: KindConfig,
+		ar.errored(&result.Error{Pos: pos, Kind: result.KindConfig,
 			Message: fmt.Sprintf("probe: %s %s is not listed in the target's probe_numbers: a probe calls or texts only the numbers the config allows", what, n)})
 		return "", false
 	}
@@ -77,7 +78,7 @@ type placedCall struct {
 	started time.Time
 	// rec is the call's entry in the attempt's confirmations, completed
 	// as the status is read.
-	rec *Confirmation
+	rec *result.Confirmation
 	// status is the final status once awaited (nil before); convID is
 	// the conversation of a successful call.
 	status *platform.CallStatus
@@ -114,15 +115,15 @@ func (ar *attemptRun) placeCall(pr *scenario.Probe) (pc *placedCall, ok, retry b
 	}
 	meta, err := ar.expandObject(cp.Metadata)
 	if err != nil {
-		ar.errored(&Error{Pos: cp.Pos, Kind: KindConfig, Message: "probe: outbound_call: metadata: " + err.Error()})
+		ar.errored(&result.Error{Pos: cp.Pos, Kind: result.KindConfig, Message: "probe: outbound_call: metadata: " + err.Error()})
 		return nil, false, false
 	}
 	if ar.r.opts.Records == nil {
-		ar.errored(&Error{Pos: cp.Pos, Kind: KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		ar.errored(&result.Error{Pos: cp.Pos, Kind: result.KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
 		return nil, false, false
 	}
 	agent := ar.j.c.Agent
-	pc = &placedCall{to: to, started: ar.r.opts.Now(), rec: &Confirmation{Pos: pr.Pos, Kind: ConfirmCall, Subject: to}}
+	pc = &placedCall{to: to, started: ar.r.opts.Now(), rec: &result.Confirmation{Pos: pr.Pos, Kind: result.ConfirmCall, Subject: to}}
 	ar.a.Confirmations = append(ar.a.Confirmations, pc.rec)
 
 	ctx, cancel := context.WithTimeout(ar.ctx, ar.r.opts.TurnTimeout)
@@ -234,11 +235,11 @@ func (ar *attemptRun) probeSMS(pr *scenario.Probe) (convID string, ok, retry boo
 	}
 	msg, err := ar.interpolate(sp.Message)
 	if err != nil {
-		ar.errored(&Error{Pos: sp.Pos, Kind: KindConfig, Message: "probe: sms: message: " + err.Error()})
+		ar.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: "probe: sms: message: " + err.Error()})
 		return "", false, false
 	}
 	if ar.r.opts.Records == nil {
-		ar.errored(&Error{Pos: sp.Pos, Kind: KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		ar.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
 		return "", false, false
 	}
 	agent := ar.j.c.Agent
@@ -247,11 +248,11 @@ func (ar *attemptRun) probeSMS(pr *scenario.Probe) (convID string, ok, retry boo
 		connector = ar.r.opts.Connector(agent, ar.clientEnv)
 	}
 	if connector == "" {
-		ar.errored(&Error{Pos: sp.Pos, Kind: KindConfig,
+		ar.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig,
 			Message: fmt.Sprintf("probe: sms: no connector id (X-TOKEN-ID) for agent %s in %s: set sms_connector_id on the target", agent, ar.clientEnv)})
 		return "", false, false
 	}
-	rec := &Confirmation{Pos: pr.Pos, Kind: ConfirmSMS, Subject: to}
+	rec := &result.Confirmation{Pos: pr.Pos, Kind: result.ConfirmSMS, Subject: to}
 	started := ar.r.opts.Now()
 	defer func() {
 		rec.Duration = ar.r.opts.Now().Sub(started)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -36,7 +37,7 @@ type runner struct {
 // cases, cuts off the calls in flight and still returns a complete Result
 // with the unfinished cases Pending and Result.Interrupted set, so the
 // caller can write every report.
-func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*Result, error) {
+func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.Result, error) {
 	if opts.Chat == nil {
 		return nil, errors.New("run scenarios: no platform client")
 	}
@@ -46,9 +47,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*Result, 
 	}
 	files, jobs := plan(suites, opts)
 	r := &runner{opts: opts, lean: opts.LeanAbove >= 0 && len(jobs) > opts.LeanAbove}
-	res := &Result{Started: opts.Now(), Target: opts.Target, Files: files}
+	res := &result.Result{Started: opts.Now(), Target: opts.Target, Files: files}
 	if res.Files == nil {
-		res.Files = []*File{}
+		res.Files = []*result.File{}
 	}
 	opts.Observer.RunStarted(len(jobs), opts.Target)
 
@@ -125,10 +126,10 @@ func acquire(ctx context.Context, sem chan struct{}) bool {
 // finishJob settles a case that has its verdict: memory, fail-fast and the
 // observer. Every case passes here exactly once.
 func (r *runner) finishJob(j *job) {
-	if r.lean && j.c.Status == Passed {
+	if r.lean && j.c.Status == result.Passed {
 		release(j.c)
 	}
-	if r.opts.FailFast && (j.c.Status == Failed || j.c.Status == Errored) {
+	if r.opts.FailFast && (j.c.Status == result.Failed || j.c.Status == result.Errored) {
 		r.stopped.Store(true)
 	}
 	r.opts.Observer.CaseFinished(j.file, j.c)
@@ -173,14 +174,14 @@ func (r *runner) gate(ctx context.Context, j *job) bool {
 	c, sc := j.c, j.sc
 	switch {
 	case sc.Skip != "":
-		c.Status, c.SkipReason = Skipped, sc.Skip
+		c.Status, c.SkipReason = result.Skipped, sc.Skip
 		return false
 	case ctx.Err() != nil:
-		c.Status, c.SkipReason = Pending, ReasonInterrupted
+		c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
 		r.interrupted.Store(true)
 		return false
 	case r.stopped.Load():
-		c.Status, c.SkipReason = Skipped, ReasonFailFast
+		c.Status, c.SkipReason = result.Skipped, result.ReasonFailFast
 		r.interrupted.Store(true)
 		return false
 	}
@@ -195,16 +196,16 @@ func (r *runner) noAgent(j *job) bool {
 		return false
 	}
 	a := r.newAttempt(c)
-	a.Status = Errored
-	a.Error = &Error{Pos: j.sc.Pos, Kind: KindConfig, Message: msgNoAgent}
-	c.Status = Errored
+	a.Status = result.Errored
+	a.Error = &result.Error{Pos: j.sc.Pos, Kind: result.KindConfig, Message: msgNoAgent}
+	c.Status = result.Errored
 	return true
 }
 
 // release drops the decoded metadata of a passing case's replies, keeping
 // the raw JSON they came from (Turn.Reply decodes it again). A passing case
 // is only ever summarised, and the decoded maps are most of its memory.
-func release(c *Case) {
+func release(c *result.Case) {
 	for _, a := range c.Attempts {
 		for _, t := range a.Turns {
 			if t.Result != nil && len(t.Result.RawMetadata) > 0 {
@@ -219,21 +220,21 @@ func release(c *Case) {
 func (r *runner) internalError(j *job, p any, stack []byte) {
 	c := j.c
 	a := c.Last()
-	if a == nil || a.Status != Pending {
+	if a == nil || a.Status != result.Pending {
 		a = r.newAttempt(c)
 	}
-	a.Status = Errored
-	a.Error = &Error{
+	a.Status = result.Errored
+	a.Error = &result.Error{
 		Pos:     j.sc.Pos,
-		Kind:    KindInternal,
+		Kind:    result.KindInternal,
 		Message: fmt.Sprintf("internal error (please report it): panic: %v\n%s", p, stack),
 	}
-	c.Status, c.SkipReason = Errored, ""
+	c.Status, c.SkipReason = result.Errored, ""
 }
 
 // cutOff marks a case the run was interrupted in. Its attempts, including
 // the partial transcript of the one in flight, are kept.
-func (r *runner) cutOff(c *Case) {
-	c.Status, c.SkipReason = Pending, ReasonInterrupted
+func (r *runner) cutOff(c *result.Case) {
+	c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
 	r.interrupted.Store(true)
 }
