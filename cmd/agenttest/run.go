@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -56,12 +55,11 @@ type runOptions struct {
 	parallel    int
 	retries     int
 	turnTimeout time.Duration
-	// tags and name filter scenarios; tagExpr and nameRe are their parsed
-	// forms, set by Validate.
-	tags    string
-	name    string
-	tagExpr *scenario.TagExpr
-	nameRe  *regexp.Regexp
+	// tags and name filter scenarios; sel is their parsed form, set by
+	// Validate.
+	tags string
+	name string
+	sel  scenario.Selection
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
@@ -124,22 +122,9 @@ func (o *runOptions) Validate() error {
 	if o.turnTimeout <= 0 {
 		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
 	}
-	if o.tags != "" {
-		expr, err := scenario.ParseTagExpr(o.tags)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("--tags %q: %v", o.tags, err))
-		} else {
-			o.tagExpr = &expr
-		}
-	}
-	if o.name != "" {
-		re, err := regexp.Compile(o.name)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("--name %q is not a regular expression: %v", o.name, err))
-		} else {
-			o.nameRe = re
-		}
-	}
+	sel, bad := parseSelection(o.tags, o.name)
+	o.sel = sel
+	problems = append(problems, bad...)
 	problems = append(problems, o.confirmOptions.problems()...)
 	if o.junit != "" && o.junit == o.json {
 		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
@@ -209,7 +194,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return usageErrorf("run: no suite files under %s (a suite is a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
 	}
 
-	if d := liveSafety(suites, o, tgt); d.HasErrors() {
+	// The plan: the selected scenarios, which the checks before the run,
+	// the webhook receiver and the runner all work from.
+	plan := scenario.Select(suites, o.sel)
+	if d := liveSafety(plan, o, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
@@ -252,7 +240,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return usageErrorf("target %s: %s", tgt.Name, redact(err.Error(), tgt.Secrets()))
 	}
 
-	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, webhookEvents(selectedScenarios(suites, o)))
+	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, webhookEvents(plan))
 	if err != nil {
 		return err
 	}
@@ -264,15 +252,13 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
 	})
 	ropts := runner.Options{
-		Chat:         client,
+		Channel:      runner.DebugChat(client),
 		Parallel:     o.parallel,
 		Retries:      o.retries,
 		TurnTimeout:  o.turnTimeout,
 		FailFast:     o.failFast,
 		DefaultAgent: tgt.AgentID,
 		DefaultEnv:   tgt.Env,
-		Tags:         o.tagExpr,
-		Name:         o.nameRe,
 		Observer:     human,
 		Getenv:       st.LookupEnv,
 		Now:          st.Now,
@@ -280,7 +266,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Target:       runnerTarget(tgt),
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
-	res, err := runner.Run(ctx, suites, ropts)
+	res, err := runner.Run(ctx, plan, ropts)
 	if err != nil {
 		return fmt.Errorf("run: %s", redact(err.Error(), tgt.Secrets()))
 	}

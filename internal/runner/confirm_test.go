@@ -62,7 +62,7 @@ func newConfirmEnv(t *testing.T, secret func(real string) string) *confirmEnv {
 
 func (e *confirmEnv) opts() Options {
 	return Options{
-		Chat: e.client, Records: e.client, Webhooks: e.rcv,
+		Channel: DebugChat(e.client), Records: e.client, Webhooks: e.rcv,
 		DefaultAgent: e.clinic, Parallel: 4, RetryDelay: -1,
 		TurnTimeout: 5 * time.Second, ConfirmTimeout: 3 * time.Second, ConfirmPoll: 10 * time.Millisecond,
 		Connector: func(agent, env string) string { return e.sim.Info.ConnectorIDs[agent][env] },

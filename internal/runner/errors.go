@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -66,5 +67,25 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		// The client checks a call before sending it (agent id, clientEnv
 		// enum); what it refuses would be refused on every attempt.
 		return &result.Error{Kind: result.KindConfig, Message: err.Error()}, false
+	}
+}
+
+// recordFailures adds broken expectations to an attempt, which is then
+// Failed. Every failure the runner records passes here: it is the one
+// place to treat the text of failures (expected, actual, message) before
+// it is kept.
+func recordFailures(a *result.Attempt, fs ...assert.Failure) {
+	a.Failures = append(a.Failures, fs...)
+	a.Status = result.Failed
+}
+
+// recordError records what ended an attempt: an infrastructure problem
+// makes it Errored; an interruption (KindInterrupted) leaves it Pending,
+// since it is no verdict. Every error the runner records passes here: it
+// is the one place to treat the text of errors before it is kept.
+func recordError(a *result.Attempt, e *result.Error) {
+	a.Error = e
+	if e.Kind != result.KindInterrupted {
+		a.Status = result.Errored
 	}
 }

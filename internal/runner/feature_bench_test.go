@@ -50,7 +50,7 @@ func BenchmarkFeatureVsYAML(b *testing.B) {
 	for _, latency := range []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond} {
 		b.Run(fmt.Sprintf("latency=%s", latency), func(b *testing.B) {
 			_, client, _ := benchSim(b, sim.Options{Seed: 1, Faults: sim.Faults{Latency: latency}}, parallel)
-			opts := Options{Chat: client, Parallel: parallel, RetryDelay: -1}
+			opts := Options{Channel: DebugChat(client), Parallel: parallel, RetryDelay: -1}
 			run := func(suites []*scenario.Suite) time.Duration {
 				start := time.Now()
 				res, err := Run(context.Background(), suites, opts)

@@ -285,8 +285,8 @@ func TestFeatureFilters(t *testing.T) {
 	for _, parallel := range []int{1, 8} {
 		e := newEnv(t, sim.Options{Seed: 1})
 		opts := e.opts()
-		opts.DefaultAgent, opts.Tags, opts.Parallel = "", &tags, parallel
-		opts.Name = regexp.MustCompile(`urgent|hands off`)
+		opts.DefaultAgent, opts.Parallel = "", parallel
+		opts.Select = scenario.Selection{Tags: &tags, Name: regexp.MustCompile(`urgent|hands off`)}
 		res, err := Run(context.Background(), loadTestdata(t, "parity/parity.feature"), opts)
 		if err != nil {
 			t.Fatal(err)

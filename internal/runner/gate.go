@@ -33,7 +33,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		return c
 	}
 	started := r.opts.Now()
-	a := r.newAttempt(c)
+	a := newAttempt(c, started)
 	defer func() {
 		a.Duration = r.opts.Now().Sub(started)
 		c.Duration = a.Duration
@@ -44,7 +44,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 	firing, err := r.opts.Alerts.FiringAlerts(rctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			a.Error = &result.Error{Kind: result.KindInterrupted, Message: "alert gate: run interrupted"}
+			recordError(a, &result.Error{Kind: result.KindInterrupted, Message: "alert gate: run interrupted"})
 			c.SkipReason = result.ReasonInterrupted
 			return c
 		}
@@ -53,7 +53,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 			e = &result.Error{Kind: result.KindInterrupted, Message: err.Error()}
 		}
 		e.Message = "alert gate: read firing alerts (GET /v1/alerts): " + e.Message
-		a.Status, a.Error = result.Errored, e
+		recordError(a, e)
 		return c
 	}
 	mine := map[string]bool{}
@@ -74,6 +74,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		a.Status = result.Passed
 		return c
 	}
+	fails := make([]assert.Failure, 0, len(hits))
 	for _, al := range hits {
 		scope := "account-wide"
 		if al.ProjectID != "" {
@@ -87,14 +88,14 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		if al.Value != nil {
 			actual = "firing at " + strconv.FormatFloat(*al.Value, 'f', -1, 64)
 		}
-		a.Failures = append(a.Failures, assert.Failure{
+		fails = append(fails, assert.Failure{
 			Key:      "alerts." + al.Metric,
 			Message:  fmt.Sprintf("alert firing (%s): %s", scope, al.Describe()),
 			Expected: fmt.Sprintf("%s below %d (%s %s %d not reached)", al.Metric, al.ThresholdValue, al.Metric, op, al.ThresholdValue),
 			Actual:   actual,
 		})
 	}
-	a.Status = result.Failed
+	recordFailures(a, fails...)
 	return c
 }
 

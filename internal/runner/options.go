@@ -4,25 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
-	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
-
-// Chat is what the runner needs from the platform: the two debug-chat
-// calls. *platform.Client satisfies it; keeping it an interface lets tests
-// wrap the client (to count calls or cancel a run at a precise moment).
-type Chat interface {
-	// StartChat creates a debug-chat session; its reply is the greeting.
-	StartChat(ctx context.Context, agentID string, req platform.ChatStart) (*platform.Exchange, error)
-	// SendTurn sends one user message into a session.
-	SendTurn(ctx context.Context, agentID, conversationID string, req platform.ChatTurn) (*platform.Exchange, error)
-}
-
-var _ Chat = (*platform.Client)(nil)
 
 // Defaults applied by Run and Plan to zero Options fields.
 const (
@@ -51,8 +37,9 @@ const (
 
 // Options configure a run. The zero value of each field means its default.
 type Options struct {
-	// Chat is the platform client. Required by Run; Plan ignores it.
-	Chat Chat
+	// Channel carries the conversations (DebugChat over the platform
+	// client). Required by Run; Plan ignores it.
+	Channel Channel
 	// Parallel is the maximum number of scenarios running at once
 	// (default DefaultParallel).
 	Parallel int
@@ -75,10 +62,8 @@ type Options struct {
 	// DefaultEnv is the clientEnv for suites that name none (from the flag
 	// or the target); empty means DefaultEnv.
 	DefaultEnv string
-	// Tags selects scenarios by tag; nil selects all.
-	Tags *scenario.TagExpr
-	// Name selects scenarios whose name it matches; nil selects all.
-	Name *regexp.Regexp
+	// Select chooses the scenarios to run; the zero value runs them all.
+	Select scenario.Selection
 	// Observer receives progress; nil means NoopObserver.
 	Observer result.Observer
 	// Getenv resolves ${env:NAME}; nil means an empty environment.
@@ -86,6 +71,10 @@ type Options struct {
 	// Now is the clock for start times and durations; nil means time.Now.
 	// Turn latencies are measured by the platform client, not with Now.
 	Now func() time.Time
+	// Sleep waits between attempts and between reads of a record: for d,
+	// or until ctx is done, reporting whether it waited the whole time.
+	// Nil means a real timer; tests pass a fake clock's.
+	Sleep func(ctx context.Context, d time.Duration) bool
 	// Seed drives the jitter of retry backoff, so runs are reproducible.
 	Seed int64
 	// Target is copied into Result.Target.
@@ -168,6 +157,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
 	}
 	return o, nil
 }

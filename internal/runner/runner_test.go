@@ -88,7 +88,7 @@ func TestRunVerdicts(t *testing.T) {
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("interpolated", 10)
 				sc.Vars = map[string]string{"when": "7pm"}
-				sc.Turns[1].Say = "${env:PARTY} at ${when}"
+				sayAt(sc, 1).Say = "${env:PARTY} at ${when}"
 				return sc
 			},
 			opts: func(o *Options) {
@@ -107,7 +107,7 @@ func TestRunVerdicts(t *testing.T) {
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("var values", 10)
 				sc.Vars = map[string]string{"party": "${env:PARTY}", "when": "7pm", "line": "${party} at ${when}"}
-				sc.Turns[1].Say = "${line}"
+				sayAt(sc, 1).Say = "${line}"
 				return sc
 			},
 			opts: func(o *Options) {
@@ -126,7 +126,7 @@ func TestRunVerdicts(t *testing.T) {
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("unset env in a var", 10)
 				sc.Vars = map[string]string{"party": "${env:NO_SUCH_VAR}"}
-				sc.Turns[1].Say = "${party} at 7pm"
+				sayAt(sc, 1).Say = "${party} at 7pm"
 				return sc
 			},
 			want:     result.Errored,
@@ -160,7 +160,7 @@ func TestRunVerdicts(t *testing.T) {
 			name: "later turns are not sent after a failing one",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("stops early", 10)
-				sc.Turns[0].Expect = expectReply(12, "sorry, no tables")
+				setCheck(sc, 0, expectReply(12, "sorry, no tables"))
 				return sc
 			},
 			want:     result.Failed,
@@ -192,7 +192,7 @@ func TestRunVerdicts(t *testing.T) {
 			name: "a failing greeting is checked before any turn",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("rude greeting", 10)
-				sc.Greeting = expectReply(11, "go away")
+				setGreeting(sc, expectReply(11, "go away"))
 				return sc
 			},
 			want:     result.Failed,
@@ -227,7 +227,7 @@ func TestRunVerdicts(t *testing.T) {
 			name: "an unresolved variable is a config error, not retried",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("typo", 10)
-				sc.Turns[1].Say = "${party_sise} people"
+				sayAt(sc, 1).Say = "${party_sise} people"
 				return sc
 			},
 			opts:     func(o *Options) { o.Retries = 2 },
@@ -270,10 +270,10 @@ func TestRunVerdicts(t *testing.T) {
 		{
 			name: "a turn after the agent ended the conversation fails",
 			scenario: func(*env) *scenario.Scenario {
-				return &scenario.Scenario{Name: "too late", Pos: pos(30, 3), Turns: []*scenario.Turn{
+				return &scenario.Scenario{Name: "too late", Pos: pos(30, 3), Steps: chat(30, nil,
 					turn(31, "thanks, bye", nil),
 					turn(32, "hello again", nil),
-				}}
+				)}
 			},
 			want:     result.Failed,
 			attempts: 1,
@@ -288,7 +288,7 @@ func TestRunVerdicts(t *testing.T) {
 			name: "a capture that does not match fails at the capture",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("no code", 10)
-				sc.Turns[1].Capture[0].Pattern = `voucher ([0-9]+)`
+				captureAt(sc, 1).Capture.Pattern = `voucher ([0-9]+)`
 				return sc
 			},
 			want:     result.Failed,
@@ -424,7 +424,7 @@ func TestRunWrongKeyIsNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := e.opts()
-	opts.Chat = c
+	opts.Channel = DebugChat(c)
 	opts.Retries = 3
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
 	if err != nil {
@@ -543,7 +543,7 @@ func TestRunRepeat(t *testing.T) {
 		opts.Parallel = 1
 		opts.Retries = tc.retries
 		sc := booking("repeated", 10)
-		sc.Turns = sc.Turns[:1]
+		keepTurns(sc, 1)
 		sc.Repeat, sc.PassRate = 5, tc.rate
 		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
 		if err != nil {
@@ -728,7 +728,7 @@ func TestRunOrderIsFileOrder(t *testing.T) {
 // panicky panics on the turns of one conversation, as a bug in a client
 // wrapper would.
 type panicky struct {
-	Chat
+	DebugChatClient
 	victim string
 }
 
@@ -736,18 +736,18 @@ func (p panicky) SendTurn(ctx context.Context, agentID, conversationID string, r
 	if req.Message == p.victim {
 		panic("wrapper bug")
 	}
-	return p.Chat.SendTurn(ctx, agentID, conversationID, req)
+	return p.DebugChatClient.SendTurn(ctx, agentID, conversationID, req)
 }
 
 func TestRunRecoversPanics(t *testing.T) {
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
-	opts.Chat = panicky{Chat: e.client, victim: "boom"}
+	opts.Channel = DebugChat(panicky{DebugChatClient: e.client, victim: "boom"})
 	opts.Retries = 2
 	rec := newRecorder()
 	opts.Observer = rec
 	bad := booking("explodes", 30)
-	bad.Turns[1].Say = "boom"
+	sayAt(bad, 1).Say = "boom"
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("before", 10), bad, booking("after", 50))}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -767,7 +767,7 @@ func TestRunRecoversPanics(t *testing.T) {
 }
 
 func TestRunOptionsErrors(t *testing.T) {
-	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no platform client") {
+	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no channel") {
 		t.Errorf("no client: err = %v", err)
 	}
 	e := newEnv(t, sim.Options{Seed: 1})
@@ -830,14 +830,14 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "name filter drops emptied files",
-			opts: Options{Name: regexp.MustCompile(`^(cancels|other)$`), DefaultEnv: "live"},
+			opts: Options{Select: scenario.Selection{Name: regexp.MustCompile(`^(cancels|other)$`)}, DefaultEnv: "live"},
 			want: []string{"suites/a.yaml:cancels@own-agent/live/v1", "suites/c.yaml:other@/live/v1"},
 		},
 	}
 	if expr, err := scenario.ParseTagExpr("smoke"); err == nil {
 		testCases = append(testCases, testCase{
 			name: "tag filter",
-			opts: Options{Tags: &expr},
+			opts: Options{Select: scenario.Selection{Tags: &expr}},
 			want: []string{"suites/a.yaml:books a table@suite-agent/sandbox/v1", "suites/b.yaml:pays a bill@/pre-release/v1"},
 		})
 	} else {

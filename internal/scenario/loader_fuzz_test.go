@@ -10,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // recovered says whether a diagnostic is the loaders' last resort: a panic
@@ -86,10 +87,10 @@ func FuzzMatcher(f *testing.F) {
 				t.Fatalf("diagnostic without file:line or message: %#v", d)
 			}
 		}
-		if s == nil || len(s.Scenarios) == 0 || len(s.Scenarios[0].Turns) == 0 {
+		if s == nil || len(s.Scenarios) == 0 {
 			return
 		}
-		exp := s.Scenarios[0].Turns[0].Expect
+		exp := expectOf(stepOf(s.Scenarios[0], steps.Check))
 		res := &reply.TurnResult{Response: text, Metadata: reply.Metadata{
 			"currentNode": text, "state": map[string]any{"k": text}, "nodeTrace": []any{text},
 		}}
