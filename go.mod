@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/cucumber/gherkin/go/v26 v26.2.0
+	github.com/cucumber/godog v0.15.1
 	github.com/cucumber/messages/go/v21 v21.0.1
 	github.com/jstemmer/go-junit-report/v2 v2.1.0
 	github.com/sergi/go-diff v1.4.0
@@ -11,4 +12,10 @@ require (
 	golang.org/x/sync v0.24.0
 )
 
-require github.com/gofrs/uuid v4.3.1+incompatible // indirect
+require (
+	github.com/gofrs/uuid v4.3.1+incompatible // indirect
+	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
+	github.com/hashicorp/go-memdb v1.3.4 // indirect
+	github.com/hashicorp/golang-lru v0.5.4 // indirect
+	github.com/spf13/pflag v1.0.7 // indirect
+)

@@ -14,6 +14,7 @@ import (
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
@@ -81,7 +82,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f := newFlags(st, "run", runUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
-	f.enumVar(&o.env, "env", config.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
+	f.enumVar(&o.env, "env", reply.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
 	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, "run at most `N` scenarios at once")
 	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
 	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")

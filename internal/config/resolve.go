@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // The environment variables that override the fields of a target. They win
@@ -170,8 +171,8 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	env := sel.Env
 	if env == "" {
 		env = sel.getenv(EnvEnv)
-		if env != "" && !contains(Envs, env) {
-			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(Envs, ", "))
+		if env != "" && !reply.ValidEnv(env) {
+			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(reply.Envs, ", "))
 		}
 	}
 	envFrom := ""

@@ -104,14 +104,11 @@ func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, r
 	return c.chat(ctx, rq)
 }
 
-// clientEnvs are the values the reference allows for clientEnv.
-var clientEnvs = map[string]bool{"sandbox": true, "pre-release": true, "live": true}
-
 func checkChat(agentID, env string) error {
 	if agentID == "" {
 		return errors.New("agent id is empty")
 	}
-	if !clientEnvs[env] {
+	if !reply.ValidEnv(env) {
 		return fmt.Errorf("client env %q: must be sandbox, pre-release or live", env)
 	}
 	return nil

@@ -131,7 +131,7 @@ func (q ListQuery) validate(v1 bool) error {
 			errs = append(errs, fmt.Errorf("turn_type %q: must be user or agent", q.TurnType))
 		}
 	}
-	if q.ClientEnv != "" && !clientEnvs[q.ClientEnv] {
+	if q.ClientEnv != "" && !reply.ValidEnv(q.ClientEnv) {
 		errs = append(errs, fmt.Errorf("client_env %q: must be sandbox, pre-release or live", q.ClientEnv))
 	}
 	maxLimit := 1000

@@ -385,6 +385,21 @@ func LookupPath(v any, path string) (any, bool) {
 	return mdLookupIn(v, strings.Split(path, "."))
 }
 
+// ValidPath reports whether p is a path LookupPath can follow: dotted
+// segments, none of them empty or blank. State keys, capture fields and
+// metadata paths are checked with it when a scenario is loaded.
+func ValidPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, seg := range strings.Split(p, ".") {
+		if strings.TrimSpace(seg) == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // mdLookupIn follows the remaining segments from v.
 func mdLookupIn(v any, segs []string) (any, bool) {
 	if len(segs) == 0 {

@@ -2,23 +2,21 @@ package runner
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
-	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
-// unreachable is a number the simulator's calls to fail.
-const unreachable = "+447700900999"
+// unreachable is a number the simulator's calls fail to reach.
+const unreachable = platformtest.Unreachable
 
 // confirmEnv is a simulator with fast outbound calls and webhook
 // deliveries to a loopback receiver, and a client of both host families.
@@ -31,33 +29,8 @@ type confirmEnv struct {
 
 func newConfirmEnv(t *testing.T, secret func(real string) string) *confirmEnv {
 	t.Helper()
-	s := simtest.Start(t, sim.Options{
-		Seed:         1,
-		Outbound:     sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond, Unreachable: []string{unreachable}},
-		Webhooks:     sim.WebhookOptions{AllowInsecure: true, Backoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond},
-		TickInterval: 10 * time.Millisecond,
-	})
-	tr := platform.NewTransport(64)
-	t.Cleanup(tr.CloseIdleConnections)
-	c, err := platform.New(platform.Config{
-		BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
-		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, HTTPClient: &http.Client{Transport: tr},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rcv := webhook.NewReceiver(webhook.Options{})
-	hs := httptest.NewServer(rcv)
-	t.Cleanup(hs.Close)
-	_, sec, err := webhook.Register(context.Background(), c, hs.URL+"/", nil, "")
-	if err != nil {
-		t.Fatalf("register webhook: %v", err)
-	}
-	if secret != nil {
-		sec = secret(sec)
-	}
-	rcv.SetSecret(sec)
-	return &confirmEnv{sim: s, client: c, rcv: rcv, clinic: agentID(t, s, "clinic")}
+	e := platformtest.Start(t, secret)
+	return &confirmEnv{sim: e.Sim, client: e.Client, rcv: e.Receiver, clinic: agentID(t, e.Sim, "clinic")}
 }
 
 func (e *confirmEnv) opts() Options {

@@ -187,7 +187,7 @@ func (d *decoder) keyChecks(p pair, what string) []assert.StateCheck {
 	var out []assert.StateCheck
 	for _, kv := range ps {
 		w := what + "." + kv.Name
-		if !validPath(kv.Name) {
+		if !reply.ValidPath(kv.Name) {
 			d.errorf(kv.Key, "%s: invalid key %q: write dot-separated members, e.g. caller.id", what, kv.Name)
 			continue
 		}
@@ -310,7 +310,7 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 			continue
 		}
 		seen[v] = true
-		if !contains(reply.WebhookEvents, v) {
+		if !slices.Contains(reply.WebhookEvents, v) {
 			hint := diag.DidYouMean(v, reply.WebhookEvents)
 			if hint == "" {
 				hint = "the reference names " + strings.Join(reply.WebhookEvents, ", ")

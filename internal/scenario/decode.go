@@ -13,11 +13,9 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/steps"
 )
-
-// Envs are the values of clientEnv the platform accepts.
-var Envs = []string{"sandbox", "pre-release", "live"}
 
 // Keys planned by later issues. They are part of the allow-lists so that a
 // file written for a newer agenttest gets a clear message instead of "did
@@ -180,10 +178,10 @@ func (d *decoder) env(p pair) string {
 	if !ok {
 		return ""
 	}
-	if !contains(Envs, v) {
-		hint := diag.DidYouMean(v, Envs)
+	if !reply.ValidEnv(v) {
+		hint := diag.DidYouMean(v, reply.Envs)
 		if hint == "" {
-			hint = "one of " + strings.Join(Envs, ", ")
+			hint = "one of " + strings.Join(reply.Envs, ", ")
 		}
 		d.errorHint(p.Val, hint, "env %q is not a platform environment", v)
 		return ""
@@ -767,7 +765,7 @@ func validCaptureField(f string) bool {
 	}
 	for _, prefix := range []string{"state.", "metadata."} {
 		if rest, ok := strings.CutPrefix(f, prefix); ok {
-			return validPath(rest)
+			return reply.ValidPath(rest)
 		}
 	}
 	return false

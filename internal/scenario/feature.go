@@ -14,6 +14,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -84,6 +85,109 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		return nil, diags
 	}
 	return s, diags
+}
+
+// FeatureDoc is a feature file parsed and indexed once, for compiling
+// pickles of the same text that another parser produced (godog hands its
+// own pickles to step hooks). It is safe for concurrent use.
+type FeatureDoc struct {
+	fl      featureLoader
+	pickles []*messages.Pickle
+}
+
+// ParseFeatureDoc parses a feature file for Compile. Problems of the file
+// itself (Gherkin syntax) are returned as diagnostics; the document is nil
+// when there are any.
+func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagnostics) {
+	fl := featureLoader{file: uri, nodes: map[string]any{}}
+	defer func() {
+		if r := recover(); r != nil {
+			doc, diags = nil, diag.Diagnostics{}.Errorf(diag.Pos{File: uri}, "internal error while loading: %v", r)
+		}
+	}()
+	gdoc, pickles, err := parseFeature(uri, src, (&messages.Incrementing{}).NewId)
+	if err != nil {
+		fl.parseErrors(err)
+		return nil, finish(fl.diags, src)
+	}
+	if gdoc.Feature != nil {
+		fl.index(gdoc.Feature)
+	}
+	return &FeatureDoc{fl: fl, pickles: pickles}, nil
+}
+
+// Compile compiles the pickle of the document that p stands for (same
+// name, tags and steps) into a Scenario by the rules Load applies to a
+// feature file: tag parameters, setup steps, probe rules, one step per
+// Gherkin step, positions and Examples-row variables from the document.
+// A pickle the document does not hold, or a nil document, is compiled
+// from p alone: positions then name the file only and an Examples row
+// adds neither variables nor a suffix to the name. The Scenario is nil
+// when any diagnostic is an error.
+func (d *FeatureDoc) Compile(uri string, p *messages.Pickle) (sc *Scenario, diags diag.Diagnostics) {
+	fl := featureLoader{file: uri, nodes: map[string]any{}}
+	if d != nil {
+		fl = d.fl // a copy: diagnostics and tag state are per call
+		for _, ours := range d.pickles {
+			if samePickle(ours, p) {
+				p = ours
+				break
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fl.diags = fl.diags.Errorf(diag.Pos{File: uri}, "internal error while compiling: %v", r)
+			sc, diags = nil, finish(fl.diags, nil)
+		}
+	}()
+	sc = fl.scenario(p)
+	diags = finish(fl.diags, nil)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return sc, diags
+}
+
+// samePickle reports whether two pickles of the same text, made by two
+// parsers (whose ids differ), are the same scenario or Examples row.
+func samePickle(a, b *messages.Pickle) bool {
+	if a.Name != b.Name || len(a.Steps) != len(b.Steps) || len(a.Tags) != len(b.Tags) {
+		return false
+	}
+	for i := range a.Tags {
+		if a.Tags[i].Name != b.Tags[i].Name {
+			return false
+		}
+	}
+	for i, as := range a.Steps {
+		bs := b.Steps[i]
+		if as.Text != bs.Text || argument(as.Argument) != argument(bs.Argument) {
+			return false
+		}
+	}
+	return true
+}
+
+// argument renders a step argument for comparison.
+func argument(a *messages.PickleStepArgument) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.DocString != nil:
+		return "doc:" + a.DocString.Content
+	case a.DataTable != nil:
+		var b strings.Builder
+		for _, r := range a.DataTable.Rows {
+			for _, c := range r.Cells {
+				b.WriteString(c.Value)
+				b.WriteByte(0)
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	return ""
 }
 
 type featureLoader struct {
@@ -178,19 +282,19 @@ type exampleRef struct {
 	row *messages.TableRow
 }
 
-// scenario turns one pickle into a Scenario, or nil when its position
-// cannot be found (never for a document gherkin built).
+// scenario turns one pickle into a Scenario. Positions come from the
+// document's nodes; a pickle received without its document (FeatureDoc.Compile)
+// has the file's position only.
 func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
-	if len(p.AstNodeIds) == 0 {
-		return nil
-	}
-	ast, ok := fl.nodes[p.AstNodeIds[0]].(*messages.Scenario)
-	if !ok {
-		return nil
+	var at *messages.Location
+	if len(p.AstNodeIds) > 0 {
+		if ast, ok := fl.nodes[p.AstNodeIds[0]].(*messages.Scenario); ok {
+			at = ast.Location
+		}
 	}
 	sc := &Scenario{
 		Name:     strings.TrimSpace(p.Name),
-		Pos:      fl.pos(ast.Location),
+		Pos:      fl.pos(at),
 		Repeat:   1,
 		PassRate: 1,
 		Vars:     map[string]string{},
@@ -259,8 +363,8 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			}
 			sc.Agent = value
 		case "env":
-			if !validEnv(value) {
-				bad("env must be one of %s", strings.Join(Envs, ", "))
+			if !reply.ValidEnv(value) {
+				bad("env must be one of %s", strings.Join(reply.Envs, ", "))
 				continue
 			}
 			sc.Env = value
@@ -321,15 +425,6 @@ func parseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("pass rate must be above 0 and at most 1 (0.8 or 80%%), not %q", s)
 	}
 	return v, nil
-}
-
-func validEnv(e string) bool {
-	for _, v := range Envs {
-		if e == v {
-			return true
-		}
-	}
-	return false
 }
 
 // steps compiles the steps of a pickle into the scenario's program and
@@ -464,8 +559,8 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at diag.Pos) {
 		sc.Agent = p.Agent
 	}
 	if p.Env != "" {
-		if !strings.Contains(p.Env, "${") && !validEnv(p.Env) {
-			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(Envs, ", "))
+		if !strings.Contains(p.Env, "${") && !reply.ValidEnv(p.Env) {
+			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(reply.Envs, ", "))
 		}
 		sc.Env = p.Env
 	}

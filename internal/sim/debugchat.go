@@ -18,7 +18,10 @@ import (
 // maxBodyBytes bounds request bodies; the reference gives no limit.
 const maxBodyBytes = 1 << 20
 
-// clientEnvs is the clientEnv enum of the debug-chat bodies.
+// clientEnvs is the environment enum of the platform (clientEnv of the
+// debug-chat bodies, client_env of the conversations list, the
+// environments of numbers and SMS tokens). The simulator keeps its own
+// copy: it imports nothing of the harness it is tested with.
 var clientEnvs = []string{"sandbox", "pre-release", "live"}
 
 func validEnv(env string) bool {

@@ -71,7 +71,7 @@ func (l *Library) Match(text string) []int {
 // *Error.
 func (l *Library) Compile(in Input) (*Step, error) {
 	idx := l.Match(in.Text)
-	step := strings.TrimSpace(in.Keyword) + " " + in.Text
+	step := strings.TrimSpace(strings.TrimSpace(in.Keyword) + " " + in.Text)
 	switch len(idx) {
 	case 0:
 		return nil, &Error{

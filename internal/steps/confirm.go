@@ -31,7 +31,7 @@ func confirmDefs() []Def {
 					if err != nil {
 						return err
 					}
-					if !validKeyPath(k) {
+					if !reply.ValidPath(k) {
 						return fmt.Errorf("invalid key %q: write dot-separated members, e.g. caller.id", c.args[0])
 					}
 					v := c.args[1]
@@ -171,7 +171,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 			cc.Metrics = append(cc.Metrics, assert.MetricCheck{Pos: pos, Name: rest, Match: &assert.Text{Pos: pos, Exact: &v}})
 			return nil
 		case "state":
-			if !validKeyPath(rest) {
+			if !reply.ValidPath(rest) {
 				return fmt.Errorf("invalid state key %q: write dot-separated members, e.g. caller.id", rest)
 			}
 			v := value
@@ -306,18 +306,4 @@ func unknownField(name string) error {
 		hint = "the fields are those of the Conversation summary: run 'agenttest steps' or see docs/confirmations.md"
 	}
 	return &hinted{msg: fmt.Sprintf("unknown field %q", name), hint: hint}
-}
-
-// validKeyPath accepts dot-separated members without empty parts, as the
-// YAML decoder does for state keys.
-func validKeyPath(k string) bool {
-	if k == "" {
-		return false
-	}
-	for _, p := range strings.Split(k, ".") {
-		if strings.TrimSpace(p) == "" {
-			return false
-		}
-	}
-	return true
 }
