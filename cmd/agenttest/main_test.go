@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,11 +14,10 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // syncBuffer is a goroutine-safe buffer: the views and the interrupt
 // watcher write from several goroutines. notify, when set, is called
@@ -601,19 +599,7 @@ func TestHelpGolden(t *testing.T) {
 			if code := c.run(t); code != exitOK {
 				t.Fatalf("exit %d: %s", code, c.stderr)
 			}
-			golden := filepath.Join("testdata", "help", tc.golden)
-			if *update {
-				if err := os.WriteFile(golden, []byte(c.stdout.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if got := c.stdout.String(); got != string(want) {
-				t.Errorf("help differs from %s:\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "help", tc.golden), []byte(c.stdout.String()))
 		})
 	}
 }

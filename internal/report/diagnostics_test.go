@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
 )
 
 func TestWriteDiagnostics(t *testing.T) {
@@ -32,7 +34,7 @@ func TestWriteDiagnostics(t *testing.T) {
 		if color {
 			name = "diagnostics-color.txt"
 		}
-		golden(t, name, b.Bytes())
+		golden.Check(t, filepath.Join("testdata", name), b.Bytes())
 	}
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"testing"
@@ -83,31 +82,6 @@ func TestJSONSchema(t *testing.T) {
 	var s string
 	if err := json.Unmarshal(weird.Attempts[0].Turns[0].Response, &s); err != nil || s != "<html>502 Bad Gateway</html>" {
 		t.Errorf("a non-JSON body is not embedded as a string: %s", weird.Attempts[0].Turns[0].Response)
-	}
-}
-
-func TestJSONLinesEvents(t *testing.T) {
-	var b bytes.Buffer
-	replay(NewJSONLines(&b), fixture())
-	sc := bufio.NewScanner(&b)
-	sc.Buffer(nil, 1<<20)
-	var events []string
-	for sc.Scan() {
-		var ev struct {
-			Event string `json:"event"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("line is not JSON: %v: %s", err, sc.Bytes())
-		}
-		events = append(events, ev.Event)
-	}
-	if len(events) != 15 || events[0] != "run_started" || events[14] != "run_finished" {
-		t.Errorf("events = %v", events)
-	}
-	for _, e := range events[1:14] {
-		if e != "case_finished" {
-			t.Errorf("event %q between start and finish", e)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -42,7 +43,7 @@ scenarios:
 
 func TestConfirmContractLoads(t *testing.T) {
 	s := mustLoad(t, contractSuite)
-	golden(t, "testdata/valid/confirm.golden", dump(s.Scenarios))
+	golden.Check(t, "testdata/valid/confirm.golden", []byte(dump(s.Scenarios)))
 
 	c := confirmOf(s.Scenarios[0])
 	if c == nil || c.Conversation == nil || len(c.Conversation.Fields) != 7 || len(c.Conversation.Metrics) != 2 ||

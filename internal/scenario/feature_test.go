@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -85,7 +86,7 @@ func TestLoadFeatureValid(t *testing.T) {
 			if s == nil {
 				t.Fatalf("not loaded:\n%s", diags)
 			}
-			golden(t, strings.TrimSuffix(f, ".feature")+".golden", diags+dumpFeature(s))
+			golden.Check(t, strings.TrimSuffix(f, ".feature")+".golden", []byte(diags+dumpFeature(s)))
 		})
 	}
 }
@@ -106,7 +107,7 @@ func TestLoadFeatureInvalid(t *testing.T) {
 			if !strings.Contains(diags, filepath.ToSlash(f)+":") {
 				t.Errorf("diagnostics without positions:\n%s", diags)
 			}
-			golden(t, strings.TrimSuffix(f, ".feature")+".golden", diags)
+			golden.Check(t, strings.TrimSuffix(f, ".feature")+".golden", []byte(diags))
 		})
 	}
 }

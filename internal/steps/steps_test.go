@@ -2,18 +2,15 @@ package steps
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // exampleInput turns a definition's example into the step it stands for.
 func exampleInput(t *testing.T, d Def) Input {
@@ -258,19 +255,7 @@ func TestWriteGolden(t *testing.T) {
 	if err := New().Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "steps.golden")
-	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("steps output differs from %s (run go test -update):\n%s", path, b.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "steps.golden"), b.Bytes())
 	for _, d := range New().Defs() {
 		if !strings.Contains(b.String(), d.Example) {
 			t.Errorf("output lacks the example %q", d.Example)
