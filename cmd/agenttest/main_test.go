@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -76,11 +77,21 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 		Dir:        abs,
 		FS:         os.DirFS(abs),
 		Now:        time.Now,
+		Sleep:      shortSleep,
 		Signals:    c.sigs,
 		Exit:       func(code int) { c.exits <- code },
 		CreateFile: createFileIn(abs),
 	}
 	return c
+}
+
+// shortSleep stands for the real pauses of a run (retry backoff,
+// Retry-After, the polls of a record): it waits at most a millisecond.
+// What the tests prove (verdicts, reports, recovery by retries) does not
+// depend on how long the pauses are, and the real ones would make the
+// drills wait for minutes; polls still yield to the simulator's clock.
+func shortSleep(ctx context.Context, d time.Duration) error {
+	return platform.Sleep(ctx, min(d, time.Millisecond))
 }
 
 func (c *cli) run(t *testing.T) int {

@@ -235,6 +235,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
 		MaxPerHost: maxPerHost,
+		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
 	})
 	if err != nil {
@@ -263,6 +264,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Observer:     human,
 		Getenv:       st.LookupEnv,
 		Now:          st.Now,
+		Sleep:        st.Sleep,
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
 	}

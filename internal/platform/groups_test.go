@@ -5,44 +5,17 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
-// simClock is a settable clock shared by the simulator and the client's
-// retry sleeps: a sleep advances it, so rate limits and call timings play
-// out without waiting.
-type simClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newSimClock() *simClock { return &simClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *simClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *simClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *simClock) sleep(ctx context.Context, d time.Duration) error {
-	c.Advance(d)
-	return ctx.Err()
-}
-
 func TestOutboundCallAgainstSim(t *testing.T) {
-	clk := newSimClock()
+	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 5, Now: clk.Now, TickInterval: time.Hour, Outbound: sim.OutboundOptions{
 		Queued: time.Second, Calling: 2 * time.Second, Retention: time.Hour, Unreachable: []string{"+447700900999"},
 	}})
@@ -146,9 +119,9 @@ func TestPlaceCallErrors(t *testing.T) {
 }
 
 func TestSendSMSAgainstSim(t *testing.T) {
-	clk := newSimClock()
+	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 7, Now: clk.Now, TickInterval: time.Hour, SMSRate: 1})
-	c := simClient(t, s, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, Sleep: clk.sleep, Rand: func() float64 { return 0 }})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, Sleep: clk.Sleep, Rand: func() float64 { return 0 }})
 	ctx := context.Background()
 	agentID := s.AgentIDs[0]
 	conn := s.Info.ConnectorIDs[agentID]["sandbox"]

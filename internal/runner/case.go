@@ -110,7 +110,7 @@ func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bo
 			if rng == nil {
 				rng = rand.New(rand.NewPCG(uint64(r.opts.Seed), uint64(j.index)))
 			}
-			if !r.opts.Sleep(ctx, backoff(r.opts.RetryDelay, n, rng)) {
+			if r.opts.Sleep(ctx, backoff(r.opts.RetryDelay, n, rng)) != nil {
 				return result.Pending, true
 			}
 		}
@@ -208,22 +208,6 @@ func backoff(base time.Duration, n int, rng *rand.Rand) time.Duration {
 	}
 	jitter := time.Duration(rng.Int64N(int64(d)/2+1)) - d/4
 	return d + jitter
-}
-
-// sleep waits for d or until ctx is done, reporting whether it waited the
-// whole time. It is the default Options.Sleep.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // gate decides whether the case runs at all; when it does not, the case

@@ -257,7 +257,7 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 		if done || err != nil {
 			return err
 		}
-		if !s.opts.Sleep(wctx, delay) {
+		if s.opts.Sleep(wctx, delay) != nil {
 			if s.ctx.Err() != nil {
 				return s.named(wctx, s.ctx.Err())
 			}

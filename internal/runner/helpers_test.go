@@ -17,6 +17,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -48,6 +49,10 @@ func newEnv(t testing.TB, opts sim.Options) *env {
 		BuildKey:   s.BuildKey,
 		MaxPerHost: 256,
 		HTTPClient: &http.Client{Transport: tr},
+		// The client's backoff between tries of a call passes on a fake
+		// clock: the tests are about what is retried, not how long it
+		// waits.
+		Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
 	})
 	if err != nil {
 		t.Fatalf("platform client: %v", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -72,9 +73,10 @@ type Options struct {
 	// Turn latencies are measured by the platform client, not with Now.
 	Now func() time.Time
 	// Sleep waits between attempts and between reads of a record: for d,
-	// or until ctx is done, reporting whether it waited the whole time.
-	// Nil means a real timer; tests pass a fake clock's.
-	Sleep func(ctx context.Context, d time.Duration) bool
+	// or until ctx is done, then returning ctx's error (the signature of
+	// platform.RetryPolicy.Sleep). Nil means a real timer; tests pass a
+	// fake clock's.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Seed drives the jitter of retry backoff, so runs are reproducible.
 	Seed int64
 	// Target is copied into Result.Target.
@@ -159,7 +161,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Now = time.Now
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = platform.Sleep
 	}
 	return o, nil
 }
