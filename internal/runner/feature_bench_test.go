@@ -26,7 +26,8 @@ var benchFiles = flag.String("benchfiles", "", "write the files of BenchmarkFeat
 // without simulated latency. Each iteration runs both forms in turn against
 // one simulator, so a load spike from another job hits both alike, and
 // reports feature/yaml, the ratio of their wall times (BENCHMARKS.md,
-// "Feature files vs YAML": target at most 1.5):
+// "Feature files vs YAML": target at most 1.2 without latency; both
+// formats compile to the same steps, run by the same interpreter):
 //
 //	go test -run '^$' -bench FeatureVsYAML -benchtime 4x -count 3 ./internal/runner
 func BenchmarkFeatureVsYAML(b *testing.B) {
