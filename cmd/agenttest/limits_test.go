@@ -63,7 +63,7 @@ const rateLimitedScenarios = 400
 func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 	// Not parallel: the harness must be able to outrun the limit.
 	if testing.Short() {
-		t.Skip("runs 1,000 scenarios")
+		t.Skip("runs 400 scenarios")
 	}
 	// One fake clock for the simulator's rate limit and the run's waits:
 	// honouring Retry-After moves it, and the limit refills without any
