@@ -2,11 +2,12 @@
 # Reproduces every figure of BENCHMARKS.md.
 #
 #   scripts/bench.sh            # everything (about 10 minutes on 2 cores)
-#   scripts/bench.sh ratio      # runner vs bare HTTP loop (target: >= 0.8)
+#   scripts/bench.sh ratio      # runner vs bare HTTP loop (target: >= 0.9)
 #   scripts/bench.sh latency    # 1,000 x 5 turns at --parallel 100, 100 ms (target: <= 1.1x ideal)
 #   scripts/bench.sh rss        # peak RSS of the CLI at 20,000 scenarios (target: < 256 MB)
 #   scripts/bench.sh sim        # the simulator's own throughput, for context
 #   scripts/bench.sh messaging  # 1,000 conversations x 5 turns: Messaging vs debug chat
+#   scripts/bench.sh features   # 500 conversations as a feature vs as YAML (target: <= 1.2 without latency)
 #
 # COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
 # The RSS run starts the simulator as a separate process (agenttest sim
@@ -34,7 +35,7 @@ machine() {
 }
 
 ratio() {
-	echo "== runner vs bare HTTP loop (runner/bare, alternating rounds; target >= 0.8)"
+	echo "== runner vs bare HTTP loop (runner/bare, alternating rounds; target >= 0.9)"
 	go test -run '^$' -bench 'RunnerVsBare$' -benchtime 8x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
 	echo "== turns/s: runner, bare loop, platform client alone"
 	go test -run '^$' -bench 'Runner$|BareLoop$|ClientLoop$' -benchtime 5000x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
@@ -130,6 +131,11 @@ rss() {
 	echo "simulator process (not counted): peak RSS $((sim_kb / 1024)) MB"
 }
 
+features() {
+	echo "== feature files vs YAML: 500 conversations at --parallel 50 (feature/yaml; target <= 1.2 without latency)"
+	go test -run '^$' -bench 'FeatureVsYAML$' -benchtime 4x -count 3 ./internal/runner | grep -E '^Benchmark'
+}
+
 sim() {
 	echo "== simulator throughput (debug-chat turns over loopback HTTP)"
 	go test -run '^$' -bench 'DebugChatTurn$' -benchtime 3s -count "$COUNT" ./internal/sim | grep -E '^Benchmark'
@@ -147,6 +153,7 @@ latency) latency ;;
 rss) rss ;;
 sim) sim ;;
 messaging) messaging ;;
-all) ratio; latency; rss; sim; messaging ;;
-*) echo "usage: $0 [ratio|latency|rss|sim|messaging|all]" >&2; exit 2 ;;
+features) features ;;
+all) ratio; latency; rss; sim; messaging; features ;;
+*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|all]" >&2; exit 2 ;;
 esac

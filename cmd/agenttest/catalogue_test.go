@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/golden"
 )
 
 const cataloguePath = "../../docs/reliability-catalogue.md"
@@ -170,21 +172,9 @@ func TestBadInputCatalogue(t *testing.T) {
 		fmt.Fprintf(&doc, "| %s | `%s` |\n", bc.name, mdEscape(msg))
 	}
 
-	if *update {
-		if err := os.WriteFile(cataloguePath, []byte(doc.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
 	// The catalogue is a golden file: a changed message must change the
 	// documentation with it, or this test fails.
-	want, err := os.ReadFile(cataloguePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if doc.String() != string(want) {
-		t.Errorf("%s is out of date with the messages users get; run go test ./cmd/agenttest -run TestBadInputCatalogue -update and review the diff\ngot:\n%s", cataloguePath, doc.String())
-	}
+	golden.Check(t, cataloguePath, []byte(doc.String()))
 }
 
 func mdEscape(s string) string {

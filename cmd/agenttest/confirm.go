@@ -66,24 +66,11 @@ func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Targ
 	}
 }
 
-// selectedScenarios are the scenarios the run's filters keep.
-func selectedScenarios(suites []*scenario.Suite, o *runOptions) []*scenario.Scenario {
-	var out []*scenario.Scenario
-	for _, s := range suites {
-		for _, sc := range s.Scenarios {
-			if sc == nil || (o.tagExpr != nil && !o.tagExpr.Match(sc.Tags)) || (o.nameRe != nil && !o.nameRe.MatchString(sc.Name)) {
-				continue
-			}
-			out = append(out, sc)
-		}
-	}
-	return out
-}
-
 // liveSafety refuses, before anything runs, a run that would talk to the
 // live environment without --allow-live, and probes whose numbers the
-// target does not list in probe_numbers. Each problem names what asked
-// for it, with its position.
+// target does not list in probe_numbers. suites are the run's plan (the
+// selected scenarios). Each problem names what asked for it, with its
+// position.
 func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.Diagnostics {
 	var ds diag.Diagnostics
 	const hint = "pass --allow-live (or set allow_live: true on the target) to test in live on purpose"
@@ -92,7 +79,7 @@ func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.
 			ds = ds.Append(diag.Diagnostic{Message: fmt.Sprintf("the run targets the live environment (set by %s) without --allow-live", t.EnvFrom), Hint: hint})
 		}
 		for _, s := range suites {
-			for _, sc := range selectedScenarios([]*scenario.Suite{s}, o) {
+			for _, sc := range s.Scenarios {
 				if sc.Env == "live" || (sc.Env == "" && s.Env == "live") {
 					ds = ds.Append(diag.Diagnostic{Pos: sc.Pos, Message: fmt.Sprintf("scenario %q runs in the live environment (env: live in its suite or scenario, or an @env:live tag) without --allow-live", sc.Name), Hint: hint})
 				}
@@ -106,8 +93,8 @@ func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.
 	if len(t.ProbeNumbers) > 0 {
 		listed = "probe_numbers of target " + t.Name + " (" + t.ProbeNumbersPos.String() + "): " + strings.Join(t.ProbeNumbers, ", ")
 	}
-	for _, sc := range selectedScenarios(suites, o) {
-		pr := sc.Probe
+	for _, sc := range scenarios(suites) {
+		pr := sc.Probe()
 		if pr == nil {
 			continue
 		}
@@ -142,16 +129,25 @@ func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.
 	return ds
 }
 
-// webhookEvents lists the events the selected scenarios confirm, or nil
+// webhookEvents lists the events the scenarios of the plan confirm, or nil
 // when none does.
-func webhookEvents(scs []*scenario.Scenario) []string {
+func webhookEvents(suites []*scenario.Suite) []string {
 	var out []string
-	for _, sc := range scs {
+	for _, sc := range scenarios(suites) {
 		for _, ev := range sc.WebhookEvents() {
 			if !slices.Contains(out, ev) {
 				out = append(out, ev)
 			}
 		}
+	}
+	return out
+}
+
+// scenarios lists the scenarios of suites in order.
+func scenarios(suites []*scenario.Suite) []*scenario.Scenario {
+	var out []*scenario.Scenario
+	for _, s := range suites {
+		out = append(out, s.Scenarios...)
 	}
 	return out
 }

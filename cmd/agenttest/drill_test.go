@@ -71,6 +71,10 @@ type faultMix struct {
 	webhooks bool
 }
 
+// drillCallFlags make outbound calls progress every 10ms and connect in
+// 50ms, under every mix.
+const drillCallFlags = "--tick=10ms --call-queued=20ms --call-calling=30ms"
+
 const (
 	mix500     = "--error-500=0.1"
 	mix429     = "--error-429=0.05 --retry-after=1s"
@@ -104,65 +108,76 @@ func TestFaultDrill(t *testing.T) {
 	leaks := goroutineCheck(t)
 	rounds := drillRounds(t)
 	trees := passingTrees(t)
-	for _, mix := range faultMixes {
-		t.Run(mix.name, func(t *testing.T) {
-			attempts, errored, cases, webhooks := 0, 0, 0, 0
-			for round := range rounds {
-				seed := int64(round + 1)
-				r := drillRun(t, mix.flags, mix.env, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
-				if r.code != exitOK && r.code != exitFailed {
-					t.Fatalf("seed %d: exit %d\nstdout:\n%s\nstderr:\n%s", seed, r.code, r.stdout, r.stderr)
-				}
-				for _, c := range r.cases() {
-					cases++
-					for _, a := range c.Attempts {
-						for _, cf := range a.Confirmations {
-							if cf.Kind == "webhook" && cf.Found {
-								webhooks++
-							}
-						}
-					}
-					if c.Repeat == nil {
-						// A repeat: N scenario makes N attempts anyway.
-						attempts = max(attempts, len(c.Attempts))
-					}
-					switch c.Status {
-					case "failed":
-						t.Errorf("seed %d: %s:%d %s failed under faults alone:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.describe())
-					case "errored":
-						errored++
-						if mix.recovered {
-							t.Errorf("seed %d: %s:%d %s errored though the retry policy covers %s:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, mix.name, c.describe())
-						}
-						last := c.Attempts[len(c.Attempts)-1]
-						if last.Error == nil || last.Error.Message == "" || last.Error.Kind == "" {
-							t.Errorf("seed %d: %s errored without a cause: %s", seed, c.Name, c.describe())
-						} else if c.Repeat == nil && len(c.Attempts) < 2 && !retryHopeless(last.Error.Message) {
-							// Every shipped scenario has at least one retry
-							// (--retries 2, or its own retries: 1).
-							t.Errorf("seed %d: %s errored without a retry:\n%s", seed, c.Name, c.describe())
-						}
-					}
-				}
-				if r.code == exitFailed && !strings.Contains(r.stdout, " errored,") {
-					t.Errorf("seed %d: exit 1 without errored cases\n%s", seed, r.stdout)
-				}
-			}
-			// Well under a quarter of the cases may stay errored: three
-			// attempts must beat a 10% fault rate almost always.
-			if errored*4 > cases {
-				t.Errorf("%d of %d cases errored: retries do not recover", errored, cases)
-			}
-			if mix.webhooks && webhooks == 0 {
-				t.Errorf("no case confirmed a webhook: the receiver was never exercised")
-			}
-			if mix.retried && attempts < 2 {
-				t.Errorf("no case took more than one attempt: retries are invisible")
-			}
-			t.Logf("%s: %d cases over %d rounds, %d errored, at most %d attempts", mix.name, cases, rounds, errored, attempts)
-		})
-	}
+	// The mixes run side by side, each with its own embedded simulator;
+	// the group ends when all have, before the goroutine check.
+	t.Run("mix", func(t *testing.T) {
+		for _, mix := range faultMixes {
+			t.Run(mix.name, func(t *testing.T) {
+				t.Parallel()
+				drillMix(t, mix, rounds, trees)
+			})
+		}
+	})
 	leaks()
+}
+
+// drillMix runs the passing trees under one fault mix, rounds times, and
+// checks every case.
+func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
+	attempts, errored, cases, webhooks := 0, 0, 0, 0
+	for round := range rounds {
+		seed := int64(round + 1)
+		r := drillRun(t, mix.flags, mix.env, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
+		if r.code != exitOK && r.code != exitFailed {
+			t.Fatalf("seed %d: exit %d\nstdout:\n%s\nstderr:\n%s", seed, r.code, r.stdout, r.stderr)
+		}
+		for _, c := range r.cases() {
+			cases++
+			for _, a := range c.Attempts {
+				for _, cf := range a.Confirmations {
+					if cf.Kind == "webhook" && cf.Found {
+						webhooks++
+					}
+				}
+			}
+			if c.Repeat == nil {
+				// A repeat: N scenario makes N attempts anyway.
+				attempts = max(attempts, len(c.Attempts))
+			}
+			switch c.Status {
+			case "failed":
+				t.Errorf("seed %d: %s:%d %s failed under faults alone:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.describe())
+			case "errored":
+				errored++
+				if mix.recovered {
+					t.Errorf("seed %d: %s:%d %s errored though the retry policy covers %s:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, mix.name, c.describe())
+				}
+				last := c.Attempts[len(c.Attempts)-1]
+				if last.Error == nil || last.Error.Message == "" || last.Error.Kind == "" {
+					t.Errorf("seed %d: %s errored without a cause: %s", seed, c.Name, c.describe())
+				} else if c.Repeat == nil && len(c.Attempts) < 2 && !retryHopeless(last.Error.Message) {
+					// Every shipped scenario has at least one retry
+					// (--retries 2, or its own retries: 1).
+					t.Errorf("seed %d: %s errored without a retry:\n%s", seed, c.Name, c.describe())
+				}
+			}
+		}
+		if r.code == exitFailed && !strings.Contains(r.stdout, " errored,") {
+			t.Errorf("seed %d: exit 1 without errored cases\n%s", seed, r.stdout)
+		}
+	}
+	// Well under a quarter of the cases may stay errored: three
+	// attempts must beat a 10% fault rate almost always.
+	if errored*4 > cases {
+		t.Errorf("%d of %d cases errored: retries do not recover", errored, cases)
+	}
+	if mix.webhooks && webhooks == 0 {
+		t.Errorf("no case confirmed a webhook: the receiver was never exercised")
+	}
+	if mix.retried && attempts < 2 {
+		t.Errorf("no case took more than one attempt: retries are invisible")
+	}
+	t.Logf("%s: %d cases over %d rounds, %d errored, at most %d attempts", mix.name, cases, rounds, errored, attempts)
 }
 
 // retryHopeless says whether an error is one the runner rightly does not
@@ -307,7 +322,9 @@ func drillRun(t *testing.T, simFlags string, extraEnv map[string]string, seed in
 	out := t.TempDir()
 	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
 	env := examplesEnv()
-	env[simFlagsEnv] = simFlags
+	// Calls connect in tens of milliseconds: the drills prove verdicts
+	// and reports under faults, not the platform's call timings.
+	env[simFlagsEnv] = drillCallFlags + " " + simFlags
 	maps.Copy(env, extraEnv)
 	c := newCLI(t, repoRoot, env, append(append([]string{"run"}, args...), "--junit", junitPath, "--json", jsonPath)...)
 	r := &drillResult{code: c.run(t)}

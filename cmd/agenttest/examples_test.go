@@ -18,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // repoRoot is where examples/, suites/ and examples-failing/ live, relative
@@ -167,8 +168,18 @@ func TestRunExamplesFailing(t *testing.T) {
 	}
 	find := func(name string) *assert.Expect {
 		for _, sc := range restaurant.Scenarios {
-			if sc.Name == name {
-				return sc.Turns[0].Expect
+			if sc.Name != name {
+				continue
+			}
+			// The first check after the first turn's say.
+			for _, st := range sc.Steps {
+				if st.Kind == steps.Check && !st.Greeting {
+					exp, err := st.Expect(func(s string) (string, error) { return s, nil })
+					if err != nil {
+						t.Fatal(err)
+					}
+					return exp
+				}
 			}
 		}
 		t.Fatalf("%s has no scenario %q", file, name)
@@ -221,7 +232,15 @@ func TestRunExamplesFailing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dest := confirmations.Scenarios[0].Confirm.Conversation.Fields[1]
+	var confirm *assert.Confirm
+	for _, st := range confirmations.Scenarios[0].Steps {
+		if st.Kind == steps.Confirm {
+			if confirm, err = st.Confirm(func(s string) (string, error) { return s, nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dest := confirm.Conversation.Fields[1]
 	if dest.Field != "handoff_destination" || !strings.Contains(strings.Split(string(confirmSrc), "\n")[dest.Pos.Line-1], "handoff_destination: reception") {
 		t.Errorf("position %s does not point at the wrong destination", dest.Pos)
 	}
@@ -346,9 +365,11 @@ var matcherFeatures = []feature[*assert.Text]{
 
 // scenarioFeatures are the scenario and turn keys.
 var scenarioFeatures = []feature[*scenario.Scenario]{
-	{"greeting", func(s *scenario.Scenario) bool { return s.Greeting != nil }},
+	{"greeting", func(s *scenario.Scenario) bool {
+		return slices.ContainsFunc(s.Steps, func(st *steps.Step) bool { return st.Kind == steps.Check && st.Greeting })
+	}},
 	{"capture", func(s *scenario.Scenario) bool {
-		return slices.ContainsFunc(s.Turns, func(t *scenario.Turn) bool { return len(t.Capture) > 0 })
+		return slices.ContainsFunc(s.Steps, func(st *steps.Step) bool { return st.Kind == steps.Capture })
 	}},
 	{"vars", func(s *scenario.Scenario) bool { return len(s.Vars) > 0 }},
 	{"${env:NAME}", func(s *scenario.Scenario) bool {
@@ -374,7 +395,7 @@ var scenarioFeatures = []feature[*scenario.Scenario]{
 	{"start.tts_lang", func(s *scenario.Scenario) bool { return s.Start.TTSLang != "" }},
 	{"start.integration_attributes", func(s *scenario.Scenario) bool { return len(s.Start.IntegrationAttributes) > 0 }},
 	{"silence", func(s *scenario.Scenario) bool {
-		return slices.ContainsFunc(s.Turns, func(t *scenario.Turn) bool { return t.Say == "" })
+		return slices.ContainsFunc(s.Steps, func(st *steps.Step) bool { return st.Kind == steps.Say && st.Say == "" })
 	}},
 	// Out-of-domain input is seen through its effect: a fallback reply.
 	{"out-of-domain input", func(s *scenario.Scenario) bool {
@@ -390,15 +411,14 @@ var scenarioFeatures = []feature[*scenario.Scenario]{
 	}},
 }
 
-// expects returns a scenario's greeting and turn expectations.
+// expects returns a scenario's greeting and turn expectations, as written.
 func expects(s *scenario.Scenario) []*assert.Expect {
 	var out []*assert.Expect
-	if s.Greeting != nil {
-		out = append(out, s.Greeting)
-	}
-	for _, t := range s.Turns {
-		if t.Expect != nil {
-			out = append(out, t.Expect)
+	for _, st := range s.Steps {
+		if st.Kind == steps.Check {
+			if e, err := st.Expect(func(v string) (string, error) { return v, nil }); err == nil {
+				out = append(out, e)
+			}
 		}
 	}
 	return out

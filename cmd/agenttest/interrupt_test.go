@@ -1,7 +1,7 @@
 package main
 
-// Interruption with a real process: the agenttest binary is built, run
-// against the shipped suites on a slow embedded simulator, and sent
+// Interruption with a real process: agenttest (this test binary running
+// main) is run against the shipped suites on a slow embedded simulator, and sent
 // SIGINT or SIGTERM mid-run. Unlike the in-process tests of main_test.go,
 // this covers main's signal wiring and the exit status the shell sees.
 
@@ -12,35 +12,41 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// agenttestBinary builds the agenttest command into a temporary
-// directory; the build cache makes every build after the first a link.
+// asMainEnv makes the test binary run agenttest's main instead of the
+// tests: the interruption tests start it as a real agenttest process,
+// without building another binary.
+const asMainEnv = "GO_TEST_RUN_AS_AGENTTEST"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		main() // exits
+	}
+	os.Exit(m.Run())
+}
+
+// agenttestBinary returns the program that runs agenttest as a process of
+// its own: this test binary, with asMainEnv set.
 func agenttestBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("starts agenttest processes")
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			t.Skip("no go command to build agenttest with")
-		}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("cannot find the test binary: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "agenttest")
-	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return exe
 }
 
 // startSlowRun starts `agenttest run suites` with every call of the
-// embedded simulator slowed down, so the run takes seconds.
+// embedded simulator slowed down, so the run takes seconds (about 60
+// cases, two at a time, each call 50ms).
 func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
 	t.Helper()
 	bin := agenttestBinary(t)
@@ -51,7 +57,7 @@ func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBu
 	cmd := exec.Command(bin, "run", "suites", "--parallel", "2",
 		"--junit", filepath.Join(out, "junit.xml"), "--json", filepath.Join(out, "result.json"))
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=150ms"}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=50ms", asMainEnv + "=1"}
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
@@ -57,14 +58,18 @@ func (s *statusRecorder) WriteHeader(code int) {
 }
 
 // rateLimitedScenarios is the size of the generated suite.
-const rateLimitedScenarios = 1000
+const rateLimitedScenarios = 400
 
 func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 	// Not parallel: the harness must be able to outrun the limit.
 	if testing.Short() {
-		t.Skip("runs 1,000 scenarios")
+		t.Skip("runs 400 scenarios")
 	}
-	srv, err := sim.New(sim.Options{Seed: 1, RatePerKey: 200})
+	// One fake clock for the simulator's rate limit and the run's waits:
+	// honouring Retry-After moves it, and the limit refills without any
+	// wall time passing.
+	clk := fakeclock.New()
+	srv, err := sim.New(sim.Options{Seed: 1, RatePerKey: 200, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +95,7 @@ func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
 	}
 	c := newCLI(t, dir, env, "run", "large.yaml", "--json", jsonPath)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	if code := c.run(t); code != exitOK {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitOK, tail(c.stdout.String(), 3000), c.stderr)
 	}

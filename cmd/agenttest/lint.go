@@ -74,10 +74,9 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	if diags.HasErrors() {
 		return reported(exitUsage)
 	}
-	n := 0
-	for _, s := range suites {
-		n += len(s.Scenarios)
-	}
+	// Lint takes no filter yet; it counts through the one selection, where
+	// a filter of lint would apply.
+	n := len(scenarios(scenario.Select(suites, scenario.Selection{})))
 	if len(diags) == 0 {
 		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
 	}

@@ -21,6 +21,30 @@ Lists the scenarios under each PATH (default ".") that a run with the same
 Nothing is called. Invalid suite files are reported as by lint (exit 2).
 `
 
+// parseSelection reads --tags and --name into the one Selection run and
+// list use, returning every problem.
+func parseSelection(tags, name string) (scenario.Selection, []string) {
+	var sel scenario.Selection
+	var problems []string
+	if tags != "" {
+		expr, err := scenario.ParseTagExpr(tags)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--tags %q: %v", tags, err))
+		} else {
+			sel.Tags = &expr
+		}
+	}
+	if name != "" {
+		re, err := regexp.Compile(name)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--name %q is not a regular expression: %v", name, err))
+		} else {
+			sel.Name = re
+		}
+	}
+	return sel, problems
+}
+
 func cmdList(_ context.Context, st *State, args []string) error {
 	var tags, name string
 	f := newFlags(st, "list", listUsage)
@@ -35,21 +59,8 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	}
 	paths, problems := suitePaths(st, pos)
 	problems = append(problems, f.problems...)
-	opts := runner.Options{}
-	if tags != "" {
-		expr, err := scenario.ParseTagExpr(tags)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("--tags %q: %v", tags, err))
-		}
-		opts.Tags = &expr
-	}
-	if name != "" {
-		re, err := regexp.Compile(name)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("--name %q is not a regular expression: %v", name, err))
-		}
-		opts.Name = re
-	}
+	sel, bad := parseSelection(tags, name)
+	problems = append(problems, bad...)
 	if len(problems) > 0 {
 		return usageErrorf("list: %s\nRun 'agenttest help list' for usage.", strings.Join(problems, "\nlist: "))
 	}
@@ -58,7 +69,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 		return err
 	}
 	var b strings.Builder
-	for _, file := range runner.Plan(suites, opts) {
+	for _, file := range runner.Plan(suites, runner.Options{Select: sel}) {
 		for _, c := range file.Cases {
 			fmt.Fprintf(&b, "%s:%d  %s", c.Pos.File, c.Pos.Line, c.Name)
 			if len(c.Tags) > 0 {

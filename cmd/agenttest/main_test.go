@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,11 +14,11 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // syncBuffer is a goroutine-safe buffer: the views and the interrupt
 // watcher write from several goroutines. notify, when set, is called
@@ -78,11 +77,21 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 		Dir:        abs,
 		FS:         os.DirFS(abs),
 		Now:        time.Now,
+		Sleep:      shortSleep,
 		Signals:    c.sigs,
 		Exit:       func(code int) { c.exits <- code },
 		CreateFile: createFileIn(abs),
 	}
 	return c
+}
+
+// shortSleep stands for the real pauses of a run (retry backoff,
+// Retry-After, the polls of a record): it waits at most a millisecond.
+// What the tests prove (verdicts, reports, recovery by retries) does not
+// depend on how long the pauses are, and the real ones would make the
+// drills wait for minutes; polls still yield to the simulator's clock.
+func shortSleep(ctx context.Context, d time.Duration) error {
+	return platform.Sleep(ctx, min(d, time.Millisecond))
 }
 
 func (c *cli) run(t *testing.T) int {
@@ -601,19 +610,7 @@ func TestHelpGolden(t *testing.T) {
 			if code := c.run(t); code != exitOK {
 				t.Fatalf("exit %d: %s", code, c.stderr)
 			}
-			golden := filepath.Join("testdata", "help", tc.golden)
-			if *update {
-				if err := os.WriteFile(golden, []byte(c.stdout.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if got := c.stdout.String(); got != string(want) {
-				t.Errorf("help differs from %s:\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", "help", tc.golden), []byte(c.stdout.String()))
 		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -15,7 +14,9 @@ import (
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/webhook"
@@ -58,12 +59,11 @@ type runOptions struct {
 	turnTimeout time.Duration
 	// maxReplyBytes bounds a debug-chat reply (--max-reply-bytes).
 	maxReplyBytes int64
-	// tags and name filter scenarios; tagExpr and nameRe are their parsed
-	// forms, set by Validate.
-	tags    string
-	name    string
-	tagExpr *scenario.TagExpr
-	nameRe  *regexp.Regexp
+	// tags and name filter scenarios; sel is their parsed form, set by
+	// Validate.
+	tags string
+	name string
+	sel  scenario.Selection
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
@@ -85,7 +85,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f := newFlags(st, "run", runUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
-	f.enumVar(&o.env, "env", config.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
+	f.enumVar(&o.env, "env", reply.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
 	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, "run at most `N` scenarios at once")
 	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
 	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
@@ -130,22 +130,9 @@ func (o *runOptions) Validate() error {
 	if o.maxReplyBytes < config.MinReplyBytes {
 		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
 	}
-	if o.tags != "" {
-		expr, err := scenario.ParseTagExpr(o.tags)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("--tags %q: %v", o.tags, err))
-		} else {
-			o.tagExpr = &expr
-		}
-	}
-	if o.name != "" {
-		re, err := regexp.Compile(o.name)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("--name %q is not a regular expression: %v", o.name, err))
-		} else {
-			o.nameRe = re
-		}
-	}
+	sel, bad := parseSelection(o.tags, o.name)
+	o.sel = sel
+	problems = append(problems, bad...)
 	problems = append(problems, o.confirmOptions.problems()...)
 	if o.junit != "" && o.junit == o.json {
 		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
@@ -225,7 +212,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return usageErrorf("run: no suite files under %s (a suite is a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
 	}
 
-	if d := liveSafety(suites, o, tgt); d.HasErrors() {
+	// The plan: the selected scenarios, which the checks before the run,
+	// the webhook receiver and the runner all work from.
+	plan := scenario.Select(suites, o.sel)
+	if d := liveSafety(plan, o, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
@@ -252,7 +242,8 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// A safety net for the console only: every value is masked before it
 	// is stored, and the human view writes whole lines.
 	stdout := red.Writer(st.Stdout)
-	receiver := o.webhookListen != "" || (tgt.Embedded && len(webhookEvents(selectedScenarios(suites, o))) > 0)
+	events := webhookEvents(plan)
+	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
 	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded)
 	// Our own transport, so its connections are closed when the run ends:
 	// a dialled but never used connection would hold up the embedded
@@ -269,13 +260,14 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
 		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
+		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
 	})
 	if err != nil {
 		return usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
 	}
 
-	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, webhookEvents(selectedScenarios(suites, o)))
+	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events)
 	if err != nil {
 		return err
 	}
@@ -287,24 +279,23 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
 	})
 	ropts := runner.Options{
-		Chat:         client,
+		Channel:      runner.DebugChat(client),
 		Parallel:     o.parallel,
 		Retries:      o.retries,
 		TurnTimeout:  o.turnTimeout,
 		FailFast:     o.failFast,
 		DefaultAgent: tgt.AgentID,
 		DefaultEnv:   tgt.Env,
-		Tags:         o.tagExpr,
-		Name:         o.nameRe,
 		Observer:     human,
 		Getenv:       st.LookupEnv,
 		Now:          st.Now,
+		Sleep:        st.Sleep,
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
 		Redactor:     client.Redactor(),
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
-	res, err := runner.Run(ctx, suites, ropts)
+	res, err := runner.Run(ctx, plan, ropts)
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
@@ -333,18 +324,18 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 // passed says whether every case passed (flaky counts as passing); pending
 // or skipped cases left by --fail-fast or an interruption do not pass the
 // run, since the suite did not say everything is fine.
-func passed(r *runner.Result) bool {
+func passed(r *result.Result) bool {
 	if r.Interrupted {
 		return false
 	}
 	for _, c := range r.Checks {
-		if c.Status == runner.Failed || c.Status == runner.Errored {
+		if c.Status == result.Failed || c.Status == result.Errored {
 			return false
 		}
 	}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
-			if c.Status == runner.Failed || c.Status == runner.Errored {
+			if c.Status == result.Failed || c.Status == result.Errored {
 				return false
 			}
 		}
@@ -377,8 +368,8 @@ func writeReport(st *State, name string, render func(io.Writer) error) error {
 	return nil
 }
 
-func runnerTarget(t *config.Target) runner.Target {
-	return runner.Target{
+func runnerTarget(t *config.Target) result.Target {
+	return result.Target{
 		Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL,
 		AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded,
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"time"
@@ -25,6 +26,10 @@ type State struct {
 	FS fs.FS
 	// Now is the clock.
 	Now func() time.Time
+	// Sleep waits d, or until ctx is done and then returns its error: the
+	// pauses of the platform client's retries and of the runner's retries
+	// and polls. Nil means real timers; tests give a fake clock's.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Signals delivers SIGINT/SIGTERM (nil in tests that do not need it).
 	Signals <-chan struct{}
 	// Exit ends the process at once; called only on a second interrupt,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
@@ -89,8 +90,8 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 		}
 	}
 	for _, e := range o.eventList() {
-		if !slices.Contains(platform.WebhookEvents, e) {
-			problems = append(problems, fmt.Sprintf("--events: unknown event %q (known: %s)", e, strings.Join(platform.WebhookEvents, ", ")))
+		if !slices.Contains(reply.WebhookEvents, e) {
+			problems = append(problems, fmt.Sprintf("--events: unknown event %q (known: %s)", e, strings.Join(reply.WebhookEvents, ", ")))
 		}
 	}
 	if len(o.eventList()) == 0 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // maxQuoted bounds how much of an actual value a capture error quotes, so a
@@ -20,7 +20,7 @@ const maxQuoted = 200
 // when the pattern has no group, or the whole field when pattern is empty.
 // A missing field, a bad pattern and a pattern that does not match are
 // errors that quote the actual value.
-func Capture(res *platform.TurnResult, from, pattern string, expand Expander) (string, error) {
+func Capture(res *reply.TurnResult, from, pattern string, expand Expander) (string, error) {
 	if res == nil {
 		return "", errors.New("no reply to capture from")
 	}
@@ -51,7 +51,7 @@ func Capture(res *platform.TurnResult, from, pattern string, expand Expander) (s
 }
 
 // field reads the reply field a capture names.
-func field(res *platform.TurnResult, from string) (string, error) {
+func field(res *reply.TurnResult, from string) (string, error) {
 	md := res.Metadata
 	nonEmpty := func(v, what string) (string, error) {
 		if v == "" {
@@ -73,19 +73,19 @@ func field(res *platform.TurnResult, from string) (string, error) {
 		state := md.State()
 		v, ok := state[key]
 		if !ok {
-			v, ok = platform.LookupPath(state, key)
+			v, ok = reply.LookupPath(state, key)
 		}
 		if !ok {
 			return "", fmt.Errorf("capture from %s: state has no key %q", from, key)
 		}
-		return platform.Render(v), nil
+		return reply.Render(v), nil
 	case strings.HasPrefix(from, "metadata.") && len(from) > len("metadata."):
 		path := strings.TrimPrefix(from, "metadata.")
 		v, ok := md.Lookup(path)
 		if !ok {
 			return "", fmt.Errorf("capture from %s: metadata has no %s", from, path)
 		}
-		return platform.Render(v), nil
+		return reply.Render(v), nil
 	}
 	return "", fmt.Errorf("cannot capture from %q: use response, node, flow, step, state.KEY or metadata.PATH", from)
 }

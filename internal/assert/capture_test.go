@@ -13,7 +13,7 @@ func TestCapture(t *testing.T) {
 		want    string
 		wantErr string
 	}
-	res := reply(t, replyJSON)
+	res := decodeReply(t, replyJSON)
 	res.Response = "Booked! Your reference is AB12CD. See you at 7pm."
 	run := func(t *testing.T, tc testCase) {
 		got, err := Capture(res, tc.from, tc.pattern, vars(map[string]string{"prefix": "reference is", "dot": "."}))
@@ -58,7 +58,7 @@ func TestCapture(t *testing.T) {
 }
 
 func TestCaptureMissingFields(t *testing.T) {
-	res := reply(t, handoffJSON)
+	res := decodeReply(t, handoffJSON)
 	if _, err := Capture(res, "node", "", nil); err == nil || err.Error() != "capture from node: reply has no current node" {
 		t.Errorf("node: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // none stands for an empty list in Actual, so "nothing" never reads as a
@@ -93,8 +93,8 @@ type checker struct {
 	// pos is the position of the whole Expect, used for checks written
 	// without a position of their own.
 	pos    diag.Pos
-	res    *platform.TurnResult
-	md     platform.Metadata
+	res    *reply.TurnResult
+	md     reply.Metadata
 	expand Expander
 	fails  []Failure
 }
@@ -296,7 +296,7 @@ func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missin
 	switch {
 	case want != nil && !*want:
 		if found {
-			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(unexpected, l.name), Expected: "absent", Actual: platform.Render(v)})
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(unexpected, l.name), Expected: "absent", Actual: reply.Render(v)})
 		}
 		return false
 	case !found:
@@ -313,13 +313,13 @@ func (c *checker) state(s *StateCheck) {
 	v, found := state[s.Key]
 	if !found {
 		// A dotted key reaches into nested objects: state.booking.code.
-		v, found = platform.LookupPath(state, s.Key)
+		v, found = reply.LookupPath(state, s.Key)
 	}
 	if !c.presence(pos, l, s.Present, found, "state has no key %q", "state has key %q", v) {
 		return
 	}
 	if s.Match != nil {
-		c.textAt(pos, s.Match, l, "value", platform.Render(v))
+		c.textAt(pos, s.Match, l, "value", reply.Render(v))
 	}
 }
 
@@ -420,7 +420,7 @@ func renderValues(values []string) string {
 	for i, v := range values {
 		list[i] = v
 	}
-	return platform.Render(list)
+	return reply.Render(list)
 }
 
 func times(n int) string {
@@ -491,7 +491,7 @@ func (c *checker) functions(f *Functions) {
 	}
 }
 
-func functionName(ev platform.FunctionEvent) string {
+func functionName(ev reply.FunctionEvent) string {
 	if ev.Name == "" {
 		return "(unnamed)"
 	}
@@ -500,7 +500,7 @@ func functionName(ev platform.FunctionEvent) string {
 
 // renderCalls lists the function events of a reply with their outcome:
 // "check_availability (ok), book_table (failed: no table)".
-func renderCalls(events []platform.FunctionEvent) string {
+func renderCalls(events []reply.FunctionEvent) string {
 	if len(events) == 0 {
 		return "no function called"
 	}
@@ -556,6 +556,6 @@ func (c *checker) metadata(m *MetadataCheck) {
 		return
 	}
 	if m.Match != nil {
-		c.textAt(pos, m.Match, l, "value", platform.Render(v))
+		c.textAt(pos, m.Match, l, "value", reply.Render(v))
 	}
 }

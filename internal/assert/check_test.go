@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // replyJSON is a debug-chat turn result as the simulator returns it.
@@ -42,9 +42,9 @@ const handoffJSON = `{
 	"metadata": {"handoffDestination": "front-desk", "nodeTrace": [], "functionEvents": []}
 }`
 
-func reply(t testing.TB, js string) *platform.TurnResult {
+func decodeReply(t testing.TB, js string) *reply.TurnResult {
 	t.Helper()
-	var r platform.TurnResult
+	var r reply.TurnResult
 	if err := json.Unmarshal([]byte(js), &r); err != nil {
 		t.Fatalf("bad fixture: %v", err)
 	}
@@ -70,7 +70,7 @@ func TestCheck(t *testing.T) {
 		if fixture == "" {
 			fixture = replyJSON
 		}
-		obs := Observation{Result: reply(t, fixture), Latency: tc.latency}
+		obs := Observation{Result: decodeReply(t, fixture), Latency: tc.latency}
 		got := Check(&tc.exp, obs, vars(map[string]string{"code": "AB12CD", "n": "4"}))
 		var diff string
 		if len(got) > 0 {
@@ -274,7 +274,7 @@ func TestCheckOrderFollowsPositions(t *testing.T) {
 		State:    []StateCheck{{Pos: at(3), Key: "nope", Present: ptr(true)}},
 		Ended:    &Bool{Value: true}, // no position: falls back to the Expect's
 	}
-	got := Check(exp, Observation{Result: reply(t, replyJSON)}, nil)
+	got := Check(exp, Observation{Result: decodeReply(t, replyJSON)}, nil)
 	var keys []string
 	for _, f := range got {
 		keys = append(keys, f.Key+"@"+f.Pos.String())
@@ -300,7 +300,7 @@ func TestCheckNilInputs(t *testing.T) {
 		t.Errorf("nil result: got %#v", got)
 	}
 	// A reply without metadata fails the metadata checks without panicking.
-	res := &platform.TurnResult{Response: "hi"}
+	res := &reply.TurnResult{Response: "hi"}
 	got = Check(&Expect{
 		Trace:     &Trace{Includes: []string{"A"}},
 		State:     []StateCheck{{Key: "a"}},
@@ -319,7 +319,7 @@ func TestCheckNilInputs(t *testing.T) {
 // BenchmarkCheck measures a typical turn expectation that passes: a reply
 // matcher, a trace check, two state keys, a metric and a function check.
 func BenchmarkCheck(b *testing.B) {
-	res := reply(b, replyJSON)
+	res := decodeReply(b, replyJSON)
 	exp := &Expect{
 		Response:  &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true},
 		Trace:     &Trace{Pos: at(2), Includes: []string{"CollectPartySize"}, Sequence: []string{"Start", "CollectTime"}},
@@ -341,7 +341,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkCheckFailing measures the cost of building failures, diff
 // included.
 func BenchmarkCheckFailing(b *testing.B) {
-	res := reply(b, replyJSON)
+	res := decodeReply(b, replyJSON)
 	exp := &Expect{
 		Response: &Text{Pos: at(1), Exact: ptr("Great, a table for 4. When would you like to come?")},
 		State:    []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("5")}}},

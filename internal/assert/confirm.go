@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Confirm is the `confirm:` block of a scenario: checks on what the
@@ -170,7 +170,7 @@ func ConversationFieldKind(name string) (FieldKind, bool) {
 // conversationText, conversationNumber and conversationBool read a field by
 // its reference name. started_at renders as ISO 8601 UTC with
 // milliseconds, the reference's form.
-func conversationText(conv *platform.Conversation, name string) string {
+func conversationText(conv *reply.Conversation, name string) string {
 	switch name {
 	case "id":
 		return conv.ID
@@ -203,7 +203,7 @@ func conversationText(conv *platform.Conversation, name string) string {
 	return ""
 }
 
-func conversationNumber(conv *platform.Conversation, name string) int {
+func conversationNumber(conv *reply.Conversation, name string) int {
 	switch name {
 	case "num_turns":
 		return conv.NumTurns
@@ -219,7 +219,7 @@ func conversationNumber(conv *platform.Conversation, name string) int {
 	return 0
 }
 
-func conversationBool(conv *platform.Conversation, name string) bool {
+func conversationBool(conv *reply.Conversation, name string) bool {
 	switch name {
 	case "in_progress":
 		return conv.InProgress
@@ -242,7 +242,7 @@ const (
 // "confirm.conversation.state.booking_code",
 // "confirm.conversation.turns.intents.includes". A nil checks nothing; a
 // nil conv is one failure.
-func CheckConversation(cc *ConversationChecks, conv *platform.Conversation, expand Expander) []Failure {
+func CheckConversation(cc *ConversationChecks, conv *reply.Conversation, expand Expander) []Failure {
 	if cc == nil {
 		return nil
 	}
@@ -274,7 +274,7 @@ func CheckConversation(cc *ConversationChecks, conv *platform.Conversation, expa
 // CheckHandoffState evaluates the handoff state checks against a record.
 // Keys read "confirm.handoff_state.data.reason". A nil record is one
 // failure (the caller turns a 404 into it).
-func CheckHandoffState(hc *HandoffStateCheck, hs *platform.HandoffState, expand Expander) []Failure {
+func CheckHandoffState(hc *HandoffStateCheck, hs *reply.HandoffState, expand Expander) []Failure {
 	if hc == nil {
 		return nil
 	}
@@ -305,7 +305,7 @@ func WebhookFailure(w WebhookCheck, err error) Failure {
 	return Failure{Pos: w.Pos, Key: keyWebhooks + "." + w.Event, Message: msg, Expected: w.Event + " event, signed", Actual: "none verified"}
 }
 
-func (c *checker) field(f *FieldCheck, conv *platform.Conversation) {
+func (c *checker) field(f *FieldCheck, conv *reply.Conversation) {
 	pos := c.at(f.Pos)
 	key := keyConversation + "." + f.Field
 	switch {
@@ -335,17 +335,17 @@ func (c *checker) keyIn(s *StateCheck, obj map[string]any, l label, missing, une
 	pos := c.at(s.Pos)
 	v, found := obj[s.Key]
 	if !found {
-		v, found = platform.LookupPath(obj, s.Key)
+		v, found = reply.LookupPath(obj, s.Key)
 	}
 	if !c.presence(pos, l, s.Present, found, missing, unexpected, v) {
 		return
 	}
 	if s.Match != nil {
-		c.textAt(pos, s.Match, l, "value", platform.Render(v))
+		c.textAt(pos, s.Match, l, "value", reply.Render(v))
 	}
 }
 
-func (c *checker) turns(t *TurnsCheck, conv *platform.Conversation) {
+func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	pos := c.at(t.Pos)
 	if t.Count != nil && !t.Count.Match(float64(len(conv.Turns))) {
 		msg := fmt.Sprintf("conversation has %d turns, expected %s", len(conv.Turns), strings.TrimPrefix(t.Count.Describe(), "is "))

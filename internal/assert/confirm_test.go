@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 func fptr(v float64) *float64 { return &v }
@@ -15,15 +15,15 @@ func sptr(s string) *string   { return &s }
 func bptr(b bool) *bool       { return &b }
 
 // record is the conversation the confirmation tests read.
-func record() *platform.Conversation {
-	return &platform.Conversation{
+func record() *reply.Conversation {
+	return &reply.Conversation{
 		ID: "conv-1", AccountID: "ws-sim00001", ProjectID: "clinic", Environment: "sandbox",
 		StartedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Channel: "WEBCHAT",
 		InProgress: false, NumTurns: 4, TotalDuration: 30, Handoff: true,
 		HandoffReason: "urgent symptoms", HandoffDestination: "on_call_nurse",
 		Metrics: map[string][]string{"CALL_TURN": {"t1", "t2", "t3", "t4"}, "BOOKED": {"true"}},
 		State:   map[string]any{"booking_code": "BK-42", "patient": map[string]any{"age": 41.0}},
-		Turns: []platform.ConversationTurn{
+		Turns: []reply.ConversationTurn{
 			{AgentResponse: "Hello"},
 			{UserInput: "book", Intents: []string{"book_appointment"}},
 			{UserInput: "chest pain", Intents: []string{"urgent_symptoms", "book_appointment"}},
@@ -36,10 +36,10 @@ func TestCheckConversation(t *testing.T) {
 	type testCase struct {
 		name  string
 		cc    *ConversationChecks
-		conv  *platform.Conversation // nil: record()
-		keys  []string               // failure keys, in order; none: passes
-		msg   string                 // part of the first message
-		clear bool                   // check a nil record
+		conv  *reply.Conversation // nil: record()
+		keys  []string            // failure keys, in order; none: passes
+		msg   string              // part of the first message
+		clear bool                // check a nil record
 	}
 	run := func(t *testing.T, tc testCase) {
 		conv := tc.conv
@@ -108,7 +108,7 @@ func TestCheckConversation(t *testing.T) {
 			keys: []string{"confirm.conversation.turns.count", "confirm.conversation.turns.intents.includes", "confirm.conversation.turns.intents.excludes"},
 			msg:  "conversation has 4 turns, expected at least 6"},
 		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(4)}}},
-			conv: &platform.Conversation{ID: "c", NumTurns: 4},
+			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
 		{name: "no record", cc: &ConversationChecks{Pos: at(2)}, clear: true, keys: []string{"confirm.conversation"}, msg: "no conversation record"},
 		{name: "nil checks", cc: nil},
@@ -164,11 +164,11 @@ func TestConversationInProgress(t *testing.T) {
 }
 
 func TestCheckHandoffState(t *testing.T) {
-	hs := &platform.HandoffState{ID: "conv-1", SharedID: "case-9", Data: map[string]any{"reason": "urgent_symptoms", "caller": map[string]any{"id": "P-7"}}}
+	hs := &reply.HandoffState{ID: "conv-1", SharedID: "case-9", Data: map[string]any{"reason": "urgent_symptoms", "caller": map[string]any{"id": "P-7"}}}
 	type testCase struct {
 		name string
 		hc   *HandoffStateCheck
-		hs   *platform.HandoffState
+		hs   *reply.HandoffState
 		keys []string
 		msg  string
 	}

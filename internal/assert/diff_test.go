@@ -1,33 +1,12 @@
 package assert
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with testdata/NAME, or rewrites it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden file:\n got:\n%s\n want:\n%s", name, got, want)
-	}
-}
 
 func TestDiffGolden(t *testing.T) {
 	type testCase struct {
@@ -45,8 +24,8 @@ func TestDiffGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			golden(t, filepath.Join("diff", tc.name+".txt"), Diff(tc.expected, tc.actual)+"\n")
-			golden(t, filepath.Join("diff", tc.name+".color.txt"), DiffColor(tc.expected, tc.actual)+"\n")
+			golden.Check(t, filepath.Join("testdata", "diff", tc.name+".txt"), []byte(Diff(tc.expected, tc.actual)+"\n"))
+			golden.Check(t, filepath.Join("testdata", "diff", tc.name+".color.txt"), []byte(DiffColor(tc.expected, tc.actual)+"\n"))
 		})
 	}
 }

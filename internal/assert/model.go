@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Text matches a string value: a reply, a node name, a state value, a
@@ -147,7 +147,7 @@ type MetricCheck struct {
 }
 
 // Functions checks metadata.functionEvents. How an event's name and failure
-// are read is decided in one place: platform.Metadata.FunctionEvents.
+// are read is decided in one place: reply.Metadata.FunctionEvents.
 type Functions struct {
 	Pos       diag.Pos
 	Called    []string
@@ -192,7 +192,7 @@ type MetadataCheck struct {
 
 // Observation is what a check looks at: one reply and how long it took.
 type Observation struct {
-	Result  *platform.TurnResult
+	Result  *reply.TurnResult
 	Latency time.Duration
 }
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
@@ -31,7 +31,7 @@ func TestCheckSimulatorMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res platform.TurnResult
+	var res reply.TurnResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}

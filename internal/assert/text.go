@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Match reports whether actual satisfies every matcher of t, after expanding
@@ -469,15 +469,15 @@ func (n *Number) Describe() string {
 	}
 	var parts []string
 	if n.Value != nil {
-		parts = append(parts, "is "+platform.Render(*n.Value))
+		parts = append(parts, "is "+reply.Render(*n.Value))
 	}
 	switch {
 	case n.Min != nil && n.Max != nil:
-		parts = append(parts, "between "+platform.Render(*n.Min)+" and "+platform.Render(*n.Max))
+		parts = append(parts, "between "+reply.Render(*n.Min)+" and "+reply.Render(*n.Max))
 	case n.Min != nil:
-		parts = append(parts, "at least "+platform.Render(*n.Min))
+		parts = append(parts, "at least "+reply.Render(*n.Min))
 	case n.Max != nil:
-		parts = append(parts, "at most "+platform.Render(*n.Max))
+		parts = append(parts, "at most "+reply.Render(*n.Max))
 	}
 	if len(parts) == 0 {
 		return "any number"

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,15 +29,12 @@ import (
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // DefaultPath is the config file read when --config is not given and the
 // file exists in the working directory.
 const DefaultPath = "agenttest.yaml"
-
-// Envs are the clientEnv values of the platform (reference: "Deployments and
-// environments").
-var Envs = []string{"sandbox", "pre-release", "live"}
 
 // File is a decoded agenttest.yaml.
 type File struct {
@@ -259,8 +257,8 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.AgentID = fld
 			case "env":
 				t.Env = fld
-				if !envRefRe.MatchString(fld.Value) && fld.Value != "" && !contains(Envs, fld.Value) {
-					ds = ds.Errorf(fld.Pos, "env %q is not one of %s", fld.Value, strings.Join(Envs, ", "))
+				if !envRefRe.MatchString(fld.Value) && fld.Value != "" && !reply.ValidEnv(fld.Value) {
+					ds = ds.Errorf(fld.Pos, "env %q is not one of %s", fld.Value, strings.Join(reply.Envs, ", "))
 				}
 			case "webhook_listen":
 				t.WebhookListen = fld
@@ -381,7 +379,7 @@ func forEachKey(path string, m *yaml.Node, allowed []string, what string, diags 
 			continue
 		}
 		seen[k.Value] = pos(path, k)
-		if !contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			d := diag.Diagnostic{Pos: pos(path, k), Message: fmt.Sprintf("unknown %s %q", what, k.Value)}
 			if s := diag.Suggest(k.Value, allowed); s != "" {
 				d.Hint = fmt.Sprintf("did you mean %q?", s)
@@ -437,15 +435,6 @@ func yamlError(path string, err error) diag.Diagnostic {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
 	return diag.Diagnostic{Pos: p, Message: "invalid YAML: " + msg}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // isSecretKey says whether a mapping key names a secret whose value must
@@ -540,8 +529,8 @@ func validateValue(key, v string) string {
 	case "agent_id":
 		return errText(platform.CheckAgentID(v))
 	case "env":
-		if !contains(Envs, v) {
-			return fmt.Sprintf("env %q is not one of %s", v, strings.Join(Envs, ", "))
+		if !reply.ValidEnv(v) {
+			return fmt.Sprintf("env %q is not one of %s", v, strings.Join(reply.Envs, ", "))
 		}
 	case "max_reply_bytes":
 		if _, err := ParseReplyBytes(v); err != nil {

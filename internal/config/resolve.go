@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/secret"
 )
 
@@ -179,8 +180,8 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	env := sel.Env
 	if env == "" {
 		env = sel.getenv(EnvEnv)
-		if env != "" && !contains(Envs, env) {
-			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(Envs, ", "))
+		if env != "" && !reply.ValidEnv(env) {
+			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(reply.Envs, ", "))
 		}
 	}
 	envFrom := ""

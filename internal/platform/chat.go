@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // ChatStart is the body of the debug-chat create call. JSON names are the
@@ -51,7 +53,7 @@ type Exchange struct {
 	// Status is the HTTP status of the answer.
 	Status int
 	// Result is the decoded turn result.
-	Result *TurnResult
+	Result *reply.TurnResult
 	// Started is when the final try was sent; Latency how long its answer
 	// took (retry waits excluded, so latency checks measure the agent, not
 	// the client's backoff).
@@ -102,14 +104,11 @@ func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, r
 	return c.chat(ctx, rq)
 }
 
-// clientEnvs are the values the reference allows for clientEnv.
-var clientEnvs = map[string]bool{"sandbox": true, "pre-release": true, "live": true}
-
 func checkChat(agentID, env string) error {
 	if agentID == "" {
 		return errors.New("agent id is empty")
 	}
-	if !clientEnvs[env] {
+	if !reply.ValidEnv(env) {
 		return fmt.Errorf("client env %q: must be sandbox, pre-release or live", env)
 	}
 	return nil
@@ -177,7 +176,7 @@ type wireTurn struct {
 // decodeTurn decodes a 2xx debug-chat body. The returned error is a
 // *ResponseError (or an *APIError for a success: false body), so the runner
 // reports the endpoint and status with it.
-func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*TurnResult, error) {
+func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*reply.TurnResult, error) {
 	res, ok := fastTurn(body)
 	if !ok {
 		var err error
@@ -187,7 +186,7 @@ func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*T
 	}
 	// Both paths decode the metadata into the same values, so one check
 	// of its member types serves both.
-	if err := res.Metadata.check(); err != nil {
+	if err := res.Metadata.Check(); err != nil {
 		return nil, c.responseError(rq, status, body, err)
 	}
 	return res, nil
@@ -195,7 +194,7 @@ func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*T
 
 // decodeWireTurn is decodeTurn's general path, for every body fastTurn
 // leaves to it: it holds all the tolerances and error messages.
-func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int) (*TurnResult, error) {
+func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int) (*reply.TurnResult, error) {
 	var w wireTurn
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, c.responseError(rq, status, body, describeDecodeError(err))
@@ -238,7 +237,7 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 	if w.ConversationID.V == "" {
 		return nil, c.responseError(rq, status, body, errors.New(`field "conversationId" is empty`))
 	}
-	res := &TurnResult{
+	res := &reply.TurnResult{
 		ConversationID:    w.ConversationID.V,
 		UserInput:         w.UserInput.V,
 		Response:          w.Response.V,
@@ -253,7 +252,7 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		res.RawMetadata = w.Metadata
 	case 'n':
 		// Tolerated like null strings: no members.
-		res.Metadata = Metadata{}
+		res.Metadata = reply.Metadata{}
 		res.RawMetadata = json.RawMessage("{}")
 	default:
 		return nil, c.responseError(rq, status, body,

@@ -8,84 +8,13 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
-
-// Conversation is the reference's Conversation summary, returned by the
-// list and by-id endpoints. Each field is the member of the same name
-// (ID is id, NumOOD is num_ood, ...). Optional members the server left out
-// are zero.
-type Conversation struct {
-	ID          string
-	AccountID   string
-	ProjectID   string
-	VariantID   string
-	VariantName string
-	// Environment is usually live, sandbox or pre-release.
-	Environment string
-	StartedAt   time.Time
-	// Channel is usually VOICE-SIP or WEBCHAT; CHAT also occurs.
-	Channel    string
-	FromNumber string
-	ToNumber   string
-	// InProgress true means the other members may still change.
-	InProgress bool
-	// NumTurns counts turns even when Turns is empty (transcripts off).
-	NumTurns int
-	// TotalDuration and VendorDuration are in seconds (whole call, and
-	// the part handled by the agent).
-	TotalDuration  int
-	VendorDuration int
-	Handoff        bool
-	HandoffReason  string
-	// HandoffDestination says which destination when several exist.
-	HandoffDestination string
-	NumSilences        int
-	NumOOD             int
-	// Metrics maps a custom metric name to its values: one value for a
-	// metric written once, several when it was written more than once.
-	// The reference sends a string or an array of at least two strings;
-	// both become a slice here so checks need not care.
-	Metrics map[string][]string
-	// State holds the dialogue state: built-in keys (from_, to, call_sid)
-	// and custom ones.
-	State map[string]any
-	// Turns is the transcript in order; empty when transcript access is
-	// off for the project.
-	Turns []ConversationTurn
-}
-
-// ConversationTurn is the reference's Turn; fields are named after its
-// members, except the two date-times (user_input_datetime is UserInputAt,
-// agent_response_datetime is AgentResponseAt).
-type ConversationTurn struct {
-	UserInput     string
-	UserInputDTMF string
-	// UserInputAt is when the agent received the input (for speech, when
-	// ASR finished).
-	UserInputAt   time.Time
-	AgentResponse string
-	// AgentResponseAt is when the agent responded (for speech, when it
-	// began speaking).
-	AgentResponseAt time.Time
-	// Latency is the agent latency of the turn in seconds (with
-	// include_latency).
-	Latency              float64
-	TranslatedUserInput  string
-	EnglishAgentResponse string
-	Intents              []string
-	// Entities holds one map per entity occurrence, from entity name to
-	// its values (a single string becomes a one-element slice).
-	Entities  []map[string][]string
-	IsOOD     bool
-	IsSilence bool
-	// BargeIn is true when the user interrupted the agent (prose
-	// reference only).
-	BargeIn bool
-}
 
 // ConversationPage is one page of a conversations list.
 type ConversationPage struct {
-	Conversations []Conversation
+	Conversations []reply.Conversation
 	// NextOffset is set when more results remain (offset pagination).
 	NextOffset *int
 	// Cursor is the v2/v3 cursor of the next page; "" at the end.
@@ -96,16 +25,6 @@ type ConversationPage struct {
 
 // More reports whether another page exists.
 func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset != nil }
-
-// HandoffState is the context an agent stored at handoff.
-type HandoffState struct {
-	// ID is the conversation id.
-	ID string
-	// SharedID is the integrator-defined id, if one was stored.
-	SharedID string
-	// Data is the free-form handoff metadata written by the agent.
-	Data map[string]any
-}
 
 // Deployment is the active deployment of an agent, as decoded JSON. The
 // reference does not show its shape, so it stays a map.
@@ -212,7 +131,7 @@ func (q ListQuery) validate(v1 bool) error {
 			errs = append(errs, fmt.Errorf("turn_type %q: must be user or agent", q.TurnType))
 		}
 	}
-	if q.ClientEnv != "" && !clientEnvs[q.ClientEnv] {
+	if q.ClientEnv != "" && !reply.ValidEnv(q.ClientEnv) {
 		errs = append(errs, fmt.Errorf("client_env %q: must be sandbox, pre-release or live", q.ClientEnv))
 	}
 	maxLimit := 1000
@@ -332,7 +251,7 @@ func (c *Client) list(ctx context.Context, ep endpoint, version, projectID strin
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"conversations"}))
 	}
 	page := &ConversationPage{
-		Conversations: make([]Conversation, len(w.Conversations.V)),
+		Conversations: make([]reply.Conversation, len(w.Conversations.V)),
 		Cursor:        w.Cursor.V,
 		Descriptions:  w.Descriptions.V,
 	}
@@ -351,7 +270,7 @@ func (c *Client) list(ctx context.Context, ep endpoint, version, projectID strin
 }
 
 // GetConversation reads one conversation, with its turns.
-func (c *Client) GetConversation(ctx context.Context, projectID, conversationID string) (*Conversation, error) {
+func (c *Client) GetConversation(ctx context.Context, projectID, conversationID string) (*reply.Conversation, error) {
 	if conversationID == "" {
 		return nil, errors.New("get conversation: conversation id is empty")
 	}
@@ -402,7 +321,7 @@ func (c *Client) ConversationAudio(ctx context.Context, projectID, conversationI
 // HandoffState reads the handoff context of a conversation, by conversation
 // id or by the integrator's shared id (the server prefers shared_id when
 // both are given).
-func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*HandoffState, error) {
+func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*reply.HandoffState, error) {
 	if conversationID == "" && sharedID == "" {
 		return nil, errors.New("get handoff state: a conversation id or a shared id is required")
 	}
@@ -434,7 +353,7 @@ func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sh
 	if !w.ID.Set && !w.SharedID.Set && !w.Data.Set {
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "data"}))
 	}
-	return &HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
+	return &reply.HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
 }
 
 // ActiveDeployment reads the active sandbox deployment of agentID, whose id
@@ -525,7 +444,7 @@ type wireConvTurn struct {
 
 // convert checks the required members and builds the Conversation. v1
 // requires only the members v1 field whitelisting keeps.
-func (w *wireConversation) convert(v1 bool) (Conversation, error) {
+func (w *wireConversation) convert(v1 bool) (reply.Conversation, error) {
 	req := []struct {
 		name string
 		set  bool
@@ -556,12 +475,12 @@ func (w *wireConversation) convert(v1 bool) (Conversation, error) {
 		where = "conversation " + strconv.Quote(w.ID.V)
 	}
 	if err := missing(where, absent); err != nil {
-		return Conversation{}, err
+		return reply.Conversation{}, err
 	}
 	if w.ID.V == "" {
-		return Conversation{}, errors.New(`field "id" is empty`)
+		return reply.Conversation{}, errors.New(`field "id" is empty`)
 	}
-	conv := Conversation{
+	conv := reply.Conversation{
 		ID:                 w.ID.V,
 		AccountID:          w.AccountID.V,
 		ProjectID:          w.ProjectID.V,
@@ -592,7 +511,7 @@ func (w *wireConversation) convert(v1 bool) (Conversation, error) {
 		}
 	}
 	if len(w.Turns) > 0 {
-		conv.Turns = make([]ConversationTurn, len(w.Turns))
+		conv.Turns = make([]reply.ConversationTurn, len(w.Turns))
 		for i := range w.Turns {
 			conv.Turns[i] = w.Turns[i].convert()
 		}
@@ -600,8 +519,8 @@ func (w *wireConversation) convert(v1 bool) (Conversation, error) {
 	return conv, nil
 }
 
-func (w *wireConvTurn) convert() ConversationTurn {
-	t := ConversationTurn{
+func (w *wireConvTurn) convert() reply.ConversationTurn {
+	t := reply.ConversationTurn{
 		UserInput:            w.UserInput.V,
 		UserInputDTMF:        w.UserInputDTMF.V,
 		UserInputAt:          w.UserInputAt.V,

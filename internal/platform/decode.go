@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // The j* types decode one JSON value tolerantly, the way the reference and
@@ -376,7 +378,7 @@ var wireTurnNames = []string{
 // general path must decide. RawMetadata is a slice of body (capacity capped
 // so appends cannot write into it), not a copy: the body is kept with the
 // result anyway.
-func fastTurn(body []byte) (res *TurnResult, ok bool) {
+func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	p := fastParser{b: body}
 	p.ws()
 	if !p.eat('{') {
@@ -386,7 +388,7 @@ func fastTurn(body []byte) (res *TurnResult, ok bool) {
 		seen                        [tmCount]bool
 		convID, userInput, response jString
 		ended, delayed              jBool
-		meta                        Metadata
+		meta                        reply.Metadata
 		rawMeta                     []byte
 	)
 	p.ws()
@@ -426,10 +428,10 @@ func fastTurn(body []byte) (res *TurnResult, ok bool) {
 					if !ok {
 						return nil, false
 					}
-					meta = Metadata(v.(map[string]any))
+					meta = reply.Metadata(v.(map[string]any))
 					rawMeta = body[start:p.i:p.i]
 				case p.lit("null"):
-					meta, rawMeta = Metadata{}, []byte("{}")
+					meta, rawMeta = reply.Metadata{}, []byte("{}")
 				default:
 					return nil, false
 				}
@@ -469,7 +471,7 @@ func fastTurn(body []byte) (res *TurnResult, ok bool) {
 	if p.i != len(body) || seen != [tmCount]bool{true, true, true, true, true, true} || convID.V == "" {
 		return nil, false
 	}
-	return &TurnResult{
+	return &reply.TurnResult{
 		ConversationID:    convID.V,
 		UserInput:         userInput.V,
 		Response:          response.V,
@@ -570,14 +572,11 @@ func (p *fastParser) key() (string, bool) {
 }
 
 // metadataNames holds every spelling of the metadata members (see
-// metadataAliases), each mapped to itself, for key.
+// reply.MemberSpellings), each mapped to itself, for key.
 var metadataNames = func() map[string]string {
 	m := make(map[string]string)
-	for name, aliases := range metadataAliases {
+	for _, name := range reply.MemberSpellings() {
 		m[name] = name
-		for _, a := range aliases {
-			m[a] = a
-		}
 	}
 	for _, name := range []string{"state", "metrics", "llmRequests"} {
 		m[name] = name

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 const goodTurn = `{"conversationId":"c1","userInput":"hi","response":"Hello!","metadata":{"currentNode":"greet","nodeTrace":["start","greet"],"state":{"n":2}},"conversationEnded":false,"delayedResponse":false}`
@@ -17,7 +19,7 @@ func TestDecodeTurn(t *testing.T) {
 	type testCase struct {
 		name    string
 		body    string
-		want    *TurnResult // compared without RawMetadata
+		want    *reply.TurnResult // compared without RawMetadata
 		wantErr string
 		wantAPI bool
 	}
@@ -46,17 +48,17 @@ func TestDecodeTurn(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "reference shape", body: goodTurn, want: &TurnResult{
+		{name: "reference shape", body: goodTurn, want: &reply.TurnResult{
 			ConversationID: "c1", UserInput: "hi", Response: "Hello!",
-			Metadata: Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
+			Metadata: reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
 		}},
 		{name: "null strings and metadata", body: `{"conversationId":"c1","userInput":null,"response":null,"metadata":null,"conversationEnded":true,"delayedResponse":"true"}`,
-			want: &TurnResult{ConversationID: "c1", Metadata: Metadata{}, ConversationEnded: true, DelayedResponse: true}},
+			want: &reply.TurnResult{ConversationID: "c1", Metadata: reply.Metadata{}, ConversationEnded: true, DelayedResponse: true}},
 		{name: "escapes and unicode", body: `{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
-			want: &TurnResult{ConversationID: "c1", UserInput: "café", Response: "line\none \"q\" ✓", Metadata: Metadata{}}},
-		{name: "data envelope", body: `{"success":true,"data":` + goodTurn + `}`, want: &TurnResult{
+			want: &reply.TurnResult{ConversationID: "c1", UserInput: "café", Response: "line\none \"q\" ✓", Metadata: reply.Metadata{}}},
+		{name: "data envelope", body: `{"success":true,"data":` + goodTurn + `}`, want: &reply.TurnResult{
 			ConversationID: "c1", UserInput: "hi", Response: "Hello!",
-			Metadata: Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
+			Metadata: reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
 		}},
 		{name: "truncated", body: goodTurn[:60], wantErr: "malformed response: truncated JSON"},
 		{name: "not JSON", body: `<html>ok</html>`, wantErr: "malformed response: invalid JSON at byte 1"},
@@ -81,7 +83,7 @@ func TestDecodeConversation(t *testing.T) {
 	type testCase struct {
 		name    string
 		body    string
-		check   func(t *testing.T, c *Conversation)
+		check   func(t *testing.T, c *reply.Conversation)
 		wantErr string
 	}
 	f := &fixed{status: 200}
@@ -114,15 +116,15 @@ func TestDecodeConversation(t *testing.T) {
 			"latency":0.42,"translated_user_input":"","english_agent_response":"","intents":[],"entities":[],"is_ood":false,"is_silence":true,"barge_in":false},
 			{"user_input":"table for two","user_input_dtmf":"","user_input_datetime":"2026-03-02T10:00:20Z","agent_response":"Done","agent_response_datetime":"2026-03-02T10:00:21Z",
 			"latency":1,"intents":["book"],"entities":[{"party_size":"2"},{"dishes":["soup","salad"]}],"is_ood":false,"is_silence":false,"barge_in":true}]}`,
-			check: func(t *testing.T, c *Conversation) {
-				want := Conversation{
+			check: func(t *testing.T, c *reply.Conversation) {
+				want := reply.Conversation{
 					ID: "c1", AccountID: "ws-abcd1234", ProjectID: "restaurant", VariantID: "v1", VariantName: "Summer menu",
 					Environment: "live", StartedAt: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC), Channel: "WEBCHAT",
 					FromNumber: "+15550001", ToNumber: "+15550002", NumTurns: 2, TotalDuration: 61, VendorDuration: 58,
 					Handoff: true, HandoffReason: "asked for human", HandoffDestination: "sales", NumSilences: 1,
 					Metrics: map[string][]string{"CALL_DURATION": {"61"}, "CALL_TURN": {"2026-03-02T10:00:01Z", "2026-03-02T10:00:30Z"}},
 					State:   map[string]any{"from_": "+15550001", "party": 2.0},
-					Turns: []ConversationTurn{
+					Turns: []reply.ConversationTurn{
 						{UserInputAt: time.Date(2026, 3, 2, 10, 0, 1, 0, time.UTC), AgentResponse: "Hi",
 							AgentResponseAt: time.Date(2026, 3, 2, 10, 0, 1, 5e8, time.UTC), Latency: 0.42, Intents: []string{},
 							IsSilence: true},
@@ -136,7 +138,7 @@ func TestDecodeConversation(t *testing.T) {
 				}
 			}},
 		{name: "tolerated forms", body: `{` + base + `,"variant_id":null,"num_turns":"7","total_duration":12.0,"handoff":null,"metrics":{"X":null,"Y":5},"turns":[{"user_input":null,"latency":"0.25","user_input_datetime":"2026-03-02 10:00:01","intents":"book","entities":[null,{"a":"b"}]}]}`,
-			check: func(t *testing.T, c *Conversation) {
+			check: func(t *testing.T, c *reply.Conversation) {
 				if c.VariantID != "" || c.NumTurns != 7 || c.TotalDuration != 12 || c.Handoff {
 					t.Errorf("scalars: %+v", c)
 				}

@@ -5,43 +5,17 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
-// simClock is a settable clock shared by the simulator and the client's
-// retry sleeps: a sleep advances it, so rate limits and call timings play
-// out without waiting.
-type simClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newSimClock() *simClock { return &simClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *simClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *simClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *simClock) sleep(ctx context.Context, d time.Duration) error {
-	c.Advance(d)
-	return ctx.Err()
-}
-
 func TestOutboundCallAgainstSim(t *testing.T) {
-	clk := newSimClock()
+	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 5, Now: clk.Now, TickInterval: time.Hour, Outbound: sim.OutboundOptions{
 		Queued: time.Second, Calling: 2 * time.Second, Retention: time.Hour, Unreachable: []string{"+447700900999"},
 	}})
@@ -53,18 +27,18 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(call.SID, "OUT-") || call.Status != CallQueued {
+	if !strings.HasPrefix(call.SID, "OUT-") || call.Status != reply.CallQueued {
 		t.Fatalf("call = %+v, want an OUT- sid, queued", call)
 	}
 	st, err := c.CallStatus(ctx, call.SID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != CallQueued || st.Final() || st.To != "+447700900001" || st.Env != "sandbox" {
+	if st.Status != reply.CallQueued || st.Final() || st.To != "+447700900001" || st.Env != "sandbox" {
 		t.Fatalf("status = %+v, want queued for +447700900001 in sandbox", st)
 	}
 	clk.Advance(1500 * time.Millisecond)
-	if st, err = c.CallStatus(ctx, call.SID); err != nil || st.Status != CallCalling {
+	if st, err = c.CallStatus(ctx, call.SID); err != nil || st.Status != reply.CallCalling {
 		t.Fatalf("status = %+v, %v; want calling", st, err)
 	}
 	clk.Advance(2 * time.Second)
@@ -72,7 +46,7 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != CallSuccess || !st.Final() || st.ConversationID == "" {
+	if st.Status != reply.CallSuccess || !st.Final() || st.ConversationID == "" {
 		t.Fatalf("status = %+v, want success with a conversation", st)
 	}
 	conv, err := c.GetConversation(ctx, agentID, st.ConversationID)
@@ -89,7 +63,7 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(4 * time.Second)
-	if st, err := c.CallStatus(ctx, bad.SID); err != nil || st.Status != CallFailure || st.FailureReason == "" {
+	if st, err := c.CallStatus(ctx, bad.SID); err != nil || st.Status != reply.CallFailure || st.FailureReason == "" {
 		t.Fatalf("status = %+v, %v; want failure with a reason", st, err)
 	}
 
@@ -145,9 +119,9 @@ func TestPlaceCallErrors(t *testing.T) {
 }
 
 func TestSendSMSAgainstSim(t *testing.T) {
-	clk := newSimClock()
+	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 7, Now: clk.Now, TickInterval: time.Hour, SMSRate: 1})
-	c := simClient(t, s, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, Sleep: clk.sleep, Rand: func() float64 { return 0 }})
+	c := simClient(t, s, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, Sleep: clk.Sleep, Rand: func() float64 { return 0 }})
 	ctx := context.Background()
 	agentID := s.AgentIDs[0]
 	conn := s.Info.ConnectorIDs[agentID]["sandbox"]
@@ -298,7 +272,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
 
-	ep, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://127.0.0.1:9/hook", Description: "test", Events: []string{EventConversationCompleted}})
+	ep, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://127.0.0.1:9/hook", Description: "test", Events: []string{reply.EventConversationCompleted}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +284,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 		t.Fatalf("list = %+v, %v; want the endpoint without its secret", list, err)
 	}
 	timeout := 2000
-	up, err := c.UpdateWebhook(ctx, ep.ID, WebhookUpdate{EventTypes: []string{EventConversationCompleted, EventHandoffCreated}, TimeoutMS: &timeout})
+	up, err := c.UpdateWebhook(ctx, ep.ID, WebhookUpdate{EventTypes: []string{reply.EventConversationCompleted, reply.EventHandoffCreated}, TimeoutMS: &timeout})
 	if err != nil || len(up.Events) != 2 || up.TimeoutMS != 2000 {
 		t.Fatalf("update = %+v, %v", up, err)
 	}
@@ -327,7 +301,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 	if _, err := c.GetWebhook(ctx, "whe_bad-id"); err == nil || !strings.Contains(err.Error(), "^whe_") {
 		t.Errorf("bad id: err = %v, want the pattern named", err)
 	}
-	_, err = c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://example.com/hook", Events: []string{EventConversationCompleted}})
+	_, err = c.RegisterWebhook(ctx, WebhookRegistration{URL: "http://example.com/hook", Events: []string{reply.EventConversationCompleted}})
 	if err == nil || !strings.Contains(err.Error(), "https://") {
 		t.Errorf("http URL: err = %v, want the https rule", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -35,9 +36,9 @@ func helpdeskAgent(t testing.TB) *agent.Definition {
 
 // startMessagingSim serves the helpdesk agent; the clock is the returned
 // one unless opts has its own.
-func startMessagingSim(t testing.TB, opts sim.Options) (*simtest.Sim, *simClock) {
+func startMessagingSim(t testing.TB, opts sim.Options) (*simtest.Sim, *fakeclock.Clock) {
 	t.Helper()
-	clk := newSimClock()
+	clk := fakeclock.New()
 	if opts.Now == nil {
 		opts.Now = clk.Now
 	}

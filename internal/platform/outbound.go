@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // retryUnsafe is the retry class of the POSTs that create something on the
@@ -20,15 +22,6 @@ var (
 	epCallCreate = endpoint{"POST", "/v1/outbound-calling", runtimeHost, authVendorToken, retryUnsafe}
 	epCallStatus = endpoint{"GET", "/v1/outbound-calling/{call_sid}/status", runtimeHost, authVendorToken, retryRead}
 	epSMS        = endpoint{"POST", "/v1/outbound-sms", runtimeHost, authVendorToken, retryUnsafe}
-)
-
-// Outbound call statuses (reference, States and transitions). The first two
-// are in progress; success and failure are final.
-const (
-	CallQueued  = "queued"
-	CallCalling = "calling"
-	CallSuccess = "success"
-	CallFailure = "failure"
 )
 
 // CallRetention is how long the platform keeps a finished call's status
@@ -109,7 +102,7 @@ type CallStatus struct {
 
 // Final reports whether the status will not change any more.
 func (s *CallStatus) Final() bool {
-	return s != nil && (s.Status == CallSuccess || s.Status == CallFailure)
+	return s != nil && (s.Status == reply.CallSuccess || s.Status == reply.CallFailure)
 }
 
 // PlaceCall triggers an outbound call and returns its call_sid. The POST is

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 const (
@@ -109,7 +111,7 @@ var redirectCalls = []struct {
 		return err
 	}},
 	{"webhook registration", "POST /v1/webhooks/endpoints", func(ctx context.Context, c *Client) error {
-		_, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "https://example.com/hook", Events: []string{EventConversationCompleted}})
+		_, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "https://example.com/hook", Events: []string{reply.EventConversationCompleted}})
 		return err
 	}},
 	{"outbound call", "POST /v1/outbound-calling", func(ctx context.Context, c *Client) error {

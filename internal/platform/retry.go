@@ -80,7 +80,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 		p.Rand = rand.Float64
 	}
 	if p.Sleep == nil {
-		p.Sleep = sleepCtx
+		p.Sleep = Sleep
 	}
 	return p
 }
@@ -111,7 +111,10 @@ func (p RetryPolicy) sleep(ctx context.Context, d time.Duration) error {
 	return p.Sleep(ctx, d)
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d on a real timer, or until ctx is done and then returns its
+// error: the default RetryPolicy.Sleep, and the default of the runner's
+// pauses.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

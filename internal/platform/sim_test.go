@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -174,7 +176,7 @@ func TestConversationsAgainstSim(t *testing.T) {
 	project := s.AgentIDs[0]
 
 	// Walk every page by cursor, then by offset; both see the same set.
-	byCursor := map[string]Conversation{}
+	byCursor := map[string]reply.Conversation{}
 	q := ListQuery{Limit: 7}
 	for pages := 0; ; pages++ {
 		if pages > 50 {
@@ -234,7 +236,7 @@ func TestConversationsAgainstSim(t *testing.T) {
 	}
 
 	// Audio: voice conversations have a recording, chat ones answer 404.
-	var voice, chat, handoff *Conversation
+	var voice, chat, handoff *reply.Conversation
 	for _, cv := range byCursor {
 		cv := cv
 		switch {
@@ -360,14 +362,15 @@ func TestErrorsAgainstSim(t *testing.T) {
 }
 
 func TestChatTimeoutAgainstSim(t *testing.T) {
-	s := simtest.Start(t, sim.Options{Seed: 5, ChatIdleTimeout: 50 * time.Millisecond})
+	clk := fakeclock.New()
+	s := simtest.Start(t, sim.Options{Seed: 5, Now: clk.Now, ChatIdleTimeout: 50 * time.Millisecond})
 	c := simClient(t, s, RetryPolicy{})
 	ctx := context.Background()
 	ex, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(120 * time.Millisecond)
+	clk.Advance(120 * time.Millisecond)
 	_, err = c.SendTurn(ctx, "restaurant", ex.Result.ConversationID, ChatTurn{ClientEnv: "sandbox", Message: "still there?"})
 	if !IsChatTimeout(err) || !IsTransient(err) {
 		t.Fatalf("err = %v, want CHAT_TIMEOUT", err)

@@ -26,18 +26,6 @@ var (
 	epWebhookDelete   = endpoint{"DELETE", "/v1/webhook-endpoints/{endpoint_id}", buildHost, authBuildKey, retryRead}
 )
 
-// The webhook events of the reference.
-const (
-	EventConversationCompleted = "conversation.completed"
-	EventHandoffCreated        = "handoff.created"
-	EventAlertsTriggered       = "alerts.triggered"
-	EventAlertsResolved        = "alerts.resolved"
-)
-
-// WebhookEvents are the four event names the reference lists. Others are
-// "not shown": they may exist, so callers warn rather than refuse.
-var WebhookEvents = []string{EventConversationCompleted, EventHandoffCreated, EventAlertsTriggered, EventAlertsResolved}
-
 // webhookIDRe is the endpoint id pattern of the reference.
 var webhookIDRe = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
 

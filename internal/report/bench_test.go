@@ -5,11 +5,11 @@ import (
 	"io"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // bigResult is the fixture's files repeated to about a thousand cases.
-func bigResult() *runner.Result {
+func bigResult() *result.Result {
 	r := fixture()
 	base := r.Files
 	r.Files = nil

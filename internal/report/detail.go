@@ -7,7 +7,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // notRunReason is what a pending case says when the runner gave no reason.
@@ -15,7 +15,7 @@ const notRunReason = "not run: run interrupted"
 
 // casePos is the position a case is listed under: file:line of the
 // scenario, falling back to the file path when the scenario has none.
-func casePos(f *runner.File, c *runner.Case) string {
+func casePos(f *result.File, c *result.Case) string {
 	p := c.Pos
 	if p.File == "" && f != nil {
 		p.File = f.Path
@@ -26,7 +26,7 @@ func casePos(f *runner.File, c *runner.Case) string {
 
 // caseTitle is "file:line name", the way a case is named in every line of
 // the console.
-func (st style) caseTitle(f *runner.File, c *runner.Case) string {
+func (st style) caseTitle(f *result.File, c *result.Case) string {
 	pos := casePos(f, c)
 	if pos == "" {
 		return st.flat(c.Name)
@@ -35,7 +35,7 @@ func (st style) caseTitle(f *runner.File, c *runner.Case) string {
 }
 
 // turnLabel names a transcript turn the way failure lines do.
-func turnLabel(t *runner.Turn) string {
+func turnLabel(t *result.Turn) string {
 	if t.Index == 0 {
 		return "greeting"
 	}
@@ -47,11 +47,11 @@ func turnLabel(t *runner.Turn) string {
 // only reliable link, since the runner records failures per attempt. When
 // nothing matches, the last turn is the best guess: an attempt stops at the
 // first turn whose checks fail.
-func turnAt(a *runner.Attempt, pos diag.Pos) *runner.Turn {
+func turnAt(a *result.Attempt, pos diag.Pos) *result.Turn {
 	if a == nil || len(a.Turns) == 0 {
 		return nil
 	}
-	var found *runner.Turn
+	var found *result.Turn
 	if pos.Line > 0 {
 		for _, t := range a.Turns {
 			if t == nil || t.Pos.File != pos.File || t.Pos.Line == 0 {
@@ -70,7 +70,7 @@ func turnAt(a *runner.Attempt, pos diag.Pos) *runner.Turn {
 
 // failureLine is the one-line form of a failure:
 // "suites/refund.yaml:42:7: turn 3: reply does not match".
-func (st style) failureLine(a *runner.Attempt, f assert.Failure) string {
+func (st style) failureLine(a *result.Attempt, f assert.Failure) string {
 	var parts []string
 	if p := f.Pos.String(); p != "" {
 		parts = append(parts, p)
@@ -107,7 +107,7 @@ func afterSession(key string) bool {
 
 // errorLine is the one-line form of an attempt's infrastructure error:
 // "suites/x.yaml:20:5: turn 3: timeout: no reply within 30s".
-func (st style) errorLine(a *runner.Attempt, e *runner.Error) string {
+func (st style) errorLine(a *result.Attempt, e *result.Error) string {
 	var parts []string
 	if p := e.Pos.String(); p != "" {
 		parts = append(parts, p)
@@ -126,7 +126,7 @@ func (st style) errorLine(a *runner.Attempt, e *runner.Error) string {
 
 // attemptLine summarises an attempt in one line, for the list of earlier
 // attempts of a retried case.
-func (st style) attemptLine(a *runner.Attempt) string {
+func (st style) attemptLine(a *result.Attempt) string {
 	switch {
 	case a.Error != nil:
 		return a.Status.String() + ": " + st.errorLine(a, a.Error)
@@ -143,9 +143,9 @@ func (st style) attemptLine(a *runner.Attempt) string {
 
 // failedAttempt is the attempt whose details a non-passing case shows: the
 // last one that did not pass (for a repeat: the last failing run).
-func failedAttempt(c *runner.Case) *runner.Attempt {
+func failedAttempt(c *result.Case) *result.Attempt {
 	for i := len(c.Attempts) - 1; i >= 0; i-- {
-		if a := c.Attempts[i]; a != nil && (a.Status == runner.Failed || a.Status == runner.Errored) {
+		if a := c.Attempts[i]; a != nil && (a.Status == result.Failed || a.Status == result.Errored) {
 			return a
 		}
 	}
@@ -153,7 +153,7 @@ func failedAttempt(c *runner.Case) *runner.Attempt {
 }
 
 // repeatLine describes a repeat verdict: "3 of 5 runs passed (60%), 80% required".
-func repeatLine(r *runner.Repeat) string {
+func repeatLine(r *result.Repeat) string {
 	got := 0.0
 	if r.Runs > 0 {
 		got = float64(r.Passed) / float64(r.Runs)
@@ -171,30 +171,30 @@ type detail struct {
 
 // writeCase writes the body of a non-passing (or, verbose, any) case.
 // Every line starts with indent.
-func (d detail) writeCase(c *runner.Case, indent string) {
+func (d detail) writeCase(c *result.Case, indent string) {
 	switch c.Status {
-	case runner.Skipped:
+	case result.Skipped:
 		if c.SkipReason != "" {
 			d.line(indent, "skipped: "+c.SkipReason)
 		}
 		return
-	case runner.Pending:
+	case result.Pending:
 		d.line(indent, pendingReason(c))
 		return
 	}
 	a := c.Last()
-	if c.Status == runner.Failed || c.Status == runner.Errored {
+	if c.Status == result.Failed || c.Status == result.Errored {
 		a = failedAttempt(c)
 	}
 	if a == nil {
-		if c.Status == runner.Errored || c.Status == runner.Failed {
+		if c.Status == result.Errored || c.Status == result.Failed {
 			d.line(indent, c.Status.String()+" before any attempt started")
 		}
 		return
 	}
 	n := len(c.Attempts)
 	for _, e := range c.Attempts {
-		if e == nil || e == a || e.Status == runner.Passed {
+		if e == nil || e == a || e.Status == result.Passed {
 			continue
 		}
 		d.line(indent, fmt.Sprintf("attempt %d of %d %s", e.Number, n, d.st.attemptLine(e)))
@@ -207,7 +207,7 @@ func (d detail) writeCase(c *runner.Case, indent string) {
 }
 
 // pendingReason says why a pending case did not run.
-func pendingReason(c *runner.Case) string {
+func pendingReason(c *result.Case) string {
 	if c.SkipReason != "" {
 		return "not run: " + strings.TrimPrefix(c.SkipReason, "not run: ")
 	}
@@ -216,7 +216,7 @@ func pendingReason(c *runner.Case) string {
 
 // writeAttempt writes an attempt's failures or error, then its transcript
 // up to the turn where it broke.
-func (d detail) writeAttempt(a *runner.Attempt, indent string) {
+func (d detail) writeAttempt(a *result.Attempt, indent string) {
 	upTo := -1
 	for _, f := range a.Failures {
 		d.writeFailure(a, f, indent)
@@ -230,7 +230,7 @@ func (d detail) writeAttempt(a *runner.Attempt, indent string) {
 			upTo = t.Index
 		}
 	}
-	if a.Error == nil && len(a.Failures) == 0 && a.Status != runner.Passed && a.Status != runner.Flaky {
+	if a.Error == nil && len(a.Failures) == 0 && a.Status != result.Passed && a.Status != result.Flaky {
 		d.line(indent, a.Status.String()+" without a recorded cause")
 	}
 	d.writeTranscript(a, upTo, indent)
@@ -239,7 +239,7 @@ func (d detail) writeAttempt(a *runner.Attempt, indent string) {
 
 // writeConfirmations lists what was read back from the platform after the
 // session or by a probe: the evidence behind confirm: failures.
-func (d detail) writeConfirmations(a *runner.Attempt, indent string) {
+func (d detail) writeConfirmations(a *result.Attempt, indent string) {
 	if len(a.Confirmations) == 0 {
 		return
 	}
@@ -264,7 +264,7 @@ func (d detail) writeConfirmations(a *runner.Attempt, indent string) {
 }
 
 // writeFailure writes one failure: its line, expected, actual and diff.
-func (d detail) writeFailure(a *runner.Attempt, f assert.Failure, indent string) {
+func (d detail) writeFailure(a *result.Attempt, f assert.Failure, indent string) {
 	d.line(indent, d.st.paint(sgrBold, d.st.failureLine(a, f)))
 	in := indent + "  "
 	if f.Expected != "" || f.Actual != "" {
@@ -293,7 +293,7 @@ func (d detail) writeFailure(a *runner.Attempt, f assert.Failure, indent string)
 // writeTranscript writes the turns of a, up to and including the turn with
 // index upTo (all turns when upTo is negative): what the user said, what
 // the agent answered, where the flow went, and which state keys moved.
-func (d detail) writeTranscript(a *runner.Attempt, upTo int, indent string) {
+func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 	if len(a.Turns) == 0 {
 		return
 	}

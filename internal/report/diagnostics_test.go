@@ -2,10 +2,12 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
 )
 
 func TestWriteDiagnostics(t *testing.T) {
@@ -33,7 +35,7 @@ func TestWriteDiagnostics(t *testing.T) {
 		if color {
 			name = "diagnostics-color.txt"
 		}
-		golden(t, name, b.Bytes())
+		golden.Check(t, filepath.Join("testdata", name), b.Bytes())
 	}
 }
 

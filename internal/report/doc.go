@@ -1,12 +1,13 @@
 // Package report renders a run: live progress while cases finish, and the
 // final human, JUnit and JSON reports.
 //
-// Everything here is a pure function of the runner's data model
-// (runner.Result and what it holds) and of an io.Writer; nothing reads the
-// environment or the clock except through the options it is given. The two
-// progress views implement runner.Observer and are safe for the concurrent
-// calls the runner makes; the file writers run once, at conclusion, and
-// follow the order of r.Files, not the order cases finished in.
+// Everything here is a pure function of the run's data model
+// (internal/result: result.Result and what it holds; never the runner) and
+// of an io.Writer; nothing reads the environment or the clock except
+// through the options it is given. The progress view (Human) implements
+// result.Observer and is safe for the concurrent calls the runner makes;
+// the file writers run once, at conclusion, and follow the order of
+// r.Files, not the order cases finished in.
 //
 //	view := report.NewHuman(stdout, report.HumanOptions{TTY: tty, Color: color, Now: now})
 //	res, err := runner.Run(ctx, suites, runner.Options{Observer: view})

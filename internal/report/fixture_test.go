@@ -6,8 +6,8 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // t0 is the fixed start of the fixture run; nothing in the fixture reads
@@ -19,9 +19,9 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 
 func pos(file string, line, col int) diag.Pos { return diag.Pos{File: file, Line: line, Col: col} }
 
-// reply builds a transcript turn as the runner records it: the request
+// exchange builds a transcript turn as the runner records it: the request
 // and response bodies as sent and received, and the decoded result.
-type reply struct {
+type exchange struct {
 	index   int
 	pos     diag.Pos
 	say     string
@@ -34,8 +34,8 @@ type reply struct {
 	failed  bool // the call failed: no result, no response
 }
 
-func (r reply) turn() *runner.Turn {
-	t := &runner.Turn{
+func (r exchange) turn() *result.Turn {
+	t := &result.Turn{
 		Index:   r.index,
 		Pos:     r.pos,
 		Say:     r.say,
@@ -55,7 +55,7 @@ func (r reply) turn() *runner.Turn {
 		meta = map[string]any{}
 	}
 	rawMeta := mustJSON(meta)
-	var decoded platform.Metadata
+	var decoded reply.Metadata
 	if err := json.Unmarshal(rawMeta, &decoded); err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func (r reply) turn() *runner.Turn {
 		"conversationEnded": r.ended,
 		"delayedResponse":   false,
 	})
-	t.Result = &platform.TurnResult{
+	t.Result = &reply.TurnResult{
 		ConversationID:    r.conv,
 		UserInput:         r.say,
 		Response:          r.text,
@@ -98,26 +98,26 @@ func failure(p diag.Pos, key, msg, expected, actual, diff string) assert.Failure
 // inline and a line diff, errored after retries, flaky, skipped, pending
 // (interrupted), a repeat, example rows, and text full of characters that
 // break reports (ANSI escapes, NUL, "]]>", emoji, XML specials).
-func fixture() *runner.Result {
+func fixture() *result.Result {
 	const rest = "suites/restaurant.yaml"
 	const spec = "suites/special.yaml"
 	const hand = "features/handoff.feature"
 
-	greet := func(conv string, ms int) reply {
-		return reply{index: 0, pos: pos(rest, 5, 3), conv: conv, started: at(ms), latency: 120 * time.Millisecond,
+	greet := func(conv string, ms int) exchange {
+		return exchange{index: 0, pos: pos(rest, 5, 3), conv: conv, started: at(ms), latency: 120 * time.Millisecond,
 			text: "Welcome to Luigi's! How can I help?",
 			meta: map[string]any{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"restaurant": "luigi"}}}
 	}
 
 	// Passed, two turns.
-	books := &runner.Case{
-		Name: "books a table for four", Pos: pos(rest, 12, 5), Status: runner.Passed,
+	books := &result.Case{
+		Name: "books a table for four", Pos: pos(rest, 12, 5), Status: result.Passed,
 		Duration: 1200 * time.Millisecond, Agent: "luigi", Env: "sandbox", Tags: []string{"smoke"},
-		Attempts: []*runner.Attempt{{
-			Number: 1, Status: runner.Passed, ConversationID: "conv-001", Started: at(0), Duration: 1200 * time.Millisecond,
-			Turns: []*runner.Turn{
+		Attempts: []*result.Attempt{{
+			Number: 1, Status: result.Passed, ConversationID: "conv-001", Started: at(0), Duration: 1200 * time.Millisecond,
+			Turns: []*result.Turn{
 				greet("conv-001", 0).turn(),
-				reply{index: 1, pos: pos(rest, 14, 9), say: "A table for four tonight, please", conv: "conv-001", started: at(130), latency: 540 * time.Millisecond,
+				exchange{index: 1, pos: pos(rest, 14, 9), say: "A table for four tonight, please", conv: "conv-001", started: at(130), latency: 540 * time.Millisecond,
 					text: "Booked: four people at 19:00.",
 					meta: map[string]any{"currentNode": "confirm", "nodeTrace": []any{"greet", "book", "confirm"},
 						"state": map[string]any{"restaurant": "luigi", "party_size": 4, "time": "19:00"}}}.turn(),
@@ -126,18 +126,18 @@ func fixture() *runner.Result {
 	}
 
 	// Failed on turn 2 with an inline diff and a state check.
-	party := &runner.Case{
-		Name: "asks for the party size", Pos: pos(rest, 30, 5), Status: runner.Failed,
+	party := &result.Case{
+		Name: "asks for the party size", Pos: pos(rest, 30, 5), Status: result.Failed,
 		Duration: 900 * time.Millisecond, Agent: "luigi", Env: "sandbox", Variant: "formal",
-		Attempts: []*runner.Attempt{{
-			Number: 1, Status: runner.Failed, ConversationID: "conv-002", Started: at(10), Duration: 900 * time.Millisecond,
-			Turns: []*runner.Turn{
+		Attempts: []*result.Attempt{{
+			Number: 1, Status: result.Failed, ConversationID: "conv-002", Started: at(10), Duration: 900 * time.Millisecond,
+			Turns: []*result.Turn{
 				greet("conv-002", 10).turn(),
-				reply{index: 1, pos: pos(rest, 32, 9), say: "I'd like to book", conv: "conv-002", started: at(140), latency: 300 * time.Millisecond,
+				exchange{index: 1, pos: pos(rest, 32, 9), say: "I'd like to book", conv: "conv-002", started: at(140), latency: 300 * time.Millisecond,
 					text: "Sure. For what date?",
 					meta: map[string]any{"currentNode": "ask_date", "nodeTrace": []any{"greet", "book", "ask_date"},
 						"state": map[string]any{"restaurant": "luigi", "intent": "book"}}}.turn(),
-				reply{index: 2, pos: pos(rest, 35, 9), say: "Tomorrow", conv: "conv-002", started: at(450), latency: 410 * time.Millisecond,
+				exchange{index: 2, pos: pos(rest, 35, 9), say: "Tomorrow", conv: "conv-002", started: at(450), latency: 410 * time.Millisecond,
 					text: "For what time tomorrow?",
 					meta: map[string]any{"currentNode": "ask_time", "nodeTrace": []any{"ask_date", "ask_time"},
 						"state": map[string]any{"restaurant": "luigi", "intent": "book_table", "date": "2026-03-15"}}}.turn(),
@@ -151,14 +151,14 @@ func fixture() *runner.Result {
 	}
 
 	// Failed with a multi-line reply and a line diff.
-	menu := &runner.Case{
-		Name: "lists the menu", Pos: pos(rest, 50, 5), Status: runner.Failed,
+	menu := &result.Case{
+		Name: "lists the menu", Pos: pos(rest, 50, 5), Status: result.Failed,
 		Duration: 700 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Attempts: []*runner.Attempt{{
-			Number: 1, Status: runner.Failed, ConversationID: "conv-003", Started: at(20), Duration: 700 * time.Millisecond,
-			Turns: []*runner.Turn{
+		Attempts: []*result.Attempt{{
+			Number: 1, Status: result.Failed, ConversationID: "conv-003", Started: at(20), Duration: 700 * time.Millisecond,
+			Turns: []*result.Turn{
 				greet("conv-003", 20).turn(),
-				reply{index: 1, pos: pos(rest, 52, 9), say: "What's on the menu?", conv: "conv-003", started: at(150), latency: 560 * time.Millisecond,
+				exchange{index: 1, pos: pos(rest, 52, 9), say: "What's on the menu?", conv: "conv-003", started: at(150), latency: 560 * time.Millisecond,
 					text: "Today we have:\n- pizza margherita\n- lasagne\n- tiramisu",
 					meta: map[string]any{"currentNode": "menu", "nodeTrace": []any{"greet", "menu"}}}.turn(),
 			},
@@ -172,58 +172,58 @@ func fixture() *runner.Result {
 	}
 
 	// Flaky: failed, then passed.
-	italian := &runner.Case{
-		Name: "greets in Italian", Pos: pos(rest, 60, 5), Status: runner.Flaky,
+	italian := &result.Case{
+		Name: "greets in Italian", Pos: pos(rest, 60, 5), Status: result.Flaky,
 		Duration: 2300 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Attempts: []*runner.Attempt{
-			{Number: 1, Status: runner.Failed, ConversationID: "conv-004", Started: at(30), Duration: 1100 * time.Millisecond,
-				Turns: []*runner.Turn{greet("conv-004", 30).turn()},
+		Attempts: []*result.Attempt{
+			{Number: 1, Status: result.Failed, ConversationID: "conv-004", Started: at(30), Duration: 1100 * time.Millisecond,
+				Turns: []*result.Turn{greet("conv-004", 30).turn()},
 				Failures: []assert.Failure{
 					failure(pos(rest, 62, 16), "response", "reply does not contain the expected text",
 						`contains "Benvenuti"`, "Welcome to Luigi's! How can I help?", ""),
 				}},
-			{Number: 2, Status: runner.Passed, ConversationID: "conv-005", Started: at(1200), Duration: 1200 * time.Millisecond,
-				Turns: []*runner.Turn{{
+			{Number: 2, Status: result.Passed, ConversationID: "conv-005", Started: at(1200), Duration: 1200 * time.Millisecond,
+				Turns: []*result.Turn{{
 					Index: 0, Pos: pos(rest, 5, 3), Started: at(1200), Latency: 90 * time.Millisecond,
 					Request: mustJSON(map[string]any{"agentId": "luigi"}),
 					Response: mustJSON(map[string]any{"conversationId": "conv-005", "response": "Benvenuti da Luigi!", "metadata": map[string]any{},
 						"userInput": "", "conversationEnded": false, "delayedResponse": false}),
-					Result: &platform.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!", Metadata: platform.Metadata{}},
+					Result: &reply.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!", Metadata: reply.Metadata{}},
 				}}},
 		},
 	}
 
 	// Errored on every attempt: a timeout on turn 1.
-	slow := &runner.Case{
-		Name: "answers opening hours", Pos: pos(rest, 70, 5), Status: runner.Errored,
+	slow := &result.Case{
+		Name: "answers opening hours", Pos: pos(rest, 70, 5), Status: result.Errored,
 		Duration: 31500 * time.Millisecond, Agent: "luigi", Env: "sandbox",
 	}
 	for i := 1; i <= 3; i++ {
 		conv := "conv-01" + string(rune('0'+i))
-		slow.Attempts = append(slow.Attempts, &runner.Attempt{
-			Number: i, Status: runner.Errored, ConversationID: conv, Started: at(40 + i*10500), Duration: 10500 * time.Millisecond,
-			Turns: []*runner.Turn{
+		slow.Attempts = append(slow.Attempts, &result.Attempt{
+			Number: i, Status: result.Errored, ConversationID: conv, Started: at(40 + i*10500), Duration: 10500 * time.Millisecond,
+			Turns: []*result.Turn{
 				greet(conv, 40+i*10500).turn(),
-				reply{index: 1, pos: pos(rest, 72, 9), say: "When are you open?", conv: conv, started: at(200 + i*10500), latency: 10 * time.Second, failed: true}.turn(),
+				exchange{index: 1, pos: pos(rest, 72, 9), say: "When are you open?", conv: conv, started: at(200 + i*10500), latency: 10 * time.Second, failed: true}.turn(),
 			},
-			Error: &runner.Error{Pos: pos(rest, 72, 9), Kind: "timeout",
+			Error: &result.Error{Pos: pos(rest, 72, 9), Kind: "timeout",
 				Message: "POST /v1/agents/luigi/debug-chat/turn: no reply within 10s\n\x1b[1mgateway said:\x1b[0m busy"},
 		})
 	}
 
 	// Special characters everywhere.
-	weird := &runner.Case{
-		Name: "emoji 🍕 & <tags> \"quoted\" ]]> end", Pos: pos(spec, 3, 5), Status: runner.Failed,
+	weird := &result.Case{
+		Name: "emoji 🍕 & <tags> \"quoted\" ]]> end", Pos: pos(spec, 3, 5), Status: result.Failed,
 		Duration: 250 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Attempts: []*runner.Attempt{{
-			Number: 1, Status: runner.Failed, ConversationID: "conv-<&>", Started: at(50), Duration: 250 * time.Millisecond,
-			Turns: []*runner.Turn{
+		Attempts: []*result.Attempt{{
+			Number: 1, Status: result.Failed, ConversationID: "conv-<&>", Started: at(50), Duration: 250 * time.Millisecond,
+			Turns: []*result.Turn{
 				{Index: 0, Pos: pos(spec, 3, 5), Started: at(50), Latency: 20 * time.Millisecond,
 					Request:  mustJSON(map[string]any{"agentId": "luigi"}),
 					Response: json.RawMessage(`<html>502 Bad Gateway</html>`),
-					Result: &platform.TurnResult{ConversationID: "conv-<&>",
+					Result: &reply.TurnResult{ConversationID: "conv-<&>",
 						Response: "\x1b[31mred alert\x1b[0m with a NUL\x00 and ]]> and 🍕 & <b>bold</b>",
-						Metadata: platform.Metadata{"state": map[string]any{"note": "a]]>b"}}},
+						Metadata: reply.Metadata{"state": map[string]any{"note": "a]]>b"}}},
 				},
 			},
 			Failures: []assert.Failure{
@@ -235,84 +235,84 @@ func fixture() *runner.Result {
 		}},
 	}
 
-	skipped := &runner.Case{
-		Name: "orders gluten-free", Pos: pos(spec, 20, 5), Status: runner.Skipped,
+	skipped := &result.Case{
+		Name: "orders gluten-free", Pos: pos(spec, 20, 5), Status: result.Skipped,
 		SkipReason: "skip: waiting for BUG-12\a",
 	}
-	pizza := &runner.Case{
-		Name: "orders <dish> (dish=pizza)", Pos: pos(spec, 30, 9), Status: runner.Passed,
+	pizza := &result.Case{
+		Name: "orders <dish> (dish=pizza)", Pos: pos(spec, 30, 9), Status: result.Passed,
 		Duration: 80 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-020", Started: at(60), Duration: 80 * time.Millisecond,
-			Turns: []*runner.Turn{greet("conv-020", 60).turn()}}},
+		Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, ConversationID: "conv-020", Started: at(60), Duration: 80 * time.Millisecond,
+			Turns: []*result.Turn{greet("conv-020", 60).turn()}}},
 	}
-	pasta := &runner.Case{
-		Name: "orders <dish> (dish=pasta)", Pos: pos(spec, 31, 9), Status: runner.Passed,
+	pasta := &result.Case{
+		Name: "orders <dish> (dish=pasta)", Pos: pos(spec, 31, 9), Status: result.Passed,
 		Duration: 85 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-021", Started: at(70), Duration: 85 * time.Millisecond,
-			Turns: []*runner.Turn{greet("conv-021", 70).turn()}}},
+		Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, ConversationID: "conv-021", Started: at(70), Duration: 85 * time.Millisecond,
+			Turns: []*result.Turn{greet("conv-021", 70).turn()}}},
 	}
 
 	// Repeat: 2 of 3 runs passed, 80% required.
-	repeat := &runner.Case{
-		Name: "recommends a wine", Pos: pos(spec, 40, 5), Status: runner.Failed,
+	repeat := &result.Case{
+		Name: "recommends a wine", Pos: pos(spec, 40, 5), Status: result.Failed,
 		Duration: 600 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Repeat: &runner.Repeat{Runs: 3, Passed: 2, PassRate: 0.8},
+		Repeat: &result.Repeat{Runs: 3, Passed: 2, PassRate: 0.8},
 	}
 	for i := 1; i <= 3; i++ {
 		conv := "conv-03" + string(rune('0'+i))
-		a := &runner.Attempt{Number: i, Status: runner.Passed, ConversationID: conv, Started: at(80 + i*200), Duration: 200 * time.Millisecond,
-			Turns: []*runner.Turn{
-				reply{index: 0, pos: pos(spec, 40, 5), conv: conv, started: at(80 + i*200), latency: 50 * time.Millisecond, text: "Ciao!"}.turn(),
-				reply{index: 1, pos: pos(spec, 42, 9), say: "Which wine with pizza?", conv: conv, started: at(140 + i*200), latency: 100 * time.Millisecond,
+		a := &result.Attempt{Number: i, Status: result.Passed, ConversationID: conv, Started: at(80 + i*200), Duration: 200 * time.Millisecond,
+			Turns: []*result.Turn{
+				exchange{index: 0, pos: pos(spec, 40, 5), conv: conv, started: at(80 + i*200), latency: 50 * time.Millisecond, text: "Ciao!"}.turn(),
+				exchange{index: 1, pos: pos(spec, 42, 9), say: "Which wine with pizza?", conv: conv, started: at(140 + i*200), latency: 100 * time.Millisecond,
 					text: map[bool]string{true: "A Chianti.", false: "Water."}[i != 2]}.turn(),
 			}}
 		if i == 2 {
-			a.Status = runner.Failed
+			a.Status = result.Failed
 			a.Failures = []assert.Failure{failure(pos(spec, 44, 11), "response", "reply does not contain the expected text", `contains "Chianti"`, "Water.", "")}
 		}
 		repeat.Attempts = append(repeat.Attempts, a)
 	}
 
 	// Handoff and end of conversation markers.
-	handoff := &runner.Case{
-		Name: "hands off to a human", Pos: pos(hand, 4, 3), Status: runner.Passed,
+	handoff := &result.Case{
+		Name: "hands off to a human", Pos: pos(hand, 4, 3), Status: result.Passed,
 		Duration: 400 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Attempts: []*runner.Attempt{{Number: 1, Status: runner.Passed, ConversationID: "conv-040", Started: at(90), Duration: 400 * time.Millisecond,
-			Turns: []*runner.Turn{
-				reply{index: 0, pos: pos(hand, 5, 5), conv: "conv-040", started: at(90), latency: 60 * time.Millisecond, text: "Hi!",
+		Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, ConversationID: "conv-040", Started: at(90), Duration: 400 * time.Millisecond,
+			Turns: []*result.Turn{
+				exchange{index: 0, pos: pos(hand, 5, 5), conv: "conv-040", started: at(90), latency: 60 * time.Millisecond, text: "Hi!",
 					meta: map[string]any{"state": map[string]any{"a": 1, "gone": true}}}.turn(),
-				reply{index: 1, pos: pos(hand, 6, 5), say: "Let me talk to a person", conv: "conv-040", started: at(160), latency: 200 * time.Millisecond,
+				exchange{index: 1, pos: pos(hand, 6, 5), say: "Let me talk to a person", conv: "conv-040", started: at(160), latency: 200 * time.Millisecond,
 					text: "Transferring you now.", ended: true,
 					meta: map[string]any{"handoffDestination": "reception", "currentNode": "handoff",
 						"state": map[string]any{"a": 2, "reason": "asked"}}}.turn(),
 			}}},
 	}
-	pending := &runner.Case{Name: "complains about the bill", Pos: pos(hand, 12, 3), Status: runner.Pending}
+	pending := &result.Case{Name: "complains about the bill", Pos: pos(hand, 12, 3), Status: result.Pending}
 
-	check := &runner.Case{Name: "no alerts firing", Pos: pos("agenttest.yaml", 8, 3), Status: runner.Passed, Duration: 15 * time.Millisecond}
+	check := &result.Case{Name: "no alerts firing", Pos: pos("agenttest.yaml", 8, 3), Status: result.Passed, Duration: 15 * time.Millisecond}
 
-	return &runner.Result{
+	return &result.Result{
 		Started:  t0,
 		Duration: 3210 * time.Millisecond,
-		Target:   runner.Target{Name: "sim", Env: "sandbox", Embedded: true, AccountID: "ws-abcdefgh"},
-		Files: []*runner.File{
-			{Path: rest, Suite: "restaurant", Cases: []*runner.Case{books, party, menu, italian, slow}},
-			{Path: spec, Suite: "special <chars> & \"quotes\"", Cases: []*runner.Case{weird, skipped, pizza, pasta, repeat}},
-			{Path: hand, Suite: "Handoff", Cases: []*runner.Case{handoff, pending}},
+		Target:   result.Target{Name: "sim", Env: "sandbox", Embedded: true, AccountID: "ws-abcdefgh"},
+		Files: []*result.File{
+			{Path: rest, Suite: "restaurant", Cases: []*result.Case{books, party, menu, italian, slow}},
+			{Path: spec, Suite: "special <chars> & \"quotes\"", Cases: []*result.Case{weird, skipped, pizza, pasta, repeat}},
+			{Path: hand, Suite: "Handoff", Cases: []*result.Case{handoff, pending}},
 		},
 		Interrupted: true,
-		Checks:      []*runner.Case{check},
+		Checks:      []*result.Case{check},
 	}
 }
 
 // replay feeds a result to an observer the way the runner would, one case
 // after another.
-func replay(o runner.Observer, r *runner.Result) {
+func replay(o result.Observer, r *result.Result) {
 	total := len(allCases(r))
 	o.RunStarted(total, r.Target)
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
-			if c.Status != runner.Skipped && c.Status != runner.Pending {
+			if c.Status != result.Skipped && c.Status != result.Pending {
 				o.CaseStarted(f, c)
 			}
 			o.CaseFinished(f, c)

@@ -2,63 +2,37 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // TestFormats is the format matrix: each fixture rendered by each
 // renderer, compared with its golden file.
 func TestFormats(t *testing.T) {
-	fixtures := map[string]func() *runner.Result{
+	fixtures := map[string]func() *result.Result{
 		"full": fixture,
-		"empty": func() *runner.Result {
-			return &runner.Result{Started: t0, Target: runner.Target{Name: "sim", Embedded: true}}
+		"empty": func() *result.Result {
+			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},
 	}
-	formats := map[string]func(*bytes.Buffer, *runner.Result) error{
-		"human.txt": func(b *bytes.Buffer, r *runner.Result) error {
+	formats := map[string]func(*bytes.Buffer, *result.Result) error{
+		"human.txt": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewHuman(b, HumanOptions{}), r)
 			return nil
 		},
-		"human-verbose.txt": func(b *bytes.Buffer, r *runner.Result) error {
+		"human-verbose.txt": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewHuman(b, HumanOptions{Verbose: true}), r)
 			return nil
 		},
-		"human-tty-color.txt": func(b *bytes.Buffer, r *runner.Result) error {
+		"human-tty-color.txt": func(b *bytes.Buffer, r *result.Result) error {
 			replay(NewHuman(b, HumanOptions{TTY: true, Color: true, Now: stepClock()}), r)
 			return nil
 		},
-		"jsonl": func(b *bytes.Buffer, r *runner.Result) error {
-			replay(NewJSONLines(b), r)
-			return nil
-		},
-		"json":      func(b *bytes.Buffer, r *runner.Result) error { return WriteJSON(b, r) },
-		"junit.xml": func(b *bytes.Buffer, r *runner.Result) error { return WriteJUnit(b, r) },
+		"json":      func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
+		"junit.xml": func(b *bytes.Buffer, r *result.Result) error { return WriteJUnit(b, r) },
 	}
 	for fname, fx := range fixtures {
 		for format, render := range formats {
@@ -67,7 +41,7 @@ func TestFormats(t *testing.T) {
 				if err := render(&b, fx()); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, fname+"."+format, b.Bytes())
+				golden.Check(t, filepath.Join("testdata", fname+"."+format), b.Bytes())
 			})
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // HumanOptions configures the console view.
@@ -28,7 +28,7 @@ type HumanOptions struct {
 	Now func() time.Time
 }
 
-// Human is the console view of a run. It implements runner.Observer and is
+// Human is the console view of a run. It implements result.Observer and is
 // safe for concurrent use: each case's output is composed apart and written
 // as one block when the case finishes, so parallel cases never interleave.
 type Human struct {
@@ -39,7 +39,7 @@ type Human struct {
 	mu      sync.Mutex
 	total   int
 	done    int
-	running map[*runner.Case]bool
+	running map[*result.Case]bool
 	failed  int
 	started time.Time
 	// progress is the width, in runes, of the progress line on screen; 0
@@ -48,7 +48,7 @@ type Human struct {
 	err      error
 }
 
-var _ runner.Observer = (*Human)(nil)
+var _ result.Observer = (*Human)(nil)
 
 // NewHuman returns a console view writing to w.
 func NewHuman(w io.Writer, opts HumanOptions) *Human {
@@ -67,7 +67,7 @@ func (h *Human) Err() error {
 }
 
 // RunStarted prints what is about to run.
-func (h *Human) RunStarted(total int, target runner.Target) {
+func (h *Human) RunStarted(total int, target result.Target) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.total = total
@@ -79,11 +79,11 @@ func (h *Human) RunStarted(total int, target runner.Target) {
 }
 
 // CaseStarted counts the case as running on the progress line.
-func (h *Human) CaseStarted(_ *runner.File, c *runner.Case) {
+func (h *Human) CaseStarted(_ *result.File, c *result.Case) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.running == nil {
-		h.running = make(map[*runner.Case]bool)
+		h.running = make(map[*result.Case]bool)
 	}
 	h.running[c] = true
 	h.drawProgress()
@@ -91,7 +91,7 @@ func (h *Human) CaseStarted(_ *runner.File, c *runner.Case) {
 
 // CaseFinished prints the case's line and, when it did not simply pass,
 // its details, as one block.
-func (h *Human) CaseFinished(f *runner.File, c *runner.Case) {
+func (h *Human) CaseFinished(f *result.File, c *result.Case) {
 	block := h.caseBlock(f, c)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -101,7 +101,7 @@ func (h *Human) CaseFinished(f *runner.File, c *runner.Case) {
 	}
 	h.done++
 	delete(h.running, c)
-	if c.Status == runner.Failed || c.Status == runner.Errored {
+	if c.Status == result.Failed || c.Status == result.Errored {
 		h.failed++
 	}
 	h.drawProgress()
@@ -109,7 +109,7 @@ func (h *Human) CaseFinished(f *runner.File, c *runner.Case) {
 
 // RunFinished prints the summary: the failed cases again, briefly, then the
 // counts, the last line being "N passed, N failed, N skipped in 3.21s".
-func (h *Human) RunFinished(r *runner.Result) {
+func (h *Human) RunFinished(r *result.Result) {
 	var b strings.Builder
 	s := Summarize(r)
 	var bad []string
@@ -118,13 +118,13 @@ func (h *Human) RunFinished(r *runner.Result) {
 			continue
 		}
 		for _, c := range f.Cases {
-			if c != nil && (c.Status == runner.Failed || c.Status == runner.Errored) {
+			if c != nil && (c.Status == result.Failed || c.Status == result.Errored) {
 				bad = append(bad, "  "+h.label(c.Status)+" "+h.st.caseTitle(f, c))
 			}
 		}
 	}
 	for _, c := range r.Checks {
-		if c != nil && (c.Status == runner.Failed || c.Status == runner.Errored) {
+		if c != nil && (c.Status == result.Failed || c.Status == result.Errored) {
 			bad = append(bad, "  "+h.label(c.Status)+" "+h.st.caseTitle(nil, c))
 		}
 	}
@@ -162,8 +162,8 @@ func (h *Human) RunFinished(r *runner.Result) {
 
 // caseBlock composes everything printed for a finished case. It reads only
 // the case, so it runs outside the lock.
-func (h *Human) caseBlock(f *runner.File, c *runner.Case) string {
-	quiet := c.Status == runner.Passed && h.opts.TTY && !h.opts.Verbose
+func (h *Human) caseBlock(f *result.File, c *result.Case) string {
+	quiet := c.Status == result.Passed && h.opts.TTY && !h.opts.Verbose
 	if quiet {
 		return ""
 	}
@@ -175,18 +175,18 @@ func (h *Human) caseBlock(f *runner.File, c *runner.Case) string {
 		b.WriteString(" (" + h.st.flat(note) + ")")
 	}
 	b.WriteString("\n")
-	showBody := c.Status == runner.Failed || c.Status == runner.Errored || c.Status == runner.Flaky ||
-		h.opts.Verbose && c.Status == runner.Passed
+	showBody := c.Status == result.Failed || c.Status == result.Errored || c.Status == result.Flaky ||
+		h.opts.Verbose && c.Status == result.Passed
 	if !showBody {
 		return b.String()
 	}
 	d := detail{b: &b, st: h.st}
-	if c.Status == runner.Flaky && !h.opts.Verbose {
+	if c.Status == result.Flaky && !h.opts.Verbose {
 		// A flaky case passed: say what went wrong before, and keep the
 		// passing transcript for -v.
 		n := len(c.Attempts)
 		for _, a := range c.Attempts {
-			if a != nil && a.Status != runner.Passed {
+			if a != nil && a.Status != result.Passed {
 				d.line("    ", fmt.Sprintf("attempt %d of %d %s", a.Number, n, h.st.attemptLine(a)))
 			}
 		}
@@ -199,15 +199,15 @@ func (h *Human) caseBlock(f *runner.File, c *runner.Case) string {
 
 // caseNote is the parenthesised remark on a case's line: its duration,
 // and why it was skipped or on which attempt it passed.
-func caseNote(c *runner.Case) string {
+func caseNote(c *result.Case) string {
 	switch c.Status {
-	case runner.Skipped:
+	case result.Skipped:
 		return c.SkipReason
-	case runner.Pending:
+	case result.Pending:
 		return pendingReason(c)
 	}
 	var notes []string
-	if c.Status == runner.Flaky {
+	if c.Status == result.Flaky {
 		if a := c.Last(); a != nil {
 			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))
 		}
@@ -220,17 +220,17 @@ func caseNote(c *runner.Case) string {
 }
 
 // label is the status word that starts a case's line.
-func (h *Human) label(s runner.Status) string {
+func (h *Human) label(s result.Status) string {
 	switch s {
-	case runner.Passed:
+	case result.Passed:
 		return h.st.paint(sgrGreen, "PASS")
-	case runner.Flaky:
+	case result.Flaky:
 		return h.st.paint(sgrYellow, "FLAKY")
-	case runner.Failed:
+	case result.Failed:
 		return h.st.paint(sgrRed, "FAIL")
-	case runner.Errored:
+	case result.Errored:
 		return h.st.paint(sgrMagenta, "ERROR")
-	case runner.Skipped:
+	case result.Skipped:
 		return h.st.paint(sgrCyan, "SKIP")
 	default:
 		return h.st.paint(sgrCyan, "PENDING")
@@ -282,7 +282,7 @@ func (h *Human) write(s string) {
 }
 
 // describeTarget names the target on the first line of a run.
-func describeTarget(t runner.Target) string {
+func describeTarget(t result.Target) string {
 	name := t.Name
 	if name == "" {
 		name = "unnamed target"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // SchemaV1 names the layout WriteJSON produces. It changes only when a
@@ -159,7 +159,7 @@ type jsonTurn struct {
 // report of hundreds of megabytes, and building it whole (and then
 // indenting it, as encoding/json does) would hold several copies of it in
 // memory at once. Only one case's encoding is held at a time.
-func WriteJSON(w io.Writer, r *runner.Result) error {
+func WriteJSON(w io.Writer, r *result.Result) error {
 	s := Summarize(r)
 	js := newJSONStream(w)
 	js.open('{')
@@ -309,7 +309,7 @@ func (js *jsonStream) finish() error {
 	return js.w.Flush()
 }
 
-func toJSONTarget(t runner.Target) jsonTarget {
+func toJSONTarget(t result.Target) jsonTarget {
 	return jsonTarget{
 		Name:       t.Name,
 		BuildURL:   t.BuildURL,
@@ -336,7 +336,7 @@ func toJSONPos(p diag.Pos) jsonPos { return jsonPos{File: p.File, Line: p.Line, 
 
 // toJSONCase converts a case; withTurns false leaves the transcripts out,
 // for the one-line progress events.
-func toJSONCase(c *runner.Case, withTurns bool) jsonCase {
+func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 	jc := jsonCase{
 		Name:           c.Name,
 		Pos:            toJSONPos(c.Pos),
@@ -350,7 +350,7 @@ func toJSONCase(c *runner.Case, withTurns bool) jsonCase {
 		ConversationID: c.ConversationID(),
 		Attempts:       []jsonAttempt{},
 	}
-	if c.Status == runner.Pending && jc.SkipReason == "" {
+	if c.Status == result.Pending && jc.SkipReason == "" {
 		jc.SkipReason = notRunReason
 	}
 	if c.Repeat != nil {
@@ -364,7 +364,7 @@ func toJSONCase(c *runner.Case, withTurns bool) jsonCase {
 	return jc
 }
 
-func toJSONAttempt(a *runner.Attempt, withTurns bool) jsonAttempt {
+func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 	ja := jsonAttempt{
 		Number:         a.Number,
 		Status:         a.Status.String(),

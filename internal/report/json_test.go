@@ -1,12 +1,11 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 func TestJSONSchema(t *testing.T) {
@@ -86,44 +85,19 @@ func TestJSONSchema(t *testing.T) {
 	}
 }
 
-func TestJSONLinesEvents(t *testing.T) {
-	var b bytes.Buffer
-	replay(NewJSONLines(&b), fixture())
-	sc := bufio.NewScanner(&b)
-	sc.Buffer(nil, 1<<20)
-	var events []string
-	for sc.Scan() {
-		var ev struct {
-			Event string `json:"event"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("line is not JSON: %v: %s", err, sc.Bytes())
-		}
-		events = append(events, ev.Event)
-	}
-	if len(events) != 15 || events[0] != "run_started" || events[14] != "run_finished" {
-		t.Errorf("events = %v", events)
-	}
-	for _, e := range events[1:14] {
-		if e != "case_finished" {
-			t.Errorf("event %q between start and finish", e)
-		}
-	}
-}
-
 func TestSummarize(t *testing.T) {
 	r := fixture()
 	s := Summarize(r)
 	want := Summary{Total: 13, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 1,
-		Status: runner.Errored, Duration: r.Duration, Interrupted: true}
+		Status: result.Errored, Duration: r.Duration, Interrupted: true}
 	if s != want {
 		t.Errorf("Summarize = %+v, want %+v", s, want)
 	}
 	c := Counts(r)
-	if c[runner.Passed] != 5 || c[runner.Failed] != 4 || c[runner.Pending] != 1 || len(c) != 6 {
+	if c[result.Passed] != 5 || c[result.Failed] != 4 || c[result.Pending] != 1 || len(c) != 6 {
 		t.Errorf("Counts = %v", c)
 	}
-	if got := Summarize(&runner.Result{}); got.Total != 0 || got.Status != runner.Pending {
+	if got := Summarize(&result.Result{}); got.Total != 0 || got.Status != result.Pending {
 		t.Errorf("empty Summarize = %+v", got)
 	}
 }

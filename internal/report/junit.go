@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/jstemmer/go-junit-report/v2/junit"
-
-	"github.com/agenttest/agenttest/internal/runner"
 )
 
 // JUnit layout (what CI servers read):
@@ -80,7 +79,7 @@ type junitFlaky struct {
 }
 
 // WriteJUnit writes r as a JUnit XML report, with the XML header.
-func WriteJUnit(w io.Writer, r *runner.Result) error {
+func WriteJUnit(w io.Writer, r *result.Result) error {
 	doc := junitSuites{}
 	doc.Name = "agenttest"
 	doc.Time = seconds(r.Duration)
@@ -119,7 +118,7 @@ func (t *junitSuites) add(s junitSuite) {
 
 // buildSuite makes the <testsuite> of one file (or of the run checks when
 // f is nil).
-func buildSuite(id int, name, path string, f *runner.File, cases []*runner.Case, r *runner.Result) junitSuite {
+func buildSuite(id int, name, path string, f *result.File, cases []*result.Case, r *result.Result) junitSuite {
 	s := junitSuite{}
 	s.ID = id
 	s.Name = xmlText(name)
@@ -165,7 +164,7 @@ func buildSuite(id int, name, path string, f *runner.File, cases []*runner.Case,
 }
 
 // buildCase makes the <testcase> of one scenario.
-func buildCase(f *runner.File, c *runner.Case) junitCase {
+func buildCase(f *result.File, c *result.Case) junitCase {
 	tc := junitCase{}
 	tc.Name = xmlText(c.Name)
 	classname := c.Pos.File
@@ -195,7 +194,7 @@ func buildCase(f *runner.File, c *runner.Case) junitCase {
 		d.line("", repeatLine(c.Repeat))
 	}
 	switch c.Status {
-	case runner.Failed:
+	case result.Failed:
 		a := failedAttempt(c)
 		d.writeCase(c, "")
 		tc.Failure = &junit.Result{
@@ -203,7 +202,7 @@ func buildCase(f *runner.File, c *runner.Case) junitCase {
 			Type:    failureType,
 			Data:    xmlText(body.String()),
 		}
-	case runner.Errored:
+	case result.Errored:
 		a := failedAttempt(c)
 		d.writeCase(c, "")
 		kind := "internal"
@@ -215,11 +214,11 @@ func buildCase(f *runner.File, c *runner.Case) junitCase {
 			Type:    xmlText(kind),
 			Data:    xmlText(body.String()),
 		}
-	case runner.Skipped:
+	case result.Skipped:
 		tc.Skipped = &junit.Result{Message: xmlText(c.SkipReason)}
-	case runner.Pending:
+	case result.Pending:
 		tc.Skipped = &junit.Result{Message: xmlText(pendingReason(c))}
-	case runner.Flaky:
+	case result.Flaky:
 		tc.FlakyFailures, tc.FlakyErrors = flakyAttempts(c)
 	}
 
@@ -238,7 +237,7 @@ func buildCase(f *runner.File, c *runner.Case) junitCase {
 
 // caseProperties are the testcase properties: what a reader needs to find
 // the conversation on the platform.
-func caseProperties(c *runner.Case) []junit.Property {
+func caseProperties(c *result.Case) []junit.Property {
 	var props []junit.Property
 	add := func(name, value string) {
 		if value != "" {
@@ -257,7 +256,7 @@ func caseProperties(c *runner.Case) []junit.Property {
 
 // failureMessage is the message attribute of a <failure>: the first
 // failure's one-liner, with a count of the others.
-func failureMessage(c *runner.Case, a *runner.Attempt) string {
+func failureMessage(c *result.Case, a *result.Attempt) string {
 	if a == nil || len(a.Failures) == 0 {
 		if c.Repeat != nil {
 			return repeatLine(c.Repeat)
@@ -275,7 +274,7 @@ func failureMessage(c *runner.Case, a *runner.Attempt) string {
 }
 
 // errorMessage is the message attribute of an <error>: the cause.
-func errorMessage(c *runner.Case, a *runner.Attempt) string {
+func errorMessage(c *result.Case, a *result.Attempt) string {
 	if a == nil || a.Error == nil {
 		return "errored without a recorded cause"
 	}
@@ -284,9 +283,9 @@ func errorMessage(c *runner.Case, a *runner.Attempt) string {
 
 // flakyAttempts renders the failed attempts of a case that passed in the
 // end, split into Surefire's flakyFailure and flakyError.
-func flakyAttempts(c *runner.Case) (failures, errs []junitFlaky) {
+func flakyAttempts(c *result.Case) (failures, errs []junitFlaky) {
 	for _, a := range c.Attempts {
-		if a == nil || (a.Status != runner.Failed && a.Status != runner.Errored) {
+		if a == nil || (a.Status != result.Failed && a.Status != result.Errored) {
 			continue
 		}
 		var trace, out strings.Builder
@@ -307,7 +306,7 @@ func flakyAttempts(c *runner.Case) (failures, errs []junitFlaky) {
 			StackTrace: &junit.Output{Data: xmlText(trace.String())},
 			SystemOut:  &junit.Output{Data: xmlText(out.String())},
 		}
-		if a.Status == runner.Errored {
+		if a.Status == result.Errored {
 			fl.Message = xmlText(attemptCause(a))
 			fl.Type = "internal"
 			if a.Error != nil && a.Error.Kind != "" {
@@ -324,7 +323,7 @@ func flakyAttempts(c *runner.Case) (failures, errs []junitFlaky) {
 }
 
 // attemptCause is the one-line cause of a failed attempt.
-func attemptCause(a *runner.Attempt) string {
+func attemptCause(a *result.Attempt) string {
 	switch {
 	case a.Error != nil:
 		return fileStyle.errorLine(a, a.Error)

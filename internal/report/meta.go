@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // turnView is what a transcript shows of one reply. The metadata members
-// are read with platform.Metadata's accessors, so that the reports accept
+// are read with reply.Metadata's accessors, so that the reports accept
 // the same member shapes as the checks do.
 type turnView struct {
 	Reply     string
@@ -23,7 +23,7 @@ type turnView struct {
 
 // viewTurn reads the members a transcript shows from a turn result; nil
 // (the call failed) gives an empty view.
-func viewTurn(tr *platform.TurnResult) turnView {
+func viewTurn(tr *reply.TurnResult) turnView {
 	if tr == nil {
 		return turnView{}
 	}
@@ -48,9 +48,9 @@ func stateValue(v any) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		// Decoded JSON always encodes; platform.Render is the best effort
+		// Decoded JSON always encodes; reply.Render is the best effort
 		// for anything else.
-		return platform.Render(v)
+		return reply.Render(v)
 	}
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

@@ -3,7 +3,7 @@ package report
 import (
 	"time"
 
-	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // Summary counts the cases of a run by verdict. Run-level checks
@@ -19,8 +19,8 @@ type Summary struct {
 	Skipped int
 	// Pending counts cases that never ran because the run was interrupted.
 	Pending int
-	// Status folds every verdict with runner.Status.Merge.
-	Status runner.Status
+	// Status folds every verdict with result.Status.Merge.
+	Status result.Status
 	// Duration is the run's wall time.
 	Duration time.Duration
 	// Interrupted repeats Result.Interrupted.
@@ -28,7 +28,7 @@ type Summary struct {
 }
 
 // Summarize counts the cases of r.
-func Summarize(r *runner.Result) Summary {
+func Summarize(r *result.Result) Summary {
 	s := Summary{Duration: r.Duration, Interrupted: r.Interrupted}
 	for _, c := range allCases(r) {
 		s.add(c.Status)
@@ -37,7 +37,7 @@ func Summarize(r *runner.Result) Summary {
 }
 
 // add counts one verdict.
-func (s *Summary) add(st runner.Status) {
+func (s *Summary) add(st result.Status) {
 	s.Total++
 	if s.Total == 1 {
 		s.Status = st
@@ -45,15 +45,15 @@ func (s *Summary) add(st runner.Status) {
 		s.Status = s.Status.Merge(st)
 	}
 	switch st {
-	case runner.Passed:
+	case result.Passed:
 		s.Passed++
-	case runner.Flaky:
+	case result.Flaky:
 		s.Flaky++
-	case runner.Failed:
+	case result.Failed:
 		s.Failed++
-	case runner.Errored:
+	case result.Errored:
 		s.Errored++
-	case runner.Skipped:
+	case result.Skipped:
 		s.Skipped++
 	default:
 		s.Pending++
@@ -62,8 +62,8 @@ func (s *Summary) add(st runner.Status) {
 
 // Counts returns the number of cases of r per status; statuses that no case
 // has are absent.
-func Counts(r *runner.Result) map[runner.Status]int {
-	m := make(map[runner.Status]int)
+func Counts(r *result.Result) map[result.Status]int {
+	m := make(map[result.Status]int)
 	for _, c := range allCases(r) {
 		m[c.Status]++
 	}
@@ -72,8 +72,8 @@ func Counts(r *runner.Result) map[runner.Status]int {
 
 // allCases lists every case of r in report order: files in order, their
 // cases in order, then the run-level checks.
-func allCases(r *runner.Result) []*runner.Case {
-	var cs []*runner.Case
+func allCases(r *result.Result) []*result.Case {
+	var cs []*result.Case
 	for _, f := range r.Files {
 		if f == nil {
 			continue

@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -56,9 +58,10 @@ func benchSuite(n, turns int) []*scenario.Suite {
 	scs := make([]*scenario.Scenario, n)
 	for i := range scs {
 		sc := booking(fmt.Sprintf("books %d", i), 10)
-		if turns > len(sc.Turns) {
+		if turns > 4 {
 			extra := turn(20, "what was my reference?", expectReply(20, "${ref}"))
-			sc.Turns = append(sc.Turns[:3:3], extra, sc.Turns[3])
+			at := turnStart(sc, 3)
+			sc.Steps = slices.Concat(sc.Steps[:at:at], extra, sc.Steps[at:])
 		}
 		scs[i] = sc
 	}
@@ -68,7 +71,7 @@ func benchSuite(n, turns int) []*scenario.Suite {
 func BenchmarkRunner(b *testing.B) {
 	_, c, agent := benchSim(b, sim.Options{Seed: 1}, benchParallel)
 	suites := benchSuite(b.N, 4)
-	opts := Options{Chat: c, Parallel: benchParallel, DefaultAgent: agent}
+	opts := Options{Channel: DebugChat(c), Parallel: benchParallel, DefaultAgent: agent}
 	b.ResetTimer()
 	start := time.Now()
 	res, err := Run(context.Background(), suites, opts)
@@ -78,7 +81,7 @@ func BenchmarkRunner(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, cs := range res.Files[0].Cases {
-		if cs.Status != Passed {
+		if cs.Status != result.Passed {
 			b.Fatalf("%s: %s%s", cs.Name, cs.Status, describe(cs))
 		}
 	}
@@ -102,7 +105,7 @@ func BenchmarkRunnerVsBare(b *testing.B) {
 	const round = 500
 	s, c, agent := benchSim(b, sim.Options{Seed: 1}, benchParallel)
 	hc := &http.Client{Transport: platform.NewTransport(benchParallel)}
-	opts := Options{Chat: c, Parallel: benchParallel, DefaultAgent: agent}
+	opts := Options{Channel: DebugChat(c), Parallel: benchParallel, DefaultAgent: agent}
 	var runner, bare time.Duration
 	for b.Loop() {
 		suites := benchSuite(round, 4)
@@ -221,12 +224,12 @@ func BenchmarkLatencyBound(b *testing.B) {
 	ideal := time.Duration(n/parallel*6) * latency
 	for b.Loop() {
 		start := time.Now()
-		res, err := Run(context.Background(), benchSuite(n, 5), Options{Chat: c, Parallel: parallel, DefaultAgent: agent})
+		res, err := Run(context.Background(), benchSuite(n, 5), Options{Channel: DebugChat(c), Parallel: parallel, DefaultAgent: agent})
 		elapsed := time.Since(start)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if cs := res.Files[0].Cases[0]; cs.Status != Passed || len(cs.Attempts[0].Turns) != 6 {
+		if cs := res.Files[0].Cases[0]; cs.Status != result.Passed || len(cs.Attempts[0].Turns) != 6 {
 			b.Fatalf("%s: %s%s", cs.Name, cs.Status, describe(cs))
 		}
 		b.ReportMetric(elapsed.Seconds()/ideal.Seconds(), "x-ideal")
@@ -244,7 +247,7 @@ func BenchmarkMemory(b *testing.B) {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		res, err := Run(context.Background(), suites, Options{Chat: c, Parallel: 64, DefaultAgent: agent})
+		res, err := Run(context.Background(), suites, Options{Channel: DebugChat(c), Parallel: 64, DefaultAgent: agent})
 		if err != nil {
 			b.Fatal(err)
 		}

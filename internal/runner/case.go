@@ -2,11 +2,69 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"runtime/debug"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
+
+// This file is the case loop: everything between "a case was scheduled"
+// and "the case has its verdict". It owns whether the case runs (skip,
+// interruption, fail-fast), its retries and repeats, and the recovery of
+// panics; each attempt is one pass of the scenario's program through a
+// Session (attempt, the one step loop).
+
+// execute decides whether the case runs and runs it. A panic anywhere below
+// becomes an Errored case: errgroup does not propagate panics, and one bad
+// case must not take the process, and every report, down with it.
+func (r *runner) execute(ctx context.Context, j *job) {
+	c, sc := j.c, j.sc
+	if !r.gate(ctx, j) {
+		return
+	}
+	started := r.opts.Now()
+	defer func() {
+		c.Duration = r.opts.Now().Sub(started)
+		if p := recover(); p != nil {
+			r.internalError(j, p, debug.Stack())
+		}
+	}()
+	r.opts.Observer.CaseStarted(j.file, c)
+
+	if r.noAgent(j) {
+		return
+	}
+	if sc.Repeat > 1 {
+		r.repeat(ctx, j)
+		return
+	}
+	st, cut := r.runOnce(ctx, j, r.retries(sc), true)
+	if cut {
+		r.cutOff(c)
+		return
+	}
+	c.Status = st
+}
+
+// attempt runs the scenario's program once, step by step, in a fresh
+// session, stopping at the first step that does not hold: later steps
+// depend on the earlier ones. It returns the recorded attempt (Pending
+// when the run was interrupted during it) and whether a failure or error
+// of it is worth retrying.
+func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry bool) {
+	s := newSession(ctx, &r.opts, j.sc, j.c)
+	defer s.End()
+	for _, st := range j.sc.Steps {
+		if !s.Exec(st) {
+			return s.a, s.retry
+		}
+	}
+	s.Pass()
+	return s.a, false
+}
 
 // retries is the number of extra attempts a case gets.
 func (r *runner) retries(sc *scenario.Scenario) int {
@@ -14,14 +72,6 @@ func (r *runner) retries(sc *scenario.Scenario) int {
 		return max(*sc.Retries, 0)
 	}
 	return r.opts.Retries
-}
-
-// newAttempt appends a fresh attempt, numbered across the whole case (a
-// repeated scenario numbers the attempts of all its runs in one sequence).
-func (r *runner) newAttempt(c *Case) *Attempt {
-	a := &Attempt{Number: len(c.Attempts) + 1, Status: Pending, Started: r.opts.Now()}
-	c.Attempts = append(c.Attempts, a)
-	return a
 }
 
 // runOnce runs attempts of the case until one passes, the budget of extra
@@ -32,47 +82,36 @@ func (r *runner) newAttempt(c *Case) *Attempt {
 //
 // The last attempt decides: a pass after a failure is Flaky, and a failure
 // after a pass cannot happen because attempts stop at the first pass.
-func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bool) (st Status, cut bool) {
-	return r.retryLoop(ctx, j, budget, retryFailed, 0, func(int) (Status, bool) {
-		a, retry := r.attempt(ctx, j)
-		return a.Status, retry
-	})
-}
-
-// retryLoop is the retry rule of runOnce over any way of making an attempt:
-// try(n) makes attempt n (0 is the first of this run) and returns its
-// status and whether a retry could help. A feature scenario enters it at
-// every step with the attempts its run already used (first), since its
-// attempts span several godog steps.
-func (r *runner) retryLoop(ctx context.Context, j *job, budget int, retryFailed bool, first int, try func(n int) (Status, bool)) (st Status, cut bool) {
+func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bool) (st result.Status, cut bool) {
 	var rng *rand.Rand // created on the first backoff only
-	for n := first; ; n++ {
-		st, retry := try(n)
+	for n := 0; ; n++ {
+		a, retry := r.attempt(ctx, j)
+		st := a.Status
 		switch st {
-		case Pending:
-			return Pending, true
-		case Passed:
+		case result.Pending:
+			return result.Pending, true
+		case result.Passed:
 			if n > 0 {
-				return Flaky, false
+				return result.Flaky, false
 			}
-			return Passed, false
+			return result.Passed, false
 		}
-		if n >= budget || !retry || (st == Failed && !retryFailed) {
-			if st == Errored && failedEarlier(j.c, n) {
+		if n >= budget || !retry || (st == result.Failed && !retryFailed) {
+			if st == result.Errored && failedEarlier(j.c, n) {
 				// An earlier attempt of this run showed a real assertion
 				// break; a later one that errored learnt nothing about the
 				// agent and must not turn the failure into an error
 				// (found by the fault drill, docs/reliability.md).
-				return Failed, false
+				return result.Failed, false
 			}
 			return st, false
 		}
-		if st == Errored {
+		if st == result.Errored {
 			if rng == nil {
 				rng = rand.New(rand.NewPCG(uint64(r.opts.Seed), uint64(j.index)))
 			}
-			if !sleep(ctx, backoff(r.opts.RetryDelay, n, rng)) {
-				return Pending, true
+			if r.opts.Sleep(ctx, backoff(r.opts.RetryDelay, n, rng)) != nil {
+				return result.Pending, true
 			}
 		}
 	}
@@ -81,57 +120,73 @@ func (r *runner) retryLoop(ctx context.Context, j *job, budget int, retryFailed 
 // failedEarlier reports whether an attempt of the current run before its
 // n-th (0-based) and latest one failed. The run's attempts are the last n+1
 // of the case: a repeated scenario numbers all its runs in one sequence.
-func failedEarlier(c *Case, n int) bool {
+func failedEarlier(c *result.Case, n int) bool {
 	last := len(c.Attempts) - 1
 	for i := max(last-n, 0); i < last; i++ {
-		if c.Attempts[i] != nil && c.Attempts[i].Status == Failed {
+		if c.Attempts[i] != nil && c.Attempts[i].Status == result.Failed {
 			return true
 		}
 	}
 	return false
 }
 
-// repeat runs a `repeat: N` scenario: N runs from fresh sessions, each
-// retried only when it errored. The case passes when the share of passing
-// runs reaches the pass rate. When it does not, the case is Failed if the
-// rate is out of reach even counting every errored run as a pass (the agent
-// really fell short), and Errored otherwise (the platform kept us from
-// knowing). once(i) makes run i; nil runs the YAML scenario with runOnce.
-func (r *runner) repeat(ctx context.Context, j *job, once func(i int) (Status, bool)) {
+// tally counts the runs of a repeated scenario so far.
+type tally struct {
+	runs, passed, errored int
+}
+
+// repeat runs a `repeat: N` scenario: runs from fresh sessions, each
+// retried only when it errored, until repeatRule has a verdict.
+func (r *runner) repeat(ctx context.Context, j *job) {
 	c, sc := j.c, j.sc
 	rate := sc.PassRate
 	if rate <= 0 {
 		// Zero means unset: a rate of 0 would pass anything.
 		rate = 1
 	}
-	rep := &Repeat{Runs: sc.Repeat, PassRate: rate}
+	rep := &result.Repeat{Runs: sc.Repeat, PassRate: rate}
 	c.Repeat = rep
 	budget := r.retries(sc)
-	if once == nil {
-		once = func(int) (Status, bool) { return r.runOnce(ctx, j, budget, false) }
-	}
-	errored := 0
-	for i := 0; i < sc.Repeat; i++ {
-		st, cut := once(i)
+	var t tally
+	for {
+		st, cut := r.runOnce(ctx, j, budget, false)
 		if cut {
 			r.cutOff(c)
 			return
 		}
+		t.runs++
 		switch st {
-		case Passed, Flaky:
-			rep.Passed++
-		case Errored:
-			errored++
+		case result.Passed, result.Flaky:
+			t.passed++
+		case result.Errored:
+			t.errored++
+		}
+		rep.Passed = t.passed
+		if verdict, done := repeatRule(t, sc.Repeat, rate); done {
+			c.Status = verdict
+			return
 		}
 	}
+}
+
+// repeatRule decides a repeated scenario from its runs so far: done
+// reports that no further run is needed, verdict is then the case's
+// status. This is the fixed rule of `repeat: N` and `pass_rate:`: after N
+// runs the case passes when the share of passing runs reaches the rate.
+// When it does not, the case is Failed if the rate is out of reach even
+// counting every errored run as a pass (the agent really fell short), and
+// Errored otherwise (the platform kept us from knowing). A sequential
+// rule, deciding as the runs come in, replaces this one function.
+func repeatRule(t tally, planned int, rate float64) (verdict result.Status, done bool) {
 	switch {
-	case reaches(rep.Passed, rep.Runs, rate):
-		c.Status = Passed
-	case reaches(rep.Passed+errored, rep.Runs, rate):
-		c.Status = Errored
-	default:
-		c.Status = Failed
+	case t.runs < planned:
+		return result.Pending, false
+	case reaches(t.passed, t.runs, rate):
+		return result.Passed, true
+	case reaches(t.passed+t.errored, t.runs, rate):
+		return result.Errored, true
 	}
+	return result.Failed, true
 }
 
 // reaches reports whether passed/runs ≥ rate, tolerating the rounding of a
@@ -155,18 +210,57 @@ func backoff(base time.Duration, n int, rng *rand.Rand) time.Duration {
 	return d + jitter
 }
 
-// sleep waits for d or until ctx is done, reporting whether it waited the
-// whole time.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
+// gate decides whether the case runs at all; when it does not, the case
+// has its status (skipped, or pending after an interruption).
+func (r *runner) gate(ctx context.Context, j *job) bool {
+	c, sc := j.c, j.sc
+	switch {
+	case sc.Skip != "":
+		c.Status, c.SkipReason = result.Skipped, sc.Skip
+		return false
+	case ctx.Err() != nil:
+		c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
+		r.interrupted.Store(true)
+		return false
+	case r.stopped.Load():
+		c.Status, c.SkipReason = result.Skipped, result.ReasonFailFast
+		r.interrupted.Store(true)
 		return false
 	}
+	return true
+}
+
+// noAgent errors a case that names no agent anywhere, reporting whether it
+// did.
+func (r *runner) noAgent(j *job) bool {
+	c := j.c
+	if c.Agent != "" {
+		return false
+	}
+	recordError(newAttempt(c, r.opts.Now()), &result.Error{Pos: j.sc.Pos, Kind: result.KindConfig, Message: msgNoAgent})
+	c.Status = result.Errored
+	return true
+}
+
+// internalError records a recovered panic on the attempt in progress (or a
+// new one) so the report shows where it happened.
+func (r *runner) internalError(j *job, p any, stack []byte) {
+	c := j.c
+	a := c.Last()
+	if a == nil || a.Status != result.Pending {
+		a = newAttempt(c, r.opts.Now())
+	}
+	recordError(a, &result.Error{
+		Pos:     j.sc.Pos,
+		Kind:    result.KindInternal,
+		Message: fmt.Sprintf("internal error (please report it): panic: %v\n%s", p, stack),
+	})
+	c.Status, c.SkipReason = result.Errored, ""
+}
+
+// cutOff marks a case the run was interrupted in. Its attempts, including
+// the partial transcript of the one in flight, are kept.
+func (r *runner) cutOff(c *result.Case) {
+	c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
+	r.interrupted.Store(true)
 }

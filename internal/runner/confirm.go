@@ -10,6 +10,9 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/steps"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -18,9 +21,9 @@ import (
 // *platform.Client satisfies it; an interface lets tests count or fail
 // calls.
 type Records interface {
-	GetConversation(ctx context.Context, projectID, conversationID string) (*platform.Conversation, error)
+	GetConversation(ctx context.Context, projectID, conversationID string) (*reply.Conversation, error)
 	ListConversations(ctx context.Context, projectID string, q platform.ListQuery) (*platform.ConversationPage, error)
-	HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*platform.HandoffState, error)
+	HandoffState(ctx context.Context, projectID, conversationID, sharedID string) (*reply.HandoffState, error)
 	PlaceCall(ctx context.Context, req platform.CallRequest) (*platform.Call, error)
 	CallStatus(ctx context.Context, sid string) (*platform.CallStatus, error)
 	SendSMS(ctx context.Context, req platform.SMSRequest) (*platform.SMSResult, error)
@@ -61,21 +64,21 @@ const (
 // waitEnded makes the read wait, within the bound, for in_progress to turn
 // false. Check failures are Failures (retry may help: the record may lag);
 // platform problems are Errors.
-func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok, retry bool) {
+func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok, retry bool) {
 	if c == nil {
 		return true, false
 	}
-	if ar.r.opts.Records == nil {
-		ar.errored(&Error{Pos: c.Pos, Kind: KindConfig, Message: "confirm: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+	if s.opts.Records == nil {
+		s.errored(&result.Error{Pos: c.Pos, Kind: result.KindConfig, Message: "confirm: no client for the runtime host (give the target a runtime_url and runtime_key)"})
 		return false, false
 	}
-	if len(c.Webhooks) > 0 && ar.r.opts.Webhooks == nil {
-		ar.errored(&Error{Pos: c.Webhooks[0].Pos, Kind: KindConfig,
+	if len(c.Webhooks) > 0 && s.opts.Webhooks == nil {
+		s.errored(&result.Error{Pos: c.Webhooks[0].Pos, Kind: result.KindConfig,
 			Message: "confirm: webhooks needs a webhook receiver: run with --webhook-listen ADDR --webhook-url PUBLIC_URL (automatic with the embedded simulator)"})
 		return false, false
 	}
 	if convID == "" {
-		ar.errored(&Error{Pos: c.Pos, Kind: KindInternal, Message: "confirm: no conversation id to confirm"})
+		s.errored(&result.Error{Pos: c.Pos, Kind: result.KindInternal, Message: "confirm: no conversation id to confirm"})
 		return false, false
 	}
 	var fails []assert.Failure
@@ -84,43 +87,43 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 	// are checked: once it exists (and ended) the rest has settled too.
 	// A feature confirms in several steps; a step without record checks
 	// after one that read the record need not wait for it again.
-	var conv *platform.Conversation
-	if c.Conversation != nil || ar.recordRead != convID || (waitEnded && !ar.recordEnded) {
+	var conv *reply.Conversation
+	if c.Conversation != nil || s.recordRead != convID || (waitEnded && !s.recordEnded) {
 		var stop, retry bool
-		conv, stop, retry = ar.readConversation(c.Pos, convID, waitEnded)
+		conv, stop, retry = s.readConversation(c.Pos, convID, waitEnded)
 		if stop {
 			return false, retry
 		}
 		if conv != nil {
-			ar.recordRead, ar.recordEnded = convID, waitEnded || !conv.InProgress
+			s.recordRead, s.recordEnded = convID, waitEnded || !conv.InProgress
 		}
 	}
 	if conv == nil && c.Conversation != nil {
 		fails = append(fails, assert.Failure{
 			Pos: c.Conversation.Pos, Key: "confirm.conversation",
-			Message:  fmt.Sprintf("conversation %s was not recorded within %s", convID, ar.r.opts.ConfirmTimeout),
+			Message:  fmt.Sprintf("conversation %s was not recorded within %s", convID, s.opts.ConfirmTimeout),
 			Expected: "a conversation record", Actual: "none",
 		})
 	} else {
-		fails = append(fails, assert.CheckConversation(c.Conversation, conv, ar.expand)...)
+		fails = append(fails, assert.CheckConversation(c.Conversation, conv, s.expand)...)
 	}
 
 	if h := c.HandoffState; h != nil {
-		hf, stop, retry := ar.confirmHandoff(h, convID)
+		hf, stop, retry := s.confirmHandoff(h, convID)
 		if stop {
 			return false, retry
 		}
 		fails = append(fails, hf...)
 	}
 	if len(c.Webhooks) > 0 {
-		wf, stop := ar.confirmWebhooks(c.Webhooks, convID)
+		wf, stop := s.confirmWebhooks(c.Webhooks, convID)
 		if stop {
 			return false, false
 		}
 		fails = append(fails, wf...)
 	}
 	if len(fails) > 0 {
-		ar.fail(fails...)
+		s.fail(fails...)
 		return false, true
 	}
 	return true, false
@@ -131,17 +134,17 @@ func (ar *attemptRun) confirm(c *assert.Confirm, convID string, waitEnded bool) 
 // returns what it last read (nil when the record never appeared): the
 // checks then say what is wrong. stop is true when the attempt ended on a
 // platform problem or an interruption.
-func (ar *attemptRun) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *platform.Conversation, stop, retry bool) {
-	rec := &Confirmation{Pos: pos, Kind: ConfirmConversation, Subject: convID}
-	started := ar.r.opts.Now()
+func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) (conv *reply.Conversation, stop, retry bool) {
+	rec := &result.Confirmation{Pos: pos, Kind: result.ConfirmConversation, Subject: convID}
+	started := s.opts.Now()
 	defer func() {
-		rec.Duration = ar.r.opts.Now().Sub(started)
-		ar.a.Confirmations = append(ar.a.Confirmations, rec)
+		rec.Duration = s.opts.Now().Sub(started)
+		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	agent := ar.j.c.Agent
-	err := ar.poll(func(ctx context.Context) (bool, error) {
+	agent := s.c.Agent
+	err := s.poll(func(ctx context.Context) (bool, error) {
 		rec.Reads++
-		got, err := ar.r.opts.Records.GetConversation(ctx, agent, convID)
+		got, err := s.opts.Records.GetConversation(ctx, agent, convID)
 		if platform.IsNotFound(err) {
 			return false, nil // not recorded yet
 		}
@@ -152,64 +155,64 @@ func (ar *attemptRun) readConversation(pos diag.Pos, convID string, waitEnded bo
 		return !waitEnded || !got.InProgress, nil
 	})
 	if err != nil {
-		return nil, true, ar.platformFailed(pos, "confirm: read conversation "+convID, err)
+		return nil, true, s.platformFailed(pos, "confirm: read conversation "+convID, err)
 	}
 	if conv == nil {
-		rec.Summary = fmt.Sprintf("not recorded within %s", ar.r.opts.ConfirmTimeout)
+		rec.Summary = fmt.Sprintf("not recorded within %s", s.opts.ConfirmTimeout)
 		return nil, false, false
 	}
 	rec.Found, rec.Summary = true, conversationSummary(conv)
 	if waitEnded && conv.InProgress {
-		rec.Summary += fmt.Sprintf(" (still in progress after %s)", ar.r.opts.ConfirmTimeout)
+		rec.Summary += fmt.Sprintf(" (still in progress after %s)", s.opts.ConfirmTimeout)
 	}
 	return conv, false, false
 }
 
 // confirmHandoff reads the handoff state (by shared id when the check
 // gives one) and checks it. A 404 is "no record", a failure of the check.
-func (ar *attemptRun) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fails []assert.Failure, stop, retry bool) {
-	shared, err := ar.interpolate(h.SharedID)
+func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fails []assert.Failure, stop, retry bool) {
+	shared, err := s.interpolate(h.SharedID)
 	if err != nil {
-		ar.errored(&Error{Pos: h.Pos, Kind: KindConfig, Message: "confirm: handoff_state: shared_id: " + err.Error()})
+		s.errored(&result.Error{Pos: h.Pos, Kind: result.KindConfig, Message: "confirm: handoff_state: shared_id: " + err.Error()})
 		return nil, true, false
 	}
 	id := convID
 	if shared != "" {
 		id = "" // the platform prefers shared_id anyway; send only what was asked
 	}
-	rec := &Confirmation{Pos: h.Pos, Kind: ConfirmHandoffState, Subject: firstNonEmpty(shared, convID)}
-	started := ar.r.opts.Now()
+	rec := &result.Confirmation{Pos: h.Pos, Kind: result.ConfirmHandoffState, Subject: firstNonEmpty(shared, convID)}
+	started := s.opts.Now()
 	defer func() {
-		rec.Duration = ar.r.opts.Now().Sub(started)
-		ar.a.Confirmations = append(ar.a.Confirmations, rec)
+		rec.Duration = s.opts.Now().Sub(started)
+		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	ctx, cancel := context.WithTimeout(ar.ctx, ar.r.opts.TurnTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
 	defer cancel()
 	rec.Reads = 1
-	hs, err := ar.r.opts.Records.HandoffState(ctx, ar.j.c.Agent, id, shared)
+	hs, err := s.opts.Records.HandoffState(ctx, s.c.Agent, id, shared)
 	switch {
 	case platform.IsNotFound(err):
 		hs = nil
 		rec.Summary = "no handoff state stored"
 	case err != nil:
-		return nil, true, ar.platformFailed(h.Pos, "confirm: read handoff state of "+rec.Subject, ar.named(ctx, err))
+		return nil, true, s.platformFailed(h.Pos, "confirm: read handoff state of "+rec.Subject, s.named(ctx, err))
 	default:
-		rec.Found, rec.Summary = true, "data: "+platform.Render(hs.Data)
+		rec.Found, rec.Summary = true, "data: "+reply.Render(hs.Data)
 	}
-	return assert.CheckHandoffState(h, hs, ar.expand), false, false
+	return assert.CheckHandoffState(h, hs, s.expand), false, false
 }
 
 // confirmWebhooks waits for every expected event of the conversation under
 // one deadline: the events are sent together when the conversation ends,
 // so they are waited for side by side, not one bound after another.
-func (ar *attemptRun) confirmWebhooks(checks []assert.WebhookCheck, convID string) (fails []assert.Failure, stop bool) {
-	ctx, cancel := context.WithTimeout(ar.ctx, ar.r.opts.ConfirmTimeout)
+func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (fails []assert.Failure, stop bool) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConfirmTimeout)
 	defer cancel()
 	for _, w := range checks {
-		started := ar.r.opts.Now()
-		ev, err := ar.r.opts.Webhooks.Wait(ctx, convID, w.Event)
-		rec := &Confirmation{Pos: w.Pos, Kind: ConfirmWebhook, Subject: w.Event, Duration: ar.r.opts.Now().Sub(started)}
-		ar.a.Confirmations = append(ar.a.Confirmations, rec)
+		started := s.opts.Now()
+		ev, err := s.opts.Webhooks.Wait(ctx, convID, w.Event)
+		rec := &result.Confirmation{Pos: w.Pos, Kind: result.ConfirmWebhook, Subject: w.Event, Duration: s.opts.Now().Sub(started)}
+		s.a.Confirmations = append(s.a.Confirmations, rec)
 		if err == nil {
 			rec.Found = true
 			rec.Summary = "verified, conversation " + ev.ConversationID
@@ -218,8 +221,8 @@ func (ar *attemptRun) confirmWebhooks(checks []assert.WebhookCheck, convID strin
 			}
 			continue
 		}
-		if ar.runCtx.Err() != nil {
-			ar.a.Error = &Error{Pos: w.Pos, Kind: KindInterrupted, Message: "confirm: webhooks: run interrupted"}
+		if s.runCtx.Err() != nil {
+			recordError(s.a, &result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"})
 			return nil, true
 		}
 		rec.Summary = err.Error()
@@ -231,32 +234,32 @@ func (ar *attemptRun) confirmWebhooks(checks []assert.WebhookCheck, convID strin
 // poll calls read with backoff until it reports done, returns an error, or
 // the confirmation bound passes (then poll returns nil: the caller judges
 // what it last read). Each read is bounded by the turn timeout.
-func (ar *attemptRun) poll(read func(ctx context.Context) (done bool, err error)) error {
-	return ar.pollFor(ar.r.opts.ConfirmTimeout, read)
+func (s *Session) poll(read func(ctx context.Context) (done bool, err error)) error {
+	return s.pollFor(s.opts.ConfirmTimeout, read)
 }
 
 // pollFor is poll with another bound (a probe's within:).
-func (ar *attemptRun) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
-	wctx, cancel := context.WithTimeout(ar.ctx, bound)
+func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
+	wctx, cancel := context.WithTimeout(s.ctx, bound)
 	defer cancel()
-	delay := ar.r.opts.ConfirmPoll
+	delay := s.opts.ConfirmPoll
 	for {
-		ctx, cancelRead := context.WithTimeout(wctx, ar.r.opts.TurnTimeout)
+		ctx, cancelRead := context.WithTimeout(wctx, s.opts.TurnTimeout)
 		done, err := read(ctx)
-		if err != nil && wctx.Err() != nil && ar.ctx.Err() == nil {
+		if err != nil && wctx.Err() != nil && s.ctx.Err() == nil {
 			// The bound passed while the read was in flight.
 			err = nil
 		}
 		if err != nil {
-			err = ar.named(ctx, err)
+			err = s.named(ctx, err)
 		}
 		cancelRead()
 		if done || err != nil {
 			return err
 		}
-		if !sleep(wctx, delay) {
-			if ar.ctx.Err() != nil {
-				return ar.named(wctx, ar.ctx.Err())
+		if s.opts.Sleep(wctx, delay) != nil {
+			if s.ctx.Err() != nil {
+				return s.named(wctx, s.ctx.Err())
 			}
 			return nil
 		}
@@ -266,25 +269,25 @@ func (ar *attemptRun) pollFor(bound time.Duration, read func(ctx context.Context
 
 // named wraps an error of a read so classify knows which limit expired,
 // as call does for chat turns.
-func (ar *attemptRun) named(ctx context.Context, err error) error {
+func (s *Session) named(ctx context.Context, err error) error {
 	switch {
-	case ar.runCtx.Err() != nil:
+	case s.runCtx.Err() != nil:
 		return &cutError{err: err}
-	case ar.ctx.Err() != nil:
-		return &timeoutError{what: fmt.Sprintf("scenario timeout of %s", ar.j.sc.Timeout), err: err}
+	case s.ctx.Err() != nil:
+		return &timeoutError{what: fmt.Sprintf("scenario timeout of %s", s.sc.Timeout), err: err}
 	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
-		return &timeoutError{what: fmt.Sprintf("turn timeout of %s", ar.r.opts.TurnTimeout), err: err}
+		return &timeoutError{what: fmt.Sprintf("turn timeout of %s", s.opts.TurnTimeout), err: err}
 	}
 	return err
 }
 
 // platformFailed ends the attempt on a failed read or probe call.
-func (ar *attemptRun) platformFailed(pos diag.Pos, what string, err error) (retry bool) {
-	return ar.callFailed(pos, what, err, false)
+func (s *Session) platformFailed(pos diag.Pos, what string, err error) (retry bool) {
+	return s.callFailed(pos, what, err, false)
 }
 
 // conversationSummary is the one line a report shows of a record read.
-func conversationSummary(c *platform.Conversation) string {
+func conversationSummary(c *reply.Conversation) string {
 	parts := []string{
 		"channel=" + c.Channel,
 		"environment=" + c.Environment,
@@ -301,25 +304,42 @@ func conversationSummary(c *platform.Conversation) string {
 	return strings.Join(parts, " ")
 }
 
-// confirmSession runs the scenario's confirm: after the last turn of a
-// debug chat. The record is awaited until it ends when the agent ended
-// the chat or the checks ask for in_progress: false; a chat left open
-// stays in progress until the platform idles it out, minutes later, so
-// then the record is checked as soon as it exists.
-func (ar *attemptRun) confirmSession() (ok, retry bool) {
-	c := ar.j.sc.Confirm
-	if c == nil {
-		return true, false
+// confirmStep runs a Confirm step on the scenario's conversation: the
+// debug chat's after its last turn so far, or the probe's. The record is
+// awaited until it ends by the waiting rule of each (chatEnded,
+// probeEnded).
+func (s *Session) confirmStep(st *steps.Step) (ok, retry bool) {
+	cf, err := st.Confirm(s.interpolate)
+	if err != nil {
+		s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
+		return false, false
 	}
-	return ar.confirm(c, ar.a.ConversationID, ar.chatEnded(c))
+	if !s.probed {
+		return s.confirm(cf, s.a.ConversationID, s.chatEnded(cf))
+	}
+	if pc := s.placed; pc != nil {
+		if pc.status == nil {
+			// Confirmed before any status step: only a call that
+			// connected has a conversation, so it must succeed, as a
+			// YAML probe's default expect_status says.
+			if ok, retry := s.awaitCall(pc, st.Pos, reply.CallSuccess, st.Pos); !ok {
+				return false, retry
+			}
+		}
+		if pc.convID == "" {
+			s.fail(assert.Failure{Pos: st.Pos, Key: "confirm",
+				Message: "the call ended in failure: there is no conversation to confirm", Expected: "a conversation", Actual: "none"})
+			return false, true
+		}
+	}
+	return s.confirm(cf, s.a.ConversationID, probeEnded(cf))
 }
 
 // chatEnded is the waiting rule of a debug chat's confirmation: wait for
 // the record to end when the agent ended the chat (so far) or the checks
-// ask for in_progress: false. The YAML confirm: block and the feature
-// confirmation steps both use it.
-func (ar *attemptRun) chatEnded(c *assert.Confirm) bool {
-	ended := ar.last != nil && ar.last.Result != nil && ar.last.Result.ConversationEnded
+// ask for in_progress: false.
+func (s *Session) chatEnded(c *assert.Confirm) bool {
+	ended := s.last != nil && s.last.Result != nil && s.last.Result.ConversationEnded
 	if v := c.Conversation.InProgress(); v != nil && !*v {
 		ended = true
 	}

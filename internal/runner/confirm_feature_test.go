@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -233,16 +234,16 @@ Feature: feature-only confirmations
 		t.Fatal(err)
 	}
 	type want struct {
-		status Status
+		status result.Status
 		key    string
 		line   int
 		msg    string
 	}
 	wants := []want{
-		{Failed, "probe.expect_status", 6, "ended with status failure, expected success"},
-		{Failed, "confirm", 12, "the call ended in failure: there is no conversation to confirm"},
-		{Passed, "", 0, ""},
-		{Passed, "", 0, ""},
+		{result.Failed, "probe.expect_status", 6, "ended with status failure, expected success"},
+		{result.Failed, "confirm", 12, "the call ended in failure: there is no conversation to confirm"},
+		{result.Passed, "", 0, ""},
+		{result.Passed, "", 0, ""},
 	}
 	cases := res.Files[0].Cases
 	if len(cases) != len(wants) {
@@ -289,7 +290,7 @@ Feature: config
 	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
 		c := res.Files[0].Cases[i]
 		a := c.Last()
-		if c.Status != Errored || a.Error == nil || a.Error.Kind != KindConfig || !strings.Contains(a.Error.Message, want) {
+		if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, want) {
 			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
 		}
 	}

@@ -2,22 +2,21 @@ package runner
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
-	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
-// unreachable is a number the simulator's calls to fail.
-const unreachable = "+447700900999"
+// unreachable is a number the simulator's calls fail to reach.
+const unreachable = platformtest.Unreachable
 
 // confirmEnv is a simulator with fast outbound calls and webhook
 // deliveries to a loopback receiver, and a client of both host families.
@@ -30,38 +29,13 @@ type confirmEnv struct {
 
 func newConfirmEnv(t *testing.T, secret func(real string) string) *confirmEnv {
 	t.Helper()
-	s := simtest.Start(t, sim.Options{
-		Seed:         1,
-		Outbound:     sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond, Unreachable: []string{unreachable}},
-		Webhooks:     sim.WebhookOptions{AllowInsecure: true, Backoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond},
-		TickInterval: 10 * time.Millisecond,
-	})
-	tr := platform.NewTransport(64)
-	t.Cleanup(tr.CloseIdleConnections)
-	c, err := platform.New(platform.Config{
-		BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
-		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, HTTPClient: &http.Client{Transport: tr},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rcv := webhook.NewReceiver(webhook.Options{})
-	hs := httptest.NewServer(rcv)
-	t.Cleanup(hs.Close)
-	_, sec, err := webhook.Register(context.Background(), c, hs.URL+"/", nil, "")
-	if err != nil {
-		t.Fatalf("register webhook: %v", err)
-	}
-	if secret != nil {
-		sec = secret(sec)
-	}
-	rcv.SetSecret(sec)
-	return &confirmEnv{sim: s, client: c, rcv: rcv, clinic: agentID(t, s, "clinic")}
+	e := platformtest.Start(t, secret)
+	return &confirmEnv{sim: e.Sim, client: e.Client, rcv: e.Receiver, clinic: agentID(t, e.Sim, "clinic")}
 }
 
 func (e *confirmEnv) opts() Options {
 	return Options{
-		Chat: e.client, Records: e.client, Webhooks: e.rcv,
+		Channel: DebugChat(e.client), Records: e.client, Webhooks: e.rcv,
 		DefaultAgent: e.clinic, Parallel: 4, RetryDelay: -1,
 		TurnTimeout: 5 * time.Second, ConfirmTimeout: 3 * time.Second, ConfirmPoll: 10 * time.Millisecond,
 		Connector: func(agent, env string) string { return e.sim.Info.ConnectorIDs[agent][env] },
@@ -126,19 +100,19 @@ func TestConfirmationsAndProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	type want struct {
-		status Status
+		status result.Status
 		key    string // the first failure's key
 		line   int    // and its line
 		msg    string
 	}
 	wants := map[string]want{
-		"urgent handoff is recorded":           {status: Passed},
-		"wrong destination":                    {status: Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
-		"no handoff state for a booking":       {status: Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
-		"call connects":                        {status: Passed},
-		"unreachable number fails as expected": {status: Passed},
-		"unreachable number fails the probe":   {status: Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
-		"sms opens a conversation":             {status: Passed},
+		"urgent handoff is recorded":           {status: result.Passed},
+		"wrong destination":                    {status: result.Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
+		"no handoff state for a booking":       {status: result.Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
+		"call connects":                        {status: result.Passed},
+		"unreachable number fails as expected": {status: result.Passed},
+		"unreachable number fails the probe":   {status: result.Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
+		"sms opens a conversation":             {status: result.Passed},
 	}
 	for _, c := range res.Files[0].Cases {
 		w, ok := wants[c.Name]
@@ -192,7 +166,7 @@ scenarios:
 		t.Fatal(err)
 	}
 	c := res.Files[0].Cases[0]
-	if c.Status != Failed {
+	if c.Status != result.Failed {
 		t.Fatalf("status %s, want failed%s", c.Status, describe(c))
 	}
 	f := c.Last().Failures[0]
@@ -223,7 +197,7 @@ scenarios:
 	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
 		c := res.Files[0].Cases[i]
 		a := c.Last()
-		if c.Status != Errored || a.Error == nil || a.Error.Kind != KindConfig || !strings.Contains(a.Error.Message, want) {
+		if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, want) {
 			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
 		}
 	}
@@ -239,14 +213,14 @@ scenarios:
       - say: hello
 `
 	ctx := context.Background()
-	run := func(t *testing.T) *Case {
+	run := func(t *testing.T) *result.Case {
 		opts := e.opts()
 		opts.Alerts = e.client
 		res, err := Run(ctx, loadYAML(t, src), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Checks) != 1 || res.Checks[0].Name != AlertGateName {
+		if len(res.Checks) != 1 || res.Checks[0].Name != result.AlertGateName {
 			t.Fatalf("checks = %+v", res.Checks)
 		}
 		return res.Checks[0]
@@ -257,7 +231,7 @@ scenarios:
 	}
 	t.Run("not firing for this agent", func(t *testing.T) {
 		c := run(t)
-		if c.Status != Passed {
+		if c.Status != result.Passed {
 			t.Errorf("gate %s, want passed%s", c.Status, describe(c))
 		}
 	})
@@ -266,7 +240,7 @@ scenarios:
 	}
 	t.Run("firing", func(t *testing.T) {
 		c := run(t)
-		if c.Status != Failed {
+		if c.Status != result.Failed {
 			t.Fatalf("gate %s, want failed%s", c.Status, describe(c))
 		}
 		fs := c.Last().Failures

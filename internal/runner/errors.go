@@ -3,26 +3,9 @@ package runner
 import (
 	"errors"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
-)
-
-// Kinds of Error, for reports (JUnit error type, JSON kind).
-const (
-	// KindNetwork: the platform could not be reached or the connection
-	// broke.
-	KindNetwork = "network"
-	// KindTimeout: a turn, the scenario or the platform's chat session
-	// (CHAT_TIMEOUT) ran out of time.
-	KindTimeout = "timeout"
-	// KindHTTP: the platform answered with an error status.
-	KindHTTP = "http"
-	// KindConfig: the scenario cannot be run as written (no agent, an
-	// unresolved ${...}); retrying cannot help.
-	KindConfig = "config"
-	// KindInternal: agenttest itself broke (a recovered panic).
-	KindInternal = "internal"
-	// KindInterrupted: the run was cancelled while the attempt ran.
-	KindInterrupted = "interrupted"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // msgNoAgent is the error of a case that names no agent anywhere.
@@ -55,7 +38,7 @@ func (e *timeoutError) Unwrap() error { return e.err }
 // Bad credentials and an unknown agent are not retried: every attempt would
 // fail the same way and only slow the run down. A 404 on a turn (the session
 // vanished) is retried, since a fresh session may work.
-func classify(err error, starting bool) (e *Error, retry bool) {
+func classify(err error, starting bool) (e *result.Error, retry bool) {
 	var (
 		cut *cutError
 		to  *timeoutError
@@ -67,22 +50,42 @@ func classify(err error, starting bool) (e *Error, retry bool) {
 	case errors.As(err, &cut):
 		return nil, false
 	case errors.As(err, &to):
-		return &Error{Kind: KindTimeout, Message: to.Error()}, true
+		return &result.Error{Kind: result.KindTimeout, Message: to.Error()}, true
 	case platform.IsChatTimeout(err):
-		return &Error{Kind: KindTimeout, Message: err.Error()}, true
+		return &result.Error{Kind: result.KindTimeout, Message: err.Error()}, true
 	case platform.IsAuth(err):
-		return &Error{Kind: KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
 	case starting && platform.IsNotFound(err):
-		return &Error{Kind: KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
 	case errors.As(err, &api):
-		return &Error{Kind: KindHTTP, Message: err.Error()}, true
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &bad), errors.Is(err, errNoResult):
-		return &Error{Kind: KindHTTP, Message: err.Error()}, true
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &net):
-		return &Error{Kind: KindNetwork, Message: err.Error()}, true
+		return &result.Error{Kind: result.KindNetwork, Message: err.Error()}, true
 	default:
 		// The client checks a call before sending it (agent id, clientEnv
 		// enum); what it refuses would be refused on every attempt.
-		return &Error{Kind: KindConfig, Message: err.Error()}, false
+		return &result.Error{Kind: result.KindConfig, Message: err.Error()}, false
+	}
+}
+
+// recordFailures adds broken expectations to an attempt, which is then
+// Failed. Every failure the runner records passes here: it is the one
+// place to treat the text of failures (expected, actual, message) before
+// it is kept.
+func recordFailures(a *result.Attempt, fs ...assert.Failure) {
+	a.Failures = append(a.Failures, fs...)
+	a.Status = result.Failed
+}
+
+// recordError records what ended an attempt: an infrastructure problem
+// makes it Errored; an interruption (KindInterrupted) leaves it Pending,
+// since it is no verdict. Every error the runner records passes here: it
+// is the one place to treat the text of errors before it is kept.
+func recordError(a *result.Attempt, e *result.Error) {
+	a.Error = e
+	if e.Kind != result.KindInterrupted {
+		a.Status = result.Errored
 	}
 }

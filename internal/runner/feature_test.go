@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 )
@@ -29,7 +30,7 @@ func loadTestdata(t *testing.T, paths ...string) []*scenario.Suite {
 // facts renders what a case learnt without positions or timings: the
 // verdict, every attempt with its turns, failures (key, message, expected,
 // actual, diff) and error kind. YAML and features must agree on all of it.
-func facts(c *Case) string {
+func facts(c *result.Case) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", c.Name, c.Status)
 	if c.Repeat != nil {
@@ -52,7 +53,7 @@ func facts(c *Case) string {
 	return b.String()
 }
 
-func allFacts(f *File) string {
+func allFacts(f *result.File) string {
 	var b strings.Builder
 	for _, c := range f.Cases {
 		b.WriteString(facts(c))
@@ -124,7 +125,7 @@ func TestFeatureRetriesAndRepeat(t *testing.T) {
 		rate     float64
 		fault    func(kind string, n int64, w http.ResponseWriter) bool
 		rewrite  func(kind string, n int64, body []byte) []byte
-		want     Status
+		want     result.Status
 		attempts int
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -160,40 +161,40 @@ func TestFeatureRetriesAndRepeat(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "an errored turn is retried", retries: 2, want: Flaky, attempts: 2,
+		{name: "an errored turn is retried", retries: 2, want: result.Flaky, attempts: 2,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n == 2 && chatTimeout(w)
 			}},
-		{name: "a failed check is retried", retries: 1, want: Flaky, attempts: 2,
+		{name: "a failed check is retried", retries: 1, want: result.Flaky, attempts: 2,
 			rewrite: func(kind string, n int64, body []byte) []byte {
 				if kind == "turn" && n == 1 {
 					return []byte(strings.ReplaceAll(string(body), "CollectPartySize", "Elsewhere"))
 				}
 				return body
 			}},
-		{name: "retries run out", retries: 2, want: Errored, attempts: 3,
+		{name: "retries run out", retries: 2, want: result.Errored, attempts: 3,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n%2 == 0 && chatTimeout(w)
 			}},
-		{name: "a failure without retries is final", retries: 0, want: Failed, attempts: 1,
+		{name: "a failure without retries is final", retries: 0, want: result.Failed, attempts: 1,
 			rewrite: func(kind string, n int64, body []byte) []byte {
 				return []byte(strings.ReplaceAll(string(body), "ConfirmBooking", "Elsewhere"))
 			}},
-		{name: "repeat reaches the pass rate", repeat: 5, rate: 0.6, want: Passed, attempts: 5,
+		{name: "repeat reaches the pass rate", repeat: 5, rate: 0.6, want: result.Passed, attempts: 5,
 			rewrite: func(kind string, n int64, body []byte) []byte {
 				if kind == "start" && n%2 == 0 {
 					return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
 				}
 				return body
 			}},
-		{name: "repeat falls short", repeat: 5, rate: 0.8, want: Failed, attempts: 5,
+		{name: "repeat falls short", repeat: 5, rate: 0.8, want: result.Failed, attempts: 5,
 			rewrite: func(kind string, n int64, body []byte) []byte {
 				if kind == "start" && n%2 == 0 {
 					return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
 				}
 				return body
 			}},
-		{name: "repeat retries errored runs", repeat: 3, rate: 1, retries: 1, want: Passed, attempts: 4,
+		{name: "repeat retries errored runs", repeat: 3, rate: 1, retries: 1, want: result.Passed, attempts: 4,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n == 3 && chatTimeout(w)
 			}},
@@ -250,16 +251,16 @@ func TestFeatureCancel(t *testing.T) {
 	passed, pending, cut := 0, 0, 0
 	for _, c := range res.Files[0].Cases {
 		switch c.Status {
-		case Passed:
+		case result.Passed:
 			passed++
-		case Pending:
+		case result.Pending:
 			pending++
-			if c.SkipReason != ReasonInterrupted {
+			if c.SkipReason != result.ReasonInterrupted {
 				t.Errorf("%s: reason %q", c.Name, c.SkipReason)
 			}
 			if a := c.Last(); a != nil {
 				cut++
-				if a.Error == nil || a.Error.Kind != KindInterrupted {
+				if a.Error == nil || a.Error.Kind != result.KindInterrupted {
 					t.Errorf("%s: cut-off attempt not recorded: %s", c.Name, describe(c))
 				}
 			}
@@ -284,8 +285,8 @@ func TestFeatureFilters(t *testing.T) {
 	for _, parallel := range []int{1, 8} {
 		e := newEnv(t, sim.Options{Seed: 1})
 		opts := e.opts()
-		opts.DefaultAgent, opts.Tags, opts.Parallel = "", &tags, parallel
-		opts.Name = regexp.MustCompile(`urgent|hands off`)
+		opts.DefaultAgent, opts.Parallel = "", parallel
+		opts.Select = scenario.Selection{Tags: &tags, Name: regexp.MustCompile(`urgent|hands off`)}
 		res, err := Run(context.Background(), loadTestdata(t, "parity/parity.feature"), opts)
 		if err != nil {
 			t.Fatal(err)

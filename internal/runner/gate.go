@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // Alerts is what the alert gate reads: the rules firing now
@@ -19,27 +20,20 @@ type Alerts interface {
 
 var _ Alerts = (*platform.Client)(nil)
 
-// AlertGateName is the name of the run-level check the alert gate adds to
-// Result.Checks; reports show it like a case.
-const AlertGateName = "alert gate"
-
-// ConfirmAlerts is the Confirmation kind of the alert gate's read.
-const ConfirmAlerts = "alerts"
-
 // gateAlerts reads the firing alerts after the cases and returns the
 // gate's check: Failed with one failure per firing rule that concerns an
 // agent of the run (its project_id is one of them) or the whole account
 // (no project_id); Errored when the alerts cannot be read; Pending when the
 // run was interrupted (a partial run proves nothing about the platform).
-func (r *runner) gateAlerts(ctx context.Context, res *Result) *Case {
+func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Case {
 	agents := runAgents(res, r.opts.DefaultAgent)
-	c := &Case{Name: AlertGateName, Status: Pending, Agent: strings.Join(agents, ","), Env: r.opts.DefaultEnv}
+	c := &result.Case{Name: result.AlertGateName, Status: result.Pending, Agent: strings.Join(agents, ","), Env: r.opts.DefaultEnv}
 	if ctx.Err() != nil {
-		c.SkipReason = ReasonInterrupted
+		c.SkipReason = result.ReasonInterrupted
 		return c
 	}
 	started := r.opts.Now()
-	a := r.newAttempt(c)
+	a := newAttempt(c, started)
 	defer func() {
 		a.Duration = r.opts.Now().Sub(started)
 		c.Duration = a.Duration
@@ -50,16 +44,16 @@ func (r *runner) gateAlerts(ctx context.Context, res *Result) *Case {
 	firing, err := r.opts.Alerts.FiringAlerts(rctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			a.Error = &Error{Kind: KindInterrupted, Message: "alert gate: run interrupted"}
-			c.SkipReason = ReasonInterrupted
+			recordError(a, &result.Error{Kind: result.KindInterrupted, Message: "alert gate: run interrupted"})
+			c.SkipReason = result.ReasonInterrupted
 			return c
 		}
 		e, _ := classify(err, false)
 		if e == nil {
-			e = &Error{Kind: KindInterrupted, Message: err.Error()}
+			e = &result.Error{Kind: result.KindInterrupted, Message: err.Error()}
 		}
 		e.Message = "alert gate: read firing alerts (GET /v1/alerts): " + e.Message
-		a.Status, a.Error = Errored, e
+		recordError(a, e)
 		return c
 	}
 	mine := map[string]bool{}
@@ -73,13 +67,14 @@ func (r *runner) gateAlerts(ctx context.Context, res *Result) *Case {
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Describe() < hits[j].Describe() })
-	rec := &Confirmation{Kind: ConfirmAlerts, Subject: "GET /v1/alerts", Found: true, Reads: 1,
+	rec := &result.Confirmation{Kind: result.ConfirmAlerts, Subject: "GET /v1/alerts", Found: true, Reads: 1,
 		Summary: fmt.Sprintf("%d firing, %d for agents %s or account-wide", len(firing), len(hits), strings.Join(agents, ", "))}
 	a.Confirmations = append(a.Confirmations, rec)
 	if len(hits) == 0 {
-		a.Status = Passed
+		a.Status = result.Passed
 		return c
 	}
+	fails := make([]assert.Failure, 0, len(hits))
 	for _, al := range hits {
 		scope := "account-wide"
 		if al.ProjectID != "" {
@@ -93,20 +88,20 @@ func (r *runner) gateAlerts(ctx context.Context, res *Result) *Case {
 		if al.Value != nil {
 			actual = "firing at " + strconv.FormatFloat(*al.Value, 'f', -1, 64)
 		}
-		a.Failures = append(a.Failures, assert.Failure{
+		fails = append(fails, assert.Failure{
 			Key:      "alerts." + al.Metric,
 			Message:  fmt.Sprintf("alert firing (%s): %s", scope, al.Describe()),
 			Expected: fmt.Sprintf("%s below %d (%s %s %d not reached)", al.Metric, al.ThresholdValue, al.Metric, op, al.ThresholdValue),
 			Actual:   actual,
 		})
 	}
-	a.Status = Failed
+	recordFailures(a, fails...)
 	return c
 }
 
 // runAgents lists the agents the run's cases talked to, sorted, with the
 // default agent when no case named one.
-func runAgents(res *Result, def string) []string {
+func runAgents(res *result.Result, def string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range res.Files {
@@ -126,11 +121,11 @@ func runAgents(res *Result, def string) []string {
 
 // addCheck appends a run-level check and reports it like a case, so the
 // progress view prints its details before the summary.
-func (r *runner) addCheck(res *Result, c *Case) {
+func (r *runner) addCheck(res *result.Result, c *result.Case) {
 	r.scrub(c)
 	r.opts.Observer.CaseStarted(nil, c)
 	res.Checks = append(res.Checks, c)
-	if c.Status == Pending {
+	if c.Status == result.Pending {
 		r.interrupted.Store(true)
 	}
 	r.opts.Observer.CaseFinished(nil, c)

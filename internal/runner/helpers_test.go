@@ -17,10 +17,13 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // env is a simulator behind an intercepting proxy, and a real platform
@@ -46,6 +49,10 @@ func newEnv(t testing.TB, opts sim.Options) *env {
 		BuildKey:   s.BuildKey,
 		MaxPerHost: 256,
 		HTTPClient: &http.Client{Transport: tr},
+		// The client's backoff between tries of a call passes on a fake
+		// clock: the tests are about what is retried, not how long it
+		// waits.
+		Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
 	})
 	if err != nil {
 		t.Fatalf("platform client: %v", err)
@@ -74,7 +81,7 @@ func agentID(t testing.TB, s *simtest.Sim, name string) string {
 // between attempts so retries cost no wall time.
 func (e *env) opts() Options {
 	return Options{
-		Chat:         e.client,
+		Channel:      DebugChat(e.client),
 		Parallel:     4,
 		DefaultAgent: e.restaurant,
 		RetryDelay:   -1,
@@ -185,18 +192,48 @@ func expectReply(line int, s string) *assert.Expect {
 	return &assert.Expect{Pos: pos(line, 7), Response: contains(line, s)}
 }
 
-func turn(line int, say string, exp *assert.Expect, caps ...scenario.Capture) *scenario.Turn {
-	return &scenario.Turn{Pos: pos(line, 5), Say: say, Expect: exp, Capture: caps}
+// turn is the steps a YAML turn decodes to: its say, its expect and its
+// captures.
+func turn(line int, say string, exp *assert.Expect, caps ...*steps.Step) []*steps.Step {
+	out := []*steps.Step{{Kind: steps.Say, Pos: pos(line, 5), Say: say, Silent: say == ""}}
+	if exp != nil {
+		out = append(out, check(exp))
+	}
+	return append(out, caps...)
+}
+
+// check is the step of a YAML expect:.
+func check(exp *assert.Expect) *steps.Step {
+	return &steps.Step{Kind: steps.Check, Pos: exp.Pos, Expect: func(steps.Expander) (*assert.Expect, error) { return exp, nil }}
+}
+
+// capture is the step of one capture: key.
+func capture(at diag.Pos, name, from, pattern string) *steps.Step {
+	return &steps.Step{Kind: steps.Capture, Pos: at, Capture: steps.CaptureSpec{Name: name, From: from, Pattern: pattern}}
+}
+
+// chat is the program of a YAML debug-chat scenario: open the session at
+// line, check the greeting (when given), then the turns.
+func chat(line int, greeting *assert.Expect, turns ...[]*steps.Step) []*steps.Step {
+	out := []*steps.Step{{Kind: steps.Open, Pos: pos(line, 3)}}
+	if greeting != nil {
+		g := check(greeting)
+		g.Greeting = true
+		out = append(out, g)
+	}
+	for _, t := range turns {
+		out = append(out, t...)
+	}
+	return out
 }
 
 // booking is the restaurant happy path, using a capture in a later turn.
 func booking(name string, line int) *scenario.Scenario {
 	return &scenario.Scenario{
-		Name:     name,
-		Pos:      pos(line, 3),
-		Tags:     []string{"booking"},
-		Greeting: expectReply(line+1, "welcome"),
-		Turns: []*scenario.Turn{
+		Name: name,
+		Pos:  pos(line, 3),
+		Tags: []string{"booking"},
+		Steps: chat(line, expectReply(line+1, "welcome"),
 			turn(line+2, "I'd like to book a table", &assert.Expect{
 				Pos:      pos(line+2, 7),
 				Response: contains(line+2, "how many"),
@@ -209,10 +246,10 @@ func booking(name string, line int) *scenario.Scenario {
 					{Pos: pos(line+3, 9), Key: "time", Match: &assert.Text{Exact: ptr("19:00")}},
 				},
 				Node: &assert.Text{Pos: pos(line+3, 9), Exact: ptr("ConfirmBooking")},
-			}, scenario.Capture{Pos: pos(line+3, 20), Name: "ref", From: "response", Pattern: `reference ([A-Z0-9]+)`}),
+			}, capture(pos(line+3, 20), "ref", "response", `reference ([A-Z0-9]+)`)),
 			turn(line+4, "what was my reference?", expectReply(line+4, "${ref}")),
 			turn(line+5, "thanks, bye", &assert.Expect{Pos: pos(line+5, 7), Ended: &assert.Bool{Pos: pos(line+5, 9), Value: true}}),
-		},
+		),
 	}
 }
 
@@ -222,8 +259,67 @@ func broken(name string, line int) *scenario.Scenario {
 		Name:  name,
 		Pos:   pos(line, 3),
 		Tags:  []string{"broken"},
-		Turns: []*scenario.Turn{turn(line+1, "I'd like to book a table", expectReply(line+1, "we are closed forever"))},
+		Steps: chat(line, nil, turn(line+1, "I'd like to book a table", expectReply(line+1, "we are closed forever"))),
 	}
+}
+
+// sayAt returns the say step of turn i (from 0).
+func sayAt(sc *scenario.Scenario, i int) *steps.Step {
+	return sc.Steps[turnStart(sc, i)]
+}
+
+// turnStart is the index in the program of turn i's say step, or the
+// program's length when it has no turn i.
+func turnStart(sc *scenario.Scenario, i int) int {
+	for k, st := range sc.Steps {
+		if st.Kind == steps.Say {
+			if i == 0 {
+				return k
+			}
+			i--
+		}
+	}
+	return len(sc.Steps)
+}
+
+// turnSteps returns the steps of turn i: its say, then its checks and
+// captures.
+func turnSteps(sc *scenario.Scenario, i int) []*steps.Step {
+	return sc.Steps[turnStart(sc, i):turnStart(sc, i+1)]
+}
+
+// setCheck replaces the checks of turn i.
+func setCheck(sc *scenario.Scenario, i int, exp *assert.Expect) {
+	for _, st := range turnSteps(sc, i) {
+		if st.Kind == steps.Check {
+			*st = *check(exp)
+		}
+	}
+}
+
+// setGreeting replaces the greeting check.
+func setGreeting(sc *scenario.Scenario, exp *assert.Expect) {
+	for _, st := range sc.Steps {
+		if st.Kind == steps.Check && st.Greeting {
+			*st = *check(exp)
+			st.Greeting = true
+		}
+	}
+}
+
+// captureAt returns the first capture step of turn i.
+func captureAt(sc *scenario.Scenario, i int) *steps.Step {
+	for _, st := range turnSteps(sc, i) {
+		if st.Kind == steps.Capture {
+			return st
+		}
+	}
+	return nil
+}
+
+// keepTurns cuts the program after its first n turns.
+func keepTurns(sc *scenario.Scenario, n int) {
+	sc.Steps = sc.Steps[:turnStart(sc, n)]
 }
 
 func suite(path string, scs ...*scenario.Scenario) *scenario.Suite {
@@ -237,26 +333,26 @@ type recorder struct {
 	mu        sync.Mutex
 	total     int
 	runs      int
-	started   map[*Case]int
-	finished  map[*Case]int
+	started   map[*result.Case]int
+	finished  map[*result.Case]int
 	order     []string
-	final     *Result
+	final     *result.Result
 	violation []string
 	onFinish  func(n int)
 }
 
 func newRecorder() *recorder {
-	return &recorder{started: map[*Case]int{}, finished: map[*Case]int{}}
+	return &recorder{started: map[*result.Case]int{}, finished: map[*result.Case]int{}}
 }
 
-func (r *recorder) RunStarted(total int, _ Target) {
+func (r *recorder) RunStarted(total int, _ result.Target) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total = total
 	r.runs++
 }
 
-func (r *recorder) CaseStarted(_ *File, c *Case) {
+func (r *recorder) CaseStarted(_ *result.File, c *result.Case) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.runs != 1 || r.final != nil {
@@ -268,7 +364,7 @@ func (r *recorder) CaseStarted(_ *File, c *Case) {
 	r.started[c]++
 }
 
-func (r *recorder) CaseFinished(_ *File, c *Case) {
+func (r *recorder) CaseFinished(_ *result.File, c *result.Case) {
 	r.mu.Lock()
 	r.finished[c]++
 	r.order = append(r.order, c.Name)
@@ -283,7 +379,7 @@ func (r *recorder) CaseFinished(_ *File, c *Case) {
 	}
 }
 
-func (r *recorder) RunFinished(res *Result) {
+func (r *recorder) RunFinished(res *result.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.final != nil {
@@ -294,7 +390,7 @@ func (r *recorder) RunFinished(res *Result) {
 
 // check verifies that every case of res was finished exactly once and
 // started at most once, and that RunFinished saw res.
-func (r *recorder) check(t *testing.T, res *Result) {
+func (r *recorder) check(t *testing.T, res *result.Result) {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -326,7 +422,7 @@ func (r *recorder) check(t *testing.T, res *Result) {
 }
 
 // statuses lists "name=status" in result order.
-func statuses(res *Result) []string {
+func statuses(res *result.Result) []string {
 	var out []string
 	for _, f := range res.Files {
 		for _, c := range f.Cases {

@@ -4,25 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
 )
-
-// Chat is what the runner needs from the platform: the two debug-chat
-// calls. *platform.Client satisfies it; keeping it an interface lets tests
-// wrap the client (to count calls or cancel a run at a precise moment).
-type Chat interface {
-	// StartChat creates a debug-chat session; its reply is the greeting.
-	StartChat(ctx context.Context, agentID string, req platform.ChatStart) (*platform.Exchange, error)
-	// SendTurn sends one user message into a session.
-	SendTurn(ctx context.Context, agentID, conversationID string, req platform.ChatTurn) (*platform.Exchange, error)
-}
-
-var _ Chat = (*platform.Client)(nil)
 
 // Defaults applied by Run and Plan to zero Options fields.
 const (
@@ -49,20 +37,11 @@ const (
 	maxRetryDelay = 5 * time.Second
 )
 
-// Skip reasons of cases the run did not reach; reports show them verbatim.
-const (
-	// ReasonInterrupted marks cases cut off or never started because the
-	// run's context was cancelled.
-	ReasonInterrupted = "not run: run interrupted"
-	// ReasonFailFast marks cases not started after the first failure under
-	// --fail-fast.
-	ReasonFailFast = "not run: --fail-fast"
-)
-
 // Options configure a run. The zero value of each field means its default.
 type Options struct {
-	// Chat is the platform client. Required by Run; Plan ignores it.
-	Chat Chat
+	// Channel carries the conversations (DebugChat over the platform
+	// client). Required by Run; Plan ignores it.
+	Channel Channel
 	// Parallel is the maximum number of scenarios running at once
 	// (default DefaultParallel).
 	Parallel int
@@ -85,21 +64,24 @@ type Options struct {
 	// DefaultEnv is the clientEnv for suites that name none (from the flag
 	// or the target); empty means DefaultEnv.
 	DefaultEnv string
-	// Tags selects scenarios by tag; nil selects all.
-	Tags *scenario.TagExpr
-	// Name selects scenarios whose name it matches; nil selects all.
-	Name *regexp.Regexp
+	// Select chooses the scenarios to run; the zero value runs them all.
+	Select scenario.Selection
 	// Observer receives progress; nil means NoopObserver.
-	Observer Observer
+	Observer result.Observer
 	// Getenv resolves ${env:NAME}; nil means an empty environment.
 	Getenv func(string) (string, bool)
 	// Now is the clock for start times and durations; nil means time.Now.
 	// Turn latencies are measured by the platform client, not with Now.
 	Now func() time.Time
+	// Sleep waits between attempts and between reads of a record: for d,
+	// or until ctx is done, then returning ctx's error (the signature of
+	// platform.RetryPolicy.Sleep). Nil means a real timer; tests pass a
+	// fake clock's.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Seed drives the jitter of retry backoff, so runs are reproducible.
 	Seed int64
 	// Target is copied into Result.Target.
-	Target Target
+	Target result.Target
 	// Records reads what the platform recorded and places probes; it is
 	// needed by scenarios with confirm: or probe: (*platform.Client
 	// satisfies it). Nil errors those scenarios with a config error.
@@ -176,13 +158,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.DefaultEnv = DefaultEnv
 	}
 	if o.Observer == nil {
-		o.Observer = NoopObserver{}
+		o.Observer = result.NoopObserver{}
 	}
 	if o.Getenv == nil {
 		o.Getenv = func(string) (string, bool) { return "", false }
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = platform.Sleep
 	}
 	return o, nil
 }

@@ -1,6 +1,9 @@
 package runner
 
-import "github.com/agenttest/agenttest/internal/assert"
+import (
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/result"
+)
 
 // scrub masks API keys in the text a case recorded from outside the
 // platform client: failure texts (which hold the expectation as the suite
@@ -8,7 +11,7 @@ import "github.com/agenttest/agenttest/internal/assert"
 // interpolation, confirmation summaries and skip reasons. The client
 // already redacted what the platform sent (bodies, replies, its errors).
 // It runs once per case, before the case is reported.
-func (r *runner) scrub(c *Case) {
+func (r *runner) scrub(c *result.Case) {
 	red := r.opts.Redactor
 	if red.Empty() {
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -26,17 +27,17 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
 	sc := &scenario.Scenario{
 		Name: "leaks", Pos: pos(3, 3),
-		Turns: []*scenario.Turn{turn(4, "my key is ${env:LEAK}", &assert.Expect{
+		Steps: chat(3, nil, turn(4, "my key is ${env:LEAK}", &assert.Expect{
 			Pos:      pos(4, 7),
 			Response: &assert.Text{Pos: pos(4, 9), Exact: ptr("welcome ${env:LEAK}")},
-		})},
+		})),
 	}
 	quoted := &scenario.Scenario{
 		Name: "quoted", Pos: pos(8, 3),
-		Turns: []*scenario.Turn{turn(9, "hello", &assert.Expect{
+		Steps: chat(8, nil, turn(9, "hello", &assert.Expect{
 			Pos:      pos(9, 7),
 			Response: &assert.Text{Pos: pos(9, 9), Matches: ptr("^" + regexp.QuoteMeta(key) + "$")},
-		})},
+		})),
 	}
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted)}, opts)
 	if err != nil {
@@ -52,7 +53,7 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 			t.Errorf("the result holds %q:\n%s", form, out)
 		}
 	}
-	if !strings.Contains(out, secret.Mask) || res.Files[0].Cases[0].Status != Failed {
+	if !strings.Contains(out, secret.Mask) || res.Files[0].Cases[0].Status != result.Failed {
 		t.Errorf("the key was not exercised: %s", out)
 	}
 }

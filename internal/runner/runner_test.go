@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 )
@@ -20,9 +21,9 @@ func TestRunVerdicts(t *testing.T) {
 		name     string
 		scenario func(e *env) *scenario.Scenario
 		opts     func(o *Options)
-		want     Status
+		want     result.Status
 		attempts int
-		check    func(t *testing.T, c *Case)
+		check    func(t *testing.T, c *result.Case)
 	}
 	run := func(t *testing.T, tc testCase) {
 		e := newEnv(t, sim.Options{Seed: 1})
@@ -56,9 +57,9 @@ func TestRunVerdicts(t *testing.T) {
 		{
 			name:     "booking passes with a capture feeding a later turn",
 			scenario: func(*env) *scenario.Scenario { return booking("books a table", 10) },
-			want:     Passed,
+			want:     result.Passed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				a := c.Attempts[0]
 				if len(a.Turns) != 5 {
 					t.Fatalf("turns = %d, want greeting + 4", len(a.Turns))
@@ -87,15 +88,15 @@ func TestRunVerdicts(t *testing.T) {
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("interpolated", 10)
 				sc.Vars = map[string]string{"when": "7pm"}
-				sc.Turns[1].Say = "${env:PARTY} at ${when}"
+				sayAt(sc, 1).Say = "${env:PARTY} at ${when}"
 				return sc
 			},
 			opts: func(o *Options) {
 				o.Getenv = func(k string) (string, bool) { return map[string]string{"PARTY": "4 people"}[k], k == "PARTY" }
 			},
-			want:     Passed,
+			want:     result.Passed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				if got := c.Attempts[0].Turns[2].Say; got != "4 people at 7pm" {
 					t.Errorf("say = %q", got)
 				}
@@ -106,15 +107,15 @@ func TestRunVerdicts(t *testing.T) {
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("var values", 10)
 				sc.Vars = map[string]string{"party": "${env:PARTY}", "when": "7pm", "line": "${party} at ${when}"}
-				sc.Turns[1].Say = "${line}"
+				sayAt(sc, 1).Say = "${line}"
 				return sc
 			},
 			opts: func(o *Options) {
 				o.Getenv = func(k string) (string, bool) { return map[string]string{"PARTY": "4 people"}[k], k == "PARTY" }
 			},
-			want:     Passed,
+			want:     result.Passed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				if got := c.Attempts[0].Turns[2].Say; got != "4 people at 7pm" {
 					t.Errorf("say = %q, want the vars expanded through each other and the environment", got)
 				}
@@ -125,14 +126,14 @@ func TestRunVerdicts(t *testing.T) {
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("unset env in a var", 10)
 				sc.Vars = map[string]string{"party": "${env:NO_SUCH_VAR}"}
-				sc.Turns[1].Say = "${party} at 7pm"
+				sayAt(sc, 1).Say = "${party} at 7pm"
 				return sc
 			},
-			want:     Errored,
+			want:     result.Errored,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				e := c.Attempts[0].Error
-				if e == nil || e.Kind != KindConfig || !strings.Contains(e.Message, "var party") || !strings.Contains(e.Message, "NO_SUCH_VAR") {
+				if e == nil || e.Kind != result.KindConfig || !strings.Contains(e.Message, "var party") || !strings.Contains(e.Message, "NO_SUCH_VAR") {
 					t.Errorf("error = %+v, want a config error naming the var and the variable", e)
 				}
 			},
@@ -140,9 +141,9 @@ func TestRunVerdicts(t *testing.T) {
 		{
 			name:     "a false expectation fails at its position and stops the attempt",
 			scenario: func(*env) *scenario.Scenario { return broken("closed", 20) },
-			want:     Failed,
+			want:     result.Failed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				a := c.Attempts[0]
 				if a.Error != nil || len(a.Failures) == 0 {
 					t.Fatalf("want failures and no error, got %+v", a)
@@ -159,12 +160,12 @@ func TestRunVerdicts(t *testing.T) {
 			name: "later turns are not sent after a failing one",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("stops early", 10)
-				sc.Turns[0].Expect = expectReply(12, "sorry, no tables")
+				setCheck(sc, 0, expectReply(12, "sorry, no tables"))
 				return sc
 			},
-			want:     Failed,
+			want:     result.Failed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				if n := len(c.Attempts[0].Turns); n != 2 {
 					t.Errorf("turns = %d, want 2", n)
 				}
@@ -174,11 +175,11 @@ func TestRunVerdicts(t *testing.T) {
 			name:     "retries never hide a real failure",
 			scenario: func(*env) *scenario.Scenario { return broken("still closed", 20) },
 			opts:     func(o *Options) { o.Retries = 2 },
-			want:     Failed,
+			want:     result.Failed,
 			attempts: 3,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				for _, a := range c.Attempts {
-					if a.Status != Failed {
+					if a.Status != result.Failed {
 						t.Errorf("attempt %d: %s", a.Number, a.Status)
 					}
 				}
@@ -191,12 +192,12 @@ func TestRunVerdicts(t *testing.T) {
 			name: "a failing greeting is checked before any turn",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("rude greeting", 10)
-				sc.Greeting = expectReply(11, "go away")
+				setGreeting(sc, expectReply(11, "go away"))
 				return sc
 			},
-			want:     Failed,
+			want:     result.Failed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				if n := len(c.Attempts[0].Turns); n != 1 {
 					t.Errorf("turns = %d, want the greeting only", n)
 				}
@@ -210,11 +211,11 @@ func TestRunVerdicts(t *testing.T) {
 				return sc
 			},
 			opts:     func(o *Options) { o.Retries = 3 },
-			want:     Errored,
+			want:     result.Errored,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				e := c.Attempts[0].Error
-				if e == nil || e.Kind != KindHTTP || !strings.Contains(e.Message, "404") {
+				if e == nil || e.Kind != result.KindHTTP || !strings.Contains(e.Message, "404") {
 					t.Fatalf("error = %+v, want an http 404", e)
 				}
 				if e.Pos != pos(10, 3) {
@@ -226,15 +227,15 @@ func TestRunVerdicts(t *testing.T) {
 			name: "an unresolved variable is a config error, not retried",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("typo", 10)
-				sc.Turns[1].Say = "${party_sise} people"
+				sayAt(sc, 1).Say = "${party_sise} people"
 				return sc
 			},
 			opts:     func(o *Options) { o.Retries = 2 },
-			want:     Errored,
+			want:     result.Errored,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				e := c.Attempts[0].Error
-				if e == nil || e.Kind != KindConfig || e.Pos != pos(13, 5) || !strings.Contains(e.Message, "party_sise") {
+				if e == nil || e.Kind != result.KindConfig || e.Pos != pos(13, 5) || !strings.Contains(e.Message, "party_sise") {
 					t.Fatalf("error = %+v, want a config error at the turn naming the variable", e)
 				}
 			},
@@ -243,10 +244,10 @@ func TestRunVerdicts(t *testing.T) {
 			name:     "no agent anywhere is a config error",
 			scenario: func(*env) *scenario.Scenario { return booking("no agent", 10) },
 			opts:     func(o *Options) { o.DefaultAgent = "" },
-			want:     Errored,
+			want:     result.Errored,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
-				if e := c.Attempts[0].Error; e == nil || e.Kind != KindConfig {
+			check: func(t *testing.T, c *result.Case) {
+				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig {
 					t.Fatalf("error = %+v", e)
 				}
 			},
@@ -258,9 +259,9 @@ func TestRunVerdicts(t *testing.T) {
 				sc.Skip = "kitchen renovation"
 				return sc
 			},
-			want:     Skipped,
+			want:     result.Skipped,
 			attempts: 0,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				if c.SkipReason != "kitchen renovation" {
 					t.Errorf("reason = %q", c.SkipReason)
 				}
@@ -269,14 +270,14 @@ func TestRunVerdicts(t *testing.T) {
 		{
 			name: "a turn after the agent ended the conversation fails",
 			scenario: func(*env) *scenario.Scenario {
-				return &scenario.Scenario{Name: "too late", Pos: pos(30, 3), Turns: []*scenario.Turn{
+				return &scenario.Scenario{Name: "too late", Pos: pos(30, 3), Steps: chat(30, nil,
 					turn(31, "thanks, bye", nil),
 					turn(32, "hello again", nil),
-				}}
+				)}
 			},
-			want:     Failed,
+			want:     result.Failed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
 				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) {
 					t.Errorf("failures = %+v", f)
@@ -287,12 +288,12 @@ func TestRunVerdicts(t *testing.T) {
 			name: "a capture that does not match fails at the capture",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("no code", 10)
-				sc.Turns[1].Capture[0].Pattern = `voucher ([0-9]+)`
+				captureAt(sc, 1).Capture.Pattern = `voucher ([0-9]+)`
 				return sc
 			},
-			want:     Failed,
+			want:     result.Failed,
 			attempts: 1,
-			check: func(t *testing.T, c *Case) {
+			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
 				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) {
 					t.Errorf("failures = %+v", f)
@@ -306,7 +307,7 @@ func TestRunVerdicts(t *testing.T) {
 }
 
 // describe summarises the attempts of a case for failure messages.
-func describe(c *Case) string {
+func describe(c *result.Case) string {
 	var b strings.Builder
 	for _, a := range c.Attempts {
 		b.WriteString("\n  #")
@@ -333,7 +334,7 @@ func TestRunRetries(t *testing.T) {
 		retries   *int // scenario retries
 		optRetry  int
 		fault     func(kind string, n int64, w http.ResponseWriter) bool
-		want      Status
+		want      result.Status
 		attempts  int
 		firstKind string
 	}
@@ -368,7 +369,7 @@ func TestRunRetries(t *testing.T) {
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n == 2 && fail500(w)
 			},
-			want: Flaky, attempts: 2, firstKind: KindHTTP,
+			want: result.Flaky, attempts: 2, firstKind: result.KindHTTP,
 		},
 		{
 			name:     "CHAT_TIMEOUT is retried: flaky",
@@ -376,7 +377,7 @@ func TestRunRetries(t *testing.T) {
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n == 1 && chatTimeout(w)
 			},
-			want: Flaky, attempts: 2, firstKind: KindTimeout,
+			want: result.Flaky, attempts: 2, firstKind: result.KindTimeout,
 		},
 		{
 			name:     "errors that outlast the budget leave the case errored",
@@ -384,7 +385,7 @@ func TestRunRetries(t *testing.T) {
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && fail500(w)
 			},
-			want: Errored, attempts: 3, firstKind: KindHTTP,
+			want: result.Errored, attempts: 3, firstKind: result.KindHTTP,
 		},
 		{
 			name:     "the scenario's retries override the options",
@@ -393,7 +394,7 @@ func TestRunRetries(t *testing.T) {
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && fail500(w)
 			},
-			want: Errored, attempts: 1, firstKind: KindHTTP,
+			want: result.Errored, attempts: 1, firstKind: result.KindHTTP,
 		},
 		{
 			name:     "auth errors are not retried",
@@ -404,7 +405,7 @@ func TestRunRetries(t *testing.T) {
 				io.WriteString(w, `{"success":false,"error":"unauthorized","error_message":"invalid api key"}`)
 				return true
 			},
-			want: Errored, attempts: 1, firstKind: KindHTTP,
+			want: result.Errored, attempts: 1, firstKind: result.KindHTTP,
 		},
 	}
 	for _, tc := range testCases {
@@ -423,14 +424,14 @@ func TestRunWrongKeyIsNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := e.opts()
-	opts.Chat = c
+	opts.Channel = DebugChat(c)
 	opts.Retries = 3
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs := res.Files[0].Cases[0]
-	if cs.Status != Errored || len(cs.Attempts) != 1 {
+	if cs.Status != result.Errored || len(cs.Attempts) != 1 {
 		t.Fatalf("got %s after %d attempts: %s", cs.Status, len(cs.Attempts), describe(cs))
 	}
 	if msg := cs.Attempts[0].Error.Message; !strings.Contains(msg, "401") || strings.Contains(msg, "sk-wrong-key") {
@@ -459,13 +460,13 @@ func TestRunSimFaults(t *testing.T) {
 	flaky := 0
 	for _, c := range res.Files[0].Cases {
 		switch c.Status {
-		case Passed:
+		case result.Passed:
 			if len(c.Attempts) != 1 {
 				t.Errorf("%s passed after %d attempts", c.Name, len(c.Attempts))
 			}
-		case Flaky:
+		case result.Flaky:
 			flaky++
-			if len(c.Attempts) < 2 || c.Attempts[0].Status != Errored {
+			if len(c.Attempts) < 2 || c.Attempts[0].Status != result.Errored {
 				t.Errorf("%s flaky: %s", c.Name, describe(c))
 			}
 		default:
@@ -496,11 +497,11 @@ func TestRunTimeouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := res.Files[0].Cases[0]
-		if c.Status != Errored || len(c.Attempts) != 1 {
+		if c.Status != result.Errored || len(c.Attempts) != 1 {
 			t.Fatalf("got %s: %s", c.Status, describe(c))
 		}
 		a := c.Attempts[0]
-		if a.Error.Kind != KindTimeout || !strings.Contains(a.Error.Message, tc.message) {
+		if a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.message) {
 			t.Errorf("error = %+v, want timeout mentioning %q", a.Error, tc.message)
 		}
 		if n := len(a.Turns); n == 0 || n > tc.turns || a.Turns[n-1].Result != nil {
@@ -522,7 +523,7 @@ func TestRunRepeat(t *testing.T) {
 		rate     float64
 		retries  int
 		fault    func(kind string, n int64, w http.ResponseWriter) bool
-		want     Status
+		want     result.Status
 		passed   int
 		attempts int
 	}
@@ -542,7 +543,7 @@ func TestRunRepeat(t *testing.T) {
 		opts.Parallel = 1
 		opts.Retries = tc.retries
 		sc := booking("repeated", 10)
-		sc.Turns = sc.Turns[:1]
+		keepTurns(sc, 1)
 		sc.Repeat, sc.PassRate = 5, tc.rate
 		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
 		if err != nil {
@@ -552,7 +553,7 @@ func TestRunRepeat(t *testing.T) {
 		if c.Status != tc.want {
 			t.Fatalf("status = %s, want %s: %s", c.Status, tc.want, describe(c))
 		}
-		want := Repeat{Runs: 5, Passed: tc.passed, PassRate: tc.rate}
+		want := result.Repeat{Runs: 5, Passed: tc.passed, PassRate: tc.rate}
 		if c.Repeat == nil || *c.Repeat != want {
 			t.Errorf("repeat = %+v, want %+v", c.Repeat, want)
 		}
@@ -566,17 +567,17 @@ func TestRunRepeat(t *testing.T) {
 		}
 	}
 	testCases := []testCase{
-		{name: "3 of 5 reach a 0.6 pass rate", rate: 0.6, want: Passed, passed: 3, attempts: 5},
-		{name: "3 of 5 miss a 0.8 pass rate; failed runs are not retried", rate: 0.8, retries: 2, want: Failed, passed: 3, attempts: 5},
+		{name: "3 of 5 reach a 0.6 pass rate", rate: 0.6, want: result.Passed, passed: 3, attempts: 5},
+		{name: "3 of 5 miss a 0.8 pass rate; failed runs are not retried", rate: 0.8, retries: 2, want: result.Failed, passed: 3, attempts: 5},
 		{
 			// Run 1 errors, its retry greets rudely (a failure, not
 			// retried again): sessions 1-6 give error, fail, pass, fail,
 			// pass, fail.
-			name: "errored runs are retried", rate: 0.4, retries: 1, want: Passed, passed: 2, attempts: 6,
+			name: "errored runs are retried", rate: 0.4, retries: 1, want: result.Passed, passed: 2, attempts: 6,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool { return kind == "turn" && n == 1 && fail500(w) },
 		},
 		{
-			name: "a rate lost to errors is errored, not failed", rate: 0.6, want: Errored, passed: 1, attempts: 5,
+			name: "a rate lost to errors is errored, not failed", rate: 0.6, want: result.Errored, passed: 1, attempts: 5,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool { return kind == "turn" && n <= 2 && fail500(w) },
 		},
 	}
@@ -607,7 +608,7 @@ func TestRunFailFast(t *testing.T) {
 	if want := "first=passed second=failed third=skipped skipped anyway=skipped"; got != want {
 		t.Fatalf("statuses = %s, want %s", got, want)
 	}
-	if r := res.Files[1].Cases[0].SkipReason; r != ReasonFailFast {
+	if r := res.Files[1].Cases[0].SkipReason; r != result.ReasonFailFast {
 		t.Errorf("reason = %q", r)
 	}
 	if r := res.Files[1].Cases[1].SkipReason; r != "not today" {
@@ -653,16 +654,16 @@ func TestRunCancel(t *testing.T) {
 	for _, f := range res.Files {
 		for _, c := range f.Cases {
 			switch c.Status {
-			case Passed:
+			case result.Passed:
 				passed++
-			case Pending:
+			case result.Pending:
 				pending++
-				if c.SkipReason != ReasonInterrupted {
+				if c.SkipReason != result.ReasonInterrupted {
 					t.Errorf("%s: reason %q", c.Name, c.SkipReason)
 				}
 				if a := c.Last(); a != nil {
 					cut++
-					if a.Error == nil || a.Error.Kind != KindInterrupted || len(a.Turns) == 0 {
+					if a.Error == nil || a.Error.Kind != result.KindInterrupted || len(a.Turns) == 0 {
 						t.Errorf("%s: cut-off attempt not recorded: %+v", c.Name, a)
 					}
 				}
@@ -727,7 +728,7 @@ func TestRunOrderIsFileOrder(t *testing.T) {
 // panicky panics on the turns of one conversation, as a bug in a client
 // wrapper would.
 type panicky struct {
-	Chat
+	DebugChatClient
 	victim string
 }
 
@@ -735,18 +736,18 @@ func (p panicky) SendTurn(ctx context.Context, agentID, conversationID string, r
 	if req.Message == p.victim {
 		panic("wrapper bug")
 	}
-	return p.Chat.SendTurn(ctx, agentID, conversationID, req)
+	return p.DebugChatClient.SendTurn(ctx, agentID, conversationID, req)
 }
 
 func TestRunRecoversPanics(t *testing.T) {
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
-	opts.Chat = panicky{Chat: e.client, victim: "boom"}
+	opts.Channel = DebugChat(panicky{DebugChatClient: e.client, victim: "boom"})
 	opts.Retries = 2
 	rec := newRecorder()
 	opts.Observer = rec
 	bad := booking("explodes", 30)
-	bad.Turns[1].Say = "boom"
+	sayAt(bad, 1).Say = "boom"
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("before", 10), bad, booking("after", 50))}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -757,7 +758,7 @@ func TestRunRecoversPanics(t *testing.T) {
 	}
 	c := res.Files[0].Cases[1]
 	a := c.Last()
-	if len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != KindInternal || !strings.Contains(a.Error.Message, "wrapper bug") {
+	if len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != result.KindInternal || !strings.Contains(a.Error.Message, "wrapper bug") {
 		t.Fatalf("panic not recorded: %s", describe(c))
 	}
 	if len(a.Turns) != 3 {
@@ -766,7 +767,7 @@ func TestRunRecoversPanics(t *testing.T) {
 }
 
 func TestRunOptionsErrors(t *testing.T) {
-	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no platform client") {
+	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no channel") {
 		t.Errorf("no client: err = %v", err)
 	}
 	e := newEnv(t, sim.Options{Seed: 1})
@@ -806,7 +807,7 @@ func TestPlan(t *testing.T) {
 		var got []string
 		for _, f := range Plan(suites, tc.opts) {
 			for _, c := range f.Cases {
-				if c.Status != Pending {
+				if c.Status != result.Pending {
 					t.Errorf("%s: status %s", c.Name, c.Status)
 				}
 				got = append(got, f.Path+":"+c.Name+"@"+c.Agent+"/"+c.Env+"/"+c.Variant)
@@ -829,14 +830,14 @@ func TestPlan(t *testing.T) {
 		},
 		{
 			name: "name filter drops emptied files",
-			opts: Options{Name: regexp.MustCompile(`^(cancels|other)$`), DefaultEnv: "live"},
+			opts: Options{Select: scenario.Selection{Name: regexp.MustCompile(`^(cancels|other)$`)}, DefaultEnv: "live"},
 			want: []string{"suites/a.yaml:cancels@own-agent/live/v1", "suites/c.yaml:other@/live/v1"},
 		},
 	}
 	if expr, err := scenario.ParseTagExpr("smoke"); err == nil {
 		testCases = append(testCases, testCase{
 			name: "tag filter",
-			opts: Options{Tags: &expr},
+			opts: Options{Select: scenario.Selection{Tags: &expr}},
 			want: []string{"suites/a.yaml:books a table@suite-agent/sandbox/v1", "suites/b.yaml:pays a bill@/pre-release/v1"},
 		})
 	} else {
@@ -895,7 +896,7 @@ func TestRunInvalidEnvIsAConfigError(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Files[0].Cases[0]
-	if c.Status != Errored || len(c.Attempts) != 1 || c.Attempts[0].Error.Kind != KindConfig || !strings.Contains(c.Attempts[0].Error.Message, "staging") {
+	if c.Status != result.Errored || len(c.Attempts) != 1 || c.Attempts[0].Error.Kind != result.KindConfig || !strings.Contains(c.Attempts[0].Error.Message, "staging") {
 		t.Fatalf("got %s: %s", c.Status, describe(c))
 	}
 	if n := e.proxy.starts.Load(); n != 0 {

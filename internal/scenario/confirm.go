@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,54 +10,12 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
-// Probe starts a scenario from an outbound call or an SMS instead of a
-// debug chat (`probe:`). Exactly one of Call and SMS is set.
-type Probe struct {
-	// Pos is the `probe:` key.
-	Pos  diag.Pos
-	Call *CallProbe
-	SMS  *SMSProbe
-	// ExpectStatus is the final call status the probe expects: success
-	// (the default) or failure. Calls only.
-	ExpectStatus string
-	// ExpectStatusPos is where expect_status was written (the probe's Pos
-	// when it was not).
-	ExpectStatusPos diag.Pos
-	// Within bounds the wait for the call's final status; default
-	// DefaultProbeWithin. Calls only.
-	Within time.Duration
-}
-
-// CallProbe is `outbound_call: {to, metadata, agent_number}`.
-type CallProbe struct {
-	Pos diag.Pos
-	// To is the number to call (it may use ${...}).
-	To string
-	// AgentNumber is the provisioned number to call from; empty lets the
-	// platform choose.
-	AgentNumber string
-	// Metadata is handed to the agent with the call.
-	Metadata map[string]any
-}
-
-// SMSProbe is `sms: {to, message, agent_number}`.
-type SMSProbe struct {
-	Pos         diag.Pos
-	To          string
-	Message     string
-	AgentNumber string
-}
-
-// DefaultProbeWithin is how long an outbound-call probe waits for a final
-// status when the scenario gives no `within:`: queueing and ringing take
-// seconds to a minute on the platform.
-const DefaultProbeWithin = 2 * time.Minute
-
 // Final statuses a probe may expect.
-var probeStatuses = []string{platform.CallSuccess, platform.CallFailure}
+var probeStatuses = []string{reply.CallSuccess, reply.CallFailure}
 
 var confirmKeys = keySet{
 	what: "confirm",
@@ -90,8 +49,8 @@ func conversationKeys() keySet {
 	}
 }
 
-// confirm decodes `confirm:`.
-func (d *decoder) confirm(p pair) *assert.Confirm {
+// confirm decodes `confirm:` into its Confirm step.
+func (d *decoder) confirm(p pair) *steps.Step {
 	fields, order, ok := d.object(p.Val, confirmKeys)
 	if !ok {
 		return nil
@@ -112,7 +71,14 @@ func (d *decoder) confirm(p pair) *assert.Confirm {
 			d.warnf(p.Key, "confirm has no checks: add conversation:, handoff_state: or webhooks:")
 		}
 	}
-	return c
+	st := &steps.Step{Kind: steps.Confirm, Pos: c.Pos,
+		Confirm: func(steps.Expander) (*assert.Confirm, error) { return c, nil }}
+	for _, w := range c.Webhooks {
+		if !slices.Contains(st.Webhooks, w.Event) {
+			st.Webhooks = append(st.Webhooks, w.Event)
+		}
+	}
+	return st
 }
 
 func (d *decoder) confirmConversation(p pair) *assert.ConversationChecks {
@@ -221,7 +187,7 @@ func (d *decoder) keyChecks(p pair, what string) []assert.StateCheck {
 	var out []assert.StateCheck
 	for _, kv := range ps {
 		w := what + "." + kv.Name
-		if !validPath(kv.Name) {
+		if !reply.ValidPath(kv.Name) {
 			d.errorf(kv.Key, "%s: invalid key %q: write dot-separated members, e.g. caller.id", what, kv.Name)
 			continue
 		}
@@ -327,7 +293,7 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
 		if len(items) == 0 {
-			d.errorf(n, "webhooks must list at least one event: %s", strings.Join(platform.WebhookEvents, ", "))
+			d.errorf(n, "webhooks must list at least one event: %s", strings.Join(reply.WebhookEvents, ", "))
 			return nil
 		}
 	}
@@ -344,10 +310,10 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 			continue
 		}
 		seen[v] = true
-		if !contains(platform.WebhookEvents, v) {
-			hint := diag.DidYouMean(v, platform.WebhookEvents)
+		if !slices.Contains(reply.WebhookEvents, v) {
+			hint := diag.DidYouMean(v, reply.WebhookEvents)
 			if hint == "" {
-				hint = "the reference names " + strings.Join(platform.WebhookEvents, ", ")
+				hint = "the reference names " + strings.Join(reply.WebhookEvents, ", ")
 			}
 			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(it),
 				Message: fmt.Sprintf("webhook event %q is not one the reference names; it is expected as written", v), Hint: hint})
@@ -369,13 +335,17 @@ var probeKeys = keySet{
 	},
 }
 
-// probe decodes `probe:`.
-func (d *decoder) probe(p pair) *Probe {
+// probe decodes `probe:` into its steps: the Probe step, and for a call
+// the CallStatus step that awaits its final status (success unless
+// expect_status: says otherwise).
+func (d *decoder) probe(p pair) []*steps.Step {
 	fields, _, ok := d.object(p.Val, probeKeys)
 	if !ok {
 		return nil
 	}
-	pr := &Probe{Pos: d.pos(p.Key)}
+	at := d.pos(p.Key)
+	pr := &steps.ProbeSpec{}
+	status := &steps.Step{Kind: steps.CallStatus, Pos: at, ExpectStatus: reply.CallSuccess, ExpectPos: at}
 	call, hasCall := fields["outbound_call"]
 	sms, hasSMS := fields["sms"]
 	switch {
@@ -387,8 +357,7 @@ func (d *decoder) probe(p pair) *Probe {
 		return nil
 	case hasCall:
 		pr.Call = d.callProbe(call)
-		pr.ExpectStatus, pr.ExpectStatusPos = platform.CallSuccess, pr.Pos
-		pr.Within = DefaultProbeWithin
+		pr.Within = steps.DefaultProbeWithin
 	default:
 		pr.SMS = d.smsProbe(sms)
 	}
@@ -397,14 +366,14 @@ func (d *decoder) probe(p pair) *Probe {
 			switch {
 			case hasSMS:
 				d.errorf(f.Key, "expect_status applies to outbound_call probes: an SMS has no call status")
-			case !contains(probeStatuses, v):
+			case !slices.Contains(probeStatuses, v):
 				hint := diag.DidYouMean(v, probeStatuses)
 				if hint == "" {
 					hint = "success or failure (queued and calling are not final)"
 				}
 				d.errorHint(f.Val, hint, "expect_status %q is not a final call status", v)
 			default:
-				pr.ExpectStatus, pr.ExpectStatusPos = v, d.pos(f.Key)
+				status.ExpectStatus, status.ExpectPos = v, d.pos(f.Key)
 			}
 		}
 	}
@@ -418,16 +387,20 @@ func (d *decoder) probe(p pair) *Probe {
 	if (hasCall && pr.Call == nil) || (hasSMS && pr.SMS == nil) {
 		return nil
 	}
-	return pr
+	out := []*steps.Step{{Kind: steps.Probe, Pos: at, Probe: pr}}
+	if pr.Call != nil {
+		out = append(out, status)
+	}
+	return out
 }
 
-func (d *decoder) callProbe(p pair) *CallProbe {
+func (d *decoder) callProbe(p pair) *steps.CallProbe {
 	fields, _, ok := d.object(p.Val, keySet{what: "outbound_call", keys: []string{"to", "agent_number", "metadata"},
 		moved: map[string]string{"to_number": `did you mean "to"?`, "from": `did you mean "agent_number"?`, "number": `did you mean "to"?`}})
 	if !ok {
 		return nil
 	}
-	cp := &CallProbe{Pos: d.pos(p.Key)}
+	cp := &steps.CallProbe{Pos: d.pos(p.Key)}
 	to, ok := fields["to"]
 	if !ok {
 		d.errorHint(p.Key, `write to: "+447700900001"`, "outbound_call needs to: (the number to call)")
@@ -445,13 +418,13 @@ func (d *decoder) callProbe(p pair) *CallProbe {
 	return cp
 }
 
-func (d *decoder) smsProbe(p pair) *SMSProbe {
+func (d *decoder) smsProbe(p pair) *steps.SMSProbe {
 	fields, _, ok := d.object(p.Val, keySet{what: "sms", keys: []string{"to", "message", "agent_number"},
 		moved: map[string]string{"to_number": `did you mean "to"?`, "text": `did you mean "message"?`, "body": `did you mean "message"?`, "from": `did you mean "agent_number"?`}})
 	if !ok {
 		return nil
 	}
-	sp := &SMSProbe{Pos: d.pos(p.Key)}
+	sp := &steps.SMSProbe{Pos: d.pos(p.Key)}
 	ok = true
 	to, has := fields["to"]
 	if !has {
@@ -558,7 +531,7 @@ func (d *decoder) checkObjectRefs(n *yaml.Node) {
 // probeScenario applies the rules of a probe scenario: it starts from the
 // call or SMS, so it has no debug-chat turns or greeting; its checks are
 // the call status and confirm:.
-func (d *decoder) probeScenario(item *yaml.Node, sc *Scenario, fields map[string]pair) {
+func (d *decoder) probeScenario(item *yaml.Node, sc *Scenario, fields map[string]pair, confirmed bool) {
 	for _, key := range []string{"turns", "greeting"} {
 		if f, ok := fields[key]; ok {
 			d.errorHint(f.Key, "a probe scenario checks the record with confirm:; write a separate scenario for a debug chat",
@@ -568,7 +541,7 @@ func (d *decoder) probeScenario(item *yaml.Node, sc *Scenario, fields map[string
 	if f, ok := fields["start"]; ok {
 		d.warnf(f.Key, "start: configures a debug-chat session and has no effect on a probe")
 	}
-	if sc.Probe != nil && sc.Probe.SMS != nil && sc.Confirm == nil {
+	if pr := sc.Probe(); pr != nil && pr.SMS != nil && !confirmed {
 		d.warnf(item, "probe scenario %q has no confirm: it only checks that the SMS is accepted", sc.Name)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // contractSuite is the YAML contract of confirmations and probes, as the
@@ -40,30 +43,33 @@ scenarios:
 
 func TestConfirmContractLoads(t *testing.T) {
 	s := mustLoad(t, contractSuite)
-	golden(t, "testdata/valid/confirm.golden", dump(s.Scenarios))
+	golden.Check(t, "testdata/valid/confirm.golden", []byte(dump(s.Scenarios)))
 
-	c := s.Scenarios[0].Confirm
+	c := confirmOf(s.Scenarios[0])
 	if c == nil || c.Conversation == nil || len(c.Conversation.Fields) != 7 || len(c.Conversation.Metrics) != 2 ||
 		len(c.Conversation.State) != 1 || c.Conversation.Turns == nil || c.HandoffState == nil || len(c.Webhooks) != 2 {
 		t.Fatalf("confirm = %s", dump(c))
 	}
-	call := s.Scenarios[1].Probe
-	if call == nil || call.Call == nil || call.Call.To != "+447700900001" || call.ExpectStatus != "success" || call.Within != 2*time.Minute ||
+	call := s.Scenarios[1].Probe()
+	if st := stepOf(s.Scenarios[1], steps.CallStatus); st == nil || st.ExpectStatus != "success" {
+		t.Fatalf("call status step = %s", dump(st))
+	}
+	if call == nil || call.Call == nil || call.Call.To != "+447700900001" || call.Within != 2*time.Minute ||
 		call.Call.Metadata["reason"] != "reminder" || call.Call.Metadata["attempt"] != 1 {
 		t.Fatalf("call probe = %s", dump(call))
 	}
-	if s.Scenarios[1].Turns != nil {
+	if stepOf(s.Scenarios[1], steps.Say) != nil || stepOf(s.Scenarios[1], steps.Open) != nil {
 		t.Error("a probe scenario has turns")
 	}
-	sms := s.Scenarios[2].Probe
+	sms := s.Scenarios[2].Probe()
 	if sms == nil || sms.SMS == nil || sms.SMS.Message != "Reply YES to confirm" || sms.Within != 0 {
 		t.Fatalf("sms probe = %s", dump(sms))
 	}
-	if v := s.Scenarios[2].Confirm.Conversation.InProgress(); v == nil || !*v {
+	if v := confirmOf(s.Scenarios[2]).Conversation.InProgress(); v == nil || !*v {
 		t.Error("the SMS confirmation does not ask for in_progress: true")
 	}
-	if p := s.Scenarios[3].Probe; p.ExpectStatus != "failure" || p.Within != DefaultProbeWithin || p.ExpectStatusPos.Line != 27 {
-		t.Errorf("defaults: %s", dump(p))
+	if st := stepOf(s.Scenarios[3], steps.CallStatus); st.ExpectStatus != "failure" || s.Scenarios[3].Probe().Within != steps.DefaultProbeWithin || st.ExpectPos.Line != 27 {
+		t.Errorf("defaults: %s", dump(st))
 	}
 }
 
@@ -152,8 +158,8 @@ func TestConfirmWithExamplesAndVars(t *testing.T) {
 		t.Fatalf("%d scenarios, want 2", len(s.Scenarios))
 	}
 	for _, sc := range s.Scenarios {
-		if sc.Probe == nil || sc.Probe.Call.To != "${number}" || sc.Confirm == nil {
-			t.Errorf("scenario %s: %s", sc.Name, dump(sc.Probe))
+		if sc.Probe() == nil || sc.Probe().Call.To != "${number}" || confirmOf(sc) == nil {
+			t.Errorf("scenario %s: %s", sc.Name, dump(sc.Steps))
 		}
 	}
 }

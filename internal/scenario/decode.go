@@ -10,12 +10,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/steps"
 )
-
-// Envs are the values of clientEnv the platform accepts.
-var Envs = []string{"sandbox", "pre-release", "live"}
 
 // Keys planned by later issues. They are part of the allow-lists so that a
 // file written for a newer agenttest gets a clear message instead of "did
@@ -178,10 +178,10 @@ func (d *decoder) env(p pair) string {
 	if !ok {
 		return ""
 	}
-	if !contains(Envs, v) {
-		hint := diag.DidYouMean(v, Envs)
+	if !reply.ValidEnv(v) {
+		hint := diag.DidYouMean(v, reply.Envs)
 		if hint == "" {
-			hint = "one of " + strings.Join(Envs, ", ")
+			hint = "one of " + strings.Join(reply.Envs, ", ")
 		}
 		d.errorHint(p.Val, hint, "env %q is not a platform environment", v)
 		return ""
@@ -495,29 +495,53 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	}
 	d.repeat(sc, fields)
 
+	// The program: open the session, check the greeting, each turn's say,
+	// expect and captures, then confirm:; or, for a probe, the probe, its
+	// call's status, then confirm:.
+	var greeting, confirm *steps.Step
+	var turns []*steps.Step
 	checks := false
 	if p, ok := fields["greeting"]; ok {
-		sc.Greeting = d.expect(p, "greeting")
-		checks = sc.Greeting != nil && hasChecks(d.resolve(p.Val))
+		if exp := d.expect(p, "greeting"); exp != nil {
+			greeting = &steps.Step{Kind: steps.Check, Pos: exp.Pos, Greeting: true, Expect: fixedExpect(exp)}
+			checks = hasChecks(d.resolve(p.Val))
+		}
 	}
 	if p, ok := fields["turns"]; ok {
-		sc.Turns = d.turns(p)
+		turns = d.turns(p)
 	}
 	if p, ok := fields["confirm"]; ok {
-		sc.Confirm = d.confirm(p)
+		confirm = d.confirm(p)
 	}
 	if p, ok := fields["probe"]; ok {
-		sc.Probe = d.probe(p)
-		d.probeScenario(item, sc, fields)
+		sc.Steps = d.probe(p)
+		if confirm != nil {
+			sc.Steps = append(sc.Steps, confirm)
+		}
+		d.probeScenario(item, sc, fields, confirm != nil)
 		return sc
 	}
-	if len(sc.Turns) == 0 && !checks {
+	sc.Steps = append(sc.Steps, &steps.Step{Kind: steps.Open, Pos: sc.Pos})
+	if greeting != nil {
+		sc.Steps = append(sc.Steps, greeting)
+	}
+	sc.Steps = append(sc.Steps, turns...)
+	if confirm != nil {
+		sc.Steps = append(sc.Steps, confirm)
+	}
+	if len(turns) == 0 && !checks {
 		if _, ok := fields["turns"]; !ok {
 			d.errorHint(item, "add turns: [{say: ..., expect: ...}] or greeting checks",
 				"scenario %q has no turns and no greeting checks", sc.Name)
 		}
 	}
 	return sc
+}
+
+// fixedExpect is the Expect of a YAML check step: the checks as decoded
+// (assert.Check expands their references when it runs).
+func fixedExpect(e *assert.Expect) func(steps.Expander) (*assert.Expect, error) {
+	return func(steps.Expander) (*assert.Expect, error) { return e, nil }
 }
 
 // hasChecks reports whether an expect mapping holds at least one key.
@@ -603,9 +627,10 @@ func (d *decoder) repeat(sc *Scenario, fields map[string]pair) {
 	}
 }
 
-// turns decodes the list of turns. Captures of a turn are in scope from the
-// next turn on.
-func (d *decoder) turns(p pair) []*Turn {
+// turns decodes the list of turns into their steps: each turn's say, its
+// expect: and its captures. Captures of a turn are in scope from the next
+// turn on.
+func (d *decoder) turns(p pair) []*steps.Step {
 	n := d.resolve(p.Val)
 	if n == nil {
 		return nil
@@ -618,23 +643,21 @@ func (d *decoder) turns(p pair) []*Turn {
 		d.errorf(n, "turns must not be empty")
 		return nil
 	}
-	out := make([]*Turn, 0, len(n.Content))
+	out := make([]*steps.Step, 0, 2*len(n.Content))
 	for _, item := range n.Content {
-		t := d.turn(item)
-		if t == nil {
-			continue
-		}
-		out = append(out, t)
-		for _, c := range t.Capture {
-			if d.scope != nil {
-				d.scope[c.Name] = true
+		turn := d.turn(item)
+		out = append(out, turn...)
+		for _, st := range turn {
+			if st.Kind == steps.Capture && d.scope != nil {
+				d.scope[st.Capture.Name] = true
 			}
 		}
 	}
 	return out
 }
 
-func (d *decoder) turn(item *yaml.Node) *Turn {
+// turn decodes one turn: its Say step, then its Check and Capture steps.
+func (d *decoder) turn(item *yaml.Node) []*steps.Step {
 	item = d.resolve(item)
 	if item == nil {
 		return nil
@@ -647,48 +670,52 @@ func (d *decoder) turn(item *yaml.Node) *Turn {
 	if !ok {
 		return nil
 	}
-	t := &Turn{Pos: d.pos(item)}
+	say := &steps.Step{Kind: steps.Say, Pos: d.pos(item)}
 	if p, ok := fields["confirm"]; ok {
 		d.errorHint(p.Key, "write confirm: next to turns:, in the scenario",
 			"confirm: checks the platform's record after the session ends, so it belongs to the scenario, not to a turn")
 	}
-	say, hasSay := fields["say"]
+	sayField, hasSay := fields["say"]
 	if hasSay {
-		t.Say, hasSay = d.str(say.Val, "say")
-		if hasSay && t.Say == "" {
-			t.Silent = true
+		say.Say, hasSay = d.str(sayField.Val, "say")
+		if hasSay && say.Say == "" {
+			say.Silent = true
 		}
 	}
 	if p, ok := fields["silence"]; ok {
 		v, ok := d.boolean(p.Val, "silence")
 		switch {
 		case !ok:
-		case v && hasSay && t.Say != "":
+		case v && hasSay && say.Say != "":
 			d.errorf(p.Key, "a turn cannot both say something and be silent")
 		case v:
-			t.Silent = true
+			say.Silent = true
 		case !hasSay:
 			d.errorHint(item, "write silence: true to send an empty message", "turn has silence: false and no say:")
 		}
 	} else if _, wrote := fields["say"]; !wrote {
 		d.errorHint(item, `write say: "...", or silence: true for an empty message`, "turn has no say:")
 	}
+	out := []*steps.Step{say}
 	if p, ok := fields["expect"]; ok {
-		t.Expect = d.expect(p, "expect")
+		if exp := d.expect(p, "expect"); exp != nil {
+			out = append(out, &steps.Step{Kind: steps.Check, Pos: exp.Pos, Expect: fixedExpect(exp)})
+		}
 	}
 	if p, ok := fields["capture"]; ok {
-		t.Capture = d.captures(p)
+		out = append(out, d.captures(p)...)
 	}
-	return t
+	return out
 }
 
-// captures reads `capture: {name: {FIELD: 'regex'}}`.
-func (d *decoder) captures(p pair) []Capture {
+// captures reads `capture: {name: {FIELD: 'regex'}}`, one Capture step
+// per name.
+func (d *decoder) captures(p pair) []*steps.Step {
 	ps, ok := d.pairs(p.Val, "capture")
 	if !ok {
 		return nil
 	}
-	var out []Capture
+	var out []*steps.Step
 	for _, kv := range ps {
 		if !interp.ValidName(kv.Name) {
 			d.errorf(kv.Key, "invalid capture name %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
@@ -725,7 +752,8 @@ func (d *decoder) captures(p pair) []Capture {
 		if d.scope != nil && d.scope[kv.Name] {
 			d.warnf(kv.Key, "capture %s replaces the variable of the same name from here on", kv.Name)
 		}
-		out = append(out, Capture{Pos: d.pos(kv.Key), Name: kv.Name, From: f.Name, Pattern: pattern})
+		out = append(out, &steps.Step{Kind: steps.Capture, Pos: d.pos(kv.Key),
+			Capture: steps.CaptureSpec{Name: kv.Name, From: f.Name, Pattern: pattern}})
 	}
 	return out
 }
@@ -737,7 +765,7 @@ func validCaptureField(f string) bool {
 	}
 	for _, prefix := range []string{"state.", "metadata."} {
 		if rest, ok := strings.CutPrefix(f, prefix); ok {
-			return validPath(rest)
+			return reply.ValidPath(rest)
 		}
 	}
 	return false

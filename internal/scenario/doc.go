@@ -20,8 +20,12 @@
 // time, so the runner calls Interpolate. The loader only checks that every
 // reference names a var, an example column or a capture of an earlier turn.
 //
-// Files are loaded by kind (one function per kind, see loaderFor): YAML
-// suites, and Gherkin features (see docs/writing-features.md), whose pickles
-// become Scenarios with compiled Steps (internal/steps), tag parameters
-// (@agent:x, @retries:2, ...) applied and positions taken from the AST.
+// Both formats compile to one program: a Scenario's Steps (internal/steps),
+// each with its position. The YAML decoder turns greeting:, turns: (say,
+// expect, capture), probe: and confirm: into steps in that order; the
+// Gherkin compiler (feature.go, see docs/writing-features.md) turns each
+// pickle into one step per Gherkin step, with tag parameters (@agent:x,
+// @retries:2, ...) applied and positions taken from the AST. Every file is
+// read and parsed once. Select applies a run's Selection (tags, name) to
+// the loaded suites: the one place scenarios are filtered.
 package scenario

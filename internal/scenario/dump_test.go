@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // dump renders a decoded value as an indented outline for golden files:
@@ -22,6 +23,7 @@ func dump(v any) string {
 var (
 	posType      = reflect.TypeOf(diag.Pos{})
 	durationType = reflect.TypeOf(time.Duration(0))
+	expanderType = reflect.TypeOf(steps.Expander(nil))
 )
 
 func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
@@ -76,6 +78,15 @@ func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
 		fmt.Fprintf(b, "{%s}\n", strings.Join(items, " "))
 	case reflect.String:
 		fmt.Fprintf(b, "%q\n", v.String())
+	case reflect.Func:
+		// A step's checks are built by a function of the session's
+		// expander: dump what it builds from the references as written.
+		t := v.Type()
+		if t.NumIn() == 1 && t.In(0) == expanderType && t.NumOut() == 2 {
+			dumpValue(b, v.Call([]reflect.Value{reflect.ValueOf(asWritten)})[0], depth)
+			return
+		}
+		fmt.Fprintf(b, "func\n")
 	default:
 		if v.Type() == durationType {
 			fmt.Fprintf(b, "%s\n", time.Duration(v.Int()))

@@ -33,7 +33,11 @@ scenarios:
 		{"s.yaml", yamlSuite, "[SUITE_TOKEN@s.yaml:3:10 AGENTTEST_BUILD_KEY@s.yaml:10:14 MY_KEY@s.yaml:12:31]"},
 		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:5 OTHER@f.feature:4:5]"},
 	} {
-		s, diags := loaderFor(KindOf(tc.file))(tc.file, []byte(tc.src))
+		load := LoadFile
+		if KindOf(tc.file) == Feature {
+			load = loadFeature
+		}
+		s, diags := load(tc.file, []byte(tc.src))
 		if diags.HasErrors() {
 			t.Fatalf("%s: %v", tc.file, diags)
 		}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 func mustLoad(t *testing.T, src string) *Suite {
@@ -50,8 +52,8 @@ scenarios:
 		}
 	}
 	// Expansions must not share mutable state.
-	s.Scenarios[0].Turns[0].Say = "changed"
-	if s.Scenarios[1].Turns[0].Say == "changed" {
+	stepOf(s.Scenarios[0], steps.Say).Say = "changed"
+	if stepOf(s.Scenarios[1], steps.Say).Say == "changed" {
 		t.Error("examples expansions share turns")
 	}
 }
@@ -142,12 +144,12 @@ scenarios:
         expect:
           state: {n: 4, f: 1.50, b: True, s: "x"}
 `)
-	turn := s.Scenarios[0].Turns[0]
-	if turn.Say != "42" {
-		t.Errorf("say = %q", turn.Say)
+	say := stepOf(s.Scenarios[0], steps.Say)
+	if say.Say != "42" {
+		t.Errorf("say = %q", say.Say)
 	}
 	want := map[string]string{"n": "4", "f": "1.50", "b": "true", "s": "x"}
-	for _, c := range turn.Expect.State {
+	for _, c := range expectOf(stepOf(s.Scenarios[0], steps.Check)).State {
 		if got := *c.Match.Exact; got != want[c.Key] {
 			t.Errorf("state.%s = %q, want %q", c.Key, got, want[c.Key])
 		}
@@ -167,7 +169,7 @@ func TestLargeExamplesTable(t *testing.T) {
 		b.WriteString("      - say: \"${n}\"\n        expect: {response: *ok, state: {n: \"${n}\"}}\n")
 	}
 	s := mustLoad(t, b.String())
-	if len(s.Scenarios) != 300 || len(s.Scenarios[299].Turns) != 30 {
+	if len(s.Scenarios) != 300 || len(stepsOf(s.Scenarios[299], steps.Say)) != 30 {
 		t.Errorf("got %d scenarios", len(s.Scenarios))
 	}
 }

@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // matcherKeys are the keys of a matcher mapping (assert.Text).
@@ -361,7 +363,7 @@ func (d *decoder) state(e *assert.Expect, p pair) {
 // for nested mappings, which look like an object comparison but are not.
 func (d *decoder) stateMatcher(kv pair, what string) *assert.Text {
 	n := d.resolve(kv.Val)
-	if n != nil && n.Kind == yaml.MappingNode && len(n.Content) >= 2 && !contains(matcherKeys, n.Content[0].Value) {
+	if n != nil && n.Kind == yaml.MappingNode && len(n.Content) >= 2 && !slices.Contains(matcherKeys, n.Content[0].Value) {
 		first := n.Content[0].Value
 		if diag.Suggest(first, matcherKeys) == "" {
 			d.errorHint(n.Content[0], "to check a nested value use metadata: {"+what+"."+first+": ...}",
@@ -571,7 +573,7 @@ func (d *decoder) metadata(e *assert.Expect, p pair) {
 	}
 	for _, kv := range ps {
 		what := "metadata." + kv.Name
-		if !validPath(kv.Name) {
+		if !reply.ValidPath(kv.Name) {
 			d.errorf(kv.Key, "metadata: invalid path %q: write dot-separated members, e.g. state.booking.code or llmRequests.0.model", kv.Name)
 			continue
 		}
@@ -590,17 +592,4 @@ func (d *decoder) metadata(e *assert.Expect, p pair) {
 		}
 		e.Metadata = append(e.Metadata, mc)
 	}
-}
-
-// validPath accepts dotted paths without empty segments.
-func validPath(p string) bool {
-	if p == "" {
-		return false
-	}
-	for _, seg := range strings.Split(p, ".") {
-		if strings.TrimSpace(seg) == "" {
-			return false
-		}
-	}
-	return true
 }

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"path"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +14,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
@@ -26,10 +25,10 @@ var library = steps.New()
 // Steps returns the step library features are compiled with.
 func Steps() *steps.Library { return library }
 
-// ParseFeature parses Gherkin the way godog does (English by default, a
+// parseFeature parses Gherkin the way godog does (English by default, a
 // `# language:` line may change it) and returns the document and its
 // pickles, with ids from newID. Parse errors are returned as they come.
-func ParseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
+func parseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
 	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
 	if err != nil {
 		return nil, nil, err
@@ -51,7 +50,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 			suite, diags = nil, finish(fl.diags, src)
 		}
 	}()
-	doc, pickles, err := ParseFeature(file, src, (&messages.Incrementing{}).NewId)
+	doc, pickles, err := parseFeature(file, src, (&messages.Incrementing{}).NewId)
 	if err != nil {
 		fl.parseErrors(err)
 		return nil, finish(fl.diags, src)
@@ -62,10 +61,9 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		return nil, finish(fl.diags, src)
 	}
 	s := &Suite{
-		Path:   file,
-		Name:   strings.TrimSpace(doc.Feature.Name),
-		Pos:    fl.pos(doc.Feature.Location),
-		Source: src,
+		Path: file,
+		Name: strings.TrimSpace(doc.Feature.Name),
+		Pos:  fl.pos(doc.Feature.Location),
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
@@ -74,8 +72,8 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		s.Tags = append(s.Tags, strings.TrimPrefix(t.Name, "@"))
 	}
 	fl.index(doc.Feature)
-	for i, p := range pickles {
-		if sc := fl.scenario(p, i); sc != nil {
+	for _, p := range pickles {
+		if sc := fl.scenario(p); sc != nil {
 			s.Scenarios = append(s.Scenarios, sc)
 		}
 	}
@@ -88,6 +86,109 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		return nil, diags
 	}
 	return s, diags
+}
+
+// FeatureDoc is a feature file parsed and indexed once, for compiling
+// pickles of the same text that another parser produced (godog hands its
+// own pickles to step hooks). It is safe for concurrent use.
+type FeatureDoc struct {
+	fl      featureLoader
+	pickles []*messages.Pickle
+}
+
+// ParseFeatureDoc parses a feature file for Compile. Problems of the file
+// itself (Gherkin syntax) are returned as diagnostics; the document is nil
+// when there are any.
+func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagnostics) {
+	fl := featureLoader{file: uri, nodes: map[string]any{}}
+	defer func() {
+		if r := recover(); r != nil {
+			doc, diags = nil, diag.Diagnostics{}.Errorf(diag.Pos{File: uri}, "internal error while loading: %v", r)
+		}
+	}()
+	gdoc, pickles, err := parseFeature(uri, src, (&messages.Incrementing{}).NewId)
+	if err != nil {
+		fl.parseErrors(err)
+		return nil, finish(fl.diags, src)
+	}
+	if gdoc.Feature != nil {
+		fl.index(gdoc.Feature)
+	}
+	return &FeatureDoc{fl: fl, pickles: pickles}, nil
+}
+
+// Compile compiles the pickle of the document that p stands for (same
+// name, tags and steps) into a Scenario by the rules Load applies to a
+// feature file: tag parameters, setup steps, probe rules, one step per
+// Gherkin step, positions and Examples-row variables from the document.
+// A pickle the document does not hold, or a nil document, is compiled
+// from p alone: positions then name the file only and an Examples row
+// adds neither variables nor a suffix to the name. The Scenario is nil
+// when any diagnostic is an error.
+func (d *FeatureDoc) Compile(uri string, p *messages.Pickle) (sc *Scenario, diags diag.Diagnostics) {
+	fl := featureLoader{file: uri, nodes: map[string]any{}}
+	if d != nil {
+		fl = d.fl // a copy: diagnostics and tag state are per call
+		for _, ours := range d.pickles {
+			if samePickle(ours, p) {
+				p = ours
+				break
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fl.diags = fl.diags.Errorf(diag.Pos{File: uri}, "internal error while compiling: %v", r)
+			sc, diags = nil, finish(fl.diags, nil)
+		}
+	}()
+	sc = fl.scenario(p)
+	diags = finish(fl.diags, nil)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return sc, diags
+}
+
+// samePickle reports whether two pickles of the same text, made by two
+// parsers (whose ids differ), are the same scenario or Examples row.
+func samePickle(a, b *messages.Pickle) bool {
+	if a.Name != b.Name || len(a.Steps) != len(b.Steps) || len(a.Tags) != len(b.Tags) {
+		return false
+	}
+	for i := range a.Tags {
+		if a.Tags[i].Name != b.Tags[i].Name {
+			return false
+		}
+	}
+	for i, as := range a.Steps {
+		bs := b.Steps[i]
+		if as.Text != bs.Text || argument(as.Argument) != argument(bs.Argument) {
+			return false
+		}
+	}
+	return true
+}
+
+// argument renders a step argument for comparison.
+func argument(a *messages.PickleStepArgument) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.DocString != nil:
+		return "doc:" + a.DocString.Content
+	case a.DataTable != nil:
+		var b strings.Builder
+		for _, r := range a.DataTable.Rows {
+			for _, c := range r.Cells {
+				b.WriteString(c.Value)
+				b.WriteByte(0)
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	return ""
 }
 
 type featureLoader struct {
@@ -184,24 +285,23 @@ type exampleRef struct {
 	row *messages.TableRow
 }
 
-// scenario turns one pickle into a Scenario, or nil when its position
-// cannot be found (never for a document gherkin built).
-func (fl *featureLoader) scenario(p *messages.Pickle, index int) *Scenario {
-	if len(p.AstNodeIds) == 0 {
-		return nil
-	}
-	ast, ok := fl.nodes[p.AstNodeIds[0]].(*messages.Scenario)
-	if !ok {
-		return nil
+// scenario turns one pickle into a Scenario. Positions come from the
+// document's nodes; a pickle received without its document (FeatureDoc.Compile)
+// has the file's position only.
+func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
+	var at *messages.Location
+	if len(p.AstNodeIds) > 0 {
+		if ast, ok := fl.nodes[p.AstNodeIds[0]].(*messages.Scenario); ok {
+			at = ast.Location
+		}
 	}
 	sc := &Scenario{
 		Name:     strings.TrimSpace(p.Name),
-		Pos:      fl.pos(ast.Location),
+		Pos:      fl.pos(at),
 		Repeat:   1,
 		PassRate: 1,
 		Vars:     map[string]string{},
-		Steps:    []*Step{},
-		Pickle:   index,
+		Steps:    []*steps.Step{},
 	}
 	if sc.Name == "" {
 		sc.Name = fmt.Sprintf("scenario at line %d", sc.Pos.Line)
@@ -266,8 +366,8 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			}
 			sc.Agent = value
 		case "env":
-			if !validEnv(value) {
-				bad("env must be one of %s", strings.Join(Envs, ", "))
+			if !reply.ValidEnv(value) {
+				bad("env must be one of %s", strings.Join(reply.Envs, ", "))
 				continue
 			}
 			sc.Env = value
@@ -330,56 +430,49 @@ func parseRate(s string) (float64, error) {
 	return v, nil
 }
 
-func validEnv(e string) bool {
-	for _, v := range Envs {
-		if e == v {
-			return true
-		}
-	}
-	return false
-}
-
-// steps compiles the steps of a pickle and applies its setup steps.
+// steps compiles the steps of a pickle into the scenario's program and
+// applies its setup steps to the scenario.
 func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	var params steps.Params
 	started, broken := false, false
+	// probe is the scenario's probe step, once one was compiled.
+	var probe *steps.Step
 	setupAt := diag.Pos{}
 	for _, ps := range p.Steps {
-		st := &Step{Text: ps.Text, Pos: sc.Pos}
+		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
 		if len(ps.AstNodeIds) > 0 {
 			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
-				st.Pos, st.Keyword = fl.pos(ast.Location), ast.Keyword
+				in.Pos, in.Keyword = fl.pos(ast.Location), ast.Keyword
 			}
 		}
 		if a := ps.Argument; a != nil {
 			if a.DocString != nil {
 				doc := a.DocString.Content
-				st.DocString = &doc
+				in.DocString = &doc
 			}
 			if a.DataTable != nil {
-				st.Table = [][]string{}
+				in.Table = [][]string{}
 				for _, r := range a.DataTable.Rows {
 					row := make([]string, len(r.Cells))
 					for i, c := range r.Cells {
 						row[i] = c.Value
 					}
-					st.Table = append(st.Table, row)
+					in.Table = append(in.Table, row)
 				}
 			}
 		}
-		sc.Steps = append(sc.Steps, st)
-		fl.envRefs.note(st.Pos, st.Text)
-		if st.DocString != nil {
-			fl.envRefs.note(st.Pos, *st.DocString)
+		fl.envRefs.note(in.Pos, in.Text)
+		if in.DocString != nil {
+			fl.envRefs.note(in.Pos, *in.DocString)
 		}
-		for _, row := range st.Table {
+		for _, row := range in.Table {
 			for _, cell := range row {
-				fl.envRefs.note(st.Pos, cell)
+				fl.envRefs.note(in.Pos, cell)
 			}
 		}
-		op, err := library.Compile(steps.Input{Pos: st.Pos, Keyword: st.Keyword, Text: st.Text, DocString: st.DocString, Table: st.Table})
+		st, err := library.Compile(in)
 		if err != nil {
-			d := diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: err.Error()}
+			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
 			if se, ok := err.(*steps.Error); ok {
 				d.Message, d.Hint = se.Message, se.Hint
 			}
@@ -387,15 +480,15 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			broken = true
 			continue
 		}
-		st.Op = op
-		if op.Kind != steps.Setup {
-			fl.probeRules(sc, st, started)
+		sc.Steps = append(sc.Steps, st)
+		if st.Kind != steps.Setup {
+			fl.probeRules(st, &probe, started)
 			started = true
 			continue
 		}
 		if started {
 			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos,
-				Message: fmt.Sprintf("setup step %q comes after the conversation started", op.Step),
+				Message: fmt.Sprintf("setup step %q comes after the conversation started", st.Text),
 				Hint:    "move it before the first When: session parameters are sent when the session opens"})
 			continue
 		}
@@ -404,7 +497,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		}
 		// Setup arguments keep their ${...}: the runner expands the start
 		// parameters when it opens the session, as for YAML.
-		_ = op.Setup(&params, func(s string) (string, error) { return s, nil })
+		_ = st.Setup(&params, keepRefs)
 	}
 	if !started && !broken {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
@@ -413,85 +506,62 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	}
 	fl.apply(sc, params, setupAt)
 	if fl.within > 0 {
-		if sc.Probe != nil && sc.Probe.Call != nil {
-			sc.Probe.Within = fl.within
+		if probe != nil && probe.Probe.Call != nil {
+			probe.Probe.Within = fl.within
 		} else if !broken {
 			fl.diags = fl.diags.Warnf(fl.withinAt, "@within bounds the wait for an outbound call's status; scenario %q places no call", sc.Name)
 		}
 	}
 }
 
+// keepRefs is the expander of setup steps at load time: references stay
+// as written until the session opens.
+func keepRefs(s string) (string, error) { return s, nil }
+
 // probeRules applies the rules of probe scenarios to one compiled step
-// (started: an earlier step already ran something). A probe replaces the
-// debug chat, as `probe:` does in YAML: it comes first, once, and no turn
-// or reply check may follow it. The probe step becomes the scenario's
-// Probe, so the CLI's live-safety check of probe numbers and `list` treat
-// it exactly as a YAML probe, before anything runs.
-func (fl *featureLoader) probeRules(sc *Scenario, st *Step, started bool) {
-	op := st.Op
+// (started: an earlier step already ran something; probe: the scenario's
+// probe step so far). A probe replaces the debug chat, as `probe:` does in
+// YAML: it comes first, once, and no turn or reply check may follow it, so
+// the CLI's live-safety check of probe numbers and `list` treat it exactly
+// as a YAML probe, before anything runs.
+func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started bool) {
 	bad := func(msg, hint string) {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
 	}
-	switch op.Kind {
+	switch st.Kind {
 	case steps.Probe:
 		switch {
-		case sc.Probe != nil:
-			bad(fmt.Sprintf("probe step %q: the scenario already starts from a probe at %s", op.Step, sc.Probe.Pos),
+		case *probe != nil:
+			bad(fmt.Sprintf("probe step %q: the scenario already starts from a probe at %s", st.Text, (*probe).Pos),
 				"write one probe per scenario")
 			return
 		case started:
-			bad(fmt.Sprintf("probe step %q comes after the conversation started", op.Step),
+			bad(fmt.Sprintf("probe step %q comes after the conversation started", st.Text),
 				"a probe replaces the debug chat: make it the first When, or write a separate scenario")
 			return
 		}
-		if op.ProbeTo != "" && !strings.Contains(op.ProbeTo, "${") && !validPhone(op.ProbeTo) {
-			bad(fmt.Sprintf("probe step %q: %q is not a phone number", op.Step, op.ProbeTo), `write an E.164 number such as "+447700900001"`)
-			return
-		}
-		pr := &Probe{Pos: st.Pos}
-		if op.ProbeSMS {
-			pr.SMS = &SMSProbe{Pos: st.Pos, To: op.ProbeTo, Message: op.ProbeMessage}
+		to := ""
+		if st.Probe.Call != nil {
+			to = st.Probe.Call.To
 		} else {
-			pr.Call = &CallProbe{Pos: st.Pos, To: op.ProbeTo}
-			pr.ExpectStatus, pr.ExpectStatusPos, pr.Within = platform.CallSuccess, st.Pos, DefaultProbeWithin
+			to = st.Probe.SMS.To
 		}
-		sc.Probe = pr
-	case steps.CallStatus:
-		if sc.Probe == nil || sc.Probe.Call == nil {
-			bad(fmt.Sprintf("step %q has no call to wait for", op.Step),
-				`place the call first: When an outbound call is placed to "+447700900001"`)
+		if to != "" && !strings.Contains(to, "${") && !validPhone(to) {
+			bad(fmt.Sprintf("probe step %q: %q is not a phone number", st.Text, to), `write an E.164 number such as "+447700900001"`)
 			return
 		}
-		sc.Probe.ExpectStatus, sc.Probe.ExpectStatusPos = op.ExpectStatus, st.Pos
-	case steps.Start, steps.Say, steps.Check, steps.Capture:
-		if sc.Probe != nil {
-			bad(fmt.Sprintf("step %q needs a debug chat, but the scenario starts from a probe at %s", op.Step, sc.Probe.Pos),
+		*probe = st
+	case steps.CallStatus:
+		if *probe == nil || (*probe).Probe.Call == nil {
+			bad(fmt.Sprintf("step %q has no call to wait for", st.Text),
+				`place the call first: When an outbound call is placed to "+447700900001"`)
+		}
+	case steps.Open, steps.Say, steps.Check, steps.Capture:
+		if *probe != nil {
+			bad(fmt.Sprintf("step %q needs a debug chat, but the scenario starts from a probe at %s", st.Text, (*probe).Pos),
 				"a probe scenario checks what the platform recorded (the conversation record, handoff state, webhooks); write a separate scenario for a debug chat")
 		}
 	}
-}
-
-// WebhookEvents lists the webhook events the scenario confirms, from its
-// `confirm: webhooks:` or its webhook steps, in order, without duplicates:
-// the CLI subscribes its receiver to them before the run.
-func (sc *Scenario) WebhookEvents() []string {
-	var out []string
-	add := func(ev string) {
-		if ev != "" && !slices.Contains(out, ev) {
-			out = append(out, ev)
-		}
-	}
-	if sc.Confirm != nil {
-		for _, w := range sc.Confirm.Webhooks {
-			add(w.Event)
-		}
-	}
-	for _, st := range sc.Steps {
-		if st != nil && st.Op != nil {
-			add(st.Op.Webhook)
-		}
-	}
-	return out
 }
 
 // apply sets the parameters of Setup steps on the scenario; steps override
@@ -501,8 +571,8 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at diag.Pos) {
 		sc.Agent = p.Agent
 	}
 	if p.Env != "" {
-		if !strings.Contains(p.Env, "${") && !validEnv(p.Env) {
-			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(Envs, ", "))
+		if !strings.Contains(p.Env, "${") && !reply.ValidEnv(p.Env) {
+			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(reply.Envs, ", "))
 		}
 		sc.Env = p.Env
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 func loadOneFeature(t *testing.T, src string) ([]*Suite, diag.Diagnostics) {
@@ -41,22 +42,23 @@ Feature: probes
 		t.Fatalf("diagnostics: %v", diags)
 	}
 	call, sms, chat := suites[0].Scenarios[0], suites[0].Scenarios[1], suites[0].Scenarios[2]
-	pr := call.Probe
+	pr := call.Probe()
+	status := stepOf(call, steps.CallStatus)
 	if pr == nil || pr.Call == nil || pr.Call.To != "+447700900001" || pr.Call.Pos.String() != "p.feature:6:5" ||
-		pr.Within != 45*time.Second || pr.ExpectStatus != "failure" || pr.ExpectStatusPos.Line != 7 {
-		t.Errorf("call probe %+v", pr)
+		pr.Within != 45*time.Second || status.ExpectStatus != "failure" || status.ExpectPos.Line != 7 {
+		t.Errorf("call probe %+v, status %+v", pr, status)
 	}
-	if pr := sms.Probe; pr == nil || pr.SMS == nil || pr.SMS.To != "+447700900002" || pr.SMS.Message != "Reply YES" || pr.SMS.Pos.Line != 10 {
+	if pr := sms.Probe(); pr == nil || pr.SMS == nil || pr.SMS.To != "+447700900002" || pr.SMS.Message != "Reply YES" || pr.SMS.Pos.Line != 10 {
 		t.Errorf("sms probe %+v", pr)
 	}
 	if got := strings.Join(sms.WebhookEvents(), ","); got != "conversation.completed,handoff.created" {
 		t.Errorf("webhook events %s", got)
 	}
-	if chat.Probe != nil || chat.WebhookEvents() != nil {
-		t.Errorf("chat scenario: probe %+v, events %v", chat.Probe, chat.WebhookEvents())
+	if chat.Probe() != nil || chat.WebhookEvents() != nil {
+		t.Errorf("chat scenario: probe %+v, events %v", chat.Probe(), chat.WebhookEvents())
 	}
-	if call.Probe.Within != 45*time.Second || sms.Probe.Within != 0 {
-		t.Errorf("within %s, %s", call.Probe.Within, sms.Probe.Within)
+	if call.Probe().Within != 45*time.Second || sms.Probe().Within != 0 {
+		t.Errorf("within %s, %s", call.Probe().Within, sms.Probe().Within)
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // dumpFeature renders a loaded feature for golden files: every field a
@@ -15,7 +18,7 @@ func dumpFeature(s *Suite) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "suite %q @%d:%d tags=%q\n", s.Name, s.Pos.Line, s.Pos.Col, s.Tags)
 	for _, sc := range s.Scenarios {
-		fmt.Fprintf(&b, "\nscenario %q @%d:%d pickle=%d\n", sc.Name, sc.Pos.Line, sc.Pos.Col, sc.Pickle)
+		fmt.Fprintf(&b, "\nscenario %q @%d:%d\n", sc.Name, sc.Pos.Line, sc.Pos.Col)
 		fmt.Fprintf(&b, "  tags=%q agent=%q env=%q repeat=%d pass_rate=%g", sc.Tags, sc.Agent, sc.Env, sc.Repeat, sc.PassRate)
 		if sc.Retries != nil {
 			fmt.Fprintf(&b, " retries=%d", *sc.Retries)
@@ -31,20 +34,15 @@ func dumpFeature(s *Suite) string {
 		fmt.Fprintf(&b, "  start @%d:%d channel=%q variant=%q attrs=%s\n", st.Pos.Line, st.Pos.Col, st.Channel, st.Variant, sortedMap(st.IntegrationAttributes))
 		fmt.Fprintf(&b, "  vars=%s\n", sortedMap(sc.Vars))
 		for _, step := range sc.Steps {
-			fmt.Fprintf(&b, "  @%d:%d %s%s [%s]\n", step.Pos.Line, step.Pos.Col, step.Keyword, step.Text, step.Op.Kind)
-			if step.DocString != nil {
-				fmt.Fprintf(&b, "    doc %q\n", *step.DocString)
-			}
-			for _, row := range step.Table {
-				fmt.Fprintf(&b, "    | %s |\n", strings.Join(row, " | "))
-			}
-			if step.Op.Kind == 3 { // Check: the expectation it builds
-				exp, err := step.Op.Expect(func(s string) (string, error) { return s, nil })
-				if err != nil {
-					fmt.Fprintf(&b, "    error %v\n", err)
-				} else {
-					fmt.Fprintf(&b, "    expect%s", strings.ReplaceAll(dump(exp), "\n  ", "\n      "))
-				}
+			fmt.Fprintf(&b, "  @%d:%d %s [%s]\n", step.Pos.Line, step.Pos.Col, step.Text, step.Kind)
+			switch step.Kind {
+			case steps.Say:
+				fmt.Fprintf(&b, "    say %q silent=%t\n", step.Say, step.Silent)
+			case steps.Check:
+				fmt.Fprintf(&b, "    expect%s", strings.ReplaceAll(dump(expectOf(step)), "\n  ", "\n      "))
+			case steps.Confirm:
+				c, _ := step.Confirm(asWritten)
+				fmt.Fprintf(&b, "    confirm%s", strings.ReplaceAll(dump(c), "\n  ", "\n      "))
 			}
 		}
 	}
@@ -88,7 +86,7 @@ func TestLoadFeatureValid(t *testing.T) {
 			if s == nil {
 				t.Fatalf("not loaded:\n%s", diags)
 			}
-			golden(t, strings.TrimSuffix(f, ".feature")+".golden", diags+dumpFeature(s))
+			golden.Check(t, strings.TrimSuffix(f, ".feature")+".golden", []byte(diags+dumpFeature(s)))
 		})
 	}
 }
@@ -109,7 +107,7 @@ func TestLoadFeatureInvalid(t *testing.T) {
 			if !strings.Contains(diags, filepath.ToSlash(f)+":") {
 				t.Errorf("diagnostics without positions:\n%s", diags)
 			}
-			golden(t, strings.TrimSuffix(f, ".feature")+".golden", diags)
+			golden.Check(t, strings.TrimSuffix(f, ".feature")+".golden", []byte(diags))
 		})
 	}
 }

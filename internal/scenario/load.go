@@ -41,18 +41,6 @@ func KindOf(name string) Kind {
 	return NotSuite
 }
 
-// loaderFor returns the loader of a file kind: the seam where Gherkin
-// features plug in.
-func loaderFor(k Kind) func(path string, src []byte) (*Suite, diag.Diagnostics) {
-	switch k {
-	case YAMLSuite:
-		return LoadFile
-	case Feature:
-		return loadFeature
-	}
-	return nil
-}
-
 // skipDirs are directories Find never descends into (unless named
 // explicitly): they hold fixtures and dependencies, not suites.
 var skipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules": true}
@@ -66,22 +54,49 @@ var skipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules":
 // sorted and without duplicates. Every path that cannot be read is reported
 // in the joined error.
 func Find(fsys fs.FS, paths []string) ([]string, error) {
-	files, errs := find(fsys, paths)
+	found, errs := find(fsys, paths)
+	var files []string
+	for _, f := range found {
+		if KindOf(f.path) == YAMLSuite && !f.named {
+			src, err := fs.ReadFile(fsys, f.path)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("find suites: %w", err))
+				continue
+			}
+			if !IsSuite(src) {
+				continue
+			}
+		}
+		files = append(files, f.path)
+	}
 	return files, errors.Join(errs...)
 }
 
-func find(fsys fs.FS, paths []string) ([]string, []error) {
+// candidate is a file that may be a suite: a .feature file, or a YAML file
+// that is one if it was named on the command line (named) or holds a
+// `scenarios:` key. Which YAML files found in a directory are suites is
+// decided when they are parsed, once (Load).
+type candidate struct {
+	path  string
+	named bool
+}
+
+// find expands paths into candidates, sorted and without duplicates,
+// reading no file.
+func find(fsys fs.FS, paths []string) ([]candidate, []error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	seen := map[string]bool{}
-	var files []string
+	seen := map[string]int{}
+	var files []candidate
 	var errs []error
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			files = append(files, p)
+	add := func(p string, named bool) {
+		if i, ok := seen[p]; ok {
+			files[i].named = files[i].named || named
+			return
 		}
+		seen[p] = len(files)
+		files = append(files, candidate{path: p, named: named})
 	}
 	for _, arg := range paths {
 		p := cleanPath(arg)
@@ -95,7 +110,7 @@ func find(fsys fs.FS, paths []string) ([]string, []error) {
 				errs = append(errs, fmt.Errorf("find suites in %s: not a suite file (want .yaml, .yml or .feature)", arg))
 				continue
 			}
-			add(p)
+			add(p, true)
 			continue
 		}
 		err = fs.WalkDir(fsys, p, func(name string, de fs.DirEntry, err error) error {
@@ -109,20 +124,8 @@ func find(fsys fs.FS, paths []string) ([]string, []error) {
 				}
 				return nil
 			}
-			if strings.HasPrefix(base, ".") {
-				return nil
-			}
-			switch KindOf(name) {
-			case Feature:
-				add(name)
-			case YAMLSuite:
-				src, err := fs.ReadFile(fsys, name)
-				if err != nil {
-					return err
-				}
-				if IsSuite(src) {
-					add(name)
-				}
+			if !strings.HasPrefix(base, ".") && KindOf(name) != NotSuite {
+				add(name, false)
 			}
 			return nil
 		})
@@ -130,7 +133,7 @@ func find(fsys fs.FS, paths []string) ([]string, []error) {
 			errs = append(errs, fmt.Errorf("find suites in %s: %w", arg, err))
 		}
 	}
-	sort.Strings(files)
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, errs
 }
 
@@ -145,8 +148,11 @@ func cleanPath(p string) string {
 }
 
 // Load finds the suite files under paths and loads each one with the loader
-// of its kind. It returns the suites that loaded without errors, in file
-// order, and every diagnostic of every file.
+// of its kind, reading and parsing each file once: a YAML file found in a
+// directory is parsed, found not to be a suite (no `scenarios:` key) and
+// passed over, or decoded from that parse. It returns the suites that
+// loaded without errors, in file order, and every diagnostic of every
+// file.
 func Load(fsys fs.FS, paths []string) ([]*Suite, diag.Diagnostics) {
 	files, errs := find(fsys, paths)
 	var diags diag.Diagnostics
@@ -155,16 +161,22 @@ func Load(fsys fs.FS, paths []string) ([]*Suite, diag.Diagnostics) {
 	}
 	var suites []*Suite
 	for _, f := range files {
-		load := loaderFor(KindOf(f))
-		if load == nil {
-			continue
-		}
-		src, err := fs.ReadFile(fsys, f)
+		src, err := fs.ReadFile(fsys, f.path)
 		if err != nil {
-			diags = diags.Errorf(diag.Pos{File: f}, "read suite: %v", err)
+			diags = diags.Errorf(diag.Pos{File: f.path}, "read suite: %v", err)
 			continue
 		}
-		s, ds := load(f, src)
+		var s *Suite
+		var ds diag.Diagnostics
+		switch KindOf(f.path) {
+		case YAMLSuite:
+			var isSuite bool
+			if s, ds, isSuite = loadYAML(f.path, src, f.named); !isSuite {
+				continue
+			}
+		case Feature:
+			s, ds = loadFeature(f.path, src)
+		}
 		diags = append(diags, ds...)
 		if s != nil {
 			suites = append(suites, s)
@@ -189,8 +201,18 @@ func IsSuite(src []byte) (suite bool) {
 		}
 	}()
 	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return suiteLine.Match(src)
+	err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc)
+	return looksLikeSuite(&doc, err, src)
+}
+
+// looksLikeSuite decides from the first document of a YAML file (or the
+// error of decoding it) whether the file is a suite: a `scenarios` key at
+// the top, or, in text YAML cannot parse, a line that starts with one, so
+// that a suite with a syntax error is still loaded (and its error
+// reported) instead of being passed over.
+func looksLikeSuite(doc *yaml.Node, err error, src []byte) bool {
+	if err != nil {
+		return !errors.Is(err, io.EOF) && suiteLine.Match(src)
 	}
 	if len(doc.Content) == 0 {
 		return false
@@ -212,34 +234,53 @@ func IsSuite(src []byte) (suite bool) {
 // position, each with the source line it points at. The suite is nil when
 // any of them is an error.
 func LoadFile(path string, src []byte) (suite *Suite, diags diag.Diagnostics) {
+	suite, diags, _ = loadYAML(path, src, true)
+	return suite, diags
+}
+
+// loadYAML decodes a YAML file from one parse. A file found in a directory
+// (named false) that is not a suite is passed over without a word:
+// isSuite is false. A file named on the command line is decoded whatever
+// it holds, so that the user learns why it is not a suite.
+func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Diagnostics, isSuite bool) {
 	d := &decoder{file: path}
+	decided := named
 	defer func() {
 		if r := recover(); r != nil {
+			if !decided && !suiteLine.Match(src) {
+				suite, diags, isSuite = nil, nil, false
+				return
+			}
 			// Never seen; the fuzz target guards it. Report instead of
 			// crashing a run over one file.
 			d.diags = d.diags.Errorf(diag.Pos{File: path}, "internal error while loading: %v", r)
-			suite, diags = nil, finish(d.diags, src)
+			suite, diags, isSuite = nil, finish(d.diags, src), true
 		}
 	}()
-	root := d.parse(src)
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if !named && !looksLikeSuite(&doc, err, src) {
+		return nil, nil, false
+	}
+	decided = true
+	root := d.parse(dec, &doc, err, src)
 	if root == nil {
-		return nil, finish(d.diags, src)
+		return nil, finish(d.diags, src), true
 	}
 	s := d.suite(root, path)
 	s.EnvRefs = d.envRefs.sorted()
 	diags = finish(d.diags, src)
 	if diags.HasErrors() {
-		return nil, diags
+		return nil, diags, true
 	}
-	return s, diags
+	return s, diags, true
 }
 
-// parse reads the single YAML document of a suite file and returns its root
-// node, or nil after reporting why there is none.
-func (d *decoder) parse(src []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var doc yaml.Node
-	err := dec.Decode(&doc)
+// parse checks the single YAML document of a suite file, given the first
+// one as decoded (doc, err) and the decoder for what follows, and returns
+// its root node, or nil after reporting why there is none.
+func (d *decoder) parse(dec *yaml.Decoder, doc *yaml.Node, err error, src []byte) *yaml.Node {
 	if errors.Is(err, io.EOF) {
 		d.errorHint(&yaml.Node{Line: 1, Column: 1}, "a suite needs at least scenarios: with a list of scenarios", "file is empty")
 		return nil

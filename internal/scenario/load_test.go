@@ -1,34 +1,14 @@
 package scenario
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with the file, or rewrites the file with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run go test -update and review the diff):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
-}
 
 // renderDiags prints diagnostics the way lint does, with the source line.
 func renderDiags(ds diag.Diagnostics) string {
@@ -70,7 +50,7 @@ func TestLoadFileValid(t *testing.T) {
 			if s == nil {
 				t.Fatal("nil suite without errors")
 			}
-			golden(t, strings.TrimSuffix(f, ".yaml")+".golden", renderDiags(ds)+"---"+dump(s))
+			golden.Check(t, strings.TrimSuffix(f, ".yaml")+".golden", []byte(renderDiags(ds)+"---"+dump(s)))
 		})
 	}
 }
@@ -97,7 +77,7 @@ func TestLoadFileInvalid(t *testing.T) {
 					t.Errorf("diagnostic without file:line: %v", d)
 				}
 			}
-			golden(t, strings.TrimSuffix(f, ".yaml")+".golden", renderDiags(ds))
+			golden.Check(t, strings.TrimSuffix(f, ".yaml")+".golden", []byte(renderDiags(ds)))
 		})
 	}
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // recovered says whether a diagnostic is the loaders' last resort: a panic
@@ -76,7 +77,7 @@ func FuzzMatcher(f *testing.F) {
 	} {
 		f.Add(m, "Hi there, how many guests?")
 	}
-	f.Fuzz(func(t *testing.T, m, reply string) {
+	f.Fuzz(func(t *testing.T, m, text string) {
 		s, ds := LoadFile("m.yaml", matcherSuite(m))
 		if d := recovered(ds); d != nil {
 			t.Fatalf("loader panicked on %q: %s", m, d.Message)
@@ -86,15 +87,15 @@ func FuzzMatcher(f *testing.F) {
 				t.Fatalf("diagnostic without file:line or message: %#v", d)
 			}
 		}
-		if s == nil || len(s.Scenarios) == 0 || len(s.Scenarios[0].Turns) == 0 {
+		if s == nil || len(s.Scenarios) == 0 {
 			return
 		}
-		exp := s.Scenarios[0].Turns[0].Expect
-		res := &platform.TurnResult{Response: reply, Metadata: platform.Metadata{
-			"currentNode": reply, "state": map[string]any{"k": reply}, "nodeTrace": []any{reply},
+		exp := expectOf(stepOf(s.Scenarios[0], steps.Check))
+		res := &reply.TurnResult{Response: text, Metadata: reply.Metadata{
+			"currentNode": text, "state": map[string]any{"k": text}, "nodeTrace": []any{text},
 		}}
 		expand := func(v string) (string, error) {
-			return interp.Interpolate(v, func(string) (string, bool) { return reply, true }, func(string) (string, bool) { return "", false })
+			return interp.Interpolate(v, func(string) (string, bool) { return text, true }, func(string) (string, bool) { return "", false })
 		}
 		for _, fl := range assert.Check(exp, assert.Observation{Result: res}, expand) {
 			if fl.Message == "" {

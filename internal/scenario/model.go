@@ -1,17 +1,17 @@
 package scenario
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/steps"
 )
 
-// Suite is one suite file: a YAML suite (or, later, a feature file) with its
+// Suite is one suite file: a YAML suite or a feature file, with its
 // scenarios, fully expanded (examples rows become separate scenarios) and
 // with every position kept.
 type Suite struct {
@@ -33,9 +33,6 @@ type Suite struct {
 	Vars map[string]string
 	// Scenarios in file order, examples expanded in row order.
 	Scenarios []*Scenario
-	// Source is the text of a feature file, which godog parses again to
-	// run it; nil for YAML suites.
-	Source []byte
 	// EnvRefs are the ${env:NAME} references of the file, each once per
 	// place, in file order: lint refuses those that read a variable
 	// holding an API key.
@@ -146,9 +143,6 @@ type Scenario struct {
 	Start Start
 	// Vars are suite vars, then scenario vars, then the example row.
 	Vars map[string]string
-	// Greeting checks the reply to session creation; nil checks nothing.
-	Greeting *assert.Expect
-	Turns    []*Turn
 	// Skip, when non-empty, is why the scenario is not run.
 	Skip string
 	// Timeout bounds one attempt of the whole scenario; zero means none
@@ -162,61 +156,38 @@ type Scenario struct {
 	// The loader sets both to 1 when the file does not.
 	Repeat   int
 	PassRate float64
-	// Steps are the steps of a feature scenario (one Gherkin pickle),
-	// Background steps first; nil for a YAML scenario. Setup steps are
-	// already applied to Agent, Env and Start.
-	Steps []*Step
-	// Pickle is the index of the scenario's pickle among the pickles of
-	// its feature file, in the order Gherkin compiles them; godog's
-	// pickles are matched to scenarios by it.
-	Pickle int
-	// Confirm checks what the platform recorded, after the session ends
-	// (or after the probe); nil checks nothing.
-	Confirm *assert.Confirm
-	// Probe, when set, starts the scenario from an outbound call or an SMS
-	// instead of a debug chat; such a scenario has no turns.
-	Probe *Probe
+	// Steps is the scenario's program, in order: what the interpreter
+	// runs in each attempt. A YAML scenario's greeting:, turns: (say,
+	// expect, capture), probe: and confirm: are compiled to it by the
+	// decoder; a feature scenario's steps (Background first) by the
+	// Gherkin compiler, setup steps included (they are also applied to
+	// Agent, Env and Start above).
+	Steps []*steps.Step
 }
 
-// IsFeature reports whether the scenario comes from a feature file.
-func (sc *Scenario) IsFeature() bool { return sc.Steps != nil }
-
-// Step is one Gherkin step of a feature scenario, compiled.
-type Step struct {
-	// Pos is the position of the step's keyword.
-	Pos diag.Pos
-	// Keyword is the keyword as written, with its trailing space.
-	Keyword string
-	// Text is the step text after the keyword, placeholders substituted.
-	Text string
-	// DocString and Table are the step argument, when it has one.
-	DocString *string
-	Table     [][]string
-	// Op is what the session driver does for the step.
-	Op *steps.Op
+// Probe returns the probe the scenario starts from, or nil for a debug
+// chat. The loaders allow one probe, as the first step that acts; the CLI
+// checks its numbers against the target's probe_numbers before the run.
+func (sc *Scenario) Probe() *steps.ProbeSpec {
+	for _, st := range sc.Steps {
+		if st.Kind == steps.Probe {
+			return st.Probe
+		}
+	}
+	return nil
 }
 
-// Turn is one user message and the checks on its reply.
-type Turn struct {
-	Pos diag.Pos
-	// Say is the user message, with ${...} references still unexpanded. An
-	// empty Say with Silent set sends an empty message (silence).
-	Say    string
-	Silent bool
-	// Expect checks the reply; nil checks nothing.
-	Expect *assert.Expect
-	// Capture extracts values from the reply into variables for later turns.
-	Capture []Capture
-}
-
-// Capture stores the first group (or the whole match) of a regular
-// expression, applied to one field of the reply, into a variable.
-type Capture struct {
-	Pos  diag.Pos
-	Name string
-	// From is the field: "response", "node", "state.KEY", "metadata.PATH".
-	From string
-	// Pattern is an RE2 expression; its first group is stored, or the whole
-	// match when it has no group.
-	Pattern string
+// WebhookEvents lists the webhook events the scenario confirms, in order,
+// without duplicates: the CLI subscribes its receiver to them before the
+// run.
+func (sc *Scenario) WebhookEvents() []string {
+	var out []string
+	for _, st := range sc.Steps {
+		for _, ev := range st.Webhooks {
+			if ev != "" && !slices.Contains(out, ev) {
+				out = append(out, ev)
+			}
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,7 +224,7 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		if ks.extensions && strings.HasPrefix(p.Name, "x-") {
 			continue
 		}
-		if !contains(ks.keys, p.Name) {
+		if !slices.Contains(ks.keys, p.Name) {
 			hint := ks.moved[p.Name]
 			if hint == "" {
 				hint = diag.DidYouMean(p.Name, ks.keys)
@@ -238,15 +239,6 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		order = append(order, p)
 	}
 	return known, order, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // scalar returns the text of a scalar as written, with booleans normalised

@@ -168,14 +168,14 @@ func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keySco
 			r.projectID = id
 		case "metric":
 			var v string
-			if json.Unmarshal(raw, &v) != nil || !contains(alertMetrics, v) {
+			if json.Unmarshal(raw, &v) != nil || !slices.Contains(alertMetrics, v) {
 				bad(key, "metric must be one of "+strings.Join(alertMetrics, ", "))
 				continue
 			}
 			r.metric = v
 		case "operator":
 			var v string
-			if json.Unmarshal(raw, &v) != nil || !contains(alertOperators, v) {
+			if json.Unmarshal(raw, &v) != nil || !slices.Contains(alertOperators, v) {
 				bad(key, "operator must be one of "+strings.Join(alertOperators, ", "))
 				continue
 			}
@@ -329,7 +329,7 @@ func (s *Server) handleAlertList(w http.ResponseWriter, r *http.Request, k keySc
 		project = a
 	}
 	metric := q.Get("metric")
-	if metric != "" && !contains(alertMetrics, metric) {
+	if metric != "" && !slices.Contains(alertMetrics, metric) {
 		errs = append(errs, fieldError{Field: "metric", Message: "metric must be one of " + strings.Join(alertMetrics, ", ")})
 	}
 	enabled := q.Get("enabled")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
@@ -166,7 +167,7 @@ func TestAlertRuleCRUD(t *testing.T) {
 }
 
 func TestAlertStates(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour})
 	url := s.BuildURL + "/v1/alert-rules"
 	create := func(body map[string]any) string {

@@ -143,7 +143,7 @@ func (s *Server) fillMessagingInfo() {
 		s.info.Numbers[id] = nums
 		s.info.ConnectorIDs[id] = map[string]string{}
 		s.info.EnvNumbers[id] = map[string]string{}
-		for i, env := range smsEnvs {
+		for i, env := range clientEnvs {
 			tok := connectorID(id, env)
 			s.sms.connectors[tok] = smsConnector{agentID: id, env: env}
 			s.info.ConnectorIDs[id][env] = tok

@@ -189,11 +189,10 @@ const (
 	DefaultWebhookQueue      = 1024
 )
 
-// smsEnvs are the environments that get a connector id and a number. The
-// reference names dev, sandbox and live for SMS tokens; the simulator's
-// conversations use the three environments of the Conversations API, so
-// those are the token environments too.
-var smsEnvs = []string{"sandbox", "pre-release", "live"}
+// The environments that get an SMS connector id and a number are
+// clientEnvs: the reference names dev, sandbox and live for SMS tokens, but
+// the simulator's conversations use the three environments of the
+// Conversations API, so those are the token environments too.
 
 // Webhook event names of the reference.
 const (

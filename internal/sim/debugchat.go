@@ -18,8 +18,11 @@ import (
 // maxBodyBytes bounds request bodies; the reference gives no limit.
 const maxBodyBytes = 1 << 20
 
-// clientEnvs is the clientEnv enum of the debug-chat bodies: the
-// platform's environments.
+// clientEnvs is the environment enum of the platform (clientEnv of the
+// debug-chat bodies, client_env of the conversations list, the
+// environments of numbers and SMS tokens), as the agent definitions name
+// them. The simulator keeps its own copy: it imports nothing of the
+// harness it is tested with.
 var clientEnvs = agent.Environments
 
 func validEnv(env string) bool {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -100,7 +101,7 @@ func TestDeploymentsAtStart(t *testing.T) {
 // The admin endpoints change the deployments the way a release does; the
 // steps run in order on one simulator, each checking the state it leaves.
 func TestDeploymentAdmin(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 2, Now: clk.Now})
 	start := map[string]map[string]any{}
 	for _, env := range []string{"sandbox", "pre-release", "live"} {
@@ -282,7 +283,7 @@ func TestEnvironmentsServeTheirVersions(t *testing.T) {
 // A node's latencyMs delays the reply through Options.Sleep (here the
 // test's clock), and the record carries it as the turn's latency.
 func TestThinkTime(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	var mu sync.Mutex
 	var slept []time.Duration
 	s := simtest.Start(t, sim.Options{Now: clk.Now, Sleep: func(_ context.Context, d time.Duration) {

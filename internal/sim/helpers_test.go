@@ -6,9 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
@@ -27,26 +25,6 @@ func helpdesk(t testing.TB) *agent.Definition {
 		t.Fatalf("load helpdesk agent: %v", diags)
 	}
 	return def
-}
-
-// clock is a settable clock for idle-timeout tests.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // response is a read HTTP response.

@@ -28,7 +28,7 @@ func seeded(t *testing.T, n int, projects map[string]sim.ProjectOptions) *simtes
 }
 
 func TestPagingWalk(t *testing.T) {
-	const n = 10000
+	const n = 3000
 	// Transcripts and metrics off: the walk is about paging, and smaller
 	// pages keep the test fast under -race.
 	s := seeded(t, n, map[string]sim.ProjectOptions{"helpdesk": {HideTranscripts: true, HideMetrics: true}})
@@ -42,13 +42,13 @@ func TestPagingWalk(t *testing.T) {
 					name     string
 					byCursor bool
 					limit    string
-				}{{"cursor", true, "1000"}, {"offset", false, "1000"}}
+				}{{"cursor", true, "300"}, {"offset", false, "300"}}
 				if env == "sandbox" {
 					modes = append(modes, struct {
 						name     string
 						byCursor bool
 						limit    string
-					}{"cursor-odd-limit", true, "337"})
+					}{"cursor-odd-limit", true, "137"})
 				}
 				want := -1
 				for _, mode := range modes {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -36,13 +37,13 @@ const readTimeout = 10 * time.Second
 type msgSim struct {
 	t     testing.TB
 	s     *simtest.Sim
-	clk   *clock
+	clk   *fakeclock.Clock
 	token string // the helpdesk's sandbox connector token
 }
 
 func startMessaging(t testing.TB, opts sim.Options) *msgSim {
 	t.Helper()
-	clk := newClock()
+	clk := fakeclock.New()
 	if opts.Now == nil {
 		opts.Now = clk.Now
 	}

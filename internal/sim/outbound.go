@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -152,7 +153,7 @@ func (s *Server) handleOutboundCall(w http.ResponseWriter, r *http.Request, k ke
 	from := nums[0]
 	if f := firstNonEmpty(req.AgentNumber, req.FromNumber); f != "" {
 		norm, _ := normalizeNumber(f)
-		if !contains(nums, norm) {
+		if !slices.Contains(nums, norm) {
 			failStatus(w, http.StatusBadRequest, fmt.Sprintf("agent_number %q is not provisioned for project %q (provisioned: %s)", f, agentID, strings.Join(nums, ", ")))
 			return
 		}
@@ -187,15 +188,6 @@ func checkEncryption(raw json.RawMessage) string {
 		return ""
 	}
 	return "encryption must be an object, a string or a boolean"
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) unreachable(to string) bool {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -53,7 +54,7 @@ func runtimeAuth(s *simtest.Sim) map[string]string {
 }
 
 func TestOutboundCallLifecycle(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour, Outbound: sim.OutboundOptions{
 		Queued: time.Second, Calling: 2 * time.Second, Retention: time.Hour, Unreachable: []string{"+1 555 000 9999"},
 	}})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -316,7 +317,7 @@ func TestDebugChatConversation(t *testing.T) {
 }
 
 func TestChatTimeout(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, ChatIdleTimeout: time.Minute, JanitorInterval: time.Hour})
 	id := c.start(nil)
 	clk.Advance(59 * time.Second)
@@ -341,7 +342,7 @@ func TestChatTimeout(t *testing.T) {
 }
 
 func TestJanitorEndsIdleSessions(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, ChatIdleTimeout: time.Minute, JanitorInterval: 5 * time.Millisecond})
 	for i := 0; i < 20; i++ {
 		c.start(nil)
@@ -410,7 +411,7 @@ func TestAudio(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, RatePerKey: 2})
 	path := "/conversations"
 	for i := 0; i < 2; i++ {
@@ -502,7 +503,7 @@ func TestFaults(t *testing.T) {
 
 func TestConcurrentSessions(t *testing.T) {
 	s, c := startHelpdesk(t, sim.Options{})
-	const sessions, turns = 200, 5
+	const sessions, turns = 64, 5
 	var wg sync.WaitGroup
 	errs := make(chan string, sessions)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,7 +87,7 @@ func (s *Server) handleOutboundSMS(w http.ResponseWriter, r *http.Request, k key
 	from := s.info.EnvNumbers[agentID][conn.env]
 	if req.AgentNumber != "" {
 		norm, _ := normalizeNumber(req.AgentNumber)
-		if !contains(nums, norm) {
+		if !slices.Contains(nums, norm) {
 			failStatus(w, http.StatusBadRequest, fmt.Sprintf("agent_number %q is not provisioned for project %q (provisioned: %s)", req.AgentNumber, agentID, strings.Join(nums, ", ")))
 			return
 		}

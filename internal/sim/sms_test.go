@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
 func TestOutboundSMS(t *testing.T) {
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour, SMSRate: 1})
 	url := s.RuntimeURL + "/v1/outbound-sms"
 	live := s.Info.ConnectorIDs["helpdesk"]["live"]

@@ -126,22 +126,6 @@ func (c *Conversation) appendTurn(t Turn, u TurnUpdate) *Store {
 	return c.store
 }
 
-// setStart records the state and metrics of the greeting, which is not a turn.
-func (c *Conversation) setStart(u TurnUpdate, at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if u.State != nil {
-		c.state = u.State
-	}
-	if u.Metrics != nil {
-		c.metrics = u.Metrics
-	}
-	if u.Handoff != nil {
-		c.handoff = u.Handoff
-	}
-	c.lastActivity = at
-}
-
 // snapshot is a consistent copy of a conversation for rendering. Turns are
 // append-only and never modified in place, so sharing the backing array
 // with a longer live slice is safe.
@@ -274,15 +258,6 @@ func (s *Store) add(c *Conversation) bool {
 	copy(list[i+1:], list[i:])
 	list[i] = c
 	s.byProject[c.ProjectID] = list
-	return true
-}
-
-// addEnded stores a finished conversation (seeding) in one step.
-func (s *Store) addEnded(c *Conversation) bool {
-	if !s.Add(c) {
-		return false
-	}
-	s.End(c, c.lastActivity, false)
 	return true
 }
 

@@ -156,7 +156,7 @@ func (w *webhooks) emit(event string, data map[string]any, at time.Time) {
 	var targets []string
 	if !w.stopped {
 		for _, id := range w.order {
-			if ep := w.endpoints[id]; ep.enabled && contains(ep.events, event) {
+			if ep := w.endpoints[id]; ep.enabled && slices.Contains(ep.events, event) {
 				targets = append(targets, id)
 			}
 		}
@@ -373,7 +373,7 @@ func (s *Server) endpointFields(ep *webhookEndpoint, m map[string]json.RawMessag
 			seen := map[string]bool{}
 			var evs []string
 			for _, e := range v {
-				if !contains(webhookEvents, e) {
+				if !slices.Contains(webhookEvents, e) {
 					bad(key, fmt.Sprintf("unknown event %q: want %s", e, strings.Join(webhookEvents, ", ")))
 					continue
 				}
@@ -401,7 +401,7 @@ func (s *Server) endpointFields(ep *webhookEndpoint, m map[string]json.RawMessag
 			ok := true
 			for name := range v {
 				lower := strings.ToLower(name)
-				if !headerNameRE.MatchString(name) || contains(reservedHeaders, lower) || lower == strings.ToLower(brand.SignatureHeader(s.opts.Brand)) {
+				if !headerNameRE.MatchString(name) || slices.Contains(reservedHeaders, lower) || lower == strings.ToLower(brand.SignatureHeader(s.opts.Brand)) {
 					bad(key, fmt.Sprintf("header %q is not a valid custom header name (or is set by the delivery itself)", name))
 					ok = false
 				}

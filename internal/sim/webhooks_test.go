@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
@@ -184,8 +185,15 @@ func TestWebhookGivesUpAndTimesOut(t *testing.T) {
 		t.Errorf("handoff event %s", hits[1].body)
 	}
 	failing.wait(t, 3)
+	// Both deliveries are final once counted delivered or failed: a
+	// delivery that runs out of attempts is counted failed after its last
+	// attempt, and never retried after that. So the attempts counted now
+	// are all there will be: 2 to the slow endpoint, MaxAttempts to the
+	// failing one.
 	waitStats(t, s.Server, func(st sim.WebhookStats) bool { return st.Failed == 1 && st.Delivered == 1 })
-	time.Sleep(20 * time.Millisecond)
+	if st := s.Server.WebhookStats(); st.Attempts != 5 {
+		t.Errorf("%d attempts in all, want 2 to the slow endpoint and MaxAttempts 3 to the failing one", st.Attempts)
+	}
 	if n := len(failing.wait(t, 0)); n != 3 {
 		t.Errorf("failing receiver got %d attempts, want MaxAttempts 3", n)
 	}
@@ -195,7 +203,7 @@ func TestWebhookHTTPSAndAlertEvents(t *testing.T) {
 	rc := newReceiver(func(int) int { return 200 })
 	hs := httptest.NewTLSServer(rc)
 	defer hs.Close()
-	clk := newClock()
+	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour, Brand: "Acme", Webhooks: sim.WebhookOptions{Client: hs.Client()}})
 	ep := register(t, s.BuildURL, s.BuildKey, map[string]any{
 		"url": hs.URL, "events": []string{"alerts.triggered", "alerts.resolved"}, "headers": map[string]string{"X-Team": "qa"},

@@ -67,11 +67,11 @@ func (l *Library) Match(text string) []int {
 	return out
 }
 
-// Compile turns one step into the Op the session driver runs. Errors are
+// Compile turns one step as written into the Step the interpreter runs. Errors are
 // *Error.
-func (l *Library) Compile(in Input) (*Op, error) {
+func (l *Library) Compile(in Input) (*Step, error) {
 	idx := l.Match(in.Text)
-	step := strings.TrimSpace(in.Keyword) + " " + in.Text
+	step := strings.TrimSpace(strings.TrimSpace(in.Keyword) + " " + in.Text)
 	switch len(idx) {
 	case 0:
 		return nil, &Error{
@@ -104,7 +104,7 @@ func (l *Library) Compile(in Input) (*Op, error) {
 	if in.DocString != nil {
 		c.doc = *in.DocString
 	}
-	op, err := d.build(c)
+	st, err := d.build(c)
 	if err != nil {
 		var se *Error
 		if e, ok := err.(*Error); ok {
@@ -114,7 +114,7 @@ func (l *Library) Compile(in Input) (*Op, error) {
 		}
 		return nil, se
 	}
-	return op, nil
+	return st, nil
 }
 
 // unquote undoes the one escape of quoted arguments, \".
@@ -166,7 +166,7 @@ type call struct {
 	x Expander
 }
 
-func (c *call) op(k Kind) *Op { return &Op{Kind: k, Pos: c.pos, Step: c.step} }
+func (c *call) newStep(k Kind) *Step { return &Step{Kind: k, Pos: c.pos, Text: c.step} }
 
 func (c *call) expand(i int) (string, error) { return c.x(c.args[i]) }
 

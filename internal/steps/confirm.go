@@ -7,7 +7,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // confirmDefs are the steps of probes and confirmations: the Gherkin form
@@ -25,13 +25,13 @@ func confirmDefs() []Def {
 			"| field | value |\n| channel | WEBCHAT |\n| handoff | true |\n| num_turns | at least 2 |\n| metrics.BOOKED | true |\n| state.day | tuesday |",
 			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count and turns.intents reach inside.", recordStep),
 		def(GroupConfirm, `the handoff state `+q+` is `+q, NoArg, `Then the handoff state "reason" is "urgent_symptoms"`, "",
-			"The handoff state stored for the conversation holds the value under the key of its data.", func(c *call) (*Op, error) {
-				return confirmOp(c, func(c *call, x Expander, _ bool, cf *assert.Confirm) error {
+			"The handoff state stored for the conversation holds the value under the key of its data.", func(c *call) (*Step, error) {
+				return confirmStep(c, func(c *call, x Expander, _ bool, cf *assert.Confirm) error {
 					k, err := x(c.args[0])
 					if err != nil {
 						return err
 					}
-					if !validKeyPath(k) {
+					if !reply.ValidPath(k) {
 						return fmt.Errorf("invalid key %q: write dot-separated members, e.g. caller.id", c.args[0])
 					}
 					v := c.args[1]
@@ -40,62 +40,61 @@ func confirmDefs() []Def {
 				})
 			}),
 		def(GroupConfirm, `an? `+q+` webhook arrives`, NoArg, `Then a "handoff.created" webhook arrives`, "",
-			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Op, error) {
+			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Step, error) {
 				ev := strings.TrimSpace(c.args[0])
 				if ev == "" || strings.Contains(ev, "${") {
-					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(platform.WebhookEvents, ", "))}
+					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(reply.WebhookEvents, ", "))}
 				}
-				op, err := confirmOp(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
+				st, err := confirmStep(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
 					cf.Webhooks = []assert.WebhookCheck{{Pos: c.pos, Event: ev}}
 					return nil
 				})
-				if op != nil {
-					op.Webhook = ev
+				if st != nil {
+					st.Webhooks = []string{ev}
 				}
-				return op, err
+				return st, err
 			}),
 	}
 }
 
-// probeStep builds a Probe op; the number and message are expanded when it
+// probeStep builds a Probe step; the number and message are expanded when it
 // runs, and checked against the probe numbers by the CLI before the run.
-func probeStep(sms bool) func(c *call) (*Op, error) {
-	return func(c *call) (*Op, error) {
-		op := c.op(Probe)
-		op.ProbeSMS = sms
+func probeStep(sms bool) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
+		st := c.newStep(Probe)
 		if sms {
-			op.ProbeMessage, op.ProbeTo = c.args[0], c.args[1]
-			if strings.TrimSpace(op.ProbeMessage) == "" {
+			st.Probe = &ProbeSpec{SMS: &SMSProbe{Pos: c.pos, Message: c.args[0], To: c.args[1]}}
+			if strings.TrimSpace(st.Probe.SMS.Message) == "" {
 				return nil, &Error{Message: fmt.Sprintf("step %q: the SMS text must not be empty", c.step), Hint: "it becomes the agent's greeting"}
 			}
 		} else {
-			op.ProbeTo = c.args[0]
+			st.Probe = &ProbeSpec{Call: &CallProbe{Pos: c.pos, To: c.args[0]}, Within: DefaultProbeWithin}
 		}
 		for _, a := range c.args {
 			if _, err := syntaxOnly(a); err != nil {
 				return nil, err
 			}
 		}
-		return op, nil
+		return st, nil
 	}
 }
 
-func callStatusStep(c *call) (*Op, error) {
-	st := c.args[0]
-	if st != platform.CallSuccess && st != platform.CallFailure {
-		return nil, &Error{Message: fmt.Sprintf("step %q: %q is not a final call status", c.step, st),
+func callStatusStep(c *call) (*Step, error) {
+	status := c.args[0]
+	if status != reply.CallSuccess && status != reply.CallFailure {
+		return nil, &Error{Message: fmt.Sprintf("step %q: %q is not a final call status", c.step, status),
 			Hint: "write success or failure (queued and calling are not final)"}
 	}
-	op := c.op(CallStatus)
-	op.ExpectStatus = st
-	return op, nil
+	st := c.newStep(CallStatus)
+	st.ExpectStatus, st.ExpectPos = status, c.pos
+	return st, nil
 }
 
-// confirmOp builds a Confirm op whose checks fill builds each time it
+// confirmStep builds a Confirm step whose checks fill builds each time it
 // runs, with the session's expander; it is built once now with a
 // syntax-only expander (compiling true) so bad arguments are load errors.
-func confirmOp(c *call, fill func(c *call, x Expander, compiling bool, cf *assert.Confirm) error) (*Op, error) {
-	op := c.op(Confirm)
+func confirmStep(c *call, fill func(c *call, x Expander, compiling bool, cf *assert.Confirm) error) (*Step, error) {
+	st := c.newStep(Confirm)
 	build := func(x Expander, compiling bool) (*assert.Confirm, error) {
 		cf := &assert.Confirm{Pos: c.pos}
 		if err := fill(c, x, compiling, cf); err != nil {
@@ -103,26 +102,26 @@ func confirmOp(c *call, fill func(c *call, x Expander, compiling bool, cf *asser
 		}
 		return cf, nil
 	}
-	op.ConfirmChecks = func(x Expander) (*assert.Confirm, error) { return build(x, false) }
+	st.Confirm = func(x Expander) (*assert.Confirm, error) { return build(x, false) }
 	if _, err := build(syntaxOnly, true); err != nil {
 		if se, ok := err.(*Error); ok {
 			return nil, se
 		}
 		return nil, &Error{Message: fmt.Sprintf("step %q: %v", c.step, err)}
 	}
-	return op, nil
+	return st, nil
 }
 
 // recordStep reads the | field | value | table of `the conversation record
 // shows:`. Which fields exist and how each is compared (text, number,
 // boolean) is assert.ConversationFields, the table the YAML decoder of
 // `confirm: conversation:` reads too.
-func recordStep(c *call) (*Op, error) {
+func recordStep(c *call) (*Step, error) {
 	rows, err := c.pairs("field", "value")
 	if err != nil {
 		return nil, err
 	}
-	return confirmOp(c, func(c *call, x Expander, compiling bool, cf *assert.Confirm) error {
+	return confirmStep(c, func(c *call, x Expander, compiling bool, cf *assert.Confirm) error {
 		cc := &assert.ConversationChecks{Pos: c.pos}
 		for _, r := range rows {
 			if err := recordRow(c, cc, r[0], r[1], x, compiling); err != nil {
@@ -172,7 +171,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 			cc.Metrics = append(cc.Metrics, assert.MetricCheck{Pos: pos, Name: rest, Match: &assert.Text{Pos: pos, Exact: &v}})
 			return nil
 		case "state":
-			if !validKeyPath(rest) {
+			if !reply.ValidPath(rest) {
 				return fmt.Errorf("invalid state key %q: write dot-separated members, e.g. caller.id", rest)
 			}
 			v := value
@@ -307,18 +306,4 @@ func unknownField(name string) error {
 		hint = "the fields are those of the Conversation summary: run 'agenttest steps' or see docs/confirmations.md"
 	}
 	return &hinted{msg: fmt.Sprintf("unknown field %q", name), hint: hint}
-}
-
-// validKeyPath accepts dot-separated members without empty parts, as the
-// YAML decoder does for state keys.
-func validKeyPath(k string) bool {
-	if k == "" {
-		return false
-	}
-	for _, p := range strings.Split(k, ".") {
-		if strings.TrimSpace(p) == "" {
-			return false
-		}
-	}
-	return true
 }

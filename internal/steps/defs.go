@@ -70,7 +70,7 @@ type Def struct {
 	// Doc says what the step does, in one sentence for designers.
 	Doc string
 
-	build func(c *call) (*Op, error)
+	build func(c *call) (*Step, error)
 }
 
 // q is a quoted argument; \" inside it stands for a quote.
@@ -80,7 +80,7 @@ const q = `"((?:[^"\\]|\\.)*)"`
 // word processors turn one into the other.
 const apostrophe = `(?:'|’)`
 
-func def(g Group, pattern string, arg ArgKind, example, exampleArg, doc string, build func(c *call) (*Op, error)) Def {
+func def(g Group, pattern string, arg ArgKind, example, exampleArg, doc string, build func(c *call) (*Step, error)) Def {
 	return Def{
 		Group:      g,
 		Pattern:    regexp.MustCompile("^" + pattern + "$"),
@@ -114,28 +114,28 @@ func Defs() []Def {
 		def(GroupSetup, `the integration attributes:`, TableArg, `Given the integration attributes:`, "| tier | gold |\n| region | north |",
 			"Sets integration attributes, one | name | value | row each.", setupTable),
 		def(GroupSetup, `the conversation has started`, NoArg, `Given the conversation has started`, "",
-			"Opens the session now; later checks before any When apply to the greeting.", func(c *call) (*Op, error) {
-				return c.op(Start), nil
+			"Opens the session now; later checks before any When apply to the greeting.", func(c *call) (*Step, error) {
+				return c.newStep(Open), nil
 			}),
 
 		// Turns.
 		def(GroupTurns, `the user says `+q, NoArg, `When the user says "a table for 4 at 7pm"`, "",
-			"Sends one user message.", func(c *call) (*Op, error) {
-				op := c.op(Say)
-				op.Say = c.args[0]
-				return op, nil
+			"Sends one user message.", func(c *call) (*Step, error) {
+				st := c.newStep(Say)
+				st.Say = c.args[0]
+				return st, nil
 			}),
 		def(GroupTurns, `the user says:`, DocStringArg, `When the user says:`, "\"\"\"\nI booked for Friday.\nCan I change it?\n\"\"\"",
-			"Sends the DocString as one user message (several lines allowed).", func(c *call) (*Op, error) {
-				op := c.op(Say)
-				op.Say = c.doc
-				return op, nil
+			"Sends the DocString as one user message (several lines allowed).", func(c *call) (*Step, error) {
+				st := c.newStep(Say)
+				st.Say = c.doc
+				return st, nil
 			}),
 		def(GroupTurns, `the user stays silent`, NoArg, `When the user stays silent`, "",
-			"Sends a turn without input (silence).", func(c *call) (*Op, error) {
-				op := c.op(Say)
-				op.Silent = true
-				return op, nil
+			"Sends a turn without input (silence).", func(c *call) (*Step, error) {
+				st := c.newStep(Say)
+				st.Silent = true
+				return st, nil
 			}),
 
 		// Checks on the reply text.
@@ -260,12 +260,11 @@ func Defs() []Def {
 		def(GroupChecks, `I remember `+q+` from the reply matching `+q, NoArg, `Then I remember "ref" from the reply matching "reference (R\d+)"`, "",
 			"Stores the first group of the match in the reply; later steps use it as ${ref}.", captureStep("response")),
 		def(GroupChecks, `I remember `+q+` from the state `+q, NoArg, `Then I remember "ref" from the state "booking_ref"`, "",
-			"Stores a state value; later steps use it as ${ref}.", func(c *call) (*Op, error) {
-				op := c.op(Capture)
-				op.CaptureName = c.args[0]
+			"Stores a state value; later steps use it as ${ref}.", func(c *call) (*Step, error) {
+				st := c.newStep(Capture)
 				key, err := c.expand(1)
-				op.CaptureFrom = "state." + key
-				return op, firstErr(validCaptureName(op.CaptureName), err)
+				st.Capture = CaptureSpec{Name: c.args[0], From: "state." + key}
+				return st, firstErr(validCaptureName(st.Capture.Name), err)
 			}),
 	}, confirmDefs()...)
 }
@@ -279,13 +278,13 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// setup builds a Setup op whose arguments are expanded with the scenario's
+// setup builds a Setup step whose arguments are expanded with the scenario's
 // vars when the loader applies it.
-func setup(apply func(p *Params, v []string)) func(c *call) (*Op, error) {
-	return func(c *call) (*Op, error) {
-		op := c.op(Setup)
+func setup(apply func(p *Params, v []string)) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
+		st := c.newStep(Setup)
 		args := c.args
-		op.Setup = func(p *Params, x Expander) error {
+		st.Setup = func(p *Params, x Expander) error {
 			v := make([]string, len(args))
 			for i, a := range args {
 				var err error
@@ -296,7 +295,7 @@ func setup(apply func(p *Params, v []string)) func(c *call) (*Op, error) {
 			apply(p, v)
 			return nil
 		}
-		return op, nil
+		return st, nil
 	}
 }
 
@@ -307,13 +306,13 @@ func (p *Params) setAttr(k, v string) {
 	p.Attributes[k] = v
 }
 
-func setupTable(c *call) (*Op, error) {
+func setupTable(c *call) (*Step, error) {
 	rows, err := c.pairs("name", "value")
 	if err != nil {
 		return nil, err
 	}
-	op := c.op(Setup)
-	op.Setup = func(p *Params, x Expander) error {
+	st := c.newStep(Setup)
+	st.Setup = func(p *Params, x Expander) error {
 		for _, r := range rows {
 			k, err := x(r[0])
 			if err != nil {
@@ -327,22 +326,22 @@ func setupTable(c *call) (*Op, error) {
 		}
 		return nil
 	}
-	return op, nil
+	return st, nil
 }
 
-// check builds a Check op on the last reply. fill runs each time the op
+// check builds a Check step on the last reply. fill runs each time the step
 // runs, with the session's expander, so captures are visible; the loader
 // runs it once with a syntax-only expander to report bad arguments early.
-func check(fill func(c *call, e *assert.Expect) error) func(c *call) (*Op, error) {
+func check(fill func(c *call, e *assert.Expect) error) func(c *call) (*Step, error) {
 	return checkOn(false, fill)
 }
 
-func checkOn(greeting bool, fill func(c *call, e *assert.Expect) error) func(c *call) (*Op, error) {
-	return func(c *call) (*Op, error) {
-		op := c.op(Check)
-		op.Greeting = greeting
+func checkOn(greeting bool, fill func(c *call, e *assert.Expect) error) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
+		st := c.newStep(Check)
+		st.Greeting = greeting
 		pos := c.pos
-		op.Expect = func(x Expander) (*assert.Expect, error) {
+		st.Expect = func(x Expander) (*assert.Expect, error) {
 			e := &assert.Expect{Pos: pos}
 			cc := *c
 			cc.x = x
@@ -352,14 +351,14 @@ func checkOn(greeting bool, fill func(c *call, e *assert.Expect) error) func(c *
 			return e, nil
 		}
 		// Build once now: a bad number or table is a load error.
-		if _, err := op.Expect(syntaxOnly); err != nil {
+		if _, err := st.Expect(syntaxOnly); err != nil {
 			return nil, err
 		}
-		return op, nil
+		return st, nil
 	}
 }
 
-func textCheck(greeting bool, text func(s string) *assert.Text) func(c *call) (*Op, error) {
+func textCheck(greeting bool, text func(s string) *assert.Text) func(c *call) (*Step, error) {
 	return checkOn(greeting, func(c *call, e *assert.Expect) error {
 		t := text(c.args[0])
 		t.Pos = c.pos
@@ -368,14 +367,14 @@ func textCheck(greeting bool, text func(s string) *assert.Text) func(c *call) (*
 	})
 }
 
-func regexCheck(c *call) (*Op, error) {
+func regexCheck(c *call) (*Step, error) {
 	if err := c.regex(0); err != nil {
 		return nil, err
 	}
 	return textCheck(false, func(s string) *assert.Text { return &assert.Text{Matches: &s} })(c)
 }
 
-func similarCheck(c *call) (*Op, error) {
+func similarCheck(c *call) (*Step, error) {
 	return check(func(c *call, e *assert.Expect) error {
 		sim := &assert.Similar{To: c.args[0]}
 		if c.args[1] != "" {
@@ -390,7 +389,7 @@ func similarCheck(c *call) (*Op, error) {
 	})(c)
 }
 
-func exactField(set func(e *assert.Expect, t *assert.Text)) func(c *call) (*Op, error) {
+func exactField(set func(e *assert.Expect, t *assert.Text)) func(c *call) (*Step, error) {
 	return check(func(c *call, e *assert.Expect) error {
 		v := c.args[0]
 		set(e, &assert.Text{Pos: c.pos, Exact: &v})
@@ -398,7 +397,7 @@ func exactField(set func(e *assert.Expect, t *assert.Text)) func(c *call) (*Op, 
 	})
 }
 
-func traceTable(c *call) (*Op, error) {
+func traceTable(c *call) (*Step, error) {
 	nodes, err := c.column("node")
 	if err != nil {
 		return nil, err
@@ -416,8 +415,8 @@ func traceTable(c *call) (*Op, error) {
 	})(c)
 }
 
-func stateCheck(regex bool, text func(s string) *assert.Text) func(c *call) (*Op, error) {
-	return func(c *call) (*Op, error) {
+func stateCheck(regex bool, text func(s string) *assert.Text) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
 		if regex {
 			if err := c.regex(1); err != nil {
 				return nil, err
@@ -433,7 +432,7 @@ func stateCheck(regex bool, text func(s string) *assert.Text) func(c *call) (*Op
 	}
 }
 
-func stateTable(c *call) (*Op, error) {
+func stateTable(c *call) (*Step, error) {
 	rows, err := c.pairs("key", "value")
 	if err != nil {
 		return nil, err
@@ -451,14 +450,14 @@ func stateTable(c *call) (*Op, error) {
 	})(c)
 }
 
-func boolCheck(set func(e *assert.Expect, b *assert.Bool), v bool) func(c *call) (*Op, error) {
+func boolCheck(set func(e *assert.Expect, b *assert.Bool), v bool) func(c *call) (*Step, error) {
 	return check(func(c *call, e *assert.Expect) error {
 		set(e, &assert.Bool{Pos: c.pos, Value: v})
 		return nil
 	})
 }
 
-func functionCheck(set func(f *assert.Functions, name string)) func(c *call) (*Op, error) {
+func functionCheck(set func(f *assert.Functions, name string)) func(c *call) (*Step, error) {
 	return check(func(c *call, e *assert.Expect) error {
 		n, err := c.expand(0)
 		f := &assert.Functions{Pos: c.pos}
@@ -468,16 +467,14 @@ func functionCheck(set func(f *assert.Functions, name string)) func(c *call) (*O
 	})
 }
 
-func captureStep(from string) func(c *call) (*Op, error) {
-	return func(c *call) (*Op, error) {
+func captureStep(from string) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
 		if err := c.regex(1); err != nil {
 			return nil, err
 		}
-		op := c.op(Capture)
-		op.CaptureName = c.args[0]
-		op.CaptureFrom = from
-		op.CapturePattern = c.args[1]
-		return op, validCaptureName(op.CaptureName)
+		st := c.newStep(Capture)
+		st.Capture = CaptureSpec{Name: c.args[0], From: from, Pattern: c.args[1]}
+		return st, validCaptureName(st.Capture.Name)
 	}
 }
 

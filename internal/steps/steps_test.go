@@ -2,18 +2,15 @@ package steps
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // exampleInput turns a definition's example into the step it stands for.
 func exampleInput(t *testing.T, d Def) Input {
@@ -66,8 +63,8 @@ func TestExamplesMatchOnlyTheirDefinition(t *testing.T) {
 			t.Errorf("example %q does not compile: %v", d.Example, err)
 			continue
 		}
-		if op.Step != d.Example || op.Pos != in.Pos {
-			t.Errorf("example %q compiled to step %q at %v", d.Example, op.Step, op.Pos)
+		if op.Text != d.Example || op.Pos != in.Pos {
+			t.Errorf("example %q compiled to step %q at %v", d.Example, op.Text, op.Pos)
 		}
 	}
 }
@@ -88,7 +85,7 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Given the TTS language "en-GB"`, Setup, NoArg},
 		{`Given the integration attribute "tier" is "gold"`, Setup, NoArg},
 		{`Given the integration attributes:`, Setup, TableArg},
-		{`Given the conversation has started`, Start, NoArg},
+		{`Given the conversation has started`, Open, NoArg},
 		{`When the user says "I want a table"`, Say, NoArg},
 		{`When the user says:`, Say, DocStringArg},
 		{`When the user stays silent`, Say, NoArg},
@@ -258,19 +255,7 @@ func TestWriteGolden(t *testing.T) {
 	if err := New().Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "steps.golden")
-	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("steps output differs from %s (run go test -update):\n%s", path, b.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "steps.golden"), b.Bytes())
 	for _, d := range New().Defs() {
 		if !strings.Contains(b.String(), d.Example) {
 			t.Errorf("output lacks the example %q", d.Example)
@@ -298,13 +283,13 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if op.Kind != Confirm || op.ConfirmChecks == nil {
+	if op.Kind != Confirm || op.Confirm == nil {
 		t.Fatalf("op %+v", op)
 	}
 	x := func(s string) (string, error) {
 		return strings.NewReplacer("${k}", "booking.code", "${max}", "90").Replace(s), nil
 	}
-	cf, err := op.ConfirmChecks(x)
+	cf, err := op.Confirm(x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +333,7 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 
 func TestProbeAndConfirmOps(t *testing.T) {
 	lib := New()
-	compile := func(text string) *Op {
+	compile := func(text string) *Step {
 		t.Helper()
 		op, err := lib.Compile(Input{Keyword: "When ", Text: text})
 		if err != nil {
@@ -356,22 +341,22 @@ func TestProbeAndConfirmOps(t *testing.T) {
 		}
 		return op
 	}
-	if op := compile(`the SMS "Reply \"YES\"" is sent to "+447700900002"`); op.Kind != Probe || !op.ProbeSMS || op.ProbeTo != "+447700900002" || op.ProbeMessage != `Reply "YES"` {
+	if op := compile(`the SMS "Reply \"YES\"" is sent to "+447700900002"`); op.Kind != Probe || op.Probe.SMS == nil || op.Probe.SMS.To != "+447700900002" || op.Probe.SMS.Message != `Reply "YES"` {
 		t.Errorf("sms op %+v", op)
 	}
-	if op := compile(`an outbound call is placed to "${number}"`); op.Kind != Probe || op.ProbeSMS || op.ProbeTo != "${number}" {
+	if op := compile(`an outbound call is placed to "${number}"`); op.Kind != Probe || op.Probe.Call == nil || op.Probe.Call.To != "${number}" || op.Probe.Within != DefaultProbeWithin {
 		t.Errorf("call op %+v", op)
 	}
-	if op := compile(`the call ends with status "failure"`); op.Kind != CallStatus || op.ExpectStatus != "failure" {
+	if op := compile(`the call ends with status "failure"`); op.Kind != CallStatus || op.ExpectStatus != "failure" || op.ExpectPos != op.Pos {
 		t.Errorf("status op %+v", op)
 	}
 	op := compile(`a "handoff.created" webhook arrives`)
-	cf, err := op.ConfirmChecks(syntaxOnly)
-	if err != nil || op.Webhook != "handoff.created" || len(cf.Webhooks) != 1 || cf.Webhooks[0].Event != "handoff.created" || cf.Conversation != nil {
+	cf, err := op.Confirm(syntaxOnly)
+	if err != nil || len(op.Webhooks) != 1 || op.Webhooks[0] != "handoff.created" || len(cf.Webhooks) != 1 || cf.Webhooks[0].Event != "handoff.created" || cf.Conversation != nil {
 		t.Errorf("webhook op %+v, confirm %+v, %v", op, cf, err)
 	}
 	op = compile(`the handoff state "${k}" is "${v}"`)
-	cf, err = op.ConfirmChecks(func(s string) (string, error) { return strings.ReplaceAll(s, "${k}", "reason"), nil })
+	cf, err = op.Confirm(func(s string) (string, error) { return strings.ReplaceAll(s, "${k}", "reason"), nil })
 	if err != nil || cf.HandoffState == nil || len(cf.HandoffState.Data) != 1 || cf.HandoffState.Data[0].Key != "reason" || *cf.HandoffState.Data[0].Match.Exact != "${v}" {
 		t.Errorf("handoff state confirm %+v, %v", cf, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -275,7 +276,7 @@ func TestSignedDeliveryFromSimulator(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ev, err := rcv.Wait(ctx, conv, platform.EventConversationCompleted)
+	ev, err := rcv.Wait(ctx, conv, reply.EventConversationCompleted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestTamperedDeliveryIsRejected(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := rcv.Wait(ctx, conv, platform.EventConversationCompleted)
+	_, err := rcv.Wait(ctx, conv, reply.EventConversationCompleted)
 	var me *MissingError
 	if !errors.As(err, &me) || len(me.Rejected) == 0 {
 		t.Fatalf("err = %v, want a MissingError with rejections", err)
@@ -356,13 +357,13 @@ func TestRegisterReusesEndpoint(t *testing.T) {
 	}
 	ctx := context.Background()
 	url := "http://127.0.0.1:9/hook"
-	first, secret, err := Register(ctx, c, url, []string{platform.EventConversationCompleted}, "")
+	first, secret, err := Register(ctx, c, url, []string{reply.EventConversationCompleted}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// With the secret known, the same endpoint is reused and its events
 	// widened.
-	again, secret2, err := Register(ctx, c, url+"/", []string{platform.EventHandoffCreated}, secret)
+	again, secret2, err := Register(ctx, c, url+"/", []string{reply.EventHandoffCreated}, secret)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,13 @@ import (
 	"slices"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // DefaultEvents are the events a receiver subscribes to when none are
 // named: the two that concern conversations. Alert events are for the
 // alert gate, which reads GET /v1/alerts instead.
-var DefaultEvents = []string{platform.EventConversationCompleted, platform.EventHandoffCreated}
+var DefaultEvents = []string{reply.EventConversationCompleted, reply.EventHandoffCreated}
 
 // Registrar is the part of the platform client Register uses
 // (*platform.Client implements it).

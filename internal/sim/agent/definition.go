@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -761,7 +762,7 @@ func (l *loader) resolve() {
 	}
 	for _, v := range l.intentRefs {
 		for _, name := range l.strs(v, "intent") {
-			if !contains(intentNames, name) {
+			if !slices.Contains(intentNames, name) {
 				l.hintf(v, diag.DidYouMean(name, intentNames), "unknown intent %q", name)
 			}
 		}
@@ -772,7 +773,7 @@ func (l *loader) resolve() {
 	}
 	for _, v := range l.entityRefs {
 		for _, name := range l.strs(v, "entity") {
-			if !contains(entityNames, name) {
+			if !slices.Contains(entityNames, name) {
 				l.hintf(v, diag.DidYouMean(name, entityNames), "unknown entity %q", name)
 			}
 		}
@@ -860,8 +861,6 @@ func (c *cond) always() bool {
 	return len(c.intents) == 0 && len(c.entities) == 0 && len(c.set) == 0 && len(c.unset) == 0 &&
 		len(c.equals) == 0 && len(c.atLeast) == 0 && len(c.below) == 0 && c.match == nil && c.knowledge == nil
 }
-
-func contains(list []string, s string) bool { return indexOf(list, s) >= 0 }
 
 func indexOf(list []string, s string) int {
 	for i, x := range list {

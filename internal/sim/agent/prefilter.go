@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -67,7 +68,7 @@ func requiredLiterals(re *syntax.Regexp) ([]string, bool) {
 			}
 			for r := lo; r <= hi; r++ {
 				s := strings.ToLower(string(r))
-				if !contains(set, s) {
+				if !slices.Contains(set, s) {
 					set = append(set, s)
 				}
 			}
@@ -96,7 +97,7 @@ func requiredLiterals(re *syntax.Regexp) ([]string, bool) {
 				return nil, false
 			}
 			for _, s := range set {
-				if !contains(all, s) {
+				if !slices.Contains(all, s) {
 					all = append(all, s)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -334,7 +335,7 @@ func (s *Session) play(t *turnCtx, n *node) *node {
 			for _, tp := range topics {
 				md.RetrievedTopics = append(md.RetrievedTopics, tp.name)
 				for _, src := range tp.sources {
-					if !contains(md.RetrievedSources, src) {
+					if !slices.Contains(md.RetrievedSources, src) {
 						md.RetrievedSources = append(md.RetrievedSources, src)
 					}
 				}
@@ -438,7 +439,7 @@ func (s *Session) holds(t *turnCtx, c *cond) bool {
 	if len(c.intents) > 0 {
 		found := false
 		for _, want := range c.intents {
-			if contains(t.intents, want) {
+			if slices.Contains(t.intents, want) {
 				found = true
 				break
 			}
@@ -448,7 +449,7 @@ func (s *Session) holds(t *turnCtx, c *cond) bool {
 		}
 	}
 	for _, e := range c.entities {
-		if !contains(t.entities, e) {
+		if !slices.Contains(t.entities, e) {
 			return false
 		}
 	}

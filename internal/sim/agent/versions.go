@@ -2,6 +2,7 @@ package agent
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -129,12 +130,12 @@ func (l *loader) checkVersions() {
 	if v := l.envNode; v != nil {
 		l.deployed = map[string]string{}
 		l.pairs(v, "environment", func(k, v *yaml.Node) {
-			if !contains(Environments, k.Value) {
+			if !slices.Contains(Environments, k.Value) {
 				l.hintf(k, diag.DidYouMean(k.Value, Environments), "unknown environment %q; environments are %s", k.Value, strings.Join(Environments, ", "))
 				return
 			}
 			label, ok := l.str(v, "environment version")
-			if ok && !contains(labels, label) {
+			if ok && !slices.Contains(labels, label) {
 				l.hintf(v, diag.DidYouMean(label, labels), "environment %s serves unknown version %q; versions are %s", k.Value, label, strings.Join(labels, ", "))
 				return
 			}

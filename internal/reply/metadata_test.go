@@ -1,4 +1,4 @@
-package platform
+package reply
 
 import (
 	"encoding/json"

@@ -1,4 +1,22 @@
-package runner
+// Package result is the data model of a run: what every case, attempt and
+// turn learnt, as plain data. It is a leaf: the runner (internal/runner)
+// fills a *Result, and the renderers (internal/report) are pure functions
+// of one; neither the renderers nor anything else that reads a Result
+// depends on the runner, the platform client or the step vocabulary.
+//
+//	res, err := runner.Run(ctx, suites, opts) // *result.Result
+//	for _, f := range res.Files {
+//		for _, c := range f.Cases {
+//			fmt.Println(c.Pos, c.Name, c.Status) // suites/a.yaml:4:5 books a table passed
+//		}
+//	}
+//
+// A Status is ordered (Pending < Skipped < Passed < Flaky < Failed <
+// Errored) so that outcomes combine with Merge, the worse one winning.
+// Failed (an expectation about the agent was false) and Errored (the
+// harness, the network or the platform broke) stay apart all the way to
+// the exit code.
+package result
 
 import (
 	"encoding/json"
@@ -7,7 +25,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Status is the outcome of a case, an attempt or a whole run. Statuses are
@@ -251,7 +269,7 @@ type Turn struct {
 	// Request is the JSON body sent.
 	Request json.RawMessage `json:"request,omitempty"`
 	// Result is the decoded reply; nil when the call failed.
-	Result *platform.TurnResult `json:"-"`
+	Result *reply.TurnResult `json:"-"`
 	// Response is the reply body as received.
 	Response json.RawMessage `json:"response,omitempty"`
 	// Started is when the request was sent; Latency how long the reply
@@ -298,10 +316,10 @@ var _ Observer = NoopObserver{}
 // Reply returns the decoded reply of the turn, or nil when the call failed.
 // Use it rather than reading Result.Metadata directly: to keep very large
 // runs within memory, the runner releases the decoded metadata of passing
-// cases (see Options.LeanAbove) and keeps only the raw JSON, which Reply
+// cases (see runner.Options.LeanAbove) and keeps only the raw JSON, which Reply
 // decodes again on demand. It never modifies the turn, so reports may call
 // it from several goroutines.
-func (t *Turn) Reply() *platform.TurnResult {
+func (t *Turn) Reply() *reply.TurnResult {
 	if t == nil || t.Result == nil {
 		return nil
 	}
@@ -313,7 +331,7 @@ func (t *Turn) Reply() *platform.TurnResult {
 	if err := json.Unmarshal(r.RawMetadata, &out.Metadata); err != nil || out.Metadata == nil {
 		// RawMetadata was accepted by the client as an object; this is
 		// only reachable with a hand-built Turn.
-		out.Metadata = platform.Metadata{}
+		out.Metadata = reply.Metadata{}
 	}
 	return &out
 }

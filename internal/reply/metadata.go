@@ -1,4 +1,4 @@
-package platform
+package reply
 
 // This file holds the tolerant readers of the debug-chat metadata object.
 //
@@ -13,7 +13,7 @@ package platform
 //     snake_case spelling (nodeTrace, node_trace), see metadataAliases;
 //   - null and a missing member read as "absent" (the zero value);
 //   - a member whose JSON type none of these tolerances accepts (state as
-//     an array, nodeTrace as an object) makes the reply malformed (check):
+//     an array, nodeTrace as an object) makes the reply malformed (Check):
 //     reading it as absent would blame the agent for what the platform
 //     sent;
 //   - strings may arrive as numbers or booleans and are rendered as text;
@@ -47,6 +47,18 @@ var metadataAliases = map[string][]string{
 	"inFlow":                {"in_flow"},
 	"inStep":                {"in_step"},
 	"llmRequests":           {"llm_requests"},
+}
+
+// MemberSpellings returns every spelling of the metadata members with
+// aliases (each reference name and its aliases), for decoders that intern
+// the keys they meet.
+func MemberSpellings() []string {
+	var out []string
+	for name, aliases := range metadataAliases {
+		out = append(out, name)
+		out = append(out, aliases...)
+	}
+	return out
 }
 
 // mdNameKeys are the members read, in order, when an object stands where a
@@ -378,6 +390,21 @@ func LookupPath(v any, path string) (any, bool) {
 	return mdLookupIn(v, strings.Split(path, "."))
 }
 
+// ValidPath reports whether p is a path LookupPath can follow: dotted
+// segments, none of them empty or blank. State keys, capture fields and
+// metadata paths are checked with it when a scenario is loaded.
+func ValidPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, seg := range strings.Split(p, ".") {
+		if strings.TrimSpace(seg) == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // mdLookupIn follows the remaining segments from v.
 func mdLookupIn(v any, segs []string) (any, bool) {
 	if len(segs) == 0 {
@@ -465,7 +492,7 @@ func mdRenderFloat(f float64) string {
 // but a member whose JSON type none of them accepts (state as an array,
 // nodeTrace as an object) is a malformed reply: reading it as absent would
 // blame the agent ("state has no key day") for what the platform sent.
-// check turns it into an error of the response instead.
+// Check turns it into an error of the response instead.
 
 // mdKind is the JSON type a member must have, with its tolerances.
 type mdKind int
@@ -507,11 +534,11 @@ var metadataKinds = map[string]mdKind{
 	"llmRequests":           mdObjects,
 }
 
-// check reports the first member (in reference order, by the spelling
+// Check reports the first member (in reference order, by the spelling
 // received) whose JSON type is unusable, as "metadata.state is an array,
 // want an object". null is absent, never wrong. It looks only at the
 // members present: it runs on every reply.
-func (m Metadata) check() error {
+func (m Metadata) Check() error {
 	best, bestName, msg := len(metadataOrder), "", ""
 	for spelling, v := range m {
 		typed, ok := metadataTyped[spelling]

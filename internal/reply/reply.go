@@ -1,4 +1,20 @@
-package platform
+// Package reply is the model of what the agent platform says back: the
+// debug-chat turn result and its metadata, the conversation record and
+// the handoff state a confirmation reads, and the names the platform uses
+// for call statuses and webhook events.
+//
+// It is a leaf: the standard library only, no HTTP. internal/platform
+// decodes the platform's answers into these types; the checks
+// (internal/assert), the loaders (internal/scenario, internal/steps) and
+// the renderers (internal/report) read them without depending on the
+// client. Every tolerant reading of a member the reference leaves open
+// (aliases, shapes, null) is decided here, once (see metadata.go):
+//
+//	res := exch.Result                       // *reply.TurnResult
+//	node := res.Metadata.CurrentNode()
+//	v, ok := res.Metadata.Lookup("state.booking.code")
+//	text := reply.Render(v)                  // "AB12", "4", "true", compact JSON
+package reply
 
 import "encoding/json"
 

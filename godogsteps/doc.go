@@ -1,0 +1,45 @@
+// Package godogsteps registers agenttest's step vocabulary on a godog
+// ScenarioContext, so that a Go team with its own godog suite can mix the
+// steps of agenttest feature files ("When the user says ...", "Then the
+// agent's reply contains ...", "Then the conversation record shows:" and
+// the rest: run `agenttest steps` for all of them) into its features.
+//
+// Each godog step runs through agenttest's one interpreter: a godog
+// scenario is one agenttest session, opened at its first step that needs a
+// conversation, and every step is executed and checked exactly as
+// `agenttest run` executes and checks it. A failing step returns an error
+// saying what broke (expected, actual, the check's key); godog marks it
+// failed and skips the rest of the scenario.
+//
+//	steps, err := godogsteps.New(godogsteps.Options{
+//		BuildURL: "https://build.us.example.com",
+//		BuildKey: os.Getenv("AGENTTEST_BUILD_KEY"),
+//		Agent:    "restaurant",
+//		Getenv:   os.LookupEnv,
+//	})
+//	if err != nil { ... }
+//	status := godog.TestSuite{
+//		ScenarioInitializer: steps.Register,
+//		Options:             &godog.Options{Format: "pretty", Paths: []string{"features"}},
+//	}.Run()
+//
+// Register registers everything on the scenario's context, nothing at
+// suite level (godog registers steps per scenario, and mixing the two
+// races under Concurrency: go-libs.md, godog pitfall 8), and keeps each
+// scenario's session in state created per scenario, so godog's
+// Concurrency is safe.
+//
+// What agenttest run adds and godog does not: retries and repeats
+// (@retries, @repeat, @pass-rate) are decided by agenttest's case loop,
+// which godog does not have; under godog each scenario runs once, as one
+// attempt, and those tags are ignored. --tags and --name are godog's own
+// filters. The reports are godog's formatters; agenttest's JUnit and JSON
+// reports come from `agenttest run`. The steps read the feature files
+// godog runs (Options.Features) for what godog's pickles lack: the line of
+// each step, which failures point at, and the values of an Examples row,
+// which steps may use as ${column}.
+//
+// The tags that set parameters work as in agenttest: @agent:NAME,
+// @env:ENV, @timeout:D and @within:D (the bound of an outbound call's
+// status), and @skip skips the scenario.
+package godogsteps

@@ -1,0 +1,322 @@
+package godogsteps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/steps"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// Options configure the steps: where the platform is, its keys, and the
+// defaults of scenarios that set none. The zero value of each optional
+// field means its default.
+type Options struct {
+	// BuildURL is the build host (debug chat, agents); required.
+	BuildURL string
+	// BuildKey is the workspace key of the build host; required.
+	BuildKey string
+	// RuntimeURL, AccountID and RuntimeKey reach the runtime host:
+	// needed by the confirmation steps (conversation record, handoff
+	// state) and the probes (outbound calls, SMS).
+	RuntimeURL string
+	AccountID  string
+	RuntimeKey string
+	// HTTPClient carries the calls; nil means a client of the steps' own.
+	HTTPClient *http.Client
+
+	// Agent is the agent of scenarios that name none (@agent:NAME or
+	// Given the agent "NAME").
+	Agent string
+	// Env is the clientEnv of scenarios that name none: sandbox (the
+	// default), pre-release or live.
+	Env string
+	// TurnTimeout bounds each platform call (default 30s).
+	TurnTimeout time.Duration
+	// ConfirmTimeout bounds the wait for a conversation record and for a
+	// webhook event (default 30s).
+	ConfirmTimeout time.Duration
+	// Getenv resolves ${env:NAME} in step arguments; nil resolves
+	// nothing (os.LookupEnv is the usual choice).
+	Getenv func(name string) (string, bool)
+
+	// ProbeNumbers are the numbers the probe steps may call or text;
+	// a probe to any other number fails with a configuration error. None
+	// listed: no probe may run.
+	ProbeNumbers []string
+	// SMSConnector returns the connector id (X-TOKEN-ID) of an agent's
+	// SMS number in an environment, for the SMS probe; nil fails SMS
+	// probes with a configuration error.
+	SMSConnector func(agent, env string) string
+	// Webhooks waits until a verified webhook event of the type arrived
+	// for the conversation, or ctx ends (then it returns why); nil fails
+	// the webhook steps with a configuration error.
+	Webhooks func(ctx context.Context, conversationID, event string) error
+
+	// Features reads the feature files godog runs (by the path godog
+	// gives each scenario), so that failures point at the step's line and
+	// ${column} references to an Examples row resolve; nil means the
+	// working directory. Give the FS godog reads from when godog.Options
+	// has one. A file it cannot read runs without them.
+	Features fs.FS
+
+	// Now is the clock of start times and durations; nil means time.Now.
+	Now func() time.Time
+}
+
+// Validate returns every problem of the options at once.
+func (o Options) Validate() error {
+	var errs []error
+	if o.BuildURL == "" {
+		errs = append(errs, errors.New("BuildURL is required"))
+	}
+	if o.BuildKey == "" {
+		errs = append(errs, errors.New("BuildKey is required"))
+	}
+	if o.Env != "" && !reply.ValidEnv(o.Env) {
+		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))
+	}
+	if o.TurnTimeout < 0 || o.ConfirmTimeout < 0 {
+		errs = append(errs, errors.New("timeouts must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Steps is agenttest's step vocabulary bound to a platform: one value per
+// suite, shared by every scenario (it holds the platform client and is
+// safe for concurrent use). Register it as godog's ScenarioInitializer.
+type Steps struct {
+	opts     runner.Options
+	lib      *steps.Library
+	features fs.FS
+	// docs holds each feature file parsed once (nil when unreadable).
+	mu   sync.Mutex
+	docs map[string]*scenario.FeatureDoc
+}
+
+// New checks the options and connects nothing yet: calls happen when the
+// steps run.
+func New(o Options) (*Steps, error) {
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("godogsteps: %w", err)
+	}
+	client, err := platform.New(platform.Config{
+		BuildURL: o.BuildURL, BuildKey: o.BuildKey,
+		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey,
+		HTTPClient: o.HTTPClient, Now: o.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("godogsteps: %w", err)
+	}
+	ropts := runner.Options{
+		Channel:        runner.DebugChat(client),
+		Records:        client,
+		TurnTimeout:    o.TurnTimeout,
+		ConfirmTimeout: o.ConfirmTimeout,
+		DefaultAgent:   o.Agent,
+		DefaultEnv:     o.Env,
+		Getenv:         o.Getenv,
+		Now:            o.Now,
+		Connector:      o.SMSConnector,
+		AllowNumber: func(n string) bool {
+			want := config.NormalizeNumber(n)
+			for _, p := range o.ProbeNumbers {
+				if config.NormalizeNumber(p) == want {
+					return true
+				}
+			}
+			return false
+		},
+	}
+	if o.Webhooks != nil {
+		ropts.Webhooks = webhookFunc(o.Webhooks)
+	}
+	// A session made now checks the options once (runner defaults).
+	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
+		return nil, fmt.Errorf("godogsteps: %w", err)
+	}
+	features := o.Features
+	if features == nil {
+		features = os.DirFS(".")
+	}
+	return &Steps{opts: ropts, lib: scenario.Steps(), features: features, docs: map[string]*scenario.FeatureDoc{}}, nil
+}
+
+// doc returns the parsed feature file of uri, reading it once; nil when it
+// cannot be read or parsed (godog reports what it cannot parse itself).
+func (s *Steps) doc(uri string) *scenario.FeatureDoc {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.docs[uri]; ok {
+		return d
+	}
+	var d *scenario.FeatureDoc
+	if src, err := fs.ReadFile(s.features, path.Clean(strings.TrimPrefix(uri, "./"))); err == nil {
+		d, _ = scenario.ParseFeatureDoc(uri, src)
+	}
+	s.docs[uri] = d
+	return d
+}
+
+// webhookFunc adapts Options.Webhooks to the runner's receiver.
+type webhookFunc func(ctx context.Context, conversationID, event string) error
+
+func (f webhookFunc) Wait(ctx context.Context, conversationID, event string) (webhook.Event, error) {
+	if err := f(ctx, conversationID, event); err != nil {
+		return webhook.Event{}, err
+	}
+	return webhook.Event{Type: event, ConversationID: conversationID}, nil
+}
+
+// Register registers every step of the vocabulary and the hooks that give
+// each scenario its session on sc. godog calls it once per scenario (as
+// the ScenarioInitializer); the scenario's state is created here, so
+// concurrent scenarios share nothing but the Steps.
+func (s *Steps) Register(sc *godog.ScenarioContext) {
+	st := &state{steps: s}
+	for _, d := range s.lib.Defs() {
+		// Any keyword: And/But after a When may hold a check. The handler
+		// takes only the context: the step compiled from the pickle
+		// already holds godog's arguments.
+		sc.Step(d.Pattern, st.run)
+	}
+	sc.Before(st.before)
+	sc.StepContext().Before(st.beforeStep)
+	sc.After(st.after)
+}
+
+// state is one scenario's: its compiled program and its session.
+type state struct {
+	steps *Steps
+	sc    *scenario.Scenario
+	// index maps godog's pickle step ids to the program's steps.
+	index   map[string]int
+	session *runner.Session
+	// current is the step godog is about to run.
+	current *steps.Step
+}
+
+// before compiles the pickle (tag parameters, setup steps, probe rules,
+// positions and row variables from the feature file)
+// and opens the scenario's session; the conversation itself opens at the
+// first step that needs it.
+func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+	sc, diags := st.steps.doc(p.Uri).Compile(p.Uri, p)
+	if diags.HasErrors() {
+		return ctx, diagError(diags)
+	}
+	if sc.Skip != "" {
+		return ctx, godog.ErrSkip
+	}
+	st.sc = sc
+	st.index = make(map[string]int, len(p.Steps))
+	for i, ps := range p.Steps {
+		st.index[ps.Id] = i
+	}
+	o := st.steps.opts
+	c := &result.Case{
+		Name: sc.Name, Pos: sc.Pos, Tags: sc.Tags, Status: result.Pending,
+		Agent: firstNonEmpty(sc.Agent, o.DefaultAgent),
+		Env:   firstNonEmpty(sc.Env, o.DefaultEnv, runner.DefaultEnv),
+	}
+	s, err := runner.NewSession(ctx, sc, c, o)
+	if err != nil {
+		return ctx, err
+	}
+	st.session = s
+	return ctx, nil
+}
+
+func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Context, error) {
+	st.current = nil
+	if i, ok := st.index[gs.Id]; ok && st.sc != nil && i < len(st.sc.Steps) {
+		st.current = st.sc.Steps[i]
+	}
+	return ctx, nil
+}
+
+// run executes the current step in the scenario's session.
+func (st *state) run(ctx context.Context) error {
+	if st.session == nil || st.current == nil {
+		return errors.New("agenttest: step run outside an agenttest scenario")
+	}
+	a := st.session.Attempt()
+	failures := len(a.Failures)
+	if st.session.Exec(st.current) {
+		return nil
+	}
+	return stepError(a, failures)
+}
+
+// after ends the session. godog#650: the hook fires right after a failing
+// step, before the skipped steps' hooks; none of ours runs after it.
+func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+	if st.session != nil {
+		if err == nil && st.session.Attempt().Status == result.Pending {
+			st.session.Pass()
+		}
+		st.session.End()
+	}
+	return ctx, nil
+}
+
+// stepError says why the attempt ended at this step: its new failures, or
+// its error.
+func stepError(a *result.Attempt, from int) error {
+	var b strings.Builder
+	switch {
+	case a.Error != nil:
+		fmt.Fprintf(&b, "%s: %s: %s", a.Error.Pos, a.Error.Kind, a.Error.Message)
+	case len(a.Failures) > from:
+		for i, f := range a.Failures[from:] {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s: %s: %s", f.Pos, f.Key, f.Message)
+			if f.Expected != "" {
+				fmt.Fprintf(&b, "\n  expected: %s", f.Expected)
+			}
+			fmt.Fprintf(&b, "\n  actual:   %s", f.Actual)
+		}
+	default:
+		b.WriteString("run interrupted")
+	}
+	return errors.New(b.String())
+}
+
+// diagError joins the problems of a pickle that cannot run.
+func diagError(ds diag.Diagnostics) error {
+	var msgs []string
+	for _, d := range ds {
+		if d.Severity == diag.Error {
+			msgs = append(msgs, d.String())
+		}
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

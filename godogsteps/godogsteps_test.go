@@ -1,0 +1,214 @@
+package godogsteps_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agenttest/agenttest/godogsteps"
+	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// paths are the features both runs take, relative to the repository.
+var paths = []string{"features", "examples/features", "godogsteps/testdata"}
+
+// probeNumbers are the numbers the features call or text.
+var probeNumbers = []string{"+447700900001", "+447700900002", platformtest.Unreachable}
+
+// key names a scenario in both runs: its file and its name without the
+// row suffix agenttest adds to an Examples row.
+func key(file, name string) string {
+	if i := strings.LastIndex(name, " ["); i > 0 && strings.HasSuffix(name, "]") {
+		name = name[:i]
+	}
+	return file + ": " + name
+}
+
+// verdicts counts the verdicts of each key, sorted, for comparison.
+type verdicts map[string][]string
+
+func (v verdicts) add(k, verdict string) { v[k] = append(v[k], verdict) }
+
+func (v verdicts) String() string {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		vs := append([]string(nil), v[k]...)
+		sort.Strings(vs)
+		fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(vs, ","))
+	}
+	return b.String()
+}
+
+// TestVerdictsMatchAgenttestRun runs the project's features through godog
+// with the package, scenarios concurrently, and through agenttest's runner,
+// and requires the same verdict for every scenario: passed, failed or
+// skipped.
+func TestVerdictsMatchAgenttestRun(t *testing.T) {
+	e := platformtest.Start(t, nil)
+	repo := os.DirFS("..")
+
+	// agenttest run.
+	suites, diags := scenario.Load(repo, paths)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	res, err := runner.Run(context.Background(), suites, runner.Options{
+		Channel:     runner.DebugChat(e.Client),
+		Records:     e.Client,
+		Webhooks:    e.Receiver,
+		Connector:   e.Connector,
+		Parallel:    4,
+		RetryDelay:  -1,
+		TurnTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := verdicts{}
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			v := "failed"
+			switch c.Status {
+			case result.Passed, result.Flaky:
+				v = "passed"
+			case result.Skipped:
+				v = "skipped"
+			}
+			want.add(key(f.Path, c.Name), v)
+		}
+	}
+
+	// The same features through godog.
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: e.Sim.BuildURL, BuildKey: e.Sim.BuildKey,
+		RuntimeURL: e.Sim.RuntimeURL, AccountID: e.Sim.AccountID, RuntimeKey: e.Sim.RuntimeKey,
+		TurnTimeout:  5 * time.Second,
+		Features:     repo,
+		ProbeNumbers: probeNumbers,
+		SMSConnector: e.Connector,
+		Webhooks: func(ctx context.Context, conv, event string) error {
+			_, err := e.Receiver.Wait(ctx, conv, event)
+			return err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A scenario's verdict: failed when godog reports an error for it,
+	// skipped when none of its steps ran, passed otherwise. Read once
+	// godog is done: godog#650 fires the After hook before the hooks of
+	// the steps it skips.
+	type pickle struct {
+		uri, name string
+		err       error
+		ran       bool
+	}
+	var mu sync.Mutex
+	pickles := map[string]*pickle{}
+	get := func(p *godog.Scenario) *pickle {
+		mu.Lock()
+		defer mu.Unlock()
+		if pickles[p.Id] == nil {
+			pickles[p.Id] = &pickle{uri: p.Uri, name: p.Name}
+		}
+		return pickles[p.Id]
+	}
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			var current *godog.Scenario
+			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+				current = p
+				get(p)
+				return ctx, nil
+			})
+			sc.StepContext().After(func(ctx context.Context, _ *godog.Step, st godog.StepResultStatus, _ error) (context.Context, error) {
+				if current != nil && st != godog.StepSkipped {
+					pk := get(current)
+					mu.Lock()
+					pk.ran = true
+					mu.Unlock()
+				}
+				return ctx, nil
+			})
+			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+				pk := get(p)
+				mu.Lock()
+				pk.err = err
+				mu.Unlock()
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{
+			Format:      "progress",
+			Output:      io.Discard,
+			FS:          repo.(fs.FS),
+			Paths:       paths,
+			Concurrency: 4,
+			Strict:      true,
+			NoColors:    true,
+		},
+	}.Run()
+	got := verdicts{}
+	var failures []string
+	for _, pk := range pickles {
+		v := "passed"
+		switch {
+		case pk.err != nil && !errors.Is(pk.err, godog.ErrSkip):
+			v = "failed"
+			failures = append(failures, pk.err.Error())
+		case !pk.ran:
+			v = "skipped"
+		}
+		got.add(key(pk.uri, pk.name), v)
+	}
+	if status != 1 {
+		t.Errorf("godog status %d, want 1 (some scenarios fail on purpose)", status)
+	}
+	if got.String() != want.String() {
+		t.Logf("failures:\n%s", strings.Join(failures, "\n"))
+		t.Errorf("godog verdicts:\n%s\nagenttest run verdicts:\n%s", got, want)
+	}
+	for _, v := range []string{"passed", "failed", "skipped"} {
+		if !strings.Contains(want.String(), v) {
+			t.Errorf("no scenario %s: the comparison proves little:\n%s", v, want)
+		}
+	}
+	// A failing step says what broke, as agenttest's report does.
+	joined := strings.Join(failures, "\n")
+	for _, msg := range []string{
+		`response: reply does not contain the expected text`, `expected: contains "we are closed"`,
+		`state.party_size: `, `confirm.conversation.handoff: `, `probe.expect_status: call `,
+	} {
+		if !strings.Contains(joined, msg) {
+			t.Errorf("no failure says %q:\n%s", msg, joined)
+		}
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	_, err := godogsteps.New(godogsteps.Options{Env: "prod"})
+	for _, want := range []string{"BuildURL is required", "BuildKey is required", `Env "prod"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+}

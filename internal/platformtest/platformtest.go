@@ -1,0 +1,76 @@
+// Package platformtest starts what tests of confirmations and probes
+// need: the platform simulator with outbound calls that connect in tens of
+// milliseconds and webhook deliveries retried quickly, a platform client
+// of both host families, and a webhook receiver registered on the
+// simulator, as `agenttest run` sets up the embedded simulator.
+//
+//	e := platformtest.Start(t, nil)
+//	opts := runner.Options{Channel: runner.DebugChat(e.Client), Records: e.Client, Webhooks: e.Receiver,
+//		Connector: e.Connector}
+//
+// Everything is torn down with t.Cleanup.
+package platformtest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// Unreachable is a number the simulator's outbound calls fail to reach.
+const Unreachable = "+447700900999"
+
+// Env is a running simulator, a client of it and a webhook receiver that
+// the simulator delivers to.
+type Env struct {
+	Sim      *simtest.Sim
+	Client   *platform.Client
+	Receiver *webhook.Receiver
+}
+
+// Start starts the simulator, the client and the receiver. secret, when
+// set, changes the signing secret the receiver verifies with (a test of
+// bad signatures gives it another one).
+func Start(t testing.TB, secret func(real string) string) *Env {
+	t.Helper()
+	s := simtest.Start(t, sim.Options{
+		Seed:         1,
+		Outbound:     sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond, Unreachable: []string{Unreachable}},
+		Webhooks:     sim.WebhookOptions{AllowInsecure: true, Backoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond},
+		TickInterval: 10 * time.Millisecond,
+	})
+	tr := platform.NewTransport(64)
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := platform.New(platform.Config{
+		BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
+		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, HTTPClient: &http.Client{Transport: tr},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv := webhook.NewReceiver(webhook.Options{})
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	_, sec, err := webhook.Register(context.Background(), c, hs.URL+"/", nil, "")
+	if err != nil {
+		t.Fatalf("register webhook: %v", err)
+	}
+	if secret != nil {
+		sec = secret(sec)
+	}
+	rcv.SetSecret(sec)
+	return &Env{Sim: s, Client: c, Receiver: rcv}
+}
+
+// Connector returns the simulator's SMS connector id of an agent in an
+// environment (runner.Options.Connector).
+func (e *Env) Connector(agent, env string) string {
+	return e.Sim.Info.ConnectorIDs[agent][env]
+}

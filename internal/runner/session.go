@@ -1,0 +1,491 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/steps"
+)
+
+// Session is one attempt at a scenario: one fresh conversation with the
+// agent, the variables captured in it, and the Attempt it records. It is
+// the one interpreter of the step program: Exec runs one step, whatever
+// the format it was written in. The case loop (case.go) runs a scenario's
+// steps through a Session per attempt; the godog integration
+// (godogsteps) runs each godog step through one. A Session lives on one
+// goroutine at a time.
+type Session struct {
+	opts *Options
+	sc   *scenario.Scenario
+	c    *result.Case
+	a    *result.Attempt
+	// runCtx is the run's context (cancelled on interruption); ctx is the
+	// attempt's, bounded by the scenario timeout.
+	runCtx, ctx context.Context
+	// cancel releases ctx's timer, when there is one.
+	cancel context.CancelFunc
+	// params are the session parameters the conversation opens with: the
+	// scenario's, changed by Setup steps until it opens.
+	params scenario.Start
+	// captures are the values captured so far in this session; they shadow
+	// the scenario's vars.
+	captures map[string]string
+	// vars are the scenario's vars with the references in their values
+	// (${env:NAME}, other vars) expanded; varsErr is why they could not be.
+	vars    map[string]string
+	varsErr error
+	expand  assert.Expander
+	// asr and tts are repeated on every turn, as the reference requires
+	// clientEnv on each call (the case's Env).
+	asr, tts string
+	// conv is the open conversation; greeting is the reply to its
+	// creation and last the latest reply; index is the number of the last
+	// turn sent.
+	conv           Conversation
+	greeting, last *platform.Exchange
+	index          int
+	// probed is set once the scenario started from a probe: its later
+	// steps act on the probe's conversation, not on a debug chat.
+	probed bool
+	// placed is the outbound call of a probe, once placed.
+	placed *placedCall
+	// recordRead is the conversation whose record a confirmation of this
+	// attempt already read (waiting for its end when recordEnded): a
+	// feature's later handoff or webhook step need not wait for it again.
+	recordRead  string
+	recordEnded bool
+	// retry reports whether a fresh attempt could help after the step
+	// that ended this one.
+	retry bool
+}
+
+// NewSession starts an attempt of sc recorded on c: a fresh Attempt (its
+// number follows the case's earlier attempts), no conversation yet; the
+// first step that needs one opens it. ctx bounds the attempt (with the
+// scenario's timeout on top). c names the agent, clientEnv and variant;
+// End must be called when the attempt is over.
+func NewSession(ctx context.Context, sc *scenario.Scenario, c *result.Case, opts Options) (*Session, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
+	return newSession(ctx, &o, sc, c), nil
+}
+
+// newSession is NewSession with options that already have their
+// defaults.
+func newSession(ctx context.Context, opts *Options, sc *scenario.Scenario, c *result.Case) *Session {
+	s := &Session{opts: opts, sc: sc, c: c, a: newAttempt(c, opts.Now()), runCtx: ctx, ctx: ctx, params: sc.Start}
+	if t := sc.Timeout; t > 0 {
+		s.ctx, s.cancel = context.WithTimeout(ctx, t)
+	}
+	s.vars, s.varsErr = resolveVars(sc.Vars, opts.Getenv)
+	s.expand = s.interpolate
+	return s
+}
+
+// newAttempt appends a fresh attempt, numbered across the whole case (a
+// repeated scenario numbers the attempts of all its runs in one sequence).
+func newAttempt(c *result.Case, now time.Time) *result.Attempt {
+	a := &result.Attempt{Number: len(c.Attempts) + 1, Status: result.Pending, Started: now}
+	c.Attempts = append(c.Attempts, a)
+	return a
+}
+
+// resolveVars expands the references inside var values, once per attempt
+// (the environment is read when the scenario runs). Vars without any are
+// the common case and are used as they are.
+func resolveVars(vars map[string]string, getenv func(string) (string, bool)) (map[string]string, error) {
+	for _, v := range vars {
+		if strings.Contains(v, "${") {
+			return interp.ResolveVars(vars, getenv)
+		}
+	}
+	return vars, nil
+}
+
+// Attempt is the attempt this session records.
+func (s *Session) Attempt() *result.Attempt { return s.a }
+
+// Retry reports whether a fresh attempt could help after the step that
+// ended this one: false for problems every attempt would meet (bad
+// credentials, configuration) and for interruptions.
+func (s *Session) Retry() bool { return s.retry }
+
+// Pass marks the attempt Passed: every step of the program held.
+func (s *Session) Pass() { s.a.Status = result.Passed }
+
+// End closes the attempt: its duration is final, its conversation and its
+// timer released. It may be called more than once.
+func (s *Session) End() {
+	s.a.Duration = s.opts.Now().Sub(s.a.Started)
+	if s.conv != nil {
+		_ = s.conv.Close()
+		s.conv = nil
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// Exec runs one step in the session, opening the conversation first when
+// the step needs one and none is open (a feature's first When). It
+// reports whether the step held; when not, the attempt has ended there:
+// it is Failed (an expectation broke), Errored (the platform or the
+// harness broke) or still Pending (the run was interrupted), and Retry
+// says whether a fresh attempt could help. Failures a step records carry
+// its text (a feature step as written).
+func (s *Session) Exec(st *steps.Step) bool {
+	ok, retry := s.exec(st)
+	s.retry = retry
+	return ok
+}
+
+func (s *Session) exec(st *steps.Step) (ok, retry bool) {
+	if st.Kind == steps.Setup {
+		return s.setup(st)
+	}
+	if st.NeedsChat() && s.greeting == nil && !s.probed {
+		if ok, retry := s.open(); !ok {
+			return false, retry
+		}
+	}
+	n := len(s.a.Failures)
+	defer func() {
+		for i := n; i < len(s.a.Failures); i++ {
+			s.a.Failures[i].Step = st.Text
+		}
+	}()
+	switch st.Kind {
+	case steps.Open:
+		return true, false
+	case steps.Say:
+		text := st.Say
+		if st.Silent {
+			text = ""
+		}
+		return s.say(st.Pos, text)
+	case steps.Check:
+		exp, err := st.Expect(s.interpolate)
+		if err != nil {
+			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
+			return false, false
+		}
+		on := s.last
+		if st.Greeting {
+			on = s.greeting
+		}
+		if !s.check(exp, on) {
+			return false, true
+		}
+		return true, false
+	case steps.Capture:
+		if !s.capture(st.Pos, st.Capture) {
+			return false, true
+		}
+		return true, false
+	case steps.Probe:
+		return s.probe(st)
+	case steps.CallStatus:
+		pc := s.placed
+		if pc == nil {
+			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindInternal, Message: prefixed(st.Text, "no call was placed")})
+			return false, false
+		}
+		return s.awaitCall(pc, st.Pos, st.ExpectStatus, st.ExpectPos)
+	case steps.Confirm:
+		return s.confirmStep(st)
+	}
+	s.errored(&result.Error{Pos: st.Pos, Kind: result.KindInternal, Message: fmt.Sprintf("step kind %s cannot run", st.Kind)})
+	return false, false
+}
+
+// prefixed puts a feature step's text before a message about it; a YAML
+// step has none.
+func prefixed(step, msg string) string {
+	if step == "" {
+		return msg
+	}
+	return step + ": " + msg
+}
+
+// setup applies a Setup step to the parameters the conversation will open
+// with. A loaded feature's setup steps were already applied to its
+// scenario, so applying them again changes nothing; steps handed over one
+// at a time (godog) set them here.
+func (s *Session) setup(st *steps.Step) (ok, retry bool) {
+	if s.greeting != nil || s.probed {
+		s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig,
+			Message: prefixed(st.Text, "a setup step must come before the conversation starts")})
+		return false, false
+	}
+	var p steps.Params
+	// References stay as written: the start parameters are expanded when
+	// the conversation opens.
+	if err := st.Setup(&p, func(v string) (string, error) { return v, nil }); err != nil {
+		s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
+		return false, false
+	}
+	if p.Agent != "" {
+		s.c.Agent = p.Agent
+	}
+	if p.Env != "" {
+		s.c.Env = p.Env
+	}
+	for _, f := range []struct{ from, to *string }{
+		{&p.Channel, &s.params.Channel}, {&p.Variant, &s.params.Variant},
+		{&p.ASRLang, &s.params.ASRLang}, {&p.TTSLang, &s.params.TTSLang},
+	} {
+		if *f.from != "" {
+			*f.to = *f.from
+		}
+	}
+	if len(p.Attributes) > 0 {
+		attrs := maps.Clone(s.params.IntegrationAttributes)
+		if attrs == nil {
+			attrs = make(map[string]string, len(p.Attributes))
+		}
+		maps.Copy(attrs, p.Attributes)
+		s.params.IntegrationAttributes = attrs
+	}
+	return true, false
+}
+
+// open opens the conversation; ok is false when the attempt ended there.
+func (s *Session) open() (ok, retry bool) {
+	greeting, retry := s.start()
+	if greeting == nil {
+		return false, retry
+	}
+	s.greeting, s.last = greeting, greeting
+	return true, false
+}
+
+// say sends the next user turn (text may hold ${...}; empty is silence).
+// ok is false when the attempt ended: the conversation was already over,
+// the text could not be expanded, or the call failed.
+func (s *Session) say(pos diag.Pos, text string) (ok, retry bool) {
+	index := s.index + 1
+	if s.last.Result.ConversationEnded {
+		s.fail(assert.Failure{
+			Pos:      pos,
+			Key:      "ended",
+			Message:  "the agent ended the conversation before this turn",
+			Expected: "conversation still open",
+			Actual:   fmt.Sprintf("ended after turn %d", index-1),
+		})
+		return false, true
+	}
+	say, err := s.interpolate(text)
+	if err != nil {
+		s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
+		return false, false
+	}
+	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}
+	exch, err := s.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
+		return s.conv.Send(ctx, req)
+	})
+	if err != nil {
+		return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), err, false)
+	}
+	s.index, s.last = index, exch
+	return true, false
+}
+
+// start opens the conversation through the channel and returns the
+// greeting exchange, or nil when the attempt ended there.
+func (s *Session) start() (greeting *platform.Exchange, retry bool) {
+	req, err := s.startRequest()
+	if err != nil {
+		at := s.params.Pos
+		if at.IsZero() {
+			at = s.sc.Pos
+		}
+		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: "start: " + err.Error()})
+		return nil, false
+	}
+	// The greeting belongs to the scenario as a whole; a failed session
+	// creation is reported there too.
+	pos := s.sc.Pos
+	s.asr, s.tts = req.ASRLang, req.TTSLang
+	if req.VariantID != "" {
+		s.c.Variant = req.VariantID
+	}
+	agent := s.c.Agent
+	exch, err := s.call(pos, 0, "", func(ctx context.Context) (*platform.Exchange, error) {
+		conv, exch, err := s.opts.Channel.Open(ctx, agent, req)
+		s.conv = conv
+		return exch, err
+	})
+	if err != nil {
+		return nil, s.callFailed(pos, "start session", err, true)
+	}
+	s.a.ConversationID = exch.Result.ConversationID
+	return exch, true
+}
+
+// startRequest builds the create call from the session parameters,
+// interpolated.
+func (s *Session) startRequest() (platform.ChatStart, error) {
+	st := s.params
+	req := platform.ChatStart{ClientEnv: s.c.Env, Channel: st.Channel}
+	var err error
+	fields := []struct {
+		name string
+		src  string
+		dst  *string
+	}{
+		{"asr_lang", st.ASRLang, &req.ASRLang},
+		{"tts_lang", st.TTSLang, &req.TTSLang},
+		{"conversation_id", st.ConversationID, &req.ConversationID},
+		{"variant", st.Variant, &req.VariantID},
+		{"channel", st.Channel, &req.Channel},
+	}
+	for _, f := range fields {
+		if *f.dst, err = s.interpolate(f.src); err != nil {
+			return req, fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	if len(st.IntegrationAttributes) > 0 {
+		req.IntegrationAttributes = make(map[string]any, len(st.IntegrationAttributes))
+		for k, v := range st.IntegrationAttributes {
+			if req.IntegrationAttributes[k], err = s.interpolate(v); err != nil {
+				return req, fmt.Errorf("integration_attributes.%s: %w", k, err)
+			}
+		}
+	}
+	return req, nil
+}
+
+// call makes one platform call bounded by the turn timeout and records it
+// in the transcript, whether it succeeded or not: a failed call is part of
+// what the user needs to see.
+func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
+	defer cancel()
+	t := &result.Turn{Index: index, Pos: pos, Say: say, Started: s.opts.Now()}
+	s.a.Turns = append(s.a.Turns, t)
+	exch, err := do(ctx)
+	if exch != nil {
+		t.Request, t.Response = exch.Request, exch.Response
+		t.Result, t.Latency = exch.Result, exch.Latency
+		shareRawMetadata(exch)
+		if !exch.Started.IsZero() {
+			t.Started = exch.Started
+		}
+	} else {
+		t.Latency = s.opts.Now().Sub(t.Started)
+	}
+	if err == nil && (exch == nil || exch.Result == nil) {
+		err = errNoResult
+	}
+	if err != nil {
+		// Name the context that expired: the client's error only says
+		// "deadline exceeded", which does not tell the user which limit.
+		switch {
+		case s.runCtx.Err() != nil:
+			err = &cutError{err: err}
+		case s.ctx.Err() != nil:
+			err = &timeoutError{what: fmt.Sprintf("scenario timeout of %s", s.sc.Timeout), err: err}
+		case ctx.Err() != nil:
+			err = &timeoutError{what: fmt.Sprintf("turn timeout of %s", s.opts.TurnTimeout), err: err}
+		}
+	}
+	return exch, err
+}
+
+// shareRawMetadata points the raw metadata of a reply into the response
+// body it was cut from instead of keeping a second copy: the JSON report
+// needs both, and a large run keeps every one of them until the end.
+func shareRawMetadata(exch *platform.Exchange) {
+	res := exch.Result
+	if res == nil || len(res.RawMetadata) == 0 {
+		return
+	}
+	if i := bytes.Index(exch.Response, res.RawMetadata); i >= 0 {
+		res.RawMetadata = exch.Response[i : i+len(res.RawMetadata) : i+len(res.RawMetadata)]
+	}
+}
+
+// callFailed ends the attempt on a failed call and reports whether a retry
+// could help.
+func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool) (retry bool) {
+	e, retry := classify(err, starting)
+	if e == nil {
+		// Interrupted: the attempt stays Pending with its partial
+		// transcript.
+		recordError(s.a, &result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"})
+		return false
+	}
+	e.Pos = pos
+	e.Message = what + ": " + e.Message
+	s.errored(e)
+	return retry
+}
+
+// check runs the expectations on a reply, records any failures and reports
+// whether they all held.
+func (s *Session) check(exp *assert.Expect, exch *platform.Exchange) bool {
+	obs := assert.Observation{Result: exch.Result, Latency: exch.Latency}
+	fails := assert.Check(exp, obs, s.expand)
+	if len(fails) == 0 {
+		return true
+	}
+	s.fail(fails...)
+	return false
+}
+
+// capture stores one captured value of the last reply, failing the
+// attempt when the reply does not hold it: the later turns that use it
+// could only fail obscurely.
+func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
+	v, err := assert.Capture(s.last.Result, cp.From, cp.Pattern, s.expand)
+	if err != nil {
+		s.fail(assert.Failure{
+			Pos:     pos,
+			Key:     "capture." + cp.Name,
+			Message: fmt.Sprintf("turn %d: cannot capture %s: %v", s.index, cp.Name, err),
+		})
+		return false
+	}
+	if s.captures == nil {
+		s.captures = make(map[string]string, 4)
+	}
+	s.captures[cp.Name] = v
+	return true
+}
+
+// fail records broken expectations; the attempt is Failed.
+func (s *Session) fail(fs ...assert.Failure) { recordFailures(s.a, fs...) }
+
+// errored records an infrastructure problem; the attempt is Errored.
+func (s *Session) errored(e *result.Error) { recordError(s.a, e) }
+
+// interpolate expands ${name} (captures, then vars) and ${env:NAME}.
+func (s *Session) interpolate(text string) (string, error) {
+	if !strings.Contains(text, "${") {
+		return text, nil
+	}
+	if s.varsErr != nil {
+		return "", s.varsErr
+	}
+	return interp.Interpolate(text, s.lookup, s.opts.Getenv)
+}
+
+func (s *Session) lookup(name string) (string, bool) {
+	if v, ok := s.captures[name]; ok {
+		return v, true
+	}
+	v, ok := s.vars[name]
+	return v, ok
+}
