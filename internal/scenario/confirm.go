@@ -511,7 +511,8 @@ func (d *decoder) jsonObject(p pair, what string) map[string]any {
 }
 
 // checkObjectRefs checks the ${...} references of the strings of a nested
-// value.
+// value and lists its ${env:NAME} references (Suite.EnvRefs): its strings
+// are expanded when the scenario runs, like any scalar's.
 func (d *decoder) checkObjectRefs(n *yaml.Node) {
 	n = d.resolve(n)
 	if n == nil {
@@ -519,6 +520,7 @@ func (d *decoder) checkObjectRefs(n *yaml.Node) {
 	}
 	if n.Kind == yaml.ScalarNode {
 		if n.Tag == "!!str" {
+			d.envRefs.note(d.pos(n), n.Value)
 			d.checkRefs(n, n.Value)
 		}
 		return

@@ -21,6 +21,8 @@ scenarios:
       - say: "key ${env:AGENTTEST_BUILD_KEY}"
         expect:
           response: {matches: "^${env:MY_KEY}$"}
+  - name: call
+    probe: {outbound_call: {to: "+447700900001", metadata: {note: "${env:CALL_NOTE}"}}, expect_status: success}
 `
 	feature := `Feature: f
   Scenario: a
@@ -30,7 +32,7 @@ scenarios:
 	for _, tc := range []struct {
 		file, src, want string
 	}{
-		{"s.yaml", yamlSuite, "[SUITE_TOKEN@s.yaml:3:10 AGENTTEST_BUILD_KEY@s.yaml:10:14 MY_KEY@s.yaml:12:31]"},
+		{"s.yaml", yamlSuite, "[SUITE_TOKEN@s.yaml:3:10 AGENTTEST_BUILD_KEY@s.yaml:10:14 MY_KEY@s.yaml:12:31 CALL_NOTE@s.yaml:14:67]"},
 		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:5 OTHER@f.feature:4:5]"},
 	} {
 		load := LoadFile
