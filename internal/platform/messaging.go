@@ -748,6 +748,14 @@ func (m *MessagingSession) send(ctx context.Context, frame []byte, turn *Messagi
 		if ctx.Err() != nil {
 			return m.timeout(ctx)
 		}
+		if err := m.takeRest(ctx, turn, st); err != nil {
+			return err
+		}
+		if m.ended {
+			// The socket closed after a SESSION_END (an expiry): the
+			// turn has its answer, and there is nothing to reconnect to.
+			return nil
+		}
 		if err := m.reconnect(ctx, turn, err, st); err != nil {
 			return err
 		}
@@ -755,6 +763,27 @@ func (m *MessagingSession) send(ctx context.Context, frame []byte, turn *Messagi
 			return nil
 		}
 		turn.Resent++
+	}
+}
+
+// takeRest takes what a socket that refused a write delivered before it
+// went: a server that ends a session sends SESSION_END and then closes,
+// and a write can fail on the close before the end is read. The socket is
+// closed first, so its reader stops at once with an error.
+func (m *MessagingSession) takeRest(ctx context.Context, turn *MessagingTurn, st *turnState) error {
+	m.conn.CloseNow()
+	for {
+		select {
+		case in := <-m.frames:
+			if in.err != nil {
+				return nil
+			}
+			if err := m.accept(in.data, turn, st); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return m.timeout(ctx)
+		}
 	}
 }
 
