@@ -135,6 +135,10 @@ func New(o Options) (*Steps, error) {
 		Getenv:         o.Getenv,
 		Now:            o.Now,
 		Connector:      o.SMSConnector,
+		// The client masks what the platform sends; the runner masks the
+		// failures and errors godog prints, which may hold an
+		// expectation's ${env:...} expanded.
+		Redactor: client.Redactor(),
 		AllowNumber: func(n string) bool {
 			want := config.NormalizeNumber(n)
 			for _, p := range o.ProbeNumbers {

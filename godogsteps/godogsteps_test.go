@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -20,6 +21,9 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // paths are the features both runs take, relative to the repository.
@@ -210,5 +214,51 @@ func TestNewValidates(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want %q", err, want)
 		}
+	}
+}
+
+// A key that a step reads (${env:...}) never reaches godog: the runner
+// masks the failures it records as it records them, so the error a step
+// returns, and godog's report of it, hold the mask.
+func TestStepErrorsHoldNoKey(t *testing.T) {
+	const key = "eyJhbGci.PLANTED+key/0123"
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
+	features := fstest.MapFS{"leak.feature": {Data: []byte(`Feature: leak
+  @agent:restaurant
+  Scenario: an expectation that reads the key
+    When the user says "my key is ${env:LEAK}"
+    Then the agent's reply contains "${env:LEAK}"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: key, Features: features,
+		Getenv: func(name string) (string, bool) { return key, name == "LEAK" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var stepErr error
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+				stepErr = err
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"leak.feature"}, Strict: true, NoColors: true},
+	}.Run()
+	if status != 1 || stepErr == nil {
+		t.Fatalf("godog status %d, step error %v: want the check to fail\n%s", status, stepErr, out.String())
+	}
+	for _, text := range []string{stepErr.Error(), out.String()} {
+		for _, form := range secret.Forms(key) {
+			if strings.Contains(text, form) {
+				t.Errorf("godog shows %q:\n%s", form, text)
+			}
+		}
+	}
+	if !strings.Contains(stepErr.Error(), `expected: contains "`+secret.Mask+`"`) {
+		t.Errorf("the step error does not show the masked expectation:\n%s", stepErr)
 	}
 }

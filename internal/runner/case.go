@@ -216,7 +216,7 @@ func (r *runner) gate(ctx context.Context, j *job) bool {
 	c, sc := j.c, j.sc
 	switch {
 	case sc.Skip != "":
-		c.Status, c.SkipReason = result.Skipped, sc.Skip
+		c.Status, c.SkipReason = result.Skipped, r.opts.Redactor.String(sc.Skip)
 		return false
 	case ctx.Err() != nil:
 		c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
@@ -237,7 +237,7 @@ func (r *runner) noAgent(j *job) bool {
 	if c.Agent != "" {
 		return false
 	}
-	recordError(newAttempt(c, r.opts.Now()), &result.Error{Pos: j.sc.Pos, Kind: result.KindConfig, Message: msgNoAgent})
+	recordError(r.opts.Redactor, newAttempt(c, r.opts.Now()), &result.Error{Pos: j.sc.Pos, Kind: result.KindConfig, Message: msgNoAgent})
 	c.Status = result.Errored
 	return true
 }
@@ -250,7 +250,7 @@ func (r *runner) internalError(j *job, p any, stack []byte) {
 	if a == nil || a.Status != result.Pending {
 		a = newAttempt(c, r.opts.Now())
 	}
-	recordError(a, &result.Error{
+	recordError(r.opts.Redactor, a, &result.Error{
 		Pos:     j.sc.Pos,
 		Kind:    result.KindInternal,
 		Message: fmt.Sprintf("internal error (please report it): panic: %v\n%s", p, stack),

@@ -222,7 +222,7 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			continue
 		}
 		if s.runCtx.Err() != nil {
-			recordError(s.a, &result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"})
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"})
 			return nil, true
 		}
 		rec.Summary = err.Error()

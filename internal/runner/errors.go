@@ -6,6 +6,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // msgNoAgent is the error of a case that names no agent anywhere.
@@ -73,8 +74,11 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 // recordFailures adds broken expectations to an attempt, which is then
 // Failed. Every failure the runner records passes here: it is the one
 // place to treat the text of failures (expected, actual, message) before
-// it is kept.
-func recordFailures(a *result.Attempt, fs ...assert.Failure) {
+// it is kept. red masks the keys in them (redact.go).
+func recordFailures(red *secret.Redactor, a *result.Attempt, fs ...assert.Failure) {
+	for i := range fs {
+		maskFailure(red, &fs[i])
+	}
 	a.Failures = append(a.Failures, fs...)
 	a.Status = result.Failed
 }
@@ -82,8 +86,10 @@ func recordFailures(a *result.Attempt, fs ...assert.Failure) {
 // recordError records what ended an attempt: an infrastructure problem
 // makes it Errored; an interruption (KindInterrupted) leaves it Pending,
 // since it is no verdict. Every error the runner records passes here: it
-// is the one place to treat the text of errors before it is kept.
-func recordError(a *result.Attempt, e *result.Error) {
+// is the one place to treat the text of errors before it is kept. red
+// masks the keys in the message (redact.go).
+func recordError(red *secret.Redactor, a *result.Attempt, e *result.Error) {
+	e.Message = red.String(e.Message)
 	a.Error = e
 	if e.Kind != result.KindInterrupted {
 		a.Status = result.Errored

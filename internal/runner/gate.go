@@ -44,7 +44,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 	firing, err := r.opts.Alerts.FiringAlerts(rctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			recordError(a, &result.Error{Kind: result.KindInterrupted, Message: "alert gate: run interrupted"})
+			recordError(r.opts.Redactor, a, &result.Error{Kind: result.KindInterrupted, Message: "alert gate: run interrupted"})
 			c.SkipReason = result.ReasonInterrupted
 			return c
 		}
@@ -53,7 +53,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 			e = &result.Error{Kind: result.KindInterrupted, Message: err.Error()}
 		}
 		e.Message = "alert gate: read firing alerts (GET /v1/alerts): " + e.Message
-		recordError(a, e)
+		recordError(r.opts.Redactor, a, e)
 		return c
 	}
 	mine := map[string]bool{}
@@ -95,7 +95,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 			Actual:   actual,
 		})
 	}
-	recordFailures(a, fails...)
+	recordFailures(r.opts.Redactor, a, fails...)
 	return c
 }
 
@@ -122,7 +122,6 @@ func runAgents(res *result.Result, def string) []string {
 // addCheck appends a run-level check and reports it like a case, so the
 // progress view prints its details before the summary.
 func (r *runner) addCheck(res *result.Result, c *result.Case) {
-	r.scrub(c)
 	r.opts.Observer.CaseStarted(nil, c)
 	res.Checks = append(res.Checks, c)
 	if c.Status == result.Pending {

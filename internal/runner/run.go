@@ -93,7 +93,6 @@ func (r *runner) runJob(ctx context.Context, j *job) {
 // finishJob settles a case that has its verdict: memory, fail-fast and the
 // observer. Every case passes here exactly once.
 func (r *runner) finishJob(j *job) {
-	r.scrub(j.c)
 	if r.lean && j.c.Status == result.Passed {
 		release(j.c)
 	}

@@ -67,6 +67,9 @@ type Session struct {
 	// retry reports whether a fresh attempt could help after the step
 	// that ended this one.
 	retry bool
+	// stepText is the text of the step running (a feature step as
+	// written; empty for YAML), for the failures it records.
+	stepText string
 }
 
 // NewSession starts an attempt of sc recorded on c: a fresh Attempt (its
@@ -129,6 +132,7 @@ func (s *Session) Pass() { s.a.Status = result.Passed }
 // timer released. It may be called more than once.
 func (s *Session) End() {
 	s.a.Duration = s.opts.Now().Sub(s.a.Started)
+	maskConfirmations(s.opts.Redactor, s.a)
 	if s.conv != nil {
 		_ = s.conv.Close()
 		s.conv = nil
@@ -160,12 +164,8 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 			return false, retry
 		}
 	}
-	n := len(s.a.Failures)
-	defer func() {
-		for i := n; i < len(s.a.Failures); i++ {
-			s.a.Failures[i].Step = st.Text
-		}
-	}()
+	s.stepText = st.Text
+	defer func() { s.stepText = "" }()
 	switch st.Kind {
 	case steps.Open:
 		return true, false
@@ -373,7 +373,7 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
 	defer cancel()
-	t := &result.Turn{Index: index, Pos: pos, Say: say, Started: s.opts.Now()}
+	t := &result.Turn{Index: index, Pos: pos, Say: s.opts.Redactor.String(say), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil {
@@ -424,7 +424,7 @@ func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool
 	if e == nil {
 		// Interrupted: the attempt stays Pending with its partial
 		// transcript.
-		recordError(s.a, &result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"})
+		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"})
 		return false
 	}
 	e.Pos = pos
@@ -465,11 +465,18 @@ func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 	return true
 }
 
-// fail records broken expectations; the attempt is Failed.
-func (s *Session) fail(fs ...assert.Failure) { recordFailures(s.a, fs...) }
+// fail records broken expectations; the attempt is Failed. Each carries
+// the text of the step that made it (a feature step as written).
+func (s *Session) fail(fs ...assert.Failure) {
+	for i := range fs {
+		fs[i].Step = s.stepText
+	}
+	recordFailures(s.opts.Redactor, s.a, fs...)
+}
 
-// errored records an infrastructure problem; the attempt is Errored.
-func (s *Session) errored(e *result.Error) { recordError(s.a, e) }
+// errored records an infrastructure problem (or an interruption); the
+// attempt is Errored (or stays Pending).
+func (s *Session) errored(e *result.Error) { recordError(s.opts.Redactor, s.a, e) }
 
 // interpolate expands ${name} (captures, then vars) and ${env:NAME}.
 func (s *Session) interpolate(text string) (string, error) {
