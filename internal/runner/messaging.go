@@ -150,15 +150,19 @@ var permanentSystem = []string{
 }
 
 // systemError is the error of a turn whose answer was an error system
-// message that no check of the turn reads; nil when there is none. The
-// opening is an error too when the agent did not join.
-func systemError(m *reply.Messaging, opening bool) *messagingError {
+// message that no check of the turn reads (reads), or that the platform
+// ended for a reason of its own; nil when there is none. The opening is an
+// error too when the agent did not join.
+func systemError(m *reply.Messaging, opening, reads bool) *messagingError {
 	if m == nil {
 		return nil
 	}
 	errs := m.Errors()
-	if len(errs) == 0 {
-		if opening && !m.Joined && !m.SessionEnded {
+	if len(errs) == 0 || reads {
+		switch {
+		case m.SessionEnded && platformEnd(m.EndReason):
+			return &messagingError{msg: "the platform ended the session" + because(m.EndReason), retry: true}
+		case opening && !m.Joined && !m.SessionEnded && len(errs) == 0:
 			return &messagingError{msg: "the agent did not join the conversation: no joined event answered the join request", retry: true}
 		}
 		return nil
@@ -178,6 +182,21 @@ func systemError(m *reply.Messaging, opening bool) *messagingError {
 		msg += ", and ended the session" + because(m.EndReason)
 	}
 	return &messagingError{msg: msg, retry: retry}
+}
+
+// platformEnd says whether a session end reason is the platform's doing
+// (an expiry, an internal error) rather than the agent's, the live
+// agent's or the user's. The reference does not name the reasons; these
+// are the simulator's (expired, error) and the plausible spellings of
+// other implementations.
+func platformEnd(reason string) bool {
+	r := strings.ToLower(reason)
+	for _, w := range []string{"expire", "timeout", "timed_out", "inactiv", "idle"} {
+		if strings.Contains(r, w) {
+			return true
+		}
+	}
+	return r == "error" || r == "internal_error"
 }
 
 // readsSystem reports whether the checks that follow st look at system

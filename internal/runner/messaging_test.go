@@ -4,13 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -320,5 +327,97 @@ scenarios:
 	if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindHTTP ||
 		!strings.Contains(err.Message, "check the connector token") || strings.Contains(describe(c), "not-a-connector") {
 		t.Errorf("unknown connector: %s", describe(c))
+	}
+}
+
+// TestSystemError is the rule that decides when the events of a turn are
+// the platform's failure rather than the agent's answer.
+func TestSystemError(t *testing.T) {
+	overload := []reply.SystemMessage{{Level: reply.SystemLevelError, Text: "Our system is experiencing high load. Please try again in a moment."}}
+	type testCase struct {
+		name    string
+		m       *reply.Messaging
+		opening bool
+		reads   bool
+		want    string // "" for no error
+		retry   bool
+	}
+	for _, tc := range []testCase{
+		{name: "an answer", m: &reply.Messaging{Joined: true}},
+		{name: "an info message", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "SYSTEM_MESSAGE_LEVEL_INFO", Text: "hi"}}}},
+		{name: "an error message", m: &reply.Messaging{Joined: true, System: overload},
+			want: `the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`, retry: true},
+		{name: "an error message the turn checks", m: &reply.Messaging{Joined: true, System: overload}, reads: true},
+		{name: "an invalid event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Event type not allowed: EVENT_TYPE_X"}}},
+			want: `the platform answered with an error system message: "Event type not allowed: EVENT_TYPE_X"`},
+		{name: "the agent ended the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "agent_ended"}},
+		{name: "the platform expired the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "expired"},
+			want: "the platform ended the session (reason expired)", retry: true},
+		{name: "an expiry the turn checks is still the platform's", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "session_timeout"}, reads: true,
+			want: "the platform ended the session (reason session_timeout)", retry: true},
+		{name: "an opening without a join", m: &reply.Messaging{}, opening: true,
+			want: "the agent did not join the conversation: no joined event answered the join request", retry: true},
+		{name: "an opening the agent ended at once", m: &reply.Messaging{SessionEnded: true, EndReason: "agent_ended"}, opening: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := systemError(tc.m, tc.opening, tc.reads)
+			switch {
+			case tc.want == "" && e != nil:
+				t.Errorf("error %q", e.msg)
+			case tc.want != "" && (e == nil || e.msg != tc.want || e.retry != tc.retry):
+				t.Errorf("error %+v, want %q retry %t", e, tc.want, tc.retry)
+			}
+		})
+	}
+}
+
+// TestMessagingHandshakeRateLimited: a 429 on the WebSocket handshake
+// (a platform's connection or rate limit) is waited out as Retry-After
+// says, within the attempt; the case passes on its first attempt.
+func TestMessagingHandshakeRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{})
+	target, err := url.Parse(e.sim.MessagingURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handshakes atomic.Int64
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ws" && handshakes.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"error":"connection limit exceeded for session"}`)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	o := e.opts(t)
+	slept := fakeclock.New()
+	base := platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: front.URL, MessagingHost: e.sim.Info.MessagingHost,
+		Retry: platform.RetryPolicy{Sleep: slept.Sleep}}
+	o.Messaging = Messaging(MessagingClients(base, func(agent, env string) (string, error) {
+		return e.sim.Info.MessagingConnectors[agent][env], nil
+	}), MessagingOptions{TurnTimeout: 5 * time.Second})
+	c := runOne(t, o, `suite: s
+agent: clinic
+via: messaging
+scenarios:
+  - name: greets
+    greeting: {events: [EVENT_TYPE_VENDOR_AGENT_JOINED]}
+    turns:
+      - say: When are you open?
+`)
+	if c.Status != result.Passed || len(c.Attempts) != 1 {
+		t.Fatalf("status %s after %d attempts", c.Status, len(c.Attempts))
+	}
+	if n := handshakes.Load(); n != 3 {
+		t.Errorf("%d handshakes, want 2 refused and 1 accepted", n)
+	}
+	if waited := slept.Now().Sub(fakeclock.Start); waited < 2*time.Second {
+		t.Errorf("waited %s, want the two Retry-After seconds", waited)
 	}
 }

@@ -277,8 +277,10 @@ func (s *Session) open(st *steps.Step) (ok, retry bool) {
 		return false, retry
 	}
 	s.greeting, s.last = greeting, greeting
-	if e := systemError(greeting.Messaging, true); e != nil && !s.readsSystem(st, true) {
-		return false, s.callFailed(s.sc.Pos, "start session", e, true)
+	if m := greeting.Messaging; m != nil {
+		if e := systemError(m, true, s.readsSystem(st, true)); e != nil {
+			return false, s.callFailed(s.sc.Pos, "start session", e, true)
+		}
 	}
 	return true, false
 }
@@ -318,8 +320,10 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), err, false)
 	}
 	s.index, s.last = index, exch
-	if e := systemError(exch.Messaging, false); e != nil && !s.readsSystem(st, false) {
-		return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), e, false)
+	if m := exch.Messaging; m != nil {
+		if e := systemError(m, false, s.readsSystem(st, false)); e != nil {
+			return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), e, false)
+		}
 	}
 	return true, false
 }
