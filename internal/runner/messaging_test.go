@@ -185,7 +185,7 @@ scenarios:
 			suite: handoff, status: result.Errored, attempts: 2,
 			errWant: `turn 1: the platform answered with an error system message: "Sorry, we could not connect you to an agent. Please try again.", and ended the session (reason handoff_failed)`},
 		{name: "no live agent is what the turn checks", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
-			suite: handoff + "        expect: {system_message: {contains: could not connect you, level: error}, session_ended: true, handoff: true}\n",
+			suite:  handoff + "        expect: {system_message: {contains: could not connect you, level: error}, session_ended: true, handoff: true}\n",
 			status: result.Passed, attempts: 1},
 		{name: "a rejected handoff is not retried", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Destinations: []string{"sales"}}}},
 			suite: handoff, status: result.Errored, attempts: 1, errWant: `"Sorry, handoff could not be initiated."`},
