@@ -116,19 +116,21 @@ func (e *Expect) MessagingOnly() []KeyAt {
 	return out
 }
 
-// ReadsSystemMessages reports whether e looks at the turn's system
-// messages: a system_message check, or events naming
-// EVENT_TYPE_SYSTEM_MESSAGE. The runner lets an error-level system
-// message through to such checks instead of erroring the attempt.
+// ReadsSystemMessages reports whether e expects a system message: a
+// system_message check that wants one, or events that must include
+// EVENT_TYPE_SYSTEM_MESSAGE. The runner lets an error-level system message
+// through to such checks instead of erroring the attempt; a check that
+// wants none (system_message: false) does not claim it, so a platform
+// fault stays an error, never an agent's failure.
 func (e *Expect) ReadsSystemMessages() bool {
 	if e == nil {
 		return false
 	}
-	if e.SystemMessage != nil {
+	if e.SystemMessage != nil && e.SystemMessage.Expected {
 		return true
 	}
 	if ev := e.Events; ev != nil {
-		for _, list := range [][]string{ev.Includes, ev.Excludes, ev.Sequence} {
+		for _, list := range [][]string{ev.Includes, ev.Sequence} {
 			for _, t := range list {
 				if t == reply.EventTypeSystemMessage {
 					return true

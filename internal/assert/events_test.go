@@ -132,8 +132,10 @@ func TestExpectChannelKeys(t *testing.T) {
 	}{
 		{nil, false},
 		{&Expect{Response: &Text{}}, false},
-		{&Expect{SystemMessage: &SystemMessage{}}, true},
-		{&Expect{Events: &Events{Excludes: []string{reply.EventTypeSystemMessage}}}, true},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true}}, true},
+		{&Expect{SystemMessage: &SystemMessage{}}, false},
+		{&Expect{Events: &Events{Sequence: []string{reply.EventTypeSystemMessage}}}, true},
+		{&Expect{Events: &Events{Excludes: []string{reply.EventTypeSystemMessage}}}, false},
 		{&Expect{Events: &Events{Includes: []string{"EVENT_TYPE_SESSION_END"}}}, false},
 	} {
 		if got := tc.e.ReadsSystemMessages(); got != tc.want {

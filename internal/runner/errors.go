@@ -67,6 +67,10 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
 	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+	case platform.IsNotFound(err) && platform.IsMessaging(err):
+		// The handshake of a session the platform no longer knows: it
+		// expired (or was never created); a fresh session may do.
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the Messaging session expired, or the platform does not know it)"}, true
 	case errors.As(err, &api):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &bad), errors.Is(err, errNoResult):

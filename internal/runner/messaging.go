@@ -91,6 +91,10 @@ func (mc messagingChannel) Open(ctx context.Context, agentID string, req platfor
 	}
 	if err != nil {
 		_ = m.Close()
+		if errors.Is(err, platform.ErrMessagingEnded) {
+			_, reason := m.Ended()
+			err = &messagingError{msg: "the platform ended the session before the agent joined" + because(reason), retry: true}
+		}
 		return nil, exch, err
 	}
 	return &messagingConversation{m: m}, exch, nil
@@ -200,10 +204,11 @@ func platformEnd(reason string) bool {
 }
 
 // readsSystem reports whether the checks that follow st look at system
-// messages (assert.Expect.ReadsSystemMessages): the greeting checks when
-// greeting (st opened the conversation), else the checks of the turn st
-// sent. Only then is an error system message part of what the scenario
-// tests rather than a platform failure.
+// messages (assert.Expect.ReadsSystemMessages): those of the opening when
+// greeting (st opened the conversation: every check before the first turn
+// is on the greeting), else those of the turn st sent. Only then is an
+// error system message part of what the scenario tests rather than a
+// platform failure.
 func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
 	program := s.sc.Steps
 	i := slices.Index(program, st)
@@ -212,7 +217,7 @@ func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
 	}
 	from := i + 1
 	switch {
-	case greeting && st.Kind == steps.Check && st.Greeting:
+	case greeting && st.Kind == steps.Check:
 		from = i
 	case greeting && st.Kind != steps.Open:
 		// A turn opened the conversation: nothing checks the greeting.
@@ -222,7 +227,7 @@ func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
 		switch {
 		case next.Kind == steps.Capture:
 			continue
-		case next.Kind != steps.Check || next.Greeting != greeting:
+		case next.Kind != steps.Check || (!greeting && next.Greeting):
 			return false
 		}
 		if exp, err := next.Expect(keepRefs); err == nil && exp.ReadsSystemMessages() {
