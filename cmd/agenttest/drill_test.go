@@ -69,6 +69,13 @@ type faultMix struct {
 	// webhooks: some case must have confirmed a webhook, so the mix
 	// really went through the receiver.
 	webhooks bool
+	// errorsSay, when set, is what every errored case's error must say:
+	// the fault of the mix, named.
+	errorsSay string
+	// messaging: some case over messaging must have met the fault (a
+	// reconnect, or an error of kind messaging), so the mix really went
+	// through the Messaging channel.
+	messaging bool
 }
 
 // drillCallFlags make outbound calls progress every 10ms and connect in
@@ -83,6 +90,13 @@ const (
 	mixJitter  = "--latency=2ms --jitter=8ms"
 	// mixReceiver shortens the simulator's webhook retry backoff.
 	mixReceiver = "--webhook-backoff=20ms --webhook-max-backoff=100ms"
+	// The Messaging faults: sockets that drop during a join or a message
+	// (the client reconnects with its cursor), the high-load system
+	// message, and sessions that expire almost at once (the background
+	// loop and the next event find them idle).
+	mixSocketDrop = "--socket-drop=0.1"
+	mixOverload   = "--overload=0.2"
+	mixExpiry     = "--session-expiry=1ms --tick=1ms"
 )
 
 var faultMixes = []faultMix{
@@ -97,7 +111,14 @@ var faultMixes = []faultMix{
 	// event: the simulator retries with backoff (shortened here so the
 	// drill stays fast) and the webhook confirmations still pass.
 	{name: "receiver-fails-first", flags: mixReceiver, env: map[string]string{webhookFailFirstEnv: "2"}, recovered: true, webhooks: true},
-	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter}, " "), retried: true},
+	// The client reconnects a dropped socket within the turn: no verdict
+	// changes, nothing is retried.
+	{name: "socket-drops", flags: mixSocketDrop, recovered: true, messaging: true},
+	// The platform's high-load answer is its fault: errors, retried.
+	{name: "overload", flags: mixOverload, errorsSay: "experiencing high load", messaging: true},
+	// A session expired under the conversation: errors naming the expiry.
+	{name: "expired-sessions", flags: mixExpiry, errorsSay: "expired", messaging: true},
+	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter, mixSocketDrop, mixOverload}, " "), retried: true},
 }
 
 // TestFaultDrill runs the passing suites under each fault mix with
@@ -124,7 +145,7 @@ func TestFaultDrill(t *testing.T) {
 // drillMix runs the passing trees under one fault mix, rounds times, and
 // checks every case.
 func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
-	attempts, errored, cases, webhooks := 0, 0, 0, 0
+	attempts, errored, cases, webhooks, metMessaging := 0, 0, 0, 0, 0
 	for round := range rounds {
 		seed := int64(round + 1)
 		r := drillRun(t, mix.flags, mix.env, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
@@ -138,6 +159,14 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 					if cf.Kind == "webhook" && cf.Found {
 						webhooks++
 					}
+				}
+				for _, tr := range a.Turns {
+					if tr.Messaging != nil && tr.Messaging.Reconnects > 0 {
+						metMessaging++
+					}
+				}
+				if a.Error != nil && a.Error.Kind == "messaging" {
+					metMessaging++
 				}
 			}
 			if c.Repeat == nil {
@@ -155,6 +184,8 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 				last := c.Attempts[len(c.Attempts)-1]
 				if last.Error == nil || last.Error.Message == "" || last.Error.Kind == "" {
 					t.Errorf("seed %d: %s errored without a cause: %s", seed, c.Name, c.describe())
+				} else if mix.errorsSay != "" && !strings.Contains(last.Error.Message, mix.errorsSay) {
+					t.Errorf("seed %d: %s errored without naming %q:\n%s", seed, c.Name, mix.errorsSay, c.describe())
 				} else if c.Repeat == nil && len(c.Attempts) < 2 && !retryHopeless(last.Error.Message) {
 					// Every shipped scenario has at least one retry
 					// (--retries 2, or its own retries: 1).
@@ -176,6 +207,9 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 	}
 	if mix.retried && attempts < 2 {
 		t.Errorf("no case took more than one attempt: retries are invisible")
+	}
+	if mix.messaging && metMessaging == 0 {
+		t.Errorf("no case over messaging met the fault: the Messaging channel was not exercised")
 	}
 	t.Logf("%s: %d cases over %d rounds, %d errored, at most %d attempts", mix.name, cases, rounds, errored, attempts)
 }
@@ -266,6 +300,11 @@ type drillCase struct {
 			Kind  string `json:"kind"`
 			Found bool   `json:"found"`
 		} `json:"confirmations"`
+		Turns []struct {
+			Messaging *struct {
+				Reconnects int `json:"reconnects"`
+			} `json:"messaging"`
+		} `json:"turns"`
 	} `json:"attempts"`
 }
 
