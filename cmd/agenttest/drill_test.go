@@ -73,8 +73,8 @@ type faultMix struct {
 	// the fault of the mix, named.
 	errorsSay string
 	// messaging: some case over messaging must have met the fault (a
-	// reconnect, or an error of kind messaging), so the mix really went
-	// through the Messaging channel.
+	// reconnect, or an error), so the mix really went through the
+	// Messaging channel.
 	messaging bool
 }
 
@@ -165,7 +165,7 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 						metMessaging++
 					}
 				}
-				if a.Error != nil && a.Error.Kind == "messaging" {
+				if a.Error != nil && c.Via == "messaging" {
 					metMessaging++
 				}
 			}
@@ -282,6 +282,7 @@ type drillCase struct {
 		Line int    `json:"line"`
 	} `json:"pos"`
 	Status     string `json:"status"`
+	Via        string `json:"via"`
 	SkipReason string `json:"skip_reason"`
 	Repeat     *struct {
 		Runs int `json:"runs"`
