@@ -4,18 +4,18 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
-	"time"
 
+	"github.com/agenttest/agenttest/internal/benchmem"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // BenchmarkRunnerMessaging runs 1,000 scenarios of a greeting and five
@@ -53,7 +53,7 @@ func BenchmarkRunnerMessaging(b *testing.B) {
 				runtime.GC()
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
-				stop := sampleHeap(&peak)
+				stop := benchmem.SampleHeap(&peak)
 				b.StartTimer()
 				res, err := Run(context.Background(), suites, opts)
 				b.StopTimer()
@@ -110,22 +110,15 @@ func benchMessagingYAML(n int, via string) []byte {
 // returns run options with both channels to it, and its stop.
 func benchMessagingSim(b *testing.B, opts sim.Options, parallel int) (Options, func()) {
 	opts.StoreCap = 4000
-	srv, err := sim.New(opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	srv.SetURLs(hs.URL, hs.URL)
-	srv.SetMessagingURL(hs.URL)
-	info := srv.Info()
+	s, stopSim := simtest.Serve(b, opts)
 	tr := platform.NewTransport(parallel)
-	cfg := platform.Config{BuildURL: hs.URL, BuildKey: info.BuildKey, MessagingURL: hs.URL, MessagingHost: info.MessagingHost,
+	cfg := platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey, MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost,
 		MaxPerHost: parallel, HTTPClient: &http.Client{Transport: tr}}
 	c, err := platform.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	token := func(agent, env string) (string, error) { return info.MessagingConnectors[agent][env], nil }
+	token := func(agent, env string) (string, error) { return s.Info.MessagingConnectors[agent][env], nil }
 	o := Options{
 		Channel:   DebugChat(c),
 		Messaging: Messaging(MessagingClients(cfg, token), MessagingOptions{MaxReconnects: 8}),
@@ -133,30 +126,6 @@ func benchMessagingSim(b *testing.B, opts sim.Options, parallel int) (Options, f
 	}
 	return o, func() {
 		tr.CloseIdleConnections()
-		srv.Close()
-		hs.Close()
+		stopSim()
 	}
-}
-
-// sampleHeap records the largest heap in use into peak every millisecond
-// until stop is called.
-func sampleHeap(peak *atomic.Uint64) (stop func()) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			for p := peak.Load(); ms.HeapInuse > p && !peak.CompareAndSwap(p, ms.HeapInuse); p = peak.Load() {
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
