@@ -12,11 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // load loads the features under dirs of the repository, failing on any
@@ -44,6 +47,7 @@ func TestAcceptance(t *testing.T) {
 	defer cancel()
 	res, err := runner.Run(ctx, suites, runner.Options{
 		Channel:    runner.DebugChat(e.Client),
+		Messaging:  runner.Messaging(runner.MessagingClients(e.MessagingConfig(), e.MessagingToken), runner.MessagingOptions{}),
 		Records:    e.Client,
 		Webhooks:   e.Receiver,
 		Connector:  e.Connector,
@@ -71,12 +75,60 @@ func TestAcceptance(t *testing.T) {
 	}
 }
 
+// faultSims are the simulators the scenarios of
+// testdata/web-chat-faults.feature need, by tag.
+var faultSims = map[string]sim.Options{
+	"no-live-agent": {Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+	"overload":      {Faults: sim.Faults{Overload: 1}},
+}
+
+// TestAcceptanceFaults runs the web-chat scenarios that need a platform
+// that fails on purpose, each against a simulator with its fault: what the
+// platform says is what they check, so they pass.
+func TestAcceptanceFaults(t *testing.T) {
+	suites := load(t, "features/testdata/web-chat-faults.feature")
+	if n := len(suites[0].Scenarios); n != len(faultSims) {
+		t.Fatalf("%d scenarios, %d simulators", n, len(faultSims))
+	}
+	for tag, opts := range faultSims {
+		t.Run(tag, func(t *testing.T) {
+			t.Parallel()
+			s := simtest.Start(t, opts)
+			token := func(agent, env string) (string, error) { return s.Info.MessagingConnectors[agent][env], nil }
+			base := platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey, MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost}
+			client, err := platform.New(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expr, err := scenario.ParseTagExpr("@" + tag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := runner.Run(context.Background(), suites, runner.Options{
+				Channel:    runner.DebugChat(client),
+				Messaging:  runner.Messaging(runner.MessagingClients(base, token), runner.MessagingOptions{}),
+				Select:     scenario.Selection{Tags: &expr},
+				RetryDelay: -1,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases := res.Files[0].Cases
+			if len(cases) != 1 || cases[0].Status != result.Passed {
+				var out bytes.Buffer
+				report.WriteJUnit(&out, res)
+				t.Errorf("cases %d, first %s:\n%s", len(cases), cases[0].Status, out.String())
+			}
+		})
+	}
+}
+
 // TestVocabularyIsExercised: every registered step is used by a feature
 // that passes above, so each one is proven end to end.
 func TestVocabularyIsExercised(t *testing.T) {
 	lib := scenario.Steps()
 	used := make([]bool, len(lib.Defs()))
-	for _, s := range load(t, "features", "examples/features") {
+	for _, s := range load(t, "features", "examples/features", "features/testdata") {
 		for _, sc := range s.Scenarios {
 			for _, st := range sc.Steps {
 				_, text, _ := strings.Cut(st.Text, " ") // the step without its keyword

@@ -40,6 +40,8 @@
 // which steps may use as ${column}.
 //
 // The tags that set parameters work as in agenttest: @agent:NAME,
-// @env:ENV, @timeout:D and @within:D (the bound of an outbound call's
-// status), and @skip skips the scenario.
+// @env:ENV, @via:messaging (web chat over the Messaging API, which needs
+// Options.MessagingURL, MessagingHost and Connectors), @timeout:D and
+// @within:D (the bound of an outbound call's status), and @skip skips the
+// scenario.
 package godogsteps

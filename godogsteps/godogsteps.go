@@ -21,6 +21,7 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/steps"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
@@ -41,6 +42,16 @@ type Options struct {
 	RuntimeKey string
 	// HTTPClient carries the calls; nil means a client of the steps' own.
 	HTTPClient *http.Client
+
+	// MessagingURL and MessagingHost (the X-Host the connectors are
+	// registered to) reach the Messaging API, for scenarios over web chat
+	// (@via:messaging or Given the conversation is over messaging);
+	// Connectors are the connector tokens, agent -> environment ->
+	// token. Without them those scenarios fail with a configuration
+	// error.
+	MessagingURL  string
+	MessagingHost string
+	Connectors    map[string]map[string]string
 
 	// Agent is the agent of scenarios that name none (@agent:NAME or
 	// Given the agent "NAME").
@@ -96,7 +107,28 @@ func (o Options) Validate() error {
 	if o.TurnTimeout < 0 || o.ConfirmTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must not be negative"))
 	}
+	if len(o.Connectors) > 0 && (o.MessagingURL == "" || o.MessagingHost == "") {
+		errs = append(errs, errors.New("Connectors need MessagingURL and MessagingHost"))
+	}
+	for agent, byEnv := range o.Connectors {
+		for env, tok := range byEnv {
+			if err := secret.CheckKey(fmt.Sprintf("connector token of %s in %s", agent, env), tok); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// tokens lists the connector tokens, for redaction.
+func (o Options) tokens() []string {
+	var out []string
+	for _, byEnv := range o.Connectors {
+		for _, tok := range byEnv {
+			out = append(out, tok)
+		}
+	}
+	return out
 }
 
 // Steps is agenttest's step vocabulary bound to a platform: one value per
@@ -117,13 +149,18 @@ func New(o Options) (*Steps, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	client, err := platform.New(platform.Config{
+	cfg := platform.Config{
 		BuildURL: o.BuildURL, BuildKey: o.BuildKey,
 		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey,
 		HTTPClient: o.HTTPClient, Now: o.Now,
-	})
+	}
+	client, err := platform.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
+	}
+	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey}, o.tokens()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
 	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
@@ -138,7 +175,7 @@ func New(o Options) (*Steps, error) {
 		// The client masks what the platform sends; the runner masks the
 		// failures and errors godog prints, which may hold an
 		// expectation's ${env:...} expanded.
-		Redactor: client.Redactor(),
+		Redactor: red,
 		AllowNumber: func(n string) bool {
 			want := config.NormalizeNumber(n)
 			for _, p := range o.ProbeNumbers {
@@ -151,6 +188,16 @@ func New(o Options) (*Steps, error) {
 	}
 	if o.Webhooks != nil {
 		ropts.Webhooks = webhookFunc(o.Webhooks)
+	}
+	if o.MessagingURL != "" {
+		cfg.MessagingURL, cfg.MessagingHost = o.MessagingURL, o.MessagingHost
+		token := func(agent, env string) (string, error) {
+			if tok := o.Connectors[agent][env]; tok != "" {
+				return tok, nil
+			}
+			return "", fmt.Errorf("no Messaging connector for agent %s in %s: add it to godogsteps.Options.Connectors", agent, env)
+		}
+		ropts.Messaging = runner.Messaging(runner.MessagingClients(cfg, token), runner.MessagingOptions{TurnTimeout: o.TurnTimeout})
 	}
 	// A session made now checks the options once (runner defaults).
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {

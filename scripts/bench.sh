@@ -144,6 +144,8 @@ sim() {
 messaging() {
 	echo "== 1,000 conversations (greeting + 5 turns, 50 at a time) through the client: Messaging vs debug chat"
 	go test -run '^$' -bench 'Conversations$' -benchtime 3x -count "$COUNT" ./internal/platform | grep -E '^Benchmark'
+	echo "== 1,000 scenarios (greeting + 5 turns, 50 at a time) through the runner: Messaging vs debug chat"
+	go test -run '^$' -bench 'RunnerMessaging' -benchtime 3x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
 }
 
 machine

@@ -69,6 +69,21 @@ type faultMix struct {
 	// webhooks: some case must have confirmed a webhook, so the mix
 	// really went through the receiver.
 	webhooks bool
+	// errorsSay, when set, is what every errored case's error must say:
+	// the fault of the mix, named.
+	errorsSay string
+	// messaging: the mix faults the Messaging API only, so it runs the
+	// scenarios over messaging only (all tagged @webchat, which
+	// TestWebChatScenariosAreTagged keeps true), and some of them must
+	// have met the fault (a reconnect, or an error).
+	messaging bool
+	// rounds, when above the run's, is the number of seeds the mix needs
+	// so that its fault is met for sure (a small share of few events).
+	rounds int
+	// unrecoverable: the fault outlasts any retry (a session expiry
+	// shorter than a turn), so any share of the cases may stay errored;
+	// they must still never fail and must name the fault.
+	unrecoverable bool
 }
 
 // drillCallFlags make outbound calls progress every 10ms and connect in
@@ -83,6 +98,13 @@ const (
 	mixJitter  = "--latency=2ms --jitter=8ms"
 	// mixReceiver shortens the simulator's webhook retry backoff.
 	mixReceiver = "--webhook-backoff=20ms --webhook-max-backoff=100ms"
+	// The Messaging faults: sockets that drop during a join or a message
+	// (the client reconnects with its cursor), the high-load system
+	// message, and sessions that expire almost at once (the background
+	// loop and the next event find them idle).
+	mixSocketDrop = "--socket-drop=0.1"
+	mixOverload   = "--overload=0.2"
+	mixExpiry     = "--session-expiry=1ms --tick=1ms"
 )
 
 var faultMixes = []faultMix{
@@ -97,7 +119,41 @@ var faultMixes = []faultMix{
 	// event: the simulator retries with backoff (shortened here so the
 	// drill stays fast) and the webhook confirmations still pass.
 	{name: "receiver-fails-first", flags: mixReceiver, env: map[string]string{webhookFailFirstEnv: "2"}, recovered: true, webhooks: true},
-	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter}, " "), retried: true},
+	// The client reconnects a dropped socket within the turn: no verdict
+	// changes, nothing is retried.
+	{name: "socket-drops", flags: mixSocketDrop, recovered: true, messaging: true, rounds: 3},
+	// The platform's high-load answer is its fault: errors, retried.
+	{name: "overload", flags: mixOverload, errorsSay: "experiencing high load", messaging: true},
+	// A session expired under the conversation: errors naming the expiry.
+	{name: "expired-sessions", flags: mixExpiry, errorsSay: "expired", messaging: true, unrecoverable: true},
+	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter, mixSocketDrop, mixOverload}, " "), retried: true},
+}
+
+// webChatTag tags every shipped scenario over messaging, so that the
+// Messaging mixes can run those alone.
+const webChatTag = "webchat"
+
+// TestWebChatScenariosAreTagged keeps the promise the Messaging mixes
+// rely on: every scenario over messaging in the passing trees carries
+// @webchat.
+func TestWebChatScenariosAreTagged(t *testing.T) {
+	n := 0
+	for _, tree := range passingTrees(t) {
+		for _, s := range loadTree(t, tree) {
+			for _, sc := range s.Scenarios {
+				if !sc.Messaging() {
+					continue
+				}
+				n++
+				if !slices.Contains(sc.Tags, webChatTag) {
+					t.Errorf("%s %s runs over messaging without @%s: the Messaging fault drills would miss it", sc.Pos, sc.Name, webChatTag)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no scenario over messaging in the passing trees")
+	}
 }
 
 // TestFaultDrill runs the passing suites under each fault mix with
@@ -124,10 +180,15 @@ func TestFaultDrill(t *testing.T) {
 // drillMix runs the passing trees under one fault mix, rounds times, and
 // checks every case.
 func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
-	attempts, errored, cases, webhooks := 0, 0, 0, 0
+	rounds = max(rounds, mix.rounds)
+	attempts, errored, cases, webhooks, metMessaging := 0, 0, 0, 0, 0
 	for round := range rounds {
 		seed := int64(round + 1)
-		r := drillRun(t, mix.flags, mix.env, seed, append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))...)
+		args := append(slices.Clone(trees), "--retries", "2", "--seed", strconv.FormatInt(seed, 10))
+		if mix.messaging {
+			args = append(args, "--tags", "@"+webChatTag)
+		}
+		r := drillRun(t, mix.flags, mix.env, seed, args...)
 		if r.code != exitOK && r.code != exitFailed {
 			t.Fatalf("seed %d: exit %d\nstdout:\n%s\nstderr:\n%s", seed, r.code, r.stdout, r.stderr)
 		}
@@ -138,6 +199,14 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 					if cf.Kind == "webhook" && cf.Found {
 						webhooks++
 					}
+				}
+				for _, tr := range a.Turns {
+					if tr.Messaging != nil && tr.Messaging.Reconnects > 0 {
+						metMessaging++
+					}
+				}
+				if a.Error != nil && c.Via == "messaging" {
+					metMessaging++
 				}
 			}
 			if c.Repeat == nil {
@@ -155,6 +224,8 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 				last := c.Attempts[len(c.Attempts)-1]
 				if last.Error == nil || last.Error.Message == "" || last.Error.Kind == "" {
 					t.Errorf("seed %d: %s errored without a cause: %s", seed, c.Name, c.describe())
+				} else if mix.errorsSay != "" && !strings.Contains(last.Error.Message, mix.errorsSay) {
+					t.Errorf("seed %d: %s errored without naming %q:\n%s", seed, c.Name, mix.errorsSay, c.describe())
 				} else if c.Repeat == nil && len(c.Attempts) < 2 && !retryHopeless(last.Error.Message) {
 					// Every shipped scenario has at least one retry
 					// (--retries 2, or its own retries: 1).
@@ -168,7 +239,7 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 	}
 	// Well under a quarter of the cases may stay errored: three
 	// attempts must beat a 10% fault rate almost always.
-	if errored*4 > cases {
+	if errored*4 > cases && !mix.unrecoverable {
 		t.Errorf("%d of %d cases errored: retries do not recover", errored, cases)
 	}
 	if mix.webhooks && webhooks == 0 {
@@ -176,6 +247,9 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 	}
 	if mix.retried && attempts < 2 {
 		t.Errorf("no case took more than one attempt: retries are invisible")
+	}
+	if mix.messaging && metMessaging == 0 {
+		t.Errorf("no case over messaging met the fault: the Messaging channel was not exercised")
 	}
 	t.Logf("%s: %d cases over %d rounds, %d errored, at most %d attempts", mix.name, cases, rounds, errored, attempts)
 }
@@ -248,6 +322,7 @@ type drillCase struct {
 		Line int    `json:"line"`
 	} `json:"pos"`
 	Status     string `json:"status"`
+	Via        string `json:"via"`
 	SkipReason string `json:"skip_reason"`
 	Repeat     *struct {
 		Runs int `json:"runs"`
@@ -266,6 +341,11 @@ type drillCase struct {
 			Kind  string `json:"kind"`
 			Found bool   `json:"found"`
 		} `json:"confirmations"`
+		Turns []struct {
+			Messaging *struct {
+				Reconnects int `json:"reconnects"`
+			} `json:"messaging"`
+		} `json:"turns"`
 	} `json:"attempts"`
 }
 

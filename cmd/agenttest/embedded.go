@@ -106,8 +106,9 @@ func (e *embeddedSim) stop() {
 	e.srv.Close()
 }
 
-// fill completes an embedded target with the simulator's URLs, ids and
-// keys. The default agent is the first of the simulator's agents.
+// fill completes an embedded target with the simulator's URLs, ids, keys
+// and Messaging connectors. The default agent is the first of the
+// simulator's agents.
 func (e *embeddedSim) fill(t *config.Target) {
 	t.BuildURL = e.info.BuildURL
 	t.RuntimeURL = e.info.RuntimeURL
@@ -116,6 +117,17 @@ func (e *embeddedSim) fill(t *config.Target) {
 	t.RuntimeKey = config.Secret(e.info.RuntimeKey)
 	if len(e.info.AgentIDs) > 0 {
 		t.AgentID = e.info.AgentIDs[0]
+	}
+	// Messaging: every agent's connector in every environment, so a
+	// scenario over messaging reaches its own agent wherever it runs.
+	t.MessagingURL = e.info.MessagingURL
+	t.MessagingHost = e.info.MessagingHost
+	t.Connectors = make(map[string]map[string]config.Secret, len(e.info.MessagingConnectors))
+	for agent, byEnv := range e.info.MessagingConnectors {
+		t.Connectors[agent] = make(map[string]config.Secret, len(byEnv))
+		for env, tok := range byEnv {
+			t.Connectors[agent][env] = config.Secret(tok)
+		}
 	}
 }
 

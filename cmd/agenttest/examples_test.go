@@ -206,6 +206,13 @@ func TestRunExamplesFailing(t *testing.T) {
 			onLine: "sequence: [StartBooking, ConfirmBooking, CheckParty]",
 			output: []string{"StartBooking > ConfirmBooking > CheckParty", "actual:   StartBooking > CheckParty > ConfirmBooking"},
 		},
+		{
+			pos:    find("web chat expects a live agent").Events.Pos,
+			onLine: "events: {includes: [EVENT_TYPE_LIVE_AGENT_JOINED]}",
+			output: []string{"no EVENT_TYPE_LIVE_AGENT_JOINED event in the turn", "expected: includes EVENT_TYPE_LIVE_AGENT_JOINED",
+				"actual:   EVENT_TYPE_USER_MESSAGE > EVENT_TYPE_VENDOR_AGENT_TYPING > EVENT_TYPE_VENDOR_AGENT_MESSAGE > EVENT_TYPE_VENDOR_AGENT_TYPING",
+				"events: EVENT_TYPE_USER_MESSAGE → EVENT_TYPE_VENDOR_AGENT_TYPING → EVENT_TYPE_VENDOR_AGENT_MESSAGE → EVENT_TYPE_VENDOR_AGENT_TYPING"},
+		},
 	}
 
 	code, c, cases := runJSON(t, "run", "examples-failing")
@@ -344,6 +351,11 @@ var expectFeatures = []feature[*assert.Expect]{
 	{"metadata.present", func(e *assert.Expect) bool {
 		return slices.ContainsFunc(e.Metadata, func(m assert.MetadataCheck) bool { return m.Present != nil })
 	}},
+	{"events.includes", func(e *assert.Expect) bool { return e.Events != nil && len(e.Events.Includes) > 0 }},
+	{"events.excludes", func(e *assert.Expect) bool { return e.Events != nil && len(e.Events.Excludes) > 0 }},
+	{"events.sequence", func(e *assert.Expect) bool { return e.Events != nil && len(e.Events.Sequence) > 0 }},
+	{"system_message: false", func(e *assert.Expect) bool { return e.SystemMessage != nil && !e.SystemMessage.Expected }},
+	{"session_ended", func(e *assert.Expect) bool { return e.SessionEnded != nil }},
 }
 
 // matcherFeatures are the matcher kinds.
@@ -390,6 +402,7 @@ var scenarioFeatures = []feature[*scenario.Scenario]{
 	{"timeout", func(s *scenario.Scenario) bool { return s.Timeout > 0 }},
 	{"tags", func(s *scenario.Scenario) bool { return len(s.Tags) > 0 }},
 	{"start.channel VOICE-SIP", func(s *scenario.Scenario) bool { return s.Start.Channel == "VOICE-SIP" }},
+	{"via: messaging", func(s *scenario.Scenario) bool { return s.Messaging() }},
 	{"start.variant", func(s *scenario.Scenario) bool { return s.Start.Variant != "" }},
 	{"start.asr_lang", func(s *scenario.Scenario) bool { return s.Start.ASRLang != "" }},
 	{"start.tts_lang", func(s *scenario.Scenario) bool { return s.Start.TTSLang != "" }},

@@ -30,7 +30,7 @@ func TestFitParallel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCLI(t, ".", nil)
 			c.st.OpenFileLimit = func() (uint64, error) { return tc.limit, tc.err }
-			got := fitParallel(c.st, tc.parallel, tc.receiver, tc.embedded)
+			got := fitParallel(c.st, tc.parallel, tc.receiver, tc.embedded, false)
 			if got != tc.want {
 				t.Errorf("got %d, want %d", got, tc.want)
 			}

@@ -29,10 +29,11 @@ a target and reports what the agent did. Flags may follow the paths.
 
 The target is --target NAME from agenttest.yaml (or its default_target),
 overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,
-AGENTTEST_MESSAGING_URL, AGENTTEST_ACCOUNT_ID, AGENTTEST_AGENT_ID,
-AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY and AGENTTEST_ENV. With no target
-configured, or with --sim, the run uses the embedded platform simulator and
-its example agents, and says so on its first line.
+AGENTTEST_MESSAGING_URL, AGENTTEST_MESSAGING_HOST, AGENTTEST_ACCOUNT_ID,
+AGENTTEST_AGENT_ID, AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
+AGENTTEST_CONNECTOR_TOKEN and AGENTTEST_ENV. With no target configured,
+or with --sim, the run uses the embedded platform simulator and its
+example agents, and says so on its first line.
 
 Precedence: flag > environment > agenttest.yaml > built-in default.
 
@@ -230,8 +231,8 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		embedded = sim
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := missingAgents(suites, tgt); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st}.read, false)
+	if d := append(missingAgents(suites, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
 
@@ -244,7 +245,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	stdout := red.Writer(st.Stdout)
 	events := webhookEvents(plan)
 	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
-	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded)
+	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded, len(messagingScenarios(plan)) > 0)
 	// Our own transport, so its connections are closed when the run ends:
 	// a dialled but never used connection would hold up the embedded
 	// simulator's graceful shutdown (net/http waits 5s for those).
@@ -255,14 +256,15 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	setMemoryLimit(st)
 	transport := platform.NewTransport(maxPerHost)
 	defer transport.CloseIdleConnections()
-	client, err := platform.New(platform.Config{
+	pcfg := platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
 		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
-	})
+	}
+	client, err := platform.New(pcfg)
 	if err != nil {
 		return usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
 	}
@@ -280,6 +282,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	})
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
+		Messaging:    messagingChannel(pcfg, tgt, o),
 		Parallel:     o.parallel,
 		Retries:      o.retries,
 		TurnTimeout:  o.turnTimeout,
@@ -292,7 +295,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Sleep:        st.Sleep,
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
-		Redactor:     client.Redactor(),
+		Redactor:     red,
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
 	res, err := runner.Run(ctx, plan, ropts)
@@ -427,9 +430,10 @@ const fdReserve = 64
 // fitParallel lowers parallel to what the open-file limit allows, and says
 // so once: past the limit, connections fail with "too many open files"
 // and cases error for no fault of the agent. Each running scenario may
-// hold a connection to each of the two hosts, and the embedded simulator
-// holds the other end of each in the same process.
-func fitParallel(st *State, parallel int, receiver, embedded bool) int {
+// hold a connection to each of the two hosts (and a WebSocket to the
+// messaging host when scenarios run over messaging), and the embedded
+// simulator holds the other end of each in the same process.
+func fitParallel(st *State, parallel int, receiver, embedded, messaging bool) int {
 	if st.OpenFileLimit == nil {
 		return parallel
 	}
@@ -438,6 +442,9 @@ func fitParallel(st *State, parallel int, receiver, embedded bool) int {
 		return parallel
 	}
 	perCase := uint64(2)
+	if messaging {
+		perCase = 3
+	}
 	if embedded {
 		perCase *= 2
 	}

@@ -33,6 +33,23 @@ const (
 	plantedRuntimeKey = "PLANTruntime-b83d5a0f2c716e94"
 )
 
+// plantedConnectors are Messaging connector tokens of the example agents
+// in sandbox, planted like the keys.
+var plantedConnectors = map[string]string{
+	"restaurant":      "PLANTconn-restaurant-5a1c9e0d",
+	"utility-billing": "PLANTconn-billing-0b7e3f21",
+	"clinic":          "PLANTconn-clinic-c4d28a96",
+}
+
+// plantedMessaging serves the planted connectors on the simulator.
+func plantedMessaging() sim.MessagingOptions {
+	var o sim.MessagingOptions
+	for agent, tok := range plantedConnectors {
+		o.Connectors = append(o.Connectors, sim.MessagingConnector{Token: tok, Host: sim.DefaultMessagingHost, AgentID: agent, Env: "sandbox"})
+	}
+	return o
+}
+
 // echoPlatform is a debug-chat server that does everything a careless
 // proxy might: it puts the x-api-key it received into its answers. The
 // agent id of the path picks the answer:
@@ -102,12 +119,15 @@ scenarios:
 
 func TestSecretsNeverLeak(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: plantedBuildKey, RuntimeKey: plantedRuntimeKey})
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: plantedBuildKey, RuntimeKey: plantedRuntimeKey, Messaging: plantedMessaging()})
 	echo := echoPlatform(t)
 	envTarget := func(url string) map[string]string {
 		return map[string]string{
 			"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_URL": url, "AGENTTEST_RUNTIME_URL": s.RuntimeURL,
 			"AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_RUNTIME_KEY": plantedRuntimeKey,
+			// examples-failing talks to the restaurant over web chat too.
+			"AGENTTEST_MESSAGING_URL": s.MessagingURL, "AGENTTEST_MESSAGING_HOST": s.Info.MessagingHost,
+			"AGENTTEST_AGENT_ID": "restaurant", "AGENTTEST_CONNECTOR_TOKEN": plantedConnectors["restaurant"],
 		}
 	}
 	type testCase struct {
@@ -134,7 +154,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 			// Confirmations read conversations with the runtime key and
 			// probes place calls with it: both keys are in use.
 			name: "shipped suites with the right keys, from ${env:...} in agenttest.yaml",
-			env:  map[string]string{"PATH": "/usr/bin:/bin", "MY_BUILD": plantedBuildKey, "MY_RUNTIME": plantedRuntimeKey},
+			env: map[string]string{"PATH": "/usr/bin:/bin", "MY_BUILD": plantedBuildKey, "MY_RUNTIME": plantedRuntimeKey,
+				"C_RESTAURANT": plantedConnectors["restaurant"], "C_BILLING": plantedConnectors["utility-billing"], "C_CLINIC": plantedConnectors["clinic"]},
 			dir: func(t *testing.T) string {
 				dir := t.TempDir()
 				for _, d := range []string{"suites", "examples/suites", "examples-failing"} {
@@ -142,7 +163,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 				}
 				cfg := "default_target: sim\ntargets:\n  sim:\n    build_url: " + s.BuildURL + "\n    runtime_url: " + s.RuntimeURL +
 					"\n    account_id: " + s.AccountID + "\n    build_key: ${env:MY_BUILD}\n    runtime_key: ${env:MY_RUNTIME}\n" +
-					"    probe_numbers: [\"+447700900001\", \"+447700900002\"]\n"
+					"    probe_numbers: [\"+447700900001\", \"+447700900002\"]\n" +
+					"    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n" +
+					"    connectors:\n      restaurant: ${env:C_RESTAURANT}\n      utility-billing: ${env:C_BILLING}\n      clinic: ${env:C_CLINIC}\n"
 				if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -194,6 +217,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 				texts[filepath.Base(p)] = string(b)
 			}
 			keys := []string{plantedBuildKey, plantedRuntimeKey}
+			for _, tok := range plantedConnectors {
+				keys = append(keys, tok)
+			}
 			if k := tc.env["AGENTTEST_BUILD_KEY"]; k != "" && k != plantedBuildKey {
 				keys = append(keys, k)
 			}
@@ -203,6 +229,13 @@ func TestSecretsNeverLeak(t *testing.T) {
 						i := strings.Index(text, piece)
 						t.Errorf("%s shows %q of the key %q: ...%s...", name, piece, key, text[max(i-80, 0):min(i+len(piece)+40, len(text))])
 					}
+				}
+			}
+			for name, text := range texts {
+				// The Messaging access token (a JWT) never shows: its
+				// header is the same for every token of the simulator.
+				if strings.Contains(text, "eyJhbGci") {
+					t.Errorf("%s shows a JWT", name)
 				}
 			}
 			if tc.echoes && !strings.Contains(texts["result.json"]+texts["stdout"], secret.Mask) {
@@ -444,7 +477,8 @@ func TestKeyLikeOurStructure(t *testing.T) {
 		}
 	}
 	env := map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": key}
-	c := newCLI(t, dir, env, "run", "suites", "--junit", "junit.xml", "--json", "result.json")
+	// The web-chat scenarios need connectors this target does not give.
+	c := newCLI(t, dir, env, "run", "suites", "--tags", "~@webchat", "--junit", "junit.xml", "--json", "result.json")
 	if code := c.run(t); code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
 	}
@@ -477,7 +511,7 @@ func TestKeyLikeOurStructure(t *testing.T) {
 		t.Errorf("the JUnit report starts %q", x[:min(len(x), 80)])
 	}
 
-	short := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "test"}, "run", "suites", "--junit", "short.xml")
+	short := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "test"}, "run", "suites", "--tags", "~@webchat", "--junit", "short.xml")
 	if code := short.run(t); code != exitUsage || !strings.Contains(short.stderr.String(), "keys shorter than 12 characters are refused") {
 		t.Errorf("a 4-character key: exit %d\n%s", code, short.stderr)
 	}

@@ -35,3 +35,10 @@ Feature: Clinic appointments
       Examples:
         | symptom           |
         | it's an emergency |
+
+  @webchat @via:messaging
+  Scenario: puts urgent callers through to a nurse over web chat
+    When the user says "I have chest pain"
+    Then the agent hands off to "on_call_nurse"
+    And the events include "EVENT_TYPE_LIVE_AGENT_JOINED"
+    And there is no system message

@@ -63,3 +63,18 @@ Feature: Restaurant booking
     When the user says "what's on the menu?"
     Then the state "from_" is "+447700900123"
     And the topic "menu" was retrieved
+
+  # The same booking through web chat: the Messaging API that end users'
+  # chat widget uses. No debug metadata there: check the reply, the events
+  # and the conversation record.
+  @webchat @via:messaging
+  Scenario: books a table over web chat
+    Then the greeting events include "EVENT_TYPE_VENDOR_AGENT_JOINED"
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+    When the user says "4 people at 7pm"
+    Then the agent's reply contains "reference"
+    And there is no system message
+    And the conversation record shows:
+      | field   | value   |
+      | channel | WEBCHAT |

@@ -31,3 +31,18 @@ Feature: Utility bill enquiry
     Then the function "lookup_bill" failed
     And the agent hands off to "billing_team"
     And the conversation ends
+
+  # Over web chat a handoff reaches a live agent, who takes the chat on.
+  @webchat
+  Scenario: hands over to a live agent over web chat
+    Given the conversation is over messaging
+    When the user says "I want to talk to a real person"
+    Then the events arrive in this order:
+      | event type                   |
+      | EVENT_TYPE_HANDOFF_INITIATED |
+      | EVENT_TYPE_LIVE_AGENT_JOINED |
+    And the session continues
+    When the user says "my bill looks wrong"
+    Then the agent's reply contains "looking into"
+    When the user says "thanks, bye"
+    Then the session ends

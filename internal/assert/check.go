@@ -27,7 +27,7 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	if obs.Result == nil {
 		return []Failure{{Pos: exp.Pos, Key: "response", Message: "no reply to check"}}
 	}
-	c := checker{pos: exp.Pos, res: obs.Result, md: obs.Result.Metadata, expand: expand}
+	c := checker{pos: exp.Pos, res: obs.Result, md: obs.Result.Metadata, msg: obs.Messaging, expand: expand}
 	if exp.Response != nil {
 		c.text(exp.Response, label{key: "response", subject: "reply"}, "text", obs.Result.Response)
 	}
@@ -82,6 +82,9 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	for i := range exp.Metadata {
 		c.metadata(&exp.Metadata[i])
 	}
+	if exp.Events != nil || exp.SystemMessage != nil || exp.SessionEnded != nil {
+		c.messaging(exp, obs.Messaging)
+	}
 	if len(c.fails) > 1 {
 		sort.SliceStable(c.fails, func(i, j int) bool { return c.fails[i].Pos.Before(c.fails[j].Pos) })
 	}
@@ -92,9 +95,11 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 type checker struct {
 	// pos is the position of the whole Expect, used for checks written
 	// without a position of their own.
-	pos    diag.Pos
-	res    *reply.TurnResult
-	md     reply.Metadata
+	pos diag.Pos
+	res *reply.TurnResult
+	md  reply.Metadata
+	// msg is the turn's events when it came over Messaging.
+	msg    *reply.Messaging
 	expand Expander
 	fails  []Failure
 }
@@ -199,45 +204,75 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 }
 
 func (c *checker) trace(t *Trace) {
-	pos := c.at(t.Pos)
-	trace := c.md.NodeTrace()
-	includes, ok1 := c.names(pos, "trace.includes", t.Includes)
-	excludes, ok2 := c.names(pos, "trace.excludes", t.Excludes)
-	sequence, ok3 := c.names(pos, "trace.sequence", t.Sequence)
-	equals, ok4 := c.names(pos, "trace.equals", t.Equals)
+	c.list(c.at(t.Pos), traceList, c.md.NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
+}
+
+// listSubject names an ordered list a check reads (the node trace, the
+// event types of a turn) in its keys and messages.
+type listSubject struct {
+	// key prefixes the Failure keys: "trace" makes "trace.includes".
+	key string
+	// subject starts the message of a list that is not the expected one.
+	subject string
+	// missing, excluded and notAfter are the messages of the other
+	// failures, given the item (and the item it should follow).
+	missing, excluded func(item string) string
+	notAfter          func(item, prev string) string
+	// join renders a list for Expected and Actual.
+	join func(items []string) string
+}
+
+var traceList = listSubject{
+	key:      "trace",
+	subject:  "node trace",
+	missing:  func(n string) string { return "node trace is missing " + n },
+	excluded: func(n string) string { return "node trace contains excluded node " + n },
+	notAfter: func(n, prev string) string { return "node trace has no " + n + " after " + prev },
+	join:     joinTrace,
+}
+
+// list checks an ordered list: every item of includes appears, none of
+// excludes does, sequence appears in order (gaps allowed) and, when
+// equals is not nil, the list is exactly equals. Items may hold ${...}
+// references.
+func (c *checker) list(pos diag.Pos, l listSubject, actual, includes, excludes, sequence, equals []string) {
+	includes, ok1 := c.names(pos, l.key+".includes", includes)
+	excludes, ok2 := c.names(pos, l.key+".excludes", excludes)
+	sequence, ok3 := c.names(pos, l.key+".sequence", sequence)
+	equals, ok4 := c.names(pos, l.key+".equals", equals)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return
 	}
 	for _, n := range includes {
-		if indexOf(trace, n, 0) < 0 {
-			c.fail(Failure{Pos: pos, Key: "trace.includes", Message: "node trace is missing " + n, Expected: "includes " + n, Actual: joinTrace(trace)})
+		if indexOf(actual, n, 0) < 0 {
+			c.fail(Failure{Pos: pos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
 		}
 	}
 	for _, n := range excludes {
-		if indexOf(trace, n, 0) >= 0 {
-			c.fail(Failure{Pos: pos, Key: "trace.excludes", Message: "node trace contains excluded node " + n, Expected: "excludes " + n, Actual: joinTrace(trace)})
+		if indexOf(actual, n, 0) >= 0 {
+			c.fail(Failure{Pos: pos, Key: l.key + ".excludes", Message: l.excluded(n), Expected: "excludes " + n, Actual: l.join(actual)})
 		}
 	}
 	if len(sequence) > 0 {
 		from := 0
 		for i, n := range sequence {
-			at := indexOf(trace, n, from)
+			at := indexOf(actual, n, from)
 			if at >= 0 {
 				from = at + 1
 				continue
 			}
-			msg := "node trace is missing " + n
+			msg := l.missing(n)
 			if i > 0 {
-				msg = "node trace has no " + n + " after " + sequence[i-1]
+				msg = l.notAfter(n, sequence[i-1])
 			}
-			c.fail(Failure{Pos: pos, Key: "trace.sequence", Message: msg,
-				Expected: joinTrace(sequence) + " (in this order, gaps allowed)", Actual: joinTrace(trace)})
+			c.fail(Failure{Pos: pos, Key: l.key + ".sequence", Message: msg,
+				Expected: l.join(sequence) + " (in this order, gaps allowed)", Actual: l.join(actual)})
 			break
 		}
 	}
-	if equals != nil && !sameList(trace, equals) {
-		c.fail(Failure{Pos: pos, Key: "trace.equals", Message: "node trace is not the expected list",
-			Expected: joinTrace(equals), Actual: joinTrace(trace), Diff: Diff(lines(equals), lines(trace))})
+	if equals != nil && !sameList(actual, equals) {
+		c.fail(Failure{Pos: pos, Key: l.key + ".equals", Message: l.subject + " is not the expected list",
+			Expected: l.join(equals), Actual: l.join(actual), Diff: Diff(lines(equals), lines(actual))})
 	}
 }
 
@@ -323,15 +358,28 @@ func (c *checker) state(s *StateCheck) {
 	}
 }
 
+// handoff checks the handoff of a reply: metadata.handoffDestination of a
+// debug-chat reply, the handoff events of a Messaging turn.
 func (c *checker) handoff(h *Handoff) {
 	pos := c.at(h.Pos)
 	dest := c.md.HandoffDestination()
+	happened := dest != ""
+	if c.msg != nil {
+		happened = c.msg.Handoff != nil
+		if happened {
+			dest = c.msg.Handoff.Destination
+		}
+	}
 	switch {
 	case !h.Expected && h.Destination == nil:
-		if dest != "" {
-			c.fail(Failure{Pos: pos, Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to " + dest})
+		if happened {
+			actual := "a handoff"
+			if dest != "" {
+				actual = "handoff to " + dest
+			}
+			c.fail(Failure{Pos: pos, Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: actual})
 		}
-	case dest == "":
+	case !happened:
 		exp := "a handoff"
 		if h.Destination != nil {
 			exp = "a handoff to a destination that " + h.Destination.Describe()

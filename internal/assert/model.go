@@ -91,6 +91,16 @@ type Expect struct {
 	Lang *Lang
 	// Metadata reaches any member by a dotted path (the escape hatch).
 	Metadata []MetadataCheck
+
+	// The checks below read the events of a Messaging turn
+	// (Observation.Messaging); events.go.
+
+	// Events checks the event types received during the turn.
+	Events *Events
+	// SystemMessage checks the turn's EVENT_TYPE_SYSTEM_MESSAGE events.
+	SystemMessage *SystemMessage
+	// SessionEnded checks whether a session end event arrived.
+	SessionEnded *Bool
 }
 
 // Trace checks the node trace of a reply.
@@ -190,10 +200,13 @@ type MetadataCheck struct {
 	Present *bool
 }
 
-// Observation is what a check looks at: one reply and how long it took.
+// Observation is what a check looks at: one reply and how long it took,
+// and for a turn over Messaging the events it received.
 type Observation struct {
 	Result  *reply.TurnResult
 	Latency time.Duration
+	// Messaging is the turn's events; nil for a debug-chat reply.
+	Messaging *reply.Messaging
 }
 
 // Expander expands ${...} references in expected values. It returns an

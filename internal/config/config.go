@@ -82,7 +82,7 @@ func (f *File) TargetNames() []string {
 
 // Source returns the file's text with the value of every key whose name
 // looks secret (build_key, runtime_key, or any key containing "key",
-// "secret", "token" or "password") replaced by [REDACTED]. Print this, never
+// "secret", "token", "password" or "connector") replaced by [REDACTED]. Print this, never
 // the raw file, under diagnostics: a literal key is exactly the kind of
 // mistake a diagnostic points at.
 func (f *File) Source() []byte {
@@ -109,6 +109,18 @@ type TargetDef struct {
 	RuntimeURL Field
 	// MessagingURL is {messaging_url}: the real-time Messaging API.
 	MessagingURL Field
+	// MessagingHost is the domain or app namespace the connectors are
+	// registered to, sent as X-Host.
+	MessagingHost Field
+	// ConnectorToken is the Messaging connector of the target's agent in
+	// its env: an ${env:NAME} reference, never a literal.
+	ConnectorToken Field
+	// Connectors are the connectors of other agents (or other
+	// environments): agent -> token for the target's env, or agent ->
+	// env -> token. Each token is an ${env:NAME} reference.
+	Connectors []ConnectorDef
+	// ConnectorsPos is where connectors: is written.
+	ConnectorsPos diag.Pos
 	// AccountID is the workspace: ws-XXXXXXXX or a slug.
 	AccountID Field
 	// AgentID is the default agent (project id): a slug or PROJECT-XXXXXXXX.
@@ -159,8 +171,8 @@ type RunDefaults struct {
 
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
-	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key",
-		"webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes"}
+	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "account_id", "agent_id", "env", "build_key", "runtime_key",
+		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
 
 	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -239,8 +251,11 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 		}
 		diags = forEachKey(path, v, targetKeys, "target key", diags, func(k, v *yaml.Node) diag.Diagnostics {
 			var ds diag.Diagnostics
-			if k.Value == "probe_numbers" {
+			switch k.Value {
+			case "probe_numbers":
 				return t.loadProbeNumbers(path, v, ds)
+			case "connectors":
+				return t.loadConnectors(path, v, ds)
 			}
 			fld := Field{Pos: pos(path, v)}
 			fld.Value, ds = scalar(path, v, k.Value, ds)
@@ -251,6 +266,8 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.RuntimeURL = fld
 			case "messaging_url":
 				t.MessagingURL = fld
+			case "messaging_host":
+				t.MessagingHost = fld
 			case "account_id":
 				t.AccountID = fld
 			case "agent_id":
@@ -278,24 +295,23 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				}
 			case "max_reply_bytes":
 				t.MaxReplyBytes = fld
-			case "build_key", "runtime_key":
+			case "build_key", "runtime_key", "connector_token":
 				// Never echo the value: it may be the very secret that must
 				// not be in the file.
 				if ds.HasErrors() {
 					return ds
 				}
-				if !keyRefRe.MatchString(fld.Value) {
-					ds = ds.Append(diag.Diagnostic{Pos: fld.Pos,
-						Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", k.Value),
-						Hint:    fmt.Sprintf("write %s: ${env:%s} and set that variable", k.Value, keyEnv(k.Value))})
-				}
-				if k.Value == "build_key" {
+				ds = checkKeyRef(k.Value, keyEnv(k.Value), fld, ds)
+				switch k.Value {
+				case "build_key":
 					t.BuildKey = fld
-				} else {
+				case "runtime_key":
 					t.RuntimeKey = fld
+				default:
+					t.ConnectorToken = fld
 				}
 			}
-			if k.Value != "build_key" && k.Value != "runtime_key" && !ds.HasErrors() {
+			if !isKeyField(k.Value) && !ds.HasErrors() {
 				ds = checkFieldSyntax(k.Value, fld, ds)
 			}
 			return ds
@@ -303,6 +319,23 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 		f.Targets = append(f.Targets, t)
 	}
 	return diags
+}
+
+// isKeyField says whether a target key holds a secret: its value must be
+// an ${env:NAME} reference and is never echoed.
+func isKeyField(key string) bool {
+	return key == "build_key" || key == "runtime_key" || key == "connector_token"
+}
+
+// checkKeyRef refuses a secret written as a literal: keys and tokens are
+// ${env:NAME} references only. envName is the variable the hint proposes.
+func checkKeyRef(key, envName string, fld Field, diags diag.Diagnostics) diag.Diagnostics {
+	if keyRefRe.MatchString(fld.Value) {
+		return diags
+	}
+	return diags.Append(diag.Diagnostic{Pos: fld.Pos,
+		Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", key),
+		Hint:    fmt.Sprintf("write %s: ${env:%s} and set that variable", key, envName)})
 }
 
 // checkFieldSyntax validates a literal field value at load time; values
@@ -438,10 +471,10 @@ func yamlError(path string, err error) diag.Diagnostic {
 }
 
 // isSecretKey says whether a mapping key names a secret whose value must
-// never be echoed.
+// never be echoed: connectors: holds connector tokens under agent names.
 func isSecretKey(k string) bool {
 	k = strings.ToLower(k)
-	for _, w := range []string{"key", "secret", "token", "password"} {
+	for _, w := range []string{"key", "secret", "token", "password", "connector"} {
 		if strings.Contains(k, w) {
 			return true
 		}
@@ -535,6 +568,10 @@ func validateValue(key, v string) string {
 	case "max_reply_bytes":
 		if _, err := ParseReplyBytes(v); err != nil {
 			return "max_reply_bytes: " + err.Error()
+		}
+	case "messaging_host":
+		if strings.Contains(v, "://") || strings.ContainsAny(v, "/ \t?#@") {
+			return fmt.Sprintf("messaging_host %q must be a domain or app namespace such as webchat.example.com, not a URL", v)
 		}
 	}
 	return ""

@@ -89,7 +89,7 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
 				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
-				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes)`,
 			},
 		},
 		{
@@ -120,7 +120,7 @@ func TestLoadProblems(t *testing.T) {
 			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
 			want: []string{
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
-				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, account_id, agent_id, env, build_key, runtime_key, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes`,
 				`c.yaml:6:3: target "a" is defined twice`,
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, gate_alerts`,
 			},
@@ -147,13 +147,13 @@ func TestLoadProblems(t *testing.T) {
 }
 
 func TestSourceMasksSecrets(t *testing.T) {
-	src := "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: |\n      sk-multi-line-secret\n      second-line\n    env: sandbox\n    api_token: tok-987\n"
+	src := "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: |\n      sk-multi-line-secret\n      second-line\n    env: sandbox\n    api_token: tok-987\n    connectors:\n      clinic: ct_literal-connector-0123\n"
 	f, diags := Load("c.yaml", []byte(src))
 	if !diags.HasErrors() {
 		t.Fatal("literal keys were accepted")
 	}
 	masked := string(f.Source())
-	for _, secret := range []string{"sk-live-0123456789", "sk-multi-line-secret", "second-line", "tok-987"} {
+	for _, secret := range []string{"sk-live-0123456789", "sk-multi-line-secret", "second-line", "tok-987", "ct_literal-connector-0123"} {
 		if strings.Contains(masked, secret) {
 			t.Errorf("masked source still holds %q:\n%s", secret, masked)
 		}
@@ -424,6 +424,7 @@ func TestKeyVariables(t *testing.T) {
 	for name, want := range map[string]string{
 		EnvBuildKey:           "the build key",
 		EnvRuntimeKey:         "the runtime key",
+		EnvConnectorToken:     "the connector token",
 		"SANDBOX_BUILD_KEY":   `the build_key of target "sandbox" (agenttest.yaml:10:16)`,
 		"SANDBOX_RUNTIME_KEY": `the runtime_key of target "sandbox" (agenttest.yaml:11:18)`,
 		"LIVE_KEY":            `the build_key of target "live" (agenttest.yaml:17:16)`,
@@ -432,7 +433,7 @@ func TestKeyVariables(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, got[name], want)
 		}
 	}
-	if len(got) != 5 {
+	if len(got) != 6 {
 		t.Errorf("got %v", got)
 	}
 }

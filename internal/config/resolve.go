@@ -69,7 +69,15 @@ type Target struct {
 	BuildURL     string
 	RuntimeURL   string
 	MessagingURL string
-	AccountID    string
+	// MessagingHost is X-Host of the Messaging API: the domain or app
+	// namespace the connectors are registered to.
+	MessagingHost string
+	// ConnectorToken is the Messaging connector of AgentID in Env;
+	// Connectors those of other agents and environments (agent -> env ->
+	// token; env "" is the target's Env). Connector picks one.
+	ConnectorToken Secret
+	Connectors     map[string]map[string]Secret
+	AccountID      string
 	// AgentID is the default agent for scenarios without `agent:`.
 	AgentID string
 	// Env is the default clientEnv; empty means the runner's default
@@ -130,11 +138,17 @@ func (t *Target) AllowsNumber(n string) bool {
 	return false
 }
 
-// Secrets returns the non-empty keys, for redaction.
+// Secrets returns the non-empty keys and connector tokens, for
+// redaction.
 func (t *Target) Secrets() []string {
 	var out []string
-	for _, s := range []Secret{t.BuildKey, t.RuntimeKey} {
+	for _, s := range []Secret{t.BuildKey, t.RuntimeKey, t.ConnectorToken} {
 		if s != "" {
+			out = append(out, s.Reveal())
+		}
+	}
+	for _, byEnv := range t.Connectors {
+		for _, s := range byEnv {
 			out = append(out, s.Reveal())
 		}
 	}
@@ -252,6 +266,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	t.BuildKey = r.key("build_key", def.BuildKey, EnvBuildKey)
 	t.RuntimeKey = r.key("runtime_key", def.RuntimeKey, EnvRuntimeKey)
+	r.resolveMessaging(def)
 	if def.AllowHTTP != nil {
 		t.AllowHTTP = *def.AllowHTTP
 	}
@@ -376,9 +391,13 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 	}
 	v := r.sel.getenv(m[1])
 	if v == "" {
+		hint := fmt.Sprintf("set %s (or %s)", m[1], envName)
+		if envName == "" {
+			hint = "set " + m[1]
+		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
 			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, m[1]),
-			Hint:    fmt.Sprintf("set %s (or %s)", m[1], envName)})
+			Hint:    hint})
 		return ""
 	}
 	if err := secret.CheckKey(fmt.Sprintf("%s (from %s)", key, m[1]), v); err != nil {
@@ -388,23 +407,35 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 	return Secret(v)
 }
 
-// KeyVariables maps every environment variable that holds an API key to
-// what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY, and each
-// variable a build_key or runtime_key of f refers to. A suite may not read
-// any of them (lint refuses ${env:NAME} of one). f may be nil.
+// KeyVariables maps every environment variable that holds an API key or a
+// connector token to what it holds: AGENTTEST_BUILD_KEY,
+// AGENTTEST_RUNTIME_KEY, AGENTTEST_CONNECTOR_TOKEN, and each variable a
+// build_key, runtime_key, connector_token or connectors entry of f refers
+// to. A suite may not read any of them (lint refuses ${env:NAME} of one).
+// f may be nil.
 func KeyVariables(f *File) map[string]string {
 	vars := map[string]string{
-		EnvBuildKey:   "the build key",
-		EnvRuntimeKey: "the runtime key",
+		EnvBuildKey:       "the build key",
+		EnvRuntimeKey:     "the runtime key",
+		EnvConnectorToken: "the connector token",
 	}
 	if f == nil {
 		return vars
 	}
+	type keyField struct {
+		name string
+		fld  Field
+	}
 	for _, t := range f.Targets {
-		for _, k := range []struct {
-			name string
-			fld  Field
-		}{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}} {
+		keys := []keyField{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}, {"connector_token", t.ConnectorToken}}
+		for _, c := range t.Connectors {
+			name := "connectors." + c.Agent
+			if c.Env != "" {
+				name += "." + c.Env
+			}
+			keys = append(keys, keyField{name, c.Token})
+		}
+		for _, k := range keys {
 			if m := keyRefRe.FindStringSubmatch(k.fld.Value); m != nil {
 				if _, known := vars[m[1]]; !known {
 					vars[m[1]] = fmt.Sprintf("the %s of target %q (%s)", k.name, t.Name, k.fld.Pos)
@@ -444,8 +475,11 @@ func keyHint(key string) string {
 
 // keyEnv is the AGENTTEST_* variable of a key field.
 func keyEnv(key string) string {
-	if key == "runtime_key" {
+	switch key {
+	case "runtime_key":
 		return EnvRuntimeKey
+	case "connector_token":
+		return EnvConnectorToken
 	}
 	return EnvBuildKey
 }

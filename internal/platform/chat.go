@@ -42,8 +42,9 @@ type ChatTurn struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
-// Exchange is one debug-chat request and its answer, everything the runner
-// keeps for the transcript and the JSON report.
+// Exchange is one debug-chat request and its answer (or one turn of a
+// Messaging conversation), everything the runner keeps for the transcript
+// and the JSON report.
 type Exchange struct {
 	// Request is the JSON body sent. It never holds keys (they travel in
 	// headers only).
@@ -61,6 +62,11 @@ type Exchange struct {
 	Latency time.Duration
 	// Attempts is how many tries it took (1 without retries).
 	Attempts int
+	// Messaging is set for a turn of a Messaging conversation
+	// (MessagingTurn.Exchange): the events and what they said. Result
+	// then holds the reply text and the session's end, Request the client
+	// event sent and Response the events received, as a JSON array.
+	Messaging *reply.Messaging
 }
 
 // StartChat creates a debug-chat session with agentID. The result is the

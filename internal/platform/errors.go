@@ -179,6 +179,21 @@ func IsAuth(err error) bool {
 	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
 }
 
+// IsMessaging reports whether err is an answer of the Messaging API's
+// access-token, session or handshake step: a 401 there is about the
+// connector token and host, not an API key.
+func IsMessaging(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.Endpoint {
+	case epAccessToken.template, epMsgSession.template, epSocket.template:
+		return true
+	}
+	return false
+}
+
 // IsTransient reports whether err may go away on its own: a 5xx, a 429, a
 // CHAT_TIMEOUT or a network failure. Cancellation by the caller is not
 // transient. The runner retries a scenario from a fresh session on these.

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/benchmem"
 )
 
 // BenchmarkHostileReplies: 256 turns at once, each answered with a 20 MB
@@ -54,7 +56,7 @@ func BenchmarkHostileReplies(b *testing.B) {
 	var peakHeap atomic.Uint64
 	for b.Loop() {
 		runtime.GC()
-		stop := sampleHeap(&peakHeap)
+		stop := benchmem.SampleHeap(&peakHeap)
 		var wg sync.WaitGroup
 		for i := range parallel {
 			wg.Add(1)
@@ -74,34 +76,6 @@ func BenchmarkHostileReplies(b *testing.B) {
 	}
 	b.ReportMetric(float64(peakHeap.Load())/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(c.budget.peak.Load())/(1<<20), "peak-budget-MiB")
-}
-
-// sampleHeap records the largest heap in use every millisecond until the
-// returned function is called.
-func sampleHeap(peak *atomic.Uint64) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			for {
-				p := peak.Load()
-				if ms.HeapInuse <= p || peak.CompareAndSwap(p, ms.HeapInuse) {
-					break
-				}
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 // gzipped writes the gzip of a JSON reply of about size bytes.

@@ -411,26 +411,26 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
-// setJWT keeps the access token and redacts it, in every form package
-// secret knows, with the client's keys.
+// setJWT keeps the access token and adds it to the client's redactor. Of
+// a JWT, the signature is masked: it is the secret part (the header and
+// claims are readable by design), and every form of the whole token (as
+// sent, JSON-escaped, URL-encoded, inside base64) holds its signature in
+// the same form, so no usable token can show. Masking the signature alone
+// costs a session a fraction of the whole token's forms (BENCHMARKS.md,
+// "Messaging through the runner"). An opaque token is masked whole.
 func (m *MessagingSession) setJWT(jwt string) {
 	m.jwt = jwt
-	keys := []string{m.c.cfg.BuildKey, m.c.cfg.RuntimeKey, m.c.cfg.ConnectorToken, jwt}
-	// The signature alone authenticates nothing, but it is the secret
-	// part; the header and claims are readable by design.
-	if i := strings.LastIndexByte(jwt, '.'); i >= 0 && len(jwt)-i > 16 {
-		keys = append(keys, jwt[i+1:])
+	key := jwt
+	if i := strings.LastIndexByte(jwt, '.'); i >= 0 && strings.Count(jwt, ".") == 2 && secret.CheckKey("", jwt[i+1:]) == nil {
+		key = jwt[i+1:]
 	}
-	usable := keys[:0]
-	for _, k := range keys {
-		// A token too short to redact safely is still sent; it is the
-		// platform's choice, and masking a short string would garble
-		// every report.
-		if secret.CheckKey("", k) == nil {
-			usable = append(usable, k)
-		}
+	// A token too short to redact safely is still sent; it is the
+	// platform's choice, and masking a short string would garble every
+	// report.
+	if secret.CheckKey("", key) != nil {
+		return
 	}
-	m.red, _ = secret.New(usable...)
+	m.red, _ = m.c.red.With(key)
 }
 
 // redactor is the session's redactor: the client's until the access token

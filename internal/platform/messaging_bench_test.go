@@ -2,13 +2,14 @@ package platform
 
 import (
 	"context"
-	"net/http/httptest"
 	"runtime"
 	"sync/atomic"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/benchmem"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkConversations(b *testing.B) {
 				opts.StoreCap = 2 * benchConversations
 				c, closeSim := benchSim(b, opts)
 				runtime.GC()
-				stop := sampleHeap(&peak)
+				stop := benchmem.SampleHeap(&peak)
 				b.StartTimer()
 				g, ctx := errgroup.WithContext(context.Background())
 				g.SetLimit(benchParallel)
@@ -76,23 +77,13 @@ func BenchmarkConversations(b *testing.B) {
 // benchSim starts a simulator for one iteration, so that each starts
 // empty and the previous one's memory is gone.
 func benchSim(b *testing.B, opts sim.Options) (*Client, func()) {
-	srv, err := sim.New(opts)
+	s, stop := simtest.Serve(b, opts)
+	c, err := New(Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey,
+		MessagingURL: s.MessagingURL, ConnectorToken: s.Info.MessagingConnectors["helpdesk"]["sandbox"], MessagingHost: s.Info.MessagingHost})
 	if err != nil {
 		b.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
-	srv.SetURLs(hs.URL, hs.URL)
-	srv.SetMessagingURL(hs.URL)
-	info := srv.Info()
-	c, err := New(Config{BuildURL: hs.URL, RuntimeURL: hs.URL, AccountID: info.AccountID, BuildKey: info.BuildKey, RuntimeKey: info.RuntimeKey,
-		MessagingURL: hs.URL, ConnectorToken: info.MessagingConnectors["helpdesk"]["sandbox"], MessagingHost: info.MessagingHost})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c, func() {
-		srv.Close()
-		hs.Close()
-	}
+	return c, stop
 }
 
 func benchDebugChat(ctx context.Context, c *Client) error {

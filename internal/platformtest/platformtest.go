@@ -6,13 +6,15 @@
 //
 //	e := platformtest.Start(t, nil)
 //	opts := runner.Options{Channel: runner.DebugChat(e.Client), Records: e.Client, Webhooks: e.Receiver,
-//		Connector: e.Connector}
+//		Connector: e.Connector,
+//		Messaging: runner.Messaging(runner.MessagingClients(e.MessagingConfig(), e.MessagingToken), runner.MessagingOptions{})}
 //
 // Everything is torn down with t.Cleanup.
 package platformtest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -33,6 +35,8 @@ type Env struct {
 	Sim      *simtest.Sim
 	Client   *platform.Client
 	Receiver *webhook.Receiver
+	// http is the client's HTTP client, shared by the Messaging clients.
+	http *http.Client
 }
 
 // Start starts the simulator, the client and the receiver. secret, when
@@ -48,9 +52,10 @@ func Start(t testing.TB, secret func(real string) string) *Env {
 	})
 	tr := platform.NewTransport(64)
 	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
 	c, err := platform.New(platform.Config{
 		BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
-		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, HTTPClient: &http.Client{Transport: tr},
+		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, HTTPClient: hc,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -66,11 +71,27 @@ func Start(t testing.TB, secret func(real string) string) *Env {
 		sec = secret(sec)
 	}
 	rcv.SetSecret(sec)
-	return &Env{Sim: s, Client: c, Receiver: rcv}
+	return &Env{Sim: s, Client: c, Receiver: rcv, http: hc}
 }
 
 // Connector returns the simulator's SMS connector id of an agent in an
 // environment (runner.Options.Connector).
 func (e *Env) Connector(agent, env string) string {
 	return e.Sim.Info.ConnectorIDs[agent][env]
+}
+
+// MessagingConfig is the client configuration of the simulator's
+// Messaging API, without a connector token: runner.MessagingClients adds
+// the one of each agent and environment (MessagingToken).
+func (e *Env) MessagingConfig() platform.Config {
+	return platform.Config{BuildURL: e.Sim.BuildURL, MessagingURL: e.Sim.MessagingURL, MessagingHost: e.Sim.Info.MessagingHost, HTTPClient: e.http}
+}
+
+// MessagingToken returns the simulator's Messaging connector token of an
+// agent in an environment.
+func (e *Env) MessagingToken(agent, env string) (string, error) {
+	if tok := e.Sim.Info.MessagingConnectors[agent][env]; tok != "" {
+		return tok, nil
+	}
+	return "", fmt.Errorf("the simulator has no Messaging connector for agent %s in %s", agent, env)
 }

@@ -321,12 +321,22 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 			d.message(msg, "> ", t.Say)
 		}
 		v := viewTurn(t.Reply())
+		info := msg + "  "
 		if !v.HasResult {
 			d.line(msg, "(no reply)")
 			continue
 		}
-		d.message(msg, "< ", v.Reply)
-		info := msg + "  "
+		if t.Messaging != nil && v.Reply == "" {
+			d.line(msg, "(no message)")
+		} else {
+			d.message(msg, "< ", v.Reply)
+		}
+		if t.Messaging != nil {
+			// A Messaging turn has no debug metadata; its events say
+			// what happened, the end included.
+			d.writeMessaging(info, t.Messaging)
+			continue
+		}
 		var facts []string
 		if len(v.Trace) > 0 {
 			facts = append(facts, "trace: "+strings.Join(v.Trace, " → "))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -28,18 +29,26 @@ import (
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
 //	checks   [case]  (run-level checks)
 //
-//	case     {name, pos, tags, status, duration_ms, agent, env, variant,
+//	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
 //	          skip_reason, conversation_id, repeat: {runs, passed, pass_rate},
 //	          attempts: [attempt]}
 //	attempt  {number, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
-//	turn     {index, pos, say, request, response, metadata, started, latency_ms}
+//	turn     {index, pos, say, request, response, metadata, messaging,
+//	          started, latency_ms}
+//	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
+//	          replayed}], system: [{level, text}], session_ended, end_reason,
+//	          joined, handoff: {destination, reason, joined, live_agent},
+//	          completed_by, reconnects, resent, duplicates}
 //	pos      {file, line, col}
 //
 // request, response and metadata are the JSON exchanged with the platform,
 // embedded as JSON (null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
+// A case over the Messaging API has via "messaging"; its turns have
+// messaging (absent for debug chat), request is the client event sent and
+// response the array of events received.
 const SchemaV1 = "agenttest/result/v1"
 
 // The types below are the JSON view of a Result's parts (the document's
@@ -88,6 +97,7 @@ type jsonCase struct {
 	Agent          string        `json:"agent,omitempty"`
 	Env            string        `json:"env,omitempty"`
 	Variant        string        `json:"variant,omitempty"`
+	Via            string        `json:"via,omitempty"`
 	SkipReason     string        `json:"skip_reason,omitempty"`
 	ConversationID string        `json:"conversation_id,omitempty"`
 	Repeat         *jsonRepeat   `json:"repeat,omitempty"`
@@ -143,14 +153,16 @@ type jsonError struct {
 }
 
 type jsonTurn struct {
-	Index     int             `json:"index"`
-	Pos       jsonPos         `json:"pos"`
-	Say       string          `json:"say"`
-	Request   json.RawMessage `json:"request"`
-	Response  json.RawMessage `json:"response"`
-	Metadata  json.RawMessage `json:"metadata"`
-	Started   string          `json:"started,omitempty"`
-	LatencyMS float64         `json:"latency_ms"`
+	Index    int             `json:"index"`
+	Pos      jsonPos         `json:"pos"`
+	Say      string          `json:"say"`
+	Request  json.RawMessage `json:"request"`
+	Response json.RawMessage `json:"response"`
+	Metadata json.RawMessage `json:"metadata"`
+	// Messaging is the reply model's own JSON form (reply.Messaging).
+	Messaging *reply.Messaging `json:"messaging,omitempty"`
+	Started   string           `json:"started,omitempty"`
+	LatencyMS float64          `json:"latency_ms"`
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
@@ -346,6 +358,7 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 		Agent:          c.Agent,
 		Env:            c.Env,
 		Variant:        c.Variant,
+		Via:            c.Via,
 		SkipReason:     c.SkipReason,
 		ConversationID: c.ConversationID(),
 		Attempts:       []jsonAttempt{},
@@ -399,6 +412,7 @@ func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 			Say:       t.Say,
 			Request:   rawJSON(t.Request),
 			Response:  rawJSON(t.Response),
+			Messaging: t.Messaging,
 			Started:   jsonTime(t.Started),
 			LatencyMS: millis(t.Latency),
 		}

@@ -248,6 +248,8 @@ func caseProperties(c *result.Case) []junit.Property {
 	add("agent", c.Agent)
 	add("env", c.Env)
 	add("variant", c.Variant)
+	add("via", c.Via)
+	add("messagingSessionId", sessionID(c.Last()))
 	if n := len(c.Attempts); n > 0 {
 		add("attempts", strconv.Itoa(n))
 	}

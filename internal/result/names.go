@@ -13,6 +13,10 @@ const (
 	// KindConfig: the scenario cannot be run as written (no agent, an
 	// unresolved ${...}); retrying cannot help.
 	KindConfig = "config"
+	// KindMessaging: a Messaging session broke without a transport
+	// error: an error system message no check expected, an agent that
+	// never joined, a session the platform ended.
+	KindMessaging = "messaging"
 	// KindInternal: agenttest itself broke (a recovered panic).
 	KindInternal = "internal"
 	// KindInterrupted: the run was cancelled while the attempt ran.

@@ -161,6 +161,9 @@ type Case struct {
 	Agent   string `json:"agent,omitempty"`
 	Env     string `json:"env,omitempty"`
 	Variant string `json:"variant,omitempty"`
+	// Via is the channel of the conversation when it is not debug chat:
+	// "messaging".
+	Via string `json:"via,omitempty"`
 	// SkipReason says why a skipped or pending case did not run.
 	SkipReason string `json:"skip_reason,omitempty"`
 	// Attempts are the tries of this case, in order. The verdict comes from
@@ -270,8 +273,12 @@ type Turn struct {
 	Request json.RawMessage `json:"request,omitempty"`
 	// Result is the decoded reply; nil when the call failed.
 	Result *reply.TurnResult `json:"-"`
-	// Response is the reply body as received.
+	// Response is the reply body as received; over Messaging, the events
+	// received, as a JSON array.
 	Response json.RawMessage `json:"response,omitempty"`
+	// Messaging is the turn's events and what they said, for a turn over
+	// the Messaging channel; nil for debug chat.
+	Messaging *reply.Messaging `json:"messaging,omitempty"`
 	// Started is when the request was sent; Latency how long the reply
 	// took, measured by the client.
 	Started time.Time     `json:"started"`

@@ -12,6 +12,10 @@ import (
 // msgNoAgent is the error of a case that names no agent anywhere.
 const msgNoAgent = "no agent to test: set `agent:` in the suite or scenario, or give --agent or a target with an agent"
 
+// msgNoMessaging is the error of a scenario over messaging on a run
+// without the Messaging channel.
+const msgNoMessaging = "the scenario runs over messaging (via: messaging), but the run has no Messaging channel: give the target messaging_url, messaging_host and a connector token (docs/configuration.md)"
+
 // errNoResult stands for a reply the client accepted but could not decode
 // into a turn result; it should not happen with a working client.
 var errNoResult = errors.New("platform returned no turn result")
@@ -46,18 +50,27 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		api *platform.APIError
 		bad *platform.ResponseError
 		net *platform.NetworkError
+		msg *messagingError
 	)
 	switch {
 	case errors.As(err, &cut):
 		return nil, false
+	case errors.As(err, &msg):
+		return &result.Error{Kind: result.KindMessaging, Message: msg.msg}, msg.retry
 	case errors.As(err, &to):
 		return &result.Error{Kind: result.KindTimeout, Message: to.Error()}, true
 	case platform.IsChatTimeout(err):
 		return &result.Error{Kind: result.KindTimeout, Message: err.Error()}, true
+	case platform.IsAuth(err) && platform.IsMessaging(err):
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the connector token, and that the messaging host is the domain it is registered to)"}, false
 	case platform.IsAuth(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
-	case starting && platform.IsNotFound(err):
+	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+	case platform.IsNotFound(err) && platform.IsMessaging(err):
+		// The handshake of a session the platform no longer knows: it
+		// expired (or was never created); a fresh session may do.
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the Messaging session expired, or the platform does not know it)"}, true
 	case errors.As(err, &api):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &bad), errors.Is(err, errNoResult):

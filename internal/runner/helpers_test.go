@@ -37,6 +37,9 @@ type env struct {
 	// counting goroutines.
 	transport  *http.Transport
 	restaurant string
+	// messaging is the Messaging channel to the simulator (not through
+	// the proxy, which sees debug-chat calls only).
+	messaging Channel
 }
 
 func newEnv(t testing.TB, opts sim.Options) *env {
@@ -58,7 +61,8 @@ func newEnv(t testing.TB, opts sim.Options) *env {
 		t.Fatalf("platform client: %v", err)
 	}
 	t.Cleanup(tr.CloseIdleConnections)
-	e := &env{sim: s, proxy: p, client: c, transport: tr, restaurant: agentID(t, s, "restaurant")}
+	e := &env{sim: s, proxy: p, client: c, transport: tr, restaurant: agentID(t, s, "restaurant"),
+		messaging: messagingTo(s, &http.Client{Transport: tr})}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt
 	}
@@ -82,6 +86,7 @@ func agentID(t testing.TB, s *simtest.Sim, name string) string {
 func (e *env) opts() Options {
 	return Options{
 		Channel:      DebugChat(e.client),
+		Messaging:    e.messaging,
 		Parallel:     4,
 		DefaultAgent: e.restaurant,
 		RetryDelay:   -1,

@@ -42,6 +42,10 @@ type Options struct {
 	// Channel carries the conversations (DebugChat over the platform
 	// client). Required by Run; Plan ignores it.
 	Channel Channel
+	// Messaging carries the conversations of scenarios over the
+	// Messaging API (`via: messaging`; Messaging over the platform
+	// client). Nil errors those scenarios with a config error.
+	Messaging Channel
 	// Parallel is the maximum number of scenarios running at once
 	// (default DefaultParallel).
 	Parallel int

@@ -3,6 +3,7 @@ package runner
 import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // job is one case to run with everything needed to run it. Jobs are built
@@ -40,6 +41,9 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 				Agent:   firstNonEmpty(sc.Agent, s.Agent, opts.DefaultAgent),
 				Env:     firstNonEmpty(sc.Env, s.Env, opts.DefaultEnv, DefaultEnv),
 				Variant: sc.Start.Variant,
+			}
+			if sc.Messaging() {
+				c.Via = steps.ViaMessaging
 			}
 			f.Cases = append(f.Cases, c)
 			jobs = append(jobs, &job{index: len(jobs), file: f, c: c, sc: sc})

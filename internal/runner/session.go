@@ -160,7 +160,7 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		return s.setup(st)
 	}
 	if st.NeedsChat() && s.greeting == nil && !s.probed {
-		if ok, retry := s.open(); !ok {
+		if ok, retry := s.open(st); !ok {
 			return false, retry
 		}
 	}
@@ -174,7 +174,7 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		if st.Silent {
 			text = ""
 		}
-		return s.say(st.Pos, text)
+		return s.say(st, text)
 	case steps.Check:
 		exp, err := st.Expect(s.interpolate)
 		if err != nil {
@@ -185,11 +185,19 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		if st.Greeting {
 			on = s.greeting
 		}
+		if !s.viaAllows(st, exp, on) {
+			return false, false
+		}
 		if !s.check(exp, on) {
 			return false, true
 		}
 		return true, false
 	case steps.Capture:
+		if s.last != nil && s.last.Messaging != nil && st.Capture.From != "response" {
+			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig,
+				Message: prefixed(st.Text, fmt.Sprintf("capture %s: %s needs debug-chat metadata, which a conversation over messaging does not have", st.Capture.Name, st.Capture.From))})
+			return false, false
+		}
 		if !s.capture(st.Pos, st.Capture) {
 			return false, true
 		}
@@ -261,26 +269,39 @@ func (s *Session) setup(st *steps.Step) (ok, retry bool) {
 	return true, false
 }
 
-// open opens the conversation; ok is false when the attempt ended there.
-func (s *Session) open() (ok, retry bool) {
+// open opens the conversation at step st, the first that needs it; ok is
+// false when the attempt ended there.
+func (s *Session) open(st *steps.Step) (ok, retry bool) {
 	greeting, retry := s.start()
 	if greeting == nil {
 		return false, retry
 	}
 	s.greeting, s.last = greeting, greeting
+	if m := greeting.Messaging; m != nil {
+		if e := systemError(m, true, s.readsSystem(st, true)); e != nil {
+			return false, s.callFailed(s.sc.Pos, "start session", e, true)
+		}
+	}
 	return true, false
 }
 
-// say sends the next user turn (text may hold ${...}; empty is silence).
-// ok is false when the attempt ended: the conversation was already over,
-// the text could not be expanded, or the call failed.
-func (s *Session) say(pos diag.Pos, text string) (ok, retry bool) {
+// say sends the next user turn of step st (text may hold ${...}; empty is
+// silence). ok is false when the attempt ended: the conversation was
+// already over, the text could not be expanded, the call failed, or the
+// platform answered with an error system message no check of the turn
+// reads.
+func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
+	pos := st.Pos
 	index := s.index + 1
 	if s.last.Result.ConversationEnded {
+		msg := "the agent ended the conversation before this turn"
+		if m := s.last.Messaging; m != nil {
+			msg = "the session ended before this turn" + because(m.EndReason)
+		}
 		s.fail(assert.Failure{
 			Pos:      pos,
 			Key:      "ended",
-			Message:  "the agent ended the conversation before this turn",
+			Message:  msg,
 			Expected: "conversation still open",
 			Actual:   fmt.Sprintf("ended after turn %d", index-1),
 		})
@@ -299,6 +320,11 @@ func (s *Session) say(pos diag.Pos, text string) (ok, retry bool) {
 		return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), err, false)
 	}
 	s.index, s.last = index, exch
+	if m := exch.Messaging; m != nil {
+		if e := systemError(m, false, s.readsSystem(st, false)); e != nil {
+			return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), e, false)
+		}
+	}
 	return true, false
 }
 
@@ -321,9 +347,22 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 	if req.VariantID != "" {
 		s.c.Variant = req.VariantID
 	}
+	ch, via := s.opts.Channel, ""
+	if s.params.Via == steps.ViaMessaging {
+		ch, via = s.opts.Messaging, steps.ViaMessaging
+	}
+	s.c.Via = via
+	if ch == nil && via == steps.ViaMessaging {
+		at := s.params.ViaPos
+		if at.IsZero() {
+			at = s.sc.Pos
+		}
+		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: "start: " + msgNoMessaging})
+		return nil, false
+	}
 	agent := s.c.Agent
 	exch, err := s.call(pos, 0, "", func(ctx context.Context) (*platform.Exchange, error) {
-		conv, exch, err := s.opts.Channel.Open(ctx, agent, req)
+		conv, exch, err := ch.Open(ctx, agent, req)
 		s.conv = conv
 		return exch, err
 	})
@@ -379,6 +418,7 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 	if exch != nil {
 		t.Request, t.Response = exch.Request, exch.Response
 		t.Result, t.Latency = exch.Result, exch.Latency
+		t.Messaging = exch.Messaging
 		shareRawMetadata(exch)
 		if !exch.Started.IsZero() {
 			t.Started = exch.Started
@@ -436,7 +476,7 @@ func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool
 // check runs the expectations on a reply, records any failures and reports
 // whether they all held.
 func (s *Session) check(exp *assert.Expect, exch *platform.Exchange) bool {
-	obs := assert.Observation{Result: exch.Result, Latency: exch.Latency}
+	obs := assert.Observation{Result: exch.Result, Latency: exch.Latency, Messaging: exch.Messaging}
 	fails := assert.Check(exp, obs, s.expand)
 	if len(fails) == 0 {
 		return true

@@ -24,7 +24,7 @@ var reserved = map[string]string{}
 
 var suiteKeys = keySet{
 	what:       "suite",
-	keys:       []string{"suite", "agent", "env", "tags", "start", "vars", "scenarios"},
+	keys:       []string{"suite", "agent", "env", "via", "tags", "start", "vars", "scenarios"},
 	extensions: true,
 	moved: map[string]string{
 		"name":     "the suite's name is written suite:",
@@ -37,7 +37,7 @@ var suiteKeys = keySet{
 var scenarioKeys = keySet{
 	what: "scenario",
 	keys: []string{
-		"name", "tags", "agent", "env", "start", "vars", "greeting", "turns",
+		"name", "tags", "agent", "env", "via", "start", "vars", "greeting", "turns",
 		"skip", "timeout", "retries", "repeat", "pass_rate", "examples",
 		"confirm", "probe",
 	},
@@ -126,6 +126,9 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	if p, ok := fields["start"]; ok {
 		decl.start = &p
 		s.Start = d.start(p)
+	}
+	if p, ok := fields["via"]; ok {
+		s.Start.Via, s.Start.ViaPos = d.via(p)
 	}
 	p, ok := fields["scenarios"]
 	if !ok {
@@ -478,6 +481,11 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if p, ok := fields["start"]; ok {
 		sc.Start = s.Start.Merge(d.start(p))
 	}
+	if p, ok := fields["via"]; ok {
+		sc.Start.Via, sc.Start.ViaPos = d.via(p)
+	}
+	d.messaging = sc.Messaging()
+	defer func() { d.messaging = false }()
 	if p, ok := fields["skip"]; ok {
 		sc.Skip = d.skip(p)
 	}
@@ -514,6 +522,10 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		confirm = d.confirm(p)
 	}
 	if p, ok := fields["probe"]; ok {
+		if d.messaging {
+			d.errorHint(p.Key, "write the probe in a scenario over debug chat",
+				"a probe starts the conversation by call or SMS, so it cannot run over messaging (via: messaging at %s)", sc.Start.ViaPos)
+		}
 		sc.Steps = d.probe(p)
 		if confirm != nil {
 			sc.Steps = append(sc.Steps, confirm)
@@ -743,6 +755,9 @@ func (d *decoder) captures(p pair) []*steps.Step {
 			}
 			d.errorHint(f.Key, hint, "capture %s: cannot read field %q", kv.Name, f.Name)
 			continue
+		}
+		if d.messaging && captureNeedsChat(f.Name) {
+			d.errorHint(f.Key, hintConfirm, "capture %s: %s needs debug-chat metadata, which a conversation over messaging does not have", kv.Name, f.Name)
 		}
 		pattern, ok := d.str(f.Val, "capture "+kv.Name)
 		if !ok {

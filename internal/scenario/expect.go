@@ -20,6 +20,7 @@ var matcherKeys = []string{
 // matcherKeySet is the allow-list of a matcher mapping, with hints for the
 // words people reach for first.
 var matcherKeySet = keySet{keys: matcherKeys, moved: map[string]string{
+	"level":   "level applies to system_message only",
 	"present": "present/absent apply to state, metrics and metadata keys only",
 	"absent":  "present/absent apply to state, metrics and metadata keys only",
 	"regex":   `did you mean "matches"?`,
@@ -44,6 +45,10 @@ var expectDecoders = map[string]func(d *decoder, e *assert.Expect, p pair){
 	"latency_ms": (*decoder).latency,
 	"lang":       (*decoder).lang,
 	"metadata":   (*decoder).metadata,
+	// Messaging only.
+	"events":         (*decoder).events,
+	"system_message": (*decoder).systemMessage,
+	"session_ended":  func(d *decoder, e *assert.Expect, p pair) { e.SessionEnded = d.boolCheck(p, "session_ended") },
 }
 
 // expectKeys is the allow-list of `expect:`, in the order the keys are
@@ -53,7 +58,7 @@ var expectKeys = keySet{
 	keys: []string{
 		"response", "trace", "node", "flow", "step", "state", "handoff",
 		"ended", "delayed", "metrics", "functions", "topics", "latency_ms",
-		"lang", "metadata",
+		"lang", "metadata", "events", "system_message", "session_ended",
 	},
 	moved: map[string]string{
 		"contains":    "matchers go under a field: response: {contains: ...}",
@@ -80,6 +85,10 @@ func (d *decoder) expect(p pair, what string) *assert.Expect {
 	e := &assert.Expect{Pos: d.pos(p.Key)}
 	for _, f := range order {
 		expectDecoders[f.Name](d, e, f)
+	}
+	d.viaRules(order, what)
+	if d.messaging && what == "expect" && e.Events != nil {
+		d.joinedOnTurn(e, e.Events.Pos)
 	}
 	if !hasChecks(d.resolve(p.Val)) {
 		d.warnf(p.Key, "%s has no checks", what)
@@ -249,41 +258,111 @@ func (d *decoder) similar(n *yaml.Node, what string) *assert.Similar {
 // trace reads `trace: [A, B]` (includes) or a mapping of includes,
 // excludes, sequence and equals.
 func (d *decoder) trace(e *assert.Expect, p pair) {
+	l, ok := d.list(p, "trace", true)
+	if !ok {
+		return
+	}
+	e.Trace = &assert.Trace{Pos: d.pos(p.Key), Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence, Equals: l.equals}
+}
+
+// events reads `events: [A, B]` (includes) or a mapping of includes,
+// excludes and sequence, over the event types of a Messaging turn.
+func (d *decoder) events(e *assert.Expect, p pair) {
+	l, ok := d.list(p, "events", false)
+	if !ok {
+		return
+	}
+	e.Events = &assert.Events{Pos: d.pos(p.Key), Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence}
+}
+
+// listChecks are the parts of a list check (trace, events).
+type listChecks struct {
+	includes, excludes, sequence, equals []string
+}
+
+// list reads a list check: a bare list (or one item) is includes; a
+// mapping has includes, excludes, sequence and, withEquals, equals.
+func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok bool) {
+	n := d.resolve(p.Val)
+	if n == nil {
+		return l, false
+	}
+	if n.Kind == yaml.SequenceNode || (n.Kind == yaml.ScalarNode && !isNull(n)) {
+		l.includes, _ = d.strList(n, what, false)
+		return l, true
+	}
+	keys := []string{"includes", "excludes", "sequence"}
+	if withEquals {
+		keys = append(keys, "equals")
+	}
+	fields, order, ok := d.object(n, keySet{what: what, keys: keys})
+	if !ok {
+		return l, false
+	}
+	if p, ok := fields["includes"]; ok {
+		l.includes, _ = d.strList(p.Val, what+": includes", false)
+	}
+	if p, ok := fields["excludes"]; ok {
+		l.excludes, _ = d.strList(p.Val, what+": excludes", false)
+	}
+	if p, ok := fields["sequence"]; ok {
+		l.sequence, _ = d.strList(p.Val, what+": sequence", false)
+	}
+	if p, ok := fields["equals"]; ok {
+		// An empty list is meaningful here: the reply visited no node.
+		if eq, ok := d.strList(p.Val, what+": equals", true); ok {
+			if eq == nil {
+				eq = []string{}
+			}
+			l.equals = eq
+		}
+	}
+	if len(order) == 0 && len(fields) == 0 {
+		d.errorf(n, "%s has no checks: add %s or %s", what, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
+	}
+	return l, true
+}
+
+// systemMessage reads `system_message:`: false (no system message), true
+// (any), or a matcher over the text, whose mapping may also hold level:.
+func (d *decoder) systemMessage(e *assert.Expect, p pair) {
 	n := d.resolve(p.Val)
 	if n == nil {
 		return
 	}
-	tr := &assert.Trace{Pos: d.pos(p.Key)}
-	e.Trace = tr
-	if n.Kind == yaml.SequenceNode || (n.Kind == yaml.ScalarNode && !isNull(n)) {
-		tr.Includes, _ = d.strList(n, "trace", false)
+	sm := &assert.SystemMessage{Pos: d.pos(p.Key), Expected: true}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		sm.Expected, _ = d.boolean(n, "system_message")
+		e.SystemMessage = sm
 		return
 	}
-	fields, order, ok := d.object(n, keySet{what: "trace", keys: []string{"includes", "excludes", "sequence", "equals"}})
-	if !ok {
-		return
-	}
-	if p, ok := fields["includes"]; ok {
-		tr.Includes, _ = d.strList(p.Val, "trace: includes", false)
-	}
-	if p, ok := fields["excludes"]; ok {
-		tr.Excludes, _ = d.strList(p.Val, "trace: excludes", false)
-	}
-	if p, ok := fields["sequence"]; ok {
-		tr.Sequence, _ = d.strList(p.Val, "trace: sequence", false)
-	}
-	if p, ok := fields["equals"]; ok {
-		// An empty list is meaningful here: the reply visited no node.
-		if l, ok := d.strList(p.Val, "trace: equals", true); ok {
-			if l == nil {
-				l = []string{}
+	if n.Kind == yaml.MappingNode {
+		// level: sits beside the matcher keys; the matcher reads the rest.
+		var rest []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "level" {
+				sm.Level, _ = d.str(n.Content[i+1], "system_message: level")
+				continue
 			}
-			tr.Equals = l
+			rest = append(rest, n.Content[i], n.Content[i+1])
 		}
+		if len(rest) == 0 {
+			if sm.Level == "" {
+				d.errorf(n, "system_message has no checks: add a matcher such as contains:, or level:")
+			}
+			e.SystemMessage = sm
+			return
+		}
+		m := *n
+		m.Content = rest
+		n = &m
 	}
-	if len(order) == 0 && len(fields) == 0 {
-		d.errorf(n, "trace has no checks: add includes, excludes, sequence or equals")
+	sm.Text = d.matcher(n, "system_message", false)
+	if sm.Text == nil {
+		return
 	}
+	sm.Text.Pos = d.pos(p.Key)
+	e.SystemMessage = sm
 }
 
 // presence reads a `{present: bool}` / `{absent: bool}` mapping. ok is false

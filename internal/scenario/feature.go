@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -329,7 +330,7 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 
 // Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
 // later tag overrides an earlier one, so a Scenario overrides its Feature.
-var tagParams = []string{"agent", "env", "retries", "repeat", "pass-rate", "timeout", "within"}
+var tagParams = []string{"agent", "env", "via", "retries", "repeat", "pass-rate", "timeout", "within"}
 
 func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 	fl.within, fl.withinAt = 0, diag.Pos{}
@@ -371,6 +372,12 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 				continue
 			}
 			sc.Env = value
+		case "via":
+			if !slices.Contains(steps.Vias, value) {
+				bad("via must be one of %s", strings.Join(steps.Vias, ", "))
+				continue
+			}
+			sc.Start.Via, sc.Start.ViaPos = value, at
 		case "retries":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 {
@@ -437,7 +444,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	started, broken := false, false
 	// probe is the scenario's probe step, once one was compiled.
 	var probe *steps.Step
-	setupAt := diag.Pos{}
+	// setupAt is where the setup steps start; viaAt is the step that
+	// chose the channel.
+	setupAt, viaAt := diag.Pos{}, diag.Pos{}
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
 		if len(ps.AstNodeIds) > 0 {
@@ -497,14 +506,21 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		}
 		// Setup arguments keep their ${...}: the runner expands the start
 		// parameters when it opens the session, as for YAML.
+		via := params.Via
 		_ = st.Setup(&params, keepRefs)
+		if params.Via != via {
+			viaAt = st.Pos
+		}
 	}
 	if !started && !broken {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
 			Message: fmt.Sprintf("scenario %q has no When or Then steps", sc.Name),
 			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
 	}
-	fl.apply(sc, params, setupAt)
+	fl.apply(sc, params, setupAt, viaAt)
+	for _, st := range sc.Steps {
+		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
+	}
 	if fl.within > 0 {
 		if probe != nil && probe.Probe.Call != nil {
 			probe.Probe.Within = fl.within
@@ -565,8 +581,9 @@ func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started 
 }
 
 // apply sets the parameters of Setup steps on the scenario; steps override
-// tags, as the later word.
-func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at diag.Pos) {
+// tags, as the later word. at is the first setup step, viaAt the one that
+// chose the channel.
+func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt diag.Pos) {
 	if p.Agent != "" {
 		sc.Agent = p.Agent
 	}
@@ -579,6 +596,11 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at diag.Pos) {
 	st := Start{Channel: p.Channel, Variant: p.Variant, ASRLang: p.ASRLang, TTSLang: p.TTSLang, IntegrationAttributes: p.Attributes}
 	if st.Channel != "" || st.Variant != "" || st.ASRLang != "" || st.TTSLang != "" || len(st.IntegrationAttributes) > 0 {
 		st.Pos = at
+	}
+	// A setup step chooses the channel over a @via tag, as the later word.
+	st.Via, st.ViaPos = sc.Start.Via, sc.Start.ViaPos
+	if p.Via != "" {
+		st.Via, st.ViaPos = p.Via, viaAt
 	}
 	sc.Start = st
 }

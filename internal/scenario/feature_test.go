@@ -31,7 +31,11 @@ func dumpFeature(s *Suite) string {
 		}
 		b.WriteString("\n")
 		st := sc.Start
-		fmt.Fprintf(&b, "  start @%d:%d channel=%q variant=%q attrs=%s\n", st.Pos.Line, st.Pos.Col, st.Channel, st.Variant, sortedMap(st.IntegrationAttributes))
+		fmt.Fprintf(&b, "  start @%d:%d channel=%q variant=%q attrs=%s", st.Pos.Line, st.Pos.Col, st.Channel, st.Variant, sortedMap(st.IntegrationAttributes))
+		if st.Via != "" {
+			fmt.Fprintf(&b, " via=%q @%d:%d", st.Via, st.ViaPos.Line, st.ViaPos.Col)
+		}
+		b.WriteString("\n")
 		fmt.Fprintf(&b, "  vars=%s\n", sortedMap(sc.Vars))
 		for _, step := range sc.Steps {
 			fmt.Fprintf(&b, "  @%d:%d %s [%s]\n", step.Pos.Line, step.Pos.Col, step.Text, step.Kind)

@@ -78,9 +78,15 @@ func (e *envRefSet) note(pos diag.Pos, s string) {
 	}
 }
 
-// Start is the session parameters of the debug-chat create call.
+// Start is the session parameters: the channel the conversation runs
+// over, and the fields of the debug-chat create call (over Messaging the
+// integration attributes travel as the join's custom metadata).
 type Start struct {
-	Pos     diag.Pos
+	Pos diag.Pos
+	// Via is the channel, steps.ViaDebugChat or steps.ViaMessaging;
+	// empty means debug chat. ViaPos is where it was chosen.
+	Via     string
+	ViaPos  diag.Pos
 	Channel string
 	// Variant is the variantId sent on session creation.
 	Variant               string
@@ -97,6 +103,9 @@ func (s Start) Merge(over Start) Start {
 	out := s
 	if !over.Pos.IsZero() {
 		out.Pos = over.Pos
+	}
+	if over.Via != "" {
+		out.Via, out.ViaPos = over.Via, over.ViaPos
 	}
 	if over.Channel != "" {
 		out.Channel = over.Channel
@@ -164,6 +173,10 @@ type Scenario struct {
 	// Agent, Env and Start above).
 	Steps []*steps.Step
 }
+
+// Messaging reports whether the scenario's conversation runs over the
+// Messaging API (`via: messaging`).
+func (sc *Scenario) Messaging() bool { return sc.Start.Via == steps.ViaMessaging }
 
 // Probe returns the probe the scenario starts from, or nil for a debug
 // chat. The loaders allow one probe, as the first step that acts; the CLI

@@ -43,6 +43,10 @@ type decoder struct {
 	scope map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
 	envRefs envRefSet
+	// messaging is set while decoding a scenario that runs over the
+	// Messaging channel: its checks are held to that channel's rules
+	// (via.go).
+	messaging bool
 }
 
 // pair is one key: value entry of a mapping.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,6 +57,34 @@ type Redactor struct {
 // must pass CheckKey. With no keys the redactor changes nothing.
 func New(keys ...string) (*Redactor, error) {
 	r := &Redactor{}
+	if err := r.addKeys(keys); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// With returns a redactor of r's keys and keys. r's patterns are shared,
+// so only the new keys' forms are built: a client that adds a short-lived
+// token to its keys for each session pays for the token alone. r is not
+// changed; a nil r has no keys.
+func (r *Redactor) With(keys ...string) (*Redactor, error) {
+	out := &Redactor{}
+	if r != nil {
+		out.pats = slices.Clip(r.pats)
+		out.pairs = r.pairs
+		for c, l := range r.byFirst {
+			// Clipped: add appends to a copy, never into r's lists.
+			out.byFirst[c] = slices.Clip(l)
+		}
+	}
+	if err := out.addKeys(keys); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addKeys adds the patterns of keys; every problem is returned at once.
+func (r *Redactor) addKeys(keys []string) error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, k := range keys {
@@ -71,10 +100,7 @@ func New(keys ...string) (*Redactor, error) {
 			r.add(p)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return errors.Join(errs...)
 }
 
 // add indexes a pattern for the scan.

@@ -284,3 +284,32 @@ func TestFormsAreDistinctAndValid(t *testing.T) {
 		}
 	}
 }
+
+// TestWith: a redactor extended with a key masks the old keys and the new
+// one in every form, and the one it was made from is left as it was.
+func TestWith(t *testing.T) {
+	base, err := New("base-key-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := base.With("session-token-9876543210")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `a base-key-0123456789 b session-token-9876543210 c ` + url.QueryEscape("session-token-9876543210") +
+		" d " + base64.StdEncoding.EncodeToString([]byte("x:session-token-9876543210"))
+	got := ext.String(text)
+	if strings.Contains(got, "0123456789") || strings.Contains(got, "9876543210") || ext.Contains("session-token-9876543210") == false {
+		t.Errorf("extended: %q", got)
+	}
+	if got := base.String(text); !strings.Contains(got, "session-token-9876543210") || strings.Contains(got, "base-key-0123456789") {
+		t.Errorf("the base redactor changed: %q", got)
+	}
+	if _, err := base.With("short"); err == nil {
+		t.Error("a short key was accepted")
+	}
+	var none *Redactor
+	if r, err := none.With("only-key-0123456789"); err != nil || r.String("x only-key-0123456789") != "x "+Mask {
+		t.Errorf("nil base: %v", err)
+	}
+}

@@ -170,6 +170,18 @@ func (c *call) newStep(k Kind) *Step { return &Step{Kind: k, Pos: c.pos, Text: c
 
 func (c *call) expand(i int) (string, error) { return c.x(c.args[i]) }
 
+// expandAll expands every item of a list (a table column).
+func (c *call) expandAll(items []string) ([]string, error) {
+	out := make([]string, len(items))
+	for i, v := range items {
+		var err error
+		if out[i], err = c.x(v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (c *call) int(i int, what string) (int, error) {
 	n, err := strconv.Atoi(c.args[i])
 	if err != nil || n < 0 {

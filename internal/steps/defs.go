@@ -21,10 +21,13 @@ const (
 	// GroupConfirm steps start a scenario from a probe and check what the
 	// platform recorded (docs/confirmations.md).
 	GroupConfirm
+	// GroupMessaging steps check the events of a turn over the Messaging
+	// channel.
+	GroupMessaging
 )
 
 // Groups lists the groups in display order.
-var Groups = []Group{GroupSetup, GroupTurns, GroupChecks, GroupConfirm}
+var Groups = []Group{GroupSetup, GroupTurns, GroupChecks, GroupMessaging, GroupConfirm}
 
 // Title is the heading of a group in `agenttest steps`.
 func (g Group) Title() string {
@@ -35,6 +38,8 @@ func (g Group) Title() string {
 		return "Turns"
 	case GroupChecks:
 		return "Checks (on the last reply; And and But continue any step)"
+	case GroupMessaging:
+		return "Web chat over Messaging (after \"Given the conversation is over messaging\" or @via:messaging; on the events of the last turn)"
 	case GroupConfirm:
 		return "Probes and confirmations (what the platform recorded; a probe replaces the debug chat, @within:2m bounds the call)"
 	}
@@ -113,6 +118,14 @@ func Defs() []Def {
 			"Sets one integration attribute of the session.", setup(func(p *Params, v []string) { p.setAttr(v[0], v[1]) })),
 		def(GroupSetup, `the integration attributes:`, TableArg, `Given the integration attributes:`, "| tier | gold |\n| region | north |",
 			"Sets integration attributes, one | name | value | row each.", setupTable),
+		def(GroupSetup, `the conversation is over (messaging|debug chat)`, NoArg, `Given the conversation is over messaging`, "",
+			"Talks to the agent over the Messaging API that web chat uses instead of debug chat (same as @via:messaging; \"debug chat\" goes back).",
+			setup(func(p *Params, v []string) {
+				p.Via = ViaMessaging
+				if v[0] == "debug chat" {
+					p.Via = ViaDebugChat
+				}
+			})),
 		def(GroupSetup, `the conversation has started`, NoArg, `Given the conversation has started`, "",
 			"Opens the session now; later checks before any When apply to the greeting.", func(c *call) (*Step, error) {
 				return c.newStep(Open), nil
@@ -266,7 +279,7 @@ func Defs() []Def {
 				st.Capture = CaptureSpec{Name: c.args[0], From: "state." + key}
 				return st, firstErr(validCaptureName(st.Capture.Name), err)
 			}),
-	}, confirmDefs()...)
+	}, append(messagingDefs(), confirmDefs()...)...)
 }
 
 func firstErr(errs ...error) error {
@@ -403,15 +416,9 @@ func traceTable(c *call) (*Step, error) {
 		return nil, err
 	}
 	return check(func(c *call, e *assert.Expect) error {
-		seq := make([]string, len(nodes))
-		for i, n := range nodes {
-			var err error
-			if seq[i], err = c.x(n); err != nil {
-				return err
-			}
-		}
+		seq, err := c.expandAll(nodes)
 		e.Trace = &assert.Trace{Pos: c.pos, Sequence: seq}
-		return nil
+		return err
 	})(c)
 }
 

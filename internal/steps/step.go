@@ -48,11 +48,28 @@ func (k Kind) String() string {
 	return kindNames[k]
 }
 
+// The channels a conversation runs over: `via:` in YAML, @via: and "Given
+// the conversation is over ..." in features.
+const (
+	// ViaDebugChat is the debug-chat API, the default: each turn one HTTP
+	// call, with the reply's metadata (trace, state, functions, ...).
+	ViaDebugChat = "debug_chat"
+	// ViaMessaging is the Messaging API that end users' web chat uses: a
+	// WebSocket session with events, system messages and live-agent
+	// handoff, and no debug metadata.
+	ViaMessaging = "messaging"
+)
+
+// Vias lists the channels, the default first.
+var Vias = []string{ViaDebugChat, ViaMessaging}
+
 // Params are the session parameters a Setup step changes. Empty fields are
 // left as they were.
 type Params struct {
-	Agent      string
-	Env        string
+	Agent string
+	Env   string
+	// Via is the channel: ViaDebugChat or ViaMessaging.
+	Via        string
 	Channel    string
 	Variant    string
 	ASRLang    string

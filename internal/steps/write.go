@@ -28,8 +28,8 @@ func (l *Library) Write(w io.Writer) error {
 			fmt.Fprintf(&b, "      %s\n", d.Doc)
 		}
 	}
-	b.WriteString("\nTags on a Feature, Rule, Scenario or Examples: @agent:NAME @env:ENV @retries:N\n")
-	b.WriteString("@repeat:N @pass-rate:0.8 @timeout:30s @within:2m @skip\n")
+	b.WriteString("\nTags on a Feature, Rule, Scenario or Examples: @agent:NAME @env:ENV @via:messaging\n")
+	b.WriteString("@retries:N @repeat:N @pass-rate:0.8 @timeout:30s @within:2m @skip\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -53,13 +53,23 @@ func Start(t testing.TB, opts sim.Options) *Sim {
 // StartSingleHost serves every family on one listener (self-serve region).
 func StartSingleHost(t testing.TB, opts sim.Options) *Sim {
 	t.Helper()
+	s, stop := Serve(t, opts)
+	t.Cleanup(stop)
+	return s
+}
+
+// Serve is StartSingleHost that returns its stop instead of registering
+// it: a benchmark that wants a fresh simulator per iteration stops each
+// one, and its memory goes, before the next.
+func Serve(t testing.TB, opts sim.Options) (*Sim, func()) {
+	t.Helper()
 	srv := newServer(t, opts)
 	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
+	stop := func() {
 		srv.Close()
 		hs.Close()
-	})
-	return finish(srv, hs.URL, hs.URL, hs.URL)
+	}
+	return finish(srv, hs.URL, hs.URL, hs.URL), stop
 }
 
 func newServer(t testing.TB, opts sim.Options) *sim.Server {

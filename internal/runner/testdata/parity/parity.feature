@@ -67,3 +67,25 @@ Feature: Parity
       | Silence          |
       | CollectPartySize |
     And the current node is "CollectPartySize"
+
+  @agent:utility-billing @via:messaging
+  Scenario: hands over to a live agent over web chat
+    Then the greeting events include "EVENT_TYPE_VENDOR_AGENT_JOINED"
+    When the user says "I want to talk to a real person"
+    Then the agent hands off to "billing_team"
+    And the events arrive in this order:
+      | EVENT_TYPE_HANDOFF_INITIATED |
+      | EVENT_TYPE_LIVE_AGENT_JOINED |
+    And there is no system message
+    And the session continues
+    When the user says "bye"
+    Then the agent's reply contains "Goodbye"
+    And the events include "EVENT_TYPE_SESSION_END"
+    And the session ends
+
+  @agent:restaurant
+  Scenario: expects a system message over web chat
+    Given the conversation is over messaging
+    When the user says "I'd like to book a table"
+    Then a system message contains "high load"
+    And the events include "EVENT_TYPE_VENDOR_AGENT_MESSAGE"

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// webChatSuite talks to the clinic over web chat.
+const webChatSuite = `suite: web chat
+agent: clinic
+via: messaging
+scenarios:
+  - name: greets over web chat
+    greeting: {events: [EVENT_TYPE_VENDOR_AGENT_JOINED]}
+`
+
+// TestMessagingTarget: a configured target carries scenarios over
+// messaging with the connector of their agent and environment, and a
+// target that cannot (no messaging settings, no connector for the agent)
+// is refused before anything runs, at the scenario, saying what to add.
+func TestMessagingTarget(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	type testCase struct {
+		name string
+		// target is the target's lines after build_url and build_key.
+		target string
+		env    map[string]string
+		code   int
+		want   []string
+	}
+	clinic := s.Info.MessagingConnectors["clinic"]["sandbox"]
+	messaging := "    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n"
+	cases := []testCase{
+		{name: "the agent's connector", target: messaging + "    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n",
+			env: map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},
+		{name: "connector_token from the environment", target: messaging + "    agent_id: clinic\n",
+			env: map[string]string{"AGENTTEST_CONNECTOR_TOKEN": clinic}, code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},
+		{name: "no messaging settings", code: exitUsage, want: []string{
+			`web.yaml:3:6: scenario "greets over web chat" runs over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`}},
+		{name: "another agent's connector", target: messaging + "    agent_id: restaurant\n    connector_token: ${env:RESTAURANT_WEBCHAT}\n",
+			env: map[string]string{"RESTAURANT_WEBCHAT": s.Info.MessagingConnectors["restaurant"]["sandbox"]}, code: exitUsage, want: []string{
+				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in sandbox: connector_token is the connector of restaurant; add connectors: {clinic: ${env:NAME}}`}},
+		{name: "a token the platform does not know", target: messaging + "    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n",
+			env: map[string]string{"CLINIC_WEBCHAT": "ct_revoked-0123456789"}, code: exitFailed, want: []string{
+				"401: Connector token does not exist (check the connector token, and that the messaging host is the domain it is registered to)"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := "default_target: web\ntargets:\n  web:\n    build_url: " + s.BuildURL + "\n    build_key: ${env:BUILD_KEY}\n" + tc.target
+			for name, src := range map[string]string{"agenttest.yaml": cfg, "web.yaml": webChatSuite} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"BUILD_KEY": s.BuildKey}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := newCLI(t, dir, env, "run", "web.yaml")
+			code := c.run(t)
+			out := c.stdout.String() + c.stderr.String()
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, tok := range env {
+				if strings.HasPrefix(tok, "ct_") && strings.Contains(out, tok) {
+					t.Errorf("output shows the connector token %s", tok)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,145 @@
+package assert
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/reply"
+)
+
+// handoffTurn is a Messaging turn that handed off to a live agent, as the
+// client reads the simulator's events.
+func handoffTurn() *reply.Messaging {
+	return &reply.Messaging{
+		Events: []reply.Event{
+			{ID: "6", Type: "EVENT_TYPE_USER_MESSAGE"},
+			{ID: "7", Type: "EVENT_TYPE_VENDOR_AGENT_TYPING"},
+			{ID: "8", Type: "EVENT_TYPE_VENDOR_AGENT_MESSAGE", Text: "Transferring you now."},
+			{ID: "9", Type: "EVENT_TYPE_HANDOFF_INITIATED"},
+			{ID: "10", Type: "EVENT_TYPE_LIVE_AGENT_JOINED"},
+			{ID: "11", Type: "EVENT_TYPE_LIVE_AGENT_MESSAGE", Text: "Hi, this is Sam."},
+			{ID: "12", Type: "EVENT_TYPE_VENDOR_AGENT_TYPING"},
+		},
+		Joined:  true,
+		Handoff: &reply.MessagingHandoff{Destination: "billing_team", Joined: true, LiveAgent: "Sam"},
+	}
+}
+
+// failedTurn is a Messaging turn answered with a failed handoff: an error
+// system message, then the session's end.
+func failedTurn() *reply.Messaging {
+	return &reply.Messaging{
+		Events: []reply.Event{
+			{ID: "3", Type: "EVENT_TYPE_HANDOFF_INITIATED"},
+			{ID: "4", Type: reply.EventTypeSystemMessage, Level: reply.SystemLevelError, Text: "Sorry, we could not connect you to an agent. Please try again."},
+			{ID: "5", Type: "EVENT_TYPE_SESSION_END"},
+		},
+		System:       []reply.SystemMessage{{Level: reply.SystemLevelError, Text: "Sorry, we could not connect you to an agent. Please try again."}},
+		SessionEnded: true,
+		EndReason:    "handoff_failed",
+		Handoff:      &reply.MessagingHandoff{Destination: "billing_team"},
+	}
+}
+
+func TestCheckMessaging(t *testing.T) {
+	type testCase struct {
+		name string
+		// msg is the turn's events; nil checks a debug-chat reply.
+		msg  *reply.Messaging
+		exp  Expect
+		want []Failure
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		obs := Observation{Result: &reply.TurnResult{Response: "Transferring you now.", ConversationEnded: tc.msg != nil && tc.msg.SessionEnded}, Messaging: tc.msg}
+		got := Check(&tc.exp, obs, vars(map[string]string{"live": "EVENT_TYPE_LIVE_AGENT_JOINED"}))
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("failures:\n got  %#v\n want %#v", got, tc.want)
+		}
+	}
+	handoffTypes := "EVENT_TYPE_USER_MESSAGE > EVENT_TYPE_VENDOR_AGENT_TYPING > EVENT_TYPE_VENDOR_AGENT_MESSAGE > EVENT_TYPE_HANDOFF_INITIATED > EVENT_TYPE_LIVE_AGENT_JOINED > EVENT_TYPE_LIVE_AGENT_MESSAGE > EVENT_TYPE_VENDOR_AGENT_TYPING"
+	noLive := "Sorry, we could not connect you to an agent. Please try again."
+	cases := []testCase{
+		{name: "events include passes, with a reference", msg: handoffTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Includes: []string{"${live}", "EVENT_TYPE_HANDOFF_INITIATED"}}}},
+		{name: "events include fails", msg: handoffTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Includes: []string{"EVENT_TYPE_SESSION_END"}}},
+			want: []Failure{{Pos: at(1), Key: "events.includes", Message: "no EVENT_TYPE_SESSION_END event in the turn",
+				Expected: "includes EVENT_TYPE_SESSION_END", Actual: handoffTypes}}},
+		{name: "events exclude fails", msg: handoffTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Excludes: []string{"EVENT_TYPE_HANDOFF_INITIATED"}}},
+			want: []Failure{{Pos: at(1), Key: "events.excludes", Message: "the turn has an excluded EVENT_TYPE_HANDOFF_INITIATED event",
+				Expected: "excludes EVENT_TYPE_HANDOFF_INITIATED", Actual: handoffTypes}}},
+		{name: "events sequence passes with gaps", msg: handoffTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Sequence: []string{"EVENT_TYPE_VENDOR_AGENT_MESSAGE", "EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_VENDOR_AGENT_TYPING"}}}},
+		{name: "events sequence out of order fails", msg: handoffTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Sequence: []string{"EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_HANDOFF_INITIATED"}}},
+			want: []Failure{{Pos: at(1), Key: "events.sequence", Message: "no EVENT_TYPE_HANDOFF_INITIATED event after EVENT_TYPE_LIVE_AGENT_JOINED",
+				Expected: "EVENT_TYPE_LIVE_AGENT_JOINED > EVENT_TYPE_HANDOFF_INITIATED (in this order, gaps allowed)", Actual: handoffTypes}}},
+		{name: "system message contains with level passes", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Level: "error", Text: &Text{Pos: at(2), Contains: ptr("could not connect")}}}},
+		{name: "system message of the full level name passes", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Level: reply.SystemLevelError}}},
+		{name: "system message of another level fails", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Level: "info"}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message of the turn is the expected one",
+				Expected: "a system message at level info", Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		{name: "system message text fails", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Pos: at(2), Contains: ptr("high load")}}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message of the turn is the expected one",
+				Expected: `a system message whose text contains "high load"`, Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		{name: "system message none arrived", msg: handoffTurn(),
+			exp:  Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message in the turn", Expected: "a system message", Actual: "(none)"}}},
+		{name: "no system message passes", msg: handoffTurn(), exp: Expect{SystemMessage: &SystemMessage{Pos: at(2)}}},
+		{name: "no system message fails", msg: failedTurn(), exp: Expect{SystemMessage: &SystemMessage{Pos: at(2)}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "the turn has an unexpected system message",
+				Expected: "no system message", Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		{name: "session ended passes", msg: failedTurn(), exp: Expect{SessionEnded: &Bool{Pos: at(3), Value: true}}},
+		{name: "session ended unexpectedly names the reason", msg: failedTurn(), exp: Expect{SessionEnded: &Bool{Pos: at(3), Value: false}},
+			want: []Failure{{Pos: at(3), Key: "session_ended", Message: "the session ended unexpectedly (handoff_failed)", Expected: "false", Actual: "true"}}},
+		{name: "session did not end", msg: handoffTurn(), exp: Expect{SessionEnded: &Bool{Pos: at(3), Value: true}},
+			want: []Failure{{Pos: at(3), Key: "session_ended", Message: "the session did not end", Expected: "true", Actual: "false"}}},
+		{name: "handoff from the events passes", msg: handoffTurn(),
+			exp: Expect{Handoff: &Handoff{Pos: at(4), Expected: true, Destination: &Text{Pos: at(4), Exact: ptr("billing_team")}}}},
+		{name: "no handoff over messaging fails on the events", msg: handoffTurn(), exp: Expect{Handoff: &Handoff{Pos: at(4)}},
+			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to billing_team"}}},
+		{name: "handoff expected, none over messaging", msg: &reply.Messaging{Joined: true}, exp: Expect{Handoff: &Handoff{Pos: at(4), Expected: true}},
+			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent did not hand off", Expected: "a handoff", Actual: "no handoff"}}},
+		{name: "messaging checks on a debug-chat reply fail", exp: Expect{Events: &Events{Pos: at(5), Includes: []string{"X"}}, SessionEnded: &Bool{Pos: at(6)}},
+			want: []Failure{
+				{Pos: at(5), Key: "events", Message: "the reply came over debug chat, which has no Messaging events", Expected: "a turn over messaging (via: messaging)", Actual: "a debug-chat reply"},
+				{Pos: at(6), Key: "session_ended", Message: "the reply came over debug chat, which has no Messaging events", Expected: "a turn over messaging (via: messaging)", Actual: "a debug-chat reply"},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestExpectChannelKeys(t *testing.T) {
+	e := &Expect{Pos: at(1), Trace: &Trace{Pos: at(2)}, State: []StateCheck{{Pos: at(3), Key: "k"}}, Delayed: &Bool{},
+		Events: &Events{Pos: at(4)}, SystemMessage: &SystemMessage{Pos: at(5)}, Response: &Text{}}
+	if got, want := e.DebugChatOnly(), []KeyAt{{"trace", at(2)}, {"state", at(3)}, {"delayed", at(1)}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("DebugChatOnly: %v, want %v", got, want)
+	}
+	if got, want := e.MessagingOnly(), []KeyAt{{"events", at(4)}, {"system_message", at(5)}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("MessagingOnly: %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		e    *Expect
+		want bool
+	}{
+		{nil, false},
+		{&Expect{Response: &Text{}}, false},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true}}, true},
+		{&Expect{SystemMessage: &SystemMessage{}}, false},
+		{&Expect{Events: &Events{Sequence: []string{reply.EventTypeSystemMessage}}}, true},
+		{&Expect{Events: &Events{Excludes: []string{reply.EventTypeSystemMessage}}}, false},
+		{&Expect{Events: &Events{Includes: []string{"EVENT_TYPE_SESSION_END"}}}, false},
+	} {
+		if got := tc.e.ReadsSystemMessages(); got != tc.want {
+			t.Errorf("ReadsSystemMessages(%+v) = %v", tc.e, got)
+		}
+	}
+}

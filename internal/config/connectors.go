@@ -1,0 +1,164 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
+)
+
+// Messaging connectors. On the platform a web-chat connector belongs to
+// one agent in one environment, and a conversation opened with its token
+// runs there whatever the test says. A target therefore names its
+// connectors per agent and environment, and a scenario over messaging
+// whose agent and environment have no connector errors before anything is
+// sent rather than talk to another agent:
+//
+//	connector_token: ${env:RESTAURANT_WEBCHAT}        # agent_id, in env
+//	connectors:
+//	  clinic: ${env:CLINIC_WEBCHAT}                   # clinic, in env
+//	  utility-billing:                                # per environment
+//	    sandbox: ${env:BILLING_SANDBOX_WEBCHAT}
+//	    live: ${env:BILLING_LIVE_WEBCHAT}
+
+// Environment variables of the Messaging settings of a target.
+const (
+	EnvConnectorToken = "AGENTTEST_CONNECTOR_TOKEN"
+	EnvMessagingHost  = "AGENTTEST_MESSAGING_HOST"
+)
+
+// ConnectorDef is one entry of `connectors:` as written: the token of an
+// agent in Env, or in the target's env when Env is empty.
+type ConnectorDef struct {
+	Agent string
+	Env   string
+	Token Field
+}
+
+// loadConnectors reads `connectors:`: agent -> ${env:NAME}, or agent ->
+// env -> ${env:NAME}.
+func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	t.ConnectorsPos = pos(path, v)
+	if v.Kind != yaml.MappingNode {
+		return diags.Append(diag.Diagnostic{Pos: pos(path, v), Message: "connectors must be a mapping of agent to connector token",
+			Hint: "write connectors: {AGENT: ${env:NAME}} or connectors: {AGENT: {ENV: ${env:NAME}}}"})
+	}
+	token := func(agent, env string, n *yaml.Node) {
+		fld := Field{Pos: pos(path, n)}
+		var ds diag.Diagnostics
+		fld.Value, ds = scalar(path, n, "connector token", ds)
+		diags = append(diags, ds...)
+		if ds.HasErrors() {
+			return
+		}
+		key := "connectors." + agent
+		if env != "" {
+			key += "." + env
+		}
+		diags = checkKeyRef(key, "NAME", fld, diags)
+		t.Connectors = append(t.Connectors, ConnectorDef{Agent: agent, Env: env, Token: fld})
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if strings.TrimSpace(k.Value) == "" {
+			diags = diags.Errorf(pos(path, k), "connectors: the agent must not be empty")
+			continue
+		}
+		if val.Kind != yaml.MappingNode {
+			token(k.Value, "", val)
+			continue
+		}
+		for j := 0; j+1 < len(val.Content); j += 2 {
+			ek, ev := val.Content[j], val.Content[j+1]
+			if !reply.ValidEnv(ek.Value) {
+				diags = diags.Append(diag.Diagnostic{Pos: pos(path, ek), Message: fmt.Sprintf("connectors.%s: %q is not an environment", k.Value, ek.Value),
+					Hint: "one of " + strings.Join(reply.Envs, ", ")})
+				continue
+			}
+			token(k.Value, ek.Value, ev)
+		}
+	}
+	return diags
+}
+
+// Connector returns the connector token of agent in env: the entry of
+// connectors for the agent in env, the agent's entry without an env when
+// env is the target's, or connector_token when the agent is the target's
+// agent_id (or the scenario names none) and env is the target's. The error
+// names what to add.
+func (t *Target) Connector(agent, env string) (Secret, error) {
+	home := t.Env
+	if home == "" {
+		home = reply.Envs[0]
+	}
+	if env == "" {
+		env = home
+	}
+	if byEnv, ok := t.Connectors[agent]; ok {
+		if tok, ok := byEnv[env]; ok {
+			return tok, nil
+		}
+		if tok, ok := byEnv[""]; ok && env == home {
+			return tok, nil
+		}
+	}
+	if t.ConnectorToken != "" && (agent == t.AgentID || agent == "") && env == home {
+		return t.ConnectorToken, nil
+	}
+	return "", fmt.Errorf("target %q has no Messaging connector for agent %s in %s: %s", t.Name, agent, env, t.connectorHint(agent, env, home))
+}
+
+// connectorHint says how to give the missing connector.
+func (t *Target) connectorHint(agent, env, home string) string {
+	var have []string
+	for e := range t.Connectors[agent] {
+		if e == "" {
+			e = home
+		}
+		have = append(have, e)
+	}
+	sort.Strings(have)
+	switch {
+	case len(have) > 0:
+		return fmt.Sprintf("its connectors are for %s; add connectors: {%s: {%s: ${env:NAME}}}", strings.Join(have, ", "), agent, env)
+	case env != home:
+		return fmt.Sprintf("a connector token belongs to one environment, and the target's is %s; add connectors: {%s: {%s: ${env:NAME}}}", home, agent, env)
+	case agent != t.AgentID && t.ConnectorToken != "":
+		return fmt.Sprintf("connector_token is the connector of %s; add connectors: {%s: ${env:NAME}}", t.AgentID, agent)
+	}
+	return fmt.Sprintf("add connector_token: ${env:NAME} (or %s), or connectors: {%s: ${env:NAME}}", EnvConnectorToken, agent)
+}
+
+// resolveMessaging resolves the Messaging settings of a target.
+func (r *resolver) resolveMessaging(def *TargetDef) {
+	t := r.t
+	t.MessagingHost = r.field("messaging_host", def.MessagingHost, EnvMessagingHost)
+	t.ConnectorToken = r.key("connector_token", def.ConnectorToken, EnvConnectorToken)
+	for _, c := range def.Connectors {
+		key := "connectors." + c.Agent
+		if c.Env != "" {
+			key += "." + c.Env
+		}
+		tok := r.key(key, c.Token, "")
+		if tok == "" {
+			continue
+		}
+		if t.Connectors == nil {
+			t.Connectors = map[string]map[string]Secret{}
+		}
+		if t.Connectors[c.Agent] == nil {
+			t.Connectors[c.Agent] = map[string]Secret{}
+		}
+		t.Connectors[c.Agent][c.Env] = tok
+	}
+}
+
+// HasMessaging says whether the target can open Messaging conversations
+// at all: a messaging URL and host, and a connector.
+func (t *Target) HasMessaging() bool {
+	return t.MessagingURL != "" && t.MessagingHost != "" && (t.ConnectorToken != "" || len(t.Connectors) > 0)
+}

@@ -1,0 +1,160 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+const messagingConfig = `default_target: web
+targets:
+  web:
+    build_url: https://build.us.example.com
+    messaging_url: https://messaging.us-1.example.com
+    messaging_host: webchat.example.com
+    agent_id: restaurant
+    env: sandbox
+    build_key: ${env:BUILD_KEY}
+    connector_token: ${env:RESTAURANT_WEBCHAT}
+    connectors:
+      clinic: ${env:CLINIC_WEBCHAT}
+      utility-billing:
+        sandbox: ${env:BILLING_SANDBOX_WEBCHAT}
+        live: ${env:BILLING_LIVE_WEBCHAT}
+`
+
+// messagingEnv holds the variables messagingConfig refers to.
+var messagingEnv = map[string]string{
+	"BUILD_KEY":               "build-key-0123456789",
+	"RESTAURANT_WEBCHAT":      "ct_restaurant-0123456789",
+	"CLINIC_WEBCHAT":          "ct_clinic-0123456789",
+	"BILLING_SANDBOX_WEBCHAT": "ct_billing-sandbox-0123456789",
+	"BILLING_LIVE_WEBCHAT":    "ct_billing-live-0123456789",
+}
+
+func resolveWith(t *testing.T, src string, env map[string]string) (*Target, string) {
+	t.Helper()
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		return nil, diags.Error()
+	}
+	tg, diags := Resolve(f, Selection{Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
+	return tg, diags.Error()
+}
+
+func TestConnectors(t *testing.T) {
+	tg, errs := resolveWith(t, messagingConfig, messagingEnv)
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	if tg.MessagingHost != "webchat.example.com" || !tg.HasMessaging() {
+		t.Errorf("messaging host %q, has messaging %t", tg.MessagingHost, tg.HasMessaging())
+	}
+	type testCase struct {
+		agent, env string
+		want       string
+		err        string
+	}
+	for _, tc := range []testCase{
+		{agent: "restaurant", env: "sandbox", want: "ct_restaurant-0123456789"},
+		{agent: "", env: "", want: "ct_restaurant-0123456789"},
+		{agent: "clinic", env: "sandbox", want: "ct_clinic-0123456789"},
+		{agent: "utility-billing", env: "live", want: "ct_billing-live-0123456789"},
+		{agent: "utility-billing", env: "sandbox", want: "ct_billing-sandbox-0123456789"},
+		{agent: "restaurant", env: "live",
+			err: `target "web" has no Messaging connector for agent restaurant in live: a connector token belongs to one environment, and the target's is sandbox; add connectors: {restaurant: {live: ${env:NAME}}}`},
+		{agent: "clinic", env: "live",
+			err: `target "web" has no Messaging connector for agent clinic in live: its connectors are for sandbox; add connectors: {clinic: {live: ${env:NAME}}}`},
+		{agent: "utility-billing", env: "pre-release",
+			err: `target "web" has no Messaging connector for agent utility-billing in pre-release: its connectors are for live, sandbox; add connectors: {utility-billing: {pre-release: ${env:NAME}}}`},
+		{agent: "helpdesk", env: "sandbox",
+			err: `target "web" has no Messaging connector for agent helpdesk in sandbox: connector_token is the connector of restaurant; add connectors: {helpdesk: ${env:NAME}}`},
+	} {
+		got, err := tg.Connector(tc.agent, tc.env)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s/%s: error %v\nwant %s", tc.agent, tc.env, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got.Reveal() != tc.want {
+			t.Errorf("%s/%s: %q, %v; want %q", tc.agent, tc.env, got.Reveal(), err, tc.want)
+		}
+	}
+	secrets := tg.Secrets()
+	for _, v := range messagingEnv {
+		if !slices.Contains(secrets, v) {
+			t.Errorf("Secrets lacks %s", v)
+		}
+	}
+	vars := KeyVariables(mustLoad(t, messagingConfig))
+	for _, name := range []string{EnvConnectorToken, "RESTAURANT_WEBCHAT", "CLINIC_WEBCHAT", "BILLING_LIVE_WEBCHAT"} {
+		if vars[name] == "" {
+			t.Errorf("KeyVariables lacks %s: %v", name, vars)
+		}
+	}
+	if got := vars["BILLING_LIVE_WEBCHAT"]; got != `the connectors.utility-billing.live of target "web" (agenttest.yaml:15:15)` {
+		t.Errorf("BILLING_LIVE_WEBCHAT holds %q", got)
+	}
+}
+
+func mustLoad(t *testing.T, src string) *File {
+	t.Helper()
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return f
+}
+
+// TestConnectorProblems: tokens are references only, never echoed, at
+// least 12 characters; the environment variables win over the file.
+func TestConnectorProblems(t *testing.T) {
+	type testCase struct {
+		name string
+		src  string
+		env  map[string]string
+		want string
+	}
+	const head = "default_target: web\ntargets:\n  web:\n    build_url: https://b.example.com\n    build_key: ${env:BUILD_KEY}\n"
+	for _, tc := range []testCase{
+		{name: "literal token", src: head + "    connector_token: ct_literal-secret-value\n",
+			want: "agenttest.yaml:6:22: connector_token must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connector_token: ${env:AGENTTEST_CONNECTOR_TOKEN} and set that variable)"},
+		{name: "literal in connectors", src: head + "    connectors:\n      clinic: {live: ct_literal-secret-value}\n",
+			want: "agenttest.yaml:7:22: connectors.clinic.live must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic.live: ${env:NAME} and set that variable)"},
+		{name: "not an environment", src: head + "    connectors:\n      clinic:\n        prod: ${env:X}\n",
+			want: `agenttest.yaml:8:9: connectors.clinic: "prod" is not an environment (one of sandbox, pre-release, live)`},
+		{name: "not a mapping", src: head + "    connectors: [a, b]\n",
+			want: "agenttest.yaml:6:17: connectors must be a mapping of agent to connector token (write connectors: {AGENT: ${env:NAME}} or connectors: {AGENT: {ENV: ${env:NAME}}})"},
+		{name: "short token", src: head + "    connector_token: ${env:SHORT}\n", env: map[string]string{"SHORT": "tiny"},
+			want: `agenttest.yaml:6:22: target "web": connector_token (from SHORT) is 4 characters long`},
+		{name: "unset variable", src: head + "    connectors:\n      clinic: ${env:MISSING}\n",
+			want: `agenttest.yaml:7:15: target "web": connectors.clinic refers to MISSING, which is not set (set MISSING)`},
+		{name: "a URL as host", src: head + "    messaging_host: https://webchat.example.com\n",
+			want: `agenttest.yaml:6:21: messaging_host "https://webchat.example.com" must be a domain or app namespace such as webchat.example.com, not a URL`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"BUILD_KEY": "build-key-0123456789"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, errs := resolveWith(t, tc.src, env)
+			if !strings.HasPrefix(errs, tc.want) {
+				t.Errorf("got  %s\nwant %s", errs, tc.want)
+			}
+			if strings.Contains(errs, "secret-value") || strings.Contains(errs, "tiny") {
+				t.Errorf("a token is in the message: %s", errs)
+			}
+		})
+	}
+	// The environment wins over the file.
+	env := map[string]string{"BUILD_KEY": "build-key-0123456789", "RESTAURANT_WEBCHAT": "ct_from-the-file-0123",
+		EnvConnectorToken: "ct_from-the-environment-0123", EnvMessagingHost: "chat.example.org"}
+	tg, errs := resolveWith(t, head+"    agent_id: restaurant\n    messaging_host: webchat.example.com\n    connector_token: ${env:RESTAURANT_WEBCHAT}\n", env)
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	if tok, _ := tg.Connector("restaurant", "sandbox"); tok.Reveal() != "ct_from-the-environment-0123" || tg.MessagingHost != "chat.example.org" {
+		t.Errorf("token %q host %q", tok.Reveal(), tg.MessagingHost)
+	}
+}

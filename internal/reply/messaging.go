@@ -1,0 +1,135 @@
+package reply
+
+import "strings"
+
+// Names the reference gives for the Messaging API ("Messaging API",
+// "Messaging system messages"). VENDOR in an event type stands for the
+// platform's brand word, so type names with it are matched by shape
+// (IsAgentJoined) rather than spelled here.
+const (
+	// EventTypeBatch is the history batch a socket receives first.
+	EventTypeBatch = "EVENT_TYPE_EVENT_BATCH"
+	// EventTypeSystemMessage carries platform messages; errors are at
+	// SystemLevelError.
+	EventTypeSystemMessage = "EVENT_TYPE_SYSTEM_MESSAGE"
+	// SystemLevelError is the level of an error system message.
+	SystemLevelError = "SYSTEM_MESSAGE_LEVEL_ERROR"
+	// EventTypePrefix starts every event type the reference names.
+	EventTypePrefix = "EVENT_TYPE_"
+)
+
+// IsAgentJoined reports whether an event type is the agent's joined event
+// (EVENT_TYPE_<BRAND>_AGENT_JOINED, or the brandless
+// EVENT_TYPE_AGENT_JOINED), as opposed to a live agent's.
+func IsAgentJoined(typ string) bool {
+	if !strings.HasPrefix(typ, EventTypePrefix) || !strings.HasSuffix(typ, "AGENT_JOINED") {
+		return false
+	}
+	return !strings.Contains(typ, "LIVE_AGENT") && !strings.Contains(typ, "HUMAN_AGENT")
+}
+
+// Messaging is what one turn of a Messaging conversation received besides
+// the reply text (which is TurnResult.Response): the events, as the client
+// read them, and what they said about the session. The runner keeps one
+// per turn of a conversation over `via: messaging`; the checks of
+// `events`, `system_message`, `session_ended` and `handoff` read it.
+type Messaging struct {
+	// SessionID is the platform's session id (not a secret).
+	SessionID string `json:"session_id,omitempty"`
+	// Events are the events received during the turn, in arrival order,
+	// replayed ones included and duplicates (by id) left out. Events that
+	// arrived between two turns belong to the later one; the joined event
+	// and the greeting belong to the opening (the greeting).
+	Events []Event `json:"events"`
+	// System are the turn's EVENT_TYPE_SYSTEM_MESSAGE events.
+	System []SystemMessage `json:"system,omitempty"`
+	// SessionEnded says a session end event arrived in the turn, and
+	// EndReason why (as sent, e.g. agent_ended, expired).
+	SessionEnded bool   `json:"session_ended,omitempty"`
+	EndReason    string `json:"end_reason,omitempty"`
+	// Joined says the agent has joined the conversation, in this turn or
+	// before (the joined event, or its replay).
+	Joined bool `json:"joined,omitempty"`
+	// Handoff is set when handoff events arrived in the turn.
+	Handoff *MessagingHandoff `json:"handoff,omitempty"`
+	// CompletedBy says how the client knew the answer was complete:
+	// "typing" (the typing indicator went off), "session_end" or
+	// "settle" (quiet after the answer, on platforms without typing
+	// indicators).
+	CompletedBy string `json:"completed_by,omitempty"`
+	// Reconnects counts the sockets reopened during the turn, Resent the
+	// client events sent again after one, Duplicates the replayed events
+	// dropped because they had been seen.
+	Reconnects int `json:"reconnects,omitempty"`
+	Resent     int `json:"resent,omitempty"`
+	Duplicates int `json:"duplicates,omitempty"`
+}
+
+// Event is one received Messaging event, redacted.
+type Event struct {
+	// ID is the event's id; empty when the platform sent none.
+	ID string `json:"id,omitempty"`
+	// Type is the event type as sent (EVENT_TYPE_...).
+	Type string `json:"type"`
+	// Kind is the client's reading of the type: agent_message,
+	// agent_chunk, typing_start, typing_stop, system, joined, handoff,
+	// live_agent_joined, live_agent_message, session_end, echo (a client
+	// event as the platform logged it) or other.
+	Kind string `json:"kind,omitempty"`
+	// Timestamp is as sent.
+	Timestamp string `json:"timestamp,omitempty"`
+	// Text is the text of a message, a chunk or a system message.
+	Text string `json:"text,omitempty"`
+	// Level is a system message's level.
+	Level string `json:"level,omitempty"`
+	// Replayed marks an event that came in a history batch after a
+	// reconnect.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+// SystemMessage is one EVENT_TYPE_SYSTEM_MESSAGE: its level as sent and
+// its text.
+type SystemMessage struct {
+	Level string `json:"level,omitempty"`
+	Text  string `json:"text"`
+}
+
+// IsError reports whether the level is an error level
+// (SYSTEM_MESSAGE_LEVEL_ERROR, or any level naming ERROR).
+func (s SystemMessage) IsError() bool { return strings.Contains(strings.ToUpper(s.Level), "ERROR") }
+
+// MessagingHandoff is what a turn's handoff events said.
+type MessagingHandoff struct {
+	// Destination and Reason are those of the handoff event.
+	Destination string `json:"destination,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	// Joined says a live agent joined; LiveAgent is their name.
+	Joined    bool   `json:"joined,omitempty"`
+	LiveAgent string `json:"live_agent,omitempty"`
+}
+
+// Types lists the event types of the turn, in order.
+func (m *Messaging) Types() []string {
+	if m == nil {
+		return nil
+	}
+	out := make([]string, len(m.Events))
+	for i, e := range m.Events {
+		out[i] = e.Type
+	}
+	return out
+}
+
+// Errors returns the error-level system messages of the turn.
+func (m *Messaging) Errors() []SystemMessage {
+	if m == nil {
+		return nil
+	}
+	var out []SystemMessage
+	for _, s := range m.System {
+		if s.IsError() {
+			out = append(out, s)
+		}
+	}
+	return out
+}

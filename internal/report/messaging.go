@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// writeMessaging writes what a turn over Messaging received besides the
+// reply: its event types in order, its system messages, the handoff, the
+// reconnects the client recovered from and the session's end.
+func (d detail) writeMessaging(indent string, m *reply.Messaging) {
+	if len(m.Events) > 0 {
+		types := make([]string, len(m.Events))
+		for i, e := range m.Events {
+			types[i] = e.Type
+			if e.Replayed {
+				types[i] += " (replayed)"
+			}
+		}
+		d.line(indent, d.st.oneLine("events: "+strings.Join(types, " → ")))
+	}
+	for _, s := range m.System {
+		line := d.st.oneLine(fmt.Sprintf("system message [%s]: %s", s.Level, s.Text))
+		if s.IsError() {
+			line = d.st.paint(sgrYellow, line)
+		}
+		d.line(indent, line)
+	}
+	if h := m.Handoff; h != nil {
+		s := "handoff"
+		if h.Destination != "" {
+			s += " → " + h.Destination
+		}
+		if h.Joined {
+			s += " (live agent joined"
+			if h.LiveAgent != "" {
+				s += ": " + h.LiveAgent
+			}
+			s += ")"
+		}
+		d.line(indent, d.st.paint(sgrYellow, d.st.oneLine(s)))
+	}
+	if m.Reconnects > 0 {
+		s := fmt.Sprintf("socket dropped, reconnected %d× with the last cursor", m.Reconnects)
+		if m.Duplicates > 0 {
+			s += fmt.Sprintf("; %d replayed events already seen were dropped", m.Duplicates)
+		}
+		if m.Resent > 0 {
+			s += fmt.Sprintf("; the message was sent again %d×", m.Resent)
+		}
+		d.line(indent, s)
+	}
+	if m.SessionEnded {
+		s := "session ended"
+		if m.EndReason != "" {
+			s += " (" + m.EndReason + ")"
+		}
+		d.line(indent, d.st.paint(sgrYellow, d.st.oneLine(s)))
+	}
+}
+
+// sessionID is the Messaging session of an attempt, or "".
+func sessionID(a *result.Attempt) string {
+	if a == nil {
+		return ""
+	}
+	for _, t := range a.Turns {
+		if t != nil && t.Messaging != nil && t.Messaging.SessionID != "" {
+			return t.Messaging.SessionID
+		}
+	}
+	return ""
+}

@@ -1,0 +1,288 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/steps"
+)
+
+// The Messaging channel: a conversation is a Messaging session (access
+// token, session, WebSocket, history batch, join), each turn one user
+// message and the events until the answer is complete. The platform
+// client does the protocol, reconnects included (a dropped socket is
+// reopened with the session and the last cursor, replayed events are
+// de-duplicated by id, the join is never sent twice): a drop it recovered
+// from is no error here, only a count on the turn.
+
+// MessagingOpener opens Messaging conversations; *platform.Client does,
+// with its connector token and host.
+type MessagingOpener interface {
+	OpenMessaging(ctx context.Context, st platform.MessagingStart) (*platform.MessagingSession, error)
+}
+
+var _ MessagingOpener = (*platform.Client)(nil)
+
+// MessagingConnector returns the opener of the connector of an agent in an
+// environment: on the platform a connector belongs to one agent and
+// environment, and the conversation runs where its connector points. An
+// error says why there is none (it is a configuration problem: the
+// scenario errors without retries).
+type MessagingConnector func(agent, env string) (MessagingOpener, error)
+
+// MessagingOptions configure the Messaging channel. Zero fields take the
+// client's defaults.
+type MessagingOptions struct {
+	// Streaming asks for streamed replies (streaming_enabled).
+	Streaming bool
+	// TurnTimeout bounds each answer, as the runner's TurnTimeout bounds
+	// each call; the client's error then names it.
+	TurnTimeout time.Duration
+	// Settle completes an answer after this much quiet on platforms
+	// without typing indicators (platform.DefaultMessagingSettle).
+	Settle time.Duration
+	// MaxReconnects bounds the reconnects within one turn
+	// (platform.DefaultMessagingReconnects).
+	MaxReconnects int
+}
+
+// Messaging is the Messaging channel over the connectors connector gives.
+func Messaging(connector MessagingConnector, o MessagingOptions) Channel {
+	return messagingChannel{connector: connector, opts: o}
+}
+
+type messagingChannel struct {
+	connector MessagingConnector
+	opts      MessagingOptions
+}
+
+// Open opens a session of the agent's connector in req.ClientEnv and
+// joins: the greeting is the join's answer. The integration attributes
+// travel as the custom metadata of the client events (the platform
+// echoes them; the join's are the conversation's attributes).
+func (mc messagingChannel) Open(ctx context.Context, agentID string, req platform.ChatStart) (Conversation, *platform.Exchange, error) {
+	opener, err := mc.connector(agentID, req.ClientEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := opener.OpenMessaging(ctx, platform.MessagingStart{
+		Streaming:     mc.opts.Streaming,
+		Custom:        req.IntegrationAttributes,
+		TurnTimeout:   mc.opts.TurnTimeout,
+		Settle:        mc.opts.Settle,
+		MaxReconnects: mc.opts.MaxReconnects,
+	})
+	if m == nil {
+		return nil, nil, err
+	}
+	var exch *platform.Exchange
+	if t := m.Opening(); t != nil {
+		exch = t.Exchange(m.SessionID(), m.ConversationID(), "")
+		exch.Messaging.Joined = m.Joined()
+	}
+	if err != nil {
+		_ = m.Close()
+		if errors.Is(err, platform.ErrMessagingEnded) {
+			_, reason := m.Ended()
+			err = &messagingError{msg: "the platform ended the session before the agent joined" + because(reason), retry: true}
+		}
+		return nil, exch, err
+	}
+	return &messagingConversation{m: m}, exch, nil
+}
+
+// messagingConversation is an open Messaging session.
+type messagingConversation struct{ m *platform.MessagingSession }
+
+// Send sends the user message (user input metadata as its custom
+// metadata) and returns the answer. A session the platform ended before
+// the turn (an expiry between turns) is a *messagingError.
+func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn) (*platform.Exchange, error) {
+	t, err := c.m.Send(ctx, platform.MessagingMessage{Text: req.Message, Custom: req.Metadata})
+	var exch *platform.Exchange
+	if t != nil {
+		exch = t.Exchange(c.m.SessionID(), c.m.ConversationID(), req.Message)
+		exch.Messaging.Joined = c.m.Joined()
+	}
+	if errors.Is(err, platform.ErrMessagingEnded) {
+		_, reason := c.m.Ended()
+		err = &messagingError{msg: "the platform ended the session before this turn" + because(reason), retry: true}
+	}
+	return exch, err
+}
+
+// Close closes the socket. The session stays on the platform until it
+// ends or expires, as when a user closes the chat window.
+func (c *messagingConversation) Close() error { return c.m.Close() }
+
+// because renders an end reason: " (reason expired)", or "".
+func because(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " (reason " + reason + ")"
+}
+
+// messagingError is a Messaging session that broke without a transport
+// error: an error system message nothing expected, an agent that never
+// joined, a session the platform ended. retry says whether a fresh
+// session could do better.
+type messagingError struct {
+	msg   string
+	retry bool
+}
+
+func (e *messagingError) Error() string { return e.msg }
+
+// permanentSystem are the error system messages of the reference that a
+// fresh session would meet again: agenttest sent something the platform
+// does not accept, or the connector or the handoff is misconfigured.
+var permanentSystem = []string{
+	"Unknown event type or invalid message format",
+	"Event type not allowed",
+	"Error: Connector not found",
+	"Sorry, handoff could not be initiated.",
+}
+
+// systemError is the error of a turn whose answer was an error system
+// message that no check of the turn reads (reads), or that the platform
+// ended for a reason of its own; nil when there is none. The opening is an
+// error too when the agent did not join.
+func systemError(m *reply.Messaging, opening, reads bool) *messagingError {
+	if m == nil {
+		return nil
+	}
+	errs := m.Errors()
+	if len(errs) == 0 || reads {
+		switch {
+		case m.SessionEnded && platformEnd(m.EndReason):
+			return &messagingError{msg: "the platform ended the session" + because(m.EndReason), retry: true}
+		case opening && !m.Joined && !m.SessionEnded && len(errs) == 0:
+			return &messagingError{msg: "the agent did not join the conversation: no joined event answered the join request", retry: true}
+		}
+		return nil
+	}
+	texts := make([]string, len(errs))
+	retry := true
+	for i, s := range errs {
+		texts[i] = fmt.Sprintf("%q", s.Text)
+		for _, p := range permanentSystem {
+			if strings.HasPrefix(s.Text, p) {
+				retry = false
+			}
+		}
+	}
+	msg := "the platform answered with an error system message: " + strings.Join(texts, ", ")
+	if m.SessionEnded {
+		msg += ", and ended the session" + because(m.EndReason)
+	}
+	return &messagingError{msg: msg, retry: retry}
+}
+
+// platformEnd says whether a session end reason is the platform's doing
+// (an expiry, an internal error) rather than the agent's, the live
+// agent's or the user's. The reference does not name the reasons; these
+// are the simulator's (expired, error) and the plausible spellings of
+// other implementations.
+func platformEnd(reason string) bool {
+	r := strings.ToLower(reason)
+	for _, w := range []string{"expire", "timeout", "timed_out", "inactiv", "idle"} {
+		if strings.Contains(r, w) {
+			return true
+		}
+	}
+	return r == "error" || r == "internal_error"
+}
+
+// readsSystem reports whether the checks that follow st look at system
+// messages (assert.Expect.ReadsSystemMessages): those of the opening when
+// greeting (st opened the conversation: every check before the first turn
+// is on the greeting), else those of the turn st sent. Only then is an
+// error system message part of what the scenario tests rather than a
+// platform failure.
+func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
+	program := s.sc.Steps
+	i := slices.Index(program, st)
+	if i < 0 {
+		return false
+	}
+	from := i + 1
+	switch {
+	case greeting && st.Kind == steps.Check:
+		from = i
+	case greeting && st.Kind != steps.Open:
+		// A turn opened the conversation: nothing checks the greeting.
+		return false
+	}
+	for _, next := range program[from:] {
+		switch {
+		case next.Kind == steps.Capture:
+			continue
+		case next.Kind != steps.Check || (!greeting && next.Greeting):
+			return false
+		}
+		if exp, err := next.Expect(keepRefs); err == nil && exp.ReadsSystemMessages() {
+			return true
+		}
+	}
+	return false
+}
+
+// keepRefs expands nothing: the checks are only looked at.
+func keepRefs(s string) (string, error) { return s, nil }
+
+// viaAllows refuses a check the reply's channel cannot answer: debug-chat
+// metadata of a Messaging turn. The loaders report it before the run; this
+// guards steps handed over one at a time (godog).
+func (s *Session) viaAllows(st *steps.Step, exp *assert.Expect, on *platform.Exchange) bool {
+	if on == nil || on.Messaging == nil {
+		return true
+	}
+	keys := exp.DebugChatOnly()
+	if len(keys) == 0 {
+		return true
+	}
+	s.errored(&result.Error{Pos: keys[0].Pos, Kind: result.KindConfig,
+		Message: prefixed(st.Text, keys[0].Key+" needs debug-chat metadata, which a conversation over messaging does not have; check the record with confirm: instead")})
+	return false
+}
+
+// MessagingClients is a MessagingConnector over the platform client: one
+// *platform.Client per connector token (a client holds one), made on
+// first use from base with the token that token names for the agent and
+// environment. The clients share base's HTTP client, so their calls and
+// sockets share one connection pool.
+func MessagingClients(base platform.Config, token func(agent, env string) (string, error)) MessagingConnector {
+	var (
+		mu      sync.Mutex
+		clients = map[string]*platform.Client{}
+	)
+	return func(agent, env string) (MessagingOpener, error) {
+		tok, err := token(agent, env)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := clients[tok]; ok {
+			return c, nil
+		}
+		cfg := base
+		cfg.ConnectorToken = tok
+		c, err := platform.New(cfg)
+		if err != nil {
+			return nil, err // platform.New names no key
+		}
+		clients[tok] = c
+		return c, nil
+	}
+}

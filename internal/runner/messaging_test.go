@@ -1,0 +1,423 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+	"github.com/agenttest/agenttest/internal/steps"
+)
+
+// messagingTo is the Messaging channel to a simulator: a client per
+// connector, as the CLI builds it, over hc.
+func messagingTo(s *simtest.Sim, hc *http.Client) Channel {
+	base := platform.Config{
+		BuildURL: s.BuildURL, MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost,
+		HTTPClient: hc, Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
+	}
+	token := func(agent, env string) (string, error) {
+		if tok := s.Info.MessagingConnectors[agent][env]; tok != "" {
+			return tok, nil
+		}
+		return "", fmt.Errorf("no connector for %s in %s", agent, env)
+	}
+	return Messaging(MessagingClients(base, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+}
+
+// msgEnv is a simulator with a settable clock, whose agents' think time
+// advances it, and run options with both channels.
+type msgEnv struct {
+	sim *simtest.Sim
+	clk *fakeclock.Clock
+}
+
+func newMsgEnv(t *testing.T, opts sim.Options) *msgEnv {
+	t.Helper()
+	clk := fakeclock.New()
+	opts.Now = clk.Now
+	opts.Sleep = func(_ context.Context, d time.Duration) { clk.Advance(d) }
+	opts.TickInterval = time.Hour // expiry happens on the next event
+	return &msgEnv{sim: simtest.Start(t, opts), clk: clk}
+}
+
+func (e *msgEnv) opts(t *testing.T) Options {
+	tr := platform.NewTransport(64)
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	c, err := platform.New(platform.Config{BuildURL: e.sim.BuildURL, BuildKey: e.sim.BuildKey, RuntimeURL: e.sim.RuntimeURL,
+		RuntimeKey: e.sim.RuntimeKey, AccountID: e.sim.AccountID, HTTPClient: hc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{
+		Channel: DebugChat(c), Messaging: messagingTo(e.sim, hc), Records: c,
+		Parallel: 4, RetryDelay: -1, TurnTimeout: 5 * time.Second,
+		ConfirmTimeout: 3 * time.Second, ConfirmPoll: 10 * time.Millisecond,
+	}
+}
+
+// runOne runs one suite written inline and returns its only case.
+func runOne(t *testing.T, opts Options, src string) *result.Case {
+	t.Helper()
+	res, err := Run(context.Background(), loadYAML(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	t.Logf("%s", describe(c))
+	return c
+}
+
+// TestMessagingConversation runs a conversation over the Messaging API
+// end to end: the greeting is the join's answer, a handoff reaches the
+// live agent, the session ends, and the record is confirmed as WEBCHAT with
+// the conversation id of the joined event.
+func TestMessagingConversation(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	c := runOne(t, e.opts(t), `suite: web chat
+agent: utility-billing
+via: messaging
+scenarios:
+  - name: hands over to a live agent
+    greeting:
+      response: {contains: Northwind}
+      events: {includes: [EVENT_TYPE_VENDOR_AGENT_JOINED]}
+    turns:
+      - say: I want to talk to a real person
+        expect:
+          handoff: billing_team
+          response: {contains: "this is Sam"}
+          events: {sequence: [EVENT_TYPE_HANDOFF_INITIATED, EVENT_TYPE_LIVE_AGENT_JOINED, EVENT_TYPE_LIVE_AGENT_MESSAGE]}
+          system_message: false
+          session_ended: false
+      - say: my bill is too high
+        expect: {response: {contains: looking into}, handoff: false}
+      - say: bye
+        expect: {session_ended: true, ended: true, response: {contains: Goodbye}}
+    confirm:
+      conversation: {channel: WEBCHAT, handoff: true, handoff_destination: billing_team, in_progress: false}
+`)
+	if c.Status != result.Passed {
+		t.Fatalf("status %s", c.Status)
+	}
+	if c.Via != steps.ViaMessaging {
+		t.Errorf("via %q", c.Via)
+	}
+	a := c.Last()
+	if len(a.Turns) != 4 || a.ConversationID == "" {
+		t.Fatalf("%d turns, conversation %q", len(a.Turns), a.ConversationID)
+	}
+	for _, tr := range a.Turns {
+		m := tr.Messaging
+		if m == nil || m.SessionID == "" || len(m.Events) == 0 || tr.Result.ConversationID != a.ConversationID {
+			t.Errorf("turn %d: %+v", tr.Index, m)
+		}
+		if !strings.HasPrefix(string(tr.Response), "[{") {
+			t.Errorf("turn %d: response is not the events: %.80s", tr.Index, tr.Response)
+		}
+	}
+	if got := a.Turns[3].Messaging.EndReason; got != "live_agent_ended" {
+		t.Errorf("end reason %q", got)
+	}
+}
+
+// TestMessagingSystemMessages: an error system message nothing expects is
+// the platform's failure (Errored, named, retried when a fresh session may
+// help); one the turn checks is part of what the scenario tests.
+func TestMessagingSystemMessages(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name     string
+		opts     sim.Options
+		suite    string
+		status   result.Status
+		attempts int
+		errWant  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		e := newMsgEnv(t, tc.opts)
+		o := e.opts(t)
+		o.Retries = 1
+		c := runOne(t, o, tc.suite)
+		if c.Status != tc.status || len(c.Attempts) != tc.attempts {
+			t.Fatalf("status %s after %d attempts, want %s after %d", c.Status, len(c.Attempts), tc.status, tc.attempts)
+		}
+		if tc.errWant == "" {
+			return
+		}
+		e2 := c.Last().Error
+		if e2 == nil || e2.Kind != result.KindMessaging || !strings.Contains(e2.Message, tc.errWant) {
+			t.Errorf("error %+v, want kind %s with %q", e2, result.KindMessaging, tc.errWant)
+		}
+	}
+	const handoff = `suite: s
+agent: utility-billing
+via: messaging
+scenarios:
+  - name: asks for a person
+    turns:
+      - say: I want to talk to a real person
+`
+	cases := []testCase{
+		{name: "overload on the join errors and is retried", opts: sim.Options{Faults: sim.Faults{Overload: 1}},
+			suite: handoff, status: result.Errored, attempts: 2,
+			errWant: `start session: the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`},
+		{name: "no live agent errors a turn that does not expect it", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+			suite: handoff, status: result.Errored, attempts: 2,
+			errWant: `turn 1: the platform answered with an error system message: "Sorry, we could not connect you to an agent. Please try again.", and ended the session (reason handoff_failed)`},
+		{name: "no live agent is what the turn checks", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+			suite:  handoff + "        expect: {system_message: {contains: could not connect you, level: error}, session_ended: true, handoff: true}\n",
+			status: result.Passed, attempts: 1},
+		{name: "a rejected handoff is not retried", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Destinations: []string{"sales"}}}},
+			suite: handoff, status: result.Errored, attempts: 1, errWant: `"Sorry, handoff could not be initiated."`},
+		{name: "a failed join errors", opts: sim.Options{Faults: sim.Faults{JoinFailure: 1}},
+			suite: handoff, status: result.Errored, attempts: 2, errWant: "unable to start a conversation"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingDroppedSockets: a socket that drops during every join and
+// every message is reopened by the client with the session and its
+// cursor; the turn goes on and the verdict is the same as without drops.
+func TestMessagingDroppedSockets(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 3, Faults: sim.Faults{SocketDrop: 1}})
+	c := runOne(t, e.opts(t), `suite: s
+agent: restaurant
+via: messaging
+scenarios:
+  - name: books a table
+    greeting: {events: [EVENT_TYPE_VENDOR_AGENT_JOINED]}
+    turns:
+      - say: I'd like to book a table
+        expect: {response: {contains: how many, ignore_case: true}, system_message: false}
+      - say: 4 people at 7pm
+        expect: {response: {contains: reference}}
+`)
+	if c.Status != result.Passed || len(c.Attempts) != 1 {
+		t.Fatalf("status %s after %d attempts", c.Status, len(c.Attempts))
+	}
+	reconnects := 0
+	for _, tr := range c.Last().Turns {
+		reconnects += tr.Messaging.Reconnects
+	}
+	if reconnects < 3 {
+		t.Errorf("%d reconnects over 3 turns that each dropped", reconnects)
+	}
+	if n := e.sim.Server.MessagingStats().DuplicateJoins; n != 0 {
+		t.Errorf("%d duplicate joins", n)
+	}
+}
+
+// TestMessagingExpiredSession: a session the platform expires between two
+// turns (the user is idle past the expiry) errors the attempt with the
+// platform's words and the end reason, and is retried.
+func TestMessagingExpiredSession(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Messaging: sim.MessagingOptions{SessionExpiry: time.Minute}})
+	o := e.opts(t)
+	o.Retries = 1
+	o.Messaging = idleBefore{Channel: o.Messaging, turn: 2, idle: 2 * time.Minute, clk: e.clk}
+	c := runOne(t, o, `suite: s
+agent: restaurant
+via: messaging
+scenarios:
+  - name: books a table
+    turns:
+      - say: I'd like to book a table
+      - say: 4 people at 7pm
+`)
+	if c.Status != result.Errored || len(c.Attempts) != 2 {
+		t.Fatalf("status %s after %d attempts", c.Status, len(c.Attempts))
+	}
+	err := c.Last().Error
+	if err.Kind != result.KindMessaging || !strings.Contains(err.Message, `"Error: Session not found"`) || !strings.Contains(err.Message, "(reason expired)") {
+		t.Errorf("error %+v", err)
+	}
+	if err.Pos.Line != 8 {
+		t.Errorf("error at %s, want the second turn", err.Pos)
+	}
+}
+
+// idleBefore is a channel whose conversations wait idle before their
+// turn-th user message, on the simulator's clock.
+type idleBefore struct {
+	Channel
+	turn int
+	idle time.Duration
+	clk  *fakeclock.Clock
+}
+
+func (c idleBefore) Open(ctx context.Context, agentID string, req platform.ChatStart) (Conversation, *platform.Exchange, error) {
+	conv, exch, err := c.Channel.Open(ctx, agentID, req)
+	if conv != nil {
+		conv = &idleConversation{Conversation: conv, ch: c}
+	}
+	return conv, exch, err
+}
+
+type idleConversation struct {
+	Conversation
+	ch idleBefore
+	n  int
+}
+
+func (c *idleConversation) Send(ctx context.Context, req platform.ChatTurn) (*platform.Exchange, error) {
+	if c.n++; c.n == c.ch.turn {
+		c.ch.clk.Advance(c.ch.idle)
+	}
+	return c.Conversation.Send(ctx, req)
+}
+
+// TestMessagingConfigErrors: a scenario over messaging without the
+// channel, or whose agent has no connector, errors at once, unretried.
+func TestMessagingConfigErrors(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{})
+	const suite = `suite: s
+agent: restaurant
+via: messaging
+scenarios:
+  - name: greets
+    greeting: {response: {contains: Welcome}}
+`
+	o := e.opts(t)
+	o.Retries = 2
+	o.Messaging = nil
+	c := runOne(t, o, suite)
+	if c.Status != result.Errored || len(c.Attempts) != 1 || c.Last().Error.Kind != result.KindConfig ||
+		!strings.Contains(c.Last().Error.Message, "no Messaging channel") || c.Last().Error.Pos.Line != 3 {
+		t.Errorf("no channel: %s", describe(c))
+	}
+	o.Messaging = Messaging(func(agent, env string) (MessagingOpener, error) {
+		return nil, errors.New("target has no Messaging connector for agent " + agent)
+	}, MessagingOptions{})
+	c = runOne(t, o, suite)
+	if c.Status != result.Errored || len(c.Attempts) != 1 || c.Last().Error.Kind != result.KindConfig ||
+		!strings.Contains(c.Last().Error.Message, "no Messaging connector for agent restaurant") {
+		t.Errorf("no connector: %s", describe(c))
+	}
+	// A connector token the platform does not know: 401, named for the
+	// connector, not retried.
+	o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
+		func(string, string) (string, error) { return "ct_not-a-connector-of-this-platform", nil }), MessagingOptions{})
+	o.Redactor, _ = secret.New("ct_not-a-connector-of-this-platform")
+	c = runOne(t, o, suite)
+	if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindHTTP ||
+		!strings.Contains(err.Message, "check the connector token") || strings.Contains(describe(c), "not-a-connector") {
+		t.Errorf("unknown connector: %s", describe(c))
+	}
+}
+
+// TestSystemError is the rule that decides when the events of a turn are
+// the platform's failure rather than the agent's answer.
+func TestSystemError(t *testing.T) {
+	overload := []reply.SystemMessage{{Level: reply.SystemLevelError, Text: "Our system is experiencing high load. Please try again in a moment."}}
+	type testCase struct {
+		name    string
+		m       *reply.Messaging
+		opening bool
+		reads   bool
+		want    string // "" for no error
+		retry   bool
+	}
+	for _, tc := range []testCase{
+		{name: "an answer", m: &reply.Messaging{Joined: true}},
+		{name: "an info message", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "SYSTEM_MESSAGE_LEVEL_INFO", Text: "hi"}}}},
+		{name: "an error message", m: &reply.Messaging{Joined: true, System: overload},
+			want: `the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`, retry: true},
+		{name: "an error message the turn checks", m: &reply.Messaging{Joined: true, System: overload}, reads: true},
+		{name: "an invalid event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Event type not allowed: EVENT_TYPE_X"}}},
+			want: `the platform answered with an error system message: "Event type not allowed: EVENT_TYPE_X"`},
+		{name: "the agent ended the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "agent_ended"}},
+		{name: "the platform expired the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "expired"},
+			want: "the platform ended the session (reason expired)", retry: true},
+		{name: "an expiry the turn checks is still the platform's", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "session_timeout"}, reads: true,
+			want: "the platform ended the session (reason session_timeout)", retry: true},
+		{name: "an opening without a join", m: &reply.Messaging{}, opening: true,
+			want: "the agent did not join the conversation: no joined event answered the join request", retry: true},
+		{name: "an opening the agent ended at once", m: &reply.Messaging{SessionEnded: true, EndReason: "agent_ended"}, opening: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := systemError(tc.m, tc.opening, tc.reads)
+			switch {
+			case tc.want == "" && e != nil:
+				t.Errorf("error %q", e.msg)
+			case tc.want != "" && (e == nil || e.msg != tc.want || e.retry != tc.retry):
+				t.Errorf("error %+v, want %q retry %t", e, tc.want, tc.retry)
+			}
+		})
+	}
+}
+
+// TestMessagingHandshakeRateLimited: a 429 on the WebSocket handshake
+// (a platform's connection or rate limit) is waited out as Retry-After
+// says, within the attempt; the case passes on its first attempt.
+func TestMessagingHandshakeRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{})
+	target, err := url.Parse(e.sim.MessagingURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handshakes atomic.Int64
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ws" && handshakes.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"error":"connection limit exceeded for session"}`)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	o := e.opts(t)
+	slept := fakeclock.New()
+	base := platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: front.URL, MessagingHost: e.sim.Info.MessagingHost,
+		Retry: platform.RetryPolicy{Sleep: slept.Sleep}}
+	o.Messaging = Messaging(MessagingClients(base, func(agent, env string) (string, error) {
+		return e.sim.Info.MessagingConnectors[agent][env], nil
+	}), MessagingOptions{TurnTimeout: 5 * time.Second})
+	c := runOne(t, o, `suite: s
+agent: clinic
+via: messaging
+scenarios:
+  - name: greets
+    greeting: {events: [EVENT_TYPE_VENDOR_AGENT_JOINED]}
+    turns:
+      - say: When are you open?
+`)
+	if c.Status != result.Passed || len(c.Attempts) != 1 {
+		t.Fatalf("status %s after %d attempts", c.Status, len(c.Attempts))
+	}
+	if n := handshakes.Load(); n != 3 {
+		t.Errorf("%d handshakes, want 2 refused and 1 accepted", n)
+	}
+	if waited := slept.Now().Sub(fakeclock.Start); waited < 2*time.Second {
+		t.Errorf("waited %s, want the two Retry-After seconds", waited)
+	}
+}

@@ -1,0 +1,114 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/steps"
+)
+
+// The channel a scenario runs over (`via:` in YAML, @via: and "Given the
+// conversation is over ..." in features) decides which checks can work:
+// a Messaging turn carries events but none of the debug-chat metadata,
+// and a debug-chat reply carries no events. Both loaders report a check
+// the channel cannot support here, at the check, before anything runs.
+
+// Hints of the channel rules, shared by both formats.
+const (
+	hintConfirm = "check what the platform recorded with confirm: {conversation: {...}} after the session (state, metrics, handoff), or test this in a scenario over debug_chat"
+	hintVia     = "add via: messaging to the scenario or the suite; in a feature: Given the conversation is over messaging, or @via:messaging"
+	hintJoined  = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
+)
+
+// via reads `via:`.
+func (d *decoder) via(p pair) (string, diag.Pos) {
+	v, ok := d.scalar(p.Val, "via")
+	if !ok {
+		return "", diag.Pos{}
+	}
+	v = strings.TrimSpace(v)
+	if !slices.Contains(steps.Vias, v) {
+		hint := diag.DidYouMean(strings.ReplaceAll(v, "-", "_"), steps.Vias)
+		if hint == "" {
+			hint = "one of " + strings.Join(steps.Vias, ", ")
+		}
+		d.errorHint(p.Val, hint, "via %q is not a channel", v)
+		return "", diag.Pos{}
+	}
+	return v, d.pos(p.Val)
+}
+
+// viaRules reports the keys of an expect: (or greeting:) that the
+// scenario's channel cannot check, at each key.
+func (d *decoder) viaRules(order []pair, what string) {
+	for _, f := range order {
+		switch {
+		case d.messaging && slices.Contains(assert.DebugChatKeys, f.Name):
+			d.errorHint(f.Key, hintConfirm, "%s: %s needs debug-chat metadata, which a conversation over messaging does not have", what, f.Name)
+		case !d.messaging && slices.Contains(assert.MessagingKeys, f.Name):
+			d.errorHint(f.Key, hintVia, "%s: %s checks Messaging events, and this scenario runs over debug chat", what, f.Name)
+		}
+	}
+}
+
+// joinedOnTurn warns about an events check of a user turn that expects
+// the agent's joined event, which only the opening receives.
+func (d *decoder) joinedOnTurn(e *assert.Expect, at diag.Pos) {
+	if e.Events == nil {
+		return
+	}
+	for _, t := range append(slices.Clone(e.Events.Includes), e.Events.Sequence...) {
+		if reply.IsAgentJoined(t) {
+			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
+				Message: fmt.Sprintf("events: %s arrives with the greeting, never on a user turn", t), Hint: hintJoined})
+			return
+		}
+	}
+}
+
+// captureNeedsChat reports whether a capture field reads debug-chat
+// metadata.
+func captureNeedsChat(from string) bool { return from != "response" }
+
+// viaStep checks one compiled feature step against the scenario's
+// channel: the debug-chat keys of a check, a capture from metadata, or a
+// probe under messaging; a Messaging check under debug chat.
+func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
+	bad := func(msg, hint string) []diag.Diagnostic {
+		return []diag.Diagnostic{{Severity: diag.Error, Pos: st.Pos, Message: fmt.Sprintf("step %q: %s", st.Text, msg), Hint: hint}}
+	}
+	switch st.Kind {
+	case steps.Check:
+		exp, err := st.Expect(keepRefs)
+		if err != nil {
+			return nil // reported when the step was compiled
+		}
+		if keys := exp.DebugChatOnly(); messaging && len(keys) > 0 {
+			return bad(keys[0].Key+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirm)
+		}
+		if keys := exp.MessagingOnly(); !messaging && len(keys) > 0 {
+			return bad(keys[0].Key+" checks Messaging events, and this scenario runs over debug chat", hintVia)
+		}
+		if messaging && !st.Greeting && exp.Events != nil {
+			for _, t := range exp.Events.Includes {
+				if reply.IsAgentJoined(t) {
+					return []diag.Diagnostic{{Severity: diag.Warning, Pos: st.Pos,
+						Message: fmt.Sprintf("step %q: %s arrives with the greeting, never on a user turn", st.Text, t), Hint: hintJoined}}
+				}
+			}
+		}
+	case steps.Capture:
+		if messaging && captureNeedsChat(st.Capture.From) {
+			return bad("remembering a value of the "+strings.SplitN(st.Capture.From, ".", 2)[0]+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirm)
+		}
+	case steps.Probe:
+		if messaging {
+			return bad("a probe starts the conversation by call or SMS, so it cannot run over messaging", "write the probe in a scenario over debug chat")
+		}
+	}
+	return nil
+}
