@@ -384,7 +384,11 @@ var scenarioFeatures = []feature[*scenario.Scenario]{
 	{"examples", func(s *scenario.Scenario) bool {
 		return strings.HasSuffix(s.Name, "]") && strings.Contains(s.Name, "=")
 	}},
-	{"repeat + pass_rate", func(s *scenario.Scenario) bool { return s.Repeat > 1 && s.PassRate < 1 }},
+	{"repeat + pass_rate", func(s *scenario.Scenario) bool {
+		return s.Stats.Repeat > 1 && s.Stats.PassRate < 1 && !s.Stats.Sequential()
+	}},
+	{"confidence + margin", func(s *scenario.Scenario) bool { return s.Stats.Sequential() && s.Stats.Margin > 0 }},
+	{"quarantine", func(s *scenario.Scenario) bool { return s.Quarantine != nil && s.Quarantine.Owner != "" }},
 	{"retries", func(s *scenario.Scenario) bool { return s.Retries != nil && *s.Retries > 0 }},
 	{"skip", func(s *scenario.Scenario) bool { return s.Skip != "" }},
 	{"timeout", func(s *scenario.Scenario) bool { return s.Timeout > 0 }},

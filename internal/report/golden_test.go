@@ -13,7 +13,8 @@ import (
 // renderer, compared with its golden file.
 func TestFormats(t *testing.T) {
 	fixtures := map[string]func() *result.Result{
-		"full": fixture,
+		"full":  fixture,
+		"stats": statsFixture,
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},

@@ -18,6 +18,9 @@ type job struct {
 // after opts.Select, every case Pending. Files left without cases are
 // dropped. `agenttest list` prints it; Run executes it.
 func Plan(suites []*scenario.Suite, opts Options) []*result.File {
+	if o, err := opts.withDefaults(); err == nil {
+		opts = o
+	}
 	files, _ := plan(suites, opts)
 	return files
 }
@@ -40,6 +43,12 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 				Agent:   firstNonEmpty(sc.Agent, s.Agent, opts.DefaultAgent),
 				Env:     firstNonEmpty(sc.Env, s.Env, opts.DefaultEnv, DefaultEnv),
 				Variant: sc.Start.Variant,
+			}
+			if q := sc.Quarantine; q != nil {
+				// Whether it still holds is decided once, when the run
+				// is planned, so every report of the run agrees.
+				c.Quarantine = &result.Quarantine{Reason: q.Reason, Owner: q.Owner, Until: q.UntilText(),
+					Lapsed: opts.Now != nil && q.Lapsed(opts.Now())}
 			}
 			f.Cases = append(f.Cases, c)
 			jobs = append(jobs, &job{index: len(jobs), file: f, c: c, sc: sc})
