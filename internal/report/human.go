@@ -197,9 +197,6 @@ func (h *Human) caseBlock(f *result.File, c *result.Case) string {
 	b.WriteString(h.label(c))
 	b.WriteString(" ")
 	b.WriteString(h.st.caseTitle(f, c))
-	if note := quarantineNote(c); note != "" {
-		b.WriteString(" " + h.st.paint(sgrYellow, h.st.flat("["+note+"]")))
-	}
 	if note := caseNote(c); note != "" {
 		b.WriteString(" (" + h.st.flat(note) + ")")
 	}
@@ -239,6 +236,9 @@ func caseNote(c *result.Case) string {
 		return pendingReason(c)
 	}
 	var notes []string
+	if q := quarantineNote(c); q != "" {
+		notes = append(notes, q)
+	}
 	if c.Status == result.Flaky {
 		if a := c.Last(); a != nil {
 			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))

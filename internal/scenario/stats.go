@@ -144,13 +144,29 @@ func (s Stats) Check(n Names) []Problem {
 	if s.Repeat == 0 || s.Repeat >= needed {
 		return out
 	}
+	hint := fmt.Sprintf("leave %s out: the default allows %d runs, of which an agent at %s uses %.0f on average; or widen %s",
+		n.Repeat, needed, rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin)
+	if fewest := fewestToPass(d); s.Repeat < fewest {
+		warn(n.Repeat, hint, "%s is too few for %s at %s confidence: no agent can pass in %d runs (a pass takes at least %d); the guarantee needs up to %d",
+			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), s.Repeat, fewest, needed)
+		return out
+	}
 	o := d.Operating(d.PassRate, s.Repeat)
-	warn(n.Repeat, fmt.Sprintf("leave %s out: the default allows %d runs, of which an agent at %s uses %.0f on average; or widen %s",
-		n.Repeat, needed, rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin),
+	warn(n.Repeat, hint,
 		"%s is too few for %s at %s confidence: the guarantee needs up to %d runs; with %d, an agent at exactly %s passes only %s of the time and is inconclusive (a failure) %s of the time",
 		n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), needed, s.Repeat,
 		rate(d.PassRate), percent(o.Pass), percent(o.Inconclusive))
 	return out
+}
+
+// fewestToPass is the fewest runs in which the design can pass: that many
+// passes in a row.
+func fewestToPass(d stats.Design) int {
+	n := 1
+	for d.Decide(n, 0) != stats.Pass && n <= stats.MaxRuns {
+		n++
+	}
+	return n
 }
 
 // design names a design in messages: "pass rate 0.9, margin 0.1".
