@@ -75,9 +75,8 @@ func simulate(d Design, rate float64, limit, streams int, rng *rand.Rand) outcom
 // -short and the race detector (where the same code runs ten times
 // slower and proves nothing more).
 func streamCount() int {
-	switch {
-	case testing.Short() || raceEnabled:
-		return 1000
+	if testing.Short() || raceEnabled {
+		return 3000
 	}
 	return 10000
 }
