@@ -29,10 +29,11 @@
 // scenario's session in state created per scenario, so godog's
 // Concurrency is safe.
 //
-// What agenttest run adds and godog does not: retries and repeats
-// (@retries, @repeat, @pass-rate) are decided by agenttest's case loop,
-// which godog does not have; under godog each scenario runs once, as one
-// attempt, and those tags are ignored. --tags and --name are godog's own
+// What agenttest run adds and godog does not: retries, repeats,
+// statistical verdicts and quarantine (@retries, @repeat, @pass-rate,
+// @confidence, @margin, @quarantine) are decided by agenttest's case
+// loop, which godog does not have; under godog each scenario runs once,
+// as one attempt, and those tags are ignored. --tags and --name are godog's own
 // filters. The reports are godog's formatters; agenttest's JUnit and JSON
 // reports come from `agenttest run`. The steps read the feature files
 // godog runs (Options.Features) for what godog's pickles lack: the line of

@@ -8,6 +8,7 @@
 #   scripts/bench.sh sim        # the simulator's own throughput, for context
 #   scripts/bench.sh messaging  # 1,000 conversations x 5 turns: Messaging vs debug chat
 #   scripts/bench.sh features   # 500 conversations as a feature vs as YAML (target: <= 1.2 without latency)
+#   scripts/bench.sh stats      # sequential test: runs used vs the fixed design (target: mean <= 60%)
 #
 # COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
 # The RSS run starts the simulator as a separate process (agenttest sim
@@ -136,6 +137,12 @@ features() {
 	go test -run '^$' -bench 'FeatureVsYAML$' -benchtime 4x -count 3 ./internal/runner | grep -E '^Benchmark'
 }
 
+stats() {
+	echo "== statistical scenarios: 20,000 simulated streams per true rate (mean and p95 runs vs the fixed design)"
+	go test -run '^$' -bench 'SequentialRuns$' -benchtime 20000x ./internal/stats | grep -E '^Benchmark'
+	go test -run 'Simulated' -v -count 1 ./internal/stats | grep -E 'rate|limit'
+}
+
 sim() {
 	echo "== simulator throughput (debug-chat turns over loopback HTTP)"
 	go test -run '^$' -bench 'DebugChatTurn$' -benchtime 3s -count "$COUNT" ./internal/sim | grep -E '^Benchmark'
@@ -156,6 +163,7 @@ rss) rss ;;
 sim) sim ;;
 messaging) messaging ;;
 features) features ;;
-all) ratio; latency; rss; sim; messaging; features ;;
-*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|all]" >&2; exit 2 ;;
+stats) stats ;;
+all) ratio; latency; rss; sim; messaging; features; stats ;;
+*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|all]" >&2; exit 2 ;;
 esac

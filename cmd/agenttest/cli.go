@@ -24,6 +24,8 @@ Commands:
   steps    print the steps feature files may use, with examples
   webhooks receive, verify and print the platform's webhook events
            (webhooks listen)
+  history  per scenario across earlier JSON reports: runs, pass rate,
+           verdict flips, and what went from passing to failing
   version  print the version
   help     show the help of a command
 
@@ -70,6 +72,8 @@ func run(ctx context.Context, st *State) error {
 		return cmdSteps(ctx, st, args)
 	case "webhooks":
 		return cmdWebhooks(ctx, st, args)
+	case "history":
+		return cmdHistory(ctx, st, args)
 	case "version", "--version", "-version":
 		fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
 		return nil
@@ -77,7 +81,7 @@ func run(ctx context.Context, st *State) error {
 		return cmdHelp(ctx, st, args)
 	default:
 		msg := fmt.Sprintf("unknown command %q", cmd)
-		if s := diag.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "version", "help"}); s != "" {
+		if s := diag.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "version", "help"}); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return usageErrorf("%s\nRun 'agenttest help' for usage.", msg)
@@ -90,7 +94,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		return nil
 	}
 	switch args[0] {
-	case "run", "lint", "list", "sim", "steps", "webhooks":
+	case "run", "lint", "list", "sim", "steps", "webhooks", "history":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
 	case "version", "help":

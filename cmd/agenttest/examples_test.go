@@ -36,7 +36,13 @@ type caseReport struct {
 	Name       string `json:"name"`
 	Status     string `json:"status"`
 	SkipReason string `json:"skip_reason"`
-	Pos        struct {
+	Repeat     *struct {
+		Decision string `json:"decision"`
+		Runs     int    `json:"runs"`
+		Failed   int    `json:"failed"`
+		Errored  int    `json:"errored"`
+	} `json:"repeat"`
+	Pos struct {
 		File string `json:"file"`
 		Line int    `json:"line"`
 	} `json:"pos"`
@@ -259,12 +265,23 @@ func TestRunExamplesFailing(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	failing := len(mistakes) + 1
-	if n := strings.Count(out, "transcript (conversation "); n != failing {
-		t.Errorf("%d transcripts, want one per failing scenario (%d)", n, failing)
+	// One transcript per failing scenario; the statistical one
+	// (examples-failing/clinic.yaml) shows its first three failed runs.
+	failing, transcripts := len(mistakes)+1, len(mistakes)+1
+	for _, cs := range cases {
+		if cs.Repeat != nil {
+			failing++
+			transcripts += min(cs.Repeat.Failed, 3)
+			if cs.Repeat.Decision != "failed" {
+				t.Errorf("%s: decision %q, want failed", cs.Name, cs.Repeat.Decision)
+			}
+		}
 	}
-	if len(cases) != failing {
-		t.Errorf("report has %d cases, want %d", len(cases), failing)
+	if n := strings.Count(out, "transcript (conversation "); n != transcripts {
+		t.Errorf("%d transcripts, want one per failing scenario and three of the statistical one (%d)", n, transcripts)
+	}
+	if len(cases) != failing || failing != len(mistakes)+2 {
+		t.Errorf("report has %d cases, want %d", len(cases), len(mistakes)+2)
 	}
 	for _, cs := range cases {
 		if cs.Status != "failed" {
@@ -396,7 +413,11 @@ var scenarioFeatures = []feature[*scenario.Scenario]{
 	{"examples", func(s *scenario.Scenario) bool {
 		return strings.HasSuffix(s.Name, "]") && strings.Contains(s.Name, "=")
 	}},
-	{"repeat + pass_rate", func(s *scenario.Scenario) bool { return s.Repeat > 1 && s.PassRate < 1 }},
+	{"repeat + pass_rate", func(s *scenario.Scenario) bool {
+		return s.Stats.Repeat > 1 && s.Stats.PassRate < 1 && !s.Stats.Sequential()
+	}},
+	{"confidence + margin", func(s *scenario.Scenario) bool { return s.Stats.Sequential() && s.Stats.Margin > 0 }},
+	{"quarantine", func(s *scenario.Scenario) bool { return s.Quarantine != nil && s.Quarantine.Owner != "" }},
 	{"retries", func(s *scenario.Scenario) bool { return s.Retries != nil && *s.Retries > 0 }},
 	{"skip", func(s *scenario.Scenario) bool { return s.Skip != "" }},
 	{"timeout", func(s *scenario.Scenario) bool { return s.Timeout > 0 }},

@@ -66,6 +66,9 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	suites, ds := scenario.Load(st.FS, paths)
 	diags = append(diags, ds...)
 	diags = append(diags, keyReferences(suites, cfg)...)
+	if st.Now != nil {
+		diags = append(diags, lapsedQuarantines(suites, st.Now())...)
+	}
 	diags.Sort()
 	color := useColor(st, noColor)
 	if len(diags) > 0 {

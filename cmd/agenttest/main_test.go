@@ -602,6 +602,7 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"steps"}, "steps.golden"},
 		{[]string{"help", "webhooks"}, "webhooks.golden"},
 		{[]string{"webhooks", "listen", "--help"}, "webhooks.golden"},
+		{[]string{"help", "history"}, "history.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

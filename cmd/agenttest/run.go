@@ -37,6 +37,15 @@ example agents, and says so on its first line.
 
 Precedence: flag > environment > agenttest.yaml > built-in default.
 
+Statistical scenarios: --repeat, --pass-rate, --confidence and --margin
+apply to every scenario that sets none of repeat, pass_rate and
+confidence itself. With --confidence such a scenario runs fresh sessions
+until a sequential test decides, with the stated probability of the right
+verdict; one that reaches --repeat undecided is inconclusive and fails
+(docs/writing-scenarios.md, "Agents whose answers vary"). A quarantined
+scenario runs and is reported but does not change the exit code until its
+quarantine lapses.
+
 On SIGINT/SIGTERM the run stops starting cases and cancels the calls in
 flight; finished cases keep their verdicts, the rest are reported as not
 run, every report is still written, and the exit code is 130. A second
@@ -76,6 +85,8 @@ type runOptions struct {
 	noColor bool
 	// confirmOptions: webhook receiver, alert gate, live safety.
 	confirmOptions
+	// statsOptions: --repeat, --pass-rate, --confidence, --margin.
+	statsOptions
 
 	// problems found while parsing (bad environment defaults, paths).
 	problems []string
@@ -102,6 +113,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.alias("v", "verbose", &o.verbose)
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
 	o.confirmOptions.register(f)
+	o.statsOptions.register(f)
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, nil, err
@@ -119,6 +131,8 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 // Validate checks the options together and returns every problem at once.
 func (o *runOptions) Validate() error {
 	problems := append([]string(nil), o.problems...)
+	bad, _ := o.statsOptions.check()
+	problems = append(problems, bad...)
 	if o.parallel < 1 {
 		problems = append(problems, fmt.Sprintf("--parallel must be at least 1, got %d", o.parallel))
 	}
@@ -178,6 +192,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	if err := o.Validate(); err != nil {
 		return err
+	}
+	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
+		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
 	}
 	cfg, err := loadConfig(st, st.Stderr, o.config, false)
 	if err != nil {
@@ -296,6 +313,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
 		Redactor:     red,
+		Stats:        o.statsOptions.stats(),
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
 	res, err := runner.Run(ctx, plan, ropts)
@@ -326,19 +344,20 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 
 // passed says whether every case passed (flaky counts as passing); pending
 // or skipped cases left by --fail-fast or an interruption do not pass the
-// run, since the suite did not say everything is fine.
+// run, since the suite did not say everything is fine. A quarantined case
+// gates as passed whatever its outcome (result.Case.Gate).
 func passed(r *result.Result) bool {
 	if r.Interrupted {
 		return false
 	}
 	for _, c := range r.Checks {
-		if c.Status == result.Failed || c.Status == result.Errored {
+		if g := c.Gate(); g == result.Failed || g == result.Errored {
 			return false
 		}
 	}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
-			if c.Status == result.Failed || c.Status == result.Errored {
+			if g := c.Gate(); g == result.Failed || g == result.Errored {
 				return false
 			}
 		}

@@ -102,7 +102,7 @@ var (
 	// pure are the models, checks and renderers, and the key redactor
 	// that masks what they hold: they import no HTTP client, directly or
 	// through another package.
-	pure = []string{"internal/assert", "internal/scenario", "internal/steps", "internal/report", "internal/reply", "internal/result", "internal/secret"}
+	pure = []string{"internal/assert", "internal/scenario", "internal/steps", "internal/report", "internal/reply", "internal/result", "internal/secret", "internal/stats", "internal/history"}
 	// godogUsers are the only packages that may import godog: the public
 	// integration package for Go teams.
 	godogUsers = []string{"godogsteps"}
@@ -159,8 +159,10 @@ func TestDependencyRules(t *testing.T) {
 			}
 		}
 	}
-	if d := local(pkgs["internal/reply"].deps); len(d) > 0 {
-		t.Errorf("internal/reply depends on %v: it imports the standard library only", d)
+	for _, leaf := range []string{"internal/reply", "internal/stats"} {
+		if d := local(pkgs[leaf].deps); len(d) > 0 {
+			t.Errorf("%s depends on %v: it imports the standard library only", leaf, d)
+		}
 	}
 }
 

@@ -152,22 +152,20 @@ func failedAttempt(c *result.Case) *result.Attempt {
 	return c.Last()
 }
 
-// repeatLine describes a repeat verdict: "3 of 5 runs passed (60%), 80% required".
-func repeatLine(r *result.Repeat) string {
-	got := 0.0
-	if r.Runs > 0 {
-		got = float64(r.Passed) / float64(r.Runs)
-	}
-	return fmt.Sprintf("%d of %d runs passed (%.0f%%), %.0f%% required", r.Passed, r.Runs, got*100, r.PassRate*100)
-}
-
 // detail writes the explanation of a case: why it failed or errored, the
 // earlier attempts, and the transcript. Both the console block and the
 // JUnit body are made by it, so they say the same thing.
 type detail struct {
 	b  *strings.Builder
 	st style
+	// maxRuns bounds the failed runs of a repeated case shown in full
+	// (the console's); 0 shows them all (the files').
+	maxRuns int
 }
+
+// consoleRuns is the number of failed runs of a repeated case the console
+// shows in full; the reports hold every one.
+const consoleRuns = 3
 
 // writeCase writes the body of a non-passing (or, verbose, any) case.
 // Every line starts with indent.
@@ -180,6 +178,10 @@ func (d detail) writeCase(c *result.Case, indent string) {
 		return
 	case result.Pending:
 		d.line(indent, pendingReason(c))
+		return
+	}
+	if c.Repeat != nil {
+		d.writeRuns(c, indent)
 		return
 	}
 	a := c.Last()

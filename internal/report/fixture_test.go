@@ -256,11 +256,12 @@ func fixture() *result.Result {
 	repeat := &result.Case{
 		Name: "recommends a wine", Pos: pos(spec, 40, 5), Status: result.Failed,
 		Duration: 600 * time.Millisecond, Agent: "luigi", Env: "sandbox",
-		Repeat: &result.Repeat{Runs: 3, Passed: 2, PassRate: 0.8},
+		Repeat: &result.Repeat{Procedure: result.ProcedureFixed, Decision: result.DecisionFailed, Runs: 3, Passed: 2, Failed: 1, Limit: 3,
+			PassRate: 0.8, Lower: 0.1353, Upper: 0.9830, Level: 0.95},
 	}
 	for i := 1; i <= 3; i++ {
 		conv := "conv-03" + string(rune('0'+i))
-		a := &result.Attempt{Number: i, Status: result.Passed, ConversationID: conv, Started: at(80 + i*200), Duration: 200 * time.Millisecond,
+		a := &result.Attempt{Number: i, Run: i, Status: result.Passed, ConversationID: conv, Started: at(80 + i*200), Duration: 200 * time.Millisecond,
 			Turns: []*result.Turn{
 				exchange{index: 0, pos: pos(spec, 40, 5), conv: conv, started: at(80 + i*200), latency: 50 * time.Millisecond, text: "Ciao!"}.turn(),
 				exchange{index: 1, pos: pos(spec, 42, 9), say: "Which wine with pizza?", conv: conv, started: at(140 + i*200), latency: 100 * time.Millisecond,

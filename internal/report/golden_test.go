@@ -15,6 +15,7 @@ func TestFormats(t *testing.T) {
 	fixtures := map[string]func() *result.Result{
 		"full":      fixture,
 		"messaging": messagingFixture,
+		"stats":     statsFixture,
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},

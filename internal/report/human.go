@@ -101,7 +101,7 @@ func (h *Human) CaseFinished(f *result.File, c *result.Case) {
 	}
 	h.done++
 	delete(h.running, c)
-	if c.Status == result.Failed || c.Status == result.Errored {
+	if g := c.Gate(); g == result.Failed || g == result.Errored {
 		h.failed++
 	}
 	h.drawProgress()
@@ -112,27 +112,47 @@ func (h *Human) CaseFinished(f *result.File, c *result.Case) {
 func (h *Human) RunFinished(r *result.Result) {
 	var b strings.Builder
 	s := Summarize(r)
-	var bad []string
+	var bad, held, lapsed []string
+	list := func(f *result.File, c *result.Case) {
+		if c == nil {
+			return
+		}
+		line := "  " + h.label(c) + " " + h.st.caseTitle(f, c)
+		switch q := c.Quarantine; {
+		case c.Quarantined():
+			held = append(held, line+h.st.flat(" ("+q.Reason+")"))
+		case c.Status == result.Failed || c.Status == result.Errored:
+			bad = append(bad, line)
+		}
+		if q := c.Quarantine; q != nil && q.Lapsed {
+			lapsed = append(lapsed, "  "+h.st.caseTitle(f, c)+h.st.flat(" (until "+q.Until+": "+q.Reason+")"))
+		}
+	}
 	for _, f := range r.Files {
 		if f == nil {
 			continue
 		}
 		for _, c := range f.Cases {
-			if c != nil && (c.Status == result.Failed || c.Status == result.Errored) {
-				bad = append(bad, "  "+h.label(c.Status)+" "+h.st.caseTitle(f, c))
-			}
+			list(f, c)
 		}
 	}
 	for _, c := range r.Checks {
-		if c != nil && (c.Status == result.Failed || c.Status == result.Errored) {
-			bad = append(bad, "  "+h.label(c.Status)+" "+h.st.caseTitle(nil, c))
-		}
+		list(nil, c)
 	}
 	b.WriteString("\n")
-	if len(bad) > 0 {
-		b.WriteString("not passed:\n")
-		b.WriteString(strings.Join(bad, "\n"))
-		b.WriteString("\n")
+	for _, group := range []struct {
+		head  string
+		lines []string
+	}{
+		{"not passed:", bad},
+		{"quarantined, not gating the run:", held},
+		{"quarantine lapsed, gating again:", lapsed},
+	} {
+		if len(group.lines) > 0 {
+			b.WriteString(group.head + "\n")
+			b.WriteString(strings.Join(group.lines, "\n"))
+			b.WriteString("\n")
+		}
 	}
 	if r.Interrupted {
 		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run interrupted: %d %s not run", s.Pending, plural(s.Pending, "case", "cases"))))
@@ -141,6 +161,12 @@ func (h *Human) RunFinished(r *result.Result) {
 	second := fmt.Sprintf("%d errored, %d flaky", s.Errored, s.Flaky)
 	if s.Pending > 0 {
 		second += fmt.Sprintf(", %d pending", s.Pending)
+	}
+	if s.Inconclusive > 0 {
+		second += fmt.Sprintf(", %d inconclusive (counted as failed)", s.Inconclusive)
+	}
+	if s.Quarantined > 0 {
+		second += fmt.Sprintf(", %d quarantined", s.Quarantined)
 	}
 	b.WriteString(second + "\n")
 	wall := r.Duration
@@ -163,12 +189,12 @@ func (h *Human) RunFinished(r *result.Result) {
 // caseBlock composes everything printed for a finished case. It reads only
 // the case, so it runs outside the lock.
 func (h *Human) caseBlock(f *result.File, c *result.Case) string {
-	quiet := c.Status == result.Passed && h.opts.TTY && !h.opts.Verbose
+	quiet := c.Status == result.Passed && h.opts.TTY && !h.opts.Verbose && c.Quarantine == nil
 	if quiet {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(h.label(c.Status))
+	b.WriteString(h.label(c))
 	b.WriteString(" ")
 	b.WriteString(h.st.caseTitle(f, c))
 	if note := caseNote(c); note != "" {
@@ -180,7 +206,10 @@ func (h *Human) caseBlock(f *result.File, c *result.Case) string {
 	if !showBody {
 		return b.String()
 	}
-	d := detail{b: &b, st: h.st}
+	d := detail{b: &b, st: h.st, maxRuns: consoleRuns}
+	if h.opts.Verbose {
+		d.maxRuns = 0
+	}
 	if c.Status == result.Flaky && !h.opts.Verbose {
 		// A flaky case passed: say what went wrong before, and keep the
 		// passing transcript for -v.
@@ -207,6 +236,9 @@ func caseNote(c *result.Case) string {
 		return pendingReason(c)
 	}
 	var notes []string
+	if q := quarantineNote(c); q != "" {
+		notes = append(notes, q)
+	}
 	if c.Status == result.Flaky {
 		if a := c.Last(); a != nil {
 			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))
@@ -219,9 +251,13 @@ func caseNote(c *result.Case) string {
 	return strings.Join(notes, ", ")
 }
 
-// label is the status word that starts a case's line.
-func (h *Human) label(s result.Status) string {
-	switch s {
+// label is the status word that starts a case's line: its status, or
+// INCONCLUSIVE for a sequential test that reached its limit undecided.
+func (h *Human) label(c *result.Case) string {
+	if c.Inconclusive() && c.Status == result.Failed {
+		return h.st.paint(sgrYellow, "INCONCLUSIVE")
+	}
+	switch c.Status {
 	case result.Passed:
 		return h.st.paint(sgrGreen, "PASS")
 	case result.Flaky:

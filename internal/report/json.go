@@ -25,14 +25,19 @@ import (
 //	schema   "agenttest/result/v1"
 //	run      {started, duration_ms, interrupted, status}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
-//	counts   {total, passed, flaky, failed, errored, skipped, pending}
+//	counts   {total, passed, flaky, failed, errored, skipped, pending,
+//	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
 //	checks   [case]  (run-level checks)
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
-//	          skip_reason, conversation_id, repeat: {runs, passed, pass_rate},
+//	          skip_reason, conversation_id, repeat, quarantine,
 //	          attempts: [attempt]}
-//	attempt  {number, status, conversation_id, started, duration_ms,
+//	repeat   {procedure, decision, runs, passed, failed, errored, discarded,
+//	          limit, needed, pass_rate, margin, confidence,
+//	          interval: {lower, upper, level}}       (repeated cases only)
+//	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
+//	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
 //	turn     {index, pos, say, request, response, metadata, messaging,
@@ -42,6 +47,18 @@ import (
 //	          joined, handoff: {destination, reason, joined, live_agent},
 //	          completed_by, reconnects, resent, duplicates}
 //	pos      {file, line, col}
+//
+// A case's status is its real outcome; how it gates the run is in the
+// counts and in run.status: a case under a quarantine that holds
+// (quarantine.lapsed false) counts only as quarantined and never fails the
+// run. An inconclusive sequential test (repeat.decision "inconclusive") is
+// a failed case, counted in failed and again in inconclusive. In repeat,
+// procedure is "fixed" (repeat: N) or "sprt" (with a confidence);
+// decision is passed, failed, inconclusive or errored; runs counts the
+// runs the verdict rests on, errored ones included (passed + failed +
+// errored), and discarded the parallel runs started after them; each
+// bound of interval holds at level, one-sided. An attempt's run numbers
+// the run it belongs to.
 //
 // request, response and metadata are the JSON exchanged with the platform,
 // embedded as JSON (null when absent). A body that was not valid JSON is
@@ -73,13 +90,15 @@ type jsonTarget struct {
 }
 
 type jsonCounts struct {
-	Total   int `json:"total"`
-	Passed  int `json:"passed"`
-	Flaky   int `json:"flaky"`
-	Failed  int `json:"failed"`
-	Errored int `json:"errored"`
-	Skipped int `json:"skipped"`
-	Pending int `json:"pending"`
+	Total        int `json:"total"`
+	Passed       int `json:"passed"`
+	Flaky        int `json:"flaky"`
+	Failed       int `json:"failed"`
+	Errored      int `json:"errored"`
+	Skipped      int `json:"skipped"`
+	Pending      int `json:"pending"`
+	Quarantined  int `json:"quarantined"`
+	Inconclusive int `json:"inconclusive"`
 }
 
 type jsonPos struct {
@@ -89,29 +108,54 @@ type jsonPos struct {
 }
 
 type jsonCase struct {
-	Name           string        `json:"name"`
-	Pos            jsonPos       `json:"pos"`
-	Tags           []string      `json:"tags"`
-	Status         string        `json:"status"`
-	DurationMS     float64       `json:"duration_ms"`
-	Agent          string        `json:"agent,omitempty"`
-	Env            string        `json:"env,omitempty"`
-	Variant        string        `json:"variant,omitempty"`
-	Via            string        `json:"via,omitempty"`
-	SkipReason     string        `json:"skip_reason,omitempty"`
-	ConversationID string        `json:"conversation_id,omitempty"`
-	Repeat         *jsonRepeat   `json:"repeat,omitempty"`
-	Attempts       []jsonAttempt `json:"attempts"`
+	Name           string          `json:"name"`
+	Pos            jsonPos         `json:"pos"`
+	Tags           []string        `json:"tags"`
+	Status         string          `json:"status"`
+	DurationMS     float64         `json:"duration_ms"`
+	Agent          string          `json:"agent,omitempty"`
+	Env            string          `json:"env,omitempty"`
+	Variant        string          `json:"variant,omitempty"`
+	Via            string          `json:"via,omitempty"`
+	SkipReason     string          `json:"skip_reason,omitempty"`
+	ConversationID string          `json:"conversation_id,omitempty"`
+	Repeat         *jsonRepeat     `json:"repeat,omitempty"`
+	Quarantine     *jsonQuarantine `json:"quarantine,omitempty"`
+	Attempts       []jsonAttempt   `json:"attempts"`
 }
 
 type jsonRepeat struct {
-	Runs     int     `json:"runs"`
-	Passed   int     `json:"passed"`
-	PassRate float64 `json:"pass_rate"`
+	Procedure  string       `json:"procedure"`
+	Decision   string       `json:"decision,omitempty"`
+	Runs       int          `json:"runs"`
+	Passed     int          `json:"passed"`
+	Failed     int          `json:"failed"`
+	Errored    int          `json:"errored"`
+	Discarded  int          `json:"discarded"`
+	Limit      int          `json:"limit"`
+	Needed     int          `json:"needed,omitempty"`
+	PassRate   float64      `json:"pass_rate"`
+	Margin     float64      `json:"margin,omitempty"`
+	Confidence float64      `json:"confidence,omitempty"`
+	Interval   jsonInterval `json:"interval"`
+}
+
+type jsonInterval struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+	Level float64 `json:"level"`
+}
+
+type jsonQuarantine struct {
+	Reason string `json:"reason"`
+	Owner  string `json:"owner,omitempty"`
+	Until  string `json:"until"`
+	Lapsed bool   `json:"lapsed"`
 }
 
 type jsonAttempt struct {
 	Number         int           `json:"number"`
+	Run            int           `json:"run,omitempty"`
 	Status         string        `json:"status"`
 	ConversationID string        `json:"conversation_id,omitempty"`
 	Started        string        `json:"started,omitempty"`
@@ -193,7 +237,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		var fs Summary
 		for _, c := range f.Cases {
 			if c != nil {
-				fs.add(c.Status)
+				fs.add(c)
 			}
 		}
 		js.element()
@@ -341,6 +385,9 @@ func toJSONCounts(s Summary) jsonCounts {
 		Errored: s.Errored,
 		Skipped: s.Skipped,
 		Pending: s.Pending,
+
+		Quarantined:  s.Quarantined,
+		Inconclusive: s.Inconclusive,
 	}
 }
 
@@ -366,8 +413,13 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 	if c.Status == result.Pending && jc.SkipReason == "" {
 		jc.SkipReason = notRunReason
 	}
-	if c.Repeat != nil {
-		jc.Repeat = &jsonRepeat{Runs: c.Repeat.Runs, Passed: c.Repeat.Passed, PassRate: c.Repeat.PassRate}
+	if r := c.Repeat; r != nil {
+		jc.Repeat = &jsonRepeat{Procedure: r.Procedure, Decision: r.Decision, Runs: r.Runs, Passed: r.Passed, Failed: r.Failed,
+			Errored: r.Errored, Discarded: r.Discarded, Limit: r.Limit, Needed: r.Needed, PassRate: r.PassRate,
+			Margin: r.Margin, Confidence: r.Confidence, Interval: jsonInterval{Lower: r.Lower, Upper: r.Upper, Level: r.Level}}
+	}
+	if q := c.Quarantine; q != nil {
+		jc.Quarantine = &jsonQuarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}
 	}
 	for _, a := range c.Attempts {
 		if a != nil {
@@ -380,6 +432,7 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 	ja := jsonAttempt{
 		Number:         a.Number,
+		Run:            a.Run,
 		Status:         a.Status.String(),
 		ConversationID: a.ConversationID,
 		Started:        jsonTime(a.Started),

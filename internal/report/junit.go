@@ -30,6 +30,14 @@ import (
 //     timeout as N errors;
 //   - a case that passed only on a retry carries one Surefire
 //     <flakyFailure> or <flakyError> per earlier failed attempt;
+//   - a repeated case has repeat.* properties (procedure, decision, runs,
+//     passed, failed, errored, limit, pass_rate, margin, confidence,
+//     needed, interval) and every failed run's transcript in its body; an
+//     inconclusive one is a <failure type="inconclusive">;
+//   - a quarantined case has quarantine.* properties and quarantined=true
+//     while the quarantine holds; if it failed or errored then, it is
+//     <skipped message="quarantined ...">, with the failure in system-out,
+//     since it must not fail the build;
 //   - every text is stripped of ANSI escapes and of runes XML cannot hold.
 
 // fileStyle renders plain text for a file: no colour, escape sequences
@@ -179,7 +187,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 	tc.Line = c.Pos.Line
 	tc.Time = seconds(c.Duration)
 
-	props := caseProperties(c)
+	props := append(caseProperties(c), repeatProperties(c)...)
 	if len(props) > 0 {
 		tc.Properties = &props
 	}
@@ -193,16 +201,25 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 	if c.Repeat != nil {
 		d.line("", repeatLine(c.Repeat))
 	}
-	switch c.Status {
-	case result.Failed:
+	// held: a quarantined case that would fail the build.
+	held := c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored)
+	switch {
+	case held:
+		d.writeCase(c, "")
+		tc.Skipped = &junit.Result{Message: xmlText(fmt.Sprintf("quarantined until %s (%s, not gating): %s", c.Quarantine.Until, c.Status, c.Quarantine.Reason))}
+	case c.Status == result.Failed:
 		a := failedAttempt(c)
 		d.writeCase(c, "")
+		typ := failureType
+		if c.Inconclusive() {
+			typ = result.DecisionInconclusive
+		}
 		tc.Failure = &junit.Result{
 			Message: xmlText(failureMessage(c, a)),
-			Type:    failureType,
+			Type:    typ,
 			Data:    xmlText(body.String()),
 		}
-	case result.Errored:
+	case c.Status == result.Errored:
 		a := failedAttempt(c)
 		d.writeCase(c, "")
 		kind := "internal"
@@ -214,16 +231,20 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 			Type:    xmlText(kind),
 			Data:    xmlText(body.String()),
 		}
-	case result.Skipped:
+	case c.Status == result.Skipped:
 		tc.Skipped = &junit.Result{Message: xmlText(c.SkipReason)}
-	case result.Pending:
+	case c.Status == result.Pending:
 		tc.Skipped = &junit.Result{Message: xmlText(pendingReason(c))}
-	case result.Flaky:
+	case c.Status == result.Flaky:
 		tc.FlakyFailures, tc.FlakyErrors = flakyAttempts(c)
 	}
 
 	var out strings.Builder
 	out.WriteString(head.String())
+	if held {
+		// The real outcome of a quarantined case, where CI shows output.
+		out.WriteString("\n" + body.String())
+	}
 	if a := c.Last(); a != nil && len(a.Turns) > 0 {
 		out.WriteString("\n")
 		d := detail{b: &out, st: fileStyle}
@@ -259,6 +280,10 @@ func caseProperties(c *result.Case) []junit.Property {
 // failureMessage is the message attribute of a <failure>: the first
 // failure's one-liner, with a count of the others.
 func failureMessage(c *result.Case, a *result.Attempt) string {
+	if c.Repeat != nil && c.Repeat.Procedure == result.ProcedureSPRT {
+		// The verdict's grounds: the runs, not one of them.
+		return repeatLine(c.Repeat)
+	}
 	if a == nil || len(a.Failures) == 0 {
 		if c.Repeat != nil {
 			return repeatLine(c.Repeat)

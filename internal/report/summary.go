@@ -19,6 +19,15 @@ type Summary struct {
 	Skipped int
 	// Pending counts cases that never ran because the run was interrupted.
 	Pending int
+	// Quarantined counts the cases under a quarantine that holds: they are
+	// counted here only, whatever their outcome, and do not gate the run.
+	Quarantined int
+	// Inconclusive counts the failed cases whose sequential test reached
+	// its limit undecided (they are among Failed).
+	Inconclusive int
+	// Lapsed counts the cases whose quarantine lapsed: they gate again and
+	// are counted by their outcome.
+	Lapsed int
 	// Status folds every verdict with result.Status.Merge.
 	Status result.Status
 	// Duration is the run's wall time.
@@ -31,20 +40,30 @@ type Summary struct {
 func Summarize(r *result.Result) Summary {
 	s := Summary{Duration: r.Duration, Interrupted: r.Interrupted}
 	for _, c := range allCases(r) {
-		s.add(c.Status)
+		s.add(c)
 	}
 	return s
 }
 
-// add counts one verdict.
-func (s *Summary) add(st result.Status) {
+// add counts one case by the verdict it gates the run with (Case.Gate).
+func (s *Summary) add(c *result.Case) {
 	s.Total++
 	if s.Total == 1 {
-		s.Status = st
+		s.Status = c.Gate()
 	} else {
-		s.Status = s.Status.Merge(st)
+		s.Status = s.Status.Merge(c.Gate())
 	}
-	switch st {
+	if c.Quarantine != nil && c.Quarantine.Lapsed {
+		s.Lapsed++
+	}
+	if c.Quarantined() && c.Status >= result.Passed {
+		s.Quarantined++
+		return
+	}
+	if c.Inconclusive() && c.Status == result.Failed {
+		s.Inconclusive++
+	}
+	switch c.Status {
 	case result.Passed:
 		s.Passed++
 	case result.Flaky:

@@ -39,3 +39,24 @@ const AlertGateName = "alert gate"
 
 // ConfirmAlerts is the Confirmation kind of the alert gate's read.
 const ConfirmAlerts = "alerts"
+
+// Procedures of a repeated case (Repeat.Procedure).
+const (
+	// ProcedureFixed: `repeat: N` without a confidence, N runs and a share.
+	ProcedureFixed = "fixed"
+	// ProcedureSPRT: Wald's sequential probability ratio test (package
+	// stats), deciding as the runs come in.
+	ProcedureSPRT = "sprt"
+)
+
+// Decisions of a repeated case (Repeat.Decision).
+const (
+	DecisionPassed = "passed"
+	DecisionFailed = "failed"
+	// DecisionInconclusive: the sequential test reached its limit
+	// undecided. The case is Failed: it fails the gate, without evidence
+	// that the agent is broken.
+	DecisionInconclusive = "inconclusive"
+	// DecisionErrored: more than a third of the runs errored.
+	DecisionErrored = "errored"
+)

@@ -124,14 +124,15 @@ type File struct {
 	Cases []*Case `json:"cases"`
 }
 
-// Status folds the statuses of the file's cases.
+// Status folds the statuses of the file's cases as they gate the run
+// (Case.Gate: a quarantined case counts as passed).
 func (f *File) Status() Status {
 	s := Pending
 	if len(f.Cases) > 0 {
 		s = Skipped
 	}
 	for _, c := range f.Cases {
-		s = s.Merge(c.Status)
+		s = s.Merge(c.Gate())
 	}
 	return s
 }
@@ -171,6 +172,42 @@ type Case struct {
 	Attempts []*Attempt `json:"attempts,omitempty"`
 	// Repeat is set for scenarios run several times with a pass rate.
 	Repeat *Repeat `json:"repeat,omitempty"`
+	// Quarantine is set for a quarantined scenario: its Status is its real
+	// outcome, but while the quarantine holds it does not gate the run.
+	Quarantine *Quarantine `json:"quarantine,omitempty"`
+}
+
+// Quarantined reports whether the case is under a quarantine that holds:
+// it ran and is reported, but never changes the run's verdict.
+func (c *Case) Quarantined() bool { return c.Quarantine != nil && !c.Quarantine.Lapsed }
+
+// Gate is the status the case contributes to the run's verdict and exit
+// code: its Status, except that a quarantined case that ran counts as
+// passed.
+func (c *Case) Gate() Status {
+	if c.Quarantined() && c.Status >= Passed {
+		return Passed
+	}
+	return c.Status
+}
+
+// Inconclusive reports whether the case is a sequential test that reached
+// its limit undecided: a gate failure (Status Failed) that says nothing
+// against the agent.
+func (c *Case) Inconclusive() bool {
+	return c.Repeat != nil && c.Repeat.Decision == DecisionInconclusive
+}
+
+// Quarantine is the quarantine of a case, as the run found it.
+type Quarantine struct {
+	// Reason says why; Owner who is on it.
+	Reason string `json:"reason"`
+	Owner  string `json:"owner,omitempty"`
+	// Until is the quarantine's last day, 2006-01-02.
+	Until string `json:"until"`
+	// Lapsed is true when the run started after Until: the case gates
+	// again, and reports say so.
+	Lapsed bool `json:"lapsed,omitempty"`
 }
 
 // ConversationID returns the conversation of the last attempt, if any.
@@ -189,17 +226,57 @@ func (c *Case) Last() *Attempt {
 	return c.Attempts[len(c.Attempts)-1]
 }
 
-// Repeat records a `repeat:` scenario: N fresh sessions, passing when the
-// share of passing runs reaches the rate.
+// Repeat records a scenario run several times from fresh sessions, and
+// the grounds of its verdict. With ProcedureFixed (`repeat: N` without a
+// confidence) all N runs are made and the case passes when the share of
+// passing runs reaches PassRate. With ProcedureSPRT the runs are decided
+// one by one, in the order they started, by the sequential test of
+// package stats, up to Limit runs that count as evidence.
 type Repeat struct {
-	Runs     int     `json:"runs"`
-	Passed   int     `json:"passed"`
-	PassRate float64 `json:"pass_rate"`
+	// Procedure is ProcedureFixed or ProcedureSPRT.
+	Procedure string `json:"procedure"`
+	// Runs counts the runs the verdict rests on, errored ones included;
+	// Passed, Failed and Errored split them. An errored run is not
+	// evidence: under ProcedureSPRT it counts neither way.
+	Runs    int `json:"runs"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errored int `json:"errored"`
+	// Discarded counts runs started in parallel after the runs the
+	// verdict rests on: stopped, or finished too late, they are not
+	// counted (the verdict is decided on runs in the order they started).
+	Discarded int `json:"discarded,omitempty"`
+	// Limit is the most runs: `repeat:` (ProcedureFixed: exactly that
+	// many; ProcedureSPRT: the most that count as evidence).
+	Limit int `json:"limit"`
+	// Needed is the limit the sequential test's guarantee needs (0 for
+	// ProcedureFixed): a Limit below it ends inconclusive more often.
+	Needed int `json:"needed,omitempty"`
+	// PassRate is the rate required (p1); Margin and Confidence complete
+	// the sequential design (0 for ProcedureFixed).
+	PassRate   float64 `json:"pass_rate"`
+	Margin     float64 `json:"margin,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	// Lower and Upper bound the true pass rate, each at Level (one-sided):
+	// anytime-valid bounds for ProcedureSPRT, Clopper–Pearson for
+	// ProcedureFixed.
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+	Level float64 `json:"level"`
+	// Decision is one of the Decision* names once the case has its
+	// verdict.
+	Decision string `json:"decision,omitempty"`
 }
+
+// Counted is the number of runs that are evidence (not errored).
+func (r *Repeat) Counted() int { return r.Passed + r.Failed }
 
 // Attempt is one try of a case, from a fresh session.
 type Attempt struct {
-	Number         int           `json:"number"`
+	Number int `json:"number"`
+	// Run is the run the attempt belongs to (1-based) when the case is
+	// repeated; a run retries only its errored attempts.
+	Run            int           `json:"run,omitempty"`
 	Status         Status        `json:"status"`
 	ConversationID string        `json:"conversation_id,omitempty"`
 	Started        time.Time     `json:"started"`

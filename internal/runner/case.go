@@ -37,8 +37,8 @@ func (r *runner) execute(ctx context.Context, j *job) {
 	if r.noAgent(j) {
 		return
 	}
-	if sc.Repeat > 1 {
-		r.repeat(ctx, j)
+	if st := sc.Stats.Or(r.opts.Stats).Resolve(); st.Repeat > 1 || st.Sequential() {
+		r.repeat(ctx, j, st)
 		return
 	}
 	st, cut := r.runOnce(ctx, j, r.retries(sc), true)
@@ -130,53 +130,14 @@ func failedEarlier(c *result.Case, n int) bool {
 	return false
 }
 
-// tally counts the runs of a repeated scenario so far.
-type tally struct {
-	runs, passed, errored int
-}
-
-// repeat runs a `repeat: N` scenario: runs from fresh sessions, each
-// retried only when it errored, until repeatRule has a verdict.
-func (r *runner) repeat(ctx context.Context, j *job) {
-	c, sc := j.c, j.sc
-	rate := sc.PassRate
-	if rate <= 0 {
-		// Zero means unset: a rate of 0 would pass anything.
-		rate = 1
-	}
-	rep := &result.Repeat{Runs: sc.Repeat, PassRate: rate}
-	c.Repeat = rep
-	budget := r.retries(sc)
-	var t tally
-	for {
-		st, cut := r.runOnce(ctx, j, budget, false)
-		if cut {
-			r.cutOff(c)
-			return
-		}
-		t.runs++
-		switch st {
-		case result.Passed, result.Flaky:
-			t.passed++
-		case result.Errored:
-			t.errored++
-		}
-		rep.Passed = t.passed
-		if verdict, done := repeatRule(t, sc.Repeat, rate); done {
-			c.Status = verdict
-			return
-		}
-	}
-}
-
 // repeatRule decides a repeated scenario from its runs so far: done
 // reports that no further run is needed, verdict is then the case's
 // status. This is the fixed rule of `repeat: N` and `pass_rate:`: after N
 // runs the case passes when the share of passing runs reaches the rate.
 // When it does not, the case is Failed if the rate is out of reach even
 // counting every errored run as a pass (the agent really fell short), and
-// Errored otherwise (the platform kept us from knowing). A sequential
-// rule, deciding as the runs come in, replaces this one function.
+// Errored otherwise (the platform kept us from knowing). A scenario with
+// a confidence is decided by sequentialRule instead (repeat.go).
 func repeatRule(t tally, planned int, rate float64) (verdict result.Status, done bool) {
 	switch {
 	case t.runs < planned:

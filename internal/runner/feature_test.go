@@ -140,12 +140,12 @@ func TestFeatureRetriesAndRepeat(t *testing.T) {
 			}
 			suites := loadTestdata(t, file)
 			sc := suites[0].Scenarios[0]
-			sc.Retries, sc.Repeat, sc.PassRate = &tc.retries, max(tc.repeat, 1), max(tc.rate, 1e-9)
-			if tc.rate == 0 {
-				sc.PassRate = 1
-			}
+			sc.Retries, sc.Stats = &tc.retries, scenario.Stats{Repeat: tc.repeat, PassRate: tc.rate}
 			opts := e.opts()
 			opts.DefaultAgent = ""
+			// The runs of a repeat one at a time: the faults pick the
+			// n-th request.
+			opts.Parallel = 1
 			res, err := Run(context.Background(), suites, opts)
 			if err != nil {
 				t.Fatal(err)

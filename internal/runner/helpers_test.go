@@ -103,6 +103,9 @@ type proxy struct {
 	transport *http.Transport
 	starts    atomic.Int64
 	turns     atomic.Int64
+	// inFlight and peak count the debug-chat requests being answered, and
+	// the most at once: one session has at most one.
+	inFlight, peak atomic.Int64
 	// intercept, when set, may answer a request instead of the simulator.
 	// kind is "start" or "turn"; n counts requests of that kind from 1.
 	intercept atomic.Pointer[func(kind string, n int64, body string, w http.ResponseWriter) bool]
@@ -148,6 +151,12 @@ func newProxy(t testing.TB, target string) *proxy {
 			kind, n = "start", p.starts.Add(1)
 		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/debug-chat/"):
 			kind, n = "turn", p.turns.Add(1)
+		}
+		if kind != "" {
+			now := p.inFlight.Add(1)
+			defer p.inFlight.Add(-1)
+			for peak := p.peak.Load(); now > peak && !p.peak.CompareAndSwap(peak, now); peak = p.peak.Load() {
+			}
 		}
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(strings.NewReader(string(body)))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -70,6 +71,10 @@ type Options struct {
 	DefaultEnv string
 	// Select chooses the scenarios to run; the zero value runs them all.
 	Select scenario.Selection
+	// Stats are the statistical settings of scenarios that set none of
+	// their own (--repeat, --pass-rate, --confidence, --margin): a nightly
+	// run can make every scenario statistical.
+	Stats scenario.Stats
 	// Observer receives progress; nil means NoopObserver.
 	Observer result.Observer
 	// Getenv resolves ${env:NAME}; nil means an empty environment.
@@ -136,6 +141,11 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.TurnTimeout < 0 {
 		errs = append(errs, fmt.Errorf("turn timeout must not be negative, got %s", o.TurnTimeout))
+	}
+	for _, p := range o.Stats.Check(scenario.FlagNames) {
+		if p.Severity == diag.Error {
+			errs = append(errs, errors.New(p.Message))
+		}
 	}
 	if len(errs) > 0 {
 		return o, errors.Join(errs...)

@@ -19,6 +19,9 @@ type job struct {
 // after opts.Select, every case Pending. Files left without cases are
 // dropped. `agenttest list` prints it; Run executes it.
 func Plan(suites []*scenario.Suite, opts Options) []*result.File {
+	if o, err := opts.withDefaults(); err == nil {
+		opts = o
+	}
 	files, _ := plan(suites, opts)
 	return files
 }
@@ -44,6 +47,12 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 			}
 			if sc.Messaging() {
 				c.Via = steps.ViaMessaging
+			}
+			if q := sc.Quarantine; q != nil {
+				// Whether it still holds is decided once, when the run
+				// is planned, so every report of the run agrees.
+				c.Quarantine = &result.Quarantine{Reason: q.Reason, Owner: q.Owner, Until: q.UntilText(),
+					Lapsed: opts.Now != nil && q.Lapsed(opts.Now())}
 			}
 			f.Cases = append(f.Cases, c)
 			jobs = append(jobs, &job{index: len(jobs), file: f, c: c, sc: sc})

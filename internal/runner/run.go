@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -25,6 +26,9 @@ type runner struct {
 	// lean is set when the run is large enough that passing cases release
 	// their decoded metadata.
 	lean bool
+	// slots are the run's Parallel sessions at once: each running case
+	// holds one, and a repeated case takes idle ones for extra runs.
+	slots *semaphore.Weighted
 }
 
 // Run executes the scenarios of suites that pass the filters of opts and
@@ -45,7 +49,8 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		return nil, fmt.Errorf("run scenarios: %w", err)
 	}
 	files, jobs := plan(suites, opts)
-	r := &runner{opts: opts, lean: opts.LeanAbove >= 0 && len(jobs) > opts.LeanAbove}
+	r := &runner{opts: opts, lean: opts.LeanAbove >= 0 && len(jobs) > opts.LeanAbove,
+		slots: semaphore.NewWeighted(int64(opts.Parallel))}
 	res := &result.Result{Started: opts.Now(), Target: opts.Target, Files: files}
 	if res.Files == nil {
 		res.Files = []*result.File{}
@@ -58,11 +63,12 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 	for ; next < len(jobs); next++ {
 		// Checked again by each job when it starts: Go blocks while
 		// Parallel cases run, and the run may be stopped meanwhile.
-		if ctx.Err() != nil || r.stopped.Load() {
+		if ctx.Err() != nil || r.stopped.Load() || r.slots.Acquire(ctx, 1) != nil {
 			break
 		}
 		j := jobs[next]
 		g.Go(func() error {
+			defer r.slots.Release(1)
 			r.runJob(ctx, j)
 			return nil // a failing case is a result, never a group error
 		})

@@ -544,7 +544,7 @@ func TestRunRepeat(t *testing.T) {
 		opts.Retries = tc.retries
 		sc := booking("repeated", 10)
 		keepTurns(sc, 1)
-		sc.Repeat, sc.PassRate = 5, tc.rate
+		sc.Stats = scenario.Stats{Repeat: 5, PassRate: tc.rate}
 		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -553,9 +553,9 @@ func TestRunRepeat(t *testing.T) {
 		if c.Status != tc.want {
 			t.Fatalf("status = %s, want %s: %s", c.Status, tc.want, describe(c))
 		}
-		want := result.Repeat{Runs: 5, Passed: tc.passed, PassRate: tc.rate}
-		if c.Repeat == nil || *c.Repeat != want {
-			t.Errorf("repeat = %+v, want %+v", c.Repeat, want)
+		if r := c.Repeat; r == nil || r.Procedure != result.ProcedureFixed || r.Runs != 5 || r.Limit != 5 || r.Passed != tc.passed ||
+			r.Passed+r.Failed+r.Errored != 5 || r.PassRate != tc.rate || r.Decision != tc.want.String() {
+			t.Errorf("repeat = %+v, want 5 fixed runs, %d passed, decision %s", c.Repeat, tc.passed, tc.want)
 		}
 		if len(c.Attempts) != tc.attempts {
 			t.Errorf("attempts = %d, want %d", len(c.Attempts), tc.attempts)

@@ -38,8 +38,8 @@ var scenarioKeys = keySet{
 	what: "scenario",
 	keys: []string{
 		"name", "tags", "agent", "env", "via", "start", "vars", "greeting", "turns",
-		"skip", "timeout", "retries", "repeat", "pass_rate", "examples",
-		"confirm", "probe",
+		"skip", "timeout", "retries", "repeat", "pass_rate", "confidence", "margin",
+		"quarantine", "examples", "confirm", "probe",
 	},
 	moved: map[string]string{
 		"say":     "say belongs to a turn: turns: [{say: ..., expect: ...}]",
@@ -403,13 +403,11 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		return nil
 	}
 	sc := &Scenario{
-		Pos:      d.pos(item),
-		Agent:    s.Agent,
-		Env:      s.Env,
-		Start:    s.Start,
-		Repeat:   1,
-		PassRate: 1,
-		Vars:     maps.Clone(s.Vars),
+		Pos:   d.pos(item),
+		Agent: s.Agent,
+		Env:   s.Env,
+		Start: s.Start,
+		Vars:  maps.Clone(s.Vars),
 	}
 	if sc.Vars == nil {
 		sc.Vars = map[string]string{}
@@ -501,7 +499,10 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 			}
 		}
 	}
-	d.repeat(sc, fields)
+	d.stats(sc, fields)
+	if p, ok := fields["quarantine"]; ok {
+		sc.Quarantine = d.quarantine(p)
+	}
 
 	// The program: open the session, check the greeting, each turn's say,
 	// expect and captures, then confirm:; or, for a probe, the probe, its
@@ -609,34 +610,99 @@ func (d *decoder) timeout(p pair) time.Duration {
 	return dur
 }
 
-// repeat reads repeat and pass_rate together: the rate only means something
-// when the scenario runs more than once.
-func (d *decoder) repeat(sc *Scenario, fields map[string]pair) {
+// stats reads repeat, pass_rate, confidence and margin together, and
+// checks them as one design (Stats.Check): a rate only means something
+// when the scenario runs more than once, a margin only with a confidence.
+func (d *decoder) stats(sc *Scenario, fields map[string]pair) {
+	bad := false
 	if p, ok := fields["repeat"]; ok {
-		if v, ok := d.integer(p.Val, "repeat"); ok {
-			if v < 1 {
-				d.errorf(p.Val, "repeat must be 1 or more, not %d", v)
-			} else {
-				sc.Repeat = v
-			}
+		if v, ok := d.integer(p.Val, "repeat"); !ok {
+			bad = true
+		} else if v < 1 {
+			d.errorf(p.Val, "repeat must be 1 or more, not %d", v)
+			bad = true
+		} else {
+			sc.Stats.Repeat = v
 		}
 	}
-	p, ok := fields["pass_rate"]
+	share := func(key string, v *float64) {
+		p, ok := fields[key]
+		if !ok {
+			return
+		}
+		if *v, ok = d.number(p.Val, key); !ok {
+			bad = true
+		}
+		if key == "pass_rate" && ok && !(*v > 0 && *v <= 1) {
+			d.errorHint(p.Val, "a share such as 0.8 or \"80%\"", "pass_rate must be above 0 and at most 1, not %v", *v)
+			bad = true
+		}
+	}
+	share("pass_rate", &sc.Stats.PassRate)
+	share("confidence", &sc.Stats.Confidence)
+	share("margin", &sc.Stats.Margin)
+	if bad {
+		return
+	}
+	for _, pr := range sc.Stats.Check(YAMLNames) {
+		p := fields[pr.Setting]
+		at := p.Val
+		if pr.Severity == diag.Warning {
+			at = p.Key
+		}
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: pr.Severity, Pos: d.pos(at), Message: pr.Message, Hint: pr.Hint})
+	}
+}
+
+var quarantineKeys = keySet{
+	what: "quarantine",
+	keys: []string{"reason", "owner", "until"},
+	moved: map[string]string{
+		"expires": `did you mean "until"?`,
+		"why":     `did you mean "reason"?`,
+	},
+}
+
+// quarantine reads `quarantine: {reason, owner, until}`; reason and until
+// are required, so that no quarantine is silent or forever.
+func (d *decoder) quarantine(p pair) *Quarantine {
+	fields, _, ok := d.object(p.Val, quarantineKeys)
 	if !ok {
-		return
+		return nil
 	}
-	v, ok := d.number(p.Val, "pass_rate")
+	q := &Quarantine{Pos: d.pos(p.Key)}
+	ok = true
+	if f, has := fields["reason"]; has {
+		if v, _ := d.str(f.Val, "quarantine reason"); strings.TrimSpace(v) != "" {
+			q.Reason = strings.TrimSpace(v)
+		}
+	}
+	if q.Reason == "" {
+		d.errorHint(p.Key, `write quarantine: {reason: "why it may fail", until: 2026-12-31}`, "quarantine needs a reason")
+		ok = false
+	}
+	if f, has := fields["owner"]; has {
+		q.Owner, _ = d.str(f.Val, "quarantine owner")
+	}
+	if f, has := fields["until"]; has {
+		if v, sok := d.scalar(f.Val, "quarantine until"); sok {
+			t, err := parseUntil(v)
+			if err != nil {
+				d.errorf(f.Val, "quarantine %v", err)
+				ok = false
+			}
+			q.Until = t
+		} else {
+			ok = false
+		}
+	} else {
+		d.errorHint(p.Key, "a quarantine ends: add until: 2026-12-31 (the last day it holds)", "quarantine needs until:")
+		ok = false
+	}
 	if !ok {
-		return
+		return nil
 	}
-	if v <= 0 || v > 1 {
-		d.errorHint(p.Val, "a share such as 0.8 or \"80%\"", "pass_rate must be above 0 and at most 1, not %v", v)
-		return
-	}
-	sc.PassRate = v
-	if _, ok := fields["repeat"]; !ok {
-		d.warnf(p.Key, "pass_rate has no effect without repeat")
-	}
+	return q
 }
 
 // turns decodes the list of turns into their steps: each turn's say, its

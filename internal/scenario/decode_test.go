@@ -99,11 +99,27 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "vars nested", src: "vars: {a: {b: c}}\nscenarios: []\n", at: "1:11", want: "vars.a must be a single value"},
 		{name: "non-scalar key", src: "scenarios: []\n? [a]\n: b\n", at: "2:3", want: "keys must be plain names"},
 		{name: "alias bomb", src: bomb(), at: "", want: "file is too complex to load"},
+		{name: "confidence too high", src: sc("confidence: 1"), at: "3:17", want: "confidence must be above 0.5 and below 1, not 1"},
+		{name: "confidence percent too low", src: sc(`confidence: "40%"`), at: "3:17", want: "confidence must be above 0.5 and below 1, not 0.4"},
+		{name: "margin reaches zero", src: sc("pass_rate: 0.1", "margin: 0.2", "confidence: 0.9"), at: "4:13", want: "margin must be above 0 and below pass_rate 0.1"},
+		{name: "margin without confidence", src: sc("repeat: 5", "margin: 0.2"), at: "4:5", want: "margin has no effect without confidence", warning: true},
+		{name: "repeat too few for the guarantee", src: sc("repeat: 40", "pass_rate: 0.9", "confidence: 0.95"), at: "3:5", warning: true,
+			want: "repeat: 40 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 40, an agent at exactly 0.9 passes only 25% of the time and is inconclusive (a failure) 74% of the time"},
+		{name: "quarantine without reason", src: sc("quarantine: {until: 2026-12-31}"), at: "3:5", want: "quarantine needs a reason"},
+		{name: "quarantine without until", src: sc("quarantine: {reason: flaky}"), at: "3:5", want: "quarantine needs until:"},
+		{name: "quarantine bad until", src: sc("quarantine: {reason: flaky, until: next week}"), at: "3:40", want: `until must be a date such as 2026-12-31, not "next week"`},
+		{name: "quarantine unknown key", src: sc("quarantine: {reason: flaky, until: 2026-12-31, expires: 2027-01-01}"), at: "3:52", want: `unknown key "expires" in quarantine (did you mean "until"?)`},
+		{name: "quarantine not a mapping", src: sc("quarantine: 2026-12-31"), at: "3:17", want: "quarantine must be a mapping"},
 		{name: "merge key", src: "x-m: &m {name: merged, turns: [{say: hi}]}\nscenarios:\n  - <<: *m\n    tunrs: []\n", at: "4:5", want: `did you mean "turns"?`},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// sc is a one-scenario suite with the given scenario keys, from line 3.
+func sc(keys ...string) string {
+	return "scenarios:\n  - name: a\n    " + strings.Join(keys, "\n    ") + "\n    turns: [{say: hi}]\n"
 }
 
 // bomb is a "billion laughs" document: nine levels of ten aliases inside

@@ -94,8 +94,8 @@ scenarios:
 		{"start inherited", in.Start.Variant, "v1"},
 		{"vars inherited", in.Vars, map[string]string{"a": "1", "b": "2"}},
 		{"suite vars untouched", s.Vars, map[string]string{"a": "1", "b": "2"}},
-		{"repeat default", in.Repeat, 1},
-		{"pass rate default", in.PassRate, 1.0},
+		{"stats unset", in.Stats.IsZero(), true},
+		{"stats default to one run", in.Stats.Resolve(), Stats{Repeat: 1, PassRate: 1}},
 		{"retries unset", in.Retries == nil, true},
 	}
 	for _, c := range checks {

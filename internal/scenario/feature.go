@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -291,18 +292,17 @@ type exampleRef struct {
 // has the file's position only.
 func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	var at *messages.Location
+	var ast *messages.Scenario
 	if len(p.AstNodeIds) > 0 {
-		if ast, ok := fl.nodes[p.AstNodeIds[0]].(*messages.Scenario); ok {
+		if ast, _ = fl.nodes[p.AstNodeIds[0]].(*messages.Scenario); ast != nil {
 			at = ast.Location
 		}
 	}
 	sc := &Scenario{
-		Name:     strings.TrimSpace(p.Name),
-		Pos:      fl.pos(at),
-		Repeat:   1,
-		PassRate: 1,
-		Vars:     map[string]string{},
-		Steps:    []*steps.Step{},
+		Name:  strings.TrimSpace(p.Name),
+		Pos:   fl.pos(at),
+		Vars:  map[string]string{},
+		Steps: []*steps.Step{},
 	}
 	if sc.Name == "" {
 		sc.Name = fmt.Sprintf("scenario at line %d", sc.Pos.Line)
@@ -324,18 +324,34 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 		}
 	}
 	fl.tags(sc, p.Tags)
+	if q := sc.Quarantine; q != nil {
+		// The reason is the scenario's description: the lines under
+		// Scenario:, where a reader of the feature sees it.
+		if ast != nil {
+			q.Reason = strings.Join(strings.Fields(ast.Description), " ")
+		}
+		if q.Reason == "" {
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: q.Pos,
+				Message: "@quarantine needs a reason",
+				Hint:    "say why in the scenario's description: the lines right under Scenario:"})
+			sc.Quarantine = nil
+		}
+	}
 	fl.steps(sc, p)
 	return sc
 }
 
 // Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
 // later tag overrides an earlier one, so a Scenario overrides its Feature.
-var tagParams = []string{"agent", "env", "via", "retries", "repeat", "pass-rate", "timeout", "within"}
+var tagParams = []string{"agent", "env", "via", "retries", "repeat", "pass-rate", "confidence", "margin", "quarantine", "timeout", "within"}
 
 func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 	fl.within, fl.withinAt = 0, diag.Pos{}
 	seen := map[string]bool{}
-	var rate, repeat *messages.Tag
+	// statAt is where each statistical setting was last written, for the
+	// problems of the design; statsBad when one did not parse.
+	statAt := map[string]diag.Pos{}
+	statsBad := false
 	for _, pt := range tags {
 		name := strings.TrimPrefix(pt.Name, "@")
 		if !seen[name] {
@@ -389,16 +405,35 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 {
 				bad("repeat must be a whole number, 1 or more")
+				statsBad = true
 				continue
 			}
-			sc.Repeat, repeat = n, t
-		case "pass-rate", "pass_rate":
-			v, err := parseRate(value)
+			sc.Stats.Repeat, statAt[TagNames.Repeat] = n, at
+		case "pass-rate", "pass_rate", "confidence", "margin":
+			v, err := parseShare(value)
+			if err == nil && key != "confidence" && key != "margin" && v > 1 {
+				err = fmt.Errorf("pass rate must be above 0 and at most 1 (0.8 or 80%%), not %q", value)
+			}
+			if err != nil {
+				bad("%v", err)
+				statsBad = true
+				continue
+			}
+			switch key {
+			case "confidence":
+				sc.Stats.Confidence, statAt[TagNames.Confidence] = v, at
+			case "margin":
+				sc.Stats.Margin, statAt[TagNames.Margin] = v, at
+			default:
+				sc.Stats.PassRate, statAt[TagNames.PassRate] = v, at
+			}
+		case "quarantine":
+			until, err := parseUntil(value)
 			if err != nil {
 				bad("%v", err)
 				continue
 			}
-			sc.PassRate, rate = v, t
+			sc.Quarantine = &Quarantine{Pos: at, Until: until}
 		case "timeout":
 			d, err := time.ParseDuration(value)
 			if err != nil || d <= 0 {
@@ -420,19 +455,26 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			}
 		}
 	}
-	if rate != nil && repeat == nil {
-		fl.diags = fl.diags.Warnf(fl.pos(rate.Location), "@pass-rate has no effect without @repeat")
+	if statsBad {
+		return
+	}
+	for _, pr := range sc.Stats.Check(TagNames) {
+		at, ok := statAt[pr.Setting]
+		if !ok {
+			at = sc.Pos
+		}
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: pr.Severity, Pos: at, Message: pr.Message, Hint: pr.Hint})
 	}
 }
 
-// parseRate reads a pass rate: 0.8 or 80%.
-func parseRate(s string) (float64, error) {
+// parseShare reads a rate or a probability: 0.8 or 80%, above 0.
+func parseShare(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err == nil && strings.HasSuffix(s, "%") {
 		v /= 100
 	}
-	if err != nil || v <= 0 || v > 1 {
-		return 0, fmt.Errorf("pass rate must be above 0 and at most 1 (0.8 or 80%%), not %q", s)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("must be a number above 0 such as 0.8 or 80%%, not %q", s)
 	}
 	return v, nil
 }

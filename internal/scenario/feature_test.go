@@ -19,7 +19,14 @@ func dumpFeature(s *Suite) string {
 	fmt.Fprintf(&b, "suite %q @%d:%d tags=%q\n", s.Name, s.Pos.Line, s.Pos.Col, s.Tags)
 	for _, sc := range s.Scenarios {
 		fmt.Fprintf(&b, "\nscenario %q @%d:%d\n", sc.Name, sc.Pos.Line, sc.Pos.Col)
-		fmt.Fprintf(&b, "  tags=%q agent=%q env=%q repeat=%d pass_rate=%g", sc.Tags, sc.Agent, sc.Env, sc.Repeat, sc.PassRate)
+		rs := sc.Stats.Resolve()
+		fmt.Fprintf(&b, "  tags=%q agent=%q env=%q repeat=%d pass_rate=%g", sc.Tags, sc.Agent, sc.Env, rs.Repeat, rs.PassRate)
+		if rs.Sequential() {
+			fmt.Fprintf(&b, " confidence=%g margin=%g", rs.Confidence, rs.Margin)
+		}
+		if q := sc.Quarantine; q != nil {
+			fmt.Fprintf(&b, " quarantine=%s@%d:%d reason=%q", q.UntilText(), q.Pos.Line, q.Pos.Col, q.Reason)
+		}
 		if sc.Retries != nil {
 			fmt.Fprintf(&b, " retries=%d", *sc.Retries)
 		}

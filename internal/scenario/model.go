@@ -160,11 +160,13 @@ type Scenario struct {
 	// Retries is the number of extra attempts from a fresh session after a
 	// failure or error; nil means "from the command line".
 	Retries *int
-	// Repeat, when above 1, runs the scenario that many times from fresh
-	// sessions; it passes when the share of passing runs reaches PassRate.
-	// The loader sets both to 1 when the file does not.
-	Repeat   int
-	PassRate float64
+	// Stats are the statistical settings as written: repeat, pass_rate,
+	// confidence and margin (zero when unset; Stats.Resolve applies the
+	// defaults, Stats.Or the run's flags).
+	Stats Stats
+	// Quarantine, when set, keeps the scenario from gating the run until
+	// it lapses.
+	Quarantine *Quarantine
 	// Steps is the scenario's program, in order: what the interpreter
 	// runs in each attempt. A YAML scenario's greeting:, turns: (say,
 	// expect, capture), probe: and confirm: are compiled to it by the

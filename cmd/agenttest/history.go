@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/history"
+)
+
+const historyUsage = `Usage: agenttest history [flags] REPORT.json...
+
+Reads JSON reports of earlier runs (agenttest run --json FILE), oldest
+first, and prints per scenario: its runs (passed + failed, errored runs
+beside them), its pass rate with a 95% interval, its verdict in each
+report, how often the verdict flipped between passing and failing, and,
+at the end, the scenarios that went from passing to failing. Scenarios
+are matched by file and name, not by line.
+
+Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
+`
+
+func cmdHistory(_ context.Context, st *State, args []string) error {
+	var asJSON bool
+	f := newFlags(st, "history", historyUsage)
+	f.boolVar(&asJSON, "json", "", "print the history as JSON (schema "+history.SchemaV1+")")
+	paths, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	problems := append([]string(nil), f.problems...)
+	if len(paths) == 0 {
+		problems = append(problems, "name at least one JSON report, oldest first")
+	}
+	var reports []*history.Report
+	for _, p := range paths {
+		name, err := fsPath(st, p)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		data, err := fs.ReadFile(st.FS, name)
+		if err != nil {
+			problems = append(problems, "read "+p+": "+strings.TrimPrefix(err.Error(), "open "+name+": "))
+			continue
+		}
+		r, err := history.Read(p, data)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		reports = append(reports, r)
+	}
+	if len(problems) > 0 {
+		return usageErrorf("history: %s\nRun 'agenttest help history' for usage.", strings.Join(problems, "\nhistory: "))
+	}
+	h := history.Build(reports)
+	if asJSON {
+		return history.WriteJSON(st.Stdout, h)
+	}
+	return history.WriteText(st.Stdout, h)
+}

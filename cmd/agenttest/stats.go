@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// statsOptions are the run's statistical settings: they apply to the
+// scenarios that set none of repeat, pass_rate and confidence.
+type statsOptions struct {
+	repeat                       int
+	passRate, confidence, margin float64
+}
+
+func (o *statsOptions) register(f *flags) {
+	f.intVar(&o.repeat, "repeat", "AGENTTEST_REPEAT", 0, "run each scenario that sets no repeat, pass_rate or confidence up to `N` times (with --confidence: the most runs that count)")
+	f.shareVar(&o.passRate, "pass-rate", "AGENTTEST_PASS_RATE", "the pass `RATE` those scenarios must reach, e.g. 0.9 or 90%; 1 when not given")
+	f.shareVar(&o.confidence, "confidence", "AGENTTEST_CONFIDENCE", "decide those scenarios sequentially with this `PROBABILITY` of the right verdict, e.g. 0.95")
+	f.shareVar(&o.margin, "margin", "AGENTTEST_MARGIN", "with --confidence: a rate at or below pass rate − `MARGIN` must fail; 0.1 when not given")
+}
+
+// stats is the settings as the runner takes them.
+func (o statsOptions) stats() scenario.Stats {
+	return scenario.Stats{Repeat: o.repeat, PassRate: o.passRate, Confidence: o.confidence, Margin: o.margin}
+}
+
+// check returns the problems of the settings (usage errors) and their
+// warnings, worded the way lint words them for a file.
+func (o statsOptions) check() (problems, warnings []string) {
+	if o.repeat < 0 {
+		problems = append(problems, fmt.Sprintf("--repeat must be 1 or more, not %d", o.repeat))
+	}
+	if o.passRate > 1 {
+		problems = append(problems, fmt.Sprintf("--pass-rate must be above 0 and at most 1, not %v", o.passRate))
+	}
+	if len(problems) > 0 {
+		return problems, nil
+	}
+	for _, p := range o.stats().Check(scenario.FlagNames) {
+		if p.Severity == diag.Error {
+			problems = append(problems, p.Message)
+			continue
+		}
+		msg := "agenttest: warning: " + p.Message
+		if p.Hint != "" {
+			msg += " (" + p.Hint + ")"
+		}
+		warnings = append(warnings, msg)
+	}
+	return problems, warnings
+}
+
+// shareVar is a rate or probability flag: 0.9 or 90%.
+func (f *flags) shareVar(p *float64, name, envName, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		if x, err := parseShareFlag(v); err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q: %v", envName, v, err))
+		} else {
+			*p = x
+		}
+	}
+	f.fs.Var(shareValue{p}, name, withEnv(usage, envName))
+}
+
+// shareValue is a flag.Value of a share written 0.9 or 90%.
+type shareValue struct{ p *float64 }
+
+func (s shareValue) String() string {
+	if s.p == nil || *s.p == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*s.p, 'g', -1, 64)
+}
+
+func (s shareValue) Set(v string) error {
+	x, err := parseShareFlag(v)
+	if err != nil {
+		return err
+	}
+	*s.p = x
+	return nil
+}
+
+func parseShareFlag(v string) (float64, error) {
+	t := strings.TrimSpace(v)
+	pct := strings.HasSuffix(t, "%")
+	x, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+		return 0, fmt.Errorf("must be a number above 0 such as 0.9 or 90%%, not %q", v)
+	}
+	if pct {
+		x /= 100
+	}
+	return x, nil
+}
+
+// lapsedQuarantines warns of the quarantines that lapsed by now: their
+// scenarios gate the run again.
+func lapsedQuarantines(suites []*scenario.Suite, now time.Time) diag.Diagnostics {
+	var ds diag.Diagnostics
+	seen := map[diag.Pos]bool{}
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			q := sc.Quarantine
+			if q == nil || !q.Lapsed(now) || seen[q.Pos] {
+				continue
+			}
+			seen[q.Pos] = true
+			ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: q.Pos,
+				Message: fmt.Sprintf("quarantine of %q lapsed on %s: the scenario gates runs again", sc.Name, q.UntilText()),
+				Hint:    "fix the scenario or the agent, or extend until if the reason still holds"})
+		}
+	}
+	return ds
+}

@@ -1,0 +1,187 @@
+// Package history reads earlier JSON reports of agenttest run (oldest
+// first) and says, per scenario, how it has been doing: its runs, its pass
+// rate with an interval, its verdict in each report, how often the
+// verdict flipped, and whether it went from passing to failing.
+//
+//	var reports []*history.Report
+//	for _, p := range paths {
+//		r, err := history.Read(p, file) // a report.SchemaV1 document
+//		...
+//		reports = append(reports, r)
+//	}
+//	h := history.Build(reports)
+//	history.WriteText(os.Stdout, h)
+//
+// Scenarios are matched across reports by file and name, not by line: a
+// scenario keeps its history when lines are added above it, and an edited
+// name starts a new one.
+package history
+
+import (
+	"github.com/agenttest/agenttest/internal/stats"
+)
+
+// Level is the confidence of the pass-rate interval.
+const Level = 0.95
+
+// Verdict is a scenario's verdict in one report, as it gates a run.
+type Verdict string
+
+// Verdicts. A report in which the scenario does not appear, or did not run
+// (skipped, interrupted), has VerdictNone.
+const (
+	VerdictNone         Verdict = ""
+	VerdictPassed       Verdict = "passed"
+	VerdictFlaky        Verdict = "flaky"
+	VerdictFailed       Verdict = "failed"
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictErrored      Verdict = "errored"
+)
+
+// side is what a verdict says about the agent: +1 it passed, -1 it failed,
+// 0 nothing (errored, not run).
+func (v Verdict) side() int {
+	switch v {
+	case VerdictPassed, VerdictFlaky:
+		return 1
+	case VerdictFailed, VerdictInconclusive:
+		return -1
+	}
+	return 0
+}
+
+// Report is what history reads of one JSON report.
+type Report struct {
+	// Path is the file as given.
+	Path string
+	// Started is the run's start, as written (RFC 3339), and Status its
+	// verdict.
+	Started string
+	Status  string
+	Cases   []Case
+}
+
+// Case is one scenario's outcome in a report.
+type Case struct {
+	File, Name string
+	Verdict    Verdict
+	// Quarantined: a quarantine held, so the verdict did not gate.
+	Quarantined bool
+	// Passed, Failed and Errored count its runs: the repeat's for a
+	// repeated scenario, the attempts' otherwise.
+	Passed, Failed, Errored int
+}
+
+// Key identifies a scenario across reports.
+type Key struct{ File, Name string }
+
+// History is every scenario's record over the reports, in the order the
+// scenarios first appear.
+type History struct {
+	Reports   []*Report
+	Scenarios []*Scenario
+}
+
+// Scenario is one scenario's record.
+type Scenario struct {
+	Key
+	// Verdicts has one entry per report, VerdictNone where it did not run;
+	// Quarantined likewise.
+	Verdicts    []Verdict
+	Quarantined []bool
+	// Passed, Failed and Errored sum its runs over the reports.
+	Passed, Failed, Errored int
+	// Lower and Upper bound its pass rate at Level (Clopper–Pearson over
+	// the pooled runs that are evidence); 0 and 1 without any.
+	Lower, Upper float64
+	// Flips counts the changes between passing and failing from one
+	// report where it passed or failed to the next.
+	Flips int
+	// Regressed is set when it went from passing to failing: its latest
+	// verdict fails and an earlier one passed (errors and reports where it
+	// did not run aside). PassedIn is the last report where it passed,
+	// FailedIn the first where it failed after that.
+	Regressed          bool
+	PassedIn, FailedIn int
+}
+
+// Runs is the number of its runs, errored ones included.
+func (s *Scenario) Runs() int { return s.Passed + s.Failed + s.Errored }
+
+// Rate is its pass rate over the runs that are evidence, and whether there
+// are any.
+func (s *Scenario) Rate() (float64, bool) {
+	n := s.Passed + s.Failed
+	if n == 0 {
+		return 0, false
+	}
+	return float64(s.Passed) / float64(n), true
+}
+
+// Build gathers the reports, oldest first, into each scenario's record.
+func Build(reports []*Report) *History {
+	h := &History{Reports: reports}
+	index := map[Key]*Scenario{}
+	for i, r := range reports {
+		for _, c := range r.Cases {
+			k := Key{File: c.File, Name: c.Name}
+			s := index[k]
+			if s == nil {
+				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports))}
+				index[k] = s
+				h.Scenarios = append(h.Scenarios, s)
+			}
+			// A name twice in one file (examples rows make distinct
+			// names) keeps the worse verdict.
+			if s.Verdicts[i] == VerdictNone || c.Verdict.side() < s.Verdicts[i].side() {
+				s.Verdicts[i] = c.Verdict
+			}
+			s.Quarantined[i] = s.Quarantined[i] || c.Quarantined
+			s.Passed += c.Passed
+			s.Failed += c.Failed
+			s.Errored += c.Errored
+		}
+	}
+	for _, s := range h.Scenarios {
+		s.Lower, s.Upper = 0, 1
+		if n := s.Passed + s.Failed; n > 0 {
+			s.Lower, s.Upper = stats.Binomial(s.Passed, n, Level)
+		}
+		// last is the side of the latest verdict that passed or failed;
+		// passedAt the latest passing report, failedAt the first failing
+		// one after it.
+		last, passedAt, failedAt := 0, -1, -1
+		for i, v := range s.Verdicts {
+			side := v.side()
+			switch {
+			case side == 0:
+				continue
+			case last != 0 && side != last:
+				s.Flips++
+			}
+			switch {
+			case side > 0:
+				passedAt, failedAt = i, -1
+			case failedAt < 0:
+				failedAt = i
+			}
+			last = side
+		}
+		if last < 0 && passedAt >= 0 {
+			s.Regressed, s.PassedIn, s.FailedIn = true, passedAt, failedAt
+		}
+	}
+	return h
+}
+
+// Regressions are the scenarios that went from passing to failing, in
+// order.
+func (h *History) Regressions() []*Scenario {
+	var out []*Scenario
+	for _, s := range h.Scenarios {
+		if s.Regressed {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBuild(t *testing.T) {
+	type testCase struct {
+		name      string
+		verdicts  []Verdict
+		flips     int
+		regressed bool
+		passedIn  int
+		failedIn  int
+	}
+	cases := []testCase{
+		{name: "steady", verdicts: []Verdict{VerdictPassed, VerdictPassed, VerdictFlaky}},
+		{name: "broke", verdicts: []Verdict{VerdictPassed, VerdictFailed}, flips: 1, regressed: true, passedIn: 0, failedIn: 1},
+		{name: "broke through an error", verdicts: []Verdict{VerdictPassed, VerdictErrored, VerdictNone, VerdictInconclusive}, flips: 1, regressed: true, passedIn: 0, failedIn: 3},
+		{name: "flapping, fixed", verdicts: []Verdict{VerdictFailed, VerdictPassed, VerdictFailed, VerdictPassed}, flips: 3},
+		{name: "always failing", verdicts: []Verdict{VerdictFailed, VerdictFailed}},
+		{name: "still failing", verdicts: []Verdict{VerdictPassed, VerdictPassed, VerdictFailed, VerdictErrored, VerdictFailed}, flips: 1, regressed: true, passedIn: 1, failedIn: 2},
+		{name: "broke again", verdicts: []Verdict{VerdictPassed, VerdictFailed, VerdictPassed, VerdictFailed}, flips: 3, regressed: true, passedIn: 2, failedIn: 3},
+		{name: "errors are not flips", verdicts: []Verdict{VerdictPassed, VerdictErrored, VerdictPassed}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var reports []*Report
+			for _, v := range tc.verdicts {
+				r := &Report{}
+				if v != VerdictNone {
+					r.Cases = []Case{{File: "a.yaml", Name: "x", Verdict: v, Passed: 1}}
+				}
+				reports = append(reports, r)
+			}
+			h := Build(reports)
+			s := h.Scenarios[0]
+			if s.Flips != tc.flips || s.Regressed != tc.regressed || tc.regressed && (s.PassedIn != tc.passedIn || s.FailedIn != tc.failedIn) {
+				t.Errorf("flips %d regressed %t (%d→%d); want %d %t (%d→%d)", s.Flips, s.Regressed, s.PassedIn, s.FailedIn, tc.flips, tc.regressed, tc.passedIn, tc.failedIn)
+			}
+		})
+	}
+}
+
+// TestReadMatchesByFileAndName reads two reports in which a scenario moved
+// down its file and another was renamed.
+func TestReadMatchesByFileAndName(t *testing.T) {
+	doc := func(started string, cases string) []byte {
+		return []byte(`{"schema": "agenttest/result/v1", "run": {"started": "` + started + `", "status": "failed"},
+			"files": [{"path": "suites/a.yaml", "cases": [` + cases + `]}], "checks": []}`)
+	}
+	r1, err := Read("r1.json", doc("2026-03-01T00:00:00Z",
+		`{"name": "greets", "pos": {"line": 3}, "status": "passed", "attempts": [{"status": "passed"}]},
+		 {"name": "books", "pos": {"line": 9}, "status": "passed",
+		  "repeat": {"procedure": "sprt", "decision": "passed", "runs": 28, "passed": 26, "failed": 0, "errored": 2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Read("r2.json", doc("2026-03-02T00:00:00Z",
+		`{"name": "greets warmly", "pos": {"line": 3}, "status": "passed", "attempts": [{"status": "passed"}]},
+		 {"name": "books", "pos": {"line": 12}, "status": "failed",
+		  "repeat": {"procedure": "sprt", "decision": "inconclusive", "runs": 10, "passed": 9, "failed": 1, "errored": 0}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Build([]*Report{r1, r2})
+	if len(h.Scenarios) != 3 {
+		t.Fatalf("%d scenarios, want greets, books and greets warmly", len(h.Scenarios))
+	}
+	books := h.Scenarios[1]
+	if books.Name != "books" || books.Passed != 35 || books.Failed != 1 || books.Errored != 2 || !books.Regressed ||
+		books.Verdicts[1] != VerdictInconclusive {
+		t.Errorf("books: %+v", books)
+	}
+	var text, js bytes.Buffer
+	if err := WriteText(&text, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"36 +2E", "0.97", "✓?", "went from passing to failing (1):", "suites/a.yaml: books: passed in report 1, inconclusive in report 2", "·✓"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if err := WriteJSON(&js, h); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Schema    string `json:"schema"`
+		Scenarios []struct {
+			Name     string    `json:"name"`
+			Verdicts []*string `json:"verdicts"`
+			PassRate *float64  `json:"pass_rate"`
+		} `json:"scenarios"`
+		Regressed []struct {
+			Name     string `json:"name"`
+			FailedIn int    `json:"failed_in"`
+		} `json:"regressed"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Schema != SchemaV1 || len(back.Scenarios) != 3 || back.Scenarios[2].Verdicts[0] != nil || len(back.Regressed) != 1 || back.Regressed[0].FailedIn != 1 {
+		t.Errorf("JSON history: %s", js.String())
+	}
+	if _, err := Read("x.json", []byte(`{"schema": "other"}`)); err == nil || !strings.Contains(err.Error(), `x.json: not an agenttest report: schema "other"`) {
+		t.Errorf("wrong schema: %v", err)
+	}
+	if _, err := Read("x.json", []byte(`<xml/>`)); err == nil || !strings.Contains(err.Error(), "x.json: not a JSON report") {
+		t.Errorf("not JSON: %v", err)
+	}
+}

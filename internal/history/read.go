@@ -1,0 +1,100 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agenttest/agenttest/internal/report"
+)
+
+// jsonReport is the part of a report.SchemaV1 document history reads.
+type jsonReport struct {
+	Schema string `json:"schema"`
+	Run    struct {
+		Started string `json:"started"`
+		Status  string `json:"status"`
+	} `json:"run"`
+	Files []struct {
+		Path  string     `json:"path"`
+		Cases []jsonCase `json:"cases"`
+	} `json:"files"`
+	Checks []jsonCase `json:"checks"`
+}
+
+type jsonCase struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Repeat *struct {
+		Decision string `json:"decision"`
+		Passed   int    `json:"passed"`
+		Failed   *int   `json:"failed"`
+		Errored  int    `json:"errored"`
+		Runs     int    `json:"runs"`
+	} `json:"repeat"`
+	Quarantine *struct {
+		Lapsed bool `json:"lapsed"`
+	} `json:"quarantine"`
+	Attempts []struct {
+		Status string `json:"status"`
+	} `json:"attempts"`
+}
+
+// checksFile is the file name run-level checks are listed under.
+const checksFile = "(checks)"
+
+// Read decodes one JSON report written by agenttest run. path names it in
+// messages.
+func Read(path string, data []byte) (*Report, error) {
+	var doc jsonReport
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON report: %w", path, err)
+	}
+	if doc.Schema != report.SchemaV1 {
+		return nil, fmt.Errorf("%s: not an agenttest report: schema %q, want %q", path, doc.Schema, report.SchemaV1)
+	}
+	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status}
+	for _, f := range doc.Files {
+		for _, c := range f.Cases {
+			r.Cases = append(r.Cases, c.read(f.Path))
+		}
+	}
+	for _, c := range doc.Checks {
+		r.Cases = append(r.Cases, c.read(checksFile))
+	}
+	return r, nil
+}
+
+func (c jsonCase) read(file string) Case {
+	out := Case{File: file, Name: c.Name, Quarantined: c.Quarantine != nil && !c.Quarantine.Lapsed}
+	switch v := Verdict(c.Status); v {
+	case VerdictPassed, VerdictFlaky, VerdictFailed, VerdictErrored:
+		// Verdicts are named as statuses; skipped and pending cases did
+		// not run.
+		out.Verdict = v
+	}
+	if rp := c.Repeat; rp != nil {
+		if rp.Decision == string(VerdictInconclusive) {
+			out.Verdict = VerdictInconclusive
+		}
+		out.Passed, out.Errored = rp.Passed, rp.Errored
+		if rp.Failed != nil {
+			out.Failed = *rp.Failed
+		} else {
+			// Reports from before failed was written: the fixed rule
+			// counted every run that did not pass.
+			out.Failed = rp.Runs - rp.Passed - rp.Errored
+		}
+		return out
+	}
+	for _, a := range c.Attempts {
+		switch a.Status {
+		case "passed", "flaky":
+			out.Passed++
+		case "failed":
+			out.Failed++
+		case "errored":
+			out.Errored++
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// marks are the verdicts in the text view's strip.
+var marks = map[Verdict]string{
+	VerdictPassed: "✓", VerdictFlaky: "✓", VerdictFailed: "✗", VerdictInconclusive: "?", VerdictErrored: "E", VerdictNone: "·",
+}
+
+// WriteText writes the history for people: the reports, one line per
+// scenario, then the scenarios that went from passing to failing.
+func WriteText(w io.Writer, h *History) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s, oldest first:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"))
+	for i, r := range h.Reports {
+		fmt.Fprintf(&b, "  %d  %s  %s  %s\n", i+1, r.Path, orDash(r.Started), orDash(r.Status))
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "runs\tpass rate\t%.0f%% interval\tverdicts\tflips\tscenario\n", Level*100)
+	for _, s := range h.Scenarios {
+		rate, interval := "-", "-"
+		if v, ok := s.Rate(); ok {
+			rate = fmt.Sprintf("%.2f", v)
+			// Rounded outwards: the printed interval is never narrower.
+			interval = fmt.Sprintf("%.2f–%.2f", math.Floor(s.Lower*100+1e-9)/100, math.Ceil(s.Upper*100-1e-9)/100)
+		}
+		runs := fmt.Sprint(s.Passed + s.Failed)
+		if s.Errored > 0 {
+			runs += fmt.Sprintf(" +%dE", s.Errored)
+		}
+		var strip strings.Builder
+		quarantined := 0
+		for i, v := range s.Verdicts {
+			strip.WriteString(marks[v])
+			if s.Quarantined[i] {
+				quarantined++
+			}
+		}
+		name := s.File + ": " + s.Name
+		if quarantined > 0 {
+			name += fmt.Sprintf(" (quarantined in %d)", quarantined)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", runs, rate, interval, strip.String(), s.Flips, name)
+	}
+	tw.Flush()
+	b.WriteString("\nruns: passed + failed (+ errored, not counted); verdicts: ✓ passed, ✗ failed, ? inconclusive, E errored, · not run\n")
+	reg := h.Regressions()
+	if len(reg) == 0 {
+		b.WriteString("no scenario went from passing to failing\n")
+	} else {
+		fmt.Fprintf(&b, "went from passing to failing (%d):\n", len(reg))
+		for _, s := range reg {
+			fmt.Fprintf(&b, "  %s: %s: %s in report %d, %s in report %d\n", s.File, s.Name,
+				s.Verdicts[s.PassedIn], s.PassedIn+1, s.Verdicts[s.FailedIn], s.FailedIn+1)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SchemaV1 names the layout WriteJSON produces:
+//
+//	schema     "agenttest/history/v1"
+//	reports    [{path, started, status}]                 (oldest first)
+//	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
+//	             interval: {lower, upper, level}, verdicts, quarantined,
+//	             flips, regressed}]
+//	regressed  [{file, name, passed_in, failed_in}]       (report indexes, 0-based)
+//
+// verdicts has one entry per report: passed, flaky, failed, inconclusive,
+// errored, or null where the scenario did not run; quarantined likewise,
+// true where a quarantine held. pass_rate is null without runs that are
+// evidence.
+const SchemaV1 = "agenttest/history/v1"
+
+type jsonHistory struct {
+	Schema    string          `json:"schema"`
+	Reports   []jsonReportRef `json:"reports"`
+	Scenarios []jsonScenario  `json:"scenarios"`
+	Regressed []jsonRegressed `json:"regressed"`
+}
+
+type jsonReportRef struct {
+	Path    string `json:"path"`
+	Started string `json:"started,omitempty"`
+	Status  string `json:"status,omitempty"`
+}
+
+type jsonScenario struct {
+	File        string       `json:"file"`
+	Name        string       `json:"name"`
+	Runs        int          `json:"runs"`
+	Passed      int          `json:"passed"`
+	Failed      int          `json:"failed"`
+	Errored     int          `json:"errored"`
+	PassRate    *float64     `json:"pass_rate"`
+	Interval    jsonInterval `json:"interval"`
+	Verdicts    []*string    `json:"verdicts"`
+	Quarantined []bool       `json:"quarantined"`
+	Flips       int          `json:"flips"`
+	Regressed   bool         `json:"regressed"`
+}
+
+type jsonInterval struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+	Level float64 `json:"level"`
+}
+
+type jsonRegressed struct {
+	File     string `json:"file"`
+	Name     string `json:"name"`
+	PassedIn int    `json:"passed_in"`
+	FailedIn int    `json:"failed_in"`
+}
+
+// WriteJSON writes the history as one JSON document (SchemaV1).
+func WriteJSON(w io.Writer, h *History) error {
+	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}}
+	for _, r := range h.Reports {
+		doc.Reports = append(doc.Reports, jsonReportRef{Path: r.Path, Started: r.Started, Status: r.Status})
+	}
+	for _, s := range h.Scenarios {
+		js := jsonScenario{File: s.File, Name: s.Name, Runs: s.Runs(), Passed: s.Passed, Failed: s.Failed, Errored: s.Errored,
+			Interval: jsonInterval{Lower: s.Lower, Upper: s.Upper, Level: Level}, Quarantined: s.Quarantined,
+			Flips: s.Flips, Regressed: s.Regressed}
+		if v, ok := s.Rate(); ok {
+			js.PassRate = &v
+		}
+		for _, v := range s.Verdicts {
+			if v == VerdictNone {
+				js.Verdicts = append(js.Verdicts, nil)
+				continue
+			}
+			name := string(v)
+			js.Verdicts = append(js.Verdicts, &name)
+		}
+		doc.Scenarios = append(doc.Scenarios, js)
+		if s.Regressed {
+			doc.Regressed = append(doc.Regressed, jsonRegressed{File: s.File, Name: s.Name, PassedIn: s.PassedIn, FailedIn: s.FailedIn})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,226 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/jstemmer/go-junit-report/v2/junit"
+)
+
+// This file renders what every view says about repeated cases (their
+// runs, their verdict's grounds) and quarantined ones, so that the
+// console, JUnit and JSON say the same thing.
+
+// repeatLine is the one-line verdict of a repeated case.
+//
+// Fixed rule:  "3 of 5 runs passed (60%), 80% required"
+// Sequential:  "passed 27 of 28 runs; rate ≥ 0.81 at 95% (needs 0.9 − 0.1)"
+//
+//	"passed 3 of 8 runs; rate < 0.62 at 95% (needs 0.9)"
+//	"inconclusive: passed 35 of 40 runs, the most repeat allows; rate 0.62–0.97 at 95% (needs 0.9 − 0.1)"
+//
+// Errored runs are said beside the counts, never in them.
+func repeatLine(r *result.Repeat) string {
+	if r.Procedure != result.ProcedureSPRT {
+		got := 0.0
+		if r.Runs > 0 {
+			got = float64(r.Passed) / float64(r.Runs)
+		}
+		s := fmt.Sprintf("%d of %d runs passed (%.0f%%), %.0f%% required", r.Passed, r.Runs, got*100, r.PassRate*100)
+		if r.Errored > 0 {
+			s += fmt.Sprintf(", %d errored", r.Errored)
+		}
+		return s
+	}
+	counts := fmt.Sprintf("passed %d of %d runs", r.Passed, r.Counted())
+	if r.Errored > 0 {
+		counts += fmt.Sprintf(" (%d more errored, not counted)", r.Errored)
+	}
+	level := formatLevel(r.Level)
+	needs := fmt.Sprintf("needs %s − %s", formatRate(r.PassRate), formatRate(r.Margin))
+	switch r.Decision {
+	case result.DecisionPassed:
+		return fmt.Sprintf("%s; rate ≥ %s at %s (%s)", counts, floor2(r.Lower), level, needs)
+	case result.DecisionFailed:
+		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, formatRate(r.PassRate))
+	case result.DecisionInconclusive:
+		s := fmt.Sprintf("inconclusive: %s, the most repeat allows; rate %s–%s at %s (%s)", counts, floor2(r.Lower), ceil2(r.Upper), level, needs)
+		if r.Needed > r.Limit {
+			s += fmt.Sprintf("; the guarantee needs up to %d runs", r.Needed)
+		}
+		return s
+	case result.DecisionErrored:
+		return fmt.Sprintf("errored: %d of %d runs errored, more than a third; passed %d of the %d others", r.Errored, r.Runs, r.Passed, r.Counted())
+	}
+	return counts + " so far"
+}
+
+// formatRate prints a rate as written: 0.9, 0.85, 1.
+func formatRate(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// formatLevel prints a confidence level: 95%, 99.5%.
+func formatLevel(v float64) string { return strconv.FormatFloat(v*100, 'g', 4, 64) + "%" }
+
+// floor2 and ceil2 print a bound to two places, rounded away from the
+// estimate, so that the printed bound is never tighter than the computed.
+func floor2(v float64) string { return fmt.Sprintf("%.2f", math.Floor(v*100+1e-9)/100) }
+func ceil2(v float64) string  { return fmt.Sprintf("%.2f", math.Ceil(v*100-1e-9)/100) }
+
+// below prints an upper bound that lies below limit, rounded up but with
+// as many places as it takes to stay below it: 0.896 rather than 0.90
+// against a limit of 0.9.
+func below(v, limit float64) string {
+	for places := 2; places < 6; places++ {
+		scale := math.Pow(10, float64(places))
+		if up := math.Ceil(v*scale-1e-9) / scale; up < limit-1e-12 {
+			return strconv.FormatFloat(up, 'f', places, 64)
+		}
+	}
+	return strconv.FormatFloat(v, 'f', 6, 64)
+}
+
+// run is one run of a repeated case: its attempts (errored ones retried)
+// and its outcome, the last attempt's.
+type run struct {
+	number   int
+	attempts []*result.Attempt
+}
+
+func (r run) last() *result.Attempt { return r.attempts[len(r.attempts)-1] }
+
+// runsOf groups a repeated case's attempts by run. Attempts without a run
+// number (reports of older versions) are a run each.
+func runsOf(c *result.Case) []run {
+	var out []run
+	for _, a := range c.Attempts {
+		if a == nil {
+			continue
+		}
+		if n := len(out); n > 0 && a.Run != 0 && out[n-1].number == a.Run {
+			out[n-1].attempts = append(out[n-1].attempts, a)
+			continue
+		}
+		num := a.Run
+		if num == 0 {
+			num = len(out) + 1
+		}
+		out = append(out, run{number: num, attempts: []*result.Attempt{a}})
+	}
+	return out
+}
+
+// runMark is a run's outcome in the runs strip.
+func runMark(a *result.Attempt) string {
+	switch a.Status {
+	case result.Passed, result.Flaky:
+		return "✓"
+	case result.Failed:
+		return "✗"
+	case result.Errored:
+		return "E"
+	}
+	return "·"
+}
+
+// stripWidth is the number of runs per line of the runs strip.
+const stripWidth = 50
+
+// writeRuns writes the body of a repeated case: a strip of its runs, then
+// each run that did not pass: the failed ones with their failures and
+// transcripts (the first d.maxRuns of them; all when it is 0), the
+// errored ones in one line each.
+func (d detail) writeRuns(c *result.Case, indent string) {
+	runs := runsOf(c)
+	if len(runs) == 0 {
+		d.line(indent, c.Status.String()+" before any run started")
+		return
+	}
+	var strip strings.Builder
+	for i, r := range runs {
+		if i > 0 && i%stripWidth == 0 {
+			d.line(indent, "runs: "+strip.String())
+			strip.Reset()
+		}
+		strip.WriteString(runMark(r.last()))
+	}
+	d.line(indent, "runs: "+strip.String()+"  (✓ passed, ✗ failed, E errored: not counted)")
+	shown, hidden := 0, 0
+	for _, r := range runs {
+		a := r.last()
+		switch a.Status {
+		case result.Passed, result.Flaky:
+			continue
+		case result.Failed:
+			if d.maxRuns > 0 && shown >= d.maxRuns {
+				hidden++
+				continue
+			}
+			shown++
+			d.line(indent, fmt.Sprintf("run %d of %d failed:", r.number, len(runs)))
+			d.writeAttempt(a, indent+"  ")
+		default:
+			d.line(indent, fmt.Sprintf("run %d of %d %s", r.number, len(runs), d.st.attemptLine(a)))
+		}
+	}
+	if hidden > 0 {
+		d.line(indent, fmt.Sprintf("… and %d more failed %s: every transcript is in the JSON and JUnit reports", hidden, plural(hidden, "run", "runs")))
+	}
+}
+
+// quarantineNote is the bracketed remark on a quarantined case's line.
+func quarantineNote(c *result.Case) string {
+	q := c.Quarantine
+	if q == nil {
+		return ""
+	}
+	if q.Lapsed {
+		return "quarantine lapsed on " + q.Until + ": gates again"
+	}
+	who := ""
+	if q.Owner != "" {
+		who = ", " + q.Owner
+	}
+	return "quarantined until " + q.Until + who + ": " + q.Reason + "; does not gate"
+}
+
+// repeatProperties are the JUnit properties of a repeated or quarantined
+// case: the same facts as the JSON report.
+func repeatProperties(c *result.Case) []junit.Property {
+	var props []junit.Property
+	add := func(name, value string) {
+		props = append(props, junit.Property{Name: name, Value: xmlText(value)})
+	}
+	if r := c.Repeat; r != nil {
+		add("repeat.procedure", r.Procedure)
+		if r.Decision != "" {
+			add("repeat.decision", r.Decision)
+		}
+		add("repeat.runs", strconv.Itoa(r.Runs))
+		add("repeat.passed", strconv.Itoa(r.Passed))
+		add("repeat.failed", strconv.Itoa(r.Failed))
+		add("repeat.errored", strconv.Itoa(r.Errored))
+		add("repeat.limit", strconv.Itoa(r.Limit))
+		add("repeat.pass_rate", formatRate(r.PassRate))
+		if r.Procedure == result.ProcedureSPRT {
+			add("repeat.margin", formatRate(r.Margin))
+			add("repeat.confidence", formatRate(r.Confidence))
+			add("repeat.needed", strconv.Itoa(r.Needed))
+		}
+		add("repeat.interval", fmt.Sprintf("[%.3f, %.3f] at %s", math.Floor(r.Lower*1000+1e-9)/1000, math.Ceil(r.Upper*1000-1e-9)/1000, formatLevel(r.Level)))
+		if r.Discarded > 0 {
+			add("repeat.discarded", strconv.Itoa(r.Discarded))
+		}
+	}
+	if q := c.Quarantine; q != nil {
+		add("quarantine.reason", q.Reason)
+		if q.Owner != "" {
+			add("quarantine.owner", q.Owner)
+		}
+		add("quarantine.until", q.Until)
+		add("quarantined", strconv.FormatBool(!q.Lapsed))
+	}
+	return props
+}

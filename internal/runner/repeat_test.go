@@ -1,0 +1,290 @@
+package runner
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/stats"
+)
+
+var standardDesign = stats.Design{PassRate: 0.9, Margin: 0.1, Confidence: 0.95}
+
+func TestSequentialRule(t *testing.T) {
+	type testCase struct {
+		name                    string
+		passed, failed, errored int
+		limit                   int
+		wantDone                bool
+		wantStatus              result.Status
+		wantDecision            string
+	}
+	cases := []testCase{
+		{name: "undecided goes on", passed: 20, limit: 282},
+		{name: "passes", passed: 26, limit: 282, wantDone: true, wantStatus: result.Passed, wantDecision: result.DecisionPassed},
+		{name: "fails", failed: 5, limit: 282, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionFailed},
+		{name: "errored runs are not evidence", passed: 26, errored: 4, limit: 282, wantDone: true, wantStatus: result.Passed, wantDecision: result.DecisionPassed},
+		{name: "errored runs do not use up the limit", passed: 20, errored: 4, limit: 22},
+		{name: "the limit undecided is inconclusive", passed: 20, limit: 20, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionInconclusive},
+		{name: "a third errored is tolerated", passed: 10, errored: 5, limit: 282},
+		{name: "more than a third errored stops", passed: 9, errored: 5, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+		{name: "a few errored runs wait for more evidence", passed: 2, errored: 4, limit: 282},
+		{name: "more than a third errored at the verdict", failed: 5, errored: 3, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := tally{runs: tc.passed + tc.failed + tc.errored, passed: tc.passed, failed: tc.failed, errored: tc.errored}
+			st, dec, done := sequentialRule(standardDesign, tc.limit)(tl)
+			if done != tc.wantDone || done && (st != tc.wantStatus || dec != tc.wantDecision) {
+				t.Errorf("= %s %q done=%t, want %s %q done=%t", st, dec, done, tc.wantStatus, tc.wantDecision, tc.wantDone)
+			}
+		})
+	}
+}
+
+// TestEvidenceInStartOrder feeds the same runs finishing in scrambled
+// orders, as parallel runs do, and requires the verdict and the runs it
+// rests on to be those of the runs one at a time.
+func TestEvidenceInStartOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 200 {
+		outcomes := make([]result.Status, 400)
+		for i := range outcomes {
+			switch x := rng.Float64(); {
+			case x < 0.05:
+				outcomes[i] = result.Errored
+			case x < 0.05+0.8:
+				outcomes[i] = result.Passed
+			default:
+				outcomes[i] = result.Failed
+			}
+		}
+		limit := 40 + trial
+		inOrder := &evidence{decide: sequentialRule(standardDesign, limit)}
+		for i, st := range outcomes {
+			if inOrder.add(i, st) {
+				break
+			}
+		}
+		// Finishing order: runs started in windows of w at once, each
+		// window finishing in a random order.
+		w := 1 + trial%8
+		scrambled := &evidence{decide: sequentialRule(standardDesign, limit)}
+		for start := 0; start < len(outcomes) && !scrambled.decided; start += w {
+			order := rng.Perm(min(w, len(outcomes)-start))
+			for _, k := range order {
+				scrambled.add(start+k, outcomes[start+k])
+			}
+		}
+		if !inOrder.decided || scrambled.next != inOrder.next || scrambled.t != inOrder.t ||
+			scrambled.verdict != inOrder.verdict || scrambled.decision != inOrder.decision {
+			t.Fatalf("trial %d (window %d): in order %+v, scrambled %+v", trial, w, inOrder, scrambled)
+		}
+	}
+}
+
+// chatTimeout answers a turn with the platform's CHAT_TIMEOUT: the run
+// errors (the client does not retry it, and the case has no retries).
+func chatTimeout(w http.ResponseWriter) bool {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusRequestTimeout)
+	w.Write([]byte(`{"success":false,"error":"timeout","error_id":"e1","error_code":"CHAT_TIMEOUT","error_message":"the chat session exceeded the timeout limit","data":null}`))
+	return true
+}
+
+// seqScenario is a booking greeting and first turn repeated under the sequential test.
+func seqScenario(st scenario.Stats) *scenario.Scenario {
+	sc := booking("varies", 10)
+	keepTurns(sc, 1)
+	sc.Stats = st
+	return sc
+}
+
+// rudeEvery makes every n-th session's greeting fail the check.
+func rudeEvery(n int64) func(kind string, k int64, body []byte) []byte {
+	return func(kind string, k int64, body []byte) []byte {
+		if kind == "start" && k%n == 0 {
+			return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
+		}
+		return body
+	}
+}
+
+func TestRunSequential(t *testing.T) {
+	type testCase struct {
+		name     string
+		stats    scenario.Stats
+		parallel int
+		rewrite  func(kind string, n int64, body []byte) []byte
+		fault    func(kind string, n int64, w http.ResponseWriter) bool
+		status   result.Status
+		decision string
+		// most is the most runs the verdict may rest on.
+		most int
+		// errored is the least number of errored runs.
+		errored int
+	}
+	healthy := scenario.Stats{PassRate: 0.9, Confidence: 0.95}
+	cases := []testCase{
+		{name: "a healthy agent passes", stats: healthy, parallel: 1, rewrite: rudeEvery(20),
+			status: result.Passed, decision: result.DecisionPassed, most: 60},
+		{name: "parallel runs reach the same kind of verdict", stats: healthy, parallel: 4, rewrite: rudeEvery(20),
+			status: result.Passed, decision: result.DecisionPassed, most: 60},
+		{name: "a broken agent fails early", stats: healthy, parallel: 3, rewrite: rudeEvery(2),
+			status: result.Failed, decision: result.DecisionFailed, most: 20},
+		{name: "a limit too small is inconclusive", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 2,
+			status: result.Failed, decision: result.DecisionInconclusive, most: 10},
+		{name: "errored runs are excluded", stats: healthy, parallel: 1, rewrite: rudeEvery(20),
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n%7 == 3 && chatTimeout(w)
+			},
+			status: result.Passed, decision: result.DecisionPassed, most: 70, errored: 3},
+		{name: "more than a third errored errors the case", stats: healthy, parallel: 2,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n%2 == 0 && chatTimeout(w)
+			},
+			status: result.Errored, decision: result.DecisionErrored, most: 30, errored: minErrored},
+	}
+	run := func(t *testing.T, tc testCase) {
+		e := newEnv(t, sim.Options{Seed: 1})
+		if tc.rewrite != nil {
+			e.proxy.onResponse(tc.rewrite)
+		}
+		if tc.fault != nil {
+			e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
+		}
+		opts := e.opts()
+		opts.Parallel = tc.parallel
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, seqScenario(tc.stats))}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		r := c.Repeat
+		if c.Status != tc.status || r == nil || r.Decision != tc.decision {
+			t.Fatalf("%s, repeat %+v; want %s (%s)%s", c.Status, r, tc.status, tc.decision, describe(c))
+		}
+		d := tc.stats.Design()
+		switch {
+		case r.Procedure != result.ProcedureSPRT || r.Confidence != 0.95 || r.Margin != 0.1 || r.Level != 0.95:
+			t.Errorf("design not recorded: %+v", r)
+		case r.Runs != r.Passed+r.Failed+r.Errored || r.Runs > tc.most+r.Errored || r.Errored < tc.errored:
+			t.Errorf("runs %d = %d passed + %d failed + %d errored; want at most %d counted, at least %d errored", r.Runs, r.Passed, r.Failed, r.Errored, tc.most, tc.errored)
+		case r.Needed != d.Needed():
+			t.Errorf("needed %d, want %d", r.Needed, d.Needed())
+		case r.Lower != d.Lower(r.Passed, r.Failed) || r.Upper != d.Upper(r.Passed, r.Failed):
+			t.Errorf("bounds [%v, %v], want those of %d passes and %d failures", r.Lower, r.Upper, r.Passed, r.Failed)
+		}
+		// The verdict rests on exactly the runs counted: the test had not
+		// decided one counted run earlier (errored runs aside).
+		if tc.decision == result.DecisionPassed || tc.decision == result.DecisionFailed {
+			if got := d.Decide(r.Passed, r.Failed); got.String() != strings.TrimSuffix(tc.decision, "ed") {
+				t.Errorf("stats.Decide(%d, %d) = %s, but the case %s", r.Passed, r.Failed, got, tc.decision)
+			}
+			last := c.Attempts[len(c.Attempts)-1]
+			p, f := r.Passed, r.Failed
+			if last.Status == result.Passed {
+				p--
+			} else {
+				f--
+			}
+			if d.Decide(p, f) != stats.Continue {
+				t.Errorf("the test had decided before the last counted run (%d passes, %d failures)", p, f)
+			}
+		}
+		// Every run counted is in the transcript, numbered in start order;
+		// every session started is counted or discarded.
+		runs := 0
+		for i, a := range c.Attempts {
+			if a.Number != i+1 || a.Run < runs || a.Run > runs+1 {
+				t.Fatalf("attempt %d: number %d, run %d after run %d", i+1, a.Number, a.Run, runs)
+			}
+			runs = a.Run
+		}
+		if runs != r.Runs {
+			t.Errorf("attempts cover %d runs, the repeat counts %d", runs, r.Runs)
+		}
+		// (A discarded run may have been stopped before its session
+		// opened.)
+		if got := e.proxy.starts.Load(); got < int64(r.Runs) || got > int64(r.Runs+r.Discarded) {
+			t.Errorf("%d sessions started, %d runs counted and %d discarded", got, r.Runs, r.Discarded)
+		}
+		if peak := e.proxy.peak.Load(); peak > int64(tc.parallel) {
+			t.Errorf("%d requests at once with --parallel %d", peak, tc.parallel)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
+
+// TestRunStatsFromOptions: the run's settings apply to a scenario that
+// sets none, never to one with its own.
+func TestRunStatsFromOptions(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Stats = scenario.Stats{PassRate: 0.9, Confidence: 0.95}
+	own := seqScenario(scenario.Stats{Repeat: 3, PassRate: 1})
+	own.Name = "own"
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, seqScenario(scenario.Stats{}), own)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged, kept := res.Files[0].Cases[0].Repeat, res.Files[0].Cases[1].Repeat
+	if flagged == nil || flagged.Procedure != result.ProcedureSPRT || flagged.Limit != 282 || flagged.Decision != result.DecisionPassed {
+		t.Errorf("scenario without settings: %+v", flagged)
+	}
+	if kept == nil || kept.Procedure != result.ProcedureFixed || kept.Runs != 3 {
+		t.Errorf("scenario with its own settings: %+v", kept)
+	}
+	opts.Stats = scenario.Stats{Confidence: 1.5}
+	if _, err := Run(context.Background(), nil, opts); err == nil || !strings.Contains(err.Error(), "--confidence must be above 0.5") {
+		t.Errorf("invalid run settings: %v", err)
+	}
+}
+
+// TestQuarantineLapses: the run's clock decides whether a quarantine
+// holds, once, when the run is planned; a quarantined case keeps its real
+// outcome and gates only after the quarantine lapsed.
+func TestQuarantineLapses(t *testing.T) {
+	until := time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		now    time.Time
+		lapsed bool
+	}{
+		{until.Add(23 * time.Hour), false},
+		{until.AddDate(0, 0, 1), true},
+	} {
+		e := newEnv(t, sim.Options{Seed: 1})
+		e.proxy.onResponse(rudeEvery(1))
+		opts := e.opts()
+		opts.Now = func() time.Time { return tc.now }
+		sc := seqScenario(scenario.Stats{})
+		sc.Quarantine = &scenario.Quarantine{Reason: "greeting wording changes", Owner: "@desk", Until: until}
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		q := c.Quarantine
+		if c.Status != result.Failed || q == nil || q.Lapsed != tc.lapsed || q.Until != "2026-01-31" || q.Reason != "greeting wording changes" || q.Owner != "@desk" {
+			t.Fatalf("at %s: %s, quarantine %+v", tc.now, c.Status, q)
+		}
+		want := result.Passed
+		if tc.lapsed {
+			want = result.Failed
+		}
+		if c.Gate() != want || res.Files[0].Status() != want {
+			t.Errorf("at %s: gates as %s, file %s; want %s", tc.now, c.Gate(), res.Files[0].Status(), want)
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/stats"
+)
+
+// Stats are a scenario's statistical settings as written (`repeat:`,
+// `pass_rate:`, `confidence:`, `margin:` or their tags); a zero field is
+// unset. Without Confidence, `repeat: N` runs exactly N times and passes
+// when the share of passing runs reaches PassRate (the fixed rule). With
+// it, the runs are decided one by one by a sequential test (package
+// stats) and Repeat is the most runs that count as evidence.
+type Stats struct {
+	Repeat     int
+	PassRate   float64
+	Confidence float64
+	Margin     float64
+}
+
+// IsZero reports whether the scenario sets none of the settings.
+func (s Stats) IsZero() bool { return s == Stats{} }
+
+// Or returns s, or def when s is zero: the run's --repeat, --pass-rate and
+// --confidence apply to scenarios that set none, and never mix with a
+// scenario's own design.
+func (s Stats) Or(def Stats) Stats {
+	if s.IsZero() {
+		return def
+	}
+	return s
+}
+
+// Sequential reports whether the runs are decided by the sequential test.
+func (s Stats) Sequential() bool { return s.Confidence > 0 }
+
+// Design is the sequential test of s, defaults applied.
+func (s Stats) Design() stats.Design { return s.withDefaults().design() }
+
+// Resolve fills what is unset: a pass rate of 1; for a sequential test the
+// margin stats.DefaultMargin and, without a repeat, the limit the
+// guarantee needs (stats.Design.Needed); otherwise a single run. The
+// settings must be valid (Check).
+func (s Stats) Resolve() Stats {
+	s = s.withDefaults()
+	if s.Repeat == 0 {
+		s.Repeat = 1
+		if s.Sequential() {
+			s.Repeat = min(s.design().Needed(), stats.MaxRuns)
+		}
+	}
+	return s
+}
+
+// withDefaults fills the pass rate and, for a sequential test, the margin.
+func (s Stats) withDefaults() Stats {
+	if s.PassRate == 0 {
+		s.PassRate = 1
+	}
+	switch {
+	case !s.Sequential():
+		s.Margin = 0
+	case s.Margin == 0:
+		s.Margin = stats.DefaultMargin
+	}
+	return s
+}
+
+func (s Stats) design() stats.Design {
+	return stats.Design{PassRate: s.PassRate, Margin: s.Margin, Confidence: s.Confidence}
+}
+
+// Problem is one finding of Stats.Check, worded with the names the
+// settings were written with.
+type Problem struct {
+	// Setting is the setting the problem is about (Names.Repeat, ...), for
+	// its position.
+	Setting  string
+	Severity diag.Severity
+	Message  string
+	Hint     string
+}
+
+// Names are how a format spells the settings in messages: `repeat: 40`
+// in YAML, `@repeat:40` in a feature file.
+type Names struct {
+	Repeat, PassRate, Confidence, Margin string
+	// Value joins a name and a value.
+	Value func(name, value string) string
+}
+
+// YAMLNames and TagNames spell the settings of the two formats.
+var (
+	YAMLNames = Names{Repeat: "repeat", PassRate: "pass_rate", Confidence: "confidence", Margin: "margin",
+		Value: func(n, v string) string { return n + ": " + v }}
+	TagNames = Names{Repeat: "@repeat", PassRate: "@pass-rate", Confidence: "@confidence", Margin: "@margin",
+		Value: func(n, v string) string { return n + ":" + v }}
+	// FlagNames spell the run's flags.
+	FlagNames = Names{Repeat: "--repeat", PassRate: "--pass-rate", Confidence: "--confidence", Margin: "--margin",
+		Value: func(n, v string) string { return n + " " + v }}
+)
+
+// Check reports what makes the settings unusable (errors) or weaker than
+// they look (warnings): settings without effect, an impossible design,
+// and a limit too small for the guarantee the design states. It is the one
+// rule the loaders, lint and the run's flags share.
+func (s Stats) Check(n Names) []Problem {
+	var out []Problem
+	warn := func(setting, hint, format string, args ...any) {
+		out = append(out, Problem{Setting: setting, Severity: diag.Warning, Message: fmt.Sprintf(format, args...), Hint: hint})
+	}
+	fail := func(setting, hint, format string, args ...any) {
+		out = append(out, Problem{Setting: setting, Severity: diag.Error, Message: fmt.Sprintf(format, args...), Hint: hint})
+	}
+	if !s.Sequential() {
+		if s.PassRate != 0 && s.Repeat == 0 {
+			warn(n.PassRate, "", "%s has no effect without %s or %s", n.PassRate, n.Repeat, n.Confidence)
+		}
+		if s.Margin != 0 {
+			warn(n.Margin, "", "%s has no effect without %s", n.Margin, n.Confidence)
+		}
+		return out
+	}
+	d := s.withDefaults().design()
+	if !(d.Confidence > 0.5 && d.Confidence < 1) {
+		fail(n.Confidence, "a probability such as 0.95 or 95%", "%s must be above 0.5 and below 1, not %v", n.Confidence, s.Confidence)
+		return out
+	}
+	if !(d.Margin > 0 && d.Margin < d.PassRate) {
+		fail(n.Margin, fmt.Sprintf("a rate at or below %s − %s must fail, so the margin must be below %s", n.PassRate, n.Margin, rate(d.PassRate)),
+			"%s must be above 0 and below %s %s, not %v", n.Margin, n.PassRate, rate(d.PassRate), d.Margin)
+		return out
+	}
+	needed := d.Needed()
+	if needed > stats.MaxRuns {
+		warn(n.Confidence, fmt.Sprintf("widen %s or lower %s", n.Margin, n.Confidence),
+			"%s at %s confidence needs more than %d runs for its guarantee", design(d), percent(d.Confidence), stats.MaxRuns)
+		return out
+	}
+	if s.Repeat == 0 || s.Repeat >= needed {
+		return out
+	}
+	hint := fmt.Sprintf("leave %s out: the default allows %d runs, of which an agent at %s uses %.0f on average; or widen %s",
+		n.Repeat, needed, rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin)
+	if fewest := fewestToPass(d); s.Repeat < fewest {
+		warn(n.Repeat, hint, "%s is too few for %s at %s confidence: no agent can pass in %d runs (a pass takes at least %d); the guarantee needs up to %d",
+			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), s.Repeat, fewest, needed)
+		return out
+	}
+	o := d.Operating(d.PassRate, s.Repeat)
+	warn(n.Repeat, hint,
+		"%s is too few for %s at %s confidence: the guarantee needs up to %d runs; with %d, an agent at exactly %s passes only %s of the time and is inconclusive (a failure) %s of the time",
+		n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), needed, s.Repeat,
+		rate(d.PassRate), percent(o.Pass), percent(o.Inconclusive))
+	return out
+}
+
+// fewestToPass is the fewest runs in which the design can pass: that many
+// passes in a row.
+func fewestToPass(d stats.Design) int {
+	n := 1
+	for d.Decide(n, 0) != stats.Pass && n <= stats.MaxRuns {
+		n++
+	}
+	return n
+}
+
+// design names a design in messages: "pass rate 0.9, margin 0.1".
+func design(d stats.Design) string {
+	return fmt.Sprintf("pass rate %s, margin %s", rate(d.PassRate), rate(d.Margin))
+}
+
+// rate prints a rate the way it is written: 0.9, 0.85.
+func rate(v float64) string { return fmt.Sprintf("%.4g", v) }
+
+// percent prints a probability as a percentage: 95%, 24%, 99.6%, 0.4%.
+func percent(v float64) string {
+	switch p := v * 100; {
+	case p == 0 || p == 100:
+		return fmt.Sprintf("%.0f%%", p)
+	case p < 1:
+		return fmt.Sprintf("%.1g%%", p)
+	case p > 99:
+		return fmt.Sprintf("%.1f%%", p)
+	default:
+		return fmt.Sprintf("%.0f%%", p)
+	}
+}
+
+// Quarantine keeps a known-flaky scenario visible without letting it gate
+// the run: it runs and is reported with its real outcome, marked
+// quarantined, until the end of its Until day; then it gates again.
+type Quarantine struct {
+	// Pos is where the quarantine is written.
+	Pos diag.Pos
+	// Reason says why (required); Owner who is on it (optional).
+	Reason string
+	Owner  string
+	// Until is the last day of the quarantine, at midnight UTC.
+	Until time.Time
+}
+
+// Lapsed reports whether the quarantine is over at now: after the end of
+// its Until day (UTC).
+func (q *Quarantine) Lapsed(now time.Time) bool {
+	return !now.Before(q.Until.AddDate(0, 0, 1))
+}
+
+// UntilText is the Until day as written: 2026-12-31.
+func (q *Quarantine) UntilText() string { return q.Until.Format(time.DateOnly) }
+
+// parseUntil reads a quarantine's last day.
+func parseUntil(s string) (time.Time, error) {
+	t, err := time.Parse(time.DateOnly, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("until must be a date such as 2026-12-31, not %q", s)
+	}
+	return t, nil
+}

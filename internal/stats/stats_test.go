@@ -1,0 +1,164 @@
+package stats
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+var standard = Design{PassRate: 0.9, Margin: 0.1, Confidence: 0.95}
+
+func TestDecide(t *testing.T) {
+	type testCase struct {
+		name             string
+		d                Design
+		passes, failures int
+		want             Decision
+	}
+	// For 0.9 against 0.8 at 95%, a pass moves log Λ by log(9/8) = 0.118
+	// and a failure by log(1/2) = −0.693, between boundaries ±log 20 = ±3.0.
+	cases := []testCase{
+		{name: "no runs", d: standard, want: Continue},
+		{name: "26 straight passes pass", d: standard, passes: 26, want: Pass},
+		{name: "25 straight passes do not", d: standard, passes: 25, want: Continue},
+		{name: "a failure costs about six passes", d: standard, passes: 32, failures: 1, want: Pass},
+		{name: "one short after a failure", d: standard, passes: 31, failures: 1, want: Continue},
+		{name: "5 straight failures fail", d: standard, failures: 5, want: Fail},
+		{name: "4 straight failures do not", d: standard, failures: 4, want: Continue},
+		{name: "half passing fails", d: standard, passes: 6, failures: 6, want: Fail},
+		{name: "a perfect rate fails at the first failure", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 20, failures: 1, want: Fail},
+		{name: "a perfect rate passes after 29 passes", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 29, want: Pass},
+		{name: "a perfect rate needs 29", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 28, want: Continue},
+	}
+	run := func(t *testing.T, tc testCase) {
+		if got := tc.d.Decide(tc.passes, tc.failures); got != tc.want {
+			t.Errorf("Decide(%d, %d) = %s, want %s", tc.passes, tc.failures, got, tc.want)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestBoundsExplainDecision checks the promise reports rely on: the test
+// passes exactly when the lower bound reaches p0, and fails exactly when
+// the upper bound falls to p1.
+func TestBoundsExplainDecision(t *testing.T) {
+	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8}} {
+		for s := 0; s <= 80; s++ {
+			for f := 0; f <= 20; f++ {
+				lo, hi := d.Lower(s, f), d.Upper(s, f)
+				if lo < 0 || hi > 1 || lo > hi {
+					t.Fatalf("%v after %d/%d: bounds [%v, %v]", d, s, f, lo, hi)
+				}
+				if n := s + f; n > 0 {
+					share := float64(s) / float64(n)
+					if lo > share || hi < share {
+						t.Errorf("%v after %d/%d: bounds [%v, %v] exclude the observed share %v", d, s, f, lo, hi, share)
+					}
+				}
+				dec := d.Decide(s, f)
+				if pass := lo >= d.Low()-1e-9; (dec == Pass) != pass {
+					t.Errorf("%v after %d passes, %d failures: %s, but lower bound %v against p0 %v", d, s, f, dec, lo, d.Low())
+				}
+				if fail := f > 0 && hi <= d.PassRate+1e-9; (dec == Fail) != fail && !(dec == Pass && fail) {
+					t.Errorf("%v after %d passes, %d failures: %s, but upper bound %v against p1 %v", d, s, f, dec, hi, d.PassRate)
+				}
+			}
+		}
+	}
+}
+
+// TestNeeded checks the cap rule exactly: at Needed runs both guarantees
+// hold, one run fewer one of them does not.
+func TestNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		d    Design
+		want int
+	}{
+		{standard, 282},
+		{Design{0.8, 0.1, 0.95}, 417},
+		{Design{1, 0.1, 0.95}, 29},
+	} {
+		n := tc.d.Needed()
+		if n != tc.want {
+			t.Errorf("%v: Needed() = %d, want %d", tc.d, n, tc.want)
+		}
+		hi, lo := tc.d.Operating(tc.d.PassRate, n), tc.d.Operating(tc.d.Low(), n)
+		if hi.Pass < tc.d.Confidence || lo.Fail < tc.d.Confidence {
+			t.Errorf("%v at %d runs: passes %.4f at p1, fails %.4f at p0; want both ≥ %v", tc.d, n, hi.Pass, lo.Fail, tc.d.Confidence)
+		}
+		hi, lo = tc.d.Operating(tc.d.PassRate, n-1), tc.d.Operating(tc.d.Low(), n-1)
+		if hi.Pass >= tc.d.Confidence && lo.Fail >= tc.d.Confidence {
+			t.Errorf("%v: the guarantee holds at %d runs already", tc.d, n-1)
+		}
+	}
+}
+
+func TestOperatingSumsToOne(t *testing.T) {
+	for _, rate := range []float64{0, 0.3, 0.8, 0.85, 0.9, 1} {
+		for _, limit := range []int{1, 10, 40, 282} {
+			o := standard.Operating(rate, limit)
+			if s := o.Pass + o.Fail + o.Inconclusive; math.Abs(s-1) > 1e-9 {
+				t.Errorf("rate %v, limit %d: probabilities sum to %v", rate, limit, s)
+			}
+			if o.MeanRuns < 1 || o.MeanRuns > float64(limit) || o.P95 < 1 || o.P95 > limit {
+				t.Errorf("rate %v, limit %d: mean %v, p95 %d", rate, limit, o.MeanRuns, o.P95)
+			}
+		}
+	}
+	// A limit below the fewest runs that can pass leaves a perfect agent
+	// undecided every time.
+	if o := standard.Operating(1, 24); o.Inconclusive != 1 {
+		t.Errorf("24 runs of a perfect agent: %+v, want always inconclusive", o)
+	}
+}
+
+func TestFixedRuns(t *testing.T) {
+	n, c := standard.FixedRuns()
+	if n != 135 || c != 116 {
+		t.Errorf("FixedRuns() = %d, %d; want 135 runs, 116 passes", n, c)
+	}
+}
+
+func TestBinomial(t *testing.T) {
+	// Clopper–Pearson 90% two-sided, i.e. 95% one-sided each, from the
+	// published tables.
+	for _, tc := range []struct {
+		s, n   int
+		lo, hi float64
+	}{
+		{8, 10, 0.4931, 0.9632},
+		{0, 10, 0, 0.2589},
+		{10, 10, 0.7411, 1},
+		{27, 28, 0.8415, 0.9982},
+	} {
+		lo, hi := Binomial(tc.s, tc.n, 0.95)
+		if math.Abs(lo-tc.lo) > 5e-5 || math.Abs(hi-tc.hi) > 5e-5 {
+			t.Errorf("Binomial(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tc.s, tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		d    Design
+		want string
+	}{
+		{standard, ""},
+		{Design{1, 0.1, 0.95}, ""},
+		{Design{0, 0.1, 0.95}, "pass rate must be above 0"},
+		{Design{0.9, 0.9, 0.95}, "margin must be above 0 and below the pass rate 0.9"},
+		{Design{0.9, 0, 0.95}, "margin must be above 0"},
+		{Design{0.9, 0.1, 1}, "confidence must be above 0.5 and below 1"},
+		{Design{0.9, 0.1, 0.5}, "confidence must be above 0.5"},
+	} {
+		err := tc.d.Validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.d, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: error %v, want %q", tc.d, err, tc.want)
+		}
+	}
+}
