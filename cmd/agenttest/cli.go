@@ -38,6 +38,9 @@ Exit codes:
   130  interrupted (SIGINT/SIGTERM); reports are still written
 `
 
+// commands are the subcommands, for did-you-mean.
+var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "version", "help"}
+
 // run is the whole program: it dispatches a subcommand and returns an error
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
 // second one exits at once through st.Exit.
@@ -54,7 +57,7 @@ func run(ctx context.Context, st *State) error {
 
 	if len(st.Args) == 0 {
 		io.WriteString(st.Stderr, topUsage)
-		return usageErrorf("no command given")
+		return &exitError{code: exitUsage, msg: "no command given", hint: helpHint("")}
 	}
 	cmd, args := st.Args[0], st.Args[1:]
 	switch cmd {
@@ -77,10 +80,10 @@ func run(ctx context.Context, st *State) error {
 		return cmdHelp(ctx, st, args)
 	default:
 		msg := fmt.Sprintf("unknown command %q", cmd)
-		if s := diag.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "version", "help"}); s != "" {
+		if s := diag.Suggest(cmd, commands); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return usageErrorf("%s\nRun 'agenttest help' for usage.", msg)
+		return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
 	}
 }
 
@@ -97,7 +100,11 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		io.WriteString(st.Stdout, topUsage)
 		return nil
 	}
-	return usageErrorf("unknown command %q\nRun 'agenttest help' for usage.", args[0])
+	msg := fmt.Sprintf("help: unknown command %q", args[0])
+	if s := diag.Suggest(args[0], commands); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
 }
 
 // version is the module version stamped by the Go toolchain, "(devel)" in a

@@ -208,7 +208,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, usageErrorf("run: --webhook-listen %s: %v", listen, err)
+		return nil, usageErrorf("run: --webhook-listen: %s", listenProblem(listen, err))
 	}
 	public := c.webhookURL
 	if public == "" {

@@ -495,7 +495,7 @@ func TestSimFlagsEnv(t *testing.T) {
 	}
 	cases := []testCase{
 		{name: "faults accepted", flags: "--latency=1ms --error-429=0.01", code: exitOK},
-		{name: "unknown flag", flags: "--error-501=0.1", code: exitUsage, want: `AGENTTEST_SIM_FLAGS="--error-501=0.1": flag provided but not defined: -error-501`},
+		{name: "unknown flag", flags: "--error-501=0.1", code: exitUsage, want: `AGENTTEST_SIM_FLAGS="--error-501=0.1": unknown flag --error-501 (did you mean --error-500?)`},
 		{name: "fraction out of range", flags: "--drop=2", code: exitUsage, want: "fault drop: fraction 2 is outside 0..1"},
 		{name: "listen does not apply", flags: "--listen=127.0.0.1:9", code: exitUsage, want: "do not apply to the embedded simulator"},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -40,7 +39,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	paths, problems := suitePaths(st, pos)
 	problems = append(problems, f.problems...)
 	if len(problems) > 0 {
-		return usageErrorf("lint: %s", strings.Join(problems, "\nlint: "))
+		return usageProblems("lint", problems...)
 	}
 
 	var diags diag.Diagnostics

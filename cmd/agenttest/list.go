@@ -62,7 +62,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	sel, bad := parseSelection(tags, name)
 	problems = append(problems, bad...)
 	if len(problems) > 0 {
-		return usageErrorf("list: %s\nRun 'agenttest help list' for usage.", strings.Join(problems, "\nlist: "))
+		return usageProblems("list", problems...)
 	}
 	suites, _, err := loadSuites(st, st.Stderr, paths, false)
 	if err != nil {

@@ -161,14 +161,35 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"run", "--paralel", "2"},
 			code:   exitUsage,
-			stderr: []string{"flag provided but not defined: -paralel", "agenttest help run"},
+			stderr: []string{"agenttest: run: unknown flag --paralel (did you mean --parallel?)\nRun 'agenttest help run' for usage.\n"},
+		},
+		{
+			name:   "every subcommand parses flags alike",
+			dir:    "testdata/pass",
+			args:   []string{"sim", "--lisen", "127.0.0.1:0"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: sim: unknown flag --lisen (did you mean --listen?)\nRun 'agenttest help sim' for usage.\n"},
+		},
+		{
+			name:   "one dash is accepted as two",
+			dir:    "testdata/pass",
+			args:   []string{"list", "-tags", "@nosuch", "-bogus"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
+		},
+		{
+			name:   "a flag without its value",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--tags"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --tags needs a value\n"},
 		},
 		{
 			name:   "bad flag values all reported at once",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "(", "--tags", "@a &&"},
 			code:   exitUsage,
-			stderr: []string{"--parallel must be at least 1", "--retries must not be negative", "--name \"(\"", "--tags \"@a &&\""},
+			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"(\"", "agenttest: run: --tags \"@a &&\""},
 		},
 		{
 			name:   "bad enum value lists the allowed ones",
@@ -602,6 +623,8 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"steps"}, "steps.golden"},
 		{[]string{"help", "webhooks"}, "webhooks.golden"},
 		{[]string{"webhooks", "listen", "--help"}, "webhooks.golden"},
+		{[]string{"help", "sim"}, "sim.golden"},
+		{[]string{"sim", "-h"}, "sim.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

@@ -138,7 +138,7 @@ func (o *runOptions) Validate() error {
 		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
 	}
 	if len(problems) > 0 {
-		return usageErrorf("run: %s\nRun 'agenttest help run' for usage.", strings.Join(problems, "\nrun: "))
+		return usageProblems("run", problems...)
 	}
 	return nil
 }
