@@ -111,7 +111,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		fmt.Fprintf(&doc, "| %s | `%s` |\n", bf.name, mdEscape(msg))
 	}
 
-	doc.WriteString("\n### Bad platform answers (`agenttest run`, the case is an error, exit 1)\n\n| Answer to `POST /v1/agents/{agentId}/debug-chat` | Message in the report |\n|---|---|\n")
+	doc.WriteString("\n### Bad platform answers (`agenttest run`, the case is an error, exit 4)\n\n| Answer to `POST /v1/agents/{agentId}/debug-chat` | Message in the report |\n|---|---|\n")
 	for _, ba := range badAnswers {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if ba.ctype != "" {
@@ -148,7 +148,7 @@ func TestBadInputCatalogue(t *testing.T) {
 				t.Errorf("%s: exit %d, %s (%s): want the answer read", ba.name, code, cs.Status, msg)
 			}
 			msg = "(none: read as a string; null is the empty string)"
-		case code != exitFailed || cs.Status != "errored" || !strings.Contains(msg, want):
+		case code != exitErrored || cs.Status != "errored" || !strings.Contains(msg, want):
 			t.Errorf("%s: exit %d, %s, message %q: want an error naming %q", ba.name, code, cs.Status, msg, want)
 		}
 		fmt.Fprintf(&doc, "| %s (%d) | `%s` |\n", ba.name, ba.status, mdEscape(msg))

@@ -31,10 +31,16 @@ Run 'agenttest help <command>' for its flags. Configuration, targets and
 environment variables: docs/configuration.md.
 
 Exit codes:
-  0    every scenario passed
-  1    a scenario failed or errored
-  2    bad usage, bad configuration or invalid suite files (nothing run)
+  0    every selected scenario passed (flaky counts as passed)
+  1    at least one check failed: the agent broke an expectation
+       (errors may also be present)
+  2    bad usage, configuration, suite files or report path (nothing run),
+       or the platform refused the key or does not know the agent
   3    internal error
+  4    no check failed, but a case errored: the platform or the network
+       kept the run from telling whether the agent is fine
+  5    nothing was tested: no scenario selected, or every selected one
+       skipped (--allow-empty makes it 0)
   130  interrupted (SIGINT/SIGTERM); reports are still written
 `
 

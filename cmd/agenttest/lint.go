@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -19,16 +20,19 @@ Checks every suite file under each PATH (default ".") and the config file
 Every problem of every file is printed as file:line:col: message, with the
 offending line (at most 50 per file, then how many more). A suite may not
 read a variable that holds an API key (${env:AGENTTEST_BUILD_KEY}, or one
-a key setting of the config file names). Exit 2 when there is any error, 0
-otherwise (warnings do not fail).
+a key setting of the config file names). Exit 2 when there is any error;
+5 when there is nothing to test (no scenario under the paths), as for
+'agenttest run' (--allow-empty makes it 0); 0 otherwise (warnings do not
+fail).
 `
 
 func cmdLint(_ context.Context, st *State, args []string) error {
 	var cfgName string
-	var noColor bool
+	var noColor, allowEmpty bool
 	f := newFlags(st, "lint", lintUsage)
 	f.stringVar(&cfgName, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.boolVar(&noColor, "no-color", "", "never colour the output")
+	f.boolVar(&allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when there is no scenario to test")
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -78,6 +82,10 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	n := len(scenarios(scenario.Select(suites, scenario.Selection{})))
 	if len(diags) == 0 {
 		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
+	}
+	if n == 0 && !allowEmpty {
+		// What run would say: a gate never goes green on nothing.
+		return &exitError{code: exitEmpty, msg: fmt.Sprintf("nothing to test: no scenario under %s", strings.Join(paths, ", "))}
 	}
 	return nil
 }

@@ -69,18 +69,19 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 	}
 	c := &cli{stdout: &syncBuffer{}, stderr: &syncBuffer{}, sigs: make(chan struct{}, 2), exits: make(chan int, 2)}
 	c.st = &State{
-		Args:       args,
-		Env:        env,
-		Stdin:      strings.NewReader(""),
-		Stdout:     c.stdout,
-		Stderr:     c.stderr,
-		Dir:        abs,
-		FS:         os.DirFS(abs),
-		Now:        time.Now,
-		Sleep:      shortSleep,
-		Signals:    c.sigs,
-		Exit:       func(code int) { c.exits <- code },
-		CreateFile: createFileIn(abs),
+		Args:          args,
+		Env:           env,
+		Stdin:         strings.NewReader(""),
+		Stdout:        c.stdout,
+		Stderr:        c.stderr,
+		Dir:           abs,
+		FS:            os.DirFS(abs),
+		Now:           time.Now,
+		Sleep:         shortSleep,
+		Signals:       c.sigs,
+		Exit:          func(code int) { c.exits <- code },
+		CreateFile:    createFileIn(abs),
+		PrepareReport: prepareReportIn(abs),
 	}
 	return c
 }
@@ -264,8 +265,22 @@ func TestExitCodes(t *testing.T) {
 			name:   "no suites is not a pass",
 			dir:    "testdata/nosuites",
 			args:   []string{"run"},
-			code:   exitUsage,
-			stderr: []string{"no suite files under ."},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no suite file under ."},
+			stdout: []string{"status: empty (nothing was tested: no scenario was selected)"},
+		},
+		{
+			name:   "nothing selected",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--tags", "@Smoke"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --tags \"@Smoke\"; no scenario is tagged @Smoke (did you mean @smoke?)"},
+		},
+		{
+			name: "nothing selected, allowed",
+			dir:  "testdata/pass",
+			args: []string{"run", "--tags", "@nosuch", "--allow-empty"},
+			code: exitOK,
 		},
 		{
 			name:   "unknown command",
@@ -552,20 +567,24 @@ func TestKeysNeverPrinted(t *testing.T) {
 		env  map[string]string
 		dir  func(t *testing.T) string
 		code int
+		// reports: the run concluded and wrote both reports.
+		reports bool
 	}
 	plain := func(*testing.T) string { return "testdata/pass" }
 	cases := []testCase{
 		{
-			name: "wrong keys from AGENTTEST_* give 401s",
-			env:  map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
-			dir:  plain,
-			code: exitFailed,
+			name:    "wrong keys from AGENTTEST_* give 401s",
+			env:     map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
+			dir:     plain,
+			code:    exitUsage,
+			reports: true,
 		},
 		{
-			name: "unreachable host",
-			env:  map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1", "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
-			dir:  plain,
-			code: exitFailed,
+			name:    "unreachable host",
+			env:     map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1", "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
+			dir:     plain,
+			code:    exitErrored,
+			reports: true,
 		},
 		{
 			name: "keys from config references, bad account id",
@@ -594,7 +613,7 @@ func TestKeysNeverPrinted(t *testing.T) {
 					texts[filepath.Base(p)] = string(b)
 				}
 			}
-			if tc.code == exitFailed && len(texts) != 4 {
+			if tc.reports && len(texts) != 4 {
 				t.Errorf("reports missing: have %d outputs", len(texts))
 			}
 			for name, text := range texts {

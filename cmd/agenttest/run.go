@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
@@ -41,8 +40,26 @@ flight; finished cases keep their verdicts, the rest are reported as not
 run, every report is still written, and the exit code is 130. A second
 interrupt exits at once.
 
-Exit codes: 0 all passed, 1 a scenario failed or errored, 2 bad usage,
-configuration or suite files (nothing run), 3 internal error, 130 interrupted.
+When the platform cannot be used at all (the first calls cannot connect,
+it refuses the key, or it does not know the agent) the run stops at once:
+the cause is said once with what to check, and the cases not run are
+reported with the reason.
+
+Report files (--junit, --json) are checked before anything is called and a
+report an earlier run left at their path is removed; they are written
+when the run concludes.
+
+Exit codes:
+  0    every selected scenario passed (flaky counts as passed)
+  1    at least one check failed: the agent broke an expectation
+  2    bad usage, configuration, suite files or report path: nothing run
+       (also: the platform refused the key or does not know the agent)
+  3    internal error
+  4    no check failed, but a case errored: the platform or the network
+       kept the run from telling whether the agent is fine
+  5    nothing was tested: no scenario selected, or all skipped
+       (--allow-empty makes it 0)
+  130  interrupted
 `
 
 // runOptions are the flags of `agenttest run`.
@@ -68,7 +85,9 @@ type runOptions struct {
 	junit    string
 	json     string
 	failFast bool
-	seed     int64
+	// allowEmpty makes a run that tested nothing exit 0 instead of 5.
+	allowEmpty bool
+	seed       int64
 	// sim forces the embedded simulator.
 	sim     bool
 	verbose bool
@@ -95,6 +114,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
+	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing is tested (no scenario selected, or every selected one skipped)")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
 	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
@@ -199,6 +219,9 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.MaxReplyBytes > 0 && !fl.isSet("max-reply-bytes") {
 		o.maxReplyBytes = tgt.MaxReplyBytes
 	}
+	if err := prepareReports(st, o); err != nil {
+		return err
+	}
 	suites, _, err := loadSuites(st, st.Stderr, o.paths, false)
 	if err != nil {
 		return err
@@ -207,10 +230,6 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
-	if len(suites) == 0 {
-		// A wrong path in CI must not pass silently as "0 passed".
-		return usageErrorf("run: no suite files under %s (a suite is a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
-	}
 
 	// The plan: the selected scenarios, which the checks before the run,
 	// the webhook receiver and the runner all work from.
@@ -218,6 +237,17 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if d := liveSafety(plan, o, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
+	}
+	if len(plan) == 0 {
+		// Nothing to call: the run concludes at once, saying why, with
+		// reports that say "empty". A wrong path or a tag typo in CI
+		// must not pass as "0 passed".
+		fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		human := newHuman(st, o, st.Stdout)
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}}
+		human.RunStarted(0, res.Target)
+		human.RunFinished(res)
+		return conclude(st, o, human, res)
 	}
 	var embedded *embeddedSim
 	if tgt.Embedded {
@@ -230,7 +260,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		embedded = sim
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := missingAgents(suites, tgt); d.HasErrors() {
+	if d := missingAgents(plan, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st}.read, false)
 		return reported(exitUsage)
 	}
@@ -241,7 +271,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	// A safety net for the console only: every value is masked before it
 	// is stored, and the human view writes whole lines.
-	stdout := red.Writer(st.Stdout)
+	human := newHuman(st, o, red.Writer(st.Stdout))
 	events := webhookEvents(plan)
 	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
 	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded)
@@ -275,9 +305,6 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer rcv.stop()
 	}
 
-	human := report.NewHuman(stdout, report.HumanOptions{
-		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
-	})
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
 		Parallel:     o.parallel,
@@ -299,6 +326,24 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
+	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
+		// The cause, once, with what to check; the cases not run are in
+		// the summary and the reports.
+		fmt.Fprintf(st.Stderr, "agenttest: %s\n", red.String(stopMessage(res.Stop, tgt)))
+	}
+	return conclude(st, o, human, res)
+}
+
+// newHuman is the console view of a run.
+func newHuman(st *State, o *runOptions, w io.Writer) *report.Human {
+	return report.NewHuman(w, report.HumanOptions{
+		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
+	})
+}
+
+// conclude writes the reports of a finished run and returns its exit
+// code (runExit) as an error for main.
+func conclude(st *State, o *runOptions, human *report.Human, res *result.Result) error {
 	var errs []error
 	if err := human.Err(); err != nil {
 		errs = append(errs, err)
@@ -312,35 +357,68 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	switch {
-	case interrupted(ctx):
-		return reported(exitInterrupted)
-	case !passed(res):
-		return reported(exitFailed)
+	if code := runExit(res, o.allowEmpty); code != exitOK {
+		return reported(code)
 	}
 	return nil
 }
 
-// passed says whether every case passed (flaky counts as passing); pending
-// or skipped cases left by --fail-fast or an interruption do not pass the
-// run, since the suite did not say everything is fine.
-func passed(r *result.Result) bool {
-	if r.Interrupted {
-		return false
+// runExit is the exit code of a run that concluded: the one mapping from
+// a run's outcome to the table of errors.go. It follows the run's status
+// (result.RunStatus), which the console's last line and both reports
+// state, except that a stop on a configuration problem (the platform
+// refused the key or does not know the agent) exits 2 like every other
+// configuration problem.
+func runExit(r *result.Result, allowEmpty bool) int {
+	status := r.RunStatus()
+	if status != result.RunInterrupted && r.Stop != nil && r.Stop.Config {
+		return exitUsage
 	}
-	for _, c := range r.Checks {
-		if c.Status == result.Failed || c.Status == result.Errored {
-			return false
+	switch status {
+	case result.RunInterrupted:
+		return exitInterrupted
+	case result.RunFailed:
+		return exitFailed
+	case result.RunErrored:
+		return exitErrored
+	case result.RunEmpty:
+		if allowEmpty {
+			return exitOK
+		}
+		return exitEmpty
+	}
+	return exitOK
+}
+
+// prepareReports checks the report paths of the run before anything is
+// called, removing the reports an earlier run left there
+// (State.PrepareReport): an unusable path is a usage error (exit 2),
+// found before the run rather than after it.
+func prepareReports(st *State, o *runOptions) error {
+	if st.PrepareReport == nil {
+		return nil
+	}
+	var problems []string
+	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}} {
+		if r.path == "" {
+			continue
+		}
+		if err := st.PrepareReport(r.path); err != nil {
+			problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
 		}
 	}
-	for _, f := range r.Files {
-		for _, c := range f.Cases {
-			if c.Status == result.Failed || c.Status == result.Errored {
-				return false
-			}
-		}
+	if len(problems) > 0 {
+		return usageProblems("run", problems...)
 	}
-	return true
+	return nil
+}
+
+// now reads the State's clock.
+func now(st *State) time.Time {
+	if st.Now == nil {
+		return time.Now()
+	}
+	return st.Now()
 }
 
 // writeReport streams a report into its file. A run of 20,000 scenarios

@@ -39,6 +39,13 @@ type State struct {
 	// absolute), creating parent directories. Reports are streamed into it;
 	// what was written appears under name only on Commit.
 	CreateFile func(name string) (ReportFile, error)
+	// PrepareReport checks, before the run calls anything, that a report
+	// can be written at name (relative to Dir unless absolute): not a
+	// directory, its directory (created if missing) writable. It removes
+	// a report an earlier run left there, so that a run that never
+	// concludes leaves no stale verdict. It creates no file. Nil checks
+	// nothing.
+	PrepareReport func(name string) error
 	// OpenFileLimit returns the process's limit of open files (the soft
 	// RLIMIT_NOFILE, which Go raises to the hard one at start); nil means
 	// unknown, and --parallel is taken as given.

@@ -77,6 +77,10 @@ type Target struct {
 	Env        string
 	BuildKey   Secret
 	RuntimeKey Secret
+	// KeyVars maps each key setting that has a value ("build_key",
+	// "runtime_key") to the environment variable it was read from, so
+	// that a key the platform refuses can be named without showing it.
+	KeyVars map[string]string
 	// Embedded is true when no target is configured (or --sim is given):
 	// the caller starts the built-in simulator and fills the URLs, ids and
 	// keys from it.
@@ -364,6 +368,7 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 			r.diags = r.diags.Errorf(diag.Pos{}, "%s: %v", r.what(), err)
 			return ""
 		}
+		r.keyVar(key, envName)
 		return Secret(v)
 	}
 	if fld.Value == "" {
@@ -385,7 +390,16 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 		r.diags = r.diags.Errorf(fld.Pos, "%s: %v", r.what(), err)
 		return ""
 	}
+	r.keyVar(key, m[1])
 	return Secret(v)
+}
+
+// keyVar records the variable a key setting was read from.
+func (r *resolver) keyVar(key, envName string) {
+	if r.t.KeyVars == nil {
+		r.t.KeyVars = map[string]string{}
+	}
+	r.t.KeyVars[key] = envName
 }
 
 // KeyVariables maps every environment variable that holds an API key to

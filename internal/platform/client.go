@@ -559,6 +559,23 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 
 var jsonContentType = []string{"application/json"}
 
+// hostOf is the host (host:port) a call goes to, for errors.
+func (c *Client) hostOf(rq *call) string {
+	switch rq.ep.host {
+	case runtimeHost:
+		if c.runtime != nil {
+			return c.runtime.Host
+		}
+	case messagingHost:
+		if c.messaging != nil {
+			return c.messaging.Host
+		}
+	default:
+		return c.build.Host
+	}
+	return ""
+}
+
 // authenticate sets the credential header of an endpoint group. Keys go
 // only here: never into URLs, bodies or messages.
 func (c *Client) authenticate(h http.Header, rq *call) {

@@ -39,6 +39,23 @@ const (
 	authBearer
 )
 
+// credentialOf names the credential of an endpoint group, for errors.
+func credentialOf(a authKind) string {
+	switch a {
+	case authBuildKey:
+		return CredentialBuildKey
+	case authRuntimeKey:
+		return CredentialRuntimeKey
+	case authVendorToken:
+		return CredentialCallToken
+	case authConnector:
+		return CredentialConnectorToken
+	case authBearer:
+		return CredentialAccessToken
+	}
+	return ""
+}
+
 // retryClass says what may be repeated after a failure. It is the heart of
 // the retry policy: repeating a request must never change what the agent
 // saw, because the runner then asserts on a conversation that is not the one

@@ -22,7 +22,7 @@ import (
 // string members that are empty are omitted; arrays are always present):
 //
 //	schema   "agenttest/result/v1"
-//	run      {started, duration_ms, interrupted, status}
+//	run      {started, duration_ms, interrupted, status, stop}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -37,6 +37,15 @@ import (
 //	turn     {index, pos, say, request, response, metadata, started, latency_ms}
 //	pos      {file, line, col}
 //
+// run.status is the verdict of the run (result.RunStatus), the one the exit
+// code of `agenttest run` follows: "passed" (0), "failed" (1), "errored"
+// (4), "interrupted" (130) or "empty" (5: nothing was tested). run.stop,
+// present when the run stopped starting cases before the end of its plan,
+// is {kind, reason, cause, host, credential, agent, config}: kind is
+// "fail-fast", "unreachable", "credentials" or "unknown-agent", reason the
+// skip_reason of the cases it left unrun, and config true when it was a
+// configuration problem (exit 2).
+//
 // request, response and metadata are the JSON exchanged with the platform,
 // embedded as JSON (null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
@@ -48,10 +57,28 @@ const SchemaV1 = "agenttest/result/v1"
 // shift when the runner's types change.
 
 type jsonRun struct {
-	Started     string  `json:"started,omitempty"`
-	DurationMS  float64 `json:"duration_ms"`
-	Interrupted bool    `json:"interrupted"`
-	Status      string  `json:"status"`
+	Started     string    `json:"started,omitempty"`
+	DurationMS  float64   `json:"duration_ms"`
+	Interrupted bool      `json:"interrupted"`
+	Status      string    `json:"status"`
+	Stop        *jsonStop `json:"stop,omitempty"`
+}
+
+type jsonStop struct {
+	Kind       string `json:"kind"`
+	Reason     string `json:"reason"`
+	Cause      string `json:"cause,omitempty"`
+	Host       string `json:"host,omitempty"`
+	Credential string `json:"credential,omitempty"`
+	Agent      string `json:"agent,omitempty"`
+	Config     bool   `json:"config,omitempty"`
+}
+
+func toJSONStop(st *result.Stop) *jsonStop {
+	if st == nil {
+		return nil
+	}
+	return &jsonStop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential, Agent: st.Agent, Config: st.Config}
 }
 
 type jsonTarget struct {
@@ -168,7 +195,8 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Started:     jsonTime(r.Started),
 		DurationMS:  millis(r.Duration),
 		Interrupted: r.Interrupted,
-		Status:      s.Status.String(),
+		Status:      string(r.RunStatus()),
+		Stop:        toJSONStop(r.Stop),
 	})
 	js.field("target", toJSONTarget(r.Target))
 	js.field("counts", toJSONCounts(s))

@@ -92,10 +92,13 @@ type Result struct {
 	// Files holds one entry per suite file (YAML suite or feature file),
 	// in the order the files were found.
 	Files []*File `json:"files"`
-	// Interrupted is true when the run was stopped before every case
-	// finished (Ctrl-C, a deadline, --fail-fast); unfinished cases are
-	// Pending or Skipped.
+	// Interrupted is true when the run was cancelled (SIGINT, SIGTERM, a
+	// deadline) before every case finished; unfinished cases are Pending.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Stop, when set, says why the run stopped starting cases before the
+	// end of its plan (--fail-fast, a platform that cannot be used); the
+	// cases it left unrun are Skipped with its Reason.
+	Stop *Stop `json:"stop,omitempty"`
 	// Checks holds run-level checks that are not scenarios (the alert gate
 	// of a later issue); they count like cases.
 	Checks []*Case `json:"checks,omitempty"`

@@ -70,6 +70,11 @@ type Session struct {
 	// stepText is the text of the step running (a feature step as
 	// written; empty for YAML), for the failures it records.
 	stepText string
+	// answered is set once a call of the attempt got an HTTP answer;
+	// stop is the platform stop the failure of a call called for
+	// (stop.go). The scheduler reads both when the attempt ends.
+	answered bool
+	stop     *result.Stop
 }
 
 // NewSession starts an attempt of sc recorded on c: a fresh Attempt (its
@@ -376,6 +381,9 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 	t := &result.Turn{Index: index, Pos: pos, Say: s.opts.Redactor.String(say), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
+	if err == nil || answered(err) {
+		s.answered = true
+	}
 	if exch != nil {
 		t.Request, t.Response = exch.Request, exch.Response
 		t.Result, t.Latency = exch.Result, exch.Latency
@@ -427,9 +435,15 @@ func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool
 		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"})
 		return false
 	}
+	if answered(err) {
+		s.answered = true
+	}
 	e.Pos = pos
 	e.Message = what + ": " + e.Message
 	s.errored(e)
+	if s.stop == nil {
+		s.stop = platformStop(err, starting, s.c.Agent, e.Message)
+	}
 	return retry
 }
 
