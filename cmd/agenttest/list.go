@@ -47,9 +47,12 @@ func parseSelection(tags, name string) (scenario.Selection, []string) {
 
 func cmdList(_ context.Context, st *State, args []string) error {
 	var tags, name string
+	var verbose bool
 	f := newFlags(st, "list", listUsage)
 	f.stringVar(&tags, "tags", "AGENTTEST_TAGS", "", "list scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
 	f.stringVar(&name, "name", "AGENTTEST_NAME", "", "list scenarios whose name matches `REGEX`")
+	f.boolVar(&verbose, "verbose", "", "also list, on stderr, the YAML files passed over as not suites")
+	f.alias("v", "verbose", &verbose)
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -57,16 +60,19 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
-	paths, problems := suitePaths(st, pos)
-	problems = append(problems, f.problems...)
+	paths := suitePaths(pos)
+	problems := append([]string(nil), f.problems...)
 	sel, bad := parseSelection(tags, name)
 	problems = append(problems, bad...)
 	if len(problems) > 0 {
 		return usageProblems("list", problems...)
 	}
-	suites, _, err := loadSuites(st, st.Stderr, paths, false)
+	suites, skipped, err := loadSuites(st, st.Stderr, paths, false)
 	if err != nil {
 		return err
+	}
+	if verbose {
+		writeSkipped(st.Stderr, skipped)
 	}
 	var b strings.Builder
 	for _, file := range runner.Plan(suites, runner.Options{Select: sel}) {

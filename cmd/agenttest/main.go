@@ -67,7 +67,7 @@ func processState() (*State, func(), error) {
 		Stderr:        os.Stderr,
 		StdoutTTY:     isTerminal(os.Stdout),
 		Dir:           dir,
-		FS:            os.DirFS(dir),
+		FS:            pathFS(dir),
 		Now:           time.Now,
 		Signals:       interrupts,
 		Exit:          os.Exit,

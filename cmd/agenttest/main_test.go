@@ -75,7 +75,7 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 		Stdout:        c.stdout,
 		Stderr:        c.stderr,
 		Dir:           abs,
-		FS:            os.DirFS(abs),
+		FS:            pathFS(abs),
 		Now:           time.Now,
 		Sleep:         shortSleep,
 		Signals:       c.sigs,
@@ -108,6 +108,10 @@ func firstLine(s string) string {
 }
 
 func TestExitCodes(t *testing.T) {
+	absFail, err := filepath.Abs("testdata/fail")
+	if err != nil {
+		t.Fatal(err)
+	}
 	type testCase struct {
 		name string
 		dir  string
@@ -255,11 +259,80 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"--sim and --target exclude each other"},
 		},
 		{
-			name:   "path outside the working directory",
+			name:   "paths outside the working directory are run, shown as given",
 			dir:    "testdata/pass",
 			args:   []string{"run", "../fail"},
+			code:   exitFailed,
+			stdout: []string{"../fail/suites/wrong.yaml:5:16: greeting: reply does not contain"},
+		},
+		{
+			name:   "absolute paths too",
+			dir:    "testdata/pass",
+			args:   []string{"list", absFail},
+			code:   exitOK,
+			stdout: []string{absFail + "/suites/wrong.yaml:4  expects the wrong greeting"},
+		},
+		{
+			name:   "a config file outside the working directory",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--config", "../badconfig/agenttest.yaml"},
 			code:   exitUsage,
-			stderr: []string{"path ../fail is outside the working directory"},
+			stderr: []string{"../badconfig/agenttest.yaml:6:16: build_key must be an ${env:NAME} reference"},
+			absent: []string{"sk-live-0123456789abcdef"},
+		},
+		{
+			name: "lint and run agree on what a directory's YAML files are",
+			dir:  "testdata/discovery",
+			args: []string{"lint", "-v"},
+			code: exitUsage,
+			stdout: []string{
+				"skipped suites/agent.yaml: not a suite (top-level keys: id, name, start, nodes)",
+				"skipped suites/ci.yml: not a suite (top-level keys: name, on, env, jobs)",
+				"suites/broken.yml:2: invalid YAML",
+				"suites/empty.yaml:1:1: file is empty",
+				`suites/misspelt.yaml:3:1: unknown key "scenario" in suite (did you mean "scenarios"?)`,
+			},
+		},
+		{
+			name: "run refuses the same files",
+			dir:  "testdata/discovery",
+			args: []string{"run"},
+			code: exitUsage,
+			stderr: []string{
+				"suites/broken.yml:2: invalid YAML",
+				"suites/empty.yaml:1:1: file is empty",
+				`suites/misspelt.yaml:3:1: unknown key "scenario" in suite (did you mean "scenarios"?)`,
+			},
+			absent: []string{"agent.yaml", "ci.yml", "suite has no scenarios"},
+		},
+		{
+			name:   "lint of a config file",
+			dir:    "testdata/badconfig",
+			args:   []string{"lint", "agenttest.yaml"},
+			code:   exitUsage,
+			stdout: []string{"agenttest.yaml:6:16: build_key must be"},
+			absent: []string{"booking.yaml", "sk-live-0123456789abcdef"},
+		},
+		{
+			name:   "lint of a good config file",
+			dir:    repoRoot,
+			args:   []string{"lint", "examples/agenttest.yaml"},
+			code:   exitOK,
+			stdout: []string{"examples/agenttest.yaml: no problems"},
+		},
+		{
+			name:   "run of a config file",
+			dir:    repoRoot,
+			args:   []string{"run", "examples/agenttest.yaml"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: examples/agenttest.yaml is a config file, not a suite: pass it with --config"},
+		},
+		{
+			name:   "lint of nothing",
+			dir:    "testdata/nosuites",
+			args:   []string{"lint"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario under ."},
 		},
 		{
 			name:   "no suites is not a pass",
@@ -751,5 +824,32 @@ func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
 	want := "agenttest: no target configured; using the embedded simulator (agents: clinic, restaurant, utility-billing); agenttest.yaml defines targets staging but none is selected (use --target or default_target)"
 	if line := firstLine(c.stdout.String()); line != want {
 		t.Errorf("first line\n got %q\nwant %q", line, want)
+	}
+}
+
+// TestSymlinksAreFollowed: a suite reached through a symbolic link (to a
+// file anywhere) is read like the file itself, under the link's path.
+func TestSymlinksAreFollowed(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := t.TempDir()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "real.yaml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(elsewhere, "real.yaml"), filepath.Join(dir, "suites", "linked.yaml")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	c := newCLI(t, dir, nil, "list")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d: %s", code, c.stderr)
+	}
+	if got := c.stdout.String(); !strings.HasPrefix(got, "suites/linked.yaml:5  books a table for four") {
+		t.Errorf("list:\n%s", got)
 	}
 }

@@ -126,9 +126,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 		return nil, nil, err
 	}
 	o.problems = append(o.problems, f.problems...)
-	var bad []string
-	o.paths, bad = suitePaths(st, pos)
-	o.problems = append(o.problems, bad...)
+	o.paths = suitePaths(pos)
 	if o.sim && o.target != "" {
 		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/sim"
@@ -155,21 +152,14 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	return o, nil
 }
 
-// loadSimAgents loads a directory of agent definitions, relative to the
-// working directory unless absolute.
+// loadSimAgents loads a directory of agent definitions, by its
+// command-line path (relative to the working directory, or absolute).
 func loadSimAgents(st *State, dir string) ([]*agent.Definition, error) {
-	var fsys fs.FS
-	rel := dir
-	switch {
-	case filepath.IsAbs(dir):
-		fsys, rel = os.DirFS(dir), "."
-	case st.FS != nil:
-		rel = filepath.ToSlash(filepath.Clean(dir))
-		fsys = st.FS
-	default:
-		fsys, rel = os.DirFS(filepath.Join(st.Dir, dir)), "."
+	fsys := st.FS
+	if fsys == nil {
+		fsys = pathFS(st.Dir)
 	}
-	defs, diags := agent.LoadDir(fsys, rel)
+	defs, diags := agent.LoadDir(fsys, argPath(dir))
 	if diags.HasErrors() {
 		fmt.Fprintln(st.Stderr, diags.Error())
 		return nil, usageErrorf("sim: invalid agent definitions in %s", dir)

@@ -22,7 +22,8 @@ type State struct {
 	StdoutTTY bool
 	// Dir is the working directory, for resolving relative paths.
 	Dir string
-	// FS reads files relative to Dir.
+	// FS reads files by their command-line paths: relative to Dir, "../"
+	// and absolute paths too (pathFS).
 	FS fs.FS
 	// Now is the clock.
 	Now func() time.Time
