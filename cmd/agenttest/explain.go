@@ -16,17 +16,14 @@ import (
 // paths, or filters that select no scenario, with a did-you-mean for tags
 // no scenario has (a case slip such as @Smoke for @smoke).
 func emptyReason(suites []*scenario.Suite, o *runOptions) string {
+	if len(suites) == 0 && o.rerunFailed != "" && !o.pathsGiven {
+		return fmt.Sprintf("--rerun-failed %s: no case of the report can run again", o.rerunFailed)
+	}
 	if len(suites) == 0 {
 		return fmt.Sprintf("no suite file under %s (a suite is a .feature file, or a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
 	}
 	n := len(scenarios(suites))
-	var filters []string
-	if o.tags != "" {
-		filters = append(filters, fmt.Sprintf("--tags %q", o.tags))
-	}
-	if o.name != "" {
-		filters = append(filters, fmt.Sprintf("--name %q", o.name))
-	}
+	filters := o.selection.filters()
 	msg := fmt.Sprintf("no scenario of the %d in %d %s", n, len(suites), plural(len(suites), "suite file", "suite files"))
 	if len(filters) > 0 {
 		msg += " matches " + strings.Join(filters, " and ")

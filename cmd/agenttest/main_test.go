@@ -192,9 +192,9 @@ func TestExitCodes(t *testing.T) {
 		{
 			name:   "bad flag values all reported at once",
 			dir:    "testdata/pass",
-			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "(", "--tags", "@a &&"},
+			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"(\"", "agenttest: run: --tags \"@a &&\""},
+			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\""},
 		},
 		{
 			name:   "bad enum value lists the allowed ones",
@@ -429,7 +429,11 @@ func TestList(t *testing.T) {
 	for _, tc := range []testCase{
 		{[]string{"list"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\nsuites/booking.yaml:22  says goodbye  @booking\n"},
 		{[]string{"list", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
-		{[]string{"list", ".", "--name", "goodbye$"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", ".", "--name", "/goodbye$/"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", ".", "--name", "goodbye$"}, ""},
+		{[]string{"list", "--name", "says good"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", "suites/booking.yaml:22"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
 		{[]string{"list", "--tags", "~@booking"}, ""},
 	} {
 		c := newCLI(t, "testdata/pass", nil, tc.args...)

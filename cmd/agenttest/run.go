@@ -21,10 +21,18 @@ import (
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
-const runUsage = `Usage: agenttest run [flags] [PATH...]
+const runUsage = `Usage: agenttest run [flags] [PATH | FILE:LINE ...]
 
 Runs the scenarios of the suite files under each PATH (default ".") against
-a target and reports what the agent did. Flags may follow the paths.
+a target and reports what the agent did. Flags may follow the paths. Paths
+may be relative, ../ or absolute, and are shown as given.
+
+To run less: FILE:LINE runs the scenario written at that line of FILE (the
+line of an examples row runs that row), the form every result line prints;
+--name TEXT runs the scenarios whose name contains TEXT, literally (write
+--name /REGEX/ for a regular expression); --tags selects by tags; and
+--rerun-failed REPORT.json runs again the cases that failed or errored in a
+previous JSON report, saying which of them cannot be matched any more.
 
 The target is --target NAME from agenttest.yaml (or its default_target),
 overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,
@@ -76,11 +84,11 @@ type runOptions struct {
 	turnTimeout time.Duration
 	// maxReplyBytes bounds a debug-chat reply (--max-reply-bytes).
 	maxReplyBytes int64
-	// tags and name filter scenarios; sel is their parsed form, set by
-	// Validate.
-	tags string
-	name string
-	sel  scenario.Selection
+	// selection chooses the scenarios: --tags, --name, --rerun-failed and
+	// FILE:LINE arguments.
+	selection
+	// pathsGiven is true when PATH arguments were given.
+	pathsGiven bool
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
@@ -109,8 +117,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
 	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
-	f.stringVar(&o.tags, "tags", "AGENTTEST_TAGS", "", "run scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
-	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "run scenarios whose name matches `REGEX`")
+	o.selection.register(f, "run")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
@@ -126,7 +133,10 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 		return nil, nil, err
 	}
 	o.problems = append(o.problems, f.problems...)
-	o.paths = suitePaths(pos)
+	o.pathsGiven = len(pos) > 0
+	paths, bad := o.selection.args(st, pos)
+	o.problems = append(o.problems, bad...)
+	o.paths = suitePaths(paths)
 	if o.sim && o.target != "" {
 		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
@@ -148,9 +158,7 @@ func (o *runOptions) Validate() error {
 	if o.maxReplyBytes < config.MinReplyBytes {
 		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
 	}
-	sel, bad := parseSelection(o.tags, o.name)
-	o.sel = sel
-	problems = append(problems, bad...)
+	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
 	if o.junit != "" && o.junit == o.json {
 		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
@@ -220,10 +228,11 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err := prepareReports(st, o); err != nil {
 		return err
 	}
-	suites, _, err := loadSuites(st, st.Stderr, o.paths, false)
+	suites, _, err := o.selection.load(st, st.Stderr, o.paths, o.pathsGiven)
 	if err != nil {
 		return err
 	}
+	o.selection.printNotes(st.Stderr)
 	if d := keyReferences(suites, cfg); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)

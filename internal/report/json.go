@@ -477,3 +477,53 @@ func jsonTime(t time.Time) string {
 	}
 	return t.Format(time.RFC3339Nano)
 }
+
+// FailedCase is a case a JSON report lists as failed or errored: what
+// --rerun-failed runs again.
+type FailedCase struct {
+	// File is the case's file as the report names it (its pos.file, else
+	// the path of its file entry).
+	File string
+	// Name is the case's name, examples row included.
+	Name string
+	// Status is "failed" or "errored".
+	Status string
+}
+
+// ReadFailed reads a JSON report written by WriteJSON and returns the
+// cases that failed or errored, in report order. Run-level checks (the
+// alert gate) are not cases of a suite and are left out. A document that
+// is not an agenttest report is an error.
+func ReadFailed(r io.Reader) ([]FailedCase, error) {
+	var doc struct {
+		Schema string `json:"schema"`
+		Files  []struct {
+			Path  string `json:"path"`
+			Cases []struct {
+				Name   string  `json:"name"`
+				Pos    jsonPos `json:"pos"`
+				Status string  `json:"status"`
+			} `json:"cases"`
+		} `json:"files"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a JSON report: %w", err)
+	}
+	if doc.Schema != SchemaV1 {
+		return nil, fmt.Errorf("not an agenttest JSON report (schema %q, want %q)", doc.Schema, SchemaV1)
+	}
+	var out []FailedCase
+	for _, f := range doc.Files {
+		for _, c := range f.Cases {
+			if c.Status != result.Failed.String() && c.Status != result.Errored.String() {
+				continue
+			}
+			file := c.Pos.File
+			if file == "" {
+				file = f.Path
+			}
+			out = append(out, FailedCase{File: file, Name: c.Name, Status: c.Status})
+		}
+	}
+	return out, nil
+}

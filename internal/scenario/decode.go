@@ -451,7 +451,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if row != nil {
 		maps.Copy(sc.Vars, row.Values)
 		sc.Name += " " + row.suffix()
-		sc.Pos = row.Pos
+		sc.Outline, sc.Pos = sc.Pos, row.Pos
 	}
 	if checkRefs {
 		d.scope = make(map[string]bool, len(sc.Vars))

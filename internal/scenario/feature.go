@@ -319,7 +319,7 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 			}
 			maps.Copy(sc.Vars, row.Values)
 			sc.Name += " " + row.suffix()
-			sc.Pos = row.Pos
+			sc.Outline, sc.Pos = sc.Pos, row.Pos
 		}
 	}
 	fl.tags(sc, p.Tags)
