@@ -39,6 +39,11 @@ var badFiles = []struct{ name, file, src string }{
 	{"feature without Feature:", "f.feature", "Scenario: a\n  When the user says \"hi\"\n"},
 	{"undefined step", "f.feature", "Feature: f\n  Scenario: a\n    When the user sings \"hi\"\n"},
 	{"Gherkin syntax error", "f.feature", "Feature: f\n  Scenario: a\n    | a | b |\n    Given\n"},
+	{"misspelt scenarios: key", "s.yaml", "suite: s\nscenario:\n  - {name: a, turns: [{say: hi}]}\n"},
+	{"handoff: no (YAML 1.1 boolean)", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {handoff: no}\n"},
+	{"feature: undefined ${var}", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi ${nobody}\"\n"},
+	{"feature: outline column not in Examples", "f.feature", "Feature: f\n  Scenario Outline: a\n    When the user says \"<dya>\"\n\n    Examples:\n      | day |\n      | fri |\n"},
+	{"feature: duplicate scenario names", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: a\n    When the user says \"ho\"\n"},
 	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n"},
 }
 
