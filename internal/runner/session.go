@@ -301,7 +301,8 @@ func (s *Session) say(pos diag.Pos, text string) (ok, retry bool) {
 		return s.conv.Send(ctx, req)
 	})
 	if err != nil {
-		return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), err, false)
+		// The turn is in the transcript at pos: reports name it.
+		return false, s.callFailed(pos, "", err, false)
 	}
 	s.index, s.last = index, exch
 	return true, false
@@ -333,7 +334,8 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 		return exch, err
 	})
 	if err != nil {
-		return nil, s.callFailed(pos, "start session", err, true)
+		// The greeting is in the transcript at pos: reports name it.
+		return nil, s.callFailed(pos, "", err, true)
 	}
 	s.a.ConversationID = exch.Result.ConversationID
 	return exch, true
@@ -426,20 +428,23 @@ func shareRawMetadata(exch *platform.Exchange) {
 }
 
 // callFailed ends the attempt on a failed call and reports whether a retry
-// could help.
+// could help. what names the call in the message ("probe: place call to
+// ..."); it is empty for the calls of the transcript (the greeting and the
+// turns), which reports name from the turn at pos, so that no message
+// says "turn 2" twice.
 func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool) (retry bool) {
 	e, retry := classify(err, starting)
 	if e == nil {
 		// Interrupted: the attempt stays Pending with its partial
 		// transcript.
-		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"})
+		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: prefixed(what, "run interrupted")})
 		return false
 	}
 	if answered(err) {
 		s.answered = true
 	}
 	e.Pos = pos
-	e.Message = what + ": " + e.Message
+	e.Message = prefixed(what, e.Message)
 	s.errored(e)
 	if s.stop == nil {
 		s.stop = platformStop(err, starting, s.c.Agent, e.Message)
