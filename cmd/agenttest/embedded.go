@@ -117,6 +117,7 @@ func (e *embeddedSim) fill(t *config.Target) {
 	t.AccountID = e.info.AccountID
 	t.BuildKey = config.Secret(e.info.BuildKey)
 	t.RuntimeKey = config.Secret(e.info.RuntimeKey)
+	t.CallToken = config.Secret(e.info.CallToken)
 	if len(e.info.AgentIDs) > 0 {
 		t.AgentID = e.info.AgentIDs[0]
 	}

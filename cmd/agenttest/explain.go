@@ -8,6 +8,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -77,7 +78,7 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		return fmt.Sprintf("the platform at %s is unreachable: %s; check %s, that the platform is up, and the network in between (DNS, proxy, firewall, TLS)",
 			st.Host, cause, where(t, setting, envName))
 	case result.StopCredentials:
-		setting := strings.ReplaceAll(st.Credential, " ", "_")
+		setting := credentialSetting[st.Credential]
 		envName := t.KeyVars[setting]
 		check := "the " + st.Credential
 		switch {
@@ -86,13 +87,27 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		case envName != "":
 			check = fmt.Sprintf("%s, which holds the %s of target %q", envName, setting, t.Name)
 		}
-		return fmt.Sprintf("the platform at %s refused the %s: %s; check %s: the key must be valid for this workspace and have rights on the agent",
+		msg := fmt.Sprintf("the platform at %s refused the %s: %s; check %s: the key must be valid for this workspace and have rights on the agent",
 			st.Host, st.Credential, cause, check)
+		if st.Credential == platform.CredentialRuntimeKeyAsCallToken {
+			msg += fmt.Sprintf(", or set call_token (%s) if outbound calling and SMS take a token of their own", config.EnvCallToken)
+		}
+		return msg
 	case result.StopUnknownAgent:
 		return fmt.Sprintf("the platform at %s does not know agent %q: %s; check the agent id (agent: of the suite or scenario, %s) and that %s is the build host of the workspace's region",
 			st.Host, st.Agent, cause, where(t, "agent_id", config.EnvAgentID), where(t, "build_url", config.EnvBuildURL))
 	}
 	return st.Reason + ": " + cause
+}
+
+// credentialSetting maps a refused credential to the target setting that
+// holds it.
+var credentialSetting = map[string]string{
+	platform.CredentialBuildKey:              "build_key",
+	platform.CredentialRuntimeKey:            "runtime_key",
+	platform.CredentialRuntimeKeyAsCallToken: "runtime_key",
+	platform.CredentialCallToken:             "call_token",
+	platform.CredentialConnectorToken:        "connector_token",
 }
 
 // urlSetting names the URL setting whose host is host, with its variable.

@@ -294,7 +294,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
 		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},

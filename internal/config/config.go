@@ -118,6 +118,10 @@ type TargetDef struct {
 	// BuildKey and RuntimeKey are ${env:NAME} references, never literals.
 	BuildKey   Field
 	RuntimeKey Field
+	// CallToken is the X-<Brand>-Auth-Token of outbound calling and SMS
+	// (probes), an ${env:NAME} reference like the keys. Unset means the
+	// runtime key.
+	CallToken Field
 	// WebhookListen and WebhookURL start a webhook receiver in `run`
 	// (--webhook-listen, --webhook-url): the address to listen on and the
 	// public URL the platform delivers to.
@@ -159,7 +163,7 @@ type RunDefaults struct {
 
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
-	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key",
+	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
 		"webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
 
@@ -278,7 +282,7 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				}
 			case "max_reply_bytes":
 				t.MaxReplyBytes = fld
-			case "build_key", "runtime_key":
+			case "build_key", "runtime_key", "call_token":
 				// Never echo the value: it may be the very secret that must
 				// not be in the file.
 				if ds.HasErrors() {
@@ -289,13 +293,16 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 						Message: fmt.Sprintf("%s must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file", k.Value),
 						Hint:    fmt.Sprintf("write %s: ${env:%s} and set that variable", k.Value, keyEnv(k.Value))})
 				}
-				if k.Value == "build_key" {
+				switch k.Value {
+				case "build_key":
 					t.BuildKey = fld
-				} else {
+				case "runtime_key":
 					t.RuntimeKey = fld
+				default:
+					t.CallToken = fld
 				}
 			}
-			if k.Value != "build_key" && k.Value != "runtime_key" && !ds.HasErrors() {
+			if !isKeySetting(k.Value) && !ds.HasErrors() {
 				ds = checkFieldSyntax(k.Value, fld, ds)
 			}
 			return ds
@@ -304,6 +311,12 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 	}
 	return diags
 }
+
+// keySettings are the target settings that hold a secret: ${env:NAME}
+// references only, never echoed, redacted everywhere.
+var keySettings = []string{"build_key", "runtime_key", "call_token"}
+
+func isKeySetting(k string) bool { return slices.Contains(keySettings, k) }
 
 // checkFieldSyntax validates a literal field value at load time; values
 // with ${env:...} references are checked after expansion by Resolve.

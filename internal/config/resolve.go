@@ -21,6 +21,7 @@ const (
 	EnvAgentID      = "AGENTTEST_AGENT_ID"
 	EnvBuildKey     = "AGENTTEST_BUILD_KEY"
 	EnvRuntimeKey   = "AGENTTEST_RUNTIME_KEY"
+	EnvCallToken    = "AGENTTEST_CALL_TOKEN"
 	EnvEnv          = "AGENTTEST_ENV"
 )
 
@@ -77,6 +78,11 @@ type Target struct {
 	Env        string
 	BuildKey   Secret
 	RuntimeKey Secret
+	// CallToken is the X-<Brand>-Auth-Token of outbound calling and SMS
+	// (probes). Empty means the runtime key: the reference does not say
+	// whether they are one credential, so a workspace that issues a
+	// separate token sets call_token (AGENTTEST_CALL_TOKEN).
+	CallToken Secret
 	// KeyVars maps each key setting that has a value ("build_key",
 	// "runtime_key") to the environment variable it was read from, so
 	// that a key the platform refuses can be named without showing it.
@@ -137,7 +143,7 @@ func (t *Target) AllowsNumber(n string) bool {
 // Secrets returns the non-empty keys, for redaction.
 func (t *Target) Secrets() []string {
 	var out []string
-	for _, s := range []Secret{t.BuildKey, t.RuntimeKey} {
+	for _, s := range []Secret{t.BuildKey, t.RuntimeKey, t.CallToken} {
 		if s != "" {
 			out = append(out, s.Reveal())
 		}
@@ -256,6 +262,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	t.BuildKey = r.key("build_key", def.BuildKey, EnvBuildKey)
 	t.RuntimeKey = r.key("runtime_key", def.RuntimeKey, EnvRuntimeKey)
+	t.CallToken = r.key("call_token", def.CallToken, EnvCallToken)
 	if def.AllowHTTP != nil {
 		t.AllowHTTP = *def.AllowHTTP
 	}
@@ -402,14 +409,16 @@ func (r *resolver) keyVar(key, envName string) {
 	r.t.KeyVars[key] = envName
 }
 
-// KeyVariables maps every environment variable that holds an API key to
-// what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY, and each
-// variable a build_key or runtime_key of f refers to. A suite may not read
-// any of them (lint refuses ${env:NAME} of one). f may be nil.
+// KeyVariables maps every environment variable that holds an API key or
+// token to what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
+// AGENTTEST_CALL_TOKEN, and each variable a build_key, runtime_key or
+// call_token of f refers to. A suite may not read any of them (lint
+// refuses ${env:NAME} of one). f may be nil.
 func KeyVariables(f *File) map[string]string {
 	vars := map[string]string{
 		EnvBuildKey:   "the build key",
 		EnvRuntimeKey: "the runtime key",
+		EnvCallToken:  "the call token",
 	}
 	if f == nil {
 		return vars
@@ -418,7 +427,7 @@ func KeyVariables(f *File) map[string]string {
 		for _, k := range []struct {
 			name string
 			fld  Field
-		}{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}} {
+		}{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}, {"call_token", t.CallToken}} {
 			if m := keyRefRe.FindStringSubmatch(k.fld.Value); m != nil {
 				if _, known := vars[m[1]]; !known {
 					vars[m[1]] = fmt.Sprintf("the %s of target %q (%s)", k.name, t.Name, k.fld.Pos)
@@ -450,7 +459,7 @@ func (r *resolver) alreadyReported(key string) bool {
 }
 
 func keyHint(key string) string {
-	if strings.HasSuffix(key, "_key") {
+	if isKeySetting(key) {
 		return key + ": ${env:NAME}"
 	}
 	return key
@@ -458,8 +467,11 @@ func keyHint(key string) string {
 
 // keyEnv is the AGENTTEST_* variable of a key field.
 func keyEnv(key string) string {
-	if key == "runtime_key" {
+	switch key {
+	case "runtime_key":
 		return EnvRuntimeKey
+	case "call_token":
+		return EnvCallToken
 	}
 	return EnvBuildKey
 }

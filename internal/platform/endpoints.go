@@ -28,8 +28,8 @@ const (
 	// authRuntimeKey: x-api-key with the runtime key (conversations,
 	// handoff state).
 	authRuntimeKey
-	// authVendorToken: X-<Brand>-Auth-Token with the runtime key
-	// (outbound calling, SMS).
+	// authVendorToken: X-<Brand>-Auth-Token with the call token, or the
+	// runtime key when none is set (outbound calling, SMS).
 	authVendorToken
 	// authConnector: X-Token (the connector token) and X-Host (the
 	// registered domain), the Messaging API's access-token step.
@@ -39,14 +39,18 @@ const (
 	authBearer
 )
 
-// credentialOf names the credential of an endpoint group, for errors.
-func credentialOf(a authKind) string {
+// credentialOf names the credential the client sends to an endpoint
+// group, for errors.
+func (c *Client) credentialOf(a authKind) string {
 	switch a {
 	case authBuildKey:
 		return CredentialBuildKey
 	case authRuntimeKey:
 		return CredentialRuntimeKey
 	case authVendorToken:
+		if c.cfg.CallToken == "" {
+			return CredentialRuntimeKeyAsCallToken
+		}
 		return CredentialCallToken
 	case authConnector:
 		return CredentialConnectorToken

@@ -219,11 +219,15 @@ func IsUnreachable(err error) bool {
 // Credentials, as named by APIError.Credential: the settings a user
 // checks when the platform refuses a call.
 const (
-	CredentialBuildKey       = "build key"
-	CredentialRuntimeKey     = "runtime key"
-	CredentialCallToken      = "call token"
-	CredentialConnectorToken = "connector token"
-	CredentialAccessToken    = "access token"
+	CredentialBuildKey   = "build key"
+	CredentialRuntimeKey = "runtime key"
+	CredentialCallToken  = "call token"
+	// CredentialRuntimeKeyAsCallToken is the runtime key sent as the
+	// X-<Brand>-Auth-Token of outbound calling and SMS, when no call
+	// token is configured.
+	CredentialRuntimeKeyAsCallToken = "runtime key (as the call token)"
+	CredentialConnectorToken        = "connector token"
+	CredentialAccessToken           = "access token"
 )
 
 // IsTransient reports whether err may go away on its own: a 5xx, a 429, a
@@ -339,7 +343,7 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Endpoint:   rq.ep.template,
 		Path:       rq.path,
 		Host:       c.hostOf(rq),
-		Credential: credentialOf(rq.ep.auth),
+		Credential: c.credentialOf(rq.ep.auth),
 		Status:     res.StatusCode,
 		RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now()),
 		Attempts:   attempts,

@@ -415,7 +415,7 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 // secret knows, with the client's keys.
 func (m *MessagingSession) setJWT(jwt string) {
 	m.jwt = jwt
-	keys := []string{m.c.cfg.BuildKey, m.c.cfg.RuntimeKey, m.c.cfg.ConnectorToken, jwt}
+	keys := []string{m.c.cfg.BuildKey, m.c.cfg.RuntimeKey, m.c.cfg.CallToken, m.c.cfg.ConnectorToken, jwt}
 	// The signature alone authenticates nothing, but it is the secret
 	// part; the header and claims are readable by design.
 	if i := strings.LastIndexByte(jwt, '.'); i >= 0 && len(jwt)-i > 16 {
