@@ -235,7 +235,8 @@ type drillResult struct {
 // drillJSON is the part of the JSON report the drills read.
 type drillJSON struct {
 	Run struct {
-		Interrupted bool `json:"interrupted"`
+		Interrupted bool   `json:"interrupted"`
+		Status      string `json:"status"`
 	} `json:"run"`
 	Files []struct {
 		Path  string      `json:"path"`

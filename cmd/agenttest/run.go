@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -441,14 +442,19 @@ func writeReport(st *State, name string, render func(io.Writer) error) error {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	if err := render(bw); err != nil {
 		f.Abort()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// The file refused the bytes (a full disk): say that, once.
+			return fmt.Errorf("write report %s: %w", name, pe.Err)
+		}
 		return fmt.Errorf("render report %s: %w", name, err)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Abort()
-		return fmt.Errorf("write report %s: %w", name, err)
+		return fmt.Errorf("write report %s: %w", name, unwrapPath(err))
 	}
 	if err := f.Commit(); err != nil {
-		return fmt.Errorf("write report %s: %w", name, err)
+		return fmt.Errorf("write report %s: %w", name, unwrapPath(err))
 	}
 	return nil
 }
