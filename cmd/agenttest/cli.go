@@ -59,7 +59,6 @@ func run(ctx context.Context, st *State) error {
 	}
 	intr := watchInterrupts(st, cancel, what)
 	defer intr.stop()
-	ctx = context.WithValue(ctx, interruptsKey{}, intr)
 
 	if len(st.Args) == 0 {
 		io.WriteString(st.Stderr, topUsage)
@@ -127,8 +126,6 @@ func version() string {
 	return v + " " + info.GoVersion
 }
 
-type interruptsKey struct{}
-
 // interrupts tracks SIGINT/SIGTERM for one run: the first cancels the
 // context (the runner stops, reports are still written, exit 130); the
 // second exits at once.
@@ -165,9 +162,3 @@ func watchInterrupts(st *State, cancel context.CancelFunc, what string) *interru
 }
 
 func (in *interrupts) stop() { close(in.done) }
-
-// interrupted says whether the run was stopped by a signal.
-func interrupted(ctx context.Context) bool {
-	in, ok := ctx.Value(interruptsKey{}).(*interrupts)
-	return ok && in.fired.Load()
-}
