@@ -12,7 +12,10 @@
 //	}
 //
 // A Status is ordered (Pending < Skipped < Passed < Flaky < Failed <
-// Errored) so that outcomes combine with Merge, the worse one winning.
+// Errored) so that outcomes combine with Merge, the worse one winning. The
+// verdict of a whole run is a RunStatus (passed, failed, errored,
+// interrupted, empty), derived once by Result.RunStatus: a failure wins
+// over an error there, since it is a claim about the agent.
 // Failed (an expectation about the agent was false) and Errored (the
 // harness, the network or the platform broke) stay apart all the way to
 // the exit code.
