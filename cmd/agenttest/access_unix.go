@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// writable checks that the process may write path (a directory to create
-// a file in, or a special file to write into) without creating anything:
-// access(2) also answers for root, refusing a read-only file system.
+// writable checks that the process may write the special file path (a
+// device, a named pipe) without opening it: access(2), which also refuses
+// a read-only file system to root.
 func writable(path string) error {
 	const wOK = 2 // W_OK
 	if err := syscall.Access(path, wOK); err != nil {

@@ -22,7 +22,7 @@ func prepareReportIn(dir string) func(string) error {
 		case err == nil && !fi.Mode().IsRegular():
 			// A device or a pipe (/dev/stdout) is written in place, once
 			// the run is over: opening a pipe now would block until a
-			// reader comes.
+			// reader comes, so only the permission is checked.
 			return writable(name)
 		case err == nil:
 			// An earlier run's verdict: gone now, so that a run killed
@@ -41,8 +41,22 @@ func prepareReportIn(dir string) func(string) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("cannot create its directory: %w", unwrapPath(err))
 		}
-		return writable(dir)
+		return canCreateIn(dir)
 	}
+}
+
+// canCreateIn checks that a report can be created in dir the way it will
+// be (a temporary file, renamed at the end) by doing just that with an
+// empty file and removing it at once. Permission bits alone do not tell:
+// root passes access(2) in a directory of /sys that refuses new files.
+func canCreateIn(dir string) error {
+	f, err := os.CreateTemp(dir, ".agenttest-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write there: %w", unwrapPath(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // unwrapPath drops the path an *fs.PathError repeats: the message that
