@@ -67,13 +67,6 @@ func (p process) String() string {
 // exit-code table but 130.
 func TestExitCodeTable(t *testing.T) {
 	t.Parallel()
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	s := simtest.Start(t, sim.Options{Seed: 1})
 	type testCase struct {
 		name string
@@ -89,14 +82,12 @@ func TestExitCodeTable(t *testing.T) {
 			stdout: []string{"2 passed, 0 failed, 0 skipped", "status: passed"}},
 		{name: "1: a check failed", dir: "testdata/fail", args: []string{"run"}, code: exitFailed,
 			stdout: []string{"status: failed"}},
-		{name: "2: usage", dir: "testdata/pass", args: []string{"run", "--paralel", "2"}, code: exitUsage,
-			stderr: []string{"agenttest: run: unknown flag --paralel (did you mean --parallel?)"}},
 		{name: "2: a directory of broken suite files, run", dir: "testdata/discovery", args: []string{"run"}, code: exitUsage,
 			stderr: []string{"suites/broken.yml:2: invalid YAML", "suites/empty.yaml:1:1: file is empty", `suites/misspelt.yaml:3:1: unknown key "scenario"`}},
 		{name: "2: a directory of broken suite files, lint", dir: "testdata/discovery", args: []string{"lint"}, code: exitUsage,
 			stdout: []string{"suites/broken.yml:2: invalid YAML", "suites/empty.yaml:1:1: file is empty", `suites/misspelt.yaml:3:1: unknown key "scenario"`}},
 		{name: "2: the platform refuses the key", dir: "testdata/pass",
-			env: map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "not-the-build-key-0123"}, args: []string{"run"}, code: exitUsage,
+			env: map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "not-the-build-key-0123"}, args: []string{"run", "--parallel", "1"}, code: exitUsage,
 			stderr: []string{"refused the build key", "check AGENTTEST_BUILD_KEY"}, stdout: []string{"not run: credentials refused"}},
 		{name: "3: internal (a report the disk refuses at the end)", dir: "testdata/pass", args: []string{"run", "--json", "/dev/full"}, code: exitInternal,
 			stderr: []string{"agenttest: internal error: write report /dev/full"}},
@@ -104,10 +95,6 @@ func TestExitCodeTable(t *testing.T) {
 			stderr: []string{"agenttest: nothing to test"}, stdout: []string{"status: empty"}},
 		{name: "0: nothing selected, allowed", dir: "testdata/pass", args: []string{"run", "--tags", "@NoSuch", "--allow-empty"}, code: exitOK,
 			stdout: []string{"status: empty"}},
-		{name: "0: paths anywhere", dir: t.TempDir(), args: []string{"run", abs("testdata/pass")}, code: exitOK},
-	}
-	if _, err := os.Stat("/dev/full"); err != nil {
-		cases = cases[:len(cases)-1]
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

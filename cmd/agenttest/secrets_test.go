@@ -259,8 +259,9 @@ var keyForms = map[string]func(key string) string{
 }
 
 // formsPlatform answers debug chat with the key it received, in the form
-// the agent id names ("raw", "json", ...), in the reply text, the
-// metadata, and (for agent ids ending in "-401") an error body.
+// the agent id names ("raw", "json", ...), in the reply text and the
+// metadata; the agent id "all-401" gets a 401 whose body holds the key in
+// every form.
 func formsPlatform(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
@@ -268,14 +269,19 @@ func formsPlatform(t *testing.T) *httptest.Server {
 			http.NotFound(w, r)
 			return
 		}
-		form, status := strings.CutSuffix(parts[2], "-401")
-		echo := keyForms[form](r.Header.Get("x-api-key"))
+		key := r.Header.Get("x-api-key")
 		w.Header().Set("Content-Type", "application/json")
-		if status {
+		if parts[2] == "all-401" {
+			var echoes []string
+			for _, form := range keyForms {
+				echoes = append(echoes, form(key))
+			}
+			all := strings.Join(echoes, " ")
 			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprintf(w, `{"error_message":"invalid key %s","key":"%s"}`, echo, echo)
+			fmt.Fprintf(w, `{"error_message":"invalid key %s","key":"%s"}`, all, all)
 			return
 		}
+		echo := keyForms[parts[2]](key)
 		fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"your key is %s","metadata":{"currentNode":"%s","nodeTrace":["Greeting"],"state":{"k":"%s","%s":1}},"conversationEnded":false,"delayedResponse":false}`,
 			echo, echo, echo, echo)
 	}))
@@ -291,17 +297,19 @@ func formsPlatform(t *testing.T) *httptest.Server {
 func TestSecretsInEveryForm(t *testing.T) {
 	t.Parallel()
 	keys := []string{"eyJhbGci.PLANTED+key/0123", "k&<ey>-PLANTED-0123", "clé-PLANTED-ünï-😀-ß"}
-	// A 401 stops a run (exit 2), so each form's 401 is a run of its own
-	// after the run of the replies.
-	suites := map[string]string{}
+	// A 401 stops a run (exit 2), so the 401, whose body echoes the key
+	// in every form at once, is a run of its own after the run of the
+	// replies.
 	var replies strings.Builder
 	replies.WriteString("suite: forms\nscenarios:\n")
 	for form := range keyForms {
 		fmt.Fprintf(&replies, "  - {name: %s, agent: %s, turns: [{say: hi}], greeting: {response: nothing}}\n", form, form)
-		suites["forms-401-"+form+".yaml"] = fmt.Sprintf("suite: forms 401\nscenarios:\n  - {name: %s-401, agent: %s-401, turns: [{say: hi}]}\n", form, form)
 	}
 	replies.WriteString("  - {name: copied, agent: raw, greeting: {response: {matches: \"${env:COPY}\"}}, turns: [{say: hi}]}\n")
-	suites["forms.yaml"] = replies.String()
+	suites := map[string]string{
+		"forms.yaml":     replies.String(),
+		"forms-401.yaml": "suite: forms 401\nscenarios:\n  - {name: every form in a 401, agent: all-401, turns: [{say: hi}]}\n",
+	}
 	for _, key := range keys {
 		t.Run(key, func(t *testing.T) {
 			t.Parallel()
