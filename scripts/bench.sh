@@ -90,7 +90,7 @@ peak_rss() {
 	local label=$1
 	shift
 	local out="$work/time-$label.txt"
-	# agenttest runs only suites under its working directory.
+	# Run from the work directory, so the suite path in the logs is short.
 	if (cd "$work" && /usr/bin/time -v ./agenttest run --parallel "$PARALLEL" "$@" suite) >"$work/run-$label.log" 2>"$out"; then
 		:
 	else

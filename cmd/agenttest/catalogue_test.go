@@ -39,6 +39,11 @@ var badFiles = []struct{ name, file, src string }{
 	{"feature without Feature:", "f.feature", "Scenario: a\n  When the user says \"hi\"\n"},
 	{"undefined step", "f.feature", "Feature: f\n  Scenario: a\n    When the user sings \"hi\"\n"},
 	{"Gherkin syntax error", "f.feature", "Feature: f\n  Scenario: a\n    | a | b |\n    Given\n"},
+	{"misspelt scenarios: key", "s.yaml", "suite: s\nscenario:\n  - {name: a, turns: [{say: hi}]}\n"},
+	{"handoff: no (YAML 1.1 boolean)", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {handoff: no}\n"},
+	{"feature: undefined ${var}", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi ${nobody}\"\n"},
+	{"feature: outline column not in Examples", "f.feature", "Feature: f\n  Scenario Outline: a\n    When the user says \"<dya>\"\n\n    Examples:\n      | day |\n      | fri |\n"},
+	{"feature: duplicate scenario names", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: a\n    When the user says \"ho\"\n"},
 	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n"},
 }
 
@@ -111,7 +116,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		fmt.Fprintf(&doc, "| %s | `%s` |\n", bf.name, mdEscape(msg))
 	}
 
-	doc.WriteString("\n### Bad platform answers (`agenttest run`, the case is an error, exit 1)\n\n| Answer to `POST /v1/agents/{agentId}/debug-chat` | Message in the report |\n|---|---|\n")
+	doc.WriteString("\n### Bad platform answers (`agenttest run`, the case is an error, exit 4)\n\n| Answer to `POST /v1/agents/{agentId}/debug-chat` | Message in the report |\n|---|---|\n")
 	for _, ba := range badAnswers {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if ba.ctype != "" {
@@ -148,7 +153,7 @@ func TestBadInputCatalogue(t *testing.T) {
 				t.Errorf("%s: exit %d, %s (%s): want the answer read", ba.name, code, cs.Status, msg)
 			}
 			msg = "(none: read as a string; null is the empty string)"
-		case code != exitFailed || cs.Status != "errored" || !strings.Contains(msg, want):
+		case code != exitErrored || cs.Status != "errored" || !strings.Contains(msg, want):
 			t.Errorf("%s: exit %d, %s, message %q: want an error naming %q", ba.name, code, cs.Status, msg, want)
 		}
 		fmt.Fprintf(&doc, "| %s (%d) | `%s` |\n", ba.name, ba.status, mdEscape(msg))

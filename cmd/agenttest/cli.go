@@ -33,12 +33,24 @@ Run 'agenttest help <command>' for its flags. Configuration, targets and
 environment variables: docs/configuration.md.
 
 Exit codes:
-  0    every scenario passed
-  1    a scenario failed or errored
-  2    bad usage, bad configuration or invalid suite files (nothing run)
+  0    every selected scenario passed (flaky counts as passed; a
+       quarantined one never changes the code)
+  1    at least one check failed: the agent broke an expectation
+       (errors may also be present; an inconclusive statistical
+       scenario counts as failed)
+  2    bad usage, configuration, suite files or report path (nothing run),
+       or the platform refused a key or connector token, or does not know
+       the agent
   3    internal error
+  4    no check failed, but a case errored: the platform or the network
+       kept the run from telling whether the agent is fine
+  5    nothing was tested: no scenario selected, or every selected one
+       skipped (--allow-empty makes it 0)
   130  interrupted (SIGINT/SIGTERM); reports are still written
 `
+
+// commands are the subcommands, for did-you-mean.
+var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "version", "help"}
 
 // run is the whole program: it dispatches a subcommand and returns an error
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
@@ -52,11 +64,10 @@ func run(ctx context.Context, st *State) error {
 	}
 	intr := watchInterrupts(st, cancel, what)
 	defer intr.stop()
-	ctx = context.WithValue(ctx, interruptsKey{}, intr)
 
 	if len(st.Args) == 0 {
 		io.WriteString(st.Stderr, topUsage)
-		return usageErrorf("no command given")
+		return &exitError{code: exitUsage, msg: "no command given", hint: helpHint("")}
 	}
 	cmd, args := st.Args[0], st.Args[1:]
 	switch cmd {
@@ -81,10 +92,10 @@ func run(ctx context.Context, st *State) error {
 		return cmdHelp(ctx, st, args)
 	default:
 		msg := fmt.Sprintf("unknown command %q", cmd)
-		if s := diag.Suggest(cmd, []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "version", "help"}); s != "" {
+		if s := diag.Suggest(cmd, commands); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return usageErrorf("%s\nRun 'agenttest help' for usage.", msg)
+		return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
 	}
 }
 
@@ -101,7 +112,11 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		io.WriteString(st.Stdout, topUsage)
 		return nil
 	}
-	return usageErrorf("unknown command %q\nRun 'agenttest help' for usage.", args[0])
+	msg := fmt.Sprintf("help: unknown command %q", args[0])
+	if s := diag.Suggest(args[0], commands); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
 }
 
 // version is the module version stamped by the Go toolchain, "(devel)" in a
@@ -117,8 +132,6 @@ func version() string {
 	}
 	return v + " " + info.GoVersion
 }
-
-type interruptsKey struct{}
 
 // interrupts tracks SIGINT/SIGTERM for one run: the first cancels the
 // context (the runner stops, reports are still written, exit 130); the
@@ -156,9 +169,3 @@ func watchInterrupts(st *State, cancel context.CancelFunc, what string) *interru
 }
 
 func (in *interrupts) stop() { close(in.done) }
-
-// interrupted says whether the run was stopped by a signal.
-func interrupted(ctx context.Context) bool {
-	in, ok := ctx.Value(interruptsKey{}).(*interrupts)
-	return ok && in.fired.Load()
-}

@@ -114,14 +114,16 @@ func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.
 		}
 		if c := pr.Call; c != nil {
 			add(c.Pos, "outbound_call: to", c.To)
+			add(c.Pos, "outbound_call: agent_number", c.AgentNumber)
 		}
 		if s := pr.SMS; s != nil {
 			add(s.Pos, "sms: to", s.To)
+			add(s.Pos, "sms: agent_number", s.AgentNumber)
 		}
 		for _, n := range nums {
 			if !t.AllowsNumber(n.n) {
 				ds = ds.Append(diag.Diagnostic{Pos: n.pos,
-					Message: fmt.Sprintf("probe of scenario %q would call or text %s, which is not an allowed probe number (%s)", sc.Name, n.n, listed),
+					Message: fmt.Sprintf("probe of scenario %q would call or text %s (%s), which is not an allowed probe number (%s)", sc.Name, n.n, n.what, listed),
 					Hint:    "list the number under probe_numbers: on the target in agenttest.yaml; probes never call or text other numbers"})
 			}
 		}
@@ -158,6 +160,11 @@ func scenarios(suites []*scenario.Suite) []*scenario.Scenario {
 // realistic 3 s, so probe suites stay quick.
 func embeddedTweaks(o *sim.Options) {
 	o.Webhooks.AllowInsecure = true
+	if o.CallToken == "" {
+		// A call token distinct from the runtime key, so that every run
+		// on the simulator proves probes send call_token, not the key.
+		o.CallToken = embeddedCallToken
+	}
 	if o.Webhooks.Backoff == 0 {
 		o.Webhooks.Backoff = 200 * time.Millisecond
 	}
@@ -168,6 +175,10 @@ func embeddedTweaks(o *sim.Options) {
 		o.Outbound.Calling = 200 * time.Millisecond
 	}
 }
+
+// embeddedCallToken is the call token of the embedded simulator: the only
+// X-<Brand>-Auth-Token its outbound calling and SMS accept.
+const embeddedCallToken = "sim-call-token-not-a-secret"
 
 // receiver is a webhook receiver serving for one run, and how to stop it.
 type receiver struct {
@@ -208,7 +219,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, usageErrorf("run: --webhook-listen %s: %v", listen, err)
+		return nil, usageErrorf("run: --webhook-listen: %s", listenProblem(listen, err))
 	}
 	public := c.webhookURL
 	if public == "" {

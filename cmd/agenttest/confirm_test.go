@@ -100,7 +100,15 @@ func TestLiveSafetyRefusals(t *testing.T) {
 			files: map[string]string{"suites/probes.yaml": probeSuite, "agenttest.yaml": withProbes},
 			env:   remote,
 			args:  []string{"run", "--target", "remote", "suites"},
-			want:  []string{"suites/probes.yaml:7:13", "+447700900777, which is not an allowed probe number", "probe_numbers of target remote (agenttest.yaml:4:20)"},
+			want:  []string{"suites/probes.yaml:7:13", "+447700900777 (sms: to), which is not an allowed probe number", "probe_numbers of target remote (agenttest.yaml:4:20)"},
+		},
+		{
+			name: "unlisted agent number of an sms",
+			files: map[string]string{"agenttest.yaml": withProbes, "suites/probes.yaml": "suite: probes\nagent: clinic\nscenarios:\n" +
+				"  - name: from an unlisted number\n    probe: {sms: {to: \"+447700900001\", agent_number: \"+447700900888\", message: hi}}\n"},
+			env:  remote,
+			args: []string{"run", "--target", "remote", "suites"},
+			want: []string{"suites/probes.yaml:5:13", "+447700900888 (sms: agent_number), which is not an allowed probe number"},
 		},
 		{
 			name:  "no probe numbers at all",
@@ -207,5 +215,80 @@ func TestConfirmationsInReports(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s", want)
 		}
+	}
+}
+
+// TestCallToken runs call and SMS probes against a simulator that accepts
+// only its own call token, distinct from the runtime key, for outbound
+// calling and SMS: the target's call_token goes there; without it the
+// runtime key is sent and refused, and a wrong token is refused; both
+// stop the run as a configuration problem naming what to set.
+func TestCallToken(t *testing.T) {
+	const token = "probe-call-token-7c1d2e3f"
+	s := simtest.Start(t, sim.Options{Seed: 1, CallToken: token,
+		Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
+	suite := `suite: probes
+agent: clinic
+scenarios:
+  - name: calls
+    probe: {outbound_call: {to: "+447700900001"}, expect_status: success, within: 10s}
+    confirm: {conversation: {channel: VOICE-SIP}}
+  - name: texts
+    probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
+    confirm: {conversation: {channel: SMS}}
+`
+	target := "default_target: t\ntargets:\n  t:\n    build_url: " + s.BuildURL + "\n    runtime_url: " + s.RuntimeURL +
+		"\n    account_id: " + s.AccountID + "\n    agent_id: clinic\n    build_key: ${env:BK}\n    runtime_key: ${env:RK}\n" +
+		"    sms_connector_id: " + s.Info.ConnectorIDs["clinic"]["sandbox"] + "\n" +
+		"    probe_numbers: [\"+447700900001\", \"+447700900002\"]\n"
+	type testCase struct {
+		name   string
+		config string
+		env    map[string]string
+		code   int
+		stderr []string
+	}
+	keys := map[string]string{"BK": s.BuildKey, "RK": s.RuntimeKey}
+	with := func(extra map[string]string) map[string]string {
+		out := map[string]string{}
+		for k, v := range keys {
+			out[k] = v
+		}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := writeTree(t, map[string]string{"suites/probes.yaml": suite, "agenttest.yaml": tc.config})
+		c := newCLI(t, dir, tc.env, "run", "--json", "r.json", "suites")
+		if code := c.run(t); code != tc.code {
+			t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
+		}
+		for _, want := range tc.stderr {
+			if !strings.Contains(c.stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, c.stderr)
+			}
+		}
+		out := c.stdout.String() + c.stderr.String()
+		for _, secret := range []string{token, s.RuntimeKey, "wrong-call-token-0000"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("output shows a key or token %q", secret)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "call_token from the config", config: target + "    call_token: ${env:CT}\n", env: with(map[string]string{"CT": token}), code: exitOK},
+		{name: "call_token from AGENTTEST_CALL_TOKEN", config: target, env: with(map[string]string{"AGENTTEST_CALL_TOKEN": token}), code: exitOK},
+		{
+			name: "no call_token: the runtime key is refused", config: target, env: with(nil), code: exitUsage,
+			stderr: []string{"refused the runtime key (as the call token)", "check RK, which holds the runtime_key of target \"t\"", "or set call_token (AGENTTEST_CALL_TOKEN)"},
+		},
+		{
+			name: "a wrong call token", config: target + "    call_token: ${env:CT}\n", env: with(map[string]string{"CT": "wrong-call-token-0000"}), code: exitUsage,
+			stderr: []string{"refused the call token", "check CT, which holds the call_token of target \"t\""},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -40,10 +39,14 @@ func embeddedOptions(st *State, seed int64) (embeddedConfig, error) {
 	quiet := &State{Env: st.Env, Stdout: io.Discard, Stderr: io.Discard, Dir: st.Dir, FS: st.FS}
 	o, err := parseSimFlags(quiet, strings.Fields(v))
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, errHelp) {
 			err = errors.New("-h/--help is not a simulator setting")
 		}
-		return embeddedConfig{}, usageErrorf("%s=%q: %v", simFlagsEnv, v, strings.TrimPrefix(err.Error(), "sim: "))
+		var lines []string
+		for _, line := range strings.Split(err.Error(), "\n") {
+			lines = append(lines, fmt.Sprintf("%s=%q: %s", simFlagsEnv, v, strings.TrimPrefix(line, "sim: ")))
+		}
+		return embeddedConfig{}, usageErrorf("%s", strings.Join(lines, "\n"))
 	}
 	if o.listen != "127.0.0.1:0" || o.runtimeListen != "" || o.messagingListen != "" || o.printEnv {
 		return embeddedConfig{}, usageErrorf("%s=%q: --listen, --runtime-listen, --messaging-listen and --print-env do not apply to the embedded simulator", simFlagsEnv, v)
@@ -115,6 +118,7 @@ func (e *embeddedSim) fill(t *config.Target) {
 	t.AccountID = e.info.AccountID
 	t.BuildKey = config.Secret(e.info.BuildKey)
 	t.RuntimeKey = config.Secret(e.info.RuntimeKey)
+	t.CallToken = config.Secret(e.info.CallToken)
 	if len(e.info.AgentIDs) > 0 {
 		t.AgentID = e.info.AgentIDs[0]
 	}

@@ -4,24 +4,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"strings"
+	"syscall"
 )
 
-// Exit codes: the whole table. Documented in docs/configuration.md and in
-// `agenttest help`.
+// Exit codes: the whole table. Documented in `agenttest help`, `help
+// run`, docs/configuration.md and the README. runExit maps the outcome of
+// a run onto the codes 0, 1, 4, 5 and 130.
 const (
-	exitOK          = 0
-	exitFailed      = 1   // a scenario failed or errored
-	exitUsage       = 2   // bad usage, bad config or invalid suite files; nothing run
+	exitOK          = 0   // every selected scenario passed (flaky counts as passed)
+	exitFailed      = 1   // a check failed: the agent broke an expectation
+	exitUsage       = 2   // bad usage, config, suite files or report paths; nothing run
 	exitInternal    = 3   // a bug or an environment problem of agenttest itself
+	exitErrored     = 4   // no check failed, but a case errored: platform or network
+	exitEmpty       = 5   // nothing was tested (--allow-empty makes it 0)
 	exitInterrupted = 130 // stopped by SIGINT/SIGTERM; reports still written
 )
 
-// exitError carries an exit code up to main. An empty message means the
-// problem was already reported (diagnostics, the run summary) and main
-// prints nothing more.
+// exitError carries an exit code up to main. Its message is printed one
+// line per problem, each as "agenttest: ...", then the hint as it is. An
+// empty message means the problem was already reported (diagnostics, the
+// run summary) and main prints nothing more.
 type exitError struct {
 	code int
 	msg  string
+	// hint follows the problems, e.g. "Run 'agenttest help run' for
+	// usage."
+	hint string
 }
 
 func (e *exitError) Error() string { return e.msg }
@@ -34,22 +45,77 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
+// usageProblems reports the problems of a command's flags and arguments,
+// one line each ("run: --parallel must be at least 1"), with the hint to
+// the command's help: exit 2.
+func usageProblems(cmd string, problems ...string) error {
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = cmd + ": " + p
+	}
+	return &exitError{code: exitUsage, msg: strings.Join(lines, "\n"), hint: helpHint(cmd)}
+}
+
+// helpHint points at the help of a command.
+func helpHint(cmd string) string {
+	word, _, _ := strings.Cut(cmd, " ") // "webhooks listen": help webhooks
+	if word == "" {
+		return "Run 'agenttest help' for usage."
+	}
+	return fmt.Sprintf("Run 'agenttest help %s' for usage.", word)
+}
+
 // reported is an error whose details are already printed.
 func reported(code int) error { return &exitError{code: code} }
 
 // exitCode maps the error of run to the process exit code, printing the
-// message when there is one. Anything without an ExitCode is internal.
+// message when there is one: every line as "agenttest: ...", so that a
+// problem is one line a CI log search finds, then the hint. Anything
+// without an ExitCode is internal.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
 	var ec interface{ ExitCode() int }
-	if errors.As(err, &ec) {
-		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(stderr, "agenttest: %s\n", msg)
-		}
-		return ec.ExitCode()
+	if !errors.As(err, &ec) {
+		printLines(stderr, "internal error: "+err.Error())
+		return exitInternal
 	}
-	fmt.Fprintf(stderr, "agenttest: internal error: %v\n", err)
-	return exitInternal
+	printLines(stderr, err.Error())
+	var ee *exitError
+	if errors.As(err, &ee) && ee.hint != "" {
+		fmt.Fprintln(stderr, ee.hint)
+	}
+	return ec.ExitCode()
+}
+
+// printLines writes each non-empty line of msg as "agenttest: line".
+func printLines(w io.Writer, msg string) {
+	var b strings.Builder
+	for _, line := range strings.Split(msg, "\n") {
+		if line = strings.TrimRight(line, " \t"); line != "" {
+			b.WriteString("agenttest: " + line + "\n")
+		}
+	}
+	io.WriteString(w, b.String())
+}
+
+// listenProblem says why listening on addr failed, once: the net
+// package's error repeats the address and the system call ("listen tcp
+// 127.0.0.1:8080: bind: address already in use").
+func listenProblem(addr string, err error) string {
+	why := err.Error()
+	var se *os.SyscallError
+	var op *net.OpError
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		why = "the address is already in use (stop what holds it, or choose another port)"
+	case errors.Is(err, syscall.EACCES):
+		why = "permission denied (ports below 1024 need privileges)"
+	case errors.As(err, &se):
+		why = se.Err.Error()
+	case errors.As(err, &op):
+		why = op.Err.Error()
+	}
+	return fmt.Sprintf("cannot listen on %s: %s", addr, why)
 }

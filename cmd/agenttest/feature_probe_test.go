@@ -35,7 +35,7 @@ Feature: probes
 	if strings.Contains(c.stdout.String(), "running ") {
 		t.Errorf("something ran before the refusal:\n%s", c.stdout)
 	}
-	for _, w := range []string{"features/probes.feature:9:5", `probe of scenario "unlisted sms" would call or text +447700900777, which is not an allowed probe number`} {
+	for _, w := range []string{"features/probes.feature:9:5", `probe of scenario "unlisted sms" would call or text +447700900777 (sms: to), which is not an allowed probe number`} {
 		if !strings.Contains(c.stderr.String(), w) {
 			t.Errorf("stderr lacks %q:\n%s", w, c.stderr)
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 // flags wraps a FlagSet with AGENTTEST_* environment defaults: a flag given
@@ -111,6 +113,18 @@ func (f *flags) durationVar(p *time.Duration, name, envName string, def time.Dur
 	f.fs.DurationVar(p, name, def, withEnv(usage, envName))
 }
 
+func (f *flags) float64Var(p *float64, name, envName string, def float64, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not a number", envName, v))
+		} else {
+			def = x
+		}
+	}
+	f.fs.Float64Var(p, name, def, withEnv(usage, envName))
+}
+
 // enumVar is a string flag restricted to allowed values; a wrong value is
 // refused with the list. An empty default means "not set".
 func (f *flags) enumVar(p *string, name string, allowed []string, usage string) {
@@ -153,30 +167,99 @@ func (e *enumValue) Set(s string) error {
 // errHelp is returned by parse after --help was printed.
 var errHelp = errors.New("help shown")
 
-// parse parses args, allowing flags after positional arguments (`agenttest
-// run suites/ --tags @smoke`), and returns the positional arguments. A
-// parse error is a usage error (exit 2); -h/--help prints the help to
-// Stdout and returns errHelp.
+// parse parses args and returns the positional arguments. It is the one
+// command-line parser of agenttest: every subcommand reads its flags
+// through it, so they all take `--flag value`, `--flag=value` and the
+// one-dash forms alike, may put flags after positional arguments
+// (`agenttest run suites/ --tags @smoke`), and stop at `--`. A bool flag
+// takes no separate value (`--fail-fast`, `--fail-fast=false`).
+//
+// An unknown flag ends the parse with a did-you-mean; bad values are all
+// collected and returned together (the problems of environment defaults
+// are in f.problems, for the command's Validate). Every problem is a usage
+// error (exit 2). -h/--help prints the
+// help to Stdout and returns errHelp.
 func (f *flags) parse(args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := f.fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				io.WriteString(f.st.Stdout, f.help())
-				return nil, errHelp
+	var positional, problems []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			positional = append(positional, arg)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(arg[1:], "-"), "=")
+		written, _, _ := strings.Cut(arg, "=")
+		if name == "" || name[0] == '-' {
+			return nil, f.usageError(fmt.Sprintf("bad flag syntax: %s", arg))
+		}
+		if name == "h" || name == "help" {
+			io.WriteString(f.st.Stdout, f.help())
+			return nil, errHelp
+		}
+		fl := f.fs.Lookup(name)
+		if fl == nil {
+			msg := "unknown flag " + written
+			if s := diag.Suggest(name, f.names()); s != "" {
+				msg += fmt.Sprintf(" (did you mean --%s?)", s)
 			}
-			return nil, usageErrorf("%s: %v\nRun 'agenttest help %s' for usage.", f.cmd, err, f.cmd)
+			return nil, f.usageError(msg)
 		}
-		rest := f.fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() && !hasValue {
+			value, hasValue = "true", true
 		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(positional, rest...), nil
+		if !hasValue {
+			if i+1 >= len(args) {
+				problems = append(problems, fmt.Sprintf("%s needs a value", written))
+				continue
+			}
+			i++
+			value = args[i]
 		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+		if err := f.fs.Set(name, value); err != nil {
+			problems = append(problems, fmt.Sprintf("%s %q: %s", written, value, valueProblem(fl, err)))
+		}
 	}
+	if len(problems) > 0 {
+		return nil, f.usageError(problems...)
+	}
+	return positional, nil
+}
+
+// usage is the usage error of this command: one line per problem, then
+// the hint to its help.
+func (f *flags) usageError(problems ...string) error {
+	return usageProblems(f.cmd, problems...)
+}
+
+// names lists the flags of the command, for did-you-mean.
+func (f *flags) names() []string {
+	var out []string
+	f.fs.VisitAll(func(fl *flag.Flag) { out = append(out, fl.Name) })
+	return out
+}
+
+// valueProblem says what is wrong with a flag value. The flag package's
+// own errors are "parse error" for every kind; say what was expected.
+func valueProblem(fl *flag.Flag, err error) string {
+	g, ok := fl.Value.(flag.Getter)
+	if !ok {
+		return err.Error() // enumValue lists the allowed values
+	}
+	switch g.Get().(type) {
+	case bool:
+		return "not true or false"
+	case int, int64:
+		return "not a whole number"
+	case float64:
+		return "not a number"
+	case time.Duration:
+		return "not a duration such as 30s or 2m"
+	}
+	return err.Error()
 }
 
 // isSet says whether a flag was given on the command line or by its
@@ -218,7 +301,7 @@ func (f *flags) help() string {
 			b.WriteString(" " + placeholder)
 		}
 		b.WriteString("\n      " + usage)
-		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" {
+		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" && fl.DefValue != "0s" {
 			fmt.Fprintf(&b, " (default %s)", fl.DefValue)
 		}
 		b.WriteString("\n")

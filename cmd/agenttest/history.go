@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/agenttest/agenttest/internal/history"
 )
@@ -16,7 +16,8 @@ first, and prints per scenario: its runs (passed + failed, errored runs
 beside them), its pass rate with a 95% interval, its verdict in each
 report, how often the verdict flipped between passing and failing, and,
 at the end, the scenarios that went from passing to failing. Scenarios
-are matched by file and name, not by line.
+are matched by file and name, not by line. Reports may be anywhere
+(relative, ../ or absolute) and are named as given.
 
 Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
 `
@@ -38,14 +39,10 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	}
 	var reports []*history.Report
 	for _, p := range paths {
-		name, err := fsPath(st, p)
+		// Paths as given, anywhere (pathFS), like every other command.
+		data, err := fs.ReadFile(st.FS, argPath(p))
 		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		data, err := fs.ReadFile(st.FS, name)
-		if err != nil {
-			problems = append(problems, "read "+p+": "+strings.TrimPrefix(err.Error(), "open "+name+": "))
+			problems = append(problems, fmt.Sprintf("%s: %v", p, unwrapPath(err)))
 			continue
 		}
 		r, err := history.Read(p, data)
@@ -56,7 +53,7 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 		reports = append(reports, r)
 	}
 	if len(problems) > 0 {
-		return usageErrorf("history: %s\nRun 'agenttest help history' for usage.", strings.Join(problems, "\nhistory: "))
+		return usageProblems("history", problems...)
 	}
 	h := history.Build(reports)
 	if asJSON {

@@ -140,8 +140,14 @@ func TestSignalMidRun(t *testing.T) {
 			if err := json.Unmarshal(sb, &r.json); err != nil {
 				t.Fatalf("JSON report does not parse: %v", err)
 			}
-			if !r.json.Run.Interrupted {
-				t.Error("JSON report does not say the run was interrupted")
+			if !r.json.Run.Interrupted || r.json.Run.Status != "interrupted" {
+				t.Errorf("JSON report says interrupted %v, status %q: want an interrupted run", r.json.Run.Interrupted, r.json.Run.Status)
+			}
+			if !strings.Contains(string(jb), `<property name="status" value="interrupted">`) {
+				t.Error("JUnit report does not carry the interrupted status")
+			}
+			if !strings.Contains(r.stdout, "status: interrupted") {
+				t.Errorf("console does not end with the interrupted status:\n%s", r.stdout)
 			}
 			counts := map[string]int{}
 			for _, c := range r.cases() {

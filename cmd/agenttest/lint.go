@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
+	"path"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
@@ -17,19 +18,31 @@ const lintUsage = `Usage: agenttest lint [flags] [PATH...]
 
 Checks every suite file under each PATH (default ".") and the config file
 (--config, else ./agenttest.yaml when present) without calling anything.
-Every problem of every file is printed as file:line:col: message, with the
+A PATH that names agenttest.yaml is checked as the config file. Every
+problem of every file is printed as file:line:col: message, with the
 offending line (at most 50 per file, then how many more). A suite may not
 read a variable that holds an API key (${env:AGENTTEST_BUILD_KEY}, or one
-a key setting of the config file names). Exit 2 when there is any error, 0
-otherwise (warnings do not fail).
+a key setting of the config file names).
+
+In a directory, a YAML file is a suite when its top level has scenarios:
+(or a near miss of it) or only suite keys; a YAML file that does not parse
+or is empty is an error. Other YAML files (CI jobs, agent definitions,
+agenttest.yaml) are passed over; -v lists them.
+
+Exit 2 when there is any error; 5 when there is nothing to test (no
+scenario under the paths), as for 'agenttest run' (--allow-empty makes it
+0); 0 otherwise (warnings do not fail).
 `
 
 func cmdLint(_ context.Context, st *State, args []string) error {
 	var cfgName string
-	var noColor bool
+	var noColor, allowEmpty, verbose bool
 	f := newFlags(st, "lint", lintUsage)
 	f.stringVar(&cfgName, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.boolVar(&noColor, "no-color", "", "never colour the output")
+	f.boolVar(&allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when there is no scenario to test")
+	f.boolVar(&verbose, "verbose", "", "also list the YAML files passed over as not suites")
+	f.alias("v", "verbose", &verbose)
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -37,39 +50,48 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
-	paths, problems := suitePaths(st, pos)
-	problems = append(problems, f.problems...)
-	if len(problems) > 0 {
-		return usageErrorf("lint: %s", strings.Join(problems, "\nlint: "))
+	if len(f.problems) > 0 {
+		return usageProblems("lint", f.problems...)
+	}
+	// A config file named as a PATH is linted as the config file.
+	var configs, suiteArgs []string
+	for _, a := range pos {
+		if isConfigName(a) {
+			configs = append(configs, argPath(a))
+		} else {
+			suiteArgs = append(suiteArgs, a)
+		}
+	}
+	if cfgName != "" || len(configs) == 0 {
+		configs = append([]string{cfgName}, configs...)
 	}
 
 	var diags diag.Diagnostics
 	var cfg *config.File
-	explicit := cfgName != ""
-	if !explicit {
-		cfgName = config.DefaultPath
-	}
-	p, err := fsPath(st, cfgName)
-	if err != nil {
-		return usageErrorf("--config: %v", err)
-	}
-	src, err := fs.ReadFile(st.FS, p)
-	switch {
-	case err == nil:
-		var ds diag.Diagnostics
-		cfg, ds = config.Load(p, src)
+	for _, name := range configs {
+		c, ds, err := readConfig(st, name)
+		if err != nil {
+			return err
+		}
 		diags = append(diags, ds...)
-	case explicit || !errors.Is(err, fs.ErrNotExist):
-		return usageErrorf("read config file %s: %v", cfgName, err)
+		if cfg == nil {
+			cfg = c
+		}
 	}
-
-	suites, ds := scenario.Load(st.FS, paths)
-	diags = append(diags, ds...)
-	diags = append(diags, keyReferences(suites, cfg)...)
+	var loaded scenario.Loaded
+	onlyConfig := len(pos) > 0 && len(suiteArgs) == 0
+	if !onlyConfig {
+		loaded = scenario.LoadAll(st.FS, suitePaths(suiteArgs))
+	}
+	diags = append(diags, loaded.Diags...)
+	diags = append(diags, keyReferences(loaded.Suites, cfg)...)
 	if st.Now != nil {
-		diags = append(diags, lapsedQuarantines(suites, st.Now())...)
+		diags = append(diags, lapsedQuarantines(loaded.Suites, st.Now())...)
 	}
 	diags.Sort()
+	if verbose {
+		writeSkipped(st.Stdout, loaded.Skipped)
+	}
 	color := useColor(st, noColor)
 	if len(diags) > 0 {
 		report.WriteDiagnostics(st.Stdout, diags, sources{st: st, cfg: cfg}.read, color)
@@ -77,13 +99,43 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	if diags.HasErrors() {
 		return reported(exitUsage)
 	}
-	// Lint takes no filter yet; it counts through the one selection, where
-	// a filter of lint would apply.
+	if onlyConfig {
+		if len(diags) == 0 {
+			fmt.Fprintf(st.Stdout, "%s: no problems\n", strings.Join(configs, ", "))
+		}
+		return nil
+	}
+	// Lint takes no filter; it counts through the one selection run
+	// uses.
+	suites := loaded.Suites
 	n := len(scenarios(scenario.Select(suites, scenario.Selection{})))
 	if len(diags) == 0 {
 		fmt.Fprintf(st.Stdout, "%d %s, %d %s: no problems\n", len(suites), plural(len(suites), "suite file", "suite files"), n, plural(n, "scenario", "scenarios"))
 	}
+	if n == 0 && !allowEmpty {
+		// What run would say: a gate never goes green on nothing.
+		return &exitError{code: exitEmpty, msg: fmt.Sprintf("nothing to test: no scenario under %s", strings.Join(suitePaths(suiteArgs), ", "))}
+	}
 	return nil
+}
+
+// isConfigName says whether a command-line path names a config file
+// (agenttest.yaml or agenttest.yml, in any directory).
+func isConfigName(p string) bool {
+	switch path.Base(argPath(p)) {
+	case "agenttest.yaml", "agenttest.yml":
+		return true
+	}
+	return false
+}
+
+// writeSkipped lists the YAML files a walk passed over, for -v.
+func writeSkipped(w io.Writer, skipped []scenario.Skipped) {
+	var b strings.Builder
+	for _, s := range skipped {
+		fmt.Fprintf(&b, "skipped %s: %s\n", s.Path, s.Why)
+	}
+	io.WriteString(w, b.String())
 }
 
 func plural(n int, one, many string) string {

@@ -2,12 +2,9 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -15,41 +12,23 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
-// fsPath turns a command-line path into a path of st.FS: relative to Dir,
-// slash-separated, without "./". Paths outside the working directory are
-// refused, since the FS cannot reach them.
-func fsPath(st *State, p string) (string, error) {
-	clean := filepath.Clean(p)
-	if filepath.IsAbs(clean) {
-		rel, err := filepath.Rel(st.Dir, clean)
-		if err != nil {
-			return "", fmt.Errorf("path %s is outside the working directory %s", p, st.Dir)
-		}
-		clean = rel
-	}
-	clean = path.Clean(filepath.ToSlash(clean))
-	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", fmt.Errorf("path %s is outside the working directory %s; run agenttest from a directory that contains it", p, st.Dir)
-	}
-	return clean, nil
+// argPath turns a command-line path into a name of st.FS (pathFS): the
+// path as given, cleaned and slash-separated ("./suites/" is "suites";
+// "../x" and absolute paths stay what they are).
+func argPath(p string) string {
+	return filepath.ToSlash(filepath.Clean(p))
 }
 
-// suitePaths maps the PATH arguments (default ".") to FS paths, reporting
-// every bad one.
-func suitePaths(st *State, args []string) ([]string, []string) {
+// suitePaths maps the PATH arguments (default ".") to FS names.
+func suitePaths(args []string) []string {
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	var out, problems []string
-	for _, a := range args {
-		p, err := fsPath(st, a)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		out = append(out, p)
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = argPath(a)
 	}
-	return out, problems
+	return out
 }
 
 // sources reads files for echoing source lines under diagnostics; the
@@ -74,25 +53,10 @@ func (s sources) read(file string) []byte {
 // else ./agenttest.yaml when present. A missing default file is no
 // config. Diagnostics are printed to w; errors end the command (exit 2).
 func loadConfig(st *State, w io.Writer, name string, color bool) (*config.File, error) {
-	explicit := name != ""
-	if !explicit {
-		name = config.DefaultPath
-	}
-	p, err := fsPath(st, name)
+	f, diags, err := readConfig(st, name)
 	if err != nil {
-		return nil, usageErrorf("--config: %v", err)
+		return nil, err
 	}
-	src, err := fs.ReadFile(st.FS, p)
-	if err != nil {
-		if !explicit && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usageErrorf("config file %s does not exist", name)
-		}
-		return nil, usageErrorf("read config file %s: %v", name, err)
-	}
-	f, diags := config.Load(p, src)
 	if len(diags) > 0 {
 		report.WriteDiagnostics(w, diags, sources{st: st, cfg: f}.read, color)
 	}
@@ -102,18 +66,46 @@ func loadConfig(st *State, w io.Writer, name string, color bool) (*config.File, 
 	return f, nil
 }
 
+// readConfig reads and checks the config file name (--config), or
+// ./agenttest.yaml when name is empty and the file exists. Problems of
+// the file are diagnostics; a file that cannot be read is a usage error.
+func readConfig(st *State, name string) (*config.File, diag.Diagnostics, error) {
+	explicit := name != ""
+	if !explicit {
+		name = config.DefaultPath
+	}
+	p := argPath(name)
+	src, err := fs.ReadFile(st.FS, p)
+	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, usageErrorf("config file %s does not exist", name)
+		}
+		return nil, nil, usageErrorf("read config file %s: %v", name, unwrapPath(err))
+	}
+	f, diags := config.Load(p, src)
+	return f, diags, nil
+}
+
 // loadSuites finds and loads the suites under paths, printing every
 // diagnostic (warnings too) to w. Errors end the command (exit 2).
-func loadSuites(st *State, w io.Writer, paths []string, color bool) ([]*scenario.Suite, diag.Diagnostics, error) {
-	suites, diags := scenario.Load(st.FS, paths)
-	if len(diags) > 0 {
-		diags.Sort()
-		report.WriteDiagnostics(w, diags, sources{st: st}.read, color)
+func loadSuites(st *State, w io.Writer, paths []string, color bool) ([]*scenario.Suite, []scenario.Skipped, error) {
+	for _, p := range paths {
+		if isConfigName(p) {
+			return nil, nil, usageErrorf("%s is a config file, not a suite: pass it with --config (agenttest lint %s checks it)", p, p)
+		}
 	}
-	if diags.HasErrors() {
-		return nil, diags, reported(exitUsage)
+	l := scenario.LoadAll(st.FS, paths)
+	if len(l.Diags) > 0 {
+		l.Diags.Sort()
+		report.WriteDiagnostics(w, l.Diags, sources{st: st}.read, color)
 	}
-	return suites, diags, nil
+	if l.Diags.HasErrors() {
+		return nil, nil, reported(exitUsage)
+	}
+	return l.Suites, l.Skipped, nil
 }
 
 // useColor: only on a terminal, and never with NO_COLOR (any non-empty

@@ -60,18 +60,19 @@ func processState() (*State, func(), error) {
 		close(done)
 	}
 	return &State{
-		Args:       os.Args[1:],
-		Env:        env,
-		Stdin:      os.Stdin,
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		StdoutTTY:  isTerminal(os.Stdout),
-		Dir:        dir,
-		FS:         os.DirFS(dir),
-		Now:        time.Now,
-		Signals:    interrupts,
-		Exit:       os.Exit,
-		CreateFile: createFileIn(dir),
+		Args:          os.Args[1:],
+		Env:           env,
+		Stdin:         os.Stdin,
+		Stdout:        os.Stdout,
+		Stderr:        os.Stderr,
+		StdoutTTY:     isTerminal(os.Stdout),
+		Dir:           dir,
+		FS:            pathFS(dir),
+		Now:           time.Now,
+		Signals:       interrupts,
+		Exit:          os.Exit,
+		CreateFile:    createFileIn(dir),
+		PrepareReport: prepareReportIn(dir),
 		// Go raises the soft limit to the hard one at start (Go 1.19+).
 		OpenFileLimit: openFileLimit,
 	}, stop, nil

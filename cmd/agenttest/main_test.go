@@ -69,18 +69,19 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 	}
 	c := &cli{stdout: &syncBuffer{}, stderr: &syncBuffer{}, sigs: make(chan struct{}, 2), exits: make(chan int, 2)}
 	c.st = &State{
-		Args:       args,
-		Env:        env,
-		Stdin:      strings.NewReader(""),
-		Stdout:     c.stdout,
-		Stderr:     c.stderr,
-		Dir:        abs,
-		FS:         os.DirFS(abs),
-		Now:        time.Now,
-		Sleep:      shortSleep,
-		Signals:    c.sigs,
-		Exit:       func(code int) { c.exits <- code },
-		CreateFile: createFileIn(abs),
+		Args:          args,
+		Env:           env,
+		Stdin:         strings.NewReader(""),
+		Stdout:        c.stdout,
+		Stderr:        c.stderr,
+		Dir:           abs,
+		FS:            pathFS(abs),
+		Now:           time.Now,
+		Sleep:         shortSleep,
+		Signals:       c.sigs,
+		Exit:          func(code int) { c.exits <- code },
+		CreateFile:    createFileIn(abs),
+		PrepareReport: prepareReportIn(abs),
 	}
 	return c
 }
@@ -107,6 +108,10 @@ func firstLine(s string) string {
 }
 
 func TestExitCodes(t *testing.T) {
+	absFail, err := filepath.Abs("testdata/fail")
+	if err != nil {
+		t.Fatal(err)
+	}
 	type testCase struct {
 		name string
 		dir  string
@@ -161,14 +166,35 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"run", "--paralel", "2"},
 			code:   exitUsage,
-			stderr: []string{"flag provided but not defined: -paralel", "agenttest help run"},
+			stderr: []string{"agenttest: run: unknown flag --paralel (did you mean --parallel?)\nRun 'agenttest help run' for usage.\n"},
+		},
+		{
+			name:   "every subcommand parses flags alike",
+			dir:    "testdata/pass",
+			args:   []string{"sim", "--lisen", "127.0.0.1:0"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: sim: unknown flag --lisen (did you mean --listen?)\nRun 'agenttest help sim' for usage.\n"},
+		},
+		{
+			name:   "one dash is accepted as two",
+			dir:    "testdata/pass",
+			args:   []string{"list", "-tags", "@nosuch", "-bogus"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
+		},
+		{
+			name:   "a flag without its value",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--tags"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --tags needs a value\n"},
 		},
 		{
 			name:   "bad flag values all reported at once",
 			dir:    "testdata/pass",
-			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "(", "--tags", "@a &&"},
+			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&"},
 			code:   exitUsage,
-			stderr: []string{"--parallel must be at least 1", "--retries must not be negative", "--name \"(\"", "--tags \"@a &&\""},
+			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\""},
 		},
 		{
 			name:   "bad enum value lists the allowed ones",
@@ -233,18 +259,101 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"--sim and --target exclude each other"},
 		},
 		{
-			name:   "path outside the working directory",
+			name:   "paths outside the working directory are run, shown as given",
 			dir:    "testdata/pass",
 			args:   []string{"run", "../fail"},
+			code:   exitFailed,
+			stdout: []string{"../fail/suites/wrong.yaml:5:16: greeting: reply does not contain"},
+		},
+		{
+			name:   "absolute paths too",
+			dir:    "testdata/pass",
+			args:   []string{"list", absFail},
+			code:   exitOK,
+			stdout: []string{absFail + "/suites/wrong.yaml:4  expects the wrong greeting"},
+		},
+		{
+			name:   "a config file outside the working directory",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--config", "../badconfig/agenttest.yaml"},
 			code:   exitUsage,
-			stderr: []string{"path ../fail is outside the working directory"},
+			stderr: []string{"../badconfig/agenttest.yaml:6:16: build_key must be an ${env:NAME} reference"},
+			absent: []string{"sk-live-0123456789abcdef"},
+		},
+		{
+			name: "lint and run agree on what a directory's YAML files are",
+			dir:  "testdata/discovery",
+			args: []string{"lint", "-v"},
+			code: exitUsage,
+			stdout: []string{
+				"skipped suites/agent.yaml: not a suite (top-level keys: id, name, start, nodes)",
+				"skipped suites/ci.yml: not a suite (top-level keys: name, on, env, jobs)",
+				"suites/broken.yml:2: invalid YAML",
+				"suites/empty.yaml:1:1: file is empty",
+				`suites/misspelt.yaml:3:1: unknown key "scenario" in suite (did you mean "scenarios"?)`,
+			},
+		},
+		{
+			name: "run refuses the same files",
+			dir:  "testdata/discovery",
+			args: []string{"run"},
+			code: exitUsage,
+			stderr: []string{
+				"suites/broken.yml:2: invalid YAML",
+				"suites/empty.yaml:1:1: file is empty",
+				`suites/misspelt.yaml:3:1: unknown key "scenario" in suite (did you mean "scenarios"?)`,
+			},
+			absent: []string{"agent.yaml", "ci.yml", "suite has no scenarios"},
+		},
+		{
+			name:   "lint of a config file",
+			dir:    "testdata/badconfig",
+			args:   []string{"lint", "agenttest.yaml"},
+			code:   exitUsage,
+			stdout: []string{"agenttest.yaml:6:16: build_key must be"},
+			absent: []string{"booking.yaml", "sk-live-0123456789abcdef"},
+		},
+		{
+			name:   "lint of a good config file",
+			dir:    repoRoot,
+			args:   []string{"lint", "examples/agenttest.yaml"},
+			code:   exitOK,
+			stdout: []string{"examples/agenttest.yaml: no problems"},
+		},
+		{
+			name:   "run of a config file",
+			dir:    repoRoot,
+			args:   []string{"run", "examples/agenttest.yaml"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: examples/agenttest.yaml is a config file, not a suite: pass it with --config"},
+		},
+		{
+			name:   "lint of nothing",
+			dir:    "testdata/nosuites",
+			args:   []string{"lint"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario under ."},
 		},
 		{
 			name:   "no suites is not a pass",
 			dir:    "testdata/nosuites",
 			args:   []string{"run"},
-			code:   exitUsage,
-			stderr: []string{"no suite files under ."},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no suite file under ."},
+			stdout: []string{"status: empty (nothing was tested: no scenario was selected)"},
+		},
+		{
+			name:   "nothing selected",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--tags", "@Smoke"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario of the 2 in 1 suite file matches --tags \"@Smoke\"; no scenario is tagged @Smoke (did you mean @smoke?)"},
+		},
+		{
+			name: "nothing selected, allowed",
+			dir:  "testdata/pass",
+			args: []string{"run", "--tags", "@nosuch", "--allow-empty"},
+			code: exitOK,
 		},
 		{
 			name:   "unknown command",
@@ -320,7 +429,11 @@ func TestList(t *testing.T) {
 	for _, tc := range []testCase{
 		{[]string{"list"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\nsuites/booking.yaml:22  says goodbye  @booking\n"},
 		{[]string{"list", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
-		{[]string{"list", ".", "--name", "goodbye$"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", ".", "--name", "/goodbye$/"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", ".", "--name", "goodbye$"}, ""},
+		{[]string{"list", "--name", "says good"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", "suites/booking.yaml:22"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{[]string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
 		{[]string{"list", "--tags", "~@booking"}, ""},
 	} {
 		c := newCLI(t, "testdata/pass", nil, tc.args...)
@@ -531,20 +644,24 @@ func TestKeysNeverPrinted(t *testing.T) {
 		env  map[string]string
 		dir  func(t *testing.T) string
 		code int
+		// reports: the run concluded and wrote both reports.
+		reports bool
 	}
 	plain := func(*testing.T) string { return "testdata/pass" }
 	cases := []testCase{
 		{
-			name: "wrong keys from AGENTTEST_* give 401s",
-			env:  map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
-			dir:  plain,
-			code: exitFailed,
+			name:    "wrong keys from AGENTTEST_* give 401s",
+			env:     map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_ACCOUNT_ID": s.AccountID, "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
+			dir:     plain,
+			code:    exitUsage,
+			reports: true,
 		},
 		{
-			name: "unreachable host",
-			env:  map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1", "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
-			dir:  plain,
-			code: exitFailed,
+			name:    "unreachable host",
+			env:     map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1", "AGENTTEST_BUILD_KEY": buildKey, "AGENTTEST_RUNTIME_KEY": runtimeKey},
+			dir:     plain,
+			code:    exitErrored,
+			reports: true,
 		},
 		{
 			name: "keys from config references, bad account id",
@@ -573,7 +690,7 @@ func TestKeysNeverPrinted(t *testing.T) {
 					texts[filepath.Base(p)] = string(b)
 				}
 			}
-			if tc.code == exitFailed && len(texts) != 4 {
+			if tc.reports && len(texts) != 4 {
 				t.Errorf("reports missing: have %d outputs", len(texts))
 			}
 			for name, text := range texts {
@@ -603,6 +720,9 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"help", "webhooks"}, "webhooks.golden"},
 		{[]string{"webhooks", "listen", "--help"}, "webhooks.golden"},
 		{[]string{"help", "history"}, "history.golden"},
+		{[]string{"history", "--help"}, "history.golden"},
+		{[]string{"help", "sim"}, "sim.golden"},
+		{[]string{"sim", "-h"}, "sim.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the
@@ -710,5 +830,32 @@ func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
 	want := "agenttest: no target configured; using the embedded simulator (agents: clinic, restaurant, utility-billing); agenttest.yaml defines targets staging but none is selected (use --target or default_target)"
 	if line := firstLine(c.stdout.String()); line != want {
 		t.Errorf("first line\n got %q\nwant %q", line, want)
+	}
+}
+
+// TestSymlinksAreFollowed: a suite reached through a symbolic link (to a
+// file anywhere) is read like the file itself, under the link's path.
+func TestSymlinksAreFollowed(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := t.TempDir()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "real.yaml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(elsewhere, "real.yaml"), filepath.Join(dir, "suites", "linked.yaml")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	c := newCLI(t, dir, nil, "list")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d: %s", code, c.stderr)
+	}
+	if got := c.stdout.String(); !strings.HasPrefix(got, "suites/linked.yaml:5  books a table for four") {
+		t.Errorf("list:\n%s", got)
 	}
 }

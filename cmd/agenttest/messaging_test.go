@@ -46,9 +46,24 @@ func TestMessagingTarget(t *testing.T) {
 		{name: "another agent's connector", target: messaging + "    agent_id: restaurant\n    connector_token: ${env:RESTAURANT_WEBCHAT}\n",
 			env: map[string]string{"RESTAURANT_WEBCHAT": s.Info.MessagingConnectors["restaurant"]["sandbox"]}, code: exitUsage, want: []string{
 				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in sandbox: connector_token is the connector of restaurant; add connectors: {clinic: ${env:NAME}}`}},
+		// A refused connector is a configuration problem: the run stops
+		// (exit 2), naming the setting and the variable that hold it, and
+		// the messaging host the access-token step checks it against.
 		{name: "a token the platform does not know", target: messaging + "    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n",
-			env: map[string]string{"CLINIC_WEBCHAT": "ct_revoked-0123456789"}, code: exitFailed, want: []string{
-				"401: Connector token does not exist (check the connector token, and that the messaging host is the domain it is registered to)"}},
+			env: map[string]string{"CLINIC_WEBCHAT": "ct_revoked-0123456789"}, code: exitUsage, want: []string{
+				"401: Connector token does not exist (check the connector token, and that the messaging host is the domain it is registered to)",
+				`refused the connector token: `,
+				`check CLINIC_WEBCHAT, which holds the connectors.clinic of target "web": it must be the web-chat connector of agent clinic in sandbox, and the messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST) must be the domain it is registered to`}},
+		{name: "a messaging host the connector is not registered to",
+			target: "    messaging_url: " + s.MessagingURL + "\n    messaging_host: elsewhere.example.org\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
+			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
+				`check CLINIC_WEBCHAT, which holds the connector_token of target "web"`, `messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST) must be the domain`}},
+		// A messaging_url that points nowhere stops the run too (exit 4),
+		// naming the setting.
+		{name: "an unreachable messaging host",
+			target: "    messaging_url: http://127.0.0.1:1\n    messaging_host: " + s.Info.MessagingHost + "\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
+			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitErrored, want: []string{
+				"is unreachable: ", `check the messaging_url of target "web" (or AGENTTEST_MESSAGING_URL)`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

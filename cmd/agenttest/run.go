@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -22,10 +23,18 @@ import (
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
-const runUsage = `Usage: agenttest run [flags] [PATH...]
+const runUsage = `Usage: agenttest run [flags] [PATH | FILE:LINE ...]
 
 Runs the scenarios of the suite files under each PATH (default ".") against
-a target and reports what the agent did. Flags may follow the paths.
+a target and reports what the agent did. Flags may follow the paths. Paths
+may be relative, ../ or absolute, and are shown as given.
+
+To run less: FILE:LINE runs the scenario written at that line of FILE (the
+line of an examples row runs that row), the form every result line prints;
+--name TEXT runs the scenarios whose name contains TEXT, literally (write
+--name /REGEX/ for a regular expression); --tags selects by tags; and
+--rerun-failed REPORT.json runs again the cases that failed or errored in a
+previous JSON report, saying which of them cannot be matched any more.
 
 The target is --target NAME from agenttest.yaml (or its default_target),
 overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,
@@ -51,8 +60,29 @@ flight; finished cases keep their verdicts, the rest are reported as not
 run, every report is still written, and the exit code is 130. A second
 interrupt exits at once.
 
-Exit codes: 0 all passed, 1 a scenario failed or errored, 2 bad usage,
-configuration or suite files (nothing run), 3 internal error, 130 interrupted.
+When the platform cannot be used at all (a host that never answered
+cannot be connected to, it refuses a key or a connector token, or it does
+not know the agent) the run stops at once: the cause is said once with
+what to check, and the cases not run are reported with the reason.
+
+Report files (--junit, --json) are checked before anything is called and a
+report an earlier run left at their path is removed; they are written
+when the run concludes.
+
+Exit codes:
+  0    every selected scenario passed (flaky counts as passed; a
+       quarantined one never changes the code)
+  1    at least one check failed: the agent broke an expectation
+       (an inconclusive statistical scenario counts as failed)
+  2    bad usage, configuration, suite files or report path: nothing run
+       (also: the platform refused a key or connector token, or does
+       not know the agent)
+  3    internal error
+  4    no check failed, but a case errored: the platform or the network
+       kept the run from telling whether the agent is fine
+  5    nothing was tested: no scenario selected, or all skipped
+       (--allow-empty makes it 0)
+  130  interrupted
 `
 
 // runOptions are the flags of `agenttest run`.
@@ -69,16 +99,18 @@ type runOptions struct {
 	turnTimeout time.Duration
 	// maxReplyBytes bounds a debug-chat reply (--max-reply-bytes).
 	maxReplyBytes int64
-	// tags and name filter scenarios; sel is their parsed form, set by
-	// Validate.
-	tags string
-	name string
-	sel  scenario.Selection
+	// selection chooses the scenarios: --tags, --name, --rerun-failed and
+	// FILE:LINE arguments.
+	selection
+	// pathsGiven is true when PATH arguments were given.
+	pathsGiven bool
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
 	failFast bool
-	seed     int64
+	// allowEmpty makes a run that tested nothing exit 0 instead of 5.
+	allowEmpty bool
+	seed       int64
 	// sim forces the embedded simulator.
 	sim     bool
 	verbose bool
@@ -102,11 +134,11 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
 	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
-	f.stringVar(&o.tags, "tags", "AGENTTEST_TAGS", "", "run scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
-	f.stringVar(&o.name, "name", "AGENTTEST_NAME", "", "run scenarios whose name matches `REGEX`")
+	o.selection.register(f, "run")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
+	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing is tested (no scenario selected, or every selected one skipped)")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
 	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
@@ -119,9 +151,10 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 		return nil, nil, err
 	}
 	o.problems = append(o.problems, f.problems...)
-	var bad []string
-	o.paths, bad = suitePaths(st, pos)
+	o.pathsGiven = len(pos) > 0
+	paths, bad := o.selection.args(st, pos)
 	o.problems = append(o.problems, bad...)
+	o.paths = suitePaths(paths)
 	if o.sim && o.target != "" {
 		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
@@ -145,15 +178,13 @@ func (o *runOptions) Validate() error {
 	if o.maxReplyBytes < config.MinReplyBytes {
 		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
 	}
-	sel, bad := parseSelection(o.tags, o.name)
-	o.sel = sel
-	problems = append(problems, bad...)
+	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
 	if o.junit != "" && o.junit == o.json {
 		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
 	}
 	if len(problems) > 0 {
-		return usageErrorf("run: %s\nRun 'agenttest help run' for usage.", strings.Join(problems, "\nrun: "))
+		return usageProblems("run", problems...)
 	}
 	return nil
 }
@@ -217,17 +248,17 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.MaxReplyBytes > 0 && !fl.isSet("max-reply-bytes") {
 		o.maxReplyBytes = tgt.MaxReplyBytes
 	}
-	suites, _, err := loadSuites(st, st.Stderr, o.paths, false)
+	if err := prepareReports(st, o); err != nil {
+		return err
+	}
+	suites, _, err := o.selection.load(st, st.Stderr, o.paths, o.pathsGiven)
 	if err != nil {
 		return err
 	}
+	o.selection.printNotes(st.Stderr)
 	if d := keyReferences(suites, cfg); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
-	}
-	if len(suites) == 0 {
-		// A wrong path in CI must not pass silently as "0 passed".
-		return usageErrorf("run: no suite files under %s (a suite is a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
 	}
 
 	// The plan: the selected scenarios, which the checks before the run,
@@ -236,6 +267,17 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if d := liveSafety(plan, o, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
+	}
+	if len(plan) == 0 {
+		// Nothing to call: the run concludes at once, saying why, with
+		// reports that say "empty". A wrong path or a tag typo in CI
+		// must not pass as "0 passed".
+		fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		human := newHuman(st, o, st.Stdout)
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}}
+		human.RunStarted(0, res.Target)
+		human.RunFinished(res)
+		return conclude(st, o, human, res)
 	}
 	var embedded *embeddedSim
 	if tgt.Embedded {
@@ -248,7 +290,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		embedded = sim
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := append(missingAgents(suites, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
+	if d := append(missingAgents(plan, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
@@ -259,7 +301,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	// A safety net for the console only: every value is masked before it
 	// is stored, and the human view writes whole lines.
-	stdout := red.Writer(st.Stdout)
+	human := newHuman(st, o, red.Writer(st.Stdout))
 	events := webhookEvents(plan)
 	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
 	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded, len(messagingScenarios(plan)) > 0)
@@ -275,7 +317,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	defer transport.CloseIdleConnections()
 	pcfg := platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
 		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
@@ -294,9 +336,6 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer rcv.stop()
 	}
 
-	human := report.NewHuman(stdout, report.HumanOptions{
-		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
-	})
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
 		Messaging:    messagingChannel(pcfg, tgt, o),
@@ -320,6 +359,24 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
+	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
+		// The cause, once, with what to check; the cases not run are in
+		// the summary and the reports.
+		fmt.Fprintf(st.Stderr, "agenttest: %s\n", red.String(stopMessage(res.Stop, tgt)))
+	}
+	return conclude(st, o, human, res)
+}
+
+// newHuman is the console view of a run.
+func newHuman(st *State, o *runOptions, w io.Writer) *report.Human {
+	return report.NewHuman(w, report.HumanOptions{
+		TTY: st.StdoutTTY, Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now,
+	})
+}
+
+// conclude writes the reports of a finished run and returns its exit
+// code (runExit) as an error for main.
+func conclude(st *State, o *runOptions, human *report.Human, res *result.Result) error {
 	var errs []error
 	if err := human.Err(); err != nil {
 		errs = append(errs, err)
@@ -333,36 +390,68 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	switch {
-	case interrupted(ctx):
-		return reported(exitInterrupted)
-	case !passed(res):
-		return reported(exitFailed)
+	if code := runExit(res, o.allowEmpty); code != exitOK {
+		return reported(code)
 	}
 	return nil
 }
 
-// passed says whether every case passed (flaky counts as passing); pending
-// or skipped cases left by --fail-fast or an interruption do not pass the
-// run, since the suite did not say everything is fine. A quarantined case
-// gates as passed whatever its outcome (result.Case.Gate).
-func passed(r *result.Result) bool {
-	if r.Interrupted {
-		return false
+// runExit is the exit code of a run that concluded: the one mapping from
+// a run's outcome to the table of errors.go. It follows the run's status
+// (result.RunStatus), which the console's last line and both reports
+// state, except that a stop on a configuration problem (the platform
+// refused the key or does not know the agent) exits 2 like every other
+// configuration problem.
+func runExit(r *result.Result, allowEmpty bool) int {
+	status := r.RunStatus()
+	if status != result.RunInterrupted && r.Stop != nil && r.Stop.Config {
+		return exitUsage
 	}
-	for _, c := range r.Checks {
-		if g := c.Gate(); g == result.Failed || g == result.Errored {
-			return false
+	switch status {
+	case result.RunInterrupted:
+		return exitInterrupted
+	case result.RunFailed:
+		return exitFailed
+	case result.RunErrored:
+		return exitErrored
+	case result.RunEmpty:
+		if allowEmpty {
+			return exitOK
+		}
+		return exitEmpty
+	}
+	return exitOK
+}
+
+// prepareReports checks the report paths of the run before anything is
+// called, removing the reports an earlier run left there
+// (State.PrepareReport): an unusable path is a usage error (exit 2),
+// found before the run rather than after it.
+func prepareReports(st *State, o *runOptions) error {
+	if st.PrepareReport == nil {
+		return nil
+	}
+	var problems []string
+	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}} {
+		if r.path == "" {
+			continue
+		}
+		if err := st.PrepareReport(r.path); err != nil {
+			problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
 		}
 	}
-	for _, f := range r.Files {
-		for _, c := range f.Cases {
-			if g := c.Gate(); g == result.Failed || g == result.Errored {
-				return false
-			}
-		}
+	if len(problems) > 0 {
+		return usageProblems("run", problems...)
 	}
-	return true
+	return nil
+}
+
+// now reads the State's clock.
+func now(st *State) time.Time {
+	if st.Now == nil {
+		return time.Now()
+	}
+	return st.Now()
 }
 
 // writeReport streams a report into its file. A run of 20,000 scenarios
@@ -378,14 +467,19 @@ func writeReport(st *State, name string, render func(io.Writer) error) error {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	if err := render(bw); err != nil {
 		f.Abort()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// The file refused the bytes (a full disk): say that, once.
+			return fmt.Errorf("write report %s: %w", name, pe.Err)
+		}
 		return fmt.Errorf("render report %s: %w", name, err)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Abort()
-		return fmt.Errorf("write report %s: %w", name, err)
+		return fmt.Errorf("write report %s: %w", name, unwrapPath(err))
 	}
 	if err := f.Commit(); err != nil {
-		return fmt.Errorf("write report %s: %w", name, err)
+		return fmt.Errorf("write report %s: %w", name, unwrapPath(err))
 	}
 	return nil
 }

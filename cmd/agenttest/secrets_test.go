@@ -88,7 +88,7 @@ func echoPlatform(t *testing.T) *httptest.Server {
 			}
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(map[string]any{
-				"conversationId": conv, "response": "your key is " + key,
+				"conversationId": conv, "userInput": "", "response": "your key is " + key,
 				"metadata":          map[string]any{"currentNode": key, "nodeTrace": []string{"Greeting"}, "state": map[string]any{"key": key}},
 				"conversationEnded": false, "delayedResponse": false,
 			})
@@ -102,19 +102,25 @@ func echoPlatform(t *testing.T) *httptest.Server {
 
 // echoSuite has one scenario per echo behaviour; the padding lengths put
 // the key across the cuts the client makes (the 300-character message,
-// the 4 KiB kept body).
+// the 4 KiB kept body). A 401 stops a run (the platform refused the key:
+// exit 2), so it is a suite of its own, echo401Suite, whose stop message
+// is checked too.
 const echoSuite = `suite: echo
 scenarios:
   - {name: key at the start of a 500, agent: status500-0, turns: [{say: hi}]}
   - {name: key across the message cut, agent: status500-290, turns: [{say: hi}]}
   - {name: key across the kept body cut, agent: status500-4090, turns: [{say: hi}]}
-  - {name: key in a 401, agent: json401, turns: [{say: hi}]}
   - {name: key in an HTML page, agent: html502, turns: [{say: hi}]}
   - name: key in the reply
     agent: reply
     turns:
       - say: hi
         expect: {response: hello, node: Greeting, state: {key: nothing}}
+`
+
+const echo401Suite = `suite: echo 401
+scenarios:
+  - {name: key in a 401, agent: json401, turns: [{say: hi}]}
 `
 
 func TestSecretsNeverLeak(t *testing.T) {
@@ -142,13 +148,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 		echoes bool
 	}
 	shipped := func(*testing.T) string { return repoRoot }
-	echoDir := func(t *testing.T) string {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(echoSuite), 0o644); err != nil {
-			t.Fatal(err)
+	suiteDir := func(src string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return dir
 		}
-		return dir
 	}
+	echoDir := suiteDir(echoSuite)
 	cases := []testCase{
 		{
 			// Confirmations read conversations with the runtime key and
@@ -174,9 +183,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 			args: []string{"suites", "examples/suites", "examples-failing"},
 			code: exitFailed,
 		},
-		{name: "wrong key gives 401s", env: envTarget(s.BuildURL), dir: shipped, args: []string{"examples-failing"}, code: exitFailed},
-		{name: "unreachable host", env: envTarget("http://127.0.0.1:1"), dir: shipped, args: []string{"examples-failing"}, code: exitFailed},
+		{name: "wrong key gives 401s", env: envTarget(s.BuildURL), dir: shipped, args: []string{"examples-failing"}, code: exitUsage},
+		{name: "unreachable host", env: envTarget("http://127.0.0.1:1"), dir: shipped, args: []string{"examples-failing"}, code: exitErrored},
 		{name: "platform echoes the key", env: envTarget(echo.URL), dir: echoDir, args: []string{"."}, code: exitFailed, echoes: true},
+		{name: "platform echoes the key in a 401", env: envTarget(echo.URL), dir: suiteDir(echo401Suite), args: []string{"."}, code: exitUsage, echoes: true},
 		{
 			name: "keys from ${env:...} in agenttest.yaml, platform echoes them",
 			env:  map[string]string{"PATH": "/usr/bin:/bin", "MY_BUILD": plantedBuildKey, "MY_RUNTIME": plantedRuntimeKey},
@@ -196,6 +206,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	cases[1].env = envTarget(s.BuildURL)
 	cases[1].env["AGENTTEST_BUILD_KEY"] = plantedBuildKey + "-wrong"
+	// Every host of the unreachable target points nowhere: with a working
+	// messaging host, its scenario could fail (exit 1) before the stop.
+	cases[2].env["AGENTTEST_MESSAGING_URL"] = "http://127.0.0.1:1"
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// The platform client's own retries take seconds against
@@ -282,8 +295,9 @@ var keyForms = map[string]func(key string) string{
 }
 
 // formsPlatform answers debug chat with the key it received, in the form
-// the agent id names ("raw", "json", ...), in the reply text, the
-// metadata, and (for agent ids ending in "-401") an error body.
+// the agent id names ("raw", "json", ...), in the reply text and the
+// metadata; the agent id "all-401" gets a 401 whose body holds the key in
+// every form.
 func formsPlatform(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
@@ -291,14 +305,19 @@ func formsPlatform(t *testing.T) *httptest.Server {
 			http.NotFound(w, r)
 			return
 		}
-		form, status := strings.CutSuffix(parts[2], "-401")
-		echo := keyForms[form](r.Header.Get("x-api-key"))
+		key := r.Header.Get("x-api-key")
 		w.Header().Set("Content-Type", "application/json")
-		if status {
+		if parts[2] == "all-401" {
+			var echoes []string
+			for _, form := range keyForms {
+				echoes = append(echoes, form(key))
+			}
+			all := strings.Join(echoes, " ")
 			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprintf(w, `{"error_message":"invalid key %s","key":"%s"}`, echo, echo)
+			fmt.Fprintf(w, `{"error_message":"invalid key %s","key":"%s"}`, all, all)
 			return
 		}
+		echo := keyForms[parts[2]](key)
 		fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"your key is %s","metadata":{"currentNode":"%s","nodeTrace":["Greeting"],"state":{"k":"%s","%s":1}},"conversationEnded":false,"delayedResponse":false}`,
 			echo, echo, echo, echo)
 	}))
@@ -314,52 +333,69 @@ func formsPlatform(t *testing.T) *httptest.Server {
 func TestSecretsInEveryForm(t *testing.T) {
 	t.Parallel()
 	keys := []string{"eyJhbGci.PLANTED+key/0123", "k&<ey>-PLANTED-0123", "clé-PLANTED-ünï-😀-ß"}
-	var suite strings.Builder
-	suite.WriteString("suite: forms\nscenarios:\n")
+	// A 401 stops a run (exit 2), so the 401, whose body echoes the key
+	// in every form at once, is a run of its own after the run of the
+	// replies.
+	var replies strings.Builder
+	replies.WriteString("suite: forms\nscenarios:\n")
 	for form := range keyForms {
-		for _, agent := range []string{form, form + "-401"} {
-			fmt.Fprintf(&suite, "  - {name: %s, agent: %s, turns: [{say: hi}], greeting: {response: nothing}}\n", agent, agent)
-		}
+		fmt.Fprintf(&replies, "  - {name: %s, agent: %s, turns: [{say: hi}], greeting: {response: nothing}}\n", form, form)
 	}
-	suite.WriteString("  - {name: copied, agent: raw, greeting: {response: {matches: \"${env:COPY}\"}}, turns: [{say: hi}]}\n")
+	replies.WriteString("  - {name: copied, agent: raw, greeting: {response: {matches: \"${env:COPY}\"}}, turns: [{say: hi}]}\n")
+	suites := map[string]string{
+		"forms.yaml":     replies.String(),
+		"forms-401.yaml": "suite: forms 401\nscenarios:\n  - {name: every form in a 401, agent: all-401, turns: [{say: hi}]}\n",
+	}
 	for _, key := range keys {
 		t.Run(key, func(t *testing.T) {
 			t.Parallel()
 			srv := formsPlatform(t)
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "forms.yaml"), []byte(suite.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": key, "COPY": key}
-			c := newCLI(t, dir, env, "run", "-v", "forms.yaml", "--junit", "junit.xml", "--json", "result.json")
-			if code := c.run(t); code != exitFailed {
-				t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)
-			}
-			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-			for _, name := range []string{"junit.xml", "result.json"} {
-				b, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
+			for name, src := range suites {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				texts[name] = string(b)
 			}
-			for name, text := range texts {
-				if f := keyIn(text, key); f != "" {
-					t.Errorf("%s holds the key as %q", name, f)
+			env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": key, "COPY": key}
+			masked := 0
+			for name := range suites {
+				want := exitUsage
+				if name == "forms.yaml" {
+					want = exitFailed
+				}
+				c := newCLI(t, dir, env, "run", "-v", name, "--junit", "junit.xml", "--json", "result.json")
+				if code := c.run(t); code != want {
+					t.Fatalf("%s: exit %d, want %d\n%s%s", name, code, want, c.stdout, c.stderr)
+				}
+				texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+				for _, report := range []string{"junit.xml", "result.json"} {
+					b, err := os.ReadFile(filepath.Join(dir, report))
+					if err != nil {
+						t.Fatal(err)
+					}
+					texts[report] = string(b)
+				}
+				for text, body := range texts {
+					if f := keyIn(body, key); f != "" {
+						t.Errorf("%s: %s holds the key as %q", name, text, f)
+					}
+				}
+				for _, s := range jsonStrings(t, texts["result.json"]) {
+					if f := keyInDecoded(s, key); f != "" {
+						t.Errorf("%s: result.json: the string %q decodes to the key (%s)", name, s, f)
+					}
+				}
+				for _, s := range xmlStrings(t, texts["junit.xml"]) {
+					if f := keyInDecoded(s, key); f != "" {
+						t.Errorf("%s: junit.xml: the text %q decodes to the key (%s)", name, s, f)
+					}
+				}
+				if strings.Contains(texts["result.json"], secret.Mask) && strings.Contains(texts["junit.xml"], secret.Mask) {
+					masked++
 				}
 			}
-			for _, s := range jsonStrings(t, texts["result.json"]) {
-				if f := keyInDecoded(s, key); f != "" {
-					t.Errorf("result.json: the string %q decodes to the key (%s)", s, f)
-				}
-			}
-			for _, s := range xmlStrings(t, texts["junit.xml"]) {
-				if f := keyInDecoded(s, key); f != "" {
-					t.Errorf("junit.xml: the text %q decodes to the key (%s)", s, f)
-				}
-			}
-			if !strings.Contains(texts["result.json"], secret.Mask) || !strings.Contains(texts["junit.xml"], secret.Mask) {
-				t.Errorf("no %s in the reports: the echoes were not exercised", secret.Mask)
+			if masked != len(suites) {
+				t.Errorf("%d of %d runs show %s in both reports: the echoes were not exercised", masked, len(suites), secret.Mask)
 			}
 		})
 	}

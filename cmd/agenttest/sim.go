@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"net"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/sim"
@@ -30,7 +27,7 @@ type simOptions struct {
 // SIGINT/SIGTERM to ctx), after printing how to reach it.
 func runSim(ctx context.Context, st *State, args []string) error {
 	o, err := parseSimFlags(st, args)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, errHelp) {
 		return nil
 	}
 	if err != nil {
@@ -55,75 +52,88 @@ func runSim(ctx context.Context, st *State, args []string) error {
 	ready := func(info sim.Info) { printErr = printSimInfo(st, info, o.printEnv) }
 	addrs := sim.Addrs{Build: o.listen, Runtime: o.runtimeListen, Messaging: o.messagingListen}
 	if err := srv.ListenAndServeAddrs(ctx, addrs, o.singleHost, ready); err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "listen" {
+			// The address is the user's choice: a busy port is a usage
+			// problem, not an internal error.
+			addr := o.listen
+			if op.Addr != nil {
+				addr = op.Addr.String()
+			}
+			return usageErrorf("sim: %s", listenProblem(addr, err))
+		}
 		return fmt.Errorf("sim: %w", err)
 	}
 	return printErr
 }
 
+const simUsage = `Usage: agenttest sim [flags]
+
+Serves the platform simulator until interrupted: the build, runtime and
+messaging hosts on loopback (or where --listen says), with the example
+agents built into the binary (or those of --agents). Once it listens it
+prints one JSON line with its URLs, ids and keys (or, with --print-env,
+AGENTTEST_* lines for eval or an env file). A port already in use is a
+usage error (exit 2). See docs/simulator.md.
+`
+
 func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	o := &simOptions{}
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(st.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(st.Stderr, "usage: agenttest sim [flags]\n\nServes the platform simulator until interrupted.\n\nFlags:")
-		fs.PrintDefaults()
-	}
+	fl := newFlags(st, "sim", simUsage)
 	f := &o.opts.Faults
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "address of the build host (both hosts with --single-host)")
-	fs.StringVar(&o.runtimeListen, "runtime-listen", "", "address of the runtime host (default: the next free port after --listen)")
-	fs.StringVar(&o.messagingListen, "messaging-listen", "", "address of the messaging host (default: the next free port after the runtime host)")
-	fs.BoolVar(&o.singleHost, "single-host", false, "serve build, runtime and messaging endpoints on one host (self-serve region)")
-	fs.BoolVar(&o.printEnv, "print-env", false, "print AGENTTEST_* environment lines instead of a JSON line")
-	fs.StringVar(&o.agentsDir, "agents", "", "directory of agent definitions (default: the example agents built into the binary)")
-	fs.StringVar(&o.keys, "keys", "", "pin the API keys: BUILD_KEY,RUNTIME_KEY")
-	fs.StringVar(&o.account, "account", "", "pin the workspace id (ws-XXXXXXXX)")
-	fs.Int64Var(&o.opts.Seed, "seed", 0, "seed of fault injection, agent phrasing, probabilistic replies and moves, deployment ids and seeded conversations")
-	fs.DurationVar(&o.opts.ChatIdleTimeout, "idle-timeout", sim.DefaultChatIdleTimeout, "debug-chat session idle limit (then CHAT_TIMEOUT)")
-	fs.IntVar(&o.opts.StoreCap, "store-cap", sim.DefaultStoreCap, "most conversations kept; the oldest ended go first")
-	fs.Float64Var(&o.opts.RatePerKey, "rate", 0, "requests per second per API key, 0 for unlimited (beyond: 429)")
-	fs.IntVar(&o.opts.SeedConversations, "seed-conversations", 0, "synthetic conversations to fill the store with")
-	fs.DurationVar(&f.Latency, "latency", 0, "latency added to every request")
-	fs.DurationVar(&f.Jitter, "jitter", 0, "random extra latency, uniform in [0, jitter)")
-	fs.Float64Var(&f.Error500, "error-500", 0, "fraction of requests answered 500")
-	fs.Float64Var(&f.Error429, "error-429", 0, "fraction of requests answered 429 with Retry-After")
-	fs.DurationVar(&f.RetryAfter, "retry-after", sim.DefaultRetryAfter, "Retry-After of injected 429s")
-	fs.Float64Var(&f.ChatTimeout, "chat-timeout", 0, "fraction of debug-chat turns answered CHAT_TIMEOUT")
-	fs.Float64Var(&f.Drop, "drop", 0, "fraction of requests whose connection is closed without a response")
+	fl.stringVar(&o.listen, "listen", "", "127.0.0.1:0", "address `ADDR` of the build host (both hosts with --single-host)")
+	fl.stringVar(&o.runtimeListen, "runtime-listen", "", "", "address `ADDR` of the runtime host (default: the next free port after --listen)")
+	fl.stringVar(&o.messagingListen, "messaging-listen", "", "", "address `ADDR` of the messaging host (default: the next free port after the runtime host)")
+	fl.boolVar(&o.singleHost, "single-host", "", "serve build, runtime and messaging endpoints on one host (self-serve region)")
+	fl.boolVar(&o.printEnv, "print-env", "", "print AGENTTEST_* environment lines instead of a JSON line")
+	fl.stringVar(&o.agentsDir, "agents", "", "", "directory `DIR` of agent definitions (default: the example agents built into the binary)")
+	fl.stringVar(&o.keys, "keys", "", "", "pin the API keys: `BUILD_KEY,RUNTIME_KEY`")
+	fl.stringVar(&o.account, "account", "", "", "pin the workspace `ID` (ws-XXXXXXXX)")
+	fl.stringVar(&o.opts.CallToken, "call-token", "", "", "the only X-<Brand>-Auth-Token `TOKEN` outbound calling and SMS accept (default: the runtime key)")
+	fl.stringVar(&o.opts.Brand, "brand", "", "Vendor", "brand `WORD` of X-<Brand>-Auth-Token and X-<Brand>-Signature")
+	fl.int64Var(&o.opts.Seed, "seed", "", 0, "seed `N` of fault injection, agent phrasing, probabilistic replies and moves, deployment ids and seeded conversations")
+	fl.durationVar(&o.opts.ChatIdleTimeout, "idle-timeout", "", sim.DefaultChatIdleTimeout, "end an idle debug-chat session after `DURATION` (then CHAT_TIMEOUT)")
+	fl.intVar(&o.opts.StoreCap, "store-cap", "", sim.DefaultStoreCap, "keep at most `N` conversations; the oldest ended go first")
+	fl.float64Var(&o.opts.RatePerKey, "rate", "", 0, "allow `R` requests per second per API key, 0 for unlimited (beyond: 429)")
+	fl.intVar(&o.opts.SeedConversations, "seed-conversations", "", 0, "fill the store with `N` synthetic conversations")
+	fl.durationVar(&f.Latency, "latency", "", 0, "add `DURATION` of latency to every request")
+	fl.durationVar(&f.Jitter, "jitter", "", 0, "add random latency, uniform in [0, `DURATION`)")
+	fl.float64Var(&f.Error500, "error-500", "", 0, "answer a fraction `F` of requests with 500")
+	fl.float64Var(&f.Error429, "error-429", "", 0, "answer a fraction `F` of requests with 429 and Retry-After")
+	fl.durationVar(&f.RetryAfter, "retry-after", "", sim.DefaultRetryAfter, "Retry-After `DURATION` of injected 429s")
+	fl.float64Var(&f.ChatTimeout, "chat-timeout", "", 0, "answer a fraction `F` of debug-chat turns with CHAT_TIMEOUT")
+	fl.float64Var(&f.Drop, "drop", "", 0, "close the connection of a fraction `F` of requests without a response")
 	out, wh := &o.opts.Outbound, &o.opts.Webhooks
-	fs.StringVar(&o.opts.Brand, "brand", "Vendor", "brand word of X-<Brand>-Auth-Token and X-<Brand>-Signature")
-	fs.DurationVar(&out.Queued, "call-queued", sim.DefaultCallQueued, "how long an outbound call stays queued")
-	fs.DurationVar(&out.Calling, "call-calling", sim.DefaultCallCalling, "how long an outbound call stays calling before success or failure")
-	fs.DurationVar(&out.Retention, "call-retention", sim.DefaultCallRetention, "how long a finished call's status stays readable (then 404)")
-	fs.StringVar(&o.unreachable, "unreachable", "", "comma-separated numbers whose outbound calls fail")
-	fs.Float64Var(&o.opts.SMSRate, "sms-rate", 0, "outbound SMS per second per project, 0 for unlimited (beyond: 429)")
-	fs.DurationVar(&o.opts.SMSSessionTimeout, "sms-session-timeout", sim.DefaultSMSSessionTimeout, "idle time after which an SMS conversation ends")
-	fs.IntVar(&wh.MaxAttempts, "webhook-attempts", sim.DefaultWebhookAttempts, "attempts per webhook delivery, the first included")
-	fs.DurationVar(&wh.Backoff, "webhook-backoff", sim.DefaultWebhookBackoff, "wait before the first webhook retry; doubles per retry")
-	fs.DurationVar(&wh.MaxBackoff, "webhook-max-backoff", sim.DefaultWebhookMaxBackoff, "longest wait between webhook attempts")
-	fs.BoolVar(&wh.AllowInsecure, "allow-http-webhooks", false, "accept http:// webhook URLs on loopback (test receivers)")
-	fs.DurationVar(&o.opts.TickInterval, "tick", sim.DefaultTickInterval, "period of outbound-call progress, alert evaluation and messaging expiry")
+	fl.durationVar(&out.Queued, "call-queued", "", sim.DefaultCallQueued, "keep outbound calls queued for `DURATION`")
+	fl.durationVar(&out.Calling, "call-calling", "", sim.DefaultCallCalling, "keep outbound calls calling for `DURATION` before success or failure")
+	fl.durationVar(&out.Retention, "call-retention", "", sim.DefaultCallRetention, "keep a finished call's status readable for `DURATION` (then 404)")
+	fl.stringVar(&o.unreachable, "unreachable", "", "", "comma-separated `NUMBERS` whose outbound calls fail")
+	fl.float64Var(&o.opts.SMSRate, "sms-rate", "", 0, "allow `R` outbound SMS per second per project, 0 for unlimited (beyond: 429)")
+	fl.durationVar(&o.opts.SMSSessionTimeout, "sms-session-timeout", "", sim.DefaultSMSSessionTimeout, "end an SMS conversation idle for `DURATION`")
+	fl.intVar(&wh.MaxAttempts, "webhook-attempts", "", sim.DefaultWebhookAttempts, "make `N` attempts per webhook delivery, the first included")
+	fl.durationVar(&wh.Backoff, "webhook-backoff", "", sim.DefaultWebhookBackoff, "wait `DURATION` before the first webhook retry; doubles per retry")
+	fl.durationVar(&wh.MaxBackoff, "webhook-max-backoff", "", sim.DefaultWebhookMaxBackoff, "wait at most `DURATION` between webhook attempts")
+	fl.boolVar(&wh.AllowInsecure, "allow-http-webhooks", "", "accept http:// webhook URLs on loopback (test receivers)")
+	fl.durationVar(&o.opts.TickInterval, "tick", "", sim.DefaultTickInterval, "advance outbound calls, alerts and messaging expiry every `DURATION`")
 	msg := &o.opts.Messaging
-	fs.DurationVar(&msg.SessionExpiry, "session-expiry", sim.DefaultSessionExpiry, "messaging session inactivity limit (then SESSION_END)")
-	fs.BoolVar(&msg.LiveAgent.Absent, "no-live-agent", false, "messaging handoffs find no live agent")
-	fs.BoolVar(&msg.Unlimited, "messaging-unlimited", false, "turn off the per-session messaging rate limits")
-	fs.Float64Var(&f.SocketDrop, "socket-drop", 0, "fraction of messaging joins and messages during which the WebSocket drops")
-	fs.Float64Var(&f.Overload, "overload", 0, "fraction of messaging joins and messages answered with the high-load system message")
-	fs.Float64Var(&f.ReplyFailure, "reply-failure", 0, "fraction of messaging replies that fail (streamed: cut off)")
-	fs.Float64Var(&f.JoinFailure, "join-failure", 0, "fraction of messaging join requests that fail to start a conversation")
-	fs.StringVar(&o.opts.CallToken, "call-token", "", "the only X-<Brand>-Auth-Token outbound calling and SMS accept (default: the runtime key)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageErrorf("sim: %v", err)
+	fl.durationVar(&msg.SessionExpiry, "session-expiry", "", sim.DefaultSessionExpiry, "end a messaging session inactive for `DURATION` (then SESSION_END)")
+	fl.boolVar(&msg.LiveAgent.Absent, "no-live-agent", "", "messaging handoffs find no live agent")
+	fl.boolVar(&msg.Unlimited, "messaging-unlimited", "", "turn off the per-session messaging rate limits")
+	fl.float64Var(&f.SocketDrop, "socket-drop", "", 0, "drop the WebSocket during a fraction `F` of messaging joins and messages")
+	fl.float64Var(&f.Overload, "overload", "", 0, "answer a fraction `F` of messaging joins and messages with the high-load system message")
+	fl.float64Var(&f.ReplyFailure, "reply-failure", "", 0, "fail a fraction `F` of messaging replies (streamed: cut off)")
+	fl.float64Var(&f.JoinFailure, "join-failure", "", 0, "fail a fraction `F` of messaging join requests to start a conversation")
+	pos, err := fl.parse(args)
+	if err != nil {
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, usageErrorf("sim: unexpected arguments %q", fs.Args())
+	if len(pos) > 0 {
+		return nil, fl.usageError(fmt.Sprintf("unexpected arguments %s", strings.Join(pos, " ")))
 	}
 	if o.keys != "" {
 		build, runtime, ok := strings.Cut(o.keys, ",")
 		if !ok || build == "" || runtime == "" {
-			return nil, usageErrorf("sim: --keys wants BUILD_KEY,RUNTIME_KEY, got %q", o.keys)
+			return nil, fl.usageError(fmt.Sprintf("--keys wants BUILD_KEY,RUNTIME_KEY, got %q", o.keys))
 		}
 		o.opts.BuildKey, o.opts.RuntimeKey = build, runtime
 	}
@@ -137,26 +147,19 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 		o.opts.StoreCap = o.opts.SeedConversations
 	}
 	if err := o.opts.Validate(); err != nil {
-		return nil, usageErrorf("sim: %v", err)
+		return nil, fl.usageError(strings.Split(err.Error(), "\n")...)
 	}
 	return o, nil
 }
 
-// loadSimAgents loads a directory of agent definitions, relative to the
-// working directory unless absolute.
+// loadSimAgents loads a directory of agent definitions, by its
+// command-line path (relative to the working directory, or absolute).
 func loadSimAgents(st *State, dir string) ([]*agent.Definition, error) {
-	var fsys fs.FS
-	rel := dir
-	switch {
-	case filepath.IsAbs(dir):
-		fsys, rel = os.DirFS(dir), "."
-	case st.FS != nil:
-		rel = filepath.ToSlash(filepath.Clean(dir))
-		fsys = st.FS
-	default:
-		fsys, rel = os.DirFS(filepath.Join(st.Dir, dir)), "."
+	fsys := st.FS
+	if fsys == nil {
+		fsys = pathFS(st.Dir)
 	}
-	defs, diags := agent.LoadDir(fsys, rel)
+	defs, diags := agent.LoadDir(fsys, argPath(dir))
 	if diags.HasErrors() {
 		fmt.Fprintln(st.Stderr, diags.Error())
 		return nil, usageErrorf("sim: invalid agent definitions in %s", dir)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -174,5 +175,25 @@ func TestRunSimCallTokenAndAdmin(t *testing.T) {
 	env := startSim(t, "--print-env", "--call-token", "ct")
 	if !strings.Contains(env, "AGENTTEST_CALL_TOKEN=ct\n") {
 		t.Errorf("--print-env lacks the call token: %q", env)
+	}
+}
+
+// TestRunSimBusyPort: a port already in use is a usage error that says
+// so, not an internal error.
+func TestRunSimBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stderr bytes.Buffer
+	st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}}
+	code := exitCode(runSim(context.Background(), st, []string{"--listen", ln.Addr().String()}), &stderr)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d: %s", code, exitUsage, stderr.String())
+	}
+	want := "agenttest: sim: cannot listen on " + ln.Addr().String() + ": the address is already in use"
+	if got := stderr.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr %q, want one line starting %q", got, want)
 	}
 }

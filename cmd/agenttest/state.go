@@ -22,7 +22,8 @@ type State struct {
 	StdoutTTY bool
 	// Dir is the working directory, for resolving relative paths.
 	Dir string
-	// FS reads files relative to Dir.
+	// FS reads files by their command-line paths: relative to Dir, "../"
+	// and absolute paths too (pathFS).
 	FS fs.FS
 	// Now is the clock.
 	Now func() time.Time
@@ -39,6 +40,13 @@ type State struct {
 	// absolute), creating parent directories. Reports are streamed into it;
 	// what was written appears under name only on Commit.
 	CreateFile func(name string) (ReportFile, error)
+	// PrepareReport checks, before the run calls anything, that a report
+	// can be written at name (relative to Dir unless absolute): not a
+	// directory, its directory (created if missing) writable. It removes
+	// a report an earlier run left there, so that a run that never
+	// concludes leaves no stale verdict. It leaves no file behind. Nil
+	// checks nothing.
+	PrepareReport func(name string) error
 	// OpenFileLimit returns the process's limit of open files (the soft
 	// RLIMIT_NOFILE, which Go raises to the hard one at start); nil means
 	// unknown, and --parallel is taken as given.

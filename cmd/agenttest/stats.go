@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -60,7 +61,7 @@ func (o statsOptions) check() (problems, warnings []string) {
 func (f *flags) shareVar(p *float64, name, envName, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		if x, err := parseShareFlag(v); err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q: %v", envName, v, err))
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is %v", envName, v, err))
 		} else {
 			*p = x
 		}
@@ -92,7 +93,8 @@ func parseShareFlag(v string) (float64, error) {
 	pct := strings.HasSuffix(t, "%")
 	x, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
-		return 0, fmt.Errorf("must be a number above 0 such as 0.9 or 90%%, not %q", v)
+		// Said after the value by flags.parse and shareVar.
+		return 0, errors.New("not a number above 0 such as 0.9 or 90%")
 	}
 	if pct {
 		x /= 100

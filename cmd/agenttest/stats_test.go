@@ -230,7 +230,7 @@ func TestStatisticalVerdicts(t *testing.T) {
 				}
 			}},
 		{name: "more than a third errored errors the case", file: "suites/healthy.yaml", env: map[string]string{simFlagsEnv: "--chat-timeout=0.6"},
-			code: exitFailed, status: "errored", decision: "errored",
+			code: exitErrored, status: "errored", decision: "errored",
 			console: []string{"ERROR " + statsTree + "/suites/healthy.yaml:6", "runs errored, more than a third"},
 			check: func(t *testing.T, r statsRun, c statsCase) {
 				if 3*c.Repeat.Errored <= c.Repeat.Runs {
@@ -280,7 +280,7 @@ func TestStatsFlags(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, bad.stderr)
 	}
 	bad = newCLI(t, repoRoot, nil, "run", statsTree+"/plain", "--margin", "x")
-	if code := bad.run(t); code != exitUsage || !strings.Contains(bad.stderr.String(), `invalid value "x" for flag -margin`) {
+	if code := bad.run(t); code != exitUsage || !strings.Contains(bad.stderr.String(), `agenttest: run: --margin "x": not a number above 0 such as 0.9 or 90%`) {
 		t.Errorf("exit %d:\n%s", code, bad.stderr)
 	}
 }
@@ -332,7 +332,7 @@ func TestHistoryOfRealReports(t *testing.T) {
 	for i, env := range []string{"sandbox", "pre-release", "pre-release"} {
 		name := filepath.Join(dir, []string{"r1.json", "r2.json", "r3.json"}[i])
 		c := newCLI(t, repoRoot, examplesEnv(), "run", "examples/compare", statsTree+"/suites/healthy.yaml",
-			"--name", "nut-free|closes|opening hours", "--env", env, "--seed", itoa(i+1), "--json", name)
+			"--name", "/nut-free|closes|opening hours/", "--env", env, "--seed", itoa(i+1), "--json", name)
 		if code := c.run(t); code != exitOK && code != exitFailed {
 			t.Fatalf("run %d: exit %d\n%s%s", i+1, code, c.stdout, c.stderr)
 		}
@@ -407,8 +407,18 @@ func TestHistoryOfRealReports(t *testing.T) {
 	bad := newCLI(t, dir, nil, "history", "r1.json", "missing.json")
 	os.WriteFile(filepath.Join(dir, "junk.json"), []byte(`{"schema": "x"}`), 0o644)
 	bad2 := newCLI(t, dir, nil, "history", "junk.json")
-	if code := bad.run(t); code != exitUsage || !strings.Contains(bad.stderr.String(), "history: read missing.json") {
+	if code := bad.run(t); code != exitUsage || !strings.Contains(bad.stderr.String(), "agenttest: history: missing.json: open: no such file or directory") {
 		t.Errorf("missing report: exit %d: %s", code, bad.stderr)
+	}
+	// Reports anywhere, as for every command: ../ and absolute paths,
+	// shown as given.
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	far := newCLI(t, sub, nil, "history", "../r1.json", filepath.Join(dir, "r2.json"))
+	if code := far.run(t); code != exitOK || !strings.Contains(far.stdout.String(), "says the kitchen is nut-free") {
+		t.Errorf("history of reports outside the working directory: exit %d: %s%s", code, far.stdout, far.stderr)
 	}
 	if code := bad2.run(t); code != exitUsage || !strings.Contains(bad2.stderr.String(), `junk.json: not an agenttest report: schema "x"`) {
 		t.Errorf("wrong schema: exit %d: %s", code, bad2.stderr)

@@ -24,7 +24,7 @@ func cmdSteps(_ context.Context, st *State, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("steps takes no arguments\nRun 'agenttest help steps' for usage.")
+		return usageProblems("steps", "takes no arguments")
 	}
 	return scenario.Steps().Write(st.Stdout)
 }

@@ -61,7 +61,7 @@ func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if args[0] != "listen" {
-		return usageErrorf("webhooks: unknown subcommand %q (want listen)\nRun 'agenttest help webhooks' for usage.", args[0])
+		return usageProblems("webhooks", fmt.Sprintf("unknown subcommand %q (want listen)", args[0]))
 	}
 	return webhooksListen(ctx, st, args[1:])
 }
@@ -98,7 +98,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 		problems = append(problems, "--events names no event")
 	}
 	if len(problems) > 0 {
-		return nil, usageErrorf("webhooks listen: %s\nRun 'agenttest help webhooks' for usage.", strings.Join(problems, "\nwebhooks listen: "))
+		return nil, usageProblems("webhooks listen", problems...)
 	}
 	return o, nil
 }
@@ -153,7 +153,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return usageErrorf("webhooks listen: --listen %s: %v", o.listen, err)
+		return usageErrorf("webhooks listen: --listen: %s", listenProblem(o.listen, err))
 	}
 	public := o.url
 	if public == "" {

@@ -10,8 +10,9 @@
 //	t, diags := config.Resolve(f, config.Selection{Target: "sandbox", Getenv: getenv})
 //	if t.Embedded { ... start the simulator ... }
 //
-// API keys never live in the file: build_key and runtime_key accept only
-// ${env:NAME} references, and a literal value is an error. Values of keys
+// API keys never live in the file: build_key, runtime_key, call_token,
+// connector_token and the tokens of connectors accept only ${env:NAME}
+// references, and a literal value is an error. Values of keys
 // are held as Secret, which prints as [REDACTED].
 package config
 
@@ -130,6 +131,10 @@ type TargetDef struct {
 	// BuildKey and RuntimeKey are ${env:NAME} references, never literals.
 	BuildKey   Field
 	RuntimeKey Field
+	// CallToken is the X-<Brand>-Auth-Token of outbound calling and SMS
+	// (probes), an ${env:NAME} reference like the keys. Unset means the
+	// runtime key.
+	CallToken Field
 	// WebhookListen and WebhookURL start a webhook receiver in `run`
 	// (--webhook-listen, --webhook-url): the address to listen on and the
 	// public URL the platform delivers to.
@@ -171,7 +176,7 @@ type RunDefaults struct {
 
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
-	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "account_id", "agent_id", "env", "build_key", "runtime_key",
+	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
 		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
 
@@ -295,7 +300,7 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				}
 			case "max_reply_bytes":
 				t.MaxReplyBytes = fld
-			case "build_key", "runtime_key", "connector_token":
+			case "build_key", "runtime_key", "call_token", "connector_token":
 				// Never echo the value: it may be the very secret that must
 				// not be in the file.
 				if ds.HasErrors() {
@@ -307,11 +312,13 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 					t.BuildKey = fld
 				case "runtime_key":
 					t.RuntimeKey = fld
+				case "call_token":
+					t.CallToken = fld
 				default:
 					t.ConnectorToken = fld
 				}
 			}
-			if !isKeyField(k.Value) && !ds.HasErrors() {
+			if !isKeySetting(k.Value) && !ds.HasErrors() {
 				ds = checkFieldSyntax(k.Value, fld, ds)
 			}
 			return ds
@@ -321,11 +328,13 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 	return diags
 }
 
-// isKeyField says whether a target key holds a secret: its value must be
-// an ${env:NAME} reference and is never echoed.
-func isKeyField(key string) bool {
-	return key == "build_key" || key == "runtime_key" || key == "connector_token"
-}
+// keySettings are the target settings that hold a secret: ${env:NAME}
+// references only, never echoed, redacted everywhere, at least
+// secret.MinLen characters once resolved. connectors: holds more of them,
+// one per agent (and environment).
+var keySettings = []string{"build_key", "runtime_key", "call_token", "connector_token"}
+
+func isKeySetting(k string) bool { return slices.Contains(keySettings, k) }
 
 // checkKeyRef refuses a secret written as a literal: keys and tokens are
 // ${env:NAME} references only. envName is the variable the hint proposes.

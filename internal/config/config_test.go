@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
 				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
-				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes)`,
 			},
 		},
 		{
@@ -120,7 +121,7 @@ func TestLoadProblems(t *testing.T) {
 			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
 			want: []string{
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
-				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes`,
 				`c.yaml:6:3: target "a" is defined twice`,
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, gate_alerts`,
 			},
@@ -428,12 +429,60 @@ func TestKeyVariables(t *testing.T) {
 		"SANDBOX_BUILD_KEY":   `the build_key of target "sandbox" (agenttest.yaml:10:16)`,
 		"SANDBOX_RUNTIME_KEY": `the runtime_key of target "sandbox" (agenttest.yaml:11:18)`,
 		"LIVE_KEY":            `the build_key of target "live" (agenttest.yaml:17:16)`,
+		EnvCallToken:          "the call token",
 	} {
 		if got[name] != want {
 			t.Errorf("%s: %q, want %q", name, got[name], want)
 		}
 	}
-	if len(got) != 6 {
+	if len(got) != 7 {
 		t.Errorf("got %v", got)
+	}
+}
+
+// TestCallToken: call_token is a key setting: an ${env:NAME} reference
+// only, never echoed, at least 12 characters, overridden by
+// AGENTTEST_CALL_TOKEN, named by KeyVariables, and among the secrets to
+// redact.
+func TestCallToken(t *testing.T) {
+	_, diags := Load("c.yaml", []byte("targets:\n  a:\n    call_token: tok-literal-0123456789\n"))
+	if got := diags.Error(); !strings.Contains(got, "c.yaml:3:17: call_token must be an ${env:NAME} reference, not a literal key") ||
+		!strings.Contains(got, "${env:AGENTTEST_CALL_TOKEN}") || strings.Contains(got, "tok-literal") {
+		t.Errorf("literal call_token: %s", got)
+	}
+	src := "targets:\n  a:\n    build_url: https://build.example.com\n    build_key: ${env:BK}\n    call_token: ${env:CT}\n"
+	f, diags := Load("c.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := KeyVariables(f)["CT"]; got != `the call_token of target "a" (c.yaml:5:17)` {
+		t.Errorf("KeyVariables[CT] = %q", got)
+	}
+	for _, tc := range []struct {
+		env       map[string]string
+		token     string
+		variable  string
+		diagnosed string
+	}{
+		{map[string]string{"CT": "call-token-0123456789"}, "call-token-0123456789", "CT", ""},
+		{map[string]string{"CT": "call-token-0123456789", EnvCallToken: "env-token-0123456789"}, "env-token-0123456789", EnvCallToken, ""},
+		{map[string]string{"CT": "short"}, "", "", `c.yaml:5:17: target "a": call_token (from CT) is 5 characters long`},
+		{map[string]string{}, "", "", `c.yaml:5:17: target "a": call_token refers to CT, which is not set`},
+	} {
+		env := map[string]string{"BK": "build-key-0123456789"}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		tg, diags := Resolve(f, Selection{Target: "a", Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
+		if got := diags.Error(); tc.diagnosed == "" && got != "" || !strings.Contains(got, tc.diagnosed) {
+			t.Errorf("%v: diagnostics %q, want %q", tc.env, got, tc.diagnosed)
+			continue
+		}
+		if tc.diagnosed != "" {
+			continue
+		}
+		if tg.CallToken.Reveal() != tc.token || tg.KeyVars["call_token"] != tc.variable || !slices.Contains(tg.Secrets(), tc.token) {
+			t.Errorf("%v: call token %q from %q, secrets %d", tc.env, tg.CallToken.Reveal(), tg.KeyVars["call_token"], len(tg.Secrets()))
+		}
 	}
 }

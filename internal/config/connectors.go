@@ -91,6 +91,21 @@ func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnos
 // agent_id (or the scenario names none) and env is the target's. The error
 // names what to add.
 func (t *Target) Connector(agent, env string) (Secret, error) {
+	tok, _, err := t.connector(agent, env)
+	return tok, err
+}
+
+// ConnectorSetting names the setting that holds the connector of agent in
+// env, as Target.KeyVars keys it ("connector_token", "connectors.clinic",
+// "connectors.clinic.live"), or "" when there is none: what to check when
+// the platform refuses the token.
+func (t *Target) ConnectorSetting(agent, env string) string {
+	_, setting, _ := t.connector(agent, env)
+	return setting
+}
+
+// connector is the one rule behind Connector and ConnectorSetting.
+func (t *Target) connector(agent, env string) (tok Secret, setting string, err error) {
 	home := t.Env
 	if home == "" {
 		home = reply.Envs[0]
@@ -100,16 +115,16 @@ func (t *Target) Connector(agent, env string) (Secret, error) {
 	}
 	if byEnv, ok := t.Connectors[agent]; ok {
 		if tok, ok := byEnv[env]; ok {
-			return tok, nil
+			return tok, "connectors." + agent + "." + env, nil
 		}
 		if tok, ok := byEnv[""]; ok && env == home {
-			return tok, nil
+			return tok, "connectors." + agent, nil
 		}
 	}
 	if t.ConnectorToken != "" && (agent == t.AgentID || agent == "") && env == home {
-		return t.ConnectorToken, nil
+		return t.ConnectorToken, "connector_token", nil
 	}
-	return "", fmt.Errorf("target %q has no Messaging connector for agent %s in %s: %s", t.Name, agent, env, t.connectorHint(agent, env, home))
+	return "", "", fmt.Errorf("target %q has no Messaging connector for agent %s in %s: %s", t.Name, agent, env, t.connectorHint(agent, env, home))
 }
 
 // connectorHint says how to give the missing connector.

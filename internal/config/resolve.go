@@ -21,6 +21,7 @@ const (
 	EnvAgentID      = "AGENTTEST_AGENT_ID"
 	EnvBuildKey     = "AGENTTEST_BUILD_KEY"
 	EnvRuntimeKey   = "AGENTTEST_RUNTIME_KEY"
+	EnvCallToken    = "AGENTTEST_CALL_TOKEN"
 	EnvEnv          = "AGENTTEST_ENV"
 )
 
@@ -85,6 +86,15 @@ type Target struct {
 	Env        string
 	BuildKey   Secret
 	RuntimeKey Secret
+	// CallToken is the X-<Brand>-Auth-Token of outbound calling and SMS
+	// (probes). Empty means the runtime key: the reference does not say
+	// whether they are one credential, so a workspace that issues a
+	// separate token sets call_token (AGENTTEST_CALL_TOKEN).
+	CallToken Secret
+	// KeyVars maps each key setting that has a value ("build_key",
+	// "runtime_key") to the environment variable it was read from, so
+	// that a key the platform refuses can be named without showing it.
+	KeyVars map[string]string
 	// Embedded is true when no target is configured (or --sim is given):
 	// the caller starts the built-in simulator and fills the URLs, ids and
 	// keys from it.
@@ -142,7 +152,7 @@ func (t *Target) AllowsNumber(n string) bool {
 // redaction.
 func (t *Target) Secrets() []string {
 	var out []string
-	for _, s := range []Secret{t.BuildKey, t.RuntimeKey, t.ConnectorToken} {
+	for _, s := range []Secret{t.BuildKey, t.RuntimeKey, t.CallToken, t.ConnectorToken} {
 		if s != "" {
 			out = append(out, s.Reveal())
 		}
@@ -266,6 +276,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	t.BuildKey = r.key("build_key", def.BuildKey, EnvBuildKey)
 	t.RuntimeKey = r.key("runtime_key", def.RuntimeKey, EnvRuntimeKey)
+	t.CallToken = r.key("call_token", def.CallToken, EnvCallToken)
 	r.resolveMessaging(def)
 	if def.AllowHTTP != nil {
 		t.AllowHTTP = *def.AllowHTTP
@@ -379,6 +390,7 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 			r.diags = r.diags.Errorf(diag.Pos{}, "%s: %v", r.what(), err)
 			return ""
 		}
+		r.keyVar(key, envName)
 		return Secret(v)
 	}
 	if fld.Value == "" {
@@ -404,19 +416,29 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 		r.diags = r.diags.Errorf(fld.Pos, "%s: %v", r.what(), err)
 		return ""
 	}
+	r.keyVar(key, m[1])
 	return Secret(v)
 }
 
-// KeyVariables maps every environment variable that holds an API key or a
-// connector token to what it holds: AGENTTEST_BUILD_KEY,
-// AGENTTEST_RUNTIME_KEY, AGENTTEST_CONNECTOR_TOKEN, and each variable a
-// build_key, runtime_key, connector_token or connectors entry of f refers
-// to. A suite may not read any of them (lint refuses ${env:NAME} of one).
-// f may be nil.
+// keyVar records the variable a key setting was read from.
+func (r *resolver) keyVar(key, envName string) {
+	if r.t.KeyVars == nil {
+		r.t.KeyVars = map[string]string{}
+	}
+	r.t.KeyVars[key] = envName
+}
+
+// KeyVariables maps every environment variable that holds an API key or
+// token to what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
+// AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN, and each variable a
+// build_key, runtime_key, call_token, connector_token or connectors entry
+// of f refers to. A suite may not read any of them (lint refuses
+// ${env:NAME} of one). f may be nil.
 func KeyVariables(f *File) map[string]string {
 	vars := map[string]string{
 		EnvBuildKey:       "the build key",
 		EnvRuntimeKey:     "the runtime key",
+		EnvCallToken:      "the call token",
 		EnvConnectorToken: "the connector token",
 	}
 	if f == nil {
@@ -427,7 +449,7 @@ func KeyVariables(f *File) map[string]string {
 		fld  Field
 	}
 	for _, t := range f.Targets {
-		keys := []keyField{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}, {"connector_token", t.ConnectorToken}}
+		keys := []keyField{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}, {"call_token", t.CallToken}, {"connector_token", t.ConnectorToken}}
 		for _, c := range t.Connectors {
 			name := "connectors." + c.Agent
 			if c.Env != "" {
@@ -467,7 +489,7 @@ func (r *resolver) alreadyReported(key string) bool {
 }
 
 func keyHint(key string) string {
-	if strings.HasSuffix(key, "_key") {
+	if isKeySetting(key) {
 		return key + ": ${env:NAME}"
 	}
 	return key
@@ -478,6 +500,8 @@ func keyEnv(key string) string {
 	switch key {
 	case "runtime_key":
 		return EnvRuntimeKey
+	case "call_token":
+		return EnvCallToken
 	case "connector_token":
 		return EnvConnectorToken
 	}

@@ -62,6 +62,9 @@ type Exchange struct {
 	Latency time.Duration
 	// Attempts is how many tries it took (1 without retries).
 	Attempts int
+	// Host is the host (host:port) that answered: the runner's stop rule
+	// counts a host as reached once it answered (runner/stop.go).
+	Host string
 	// Messaging is set for a turn of a Messaging conversation
 	// (MessagingTurn.Exchange): the events and what they said. Result
 	// then holds the reply text and the session's end, Request the client
@@ -152,6 +155,7 @@ func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
 		Started:  resp.started,
 		Latency:  resp.latency,
 		Attempts: resp.attempts,
+		Host:     c.hostOf(rq),
 	}
 	res, err := c.decodeTurn(rq, resp.status, raw, resp.attempts)
 	if err != nil {

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,10 @@ type Config struct {
 	// MessagingSocketURL is the WebSocket endpoint, wss://{messaging_host}/ws.
 	// Default: the host of MessagingURL, with ws or wss, and path /ws.
 	MessagingSocketURL string
+	// CallToken is the X-<Brand>-Auth-Token of outbound calling and SMS.
+	// Empty means RuntimeKey: the reference does not say whether they
+	// are one credential. Sent only in that header, never logged.
+	CallToken string
 	// ConnectorToken is the Messaging connector token, sent only in the
 	// X-Token header of the access-token step, never logged.
 	ConnectorToken string
@@ -149,7 +154,7 @@ func (c Config) Validate() error {
 	if err := c.validateMessaging(); err != nil {
 		errs = append(errs, err)
 	}
-	for _, k := range []struct{ what, key string }{{"build key", c.BuildKey}, {"runtime key", c.RuntimeKey}, {"connector token", c.ConnectorToken}} {
+	for _, k := range []struct{ what, key string }{{"build key", c.BuildKey}, {"runtime key", c.RuntimeKey}, {"call token", c.CallToken}, {"connector token", c.ConnectorToken}} {
 		if k.key == "" {
 			continue
 		}
@@ -180,7 +185,7 @@ func (c Config) Validate() error {
 	// A key pasted into a URL setting must not reach the terminal. The
 	// keys may be the problem themselves, so only the valid ones redact.
 	var keys []string
-	for _, k := range []string{c.BuildKey, c.RuntimeKey, c.ConnectorToken} {
+	for _, k := range []string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken} {
 		if secret.CheckKey("", k) == nil {
 			keys = append(keys, k)
 		}
@@ -324,7 +329,7 @@ func New(cfg Config) (*Client, error) {
 		c.runtimeBase = c.runtime.String()
 	}
 	c.messaging, c.socket = cfg.messagingURLs()
-	red, err := secret.New(cfg.BuildKey, cfg.RuntimeKey, cfg.ConnectorToken)
+	red, err := secret.New(cfg.BuildKey, cfg.RuntimeKey, cfg.CallToken, cfg.ConnectorToken)
 	if err != nil {
 		return nil, fmt.Errorf("platform config: %w", err) // Validate checked the keys
 	}
@@ -559,6 +564,23 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 
 var jsonContentType = []string{"application/json"}
 
+// hostOf is the host (host:port) a call goes to, for errors.
+func (c *Client) hostOf(rq *call) string {
+	switch rq.ep.host {
+	case runtimeHost:
+		if c.runtime != nil {
+			return c.runtime.Host
+		}
+	case messagingHost:
+		if c.messaging != nil {
+			return c.messaging.Host
+		}
+	default:
+		return c.build.Host
+	}
+	return ""
+}
+
 // authenticate sets the credential header of an endpoint group. Keys go
 // only here: never into URLs, bodies or messages.
 func (c *Client) authenticate(h http.Header, rq *call) {
@@ -572,8 +594,8 @@ func (c *Client) authenticate(h http.Header, rq *call) {
 			h["X-Api-Key"] = []string{c.cfg.RuntimeKey}
 		}
 	case authVendorToken:
-		if c.cfg.RuntimeKey != "" {
-			h[http.CanonicalHeaderKey("X-"+c.cfg.Brand+"-Auth-Token")] = []string{c.cfg.RuntimeKey}
+		if t := cmp.Or(c.cfg.CallToken, c.cfg.RuntimeKey); t != "" {
+			h[http.CanonicalHeaderKey("X-"+c.cfg.Brand+"-Auth-Token")] = []string{t}
 		}
 	case authConnector:
 		h["X-Token"] = []string{c.cfg.ConnectorToken}

@@ -28,8 +28,8 @@ const (
 	// authRuntimeKey: x-api-key with the runtime key (conversations,
 	// handoff state).
 	authRuntimeKey
-	// authVendorToken: X-<Brand>-Auth-Token with the runtime key
-	// (outbound calling, SMS).
+	// authVendorToken: X-<Brand>-Auth-Token with the call token, or the
+	// runtime key when none is set (outbound calling, SMS).
 	authVendorToken
 	// authConnector: X-Token (the connector token) and X-Host (the
 	// registered domain), the Messaging API's access-token step.
@@ -38,6 +38,27 @@ const (
 	// (call.bearer), the Messaging API's session step.
 	authBearer
 )
+
+// credentialOf names the credential the client sends to an endpoint
+// group, for errors.
+func (c *Client) credentialOf(a authKind) string {
+	switch a {
+	case authBuildKey:
+		return CredentialBuildKey
+	case authRuntimeKey:
+		return CredentialRuntimeKey
+	case authVendorToken:
+		if c.cfg.CallToken == "" {
+			return CredentialRuntimeKeyAsCallToken
+		}
+		return CredentialCallToken
+	case authConnector:
+		return CredentialConnectorToken
+	case authBearer:
+		return CredentialAccessToken
+	}
+	return ""
+}
 
 // retryClass says what may be repeated after a failure. It is the heart of
 // the retry policy: repeating a request must never change what the agent

@@ -2,6 +2,8 @@ package platform
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +40,11 @@ type APIError struct {
 	Endpoint string
 	// Path is the concrete path, without the query.
 	Path string
+	// Host is the host (host:port) the call went to.
+	Host string
+	// Credential names what authenticated the call (see Credential*):
+	// what to check after a 401 or 403.
+	Credential string
 	// Status is the HTTP status code.
 	Status int
 	// Code is the debug-chat error_code (or a code field of another body
@@ -86,10 +93,11 @@ func (e *APIError) Error() string {
 // ResponseError is a 2xx answer the client could not use: malformed JSON,
 // a required field missing or of the wrong type, or a body over the limit.
 type ResponseError struct {
-	// Method, Endpoint and Path name the call as in APIError.
+	// Method, Endpoint, Path and Host name the call as in APIError.
 	Method   string
 	Endpoint string
 	Path     string
+	Host     string
 	// Status is the (2xx) HTTP status of the answer.
 	Status int
 	// Err says what is wrong with the body.
@@ -110,10 +118,11 @@ func (e *ResponseError) Unwrap() error { return e.Err }
 // NetworkError is a transport failure: no HTTP answer, or an answer cut
 // off.
 type NetworkError struct {
-	// Method, Endpoint and Path name the call as in APIError.
+	// Method, Endpoint, Path and Host name the call as in APIError.
 	Method   string
 	Endpoint string
 	Path     string
+	Host     string
 	// Sent is false when the request certainly never reached the server
 	// (dial failure, cancelled before sending) and true when it may have.
 	Sent bool
@@ -194,6 +203,49 @@ func IsMessaging(err error) bool {
 	return false
 }
 
+// IsUnreachable reports whether err is a failure to connect at all: the
+// connection was refused, the host name did not resolve, the TLS
+// handshake failed, or connecting timed out. Unlike a connection lost
+// after the request was sent, such a failure says nothing reached the
+// platform; when every call of a run fails this way the platform is
+// unreachable, and the runner stops instead of erroring every case.
+func IsUnreachable(err error) bool {
+	var ne *NetworkError
+	if !errors.As(err, &ne) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if neverSent(ne.Err) {
+		return true
+	}
+	var (
+		rec   tls.RecordHeaderError
+		alert tls.AlertError
+		cert  *tls.CertificateVerificationError
+		uae   x509.UnknownAuthorityError
+		hn    x509.HostnameError
+		inv   x509.CertificateInvalidError
+	)
+	return errors.As(ne.Err, &rec) || errors.As(ne.Err, &alert) || errors.As(ne.Err, &cert) ||
+		errors.As(ne.Err, &uae) || errors.As(ne.Err, &hn) || errors.As(ne.Err, &inv) ||
+		// net/http turns the tls.RecordHeaderError of an https URL
+		// that reaches a plain HTTP server into this untyped error.
+		strings.Contains(ne.Err.Error(), "server gave HTTP response to HTTPS client")
+}
+
+// Credentials, as named by APIError.Credential: the settings a user
+// checks when the platform refuses a call.
+const (
+	CredentialBuildKey   = "build key"
+	CredentialRuntimeKey = "runtime key"
+	CredentialCallToken  = "call token"
+	// CredentialRuntimeKeyAsCallToken is the runtime key sent as the
+	// X-<Brand>-Auth-Token of outbound calling and SMS, when no call
+	// token is configured.
+	CredentialRuntimeKeyAsCallToken = "runtime key (as the call token)"
+	CredentialConnectorToken        = "connector token"
+	CredentialAccessToken           = "access token"
+)
+
 // IsTransient reports whether err may go away on its own: a 5xx, a 429, a
 // CHAT_TIMEOUT or a network failure. Cancellation by the caller is not
 // transient. The runner retries a scenario from a fresh session on these.
@@ -239,6 +291,7 @@ func (c *Client) networkError(rq *call, err error, sent bool, attempts int) *Net
 		Method:   rq.ep.method,
 		Endpoint: rq.ep.template,
 		Path:     rq.path,
+		Host:     c.hostOf(rq),
 		Sent:     sent,
 		Attempts: attempts,
 		Err:      err,
@@ -251,6 +304,7 @@ func (c *Client) responseError(rq *call, status int, body []byte, err error) *Re
 		Method:   rq.ep.method,
 		Endpoint: rq.ep.template,
 		Path:     rq.path,
+		Host:     c.hostOf(rq),
 		Status:   status,
 		Err:      c.red.Error(err),
 		Body:     c.keepBody(body),
@@ -305,6 +359,8 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Method:     rq.ep.method,
 		Endpoint:   rq.ep.template,
 		Path:       rq.path,
+		Host:       c.hostOf(rq),
+		Credential: c.credentialOf(rq.ep.auth),
 		Status:     res.StatusCode,
 		RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now()),
 		Attempts:   attempts,

@@ -293,6 +293,10 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 	return &MessagingSession{c: c, start: st, events: ev, forms: forms, seen: map[string]bool{}, quit: make(chan struct{})}
 }
 
+// Host is the host (host:port) of the Messaging API the session talks
+// to.
+func (m *MessagingSession) Host() string { return m.c.hostOf(m.socketCall()) }
+
 // SessionID is the platform's session id (not a secret).
 func (m *MessagingSession) SessionID() string { return m.sessionID }
 
@@ -405,7 +409,7 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	if tok == "" {
 		// The body is withheld: a half-broken answer may still hold a
 		// token, and there is no way to know which part to redact.
-		return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Status: resp.status,
+		return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Host: c.hostOf(rq), Status: resp.status,
 			Err: errors.New(`no "access_token" string in the answer (body withheld: it may hold the token)`)}
 	}
 	return tok, nil
@@ -500,7 +504,7 @@ func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
 	if ep == epSocket {
 		method = "WS"
 	}
-	return &NetworkError{Method: method, Endpoint: ep.template, Path: ep.template, Sent: true, Attempts: 1, Err: err, msg: m.redact(err.Error())}
+	return &NetworkError{Method: method, Endpoint: ep.template, Path: ep.template, Host: m.Host(), Sent: true, Attempts: 1, Err: err, msg: m.redact(err.Error())}
 }
 
 // dial opens a socket, with the client's retry policy for the handshake
@@ -854,7 +858,7 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 // frameError is a *ResponseError for a received frame that cannot be
 // used: the platform's fault, never the agent's.
 func (m *MessagingSession) frameError(data []byte, err error) error {
-	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Status: http.StatusSwitchingProtocols,
+	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Host: m.Host(), Status: http.StatusSwitchingProtocols,
 		Err: m.redactor().Error(err), Body: m.c.keepBody(m.redactBytes(data))}
 }
 

@@ -56,10 +56,11 @@ func port(u *url.URL) string {
 // target's configuration (the URL points at a host that moved or at a
 // proxy), never of the agent, and retrying cannot help.
 type RedirectError struct {
-	// Method, Endpoint and Path name the call as in APIError.
+	// Method, Endpoint, Path and Host name the call as in APIError.
 	Method   string
 	Endpoint string
 	Path     string
+	Host     string
 	// Status is the redirect status (301, 302, 303, 307, 308).
 	Status int
 	// Location is where it pointed, redacted ("" when absent).
@@ -87,11 +88,14 @@ func (e *RedirectError) Error() string {
 // had no usable Location).
 func (c *Client) redirectError(rq *call, req *http.Request, res *http.Response) *RedirectError {
 	e := &RedirectError{
-		Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path,
+		Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Host: c.hostOf(rq),
 		Status: res.StatusCode, Setting: "build_url",
 	}
-	if rq.ep.host == runtimeHost {
+	switch rq.ep.host {
+	case runtimeHost:
 		e.Setting = "runtime_url"
+	case messagingHost:
+		e.Setting = "messaging_url"
 	}
 	if res.Request != nil {
 		req = res.Request // the last request followed

@@ -42,6 +42,21 @@ func turnLabel(t *result.Turn) string {
 	return fmt.Sprintf("turn %d", t.Index)
 }
 
+// turnOf is the turn of the transcript written at exactly pos (the last
+// one, after retried calls), or nil.
+func turnOf(a *result.Attempt, pos diag.Pos) *result.Turn {
+	if a == nil || pos.Line == 0 {
+		return nil
+	}
+	var found *result.Turn
+	for _, t := range a.Turns {
+		if t != nil && t.Pos == pos {
+			found = t
+		}
+	}
+	return found
+}
+
 // turnAt finds the turn an expectation or error at pos belongs to: the
 // last turn written at or before pos in the same file. Positions are the
 // only reliable link, since the runner records failures per attempt. When
@@ -106,16 +121,18 @@ func afterSession(key string) bool {
 }
 
 // errorLine is the one-line form of an attempt's infrastructure error:
-// "suites/x.yaml:20:5: turn 3: timeout: no reply within 30s".
+// "suites/x.yaml:20:5: turn 3: timeout: no reply within 30s". The turn is
+// named only when the error is the failed call of a turn of the
+// transcript (at the turn's own position); the runner's message names
+// anything else it was doing ("probe: place call to ..."), so no label is
+// said twice.
 func (st style) errorLine(a *result.Attempt, e *result.Error) string {
 	var parts []string
 	if p := e.Pos.String(); p != "" {
 		parts = append(parts, p)
 	}
-	if !e.Pos.IsZero() {
-		if t := turnAt(a, e.Pos); t != nil {
-			parts = append(parts, turnLabel(t))
-		}
+	if t := turnOf(a, e.Pos); t != nil {
+		parts = append(parts, turnLabel(t))
 	}
 	if e.Kind != "" {
 		parts = append(parts, e.Kind)

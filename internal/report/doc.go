@@ -16,5 +16,9 @@
 //	err = report.WriteJSON(jsonFile, res)
 //
 // All three renderers count with Summarize, so the console summary, the
-// JUnit totals and the JSON counts always agree.
+// JUnit totals and the JSON counts always agree, and all three state the
+// run's status from result.Result.RunStatus (the console's last line, the
+// JSON run.status, the JUnit <testsuites> property "status"), the verdict
+// the CLI's exit code follows. ReadFailed reads a JSON report back, for
+// --rerun-failed.
 package report

@@ -107,8 +107,10 @@ func (h *Human) CaseFinished(f *result.File, c *result.Case) {
 	h.drawProgress()
 }
 
-// RunFinished prints the summary: the failed cases again, briefly, then the
-// counts, the last line being "N passed, N failed, N skipped in 3.21s".
+// RunFinished prints the summary: the failed cases again, briefly, why the
+// run stopped early if it did, then the counts ("N passed, N failed, N
+// skipped in 3.21s"), the last line being the run's status, the verdict
+// the exit code follows (result.RunStatus).
 func (h *Human) RunFinished(r *result.Result) {
 	var b strings.Builder
 	s := Summarize(r)
@@ -158,6 +160,11 @@ func (h *Human) RunFinished(r *result.Result) {
 		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run interrupted: %d %s not run", s.Pending, plural(s.Pending, "case", "cases"))))
 		b.WriteString("\n")
 	}
+	if st := r.Stop; st != nil {
+		n := notRunBy(r, st.Reason)
+		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", stopLine(st), n, plural(n, "case", "cases"))))
+		b.WriteString("\n")
+	}
 	second := fmt.Sprintf("%d errored, %d flaky", s.Errored, s.Flaky)
 	if s.Pending > 0 {
 		second += fmt.Sprintf(", %d pending", s.Pending)
@@ -179,11 +186,81 @@ func (h *Human) RunFinished(r *result.Result) {
 		code = sgrRed
 	}
 	b.WriteString(h.st.paint(code, last) + "\n")
+	b.WriteString(h.statusLine(r, s) + "\n")
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.clearProgress()
 	h.write(b.String())
+}
+
+// statusLine is the last line of a run: its status and what it means.
+func (h *Human) statusLine(r *result.Result, s Summary) string {
+	st := r.RunStatus()
+	var code, why string
+	switch st {
+	case result.RunPassed:
+		code = sgrGreen
+		if s.Quarantined > 0 {
+			why = fmt.Sprintf("%d quarantined %s not gating the run", s.Quarantined, plural(s.Quarantined, "case", "cases"))
+		}
+	case result.RunFailed:
+		code, why = sgrRed, "a check failed: the agent broke an expectation"
+	case result.RunErrored:
+		code = sgrMagenta
+		why = fmt.Sprintf("no check failed, but %d %s errored: the platform or the network kept the run from telling whether the agent is fine",
+			s.Errored, plural(s.Errored, "case", "cases"))
+		if s.Errored == 0 && r.Stop != nil {
+			// Only a quarantined case met the stop: the rest did not run.
+			why = stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
+		}
+	case result.RunInterrupted:
+		code, why = sgrYellow, "the run was stopped before every case finished"
+	case result.RunEmpty:
+		code, why = sgrYellow, "nothing was tested: no scenario was selected"
+		if s.Total > 0 {
+			why = "nothing was tested: every selected scenario was skipped"
+		}
+	}
+	line := "status: " + string(st)
+	if why != "" {
+		line += " (" + why + ")"
+	}
+	return h.st.paint(code, line)
+}
+
+// stopLine says why a run stopped early, for the summary.
+func stopLine(st *result.Stop) string {
+	at := ""
+	if st.Host != "" {
+		at = " at " + st.Host
+	}
+	switch st.Kind {
+	case result.StopFailFast:
+		return "--fail-fast after the first failed or errored case"
+	case result.StopUnreachable:
+		return "the platform is unreachable" + at
+	case result.StopCredentials:
+		what := st.Credential
+		if what == "" {
+			what = "credentials"
+		}
+		return "the platform" + at + " refused the " + what
+	case result.StopUnknownAgent:
+		return fmt.Sprintf("the platform%s does not know agent %q", at, st.Agent)
+	}
+	return st.Reason
+}
+
+// notRunBy counts the cases a stop left unrun.
+func notRunBy(r *result.Result, reason string) int {
+	n := 0
+	for _, c := range allCases(r) {
+		if c.Status == result.Skipped && c.SkipReason == reason {
+			n++
+		}
+	}
+	return n
 }
 
 // caseBlock composes everything printed for a finished case. It reads only

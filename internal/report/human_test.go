@@ -76,7 +76,7 @@ func TestHumanConcurrentBlocksDoNotInterleave(t *testing.T) {
 					t.Errorf("block of %s was not written in one Write", c.Name)
 				}
 			}
-			if !strings.HasSuffix(out, "0 passed, 64 failed, 0 skipped in 3.21s"+map[bool]string{true: "\x1b[0m\n", false: "\n"}[opts.Color]) {
+			if !strings.Contains(out, "0 passed, 64 failed, 0 skipped in 3.21s"+map[bool]string{true: "\x1b[0m\n", false: "\n"}[opts.Color]) {
 				t.Errorf("unexpected last line:\n%s", lastLines(out, 2))
 			}
 		})
@@ -127,7 +127,7 @@ func TestHumanSummaryLines(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		var b bytes.Buffer
 		NewHuman(&b, HumanOptions{}).RunFinished(tc.result)
-		if got := lastLines(b.String(), 2); got != tc.want {
+		if got := lastLines(b.String(), strings.Count(tc.want, "\n")+1); got != tc.want {
 			t.Errorf("last lines =\n%s\nwant\n%s", got, tc.want)
 		}
 	}
@@ -138,11 +138,40 @@ func TestHumanSummaryLines(t *testing.T) {
 		}
 		return &result.Result{Files: []*result.File{f}, Duration: 1234567890}
 	}
+	stopped := func(st *result.Stop, statuses ...result.Status) *result.Result {
+		r := one(statuses...)
+		for _, c := range r.Files[0].Cases {
+			if c.Status == result.Skipped {
+				c.SkipReason = st.Reason
+			}
+		}
+		r.Stop = st
+		return r
+	}
+	unreachable := &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9", Cause: "connection refused"}
+	refused := &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "build.example.com", Credential: "build key", Config: true}
 	for name, tc := range map[string]testCase{
-		"empty":   {&result.Result{}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms"},
-		"fixture": {fixture(), "1 errored, 1 flaky, 1 pending\n5 passed, 4 failed, 1 skipped in 3.21s"},
-		"mixed": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
-			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s"},
+		"empty": {&result.Result{}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms\n" +
+			"status: empty (nothing was tested: no scenario was selected)"},
+		"all skipped": {one(result.Skipped, result.Skipped), "0 passed, 0 failed, 2 skipped in 1.23s\n" +
+			"status: empty (nothing was tested: every selected scenario was skipped)"},
+		"passed with a flaky case": {one(result.Passed, result.Flaky, result.Skipped), "1 passed, 0 failed, 1 skipped in 1.23s\nstatus: passed"},
+		"fixture": {fixture(), "run interrupted: 1 case not run\n1 errored, 1 flaky, 1 pending\n5 passed, 4 failed, 1 skipped in 3.21s\n" +
+			"status: interrupted (the run was stopped before every case finished)"},
+		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
+			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation)"},
+		"errors only": {one(result.Passed, result.Errored, result.Errored),
+			"1 passed, 0 failed, 0 skipped in 1.23s\n" +
+				"status: errored (no check failed, but 2 cases errored: the platform or the network kept the run from telling whether the agent is fine)"},
+		"platform unreachable": {stopped(unreachable, result.Errored, result.Skipped, result.Skipped),
+			"run stopped: the platform is unreachable at 127.0.0.1:9: 2 cases not run\n1 errored, 0 flaky\n0 passed, 0 failed, 2 skipped in 1.23s\n" +
+				"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
+		"credentials refused": {stopped(refused, result.Passed, result.Errored, result.Skipped),
+			"run stopped: the platform at build.example.com refused the build key: 1 case not run\n1 errored, 0 flaky\n1 passed, 0 failed, 1 skipped in 1.23s\n" +
+				"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
+		"fail-fast": {stopped(&result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast}, result.Failed, result.Skipped),
+			"run stopped: --fail-fast after the first failed or errored case: 1 case not run\n0 errored, 0 flaky\n0 passed, 1 failed, 1 skipped in 1.23s\n" +
+				"status: failed (a check failed: the agent broke an expectation)"},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}

@@ -23,7 +23,7 @@ import (
 // string members that are empty are omitted; arrays are always present):
 //
 //	schema   "agenttest/result/v1"
-//	run      {started, duration_ms, interrupted, status}
+//	run      {started, duration_ms, interrupted, status, stop}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
@@ -47,6 +47,16 @@ import (
 //	          joined, handoff: {destination, reason, joined, live_agent},
 //	          completed_by, reconnects, resent, duplicates}
 //	pos      {file, line, col}
+//
+// run.status is the verdict of the run (result.RunStatus), the one the exit
+// code of `agenttest run` follows: "passed" (0), "failed" (1), "errored"
+// (4), "interrupted" (130) or "empty" (5: nothing was tested). run.stop,
+// present when the run stopped starting cases before the end of its plan,
+// is {kind, reason, cause, host, credential, agent, env, config}: kind is
+// "fail-fast", "unreachable", "credentials" or "unknown-agent", reason the
+// skip_reason of the cases it left unrun, agent and env the agent the
+// platform does not know or whose Messaging connector it refused, and
+// config true when it was a configuration problem (exit 2).
 //
 // A case's status is its real outcome; how it gates the run is in the
 // counts and in run.status: a case under a quarantine that holds
@@ -74,10 +84,29 @@ const SchemaV1 = "agenttest/result/v1"
 // shift when the runner's types change.
 
 type jsonRun struct {
-	Started     string  `json:"started,omitempty"`
-	DurationMS  float64 `json:"duration_ms"`
-	Interrupted bool    `json:"interrupted"`
-	Status      string  `json:"status"`
+	Started     string    `json:"started,omitempty"`
+	DurationMS  float64   `json:"duration_ms"`
+	Interrupted bool      `json:"interrupted"`
+	Status      string    `json:"status"`
+	Stop        *jsonStop `json:"stop,omitempty"`
+}
+
+type jsonStop struct {
+	Kind       string `json:"kind"`
+	Reason     string `json:"reason"`
+	Cause      string `json:"cause,omitempty"`
+	Host       string `json:"host,omitempty"`
+	Credential string `json:"credential,omitempty"`
+	Agent      string `json:"agent,omitempty"`
+	Env        string `json:"env,omitempty"`
+	Config     bool   `json:"config,omitempty"`
+}
+
+func toJSONStop(st *result.Stop) *jsonStop {
+	if st == nil {
+		return nil
+	}
+	return &jsonStop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential, Agent: st.Agent, Env: st.Env, Config: st.Config}
 }
 
 type jsonTarget struct {
@@ -224,7 +253,8 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Started:     jsonTime(r.Started),
 		DurationMS:  millis(r.Duration),
 		Interrupted: r.Interrupted,
-		Status:      s.Status.String(),
+		Status:      string(r.RunStatus()),
+		Stop:        toJSONStop(r.Stop),
 	})
 	js.field("target", toJSONTarget(r.Target))
 	js.field("counts", toJSONCounts(s))
@@ -515,4 +545,54 @@ func jsonTime(t time.Time) string {
 		return ""
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// FailedCase is a case a JSON report lists as failed or errored: what
+// --rerun-failed runs again.
+type FailedCase struct {
+	// File is the case's file as the report names it (its pos.file, else
+	// the path of its file entry).
+	File string
+	// Name is the case's name, examples row included.
+	Name string
+	// Status is "failed" or "errored".
+	Status string
+}
+
+// ReadFailed reads a JSON report written by WriteJSON and returns the
+// cases that failed or errored, in report order. Run-level checks (the
+// alert gate) are not cases of a suite and are left out. A document that
+// is not an agenttest report is an error.
+func ReadFailed(r io.Reader) ([]FailedCase, error) {
+	var doc struct {
+		Schema string `json:"schema"`
+		Files  []struct {
+			Path  string `json:"path"`
+			Cases []struct {
+				Name   string  `json:"name"`
+				Pos    jsonPos `json:"pos"`
+				Status string  `json:"status"`
+			} `json:"cases"`
+		} `json:"files"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a JSON report: %w", err)
+	}
+	if doc.Schema != SchemaV1 {
+		return nil, fmt.Errorf("not an agenttest JSON report (schema %q, want %q)", doc.Schema, SchemaV1)
+	}
+	var out []FailedCase
+	for _, f := range doc.Files {
+		for _, c := range f.Cases {
+			if c.Status != result.Failed.String() && c.Status != result.Errored.String() {
+				continue
+			}
+			file := c.Pos.File
+			if file == "" {
+				file = f.Path
+			}
+			out = append(out, FailedCase{File: file, Name: c.Name, Status: c.Status})
+		}
+	}
+	return out, nil
 }

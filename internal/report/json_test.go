@@ -46,7 +46,7 @@ func TestJSONSchema(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("output is not JSON: %v", err)
 	}
-	if doc.Schema != SchemaV1 || doc.Run.DurationMS != 3210 || !doc.Run.Interrupted || doc.Run.Status != "errored" {
+	if doc.Schema != SchemaV1 || doc.Run.DurationMS != 3210 || !doc.Run.Interrupted || doc.Run.Status != "interrupted" {
 		t.Errorf("run = %+v schema %q", doc.Run, doc.Schema)
 	}
 	wantCounts := map[string]int{"total": 13, "passed": 5, "flaky": 1, "failed": 4, "errored": 1, "skipped": 1, "pending": 1}

@@ -38,7 +38,18 @@ import (
 //     while the quarantine holds; if it failed or errored then, it is
 //     <skipped message="quarantined ...">, with the failure in system-out,
 //     since it must not fail the build;
+//   - <testsuites> carries the run's properties: "status", the verdict of
+//     the run that the exit code follows (passed, failed, errored,
+//     interrupted, empty), and "stopped", the skip reason of the cases a
+//     stop left unrun (not run: --fail-fast, not run: platform
+//     unreachable, ...) when the run stopped early;
 //   - every text is stripped of ANSI escapes and of runes XML cannot hold.
+
+// Names of the <testsuites> properties.
+const (
+	PropertyStatus  = "status"
+	PropertyStopped = "stopped"
+)
 
 // fileStyle renders plain text for a file: no colour, escape sequences
 // stripped.
@@ -50,6 +61,9 @@ const failureType = "assertion"
 // junitSuites is <testsuites> holding our extended suites.
 type junitSuites struct {
 	junit.Testsuites
+	// Properties are the run's: its status (result.RunStatus) and why it
+	// stopped early, if it did. v2.1.0's Testsuites has none.
+	Properties *[]junit.Property `xml:"properties>property,omitempty"`
 	// Suites shadows the embedded []junit.Testsuite.
 	Suites []junitSuite `xml:"testsuite,omitempty"`
 }
@@ -91,6 +105,11 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	doc := junitSuites{}
 	doc.Name = "agenttest"
 	doc.Time = seconds(r.Duration)
+	props := []junit.Property{{Name: PropertyStatus, Value: string(r.RunStatus())}}
+	if r.Stop != nil {
+		props = append(props, junit.Property{Name: PropertyStopped, Value: xmlText(r.Stop.Reason)})
+	}
+	doc.Properties = &props
 	for i, f := range r.Files {
 		if f == nil {
 			continue

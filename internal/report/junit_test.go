@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // The structs below read a JUnit file independently of the types that
@@ -293,5 +295,50 @@ func TestXMLText(t *testing.T) {
 		"fffe":        {"a\uFFFEb", "a\uFFFDb"},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestJUnitRunProperties: <testsuites> carries the run's status and,
+// after a stop, the reason of the cases it left unrun, which those cases
+// carry as their skip message.
+func TestJUnitRunProperties(t *testing.T) {
+	res := &result.Result{
+		Files: []*result.File{{Path: "a.yaml", Suite: "a", Cases: []*result.Case{
+			{Name: "first", Status: result.Errored, Attempts: []*result.Attempt{{Number: 1, Status: result.Errored,
+				Error: &result.Error{Kind: result.KindNetwork, Message: "connection refused"}}}},
+			{Name: "second", Status: result.Skipped, SkipReason: result.ReasonUnreachable},
+		}}},
+		Stop: &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9"},
+	}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Suites []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("JUnit does not parse: %v\n%s", err, b.String())
+	}
+	props := map[string]string{}
+	for _, p := range doc.Properties {
+		props[p.Name] = p.Value
+	}
+	if props[PropertyStatus] != "errored" || props[PropertyStopped] != result.ReasonUnreachable {
+		t.Errorf("testsuites properties %v", props)
+	}
+	if c := doc.Suites[0].Cases[1]; c.Skipped == nil || c.Skipped.Message != result.ReasonUnreachable {
+		t.Errorf("the case not run is not skipped with the reason: %+v", c)
 	}
 }

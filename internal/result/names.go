@@ -31,6 +31,15 @@ const (
 	// ReasonFailFast marks cases not started after the first failure under
 	// --fail-fast.
 	ReasonFailFast = "not run: --fail-fast"
+	// ReasonUnreachable marks cases not run because the platform could
+	// not be reached at all (StopUnreachable).
+	ReasonUnreachable = "not run: platform unreachable"
+	// ReasonCredentials marks cases not run because the platform refused
+	// a credential (StopCredentials).
+	ReasonCredentials = "not run: credentials refused"
+	// ReasonUnknownAgent marks cases not run because the platform does
+	// not know an agent of the run (StopUnknownAgent).
+	ReasonUnknownAgent = "not run: unknown agent"
 )
 
 // AlertGateName is the name of the run-level check the alert gate adds to

@@ -12,7 +12,10 @@
 //	}
 //
 // A Status is ordered (Pending < Skipped < Passed < Flaky < Failed <
-// Errored) so that outcomes combine with Merge, the worse one winning.
+// Errored) so that outcomes combine with Merge, the worse one winning. The
+// verdict of a whole run is a RunStatus (passed, failed, errored,
+// interrupted, empty), derived once by Result.RunStatus: a failure wins
+// over an error there, since it is a claim about the agent.
 // Failed (an expectation about the agent was false) and Errored (the
 // harness, the network or the platform broke) stay apart all the way to
 // the exit code.
@@ -92,10 +95,13 @@ type Result struct {
 	// Files holds one entry per suite file (YAML suite or feature file),
 	// in the order the files were found.
 	Files []*File `json:"files"`
-	// Interrupted is true when the run was stopped before every case
-	// finished (Ctrl-C, a deadline, --fail-fast); unfinished cases are
-	// Pending or Skipped.
+	// Interrupted is true when the run was cancelled (SIGINT, SIGTERM, a
+	// deadline) before every case finished; unfinished cases are Pending.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Stop, when set, says why the run stopped starting cases before the
+	// end of its plan (--fail-fast, a platform that cannot be used); the
+	// cases it left unrun are Skipped with its Reason.
+	Stop *Stop `json:"stop,omitempty"`
 	// Checks holds run-level checks that are not scenarios (the alert gate
 	// of a later issue); they count like cases.
 	Checks []*Case `json:"checks,omitempty"`

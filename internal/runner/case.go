@@ -57,13 +57,20 @@ func (r *runner) execute(ctx context.Context, j *job) {
 func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry bool) {
 	s := newSession(ctx, &r.opts, j.sc, j.c)
 	defer s.End()
+	ok := true
 	for _, st := range j.sc.Steps {
-		if !s.Exec(st) {
-			return s.a, s.retry
+		if ok = s.Exec(st); !ok {
+			break
 		}
 	}
-	s.Pass()
-	return s.a, false
+	if ok {
+		s.Pass()
+	}
+	if r.stops.after(s.reached, s.stop) {
+		// The run is stopped: no further attempt of this case.
+		return s.a, false
+	}
+	return s.a, !ok && s.retry
 }
 
 // retries is the number of extra attempts a case gets.
@@ -179,13 +186,13 @@ func (r *runner) gate(ctx context.Context, j *job) bool {
 	case sc.Skip != "":
 		c.Status, c.SkipReason = result.Skipped, r.opts.Redactor.String(sc.Skip)
 		return false
-	case ctx.Err() != nil:
+	case r.outer.Err() != nil:
 		c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
 		r.interrupted.Store(true)
 		return false
-	case r.stopped.Load():
-		c.Status, c.SkipReason = result.Skipped, result.ReasonFailFast
-		r.interrupted.Store(true)
+	}
+	if stop := r.stops.stopped(); stop != nil {
+		c.Status, c.SkipReason = result.Skipped, stop.Reason
 		return false
 	}
 	return true
@@ -219,9 +226,21 @@ func (r *runner) internalError(j *job, p any, stack []byte) {
 	c.Status, c.SkipReason = result.Errored, ""
 }
 
-// cutOff marks a case the run was interrupted in. Its attempts, including
+// platformStopped reports whether the run stopped on a platform that
+// cannot be used (not --fail-fast, not an interruption).
+func (r *runner) platformStopped() bool {
+	stop := r.stops.stopped()
+	return stop != nil && stop.Kind != result.StopFailFast && r.outer.Err() == nil
+}
+
+// cutOff marks a case cut off in flight: by an interruption (Pending),
+// or by a platform stop (Skipped with its reason). Its attempts, including
 // the partial transcript of the one in flight, are kept.
 func (r *runner) cutOff(c *result.Case) {
+	if stop := r.stops.stopped(); stop != nil && r.outer.Err() == nil {
+		c.Status, c.SkipReason = result.Skipped, stop.Reason
+		return
+	}
 	c.Status, c.SkipReason = result.Pending, result.ReasonInterrupted
 	r.interrupted.Store(true)
 }

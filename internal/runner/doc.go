@@ -30,6 +30,10 @@
 // A repeated scenario runs fresh sessions until repeatRule decides.
 //
 // Cases run concurrently (Options.Parallel) but the Result keeps file and
-// case order, whatever order they finish in. The godog integration
+// case order, whatever order they finish in. The scheduler stops starting
+// cases (stop.go) under FailFast, and by itself when the platform cannot
+// be used at all: the first calls cannot connect, it refuses the
+// credentials, or it does not know the agent; the cases not run are
+// Skipped with the reason and Result.Stop says why, once. The godog integration
 // (package godogsteps) drives the same Session one godog step at a time.
 package runner

@@ -61,6 +61,10 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		return &result.Error{Kind: result.KindTimeout, Message: to.Error()}, true
 	case platform.IsChatTimeout(err):
 		return &result.Error{Kind: result.KindTimeout, Message: err.Error()}, true
+	case platform.IsAuth(err) && errors.As(err, &api) && api.Credential == platform.CredentialAccessToken:
+		// The platform refused the short-lived token it had just
+		// issued: its error; a fresh session gets a fresh token.
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the platform refused the access token it had just issued)"}, true
 	case platform.IsAuth(err) && platform.IsMessaging(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the connector token, and that the messaging host is the domain it is registered to)"}, false
 	case platform.IsAuth(err):

@@ -32,6 +32,12 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		c.SkipReason = result.ReasonInterrupted
 		return c
 	}
+	if stop := r.stops.stopped(); stop != nil && stop.Kind != result.StopFailFast {
+		// The platform cannot be used: reading its alerts would fail
+		// the same way.
+		c.Status, c.SkipReason = result.Skipped, stop.Reason
+		return c
+	}
 	started := r.opts.Now()
 	a := newAttempt(c, started)
 	defer func() {

@@ -87,7 +87,7 @@ func (mc messagingChannel) Open(ctx context.Context, agentID string, req platfor
 	var exch *platform.Exchange
 	if t := m.Opening(); t != nil {
 		exch = t.Exchange(m.SessionID(), m.ConversationID(), "")
-		exch.Messaging.Joined = m.Joined()
+		exch.Messaging.Joined, exch.Host = m.Joined(), m.Host()
 	}
 	if err != nil {
 		_ = m.Close()
@@ -111,7 +111,7 @@ func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn)
 	var exch *platform.Exchange
 	if t != nil {
 		exch = t.Exchange(c.m.SessionID(), c.m.ConversationID(), req.Message)
-		exch.Messaging.Joined = c.m.Joined()
+		exch.Messaging.Joined, exch.Host = c.m.Joined(), c.m.Host()
 	}
 	if errors.Is(err, platform.ErrMessagingEnded) {
 		_, reason := c.m.Ended()

@@ -168,6 +168,11 @@ func TestMessagingSystemMessages(t *testing.T) {
 		if e2 == nil || e2.Kind != result.KindMessaging || !strings.Contains(e2.Message, tc.errWant) {
 			t.Errorf("error %+v, want kind %s with %q", e2, result.KindMessaging, tc.errWant)
 		}
+		// Reports name the greeting or the turn from the error's position:
+		// the message must not say it again.
+		if e2 != nil && (strings.HasPrefix(e2.Message, "turn ") || strings.HasPrefix(e2.Message, "start session")) {
+			t.Errorf("error %q names its place, which reports already do", e2.Message)
+		}
 	}
 	const handoff = `suite: s
 agent: utility-billing
@@ -180,10 +185,10 @@ scenarios:
 	cases := []testCase{
 		{name: "overload on the join errors and is retried", opts: sim.Options{Faults: sim.Faults{Overload: 1}},
 			suite: handoff, status: result.Errored, attempts: 2,
-			errWant: `start session: the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`},
+			errWant: `the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`},
 		{name: "no live agent errors a turn that does not expect it", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
 			suite: handoff, status: result.Errored, attempts: 2,
-			errWant: `turn 1: the platform answered with an error system message: "Sorry, we could not connect you to an agent. Please try again.", and ended the session (reason handoff_failed)`},
+			errWant: `the platform answered with an error system message: "Sorry, we could not connect you to an agent. Please try again.", and ended the session (reason handoff_failed)`},
 		{name: "no live agent is what the turn checks", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
 			suite:  handoff + "        expect: {system_message: {contains: could not connect you, level: error}, session_ended: true, handoff: true}\n",
 			status: result.Passed, attempts: 1},

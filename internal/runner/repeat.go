@@ -204,6 +204,16 @@ func (r *runner) repeat(ctx context.Context, j *job, st scenario.Stats) {
 	}
 
 	t := ev.t
+	if !ev.decided {
+		// No verdict (an interruption, a stop): the counts are those of
+		// every run that finished, as the attempts kept are.
+		t = tally{}
+		for _, rr := range runs {
+			if rr != nil && !rr.cut {
+				t.add(rr.status)
+			}
+		}
+	}
 	rep.Runs, rep.Passed, rep.Failed, rep.Errored = t.runs, t.passed, t.failed, t.errored
 	if st.Sequential() {
 		d := st.Design()
@@ -222,7 +232,14 @@ func (r *runner) repeat(ctx context.Context, j *job, st scenario.Stats) {
 		}
 	}
 	if !ev.decided {
-		// Interrupted before a verdict: the attempts so far are kept.
+		if errored > 0 && r.platformStopped() {
+			// The run stopped on a platform that cannot be used (stop.go),
+			// which this case met: no further run would tell anything.
+			c.Status, rep.Decision = result.Errored, result.DecisionErrored
+			return
+		}
+		// Interrupted, or cut off by a stop, before a verdict: the
+		// attempts so far are kept.
 		r.cutOff(c)
 		return
 	}

@@ -288,3 +288,27 @@ func TestQuarantineLapses(t *testing.T) {
 		}
 	}
 }
+
+// TestFailFastIgnoresQuarantine: --fail-fast stops after the first case
+// that gates the run as failed or errored. A quarantined failure does
+// not: it cannot fail the run, so stopping on it would leave every other
+// case untested behind a green run.
+func TestFailFastIgnoresQuarantine(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel, opts.FailFast = 1, true
+	opts.Now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+	q := broken("quarantined", 10)
+	q.Quarantine = &scenario.Quarantine{Reason: "being rewritten", Until: time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, q, booking("books", 20), broken("breaks", 30), booking("never runs", 40))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(statuses(res), " ")
+	if want := "quarantined=failed books=passed breaks=failed never runs=skipped"; got != want {
+		t.Errorf("statuses %q, want %q", got, want)
+	}
+	if st := res.Stop; st == nil || st.Kind != result.StopFailFast {
+		t.Errorf("Stop = %+v, want fail-fast after breaks", st)
+	}
+}

@@ -18,10 +18,14 @@ import (
 // other, so a large suite scales with Parallel.
 type runner struct {
 	opts Options
-	// stopped is set by the first Failed or Errored case under FailFast.
-	stopped atomic.Bool
+	// outer is the caller's context: once it is cancelled the run is
+	// interrupted. The cases run in a child of it that the stop rule may
+	// cut off (stops).
+	outer context.Context
+	// stops decides when the run stops starting cases (stop.go).
+	stops *stopper
 	// interrupted is set when any case is left unfinished or not started
-	// because of cancellation or FailFast.
+	// because the run was cancelled.
 	interrupted atomic.Bool
 	// lean is set when the run is large enough that passing cases release
 	// their decoded metadata.
@@ -39,7 +43,9 @@ type runner struct {
 // client, invalid options). When ctx is cancelled, Run stops starting
 // cases, cuts off the calls in flight and still returns a complete Result
 // with the unfinished cases Pending and Result.Interrupted set, so the
-// caller can write every report.
+// caller can write every report. When the platform cannot be used at all,
+// or under FailFast, Run stops the same way by itself (stop.go): the cases
+// it did not run are Skipped and Result.Stop says why.
 func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.Result, error) {
 	if opts.Channel == nil {
 		return nil, errors.New("run scenarios: no channel to the agent")
@@ -49,7 +55,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		return nil, fmt.Errorf("run scenarios: %w", err)
 	}
 	files, jobs := plan(suites, opts)
-	r := &runner{opts: opts, lean: opts.LeanAbove >= 0 && len(jobs) > opts.LeanAbove,
+	cases, cut := context.WithCancel(ctx)
+	defer cut()
+	r := &runner{opts: opts, outer: ctx, stops: newStopper(cut), lean: opts.LeanAbove >= 0 && len(jobs) > opts.LeanAbove,
 		slots: semaphore.NewWeighted(int64(opts.Parallel))}
 	res := &result.Result{Started: opts.Now(), Target: opts.Target, Files: files}
 	if res.Files == nil {
@@ -63,20 +71,22 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 	for ; next < len(jobs); next++ {
 		// Checked again by each job when it starts: Go blocks while
 		// Parallel cases run, and the run may be stopped meanwhile.
-		if ctx.Err() != nil || r.stopped.Load() || r.slots.Acquire(ctx, 1) != nil {
+		// Acquire waits on cases: a platform stop or an interruption
+		// ends the wait for a slot.
+		if cases.Err() != nil || r.stops.stopped() != nil || r.slots.Acquire(cases, 1) != nil {
 			break
 		}
 		j := jobs[next]
 		g.Go(func() error {
 			defer r.slots.Release(1)
-			r.runJob(ctx, j)
+			r.runJob(cases, j)
 			return nil // a failing case is a result, never a group error
 		})
 	}
 	// Jobs never handed to the group are marked here, without a goroutine
 	// each: after a Ctrl-C on a 20,000-case suite nearly all of them are.
 	for ; next < len(jobs); next++ {
-		r.runJob(ctx, jobs[next])
+		r.runJob(cases, jobs[next])
 	}
 	_ = g.Wait() // jobs always return nil
 	if opts.Alerts != nil {
@@ -85,6 +95,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 
 	res.Duration = opts.Now().Sub(res.Started)
 	res.Interrupted = r.interrupted.Load()
+	res.Stop = r.stopOf(res)
 	opts.Observer.RunFinished(res)
 	return res, nil
 }
@@ -102,10 +113,30 @@ func (r *runner) finishJob(j *job) {
 	if r.lean && j.c.Status == result.Passed {
 		release(j.c)
 	}
-	if r.opts.FailFast && (j.c.Status == result.Failed || j.c.Status == result.Errored) {
-		r.stopped.Store(true)
+	// What the case gates: a quarantined failure must not stop a run
+	// that it cannot fail.
+	if g := j.c.Gate(); r.opts.FailFast && (g == result.Failed || g == result.Errored) {
+		r.stops.decide(&result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast})
 	}
 	r.opts.Observer.CaseFinished(j.file, j.c)
+}
+
+// stopOf is the stop the result reports: a platform stop always (it
+// decides the exit code even when it came at the last case), a fail-fast
+// stop only when it left a case unrun.
+func (r *runner) stopOf(res *result.Result) *result.Stop {
+	st := r.stops.stopped()
+	if st == nil || st.Kind != result.StopFailFast {
+		return st
+	}
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			if c.Status == result.Skipped && c.SkipReason == st.Reason {
+				return st
+			}
+		}
+	}
+	return nil
 }
 
 // release drops the decoded metadata of a passing case's replies, keeping

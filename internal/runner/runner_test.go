@@ -614,8 +614,14 @@ func TestRunFailFast(t *testing.T) {
 	if r := res.Files[1].Cases[1].SkipReason; r != "not today" {
 		t.Errorf("a skipped scenario keeps its own reason, got %q", r)
 	}
-	if !res.Interrupted {
-		t.Error("Interrupted not set")
+	if res.Interrupted {
+		t.Error("Interrupted set: a fail-fast stop is no interruption")
+	}
+	if res.Stop == nil || res.Stop.Kind != result.StopFailFast || res.Stop.Reason != result.ReasonFailFast {
+		t.Errorf("Stop = %+v, want the fail-fast stop", res.Stop)
+	}
+	if got := res.RunStatus(); got != result.RunFailed {
+		t.Errorf("RunStatus = %s, want failed", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,11 @@ type Session struct {
 	// stepText is the text of the step running (a feature step as
 	// written; empty for YAML), for the failures it records.
 	stepText string
+	// reached are the hosts that answered a call of the attempt; stop is
+	// the platform stop the failure of a call called for (stop.go). The
+	// scheduler reads both when the attempt ends.
+	reached []string
+	stop    *result.Stop
 }
 
 // NewSession starts an attempt of sc recorded on c: a fresh Attempt (its
@@ -279,7 +285,8 @@ func (s *Session) open(st *steps.Step) (ok, retry bool) {
 	s.greeting, s.last = greeting, greeting
 	if m := greeting.Messaging; m != nil {
 		if e := systemError(m, true, s.readsSystem(st, true)); e != nil {
-			return false, s.callFailed(s.sc.Pos, "start session", e, true)
+			// The greeting is in the transcript at the scenario.
+			return false, s.callFailed(s.sc.Pos, "", e, true)
 		}
 	}
 	return true, false
@@ -317,12 +324,14 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		return s.conv.Send(ctx, req)
 	})
 	if err != nil {
-		return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), err, false)
+		// The turn is in the transcript at pos: reports name it.
+		return false, s.callFailed(pos, "", err, false)
 	}
 	s.index, s.last = index, exch
 	if m := exch.Messaging; m != nil {
 		if e := systemError(m, false, s.readsSystem(st, false)); e != nil {
-			return false, s.callFailed(pos, fmt.Sprintf("turn %d", index), e, false)
+			// The turn is in the transcript at pos: reports name it.
+			return false, s.callFailed(pos, "", e, false)
 		}
 	}
 	return true, false
@@ -367,7 +376,8 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 		return exch, err
 	})
 	if err != nil {
-		return nil, s.callFailed(pos, "start session", err, true)
+		// The greeting is in the transcript at pos: reports name it.
+		return nil, s.callFailed(pos, "", err, true)
 	}
 	s.a.ConversationID = exch.Result.ConversationID
 	return exch, true
@@ -415,6 +425,9 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 	t := &result.Turn{Index: index, Pos: pos, Say: s.opts.Redactor.String(say), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
+	if exch != nil && exch.Host != "" && (err == nil || exch.Status != 0) {
+		s.reach(exch.Host)
+	}
 	if exch != nil {
 		t.Request, t.Response = exch.Request, exch.Response
 		t.Result, t.Latency = exch.Result, exch.Latency
@@ -458,19 +471,33 @@ func shareRawMetadata(exch *platform.Exchange) {
 }
 
 // callFailed ends the attempt on a failed call and reports whether a retry
-// could help.
+// could help. what names the call in the message ("probe: place call to
+// ..."); it is empty for the calls of the transcript (the greeting and the
+// turns), which reports name from the turn at pos, so that no message
+// says "turn 2" twice.
 func (s *Session) callFailed(pos diag.Pos, what string, err error, starting bool) (retry bool) {
 	e, retry := classify(err, starting)
 	if e == nil {
 		// Interrupted: the attempt stays Pending with its partial
 		// transcript.
-		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: what + ": run interrupted"})
+		s.errored(&result.Error{Pos: pos, Kind: result.KindInterrupted, Message: prefixed(what, "run interrupted")})
 		return false
 	}
+	s.reach(answeredBy(err))
 	e.Pos = pos
-	e.Message = what + ": " + e.Message
+	e.Message = prefixed(what, e.Message)
 	s.errored(e)
+	if s.stop == nil {
+		s.stop = platformStop(err, starting, s.c.Agent, s.c.Env, e.Message)
+	}
 	return retry
+}
+
+// reach records that host answered a call of the attempt.
+func (s *Session) reach(host string) {
+	if host != "" && !slices.Contains(s.reached, host) {
+		s.reached = append(s.reached, host)
+	}
 }
 
 // check runs the expectations on a reply, records any failures and reports

@@ -132,7 +132,11 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	}
 	p, ok := fields["scenarios"]
 	if !ok {
-		d.errorHint(root, "a suite lists its scenarios under scenarios:", "suite has no scenarios: key")
+		if !hasNearMiss(root, "scenarios") {
+			// A misspelt scenarios: is reported as an unknown key with a
+			// did-you-mean; saying it is missing too would be noise.
+			d.errorHint(root, "a suite lists its scenarios under scenarios:", "suite has no scenarios: key")
+		}
 		return s
 	}
 	list := d.resolve(p.Val)
@@ -163,6 +167,20 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		}
 	}
 	return s
+}
+
+// hasNearMiss reports whether a mapping has a key that is a near miss of
+// key (diag.Suggest), other than key itself.
+func hasNearMiss(m *yaml.Node, key string) bool {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i].Value; k != key && diag.Suggest(k, []string{key}) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *decoder) agent(p pair) string {
@@ -434,7 +452,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if row != nil {
 		maps.Copy(sc.Vars, row.Values)
 		sc.Name += " " + row.suffix()
-		sc.Pos = row.Pos
+		sc.Outline, sc.Pos = sc.Pos, row.Pos
 	}
 	if checkRefs {
 		d.scope = make(map[string]bool, len(sc.Vars))

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -458,7 +459,10 @@ func (d *decoder) stateMatcher(kv pair, what string) *assert.Text {
 }
 
 // handoff reads false (no handoff), true (any handoff) or a destination
-// matcher.
+// matcher. A plain yes, no, on or off is refused: YAML 1.1 read them as
+// booleans and yaml.v3 (YAML 1.2) reads them as text, so `handoff: no`
+// would expect a handoff to a destination named "no". Quoted, such a word
+// is a destination.
 func (d *decoder) handoff(e *assert.Expect, p pair) {
 	n := d.resolve(p.Val)
 	if n == nil {
@@ -470,12 +474,31 @@ func (d *decoder) handoff(e *assert.Expect, p pair) {
 		e.Handoff = h
 		return
 	}
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 {
+		if b, ok := yaml11Bool(n.Value); ok {
+			d.errorHint(n, fmt.Sprintf("write %t, or quote it (handoff: %q) for a destination of that name", b, n.Value),
+				"handoff: %s is not a boolean in YAML 1.2: it would expect a handoff to a destination named %q", n.Value, n.Value)
+			return
+		}
+	}
 	h.Destination = d.matcher(n, "handoff", false)
 	if h.Destination == nil {
 		return
 	}
 	h.Destination.Pos = d.pos(p.Key)
 	e.Handoff = h
+}
+
+// yaml11Bool reads the words YAML 1.1 took for booleans and YAML 1.2
+// (yaml.v3) takes for text.
+func yaml11Bool(s string) (value, ok bool) {
+	switch strings.ToLower(s) {
+	case "yes", "y", "on":
+		return true, true
+	case "no", "n", "off":
+		return false, true
+	}
+	return false, false
 }
 
 func (d *decoder) boolCheck(p pair, what string) *assert.Bool {

@@ -16,6 +16,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -74,10 +75,21 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		s.Tags = append(s.Tags, strings.TrimPrefix(t.Name, "@"))
 	}
 	fl.index(doc.Feature)
+	fl.outlineColumns(doc.Feature)
+	seen := map[string]diag.Pos{}
 	for _, p := range pickles {
-		if sc := fl.scenario(p); sc != nil {
-			s.Scenarios = append(s.Scenarios, sc)
+		sc := fl.scenario(p)
+		if sc == nil {
+			continue
 		}
+		if first, dup := seen[sc.Name]; dup {
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
+				Message: fmt.Sprintf("duplicate scenario name %q (first at line %d)", sc.Name, first.Line),
+				Hint:    "names identify scenarios in reports and filters; make each one unique"})
+			continue
+		}
+		seen[sc.Name] = sc.Pos
+		s.Scenarios = append(s.Scenarios, sc)
 	}
 	if len(pickles) == 0 {
 		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
@@ -320,7 +332,7 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 			}
 			maps.Copy(sc.Vars, row.Values)
 			sc.Name += " " + row.suffix()
-			sc.Pos = row.Pos
+			sc.Outline, sc.Pos = sc.Pos, row.Pos
 		}
 	}
 	fl.tags(sc, p.Tags)
@@ -489,6 +501,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	// setupAt is where the setup steps start; viaAt is the step that
 	// chose the channel.
 	setupAt, viaAt := diag.Pos{}, diag.Pos{}
+	// scope is what a ${name} may refer to: the Examples row's columns,
+	// then the captures of earlier steps.
+	scope := make(map[string]bool, len(sc.Vars))
+	for k := range sc.Vars {
+		scope[k] = true
+	}
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
 		if len(ps.AstNodeIds) > 0 {
@@ -521,6 +539,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				fl.envRefs.note(in.Pos, cell)
 			}
 		}
+		fl.checkRefs(in, scope)
 		st, err := library.Compile(in)
 		if err != nil {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
@@ -532,6 +551,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			continue
 		}
 		sc.Steps = append(sc.Steps, st)
+		if st.Kind == steps.Capture {
+			scope[st.Capture.Name] = true
+		}
 		if st.Kind != steps.Setup {
 			fl.probeRules(st, &probe, started)
 			started = true
@@ -568,6 +590,105 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			probe.Probe.Within = fl.within
 		} else if !broken {
 			fl.diags = fl.diags.Warnf(fl.withinAt, "@within bounds the wait for an outbound call's status; scenario %q places no call", sc.Name)
+		}
+	}
+}
+
+// checkRefs reports the ${name} references of a step (its text, DocString
+// and table) that are malformed or name nothing in scope, as the YAML
+// decoder does: at run time they could only error the scenario.
+// ${env:NAME} is left to run time.
+func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
+	texts := []string{in.Text}
+	if in.DocString != nil {
+		texts = append(texts, *in.DocString)
+	}
+	for _, row := range in.Table {
+		texts = append(texts, row...)
+	}
+	for _, text := range texts {
+		if !strings.Contains(text, "${") {
+			continue
+		}
+		refs, err := interp.Scan(text)
+		if err != nil {
+			fl.diags = fl.diags.Errorf(in.Pos, "%v", err)
+			continue
+		}
+		for _, r := range refs {
+			if r.Env || scope[r.Name] {
+				continue
+			}
+			// Sorted: ties in Suggest must not depend on map order.
+			names := slices.Sorted(maps.Keys(scope))
+			hint := "a feature's variables are the Examples columns and the captures of earlier steps"
+			if s := diag.Suggest(r.Name, names); s != "" {
+				hint = fmt.Sprintf("did you mean ${%s}?", s)
+			}
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: in.Pos,
+				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
+		}
+	}
+}
+
+// placeholder is a Scenario Outline's <column>.
+var placeholder = regexp.MustCompile(`<([^<>\n]+)>`)
+
+// outlineColumns reports the <name> placeholders of each Scenario
+// Outline's steps that no Examples table of the outline has as a column:
+// Gherkin leaves them as they are, so a misspelt <dya> would be sent to
+// the agent literally.
+func (fl *featureLoader) outlineColumns(f *messages.Feature) {
+	check := func(sc *messages.Scenario) {
+		if sc == nil || len(sc.Examples) == 0 {
+			return
+		}
+		cols := map[string]bool{}
+		var names []string
+		for _, ex := range sc.Examples {
+			if ex.TableHeader == nil {
+				continue
+			}
+			for _, c := range ex.TableHeader.Cells {
+				if !cols[c.Value] {
+					cols[c.Value] = true
+					names = append(names, c.Value)
+				}
+			}
+		}
+		for _, st := range sc.Steps {
+			texts := []string{st.Text}
+			if st.DocString != nil {
+				texts = append(texts, st.DocString.Content)
+			}
+			if st.DataTable != nil {
+				for _, r := range st.DataTable.Rows {
+					for _, c := range r.Cells {
+						texts = append(texts, c.Value)
+					}
+				}
+			}
+			for _, text := range texts {
+				for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+					if cols[m[1]] {
+						continue
+					}
+					hint := "the columns are " + strings.Join(names, ", ")
+					if s := diag.Suggest(m[1], names); s != "" {
+						hint = fmt.Sprintf("did you mean <%s>?", s)
+					}
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
+						Message: fmt.Sprintf("<%s> is not a column of the Examples of %q: it would be sent as written", m[1], strings.TrimSpace(sc.Name)), Hint: hint})
+				}
+			}
+		}
+	}
+	for _, ch := range f.Children {
+		check(ch.Scenario)
+		if ch.Rule != nil {
+			for _, rc := range ch.Rule.Children {
+				check(rc.Scenario)
+			}
 		}
 	}
 }

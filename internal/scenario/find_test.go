@@ -100,19 +100,65 @@ func TestIsSuite(t *testing.T) {
 		want bool
 	}{
 		{"suite", okSuite, true},
-		{"agent definition", "name: x\nnodes: []\n", false},
+		{"agent definition", "id: x\nname: x\nstart: Greeting\nnodes: []\n", false},
 		{"list", "- scenarios: []\n", false},
+		{"list of strings", "- a\n- b\n", false},
+		{"scenarios written as a list", "- name: a\n  turns: [{say: hi}]\n", true},
 		{"nested key", "a:\n  scenarios: []\n", false},
-		{"empty", "", false},
+		{"empty", "", true},
+		{"comments only", "# nothing yet\n", true},
 		{"syntax error in a suite", "scenarios:\n  - name: a\n\tturns: []\n", true},
-		{"syntax error elsewhere", "a: [\n", false},
+		{"syntax error elsewhere", "a: [\n", true},
 		{"quoted key", "\"scenarios\": []\n", true},
 		{"byte order mark", "\ufeffscenarios: []\n", true},
+		{"misspelt scenarios", "suite: x\nscenario: []\n", true},
+		{"capitalised scenarios", "Scenarios: []\n", true},
+		{"suite keys without scenarios", "suite: x\nagent: restaurant\ntags: [a]\n", true},
+		{"suite keys and a misspelt one", "agent: restaurant\nvar: {a: b}\n", true},
+		{"CI job with env", "name: ci\non: push\nenv: {A: b}\njobs: {}\n", false},
+		{"agenttest.yaml", "default_target: sim\ntargets: {}\nrun: {parallel: 2}\n", false},
+		{"scalar", "just text\n", false},
 	}
 	for _, tc := range testCases {
 		if got := IsSuite([]byte(tc.src)); got != tc.want {
 			t.Errorf("%s: IsSuite = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestLoadAllSkipped: a directory walk loads every suite-shaped file,
+// broken ones included, and lists the other YAML files with what they
+// are.
+func TestLoadAllSkipped(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	fsys := fstest.MapFS{
+		"s/ok.yaml":        file(okSuite),
+		"s/misspelt.yaml":  file("suite: x\nscenario:\n  - {name: a, turns: [{say: hi}]}\n"),
+		"s/empty.yaml":     file(""),
+		"s/broken.yml":     file("scenarios: [\n"),
+		"s/ci.yml":         file("name: ci\non: push\njobs: {}\n"),
+		"s/agenttest.yaml": file("default_target: sim\n"),
+	}
+	l := LoadAll(fsys, []string{"s"})
+	if len(l.Suites) != 1 || l.Suites[0].Path != "s/ok.yaml" {
+		t.Errorf("suites %v", l.Suites)
+	}
+	got := renderDiags(l.Diags)
+	for _, want := range []string{
+		`s/misspelt.yaml:2:1: unknown key "scenario" in suite`,
+		"s/empty.yaml:1:1: file is empty",
+		"s/broken.yml:1: invalid YAML",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	want := []Skipped{
+		{"s/agenttest.yaml", "not a suite (top-level keys: default_target)"},
+		{"s/ci.yml", "not a suite (top-level keys: name, on, jobs)"},
+	}
+	if !reflect.DeepEqual(l.Skipped, want) {
+		t.Errorf("skipped %+v\nwant %+v", l.Skipped, want)
 	}
 }
 

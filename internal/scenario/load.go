@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,9 +51,10 @@ var skipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules":
 // IsSuite), skipping hidden directories, testdata, vendor and node_modules;
 // a file named explicitly is kept whatever its content, so that loading it
 // explains why it is not a suite. Paths are slash-separated and relative to
-// fsys ("./x" and "x/" are accepted); no paths means ".". The result is
-// sorted and without duplicates. Every path that cannot be read is reported
-// in the joined error.
+// fsys ("./x" and "x/" are accepted; "../x" and "/abs/x" too, for an fs.FS
+// that accepts them); no paths means ".". The result is sorted and without
+// duplicates. Every path that cannot be read is reported in the joined
+// error.
 func Find(fsys fs.FS, paths []string) ([]string, error) {
 	found, errs := find(fsys, paths)
 	var files []string
@@ -63,7 +65,7 @@ func Find(fsys fs.FS, paths []string) ([]string, error) {
 				errs = append(errs, fmt.Errorf("find suites: %w", err))
 				continue
 			}
-			if !IsSuite(src) {
+			if ok, _ := classify(src); !ok {
 				continue
 			}
 		}
@@ -148,85 +150,174 @@ func cleanPath(p string) string {
 }
 
 // Load finds the suite files under paths and loads each one with the loader
-// of its kind, reading and parsing each file once: a YAML file found in a
-// directory is parsed, found not to be a suite (no `scenarios:` key) and
-// passed over, or decoded from that parse. It returns the suites that
-// loaded without errors, in file order, and every diagnostic of every
-// file.
+// of its kind (see LoadAll). It returns the suites that loaded without
+// errors, in file order, and every diagnostic of every file.
 func Load(fsys fs.FS, paths []string) ([]*Suite, diag.Diagnostics) {
+	l := LoadAll(fsys, paths)
+	return l.Suites, l.Diags
+}
+
+// Loaded is what LoadAll found under its paths.
+type Loaded struct {
+	// Suites are the suites that loaded without errors, in file order.
+	Suites []*Suite
+	// Skipped are the YAML files found in directories that are not
+	// suites (CI jobs, agent definitions, agenttest.yaml), in file
+	// order: `lint -v` and `list -v` list them.
+	Skipped []Skipped
+	// Diags are the problems of every file, and of the paths.
+	Diags diag.Diagnostics
+}
+
+// Skipped is a YAML file a directory walk passed over, and why.
+type Skipped struct {
+	Path string
+	// Why says what the file holds instead of a suite, e.g. "not a
+	// suite (top-level keys: name, on, jobs)".
+	Why string
+}
+
+// LoadAll finds the suite files under paths and loads each one with the
+// loader of its kind, reading and parsing each file once. A YAML file
+// found in a directory is a suite (and is validated like a file named on
+// the command line) when its top level is one (see IsSuite): it has a
+// `scenarios:` key or a near miss of it, or only suite keys; a file that
+// does not parse, or is empty, is loaded too, so that its problem is
+// reported. Any other YAML file is passed over and listed in Skipped.
+func LoadAll(fsys fs.FS, paths []string) Loaded {
+	var l Loaded
 	files, errs := find(fsys, paths)
-	var diags diag.Diagnostics
 	for _, err := range errs {
-		diags = diags.Append(diag.Diagnostic{Severity: diag.Error, Message: err.Error()})
+		l.Diags = l.Diags.Append(diag.Diagnostic{Severity: diag.Error, Message: err.Error()})
 	}
-	var suites []*Suite
 	for _, f := range files {
 		src, err := fs.ReadFile(fsys, f.path)
 		if err != nil {
-			diags = diags.Errorf(diag.Pos{File: f.path}, "read suite: %v", err)
+			l.Diags = l.Diags.Errorf(diag.Pos{File: f.path}, "read suite: %v", err)
 			continue
 		}
 		var s *Suite
 		var ds diag.Diagnostics
 		switch KindOf(f.path) {
 		case YAMLSuite:
-			var isSuite bool
-			if s, ds, isSuite = loadYAML(f.path, src, f.named); !isSuite {
+			var why string
+			if s, ds, why = loadYAML(f.path, src, f.named); why != "" {
+				l.Skipped = append(l.Skipped, Skipped{Path: f.path, Why: why})
 				continue
 			}
 		case Feature:
 			s, ds = loadFeature(f.path, src)
 		}
-		diags = append(diags, ds...)
+		l.Diags = append(l.Diags, ds...)
 		if s != nil {
-			suites = append(suites, s)
+			l.Suites = append(l.Suites, s)
 		}
 	}
-	return suites, diags
+	return l
 }
 
-// suiteLine finds a top-level `scenarios:` key in text that YAML cannot
-// parse, so a suite with a syntax error is still loaded (and its error
-// reported) instead of being passed over as "not a suite".
-var suiteLine = regexp.MustCompile(`(?m)^["']?scenarios["']?[ \t]*:`)
+// IsSuite reports whether src, found in a directory, is a YAML suite (see
+// classify). Other YAML (agent definitions, agenttest.yaml, CI jobs) is
+// not.
+func IsSuite(src []byte) bool {
+	ok, _ := classify(src)
+	return ok
+}
 
-// IsSuite reports whether src is a YAML suite: its top-level mapping has a
-// `scenarios` key. Other YAML (agent definitions, agenttest.yaml, CI jobs)
-// is not.
-func IsSuite(src []byte) (suite bool) {
+// classify decides whether a YAML file found in a directory is a suite,
+// from its first document; why says what it is instead when it is not.
+func classify(src []byte) (suite bool, why string) {
 	defer func() {
-		// A parser panic must not make a whole directory unreadable.
+		// A parser panic must not make a whole directory unreadable:
+		// loading the file reports it.
 		if recover() != nil {
-			suite = suiteLine.Match(src)
+			suite, why = true, ""
 		}
 	}()
 	var doc yaml.Node
 	err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc)
-	return looksLikeSuite(&doc, err, src)
+	return looksLikeSuite(&doc, err)
 }
 
+// Top-level keys that make a YAML file found in a directory a suite:
+// every key of a suite, and the scenario keys a suite written without
+// `scenarios:` starts with.
+var (
+	suiteShaped    = []string{"suite", "scenarios", "agent", "env", "vars", "start", "tags"}
+	scenarioShaped = []string{"name", "turns", "greeting", "probe", "examples", "confirm"}
+)
+
 // looksLikeSuite decides from the first document of a YAML file (or the
-// error of decoding it) whether the file is a suite: a `scenarios` key at
-// the top, or, in text YAML cannot parse, a line that starts with one, so
-// that a suite with a syntax error is still loaded (and its error
-// reported) instead of being passed over.
-func looksLikeSuite(doc *yaml.Node, err error, src []byte) bool {
+// error of decoding it) whether the file is a suite:
+//
+//   - a file that does not parse, or holds nothing, is one: it is loaded
+//     so that its problem is reported, never passed over in silence;
+//   - a mapping is one when it has `scenarios:` or a near miss of it
+//     (`scenario:`, `Scenarios:`), or when every key is a suite key (or a
+//     near miss of one, or an x- extension) and one is: a suite whose
+//     scenarios are missing. A mapping with other keys (an agent
+//     definition's id and nodes, a CI job's jobs, agenttest.yaml's
+//     targets) is something else;
+//   - a list is one when its first item is a scenario (name: with turns:
+//     or greeting:): scenarios written without `scenarios:`.
+func looksLikeSuite(doc *yaml.Node, err error) (bool, string) {
 	if err != nil {
-		return !errors.Is(err, io.EOF) && suiteLine.Match(src)
+		return true, ""
 	}
-	if len(doc.Content) == 0 {
-		return false
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		return true, ""
 	}
 	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return false
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "scenarios" {
-			return true
+	switch root.Kind {
+	case yaml.MappingNode:
+		var keys []string
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			keys = append(keys, root.Content[i].Value)
 		}
+		suiteish, other := false, false
+		for _, k := range keys {
+			switch {
+			case k == "scenarios" || diag.Suggest(k, []string{"scenarios"}) != "":
+				return true, ""
+			case slices.Contains(suiteShaped, k):
+				suiteish = true
+			case strings.HasPrefix(k, "x-") || diag.Suggest(k, suiteShaped) != "":
+			default:
+				other = true
+			}
+		}
+		if suiteish && !other {
+			return true, ""
+		}
+		return false, "not a suite (top-level keys: " + shortList(keys) + ")"
+	case yaml.SequenceNode:
+		if len(root.Content) > 0 && root.Content[0].Kind == yaml.MappingNode {
+			item := root.Content[0]
+			named, scenario := false, false
+			for i := 0; i+1 < len(item.Content); i += 2 {
+				switch k := item.Content[i].Value; {
+				case k == "name":
+					named = true
+				case slices.Contains(scenarioShaped, k):
+					scenario = true
+				}
+			}
+			if named && scenario {
+				return true, ""
+			}
+		}
+		return false, "not a suite (a list)"
 	}
-	return false
+	return false, "not a suite (a " + kindName(root) + ")"
+}
+
+// shortList joins the first few names of a list for a message.
+func shortList(names []string) string {
+	const most = 6
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + ", ..."
+	}
+	return strings.Join(names, ", ")
 }
 
 // LoadFile decodes one YAML suite. path is used for positions and for the
@@ -238,43 +329,39 @@ func LoadFile(path string, src []byte) (suite *Suite, diags diag.Diagnostics) {
 	return suite, diags
 }
 
-// loadYAML decodes a YAML file from one parse. A file found in a directory
-// (named false) that is not a suite is passed over without a word:
-// isSuite is false. A file named on the command line is decoded whatever
-// it holds, so that the user learns why it is not a suite.
-func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Diagnostics, isSuite bool) {
+// loadYAML decodes a YAML file from one parse. A file found in a
+// directory (named false) that is not a suite is passed over: skipped
+// says what it is instead. A file named on the command line is decoded
+// whatever it holds, so that the user learns why it is not a suite.
+func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Diagnostics, skipped string) {
 	d := &decoder{file: path}
-	decided := named
 	defer func() {
 		if r := recover(); r != nil {
-			if !decided && !suiteLine.Match(src) {
-				suite, diags, isSuite = nil, nil, false
-				return
-			}
 			// Never seen; the fuzz target guards it. Report instead of
 			// crashing a run over one file.
 			d.diags = d.diags.Errorf(diag.Pos{File: path}, "internal error while loading: %v", r)
-			suite, diags, isSuite = nil, finish(d.diags, src), true
+			suite, diags, skipped = nil, finish(d.diags, src), ""
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	err := dec.Decode(&doc)
-	if !named && !looksLikeSuite(&doc, err, src) {
-		return nil, nil, false
+	if !named {
+		if ok, why := looksLikeSuite(&doc, err); !ok {
+			return nil, nil, why
+		}
 	}
-	decided = true
 	root := d.parse(dec, &doc, err, src)
 	if root == nil {
-		return nil, finish(d.diags, src), true
+		return nil, finish(d.diags, src), ""
 	}
 	s := d.suite(root, path)
 	s.EnvRefs = d.envRefs.sorted()
 	diags = finish(d.diags, src)
 	if diags.HasErrors() {
-		return nil, diags, true
+		return nil, diags, ""
 	}
-	return s, diags, true
+	return s, diags, ""
 }
 
 // parse checks the single YAML document of a suite file, given the first

@@ -144,6 +144,10 @@ type Scenario struct {
 	// Pos is the scenario's item in `scenarios:`; for an examples row it is
 	// the row, so that each expansion has a place of its own.
 	Pos diag.Pos
+	// Outline is, for an examples row, where its scenario (the outline)
+	// is written; zero for a scenario without examples. `agenttest run
+	// FILE:LINE` at the outline's line selects all its rows.
+	Outline diag.Pos
 	// Tags are the suite's tags followed by the scenario's own, without
 	// duplicates, each without a leading @.
 	Tags  []string

@@ -319,13 +319,8 @@ func (d *decoder) boolean(n *yaml.Node, what string) (bool, bool) {
 		return strings.EqualFold(n.Value, "true"), true
 	}
 	hint := ""
-	if n.Kind == yaml.ScalarNode {
-		switch strings.ToLower(n.Value) {
-		case "yes", "y", "on":
-			hint = "write true"
-		case "no", "n", "off":
-			hint = "write false"
-		}
+	if b, ok := yaml11Bool(n.Value); ok && n.Kind == yaml.ScalarNode {
+		hint = fmt.Sprintf("write %t", b)
 	}
 	d.errorHint(n, hint, "%s must be true or false, not %s", what, kindName(n))
 	return false, false

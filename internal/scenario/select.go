@@ -1,16 +1,58 @@
 package scenario
 
-import "regexp"
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
 
 // Selection chooses the scenarios of a run. The zero Selection selects
 // every scenario. `agenttest run`, `list`, `lint` and the checks made
 // before a run (live safety, the webhook receiver's events) all select
 // through Select with one Selection, so they always agree on what runs.
+// A scenario is selected when every filter that is set keeps it.
 type Selection struct {
 	// Tags keeps the scenarios whose tags match; nil keeps all.
 	Tags *TagExpr
 	// Name keeps the scenarios whose name it matches; nil keeps all.
+	// ParseName reads the --name forms (literal text, or /regex/).
 	Name *regexp.Regexp
+	// At keeps, in each file it names, only the scenarios written at its
+	// lines (`agenttest run FILE:LINE`, the form every result line and
+	// JUnit file/line print): a scenario's line selects it, every row of
+	// an outline included; an examples row's line selects that row.
+	// Files that At does not name are not restricted. Only File and Line
+	// count; the files are paths as given to Load.
+	At []diag.Pos
+	// Cases, when not nil, keeps only the scenarios it holds, by file and
+	// name (--rerun-failed: the cases a previous report lists as failed
+	// or errored).
+	Cases map[CaseRef]bool
+}
+
+// CaseRef names a scenario (or an examples row) across runs: its file,
+// as given to Load, and its name, examples row included.
+type CaseRef struct {
+	File string
+	Name string
+}
+
+// ParseName reads the value of --name: a literal text a scenario's name
+// must contain (brackets and dots included, so a printed name such as
+// `books a table [day=friday]` selects exactly that row), or a regular
+// expression (RE2) when written between slashes: /^books .* friday/.
+func ParseName(s string) (*regexp.Regexp, error) {
+	if len(s) >= 2 && strings.HasPrefix(s, "/") && strings.HasSuffix(s, "/") {
+		re, err := regexp.Compile(s[1 : len(s)-1])
+		if err != nil {
+			return nil, fmt.Errorf("not a regular expression: %w", err)
+		}
+		return re, nil
+	}
+	return regexp.MustCompile(regexp.QuoteMeta(s)), nil
 }
 
 // Match reports whether the selection keeps the scenario.
@@ -21,7 +63,29 @@ func (sel Selection) Match(sc *Scenario) bool {
 	if sel.Name != nil && !sel.Name.MatchString(sc.Name) {
 		return false
 	}
+	if len(sel.At) > 0 && !sel.atMatch(sc) {
+		return false
+	}
+	if sel.Cases != nil && !sel.Cases[CaseRef{File: cleanPath(sc.Pos.File), Name: sc.Name}] {
+		return false
+	}
 	return true
+}
+
+// atMatch applies At to a scenario.
+func (sel Selection) atMatch(sc *Scenario) bool {
+	file := cleanPath(sc.Pos.File)
+	named := false
+	for _, at := range sel.At {
+		if cleanPath(at.File) != file {
+			continue
+		}
+		named = true
+		if at.Line == sc.Pos.Line || (sc.Outline.Line != 0 && at.Line == sc.Outline.Line) {
+			return true
+		}
+	}
+	return !named
 }
 
 // Select returns the suites with only their selected scenarios, in file
@@ -52,5 +116,66 @@ func Select(suites []*Suite, sel Selection) []*Suite {
 			out = append(out, &cp)
 		}
 	}
+	return out
+}
+
+// Unmatched returns the entries of At and Cases that name no scenario of
+// suites, whatever the other filters: a FILE:LINE where no scenario is
+// written, a case of a previous report that is gone or was renamed. The
+// caller says so instead of running less than was asked in silence.
+func (sel Selection) Unmatched(suites []*Suite) (at []diag.Pos, cases []CaseRef) {
+	type fileLine struct {
+		file string
+		line int
+	}
+	lines := map[fileLine]bool{}
+	names := map[CaseRef]bool{}
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			file := cleanPath(sc.Pos.File)
+			lines[fileLine{file, sc.Pos.Line}] = true
+			if sc.Outline.Line != 0 {
+				lines[fileLine{file, sc.Outline.Line}] = true
+			}
+			names[CaseRef{file, sc.Name}] = true
+		}
+	}
+	for _, p := range sel.At {
+		if !lines[fileLine{cleanPath(p.File), p.Line}] {
+			at = append(at, p)
+		}
+	}
+	for ref := range sel.Cases {
+		if !names[CaseRef{cleanPath(ref.File), ref.Name}] {
+			cases = append(cases, ref)
+		}
+	}
+	slices.SortFunc(cases, func(a, b CaseRef) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return at, cases
+}
+
+// Lines lists the lines of file at which a scenario or an outline is
+// written, in order, for the message of a FILE:LINE that selects nothing.
+func Lines(suites []*Suite, file string) []int {
+	file = cleanPath(file)
+	var out []int
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if cleanPath(sc.Pos.File) != file {
+				continue
+			}
+			for _, l := range []int{sc.Outline.Line, sc.Pos.Line} {
+				if l != 0 && !slices.Contains(out, l) {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,32 @@ func (e TagExpr) Match(tags []string) bool {
 		set[strings.TrimPrefix(t, "@")] = true
 	}
 	return e.root.match(set)
+}
+
+// Tags lists the tags the expression names, without @, in order and
+// without duplicates: a run that selects nothing says which of them no
+// scenario has.
+func (e TagExpr) Tags() []string {
+	var out []string
+	var walk func(n tagNode)
+	walk = func(n tagNode) {
+		switch x := n.(type) {
+		case tagLit:
+			if !slices.Contains(out, string(x)) {
+				out = append(out, string(x))
+			}
+		case tagNot:
+			walk(x.x)
+		case tagAnd:
+			walk(x.l)
+			walk(x.r)
+		case tagOr:
+			walk(x.l)
+			walk(x.r)
+		}
+	}
+	walk(e.root)
+	return out
 }
 
 type tagNode interface {

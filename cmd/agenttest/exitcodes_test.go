@@ -1,0 +1,252 @@
+package main
+
+// The exit-code table, row by row, as the shell sees it: each test starts
+// agenttest as a process of its own (this test binary running main, see
+// interrupt_test.go) and reads its exit status, its output and the
+// reports it left. SIGINT (130) is TestSignalMidRun.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// process is one finished agenttest process.
+type process struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// runProcess runs agenttest in dir with env (and nothing else of this
+// process's environment) and waits for it.
+func runProcess(t *testing.T, dir string, env map[string]string, args ...string) process {
+	t.Helper()
+	cmd := exec.Command(agenttestBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), asMainEnv + "=1"}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	p := process{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		p.code = ee.ExitCode()
+	default:
+		t.Fatalf("agenttest %v: %v", args, err)
+	}
+	return p
+}
+
+func (p process) String() string {
+	return fmt.Sprintf("exit %d after %s\nstdout:\n%s\nstderr:\n%s", p.code, p.took.Round(time.Millisecond), p.stdout, p.stderr)
+}
+
+// TestExitCodeTable drives the built binary through every row of the
+// exit-code table but 130.
+func TestExitCodeTable(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	type testCase struct {
+		name string
+		dir  string
+		env  map[string]string
+		args []string
+		code int
+		// stdout and stderr must contain each of these.
+		stdout, stderr []string
+	}
+	cases := []testCase{
+		{name: "0: every scenario passed", dir: "testdata/pass", args: []string{"run"}, code: exitOK,
+			stdout: []string{"2 passed, 0 failed, 0 skipped", "status: passed"}},
+		{name: "1: a check failed", dir: "testdata/fail", args: []string{"run"}, code: exitFailed,
+			stdout: []string{"status: failed"}},
+		{name: "2: a directory of broken suite files, run", dir: "testdata/discovery", args: []string{"run"}, code: exitUsage,
+			stderr: []string{"suites/broken.yml:2: invalid YAML", "suites/empty.yaml:1:1: file is empty", `suites/misspelt.yaml:3:1: unknown key "scenario"`}},
+		{name: "2: a directory of broken suite files, lint", dir: "testdata/discovery", args: []string{"lint"}, code: exitUsage,
+			stdout: []string{"suites/broken.yml:2: invalid YAML", "suites/empty.yaml:1:1: file is empty", `suites/misspelt.yaml:3:1: unknown key "scenario"`}},
+		{name: "2: the platform refuses the key", dir: "testdata/pass",
+			env: map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "not-the-build-key-0123"}, args: []string{"run", "--parallel", "1"}, code: exitUsage,
+			stderr: []string{"refused the build key", "check AGENTTEST_BUILD_KEY"}, stdout: []string{"not run: credentials refused"}},
+		{name: "3: internal (a report the disk refuses at the end)", dir: "testdata/pass", args: []string{"run", "--json", "/dev/full"}, code: exitInternal,
+			stderr: []string{"agenttest: internal error: write report /dev/full"}},
+		{name: "5: nothing selected", dir: "testdata/pass", args: []string{"run", "--tags", "@NoSuch"}, code: exitEmpty,
+			stderr: []string{"agenttest: nothing to test"}, stdout: []string{"status: empty"}},
+		{name: "0: nothing selected, allowed", dir: "testdata/pass", args: []string{"run", "--tags", "@NoSuch", "--allow-empty"}, code: exitOK,
+			stdout: []string{"status: empty"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.name[0] == '3' {
+				if _, err := os.Stat("/dev/full"); err != nil {
+					t.Skip("no /dev/full here")
+				}
+			}
+			p := runProcess(t, tc.dir, tc.env, tc.args...)
+			if p.code != tc.code {
+				t.Fatalf("want exit %d, got %s", tc.code, p)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(p.stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, p)
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(p.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, p)
+				}
+			}
+		})
+	}
+}
+
+// TestUnreachableTarget: a 100-scenario suite against a closed port ends
+// within 5 s with exit 4, says the cause once with the host and what to
+// check, and reports every case: the few that tried, errored, the rest
+// not run with the reason, in the console and in both reports.
+func TestUnreachableTarget(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	var suite strings.Builder
+	suite.WriteString("suite: many\nagent: restaurant\nscenarios:\n")
+	for i := range 100 {
+		fmt.Fprintf(&suite, "  - {name: case %d, greeting: {response: {contains: Welcome}}}\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "many.yaml"), []byte(suite.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AGENTTEST_BUILD_URL": "http://" + addr, "AGENTTEST_BUILD_KEY": "build-key-0123456789"}
+	p := runProcess(t, dir, env, "run", "--junit", "junit.xml", "--json", "result.json")
+	if p.code != exitErrored {
+		t.Fatalf("want exit 4, got %s", p)
+	}
+	if p.took > 5*time.Second {
+		t.Errorf("took %s against a closed port, want under 5s", p.took)
+	}
+	cause := "the platform at " + addr + " is unreachable"
+	if n := strings.Count(p.stderr, cause); n != 1 || !strings.Contains(p.stderr, "connection refused") || !strings.Contains(p.stderr, "check AGENTTEST_BUILD_URL") {
+		t.Errorf("stderr says the cause %d times, want once with what to check:\n%s", n, p.stderr)
+	}
+	errored := strings.Count(p.stdout, "\nERROR ")
+	skipped := strings.Count(p.stdout, "(not run: platform unreachable)")
+	if errored < 1 || errored > 8 || errored+skipped != 100 {
+		t.Errorf("%d errored and %d not run, want the 100 cases with at most --parallel errored:\n%s", errored, skipped, p)
+	}
+	if !strings.Contains(p.stdout, "status: errored") {
+		t.Errorf("console does not end with the errored status:\n%s", p.stdout)
+	}
+	var doc struct {
+		Run struct {
+			Status string `json:"status"`
+			Stop   struct {
+				Kind, Reason, Host string
+			} `json:"stop"`
+		} `json:"run"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Run.Status != "errored" || doc.Run.Stop.Kind != "unreachable" || doc.Run.Stop.Host != addr || doc.Run.Stop.Reason != "not run: platform unreachable" {
+		t.Errorf("JSON run = %+v", doc.Run)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(junit), `<skipped message="not run: platform unreachable">`); n != skipped {
+		t.Errorf("JUnit skips %d cases with the reason, the console %d", n, skipped)
+	}
+	if !strings.Contains(string(junit), `<property name="status" value="errored">`) {
+		t.Errorf("JUnit lacks the run status")
+	}
+}
+
+// TestReportPathIsADirectory: --junit naming a directory is refused
+// before any call (exit 2), and the platform never hears from the run.
+func TestReportPathIsADirectory(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	dir, err := filepath.Abs("testdata/pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := t.TempDir()
+	env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": "build-key-0123456789"}
+	p := runProcess(t, dir, env, "run", "--junit", reports, "--json", filepath.Join(reports, "result.json"))
+	if p.code != exitUsage {
+		t.Fatalf("want exit 2, got %s", p)
+	}
+	if want := "agenttest: run: --junit " + reports + ": it is a directory"; !strings.Contains(p.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, p)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the platform got %d calls", n)
+	}
+	if strings.Contains(p.stdout, "running ") {
+		t.Errorf("the run started:\n%s", p.stdout)
+	}
+}
+
+// TestKilledRunLeavesNoReport: reports are written when a run concludes,
+// and an earlier run's reports are removed when it starts, so a run killed
+// with SIGKILL after its first case leaves no report at the final paths,
+// and no temporary file.
+func TestKilledRunLeavesNoReport(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	for _, name := range []string{"junit.xml", "result.json"} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte("the previous run's green verdict"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, stdout, stderr := startSlowRun(t, out)
+	waitUntil(t, 60*time.Second, "a first verdict", func() bool { return strings.Contains(stdout.String(), "\nPASS ") })
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("%s left in the report directory after kill -9\nstderr:\n%s", e.Name(), stderr)
+	}
+}

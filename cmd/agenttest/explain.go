@@ -1,0 +1,146 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// emptyReason says why a run has nothing to test: no suite under its
+// paths, or filters that select no scenario, with a did-you-mean for tags
+// no scenario has (a case slip such as @Smoke for @smoke).
+func emptyReason(suites []*scenario.Suite, o *runOptions) string {
+	if len(suites) == 0 && o.rerunFailed != "" && !o.pathsGiven {
+		return fmt.Sprintf("--rerun-failed %s: no case of the report can run again", o.rerunFailed)
+	}
+	if len(suites) == 0 {
+		return fmt.Sprintf("no suite file under %s (a suite is a .feature file, or a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
+	}
+	n := len(scenarios(suites))
+	filters := o.selection.filters()
+	msg := fmt.Sprintf("no scenario of the %d in %d %s", n, len(suites), plural(len(suites), "suite file", "suite files"))
+	if len(filters) > 0 {
+		msg += " matches " + strings.Join(filters, " and ")
+	} else {
+		msg += " is selected"
+	}
+	if o.sel.Tags != nil {
+		if hint := tagHints(suites, o.sel.Tags.Tags()); hint != "" {
+			msg += "; " + hint
+		}
+	}
+	return msg
+}
+
+// tagHints names the tags of an expression that no scenario has, with the
+// closest tag that exists.
+func tagHints(suites []*scenario.Suite, named []string) string {
+	have := map[string]bool{}
+	for _, sc := range scenarios(suites) {
+		for _, t := range sc.Tags {
+			have[t] = true
+		}
+	}
+	known := make([]string, 0, len(have))
+	for t := range have {
+		known = append(known, t)
+	}
+	sort.Strings(known)
+	var hints []string
+	for _, t := range named {
+		if have[t] {
+			continue
+		}
+		h := "no scenario is tagged @" + t
+		if s := diag.Suggest(t, known); s != "" {
+			h += fmt.Sprintf(" (did you mean @%s?)", s)
+		}
+		hints = append(hints, h)
+	}
+	return strings.Join(hints, "; ")
+}
+
+// stopMessage says why the run stopped before its end, once, with the
+// host and what to check: the setting or the variable that holds the
+// value, never the value of a key.
+func stopMessage(st *result.Stop, t *config.Target) string {
+	cause := st.Cause
+	switch st.Kind {
+	case result.StopUnreachable:
+		setting, envName := urlSetting(st.Host, t)
+		return fmt.Sprintf("the platform at %s is unreachable: %s; check %s, that the platform is up, and the network in between (DNS, proxy, firewall, TLS)",
+			st.Host, cause, where(t, setting, envName))
+	case result.StopCredentials:
+		setting := credentialSetting[st.Credential]
+		if st.Credential == platform.CredentialConnectorToken {
+			// connector_token, or the connectors entry of the agent.
+			setting = cmp.Or(t.ConnectorSetting(st.Agent, st.Env), setting)
+		}
+		envName := t.KeyVars[setting]
+		check := "the " + st.Credential
+		switch {
+		case t.Embedded:
+			check = "the embedded simulator's keys"
+		case envName != "":
+			check = fmt.Sprintf("%s, which holds the %s of target %q", envName, setting, t.Name)
+		}
+		if st.Credential == platform.CredentialConnectorToken {
+			// The access-token step also answers 401 when X-Host is not
+			// the domain the connector is registered to.
+			return fmt.Sprintf("the platform at %s refused the connector token: %s; check %s: it must be the web-chat connector of agent %s in %s, and %s must be the domain it is registered to",
+				st.Host, cause, check, st.Agent, cmp.Or(st.Env, t.Env, runner.DefaultEnv), where(t, "messaging_host", config.EnvMessagingHost))
+		}
+		msg := fmt.Sprintf("the platform at %s refused the %s: %s; check %s: the key must be valid for this workspace and have rights on the agent",
+			st.Host, st.Credential, cause, check)
+		if st.Credential == platform.CredentialRuntimeKeyAsCallToken {
+			msg += fmt.Sprintf(", or set call_token (%s) if outbound calling and SMS take a token of their own", config.EnvCallToken)
+		}
+		return msg
+	case result.StopUnknownAgent:
+		return fmt.Sprintf("the platform at %s does not know agent %q: %s; check the agent id (agent: of the suite or scenario, %s) and that %s is the build host of the workspace's region",
+			st.Host, st.Agent, cause, where(t, "agent_id", config.EnvAgentID), where(t, "build_url", config.EnvBuildURL))
+	}
+	return st.Reason + ": " + cause
+}
+
+// credentialSetting maps a refused credential to the target setting that
+// holds it.
+var credentialSetting = map[string]string{
+	platform.CredentialBuildKey:              "build_key",
+	platform.CredentialRuntimeKey:            "runtime_key",
+	platform.CredentialRuntimeKeyAsCallToken: "runtime_key",
+	platform.CredentialCallToken:             "call_token",
+	platform.CredentialConnectorToken:        "connector_token",
+}
+
+// urlSetting names the URL setting whose host is host, with its variable.
+func urlSetting(host string, t *config.Target) (setting, envName string) {
+	for _, u := range []struct{ setting, env, value string }{
+		{"build_url", config.EnvBuildURL, t.BuildURL},
+		{"runtime_url", config.EnvRuntimeURL, t.RuntimeURL},
+		{"messaging_url", config.EnvMessagingURL, t.MessagingURL},
+	} {
+		if p, err := url.Parse(u.value); err == nil && p.Host == host {
+			return u.setting, u.env
+		}
+	}
+	return "build_url", config.EnvBuildURL
+}
+
+// where names a target setting for a user to check: in the config file
+// and the variable that overrides it.
+func where(t *config.Target, setting, envName string) string {
+	if t.Source == config.FromConfig {
+		return fmt.Sprintf("the %s of target %q (or %s)", setting, t.Name, envName)
+	}
+	return envName
+}

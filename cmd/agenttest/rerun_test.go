@@ -1,0 +1,181 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// rerunSuite has an outline whose rows have bracketed names, one of them
+// failing, a scenario that fails and one that passes.
+const rerunSuite = `suite: rerun
+agent: restaurant
+scenarios:
+  - name: greets
+    examples:
+      - {day: friday, word: Welcome}
+      - {day: monday, word: Bonjour}
+      - {day: sunday, word: Welcome}
+    greeting: {response: {contains: "${word}"}}
+  - name: fails on purpose
+    greeting: {response: {contains: Bonjour}}
+  - name: passes
+    greeting: {response: {contains: Welcome}}
+`
+
+// caseLine is a result line of the console: status, id, name.
+var caseLine = regexp.MustCompile(`(?m)^(PASS|FAIL|ERROR|SKIP) (\S+:\d+) (.*?)(?: \(.*\))?$`)
+
+// ran returns the ids and names of the cases a run printed, by status.
+func ran(out string) map[string][]string {
+	m := map[string][]string{}
+	for _, g := range caseLine.FindAllStringSubmatch(out, -1) {
+		m[g[1]] = append(m[g[1]], g[2]+" "+g[3])
+	}
+	for _, v := range m {
+		slices.Sort(v)
+	}
+	return m
+}
+
+// TestRerunByPrintedID: every id a run prints runs that case alone when
+// passed back to run; the id of an outline's line runs all its rows.
+func TestRerunByPrintedID(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := newCLI(t, dir, nil, "run")
+	if code := first.run(t); code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, first.stdout, first.stderr)
+	}
+	all := ran(first.stdout.String())
+	if len(all["FAIL"]) != 2 || len(all["PASS"]) != 3 {
+		t.Fatalf("cases %v", all)
+	}
+	for status, cases := range all {
+		for _, c := range cases {
+			id, name, _ := strings.Cut(c, " ")
+			t.Run(id, func(t *testing.T) {
+				again := newCLI(t, dir, nil, "run", id)
+				code := again.run(t)
+				want := map[string]int{"PASS": exitOK, "FAIL": exitFailed}[status]
+				if code != want {
+					t.Fatalf("exit %d, want %d\n%s%s", code, want, again.stdout, again.stderr)
+				}
+				if got := ran(again.stdout.String()); len(got[status]) != 1 || got[status][0] != id+" "+name || len(got)+len(got[status]) != 2 {
+					t.Errorf("run %s ran %v, want only %s", id, got, name)
+				}
+			})
+		}
+	}
+	outline := newCLI(t, dir, nil, "run", "rerun.yaml:4")
+	if code := outline.run(t); code != exitFailed {
+		t.Fatalf("outline: exit %d\n%s%s", code, outline.stdout, outline.stderr)
+	}
+	if got := ran(outline.stdout.String()); len(got["PASS"]) != 2 || len(got["FAIL"]) != 1 || !strings.Contains(got["FAIL"][0], "greets [day=monday word=Bonjour]") {
+		t.Errorf("the outline's line ran %v, want its three rows", got)
+	}
+	nowhere := newCLI(t, dir, nil, "run", "rerun.yaml:5")
+	if code := nowhere.run(t); code != exitUsage {
+		t.Fatalf("a line with no scenario: exit %d\n%s", code, nowhere.stderr)
+	}
+	if want := "agenttest: run: rerun.yaml:5: no scenario is written at line 5 (scenarios are written at lines 4, 6, 7, 8, 10, 12)"; !strings.Contains(nowhere.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, nowhere.stderr)
+	}
+}
+
+// TestRerunFailed runs again what a real previous report says failed,
+// and says what cannot be matched once the suite changed.
+func TestRerunFailed(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suites", "rerun.yaml")
+	if err := os.MkdirAll(filepath.Dir(suite), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(suite, []byte(rerunSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := newCLI(t, dir, nil, "run", "suites", "--json", "first.json")
+	if code := first.run(t); code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, first.stdout, first.stderr)
+	}
+	failed := ran(first.stdout.String())["FAIL"]
+
+	again := newCLI(t, dir, nil, "run", "--rerun-failed", "first.json")
+	if code := again.run(t); code != exitFailed {
+		t.Fatalf("rerun: exit %d\n%s%s", code, again.stdout, again.stderr)
+	}
+	if got := ran(again.stdout.String()); !slices.Equal(got["FAIL"], failed) || len(got) != 1 {
+		t.Errorf("rerun ran %v, want exactly the failed %v", got, failed)
+	}
+
+	// The suite changes: one failing scenario is renamed, and the report
+	// of another selection (a path given) still matches what it can.
+	changed := strings.Replace(rerunSuite, "name: fails on purpose", "name: fails under a new name", 1)
+	if err := os.WriteFile(suite, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	partial := newCLI(t, dir, nil, "run", "suites", "--rerun-failed", "first.json")
+	if code := partial.run(t); code != exitFailed {
+		t.Fatalf("partial rerun: exit %d\n%s%s", code, partial.stdout, partial.stderr)
+	}
+	if got := ran(partial.stdout.String()); len(got["FAIL"]) != 1 || !strings.Contains(got["FAIL"][0], "greets [day=monday word=Bonjour]") || len(got) != 1 {
+		t.Errorf("partial rerun ran %v", got)
+	}
+	if want := `agenttest: --rerun-failed first.json: suites/rerun.yaml: no scenario named "fails on purpose"`; !strings.Contains(partial.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, partial.stderr)
+	}
+
+	// A report without failures runs nothing: nothing was tested.
+	passing := newCLI(t, dir, nil, "run", "suites", "--name", "passes", "--json", "passing.json")
+	if code := passing.run(t); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, passing.stderr)
+	}
+	nothing := newCLI(t, dir, nil, "run", "--rerun-failed", "passing.json")
+	if code := nothing.run(t); code != exitEmpty {
+		t.Fatalf("rerun of a passing report: exit %d\n%s%s", code, nothing.stdout, nothing.stderr)
+	}
+	if want := "--rerun-failed passing.json: the report lists no failed or errored case"; !strings.Contains(nothing.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, nothing.stderr)
+	}
+}
+
+// TestNameLiteralAndRegex: --name is literal text, brackets included, so
+// a printed example-row name selects that row; /.../ is a regex.
+func TestNameLiteralAndRegex(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type testCase struct {
+		name string
+		want []string
+	}
+	for _, tc := range []testCase{
+		{"greets [day=friday word=Welcome]", []string{"rerun.yaml:6  greets [day=friday word=Welcome]"}},
+		{"[day=", []string{"rerun.yaml:6  greets [day=friday word=Welcome]", "rerun.yaml:7  greets [day=monday word=Bonjour]", "rerun.yaml:8  greets [day=sunday word=Welcome]"}},
+		{"/day=(friday|sunday)/", []string{"rerun.yaml:6  greets [day=friday word=Welcome]", "rerun.yaml:8  greets [day=sunday word=Welcome]"}},
+		{"/^pa/", []string{"rerun.yaml:12  passes"}},
+		{"^pa", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t, dir, nil, "list", "--name", tc.name)
+			if code := c.run(t); code != exitOK {
+				t.Fatalf("exit %d: %s", code, c.stderr)
+			}
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(c.stdout.String()), "\n") {
+				if line != "" {
+					got = append(got, line)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("--name %q listed\n%q\nwant\n%q", tc.name, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// selection is what chooses the scenarios of `run` and `list`: --tags,
+// --name, --rerun-failed and FILE:LINE arguments, read into the one
+// scenario.Selection both commands (and every check before a run) select
+// through.
+type selection struct {
+	// cmd is the command, for messages.
+	cmd         string
+	tags, name  string
+	rerunFailed string
+	// sel is the parsed selection, complete once load has run.
+	sel scenario.Selection
+	// notes say what --rerun-failed cannot run again; printed once the
+	// suites are loaded.
+	notes []string
+}
+
+// register adds the selection flags; verb is "run" or "list".
+func (s *selection) register(f *flags, verb string) {
+	s.cmd = verb
+	f.stringVar(&s.tags, "tags", "AGENTTEST_TAGS", "", verb+" scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
+	f.stringVar(&s.name, "name", "AGENTTEST_NAME", "", verb+" scenarios whose name contains `TEXT` (brackets and dots are literal), or matches /REGEX/ when written between slashes")
+	f.stringVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", "", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json); with no PATH, from the files the report names")
+}
+
+// args splits the positional arguments into suite paths and FILE:LINE
+// locations (FILE:LINE:COL is read as FILE:LINE): the form printed on
+// every result line and in JUnit's file and line. A path that exists as
+// written is a path, even if it ends in a colon and digits.
+func (s *selection) args(st *State, pos []string) (paths []string, problems []string) {
+	for _, a := range pos {
+		file, line, ok := splitLine(a)
+		if !ok {
+			paths = append(paths, a)
+			continue
+		}
+		if _, err := fs.Stat(st.FS, argPath(a)); err == nil {
+			paths = append(paths, a)
+			continue
+		}
+		fi, err := fs.Stat(st.FS, argPath(file))
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: %v", a, unwrapPath(err)))
+			continue
+		case fi.IsDir():
+			problems = append(problems, fmt.Sprintf("%s: a line selects a scenario of a file, and %s is a directory", a, file))
+			continue
+		}
+		paths = append(paths, file)
+		s.sel.At = append(s.sel.At, diag.Pos{File: argPath(file), Line: line})
+	}
+	return paths, problems
+}
+
+// splitLine reads FILE:LINE or FILE:LINE:COL.
+func splitLine(arg string) (file string, line int, ok bool) {
+	parts := strings.Split(arg, ":")
+	if len(parts) < 2 {
+		return "", 0, false
+	}
+	nums := 1
+	if len(parts) >= 3 && allDigits(parts[len(parts)-2]) && allDigits(parts[len(parts)-1]) {
+		nums = 2
+	}
+	last := parts[len(parts)-nums]
+	if !allDigits(last) {
+		return "", 0, false
+	}
+	line, err := strconv.Atoi(last)
+	if err != nil || line < 1 {
+		return "", 0, false
+	}
+	file = strings.Join(parts[:len(parts)-nums], ":")
+	return file, line, file != ""
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// validate parses --tags and --name, returning every problem.
+func (s *selection) validate() []string {
+	var problems []string
+	if s.tags != "" {
+		expr, err := scenario.ParseTagExpr(s.tags)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--tags %q: %v", s.tags, err))
+		} else {
+			s.sel.Tags = &expr
+		}
+	}
+	if s.name != "" {
+		re, err := scenario.ParseName(s.name)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--name %q: %v", s.name, err))
+		} else {
+			s.sel.Name = re
+		}
+	}
+	return problems
+}
+
+// load loads the suites under paths (given: named on the command line)
+// with the selection's files: those --rerun-failed names when no path was
+// given. It prints the diagnostics (exit 2 on errors), refuses a FILE:LINE
+// where no scenario is written, and keeps in notes the cases of the
+// report that cannot run again.
+func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]*scenario.Suite, []scenario.Skipped, error) {
+	if s.rerunFailed != "" {
+		files, err := s.rerun(st)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !given {
+			if len(files) == 0 {
+				return nil, nil, nil // nothing to run again
+			}
+			paths = files
+		}
+	}
+	suites, skipped, err := loadSuites(st, w, suitePaths(paths), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	at, cases := s.sel.Unmatched(suites)
+	var problems []string
+	for _, p := range at {
+		lines := scenario.Lines(suites, p.File)
+		where := "the file holds no scenario"
+		if len(lines) > 0 {
+			where = "scenarios are written at lines " + joinInts(lines)
+		}
+		problems = append(problems, fmt.Sprintf("%s:%d: no scenario is written at line %d (%s)", p.File, p.Line, p.Line, where))
+	}
+	if len(problems) > 0 {
+		return nil, nil, usageProblems(s.cmd, problems...)
+	}
+	for _, c := range cases {
+		s.notes = append(s.notes, fmt.Sprintf("%s: no scenario named %q (renamed or removed since the report?)", c.File, c.Name))
+	}
+	return suites, skipped, nil
+}
+
+// rerun reads --rerun-failed into the selection's Cases and returns the
+// files of the report that still exist, sorted. Cases of files that are
+// gone are noted.
+func (s *selection) rerun(st *State) ([]string, error) {
+	f, err := st.FS.Open(argPath(s.rerunFailed))
+	if err != nil {
+		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, unwrapPath(err))
+	}
+	defer f.Close()
+	failed, err := report.ReadFailed(f)
+	if err != nil {
+		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, err)
+	}
+	s.sel.Cases = map[scenario.CaseRef]bool{}
+	exists := map[string]bool{}
+	for _, c := range failed {
+		file := argPath(c.File)
+		ok, seen := exists[file]
+		if !seen {
+			_, err := fs.Stat(st.FS, file)
+			ok = err == nil
+			exists[file] = ok
+		}
+		if !ok {
+			s.notes = append(s.notes, fmt.Sprintf("%s: the file is gone; %q cannot run again", c.File, c.Name))
+			continue
+		}
+		s.sel.Cases[scenario.CaseRef{File: file, Name: c.Name}] = true
+	}
+	if len(failed) == 0 {
+		s.notes = append(s.notes, "the report lists no failed or errored case")
+	}
+	var files []string
+	for file, ok := range exists {
+		if ok {
+			files = append(files, file)
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// printNotes says, once, what --rerun-failed could not run again.
+func (s *selection) printNotes(w io.Writer) {
+	var b strings.Builder
+	for _, n := range s.notes {
+		fmt.Fprintf(&b, "agenttest: --rerun-failed %s: %s\n", s.rerunFailed, n)
+	}
+	io.WriteString(w, b.String())
+}
+
+// filters describes the filters in use, for the message of an empty
+// selection.
+func (s *selection) filters() []string {
+	var out []string
+	if s.tags != "" {
+		out = append(out, fmt.Sprintf("--tags %q", s.tags))
+	}
+	if s.name != "" {
+		out = append(out, fmt.Sprintf("--name %q", s.name))
+	}
+	if s.rerunFailed != "" {
+		out = append(out, "--rerun-failed "+s.rerunFailed)
+	}
+	return out
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
+}

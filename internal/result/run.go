@@ -1,0 +1,126 @@
+package result
+
+// RunStatus is the verdict of a whole run, derived once from its Result
+// by Result.RunStatus. The console's last line, the JSON report's
+// run.status, the JUnit report's testsuites-level "status" property and
+// the exit code of `agenttest run` all come from it, so they cannot
+// disagree.
+type RunStatus string
+
+// The run statuses, with the exit code each maps to (cmd/agenttest
+// runExit).
+const (
+	// RunPassed: every selected scenario that ran passed (flaky counts as
+	// passed), and at least one ran. Exit 0.
+	RunPassed RunStatus = "passed"
+	// RunFailed: at least one check failed, in a case or a run-level
+	// check: the agent broke an expectation. Errors may be present too.
+	// Exit 1.
+	RunFailed RunStatus = "failed"
+	// RunErrored: no check failed, but at least one case errored: the
+	// platform, the network or the harness kept the run from telling
+	// whether the agent is fine. Exit 4 (2 when the run stopped on a
+	// configuration problem, Stop.Config).
+	RunErrored RunStatus = "errored"
+	// RunInterrupted: the run was cancelled (SIGINT, SIGTERM) before
+	// every case finished. Exit 130.
+	RunInterrupted RunStatus = "interrupted"
+	// RunEmpty: nothing was tested: no scenario was selected, or every
+	// selected one was skipped. Exit 5 (0 with --allow-empty).
+	RunEmpty RunStatus = "empty"
+)
+
+// RunStatus derives the verdict of the run from what each case gates
+// (Case.Gate): interrupted when it was cancelled; else failed when any
+// case or check failed (an inconclusive statistical case is failed);
+// else errored when any errored; else passed when any case ran; else
+// empty. A stop on a platform that cannot be used (Stop) makes the run at
+// least errored. A case under a quarantine that holds ran, so it makes a run
+// tested, but its failure or error never changes the verdict: a run
+// whose every case is quarantined passed, it is not empty.
+func (r *Result) RunStatus() RunStatus {
+	if r.Interrupted {
+		return RunInterrupted
+	}
+	var failed, errored, ran bool
+	each := func(cs []*Case, scenarios bool) {
+		for _, c := range cs {
+			if c == nil {
+				continue
+			}
+			switch c.Gate() {
+			case Failed:
+				failed = true
+			case Errored:
+				errored = true
+			case Passed, Flaky:
+				ran = ran || scenarios
+			}
+		}
+	}
+	for _, f := range r.Files {
+		if f != nil {
+			each(f.Cases, true)
+		}
+	}
+	// A run-level check (the alert gate) can fail or error a run, but
+	// cannot make a run that tested no scenario a pass.
+	each(r.Checks, false)
+	// A platform that could not be used left cases unrun: the run cannot
+	// pass, even when the case that met it is quarantined.
+	if r.Stop != nil && r.Stop.Kind != StopFailFast {
+		errored = true
+	}
+	switch {
+	case failed:
+		return RunFailed
+	case errored:
+		return RunErrored
+	case ran:
+		return RunPassed
+	}
+	return RunEmpty
+}
+
+// Stop says why a run stopped starting cases before the end of its plan:
+// the first failure under --fail-fast, or a platform that cannot be used
+// at all. The cases it left unrun are Skipped with Reason.
+type Stop struct {
+	// Kind is one of the Stop* constants.
+	Kind string `json:"kind"`
+	// Reason is the skip reason of the cases the stop left unrun.
+	Reason string `json:"reason"`
+	// Cause is the error that decided the stop, one line, without keys
+	// (empty for --fail-fast).
+	Cause string `json:"cause,omitempty"`
+	// Host is the host:port that could not be used, when the cause is a
+	// call.
+	Host string `json:"host,omitempty"`
+	// Credential names the credential the platform refused ("build
+	// key", "runtime key", "call token", ...), for StopCredentials.
+	Credential string `json:"credential,omitempty"`
+	// Agent is the agent id the platform does not know, for
+	// StopUnknownAgent; for a refused Messaging connector token, the agent
+	// and Env of the connector, so that the stop can name its setting.
+	Agent string `json:"agent,omitempty"`
+	Env   string `json:"env,omitempty"`
+	// Config is true when the cause is a configuration problem (refused
+	// credentials, an unknown agent): the run exits 2, as for any other
+	// configuration problem, rather than 4.
+	Config bool `json:"config,omitempty"`
+}
+
+// Kinds of Stop.
+const (
+	// StopFailFast: --fail-fast, after the first failed or errored case.
+	StopFailFast = "fail-fast"
+	// StopUnreachable: calls failed at the connection level (refused,
+	// DNS, TLS, connect timeout) before any call of the run reached the
+	// platform.
+	StopUnreachable = "unreachable"
+	// StopCredentials: the platform refused a credential (401, 403).
+	StopCredentials = "credentials"
+	// StopUnknownAgent: the platform does not know the agent (404 on
+	// session creation).
+	StopUnknownAgent = "unknown-agent"
+)

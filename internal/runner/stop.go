@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// This file is the scheduler's stop rule: when a run stops starting cases
+// before the end of its plan, and why. The rule has two halves:
+//
+//   - --fail-fast: after the first failed or errored case; the cases in
+//     flight finish.
+//   - A platform that cannot be used at all: a call refused at the
+//     connection level (refused, DNS, TLS, connect timeout) by a host no
+//     call of the run has reached yet, credentials the platform refuses
+//     (401, 403), or an agent it does not know (404 on debug-chat session
+//     creation). Hosts count apart: the build host answering says nothing
+//     of a messaging_url or runtime_url that points nowhere, and every
+//     case that needs that host would meet the same wall.
+//     Every other case would meet the same wall, after its own retries and
+//     with its own copy of the same error, so the run stops at the first
+//     such case and cuts off the ones in flight; all of them are reported
+//     as not run, with the reason, and the cause is said once (Result.Stop).
+//
+// A connection failure of a host that answered once is a glitch of a
+// working platform: those cases error (and retry) as usual.
+
+// stopper holds the stop decision of one run. Its zero value is not
+// ready: use newStopper.
+type stopper struct {
+	// cut cancels the context the cases run in, cutting off the calls in
+	// flight when the platform cannot be used.
+	cut context.CancelFunc
+	// set is set with stop, for a lock-free check in the hot path.
+	set atomic.Bool
+	mu  sync.Mutex
+	// reached are the hosts that answered a call of the run.
+	reached map[string]bool
+	stop    *result.Stop
+}
+
+func newStopper(cut context.CancelFunc) *stopper { return &stopper{cut: cut} }
+
+// stopped returns the stop decided so far, or nil.
+func (s *stopper) stopped() *result.Stop {
+	if !s.set.Load() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stop
+}
+
+// decide records a stop; the first one wins. A platform stop also cuts
+// off the cases in flight.
+func (s *stopper) decide(st *result.Stop) {
+	s.mu.Lock()
+	first := s.stop == nil
+	if first {
+		s.stop = st
+		s.set.Store(true)
+	}
+	s.mu.Unlock()
+	if first && st.Kind != result.StopFailFast {
+		s.cut()
+	}
+}
+
+// after weighs an attempt that just ended: the hosts that answered its
+// calls, and the platform stop its failure calls for, if any. It reports
+// whether the run is now stopped, in which case the case gets no further
+// attempt.
+func (s *stopper) after(reached []string, cause *result.Stop) bool {
+	if len(reached) > 0 || cause != nil {
+		s.mu.Lock()
+		if s.reached == nil {
+			s.reached = map[string]bool{}
+		}
+		for _, h := range reached {
+			s.reached[h] = true
+		}
+		// A connection-level failure stops the run only while its host
+		// never answered.
+		stop := cause != nil && (cause.Config || !s.reached[cause.Host])
+		s.mu.Unlock()
+		if stop {
+			s.decide(cause)
+		}
+	}
+	return s.set.Load()
+}
+
+// platformStop classifies a failed call: the stop it calls for when it
+// shows the platform cannot be used at all, or nil. starting says the
+// call opened the conversation (a 404 of debug-chat session creation then
+// means an unknown agent). agent and env are the case's. msg is the error
+// as the attempt records it (already redacted).
+//
+// Of the Messaging API, the access-token step is the one that checks a
+// configured credential (the connector token, with the messaging host): a
+// 401 there is a configuration problem. A 401 of the later steps refuses
+// the short-lived token the platform just issued, and a 404 there is a
+// session it no longer knows: the platform's errors, not a stop.
+func platformStop(err error, starting bool, agent, env, msg string) *result.Stop {
+	var ae *platform.APIError
+	var ne *platform.NetworkError
+	switch {
+	case platform.IsAuth(err) && errors.As(err, &ae) && ae.Credential == platform.CredentialAccessToken:
+		return nil
+	case platform.IsAuth(err) && errors.As(err, &ae):
+		st := &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Cause: msg,
+			Host: ae.Host, Credential: ae.Credential, Config: true}
+		if ae.Credential == platform.CredentialConnectorToken {
+			st.Agent, st.Env = agent, env
+		}
+		return st
+	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err) && errors.As(err, &ae):
+		return &result.Stop{Kind: result.StopUnknownAgent, Reason: result.ReasonUnknownAgent, Cause: msg,
+			Host: ae.Host, Agent: agent, Config: true}
+	case platform.IsUnreachable(err) && errors.As(err, &ne):
+		return &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Cause: msg, Host: ne.Host}
+	}
+	return nil
+}
+
+// answeredBy is the host that answered a failed call, whatever it said,
+// or "" when no host answered (or the error does not say which).
+func answeredBy(err error) string {
+	var ae *platform.APIError
+	var re *platform.ResponseError
+	var rd *platform.RedirectError
+	switch {
+	case errors.As(err, &ae):
+		return ae.Host
+	case errors.As(err, &re):
+		return re.Host
+	case errors.As(err, &rd):
+		return rd.Host
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package scenario
+
+import (
+	"slices"
+	"testing"
+	"testing/fstest"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+const outlineSuite = `suite: s
+agent: a
+scenarios:
+  - name: greets
+    examples:
+      - {day: friday}
+      - {day: monday}
+    greeting: {response: {contains: "${day}"}}
+  - name: plain
+    greeting: {response: {contains: x}}
+`
+
+const outlineFeature = `Feature: f
+  Scenario Outline: greets
+    When the user says "<day>"
+    Then the agent's reply contains "x"
+
+    Examples:
+      | day    |
+      | friday |
+      | monday |
+
+  Scenario: plain
+    When the user says "hi"
+    Then the agent's reply contains "x"
+`
+
+// TestSelectAt: a scenario's line selects it, an outline's line all its
+// rows, a row's line that row, in YAML and features alike; other files
+// are not restricted.
+func TestSelectAt(t *testing.T) {
+	fsys := fstest.MapFS{
+		"s.yaml":    {Data: []byte(outlineSuite)},
+		"f.feature": {Data: []byte(outlineFeature)},
+	}
+	suites, diags := Load(fsys, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	names := func(sel Selection) []string {
+		var out []string
+		for _, s := range Select(suites, sel) {
+			for _, sc := range s.Scenarios {
+				out = append(out, s.Path+" "+sc.Name)
+			}
+		}
+		return out
+	}
+	at := func(file string, lines ...int) Selection {
+		var sel Selection
+		for _, l := range lines {
+			sel.At = append(sel.At, diag.Pos{File: file, Line: l})
+		}
+		return sel
+	}
+	for _, tc := range []struct {
+		name string
+		sel  Selection
+		want []string
+	}{
+		{"outline line", at("s.yaml", 4), []string{"f.feature greets [day=friday]", "f.feature greets [day=monday]", "f.feature plain", "s.yaml greets [day=friday]", "s.yaml greets [day=monday]"}},
+		{"row line", at("./s.yaml", 7), []string{"f.feature greets [day=friday]", "f.feature greets [day=monday]", "f.feature plain", "s.yaml greets [day=monday]"}},
+		{"two lines of two files", Selection{At: []diag.Pos{{File: "s.yaml", Line: 9}, {File: "f.feature", Line: 8}}}, []string{"f.feature greets [day=friday]", "s.yaml plain"}},
+		{"feature outline", at("f.feature", 2), []string{"f.feature greets [day=friday]", "f.feature greets [day=monday]", "s.yaml greets [day=friday]", "s.yaml greets [day=monday]", "s.yaml plain"}},
+		{"cases", Selection{Cases: map[CaseRef]bool{{"s.yaml", "greets [day=monday]"}: true, {"f.feature", "plain"}: true}}, []string{"f.feature plain", "s.yaml greets [day=monday]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := names(tc.sel)
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("selected\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+	sel := Selection{At: []diag.Pos{{File: "s.yaml", Line: 4}, {File: "s.yaml", Line: 5}}, Cases: map[CaseRef]bool{{"s.yaml", "plain"}: true, {"s.yaml", "gone"}: true}}
+	badAt, badCases := sel.Unmatched(suites)
+	if len(badAt) != 1 || badAt[0].Line != 5 || len(badCases) != 1 || badCases[0].Name != "gone" {
+		t.Errorf("Unmatched = %v, %v", badAt, badCases)
+	}
+	if got := Lines(suites, "s.yaml"); !slices.Equal(got, []int{4, 6, 7, 9}) {
+		t.Errorf("Lines = %v", got)
+	}
+}
+
+func TestParseName(t *testing.T) {
+	for _, tc := range []struct {
+		arg   string
+		match string
+		want  bool
+	}{
+		{"books [day=friday]", "books [day=friday]", true},
+		{"books [day=friday]", "books d", false},
+		{"a.b", "axb", false},
+		{"/a.b/", "axb", true},
+		{"/", "x/y", true},
+		{"/^x$/", "x", true},
+	} {
+		re, err := ParseName(tc.arg)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.arg, err)
+		}
+		if got := re.MatchString(tc.match); got != tc.want {
+			t.Errorf("ParseName(%q) on %q = %v, want %v", tc.arg, tc.match, got, tc.want)
+		}
+	}
+	if _, err := ParseName("/(/"); err == nil {
+		t.Error("ParseName(/(/) accepted a bad regex")
+	}
+}

@@ -1,0 +1,15 @@
+Feature: Unknown columns
+
+  Scenario Outline: a misspelt column
+    When the user says "a table on <dya> for <party>"
+    When the user says:
+      """
+      <day> for <paty>
+      """
+    Then the state includes:
+      | party_size | <prty> |
+
+    Examples:
+      | day    | party |
+      | friday | 4     |
+      | monday | 2     |
