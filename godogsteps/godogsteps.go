@@ -1,6 +1,7 @@
 package godogsteps
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -284,8 +285,8 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	o := st.steps.opts
 	c := &result.Case{
 		Name: sc.Name, Pos: sc.Pos, Tags: sc.Tags, Status: result.Pending,
-		Agent: firstNonEmpty(sc.Agent, o.DefaultAgent),
-		Env:   firstNonEmpty(sc.Env, o.DefaultEnv, runner.DefaultEnv),
+		Agent: cmp.Or(sc.Agent, o.DefaultAgent),
+		Env:   cmp.Or(sc.Env, o.DefaultEnv, runner.DefaultEnv),
 	}
 	s, err := runner.NewSession(ctx, sc, c, o)
 	if err != nil {
@@ -361,13 +362,4 @@ func diagError(ds diag.Diagnostics) error {
 		}
 	}
 	return errors.New(strings.Join(msgs, "\n"))
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -102,6 +102,23 @@ func (c *cli) run(t *testing.T) int {
 	return exitCode(run(ctx, c.st), c.stderr)
 }
 
+// expect runs c, requires the exit code and every text of want in its
+// output (stdout, then stderr), and returns the output.
+func (c *cli) expect(t *testing.T, code int, want ...string) string {
+	t.Helper()
+	got := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	if got != code {
+		t.Fatalf("exit %d, want %d\n%s", got, code, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	return out
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line

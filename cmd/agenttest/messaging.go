@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -48,8 +49,8 @@ func missingConnectors(plan []*scenario.Suite, t *config.Target) diag.Diagnostic
 				Hint:    "add them to the target in agenttest.yaml, or set the variables; docs/configuration.md, section Messaging"})
 			continue
 		}
-		agent := firstNonEmpty(sc.Agent, t.AgentID)
-		env := firstNonEmpty(sc.Env, t.Env, runner.DefaultEnv)
+		agent := cmp.Or(sc.Agent, t.AgentID)
+		env := cmp.Or(sc.Env, t.Env, runner.DefaultEnv)
 		if _, err := t.Connector(agent, env); err != nil {
 			ds = ds.Append(diag.Diagnostic{Pos: at, Message: fmt.Sprintf("scenario %q runs over messaging: %v", sc.Name, err)})
 		}
@@ -71,13 +72,4 @@ func messagingChannel(base platform.Config, t *config.Target, o *runOptions) run
 		return s.Reveal(), err
 	}
 	return runner.Messaging(runner.MessagingClients(base, token), runner.MessagingOptions{TurnTimeout: o.turnTimeout})
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -79,17 +79,7 @@ func TestMessagingTarget(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			c := newCLI(t, dir, env, "run", "web.yaml")
-			code := c.run(t)
-			out := c.stdout.String() + c.stderr.String()
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tc.code, out)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
+			out := newCLI(t, dir, env, "run", "web.yaml").expect(t, tc.code, tc.want...)
 			for _, tok := range env {
 				if strings.HasPrefix(tok, "ct_") && strings.Contains(out, tok) {
 					t.Errorf("output shows the connector token %s", tok)

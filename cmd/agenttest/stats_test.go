@@ -420,7 +420,7 @@ func TestHistoryOfRealReports(t *testing.T) {
 	if code := far.run(t); code != exitOK || !strings.Contains(far.stdout.String(), "says the kitchen is nut-free") {
 		t.Errorf("history of reports outside the working directory: exit %d: %s%s", code, far.stdout, far.stderr)
 	}
-	if code := bad2.run(t); code != exitUsage || !strings.Contains(bad2.stderr.String(), `junk.json: not an agenttest report: schema "x"`) {
+	if code := bad2.run(t); code != exitUsage || !strings.Contains(bad2.stderr.String(), `agenttest: history: junk.json: not an agenttest JSON report (schema "x", want "agenttest/result/v1")`) {
 		t.Errorf("wrong schema: exit %d: %s", code, bad2.stderr)
 	}
 }

@@ -105,7 +105,7 @@ func TestReadMatchesByFileAndName(t *testing.T) {
 	if back.Schema != SchemaV1 || len(back.Scenarios) != 3 || back.Scenarios[2].Verdicts[0] != nil || len(back.Regressed) != 1 || back.Regressed[0].FailedIn != 1 {
 		t.Errorf("JSON history: %s", js.String())
 	}
-	if _, err := Read("x.json", []byte(`{"schema": "other"}`)); err == nil || !strings.Contains(err.Error(), `x.json: not an agenttest report: schema "other"`) {
+	if _, err := Read("x.json", []byte(`{"schema": "other"}`)); err == nil || !strings.Contains(err.Error(), `x.json: not an agenttest JSON report (schema "other"`) {
 		t.Errorf("wrong schema: %v", err)
 	}
 	if _, err := Read("x.json", []byte(`<xml/>`)); err == nil || !strings.Contains(err.Error(), "x.json: not a JSON report") {

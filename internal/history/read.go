@@ -49,8 +49,8 @@ func Read(path string, data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", path, err)
 	}
-	if doc.Schema != report.SchemaV1 {
-		return nil, fmt.Errorf("%s: not an agenttest report: schema %q, want %q", path, doc.Schema, report.SchemaV1)
+	if err := report.CheckSchema(doc.Schema); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status}
 	for _, f := range doc.Files {

@@ -547,6 +547,15 @@ func jsonTime(t time.Time) string {
 	return t.Format(time.RFC3339Nano)
 }
 
+// CheckSchema refuses a document that is not a JSON report of this
+// version, for every reader of reports (--rerun-failed, history).
+func CheckSchema(schema string) error {
+	if schema != SchemaV1 {
+		return fmt.Errorf("not an agenttest JSON report (schema %q, want %q)", schema, SchemaV1)
+	}
+	return nil
+}
+
 // FailedCase is a case a JSON report lists as failed or errored: what
 // --rerun-failed runs again.
 type FailedCase struct {
@@ -578,8 +587,8 @@ func ReadFailed(r io.Reader) ([]FailedCase, error) {
 	if err := json.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a JSON report: %w", err)
 	}
-	if doc.Schema != SchemaV1 {
-		return nil, fmt.Errorf("not an agenttest JSON report (schema %q, want %q)", doc.Schema, SchemaV1)
+	if err := CheckSchema(doc.Schema); err != nil {
+		return nil, err
 	}
 	var out []FailedCase
 	for _, f := range doc.Files {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -180,7 +181,7 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 	if shared != "" {
 		id = "" // the platform prefers shared_id anyway; send only what was asked
 	}
-	rec := &result.Confirmation{Pos: h.Pos, Kind: result.ConfirmHandoffState, Subject: firstNonEmpty(shared, convID)}
+	rec := &result.Confirmation{Pos: h.Pos, Kind: result.ConfirmHandoffState, Subject: cmp.Or(shared, convID)}
 	started := s.opts.Now()
 	defer func() {
 		rec.Duration = s.opts.Now().Sub(started)

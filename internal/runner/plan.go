@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
@@ -41,8 +42,8 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 				Pos:     sc.Pos,
 				Tags:    sc.Tags,
 				Status:  result.Pending,
-				Agent:   firstNonEmpty(sc.Agent, s.Agent, opts.DefaultAgent),
-				Env:     firstNonEmpty(sc.Env, s.Env, opts.DefaultEnv, DefaultEnv),
+				Agent:   cmp.Or(sc.Agent, s.Agent, opts.DefaultAgent),
+				Env:     cmp.Or(sc.Env, s.Env, opts.DefaultEnv, DefaultEnv),
 				Variant: sc.Start.Variant,
 			}
 			if sc.Messaging() {
@@ -60,13 +61,4 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 		files = append(files, f)
 	}
 	return files, jobs
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

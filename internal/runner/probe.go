@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -243,7 +244,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		return "", false, s.platformFailed(sp.Pos, "probe: send SMS to "+to, err)
 	}
 	rec.Found = true
-	rec.Summary = "sent from " + firstNonEmpty(res.AgentNumber, "the environment's number")
+	rec.Summary = "sent from " + cmp.Or(res.AgentNumber, "the environment's number")
 	convID = res.ConversationID
 	if convID == "" {
 		convID, ok, retry = s.findConversation(pos, "SMS to "+to, nil, started, func(c *reply.Conversation) int {

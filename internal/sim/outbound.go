@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -93,17 +94,6 @@ func normalizeNumber(n string) (string, bool) {
 	return out, digits >= 6 && digits <= 15
 }
 
-// firstNonEmpty returns the first non-empty value: the body field or one
-// of its accepted alternatives.
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // pickAgent resolves the agent a runtime body names, or the only agent
 // when the body names none. It writes the error response on failure.
 func (s *Server) pickAgent(w http.ResponseWriter, k keyScope, id string) (*agent.Definition, string) {
@@ -123,7 +113,7 @@ func (s *Server) handleOutboundCall(w http.ResponseWriter, r *http.Request, k ke
 		failStatus(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	raw := firstNonEmpty(req.ToNumber, req.To, req.PhoneNumber)
+	raw := cmp.Or(req.ToNumber, req.To, req.PhoneNumber)
 	if raw == "" {
 		failStatus(w, http.StatusBadRequest, "to_number is required: the destination phone number, E.164 advised (also accepted as to or phone_number)")
 		return
@@ -137,21 +127,21 @@ func (s *Server) handleOutboundCall(w http.ResponseWriter, r *http.Request, k ke
 		failStatus(w, http.StatusBadRequest, msg)
 		return
 	}
-	env := firstNonEmpty(req.Environment, req.ClientEnv)
+	env := cmp.Or(req.Environment, req.ClientEnv)
 	if env == "" {
 		env = outboundDefaultEnv
 	} else if !validEnv(env) {
 		failStatus(w, http.StatusBadRequest, fmt.Sprintf("environment %q is not one of %s", env, strings.Join(clientEnvs, ", ")))
 		return
 	}
-	agentRef := firstNonEmpty(req.AgentID, req.ProjectID)
+	agentRef := cmp.Or(req.AgentID, req.ProjectID)
 	def, agentID := s.pickAgent(w, k, agentRef)
 	if def == nil {
 		return
 	}
 	nums := provisionedNumbers(def)
 	from := nums[0]
-	if f := firstNonEmpty(req.AgentNumber, req.FromNumber); f != "" {
+	if f := cmp.Or(req.AgentNumber, req.FromNumber); f != "" {
 		norm, _ := normalizeNumber(f)
 		if !slices.Contains(nums, norm) {
 			failStatus(w, http.StatusBadRequest, fmt.Sprintf("agent_number %q is not provisioned for project %q (provisioned: %s)", f, agentID, strings.Join(nums, ", ")))

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -68,7 +69,7 @@ func (s *Server) handleOutboundSMS(w http.ResponseWriter, r *http.Request, k key
 		failStatus(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	raw := firstNonEmpty(req.ToNumber, req.To, req.PhoneNumber)
+	raw := cmp.Or(req.ToNumber, req.To, req.PhoneNumber)
 	if raw == "" {
 		failStatus(w, http.StatusBadRequest, "to_number is required: the recipient phone number (also accepted as to or phone_number)")
 		return
@@ -78,7 +79,7 @@ func (s *Server) handleOutboundSMS(w http.ResponseWriter, r *http.Request, k key
 		failStatus(w, http.StatusBadRequest, fmt.Sprintf("to_number %q is not a phone number: want + and 6 to 15 digits (E.164)", raw))
 		return
 	}
-	text := firstNonEmpty(req.Message, req.Body, req.Text)
+	text := cmp.Or(req.Message, req.Body, req.Text)
 	if strings.TrimSpace(text) == "" {
 		failStatus(w, http.StatusBadRequest, "message is required: the SMS text (also accepted as body or text)")
 		return
