@@ -185,7 +185,12 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 
 	ep, secret, err := webhook.Register(ctx, client, public, o.eventList(), o.secret)
 	if err != nil {
-		return fmt.Errorf("webhooks listen: register %s on target %s: %s", public, tgt.Name, red.String(err.Error()))
+		msg := fmt.Sprintf("webhooks listen: register %s on target %s: %s", public, tgt.Name, red.String(err.Error()))
+		if fromPlatform(err) {
+			// The platform's error, as for run: exit 4, not internal.
+			return &exitError{code: exitErrored, msg: msg}
+		}
+		return errors.New(msg)
 	}
 	rcv.SetSecret(secret)
 	created := o.secret == "" || secret != o.secret

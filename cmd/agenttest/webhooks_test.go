@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,5 +133,72 @@ func TestWebhooksListenUsage(t *testing.T) {
 			env: map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:9", "AGENTTEST_BUILD_KEY": "bk-catalogue-0123"}, want: "--url is required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestWebhookRegistrationFails: the run's receiver registers its endpoint
+// with a POST the client does not re-send after a 500. A few 500s are
+// retried (the drills' seed 4 used to exit 3 here); 500s that outlast the
+// retries are the platform's error: the run goes on, says why once, the
+// scenarios that confirm webhooks error (never fail), the others run, and
+// the exit code is 4, never 3.
+func TestWebhookRegistrationFails(t *testing.T) {
+	const suite = `suite: webhooks
+agent: clinic
+scenarios:
+  - name: books and is confirmed by webhook
+    turns:
+      - say: I'd like to book an appointment on Tuesday at 10am
+      - say: thanks, that's all
+        expect: {ended: true}
+    confirm: {webhooks: [conversation.completed]}
+  - name: greets
+    greeting: {response: {contains: Riverside}}
+`
+	for _, tc := range []struct {
+		name  string
+		fails int64
+		code  int
+		want  []string
+	}{
+		{name: "a few 500s are retried", fails: 2, code: exitOK, want: []string{"PASS hooks.yaml:4 books and is confirmed by webhook"}},
+		{name: "500s that outlast the retries", fails: 1 << 30, code: exitErrored, want: []string{
+			"could not be registered: ", "500", "gave up after 5 registrations", "the scenarios that confirm webhooks will error",
+			"ERROR hooks.yaml:4 books and is confirmed by webhook",
+			"confirm: webhooks: the run's webhook endpoint could not be registered: register webhook http://127.0.0.1:",
+			"PASS hooks.yaml:10 greets"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := simtest.Start(t, sim.Options{Seed: 1, TickInterval: 10 * time.Millisecond,
+				Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+			target, err := url.Parse(s.BuildURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var posts atomic.Int64
+			proxy := httputil.NewSingleHostReverseProxy(target)
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Path == "/v1/webhooks/endpoints" && posts.Add(1) <= tc.fails {
+					w.WriteHeader(http.StatusInternalServerError)
+					w.Write([]byte(`{"message": "injected internal error"}`))
+					return
+				}
+				proxy.ServeHTTP(w, r)
+			}))
+			t.Cleanup(front.Close)
+			env := simEnv(s)
+			env["AGENTTEST_BUILD_URL"] = front.URL
+			dir := writeTree(t, map[string]string{"hooks.yaml": suite})
+			newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml").expect(t, tc.code, tc.want...)
+			// The endpoint registered in the end was removed with the run.
+			client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if list, err := client.ListWebhooks(context.Background()); err != nil || len(list) != 0 {
+				t.Errorf("endpoints after the run: %+v, %v", list, err)
+			}
+		})
 	}
 }

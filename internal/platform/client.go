@@ -354,6 +354,11 @@ func NewTransport(maxPerHost int) *http.Transport {
 	return t
 }
 
+// RetryPolicy is the client's retry policy, defaults applied: for callers
+// that retry a whole sequence of calls the client cannot retry alone
+// (webhook.Register).
+func (c *Client) RetryPolicy() RetryPolicy { return c.retry }
+
 // Redactor returns the redactor of the client's keys, for text the
 // client did not produce itself (the runner's records of user files).
 func (c *Client) Redactor() *secret.Redactor { return c.red }

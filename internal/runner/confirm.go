@@ -226,6 +226,14 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"})
 			return nil, true
 		}
+		if missing := (*webhook.MissingError)(nil); !errors.As(err, &missing) {
+			// Not an event that failed to come: the receiver cannot
+			// confirm anything (the platform would not register its
+			// endpoint). The platform's error, and a retry meets it again.
+			rec.Summary = err.Error()
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error()})
+			return nil, true
+		}
 		rec.Summary = err.Error()
 		fails = append(fails, assert.WebhookFailure(w, err))
 	}

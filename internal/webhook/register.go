@@ -23,6 +23,9 @@ type Registrar interface {
 	RegisterWebhook(ctx context.Context, reg platform.WebhookRegistration) (*platform.WebhookEndpoint, error)
 	UpdateWebhook(ctx context.Context, id string, upd platform.WebhookUpdate) (*platform.WebhookEndpoint, error)
 	DeleteWebhook(ctx context.Context, id string) error
+	// RetryPolicy is the policy Register retries a failed registration
+	// with.
+	RetryPolicy() platform.RetryPolicy
 }
 
 // Description is the description of the endpoints agenttest registers, so
@@ -40,13 +43,49 @@ const Description = "agenttest webhook receiver"
 // known is deleted and registered afresh; otherwise every run would leave
 // one more endpoint behind. When the platform has no list operation (404
 // or 405) a new endpoint is registered.
+//
+// The client retries the list, update and delete calls itself, but not
+// the registration (a POST that creates, re-sent only when it certainly
+// never arrived). A registration that failed on the platform's side (5xx,
+// a connection lost after sending) is retried here, from the list, with
+// the client's retry policy: the list finds an endpoint the failed POST
+// may have made for the URL after all, and since its secret was never
+// seen it is deleted and registered afresh, so a retry leaves one
+// endpoint, not two. Once the attempts are spent the error is the
+// platform's (an *platform.APIError or *platform.NetworkError inside).
 func Register(ctx context.Context, c Registrar, publicURL string, events []string, knownSecret string) (*platform.WebhookEndpoint, string, error) {
 	if len(events) == 0 {
 		events = DefaultEvents
 	}
+	pol := c.RetryPolicy()
+	for attempt := 1; ; attempt++ {
+		ep, secret, posted, err := register(ctx, c, publicURL, events, knownSecret)
+		if err == nil || !posted || !failedOnPlatform(err) || attempt >= max(pol.MaxAttempts, 1) {
+			if err != nil && attempt > 1 {
+				err = fmt.Errorf("%w (gave up after %d registrations)", err, attempt)
+			}
+			return ep, secret, err
+		}
+		wait := pol.Backoff(attempt)
+		var ae *platform.APIError
+		if errors.As(err, &ae) && ae.RetryAfter > wait && ae.RetryAfter <= pol.MaxRetryAfter {
+			wait = ae.RetryAfter // a 503 may say when
+		}
+		if serr := pol.Sleep(ctx, wait); serr != nil {
+			return nil, "", err
+		}
+		// An endpoint at the URL now can only be what the failed POST
+		// made: its secret was never seen, so it must not be reused.
+		knownSecret = ""
+	}
+}
+
+// register is one pass of Register: list, then reuse, replace or
+// register. posted reports that err is the registration POST's.
+func register(ctx context.Context, c Registrar, publicURL string, events []string, knownSecret string) (ep *platform.WebhookEndpoint, secret string, posted bool, err error) {
 	list, err := c.ListWebhooks(ctx)
 	if err != nil && !noListing(err) {
-		return nil, "", fmt.Errorf("list webhook endpoints: %w", err)
+		return nil, "", false, fmt.Errorf("list webhook endpoints: %w", err)
 	}
 	var existing *platform.WebhookEndpoint
 	for i := range list {
@@ -65,20 +104,36 @@ func Register(ctx context.Context, c Registrar, publicURL string, events []strin
 		enabled := true
 		ep, err := c.UpdateWebhook(ctx, existing.ID, platform.WebhookUpdate{EventTypes: want, Enabled: &enabled})
 		if err != nil {
-			return nil, "", fmt.Errorf("reuse webhook endpoint %s: %w", existing.ID, err)
+			return nil, "", false, fmt.Errorf("reuse webhook endpoint %s: %w", existing.ID, err)
 		}
-		return ep, knownSecret, nil
+		return ep, knownSecret, false, nil
 	}
 	if existing != nil {
 		if err := c.DeleteWebhook(ctx, existing.ID); err != nil && !platform.IsNotFound(err) {
-			return nil, "", fmt.Errorf("replace webhook endpoint %s (its signing secret is unknown): %w", existing.ID, err)
+			return nil, "", false, fmt.Errorf("replace webhook endpoint %s (its signing secret is unknown): %w", existing.ID, err)
 		}
 	}
-	ep, err := c.RegisterWebhook(ctx, platform.WebhookRegistration{URL: publicURL, Description: Description, Events: events})
+	ep, err = c.RegisterWebhook(ctx, platform.WebhookRegistration{URL: publicURL, Description: Description, Events: events})
 	if err != nil {
-		return nil, "", err
+		return nil, "", true, err
 	}
-	return ep, ep.SigningSecret, nil
+	return ep, ep.SigningSecret, false, nil
+}
+
+// failedOnPlatform reports whether a registration POST failed in a way
+// the client does not retry and a later one may not meet: a 5xx, or a
+// connection lost after the request was sent. A 429 and a connection
+// never made were retried by the client already.
+func failedOnPlatform(err error) bool {
+	var ae *platform.APIError
+	var ne *platform.NetworkError
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status >= http.StatusInternalServerError
+	case errors.As(err, &ne):
+		return ne.Sent && !errors.Is(err, context.Canceled)
+	}
+	return false
 }
 
 // noListing reports whether the platform lacks a list operation.
