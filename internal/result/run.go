@@ -112,15 +112,17 @@ type Stop struct {
 
 // Kinds of Stop.
 const (
-	// StopFailFast: --fail-fast, after the first failed or errored case.
+	// StopFailFast: --fail-fast, after the first case that gates the run
+	// as failed or errored.
 	StopFailFast = "fail-fast"
-	// StopUnreachable: calls failed at the connection level (refused,
-	// DNS, TLS, connect timeout) before any call of the run reached the
-	// platform.
+	// StopUnreachable: a call failed at the connection level (refused,
+	// DNS, TLS, connect timeout) to a host (Host) that no call of the run
+	// had reached.
 	StopUnreachable = "unreachable"
-	// StopCredentials: the platform refused a credential (401, 403).
+	// StopCredentials: the platform refused a credential (401, 403; over
+	// Messaging, a 401 of the access-token step: the connector token).
 	StopCredentials = "credentials"
 	// StopUnknownAgent: the platform does not know the agent (404 on
-	// session creation).
+	// debug-chat session creation).
 	StopUnknownAgent = "unknown-agent"
 )

@@ -27,13 +27,15 @@
 // problems a retry cannot fix (bad credentials, unknown agent,
 // configuration). The last attempt decides the verdict, so a retry never
 // hides a real failure; a case that passes only after a retry is Flaky.
-// A repeated scenario runs fresh sessions until repeatRule decides.
+// A repeated scenario runs fresh sessions until its rule decides: the fixed
+// repeatRule, or the sequential test of package stats (repeat.go); extra
+// runs take the run's idle slots.
 //
 // Cases run concurrently (Options.Parallel) but the Result keeps file and
 // case order, whatever order they finish in. The scheduler stops starting
 // cases (stop.go) under FailFast, and by itself when the platform cannot
-// be used at all: the first calls cannot connect, it refuses the
-// credentials, or it does not know the agent; the cases not run are
+// be used at all: a host that never answered cannot be connected to, it
+// refuses the credentials, or it does not know the agent; the cases not run are
 // Skipped with the reason and Result.Stop says why, once. The godog integration
 // (package godogsteps) drives the same Session one godog step at a time.
 package runner
