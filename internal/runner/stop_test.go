@@ -299,10 +299,10 @@ func TestStopCutsStatisticalRuns(t *testing.T) {
 
 // TestPlatformStopOfMessaging: of the Messaging API, only the access-token
 // step checks a configured credential (the connector token): its 401 is a
-// configuration stop that names the agent and env of the connector. A 401
-// of the later steps refuses the token the platform just issued, and a
-// 404 there is a session it no longer knows: errors of the case, never an
-// unknown agent.
+// configuration stop that names the agent and env of the connector, and
+// is not retried. A 401 of the later steps refuses the token the platform
+// just issued, and a 404 there is a session it no longer knows: errors of
+// the case that a fresh session may not meet, never an unknown agent.
 func TestPlatformStopOfMessaging(t *testing.T) {
 	api := func(endpoint string, status int, credential string) error {
 		return &platform.APIError{Method: "POST", Endpoint: endpoint, Path: endpoint, Host: "msg:443", Status: status, Credential: credential}
@@ -310,22 +310,26 @@ func TestPlatformStopOfMessaging(t *testing.T) {
 	refused := &platform.NetworkError{Method: "POST", Endpoint: "/api/v1/access-token", Path: "/api/v1/access-token", Host: "msg:443",
 		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
 	for _, tc := range []struct {
-		name string
-		err  error
-		want *result.Stop
+		name  string
+		err   error
+		want  *result.Stop
+		retry bool
 	}{
 		{"connector token refused", api("/api/v1/access-token", 401, platform.CredentialConnectorToken),
-			&result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "msg:443", Credential: platform.CredentialConnectorToken, Agent: "clinic", Env: "live", Config: true}},
-		{"issued token refused", api("/api/v1/sessions", 401, platform.CredentialAccessToken), nil},
-		{"session gone at the handshake", api("/ws", 404, platform.CredentialAccessToken), nil},
-		{"messaging host unreachable", refused, &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "msg:443"}},
+			&result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "msg:443", Credential: platform.CredentialConnectorToken, Agent: "clinic", Env: "live", Config: true}, false},
+		{"issued token refused", api("/api/v1/sessions", 401, platform.CredentialAccessToken), nil, true},
+		{"session gone at the handshake", api("/ws", 404, platform.CredentialAccessToken), nil, true},
+		{"messaging host unreachable", refused, &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "msg:443"}, true},
 		{"debug chat knows no such agent", api("/v1/agents/{agentId}/debug-chat", 404, platform.CredentialBuildKey),
-			&result.Stop{Kind: result.StopUnknownAgent, Reason: result.ReasonUnknownAgent, Host: "msg:443", Agent: "clinic", Config: true}},
+			&result.Stop{Kind: result.StopUnknownAgent, Reason: result.ReasonUnknownAgent, Host: "msg:443", Agent: "clinic", Config: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := platformStop(tc.err, true, "clinic", "live", "")
 			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
 				t.Errorf("platformStop = %+v, want %+v", got, tc.want)
+			}
+			if _, retry := classify(tc.err, true); retry != tc.retry {
+				t.Errorf("classify: retry %t, want %t", retry, tc.retry)
 			}
 		})
 	}
