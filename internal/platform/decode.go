@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agenttest/agenttest/internal/reply"
 )
@@ -376,8 +377,11 @@ var wireTurnNames = []string{
 
 // fastTurn decodes body when it has the common shape; ok is false when the
 // general path must decide. RawMetadata is a slice of body (capacity capped
-// so appends cannot write into it), not a copy: the body is kept with the
-// result anyway.
+// so appends cannot write into it), not a copy, and the conversation id,
+// user input and reply text share body's memory when they need no
+// unescaping: the body is kept with the result anyway, and is never
+// written to (see Client.chat), so a large run holds one copy of each
+// reply instead of two.
 func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	p := fastParser{b: body}
 	p.ws()
@@ -444,11 +448,11 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				var err error
 				switch m {
 				case tmConversationID:
-					err = convID.UnmarshalJSON(span)
+					err = convID.unmarshalShared(span)
 				case tmUserInput:
-					err = userInput.UnmarshalJSON(span)
+					err = userInput.unmarshalShared(span)
 				case tmResponse:
-					err = response.UnmarshalJSON(span)
+					err = response.unmarshalShared(span)
 				case tmConversationEnded:
 					err = ended.UnmarshalJSON(span)
 				case tmDelayedResponse:
@@ -480,6 +484,32 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		Metadata:          meta,
 		RawMetadata:       rawMeta,
 	}, true
+}
+
+// unmarshalShared is UnmarshalJSON for a string literal of a body that is
+// never written to: a plain literal (no escape, no control character,
+// valid UTF-8) becomes a string sharing the body's memory.
+func (s *jString) unmarshalShared(b []byte) error {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' {
+		lit := b[1 : n-1]
+		plain := utf8.Valid(lit)
+		for _, c := range lit {
+			if c == '\\' || c < 0x20 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			s.Set = true
+			if len(lit) == 0 {
+				s.V = ""
+			} else {
+				s.V = unsafe.String(&lit[0], len(lit))
+			}
+			return nil
+		}
+	}
+	return s.UnmarshalJSON(b)
 }
 
 // fastParser reads JSON into the values encoding/json produces for an

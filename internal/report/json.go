@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -22,7 +23,8 @@ import (
 // string members that are empty are omitted; arrays are always present):
 //
 //	schema   "agenttest/result/v1"
-//	run      {started, duration_ms, interrupted, status}
+//	run      {started, duration_ms, interrupted, status,
+//	          pacing: {limited, accepted, accepted_per_s, waited_ms, max_waited_ms}}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -30,7 +32,7 @@ import (
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant,
 //	          skip_reason, conversation_id, repeat: {runs, passed, pass_rate},
-//	          attempts: [attempt]}
+//	          rate_limited, rate_waited_ms, attempts: [attempt]}
 //	attempt  {number, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
@@ -38,8 +40,19 @@ import (
 //	pos      {file, line, col}
 //
 // request, response and metadata are the JSON exchanged with the platform,
-// embedded as JSON (null when absent). A body that was not valid JSON is
+// embedded as JSON on one line, as received (compacted when it spanned
+// lines; null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
+// metadata is the reply's metadata object when response does not hold it
+// as received (a channel whose reply is not one body); when it does, the
+// metadata is stored once, in response, and metadata is null.
+//
+// run.pacing is present when the platform refused requests with 429 or
+// the run paced them (--rate): limited counts the 429s, accepted the
+// other answers, accepted_per_s is accepted per second of the run, and
+// waited_ms and max_waited_ms are the time the cases waited on rate limits
+// in all and the longest one case waited. A case's rate_limited and
+// rate_waited_ms are the same for the case, absent when 0.
 const SchemaV1 = "agenttest/result/v1"
 
 // The types below are the JSON view of a Result's parts (the document's
@@ -48,10 +61,19 @@ const SchemaV1 = "agenttest/result/v1"
 // shift when the runner's types change.
 
 type jsonRun struct {
-	Started     string  `json:"started,omitempty"`
-	DurationMS  float64 `json:"duration_ms"`
-	Interrupted bool    `json:"interrupted"`
-	Status      string  `json:"status"`
+	Started     string      `json:"started,omitempty"`
+	DurationMS  float64     `json:"duration_ms"`
+	Interrupted bool        `json:"interrupted"`
+	Status      string      `json:"status"`
+	Pacing      *jsonPacing `json:"pacing,omitempty"`
+}
+
+type jsonPacing struct {
+	Limited      int     `json:"limited"`
+	Accepted     int     `json:"accepted"`
+	AcceptedPerS float64 `json:"accepted_per_s"`
+	WaitedMS     float64 `json:"waited_ms"`
+	MaxWaitedMS  float64 `json:"max_waited_ms"`
 }
 
 type jsonTarget struct {
@@ -80,18 +102,21 @@ type jsonPos struct {
 }
 
 type jsonCase struct {
-	Name           string        `json:"name"`
-	Pos            jsonPos       `json:"pos"`
-	Tags           []string      `json:"tags"`
-	Status         string        `json:"status"`
-	DurationMS     float64       `json:"duration_ms"`
-	Agent          string        `json:"agent,omitempty"`
-	Env            string        `json:"env,omitempty"`
-	Variant        string        `json:"variant,omitempty"`
-	SkipReason     string        `json:"skip_reason,omitempty"`
-	ConversationID string        `json:"conversation_id,omitempty"`
-	Repeat         *jsonRepeat   `json:"repeat,omitempty"`
-	Attempts       []jsonAttempt `json:"attempts"`
+	Name           string      `json:"name"`
+	Pos            jsonPos     `json:"pos"`
+	Tags           []string    `json:"tags"`
+	Status         string      `json:"status"`
+	DurationMS     float64     `json:"duration_ms"`
+	Agent          string      `json:"agent,omitempty"`
+	Env            string      `json:"env,omitempty"`
+	Variant        string      `json:"variant,omitempty"`
+	SkipReason     string      `json:"skip_reason,omitempty"`
+	ConversationID string      `json:"conversation_id,omitempty"`
+	Repeat         *jsonRepeat `json:"repeat,omitempty"`
+	RateLimited    int         `json:"rate_limited,omitempty"`
+	RateWaitedMS   float64     `json:"rate_waited_ms,omitempty"`
+	// Attempts are written after the members above (writeCase).
+	Attempts []*result.Attempt `json:"-"`
 }
 
 type jsonRepeat struct {
@@ -108,11 +133,9 @@ type jsonAttempt struct {
 	DurationMS     float64       `json:"duration_ms"`
 	Failures       []jsonFailure `json:"failures"`
 	Error          *jsonError    `json:"error"`
-	// Turns is nil (and left out) only in progress events, which carry
-	// no transcripts.
-	Turns *[]jsonTurn `json:"turns,omitempty"`
 	// Confirmations are the reads of confirm:, probes and the alert gate.
 	Confirmations []jsonConfirmation `json:"confirmations,omitempty"`
+	// The turns follow the members above (writeAttempt).
 }
 
 type jsonConfirmation struct {
@@ -142,15 +165,12 @@ type jsonError struct {
 	Message string  `json:"message"`
 }
 
+// jsonTurn is the head of a turn; request, response, metadata, started
+// and latency_ms follow it (writeTurn).
 type jsonTurn struct {
-	Index     int             `json:"index"`
-	Pos       jsonPos         `json:"pos"`
-	Say       string          `json:"say"`
-	Request   json.RawMessage `json:"request"`
-	Response  json.RawMessage `json:"response"`
-	Metadata  json.RawMessage `json:"metadata"`
-	Started   string          `json:"started,omitempty"`
-	LatencyMS float64         `json:"latency_ms"`
+	Index int     `json:"index"`
+	Pos   jsonPos `json:"pos"`
+	Say   string  `json:"say"`
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
@@ -169,6 +189,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		DurationMS:  millis(r.Duration),
 		Interrupted: r.Interrupted,
 		Status:      s.Status.String(),
+		Pacing:      toJSONPacing(r),
 	})
 	js.field("target", toJSONTarget(r.Target))
 	js.field("counts", toJSONCounts(s))
@@ -196,7 +217,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		for _, c := range f.Cases {
 			if c != nil {
 				js.element()
-				js.value(toJSONCase(c, true))
+				js.writeCase(c)
 			}
 		}
 		js.close(']')
@@ -208,7 +229,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 	for _, c := range r.Checks {
 		if c != nil {
 			js.element()
-			js.value(toJSONCase(c, true))
+			js.writeCase(c)
 		}
 	}
 	js.close(']')
@@ -290,15 +311,58 @@ func (js *jsonStream) field(name string, v any) {
 
 // value encodes v indented for the current depth.
 func (js *jsonStream) value(v any) {
+	if b, ok := js.encode(v); ok {
+		_, js.err = js.w.Write(b)
+	}
+}
+
+// object writes v, which encodes as a JSON object, and leaves the object
+// open: more members follow with key or field, then close('}').
+func (js *jsonStream) object(v any) {
+	b, ok := js.encode(v)
+	switch {
+	case !ok:
+	case string(b) == "{}":
+		js.open('{')
+	default:
+		// Everything but the last line, which closes the object.
+		_, js.err = js.w.Write(b[:bytes.LastIndexByte(b, '\n')])
+		js.depth++
+		js.first = false
+	}
+}
+
+// encode encodes v indented for the current depth, without the final
+// newline, into js.buf; ok is false after an error.
+func (js *jsonStream) encode(v any) (b []byte, ok bool) {
 	if js.err != nil {
-		return
+		return nil, false
 	}
 	js.buf.Reset()
 	js.enc.SetIndent(strings.Repeat("  ", js.depth), "  ")
 	if js.err = js.enc.Encode(v); js.err != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")), true
+}
+
+// body writes a body exchanged with the platform (rawJSON), on one line.
+func (js *jsonStream) body(b []byte) {
+	if js.err != nil {
 		return
 	}
-	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
+	raw := rawJSON(b)
+	if raw == nil {
+		js.raw("null")
+		return
+	}
+	if bytes.ContainsAny(raw, "\n\r\t") {
+		js.buf.Reset()
+		if json.Compact(&js.buf, raw) == nil {
+			raw = js.buf.Bytes()
+		}
+	}
+	_, js.err = js.w.Write(raw)
 }
 
 func (js *jsonStream) finish() error {
@@ -334,9 +398,96 @@ func toJSONCounts(s Summary) jsonCounts {
 
 func toJSONPos(p diag.Pos) jsonPos { return jsonPos{File: p.File, Line: p.Line, Col: p.Col} }
 
-// toJSONCase converts a case; withTurns false leaves the transcripts out,
-// for the one-line progress events.
-func toJSONCase(c *result.Case, withTurns bool) jsonCase {
+func toJSONPacing(r *result.Result) *jsonPacing {
+	p := r.Pacing
+	if p == nil {
+		return nil
+	}
+	return &jsonPacing{
+		Limited:      p.Limited,
+		Accepted:     p.Accepted,
+		AcceptedPerS: math.Round(p.AcceptedRate(r.Duration)*1000) / 1000,
+		WaitedMS:     millis(p.Waited),
+		MaxWaitedMS:  millis(p.MaxWaited),
+	}
+}
+
+// writeCase writes a case: its members, then its attempts.
+func (js *jsonStream) writeCase(c *result.Case) {
+	js.objectWith(toJSONCase(c), "attempts", func() {
+		for _, a := range c.Attempts {
+			if a != nil {
+				js.element()
+				js.writeAttempt(a)
+			}
+		}
+	})
+}
+
+// writeAttempt writes an attempt: its members, then its turns.
+func (js *jsonStream) writeAttempt(a *result.Attempt) {
+	js.objectWith(toJSONAttempt(a), "turns", func() {
+		for _, t := range a.Turns {
+			if t != nil {
+				js.element()
+				js.writeTurn(t)
+			}
+		}
+	})
+}
+
+// objectWith writes head's members, then a last member named key, an
+// array whose items writes.
+func (js *jsonStream) objectWith(head any, key string, items func()) {
+	js.object(head)
+	js.key(key)
+	js.open('[')
+	items()
+	js.close(']')
+	js.close('}')
+}
+
+// writeTurn writes a turn. The bodies are embedded as they came, on one
+// line: re-indented, they were half of a large report, and they are the
+// part a reader compares with the platform's own logs.
+func (js *jsonStream) writeTurn(t *result.Turn) {
+	js.object(jsonTurn{Index: t.Index, Pos: toJSONPos(t.Pos), Say: t.Say})
+	js.key("request")
+	js.body(t.Request)
+	js.key("response")
+	js.body(t.Response)
+	js.key("metadata")
+	js.body(turnMetadata(t))
+	if s := jsonTime(t.Started); s != "" {
+		js.field("started", s)
+	}
+	js.field("latency_ms", millis(t.Latency))
+	js.close('}')
+}
+
+// turnMetadata is the metadata of a reply that its response does not hold
+// as received (see SchemaV1), or nil.
+func turnMetadata(t *result.Turn) []byte {
+	r := t.Result
+	if r == nil || t.Released() { // a released reply's body holds its metadata
+		return nil
+	}
+	if raw := r.RawMetadata; len(raw) > 0 {
+		if holds(t.Response, raw) {
+			return nil
+		}
+		return raw
+	}
+	if r.Metadata != nil {
+		if b, err := json.Marshal(r.Metadata); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// toJSONCase converts the members of a case but its attempts.
+func toJSONCase(c *result.Case) jsonCase {
 	jc := jsonCase{
 		Name:           c.Name,
 		Pos:            toJSONPos(c.Pos),
@@ -348,7 +499,8 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 		Variant:        c.Variant,
 		SkipReason:     c.SkipReason,
 		ConversationID: c.ConversationID(),
-		Attempts:       []jsonAttempt{},
+		RateLimited:    c.RateLimited,
+		RateWaitedMS:   millis(c.RateWaited),
 	}
 	if c.Status == result.Pending && jc.SkipReason == "" {
 		jc.SkipReason = notRunReason
@@ -356,15 +508,11 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 	if c.Repeat != nil {
 		jc.Repeat = &jsonRepeat{Runs: c.Repeat.Runs, Passed: c.Repeat.Passed, PassRate: c.Repeat.PassRate}
 	}
-	for _, a := range c.Attempts {
-		if a != nil {
-			jc.Attempts = append(jc.Attempts, toJSONAttempt(a, withTurns))
-		}
-	}
 	return jc
 }
 
-func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
+// toJSONAttempt converts the members of an attempt but its turns.
+func toJSONAttempt(a *result.Attempt) jsonAttempt {
 	ja := jsonAttempt{
 		Number:         a.Number,
 		Status:         a.Status.String(),
@@ -385,35 +533,6 @@ func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 				Found: c.Found, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
 		}
 	}
-	if !withTurns {
-		return ja
-	}
-	turns := []jsonTurn{}
-	for _, t := range a.Turns {
-		if t == nil {
-			continue
-		}
-		jt := jsonTurn{
-			Index:     t.Index,
-			Pos:       toJSONPos(t.Pos),
-			Say:       t.Say,
-			Request:   rawJSON(t.Request),
-			Response:  rawJSON(t.Response),
-			Started:   jsonTime(t.Started),
-			LatencyMS: millis(t.Latency),
-		}
-		if t.Result != nil {
-			if len(t.Result.RawMetadata) > 0 {
-				jt.Metadata = rawJSON(t.Result.RawMetadata)
-			} else if t.Result.Metadata != nil {
-				if b, err := json.Marshal(t.Result.Metadata); err == nil {
-					jt.Metadata = b
-				}
-			}
-		}
-		turns = append(turns, jt)
-	}
-	ja.Turns = &turns
 	return ja
 }
 
@@ -428,6 +547,10 @@ func toJSONFailure(f assert.Failure) jsonFailure {
 		Diff:     f.Diff,
 	}
 }
+
+// holds reports whether body holds part byte for byte (the client cuts a
+// reply's metadata out of its body).
+func holds(body, part []byte) bool { return bytes.Contains(body, part) }
 
 // rawJSON embeds a body as JSON when it is JSON, as a JSON string of its
 // text when it is not (a proxy's HTML error page), and as null when empty.

@@ -25,6 +25,8 @@ type runner struct {
 	// lean is set when the run is large enough that passing cases release
 	// their decoded metadata.
 	lean bool
+	// pacing sums what rate limits cost the cases.
+	pacing pacing
 }
 
 // Run executes the scenarios of suites that pass the filters of opts and
@@ -62,6 +64,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 			break
 		}
 		j := jobs[next]
+		jobs[next] = nil // the goroutine owns it, and frees it when done
 		g.Go(func() error {
 			r.runJob(ctx, j)
 			return nil // a failing case is a result, never a group error
@@ -79,6 +82,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 
 	res.Duration = opts.Now().Sub(res.Started)
 	res.Interrupted = r.interrupted.Load()
+	res.Pacing = r.pacing.result()
 	opts.Observer.RunFinished(res)
 	return res, nil
 }
@@ -96,20 +100,24 @@ func (r *runner) finishJob(j *job) {
 	if r.lean && j.c.Status == result.Passed {
 		release(j.c)
 	}
+	// The case has everything the reports need; its program is no longer
+	// needed, and a large suite's programs are as big as its results.
+	j.sc = nil
 	if r.opts.FailFast && (j.c.Status == result.Failed || j.c.Status == result.Errored) {
 		r.stopped.Store(true)
 	}
 	r.opts.Observer.CaseFinished(j.file, j.c)
 }
 
-// release drops the decoded metadata of a passing case's replies, keeping
-// the raw JSON they came from (Turn.Reply decodes it again). A passing case
-// is only ever summarised, and the decoded maps are most of its memory.
+// release drops the decoded replies of a passing case, keeping the
+// bodies they came from (Turn.Release; Turn.Reply decodes them again). A
+// passing case is only ever summarised, and the decoded replies are a
+// good part of its memory.
 func release(c *result.Case) {
 	for _, a := range c.Attempts {
 		for _, t := range a.Turns {
-			if t.Result != nil && len(t.Result.RawMetadata) > 0 {
-				t.Result.Metadata = nil
+			if t != nil {
+				t.Release()
 			}
 		}
 	}
