@@ -394,6 +394,8 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		ended, delayed              jBool
 		meta                        reply.Metadata
 		rawMeta                     []byte
+		// plain stays true while every member has its own JSON type.
+		plain = true
 	)
 	p.ws()
 	if !p.eat('}') {
@@ -436,6 +438,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 					rawMeta = body[start:p.i:p.i]
 				case p.lit("null"):
 					meta, rawMeta = reply.Metadata{}, []byte("{}")
+					plain = false
 				default:
 					return nil, false
 				}
@@ -445,6 +448,12 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 			if m >= 0 {
 				seen[m] = true
 				span := body[start:p.i]
+				switch m {
+				case tmConversationID, tmUserInput, tmResponse:
+					plain = plain && span[0] == '"'
+				case tmConversationEnded, tmDelayedResponse:
+					plain = plain && (span[0] == 't' || span[0] == 'f')
+				}
 				var err error
 				switch m {
 				case tmConversationID:
@@ -483,6 +492,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		DelayedResponse:   delayed.V,
 		Metadata:          meta,
 		RawMetadata:       rawMeta,
+		Plain:             plain,
 	}, true
 }
 

@@ -34,6 +34,11 @@ type TurnResult struct {
 	// RawMetadata is the metadata object exactly as received, kept for
 	// reports and the JSON output.
 	RawMetadata json.RawMessage `json:"-"`
+	// Plain is set by the platform client when the body held the
+	// reference's members with their own JSON types and nothing it had
+	// to tolerate, so ParseTurn of the body gives this result back: a
+	// large run may then keep the body alone (result.Turn.Release).
+	Plain bool `json:"-"`
 }
 
 // Metadata is the metadata object of a debug-chat turn result.
@@ -66,5 +71,6 @@ func ParseTurn(body []byte) (*TurnResult, bool) {
 		ConversationEnded: *w.ConversationEnded,
 		DelayedResponse:   *w.DelayedResponse,
 		RawMetadata:       w.Metadata,
+		Plain:             true,
 	}, true
 }

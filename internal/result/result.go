@@ -19,7 +19,6 @@
 package result
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -389,16 +388,15 @@ func (t *Turn) Released() bool { return t.Result == released }
 
 // Release drops what the turn holds besides its body, for a run that must
 // keep thousands of transcripts: the decoded reply when the body gives it
-// back exactly (reply.ParseTurn), else at least the decoded metadata,
-// which RawMetadata gives back. Reply decodes them again on demand.
+// back exactly (reply.TurnResult.Plain: reply.ParseTurn reads it again),
+// else at least the decoded metadata, which RawMetadata gives back. Reply
+// decodes them again on demand.
 func (t *Turn) Release() {
 	r := t.Result
 	if r == nil || r == released {
 		return
 	}
-	if p, ok := reply.ParseTurn(t.Response); ok && p.ConversationID == r.ConversationID && p.UserInput == r.UserInput &&
-		p.Response == r.Response && p.ConversationEnded == r.ConversationEnded && p.DelayedResponse == r.DelayedResponse &&
-		bytes.Equal(p.RawMetadata, r.RawMetadata) {
+	if r.Plain {
 		t.Result = released
 		return
 	}

@@ -10,13 +10,15 @@ import (
 func TestTurnRelease(t *testing.T) {
 	t.Parallel()
 	const meta = `{"currentNode":"Greeting","nodeTrace":["Greeting"]}`
-	decoded := func(body, raw string) *Turn {
+	// decoded is a turn as the client decodes it; plain says the body was
+	// in the reference's own shape (reply.TurnResult.Plain).
+	decoded := func(body, raw string, plain bool) *Turn {
 		var md reply.Metadata
 		if err := json.Unmarshal([]byte(raw), &md); err != nil {
 			t.Fatal(err)
 		}
 		return &Turn{Response: []byte(body), Result: &reply.TurnResult{
-			ConversationID: "c1", Response: "Hello", Metadata: md, RawMetadata: []byte(raw),
+			ConversationID: "c1", Response: "Hello", Metadata: md, RawMetadata: []byte(raw), Plain: plain,
 		}}
 	}
 	type testCase struct {
@@ -38,11 +40,11 @@ func TestTurnRelease(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{"reference shape", decoded(`{"conversationId":"c1","userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}`, meta), true},
-		// The client read these shapes; the body alone would not say so.
-		{"envelope", decoded(`{"success":true,"data":{"conversationId":"c1","userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}}`, meta), false},
-		{"member missing", decoded(`{"conversationId":"c1","response":"Hello","metadata":`+meta+`}`, meta), false},
-		{"id as a number", decoded(`{"conversationId":1,"userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}`, meta), false},
+		{"reference shape", decoded(`{"conversationId":"c1","userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}`, meta, true), true},
+		// The client tolerated these shapes; the body alone would not
+		// give the reply back, so only the decoded metadata goes.
+		{"envelope", decoded(`{"success":true,"data":{"conversationId":"c1","userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}}`, meta, false), false},
+		{"member missing", decoded(`{"conversationId":"c1","response":"Hello","metadata":`+meta+`}`, meta, false), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
