@@ -190,6 +190,16 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 			p.window++
 			return
 		}
+		if t.gen == 0 {
+			// Sent while learning, answered after the first 429 (an
+			// accepted answer takes longer than a refusal): the rate
+			// the platform accepted was higher than the first 429
+			// could tell.
+			p.rate = max(p.rate, p.learnt(now))
+			p.ceiling = max(p.ceiling, p.rate)
+			p.capRate()
+			return
+		}
 		p.won++
 		if float64(p.won) >= max(1, p.rate) {
 			if p.short {
@@ -209,21 +219,32 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 	p.gen++
 	if p.learning {
 		p.learning = false
-		el := max(now.Sub(p.first), burstTime).Seconds()
-		p.rate = max(minRate, float64(p.accepted)/el)
-		p.ceiling = p.rate
+		p.rate = p.learnt(now)
 	} else {
-		p.ceiling = p.rate
-		p.rate = max(minRate, p.rate*decreaseFactor)
+		p.rate *= decreaseFactor
 	}
-	if p.cap > 0 {
-		p.rate = min(p.rate, p.cap)
-	}
+	p.rate = max(minRate, p.rate)
+	p.ceiling = p.rate
+	p.capRate()
 	// The bucket refills during the pause, so a burst may follow it as
 	// the platform's own bucket refilled too; but at least one request
 	// goes when it ends, as the Retry-After promised.
 	p.tokens, p.filled = max(0, 1-p.rate*p.until.Sub(now).Seconds()), now
 	p.won, p.short = 0, false
+}
+
+// learnt is the rate the platform accepted while the pacer was learning:
+// the answers accepted since the first request, per second (over at
+// least burstTime, since a platform's burst is accepted at once).
+func (p *pacer) learnt(now time.Time) float64 {
+	return float64(p.accepted) / max(now.Sub(p.first), burstTime).Seconds()
+}
+
+// capRate applies the proactive cap.
+func (p *pacer) capRate() {
+	if p.cap > 0 {
+		p.rate = min(p.rate, p.cap)
+	}
 }
 
 // increase raises the rate by one step: additive up to past the rate of
@@ -234,9 +255,7 @@ func (p *pacer) increase() {
 	} else {
 		p.rate += max(minIncrease, p.ceiling*increaseStep)
 	}
-	if p.cap > 0 {
-		p.rate = min(p.rate, p.cap)
-	}
+	p.capRate()
 }
 
 // backoffPause is the pause after a 429 without Retry-After: the retry

@@ -44,7 +44,8 @@ func (s *modelServer) take(at time.Duration) (retryAfter time.Duration, ok bool)
 type modelEvent struct {
 	at     time.Duration
 	seq    int
-	worker int // -1: try the first in line
+	worker int  // -1: try the first in line
+	answer bool // the worker's answer arrives (else its request does)
 }
 
 type modelQueue []modelEvent
@@ -87,12 +88,12 @@ func (m modelRun) play(seed uint64) modelResult {
 	srv := &modelServer{rate: m.rate, burst: max(1, m.rate), tokens: max(1, m.rate)}
 	p := newPacer(m.cap)
 	type worker struct {
-		left int // calls left in the current case
-		c    int // the case
-
-		t        ticket
-		queued   time.Duration
-		caseWait time.Duration
+		left       int // calls left in the current case
+		retryAfter time.Duration
+		refused    bool
+		t          ticket
+		queued     time.Duration
+		caseWait   time.Duration
 	}
 	ws := make([]worker, m.parallel)
 	var q modelQueue
@@ -100,6 +101,10 @@ func (m modelRun) play(seed uint64) modelResult {
 	push := func(at time.Duration, w int) {
 		seq++
 		heap.Push(&q, modelEvent{at: at, seq: seq, worker: w})
+	}
+	pushAnswer := func(at time.Duration, w int) {
+		seq++
+		heap.Push(&q, modelEvent{at: at, seq: seq, worker: w, answer: true})
 	}
 	var line []int // workers waiting, first in line first
 	// timed is when the first in line is due to try again (-1: not
@@ -130,9 +135,23 @@ func (m modelRun) play(seed uint64) modelResult {
 		if e.worker < 0 && at == timed {
 			timed = -1
 		}
-		if e.worker >= 0 {
+		if e.worker >= 0 && !e.answer {
+			// The server decides when the request arrives; an accepted
+			// one is then processed (the agent runs), a refused one
+			// answered at once, so a 429 can overtake accepted
+			// answers sent before it.
 			w := &ws[e.worker]
 			retryAfter, ok := srv.take(at)
+			w.retryAfter, w.refused = retryAfter, !ok
+			if ok {
+				at += 200*time.Microsecond + time.Duration(rng.Float64()*float64(2*time.Millisecond))
+			}
+			pushAnswer(at, e.worker)
+			continue
+		}
+		if e.worker >= 0 {
+			w := &ws[e.worker]
+			ok, retryAfter := !w.refused, w.retryAfter
 			p.answered(now(at), w.t, true, !ok, retryAfter)
 			if !ok {
 				limited++
@@ -167,7 +186,9 @@ func (m modelRun) play(seed uint64) modelResult {
 			ws[w].caseWait += at - ws[w].queued
 			l := m.latency + time.Duration(rng.Float64()*float64(m.jitter))
 			if l == 0 {
-				l = 300 * time.Microsecond // loopback
+				// Loopback: answers come back in any order, a 429
+				// before accepted answers sent earlier.
+				l = 100*time.Microsecond + time.Duration(rng.Float64()*float64(900*time.Microsecond))
 			}
 			totalLatency += l
 			push(at+l, w)
