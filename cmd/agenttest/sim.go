@@ -79,7 +79,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fs.StringVar(&o.account, "account", "", "pin the workspace id (ws-XXXXXXXX)")
 	fs.Int64Var(&o.opts.Seed, "seed", 0, "seed of fault injection, agent phrasing, probabilistic replies and moves, deployment ids and seeded conversations")
 	fs.DurationVar(&o.opts.ChatIdleTimeout, "idle-timeout", sim.DefaultChatIdleTimeout, "debug-chat session idle limit (then CHAT_TIMEOUT)")
-	fs.IntVar(&o.opts.StoreCap, "store-cap", sim.DefaultStoreCap, "most conversations kept; the oldest ended go first")
+	fs.IntVar(&o.opts.StoreCap, "store-cap", sim.DefaultStoreCap, "most conversations kept (the oldest ended go first) and live debug-chat sessions (beyond, the oldest idles out)")
 	fs.Float64Var(&o.opts.RatePerKey, "rate", 0, "requests per second per API key, 0 for unlimited (beyond: 429)")
 	fs.IntVar(&o.opts.SeedConversations, "seed-conversations", 0, "synthetic conversations to fill the store with")
 	fs.DurationVar(&f.Latency, "latency", 0, "latency added to every request")

@@ -20,20 +20,22 @@ import (
 //     does not open with 512 requests against a platform that accepts 20 a
 //     second, while a platform without a limit sees no difference after a
 //     few round trips.
-//   - The first 429 sets the rate to what the platform accepted so far
-//     (answers per second since the first request, over at least a second).
-//     From then on a token bucket paces the key: additive increase (a small
-//     step per window of accepted answers in which requests had to wait for
-//     a token) and multiplicative decrease (by decreaseFactor, once per
-//     429 of requests sent at the current rate).
+//   - The first 429 sets the rate to what the platform accepted (answers
+//     per second since the first request, over at least a second; the
+//     accepted answers of requests sent before it, which come back after
+//     the refusal, raise it as they arrive). From then on a token bucket
+//     paces the key: additive increase (a small step per window of
+//     accepted answers in which requests had to wait for a token) and
+//     multiplicative decrease (by decreaseFactor, once per 429 of
+//     requests sent at the current rate).
 //
 // A proactive cap (Config.Rate, --rate) bounds the rate from the start.
 // Waits are charged to the RateAccount of the case in the context, whose
 // budget (Config.RateWait) bounds how long one case may wait in all.
 
 // Defaults and constants of pacing. The values were chosen with the model
-// in pace_test.go (a token bucket server at 20 requests per second, with
-// and without latency, at 8 to 512 workers).
+// in pace_model_test.go (a token bucket server at 20 requests per second,
+// with and without latency, at 8 to 512 workers).
 const (
 	// DefaultRateWait is how long one case may wait on rate limits in
 	// all (Config.RateWait): generous, because waiting is what a rate
