@@ -104,6 +104,12 @@ type runOptions struct {
 	selection
 	// pathsGiven is true when PATH arguments were given.
 	pathsGiven bool
+	// rate caps the requests per second per key (--rate, parsed into
+	// rateCap by Validate); rateWait bounds a case's waiting on rate
+	// limits (--rate-wait).
+	rate     string
+	rateCap  float64
+	rateWait time.Duration
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
@@ -135,6 +141,8 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	o.selection.register(f, "run")
+	f.stringVar(&o.rate, "rate", envRate, "", "send at most `N` requests per second with each key, e.g. 20 or 0.5 (when not given: the target's rate; without either, the pace is learnt from the platform's 429s)")
+	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
@@ -174,6 +182,16 @@ func (o *runOptions) Validate() error {
 	}
 	if o.turnTimeout <= 0 {
 		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
+	}
+	if o.rate != "" {
+		r, err := config.ParseRate(o.rate)
+		if err != nil {
+			problems = append(problems, "--rate: "+err.Error())
+		}
+		o.rateCap = r
+	}
+	if o.rateWait < 0 {
+		problems = append(problems, fmt.Sprintf("--rate-wait must not be negative, got %s", o.rateWait))
 	}
 	if o.maxReplyBytes < config.MinReplyBytes {
 		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
@@ -248,6 +266,12 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.MaxReplyBytes > 0 && !fl.isSet("max-reply-bytes") {
 		o.maxReplyBytes = tgt.MaxReplyBytes
 	}
+	if tgt.Rate > 0 && !fl.isSet("rate") {
+		o.rateCap = tgt.Rate
+	}
+	if tgt.RateWait != nil && !fl.isSet("rate-wait") {
+		o.rateWait = *tgt.RateWait
+	}
 	if err := prepareReports(st, o); err != nil {
 		return err
 	}
@@ -312,7 +336,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// --parallel 100 would be capped silently, its extra scenarios waiting
 	// on the client's semaphore instead of the platform.
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
-	setMemoryLimit(st)
+	defer tuneGC(st, plan)()
 	transport := platform.NewTransport(maxPerHost)
 	defer transport.CloseIdleConnections()
 	pcfg := platform.Config{
@@ -320,6 +344,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
 		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
+		Rate: o.rateCap, RateWait: clientRateWait(o.rateWait), RateWaitHint: rateWaitHint,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
 	}
@@ -510,26 +535,53 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 	return ds
 }
 
-// runMemoryLimit is the soft heap limit of a run (see setMemoryLimit). It
-// sits below the 256 MB peak RSS a 20,000-scenario run must stay under
-// (BENCHMARKS.md), leaving room for stacks and the runtime's own memory.
-const runMemoryLimit = 200 << 20
+// largeRunGOGC is the collector's target of a large run (tuneGC).
+const largeRunGOGC = 50
 
-// setMemoryLimit makes the garbage collector work harder as the heap nears
-// runMemoryLimit instead of letting it double past the live heap (GOGC=100):
-// a long run's live heap grows slowly with its results, and without a limit
-// its RSS ends near twice that. The limit is soft: a run whose results
-// truly need more still gets it, at the cost of more GC. GOMEMLIMIT, when
-// set, wins, as the Go runtime documents.
-func setMemoryLimit(st *State) {
-	if _, set := st.LookupEnv("GOMEMLIMIT"); set {
-		return
+// tuneGC lowers the garbage collector's headroom for a run large enough
+// that the runner keeps it lean (runner.DefaultLeanAbove), and returns
+// the function that restores it. Such a run holds every transcript until
+// its reports are written, so its heap is mostly live data, and the
+// default GOGC=100 lets the heap grow to twice that before collecting:
+// 100,000 one-turn scenarios would peak near 500 MB instead of 400. Half
+// the headroom costs more collector work per allocation, in proportion to
+// the run, unlike a fixed memory limit, whose collector runs continuously
+// once the live heap reaches it. GOGC or GOMEMLIMIT in the environment
+// leave the collector to the user.
+func tuneGC(st *State, suites []*scenario.Suite) (restore func()) {
+	n := 0
+	for _, s := range suites {
+		n += len(s.Scenarios)
 	}
-	debug.SetMemoryLimit(runMemoryLimit)
+	_, gogc := st.LookupEnv("GOGC")
+	_, limit := st.LookupEnv("GOMEMLIMIT")
+	if n <= runner.DefaultLeanAbove || gogc || limit {
+		return func() {}
+	}
+	old := debug.SetGCPercent(largeRunGOGC)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // envMaxReplyBytes is the variable of --max-reply-bytes.
 const envMaxReplyBytes = "AGENTTEST_MAX_REPLY_BYTES"
+
+// The variables of --rate and --rate-wait.
+const (
+	envRate     = "AGENTTEST_RATE"
+	envRateWait = "AGENTTEST_RATE_WAIT"
+)
+
+// rateWaitHint ends the error of a case that waited its budget out.
+const rateWaitHint = "raise it with --rate-wait (" + envRateWait + ") or the target's rate_wait"
+
+// clientRateWait maps --rate-wait to platform.Config.RateWait, where 0
+// means the default and a negative value no waiting.
+func clientRateWait(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
 
 // maxReplyHint ends the error of a reply over the limit: both ways to
 // raise it.

@@ -129,6 +129,7 @@ func fixture() *result.Result {
 	party := &result.Case{
 		Name: "asks for the party size", Pos: pos(rest, 30, 5), Status: result.Failed,
 		Duration: 900 * time.Millisecond, Agent: "luigi", Env: "sandbox", Variant: "formal",
+		RateLimited: 3, RateWaited: 2 * time.Second,
 		Attempts: []*result.Attempt{{
 			Number: 1, Status: result.Failed, ConversationID: "conv-002", Started: at(10), Duration: 900 * time.Millisecond,
 			Turns: []*result.Turn{
@@ -303,6 +304,7 @@ func fixture() *result.Result {
 		},
 		Interrupted: true,
 		Checks:      []*result.Case{check},
+		Pacing:      &result.Pacing{Limited: 3, Accepted: 42, Waited: 2500 * time.Millisecond, MaxWaited: 2 * time.Second},
 	}
 }
 

@@ -175,6 +175,9 @@ func (h *Human) RunFinished(r *result.Result) {
 	if s.Quarantined > 0 {
 		second += fmt.Sprintf(", %d quarantined", s.Quarantined)
 	}
+	if line := PacingLine(r); line != "" {
+		b.WriteString(line + "\n")
+	}
 	b.WriteString(second + "\n")
 	wall := r.Duration
 	if wall == 0 && h.opts.Now != nil && !h.started.IsZero() {
@@ -330,6 +333,9 @@ func caseNote(c *result.Case) string {
 		notes = append(notes, repeatLine(c.Repeat))
 	}
 	notes = append(notes, formatDuration(c.Duration))
+	if c.RateWaited > 0 {
+		notes = append(notes, "waited "+waitTime(c.RateWaited)+" on rate limits")
+	}
 	return strings.Join(notes, ", ")
 }
 

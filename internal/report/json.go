@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -23,7 +23,8 @@ import (
 // string members that are empty are omitted; arrays are always present):
 //
 //	schema   "agenttest/result/v1"
-//	run      {started, duration_ms, interrupted, status, stop}
+//	run      {started, duration_ms, interrupted, status, stop,
+//	          pacing: {limited, accepted, accepted_per_s, waited_ms, max_waited_ms}}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
@@ -32,7 +33,7 @@ import (
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
 //	          skip_reason, conversation_id, repeat, quarantine,
-//	          attempts: [attempt]}
+//	          rate_limited, rate_waited_ms, attempts: [attempt]}
 //	repeat   {procedure, decision, runs, passed, failed, errored, discarded,
 //	          limit, needed, pass_rate, margin, confidence,
 //	          interval: {lower, upper, level}}       (repeated cases only)
@@ -71,11 +72,23 @@ import (
 // the run it belongs to.
 //
 // request, response and metadata are the JSON exchanged with the platform,
-// embedded as JSON (null when absent). A body that was not valid JSON is
+// embedded as JSON on one line, as received (compacted when it spanned
+// lines; null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
 // A case over the Messaging API has via "messaging"; its turns have
 // messaging (absent for debug chat), request is the client event sent and
 // response the array of events received.
+//
+// metadata is the reply's metadata object when response does not hold it
+// as received (a channel whose reply is not one body); when it does, the
+// metadata is stored once, in response, and metadata is null.
+//
+// run.pacing is present when the platform refused requests with 429 or
+// the run paced them (--rate): limited counts the 429s, accepted the
+// other answers, accepted_per_s is accepted per second of the run, and
+// waited_ms and max_waited_ms are the time the cases waited on rate limits
+// in all and the longest one case waited. A case's rate_limited and
+// rate_waited_ms are the same for the case, absent when 0.
 const SchemaV1 = "agenttest/result/v1"
 
 // The types below are the JSON view of a Result's parts (the document's
@@ -84,11 +97,12 @@ const SchemaV1 = "agenttest/result/v1"
 // shift when the runner's types change.
 
 type jsonRun struct {
-	Started     string    `json:"started,omitempty"`
-	DurationMS  float64   `json:"duration_ms"`
-	Interrupted bool      `json:"interrupted"`
-	Status      string    `json:"status"`
-	Stop        *jsonStop `json:"stop,omitempty"`
+	Started     string      `json:"started,omitempty"`
+	DurationMS  float64     `json:"duration_ms"`
+	Interrupted bool        `json:"interrupted"`
+	Status      string      `json:"status"`
+	Stop        *jsonStop   `json:"stop,omitempty"`
+	Pacing      *jsonPacing `json:"pacing,omitempty"`
 }
 
 type jsonStop struct {
@@ -107,6 +121,14 @@ func toJSONStop(st *result.Stop) *jsonStop {
 		return nil
 	}
 	return &jsonStop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential, Agent: st.Agent, Env: st.Env, Config: st.Config}
+}
+
+type jsonPacing struct {
+	Limited      int     `json:"limited"`
+	Accepted     int     `json:"accepted"`
+	AcceptedPerS float64 `json:"accepted_per_s"`
+	WaitedMS     float64 `json:"waited_ms"`
+	MaxWaitedMS  float64 `json:"max_waited_ms"`
 }
 
 type jsonTarget struct {
@@ -150,7 +172,10 @@ type jsonCase struct {
 	ConversationID string          `json:"conversation_id,omitempty"`
 	Repeat         *jsonRepeat     `json:"repeat,omitempty"`
 	Quarantine     *jsonQuarantine `json:"quarantine,omitempty"`
-	Attempts       []jsonAttempt   `json:"attempts"`
+	RateLimited    int             `json:"rate_limited,omitempty"`
+	RateWaitedMS   float64         `json:"rate_waited_ms,omitempty"`
+	// Attempts are written after the members above (writeCase).
+	Attempts []*result.Attempt `json:"-"`
 }
 
 type jsonRepeat struct {
@@ -191,11 +216,9 @@ type jsonAttempt struct {
 	DurationMS     float64       `json:"duration_ms"`
 	Failures       []jsonFailure `json:"failures"`
 	Error          *jsonError    `json:"error"`
-	// Turns is nil (and left out) only in progress events, which carry
-	// no transcripts.
-	Turns *[]jsonTurn `json:"turns,omitempty"`
 	// Confirmations are the reads of confirm:, probes and the alert gate.
 	Confirmations []jsonConfirmation `json:"confirmations,omitempty"`
+	// The turns follow the members above (writeAttempt).
 }
 
 type jsonConfirmation struct {
@@ -225,17 +248,13 @@ type jsonError struct {
 	Message string  `json:"message"`
 }
 
+// jsonTurn is the head of a turn; request, response, metadata,
+// messaging (reply.Messaging's own JSON form), started and latency_ms
+// follow it (writeTurn).
 type jsonTurn struct {
-	Index    int             `json:"index"`
-	Pos      jsonPos         `json:"pos"`
-	Say      string          `json:"say"`
-	Request  json.RawMessage `json:"request"`
-	Response json.RawMessage `json:"response"`
-	Metadata json.RawMessage `json:"metadata"`
-	// Messaging is the reply model's own JSON form (reply.Messaging).
-	Messaging *reply.Messaging `json:"messaging,omitempty"`
-	Started   string           `json:"started,omitempty"`
-	LatencyMS float64          `json:"latency_ms"`
+	Index int     `json:"index"`
+	Pos   jsonPos `json:"pos"`
+	Say   string  `json:"say"`
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
@@ -255,6 +274,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Interrupted: r.Interrupted,
 		Status:      string(r.RunStatus()),
 		Stop:        toJSONStop(r.Stop),
+		Pacing:      toJSONPacing(r),
 	})
 	js.field("target", toJSONTarget(r.Target))
 	js.field("counts", toJSONCounts(s))
@@ -282,7 +302,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		for _, c := range f.Cases {
 			if c != nil {
 				js.element()
-				js.value(toJSONCase(c, true))
+				js.writeCase(c)
 			}
 		}
 		js.close(']')
@@ -294,7 +314,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 	for _, c := range r.Checks {
 		if c != nil {
 			js.element()
-			js.value(toJSONCase(c, true))
+			js.writeCase(c)
 		}
 	}
 	js.close(']')
@@ -376,15 +396,58 @@ func (js *jsonStream) field(name string, v any) {
 
 // value encodes v indented for the current depth.
 func (js *jsonStream) value(v any) {
+	if b, ok := js.encode(v); ok {
+		_, js.err = js.w.Write(b)
+	}
+}
+
+// object writes v, which encodes as a JSON object, and leaves the object
+// open: more members follow with key or field, then close('}').
+func (js *jsonStream) object(v any) {
+	b, ok := js.encode(v)
+	switch {
+	case !ok:
+	case string(b) == "{}":
+		js.open('{')
+	default:
+		// Everything but the last line, which closes the object.
+		_, js.err = js.w.Write(b[:bytes.LastIndexByte(b, '\n')])
+		js.depth++
+		js.first = false
+	}
+}
+
+// encode encodes v indented for the current depth, without the final
+// newline, into js.buf; ok is false after an error.
+func (js *jsonStream) encode(v any) (b []byte, ok bool) {
 	if js.err != nil {
-		return
+		return nil, false
 	}
 	js.buf.Reset()
 	js.enc.SetIndent(strings.Repeat("  ", js.depth), "  ")
 	if js.err = js.enc.Encode(v); js.err != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")), true
+}
+
+// body writes a body exchanged with the platform (rawJSON), on one line.
+func (js *jsonStream) body(b []byte) {
+	if js.err != nil {
 		return
 	}
-	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
+	raw := rawJSON(b)
+	if raw == nil {
+		js.raw("null")
+		return
+	}
+	if bytes.ContainsAny(raw, "\n\r\t") {
+		js.buf.Reset()
+		if json.Compact(&js.buf, raw) == nil {
+			raw = js.buf.Bytes()
+		}
+	}
+	_, js.err = js.w.Write(raw)
 }
 
 func (js *jsonStream) finish() error {
@@ -423,9 +486,99 @@ func toJSONCounts(s Summary) jsonCounts {
 
 func toJSONPos(p diag.Pos) jsonPos { return jsonPos{File: p.File, Line: p.Line, Col: p.Col} }
 
-// toJSONCase converts a case; withTurns false leaves the transcripts out,
-// for the one-line progress events.
-func toJSONCase(c *result.Case, withTurns bool) jsonCase {
+func toJSONPacing(r *result.Result) *jsonPacing {
+	p := r.Pacing
+	if p == nil {
+		return nil
+	}
+	return &jsonPacing{
+		Limited:      p.Limited,
+		Accepted:     p.Accepted,
+		AcceptedPerS: math.Round(p.AcceptedRate(r.Duration)*1000) / 1000,
+		WaitedMS:     millis(p.Waited),
+		MaxWaitedMS:  millis(p.MaxWaited),
+	}
+}
+
+// writeCase writes a case: its members, then its attempts.
+func (js *jsonStream) writeCase(c *result.Case) {
+	js.objectWith(toJSONCase(c), "attempts", func() {
+		for _, a := range c.Attempts {
+			if a != nil {
+				js.element()
+				js.writeAttempt(a)
+			}
+		}
+	})
+}
+
+// writeAttempt writes an attempt: its members, then its turns.
+func (js *jsonStream) writeAttempt(a *result.Attempt) {
+	js.objectWith(toJSONAttempt(a), "turns", func() {
+		for _, t := range a.Turns {
+			if t != nil {
+				js.element()
+				js.writeTurn(t)
+			}
+		}
+	})
+}
+
+// objectWith writes head's members, then a last member named key, an
+// array whose items writes.
+func (js *jsonStream) objectWith(head any, key string, items func()) {
+	js.object(head)
+	js.key(key)
+	js.open('[')
+	items()
+	js.close(']')
+	js.close('}')
+}
+
+// writeTurn writes a turn. The bodies are embedded as they came, on one
+// line: re-indented, they were half of a large report, and they are the
+// part a reader compares with the platform's own logs.
+func (js *jsonStream) writeTurn(t *result.Turn) {
+	js.object(jsonTurn{Index: t.Index, Pos: toJSONPos(t.Pos), Say: t.Say})
+	js.key("request")
+	js.body(t.Request)
+	js.key("response")
+	js.body(t.Response)
+	js.key("metadata")
+	js.body(turnMetadata(t))
+	if t.Messaging != nil {
+		js.field("messaging", t.Messaging)
+	}
+	if s := jsonTime(t.Started); s != "" {
+		js.field("started", s)
+	}
+	js.field("latency_ms", millis(t.Latency))
+	js.close('}')
+}
+
+// turnMetadata is the metadata of a reply that its response does not hold
+// as received (see SchemaV1), or nil.
+func turnMetadata(t *result.Turn) []byte {
+	r := t.Result
+	if r == nil || t.Released() { // a released reply's body holds its metadata
+		return nil
+	}
+	if raw := r.RawMetadata; len(raw) > 0 {
+		if holds(t.Response, raw) {
+			return nil
+		}
+		return raw
+	}
+	if r.Metadata != nil {
+		if b, err := json.Marshal(r.Metadata); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// toJSONCase converts the members of a case but its attempts.
+func toJSONCase(c *result.Case) jsonCase {
 	jc := jsonCase{
 		Name:           c.Name,
 		Pos:            toJSONPos(c.Pos),
@@ -438,7 +591,8 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 		Via:            c.Via,
 		SkipReason:     c.SkipReason,
 		ConversationID: c.ConversationID(),
-		Attempts:       []jsonAttempt{},
+		RateLimited:    c.RateLimited,
+		RateWaitedMS:   millis(c.RateWaited),
 	}
 	if c.Status == result.Pending && jc.SkipReason == "" {
 		jc.SkipReason = notRunReason
@@ -451,15 +605,11 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 	if q := c.Quarantine; q != nil {
 		jc.Quarantine = &jsonQuarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}
 	}
-	for _, a := range c.Attempts {
-		if a != nil {
-			jc.Attempts = append(jc.Attempts, toJSONAttempt(a, withTurns))
-		}
-	}
 	return jc
 }
 
-func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
+// toJSONAttempt converts the members of an attempt but its turns.
+func toJSONAttempt(a *result.Attempt) jsonAttempt {
 	ja := jsonAttempt{
 		Number:         a.Number,
 		Run:            a.Run,
@@ -481,36 +631,6 @@ func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 				Found: c.Found, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
 		}
 	}
-	if !withTurns {
-		return ja
-	}
-	turns := []jsonTurn{}
-	for _, t := range a.Turns {
-		if t == nil {
-			continue
-		}
-		jt := jsonTurn{
-			Index:     t.Index,
-			Pos:       toJSONPos(t.Pos),
-			Say:       t.Say,
-			Request:   rawJSON(t.Request),
-			Response:  rawJSON(t.Response),
-			Messaging: t.Messaging,
-			Started:   jsonTime(t.Started),
-			LatencyMS: millis(t.Latency),
-		}
-		if t.Result != nil {
-			if len(t.Result.RawMetadata) > 0 {
-				jt.Metadata = rawJSON(t.Result.RawMetadata)
-			} else if t.Result.Metadata != nil {
-				if b, err := json.Marshal(t.Result.Metadata); err == nil {
-					jt.Metadata = b
-				}
-			}
-		}
-		turns = append(turns, jt)
-	}
-	ja.Turns = &turns
 	return ja
 }
 
@@ -525,6 +645,10 @@ func toJSONFailure(f assert.Failure) jsonFailure {
 		Diff:     f.Diff,
 	}
 }
+
+// holds reports whether body holds part byte for byte (the client cuts a
+// reply's metadata out of its body).
+func holds(body, part []byte) bool { return bytes.Contains(body, part) }
 
 // rawJSON embeds a body as JSON when it is JSON, as a JSON string of its
 // text when it is not (a proxy's HTML error page), and as null when empty.

@@ -68,12 +68,17 @@ type junitSuites struct {
 	Suites []junitSuite `xml:"testsuite,omitempty"`
 }
 
-// junitSuite is a <testsuite> whose testcases are our extended testcase.
+// junitSuite is the <testsuite> of one file (or of the run-level checks
+// when f is nil). It writes itself (MarshalXML), one testcase at a time:
+// the cases of a run of 100,000 scenarios, built all at once, would hold
+// every transcript twice more in memory.
 type junitSuite struct {
-	junit.Testsuite
-	// Testcases shadows the embedded []junit.Testcase; encoding/xml lets
-	// the shallower field win and writes it after the embedded fields.
-	Testcases []junitCase `xml:"testcase,omitempty"`
+	id         int
+	name, path string
+	f          *result.File
+	cases      []*result.Case
+	r          *result.Result
+	counts     junit.Testsuite // Tests, Failures, Errors, Skipped
 }
 
 // junitCase extends junit.Testcase with what v2.1.0 lacks: per-testcase
@@ -100,7 +105,8 @@ type junitFlaky struct {
 	SystemOut  *junit.Output `xml:"system-out,omitempty"`
 }
 
-// WriteJUnit writes r as a JUnit XML report, with the XML header.
+// WriteJUnit writes r as a JUnit XML report, with the XML header. The
+// totals are counted first, so the document streams out case by case.
 func WriteJUnit(w io.Writer, r *result.Result) error {
 	doc := junitSuites{}
 	doc.Name = "agenttest"
@@ -114,10 +120,10 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 		if f == nil {
 			continue
 		}
-		doc.add(buildSuite(i, f.Suite, f.Path, f, f.Cases, r))
+		doc.add(newSuite(i, f.Suite, f.Path, f, f.Cases, r))
 	}
 	if len(r.Checks) > 0 {
-		doc.add(buildSuite(len(r.Files), "checks", "", nil, r.Checks, r))
+		doc.add(newSuite(len(r.Files), "checks", "", nil, r.Checks, r))
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write junit report: %w", err)
@@ -136,23 +142,48 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 // add appends a suite and adds its counts to the totals, like
 // junit.Testsuites.AddSuite does for its own type.
 func (t *junitSuites) add(s junitSuite) {
-	t.Tests += s.Tests
-	t.Failures += s.Failures
-	t.Errors += s.Errors
-	t.Skipped += s.Skipped
+	t.Tests += s.counts.Tests
+	t.Failures += s.counts.Failures
+	t.Errors += s.counts.Errors
+	t.Skipped += s.counts.Skipped
 	t.Suites = append(t.Suites, s)
 }
 
-// buildSuite makes the <testsuite> of one file (or of the run checks when
-// f is nil).
-func buildSuite(id int, name, path string, f *result.File, cases []*result.Case, r *result.Result) junitSuite {
-	s := junitSuite{}
-	s.ID = id
-	s.Name = xmlText(name)
-	s.File = xmlText(path)
+// newSuite counts the cases of a suite by the element each will get
+// (buildCase: failed is a <failure>, errored an <error>, skipped and
+// never run a <skipped>).
+func newSuite(id int, name, path string, f *result.File, cases []*result.Case, r *result.Result) junitSuite {
+	s := junitSuite{id: id, name: name, path: path, f: f, cases: cases, r: r}
+	for _, c := range cases {
+		if c == nil {
+			continue
+		}
+		s.counts.Tests++
+		switch {
+		case held(c), c.Status == result.Skipped, c.Status == result.Pending:
+			s.counts.Skipped++
+		case c.Status == result.Failed:
+			s.counts.Failures++
+		case c.Status == result.Errored:
+			s.counts.Errors++
+		}
+	}
+	return s
+}
+
+// held reports whether c is a quarantined case that would fail the build:
+// it is written as <skipped>, its real outcome in system-out.
+func held(c *result.Case) bool {
+	return c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored)
+}
+
+// MarshalXML writes the <testsuite> element: its attributes in the order
+// of junit.Testsuite's fields, its properties, then each testcase as it
+// is built.
+func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	var total time.Duration
 	var first time.Time
-	for _, c := range cases {
+	for _, c := range s.cases {
 		if c == nil {
 			continue
 		}
@@ -162,32 +193,54 @@ func buildSuite(id int, name, path string, f *result.File, cases []*result.Case,
 				first = a.Started
 			}
 		}
-		tc := buildCase(f, c)
-		s.Tests++
-		switch {
-		case tc.Failure != nil:
-			s.Failures++
-		case tc.Error != nil:
-			s.Errors++
-		case tc.Skipped != nil:
-			s.Skipped++
-		}
-		s.Testcases = append(s.Testcases, tc)
 	}
-	s.Time = seconds(total)
 	if first.IsZero() {
-		first = r.Started
+		first = s.r.Started
 	}
+	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+	start.Attr = []xml.Attr{
+		attr("name", xmlText(s.name)),
+		attr("tests", strconv.Itoa(s.counts.Tests)),
+		attr("failures", strconv.Itoa(s.counts.Failures)),
+		attr("errors", strconv.Itoa(s.counts.Errors)),
+		attr("id", strconv.Itoa(s.id)),
+	}
+	if s.counts.Skipped > 0 {
+		start.Attr = append(start.Attr, attr("skipped", strconv.Itoa(s.counts.Skipped)))
+	}
+	start.Attr = append(start.Attr, attr("time", seconds(total)))
 	if !first.IsZero() {
-		s.SetTimestamp(first)
+		start.Attr = append(start.Attr, attr("timestamp", first.Format(time.RFC3339)))
 	}
-	t := r.Target
+	if s.path != "" {
+		start.Attr = append(start.Attr, attr("file", xmlText(s.path)))
+	}
+	if err := e.EncodeToken(start); err != nil {
+		return err
+	}
+	var props struct {
+		Property []junit.Property `xml:"property"`
+	}
+	t := s.r.Target
 	for _, p := range [][2]string{{"target", t.Name}, {"build_url", t.BuildURL}, {"env", t.Env}} {
 		if p[1] != "" {
-			s.AddProperty(p[0], xmlText(p[1]))
+			props.Property = append(props.Property, junit.Property{Name: p[0], Value: xmlText(p[1])})
 		}
 	}
-	return s
+	if len(props.Property) > 0 {
+		if err := e.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.cases {
+		if c == nil {
+			continue
+		}
+		if err := e.EncodeElement(buildCase(s.f, c), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return err
+		}
+	}
+	return e.EncodeToken(start.End())
 }
 
 // buildCase makes the <testcase> of one scenario.
@@ -220,8 +273,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 	if c.Repeat != nil {
 		d.line("", repeatLine(c.Repeat))
 	}
-	// held: a quarantined case that would fail the build.
-	held := c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored)
+	held := held(c)
 	switch {
 	case held:
 		d.writeCase(c, "")

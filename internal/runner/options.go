@@ -30,7 +30,7 @@ const (
 	// briefly overloaded is not hammered.
 	DefaultRetryDelay = 250 * time.Millisecond
 	// DefaultLeanAbove is the suite size above which passing cases release
-	// their decoded metadata (see Options.LeanAbove). Below it every turn
+	// their decoded replies (see Options.LeanAbove). Below it every turn
 	// keeps its decoded reply, which costs about 6 KB per case of five
 	// turns: nothing for a normal suite, 120 MB for 20,000 cases.
 	DefaultLeanAbove = 1000
@@ -122,10 +122,10 @@ type Options struct {
 	// records text as it is.
 	Redactor *secret.Redactor
 	// LeanAbove is the number of cases above which a run keeps only the
-	// raw JSON of the replies of passing cases, dropping their decoded
-	// metadata (Turn.Reply decodes it again for reports). Failing,
-	// errored and flaky cases always keep everything. Zero means
-	// DefaultLeanAbove; negative means never.
+	// bodies of the replies of passing cases, dropping what was decoded
+	// from them (result.Turn.Release; Turn.Reply decodes it again for
+	// reports). Failing, errored and flaky cases always keep everything.
+	// Zero means DefaultLeanAbove; negative means never.
 	LeanAbove int
 }
 

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"cmp"
+	"strings"
+
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
@@ -38,7 +40,10 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 		f := &result.File{Path: s.Path, Suite: s.Name}
 		for _, sc := range s.Scenarios {
 			c := &result.Case{
-				Name:    sc.Name,
+				// A copy: the loaded suite is released as the cases finish
+				// (finishJob), and a string cut from it would keep its
+				// memory pages.
+				Name:    strings.Clone(sc.Name),
 				Pos:     sc.Pos,
 				Tags:    sc.Tags,
 				Status:  result.Pending,

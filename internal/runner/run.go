@@ -33,6 +33,8 @@ type runner struct {
 	// slots are the run's Parallel sessions at once: each running case
 	// holds one, and a repeated case takes idle ones for extra runs.
 	slots *semaphore.Weighted
+	// pacing sums what rate limits cost the cases.
+	pacing pacing
 }
 
 // Run executes the scenarios of suites that pass the filters of opts and
@@ -77,6 +79,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 			break
 		}
 		j := jobs[next]
+		jobs[next] = nil // the goroutine owns it, and frees it when done
 		g.Go(func() error {
 			defer r.slots.Release(1)
 			r.runJob(cases, j)
@@ -96,6 +99,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 	res.Duration = opts.Now().Sub(res.Started)
 	res.Interrupted = r.interrupted.Load()
 	res.Stop = r.stopOf(res)
+	res.Pacing = r.pacing.result()
 	opts.Observer.RunFinished(res)
 	return res, nil
 }
@@ -113,6 +117,9 @@ func (r *runner) finishJob(j *job) {
 	if r.lean && j.c.Status == result.Passed {
 		release(j.c)
 	}
+	// The case has everything the reports need; its program is no longer
+	// needed, and a large suite's programs are as big as its results.
+	j.sc = nil
 	// What the case gates: a quarantined failure must not stop a run
 	// that it cannot fail.
 	if g := j.c.Gate(); r.opts.FailFast && (g == result.Failed || g == result.Errored) {
@@ -139,14 +146,15 @@ func (r *runner) stopOf(res *result.Result) *result.Stop {
 	return nil
 }
 
-// release drops the decoded metadata of a passing case's replies, keeping
-// the raw JSON they came from (Turn.Reply decodes it again). A passing case
-// is only ever summarised, and the decoded maps are most of its memory.
+// release drops the decoded replies of a passing case, keeping the
+// bodies they came from (Turn.Release; Turn.Reply decodes them again). A
+// passing case is only ever summarised, and the decoded replies are a
+// good part of its memory.
 func release(c *result.Case) {
 	for _, a := range c.Attempts {
 		for _, t := range a.Turns {
-			if t.Result != nil && len(t.Result.RawMetadata) > 0 {
-				t.Result.Metadata = nil
+			if t != nil {
+				t.Release()
 			}
 		}
 	}
