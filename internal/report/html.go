@@ -167,6 +167,7 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 	if r.Stop != nil {
 		h.Stop = stopLine(r.Stop)
 	}
+	h.Pacing = PacingLine(r)
 	counts := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
 		"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
 	for _, k := range htmlKinds {

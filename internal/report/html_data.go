@@ -159,7 +159,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		Kinds:      []string{caseKind(c)},
 		DurationMS: millis(c.Duration),
 		Tags:       c.Tags,
-		RateWaitMS: millis(caseRateWait(c)),
+		RateWaitMS: millis(c.RateWaited),
 	}
 	if c.Inconclusive() && c.Status == result.Failed && hc.Kinds[0] == "failed" {
 		hc.Kinds = append(hc.Kinds, "inconclusive")

@@ -250,7 +250,7 @@ func spansOf(r *result.Result) ([]span, time.Duration) {
 				sp.start = a.Started.Sub(origin)
 				sp.end = sp.start + a.Duration
 				if total > 0 {
-					sp.wait = time.Duration(float64(caseRateWait(c)) * float64(a.Duration) / float64(total))
+					sp.wait = time.Duration(float64(c.RateWaited) * float64(a.Duration) / float64(total))
 				}
 				end = max(end, sp.end)
 				list = append(list, sp)
@@ -259,9 +259,6 @@ func spansOf(r *result.Result) ([]span, time.Duration) {
 	}
 	return list, end
 }
-
-// caseRateWait is the time a case waited on rate limits.
-func caseRateWait(c *result.Case) time.Duration { return 0 }
 
 // laneLimit is the most attempts the timeline draws one bar each for;
 // above it, it draws how many ran (and waited) at each moment.
@@ -370,6 +367,9 @@ func timelinePlot(r *result.Result) (htmlPlot, bool) {
 	}
 	if waited > 0 {
 		caption += fmt.Sprintf("; %s waited on rate limits in all (shaded)", msLabel(millis(waited)))
+	}
+	if p := r.Pacing; p != nil && p.Limited > 0 {
+		caption += fmt.Sprintf("; the platform answered %d %s with 429", p.Limited, plural(p.Limited, "call", "calls"))
 	}
 	return htmlPlot{ID: "plot-timeline", Title: "Cases over the run", Caption: caption, SVG: s.done()}, true
 }
