@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ cannot be connected to, it refuses a key or a connector token, or it does
 not know the agent) the run stops at once: the cause is said once with
 what to check, and the cases not run are reported with the reason.
 
-Report files (--junit, --json) are checked before anything is called and a
+Report files (--junit, --json, --html) are checked before anything is called and a
 report an earlier run left at their path is removed; they are written
 when the run concludes.
 
@@ -113,6 +114,7 @@ type runOptions struct {
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
+	html     string
 	failFast bool
 	// allowEmpty makes a run that tested nothing exit 0 instead of 5.
 	allowEmpty bool
@@ -145,6 +147,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
+	f.stringVar(&o.html, "html", "AGENTTEST_HTML", "", "write a self-contained HTML report to `FILE` (docs/reading-reports.md)")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing is tested (no scenario selected, or every selected one skipped)")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
@@ -198,9 +201,7 @@ func (o *runOptions) Validate() error {
 	}
 	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
-	if o.junit != "" && o.junit == o.json {
-		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
-	}
+	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html})...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
@@ -228,6 +229,9 @@ func (o *runOptions) applyConfig(f *config.File, fl *flags) {
 	}
 	if r.JSON != "" && !fl.isSet("json") {
 		o.json = r.JSON
+	}
+	if r.HTML != "" && !fl.isSet("html") {
+		o.html = r.HTML
 	}
 }
 
@@ -412,6 +416,11 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 	if o.json != "" {
 		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error { return report.WriteJSON(w, res) }))
 	}
+	if o.html != "" {
+		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
+			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st)})
+		}))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -457,7 +466,7 @@ func prepareReports(st *State, o *runOptions) error {
 		return nil
 	}
 	var problems []string
-	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}} {
+	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}} {
 		if r.path == "" {
 			continue
 		}
@@ -469,6 +478,30 @@ func prepareReports(st *State, o *runOptions) error {
 		return usageProblems("run", problems...)
 	}
 	return nil
+}
+
+// sameReportFile refuses two report flags naming one file: the second
+// report would overwrite the first. flags maps each flag to its path.
+func sameReportFile(flags map[string]string) []string {
+	byPath := map[string][]string{}
+	for flag, path := range flags {
+		if path != "" {
+			byPath[path] = append(byPath[path], flag)
+		}
+	}
+	var problems []string
+	for path, fl := range byPath {
+		if len(fl) > 1 {
+			sort.Strings(fl)
+			verb := "both write"
+			if len(fl) > 2 {
+				verb = "all write"
+			}
+			problems = append(problems, fmt.Sprintf("%s %s %s", strings.Join(fl, " and "), verb, path))
+		}
+	}
+	sort.Strings(problems)
+	return problems
 }
 
 // now reads the State's clock.
