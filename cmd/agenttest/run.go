@@ -339,6 +339,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
 		Messaging:    messagingChannel(pcfg, tgt, o),
+		Deployments:  client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,
 		TurnTimeout:  o.turnTimeout,

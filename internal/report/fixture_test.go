@@ -311,6 +311,9 @@ func fixture() *result.Result {
 func replay(o result.Observer, r *result.Result) {
 	total := len(allCases(r))
 	o.RunStarted(total, r.Target)
+	if do, ok := o.(result.DeploymentObserver); ok && len(r.Deployments) > 0 {
+		do.DeploymentsRead(r.Deployments)
+	}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
 			if c.Status != result.Skipped && c.Status != result.Pending {

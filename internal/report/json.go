@@ -25,6 +25,7 @@ import (
 //	schema   "agenttest/result/v1"
 //	run      {started, duration_ms, interrupted, status, stop}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
+//	deployments [deployment]  (the evidence of what was tested)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -40,8 +41,10 @@ import (
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
-//	turn     {index, pos, say, request, response, metadata, messaging,
+//	turn     {index, pos, say, reply, request, response, metadata, messaging,
 //	          started, latency_ms}
+//	deployment {agent, env, id, version, read_at, after_id, after_version,
+//	          after_read_at, changed, verified, note}
 //	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
 //	          replayed}], system: [{level, text}], session_ended, end_reason,
 //	          joined, handoff: {destination, reason, joined, live_agent},
@@ -58,6 +61,18 @@ import (
 // platform does not know or whose Messaging connector it refused, and
 // config true when it was a configuration problem (exit 2).
 //
+// deployments has one entry per agent and environment the run tested, in
+// the order the run first met them: id (and version) is the deployment
+// active before the agent's first case, after_id (and after_version) the
+// one active after its last. changed is true when they differ: the run is
+// then "errored", whatever its cases say, and its console says
+// "deployment of AGENT changed during the run: ID → AFTER_ID". verified is
+// true when both were read and are the same: the evidence `agenttest
+// gate` requires. note says why evidence is missing or incomplete (the
+// platform does not serve the endpoint, a read failed, the run stopped
+// before the second read). A run that read no deployment has an empty
+// array.
+//
 // A case's status is its real outcome; how it gates the run is in the
 // counts and in run.status: a case under a quarantine that holds
 // (quarantine.lapsed false) counts only as quarantined and never fails the
@@ -70,7 +85,9 @@ import (
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //
-// request, response and metadata are the JSON exchanged with the platform,
+// reply is the agent's reply text as the client read it from response
+// (absent when the call failed). request, response and metadata are the
+// JSON exchanged with the platform,
 // embedded as JSON (null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
 // A case over the Messaging API has via "messaging"; its turns have
@@ -116,6 +133,32 @@ type jsonTarget struct {
 	AccountID  string `json:"account_id,omitempty"`
 	Env        string `json:"env,omitempty"`
 	Embedded   bool   `json:"embedded"`
+}
+
+type jsonDeployment struct {
+	Agent        string `json:"agent"`
+	Env          string `json:"env"`
+	ID           string `json:"id,omitempty"`
+	Version      string `json:"version,omitempty"`
+	ReadAt       string `json:"read_at,omitempty"`
+	AfterID      string `json:"after_id,omitempty"`
+	AfterVersion string `json:"after_version,omitempty"`
+	AfterReadAt  string `json:"after_read_at,omitempty"`
+	Changed      bool   `json:"changed"`
+	Verified     bool   `json:"verified"`
+	Note         string `json:"note,omitempty"`
+}
+
+func toJSONDeployments(ds []*result.Deployment) []jsonDeployment {
+	out := []jsonDeployment{}
+	for _, d := range ds {
+		if d != nil {
+			out = append(out, jsonDeployment{Agent: d.Agent, Env: d.Env, ID: d.ID, Version: d.Version, ReadAt: jsonTime(d.ReadAt),
+				AfterID: d.After, AfterVersion: d.AfterVersion, AfterReadAt: jsonTime(d.AfterReadAt),
+				Changed: d.Changed(), Verified: d.Verified(), Note: d.Note})
+		}
+	}
+	return out
 }
 
 type jsonCounts struct {
@@ -229,6 +272,7 @@ type jsonTurn struct {
 	Index    int             `json:"index"`
 	Pos      jsonPos         `json:"pos"`
 	Say      string          `json:"say"`
+	Reply    *string         `json:"reply,omitempty"`
 	Request  json.RawMessage `json:"request"`
 	Response json.RawMessage `json:"response"`
 	Metadata json.RawMessage `json:"metadata"`
@@ -257,6 +301,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Stop:        toJSONStop(r.Stop),
 	})
 	js.field("target", toJSONTarget(r.Target))
+	js.field("deployments", toJSONDeployments(r.Deployments))
 	js.field("counts", toJSONCounts(s))
 	js.key("files")
 	js.open('[')
@@ -500,6 +545,8 @@ func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 			LatencyMS: millis(t.Latency),
 		}
 		if t.Result != nil {
+			text := t.Result.Response
+			jt.Reply = &text
 			if len(t.Result.RawMetadata) > 0 {
 				jt.Metadata = rawJSON(t.Result.RawMetadata)
 			} else if t.Result.Metadata != nil {

@@ -105,6 +105,10 @@ type Result struct {
 	// Checks holds run-level checks that are not scenarios (the alert gate
 	// of a later issue); they count like cases.
 	Checks []*Case `json:"checks,omitempty"`
+	// Deployments are the evidence of what was tested: for each agent and
+	// environment of the run, the deployment active before its first case
+	// and after its last, in the order the run first met them.
+	Deployments []*Deployment `json:"deployments,omitempty"`
 }
 
 // Target describes the platform a run talked to. It never holds keys.

@@ -98,6 +98,10 @@ type Options struct {
 	// Webhooks is the receiver that confirm: webhooks waits on; nil errors
 	// the scenarios that expect webhooks.
 	Webhooks Webhooks
+	// Deployments, when set, makes the run read the active deployment of
+	// each agent and environment before the first case and after the
+	// last (evidence.go, Result.Deployments). Nil reads none.
+	Deployments Deployments
 	// Alerts, when set, makes the run end with the alert gate: a firing
 	// rule for an agent of the run (or an account-wide one) is a failed
 	// run-level check in Result.Checks.
