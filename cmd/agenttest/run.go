@@ -20,6 +20,7 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -305,28 +306,16 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	events := webhookEvents(plan)
 	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
 	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded, len(messagingScenarios(plan)) > 0)
-	// Our own transport, so its connections are closed when the run ends:
-	// a dialled but never used connection would hold up the embedded
-	// simulator's graceful shutdown (net/http waits 5s for those).
 	// The per-host limit follows --parallel: at the default of 64 a run at
 	// --parallel 100 would be capped silently, its extra scenarios waiting
 	// on the client's semaphore instead of the platform.
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
 	setMemoryLimit(st)
-	transport := platform.NewTransport(maxPerHost)
-	defer transport.CloseIdleConnections()
-	pcfg := platform.Config{
-		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
-		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
-		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
-		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
-		HTTPClient: &http.Client{Transport: transport},
-	}
-	client, err := platform.New(pcfg)
+	pcfg, client, closeClient, err := newClient(st, tgt, red, maxPerHost, o.maxReplyBytes)
 	if err != nil {
-		return usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
+		return err
 	}
+	defer closeClient()
 
 	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events)
 	if err != nil {
@@ -366,6 +355,29 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stderr, "agenttest: %s\n", red.String(stopMessage(res.Stop, tgt)))
 	}
 	return conclude(st, o, human, res)
+}
+
+// newClient is the platform client of a target, on a transport of its
+// own whose connections are closed by the returned func when the command
+// ends: a dialled but never used connection would hold up the embedded
+// simulator's graceful shutdown (net/http waits 5s for those). It returns
+// the client's Config too, for the Messaging clients built from it.
+func newClient(st *State, tgt *config.Target, red *secret.Redactor, maxPerHost int, maxReplyBytes int64) (platform.Config, *platform.Client, func(), error) {
+	transport := platform.NewTransport(maxPerHost)
+	pcfg := platform.Config{
+		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
+		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
+		MaxReplyBytes: maxReplyBytes, MaxReplyHint: maxReplyHint,
+		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
+		HTTPClient: &http.Client{Transport: transport},
+	}
+	client, err := platform.New(pcfg)
+	if err != nil {
+		transport.CloseIdleConnections()
+		return pcfg, nil, nil, usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
+	}
+	return pcfg, client, transport.CloseIdleConnections, nil
 }
 
 // newHuman is the console view of a run.
