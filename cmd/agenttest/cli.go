@@ -26,6 +26,8 @@ Commands:
            (webhooks listen)
   history  per scenario across earlier JSON reports: runs, pass rate,
            verdict flips, and what went from passing to failing
+  compare  how a candidate differs from a baseline (pre-release against
+           live): regressed, fixed, changed, slower and faster scenarios
   gate     before a promotion: does a JSON report still vouch for the
            deployments active now (passed, fresh, same deployment)
   version  print the version
@@ -52,7 +54,7 @@ Exit codes:
 `
 
 // commands are the subcommands, for did-you-mean.
-var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "gate", "version", "help"}
+var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "compare", "gate", "version", "help"}
 
 // run is the whole program: it dispatches a subcommand and returns an error
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
@@ -89,6 +91,8 @@ func run(ctx context.Context, st *State) error {
 		return cmdHistory(ctx, st, args)
 	case "gate":
 		return cmdGate(ctx, st, args)
+	case "compare":
+		return cmdCompare(ctx, st, args)
 	case "version", "--version", "-version":
 		fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
 		return nil
@@ -109,7 +113,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		return nil
 	}
 	switch args[0] {
-	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "gate":
+	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "gate", "compare":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
 	case "version", "help":

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/gate"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -165,12 +167,25 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	return &exitError{code: code, msg: strings.Join(lines, "\n")}
 }
 
-// readEvidence reads the report the gate weighs: a report of run or of
-// compare. A file that is neither is a usage error.
+// readEvidence reads the report the gate weighs: a report of run, or a
+// comparison, which vouches for its candidate. A file that is neither is
+// a usage error.
 func readEvidence(st *State, path string) (gate.Evidence, error) {
 	data, err := fs.ReadFile(st.FS, argPath(path))
 	if err != nil {
 		return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, unwrapPath(err)))
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(data, &head) == nil && head.Schema == compare.SchemaV1 {
+		c, err := compare.ReadJSON(bytes.NewReader(data))
+		if err != nil {
+			return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
+		}
+		cand := c.Candidate
+		return gate.FromComparison(path, c.Status, c.Why, cand.Target, cand.Run.Started,
+			time.Duration(cand.Run.DurationMS*float64(time.Millisecond)), cand.Deployments), nil
 	}
 	rep, err := report.ReadJSON(bytes.NewReader(data))
 	if err != nil {

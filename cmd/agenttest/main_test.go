@@ -742,6 +742,8 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"sim", "-h"}, "sim.golden"},
 		{[]string{"help", "gate"}, "gate.golden"},
 		{[]string{"gate", "--help"}, "gate.golden"},
+		{[]string{"help", "compare"}, "compare.golden"},
+		{[]string{"compare", "-h"}, "compare.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

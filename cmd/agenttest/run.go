@@ -86,6 +86,53 @@ Exit codes:
   130  interrupted
 `
 
+// scheduling are the flags of how scenarios run, shared by run and
+// compare (per side): at most parallel at once, each retried up to
+// retries times, each platform call bounded by turnTimeout.
+type scheduling struct {
+	parallel    int
+	retries     int
+	turnTimeout time.Duration
+}
+
+func (o *scheduling) register(f *flags, parallelUsage string) {
+	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, parallelUsage)
+	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
+	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
+}
+
+func (o *scheduling) problems() []string {
+	var problems []string
+	if o.parallel < 1 {
+		problems = append(problems, fmt.Sprintf("--parallel must be at least 1, got %d", o.parallel))
+	}
+	if o.retries < 0 {
+		problems = append(problems, fmt.Sprintf("--retries must not be negative, got %d", o.retries))
+	}
+	if o.turnTimeout <= 0 {
+		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
+	}
+	return problems
+}
+
+// applyConfig takes the config's run section where the command line and
+// the environment left a flag unset.
+func (o *scheduling) applyConfig(f *config.File, fl *flags) {
+	if f == nil {
+		return
+	}
+	r := f.Run
+	if r.Parallel != nil && !fl.isSet("parallel") {
+		o.parallel = *r.Parallel
+	}
+	if r.Retries != nil && !fl.isSet("retries") {
+		o.retries = *r.Retries
+	}
+	if r.TurnTimeout != nil && !fl.isSet("turn-timeout") {
+		o.turnTimeout = *r.TurnTimeout
+	}
+}
+
 // runOptions are the flags of `agenttest run`.
 type runOptions struct {
 	// paths are the suite files and directories, as FS paths.
@@ -94,10 +141,9 @@ type runOptions struct {
 	target string
 	config string
 	// env is the clientEnv for suites that name none.
-	env         string
-	parallel    int
-	retries     int
-	turnTimeout time.Duration
+	env string
+	// scheduling: --parallel, --retries, --turn-timeout.
+	scheduling
 	// maxReplyBytes bounds a debug-chat reply (--max-reply-bytes).
 	maxReplyBytes int64
 	// selection chooses the scenarios: --tags, --name, --rerun-failed and
@@ -131,9 +177,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.enumVar(&o.env, "env", reply.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
-	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, "run at most `N` scenarios at once")
-	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
-	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
+	o.scheduling.register(f, "run at most `N` scenarios at once")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	o.selection.register(f, "run")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
@@ -167,15 +211,7 @@ func (o *runOptions) Validate() error {
 	problems := append([]string(nil), o.problems...)
 	bad, _ := o.statsOptions.check()
 	problems = append(problems, bad...)
-	if o.parallel < 1 {
-		problems = append(problems, fmt.Sprintf("--parallel must be at least 1, got %d", o.parallel))
-	}
-	if o.retries < 0 {
-		problems = append(problems, fmt.Sprintf("--retries must not be negative, got %d", o.retries))
-	}
-	if o.turnTimeout <= 0 {
-		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
-	}
+	problems = append(problems, o.scheduling.problems()...)
 	if o.maxReplyBytes < config.MinReplyBytes {
 		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
 	}
@@ -197,15 +233,7 @@ func (o *runOptions) applyConfig(f *config.File, fl *flags) {
 		return
 	}
 	r := f.Run
-	if r.Parallel != nil && !fl.isSet("parallel") {
-		o.parallel = *r.Parallel
-	}
-	if r.Retries != nil && !fl.isSet("retries") {
-		o.retries = *r.Retries
-	}
-	if r.TurnTimeout != nil && !fl.isSet("turn-timeout") {
-		o.turnTimeout = *r.TurnTimeout
-	}
+	o.scheduling.applyConfig(f, fl)
 	if r.JUnit != "" && !fl.isSet("junit") {
 		o.junit = r.JUnit
 	}
@@ -252,20 +280,13 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err := prepareReports(st, o); err != nil {
 		return err
 	}
-	suites, _, err := o.selection.load(st, st.Stderr, o.paths, o.pathsGiven)
+	// The plan: the selected scenarios, which the checks before the run,
+	// the webhook receiver and the runner all work from.
+	suites, plan, err := o.selection.plan(st, cfg, o.paths, o.pathsGiven)
 	if err != nil {
 		return err
 	}
-	o.selection.printNotes(st.Stderr)
-	if d := keyReferences(suites, cfg); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
-		return reported(exitUsage)
-	}
-
-	// The plan: the selected scenarios, which the checks before the run,
-	// the webhook receiver and the runner all work from.
-	plan := scenario.Select(suites, o.sel)
-	if d := liveSafety(plan, o, tgt); d.HasErrors() {
+	if d := liveSafety(plan, o.allowLive, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
@@ -327,7 +348,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
-		Messaging:    messagingChannel(pcfg, tgt, o),
+		Messaging:    messagingChannel(pcfg, tgt, o.turnTimeout),
 		Deployments:  client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,

@@ -206,3 +206,18 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	}
 	return ev
 }
+
+// FromComparison is the evidence of a comparison (agenttest compare
+// --json): it passed when nothing regressed, and it vouches for the
+// candidate: its platform and its deployments, as of the end of its run.
+func FromComparison(path string, status result.RunStatus, why string, candidate result.Target, started time.Time, duration time.Duration, deployments []*result.Deployment) Evidence {
+	ev := Evidence{Path: path, What: "comparison", Status: string(status), Passed: status == result.RunPassed, Why: why,
+		Target: candidate, Deployments: deployments}
+	if status == result.RunPassed {
+		ev.Why = ""
+	}
+	if !started.IsZero() {
+		ev.Concluded = started.Add(duration)
+	}
+	return ev
+}

@@ -41,10 +41,11 @@ import (
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
-//	turn     {index, pos, say, reply, request, response, metadata, messaging,
-//	          started, latency_ms}
+//	turn     {index, pos, say, reply, ended, request, response, metadata,
+//	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
-//	          after_read_at, changed, verified, note}
+//	          after_read_at, changed, verified, note}  (result.Deployment's
+//	          JSON form, shared with the comparison of agenttest compare)
 //	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
 //	          replayed}], system: [{level, text}], session_ended, end_reason,
 //	          joined, handoff: {destination, reason, joined, live_agent},
@@ -86,7 +87,8 @@ import (
 // the run it belongs to.
 //
 // reply is the agent's reply text as the client read it from response
-// (absent when the call failed). request, response and metadata are the
+// (absent when the call failed), and ended is true when the reply ended
+// the conversation. request, response and metadata are the
 // JSON exchanged with the platform,
 // embedded as JSON (null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
@@ -133,32 +135,6 @@ type jsonTarget struct {
 	AccountID  string `json:"account_id,omitempty"`
 	Env        string `json:"env,omitempty"`
 	Embedded   bool   `json:"embedded"`
-}
-
-type jsonDeployment struct {
-	Agent        string `json:"agent"`
-	Env          string `json:"env"`
-	ID           string `json:"id,omitempty"`
-	Version      string `json:"version,omitempty"`
-	ReadAt       string `json:"read_at,omitempty"`
-	AfterID      string `json:"after_id,omitempty"`
-	AfterVersion string `json:"after_version,omitempty"`
-	AfterReadAt  string `json:"after_read_at,omitempty"`
-	Changed      bool   `json:"changed"`
-	Verified     bool   `json:"verified"`
-	Note         string `json:"note,omitempty"`
-}
-
-func toJSONDeployments(ds []*result.Deployment) []jsonDeployment {
-	out := []jsonDeployment{}
-	for _, d := range ds {
-		if d != nil {
-			out = append(out, jsonDeployment{Agent: d.Agent, Env: d.Env, ID: d.ID, Version: d.Version, ReadAt: jsonTime(d.ReadAt),
-				AfterID: d.After, AfterVersion: d.AfterVersion, AfterReadAt: jsonTime(d.AfterReadAt),
-				Changed: d.Changed(), Verified: d.Verified(), Note: d.Note})
-		}
-	}
-	return out
 }
 
 type jsonCounts struct {
@@ -273,6 +249,7 @@ type jsonTurn struct {
 	Pos      jsonPos         `json:"pos"`
 	Say      string          `json:"say"`
 	Reply    *string         `json:"reply,omitempty"`
+	Ended    bool            `json:"ended,omitempty"`
 	Request  json.RawMessage `json:"request"`
 	Response json.RawMessage `json:"response"`
 	Metadata json.RawMessage `json:"metadata"`
@@ -301,7 +278,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Stop:        toJSONStop(r.Stop),
 	})
 	js.field("target", toJSONTarget(r.Target))
-	js.field("deployments", toJSONDeployments(r.Deployments))
+	js.field("deployments", deploymentsOf(r))
 	js.field("counts", toJSONCounts(s))
 	js.key("files")
 	js.open('[')
@@ -348,6 +325,18 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil
+}
+
+// deploymentsOf is the run's deployment evidence, an empty array when it
+// read none.
+func deploymentsOf(r *result.Result) []*result.Deployment {
+	out := []*result.Deployment{}
+	for _, d := range r.Deployments {
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // jsonStream writes an indented JSON document piece by piece, in exactly
@@ -546,7 +535,7 @@ func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 		}
 		if t.Result != nil {
 			text := t.Result.Response
-			jt.Reply = &text
+			jt.Reply, jt.Ended = &text, t.Result.ConversationEnded
 			if len(t.Result.RawMetadata) > 0 {
 				jt.Metadata = rawJSON(t.Result.RawMetadata)
 			} else if t.Result.Metadata != nil {

@@ -15,10 +15,10 @@ import (
 // jsonDoc is a whole SchemaV1 document, as ReadJSON decodes it. The parts
 // are the very types WriteJSON encodes, so the two cannot drift apart.
 type jsonDoc struct {
-	Schema      string           `json:"schema"`
-	Run         jsonRun          `json:"run"`
-	Target      jsonTarget       `json:"target"`
-	Deployments []jsonDeployment `json:"deployments"`
+	Schema      string               `json:"schema"`
+	Run         jsonRun              `json:"run"`
+	Target      jsonTarget           `json:"target"`
+	Deployments []*result.Deployment `json:"deployments"`
 	Files       []struct {
 		Path  string     `json:"path"`
 		Suite string     `json:"suite"`
@@ -66,9 +66,9 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			Agent: st.Agent, Env: st.Env, Config: st.Config}
 	}
 	for _, d := range doc.Deployments {
-		res.Deployments = append(res.Deployments, &result.Deployment{Agent: d.Agent, Env: d.Env, ID: d.ID, Version: d.Version,
-			ReadAt: rd.time("read_at", d.ReadAt), After: d.AfterID, AfterVersion: d.AfterVersion,
-			AfterReadAt: rd.time("after_read_at", d.AfterReadAt), Note: d.Note})
+		if d != nil {
+			res.Deployments = append(res.Deployments, d)
+		}
 	}
 	for _, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
@@ -166,22 +166,22 @@ func (rd *reader) readTurn(jt jsonTurn) *result.Turn {
 	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
 		Messaging: jt.Messaging, Started: rd.time("turn started", jt.Started), Latency: fromMillis(jt.LatencyMS)}
 	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
-	var text string
+	tr := &reply.TurnResult{}
 	switch {
 	case jt.Reply != nil:
-		text = *jt.Reply
+		tr.Response, tr.ConversationEnded = *jt.Reply, jt.Ended
 	case hasMeta:
-		// A report from before "reply" was written: the reference's
-		// member of the debug-chat reply.
+		// A report from before "reply" and "ended" were written: the
+		// reference's members of the debug-chat reply.
 		var body struct {
 			Response string `json:"response"`
+			Ended    bool   `json:"conversationEnded"`
 		}
-		_ = json.Unmarshal(jt.Response, &body) // best effort: the text stays empty
-		text = body.Response
+		_ = json.Unmarshal(jt.Response, &body) // best effort: what is not there stays empty
+		tr.Response, tr.ConversationEnded = body.Response, body.Ended
 	default:
 		return t // the call failed
 	}
-	tr := &reply.TurnResult{Response: text}
 	if hasMeta {
 		tr.RawMetadata = jt.Metadata
 		if err := json.Unmarshal(jt.Metadata, &tr.Metadata); err != nil {

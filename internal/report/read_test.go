@@ -58,13 +58,13 @@ func lineDiff(a, b string) string {
 func TestReadJSONOlderReports(t *testing.T) {
 	doc := `{"schema":"agenttest/result/v1","run":{"status":"passed"},"target":{"name":"sim"},
 	"files":[{"path":"a.yaml","suite":"a","cases":[{"name":"c","pos":{},"status":"passed","attempts":[{"number":1,"status":"passed",
-	"turns":[{"index":0,"pos":{},"say":"","response":{"response":"Welcome!","metadata":{"nodeTrace":["Greeting"]}},"metadata":{"nodeTrace":["Greeting"]},"latency_ms":12.5}]}]}]}],"checks":[]}`
+	"turns":[{"index":0,"pos":{},"say":"","response":{"response":"Welcome!","conversationEnded":true,"metadata":{"nodeTrace":["Greeting"]}},"metadata":{"nodeTrace":["Greeting"]},"latency_ms":12.5}]}]}]}],"checks":[]}`
 	rep, err := ReadJSON(strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	turn := rep.Result.Files[0].Cases[0].Attempts[0].Turns[0]
-	if r := turn.Reply(); r == nil || r.Response != "Welcome!" || r.Metadata.CurrentNode() != "" || len(r.Metadata.NodeTrace()) != 1 || turn.Latency.Microseconds() != 12500 {
+	if r := turn.Reply(); r == nil || r.Response != "Welcome!" || !r.ConversationEnded || r.Metadata.CurrentNode() != "" || len(r.Metadata.NodeTrace()) != 1 || turn.Latency.Microseconds() != 12500 {
 		t.Errorf("turn %+v reply %+v", turn, r)
 	}
 	if rep.Result.Deployments != nil {

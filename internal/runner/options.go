@@ -125,6 +125,13 @@ type Options struct {
 	// the platform client already redacted what the platform sent. Nil
 	// records text as it is.
 	Redactor *secret.Redactor
+	// ConversationIDs, when set, names each debug-chat conversation the
+	// run creates whose scenario sets no conversation_id: attempt is the
+	// attempt's number. Nil lets the platform name them. `agenttest
+	// compare` sets it on the embedded simulator, whose random draws (a
+	// booking code) are seeded by the conversation id, so that the same
+	// scenario draws the same values on both sides.
+	ConversationIDs func(c *result.Case, attempt int) string
 	// LeanAbove is the number of cases above which a run keeps only the
 	// raw JSON of the replies of passing cases, dropping their decoded
 	// metadata (Turn.Reply decodes it again for reports). Failing,
