@@ -34,7 +34,8 @@ Commands:
   help     show the help of a command
 
 Run 'agenttest help <command>' for its flags. Configuration, targets and
-environment variables: docs/configuration.md.
+environment variables: docs/configuration.md; gate and compare have exit
+codes of their own (agenttest help gate, agenttest help compare).
 
 Exit codes:
   0    every selected scenario passed (flaky counts as passed; a
@@ -47,7 +48,8 @@ Exit codes:
        the agent
   3    internal error
   4    no check failed, but a case errored: the platform or the network
-       kept the run from telling whether the agent is fine
+       kept the run from telling whether the agent is fine; or the
+       deployment of an agent changed during the run
   5    nothing was tested: no scenario selected, or every selected one
        skipped (--allow-empty makes it 0)
   130  interrupted (SIGINT/SIGTERM); reports are still written

@@ -66,6 +66,11 @@ cannot be connected to, it refuses a key or a connector token, or it does
 not know the agent) the run stops at once: the cause is said once with
 what to check, and the cases not run are reported with the reason.
 
+The run reads the active deployment of each agent and environment before
+its first case and after its last, and names it in its first lines and
+both reports; a deployment that changed in between errors the run
+(docs/promoting.md).
+
 Report files (--junit, --json) are checked before anything is called and a
 report an earlier run left at their path is removed; they are written
 when the run concludes.
@@ -80,7 +85,8 @@ Exit codes:
        not know the agent)
   3    internal error
   4    no check failed, but a case errored: the platform or the network
-       kept the run from telling whether the agent is fine
+       kept the run from telling whether the agent is fine; or the
+       deployment of an agent changed during the run
   5    nothing was tested: no scenario selected, or all skipped
        (--allow-empty makes it 0)
   130  interrupted
