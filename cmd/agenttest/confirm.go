@@ -72,10 +72,10 @@ func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Targ
 // target does not list in probe_numbers. suites are the run's plan (the
 // selected scenarios). Each problem names what asked for it, with its
 // position.
-func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.Diagnostics {
+func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag.Diagnostics {
 	var ds diag.Diagnostics
 	const hint = "pass --allow-live (or set allow_live: true on the target) to test in live on purpose"
-	if !o.allowLive {
+	if !allowLive {
 		if t.Env == "live" {
 			ds = ds.Append(diag.Diagnostic{Message: fmt.Sprintf("the run targets the live environment (set by %s) without --allow-live", t.EnvFrom), Hint: hint})
 		}

@@ -276,12 +276,12 @@ func TestConversationsAgainstSim(t *testing.T) {
 		t.Errorf("handoff state of an unknown conversation: %v", err)
 	}
 
-	dep, err := c.ActiveDeployment(ctx, project)
+	dep, err := c.ActiveDeployment(ctx, project, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(dep.ID(), "dep-") {
-		t.Errorf("deployment %v: id %q", dep, dep.ID())
+	if !strings.HasPrefix(dep.ID, "dep-") || dep.Environment != "sandbox" || dep.Version == "" {
+		t.Errorf("deployment %+v", dep)
 	}
 
 	// Bad queries fail before the network, naming the parameter.

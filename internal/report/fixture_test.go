@@ -74,6 +74,7 @@ func (r exchange) turn() *result.Turn {
 		ConversationEnded: r.ended,
 		Metadata:          decoded,
 		RawMetadata:       rawMeta,
+		Plain:             true, // the reference's own shape, as the client marks it
 	}
 	return t
 }
@@ -313,6 +314,9 @@ func fixture() *result.Result {
 func replay(o result.Observer, r *result.Result) {
 	total := len(allCases(r))
 	o.RunStarted(total, r.Target)
+	if do, ok := o.(result.DeploymentObserver); ok && len(r.Deployments) > 0 {
+		do.DeploymentsRead(r.Deployments)
+	}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
 			if c.Status != result.Skipped && c.Status != result.Pending {

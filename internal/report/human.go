@@ -78,6 +78,46 @@ func (h *Human) RunStarted(total int, target result.Target) {
 	h.drawProgress()
 }
 
+var _ result.DeploymentObserver = (*Human)(nil)
+
+// DeploymentsRead prints, among the run's first lines, the deployment each
+// agent is tested on, and once why there is no evidence where there is
+// none.
+func (h *Human) DeploymentsRead(ds []*result.Deployment) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clearProgress()
+	h.write(deploymentLines(ds, h.st))
+	h.drawProgress()
+}
+
+// deploymentLines are the lines of DeploymentsRead: one per deployment
+// read, then the notes, each said once with the agents it concerns.
+func deploymentLines(ds []*result.Deployment, st style) string {
+	var b strings.Builder
+	var notes []string
+	about := map[string][]string{}
+	for _, d := range ds {
+		if d.ID != "" {
+			b.WriteString("deployment of " + d.Agent + " in " + d.Env + ": " + d.ID)
+			if d.Version != "" {
+				b.WriteString(st.flat(" (version " + d.Version + ")"))
+			}
+			b.WriteString("\n")
+			continue
+		}
+		if _, seen := about[d.Note]; !seen {
+			notes = append(notes, d.Note)
+		}
+		about[d.Note] = append(about[d.Note], d.Agent+" in "+d.Env)
+	}
+	for _, n := range notes {
+		b.WriteString(st.paint(sgrYellow, "note: "+n+" ("+strings.Join(about[n], ", ")+"); the run goes on, and agenttest gate will refuse its report"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // CaseStarted counts the case as running on the progress line.
 func (h *Human) CaseStarted(_ *result.File, c *result.Case) {
 	h.mu.Lock()
@@ -165,6 +205,15 @@ func (h *Human) RunFinished(r *result.Result) {
 		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", stopLine(st), n, plural(n, "case", "cases"))))
 		b.WriteString("\n")
 	}
+	for _, d := range r.Deployments {
+		switch {
+		case d == nil:
+		case d.Changed():
+			b.WriteString(h.st.paint(sgrRed, d.ChangeMessage()) + "\n")
+		case d.ID != "" && d.After == "" && d.Note != "":
+			b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note)) + "\n")
+		}
+	}
 	second := fmt.Sprintf("%d errored, %d flaky", s.Errored, s.Flaky)
 	if s.Pending > 0 {
 		second += fmt.Sprintf(", %d pending", s.Pending)
@@ -220,6 +269,13 @@ func statusWhy(r *result.Result, s Summary) string {
 	case result.RunFailed:
 		return "a check failed: the agent broke an expectation"
 	case result.RunErrored:
+		if changes := r.DeploymentChanges(); len(changes) > 0 {
+			msgs := make([]string, len(changes))
+			for i, d := range changes {
+				msgs[i] = d.ChangeMessage()
+			}
+			return strings.Join(msgs, "; ")
+		}
 		if s.Errored == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
 			return stopLine(r.Stop) + ": the run could not tell whether the agent is fine"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -26,6 +27,7 @@ import (
 //	run      {started, duration_ms, interrupted, status, stop,
 //	          pacing: {limited, accepted, accepted_per_s, waited_ms, max_waited_ms}}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
+//	deployments [deployment]  (the evidence of what was tested)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -41,8 +43,11 @@ import (
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
-//	turn     {index, pos, say, request, response, metadata, messaging,
-//	          started, latency_ms}
+//	turn     {index, pos, say, reply, ended, request, response, metadata,
+//	          messaging, started, latency_ms}
+//	deployment {agent, env, id, version, read_at, after_id, after_version,
+//	          after_read_at, changed, verified, note}  (result.Deployment's
+//	          JSON form, shared with the comparison of agenttest compare)
 //	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
 //	          replayed}], system: [{level, text}], session_ended, end_reason,
 //	          joined, handoff: {destination, reason, joined, live_agent},
@@ -59,6 +64,18 @@ import (
 // platform does not know or whose Messaging connector it refused, and
 // config true when it was a configuration problem (exit 2).
 //
+// deployments has one entry per agent and environment the run tested, in
+// the order the run first met them: id (and version) is the deployment
+// active before the agent's first case, after_id (and after_version) the
+// one active after its last. changed is true when they differ: the run is
+// then "errored", whatever its cases say, and its console says
+// "deployment of AGENT changed during the run: ID → AFTER_ID". verified is
+// true when both were read and are the same: the evidence `agenttest
+// gate` requires. note says why evidence is missing or incomplete (the
+// platform does not serve the endpoint, a read failed, the run stopped
+// before the second read). A run that read no deployment has an empty
+// array.
+//
 // A case's status is its real outcome; how it gates the run is in the
 // counts and in run.status: a case under a quarantine that holds
 // (quarantine.lapsed false) counts only as quarantined and never fails the
@@ -71,9 +88,11 @@ import (
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //
-// request, response and metadata are the JSON exchanged with the platform,
-// embedded as JSON on one line, as received (compacted when it spanned
-// lines; null when absent). A body that was not valid JSON is
+// reply is the agent's reply text as the client read it from response
+// (absent when the call failed), and ended is true when the reply ended
+// the conversation. request, response and metadata are the JSON exchanged
+// with the platform, embedded as JSON on one line, as received (compacted
+// when it spanned lines; null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
 // A case over the Messaging API has via "messaging"; its turns have
 // messaging (absent for debug chat), request is the client event sent and
@@ -255,6 +274,8 @@ type jsonTurn struct {
 	Index int     `json:"index"`
 	Pos   jsonPos `json:"pos"`
 	Say   string  `json:"say"`
+	Reply *string `json:"reply,omitempty"`
+	Ended bool    `json:"ended,omitempty"`
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
@@ -277,6 +298,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Pacing:      toJSONPacing(r),
 	})
 	js.field("target", toJSONTarget(r.Target))
+	js.field("deployments", deploymentsOf(r))
 	js.field("counts", toJSONCounts(s))
 	js.key("files")
 	js.open('[')
@@ -323,6 +345,18 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil
+}
+
+// deploymentsOf is the run's deployment evidence, an empty array when it
+// read none.
+func deploymentsOf(r *result.Result) []*result.Deployment {
+	out := []*result.Deployment{}
+	for _, d := range r.Deployments {
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // jsonStream writes an indented JSON document piece by piece, in exactly
@@ -539,7 +573,11 @@ func (js *jsonStream) objectWith(head any, key string, items func()) {
 // line: re-indented, they were half of a large report, and they are the
 // part a reader compares with the platform's own logs.
 func (js *jsonStream) writeTurn(t *result.Turn) {
-	js.object(jsonTurn{Index: t.Index, Pos: toJSONPos(t.Pos), Say: t.Say})
+	head := jsonTurn{Index: t.Index, Pos: toJSONPos(t.Pos), Say: t.Say}
+	if r := turnReply(t); r != nil {
+		head.Reply, head.Ended = &r.Response, r.ConversationEnded
+	}
+	js.object(head)
 	js.key("request")
 	js.body(t.Request)
 	js.key("response")
@@ -556,17 +594,27 @@ func (js *jsonStream) writeTurn(t *result.Turn) {
 	js.close('}')
 }
 
-// turnMetadata is the metadata of a reply that its response does not hold
-// as received (see SchemaV1), or nil.
+// turnReply is the reply the client read, or nil when the call failed. A
+// released reply is decoded again (Turn.Reply); a kept one is read as is,
+// without decoding its metadata for nothing.
+func turnReply(t *result.Turn) *reply.TurnResult {
+	if t.Released() {
+		return t.Reply()
+	}
+	return t.Result
+}
+
+// turnMetadata is the metadata of a reply whose response does not hold it
+// in the reference's own shape (see SchemaV1), or nil. A reply the client
+// found plain (reply.TurnResult.Plain; a released one always is) gives its
+// metadata back through reply.ParseTurn, as ReadJSON does; any other
+// shape keeps it here, so a reader never has to guess where it was.
 func turnMetadata(t *result.Turn) []byte {
 	r := t.Result
-	if r == nil || t.Released() { // a released reply's body holds its metadata
+	if r == nil || t.Released() || (r.Plain && len(r.RawMetadata) > 0) {
 		return nil
 	}
 	if raw := r.RawMetadata; len(raw) > 0 {
-		if holds(t.Response, raw) {
-			return nil
-		}
 		return raw
 	}
 	if r.Metadata != nil {
@@ -645,10 +693,6 @@ func toJSONFailure(f assert.Failure) jsonFailure {
 		Diff:     f.Diff,
 	}
 }
-
-// holds reports whether body holds part byte for byte (the client cuts a
-// reply's metadata out of its body).
-func holds(body, part []byte) bool { return bytes.Contains(body, part) }
 
 // rawJSON embeds a body as JSON when it is JSON, as a JSON string of its
 // text when it is not (a proxy's HTML error page), and as null when empty.

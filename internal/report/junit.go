@@ -42,13 +42,27 @@ import (
 //     the run that the exit code follows (passed, failed, errored,
 //     interrupted, empty), and "stopped", the skip reason of the cases a
 //     stop left unrun (not run: --fail-fast, not run: platform
-//     unreachable, ...) when the run stopped early;
+//     unreachable, ...) when the run stopped early, with "stop_cause",
+//     the error that decided it (keys masked), unless it was --fail-fast;
+//   - <testsuites> also carries the deployment evidence: one property
+//     "deployment.AGENT.ENV" per agent and environment, whose value is the
+//     deployment id the run tested ("ID → AFTER_ID" when it changed
+//     during the run), and "deployment_changed" with the console's
+//     message(s) when one did; each <testcase> has a "deployment"
+//     property, the id its agent and environment were tested on;
 //   - every text is stripped of ANSI escapes and of runes XML cannot hold.
 
 // Names of the <testsuites> properties.
 const (
 	PropertyStatus  = "status"
 	PropertyStopped = "stopped"
+	// PropertyStopCause is the error that stopped the run, one line.
+	PropertyStopCause = "stop_cause"
+	// PropertyDeployment prefixes "AGENT.ENV" in the name of the run's
+	// deployment properties, and names a testcase's.
+	PropertyDeployment = "deployment"
+	// PropertyDeploymentChanged says what changed during the run.
+	PropertyDeploymentChanged = "deployment_changed"
 )
 
 // fileStyle renders plain text for a file: no colour, escape sequences
@@ -114,6 +128,26 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	props := []junit.Property{{Name: PropertyStatus, Value: string(r.RunStatus())}}
 	if r.Stop != nil {
 		props = append(props, junit.Property{Name: PropertyStopped, Value: xmlText(r.Stop.Reason)})
+		if r.Stop.Cause != "" {
+			// A stop before the first case (the deployment read met a
+			// refused key) leaves no testcase that shows the cause.
+			props = append(props, junit.Property{Name: PropertyStopCause, Value: xmlText(r.Stop.Cause)})
+		}
+	}
+	var changed []string
+	for _, d := range r.Deployments {
+		if d == nil || d.ID == "" {
+			continue
+		}
+		v := d.ID
+		if d.Changed() {
+			v += " → " + d.After
+			changed = append(changed, d.ChangeMessage())
+		}
+		props = append(props, junit.Property{Name: xmlText(PropertyDeployment + "." + d.Agent + "." + d.Env), Value: xmlText(v)})
+	}
+	if len(changed) > 0 {
+		props = append(props, junit.Property{Name: PropertyDeploymentChanged, Value: xmlText(strings.Join(changed, "; "))})
 	}
 	doc.Properties = &props
 	for i, f := range r.Files {
@@ -236,7 +270,7 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 		if c == nil {
 			continue
 		}
-		if err := e.EncodeElement(buildCase(s.f, c), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+		if err := e.EncodeElement(buildCase(s.f, c, s.r), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
 			return err
 		}
 	}
@@ -244,7 +278,7 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 }
 
 // buildCase makes the <testcase> of one scenario.
-func buildCase(f *result.File, c *result.Case) junitCase {
+func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	tc := junitCase{}
 	tc.Name = xmlText(c.Name)
 	classname := c.Pos.File
@@ -259,7 +293,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 	tc.Line = c.Pos.Line
 	tc.Time = seconds(c.Duration)
 
-	props := append(caseProperties(c), repeatProperties(c)...)
+	props := append(caseProperties(c, r.DeploymentOf(c.Agent, c.Env)), repeatProperties(c)...)
 	if len(props) > 0 {
 		tc.Properties = &props
 	}
@@ -329,7 +363,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 
 // caseProperties are the testcase properties: what a reader needs to find
 // the conversation on the platform.
-func caseProperties(c *result.Case) []junit.Property {
+func caseProperties(c *result.Case, dep *result.Deployment) []junit.Property {
 	var props []junit.Property
 	add := func(name, value string) {
 		if value != "" {
@@ -342,6 +376,9 @@ func caseProperties(c *result.Case) []junit.Property {
 	add("variant", c.Variant)
 	add("via", c.Via)
 	add("messagingSessionId", sessionID(c.Last()))
+	if dep != nil {
+		add(PropertyDeployment, dep.ID)
+	}
 	if n := len(c.Attempts); n > 0 {
 		add("attempts", strconv.Itoa(n))
 	}

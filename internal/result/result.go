@@ -108,6 +108,10 @@ type Result struct {
 	// Pacing is what the platform's rate limits cost the run; nil when
 	// no call was refused with a 429 or had to wait for its turn.
 	Pacing *Pacing `json:"pacing,omitempty"`
+	// Deployments are the evidence of what was tested: for each agent and
+	// environment of the run, the deployment active before its first case
+	// and after its last, in the order the run first met them.
+	Deployments []*Deployment `json:"deployments,omitempty"`
 }
 
 // Pacing sums what rate limits cost a run: the client paces each key to

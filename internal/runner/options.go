@@ -98,6 +98,10 @@ type Options struct {
 	// Webhooks is the receiver that confirm: webhooks waits on; nil errors
 	// the scenarios that expect webhooks.
 	Webhooks Webhooks
+	// Deployments, when set, makes the run read the active deployment of
+	// each agent and environment before the first case and after the
+	// last (evidence.go, Result.Deployments). Nil reads none.
+	Deployments Deployments
 	// Alerts, when set, makes the run end with the alert gate: a firing
 	// rule for an agent of the run (or an account-wide one) is a failed
 	// run-level check in Result.Checks.
@@ -121,6 +125,13 @@ type Options struct {
 	// the platform client already redacted what the platform sent. Nil
 	// records text as it is.
 	Redactor *secret.Redactor
+	// ConversationIDs, when set, names each debug-chat conversation the
+	// run creates whose scenario sets no conversation_id: attempt is the
+	// attempt's number. Nil lets the platform name them. `agenttest
+	// compare` sets it on the embedded simulator, whose random draws (a
+	// booking code) are seeded by the conversation id, so that the same
+	// scenario draws the same values on both sides.
+	ConversationIDs func(c *result.Case, attempt int) string
 	// LeanAbove is the number of cases above which a run keeps only the
 	// bodies of the replies of passing cases, dropping what was decoded
 	// from them (result.Turn.Release; Turn.Reply decodes it again for

@@ -46,6 +46,16 @@ func (s *pacing) add(u platform.RateUsage) {
 	s.mu.Unlock()
 }
 
+// addRun counts the answers to a call of the run's own, outside any case
+// (the deployment reads): the run's pace counts every request it made,
+// the waits are the cases'.
+func (s *pacing) addRun(u platform.RateUsage) {
+	s.mu.Lock()
+	s.p.Limited += u.Limited
+	s.p.Accepted += u.Accepted
+	s.mu.Unlock()
+}
+
 // result returns the run's Pacing, or nil when no case was refused or
 // waited.
 func (s *pacing) result() *result.Pacing {

@@ -16,6 +16,10 @@ type job struct {
 	file  *result.File
 	c     *result.Case
 	sc    *scenario.Scenario
+	// ev is the deployment evidence of the case's agent and environment
+	// (evidence.go); nil when the run reads none or the case talks to no
+	// deployment.
+	ev *depEvidence
 }
 
 // Plan returns the files and cases a run of suites with opts would execute,

@@ -66,6 +66,15 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		res.Files = []*result.File{}
 	}
 	opts.Observer.RunStarted(len(jobs), opts.Target)
+	var ev *evidences
+	if opts.Deployments != nil {
+		ev = planEvidence(jobs)
+		r.readBefore(cases, ev)
+		res.Deployments = ev.deployments()
+		if o, ok := opts.Observer.(result.DeploymentObserver); ok && len(res.Deployments) > 0 {
+			o.DeploymentsRead(res.Deployments)
+		}
+	}
 
 	var g errgroup.Group
 	g.SetLimit(opts.Parallel)
@@ -82,14 +91,14 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		jobs[next] = nil // the goroutine owns it, and frees it when done
 		g.Go(func() error {
 			defer r.slots.Release(1)
-			r.runJob(cases, j)
+			r.runJob(cases, ev, j)
 			return nil // a failing case is a result, never a group error
 		})
 	}
 	// Jobs never handed to the group are marked here, without a goroutine
 	// each: after a Ctrl-C on a 20,000-case suite nearly all of them are.
 	for ; next < len(jobs); next++ {
-		r.runJob(cases, jobs[next])
+		r.runJob(cases, ev, jobs[next])
 	}
 	_ = g.Wait() // jobs always return nil
 	if opts.Alerts != nil {
@@ -105,9 +114,14 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 }
 
 // runJob runs one case to its verdict and reports it. Every job passes
-// here exactly once, so CaseFinished is called once per case.
-func (r *runner) runJob(ctx context.Context, j *job) {
+// here exactly once, so CaseFinished is called once per case, and the
+// deployment evidence (ev, nil when not read) learns when its agent's
+// last case is done.
+func (r *runner) runJob(ctx context.Context, ev *evidences, j *job) {
 	r.execute(ctx, j)
+	if ev != nil {
+		r.caseDone(ctx, ev, j)
+	}
 	r.finishJob(j)
 }
 

@@ -405,6 +405,9 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 			return req, fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
+	if req.ConversationID == "" && s.opts.ConversationIDs != nil {
+		req.ConversationID = s.opts.ConversationIDs(s.c, s.a.Number)
+	}
 	if len(st.IntegrationAttributes) > 0 {
 		req.IntegrationAttributes = make(map[string]any, len(st.IntegrationAttributes))
 		for k, v := range st.IntegrationAttributes {
