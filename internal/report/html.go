@@ -168,6 +168,7 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 		h.Stop = stopLine(r.Stop)
 	}
 	h.Pacing = PacingLine(r)
+	h.Deployments = deploymentFacts(r.Deployments)
 	counts := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
 		"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
 	for _, k := range htmlKinds {
@@ -177,6 +178,30 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 	}
 	h.Plots = plotsOf(r)
 	return h
+}
+
+// deploymentFacts are the header's lines about the deployments tested:
+// what the console says when the run starts (deploymentLines), then
+// whether each was the same after the run.
+func deploymentFacts(ds []*result.Deployment) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(deploymentLines(ds, htmlStyle), "\n"), "\n") {
+		if l != "" {
+			out = append(out, strings.TrimPrefix(l, "deployment of "))
+		}
+	}
+	for _, d := range ds {
+		switch {
+		case d == nil:
+		case d.Changed():
+			out = append(out, d.ChangeMessage())
+		case d.Verified():
+			out = append(out, fmt.Sprintf("%s in %s: still %s after the last case", d.Agent, d.Env, d.ID))
+		case d.ID != "" && d.Note != "":
+			out = append(out, fmt.Sprintf("%s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note))
+		}
+	}
+	return out
 }
 
 // htmlAssetsSafe reports a problem with the inlined assets: the page
