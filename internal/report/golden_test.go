@@ -35,6 +35,10 @@ func TestFormats(t *testing.T) {
 		},
 		"json":      func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
 		"junit.xml": func(b *bytes.Buffer, r *result.Result) error { return WriteJUnit(b, r) },
+		// GitHub Actions: workflow commands on stdout, Markdown for
+		// $GITHUB_STEP_SUMMARY.
+		"github.txt":        func(b *bytes.Buffer, r *result.Result) error { return WriteGitHubAnnotations(b, r) },
+		"github-summary.md": func(b *bytes.Buffer, r *result.Result) error { return WriteGitHubSummary(b, r) },
 	}
 	for fname, fx := range fixtures {
 		for format, render := range formats {

@@ -196,9 +196,18 @@ func (h *Human) RunFinished(r *result.Result) {
 
 // statusLine is the last line of a run: its status and what it means.
 func (h *Human) statusLine(r *result.Result, s Summary) string {
-	st := r.RunStatus()
-	var code, why string
-	switch st {
+	code, why := statusWhy(r, s)
+	line := "status: " + string(r.RunStatus())
+	if why != "" {
+		line += " (" + why + ")"
+	}
+	return h.st.paint(code, line)
+}
+
+// statusWhy says why the run has its status, and the colour the console
+// paints it in. The GitHub step summary says the same.
+func statusWhy(r *result.Result, s Summary) (code, why string) {
+	switch r.RunStatus() {
 	case result.RunPassed:
 		code = sgrGreen
 		if s.Quarantined > 0 {
@@ -222,11 +231,7 @@ func (h *Human) statusLine(r *result.Result, s Summary) string {
 			why = "nothing was tested: every selected scenario was skipped"
 		}
 	}
-	line := "status: " + string(st)
-	if why != "" {
-		line += " (" + why + ")"
-	}
-	return h.st.paint(code, line)
+	return code, why
 }
 
 // stopLine says why a run stopped early, for the summary.
