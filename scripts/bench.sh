@@ -9,6 +9,9 @@
 #   scripts/bench.sh messaging  # 1,000 conversations x 5 turns: Messaging vs debug chat
 #   scripts/bench.sh features   # 500 conversations as a feature vs as YAML (target: <= 1.2 without latency)
 #   scripts/bench.sh stats      # sequential test: runs used vs the fixed design (target: mean <= 60%)
+#   scripts/bench.sh paced      # 500 x 6 calls against sim --rate 20, --parallel 8..512, with and without latency (~35 minutes)
+#   scripts/bench.sh greedy     # 300 x 6 calls, 500 ms + up to 2 s per call, --parallel 50, no rate limit (target: <= 1.02x greedy)
+#   scripts/bench.sh scale      # 10,000 and 100,000 one-turn scenarios, embedded simulator, --junit --json (target: < 400 MB, <= 1.3x per scenario)
 #
 # COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
 # The RSS run starts the simulator as a separate process (agenttest sim
@@ -107,11 +110,7 @@ peak_rss() {
 rss() {
 	[[ -x /usr/bin/time ]] || { echo "rss needs GNU time: apt-get install time" >&2; return 1; }
 	echo "== peak RSS of agenttest run, $N scenarios x 5 turns at --parallel $PARALLEL, simulator in another process (target < 256 MB)"
-	if [[ -n ${AGENTTEST_BIN:-} ]]; then
-		cp "$AGENTTEST_BIN" "$work/agenttest" # a binary built elsewhere, e.g. an older commit
-	else
-		go build -o "$work/agenttest" ./cmd/agenttest
-	fi
+	build_bin
 	gen_suite "$work/suite" "$N"
 	# store-cap bounds the simulator, which is not what is measured here.
 	"$work/agenttest" sim --print-env --store-cap 1000 >"$work/sim.env" 2>"$work/sim.err" &
@@ -143,6 +142,111 @@ stats() {
 	go test -run 'Simulated' -v -count 1 ./internal/stats | grep -E 'rate|limit'
 }
 
+# build_bin puts agenttest in $work (AGENTTEST_BIN: a prebuilt one).
+build_bin() {
+	[[ -x $work/agenttest ]] && return
+	if [[ -n ${AGENTTEST_BIN:-} ]]; then
+		cp "$AGENTTEST_BIN" "$work/agenttest"
+	else
+		go build -o "$work/agenttest" ./cmd/agenttest
+	fi
+}
+
+# gen_calls DIR N writes N scenarios of 6 calls (greeting + 5 turns).
+gen_calls() {
+	local dir=$1 n=$2 i t
+	mkdir -p "$dir"
+	{
+		echo "suite: paced"
+		echo "agent: restaurant"
+		echo "scenarios:"
+		for ((i = 0; i < n; i++)); do
+			printf '  - name: six calls %d\n    greeting: {node: Greeting}\n    turns:\n' "$i"
+			for t in 1 2 3 4 5; do printf '      - say: when are you open?\n        expect: {node: AnswerQuestion}\n'; done
+		done
+	} >"$dir/paced.yaml"
+}
+
+# against LABEL "SIM FLAGS" RUN FLAGS... runs the suite in $work/calls
+# against `agenttest sim` started with SIM FLAGS in its own process, and
+# prints the figures of scripts/pacing from the JSON report.
+against() {
+	local label=$1 simflags=$2
+	shift 2
+	"$work/agenttest" sim --print-env --store-cap 1000 $simflags >"$work/sim-$label.env" 2>/dev/null &
+	local pid=$!
+	for _ in $(seq 100); do
+		grep -q AGENTTEST_BUILD_KEY "$work/sim-$label.env" 2>/dev/null && break
+		sleep 0.1
+	done
+	local code=0
+	(
+		set -a
+		# shellcheck disable=SC1090
+		source <(grep '^AGENTTEST_' "$work/sim-$label.env" | sed 's/^export //')
+		cd "$work/calls" && "$work/agenttest" run "$@" --json "$work/$label.json" suite >"$work/run-$label.log"
+	) || code=$?
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	echo "-- $label: exit $code; $(grep '^paced at' "$work/run-$label.log" || echo 'no pacing line')"
+	go run ./scripts/pacing -report "$work/$label.json" "${pacing_args[@]}"
+}
+
+paced() {
+	echo "== 500 scenarios x 6 calls against sim --rate 20 (targets: exit 0, no errored or flaky case, <= 1.1x ideal, 429s <= 5% of calls)"
+	build_bin
+	gen_calls "$work/calls/suite" 500
+	local p
+	for lat in "" "--latency 500ms --jitter 2s"; do
+		for p in 8 32 128 512; do
+			pacing_args=(-parallel "$p" -rate 20 -burst 20)
+			against "rate20-p$p${lat:+-latency}" "--rate 20 $lat" --parallel "$p"
+		done
+	done
+}
+
+greedy() {
+	echo "== 300 scenarios x 6 calls, 500 ms + up to 2 s per call, no rate limit, --parallel 50 (target: <= 1.02x the greedy schedule)"
+	build_bin
+	gen_calls "$work/calls/suite" 300
+	pacing_args=(-parallel 50)
+	against "latency-p50" "--latency 500ms --jitter 2s" --parallel 50
+}
+
+# gen_one_turn DIR N writes N one-turn scenarios, 1,000 per file.
+gen_one_turn() {
+	local dir=$1 n=$2 per=1000 f i
+	mkdir -p "$dir"
+	for ((f = 0; f * per < n; f++)); do
+		{
+			echo "suite: scale $f"
+			echo "agent: restaurant"
+			echo "scenarios:"
+			for ((i = f * per; i < (f + 1) * per && i < n; i++)); do
+				printf '  - name: opening hours %d\n    greeting: {node: Greeting}\n    turns:\n      - say: when are you open?\n' "$i"
+			done
+		} >"$dir/scale-$f.yaml"
+	done
+}
+
+scale() {
+	[[ -x /usr/bin/time ]] || { echo "scale needs GNU time: apt-get install time" >&2; return 1; }
+	echo "== one-turn scenarios against the embedded simulator with --junit --json (targets: peak RSS < 400 MB at 100,000; time per scenario at 100,000 <= 1.3x that at 10,000)"
+	build_bin
+	local n
+	for n in 10000 100000; do
+		gen_one_turn "$work/scale-$n/suite" "$n"
+		(cd "$work/scale-$n" && /usr/bin/time -v "$work/agenttest" run --junit junit.xml --json report.json suite >run.log 2>time.txt) || {
+			echo "run of $n failed"; tail -n 5 "$work/scale-$n/run.log"; return 1
+		}
+		local kb wall bytes
+		kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/scale-$n/time.txt")
+		wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/scale-$n/time.txt")
+		bytes=$(stat -c %s "$work/scale-$n/report.json")
+		echo "$n scenarios: wall $wall, peak RSS $((kb / 1024)) MB, JSON report $bytes bytes ($((bytes / (2 * n))) per turn)"
+	done
+}
+
 sim() {
 	echo "== simulator throughput (debug-chat turns over loopback HTTP)"
 	go test -run '^$' -bench 'DebugChatTurn$' -benchtime 3s -count "$COUNT" ./internal/sim | grep -E '^Benchmark'
@@ -164,6 +268,9 @@ sim) sim ;;
 messaging) messaging ;;
 features) features ;;
 stats) stats ;;
-all) ratio; latency; rss; sim; messaging; features; stats ;;
-*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|all]" >&2; exit 2 ;;
+paced) paced ;;
+greedy) greedy ;;
+scale) scale ;;
+all) ratio; latency; rss; sim; messaging; features; stats; greedy; scale; paced ;;
+*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|paced|greedy|scale|all]" >&2; exit 2 ;;
 esac

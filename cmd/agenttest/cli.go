@@ -26,11 +26,16 @@ Commands:
            (webhooks listen)
   history  per scenario across earlier JSON reports: runs, pass rate,
            verdict flips, and what went from passing to failing
+  compare  how a candidate differs from a baseline (pre-release against
+           live): regressed, fixed, changed, slower and faster scenarios
+  gate     before a promotion: does a JSON report still vouch for the
+           deployments active now (passed, fresh, same deployment)
   version  print the version
   help     show the help of a command
 
 Run 'agenttest help <command>' for its flags. Configuration, targets and
-environment variables: docs/configuration.md.
+environment variables: docs/configuration.md; gate and compare have exit
+codes of their own (agenttest help gate, agenttest help compare).
 
 Exit codes:
   0    every selected scenario passed (flaky counts as passed; a
@@ -43,14 +48,15 @@ Exit codes:
        the agent
   3    internal error
   4    no check failed, but a case errored: the platform or the network
-       kept the run from telling whether the agent is fine
+       kept the run from telling whether the agent is fine; or the
+       deployment of an agent changed during the run
   5    nothing was tested: no scenario selected, or every selected one
        skipped (--allow-empty makes it 0)
   130  interrupted (SIGINT/SIGTERM); reports are still written
 `
 
 // commands are the subcommands, for did-you-mean.
-var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "version", "help"}
+var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "compare", "gate", "version", "help"}
 
 // run is the whole program: it dispatches a subcommand and returns an error
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
@@ -85,6 +91,10 @@ func run(ctx context.Context, st *State) error {
 		return cmdWebhooks(ctx, st, args)
 	case "history":
 		return cmdHistory(ctx, st, args)
+	case "gate":
+		return cmdGate(ctx, st, args)
+	case "compare":
+		return cmdCompare(ctx, st, args)
 	case "version", "--version", "-version":
 		fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
 		return nil
@@ -105,7 +115,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		return nil
 	}
 	switch args[0] {
-	case "run", "lint", "list", "sim", "steps", "webhooks", "history":
+	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "gate", "compare":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
 	case "version", "help":

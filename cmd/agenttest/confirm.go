@@ -72,10 +72,10 @@ func (c *confirmOptions) applyConfig(cfg *config.File, fl *flags, t *config.Targ
 // target does not list in probe_numbers. suites are the run's plan (the
 // selected scenarios). Each problem names what asked for it, with its
 // position.
-func liveSafety(suites []*scenario.Suite, o *runOptions, t *config.Target) diag.Diagnostics {
+func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag.Diagnostics {
 	var ds diag.Diagnostics
 	const hint = "pass --allow-live (or set allow_live: true on the target) to test in live on purpose"
-	if !o.allowLive {
+	if !allowLive {
 		if t.Env == "live" {
 			ds = ds.Append(diag.Diagnostic{Message: fmt.Sprintf("the run targets the live environment (set by %s) without --allow-live", t.EnvFrom), Hint: hint})
 		}
@@ -156,15 +156,26 @@ func scenarios(suites []*scenario.Suite) []*scenario.Scenario {
 }
 
 // embeddedTweaks adapts the embedded simulator to a run: loopback http://
-// receivers are allowed (the receiver is ours, on 127.0.0.1), and outbound
+// receivers are allowed (the receiver is ours, on 127.0.0.1), outbound
 // calls connect in a fraction of a second instead of the simulator's
-// realistic 3 s, so probe suites stay quick.
+// realistic 3 s, so probe suites stay quick, and the simulator keeps only
+// the conversations a run can still read back (embeddedStoreCap).
+// embeddedStoreCap bounds the conversations the embedded simulator keeps
+// (sim.Options.StoreCap): ten times more than any --parallel the open-file
+// limit allows has open or reads back in confirmations, while a run of
+// 100,000 scenarios does not keep 100,000 conversations in the process
+// (10 MB instead of 200).
+const embeddedStoreCap = 5000
+
 func embeddedTweaks(o *sim.Options) {
 	o.Webhooks.AllowInsecure = true
 	if o.CallToken == "" {
 		// A call token distinct from the runtime key, so that every run
 		// on the simulator proves probes send call_token, not the key.
 		o.CallToken = embeddedCallToken
+	}
+	if o.StoreCap == 0 {
+		o.StoreCap = embeddedStoreCap
 	}
 	if o.Webhooks.Backoff == 0 {
 		o.Webhooks.Backoff = 200 * time.Millisecond

@@ -157,8 +157,8 @@ func TestUnreachableTarget(t *testing.T) {
 	}
 	errored := strings.Count(p.stdout, "\nERROR ")
 	skipped := strings.Count(p.stdout, "(not run: platform unreachable)")
-	if errored < 1 || errored > 8 || errored+skipped != 100 {
-		t.Errorf("%d errored and %d not run, want the 100 cases with at most --parallel errored:\n%s", errored, skipped, p)
+	if errored > 8 || errored+skipped != 100 {
+		t.Errorf("%d errored and %d not run, want the 100 cases with at most --parallel errored (the deployment read before the first case may meet the closed port first):\n%s", errored, skipped, p)
 	}
 	if !strings.Contains(p.stdout, "status: errored") {
 		t.Errorf("console does not end with the errored status:\n%s", p.stdout)

@@ -1,9 +1,12 @@
 package main
 
 // Limits of the platform: a large suite against a rate-limited simulator
-// slows down instead of failing. The client caps its requests per host
-// and waits out each 429's Retry-After, so every scenario passes; the test
-// counts the 429s the server sent and never asserts a duration.
+// slows down instead of failing. The client paces each key (a 429 pauses it
+// for its Retry-After and teaches the client the rate), a 429 is never an
+// attempt, and only a case that would wait past the run's budget errors.
+// The tests count what the server answered and never assert a duration:
+// the simulator and the run share a fake clock, or the pauses are served by
+// short sleeps.
 
 import (
 	"encoding/json"
@@ -12,9 +15,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -57,19 +62,76 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
-// rateLimitedScenarios is the size of the generated suite.
-const rateLimitedScenarios = 400
+// pacedJSON is what these tests read of the JSON report.
+type pacedJSON struct {
+	Run struct {
+		Pacing *struct {
+			Limited  int `json:"limited"`
+			Accepted int `json:"accepted"`
+		} `json:"pacing"`
+	} `json:"run"`
+	Files []struct {
+		Cases []struct {
+			Name         string  `json:"name"`
+			Status       string  `json:"status"`
+			RateLimited  int     `json:"rate_limited"`
+			RateWaitedMS float64 `json:"rate_waited_ms"`
+			Attempts     []struct {
+				Error *struct {
+					Kind    string `json:"kind"`
+					Message string `json:"message"`
+				} `json:"error"`
+			} `json:"attempts"`
+		} `json:"cases"`
+	} `json:"files"`
+}
+
+// writeOneTurnSuite writes n scenarios of a greeting and one turn.
+func writeOneTurnSuite(t *testing.T, dir string, n int) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("suite: generated\nagent: restaurant\nscenarios:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - name: opening hours %d\n    greeting: {node: Greeting}\n    turns:\n      - say: when are you open?\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "large.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readPaced(t *testing.T, path string) pacedJSON {
+	t.Helper()
+	var r pacedJSON
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// rateLimitedScenarios is the size of the generated suite, and
+// rateLimitedParallel the workers sending it: far more than the
+// simulator's 5 requests per second per key let through.
+const (
+	rateLimitedScenarios = 200
+	rateLimitedParallel  = 64
+)
 
 func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 	// Not parallel: the harness must be able to outrun the limit.
 	if testing.Short() {
-		t.Skip("runs 400 scenarios")
+		t.Skip("runs 200 scenarios")
 	}
 	// One fake clock for the simulator's rate limit and the run's waits:
 	// honouring Retry-After moves it, and the limit refills without any
 	// wall time passing.
 	clk := fakeclock.New()
-	srv, err := sim.New(sim.Options{Seed: 1, RatePerKey: 200, Now: clk.Now})
+	// Each sleeper moves the fake clock, so it runs far faster than the
+	// run: sessions must not idle out meanwhile.
+	srv, err := sim.New(sim.Options{Seed: 1, RatePerKey: 5, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,50 +143,84 @@ func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 	info := srv.Info()
 
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("suite: generated\nagent: restaurant\nscenarios:\n")
-	for i := range rateLimitedScenarios {
-		fmt.Fprintf(&b, "  - name: opening hours %d\n    greeting: {node: Greeting}\n    turns:\n      - say: when are you open?\n", i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "large.yaml"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeOneTurnSuite(t, dir, rateLimitedScenarios)
 	jsonPath := filepath.Join(dir, "result.json")
 	env := map[string]string{
 		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
 		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
 	}
-	c := newCLI(t, dir, env, "run", "large.yaml", "--json", jsonPath)
+	c := newCLI(t, dir, env, "run", "large.yaml", "--json", jsonPath, "--parallel", fmt.Sprint(rateLimitedParallel))
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	if code := c.run(t); code != exitOK {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitOK, tail(c.stdout.String(), 3000), c.stderr)
 	}
-	var r drillJSON
-	data, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
-	passed := 0
+	r := readPaced(t, jsonPath)
+	passed, limitedCases := 0, 0
 	for _, f := range r.Files {
 		for _, cs := range f.Cases {
 			if cs.Status == "passed" {
 				passed++
 			}
+			if cs.RateLimited > 0 {
+				limitedCases++
+			}
 		}
 	}
+	// No case errored, and none is flaky: waiting on a rate limit is
+	// not a retry.
 	if passed != rateLimitedScenarios {
-		t.Errorf("%d of %d scenarios passed", passed, rateLimitedScenarios)
+		t.Errorf("%d of %d scenarios passed\n%s", passed, rateLimitedScenarios, tail(c.stdout.String(), 3000))
 	}
-	if build.tooMany.Load() == 0 {
-		t.Errorf("the simulator never answered 429: the test did not reach the limit (%d requests)", build.total.Load())
+	// The first wave of workers met the limit all at once (5 of the
+	// simulator's burst, 32 requests in flight while the client learns).
+	if limitedCases < 20 || build.tooMany.Load() == 0 {
+		t.Errorf("%d cases met a 429 (%d answers 429): the test did not reach the limit", limitedCases, build.tooMany.Load())
 	}
-	if m := build.maxFlight.Load(); m > 64 {
-		t.Errorf("%d requests at once, above the default per-host cap of 64", m)
+	p := r.Run.Pacing
+	if p == nil || int64(p.Limited) != build.tooMany.Load() || int64(p.Accepted) != build.total.Load()-build.tooMany.Load() {
+		t.Errorf("JSON pacing %+v, server answered %d of %d requests with 429", p, build.tooMany.Load(), build.total.Load())
 	}
-	t.Logf("%d requests, %d answered 429, at most %d at once", build.total.Load(), build.tooMany.Load(), build.maxFlight.Load())
+	if !regexp.MustCompile(`(?m)^paced at [0-9.]+ req/s by [0-9]+ rate limits; a scenario waited `).MatchString(c.stdout.String()) {
+		t.Errorf("no pacing line in the summary:\n%s", tail(c.stdout.String(), 500))
+	}
+	if m := build.maxFlight.Load(); m > rateLimitedParallel {
+		t.Errorf("%d requests at once, above --parallel %d", m, rateLimitedParallel)
+	}
+	t.Logf("%d requests, %d answered 429 (%d cases), at most %d at once", build.total.Load(), build.tooMany.Load(), limitedCases, build.maxFlight.Load())
+}
+
+func TestRateLimitWaitBudget(t *testing.T) {
+	t.Parallel()
+	// Every request is refused with Retry-After 1s: each case waits out
+	// three pauses within its budget of 3.5s and errors at the next 429
+	// (the first case at its fourth; the second at its third, as it
+	// starts in the pause the first case's last 429 began). The pauses
+	// are served by the CLI tests' short sleeps.
+	dir := t.TempDir()
+	writeOneTurnSuite(t, dir, 2)
+	jsonPath := filepath.Join(dir, "result.json")
+	c := newCLI(t, dir, map[string]string{simFlagsEnv: "--error-429 1 --retry-after 1s"},
+		"run", "large.yaml", "--json", jsonPath, "--parallel", "1", "--rate-wait", "3.5s", "--retries", "2")
+	if code := c.run(t); code == exitOK {
+		t.Fatalf("exit 0 although every request was refused\n%s", c.stdout)
+	}
+	r := readPaced(t, jsonPath)
+	msg := regexp.MustCompile(`^rate limited: waited 3s for POST /v1/agents/[^/ ]+/debug-chat \(([34]) answers 429\); ` +
+		`the next try could go in 1s, past the wait budget of 3.5s per scenario \(raise it with --rate-wait \(AGENTTEST_RATE_WAIT\) or the target's rate_wait\)$`)
+	for _, cs := range r.Files[0].Cases {
+		// One attempt: --retries would only wait more.
+		if cs.Status != "errored" || len(cs.Attempts) != 1 || cs.Attempts[0].Error == nil || cs.Attempts[0].Error.Kind != "rate_limited" {
+			t.Errorf("%s: %s, %d attempts: %+v", cs.Name, cs.Status, len(cs.Attempts), cs.Attempts)
+			continue
+		}
+		m := msg.FindStringSubmatch(cs.Attempts[0].Error.Message)
+		if m == nil || m[1] != fmt.Sprint(cs.RateLimited) || cs.RateWaitedMS < 2900 {
+			t.Errorf("%s: rate_limited %d, waited %vms: %s", cs.Name, cs.RateLimited, cs.RateWaitedMS, cs.Attempts[0].Error.Message)
+		}
+	}
+	if !strings.Contains(c.stdout.String(), "rate limited: waited 3s for POST /v1/agents/") {
+		t.Errorf("the console does not show the error:\n%s", c.stdout)
+	}
 }
 
 func tail(s string, n int) string {

@@ -740,6 +740,10 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"history", "--help"}, "history.golden"},
 		{[]string{"help", "sim"}, "sim.golden"},
 		{[]string{"sim", "-h"}, "sim.golden"},
+		{[]string{"help", "gate"}, "gate.golden"},
+		{[]string{"gate", "--help"}, "gate.golden"},
+		{[]string{"help", "compare"}, "compare.golden"},
+		{[]string{"compare", "-h"}, "compare.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

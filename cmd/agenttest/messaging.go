@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -62,7 +63,7 @@ func missingConnectors(plan []*scenario.Suite, t *config.Target) diag.Diagnostic
 // connector token, made on first use from base (the run's client settings:
 // transport, retry policy, limits) with the target's messaging URL and
 // host. Nil when the target has no messaging URL.
-func messagingChannel(base platform.Config, t *config.Target, o *runOptions) runner.Channel {
+func messagingChannel(base platform.Config, t *config.Target, turnTimeout time.Duration) runner.Channel {
 	if t.MessagingURL == "" {
 		return nil
 	}
@@ -71,5 +72,5 @@ func messagingChannel(base platform.Config, t *config.Target, o *runOptions) run
 		s, err := t.Connector(agent, env)
 		return s.Reveal(), err
 	}
-	return runner.Messaging(runner.MessagingClients(base, token), runner.MessagingOptions{TurnTimeout: o.turnTimeout})
+	return runner.Messaging(runner.MessagingClients(base, token), runner.MessagingOptions{TurnTimeout: turnTimeout})
 }

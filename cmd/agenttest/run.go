@@ -20,6 +20,7 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -65,6 +66,11 @@ cannot be connected to, it refuses a key or a connector token, or it does
 not know the agent) the run stops at once: the cause is said once with
 what to check, and the cases not run are reported with the reason.
 
+The run reads the active deployment of each agent and environment before
+its first case and after its last, and names it in its first lines and
+both reports; a deployment that changed in between errors the run
+(docs/promoting.md).
+
 Report files (--junit, --json) are checked before anything is called and a
 report an earlier run left at their path is removed; they are written
 when the run concludes.
@@ -79,11 +85,59 @@ Exit codes:
        not know the agent)
   3    internal error
   4    no check failed, but a case errored: the platform or the network
-       kept the run from telling whether the agent is fine
+       kept the run from telling whether the agent is fine; or the
+       deployment of an agent changed during the run
   5    nothing was tested: no scenario selected, or all skipped
        (--allow-empty makes it 0)
   130  interrupted
 `
+
+// scheduling are the flags of how scenarios run, shared by run and
+// compare (per side): at most parallel at once, each retried up to
+// retries times, each platform call bounded by turnTimeout.
+type scheduling struct {
+	parallel    int
+	retries     int
+	turnTimeout time.Duration
+}
+
+func (o *scheduling) register(f *flags, parallelUsage string) {
+	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, parallelUsage)
+	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
+	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
+}
+
+func (o *scheduling) problems() []string {
+	var problems []string
+	if o.parallel < 1 {
+		problems = append(problems, fmt.Sprintf("--parallel must be at least 1, got %d", o.parallel))
+	}
+	if o.retries < 0 {
+		problems = append(problems, fmt.Sprintf("--retries must not be negative, got %d", o.retries))
+	}
+	if o.turnTimeout <= 0 {
+		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
+	}
+	return problems
+}
+
+// applyConfig takes the config's run section where the command line and
+// the environment left a flag unset.
+func (o *scheduling) applyConfig(f *config.File, fl *flags) {
+	if f == nil {
+		return
+	}
+	r := f.Run
+	if r.Parallel != nil && !fl.isSet("parallel") {
+		o.parallel = *r.Parallel
+	}
+	if r.Retries != nil && !fl.isSet("retries") {
+		o.retries = *r.Retries
+	}
+	if r.TurnTimeout != nil && !fl.isSet("turn-timeout") {
+		o.turnTimeout = *r.TurnTimeout
+	}
+}
 
 // runOptions are the flags of `agenttest run`.
 type runOptions struct {
@@ -93,10 +147,9 @@ type runOptions struct {
 	target string
 	config string
 	// env is the clientEnv for suites that name none.
-	env         string
-	parallel    int
-	retries     int
-	turnTimeout time.Duration
+	env string
+	// scheduling: --parallel, --retries, --turn-timeout.
+	scheduling
 	// maxReplyBytes bounds a debug-chat reply (--max-reply-bytes).
 	maxReplyBytes int64
 	// selection chooses the scenarios: --tags, --name, --rerun-failed and
@@ -104,6 +157,12 @@ type runOptions struct {
 	selection
 	// pathsGiven is true when PATH arguments were given.
 	pathsGiven bool
+	// rate caps the requests per second per key (--rate, parsed into
+	// rateCap by Validate); rateWait bounds a case's waiting on rate
+	// limits (--rate-wait).
+	rate     string
+	rateCap  float64
+	rateWait time.Duration
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
@@ -130,11 +189,11 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.enumVar(&o.env, "env", reply.Envs, "clientEnv `ENV` for suites that set none (default: AGENTTEST_ENV, else the target's env, else sandbox)")
-	f.intVar(&o.parallel, "parallel", "AGENTTEST_PARALLEL", runner.DefaultParallel, "run at most `N` scenarios at once")
-	f.intVar(&o.retries, "retries", "AGENTTEST_RETRIES", 0, "retry a failed or errored scenario up to `N` times from a fresh session (a pass on retry is flaky)")
-	f.durationVar(&o.turnTimeout, "turn-timeout", "AGENTTEST_TURN_TIMEOUT", runner.DefaultTurnTimeout, "bound each platform call to `DURATION`")
+	o.scheduling.register(f, "run at most `N` scenarios at once")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	o.selection.register(f, "run")
+	f.stringVar(&o.rate, "rate", envRate, "", "send at most `N` requests per second with each key, e.g. 20 or 0.5 (when not given: the target's rate; without either, the pace is learnt from the platform's 429s)")
+	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
@@ -166,14 +225,16 @@ func (o *runOptions) Validate() error {
 	problems := append([]string(nil), o.problems...)
 	bad, _ := o.statsOptions.check()
 	problems = append(problems, bad...)
-	if o.parallel < 1 {
-		problems = append(problems, fmt.Sprintf("--parallel must be at least 1, got %d", o.parallel))
+	problems = append(problems, o.scheduling.problems()...)
+	if o.rate != "" {
+		r, err := config.ParseRate(o.rate)
+		if err != nil {
+			problems = append(problems, "--rate: "+err.Error())
+		}
+		o.rateCap = r
 	}
-	if o.retries < 0 {
-		problems = append(problems, fmt.Sprintf("--retries must not be negative, got %d", o.retries))
-	}
-	if o.turnTimeout <= 0 {
-		problems = append(problems, fmt.Sprintf("--turn-timeout must be positive, got %s", o.turnTimeout))
+	if o.rateWait < 0 {
+		problems = append(problems, fmt.Sprintf("--rate-wait must not be negative, got %s", o.rateWait))
 	}
 	if o.maxReplyBytes < config.MinReplyBytes {
 		problems = append(problems, fmt.Sprintf("--max-reply-bytes must be at least %d, got %d", config.MinReplyBytes, o.maxReplyBytes))
@@ -196,15 +257,7 @@ func (o *runOptions) applyConfig(f *config.File, fl *flags) {
 		return
 	}
 	r := f.Run
-	if r.Parallel != nil && !fl.isSet("parallel") {
-		o.parallel = *r.Parallel
-	}
-	if r.Retries != nil && !fl.isSet("retries") {
-		o.retries = *r.Retries
-	}
-	if r.TurnTimeout != nil && !fl.isSet("turn-timeout") {
-		o.turnTimeout = *r.TurnTimeout
-	}
+	o.scheduling.applyConfig(f, fl)
 	if r.JUnit != "" && !fl.isSet("junit") {
 		o.junit = r.JUnit
 	}
@@ -248,23 +301,22 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.MaxReplyBytes > 0 && !fl.isSet("max-reply-bytes") {
 		o.maxReplyBytes = tgt.MaxReplyBytes
 	}
+	if tgt.Rate > 0 && !fl.isSet("rate") {
+		o.rateCap = tgt.Rate
+	}
+	if tgt.RateWait != nil && !fl.isSet("rate-wait") {
+		o.rateWait = *tgt.RateWait
+	}
 	if err := prepareReports(st, o); err != nil {
 		return err
 	}
-	suites, _, err := o.selection.load(st, st.Stderr, o.paths, o.pathsGiven)
+	// The plan: the selected scenarios, which the checks before the run,
+	// the webhook receiver and the runner all work from.
+	suites, plan, err := o.selection.plan(st, cfg, o.paths, o.pathsGiven)
 	if err != nil {
 		return err
 	}
-	o.selection.printNotes(st.Stderr)
-	if d := keyReferences(suites, cfg); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
-		return reported(exitUsage)
-	}
-
-	// The plan: the selected scenarios, which the checks before the run,
-	// the webhook receiver and the runner all work from.
-	plan := scenario.Select(suites, o.sel)
-	if d := liveSafety(plan, o, tgt); d.HasErrors() {
+	if d := liveSafety(plan, o.allowLive, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
@@ -305,28 +357,18 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	events := webhookEvents(plan)
 	receiver := o.webhookListen != "" || (tgt.Embedded && len(events) > 0)
 	o.parallel = fitParallel(st, o.parallel, receiver, tgt.Embedded, len(messagingScenarios(plan)) > 0)
-	// Our own transport, so its connections are closed when the run ends:
-	// a dialled but never used connection would hold up the embedded
-	// simulator's graceful shutdown (net/http waits 5s for those).
 	// The per-host limit follows --parallel: at the default of 64 a run at
 	// --parallel 100 would be capped silently, its extra scenarios waiting
 	// on the client's semaphore instead of the platform.
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
-	setMemoryLimit(st)
-	transport := platform.NewTransport(maxPerHost)
-	defer transport.CloseIdleConnections()
-	pcfg := platform.Config{
-		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
-		MaxPerHost: maxPerHost, AllowHTTP: tgt.AllowHTTP,
-		MaxReplyBytes: o.maxReplyBytes, MaxReplyHint: maxReplyHint,
-		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
-		HTTPClient: &http.Client{Transport: transport},
-	}
-	client, err := platform.New(pcfg)
+	defer tuneGC(st, plan)()
+	pcfg, client, closeClient, err := newClient(st, tgt, red, clientLimits{
+		maxPerHost: maxPerHost, maxReplyBytes: o.maxReplyBytes, rate: o.rateCap, rateWait: o.rateWait,
+	})
 	if err != nil {
-		return usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
+		return err
 	}
+	defer closeClient()
 
 	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events)
 	if err != nil {
@@ -338,7 +380,8 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 
 	ropts := runner.Options{
 		Channel:      runner.DebugChat(client),
-		Messaging:    messagingChannel(pcfg, tgt, o),
+		Messaging:    messagingChannel(pcfg, tgt, o.turnTimeout),
+		Deployments:  client,
 		Parallel:     o.parallel,
 		Retries:      o.retries,
 		TurnTimeout:  o.turnTimeout,
@@ -365,6 +408,55 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stderr, "agenttest: %s\n", red.String(stopMessage(res.Stop, tgt)))
 	}
 	return conclude(st, o, human, res)
+}
+
+// clientLimits are the bounds a command puts on its platform client.
+type clientLimits struct {
+	maxPerHost    int
+	maxReplyBytes int64
+	// rate caps the requests per second per key (0: the pace is learnt
+	// from the platform's 429s); rateWait bounds a case's waiting on rate
+	// limits (0: it errors at its first 429).
+	rate     float64
+	rateWait time.Duration
+}
+
+// targetLimits are a target's own limits (max_reply_bytes, rate,
+// rate_wait, else the defaults), for the commands without the flags that
+// override them (compare, gate).
+func targetLimits(tgt *config.Target, maxPerHost int) clientLimits {
+	l := clientLimits{maxPerHost: maxPerHost, maxReplyBytes: platform.DefaultMaxReplyBytes, rate: tgt.Rate, rateWait: platform.DefaultRateWait}
+	if tgt.MaxReplyBytes > 0 {
+		l.maxReplyBytes = tgt.MaxReplyBytes
+	}
+	if tgt.RateWait != nil {
+		l.rateWait = *tgt.RateWait
+	}
+	return l
+}
+
+// newClient is the platform client of a target, on a transport of its
+// own whose connections are closed by the returned func when the command
+// ends: a dialled but never used connection would hold up the embedded
+// simulator's graceful shutdown (net/http waits 5s for those). It returns
+// the client's Config too, for the Messaging clients built from it.
+func newClient(st *State, tgt *config.Target, red *secret.Redactor, l clientLimits) (platform.Config, *platform.Client, func(), error) {
+	transport := platform.NewTransport(l.maxPerHost)
+	pcfg := platform.Config{
+		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
+		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP,
+		MaxReplyBytes: l.maxReplyBytes, MaxReplyHint: maxReplyHint,
+		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: rateWaitHint,
+		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
+		HTTPClient: &http.Client{Transport: transport},
+	}
+	client, err := platform.New(pcfg)
+	if err != nil {
+		transport.CloseIdleConnections()
+		return pcfg, nil, nil, usageErrorf("target %s: %s", tgt.Name, red.String(err.Error()))
+	}
+	return pcfg, client, transport.CloseIdleConnections, nil
 }
 
 // newHuman is the console view of a run.
@@ -510,26 +602,53 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 	return ds
 }
 
-// runMemoryLimit is the soft heap limit of a run (see setMemoryLimit). It
-// sits below the 256 MB peak RSS a 20,000-scenario run must stay under
-// (BENCHMARKS.md), leaving room for stacks and the runtime's own memory.
-const runMemoryLimit = 200 << 20
+// largeRunGOGC is the collector's target of a large run (tuneGC).
+const largeRunGOGC = 50
 
-// setMemoryLimit makes the garbage collector work harder as the heap nears
-// runMemoryLimit instead of letting it double past the live heap (GOGC=100):
-// a long run's live heap grows slowly with its results, and without a limit
-// its RSS ends near twice that. The limit is soft: a run whose results
-// truly need more still gets it, at the cost of more GC. GOMEMLIMIT, when
-// set, wins, as the Go runtime documents.
-func setMemoryLimit(st *State) {
-	if _, set := st.LookupEnv("GOMEMLIMIT"); set {
-		return
+// tuneGC lowers the garbage collector's headroom for a run large enough
+// that the runner keeps it lean (runner.DefaultLeanAbove), and returns
+// the function that restores it. Such a run holds every transcript until
+// its reports are written, so its heap is mostly live data, and the
+// default GOGC=100 lets the heap grow to twice that before collecting:
+// 100,000 one-turn scenarios would peak near 500 MB instead of 400. Half
+// the headroom costs more collector work per allocation, in proportion to
+// the run, unlike a fixed memory limit, whose collector runs continuously
+// once the live heap reaches it. GOGC or GOMEMLIMIT in the environment
+// leave the collector to the user.
+func tuneGC(st *State, suites []*scenario.Suite) (restore func()) {
+	n := 0
+	for _, s := range suites {
+		n += len(s.Scenarios)
 	}
-	debug.SetMemoryLimit(runMemoryLimit)
+	_, gogc := st.LookupEnv("GOGC")
+	_, limit := st.LookupEnv("GOMEMLIMIT")
+	if n <= runner.DefaultLeanAbove || gogc || limit {
+		return func() {}
+	}
+	old := debug.SetGCPercent(largeRunGOGC)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // envMaxReplyBytes is the variable of --max-reply-bytes.
 const envMaxReplyBytes = "AGENTTEST_MAX_REPLY_BYTES"
+
+// The variables of --rate and --rate-wait.
+const (
+	envRate     = "AGENTTEST_RATE"
+	envRateWait = "AGENTTEST_RATE_WAIT"
+)
+
+// rateWaitHint ends the error of a case that waited its budget out.
+const rateWaitHint = "raise it with --rate-wait (" + envRateWait + ") or the target's rate_wait"
+
+// clientRateWait maps --rate-wait to platform.Config.RateWait, where 0
+// means the default and a negative value no waiting.
+func clientRateWait(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
 
 // maxReplyHint ends the error of a reply over the limit: both ways to
 // raise it.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -204,6 +205,23 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// plan loads the suites under paths (load), says what --rerun-failed
+// cannot run again, refuses suites that read a key variable, and returns
+// the suites with the plan: the selected scenarios, what a run (or each
+// side of a comparison) executes.
+func (s *selection) plan(st *State, cfg *config.File, paths []string, given bool) (suites, plan []*scenario.Suite, err error) {
+	suites, _, err = s.load(st, st.Stderr, paths, given)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.printNotes(st.Stderr)
+	if d := keyReferences(suites, cfg); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		return nil, nil, reported(exitUsage)
+	}
+	return suites, scenario.Select(suites, s.sel), nil
 }
 
 // printNotes says, once, what --rerun-failed could not run again.

@@ -93,7 +93,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fl.stringVar(&o.opts.Brand, "brand", "", "Vendor", "brand `WORD` of X-<Brand>-Auth-Token and X-<Brand>-Signature")
 	fl.int64Var(&o.opts.Seed, "seed", "", 0, "seed `N` of fault injection, agent phrasing, probabilistic replies and moves, deployment ids and seeded conversations")
 	fl.durationVar(&o.opts.ChatIdleTimeout, "idle-timeout", "", sim.DefaultChatIdleTimeout, "end an idle debug-chat session after `DURATION` (then CHAT_TIMEOUT)")
-	fl.intVar(&o.opts.StoreCap, "store-cap", "", sim.DefaultStoreCap, "keep at most `N` conversations; the oldest ended go first")
+	fl.intVar(&o.opts.StoreCap, "store-cap", "", sim.DefaultStoreCap, "keep at most `N` conversations (the oldest ended go first) and live debug-chat sessions (beyond, the oldest idles out)")
 	fl.float64Var(&o.opts.RatePerKey, "rate", "", 0, "allow `R` requests per second per API key, 0 for unlimited (beyond: 429)")
 	fl.intVar(&o.opts.SeedConversations, "seed-conversations", "", 0, "fill the store with `N` synthetic conversations")
 	fl.durationVar(&f.Latency, "latency", "", 0, "add `DURATION` of latency to every request")

@@ -19,6 +19,7 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -158,6 +159,11 @@ type TargetDef struct {
 	// MaxReplyBytes raises (or lowers) the size limit of a debug-chat
 	// reply, in bytes.
 	MaxReplyBytes Field
+	// Rate caps the requests per second sent with each key (--rate);
+	// RateWait is how long a case may wait on rate limits in all
+	// (--rate-wait).
+	Rate     Field
+	RateWait Field
 }
 
 // RunDefaults are the `run:` section: defaults for `agenttest run` flags.
@@ -177,7 +183,8 @@ type RunDefaults struct {
 var (
 	topKeys    = []string{"default_target", "targets", "run"}
 	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
-		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes"}
+		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes",
+		"rate", "rate_wait"}
 	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
 
 	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -300,6 +307,10 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				}
 			case "max_reply_bytes":
 				t.MaxReplyBytes = fld
+			case "rate":
+				t.Rate = fld
+			case "rate_wait":
+				t.RateWait = fld
 			case "build_key", "runtime_key", "call_token", "connector_token":
 				// Never echo the value: it may be the very secret that must
 				// not be in the file.
@@ -582,6 +593,14 @@ func validateValue(key, v string) string {
 		if strings.Contains(v, "://") || strings.ContainsAny(v, "/ \t?#@") {
 			return fmt.Sprintf("messaging_host %q must be a domain or app namespace such as webchat.example.com, not a URL", v)
 		}
+	case "rate":
+		if _, err := ParseRate(v); err != nil {
+			return "rate: " + err.Error()
+		}
+	case "rate_wait":
+		if _, err := ParseRateWait(v); err != nil {
+			return "rate_wait: " + err.Error()
+		}
 	}
 	return ""
 }
@@ -598,6 +617,28 @@ func ParseReplyBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a number of bytes of at least %d (1 MiB is 1048576)", s, MinReplyBytes)
 	}
 	return n, nil
+}
+
+// ParseRate reads a rate cap: requests per second, a positive number
+// (0.5 is one request every two seconds), or 0 for none. The flag, its
+// variable and the target key share it.
+func ParseRate(s string) (float64, error) {
+	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+		return 0, fmt.Errorf("%q is not a number of requests per second (such as 20 or 0.5; 0 for no cap)", s)
+	}
+	return r, nil
+}
+
+// ParseRateWait reads a rate-limit wait budget: a duration of 0 or more
+// (0: no waiting, the first 429 errors the case). The flag, its variable
+// and the target key share it.
+func ParseRateWait(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration such as 15m or 90s", s)
+	}
+	return d, nil
 }
 
 // loadProbeNumbers reads `probe_numbers:`, a list of phone numbers (or a

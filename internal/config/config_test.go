@@ -90,7 +90,7 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{
 				`c.yaml:1:1: unknown top-level key "defualt_target" (did you mean "default_target"?)`,
 				`c.yaml:4:5: unknown target key "build_ulr" (did you mean "build_url"?)`,
-				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes)`,
+				`c.yaml:5:5: unknown target key "colour" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`,
 			},
 		},
 		{
@@ -121,7 +121,7 @@ func TestLoadProblems(t *testing.T) {
 			src:  "targets:\n  a:\n    env: sandbox\n    env: live\n  b: just-a-string\n  a: {}\nrun: [1]\n",
 			want: []string{
 				`c.yaml:4:5: "env" is given twice (first at line 3)`,
-				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes`,
+				`c.yaml:5:6: target "b" must be a mapping with keys build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait`,
 				`c.yaml:6:3: target "a" is defined twice`,
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, gate_alerts`,
 			},
@@ -364,6 +364,8 @@ func TestResolveTransportAndKeys(t *testing.T) {
     messaging_url: ws://[::1]:9001
     build_key: ${env:SHORT_KEY}
     max_reply_bytes: 2097152
+    rate: 19.5
+    rate_wait: 0s
   badlimit:
     build_url: https://build.example.com
     build_key: ${env:REMOTE_KEY}
@@ -385,9 +387,9 @@ func TestResolveTransportAndKeys(t *testing.T) {
 		{"allowed", nil, `agenttest.yaml:7:17: warning: target "allowed": allow_http is set, so the API key travels in clear text to build.example.com (build_url) (use https:// and remove allow_http)`},
 		{"local", nil, `agenttest.yaml:13:16: target "local": build_key (from SHORT_KEY) is 5 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)`},
 		{"local", map[string]string{"SHORT_KEY": "long-enough-key"}, ``},
-		{"badlimit", nil, `agenttest.yaml:18:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
+		{"badlimit", nil, `agenttest.yaml:20:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
 		{"badlimit", map[string]string{EnvBuildKey: "tiny"}, `target "badlimit": build_key (from AGENTTEST_BUILD_KEY) is 4 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)
-agenttest.yaml:18:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
+agenttest.yaml:20:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
 	} {
 		getenv := func(k string) (string, bool) {
 			if v, ok := tc.env[k]; ok {
@@ -404,13 +406,18 @@ agenttest.yaml:18:22: target "badlimit": max_reply_bytes: "2MB" is not a number 
 		if strings.Contains(diags.Error(), "remote-key") || strings.Contains(diags.Error(), "tiny") {
 			t.Errorf("a key is in the message: %s", diags.Error())
 		}
-		if tc.target == "local" && tc.want == "" && tg.MaxReplyBytes != 2097152 {
-			t.Errorf("max_reply_bytes = %d", tg.MaxReplyBytes)
+		if tc.target == "local" && tc.want == "" && (tg.MaxReplyBytes != 2097152 || tg.Rate != 19.5 || tg.RateWait == nil || *tg.RateWait != 0) {
+			t.Errorf("max_reply_bytes = %d, rate = %v, rate_wait = %v", tg.MaxReplyBytes, tg.Rate, tg.RateWait)
+		}
+		if tc.target == "remote" && (tg.Rate != 0 || tg.RateWait != nil) {
+			t.Errorf("rate = %v, rate_wait = %v where neither is set", tg.Rate, tg.RateWait)
 		}
 	}
-	_, diags = Load("c.yaml", []byte("targets:\n  a:\n    max_reply_bytes: 2MB\n    allow_http: maybe\n"))
+	_, diags = Load("c.yaml", []byte("targets:\n  a:\n    max_reply_bytes: 2MB\n    allow_http: maybe\n    rate: -3\n    rate_wait: forever\n"))
 	want := `c.yaml:3:22: max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)
-c.yaml:4:17: allow_http must be true or false, not "maybe"`
+c.yaml:4:17: allow_http must be true or false, not "maybe"
+c.yaml:5:11: rate: "-3" is not a number of requests per second (such as 20 or 0.5; 0 for no cap)
+c.yaml:6:16: rate_wait: "forever" is not a duration such as 15m or 90s`
 	if diags.Error() != want {
 		t.Errorf("load:\n got  %s\n want %s", diags.Error(), want)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -123,6 +124,11 @@ type Target struct {
 	// MaxReplyBytes is the target's max_reply_bytes; 0 means the default
 	// (the run flag and AGENTTEST_MAX_REPLY_BYTES win over it).
 	MaxReplyBytes int64
+	// Rate is the target's rate (requests per second per key; 0: none)
+	// and RateWait its rate_wait, nil when not set (the run flags and
+	// their variables win over both).
+	Rate     float64
+	RateWait *time.Duration
 }
 
 // Environment variables of the confirmation settings of a target.
@@ -283,6 +289,14 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	if v := r.field("max_reply_bytes", def.MaxReplyBytes, ""); v != "" {
 		t.MaxReplyBytes, _ = ParseReplyBytes(v) // field reported a bad value
+	}
+	if v := r.field("rate", def.Rate, ""); v != "" {
+		t.Rate, _ = ParseRate(v) // field reported a bad value
+	}
+	if v := r.field("rate_wait", def.RateWait, ""); v != "" {
+		if d, err := ParseRateWait(v); err == nil {
+			t.RateWait = &d
+		}
 	}
 	r.transport(def)
 

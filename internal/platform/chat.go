@@ -143,13 +143,13 @@ func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
 		return ex, err
 	}
 	// The body (already redacted by attempt) outlives the pooled buffer:
-	// it goes into the transcript.
-	raw := make([]byte, len(resp.body()))
-	copy(raw, resp.body())
+	// it goes into the transcript, and the decoded result shares its
+	// memory (fastTurn), so nothing may write to it from here on.
+	raw := c.kept.copy(resp.body())
 	resp.release()
 
 	ex := &Exchange{
-		Request:  c.red.JSON(rq.body),
+		Request:  c.kept.request(c.red.JSON(rq.body)),
 		Response: raw,
 		Status:   resp.status,
 		Started:  resp.started,

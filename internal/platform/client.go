@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/secret"
@@ -130,6 +132,19 @@ type Config struct {
 	MaxAudioBytes int64
 	// Retry is the retry policy; zero fields take their defaults.
 	Retry RetryPolicy
+	// Rate caps the requests per second sent with each key to each host
+	// before the platform refuses any (pace.go); 0 means no cap: the
+	// client learns the rate from the platform's 429s.
+	Rate float64
+	// RateWait bounds how long one case (a RateAccount in the context of
+	// its calls; a single call without one) may wait on rate limits in
+	// all: Retry-After pauses and its turn at the key's pace. Past it the
+	// call fails with a *RateLimitError. Default DefaultRateWait;
+	// negative means no waiting at all: the first 429 fails the call.
+	RateWait time.Duration
+	// RateWaitHint says how to raise RateWait; it ends a RateLimitError
+	// (the CLI names its flag and target key).
+	RateWaitHint string
 	// UserAgent is sent with every request. Default DefaultUserAgent.
 	UserAgent string
 	// Now is the clock used for Exchange timings and HTTP-date
@@ -169,6 +184,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPerHost < 0 {
 		errs = append(errs, fmt.Errorf("max requests per host must not be negative, got %d", c.MaxPerHost))
+	}
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		errs = append(errs, fmt.Errorf("rate must be a number of requests per second, 0 or more, got %v", c.Rate))
 	}
 	if c.MaxBodyBytes < 0 || c.MaxAudioBytes < 0 || c.MaxReplyBytes < 0 || c.ReplyBudget < 0 {
 		errs = append(errs, errors.New("body size limits must not be negative"))
@@ -269,9 +287,16 @@ type Client struct {
 	now                    func() time.Time
 
 	bufs   bufPool
+	kept   keeper
 	budget *budget
 	mu     sync.Mutex
 	hosts  map[string]chan struct{}
+	// pacers pace each (host, key); see pacerFor.
+	pacers map[pacerKey]*pacer
+
+	// skew is the time (ns) the pacers' sleeps were promised but did
+	// not take (see paceNow).
+	skew atomic.Int64
 
 	// formsOnce builds forms, the Messaging event names of the brand.
 	formsOnce sync.Once
@@ -301,6 +326,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.ReplyBudget == 0 {
 		cfg.ReplyBudget = DefaultReplyBudget
 	}
+	if cfg.RateWait == 0 {
+		cfg.RateWait = DefaultRateWait
+	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
@@ -308,11 +336,12 @@ func New(cfg Config) (*Client, error) {
 		cfg.Now = time.Now
 	}
 	c := &Client{
-		cfg:   cfg,
-		http:  cfg.HTTPClient,
-		retry: cfg.Retry.withDefaults(),
-		now:   cfg.Now,
-		hosts: make(map[string]chan struct{}),
+		cfg:    cfg,
+		http:   cfg.HTTPClient,
+		retry:  cfg.Retry.withDefaults(),
+		now:    cfg.Now,
+		hosts:  make(map[string]chan struct{}),
+		pacers: make(map[pacerKey]*pacer),
 	}
 	if c.http == nil {
 		c.http = &http.Client{Transport: NewTransport(cfg.MaxPerHost)}
@@ -453,11 +482,42 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 		limit = c.cfg.MaxReplyBytes
 	}
 
-	for attempt := 1; ; attempt++ {
+	acct := RateAccountFrom(ctx)
+	if acct == nil {
+		acct = NewRateAccount()
+	}
+	acct.setLimit(c.cfg.RateWait)
+	pc := c.pacerFor(base.Host, rq)
+	// A 429 is not an attempt: the request was refused before it was
+	// processed, and waiting is what the platform asked for. Only the
+	// case's wait budget bounds those waits.
+	for attempt := 1; ; {
 		if err := ctx.Err(); err != nil {
 			return nil, c.networkError(rq, err, false, attempt-1)
 		}
+		t, err := pc.wait(ctx, acct, c.paceNow, c.paceSleep)
+		if err != nil {
+			var eb errBudget
+			if errors.As(err, &eb) {
+				return nil, c.rateLimitError(rq, acct, eb)
+			}
+			return nil, c.networkError(rq, err, false, attempt-1)
+		}
 		resp, err := c.attempt(ctx, rq, target, sem, limit, attempt)
+		answered, limited, pause := c.outcome(err, pc)
+		pc.done(c.paceNow(), t, answered, limited, pause)
+		if answered {
+			acct.count(limited)
+		}
+		if limited {
+			// Context deadlines are wall-clock times. A pause that
+			// would outlast the caller's deadline ends the call now,
+			// with its real cause.
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < pause {
+				return nil, err
+			}
+			continue
+		}
 		if err == nil {
 			return resp, nil
 		}
@@ -468,7 +528,31 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 		if err := c.retry.sleep(ctx, wait); err != nil {
 			return nil, c.networkError(rq, err, false, attempt)
 		}
+		attempt++
 	}
+}
+
+// outcome classifies the result of one try for pacing: whether the
+// platform answered at all, whether the answer was a 429, and the pause
+// it asked for (its Retry-After, or the backoff of the key's run of 429s
+// without one).
+func (c *Client) outcome(err error, pc *pacer) (answered, limited bool, pause time.Duration) {
+	if err == nil {
+		return true, false, 0
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		if ae.Status != http.StatusTooManyRequests {
+			return true, false, 0
+		}
+		pause = ae.RetryAfter
+		if pause <= 0 {
+			pause = pc.backoffPause(c.retry)
+		}
+		return true, true, pause
+	}
+	var re *ResponseError
+	return errors.As(err, &re), false, 0
 }
 
 // attempt sends the request once, holding the host's semaphore for the

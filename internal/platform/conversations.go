@@ -26,26 +26,6 @@ type ConversationPage struct {
 // More reports whether another page exists.
 func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset != nil }
 
-// Deployment is the active deployment of an agent, as decoded JSON. The
-// reference does not show its shape, so it stays a map.
-type Deployment map[string]any
-
-// ID returns the deployment id, looking at the member names other
-// implementations use: id, deployment_id, deploymentId.
-func (d Deployment) ID() string {
-	for _, k := range []string{"id", "deployment_id", "deploymentId"} {
-		switch v := d[k].(type) {
-		case string:
-			if v != "" {
-				return v
-			}
-		case float64:
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		}
-	}
-	return ""
-}
-
 // ListQuery holds every query parameter of the conversations list. Zero
 // values are left out of the request, so the server defaults apply.
 type ListQuery struct {
@@ -354,28 +334,6 @@ func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sh
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "data"}))
 	}
 	return &reply.HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
-}
-
-// ActiveDeployment reads the active sandbox deployment of agentID, whose id
-// is what a promotion needs.
-func (c *Client) ActiveDeployment(ctx context.Context, agentID string) (Deployment, error) {
-	if agentID == "" {
-		return nil, errors.New("get active deployment: agent id is empty")
-	}
-	rq := &call{ep: epActiveDep, path: buildPath("v1", "agents", agentID, "deployments", "active")}
-	resp, err := c.do(ctx, rq)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.release()
-	var d Deployment
-	if err := json.Unmarshal(resp.body(), &d); err != nil {
-		return nil, c.responseError(rq, resp.status, resp.body(), describeDecodeError(err))
-	}
-	if d == nil {
-		return nil, c.responseError(rq, resp.status, resp.body(), errors.New("expected an object, got null"))
-	}
-	return d, nil
 }
 
 // wireList is the list envelope as sent.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agenttest/agenttest/internal/reply"
 )
@@ -376,8 +377,11 @@ var wireTurnNames = []string{
 
 // fastTurn decodes body when it has the common shape; ok is false when the
 // general path must decide. RawMetadata is a slice of body (capacity capped
-// so appends cannot write into it), not a copy: the body is kept with the
-// result anyway.
+// so appends cannot write into it), not a copy, and the conversation id,
+// user input and reply text share body's memory when they need no
+// unescaping: the body is kept with the result anyway, and is never
+// written to (see Client.chat), so a large run holds one copy of each
+// reply instead of two.
 func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	p := fastParser{b: body}
 	p.ws()
@@ -390,6 +394,8 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		ended, delayed              jBool
 		meta                        reply.Metadata
 		rawMeta                     []byte
+		// plain stays true while every member has its own JSON type.
+		plain = true
 	)
 	p.ws()
 	if !p.eat('}') {
@@ -432,6 +438,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 					rawMeta = body[start:p.i:p.i]
 				case p.lit("null"):
 					meta, rawMeta = reply.Metadata{}, []byte("{}")
+					plain = false
 				default:
 					return nil, false
 				}
@@ -441,14 +448,20 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 			if m >= 0 {
 				seen[m] = true
 				span := body[start:p.i]
+				switch m {
+				case tmConversationID, tmUserInput, tmResponse:
+					plain = plain && span[0] == '"'
+				case tmConversationEnded, tmDelayedResponse:
+					plain = plain && (span[0] == 't' || span[0] == 'f')
+				}
 				var err error
 				switch m {
 				case tmConversationID:
-					err = convID.UnmarshalJSON(span)
+					err = convID.unmarshalShared(span)
 				case tmUserInput:
-					err = userInput.UnmarshalJSON(span)
+					err = userInput.unmarshalShared(span)
 				case tmResponse:
-					err = response.UnmarshalJSON(span)
+					err = response.unmarshalShared(span)
 				case tmConversationEnded:
 					err = ended.UnmarshalJSON(span)
 				case tmDelayedResponse:
@@ -479,7 +492,34 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		DelayedResponse:   delayed.V,
 		Metadata:          meta,
 		RawMetadata:       rawMeta,
+		Plain:             plain,
 	}, true
+}
+
+// unmarshalShared is UnmarshalJSON for a string literal of a body that is
+// never written to: a plain literal (no escape, no control character,
+// valid UTF-8) becomes a string sharing the body's memory.
+func (s *jString) unmarshalShared(b []byte) error {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' {
+		lit := b[1 : n-1]
+		plain := utf8.Valid(lit)
+		for _, c := range lit {
+			if c == '\\' || c < 0x20 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			s.Set = true
+			if len(lit) == 0 {
+				s.V = ""
+			} else {
+				s.V = unsafe.String(&lit[0], len(lit))
+			}
+			return nil
+		}
+	}
+	return s.UnmarshalJSON(b)
 }
 
 // fastParser reads JSON into the values encoding/json produces for an

@@ -30,7 +30,9 @@
 // A non-2xx answer is an *APIError; a 2xx answer that cannot be decoded, is
 // too large or carries a metadata member of the wrong JSON type is a
 // *ResponseError; a redirect the client would not follow is a
-// *RedirectError; a transport failure is a *NetworkError. All of them name
+// *RedirectError; a transport failure is a *NetworkError; a call that
+// would wait on a rate limit past its case's budget is a *RateLimitError.
+// All of them name
 // the endpoint, and none ever contains a key: every body is redacted (in
 // every form package secret knows) as it is read, before anything is
 // decoded or kept, and every message built from server text goes through
@@ -60,4 +62,17 @@
 // only when the platform certainly never received it; everything else a
 // scenario needs is returned to the runner, which retries the whole
 // scenario from a fresh session.
+//
+// # Rate limits
+//
+// A 429 is not retried but paced (pace.go): every call made with the same
+// key to the same host waits its turn in one pacer, which a 429 pauses for
+// its Retry-After and which learns the rate the platform accepts
+// (Config.Rate caps it). The waits are charged to the RateAccount of the
+// call's context (WithRateAccount; the runner gives each case one) and
+// bounded by Config.RateWait in all:
+//
+//	ctx = platform.WithRateAccount(ctx, acct)
+//	ex, err := c.SendTurn(ctx, agent, conv, turn) // waits out 429s within the budget
+//	u := acct.Usage(time.Now())                   // u.Limited, u.Waited, u.Accepted
 package platform

@@ -175,10 +175,12 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Code == CodeConversationsNotFound)
 }
 
-// IsRateLimited reports whether err is a 429.
+// IsRateLimited reports whether err is a 429, or a call given up because
+// waiting on the rate limit would exceed the wait budget.
 func IsRateLimited(err error) bool {
 	var ae *APIError
-	return errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests
+	var re *RateLimitError
+	return errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests || errors.As(err, &re)
 }
 
 // IsAuth reports whether err is a 401 or 403: a wrong, missing or
@@ -487,3 +489,66 @@ func oneLine(s string) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// RateLimitError is a call given up because the platform's rate limit
+// would make its case wait longer in all than Config.RateWait allows. The
+// platform was not at fault (it asked to wait); the run's budget was too
+// small for it.
+type RateLimitError struct {
+	// Method, Endpoint and Path name the call as in APIError.
+	Method   string
+	Endpoint string
+	Path     string
+	// Waited is how long the case had waited on rate limits; Limited how
+	// many 429 answers it had received.
+	Waited  time.Duration
+	Limited int
+	// Next is the wait the call still needed (a Retry-After pause, or
+	// its turn at the key's pace); Budget the case's wait budget.
+	Next, Budget time.Duration
+	// Hint says how to raise the budget (Config.RateWaitHint).
+	Hint string
+	// Deadline is set when the wait would outlast the context's deadline
+	// rather than the budget.
+	Deadline bool
+}
+
+// Error renders "rate limited: waited 15m0s for POST
+// /v1/agents/a/debug-chat (212 answers 429); the next try could go in 2s,
+// past the wait budget of 15m0s per scenario".
+func (e *RateLimitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rate limited: waited %s for %s %s", roundWait(e.Waited), e.Method, e.Path)
+	if e.Limited > 0 {
+		fmt.Fprintf(&b, " (%d %s 429)", e.Limited, plural(e.Limited, "answer", "answers"))
+	}
+	if e.Deadline {
+		fmt.Fprintf(&b, "; the next try could go in %s, past the call's deadline", roundWait(e.Next))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; the next try could go in %s, past the wait budget of %s per scenario", roundWait(e.Next), e.Budget)
+	if e.Hint != "" {
+		b.WriteString(" (" + e.Hint + ")")
+	}
+	return b.String()
+}
+
+// roundWait shows a wait to the millisecond below a second, to the tenth
+// of a second below a minute and to the second beyond: more precision
+// says nothing about a rate limit.
+func roundWait(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

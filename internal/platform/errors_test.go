@@ -169,13 +169,6 @@ func TestAPIErrorShapes(t *testing.T) {
 			wantCode: "BAD_CURSOR", wantHits: 1,
 		},
 		{
-			name:     "429 gives up after MaxAttempts",
-			f:        &fixed{status: 429, header: map[string]string{"Retry-After": "0"}, body: `{"error_message":"rate limit exceeded"}`},
-			wantMsg:  "GET /v3/ws-abcd1234/restaurant/conversations/abc: 429: rate limit exceeded (gave up after 3 attempts)",
-			pred:     func(err error) bool { return IsRateLimited(err) && IsTransient(err) },
-			wantHits: 3,
-		},
-		{
 			name:    "truncated JSON error body",
 			f:       &fixed{status: 500, body: `{"error_message": "half`},
 			wantMsg: `GET /v3/ws-abcd1234/restaurant/conversations/abc: 500: {"error_message": "half (gave up after 3 attempts)`,

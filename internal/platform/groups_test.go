@@ -151,8 +151,12 @@ func TestSendSMSAgainstSim(t *testing.T) {
 		t.Errorf("waited %s before the retry, want at least the Retry-After of 1s", waited)
 	}
 
-	// Without retries the 429 comes back, recognisable.
-	once := simClient(t, s, RetryPolicy{MaxAttempts: 1})
+	// With no waiting allowed the rate limit fails the call,
+	// recognisable.
+	once, err := New(Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey, RateWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = once.SendSMS(ctx, SMSRequest{To: "+447700900004", Message: "third", ConnectorID: conn})
 	if !IsRateLimited(err) {
 		t.Errorf("err = %v, want a 429", err)

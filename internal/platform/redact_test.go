@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -34,7 +35,7 @@ func echoKey(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(500)
 		fmt.Fprintf(w, "upstream said: x-api-key: %s\n", key)
 	case "rate429":
-		w.Header().Set("Retry-After", "0")
+		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(429)
 		fmt.Fprintf(w, `{"message":"slow down %s"}`, key)
 	case "malformed200":
@@ -74,7 +75,19 @@ func TestKeysNeverLeak(t *testing.T) {
 			texts = append(texts, string(re.Body))
 		}
 	}
+	// The rate limit is waited out on a fake clock, within a small
+	// budget, by a client of its own: its pacing would slow the others.
+	clk := fakeclock.New()
+	limited, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234", BuildKey: buildKey, RuntimeKey: runtimeKey,
+		Now: clk.Now, Retry: RetryPolicy{Sleep: clk.Sleep}, RateWait: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []string{"json401", "code400", "html502", "text500", "rate429", "missing200", "other"} {
+		c := c
+		if mode == "rate429" {
+			c = limited
+		}
 		_, err := c.SendTurn(ctx, "a", mode, ChatTurn{ClientEnv: "sandbox", Message: "my key is " + buildKey})
 		if err == nil {
 			t.Errorf("%s: no error", mode)
@@ -109,7 +122,11 @@ func TestKeysNeverLeak(t *testing.T) {
 	s := simtest.Start(t, sim.Options{Seed: 12, Faults: sim.Faults{Error500: 0.3, Error429: 0.2, Drop: 0.2}})
 	info := s.Info
 	info.BuildKey, info.RuntimeKey = buildKey, runtimeKey
-	sc := clientFor(t, info, RetryPolicy{MaxAttempts: 1})
+	sc, err := New(Config{BuildURL: info.BuildURL, RuntimeURL: info.RuntimeURL, AccountID: info.AccountID,
+		BuildKey: info.BuildKey, RuntimeKey: info.RuntimeKey, Retry: RetryPolicy{MaxAttempts: 1}, RateWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 10; i++ {
 		_, err := sc.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
 		collect(err)

@@ -34,7 +34,43 @@ type TurnResult struct {
 	// RawMetadata is the metadata object exactly as received, kept for
 	// reports and the JSON output.
 	RawMetadata json.RawMessage `json:"-"`
+	// Plain is set by the platform client when the body held the
+	// reference's members with their own JSON types and nothing it had
+	// to tolerate, so ParseTurn of the body gives this result back: a
+	// large run may then keep the body alone (result.Turn.Release).
+	Plain bool `json:"-"`
 }
 
 // Metadata is the metadata object of a debug-chat turn result.
 type Metadata map[string]any
+
+// ParseTurn decodes a debug-chat turn result in the reference's own shape
+// with its members of their own types (strings, booleans, metadata an
+// object), and reports whether body was one. The metadata is left as
+// RawMetadata (Metadata is nil): a caller that needs it decodes it. The
+// platform client accepts far more shapes; ParseTurn is for bodies that
+// are known to be plain, such as the replies a large run keeps and decodes
+// again for its reports (result.Turn.Release).
+func ParseTurn(body []byte) (*TurnResult, bool) {
+	var w struct {
+		ConversationID    *string         `json:"conversationId"`
+		UserInput         *string         `json:"userInput"`
+		Response          *string         `json:"response"`
+		Metadata          json.RawMessage `json:"metadata"`
+		ConversationEnded *bool           `json:"conversationEnded"`
+		DelayedResponse   *bool           `json:"delayedResponse"`
+	}
+	if json.Unmarshal(body, &w) != nil || w.ConversationID == nil || w.UserInput == nil || w.Response == nil ||
+		w.ConversationEnded == nil || w.DelayedResponse == nil || len(w.Metadata) == 0 || w.Metadata[0] != '{' {
+		return nil, false
+	}
+	return &TurnResult{
+		ConversationID:    *w.ConversationID,
+		UserInput:         *w.UserInput,
+		Response:          *w.Response,
+		ConversationEnded: *w.ConversationEnded,
+		DelayedResponse:   *w.DelayedResponse,
+		RawMetadata:       w.Metadata,
+		Plain:             true,
+	}, true
+}

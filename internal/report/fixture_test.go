@@ -74,6 +74,7 @@ func (r exchange) turn() *result.Turn {
 		ConversationEnded: r.ended,
 		Metadata:          decoded,
 		RawMetadata:       rawMeta,
+		Plain:             true, // the reference's own shape, as the client marks it
 	}
 	return t
 }
@@ -129,6 +130,7 @@ func fixture() *result.Result {
 	party := &result.Case{
 		Name: "asks for the party size", Pos: pos(rest, 30, 5), Status: result.Failed,
 		Duration: 900 * time.Millisecond, Agent: "luigi", Env: "sandbox", Variant: "formal",
+		RateLimited: 3, RateWaited: 2 * time.Second,
 		Attempts: []*result.Attempt{{
 			Number: 1, Status: result.Failed, ConversationID: "conv-002", Started: at(10), Duration: 900 * time.Millisecond,
 			Turns: []*result.Turn{
@@ -303,6 +305,7 @@ func fixture() *result.Result {
 		},
 		Interrupted: true,
 		Checks:      []*result.Case{check},
+		Pacing:      &result.Pacing{Limited: 3, Accepted: 42, Waited: 2500 * time.Millisecond, MaxWaited: 2 * time.Second},
 	}
 }
 
@@ -311,6 +314,9 @@ func fixture() *result.Result {
 func replay(o result.Observer, r *result.Result) {
 	total := len(allCases(r))
 	o.RunStarted(total, r.Target)
+	if do, ok := o.(result.DeploymentObserver); ok && len(r.Deployments) > 0 {
+		do.DeploymentsRead(r.Deployments)
+	}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
 			if c.Status != result.Skipped && c.Status != result.Pending {

@@ -13,9 +13,10 @@ import (
 // renderer, compared with its golden file.
 func TestFormats(t *testing.T) {
 	fixtures := map[string]func() *result.Result{
-		"full":      fixture,
-		"messaging": messagingFixture,
-		"stats":     statsFixture,
+		"full":        fixture,
+		"messaging":   messagingFixture,
+		"stats":       statsFixture,
+		"deployments": deploymentsFixture,
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},

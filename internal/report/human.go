@@ -78,6 +78,46 @@ func (h *Human) RunStarted(total int, target result.Target) {
 	h.drawProgress()
 }
 
+var _ result.DeploymentObserver = (*Human)(nil)
+
+// DeploymentsRead prints, among the run's first lines, the deployment each
+// agent is tested on, and once why there is no evidence where there is
+// none.
+func (h *Human) DeploymentsRead(ds []*result.Deployment) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clearProgress()
+	h.write(deploymentLines(ds, h.st))
+	h.drawProgress()
+}
+
+// deploymentLines are the lines of DeploymentsRead: one per deployment
+// read, then the notes, each said once with the agents it concerns.
+func deploymentLines(ds []*result.Deployment, st style) string {
+	var b strings.Builder
+	var notes []string
+	about := map[string][]string{}
+	for _, d := range ds {
+		if d.ID != "" {
+			b.WriteString("deployment of " + d.Agent + " in " + d.Env + ": " + d.ID)
+			if d.Version != "" {
+				b.WriteString(st.flat(" (version " + d.Version + ")"))
+			}
+			b.WriteString("\n")
+			continue
+		}
+		if _, seen := about[d.Note]; !seen {
+			notes = append(notes, d.Note)
+		}
+		about[d.Note] = append(about[d.Note], d.Agent+" in "+d.Env)
+	}
+	for _, n := range notes {
+		b.WriteString(st.paint(sgrYellow, "note: "+n+" ("+strings.Join(about[n], ", ")+"); the run goes on, and agenttest gate will refuse its report"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // CaseStarted counts the case as running on the progress line.
 func (h *Human) CaseStarted(_ *result.File, c *result.Case) {
 	h.mu.Lock()
@@ -165,6 +205,15 @@ func (h *Human) RunFinished(r *result.Result) {
 		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", stopLine(st), n, plural(n, "case", "cases"))))
 		b.WriteString("\n")
 	}
+	for _, d := range r.Deployments {
+		switch {
+		case d == nil:
+		case d.Changed():
+			b.WriteString(h.st.paint(sgrRed, d.ChangeMessage()) + "\n")
+		case d.ID != "" && d.After == "" && d.Note != "":
+			b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note)) + "\n")
+		}
+	}
 	second := fmt.Sprintf("%d errored, %d flaky", s.Errored, s.Flaky)
 	if s.Pending > 0 {
 		second += fmt.Sprintf(", %d pending", s.Pending)
@@ -174,6 +223,9 @@ func (h *Human) RunFinished(r *result.Result) {
 	}
 	if s.Quarantined > 0 {
 		second += fmt.Sprintf(", %d quarantined", s.Quarantined)
+	}
+	if line := PacingLine(r); line != "" {
+		b.WriteString(line + "\n")
 	}
 	b.WriteString(second + "\n")
 	wall := r.Duration
@@ -222,6 +274,13 @@ func statusWhy(r *result.Result, s Summary) (code, why string) {
 		if s.Errored == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
 			why = stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
+		}
+		if changes := r.DeploymentChanges(); len(changes) > 0 {
+			msgs := make([]string, len(changes))
+			for i, d := range changes {
+				msgs[i] = d.ChangeMessage()
+			}
+			why = strings.Join(msgs, "; ")
 		}
 	case result.RunInterrupted:
 		code, why = sgrYellow, "the run was stopped before every case finished"
@@ -330,6 +389,9 @@ func caseNote(c *result.Case) string {
 		notes = append(notes, repeatLine(c.Repeat))
 	}
 	notes = append(notes, formatDuration(c.Duration))
+	if c.RateWaited > 0 {
+		notes = append(notes, "waited "+waitTime(c.RateWaited)+" on rate limits")
+	}
 	return strings.Join(notes, ", ")
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -23,8 +24,10 @@ import (
 // string members that are empty are omitted; arrays are always present):
 //
 //	schema   "agenttest/result/v1"
-//	run      {started, duration_ms, interrupted, status, stop}
+//	run      {started, duration_ms, interrupted, status, stop,
+//	          pacing: {limited, accepted, accepted_per_s, waited_ms, max_waited_ms}}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
+//	deployments [deployment]  (the evidence of what was tested)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -32,7 +35,7 @@ import (
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
 //	          skip_reason, conversation_id, repeat, quarantine,
-//	          attempts: [attempt]}
+//	          rate_limited, rate_waited_ms, attempts: [attempt]}
 //	repeat   {procedure, decision, runs, passed, failed, errored, discarded,
 //	          limit, needed, pass_rate, margin, confidence,
 //	          interval: {lower, upper, level}}       (repeated cases only)
@@ -40,8 +43,11 @@ import (
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
-//	turn     {index, pos, say, request, response, metadata, messaging,
-//	          started, latency_ms}
+//	turn     {index, pos, say, reply, ended, request, response, metadata,
+//	          messaging, started, latency_ms}
+//	deployment {agent, env, id, version, read_at, after_id, after_version,
+//	          after_read_at, changed, verified, note}  (result.Deployment's
+//	          JSON form, shared with the comparison of agenttest compare)
 //	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
 //	          replayed}], system: [{level, text}], session_ended, end_reason,
 //	          joined, handoff: {destination, reason, joined, live_agent},
@@ -58,6 +64,18 @@ import (
 // platform does not know or whose Messaging connector it refused, and
 // config true when it was a configuration problem (exit 2).
 //
+// deployments has one entry per agent and environment the run tested, in
+// the order the run first met them: id (and version) is the deployment
+// active before the agent's first case, after_id (and after_version) the
+// one active after its last. changed is true when they differ: the run is
+// then "errored", whatever its cases say, and its console says
+// "deployment of AGENT changed during the run: ID → AFTER_ID". verified is
+// true when both were read and are the same: the evidence `agenttest
+// gate` requires. note says why evidence is missing or incomplete (the
+// platform does not serve the endpoint, a read failed, the run stopped
+// before the second read). A run that read no deployment has an empty
+// array.
+//
 // A case's status is its real outcome; how it gates the run is in the
 // counts and in run.status: a case under a quarantine that holds
 // (quarantine.lapsed false) counts only as quarantined and never fails the
@@ -70,12 +88,26 @@ import (
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //
-// request, response and metadata are the JSON exchanged with the platform,
-// embedded as JSON (null when absent). A body that was not valid JSON is
+// reply is the agent's reply text as the client read it from response
+// (absent when the call failed), and ended is true when the reply ended
+// the conversation. request, response and metadata are the JSON exchanged
+// with the platform, embedded as JSON on one line, as received (compacted
+// when it spanned lines; null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
 // A case over the Messaging API has via "messaging"; its turns have
 // messaging (absent for debug chat), request is the client event sent and
 // response the array of events received.
+//
+// metadata is the reply's metadata object when response does not hold it
+// as received (a channel whose reply is not one body); when it does, the
+// metadata is stored once, in response, and metadata is null.
+//
+// run.pacing is present when the platform refused requests with 429 or
+// the run paced them (--rate): limited counts the 429s, accepted the
+// other answers, accepted_per_s is accepted per second of the run, and
+// waited_ms and max_waited_ms are the time the cases waited on rate limits
+// in all and the longest one case waited. A case's rate_limited and
+// rate_waited_ms are the same for the case, absent when 0.
 const SchemaV1 = "agenttest/result/v1"
 
 // The types below are the JSON view of a Result's parts (the document's
@@ -84,11 +116,12 @@ const SchemaV1 = "agenttest/result/v1"
 // shift when the runner's types change.
 
 type jsonRun struct {
-	Started     string    `json:"started,omitempty"`
-	DurationMS  float64   `json:"duration_ms"`
-	Interrupted bool      `json:"interrupted"`
-	Status      string    `json:"status"`
-	Stop        *jsonStop `json:"stop,omitempty"`
+	Started     string      `json:"started,omitempty"`
+	DurationMS  float64     `json:"duration_ms"`
+	Interrupted bool        `json:"interrupted"`
+	Status      string      `json:"status"`
+	Stop        *jsonStop   `json:"stop,omitempty"`
+	Pacing      *jsonPacing `json:"pacing,omitempty"`
 }
 
 type jsonStop struct {
@@ -107,6 +140,14 @@ func toJSONStop(st *result.Stop) *jsonStop {
 		return nil
 	}
 	return &jsonStop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential, Agent: st.Agent, Env: st.Env, Config: st.Config}
+}
+
+type jsonPacing struct {
+	Limited      int     `json:"limited"`
+	Accepted     int     `json:"accepted"`
+	AcceptedPerS float64 `json:"accepted_per_s"`
+	WaitedMS     float64 `json:"waited_ms"`
+	MaxWaitedMS  float64 `json:"max_waited_ms"`
 }
 
 type jsonTarget struct {
@@ -150,7 +191,10 @@ type jsonCase struct {
 	ConversationID string          `json:"conversation_id,omitempty"`
 	Repeat         *jsonRepeat     `json:"repeat,omitempty"`
 	Quarantine     *jsonQuarantine `json:"quarantine,omitempty"`
-	Attempts       []jsonAttempt   `json:"attempts"`
+	RateLimited    int             `json:"rate_limited,omitempty"`
+	RateWaitedMS   float64         `json:"rate_waited_ms,omitempty"`
+	// Attempts are written after the members above (writeCase).
+	Attempts []*result.Attempt `json:"-"`
 }
 
 type jsonRepeat struct {
@@ -191,11 +235,9 @@ type jsonAttempt struct {
 	DurationMS     float64       `json:"duration_ms"`
 	Failures       []jsonFailure `json:"failures"`
 	Error          *jsonError    `json:"error"`
-	// Turns is nil (and left out) only in progress events, which carry
-	// no transcripts.
-	Turns *[]jsonTurn `json:"turns,omitempty"`
 	// Confirmations are the reads of confirm:, probes and the alert gate.
 	Confirmations []jsonConfirmation `json:"confirmations,omitempty"`
+	// The turns follow the members above (writeAttempt).
 }
 
 type jsonConfirmation struct {
@@ -225,17 +267,15 @@ type jsonError struct {
 	Message string  `json:"message"`
 }
 
+// jsonTurn is the head of a turn; request, response, metadata,
+// messaging (reply.Messaging's own JSON form), started and latency_ms
+// follow it (writeTurn).
 type jsonTurn struct {
-	Index    int             `json:"index"`
-	Pos      jsonPos         `json:"pos"`
-	Say      string          `json:"say"`
-	Request  json.RawMessage `json:"request"`
-	Response json.RawMessage `json:"response"`
-	Metadata json.RawMessage `json:"metadata"`
-	// Messaging is the reply model's own JSON form (reply.Messaging).
-	Messaging *reply.Messaging `json:"messaging,omitempty"`
-	Started   string           `json:"started,omitempty"`
-	LatencyMS float64          `json:"latency_ms"`
+	Index int     `json:"index"`
+	Pos   jsonPos `json:"pos"`
+	Say   string  `json:"say"`
+	Reply *string `json:"reply,omitempty"`
+	Ended bool    `json:"ended,omitempty"`
 }
 
 // WriteJSON writes r as one indented JSON document in the SchemaV1 layout.
@@ -255,8 +295,10 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		Interrupted: r.Interrupted,
 		Status:      string(r.RunStatus()),
 		Stop:        toJSONStop(r.Stop),
+		Pacing:      toJSONPacing(r),
 	})
 	js.field("target", toJSONTarget(r.Target))
+	js.field("deployments", deploymentsOf(r))
 	js.field("counts", toJSONCounts(s))
 	js.key("files")
 	js.open('[')
@@ -282,7 +324,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		for _, c := range f.Cases {
 			if c != nil {
 				js.element()
-				js.value(toJSONCase(c, true))
+				js.writeCase(c)
 			}
 		}
 		js.close(']')
@@ -294,7 +336,7 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 	for _, c := range r.Checks {
 		if c != nil {
 			js.element()
-			js.value(toJSONCase(c, true))
+			js.writeCase(c)
 		}
 	}
 	js.close(']')
@@ -303,6 +345,18 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil
+}
+
+// deploymentsOf is the run's deployment evidence, an empty array when it
+// read none.
+func deploymentsOf(r *result.Result) []*result.Deployment {
+	out := []*result.Deployment{}
+	for _, d := range r.Deployments {
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // jsonStream writes an indented JSON document piece by piece, in exactly
@@ -376,15 +430,58 @@ func (js *jsonStream) field(name string, v any) {
 
 // value encodes v indented for the current depth.
 func (js *jsonStream) value(v any) {
+	if b, ok := js.encode(v); ok {
+		_, js.err = js.w.Write(b)
+	}
+}
+
+// object writes v, which encodes as a JSON object, and leaves the object
+// open: more members follow with key or field, then close('}').
+func (js *jsonStream) object(v any) {
+	b, ok := js.encode(v)
+	switch {
+	case !ok:
+	case string(b) == "{}":
+		js.open('{')
+	default:
+		// Everything but the last line, which closes the object.
+		_, js.err = js.w.Write(b[:bytes.LastIndexByte(b, '\n')])
+		js.depth++
+		js.first = false
+	}
+}
+
+// encode encodes v indented for the current depth, without the final
+// newline, into js.buf; ok is false after an error.
+func (js *jsonStream) encode(v any) (b []byte, ok bool) {
 	if js.err != nil {
-		return
+		return nil, false
 	}
 	js.buf.Reset()
 	js.enc.SetIndent(strings.Repeat("  ", js.depth), "  ")
 	if js.err = js.enc.Encode(v); js.err != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")), true
+}
+
+// body writes a body exchanged with the platform (rawJSON), on one line.
+func (js *jsonStream) body(b []byte) {
+	if js.err != nil {
 		return
 	}
-	_, js.err = js.w.Write(bytes.TrimSuffix(js.buf.Bytes(), []byte("\n")))
+	raw := rawJSON(b)
+	if raw == nil {
+		js.raw("null")
+		return
+	}
+	if bytes.ContainsAny(raw, "\n\r\t") {
+		js.buf.Reset()
+		if json.Compact(&js.buf, raw) == nil {
+			raw = js.buf.Bytes()
+		}
+	}
+	_, js.err = js.w.Write(raw)
 }
 
 func (js *jsonStream) finish() error {
@@ -423,9 +520,113 @@ func toJSONCounts(s Summary) jsonCounts {
 
 func toJSONPos(p diag.Pos) jsonPos { return jsonPos{File: p.File, Line: p.Line, Col: p.Col} }
 
-// toJSONCase converts a case; withTurns false leaves the transcripts out,
-// for the one-line progress events.
-func toJSONCase(c *result.Case, withTurns bool) jsonCase {
+func toJSONPacing(r *result.Result) *jsonPacing {
+	p := r.Pacing
+	if p == nil {
+		return nil
+	}
+	return &jsonPacing{
+		Limited:      p.Limited,
+		Accepted:     p.Accepted,
+		AcceptedPerS: math.Round(p.AcceptedRate(r.Duration)*1000) / 1000,
+		WaitedMS:     millis(p.Waited),
+		MaxWaitedMS:  millis(p.MaxWaited),
+	}
+}
+
+// writeCase writes a case: its members, then its attempts.
+func (js *jsonStream) writeCase(c *result.Case) {
+	js.objectWith(toJSONCase(c), "attempts", func() {
+		for _, a := range c.Attempts {
+			if a != nil {
+				js.element()
+				js.writeAttempt(a)
+			}
+		}
+	})
+}
+
+// writeAttempt writes an attempt: its members, then its turns.
+func (js *jsonStream) writeAttempt(a *result.Attempt) {
+	js.objectWith(toJSONAttempt(a), "turns", func() {
+		for _, t := range a.Turns {
+			if t != nil {
+				js.element()
+				js.writeTurn(t)
+			}
+		}
+	})
+}
+
+// objectWith writes head's members, then a last member named key, an
+// array whose items writes.
+func (js *jsonStream) objectWith(head any, key string, items func()) {
+	js.object(head)
+	js.key(key)
+	js.open('[')
+	items()
+	js.close(']')
+	js.close('}')
+}
+
+// writeTurn writes a turn. The bodies are embedded as they came, on one
+// line: re-indented, they were half of a large report, and they are the
+// part a reader compares with the platform's own logs.
+func (js *jsonStream) writeTurn(t *result.Turn) {
+	head := jsonTurn{Index: t.Index, Pos: toJSONPos(t.Pos), Say: t.Say}
+	if r := turnReply(t); r != nil {
+		head.Reply, head.Ended = &r.Response, r.ConversationEnded
+	}
+	js.object(head)
+	js.key("request")
+	js.body(t.Request)
+	js.key("response")
+	js.body(t.Response)
+	js.key("metadata")
+	js.body(turnMetadata(t))
+	if t.Messaging != nil {
+		js.field("messaging", t.Messaging)
+	}
+	if s := jsonTime(t.Started); s != "" {
+		js.field("started", s)
+	}
+	js.field("latency_ms", millis(t.Latency))
+	js.close('}')
+}
+
+// turnReply is the reply the client read, or nil when the call failed. A
+// released reply is decoded again (Turn.Reply); a kept one is read as is,
+// without decoding its metadata for nothing.
+func turnReply(t *result.Turn) *reply.TurnResult {
+	if t.Released() {
+		return t.Reply()
+	}
+	return t.Result
+}
+
+// turnMetadata is the metadata of a reply whose response does not hold it
+// in the reference's own shape (see SchemaV1), or nil. A reply the client
+// found plain (reply.TurnResult.Plain; a released one always is) gives its
+// metadata back through reply.ParseTurn, as ReadJSON does; any other
+// shape keeps it here, so a reader never has to guess where it was.
+func turnMetadata(t *result.Turn) []byte {
+	r := t.Result
+	if r == nil || t.Released() || (r.Plain && len(r.RawMetadata) > 0) {
+		return nil
+	}
+	if raw := r.RawMetadata; len(raw) > 0 {
+		return raw
+	}
+	if r.Metadata != nil {
+		if b, err := json.Marshal(r.Metadata); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// toJSONCase converts the members of a case but its attempts.
+func toJSONCase(c *result.Case) jsonCase {
 	jc := jsonCase{
 		Name:           c.Name,
 		Pos:            toJSONPos(c.Pos),
@@ -438,7 +639,8 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 		Via:            c.Via,
 		SkipReason:     c.SkipReason,
 		ConversationID: c.ConversationID(),
-		Attempts:       []jsonAttempt{},
+		RateLimited:    c.RateLimited,
+		RateWaitedMS:   millis(c.RateWaited),
 	}
 	if c.Status == result.Pending && jc.SkipReason == "" {
 		jc.SkipReason = notRunReason
@@ -451,15 +653,11 @@ func toJSONCase(c *result.Case, withTurns bool) jsonCase {
 	if q := c.Quarantine; q != nil {
 		jc.Quarantine = &jsonQuarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}
 	}
-	for _, a := range c.Attempts {
-		if a != nil {
-			jc.Attempts = append(jc.Attempts, toJSONAttempt(a, withTurns))
-		}
-	}
 	return jc
 }
 
-func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
+// toJSONAttempt converts the members of an attempt but its turns.
+func toJSONAttempt(a *result.Attempt) jsonAttempt {
 	ja := jsonAttempt{
 		Number:         a.Number,
 		Run:            a.Run,
@@ -481,36 +679,6 @@ func toJSONAttempt(a *result.Attempt, withTurns bool) jsonAttempt {
 				Found: c.Found, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
 		}
 	}
-	if !withTurns {
-		return ja
-	}
-	turns := []jsonTurn{}
-	for _, t := range a.Turns {
-		if t == nil {
-			continue
-		}
-		jt := jsonTurn{
-			Index:     t.Index,
-			Pos:       toJSONPos(t.Pos),
-			Say:       t.Say,
-			Request:   rawJSON(t.Request),
-			Response:  rawJSON(t.Response),
-			Messaging: t.Messaging,
-			Started:   jsonTime(t.Started),
-			LatencyMS: millis(t.Latency),
-		}
-		if t.Result != nil {
-			if len(t.Result.RawMetadata) > 0 {
-				jt.Metadata = rawJSON(t.Result.RawMetadata)
-			} else if t.Result.Metadata != nil {
-				if b, err := json.Marshal(t.Result.Metadata); err == nil {
-					jt.Metadata = b
-				}
-			}
-		}
-		turns = append(turns, jt)
-	}
-	ja.Turns = &turns
 	return ja
 }
 

@@ -19,14 +19,23 @@ func TestJSONSchema(t *testing.T) {
 			DurationMS  float64 `json:"duration_ms"`
 			Interrupted bool    `json:"interrupted"`
 			Status      string  `json:"status"`
+			Pacing      struct {
+				Limited      int     `json:"limited"`
+				Accepted     int     `json:"accepted"`
+				AcceptedPerS float64 `json:"accepted_per_s"`
+				WaitedMS     float64 `json:"waited_ms"`
+				MaxWaitedMS  float64 `json:"max_waited_ms"`
+			} `json:"pacing"`
 		} `json:"run"`
 		Counts map[string]int `json:"counts"`
 		Files  []struct {
 			Path  string `json:"path"`
 			Cases []struct {
-				Name     string `json:"name"`
-				Status   string `json:"status"`
-				Attempts []struct {
+				Name         string  `json:"name"`
+				Status       string  `json:"status"`
+				RateLimited  int     `json:"rate_limited"`
+				RateWaitedMS float64 `json:"rate_waited_ms"`
+				Attempts     []struct {
 					Status   string            `json:"status"`
 					Failures []json.RawMessage `json:"failures"`
 					Error    *struct {
@@ -58,15 +67,24 @@ func TestJSONSchema(t *testing.T) {
 	if len(doc.Files) != 3 || doc.Files[1].Path != "suites/special.yaml" || len(doc.Checks) != 1 {
 		t.Fatalf("files/checks out of shape: %d files, %d checks", len(doc.Files), len(doc.Checks))
 	}
+	if p := doc.Run.Pacing; p.Limited != 3 || p.Accepted != 42 || p.AcceptedPerS != 13.084 || p.WaitedMS != 2500 || p.MaxWaitedMS != 2000 {
+		t.Errorf("run pacing = %+v", p)
+	}
+	if party := doc.Files[0].Cases[1]; party.RateLimited != 3 || party.RateWaitedMS != 2000 {
+		t.Errorf("case pacing = %d, %v ms", party.RateLimited, party.RateWaitedMS)
+	}
 	books := doc.Files[0].Cases[0]
 	turn := books.Attempts[0].Turns[1]
 	var req map[string]any
 	if err := json.Unmarshal(turn.Request, &req); err != nil || req["userInput"] != "A table for four tonight, please" {
 		t.Errorf("request not embedded as an object: %s", turn.Request)
 	}
-	var meta map[string]any
-	if err := json.Unmarshal(turn.Metadata, &meta); err != nil || meta["currentNode"] != "confirm" {
-		t.Errorf("metadata not embedded as an object: %s", turn.Metadata)
+	// The metadata is stored once, in the response it came in.
+	var resp struct {
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := json.Unmarshal(turn.Response, &resp); err != nil || resp.Metadata["currentNode"] != "confirm" || string(turn.Metadata) != "null" {
+		t.Errorf("metadata not stored once in the response: response %s, metadata %s", turn.Response, turn.Metadata)
 	}
 	if turn.LatencyMS != 540 {
 		t.Errorf("latency_ms = %v, want 540", turn.LatencyMS)

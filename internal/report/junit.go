@@ -42,13 +42,27 @@ import (
 //     the run that the exit code follows (passed, failed, errored,
 //     interrupted, empty), and "stopped", the skip reason of the cases a
 //     stop left unrun (not run: --fail-fast, not run: platform
-//     unreachable, ...) when the run stopped early;
+//     unreachable, ...) when the run stopped early, with "stop_cause",
+//     the error that decided it (keys masked), unless it was --fail-fast;
+//   - <testsuites> also carries the deployment evidence: one property
+//     "deployment.AGENT.ENV" per agent and environment, whose value is the
+//     deployment id the run tested ("ID → AFTER_ID" when it changed
+//     during the run), and "deployment_changed" with the console's
+//     message(s) when one did; each <testcase> has a "deployment"
+//     property, the id its agent and environment were tested on;
 //   - every text is stripped of ANSI escapes and of runes XML cannot hold.
 
 // Names of the <testsuites> properties.
 const (
 	PropertyStatus  = "status"
 	PropertyStopped = "stopped"
+	// PropertyStopCause is the error that stopped the run, one line.
+	PropertyStopCause = "stop_cause"
+	// PropertyDeployment prefixes "AGENT.ENV" in the name of the run's
+	// deployment properties, and names a testcase's.
+	PropertyDeployment = "deployment"
+	// PropertyDeploymentChanged says what changed during the run.
+	PropertyDeploymentChanged = "deployment_changed"
 )
 
 // fileStyle renders plain text for a file: no colour, escape sequences
@@ -68,12 +82,17 @@ type junitSuites struct {
 	Suites []junitSuite `xml:"testsuite,omitempty"`
 }
 
-// junitSuite is a <testsuite> whose testcases are our extended testcase.
+// junitSuite is the <testsuite> of one file (or of the run-level checks
+// when f is nil). It writes itself (MarshalXML), one testcase at a time:
+// the cases of a run of 100,000 scenarios, built all at once, would hold
+// every transcript twice more in memory.
 type junitSuite struct {
-	junit.Testsuite
-	// Testcases shadows the embedded []junit.Testcase; encoding/xml lets
-	// the shallower field win and writes it after the embedded fields.
-	Testcases []junitCase `xml:"testcase,omitempty"`
+	id         int
+	name, path string
+	f          *result.File
+	cases      []*result.Case
+	r          *result.Result
+	counts     junit.Testsuite // Tests, Failures, Errors, Skipped
 }
 
 // junitCase extends junit.Testcase with what v2.1.0 lacks: per-testcase
@@ -100,7 +119,8 @@ type junitFlaky struct {
 	SystemOut  *junit.Output `xml:"system-out,omitempty"`
 }
 
-// WriteJUnit writes r as a JUnit XML report, with the XML header.
+// WriteJUnit writes r as a JUnit XML report, with the XML header. The
+// totals are counted first, so the document streams out case by case.
 func WriteJUnit(w io.Writer, r *result.Result) error {
 	doc := junitSuites{}
 	doc.Name = "agenttest"
@@ -108,16 +128,36 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	props := []junit.Property{{Name: PropertyStatus, Value: string(r.RunStatus())}}
 	if r.Stop != nil {
 		props = append(props, junit.Property{Name: PropertyStopped, Value: xmlText(r.Stop.Reason)})
+		if r.Stop.Cause != "" {
+			// A stop before the first case (the deployment read met a
+			// refused key) leaves no testcase that shows the cause.
+			props = append(props, junit.Property{Name: PropertyStopCause, Value: xmlText(r.Stop.Cause)})
+		}
+	}
+	var changed []string
+	for _, d := range r.Deployments {
+		if d == nil || d.ID == "" {
+			continue
+		}
+		v := d.ID
+		if d.Changed() {
+			v += " → " + d.After
+			changed = append(changed, d.ChangeMessage())
+		}
+		props = append(props, junit.Property{Name: xmlText(PropertyDeployment + "." + d.Agent + "." + d.Env), Value: xmlText(v)})
+	}
+	if len(changed) > 0 {
+		props = append(props, junit.Property{Name: PropertyDeploymentChanged, Value: xmlText(strings.Join(changed, "; "))})
 	}
 	doc.Properties = &props
 	for i, f := range r.Files {
 		if f == nil {
 			continue
 		}
-		doc.add(buildSuite(i, f.Suite, f.Path, f, f.Cases, r))
+		doc.add(newSuite(i, f.Suite, f.Path, f, f.Cases, r))
 	}
 	if len(r.Checks) > 0 {
-		doc.add(buildSuite(len(r.Files), "checks", "", nil, r.Checks, r))
+		doc.add(newSuite(len(r.Files), "checks", "", nil, r.Checks, r))
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write junit report: %w", err)
@@ -136,23 +176,48 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 // add appends a suite and adds its counts to the totals, like
 // junit.Testsuites.AddSuite does for its own type.
 func (t *junitSuites) add(s junitSuite) {
-	t.Tests += s.Tests
-	t.Failures += s.Failures
-	t.Errors += s.Errors
-	t.Skipped += s.Skipped
+	t.Tests += s.counts.Tests
+	t.Failures += s.counts.Failures
+	t.Errors += s.counts.Errors
+	t.Skipped += s.counts.Skipped
 	t.Suites = append(t.Suites, s)
 }
 
-// buildSuite makes the <testsuite> of one file (or of the run checks when
-// f is nil).
-func buildSuite(id int, name, path string, f *result.File, cases []*result.Case, r *result.Result) junitSuite {
-	s := junitSuite{}
-	s.ID = id
-	s.Name = xmlText(name)
-	s.File = xmlText(path)
+// newSuite counts the cases of a suite by the element each will get
+// (buildCase: failed is a <failure>, errored an <error>, skipped and
+// never run a <skipped>).
+func newSuite(id int, name, path string, f *result.File, cases []*result.Case, r *result.Result) junitSuite {
+	s := junitSuite{id: id, name: name, path: path, f: f, cases: cases, r: r}
+	for _, c := range cases {
+		if c == nil {
+			continue
+		}
+		s.counts.Tests++
+		switch {
+		case held(c), c.Status == result.Skipped, c.Status == result.Pending:
+			s.counts.Skipped++
+		case c.Status == result.Failed:
+			s.counts.Failures++
+		case c.Status == result.Errored:
+			s.counts.Errors++
+		}
+	}
+	return s
+}
+
+// held reports whether c is a quarantined case that would fail the build:
+// it is written as <skipped>, its real outcome in system-out.
+func held(c *result.Case) bool {
+	return c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored)
+}
+
+// MarshalXML writes the <testsuite> element: its attributes in the order
+// of junit.Testsuite's fields, its properties, then each testcase as it
+// is built.
+func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	var total time.Duration
 	var first time.Time
-	for _, c := range cases {
+	for _, c := range s.cases {
 		if c == nil {
 			continue
 		}
@@ -162,36 +227,58 @@ func buildSuite(id int, name, path string, f *result.File, cases []*result.Case,
 				first = a.Started
 			}
 		}
-		tc := buildCase(f, c)
-		s.Tests++
-		switch {
-		case tc.Failure != nil:
-			s.Failures++
-		case tc.Error != nil:
-			s.Errors++
-		case tc.Skipped != nil:
-			s.Skipped++
-		}
-		s.Testcases = append(s.Testcases, tc)
 	}
-	s.Time = seconds(total)
 	if first.IsZero() {
-		first = r.Started
+		first = s.r.Started
 	}
+	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+	start.Attr = []xml.Attr{
+		attr("name", xmlText(s.name)),
+		attr("tests", strconv.Itoa(s.counts.Tests)),
+		attr("failures", strconv.Itoa(s.counts.Failures)),
+		attr("errors", strconv.Itoa(s.counts.Errors)),
+		attr("id", strconv.Itoa(s.id)),
+	}
+	if s.counts.Skipped > 0 {
+		start.Attr = append(start.Attr, attr("skipped", strconv.Itoa(s.counts.Skipped)))
+	}
+	start.Attr = append(start.Attr, attr("time", seconds(total)))
 	if !first.IsZero() {
-		s.SetTimestamp(first)
+		start.Attr = append(start.Attr, attr("timestamp", first.Format(time.RFC3339)))
 	}
-	t := r.Target
+	if s.path != "" {
+		start.Attr = append(start.Attr, attr("file", xmlText(s.path)))
+	}
+	if err := e.EncodeToken(start); err != nil {
+		return err
+	}
+	var props struct {
+		Property []junit.Property `xml:"property"`
+	}
+	t := s.r.Target
 	for _, p := range [][2]string{{"target", t.Name}, {"build_url", t.BuildURL}, {"env", t.Env}} {
 		if p[1] != "" {
-			s.AddProperty(p[0], xmlText(p[1]))
+			props.Property = append(props.Property, junit.Property{Name: p[0], Value: xmlText(p[1])})
 		}
 	}
-	return s
+	if len(props.Property) > 0 {
+		if err := e.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.cases {
+		if c == nil {
+			continue
+		}
+		if err := e.EncodeElement(buildCase(s.f, c, s.r), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return err
+		}
+	}
+	return e.EncodeToken(start.End())
 }
 
 // buildCase makes the <testcase> of one scenario.
-func buildCase(f *result.File, c *result.Case) junitCase {
+func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	tc := junitCase{}
 	tc.Name = xmlText(c.Name)
 	classname := c.Pos.File
@@ -206,7 +293,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 	tc.Line = c.Pos.Line
 	tc.Time = seconds(c.Duration)
 
-	props := append(caseProperties(c), repeatProperties(c)...)
+	props := append(caseProperties(c, r.DeploymentOf(c.Agent, c.Env)), repeatProperties(c)...)
 	if len(props) > 0 {
 		tc.Properties = &props
 	}
@@ -220,8 +307,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 	if c.Repeat != nil {
 		d.line("", repeatLine(c.Repeat))
 	}
-	// held: a quarantined case that would fail the build.
-	held := c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored)
+	held := held(c)
 	switch {
 	case held:
 		d.writeCase(c, "")
@@ -277,7 +363,7 @@ func buildCase(f *result.File, c *result.Case) junitCase {
 
 // caseProperties are the testcase properties: what a reader needs to find
 // the conversation on the platform.
-func caseProperties(c *result.Case) []junit.Property {
+func caseProperties(c *result.Case, dep *result.Deployment) []junit.Property {
 	var props []junit.Property
 	add := func(name, value string) {
 		if value != "" {
@@ -290,6 +376,9 @@ func caseProperties(c *result.Case) []junit.Property {
 	add("variant", c.Variant)
 	add("via", c.Via)
 	add("messagingSessionId", sessionID(c.Last()))
+	if dep != nil {
+		add(PropertyDeployment, dep.ID)
+	}
 	if n := len(c.Attempts); n > 0 {
 		add("attempts", strconv.Itoa(n))
 	}

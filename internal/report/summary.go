@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/result"
@@ -109,4 +110,38 @@ func allCases(r *result.Result) []*result.Case {
 		}
 	}
 	return cs
+}
+
+// PacingLine says what the platform's rate limits cost a run, e.g.
+// "paced at 19.8 req/s by 212 rate limits; a scenario waited 2m29s on
+// average, 2m31s at most", or "" when nothing was limited or paced. The
+// rate is the requests the platform accepted per second of the run.
+func PacingLine(r *result.Result) string {
+	p := r.Pacing
+	if p == nil {
+		return ""
+	}
+	line := fmt.Sprintf("paced at %.1f req/s", p.AcceptedRate(r.Duration))
+	if p.Limited > 0 {
+		line += fmt.Sprintf(" by %d rate %s", p.Limited, plural(p.Limited, "limit", "limits"))
+	} else {
+		line += ", no rate limits"
+	}
+	if n := Summarize(r).Total; n > 0 && p.Waited > 0 {
+		line += fmt.Sprintf("; a scenario waited %s on average, %s at most", waitTime(p.Waited/time.Duration(n)), waitTime(p.MaxWaited))
+	}
+	return line
+}
+
+// waitTime renders a wait on rate limits: to the millisecond below a
+// second, to the tenth of a second below a minute, and to the second
+// beyond (2m31s).
+func waitTime(d time.Duration) string {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dms", d.Milliseconds())
 }

@@ -21,6 +21,9 @@ const (
 	KindInternal = "internal"
 	// KindInterrupted: the run was cancelled while the attempt ran.
 	KindInterrupted = "interrupted"
+	// KindRateLimited: the platform's rate limit would have made the
+	// case wait past the run's wait budget per case (--rate-wait).
+	KindRateLimited = "rate_limited"
 )
 
 // Skip reasons of cases the run did not reach; reports show them verbatim.

@@ -105,6 +105,38 @@ type Result struct {
 	// Checks holds run-level checks that are not scenarios (the alert gate
 	// of a later issue); they count like cases.
 	Checks []*Case `json:"checks,omitempty"`
+	// Pacing is what the platform's rate limits cost the run; nil when
+	// no call was refused with a 429 or had to wait for its turn.
+	Pacing *Pacing `json:"pacing,omitempty"`
+	// Deployments are the evidence of what was tested: for each agent and
+	// environment of the run, the deployment active before its first case
+	// and after its last, in the order the run first met them.
+	Deployments []*Deployment `json:"deployments,omitempty"`
+}
+
+// Pacing sums what rate limits cost a run: the client paces each key to
+// the rate the platform accepts (a 429 pauses the key for its
+// Retry-After and lowers the rate; --rate caps it), so a limited platform
+// slows the run down instead of failing it.
+type Pacing struct {
+	// Limited counts the 429 answers received.
+	Limited int `json:"limited"`
+	// Accepted counts the other answers: the requests the platform took.
+	Accepted int `json:"accepted"`
+	// Waited sums the time the cases waited on rate limits, and
+	// MaxWaited is the longest any one case waited (what the wait
+	// budget per case bounds).
+	Waited    time.Duration `json:"waited_ns"`
+	MaxWaited time.Duration `json:"max_waited_ns"`
+}
+
+// AcceptedRate is the requests the platform took per second of the run:
+// the pace it allowed.
+func (p *Pacing) AcceptedRate(run time.Duration) float64 {
+	if p == nil || run <= 0 {
+		return 0
+	}
+	return float64(p.Accepted) / run.Seconds()
 }
 
 // Target describes the platform a run talked to. It never holds keys.
@@ -181,6 +213,13 @@ type Case struct {
 	// Quarantine is set for a quarantined scenario: its Status is its real
 	// outcome, but while the quarantine holds it does not gate the run.
 	Quarantine *Quarantine `json:"quarantine,omitempty"`
+	// RateLimited counts the 429 answers the case's calls received, and
+	// RateWaited is the time they waited on rate limits (Retry-After
+	// pauses and their turn at the key's pace). Waiting is what a rate
+	// limit asks for: it never makes a case flaky, and only a wait past
+	// the run's budget per case errors it (KindRateLimited).
+	RateLimited int           `json:"rate_limited,omitempty"`
+	RateWaited  time.Duration `json:"rate_waited_ns,omitempty"`
 }
 
 // Quarantined reports whether the case is under a quarantine that holds:
@@ -339,7 +378,8 @@ type Error struct {
 	// Message is the error text (never containing keys).
 	Message string `json:"message"`
 	// Kind classifies it for reports: "network", "timeout", "http",
-	// "config", "internal", "interrupted".
+	// "config", "internal", "interrupted", "rate_limited" (the Kind*
+	// constants).
 	Kind string `json:"kind"`
 }
 
@@ -354,7 +394,8 @@ type Turn struct {
 	Say string `json:"say"`
 	// Request is the JSON body sent.
 	Request json.RawMessage `json:"request,omitempty"`
-	// Result is the decoded reply; nil when the call failed.
+	// Result is the decoded reply; nil when the call failed. Read it
+	// through Reply: a large run releases it (Release).
 	Result *reply.TurnResult `json:"-"`
 	// Response is the reply body as received; over Messaging, the events
 	// received, as a JSON array.
@@ -404,16 +445,22 @@ func (NoopObserver) RunFinished(*Result) {}
 var _ Observer = NoopObserver{}
 
 // Reply returns the decoded reply of the turn, or nil when the call failed.
-// Use it rather than reading Result.Metadata directly: to keep very large
-// runs within memory, the runner releases the decoded metadata of passing
-// cases (see runner.Options.LeanAbove) and keeps only the raw JSON, which Reply
-// decodes again on demand. It never modifies the turn, so reports may call
+// Use it rather than reading Result directly: to keep very large runs
+// within memory, the runner releases the decoded replies of passing cases
+// (see runner.Options.LeanAbove and Release), and Reply decodes them again
+// from the body on demand. It never modifies the turn, so reports may call
 // it from several goroutines.
 func (t *Turn) Reply() *reply.TurnResult {
 	if t == nil || t.Result == nil {
 		return nil
 	}
 	r := t.Result
+	if r == released {
+		var ok bool
+		if r, ok = reply.ParseTurn(t.Response); !ok {
+			return nil // Release checked it would not come to this
+		}
+	}
 	if r.Metadata != nil || len(r.RawMetadata) == 0 {
 		return r
 	}
@@ -424,4 +471,30 @@ func (t *Turn) Reply() *reply.TurnResult {
 		out.Metadata = reply.Metadata{}
 	}
 	return &out
+}
+
+// released stands in Turn.Result for a reply Release dropped.
+var released = &reply.TurnResult{}
+
+// Released reports whether the decoded reply was released (Release): the
+// body holds all of it, metadata included.
+func (t *Turn) Released() bool { return t.Result == released }
+
+// Release drops what the turn holds besides its body, for a run that must
+// keep thousands of transcripts: the decoded reply when the body gives it
+// back exactly (reply.TurnResult.Plain: reply.ParseTurn reads it again),
+// else at least the decoded metadata, which RawMetadata gives back. Reply
+// decodes them again on demand.
+func (t *Turn) Release() {
+	r := t.Result
+	if r == nil || r == released {
+		return
+	}
+	if r.Plain {
+		t.Result = released
+		return
+	}
+	if len(r.RawMetadata) > 0 {
+		r.Metadata = nil
+	}
 }

@@ -19,8 +19,9 @@ const (
 	RunFailed RunStatus = "failed"
 	// RunErrored: no check failed, but at least one case errored: the
 	// platform, the network or the harness kept the run from telling
-	// whether the agent is fine. Exit 4 (2 when the run stopped on a
-	// configuration problem, Stop.Config).
+	// whether the agent is fine; or the deployment of an agent changed
+	// during the run, whatever the checks said. Exit 4 (2 when the run
+	// stopped on a configuration problem, Stop.Config).
 	RunErrored RunStatus = "errored"
 	// RunInterrupted: the run was cancelled (SIGINT, SIGTERM) before
 	// every case finished. Exit 130.
@@ -31,7 +32,9 @@ const (
 )
 
 // RunStatus derives the verdict of the run from what each case gates
-// (Case.Gate): interrupted when it was cancelled; else failed when any
+// (Case.Gate): interrupted when it was cancelled; else errored when the
+// deployment of an agent changed during the run (Deployment.Changed), even
+// if a check failed; else failed when any
 // case or check failed (an inconclusive statistical case is failed);
 // else errored when any errored; else passed when any case ran; else
 // empty. A stop on a platform that cannot be used (Stop) makes the run at
@@ -41,6 +44,11 @@ const (
 func (r *Result) RunStatus() RunStatus {
 	if r.Interrupted {
 		return RunInterrupted
+	}
+	if len(r.DeploymentChanges()) > 0 {
+		// The verdicts are about two deployments, and no one can say
+		// which case tested which: a failure is no claim about either.
+		return RunErrored
 	}
 	var failed, errored, ran bool
 	each := func(cs []*Case, scenarios bool) {

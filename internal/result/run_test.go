@@ -15,6 +15,7 @@ func TestRunStatus(t *testing.T) {
 		checks      []*Case
 		stop        *Stop
 		interrupted bool
+		deployments []*Deployment
 		want        RunStatus
 	}{
 		{name: "nothing selected", want: RunEmpty},
@@ -35,12 +36,43 @@ func TestRunStatus(t *testing.T) {
 		{name: "a failing check", cases: []*Case{{Status: Passed}}, checks: []*Case{{Status: Failed}}, want: RunFailed},
 		{name: "a check alone tests nothing", checks: []*Case{{Status: Passed}}, want: RunEmpty},
 		{name: "interrupted wins", cases: []*Case{{Status: Failed}}, interrupted: true, want: RunInterrupted},
+		{name: "an unchanged deployment", cases: []*Case{{Status: Passed}}, deployments: []*Deployment{{Agent: "a", ID: "d1", After: "d1"}}, want: RunPassed},
+		{name: "no evidence does not change the verdict", cases: []*Case{{Status: Passed}}, deployments: []*Deployment{{Agent: "a", Note: "not served"}, {Agent: "b", ID: "d1"}}, want: RunPassed},
+		// Which deployment failed the check? No one can say.
+		{name: "a changed deployment wins over a failure", cases: []*Case{{Status: Failed}}, deployments: []*Deployment{{Agent: "a", ID: "d1", After: "d1"}, {Agent: "b", ID: "d1", After: "d2"}}, want: RunErrored},
+		{name: "a changed deployment errors a passing run", cases: []*Case{{Status: Passed}}, deployments: []*Deployment{{Agent: "b", ID: "d1", After: "d2"}}, want: RunErrored},
+		{name: "interrupted wins over a change", cases: []*Case{{Status: Passed}}, deployments: []*Deployment{{Agent: "b", ID: "d1", After: "d2"}}, interrupted: true, want: RunInterrupted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Result{Files: []*File{{Path: "a.yaml", Cases: tc.cases}}, Checks: tc.checks, Stop: tc.stop, Interrupted: tc.interrupted}
+			r := &Result{Files: []*File{{Path: "a.yaml", Cases: tc.cases}}, Checks: tc.checks, Stop: tc.stop, Interrupted: tc.interrupted, Deployments: tc.deployments}
 			if got := r.RunStatus(); got != tc.want {
 				t.Errorf("RunStatus = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestDeploymentEvidence(t *testing.T) {
+	d := &Deployment{Agent: "restaurant", Env: "sandbox", ID: "dep-1", After: "dep-2"}
+	if !d.Changed() || d.Verified() {
+		t.Errorf("changed %v verified %v", d.Changed(), d.Verified())
+	}
+	if got, want := d.ChangeMessage(), "deployment of restaurant changed during the run: dep-1 → dep-2"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	for _, d := range []*Deployment{{ID: "dep-1"}, {After: "dep-1"}, {}} {
+		if d.Changed() || d.Verified() {
+			t.Errorf("%+v: half the evidence is neither a change nor a proof", d)
+		}
+	}
+	r := &Result{Deployments: []*Deployment{{Agent: "a", Env: "live", ID: "x", After: "x"}, d}}
+	if got := r.DeploymentOf("restaurant", "sandbox"); got != d {
+		t.Errorf("DeploymentOf = %+v", got)
+	}
+	if got := r.DeploymentOf("restaurant", "live"); got != nil {
+		t.Errorf("DeploymentOf another env = %+v", got)
+	}
+	if ch := r.DeploymentChanges(); len(ch) != 1 || ch[0] != d {
+		t.Errorf("DeploymentChanges = %v", ch)
 	}
 }

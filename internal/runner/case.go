@@ -26,8 +26,10 @@ func (r *runner) execute(ctx context.Context, j *job) {
 		return
 	}
 	started := r.opts.Now()
+	ctx, acct := withAccount(ctx)
 	defer func() {
 		c.Duration = r.opts.Now().Sub(started)
+		r.settleAccount(c, acct)
 		if p := recover(); p != nil {
 			r.internalError(j, p, debug.Stack())
 		}

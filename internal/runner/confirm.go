@@ -187,7 +187,7 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 		rec.Duration = s.opts.Now().Sub(started)
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	defer cancel()
 	rec.Reads = 1
 	hs, err := s.opts.Records.HandoffState(ctx, s.c.Agent, id, shared)
@@ -253,7 +253,7 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 	defer cancel()
 	delay := s.opts.ConfirmPoll
 	for {
-		ctx, cancelRead := context.WithTimeout(wctx, s.opts.TurnTimeout)
+		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts.Now)
 		done, err := read(ctx)
 		if err != nil && wctx.Err() != nil && s.ctx.Err() == nil {
 			// The bound passed while the read was in flight.
@@ -284,7 +284,7 @@ func (s *Session) named(ctx context.Context, err error) error {
 		return &cutError{err: err}
 	case s.ctx.Err() != nil:
 		return &timeoutError{what: fmt.Sprintf("scenario timeout of %s", s.sc.Timeout), err: err}
-	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded)):
 		return &timeoutError{what: fmt.Sprintf("turn timeout of %s", s.opts.TurnTimeout), err: err}
 	}
 	return err

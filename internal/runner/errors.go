@@ -47,6 +47,7 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 	var (
 		cut *cutError
 		to  *timeoutError
+		rl  *platform.RateLimitError
 		api *platform.APIError
 		bad *platform.ResponseError
 		net *platform.NetworkError
@@ -59,6 +60,10 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		return &result.Error{Kind: result.KindMessaging, Message: msg.msg}, msg.retry
 	case errors.As(err, &to):
 		return &result.Error{Kind: result.KindTimeout, Message: to.Error()}, true
+	case errors.As(err, &rl):
+		// The case's wait budget is spent: another attempt would only
+		// wait more.
+		return &result.Error{Kind: result.KindRateLimited, Message: err.Error()}, false
 	case platform.IsChatTimeout(err):
 		return &result.Error{Kind: result.KindTimeout, Message: err.Error()}, true
 	case platform.IsAuth(err) && errors.As(err, &api) && api.Credential == platform.CredentialAccessToken:

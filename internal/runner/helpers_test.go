@@ -353,6 +353,19 @@ type recorder struct {
 	final     *result.Result
 	violation []string
 	onFinish  func(n int)
+	// deployments are what DeploymentsRead received, once per run.
+	deployments [][]*result.Deployment
+}
+
+var _ result.DeploymentObserver = (*recorder)(nil)
+
+func (r *recorder) DeploymentsRead(ds []*result.Deployment) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runs != 1 || len(r.started) > 0 || r.final != nil {
+		r.violation = append(r.violation, "DeploymentsRead outside the run or after a case started")
+	}
+	r.deployments = append(r.deployments, ds)
 }
 
 func newRecorder() *recorder {

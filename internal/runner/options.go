@@ -30,7 +30,7 @@ const (
 	// briefly overloaded is not hammered.
 	DefaultRetryDelay = 250 * time.Millisecond
 	// DefaultLeanAbove is the suite size above which passing cases release
-	// their decoded metadata (see Options.LeanAbove). Below it every turn
+	// their decoded replies (see Options.LeanAbove). Below it every turn
 	// keeps its decoded reply, which costs about 6 KB per case of five
 	// turns: nothing for a normal suite, 120 MB for 20,000 cases.
 	DefaultLeanAbove = 1000
@@ -98,6 +98,10 @@ type Options struct {
 	// Webhooks is the receiver that confirm: webhooks waits on; nil errors
 	// the scenarios that expect webhooks.
 	Webhooks Webhooks
+	// Deployments, when set, makes the run read the active deployment of
+	// each agent and environment before the first case and after the
+	// last (evidence.go, Result.Deployments). Nil reads none.
+	Deployments Deployments
 	// Alerts, when set, makes the run end with the alert gate: a firing
 	// rule for an agent of the run (or an account-wide one) is a failed
 	// run-level check in Result.Checks.
@@ -121,11 +125,18 @@ type Options struct {
 	// the platform client already redacted what the platform sent. Nil
 	// records text as it is.
 	Redactor *secret.Redactor
+	// ConversationIDs, when set, names each debug-chat conversation the
+	// run creates whose scenario sets no conversation_id: attempt is the
+	// attempt's number. Nil lets the platform name them. `agenttest
+	// compare` sets it on the embedded simulator, whose random draws (a
+	// booking code) are seeded by the conversation id, so that the same
+	// scenario draws the same values on both sides.
+	ConversationIDs func(c *result.Case, attempt int) string
 	// LeanAbove is the number of cases above which a run keeps only the
-	// raw JSON of the replies of passing cases, dropping their decoded
-	// metadata (Turn.Reply decodes it again for reports). Failing,
-	// errored and flaky cases always keep everything. Zero means
-	// DefaultLeanAbove; negative means never.
+	// bodies of the replies of passing cases, dropping what was decoded
+	// from them (result.Turn.Release; Turn.Reply decodes it again for
+	// reports). Failing, errored and flaky cases always keep everything.
+	// Zero means DefaultLeanAbove; negative means never.
 	LeanAbove int
 }
 

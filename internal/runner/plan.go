@@ -2,6 +2,8 @@ package runner
 
 import (
 	"cmp"
+	"strings"
+
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
@@ -14,6 +16,10 @@ type job struct {
 	file  *result.File
 	c     *result.Case
 	sc    *scenario.Scenario
+	// ev is the deployment evidence of the case's agent and environment
+	// (evidence.go); nil when the run reads none or the case talks to no
+	// deployment.
+	ev *depEvidence
 }
 
 // Plan returns the files and cases a run of suites with opts would execute,
@@ -38,7 +44,10 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 		f := &result.File{Path: s.Path, Suite: s.Name}
 		for _, sc := range s.Scenarios {
 			c := &result.Case{
-				Name:    sc.Name,
+				// A copy: the loaded suite is released as the cases finish
+				// (finishJob), and a string cut from it would keep its
+				// memory pages.
+				Name:    strings.Clone(sc.Name),
 				Pos:     sc.Pos,
 				Tags:    sc.Tags,
 				Status:  result.Pending,

@@ -101,7 +101,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 	pc = &placedCall{to: to, started: s.opts.Now(), within: pr.Within, rec: &result.Confirmation{Pos: pos, Kind: result.ConfirmCall, Subject: to}}
 	s.a.Confirmations = append(s.a.Confirmations, pc.rec)
 
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	call, err := s.opts.Records.PlaceCall(ctx, platform.CallRequest{To: to, AgentID: agent, AgentNumber: from, Env: s.c.Env, Metadata: meta})
 	err = s.namedIf(ctx, err)
 	cancel()
@@ -234,7 +234,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Duration = s.opts.Now().Sub(started)
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	res, err := s.opts.Records.SendSMS(ctx, platform.SMSRequest{To: to, Message: msg, AgentNumber: from, ConnectorID: connector})
 	err = s.namedIf(ctx, err)
 	cancel()

@@ -33,6 +33,8 @@ type runner struct {
 	// slots are the run's Parallel sessions at once: each running case
 	// holds one, and a repeated case takes idle ones for extra runs.
 	slots *semaphore.Weighted
+	// pacing sums what rate limits cost the cases.
+	pacing pacing
 }
 
 // Run executes the scenarios of suites that pass the filters of opts and
@@ -64,6 +66,15 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		res.Files = []*result.File{}
 	}
 	opts.Observer.RunStarted(len(jobs), opts.Target)
+	var ev *evidences
+	if opts.Deployments != nil {
+		ev = planEvidence(jobs)
+		r.readBefore(cases, ev)
+		res.Deployments = ev.deployments()
+		if o, ok := opts.Observer.(result.DeploymentObserver); ok && len(res.Deployments) > 0 {
+			o.DeploymentsRead(res.Deployments)
+		}
+	}
 
 	var g errgroup.Group
 	g.SetLimit(opts.Parallel)
@@ -77,16 +88,17 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 			break
 		}
 		j := jobs[next]
+		jobs[next] = nil // the goroutine owns it, and frees it when done
 		g.Go(func() error {
 			defer r.slots.Release(1)
-			r.runJob(cases, j)
+			r.runJob(cases, ev, j)
 			return nil // a failing case is a result, never a group error
 		})
 	}
 	// Jobs never handed to the group are marked here, without a goroutine
 	// each: after a Ctrl-C on a 20,000-case suite nearly all of them are.
 	for ; next < len(jobs); next++ {
-		r.runJob(cases, jobs[next])
+		r.runJob(cases, ev, jobs[next])
 	}
 	_ = g.Wait() // jobs always return nil
 	if opts.Alerts != nil {
@@ -96,14 +108,20 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 	res.Duration = opts.Now().Sub(res.Started)
 	res.Interrupted = r.interrupted.Load()
 	res.Stop = r.stopOf(res)
+	res.Pacing = r.pacing.result()
 	opts.Observer.RunFinished(res)
 	return res, nil
 }
 
 // runJob runs one case to its verdict and reports it. Every job passes
-// here exactly once, so CaseFinished is called once per case.
-func (r *runner) runJob(ctx context.Context, j *job) {
+// here exactly once, so CaseFinished is called once per case, and the
+// deployment evidence (ev, nil when not read) learns when its agent's
+// last case is done.
+func (r *runner) runJob(ctx context.Context, ev *evidences, j *job) {
 	r.execute(ctx, j)
+	if ev != nil {
+		r.caseDone(ctx, ev, j)
+	}
 	r.finishJob(j)
 }
 
@@ -113,6 +131,9 @@ func (r *runner) finishJob(j *job) {
 	if r.lean && j.c.Status == result.Passed {
 		release(j.c)
 	}
+	// The case has everything the reports need; its program is no longer
+	// needed, and a large suite's programs are as big as its results.
+	j.sc = nil
 	// What the case gates: a quarantined failure must not stop a run
 	// that it cannot fail.
 	if g := j.c.Gate(); r.opts.FailFast && (g == result.Failed || g == result.Errored) {
@@ -139,14 +160,15 @@ func (r *runner) stopOf(res *result.Result) *result.Stop {
 	return nil
 }
 
-// release drops the decoded metadata of a passing case's replies, keeping
-// the raw JSON they came from (Turn.Reply decodes it again). A passing case
-// is only ever summarised, and the decoded maps are most of its memory.
+// release drops the decoded replies of a passing case, keeping the
+// bodies they came from (Turn.Release; Turn.Reply decodes them again). A
+// passing case is only ever summarised, and the decoded replies are a
+// good part of its memory.
 func release(c *result.Case) {
 	for _, a := range c.Attempts {
 		for _, t := range a.Turns {
-			if t.Result != nil && len(t.Result.RawMetadata) > 0 {
-				t.Result.Metadata = nil
+			if t != nil {
+				t.Release()
 			}
 		}
 	}

@@ -864,20 +864,18 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	}
 	cases := res.Files[0].Cases
 	lean := cases[0].Attempts[0].Turns[1]
-	if lean.Result.Metadata != nil {
-		t.Fatal("a passing case of a large run keeps its decoded metadata")
-	}
-	if !strings.Contains(string(lean.Response), string(lean.Result.RawMetadata)) || len(lean.Result.RawMetadata) == 0 {
-		t.Fatal("raw metadata lost")
+	if !lean.Released() {
+		t.Fatal("a passing case of a large run keeps its decoded reply")
 	}
 	r := lean.Reply()
-	if got := r.Metadata.NodeTrace(); len(got) == 0 || r.Response != lean.Result.Response {
+	if got := r.Metadata.NodeTrace(); len(got) == 0 || r.ConversationID != cases[0].ConversationID() ||
+		!strings.Contains(string(lean.Response), string(r.RawMetadata)) || !strings.Contains(string(lean.Response), r.Response) {
 		t.Errorf("Reply() = %+v, trace %v", r, got)
 	}
-	if lean.Result.Metadata != nil {
+	if !lean.Released() || lean.Reply() == r {
 		t.Error("Reply modified the turn")
 	}
-	if kept := cases[2].Attempts[0].Turns[1]; kept.Result.Metadata == nil || kept.Reply() != kept.Result {
+	if kept := cases[2].Attempts[0].Turns[1]; kept.Released() || kept.Result.Metadata == nil || kept.Reply() != kept.Result {
 		t.Error("a failing case must keep its decoded reply")
 	}
 

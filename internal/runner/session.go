@@ -96,7 +96,7 @@ func NewSession(ctx context.Context, sc *scenario.Scenario, c *result.Case, opts
 func newSession(ctx context.Context, opts *Options, sc *scenario.Scenario, c *result.Case) *Session {
 	s := &Session{opts: opts, sc: sc, c: c, a: newAttempt(c, opts.Now()), runCtx: ctx, ctx: ctx, params: sc.Start}
 	if t := sc.Timeout; t > 0 {
-		s.ctx, s.cancel = context.WithTimeout(ctx, t)
+		s.ctx, s.cancel = withTimeout(ctx, t, opts.Now)
 	}
 	s.vars, s.varsErr = resolveVars(sc.Vars, opts.Getenv)
 	s.expand = s.interpolate
@@ -405,6 +405,9 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 			return req, fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
+	if req.ConversationID == "" && s.opts.ConversationIDs != nil {
+		req.ConversationID = s.opts.ConversationIDs(s.c, s.a.Number)
+	}
 	if len(st.IntegrationAttributes) > 0 {
 		req.IntegrationAttributes = make(map[string]any, len(st.IntegrationAttributes))
 		for k, v := range st.IntegrationAttributes {
@@ -420,9 +423,10 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 // in the transcript, whether it succeeded or not: a failed call is part of
 // what the user needs to see.
 func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.TurnTimeout)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	defer cancel()
-	t := &result.Turn{Index: index, Pos: pos, Say: s.opts.Redactor.String(say), Started: s.opts.Now()}
+	// Say is copied for the reason Case.Name is (plan).
+	t := &result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil && exch.Host != "" && (err == nil || exch.Status != 0) {

@@ -81,6 +81,10 @@ type chatSession struct {
 type sessionTable struct {
 	mu sync.RWMutex
 	m  map[string]*chatSession
+	// order holds the sessions in the order they opened, the oldest
+	// first, for idling out the oldest when there are too many; closed
+	// ones are skipped, and dropped when they are most of it.
+	order []*chatSession
 }
 
 func (t *sessionTable) get(id string) (*chatSession, bool) {
@@ -90,10 +94,33 @@ func (t *sessionTable) get(id string) (*chatSession, bool) {
 	return cs, ok
 }
 
-func (t *sessionTable) put(id string, cs *chatSession) {
+// put adds a live session and returns the sessions beyond limit, the
+// oldest first, for the caller to idle out.
+func (t *sessionTable) put(id string, cs *chatSession, limit int) []*chatSession {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.m[id] = cs
+	t.order = append(t.order, cs)
+	var over []*chatSession
+	for n := len(t.m) - limit; n > 0 && len(t.order) > 0; {
+		old := t.order[0]
+		t.order[0] = nil
+		t.order = t.order[1:]
+		if t.m[old.conv.ID] == old && old != cs {
+			over = append(over, old)
+			n--
+		}
+	}
+	if len(t.order) > 2*len(t.m)+64 {
+		live := make([]*chatSession, 0, len(t.m))
+		for _, s := range t.order {
+			if t.m[s.conv.ID] == s {
+				live = append(live, s)
+			}
+		}
+		t.order = live
+	}
+	return over
 }
 
 func (t *sessionTable) remove(id string) {
@@ -200,7 +227,17 @@ func (s *Server) handleChatCreate(w http.ResponseWriter, r *http.Request, k keyS
 		return
 	}
 	if !reply.Ended {
-		s.sessions.put(id, cs)
+		// Beyond the store's capacity the sessions opened first idle out,
+		// as a platform ends sessions under pressure: memory stays
+		// bounded however many conversations a run opens.
+		for _, old := range s.sessions.put(id, cs, s.opts.StoreCap) {
+			if old.mu.TryLock() { // else in use: not idle
+				if !old.closed {
+					s.closeSession(old, s.opts.Now().UTC(), true)
+				}
+				old.mu.Unlock()
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, resultOf(id, "", reply))
 }

@@ -31,7 +31,10 @@ type Options struct {
 	// turn gets CHAT_TIMEOUT; default DefaultChatIdleTimeout.
 	ChatIdleTimeout time.Duration
 	// StoreCap is the most conversations kept; the oldest ended ones are
-	// evicted first. Default DefaultStoreCap.
+	// evicted first. It also bounds the live debug-chat sessions: beyond
+	// it the session opened first idles out (its next turn gets
+	// CHAT_TIMEOUT, or not found once the store evicted its record), so
+	// memory stays bounded however many conversations a run opens. Default DefaultStoreCap.
 	StoreCap int
 	// RatePerKey limits requests per second per API key; 0 is unlimited.
 	// Beyond it the server answers 429 with Retry-After.

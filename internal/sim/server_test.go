@@ -341,6 +341,35 @@ func TestChatTimeout(t *testing.T) {
 	}
 }
 
+func TestStoreCapBoundsLiveSessions(t *testing.T) {
+	t.Parallel()
+	// Past the store's capacity the sessions opened first idle out, so a
+	// run of any size holds at most StoreCap sessions in memory.
+	s, c := startHelpdesk(t, sim.Options{StoreCap: 3})
+	var ids []string
+	for range 5 {
+		ids = append(ids, c.start(nil))
+	}
+	if n := s.Server.LiveSessions(); n != 3 {
+		t.Errorf("%d live sessions, want 3", n)
+	}
+	for i, id := range ids {
+		r := c.turn(id, "ping")
+		code, _ := r.json(t)["error_code"].(string)
+		switch {
+		case i < 2 && code != sim.CodeChatTimeout && code != sim.CodeConversationsNotFound:
+			// Idled out; the record is then the first the store evicts.
+			t.Errorf("session %d, idled out: %d %s", i, r.status, r.body)
+		case i >= 2 && r.status != 200:
+			t.Errorf("session %d: %d %s", i, r.status, r.body)
+		}
+	}
+	// The store evicts an ended conversation when the next one comes.
+	if n := s.Server.Store().Len(); n > 3+1 {
+		t.Errorf("the store holds %d conversations, above its capacity of 3", n)
+	}
+}
+
 func TestJanitorEndsIdleSessions(t *testing.T) {
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, ChatIdleTimeout: time.Minute, JanitorInterval: 5 * time.Millisecond})

@@ -1,0 +1,600 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/agenttest/agenttest/internal/compare"
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
+)
+
+const compareUsage = `Usage: agenttest compare --baseline SIDE --candidate SIDE [flags] [PATH...]
+
+Shows how a candidate version of an agent differs from a baseline, for a
+reviewer deciding a promotion: typically --baseline live --candidate
+pre-release. Each SIDE is one of:
+
+  ENV           an environment of the target (sandbox, pre-release, live):
+                every selected scenario runs there, whatever env its suite
+                names
+  target:NAME   a target of agenttest.yaml, run as 'agenttest run --target
+                NAME' would (its env, its keys)
+  FILE.json     a JSON report of an earlier run (agenttest run --json)
+
+The sides that are not reports run the scenarios under PATH... (default
+".", selected with --tags and --name) at the same time, in the same order
+and with the same seed. Cases are paired by file and name. Each pair is
+one of:
+
+  regressed   passed on the baseline, fails on the candidate
+  fixed       failed on the baseline, passes on the candidate
+  changed     the same verdict, but a reply, the node path, the handoff,
+              the state written or the transcript's length differ (shown
+              with a word diff of the replies and the path each side took)
+  slower,     the same verdict and behaviour, but the median turn latency
+  faster      moved by at least --latency-min-shift and
+              --latency-min-ratio of the baseline's
+  unchanged   none of these
+
+A statistical scenario (repeat with a pass rate) compares its pass rates
+with Fisher's exact test instead: a significantly lower rate regressed,
+a higher one is fixed. Over all scenarios, Wilcoxon's signed-rank test of
+the latency shifts says whether the candidate is slower or faster
+overall. Scenarios that errored on a side are not compared.
+
+The target of an ENV side is chosen as for run (--target, default_target,
+AGENTTEST_* variables; with none, the embedded simulator). On the embedded
+simulator each side gets a simulator of its own with the same seed, and
+conversations are named alike on both sides, so that random draws (a
+booking code) match. Comparing with live runs the scenarios in live: like
+run, that needs --allow-live (or allow_live: true on the target). Each
+side reads its deployments before and after, as run does; a deployment
+that changes during a side's run errors the comparison.
+
+Exit codes:
+  0    nothing regressed (with --fail-on-change: nothing changed either)
+  1    a scenario regressed (or changed, with --fail-on-change); a
+       quarantined scenario never fails the comparison
+  2    bad usage, configuration, suite files, a side that is not an
+       environment, a target or a JSON report, or the platform refused a
+       key or does not know the agent
+  3    internal error
+  4    nothing regressed, but a scenario could not be compared (a side
+       errored or stopped), or a deployment changed during a side's run
+  5    nothing was compared: no scenario ran on both sides
+  130  interrupted
+`
+
+// compareOptions are the flags of `agenttest compare`.
+type compareOptions struct {
+	baseline, candidate string
+	target, config      string
+	paths               []string
+	pathsGiven          bool
+	selection
+	scheduling
+	seed             int64
+	json             string
+	failOnChange     bool
+	allowLive, sim   bool
+	verbose, noColor bool
+	minShift         time.Duration
+	minRatio         float64
+	statsOptions
+	problems []string
+	// flags are the parsed flags, for the config defaults.
+	flags *flags
+}
+
+func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
+	o := &compareOptions{}
+	f := newFlags(st, "compare", compareUsage)
+	f.stringVar(&o.baseline, "baseline", "AGENTTEST_BASELINE", "", "the baseline `SIDE`: an environment (live), target:NAME or a JSON report")
+	f.stringVar(&o.candidate, "candidate", "AGENTTEST_CANDIDATE", "", "the candidate `SIDE`: an environment (pre-release), target:NAME or a JSON report")
+	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` of the environment sides (default: the config's default_target)")
+	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	o.scheduling.register(f, "run at most `N` scenarios at once on each side")
+	o.selection.register(f, "compare")
+	f.stringVar(&o.json, "json", "AGENTTEST_COMPARE_JSON", "", "write the comparison as JSON ("+compare.SchemaV1+") to `FILE`")
+	f.boolVar(&o.failOnChange, "fail-on-change", "AGENTTEST_FAIL_ON_CHANGE", "exit 1 when a scenario changed, as when one regressed")
+	f.durationVar(&o.minShift, "latency-min-shift", "AGENTTEST_LATENCY_MIN_SHIFT", compare.DefaultMinShift, "a scenario is slower or faster only when its median turn latency moved by at least `DURATION` and by --latency-min-ratio")
+	f.shareVar(&o.minRatio, "latency-min-ratio", "AGENTTEST_LATENCY_MIN_RATIO", "a scenario is slower or faster only when its median turn latency moved by at least this `SHARE` of the baseline's median and by --latency-min-shift, e.g. 0.25 or 25%; 0.25 when not given")
+	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulators and of retry jitter")
+	f.boolVar(&o.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow a side to run in the live environment")
+	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "run the environment sides on the embedded simulator whatever target is configured")
+	f.boolVar(&o.verbose, "verbose", "", "also list the unchanged scenarios, with their latencies")
+	f.alias("v", "verbose", &o.verbose)
+	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
+	o.statsOptions.register(f)
+	pos, err := f.parse(args)
+	if err != nil {
+		return nil, err
+	}
+	if !f.isSet("latency-min-ratio") {
+		o.minRatio = compare.DefaultMinRatio
+	}
+	o.problems = append(o.problems, f.problems...)
+	o.pathsGiven = len(pos) > 0
+	paths, bad := o.selection.args(st, pos)
+	o.problems = append(o.problems, bad...)
+	o.paths = suitePaths(paths)
+	o.flags = f
+	return o, nil
+}
+
+// Validate checks the options together and returns every problem at once.
+func (o *compareOptions) Validate() error {
+	problems := append([]string(nil), o.problems...)
+	bad, _ := o.statsOptions.check()
+	problems = append(problems, bad...)
+	for _, s := range []struct{ flag, v string }{{"--baseline", o.baseline}, {"--candidate", o.candidate}} {
+		if s.v == "" {
+			problems = append(problems, s.flag+" is required: an environment ("+strings.Join(reply.Envs, ", ")+"), target:NAME or a JSON report")
+		}
+	}
+	if o.baseline != "" && o.baseline == o.candidate {
+		problems = append(problems, fmt.Sprintf("--baseline and --candidate are both %s: compare two different sides", o.baseline))
+	}
+	problems = append(problems, o.scheduling.problems()...)
+	if o.minShift < 0 {
+		problems = append(problems, fmt.Sprintf("--latency-min-shift must not be negative, got %s", o.minShift))
+	}
+	if o.minRatio < 0 || o.minRatio > 10 {
+		problems = append(problems, fmt.Sprintf("--latency-min-ratio must be between 0 and 10, got %v", o.minRatio))
+	}
+	if o.sim && o.target != "" {
+		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
+	}
+	problems = append(problems, o.selection.validate()...)
+	if len(problems) > 0 {
+		return usageProblems("compare", problems...)
+	}
+	return nil
+}
+
+// sideSpec is a side as named on the command line.
+type sideSpec struct {
+	// label is "baseline" or "candidate"; spec the value given.
+	label, spec string
+	kind        string
+	// env is the environment of an environment side; target the name of
+	// a target side; report the path of a report side.
+	env, target, report string
+}
+
+// parseSide reads --baseline or --candidate: an environment name,
+// target:NAME, or else the path of a JSON report.
+func parseSide(label, spec string) sideSpec {
+	s := sideSpec{label: label, spec: spec}
+	switch name, isTarget := strings.CutPrefix(spec, "target:"); {
+	case isTarget:
+		s.kind, s.target = compare.KindTarget, name
+	case reply.ValidEnv(spec):
+		s.kind, s.env = compare.KindEnvironment, spec
+	default:
+		s.kind, s.report = compare.KindReport, spec
+	}
+	return s
+}
+
+// side is a side being compared: its spec, and what it ran or read.
+type side struct {
+	sideSpec
+	tgt   *config.Target
+	res   *result.Result
+	state result.RunStatus
+}
+
+func cmdCompare(ctx context.Context, st *State, args []string) error {
+	o, err := parseCompareOptions(st, args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if st.PrepareReport != nil && o.json != "" {
+		if err := st.PrepareReport(o.json); err != nil {
+			return usageProblems("compare", fmt.Sprintf("--json %s: %v", o.json, err))
+		}
+	}
+	started := now(st)
+	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
+	var problems []string
+	for _, s := range sides {
+		if s.kind == compare.KindReport {
+			if err := s.read(st); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return usageProblems("compare", problems...)
+	}
+	if running := runningSides(sides); len(running) > 0 {
+		if err := o.runSides(ctx, st, sides); err != nil {
+			return err
+		}
+		// A report holds every scenario of its run; compare the ones
+		// selected now.
+		for _, s := range sides {
+			if s.kind == compare.KindReport {
+				s.res = selectedOnly(s.res, running[0].res)
+			}
+		}
+	}
+	c := compare.Build(sides[0].input(), sides[1].input(), compare.Options{
+		MinShiftMS: float64(o.minShift) / float64(time.Millisecond), MinRatio: o.minRatio,
+		Alpha: compare.DefaultAlpha, FailOnChange: o.failOnChange,
+	})
+	c.Started, c.DurationMS = started, float64(now(st).Sub(started))/float64(time.Millisecond)
+
+	var out bytes.Buffer
+	if err := compare.WriteText(&out, c, compare.TextOptions{Color: useColor(st, o.noColor) && st.StdoutTTY, Verbose: o.verbose}); err != nil {
+		return err
+	}
+	red := sidesRedactor(sides)
+	if _, err := red.Writer(st.Stdout).Write(out.Bytes()); err != nil {
+		return err
+	}
+	if o.json != "" {
+		if err := writeReport(st, o.json, func(w io.Writer) error { return compare.WriteJSON(w, c) }); err != nil {
+			return err
+		}
+	}
+	for _, s := range runningSides(sides) {
+		if stop := s.res.Stop; stop != nil && stop.Config && !s.res.Interrupted {
+			fmt.Fprintf(st.Stderr, "agenttest: %s: %s\n", s.label, red.String(stopMessage(stop, s.tgt)))
+			return reported(exitUsage)
+		}
+	}
+	switch c.Status {
+	case result.RunFailed:
+		return reported(exitFailed)
+	case result.RunErrored:
+		return reported(exitErrored)
+	case result.RunInterrupted:
+		return reported(exitInterrupted)
+	case result.RunEmpty:
+		return reported(exitEmpty)
+	}
+	return nil
+}
+
+// runningSides are the sides that are not reports.
+func runningSides(sides []*side) []*side {
+	var out []*side
+	for _, s := range sides {
+		if s.kind != compare.KindReport {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// read reads a report side.
+func (s *side) read(st *State) error {
+	data, err := fs.ReadFile(st.FS, argPath(s.report))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(s.report, ".json") {
+			return fmt.Errorf("--%s %s: not an environment (%s), target:NAME or a JSON report", s.label, s.spec, strings.Join(reply.Envs, ", "))
+		}
+		return fmt.Errorf("--%s %s: %v", s.label, s.spec, unwrapPath(err))
+	}
+	rep, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("--%s %s: %v", s.label, s.spec, err)
+	}
+	s.res, s.state = rep.Result, rep.Status
+	return nil
+}
+
+// input is the side as compare.Build takes it.
+func (s *side) input() compare.Input {
+	in := compare.Input{Spec: s.spec, Kind: s.kind, Env: s.env, Report: s.report, Result: s.res, Status: s.state}
+	if s.tgt != nil && in.Env == "" {
+		in.Env = cmpOrDefault(s.tgt.Env)
+	}
+	if s.kind == compare.KindReport && s.res != nil {
+		in.Env = s.res.Target.Env
+	}
+	return in
+}
+
+func cmpOrDefault(env string) string {
+	if env == "" {
+		return runner.DefaultEnv
+	}
+	return env
+}
+
+// sidesRedactor masks the keys of every side's target in the console.
+func sidesRedactor(sides []*side) *secret.Redactor {
+	var keys []string
+	for _, s := range sides {
+		if s.tgt != nil {
+			keys = append(keys, s.tgt.Secrets()...)
+		}
+	}
+	r, err := secret.New(keys...)
+	if err != nil {
+		r, _ = secret.New()
+	}
+	return r
+}
+
+// runSides loads the suites once and runs them on every side that is not a
+// report, all at once.
+func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) error {
+	sides := runningSides(all)
+	var stored *result.Result
+	for _, s := range all {
+		if s.kind == compare.KindReport {
+			stored = s.res
+		}
+	}
+	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	if err != nil {
+		return err
+	}
+	o.scheduling.applyConfig(cfg, o.flags)
+	suites, plan, err := o.selection.plan(st, cfg, o.paths, o.pathsGiven)
+	if err != nil {
+		return err
+	}
+	if len(plan) == 0 {
+		fmt.Fprintf(st.Stderr, "agenttest: nothing to compare: %s\n", emptyReason(suites, &runOptions{paths: o.paths, selection: o.selection, pathsGiven: o.pathsGiven}))
+	}
+	var diags []string
+	for _, s := range sides {
+		sel := config.Selection{Target: o.target, Env: s.env, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}}
+		if s.kind == compare.KindTarget {
+			// The target as it is: AGENTTEST_ENV, which a CI job may
+			// set for its runs, must not make both targets one env.
+			sel = config.Selection{Target: s.target, Getenv: hiding(st.LookupEnv, config.EnvEnv), Needs: config.Needs{Build: true}}
+		}
+		tgt, d := config.Resolve(cfg, sel)
+		if len(d) > 0 {
+			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		}
+		if d.HasErrors() {
+			diags = append(diags, s.label)
+			continue
+		}
+		s.tgt = tgt
+		if s.kind == compare.KindEnvironment {
+			s.tgt.Env = s.env
+		}
+		allow := o.allowLive || tgt.AllowLive
+		if s.kind == compare.KindEnvironment && s.env == "live" && !allow {
+			fmt.Fprintf(st.Stderr, "agenttest: compare: --%s live runs the scenarios in the live environment without --allow-live (pass --allow-live, or set allow_live: true on the target, to test in live on purpose)\n", s.label)
+			diags = append(diags, s.label)
+			continue
+		}
+		if s.kind == compare.KindEnvironment {
+			// The side's environment is the one named, said above; the
+			// rest (probe numbers) as for run.
+			allow = true
+		}
+		if d := liveSafety(s.plan(plan), allow, tgt); d.HasErrors() {
+			fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
+			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			diags = append(diags, s.label)
+		}
+	}
+	if len(diags) > 0 {
+		return reported(exitUsage)
+	}
+
+	// Each side on its own simulator when embedded: the same seed, the
+	// same conversation names, the same draws; against a stored report,
+	// the names its conversations had.
+	nonce := fmt.Sprintf("%x", now(st).UnixNano())
+	var ids func(c *result.Case, attempt int) string
+	for _, s := range sides {
+		if !s.tgt.Embedded {
+			continue
+		}
+		sim, err := startSimulator(st, o.seed, embeddedTweaks)
+		if err != nil {
+			return fmt.Errorf("start the embedded simulator: %w", err)
+		}
+		defer sim.stop()
+		sim.fill(s.tgt)
+		if s.kind == compare.KindEnvironment {
+			s.tgt.Env = s.env
+		}
+		ids = conversationIDs(nonce, stored)
+	}
+	header := make([]string, len(all))
+	for i, s := range all {
+		switch {
+		case s.tgt == nil:
+			header[i] = fmt.Sprintf("%s report %s", s.label, s.report)
+		case s.tgt.Embedded:
+			header[i] = fmt.Sprintf("%s %s (the embedded simulator, env %s)", s.label, s.spec, cmpOrDefault(s.tgt.Env))
+		default:
+			header[i] = fmt.Sprintf("%s %s (target %s, env %s)", s.label, s.spec, s.tgt.Name, cmpOrDefault(s.tgt.Env))
+		}
+	}
+	n := 0
+	for _, f := range runner.Plan(plan, runner.Options{}) {
+		n += len(f.Cases)
+	}
+	fmt.Fprintf(st.Stdout, "comparing %d %s: %s\n", n, plural(n, "scenario", "scenarios"), strings.Join(header, " with "))
+
+	var g errgroup.Group
+	for _, s := range sides {
+		if d := append(missingAgents(s.plan(plan), s.tgt), missingConnectors(s.plan(plan), s.tgt)...); d.HasErrors() {
+			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			return reported(exitUsage)
+		}
+		ropts, done, err := o.sideOptions(st, s.tgt, ids)
+		if err != nil {
+			return err
+		}
+		defer done()
+		g.Go(func() error {
+			res, err := runner.Run(ctx, s.plan(plan), ropts)
+			if err != nil {
+				return fmt.Errorf("%s: run: %w", s.label, err)
+			}
+			s.res, s.state = res, res.RunStatus()
+			sum := report.Summarize(res)
+			fmt.Fprintf(st.Stdout, "%s %s: %d passed, %d failed, %d errored, %d skipped in %s: %s\n", s.label, s.spec,
+				sum.Passed+sum.Flaky, sum.Failed, sum.Errored, sum.Skipped, res.Duration.Round(time.Millisecond), s.state)
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// plan is the plan as the side runs it: an environment side runs every
+// scenario in its environment, whatever env its suite or scenario names
+// (or both sides would run the pinned one, and compare nothing).
+func (s *side) plan(plan []*scenario.Suite) []*scenario.Suite {
+	if s.kind != compare.KindEnvironment {
+		return plan
+	}
+	out := make([]*scenario.Suite, len(plan))
+	for i, su := range plan {
+		cp := *su
+		cp.Env = s.env
+		cp.Scenarios = make([]*scenario.Scenario, len(su.Scenarios))
+		for j, sc := range su.Scenarios {
+			c := *sc
+			c.Env = s.env
+			cp.Scenarios[j] = &c
+		}
+		out[i] = &cp
+	}
+	return out
+}
+
+// sideOptions are the runner's options for one side: a client of its
+// own, its deployments read, no webhook receiver or alert gate.
+func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*result.Case, int) string) (runner.Options, func(), error) {
+	red, err := keyRedactor(tgt)
+	if err != nil {
+		return runner.Options{}, nil, err
+	}
+	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
+	pcfg, client, done, err := newClient(st, tgt, red, targetLimits(tgt, maxPerHost))
+	if err != nil {
+		return runner.Options{}, nil, err
+	}
+	ropts := runner.Options{
+		Channel:      runner.DebugChat(client),
+		Messaging:    messagingChannel(pcfg, tgt, o.turnTimeout),
+		Deployments:  client,
+		Records:      client,
+		Parallel:     o.parallel,
+		Retries:      o.retries,
+		TurnTimeout:  o.turnTimeout,
+		DefaultAgent: tgt.AgentID,
+		DefaultEnv:   tgt.Env,
+		Getenv:       st.LookupEnv,
+		Now:          st.Now,
+		Sleep:        st.Sleep,
+		Seed:         o.seed,
+		Target:       runnerTarget(tgt),
+		Redactor:     red,
+		Stats:        o.statsOptions.stats(),
+		AllowNumber:  tgt.AllowsNumber,
+	}
+	if tgt.Embedded {
+		ropts.ConversationIDs = ids
+	}
+	return ropts, done, nil
+}
+
+// conversationIDs names a case's conversations on the embedded
+// simulator, whose random draws are seeded by the conversation's name:
+// from the comparison's nonce, the scenario and the attempt (alike on
+// both sides, unique across comparisons), or, when the other side is a
+// stored report, the name the report's conversation had, so that a
+// simulator started with the seed of that run draws what it drew.
+func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, attempt int) string {
+	names := map[[2]string][]string{}
+	if stored != nil {
+		for _, f := range stored.Files {
+			for _, c := range f.Cases {
+				for _, a := range c.Attempts {
+					k := [2]string{argPath(c.Pos.File), c.Name}
+					names[k] = append(names[k], a.ConversationID)
+				}
+			}
+		}
+	}
+	return func(c *result.Case, attempt int) string {
+		if ns := names[[2]string{argPath(c.Pos.File), c.Name}]; attempt <= len(ns) && ns[attempt-1] != "" {
+			return ns[attempt-1]
+		}
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", nonce, c.Pos.File, c.Name, attempt)
+		return fmt.Sprintf("cmp-%016x", h.Sum64())
+	}
+}
+
+// hiding is getenv without the variable name.
+func hiding(getenv func(string) (string, bool), name string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if k == name {
+			return "", false
+		}
+		return getenv(k)
+	}
+}
+
+// selectedOnly keeps of a report's result the cases the other side ran
+// (by file and name): a report holds its whole run, the comparison the
+// scenarios selected now.
+func selectedOnly(rep, ran *result.Result) *result.Result {
+	if rep == nil || ran == nil {
+		return rep
+	}
+	keep := map[[2]string]bool{}
+	for _, f := range ran.Files {
+		for _, c := range f.Cases {
+			keep[[2]string{argPath(c.Pos.File), c.Name}] = true
+		}
+	}
+	out := *rep
+	out.Files = nil
+	for _, f := range rep.Files {
+		cf := *f
+		cf.Cases = nil
+		for _, c := range f.Cases {
+			file := c.Pos.File
+			if file == "" {
+				file = f.Path
+			}
+			if keep[[2]string{argPath(file), c.Name}] {
+				cf.Cases = append(cf.Cases, c)
+			}
+		}
+		if len(cf.Cases) > 0 {
+			out.Files = append(out.Files, &cf)
+		}
+	}
+	return &out
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// compareDoc is what these tests read of a comparison.
+type compareDoc struct {
+	Schema string `json:"schema"`
+	Status string `json:"status"`
+	Counts map[string]int
+	Pairs  []struct {
+		Name    string
+		Class   string
+		Changes []struct{ What, Diff string }
+		Latency *struct {
+			MedianShift float64 `json:"median_shift_ms"`
+		}
+	}
+	Baseline, Candidate struct {
+		Kind        string
+		Deployments []struct {
+			Env, ID  string
+			Verified bool
+		}
+	}
+}
+
+func readCompare(t *testing.T, path string) compareDoc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc compareDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// wantCompare are the classes examples/compare shows between live (1.0)
+// and pre-release (1.1) of the simulator's restaurant.
+var wantCompare = map[string]string{
+	"says the kitchen is nut-free":                    "regressed",
+	"tells callers when the restaurant closes":        "fixed",
+	"offers a booking when there is no reference yet": "changed",
+	"books a table for two":                           "slower",
+	"answers menu questions":                          "unchanged",
+	"says goodbye and ends the conversation":          "unchanged",
+}
+
+func checkClasses(t *testing.T, doc compareDoc, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, p := range doc.Pairs {
+		got[p.Name] = p.Class
+	}
+	for name, cl := range want {
+		if got[name] != cl {
+			t.Errorf("%s: %s, want %s", name, got[name], cl)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("pairs %v, want %d", got, len(want))
+	}
+}
+
+// TestCompareEnvironments: live against pre-release on the embedded
+// simulator finds one scenario of each kind, says what changed, records
+// both sides' deployments, and exits 1 for the regression.
+func TestCompareEnvironments(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "compare.json")
+	c := newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--json", out)
+	text := c.expect(t, exitFailed,
+		"REGRESSED examples/compare/restaurant.yaml:23 says the kitchen is nut-free",
+		"reply: Every dish on the menu lists its allergens[-;-]{+, and+} gluten-free pasta is available[- and our kitchen is nut-free-].",
+		"FIXED examples/compare/restaurant.yaml:30 tells callers when the restaurant closes",
+		"trace (baseline): Fallback → Greeting", "trace (candidate): AnswerQuestion",
+		"CHANGED examples/compare/restaurant.yaml:37 offers a booking when there is no reference yet",
+		"SLOWER examples/compare/restaurant.yaml:44 books a table for two",
+		"6 scenarios: 1 regressed, 1 fixed, 1 changed, 1 slower, 0 faster, 2 unchanged",
+		"status: failed (1 scenario regressed)")
+	doc := readCompare(t, out)
+	if doc.Schema != "agenttest/compare/v1" || doc.Status != "failed" {
+		t.Errorf("schema %s status %s", doc.Schema, doc.Status)
+	}
+	checkClasses(t, doc, wantCompare)
+	for _, p := range doc.Pairs {
+		if p.Class == "slower" && (p.Latency == nil || p.Latency.MedianShift < 150) {
+			t.Errorf("%s: latency %+v, want the 400 ms of the candidate's party check in the median", p.Name, p.Latency)
+		}
+	}
+	for _, s := range []struct {
+		env  string
+		deps []struct {
+			Env, ID  string
+			Verified bool
+		}
+	}{{"live", doc.Baseline.Deployments}, {"pre-release", doc.Candidate.Deployments}} {
+		if len(s.deps) != 1 || s.deps[0].Env != s.env || !s.deps[0].Verified || !strings.Contains(text, "deployment of restaurant in "+s.env+": "+s.deps[0].ID) {
+			t.Errorf("%s deployments %+v", s.env, s.deps)
+		}
+	}
+}
+
+// TestCompareStoredBaseline: a JSON report of live, written earlier, is
+// the baseline; the candidate runs now. Two reports compare without
+// running anything.
+func TestCompareStoredBaseline(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	live, pre, out := filepath.Join(dir, "live.json"), filepath.Join(dir, "pre.json"), filepath.Join(dir, "compare.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "live", "--allow-live", "--json", live).expect(t, exitFailed)
+	c := newCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--json", out)
+	c.expect(t, exitFailed, "baseline report "+live+" with candidate pre-release", "status: failed (1 scenario regressed)")
+	doc := readCompare(t, out)
+	if doc.Baseline.Kind != "report" || len(doc.Baseline.Deployments) != 1 || doc.Baseline.Deployments[0].Env != "live" {
+		t.Errorf("baseline %+v", doc.Baseline)
+	}
+	checkClasses(t, doc, wantCompare)
+
+	// Two reports: nothing runs. The candidate's conversations were
+	// named by the simulator this time, so its booking code differs.
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--json", pre).expect(t, exitFailed)
+	both := newCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", pre)
+	text := both.expect(t, exitFailed, "REGRESSED", "FIXED", "status: failed (1 scenario regressed)")
+	if strings.Contains(text, "comparing") {
+		t.Errorf("two reports ran something:\n%s", text)
+	}
+}
+
+// TestCompareTargets: target:NAME sides run as run --target would, in
+// their own env even when AGENTTEST_ENV names another.
+func TestCompareTargets(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 5})
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
+	target := func(name, env, extra string) string {
+		return "  " + name + ":\n    build_url: ${env:SIM_URL}\n    account_id: " + s.AccountID + "\n    agent_id: restaurant\n    env: " + env +
+			"\n    build_key: ${env:SIM_KEY}\n" + extra
+	}
+	cfg := "targets:\n" + target("prod", "live", "    allow_live: true\n") + target("rc", "pre-release", "")
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey, "AGENTTEST_ENV": "sandbox"}
+	out := filepath.Join(dir, "c.json")
+	c := newCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--json", out)
+	c.expect(t, exitFailed, "baseline target:prod (target prod, env live)", "candidate target:rc (target rc, env pre-release)")
+	doc := readCompare(t, out)
+	got := map[string]string{}
+	for _, p := range doc.Pairs {
+		got[p.Name] = p.Class
+	}
+	if got["says the kitchen is nut-free"] != "regressed" || got["tells callers when the restaurant closes"] != "fixed" {
+		t.Errorf("classes %v", got)
+	}
+}
+
+// TestCompareExitCodes: 0 when nothing regressed, 1 for a regression or
+// (on demand) a change, 5 when nothing was compared, 2 for bad usage.
+func TestCompareExitCodes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"a change alone", []string{"--name", "offers a booking"}, exitOK, []string{"1 changed", "status: passed (nothing regressed)"}},
+		{"a change with --fail-on-change", []string{"--name", "offers a booking", "--fail-on-change"}, exitFailed,
+			[]string{"status: failed (1 scenario changed (--fail-on-change))"}},
+		{"a fix alone", []string{"--name", "closes"}, exitOK, []string{"1 fixed"}},
+		{"nothing selected", []string{"--name", "no such scenario"}, exitEmpty, []string{"nothing to compare", "status: empty"}},
+		{"live needs --allow-live", []string{"--allow-live=false"}, exitUsage, []string{"--baseline live runs the scenarios in the live environment without --allow-live"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live"}, tc.args...)
+			newCLI(t, repoRoot, nil, args...).expect(t, tc.code, tc.want...)
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no candidate", []string{"--baseline", "live"}, "compare: --candidate is required"},
+		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live"},
+		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report"},
+		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			newCLI(t, repoRoot, nil, append([]string{"compare"}, tc.args...)...).expect(t, exitUsage, tc.want)
+		})
+	}
+}
+
+// TestGateComparison: a comparison vouches for its candidate: the gate
+// passes one where nothing regressed while the candidate's deployment is
+// still active, and refuses one with a regression.
+func TestGateComparison(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ok, bad := filepath.Join(dir, "ok.json"), filepath.Join(dir, "bad.json")
+	newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+		"--name", "offers a booking", "--json", ok).expect(t, exitOK)
+	newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+		"--name", "nut-free", "--json", bad).expect(t, exitFailed)
+	// The embedded simulator makes the same deployment ids under the
+	// same seed: the gate's simulator serves what the comparison ran on.
+	newCLI(t, repoRoot, nil, "gate", ok).expect(t, exitOK, "comparison passed", "restaurant in pre-release: tested dep-", "gate: passed")
+	newCLI(t, repoRoot, nil, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
+	newCLI(t, repoRoot, nil, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")
+}

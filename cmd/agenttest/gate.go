@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/agenttest/agenttest/internal/compare"
+	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/gate"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/report"
+)
+
+const gateUsage = `Usage: agenttest gate [flags] REPORT.json
+
+Decides, right before a promotion, whether a JSON report (agenttest run
+--json, or agenttest compare --json) still vouches for what is about to be
+promoted. It passes (exit 0) only when all of these hold:
+
+  - the report's run passed: not failed, errored, interrupted or empty
+    (for a comparison: nothing regressed);
+  - its run ended no longer ago than --max-age;
+  - it tested the platform of the gate's target (build URL, workspace);
+  - for every agent and environment it tested, it recorded the active
+    deployment before the first case and after the last, unchanged;
+  - the deployment active now in each of those environments is the one
+    it recorded.
+
+Otherwise it refuses (exit 1) and says every reason. It calls nothing but
+GET {build_url}/v1/agents/{agentId}/deployments/active, once per agent
+and environment. The target is chosen as for run: --target NAME from
+agenttest.yaml (or its default_target), overridden field by field by the
+AGENTTEST_* variables; with none, the embedded simulator (started with
+--seed, as run starts it). Promoting stays the platform's own command:
+run it right after the gate, with the deployment id the gate printed.
+
+Exit codes:
+  0    the report vouches for the deployments active now: promote them
+  1    refused: each reason is said
+  2    bad usage or configuration, a file that is not an agenttest JSON
+       report, or the platform refused the build key
+  4    the deployments active now could not be read (the platform or the
+       network failed): nothing else was wrong; run the gate again
+`
+
+// gateOptions are the flags of `agenttest gate`.
+type gateOptions struct {
+	target, config string
+	// maxAge is the oldest a report may be.
+	maxAge time.Duration
+	seed   int64
+	sim    bool
+	report string
+}
+
+// defaultMaxAge is the oldest report the gate accepts by default: a
+// nightly pipeline's, not last week's.
+const defaultMaxAge = 24 * time.Hour
+
+func cmdGate(ctx context.Context, st *State, args []string) error {
+	o := &gateOptions{}
+	f := newFlags(st, "gate", gateUsage)
+	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
+	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
+	f.durationVar(&o.maxAge, "max-age", "AGENTTEST_MAX_AGE", defaultMaxAge, "refuse a report whose run ended more than `DURATION` ago")
+	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
+	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
+	pos, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	problems := append([]string(nil), f.problems...)
+	switch {
+	case len(pos) == 0:
+		problems = append(problems, "name the JSON report to gate on")
+	case len(pos) > 1:
+		problems = append(problems, fmt.Sprintf("one report at a time, got %d: %s", len(pos), strings.Join(pos, " ")))
+	default:
+		o.report = pos[0]
+	}
+	if o.maxAge <= 0 {
+		problems = append(problems, fmt.Sprintf("--max-age must be positive, got %s", o.maxAge))
+	}
+	if o.sim && o.target != "" {
+		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
+	}
+	if len(problems) > 0 {
+		return usageProblems("gate", problems...)
+	}
+	ev, err := readEvidence(st, o.report)
+	if err != nil {
+		return err
+	}
+
+	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	if err != nil {
+		return err
+	}
+	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}})
+	if len(diags) > 0 {
+		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+	}
+	if diags.HasErrors() {
+		return reported(exitUsage)
+	}
+	if tgt.Embedded {
+		sim, err := startSimulator(st, o.seed)
+		if err != nil {
+			return fmt.Errorf("start the embedded simulator: %w", err)
+		}
+		defer sim.stop()
+		sim.fill(tgt)
+	}
+	red, err := keyRedactor(tgt)
+	if err != nil {
+		return err
+	}
+	_, client, closeClient, err := newClient(st, tgt, red, targetLimits(tgt, platform.DefaultMaxPerHost))
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+
+	active, refused := readActive(ctx, client, gate.Needed(ev))
+	if refused != nil {
+		return usageErrorf("gate: the platform refused the build key: %s; check %s", red.String(refused.Error()), where(tgt, "build_key", config.EnvBuildKey))
+	}
+	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: runnerTarget(tgt)}, active)
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "%s: %s %s", o.report, ev.What, ev.Status)
+	if !ev.Concluded.IsZero() {
+		fmt.Fprintf(&out, ", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
+	}
+	out.WriteString("\n")
+	for _, line := range d.Checked {
+		out.WriteString("  " + red.String(line) + "\n")
+	}
+	if d.Passed() {
+		out.WriteString("gate: passed: the report vouches for the deployments active now\n")
+		_, err := st.Stdout.Write(out.Bytes())
+		return err
+	}
+	out.WriteString("gate: refused\n")
+	if _, err := st.Stdout.Write(out.Bytes()); err != nil {
+		return err
+	}
+	lines := make([]string, len(d.Reasons))
+	for i, r := range d.Reasons {
+		lines[i] = "gate: " + red.String(r)
+	}
+	code := exitFailed
+	if d.Unreadable {
+		code = exitErrored
+	}
+	return &exitError{code: code, msg: strings.Join(lines, "\n")}
+}
+
+// readEvidence reads the report the gate weighs: a report of run, or a
+// comparison, which vouches for its candidate. A file that is neither is
+// a usage error.
+func readEvidence(st *State, path string) (gate.Evidence, error) {
+	data, err := fs.ReadFile(st.FS, argPath(path))
+	if err != nil {
+		return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, unwrapPath(err)))
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(data, &head) == nil && head.Schema == compare.SchemaV1 {
+		c, err := compare.ReadJSON(bytes.NewReader(data))
+		if err != nil {
+			return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
+		}
+		cand := c.Candidate
+		return gate.FromComparison(path, c.Status, c.Why, cand.Target, cand.Run.Started,
+			time.Duration(cand.Run.DurationMS*float64(time.Millisecond)), cand.Deployments), nil
+	}
+	rep, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
+	}
+	return gate.FromRun(path, rep.Result, rep.Status), nil
+}
+
+// readActive reads the deployments active now, a few at once. A refused
+// key is returned apart: it is a configuration problem (exit 2), not a
+// verdict on the report.
+func readActive(ctx context.Context, client *platform.Client, keys []gate.Key) (map[gate.Key]gate.Active, error) {
+	out := make(map[gate.Key]gate.Active, len(keys))
+	var (
+		mu      sync.Mutex
+		refused error
+		g       errgroup.Group
+	)
+	g.SetLimit(8)
+	for _, k := range keys {
+		g.Go(func() error {
+			dep, err := client.ActiveDeployment(ctx, k.Agent, k.Env)
+			a := gate.Active{Err: err, NotServed: platform.IsNotFound(err)}
+			if dep != nil {
+				a.ID = dep.ID
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if platform.IsAuth(err) && refused == nil {
+				refused = err
+			}
+			out[k] = a
+			return nil
+		})
+	}
+	_ = g.Wait() // the reads return nil: a failure is the key's Active
+	return out, refused
+}

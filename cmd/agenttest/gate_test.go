@@ -1,0 +1,269 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// wrapBuild serves the simulator's build host behind a handler that may
+// answer a request itself (intercept returns true) or act before the
+// simulator answers: a platform with a quirk, or a change at a chosen
+// moment of a run. It returns the simulator's environment for a run,
+// pointed at the wrapper.
+func wrapBuild(t *testing.T, s *simtest.Sim, intercept func(w http.ResponseWriter, r *http.Request) bool) map[string]string {
+	t.Helper()
+	h := s.Server.BuildHandler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if intercept(w, r) {
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	env := simEnv(s)
+	env["AGENTTEST_BUILD_URL"] = srv.URL
+	return env
+}
+
+// isDeploymentRead reports whether r reads deployments/active.
+func isDeploymentRead(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/deployments/active")
+}
+
+// jsonReport is what these tests read of a JSON report.
+type jsonReport struct {
+	Run struct {
+		Status string `json:"status"`
+	} `json:"run"`
+	Deployments []struct {
+		Agent, Env, ID, Note string
+		AfterID              string `json:"after_id"`
+		Changed, Verified    bool
+	} `json:"deployments"`
+}
+
+func readJSONReport(t *testing.T, path string) jsonReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc jsonReport
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestRunRecordsDeployment: the deployment a run tested is in its first
+// lines, in the JSON report and in the JUnit properties.
+func TestRunRecordsDeployment(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	dep, err := s.Server.ActiveDeployment("restaurant", "sandbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := newCLI(t, "testdata/pass", simEnv(s), "run", "--parallel", "1", "--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "j.xml"))
+	out := c.expect(t, exitOK)
+	lines := strings.Split(out, "\n")
+	if want := "deployment of restaurant in sandbox: " + dep.ID + " (version 1.2)"; len(lines) < 2 || lines[1] != want {
+		t.Errorf("second line %q, want %q\n%s", lines[1], want, out)
+	}
+	doc := readJSONReport(t, filepath.Join(dir, "r.json"))
+	if len(doc.Deployments) != 1 || doc.Deployments[0].ID != dep.ID || doc.Deployments[0].AfterID != dep.ID || !doc.Deployments[0].Verified {
+		t.Errorf("JSON deployments %+v, want %s verified", doc.Deployments, dep.ID)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "j.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<property name="deployment.restaurant.sandbox" value="` + dep.ID + `">`, `<property name="deployment" value="` + dep.ID + `">`} {
+		if !strings.Contains(string(junit), want) {
+			t.Errorf("JUnit lacks %s", want)
+		}
+	}
+}
+
+// TestRunDeploymentChangedMidRun: a publish to sandbox while the run goes
+// on (here when the second conversation opens) ends the run errored,
+// exit 4, naming both deployments.
+func TestRunDeploymentChangedMidRun(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	before, err := s.Server.ActiveDeployment("restaurant", "sandbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts atomic.Int64
+	var after atomic.Value
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/debug-chat") && starts.Add(1) == 2 {
+			d, err := s.Server.Publish("restaurant", "")
+			if err != nil {
+				t.Error(err)
+			}
+			after.Store(d.ID)
+		}
+		return false
+	})
+	report := filepath.Join(t.TempDir(), "r.json")
+	c := newCLI(t, "testdata/pass", env, "run", "--parallel", "1", "--json", report)
+	code := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	id, _ := after.Load().(string)
+	want := "deployment of restaurant changed during the run: " + before.ID + " → " + id
+	if code != exitErrored || id == "" || !strings.Contains(out, want) || !strings.Contains(out, "status: errored ("+want) {
+		t.Fatalf("exit %d, want 4 and %q:\n%s", code, want, out)
+	}
+	doc := readJSONReport(t, report)
+	if doc.Run.Status != "errored" || len(doc.Deployments) != 1 || !doc.Deployments[0].Changed || doc.Deployments[0].AfterID != id {
+		t.Errorf("JSON %+v", doc)
+	}
+	// The gate refuses that report, whatever is active now.
+	g := newCLI(t, "testdata/pass", env, "gate", report)
+	g.expect(t, exitFailed, "the run did not pass: its status is errored", want)
+}
+
+// TestRunWithoutDeploymentEndpoint: a platform that does not serve
+// deployments/active (404 on that path only) runs as before, says so once,
+// and its report cannot pass the gate.
+func TestRunWithoutDeploymentEndpoint(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if isDeploymentRead(r) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"message":"no such route"}`)
+			return true
+		}
+		return false
+	})
+	report := filepath.Join(t.TempDir(), "r.json")
+	c := newCLI(t, "testdata/pass", env, "run", "--json", report)
+	out := c.expect(t, exitOK, "status: passed")
+	if n := strings.Count(out, "does not serve GET /v1/agents/{agentId}/deployments/active (404)"); n != 1 {
+		t.Errorf("the missing endpoint is said %d times, want once:\n%s", n, out)
+	}
+	doc := readJSONReport(t, report)
+	if doc.Run.Status != "passed" || len(doc.Deployments) != 1 || doc.Deployments[0].ID != "" || !strings.Contains(doc.Deployments[0].Note, "404") {
+		t.Errorf("JSON %+v", doc)
+	}
+	g := newCLI(t, "testdata/pass", env, "gate", report)
+	g.expect(t, exitFailed, "restaurant in sandbox: the report holds no deployment evidence")
+}
+
+// TestGate: the gate passes a fresh green report of the deployment active
+// now, and refuses every other with its reason.
+func TestGate(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// suite and args make the report; edit changes it afterwards;
+		// before runs before the gate.
+		suite  string
+		args   []string
+		edit   func(doc map[string]any)
+		before func(s *simtest.Sim)
+		// later is how long after the run the gate runs; gateArgs its
+		// flags; intercept answers the gate's reads.
+		later     time.Duration
+		gateArgs  []string
+		intercept func(w http.ResponseWriter, r *http.Request) bool
+		code      int
+		want      []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		s := simtest.Start(t, sim.Options{Seed: 2})
+		dir := t.TempDir()
+		report := filepath.Join(dir, "r.json")
+		suite := tc.suite
+		if suite == "" {
+			suite = "testdata/pass"
+		}
+		c := newCLI(t, suite, simEnv(s), append([]string{"run", "--json", report}, tc.args...)...)
+		c.run(t)
+		if tc.edit != nil {
+			editReport(t, report, tc.edit)
+		}
+		if tc.before != nil {
+			tc.before(s)
+		}
+		env := simEnv(s)
+		if tc.intercept != nil {
+			// The gate reads through the wrapper; the report says it
+			// tested the wrapper's URL, so only the answers differ.
+			env = wrapBuild(t, s, tc.intercept)
+			editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+		}
+		g := newCLI(t, dir, env, append([]string{"gate", report}, tc.gateArgs...)...)
+		g.st.Now = func() time.Time { return time.Now().Add(tc.later) }
+		g.expect(t, tc.code, tc.want...)
+	}
+	for _, tc := range []testCase{
+		{name: "fresh and green", code: exitOK, want: []string{"gate: passed", "restaurant in sandbox: tested dep-"}},
+		{name: "stale", later: 25 * time.Hour, code: exitFailed, want: []string{"older than --max-age 24h0m0s"}},
+		{name: "stale but within --max-age", later: 25 * time.Hour, gateArgs: []string{"--max-age", "48h"}, code: exitOK},
+		{name: "failed", suite: "testdata/fail", code: exitFailed, want: []string{"the run did not pass: its status is failed: a check failed"}},
+		{name: "empty", args: []string{"--name", "no such scenario", "--allow-empty"}, code: exitFailed,
+			want: []string{"its status is empty: nothing was tested", "the report records no deployment"}},
+		{name: "replaced", before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
+			want: []string{"restaurant in sandbox: the report tested deployment dep-", "is active now: test the deployment you promote"}},
+		{name: "another environment replaced", before: func(s *simtest.Sim) { s.Server.Promote("restaurant", "pre-release", "") }, code: exitOK},
+		{name: "written before deployments were recorded", edit: func(doc map[string]any) { delete(doc, "deployments") }, code: exitFailed,
+			want: []string{"the report records no deployment: it was written before agenttest recorded deployments"}},
+		{name: "another platform", edit: func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = "https://build.eu.example.com" },
+			code: exitFailed, want: []string{"the report tested the platform at https://build.eu.example.com"}},
+		{name: "not a report", edit: func(doc map[string]any) { doc["schema"] = "something/else" }, code: exitUsage,
+			want: []string{"not an agenttest JSON report"}},
+		{name: "the platform fails now", code: exitErrored, want: []string{"cannot read the deployment active now"},
+			intercept: func(w http.ResponseWriter, r *http.Request) bool {
+				if isDeploymentRead(r) {
+					w.WriteHeader(http.StatusInternalServerError)
+					return true
+				}
+				return false
+			}},
+		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},
+			intercept: func(w http.ResponseWriter, r *http.Request) bool {
+				w.WriteHeader(http.StatusUnauthorized)
+				return true
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// editReport changes a JSON report in place.
+func editReport(t *testing.T, report string, edit func(doc map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(report, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,364 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+var t0 = time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+
+const suite = "suites/restaurant.yaml"
+
+// turn is one exchange: the user's text, the reply, the node path, the
+// state after it, and its latency.
+type turn struct {
+	say, text string
+	trace     []string
+	state     map[string]any
+	handoff   string
+	ended     bool
+	latency   time.Duration
+}
+
+// convo builds a case of one attempt from its turns (greeting first).
+func convo(name string, line int, status result.Status, env string, turns ...turn) *result.Case {
+	a := &result.Attempt{Number: 1, Status: status, ConversationID: "conv-" + env + "-" + name, Started: t0}
+	for i, tt := range turns {
+		md := reply.Metadata{}
+		if tt.trace != nil {
+			tr := make([]any, len(tt.trace))
+			for j, n := range tt.trace {
+				tr[j] = n
+			}
+			md["nodeTrace"] = tr
+		}
+		st := map[string]any{"environment": env, "conversation_id": a.ConversationID}
+		for k, v := range tt.state {
+			st[k] = v
+		}
+		md["state"] = st
+		if tt.handoff != "" {
+			md["handoffDestination"] = tt.handoff
+		}
+		a.Turns = append(a.Turns, &result.Turn{Index: i, Pos: diag.Pos{File: suite, Line: line + i, Col: 9}, Say: tt.say, Latency: tt.latency,
+			Result: &reply.TurnResult{ConversationID: a.ConversationID, Response: tt.text, Metadata: md, ConversationEnded: tt.ended}})
+	}
+	if status == result.Failed {
+		a.Failures = []assert.Failure{{Pos: diag.Pos{File: suite, Line: line + 1, Col: 11}, Message: "turn 1: reply does not contain the expected text"}}
+	}
+	if status == result.Errored {
+		a.Error = &result.Error{Kind: result.KindHTTP, Message: "turn 1: 503 Service Unavailable\nmore"}
+	}
+	return &result.Case{Name: name, Pos: diag.Pos{File: suite, Line: line, Col: 5}, Status: status, Agent: "restaurant", Env: env, Attempts: []*result.Attempt{a}}
+}
+
+func ms2(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+var greet = turn{text: "Welcome to Bella Tavola!", trace: []string{"Greeting"}, latency: ms2(40)}
+
+// sides is a baseline (live) and a candidate (pre-release) with one
+// scenario of every class.
+func sides() (*result.Result, *result.Result) {
+	hours := turn{say: "When do you close?", text: "Sorry, I didn't get that.", trace: []string{"Fallback"}, latency: ms2(50)}
+	hoursFixed := turn{say: "When do you close?", text: "We close at 10pm.", trace: []string{"AnswerQuestion"}, latency: ms2(50)}
+	nuts := turn{say: "Is it nut-free?", text: "Our kitchen is nut-free.", trace: []string{"AnswerQuestion"}, latency: ms2(50)}
+	nutsLost := turn{say: "Is it nut-free?", text: "Every dish lists its allergens.", trace: []string{"AnswerQuestion"}, latency: ms2(50)}
+	book := turn{say: "A table for 2", text: "Booked.", trace: []string{"StartBooking", "ConfirmBooking"}, state: map[string]any{"party_size": "2"}, latency: ms2(60)}
+	bookSlow := book
+	bookSlow.latency = ms2(460)
+	noRef := turn{say: "my reference?", text: "I can't find a booking. Would you like to book?", latency: ms2(50)}
+	noRefNew := turn{say: "my reference?", text: "I can't find a booking. Shall I book one for you?", latency: ms2(50)}
+	bye := turn{say: "bye", text: "Goodbye!", ended: true, latency: ms2(30)}
+	handoff := turn{say: "a human please", text: "Transferring you.", handoff: "front-desk", latency: ms2(30)}
+	handoffNew := handoff
+	handoffNew.handoff = "manager"
+
+	base := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "live", Env: "live"},
+		Deployments: []*result.Deployment{{Agent: "restaurant", Env: "live", ID: "dep-live", After: "dep-live", Version: "1.0"}},
+		Files: []*result.File{{Path: suite, Cases: []*result.Case{
+			convo("says the kitchen is nut-free", 10, result.Passed, "live", greet, nuts),
+			convo("tells callers when it closes", 20, result.Failed, "live", greet, hours),
+			convo("offers a booking", 30, result.Passed, "live", greet, noRef),
+			convo("books a table", 40, result.Passed, "live", greet, book),
+			convo("says goodbye", 50, result.Passed, "live", greet, bye),
+			convo("hands off", 60, result.Passed, "live", greet, handoff),
+			convo("errors on live", 70, result.Errored, "live", greet),
+			convo("gone from the candidate", 80, result.Passed, "live", greet),
+		}}}}
+	cand := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "pre-release", Env: "pre-release"},
+		Deployments: []*result.Deployment{{Agent: "restaurant", Env: "pre-release", ID: "dep-pre", After: "dep-pre", Version: "1.1"}},
+		Files: []*result.File{{Path: "./" + suite, Cases: []*result.Case{
+			convo("says the kitchen is nut-free", 10, result.Failed, "pre-release", greet, nutsLost),
+			convo("tells callers when it closes", 20, result.Passed, "pre-release", greet, hoursFixed),
+			convo("offers a booking", 30, result.Passed, "pre-release", greet, noRefNew),
+			convo("books a table", 40, result.Passed, "pre-release", greet, bookSlow),
+			convo("says goodbye", 50, result.Passed, "pre-release", greet, bye),
+			convo("hands off", 60, result.Passed, "pre-release", greet, handoffNew),
+			convo("errors on live", 70, result.Passed, "pre-release", greet),
+			convo("new in the candidate", 90, result.Passed, "pre-release", greet),
+		}}}}
+	return base, cand
+}
+
+func build(base, cand *result.Result, o Options) *Comparison {
+	c := Build(Input{Spec: "live", Kind: KindEnvironment, Env: "live", Result: base, Status: base.RunStatus()},
+		Input{Spec: "pre-release", Kind: KindEnvironment, Env: "pre-release", Result: cand, Status: cand.RunStatus()}, o)
+	c.Started, c.DurationMS = t0, 1500
+	return c
+}
+
+func classes(c *Comparison) map[string]Class {
+	out := map[string]Class{}
+	for _, p := range c.Pairs {
+		out[p.Name] = p.Class
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	base, cand := sides()
+	c := build(base, cand, DefaultOptions())
+	want := map[string]Class{
+		"says the kitchen is nut-free": Regressed,
+		"tells callers when it closes": Fixed,
+		"offers a booking":             Changed,
+		"books a table":                Slower,
+		"says goodbye":                 Unchanged,
+		"hands off":                    Changed,
+		"errors on live":               NotCompared,
+		"new in the candidate":         OnlyCandidate,
+		"gone from the candidate":      OnlyBaseline,
+	}
+	got := classes(c)
+	for name, cl := range want {
+		if got[name] != cl {
+			t.Errorf("%s: %s, want %s", name, got[name], cl)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("pairs %v", got)
+	}
+	if c.Status != result.RunFailed || c.Why != "1 scenario regressed" {
+		t.Errorf("status %s (%s)", c.Status, c.Why)
+	}
+	if n := c.Counts; n.Total != 9 || n.Regressed != 1 || n.Fixed != 1 || n.Changed != 2 || n.Slower != 1 || n.Unchanged != 1 || n.NotCompared != 1 || n.OnlyBaseline != 1 || n.OnlyCandidate != 1 {
+		t.Errorf("counts %+v", n)
+	}
+	byName := map[string]*Pair{}
+	for _, p := range c.Pairs {
+		byName[p.Name] = p
+	}
+	// "./suites/..." pairs with "suites/...".
+	if p := byName["books a table"]; p.File != suite || p.Latency == nil || p.Latency.MedianShift != 200 || p.Latency.P95Shift != 380 {
+		t.Errorf("books a table: %+v latency %+v", p, p.Latency)
+	}
+	// The session's own values (conversation id, environment) are not
+	// a change of state; the trace and the reply of a fixed pair are.
+	if p := byName["says goodbye"]; len(p.Changes) != 0 {
+		t.Errorf("says goodbye changes %+v", p.Changes)
+	}
+	fixed := byName["tells callers when it closes"]
+	if len(fixed.Changes) != 2 || fixed.Changes[0].What != ChangeReply || fixed.Changes[0].Diff != "[-Sorry, I didn't get that-]{+We close at 10pm+}." ||
+		fixed.Changes[1].What != ChangeTrace || fixed.Changes[1].Baseline != "Fallback" || fixed.Changes[1].Turn != 1 || fixed.Changes[1].Say != "When do you close?" {
+		t.Errorf("fixed changes %+v", fixed.Changes)
+	}
+	if h := byName["hands off"].Changes; len(h) != 1 || h[0].What != ChangeHandoff || h[0].Baseline != "front-desk" || h[0].Candidate != "manager" {
+		t.Errorf("handoff changes %+v", h)
+	}
+	if p := byName["errors on live"]; p.Note != "baseline errored: turn 1: 503 Service Unavailable" {
+		t.Errorf("note %q", p.Note)
+	}
+	if p := byName["says the kitchen is nut-free"]; p.Candidate.Verdict != VerdictFailed || len(p.Candidate.Failures) != 1 {
+		t.Errorf("regressed outcome %+v", p.Candidate)
+	}
+}
+
+func TestStateWritten(t *testing.T) {
+	ident := map[string]bool{"conv-1": true, "live": true}
+	for _, tc := range []struct {
+		prev, now map[string]any
+		want      string
+	}{
+		{nil, map[string]any{"environment": "live", "conversation_id": "conv-1", "channel": "WEBCHAT"}, `channel="WEBCHAT"`},
+		{map[string]any{"a": "1", "b": 2.0}, map[string]any{"a": "1", "b": 3.0, "c": true}, `b=3, c=true`},
+		{map[string]any{"a": "1", "gone": "x"}, map[string]any{"a": "1"}, `-gone`},
+		{map[string]any{"n": "4"}, map[string]any{"n": 4.0}, `n=4`},
+	} {
+		if got := written(tc.prev, tc.now, ident); got != tc.want {
+			t.Errorf("written(%v, %v) = %q, want %q", tc.prev, tc.now, got, tc.want)
+		}
+	}
+}
+
+func TestStatus(t *testing.T) {
+	type testCase struct {
+		name string
+		edit func(base, cand *result.Result, o *Options)
+		want result.RunStatus
+		why  string
+	}
+	for _, tc := range []testCase{
+		{name: "a regression", want: result.RunFailed, why: "1 scenario regressed"},
+		{name: "a quarantined regression does not fail", edit: func(_, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0].Quarantine = &result.Quarantine{Reason: "flaky", Until: "2099-01-01"}
+		}, want: result.RunErrored, why: "1 scenario could not be compared: a side errored"},
+		{name: "no regression, errors", edit: func(base, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+		}, want: result.RunErrored, why: "1 scenario could not be compared"},
+		{name: "changes fail on demand", edit: func(base, cand *result.Result, o *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			base.Files[0].Cases[6].Status, base.Files[0].Cases[6].Attempts[0].Status = result.Passed, result.Passed
+			o.FailOnChange = true
+		}, want: result.RunFailed, why: "3 scenarios changed (--fail-on-change)"},
+		{name: "passed", edit: func(base, cand *result.Result, o *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			base.Files[0].Cases[6].Status = result.Passed
+		}, want: result.RunPassed, why: "nothing regressed"},
+		{name: "a deployment changed during a side's run", edit: func(_, cand *result.Result, _ *Options) {
+			cand.Deployments[0].After = "dep-other"
+		}, want: result.RunErrored, why: "deployment of restaurant changed during the run: dep-pre → dep-other (pre-release)"},
+		{name: "interrupted", edit: func(base, _ *result.Result, _ *Options) { base.Interrupted = true }, want: result.RunInterrupted},
+		{name: "nothing on both sides", edit: func(base, _ *result.Result, _ *Options) { base.Files = nil }, want: result.RunEmpty},
+		{name: "a side stopped", edit: func(base, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			base.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable}
+		}, want: result.RunErrored, why: "the baseline run stopped: not run: platform unreachable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, cand := sides()
+			o := DefaultOptions()
+			if tc.edit != nil {
+				tc.edit(base, cand, &o)
+			}
+			c := build(base, cand, o)
+			if c.Status != tc.want || !strings.Contains(c.Why, tc.why) {
+				t.Errorf("status %s (%s), want %s (%s)\n%v", c.Status, c.Why, tc.want, tc.why, classes(c))
+			}
+		})
+	}
+}
+
+// repeated is a statistical case: passed of runs, each run one attempt.
+func repeated(name string, passed, runs int, decision string) *result.Case {
+	c := convo(name, 100, result.Passed, "live", greet)
+	if decision != result.DecisionPassed {
+		c.Status = result.Failed
+	}
+	c.Repeat = &result.Repeat{Procedure: result.ProcedureSPRT, Runs: runs, Passed: passed, Failed: runs - passed, Decision: decision}
+	return c
+}
+
+func TestRates(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		base, cand *result.Case
+		want       Class
+		p          float64
+	}{
+		{"a significant drop", repeated("s", 48, 50, "passed"), repeated("s", 40, 50, "failed"), Regressed, 0.027756},
+		{"a significant rise", repeated("s", 40, 50, "failed"), repeated("s", 48, 50, "passed"), Fixed, 0.027756},
+		// The verdicts differ, the rates hardly: too few runs to say.
+		{"a flip without evidence", repeated("s", 19, 20, "passed"), repeated("s", 17, 20, "inconclusive"), Changed, 0.605},
+		{"the same rate", repeated("s", 45, 50, "passed"), repeated("s", 45, 50, "passed"), Unchanged, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{tc.base}}}}
+			cand := &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{tc.cand}}}}
+			c := build(base, cand, DefaultOptions())
+			p := c.Pairs[0]
+			if p.Class != tc.want || p.Rates == nil || p.Rates.P < tc.p-0.001 || p.Rates.P > tc.p+0.001 {
+				t.Fatalf("class %s rates %+v, want %s p %g", p.Class, p.Rates, tc.want, tc.p)
+			}
+			if tc.want == Changed && (len(p.Changes) != 1 || p.Changes[0].What != ChangeVerdict || !strings.Contains(p.Note, "do not differ significantly")) {
+				t.Errorf("changes %+v note %q", p.Changes, p.Note)
+			}
+		})
+	}
+}
+
+// TestOverallLatency: a shift in every scenario is slower overall; a tiny
+// one, significant or not, is not (the thresholds); one slow scenario
+// among many is not either (the test).
+func TestOverallLatency(t *testing.T) {
+	mk := func(shifts []int) *Comparison {
+		base := &result.Result{Files: []*result.File{{Path: suite}}}
+		cand := &result.Result{Files: []*result.File{{Path: suite}}}
+		for i, s := range shifts {
+			name := string(rune('a' + i))
+			b, c := greet, greet
+			b.latency, c.latency = ms2(400+10*i), ms2(400+10*i+s)
+			base.Files[0].Cases = append(base.Files[0].Cases, convo(name, 10*i, result.Passed, "live", b))
+			cand.Files[0].Cases = append(cand.Files[0].Cases, convo(name, 10*i, result.Passed, "pre-release", c))
+		}
+		return build(base, cand, DefaultOptions())
+	}
+	for _, tc := range []struct {
+		name   string
+		shifts []int
+		want   string
+	}{
+		{"everything slower", []int{150, 160, 170, 180, 190, 200, 210, 220}, "slower"},
+		{"everything faster", []int{-150, -160, -170, -180, -190, -200, -210, -220}, "faster"},
+		{"noise", []int{3, -2, 5, -4, 1, -1, 2, -3}, "unchanged"},
+		{"significant but small", []int{3, 2, 5, 4, 1, 1, 2, 3}, "unchanged"},
+		{"one slow scenario", []int{900, 1, -1, 2, -2, 0, 1, -1}, "unchanged"},
+		{"too few scenarios", []int{150, 160, 170, 180, 190}, "unchanged"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mk(tc.shifts)
+			if c.Latency.Verdict != tc.want || c.Latency.Scenarios != len(tc.shifts) {
+				t.Errorf("latency %+v, want %s", c.Latency, tc.want)
+			}
+		})
+	}
+}
+
+// TestFormats: the console view and the JSON document of the fixture,
+// against golden files; the JSON reads back to the same document.
+func TestFormats(t *testing.T) {
+	base, cand := sides()
+	c := build(base, cand, DefaultOptions())
+	var text, colour, verbose, js bytes.Buffer
+	for _, w := range []struct {
+		b *bytes.Buffer
+		o TextOptions
+	}{{&text, TextOptions{}}, {&colour, TextOptions{Color: true}}, {&verbose, TextOptions{Verbose: true}}} {
+		if err := WriteText(w.b, c, w.o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := WriteJSON(&js, c); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/compare.txt", text.Bytes())
+	golden.Check(t, "testdata/compare-color.txt", colour.Bytes())
+	golden.Check(t, "testdata/compare-verbose.txt", verbose.Bytes())
+	golden.Check(t, "testdata/compare.json", js.Bytes())
+	back, err := ReadJSON(bytes.NewReader(js.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := WriteJSON(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != js.String() {
+		t.Error("the comparison read back writes another document")
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc["schema"] != SchemaV1 {
+		t.Errorf("schema %v %v", doc["schema"], err)
+	}
+	if _, err := ReadJSON(strings.NewReader(`{"schema":"agenttest/result/v1"}`)); err == nil {
+		t.Error("a run report read as a comparison")
+	}
+}

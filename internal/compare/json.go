@@ -1,0 +1,89 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// SchemaV1 names the JSON form of a Comparison (WriteJSON). It changes
+// only when a member is removed or changes meaning; members may be added
+// within v1. The HTML report renders it when present.
+//
+// The document (latencies in milliseconds, fractional; times RFC 3339;
+// empty strings omitted; arrays always present; a side or an outcome that
+// does not exist is null):
+//
+//	schema     "agenttest/compare/v1"
+//	started, duration_ms
+//	status     passed | failed | errored | interrupted | empty
+//	why        what decided the status ("1 scenario regressed")
+//	options    {latency_min_shift_ms, latency_min_ratio, alpha, fail_on_change}
+//	baseline, candidate: side
+//	counts     {total, regressed, fixed, changed, slower, faster, unchanged,
+//	            not_compared, only_baseline, only_candidate}
+//	latency    {scenarios, baseline_median_ms, candidate_median_ms,
+//	            baseline_p95_ms, candidate_p95_ms, median_shift_ms,
+//	            test: {name: "wilcoxon-signed-rank", n, statistic, p_value,
+//	            exact}, verdict: slower | faster | unchanged}
+//	pairs      [pair]
+//
+//	side       {spec, kind: environment | target | report, env, report,
+//	            target: {name, build_url, runtime_url, account_id, env,
+//	            embedded}, run: {started, duration_ms, status, interrupted,
+//	            stop}, deployments: [deployment]}
+//	pair       {file, name, pos: {file, line, col}, class, note, quarantined,
+//	            baseline: outcome, candidate: outcome, changes: [change],
+//	            latency: {baseline_turns, candidate_turns, baseline_median_ms,
+//	            candidate_median_ms, median_shift_ms, baseline_p95_ms,
+//	            candidate_p95_ms, p95_shift_ms, verdict} | null,
+//	            rates: {baseline_passed, baseline_runs, candidate_passed,
+//	            candidate_runs, test: "fisher-exact", p_value} | null}
+//	outcome    {status, verdict: passed | failed | errored | "not run",
+//	            conversation_id, agent, env, failures: [message], error}
+//	change     {turn, pos, say, what: reply | trace | handoff | state |
+//	            ended | turns | verdict, baseline, candidate, diff}
+//	deployment the run report's form (result.Deployment): {agent, env, id,
+//	            version, read_at, after_id, after_version, after_read_at,
+//	            changed, verified, note}
+//
+// class is one of regressed, fixed, changed, slower, faster, unchanged,
+// not-compared, only-baseline, only-candidate: one per pair, so counts add
+// up to total. status maps onto the exit code of `agenttest compare`:
+// passed 0, failed 1, errored 4, interrupted 130, empty 5. A statistical
+// scenario's changes hold one "verdict" change when its verdict flipped
+// without a significant difference of rates. In a reply's diff, removed
+// words are [-…-] and added ones {+…+}; a trace is the node path joined
+// with " → "; a state change lists what the turn wrote as name=value
+// (values as JSON) and -name for a member it removed.
+const SchemaV1 = "agenttest/compare/v1"
+
+// document is a Comparison with its schema.
+type document struct {
+	Schema string `json:"schema"`
+	*Comparison
+}
+
+// WriteJSON writes c as one indented SchemaV1 document.
+func WriteJSON(w io.Writer, c *Comparison) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(document{Schema: SchemaV1, Comparison: c}); err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a document WriteJSON wrote. A document of another schema
+// is an error.
+func ReadJSON(r io.Reader) (*Comparison, error) {
+	doc := document{Comparison: &Comparison{}}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a JSON comparison: %w", err)
+	}
+	if doc.Schema != SchemaV1 {
+		return nil, fmt.Errorf("not an agenttest comparison (schema %q, want %q)", doc.Schema, SchemaV1)
+	}
+	return doc.Comparison, nil
+}

@@ -1,0 +1,102 @@
+package gate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+func TestCheck(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	target := result.Target{Name: "sandbox", BuildURL: "https://build.us.example.com", AccountID: "ws-a1b2c3d4"}
+	verified := func(agent, id string) *result.Deployment {
+		return &result.Deployment{Agent: agent, Env: "sandbox", ID: id, After: id}
+	}
+	green := func() Evidence {
+		return Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true, Concluded: now.Add(-time.Hour), Target: target,
+			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")}}
+	}
+	activeNow := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}}
+	type testCase struct {
+		name   string
+		edit   func(ev *Evidence)
+		active map[Key]Active
+		// want are parts of the reasons, in order; none: the gate passes.
+		want       []string
+		unreadable bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		ev := green()
+		if tc.edit != nil {
+			tc.edit(&ev)
+		}
+		active := activeNow
+		if tc.active != nil {
+			active = tc.active
+		}
+		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: target}, active)
+		if len(d.Reasons) != len(tc.want) {
+			t.Fatalf("reasons %q, want %d", d.Reasons, len(tc.want))
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(d.Reasons[i], w) {
+				t.Errorf("reason %d %q lacks %q", i, d.Reasons[i], w)
+			}
+		}
+		if d.Passed() != (len(tc.want) == 0) || d.Unreadable != tc.unreadable {
+			t.Errorf("passed %v unreadable %v", d.Passed(), d.Unreadable)
+		}
+		if len(d.Checked) != len(ev.Deployments) {
+			t.Errorf("checked %q, want a line per deployment", d.Checked)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "green and current"},
+		{name: "failed", edit: func(ev *Evidence) { ev.Passed, ev.Status, ev.Why = false, "failed", "a check failed" },
+			want: []string{"the run did not pass: its status is failed: a check failed"}},
+		{name: "stale", edit: func(ev *Evidence) { ev.Concluded = now.Add(-25*time.Hour - 20*time.Second) },
+			want: []string{"the report is 25h0m0s old (its run ended 2026-03-01T10:59:40Z), older than --max-age 24h0m0s"}},
+		{name: "undated", edit: func(ev *Evidence) { ev.Concluded = time.Time{} }, want: []string{"does not say when its run ended"}},
+		{name: "no deployments", edit: func(ev *Evidence) { ev.Deployments = nil }, want: []string{"the report records no deployment"}},
+		{name: "replaced", active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-9"}, {"clinic", "sandbox"}: {ID: "dep-2"}},
+			want: []string{"restaurant in sandbox: the report tested deployment dep-1, but dep-9 is active now"}},
+		{name: "changed during the run", edit: func(ev *Evidence) { ev.Deployments[1].After = "dep-3" },
+			want: []string{"deployment of clinic changed during the run: dep-2 → dep-3"}},
+		{name: "no evidence", edit: func(ev *Evidence) {
+			ev.Deployments[0] = &result.Deployment{Agent: "restaurant", Env: "sandbox", Note: "not served"}
+		},
+			want: []string{"restaurant in sandbox: the report holds no deployment evidence (not served)"}},
+		{name: "not confirmed after", edit: func(ev *Evidence) { ev.Deployments[0].After, ev.Deployments[0].Note = "", "the run stopped" },
+			want: []string{"deployment dep-1 was not confirmed after the run's last case (the run stopped)"}},
+		{name: "not served now", active: map[Key]Active{{"restaurant", "sandbox"}: {NotServed: true, Err: errors.New("404")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
+			want: []string{"does not serve"}},
+		{name: "unreadable now", active: map[Key]Active{{"restaurant", "sandbox"}: {Err: errors.New("500")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
+			want: []string{"cannot read the deployment active now: 500"}, unreadable: true},
+		{name: "unreadable and refused", edit: func(ev *Evidence) { ev.Passed, ev.Status = false, "empty" },
+			active: map[Key]Active{{"restaurant", "sandbox"}: {Err: errors.New("500")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
+			want:   []string{"status is empty", "cannot read"}},
+		{name: "another platform", edit: func(ev *Evidence) { ev.Target.BuildURL = "https://build.eu.example.com" },
+			want: []string{"the report tested the platform at https://build.eu.example.com, the gate's target \"sandbox\" is https://build.us.example.com"}},
+		{name: "another workspace", edit: func(ev *Evidence) { ev.Target.AccountID = "ws-99999999" }, want: []string{"workspace ws-99999999"}},
+		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
+			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+func TestFromRun(t *testing.T) {
+	started := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	r := &result.Result{Started: started, Duration: 90 * time.Second,
+		Deployments: []*result.Deployment{{Agent: "a", Env: "sandbox", ID: "d1", After: "d2"}}}
+	ev := FromRun("r.json", r, r.RunStatus())
+	if ev.Passed || ev.Status != "errored" || ev.Why != "a deployment changed during the run" || !ev.Concluded.Equal(started.Add(90*time.Second)) {
+		t.Errorf("evidence %+v", ev)
+	}
+	if n := Needed(ev); len(n) != 0 {
+		t.Errorf("needed %v: a changed deployment needs no read", n)
+	}
+}

@@ -1,0 +1,121 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// TestActiveDeploymentShapes reads every reply shape the client accepts
+// from a server that is not the simulator, and refuses the ones that
+// carry no id or name another environment.
+func TestActiveDeploymentShapes(t *testing.T) {
+	type testCase struct {
+		name string
+		env  string
+		body string
+		// want is the id; wantErr a part of the error instead.
+		want, wantVersion, wantErr string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var query string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v1/agents/restaurant/deployments/active" {
+				http.NotFound(w, r)
+				return
+			}
+			query = r.URL.RawQuery
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(tc.body))
+		}))
+		defer srv.Close()
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		d, err := c.ActiveDeployment(context.Background(), "restaurant", tc.env)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.ID != tc.want || d.Version != tc.wantVersion {
+			t.Errorf("deployment %+v, want id %q version %q", d, tc.want, tc.wantVersion)
+		}
+		wantEnv := tc.env
+		if wantEnv == "" {
+			wantEnv = "sandbox"
+		}
+		if d.Environment != wantEnv {
+			t.Errorf("environment %q, want %q", d.Environment, wantEnv)
+		}
+		// Sandbox is asked for exactly as the reference describes the
+		// call: no query.
+		if wantQuery := map[bool]string{true: "", false: "environment=" + wantEnv}[wantEnv == "sandbox"]; query != wantQuery {
+			t.Errorf("query %q, want %q", query, wantQuery)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "top-level id", body: `{"id":"dep-1","version":"1.2","status":"active"}`, want: "dep-1", wantVersion: "1.2"},
+		{name: "deployment_id", body: `{"deployment_id":"dep-2"}`, want: "dep-2"},
+		{name: "deploymentId", body: `{"deploymentId":"dep-3","createdAt":"2026-03-01T12:00:00Z"}`, want: "dep-3"},
+		{name: "numeric id", body: `{"id":42}`, want: "42"},
+		{name: "under deployment", body: `{"deployment":{"id":"dep-4","version":"1.1"}}`, want: "dep-4", wantVersion: "1.1"},
+		{name: "under data", env: "live", body: `{"success":true,"data":{"deploymentId":"dep-5","environment":"live"}}`, want: "dep-5"},
+		{name: "env spelling", env: "pre-release", body: `{"id":"dep-6","env":"pre-release"}`, want: "dep-6"},
+		{name: "no id", body: `{"version":"1.2"}`, wantErr: `no deployment id`},
+		{name: "null", body: `null`, wantErr: `no deployment id`},
+		{name: "array", body: `[{"id":"dep-1"}]`, wantErr: `deployments/active: 200: malformed response: expected an object, got array`},
+		{name: "id of the wrong type", body: `{"id":{"v":1}}`, wantErr: `deployments/active`},
+		{name: "parameter ignored", env: "live", body: `{"id":"dep-7","environment":"sandbox"}`, wantErr: "asked for the active live deployment, the platform answered with its sandbox deployment dep-7"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestActiveDeploymentAgainstSim follows a publish and a promotion of the
+// simulator through the client, per environment.
+func TestActiveDeploymentAgainstSim(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 2, Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }})
+	c := simClient(t, s, RetryPolicy{})
+	ctx := context.Background()
+	read := func(env string) *Deployment {
+		t.Helper()
+		d, err := c.ActiveDeployment(ctx, "restaurant", env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	sandbox, live := read("sandbox"), read("live")
+	if sandbox.Version != "1.2" || live.Version != "1.0" || sandbox.ID == live.ID || live.Environment != "live" {
+		t.Fatalf("sandbox %+v live %+v", sandbox, live)
+	}
+	pub, err := s.Server.Publish("restaurant", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now := read(""); now.ID != pub.ID || now.ID == sandbox.ID {
+		t.Errorf("after a publish: %+v, want %s", now, pub.ID)
+	}
+	if now := read("live"); now.ID != live.ID {
+		t.Errorf("a publish changed live: %+v", now)
+	}
+	_, err = c.ActiveDeployment(ctx, "no-such-agent", "")
+	if !IsNotFound(err) {
+		t.Errorf("unknown agent: %v, want a not-found", err)
+	}
+	var me *EnvironmentMismatchError
+	if errors.As(err, &me) {
+		t.Errorf("unknown agent read as a mismatch: %v", err)
+	}
+}

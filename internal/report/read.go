@@ -1,0 +1,221 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// jsonDoc is a whole SchemaV1 document, as ReadJSON decodes it. The parts
+// are the very types WriteJSON encodes, so the two cannot drift apart.
+type jsonDoc struct {
+	Schema      string               `json:"schema"`
+	Run         jsonRun              `json:"run"`
+	Target      jsonTarget           `json:"target"`
+	Deployments []*result.Deployment `json:"deployments"`
+	Files       []struct {
+		Path  string     `json:"path"`
+		Suite string     `json:"suite"`
+		Cases []readCase `json:"cases"`
+	} `json:"files"`
+	Checks []readCase `json:"checks"`
+}
+
+// readCase, readAttempt and readTurn are the heads WriteJSON encodes with
+// the members it streams after them (writeCase, writeAttempt, writeTurn).
+type readCase struct {
+	jsonCase
+	Attempts []readAttempt `json:"attempts"`
+}
+
+type readAttempt struct {
+	jsonAttempt
+	Turns []readTurn `json:"turns"`
+}
+
+type readTurn struct {
+	jsonTurn
+	Request   json.RawMessage  `json:"request"`
+	Response  json.RawMessage  `json:"response"`
+	Metadata  json.RawMessage  `json:"metadata"`
+	Messaging *reply.Messaging `json:"messaging"`
+	Started   string           `json:"started"`
+	LatencyMS float64          `json:"latency_ms"`
+}
+
+// Report is a JSON report read back: the run's Result, and the verdict
+// the report states (run.status), which is what a run concluded and what
+// its exit code followed.
+type Report struct {
+	Result *result.Result
+	Status result.RunStatus
+}
+
+// ReadJSON reads a report written by WriteJSON back into a Result: files,
+// cases, attempts, transcripts (replies with their metadata and
+// latencies), repeats, quarantines, the run's stop, pacing and deployment
+// evidence. What the report does not hold (the decoded request of a turn,
+// members of the reply body other than its text and metadata) stays
+// empty. A report written before a member existed reads with that member
+// empty: a turn without "reply" takes the text of its response's
+// "response" member. A document that is not a report of this schema is
+// an error.
+func ReadJSON(r io.Reader) (*Report, error) {
+	var doc jsonDoc
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a JSON report: %w", err)
+	}
+	if err := CheckSchema(doc.Schema); err != nil {
+		return nil, err
+	}
+	rd := &reader{}
+	res := &result.Result{
+		Started:     rd.time("run.started", doc.Run.Started),
+		Duration:    fromMillis(doc.Run.DurationMS),
+		Interrupted: doc.Run.Interrupted,
+		Target: result.Target{Name: doc.Target.Name, BuildURL: doc.Target.BuildURL, RuntimeURL: doc.Target.RuntimeURL,
+			AccountID: doc.Target.AccountID, Env: doc.Target.Env, Embedded: doc.Target.Embedded},
+		Files: []*result.File{},
+	}
+	if p := doc.Run.Pacing; p != nil {
+		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted, Waited: fromMillis(p.WaitedMS), MaxWaited: fromMillis(p.MaxWaitedMS)}
+	}
+	if st := doc.Run.Stop; st != nil {
+		res.Stop = &result.Stop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential,
+			Agent: st.Agent, Env: st.Env, Config: st.Config}
+	}
+	for _, d := range doc.Deployments {
+		if d != nil {
+			res.Deployments = append(res.Deployments, d)
+		}
+	}
+	for _, f := range doc.Files {
+		rf := &result.File{Path: f.Path, Suite: f.Suite}
+		for _, c := range f.Cases {
+			rf.Cases = append(rf.Cases, rd.readCase(c))
+		}
+		res.Files = append(res.Files, rf)
+	}
+	for _, c := range doc.Checks {
+		res.Checks = append(res.Checks, rd.readCase(c))
+	}
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status)}, nil
+}
+
+// reader converts the parts of a document, keeping the first error.
+type reader struct{ err error }
+
+func (rd *reader) fail(format string, args ...any) {
+	if rd.err == nil {
+		rd.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (rd *reader) time(what, s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		rd.fail("%s %q is not an RFC 3339 time", what, s)
+	}
+	return t
+}
+
+func (rd *reader) status(what, s string) result.Status {
+	var st result.Status
+	if err := st.UnmarshalText([]byte(s)); err != nil {
+		rd.fail("%s: %v", what, err)
+	}
+	return st
+}
+
+func fromMillis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+func fromJSONPos(p jsonPos) diag.Pos { return diag.Pos{File: p.File, Line: p.Line, Col: p.Col} }
+
+func (rd *reader) readCase(jc readCase) *result.Case {
+	c := &result.Case{
+		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status("case "+jc.Name, jc.Status),
+		Duration: fromMillis(jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via,
+		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: fromMillis(jc.RateWaitedMS),
+	}
+	if rp := jc.Repeat; rp != nil {
+		c.Repeat = &result.Repeat{Procedure: rp.Procedure, Decision: rp.Decision, Runs: rp.Runs, Passed: rp.Passed, Failed: rp.Failed,
+			Errored: rp.Errored, Discarded: rp.Discarded, Limit: rp.Limit, Needed: rp.Needed, PassRate: rp.PassRate,
+			Margin: rp.Margin, Confidence: rp.Confidence, Lower: rp.Interval.Lower, Upper: rp.Interval.Upper, Level: rp.Interval.Level}
+	}
+	if q := jc.Quarantine; q != nil {
+		c.Quarantine = &result.Quarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}
+	}
+	for _, ja := range jc.Attempts {
+		c.Attempts = append(c.Attempts, rd.readAttempt(jc.Name, ja))
+	}
+	return c
+}
+
+func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
+	a := &result.Attempt{
+		Number: ja.Number, Run: ja.Run, Status: rd.status("case "+name+" attempt", ja.Status), ConversationID: ja.ConversationID,
+		Started: rd.time("attempt started", ja.Started), Duration: fromMillis(ja.DurationMS),
+	}
+	for _, f := range ja.Failures {
+		a.Failures = append(a.Failures, assert.Failure{Pos: fromJSONPos(f.Pos), Step: f.Step, Key: f.Key, Message: f.Message,
+			Expected: f.Expected, Actual: f.Actual, Diff: f.Diff})
+	}
+	if e := ja.Error; e != nil {
+		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message}
+	}
+	for _, cf := range ja.Confirmations {
+		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
+			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: fromMillis(cf.DurationMS)})
+	}
+	for _, jt := range ja.Turns {
+		a.Turns = append(a.Turns, rd.readTurn(jt))
+	}
+	return a
+}
+
+func (rd *reader) readTurn(jt readTurn) *result.Turn {
+	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
+		Messaging: jt.Messaging, Started: rd.time("turn started", jt.Started), Latency: fromMillis(jt.LatencyMS)}
+	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
+	tr := &reply.TurnResult{}
+	if plain, ok := reply.ParseTurn(jt.Response); ok && !hasMeta {
+		// The metadata is stored once, in a response of the reference's
+		// own shape (turnMetadata).
+		jt.Metadata, hasMeta, tr.Plain = plain.RawMetadata, true, true
+	}
+	switch {
+	case jt.Reply != nil:
+		tr.Response, tr.ConversationEnded = *jt.Reply, jt.Ended
+	case hasMeta:
+		// A report from before "reply" and "ended" were written: the
+		// reference's members of the debug-chat reply.
+		var body struct {
+			Response string `json:"response"`
+			Ended    bool   `json:"conversationEnded"`
+		}
+		_ = json.Unmarshal(jt.Response, &body) // best effort: what is not there stays empty
+		tr.Response, tr.ConversationEnded = body.Response, body.Ended
+	default:
+		return t // the call failed
+	}
+	if hasMeta {
+		tr.RawMetadata = jt.Metadata
+		if err := json.Unmarshal(jt.Metadata, &tr.Metadata); err != nil {
+			rd.fail("turn %d metadata: %v", jt.Index, err)
+		}
+	}
+	t.Result = tr
+	return t
+}

@@ -1,0 +1,78 @@
+package report
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// TestReadJSONRoundTrip: a report read back and written again is the same
+// document, for every fixture: ReadJSON loses nothing WriteJSON writes.
+func TestReadJSONRoundTrip(t *testing.T) {
+	for name, fx := range map[string]func() *result.Result{
+		"full": fixture, "messaging": messagingFixture, "stats": statsFixture, "deployments": deploymentsFixture,
+		"empty": func() *result.Result {
+			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res := fx()
+			var first, second bytes.Buffer
+			if err := WriteJSON(&first, res); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := ReadJSON(bytes.NewReader(first.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Status != res.RunStatus() {
+				t.Errorf("status %s, want %s", rep.Status, res.RunStatus())
+			}
+			if err := WriteJSON(&second, rep.Result); err != nil {
+				t.Fatal(err)
+			}
+			if first.String() != second.String() {
+				t.Errorf("written again, the report differs:\n%s", lineDiff(first.String(), second.String()))
+			}
+		})
+	}
+}
+
+// lineDiff shows the first lines where two documents part.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n- " + al[i] + "\n+ " + bl[i]
+		}
+	}
+	return "lengths differ"
+}
+
+// TestReadJSONOlderReports: a turn written before "reply" existed takes
+// the reply text from its response body; what is not a report is refused.
+func TestReadJSONOlderReports(t *testing.T) {
+	doc := `{"schema":"agenttest/result/v1","run":{"status":"passed"},"target":{"name":"sim"},
+	"files":[{"path":"a.yaml","suite":"a","cases":[{"name":"c","pos":{},"status":"passed","attempts":[{"number":1,"status":"passed",
+	"turns":[{"index":0,"pos":{},"say":"","response":{"response":"Welcome!","conversationEnded":true,"metadata":{"nodeTrace":["Greeting"]}},"metadata":{"nodeTrace":["Greeting"]},"latency_ms":12.5}]}]}]}],"checks":[]}`
+	rep, err := ReadJSON(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := rep.Result.Files[0].Cases[0].Attempts[0].Turns[0]
+	if r := turn.Reply(); r == nil || r.Response != "Welcome!" || !r.ConversationEnded || r.Metadata.CurrentNode() != "" || len(r.Metadata.NodeTrace()) != 1 || turn.Latency.Microseconds() != 12500 {
+		t.Errorf("turn %+v reply %+v", turn, r)
+	}
+	if rep.Result.Deployments != nil {
+		t.Errorf("deployments %v, want none", rep.Result.Deployments)
+	}
+	for _, bad := range []string{`{"schema":"agenttest/compare/v1"}`, `[]`, `{"schema":"agenttest/result/v1","files":[{"cases":[{"status":"great"}]}]}`} {
+		if _, err := ReadJSON(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: read without error", bad)
+		}
+	}
+}

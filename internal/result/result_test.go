@@ -1,0 +1,56 @@
+package result
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/reply"
+)
+
+func TestTurnRelease(t *testing.T) {
+	t.Parallel()
+	const meta = `{"currentNode":"Greeting","nodeTrace":["Greeting"]}`
+	// decoded is a turn as the client decodes it; plain says the body was
+	// in the reference's own shape (reply.TurnResult.Plain).
+	decoded := func(body, raw string, plain bool) *Turn {
+		var md reply.Metadata
+		if err := json.Unmarshal([]byte(raw), &md); err != nil {
+			t.Fatal(err)
+		}
+		return &Turn{Response: []byte(body), Result: &reply.TurnResult{
+			ConversationID: "c1", Response: "Hello", Metadata: md, RawMetadata: []byte(raw), Plain: plain,
+		}}
+	}
+	type testCase struct {
+		name     string
+		turn     *Turn
+		released bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		tc.turn.Release()
+		if got := tc.turn.Released(); got != tc.released {
+			t.Fatalf("Released() = %v, want %v", got, tc.released)
+		}
+		r := tc.turn.Reply()
+		if r == nil || r.ConversationID != "c1" || r.Response != "Hello" || r.Metadata.CurrentNode() != "Greeting" || string(r.RawMetadata) != meta {
+			t.Errorf("Reply() after Release = %+v", r)
+		}
+		if !tc.released && tc.turn.Result.Metadata != nil {
+			t.Error("the decoded metadata was kept")
+		}
+	}
+	for _, tc := range []testCase{
+		{"reference shape", decoded(`{"conversationId":"c1","userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}`, meta, true), true},
+		// The client tolerated these shapes; the body alone would not
+		// give the reply back, so only the decoded metadata goes.
+		{"envelope", decoded(`{"success":true,"data":{"conversationId":"c1","userInput":"","response":"Hello","metadata":`+meta+`,"conversationEnded":false,"delayedResponse":false}}`, meta, false), false},
+		{"member missing", decoded(`{"conversationId":"c1","response":"Hello","metadata":`+meta+`}`, meta, false), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
+	}
+	failed := &Turn{Response: []byte(`{"error":"x"}`)}
+	failed.Release()
+	if failed.Reply() != nil || failed.Released() {
+		t.Error("a failed call has a reply after Release")
+	}
+}

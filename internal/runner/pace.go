@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// This file keeps rate limits out of a case's verdict. Each case gets a
+// platform.RateAccount in the context of its calls: the client charges it
+// every wait on a rate limit (a Retry-After pause, the case's turn at the
+// key's pace) and fails a call only when the case would wait past the
+// run's budget (platform.Config.RateWait). The turn and scenario timeouts
+// leave those waits out, since a case waiting for its turn at a busy
+// platform is not slow, and a 429 is never an attempt: a case that passed
+// after waiting passed, it is not flaky.
+
+// withAccount gives the case's calls an account of its own.
+func withAccount(ctx context.Context) (context.Context, *platform.RateAccount) {
+	a := platform.NewRateAccount()
+	return platform.WithRateAccount(ctx, a), a
+}
+
+// settleAccount records what rate limits cost the case.
+func (r *runner) settleAccount(c *result.Case, a *platform.RateAccount) {
+	u := a.Usage(r.opts.Now())
+	c.RateLimited, c.RateWaited = u.Limited, u.Waited
+	r.pacing.add(u)
+}
+
+// pacing sums the accounts of a run's cases.
+type pacing struct {
+	mu sync.Mutex
+	p  result.Pacing
+}
+
+func (s *pacing) add(u platform.RateUsage) {
+	s.mu.Lock()
+	s.p.Limited += u.Limited
+	s.p.Accepted += u.Accepted
+	s.p.Waited += u.Waited
+	s.p.MaxWaited = max(s.p.MaxWaited, u.Waited)
+	s.mu.Unlock()
+}
+
+// addRun counts the answers to a call of the run's own, outside any case
+// (the deployment reads): the run's pace counts every request it made,
+// the waits are the cases'.
+func (s *pacing) addRun(u platform.RateUsage) {
+	s.mu.Lock()
+	s.p.Limited += u.Limited
+	s.p.Accepted += u.Accepted
+	s.mu.Unlock()
+}
+
+// result returns the run's Pacing, or nil when no case was refused or
+// waited.
+func (s *pacing) result() *result.Pacing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p.Limited == 0 && s.p.Waited == 0 {
+		return nil
+	}
+	p := s.p
+	return &p
+}
+
+// withTimeout is context.WithTimeout for the time a case spends on its
+// own: the rate-limit waits charged to the account of ctx (if any) are
+// added back to the timeout, so a case is not timed out while it waits
+// for its turn at a busy platform. Like context.WithTimeout it runs on
+// the real clock; the waits are measured on now, the client's clock.
+func withTimeout(ctx context.Context, d time.Duration, now func() time.Time) (context.Context, context.CancelFunc) {
+	acct := platform.RateAccountFrom(ctx)
+	if acct == nil {
+		return context.WithTimeout(ctx, d)
+	}
+	tctx, cancel := context.WithCancelCause(ctx)
+	t := &pacedTimer{acct: acct, now: now, base: acct.Waited(now()), cancel: cancel}
+	t.mu.Lock()
+	t.timer = time.AfterFunc(d, t.fire)
+	t.mu.Unlock()
+	return tctx, func() {
+		t.mu.Lock()
+		t.timer.Stop()
+		t.mu.Unlock()
+		cancel(context.Canceled)
+	}
+}
+
+// pacedTimer cancels its context once its time has run out, counting
+// only the time not spent waiting on rate limits: when it fires, the
+// waits since the last time it fired are granted again.
+type pacedTimer struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	acct   *platform.RateAccount
+	now    func() time.Time
+	base   time.Duration // the account's waits already granted
+	cancel context.CancelCauseFunc
+}
+
+func (t *pacedTimer) fire() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w := t.acct.Waited(t.now()); w > t.base {
+		t.timer.Reset(w - t.base)
+		t.base = w
+		return
+	}
+	t.cancel(context.DeadlineExceeded)
+}

@@ -1,0 +1,197 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// TestWilcoxonSignedRankKnown: the paired example of Hollander and Wolfe
+// (R's ?wilcox.test, depression scale before and after): V = 40, two-sided
+// p = 0.03906.
+func TestWilcoxonSignedRankKnown(t *testing.T) {
+	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}
+	y := []float64{0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29}
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = x[i] - y[i]
+	}
+	got := WilcoxonSignedRank(d)
+	if got.N != 9 || got.W != 40 || !got.Exact || !near(got.P, 0.0390625, 1e-12) {
+		t.Errorf("got %+v, want N 9, W 40, exact p 0.0390625", got)
+	}
+	// The test is symmetric: the other way round, the same p.
+	for i := range d {
+		d[i] = -d[i]
+	}
+	if back := WilcoxonSignedRank(d); back.W != 5 || back.P != got.P {
+		t.Errorf("reversed: %+v", back)
+	}
+	for _, tc := range []struct {
+		d    []float64
+		want SignedRank
+	}{
+		{nil, SignedRank{P: 1, Exact: true}},
+		{[]float64{0, 0, 0}, SignedRank{P: 1, Exact: true}},
+		// One positive difference: W is 1 or 0 with equal chance.
+		{[]float64{0, 3}, SignedRank{N: 1, W: 1, P: 1, Exact: true}},
+		// All six positive: the most extreme of 64 sign patterns, twice.
+		{[]float64{1, 2, 3, 4, 5, 6}, SignedRank{N: 6, W: 21, P: 2.0 / 64, Exact: true}},
+	} {
+		if got := WilcoxonSignedRank(tc.d); got != tc.want {
+			t.Errorf("%v: %+v, want %+v", tc.d, got, tc.want)
+		}
+	}
+}
+
+// bruteSignedRank is the exact two-sided p-value by enumerating every
+// sign pattern of the observed absolute differences: the definition the
+// convolution must reproduce, ties included.
+func bruteSignedRank(d []float64) float64 {
+	var nz []float64
+	for _, x := range d {
+		if x != 0 {
+			nz = append(nz, x)
+		}
+	}
+	n := len(nz)
+	if n == 0 {
+		return 1
+	}
+	wOf := func(v []float64) float64 {
+		w := 0.0
+		for _, x := range v {
+			if x <= 0 {
+				continue
+			}
+			less, equal := 0, 0
+			for _, y := range v {
+				switch {
+				case math.Abs(y) < math.Abs(x):
+					less++
+				case math.Abs(y) == math.Abs(x):
+					equal++
+				}
+			}
+			w += float64(less) + float64(equal+1)/2
+		}
+		return w
+	}
+	obs := wOf(nz)
+	var lower, upper int
+	v := make([]float64, n)
+	for mask := 0; mask < 1<<n; mask++ {
+		for i, x := range nz {
+			v[i] = math.Abs(x)
+			if mask&(1<<i) != 0 {
+				v[i] = -v[i]
+			}
+		}
+		w := wOf(v)
+		if w <= obs+1e-9 {
+			lower++
+		}
+		if w >= obs-1e-9 {
+			upper++
+		}
+	}
+	return math.Min(1, 2*float64(min(lower, upper))/float64(int(1)<<n))
+}
+
+// TestWilcoxonSignedRankExact checks the convolution against enumeration
+// on random differences with ties and zeros.
+func TestWilcoxonSignedRankExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 1 + rng.IntN(12)
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = float64(rng.IntN(7) - 3) // ties and zeros on purpose
+		}
+		got, want := WilcoxonSignedRank(d).P, bruteSignedRank(d)
+		if !near(got, want, 1e-12) {
+			t.Fatalf("trial %d %v: p %g, want %g", trial, d, got, want)
+		}
+	}
+}
+
+// TestWilcoxonSignedRankApproximation: just above the exact range the
+// normal approximation stays within 0.005 of the exact p-value.
+func TestWilcoxonSignedRankApproximation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20 {
+		d := make([]float64, maxExactRanks+10)
+		shift := rng.Float64() * 0.6
+		for i := range d {
+			d[i] = rng.NormFloat64() + shift
+		}
+		approx := WilcoxonSignedRank(d)
+		if approx.Exact {
+			t.Fatal("60 differences computed exactly")
+		}
+		rank2, w2 := doubledRanks(d)
+		if exact := exactSignedRank(rank2, w2); !near(approx.P, exact, 0.005) {
+			t.Errorf("approximate p %g, exact %g", approx.P, exact)
+		}
+	}
+}
+
+// doubledRanks ranks distinct nonzero differences (no ties: continuous
+// draws), doubled, with the doubled W+.
+func doubledRanks(d []float64) ([]int, int) {
+	rank2 := make([]int, len(d))
+	w2 := 0
+	for i, x := range d {
+		r := 1
+		for _, y := range d {
+			if math.Abs(y) < math.Abs(x) {
+				r++
+			}
+		}
+		rank2[i] = 2 * r
+		if x > 0 {
+			w2 += 2 * r
+		}
+	}
+	return rank2, w2
+}
+
+func TestFisherExact(t *testing.T) {
+	for _, tc := range []struct {
+		a, n, b, m int
+		want       float64
+	}{
+		// Fisher's lady tasting tea: 3 of 4 against 1 of 4.
+		{3, 4, 1, 4, 0.4857142857142857},
+		{10, 10, 0, 10, 2.0 / 184756},
+		{5, 10, 5, 10, 1},
+		// R: fisher.test(matrix(c(48, 2, 40, 10), 2)) p = 0.02776.
+		{48, 50, 40, 50, 0.027756},
+		{0, 0, 3, 5, 1},
+	} {
+		got := FisherExact(tc.a, tc.n, tc.b, tc.m)
+		if !near(got, tc.want, 1e-5) {
+			t.Errorf("FisherExact(%d/%d, %d/%d) = %g, want %g", tc.a, tc.n, tc.b, tc.m, got, tc.want)
+		}
+		if sym := FisherExact(tc.b, tc.m, tc.a, tc.n); !near(sym, got, 1e-12) {
+			t.Errorf("not symmetric: %g and %g", got, sym)
+		}
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	xs := []float64{40, 10, 30, 20}
+	for _, tc := range []struct{ q, want float64 }{{0, 10}, {0.5, 25}, {0.95, 38.5}, {1, 40}} {
+		if got := Quantile(xs, tc.q); !near(got, tc.want, 1e-9) {
+			t.Errorf("Quantile(%v) = %g, want %g", tc.q, got, tc.want)
+		}
+	}
+	if xs[0] != 40 {
+		t.Error("Quantile sorted its argument")
+	}
+	if !math.IsNaN(Quantile(nil, 0.5)) || Quantile([]float64{7}, 0.95) != 7 {
+		t.Error("empty or single")
+	}
+}
