@@ -42,10 +42,14 @@ func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
 			annotateCase(&b, nil, c)
 		}
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return fmt.Errorf("write github annotations: %w", err)
+	// A run can error with no case to point at (a platform that could not
+	// be used, a deployment that changed under it): the job still gets
+	// one annotation saying why.
+	if st := r.RunStatus(); b.Len() == 0 && (st == result.RunErrored || st == result.RunFailed || st == result.RunInterrupted) {
+		_, why := statusWhy(r, Summarize(r))
+		annotation(&b, "error", diag.Pos{}, "run "+string(st), why)
 	}
-	return nil
+	return writeString(w, b.String(), "github annotations")
 }
 
 func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
@@ -175,6 +179,22 @@ func WriteGitHubSummary(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(&b, " (%s)", mdCode(r.Target.Env))
 	}
 	b.WriteString("\n\n")
+	for _, d := range r.Deployments {
+		if d == nil || d.ID == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "- %s in %s: deployment %s", mdCode(d.Agent), mdCode(d.Env), mdCode(d.ID))
+		if d.Version != "" {
+			fmt.Fprintf(&b, " (version %s)", mdCode(d.Version))
+		}
+		if d.After != "" && d.After != d.ID {
+			fmt.Fprintf(&b, ", then %s", mdCode(d.After))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Deployments) > 0 {
+		b.WriteString("\n")
+	}
 
 	type row struct{ status, name, where, why string }
 	var rows []row
