@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 
@@ -178,6 +180,8 @@ type runOptions struct {
 	confirmOptions
 	// statsOptions: --repeat, --pass-rate, --confidence, --margin.
 	statsOptions
+	// outputs: --cucumber, --github, --coverage-from.
+	outputs
 
 	// problems found while parsing (bad environment defaults, paths).
 	problems []string
@@ -192,6 +196,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.scheduling.register(f, "run at most `N` scenarios at once")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	o.selection.register(f, "run")
+	o.selection.registerShard(f, "run")
 	f.stringVar(&o.rate, "rate", envRate, "", "send at most `N` requests per second with each key, e.g. 20 or 0.5 (when not given: the target's rate; without either, the pace is learnt from the platform's 429s)")
 	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
@@ -205,6 +210,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
 	o.confirmOptions.register(f)
 	o.statsOptions.register(f)
+	o.outputs.register(f, true)
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, nil, err
@@ -241,9 +247,7 @@ func (o *runOptions) Validate() error {
 	}
 	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
-	if o.junit != "" && o.junit == o.json {
-		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
-	}
+	problems = append(problems, sameFile(map[string]string{"--junit": o.junit, "--json": o.json, "--cucumber": o.cucumber})...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
@@ -320,13 +324,27 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
+	if err := o.outputs.readCoverageFrom(st, "run"); err != nil {
+		return err
+	}
+	if err := o.outputs.readDocs(st, plan); err != nil {
+		return err
+	}
+	if len(plan) == 0 && o.selected > 0 {
+		// A shard of a selection smaller than the number of shards: the
+		// other shards test it, and the merge counts them all.
+		fmt.Fprintf(st.Stderr, "agenttest: shard %s has no scenario: the selection has %d, dealt over %d shards\n", o.shard, o.selected, o.shard.Total)
+		o.allowEmpty = true
+	}
 	if len(plan) == 0 {
 		// Nothing to call: the run concludes at once, saying why, with
 		// reports that say "empty". A wrong path or a tag typo in CI
 		// must not pass as "0 passed".
-		fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		if o.selected == 0 {
+			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		}
 		human := newHuman(st, o, st.Stdout)
-		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}}
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult()}
 		human.RunStarted(0, res.Target)
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
@@ -340,6 +358,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer sim.stop()
 		sim.fill(tgt)
 		embedded = sim
+		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
 	if d := append(missingAgents(plan, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
@@ -402,6 +421,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
+	res.Shard = o.shardResult()
 	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
 		// The cause, once, with what to check; the cases not run are in
 		// the summary and the reports.
@@ -477,8 +497,12 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
 	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error { return report.WriteJSON(w, res) }))
+		cov := o.outputs.coverageOf(res)
+		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
+			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
+		}))
 	}
+	errs = append(errs, o.outputs.write(st, res)...)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -532,10 +556,29 @@ func prepareReports(st *State, o *runOptions) error {
 			problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
 		}
 	}
+	problems = append(problems, o.outputs.prepare(st)...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
 	return nil
+}
+
+// sameFile refuses two report flags that name one file.
+func sameFile(files map[string]string) []string {
+	var flags []string
+	for flag := range files {
+		flags = append(flags, flag)
+	}
+	sort.Strings(flags)
+	var problems []string
+	for i, a := range flags {
+		for _, b := range flags[i+1:] {
+			if files[a] != "" && files[a] == files[b] {
+				problems = append(problems, fmt.Sprintf("%s and %s both write %s", a, b, files[a]))
+			}
+		}
+	}
+	return problems
 }
 
 // now reads the State's clock.
