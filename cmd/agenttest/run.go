@@ -73,9 +73,18 @@ its first case and after its last, and names it in its first lines and
 both reports; a deployment that changed in between errors the run
 (docs/promoting.md).
 
-Report files (--junit, --json) are checked before anything is called and a
-report an earlier run left at their path is removed; they are written
-when the run concludes.
+Report files (--junit, --json, --html, --cucumber) are checked before
+anything is called and a report an earlier run left at their path is
+removed; they are written when the run concludes. The JSON report holds
+the node coverage of each agent: against its definition on the embedded
+simulator, else against the nodes seen in this run and in the reports
+given to --coverage-from. With --github, or when GITHUB_ACTIONS=true,
+failures are also printed as GitHub Actions annotations and a summary is
+appended to $GITHUB_STEP_SUMMARY.
+
+--shard K/N runs the K-th of N shares of the selected scenarios, the same
+on every machine; 'agenttest merge' combines the shards' JSON reports
+into the report and the exit code of the whole run.
 
 Exit codes:
   0    every selected scenario passed (flaky counts as passed; a
@@ -168,6 +177,7 @@ type runOptions struct {
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
+	html     string
 	failFast bool
 	// allowEmpty makes a run that tested nothing exit 0 instead of 5.
 	allowEmpty bool
@@ -201,6 +211,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
+	f.stringVar(&o.html, "html", "AGENTTEST_HTML", "", "write a self-contained HTML report to `FILE` (docs/reading-reports.md)")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing is tested (no scenario selected, or every selected one skipped)")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
@@ -247,7 +258,7 @@ func (o *runOptions) Validate() error {
 	}
 	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
-	problems = append(problems, sameFile(map[string]string{"--junit": o.junit, "--json": o.json, "--cucumber": o.cucumber})...)
+	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber})...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
@@ -267,6 +278,9 @@ func (o *runOptions) applyConfig(f *config.File, fl *flags) {
 	}
 	if r.JSON != "" && !fl.isSet("json") {
 		o.json = r.JSON
+	}
+	if r.HTML != "" && !fl.isSet("html") {
+		o.html = r.HTML
 	}
 }
 
@@ -502,6 +516,11 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
 		}))
 	}
+	if o.html != "" {
+		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
+			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st)})
+		}))
+	}
 	errs = append(errs, o.outputs.write(st, res)...)
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -548,7 +567,7 @@ func prepareReports(st *State, o *runOptions) error {
 		return nil
 	}
 	var problems []string
-	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}} {
+	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}} {
 		if r.path == "" {
 			continue
 		}
@@ -563,21 +582,27 @@ func prepareReports(st *State, o *runOptions) error {
 	return nil
 }
 
-// sameFile refuses two report flags that name one file.
-func sameFile(files map[string]string) []string {
-	var flags []string
-	for flag := range files {
-		flags = append(flags, flag)
-	}
-	sort.Strings(flags)
-	var problems []string
-	for i, a := range flags {
-		for _, b := range flags[i+1:] {
-			if files[a] != "" && files[a] == files[b] {
-				problems = append(problems, fmt.Sprintf("%s and %s both write %s", a, b, files[a]))
-			}
+// sameReportFile refuses two report flags naming one file: the second
+// report would overwrite the first. flags maps each flag to its path.
+func sameReportFile(flags map[string]string) []string {
+	byPath := map[string][]string{}
+	for flag, path := range flags {
+		if path != "" {
+			byPath[path] = append(byPath[path], flag)
 		}
 	}
+	var problems []string
+	for path, fl := range byPath {
+		if len(fl) > 1 {
+			sort.Strings(fl)
+			verb := "both write"
+			if len(fl) > 2 {
+				verb = "all write"
+			}
+			problems = append(problems, fmt.Sprintf("%s %s %s", strings.Join(fl, " and "), verb, path))
+		}
+	}
+	sort.Strings(problems)
 	return problems
 }
 

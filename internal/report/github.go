@@ -46,7 +46,7 @@ func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
 	// be used, a deployment that changed under it): the job still gets
 	// one annotation saying why.
 	if st := r.RunStatus(); b.Len() == 0 && (st == result.RunErrored || st == result.RunFailed || st == result.RunInterrupted) {
-		_, why := statusWhy(r, Summarize(r))
+		why := statusWhy(r, Summarize(r))
 		annotation(&b, "error", diag.Pos{}, "run "+string(st), why)
 	}
 	return writeString(w, b.String(), "github annotations")
@@ -151,7 +151,7 @@ const summaryRows = 50
 // its first failure.
 func WriteGitHubSummary(w io.Writer, r *result.Result) error {
 	s := Summarize(r)
-	_, why := statusWhy(r, s)
+	why := statusWhy(r, s)
 	var b strings.Builder
 	icon := map[result.RunStatus]string{result.RunPassed: "✅", result.RunFailed: "❌", result.RunErrored: "⚠️",
 		result.RunInterrupted: "⏹️", result.RunEmpty: "➖"}[r.RunStatus()]
