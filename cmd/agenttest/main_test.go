@@ -81,6 +81,7 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 		Signals:       c.sigs,
 		Exit:          func(code int) { c.exits <- code },
 		CreateFile:    createFileIn(abs),
+		AppendFile:    appendFileIn(abs),
 		PrepareReport: prepareReportIn(abs),
 	}
 	return c

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,9 +73,18 @@ its first case and after its last, and names it in its first lines and
 its reports; a deployment that changed in between errors the run
 (docs/promoting.md).
 
-Report files (--junit, --json, --html) are checked before anything is called and a
-report an earlier run left at their path is removed; they are written
-when the run concludes.
+Report files (--junit, --json, --html, --cucumber) are checked before
+anything is called and a report an earlier run left at their path is
+removed; they are written when the run concludes. The JSON report holds
+the node coverage of each agent: against its definition on the embedded
+simulator, else against the nodes seen in this run and in the reports
+given to --coverage-from. With --github, or when GITHUB_ACTIONS=true,
+failures are also printed as GitHub Actions annotations and a summary is
+appended to $GITHUB_STEP_SUMMARY.
+
+--shard K/N runs the K-th of N shares of the selected scenarios, the same
+on every machine; 'agenttest merge' combines the shards' JSON reports
+into the report and the exit code of the whole run.
 
 Exit codes:
   0    every selected scenario passed (flaky counts as passed; a
@@ -180,6 +190,8 @@ type runOptions struct {
 	confirmOptions
 	// statsOptions: --repeat, --pass-rate, --confidence, --margin.
 	statsOptions
+	// outputs: --cucumber, --github, --coverage-from.
+	outputs
 
 	// problems found while parsing (bad environment defaults, paths).
 	problems []string
@@ -194,6 +206,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.scheduling.register(f, "run at most `N` scenarios at once")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	o.selection.register(f, "run")
+	o.selection.registerShard(f, "run")
 	f.stringVar(&o.rate, "rate", envRate, "", "send at most `N` requests per second with each key, e.g. 20 or 0.5 (when not given: the target's rate; without either, the pace is learnt from the platform's 429s)")
 	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
@@ -208,6 +221,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
 	o.confirmOptions.register(f)
 	o.statsOptions.register(f)
+	o.outputs.register(f, true)
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, nil, err
@@ -244,7 +258,7 @@ func (o *runOptions) Validate() error {
 	}
 	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
-	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html})...)
+	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber})...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
@@ -324,13 +338,27 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
+	if err := o.outputs.readCoverageFrom(st, "run"); err != nil {
+		return err
+	}
+	if err := o.outputs.readDocs(st, plan); err != nil {
+		return err
+	}
+	if len(plan) == 0 && o.selected > 0 {
+		// A shard of a selection smaller than the number of shards: the
+		// other shards test it, and the merge counts them all.
+		fmt.Fprintf(st.Stderr, "agenttest: shard %s has no scenario: the selection has %d, dealt over %d shards\n", o.shard, o.selected, o.shard.Total)
+		o.allowEmpty = true
+	}
 	if len(plan) == 0 {
 		// Nothing to call: the run concludes at once, saying why, with
 		// reports that say "empty". A wrong path or a tag typo in CI
 		// must not pass as "0 passed".
-		fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		if o.selected == 0 {
+			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		}
 		human := newHuman(st, o, st.Stdout)
-		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}}
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult()}
 		human.RunStarted(0, res.Target)
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
@@ -344,6 +372,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer sim.stop()
 		sim.fill(tgt)
 		embedded = sim
+		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
 	if d := append(missingAgents(plan, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
@@ -406,6 +435,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
+	res.Shard = o.shardResult()
 	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
 		// The cause, once, with what to check; the cases not run are in
 		// the summary and the reports.
@@ -481,13 +511,17 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
 	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error { return report.WriteJSON(w, res) }))
+		cov := o.outputs.coverageOf(res)
+		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
+			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
+		}))
 	}
 	if o.html != "" {
 		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
 			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st)})
 		}))
 	}
+	errs = append(errs, o.outputs.write(st, res)...)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -541,6 +575,7 @@ func prepareReports(st *State, o *runOptions) error {
 			problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
 		}
 	}
+	problems = append(problems, o.outputs.prepare(st)...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
