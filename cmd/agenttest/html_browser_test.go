@@ -245,6 +245,11 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		if total < 5 {
 			t.Fatalf("%d cases listed, want every case of examples-failing", total)
 		}
+		// examples-failing runs on the embedded simulator: coverage is
+		// against the agents' definitions, so some nodes are unvisited.
+		if p.count(t, "#coverage .cov-agent") == 0 || p.count(t, "#coverage tr.missing") == 0 {
+			t.Errorf("no coverage section, or no unvisited node in it")
+		}
 		for _, plot := range []string{"#plot-latency svg rect.bar", "#plot-latency svg line.m-p50", "#plot-latency svg line.m-p95",
 			"#plot-latency svg line.m-p99", "#plot-timeline svg rect.span", "#plot-suites svg rect.span"} {
 			if p.count(t, plot) == 0 {
