@@ -172,7 +172,7 @@ func hostileResult() *result.Result {
 	}
 	return &result.Result{
 		Started: t0, Duration: time.Second,
-		Target:  result.Target{Name: hostile, Env: "sandbox"},
+		Target: result.Target{Name: hostile, Env: "sandbox"},
 		Files: []*result.File{{Path: "s.yaml", Suite: hostile, Cases: []*result.Case{{
 			Name: hostile, Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Agent: hostile, Duration: time.Second,
 			Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
@@ -184,4 +184,3 @@ func hostileResult() *result.Result {
 		Deployments: []*result.Deployment{{Agent: hostile, Env: "sandbox", ID: hostile}},
 	}
 }
-
