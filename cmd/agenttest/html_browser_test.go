@@ -229,6 +229,10 @@ func newBrowser(t *testing.T) context.Context {
 	return browser
 }
 
+// TestHTMLReportInBrowser is not parallel with the package's other tests:
+// Chromium and a 20,000-case report load both cores for seconds, and
+// tests that time the simulator's replies (compare's latency classes)
+// must not run beside it.
 func TestHTMLReportInBrowser(t *testing.T) {
 	browser := newBrowser(t)
 	t.Run("examples-failing", func(t *testing.T) {
@@ -312,11 +316,15 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	t.Run("20000 cases", func(t *testing.T) {
 		t.Parallel()
 		out := filepath.Join(t.TempDir(), "report.html")
+		res := syntheticResult(20000)
+		if s := report.Summarize(res); s.Total != 20000 || s.Errored != 200 || s.Failed != 200 || s.Flaky != 200 || s.Quarantined != 40 {
+			t.Fatalf("synthetic run: %+v", s)
+		}
 		f, err := os.Create(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := report.WriteHTML(f, syntheticResult(20000), report.HTMLOptions{}); err != nil {
+		if err := report.WriteHTML(f, res, report.HTMLOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()
@@ -404,6 +412,14 @@ func syntheticResult(n int) *result.Result {
 	r := &result.Result{Started: t0, Target: result.Target{Name: "staging", Env: "pre-release", BuildURL: "https://build.example.invalid"}}
 	const files, parallel = 50, 16
 	perFile := n / files
+	// Every case's turn i has the same metadata: decoded once, shared
+	// (the renderers only read it).
+	var metas [3]reply.Metadata
+	var raws [3]json.RawMessage
+	for ti := range metas {
+		raws[ti], _ = json.Marshal(map[string]any{"nodeTrace": []string{"Start", fmt.Sprintf("Node%d", ti)}, "state": map[string]any{"turn": ti}})
+		_ = json.Unmarshal(raws[ti], &metas[ti])
+	}
 	for fi := 0; fi < files; fi++ {
 		f := &result.File{Path: fmt.Sprintf("suites/area%02d.yaml", fi), Suite: fmt.Sprintf("Area %d", fi)}
 		for ci := 0; ci < perFile; ci++ {
@@ -419,12 +435,9 @@ func syntheticResult(n int) *result.Result {
 				answer[2] = hostileReply
 			}
 			for ti := range say {
-				meta, _ := json.Marshal(map[string]any{"nodeTrace": []string{"Start", fmt.Sprintf("Node%d", ti)}, "state": map[string]any{"turn": ti}})
-				var md reply.Metadata
-				_ = json.Unmarshal(meta, &md)
 				a.Turns = append(a.Turns, &result.Turn{Index: ti, Pos: diag.Pos{File: f.Path, Line: c.Pos.Line + 2*ti, Col: 9}, Say: say[ti],
 					Started: started.Add(time.Duration(ti) * 250 * time.Millisecond), Latency: time.Duration(80+(i*7+ti*13)%400) * time.Millisecond,
-					Result: &reply.TurnResult{ConversationID: a.ConversationID, Response: answer[ti], Metadata: md, RawMetadata: meta}})
+					Result: &reply.TurnResult{ConversationID: a.ConversationID, Response: answer[ti], Metadata: metas[ti], RawMetadata: raws[ti]}})
 			}
 			switch {
 			case i%100 == 1:
@@ -453,13 +466,4 @@ func syntheticResult(n int) *result.Result {
 	}
 	r.Duration = time.Duration(n/parallel+1) * 900 * time.Millisecond
 	return r
-}
-
-// TestSyntheticResultCounts keeps the synthetic run what the browser test
-// assumes, with or without a browser.
-func TestSyntheticResultCounts(t *testing.T) {
-	s := report.Summarize(syntheticResult(20000))
-	if s.Total != 20000 || s.Errored != 200 || s.Failed != 200 || s.Flaky != 200 || s.Quarantined != 40 {
-		t.Errorf("synthetic run: %+v", s)
-	}
 }
