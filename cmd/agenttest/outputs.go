@@ -141,18 +141,6 @@ func (o *outputs) readDocs(st *State, plan []*scenario.Suite) error {
 	return nil
 }
 
-// prepare checks the output files before anything runs (see
-// prepareReports).
-func (o *outputs) prepare(st *State) []string {
-	if st.PrepareReport == nil || o.cucumber == "" {
-		return nil
-	}
-	if err := st.PrepareReport(o.cucumber); err != nil {
-		return []string{fmt.Sprintf("--cucumber %s: %v", o.cucumber, err)}
-	}
-	return nil
-}
-
 // write writes the Cucumber file and GitHub's outputs of a concluded run.
 // Annotations go to stdout, where the Actions runner reads them; the
 // summary is appended to $GITHUB_STEP_SUMMARY when it is set.
