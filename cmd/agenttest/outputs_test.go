@@ -59,7 +59,7 @@ func TestCucumberMessages(t *testing.T) {
 	testCases := map[string]*messages.TestCase{}
 	started := map[string]*messages.TestCaseStarted{}
 	steps := map[string][]*messages.TestStepFinished{} // by testCaseStarted id
-	var order []string                                  // testCaseStarted ids
+	var order []string                                 // testCaseStarted ids
 	for _, e := range envs {
 		switch {
 		case e.Source != nil:
