@@ -64,6 +64,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.outputs.parsed(f)
 	problems := append([]string(nil), f.problems...)
 	if len(paths) == 0 {
 		problems = append(problems, "name the JSON reports of the shards (agenttest run --shard K/N --json FILE)")
