@@ -80,6 +80,7 @@ func TestListShardsPartition(t *testing.T) {
 // coverage of the same run unsharded; merge refuses what is not the
 // complete set of shards of one selection on one target.
 func TestMergeShards(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := func(out string, extra ...string) int {
 		args := append(append([]string{"run"}, shardPaths...), append(extra, "--json", filepath.Join(dir, out), "--seed", "7")...)
