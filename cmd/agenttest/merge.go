@@ -136,7 +136,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	}
 	if o.html != "" {
 		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
-			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st)})
+			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st), Coverage: cov})
 		}))
 	}
 	errs = append(errs, o.outputs.write(st, res)...)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -70,7 +71,7 @@ what to check, and the cases not run are reported with the reason.
 
 The run reads the active deployment of each agent and environment before
 its first case and after its last, and names it in its first lines and
-both reports; a deployment that changed in between errors the run
+its reports; a deployment that changed in between errors the run
 (docs/promoting.md).
 
 Report files (--junit, --json, --html, --cucumber) are checked before
@@ -511,15 +512,18 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 	if o.junit != "" {
 		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
+	var cov *coverage.Report
+	if o.json != "" || o.html != "" {
+		cov = o.outputs.coverageOf(res)
+	}
 	if o.json != "" {
-		cov := o.outputs.coverageOf(res)
 		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
 			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
 		}))
 	}
 	if o.html != "" {
 		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
-			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st)})
+			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st), Coverage: cov})
 		}))
 	}
 	errs = append(errs, o.outputs.write(st, res)...)

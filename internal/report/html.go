@@ -9,9 +9,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/compare"
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -25,6 +29,8 @@ var (
 	htmlJS string
 	//go:embed html/page.html
 	htmlPage string
+	//go:embed html/sections.html
+	htmlSections string
 )
 
 // htmlCSP is the page's Content-Security-Policy: nothing may be fetched
@@ -40,7 +46,7 @@ func cspHash(s string) string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
-var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+var htmlTemplate = template.Must(template.Must(template.New("page").Funcs(template.FuncMap{
 	"duration": wallTime,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
@@ -48,7 +54,23 @@ var htmlTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
-}).Parse(htmlPage))
+	"percent": func(v float64) string { return fmt.Sprintf("%.0f%%", math.Floor(v)) },
+	"pos": func(p diag.Pos) string {
+		p.Col = 0
+		return p.String()
+	},
+	"turn": func(i int) string {
+		if i == 0 {
+			return "greeting"
+		}
+		return fmt.Sprintf("turn %d", i)
+	},
+	"ms":      func(v float64) string { return msLabel(v) },
+	"side":    compareSide,
+	"latency": compareLatency,
+	"pairs":   comparePairs,
+	"diffOf":  diffView,
+}).Parse(htmlPage)).Parse(htmlSections))
 
 // HTMLOptions are the optional parts of an HTML report.
 type HTMLOptions struct {
@@ -57,6 +79,12 @@ type HTMLOptions struct {
 	// Generated is when the report was written, shown in its footer;
 	// zero leaves it out (golden files).
 	Generated time.Time
+	// Coverage is the node coverage of the run; nil leaves the section
+	// out.
+	Coverage *coverage.Report
+	// Compare is a comparison whose candidate is the run reported
+	// (agenttest compare --html); nil leaves the section out.
+	Compare *compare.Comparison
 }
 
 // htmlHead is what the page template renders: everything but the cases,
@@ -80,8 +108,9 @@ type htmlHead struct {
 	Deployments []string
 	// Pacing says what rate limits cost the run.
 	Pacing string
-	// Coverage and Compare are the optional sections, rendered.
-	Coverage, Compare template.HTML
+	// Coverage and Compare are the optional sections.
+	Coverage *coverage.Report
+	Compare  *compare.Comparison
 }
 
 type htmlFact struct{ Name, Value string }
@@ -168,6 +197,7 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 		h.Stop = stopLine(r.Stop)
 	}
 	h.Pacing = PacingLine(r)
+	h.Deployments = deploymentFacts(r.Deployments)
 	counts := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
 		"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
 	for _, k := range htmlKinds {
@@ -176,7 +206,39 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 		}
 	}
 	h.Plots = plotsOf(r)
+	h.Coverage, h.Compare = opt.Coverage, opt.Compare
 	return h
+}
+
+// deploymentFacts are the header's lines about the deployments tested,
+// one per agent and environment: the deployment read before the first
+// case and what became of it by the last.
+func deploymentFacts(ds []*result.Deployment) []string {
+	var out []string
+	for _, d := range ds {
+		if d == nil {
+			continue
+		}
+		line := d.Agent + " in " + d.Env + ": "
+		switch {
+		case d.ID == "":
+			line += "unknown (" + d.Note + ")"
+		case d.Changed():
+			line = d.ChangeMessage()
+		default:
+			line += d.ID
+			if d.Version != "" {
+				line += " (version " + d.Version + ")"
+			}
+			if d.Verified() {
+				line += ", the same after the last case"
+			} else if d.Note != "" {
+				line += ", not confirmed after the last case: " + d.Note
+			}
+		}
+		out = append(out, htmlStyle.flat(line))
+	}
+	return out
 }
 
 // htmlAssetsSafe reports a problem with the inlined assets: the page

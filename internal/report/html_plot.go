@@ -94,6 +94,8 @@ const (
 // msLabel renders milliseconds for an axis or a marker.
 func msLabel(ms float64) string {
 	switch {
+	case ms == 0:
+		return "0"
 	case ms >= 10000:
 		return fmt.Sprintf("%.0fs", ms/1000)
 	case ms >= 1000:

@@ -63,6 +63,8 @@
     rendered = 0;
     renderMore();
     writeHash();
+    // A reader deep in a long list who narrows it sees its start.
+    if (list.getBoundingClientRect().top < 0) document.getElementById("cases").scrollIntoView();
   }
 
   function renderMore() {
