@@ -19,6 +19,11 @@ import (
 // scenarios, YAML and features, an outline and a statistical scenario.
 var shardPaths = []string{"examples", "examples-failing"}
 
+// mergePaths is the smaller selection of the runs of the merge test:
+// passing and failing scenarios, YAML and a feature with an outline,
+// over debug chat and Messaging.
+var mergePaths = []string{"examples/compare", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml"}
+
 // readDoc reads a JSON report written by a test run.
 func readDoc(t *testing.T, path string) *report.Report {
 	t.Helper()
@@ -83,7 +88,7 @@ func TestMergeShards(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run := func(out string, extra ...string) int {
-		args := append(append([]string{"run"}, shardPaths...), append(extra, "--json", filepath.Join(dir, out), "--seed", "7")...)
+		args := append(append([]string{"run"}, mergePaths...), append(extra, "--json", filepath.Join(dir, out), "--seed", "7")...)
 		c := newCLI(t, repoRoot, examplesEnv(), args...)
 		code := c.run(t)
 		if _, err := os.Stat(filepath.Join(dir, out)); err != nil {
