@@ -26,8 +26,11 @@ type outputs struct {
 	// cucumber is the Cucumber Messages file (--cucumber).
 	cucumber string
 	// github turns on GitHub Actions' annotations and step summary
-	// (--github; on by itself when GITHUB_ACTIONS=true).
-	github bool
+	// (--github; on by itself when GITHUB_ACTIONS=true, unless
+	// --github=false); githubSet is true when the flag or its variable
+	// was given.
+	github    bool
+	githubSet bool
 	// coverageFrom are earlier JSON reports whose nodes complete the
 	// universe of node coverage (--coverage-from).
 	coverageFrom []string
@@ -42,13 +45,20 @@ func (o *outputs) register(f *flags, cucumber bool) {
 	if cucumber {
 		f.stringVar(&o.cucumber, "cucumber", "AGENTTEST_CUCUMBER", "", "write Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools")
 	}
-	f.boolVar(&o.github, "github", "AGENTTEST_GITHUB", "print failures as GitHub Actions annotations and append a summary to $GITHUB_STEP_SUMMARY (on by itself when GITHUB_ACTIONS=true)")
+	f.boolVar(&o.github, "github", "AGENTTEST_GITHUB", "print failures as GitHub Actions annotations and append a summary to $GITHUB_STEP_SUMMARY (default: when GITHUB_ACTIONS=true; --github=false turns it off)")
 	f.listVar(&o.coverageFrom, "coverage-from", "AGENTTEST_COVERAGE_FROM", "complete node coverage with the nodes seen in earlier JSON `REPORTS` (repeat the flag or separate with commas)")
 }
 
-// githubOn says whether GitHub Actions' outputs are written.
+// parsed notes what the command line said of the outputs' flags.
+func (o *outputs) parsed(f *flags) { o.githubSet = f.isSet("github") }
+
+// githubOn says whether GitHub Actions' outputs are written: as --github
+// says when given, else when running in GitHub Actions.
 func (o *outputs) githubOn(st *State) bool {
-	return o.github || st.Getenv("GITHUB_ACTIONS") == "true"
+	if o.githubSet {
+		return o.github
+	}
+	return st.Getenv("GITHUB_ACTIONS") == "true"
 }
 
 // readCoverageFrom reads --coverage-from into the universe: the nodes
@@ -137,18 +147,6 @@ func (o *outputs) readDocs(st *State, plan []*scenario.Suite) error {
 			d.Source = &messages.Source{Uri: s.Path, Data: string(src), MediaType: messages.SourceMediaType_TEXT_X_CUCUMBER_GHERKIN_PLAIN}
 		}
 		o.docs = append(o.docs, d)
-	}
-	return nil
-}
-
-// prepare checks the output files before anything runs (see
-// prepareReports).
-func (o *outputs) prepare(st *State) []string {
-	if st.PrepareReport == nil || o.cucumber == "" {
-		return nil
-	}
-	if err := st.PrepareReport(o.cucumber); err != nil {
-		return []string{fmt.Sprintf("--cucumber %s: %v", o.cucumber, err)}
 	}
 	return nil
 }

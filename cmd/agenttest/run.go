@@ -229,6 +229,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	}
 	o.problems = append(o.problems, f.problems...)
 	o.pathsGiven = len(pos) > 0
+	o.outputs.parsed(f)
 	paths, bad := o.selection.args(st, pos)
 	o.problems = append(o.problems, bad...)
 	o.paths = suitePaths(paths)
@@ -567,21 +568,25 @@ func runExit(r *result.Result, allowEmpty bool) int {
 // (State.PrepareReport): an unusable path is a usage error (exit 2),
 // found before the run rather than after it.
 func prepareReports(st *State, o *runOptions) error {
+	return prepareFiles(st, "run", map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber})
+}
+
+// prepareFiles checks the report paths of a command (flag to path, empty
+// when not given) before anything is called or written.
+func prepareFiles(st *State, cmd string, files map[string]string) error {
 	if st.PrepareReport == nil {
 		return nil
 	}
 	var problems []string
-	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}} {
-		if r.path == "" {
-			continue
-		}
-		if err := st.PrepareReport(r.path); err != nil {
-			problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
+	for _, flag := range []string{"--junit", "--json", "--html", "--cucumber"} {
+		if path := files[flag]; path != "" {
+			if err := st.PrepareReport(path); err != nil {
+				problems = append(problems, fmt.Sprintf("%s %s: %v", flag, path, err))
+			}
 		}
 	}
-	problems = append(problems, o.outputs.prepare(st)...)
 	if len(problems) > 0 {
-		return usageProblems("run", problems...)
+		return usageProblems(cmd, problems...)
 	}
 	return nil
 }

@@ -216,13 +216,20 @@ func TestSecretsNeverLeak(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir()
 			junitPath, jsonPath, htmlPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json"), filepath.Join(out, "report.html")
-			args := append(append([]string{"run", "-v", "--retries", "1"}, tc.args...), "--junit", junitPath, "--json", jsonPath, "--html", htmlPath)
-			c := newCLI(t, tc.dir(t), tc.env, args...)
+			cucumberPath, summaryPath := filepath.Join(out, "cucumber.ndjson"), filepath.Join(out, "summary.md")
+			args := append(append([]string{"run", "-v", "--retries", "1"}, tc.args...), "--junit", junitPath, "--json", jsonPath, "--html", htmlPath,
+				"--cucumber", cucumberPath)
+			// GitHub Actions: annotations on stdout, the step summary.
+			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summaryPath}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := newCLI(t, tc.dir(t), env, args...)
 			if code := c.run(t); code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
 			}
 			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-			for _, p := range []string{junitPath, jsonPath, htmlPath} {
+			for _, p := range []string{junitPath, jsonPath, htmlPath, cucumberPath, summaryPath} {
 				b, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatalf("report missing: %v", err)
@@ -363,12 +370,13 @@ func TestSecretsInEveryForm(t *testing.T) {
 				if name == "forms.yaml" {
 					want = exitFailed
 				}
-				c := newCLI(t, dir, env, "run", "-v", name, "--junit", "junit.xml", "--json", "result.json", "--html", "report.html")
+				c := newCLI(t, dir, env, "run", "-v", name, "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
+					"--cucumber", "cucumber.ndjson", "--github")
 				if code := c.run(t); code != want {
 					t.Fatalf("%s: exit %d, want %d\n%s%s", name, code, want, c.stdout, c.stderr)
 				}
 				texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-				for _, report := range []string{"junit.xml", "result.json", "report.html"} {
+				for _, report := range []string{"junit.xml", "result.json", "report.html", "cucumber.ndjson"} {
 					b, err := os.ReadFile(filepath.Join(dir, report))
 					if err != nil {
 						t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -57,15 +58,15 @@ type CucumberOptions struct {
 // after the error's kind; a case that did not run has every step
 // SKIPPED. The stream's success is the run's status being passed.
 func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
-	cw := &cucumberWriter{w: bufio.NewWriter(w), enc: nil}
+	cw := &cucumberWriter{w: bufio.NewWriter(w)}
 	cw.enc = json.NewEncoder(cw.w)
 	cw.enc.SetEscapeHTML(false)
 	cw.emit(&messages.Envelope{Meta: &messages.Meta{
 		ProtocolVersion: CucumberProtocol,
 		Implementation:  &messages.Product{Name: "agenttest", Version: opt.Version},
-		Runtime:         &messages.Product{Name: "go"},
-		Os:              &messages.Product{Name: "unknown"},
-		Cpu:             &messages.Product{Name: "unknown"},
+		Runtime:         &messages.Product{Name: "go", Version: runtime.Version()},
+		Os:              &messages.Product{Name: runtime.GOOS},
+		Cpu:             &messages.Product{Name: runtime.GOARCH},
 	}})
 	type pickleRef struct {
 		p    *messages.Pickle
