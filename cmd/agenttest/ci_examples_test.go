@@ -4,10 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agenttest/agenttest/internal/scenario"
 )
 
 // agenttestLine finds an agenttest command in a CI step: at the start of
@@ -37,7 +40,11 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 		}
 		for _, s := range yamlStrings(doc) {
 			for _, m := range agenttestLine.FindAllStringSubmatch(s, -1) {
-				args := strings.Fields(strings.ReplaceAll(m[1], "'", ""))[1:]
+				args := strings.Fields(ciVars.Replace(strings.ReplaceAll(m[1], "'", "")))[1:]
+				// A shell fallback ends the command.
+				if i := slices.Index(args, "||"); i >= 0 {
+					args = args[:i]
+				}
 				if len(args) == 0 || args[0] == "version" {
 					continue
 				}
@@ -49,9 +56,40 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range []string{"run", "lint", "gate", "compare"} {
+	for _, cmd := range []string{"run", "lint", "gate", "compare", "merge"} {
 		if !seen[cmd] {
 			t.Errorf("no CI example runs agenttest %s", cmd)
+		}
+	}
+}
+
+// ciVars stands for the values CI fills in: a matrix entry of GitHub
+// Actions, GitLab's parallel job numbers, a glob of report files.
+var ciVars = strings.NewReplacer("${{ matrix.shard }}", "1", "$CI_NODE_INDEX", "1", "$CI_NODE_TOTAL", "4")
+
+// TestCIExamplesShard: the sharded jobs give --shard a K/N that parses
+// and merge the reports they upload.
+func TestCIExamplesShard(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{"shards-github-actions.yml", "shards-gitlab-ci.yml"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, "examples/ci", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := ciVars.Replace(string(b))
+		for _, want := range []string{"agenttest merge ", "--json reports/shard-1.json"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+		shards := regexp.MustCompile(`(?m)^[^#\n]*--shard (\S+)`).FindAllStringSubmatch(text, -1)
+		if len(shards) == 0 {
+			t.Errorf("%s runs no shard", f)
+		}
+		for _, m := range shards {
+			if _, err := scenario.ParseShard(m[1]); err != nil {
+				t.Errorf("%s: --shard %s: %v", f, m[1], err)
+			}
 		}
 	}
 }

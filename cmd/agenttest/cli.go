@@ -26,6 +26,10 @@ Commands:
            (webhooks listen)
   history  per scenario across earlier JSON reports: runs, pass rate,
            verdict flips, and what went from passing to failing
+  coverage node coverage of JSON reports: per agent, the nodes and
+           transitions visited and the nodes never visited
+  merge    combine the JSON reports of the shards of a run (--shard K/N)
+           into the reports and the exit code of the whole run
   compare  how a candidate differs from a baseline (pre-release against
            live): regressed, fixed, changed, slower and faster scenarios
   gate     before a promotion: does a JSON report still vouch for the
@@ -56,7 +60,7 @@ Exit codes:
 `
 
 // commands are the subcommands, for did-you-mean.
-var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "compare", "gate", "version", "help"}
+var commands = []string{"run", "lint", "list", "sim", "steps", "webhooks", "history", "coverage", "merge", "compare", "gate", "version", "help"}
 
 // run is the whole program: it dispatches a subcommand and returns an error
 // carrying the exit code. Interrupts on st.Signals cancel ctx once; a
@@ -91,6 +95,10 @@ func run(ctx context.Context, st *State) error {
 		return cmdWebhooks(ctx, st, args)
 	case "history":
 		return cmdHistory(ctx, st, args)
+	case "coverage":
+		return cmdCoverage(ctx, st, args)
+	case "merge":
+		return cmdMerge(ctx, st, args)
 	case "gate":
 		return cmdGate(ctx, st, args)
 	case "compare":
@@ -115,7 +123,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		return nil
 	}
 	switch args[0] {
-	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "gate", "compare":
+	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "coverage", "merge", "gate", "compare":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
 	case "version", "help":

@@ -67,6 +67,10 @@ run, that needs --allow-live (or allow_live: true on the target). Each
 side reads its deployments before and after, as run does; a deployment
 that changes during a side's run errors the comparison.
 
+--json FILE writes the comparison as JSON; --html FILE writes the
+candidate's run as an HTML report (the one 'agenttest run --html' writes)
+with the comparison as its last section (docs/reading-reports.md).
+
 Exit codes:
   0    nothing regressed (with --fail-on-change: nothing changed either)
   1    a scenario regressed (or changed, with --fail-on-change); a
@@ -91,6 +95,7 @@ type compareOptions struct {
 	scheduling
 	seed             int64
 	json             string
+	html             string
 	failOnChange     bool
 	allowLive, sim   bool
 	verbose, noColor bool
@@ -112,6 +117,7 @@ func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
 	o.scheduling.register(f, "run at most `N` scenarios at once on each side")
 	o.selection.register(f, "compare")
 	f.stringVar(&o.json, "json", "AGENTTEST_COMPARE_JSON", "", "write the comparison as JSON ("+compare.SchemaV1+") to `FILE`")
+	f.stringVar(&o.html, "html", "AGENTTEST_COMPARE_HTML", "", "write the candidate's run as an HTML report with the comparison to `FILE`")
 	f.boolVar(&o.failOnChange, "fail-on-change", "AGENTTEST_FAIL_ON_CHANGE", "exit 1 when a scenario changed, as when one regressed")
 	f.durationVar(&o.minShift, "latency-min-shift", "AGENTTEST_LATENCY_MIN_SHIFT", compare.DefaultMinShift, "a scenario is slower or faster only when its median turn latency moved by at least `DURATION` and by --latency-min-ratio")
 	f.shareVar(&o.minRatio, "latency-min-ratio", "AGENTTEST_LATENCY_MIN_RATIO", "a scenario is slower or faster only when its median turn latency moved by at least this `SHARE` of the baseline's median and by --latency-min-shift, e.g. 0.25 or 25%; 0.25 when not given")
@@ -162,6 +168,7 @@ func (o *compareOptions) Validate() error {
 		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
 	problems = append(problems, o.selection.validate()...)
+	problems = append(problems, sameReportFile(map[string]string{"--json": o.json, "--html": o.html})...)
 	if len(problems) > 0 {
 		return usageProblems("compare", problems...)
 	}
@@ -212,9 +219,18 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	if st.PrepareReport != nil && o.json != "" {
-		if err := st.PrepareReport(o.json); err != nil {
-			return usageProblems("compare", fmt.Sprintf("--json %s: %v", o.json, err))
+	if st.PrepareReport != nil {
+		var problems []string
+		for _, r := range []struct{ flag, path string }{{"--json", o.json}, {"--html", o.html}} {
+			if r.path == "" {
+				continue
+			}
+			if err := st.PrepareReport(r.path); err != nil {
+				problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
+			}
+		}
+		if len(problems) > 0 {
+			return usageProblems("compare", problems...)
 		}
 	}
 	started := now(st)
@@ -258,6 +274,13 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	}
 	if o.json != "" {
 		if err := writeReport(st, o.json, func(w io.Writer) error { return compare.WriteJSON(w, c) }); err != nil {
+			return err
+		}
+	}
+	if cand := sides[1].res; o.html != "" && cand != nil {
+		if err := writeReport(st, o.html, func(w io.Writer) error {
+			return report.WriteHTML(w, cand, report.HTMLOptions{Generated: now(st), Compare: c})
+		}); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
 // embeddedSim is the platform simulator started in-process, on loopback
@@ -18,6 +19,9 @@ type embeddedSim struct {
 	cancel context.CancelFunc
 	errc   chan error
 	srv    *sim.Server
+	// agents are the definitions it serves: the universe of node
+	// coverage.
+	agents []*agent.Definition
 }
 
 // simFlagsEnv holds `agenttest sim` flags for the embedded simulator of
@@ -82,12 +86,19 @@ func startSimulator(st *State, seed int64, tweaks ...func(*sim.Options)) (*embed
 	for _, tweak := range tweaks {
 		tweak(&cfg.opts)
 	}
+	agents := cfg.opts.Agents
+	if agents == nil {
+		if agents, err = agent.Builtin(); err != nil {
+			return nil, err
+		}
+		cfg.opts.Agents = agents
+	}
 	srv, err := sim.New(cfg.opts)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &embeddedSim{cancel: cancel, errc: make(chan error, 1), srv: srv}
+	e := &embeddedSim{cancel: cancel, errc: make(chan error, 1), srv: srv, agents: agents}
 	ready := make(chan sim.Info, 1)
 	go func() {
 		e.errc <- srv.ListenAndServe(ctx, "127.0.0.1:0", cfg.singleHost, func(i sim.Info) { ready <- i })

@@ -125,6 +125,47 @@ func (f *flags) float64Var(p *float64, name, envName string, def float64, usage 
 	f.fs.Float64Var(p, name, def, withEnv(usage, envName))
 }
 
+// listVar is a flag that may be given several times, each value a list
+// separated by commas (its variable too): every value is kept, in order.
+func (f *flags) listVar(p *[]string, name, envName, usage string) {
+	if v, ok := f.env(name, envName); ok {
+		*p = splitList(v)
+	}
+	f.fs.Var(&listValue{p: p}, name, withEnv(usage, envName))
+}
+
+type listValue struct {
+	p *[]string
+	// set is true once the command line gave a value: it replaces the
+	// environment's.
+	set bool
+}
+
+func (v *listValue) String() string {
+	if v == nil || v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ",")
+}
+
+func (v *listValue) Set(s string) error {
+	if !v.set {
+		*v.p, v.set = nil, true
+	}
+	*v.p = append(*v.p, splitList(s)...)
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
 // enumVar is a string flag restricted to allowed values; a wrong value is
 // refused with the list. An empty default means "not set".
 func (f *flags) enumVar(p *string, name string, allowed []string, usage string) {

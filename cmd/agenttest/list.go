@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/runner"
+	"github.com/agenttest/agenttest/internal/scenario"
 )
 
 const listUsage = `Usage: agenttest list [flags] [PATH | FILE:LINE ...]
 
 Lists the scenarios under each PATH (default ".") that a run with the same
-PATHs (FILE:LINE included), --tags, --name and --rerun-failed would run,
+PATHs (FILE:LINE included), --tags, --name, --rerun-failed and --shard
+would run,
 one per line:
 
   file:line  name  @tag @tag
@@ -25,6 +27,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	var verbose bool
 	f := newFlags(st, "list", listUsage)
 	s.register(f, "list")
+	s.registerShard(f, "list")
 	f.boolVar(&verbose, "verbose", "", "also list, on stderr, the YAML files passed over as not suites")
 	f.alias("v", "verbose", &verbose)
 	pos, err := f.parse(args)
@@ -49,7 +52,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 		writeSkipped(st.Stderr, skipped)
 	}
 	var b strings.Builder
-	for _, file := range runner.Plan(suites, runner.Options{Select: s.sel}) {
+	for _, file := range runner.Plan(s.deal(scenario.Select(suites, s.sel)), runner.Options{}) {
 		for _, c := range file.Cases {
 			fmt.Fprintf(&b, "%s:%d  %s", c.Pos.File, c.Pos.Line, c.Name)
 			if len(c.Tags) > 0 {

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -72,6 +73,7 @@ func processState() (*State, func(), error) {
 		Signals:       interrupts,
 		Exit:          os.Exit,
 		CreateFile:    createFileIn(dir),
+		AppendFile:    appendFileIn(dir),
 		PrepareReport: prepareReportIn(dir),
 		// Go raises the soft limit to the hard one at start (Go 1.19+).
 		OpenFileLimit: openFileLimit,
@@ -109,6 +111,16 @@ func createFileIn(dir string) func(string) (ReportFile, error) {
 			return nil, err
 		}
 		return &renamedFile{File: f, dest: name}, nil
+	}
+}
+
+// appendFileIn returns an AppendFile rooted at dir.
+func appendFileIn(dir string) func(string) (io.WriteCloser, error) {
+	return func(name string) (io.WriteCloser, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	}
 }
 

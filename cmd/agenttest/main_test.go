@@ -81,6 +81,7 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 		Signals:       c.sigs,
 		Exit:          func(code int) { c.exits <- code },
 		CreateFile:    createFileIn(abs),
+		AppendFile:    appendFileIn(abs),
 		PrepareReport: prepareReportIn(abs),
 	}
 	return c
@@ -744,6 +745,10 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"gate", "--help"}, "gate.golden"},
 		{[]string{"help", "compare"}, "compare.golden"},
 		{[]string{"compare", "-h"}, "compare.golden"},
+		{[]string{"help", "merge"}, "merge.golden"},
+		{[]string{"merge", "--help"}, "merge.golden"},
+		{[]string{"help", "coverage"}, "coverage.golden"},
+		{[]string{"coverage", "-h"}, "coverage.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

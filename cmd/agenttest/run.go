@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,10 +10,12 @@ import (
 	"io/fs"
 	"net/http"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -68,12 +71,21 @@ what to check, and the cases not run are reported with the reason.
 
 The run reads the active deployment of each agent and environment before
 its first case and after its last, and names it in its first lines and
-both reports; a deployment that changed in between errors the run
+its reports; a deployment that changed in between errors the run
 (docs/promoting.md).
 
-Report files (--junit, --json) are checked before anything is called and a
-report an earlier run left at their path is removed; they are written
-when the run concludes.
+Report files (--junit, --json, --html, --cucumber) are checked before
+anything is called and a report an earlier run left at their path is
+removed; they are written when the run concludes. The JSON report holds
+the node coverage of each agent: against its definition on the embedded
+simulator, else against the nodes seen in this run and in the reports
+given to --coverage-from. With --github, or when GITHUB_ACTIONS=true,
+failures are also printed as GitHub Actions annotations and a summary is
+appended to $GITHUB_STEP_SUMMARY.
+
+--shard K/N runs the K-th of N shares of the selected scenarios, the same
+on every machine; 'agenttest merge' combines the shards' JSON reports
+into the report and the exit code of the whole run.
 
 Exit codes:
   0    every selected scenario passed (flaky counts as passed; a
@@ -166,6 +178,7 @@ type runOptions struct {
 	// junit and json are report files written at the end of the run.
 	junit    string
 	json     string
+	html     string
 	failFast bool
 	// allowEmpty makes a run that tested nothing exit 0 instead of 5.
 	allowEmpty bool
@@ -178,6 +191,8 @@ type runOptions struct {
 	confirmOptions
 	// statsOptions: --repeat, --pass-rate, --confidence, --margin.
 	statsOptions
+	// outputs: --cucumber, --github, --coverage-from.
+	outputs
 
 	// problems found while parsing (bad environment defaults, paths).
 	problems []string
@@ -192,10 +207,12 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.scheduling.register(f, "run at most `N` scenarios at once")
 	f.int64Var(&o.maxReplyBytes, "max-reply-bytes", envMaxReplyBytes, platform.DefaultMaxReplyBytes, "refuse a debug-chat reply over `BYTES`, counted after decompression (when not given: the target's max_reply_bytes)")
 	o.selection.register(f, "run")
+	o.selection.registerShard(f, "run")
 	f.stringVar(&o.rate, "rate", envRate, "", "send at most `N` requests per second with each key, e.g. 20 or 0.5 (when not given: the target's rate; without either, the pace is learnt from the platform's 429s)")
 	f.durationVar(&o.rateWait, "rate-wait", envRateWait, platform.DefaultRateWait, "let a scenario wait at most `DURATION` in all on rate limits before it errors; 0 errors it at its first 429 (when not given: the target's rate_wait)")
 	f.stringVar(&o.junit, "junit", "AGENTTEST_JUNIT", "", "write a JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "AGENTTEST_JSON", "", "write a JSON report to `FILE`")
+	f.stringVar(&o.html, "html", "AGENTTEST_HTML", "", "write a self-contained HTML report to `FILE` (docs/reading-reports.md)")
 	f.boolVar(&o.failFast, "fail-fast", "AGENTTEST_FAIL_FAST", "stop starting scenarios after the first failure or error")
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing is tested (no scenario selected, or every selected one skipped)")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
@@ -205,12 +222,14 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
 	o.confirmOptions.register(f)
 	o.statsOptions.register(f)
+	o.outputs.register(f, true)
 	pos, err := f.parse(args)
 	if err != nil {
 		return nil, nil, err
 	}
 	o.problems = append(o.problems, f.problems...)
 	o.pathsGiven = len(pos) > 0
+	o.outputs.parsed(f)
 	paths, bad := o.selection.args(st, pos)
 	o.problems = append(o.problems, bad...)
 	o.paths = suitePaths(paths)
@@ -241,9 +260,7 @@ func (o *runOptions) Validate() error {
 	}
 	problems = append(problems, o.selection.validate()...)
 	problems = append(problems, o.confirmOptions.problems()...)
-	if o.junit != "" && o.junit == o.json {
-		problems = append(problems, fmt.Sprintf("--junit and --json both write %s", o.junit))
-	}
+	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber})...)
 	if len(problems) > 0 {
 		return usageProblems("run", problems...)
 	}
@@ -263,6 +280,9 @@ func (o *runOptions) applyConfig(f *config.File, fl *flags) {
 	}
 	if r.JSON != "" && !fl.isSet("json") {
 		o.json = r.JSON
+	}
+	if r.HTML != "" && !fl.isSet("html") {
+		o.html = r.HTML
 	}
 }
 
@@ -320,13 +340,27 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
+	if err := o.outputs.readCoverageFrom(st, "run"); err != nil {
+		return err
+	}
+	if err := o.outputs.readDocs(st, plan); err != nil {
+		return err
+	}
+	if len(plan) == 0 && o.selected > 0 {
+		// A shard of a selection smaller than the number of shards: the
+		// other shards test it, and the merge counts them all.
+		fmt.Fprintf(st.Stderr, "agenttest: shard %s has no scenario: the selection has %d, dealt over %d shards\n", o.shard, o.selected, o.shard.Total)
+		o.allowEmpty = true
+	}
 	if len(plan) == 0 {
 		// Nothing to call: the run concludes at once, saying why, with
 		// reports that say "empty". A wrong path or a tag typo in CI
 		// must not pass as "0 passed".
-		fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		if o.selected == 0 {
+			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+		}
 		human := newHuman(st, o, st.Stdout)
-		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}}
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult()}
 		human.RunStarted(0, res.Target)
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
@@ -340,6 +374,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		defer sim.stop()
 		sim.fill(tgt)
 		embedded = sim
+		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
 	if d := append(missingAgents(plan, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
@@ -402,6 +437,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
+	res.Shard = o.shardResult()
 	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
 		// The cause, once, with what to check; the cases not run are in
 		// the summary and the reports.
@@ -476,9 +512,21 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 	if o.junit != "" {
 		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
-	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error { return report.WriteJSON(w, res) }))
+	var cov *coverage.Report
+	if o.json != "" || o.html != "" {
+		cov = o.outputs.coverageOf(res)
 	}
+	if o.json != "" {
+		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
+			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
+		}))
+	}
+	if o.html != "" {
+		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
+			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st), Coverage: cov})
+		}))
+	}
+	errs = append(errs, o.outputs.write(st, res)...)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -520,22 +568,51 @@ func runExit(r *result.Result, allowEmpty bool) int {
 // (State.PrepareReport): an unusable path is a usage error (exit 2),
 // found before the run rather than after it.
 func prepareReports(st *State, o *runOptions) error {
+	return prepareFiles(st, "run", map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber})
+}
+
+// prepareFiles checks the report paths of a command (flag to path, empty
+// when not given) before anything is called or written.
+func prepareFiles(st *State, cmd string, files map[string]string) error {
 	if st.PrepareReport == nil {
 		return nil
 	}
 	var problems []string
-	for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}} {
-		if r.path == "" {
-			continue
-		}
-		if err := st.PrepareReport(r.path); err != nil {
-			problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
+	for _, flag := range []string{"--junit", "--json", "--html", "--cucumber"} {
+		if path := files[flag]; path != "" {
+			if err := st.PrepareReport(path); err != nil {
+				problems = append(problems, fmt.Sprintf("%s %s: %v", flag, path, err))
+			}
 		}
 	}
 	if len(problems) > 0 {
-		return usageProblems("run", problems...)
+		return usageProblems(cmd, problems...)
 	}
 	return nil
+}
+
+// sameReportFile refuses two report flags naming one file: the second
+// report would overwrite the first. flags maps each flag to its path.
+func sameReportFile(flags map[string]string) []string {
+	byPath := map[string][]string{}
+	for flag, path := range flags {
+		if path != "" {
+			byPath[path] = append(byPath[path], flag)
+		}
+	}
+	var problems []string
+	for path, fl := range byPath {
+		if len(fl) > 1 {
+			sort.Strings(fl)
+			verb := "both write"
+			if len(fl) > 2 {
+				verb = "all write"
+			}
+			problems = append(problems, fmt.Sprintf("%s %s %s", strings.Join(fl, " and "), verb, path))
+		}
+	}
+	sort.Strings(problems)
+	return problems
 }
 
 // now reads the State's clock.

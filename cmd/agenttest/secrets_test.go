@@ -215,14 +215,21 @@ func TestSecretsNeverLeak(t *testing.T) {
 			// the failing hosts; the cases are independent.
 			t.Parallel()
 			out := t.TempDir()
-			junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
-			args := append(append([]string{"run", "-v", "--retries", "1"}, tc.args...), "--junit", junitPath, "--json", jsonPath)
-			c := newCLI(t, tc.dir(t), tc.env, args...)
+			junitPath, jsonPath, htmlPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json"), filepath.Join(out, "report.html")
+			cucumberPath, summaryPath := filepath.Join(out, "cucumber.ndjson"), filepath.Join(out, "summary.md")
+			args := append(append([]string{"run", "-v", "--retries", "1"}, tc.args...), "--junit", junitPath, "--json", jsonPath, "--html", htmlPath,
+				"--cucumber", cucumberPath)
+			// GitHub Actions: annotations on stdout, the step summary.
+			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summaryPath}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := newCLI(t, tc.dir(t), env, args...)
 			if code := c.run(t); code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
 			}
 			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-			for _, p := range []string{junitPath, jsonPath} {
+			for _, p := range []string{junitPath, jsonPath, htmlPath, cucumberPath, summaryPath} {
 				b, err := os.ReadFile(p)
 				if err != nil {
 					t.Fatalf("report missing: %v", err)
@@ -363,12 +370,13 @@ func TestSecretsInEveryForm(t *testing.T) {
 				if name == "forms.yaml" {
 					want = exitFailed
 				}
-				c := newCLI(t, dir, env, "run", "-v", name, "--junit", "junit.xml", "--json", "result.json")
+				c := newCLI(t, dir, env, "run", "-v", name, "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
+					"--cucumber", "cucumber.ndjson", "--github")
 				if code := c.run(t); code != want {
 					t.Fatalf("%s: exit %d, want %d\n%s%s", name, code, want, c.stdout, c.stderr)
 				}
 				texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-				for _, report := range []string{"junit.xml", "result.json"} {
+				for _, report := range []string{"junit.xml", "result.json", "report.html", "cucumber.ndjson"} {
 					b, err := os.ReadFile(filepath.Join(dir, report))
 					if err != nil {
 						t.Fatal(err)
@@ -385,6 +393,11 @@ func TestSecretsInEveryForm(t *testing.T) {
 						t.Errorf("%s: result.json: the string %q decodes to the key (%s)", name, s, f)
 					}
 				}
+				for _, s := range jsonStrings(t, htmlData(t, texts["report.html"])) {
+					if f := keyInDecoded(s, key); f != "" {
+						t.Errorf("%s: report.html: the string %q decodes to the key (%s)", name, s, f)
+					}
+				}
 				for _, s := range xmlStrings(t, texts["junit.xml"]) {
 					if f := keyInDecoded(s, key); f != "" {
 						t.Errorf("%s: junit.xml: the text %q decodes to the key (%s)", name, s, f)
@@ -399,6 +412,18 @@ func TestSecretsInEveryForm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// htmlData is the JSON document of the cases an HTML report embeds.
+func htmlData(t *testing.T, page string) string {
+	t.Helper()
+	const open = `<script type="application/json" id="agenttest-data">`
+	i := strings.Index(page, open)
+	j := strings.Index(page[max(i, 0):], "</script>")
+	if i < 0 || j < 0 {
+		t.Fatalf("no data block in the HTML report")
+	}
+	return page[i+len(open) : i+j]
 }
 
 // keyIn returns the form of key that text holds, or "".

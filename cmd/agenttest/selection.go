@@ -11,6 +11,7 @@ import (
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -28,6 +29,18 @@ type selection struct {
 	// notes say what --rerun-failed cannot run again; printed once the
 	// suites are loaded.
 	notes []string
+	// shardArg is --shard K/N, read into shard by validate (run and list
+	// only: registerShard); selected and fingerprint describe the whole
+	// selection a shard is dealt from, once plan has run.
+	shardArg    string
+	shard       scenario.Shard
+	selected    int
+	fingerprint string
+}
+
+// registerShard adds --shard; verb is "run" or "list".
+func (s *selection) registerShard(f *flags, verb string) {
+	f.stringVar(&s.shardArg, "shard", "AGENTTEST_SHARD", "", verb+" only share `K/N` of the selected scenarios, for splitting a suite across CI machines (dealt round-robin over the selection sorted by file and line; merge the shards' JSON reports with agenttest merge)")
 }
 
 // register adds the selection flags; verb is "run" or "list".
@@ -112,6 +125,13 @@ func (s *selection) validate() []string {
 		} else {
 			s.sel.Tags = &expr
 		}
+	}
+	if s.shardArg != "" {
+		sh, err := scenario.ParseShard(s.shardArg)
+		if err != nil {
+			problems = append(problems, "--shard "+err.Error())
+		}
+		s.shard = sh
 	}
 	if s.name != "" {
 		re, err := scenario.ParseName(s.name)
@@ -221,7 +241,30 @@ func (s *selection) plan(st *State, cfg *config.File, paths []string, given bool
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return nil, nil, reported(exitUsage)
 	}
-	return suites, scenario.Select(suites, s.sel), nil
+	return suites, s.deal(scenario.Select(suites, s.sel)), nil
+}
+
+// deal returns the share of the selected suites that --shard asks for,
+// noting the size and fingerprint of the whole selection; without
+// --shard, the selection.
+func (s *selection) deal(selected []*scenario.Suite) []*scenario.Suite {
+	if s.shard.IsZero() {
+		return selected
+	}
+	s.selected = 0
+	for _, su := range selected {
+		s.selected += len(su.Scenarios)
+	}
+	s.fingerprint = scenario.Fingerprint(selected)
+	return s.shard.Apply(selected)
+}
+
+// shardResult is what a run's result records of --shard, nil without it.
+func (s *selection) shardResult() *result.Shard {
+	if s.shard.IsZero() {
+		return nil
+	}
+	return &result.Shard{Index: s.shard.Index, Total: s.shard.Total, Selection: s.fingerprint, Selected: s.selected}
 }
 
 // printNotes says, once, what --rerun-failed could not run again.

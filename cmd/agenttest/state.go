@@ -40,6 +40,10 @@ type State struct {
 	// absolute), creating parent directories. Reports are streamed into it;
 	// what was written appears under name only on Commit.
 	CreateFile func(name string) (ReportFile, error)
+	// AppendFile opens a file to append to (relative to Dir unless
+	// absolute), creating it: GitHub's $GITHUB_STEP_SUMMARY, which every
+	// step of a job adds to. nil appends nothing.
+	AppendFile func(name string) (io.WriteCloser, error)
 	// PrepareReport checks, before the run calls anything, that a report
 	// can be written at name (relative to Dir unless absolute): not a
 	// directory, its directory (created if missing) writable. It removes

@@ -50,36 +50,109 @@ func Diff(expected, actual string) string { return diff(expected, actual, false)
 func DiffColor(expected, actual string) string { return diff(expected, actual, true) }
 
 func diff(expected, actual string, color bool) string {
-	if expected == actual {
+	td := DiffOf(expected, actual)
+	if len(td.Changes) == 0 && td.Note == "" {
 		return ""
+	}
+	var out string
+	if td.Lines {
+		out = "--- expected\n+++ actual"
+		if td.Note != "" {
+			out += "\n(" + td.Note + ")"
+		} else {
+			out = renderLines(td.Changes, color)
+		}
+		if td.Truncated {
+			out += "\n(diff truncated)"
+		}
+		return out
+	}
+	out = renderInline(td.Changes, color)
+	if td.Truncated {
+		out += " (diff truncated)"
+	}
+	return out
+}
+
+// ChangeOp says where a piece of a diff comes from.
+type ChangeOp int8
+
+// The kinds of Change.
+const (
+	// Same: the text is in both.
+	Same ChangeOp = iota
+	// Removed: the text is only in the expected value.
+	Removed
+	// Added: the text is only in the actual value.
+	Added
+)
+
+// Change is one piece of a TextDiff.
+type Change struct {
+	Op   ChangeOp
+	Text string
+}
+
+// TextDiff is the difference between two texts as data, for renderers that
+// mark changes up themselves (the HTML report); Diff and DiffColor render
+// it as text. It is computed the one way Diff describes: word by word for
+// one-line texts, line by line otherwise.
+type TextDiff struct {
+	// Lines is true when the texts were compared line by line; each
+	// Change then holds whole lines, each ending in "\n".
+	Lines bool
+	// Changes are the pieces in order; empty when the texts are equal or
+	// when Note explains the difference instead.
+	Changes []Change
+	// Note explains a difference that no change shows (line mode only):
+	// "the texts differ only in the final newline".
+	Note string
+	// Truncated is true when the texts were longer than the part compared.
+	Truncated bool
+}
+
+// DiffOf computes the difference between expected and actual; the zero
+// TextDiff when they are equal.
+func DiffOf(expected, actual string) TextDiff {
+	if expected == actual {
+		return TextDiff{}
 	}
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0 // deterministic output; the input caps bound the cost
 	if !strings.Contains(expected, "\n") && !strings.Contains(actual, "\n") {
 		e, et := truncate(expected, maxInlineDiff)
 		a, at := truncate(actual, maxInlineDiff)
-		out := renderInline(wordDiff(dmp, e, a), color)
-		if et || at {
-			out += " (diff truncated)"
-		}
-		return out
+		return TextDiff{Changes: changes(wordDiff(dmp, e, a)), Truncated: et || at}
 	}
 	e, et := truncate(expected, maxLineDiff)
 	a, at := truncate(actual, maxLineDiff)
 	// Compare lines with their ends normalised, or a last line without
 	// "\n" would differ from the same line followed by more.
 	e, a = endLine(e), endLine(a)
-	if e == a && (et || at) {
-		return "--- expected\n+++ actual\n(the texts differ beyond the part compared)\n(diff truncated)"
+	td := TextDiff{Lines: true, Truncated: et || at}
+	switch {
+	case e == a && td.Truncated:
+		td.Note = "the texts differ beyond the part compared"
+	case e == a:
+		td.Note = "the texts differ only in the final newline"
+	default:
+		ce, ca, lines := dmp.DiffLinesToChars(e, a)
+		td.Changes = changes(dmp.DiffCharsToLines(dmp.DiffMain(ce, ca, false), lines))
 	}
-	if e == a {
-		return "--- expected\n+++ actual\n(the texts differ only in the final newline)"
-	}
-	ce, ca, lines := dmp.DiffLinesToChars(e, a)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ce, ca, false), lines)
-	out := renderLines(diffs, color)
-	if et || at {
-		out += "\n(diff truncated)"
+	return td
+}
+
+func changes(diffs []diffmatchpatch.Diff) []Change {
+	out := make([]Change, 0, len(diffs))
+	for _, d := range diffs {
+		op := Same
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			op = Removed
+		case diffmatchpatch.DiffInsert:
+			op = Added
+		}
+		out = append(out, Change{Op: op, Text: d.Text})
 	}
 	return out
 }
@@ -177,15 +250,15 @@ func truncate(s string, n int) (string, bool) {
 	return s[:n], true
 }
 
-func renderInline(diffs []diffmatchpatch.Diff, color bool) string {
+func renderInline(diffs []Change, color bool) string {
 	var b strings.Builder
 	for _, d := range diffs {
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
+		switch d.Op {
+		case Same:
 			b.WriteString(d.Text)
-		case diffmatchpatch.DiffDelete:
+		case Removed:
 			wrap(&b, "[-", d.Text, "-]", ansiRed, color)
-		case diffmatchpatch.DiffInsert:
+		case Added:
 			wrap(&b, "{+", d.Text, "+}", ansiGreen, color)
 		}
 	}
@@ -204,15 +277,15 @@ func wrap(b *strings.Builder, open, text, close, ansi string, color bool) {
 	}
 }
 
-func renderLines(diffs []diffmatchpatch.Diff, color bool) string {
+func renderLines(diffs []Change, color bool) string {
 	var b strings.Builder
 	b.WriteString("--- expected\n+++ actual")
 	for _, d := range diffs {
 		prefix, ansi := "  ", ""
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
+		switch d.Op {
+		case Removed:
 			prefix, ansi = "- ", ansiRed
-		case diffmatchpatch.DiffInsert:
+		case Added:
 			prefix, ansi = "+ ", ansiGreen
 		}
 		for _, line := range strings.SplitAfter(d.Text, "\n") {

@@ -173,9 +173,11 @@ type RunDefaults struct {
 	Parallel    *int
 	Retries     *int
 	TurnTimeout *time.Duration
-	// JUnit and JSON are report paths, relative to the working directory.
+	// JUnit, JSON and HTML are report paths, relative to the working
+	// directory.
 	JUnit string
 	JSON  string
+	HTML  string
 	// GateAlerts ends every run with the alert gate (--gate-alerts).
 	GateAlerts *bool
 }
@@ -185,7 +187,7 @@ var (
 	targetKeys = []string{"build_url", "runtime_url", "messaging_url", "messaging_host", "account_id", "agent_id", "env", "build_key", "runtime_key", "call_token",
 		"connector_token", "connectors", "webhook_listen", "webhook_url", "allow_live", "probe_numbers", "sms_connector_id", "allow_http", "max_reply_bytes",
 		"rate", "rate_wait"}
-	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "gate_alerts"}
+	runKeys = []string{"parallel", "retries", "turn_timeout", "junit", "json", "html", "gate_alerts"}
 
 	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 	keyRefRe   = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
@@ -413,6 +415,8 @@ func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.D
 			f.Run.JUnit = s
 		case "json":
 			f.Run.JSON = s
+		case "html":
+			f.Run.HTML = s
 		}
 		if s == "" {
 			ds = ds.Errorf(p, "%s must not be empty", k.Value)

@@ -35,7 +35,7 @@ func BenchmarkWriteJUnit(b *testing.B) {
 func BenchmarkWriteJSON(b *testing.B) {
 	r := bigResult()
 	for b.Loop() {
-		if err := WriteJSON(io.Discard, r); err != nil {
+		if err := WriteJSON(io.Discard, r, JSONOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

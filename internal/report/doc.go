@@ -13,7 +13,7 @@
 //	res, err := runner.Run(ctx, suites, runner.Options{Observer: view})
 //	...
 //	err = report.WriteJUnit(junitFile, res)
-//	err = report.WriteJSON(jsonFile, res)
+//	err = report.WriteJSON(jsonFile, res, report.JSONOptions{})
 //
 // All three renderers count with Summarize, so the console summary, the
 // JUnit totals and the JSON counts always agree, and all three state the

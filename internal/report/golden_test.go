@@ -34,8 +34,12 @@ func TestFormats(t *testing.T) {
 			replay(NewHuman(b, HumanOptions{TTY: true, Color: true, Now: stepClock()}), r)
 			return nil
 		},
-		"json":      func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r) },
+		"json":      func(b *bytes.Buffer, r *result.Result) error { return WriteJSON(b, r, JSONOptions{}) },
 		"junit.xml": func(b *bytes.Buffer, r *result.Result) error { return WriteJUnit(b, r) },
+		// GitHub Actions: workflow commands on stdout, Markdown for
+		// $GITHUB_STEP_SUMMARY.
+		"github.txt":        func(b *bytes.Buffer, r *result.Result) error { return WriteGitHubAnnotations(b, r) },
+		"github-summary.md": func(b *bytes.Buffer, r *result.Result) error { return WriteGitHubSummary(b, r) },
 	}
 	for fname, fx := range fixtures {
 		for format, render := range formats {

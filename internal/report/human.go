@@ -249,43 +249,48 @@ func (h *Human) RunFinished(r *result.Result) {
 // statusLine is the last line of a run: its status and what it means.
 func (h *Human) statusLine(r *result.Result, s Summary) string {
 	st := r.RunStatus()
-	var code, why string
-	switch st {
+	code := map[result.RunStatus]string{result.RunPassed: sgrGreen, result.RunFailed: sgrRed,
+		result.RunErrored: sgrMagenta, result.RunInterrupted: sgrYellow, result.RunEmpty: sgrYellow}[st]
+	line := "status: " + string(st)
+	if why := statusWhy(r, s); why != "" {
+		line += " (" + why + ")"
+	}
+	return h.st.paint(code, line)
+}
+
+// statusWhy says what the run's status means, for the console's last
+// line and the HTML report's header.
+func statusWhy(r *result.Result, s Summary) string {
+	switch r.RunStatus() {
 	case result.RunPassed:
-		code = sgrGreen
 		if s.Quarantined > 0 {
-			why = fmt.Sprintf("%d quarantined %s not gating the run", s.Quarantined, plural(s.Quarantined, "case", "cases"))
+			return fmt.Sprintf("%d quarantined %s not gating the run", s.Quarantined, plural(s.Quarantined, "case", "cases"))
 		}
 	case result.RunFailed:
-		code, why = sgrRed, "a check failed: the agent broke an expectation"
+		return "a check failed: the agent broke an expectation"
 	case result.RunErrored:
-		code = sgrMagenta
-		why = fmt.Sprintf("no check failed, but %d %s errored: the platform or the network kept the run from telling whether the agent is fine",
-			s.Errored, plural(s.Errored, "case", "cases"))
-		if s.Errored == 0 && r.Stop != nil {
-			// Only a quarantined case met the stop: the rest did not run.
-			why = stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
-		}
 		if changes := r.DeploymentChanges(); len(changes) > 0 {
 			msgs := make([]string, len(changes))
 			for i, d := range changes {
 				msgs[i] = d.ChangeMessage()
 			}
-			why = strings.Join(msgs, "; ")
+			return strings.Join(msgs, "; ")
 		}
+		if s.Errored == 0 && r.Stop != nil {
+			// Only a quarantined case met the stop: the rest did not run.
+			return stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
+		}
+		return fmt.Sprintf("no check failed, but %d %s errored: the platform or the network kept the run from telling whether the agent is fine",
+			s.Errored, plural(s.Errored, "case", "cases"))
 	case result.RunInterrupted:
-		code, why = sgrYellow, "the run was stopped before every case finished"
+		return "the run was stopped before every case finished"
 	case result.RunEmpty:
-		code, why = sgrYellow, "nothing was tested: no scenario was selected"
 		if s.Total > 0 {
-			why = "nothing was tested: every selected scenario was skipped"
+			return "nothing was tested: every selected scenario was skipped"
 		}
+		return "nothing was tested: no scenario was selected"
 	}
-	line := "status: " + string(st)
-	if why != "" {
-		line += " (" + why + ")"
-	}
-	return h.st.paint(code, line)
+	return ""
 }
 
 // stopLine says why a run stopped early, for the summary.

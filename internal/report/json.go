@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
@@ -28,10 +29,16 @@ import (
 //	          pacing: {limited, accepted, accepted_per_s, waited_ms, max_waited_ms}}
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	deployments [deployment]  (the evidence of what was tested)
+//	shard    {index, total, selection, selected}  (--shard K/N runs only)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
 //	checks   [case]  (run-level checks)
+//	coverage {agents: [{agent, source, nodes_total, nodes_visited, percent,
+//	          nodes: [{name, turns, cases, reached: [reach], undefined}],
+//	          transitions: [{from, to, turns, cases, reached: [reach]}],
+//	          unvisited: [name]}]}  (when computed: coverage.Report)
+//	reach    {case, pos, turn}
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
 //	          skip_reason, conversation_id, repeat, quarantine,
@@ -53,6 +60,15 @@ import (
 //	          joined, handoff: {destination, reason, joined, live_agent},
 //	          completed_by, reconnects, resent, duplicates}
 //	pos      {file, line, col}
+//
+// shard says which share of its selection a run ran (--shard K/N):
+// selection is the fingerprint of the whole selection (its scenarios by
+// file, position and name) and selected its size, so `agenttest merge`
+// can tell the shards of one run from reports of other selections.
+// coverage is the node coverage of the run's agents (package coverage):
+// source "definition" when the agent's nodes come from its definition
+// (the simulator's agents), "observed" when they are the nodes seen in
+// this report and in the reports given to --coverage-from.
 //
 // run.status is the verdict of the run (result.RunStatus), the one the exit
 // code of `agenttest run` follows: "passed" (0), "failed" (1), "errored"
@@ -284,7 +300,7 @@ type jsonTurn struct {
 // report of hundreds of megabytes, and building it whole (and then
 // indenting it, as encoding/json does) would hold several copies of it in
 // memory at once. Only one case's encoding is held at a time.
-func WriteJSON(w io.Writer, r *result.Result) error {
+func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 	s := Summarize(r)
 	js := newJSONStream(w)
 	js.open('{')
@@ -299,6 +315,9 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 	})
 	js.field("target", toJSONTarget(r.Target))
 	js.field("deployments", deploymentsOf(r))
+	if r.Shard != nil {
+		js.field("shard", r.Shard)
+	}
 	js.field("counts", toJSONCounts(s))
 	js.key("files")
 	js.open('[')
@@ -340,11 +359,22 @@ func WriteJSON(w io.Writer, r *result.Result) error {
 		}
 	}
 	js.close(']')
+	if opt.Coverage != nil {
+		js.field("coverage", opt.Coverage)
+	}
 	js.close('}')
 	if err := js.finish(); err != nil {
 		return fmt.Errorf("write json report: %w", err)
 	}
 	return nil
+}
+
+// JSONOptions are the sections of a JSON report computed over the run's
+// Result rather than held in it.
+type JSONOptions struct {
+	// Coverage is the node coverage of the run (nil leaves the section
+	// out).
+	Coverage *coverage.Report
 }
 
 // deploymentsOf is the run's deployment evidence, an empty array when it

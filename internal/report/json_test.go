@@ -10,7 +10,7 @@ import (
 
 func TestJSONSchema(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, fixture()); err != nil {
+	if err := WriteJSON(&b, fixture(), JSONOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
@@ -19,12 +20,14 @@ type jsonDoc struct {
 	Run         jsonRun              `json:"run"`
 	Target      jsonTarget           `json:"target"`
 	Deployments []*result.Deployment `json:"deployments"`
+	Shard       *result.Shard        `json:"shard"`
 	Files       []struct {
 		Path  string     `json:"path"`
 		Suite string     `json:"suite"`
 		Cases []readCase `json:"cases"`
 	} `json:"files"`
-	Checks []readCase `json:"checks"`
+	Checks   []readCase       `json:"checks"`
+	Coverage *coverage.Report `json:"coverage"`
 }
 
 // readCase, readAttempt and readTurn are the heads WriteJSON encodes with
@@ -55,6 +58,8 @@ type readTurn struct {
 type Report struct {
 	Result *result.Result
 	Status result.RunStatus
+	// Coverage is the report's coverage section, nil when it has none.
+	Coverage *coverage.Report
 }
 
 // ReadJSON reads a report written by WriteJSON back into a Result: files,
@@ -95,6 +100,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			res.Deployments = append(res.Deployments, d)
 		}
 	}
+	res.Shard = doc.Shard
 	for _, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
 		for _, c := range f.Cases {
@@ -108,7 +114,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	if rd.err != nil {
 		return nil, rd.err
 	}
-	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status)}, nil
+	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status), Coverage: doc.Coverage}, nil
 }
 
 // reader converts the parts of a document, keeping the first error.

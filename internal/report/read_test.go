@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -21,18 +22,26 @@ func TestReadJSONRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			res := fx()
+			if name == "full" {
+				// The sections of a shard's report: which share it ran,
+				// and the coverage computed over it.
+				res.Shard = &result.Shard{Index: 2, Total: 3, Selection: "sha256:abc", Selected: 35}
+			}
 			var first, second bytes.Buffer
-			if err := WriteJSON(&first, res); err != nil {
+			if err := WriteJSON(&first, res, JSONOptions{Coverage: coverage.Compute(res, nil)}); err != nil {
 				t.Fatal(err)
 			}
 			rep, err := ReadJSON(bytes.NewReader(first.Bytes()))
 			if err != nil {
 				t.Fatal(err)
 			}
+			if name == "full" && (rep.Coverage == nil || len(rep.Coverage.Agents) == 0 || rep.Result.Shard == nil || rep.Result.Shard.Index != 2) {
+				t.Errorf("coverage %+v, shard %+v not read back", rep.Coverage, rep.Result.Shard)
+			}
 			if rep.Status != res.RunStatus() {
 				t.Errorf("status %s, want %s", rep.Status, res.RunStatus())
 			}
-			if err := WriteJSON(&second, rep.Result); err != nil {
+			if err := WriteJSON(&second, rep.Result, JSONOptions{Coverage: rep.Coverage}); err != nil {
 				t.Fatal(err)
 			}
 			if first.String() != second.String() {

@@ -112,6 +112,22 @@ type Result struct {
 	// environment of the run, the deployment active before its first case
 	// and after its last, in the order the run first met them.
 	Deployments []*Deployment `json:"deployments,omitempty"`
+	// Shard is set when the run ran one share of its selection (--shard
+	// K/N), so that the shards' reports can be merged and checked to be
+	// of one selection.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard records which share of a selection a run ran (--shard K/N).
+type Shard struct {
+	// Index is K (1-based), Total N.
+	Index int `json:"index"`
+	Total int `json:"total"`
+	// Selection identifies the whole selection the shard was dealt from
+	// (scenario.Fingerprint): every shard of one run carries the same.
+	Selection string `json:"selection"`
+	// Selected is the number of scenarios of the whole selection.
+	Selected int `json:"selected"`
 }
 
 // Pacing sums what rate limits cost a run: the client paces each key to

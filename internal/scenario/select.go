@@ -92,6 +92,12 @@ func (sel Selection) atMatch(sc *Scenario) bool {
 // and scenario order, leaving out suites with none. The suites given are
 // not modified: a suite that loses scenarios is a copy.
 func Select(suites []*Suite, sel Selection) []*Suite {
+	return filter(suites, sel.Match)
+}
+
+// filter returns the suites with only the scenarios keep keeps, in order,
+// leaving out suites with none; a suite that loses scenarios is a copy.
+func filter(suites []*Suite, keep func(*Scenario) bool) []*Suite {
 	out := make([]*Suite, 0, len(suites))
 	for _, s := range suites {
 		if s == nil {
@@ -100,7 +106,7 @@ func Select(suites []*Suite, sel Selection) []*Suite {
 		var kept []*Scenario
 		all := true
 		for _, sc := range s.Scenarios {
-			if sc != nil && sel.Match(sc) {
+			if sc != nil && keep(sc) {
 				kept = append(kept, sc)
 			} else {
 				all = false

@@ -57,3 +57,21 @@ nodes:
 		t.Errorf("earlier metrics snapshot changed: %#v", got)
 	}
 }
+
+func TestNodeNames(t *testing.T) {
+	src := `id: nn
+start: B
+silence: S
+nodes:
+  B: {say: hi, goto: A}
+  A: {say: a}
+  S: {say: silence}
+`
+	def, diags := Load("nn.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	if got, want := def.NodeNames(), []string{"A", "B", "S"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("NodeNames() = %v, want %v", got, want)
+	}
+}

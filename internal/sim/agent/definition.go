@@ -195,6 +195,17 @@ func (d *Definition) Numbers() []string {
 	return append([]string(nil), d.numbers...)
 }
 
+// NodeNames returns the names of every node of the definition, sorted:
+// the universe a node-coverage report measures a run against.
+func (d *Definition) NodeNames() []string {
+	names := make([]string, 0, len(d.nodes))
+	for name := range d.nodes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // Builtin loads the example agents embedded from examples/agents.
 func Builtin() ([]*Definition, error) {
 	defs, diags := LoadDir(agents.FS, ".")

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+const coverageUsage = `Usage: agenttest coverage [flags] REPORT.json...
+
+Prints the node coverage of the runs of JSON reports (agenttest run --json
+FILE), taken together: per agent, the nodes its conversations visited
+(from the node traces of every turn of every attempt), the transitions
+from node to node they took, the turns that reached each, and the nodes
+never visited.
+
+Every node means: for an agent of the embedded simulator, the nodes of
+its definition (recorded in the reports' coverage sections); for a real
+platform, which does not list an agent's nodes, every node seen in the
+reports given. Give earlier reports with --coverage-from to see what the
+latest run stopped reaching: their nodes count as nodes of the agent,
+their visits do not.
+
+Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
+`
+
+func cmdCoverage(_ context.Context, st *State, args []string) error {
+	var asJSON bool
+	var o outputs
+	f := newFlags(st, "coverage", coverageUsage)
+	f.boolVar(&asJSON, "json", "", "print the coverage as JSON (schema "+coverage.SchemaV1+")")
+	f.listVar(&o.coverageFrom, "coverage-from", "AGENTTEST_COVERAGE_FROM", "measure against the nodes seen in earlier JSON `REPORTS` too, without counting their visits (repeat the flag or separate with commas)")
+	paths, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	problems := append([]string(nil), f.problems...)
+	if len(paths) == 0 {
+		problems = append(problems, "name at least one JSON report")
+	}
+	u := coverage.Universe{}
+	all := &result.Result{}
+	for _, p := range paths {
+		rep, err := readReport(st, p)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		u.Merge(coverage.FromReport(rep.Coverage))
+		u.Merge(coverage.Observed(rep.Result))
+		all.Files = append(all.Files, rep.Result.Files...)
+	}
+	if len(problems) > 0 {
+		return usageProblems("coverage", problems...)
+	}
+	if err := o.readCoverageFrom(st, "coverage"); err != nil {
+		return err
+	}
+	u.Merge(o.universe)
+	rep := coverage.Compute(all, u)
+	if asJSON {
+		return coverage.WriteJSON(st.Stdout, rep)
+	}
+	return coverage.WriteText(st.Stdout, rep)
+}

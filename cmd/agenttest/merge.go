@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/merge"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+const mergeUsage = `Usage: agenttest merge [flags] REPORT.json...
+
+Combines the JSON reports of the shards of one run (agenttest run
+--shard K/N --json FILE on N machines) into the result of the whole run:
+every case with its verdict, in file order, the counts, statistics,
+deployment evidence and node coverage computed again over all of them,
+and the run's status. It prints the summary a single run would, writes
+the reports asked for, and exits with the code that run would have.
+
+The reports must be every shard of one selection (same paths, filters
+and suite files) on one target, each once: reports of another selection
+or target, a shard given twice or a shard missing are refused, naming
+what differs (exit 2). --force merges them anyway; the scenarios of a
+missing shard have no verdict, so the merged run is then errored (exit 4)
+unless a check failed.
+
+Exit codes: as agenttest run (0 passed, 1 a check failed, 4 errors only,
+5 nothing tested, 130 a shard was interrupted), and 2 for bad usage, a
+file that is not a JSON report, or reports that are not the shards of
+one run.
+`
+
+// mergeOptions are the flags of `agenttest merge`.
+type mergeOptions struct {
+	junit, json, html string
+	force             bool
+	allowEmpty        bool
+	verbose, noColor  bool
+	// outputs: --github, --coverage-from (--cucumber needs the suite
+	// files, which a merge does not read).
+	outputs
+}
+
+func cmdMerge(_ context.Context, st *State, args []string) error {
+	o := &mergeOptions{}
+	f := newFlags(st, "merge", mergeUsage)
+	f.stringVar(&o.junit, "junit", "", "", "write the merged JUnit XML report to `FILE`")
+	f.stringVar(&o.json, "json", "", "", "write the merged JSON report to `FILE`")
+	f.stringVar(&o.html, "html", "", "", "write the merged HTML report to `FILE`")
+	f.boolVar(&o.force, "force", "", "merge reports that are not the complete shards of one selection on one target")
+	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing was tested")
+	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
+	f.alias("v", "verbose", &o.verbose)
+	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
+	o.outputs.register(f, false)
+	paths, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	o.outputs.parsed(f)
+	problems := append([]string(nil), f.problems...)
+	if len(paths) == 0 {
+		problems = append(problems, "name the JSON reports of the shards (agenttest run --shard K/N --json FILE)")
+	}
+	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html})...)
+	if st.PrepareReport != nil {
+		for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}} {
+			if r.path == "" {
+				continue
+			}
+			for _, in := range paths {
+				if argPath(in) == argPath(r.path) {
+					problems = append(problems, fmt.Sprintf("%s %s would overwrite a report being merged", r.flag, r.path))
+				}
+			}
+		}
+	}
+	var inputs []merge.Input
+	u := coverage.Universe{}
+	for _, p := range paths {
+		rep, err := readReport(st, p)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		inputs = append(inputs, merge.Input{Name: p, Result: rep.Result})
+		// The universe each shard measured its coverage against (the
+		// simulator's definitions survive in the reports' sections).
+		u.Merge(coverage.FromReport(rep.Coverage))
+	}
+	if len(problems) > 0 {
+		return usageProblems("merge", problems...)
+	}
+	res, bad := merge.Shards(inputs, merge.Options{Force: o.force})
+	if len(bad) > 0 {
+		if !o.force {
+			bad = append(bad, "merge them anyway with --force")
+		}
+		return usageProblems("merge", bad...)
+	}
+	if err := o.outputs.readCoverageFrom(st, "merge"); err != nil {
+		return err
+	}
+	o.outputs.universe.Merge(u)
+	for _, in := range inputs {
+		o.outputs.universe.Merge(coverage.Observed(in.Result))
+	}
+	if err := prepareFiles(st, "merge", map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html}); err != nil {
+		return err
+	}
+
+	human := report.NewHuman(st.Stdout, report.HumanOptions{Color: useColor(st, o.noColor), Verbose: o.verbose, Now: st.Now})
+	replay(human, res)
+	if res.Stop != nil && res.Stop.Kind == merge.StopMissingShards {
+		fmt.Fprintf(st.Stderr, "agenttest: merge: %s\n", res.Stop.Cause)
+	}
+	var errs []error
+	if err := human.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	cov := o.outputs.coverageOf(res)
+	if o.junit != "" {
+		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
+	}
+	if o.json != "" {
+		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
+			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
+		}))
+	}
+	if o.html != "" {
+		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
+			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st), Coverage: cov})
+		}))
+	}
+	errs = append(errs, o.outputs.write(st, res)...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if code := runExit(res, o.allowEmpty); code != exitOK {
+		return reported(code)
+	}
+	return nil
+}
+
+// replay feeds a finished result to a progress view, as the runner would
+// have case by case: the console summary of a run that ran elsewhere.
+func replay(v result.Observer, res *result.Result) {
+	total := 0
+	for _, f := range res.Files {
+		total += len(f.Cases)
+	}
+	v.RunStarted(total, res.Target)
+	for _, f := range res.Files {
+		for _, c := range f.Cases {
+			v.CaseFinished(f, c)
+		}
+	}
+	v.RunFinished(res)
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim/agent"
+)
+
+// The outputs of a run beyond the console, JUnit and JSON: node coverage
+// (in the JSON report), Cucumber Messages, and GitHub Actions'
+// annotations and step summary. `agenttest run` and `agenttest merge`
+// write them the same way (writeOutputs).
+
+// outputs are the flags of those outputs, shared by run and merge.
+type outputs struct {
+	// cucumber is the Cucumber Messages file (--cucumber).
+	cucumber string
+	// github turns on GitHub Actions' annotations and step summary
+	// (--github; on by itself when GITHUB_ACTIONS=true, unless
+	// --github=false); githubSet is true when the flag or its variable
+	// was given.
+	github    bool
+	githubSet bool
+	// coverageFrom are earlier JSON reports whose nodes complete the
+	// universe of node coverage (--coverage-from).
+	coverageFrom []string
+
+	// universe is what coverage is measured against, built by the
+	// command; docs are the suite files for --cucumber.
+	universe coverage.Universe
+	docs     []report.CucumberDoc
+}
+
+func (o *outputs) register(f *flags, cucumber bool) {
+	if cucumber {
+		f.stringVar(&o.cucumber, "cucumber", "AGENTTEST_CUCUMBER", "", "write Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools")
+	}
+	f.boolVar(&o.github, "github", "AGENTTEST_GITHUB", "print failures as GitHub Actions annotations and append a summary to $GITHUB_STEP_SUMMARY (default: when GITHUB_ACTIONS=true; --github=false turns it off)")
+	f.listVar(&o.coverageFrom, "coverage-from", "AGENTTEST_COVERAGE_FROM", "complete node coverage with the nodes seen in earlier JSON `REPORTS` (repeat the flag or separate with commas)")
+}
+
+// parsed notes what the command line said of the outputs' flags.
+func (o *outputs) parsed(f *flags) { o.githubSet = f.isSet("github") }
+
+// githubOn says whether GitHub Actions' outputs are written: as --github
+// says when given, else when running in GitHub Actions.
+func (o *outputs) githubOn(st *State) bool {
+	if o.githubSet {
+		return o.github
+	}
+	return st.Getenv("GITHUB_ACTIONS") == "true"
+}
+
+// readCoverageFrom reads --coverage-from into the universe: the nodes
+// each report's traces name and the nodes its coverage section lists.
+// A report that cannot be read is a usage error, found before anything
+// runs.
+func (o *outputs) readCoverageFrom(st *State, cmd string) error {
+	if o.universe == nil {
+		o.universe = coverage.Universe{}
+	}
+	var problems []string
+	for _, name := range o.coverageFrom {
+		rep, err := readReport(st, name)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("--coverage-from %s: %v", name, err))
+			continue
+		}
+		o.universe.Merge(coverage.Observed(rep.Result))
+		o.universe.Merge(coverage.FromReport(rep.Coverage))
+	}
+	if len(problems) > 0 {
+		return usageProblems(cmd, problems...)
+	}
+	return nil
+}
+
+// readReport reads a JSON report (relative to the working directory).
+func readReport(st *State, name string) (*report.Report, error) {
+	data, err := fs.ReadFile(st.FS, argPath(name))
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	return report.ReadJSON(bytes.NewReader(data))
+}
+
+// addDefinitions adds the nodes of the simulator's agents to the
+// universe: for each agent a run talked to, the nodes of the version each
+// of its environments served.
+func (o *outputs) addDefinitions(defs []*agent.Definition, plan []*scenario.Suite, defaultAgent, defaultEnv string) {
+	if o.universe == nil {
+		o.universe = coverage.Universe{}
+	}
+	byID := map[string]*agent.Definition{}
+	for _, d := range defs {
+		byID[d.ID] = d
+	}
+	for _, s := range plan {
+		for _, sc := range s.Scenarios {
+			id, env := sc.Agent, sc.Env
+			if id == "" {
+				id = defaultAgent
+			}
+			if env == "" {
+				env = defaultEnv
+			}
+			d := byID[id]
+			if d == nil {
+				continue
+			}
+			if v, ok := d.AtVersion(d.Deployed(env)); ok {
+				d = v
+			}
+			o.universe.Add(id, coverage.SourceDefinition, d.NodeNames()...)
+		}
+	}
+}
+
+// readDocs reads the suite files of the plan as Cucumber documents, for
+// --cucumber.
+func (o *outputs) readDocs(st *State, plan []*scenario.Suite) error {
+	if o.cucumber == "" {
+		return nil
+	}
+	newID := (&messages.Incrementing{}).NewId
+	for _, s := range plan {
+		src, err := fs.ReadFile(st.FS, s.Path)
+		if err != nil {
+			return fmt.Errorf("--cucumber: read %s: %w", s.Path, unwrapPath(err))
+		}
+		doc, pickles, err := scenario.Gherkin(s, src, newID)
+		if err != nil {
+			return fmt.Errorf("--cucumber: %w", err)
+		}
+		d := report.CucumberDoc{Document: doc, Pickles: pickles, Locations: scenario.Locations(doc)}
+		if scenario.KindOf(s.Path) == scenario.Feature {
+			d.Source = &messages.Source{Uri: s.Path, Data: string(src), MediaType: messages.SourceMediaType_TEXT_X_CUCUMBER_GHERKIN_PLAIN}
+		}
+		o.docs = append(o.docs, d)
+	}
+	return nil
+}
+
+// write writes the Cucumber file and GitHub's outputs of a concluded run.
+// Annotations go to stdout, where the Actions runner reads them; the
+// summary is appended to $GITHUB_STEP_SUMMARY when it is set.
+func (o *outputs) write(st *State, res *result.Result) []error {
+	var errs []error
+	if o.cucumber != "" {
+		errs = append(errs, writeReport(st, o.cucumber, func(w io.Writer) error {
+			return report.WriteCucumber(w, res, report.CucumberOptions{Docs: o.docs, Version: version()})
+		}))
+	}
+	if !o.githubOn(st) {
+		return errs
+	}
+	if err := report.WriteGitHubAnnotations(st.Stdout, res); err != nil {
+		errs = append(errs, err)
+	}
+	if name := strings.TrimSpace(st.Getenv("GITHUB_STEP_SUMMARY")); name != "" && st.AppendFile != nil {
+		var b bytes.Buffer
+		if err := report.WriteGitHubSummary(&b, res); err != nil {
+			return append(errs, err)
+		}
+		f, err := st.AppendFile(name)
+		if err == nil {
+			_, err = f.Write(b.Bytes())
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("append the step summary to %s (GITHUB_STEP_SUMMARY): %w", name, unwrapPath(err)))
+		}
+	}
+	return errs
+}
+
+// coverageOf is the node coverage of a run against the universe.
+func (o *outputs) coverageOf(res *result.Result) *coverage.Report {
+	return coverage.Compute(res, o.universe)
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// The Cucumber Messages of a run of a feature and a YAML suite, read back
+// with the messages library: every case is a test case of its pickle,
+// whose document places it where it is written, and each step's status
+// says where the scenario broke: PASSED before the failing check, FAILED
+// at it (with the failure), SKIPPED after.
+func TestCucumberMessages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ndjson, jsonPath := filepath.Join(dir, "cucumber.ndjson"), filepath.Join(dir, "result.json")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml",
+		"--cucumber", ndjson, "--json", jsonPath)
+	c.expect(t, exitFailed)
+	res := readDoc(t, jsonPath).Result
+
+	f, err := os.Open(ndjson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var envs []*messages.Envelope
+	dec := json.NewDecoder(f)
+	for {
+		var e messages.Envelope
+		if err := dec.Decode(&e); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("envelope %d: %v", len(envs)+1, err)
+		}
+		envs = append(envs, &e)
+	}
+	if len(envs) == 0 || envs[0].Meta == nil || envs[0].Meta.ProtocolVersion == "" {
+		t.Fatalf("the stream does not start with meta")
+	}
+	if last := envs[len(envs)-1].TestRunFinished; last == nil || last.Success {
+		t.Fatalf("the stream does not end with an unsuccessful testRunFinished: %+v", last)
+	}
+
+	// Index the stream.
+	sources := map[string]bool{}
+	locs := map[string]*messages.Location{} // AST node id -> location
+	pickles := map[string]*messages.Pickle{}
+	testCases := map[string]*messages.TestCase{}
+	started := map[string]*messages.TestCaseStarted{}
+	steps := map[string][]*messages.TestStepFinished{} // by testCaseStarted id
+	var order []string                                 // testCaseStarted ids
+	for _, e := range envs {
+		switch {
+		case e.Source != nil:
+			sources[e.Source.Uri] = true
+		case e.GherkinDocument != nil:
+			for _, ch := range e.GherkinDocument.Feature.Children {
+				scs := []*messages.Scenario{ch.Scenario}
+				if ch.Rule != nil {
+					scs = nil
+					for _, rc := range ch.Rule.Children {
+						scs = append(scs, rc.Scenario)
+					}
+				}
+				for _, sc := range scs {
+					if sc == nil {
+						continue
+					}
+					locs[sc.Id] = sc.Location
+					for _, st := range sc.Steps {
+						locs[st.Id] = st.Location
+					}
+					for _, ex := range sc.Examples {
+						for _, row := range ex.TableBody {
+							locs[row.Id] = row.Location
+						}
+					}
+				}
+				if ch.Background != nil {
+					for _, st := range ch.Background.Steps {
+						locs[st.Id] = st.Location
+					}
+				}
+			}
+		case e.Pickle != nil:
+			pickles[e.Pickle.Id] = e.Pickle
+		case e.TestCase != nil:
+			testCases[e.TestCase.Id] = e.TestCase
+		case e.TestCaseStarted != nil:
+			started[e.TestCaseStarted.Id] = e.TestCaseStarted
+			order = append(order, e.TestCaseStarted.Id)
+		case e.TestStepFinished != nil:
+			steps[e.TestStepFinished.TestCaseStartedId] = append(steps[e.TestStepFinished.TestCaseStartedId], e.TestStepFinished)
+		}
+	}
+	if !sources["examples/features/restaurant.feature"] || sources["examples-failing/restaurant.yaml"] {
+		t.Errorf("sources = %v: the feature's text only (YAML is not Gherkin)", sources)
+	}
+
+	// The last attempt of each case, by file and line of its pickle.
+	type stream struct {
+		pickle *messages.Pickle
+		tc     *messages.TestCase
+		steps  []*messages.TestStepFinished
+	}
+	byPos := map[string]stream{}
+	for _, id := range order {
+		tc := testCases[started[id].TestCaseId]
+		p := pickles[tc.PickleId]
+		at := locs[p.AstNodeIds[len(p.AstNodeIds)-1]]
+		byPos[p.Uri+":"+strconv.FormatInt(at.Line, 10)] = stream{p, tc, steps[id]}
+	}
+	cases := 0
+	for _, file := range res.Files {
+		for _, cs := range file.Cases {
+			cases++
+			s, ok := byPos[cs.Pos.File+":"+strconv.Itoa(cs.Pos.Line)]
+			if !ok {
+				t.Errorf("%s %q has no test case at its line", cs.Pos, cs.Name)
+				continue
+			}
+			// An examples row's case names its row; Cucumber's pickle
+			// keeps the outline's name.
+			if !strings.HasPrefix(cs.Name, s.pickle.Name) {
+				t.Errorf("%s: pickle %q, case %q", cs.Pos, s.pickle.Name, cs.Name)
+			}
+			if len(s.steps) != len(s.pickle.Steps) || len(s.steps) == 0 {
+				t.Errorf("%s: %d step results for %d steps", cs.Pos, len(s.steps), len(s.pickle.Steps))
+				continue
+			}
+			var statuses []string
+			for _, st := range s.steps {
+				statuses = append(statuses, string(st.TestStepResult.Status))
+			}
+			got := strings.Join(statuses, " ")
+			switch cs.Status {
+			case result.Passed, result.Flaky:
+				if strings.Trim(got, "PASED ") != "" {
+					t.Errorf("%s passed, steps %s", cs.Pos, got)
+				}
+			case result.Failed:
+				fail := cs.Last().Failures[0]
+				// The failed step is the last one written at or before
+				// the failure.
+				want := 0
+				for i, ps := range s.pickle.Steps {
+					if l := locs[ps.AstNodeIds[0]]; l.Line <= int64(fail.Pos.Line) {
+						want = i
+					}
+				}
+				for i, st := range s.steps {
+					status := st.TestStepResult.Status
+					switch {
+					case i < want && status != messages.TestStepResultStatus_PASSED,
+						i > want && status != messages.TestStepResultStatus_SKIPPED:
+						t.Errorf("%s: step %d is %s (steps %s, failure at %s)", cs.Pos, i, status, got, fail.Pos)
+					case i == want && (status != messages.TestStepResultStatus_FAILED || !strings.Contains(st.TestStepResult.Message, fail.Message)):
+						t.Errorf("%s: step %d is %s %q, want FAILED with %q", cs.Pos, i, status, st.TestStepResult.Message, fail.Message)
+					}
+				}
+			default:
+				t.Errorf("%s: unexpected status %s in this run", cs.Pos, cs.Status)
+			}
+		}
+	}
+	if cases == 0 || len(byPos) != cases {
+		t.Errorf("%d cases, %d test cases", cases, len(byPos))
+	}
+}
+
+// On GitHub Actions (GITHUB_ACTIONS=true) a failing run prints an
+// ::error annotation at each broken check and appends its summary to
+// $GITHUB_STEP_SUMMARY, after what earlier steps wrote there.
+func TestGitHubOutputs(t *testing.T) {
+	t.Parallel()
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	if err := os.WriteFile(summary, []byte("# earlier step\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := examplesEnv()
+	env["GITHUB_ACTIONS"] = "true"
+	env["GITHUB_STEP_SUMMARY"] = summary
+	c := newCLI(t, repoRoot, env, "run", "examples-failing/restaurant.yaml")
+	c.expect(t, exitFailed,
+		"::error file=examples-failing/restaurant.yaml,line=28,col=11,title=agenttest failed%3A reply text mismatch shows a diff::examples-failing/restaurant.yaml:28:11: turn 1: reply is not the expected text%0A")
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# earlier step\n### ❌ agenttest: failed", "| failed | reply text mismatch shows a diff | `examples-failing/restaurant.yaml:22` |"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b)
+		}
+	}
+	// Without GitHub Actions, nothing of it.
+	c = newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/restaurant.yaml")
+	if out := c.expect(t, exitFailed); strings.Contains(out, "::error") {
+		t.Errorf("annotations outside GitHub Actions:\n%s", out)
+	}
+}
+
+// A case that did not run (here: after --fail-fast) is a test case whose
+// steps are all SKIPPED with its reason.
+func TestCucumberNotRun(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/restaurant.yaml", "--fail-fast", "--parallel", "1", "--cucumber", ndjson)
+	c.expect(t, exitFailed)
+	b, err := os.ReadFile(ndjson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed, skipped int
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e messages.Envelope
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if f := e.TestStepFinished; f != nil {
+			switch f.TestStepResult.Status {
+			case messages.TestStepResultStatus_FAILED:
+				failed++
+			case messages.TestStepResultStatus_SKIPPED:
+				if f.TestStepResult.Message == result.ReasonFailFast {
+					skipped++
+				}
+			}
+		}
+	}
+	if failed != 1 || skipped < 3 {
+		t.Errorf("%d FAILED steps, %d SKIPPED with %q: want 1 and a step of each case not run", failed, skipped, result.ReasonFailFast)
+	}
+}

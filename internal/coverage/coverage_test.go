@@ -1,0 +1,202 @@
+package coverage_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// conv builds a case of agent whose attempts went through the given node
+// traces, one []string per turn (turn 0 is the greeting).
+func conv(agent, name string, line int, attempts ...[][]string) *result.Case {
+	c := &result.Case{Name: name, Agent: agent, Pos: diag.Pos{File: "s.yaml", Line: line, Col: 5}, Status: result.Passed}
+	for i, turns := range attempts {
+		a := &result.Attempt{Number: i + 1, Status: result.Passed}
+		for j, trace := range turns {
+			t := &result.Turn{Index: j}
+			if trace != nil {
+				raw, _ := json.Marshal(map[string]any{"nodeTrace": trace})
+				t.Result = &reply.TurnResult{RawMetadata: raw}
+			}
+			a.Turns = append(a.Turns, t)
+		}
+		c.Attempts = append(c.Attempts, a)
+	}
+	return c
+}
+
+func res(cases ...*result.Case) *result.Result {
+	return &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: cases}}}
+}
+
+func TestReportsAlone(t *testing.T) {
+	t.Parallel()
+	r := res(
+		// Two attempts: the path does not run on from the first attempt's
+		// last node (B) into the second's greeting (G).
+		conv("bot", "one", 3, [][]string{{"G"}, {"A", "B"}}, [][]string{{"G"}, {"A"}, {"B", "A"}}),
+		// A turn without a reply (nil trace) leaves the path where it was.
+		conv("bot", "two", 9, [][]string{{"G"}, nil, {"C"}}),
+		conv("other", "three", 12, [][]string{{"X"}}),
+		// A case with no agent (it never ran) has no coverage.
+		&result.Case{Name: "skipped", Status: result.Skipped},
+	)
+	rep := coverage.Compute(r, nil)
+	if len(rep.Agents) != 2 || rep.Agents[0].Agent != "bot" || rep.Agents[1].Agent != "other" {
+		t.Fatalf("agents = %+v", rep.Agents)
+	}
+	bot := rep.Agents[0]
+	if bot.Source != coverage.SourceObserved || len(bot.Unvisited) != 0 || bot.NodesTotal != 4 || bot.Percent != 100 {
+		t.Errorf("bot = %+v", bot)
+	}
+	type nodeCount struct {
+		name         string
+		turns, cases int
+	}
+	var got []nodeCount
+	for _, n := range bot.Nodes {
+		got = append(got, nodeCount{n.Name, n.Turns, n.Cases})
+	}
+	want := []nodeCount{{"A", 3, 1}, {"B", 2, 1}, {"C", 1, 1}, {"G", 3, 2}}
+	if !slices.Equal(got, want) {
+		t.Errorf("nodes = %v, want %v", got, want)
+	}
+	var trs []string
+	for _, tr := range bot.Transitions {
+		trs = append(trs, fmt.Sprintf("%s>%s:%d", tr.From, tr.To, tr.Turns))
+	}
+	if w := []string{"A>B:2", "B>A:1", "G>A:2", "G>C:1"}; !slices.Equal(trs, w) {
+		t.Errorf("transitions = %v, want %v", trs, w)
+	}
+	// B>A was taken at turn 2 of case "one" (its second attempt); the
+	// reach names the case and where it is written.
+	ba := bot.Transitions[1]
+	if w := []coverage.Reach{{Case: "one", Pos: diag.Pos{File: "s.yaml", Line: 3, Col: 5}, Turn: 2}}; !reflect.DeepEqual(ba.Reached, w) {
+		t.Errorf("B>A reached = %+v", ba.Reached)
+	}
+	// A was reached at turn 1 of "one" in both attempts: one reach.
+	if a := bot.Nodes[0]; len(a.Reached) != 2 || a.Reached[0].Turn != 1 || a.Reached[1].Turn != 2 {
+		t.Errorf("A reached = %+v", a.Reached)
+	}
+}
+
+func TestUniverse(t *testing.T) {
+	t.Parallel()
+	run := res(conv("bot", "one", 3, [][]string{{"G"}, {"A", "Z"}}))
+
+	// From the definition: unvisited nodes are listed, and a node the
+	// definition lacks is reported as such.
+	u := coverage.Universe{}
+	u.Add("bot", coverage.SourceDefinition, "G", "A", "B", "C")
+	u.Add("bot", coverage.SourceObserved, "Q") // a definition outranks observations
+	u.Add("unused", coverage.SourceDefinition, "N")
+	rep := coverage.Compute(run, u)
+	if len(rep.Agents) != 1 {
+		t.Fatalf("agents = %d, want only the agent the run talked to", len(rep.Agents))
+	}
+	bot := rep.Agents[0]
+	if !slices.Equal(bot.Unvisited, []string{"B", "C"}) || bot.NodesVisited != 3 || bot.NodesTotal != 5 || bot.Percent != 60 {
+		t.Errorf("bot: visited %d of %d (%.0f%%), unvisited %v", bot.NodesVisited, bot.NodesTotal, bot.Percent, bot.Unvisited)
+	}
+	for _, n := range bot.Nodes {
+		if n.Undefined != (n.Name == "Z") {
+			t.Errorf("node %s undefined = %v", n.Name, n.Undefined)
+		}
+	}
+
+	// On a real platform: every node seen in earlier reports.
+	earlier := res(conv("bot", "old", 3, [][]string{{"G"}, {"B"}}), conv("gone", "x", 4, [][]string{{"Y"}}))
+	rep = coverage.Compute(run, coverage.Observed(earlier))
+	bot = rep.Agents[0]
+	if bot.Source != coverage.SourceObserved || !slices.Equal(bot.Unvisited, []string{"B"}) || bot.NodesTotal != 4 {
+		t.Errorf("observed: %+v", bot)
+	}
+
+	// An earlier coverage report carries its universe, visited or not;
+	// an observed universe gives way to a definition.
+	from := coverage.FromReport(coverage.Compute(run, u))
+	if k := from["bot"]; k.Source != coverage.SourceDefinition || len(k.Nodes) != 4 || k.Nodes["Z"] {
+		t.Errorf("FromReport = %+v", k)
+	}
+	obs := coverage.Observed(earlier)
+	obs.Merge(from)
+	if k := obs["bot"]; k.Source != coverage.SourceDefinition || len(k.Nodes) != 4 {
+		t.Errorf("merged = %+v", k)
+	}
+}
+
+func TestReachedIsBounded(t *testing.T) {
+	t.Parallel()
+	var cases []*result.Case
+	for i := range 3 * coverage.MaxReached {
+		cases = append(cases, conv("bot", fmt.Sprint("case ", i), i+1, [][]string{{"G"}, {"A"}}))
+	}
+	rep := coverage.Compute(res(cases...), nil)
+	for _, n := range rep.Agents[0].Nodes {
+		if n.Turns != 3*coverage.MaxReached || n.Cases != 3*coverage.MaxReached || len(n.Reached) != coverage.MaxReached {
+			t.Errorf("%s: turns %d, cases %d, reached %d", n.Name, n.Turns, n.Cases, len(n.Reached))
+		}
+		if n.Reached[0].Case != "case 0" {
+			t.Errorf("%s: first reach %+v, want report order", n.Name, n.Reached[0])
+		}
+	}
+	if tr := rep.Agents[0].Transitions[0]; tr.Turns != 3*coverage.MaxReached || len(tr.Reached) != coverage.MaxReached {
+		t.Errorf("G>A: %+v", tr)
+	}
+}
+
+// The model is plain data: it survives JSON unchanged, with empty lists
+// as [] rather than null.
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	u := coverage.Universe{}
+	u.Add("bot", coverage.SourceDefinition, "G", "A", "B")
+	rep := coverage.Compute(res(conv("bot", "one", 3, [][]string{{"G"}})), u)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back coverage.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, rep) {
+		t.Errorf("round trip:\n%s\n%+v", b, back)
+	}
+	var doc map[string]any
+	_ = json.Unmarshal(b, &doc)
+	agent := doc["agents"].([]any)[0].(map[string]any)
+	if agent["transitions"] == nil || agent["nodes"].([]any)[0].(map[string]any)["reached"] == nil {
+		t.Errorf("empty lists encoded as null: %s", b)
+	}
+}
+
+// The text and JSON forms of `agenttest coverage`, as golden files.
+func TestRender(t *testing.T) {
+	t.Parallel()
+	u := coverage.Universe{}
+	u.Add("bot", coverage.SourceDefinition, "G", "A", "B", "C")
+	rep := coverage.Compute(res(
+		conv("bot", "one", 3, [][]string{{"G"}, {"A", "Z"}}),
+		conv("bot", "two\x1b[31m", 9, [][]string{{"G"}, {"B"}}),
+		conv("live", "three", 12, [][]string{{"X"}, {"Y"}}),
+	), u)
+	var text, js bytes.Buffer
+	if err := coverage.WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := coverage.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/render.txt", text.Bytes())
+	golden.Check(t, "testdata/render.json", js.Bytes())
+}

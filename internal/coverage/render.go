@@ -1,0 +1,111 @@
+package coverage
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+)
+
+// SchemaV1 names the JSON form `agenttest coverage --json` prints: the
+// Report as it stands, under a schema member.
+const SchemaV1 = "agenttest/coverage/v1"
+
+// WriteJSON writes the report as one indented JSON document.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	doc := struct {
+		Schema string `json:"schema"`
+		*Report
+	}{SchemaV1, r}
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write coverage: %w", err)
+	}
+	return nil
+}
+
+// WriteText writes the report as tables, one block per agent: the share
+// of nodes visited and where the list of nodes comes from, the nodes never
+// visited, every node with the turns that reached it and the first of
+// them, and the transitions taken.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	if r == nil || len(r.Agents) == 0 {
+		b.WriteString("no agent: the reports hold no case that talked to an agent\n")
+	}
+	for i, a := range r.Agents {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		from := "nodes of its definition"
+		if a.Source == SourceObserved {
+			from = "nodes seen in these reports (a real platform does not list an agent's nodes)"
+		}
+		transitions := "transitions"
+		if len(a.Transitions) == 1 {
+			transitions = "transition"
+		}
+		fmt.Fprintf(&b, "%s: %d of %d nodes visited (%.0f%%), %d %s taken; %s\n",
+			clean(a.Agent), a.NodesVisited, a.NodesTotal, a.Percent, len(a.Transitions), transitions, from)
+		if len(a.Unvisited) > 0 {
+			names := make([]string, len(a.Unvisited))
+			for i, n := range a.Unvisited {
+				names[i] = clean(n)
+			}
+			fmt.Fprintf(&b, "never visited: %s\n", strings.Join(names, ", "))
+		}
+		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NODE\tTURNS\tCASES\tFIRST REACHED BY")
+		for _, n := range a.Nodes {
+			first := "-"
+			if len(n.Reached) > 0 {
+				first = reachText(n.Reached[0])
+			}
+			name := clean(n.Name)
+			if n.Undefined {
+				name += " (not in the definition)"
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", name, n.Turns, n.Cases, first)
+		}
+		fmt.Fprintln(tw, "  TRANSITION\tTURNS\tCASES\tFIRST TAKEN BY")
+		for _, t := range a.Transitions {
+			first := "-"
+			if len(t.Reached) > 0 {
+				first = reachText(t.Reached[0])
+			}
+			fmt.Fprintf(tw, "  %s → %s\t%d\t%d\t%s\n", clean(t.From), clean(t.To), t.Turns, t.Cases, first)
+		}
+		tw.Flush()
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write coverage: %w", err)
+	}
+	return nil
+}
+
+// reachText names a reach the way result lines name cases:
+// "suites/booking.yaml:14 books a table (turn 2)".
+func reachText(r Reach) string {
+	pos := r.Pos
+	pos.Col = 0
+	turn := fmt.Sprintf("turn %d", r.Turn)
+	if r.Turn == 0 {
+		turn = "greeting"
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s %s (%s)", pos, clean(r.Case), turn))
+}
+
+// clean escapes control characters of a name a server or a suite chose
+// (a node name from a hostile platform must not drive the terminal).
+func clean(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}

@@ -1,0 +1,283 @@
+// Package merge combines the results of the shards of one run (`agenttest
+// run --shard K/N` on N machines) into the result of the whole run, as if
+// one machine had run the selection: its files and cases in file order,
+// its counts, statistics, deployment evidence and verdict derived again
+// from the cases. It is a pure function of the shards' results:
+//
+//	merged, problems := merge.Shards(shards, merge.Options{})
+//	if len(problems) > 0 { ... refuse, or retry with Force }
+//
+// Shards must prove they belong together: each records its shard K/N and
+// the fingerprint of the selection it was dealt from (result.Shard), and
+// the target it ran against. Reports of other selections, of other
+// targets, a shard given twice and a shard missing are problems; with
+// Force they are merged anyway, and a missing shard makes the merged run
+// errored (Stop kind StopMissingShards), since its scenarios have no
+// verdict.
+package merge
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// StopMissingShards is the kind of the Stop of a run merged without all
+// its shards (Options.Force): the run cannot pass, since the scenarios of
+// the missing shards have no verdict.
+const StopMissingShards = "missing-shards"
+
+// Options change what Shards accepts.
+type Options struct {
+	// Force merges reports that are not shards of one selection on one
+	// target, or that lack shards.
+	Force bool
+}
+
+// Input is one report to merge: its name (the file, for messages) and
+// its result.
+type Input struct {
+	Name   string
+	Result *result.Result
+}
+
+// Shards merges the results of shards. It returns the merged result and
+// every problem that makes the inputs not the complete set of shards of
+// one selection on one target; with problems and without Force the
+// result is nil.
+func Shards(in []Input, opt Options) (*result.Result, []string) {
+	if len(in) == 0 {
+		return nil, []string{"no report to merge"}
+	}
+	problems, missing := check(in)
+	if len(problems) > 0 && !opt.Force {
+		return nil, problems
+	}
+	// Shard order first (the order the selection was dealt in), then the
+	// order given, so the merge does not depend on how files were named.
+	ordered := slices.Clone(in)
+	slices.SortStableFunc(ordered, func(a, b Input) int { return cmp.Compare(shardIndex(a), shardIndex(b)) })
+	out := &result.Result{Target: ordered[0].Result.Target, Files: []*result.File{}}
+	files := map[string]*result.File{}
+	var end time.Time
+	for _, s := range ordered {
+		r := s.Result
+		if !r.Started.IsZero() && (out.Started.IsZero() || r.Started.Before(out.Started)) {
+			out.Started = r.Started
+		}
+		if e := r.Started.Add(r.Duration); e.After(end) {
+			end = e
+		}
+		out.Interrupted = out.Interrupted || r.Interrupted
+		out.Stop = worseStop(out.Stop, r.Stop)
+		out.Checks = append(out.Checks, r.Checks...)
+		out.Pacing = addPacing(out.Pacing, r.Pacing)
+		for _, f := range r.Files {
+			if f == nil {
+				continue
+			}
+			mf := files[f.Path]
+			if mf == nil {
+				mf = &result.File{Path: f.Path, Suite: f.Suite}
+				files[f.Path] = mf
+				out.Files = append(out.Files, mf)
+			}
+			mf.Cases = append(mf.Cases, f.Cases...)
+		}
+	}
+	if !out.Started.IsZero() && end.After(out.Started) {
+		out.Duration = end.Sub(out.Started)
+	}
+	// Files in path order, cases in the order they are written: the order
+	// of the selection the shards were dealt from.
+	slices.SortStableFunc(out.Files, func(a, b *result.File) int { return cmp.Compare(a.Path, b.Path) })
+	for _, f := range out.Files {
+		slices.SortStableFunc(f.Cases, func(a, b *result.Case) int {
+			return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Name, b.Name))
+		})
+	}
+	out.Deployments = mergeDeployments(ordered)
+	if len(missing) > 0 {
+		out.Stop = &result.Stop{Kind: StopMissingShards, Reason: "not run: shard " + strings.Join(missing, ", ") + " missing",
+			Cause: fmt.Sprintf("merged without shard %s: their scenarios have no verdict", strings.Join(missing, ", "))}
+	}
+	return out, nil
+}
+
+func shardIndex(in Input) int {
+	if sh := in.Result.Shard; sh != nil {
+		return sh.Index
+	}
+	return 0
+}
+
+// check returns the problems of the inputs as a set of shards, and the
+// shards missing from it (as K/N).
+func check(in []Input) (problems, missing []string) {
+	first := in[0]
+	var total int
+	var selection string
+	seen := map[int]string{}
+	for _, s := range in {
+		if s.Result == nil {
+			problems = append(problems, s.Name+": no result")
+			continue
+		}
+		sh := s.Result.Shard
+		if sh == nil {
+			problems = append(problems, s.Name+": not a shard's report (run with --shard K/N)")
+			continue
+		}
+		if total == 0 {
+			total, selection = sh.Total, sh.Selection
+		}
+		if sh.Total != total {
+			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, first.Name, total))
+		}
+		if sh.Selection != selection {
+			problems = append(problems, fmt.Sprintf("%s ran another selection than %s (other paths, --tags, --name or suite files): %s, not %s",
+				s.Name, first.Name, short(sh.Selection), short(selection)))
+		}
+		if other, dup := seen[sh.Index]; dup {
+			problems = append(problems, fmt.Sprintf("%s and %s are both shard %d/%d", other, s.Name, sh.Index, sh.Total))
+		}
+		seen[sh.Index] = s.Name
+		if why := sameTarget(first.Result.Target, s.Result.Target); why != "" {
+			problems = append(problems, fmt.Sprintf("%s ran against another target than %s: %s", s.Name, first.Name, why))
+		}
+	}
+	for k := 1; k <= total; k++ {
+		if _, ok := seen[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, total))
+		}
+	}
+	if len(missing) > 0 {
+		problems = append(problems, fmt.Sprintf("shard %s missing: every shard's report is needed for the run's verdict", strings.Join(missing, ", ")))
+	}
+	return problems, missing
+}
+
+// short shortens a fingerprint for messages.
+func short(fp string) string {
+	if len(fp) > 19 {
+		return fp[:19]
+	}
+	return fp
+}
+
+// sameTarget says how two targets differ, "" when they are one. The
+// embedded simulator listens on a new port in every process, so its URLs
+// do not count.
+func sameTarget(a, b result.Target) string {
+	var diffs []string
+	field := func(name, x, y string) {
+		if x != y {
+			diffs = append(diffs, fmt.Sprintf("%s %q, not %q", name, y, x))
+		}
+	}
+	field("name", a.Name, b.Name)
+	field("account", a.AccountID, b.AccountID)
+	field("env", a.Env, b.Env)
+	if a.Embedded != b.Embedded {
+		diffs = append(diffs, "one ran on the embedded simulator")
+	} else if !a.Embedded {
+		field("build_url", a.BuildURL, b.BuildURL)
+		field("runtime_url", a.RuntimeURL, b.RuntimeURL)
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// worseStop keeps the stop that says most about the run: one on a
+// configuration problem, then any platform stop, then --fail-fast.
+func worseStop(a, b *result.Stop) *result.Stop {
+	rank := func(s *result.Stop) int {
+		switch {
+		case s == nil:
+			return 0
+		case s.Config:
+			return 3
+		case s.Kind != result.StopFailFast:
+			return 2
+		}
+		return 1
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+func addPacing(a, b *result.Pacing) *result.Pacing {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		cp := *b
+		return &cp
+	}
+	return &result.Pacing{Limited: a.Limited + b.Limited, Accepted: a.Accepted + b.Accepted,
+		Waited: a.Waited + b.Waited, MaxWaited: max(a.MaxWaited, b.MaxWaited)}
+}
+
+// mergeDeployments joins the deployment evidence of the shards per agent
+// and environment: the deployment read first (before the earliest
+// shard's cases) and the one read last (after the latest shard's). When
+// the shards met different deployments, the merged evidence shows the
+// change (after is the last deployment read that differs from the
+// first), and the merged run errors as a single run whose deployment
+// changed would: its verdicts are about two deployments.
+func mergeDeployments(in []Input) []*result.Deployment {
+	type key struct{ agent, env string }
+	type read struct {
+		id, version string
+		at          time.Time
+	}
+	var order []key
+	reads := map[key][]read{}
+	notes := map[key]string{}
+	for _, s := range in {
+		for _, d := range s.Result.Deployments {
+			if d == nil {
+				continue
+			}
+			k := key{d.Agent, d.Env}
+			if _, ok := reads[k]; !ok {
+				order = append(order, k)
+				reads[k] = nil
+			}
+			if d.ID != "" {
+				reads[k] = append(reads[k], read{d.ID, d.Version, d.ReadAt})
+			}
+			if d.After != "" {
+				reads[k] = append(reads[k], read{d.After, d.AfterVersion, d.AfterReadAt})
+			}
+			if notes[k] == "" {
+				notes[k] = d.Note
+			}
+		}
+	}
+	out := make([]*result.Deployment, 0, len(order))
+	for _, k := range order {
+		d := &result.Deployment{Agent: k.agent, Env: k.env, Note: notes[k]}
+		rs := reads[k]
+		slices.SortStableFunc(rs, func(a, b read) int { return a.at.Compare(b.at) })
+		if len(rs) > 0 {
+			d.ID, d.Version, d.ReadAt = rs[0].id, rs[0].version, rs[0].at
+		}
+		if len(rs) > 1 {
+			last := rs[len(rs)-1]
+			for _, r := range rs[1:] {
+				if r.id != d.ID {
+					last = r
+				}
+			}
+			d.After, d.AfterVersion, d.AfterReadAt = last.id, last.version, last.at
+		}
+		out = append(out, d)
+	}
+	return out
+}

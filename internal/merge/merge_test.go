@@ -1,0 +1,78 @@
+package merge
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+var t0 = time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+
+func shard(k, n int, start time.Duration, cases ...*result.Case) *result.Result {
+	return &result.Result{Started: t0.Add(start), Duration: time.Second, Target: result.Target{Name: "sandbox", BuildURL: "https://b"},
+		Shard: &result.Shard{Index: k, Total: n, Selection: "sha256:x", Selected: 4},
+		Files: []*result.File{{Path: "a.yaml", Suite: "a", Cases: cases}}}
+}
+
+func cs(line int, st result.Status) *result.Case {
+	return &result.Case{Name: "c", Pos: diag.Pos{File: "a.yaml", Line: line}, Status: st}
+}
+
+func TestShards(t *testing.T) {
+	t.Parallel()
+	s1 := shard(1, 2, 0, cs(3, result.Passed), cs(9, result.Failed))
+	s2 := shard(2, 2, 2*time.Second, cs(6, result.Passed), cs(12, result.Passed))
+	s1.Pacing = &result.Pacing{Limited: 1, Accepted: 10, Waited: time.Second, MaxWaited: time.Second}
+	s2.Pacing = &result.Pacing{Limited: 2, Accepted: 5, Waited: time.Second, MaxWaited: 2 * time.Second}
+	s1.Deployments = []*result.Deployment{{Agent: "bot", Env: "sandbox", ID: "d1", ReadAt: t0, After: "d1", AfterReadAt: t0.Add(time.Second)}}
+	s2.Deployments = []*result.Deployment{{Agent: "bot", Env: "sandbox", ID: "d2", ReadAt: t0.Add(2 * time.Second)}}
+
+	r, problems := Shards([]Input{{"2.json", s2}, {"1.json", s1}}, Options{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	var lines []int
+	for _, c := range r.Files[0].Cases {
+		lines = append(lines, c.Pos.Line)
+	}
+	if len(r.Files) != 1 || !slices.Equal(lines, []int{3, 6, 9, 12}) {
+		t.Errorf("cases at %v, want the file's order", lines)
+	}
+	if !r.Started.Equal(t0) || r.Duration != 3*time.Second {
+		t.Errorf("started %v, duration %v: want the first start to the last end", r.Started, r.Duration)
+	}
+	if p := r.Pacing; p.Limited != 3 || p.Accepted != 15 || p.Waited != 2*time.Second || p.MaxWaited != 2*time.Second {
+		t.Errorf("pacing %+v", p)
+	}
+	// The shards met two deployments: the merged run says so, and errs.
+	if d := r.Deployments; len(d) != 1 || d[0].ID != "d1" || d[0].After != "d2" || !d[0].Changed() {
+		t.Errorf("deployments %+v", d[0])
+	}
+	if r.RunStatus() != result.RunErrored {
+		t.Errorf("status %s, want errored: the shards tested two deployments", r.RunStatus())
+	}
+	// The same deployment everywhere is verified.
+	s2.Deployments[0].ID = "d1"
+	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || r.RunStatus() != result.RunFailed {
+		t.Errorf("deployments %+v, status %s", r.Deployments[0], r.RunStatus())
+	}
+
+	// Problems, each named; Force merges anyway, and a missing shard
+	// keeps the run from passing.
+	other := shard(2, 2, 0, cs(6, result.Passed))
+	other.Target.BuildURL = "https://elsewhere"
+	other.Shard.Selection = "sha256:y"
+	_, problems = Shards([]Input{{"1.json", s1}, {"o.json", other}}, Options{})
+	if got := strings.Join(problems, "\n"); !strings.Contains(got, "another selection") || !strings.Contains(got, `build_url "https://elsewhere"`) {
+		t.Errorf("problems:\n%s", got)
+	}
+	passing := shard(1, 3, 0, cs(3, result.Passed))
+	r, problems = Shards([]Input{{"1.json", passing}}, Options{Force: true})
+	if len(problems) > 0 || r.Stop == nil || r.Stop.Kind != StopMissingShards || r.RunStatus() != result.RunErrored || !strings.Contains(r.Stop.Reason, "2/3, 3/3") {
+		t.Errorf("forced: problems %v, stop %+v, status %s", problems, r.Stop, r.RunStatus())
+	}
+}

@@ -1,0 +1,276 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// CucumberProtocol is the version of the Cucumber Messages protocol the
+// stream declares: the one of the messages module agenttest is built with
+// (godog's).
+const CucumberProtocol = "21.0.1"
+
+// CucumberDoc is one suite file as Cucumber Messages carry it: the
+// parsed feature (or the mapping of a YAML suite, scenario.Gherkin) and
+// the pickles of its selected scenarios.
+type CucumberDoc struct {
+	// Source is the text of a feature file; nil for a YAML suite, whose
+	// text is not Gherkin.
+	Source   *messages.Source
+	Document *messages.GherkinDocument
+	Pickles  []*messages.Pickle
+	// Locations are the locations of the document's nodes by id
+	// (scenario.Locations): pickles name their origin by id only.
+	Locations map[string]*messages.Location
+}
+
+// CucumberOptions completes what a Result does not hold.
+type CucumberOptions struct {
+	// Docs are the suite files of the run.
+	Docs []CucumberDoc
+	// Version is agenttest's version, for the meta message.
+	Version string
+}
+
+// WriteCucumber writes the run as Cucumber Messages, one JSON envelope per
+// line (NDJSON), the format Cucumber's formatters and report tools read
+// (cucumber-html-formatter, Allure, Xray): meta; for each file its
+// source, gherkinDocument and pickles; testRunStarted; for each case its
+// testCase and, for each attempt (retries and statistical runs),
+// testCaseStarted, testStepStarted and testStepFinished per step and
+// testCaseFinished; testRunFinished.
+//
+// A case is matched to its pickle by file and line. Step results follow
+// the attempt: the steps before the broken check PASSED, the step it
+// belongs to (the last step written at or before the failure's position)
+// FAILED with the failure as the console says it, the rest SKIPPED. An
+// errored attempt fails its step the same way, with an exception named
+// after the error's kind; a case that did not run has every step
+// SKIPPED. The stream's success is the run's status being passed.
+func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
+	cw := &cucumberWriter{w: bufio.NewWriter(w)}
+	cw.enc = json.NewEncoder(cw.w)
+	cw.enc.SetEscapeHTML(false)
+	cw.emit(&messages.Envelope{Meta: &messages.Meta{
+		ProtocolVersion: CucumberProtocol,
+		Implementation:  &messages.Product{Name: "agenttest", Version: opt.Version},
+		Runtime:         &messages.Product{Name: "go", Version: runtime.Version()},
+		Os:              &messages.Product{Name: runtime.GOOS},
+		Cpu:             &messages.Product{Name: runtime.GOARCH},
+	}})
+	type pickleRef struct {
+		p    *messages.Pickle
+		locs map[string]*messages.Location
+	}
+	byLine := map[string]map[int64]pickleRef{}
+	for _, d := range opt.Docs {
+		if d.Document == nil {
+			continue
+		}
+		if d.Source != nil {
+			cw.emit(&messages.Envelope{Source: d.Source})
+		}
+		cw.emit(&messages.Envelope{GherkinDocument: d.Document})
+		locs := d.Locations
+		for _, p := range d.Pickles {
+			cw.emit(&messages.Envelope{Pickle: p})
+			if n := len(p.AstNodeIds); n > 0 && locs[p.AstNodeIds[n-1]] != nil {
+				if byLine[p.Uri] == nil {
+					byLine[p.Uri] = map[int64]pickleRef{}
+				}
+				byLine[p.Uri][locs[p.AstNodeIds[n-1]].Line] = pickleRef{p, locs}
+			}
+		}
+	}
+	cw.emit(&messages.Envelope{TestRunStarted: &messages.TestRunStarted{Timestamp: stamp(r.Started)}})
+	for _, f := range r.Files {
+		if f == nil {
+			continue
+		}
+		for _, c := range f.Cases {
+			if c == nil {
+				continue
+			}
+			file := c.Pos.File
+			if file == "" {
+				file = f.Path
+			}
+			ref, ok := byLine[file][int64(c.Pos.Line)]
+			if !ok {
+				continue
+			}
+			cw.testCase(r, c, ref.p, ref.locs)
+		}
+	}
+	cw.emit(&messages.Envelope{TestRunFinished: &messages.TestRunFinished{
+		Success:   r.RunStatus() == result.RunPassed,
+		Timestamp: stamp(r.Started.Add(r.Duration)),
+	}})
+	if cw.err == nil {
+		cw.err = cw.w.Flush()
+	}
+	if cw.err != nil {
+		return fmt.Errorf("write cucumber messages: %w", cw.err)
+	}
+	return nil
+}
+
+type cucumberWriter struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+	// ids numbers the test cases, steps and attempts of the stream; they
+	// are prefixed so they never meet the documents' ids.
+	ids int
+}
+
+func (cw *cucumberWriter) emit(e *messages.Envelope) {
+	if cw.err == nil {
+		cw.err = cw.enc.Encode(e)
+	}
+}
+
+func (cw *cucumberWriter) id(prefix string) string {
+	cw.ids++
+	return fmt.Sprintf("%s-%d", prefix, cw.ids)
+}
+
+func stamp(t time.Time) *messages.Timestamp {
+	if t.IsZero() {
+		return &messages.Timestamp{}
+	}
+	ts := messages.GoTimeToTimestamp(t)
+	return &ts
+}
+
+func duration(d time.Duration) *messages.Duration {
+	md := messages.GoDurationToDuration(d)
+	return &md
+}
+
+// testCase writes one case: its testCase, then each attempt.
+func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages.Pickle, locs map[string]*messages.Location) {
+	tc := &messages.TestCase{Id: cw.id("testcase"), PickleId: p.Id, TestSteps: []*messages.TestStep{}}
+	lines := make([]diag.Pos, len(p.Steps))
+	for i, ps := range p.Steps {
+		tc.TestSteps = append(tc.TestSteps, &messages.TestStep{Id: cw.id("teststep"), PickleStepId: ps.Id})
+		if len(ps.AstNodeIds) > 0 {
+			if l := locs[ps.AstNodeIds[0]]; l != nil {
+				lines[i] = diag.Pos{File: p.Uri, Line: int(l.Line), Col: int(l.Column)}
+			}
+		}
+	}
+	cw.emit(&messages.Envelope{TestCase: tc})
+	attempts := c.Attempts
+	if len(attempts) == 0 {
+		// Not run (skipped, pending): one attempt with every step skipped.
+		attempts = []*result.Attempt{{Status: c.Status, Started: r.Started}}
+	}
+	for i, a := range attempts {
+		if a == nil {
+			continue
+		}
+		started := cw.id("started")
+		cw.emit(&messages.Envelope{TestCaseStarted: &messages.TestCaseStarted{Attempt: int64(i), Id: started, TestCaseId: tc.Id,
+			Timestamp: stamp(a.Started)}})
+		results := stepResults(c, a, lines)
+		at := a.Started
+		for j, ts := range tc.TestSteps {
+			cw.emit(&messages.Envelope{TestStepStarted: &messages.TestStepStarted{TestCaseStartedId: started, TestStepId: ts.Id, Timestamp: stamp(at)}})
+			at = at.Add(messages.DurationToGoDuration(*results[j].Duration))
+			cw.emit(&messages.Envelope{TestStepFinished: &messages.TestStepFinished{TestCaseStartedId: started, TestStepId: ts.Id,
+				TestStepResult: results[j], Timestamp: stamp(at)}})
+		}
+		cw.emit(&messages.Envelope{TestCaseFinished: &messages.TestCaseFinished{TestCaseStartedId: started,
+			Timestamp: stamp(a.Started.Add(a.Duration)), WillBeRetried: i < len(attempts)-1}})
+	}
+}
+
+// stepResults decides the result of each step of an attempt (see
+// WriteCucumber). A step's duration is the latency of the turn written at
+// its position, when there is one.
+func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*messages.TestStepResult {
+	out := make([]*messages.TestStepResult, len(steps))
+	broken, msg, exc := -1, "", (*messages.Exception)(nil)
+	st := style{file: true}
+	switch {
+	case a.Status == result.Skipped || a.Status == result.Pending:
+		reason := c.SkipReason
+		if reason == "" && c.Status == result.Pending {
+			reason = notRunReason
+		}
+		for i := range out {
+			out[i] = &messages.TestStepResult{Duration: duration(0), Status: messages.TestStepResultStatus_SKIPPED, Message: reason}
+		}
+		return out
+	case len(a.Failures) > 0:
+		f := a.Failures[0]
+		broken = stepAt(steps, f.Pos)
+		var b strings.Builder
+		for _, fl := range a.Failures {
+			detail{b: &b, st: st}.writeFailure(a, fl, "")
+		}
+		msg = strings.TrimRight(b.String(), "\n")
+		exc = &messages.Exception{Type: "agenttest.Failure", Message: st.failureLine(a, f)}
+	case a.Error != nil:
+		broken = stepAt(steps, a.Error.Pos)
+		msg = st.errorLine(a, a.Error)
+		kind := a.Error.Kind
+		if kind == "" {
+			kind = "error"
+		}
+		exc = &messages.Exception{Type: "agenttest.Error." + kind, Message: msg}
+	case a.Status == result.Failed || a.Status == result.Errored:
+		broken, msg = len(steps)-1, a.Status.String()+" without a recorded cause"
+	}
+	for i, pos := range steps {
+		res := &messages.TestStepResult{Duration: duration(latencyAt(a, pos)), Status: messages.TestStepResultStatus_PASSED}
+		switch {
+		case broken >= 0 && i == broken:
+			res.Status, res.Message, res.Exception = messages.TestStepResultStatus_FAILED, msg, exc
+		case broken >= 0 && i > broken:
+			res.Status = messages.TestStepResultStatus_SKIPPED
+		}
+		out[i] = res
+	}
+	return out
+}
+
+// stepAt is the index of the step a failure or an error at pos belongs to:
+// the last step written at or before it in the same file; the first step
+// when none is (an error before the first step, at the scenario), and the
+// last when pos says nothing.
+func stepAt(steps []diag.Pos, pos diag.Pos) int {
+	if len(steps) == 0 {
+		return -1
+	}
+	if pos.Line == 0 {
+		return len(steps) - 1
+	}
+	found := 0
+	for i, s := range steps {
+		if s.File == pos.File && (s.Line < pos.Line || s.Line == pos.Line && s.Col <= pos.Col) {
+			found = i
+		}
+	}
+	return found
+}
+
+// latencyAt is the latency of the turn written at pos (the last one, after
+// retried calls), or 0.
+func latencyAt(a *result.Attempt, pos diag.Pos) time.Duration {
+	if t := turnOf(a, pos); t != nil {
+		return t.Latency
+	}
+	return 0
+}

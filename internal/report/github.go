@@ -1,0 +1,270 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// GitHub Actions reads workflow commands from a step's output
+// (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):
+// `::error file=F,line=L,col=C,title=T::message` puts the message on line L
+// of F in the pull request's diff and the run's summary. The message and
+// the properties are escaped the way the runner's own toolkit does
+// (@actions/core command.ts: escapeData, escapeProperty).
+
+// WriteGitHubAnnotations writes one workflow command per broken
+// expectation of the run: `::error` at the position of every failure of a
+// failed case's failing attempt, and at the position of an errored
+// case's error (the scenario's when the error has none); `::warning` for
+// a flaky case (at its first failure) and for a quarantined case that
+// failed or errored, since neither gates the run. Run-level checks (the
+// alert gate) are annotated like cases. Passing, skipped and pending
+// cases write nothing. The message holds what the console says of the
+// failure: the failure line, expected, actual and the diff, uncoloured.
+func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
+	var b strings.Builder
+	for _, f := range r.Files {
+		if f == nil {
+			continue
+		}
+		for _, c := range f.Cases {
+			if c != nil {
+				annotateCase(&b, f, c)
+			}
+		}
+	}
+	for _, c := range r.Checks {
+		if c != nil {
+			annotateCase(&b, nil, c)
+		}
+	}
+	// A run can error with no case to point at (a platform that could not
+	// be used, a deployment that changed under it): the job still gets
+	// one annotation saying why.
+	if st := r.RunStatus(); b.Len() == 0 && (st == result.RunErrored || st == result.RunFailed || st == result.RunInterrupted) {
+		why := statusWhy(r, Summarize(r))
+		annotation(&b, "error", diag.Pos{}, "run "+string(st), why)
+	}
+	return writeString(w, b.String(), "github annotations")
+}
+
+func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
+	level := "error"
+	title := c.Status.String() + ": " + c.Name
+	switch {
+	case c.Status == result.Flaky:
+		level, title = "warning", "flaky (passed on retry): "+c.Name
+	case c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored):
+		level, title = "warning", c.Status.String()+" (quarantined, not gating): "+c.Name
+	case c.Inconclusive():
+		title = "inconclusive: " + c.Name
+	case c.Status != result.Failed && c.Status != result.Errored:
+		return
+	}
+	a := failedAttempt(c)
+	st := style{file: true}
+	at := c.Pos
+	if at.File == "" && f != nil {
+		at.File = f.Path
+	}
+	if a == nil {
+		annotation(b, level, at, title, c.Status.String()+" before any attempt started")
+		return
+	}
+	if c.Repeat != nil {
+		// A statistical verdict rests on many runs: one annotation at the
+		// scenario gives the runs (the first line of the console's block),
+		// then the failures of the last failing run are annotated.
+		var d strings.Builder
+		detail{b: &d, st: st}.writeRuns(c, "")
+		runs, _, _ := strings.Cut(d.String(), "\n")
+		annotation(b, level, at, title, runs)
+		if level == "warning" || c.Inconclusive() {
+			return
+		}
+	}
+	for i, fl := range a.Failures {
+		var d strings.Builder
+		detail{b: &d, st: st}.writeFailure(a, fl, "")
+		annotation(b, level, orPos(fl.Pos, at), title, d.String())
+		if c.Status == result.Flaky && i == 0 {
+			return
+		}
+	}
+	if e := a.Error; e != nil {
+		annotation(b, level, orPos(e.Pos, at), title, st.errorLine(a, e))
+	}
+	if len(a.Failures) == 0 && a.Error == nil {
+		annotation(b, level, at, title, a.Status.String()+" without a recorded cause")
+	}
+}
+
+func orPos(p, fallback diag.Pos) diag.Pos {
+	if p.File == "" {
+		return fallback
+	}
+	return p
+}
+
+// annotation writes one workflow command.
+func annotation(b *strings.Builder, level string, at diag.Pos, title, msg string) {
+	b.WriteString("::" + level)
+	var props []string
+	if at.File != "" {
+		props = append(props, "file="+escapeProperty(at.File))
+		if at.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", at.Line))
+		}
+		if at.Col > 0 {
+			props = append(props, fmt.Sprintf("col=%d", at.Col))
+		}
+	}
+	props = append(props, "title="+escapeProperty("agenttest "+title))
+	b.WriteString(" " + strings.Join(props, ","))
+	b.WriteString("::" + escapeData(strings.TrimRight(msg, "\n")) + "\n")
+}
+
+// escapeData escapes a command's message (@actions/core escapeData).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a command property's value (@actions/core
+// escapeProperty): also ':' and ',', which end a property.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// summaryRows bounds the table of the step summary: GitHub keeps at most
+// 1 MiB of summary per step, and a nightly run with hundreds of failures
+// is read in its report files.
+const summaryRows = 50
+
+// WriteGitHubSummary writes the Markdown that a run appends to
+// $GITHUB_STEP_SUMMARY: the run's status and why, the counts, the target,
+// and a table of the cases that did not pass (failed, errored, flaky,
+// quarantined failures; at most summaryRows), each with its file:line and
+// its first failure.
+func WriteGitHubSummary(w io.Writer, r *result.Result) error {
+	s := Summarize(r)
+	why := statusWhy(r, s)
+	var b strings.Builder
+	icon := map[result.RunStatus]string{result.RunPassed: "✅", result.RunFailed: "❌", result.RunErrored: "⚠️",
+		result.RunInterrupted: "⏹️", result.RunEmpty: "➖"}[r.RunStatus()]
+	fmt.Fprintf(&b, "### %s agenttest: %s\n\n", icon, r.RunStatus())
+	if why != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdText(why))
+	}
+	counts := []string{fmt.Sprintf("%d passed", s.Passed)}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.Flaky, "flaky"}, {s.Failed, "failed"}, {s.Errored, "errored"}, {s.Inconclusive, "inconclusive"},
+		{s.Quarantined, "quarantined"}, {s.Skipped, "skipped"}, {s.Pending, "not run"}} {
+		if c.n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	target := r.Target.Name
+	if r.Target.Embedded {
+		target += " (embedded simulator)"
+	}
+	fmt.Fprintf(&b, "**%d %s**: %s, in %s, against %s", s.Total, plural(s.Total, "scenario", "scenarios"),
+		strings.Join(counts, ", "), formatDuration(r.Duration), mdCode(target))
+	if r.Target.Env != "" {
+		fmt.Fprintf(&b, " (%s)", mdCode(r.Target.Env))
+	}
+	b.WriteString("\n\n")
+	for _, d := range r.Deployments {
+		if d == nil || d.ID == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "- %s in %s: deployment %s", mdCode(d.Agent), mdCode(d.Env), mdCode(d.ID))
+		if d.Version != "" {
+			fmt.Fprintf(&b, " (version %s)", mdCode(d.Version))
+		}
+		if d.After != "" && d.After != d.ID {
+			fmt.Fprintf(&b, ", then %s", mdCode(d.After))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Deployments) > 0 {
+		b.WriteString("\n")
+	}
+
+	type row struct{ status, name, where, why string }
+	var rows []row
+	add := func(f *result.File, c *result.Case) {
+		status := c.Status.String()
+		switch {
+		case c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored):
+			status += " (quarantined)"
+		case c.Inconclusive():
+			status = "inconclusive"
+		case c.Status != result.Failed && c.Status != result.Errored && c.Status != result.Flaky:
+			return
+		}
+		why := ""
+		if a := failedAttempt(c); a != nil {
+			why = style{file: true}.attemptLine(a)
+			why = strings.TrimPrefix(why, a.Status.String()+": ")
+		}
+		rows = append(rows, row{status, c.Name, casePos(f, c), why})
+	}
+	for _, f := range r.Files {
+		if f == nil {
+			continue
+		}
+		for _, c := range f.Cases {
+			if c != nil {
+				add(f, c)
+			}
+		}
+	}
+	for _, c := range r.Checks {
+		if c != nil {
+			add(nil, c)
+		}
+	}
+	if len(rows) == 0 {
+		return writeString(w, b.String(), "github step summary")
+	}
+	b.WriteString("| status | scenario | where | why |\n|---|---|---|---|\n")
+	for i, rw := range rows {
+		if i == summaryRows {
+			fmt.Fprintf(&b, "\n%d more in the JUnit and JSON reports.\n", len(rows)-summaryRows)
+			break
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", rw.status, mdText(rw.name), mdCode(rw.where), mdText(rw.why))
+	}
+	return writeString(w, b.String(), "github step summary")
+}
+
+func writeString(w io.Writer, s, what string) error {
+	if _, err := io.WriteString(w, s); err != nil {
+		return fmt.Errorf("write %s: %w", what, err)
+	}
+	return nil
+}
+
+// mdText makes free text (a scenario name, a reply quoted in a failure)
+// safe in a Markdown table cell: one line, no cell separator, and no HTML,
+// which GitHub would render.
+func mdText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.NewReplacer("\\", "\\\\", "|", "\\|", "<", "&lt;", ">", "&gt;", "&", "&amp;", "`", "\\`",
+		"*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]").Replace(s)
+}
+
+// mdCode renders a path or a name as inline code.
+func mdCode(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	return "`" + strings.NewReplacer("`", "'", "|", "\\|").Replace(s) + "`"
+}

@@ -1,0 +1,302 @@
+// agenttest HTML report: renders the cases embedded as JSON, a page at a
+// time, with filters and a search. Text from the run is only ever set with
+// textContent: agent replies are hostile text, never markup.
+(function () {
+  "use strict";
+  var PAGE = 100;
+  var data = JSON.parse(document.getElementById("agenttest-data").textContent);
+  var cases = data.cases;
+  var list = document.getElementById("list");
+  var more = document.getElementById("more");
+  var shown = document.getElementById("shown");
+  var search = document.getElementById("search");
+  var chips = Array.prototype.slice.call(document.querySelectorAll(".chip[data-kind]"));
+  var selected = {}; // kind -> true
+  var query = "";
+  var matches = []; // indices of cases shown
+  var rendered = 0;
+  var haystack = null; // lower-cased searchable text per case, built on first search
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function ms(v) {
+    if (v >= 1000) return (v / 1000).toFixed(v >= 10000 ? 0 : 1) + "s";
+    if (v >= 10) return Math.round(v) + "ms";
+    return v.toFixed(1) + "ms";
+  }
+
+  function kindOf(c) { return c.k[0]; }
+
+  function searchText(c) {
+    var parts = [c.n, c.p, c.h || "", c.note || ""];
+    (c.a || []).forEach(function (a) {
+      (a.turns || []).forEach(function (t) { if (t.r) parts.push(t.r); });
+    });
+    return parts.join("\n").toLowerCase();
+  }
+
+  function matchesFilter(c) {
+    var any = false;
+    for (var k in selected) {
+      if (!selected[k]) continue;
+      any = true;
+      if (c.k.indexOf(k) >= 0) return true;
+    }
+    return !any;
+  }
+
+  function apply() {
+    var q = query.trim().toLowerCase();
+    if (q && !haystack) haystack = cases.map(searchText);
+    matches = [];
+    for (var i = 0; i < cases.length; i++) {
+      if (!matchesFilter(cases[i])) continue;
+      if (q && haystack[i].indexOf(q) < 0) continue;
+      matches.push(i);
+    }
+    list.textContent = "";
+    rendered = 0;
+    renderMore();
+    writeHash();
+    // A reader deep in a long list who narrows it sees its start.
+    if (list.getBoundingClientRect().top < 0) document.getElementById("cases").scrollIntoView();
+  }
+
+  function renderMore() {
+    var end = Math.min(matches.length, rendered + PAGE);
+    var frag = document.createDocumentFragment();
+    for (var i = rendered; i < end; i++) frag.appendChild(row(matches[i]));
+    list.appendChild(frag);
+    rendered = end;
+    more.hidden = rendered >= matches.length;
+    more.textContent = "Show more (" + (matches.length - rendered) + " left)";
+    var total = cases.length;
+    shown.textContent = matches.length === total
+      ? "showing " + rendered + " of " + total + " cases"
+      : matches.length + " of " + total + " cases match; showing " + rendered;
+  }
+
+  function row(i) {
+    var c = cases[i];
+    var art = el("article", "case k-" + kindOf(c));
+    art.id = "case-" + i;
+    art.setAttribute("data-status", c.s);
+    var btn = el("button", "row");
+    btn.type = "button";
+    btn.setAttribute("aria-expanded", "false");
+    var label = c.k.indexOf("inconclusive") >= 0 ? "inconclusive" : kindOf(c);
+    btn.appendChild(el("span", "badge s-" + label, label));
+    btn.appendChild(el("span", "name", c.n));
+    btn.appendChild(el("span", "dur", ms(c.d)));
+    btn.appendChild(el("span", "pos mono", c.p));
+    if (c.h) btn.appendChild(el("span", "head mono", c.h));
+    else if (c.note) btn.appendChild(el("span", "note", c.note));
+    btn.addEventListener("click", function () { toggle(art, c, btn); });
+    art.appendChild(btn);
+    return art;
+  }
+
+  function toggle(art, c, btn) {
+    var body = art.querySelector(".body");
+    if (body) {
+      body.hidden = !body.hidden;
+    } else {
+      body = detail(c);
+      art.appendChild(body);
+    }
+    btn.setAttribute("aria-expanded", String(!body.hidden));
+  }
+
+  // failedAttempt mirrors the console: the last attempt that failed or
+  // errored, else the last.
+  function failedAttempt(c) {
+    var as = c.a || [];
+    for (var i = as.length - 1; i >= 0; i--) {
+      if (as[i].s === "failed" || as[i].s === "errored") return as[i];
+    }
+    return as[as.length - 1];
+  }
+
+  function detail(c) {
+    var b = el("div", "body");
+    if (c.h && c.note) b.appendChild(el("p", "meta", c.note));
+    var metaParts = [];
+    if (c.f >= 0 && data.files[c.f]) metaParts.push("suite " + data.files[c.f].suite);
+    if (c.m) metaParts.push(c.m);
+    if (c.rw) metaParts.push("waited " + ms(c.rw) + " on rate limits");
+    if (metaParts.length) b.appendChild(el("p", "meta", metaParts.join(" · ")));
+    if (c.t && c.t.length) {
+      var tags = el("p", "meta");
+      c.t.forEach(function (t) { tags.appendChild(el("span", "tag", t)); });
+      b.appendChild(tags);
+    }
+    if (c.runs) {
+      var strip = el("div", "runs");
+      strip.setAttribute("aria-label", "runs: p passed, f failed, e errored");
+      for (var r = 0; r < c.runs.length; r++) {
+        var ch = c.runs.charAt(r);
+        var cell = el("i", ch === "p" ? "" : ch);
+        cell.title = "run " + (r + 1) + ": " + ({ p: "passed", f: "failed", e: "errored" })[ch];
+        strip.appendChild(cell);
+      }
+      b.appendChild(strip);
+    }
+    var as = c.a || [];
+    if (as.length === 0) return b;
+    var main = failedAttempt(c);
+    as.forEach(function (a) {
+      if (as.length === 1) {
+        b.appendChild(attempt(a));
+        return;
+      }
+      var d = el("details", "attempt");
+      if (a === main) d.open = true;
+      var label = (a.run ? "run " + a.run + ", attempt " + a.n : "attempt " + a.n + " of " + as.length) + ": " + a.s + " · " + ms(a.d);
+      d.appendChild(el("summary", "", label));
+      var filled = false;
+      var fill = function () { if (!filled && d.open) { filled = true; d.appendChild(attempt(a)); } };
+      d.addEventListener("toggle", fill);
+      fill();
+      b.appendChild(d);
+    });
+    return b;
+  }
+
+  function attempt(a) {
+    var w = el("div", "attempt-body");
+    (a.fail || []).forEach(function (f) { w.appendChild(failure(f)); });
+    if (a.err) w.appendChild(el("p", "error mono", a.err));
+    if (a.turns && a.turns.length) w.appendChild(chat(a));
+    if (a.conf && a.conf.length) {
+      w.appendChild(el("h4", "", "Confirmed"));
+      var ul = el("ul", "confirm");
+      a.conf.forEach(function (cf) {
+        var li = el("li");
+        li.appendChild(el("span", cf.ok ? "ok" : "no", cf.ok ? "✓ " : "✗ "));
+        li.appendChild(document.createTextNode(cf.kind + " " + cf.subj + (cf.sum ? ": " + cf.sum : "")));
+        ul.appendChild(li);
+      });
+      w.appendChild(ul);
+    }
+    return w;
+  }
+
+  function failure(f) {
+    var box = el("div", "failure");
+    box.appendChild(el("div", "line mono", f.line));
+    if (f.exp !== undefined || f.act !== undefined) {
+      var kv = el("div", "kv");
+      kv.appendChild(el("span", "", "expected"));
+      kv.appendChild(el("pre", "exp", f.exp === undefined ? "" : f.exp));
+      kv.appendChild(el("span", "", "actual"));
+      kv.appendChild(el("pre", "act", f.act === undefined ? "" : f.act));
+      if (f.diff) {
+        kv.appendChild(el("span", "", "diff"));
+        kv.appendChild(diff(f.diff));
+      }
+      box.appendChild(kv);
+    }
+    return box;
+  }
+
+  function diff(d) {
+    var pre = el("pre", "diff");
+    if (d.note) pre.appendChild(el("span", "note", "(" + d.note + ")"));
+    d.ch.forEach(function (p) {
+      var op = p[0], text = p[1];
+      if (!d.lines) {
+        pre.appendChild(op === 1 ? el("del", "", text) : op === 2 ? el("ins", "", text) : document.createTextNode(text));
+        return;
+      }
+      var lines = text.replace(/\n$/, "").split("\n");
+      lines.forEach(function (l) {
+        var prefix = op === 1 ? "- " : op === 2 ? "+ " : "  ";
+        pre.appendChild(el("span", "l" + (op === 1 ? " rm" : op === 2 ? " add" : ""), prefix + l));
+      });
+    });
+    if (d.trunc) pre.appendChild(el("span", "note", " (diff truncated)"));
+    return pre;
+  }
+
+  function chat(a) {
+    var box = el("div", "chat");
+    box.appendChild(el("h4", "", "Transcript" + (a.conv ? " (conversation " + a.conv + ")" : "")));
+    a.turns.forEach(function (t) {
+      var turn = el("div", "turn" + (t.i === a.broke ? " broke" : ""));
+      var label = (t.i === 0 ? "greeting" : "turn " + t.i) + (t.lat ? " · " + ms(t.lat) : "") + (t.p ? " · " + t.p : "");
+      if (t.i === a.broke) label += " · broke here";
+      turn.appendChild(el("div", "label mono", label));
+      if (t.i > 0) turn.appendChild(el("div", "bubble user", t.say || "(silence)"));
+      if (t.none) {
+        turn.appendChild(el("div", "bubble agent none", "(no reply)"));
+      } else {
+        turn.appendChild(el("div", "bubble agent" + (t.r ? "" : " none"), t.r || "(no message)"));
+        var facts = [];
+        if (t.tr && t.tr.length) facts.push(["", "trace: " + t.tr.join(" → ")]);
+        if (t.node) facts.push(["", "node: " + t.node]);
+        if (t.st && t.st.length) facts.push(["", "state: " + t.st.join(", ")]);
+        if (t.ho) facts.push(["handoff", "handoff → " + t.ho]);
+        if (t.del) facts.push(["", "delayed response"]);
+        if (t.end) facts.push(["ended", "conversation ended"]);
+        (t.ev || []).forEach(function (e) { facts.push(["", e]); });
+        facts.forEach(function (f) { turn.appendChild(el("div", "facts-turn mono " + f[0], f[1])); });
+      }
+      box.appendChild(turn);
+    });
+    return box;
+  }
+
+  // The filters and the search are kept in the address's fragment, so a
+  // link or a reload shows the same view.
+  function writeHash() {
+    var kinds = Object.keys(selected).filter(function (k) { return selected[k]; });
+    var parts = [];
+    if (kinds.length) parts.push("show=" + kinds.join(","));
+    if (query) parts.push("q=" + encodeURIComponent(query));
+    var h = parts.length ? "#" + parts.join("&") : "";
+    if (h === location.hash) return;
+    try {
+      history.replaceState(null, "", h || location.pathname + location.search);
+    } catch (e) {
+      // Some viewers of saved files refuse it; the view works without.
+    }
+  }
+
+  function readHash() {
+    location.hash.replace(/^#/, "").split("&").forEach(function (p) {
+      var kv = p.split("=");
+      if (kv[0] === "show" && kv[1]) kv[1].split(",").forEach(function (k) { selected[k] = true; });
+      if (kv[0] === "q" && kv[1]) { try { query = decodeURIComponent(kv[1]); } catch (e) { query = ""; } }
+    });
+    search.value = query;
+    chips.forEach(function (ch) { ch.setAttribute("aria-pressed", String(!!selected[ch.getAttribute("data-kind")])); });
+  }
+
+  chips.forEach(function (ch) {
+    ch.addEventListener("click", function () {
+      var k = ch.getAttribute("data-kind");
+      selected[k] = !selected[k];
+      ch.setAttribute("aria-pressed", String(selected[k]));
+      apply();
+    });
+  });
+  var timer = 0;
+  search.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () { query = search.value; apply(); }, 120);
+  });
+  more.addEventListener("click", renderMore);
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver(function (entries) {
+      if (entries[0].isIntersecting && !more.hidden) renderMore();
+    }, { rootMargin: "600px" }).observe(more);
+  }
+  readHash();
+  apply();
+  document.documentElement.setAttribute("data-ready", "true");
+})();

@@ -1,0 +1,296 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// The HTML report embeds its cases as one JSON document, which the page's
+// script renders lazily (a run of 20,000 cases would be a page of millions
+// of elements). Everything a reader sees is decided here, with the same
+// functions the console and JUnit use (failureLine, errorLine, repeatLine,
+// quarantineNote, viewTurn, stateChanges, writeMessaging, assert.DiffOf);
+// the script only lays it out. Member names are short because they repeat
+// once per case, turn and failure.
+
+// htmlData is the document in the page's data block.
+type htmlData struct {
+	Files []htmlFile `json:"files"`
+	Cases []htmlCase `json:"cases"`
+}
+
+type htmlFile struct {
+	Path  string `json:"path"`
+	Suite string `json:"suite"`
+}
+
+// htmlCase is one case as the list shows it.
+type htmlCase struct {
+	// File indexes htmlData.Files; -1 for a run-level check.
+	File int    `json:"f"`
+	Name string `json:"n"`
+	// Pos is "file:line", what the case is listed and rerun by.
+	Pos    string `json:"p"`
+	Status string `json:"s"`
+	// Kinds are the filters the case answers to: its status (as the
+	// counts see it: a quarantined case is "quarantined" only) and
+	// "inconclusive" for an undecided sequential test.
+	Kinds      []string `json:"k"`
+	DurationMS float64  `json:"d"`
+	Tags       []string `json:"t,omitempty"`
+	// Meta is agent, env, variant and channel, in one line.
+	Meta string `json:"m,omitempty"`
+	// Note is the case's remark: why it was skipped, its quarantine, the
+	// attempt it passed on, its statistical verdict.
+	Note string `json:"note,omitempty"`
+	// Head is the first failure or the error, one line: what the
+	// collapsed row says.
+	Head string `json:"h,omitempty"`
+	// RateWaitMS is the time the case waited on rate limits.
+	RateWaitMS float64 `json:"rw,omitempty"`
+	// Runs is the outcome of each run of a repeated case ("p", "f", "e").
+	Runs     string        `json:"runs,omitempty"`
+	Attempts []htmlAttempt `json:"a,omitempty"`
+}
+
+type htmlAttempt struct {
+	Number int `json:"n"`
+	// Run is the run of a repeated case the attempt belongs to.
+	Run        int     `json:"run,omitempty"`
+	Status     string  `json:"s"`
+	DurationMS float64 `json:"d"`
+	// Conv is the conversation (or Messaging session) id.
+	Conv     string        `json:"conv,omitempty"`
+	Failures []htmlFailure `json:"fail,omitempty"`
+	Error    string        `json:"err,omitempty"`
+	// Broke is the index of the turn where the attempt broke, -1 when it
+	// did not (the transcript marks it).
+	Broke   int           `json:"broke"`
+	Turns   []htmlTurn    `json:"turns,omitempty"`
+	Confirm []htmlConfirm `json:"conf,omitempty"`
+}
+
+type htmlFailure struct {
+	// Line is "file:line:col: turn 3: message", as the console says it.
+	Line     string    `json:"line"`
+	Expected string    `json:"exp,omitempty"`
+	Actual   string    `json:"act,omitempty"`
+	Diff     *htmlDiff `json:"diff,omitempty"`
+}
+
+// htmlDiff is assert.TextDiff: Changes are [op, text] pairs with op 0
+// same, 1 removed (expected only), 2 added (actual only).
+type htmlDiff struct {
+	Lines     bool     `json:"lines,omitempty"`
+	Changes   [][2]any `json:"ch"`
+	Note      string   `json:"note,omitempty"`
+	Truncated bool     `json:"trunc,omitempty"`
+}
+
+type htmlTurn struct {
+	Index int    `json:"i"`
+	Pos   string `json:"p,omitempty"`
+	Say   string `json:"say,omitempty"`
+	// NoReply is true when the call failed: there is no reply to show.
+	NoReply bool     `json:"none,omitempty"`
+	Reply   string   `json:"r,omitempty"`
+	Trace   []string `json:"tr,omitempty"`
+	Node    string   `json:"node,omitempty"`
+	// State lists the state keys the turn changed (stateChanges).
+	State   []string `json:"st,omitempty"`
+	Handoff string   `json:"ho,omitempty"`
+	Ended   bool     `json:"end,omitempty"`
+	Delayed bool     `json:"del,omitempty"`
+	// Events are the lines a Messaging turn's events make.
+	Events    []string `json:"ev,omitempty"`
+	LatencyMS float64  `json:"lat"`
+}
+
+type htmlConfirm struct {
+	Kind    string `json:"kind"`
+	Subject string `json:"subj"`
+	Found   bool   `json:"ok"`
+	Summary string `json:"sum,omitempty"`
+}
+
+// htmlStyle is how text is cleaned for the page: like a file, escape
+// sequences stripped. HTML escaping is the page's job (textContent).
+var htmlStyle = style{file: true}
+
+func buildHTMLData(r *result.Result) htmlData {
+	d := htmlData{Files: []htmlFile{}, Cases: []htmlCase{}}
+	for _, f := range r.Files {
+		if f == nil {
+			continue
+		}
+		fi := len(d.Files)
+		d.Files = append(d.Files, htmlFile{Path: f.Path, Suite: htmlStyle.flat(f.Suite)})
+		for _, c := range f.Cases {
+			if c != nil {
+				d.Cases = append(d.Cases, toHTMLCase(fi, f, c))
+			}
+		}
+	}
+	for _, c := range r.Checks {
+		if c != nil {
+			d.Cases = append(d.Cases, toHTMLCase(-1, nil, c))
+		}
+	}
+	return d
+}
+
+// caseKind is the one count a case falls in, as Summary.add counts it.
+func caseKind(c *result.Case) string {
+	if c.Quarantined() && c.Status >= result.Passed {
+		return "quarantined"
+	}
+	return c.Status.String()
+}
+
+func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
+	hc := htmlCase{
+		File:       fi,
+		Name:       htmlStyle.flat(c.Name),
+		Pos:        casePos(f, c),
+		Status:     c.Status.String(),
+		Kinds:      []string{caseKind(c)},
+		DurationMS: millis(c.Duration),
+		Tags:       c.Tags,
+		RateWaitMS: millis(c.RateWaited),
+	}
+	if c.Inconclusive() && c.Status == result.Failed && hc.Kinds[0] == "failed" {
+		hc.Kinds = append(hc.Kinds, "inconclusive")
+	}
+	var meta []string
+	for _, m := range []struct{ k, v string }{{"agent", c.Agent}, {"env", c.Env}, {"variant", c.Variant}, {"via", c.Via}} {
+		if m.v != "" {
+			meta = append(meta, m.k+" "+m.v)
+		}
+	}
+	hc.Meta = htmlStyle.flat(strings.Join(meta, " · "))
+	if c.Status == result.Skipped || c.Status == result.Pending {
+		hc.Note = htmlStyle.flat(caseNote(c))
+	} else {
+		// caseNote without the duration, which the row shows apart.
+		var notes []string
+		if q := quarantineNote(c); q != "" {
+			notes = append(notes, q)
+		}
+		if a := c.Last(); c.Status == result.Flaky && a != nil {
+			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))
+		}
+		if c.Repeat != nil {
+			notes = append(notes, repeatLine(c.Repeat))
+		}
+		hc.Note = htmlStyle.flat(strings.Join(notes, "; "))
+	}
+	if c.Status == result.Failed || c.Status == result.Errored {
+		if a := failedAttempt(c); a != nil {
+			switch {
+			case len(a.Failures) > 0:
+				hc.Head = htmlStyle.failureLine(a, a.Failures[0])
+			case a.Error != nil:
+				hc.Head = htmlStyle.errorLine(a, a.Error)
+			}
+		}
+	}
+	if c.Repeat != nil {
+		var runs strings.Builder
+		for _, r := range runsOf(c) {
+			switch r.last().Status {
+			case result.Passed, result.Flaky:
+				runs.WriteByte('p')
+			case result.Failed:
+				runs.WriteByte('f')
+			default:
+				runs.WriteByte('e')
+			}
+		}
+		hc.Runs = runs.String()
+	}
+	for _, a := range c.Attempts {
+		if a != nil {
+			hc.Attempts = append(hc.Attempts, toHTMLAttempt(a))
+		}
+	}
+	return hc
+}
+
+func toHTMLAttempt(a *result.Attempt) htmlAttempt {
+	ha := htmlAttempt{
+		Number:     a.Number,
+		Run:        a.Run,
+		Status:     a.Status.String(),
+		DurationMS: millis(a.Duration),
+		Conv:       htmlStyle.flat(a.ConversationID),
+		Broke:      -1,
+	}
+	if ha.Conv == "" {
+		ha.Conv = htmlStyle.flat(sessionID(a))
+	}
+	for _, f := range a.Failures {
+		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.clean(f.Expected), Actual: htmlStyle.clean(f.Actual)}
+		if f.Diff != "" {
+			hf.Diff = toHTMLDiff(assert.DiffOf(hf.Expected, hf.Actual))
+		}
+		ha.Failures = append(ha.Failures, hf)
+		if t := turnAt(a, f.Pos); t != nil && t.Index > ha.Broke {
+			ha.Broke = t.Index
+		}
+	}
+	if e := a.Error; e != nil {
+		ha.Error = htmlStyle.errorLine(a, e)
+		if t := turnAt(a, e.Pos); t != nil && !e.Pos.IsZero() && t.Index > ha.Broke {
+			ha.Broke = t.Index
+		}
+	}
+	var prev map[string]any
+	for _, t := range a.Turns {
+		if t == nil {
+			continue
+		}
+		ht := htmlTurn{Index: t.Index, Pos: t.Pos.String(), Say: htmlStyle.clean(t.Say), LatencyMS: millis(t.Latency)}
+		v := viewTurn(t.Reply())
+		switch {
+		case !v.HasResult:
+			ht.NoReply = true
+		case t.Messaging != nil:
+			ht.Reply = htmlStyle.clean(v.Reply)
+			var b strings.Builder
+			detail{b: &b, st: htmlStyle}.writeMessaging("", t.Messaging)
+			ht.Events = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			if b.Len() == 0 {
+				ht.Events = nil
+			}
+		default:
+			ht.Reply = htmlStyle.clean(v.Reply)
+			ht.Trace, ht.Node = v.Trace, v.Node
+			ht.State = stateChanges(prev, v.State)
+			if v.State != nil {
+				prev = v.State
+			}
+			ht.Handoff, ht.Ended, ht.Delayed = v.Handoff, v.Ended, v.Delayed
+		}
+		ha.Turns = append(ha.Turns, ht)
+	}
+	for _, c := range a.Confirmations {
+		if c != nil {
+			ha.Confirm = append(ha.Confirm, htmlConfirm{Kind: c.Kind, Subject: htmlStyle.flat(c.Subject), Found: c.Found, Summary: htmlStyle.flat(c.Summary)})
+		}
+	}
+	return ha
+}
+
+func toHTMLDiff(td assert.TextDiff) *htmlDiff {
+	if len(td.Changes) == 0 && td.Note == "" {
+		return nil
+	}
+	hd := &htmlDiff{Lines: td.Lines, Changes: make([][2]any, 0, len(td.Changes)), Note: td.Note, Truncated: td.Truncated}
+	for _, c := range td.Changes {
+		hd.Changes = append(hd.Changes, [2]any{int(c.Op), c.Text})
+	}
+	return hd
+}

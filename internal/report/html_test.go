@@ -1,0 +1,186 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/compare"
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// The HTML report is tested three ways: here, its markup (a golden file
+// of the page with its style, script and data set apart, and the data as
+// a golden JSON file) and its escaping; in cmd/agenttest, in headless
+// Chromium (html_browser_test.go).
+
+// dataOpen starts the page's data block.
+const dataOpen = `<script type="application/json" id="agenttest-data">`
+
+// splitPage returns the page with its style, script and data replaced by
+// markers, and the data block's JSON.
+func splitPage(t *testing.T, page string) (skeleton, data string) {
+	t.Helper()
+	i := strings.Index(page, dataOpen)
+	if i < 0 {
+		t.Fatal("no data block")
+	}
+	j := strings.Index(page[i:], "</script>")
+	data = page[i+len(dataOpen) : i+j]
+	skeleton = page[:i+len(dataOpen)] + "…data…" + page[i+j:]
+	skeleton = regexp.MustCompile(`(?s)<style>.*?</style>`).ReplaceAllString(skeleton, "<style>…report.css…</style>")
+	skeleton = regexp.MustCompile(`(?s)<script>.*?</script>`).ReplaceAllString(skeleton, "<script>…report.js…</script>")
+	skeleton = regexp.MustCompile(`sha256-[A-Za-z0-9+/=]+`).ReplaceAllString(skeleton, "sha256-…")
+	return skeleton, data
+}
+
+func TestHTMLGolden(t *testing.T) {
+	r := fixture()
+	var b bytes.Buffer
+	err := WriteHTML(&b, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skeleton, data := splitPage(t, b.String())
+	golden.Check(t, filepath.Join("testdata", "full.html"), []byte(skeleton))
+	var v any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		t.Fatalf("the data block is not JSON: %v", err)
+	}
+	indented, _ := json.MarshalIndent(v, "", "  ")
+	golden.Check(t, filepath.Join("testdata", "full.html-data.json"), append(indented, '\n'))
+}
+
+// TestHTMLInlineOnly checks that the page's policy names exactly the
+// style and script it inlines, so the browser runs them and nothing else.
+func TestHTMLInlineOnly(t *testing.T) {
+	if err := htmlAssetsSafe(); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, fixture(), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	style := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(page)
+	script := regexp.MustCompile(`(?s)\n<script>(.*?)</script>`).FindStringSubmatch(page)
+	if style == nil || script == nil {
+		t.Fatal("no inline style or script")
+	}
+	csp := regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(page)
+	if csp == nil {
+		t.Fatal("no Content-Security-Policy")
+	}
+	policy := html.UnescapeString(csp[1])
+	for _, want := range []string{"default-src 'none'", "script-src '" + cspHash(script[1]) + "'", "style-src '" + cspHash(style[1]) + "'"} {
+		if !strings.Contains(policy, want) {
+			t.Errorf("policy %q lacks %q", policy, want)
+		}
+	}
+	for _, remote := range []string{"http://", "https://", "//fonts", "@import", "url("} {
+		if strings.Contains(style[1]+script[1], remote) {
+			t.Errorf("the inlined assets mention %q: a report fetches nothing", remote)
+		}
+	}
+}
+
+// hostile is text from the run that would be markup, close the data
+// block or start a script if any part of the page let it through.
+const hostile = `</script><script>alert(1)</script><img src=x onerror=alert(2)><!-- ]]> &amp; "quoted" 'single' ` + "\u2028"
+
+func TestHTMLEscapesRunText(t *testing.T) {
+	r := hostileResult()
+	cov := coverage.Compute(r, coverage.Universe{})
+	// On the baseline the case passed with another reply: it regressed,
+	// and the comparison shows the replies' diff.
+	base := hostileResult()
+	bc := base.Files[0].Cases[0]
+	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
+	bt := *bc.Attempts[0].Turns[1]
+	bt.Result = &reply.TurnResult{Response: "hello", Metadata: bt.Result.Metadata, RawMetadata: bt.Result.RawMetadata}
+	bc.Attempts[0].Turns[1] = &bt
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
+		compare.Input{Spec: hostile, Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{Coverage: cov, Compare: cmp, Title: hostile}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// Exactly the two script elements of the page (its data and its
+	// code), and no element the run's text could have made.
+	if n := strings.Count(strings.ToLower(page), "<script"); n != 2 {
+		t.Errorf("%d <script elements, want 2", n)
+	}
+	for _, bad := range []string{"<img", "<!--"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	// The text is all there, escaped: in the markup (suite, node, the
+	// comparison's side and reply) and in the data.
+	if n := strings.Count(page, "&lt;/script&gt;&lt;script&gt;alert(1)"); n < 4 {
+		t.Errorf("the hostile text shows escaped %d times in the markup, want it in title, plot, coverage and comparison", n)
+	}
+	_, data := splitPage(t, page)
+	// A line separator ends a JavaScript line in older engines; the data
+	// block escapes it with the rest.
+	for _, bad := range []string{"<", ">", "\u2028"} {
+		if strings.Contains(data, bad) {
+			t.Errorf("the data block holds %q", bad)
+		}
+	}
+	var doc struct {
+		Cases []struct {
+			Name     string `json:"n"`
+			Attempts []struct {
+				Turns []struct {
+					Reply string `json:"r"`
+				} `json:"turns"`
+			} `json:"a"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	if len(doc.Cases) != 1 || !strings.Contains(doc.Cases[0].Attempts[0].Turns[1].Reply, `</script><script>alert(1)`) {
+		t.Errorf("the reply did not survive the data block: %+v", doc.Cases)
+	}
+}
+
+// hostileResult is a run whose every text is hostile.
+func hostileResult() *result.Result {
+	meta := mustJSON(map[string]any{"currentNode": hostile, "nodeTrace": []string{"start", hostile}})
+	var md reply.Metadata
+	if err := json.Unmarshal(meta, &md); err != nil {
+		panic(err)
+	}
+	turn := func(i int, say string) *result.Turn {
+		return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: "s.yaml", Line: 3 + i, Col: 5}, Started: t0, Latency: 100 * time.Millisecond,
+			Result: &reply.TurnResult{Response: hostile, Metadata: md, RawMetadata: meta}}
+	}
+	return &result.Result{
+		Started: t0, Duration: time.Second,
+		Target: result.Target{Name: hostile, Env: "sandbox"},
+		Files: []*result.File{{Path: "s.yaml", Suite: hostile, Cases: []*result.Case{{
+			Name: hostile, Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Agent: hostile, Duration: time.Second,
+			Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
+				Turns: []*result.Turn{turn(0, ""), turn(1, hostile)},
+				Failures: []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: hostile,
+					Expected: "hello", Actual: hostile, Diff: assert.Diff("hello", hostile)}},
+			}},
+		}}}},
+		Deployments: []*result.Deployment{{Agent: hostile, Env: "sandbox", ID: hostile}},
+	}
+}
