@@ -209,3 +209,36 @@ func TestGitHubOutputs(t *testing.T) {
 		t.Errorf("annotations outside GitHub Actions:\n%s", out)
 	}
 }
+
+// A case that did not run (here: after --fail-fast) is a test case whose
+// steps are all SKIPPED with its reason.
+func TestCucumberNotRun(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/restaurant.yaml", "--fail-fast", "--parallel", "1", "--cucumber", ndjson)
+	c.expect(t, exitFailed)
+	b, err := os.ReadFile(ndjson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed, skipped int
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e messages.Envelope
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if f := e.TestStepFinished; f != nil {
+			switch f.TestStepResult.Status {
+			case messages.TestStepResultStatus_FAILED:
+				failed++
+			case messages.TestStepResultStatus_SKIPPED:
+				if f.TestStepResult.Message == result.ReasonFailFast {
+					skipped++
+				}
+			}
+		}
+	}
+	if failed != 1 || skipped < 3 {
+		t.Errorf("%d FAILED steps, %d SKIPPED with %q: want 1 and a step of each case not run", failed, skipped, result.ReasonFailFast)
+	}
+}

@@ -15,14 +15,11 @@ import (
 	"github.com/agenttest/agenttest/internal/report"
 )
 
-// shardPaths is the selection of the shard tests: passing and failing
-// scenarios, YAML and features, an outline and a statistical scenario.
-var shardPaths = []string{"examples", "examples-failing"}
-
-// mergePaths is the smaller selection of the runs of the merge test:
-// passing and failing scenarios, YAML and a feature with an outline,
-// over debug chat and Messaging.
-var mergePaths = []string{"examples/compare", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml"}
+// shardPaths is the selection of the shard tests through the CLI (the
+// scenario package deals the whole repository): passing and failing
+// scenarios, YAML and a feature with an outline, over debug chat and
+// Messaging.
+var shardPaths = []string{"examples/compare", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml"}
 
 // readDoc reads a JSON report written by a test run.
 func readDoc(t *testing.T, path string) *report.Report {
@@ -88,7 +85,7 @@ func TestMergeShards(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run := func(out string, extra ...string) int {
-		args := append(append([]string{"run"}, mergePaths...), append(extra, "--json", filepath.Join(dir, out), "--seed", "7")...)
+		args := append(append([]string{"run"}, shardPaths...), append(extra, "--json", filepath.Join(dir, out), "--seed", "7")...)
 		c := newCLI(t, repoRoot, examplesEnv(), args...)
 		code := c.run(t)
 		if _, err := os.Stat(filepath.Join(dir, out)); err != nil {

@@ -1,6 +1,7 @@
 package coverage_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -176,4 +178,25 @@ func TestJSON(t *testing.T) {
 	if agent["transitions"] == nil || agent["nodes"].([]any)[0].(map[string]any)["reached"] == nil {
 		t.Errorf("empty lists encoded as null: %s", b)
 	}
+}
+
+// The text and JSON forms of `agenttest coverage`, as golden files.
+func TestRender(t *testing.T) {
+	t.Parallel()
+	u := coverage.Universe{}
+	u.Add("bot", coverage.SourceDefinition, "G", "A", "B", "C")
+	rep := coverage.Compute(res(
+		conv("bot", "one", 3, [][]string{{"G"}, {"A", "Z"}}),
+		conv("bot", "two\x1b[31m", 9, [][]string{{"G"}, {"B"}}),
+		conv("live", "three", 12, [][]string{{"X"}, {"Y"}}),
+	), u)
+	var text, js bytes.Buffer
+	if err := coverage.WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := coverage.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/render.txt", text.Bytes())
+	golden.Check(t, "testdata/render.json", js.Bytes())
 }

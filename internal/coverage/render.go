@@ -46,8 +46,12 @@ func WriteText(w io.Writer, r *Report) error {
 		if a.Source == SourceObserved {
 			from = "nodes seen in these reports (a real platform does not list an agent's nodes)"
 		}
-		fmt.Fprintf(&b, "%s: %d of %d nodes visited (%.0f%%), %d transitions taken; %s\n",
-			clean(a.Agent), a.NodesVisited, a.NodesTotal, a.Percent, len(a.Transitions), from)
+		transitions := "transitions"
+		if len(a.Transitions) == 1 {
+			transitions = "transition"
+		}
+		fmt.Fprintf(&b, "%s: %d of %d nodes visited (%.0f%%), %d %s taken; %s\n",
+			clean(a.Agent), a.NodesVisited, a.NodesTotal, a.Percent, len(a.Transitions), transitions, from)
 		if len(a.Unvisited) > 0 {
 			names := make([]string, len(a.Unvisited))
 			for i, n := range a.Unvisited {

@@ -204,7 +204,7 @@ func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*message
 	broken, msg, exc := -1, "", (*messages.Exception)(nil)
 	st := style{file: true}
 	switch {
-	case a.Status == result.Skipped || a.Status == result.Pending || len(a.Turns) == 0 && a.Status != result.Failed && a.Status != result.Errored:
+	case a.Status == result.Skipped || a.Status == result.Pending:
 		reason := c.SkipReason
 		if reason == "" && c.Status == result.Pending {
 			reason = notRunReason
