@@ -7,6 +7,7 @@ package report
 // (examples-failing, through the CLI) is tested in cmd/agenttest.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -27,19 +28,42 @@ import (
 func TestHTMLReportOf20000CasesInBrowser(t *testing.T) {
 	t.Parallel()
 	browser := browsertest.Start(t)
+	// The fixtures (every kind of case, a Messaging transcript,
+	// statistical runs) and a run with no case at all open with every
+	// case drawable and no complaint; in another tab, the 20,000 cases.
+	t.Run("fixtures", func(t *testing.T) {
+		t.Parallel()
+		for name, r := range map[string]*result.Result{"fixture": fixture(), "messaging": messagingFixture(), "stats": statsFixture(),
+			"empty": {Started: t0, Target: result.Target{Name: "sim", Embedded: true}}} {
+			path := filepath.Join(t.TempDir(), name+".html")
+			if err := writeHTMLFile(path, r); err != nil {
+				t.Fatal(err)
+			}
+			p := browsertest.Open(t, browser, path)
+			p.Do(t, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("#list .case .row").forEach(function (b) { b.click() });
+				document.querySelectorAll("#list details").forEach(function (d) { d.open = true })`))
+			if n, want := p.Count(t, "#list .case .body"), len(allCases(r)); n != want {
+				t.Errorf("%s: %d cases opened, want %d", name, n, want)
+			}
+			p.CheckClean(t, path)
+		}
+	})
+	t.Run("20000 cases", func(t *testing.T) {
+		t.Parallel()
+		htmlOf20000(t, browser)
+	})
+}
+
+// htmlOf20000 opens the report of 20,000 synthetic cases.
+func htmlOf20000(t *testing.T, browser context.Context) {
 	out := filepath.Join(t.TempDir(), "report.html")
 	res := syntheticResult(20000)
 	if s := Summarize(res); s.Total != 20000 || s.Errored != 200 || s.Failed != 200 || s.Flaky != 200 || s.Quarantined != 40 {
 		t.Fatalf("synthetic run: %+v", s)
 	}
-	f, err := os.Create(out)
-	if err != nil {
+	if err := writeHTMLFile(out, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(f, res, HTMLOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 	fi, _ := os.Stat(out)
 	start := time.Now()
 	p := browsertest.Open(t, browser, out)
@@ -88,6 +112,19 @@ func TestHTMLReportOf20000CasesInBrowser(t *testing.T) {
 		t.Errorf("a reply became elements")
 	}
 	p.CheckClean(t, out)
+}
+
+// writeHTMLFile writes the HTML report of r to path.
+func writeHTMLFile(path string, r *result.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteHTML(f, r, HTMLOptions{}); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // hostileReply is a reply that would run a script and load an image if
