@@ -25,7 +25,7 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 )
 
-func TestHTMLReportOf20000CasesInBrowser(t *testing.T) {
+func TestHTMLInBrowser(t *testing.T) {
 	t.Parallel()
 	browser := browsertest.Start(t)
 	// The fixtures (every kind of case, a Messaging transcript,
