@@ -313,9 +313,16 @@
   });
   more.addEventListener("click", renderMore);
   if ("IntersectionObserver" in window) {
-    new IntersectionObserver(function (entries) {
-      if (entries[0].isIntersecting && !more.hidden) renderMore();
-    }, { rootMargin: "600px" }).observe(more);
+    // Near the end of the list, draw the next page. Observing again after
+    // each page makes the observer report the button's position anew, so
+    // pages follow one another while the button stays in reach.
+    var observer = new IntersectionObserver(function (entries) {
+      if (!entries[0].isIntersecting || more.hidden) return;
+      renderMore();
+      observer.unobserve(more);
+      observer.observe(more);
+    }, { rootMargin: "600px" });
+    observer.observe(more);
   }
   readHash();
   apply();
