@@ -5,6 +5,7 @@
 #   scripts/bench.sh ratio      # runner vs bare HTTP loop (target: >= 0.9)
 #   scripts/bench.sh latency    # 1,000 x 5 turns at --parallel 100, 100 ms (target: <= 1.1x ideal)
 #   scripts/bench.sh rss        # peak RSS of the CLI at 20,000 scenarios (target: < 256 MB)
+#   scripts/bench.sh html       # HTML report of 20,000 scenarios: size, and time for headless Chromium to open it
 #   scripts/bench.sh sim        # the simulator's own throughput, for context
 #   scripts/bench.sh messaging  # 1,000 conversations x 5 turns: Messaging vs debug chat
 #   scripts/bench.sh features   # 500 conversations as a feature vs as YAML (target: <= 1.2 without latency)
@@ -124,11 +125,33 @@ rss() {
 	source <(grep '^AGENTTEST_' "$work/sim.env" | sed 's/^export //')
 	set +a
 	peak_rss plain
-	peak_rss reports --junit junit.xml --json report.json
-	ls -l "$work/junit.xml" "$work/report.json" | awk '{print "  " $5 " bytes " $NF}'
+	peak_rss reports --junit junit.xml --json report.json --html report.html
+	ls -l "$work/junit.xml" "$work/report.json" "$work/report.html" | awk '{print "  " $5 " bytes " $NF}'
 	local sim_kb
 	sim_kb=$(awk '/VmHWM/ {print $2}' "/proc/$sim_pid/status")
 	echo "simulator process (not counted): peak RSS $((sim_kb / 1024)) MB"
+}
+
+# html: the size of the HTML report of a large run, and how long headless
+# Chromium takes to open it, run its script and paint its first screen
+# (--screenshot returns after the load event, by which the script has drawn
+# the first page of cases), against the same for an empty page: the
+# difference is the report's own cost, browser start excluded.
+html() {
+	local chrome
+	chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+	[[ -n $chrome ]] || { echo "html needs Chromium: apt-get install chromium" >&2; return 1; }
+	echo "== HTML report of $N scenarios x 5 turns: size, and time for headless Chromium to open and paint it"
+	build_bin
+	gen_suite "$work/suite" "$N"
+	(cd "$work" && ./agenttest run suite --parallel "$PARALLEL" --html report.html >/dev/null)
+	ls -l "$work/report.html" | awk '{print "  " $5 " bytes " $NF}'
+	echo '<!DOCTYPE html><title>empty</title>' >"$work/empty.html"
+	for page in empty.html report.html empty.html report.html empty.html report.html; do
+		/usr/bin/time -f "  $page: %e s wall, peak RSS %M KB" "$chrome" --headless --no-sandbox --disable-gpu \
+			--disable-dev-shm-usage --window-size=1200,900 --screenshot="$work/shot.png" "file://$work/$page" 2>&1 >/dev/null |
+			grep "^  $page"
+	done
 }
 
 features() {
@@ -264,6 +287,7 @@ case ${1:-all} in
 ratio) ratio ;;
 latency) latency ;;
 rss) rss ;;
+html) html ;;
 sim) sim ;;
 messaging) messaging ;;
 features) features ;;
@@ -271,6 +295,6 @@ stats) stats ;;
 paced) paced ;;
 greedy) greedy ;;
 scale) scale ;;
-all) ratio; latency; rss; sim; messaging; features; stats; greedy; scale; paced ;;
+all) ratio; latency; rss; html; sim; messaging; features; stats; greedy; scale; paced ;;
 *) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|paced|greedy|scale|all]" >&2; exit 2 ;;
 esac

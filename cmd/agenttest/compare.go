@@ -219,19 +219,8 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	if st.PrepareReport != nil {
-		var problems []string
-		for _, r := range []struct{ flag, path string }{{"--json", o.json}, {"--html", o.html}} {
-			if r.path == "" {
-				continue
-			}
-			if err := st.PrepareReport(r.path); err != nil {
-				problems = append(problems, fmt.Sprintf("%s %s: %v", r.flag, r.path, err))
-			}
-		}
-		if len(problems) > 0 {
-			return usageProblems("compare", problems...)
-		}
+	if err := prepareFiles(st, "compare", map[string]string{"--json": o.json, "--html": o.html}); err != nil {
+		return err
 	}
 	started := now(st)
 	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}

@@ -79,7 +79,8 @@ func checkClasses(t *testing.T, doc compareDoc, want map[string]string) {
 func TestCompareEnvironments(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "compare.json")
-	c := newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--json", out)
+	page := filepath.Join(t.TempDir(), "compare.html")
+	c := newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--json", out, "--html", page)
 	text := c.expect(t, exitFailed,
 		"REGRESSED examples/compare/restaurant.yaml:23 says the kitchen is nut-free",
 		"reply: Every dish on the menu lists its allergens[-;-]{+, and+} gluten-free pasta is available[- and our kitchen is nut-free-].",
@@ -90,6 +91,19 @@ func TestCompareEnvironments(t *testing.T) {
 		"6 scenarios: 1 regressed, 1 fixed, 1 changed, 1 slower, 0 faster, 2 unchanged",
 		"status: failed (1 scenario regressed)")
 	doc := readCompare(t, out)
+	// --html: the candidate's run, with the comparison as a section that
+	// lists the regression with its reply diff.
+	if b, err := os.ReadFile(page); err != nil {
+		t.Errorf("no HTML report: %v", err)
+	} else {
+		html := string(b)
+		for _, want := range []string{`<section id="compare"`, `<span class="badge cl-regressed">regressed</span> <b>says the kitchen is nut-free</b>`,
+			`<del> and our kitchen is nut-free</del>`, `env pre-release`} {
+			if !strings.Contains(html, want) {
+				t.Errorf("the HTML report lacks %q", want)
+			}
+		}
+	}
 	if doc.Schema != "agenttest/compare/v1" || doc.Status != "failed" {
 		t.Errorf("schema %s status %s", doc.Schema, doc.Status)
 	}

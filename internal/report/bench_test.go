@@ -41,6 +41,15 @@ func BenchmarkWriteJSON(b *testing.B) {
 	}
 }
 
+func BenchmarkWriteHTML(b *testing.B) {
+	r := bigResult()
+	for b.Loop() {
+		if err := WriteHTML(io.Discard, r, HTMLOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkHumanCaseFinished(b *testing.B) {
 	r := fixture()
 	f := r.Files[0]

@@ -146,14 +146,27 @@ func WriteHTML(w io.Writer, r *result.Result, opt HTMLOptions) error {
 	if err := htmlTemplate.Execute(bw, headOf(r, opt)); err != nil {
 		return fmt.Errorf("write html report: %w", err)
 	}
-	bw.WriteString(`<script type="application/json" id="agenttest-data">`)
+	bw.WriteString(`<script type="application/json" id="agenttest-data">{"files":`)
 	// encoding/json escapes <, > and & (and U+2028, U+2029) in strings,
 	// so no text can close the block ("</script>") or open a comment.
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(true)
-	if err := enc.Encode(buildHTMLData(r)); err != nil {
+	err := enc.Encode(htmlFiles(r))
+	bw.WriteString(`,"cases":[`)
+	first := true
+	if err == nil {
+		err = eachHTMLCase(r, func(c htmlCase) error {
+			if !first {
+				bw.WriteString(",")
+			}
+			first = false
+			return enc.Encode(c)
+		})
+	}
+	if err != nil {
 		return fmt.Errorf("write html report: %w", err)
 	}
+	bw.WriteString("]}")
 	bw.WriteString("</script>\n<script>")
 	bw.WriteString(htmlJS)
 	bw.WriteString("</script>\n</body>\n</html>\n")

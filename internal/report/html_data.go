@@ -16,11 +16,8 @@ import (
 // the script only lays it out. Member names are short because they repeat
 // once per case, turn and failure.
 
-// htmlData is the document in the page's data block.
-type htmlData struct {
-	Files []htmlFile `json:"files"`
-	Cases []htmlCase `json:"cases"`
-}
+// The document in the page's data block is {"files": [htmlFile],
+// "cases": [htmlCase]}; WriteHTML streams it a case at a time.
 
 type htmlFile struct {
 	Path  string `json:"path"`
@@ -120,26 +117,43 @@ type htmlConfirm struct {
 // sequences stripped. HTML escaping is the page's job (textContent).
 var htmlStyle = style{file: true}
 
-func buildHTMLData(r *result.Result) htmlData {
-	d := htmlData{Files: []htmlFile{}, Cases: []htmlCase{}}
+// htmlFiles are the files of r as the data block lists them.
+func htmlFiles(r *result.Result) []htmlFile {
+	out := []htmlFile{}
+	for _, f := range r.Files {
+		if f != nil {
+			out = append(out, htmlFile{Path: f.Path, Suite: htmlStyle.flat(f.Suite)})
+		}
+	}
+	return out
+}
+
+// eachHTMLCase calls fn with every case of r as the data block holds it,
+// in report order, stopping at the first error: one case's view is held
+// at a time, so a report of 100,000 cases is written in the memory of one.
+func eachHTMLCase(r *result.Result, fn func(htmlCase) error) error {
+	fi := 0
 	for _, f := range r.Files {
 		if f == nil {
 			continue
 		}
-		fi := len(d.Files)
-		d.Files = append(d.Files, htmlFile{Path: f.Path, Suite: htmlStyle.flat(f.Suite)})
 		for _, c := range f.Cases {
 			if c != nil {
-				d.Cases = append(d.Cases, toHTMLCase(fi, f, c))
+				if err := fn(toHTMLCase(fi, f, c)); err != nil {
+					return err
+				}
 			}
 		}
+		fi++
 	}
 	for _, c := range r.Checks {
 		if c != nil {
-			d.Cases = append(d.Cases, toHTMLCase(-1, nil, c))
+			if err := fn(toHTMLCase(-1, nil, c)); err != nil {
+				return err
+			}
 		}
 	}
-	return d
+	return nil
 }
 
 // caseKind is the one count a case falls in, as Summary.add counts it.

@@ -40,7 +40,7 @@ func splitPage(t *testing.T, page string) (skeleton, data string) {
 	skeleton = page[:i+len(dataOpen)] + "…data…" + page[i+j:]
 	skeleton = regexp.MustCompile(`(?s)<style>.*?</style>`).ReplaceAllString(skeleton, "<style>…report.css…</style>")
 	skeleton = regexp.MustCompile(`(?s)<script>.*?</script>`).ReplaceAllString(skeleton, "<script>…report.js…</script>")
-	skeleton = regexp.MustCompile(`sha256-[A-Za-z0-9+/=]+`).ReplaceAllString(skeleton, "sha256-…")
+	skeleton = regexp.MustCompile(`sha256-(?:[A-Za-z0-9+/=]|&#43;)+`).ReplaceAllString(skeleton, "sha256-…")
 	return skeleton, data
 }
 

@@ -149,22 +149,43 @@
     var as = c.a || [];
     if (as.length === 0) return b;
     var main = failedAttempt(c);
+    if (as.length === 1) {
+      b.appendChild(attempt(as[0]));
+      return b;
+    }
+    // A statistical scenario may have dozens of runs: the ones that did
+    // not pass are listed, the passing ones folded into one group.
+    var passing = [];
     as.forEach(function (a) {
-      if (as.length === 1) {
-        b.appendChild(attempt(a));
-        return;
-      }
-      var d = el("details", "attempt");
-      if (a === main) d.open = true;
-      var label = (a.run ? "run " + a.run + ", attempt " + a.n : "attempt " + a.n + " of " + as.length) + ": " + a.s + " · " + ms(a.d);
-      d.appendChild(el("summary", "", label));
-      var filled = false;
-      var fill = function () { if (!filled && d.open) { filled = true; d.appendChild(attempt(a)); } };
-      d.addEventListener("toggle", fill);
-      fill();
-      b.appendChild(d);
+      if (c.runs && (a.s === "passed" || a.s === "flaky")) passing.push(a);
+      else b.appendChild(attemptDetails(a, as.length, a === main));
     });
+    if (passing.length) {
+      var group = el("details", "attempt");
+      group.appendChild(el("summary", "", passing.length + (passing.length === 1 ? " passing run" : " passing runs")));
+      var filled = false;
+      group.addEventListener("toggle", function () {
+        if (filled || !group.open) return;
+        filled = true;
+        passing.forEach(function (a) { group.appendChild(attemptDetails(a, as.length, false)); });
+      });
+      b.appendChild(group);
+    }
     return b;
+  }
+
+  // attemptDetails is one attempt of several, folded unless open; its
+  // body is drawn when it is first opened.
+  function attemptDetails(a, n, open) {
+    var d = el("details", "attempt");
+    d.open = open;
+    var label = (a.run ? "run " + a.run + ", attempt " + a.n : "attempt " + a.n + " of " + n) + ": " + a.s + " · " + ms(a.d);
+    d.appendChild(el("summary", "", label));
+    var filled = false;
+    var fill = function () { if (!filled && d.open) { filled = true; d.appendChild(attempt(a)); } };
+    d.addEventListener("toggle", fill);
+    fill();
+    return d;
   }
 
   function attempt(a) {
@@ -292,9 +313,16 @@
   });
   more.addEventListener("click", renderMore);
   if ("IntersectionObserver" in window) {
-    new IntersectionObserver(function (entries) {
-      if (entries[0].isIntersecting && !more.hidden) renderMore();
-    }, { rootMargin: "600px" }).observe(more);
+    // Near the end of the list, draw the next page. Observing again after
+    // each page makes the observer report the button's position anew, so
+    // pages follow one another while the button stays in reach.
+    var observer = new IntersectionObserver(function (entries) {
+      if (!entries[0].isIntersecting || more.hidden) return;
+      renderMore();
+      observer.unobserve(more);
+      observer.observe(more);
+    }, { rootMargin: "600px" });
+    observer.observe(more);
   }
   readHash();
   apply();

@@ -1,0 +1,197 @@
+package report
+
+// The HTML report of 20,000 cases in headless Chromium
+// (internal/browsertest): it opens, renders the list lazily, filters and
+// searches every case's replies, and a reply of markup stays text. The
+// run is synthetic, to keep the test fast; the report of a real run
+// (examples-failing, through the CLI) is tested in cmd/agenttest.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/browsertest"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+func TestHTMLInBrowser(t *testing.T) {
+	t.Parallel()
+	browser := browsertest.Start(t)
+	// The fixtures (every kind of case, a Messaging transcript,
+	// statistical runs) and a run with no case at all open with every
+	// case drawable and no complaint; in another tab, the 20,000 cases.
+	t.Run("fixtures", func(t *testing.T) {
+		t.Parallel()
+		for name, r := range map[string]*result.Result{"fixture": fixture(), "messaging": messagingFixture(), "stats": statsFixture(),
+			"empty": {Started: t0, Target: result.Target{Name: "sim", Embedded: true}}} {
+			path := filepath.Join(t.TempDir(), name+".html")
+			if err := writeHTMLFile(path, r); err != nil {
+				t.Fatal(err)
+			}
+			p := browsertest.Open(t, browser, path)
+			p.Do(t, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("#list .case .row").forEach(function (b) { b.click() });
+				document.querySelectorAll("#list details").forEach(function (d) { d.open = true })`))
+			if n, want := p.Count(t, "#list .case .body"), len(allCases(r)); n != want {
+				t.Errorf("%s: %d cases opened, want %d", name, n, want)
+			}
+			p.CheckClean(t, path)
+		}
+	})
+	t.Run("20000 cases", func(t *testing.T) {
+		t.Parallel()
+		htmlOf20000(t, browser)
+	})
+}
+
+// htmlOf20000 opens the report of 20,000 synthetic cases.
+func htmlOf20000(t *testing.T, browser context.Context) {
+	out := filepath.Join(t.TempDir(), "report.html")
+	res := syntheticResult(20000)
+	if s := Summarize(res); s.Total != 20000 || s.Errored != 200 || s.Failed != 200 || s.Flaky != 200 || s.Quarantined != 40 {
+		t.Fatalf("synthetic run: %+v", s)
+	}
+	if err := writeHTMLFile(out, res); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(out)
+	start := time.Now()
+	p := browsertest.Open(t, browser, out)
+	t.Logf("%d-byte report of 20,000 cases rendered in %s", fi.Size(), time.Since(start).Round(time.Millisecond))
+
+	// Lazily rendered: a page of the list, not 20,000 rows.
+	shown := p.Count(t, "#list .case")
+	if shown == 0 || shown > 1000 {
+		t.Errorf("%d rows in the document: the list is not rendered lazily", shown)
+	}
+	if s := p.Text(t, "#shown"); !strings.Contains(s, "of 20000 cases") {
+		t.Errorf("count line %q", s)
+	}
+	p.Click(t, `#more`)
+	if n := p.Count(t, "#list .case"); n <= shown {
+		t.Errorf("show more: %d rows, was %d", n, shown)
+	}
+
+	// Filters: the errored cases, then the flaky ones too.
+	p.Click(t, `.chip[data-kind="errored"]`)
+	if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "200 of 20000") {
+		t.Errorf("errored filter: %q, want the 200 errored cases", s)
+	}
+	if p.Count(t, "#list .case") != p.Count(t, "#list .case.k-errored") {
+		t.Errorf("errored filter shows other cases")
+	}
+	p.Click(t, `.chip[data-kind="errored"]`)
+
+	// Search over replies of every case, not only the rendered ones.
+	p.Search(t, "order #19999")
+	if n := p.Count(t, "#list .case"); n != 1 {
+		t.Errorf("search for the last case's reply: %d rows", n)
+	}
+
+	// A reply of markup stays text: no script runs, no image loads.
+	p.Search(t, "hostile")
+	p.Click(t, `#list .case .row`)
+	p.Do(t, chromedp.WaitVisible(chromedp.CSS(`#list .case .body .chat`)))
+	if browsertest.Eval[bool](t, p, `window.__pwned !== undefined`) {
+		t.Errorf("a reply's markup ran")
+	}
+	if reply := p.Text(t, "#list .case .chat"); !strings.Contains(reply, hostileReply) {
+		t.Errorf("the hostile reply is not shown as text: %q", reply)
+	}
+	if p.Count(t, "#list .case .body img, #list .case .body script") != 0 {
+		t.Errorf("a reply became elements")
+	}
+	p.CheckClean(t, out)
+}
+
+// writeHTMLFile writes the HTML report of r to path.
+func writeHTMLFile(path string, r *result.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteHTML(f, r, HTMLOptions{}); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// hostileReply is a reply that would run a script and load an image if
+// the report ever parsed replies as markup, or closed its data block.
+const hostileReply = `hostile </script><script>window.__pwned=1</script><img src="https://example.invalid/x.png" onerror="window.__pwned=2"> <!-- ]]>`
+
+// syntheticResult makes a run of n cases, in 50 files, for the browser
+// test: mostly passed, 1% failed with a reply diff, 1% errored, 1% flaky,
+// a few quarantined, and one with a hostile reply. Case i's last reply
+// says "order #i".
+func syntheticResult(n int) *result.Result {
+	start := time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)
+	r := &result.Result{Started: start, Target: result.Target{Name: "staging", Env: "pre-release", BuildURL: "https://build.example.invalid"}}
+	const files, parallel = 50, 16
+	perFile := n / files
+	// Every case's turn i has the same metadata: decoded once, shared
+	// (the renderers only read it).
+	var metas [3]reply.Metadata
+	var raws [3]json.RawMessage
+	for ti := range metas {
+		raws[ti], _ = json.Marshal(map[string]any{"nodeTrace": []string{"Start", fmt.Sprintf("Node%d", ti)}, "state": map[string]any{"turn": ti}})
+		_ = json.Unmarshal(raws[ti], &metas[ti])
+	}
+	for fi := 0; fi < files; fi++ {
+		f := &result.File{Path: fmt.Sprintf("suites/area%02d.yaml", fi), Suite: fmt.Sprintf("Area %d", fi)}
+		for ci := 0; ci < perFile; ci++ {
+			i := fi*perFile + ci
+			started := start.Add(time.Duration(i/parallel) * 900 * time.Millisecond)
+			c := &result.Case{Name: fmt.Sprintf("scenario %d books a table", i), Pos: diag.Pos{File: f.Path, Line: 4 + 9*ci, Col: 5},
+				Agent: "restaurant", Status: result.Passed, Duration: 800 * time.Millisecond}
+			a := &result.Attempt{Number: 1, Status: result.Passed, Started: started, Duration: 800 * time.Millisecond,
+				ConversationID: fmt.Sprintf("conv-%d", i)}
+			say := []string{"", "I'd like to book a table", "4 people at 7pm"}
+			answer := []string{"Welcome to Luigi's!", "How many people will be joining you?", fmt.Sprintf("Booked: order #%d", i)}
+			if i == n/2 {
+				answer[2] = hostileReply
+			}
+			for ti := range say {
+				a.Turns = append(a.Turns, &result.Turn{Index: ti, Pos: diag.Pos{File: f.Path, Line: c.Pos.Line + 2*ti, Col: 9}, Say: say[ti],
+					Started: started.Add(time.Duration(ti) * 250 * time.Millisecond), Latency: time.Duration(80+(i*7+ti*13)%400) * time.Millisecond,
+					Result: &reply.TurnResult{ConversationID: a.ConversationID, Response: answer[ti], Metadata: metas[ti], RawMetadata: raws[ti]}})
+			}
+			switch {
+			case i%100 == 1:
+				a.Status, c.Status = result.Failed, result.Failed
+				want := "How many guests will be joining you today?"
+				a.Failures = []assert.Failure{{Pos: diag.Pos{File: f.Path, Line: c.Pos.Line + 3, Col: 11}, Key: "response",
+					Message: "reply does not match", Expected: want, Actual: answer[1], Diff: assert.Diff(want, answer[1])}}
+			case i%100 == 2:
+				a.Status, c.Status = result.Errored, result.Errored
+				a.Error = &result.Error{Pos: a.Turns[2].Pos, Kind: result.KindTimeout, Message: "no reply within 30s"}
+				a.Turns[2].Result = nil
+			case i%100 == 3:
+				c.Status = result.Flaky
+				first := *a
+				first.Status, first.Error = result.Errored, &result.Error{Kind: result.KindNetwork, Message: "connection reset"}
+				c.Attempts = append(c.Attempts, &first)
+				a.Number = 2
+				c.RateWaited = 1200 * time.Millisecond
+			case i%500 == 4:
+				c.Quarantine = &result.Quarantine{Reason: "BUG-12", Until: "2026-12-31"}
+			}
+			c.Attempts = append(c.Attempts, a)
+			f.Cases = append(f.Cases, c)
+		}
+		r.Files = append(r.Files, f)
+	}
+	r.Duration = time.Duration(n/parallel+1) * 900 * time.Millisecond
+	return r
+}
