@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,11 +77,23 @@ func checkClasses(t *testing.T, doc compareDoc, want map[string]string) {
 // TestCompareEnvironments: live against pre-release on the embedded
 // simulator finds one scenario of each kind, says what changed, records
 // both sides' deployments, and exits 1 for the regression.
+// compareCLI is newCLI for compare, with the latency bar of slower and
+// faster at 150ms unless env sets it: the slower scenario of
+// examples/compare moves its median by about 200ms (400ms on one of its
+// two calls), while a machine busy with the race detector was seen to
+// stall an unchanged scenario's calls by 120ms, past the default 100ms.
+func compareCLI(t *testing.T, dir string, env map[string]string, args ...string) *cli {
+	t.Helper()
+	withBar := map[string]string{"AGENTTEST_LATENCY_MIN_SHIFT": "150ms"}
+	maps.Copy(withBar, env)
+	return newCLI(t, dir, withBar, args...)
+}
+
 func TestCompareEnvironments(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "compare.json")
 	page := filepath.Join(t.TempDir(), "compare.html")
-	c := newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--json", out, "--html", page)
+	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--json", out, "--html", page)
 	text := c.expect(t, exitFailed,
 		"REGRESSED examples/compare/restaurant.yaml:23 says the kitchen is nut-free",
 		"reply: Every dish on the menu lists its allergens[-;-]{+, and+} gluten-free pasta is available[- and our kitchen is nut-free-].",
@@ -134,7 +147,7 @@ func TestCompareStoredBaseline(t *testing.T) {
 	dir := t.TempDir()
 	live, pre, out := filepath.Join(dir, "live.json"), filepath.Join(dir, "pre.json"), filepath.Join(dir, "compare.json")
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "live", "--allow-live", "--json", live).expect(t, exitFailed)
-	c := newCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--json", out)
+	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--json", out)
 	c.expect(t, exitFailed, "baseline report "+live+" with candidate pre-release", "status: failed (1 scenario regressed)")
 	doc := readCompare(t, out)
 	if doc.Baseline.Kind != "report" || len(doc.Baseline.Deployments) != 1 || doc.Baseline.Deployments[0].Env != "live" {
@@ -145,7 +158,7 @@ func TestCompareStoredBaseline(t *testing.T) {
 	// Two reports: nothing runs. The candidate's conversations were
 	// named by the simulator this time, so its booking code differs.
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--json", pre).expect(t, exitFailed)
-	both := newCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", pre)
+	both := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", pre)
 	text := both.expect(t, exitFailed, "REGRESSED", "FIXED", "status: failed (1 scenario regressed)")
 	if strings.Contains(text, "comparing") {
 		t.Errorf("two reports ran something:\n%s", text)
@@ -169,7 +182,7 @@ func TestCompareTargets(t *testing.T) {
 	}
 	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey, "AGENTTEST_ENV": "sandbox"}
 	out := filepath.Join(dir, "c.json")
-	c := newCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--json", out)
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--json", out)
 	c.expect(t, exitFailed, "baseline target:prod (target prod, env live)", "candidate target:rc (target rc, env pre-release)")
 	doc := readCompare(t, out)
 	got := map[string]string{}
@@ -201,7 +214,7 @@ func TestCompareExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live"}, tc.args...)
-			newCLI(t, repoRoot, nil, args...).expect(t, tc.code, tc.want...)
+			compareCLI(t, repoRoot, nil, args...).expect(t, tc.code, tc.want...)
 		})
 	}
 	for _, tc := range []struct {
@@ -228,9 +241,9 @@ func TestGateComparison(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ok, bad := filepath.Join(dir, "ok.json"), filepath.Join(dir, "bad.json")
-	newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
 		"--name", "offers a booking", "--json", ok).expect(t, exitOK)
-	newCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
 		"--name", "nut-free", "--json", bad).expect(t, exitFailed)
 	// The embedded simulator makes the same deployment ids under the
 	// same seed: the gate's simulator serves what the comparison ran on.
