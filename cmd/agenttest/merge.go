@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/merge"
@@ -121,32 +120,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	if res.Stop != nil && res.Stop.Kind == merge.StopMissingShards {
 		fmt.Fprintf(st.Stderr, "agenttest: merge: %s\n", res.Stop.Cause)
 	}
-	var errs []error
-	if err := human.Err(); err != nil {
-		errs = append(errs, err)
-	}
-	cov := o.outputs.coverageOf(res)
-	if o.junit != "" {
-		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
-	}
-	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
-			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
-		}))
-	}
-	if o.html != "" {
-		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
-			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st), Coverage: cov})
-		}))
-	}
-	errs = append(errs, o.outputs.write(st, res)...)
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if code := runExit(res, o.allowEmpty); code != exitOK {
-		return reported(code)
-	}
-	return nil
+	return concludeResult(st, human, res, reportFiles{junit: o.junit, json: o.json, html: o.html}, &o.outputs, o.allowEmpty)
 }
 
 // replay feeds a finished result to a progress view, as the runner would

@@ -505,32 +505,44 @@ func newHuman(st *State, o *runOptions, w io.Writer) *report.Human {
 // conclude writes the reports of a finished run and returns its exit
 // code (runExit) as an error for main.
 func conclude(st *State, o *runOptions, human *report.Human, res *result.Result) error {
+	return concludeResult(st, human, res, reportFiles{junit: o.junit, json: o.json, html: o.html}, &o.outputs, o.allowEmpty)
+}
+
+// reportFiles are the report files a command writes at the end
+// (--junit, --json, --html); "" is none.
+type reportFiles struct{ junit, json, html string }
+
+// concludeResult writes the reports of a finished result (run's, or
+// merge's of its shards): the files, then the outputs' own (Cucumber,
+// GitHub). It returns every error of writing, else the result's exit code
+// (runExit) as an error for main.
+func concludeResult(st *State, human *report.Human, res *result.Result, files reportFiles, out *outputs, allowEmpty bool) error {
 	var errs []error
 	if err := human.Err(); err != nil {
 		errs = append(errs, err)
 	}
-	if o.junit != "" {
-		errs = append(errs, writeReport(st, o.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
+	if files.junit != "" {
+		errs = append(errs, writeReport(st, files.junit, func(w io.Writer) error { return report.WriteJUnit(w, res) }))
 	}
 	var cov *coverage.Report
-	if o.json != "" || o.html != "" {
-		cov = o.outputs.coverageOf(res)
+	if files.json != "" || files.html != "" {
+		cov = out.coverageOf(res)
 	}
-	if o.json != "" {
-		errs = append(errs, writeReport(st, o.json, func(w io.Writer) error {
+	if files.json != "" {
+		errs = append(errs, writeReport(st, files.json, func(w io.Writer) error {
 			return report.WriteJSON(w, res, report.JSONOptions{Coverage: cov})
 		}))
 	}
-	if o.html != "" {
-		errs = append(errs, writeReport(st, o.html, func(w io.Writer) error {
+	if files.html != "" {
+		errs = append(errs, writeReport(st, files.html, func(w io.Writer) error {
 			return report.WriteHTML(w, res, report.HTMLOptions{Generated: now(st), Coverage: cov})
 		}))
 	}
-	errs = append(errs, o.outputs.write(st, res)...)
+	errs = append(errs, out.write(st, res)...)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if code := runExit(res, o.allowEmpty); code != exitOK {
+	if code := runExit(res, allowEmpty); code != exitOK {
 		return reported(code)
 	}
 	return nil
