@@ -41,8 +41,25 @@ type Options struct {
 	RuntimeURL string
 	AccountID  string
 	RuntimeKey string
+	// CallToken is the X-<Brand>-Auth-Token of the probes (outbound
+	// calls, SMS) when the platform gives them a credential of their own;
+	// empty sends RuntimeKey, as the run's target key call_token does.
+	CallToken string
 	// HTTPClient carries the calls; nil means a client of the steps' own.
 	HTTPClient *http.Client
+	// AllowHTTP accepts plain http:// URLs of hosts that are not
+	// loopback, keys in clear text included (the target key allow_http);
+	// without it such a URL is refused.
+	AllowHTTP bool
+	// MaxReplyBytes bounds a debug-chat reply after decompression; 0
+	// means 1 MiB (the run's --max-reply-bytes).
+	MaxReplyBytes int64
+	// Rate caps the requests per second sent with each key (the run's
+	// --rate); 0 learns the pace from the platform's 429s. RateWait
+	// bounds a scenario's waiting on rate limits (--rate-wait); 0 means
+	// the run's default, 15 minutes.
+	Rate     float64
+	RateWait time.Duration
 
 	// MessagingURL and MessagingHost (the X-Host the connectors are
 	// registered to) reach the Messaging API, for scenarios over web chat
@@ -105,6 +122,9 @@ func (o Options) Validate() error {
 	if o.Env != "" && !reply.ValidEnv(o.Env) {
 		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))
 	}
+	if o.MaxReplyBytes < 0 || o.Rate < 0 || o.RateWait < 0 {
+		errs = append(errs, errors.New("MaxReplyBytes, Rate and RateWait must not be negative"))
+	}
 	if o.TurnTimeout < 0 || o.ConfirmTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must not be negative"))
 	}
@@ -152,14 +172,15 @@ func New(o Options) (*Steps, error) {
 	}
 	cfg := platform.Config{
 		BuildURL: o.BuildURL, BuildKey: o.BuildKey,
-		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey,
-		HTTPClient: o.HTTPClient, Now: o.Now,
+		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey, CallToken: o.CallToken,
+		HTTPClient: o.HTTPClient, Now: o.Now, AllowHTTP: o.AllowHTTP, MaxReplyBytes: o.MaxReplyBytes,
+		Rate: o.Rate, RateWait: o.RateWait,
 	}
 	client, err := platform.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey}, o.tokens()...)...)
+	red, err := secret.New(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err) // Validate checked them
 	}

@@ -234,6 +234,23 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
+// A plain http:// build host that is not loopback would carry the key in
+// clear text: refused, as in a run, unless AllowHTTP says it is meant.
+func TestNewRefusesPlainHTTP(t *testing.T) {
+	o := godogsteps.Options{BuildURL: "http://build.example.com", BuildKey: "bk-0123456789abcdef"}
+	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "http://build.example.com") {
+		t.Errorf("New with a plain http build host: err = %v, want it refused", err)
+	}
+	o.AllowHTTP = true
+	if _, err := godogsteps.New(o); err != nil {
+		t.Errorf("New with AllowHTTP: %v", err)
+	}
+	o.MaxReplyBytes = -1
+	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "must not be negative") {
+		t.Errorf("New with MaxReplyBytes -1: err = %v", err)
+	}
+}
+
 // A key that a step reads (${env:...}) never reaches godog: the runner
 // masks the failures it records as it records them, so the error a step
 // returns, and godog's report of it, hold the mask.
