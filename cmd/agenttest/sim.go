@@ -123,6 +123,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fl.float64Var(&f.Overload, "overload", "", 0, "answer a fraction `F` of messaging joins and messages with the high-load system message")
 	fl.float64Var(&f.ReplyFailure, "reply-failure", "", 0, "fail a fraction `F` of messaging replies (streamed: cut off)")
 	fl.float64Var(&f.JoinFailure, "join-failure", "", 0, "fail a fraction `F` of messaging join requests to start a conversation")
+	fl.float64Var(&f.LookupFailure, "lookup-failure", "", 0, "answer a fraction `F` of messaging joins and messages with the transient session-lookup error")
 	pos, err := fl.parse(args)
 	if err != nil {
 		return nil, err

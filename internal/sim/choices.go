@@ -313,6 +313,7 @@ const (
 	SysReplyFailed       = "Sorry, I'm having trouble responding right now. Please try again."
 	SysStreamFailed      = "Sorry, I encountered an error. Please try again."
 	SysSessionNotFound   = "Error: Session not found"
+	SysLookupFailed      = "Error: Unable to retrieve session"
 	SysConnectorNotFound = "Error: Connector not found"
 	SysConvNotFound      = "Error: Conversation not found"
 	SysConvIDNotFound    = "Error: Conversation ID not found in session"

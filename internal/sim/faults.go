@@ -122,6 +122,7 @@ const (
 	saltReplyFailure
 	saltJoinFailure
 	saltStreamCut
+	saltLookupFailure
 )
 
 // sessionDraw returns a uniform float in [0, 1) for the idx-th client

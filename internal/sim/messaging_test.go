@@ -528,6 +528,17 @@ func TestMessagingOverloadAndReplyFailure(t *testing.T) {
 			}
 		}
 	})
+	t.Run("session lookup", func(t *testing.T) {
+		m := startMessaging(t, sim.Options{Faults: sim.Faults{LookupFailure: 1}})
+		id, jwt := m.session(false)
+		s, _ := m.connect(id, jwt, "")
+		for i := 0; i < 2; i++ { // transient: the socket and the session stay
+			s.send(evJoin, map[string]any{}, nil)
+			if got := systemTexts(s.answer()); !slices.Equal(got, []string{sim.SysLookupFailed}) {
+				t.Fatalf("join %d: %v", i+1, got)
+			}
+		}
+	})
 	t.Run("whole reply", func(t *testing.T) {
 		m := startMessaging(t, sim.Options{Faults: sim.Faults{ReplyFailure: 1}})
 		s, _, _, join := m.joined(false)

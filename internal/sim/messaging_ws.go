@@ -523,6 +523,10 @@ func (s *Server) answerWithFaults(ms *msgSession, sc *sockConn, ev clientEvent) 
 			s.systemLocked(ms, SysOverload, ev.custom)
 			return
 		}
+		if f.f.LookupFailure > 0 && f.sessionDraw(ms.hash, idx, saltLookupFailure) < f.f.LookupFailure {
+			s.systemLocked(ms, SysLookupFailed, ev.custom)
+			return
+		}
 		if ev.typ == EvUserMessage {
 			s.userMessageLocked(ms, idx, ev)
 		} else {

@@ -177,6 +177,10 @@ type Faults struct {
 	// JoinFailure is the fraction of join requests answered "unable to
 	// start a conversation"; the conversation is not created.
 	JoinFailure float64
+	// LookupFailure is the fraction of join requests and user messages
+	// answered "Error: Unable to retrieve session" (the reference's
+	// transient internal lookup error), unprocessed; the session stays.
+	LookupFailure float64
 }
 
 // Validate reports every problem of the fault settings at once.
@@ -186,7 +190,8 @@ func (f Faults) Validate() error {
 		name string
 		v    float64
 	}{{"error500", f.Error500}, {"error429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop},
-		{"socket-drop", f.SocketDrop}, {"overload", f.Overload}, {"reply-failure", f.ReplyFailure}, {"join-failure", f.JoinFailure}} {
+		{"socket-drop", f.SocketDrop}, {"overload", f.Overload}, {"reply-failure", f.ReplyFailure}, {"join-failure", f.JoinFailure},
+		{"lookup-failure", f.LookupFailure}} {
 		if fr.v < 0 || fr.v > 1 {
 			errs = append(errs, fmt.Errorf("fault %s: fraction %v is outside 0..1", fr.name, fr.v))
 		}
