@@ -494,14 +494,25 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if p, ok := fields["env"]; ok {
 		sc.Env = d.env(p)
 	}
+	// own is the scenario's own start:, else the suite's when the suite
+	// chose messaging: the parameters a messaging scenario set, not the
+	// defaults it shares with the suite's debug-chat scenarios.
+	var own *Start
 	if p, ok := fields["start"]; ok {
-		sc.Start = s.Start.Merge(d.start(p))
+		st := d.start(p)
+		own = &st
+		sc.Start = s.Start.Merge(st)
+	} else if s.Start.Via == steps.ViaMessaging {
+		own = &s.Start
 	}
 	if p, ok := fields["via"]; ok {
 		sc.Start.Via, sc.Start.ViaPos = d.via(p)
 	}
 	d.messaging = sc.Messaging()
 	defer func() { d.messaging = false }()
+	if d.messaging && own != nil {
+		d.startOverMessaging(*own, sc.Start.ViaPos)
+	}
 	if p, ok := fields["skip"]; ok {
 		sc.Skip = d.skip(p)
 	}

@@ -47,6 +47,9 @@ type decoder struct {
 	// Messaging channel: its checks are held to that channel's rules
 	// (via.go).
 	messaging bool
+	// startWarned holds the start: mappings already warned about as not
+	// sent over messaging (a suite's start serves many scenarios).
+	startWarned map[diag.Pos]bool
 }
 
 // pair is one key: value entry of a mapping.

@@ -42,6 +42,33 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 	return v, d.pos(p.Val)
 }
 
+// startOverMessaging warns, once per start: mapping, about the session
+// parameters that only debug chat's create call sends: over messaging
+// they would be dropped without a word (docs/writing-scenarios.md, "The
+// session parameters"). via is where the scenario chose messaging.
+func (d *decoder) startOverMessaging(st Start, via diag.Pos) {
+	var keys []string
+	for _, k := range []struct{ name, v string }{{"channel", st.Channel}, {"variant", st.Variant}, {"asr_lang", st.ASRLang},
+		{"tts_lang", st.TTSLang}, {"conversation_id", st.ConversationID}} {
+		if k.v != "" {
+			keys = append(keys, k.name)
+		}
+	}
+	if len(keys) == 0 || d.startWarned[st.Pos] {
+		return
+	}
+	if d.startWarned == nil {
+		d.startWarned = map[diag.Pos]bool{}
+	}
+	d.startWarned[st.Pos] = true
+	verb := "is"
+	if len(keys) > 1 {
+		verb = "are"
+	}
+	d.diags = d.diags.Warnf(st.Pos, "start: %s %s not sent over messaging (via: messaging at %s): only debug chat's create call takes them",
+		strings.Join(keys, ", "), verb, via)
+}
+
 // viaRules reports the keys of an expect: (or greeting:) that the
 // scenario's channel cannot check, at each key.
 func (d *decoder) viaRules(order []pair, what string) {
