@@ -14,6 +14,7 @@
 #   scripts/bench.sh greedy     # 300 x 6 calls, 500 ms + up to 2 s per call, --parallel 50, no rate limit (target: <= 1.02x greedy)
 #   scripts/bench.sh scale      # 10,000 and 100,000 one-turn scenarios, embedded simulator, --junit --json (target: < 400 MB, <= 1.3x per scenario)
 #   scripts/bench.sh botium     # the same conversations through Botium (botium-cli, pinned in scripts/botium) and agenttest: wall and peak RSS (target: >= 12x faster, <= 1/4 of its memory)
+#                               # BOTIUM_N="500 2000" conversations, ROUNDS=3 alternating rounds, BOTIUM_PARALLEL=100; needs Node.js and npm
 #
 # COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
 # The RSS run starts the simulator as a separate process (agenttest sim
@@ -323,11 +324,14 @@ timed() {
 	# counts in steps of 10 ms.
 	(cd "$dir" && /usr/bin/time -f '%M' -o "$tf" "$@") >"$log" 2>&1 || code=$?
 	local t1=$EPOCHREALTIME
-	case $label in
-	botium) passed=$(grep -oE '^ *[0-9]+ passing' "$log" | grep -oE '[0-9]+' || echo 0)
-		grep -qE '[0-9]+ failing' "$log" && passed=0 ;;
-	*) passed=$(grep -oE '^[0-9]+ passed, 0 failed' "$log" | grep -oE '^[0-9]+' || echo 0) ;;
-	esac
+	# botium-cli exits with its count of failures (modulo 256), so its
+	# summary is read too: "N passing" and no "M failing".
+	if [[ $label == botium ]]; then
+		passed=$(grep -oE '^ *[0-9]+ passing' "$log" | grep -oE '[0-9]+' || echo 0)
+		if grep -qE '^ *[0-9]+ failing' "$log"; then passed=0; fi
+	else
+		passed=$(grep -oE '^[0-9]+ passed, 0 failed' "$log" | grep -oE '^[0-9]+' || echo 0)
+	fi
 	if [[ $code -ne 0 || $passed -ne $n ]]; then
 		echo "$label, $n conversations, round $round: exit $code, $passed of $n passed; the comparison is void. Last lines:"
 		tail -n 15 "$log"
