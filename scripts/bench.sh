@@ -13,6 +13,8 @@
 #   scripts/bench.sh paced      # 500 x 6 calls against sim --rate 20, --parallel 8..512, with and without latency (~35 minutes)
 #   scripts/bench.sh greedy     # 300 x 6 calls, 500 ms + up to 2 s per call, --parallel 50, no rate limit (target: <= 1.02x greedy)
 #   scripts/bench.sh scale      # 10,000 and 100,000 one-turn scenarios, embedded simulator, --junit --json (target: < 400 MB, <= 1.3x per scenario)
+#   scripts/bench.sh botium     # the same conversations through Botium (botium-cli, pinned in scripts/botium) and agenttest: wall and peak RSS (target: >= 12x faster, <= 1/4 of its memory)
+#                               # BOTIUM_N="500 2000" conversations, ROUNDS=3 alternating rounds, BOTIUM_PARALLEL=100; needs Node.js and npm
 #
 # COUNT (default 5) sets the repeats of the Go benchmarks; report the median.
 # The RSS run starts the simulator as a separate process (agenttest sim
@@ -282,6 +284,132 @@ messaging() {
 	go test -run '^$' -bench 'RunnerMessaging' -benchtime 3x -count "$COUNT" ./internal/runner | grep -E '^Benchmark'
 }
 
+# gen_convos DIR N writes Botium's side of gen_suite: the same N
+# conversations with the same checks, one .convo.txt each (a Botium convo
+# file holds one conversation). Text checks are Botium's default matching
+# (wildcardIgnoreCase: a case-insensitive substring without a '*'); node,
+# trace, state and the end are JSON_PATH asserters on the reply body; the
+# reference is captured by Botium's scripting memory ($ref, 'word' mode in
+# scripts/botium/botium.json) and expected back in the next reply.
+gen_convos() {
+	local dir=$1 n=$2 i body
+	mkdir -p "$dir"
+	for ((i = 0; i < n; i++)); do
+		# printf and the redirection are builtins: no process per file.
+		printf -v body '%s\n' "books a table $i" "" \
+			"#bot" "Welcome" "" \
+			"#me" "I'd like to book a table" "" \
+			"#bot" "how many" 'JSON_PATH $.metadata.nodeTrace[*]|CollectPartySize' "" \
+			"#me" "4 people at 7pm" "" \
+			"#bot" 'reference $ref' 'JSON_PATH $.metadata.state.party_size|4' 'JSON_PATH $.metadata.state.time|19:00' \
+			'JSON_PATH $.metadata.currentNode|ConfirmBooking' "" \
+			"#me" "what was my reference?" "" \
+			"#bot" '$ref' "" \
+			"#me" "thanks, bye" "" \
+			"#bot" 'JSON_PATH $.conversationEnded|true'
+		printf '%s' "$body" >"$dir/books-a-table-$i.convo.txt"
+	done
+}
+
+# timed LABEL N ROUND DIR CMD... runs CMD in DIR under GNU time, checks
+# that every one of the N conversations passed, and appends "label n round
+# wall_s rss_kb" to $work/botium.tsv.
+timed() {
+	local label=$1 n=$2 round=$3 dir=$4
+	shift 4
+	local log="$work/$label-$n-$round.log" tf="$work/$label-$n-$round.time" code=0 passed load
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	local t0=$EPOCHREALTIME
+	# GNU time gives the peak RSS (%M); the wall clock is bash's, as %e
+	# counts in steps of 10 ms.
+	(cd "$dir" && /usr/bin/time -f '%M' -o "$tf" "$@") >"$log" 2>&1 || code=$?
+	local t1=$EPOCHREALTIME
+	# botium-cli exits with its count of failures (modulo 256), so its
+	# summary is read too: "N passing" and no "M failing".
+	if [[ $label == botium ]]; then
+		passed=$(grep -oE '^ *[0-9]+ passing' "$log" | grep -oE '[0-9]+' || echo 0)
+		if grep -qE '^ *[0-9]+ failing' "$log"; then passed=0; fi
+	else
+		passed=$(grep -oE '^[0-9]+ passed, 0 failed' "$log" | grep -oE '^[0-9]+' || echo 0)
+	fi
+	if [[ $code -ne 0 || $passed -ne $n ]]; then
+		echo "$label, $n conversations, round $round: exit $code, $passed of $n passed; the comparison is void. Last lines:"
+		tail -n 15 "$log"
+		return 1
+	fi
+	local wall kb
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	kb=$(tail -n 1 "$tf")
+	printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$n" "$round" "$wall" "$kb" >>"$work/botium.tsv"
+	printf '  %-14s n=%-5s round %s: wall %7.3f s, peak RSS %4d MB, %s of %s passed, exit 0 (load average %s)\n' \
+		"$label" "$n" "$round" "$wall" $((kb / 1024)) "$passed" "$n" "$load"
+}
+
+# botium: Botium (botium-cli, botium-core's SIMPLEREST connector, pinned by
+# scripts/botium/package-lock.json) and agenttest run the same
+# conversations (greeting + 4 turns, each reply checked) against one
+# `agenttest sim` process. botium-cli runs its convos one after another (a
+# single Mocha suite; it has no concurrency option), so agenttest is
+# measured at --parallel 1 as well as at its default (8) and at
+# BOTIUM_PARALLEL (default 100). Rounds alternate the sides so that load
+# from other jobs lands on each alike; medians and ratios follow.
+botium() {
+	[[ -x /usr/bin/time ]] || { echo "botium needs GNU time: apt-get install time" >&2; return 1; }
+	command -v node >/dev/null || { echo "botium needs Node.js and npm" >&2; return 1; }
+	local sizes=${BOTIUM_N:-500 2000} rounds=${ROUNDS:-3} big=${BOTIUM_PARALLEL:-100} n r p
+	local cli=$PWD/scripts/botium/node_modules/botium-cli/bin/botium-cli.js config=$PWD/scripts/botium/botium.json
+	if [[ ! -f $cli ]]; then
+		echo "installing Botium: npm ci in scripts/botium"
+		(cd scripts/botium && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+	echo "node $(node --version), botium-cli $(node -p "require('$PWD/scripts/botium/node_modules/botium-cli/package.json').version")," \
+		"botium-core $(node -p "require('$PWD/scripts/botium/node_modules/botium-core/package.json').version")"
+	echo "== Botium vs agenttest: N conversations (greeting + 4 turns, every reply checked) against agenttest sim in its own process, $rounds alternating rounds (target: >= 12x faster, <= 1/4 of Botium's peak RSS)"
+	build_bin
+	"$work/agenttest" sim --print-env --store-cap 1000 >"$work/sim.env" 2>"$work/sim.err" &
+	sim_pid=$!
+	for _ in $(seq 100); do
+		grep -q AGENTTEST_BUILD_KEY "$work/sim.env" 2>/dev/null && break
+		sleep 0.1
+	done
+	set -a
+	# shellcheck disable=SC1091
+	source <(grep '^AGENTTEST_' "$work/sim.env" | sed 's/^export //')
+	set +a
+	# Botium's own usage report (a POST to registration.botiumbox.com) off:
+	# it is not part of the work, and nothing leaves the machine.
+	export BOTIUM_ANALYTICS=false
+	: >"$work/botium.tsv"
+	for n in $sizes; do
+		gen_suite "$work/b$n/suite" "$n"
+		gen_convos "$work/b$n/convos" "$n"
+		for ((r = 1; r <= rounds; r++)); do
+			timed botium "$n" "$r" "$work/b$n" node "$cli" run min --config "$config" --convos convos --timeout 600 || return 1
+			for p in 1 8 "$big"; do
+				timed "agenttest-p$p" "$n" "$r" "$work/b$n" "$work/agenttest" run --parallel "$p" suite || return 1
+			done
+		done
+	done
+	echo "== medians (wall s, peak RSS MB) and ratios to Botium (speed = Botium wall / agenttest wall; memory = agenttest RSS / Botium RSS)"
+	awk -F'\t' '
+		function median(list,   v, cnt, i, j, t) {
+			cnt = split(list, v, " ")
+			for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+			return cnt % 2 ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2
+		}
+		{ k = $1 " " $2; if (!(k in w)) order[++m] = k; w[k] = w[k] " " $4; r[k] = r[k] " " $5 }
+		END {
+			for (i = 1; i <= m; i++) { k = order[i]; mw[k] = median(w[k]); mr[k] = median(r[k]) }
+			for (i = 1; i <= m; i++) {
+				k = order[i]; split(k, p, " "); b = "botium " p[2]
+				printf "  %-14s n=%-5s wall %7.3f s  peak RSS %4.0f MB", p[1], p[2], mw[k], mr[k] / 1024
+				if (p[1] != "botium") printf "  %5.1fx faster, %4.1f%% of its peak RSS", mw[b] / mw[k], 100 * mr[k] / mr[b]
+				printf "\n"
+			}
+		}' "$work/botium.tsv"
+	echo "simulator process (not counted): peak RSS $(($(awk '/VmHWM/ {print $2}' "/proc/$sim_pid/status") / 1024)) MB"
+}
+
 machine
 case ${1:-all} in
 ratio) ratio ;;
@@ -295,6 +423,7 @@ stats) stats ;;
 paced) paced ;;
 greedy) greedy ;;
 scale) scale ;;
-all) ratio; latency; rss; html; sim; messaging; features; stats; greedy; scale; paced ;;
-*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|paced|greedy|scale|all]" >&2; exit 2 ;;
+botium) botium ;;
+all) ratio; latency; rss; html; sim; messaging; features; stats; greedy; scale; paced; botium ;;
+*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|paced|greedy|scale|botium|all]" >&2; exit 2 ;;
 esac
