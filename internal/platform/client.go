@@ -293,6 +293,11 @@ type Client struct {
 	hosts  map[string]chan struct{}
 	// pacers pace each (host, key); see pacerFor.
 	pacers map[pacerKey]*pacer
+	// buildSem and buildPacer are the build host's entries of hosts and
+	// pacers (its build key's pacer), made by New: every debug-chat call
+	// needs them, and they need no lock then.
+	buildSem   chan struct{}
+	buildPacer *pacer
 
 	// skew is the time (ns) the pacers' sleeps were promised but did
 	// not take (see paceNow).
@@ -353,6 +358,9 @@ func New(cfg Config) (*Client, error) {
 	c.http = &hc
 	c.build, _ = url.Parse(strings.TrimRight(cfg.BuildURL, "/"))
 	c.buildBase = c.build.String()
+	c.buildSem = c.sem(c.build.Host)
+	c.buildPacer = newPacer(cfg.Rate)
+	c.pacers[pacerKey{c.build.Host, "build"}] = c.buildPacer
 	if cfg.RuntimeURL != "" {
 		c.runtime, _ = url.Parse(strings.TrimRight(cfg.RuntimeURL, "/"))
 		c.runtimeBase = c.runtime.String()
@@ -400,6 +408,9 @@ func (c *Client) Redact(s string) string { return c.red.String(s) }
 
 // sem returns the semaphore of a host, creating it on first use.
 func (c *Client) sem(host string) chan struct{} {
+	if c.buildSem != nil && host == c.build.Host {
+		return c.buildSem
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.hosts[host]
