@@ -679,19 +679,28 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 	return ds
 }
 
-// largeRunGOGC is the collector's target of a large run (tuneGC).
-const largeRunGOGC = 50
+// The collector's targets of large runs (tuneGC): GOGC for a run of
+// more than runner.DefaultLeanAbove scenarios, and for one of more than
+// hugeRun.
+const (
+	largeRunGOGC = 50
+	hugeRun      = 50000
+	hugeRunGOGC  = 30
+)
 
 // tuneGC lowers the garbage collector's headroom for a run large enough
 // that the runner keeps it lean (runner.DefaultLeanAbove), and returns
 // the function that restores it. Such a run holds every transcript until
 // its reports are written, so its heap is mostly live data, and the
-// default GOGC=100 lets the heap grow to twice that before collecting:
-// 100,000 one-turn scenarios would peak near 500 MB instead of 400. Half
-// the headroom costs more collector work per allocation, in proportion to
-// the run, unlike a fixed memory limit, whose collector runs continuously
-// once the live heap reaches it. GOGC or GOMEMLIMIT in the environment
-// leave the collector to the user.
+// default GOGC=100 lets the heap grow to twice that before collecting.
+// GOGC=50 (1.5 times the live data) keeps 20,000 scenarios near 230 MB;
+// past hugeRun the headroom itself is a hundred megabytes and more, and
+// 100,000 one-turn scenarios peaked at 395–424 MB with it, 371–379 MB
+// with GOGC=30 (BENCHMARKS.md, section 6). Less headroom costs more
+// collector work per allocation, in proportion to the run, unlike a
+// fixed memory limit, whose collector runs continuously once the live
+// heap reaches it. GOGC or GOMEMLIMIT in the environment leave the
+// collector to the user.
 func tuneGC(st *State, suites []*scenario.Suite) (restore func()) {
 	n := 0
 	for _, s := range suites {
@@ -702,7 +711,11 @@ func tuneGC(st *State, suites []*scenario.Suite) (restore func()) {
 	if n <= runner.DefaultLeanAbove || gogc || limit {
 		return func() {}
 	}
-	old := debug.SetGCPercent(largeRunGOGC)
+	target := largeRunGOGC
+	if n > hugeRun {
+		target = hugeRunGOGC
+	}
+	old := debug.SetGCPercent(target)
 	return func() { debug.SetGCPercent(old) }
 }
 
