@@ -298,6 +298,9 @@ type Client struct {
 	// needs them, and they need no lock then.
 	buildSem   chan struct{}
 	buildPacer *pacer
+	// userAgent, buildKey and runtimeKey are header values, made once:
+	// requests only read them (http.Client copies headers it changes).
+	userAgent, buildKey, runtimeKey []string
 
 	// skew is the time (ns) the pacers' sleeps were promised but did
 	// not take (see paceNow).
@@ -358,6 +361,13 @@ func New(cfg Config) (*Client, error) {
 	c.http = &hc
 	c.build, _ = url.Parse(strings.TrimRight(cfg.BuildURL, "/"))
 	c.buildBase = c.build.String()
+	c.userAgent = []string{cfg.UserAgent}
+	if cfg.BuildKey != "" {
+		c.buildKey = []string{cfg.BuildKey}
+	}
+	if cfg.RuntimeKey != "" {
+		c.runtimeKey = []string{cfg.RuntimeKey}
+	}
 	c.buildSem = c.sem(c.build.Host)
 	c.buildPacer = newPacer(cfg.Rate)
 	c.pacers[pacerKey{c.build.Host, "build"}] = c.buildPacer
@@ -593,7 +603,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	} else {
 		h["Accept"] = jsonContentType
 	}
-	h["User-Agent"] = []string{c.cfg.UserAgent}
+	h["User-Agent"] = c.userAgent
 	c.authenticate(h, rq)
 	for k, v := range rq.header { // extra headers of the call (sms.go)
 		h[k] = v
@@ -686,12 +696,12 @@ func (c *Client) hostOf(rq *call) string {
 func (c *Client) authenticate(h http.Header, rq *call) {
 	switch rq.ep.auth {
 	case authBuildKey:
-		if c.cfg.BuildKey != "" {
-			h["X-Api-Key"] = []string{c.cfg.BuildKey}
+		if c.buildKey != nil {
+			h["X-Api-Key"] = c.buildKey
 		}
 	case authRuntimeKey:
-		if c.cfg.RuntimeKey != "" {
-			h["X-Api-Key"] = []string{c.cfg.RuntimeKey}
+		if c.runtimeKey != nil {
+			h["X-Api-Key"] = c.runtimeKey
 		}
 	case authVendorToken:
 		if t := cmp.Or(c.cfg.CallToken, c.cfg.RuntimeKey); t != "" {
