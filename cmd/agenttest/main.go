@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -77,6 +78,7 @@ func processState() (*State, func(), error) {
 		PrepareReport: prepareReportIn(dir),
 		// Go raises the soft limit to the hard one at start (Go 1.19+).
 		OpenFileLimit: openFileLimit,
+		SetGCPercent:  debug.SetGCPercent,
 	}, stop, nil
 }
 

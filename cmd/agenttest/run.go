@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -332,6 +331,8 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	// The plan: the selected scenarios, which the checks before the run,
 	// the webhook receiver and the runner all work from.
+	gc := tuneGC(st)
+	defer gc.restore()
 	suites, plan, err := o.selection.plan(st, cfg, o.paths, o.pathsGiven)
 	if err != nil {
 		return err
@@ -396,7 +397,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// --parallel 100 would be capped silently, its extra scenarios waiting
 	// on the client's semaphore instead of the platform.
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
-	defer tuneGC(st, plan)()
+	gc.run(plan)
 	pcfg, client, closeClient, err := newClient(st, tgt, red, clientLimits{
 		maxPerHost: maxPerHost, maxReplyBytes: o.maxReplyBytes, rate: o.rateCap, rateWait: o.rateWait,
 	})
@@ -691,31 +692,73 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 	return ds
 }
 
-// largeRunGOGC is the collector's target of a large run (tuneGC).
-const largeRunGOGC = 50
+// The collector's targets of large runs (tuneGC): GOGC for a run of
+// more than runner.DefaultLeanAbove scenarios, and for one of more than
+// hugeRun (and while loading).
+const (
+	largeRunGOGC = 50
+	hugeRun      = 50000
+	hugeRunGOGC  = 25
+)
 
 // tuneGC lowers the garbage collector's headroom for a run large enough
-// that the runner keeps it lean (runner.DefaultLeanAbove), and returns
-// the function that restores it. Such a run holds every transcript until
-// its reports are written, so its heap is mostly live data, and the
-// default GOGC=100 lets the heap grow to twice that before collecting:
-// 100,000 one-turn scenarios would peak near 500 MB instead of 400. Half
-// the headroom costs more collector work per allocation, in proportion to
-// the run, unlike a fixed memory limit, whose collector runs continuously
-// once the live heap reaches it. GOGC or GOMEMLIMIT in the environment
-// leave the collector to the user.
-func tuneGC(st *State, suites []*scenario.Suite) (restore func()) {
+// that the runner keeps it lean (runner.DefaultLeanAbove). Such a run
+// holds every transcript until its reports are written, so its heap is
+// mostly live data, and the default GOGC=100 lets the heap grow to twice
+// that before collecting. GOGC=50 (1.5 times the live data) keeps 20,000
+// scenarios near 230 MB; past hugeRun the headroom itself is a hundred
+// megabytes and more, and 100,000 one-turn scenarios peaked at 395–428 MB
+// with it, 359–382 MB with GOGC=30 and 340–342 MB with GOGC=25
+// (BENCHMARKS.md, section 6). Less headroom costs more collector work per
+// allocation, in proportion to the run, unlike a fixed memory limit, whose
+// collector runs continuously once the live heap reaches it. GOGC or
+// GOMEMLIMIT in the environment leave the collector to the user.
+//
+// It is called before the scenarios are loaded, whose number is not known
+// yet: loading runs at the lowest target (hugeRunGOGC), since a large
+// suite's parse holds every program and its files' YAML trees at once
+// (at GOGC=100 the load alone took 100,000 scenarios past 360 MB); run
+// then sets the run's own target, and restore the one before.
+func tuneGC(st *State) *gcTuning {
+	_, gogc := st.LookupEnv("GOGC")
+	_, limit := st.LookupEnv("GOMEMLIMIT")
+	if gogc || limit || st.SetGCPercent == nil {
+		return &gcTuning{}
+	}
+	return &gcTuning{set: st.SetGCPercent, old: st.SetGCPercent(hugeRunGOGC)}
+}
+
+// gcTuning is the collector's target set by tuneGC; set is nil when it
+// leaves the collector alone.
+type gcTuning struct {
+	set func(int) int
+	old int
+}
+
+// run sets the target of a run of the scenarios of suites.
+func (g *gcTuning) run(suites []*scenario.Suite) {
+	if g.set == nil {
+		return
+	}
 	n := 0
 	for _, s := range suites {
 		n += len(s.Scenarios)
 	}
-	_, gogc := st.LookupEnv("GOGC")
-	_, limit := st.LookupEnv("GOMEMLIMIT")
-	if n <= runner.DefaultLeanAbove || gogc || limit {
-		return func() {}
+	switch {
+	case n > hugeRun:
+		g.set(hugeRunGOGC)
+	case n > runner.DefaultLeanAbove:
+		g.set(largeRunGOGC)
+	default:
+		g.set(g.old)
 	}
-	old := debug.SetGCPercent(largeRunGOGC)
-	return func() { debug.SetGCPercent(old) }
+}
+
+// restore sets the target back to what it was before tuneGC.
+func (g *gcTuning) restore() {
+	if g.set != nil {
+		g.set(g.old)
+	}
 }
 
 // envMaxReplyBytes is the variable of --max-reply-bytes.

@@ -55,6 +55,10 @@ type State struct {
 	// RLIMIT_NOFILE, which Go raises to the hard one at start); nil means
 	// unknown, and --parallel is taken as given.
 	OpenFileLimit func() (uint64, error)
+	// SetGCPercent sets the garbage collector's target and returns the
+	// previous one (debug.SetGCPercent; see tuneGC). Nil leaves the
+	// collector alone, as tests running many commands in one process do.
+	SetGCPercent func(percent int) int
 }
 
 // ReportFile is a report being written. Commit makes it appear under its

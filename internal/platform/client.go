@@ -293,6 +293,14 @@ type Client struct {
 	hosts  map[string]chan struct{}
 	// pacers pace each (host, key); see pacerFor.
 	pacers map[pacerKey]*pacer
+	// buildSem and buildPacer are the build host's entries of hosts and
+	// pacers (its build key's pacer), made by New: every debug-chat call
+	// needs them, and they need no lock then.
+	buildSem   chan struct{}
+	buildPacer *pacer
+	// userAgent, buildKey and runtimeKey are header values, made once:
+	// requests only read them (http.Client copies headers it changes).
+	userAgent, buildKey, runtimeKey []string
 
 	// skew is the time (ns) the pacers' sleeps were promised but did
 	// not take (see paceNow).
@@ -353,6 +361,16 @@ func New(cfg Config) (*Client, error) {
 	c.http = &hc
 	c.build, _ = url.Parse(strings.TrimRight(cfg.BuildURL, "/"))
 	c.buildBase = c.build.String()
+	c.userAgent = []string{cfg.UserAgent}
+	if cfg.BuildKey != "" {
+		c.buildKey = []string{cfg.BuildKey}
+	}
+	if cfg.RuntimeKey != "" {
+		c.runtimeKey = []string{cfg.RuntimeKey}
+	}
+	c.buildSem = c.sem(c.build.Host)
+	c.buildPacer = newPacer(cfg.Rate)
+	c.pacers[pacerKey{c.build.Host, "build"}] = c.buildPacer
 	if cfg.RuntimeURL != "" {
 		c.runtime, _ = url.Parse(strings.TrimRight(cfg.RuntimeURL, "/"))
 		c.runtimeBase = c.runtime.String()
@@ -400,6 +418,9 @@ func (c *Client) Redact(s string) string { return c.red.String(s) }
 
 // sem returns the semaphore of a host, creating it on first use.
 func (c *Client) sem(host string) chan struct{} {
+	if c.buildSem != nil && host == c.build.Host {
+		return c.buildSem
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.hosts[host]
@@ -582,7 +603,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	} else {
 		h["Accept"] = jsonContentType
 	}
-	h["User-Agent"] = []string{c.cfg.UserAgent}
+	h["User-Agent"] = c.userAgent
 	c.authenticate(h, rq)
 	for k, v := range rq.header { // extra headers of the call (sms.go)
 		h[k] = v
@@ -675,12 +696,12 @@ func (c *Client) hostOf(rq *call) string {
 func (c *Client) authenticate(h http.Header, rq *call) {
 	switch rq.ep.auth {
 	case authBuildKey:
-		if c.cfg.BuildKey != "" {
-			h["X-Api-Key"] = []string{c.cfg.BuildKey}
+		if c.buildKey != nil {
+			h["X-Api-Key"] = c.buildKey
 		}
 	case authRuntimeKey:
-		if c.cfg.RuntimeKey != "" {
-			h["X-Api-Key"] = []string{c.cfg.RuntimeKey}
+		if c.runtimeKey != nil {
+			h["X-Api-Key"] = c.runtimeKey
 		}
 	case authVendorToken:
 		if t := cmp.Or(c.cfg.CallToken, c.cfg.RuntimeKey); t != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -526,6 +527,8 @@ func (s *jString) unmarshalShared(b []byte) error {
 // interface{} target (map[string]any, []any, string, float64, bool, nil).
 // Each method reports false on anything it does not read exactly as
 // encoding/json would, leaving the error to encoding/json.
+// The strings it returns may share b's memory (str), so b must never be
+// written to while they are in use.
 type fastParser struct {
 	b []byte
 	i int
@@ -580,7 +583,11 @@ func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
 	return 0, false, false
 }
 
-// str reads a string value.
+// str reads a string value. A plain one (no escape, ASCII) shares the
+// body's memory, like the members unmarshalShared reads: fastTurn's body
+// is never written to, and a reply's metadata lives no longer than its
+// body, so a copy of each string would only be more to allocate and to
+// collect on every turn.
 func (p *fastParser) str() (string, bool) {
 	end, slow, ok := p.stringEnd()
 	if !ok {
@@ -589,7 +596,10 @@ func (p *fastParser) str() (string, bool) {
 	lit := p.b[p.i:end]
 	p.i = end
 	if !slow {
-		return string(lit[1 : len(lit)-1]), true
+		if len(lit) == 2 {
+			return "", true
+		}
+		return unsafe.String(&lit[1], len(lit)-2), true
 	}
 	s, err := unquote(lit)
 	return s, err == nil
@@ -699,11 +709,14 @@ func (p *fastParser) value(depth int) (any, bool) {
 		}
 	case '[':
 		p.i++
-		a := make([]any, 0)
 		p.ws()
 		if p.eat(']') {
-			return a, true
+			return make([]any, 0), true
 		}
+		// Collected on the stack, then copied once at their number:
+		// arrays of metadata are short (a node trace, a few topics).
+		var stack [8]any
+		a := stack[:0]
 		for {
 			p.ws()
 			v, ok := p.value(depth + 1)
@@ -713,7 +726,7 @@ func (p *fastParser) value(depth int) (any, bool) {
 			a = append(a, v)
 			p.ws()
 			if p.eat(']') {
-				return a, true
+				return slices.Clone(a), true
 			}
 			if !p.eat(',') {
 				return nil, false

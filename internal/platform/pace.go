@@ -521,6 +521,9 @@ func (c *Client) pacerFor(host string, rq *call) *pacer {
 	if key == "" || rq.ep == epSMS {
 		return newPacer(0)
 	}
+	if key == "build" && host == c.build.Host {
+		return c.buildPacer
+	}
 	k := pacerKey{host, key}
 	c.mu.Lock()
 	defer c.mu.Unlock()

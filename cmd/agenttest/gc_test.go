@@ -1,0 +1,58 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/scenario"
+)
+
+// TestTuneGC checks the collector's targets a run sets through
+// State.SetGCPercent: the lowest while loading, the run's own once its
+// size is known, the one before at the end, and none at all when the
+// environment sets GOGC or GOMEMLIMIT.
+func TestTuneGC(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name      string
+		env       map[string]string
+		scenarios int
+		// want are the targets set, in order: loading, the run, restore.
+		want []int
+	}
+	for _, tc := range []testCase{
+		{name: "small run keeps the default", scenarios: 10, want: []int{hugeRunGOGC, 100, 100}},
+		{name: "lean run", scenarios: 1001, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
+		{name: "largest lean run", scenarios: hugeRun, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
+		{name: "huge run", scenarios: hugeRun + 1, want: []int{hugeRunGOGC, hugeRunGOGC, 100}},
+		{name: "GOGC set", env: map[string]string{"GOGC": "200"}, scenarios: hugeRun + 1},
+		{name: "GOMEMLIMIT set", env: map[string]string{"GOMEMLIMIT": "1GiB"}, scenarios: hugeRun + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			current := 100
+			var set []int
+			st := &State{Env: tc.env, SetGCPercent: func(p int) int {
+				set = append(set, p)
+				old := current
+				current = p
+				return old
+			}}
+			suites := []*scenario.Suite{{Scenarios: make([]*scenario.Scenario, tc.scenarios/2)}, {Scenarios: make([]*scenario.Scenario, tc.scenarios-tc.scenarios/2)}}
+			gc := tuneGC(st)
+			gc.run(suites)
+			gc.restore()
+			if !slices.Equal(set, tc.want) {
+				t.Errorf("targets set %v, want %v", set, tc.want)
+			}
+			if current != 100 {
+				t.Errorf("target left at %d, want 100", current)
+			}
+		})
+	}
+	// Without SetGCPercent (tests running commands in one process) the
+	// collector is left alone.
+	if gc := tuneGC(&State{}); gc.set != nil {
+		t.Error("tuneGC without SetGCPercent would set the collector's target")
+	}
+}
