@@ -126,6 +126,7 @@ func TestLiveSafetyRefusals(t *testing.T) {
 // a live run with --allow-live, a probe to a listed number written with
 // separators.
 func TestAllowLiveAndProbeNumbers(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1, Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
 	env := simEnv(s)
 	env["AGENTTEST_AGENT_ID"] = "clinic"
@@ -202,6 +203,7 @@ func TestAlertGateInReports(t *testing.T) {
 // TestConfirmationsInReports runs the shipped confirmations suite and
 // checks that what was confirmed is in the JSON report.
 func TestConfirmationsInReports(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, repoRoot, examplesEnv(), "run", "--json", filepath.Join(t.TempDir(), "r.json"), "suites/confirmations.yaml")
 	out := c.st.Args[2]
 	if code := c.run(t); code != exitOK {
@@ -224,6 +226,7 @@ func TestConfirmationsInReports(t *testing.T) {
 // runtime key is sent and refused, and a wrong token is refused; both
 // stop the run as a configuration problem naming what to set.
 func TestCallToken(t *testing.T) {
+	t.Parallel()
 	const token = "probe-call-token-7c1d2e3f"
 	s := simtest.Start(t, sim.Options{Seed: 1, CallToken: token,
 		Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})

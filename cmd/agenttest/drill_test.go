@@ -137,6 +137,7 @@ const webChatTag = "webchat"
 // rely on: every scenario over messaging in the passing trees carries
 // @webchat.
 func TestWebChatScenariosAreTagged(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, tree := range passingTrees(t) {
 		for _, s := range loadTree(t, tree) {
@@ -579,6 +580,7 @@ func goroutineCheck(t *testing.T) func() {
 // TestSimFlagsEnv checks the way faults reach the embedded simulator:
 // the flags of `agenttest sim`, refused with exit 2 when wrong.
 func TestSimFlagsEnv(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name  string
 		flags string

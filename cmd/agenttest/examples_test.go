@@ -94,6 +94,7 @@ func loadTree(t *testing.T, dir string) []*scenario.Suite {
 }
 
 func TestRunExamplesPasses(t *testing.T) {
+	t.Parallel()
 	code, c, cases := runJSON(t, "run", "examples")
 	if code != exitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, c.stdout, c.stderr)
@@ -112,6 +113,7 @@ func TestRunExamplesPasses(t *testing.T) {
 }
 
 func TestRunSuitesPasses(t *testing.T) {
+	t.Parallel()
 	suites := loadTree(t, "suites")
 	code, c, cases := runJSON(t, "run", "suites")
 	if code != exitOK {
@@ -146,6 +148,7 @@ func TestRunSuitesPasses(t *testing.T) {
 // examples-failing/ is reported where it was written, with expected and
 // actual values, and that a text mismatch comes with its diff.
 func TestRunExamplesFailing(t *testing.T) {
+	t.Parallel()
 	const (
 		file        = "examples-failing/restaurant.yaml"
 		confirmFile = "examples-failing/confirmations.yaml"
@@ -294,6 +297,7 @@ func TestRunExamplesFailing(t *testing.T) {
 }
 
 func TestLintShippedSuites(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, repoRoot, examplesEnv(), "lint", "suites", "examples", "examples-failing")
 	if code := c.run(t); code != exitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, c.stdout, c.stderr)

@@ -33,6 +33,7 @@ type featureJUnit struct {
 }
 
 func TestRunMixedFilesOneJUnit(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "junit.xml")
 	c := newCLI(t, repoRoot, examplesEnv(), "run", "--parallel", "16", "--junit", out,
 		"suites", "features", "examples", "cmd/agenttest/testdata/featurefail")

@@ -126,6 +126,7 @@ func firstLine(s string) string {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	absFail, err := filepath.Abs("testdata/fail")
 	if err != nil {
 		t.Fatal(err)
@@ -422,6 +423,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestEmbeddedSimulatorIsAnnouncedFirst(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"run"}, {"run", "--sim", "-v"}} {
 		c := newCLI(t, "testdata/pass", nil, args...)
 		if code := c.run(t); code != exitOK {
@@ -593,6 +595,7 @@ func simEnv(s *simtest.Sim) map[string]string {
 }
 
 func TestInterruptWritesReports(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
 	out := t.TempDir()
 	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
@@ -843,6 +846,7 @@ func loadConfigForTest(src string) (*config.File, error) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	copyTree(t, "testdata/pass/suites", filepath.Join(dir, "suites"))
 	cfg := "targets:\n  staging:\n    build_url: https://build.example.com\n    build_key: ${env:STAGING_KEY}\n"

@@ -44,6 +44,7 @@ func ran(out string) map[string][]string {
 // TestRerunByPrintedID: every id a run prints runs that case alone when
 // passed back to run; the id of an outline's line runs all its rows.
 func TestRerunByPrintedID(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
 		t.Fatal(err)
@@ -91,6 +92,7 @@ func TestRerunByPrintedID(t *testing.T) {
 // TestRerunFailed runs again what a real previous report says failed,
 // and says what cannot be matched once the suite changed.
 func TestRerunFailed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	suite := filepath.Join(dir, "suites", "rerun.yaml")
 	if err := os.MkdirAll(filepath.Dir(suite), 0o755); err != nil {

@@ -270,6 +270,7 @@ func TestStatisticalVerdicts(t *testing.T) {
 // TestStatsFlags: --confidence and --pass-rate make a scenario that sets
 // nothing statistical; a --repeat too small for them is warned of.
 func TestStatsFlags(t *testing.T) {
+	t.Parallel()
 	r := runStats(t, nil, time.Time{}, statsTree+"/plain", "--confidence", "95%", "--pass-rate", "0.9", "--seed", "7")
 	c := r.only(t)
 	if r.code != exitOK || c.Repeat.Decision != "passed" || c.Repeat.Limit != 282 {
@@ -294,6 +295,7 @@ func TestStatsFlags(t *testing.T) {
 // reported with its real outcome, and gates again once its quarantine has
 // lapsed, which the run and lint say.
 func TestQuarantine(t *testing.T) {
+	t.Parallel()
 	holds := runStats(t, nil, time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC), statsTree+"/quarantine")
 	if holds.code != exitOK {
 		t.Fatalf("exit %d with a quarantined failure\n%s", holds.code, holds.stdout)
@@ -340,6 +342,7 @@ func TestQuarantine(t *testing.T) {
 // pre-release version of the agent (which dropped the nut-free note), and
 // reads the three reports back.
 func TestHistoryOfRealReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, env := range []string{"sandbox", "pre-release", "pre-release"} {
 		name := filepath.Join(dir, []string{"r1.json", "r2.json", "r3.json"}[i])

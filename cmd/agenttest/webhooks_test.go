@@ -32,6 +32,7 @@ func waitFor(t *testing.T, b *syncBuffer, re *regexp.Regexp) []string {
 }
 
 func TestWebhooksListen(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{
 		Seed:         4,
 		TickInterval: 10 * time.Millisecond,

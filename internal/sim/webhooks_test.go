@@ -155,6 +155,7 @@ func waitStats(t *testing.T, srv *sim.Server, ok func(sim.WebhookStats) bool) {
 }
 
 func TestWebhookGivesUpAndTimesOut(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(func(int) int { return 200 })
 	rc.block = func(n int) time.Duration {
 		if n == 1 {
