@@ -110,12 +110,10 @@ peak_rss() {
 	echo "$label: peak RSS $((kb / 1024)) MB, wall $wall, $(tail -1 "$work/run-$label.log")"
 }
 
-rss() {
-	[[ -x /usr/bin/time ]] || { echo "rss needs GNU time: apt-get install time" >&2; return 1; }
-	echo "== peak RSS of agenttest run, $N scenarios x 5 turns at --parallel $PARALLEL, simulator in another process (target < 256 MB)"
-	build_bin
-	gen_suite "$work/suite" "$N"
-	# store-cap bounds the simulator, which is not what is measured here.
+# start_sim starts agenttest sim in its own process (sim_pid; cleanup
+# stops it) and exports the AGENTTEST_* settings it prints. Its store-cap
+# bounds the simulator, which is not what is measured.
+start_sim() {
 	"$work/agenttest" sim --print-env --store-cap 1000 >"$work/sim.env" 2>"$work/sim.err" &
 	sim_pid=$!
 	for _ in $(seq 100); do
@@ -126,6 +124,14 @@ rss() {
 	# shellcheck disable=SC1091
 	source <(grep '^AGENTTEST_' "$work/sim.env" | sed 's/^export //')
 	set +a
+}
+
+rss() {
+	[[ -x /usr/bin/time ]] || { echo "rss needs GNU time: apt-get install time" >&2; return 1; }
+	echo "== peak RSS of agenttest run, $N scenarios x 5 turns at --parallel $PARALLEL, simulator in another process (target < 256 MB)"
+	build_bin
+	gen_suite "$work/suite" "$N"
+	start_sim
 	peak_rss plain
 	peak_rss reports --junit junit.xml --json report.json --html report.html
 	ls -l "$work/junit.xml" "$work/report.json" "$work/report.html" | awk '{print "  " $5 " bytes " $NF}'
@@ -366,16 +372,7 @@ botium() {
 		"botium-core $(node -p "require('$PWD/scripts/botium/node_modules/botium-core/package.json').version")"
 	echo "== Botium vs agenttest: N conversations (greeting + 4 turns, every reply checked) against agenttest sim in its own process, $rounds alternating rounds (target: >= 12x faster, <= 1/4 of Botium's peak RSS)"
 	build_bin
-	"$work/agenttest" sim --print-env --store-cap 1000 >"$work/sim.env" 2>"$work/sim.err" &
-	sim_pid=$!
-	for _ in $(seq 100); do
-		grep -q AGENTTEST_BUILD_KEY "$work/sim.env" 2>/dev/null && break
-		sleep 0.1
-	done
-	set -a
-	# shellcheck disable=SC1091
-	source <(grep '^AGENTTEST_' "$work/sim.env" | sed 's/^export //')
-	set +a
+	start_sim
 	# Botium's own usage report (a POST to registration.botiumbox.com) off:
 	# it is not part of the work, and nothing leaves the machine.
 	export BOTIUM_ANALYTICS=false
