@@ -132,30 +132,12 @@ const SchemaV1 = "agenttest/result/v1"
 // shift when the runner's types change.
 
 type jsonRun struct {
-	Started     string      `json:"started,omitempty"`
-	DurationMS  float64     `json:"duration_ms"`
-	Interrupted bool        `json:"interrupted"`
-	Status      string      `json:"status"`
-	Stop        *jsonStop   `json:"stop,omitempty"`
-	Pacing      *jsonPacing `json:"pacing,omitempty"`
-}
-
-type jsonStop struct {
-	Kind       string `json:"kind"`
-	Reason     string `json:"reason"`
-	Cause      string `json:"cause,omitempty"`
-	Host       string `json:"host,omitempty"`
-	Credential string `json:"credential,omitempty"`
-	Agent      string `json:"agent,omitempty"`
-	Env        string `json:"env,omitempty"`
-	Config     bool   `json:"config,omitempty"`
-}
-
-func toJSONStop(st *result.Stop) *jsonStop {
-	if st == nil {
-		return nil
-	}
-	return &jsonStop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential, Agent: st.Agent, Env: st.Env, Config: st.Config}
+	Started     string       `json:"started,omitempty"`
+	DurationMS  float64      `json:"duration_ms"`
+	Interrupted bool         `json:"interrupted"`
+	Status      string       `json:"status"`
+	Stop        *result.Stop `json:"stop,omitempty"`
+	Pacing      *jsonPacing  `json:"pacing,omitempty"`
 }
 
 type jsonPacing struct {
@@ -310,7 +292,7 @@ func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 		DurationMS:  millis(r.Duration),
 		Interrupted: r.Interrupted,
 		Status:      string(r.RunStatus()),
-		Stop:        toJSONStop(r.Stop),
+		Stop:        r.Stop,
 		Pacing:      toJSONPacing(r),
 	})
 	js.field("target", toJSONTarget(r.Target))

@@ -91,10 +91,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	if p := doc.Run.Pacing; p != nil {
 		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted, Waited: fromMillis(p.WaitedMS), MaxWaited: fromMillis(p.MaxWaitedMS)}
 	}
-	if st := doc.Run.Stop; st != nil {
-		res.Stop = &result.Stop{Kind: st.Kind, Reason: st.Reason, Cause: st.Cause, Host: st.Host, Credential: st.Credential,
-			Agent: st.Agent, Env: st.Env, Config: st.Config}
-	}
+	res.Stop = doc.Run.Stop
 	for _, d := range doc.Deployments {
 		if d != nil {
 			res.Deployments = append(res.Deployments, d)
