@@ -193,10 +193,12 @@ func (rd *reader) readTurn(jt readTurn) *result.Turn {
 		Messaging: jt.Messaging, Started: rd.time("turn started", jt.Started), Latency: fromMillis(jt.LatencyMS)}
 	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
 	tr := &reply.TurnResult{}
-	if plain, ok := reply.ParseTurn(jt.Response); ok && !hasMeta {
+	if !hasMeta {
 		// The metadata is stored once, in a response of the reference's
 		// own shape (turnMetadata).
-		jt.Metadata, hasMeta, tr.Plain = plain.RawMetadata, true, true
+		if plain, ok := reply.ParseTurn(jt.Response); ok {
+			jt.Metadata, hasMeta, tr.Plain = plain.RawMetadata, true, true
+		}
 	}
 	switch {
 	case jt.Reply != nil:
