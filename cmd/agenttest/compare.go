@@ -305,14 +305,10 @@ func runningSides(sides []*side) []*side {
 
 // read reads a report side.
 func (s *side) read(st *State) error {
-	data, err := fs.ReadFile(st.FS, argPath(s.report))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(s.report, ".json") {
-			return fmt.Errorf("--%s %s: not an environment (%s), target:NAME or a JSON report", s.label, s.spec, strings.Join(reply.Envs, ", "))
-		}
-		return fmt.Errorf("--%s %s: %v", s.label, s.spec, unwrapPath(err))
+	rep, err := readReport(st, s.report)
+	if errors.Is(err, fs.ErrNotExist) && !strings.HasSuffix(s.report, ".json") {
+		return fmt.Errorf("--%s %s: not an environment (%s), target:NAME or a JSON report", s.label, s.spec, strings.Join(reply.Envs, ", "))
 	}
-	rep, err := report.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("--%s %s: %v", s.label, s.spec, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -171,9 +170,9 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 // comparison, which vouches for its candidate. A file that is neither is
 // a usage error.
 func readEvidence(st *State, path string) (gate.Evidence, error) {
-	data, err := fs.ReadFile(st.FS, argPath(path))
+	data, err := readArg(st, path)
 	if err != nil {
-		return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, unwrapPath(err)))
+		return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
 	}
 	var head struct {
 		Schema string `json:"schema"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/agenttest/agenttest/internal/history"
 )
@@ -39,10 +38,9 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	}
 	var reports []*history.Report
 	for _, p := range paths {
-		// Paths as given, anywhere (pathFS), like every other command.
-		data, err := fs.ReadFile(st.FS, argPath(p))
+		data, err := readArg(st, p)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", p, unwrapPath(err)))
+			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
 			continue
 		}
 		r, err := history.Read(p, data)

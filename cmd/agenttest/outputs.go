@@ -87,11 +87,21 @@ func (o *outputs) readCoverageFrom(st *State, cmd string) error {
 
 // readReport reads a JSON report (relative to the working directory).
 func readReport(st *State, name string) (*report.Report, error) {
+	data, err := readArg(st, name)
+	if err != nil {
+		return nil, err
+	}
+	return report.ReadJSON(bytes.NewReader(data))
+}
+
+// readArg reads a file named on the command line: as given, anywhere
+// (pathFS), its error without the path the caller prints anyway.
+func readArg(st *State, name string) ([]byte, error) {
 	data, err := fs.ReadFile(st.FS, argPath(name))
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
-	return report.ReadJSON(bytes.NewReader(data))
+	return data, nil
 }
 
 // addDefinitions adds the nodes of the simulator's agents to the
