@@ -606,12 +606,13 @@ func (js *jsonStream) writeTurn(t *result.Turn) {
 	js.close('}')
 }
 
-// turnReply is the reply the client read, or nil when the call failed. A
-// released reply is decoded again (Turn.Reply); a kept one is read as is,
-// without decoding its metadata for nothing.
+// turnReply is the reply the client read, or nil when the call failed,
+// for its text: a released reply's body is parsed again without decoding
+// its metadata (Turn.Reply would), a kept one is read as is.
 func turnReply(t *result.Turn) *reply.TurnResult {
 	if t.Released() {
-		return t.Reply()
+		r, _ := reply.ParseTurn(t.Response) // Release checked that it parses
+		return r
 	}
 	return t.Result
 }

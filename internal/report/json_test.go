@@ -119,3 +119,38 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("empty Summarize = %+v", got)
 	}
 }
+
+// TestJSONOfReleasedReplies: a large run keeps only the bodies of its
+// passing replies (result.Turn.Release); the JSON report reads them again
+// and must come out byte for byte the same.
+func TestJSONOfReleasedReplies(t *testing.T) {
+	var kept, lean bytes.Buffer
+	if err := WriteJSON(&kept, fixture(), JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, released := fixture(), 0
+	for _, f := range r.Files {
+		for _, c := range f.Cases {
+			if c.Status != result.Passed {
+				continue
+			}
+			for _, a := range c.Attempts {
+				for _, tr := range a.Turns {
+					if tr.Result != nil {
+						tr.Release()
+						released++
+					}
+				}
+			}
+		}
+	}
+	if released == 0 {
+		t.Fatal("the fixture has no passing reply to release")
+	}
+	if err := WriteJSON(&lean, r, JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if kept.String() != lean.String() {
+		t.Errorf("releasing %d replies changed the JSON report:\n%s\nwant\n%s", released, lean.String(), kept.String())
+	}
+}
