@@ -91,6 +91,96 @@ func withTimeout(ctx context.Context, d time.Duration, now func() time.Time) (co
 	}
 }
 
+// turnTimer bounds the calls of one session by the turn timeout with one
+// context and one timer for all of them, armed and stopped around each
+// call: a session's calls are sequential, and a context and a timer per
+// call (withTimeout) were a tenth of the runner's own cost per turn. The
+// rate-limit waits of the case's account are granted again, as
+// withTimeout does. A turn that times out ends its attempt, so the
+// context it cancelled is never used again; a timer that fires just as
+// its call returns finds the call's deadline not reached or the timer
+// disarmed, and a context it cancelled anyway is replaced at the next arm.
+type turnTimer struct {
+	mu       sync.Mutex
+	parent   context.Context
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	timer    *time.Timer
+	acct     *platform.RateAccount
+	now      func() time.Time
+	base     time.Duration // the account's waits already granted
+	deadline time.Time     // on the real clock, as the timer runs
+	armed    bool
+}
+
+func newTurnTimer(parent context.Context, now func() time.Time) *turnTimer {
+	return &turnTimer{parent: parent, acct: platform.RateAccountFrom(parent), now: now}
+}
+
+// arm starts the time of one call and returns the context to make it
+// with.
+func (t *turnTimer) arm(d time.Duration) context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ctx == nil || t.ctx.Err() != nil {
+		t.ctx, t.cancel = context.WithCancelCause(t.parent)
+	}
+	if t.acct != nil {
+		t.base = t.acct.Waited(t.now())
+	}
+	t.deadline, t.armed = time.Now().Add(d), true
+	if t.timer == nil {
+		t.timer = time.AfterFunc(d, t.fire)
+	} else {
+		t.timer.Reset(d)
+	}
+	return t.ctx
+}
+
+// disarm ends the time of the call.
+func (t *turnTimer) disarm() {
+	t.mu.Lock()
+	t.armed = false
+	t.timer.Stop()
+	t.mu.Unlock()
+}
+
+func (t *turnTimer) fire() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.armed {
+		return
+	}
+	if left := time.Until(t.deadline); left > 0 {
+		// A firing from before the last arm, or a deadline moved out by
+		// rate-limit waits: the timer is set for the deadline.
+		t.timer.Reset(left)
+		return
+	}
+	if t.acct != nil {
+		if w := t.acct.Waited(t.now()); w > t.base {
+			t.deadline = time.Now().Add(w - t.base)
+			t.timer.Reset(w - t.base)
+			t.base = w
+			return
+		}
+	}
+	t.cancel(context.DeadlineExceeded)
+}
+
+// stop releases the timer and the context.
+func (t *turnTimer) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.armed = false
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	if t.cancel != nil {
+		t.cancel(context.Canceled)
+	}
+}
+
 // pacedTimer cancels its context once its time has run out, counting
 // only the time not spent waiting on rate limits: when it fires, the
 // waits since the last time it fired are granted again.

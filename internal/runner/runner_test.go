@@ -517,6 +517,41 @@ func TestRunTimeouts(t *testing.T) {
 	}
 }
 
+// TestTurnTimeoutLeavesRateLimitWaitsOut refuses every call once with a
+// 429 (Retry-After: 1, waited on the client's fake clock) and answers it
+// after 60 ms of simulated latency, with a turn timeout of 40 ms: the
+// calls outlast the timeout only by the waits they were told to make, so
+// every call of the session, not only the first, must be granted its
+// wait; and without the 429s the same timeout cuts the first call.
+func TestTurnTimeoutLeavesRateLimitWaitsOut(t *testing.T) {
+	for _, limited := range []bool{true, false} {
+		t.Run(map[bool]string{true: "limited", false: "not limited"}[limited], func(t *testing.T) {
+			e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 60 * time.Millisecond}})
+			e.proxy.onRequest(func(_ string, n int64, _ string, w http.ResponseWriter) bool {
+				if !limited || n%2 == 0 {
+					return false
+				}
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return true
+			})
+			opts := e.opts()
+			opts.TurnTimeout = 40 * time.Millisecond
+			res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("paced", 10))}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Files[0].Cases[0]
+			switch {
+			case limited && (c.Status != result.Passed || c.RateLimited != 5):
+				t.Errorf("got %s after %d rate limits, want passed after 5: %s", c.Status, c.RateLimited, describe(c))
+			case !limited && (c.Status != result.Errored || !strings.Contains(c.Attempts[0].Error.Message, "turn timeout of 40ms")):
+				t.Errorf("got %s, want the first call cut by the turn timeout: %s", c.Status, describe(c))
+			}
+		})
+	}
+}
+
 func TestRunRepeat(t *testing.T) {
 	type testCase struct {
 		name     string

@@ -35,6 +35,8 @@ type Session struct {
 	runCtx, ctx context.Context
 	// cancel releases ctx's timer, when there is one.
 	cancel context.CancelFunc
+	// turns bounds each call by the turn timeout; nil until the first.
+	turns *turnTimer
 	// params are the session parameters the conversation opens with: the
 	// scenario's, changed by Setup steps until it opens.
 	params scenario.Start
@@ -142,6 +144,9 @@ func (s *Session) End() {
 	if s.conv != nil {
 		_ = s.conv.Close()
 		s.conv = nil
+	}
+	if s.turns != nil {
+		s.turns.stop()
 	}
 	if s.cancel != nil {
 		s.cancel()
@@ -423,8 +428,11 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 // in the transcript, whether it succeeded or not: a failed call is part of
 // what the user needs to see.
 func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
-	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
-	defer cancel()
+	if s.turns == nil {
+		s.turns = newTurnTimer(s.ctx, s.opts.Now)
+	}
+	ctx := s.turns.arm(s.opts.TurnTimeout)
+	defer s.turns.disarm()
 	// Say is copied for the reason Case.Name is (plan).
 	t := &result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
