@@ -22,8 +22,8 @@ func TestTuneGC(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "small run keeps the default", scenarios: 10, want: []int{hugeRunGOGC, 100, 100}},
-		{name: "lean run", scenarios: 1001, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
-		{name: "largest lean run", scenarios: hugeRun, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
+		{name: "large run", scenarios: largeRun + 1, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
+		{name: "largest run short of huge", scenarios: hugeRun, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
 		{name: "huge run", scenarios: hugeRun + 1, want: []int{hugeRunGOGC, hugeRunGOGC, 100}},
 		{name: "GOGC set", env: map[string]string{"GOGC": "200"}, scenarios: hugeRun + 1},
 		{name: "GOMEMLIMIT set", env: map[string]string{"GOMEMLIMIT": "1GiB"}, scenarios: hugeRun + 1},

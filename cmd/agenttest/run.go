@@ -693,18 +693,19 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 }
 
 // The collector's targets of large runs (tuneGC): GOGC for a run of
-// more than runner.DefaultLeanAbove scenarios, and for one of more than
-// hugeRun (and while loading).
+// more than largeRun scenarios, and for one of more than hugeRun (and
+// while loading).
 const (
+	largeRun     = 1000
 	largeRunGOGC = 50
 	hugeRun      = 50000
 	hugeRunGOGC  = 25
 )
 
-// tuneGC lowers the garbage collector's headroom for a run large enough
-// that the runner keeps it lean (runner.DefaultLeanAbove). Such a run
-// holds every transcript until its reports are written, so its heap is
-// mostly live data, and the default GOGC=100 lets the heap grow to twice
+// tuneGC lowers the garbage collector's headroom for a run of more than
+// largeRun scenarios. Such a run holds every transcript (the bodies of
+// its replies) until its reports are written, so its heap is mostly live
+// data, and the default GOGC=100 lets the heap grow to twice
 // that before collecting. GOGC=50 (1.5 times the live data) keeps 20,000
 // scenarios near 230 MB; past hugeRun the headroom itself is a hundred
 // megabytes and more, and 100,000 one-turn scenarios peaked at 395–428 MB
@@ -747,7 +748,7 @@ func (g *gcTuning) run(suites []*scenario.Suite) {
 	switch {
 	case n > hugeRun:
 		g.set(hugeRunGOGC)
-	case n > runner.DefaultLeanAbove:
+	case n > largeRun:
 		g.set(largeRunGOGC)
 	default:
 		g.set(g.old)

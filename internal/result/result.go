@@ -411,7 +411,7 @@ type Turn struct {
 	// Request is the JSON body sent.
 	Request json.RawMessage `json:"request,omitempty"`
 	// Result is the decoded reply; nil when the call failed. Read it
-	// through Reply: a large run releases it (Release).
+	// through Reply: a passing case releases it (Release).
 	Result *reply.TurnResult `json:"-"`
 	// Response is the reply body as received; over Messaging, the events
 	// received, as a JSON array.
@@ -461,9 +461,9 @@ func (NoopObserver) RunFinished(*Result) {}
 var _ Observer = NoopObserver{}
 
 // Reply returns the decoded reply of the turn, or nil when the call failed.
-// Use it rather than reading Result directly: to keep very large runs
-// within memory, the runner releases the decoded replies of passing cases
-// (see runner.Options.LeanAbove and Release), and Reply decodes them again
+// Use it rather than reading Result directly: to keep runs lean, the
+// runner releases the decoded replies of passing cases (see
+// runner.Options.LeanAbove and Release), and Reply decodes them again
 // from the body on demand. It never modifies the turn, so reports may call
 // it from several goroutines.
 func (t *Turn) Reply() *reply.TurnResult {

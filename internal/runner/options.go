@@ -29,11 +29,6 @@ const (
 	// call itself; this spaces out fresh sessions so a platform that is
 	// briefly overloaded is not hammered.
 	DefaultRetryDelay = 250 * time.Millisecond
-	// DefaultLeanAbove is the suite size above which passing cases release
-	// their decoded replies (see Options.LeanAbove). Below it every turn
-	// keeps its decoded reply, which costs about 6 KB per case of five
-	// turns: nothing for a normal suite, 120 MB for 20,000 cases.
-	DefaultLeanAbove = 1000
 	// maxRetryDelay caps the exponential backoff between attempts.
 	maxRetryDelay = 5 * time.Second
 )
@@ -134,9 +129,13 @@ type Options struct {
 	ConversationIDs func(c *result.Case, attempt int) string
 	// LeanAbove is the number of cases above which a run keeps only the
 	// bodies of the replies of passing cases, dropping what was decoded
-	// from them (result.Turn.Release; Turn.Reply decodes it again for
-	// reports). Failing, errored and flaky cases always keep everything.
-	// Zero means DefaultLeanAbove; negative means never.
+	// from them when the case finishes (result.Turn.Release; Turn.Reply
+	// decodes it again for reports). Failing, errored and flaky cases
+	// always keep everything. Zero, the default, is every run: decoded
+	// metadata is about 1 KB of small objects per reply, which every
+	// collection of the run would otherwise mark again until the reports
+	// (about 6% of the runner's instructions per turn, BENCHMARKS.md section 1);
+	// negative means never.
 	LeanAbove int
 }
 
@@ -175,9 +174,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ConfirmPoll <= 0 {
 		o.ConfirmPoll = DefaultConfirmPoll
-	}
-	if o.LeanAbove == 0 {
-		o.LeanAbove = DefaultLeanAbove
 	}
 	if o.DefaultEnv == "" {
 		o.DefaultEnv = DefaultEnv

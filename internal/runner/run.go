@@ -27,8 +27,8 @@ type runner struct {
 	// interrupted is set when any case is left unfinished or not started
 	// because the run was cancelled.
 	interrupted atomic.Bool
-	// lean is set when the run is large enough that passing cases release
-	// their decoded metadata.
+	// lean is set when passing cases release their decoded replies
+	// (Options.LeanAbove).
 	lean bool
 	// slots are the run's Parallel sessions at once: each running case
 	// holds one, and a repeated case takes idle ones for extra runs.

@@ -892,7 +892,6 @@ func TestPlan(t *testing.T) {
 func TestRunLeanKeepsRawReplies(t *testing.T) {
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
-	opts.LeanAbove = 2
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20), broken("three", 30))}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -900,7 +899,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	cases := res.Files[0].Cases
 	lean := cases[0].Attempts[0].Turns[1]
 	if !lean.Released() {
-		t.Fatal("a passing case of a large run keeps its decoded reply")
+		t.Fatal("a passing case keeps its decoded reply by default")
 	}
 	r := lean.Reply()
 	if got := r.Metadata.NodeTrace(); len(got) == 0 || r.ConversationID != cases[0].ConversationID() ||
@@ -914,8 +913,16 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 		t.Error("a failing case must keep its decoded reply")
 	}
 
-	opts.LeanAbove = -1
+	opts.LeanAbove = 2
 	res, err = Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
+		t.Error("a run of no more than LeanAbove cases must keep everything")
+	}
+	opts.LeanAbove = -1
+	res, err = Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20), booking("three", 30))}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
