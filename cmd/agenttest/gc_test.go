@@ -8,23 +8,26 @@ import (
 )
 
 // TestTuneGC checks the collector's targets a run sets through
-// State.SetGCPercent: the lowest while loading, the run's own once its
-// size is known, the one before at the end, and none at all when the
-// environment sets GOGC or GOMEMLIMIT.
+// State.SetGCPercent: the lowest while loading, a collection
+// (State.CollectGarbage) and then the run's own once its size is known,
+// the one before at the end, and none at all when the environment sets
+// GOGC or GOMEMLIMIT.
 func TestTuneGC(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
 		name      string
 		env       map[string]string
 		scenarios int
-		// want are the targets set, in order: loading, the run, restore.
+		// want are the targets set, in order: loading, the run, restore,
+		// with collected where the collection runs.
 		want []int
 	}
+	const collected = -1
 	for _, tc := range []testCase{
-		{name: "small run keeps the default", scenarios: 10, want: []int{hugeRunGOGC, 100, 100}},
-		{name: "lean run", scenarios: 1001, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
-		{name: "largest lean run", scenarios: hugeRun, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
-		{name: "huge run", scenarios: hugeRun + 1, want: []int{hugeRunGOGC, hugeRunGOGC, 100}},
+		{name: "small run keeps the default", scenarios: 10, want: []int{hugeRunGOGC, collected, 100, 100}},
+		{name: "lean run", scenarios: 1001, want: []int{hugeRunGOGC, collected, largeRunGOGC, 100}},
+		{name: "largest lean run", scenarios: hugeRun, want: []int{hugeRunGOGC, collected, largeRunGOGC, 100}},
+		{name: "huge run", scenarios: hugeRun + 1, want: []int{hugeRunGOGC, collected, hugeRunGOGC, 100}},
 		{name: "GOGC set", env: map[string]string{"GOGC": "200"}, scenarios: hugeRun + 1},
 		{name: "GOMEMLIMIT set", env: map[string]string{"GOMEMLIMIT": "1GiB"}, scenarios: hugeRun + 1},
 	} {
@@ -37,7 +40,7 @@ func TestTuneGC(t *testing.T) {
 				old := current
 				current = p
 				return old
-			}}
+			}, CollectGarbage: func() { set = append(set, collected) }}
 			suites := []*scenario.Suite{{Scenarios: make([]*scenario.Scenario, tc.scenarios/2)}, {Scenarios: make([]*scenario.Scenario, tc.scenarios-tc.scenarios/2)}}
 			gc := tuneGC(st)
 			gc.run(suites)
