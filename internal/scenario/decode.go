@@ -151,7 +151,12 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		d.warnf(p.Key, "scenarios is empty: the suite runs nothing")
 	}
 	seen := map[string]diag.Pos{}
-	for _, item := range list.Content {
+	for i, item := range list.Content {
+		// Once decoded, an item's nodes are no longer needed: dropping
+		// them lets a large file's tree shrink as its programs grow,
+		// instead of both being held until the file is done. A node an
+		// alias elsewhere points at stays reachable through the alias.
+		list.Content[i] = nil
 		for _, sc := range d.scenarioItem(item, s, decl) {
 			if first, dup := seen[sc.Name]; dup {
 				d.diags = d.diags.Append(diag.Diagnostic{
