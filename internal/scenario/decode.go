@@ -568,6 +568,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		d.probeScenario(item, sc, fields, confirm != nil)
 		return sc
 	}
+	sc.Steps = make([]*steps.Step, 0, 3+len(turns)) // open, greeting, turns, confirm
 	sc.Steps = append(sc.Steps, &steps.Step{Kind: steps.Open, Pos: sc.Pos})
 	if greeting != nil {
 		sc.Steps = append(sc.Steps, greeting)
