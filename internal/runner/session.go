@@ -204,7 +204,7 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 				Message: prefixed(st.Text, fmt.Sprintf("capture %s: %s needs debug-chat metadata, which a conversation over messaging does not have", st.Capture.Name, st.Capture.From))})
 			return false, false
 		}
-		if !s.capture(st.Pos, st.Capture) {
+		if !s.capture(st.Pos, *st.Capture) {
 			return false, true
 		}
 		return true, false
@@ -216,7 +216,7 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindInternal, Message: prefixed(st.Text, "no call was placed")})
 			return false, false
 		}
-		return s.awaitCall(pc, st.Pos, st.ExpectStatus, st.ExpectPos)
+		return s.awaitCall(pc, st.Pos, st.Status.Want, st.Status.Pos)
 	case steps.Confirm:
 		return s.confirmStep(st)
 	}

@@ -869,7 +869,7 @@ func (d *decoder) captures(p pair) []*steps.Step {
 			d.warnf(kv.Key, "capture %s replaces the variable of the same name from here on", kv.Name)
 		}
 		out = append(out, &steps.Step{Kind: steps.Capture, Pos: d.pos(kv.Key),
-			Capture: steps.CaptureSpec{Name: kv.Name, From: f.Name, Pattern: pattern}})
+			Capture: &steps.CaptureSpec{Name: kv.Name, From: f.Name, Pattern: pattern}})
 	}
 	return out
 }
