@@ -583,7 +583,21 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 				"scenario %q has no turns and no greeting checks", sc.Name)
 		}
 	}
+	packSteps(sc.Steps)
 	return sc
+}
+
+// packSteps moves a program's steps into one allocation. Decoded one by
+// one, they would be spread over the memory of the file's YAML tree,
+// whose nodes have their size; once the tree is collected, each of its
+// pages would be held by a few steps until every scenario on it has run.
+// Packed, a scenario's steps are freed together when it has run.
+func packSteps(program []*steps.Step) {
+	packed := make([]steps.Step, len(program))
+	for i, st := range program {
+		packed[i] = *st
+		program[i] = &packed[i]
+	}
 }
 
 // fixedExpect is the Expect of a YAML check step: the checks as decoded
