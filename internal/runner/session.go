@@ -379,7 +379,10 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 		// The greeting is in the transcript at pos: reports name it.
 		return nil, s.callFailed(pos, "", err, true)
 	}
-	s.a.ConversationID = exch.Result.ConversationID
+	// A copy: the decoded reply shares the memory of its body, which a
+	// passing case drops (Options.VerdictsOnly) and which is kept in
+	// chunks shared with other replies.
+	s.a.ConversationID = strings.Clone(exch.Result.ConversationID)
 	return exch, true
 }
 
