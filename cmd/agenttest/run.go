@@ -432,6 +432,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Target:       runnerTarget(tgt),
 		Redactor:     red,
 		Stats:        o.statsOptions.stats(),
+		VerdictsOnly: o.verdictsOnly(st),
 	}
 	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
 	res, err := runner.Run(ctx, plan, ropts)
@@ -445,6 +446,15 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		fmt.Fprintf(st.Stderr, "agenttest: %s\n", red.String(stopMessage(res.Stop, tgt)))
 	}
 	return conclude(st, o, human, res)
+}
+
+// verdictsOnly says whether the run reads nothing of a passing case but
+// its verdict once the console has shown it finish: no report file
+// (--junit, --json, --html, --cucumber) and no GitHub outputs. The
+// runner then drops the transcripts of passing cases as they finish
+// (runner.Options.VerdictsOnly); -v prints them before that.
+func (o *runOptions) verdictsOnly(st *State) bool {
+	return o.junit == "" && o.json == "" && o.html == "" && o.outputs.cucumber == "" && !o.outputs.githubOn(st)
 }
 
 // clientLimits are the bounds a command puts on its platform client.
