@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
@@ -424,7 +425,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		FailFast:     o.failFast,
 		DefaultAgent: tgt.AgentID,
 		DefaultEnv:   tgt.Env,
-		Observer:     human,
+		Observer:     gc.observe(human),
 		Getenv:       st.LookupEnv,
 		Now:          st.Now,
 		Sleep:        st.Sleep,
@@ -745,6 +746,10 @@ type gcTuning struct {
 	set     func(int) int
 	collect func()
 	old     int
+	// raise counts down the cases of a large run that are still to
+	// finish before its target goes up from hugeRunGOGC to largeRunGOGC
+	// (see run); zero when there is nothing to raise.
+	raise atomic.Int64
 }
 
 // run sets the target of a run of the scenarios of suites, after a
@@ -756,6 +761,14 @@ type gcTuning struct {
 // 10,000 scenarios the heap then grew to 1.5 times 70 MB before the run's
 // first collection, where it now starts from the 60 MB of programs
 // (BENCHMARKS.md, "agenttest vs Botium").
+//
+// A run of more than runner.DefaultLeanAbove scenarios starts at
+// hugeRunGOGC and goes up to largeRunGOGC once a third of its cases have
+// finished (observe). Its heap starts as the programs of every scenario,
+// freed as the cases finish, and GOGC=50 on them alone let 10,000 booking
+// scenarios grow the heap by 25 MB before the first case was done; by a
+// third of the run a third of the programs are gone, and the lower target
+// has cost the collector a third of the run at most.
 func (g *gcTuning) run(suites []*scenario.Suite) {
 	if g.set == nil {
 		return
@@ -771,9 +784,34 @@ func (g *gcTuning) run(suites []*scenario.Suite) {
 	case n > hugeRun:
 		g.set(hugeRunGOGC)
 	case n > runner.DefaultLeanAbove:
-		g.set(largeRunGOGC)
+		g.set(hugeRunGOGC)
+		g.raise.Store(int64(n / 3))
 	default:
 		g.set(g.old)
+	}
+}
+
+// observe returns the observer of a run set up by run: the console,
+// counting the finished cases when the target is to be raised.
+func (g *gcTuning) observe(human *report.Human) result.Observer {
+	if g.raise.Load() <= 0 {
+		return human
+	}
+	return &gcObserver{Human: human, gc: g}
+}
+
+// gcObserver is the console of a run whose collector target goes up
+// after a third of its cases (gcTuning.run).
+type gcObserver struct {
+	*report.Human
+	gc *gcTuning
+}
+
+// CaseFinished shows the case and counts it.
+func (o *gcObserver) CaseFinished(f *result.File, c *result.Case) {
+	o.Human.CaseFinished(f, c)
+	if o.gc.raise.Add(-1) == 0 {
+		o.gc.set(largeRunGOGC)
 	}
 }
 
