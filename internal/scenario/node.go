@@ -54,6 +54,10 @@ type decoder struct {
 	// repeats the same says, checks and keys in scenario after scenario.
 	strs map[string]string
 	refs map[string]*string
+	// compiled holds the regular expressions of the file that compiled
+	// (regex): a suite repeats its patterns, and compiling one is some
+	// 2 KB of garbage each time.
+	compiled map[string]bool
 }
 
 // intern returns s, or the equal string the file read before: the
@@ -412,16 +416,22 @@ func (d *decoder) number(n *yaml.Node, what string) (float64, bool) {
 // regex checks that an RE2 expression compiles. Patterns with ${...} are
 // only known at run time and are checked then.
 func (d *decoder) regex(n *yaml.Node, pattern, what string) {
-	if strings.Contains(pattern, "${") {
+	if strings.Contains(pattern, "${") || d.compiled[pattern] {
 		return
 	}
-	if _, err := regexp.Compile(pattern); err != nil {
-		msg := err.Error()
-		if se, ok := err.(*syntax.Error); ok {
-			msg = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+	_, err := regexp.Compile(pattern)
+	if err == nil {
+		if d.compiled == nil {
+			d.compiled = map[string]bool{}
 		}
-		d.errorHint(n, "the syntax is RE2: https://github.com/google/re2/wiki/Syntax", "%s: invalid regular expression %q: %s", what, pattern, msg)
+		d.compiled[pattern] = true
+		return
 	}
+	msg := err.Error()
+	if se, ok := err.(*syntax.Error); ok {
+		msg = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+	}
+	d.errorHint(n, "the syntax is RE2: https://github.com/google/re2/wiki/Syntax", "%s: invalid regular expression %q: %s", what, pattern, msg)
 }
 
 // checkRefs reports ${name} references that are malformed or name nothing
