@@ -1,30 +1,40 @@
 package main
 
 import (
+	"io"
 	"slices"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
 // TestTuneGC checks the collector's targets a run sets through
-// State.SetGCPercent: the lowest while loading, the run's own once its
-// size is known, the one before at the end, and none at all when the
-// environment sets GOGC or GOMEMLIMIT.
+// State.SetGCPercent: the lowest while loading, a collection
+// (State.CollectGarbage) and then the run's own once its size is known
+// (for a large run, the lowest until a third of its cases have finished),
+// the one before at the end, and none at all when the environment sets
+// GOGC or GOMEMLIMIT.
 func TestTuneGC(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
 		name      string
 		env       map[string]string
 		scenarios int
-		// want are the targets set, in order: loading, the run, restore.
+		// want are the targets set, in order: loading, the run, restore,
+		// with collected where the collection runs.
 		want []int
+		// raiseAfter is the number of finished cases after which the
+		// run's target goes up to largeRunGOGC; 0 for never.
+		raiseAfter int
 	}
+	const collected = -1
 	for _, tc := range []testCase{
-		{name: "small run keeps the default", scenarios: 10, want: []int{hugeRunGOGC, 100, 100}},
-		{name: "large run", scenarios: largeRun + 1, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
-		{name: "largest run short of huge", scenarios: hugeRun, want: []int{hugeRunGOGC, largeRunGOGC, 100}},
-		{name: "huge run", scenarios: hugeRun + 1, want: []int{hugeRunGOGC, hugeRunGOGC, 100}},
+		{name: "small run keeps the default", scenarios: 10, want: []int{hugeRunGOGC, collected, 100, 100}},
+		{name: "large run", scenarios: largeRun + 1, want: []int{hugeRunGOGC, collected, hugeRunGOGC, largeRunGOGC, 100}, raiseAfter: (largeRun + 1) / 3},
+		{name: "largest run short of huge", scenarios: hugeRun, want: []int{hugeRunGOGC, collected, hugeRunGOGC, largeRunGOGC, 100}, raiseAfter: hugeRun / 3},
+		{name: "huge run", scenarios: hugeRun + 1, want: []int{hugeRunGOGC, collected, hugeRunGOGC, 100}},
 		{name: "GOGC set", env: map[string]string{"GOGC": "200"}, scenarios: hugeRun + 1},
 		{name: "GOMEMLIMIT set", env: map[string]string{"GOMEMLIMIT": "1GiB"}, scenarios: hugeRun + 1},
 	} {
@@ -37,10 +47,17 @@ func TestTuneGC(t *testing.T) {
 				old := current
 				current = p
 				return old
-			}}
+			}, CollectGarbage: func() { set = append(set, collected) }}
 			suites := []*scenario.Suite{{Scenarios: make([]*scenario.Scenario, tc.scenarios/2)}, {Scenarios: make([]*scenario.Scenario, tc.scenarios-tc.scenarios/2)}}
 			gc := tuneGC(st)
 			gc.run(suites)
+			obs := gc.observe(report.NewHuman(io.Discard, report.HumanOptions{}))
+			for i := range tc.scenarios {
+				if raised := len(set) > 0 && set[len(set)-1] == largeRunGOGC; raised != (tc.raiseAfter > 0 && i >= tc.raiseAfter) {
+					t.Fatalf("after %d of %d cases finished, targets set %v", i, tc.scenarios, set)
+				}
+				obs.CaseFinished(&result.File{}, &result.Case{Status: result.Passed})
+			}
 			gc.restore()
 			if !slices.Equal(set, tc.want) {
 				t.Errorf("targets set %v, want %v", set, tc.want)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -77,8 +78,9 @@ func processState() (*State, func(), error) {
 		AppendFile:    appendFileIn(dir),
 		PrepareReport: prepareReportIn(dir),
 		// Go raises the soft limit to the hard one at start (Go 1.19+).
-		OpenFileLimit: openFileLimit,
-		SetGCPercent:  debug.SetGCPercent,
+		OpenFileLimit:  openFileLimit,
+		SetGCPercent:   debug.SetGCPercent,
+		CollectGarbage: runtime.GC,
 	}, stop, nil
 }
 

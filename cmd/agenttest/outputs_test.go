@@ -242,3 +242,32 @@ func TestCucumberNotRun(t *testing.T) {
 		t.Errorf("%d FAILED steps, %d SKIPPED with %q: want 1 and a step of each case not run", failed, skipped, result.ReasonFailFast)
 	}
 }
+
+// TestVerdictsOnly checks when a run lets passing cases drop their
+// transcripts: only when nothing after the console reads them.
+func TestVerdictsOnly(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		opts runOptions
+		env  map[string]string
+		want bool
+	}
+	for _, tc := range []testCase{
+		{name: "no report", want: true},
+		{name: "verbose console", opts: runOptions{verbose: true}, want: true},
+		{name: "junit", opts: runOptions{junit: "junit.xml"}},
+		{name: "json", opts: runOptions{json: "report.json"}},
+		{name: "html", opts: runOptions{html: "report.html"}},
+		{name: "cucumber", opts: runOptions{outputs: outputs{cucumber: "messages.ndjson"}}},
+		{name: "github flag", opts: runOptions{outputs: outputs{github: true, githubSet: true}}},
+		{name: "github actions", env: map[string]string{"GITHUB_ACTIONS": "true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.opts.verdictsOnly(&State{Env: tc.env}); got != tc.want {
+				t.Errorf("verdictsOnly = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

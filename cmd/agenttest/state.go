@@ -59,6 +59,9 @@ type State struct {
 	// previous one (debug.SetGCPercent; see tuneGC). Nil leaves the
 	// collector alone, as tests running many commands in one process do.
 	SetGCPercent func(percent int) int
+	// CollectGarbage runs a garbage collection (runtime.GC), between
+	// loading the scenarios and running them (see tuneGC). Nil skips it.
+	CollectGarbage func()
 }
 
 // ReportFile is a report being written. Commit makes it appear under its

@@ -223,7 +223,7 @@ func check(exp *assert.Expect) *steps.Step {
 
 // capture is the step of one capture: key.
 func capture(at diag.Pos, name, from, pattern string) *steps.Step {
-	return &steps.Step{Kind: steps.Capture, Pos: at, Capture: steps.CaptureSpec{Name: name, From: from, Pattern: pattern}}
+	return &steps.Step{Kind: steps.Capture, Pos: at, Capture: &steps.CaptureSpec{Name: name, From: from, Pattern: pattern}}
 }
 
 // chat is the program of a YAML debug-chat scenario: open the session at

@@ -137,6 +137,13 @@ type Options struct {
 	// (about 6% of the runner's instructions per turn, BENCHMARKS.md section 1);
 	// negative means never.
 	LeanAbove int
+	// VerdictsOnly is for a caller that reads nothing of a passing case
+	// but its verdict once the Observer has seen it finish (a run that
+	// writes no report): a passing case then drops the turns of its
+	// attempts after CaseFinished, so that a large run's memory does not
+	// grow with transcripts nothing will show. Every other case keeps
+	// everything.
+	VerdictsOnly bool
 }
 
 // withDefaults returns o with every zero field replaced by its default, or

@@ -140,6 +140,11 @@ func (r *runner) finishJob(j *job) {
 		r.stops.decide(&result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast})
 	}
 	r.opts.Observer.CaseFinished(j.file, j.c)
+	if r.opts.VerdictsOnly && j.c.Status == result.Passed {
+		for _, a := range j.c.Attempts {
+			a.Turns = nil
+		}
+	}
 }
 
 // stopOf is the stop the result reports: a platform stop always (it

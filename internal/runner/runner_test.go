@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
@@ -928,6 +930,65 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	}
 	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
 		t.Error("LeanAbove < 0 must keep everything")
+	}
+}
+
+// turnsSeen records how many turns each case had when the observer saw
+// it finish.
+type turnsSeen struct {
+	result.NoopObserver
+	mu    sync.Mutex
+	turns map[string]int
+}
+
+func (o *turnsSeen) CaseFinished(_ *result.File, c *result.Case) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.turns[c.Name] = len(c.Last().Turns)
+}
+
+func TestRunVerdictsOnlyDropsPassingTranscripts(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	seen := &turnsSeen{turns: map[string]int{}}
+	opts.Observer = seen
+	opts.VerdictsOnly = true
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), broken("two", 20))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passed, failed := res.Files[0].Cases[0], res.Files[0].Cases[1]
+	if passed.Status != result.Passed || failed.Status != result.Failed {
+		t.Fatalf("statuses %s, %s", passed.Status, failed.Status)
+	}
+	if seen.turns["one"] != 5 || seen.turns["two"] != 2 {
+		t.Errorf("the observer saw %v turns, want the whole transcripts (one: 5, two: 2)", seen.turns)
+	}
+	if a := passed.Last(); a.Turns != nil || a.Status != result.Passed || a.ConversationID == "" {
+		t.Errorf("a passing case keeps %d turns, status %s, conversation %q: want only its verdict", len(a.Turns), a.Status, a.ConversationID)
+	}
+	if n := len(failed.Last().Turns); n != 2 {
+		t.Errorf("a failing case keeps %d turns, want its transcript", n)
+	}
+}
+
+func TestRunConversationIDOwnsItsMemory(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10))}, e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Files[0].Cases[0].Last()
+	body := a.Turns[0].Response
+	id := unsafe.StringData(a.ConversationID)
+	if a.ConversationID == "" || !strings.Contains(string(body), a.ConversationID) {
+		t.Fatalf("conversation %q, greeting %s", a.ConversationID, body)
+	}
+	// The body is kept in chunks shared with other replies: an id cut
+	// from it would keep its chunk alive after the case drops its turns.
+	start, end := uintptr(unsafe.Pointer(unsafe.SliceData(body))), uintptr(unsafe.Pointer(unsafe.SliceData(body)))+uintptr(len(body))
+	if p := uintptr(unsafe.Pointer(id)); p >= start && p < end {
+		t.Error("the attempt's conversation id shares the memory of the greeting's body")
 	}
 }
 

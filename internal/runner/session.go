@@ -209,7 +209,7 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 				Message: prefixed(st.Text, fmt.Sprintf("capture %s: %s needs debug-chat metadata, which a conversation over messaging does not have", st.Capture.Name, st.Capture.From))})
 			return false, false
 		}
-		if !s.capture(st.Pos, st.Capture) {
+		if !s.capture(st.Pos, *st.Capture) {
 			return false, true
 		}
 		return true, false
@@ -221,7 +221,7 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindInternal, Message: prefixed(st.Text, "no call was placed")})
 			return false, false
 		}
-		return s.awaitCall(pc, st.Pos, st.ExpectStatus, st.ExpectPos)
+		return s.awaitCall(pc, st.Pos, st.Status.Want, st.Status.Pos)
 	case steps.Confirm:
 		return s.confirmStep(st)
 	}
@@ -384,7 +384,10 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 		// The greeting is in the transcript at pos: reports name it.
 		return nil, s.callFailed(pos, "", err, true)
 	}
-	s.a.ConversationID = exch.Result.ConversationID
+	// A copy: the decoded reply shares the memory of its body, which a
+	// passing case drops (Options.VerdictsOnly) and which is kept in
+	// chunks shared with other replies.
+	s.a.ConversationID = strings.Clone(exch.Result.ConversationID)
 	return exch, true
 }
 

@@ -345,7 +345,7 @@ func (d *decoder) probe(p pair) []*steps.Step {
 	}
 	at := d.pos(p.Key)
 	pr := &steps.ProbeSpec{}
-	status := &steps.Step{Kind: steps.CallStatus, Pos: at, ExpectStatus: reply.CallSuccess, ExpectPos: at}
+	status := &steps.Step{Kind: steps.CallStatus, Pos: at, Status: &steps.StatusSpec{Want: reply.CallSuccess, Pos: at}}
 	call, hasCall := fields["outbound_call"]
 	sms, hasSMS := fields["sms"]
 	switch {
@@ -373,7 +373,7 @@ func (d *decoder) probe(p pair) []*steps.Step {
 				}
 				d.errorHint(f.Val, hint, "expect_status %q is not a final call status", v)
 			default:
-				status.ExpectStatus, status.ExpectPos = v, d.pos(f.Key)
+				status.Status = &steps.StatusSpec{Want: v, Pos: d.pos(f.Key)}
 			}
 		}
 	}

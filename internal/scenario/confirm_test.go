@@ -51,7 +51,7 @@ func TestConfirmContractLoads(t *testing.T) {
 		t.Fatalf("confirm = %s", dump(c))
 	}
 	call := s.Scenarios[1].Probe()
-	if st := stepOf(s.Scenarios[1], steps.CallStatus); st == nil || st.ExpectStatus != "success" {
+	if st := stepOf(s.Scenarios[1], steps.CallStatus); st == nil || st.Status.Want != "success" {
 		t.Fatalf("call status step = %s", dump(st))
 	}
 	if call == nil || call.Call == nil || call.Call.To != "+447700900001" || call.Within != 2*time.Minute ||
@@ -68,7 +68,7 @@ func TestConfirmContractLoads(t *testing.T) {
 	if v := confirmOf(s.Scenarios[2]).Conversation.InProgress(); v == nil || !*v {
 		t.Error("the SMS confirmation does not ask for in_progress: true")
 	}
-	if st := stepOf(s.Scenarios[3], steps.CallStatus); st.ExpectStatus != "failure" || s.Scenarios[3].Probe().Within != steps.DefaultProbeWithin || st.ExpectPos.Line != 27 {
+	if st := stepOf(s.Scenarios[3], steps.CallStatus); st.Status.Want != "failure" || s.Scenarios[3].Probe().Within != steps.DefaultProbeWithin || st.Status.Pos.Line != 27 {
 		t.Errorf("defaults: %s", dump(st))
 	}
 }

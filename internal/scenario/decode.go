@@ -151,7 +151,12 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		d.warnf(p.Key, "scenarios is empty: the suite runs nothing")
 	}
 	seen := map[string]diag.Pos{}
-	for _, item := range list.Content {
+	for i, item := range list.Content {
+		// Once decoded, an item's nodes are no longer needed: dropping
+		// them lets a large file's tree shrink as its programs grow,
+		// instead of both being held until the file is done. A node an
+		// alias elsewhere points at stays reachable through the alias.
+		list.Content[i] = nil
 		for _, sc := range d.scenarioItem(item, s, decl) {
 			if first, dup := seen[sc.Name]; dup {
 				d.diags = d.diags.Append(diag.Diagnostic{
@@ -563,6 +568,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		d.probeScenario(item, sc, fields, confirm != nil)
 		return sc
 	}
+	sc.Steps = make([]*steps.Step, 0, 3+len(turns)) // open, greeting, turns, confirm
 	sc.Steps = append(sc.Steps, &steps.Step{Kind: steps.Open, Pos: sc.Pos})
 	if greeting != nil {
 		sc.Steps = append(sc.Steps, greeting)
@@ -577,7 +583,21 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 				"scenario %q has no turns and no greeting checks", sc.Name)
 		}
 	}
+	packSteps(sc.Steps)
 	return sc
+}
+
+// packSteps moves a program's steps into one allocation. Decoded one by
+// one, they would be spread over the memory of the file's YAML tree,
+// whose nodes have their size; once the tree is collected, each of its
+// pages would be held by a few steps until every scenario on it has run.
+// Packed, a scenario's steps are freed together when it has run.
+func packSteps(program []*steps.Step) {
+	packed := make([]steps.Step, len(program))
+	for i, st := range program {
+		packed[i] = *st
+		program[i] = &packed[i]
+	}
 }
 
 // fixedExpect is the Expect of a YAML check step: the checks as decoded
@@ -863,7 +883,7 @@ func (d *decoder) captures(p pair) []*steps.Step {
 			d.warnf(kv.Key, "capture %s replaces the variable of the same name from here on", kv.Name)
 		}
 		out = append(out, &steps.Step{Kind: steps.Capture, Pos: d.pos(kv.Key),
-			Capture: steps.CaptureSpec{Name: kv.Name, From: f.Name, Pattern: pattern}})
+			Capture: &steps.CaptureSpec{Name: kv.Name, From: f.Name, Pattern: pattern}})
 	}
 	return out
 }

@@ -122,7 +122,7 @@ func (d *decoder) matcher(n *yaml.Node, what string, ignoreCase bool) *assert.Te
 		if !ok {
 			return nil
 		}
-		return &assert.Text{Pos: d.pos(n), Exact: &s, IgnoreCase: ignoreCase}
+		return &assert.Text{Pos: d.pos(n), Exact: d.ref(s), IgnoreCase: ignoreCase}
 	case yaml.SequenceNode:
 		d.errorHint(n, "use one_of: [...] for alternatives, or all:/any: for several matchers",
 			"%s: a list is not a matcher", what)
@@ -183,7 +183,7 @@ func (d *decoder) strPtr(n *yaml.Node, what string) *string {
 	if !ok {
 		return nil
 	}
-	return &s
+	return d.ref(s)
 }
 
 func (d *decoder) regexPtr(n *yaml.Node, what string) *string {
@@ -192,7 +192,7 @@ func (d *decoder) regexPtr(n *yaml.Node, what string) *string {
 		return nil
 	}
 	d.regex(d.resolve(n), s, what)
-	return &s
+	return d.ref(s)
 }
 
 func (d *decoder) matcherList(n *yaml.Node, what string, ignoreCase bool) []*assert.Text {

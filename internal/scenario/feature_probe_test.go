@@ -45,7 +45,7 @@ Feature: probes
 	pr := call.Probe()
 	status := stepOf(call, steps.CallStatus)
 	if pr == nil || pr.Call == nil || pr.Call.To != "+447700900001" || pr.Call.Pos.String() != "p.feature:6:5" ||
-		pr.Within != 45*time.Second || status.ExpectStatus != "failure" || status.ExpectPos.Line != 7 {
+		pr.Within != 45*time.Second || status.Status.Want != "failure" || status.Status.Pos.Line != 7 {
 		t.Errorf("call probe %+v, status %+v", pr, status)
 	}
 	if pr := sms.Probe(); pr == nil || pr.SMS == nil || pr.SMS.To != "+447700900002" || pr.SMS.Message != "Reply YES" || pr.SMS.Pos.Line != 10 {

@@ -165,7 +165,7 @@ func yamlStepText(st *steps.Step) string {
 	case steps.Probe:
 		return "a probe starts the conversation"
 	case steps.CallStatus:
-		return fmt.Sprintf("the call ends with status %s", st.ExpectStatus)
+		return fmt.Sprintf("the call ends with status %s", st.Status.Want)
 	case steps.Confirm:
 		return "the platform's records meet the expectations of confirm:"
 	}

@@ -50,6 +50,43 @@ type decoder struct {
 	// startWarned holds the start: mappings already warned about as not
 	// sent over messaging (a suite's start serves many scenarios).
 	startWarned map[diag.Pos]bool
+	// strs and refs share the texts of the file (intern, ref): a suite
+	// repeats the same says, checks and keys in scenario after scenario.
+	strs map[string]string
+	refs map[string]*string
+	// compiled holds the regular expressions of the file that compiled
+	// (regex): a suite repeats its patterns, and compiling one is some
+	// 2 KB of garbage each time.
+	compiled map[string]bool
+}
+
+// intern returns s, or the equal string the file read before: the
+// programs of a large suite keep one copy of each text instead of one
+// per scalar the YAML parser allocated.
+func (d *decoder) intern(s string) string {
+	if v, ok := d.strs[s]; ok {
+		return v
+	}
+	if d.strs == nil {
+		d.strs = map[string]string{}
+	}
+	d.strs[s] = s
+	return s
+}
+
+// ref returns a pointer to s shared by every check of the file that
+// holds the same text (assert.Text's matchers are *string, never written
+// through).
+func (d *decoder) ref(s string) *string {
+	if p, ok := d.refs[s]; ok {
+		return p
+	}
+	if d.refs == nil {
+		d.refs = map[string]*string{}
+	}
+	p := &s
+	d.refs[s] = p
+	return p
 }
 
 // pair is one key: value entry of a mapping.
@@ -173,7 +210,7 @@ func (d *decoder) pairs(n *yaml.Node, what string) ([]pair, bool) {
 			continue
 		}
 		seen[k.Value] = k
-		own = append(own, pair{Name: k.Value, Key: k, Val: v})
+		own = append(own, pair{Name: d.intern(k.Value), Key: k, Val: v})
 	}
 	if len(merged) == 0 {
 		return own, true
@@ -268,7 +305,7 @@ func (d *decoder) scalar(n *yaml.Node, what string) (string, bool) {
 		return strings.ToLower(n.Value), true
 	}
 	d.envRefs.note(d.pos(n), n.Value)
-	return n.Value, true
+	return d.intern(n.Value), true
 }
 
 // str is scalar plus a check of the ${...} references in the value.
@@ -379,16 +416,22 @@ func (d *decoder) number(n *yaml.Node, what string) (float64, bool) {
 // regex checks that an RE2 expression compiles. Patterns with ${...} are
 // only known at run time and are checked then.
 func (d *decoder) regex(n *yaml.Node, pattern, what string) {
-	if strings.Contains(pattern, "${") {
+	if strings.Contains(pattern, "${") || d.compiled[pattern] {
 		return
 	}
-	if _, err := regexp.Compile(pattern); err != nil {
-		msg := err.Error()
-		if se, ok := err.(*syntax.Error); ok {
-			msg = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+	_, err := regexp.Compile(pattern)
+	if err == nil {
+		if d.compiled == nil {
+			d.compiled = map[string]bool{}
 		}
-		d.errorHint(n, "the syntax is RE2: https://github.com/google/re2/wiki/Syntax", "%s: invalid regular expression %q: %s", what, pattern, msg)
+		d.compiled[pattern] = true
+		return
 	}
+	msg := err.Error()
+	if se, ok := err.(*syntax.Error); ok {
+		msg = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+	}
+	d.errorHint(n, "the syntax is RE2: https://github.com/google/re2/wiki/Syntax", "%s: invalid regular expression %q: %s", what, pattern, msg)
 }
 
 // checkRefs reports ${name} references that are malformed or name nothing

@@ -86,7 +86,7 @@ func callStatusStep(c *call) (*Step, error) {
 			Hint: "write success or failure (queued and calling are not final)"}
 	}
 	st := c.newStep(CallStatus)
-	st.ExpectStatus, st.ExpectPos = status, c.pos
+	st.Status = &StatusSpec{Want: status, Pos: c.pos}
 	return st, nil
 }
 

@@ -276,7 +276,7 @@ func Defs() []Def {
 			"Stores a state value; later steps use it as ${ref}.", func(c *call) (*Step, error) {
 				st := c.newStep(Capture)
 				key, err := c.expand(1)
-				st.Capture = CaptureSpec{Name: c.args[0], From: "state." + key}
+				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + key}
 				return st, firstErr(validCaptureName(st.Capture.Name), err)
 			}),
 	}, append(messagingDefs(), confirmDefs()...)...)
@@ -480,7 +480,7 @@ func captureStep(from string) func(c *call) (*Step, error) {
 			return nil, err
 		}
 		st := c.newStep(Capture)
-		st.Capture = CaptureSpec{Name: c.args[0], From: from, Pattern: c.args[1]}
+		st.Capture = &CaptureSpec{Name: c.args[0], From: from, Pattern: c.args[1]}
 		return st, validCaptureName(st.Capture.Name)
 	}
 }

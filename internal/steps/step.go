@@ -120,18 +120,18 @@ type Step struct {
 	// in regular expressions). A YAML expect: returns what it decoded.
 	Expect func(x Expander) (*assert.Expect, error)
 
+	// The fields of the rarer kinds are pointers, nil in the steps of
+	// other kinds: a large suite holds the steps of every scenario until
+	// each has run, and most of them are says and checks.
+
 	// Capture is what a Capture step stores.
-	Capture CaptureSpec
+	Capture *CaptureSpec
 
 	// Probe is the call or SMS a Probe step starts the scenario from.
 	Probe *ProbeSpec
 
-	// ExpectStatus is the final call status a CallStatus step expects
-	// (reply.CallSuccess or reply.CallFailure). A call that reaches no
-	// final status in time fails at Pos; another final status fails at
-	// ExpectPos (a YAML probe's expect_status:, or the step itself).
-	ExpectStatus string
-	ExpectPos    diag.Pos
+	// Status is the final call status a CallStatus step expects.
+	Status *StatusSpec
 
 	// Confirm builds the checks of a Confirm step with the session's
 	// expander, as Expect does for a Check.
@@ -149,6 +149,17 @@ type CaptureSpec struct {
 	From string
 	// Pattern is an RE2 expression, references unexpanded.
 	Pattern string
+}
+
+// StatusSpec is the final call status a CallStatus step expects. A call
+// that reaches no final status in time fails at the step's Pos; another
+// final status fails at Pos here.
+type StatusSpec struct {
+	// Want is reply.CallSuccess or reply.CallFailure.
+	Want string
+	// Pos is where it is written: a YAML probe's expect_status:, or the
+	// step itself.
+	Pos diag.Pos
 }
 
 // ProbeSpec starts a scenario from an outbound call or an SMS instead of a

@@ -347,7 +347,7 @@ func TestProbeAndConfirmOps(t *testing.T) {
 	if op := compile(`an outbound call is placed to "${number}"`); op.Kind != Probe || op.Probe.Call == nil || op.Probe.Call.To != "${number}" || op.Probe.Within != DefaultProbeWithin {
 		t.Errorf("call op %+v", op)
 	}
-	if op := compile(`the call ends with status "failure"`); op.Kind != CallStatus || op.ExpectStatus != "failure" || op.ExpectPos != op.Pos {
+	if op := compile(`the call ends with status "failure"`); op.Kind != CallStatus || op.Status.Want != "failure" || op.Status.Pos != op.Pos {
 		t.Errorf("status op %+v", op)
 	}
 	op := compile(`a "handoff.created" webhook arrives`)
