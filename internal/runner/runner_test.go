@@ -17,6 +17,7 @@ import (
 )
 
 func TestRunVerdicts(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name     string
 		scenario func(e *env) *scenario.Scenario
@@ -323,6 +324,7 @@ func describe(c *result.Case) string {
 }
 
 func TestRunRetries(t *testing.T) {
+	t.Parallel()
 	chatTimeout := func(w http.ResponseWriter) bool {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestTimeout)
@@ -418,6 +420,7 @@ func TestRunRetries(t *testing.T) {
 const simKey = "sk-build-secret-0123456789"
 
 func TestRunWrongKeyIsNotRetried(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1, BuildKey: simKey, RuntimeKey: "sk-runtime-other"})
 	c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: "sk-wrong-key"})
 	if err != nil {
@@ -443,6 +446,7 @@ func TestRunWrongKeyIsNotRetried(t *testing.T) {
 }
 
 func TestRunSimFaults(t *testing.T) {
+	t.Parallel()
 	// Injected 500s and chat timeouts on a few requests: every case must
 	// end passing (some flaky) thanks to retries, none failed.
 	e := newEnv(t, sim.Options{Seed: 7, Faults: sim.Faults{Error500: 0.05, ChatTimeout: 0.03}})
@@ -518,6 +522,7 @@ func TestRunTimeouts(t *testing.T) {
 }
 
 func TestRunRepeat(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name     string
 		rate     float64
@@ -587,6 +592,7 @@ func TestRunRepeat(t *testing.T) {
 }
 
 func TestRunFailFast(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Parallel = 1
@@ -700,6 +706,7 @@ func TestRunCancel(t *testing.T) {
 }
 
 func TestRunOrderIsFileOrder(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 3, Faults: sim.Faults{Jitter: 8 * time.Millisecond}})
 	opts := e.opts()
 	opts.Parallel = 8
@@ -746,6 +753,7 @@ func (p panicky) SendTurn(ctx context.Context, agentID, conversationID string, r
 }
 
 func TestRunRecoversPanics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Channel = DebugChat(panicky{DebugChatClient: e.client, victim: "boom"})
@@ -773,6 +781,7 @@ func TestRunRecoversPanics(t *testing.T) {
 }
 
 func TestRunOptionsErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no channel") {
 		t.Errorf("no client: err = %v", err)
 	}
@@ -791,6 +800,7 @@ func TestRunOptionsErrors(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	mk := func(name, agent, env string, tags ...string) *scenario.Scenario {
 		return &scenario.Scenario{Name: name, Agent: agent, Env: env, Tags: tags, Start: scenario.Start{Variant: "v1"}}
 	}
@@ -855,6 +865,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestRunLeanKeepsRawReplies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.LeanAbove = 2
@@ -890,6 +901,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 }
 
 func TestRunInvalidEnvIsAConfigError(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Retries = 2
