@@ -42,6 +42,7 @@ scenarios:
 `
 
 func TestLiveSafetyRefusals(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
 	remote := simEnv(s)
 	remote["AGENTTEST_AGENT_ID"] = "clinic"
@@ -143,6 +144,7 @@ func TestAllowLiveAndProbeNumbers(t *testing.T) {
 // TestAlertGateInReports fires a rule on the simulator and checks that the
 // gate fails the run and appears in the console, JUnit and JSON.
 func TestAlertGateInReports(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1, TickInterval: 10 * time.Millisecond})
 	env := simEnv(s)
 	env["AGENTTEST_AGENT_ID"] = "clinic"

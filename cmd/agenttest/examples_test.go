@@ -506,6 +506,7 @@ func texts(e *assert.Expect) []*assert.Text {
 // expectation key, every matcher and every scenario key of the format is
 // used by some scenario of suites/, and the README's table names each one.
 func TestSuitesCoverTheFormat(t *testing.T) {
+	t.Parallel()
 	suites := loadTree(t, "suites")
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "suites", "README.md"))
 	if err != nil {

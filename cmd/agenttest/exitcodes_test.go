@@ -37,6 +37,14 @@ type process struct {
 // process's environment) and waits for it.
 func runProcess(t *testing.T, dir string, env map[string]string, args ...string) process {
 	t.Helper()
+	return startProcess(t, dir, env, args...)(t)
+}
+
+// startProcess starts agenttest as runProcess does and returns the func
+// that waits for it. Processes started together overlap the race
+// detector's pause at exit (a second each) instead of adding them up.
+func startProcess(t *testing.T, dir string, env map[string]string, args ...string) (wait func(t *testing.T) process) {
+	t.Helper()
 	cmd := exec.Command(agenttestBinary(t), args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), asMainEnv + "=1"}
@@ -46,17 +54,23 @@ func runProcess(t *testing.T, dir string, env map[string]string, args ...string)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	p := process{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		p.code = ee.ExitCode()
-	default:
+	if err := cmd.Start(); err != nil {
 		t.Fatalf("agenttest %v: %v", args, err)
 	}
-	return p
+	return func(t *testing.T) process {
+		t.Helper()
+		err := cmd.Wait()
+		p := process{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee):
+			p.code = ee.ExitCode()
+		default:
+			t.Fatalf("agenttest %v: %v", args, err)
+		}
+		return p
+	}
 }
 
 func (p process) String() string {
@@ -96,15 +110,22 @@ func TestExitCodeTable(t *testing.T) {
 		{name: "0: nothing selected, allowed", dir: "testdata/pass", args: []string{"run", "--tags", "@NoSuch", "--allow-empty"}, code: exitOK,
 			stdout: []string{"status: empty"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if tc.name[0] == '3' {
-				if _, err := os.Stat("/dev/full"); err != nil {
-					t.Skip("no /dev/full here")
-				}
+	// Every row's process starts at once; each row then waits for its own.
+	waits := make([]func(t *testing.T) process, len(cases))
+	for i, tc := range cases {
+		if tc.name[0] == '3' {
+			if _, err := os.Stat("/dev/full"); err != nil {
+				continue
 			}
-			p := runProcess(t, tc.dir, tc.env, tc.args...)
+		}
+		waits[i] = startProcess(t, tc.dir, tc.env, tc.args...)
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if waits[i] == nil {
+				t.Skip("no /dev/full here")
+			}
+			p := waits[i](t)
 			if p.code != tc.code {
 				t.Fatalf("want exit %d, got %s", tc.code, p)
 			}

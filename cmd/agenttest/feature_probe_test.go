@@ -12,6 +12,7 @@ import (
 // probe_numbers check as YAML probes, before anything runs, at the step's
 // file:line:col.
 func TestLiveSafetyFeatureProbes(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
 	remote := simEnv(s)
 	remote["AGENTTEST_AGENT_ID"] = "clinic"

@@ -86,6 +86,7 @@ func TestRunMixedFilesOneJUnit(t *testing.T) {
 }
 
 func TestLintUndefinedStep(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, repoRoot, nil, "lint", "cmd/agenttest/testdata/featurelint")
 	if code := c.run(t); code != exitUsage {
 		t.Fatalf("exit %d, want %d\n%s%s", code, exitUsage, c.stdout, c.stderr)
@@ -103,6 +104,7 @@ func TestLintUndefinedStep(t *testing.T) {
 }
 
 func TestListFeatures(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, repoRoot, nil, "list", "--tags", "@emergency", "features", "examples")
 	if code := c.run(t); code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, c.stdout, c.stderr)

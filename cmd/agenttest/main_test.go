@@ -442,6 +442,7 @@ func TestEmbeddedSimulatorIsAnnouncedFirst(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		args []string
 		want string
@@ -521,6 +522,7 @@ func readReports(t *testing.T, junitPath, jsonPath string) (junitDoc, jsonDoc) {
 }
 
 func TestReportFiles(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	junitPath := filepath.Join(out, "nested", "dir", "junit.xml")
 	jsonPath := filepath.Join(out, "other", "result.json")
@@ -544,6 +546,7 @@ func TestReportFiles(t *testing.T) {
 // config target whose key comes from ${env:...}, with report paths from the
 // config's run section.
 func TestConfigRunDefaultsAndTarget(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 3})
 	dir := t.TempDir()
 	copyTree(t, "testdata/pass/suites", filepath.Join(dir, "suites"))
@@ -642,6 +645,7 @@ func TestInterruptWritesReports(t *testing.T) {
 }
 
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
 	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "1")
 	c.sigs <- struct{}{}
@@ -658,6 +662,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 }
 
 func TestKeysNeverPrinted(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
 	const buildKey, runtimeKey = "planted-build-key-7f3a9c", "planted-runtime-key-51d2e8"
 	type testCase struct {
@@ -726,6 +731,7 @@ func TestKeysNeverPrinted(t *testing.T) {
 }
 
 func TestHelpGolden(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		args   []string
 		golden string
@@ -766,6 +772,7 @@ func TestHelpGolden(t *testing.T) {
 }
 
 func TestFlagPrecedence(t *testing.T) {
+	t.Parallel()
 	cfgSrc := "run:\n  parallel: 3\n  retries: 2\n  turn_timeout: 10s\n  junit: cfg.xml\n"
 	type testCase struct {
 		name string
@@ -803,6 +810,7 @@ func TestFlagPrecedence(t *testing.T) {
 }
 
 func TestInterspersedFlags(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, "testdata/pass", nil)
 	o, _, err := parseRunOptions(c.st, []string{"suites", "--tags", "@smoke", "./other/", "-v", "--", "--odd-name"})
 	if err != nil {
@@ -814,6 +822,7 @@ func TestInterspersedFlags(t *testing.T) {
 }
 
 func TestNoColor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tty     bool
 		noColor bool
@@ -866,6 +875,7 @@ func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
 // TestSymlinksAreFollowed: a suite reached through a symbolic link (to a
 // file anywhere) is read like the file itself, under the link's path.
 func TestSymlinksAreFollowed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	elsewhere := t.TempDir()
 	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")

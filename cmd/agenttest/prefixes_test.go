@@ -14,6 +14,7 @@ import (
 // failed call of a turn as "turn N" (from the transcript), anything else
 // in the runner's own words, never "turn 1: http: turn 1: POST ...".
 func TestErrorsSayEachThingOnce(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if strings.Count(r.URL.Path, "/") == 4 { // session creation

@@ -149,6 +149,7 @@ func TestRerunFailed(t *testing.T) {
 // TestNameLiteralAndRegex: --name is literal text, brackets included, so
 // a printed example-row name selects that row; /.../ is a regex.
 func TestNameLiteralAndRegex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
 		t.Fatal(err)

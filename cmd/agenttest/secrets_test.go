@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 
 	"github.com/agenttest/agenttest/internal/secret"
@@ -125,7 +126,12 @@ scenarios:
 
 func TestSecretsNeverLeak(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: plantedBuildKey, RuntimeKey: plantedRuntimeKey, Messaging: plantedMessaging()})
+	// Calls connect in tens of milliseconds, as in the fault drills
+	// (drillCallFlags): the probes' calls are here for the keys they use,
+	// not for the platform's call timings (by default 3 s or more, each
+	// polled for).
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: plantedBuildKey, RuntimeKey: plantedRuntimeKey, Messaging: plantedMessaging(),
+		TickInterval: 10 * time.Millisecond, Outbound: sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond}})
 	echo := echoPlatform(t)
 	envTarget := func(url string) map[string]string {
 		return map[string]string{
@@ -364,6 +370,9 @@ func TestSecretsInEveryForm(t *testing.T) {
 				}
 			}
 			env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": key, "COPY": key}
+			// Every form of the key, rendered once: the checks below
+			// look for them in thousands of strings.
+			forms := secret.Forms(key)
 			masked := 0
 			for name := range suites {
 				want := exitUsage
@@ -384,22 +393,22 @@ func TestSecretsInEveryForm(t *testing.T) {
 					texts[report] = string(b)
 				}
 				for text, body := range texts {
-					if f := keyIn(body, key); f != "" {
+					if f := keyIn(body, forms); f != "" {
 						t.Errorf("%s: %s holds the key as %q", name, text, f)
 					}
 				}
 				for _, s := range jsonStrings(t, texts["result.json"]) {
-					if f := keyInDecoded(s, key); f != "" {
+					if f := keyInDecoded(s, forms); f != "" {
 						t.Errorf("%s: result.json: the string %q decodes to the key (%s)", name, s, f)
 					}
 				}
 				for _, s := range jsonStrings(t, htmlData(t, texts["report.html"])) {
-					if f := keyInDecoded(s, key); f != "" {
+					if f := keyInDecoded(s, forms); f != "" {
 						t.Errorf("%s: report.html: the string %q decodes to the key (%s)", name, s, f)
 					}
 				}
 				for _, s := range xmlStrings(t, texts["junit.xml"]) {
-					if f := keyInDecoded(s, key); f != "" {
+					if f := keyInDecoded(s, forms); f != "" {
 						t.Errorf("%s: junit.xml: the text %q decodes to the key (%s)", name, s, f)
 					}
 				}
@@ -426,9 +435,10 @@ func htmlData(t *testing.T, page string) string {
 	return page[i+len(open) : i+j]
 }
 
-// keyIn returns the form of key that text holds, or "".
-func keyIn(text, key string) string {
-	for _, f := range secret.Forms(key) {
+// keyIn returns the form of a key (forms: secret.Forms of it) that text
+// holds, or "".
+func keyIn(text string, forms []string) string {
+	for _, f := range forms {
 		if strings.Contains(text, f) {
 			return f
 		}
@@ -436,9 +446,16 @@ func keyIn(text, key string) string {
 	return ""
 }
 
+// regexEscape is a backslash escape, as regex quoting writes it, and
+// base64Run a run of characters that may be base64 of either alphabet.
+var (
+	regexEscape = regexp.MustCompile(`\\(.)`)
+	base64Run   = regexp.MustCompile(`[A-Za-z0-9+/_=-]{16,}`)
+)
+
 // keyInDecoded decodes s every way a reader might and says which decoding
-// shows the key.
-func keyInDecoded(s, key string) string {
+// shows the key (forms: secret.Forms of it).
+func keyInDecoded(s string, forms []string) string {
 	decoded := map[string]string{"as is": s}
 	if u, err := url.QueryUnescape(s); err == nil {
 		decoded["URL-decoded"] = u
@@ -447,16 +464,16 @@ func keyInDecoded(s, key string) string {
 	if json.Unmarshal([]byte(`"`+s+`"`), &j) == nil {
 		decoded["JSON-decoded"] = j
 	}
-	decoded["regex-unquoted"] = regexp.MustCompile(`\\(.)`).ReplaceAllString(s, "$1")
+	decoded["regex-unquoted"] = regexEscape.ReplaceAllString(s, "$1")
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-		for _, run := range regexp.MustCompile(`[A-Za-z0-9+/_=-]{16,}`).FindAllString(s, -1) {
+		for _, run := range base64Run.FindAllString(s, -1) {
 			if b, err := enc.DecodeString(run); err == nil {
 				decoded["base64-decoded"] += string(b)
 			}
 		}
 	}
 	for how, d := range decoded {
-		if f := keyIn(d, key); f != "" {
+		if f := keyIn(d, forms); f != "" {
 			return how + ": " + f
 		}
 	}

@@ -62,6 +62,7 @@ func startSim(t *testing.T, args ...string) string {
 }
 
 func TestRunSimJSONLine(t *testing.T) {
+	t.Parallel()
 	out := startSim(t, "--listen", "127.0.0.1:0", "--keys", "bk,rk", "--account", "ws-abcd1234", "--seed-conversations", "20",
 		"--brand", "Acme", "--unreachable", "+15550009999, +15550008888", "--call-queued", "10ms", "--sms-rate", "2", "--webhook-backoff", "50ms", "--allow-http-webhooks")
 	var info map[string]any
@@ -110,6 +111,7 @@ func TestRunSimJSONLine(t *testing.T) {
 }
 
 func TestRunSimPrintEnv(t *testing.T) {
+	t.Parallel()
 	out := startSim(t, "--single-host", "--print-env")
 	env := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -128,6 +130,7 @@ func TestRunSimPrintEnv(t *testing.T) {
 }
 
 func TestRunSimBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}, {"--call-token", "sim-runtime-key-not-a-secret"}, {"--keys", "b,r", "--call-token", "b"}, {"--socket-drop", "1.5"}, {"--session-expiry", "-1s"}} {
 		st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}
 		err := runSim(context.Background(), st, args)
@@ -145,6 +148,7 @@ func TestRunSimBadFlags(t *testing.T) {
 // process: the call token is printed for the client, and a publish through
 // the admin endpoint changes the active sandbox deployment.
 func TestRunSimCallTokenAndAdmin(t *testing.T) {
+	t.Parallel()
 	out := startSim(t, "--keys", "bk,rk", "--call-token", "ct", "--seed", "3")
 	var info map[string]any
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &info); err != nil || info["call_token"] != "ct" {
@@ -181,6 +185,7 @@ func TestRunSimCallTokenAndAdmin(t *testing.T) {
 // TestRunSimBusyPort: a port already in use is a usage error that says
 // so, not an internal error.
 func TestRunSimBusyPort(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -180,6 +180,7 @@ func checkEvidence(t *testing.T, c statsCase) {
 }
 
 func TestStatisticalVerdicts(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name     string
 		file     string

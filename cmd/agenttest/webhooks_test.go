@@ -109,6 +109,7 @@ func TestWebhooksListen(t *testing.T) {
 }
 
 func TestWebhooksListenUsage(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name string
 		args []string
@@ -144,6 +145,7 @@ func TestWebhooksListenUsage(t *testing.T) {
 // scenarios that confirm webhooks error (never fail), the others run, and
 // the exit code is 4, never 3.
 func TestWebhookRegistrationFails(t *testing.T) {
+	t.Parallel()
 	const suite = `suite: webhooks
 agent: clinic
 scenarios:

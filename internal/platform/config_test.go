@@ -8,6 +8,7 @@ import (
 )
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name    string
 		cfg     Config
@@ -59,6 +60,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestNewDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := New(Config{BuildURL: "https://b.test/", RuntimeURL: "https://r.test/x/"})
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +95,7 @@ func TestNewDefaults(t *testing.T) {
 }
 
 func TestBuildPath(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain":      "/v1/agents/plain/debug-chat",
 		"a/b?c#d":    "/v1/agents/a%2Fb%3Fc%23d/debug-chat",
@@ -106,6 +109,7 @@ func TestBuildPath(t *testing.T) {
 }
 
 func TestChatArgumentChecks(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{MaxAttempts: 1})
 	for _, tc := range []struct {
 		name string

@@ -15,6 +15,7 @@ import (
 const goodTurn = `{"conversationId":"c1","userInput":"hi","response":"Hello!","metadata":{"currentNode":"greet","nodeTrace":["start","greet"],"state":{"n":2}},"conversationEnded":false,"delayedResponse":false}`
 
 func TestDecodeTurn(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
 	rq := &call{ep: epChatTurn, path: "/v1/agents/a/debug-chat/c1"}
 	type testCase struct {
@@ -167,6 +168,7 @@ func TestDecodeConversation(t *testing.T) {
 }
 
 func TestDecodeList(t *testing.T) {
+	t.Parallel()
 	const conv = `{"id":"c1","account_id":"a","project_id":"p","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"CHAT","in_progress":true}`
 	f := &fixed{status: 200}
 	c := serveFixed(t, f)
@@ -220,6 +222,7 @@ func TestDecodeList(t *testing.T) {
 }
 
 func TestHugeBody(t *testing.T) {
+	t.Parallel()
 	f := &fixed{status: 200, body: `{"conversations":[` + strings.Repeat(`"x",`, 1<<10) + `"x"]}`}
 	srv := serveFixed(t, f)
 	c, err := New(Config{BuildURL: srv.BuildURL(), RuntimeURL: srv.RuntimeURL(), AccountID: "slug_1", MaxBodyBytes: 1024})
@@ -274,6 +277,7 @@ var fastTurnBodies = []struct {
 // what it accepts must decode to exactly the general path's result, raw
 // metadata included, and what it refuses is decided by the general path.
 func TestFastTurnMatchesGeneralPath(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
 	rq := &call{ep: epChatTurn, path: "/v1/agents/a/debug-chat/c1"}
 	for i, tc := range fastTurnBodies {
@@ -320,6 +324,7 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 // TestFastTurnRawMetadataIsCapped checks that the raw metadata, a slice of
 // the body, cannot be appended to over the rest of the body.
 func TestFastTurnRawMetadataIsCapped(t *testing.T) {
+	t.Parallel()
 	body := []byte(goodTurn)
 	res, ok := fastTurn(body)
 	if !ok {

@@ -17,6 +17,7 @@ import (
 // from a server that is not the simulator, and refuses the ones that
 // carry no id or name another environment.
 func TestActiveDeploymentShapes(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name string
 		env  string
@@ -85,6 +86,7 @@ func TestActiveDeploymentShapes(t *testing.T) {
 // TestActiveDeploymentAgainstSim follows a publish and a promotion of the
 // simulator through the client, per environment.
 func TestActiveDeploymentAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 2, Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }})
 	c := simClient(t, s, RetryPolicy{})
 	ctx := context.Background()

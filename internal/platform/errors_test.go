@@ -50,6 +50,7 @@ func serveFixed(t *testing.T, f *fixed) *Client {
 }
 
 func TestAPIErrorShapes(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name        string
 		f           *fixed
@@ -180,6 +181,7 @@ func TestAPIErrorShapes(t *testing.T) {
 }
 
 func TestAPIErrorLongBodyIsBounded(t *testing.T) {
+	t.Parallel()
 	f := &fixed{status: 400, body: `{"error_message":"` + strings.Repeat("x ", 100000) + `"}`}
 	c := serveFixed(t, f)
 	_, err := c.GetConversation(context.Background(), "p", "c")
@@ -193,6 +195,7 @@ func TestAPIErrorLongBodyIsBounded(t *testing.T) {
 }
 
 func TestPredicatesOnOtherErrors(t *testing.T) {
+	t.Parallel()
 	for _, err := range []error{nil, errors.New("x"), context.Canceled, &ResponseError{Err: errors.New("bad")}} {
 		if IsChatTimeout(err) || IsNotFound(err) || IsRateLimited(err) || IsAuth(err) || IsTransient(err) {
 			t.Errorf("%v: classified", err)
@@ -208,6 +211,7 @@ func TestPredicatesOnOtherErrors(t *testing.T) {
 }
 
 func TestHTMLTitle(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"<html><head><title>502 Bad Gateway</title></head></html>", "502 Bad Gateway"},
 		{"<TITLE lang=en>\n Service Unavailable \n</Title>", "Service Unavailable"},

@@ -15,6 +15,7 @@ import (
 )
 
 func TestOutboundCallAgainstSim(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 5, Now: clk.Now, TickInterval: time.Hour, Outbound: sim.OutboundOptions{
 		Queued: time.Second, Calling: 2 * time.Second, Retention: time.Hour, Unreachable: []string{"+447700900999"},
@@ -81,6 +82,7 @@ func TestOutboundCallAgainstSim(t *testing.T) {
 }
 
 func TestPlaceCallErrors(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 6})
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
@@ -119,6 +121,7 @@ func TestPlaceCallErrors(t *testing.T) {
 }
 
 func TestSendSMSAgainstSim(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 7, Now: clk.Now, TickInterval: time.Hour, SMSRate: 1})
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, Sleep: clk.Sleep, Rand: func() float64 { return 0 }})
@@ -185,6 +188,7 @@ func TestSendSMSAgainstSim(t *testing.T) {
 }
 
 func TestAlertRulesAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 8})
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
@@ -256,6 +260,7 @@ func TestAlertRulesAgainstSim(t *testing.T) {
 }
 
 func TestAlertRuleCap(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 9})
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
@@ -272,6 +277,7 @@ func TestAlertRuleCap(t *testing.T) {
 }
 
 func TestWebhookEndpointsAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 10, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
@@ -312,6 +318,7 @@ func TestWebhookEndpointsAgainstSim(t *testing.T) {
 }
 
 func TestSameWebhookURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a, b string
 		same bool
@@ -330,6 +337,7 @@ func TestSameWebhookURL(t *testing.T) {
 // TestTolerantRecords feeds the shapes other implementations plausibly
 // send (bare arrays, data envelopes, camelCase names) through the readers.
 func TestTolerantRecords(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name, body, envelope string
 		want                 int

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheckIDs(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name  string
 		check func(string) error

@@ -180,6 +180,7 @@ func TestMessagingMalformedFrame(t *testing.T) {
 }
 
 func TestMessagingSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	var texts []string
 	collect := func(err error) {
 		if err == nil {

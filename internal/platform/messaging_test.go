@@ -88,6 +88,7 @@ func say(t testing.TB, m *MessagingSession, text string) *MessagingTurn {
 }
 
 func TestMessagingConversation(t *testing.T) {
+	t.Parallel()
 	for _, streaming := range []bool{false, true} {
 		t.Run(fmt.Sprintf("streaming %v", streaming), func(t *testing.T) {
 			t.Parallel()
@@ -147,6 +148,7 @@ func TestMessagingConversation(t *testing.T) {
 }
 
 func TestMessagingSystemMessagesAreData(t *testing.T) {
+	t.Parallel()
 	s, _ := startMessagingSim(t, sim.Options{Faults: sim.Faults{ReplyFailure: 1}})
 	c := messagingClient(t, s, RetryPolicy{})
 	m := open(t, c, MessagingStart{})
@@ -179,6 +181,7 @@ func TestMessagingSystemMessagesAreData(t *testing.T) {
 }
 
 func TestMessagingHandoffEvents(t *testing.T) {
+	t.Parallel()
 	s, _ := startMessagingSim(t, sim.Options{})
 	c := messagingClient(t, s, RetryPolicy{})
 	m := open(t, c, MessagingStart{})
@@ -219,6 +222,7 @@ func TestMessagingHandoffEvents(t *testing.T) {
 // the answer, after all of it). Each conversation must match the one
 // without drops: no duplicate join, no duplicate or missing event.
 func TestMessagingReconnect(t *testing.T) {
+	t.Parallel()
 	script := []string{"ping", "what is this", "ping", "ping", "bye"}
 	run := func(t *testing.T, seed int64, drop float64, streaming bool) ([]string, *MessagingSession, *simtest.Sim) {
 		s, _ := startMessagingSim(t, sim.Options{Seed: seed, Faults: sim.Faults{SocketDrop: drop}})
@@ -257,6 +261,7 @@ func TestMessagingReconnect(t *testing.T) {
 }
 
 func TestMessagingDroppedBetweenTurns(t *testing.T) {
+	t.Parallel()
 	s, clk := startMessagingSim(t, sim.Options{})
 	c := messagingClient(t, s, RetryPolicy{})
 	m := open(t, c, MessagingStart{})
@@ -284,6 +289,7 @@ func TestMessagingDroppedBetweenTurns(t *testing.T) {
 }
 
 func TestMessagingHTTPErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := startMessagingSim(t, sim.Options{})
 	base := Config{BuildURL: s.BuildURL, MessagingURL: s.MessagingURL, Retry: RetryPolicy{MaxAttempts: 1}}
 	for _, tc := range []struct {

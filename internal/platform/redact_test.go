@@ -51,6 +51,7 @@ func echoKey(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestKeysNeverLeak(t *testing.T) {
+	t.Parallel()
 	const buildKey, runtimeKey = "bk-PLANTED-build-0123456789", "rk-PLANTED-runtime-0123456789"
 	srv := httptest.NewServer(http.HandlerFunc(echoKey))
 	t.Cleanup(srv.Close)
@@ -145,6 +146,7 @@ func TestKeysNeverLeak(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, "https://x.test", RetryPolicy{})
 	got := c.Redact("a bk-secret-build b rk-secret-runtime c")
 	if got != "a [REDACTED] b [REDACTED] c" {

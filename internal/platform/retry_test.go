@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	type testCase struct {
 		in   string
@@ -42,6 +43,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestBackoffBounds(t *testing.T) {
+	t.Parallel()
 	for _, f := range []float64{0, 0.5, 0.999999} {
 		p := RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second, Rand: func() float64 { return f }}.withDefaults()
 		for attempt := 0; attempt < 100; attempt++ {
@@ -64,6 +66,7 @@ func TestBackoffBounds(t *testing.T) {
 }
 
 func TestRetryPolicyValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		p       RetryPolicy
 		wantErr string
@@ -154,6 +157,7 @@ func TestShouldRetry(t *testing.T) {
 }
 
 func TestNeverSent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		err  error

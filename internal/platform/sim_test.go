@@ -99,6 +99,7 @@ func simClient(t testing.TB, s *simtest.Sim, p RetryPolicy) *Client {
 }
 
 func TestChatAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
 	c := simClient(t, s, RetryPolicy{})
 	ctx := context.Background()
@@ -158,6 +159,7 @@ func TestChatAgainstSim(t *testing.T) {
 }
 
 func TestSingleHost(t *testing.T) {
+	t.Parallel()
 	s := simtest.StartSingleHost(t, sim.Options{Seed: 2})
 	c := simClient(t, s, RetryPolicy{})
 	ex, err := c.StartChat(context.Background(), s.AgentIDs[0], ChatStart{ClientEnv: "live"})
@@ -170,6 +172,7 @@ func TestSingleHost(t *testing.T) {
 }
 
 func TestConversationsAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 3, SeedConversations: 90})
 	c := simClient(t, s, RetryPolicy{})
 	ctx := context.Background()
@@ -292,6 +295,7 @@ func TestConversationsAgainstSim(t *testing.T) {
 }
 
 func TestErrorsAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 4})
 	ctx := context.Background()
 	good := simClient(t, s, RetryPolicy{})
@@ -362,6 +366,7 @@ func TestErrorsAgainstSim(t *testing.T) {
 }
 
 func TestChatTimeoutAgainstSim(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 5, Now: clk.Now, ChatIdleTimeout: 50 * time.Millisecond})
 	c := simClient(t, s, RetryPolicy{})
@@ -394,6 +399,7 @@ func TestChatTimeoutAgainstSim(t *testing.T) {
 }
 
 func TestRateLimitRetriedHonouringRetryAfter(t *testing.T) {
+	t.Parallel()
 	s := startCounted(t, sim.Options{Seed: 6, Faults: sim.Faults{Error429: 0.4, RetryAfter: 2 * time.Second}})
 	rec := &sleeps{}
 	// Few attempts: a 429 is not one.
@@ -428,6 +434,7 @@ func TestRateLimitRetriedHonouringRetryAfter(t *testing.T) {
 }
 
 func TestRateLimitGivesUpPastTheWaitBudget(t *testing.T) {
+	t.Parallel()
 	s := startCounted(t, sim.Options{Seed: 7, Faults: sim.Faults{Error429: 1}})
 	clk := fakeclock.New()
 	c, err := New(Config{
@@ -454,6 +461,7 @@ func TestRateLimitGivesUpPastTheWaitBudget(t *testing.T) {
 // TestServerErrorsOnTurnsAndReads: a 500 on a turn is returned at once (the
 // turn may have been applied), while reads and session creation retry.
 func TestServerErrorsOnTurnsAndReads(t *testing.T) {
+	t.Parallel()
 	s := startCounted(t, sim.Options{Seed: 8, Faults: sim.Faults{Error500: 0.35}, SeedConversations: 6})
 	rec := &sleeps{}
 	c := clientFor(t, s.info, RetryPolicy{MaxAttempts: 30, Sleep: rec.sleep})
@@ -487,6 +495,7 @@ func TestServerErrorsOnTurnsAndReads(t *testing.T) {
 }
 
 func TestDroppedConnections(t *testing.T) {
+	t.Parallel()
 	s := startCounted(t, sim.Options{Seed: 9, Faults: sim.Faults{Drop: 0.35}, SeedConversations: 6})
 	rec := &sleeps{}
 	c := clientFor(t, s.info, RetryPolicy{MaxAttempts: 30, Sleep: rec.sleep})
@@ -523,6 +532,7 @@ func TestDroppedConnections(t *testing.T) {
 }
 
 func TestDialFailureIsRetriedEvenForTurns(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -631,6 +641,7 @@ func hostOf(u string) string { return strings.TrimPrefix(u, "http://") }
 // reference mentions: hidden transcripts, v1 field whitelisting and chunked
 // streaming.
 func TestProjectTogglesAgainstSim(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 13, SeedConversations: 30, Projects: map[string]sim.ProjectOptions{
 		"restaurant": {HideTranscripts: true, V1Whitelist: true, Streaming: true},
 	}})

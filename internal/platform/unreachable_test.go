@@ -17,6 +17,7 @@ import (
 // a TLS handshake that fails) is unreachable and names the host; an HTTP
 // answer, a connection lost after sending and a cancellation are not.
 func TestIsUnreachable(t *testing.T) {
+	t.Parallel()
 	closed := func(t *testing.T) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

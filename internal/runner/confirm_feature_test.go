@@ -133,6 +133,7 @@ func loadFiles(t *testing.T, files map[string]string) []*scenario.Suite {
 // suite and of the same feature in one run, and requires the same
 // verdicts, attempts and failure facts.
 func TestConfirmFeatureParity(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	suites := loadFiles(t, map[string]string{
 		"confirm.yaml":    strings.ReplaceAll(confirmParityYAML, "AGENT", e.clinic),
@@ -198,6 +199,7 @@ func TestConfirmFeatureParity(t *testing.T) {
 // succeed), a confirmation after a call that failed as expected, and
 // confirmations in the middle of a chat.
 func TestConfirmFeatureOnly(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	src := `@agent:` + e.clinic + ` @within:5s
 Feature: feature-only confirmations
@@ -269,6 +271,7 @@ Feature: feature-only confirmations
 // same configuration rules as YAML ones (a number outside probe_numbers,
 // webhooks without a receiver).
 func TestConfirmFeatureConfig(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	src := `@agent:` + e.clinic + `
 Feature: config

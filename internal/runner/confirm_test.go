@@ -94,6 +94,7 @@ scenarios:
 `
 
 func TestConfirmationsAndProbes(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	res, err := Run(context.Background(), loadYAML(t, strings.ReplaceAll(confirmSuite, "agent: clinic", "agent: "+e.clinic)), e.opts())
 	if err != nil {
@@ -149,6 +150,7 @@ func TestConfirmationsAndProbes(t *testing.T) {
 }
 
 func TestWebhookBadSignature(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, func(string) string { return "whsec_00000000000000000000000000000000" })
 	src := `suite: bad signature
 agent: ` + e.clinic + `
@@ -176,6 +178,7 @@ scenarios:
 }
 
 func TestConfirmWithoutReceiverOrRefusedNumber(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	src := `suite: config
 agent: ` + e.clinic + `
@@ -204,6 +207,7 @@ scenarios:
 }
 
 func TestAlertGate(t *testing.T) {
+	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	src := `suite: gate
 agent: ` + e.clinic + `

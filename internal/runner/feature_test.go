@@ -65,6 +65,7 @@ func allFacts(f *result.File) string {
 // feature, in one run, and requires the same verdicts, attempts and
 // failure facts.
 func TestFeatureParity(t *testing.T) {
+	t.Parallel()
 	suites := loadTestdata(t, "parity/parity.feature", "parity/parity.yaml")
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
@@ -112,6 +113,7 @@ func TestFeatureParity(t *testing.T) {
 // verdicts: retries replay the steps before the failing one in a fresh
 // session, repeat replays them all.
 func TestFeatureRetriesAndRepeat(t *testing.T) {
+	t.Parallel()
 	chatTimeout := func(w http.ResponseWriter) bool {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestTimeout)
@@ -277,6 +279,7 @@ func TestFeatureCancel(t *testing.T) {
 // YAML ones; unselected pickles never open a session and are absent from
 // the Result. Parallel 1 and 8 give the same facts.
 func TestFeatureFilters(t *testing.T) {
+	t.Parallel()
 	tags, err := scenario.ParseTagExpr("@agent:clinic || @agent:utility-billing")
 	if err != nil {
 		t.Fatal(err)

@@ -341,6 +341,7 @@ scenarios:
 // TestSystemError is the rule that decides when the events of a turn are
 // the platform's failure rather than the agent's answer.
 func TestSystemError(t *testing.T) {
+	t.Parallel()
 	overload := []reply.SystemMessage{{Level: reply.SystemLevelError, Text: "Our system is experiencing high load. Please try again in a moment."}}
 	type testCase struct {
 		name    string

@@ -17,6 +17,7 @@ import (
 var standardDesign = stats.Design{PassRate: 0.9, Margin: 0.1, Confidence: 0.95}
 
 func TestSequentialRule(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name                    string
 		passed, failed, errored int
@@ -52,6 +53,7 @@ func TestSequentialRule(t *testing.T) {
 // orders, as parallel runs do, and requires the verdict and the runs it
 // rests on to be those of the runs one at a time.
 func TestEvidenceInStartOrder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for trial := range 200 {
 		outcomes := make([]result.Status, 400)
@@ -117,6 +119,7 @@ func rudeEvery(n int64) func(kind string, k int64, body []byte) []byte {
 }
 
 func TestRunSequential(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name     string
 		stats    scenario.Stats
@@ -230,6 +233,7 @@ func TestRunSequential(t *testing.T) {
 // TestRunStatsFromOptions: the run's settings apply to a scenario that
 // sets none, never to one with its own.
 func TestRunStatsFromOptions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Stats = scenario.Stats{PassRate: 0.9, Confidence: 0.95}
@@ -256,6 +260,7 @@ func TestRunStatsFromOptions(t *testing.T) {
 // holds, once, when the run is planned; a quarantined case keeps its real
 // outcome and gates only after the quarantine lapsed.
 func TestQuarantineLapses(t *testing.T) {
+	t.Parallel()
 	until := time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		now    time.Time
@@ -294,6 +299,7 @@ func TestQuarantineLapses(t *testing.T) {
 // not: it cannot fail the run, so stopping on it would leave every other
 // case untested behind a green run.
 func TestFailFastIgnoresQuarantine(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Parallel, opts.FailFast = 1, true

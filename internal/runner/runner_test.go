@@ -19,6 +19,7 @@ import (
 )
 
 func TestRunVerdicts(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name     string
 		scenario func(e *env) *scenario.Scenario
@@ -325,6 +326,7 @@ func describe(c *result.Case) string {
 }
 
 func TestRunRetries(t *testing.T) {
+	t.Parallel()
 	chatTimeout := func(w http.ResponseWriter) bool {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestTimeout)
@@ -420,6 +422,7 @@ func TestRunRetries(t *testing.T) {
 const simKey = "sk-build-secret-0123456789"
 
 func TestRunWrongKeyIsNotRetried(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1, BuildKey: simKey, RuntimeKey: "sk-runtime-other"})
 	c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: "sk-wrong-key"})
 	if err != nil {
@@ -445,6 +448,7 @@ func TestRunWrongKeyIsNotRetried(t *testing.T) {
 }
 
 func TestRunSimFaults(t *testing.T) {
+	t.Parallel()
 	// Injected 500s and chat timeouts on a few requests: every case must
 	// end passing (some flaky) thanks to retries, none failed.
 	e := newEnv(t, sim.Options{Seed: 7, Faults: sim.Faults{Error500: 0.05, ChatTimeout: 0.03}})
@@ -555,6 +559,7 @@ func TestTurnTimeoutLeavesRateLimitWaitsOut(t *testing.T) {
 }
 
 func TestRunRepeat(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name     string
 		rate     float64
@@ -624,6 +629,7 @@ func TestRunRepeat(t *testing.T) {
 }
 
 func TestRunFailFast(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Parallel = 1
@@ -737,6 +743,7 @@ func TestRunCancel(t *testing.T) {
 }
 
 func TestRunOrderIsFileOrder(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 3, Faults: sim.Faults{Jitter: 8 * time.Millisecond}})
 	opts := e.opts()
 	opts.Parallel = 8
@@ -783,6 +790,7 @@ func (p panicky) SendTurn(ctx context.Context, agentID, conversationID string, r
 }
 
 func TestRunRecoversPanics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Channel = DebugChat(panicky{DebugChatClient: e.client, victim: "boom"})
@@ -810,6 +818,7 @@ func TestRunRecoversPanics(t *testing.T) {
 }
 
 func TestRunOptionsErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Run(context.Background(), nil, Options{}); err == nil || !strings.Contains(err.Error(), "no channel") {
 		t.Errorf("no client: err = %v", err)
 	}
@@ -828,6 +837,7 @@ func TestRunOptionsErrors(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	mk := func(name, agent, env string, tags ...string) *scenario.Scenario {
 		return &scenario.Scenario{Name: name, Agent: agent, Env: env, Tags: tags, Start: scenario.Start{Variant: "v1"}}
 	}
@@ -892,6 +902,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestRunLeanKeepsRawReplies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20), broken("three", 30))}, opts)
@@ -993,6 +1004,7 @@ func TestRunConversationIDOwnsItsMemory(t *testing.T) {
 }
 
 func TestRunInvalidEnvIsAConfigError(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
 	opts.Retries = 2

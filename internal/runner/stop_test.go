@@ -57,6 +57,7 @@ func countStatuses(res *result.Result) map[string]int {
 // start. Every case but those that failed is reported not run, with the
 // reason, and the result says why once, with the host.
 func TestStopUnreachable(t *testing.T) {
+	t.Parallel()
 	addr := closedPort(t)
 	var dials atomic.Int64
 	tr := platform.NewTransport(8)
@@ -121,6 +122,7 @@ func (f *flakyDial) Open(ctx context.Context, agent string, req platform.ChatSta
 // messaging_url or runtime_url that points nowhere stops the run as soon
 // as a case meets it.
 func TestNoStopOnceReached(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		// other: the failing calls go to a host no call reached.
@@ -179,6 +181,7 @@ func TestNoStopOnceReached(t *testing.T) {
 // the run as configuration problems (Stop.Config), naming the credential
 // or the agent, whenever they happen.
 func TestStopOnConfiguration(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name  string
 		setup func(e *env, o *Options)
@@ -238,6 +241,7 @@ func TestStopOnConfiguration(t *testing.T) {
 // key mid-run, no further run starts, the runs in flight are cut off, the
 // case that met the refusal is errored and the others are not run.
 func TestStopCutsStatisticalRuns(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
 	const refuseAt = 6
 	var after atomic.Int64
@@ -304,6 +308,7 @@ func TestStopCutsStatisticalRuns(t *testing.T) {
 // just issued, and a 404 there is a session it no longer knows: errors of
 // the case that a fresh session may not meet, never an unknown agent.
 func TestPlatformStopOfMessaging(t *testing.T) {
+	t.Parallel()
 	api := func(endpoint string, status int, credential string) error {
 		return &platform.APIError{Method: "POST", Endpoint: endpoint, Path: endpoint, Host: "msg:443", Status: status, Credential: credential}
 	}

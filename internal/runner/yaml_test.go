@@ -13,6 +13,7 @@ import (
 // TestRunLoadedSuite runs a suite written in YAML, so the runner is tested
 // with what users write, positions included.
 func TestRunLoadedSuite(t *testing.T) {
+	t.Parallel()
 	suites, diags := scenario.Load(os.DirFS("testdata"), []string{"restaurant.yaml"})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)

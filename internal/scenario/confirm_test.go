@@ -42,6 +42,7 @@ scenarios:
 `
 
 func TestConfirmContractLoads(t *testing.T) {
+	t.Parallel()
 	s := mustLoad(t, contractSuite)
 	golden.Check(t, "testdata/valid/confirm.golden", []byte(dump(s.Scenarios)))
 
@@ -75,6 +76,7 @@ func TestConfirmContractLoads(t *testing.T) {
 
 // TestConfirmDiagnostics checks one problem per snippet, at its position.
 func TestConfirmDiagnostics(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name    string
 		body    string // the scenario's keys after its name, indented 4
@@ -147,6 +149,7 @@ func TestConfirmDiagnostics(t *testing.T) {
 }
 
 func TestConfirmWithExamplesAndVars(t *testing.T) {
+	t.Parallel()
 	s := mustLoad(t, `scenarios:
   - name: calls
     vars: {reason: reminder}
@@ -167,6 +170,7 @@ func TestConfirmWithExamplesAndVars(t *testing.T) {
 // TestConfirmationsDocLoads keeps the format block of docs/confirmations.md
 // loadable.
 func TestConfirmationsDocLoads(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../docs/confirmations.md")
 	if err != nil {
 		t.Fatal(err)

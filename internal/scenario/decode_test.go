@@ -9,6 +9,7 @@ import (
 // TestLoadFileDiagnostics checks single problems: each snippet must yield a
 // diagnostic at the given line:col whose text contains want.
 func TestLoadFileDiagnostics(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name string
 		src  string
@@ -147,6 +148,7 @@ func bomb() string {
 
 // TestExpectKeysHaveDecoders keeps the allow-list and the decoders in step.
 func TestExpectKeysHaveDecoders(t *testing.T) {
+	t.Parallel()
 	if len(expectKeys.keys) != len(expectDecoders) {
 		t.Errorf("%d keys, %d decoders", len(expectKeys.keys), len(expectDecoders))
 	}

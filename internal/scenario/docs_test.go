@@ -9,6 +9,7 @@ import (
 // TestDocExamplesLoad loads every complete suite shown in
 // docs/writing-scenarios.md, so the guide cannot drift from the loader.
 func TestDocExamplesLoad(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../docs/writing-scenarios.md")
 	if err != nil {
 		t.Fatal(err)

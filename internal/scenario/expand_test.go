@@ -19,6 +19,7 @@ func mustLoad(t *testing.T, src string) *Suite {
 }
 
 func TestExamplesExpansion(t *testing.T) {
+	t.Parallel()
 	s := mustLoad(t, `
 vars: {party: "1", base: b}
 scenarios:
@@ -59,6 +60,7 @@ scenarios:
 }
 
 func TestInheritance(t *testing.T) {
+	t.Parallel()
 	s := mustLoad(t, `
 agent: a
 env: sandbox
@@ -107,6 +109,7 @@ scenarios:
 
 // TestLoadsCleanly lists forms that must load without any diagnostic.
 func TestLoadsCleanly(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name string
 		src  string
@@ -136,6 +139,7 @@ func TestLoadsCleanly(t *testing.T) {
 }
 
 func TestScalarsAsText(t *testing.T) {
+	t.Parallel()
 	s := mustLoad(t, `
 scenarios:
   - name: a
@@ -159,6 +163,7 @@ scenarios:
 // TestLargeExamplesTable guards the complexity budget: a big data-driven
 // suite with a shared anchor must load.
 func TestLargeExamplesTable(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("x-ok: &ok {not_contains: error}\nscenarios:\n  - name: big\n    examples:\n")
 	for i := 0; i < 300; i++ {

@@ -19,6 +19,7 @@ func loadOneFeature(t *testing.T, src string) ([]*Suite, diag.Diagnostics) {
 // the scenario's Probe (what live safety and the runner read), @within
 // bounds its call, and webhook steps are listed for the receiver.
 func TestFeatureProbeBecomesTheScenarioProbe(t *testing.T) {
+	t.Parallel()
 	suites, diags := loadOneFeature(t, `@agent:clinic
 Feature: probes
 
@@ -63,6 +64,7 @@ Feature: probes
 }
 
 func TestFeatureProbeRules(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name  string
 		body  string

@@ -87,6 +87,7 @@ func loadFeatureFile(t *testing.T, path string) (*Suite, string) {
 // and compares its model (positions, outlines, Rule, Background, tags on
 // Examples, tables, DocStrings, tag parameters) with the golden file.
 func TestLoadFeatureValid(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/features/valid/*.feature")
 	if len(files) == 0 {
 		t.Fatal("no test files")
@@ -105,6 +106,7 @@ func TestLoadFeatureValid(t *testing.T) {
 // TestLoadFeatureInvalid compares the diagnostics of broken features,
 // file:line:col and hints included, with the golden files.
 func TestLoadFeatureInvalid(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/features/invalid/*.feature")
 	if len(files) == 0 {
 		t.Fatal("no test files")

@@ -33,6 +33,7 @@ func testFS() fstest.MapFS {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name  string
 		paths []string
@@ -72,6 +73,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	suites, ds := Load(testFS(), []string{"suites", "missing"})
 	var paths []string
 	for _, s := range suites {
@@ -94,6 +96,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestIsSuite(t *testing.T) {
+	t.Parallel()
 	testCases := []struct {
 		name string
 		src  string
@@ -130,6 +133,7 @@ func TestIsSuite(t *testing.T) {
 // broken ones included, and lists the other YAML files with what they
 // are.
 func TestLoadAllSkipped(t *testing.T) {
+	t.Parallel()
 	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
 	fsys := fstest.MapFS{
 		"s/ok.yaml":        file(okSuite),
@@ -163,6 +167,7 @@ func TestLoadAllSkipped(t *testing.T) {
 }
 
 func TestKindOf(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]Kind{"a.yaml": YAMLSuite, "a.YML": YAMLSuite, "a.feature": Feature, "a.json": NotSuite, "yaml": NotSuite} {
 		if got := KindOf(name); got != want {
 			t.Errorf("KindOf(%q) = %v, want %v", name, got, want)

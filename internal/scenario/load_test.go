@@ -37,6 +37,7 @@ func loadTestdata(t *testing.T, path string) (*Suite, diag.Diagnostics) {
 // TestLoadFileValid decodes every file under testdata/valid and compares
 // its warnings and its decoded model with the golden file next to it.
 func TestLoadFileValid(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/valid/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no files under testdata/valid")
@@ -59,6 +60,7 @@ func TestLoadFileValid(t *testing.T) {
 // fail, with all of its problems, positions and source lines as in the
 // golden file.
 func TestLoadFileInvalid(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/invalid/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no files under testdata/invalid")

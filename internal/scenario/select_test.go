@@ -39,6 +39,7 @@ const outlineFeature = `Feature: f
 // rows, a row's line that row, in YAML and features alike; other files
 // are not restricted.
 func TestSelectAt(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"s.yaml":    {Data: []byte(outlineSuite)},
 		"f.feature": {Data: []byte(outlineFeature)},
@@ -93,6 +94,7 @@ func TestSelectAt(t *testing.T) {
 }
 
 func TestParseName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		arg   string
 		match string

@@ -7,6 +7,7 @@ import (
 )
 
 func TestStatsResolve(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name string
 		in   Stats
@@ -37,6 +38,7 @@ func TestStatsResolve(t *testing.T) {
 }
 
 func TestLoadStatsAndQuarantine(t *testing.T) {
+	t.Parallel()
 	src := `scenarios:
   - name: varies
     pass_rate: 90%
@@ -67,6 +69,7 @@ func TestLoadStatsAndQuarantine(t *testing.T) {
 }
 
 func TestFeatureStatsAndQuarantine(t *testing.T) {
+	t.Parallel()
 	src := `@agent:clinic
 Feature: clinic
 

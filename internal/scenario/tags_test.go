@@ -6,6 +6,7 @@ import (
 )
 
 func TestTagExpr(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		expr  string
 		tags  []string
@@ -56,6 +57,7 @@ func TestTagExpr(t *testing.T) {
 }
 
 func TestTagExprErrors(t *testing.T) {
+	t.Parallel()
 	testCases := []struct{ expr, want string }{
 		{"@a &&", `expected a tag, "(" or "not", found the end`},
 		{"&& @a", `found "&&" at column 1`},
@@ -78,6 +80,7 @@ func TestTagExprErrors(t *testing.T) {
 }
 
 func TestTagExprString(t *testing.T) {
+	t.Parallel()
 	e, err := ParseTagExpr("@a && ~@b")
 	if err != nil {
 		t.Fatal(err)

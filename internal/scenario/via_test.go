@@ -10,6 +10,7 @@ import (
 // per start: mapping, and not where a suite's defaults serve its
 // debug-chat scenarios too.
 func TestStartOverMessaging(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name string
 		src  string

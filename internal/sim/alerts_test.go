@@ -11,6 +11,7 @@ import (
 )
 
 func TestAlertRuleValidation(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{TickInterval: time.Hour})
 	url := s.BuildURL + "/v1/alert-rules"
 	valid := func() map[string]any {
@@ -91,6 +92,7 @@ func TestAlertRuleValidation(t *testing.T) {
 }
 
 func TestAlertRuleCRUD(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{TickInterval: time.Hour})
 	url := s.BuildURL + "/v1/alert-rules"
 	r := call(t, "POST", url, s.BuildKey, map[string]any{"name": "volume", "project_id": "helpdesk", "metric": "call_volume", "threshold_value": 100, "window_duration": "60m"})
@@ -167,6 +169,7 @@ func TestAlertRuleCRUD(t *testing.T) {
 }
 
 func TestAlertStates(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour})
 	url := s.BuildURL + "/v1/alert-rules"

@@ -11,6 +11,7 @@ import (
 // The X-<Brand>-Auth-Token of outbound calling and SMS is the call token
 // when one is configured, and only then; without one it is the runtime key.
 func TestCallToken(t *testing.T) {
+	t.Parallel()
 	const token = "probe-token-not-a-secret"
 	type testCase struct {
 		name      string
@@ -62,6 +63,7 @@ func TestCallToken(t *testing.T) {
 }
 
 func TestCallTokenMustDifferFromTheKeys(t *testing.T) {
+	t.Parallel()
 	for _, o := range []sim.Options{
 		{CallToken: sim.DefaultRuntimeKey},
 		{CallToken: sim.DefaultBuildKey},

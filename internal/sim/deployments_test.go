@@ -30,6 +30,7 @@ func admin(t testing.TB, s *simtest.Sim, method, path string, body any) response
 }
 
 func TestDeploymentsAtStart(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 5})
 	type testCase struct {
 		agent, env  string // env "" asks without the query parameter
@@ -101,6 +102,7 @@ func TestDeploymentsAtStart(t *testing.T) {
 // The admin endpoints change the deployments the way a release does; the
 // steps run in order on one simulator, each checking the state it leaves.
 func TestDeploymentAdmin(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s := simtest.Start(t, sim.Options{Seed: 2, Now: clk.Now})
 	start := map[string]map[string]any{}
@@ -209,6 +211,7 @@ func TestDeploymentAdmin(t *testing.T) {
 // A drill that breaks every platform call must not break the controls the
 // test drives it with.
 func TestAdminIgnoresFaults(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Faults: sim.Faults{Error500: 1}, RatePerKey: 0.001})
 	if r := active(t, s, "restaurant", ""); r.status != 500 {
 		t.Fatalf("deployments/active under Error500: %d", r.status)
@@ -226,6 +229,7 @@ func TestAdminIgnoresFaults(t *testing.T) {
 // Each environment serves its version; a conversation keeps the version it
 // started on, and its record (Conversations API) stays in its environment.
 func TestEnvironmentsServeTheirVersions(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 3})
 	c := chat{t: t, s: s, id: "restaurant"}
 	start := func(env string) string {
@@ -283,6 +287,7 @@ func TestEnvironmentsServeTheirVersions(t *testing.T) {
 // A node's latencyMs delays the reply through Options.Sleep (here the
 // test's clock), and the record carries it as the turn's latency.
 func TestThinkTime(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	var mu sync.Mutex
 	var slept []time.Duration

@@ -43,6 +43,11 @@ func (r response) json(t testing.TB) map[string]any {
 	return m
 }
 
+// testClient keeps enough idle connections for the tests' workers (up to
+// 8 at a time per simulator): http.DefaultClient keeps 2 per host, so the
+// others would open a new connection for every request.
+var testClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 32}}
+
 // call makes one request; body, when not nil, is sent as JSON.
 func call(t testing.TB, method, url, key string, body any) response {
 	t.Helper()
@@ -64,7 +69,7 @@ func call(t testing.TB, method, url, key string, body any) response {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}

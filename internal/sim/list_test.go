@@ -28,6 +28,7 @@ func seeded(t *testing.T, n int, projects map[string]sim.ProjectOptions) *simtes
 }
 
 func TestPagingWalk(t *testing.T) {
+	t.Parallel()
 	const n = 3000
 	// Transcripts and metrics off: the walk is about paging, and smaller
 	// pages keep the test fast under -race.
@@ -78,6 +79,7 @@ func TestPagingWalk(t *testing.T) {
 }
 
 func TestListOrderingAndFilters(t *testing.T) {
+	t.Parallel()
 	s := seeded(t, 600, nil)
 	list := func(q string) []map[string]any {
 		t.Helper()
@@ -192,6 +194,7 @@ func ids(cs []map[string]any) []string {
 }
 
 func TestListValidation(t *testing.T) {
+	t.Parallel()
 	s := seeded(t, 10, nil)
 	tr := "&start_time=2026-01-01T00:00:00Z&end_time=2026-04-01T00:00:00Z"
 	type testCase struct {
@@ -247,6 +250,7 @@ func TestListValidation(t *testing.T) {
 }
 
 func TestV1AndV2(t *testing.T) {
+	t.Parallel()
 	s := seeded(t, 200, map[string]sim.ProjectOptions{"helpdesk": {V1Whitelist: false}})
 	get := func(path string) map[string]any {
 		r := call(t, "GET", s.RuntimeURL+path, s.RuntimeKey, nil)
@@ -294,6 +298,7 @@ func TestV1AndV2(t *testing.T) {
 }
 
 func TestProjectToggles(t *testing.T) {
+	t.Parallel()
 	s := seeded(t, 50, map[string]sim.ProjectOptions{"helpdesk": {HideTranscripts: true, HideMetrics: true}})
 	r := call(t, "GET", s.RuntimeURL+"/v3/"+s.AccountID+"/helpdesk/conversations?include_latency=true", s.RuntimeKey, nil)
 	for _, x := range r.json(t)["conversations"].([]any) {
@@ -340,6 +345,7 @@ func TestProjectToggles(t *testing.T) {
 }
 
 func TestGetByID(t *testing.T) {
+	t.Parallel()
 	s := simtest.Start(t, sim.Options{SeedConversations: 30, Seed: 1})
 	if len(s.AgentIDs) < 2 {
 		t.Skip("needs two built-in agents")

@@ -17,6 +17,7 @@ import (
 // WebSockets on the simulator's settable clock.
 
 func TestMessagingAccessToken(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{Connectors: []sim.MessagingConnector{
 		{Token: "ct_no_host_domain_0001", AgentID: "helpdesk"},
 		{Token: "ct_app_namespace_00001", Host: "com.example.webchat", AgentID: "helpdesk", Env: "live"},
@@ -100,6 +101,7 @@ func checkAnswer(t *testing.T, r response, status int, text string) (map[string]
 }
 
 func TestMessagingSessions(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	jwt := m.jwt(m.token, sim.DefaultMessagingHost)
 	parts := strings.Split(jwt, ".")
@@ -174,6 +176,7 @@ func TestMessagingSessions(t *testing.T) {
 }
 
 func TestMessagingHandshake(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{SessionExpiry: time.Minute}})
 	id, jwt := m.session(false)
 	_, otherJWT := m.session(false)
@@ -277,6 +280,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestMessagingHandshakeRateLimit(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{HandshakeRate: 0.4, HandshakeBurst: 2}})
 	id, jwt := m.session(false)
 	q := url.Values{"session_id": {id}, "access_token": {jwt}}
@@ -307,6 +311,7 @@ func TestMessagingHandshakeRateLimit(t *testing.T) {
 }
 
 func TestMessagingJoinAndTurns(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	id, jwt := m.session(false)
 	s, hist := m.connect(id, jwt, "")
@@ -392,6 +397,7 @@ func TestMessagingJoinAndTurns(t *testing.T) {
 }
 
 func TestMessagingReplay(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	s, id, jwt, join := m.joined(false)
 	turn := s.say("ping")
@@ -435,6 +441,7 @@ func TestMessagingReplay(t *testing.T) {
 }
 
 func TestMessagingClientEventRule(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	s, _, _, _ := m.joined(false)
 	for _, tc := range []struct {
@@ -486,6 +493,7 @@ func TestMessagingClientEventRule(t *testing.T) {
 }
 
 func TestMessagingBeforeJoinAndFailedJoin(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	id, jwt := m.session(false)
 	s, _ := m.connect(id, jwt, "")
@@ -517,6 +525,7 @@ func TestMessagingBeforeJoinAndFailedJoin(t *testing.T) {
 }
 
 func TestMessagingOverloadAndReplyFailure(t *testing.T) {
+	t.Parallel()
 	t.Run("overload", func(t *testing.T) {
 		m := startMessaging(t, sim.Options{Faults: sim.Faults{Overload: 1}})
 		id, jwt := m.session(false)
@@ -572,6 +581,7 @@ func TestMessagingOverloadAndReplyFailure(t *testing.T) {
 }
 
 func TestMessagingStreaming(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	s, _, _, join := m.joined(true)
 	var chunks []event
@@ -600,6 +610,7 @@ func TestMessagingStreaming(t *testing.T) {
 }
 
 func TestMessagingExpiry(t *testing.T) {
+	t.Parallel()
 	t.Run("idle session ends at Tick", func(t *testing.T) {
 		m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{SessionExpiry: 2 * time.Minute}})
 		s, id, jwt, join := m.joined(false)
@@ -666,6 +677,7 @@ func TestMessagingExpiry(t *testing.T) {
 }
 
 func TestMessagingEndAndRevoke(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{})
 	s, _, _, _ := m.joined(false)
 	s.send(sim.EvEndSession, map[string]any{}, nil)
@@ -692,6 +704,7 @@ func TestMessagingEndAndRevoke(t *testing.T) {
 }
 
 func TestMessagingHandoff(t *testing.T) {
+	t.Parallel()
 	t.Run("live agent", func(t *testing.T) {
 		m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{
 			Name: "Ada", Script: []sim.LiveAgentLine{{Contains: "refund", Reply: "I've refunded you."}, {Contains: "thanks", Reply: "Bye now.", End: true}},
@@ -775,6 +788,7 @@ func TestMessagingHandoff(t *testing.T) {
 }
 
 func TestMessagingMessageRate(t *testing.T) {
+	t.Parallel()
 	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{MessageRate: 1, MessageBurst: 3}})
 	s, _, _, _ := m.joined(false) // the join takes one
 	for i := 0; i < 4; i++ {
@@ -806,6 +820,7 @@ func TestMessagingMessageRate(t *testing.T) {
 }
 
 func TestMessagingSocketDrop(t *testing.T) {
+	t.Parallel()
 	// Every join and message drops the socket at a point drawn from the
 	// seed; the log keeps everything, so a reconnect with the cursor
 	// completes the answer, and a lost event is not in the log.
@@ -863,6 +878,7 @@ func TestMessagingSocketDrop(t *testing.T) {
 }
 
 func TestMessagingHosts(t *testing.T) {
+	t.Parallel()
 	s := startMessaging(t, sim.Options{})
 	// The messaging paths belong to the messaging host only.
 	r := call(t, "POST", s.s.BuildURL+"/api/v1/access-token", "", map[string]any{})

@@ -54,6 +54,7 @@ func runtimeAuth(s *simtest.Sim) map[string]string {
 }
 
 func TestOutboundCallLifecycle(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour, Outbound: sim.OutboundOptions{
 		Queued: time.Second, Calling: 2 * time.Second, Retention: time.Hour, Unreachable: []string{"+1 555 000 9999"},
@@ -133,6 +134,7 @@ func TestOutboundCallLifecycle(t *testing.T) {
 }
 
 func TestOutboundCallErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{})
 	url := s.RuntimeURL + "/v1/outbound-calling"
 	good := map[string]any{"to_number": "+15557654321"}
@@ -181,6 +183,7 @@ func TestOutboundCallErrors(t *testing.T) {
 }
 
 func TestOutboundCallAdvancesInBackground(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{TickInterval: 5 * time.Millisecond, Outbound: sim.OutboundOptions{Queued: time.Millisecond, Calling: time.Millisecond}})
 	r := do(t, "POST", s.RuntimeURL+"/v1/outbound-calling", runtimeAuth(s), map[string]any{"to_number": "+15557654321"})
 	sid := r.json(t)["call_sid"].(string)
@@ -203,6 +206,7 @@ func TestOutboundCallAdvancesInBackground(t *testing.T) {
 }
 
 func TestBrandOption(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{Brand: "Acme"})
 	if s.Info.AuthTokenHeader != "X-Acme-Auth-Token" || s.Info.SignatureHeader != "X-Acme-Signature" {
 		t.Fatalf("info headers %q %q", s.Info.AuthTokenHeader, s.Info.SignatureHeader)

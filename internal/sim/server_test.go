@@ -19,6 +19,7 @@ import (
 )
 
 func TestHostFamilies(t *testing.T) {
+	t.Parallel()
 	s, c := startHelpdesk(t, sim.Options{})
 	conv := c.start(nil)
 	chatPath := "/v1/agents/helpdesk/debug-chat"
@@ -78,6 +79,7 @@ func TestHostFamilies(t *testing.T) {
 }
 
 func TestAuthAndIDs(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{})
 	alias := s.Info.ProjectIDs["helpdesk"]
 	if !strings.HasPrefix(alias, "PROJECT-") || len(alias) != len("PROJECT-")+8 {
@@ -133,6 +135,7 @@ func TestAuthAndIDs(t *testing.T) {
 }
 
 func TestDebugChatErrors(t *testing.T) {
+	t.Parallel()
 	s, c := startHelpdesk(t, sim.Options{})
 	base := s.BuildURL + "/v1/agents/helpdesk/debug-chat"
 	existing := c.start(map[string]any{"conversationId": "taken-1"})
@@ -193,6 +196,7 @@ func TestDebugChatErrors(t *testing.T) {
 }
 
 func TestDebugChatConversation(t *testing.T) {
+	t.Parallel()
 	s, c := startHelpdesk(t, sim.Options{Seed: 7})
 	r := c.create(map[string]any{"clientEnv": "sandbox", "variantId": "blue", "conversationId": "flow-1"})
 	if r.status != 200 {
@@ -317,6 +321,7 @@ func TestDebugChatConversation(t *testing.T) {
 }
 
 func TestChatTimeout(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, ChatIdleTimeout: time.Minute, JanitorInterval: time.Hour})
 	id := c.start(nil)
@@ -371,6 +376,7 @@ func TestStoreCapBoundsLiveSessions(t *testing.T) {
 }
 
 func TestJanitorEndsIdleSessions(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, ChatIdleTimeout: time.Minute, JanitorInterval: 5 * time.Millisecond})
 	for i := 0; i < 20; i++ {
@@ -394,6 +400,7 @@ func TestJanitorEndsIdleSessions(t *testing.T) {
 }
 
 func TestActiveDeployment(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{})
 	r := call(t, "GET", s.BuildURL+"/v1/agents/helpdesk/deployments/active", s.BuildKey, nil)
 	if r.status != 200 {
@@ -409,6 +416,7 @@ func TestActiveDeployment(t *testing.T) {
 }
 
 func TestAudio(t *testing.T) {
+	t.Parallel()
 	s, c := startHelpdesk(t, sim.Options{})
 	voice := c.start(map[string]any{"channel": "VOICE-SIP"})
 	c.turn(voice, "ping")
@@ -440,6 +448,7 @@ func TestAudio(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, RatePerKey: 2})
 	path := "/conversations"
@@ -464,6 +473,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	t.Run("500", func(t *testing.T) {
 		_, c := startHelpdesk(t, sim.Options{Faults: sim.Faults{Error500: 1}})
 		r := c.create(map[string]any{"clientEnv": "live"})
@@ -531,6 +541,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
 	s, c := startHelpdesk(t, sim.Options{})
 	const sessions, turns = 64, 5
 	var wg sync.WaitGroup
@@ -585,6 +596,7 @@ func TestConcurrentSessions(t *testing.T) {
 }
 
 func TestListenAndServe(t *testing.T) {
+	t.Parallel()
 	srv, err := sim.New(sim.Options{Agents: []*agent.Definition{helpdesk(t)}})
 	if err != nil {
 		t.Fatal(err)

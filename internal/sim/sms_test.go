@@ -10,6 +10,7 @@ import (
 )
 
 func TestOutboundSMS(t *testing.T) {
+	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, TickInterval: time.Hour, SMSRate: 1})
 	url := s.RuntimeURL + "/v1/outbound-sms"

@@ -7,6 +7,7 @@ import (
 )
 
 func TestStoreEvictsOldestEndedFirst(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := NewStore(3)
 	mk := func(i int) *Conversation {
@@ -52,6 +53,7 @@ func TestStoreEvictsOldestEndedFirst(t *testing.T) {
 }
 
 func TestStoreSharedIDForgottenOnEviction(t *testing.T) {
+	t.Parallel()
 	s := NewStore(1)
 	c := &Conversation{ID: "a", ProjectID: "p", StartedAt: time.Unix(1, 0)}
 	s.Add(c)
@@ -68,6 +70,7 @@ func TestStoreSharedIDForgottenOnEviction(t *testing.T) {
 }
 
 func TestCursorRoundTrip(t *testing.T) {
+	t.Parallel()
 	n := int64(123456789)
 	o := 40
 	for _, c := range []cursor{{T: &n, ID: "conv-1"}, {O: &o}} {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestTrafficMeasure(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	tr := newTraffic()
 	for i := 1; i <= 100; i++ {
@@ -53,6 +54,7 @@ func TestTrafficMeasure(t *testing.T) {
 }
 
 func TestLatencyBucket(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[int64]int64{0: 0, 999: 999, 1234: 1230, 98765: 98700, -5: 0} {
 		if got := latencyBucket(in); got != want {
 			t.Errorf("latencyBucket(%d) = %d, want %d", in, got, want)
@@ -62,6 +64,7 @@ func TestLatencyBucket(t *testing.T) {
 
 // TestAPIErrorsCountInjected checks that injected 500s count as API errors.
 func TestAPIErrorsCountInjected(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	s, err := New(Options{Now: func() time.Time { return now }, TickInterval: time.Hour, Faults: Faults{Error500: 1}})
 	if err != nil {

@@ -97,6 +97,7 @@ func register(t *testing.T, buildURL, key string, body map[string]any) map[strin
 }
 
 func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(func(n int) int {
 		if n <= 2 {
 			return 500
@@ -204,6 +205,7 @@ func TestWebhookGivesUpAndTimesOut(t *testing.T) {
 }
 
 func TestWebhookHTTPSAndAlertEvents(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(func(int) int { return 200 })
 	hs := httptest.NewTLSServer(rc)
 	defer hs.Close()
@@ -236,6 +238,7 @@ func TestWebhookHTTPSAndAlertEvents(t *testing.T) {
 }
 
 func TestWebhookEndpointValidation(t *testing.T) {
+	t.Parallel()
 	s, _ := startHelpdesk(t, sim.Options{})
 	strict := func(body map[string]any) int {
 		return call(t, "POST", s.BuildURL+"/v1/webhooks/endpoints", s.BuildKey, body).status
@@ -313,6 +316,7 @@ func TestWebhookEndpointValidation(t *testing.T) {
 // TestCloseStopsEverything checks that Close leaves no goroutine behind,
 // even with retries pending and a delivery hanging in a receiver.
 func TestCloseStopsEverything(t *testing.T) {
+	t.Parallel()
 	hang := newReceiver(func(int) int { return 500 })
 	hang.block = func(n int) time.Duration {
 		if n == 1 {

@@ -12,6 +12,7 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 // (R's ?wilcox.test, depression scale before and after): V = 40, two-sided
 // p = 0.03906.
 func TestWilcoxonSignedRankKnown(t *testing.T) {
+	t.Parallel()
 	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}
 	y := []float64{0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29}
 	d := make([]float64, len(x))
@@ -103,6 +104,7 @@ func bruteSignedRank(d []float64) float64 {
 // TestWilcoxonSignedRankExact checks the convolution against enumeration
 // on random differences with ties and zeros.
 func TestWilcoxonSignedRankExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 200 {
 		n := 1 + rng.IntN(12)
@@ -120,6 +122,7 @@ func TestWilcoxonSignedRankExact(t *testing.T) {
 // TestWilcoxonSignedRankApproximation: just above the exact range the
 // normal approximation stays within 0.005 of the exact p-value.
 func TestWilcoxonSignedRankApproximation(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 20 {
 		d := make([]float64, maxExactRanks+10)
@@ -159,6 +162,7 @@ func doubledRanks(d []float64) ([]int, int) {
 }
 
 func TestFisherExact(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a, n, b, m int
 		want       float64
@@ -182,6 +186,7 @@ func TestFisherExact(t *testing.T) {
 }
 
 func TestQuantile(t *testing.T) {
+	t.Parallel()
 	xs := []float64{40, 10, 30, 20}
 	for _, tc := range []struct{ q, want float64 }{{0, 10}, {0.5, 25}, {0.95, 38.5}, {1, 40}} {
 		if got := Quantile(xs, tc.q); !near(got, tc.want, 1e-9) {

@@ -87,6 +87,7 @@ func streamCount() int {
 // the limit at Needed. The measured shares must also agree with the
 // exact computation, which proves the dynamic programme and Decide agree.
 func TestSimulatedErrorRates(t *testing.T) {
+	t.Parallel()
 	streams := streamCount()
 	for di, d := range designs {
 		limit := d.Needed()

@@ -9,6 +9,7 @@ import (
 var standard = Design{PassRate: 0.9, Margin: 0.1, Confidence: 0.95}
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name             string
 		d                Design
@@ -44,6 +45,7 @@ func TestDecide(t *testing.T) {
 // passes exactly when the lower bound reaches p0, and fails exactly when
 // the upper bound falls to p1.
 func TestBoundsExplainDecision(t *testing.T) {
+	t.Parallel()
 	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8}} {
 		for s := 0; s <= 80; s++ {
 			for f := 0; f <= 20; f++ {
@@ -72,6 +74,7 @@ func TestBoundsExplainDecision(t *testing.T) {
 // TestNeeded checks the cap rule exactly: at Needed runs both guarantees
 // hold, one run fewer one of them does not.
 func TestNeeded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		d    Design
 		want int
@@ -96,6 +99,7 @@ func TestNeeded(t *testing.T) {
 }
 
 func TestOperatingSumsToOne(t *testing.T) {
+	t.Parallel()
 	for _, rate := range []float64{0, 0.3, 0.8, 0.85, 0.9, 1} {
 		for _, limit := range []int{1, 10, 40, 282} {
 			o := standard.Operating(rate, limit)
@@ -115,6 +119,7 @@ func TestOperatingSumsToOne(t *testing.T) {
 }
 
 func TestFixedRuns(t *testing.T) {
+	t.Parallel()
 	n, c := standard.FixedRuns()
 	if n != 135 || c != 116 {
 		t.Errorf("FixedRuns() = %d, %d; want 135 runs, 116 passes", n, c)
@@ -122,6 +127,7 @@ func TestFixedRuns(t *testing.T) {
 }
 
 func TestBinomial(t *testing.T) {
+	t.Parallel()
 	// Clopper–Pearson 90% two-sided, i.e. 95% one-sided each, from the
 	// published tables.
 	for _, tc := range []struct {
@@ -141,6 +147,7 @@ func TestBinomial(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		d    Design
 		want string

@@ -320,14 +320,20 @@ func TestTamperedDeliveryIsRejected(t *testing.T) {
 	s, c, rcv, _ := simWithReceiver(t, rc)
 	conv := placeCall(t, s, c)
 
-	// Wait for the first rejection, then for the event briefly: it must
-	// not be accepted, and the failure must carry the reason.
+	// Wait until the simulator has made every attempt at the completion
+	// (simWithReceiver: 3), each tampered with; then the event must not
+	// have been accepted, and the failure must carry the reason. The
+	// check looks once, with a context already done: no real wait stands
+	// for "nothing else arrived".
 	deadline := time.Now().Add(5 * time.Second)
-	for len(rcv.Rejections()) == 0 && time.Now().Before(deadline) {
+	for len(rcv.rejectionsFor(conv, reply.EventConversationCompleted)) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d rejections of the completion, want the simulator's 3 attempts", len(rcv.rejectionsFor(conv, reply.EventConversationCompleted)))
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
 	_, err := rcv.Wait(ctx, conv, reply.EventConversationCompleted)
 	var me *MissingError
 	if !errors.As(err, &me) || len(me.Rejected) == 0 {
