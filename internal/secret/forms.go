@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -60,7 +61,7 @@ func keyPatterns(key string) []pattern {
 			seen[c] = true
 			units := make([]unit, 0, len(c))
 			for i := 0; i < len(c); i++ {
-				units = append(units, charUnit(c[i:i+1]))
+				units = append(units, asciiUnit(c[i]))
 			}
 			pats = append(pats, pattern{units: units, b64: true, lead: lead})
 		}
@@ -93,7 +94,11 @@ func textUnits(key string) []unit {
 			i++
 			continue
 		}
-		out = append(out, charUnit(key[i:i+size]))
+		if size == 1 {
+			out = append(out, asciiUnit(key[i]))
+		} else {
+			out = append(out, charUnit(key[i:i+size]))
+		}
 		i += size
 	}
 	return out
@@ -103,6 +108,24 @@ func textUnits(key string) []unit {
 // can.
 func byteUnit(b byte) unit {
 	return unit{{s: string([]byte{b})}, {s: fmt.Sprintf("%%%02x", b), fold: true}}
+}
+
+// asciiUnits are the units of the ASCII characters, each built once: the
+// forms of a character do not depend on the key, keys are mostly ASCII,
+// and building them again for every character of every key was most of
+// New's time (a few hundred strings per character). Units are never
+// written after they are built, so the patterns of every redactor share
+// them.
+var asciiUnits [utf8.RuneSelf]struct {
+	once sync.Once
+	u    unit
+}
+
+// asciiUnit is charUnit of the ASCII character c.
+func asciiUnit(c byte) unit {
+	e := &asciiUnits[c]
+	e.once.Do(func() { e.u = charUnit(string(rune(c))) })
+	return e.u
 }
 
 // charUnit lists the forms of one character (a whole UTF-8 rune).
