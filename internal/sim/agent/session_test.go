@@ -6,20 +6,14 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// builtinDefs loads the built-in agents once for the package's tests. A
-// loaded definition is read only (the simulator shares one among all the
-// sessions it serves), so the tests share them too.
-var builtinDefs = sync.OnceValues(Builtin)
-
 // builtin returns the named example agent.
 func builtin(t testing.TB, id string) *Definition {
 	t.Helper()
-	defs, err := builtinDefs()
+	defs, err := Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

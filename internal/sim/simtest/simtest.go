@@ -8,12 +8,9 @@ package simtest
 
 import (
 	"net/http/httptest"
-	"slices"
-	"sync"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/sim"
-	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
 // Sim is a running simulator and what a client needs to reach it.
@@ -75,21 +72,8 @@ func Serve(t testing.TB, opts sim.Options) (*Sim, func()) {
 	return finish(srv, hs.URL, hs.URL, hs.URL), stop
 }
 
-// builtinAgents loads the built-in agents once for every simulator the
-// tests start: sim.New would parse their YAML for each one (17 ms under
-// -race, and the tests start hundreds), and a loaded definition is read
-// only, shared by all the sessions of a simulator anyway.
-var builtinAgents = sync.OnceValues(agent.Builtin)
-
 func newServer(t testing.TB, opts sim.Options) *sim.Server {
 	t.Helper()
-	if opts.Agents == nil {
-		defs, err := builtinAgents()
-		if err != nil {
-			t.Fatalf("start simulator: %v", err)
-		}
-		opts.Agents = slices.Clone(defs)
-	}
 	srv, err := sim.New(opts)
 	if err != nil {
 		t.Fatalf("start simulator: %v", err)
