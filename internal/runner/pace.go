@@ -72,34 +72,27 @@ func (s *pacing) result() *result.Pacing {
 // own: the rate-limit waits charged to the account of ctx (if any) are
 // added back to the timeout, so a case is not timed out while it waits
 // for its turn at a busy platform. Like context.WithTimeout it runs on
-// the real clock; the waits are measured on now, the client's clock.
+// the real clock; the waits are measured on now, the client's clock. It
+// is a turnTimer armed once.
 func withTimeout(ctx context.Context, d time.Duration, now func() time.Time) (context.Context, context.CancelFunc) {
-	acct := platform.RateAccountFrom(ctx)
-	if acct == nil {
-		return context.WithTimeout(ctx, d)
-	}
-	tctx, cancel := context.WithCancelCause(ctx)
-	t := &pacedTimer{acct: acct, now: now, base: acct.Waited(now()), cancel: cancel}
-	t.mu.Lock()
-	t.timer = time.AfterFunc(d, t.fire)
-	t.mu.Unlock()
-	return tctx, func() {
-		t.mu.Lock()
-		t.timer.Stop()
-		t.mu.Unlock()
-		cancel(context.Canceled)
-	}
+	t := newTurnTimer(ctx, now)
+	return t.arm(d), t.stop
 }
 
 // turnTimer bounds the calls of one session by the turn timeout with one
 // context and one timer for all of them, armed and stopped around each
 // call: a session's calls are sequential, and a context and a timer per
-// call (withTimeout) were a tenth of the runner's own cost per turn. The
-// rate-limit waits of the case's account are granted again, as
-// withTimeout does. A turn that times out ends its attempt, so the
-// context it cancelled is never used again; a timer that fires just as
-// its call returns finds the call's deadline not reached or the timer
-// disarmed, and a context it cancelled anyway is replaced at the next arm.
+// call were a tenth of the runner's own cost per turn. When it fires, the
+// rate-limit waits charged to the case's account since it was armed are
+// granted again. A turn that times out ends its attempt, so the context
+// it cancelled is never used again; a timer that fires just as its call
+// returns finds the call's deadline not reached or the timer disarmed,
+// and a context it cancelled anyway is replaced at the next arm.
+//
+// Without an account (a session outside a run, such as godogsteps')
+// nothing is granted, and each call gets a context.WithTimeout of its
+// own: its deadline lets the client end at once, with its real cause, a
+// 429 pause that would outlast it.
 type turnTimer struct {
 	mu       sync.Mutex
 	parent   context.Context
@@ -111,6 +104,8 @@ type turnTimer struct {
 	base     time.Duration // the account's waits already granted
 	deadline time.Time     // on the real clock, as the timer runs
 	armed    bool
+	// plain cancels the call's own context when there is no account.
+	plain context.CancelFunc
 }
 
 func newTurnTimer(parent context.Context, now func() time.Time) *turnTimer {
@@ -122,12 +117,15 @@ func newTurnTimer(parent context.Context, now func() time.Time) *turnTimer {
 func (t *turnTimer) arm(d time.Duration) context.Context {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.acct == nil {
+		var ctx context.Context
+		ctx, t.plain = context.WithTimeout(t.parent, d)
+		return ctx
+	}
 	if t.ctx == nil || t.ctx.Err() != nil {
 		t.ctx, t.cancel = context.WithCancelCause(t.parent)
 	}
-	if t.acct != nil {
-		t.base = t.acct.Waited(t.now())
-	}
+	t.base = t.acct.Waited(t.now())
 	t.deadline, t.armed = time.Now().Add(d), true
 	if t.timer == nil {
 		t.timer = time.AfterFunc(d, t.fire)
@@ -140,9 +138,20 @@ func (t *turnTimer) arm(d time.Duration) context.Context {
 // disarm ends the time of the call.
 func (t *turnTimer) disarm() {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.release()
+}
+
+// release stops the call's time; t.mu is held.
+func (t *turnTimer) release() {
 	t.armed = false
-	t.timer.Stop()
-	t.mu.Unlock()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	if t.plain != nil {
+		t.plain()
+		t.plain = nil
+	}
 }
 
 func (t *turnTimer) fire() {
@@ -157,13 +166,11 @@ func (t *turnTimer) fire() {
 		t.timer.Reset(left)
 		return
 	}
-	if t.acct != nil {
-		if w := t.acct.Waited(t.now()); w > t.base {
-			t.deadline = time.Now().Add(w - t.base)
-			t.timer.Reset(w - t.base)
-			t.base = w
-			return
-		}
+	if w := t.acct.Waited(t.now()); w > t.base {
+		t.deadline = time.Now().Add(w - t.base)
+		t.timer.Reset(w - t.base)
+		t.base = w
+		return
 	}
 	t.cancel(context.DeadlineExceeded)
 }
@@ -172,34 +179,8 @@ func (t *turnTimer) fire() {
 func (t *turnTimer) stop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.armed = false
-	if t.timer != nil {
-		t.timer.Stop()
-	}
+	t.release()
 	if t.cancel != nil {
 		t.cancel(context.Canceled)
 	}
-}
-
-// pacedTimer cancels its context once its time has run out, counting
-// only the time not spent waiting on rate limits: when it fires, the
-// waits since the last time it fired are granted again.
-type pacedTimer struct {
-	mu     sync.Mutex
-	timer  *time.Timer
-	acct   *platform.RateAccount
-	now    func() time.Time
-	base   time.Duration // the account's waits already granted
-	cancel context.CancelCauseFunc
-}
-
-func (t *pacedTimer) fire() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if w := t.acct.Waited(t.now()); w > t.base {
-		t.timer.Reset(w - t.base)
-		t.base = w
-		return
-	}
-	t.cancel(context.DeadlineExceeded)
 }
