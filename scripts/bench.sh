@@ -335,6 +335,9 @@ timed() {
 	if [[ $label == botium ]]; then
 		passed=$(grep -oE '^ *[0-9]+ passing' "$log" | grep -oE '[0-9]+' || echo 0)
 		if grep -qE '^ *[0-9]+ failing' "$log"; then passed=0; fi
+	elif [[ $label == bare-* ]]; then
+		# barechat checks only that every call was answered 200.
+		passed=$(grep -oE '^[0-9]+ conversations, [0-9]+ calls answered 200' "$log" | grep -oE '^[0-9]+' || echo 0)
 	else
 		passed=$(grep -oE '^[0-9]+ passed, 0 failed' "$log" | grep -oE '^[0-9]+' || echo 0)
 	fi
@@ -357,8 +360,11 @@ timed() {
 # `agenttest sim` process. botium-cli runs its convos one after another (a
 # single Mocha suite; it has no concurrency option), so agenttest is
 # measured at --parallel 1 as well as at its default (8) and at
-# BOTIUM_PARALLEL (default 100). Rounds alternate the sides so that load
-# from other jobs lands on each alike; medians and ratios follow.
+# BOTIUM_PARALLEL (default 100). A fourth side, bare-p1, is
+# scripts/barechat: the same calls one after another over plain net/http,
+# checking only their status, the floor of any client at one conversation
+# at a time against this simulator. Rounds alternate the sides so that
+# load from other jobs lands on each alike; medians and ratios follow.
 botium() {
 	[[ -x /usr/bin/time ]] || { echo "botium needs GNU time: apt-get install time" >&2; return 1; }
 	command -v node >/dev/null || { echo "botium needs Node.js and npm" >&2; return 1; }
@@ -372,6 +378,7 @@ botium() {
 		"botium-core $(node -p "require('$PWD/scripts/botium/node_modules/botium-core/package.json').version")"
 	echo "== Botium vs agenttest: N conversations (greeting + 4 turns, every reply checked) against agenttest sim in its own process, $rounds alternating rounds (target: >= 12x faster, <= 1/4 of Botium's peak RSS)"
 	build_bin
+	go build -o "$work/barechat" ./scripts/barechat
 	start_sim
 	# Botium's own usage report (a POST to registration.botiumbox.com) off:
 	# it is not part of the work, and nothing leaves the machine.
@@ -385,6 +392,7 @@ botium() {
 			for p in 1 8 "$big"; do
 				timed "agenttest-p$p" "$n" "$r" "$work/b$n" "$work/agenttest" run --parallel "$p" suite || return 1
 			done
+			timed bare-p1 "$n" "$r" "$work/b$n" "$work/barechat" -n "$n" || return 1
 		done
 	done
 	echo "== medians (wall s, peak RSS MB) and ratios to Botium (speed = Botium wall / agenttest wall; memory = agenttest RSS / Botium RSS)"
