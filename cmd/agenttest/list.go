@@ -14,8 +14,7 @@ const listUsage = `Usage: agenttest list [flags] [PATH | FILE:LINE ...]
 
 Lists the scenarios under each PATH (default ".") that a run with the same
 PATHs (FILE:LINE included), --tags, --name, --rerun-failed and --shard
-would run,
-one per line:
+would run, one per line:
 
   file:line  name  @tag @tag
 
