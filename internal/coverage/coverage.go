@@ -202,25 +202,20 @@ func walk(r *result.Result, fn func(c *result.Case, t *result.Turn, trace []stri
 	if r == nil {
 		return
 	}
-	for _, f := range r.Files {
-		if f == nil {
+	for _, c := range r.Scenarios() {
+		if c.Agent == "" {
 			continue
 		}
-		for _, c := range f.Cases {
-			if c == nil || c.Agent == "" {
+		for _, a := range c.Attempts {
+			if a == nil {
 				continue
 			}
-			for _, a := range c.Attempts {
-				if a == nil {
-					continue
+			for _, t := range a.Turns {
+				var trace []string
+				if rep := t.Reply(); rep != nil {
+					trace = rep.Metadata.NodeTrace()
 				}
-				for _, t := range a.Turns {
-					var trace []string
-					if rep := t.Reply(); rep != nil {
-						trace = rep.Metadata.NodeTrace()
-					}
-					fn(c, t, trace)
-				}
+				fn(c, t, trace)
 			}
 		}
 	}
@@ -290,14 +285,9 @@ func Compute(r *result.Result, u Universe) *Report {
 		return a
 	}
 	if r != nil {
-		for _, f := range r.Files {
-			if f == nil {
-				continue
-			}
-			for _, c := range f.Cases {
-				if c != nil && c.Agent != "" {
-					at(c.Agent)
-				}
+		for _, c := range r.Scenarios() {
+			if c.Agent != "" {
+				at(c.Agent)
 			}
 		}
 	}

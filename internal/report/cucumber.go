@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -93,22 +94,9 @@ func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
 		}
 	}
 	cw.emit(&messages.Envelope{TestRunStarted: &messages.TestRunStarted{Timestamp: stamp(r.Started)}})
-	for _, f := range r.Files {
-		if f == nil {
-			continue
-		}
-		for _, c := range f.Cases {
-			if c == nil {
-				continue
-			}
-			file := c.Pos.File
-			if file == "" {
-				file = f.Path
-			}
-			ref, ok := byLine[file][int64(c.Pos.Line)]
-			if !ok {
-				continue
-			}
+	for f, c := range r.Scenarios() {
+		file := cmp.Or(c.Pos.File, f.Path)
+		if ref, ok := byLine[file][int64(c.Pos.Line)]; ok {
 			cw.testCase(r, c, ref.p, ref.locs)
 		}
 	}

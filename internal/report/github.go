@@ -27,20 +27,8 @@ import (
 // failure: the failure line, expected, actual and the diff, uncoloured.
 func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
 	var b strings.Builder
-	for _, f := range r.Files {
-		if f == nil {
-			continue
-		}
-		for _, c := range f.Cases {
-			if c != nil {
-				annotateCase(&b, f, c)
-			}
-		}
-	}
-	for _, c := range r.Checks {
-		if c != nil {
-			annotateCase(&b, nil, c)
-		}
+	for f, c := range r.Cases() {
+		annotateCase(&b, f, c)
 	}
 	// A run can error with no case to point at (a platform that could not
 	// be used, a deployment that changed under it): the job still gets
@@ -215,20 +203,8 @@ func WriteGitHubSummary(w io.Writer, r *result.Result) error {
 		}
 		rows = append(rows, row{status, c.Name, casePos(f, c), why})
 	}
-	for _, f := range r.Files {
-		if f == nil {
-			continue
-		}
-		for _, c := range f.Cases {
-			if c != nil {
-				add(f, c)
-			}
-		}
-	}
-	for _, c := range r.Checks {
-		if c != nil {
-			add(nil, c)
-		}
+	for f, c := range r.Cases() {
+		add(f, c)
 	}
 	if len(rows) == 0 {
 		return writeString(w, b.String(), "github step summary")

@@ -230,33 +230,25 @@ func spansOf(r *result.Result) ([]span, time.Duration) {
 	}
 	var list []span
 	end := r.Duration
-	for _, f := range r.Files {
-		if f == nil {
-			continue
+	for f, c := range r.Scenarios() {
+		var total time.Duration
+		for _, a := range c.Attempts {
+			if a != nil {
+				total += a.Duration
+			}
 		}
-		for _, c := range f.Cases {
-			if c == nil {
+		for _, a := range c.Attempts {
+			if a == nil || a.Started.IsZero() {
 				continue
 			}
-			var total time.Duration
-			for _, a := range c.Attempts {
-				if a != nil {
-					total += a.Duration
-				}
+			sp := span{status: a.Status, label: casePos(f, c) + " " + c.Name}
+			sp.start = a.Started.Sub(origin)
+			sp.end = sp.start + a.Duration
+			if total > 0 {
+				sp.wait = time.Duration(float64(c.RateWaited) * float64(a.Duration) / float64(total))
 			}
-			for _, a := range c.Attempts {
-				if a == nil || a.Started.IsZero() {
-					continue
-				}
-				sp := span{status: a.Status, label: casePos(f, c) + " " + c.Name}
-				sp.start = a.Started.Sub(origin)
-				sp.end = sp.start + a.Duration
-				if total > 0 {
-					sp.wait = time.Duration(float64(c.RateWaited) * float64(a.Duration) / float64(total))
-				}
-				end = max(end, sp.end)
-				list = append(list, sp)
-			}
+			end = max(end, sp.end)
+			list = append(list, sp)
 		}
 	}
 	return list, end

@@ -156,9 +156,6 @@ func (h *Human) RunFinished(r *result.Result) {
 	s := Summarize(r)
 	var bad, held, lapsed []string
 	list := func(f *result.File, c *result.Case) {
-		if c == nil {
-			return
-		}
 		line := "  " + h.label(c) + " " + h.st.caseTitle(f, c)
 		switch q := c.Quarantine; {
 		case c.Quarantined():
@@ -170,16 +167,8 @@ func (h *Human) RunFinished(r *result.Result) {
 			lapsed = append(lapsed, "  "+h.st.caseTitle(f, c)+h.st.flat(" (until "+q.Until+": "+q.Reason+")"))
 		}
 	}
-	for _, f := range r.Files {
-		if f == nil {
-			continue
-		}
-		for _, c := range f.Cases {
-			list(f, c)
-		}
-	}
-	for _, c := range r.Checks {
-		list(nil, c)
+	for f, c := range r.Cases() {
+		list(f, c)
 	}
 	b.WriteString("\n")
 	for _, group := range []struct {

@@ -94,20 +94,8 @@ func Counts(r *result.Result) map[result.Status]int {
 // cases in order, then the run-level checks.
 func allCases(r *result.Result) []*result.Case {
 	var cs []*result.Case
-	for _, f := range r.Files {
-		if f == nil {
-			continue
-		}
-		for _, c := range f.Cases {
-			if c != nil {
-				cs = append(cs, c)
-			}
-		}
-	}
-	for _, c := range r.Checks {
-		if c != nil {
-			cs = append(cs, c)
-		}
+	for _, c := range r.Cases() {
+		cs = append(cs, c)
 	}
 	return cs
 }

@@ -5,10 +5,8 @@
 // depends on the runner, the platform client or the step vocabulary.
 //
 //	res, err := runner.Run(ctx, suites, opts) // *result.Result
-//	for _, f := range res.Files {
-//		for _, c := range f.Cases {
-//			fmt.Println(c.Pos, c.Name, c.Status) // suites/a.yaml:4:5 books a table passed
-//		}
+//	for _, c := range res.Scenarios() {
+//		fmt.Println(c.Pos, c.Name, c.Status) // suites/a.yaml:4:5 books a table passed
 //	}
 //
 // A Status is ordered (Pending < Skipped < Passed < Flaky < Failed <

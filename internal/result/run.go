@@ -51,29 +51,19 @@ func (r *Result) RunStatus() RunStatus {
 		return RunErrored
 	}
 	var failed, errored, ran bool
-	each := func(cs []*Case, scenarios bool) {
-		for _, c := range cs {
-			if c == nil {
-				continue
-			}
-			switch c.Gate() {
-			case Failed:
-				failed = true
-			case Errored:
-				errored = true
-			case Passed, Flaky:
-				ran = ran || scenarios
-			}
+	for f, c := range r.Cases() {
+		switch c.Gate() {
+		case Failed:
+			failed = true
+		case Errored:
+			errored = true
+		case Passed, Flaky:
+			// A run-level check (the alert gate, f nil) can fail or
+			// error a run, but cannot make a run that tested no
+			// scenario a pass.
+			ran = ran || f != nil
 		}
 	}
-	for _, f := range r.Files {
-		if f != nil {
-			each(f.Cases, true)
-		}
-	}
-	// A run-level check (the alert gate) can fail or error a run, but
-	// cannot make a run that tested no scenario a pass.
-	each(r.Checks, false)
 	// A platform that could not be used left cases unrun: the run cannot
 	// pass, even when the case that met it is quarantined.
 	if r.Stop != nil && r.Stop.Kind != StopFailFast {
