@@ -191,34 +191,42 @@ func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 
 func TestRateLimitWaitBudget(t *testing.T) {
 	t.Parallel()
-	// Every request is refused with Retry-After 1s: each case waits out
-	// three pauses within its budget of 3.5s and errors at the next 429
-	// (the first case at its fourth; the second at its third, as it
-	// starts in the pause the first case's last 429 began). The pauses
-	// are served by the CLI tests' short sleeps.
+	// Every request is refused with Retry-After 1s, and each call waits
+	// out its pauses within a budget of 3.5s, then errors at the 429
+	// after which a fourth pause would pass it. The deployment read
+	// before the first case errors that way at its fourth 429; each case
+	// then starts in the pause that the 429 before it began, and errors
+	// at its third. The run's clock is a fake one that only those pauses
+	// move: on the real clock, the time a loaded machine takes between a
+	// 429 and the next wait was charged too, and the error could say
+	// "the next try could go in 999ms" instead of 1s.
 	dir := t.TempDir()
 	writeOneTurnSuite(t, dir, 2)
 	jsonPath := filepath.Join(dir, "result.json")
 	c := newCLI(t, dir, map[string]string{simFlagsEnv: "--error-429 1 --retry-after 1s"},
 		"run", "large.yaml", "--json", jsonPath, "--parallel", "1", "--rate-wait", "3.5s", "--retries", "2")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	if code := c.run(t); code == exitOK {
 		t.Fatalf("exit 0 although every request was refused\n%s", c.stdout)
 	}
 	r := readPaced(t, jsonPath)
-	msg := regexp.MustCompile(`^rate limited: waited 3s for POST /v1/agents/[^/ ]+/debug-chat \(([34]) answers 429\); ` +
-		`the next try could go in 1s, past the wait budget of 3.5s per scenario \(raise it with --rate-wait \(AGENTTEST_RATE_WAIT\) or the target's rate_wait\)$`)
+	const msg = `rate limited: waited 3s for POST /v1/agents/restaurant/debug-chat (3 answers 429); ` +
+		`the next try could go in 1s, past the wait budget of 3.5s per scenario (raise it with --rate-wait (AGENTTEST_RATE_WAIT) or the target's rate_wait)`
 	for _, cs := range r.Files[0].Cases {
 		// One attempt: --retries would only wait more.
 		if cs.Status != "errored" || len(cs.Attempts) != 1 || cs.Attempts[0].Error == nil || cs.Attempts[0].Error.Kind != "rate_limited" {
 			t.Errorf("%s: %s, %d attempts: %+v", cs.Name, cs.Status, len(cs.Attempts), cs.Attempts)
 			continue
 		}
-		m := msg.FindStringSubmatch(cs.Attempts[0].Error.Message)
-		if m == nil || m[1] != fmt.Sprint(cs.RateLimited) || cs.RateWaitedMS < 2900 {
-			t.Errorf("%s: rate_limited %d, waited %vms: %s", cs.Name, cs.RateLimited, cs.RateWaitedMS, cs.Attempts[0].Error.Message)
+		if got := cs.Attempts[0].Error.Message; got != msg || cs.RateLimited != 3 || cs.RateWaitedMS != 3000 {
+			t.Errorf("%s: rate_limited %d, waited %vms: %s\nwant rate_limited 3, waited 3000ms: %s", cs.Name, cs.RateLimited, cs.RateWaitedMS, got, msg)
 		}
 	}
-	if !strings.Contains(c.stdout.String(), "rate limited: waited 3s for POST /v1/agents/") {
+	if !strings.Contains(c.stdout.String(), "read failed: rate limited: waited 3s for GET /v1/agents/restaurant/deployments/active (4 answers 429); the next try could go in 1s") {
+		t.Errorf("the console does not show the deployment read's error:\n%s", c.stdout)
+	}
+	if !strings.Contains(c.stdout.String(), msg) {
 		t.Errorf("the console does not show the error:\n%s", c.stdout)
 	}
 }

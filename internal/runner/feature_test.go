@@ -135,7 +135,7 @@ func TestFeatureRetriesAndRepeat(t *testing.T) {
 		for i, file := range []string{"parity/retry.yaml", "parity/retry.feature"} {
 			e := newEnv(t, sim.Options{Seed: 1})
 			if tc.fault != nil {
-				e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
+				e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
 			}
 			if tc.rewrite != nil {
 				e.proxy.onResponse(tc.rewrite)
@@ -222,11 +222,10 @@ func TestFeatureCancel(t *testing.T) {
 	e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 2 * time.Millisecond}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+	e.proxy.onRequest(func(kind string, n int64, r *http.Request, w http.ResponseWriter) bool {
 		if kind == "turn" && n == 30 {
 			cancel()
-			time.Sleep(50 * time.Millisecond)
-			return fail500(w)
+			return hangUp(t, r, w)
 		}
 		return false
 	})

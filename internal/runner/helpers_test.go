@@ -108,7 +108,7 @@ type proxy struct {
 	inFlight, peak atomic.Int64
 	// intercept, when set, may answer a request instead of the simulator.
 	// kind is "start" or "turn"; n counts requests of that kind from 1.
-	intercept atomic.Pointer[func(kind string, n int64, body string, w http.ResponseWriter) bool]
+	intercept atomic.Pointer[func(kind string, n int64, r *http.Request, w http.ResponseWriter) bool]
 	// rewrite, when set, edits the simulator's response body.
 	rewrite atomic.Pointer[func(kind string, n int64, body []byte) []byte]
 }
@@ -160,7 +160,7 @@ func newProxy(t testing.TB, target string) *proxy {
 		}
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		if f := p.intercept.Load(); f != nil && kind != "" && (*f)(kind, n, string(body), w) {
+		if f := p.intercept.Load(); f != nil && kind != "" && (*f)(kind, n, r, w) {
 			return
 		}
 		ctx := context.WithValue(context.WithValue(r.Context(), kindKey{}, kind), nKey{}, n)
@@ -174,12 +174,24 @@ func newProxy(t testing.TB, target string) *proxy {
 type kindKey struct{}
 type nKey struct{}
 
-func (p *proxy) onRequest(f func(kind string, n int64, body string, w http.ResponseWriter) bool) {
+func (p *proxy) onRequest(f func(kind string, n int64, r *http.Request, w http.ResponseWriter) bool) {
 	p.intercept.Store(&f)
 }
 
 func (p *proxy) onResponse(f func(kind string, n int64, body []byte) []byte) {
 	p.rewrite.Store(&f)
+}
+
+// hangUp holds a request until the client gives it up (its context ends
+// when the client closes the connection), then answers 500 to nobody. It
+// fails t if the client still waits after 10 s.
+func hangUp(t *testing.T, r *http.Request, w http.ResponseWriter) bool {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(10 * time.Second):
+		t.Error("the client did not give up a request of the cancelled run")
+	}
+	return fail500(w)
 }
 
 // fail500 answers the matching requests with a platform 500.

@@ -160,7 +160,7 @@ func TestRunSequential(t *testing.T) {
 			e.proxy.onResponse(tc.rewrite)
 		}
 		if tc.fault != nil {
-			e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
+			e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
 		}
 		opts := e.opts()
 		opts.Parallel = tc.parallel

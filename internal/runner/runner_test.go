@@ -344,7 +344,7 @@ func TestRunRetries(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		e := newEnv(t, sim.Options{Seed: 1})
-		e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+		e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 			return tc.fault(kind, n, w)
 		})
 		opts := e.opts()
@@ -533,7 +533,7 @@ func TestTurnTimeoutLeavesRateLimitWaitsOut(t *testing.T) {
 	for _, limited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "limited", false: "not limited"}[limited], func(t *testing.T) {
 			e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 60 * time.Millisecond}})
-			e.proxy.onRequest(func(_ string, n int64, _ string, w http.ResponseWriter) bool {
+			e.proxy.onRequest(func(_ string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 				if !limited || n%2 == 0 {
 					return false
 				}
@@ -579,7 +579,7 @@ func TestRunRepeat(t *testing.T) {
 			return body
 		})
 		if tc.fault != nil {
-			e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
+			e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool { return tc.fault(kind, n, w) })
 		}
 		opts := e.opts()
 		opts.Parallel = 1
@@ -674,11 +674,10 @@ func TestRunCancel(t *testing.T) {
 	defer cancel()
 	// The 30th turn request cancels the run and hangs until the client
 	// gives up: that case is certainly cut off in flight.
-	e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+	e.proxy.onRequest(func(kind string, n int64, r *http.Request, w http.ResponseWriter) bool {
 		if kind == "turn" && n == 30 {
 			cancel()
-			time.Sleep(50 * time.Millisecond)
-			return fail500(w)
+			return hangUp(t, r, w)
 		}
 		return false
 	})

@@ -215,7 +215,7 @@ func TestStopOnConfiguration(t *testing.T) {
 		{
 			name: "401 at the third case",
 			setup: func(e *env, _ *Options) {
-				e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+				e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 					if kind == "start" && n == 3 {
 						w.WriteHeader(http.StatusUnauthorized)
 						w.Write([]byte(`{"message": "invalid api key"}`))
@@ -245,7 +245,7 @@ func TestStopCutsStatisticalRuns(t *testing.T) {
 	e := newEnv(t, sim.Options{Seed: 1})
 	const refuseAt = 6
 	var after atomic.Int64
-	e.proxy.onRequest(func(kind string, n int64, _ string, w http.ResponseWriter) bool {
+	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 		if kind != "start" || n < refuseAt {
 			return false
 		}

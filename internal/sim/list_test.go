@@ -29,7 +29,11 @@ func seeded(t *testing.T, n int, projects map[string]sim.ProjectOptions) *simtes
 
 func TestPagingWalk(t *testing.T) {
 	t.Parallel()
-	const n = 3000
+	// 1000 conversations (seed 3) in pages of 100, and of an odd 37,
+	// walk about as many pages as 3000 did in pages of 300 and 137: 7 in
+	// live, 2 in sandbox (5 at the odd limit) and 3 in pre-release, each
+	// walk ending on a short page.
+	const n = 1000
 	// Transcripts and metrics off: the walk is about paging, and smaller
 	// pages keep the test fast under -race.
 	s := seeded(t, n, map[string]sim.ProjectOptions{"helpdesk": {HideTranscripts: true, HideMetrics: true}})
@@ -43,13 +47,13 @@ func TestPagingWalk(t *testing.T) {
 					name     string
 					byCursor bool
 					limit    string
-				}{{"cursor", true, "300"}, {"offset", false, "300"}}
+				}{{"cursor", true, "100"}, {"offset", false, "100"}}
 				if env == "sandbox" {
 					modes = append(modes, struct {
 						name     string
 						byCursor bool
 						limit    string
-					}{"cursor-odd-limit", true, "137"})
+					}{"cursor-odd-limit", true, "37"})
 				}
 				want := -1
 				for _, mode := range modes {
@@ -80,7 +84,10 @@ func TestPagingWalk(t *testing.T) {
 
 func TestListOrderingAndFilters(t *testing.T) {
 	t.Parallel()
-	s := seeded(t, 600, nil)
+	// 300 conversations give every filter below at least 6 matches (in
+	// progress) and 40 or more for all but one; each query returns all
+	// its matches, so the test's cost grows with the store.
+	s := seeded(t, 300, nil)
 	list := func(q string) []map[string]any {
 		t.Helper()
 		r := call(t, "GET", s.RuntimeURL+"/v3/"+s.AccountID+"/helpdesk/conversations?"+q, s.RuntimeKey, nil)
