@@ -354,7 +354,9 @@ type drillResult struct {
 	code           int
 	stdout, stderr string
 	junit          drillJUnit
-	json           drillJSON
+	// junitText is the JUnit report as written.
+	junitText string
+	json      drillJSON
 }
 
 // drillJSON is the part of the JSON report the drills read.
@@ -466,25 +468,34 @@ func drillRun(t *testing.T, simFlags string, extraEnv map[string]string, seed in
 	r := &drillResult{}
 	pprof.Do(context.Background(), pprof.Labels(drillLabel, drillOf(t)), func(context.Context) { r.code = c.run(t) })
 	r.stdout, r.stderr = c.stdout.String(), c.stderr.String()
-	jb, err := os.ReadFile(junitPath)
-	if err != nil {
-		t.Fatalf("seed %d: no JUnit report (exit %d): %v\n%s%s", seed, r.code, err, r.stdout, r.stderr)
-	}
-	if err := xml.Unmarshal(jb, &r.junit); err != nil {
-		t.Fatalf("seed %d: JUnit is not well-formed: %v", seed, err)
-	}
-	if err := wellFormedXML(jb); err != nil {
-		t.Fatalf("seed %d: JUnit is not well-formed: %v", seed, err)
-	}
-	sb, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatalf("seed %d: no JSON report: %v", seed, err)
-	}
-	if err := json.Unmarshal(sb, &r.json); err != nil {
-		t.Fatalf("seed %d: JSON report does not parse: %v", seed, err)
-	}
+	r.readReports(t, fmt.Sprintf("seed %d: ", seed), junitPath, jsonPath)
 	crossCheck(t, r)
 	return r
+}
+
+// readReports parses the JUnit and JSON reports of a run whose exit code
+// and output r already holds, failing the test (each message prefixed by
+// what) when one is missing or malformed.
+func (r *drillResult) readReports(t *testing.T, what, junitPath, jsonPath string) {
+	t.Helper()
+	jb, err := os.ReadFile(junitPath)
+	if err != nil {
+		t.Fatalf("%sno JUnit report (exit %d): %v\n%s%s", what, r.code, err, r.stdout, r.stderr)
+	}
+	if err := xml.Unmarshal(jb, &r.junit); err != nil {
+		t.Fatalf("%sJUnit is not well-formed: %v", what, err)
+	}
+	if err := wellFormedXML(jb); err != nil {
+		t.Fatalf("%sJUnit is not well-formed: %v", what, err)
+	}
+	r.junitText = string(jb)
+	sb, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatalf("%sno JSON report: %v", what, err)
+	}
+	if err := json.Unmarshal(sb, &r.json); err != nil {
+		t.Fatalf("%sJSON report does not parse: %v", what, err)
+	}
 }
 
 // wellFormedXML reads every token, which catches what Unmarshal into a

@@ -6,8 +6,6 @@ package main
 // this covers main's signal wiring and the exit status the shell sees.
 
 import (
-	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"os"
 	"os/exec"
@@ -126,24 +124,11 @@ func TestSignalMidRun(t *testing.T) {
 				t.Errorf("stderr does not say what happens: %s", stderr)
 			}
 			r := &drillResult{code: exitInterrupted, stdout: stdout.String(), stderr: stderr.String()}
-			jb, err := os.ReadFile(filepath.Join(out, "junit.xml"))
-			if err != nil {
-				t.Fatalf("no JUnit report: %v", err)
-			}
-			if err := xml.Unmarshal(jb, &r.junit); err != nil || wellFormedXML(jb) != nil {
-				t.Fatalf("JUnit is not well-formed: %v", err)
-			}
-			sb, err := os.ReadFile(filepath.Join(out, "result.json"))
-			if err != nil {
-				t.Fatalf("no JSON report: %v", err)
-			}
-			if err := json.Unmarshal(sb, &r.json); err != nil {
-				t.Fatalf("JSON report does not parse: %v", err)
-			}
+			r.readReports(t, "", filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json"))
 			if !r.json.Run.Interrupted || r.json.Run.Status != "interrupted" {
 				t.Errorf("JSON report says interrupted %v, status %q: want an interrupted run", r.json.Run.Interrupted, r.json.Run.Status)
 			}
-			if !strings.Contains(string(jb), `<property name="status" value="interrupted">`) {
+			if !strings.Contains(r.junitText, `<property name="status" value="interrupted">`) {
 				t.Error("JUnit report does not carry the interrupted status")
 			}
 			if !strings.Contains(r.stdout, "status: interrupted") {
