@@ -3,10 +3,12 @@ package main
 // The exit-code table, row by row, as the shell sees it: each test starts
 // agenttest as a process of its own (this test binary running main, see
 // interrupt_test.go) and reads its exit status, its output and the
-// reports it left. SIGINT (130) is TestSignalMidRun.
+// reports it left. SIGINT (130) is TestSignalMidRun. TestUnreachableTarget
+// runs in-process, on a fake clock whose pauses it counts.
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,12 +18,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -105,6 +111,9 @@ func TestExitCodeTable(t *testing.T) {
 			stderr: []string{"refused the build key", "check AGENTTEST_BUILD_KEY"}, stdout: []string{"not run: credentials refused"}},
 		{name: "3: internal (a report the disk refuses at the end)", dir: "testdata/pass", args: []string{"run", "--json", "/dev/full"}, code: exitInternal,
 			stderr: []string{"agenttest: internal error: write report /dev/full"}},
+		{name: "4: errors only (every turn times out on the platform)", dir: "testdata/pass",
+			env: map[string]string{simFlagsEnv: "--chat-timeout 1"}, args: []string{"run", "--retries", "0"}, code: exitErrored,
+			stdout: []string{"CHAT_TIMEOUT", "0 passed, 0 failed, 0 skipped", "status: errored"}},
 		{name: "5: nothing selected", dir: "testdata/pass", args: []string{"run", "--tags", "@NoSuch"}, code: exitEmpty,
 			stderr: []string{"agenttest: nothing to test"}, stdout: []string{"status: empty"}},
 		{name: "0: nothing selected, allowed", dir: "testdata/pass", args: []string{"run", "--tags", "@NoSuch", "--allow-empty"}, code: exitOK,
@@ -144,9 +153,15 @@ func TestExitCodeTable(t *testing.T) {
 }
 
 // TestUnreachableTarget: a 100-scenario suite against a closed port ends
-// within 5 s with exit 4, says the cause once with the host and what to
-// check, and reports every case: the few that tried, errored, the rest
-// not run with the reason, in the console and in both reports.
+// with exit 4 once the first calls meet it, without waiting out long
+// retry backoffs; it says the cause once with the host and what to check,
+// and reports every case: the few that tried, errored, the rest not run
+// with the reason, in the console and in both reports.
+//
+// It runs in-process so that the run's pauses go to a fake clock and can
+// be counted: what the client asked to wait is bounded by its retry
+// policy for the few calls made, on a loaded machine as on an idle one.
+// The exit status a shell sees for errors only is TestExitCodeTable's.
 func TestUnreachableTarget(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -165,12 +180,14 @@ func TestUnreachableTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"AGENTTEST_BUILD_URL": "http://" + addr, "AGENTTEST_BUILD_KEY": "build-key-0123456789"}
-	p := runProcess(t, dir, env, "run", "--junit", "junit.xml", "--json", "result.json")
+	const parallel = 8
+	c := newCLI(t, dir, env, "run", "--parallel", fmt.Sprint(parallel), "--junit", "junit.xml", "--json", "result.json")
+	clk, waits := fakeclock.New(), &pauses{}
+	c.st.Now, c.st.Sleep = clk.Now, waits.on(clk.Sleep)
+	code := c.run(t)
+	p := process{code: code, stdout: c.stdout.String(), stderr: c.stderr.String()}
 	if p.code != exitErrored {
 		t.Fatalf("want exit 4, got %s", p)
-	}
-	if p.took > 5*time.Second {
-		t.Errorf("took %s against a closed port, want under 5s", p.took)
 	}
 	cause := "the platform at " + addr + " is unreachable"
 	if n := strings.Count(p.stderr, cause); n != 1 || !strings.Contains(p.stderr, "connection refused") || !strings.Contains(p.stderr, "check AGENTTEST_BUILD_URL") {
@@ -178,7 +195,7 @@ func TestUnreachableTarget(t *testing.T) {
 	}
 	errored := strings.Count(p.stdout, "\nERROR ")
 	skipped := strings.Count(p.stdout, "(not run: platform unreachable)")
-	if errored > 8 || errored+skipped != 100 {
+	if errored > parallel || errored+skipped != 100 {
 		t.Errorf("%d errored and %d not run, want the 100 cases with at most --parallel errored (the deployment read before the first case may meet the closed port first):\n%s", errored, skipped, p)
 	}
 	if !strings.Contains(p.stdout, "status: errored") {
@@ -188,7 +205,7 @@ func TestUnreachableTarget(t *testing.T) {
 		Run struct {
 			Status string `json:"status"`
 			Stop   struct {
-				Kind, Reason, Host string
+				Kind, Reason, Host, Cause string
 			} `json:"stop"`
 		} `json:"run"`
 	}
@@ -212,6 +229,38 @@ func TestUnreachableTarget(t *testing.T) {
 	if !strings.Contains(string(junit), `<property name="status" value="errored">`) {
 		t.Errorf("JUnit lacks the run status")
 	}
+	// The call that met the closed port first tried as often as the
+	// retry policy allows, and its failure stopped the run.
+	if want := fmt.Sprintf("connection refused (gave up after %d attempts)", platform.DefaultMaxAttempts); !strings.Contains(doc.Run.Stop.Cause, want) {
+		t.Errorf("JSON stop cause %q lacks %q", doc.Run.Stop.Cause, want)
+	}
+	// What the run waited: one backoff per call that met the port (the
+	// deployment read, at most --parallel cases), each within the
+	// policy's schedule: at most MaxAttempts-1 pauses, the k-th below
+	// BaseDelay×2^(k-1), so under 3s a call. Runner retries of a case
+	// would show as more pauses or more calls.
+	calls := waits.calls()
+	var total time.Duration
+	for i, ds := range calls {
+		// The bound this test had on the wall time of the whole run,
+		// whose calls wait side by side.
+		if sum := sumDurations(ds); sum >= 5*time.Second {
+			t.Errorf("call %d waited %s against a closed port, want under 5s: %v", i, sum, ds)
+		}
+		if len(ds) > platform.DefaultMaxAttempts-1 {
+			t.Errorf("call %d paused %d times, want at most %d: %v", i, len(ds), platform.DefaultMaxAttempts-1, ds)
+		}
+		for k, d := range ds {
+			if ceiling := min(platform.DefaultBaseDelay<<k, platform.DefaultMaxDelay); d < 0 || d >= ceiling {
+				t.Errorf("call %d: pause %d is %s, want under %s: %v", i, k+1, d, ceiling, ds)
+			}
+		}
+		total += sumDurations(ds)
+	}
+	if len(calls) == 0 || len(calls) > parallel+1 {
+		t.Errorf("%d calls paused, want 1 to %d (the deployment read and the cases in flight): %v", len(calls), parallel+1, calls)
+	}
+	t.Logf("%d calls paused %s in all: %v", len(calls), total, calls)
 }
 
 // TestReportPathIsADirectory: --junit naming a directory is refused
@@ -270,4 +319,47 @@ func TestKilledRunLeavesNoReport(t *testing.T) {
 	for _, e := range entries {
 		t.Errorf("%s left in the report directory after kill -9\nstderr:\n%s", e.Name(), stderr)
 	}
+}
+
+// pauses records the waits a run asks for, by the context they are asked
+// with: the platform client retries a call in one context, so the waits
+// of one context are one call's backoff.
+type pauses struct {
+	mu     sync.Mutex
+	byCtx  map[context.Context]int
+	chains [][]time.Duration
+}
+
+// on returns a Sleep that records each wait and then waits with sleep.
+func (p *pauses) on(sleep func(context.Context, time.Duration) error) func(context.Context, time.Duration) error {
+	return func(ctx context.Context, d time.Duration) error {
+		p.mu.Lock()
+		if p.byCtx == nil {
+			p.byCtx = map[context.Context]int{}
+		}
+		i, ok := p.byCtx[ctx]
+		if !ok {
+			i = len(p.chains)
+			p.byCtx[ctx] = i
+			p.chains = append(p.chains, nil)
+		}
+		p.chains[i] = append(p.chains[i], d)
+		p.mu.Unlock()
+		return sleep(ctx, d)
+	}
+}
+
+func sumDurations(ds []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum
+}
+
+// calls returns the waits of each context, in the order of their first.
+func (p *pauses) calls() [][]time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.chains)
 }
