@@ -554,38 +554,87 @@ func TestDialFailureIsRetriedEvenForTurns(t *testing.T) {
 	}
 }
 
+// TestCancellationStopsRetries: a call cut off by its caller gives up at
+// once, whatever it was waiting for. Every request is refused with 429
+// and Retry-After 5s; the waits go through the retry policy's Sleep on a
+// fake clock that nothing advances, so each case is decided by what the
+// client asked to wait and what it sent, not by how long it took.
 func TestCancellationStopsRetries(t *testing.T) {
+	t.Parallel()
 	s := startCounted(t, sim.Options{Seed: 10, Faults: sim.Faults{Error429: 1, RetryAfter: 5 * time.Second}})
-	c := clientFor(t, s.info, RetryPolicy{MaxAttempts: 10})
-
-	// Cancelled while waiting for Retry-After: returns at once.
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
-	_, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
-	if !errors.Is(err, context.Canceled) || IsTransient(err) {
-		t.Errorf("err = %v, want cancellation", err)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("cancellation took %v", el)
+	client := func(sleep func(context.Context, time.Duration) error) *Client {
+		t.Helper()
+		info := s.info
+		c, err := New(Config{BuildURL: info.BuildURL, RuntimeURL: info.RuntimeURL, AccountID: info.AccountID,
+			BuildKey: info.BuildKey, RuntimeKey: info.RuntimeKey, Now: fakeclock.New().Now,
+			Retry: RetryPolicy{MaxAttempts: 10, Sleep: sleep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
 
-	// A deadline shorter than Retry-After: the 429 itself, without
-	// waiting.
-	ctx, cancel2 := context.WithTimeout(context.Background(), time.Second)
-	defer cancel2()
-	start = time.Now()
-	_, err = c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
-	if !IsRateLimited(err) || time.Since(start) > 500*time.Millisecond {
-		t.Errorf("err = %v after %v, want an immediate 429", err, time.Since(start))
-	}
+	t.Run("cancelled while waiting for Retry-After", func(t *testing.T) {
+		// The caller cancels as soon as the client starts waiting out
+		// the 429; the wait is the real Sleep, which must end with
+		// the cancellation instead of running its 5s course.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var waits []time.Duration
+		completed := false
+		c := client(func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			cancel()
+			err := Sleep(ctx, d)
+			completed = completed || err == nil
+			return err
+		})
+		before := s.hits.Load()
+		_, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
+		if !errors.Is(err, context.Canceled) || IsTransient(err) {
+			t.Errorf("err = %v, want cancellation", err)
+		}
+		if len(waits) != 1 || waits[0] < 5*time.Second || completed {
+			t.Errorf("waits %v (completed %v), want one wait of the 5s Retry-After, cut off", waits, completed)
+		}
+		if n := s.hits.Load() - before; n != 1 {
+			t.Errorf("%d requests sent, want the one refused before the wait", n)
+		}
+	})
 
-	// Already cancelled: nothing is sent.
-	before := s.hits.Load()
-	_, err = c.StartChat(ctx0(), "restaurant", ChatStart{ClientEnv: "sandbox"})
-	if !errors.Is(err, context.Canceled) || s.hits.Load() != before {
-		t.Errorf("err = %v, %d requests sent", err, s.hits.Load()-before)
-	}
+	t.Run("deadline shorter than Retry-After", func(t *testing.T) {
+		// The 429 itself, at once: waiting could only end in "deadline
+		// exceeded". The deadline leaves seconds for the one request.
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		defer cancel()
+		var waits []time.Duration
+		c := client(func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return ctx.Err()
+		})
+		before := s.hits.Load()
+		_, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
+		if !IsRateLimited(err) || len(waits) != 0 {
+			t.Errorf("err = %v after waits %v, want the 429 without a wait", err, waits)
+		}
+		if n := s.hits.Load() - before; n != 1 {
+			t.Errorf("%d requests sent, want 1", n)
+		}
+	})
+
+	t.Run("already cancelled", func(t *testing.T) {
+		// Nothing is sent, nothing waited.
+		var waits []time.Duration
+		c := client(func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return ctx.Err()
+		})
+		before := s.hits.Load()
+		_, err := c.StartChat(ctx0(), "restaurant", ChatStart{ClientEnv: "sandbox"})
+		if !errors.Is(err, context.Canceled) || s.hits.Load() != before || len(waits) != 0 {
+			t.Errorf("err = %v, %d requests sent, waits %v", err, s.hits.Load()-before, waits)
+		}
+	})
 }
 
 func ctx0() context.Context {
