@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
@@ -120,33 +121,42 @@ func TestReceiverStore(t *testing.T) {
 	}
 }
 
+// TestWaitWakesOnArrival runs in a synctest bubble: synctest.Wait returns
+// once Wait is parked, so "not returned yet" is a fact, not a guess after
+// a sleep, and the matching event is delivered to a waiter that is
+// already waiting.
 func TestWaitWakesOnArrival(t *testing.T) {
-	r := NewReceiver(Options{Secret: testSecret})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	got := make(chan error, 1)
-	go func() {
-		ev, err := r.Wait(ctx, "c9", "handoff.created")
-		if err == nil && ev.ConversationID != "c9" {
-			err = fmt.Errorf("got %+v", ev)
+	synctest.Test(t, func(t *testing.T) {
+		r := NewReceiver(Options{Secret: testSecret})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		type waited struct {
+			ev  Event
+			err error
 		}
-		got <- err
-	}()
-	// Events of another conversation or type do not end the wait.
-	other := event("evt_a", "handoff.created", "c8")
-	deliver(t, r, other, Sign(testSecret, []byte(other)))
-	other = event("evt_b", "conversation.completed", "c9")
-	deliver(t, r, other, Sign(testSecret, []byte(other)))
-	select {
-	case err := <-got:
-		t.Fatalf("Wait returned early: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	want := event("evt_c", "handoff.created", "c9")
-	deliver(t, r, want, Sign(testSecret, []byte(want)))
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
+		got := make(chan waited, 1)
+		go func() {
+			ev, err := r.Wait(ctx, "c9", "handoff.created")
+			got <- waited{ev, err}
+		}()
+		// Events of another conversation or type do not end the wait.
+		for _, other := range []string{event("evt_a", "handoff.created", "c8"), event("evt_b", "conversation.completed", "c9")} {
+			synctest.Wait()
+			deliver(t, r, other, Sign(testSecret, []byte(other)))
+			synctest.Wait()
+			select {
+			case w := <-got:
+				t.Fatalf("Wait returned on %s: %+v, %v", other, w.ev, w.err)
+			default:
+			}
+		}
+		want := event("evt_c", "handoff.created", "c9")
+		deliver(t, r, want, Sign(testSecret, []byte(want)))
+		w := <-got
+		if w.err != nil || w.ev.ID != "evt_c" || w.ev.ConversationID != "c9" || w.ev.Type != "handoff.created" {
+			t.Fatalf("Wait = %+v, %v; want evt_c", w.ev, w.err)
+		}
+	})
 }
 
 func TestWaitReportsRejections(t *testing.T) {
