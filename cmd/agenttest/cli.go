@@ -166,10 +166,18 @@ func watchInterrupts(st *State, cancel context.CancelFunc, what string) *interru
 	}
 	go func() {
 		for {
+			// An interrupt already pending wins over the end of the run:
+			// a second one that came while the first was being handled
+			// must exit at once, not be lost because the run finished
+			// first (select picks at random between ready cases).
 			select {
-			case <-in.done:
-				return
 			case <-st.Signals:
+			default:
+				select {
+				case <-in.done:
+					return
+				case <-st.Signals:
+				}
 			}
 			if in.fired.CompareAndSwap(false, true) {
 				fmt.Fprintf(st.Stderr, "agenttest: interrupted: %s (interrupt again to exit at once)\n", what)

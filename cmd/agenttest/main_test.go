@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -705,6 +706,34 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a second interrupt did not exit")
+	}
+}
+
+// TestPendingSecondInterruptWins: when the run ends at the very moment a
+// second interrupt is pending, the interrupt wins. Here cancelling the
+// run ends it at once, so after the first interrupt both the run's end
+// and the second are ready; a plain select would pick the end about half
+// the time and the second interrupt would be lost.
+func TestPendingSecondInterruptWins(t *testing.T) {
+	t.Parallel()
+	for i := range 20 {
+		sigs := make(chan struct{}, 2)
+		sigs <- struct{}{}
+		sigs <- struct{}{}
+		exits := make(chan int, 1)
+		st := &State{Signals: sigs, Stderr: io.Discard, Exit: func(code int) { exits <- code }}
+		var in *interrupts
+		watching := make(chan struct{})
+		in = watchInterrupts(st, func() { <-watching; in.stop() }, "running")
+		close(watching)
+		select {
+		case code := <-exits:
+			if code != exitInterrupted {
+				t.Fatalf("round %d: Exit(%d), want %d", i, code, exitInterrupted)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: the pending second interrupt was lost to the end of the run", i)
+		}
 	}
 }
 
