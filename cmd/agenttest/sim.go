@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
@@ -162,7 +163,8 @@ func loadSimAgents(st *State, dir string) ([]*agent.Definition, error) {
 	}
 	defs, diags := agent.LoadDir(fsys, argPath(dir))
 	if diags.HasErrors() {
-		fmt.Fprintln(st.Stderr, diags.Error())
+		// As lint prints a suite's problems: each with its source line.
+		report.WriteDiagnostics(st.Stderr, diags, nil, false)
 		return nil, usageErrorf("sim: invalid agent definitions in %s", dir)
 	}
 	if len(defs) == 0 {

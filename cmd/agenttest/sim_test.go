@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -200,5 +202,30 @@ func TestRunSimBusyPort(t *testing.T) {
 	want := "agenttest: sim: cannot listen on " + ln.Addr().String() + ": the address is already in use"
 	if got := stderr.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
 		t.Errorf("stderr %q, want one line starting %q", got, want)
+	}
+}
+
+// A broken agent definition given to --agents is reported as lint reports
+// a suite: every problem at file:line:col with its source line and a
+// caret, and exit 2.
+func TestRunSimBadAgentsShowSourceLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := "id: bad\nstart: A\nnodes:\n  A:\n    sya: hello\n  B: {goto: Nowhere}\n"
+	if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, nil, "sim", "--agents", ".")
+	if code := c.run(t); code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s", code, exitUsage, c.stderr)
+	}
+	for _, want := range []string{
+		"bad.yaml:5:5: unknown key \"sya\" in node A (did you mean \"say\"?)\n 5 |     sya: hello\n   |     ^\n",
+		"bad.yaml:6:13: unknown node \"Nowhere\"\n 6 |   B: {goto: Nowhere}\n   |             ^\n",
+		"2 errors\n",
+	} {
+		if !strings.Contains(c.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, c.stderr)
+		}
 	}
 }

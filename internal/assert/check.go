@@ -335,7 +335,7 @@ func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missin
 		}
 		return false
 	case !found:
-		c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(missing, l.name), Expected: "present"})
+		c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(missing, l.name), Expected: "present", Actual: "absent"})
 		return false
 	}
 	return true
@@ -420,7 +420,7 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 	}
 	if !found {
 		if m.Count == nil || (m.Present != nil && *m.Present) {
-			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name), Expected: "present"})
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name), Expected: "present", Actual: "absent"})
 		}
 		return
 	}

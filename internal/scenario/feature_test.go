@@ -124,3 +124,23 @@ func TestLoadFeatureInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestStepsListsEveryTagParameter holds `agenttest steps` to the tag
+// parameters the loader reads: a designer learns the tags from that
+// listing, so one it leaves out is one nobody finds.
+func TestStepsListsEveryTagParameter(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	if err := steps.New().Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	_, tags, ok := strings.Cut(b.String(), "\nTags on a Feature")
+	if !ok {
+		t.Fatalf("the listing has no line of tags:\n%s", b.String())
+	}
+	for _, p := range tagParams {
+		if !strings.Contains(tags, "@"+p+":") {
+			t.Errorf("agenttest steps does not list the tag @%s:", p)
+		}
+	}
+}
