@@ -183,7 +183,10 @@ func quarantineNote(c *result.Case) string {
 	if q.Owner != "" {
 		who = ", " + q.Owner
 	}
-	return "quarantined until " + q.Until + who + ": " + q.Reason + "; does not gate"
+	// A reason written as a sentence ends in its own stop, which would
+	// read "rewritten.; does not gate".
+	reason := strings.TrimRight(q.Reason, ".;:! ")
+	return "quarantined until " + q.Until + who + ": " + reason + "; does not gate"
 }
 
 // repeatProperties are the JUnit properties of a repeated or quarantined

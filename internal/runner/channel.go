@@ -8,7 +8,7 @@ import (
 
 // Channel is how a session talks to the agent: it opens a conversation,
 // whose reply is the greeting. The debug-chat API is one channel
-// (DebugChat); Messaging over WebSocket is the next. Everything else a
+// (DebugChat), Messaging over WebSocket the other. Everything else a
 // session does (checks, captures, confirmations, probes) is the same
 // whatever the channel.
 type Channel interface {
