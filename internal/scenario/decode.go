@@ -436,11 +436,12 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		sc.Vars = map[string]string{}
 	}
 	if p, ok := fields["name"]; ok {
+		// A null or a list is scalar's one error; only a written text
+		// can be empty.
 		if v, ok := d.scalar(p.Val, "name"); ok {
-			sc.Name = strings.TrimSpace(v)
-		}
-		if sc.Name == "" {
-			d.errorf(p.Val, "scenario name must not be empty")
+			if sc.Name = strings.TrimSpace(v); sc.Name == "" {
+				d.errorf(p.Val, "scenario name must not be empty")
+			}
 		}
 	} else {
 		d.errorHint(item, "every scenario needs a unique name: for reports and filters", "scenario has no name:")

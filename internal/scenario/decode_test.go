@@ -161,3 +161,24 @@ func TestExpectKeysHaveDecoders(t *testing.T) {
 		}
 	}
 }
+
+// TestOneProblemOneDiagnostic: a value that is wrong in one way is
+// reported once, not also as every rule it then fails.
+func TestOneProblemOneDiagnostic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, value, want string }{
+		{"null name", "null", "4:11: name has no value"},
+		{"list name", "[a, b]", "4:11: name must be a single value, not a list"},
+		{"empty name", `""`, "4:11: scenario name must not be empty"},
+		{"blank name", `"  "`, "4:11: scenario name must not be empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := "suite: s\nagent: a\nscenarios:\n  - name: " + tc.value + "\n    turns: [{say: hi}]\n"
+			_, ds := LoadFile("s.yaml", []byte(src))
+			if len(ds) != 1 || !strings.HasPrefix(ds[0].String(), "s.yaml:"+tc.want) {
+				t.Errorf("want one diagnostic %q, got:\n%s", tc.want, renderDiags(ds))
+			}
+		})
+	}
+}
