@@ -38,7 +38,7 @@ var badFiles = []struct{ name, file, src string }{
 	{"two YAML documents", "s.yaml", "scenarios:\n  - name: a\n    turns: [{say: hi}]\n---\nscenarios: []\n"},
 	{"feature without Feature:", "f.feature", "Scenario: a\n  When the user says \"hi\"\n"},
 	{"undefined step", "f.feature", "Feature: f\n  Scenario: a\n    When the user sings \"hi\"\n"},
-	{"Gherkin syntax error", "f.feature", "Feature: f\n  Scenario: a\n    | a | b |\n    Given\n"},
+	{"Gherkin syntax error", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n    | a | b |\n    | c |\n"},
 	{"misspelt scenarios: key", "s.yaml", "suite: s\nscenario:\n  - {name: a, turns: [{say: hi}]}\n"},
 	{"handoff: no (YAML 1.1 boolean)", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {handoff: no}\n"},
 	{"feature: undefined ${var}", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi ${nobody}\"\n"},

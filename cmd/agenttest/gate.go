@@ -107,7 +107,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
-	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}})
+	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true, BuildKeyOnly: true}})
 	if len(diags) > 0 {
 		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
 	}

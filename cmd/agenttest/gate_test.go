@@ -267,3 +267,27 @@ func editReport(t *testing.T, report string, edit func(doc map[string]any)) {
 		t.Fatal(err)
 	}
 }
+
+// TestGateNeedsOnlyTheBuildKey: the gate reads deployments and nothing
+// else, so a promotion job that holds only the build key passes it even
+// though the target also names a runtime key and connectors
+// (examples/ci/promote-*.yml give the gate step SANDBOX_BUILD_KEY alone).
+// The build key itself is still required.
+func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).expect(t, exitOK)
+	cfg := "targets:\n  sandbox:\n" +
+		"    build_url: " + s.BuildURL + "\n    runtime_url: " + s.RuntimeURL + "\n    account_id: " + s.AccountID + "\n" +
+		"    build_key: ${env:SANDBOX_BUILD_KEY}\n    runtime_key: ${env:SANDBOX_RUNTIME_KEY}\n" +
+		"    connector_token: ${env:RESTAURANT_WEBCHAT}\n    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newCLI(t, dir, map[string]string{"SANDBOX_BUILD_KEY": s.BuildKey}, "gate", report, "--target", "sandbox")
+	g.expect(t, exitOK, "gate: passed")
+	g = newCLI(t, dir, map[string]string{}, "gate", report, "--target", "sandbox")
+	g.expect(t, exitUsage, `build_key refers to SANDBOX_BUILD_KEY, which is not set`)
+}

@@ -10,8 +10,9 @@ import (
 
 const historyUsage = `Usage: agenttest history [flags] REPORT.json...
 
-Reads JSON reports of earlier runs (agenttest run --json FILE), oldest
-first, and prints per scenario: its runs (passed + failed, errored runs
+Reads JSON reports of earlier runs (agenttest run --json FILE), in the
+order their runs started whatever the order given, and prints per
+scenario: its runs (passed + failed, errored runs
 beside them), its pass rate with a 95% interval, its verdict in each
 report, how often the verdict flipped between passing and failing, and,
 at the end, the scenarios that went from passing to failing. Scenarios
@@ -34,7 +35,7 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 	}
 	problems := append([]string(nil), f.problems...)
 	if len(paths) == 0 {
-		problems = append(problems, "name at least one JSON report, oldest first")
+		problems = append(problems, "name at least one JSON report")
 	}
 	var reports []*history.Report
 	for _, p := range paths {

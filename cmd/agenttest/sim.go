@@ -82,7 +82,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	o := &simOptions{}
 	fl := newFlags(st, "sim", simUsage)
 	f := &o.opts.Faults
-	fl.stringVar(&o.listen, "listen", "", "127.0.0.1:0", "address `ADDR` of the build host (both hosts with --single-host)")
+	fl.stringVar(&o.listen, "listen", "", "127.0.0.1:0", "address `ADDR` of the build host (of all three with --single-host)")
 	fl.stringVar(&o.runtimeListen, "runtime-listen", "", "", "address `ADDR` of the runtime host (default: the next free port after --listen)")
 	fl.stringVar(&o.messagingListen, "messaging-listen", "", "", "address `ADDR` of the messaging host (default: the next free port after the runtime host)")
 	fl.boolVar(&o.singleHost, "single-host", "", "serve build, runtime and messaging endpoints on one host (self-serve region)")
@@ -115,7 +115,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fl.durationVar(&wh.Backoff, "webhook-backoff", "", sim.DefaultWebhookBackoff, "wait `DURATION` before the first webhook retry; doubles per retry")
 	fl.durationVar(&wh.MaxBackoff, "webhook-max-backoff", "", sim.DefaultWebhookMaxBackoff, "wait at most `DURATION` between webhook attempts")
 	fl.boolVar(&wh.AllowInsecure, "allow-http-webhooks", "", "accept http:// webhook URLs on loopback (test receivers)")
-	fl.durationVar(&o.opts.TickInterval, "tick", "", sim.DefaultTickInterval, "advance outbound calls, alerts and messaging expiry every `DURATION`")
+	fl.durationVar(&o.opts.TickInterval, "tick", "", sim.DefaultTickInterval, "advance outbound calls, SMS and messaging expiry and alerts every `DURATION`")
 	msg := &o.opts.Messaging
 	fl.durationVar(&msg.SessionExpiry, "session-expiry", "", sim.DefaultSessionExpiry, "end a messaging session inactive for `DURATION` (then SESSION_END)")
 	fl.boolVar(&msg.LiveAgent.Absent, "no-live-agent", "", "messaging handoffs find no live agent")

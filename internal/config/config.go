@@ -517,7 +517,7 @@ func maskSecrets(src []byte, root *yaml.Node) []byte {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
 				if isSecretKey(k.Value) {
-					maskValue(lines, k, v)
+					maskAll(lines, k, v)
 					continue
 				}
 				walk(v)
@@ -530,6 +530,20 @@ func maskSecrets(src []byte, root *yaml.Node) []byte {
 	}
 	walk(root)
 	return bytes.Join(lines, nil)
+}
+
+// maskAll masks every value under the secret key k. A block mapping
+// (connectors: with one agent per line) keeps its keys, so a diagnostic at
+// connectors.clinic still shows the line it points at; anything else (a
+// scalar, a sequence, a flow collection) is masked whole.
+func maskAll(lines [][]byte, k, v *yaml.Node) {
+	if v.Kind != yaml.MappingNode || v.Style&yaml.FlowStyle != 0 {
+		maskValue(lines, k, v)
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		maskAll(lines, v.Content[i], v.Content[i+1])
+	}
 }
 
 func maskValue(lines [][]byte, k, v *yaml.Node) {

@@ -148,13 +148,13 @@ func TestLoadProblems(t *testing.T) {
 }
 
 func TestSourceMasksSecrets(t *testing.T) {
-	src := "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: |\n      sk-multi-line-secret\n      second-line\n    env: sandbox\n    api_token: tok-987\n    connectors:\n      clinic: ct_literal-connector-0123\n"
+	src := "targets:\n  a:\n    build_key: sk-live-0123456789\n    runtime_key: |\n      sk-multi-line-secret\n      second-line\n    env: sandbox\n    api_token: tok-987\n    connectors:\n      clinic: ct_literal-connector-0123\n      billing:\n        live: ct_literal-live-connector-0123\n    call_token: {a: tok-flow-0123, b: tok-flow-4567}\n"
 	f, diags := Load("c.yaml", []byte(src))
 	if !diags.HasErrors() {
 		t.Fatal("literal keys were accepted")
 	}
 	masked := string(f.Source())
-	for _, secret := range []string{"sk-live-0123456789", "sk-multi-line-secret", "second-line", "tok-987", "ct_literal-connector-0123"} {
+	for _, secret := range []string{"sk-live-0123456789", "sk-multi-line-secret", "second-line", "tok-987", "ct_literal-connector-0123", "ct_literal-live-connector-0123", "tok-flow-0123", "tok-flow-4567"} {
 		if strings.Contains(masked, secret) {
 			t.Errorf("masked source still holds %q:\n%s", secret, masked)
 		}
@@ -167,8 +167,13 @@ func TestSourceMasksSecrets(t *testing.T) {
 	if got, want := strings.Count(masked, "\n"), strings.Count(src, "\n"); got != want {
 		t.Errorf("masking changed the line count: %d, want %d", got, want)
 	}
-	if !strings.Contains(masked, "    env: sandbox\n") || !strings.Contains(masked, "build_key: [REDACTED]\n") {
-		t.Errorf("masked source:\n%s", masked)
+	// connectors: is masked value by value, keeping the agent and
+	// environment names, so a diagnostic at connectors.clinic echoes a
+	// line that says which connector it is about.
+	for _, want := range []string{"    env: sandbox\n", "build_key: [REDACTED]\n", "    connectors:\n      clinic: [REDACTED]\n      billing:\n        live: [REDACTED]\n", "call_token: [REDACTED]\n"} {
+		if !strings.Contains(masked, want) {
+			t.Errorf("masked source lacks %q:\n%s", want, masked)
+		}
 	}
 }
 

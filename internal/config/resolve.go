@@ -176,6 +176,11 @@ func (t *Target) Secrets() []string {
 type Needs struct {
 	Build   bool
 	Runtime bool
+	// BuildKeyOnly says the command uses no key but the build key (gate
+	// reads deployments and nothing else). A runtime_key, call_token or
+	// connector that refers to a variable not set is then no error, so a
+	// promotion job need hold only the key it uses.
+	BuildKeyOnly bool
 }
 
 // Selection is what the command line asks for.
@@ -416,6 +421,9 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 		return ""
 	}
 	v := r.sel.getenv(m[1])
+	if v == "" && r.sel.Needs.BuildKeyOnly && key != "build_key" {
+		return ""
+	}
 	if v == "" {
 		hint := fmt.Sprintf("set %s (or %s)", m[1], envName)
 		if envName == "" {

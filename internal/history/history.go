@@ -1,5 +1,5 @@
-// Package history reads earlier JSON reports of agenttest run (oldest
-// first) and says, per scenario, how it has been doing: its runs, its pass
+// Package history reads earlier JSON reports of agenttest run (ordered
+// by their runs' starts) and says, per scenario, how it has been doing: its runs, its pass
 // rate with an interval, its verdict in each report, how often the
 // verdict flipped, and whether it went from passing to failing.
 //
@@ -18,6 +18,9 @@
 package history
 
 import (
+	"slices"
+	"time"
+
 	"github.com/agenttest/agenttest/internal/stats"
 )
 
@@ -118,8 +121,12 @@ func (s *Scenario) Rate() (float64, bool) {
 	return float64(s.Passed) / float64(n), true
 }
 
-// Build gathers the reports, oldest first, into each scenario's record.
+// Build gathers the reports into each scenario's record, oldest first:
+// in the order of their runs' starts when every report says when it
+// started (a glob such as reports/*.json need not sort by time), else as
+// given.
 func Build(reports []*Report) *History {
+	reports = byStart(reports)
 	h := &History{Reports: reports}
 	index := map[Key]*Scenario{}
 	for i, r := range reports {
@@ -184,4 +191,21 @@ func (h *History) Regressions() []*Scenario {
 		}
 	}
 	return out
+}
+
+// byStart returns the reports ordered by their runs' starts, the earliest
+// first and ties as given; when a start is missing or does not parse, the
+// reports as given.
+func byStart(reports []*Report) []*Report {
+	starts := make(map[*Report]time.Time, len(reports))
+	for _, r := range reports {
+		t, err := time.Parse(time.RFC3339Nano, r.Started)
+		if err != nil {
+			return reports
+		}
+		starts[r] = t
+	}
+	sorted := slices.Clone(reports)
+	slices.SortStableFunc(sorted, func(a, b *Report) int { return starts[a].Compare(starts[b]) })
+	return sorted
 }

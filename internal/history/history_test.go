@@ -45,6 +45,29 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// TestBuildOrdersByStart: reports named newest first (a glob sorts by
+// name, not time) are read in the order of their runs, so a scenario that
+// passed in the earlier run and failed in the later one regressed; when a
+// start is missing, the order given stands.
+func TestBuildOrdersByStart(t *testing.T) {
+	report := func(path, started string, v Verdict) *Report {
+		return &Report{Path: path, Started: started, Cases: []Case{{File: "a.yaml", Name: "x", Verdict: v, Passed: 1}}}
+	}
+	newer := report("run-10.json", "2026-03-10T02:00:00.5Z", VerdictFailed)
+	older := report("run-9.json", "2026-03-09T02:00:00Z", VerdictPassed)
+	h := Build([]*Report{newer, older})
+	if h.Reports[0] != older || h.Reports[1] != newer {
+		t.Errorf("reports in order %s, %s; want run-9.json first", h.Reports[0].Path, h.Reports[1].Path)
+	}
+	if s := h.Scenarios[0]; !s.Regressed || s.Verdicts[0] != VerdictPassed || s.Verdicts[1] != VerdictFailed {
+		t.Errorf("verdicts %v, regressed %t; want passed then failed, regressed", s.Verdicts, s.Regressed)
+	}
+	undated := report("old.json", "", VerdictPassed)
+	if h := Build([]*Report{newer, undated}); h.Reports[0] != newer {
+		t.Errorf("with a report without a start, the order given changed: %s first", h.Reports[0].Path)
+	}
+}
+
 // TestReadMatchesByFileAndName reads two reports in which a scenario moved
 // down its file and another was renamed.
 func TestReadMatchesByFileAndName(t *testing.T) {

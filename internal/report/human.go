@@ -112,7 +112,11 @@ func deploymentLines(ds []*result.Deployment, st style) string {
 		about[d.Note] = append(about[d.Note], d.Agent+" in "+d.Env)
 	}
 	for _, n := range notes {
-		b.WriteString(st.paint(sgrYellow, "note: "+n+" ("+strings.Join(about[n], ", ")+"); the run goes on, and agenttest gate will refuse its report"))
+		tail := "; the run goes on, and agenttest gate will refuse its report"
+		if n == result.NoteRunStopped || n == result.NoteRunCut {
+			tail = "; agenttest gate will refuse its report"
+		}
+		b.WriteString(st.paint(sgrYellow, "note: "+n+" ("+strings.Join(about[n], ", ")+")"+tail))
 		b.WriteString("\n")
 	}
 	return b.String()

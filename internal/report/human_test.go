@@ -203,3 +203,28 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestDeploymentNotes: a deployment note says the run goes on without
+// evidence, except when the deployment was left unread because the run
+// was already stopping: then the run does not go on.
+func TestDeploymentNotes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		note   string
+		goesOn bool
+	}{
+		{note: "the platform does not serve GET /v1/agents/{agentId}/deployments/active (404): no deployment evidence", goesOn: true},
+		{note: "read failed: GET /v1/agents/a1/deployments/active: 500", goesOn: true},
+		{note: result.NoteRunStopped},
+		{note: result.NoteRunCut},
+	} {
+		got := deploymentLines([]*result.Deployment{{Agent: "clinic", Env: "sandbox", Note: tc.note}}, style{})
+		want := "note: " + tc.note + " (clinic in sandbox); agenttest gate will refuse its report\n"
+		if tc.goesOn {
+			want = "note: " + tc.note + " (clinic in sandbox); the run goes on, and agenttest gate will refuse its report\n"
+		}
+		if got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
+	}
+}

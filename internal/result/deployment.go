@@ -46,6 +46,14 @@ type Deployment struct {
 	Note string
 }
 
+// The notes of a deployment left unread because the run was already
+// stopping (interrupted, or stopped by a platform it cannot use): unlike
+// the others, the run does not go on after them.
+const (
+	NoteRunStopped = "not read: the run stopped"
+	NoteRunCut     = "not read: the run was interrupted or stopped"
+)
+
 // deploymentJSON is the JSON form of a Deployment.
 type deploymentJSON struct {
 	Agent        string `json:"agent"`

@@ -158,7 +158,7 @@ func (r *runner) caseDone(ctx context.Context, ev *evidences, j *job) {
 // shows the platform cannot be used stops the run (stop.go).
 func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*platform.Deployment, string) {
 	if ctx.Err() != nil {
-		return nil, "not read: the run was interrupted or stopped"
+		return nil, result.NoteRunCut
 	}
 	rctx, cancel := context.WithTimeout(ctx, r.opts.TurnTimeout)
 	defer cancel()
@@ -172,7 +172,7 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	var mismatch *platform.EnvironmentMismatchError
 	switch {
 	case ctx.Err() != nil:
-		return nil, "not read: the run was interrupted or stopped"
+		return nil, result.NoteRunCut
 	case platform.IsNotFound(err):
 		return nil, NoteNotServed
 	case errors.As(err, &mismatch):
@@ -183,7 +183,7 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 		reached = []string{h}
 	}
 	if r.stops.after(reached, platformStop(err, false, d.Agent, d.Env, "read the active deployment: "+msg)) {
-		return nil, "not read: the run stopped"
+		return nil, result.NoteRunStopped
 	}
 	return nil, fmt.Sprintf("read failed: %s", msg)
 }
