@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 )
 
@@ -109,6 +110,11 @@ func FuzzResponses(f *testing.F) {
 			HTTPClient: &http.Client{Transport: tr}, MaxBodyBytes: fuzzMaxBody,
 			// No waiting on a 429: the canned answer would never change.
 			Retry: platform.RetryPolicy{MaxAttempts: 1}, RateWait: -1,
+			// A clock that stands still: the refused second try queues
+			// behind the 429's pause for as long as the machine takes to
+			// decide (a millisecond under load on the real clock), and
+			// the message must say "waited 0s" whatever the load.
+			Now: fakeclock.New().Now,
 		})
 		if err != nil {
 			t.Fatal(err)
