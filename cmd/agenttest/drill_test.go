@@ -115,7 +115,7 @@ const (
 	// message, and sessions that expire almost at once (the background
 	// loop and the next event find them idle).
 	mixSocketDrop = "--socket-drop=0.1"
-	mixOverload   = "--overload=0.2"
+	mixOverload   = "--overload=0.1"
 	mixExpiry     = "--session-expiry=1ms --tick=1ms"
 )
 
@@ -142,8 +142,13 @@ var faultMixes = []faultMix{
 	// The client reconnects a dropped socket within the turn: no verdict
 	// changes, nothing is retried.
 	{name: "socket-drops", flags: mixSocketDrop, recovered: true, messaging: true, rounds: 3},
-	// The platform's high-load answer is its fault: errors, retried.
-	{name: "overload", flags: mixOverload, errorsSay: "experiencing high load", messaging: true},
+	// The platform's high-load answer is its fault: errors, retried. The
+	// draws follow the sessions' ids, which follow the order the run's
+	// parallel cases open them in: one seed's 9 cases met no overload at
+	// all once in CI. Four seeds meet it (at 10%, the rate of the other
+	// faults: at 20% up to 9 of 36 cases stayed errored in 200 runs on a
+	// loaded machine, against the quarter the drill allows; at 10%, 0-3).
+	{name: "overload", flags: mixOverload, errorsSay: "experiencing high load", messaging: true, rounds: 4},
 	// A session expired under the conversation: errors naming the expiry.
 	{name: "expired-sessions", flags: mixExpiry, errorsSay: "expired", messaging: true, unrecoverable: true},
 	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter, mixSocketDrop, mixOverload}, " "), retried: true},
