@@ -67,7 +67,7 @@ type EnvironmentMismatchError struct {
 
 func (e *EnvironmentMismatchError) Error() string {
 	return fmt.Sprintf("asked for the active %s deployment, the platform answered with its %s deployment %s (it may not support ?%s=)",
-		e.Asked, e.Answered, e.ID, DeploymentEnvParam)
+		e.Asked, oneLine(e.Answered), e.ID, DeploymentEnvParam)
 }
 
 // wireDeployment is a deployment as sent, in every spelling accepted.
