@@ -137,14 +137,16 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		return usageErrorf("gate: the platform refused the build key: %s; check %s", red.String(refused.Error()), where(tgt, "build_key", config.EnvBuildKey))
 	}
 	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: runnerTarget(tgt)}, active)
+	// The lines quote the report (a file anyone may have edited) and the
+	// platform's answers: printable, as the problems are.
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "%s: %s %s", o.report, ev.What, ev.Status)
+	head := fmt.Sprintf("%s: %s %s", o.report, ev.What, ev.Status)
 	if !ev.Concluded.IsZero() {
-		fmt.Fprintf(&out, ", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
+		head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
 	}
-	out.WriteString("\n")
+	out.WriteString(printable(head) + "\n")
 	for _, line := range d.Checked {
-		out.WriteString("  " + red.String(line) + "\n")
+		out.WriteString("  " + printable(red.String(line)) + "\n")
 	}
 	if d.Passed() {
 		out.WriteString("gate: passed: the report vouches for the deployments active now\n")

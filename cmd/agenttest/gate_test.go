@@ -291,3 +291,26 @@ func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
 	g = newCLI(t, dir, map[string]string{}, "gate", report, "--target", "sandbox")
 	g.expect(t, exitUsage, `build_key refers to SANDBOX_BUILD_KEY, which is not set`)
 }
+
+// TestGateHostileText: the gate quotes its report (a file anyone may have
+// edited) and the platform's error bodies; their escape sequences and
+// carriage returns are printed escaped, on stdout and stderr alike,
+// never obeyed by the terminal.
+func TestGateHostileText(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).expect(t, exitOK)
+	const forged = "dep-\x1b[2J\x1b]0;owned\x07\rgate: passed"
+	editReport(t, report, func(doc map[string]any) {
+		d := doc["deployments"].([]any)[0].(map[string]any)
+		d["id"], d["after_id"] = forged, forged
+	})
+	g := newCLI(t, dir, simEnv(s), "gate", report)
+	out := g.expect(t, exitFailed, `tested dep-\x1b[2J\x1b]0;owned\a\rgate: passed, active now dep-`,
+		`agenttest: gate: restaurant in sandbox: the report tested deployment dep-\x1b[2J\x1b]0;owned\a\rgate: passed, but dep-`)
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Errorf("a control character reached the output:\n%q", out)
+	}
+}

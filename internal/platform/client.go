@@ -309,6 +309,9 @@ type Client struct {
 	// formsOnce builds forms, the Messaging event names of the brand.
 	formsOnce sync.Once
 	forms     *eventForms
+	// msgLimits bound what a Messaging session receives; zero fields
+	// take the defaults (tests make them small).
+	msgLimits messagingLimits
 }
 
 // New validates cfg and builds a Client.
@@ -616,8 +619,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	}
 	defer res.Body.Close()
 
-	switch res.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	if isRedirect(res.StatusCode) {
 		// checkRedirect refused to follow it (or it had no Location).
 		return nil, c.redirectError(rq, req, res)
 	}

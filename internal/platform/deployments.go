@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Deployments. The reference names one call of the agent build API:
@@ -21,8 +24,11 @@ import (
 //     non-empty of "id", "deployment_id" and "deploymentId" (a string, or
 //     a number as another implementation may send it); "version",
 //     "environment" (or "env"), "status" and "created_at" (or "createdAt")
-//     are read when present. A reply without an id is the platform's
-//     error (ResponseError), never evidence.
+//     are read when present. A reply without an id, or with an id that
+//     cannot be one (control characters, longer than maxDeploymentID
+//     bytes), is the platform's error (ResponseError),
+//     never evidence: the id is printed on the console, in the gate's
+//     verdict and in every report, and names what is promoted.
 //   - The environment is asked for with the query parameter
 //     DeploymentEnvParam (?environment=pre-release); sandbox is asked for
 //     without it, exactly as the reference describes the call. A platform
@@ -61,7 +67,7 @@ type EnvironmentMismatchError struct {
 
 func (e *EnvironmentMismatchError) Error() string {
 	return fmt.Sprintf("asked for the active %s deployment, the platform answered with its %s deployment %s (it may not support ?%s=)",
-		e.Asked, e.Answered, e.ID, DeploymentEnvParam)
+		e.Asked, oneLine(e.Answered), e.ID, DeploymentEnvParam)
 }
 
 // wireDeployment is a deployment as sent, in every spelling accepted.
@@ -151,6 +157,9 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 	if id == "" {
 		return nil, errors.New(`no deployment id: none of "id", "deployment_id" and "deploymentId" is set, at the top level or under "deployment" or "data"`)
 	}
+	if err := checkDeploymentID(id); err != nil {
+		return nil, err
+	}
 	d := &Deployment{ID: id, Version: w.Version.V, Status: w.Status.V, Environment: w.Environment.V, CreatedAt: w.CreatedAt.V}
 	if d.Environment == "" {
 		d.Environment = w.Env.V
@@ -159,4 +168,29 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 		d.CreatedAt = w.CreatedAtAlt.V
 	}
 	return d, nil
+}
+
+// maxDeploymentID bounds a deployment id. The reference shows none; ids
+// are short tokens, and a longer one is a platform echoing something else.
+const maxDeploymentID = 256
+
+// checkDeploymentID refuses an id no platform would issue: one that could
+// drive a terminal (an escape sequence), break a report's lines, or flood
+// every output. Its quoted start says which. (Invalid UTF-8 cannot reach
+// here: the JSON decoder makes it U+FFFD.)
+func checkDeploymentID(id string) error {
+	why := ""
+	switch {
+	case len(id) > maxDeploymentID:
+		why = fmt.Sprintf("it is %d bytes long, and no id is longer than %d", len(id), maxDeploymentID)
+	case strings.ContainsFunc(id, unicode.IsControl):
+		why = "it holds control characters"
+	default:
+		return nil
+	}
+	shown := fmt.Sprintf("%.40q", id)
+	if utf8.RuneCountInString(id) > 40 {
+		shown += "..."
+	}
+	return fmt.Errorf("deployment id %s refused: %s", shown, why)
 }

@@ -77,6 +77,13 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		{name: "null", body: `null`, wantErr: `no deployment id`},
 		{name: "array", body: `[{"id":"dep-1"}]`, wantErr: `deployments/active: 200: malformed response: expected an object, got array`},
 		{name: "id of the wrong type", body: `{"id":{"v":1}}`, wantErr: `deployments/active`},
+		// An id is printed on the console and in every report: one
+		// that could drive a terminal or flood the output is refused.
+		{name: "id with an escape sequence", body: `{"id":"dep-\u001b[31mred\u001b]0;title\u0007"}`,
+			wantErr: `deployments/active: 200: malformed response: deployment id "dep-\x1b[31mred\x1b]0;title\a" refused: it holds control characters`},
+		{name: "id with a line break", body: `{"deployment":{"id":"dep-1\r\nPASS everything"}}`, wantErr: `deployment id "dep-1\r\nPASS everything" refused: it holds control characters`},
+		{name: "id of a megabyte", body: `{"id":"` + strings.Repeat("d", 1<<20) + `"}`,
+			wantErr: `deployment id "dddddddddddddddddddddddddddddddddddddddd"... refused: it is 1048576 bytes long, and no id is longer than 256`},
 		{name: "parameter ignored", env: "live", body: `{"id":"dep-7","environment":"sandbox"}`, wantErr: "asked for the active live deployment, the platform answered with its sandbox deployment dep-7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

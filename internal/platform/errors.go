@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // Error codes of the debug-chat error body (reference, Errors / Debug chat).
@@ -369,7 +370,7 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Body:       c.keepBody(body),
 	}
 	e.Code, e.Message = parseErrorBody(body, res.Header.Get("Content-Type"))
-	e.Code = c.red.String(e.Code)
+	e.Code = c.red.String(oneLine(e.Code))
 	e.Message = c.red.String(e.Message)
 	return e
 }
@@ -474,10 +475,24 @@ func htmlTitle(s string) string {
 	return strings.TrimSpace(m[1])
 }
 
-// oneLine collapses whitespace and bounds the length, so a message fits one
-// report line.
+// oneLine collapses whitespace, escapes the other control characters
+// (an escape sequence from a hostile body must not drive the terminal that
+// shows the message) and bounds the length, so a message fits one report
+// line.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		var b strings.Builder
+		for _, r := range s {
+			if unicode.IsControl(r) {
+				q := strconv.QuoteRune(r)
+				b.WriteString(q[1 : len(q)-1])
+				continue
+			}
+			b.WriteRune(r)
+		}
+		s = b.String()
+	}
 	if len(s) > maxMessage {
 		cut := maxMessage
 		for cut > 0 && !isRuneStart(s[cut]) {

@@ -170,6 +170,20 @@ func TestAPIErrorShapes(t *testing.T) {
 			wantCode: "BAD_CURSOR", wantHits: 1,
 		},
 		{
+			// A message and a code are printed on the console: an escape
+			// sequence in them must not drive the terminal.
+			name:     "escape sequences in a JSON error",
+			f:        &fixed{status: 400, body: `{"error_code":"BAD\u001b[31m","error_message":"wiped\u001b[2J\u001b]0;owned\u0007 here"}`},
+			wantMsg:  `GET /v3/ws-abcd1234/restaurant/conversations/abc: 400 BAD\x1b[31m: wiped\x1b[2J\x1b]0;owned\a here`,
+			wantCode: `BAD\x1b[31m`, wantHits: 1,
+		},
+		{
+			name:    "escape sequences in a text error",
+			f:       &fixed{status: 404, body: "gone \x1b[2J\x1b[H\rPASS"},
+			wantMsg: `GET /v3/ws-abcd1234/restaurant/conversations/abc: 404: gone \x1b[2J\x1b[H PASS`,
+			pred:    IsNotFound, wantHits: 1,
+		},
+		{
 			name:    "truncated JSON error body",
 			f:       &fixed{status: 500, body: `{"error_message": "half`},
 			wantMsg: `GET /v3/ws-abcd1234/restaurant/conversations/abc: 500: {"error_message": "half (gave up after 3 attempts)`,

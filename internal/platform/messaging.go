@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -67,6 +68,14 @@ const (
 	// maxMessagingFrame bounds one received event; the reference shows
 	// no limit, and a history batch of a long session is the largest.
 	maxMessagingFrame = 16 << 20
+	// maxMessagingTurnBytes and maxMessagingTurnFrames bound what one
+	// turn receives, as MaxReplyBytes bounds a debug-chat reply: a
+	// platform that floods the socket with events that answer nothing
+	// would otherwise fill memory until the turn timeout. A history batch
+	// as large as a frame may be, or a reply streamed a token an event,
+	// is far within them.
+	maxMessagingTurnBytes  = maxMessagingFrame
+	maxMessagingTurnFrames = 100_000
 	// clientIDKey is the metadata.custom member that tags each client
 	// event, so its echo can be recognised after a reconnect.
 	clientIDKey = "agenttest_id"
@@ -190,6 +199,7 @@ type MessagingSession struct {
 	start  MessagingStart
 	events MessagingClientEvents
 	forms  *eventForms // shared by the client's sessions
+	limits messagingLimits
 
 	jwt       string
 	red       *secret.Redactor // the keys, the JWT and its signature
@@ -290,7 +300,7 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 	if ev.EndSession == "" {
 		ev.EndSession = "EVENT_TYPE_END_SESSION"
 	}
-	return &MessagingSession{c: c, start: st, events: ev, forms: forms, seen: map[string]bool{}, quit: make(chan struct{})}
+	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]bool{}, quit: make(chan struct{})}
 }
 
 // Host is the host (host:port) of the Messaging API the session talks
@@ -524,13 +534,31 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
 	for attempt := 1; ; attempt++ {
 		conn, resp, err := websocket.Dial(ctx, target, opts)
 		if err == nil {
-			conn.SetReadLimit(maxMessagingFrame)
+			// read enforces maxMessagingFrame itself, to tell a frame
+			// too large from a dropped socket; the library's limit only
+			// stops a read that runs past it.
+			conn.SetReadLimit(m.limits.frame + 2)
 			return conn, nil
 		}
 		var failure error
-		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		switch {
+		case resp != nil && isRedirect(resp.StatusCode):
+			// checkRedirect refused it (another origin): the access
+			// token stays here, and the error names where it pointed.
+			if resp.Request == nil {
+				resp.Request, _ = http.NewRequest(http.MethodGet, m.c.socket, nil)
+			}
+			re := m.c.redirectError(rq, resp.Request, resp)
+			re.Location = m.redact(re.Location)
+			failure = re
+		case resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
+			// An answer, but no socket: the URL is not the Messaging
+			// API's (a web server, a proxy that strips the upgrade).
+			failure = m.c.responseError(rq, resp.StatusCode, nil,
+				fmt.Errorf("the handshake was answered %d, not 101 Switching Protocols: no WebSocket there", resp.StatusCode))
+		case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
 			failure = m.redactError(m.c.apiError(rq, resp, attempt))
-		} else {
+		default:
 			// url.Error repeats the URL, and with it the access token.
 			var ue *url.Error
 			if errors.As(err, &ue) {
@@ -569,17 +597,44 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 	if err != nil {
 		return err
 	}
+	if errors.Is(in.err, errFrameTooLarge) {
+		return m.frameError(nil, in.err)
+	}
 	if in.err != nil {
 		return m.netError(epSocket, fmt.Errorf("socket closed before the history batch: %w", in.err))
 	}
 	return m.accept(in.data, turn, st)
 }
 
+// messagingLimits bound what a session receives: one frame, and one
+// turn's frames and bytes.
+type messagingLimits struct {
+	frame, turnBytes int64
+	turnFrames       int
+}
+
+func (l messagingLimits) orDefaults() messagingLimits {
+	if l.frame == 0 {
+		l.frame = maxMessagingFrame
+	}
+	if l.turnBytes == 0 {
+		l.turnBytes = maxMessagingTurnBytes
+	}
+	if l.turnFrames == 0 {
+		l.turnFrames = maxMessagingTurnFrames
+	}
+	return l
+}
+
+// errFrameTooLarge is a frame over the frame limit: the platform's error,
+// which a reconnect would only receive again.
+var errFrameTooLarge = errors.New("a frame exceeds the limit")
+
 // read forwards a connection's frames until it fails or the session is
 // closed.
 func (m *MessagingSession) read(conn *websocket.Conn, out chan<- inbound) {
 	for {
-		_, data, err := conn.Read(context.Background())
+		data, err := m.readFrame(conn)
 		select {
 		case out <- inbound{data: data, err: err}:
 		case <-m.quit:
@@ -589,6 +644,24 @@ func (m *MessagingSession) read(conn *websocket.Conn, out chan<- inbound) {
 			return
 		}
 	}
+}
+
+// readFrame reads one frame within the frame limit. A larger one closes
+// the socket and is errFrameTooLarge.
+func (m *MessagingSession) readFrame(conn *websocket.Conn) ([]byte, error) {
+	_, r, err := conn.Reader(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, m.limits.frame+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > m.limits.frame {
+		conn.CloseNow()
+		return nil, fmt.Errorf("%w of %s", errFrameTooLarge, sizeText(m.limits.frame))
+	}
+	return data, nil
 }
 
 // next waits for the next frame of the current connection.
@@ -605,6 +678,9 @@ func (m *MessagingSession) next(ctx context.Context) (inbound, error) {
 // socket that drops before its history batch counts as one more
 // reconnect; a refused handshake (404, 401) ends the attempts.
 func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, cause error, st *turnState) error {
+	if errors.Is(cause, errFrameTooLarge) {
+		return m.frameError(nil, cause)
+	}
 	for {
 		if m.start.MaxReconnects < 0 || turn.Reconnects >= m.start.MaxReconnects {
 			return m.netError(epSocket, fmt.Errorf("socket closed (%d reconnects in this turn): %w", turn.Reconnects, cause))
@@ -831,6 +907,15 @@ func (m *MessagingSession) shouldResend(st *turnState) bool {
 // accept decodes a frame (an event or a history batch) into turn. st is
 // nil for frames outside an exchange.
 func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnState) error {
+	turn.received += int64(len(data))
+	turn.frames++
+	if turn.received > m.limits.turnBytes || turn.frames > m.limits.turnFrames {
+		// The flood goes on: drop the socket now, rather than wait in
+		// Close for a close handshake the platform is too busy to read.
+		m.conn.CloseNow()
+		return m.frameError(nil, fmt.Errorf("more than %s or %d frames in one turn without its answer ending it: the platform floods the session",
+			sizeText(m.limits.turnBytes), m.limits.turnFrames))
+	}
 	data = m.redactBytes(data)
 	ev, err := decodeEvent(data)
 	if err != nil {

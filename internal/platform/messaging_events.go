@@ -389,6 +389,11 @@ type MessagingTurn struct {
 	// Reconnects in this turn, Resent client events, and Duplicates
 	// (replayed events already seen, dropped).
 	Reconnects, Resent, Duplicates int
+
+	// received and frames count what arrived in the turn, duplicates
+	// included, against maxMessagingTurnBytes and maxMessagingTurnFrames.
+	received int64
+	frames   int
 }
 
 // MessagingReply is one agent or live-agent message.

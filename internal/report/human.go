@@ -99,7 +99,7 @@ func deploymentLines(ds []*result.Deployment, st style) string {
 	about := map[string][]string{}
 	for _, d := range ds {
 		if d.ID != "" {
-			b.WriteString("deployment of " + d.Agent + " in " + d.Env + ": " + d.ID)
+			b.WriteString(st.flat("deployment of " + d.Agent + " in " + d.Env + ": " + d.ID))
 			if d.Version != "" {
 				b.WriteString(st.flat(" (version " + d.Version + ")"))
 			}
@@ -116,7 +116,7 @@ func deploymentLines(ds []*result.Deployment, st style) string {
 		if n == result.NoteRunStopped || n == result.NoteRunCut {
 			tail = "; agenttest gate will refuse its report"
 		}
-		b.WriteString(st.paint(sgrYellow, "note: "+n+" ("+strings.Join(about[n], ", ")+")"+tail))
+		b.WriteString(st.paint(sgrYellow, st.flat("note: "+n+" ("+strings.Join(about[n], ", ")+")"+tail)))
 		b.WriteString("\n")
 	}
 	return b.String()

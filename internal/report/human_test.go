@@ -228,3 +228,27 @@ func TestDeploymentNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentLinesEscapeControls: a deployment id or a note holds what
+// a platform sent; its escape sequences and line breaks are shown
+// escaped on a terminal and dropped in a file, never obeyed.
+func TestDeploymentLinesEscapeControls(t *testing.T) {
+	t.Parallel()
+	ds := []*result.Deployment{
+		{Agent: "clinic", Env: "sandbox", ID: "dep-\x1b[31mred\r\nPASS"},
+		{Agent: "billing", Env: "sandbox", Note: "read failed: 500: \x1b]0;owned\x07"},
+	}
+	for _, tc := range []struct {
+		st   style
+		want string
+	}{
+		{style{}, "deployment of clinic in sandbox: dep-\\x1b[31mred\\r\\nPASS\n" +
+			"note: read failed: 500: \\x1b]0;owned\\a (billing in sandbox); the run goes on, and agenttest gate will refuse its report\n"},
+		{style{file: true}, "deployment of clinic in sandbox: dep-red\\r\\nPASS\n" +
+			"note: read failed: 500:  (billing in sandbox); the run goes on, and agenttest gate will refuse its report\n"},
+	} {
+		if got := deploymentLines(ds, tc.st); got != tc.want {
+			t.Errorf("file %v:\ngot  %q\nwant %q", tc.st.file, got, tc.want)
+		}
+	}
+}
