@@ -197,8 +197,8 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 		return
 	}
 	f := Failure{Pos: pos, Key: l.Key(), Message: l.Subject() + " " + m.phrase, Expected: m.expected, Actual: actual}
-	if m.diffWith != nil {
-		f.Diff = Diff(*m.diffWith, actual)
+	if m.literal {
+		f.Diff = Diff(m.expected, actual)
 	}
 	c.fail(f)
 }
@@ -271,8 +271,9 @@ func (c *checker) list(pos diag.Pos, l listSubject, actual, includes, excludes, 
 		}
 	}
 	if equals != nil && !sameList(actual, equals) {
+		want, got := l.join(equals), l.join(actual)
 		c.fail(Failure{Pos: pos, Key: l.key + ".equals", Message: l.subject + " is not the expected list",
-			Expected: l.join(equals), Actual: l.join(actual), Diff: Diff(lines(equals), lines(actual))})
+			Expected: want, Actual: got, Diff: Diff(want, got)})
 	}
 }
 
@@ -310,17 +311,6 @@ func joinList(items []string) string {
 		return none
 	}
 	return strings.Join(items, ", ")
-}
-
-// lines renders a list one item per line, each line ended, so Diff compares
-// lists item by item.
-func lines(items []string) string {
-	var b strings.Builder
-	for _, s := range items {
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // presence checks an expected presence; it returns false when the check is

@@ -231,8 +231,9 @@ type Failure struct {
 	// \"how many\" (ignoring case)").
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
-	// Diff is a plain-text diff of Expected against Actual, set when both
-	// are literal texts worth diffing: inline [-deleted-]{+inserted+} for one
+	// Diff is a plain-text diff of Expected against Actual (always of
+	// those two: renderers that mark changes up themselves recompute it
+	// from them), set when both are literal texts worth diffing: inline [-deleted-]{+inserted+} for one
 	// line, "- "/"+ " lines for several.
 	Diff string `json:"diff,omitempty"`
 }
