@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -47,5 +48,73 @@ func TestRunLoadedSuite(t *testing.T) {
 	}
 	if p := f.Cases[1].Pos; p.File != "restaurant.yaml" || p.Line != 25 {
 		t.Errorf("case pos = %s", p)
+	}
+}
+
+// TestCompoundCheckPositions: each part of a trace, events, functions or
+// topics check that breaks is reported at its own key, not at the
+// check's, so a designer is sent to the line that is wrong.
+func TestCompoundCheckPositions(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: Parts
+scenarios:
+  - name: debug chat
+    agent: restaurant
+    turns:
+      - say: what's on the menu
+        expect:
+          trace:
+            includes: [CheckParty]
+            excludes: [AnswerQuestion]
+            sequence: [AnswerQuestion, Goodbye]
+            equals: [Goodbye]
+          functions:
+            called: [check_availability]
+            not_called: [nothing]
+            failed: [check_availability]
+          topics:
+            cited: menu
+            retrieved: [allergens]
+  - name: web chat
+    agent: restaurant
+    via: messaging
+    turns:
+      - say: I'd like to book a table
+        expect:
+          events:
+            includes: [EVENT_TYPE_LIVE_AGENT_JOINED]
+            excludes: [EVENT_TYPE_USER_MESSAGE]
+`
+	fsys := fstest.MapFS{"parts.yaml": {Data: []byte(suite)}}
+	suites, diags := scenario.Load(fsys, []string{"parts.yaml"})
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.DefaultAgent = ""
+	res, err := Run(context.Background(), suites, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Files[0].Cases {
+		for _, f := range c.Last().Failures {
+			got = append(got, f.Key+" at "+f.Pos.String())
+		}
+	}
+	want := []string{
+		"trace.includes at parts.yaml:9:13",
+		"trace.excludes at parts.yaml:10:13",
+		"trace.sequence at parts.yaml:11:13",
+		"trace.equals at parts.yaml:12:13",
+		"functions.called at parts.yaml:14:13",
+		"functions.failed at parts.yaml:16:13",
+		"topics.retrieved at parts.yaml:19:13",
+		"events.includes at parts.yaml:27:13",
+		"events.excludes at parts.yaml:28:13",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
