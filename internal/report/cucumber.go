@@ -57,7 +57,11 @@ type CucumberOptions struct {
 // FAILED with the failure as the console says it, the rest SKIPPED. An
 // errored attempt fails its step the same way, with an exception named
 // after the error's kind; a case that did not run has every step
-// SKIPPED. The stream's success is the run's status being passed.
+// SKIPPED. A FAILED step has an attachment (text/plain,
+// transcript.txt), which Cucumber's report tools show under it: the
+// transcript up to the turn where the attempt broke and what was
+// confirmed, as the JUnit report writes them. The stream's success is the
+// run's status being passed.
 func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
 	cw := &cucumberWriter{w: bufio.NewWriter(w)}
 	cw.enc = json.NewEncoder(cw.w)
@@ -175,6 +179,12 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		at := a.Started
 		for j, ts := range tc.TestSteps {
 			cw.emit(&messages.Envelope{TestStepStarted: &messages.TestStepStarted{TestCaseStartedId: started, TestStepId: ts.Id, Timestamp: stamp(at)}})
+			if results[j].Status == messages.TestStepResultStatus_FAILED {
+				if body := transcriptText(a); body != "" {
+					cw.emit(&messages.Envelope{Attachment: &messages.Attachment{Body: body, ContentEncoding: messages.AttachmentContentEncoding_IDENTITY,
+						MediaType: "text/plain", FileName: "transcript.txt", TestCaseStartedId: started, TestStepId: ts.Id}})
+				}
+			}
 			at = at.Add(messages.DurationToGoDuration(*results[j].Duration))
 			cw.emit(&messages.Envelope{TestStepFinished: &messages.TestStepFinished{TestCaseStartedId: started, TestStepId: ts.Id,
 				TestStepResult: results[j], Timestamp: stamp(at)}})
@@ -182,6 +192,15 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		cw.emit(&messages.Envelope{TestCaseFinished: &messages.TestCaseFinished{TestCaseStartedId: started,
 			Timestamp: stamp(a.Started.Add(a.Duration)), WillBeRetried: i < len(attempts)-1}})
 	}
+}
+
+// transcriptText is the attachment of a failed step (see WriteCucumber).
+func transcriptText(a *result.Attempt) string {
+	var b strings.Builder
+	d := detail{b: &b, st: style{file: true}}
+	d.writeTranscript(a, brokeAt(a), "")
+	d.writeConfirmations(a, "")
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // stepResults decides the result of each step of an attempt (see
