@@ -287,3 +287,48 @@ func TestVerdictsOnly(t *testing.T) {
 		})
 	}
 }
+
+// A statistical scenario that fails is red in Cucumber's tools, which
+// read a scenario's result from its last attempt: its runs end with a
+// failed one whose failed step states the verdict.
+func TestCucumberRepeatVerdict(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/clinic.yaml", "--cucumber", ndjson)
+	c.expect(t, exitFailed)
+	b, err := os.ReadFile(ndjson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last []*messages.TestStepResult
+	var finished *messages.TestCaseFinished
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e messages.Envelope
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.TestCaseStarted != nil:
+			last = nil
+		case e.TestStepFinished != nil:
+			last = append(last, e.TestStepFinished.TestStepResult)
+		case e.TestCaseFinished != nil:
+			finished = e.TestCaseFinished
+		}
+	}
+	if finished == nil || finished.WillBeRetried {
+		t.Fatalf("the last attempt is to be retried: %+v", finished)
+	}
+	failed := false
+	for _, r := range last {
+		if r.Status == messages.TestStepResultStatus_FAILED {
+			failed = true
+			if !strings.HasPrefix(r.Message, "passed ") || !strings.Contains(r.Message, " runs; rate < ") {
+				t.Errorf("the failed step does not state the verdict first:\n%s", r.Message)
+			}
+		}
+	}
+	if !failed {
+		t.Errorf("the last attempt of a failed statistical scenario has no failed step")
+	}
+}

@@ -163,7 +163,7 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		}
 	}
 	cw.emit(&messages.Envelope{TestCase: tc})
-	attempts := c.Attempts
+	attempts := verdictLast(c)
 	if len(attempts) == 0 {
 		// Not run (skipped, pending): one attempt with every step skipped.
 		attempts = []*result.Attempt{{Status: c.Status, Started: r.Started}}
@@ -176,6 +176,14 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		cw.emit(&messages.Envelope{TestCaseStarted: &messages.TestCaseStarted{Attempt: int64(i), Id: started, TestCaseId: tc.Id,
 			Timestamp: stamp(a.Started)}})
 		results := stepResults(c, a, lines)
+		if i == len(attempts)-1 && c.Repeat != nil {
+			// The verdict over the runs, where the tools read the result.
+			for _, res := range results {
+				if res.Status == messages.TestStepResultStatus_FAILED {
+					res.Message = repeatLine(c.Repeat) + "\n" + res.Message
+				}
+			}
+		}
 		at := a.Started
 		for j, ts := range tc.TestSteps {
 			cw.emit(&messages.Envelope{TestStepStarted: &messages.TestStepStarted{TestCaseStartedId: started, TestStepId: ts.Id, Timestamp: stamp(at)}})
@@ -192,6 +200,32 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		cw.emit(&messages.Envelope{TestCaseFinished: &messages.TestCaseFinished{TestCaseStartedId: started,
 			Timestamp: stamp(a.Started.Add(a.Duration)), WillBeRetried: i < len(attempts)-1}})
 	}
+}
+
+// verdictLast orders the attempts of a case for the stream. Cucumber's
+// tools take a scenario's result from its last attempt (the one not
+// retried), so the runs of a repeated scenario, which ran side by side
+// and decide together, end with one whose outcome is the verdict's: a
+// failed run when the scenario failed (its runs fell short), a passed one
+// when it passed despite failed runs. Other cases keep their order: their
+// last attempt is their verdict.
+func verdictLast(c *result.Case) []*result.Attempt {
+	if c.Repeat == nil || len(c.Attempts) < 2 {
+		return c.Attempts
+	}
+	want := func(a *result.Attempt) bool { return a.Status == result.Passed || a.Status == result.Flaky }
+	if c.Status != result.Passed && c.Status != result.Flaky {
+		want = func(a *result.Attempt) bool { return a.Status == result.Failed }
+	}
+	for i := len(c.Attempts) - 1; i >= 0; i-- {
+		if a := c.Attempts[i]; a != nil && want(a) {
+			out := make([]*result.Attempt, 0, len(c.Attempts))
+			out = append(out, c.Attempts[:i]...)
+			out = append(out, c.Attempts[i+1:]...)
+			return append(out, a)
+		}
+	}
+	return c.Attempts
 }
 
 // transcriptText is the attachment of a failed step (see WriteCucumber).
