@@ -2,20 +2,22 @@ package runner
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
-// TestRunLoadedSuite runs a suite written in YAML, so the runner is tested
-// with what users write, positions included.
-func TestRunLoadedSuite(t *testing.T) {
-	t.Parallel()
-	suites, diags := scenario.Load(os.DirFS("testdata"), []string{"restaurant.yaml"})
+// runYAML loads the suite at path in fsys and runs it against the
+// simulator, failing the test on any load or run error.
+func runYAML(t *testing.T, fsys fs.FS, path string) *result.Result {
+	t.Helper()
+	suites, diags := scenario.Load(fsys, []string{path})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
@@ -26,6 +28,14 @@ func TestRunLoadedSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// TestRunLoadedSuite runs a suite written in YAML, so the runner is tested
+// with what users write, positions included.
+func TestRunLoadedSuite(t *testing.T) {
+	t.Parallel()
+	res := runYAML(t, os.DirFS("testdata"), "restaurant.yaml")
 	got := strings.Join(statuses(res), "\n")
 	want := strings.Join([]string{
 		"books a table [time=7pm]=passed",
@@ -85,18 +95,7 @@ scenarios:
             includes: [EVENT_TYPE_LIVE_AGENT_JOINED]
             excludes: [EVENT_TYPE_USER_MESSAGE]
 `
-	fsys := fstest.MapFS{"parts.yaml": {Data: []byte(suite)}}
-	suites, diags := scenario.Load(fsys, []string{"parts.yaml"})
-	if diags.HasErrors() {
-		t.Fatalf("load: %v", diags)
-	}
-	e := newEnv(t, sim.Options{Seed: 1})
-	opts := e.opts()
-	opts.DefaultAgent = ""
-	res, err := Run(context.Background(), suites, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runYAML(t, fstest.MapFS{"parts.yaml": {Data: []byte(suite)}}, "parts.yaml")
 	var got []string
 	for _, c := range res.Files[0].Cases {
 		for _, f := range c.Last().Failures {
