@@ -59,6 +59,7 @@ func TestCucumberMessages(t *testing.T) {
 	testCases := map[string]*messages.TestCase{}
 	started := map[string]*messages.TestCaseStarted{}
 	steps := map[string][]*messages.TestStepFinished{} // by testCaseStarted id
+	attached := map[string]*messages.Attachment{}      // by testCaseStarted and testStep id
 	var order []string                                 // testCaseStarted ids
 	for _, e := range envs {
 		switch {
@@ -102,6 +103,8 @@ func TestCucumberMessages(t *testing.T) {
 			order = append(order, e.TestCaseStarted.Id)
 		case e.TestStepFinished != nil:
 			steps[e.TestStepFinished.TestCaseStartedId] = append(steps[e.TestStepFinished.TestCaseStartedId], e.TestStepFinished)
+		case e.Attachment != nil:
+			attached[e.Attachment.TestCaseStartedId+" "+e.Attachment.TestStepId] = e.Attachment
 		}
 	}
 	if !sources["examples/features/restaurant.feature"] || sources["examples-failing/restaurant.yaml"] {
@@ -110,16 +113,17 @@ func TestCucumberMessages(t *testing.T) {
 
 	// The last attempt of each case, by file and line of its pickle.
 	type stream struct {
-		pickle *messages.Pickle
-		tc     *messages.TestCase
-		steps  []*messages.TestStepFinished
+		pickle  *messages.Pickle
+		tc      *messages.TestCase
+		steps   []*messages.TestStepFinished
+		started string
 	}
 	byPos := map[string]stream{}
 	for _, id := range order {
 		tc := testCases[started[id].TestCaseId]
 		p := pickles[tc.PickleId]
 		at := locs[p.AstNodeIds[len(p.AstNodeIds)-1]]
-		byPos[p.Uri+":"+strconv.FormatInt(at.Line, 10)] = stream{p, tc, steps[id]}
+		byPos[p.Uri+":"+strconv.FormatInt(at.Line, 10)] = stream{p, tc, steps[id], id}
 	}
 	cases := 0
 	for _, file := range res.Files {
@@ -168,6 +172,18 @@ func TestCucumberMessages(t *testing.T) {
 					case i == want && (status != messages.TestStepResultStatus_FAILED || !strings.Contains(st.TestStepResult.Message, fail.Message)):
 						t.Errorf("%s: step %d is %s %q, want FAILED with %q", cs.Pos, i, status, st.TestStepResult.Message, fail.Message)
 					}
+				}
+				// The failed step carries the transcript up to the broken
+				// turn, as the other reports do.
+				a := cs.Last()
+				last := a.Turns[len(a.Turns)-1].Reply().Response
+				att := attached[s.started+" "+s.steps[want].TestStepId]
+				switch {
+				case att == nil:
+					t.Errorf("%s: the failed step has no attachment", cs.Pos)
+				case att.MediaType != "text/plain" || att.ContentEncoding != messages.AttachmentContentEncoding_IDENTITY ||
+					!strings.HasPrefix(att.Body, "transcript (conversation "+a.ConversationID+"):\n") || !strings.Contains(att.Body, "< "+last):
+					t.Errorf("%s: attachment %s %s, want the transcript ending with %q:\n%s", cs.Pos, att.MediaType, att.ContentEncoding, last, att.Body)
 				}
 			default:
 				t.Errorf("%s: unexpected status %s in this run", cs.Pos, cs.Status)
@@ -269,5 +285,50 @@ func TestVerdictsOnly(t *testing.T) {
 				t.Errorf("verdictsOnly = %t, want %t", got, tc.want)
 			}
 		})
+	}
+}
+
+// A statistical scenario that fails is red in Cucumber's tools, which
+// read a scenario's result from its last attempt: its runs end with a
+// failed one whose failed step states the verdict.
+func TestCucumberRepeatVerdict(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/clinic.yaml", "--cucumber", ndjson)
+	c.expect(t, exitFailed)
+	b, err := os.ReadFile(ndjson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last []*messages.TestStepResult
+	var finished *messages.TestCaseFinished
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e messages.Envelope
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.TestCaseStarted != nil:
+			last = nil
+		case e.TestStepFinished != nil:
+			last = append(last, e.TestStepFinished.TestStepResult)
+		case e.TestCaseFinished != nil:
+			finished = e.TestCaseFinished
+		}
+	}
+	if finished == nil || finished.WillBeRetried {
+		t.Fatalf("the last attempt is to be retried: %+v", finished)
+	}
+	failed := false
+	for _, r := range last {
+		if r.Status == messages.TestStepResultStatus_FAILED {
+			failed = true
+			if !strings.HasPrefix(r.Message, "passed ") || !strings.Contains(r.Message, " runs; rate < ") {
+				t.Errorf("the failed step does not state the verdict first:\n%s", r.Message)
+			}
+		}
+	}
+	if !failed {
+		t.Errorf("the last attempt of a failed statistical scenario has no failed step")
 	}
 }

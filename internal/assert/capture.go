@@ -8,9 +8,21 @@ import (
 	"github.com/agenttest/agenttest/internal/reply"
 )
 
-// maxQuoted bounds how much of an actual value a capture error quotes, so a
-// long reply does not flood the log line.
-const maxQuoted = 200
+// CaptureMiss is the error of a capture whose field the reply lacks or
+// whose pattern does not match it: what the agent answered broke the
+// scenario, and the runner reports it as a failure showing Expected and
+// Actual like any broken check.
+type CaptureMiss struct {
+	// From is the field read: "response", "state.time".
+	From string
+	// Reason completes "capture from FIELD: ": "pattern does not match".
+	Reason string
+	// Expected is what was looked for ("matches /ref ([0-9]+)/",
+	// "present"); Actual the field's value, or "absent".
+	Expected, Actual string
+}
+
+func (e *CaptureMiss) Error() string { return "capture from " + e.From + ": " + e.Reason }
 
 // Capture extracts a value from a reply for the runner's `capture:`. from
 // names the field: "response", "node", "flow", "step", "state.KEY" (KEY may
@@ -18,8 +30,8 @@ const maxQuoted = 200
 // expression whose ${...} references are expanded (their values quoted, so
 // they match literally); the first group is returned, or the whole match
 // when the pattern has no group, or the whole field when pattern is empty.
-// A missing field, a bad pattern and a pattern that does not match are
-// errors that quote the actual value.
+// A missing field and a pattern that does not match are a *CaptureMiss;
+// a bad pattern is another error.
 func Capture(res *reply.TurnResult, from, pattern string, expand Expander) (string, error) {
 	if res == nil {
 		return "", errors.New("no reply to capture from")
@@ -42,7 +54,7 @@ func Capture(res *reply.TurnResult, from, pattern string, expand Expander) (stri
 	}
 	m := re.FindStringSubmatch(value)
 	if m == nil {
-		return "", fmt.Errorf("capture from %s: pattern /%s/ does not match %s", from, pattern, quoteShort(value))
+		return "", &CaptureMiss{From: from, Reason: "pattern does not match", Expected: "matches /" + pattern + "/", Actual: value}
 	}
 	if len(m) > 1 {
 		return m[1], nil
@@ -53,9 +65,12 @@ func Capture(res *reply.TurnResult, from, pattern string, expand Expander) (stri
 // field reads the reply field a capture names.
 func field(res *reply.TurnResult, from string) (string, error) {
 	md := res.Metadata
+	absent := func(reason string) error {
+		return &CaptureMiss{From: from, Reason: reason, Expected: "present", Actual: "absent"}
+	}
 	nonEmpty := func(v, what string) (string, error) {
 		if v == "" {
-			return "", fmt.Errorf("capture from %s: reply has no %s", from, what)
+			return "", absent("reply has no " + what)
 		}
 		return v, nil
 	}
@@ -76,24 +91,16 @@ func field(res *reply.TurnResult, from string) (string, error) {
 			v, ok = reply.LookupPath(state, key)
 		}
 		if !ok {
-			return "", fmt.Errorf("capture from %s: state has no key %q", from, key)
+			return "", absent(fmt.Sprintf("state has no key %q", key))
 		}
 		return reply.Render(v), nil
 	case strings.HasPrefix(from, "metadata.") && len(from) > len("metadata."):
 		path := strings.TrimPrefix(from, "metadata.")
 		v, ok := md.Lookup(path)
 		if !ok {
-			return "", fmt.Errorf("capture from %s: metadata has no %s", from, path)
+			return "", absent("metadata has no " + path)
 		}
 		return reply.Render(v), nil
 	}
 	return "", fmt.Errorf("cannot capture from %q: use response, node, flow, step, state.KEY or metadata.PATH", from)
-}
-
-// quoteShort quotes s, cutting it when it is long.
-func quoteShort(s string) string {
-	if cut, truncated := truncate(s, maxQuoted); truncated {
-		return fmt.Sprintf("%q…", cut)
-	}
-	return fmt.Sprintf("%q", s)
 }

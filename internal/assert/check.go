@@ -197,14 +197,14 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 		return
 	}
 	f := Failure{Pos: pos, Key: l.Key(), Message: l.Subject() + " " + m.phrase, Expected: m.expected, Actual: actual}
-	if m.diffWith != nil {
-		f.Diff = Diff(*m.diffWith, actual)
+	if m.literal {
+		f.Diff = Diff(m.expected, actual)
 	}
 	c.fail(f)
 }
 
 func (c *checker) trace(t *Trace) {
-	c.list(c.at(t.Pos), traceList, c.md.NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
+	c.list(c.at(t.Pos), t.Parts, traceList, c.md.NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
 }
 
 // listSubject names an ordered list a check reads (the node trace, the
@@ -234,23 +234,25 @@ var traceList = listSubject{
 // list checks an ordered list: every item of includes appears, none of
 // excludes does, sequence appears in order (gaps allowed) and, when
 // equals is not nil, the list is exactly equals. Items may hold ${...}
-// references.
-func (c *checker) list(pos diag.Pos, l listSubject, actual, includes, excludes, sequence, equals []string) {
-	includes, ok1 := c.names(pos, l.key+".includes", includes)
-	excludes, ok2 := c.names(pos, l.key+".excludes", excludes)
-	sequence, ok3 := c.names(pos, l.key+".sequence", sequence)
-	equals, ok4 := c.names(pos, l.key+".equals", equals)
+// references. Each part fails at its own position in parts, else at pos.
+func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, includes, excludes, sequence, equals []string) {
+	inclPos, exclPos := parts.at("includes", pos), parts.at("excludes", pos)
+	seqPos, eqPos := parts.at("sequence", pos), parts.at("equals", pos)
+	includes, ok1 := c.names(inclPos, l.key+".includes", includes)
+	excludes, ok2 := c.names(exclPos, l.key+".excludes", excludes)
+	sequence, ok3 := c.names(seqPos, l.key+".sequence", sequence)
+	equals, ok4 := c.names(eqPos, l.key+".equals", equals)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return
 	}
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
-			c.fail(Failure{Pos: pos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
+			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
 		}
 	}
 	for _, n := range excludes {
 		if indexOf(actual, n, 0) >= 0 {
-			c.fail(Failure{Pos: pos, Key: l.key + ".excludes", Message: l.excluded(n), Expected: "excludes " + n, Actual: l.join(actual)})
+			c.fail(Failure{Pos: exclPos, Key: l.key + ".excludes", Message: l.excluded(n), Expected: "excludes " + n, Actual: l.join(actual)})
 		}
 	}
 	if len(sequence) > 0 {
@@ -265,14 +267,15 @@ func (c *checker) list(pos diag.Pos, l listSubject, actual, includes, excludes, 
 			if i > 0 {
 				msg = l.notAfter(n, sequence[i-1])
 			}
-			c.fail(Failure{Pos: pos, Key: l.key + ".sequence", Message: msg,
+			c.fail(Failure{Pos: seqPos, Key: l.key + ".sequence", Message: msg,
 				Expected: l.join(sequence) + " (in this order, gaps allowed)", Actual: l.join(actual)})
 			break
 		}
 	}
 	if equals != nil && !sameList(actual, equals) {
-		c.fail(Failure{Pos: pos, Key: l.key + ".equals", Message: l.subject + " is not the expected list",
-			Expected: l.join(equals), Actual: l.join(actual), Diff: Diff(lines(equals), lines(actual))})
+		want, got := l.join(equals), l.join(actual)
+		c.fail(Failure{Pos: eqPos, Key: l.key + ".equals", Message: l.subject + " is not the expected list",
+			Expected: want, Actual: got, Diff: Diff(want, got)})
 	}
 }
 
@@ -310,17 +313,6 @@ func joinList(items []string) string {
 		return none
 	}
 	return strings.Join(items, ", ")
-}
-
-// lines renders a list one item per line, each line ended, so Diff compares
-// lists item by item.
-func lines(items []string) string {
-	var b strings.Builder
-	for _, s := range items {
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // presence checks an expected presence; it returns false when the check is
@@ -480,10 +472,12 @@ func times(n int) string {
 
 func (c *checker) functions(f *Functions) {
 	pos := c.at(f.Pos)
+	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
+	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
 	events := c.md.FunctionEvents()
-	calledNames, ok1 := c.names(pos, "functions.called", f.Called)
-	notCalled, ok2 := c.names(pos, "functions.not_called", f.NotCalled)
-	failedNames, ok3 := c.names(pos, "functions.failed", f.Failed)
+	calledNames, ok1 := c.names(calledPos, "functions.called", f.Called)
+	notCalled, ok2 := c.names(notCalledPos, "functions.not_called", f.NotCalled)
+	failedNames, ok3 := c.names(failedPos, "functions.failed", f.Failed)
 	if !ok1 || !ok2 || !ok3 {
 		return
 	}
@@ -498,20 +492,20 @@ func (c *checker) functions(f *Functions) {
 	}
 	for _, name := range calledNames {
 		if seen, _ := called(name); !seen {
-			c.fail(Failure{Pos: pos, Key: "functions.called", Message: "function " + name + " was not called", Expected: "called " + name, Actual: renderCalls(events)})
+			c.fail(Failure{Pos: calledPos, Key: "functions.called", Message: "function " + name + " was not called", Expected: "called " + name, Actual: renderCalls(events)})
 		}
 	}
 	for _, name := range notCalled {
 		if seen, _ := called(name); seen {
-			c.fail(Failure{Pos: pos, Key: "functions.not_called", Message: "function " + name + " was called", Expected: "not called " + name, Actual: renderCalls(events)})
+			c.fail(Failure{Pos: notCalledPos, Key: "functions.not_called", Message: "function " + name + " was called", Expected: "not called " + name, Actual: renderCalls(events)})
 		}
 	}
 	for _, name := range failedNames {
 		switch seen, failed := called(name); {
 		case !seen:
-			c.fail(Failure{Pos: pos, Key: "functions.failed", Message: "function " + name + " was not called", Expected: name + " failed", Actual: renderCalls(events)})
+			c.fail(Failure{Pos: failedPos, Key: "functions.failed", Message: "function " + name + " was not called", Expected: name + " failed", Actual: renderCalls(events)})
 		case !failed:
-			c.fail(Failure{Pos: pos, Key: "functions.failed", Message: "function " + name + " did not fail", Expected: name + " failed", Actual: renderCalls(events)})
+			c.fail(Failure{Pos: failedPos, Key: "functions.failed", Message: "function " + name + " did not fail", Expected: name + " failed", Actual: renderCalls(events)})
 		}
 	}
 	if f.NoErrors {
@@ -534,7 +528,7 @@ func (c *checker) functions(f *Functions) {
 			if len(names) > 1 {
 				msg = "functions " + strings.Join(names, ", ") + " failed"
 			}
-			c.fail(Failure{Pos: pos, Key: "functions.no_errors", Message: msg, Expected: "no function errors", Actual: strings.Join(errs, "; ")})
+			c.fail(Failure{Pos: noErrorsPos, Key: "functions.no_errors", Message: msg, Expected: "no function errors", Actual: strings.Join(errs, "; ")})
 		}
 	}
 }
@@ -569,14 +563,15 @@ func renderCalls(events []reply.FunctionEvent) string {
 func (c *checker) topics(t *Topics) {
 	pos := c.at(t.Pos)
 	if len(t.Retrieved) > 0 {
-		retrieved, ok := c.names(pos, "topics.retrieved", t.Retrieved)
+		retrievedPos := t.Parts.at("retrieved", pos)
+		retrieved, ok := c.names(retrievedPos, "topics.retrieved", t.Retrieved)
 		if !ok {
 			return
 		}
 		got := c.md.RetrievedTopics()
 		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {
-				c.fail(Failure{Pos: pos, Key: "topics.retrieved", Message: fmt.Sprintf("topic %q was not retrieved", name),
+				c.fail(Failure{Pos: retrievedPos, Key: "topics.retrieved", Message: fmt.Sprintf("topic %q was not retrieved", name),
 					Expected: "retrieved " + strconv.Quote(name), Actual: joinList(got)})
 			}
 		}

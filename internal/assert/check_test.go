@@ -76,7 +76,12 @@ func TestCheck(t *testing.T) {
 		if len(got) > 0 {
 			diff = got[0].Diff
 		}
-		for i := range got {
+		for i, f := range got {
+			// Every report shows a diff of Expected against Actual; the
+			// HTML report recomputes it from them, so it must be that diff.
+			if f.Diff != "" && f.Diff != Diff(f.Expected, f.Actual) {
+				t.Errorf("failure %d: Diff %q is not the diff of Expected %q and Actual %q", i, f.Diff, f.Expected, f.Actual)
+			}
 			got[i].Diff = ""
 		}
 		if !reflect.DeepEqual(got, tc.want) {
@@ -99,7 +104,8 @@ func TestCheck(t *testing.T) {
 			wantDiff: "Great, a table for 4. [-When-]{+What time+} would you like[- to come-]?"},
 		{name: "response similar fails", exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: "Our opening hours are 9 to 5."}}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.00, min 0.80)",
-				Expected: `is similar to "Our opening hours are 9 to 5." (min 0.80)`, Actual: "Great, a table for 4. What time would you like?"}}},
+				Expected: "Our opening hours are 9 to 5.", Actual: "Great, a table for 4. What time would you like?"}},
+			wantDiff: "[-Our opening hours are 9 to 5.-]{+Great, a table for 4. What time would you like?+}"},
 		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("table for ${n}")}}},
 		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("${ref}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,
@@ -146,7 +152,7 @@ func TestCheck(t *testing.T) {
 		{name: "trace equals fails", exp: Expect{Trace: &Trace{Pos: at(3), Equals: []string{"Start", "CollectPartySize", "CollectTime"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.equals", Message: "node trace is not the expected list",
 				Expected: "Start > CollectPartySize > CollectTime", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}},
-			wantDiff: "--- expected\n+++ actual\n  Start\n  CollectPartySize\n+ ValidateParty\n  CollectTime"},
+			wantDiff: "Start > CollectPartySize > {+ValidateParty > +}CollectTime"},
 		{name: "empty trace", fixture: handoffJSON, exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"Start"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.includes", Message: "node trace is missing Start", Expected: "includes Start", Actual: "(none)"}}},
 		// state

@@ -17,7 +17,9 @@ import (
 // this order with gaps allowed. Types are written as the platform sends
 // them (EVENT_TYPE_...).
 type Events struct {
-	Pos      diag.Pos
+	Pos diag.Pos
+	// Parts holds the positions of includes, excludes and sequence.
+	Parts    Parts
 	Includes []string
 	Excludes []string
 	Sequence []string
@@ -176,7 +178,7 @@ func (c *checker) messaging(exp *Expect, m *reply.Messaging) {
 		return
 	}
 	if ev := exp.Events; ev != nil {
-		c.list(c.at(ev.Pos), eventsList, m.Types(), ev.Includes, ev.Excludes, ev.Sequence, nil)
+		c.list(c.at(ev.Pos), ev.Parts, eventsList, m.Types(), ev.Includes, ev.Excludes, ev.Sequence, nil)
 	}
 	if sm := exp.SystemMessage; sm != nil {
 		c.systemMessage(sm, m.System)

@@ -103,9 +103,27 @@ type Expect struct {
 	SessionEnded *Bool
 }
 
+// Parts says where each part of a compound check was written, by its
+// key ("includes", "sequence", "not_called"), so that a failure points at
+// the part that broke rather than at the check's key. The YAML loader
+// fills it; a feature step is a single part written at the step, and a
+// check with no Parts (or a part not in it) is placed at its Pos.
+type Parts map[string]diag.Pos
+
+// at is where part was written, or def when that is not known.
+func (p Parts) at(part string, def diag.Pos) diag.Pos {
+	if at, ok := p[part]; ok && !at.IsZero() {
+		return at
+	}
+	return def
+}
+
 // Trace checks the node trace of a reply.
 type Trace struct {
 	Pos diag.Pos
+	// Parts holds the positions of includes, excludes, sequence and
+	// equals.
+	Parts Parts
 	// Includes: each node appears somewhere in the trace.
 	Includes []string
 	// Excludes: no listed node appears.
@@ -159,7 +177,10 @@ type MetricCheck struct {
 // Functions checks metadata.functionEvents. How an event's name and failure
 // are read is decided in one place: reply.Metadata.FunctionEvents.
 type Functions struct {
-	Pos       diag.Pos
+	Pos diag.Pos
+	// Parts holds the positions of called, not_called, failed and
+	// no_errors.
+	Parts     Parts
 	Called    []string
 	NotCalled []string
 	Failed    []string
@@ -170,6 +191,8 @@ type Functions struct {
 // Topics checks knowledge retrieval.
 type Topics struct {
 	Pos diag.Pos
+	// Parts holds the position of retrieved (Cited has its own).
+	Parts Parts
 	// Retrieved: each topic appears in retrievedTopics.
 	Retrieved []string
 	// Cited checks citedTopic.
@@ -231,8 +254,9 @@ type Failure struct {
 	// \"how many\" (ignoring case)").
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
-	// Diff is a plain-text diff of Expected against Actual, set when both
-	// are literal texts worth diffing: inline [-deleted-]{+inserted+} for one
+	// Diff is a plain-text diff of Expected against Actual (always of
+	// those two: renderers that mark changes up themselves recompute it
+	// from them), set when both are literal texts worth diffing: inline [-deleted-]{+inserted+} for one
 	// line, "- "/"+ " lines for several.
 	Diff string `json:"diff,omitempty"`
 }

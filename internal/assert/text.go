@@ -118,12 +118,12 @@ type mismatch struct {
 	// phrase completes a sentence whose subject is the checked value:
 	// "does not contain the expected text".
 	phrase string
-	// expected is the expected value: the literal text for exact matchers
-	// (then literal is set), otherwise a description of the matcher.
+	// expected is the expected value: the literal text for the matchers
+	// that compare with a text (then literal is set and the failure shows
+	// a diff of actual against it), otherwise a description of the
+	// matcher.
 	expected string
 	literal  bool
-	// diffWith, when set, is the text the actual value is diffed against.
-	diffWith *string
 }
 
 // eval checks a resolved Text; it returns nil when actual passes. noun is
@@ -135,10 +135,10 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 		suffix = " (ignoring case)"
 	}
 	if t.Exact != nil && !equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), fold) {
-		return &mismatch{phrase: "is not the expected " + noun, expected: *t.Exact, literal: true, diffWith: t.Exact}, nil
+		return &mismatch{phrase: "is not the expected " + noun, expected: *t.Exact, literal: true}, nil
 	}
 	if t.Equals != nil && !equal(actual, *t.Equals, fold) {
-		return &mismatch{phrase: "is not exactly the expected " + noun, expected: *t.Equals, literal: true, diffWith: t.Equals}, nil
+		return &mismatch{phrase: "is not exactly the expected " + noun, expected: *t.Equals, literal: true}, nil
 	}
 	if t.Contains != nil && !contains(actual, *t.Contains, fold) {
 		return &mismatch{phrase: "does not contain the expected text", expected: "contains " + strconv.Quote(*t.Contains) + suffix}, nil
@@ -172,9 +172,12 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 		got, want := Similarity(actual, t.Similar.To), similarMin(t.Similar)
 		if got < want {
 			return &mismatch{
-				phrase:   fmt.Sprintf("is not similar enough to the expected text (%.2f, min %.2f)", got, want),
-				expected: describeSimilar(t.Similar),
-				diffWith: &t.Similar.To,
+				phrase: fmt.Sprintf("is not similar enough to the expected text (%.2f, min %.2f)", got, want),
+				// The score and threshold are in the phrase; expected is
+				// the text itself, so that every report diffs the same two
+				// texts (the HTML report diffs Expected against Actual).
+				expected: t.Similar.To,
+				literal:  true,
 			}, nil
 		}
 	}

@@ -57,7 +57,11 @@ type CucumberOptions struct {
 // FAILED with the failure as the console says it, the rest SKIPPED. An
 // errored attempt fails its step the same way, with an exception named
 // after the error's kind; a case that did not run has every step
-// SKIPPED. The stream's success is the run's status being passed.
+// SKIPPED. A FAILED step has an attachment (text/plain,
+// transcript.txt), which Cucumber's report tools show under it: the
+// transcript up to the turn where the attempt broke and what was
+// confirmed, as the JUnit report writes them. The stream's success is the
+// run's status being passed.
 func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
 	cw := &cucumberWriter{w: bufio.NewWriter(w)}
 	cw.enc = json.NewEncoder(cw.w)
@@ -159,7 +163,7 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		}
 	}
 	cw.emit(&messages.Envelope{TestCase: tc})
-	attempts := c.Attempts
+	attempts := verdictLast(c)
 	if len(attempts) == 0 {
 		// Not run (skipped, pending): one attempt with every step skipped.
 		attempts = []*result.Attempt{{Status: c.Status, Started: r.Started}}
@@ -172,9 +176,23 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		cw.emit(&messages.Envelope{TestCaseStarted: &messages.TestCaseStarted{Attempt: int64(i), Id: started, TestCaseId: tc.Id,
 			Timestamp: stamp(a.Started)}})
 		results := stepResults(c, a, lines)
+		if i == len(attempts)-1 && c.Repeat != nil {
+			// The verdict over the runs, where the tools read the result.
+			for _, res := range results {
+				if res.Status == messages.TestStepResultStatus_FAILED {
+					res.Message = repeatLine(c.Repeat) + "\n" + res.Message
+				}
+			}
+		}
 		at := a.Started
 		for j, ts := range tc.TestSteps {
 			cw.emit(&messages.Envelope{TestStepStarted: &messages.TestStepStarted{TestCaseStartedId: started, TestStepId: ts.Id, Timestamp: stamp(at)}})
+			if results[j].Status == messages.TestStepResultStatus_FAILED {
+				if body := transcriptText(a); body != "" {
+					cw.emit(&messages.Envelope{Attachment: &messages.Attachment{Body: body, ContentEncoding: messages.AttachmentContentEncoding_IDENTITY,
+						MediaType: "text/plain", FileName: "transcript.txt", TestCaseStartedId: started, TestStepId: ts.Id}})
+				}
+			}
 			at = at.Add(messages.DurationToGoDuration(*results[j].Duration))
 			cw.emit(&messages.Envelope{TestStepFinished: &messages.TestStepFinished{TestCaseStartedId: started, TestStepId: ts.Id,
 				TestStepResult: results[j], Timestamp: stamp(at)}})
@@ -182,6 +200,41 @@ func (cw *cucumberWriter) testCase(r *result.Result, c *result.Case, p *messages
 		cw.emit(&messages.Envelope{TestCaseFinished: &messages.TestCaseFinished{TestCaseStartedId: started,
 			Timestamp: stamp(a.Started.Add(a.Duration)), WillBeRetried: i < len(attempts)-1}})
 	}
+}
+
+// verdictLast orders the attempts of a case for the stream. Cucumber's
+// tools take a scenario's result from its last attempt (the one not
+// retried), so the runs of a repeated scenario, which ran side by side
+// and decide together, end with one whose outcome is the verdict's: a
+// failed run when the scenario failed (its runs fell short), a passed one
+// when it passed despite failed runs. Other cases keep their order: their
+// last attempt is their verdict.
+func verdictLast(c *result.Case) []*result.Attempt {
+	if c.Repeat == nil || len(c.Attempts) < 2 {
+		return c.Attempts
+	}
+	want := func(a *result.Attempt) bool { return a.Status == result.Passed || a.Status == result.Flaky }
+	if c.Status != result.Passed && c.Status != result.Flaky {
+		want = func(a *result.Attempt) bool { return a.Status == result.Failed }
+	}
+	for i := len(c.Attempts) - 1; i >= 0; i-- {
+		if a := c.Attempts[i]; a != nil && want(a) {
+			out := make([]*result.Attempt, 0, len(c.Attempts))
+			out = append(out, c.Attempts[:i]...)
+			out = append(out, c.Attempts[i+1:]...)
+			return append(out, a)
+		}
+	}
+	return c.Attempts
+}
+
+// transcriptText is the attachment of a failed step (see WriteCucumber).
+func transcriptText(a *result.Attempt) string {
+	var b strings.Builder
+	d := detail{b: &b, st: style{file: true}}
+	d.writeTranscript(a, brokeAt(a), "")
+	d.writeConfirmations(a, "")
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // stepResults decides the result of each step of an attempt (see

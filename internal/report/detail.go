@@ -233,26 +233,37 @@ func pendingReason(c *result.Case) string {
 	return notRunReason
 }
 
-// writeAttempt writes an attempt's failures or error, then its transcript
-// up to the turn where it broke.
-func (d detail) writeAttempt(a *result.Attempt, indent string) {
+// brokeAt is the index of the last turn an attempt's failures and error
+// belong to: the transcript of a broken attempt stops there. It is -1
+// when none does (the whole transcript is shown).
+func brokeAt(a *result.Attempt) int {
 	upTo := -1
 	for _, f := range a.Failures {
-		d.writeFailure(a, f, indent)
 		if t := turnAt(a, f.Pos); t != nil && t.Index > upTo {
 			upTo = t.Index
 		}
 	}
-	if e := a.Error; e != nil {
-		d.line(indent, d.st.paint(sgrBold, d.st.errorLine(a, e)))
-		if t := turnAt(a, e.Pos); t != nil && !e.Pos.IsZero() && t.Index > upTo {
+	if e := a.Error; e != nil && !e.Pos.IsZero() {
+		if t := turnAt(a, e.Pos); t != nil && t.Index > upTo {
 			upTo = t.Index
 		}
+	}
+	return upTo
+}
+
+// writeAttempt writes an attempt's failures or error, then its transcript
+// up to the turn where it broke.
+func (d detail) writeAttempt(a *result.Attempt, indent string) {
+	for _, f := range a.Failures {
+		d.writeFailure(a, f, indent)
+	}
+	if e := a.Error; e != nil {
+		d.line(indent, d.st.paint(sgrBold, d.st.errorLine(a, e)))
 	}
 	if a.Error == nil && len(a.Failures) == 0 && a.Status != result.Passed && a.Status != result.Flaky {
 		d.line(indent, a.Status.String()+" without a recorded cause")
 	}
-	d.writeTranscript(a, upTo, indent)
+	d.writeTranscript(a, brokeAt(a), indent)
 	d.writeConfirmations(a, indent)
 }
 

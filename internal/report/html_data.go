@@ -240,7 +240,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		Status:     a.Status.String(),
 		DurationMS: millis(a.Duration),
 		Conv:       htmlStyle.flat(a.ConversationID),
-		Broke:      -1,
+		Broke:      brokeAt(a),
 	}
 	if ha.Conv == "" {
 		ha.Conv = htmlStyle.flat(sessionID(a))
@@ -251,15 +251,9 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 			hf.Diff = toHTMLDiff(assert.DiffOf(hf.Expected, hf.Actual))
 		}
 		ha.Failures = append(ha.Failures, hf)
-		if t := turnAt(a, f.Pos); t != nil && t.Index > ha.Broke {
-			ha.Broke = t.Index
-		}
 	}
 	if e := a.Error; e != nil {
 		ha.Error = htmlStyle.errorLine(a, e)
-		if t := turnAt(a, e.Pos); t != nil && !e.Pos.IsZero() && t.Index > ha.Broke {
-			ha.Broke = t.Index
-		}
 	}
 	var prev map[string]any
 	for _, t := range a.Turns {

@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -101,6 +102,24 @@ func TestFeatureParity(t *testing.T) {
 	}
 	if c.Pos.String() != "parity/parity.feature:25:3" {
 		t.Errorf("case at %s", c.Pos)
+	}
+	// A capture that finds nothing reads like any broken check: the
+	// reports name the turn or step (the message must not name it again)
+	// and show what was looked for and what the reply held.
+	for _, file := range []*result.File{feat, yml} {
+		for _, c := range file.Cases {
+			if c.Name != "cannot capture a reference" {
+				continue
+			}
+			f := c.Last().Failures[0]
+			want := assert.Failure{Pos: f.Pos, Step: f.Step, Key: "capture.ref",
+				Message:  "cannot capture ref from response: pattern does not match",
+				Expected: "matches /reference ([A-Z0-9]{6})/",
+				Actual:   "I can't find a booking in this conversation yet. Would you like to book a table?"}
+			if f != want {
+				t.Errorf("%s: capture failure\n got  %#v\n want %#v", file.Path, f, want)
+			}
+		}
 	}
 	if t.Failed() {
 		t.Logf("case 0:\n%s", describe(feat.Cases[0]))

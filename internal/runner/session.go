@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -533,11 +534,15 @@ func (s *Session) check(exp *assert.Expect, exch *platform.Exchange) bool {
 func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 	v, err := assert.Capture(s.last.Result, cp.From, cp.Pattern, s.expand)
 	if err != nil {
-		s.fail(assert.Failure{
-			Pos:     pos,
-			Key:     "capture." + cp.Name,
-			Message: fmt.Sprintf("turn %d: cannot capture %s: %v", s.index, cp.Name, err),
-		})
+		// The reports name the turn (or the feature step) before the
+		// message, as for every failure.
+		f := assert.Failure{Pos: pos, Key: "capture." + cp.Name, Message: fmt.Sprintf("cannot capture %s: %v", cp.Name, err)}
+		var miss *assert.CaptureMiss
+		if errors.As(err, &miss) {
+			f.Message = fmt.Sprintf("cannot capture %s from %s: %s", cp.Name, miss.From, miss.Reason)
+			f.Expected, f.Actual = miss.Expected, miss.Actual
+		}
+		s.fail(f)
 		return false
 	}
 	if s.captures == nil {

@@ -2,19 +2,22 @@ package runner
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
-// TestRunLoadedSuite runs a suite written in YAML, so the runner is tested
-// with what users write, positions included.
-func TestRunLoadedSuite(t *testing.T) {
-	t.Parallel()
-	suites, diags := scenario.Load(os.DirFS("testdata"), []string{"restaurant.yaml"})
+// runYAML loads the suite at path in fsys and runs it against the
+// simulator, failing the test on any load or run error.
+func runYAML(t *testing.T, fsys fs.FS, path string) *result.Result {
+	t.Helper()
+	suites, diags := scenario.Load(fsys, []string{path})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
@@ -25,6 +28,14 @@ func TestRunLoadedSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// TestRunLoadedSuite runs a suite written in YAML, so the runner is tested
+// with what users write, positions included.
+func TestRunLoadedSuite(t *testing.T) {
+	t.Parallel()
+	res := runYAML(t, os.DirFS("testdata"), "restaurant.yaml")
 	got := strings.Join(statuses(res), "\n")
 	want := strings.Join([]string{
 		"books a table [time=7pm]=passed",
@@ -47,5 +58,62 @@ func TestRunLoadedSuite(t *testing.T) {
 	}
 	if p := f.Cases[1].Pos; p.File != "restaurant.yaml" || p.Line != 25 {
 		t.Errorf("case pos = %s", p)
+	}
+}
+
+// TestCompoundCheckPositions: each part of a trace, events, functions or
+// topics check that breaks is reported at its own key, not at the
+// check's, so a designer is sent to the line that is wrong.
+func TestCompoundCheckPositions(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: Parts
+scenarios:
+  - name: debug chat
+    agent: restaurant
+    turns:
+      - say: what's on the menu
+        expect:
+          trace:
+            includes: [CheckParty]
+            excludes: [AnswerQuestion]
+            sequence: [AnswerQuestion, Goodbye]
+            equals: [Goodbye]
+          functions:
+            called: [check_availability]
+            not_called: [nothing]
+            failed: [check_availability]
+          topics:
+            cited: menu
+            retrieved: [allergens]
+  - name: web chat
+    agent: restaurant
+    via: messaging
+    turns:
+      - say: I'd like to book a table
+        expect:
+          events:
+            includes: [EVENT_TYPE_LIVE_AGENT_JOINED]
+            excludes: [EVENT_TYPE_USER_MESSAGE]
+`
+	res := runYAML(t, fstest.MapFS{"parts.yaml": {Data: []byte(suite)}}, "parts.yaml")
+	var got []string
+	for _, c := range res.Files[0].Cases {
+		for _, f := range c.Last().Failures {
+			got = append(got, f.Key+" at "+f.Pos.String())
+		}
+	}
+	want := []string{
+		"trace.includes at parts.yaml:9:13",
+		"trace.excludes at parts.yaml:10:13",
+		"trace.sequence at parts.yaml:11:13",
+		"trace.equals at parts.yaml:12:13",
+		"functions.called at parts.yaml:14:13",
+		"functions.failed at parts.yaml:16:13",
+		"topics.retrieved at parts.yaml:19:13",
+		"events.includes at parts.yaml:27:13",
+		"events.excludes at parts.yaml:28:13",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -73,6 +73,12 @@ func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
 		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 		items := make([]string, len(keys))
 		for i, k := range keys {
+			if val := v.MapIndex(k); val.Type() == posType {
+				// assert.Parts: the key's position, as Pos fields show it.
+				p := val.Interface().(diag.Pos)
+				items[i] = fmt.Sprintf("%s=@%d:%d", k.String(), p.Line, p.Col)
+				continue
+			}
 			items[i] = fmt.Sprintf("%s=%q", k.String(), v.MapIndex(k).String())
 		}
 		fmt.Fprintf(b, "{%s}\n", strings.Join(items, " "))

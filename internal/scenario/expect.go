@@ -263,7 +263,7 @@ func (d *decoder) trace(e *assert.Expect, p pair) {
 	if !ok {
 		return
 	}
-	e.Trace = &assert.Trace{Pos: d.pos(p.Key), Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence, Equals: l.equals}
+	e.Trace = &assert.Trace{Pos: d.pos(p.Key), Parts: l.parts, Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence, Equals: l.equals}
 }
 
 // events reads `events: [A, B]` (includes) or a mapping of includes,
@@ -273,12 +273,14 @@ func (d *decoder) events(e *assert.Expect, p pair) {
 	if !ok {
 		return
 	}
-	e.Events = &assert.Events{Pos: d.pos(p.Key), Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence}
+	e.Events = &assert.Events{Pos: d.pos(p.Key), Parts: l.parts, Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence}
 }
 
 // listChecks are the parts of a list check (trace, events).
 type listChecks struct {
 	includes, excludes, sequence, equals []string
+	// parts are where the keys of the mapping form were written.
+	parts assert.Parts
 }
 
 // list reads a list check: a bare list (or one item) is includes; a
@@ -300,6 +302,7 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 	if !ok {
 		return l, false
 	}
+	l.parts = d.parts(fields)
 	if p, ok := fields["includes"]; ok {
 		l.includes, _ = d.strList(p.Val, what+": includes", false)
 	}
@@ -322,6 +325,19 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 		d.errorf(n, "%s has no checks: add %s or %s", what, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
 	}
 	return l, true
+}
+
+// parts records where each key of a compound check was written, so that
+// its failures point there (assert.Parts).
+func (d *decoder) parts(fields map[string]pair) assert.Parts {
+	if len(fields) == 0 {
+		return nil
+	}
+	ps := make(assert.Parts, len(fields))
+	for name, p := range fields {
+		ps[name] = d.pos(p.Key)
+	}
+	return ps
 }
 
 // systemMessage reads `system_message:`: false (no system message), true
@@ -579,7 +595,7 @@ func (d *decoder) functions(e *assert.Expect, p pair) {
 	if !ok {
 		return
 	}
-	f := &assert.Functions{Pos: d.pos(p.Key)}
+	f := &assert.Functions{Pos: d.pos(p.Key), Parts: d.parts(fields)}
 	e.Functions = f
 	if v, ok := fields["called"]; ok {
 		f.Called, _ = d.strList(v.Val, "functions: called", false)
@@ -603,7 +619,7 @@ func (d *decoder) topics(e *assert.Expect, p pair) {
 	if !ok {
 		return
 	}
-	t := &assert.Topics{Pos: d.pos(p.Key)}
+	t := &assert.Topics{Pos: d.pos(p.Key), Parts: d.parts(fields)}
 	e.Topics = t
 	if v, ok := fields["retrieved"]; ok {
 		t.Retrieved, _ = d.strList(v.Val, "topics: retrieved", false)
