@@ -3,10 +3,12 @@ package scenario
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -51,6 +53,16 @@ func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
 			dumpValue(b, f, depth+1)
 		}
 	case reflect.Slice:
+		if parts, ok := v.Interface().(assert.Parts); ok {
+			// Where the keys were written, as Pos fields show it.
+			items := make([]string, len(parts))
+			for i, p := range parts {
+				items[i] = fmt.Sprintf("%s=@%d:%d", p.Key, p.Pos.Line, p.Pos.Col)
+			}
+			slices.Sort(items)
+			fmt.Fprintf(b, "{%s}\n", strings.Join(items, " "))
+			return
+		}
 		if v.Len() == 0 {
 			b.WriteString("[]\n")
 			return
@@ -73,12 +85,6 @@ func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
 		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 		items := make([]string, len(keys))
 		for i, k := range keys {
-			if val := v.MapIndex(k); val.Type() == posType {
-				// assert.Parts: the key's position, as Pos fields show it.
-				p := val.Interface().(diag.Pos)
-				items[i] = fmt.Sprintf("%s=@%d:%d", k.String(), p.Line, p.Col)
-				continue
-			}
 			items[i] = fmt.Sprintf("%s=%q", k.String(), v.MapIndex(k).String())
 		}
 		fmt.Fprintf(b, "{%s}\n", strings.Join(items, " "))

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -333,10 +334,12 @@ func (d *decoder) parts(fields map[string]pair) assert.Parts {
 	if len(fields) == 0 {
 		return nil
 	}
-	ps := make(assert.Parts, len(fields))
+	ps := make(assert.Parts, 0, len(fields))
 	for name, p := range fields {
-		ps[name] = d.pos(p.Key)
+		ps = append(ps, assert.Part{Key: name, Pos: d.pos(p.Key)})
 	}
+	// In the order written, whatever the map's.
+	slices.SortFunc(ps, func(a, b assert.Part) int { return cmp.Or(a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col) })
 	return ps
 }
 
