@@ -6,10 +6,10 @@ import (
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
+
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // Exit codes: the whole table. Documented in `agenttest help`, `help
@@ -92,38 +92,18 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // printLines writes each non-empty line of msg as "agenttest: line",
-// with its control characters escaped (printable).
+// escaped (a message quotes what servers and report files hold: an error
+// body, a deployment id, which must not drive the terminal or forge a
+// line).
 func printLines(w io.Writer, msg string) {
 	var b strings.Builder
 	for _, line := range strings.Split(msg, "\n") {
 		if line = strings.TrimRight(line, " \t"); line != "" {
-			b.WriteString("agenttest: " + printable(line) + "\n")
+			b.WriteString("agenttest: " + escape.Controls(line, "\t") + "\n")
 		}
 	}
 	io.WriteString(w, b.String())
 }
-
-// printable escapes the control characters of a line but its tabs, as Go
-// quotes them (\x1b, \r): a message quotes what servers and report files
-// hold (an error body, a deployment id), and an escape sequence or a
-// carriage return in it must not drive the terminal or forge a line.
-func printable(line string) string {
-	if !strings.ContainsFunc(line, isEscaped) {
-		return line
-	}
-	var b strings.Builder
-	for _, r := range line {
-		if isEscaped(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isEscaped(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
 // listenProblem says why listening on addr failed, once: the net
 // package's error repeats the address and the system call ("listen tcp

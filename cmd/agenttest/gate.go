@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/gate"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/report"
@@ -144,9 +145,9 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	if !ev.Concluded.IsZero() {
 		head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
 	}
-	out.WriteString(printable(head) + "\n")
+	out.WriteString(escape.Controls(head, "\t") + "\n")
 	for _, line := range d.Checked {
-		out.WriteString("  " + printable(red.String(line)) + "\n")
+		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
 	}
 	if d.Passed() {
 		out.WriteString("gate: passed: the report vouches for the deployments active now\n")

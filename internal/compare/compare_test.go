@@ -362,3 +362,46 @@ func TestFormats(t *testing.T) {
 		t.Error("a run report read as a comparison")
 	}
 }
+
+// TestHostileText: names, ids, states and replies come from the runs or
+// from report files anyone may edit; none of their control characters
+// reaches the terminal raw, in plain or coloured output.
+func TestHostileText(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	const evil = "\x1b[2J\x1b]0;owned\x07\rgate: passed\u202e"
+	cand.Deployments[0].ID += evil
+	cand.Deployments[0].Version += evil
+	for _, r := range []*result.Result{base, cand} {
+		for _, cs := range r.Files[0].Cases {
+			if cs.Name == "says the kitchen is nut-free" || cs.Name == "hands off" {
+				cs.Name += evil
+				for _, tr := range cs.Attempts[0].Turns {
+					tr.Say += evil
+					tr.Result.Response += evil
+					tr.Result.Metadata["state"].(map[string]any)["party"] = evil
+				}
+				for i := range cs.Attempts[0].Failures {
+					cs.Attempts[0].Failures[i].Message += evil
+				}
+			}
+		}
+	}
+	c := build(base, cand, DefaultOptions())
+	for _, o := range []TextOptions{{}, {Color: true, Verbose: true}} {
+		var b bytes.Buffer
+		if err := WriteText(&b, c, o); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, `\x1b[2J`) {
+			t.Errorf("%+v: the hostile text is not shown escaped:\n%s", o, out)
+		}
+		for _, code := range []string{sgrRed, sgrGreen, sgrYellow, sgrMagenta, sgrFaint, sgrReset} {
+			out = strings.ReplaceAll(out, code, "")
+		}
+		if i := strings.IndexAny(out, "\x1b\x07\r\u202e"); i >= 0 {
+			t.Errorf("%+v: a control character reaches the terminal at %d: %q", o, i, out[max(0, i-40):min(len(out), i+40)])
+		}
+	}
+}

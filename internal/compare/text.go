@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -59,7 +60,7 @@ func WriteText(w io.Writer, c *Comparison, o TextOptions) error {
 	}
 	t.b.WriteString("\n")
 	colour := map[result.RunStatus]string{result.RunPassed: sgrGreen, result.RunFailed: sgrRed, result.RunErrored: sgrMagenta}[c.Status]
-	t.b.WriteString(t.paint(cmp.Or(colour, sgrYellow), "status: "+string(c.Status)+" ("+c.Why+")") + "\n")
+	t.b.WriteString(t.paint(cmp.Or(colour, sgrYellow), "status: "+string(c.Status)+" ("+flat(c.Why)+")") + "\n")
 	_, err := io.WriteString(w, t.b.String())
 	return err
 }
@@ -86,20 +87,20 @@ func (t *text) side(label string, s Side) {
 	case KindEnvironment, KindTarget:
 		what = fmt.Sprintf("%s (target %s, env %s)", s.Spec, s.Target.Name, s.Env)
 	}
-	fmt.Fprintf(&t.b, "%s %s: run %s", label, what, s.Run.Status)
+	fmt.Fprintf(&t.b, "%s %s: run %s", label, flat(what), flat(string(s.Run.Status)))
 	if !s.Run.Started.IsZero() {
 		fmt.Fprintf(&t.b, ", started %s", s.Run.Started.UTC().Format("2006-01-02 15:04:05Z"))
 	}
 	t.b.WriteString("\n")
 	for _, d := range s.Deployments {
-		line := fmt.Sprintf("  deployment of %s in %s: %s", d.Agent, d.Env, d.ID)
+		line := fmt.Sprintf("  deployment of %s in %s: %s", flat(d.Agent), flat(d.Env), flat(d.ID))
 		switch {
 		case d.ID == "":
-			line = fmt.Sprintf("  deployment of %s in %s: unknown (%s)", d.Agent, d.Env, d.Note)
+			line = fmt.Sprintf("  deployment of %s in %s: unknown (%s)", flat(d.Agent), flat(d.Env), flat(d.Note))
 		case d.Changed():
-			line = "  " + t.paint(sgrRed, d.ChangeMessage())
+			line = "  " + t.paint(sgrRed, flat(d.ChangeMessage()))
 		case d.Version != "":
-			line += " (version " + d.Version + ")"
+			line += " (version " + flat(d.Version) + ")"
 		}
 		t.b.WriteString(line + "\n")
 	}
@@ -114,13 +115,13 @@ func (t *text) pair(p *Pair) {
 	} else if p.File != "" {
 		title = p.File + " " + p.Name
 	}
-	t.b.WriteString(t.paint(classColour[p.Class], label) + " " + title)
+	t.b.WriteString(t.paint(classColour[p.Class], label) + " " + flat(title))
 	if p.Quarantined {
 		t.b.WriteString(" (quarantined: does not fail the comparison)")
 	}
 	t.b.WriteString("\n")
 	if p.Note != "" {
-		t.b.WriteString("    " + p.Note + "\n")
+		t.b.WriteString("    " + flat(p.Note) + "\n")
 	}
 	if p.Class == Regressed || p.Class == Fixed {
 		failed := p.Candidate
@@ -129,7 +130,7 @@ func (t *text) pair(p *Pair) {
 		}
 		side := map[Class]string{Regressed: "candidate", Fixed: "baseline"}[p.Class]
 		for _, f := range failed.Failures {
-			t.b.WriteString("    " + side + ": " + f + "\n")
+			t.b.WriteString("    " + side + ": " + flat(f) + "\n")
 		}
 	}
 	if r := p.Rates; r != nil {
@@ -139,7 +140,7 @@ func (t *text) pair(p *Pair) {
 	turn := -1
 	for _, ch := range p.Changes {
 		if ch.What == ChangeVerdict {
-			fmt.Fprintf(&t.b, "    verdict: %s → %s\n", ch.Baseline, ch.Candidate)
+			fmt.Fprintf(&t.b, "    verdict: %s → %s\n", flat(ch.Baseline), flat(ch.Candidate))
 			continue
 		}
 		if ch.Turn != turn && ch.What != ChangeTurns {
@@ -148,16 +149,18 @@ func (t *text) pair(p *Pair) {
 			if ch.Turn > 0 {
 				head = fmt.Sprintf("turn %d", ch.Turn)
 				if ch.Say != "" {
-					head += " > " + ch.Say
+					head += " > " + flat(ch.Say)
 				}
 			}
 			t.b.WriteString("    " + head + "\n")
 		}
 		switch ch.What {
 		case ChangeReply:
-			d := ch.Diff
+			// Replies may span lines; nothing else in them may reach
+			// the terminal raw.
+			d := escape.Controls(ch.Diff, "\n")
 			if t.o.Color {
-				d = strings.Replace(assert.DiffColor(ch.Baseline, ch.Candidate), "--- expected\n+++ actual", "--- baseline\n+++ candidate", 1)
+				d = strings.Replace(assert.DiffColor(escape.Controls(ch.Baseline, "\n"), escape.Controls(ch.Candidate, "\n")), "--- expected\n+++ actual", "--- baseline\n+++ candidate", 1)
 			}
 			if strings.Contains(d, "\n") {
 				t.b.WriteString("      reply:\n        " + strings.ReplaceAll(d, "\n", "\n        ") + "\n")
@@ -165,11 +168,11 @@ func (t *text) pair(p *Pair) {
 				t.b.WriteString("      reply: " + d + "\n")
 			}
 		case ChangeTurns:
-			fmt.Fprintf(&t.b, "    transcript: %s → %s\n", ch.Baseline, ch.Candidate)
+			fmt.Fprintf(&t.b, "    transcript: %s → %s\n", flat(ch.Baseline), flat(ch.Candidate))
 		default:
 			// Two lines: a trace is itself written with arrows.
-			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (baseline):", ch.Baseline)
-			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (candidate):", ch.Candidate)
+			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (baseline):", flat(ch.Baseline))
+			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (candidate):", flat(ch.Candidate))
 		}
 	}
 	if l := p.Latency; l != nil && (l.Verdict != string(Unchanged) || t.o.Verbose) {
@@ -196,6 +199,11 @@ func (t *text) latency(l Latency, o Options) {
 		fmt.Fprintf(&t.b, ": no overall shift (needs p < %g and a median shift of %s and %.0f%%)\n", o.Alpha, msText(o.MinShiftMS), 100*o.MinRatio)
 	}
 }
+
+// flat escapes text from the runs or their report files (names, paths,
+// states, failure messages) so that it stays on its line and cannot
+// drive the terminal: the report files are anyone's.
+func flat(s string) string { return escape.Controls(s, "") }
 
 // msText renders milliseconds for people: 0.4ms, 12ms, 1.25s.
 func msText(v float64) string {

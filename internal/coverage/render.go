@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
+
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // SchemaV1 names the JSON form `agenttest coverage --json` prints: the
@@ -102,10 +102,4 @@ func reachText(r Reach) string {
 
 // clean escapes control characters of a name a server or a suite chose
 // (a node name from a hostile platform must not drive the terminal).
-func clean(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
+func clean(s string) string { return escape.Controls(s, "") }

@@ -135,3 +135,25 @@ func TestReadMatchesByFileAndName(t *testing.T) {
 		t.Errorf("not JSON: %v", err)
 	}
 }
+
+// TestWriteTextEscapes: report files are anyone's; a control character in
+// a path, status or case name does not reach the terminal raw.
+func TestWriteTextEscapes(t *testing.T) {
+	t.Parallel()
+	const evil = "\x1b[2J\rgate: passed\u202e"
+	h := Build([]*Report{
+		{Path: "a.json" + evil, Status: "passed" + evil, Cases: []Case{{File: "a.yaml" + evil, Name: "books" + evil, Verdict: VerdictPassed, Passed: 1}}},
+		{Path: "b.json", Cases: []Case{{File: "a.yaml" + evil, Name: "books" + evil, Verdict: VerdictFailed, Failed: 1}}},
+	})
+	var b bytes.Buffer
+	if err := WriteText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if i := strings.IndexAny(out, "\x1b\r\u202e"); i >= 0 {
+		t.Errorf("a control character reaches the terminal: %q", out[max(0, i-30):min(len(out), i+30)])
+	}
+	if n := strings.Count(out, `books\x1b[2J\rgate: passed\u202e`); n != 2 {
+		t.Errorf("the name is shown escaped %d times, want 2 (the table and the regressions):\n%s", n, out)
+	}
+}

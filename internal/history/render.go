@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // marks are the verdicts in the text view's strip.
@@ -20,7 +22,7 @@ func WriteText(w io.Writer, h *History) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s, oldest first:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"))
 	for i, r := range h.Reports {
-		fmt.Fprintf(&b, "  %d  %s  %s  %s\n", i+1, r.Path, orDash(r.Started), orDash(r.Status))
+		fmt.Fprintf(&b, "  %d  %s  %s  %s\n", i+1, printable(r.Path), printable(orDash(r.Started)), printable(orDash(r.Status)))
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -44,7 +46,7 @@ func WriteText(w io.Writer, h *History) error {
 				quarantined++
 			}
 		}
-		name := s.File + ": " + s.Name
+		name := printable(s.File + ": " + s.Name)
 		if quarantined > 0 {
 			name += fmt.Sprintf(" (quarantined in %d)", quarantined)
 		}
@@ -58,8 +60,8 @@ func WriteText(w io.Writer, h *History) error {
 	} else {
 		fmt.Fprintf(&b, "went from passing to failing (%d):\n", len(reg))
 		for _, s := range reg {
-			fmt.Fprintf(&b, "  %s: %s: %s in report %d, %s in report %d\n", s.File, s.Name,
-				s.Verdicts[s.PassedIn], s.PassedIn+1, s.Verdicts[s.FailedIn], s.FailedIn+1)
+			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d\n", printable(s.File+": "+s.Name),
+				printable(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, printable(string(s.Verdicts[s.FailedIn])), s.FailedIn+1)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -167,3 +169,8 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// printable escapes what a report file holds (a case name, a path, a
+// status) before it reaches the terminal: the files are anyone's, and a
+// control character in them must not drive it or forge a line.
+func printable(s string) string { return escape.Controls(s, "") }

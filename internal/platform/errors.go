@@ -16,7 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
+
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // Error codes of the debug-chat error body (reference, Errors / Debug chat).
@@ -480,19 +481,7 @@ func htmlTitle(s string) string {
 // shows the message) and bounds the length, so a message fits one report
 // line.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if strings.ContainsFunc(s, unicode.IsControl) {
-		var b strings.Builder
-		for _, r := range s {
-			if unicode.IsControl(r) {
-				q := strconv.QuoteRune(r)
-				b.WriteString(q[1 : len(q)-1])
-				continue
-			}
-			b.WriteRune(r)
-		}
-		s = b.String()
-	}
+	s = escape.Controls(strings.Join(strings.Fields(s), " "), "")
 	if len(s) > maxMessage {
 		cut := maxMessage
 		for cut > 0 && !isRuneStart(s[cut]) {

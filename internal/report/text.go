@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // ansiRE matches the escape sequences a terminal interprets: CSI sequences
@@ -83,12 +85,7 @@ func needsQuote(s string) bool {
 	if strings.TrimSpace(s) != s {
 		return true
 	}
-	for _, r := range s {
-		if r != '\n' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
-			return true
-		}
-	}
-	return false
+	return escape.Needed(s, "\n")
 }
 
 // showValue renders a compared value: quoted when white space or control
@@ -131,19 +128,7 @@ func oneLine(s string) string {
 	if !utf8.ValidString(s) {
 		return fmt.Sprintf("%q", s)
 	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			q := fmt.Sprintf("%q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return escape.Controls(s, "\n\t")
 }
 
 // flat renders text that must stay on one line (a failure's one-liner, a
