@@ -795,17 +795,19 @@ func TestMessagingMessageRate(t *testing.T) {
 		s.send(sim.EvUserTyping, map[string]any{}, nil)
 	}
 	s.send(sim.EvUserMessage, map[string]any{"text": "ping"}, nil)
-	// Two typing events pass; the rest is dropped unanswered.
+	// Two typing events pass; the rest is dropped unanswered. The clock
+	// moves only once the server has dropped them: moved earlier, the
+	// refill would let a late one through and the next ping be dropped.
 	for i := 0; i < 2; i++ {
 		if e := s.next(); e.Type != sim.EvUserTyping {
 			t.Fatalf("event %d: %s", i, e.Type)
 		}
 	}
+	waitFor(t, func() bool { return m.s.Server.MessagingStats().DroppedEvents == 3 })
 	m.clk.Advance(time.Second)
 	if got := replyText(s.say("ping")); got != "pong" {
 		t.Errorf("after a second: %q", got)
 	}
-	// One reader takes a socket's frames in order, so all were seen.
 	if got := m.s.Server.MessagingStats().DroppedEvents; got != 3 {
 		t.Errorf("dropped %d events, want 3", got)
 	}
