@@ -275,10 +275,7 @@ func editReport(t *testing.T, report string, edit func(doc map[string]any)) {
 // The build key itself is still required.
 func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 2})
-	dir := t.TempDir()
-	report := filepath.Join(dir, "r.json")
-	newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).expect(t, exitOK)
+	s, dir, report := passedReport(t)
 	cfg := "targets:\n  sandbox:\n" +
 		"    build_url: " + s.BuildURL + "\n    runtime_url: " + s.RuntimeURL + "\n    account_id: " + s.AccountID + "\n" +
 		"    build_key: ${env:SANDBOX_BUILD_KEY}\n    runtime_key: ${env:SANDBOX_RUNTIME_KEY}\n" +
@@ -298,10 +295,7 @@ func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
 // never obeyed by the terminal.
 func TestGateHostileText(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 2})
-	dir := t.TempDir()
-	report := filepath.Join(dir, "r.json")
-	newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).expect(t, exitOK)
+	s, dir, report := passedReport(t)
 	const forged = "dep-\x1b[2J\x1b]0;owned\x07\rgate: passed"
 	editReport(t, report, func(doc map[string]any) {
 		d := doc["deployments"].([]any)[0].(map[string]any)
@@ -313,4 +307,15 @@ func TestGateHostileText(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\r") {
 		t.Errorf("a control character reached the output:\n%q", out)
 	}
+}
+
+// passedReport starts a simulator and writes the JSON report of a passing
+// run against it into a new directory.
+func passedReport(t *testing.T) (s *simtest.Sim, dir, report string) {
+	t.Helper()
+	s = simtest.Start(t, sim.Options{Seed: 2})
+	dir = t.TempDir()
+	report = filepath.Join(dir, "r.json")
+	newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).expect(t, exitOK)
+	return s, dir, report
 }
