@@ -8,8 +8,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // MinLen is the shortest key accepted. A shorter one is too likely to occur
@@ -31,10 +32,11 @@ func CheckKey(what, key string) error {
 	case n < MinLen:
 		return fmt.Errorf("%s is %d characters long; keys shorter than %d characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)", what, n, MinLen)
 	}
-	for _, r := range key {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("%s holds a control character, which an HTTP header cannot carry (check for a stray newline)", what)
-		}
+	// A key is printed nowhere, but the text around it is printed
+	// escaped (internal/escape): a key holding a character escaping
+	// rewrites would take a form the redactor does not know.
+	if escape.Needed(key, "") {
+		return fmt.Errorf("%s holds a control character or an invisible formatting one, which an HTTP header cannot carry or a terminal would hide (check for a stray newline or a character pasted along with the key)", what)
 	}
 	if strings.TrimSpace(key) != key {
 		return fmt.Errorf("%s starts or ends with white space (check for a stray space or newline)", what)

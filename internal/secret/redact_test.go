@@ -222,6 +222,8 @@ func TestCheckKey(t *testing.T) {
 		{"test", "build_key is 4 characters long; keys shorter than 12 characters are refused"},
 		{"clé-11-runes", ""},
 		{"0123456789ab\n", "control character"},
+		{"0123456\u202e789ab", "invisible formatting"},
+		{"0123456789ab\u2028cd", "invisible formatting"},
 		{" 0123456789ab", "white space"},
 		{"\xff0123456789ab", "not valid UTF-8"},
 	} {
