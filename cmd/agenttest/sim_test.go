@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -210,11 +208,7 @@ func TestRunSimBusyPort(t *testing.T) {
 // caret, and exit 2.
 func TestRunSimBadAgentsShowSourceLines(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	src := "id: bad\nstart: A\nnodes:\n  A:\n    sya: hello\n  B: {goto: Nowhere}\n"
-	if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeTree(t, map[string]string{"bad.yaml": "id: bad\nstart: A\nnodes:\n  A:\n    sya: hello\n  B: {goto: Nowhere}\n"})
 	c := newCLI(t, dir, nil, "sim", "--agents", ".")
 	if code := c.run(t); code != exitUsage {
 		t.Fatalf("exit %d, want %d\n%s", code, exitUsage, c.stderr)

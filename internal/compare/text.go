@@ -36,7 +36,9 @@ var classColour = map[Class]string{Regressed: sgrRed, Fixed: sgrGreen, Changed: 
 
 // WriteText writes the console view of c: both sides, each pair that is
 // not unchanged with what changed (every pair with Verbose), the overall
-// latency, the counts and, last, the status and what decided it.
+// latency, the counts and, last, the status and what decided it. What
+// the runs or their report files chose (names, ids, states, replies) is
+// escaped: the files are anyone's.
 func WriteText(w io.Writer, c *Comparison, o TextOptions) error {
 	t := &text{o: o}
 	t.side("baseline ", c.Baseline)
@@ -60,7 +62,7 @@ func WriteText(w io.Writer, c *Comparison, o TextOptions) error {
 	}
 	t.b.WriteString("\n")
 	colour := map[result.RunStatus]string{result.RunPassed: sgrGreen, result.RunFailed: sgrRed, result.RunErrored: sgrMagenta}[c.Status]
-	t.b.WriteString(t.paint(cmp.Or(colour, sgrYellow), "status: "+string(c.Status)+" ("+flat(c.Why)+")") + "\n")
+	t.b.WriteString(t.paint(cmp.Or(colour, sgrYellow), "status: "+string(c.Status)+" ("+escape.Line(c.Why)+")") + "\n")
 	_, err := io.WriteString(w, t.b.String())
 	return err
 }
@@ -87,20 +89,20 @@ func (t *text) side(label string, s Side) {
 	case KindEnvironment, KindTarget:
 		what = fmt.Sprintf("%s (target %s, env %s)", s.Spec, s.Target.Name, s.Env)
 	}
-	fmt.Fprintf(&t.b, "%s %s: run %s", label, flat(what), flat(string(s.Run.Status)))
+	fmt.Fprintf(&t.b, "%s %s: run %s", label, escape.Line(what), escape.Line(string(s.Run.Status)))
 	if !s.Run.Started.IsZero() {
 		fmt.Fprintf(&t.b, ", started %s", s.Run.Started.UTC().Format("2006-01-02 15:04:05Z"))
 	}
 	t.b.WriteString("\n")
 	for _, d := range s.Deployments {
-		line := fmt.Sprintf("  deployment of %s in %s: %s", flat(d.Agent), flat(d.Env), flat(d.ID))
+		line := fmt.Sprintf("  deployment of %s in %s: %s", escape.Line(d.Agent), escape.Line(d.Env), escape.Line(d.ID))
 		switch {
 		case d.ID == "":
-			line = fmt.Sprintf("  deployment of %s in %s: unknown (%s)", flat(d.Agent), flat(d.Env), flat(d.Note))
+			line = fmt.Sprintf("  deployment of %s in %s: unknown (%s)", escape.Line(d.Agent), escape.Line(d.Env), escape.Line(d.Note))
 		case d.Changed():
-			line = "  " + t.paint(sgrRed, flat(d.ChangeMessage()))
+			line = "  " + t.paint(sgrRed, escape.Line(d.ChangeMessage()))
 		case d.Version != "":
-			line += " (version " + flat(d.Version) + ")"
+			line += " (version " + escape.Line(d.Version) + ")"
 		}
 		t.b.WriteString(line + "\n")
 	}
@@ -115,13 +117,13 @@ func (t *text) pair(p *Pair) {
 	} else if p.File != "" {
 		title = p.File + " " + p.Name
 	}
-	t.b.WriteString(t.paint(classColour[p.Class], label) + " " + flat(title))
+	t.b.WriteString(t.paint(classColour[p.Class], label) + " " + escape.Line(title))
 	if p.Quarantined {
 		t.b.WriteString(" (quarantined: does not fail the comparison)")
 	}
 	t.b.WriteString("\n")
 	if p.Note != "" {
-		t.b.WriteString("    " + flat(p.Note) + "\n")
+		t.b.WriteString("    " + escape.Line(p.Note) + "\n")
 	}
 	if p.Class == Regressed || p.Class == Fixed {
 		failed := p.Candidate
@@ -130,7 +132,7 @@ func (t *text) pair(p *Pair) {
 		}
 		side := map[Class]string{Regressed: "candidate", Fixed: "baseline"}[p.Class]
 		for _, f := range failed.Failures {
-			t.b.WriteString("    " + side + ": " + flat(f) + "\n")
+			t.b.WriteString("    " + side + ": " + escape.Line(f) + "\n")
 		}
 	}
 	if r := p.Rates; r != nil {
@@ -140,7 +142,7 @@ func (t *text) pair(p *Pair) {
 	turn := -1
 	for _, ch := range p.Changes {
 		if ch.What == ChangeVerdict {
-			fmt.Fprintf(&t.b, "    verdict: %s → %s\n", flat(ch.Baseline), flat(ch.Candidate))
+			fmt.Fprintf(&t.b, "    verdict: %s → %s\n", escape.Line(ch.Baseline), escape.Line(ch.Candidate))
 			continue
 		}
 		if ch.Turn != turn && ch.What != ChangeTurns {
@@ -149,7 +151,7 @@ func (t *text) pair(p *Pair) {
 			if ch.Turn > 0 {
 				head = fmt.Sprintf("turn %d", ch.Turn)
 				if ch.Say != "" {
-					head += " > " + flat(ch.Say)
+					head += " > " + escape.Line(ch.Say)
 				}
 			}
 			t.b.WriteString("    " + head + "\n")
@@ -168,11 +170,11 @@ func (t *text) pair(p *Pair) {
 				t.b.WriteString("      reply: " + d + "\n")
 			}
 		case ChangeTurns:
-			fmt.Fprintf(&t.b, "    transcript: %s → %s\n", flat(ch.Baseline), flat(ch.Candidate))
+			fmt.Fprintf(&t.b, "    transcript: %s → %s\n", escape.Line(ch.Baseline), escape.Line(ch.Candidate))
 		default:
 			// Two lines: a trace is itself written with arrows.
-			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (baseline):", flat(ch.Baseline))
-			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (candidate):", flat(ch.Candidate))
+			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (baseline):", escape.Line(ch.Baseline))
+			fmt.Fprintf(&t.b, "      %-*s %s\n", len(ch.What)+12, ch.What+" (candidate):", escape.Line(ch.Candidate))
 		}
 	}
 	if l := p.Latency; l != nil && (l.Verdict != string(Unchanged) || t.o.Verbose) {
@@ -199,11 +201,6 @@ func (t *text) latency(l Latency, o Options) {
 		fmt.Fprintf(&t.b, ": no overall shift (needs p < %g and a median shift of %s and %.0f%%)\n", o.Alpha, msText(o.MinShiftMS), 100*o.MinRatio)
 	}
 }
-
-// flat escapes text from the runs or their report files (names, paths,
-// states, failure messages) so that it stays on its line and cannot
-// drive the terminal: the report files are anyone's.
-func flat(s string) string { return escape.Controls(s, "") }
 
 // msText renders milliseconds for people: 0.4ms, 12ms, 1.25s.
 func msText(v float64) string {

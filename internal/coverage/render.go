@@ -32,7 +32,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 // WriteText writes the report as tables, one block per agent: the share
 // of nodes visited and where the list of nodes comes from, the nodes never
 // visited, every node with the turns that reached it and the first of
-// them, and the transitions taken.
+// them, and the transitions taken. Node and case names are escaped: a
+// hostile platform chooses them.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	if r == nil || len(r.Agents) == 0 {
@@ -51,11 +52,11 @@ func WriteText(w io.Writer, r *Report) error {
 			transitions = "transition"
 		}
 		fmt.Fprintf(&b, "%s: %d of %d nodes visited (%.0f%%), %d %s taken; %s\n",
-			clean(a.Agent), a.NodesVisited, a.NodesTotal, a.Percent, len(a.Transitions), transitions, from)
+			escape.Line(a.Agent), a.NodesVisited, a.NodesTotal, a.Percent, len(a.Transitions), transitions, from)
 		if len(a.Unvisited) > 0 {
 			names := make([]string, len(a.Unvisited))
 			for i, n := range a.Unvisited {
-				names[i] = clean(n)
+				names[i] = escape.Line(n)
 			}
 			fmt.Fprintf(&b, "never visited: %s\n", strings.Join(names, ", "))
 		}
@@ -66,7 +67,7 @@ func WriteText(w io.Writer, r *Report) error {
 			if len(n.Reached) > 0 {
 				first = reachText(n.Reached[0])
 			}
-			name := clean(n.Name)
+			name := escape.Line(n.Name)
 			if n.Undefined {
 				name += " (not in the definition)"
 			}
@@ -78,7 +79,7 @@ func WriteText(w io.Writer, r *Report) error {
 			if len(t.Reached) > 0 {
 				first = reachText(t.Reached[0])
 			}
-			fmt.Fprintf(tw, "  %s → %s\t%d\t%d\t%s\n", clean(t.From), clean(t.To), t.Turns, t.Cases, first)
+			fmt.Fprintf(tw, "  %s → %s\t%d\t%d\t%s\n", escape.Line(t.From), escape.Line(t.To), t.Turns, t.Cases, first)
 		}
 		tw.Flush()
 	}
@@ -97,9 +98,5 @@ func reachText(r Reach) string {
 	if r.Turn == 0 {
 		turn = "greeting"
 	}
-	return strings.TrimSpace(fmt.Sprintf("%s %s (%s)", pos, clean(r.Case), turn))
+	return strings.TrimSpace(fmt.Sprintf("%s %s (%s)", pos, escape.Line(r.Case), turn))
 }
-
-// clean escapes control characters of a name a server or a suite chose
-// (a node name from a hostile platform must not drive the terminal).
-func clean(s string) string { return escape.Controls(s, "") }

@@ -44,6 +44,10 @@ func Controls(s, keep string) string {
 	return b.String()
 }
 
+// Line is Controls keeping nothing: a value (a name, a path, a message)
+// that must stay on its line.
+func Line(s string) string { return Controls(s, "") }
+
 // Needed reports whether Controls would change s: whether it holds a
 // character to escape that keep does not keep.
 func Needed(s, keep string) bool { return needs(s, keep) }

@@ -17,12 +17,14 @@ var marks = map[Verdict]string{
 }
 
 // WriteText writes the history for people: the reports, one line per
-// scenario, then the scenarios that went from passing to failing.
+// scenario, then the scenarios that went from passing to failing. What
+// the report files hold (paths, statuses, case names) is escaped: the
+// files are anyone's.
 func WriteText(w io.Writer, h *History) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s, oldest first:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"))
 	for i, r := range h.Reports {
-		fmt.Fprintf(&b, "  %d  %s  %s  %s\n", i+1, printable(r.Path), printable(orDash(r.Started)), printable(orDash(r.Status)))
+		fmt.Fprintf(&b, "  %d  %s  %s  %s\n", i+1, escape.Line(r.Path), escape.Line(orDash(r.Started)), escape.Line(orDash(r.Status)))
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -46,7 +48,7 @@ func WriteText(w io.Writer, h *History) error {
 				quarantined++
 			}
 		}
-		name := printable(s.File + ": " + s.Name)
+		name := escape.Line(s.File + ": " + s.Name)
 		if quarantined > 0 {
 			name += fmt.Sprintf(" (quarantined in %d)", quarantined)
 		}
@@ -60,8 +62,8 @@ func WriteText(w io.Writer, h *History) error {
 	} else {
 		fmt.Fprintf(&b, "went from passing to failing (%d):\n", len(reg))
 		for _, s := range reg {
-			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d\n", printable(s.File+": "+s.Name),
-				printable(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, printable(string(s.Verdicts[s.FailedIn])), s.FailedIn+1)
+			fmt.Fprintf(&b, "  %s: %s in report %d, %s in report %d\n", escape.Line(s.File+": "+s.Name),
+				escape.Line(string(s.Verdicts[s.PassedIn])), s.PassedIn+1, escape.Line(string(s.Verdicts[s.FailedIn])), s.FailedIn+1)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -169,8 +171,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
-// printable escapes what a report file holds (a case name, a path, a
-// status) before it reaches the terminal: the files are anyone's, and a
-// control character in them must not drive it or forge a line.
-func printable(s string) string { return escape.Controls(s, "") }

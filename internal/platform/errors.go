@@ -481,7 +481,7 @@ func htmlTitle(s string) string {
 // shows the message) and bounds the length, so a message fits one report
 // line.
 func oneLine(s string) string {
-	s = escape.Controls(strings.Join(strings.Fields(s), " "), "")
+	s = escape.Line(strings.Join(strings.Fields(s), " "))
 	if len(s) > maxMessage {
 		cut := maxMessage
 		for cut > 0 && !isRuneStart(s[cut]) {
