@@ -34,6 +34,21 @@ Feature: Table booking at Bella Tavola
     And the state "booking_ref" is "${stored}"
     And the metric "BOOKED" was written 1 time
 
+  # A DocString holds a reply as it is written, quotes and all, and may
+  # run over several lines.
+  Scenario: confirms the booking word for word
+    When the user says "Can I get a table for 2 at 7pm please?"
+    Then I remember "ref" from the state "booking_ref"
+    And the agent says:
+      """
+      All set! A table for 2 at 19:00, booking reference ${ref}. Is there anything else?
+      """
+    When the user says "What's my booking reference?"
+    Then the agent's reply contains:
+      """
+      Your booking reference is ${ref}
+      """
+
   Scenario Outline: asks for the party size, then the time
     When the user says "I'd like to make a reservation"
     Then the current node is "CollectPartySize"

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -328,5 +329,69 @@ func TestFeatureFilters(t *testing.T) {
 			t.Errorf("parallel %d:\n%s\nparallel 1:\n%s", parallel, got, prev)
 		}
 		prev = got
+	}
+}
+
+// TestFeatureMultiLineReply: a reply of several lines is checked against a
+// DocString, line by line, over real HTTP. The simulator's agents answer
+// in one line, so the proxy breaks the first turn's reply into three.
+func TestFeatureMultiLineReply(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	const oneLine = `Lovely! How many people will be joining you, and at what time?`
+	e.proxy.onResponse(func(kind string, _ int64, body []byte) []byte {
+		if kind != "turn" {
+			return body
+		}
+		return bytes.Replace(body, []byte(oneLine), []byte(`Lovely!\nHow many people will be joining you?\nAnd at what time?`), 1)
+	})
+	src := `@agent:restaurant
+Feature: Multi-line replies
+
+  Scenario: the whole reply
+    When the user says "I'd like to book a table"
+    Then the agent says:
+      """
+      Lovely!
+      How many people will be joining you?
+      And at what time?
+      """
+
+  Scenario: part of the reply
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains:
+      """
+      How many people will be joining you?
+      And at what time?
+      """
+
+  Scenario: a line missing
+    When the user says "I'd like to book a table"
+    Then the agent says:
+      """
+      Lovely!
+      And at what time?
+      """
+`
+	suites, diags := scenario.Load(fstest.MapFS{"multi.feature": {Data: []byte(src)}}, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	opts := e.opts()
+	opts.DefaultAgent = ""
+	res, err := Run(context.Background(), suites, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := res.Files[0].Cases
+	if len(cases) != 3 || cases[0].Status != result.Passed || cases[1].Status != result.Passed || cases[2].Status != result.Failed {
+		t.Fatalf("cases:\n%s", allFacts(res.Files[0]))
+	}
+	f := cases[2].Last().Failures
+	// The failure points at the step and shows the line the DocString
+	// lacks.
+	want := "--- expected\n+++ actual\n  Lovely!\n+ How many people will be joining you?\n  And at what time?"
+	if len(f) != 1 || f[0].Pos.Line != 23 || f[0].Step != "Then the agent says:" || f[0].Diff != want {
+		t.Errorf("failures %+v, want one at line 23 with the diff\n%s", f, want)
 	}
 }

@@ -170,6 +170,15 @@ func (c *call) newStep(k Kind) *Step { return &Step{Kind: k, Pos: c.pos, Text: c
 
 func (c *call) expand(i int) (string, error) { return c.x(c.args[i]) }
 
+// text is the step's text argument: its DocString for a step that takes
+// one, else its first quoted argument.
+func (c *call) text() string {
+	if c.def.Arg == DocStringArg {
+		return c.doc
+	}
+	return c.args[0]
+}
+
 // expandAll expands every item of a list (a table column).
 func (c *call) expandAll(items []string) ([]string, error) {
 	out := make([]string, len(items))

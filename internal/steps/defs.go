@@ -156,8 +156,12 @@ func Defs() []Def {
 			"The greeting (the reply to opening the session) contains the text.", textCheck(true, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
 		def(GroupChecks, `the agent says `+q, NoArg, `Then the agent says "How many people?"`, "",
 			"The reply is exactly the text (ignoring surrounding spaces).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
+		def(GroupChecks, `the agent says:`, DocStringArg, `Then the agent says:`, "\"\"\"\nYour table for 4 is booked.\nYour reference is R1234.\n\"\"\"",
+			"The reply is exactly the DocString, lines and all (ignoring surrounding spaces).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply contains `+q, NoArg, `Then the agent's reply contains "how many"`, "",
 			"The reply contains the text.", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
+		def(GroupChecks, `the agent`+apostrophe+`s reply contains:`, DocStringArg, `Then the agent's reply contains:`, "\"\"\"\nOur opening hours:\nMonday to Friday\n\"\"\"",
+			"The reply contains the DocString, lines and all.", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply does not contain `+q, NoArg, `Then the agent's reply does not contain "sorry"`, "",
 			"The reply does not contain the text.", textCheck(false, func(s string) *assert.Text { return &assert.Text{NotContains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply matches `+q, NoArg, `Then the agent's reply matches "table for \d+"`, "",
@@ -373,7 +377,7 @@ func checkOn(greeting bool, fill func(c *call, e *assert.Expect) error) func(c *
 
 func textCheck(greeting bool, text func(s string) *assert.Text) func(c *call) (*Step, error) {
 	return checkOn(greeting, func(c *call, e *assert.Expect) error {
-		t := text(c.args[0])
+		t := text(c.text())
 		t.Pos = c.pos
 		e.Response = t
 		return nil

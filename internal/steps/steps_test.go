@@ -10,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // exampleInput turns a definition's example into the step it stands for.
@@ -91,7 +92,9 @@ func TestIssueVocabulary(t *testing.T) {
 		{`When the user stays silent`, Say, NoArg},
 		{`Then the greeting contains "Welcome"`, Check, NoArg},
 		{`Then the agent says "Hello"`, Check, NoArg},
+		{`Then the agent says:`, Check, DocStringArg},
 		{`Then the agent's reply contains "how many"`, Check, NoArg},
+		{`Then the agent's reply contains:`, Check, DocStringArg},
 		{`Then the agent's reply does not contain "sorry"`, Check, NoArg},
 		{`Then the agent's reply matches "\d+ people"`, Check, NoArg},
 		{`Then the agent's reply is similar to "How many?"`, Check, NoArg},
@@ -247,6 +250,38 @@ func TestCheckBuildsTheYAMLExpect(t *testing.T) {
 	res := assert.Check(exp, assert.Observation{Result: nil}, nil)
 	if len(res) != 1 {
 		t.Errorf("check without a reply: %v", res)
+	}
+}
+
+// TestReplyChecksTakeADocString: the DocString forms check the reply
+// against every line of the DocString, as the quoted forms check theirs.
+func TestReplyChecksTakeADocString(t *testing.T) {
+	doc := "Your table for 4 is booked.\nYour reference is ${ref}."
+	booked := "Your table for 4 is booked.\nYour reference is R1234."
+	for _, tc := range []struct {
+		step  string
+		reply string
+		pass  bool
+	}{
+		{`the agent says:`, booked, true},
+		{`the agent says:`, "Your table for 4 is booked. Your reference is R1234.", false},
+		{`the agent says:`, booked + "\nAnything else?", false},
+		{`the agent's reply contains:`, "Lovely! " + booked + "\nAnything else?", true},
+		{`the agent's reply contains:`, "Your table for 4 is booked.", false},
+	} {
+		op, err := New().Compile(Input{Pos: diag.Pos{File: "f.feature", Line: 3, Col: 5}, Keyword: "Then ", Text: tc.step, DocString: &doc})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.step, err)
+		}
+		exp, err := op.Expect(func(s string) (string, error) { return s, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		expand := func(s string) (string, error) { return strings.ReplaceAll(s, "${ref}", "R1234"), nil }
+		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: tc.reply}}, expand)
+		if (len(fails) == 0) != tc.pass {
+			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
+		}
 	}
 }
 
