@@ -47,13 +47,12 @@ func runProcess(t *testing.T, dir string, env map[string]string, args ...string)
 }
 
 // startProcess starts agenttest as runProcess does and returns the func
-// that waits for it. Processes started together overlap the race
-// detector's pause at exit (a second each) instead of adding them up.
+// that waits for it.
 func startProcess(t *testing.T, dir string, env map[string]string, args ...string) (wait func(t *testing.T) process) {
 	t.Helper()
 	cmd := exec.Command(agenttestBinary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), asMainEnv + "=1"}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), asMainEnv + "=1", noRaceExitPause}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

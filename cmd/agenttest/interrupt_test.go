@@ -21,6 +21,13 @@ import (
 // without building another binary.
 const asMainEnv = "GO_TEST_RUN_AS_AGENTTEST"
 
+// noRaceExitPause is the environment entry that spares an agenttest
+// process built with -race the race runtime's one-second pause before a
+// successful exit. The pause gives goroutines still running a last
+// chance to race; a race found while the process ran still fails its
+// exit (code 66), pause or not.
+const noRaceExitPause = "GORACE=atexit_sleep_ms=0"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(asMainEnv) == "1" {
 		main() // exits
@@ -55,7 +62,7 @@ func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBu
 	cmd := exec.Command(bin, "run", "suites", "--parallel", "2",
 		"--junit", filepath.Join(out, "junit.xml"), "--json", filepath.Join(out, "result.json"))
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=50ms", asMainEnv + "=1"}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=50ms", asMainEnv + "=1", noRaceExitPause}
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
