@@ -55,6 +55,15 @@ import (
 // platform echoes client events (seen earlier in the session) and the
 // replay holds no echo of this one. The join request is never sent twice
 // once the replay shows the agent joined (rule 2).
+//
+// # Closing
+//
+// Close sends a normal closure and gives the platform messagingCloseGrace
+// to answer it, waited on the client's clock (RetryPolicy.Sleep). Past the
+// grace it closes the connection under the socket, so a platform that
+// never answers the close frame, that stopped reading, or that went away
+// holds the caller no longer than the grace, and nothing of the socket
+// outlives Close.
 
 // Defaults of MessagingStart.
 const (
@@ -79,6 +88,15 @@ const (
 	// clientIDKey is the metadata.custom member that tags each client
 	// event, so its echo can be recognised after a reconnect.
 	clientIDKey = "agenttest_id"
+	// messagingCloseGrace bounds Close. The close handshake is one round
+	// trip (our close frame out, the platform's back): tens of
+	// milliseconds, a few hundred across the world or through a proxy, so
+	// a platform that has not answered within a second will not answer.
+	// The library's own bounds are 5 s to write the frame and 5 s more for
+	// the answer, and Close runs at the end of every Messaging attempt in
+	// the worker of the case: past the verdict, every second is a
+	// worker's second lost per scenario.
+	messagingCloseGrace = time.Second
 )
 
 // MessagingStart configures one messaging conversation.
@@ -205,7 +223,10 @@ type MessagingSession struct {
 	red       *secret.Redactor // the keys, the JWT and its signature
 	sessionID string
 
-	conn   *websocket.Conn
+	conn *websocket.Conn
+	// under is the connection under conn (the handshake's response
+	// body): closing it ends whatever the library waits on.
+	under  io.Closer
 	frames chan inbound // from the current connection's reader
 	quit   chan struct{}
 	// dropped is the error of a socket that failed between turns; the
@@ -380,8 +401,10 @@ func (m *MessagingSession) End(ctx context.Context) (*MessagingTurn, error) {
 	return m.exchange(ctx, m.events.EndSession, map[string]any{}, nil, nil)
 }
 
-// Close closes the socket (a normal closure; the session itself stays on
-// the platform until it ends or expires).
+// Close closes the socket with a normal closure (the session itself stays
+// on the platform until it ends or expires). It returns once the platform
+// answers the closure, or after messagingCloseGrace on the client's clock
+// whatever the platform does; then the connection is closed.
 func (m *MessagingSession) Close() error {
 	if m.closed {
 		return nil
@@ -391,10 +414,44 @@ func (m *MessagingSession) Close() error {
 	if m.conn == nil {
 		return nil
 	}
-	// A socket the platform dropped or closed already has nothing left
-	// to close: the error says only that.
-	_ = m.conn.Close(websocket.StatusNormalClosure, "")
+	m.closeSocket()
 	return nil
+}
+
+// closeSocket runs the close handshake for at most messagingCloseGrace.
+// The wait ends early when the handshake does (the platform answered, or
+// the connection is gone).
+//
+// Past the grace, CloseNow would not help: on a socket whose Close is in
+// progress it only waits for that Close to end (coder/websocket v1.8
+// close.go: casClosing, then waitGoroutines), on the library's timers.
+// Closing the connection under the socket, which the library itself
+// closes last, fails at once the write of the close frame (blocked on a
+// platform that stopped reading) and every read (the session's reader,
+// or the library's wait for the answer), so the library's Close ends
+// without waiting on any of its timers, and the reader with it.
+func (m *MessagingSession) closeSocket() {
+	conn, under := m.conn, m.under
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		// A socket the platform dropped or closed already has nothing
+		// left to close: the error says only that.
+		_ = conn.Close(websocket.StatusNormalClosure, "")
+		close(done)
+		cancel() // the grace is over: the platform answered
+	}()
+	_ = m.c.retry.sleep(ctx, messagingCloseGrace)
+	select {
+	case <-done:
+		return
+	default:
+	}
+	if under != nil {
+		_ = under.Close()
+	}
+	<-done
 }
 
 // messagingToken is step 1.
@@ -518,8 +575,9 @@ func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
 }
 
 // dial opens a socket, with the client's retry policy for the handshake
-// (a 429 waits for Retry-After).
-func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
+// (a 429 waits for Retry-After). It returns the connection under the
+// socket too, for Close to end a close handshake that takes too long.
+func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer, error) {
 	q := url.Values{"session_id": {m.sessionID}, "access_token": {m.jwt}}
 	if m.cursor > 0 {
 		q.Set("cursor", strconv.FormatInt(m.cursor, 10))
@@ -530,7 +588,13 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
 	}
 	target := m.c.socket + sep + q.Encode()
 	rq := m.socketCall()
-	opts := &websocket.DialOptions{HTTPClient: m.c.http, HTTPHeader: http.Header{"User-Agent": {m.c.cfg.UserAgent}}}
+	keep := &keepUpgrade{base: m.c.http.Transport}
+	if keep.base == nil {
+		keep.base = http.DefaultTransport
+	}
+	hc := *m.c.http // the client's redirect policy included
+	hc.Transport = keep
+	opts := &websocket.DialOptions{HTTPClient: &hc, HTTPHeader: http.Header{"User-Agent": {m.c.cfg.UserAgent}}}
 	for attempt := 1; ; attempt++ {
 		conn, resp, err := websocket.Dial(ctx, target, opts)
 		if err == nil {
@@ -538,7 +602,7 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
 			// too large from a dropped socket; the library's limit only
 			// stops a read that runs past it.
 			conn.SetReadLimit(m.limits.frame + 2)
-			return conn, nil
+			return conn, keep.body, nil
 		}
 		var failure error
 		switch {
@@ -571,12 +635,30 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
 		}
 		wait, retry := m.c.shouldRetry(ctx, rq, failure, attempt)
 		if !retry {
-			return nil, failure
+			return nil, nil, failure
 		}
 		if err := m.c.retry.sleep(ctx, wait); err != nil {
-			return nil, m.redactError(m.c.networkError(rq, err, false, attempt))
+			return nil, nil, m.redactError(m.c.networkError(rq, err, false, attempt))
 		}
 	}
+}
+
+// keepUpgrade keeps the body of the handshake's 101 answer: the
+// connection the library reads and writes the socket through and closes
+// last (coder/websocket dial.go takes it as the Conn's rwc), which no API
+// of the library gives back. http.Client calls RoundTrip in the dialling
+// goroutine, so body needs no lock.
+type keepUpgrade struct {
+	base http.RoundTripper
+	body io.Closer
+}
+
+func (k *keepUpgrade) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := k.base.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusSwitchingProtocols {
+		k.body = resp.Body
+	}
+	return resp, err
 }
 
 // connect opens a socket, reads the history batch into turn and starts
@@ -584,11 +666,11 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, error) {
 func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
 	ctx, cancel := context.WithTimeout(ctx, m.start.TurnTimeout)
 	defer cancel()
-	conn, err := m.dial(ctx)
+	conn, under, err := m.dial(ctx)
 	if err != nil {
 		return err
 	}
-	m.conn = conn
+	m.conn, m.under = conn, under
 	m.frames = make(chan inbound, 64)
 	go m.read(conn, m.frames)
 	// The history batch comes first; a platform that sends something

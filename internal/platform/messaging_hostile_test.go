@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
 )
 
 // hostileMessaging is a Messaging platform whose socket (or handshake)
@@ -216,5 +219,254 @@ func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 				t.Errorf("a credential leaked: %s", s)
 			}
 		})
+	}
+}
+
+// standingClock is the clock of a Close in a test: its Sleep tells the
+// test the wait asked for, then stands still until the test moves the
+// clock past the wait (pass), or until the wait is called off.
+type standingClock struct {
+	*fakeclock.Clock
+	asked chan time.Duration
+	moved chan struct{}
+}
+
+func newStandingClock() *standingClock {
+	return &standingClock{Clock: fakeclock.New(), asked: make(chan time.Duration, 1), moved: make(chan struct{})}
+}
+
+func (c *standingClock) Sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case c.asked <- d:
+	default:
+	}
+	select {
+	case <-c.moved:
+		c.Advance(d)
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pass moves the clock past every wait, those to come included.
+func (c *standingClock) pass() { close(c.moved) }
+
+// closeGuard bounds a test's wait for a Close, below the library's own
+// timers (5 s for each step of the close handshake, coder/websocket
+// close.go): a Close that returns only when the library gives up fails
+// instead of passing slowly. A passing test never waits on it.
+const closeGuard = 4 * time.Second
+
+// await fails t unless ch is closed within closeGuard.
+func await(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(closeGuard):
+		t.Fatalf("%s: not within %s", what, closeGuard)
+	}
+}
+
+// answerJoin reads the join and answers it (joined, a greeting, the end
+// of typing), then plays then.
+func answerJoin(then func(ctx context.Context, c *websocket.Conn)) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		for _, ev := range []string{
+			`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
+			`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello."}}`,
+			`{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`,
+		} {
+			if c.Write(ctx, websocket.MessageText, []byte(ev)) != nil {
+				return
+			}
+		}
+		then(ctx, c)
+	}
+}
+
+// Modes of a watchConn.
+const (
+	writesPass  int32 = iota // writes go through
+	writesTold               // writes go through, and the test is told
+	writesStall              // writes block, and the test is told
+)
+
+// watchConn is a client connection that can tell the test of its writes,
+// and stall them as on a full send buffer to a platform that stopped
+// reading; Close ends a stalled write with an error, as closing a socket
+// does.
+type watchConn struct {
+	net.Conn
+	mode   *atomic.Int32
+	wrote  chan<- struct{} // told of writes, without blocking
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (w *watchConn) Write(p []byte) (int, error) {
+	mode := w.mode.Load()
+	if mode == writesPass {
+		return w.Conn.Write(p)
+	}
+	if mode == writesTold {
+		n, err := w.Conn.Write(p)
+		w.tell()
+		return n, err
+	}
+	w.tell()
+	<-w.closed
+	return 0, net.ErrClosed
+}
+
+func (w *watchConn) tell() {
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+}
+
+func (w *watchConn) Close() error {
+	w.once.Do(func() { close(w.closed) })
+	return w.Conn.Close()
+}
+
+// TestMessagingCloseIsBounded: Close holds its caller for the close
+// handshake at most messagingCloseGrace on the client's clock, whatever
+// the platform does (over ws and wss), then tears the connection down; a
+// platform that went away costs no wait at all.
+func TestMessagingCloseIsBounded(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// silent: the platform stops reading after the greeting (so never
+		// answers the close frame) and holds the connection open.
+		silent bool
+		// stall: the client's writes block from Close on, the close
+		// frame's first (the platform's receive buffer is full).
+		stall bool
+		tls   bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		hold := make(chan struct{}) // the silent platform waits for it
+		release := sync.OnceFunc(func() { close(hold) })
+		defer release()
+		seen := make(chan error, 1)    // what the platform reads after that
+		handled := make(chan struct{}) // the platform's socket handler returned
+		p := &hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+			if !tc.silent {
+				return // gone: the connection closes under the client
+			}
+			<-hold
+			_, _, err := c.Read(context.Background())
+			seen <- err
+		})}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.ServeHTTP(w, r)
+			if r.URL.Path == "/ws" {
+				close(handled)
+			}
+		})
+		var srv *httptest.Server
+		if tc.tls {
+			srv = httptest.NewTLSServer(h)
+		} else {
+			srv = httptest.NewServer(h)
+		}
+		defer srv.Close()
+		var mode atomic.Int32
+		wrote := make(chan struct{}, 1)
+		transport := srv.Client().Transport.(*http.Transport).Clone()
+		transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &watchConn{Conn: c, mode: &mode, wrote: wrote, closed: make(chan struct{})}, nil
+		}
+		defer transport.CloseIdleConnections()
+		clk := newStandingClock()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			HTTPClient: &http.Client{Transport: transport}, Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Opening().Reply != "Hello." {
+			t.Fatalf("opening %q", m.Opening().Reply)
+		}
+		if !tc.silent {
+			<-handled // the platform is gone before Close begins
+		}
+		if tc.stall {
+			mode.Store(writesStall)
+		} else {
+			mode.Store(writesTold)
+		}
+		// Before the idle connections close: a TLS one writes its alert.
+		defer mode.Store(writesPass)
+		closed := make(chan struct{})
+		go func() {
+			m.Close()
+			close(closed)
+		}()
+		if !tc.silent {
+			// Nothing to wait for: the handshake fails at once, and the
+			// clock never moves.
+			await(t, closed, "Close after the platform went away")
+			if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
+				t.Errorf("Close waited %s on the clock", waited)
+			}
+			return
+		}
+		select {
+		case d := <-clk.asked:
+			if d != messagingCloseGrace {
+				t.Errorf("Close waits %s, want %s", d, messagingCloseGrace)
+			}
+		case <-closed:
+			t.Fatal("Close returned without waiting on the client's clock: on the library's own timers")
+		}
+		// The close frame is out (or stuck in its write) before the
+		// grace ends, so the handshake is under way when it does.
+		select {
+		case <-wrote:
+		case <-closed:
+			t.Fatal("Close returned before the close frame was written")
+		}
+		clk.pass()
+		await(t, closed, "Close once the clock passed the grace")
+		if waited := clk.Now().Sub(fakeclock.Start); waited != messagingCloseGrace {
+			t.Errorf("the clock moved %s, want %s", waited, messagingCloseGrace)
+		}
+		// The connection is closed: the platform's next read ends (on
+		// the close frame, or on the closed connection) instead of
+		// waiting for a client that is still there.
+		release()
+		select {
+		case err := <-seen:
+			if err == nil {
+				t.Error("the platform read a frame after Close")
+			}
+		case <-time.After(closeGuard):
+			t.Fatal("the connection outlived Close")
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "no answer to the close frame", silent: true},
+		{name: "no answer to the close frame over TLS", silent: true, tls: true},
+		{name: "the platform stopped reading", silent: true, stall: true},
+		{name: "the platform stopped reading over TLS", silent: true, stall: true, tls: true},
+		{name: "the platform went away"},
+		{name: "the platform went away over TLS", tls: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

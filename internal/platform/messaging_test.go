@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -361,4 +362,48 @@ func TestMessagingHTTPErrors(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+}
+
+// TestMessagingCloseIsANormalClosure: against the simulator, which answers
+// the close handshake, Close sends a normal closure the server sees and
+// returns on the answer, without the grace passing on the client's clock.
+func TestMessagingCloseIsANormalClosure(t *testing.T) {
+	t.Parallel()
+	s, _ := startMessagingSim(t, sim.Options{})
+	// The simulator's messaging host, fronted to tell when a socket's
+	// handler returned (its counters are final then).
+	handled := make(chan struct{}, 1)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Server.MessagingHandler().ServeHTTP(w, r)
+		if r.URL.Path == "/ws" {
+			handled <- struct{}{}
+		}
+	}))
+	defer front.Close()
+	fronted := *s
+	fronted.MessagingURL = front.URL
+	clk := newStandingClock()
+	m := open(t, messagingClient(t, &fronted, RetryPolicy{Sleep: clk.Sleep}), MessagingStart{})
+	say(t, m, "ping")
+	closed := make(chan struct{})
+	go func() {
+		m.Close()
+		close(closed)
+	}()
+	await(t, closed, "Close against a platform that answers")
+	select {
+	case d := <-clk.asked:
+		if d != messagingCloseGrace {
+			t.Errorf("Close waits %s, want %s", d, messagingCloseGrace)
+		}
+	default:
+		t.Error("Close did not wait on the client's clock")
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
+		t.Errorf("the grace passed (%s): the handshake did not end it", waited)
+	}
+	await(t, handled, "the simulator's socket handler")
+	if st := s.Server.MessagingStats(); st.NormalClosures != 1 || st.OpenSockets != 0 {
+		t.Errorf("%d normal closures, %d open sockets; want 1 and 0", st.NormalClosures, st.OpenSockets)
+	}
 }

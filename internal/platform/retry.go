@@ -47,7 +47,9 @@ type RetryPolicy struct {
 	// source. Must be safe for concurrent use.
 	Rand func() float64
 	// Sleep waits d or until ctx is done, returning ctx's error then.
-	// Default: a timer. Tests inject one that records the waits.
+	// The client's pauses run on it: retry backoff, rate-limit waits, and
+	// the grace a Messaging Close gives the platform to answer. Default:
+	// a timer. Tests inject one that records the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 

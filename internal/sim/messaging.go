@@ -208,7 +208,7 @@ type messagingState struct {
 type messagingCounters struct {
 	tokens, sessions, handshakes, duplicateJoins    atomic.Int64
 	droppedEvents, droppedSockets, slowDisconnected atomic.Int64
-	openSockets                                     atomic.Int64
+	openSockets, normalClosures                     atomic.Int64
 }
 
 // MessagingStats is a snapshot of the Messaging API's counters.
@@ -229,6 +229,10 @@ type MessagingStats struct {
 	// fault; SlowDisconnected sockets closed because their reader fell
 	// behind by more than the send queue.
 	DroppedEvents, DroppedSockets, SlowDisconnected int64
+	// NormalClosures counts sockets the client closed with a normal
+	// closure (1000): a close frame, not a connection that went away.
+	// The sockets the simulator closed itself are not counted.
+	NormalClosures int64
 }
 
 // MessagingStats returns the Messaging API's counters.
@@ -243,6 +247,7 @@ func (s *Server) MessagingStats() MessagingStats {
 		Handshakes: c.handshakes.Load(), OpenSockets: c.openSockets.Load(),
 		DuplicateJoins: c.duplicateJoins.Load(), DroppedEvents: c.droppedEvents.Load(),
 		DroppedSockets: c.droppedSockets.Load(), SlowDisconnected: c.slowDisconnected.Load(),
+		NormalClosures: c.normalClosures.Load(),
 	}
 }
 

@@ -676,6 +676,26 @@ func TestMessagingExpiry(t *testing.T) {
 	})
 }
 
+// TestMessagingNormalClosures: a socket the client closes with a normal
+// closure is counted; one the simulator closes (the client only echoing
+// its closure) is not.
+func TestMessagingNormalClosures(t *testing.T) {
+	t.Parallel()
+	m := startMessaging(t, sim.Options{})
+	s, _, _, _ := m.joined(false)
+	s.c.Close(websocket.StatusNormalClosure, "")
+	waitFor(t, func() bool { return m.s.Server.MessagingStats().OpenSockets == 0 })
+	s, _, _, _ = m.joined(false)
+	s.say("bye")
+	if st := s.closedWith(); st != websocket.StatusNormalClosure {
+		t.Fatalf("closed with %v", st)
+	}
+	waitFor(t, func() bool { return m.s.Server.MessagingStats().OpenSockets == 0 })
+	if n := m.s.Server.MessagingStats().NormalClosures; n != 1 {
+		t.Errorf("%d normal closures, want 1", n)
+	}
+}
+
 func TestMessagingEndAndRevoke(t *testing.T) {
 	t.Parallel()
 	m := startMessaging(t, sim.Options{})

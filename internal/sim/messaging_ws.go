@@ -358,14 +358,21 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 	// The request's context must not be used after the hijack; the
 	// socket lives until either side closes it.
 	ctx := context.Background()
+	var ended error // what ended the socket
 	for {
 		typ, data, err := ws.Read(ctx)
 		if err != nil {
+			ended = err
 			break
 		}
 		s.onFrame(ms, sc, typ, data)
 	}
 	ms.mu.Lock()
+	// A socket the simulator closed is gone already: its client only
+	// echoed the simulator's closure.
+	if !sc.gone && websocket.CloseStatus(ended) == websocket.StatusNormalClosure {
+		s.msg.stats.normalClosures.Add(1)
+	}
 	ms.detachLocked(sc, endKill)
 	ms.reserved--
 	ms.mu.Unlock()
