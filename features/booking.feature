@@ -52,6 +52,7 @@ Feature: Table booking at Bella Tavola
   Scenario Outline: asks for the party size, then the time
     When the user says "I'd like to make a reservation"
     Then the current node is "CollectPartySize"
+    And the agent's reply contains "how many" ignoring case
     And the state has no "party_size"
     When the user says "<said>"
     Then the agent says "And at what time would you like the table for ${size}?"

@@ -135,13 +135,16 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 		suffix = " (ignoring case)"
 	}
 	if t.Exact != nil && !equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), fold) {
-		return &mismatch{phrase: "is not the expected " + noun, expected: *t.Exact, literal: true}, nil
+		caseOnly := !fold && equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), true)
+		return &mismatch{phrase: "is not the expected " + noun + ifCaseIgnored(caseOnly, "it is"), expected: *t.Exact, literal: true}, nil
 	}
 	if t.Equals != nil && !equal(actual, *t.Equals, fold) {
-		return &mismatch{phrase: "is not exactly the expected " + noun, expected: *t.Equals, literal: true}, nil
+		caseOnly := !fold && equal(actual, *t.Equals, true)
+		return &mismatch{phrase: "is not exactly the expected " + noun + ifCaseIgnored(caseOnly, "it is"), expected: *t.Equals, literal: true}, nil
 	}
 	if t.Contains != nil && !contains(actual, *t.Contains, fold) {
-		return &mismatch{phrase: "does not contain the expected text", expected: "contains " + strconv.Quote(*t.Contains) + suffix}, nil
+		caseOnly := !fold && contains(actual, *t.Contains, true)
+		return &mismatch{phrase: "does not contain the expected text" + ifCaseIgnored(caseOnly, "it does"), expected: "contains " + strconv.Quote(*t.Contains) + suffix}, nil
 	}
 	if t.NotContains != nil && contains(actual, *t.NotContains, fold) {
 		return &mismatch{phrase: "contains forbidden text", expected: "does not contain " + strconv.Quote(*t.NotContains) + suffix}, nil
@@ -213,6 +216,17 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 		}
 	}
 	return nil, nil
+}
+
+// ifCaseIgnored completes a failure's phrase when the texts differ in
+// case alone: the fix is then one setting (ignore_case in YAML, "ignoring
+// case" in a feature), and a reply that changed only its capitals (as an
+// LLM agent's do) should read as that, not as a wrong answer.
+func ifCaseIgnored(caseOnly bool, claim string) string {
+	if !caseOnly {
+		return ""
+	}
+	return " (" + claim + " if case is ignored)"
 }
 
 func equal(a, b string, fold bool) bool {

@@ -85,6 +85,11 @@ const q = `"((?:[^"\\]|\\.)*)"`
 // word processors turn one into the other.
 const apostrophe = `(?:'|’)`
 
+// ignoringCase is the optional ending of the quoted text checks that
+// folds case (the YAML's ignore_case); textCheck reads it as the second
+// argument.
+const ignoringCase = `( ignoring case)?`
+
 func def(g Group, pattern string, arg ArgKind, example, exampleArg, doc string, build func(c *call) (*Step, error)) Def {
 	return Def{
 		Group:      g,
@@ -152,18 +157,18 @@ func Defs() []Def {
 			}),
 
 		// Checks on the reply text.
-		def(GroupChecks, `the greeting contains `+q, NoArg, `Then the greeting contains "Welcome"`, "",
-			"The greeting (the reply to opening the session) contains the text.", textCheck(true, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
-		def(GroupChecks, `the agent says `+q, NoArg, `Then the agent says "How many people?"`, "",
-			"The reply is exactly the text (ignoring surrounding spaces).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
+		def(GroupChecks, `the greeting contains `+q+ignoringCase, NoArg, `Then the greeting contains "Welcome"`, "",
+			"The greeting (the reply to opening the session) contains the text (add \"ignoring case\" at the end to let the case differ).", textCheck(true, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
+		def(GroupChecks, `the agent says `+q+ignoringCase, NoArg, `Then the agent says "How many people?"`, "",
+			"The reply is exactly the text, surrounding spaces aside (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
 		def(GroupChecks, `the agent says:`, DocStringArg, `Then the agent says:`, "\"\"\"\nYour table for 4 is booked.\nYour reference is R1234.\n\"\"\"",
 			"The reply is exactly the DocString, lines and all (ignoring surrounding spaces).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
-		def(GroupChecks, `the agent`+apostrophe+`s reply contains `+q, NoArg, `Then the agent's reply contains "how many"`, "",
-			"The reply contains the text.", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
+		def(GroupChecks, `the agent`+apostrophe+`s reply contains `+q+ignoringCase, NoArg, `Then the agent's reply contains "how many"`, "",
+			"The reply contains the text (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply contains:`, DocStringArg, `Then the agent's reply contains:`, "\"\"\"\nOur opening hours:\nMonday to Friday\n\"\"\"",
 			"The reply contains the DocString, lines and all.", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
-		def(GroupChecks, `the agent`+apostrophe+`s reply does not contain `+q, NoArg, `Then the agent's reply does not contain "sorry"`, "",
-			"The reply does not contain the text.", textCheck(false, func(s string) *assert.Text { return &assert.Text{NotContains: &s} })),
+		def(GroupChecks, `the agent`+apostrophe+`s reply does not contain `+q+ignoringCase, NoArg, `Then the agent's reply does not contain "sorry"`, "",
+			"The reply does not contain the text (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{NotContains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply matches `+q, NoArg, `Then the agent's reply matches "table for \d+"`, "",
 			"The reply matches the RE2 regular expression (unanchored).", regexCheck),
 		def(GroupChecks, `the agent`+apostrophe+`s reply is similar to `+q+`(?: with at least (\d+(?:\.\d+)?))?`, NoArg,
@@ -379,6 +384,7 @@ func textCheck(greeting bool, text func(s string) *assert.Text) func(c *call) (*
 	return checkOn(greeting, func(c *call, e *assert.Expect) error {
 		t := text(c.text())
 		t.Pos = c.pos
+		t.IgnoreCase = len(c.args) == 2 && c.args[1] != ""
 		e.Response = t
 		return nil
 	})

@@ -95,6 +95,10 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Then the agent says:`, Check, DocStringArg},
 		{`Then the agent's reply contains "how many"`, Check, NoArg},
 		{`Then the agent's reply contains:`, Check, DocStringArg},
+		{`Then the agent's reply contains "how many" ignoring case`, Check, NoArg},
+		{`Then the agent says "Hello" ignoring case`, Check, NoArg},
+		{`Then the greeting contains "welcome" ignoring case`, Check, NoArg},
+		{`Then the agent's reply does not contain "sorry" ignoring case`, Check, NoArg},
 		{`Then the agent's reply does not contain "sorry"`, Check, NoArg},
 		{`Then the agent's reply matches "\d+ people"`, Check, NoArg},
 		{`Then the agent's reply is similar to "How many?"`, Check, NoArg},
@@ -279,6 +283,37 @@ func TestReplyChecksTakeADocString(t *testing.T) {
 		}
 		expand := func(s string) (string, error) { return strings.ReplaceAll(s, "${ref}", "R1234"), nil }
 		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: tc.reply}}, expand)
+		if (len(fails) == 0) != tc.pass {
+			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
+		}
+	}
+}
+
+// TestIgnoringCase: "ignoring case" at the end of a quoted text check
+// folds case, as ignore_case does in YAML; without it case counts.
+func TestIgnoringCase(t *testing.T) {
+	for _, tc := range []struct {
+		step  string
+		reply string
+		pass  bool
+	}{
+		{`the agent's reply contains "how many"`, "How many people?", false},
+		{`the agent's reply contains "how many" ignoring case`, "How many people?", true},
+		{`the agent says "how many people?" ignoring case`, "  How Many People?  ", true},
+		{`the agent says "how many people?"`, "How many people?", false},
+		{`the agent's reply does not contain "sorry" ignoring case`, "Sorry, I didn't get that.", false},
+		{`the agent's reply does not contain "sorry"`, "Sorry, I didn't get that.", true},
+		{`the agent's reply contains "ignoring case"`, "text ignoring case", true},
+	} {
+		op, err := New().Compile(Input{Pos: diag.Pos{File: "f.feature", Line: 3, Col: 5}, Keyword: "Then ", Text: tc.step})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.step, err)
+		}
+		exp, err := op.Expect(func(s string) (string, error) { return s, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: tc.reply}}, func(s string) (string, error) { return s, nil })
 		if (len(fails) == 0) != tc.pass {
 			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
 		}
