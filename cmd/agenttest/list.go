@@ -19,15 +19,19 @@ would run, one per line:
   file:line  name  @tag @tag
 
 Nothing is called. Invalid suite files are reported as by lint (exit 2).
+When no scenario is selected, it says why on stderr and exits 5, as run
+would (--allow-empty makes it 0); a shard that the selection leaves
+empty is not an error.
 `
 
 func cmdList(_ context.Context, st *State, args []string) error {
 	var s selection
-	var verbose bool
+	var verbose, allowEmpty bool
 	f := newFlags(st, "list", listUsage)
 	s.register(f, "list")
 	s.registerShard(f, "list")
 	f.boolVar(&verbose, "verbose", "", "also list, on stderr, the YAML files passed over as not suites")
+	f.boolVar(&allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when no scenario is selected")
 	f.alias("v", "verbose", &verbose)
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
@@ -51,7 +55,9 @@ func cmdList(_ context.Context, st *State, args []string) error {
 		writeSkipped(st.Stderr, skipped)
 	}
 	var b strings.Builder
+	n := 0
 	for _, file := range runner.Plan(s.deal(scenario.Select(suites, s.sel)), runner.Options{}) {
+		n += len(file.Cases)
 		for _, c := range file.Cases {
 			fmt.Fprintf(&b, "%s:%d  %s", c.Pos.File, c.Pos.Line, c.Name)
 			if len(c.Tags) > 0 {
@@ -60,6 +66,20 @@ func cmdList(_ context.Context, st *State, args []string) error {
 			b.WriteString("\n")
 		}
 	}
-	_, err = fmt.Fprint(st.Stdout, b.String())
-	return err
+	if _, err := fmt.Fprint(st.Stdout, b.String()); err != nil {
+		return err
+	}
+	switch {
+	case n > 0:
+	case s.selected > 0:
+		// The other shards list the selection, as run's would test it.
+		fmt.Fprintf(st.Stderr, "agenttest: shard %s has no scenario: the selection has %d, dealt over %d shards\n", s.shard, s.selected, s.shard.Total)
+	case allowEmpty:
+		fmt.Fprintf(st.Stderr, "agenttest: nothing to list: %s\n", emptyReason(suites, &runOptions{paths: suitePaths(paths), selection: s, pathsGiven: len(pos) > 0}))
+	default:
+		// What run would say and do: a typo in a tag must not read as
+		// an empty list that is fine.
+		return &exitError{code: exitEmpty, msg: "nothing to list: " + emptyReason(suites, &runOptions{paths: suitePaths(paths), selection: s, pathsGiven: len(pos) > 0})}
+	}
+	return nil
 }

@@ -449,23 +449,39 @@ func TestList(t *testing.T) {
 	type testCase struct {
 		args []string
 		want string
+		// code and stderr are what an empty selection gets: the reason,
+		// and exit 5 as run would give.
+		code   int
+		stderr string
 	}
 	for _, tc := range []testCase{
-		{[]string{"list"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\nsuites/booking.yaml:22  says goodbye  @booking\n"},
-		{[]string{"list", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
-		{[]string{"list", ".", "--name", "/goodbye$/"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
-		{[]string{"list", ".", "--name", "goodbye$"}, ""},
-		{[]string{"list", "--name", "says good"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
-		{[]string{"list", "suites/booking.yaml:22"}, "suites/booking.yaml:22  says goodbye  @booking\n"},
-		{[]string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
-		{[]string{"list", "--tags", "~@booking"}, ""},
+		{args: []string{"list"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\nsuites/booking.yaml:22  says goodbye  @booking\n"},
+		{args: []string{"list", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", ".", "--name", "/goodbye$/"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{args: []string{"list", ".", "--name", "goodbye$"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --name "goodbye$"` + "\n"},
+		{args: []string{"list", "--name", "says good"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{args: []string{"list", "suites/booking.yaml:22"}, want: "suites/booking.yaml:22  says goodbye  @booking\n"},
+		{args: []string{"list", "./suites/booking.yaml:5:5", "--tags", "@smoke"}, want: "suites/booking.yaml:5  books a table for four  @booking @smoke\n"},
+		{args: []string{"list", "--tags", "~@booking"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "~@booking"` + "\n"},
+		{args: []string{"list", "--tags", "@smoek"}, code: exitEmpty,
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoek"; no scenario is tagged @smoek (did you mean @smoke?)` + "\n"},
+		{args: []string{"list", "--tags", "@smoek", "--allow-empty"},
+			stderr: `agenttest: nothing to list: no scenario of the 2 in 1 suite file matches --tags "@smoek"; no scenario is tagged @smoek (did you mean @smoke?)` + "\n"},
+		// A shard the selection leaves empty is not an empty selection.
+		{args: []string{"list", "--tags", "@smoke", "--shard", "2/3"},
+			stderr: "agenttest: shard 2/3 has no scenario: the selection has 1, dealt over 3 shards\n"},
 	} {
 		c := newCLI(t, "testdata/pass", nil, tc.args...)
-		if code := c.run(t); code != exitOK {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, c.stderr)
+		if code := c.run(t); code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.code, c.stderr)
 		}
 		if got := c.stdout.String(); got != tc.want {
 			t.Errorf("%v:\n got %q\nwant %q", tc.args, got, tc.want)
+		}
+		if got := c.stderr.String(); got != tc.stderr {
+			t.Errorf("%v: stderr\n got %q\nwant %q", tc.args, got, tc.stderr)
 		}
 	}
 }

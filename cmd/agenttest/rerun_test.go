@@ -167,8 +167,12 @@ func TestNameLiteralAndRegex(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCLI(t, dir, nil, "list", "--name", tc.name)
-			if code := c.run(t); code != exitOK {
-				t.Fatalf("exit %d: %s", code, c.stderr)
+			want := exitOK
+			if tc.want == nil {
+				want = exitEmpty // nothing selected
+			}
+			if code := c.run(t); code != want {
+				t.Fatalf("exit %d, want %d: %s", code, want, c.stderr)
 			}
 			var got []string
 			for _, line := range strings.Split(strings.TrimSpace(c.stdout.String()), "\n") {
