@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 )
@@ -151,12 +152,18 @@ func FuzzResponses(f *testing.F) {
 }
 
 // keyPiece returns the longest start or end of key, 8 bytes or more, that
-// text shows and that the body does not hold by itself outside whole keys.
+// text shows and that the body does not hold by itself outside whole keys,
+// as sent or as printed. Printed: a byte that is not UTF-8 is shown \xNN
+// (internal/escape), so a body with the key's "4" sent as the byte 0xb4
+// shows "\xb41e7a…": "41e7a…" is then the server's own text, as it is
+// when the server writes the "4" as the JSON escape \u0034. Redaction
+// masks whole keys; what a server makes of one is its own disclosure.
 func keyPiece(text, key string, body []byte) string {
 	rest := strings.ReplaceAll(string(body), key, "")
+	printed := escape.Line(rest)
 	for n := len(key); n >= 8; n-- {
 		for _, piece := range []string{key[:n], key[len(key)-n:]} {
-			if strings.Contains(text, piece) && !strings.Contains(rest, piece) {
+			if strings.Contains(text, piece) && !strings.Contains(rest, piece) && !strings.Contains(printed, piece) {
 				return piece
 			}
 		}
