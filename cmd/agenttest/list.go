@@ -73,13 +73,15 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	case n > 0:
 	case s.selected > 0:
 		// The other shards list the selection, as run's would test it.
-		fmt.Fprintf(st.Stderr, "agenttest: shard %s has no scenario: the selection has %d, dealt over %d shards\n", s.shard, s.selected, s.shard.Total)
-	case allowEmpty:
-		fmt.Fprintf(st.Stderr, "agenttest: nothing to list: %s\n", emptyReason(suites, &runOptions{paths: suitePaths(paths), selection: s, pathsGiven: len(pos) > 0}))
+		fmt.Fprintf(st.Stderr, "agenttest: %s\n", s.emptyShard())
 	default:
 		// What run would say and do: a typo in a tag must not read as
 		// an empty list that is fine.
-		return &exitError{code: exitEmpty, msg: "nothing to list: " + emptyReason(suites, &runOptions{paths: suitePaths(paths), selection: s, pathsGiven: len(pos) > 0})}
+		why := "nothing to list: " + emptyReason(suites, &runOptions{paths: suitePaths(paths), selection: s, pathsGiven: len(pos) > 0})
+		if !allowEmpty {
+			return &exitError{code: exitEmpty, msg: why}
+		}
+		fmt.Fprintf(st.Stderr, "agenttest: %s\n", why)
 	}
 	return nil
 }

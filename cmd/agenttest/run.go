@@ -351,7 +351,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if len(plan) == 0 && o.selected > 0 {
 		// A shard of a selection smaller than the number of shards: the
 		// other shards test it, and the merge counts them all.
-		fmt.Fprintf(st.Stderr, "agenttest: shard %s has no scenario: the selection has %d, dealt over %d shards\n", o.shard, o.selected, o.shard.Total)
+		fmt.Fprintf(st.Stderr, "agenttest: %s\n", o.emptyShard())
 		o.allowEmpty = true
 	}
 	if len(plan) == 0 {

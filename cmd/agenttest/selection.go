@@ -259,6 +259,12 @@ func (s *selection) deal(selected []*scenario.Suite) []*scenario.Suite {
 	return s.shard.Apply(selected)
 }
 
+// emptyShard says that the shard is empty though the selection is not:
+// the other shards have it all, which is no error.
+func (s *selection) emptyShard() string {
+	return fmt.Sprintf("shard %s has no scenario: the selection has %d, dealt over %d shards", s.shard, s.selected, s.shard.Total)
+}
+
 // shardResult is what a run's result records of --shard, nil without it.
 func (s *selection) shardResult() *result.Shard {
 	if s.shard.IsZero() {
