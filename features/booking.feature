@@ -76,6 +76,9 @@ Feature: Table booking at Bella Tavola
     And the function "check_availability" was called
     And no function failed
     And the agent's reply contains "A table for 9 at 20:00"
+    And the agent's reply contains one of:
+      | private dining room |
+      | main dining room    |
 
   @variant
   Scenario: greets in the spring variant's wording

@@ -167,6 +167,8 @@ func Defs() []Def {
 			"The reply contains the text (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply contains:`, DocStringArg, `Then the agent's reply contains:`, "\"\"\"\nOur opening hours:\nMonday to Friday\n\"\"\"",
 			"The reply contains the DocString, lines and all.", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
+		def(GroupChecks, `the agent`+apostrophe+`s reply contains one of:`, TableArg, `Then the agent's reply contains one of:`, "| how many |\n| party size |",
+			"The reply contains at least one of the texts, one per row: the wordings an LLM agent may choose.", anyOfTable),
 		def(GroupChecks, `the agent`+apostrophe+`s reply does not contain `+q+ignoringCase, NoArg, `Then the agent's reply does not contain "sorry"`, "",
 			"The reply does not contain the text (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{NotContains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply matches `+q, NoArg, `Then the agent's reply matches "table for \d+"`, "",
@@ -418,6 +420,22 @@ func exactField(set func(e *assert.Expect, t *assert.Text)) func(c *call) (*Step
 		set(e, &assert.Text{Pos: c.pos, Exact: &v})
 		return nil
 	})
+}
+
+// anyOfTable is the YAML's response: {any: [{contains: ...}, ...]}.
+func anyOfTable(c *call) (*Step, error) {
+	texts, err := c.column("text")
+	if err != nil {
+		return nil, err
+	}
+	return check(func(c *call, e *assert.Expect) error {
+		alts := make([]*assert.Text, len(texts))
+		for i, s := range texts {
+			alts[i] = &assert.Text{Pos: c.pos, Contains: &s}
+		}
+		e.Response = &assert.Text{Pos: c.pos, Any: alts}
+		return nil
+	})(c)
 }
 
 func traceTable(c *call) (*Step, error) {

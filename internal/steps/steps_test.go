@@ -96,6 +96,7 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Then the agent's reply contains "how many"`, Check, NoArg},
 		{`Then the agent's reply contains:`, Check, DocStringArg},
 		{`Then the agent's reply contains "how many" ignoring case`, Check, NoArg},
+		{`Then the agent's reply contains one of:`, Check, TableArg},
 		{`Then the agent says "Hello" ignoring case`, Check, NoArg},
 		{`Then the greeting contains "welcome" ignoring case`, Check, NoArg},
 		{`Then the agent's reply does not contain "sorry" ignoring case`, Check, NoArg},
@@ -152,7 +153,7 @@ func TestIssueVocabulary(t *testing.T) {
 				if strings.Contains(text, "record shows") {
 					in.Table = [][]string{{"num_turns", "2"}}
 				}
-				if strings.Contains(text, "passes through") {
+				if strings.Contains(text, "passes through") || strings.Contains(text, "one of") {
 					in.Table = [][]string{{"a"}}
 				}
 			}
@@ -316,6 +317,35 @@ func TestIgnoringCase(t *testing.T) {
 		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: tc.reply}}, func(s string) (string, error) { return s, nil })
 		if (len(fails) == 0) != tc.pass {
 			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
+		}
+	}
+}
+
+// TestContainsOneOf: the reply passes when it contains any row of the
+// table, a header row aside, and the failure lists them all.
+func TestContainsOneOf(t *testing.T) {
+	op, err := New().Compile(Input{Pos: diag.Pos{File: "f.feature", Line: 3, Col: 5}, Keyword: "Then ", Text: `the agent's reply contains one of:`,
+		Table: [][]string{{"text"}, {"how many"}, {"party of ${n}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := op.Expect(func(s string) (string, error) { return s, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	expand := func(s string) (string, error) { return strings.ReplaceAll(s, "${n}", "4"), nil }
+	for text, pass := range map[string]bool{
+		"Lovely! how many of you?":     true,
+		"A party of 4, at what time?":  true,
+		"A party of 5, at what time?":  false,
+		"When would you like to come?": false,
+	} {
+		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: text}}, expand)
+		if (len(fails) == 0) != pass {
+			t.Errorf("%q: %v, want pass %v", text, fails, pass)
+		}
+		if len(fails) == 1 && fails[0].Expected != `any of [contains "how many" | contains "party of 4"]` {
+			t.Errorf("expected %q", fails[0].Expected)
 		}
 	}
 }
