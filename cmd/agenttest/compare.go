@@ -370,7 +370,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		return err
 	}
 	if len(plan) == 0 {
-		fmt.Fprintf(st.Stderr, "agenttest: nothing to compare: %s\n", emptyReason(suites, &runOptions{paths: o.paths, selection: o.selection, pathsGiven: o.pathsGiven}))
+		fmt.Fprintf(st.Stderr, "agenttest: nothing to compare: %s\n", o.selection.emptyReason(suites, o.paths, o.pathsGiven))
 	}
 	var diags []string
 	for _, s := range sides {

@@ -15,26 +15,27 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
-// emptyReason says why a run has nothing to test: no suite under its
-// paths, or filters that select no scenario, with a did-you-mean for tags
-// no scenario has (a case slip such as @Smoke for @smoke).
-func emptyReason(suites []*scenario.Suite, o *runOptions) string {
-	if len(suites) == 0 && o.rerunFailed != "" && !o.pathsGiven {
-		return fmt.Sprintf("--rerun-failed %s: no case of the report can run again", o.rerunFailed)
+// emptyReason says why the selection has nothing to test in the suites
+// loaded from paths (pathsGiven: named on the command line): no suite
+// under them, or filters that select no scenario, with a did-you-mean for
+// tags no scenario has (a case slip such as @Smoke for @smoke).
+func (s *selection) emptyReason(suites []*scenario.Suite, paths []string, pathsGiven bool) string {
+	if len(suites) == 0 && s.rerunFailed != "" && !pathsGiven {
+		return fmt.Sprintf("--rerun-failed %s: no case of the report can run again", s.rerunFailed)
 	}
 	if len(suites) == 0 {
-		return fmt.Sprintf("no suite file under %s (a suite is a .feature file, or a YAML file with a scenarios: key)", strings.Join(o.paths, ", "))
+		return fmt.Sprintf("no suite file under %s (a suite is a .feature file, or a YAML file with a scenarios: key)", strings.Join(paths, ", "))
 	}
 	n := len(scenarios(suites))
-	filters := o.selection.filters()
+	filters := s.filters()
 	msg := fmt.Sprintf("no scenario of the %d in %d %s", n, len(suites), plural(len(suites), "suite file", "suite files"))
 	if len(filters) > 0 {
 		msg += " matches " + strings.Join(filters, " and ")
 	} else {
 		msg += " is selected"
 	}
-	if o.sel.Tags != nil {
-		if hint := tagHints(suites, o.sel.Tags.Tags()); hint != "" {
+	if s.sel.Tags != nil {
+		if hint := tagHints(suites, s.sel.Tags.Tags()); hint != "" {
 			msg += "; " + hint
 		}
 	}

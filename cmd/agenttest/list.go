@@ -77,7 +77,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	default:
 		// What run would say and do: a typo in a tag must not read as
 		// an empty list that is fine.
-		why := "nothing to list: " + emptyReason(suites, &runOptions{paths: suitePaths(paths), selection: s, pathsGiven: len(pos) > 0})
+		why := "nothing to list: " + s.emptyReason(suites, suitePaths(paths), len(pos) > 0)
 		if !allowEmpty {
 			return &exitError{code: exitEmpty, msg: why}
 		}

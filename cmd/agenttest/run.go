@@ -359,7 +359,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		// reports that say "empty". A wrong path or a tag typo in CI
 		// must not pass as "0 passed".
 		if o.selected == 0 {
-			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", emptyReason(suites, o))
+			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", o.emptyReason(suites, o.paths, o.pathsGiven))
 		}
 		human := newHuman(st, o, st.Stdout)
 		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult()}
