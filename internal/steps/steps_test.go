@@ -258,11 +258,28 @@ func TestCheckBuildsTheYAMLExpect(t *testing.T) {
 	}
 }
 
+// checkReply compiles the Then step in (at f.feature:3:5) and checks a
+// reply of text against it, ${...} references expanded by expand.
+func checkReply(t *testing.T, in Input, text string, expand assert.Expander) []assert.Failure {
+	t.Helper()
+	in.Pos, in.Keyword = diag.Pos{File: "f.feature", Line: 3, Col: 5}, "Then "
+	op, err := New().Compile(in)
+	if err != nil {
+		t.Fatalf("%s: %v", in.Text, err)
+	}
+	exp, err := op.Expect(func(s string) (string, error) { return s, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: text}}, expand)
+}
+
 // TestReplyChecksTakeADocString: the DocString forms check the reply
 // against every line of the DocString, as the quoted forms check theirs.
 func TestReplyChecksTakeADocString(t *testing.T) {
 	doc := "Your table for 4 is booked.\nYour reference is ${ref}."
 	booked := "Your table for 4 is booked.\nYour reference is R1234."
+	expand := func(s string) (string, error) { return strings.ReplaceAll(s, "${ref}", "R1234"), nil }
 	for _, tc := range []struct {
 		step  string
 		reply string
@@ -274,16 +291,7 @@ func TestReplyChecksTakeADocString(t *testing.T) {
 		{`the agent's reply contains:`, "Lovely! " + booked + "\nAnything else?", true},
 		{`the agent's reply contains:`, "Your table for 4 is booked.", false},
 	} {
-		op, err := New().Compile(Input{Pos: diag.Pos{File: "f.feature", Line: 3, Col: 5}, Keyword: "Then ", Text: tc.step, DocString: &doc})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.step, err)
-		}
-		exp, err := op.Expect(func(s string) (string, error) { return s, nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		expand := func(s string) (string, error) { return strings.ReplaceAll(s, "${ref}", "R1234"), nil }
-		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: tc.reply}}, expand)
+		fails := checkReply(t, Input{Text: tc.step, DocString: &doc}, tc.reply, expand)
 		if (len(fails) == 0) != tc.pass {
 			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
 		}
@@ -306,15 +314,7 @@ func TestIgnoringCase(t *testing.T) {
 		{`the agent's reply does not contain "sorry"`, "Sorry, I didn't get that.", true},
 		{`the agent's reply contains "ignoring case"`, "text ignoring case", true},
 	} {
-		op, err := New().Compile(Input{Pos: diag.Pos{File: "f.feature", Line: 3, Col: 5}, Keyword: "Then ", Text: tc.step})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.step, err)
-		}
-		exp, err := op.Expect(func(s string) (string, error) { return s, nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: tc.reply}}, func(s string) (string, error) { return s, nil })
+		fails := checkReply(t, Input{Text: tc.step}, tc.reply, func(s string) (string, error) { return s, nil })
 		if (len(fails) == 0) != tc.pass {
 			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
 		}
@@ -324,15 +324,7 @@ func TestIgnoringCase(t *testing.T) {
 // TestContainsOneOf: the reply passes when it contains any row of the
 // table, a header row aside, and the failure lists them all.
 func TestContainsOneOf(t *testing.T) {
-	op, err := New().Compile(Input{Pos: diag.Pos{File: "f.feature", Line: 3, Col: 5}, Keyword: "Then ", Text: `the agent's reply contains one of:`,
-		Table: [][]string{{"text"}, {"how many"}, {"party of ${n}"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := op.Expect(func(s string) (string, error) { return s, nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := Input{Text: `the agent's reply contains one of:`, Table: [][]string{{"text"}, {"how many"}, {"party of ${n}"}}}
 	expand := func(s string) (string, error) { return strings.ReplaceAll(s, "${n}", "4"), nil }
 	for text, pass := range map[string]bool{
 		"Lovely! how many of you?":     true,
@@ -340,7 +332,7 @@ func TestContainsOneOf(t *testing.T) {
 		"A party of 5, at what time?":  false,
 		"When would you like to come?": false,
 	} {
-		fails := assert.Check(exp, assert.Observation{Result: &reply.TurnResult{Response: text}}, expand)
+		fails := checkReply(t, in, text, expand)
 		if (len(fails) == 0) != pass {
 			t.Errorf("%q: %v, want pass %v", text, fails, pass)
 		}
