@@ -18,8 +18,8 @@ import (
 // Session (attempt, the one step loop).
 
 // execute decides whether the case runs and runs it. A panic anywhere below
-// becomes an Errored case: errgroup does not propagate panics, and one bad
-// case must not take the process, and every report, down with it.
+// becomes an Errored case: unrecovered in a worker it would end the
+// process, and one bad case must not take every report down with it.
 func (r *runner) execute(ctx context.Context, j *job) {
 	c, sc := j.c, j.sc
 	if !r.gate(ctx, j) {

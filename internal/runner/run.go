@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/agenttest/agenttest/internal/result"
@@ -76,31 +76,42 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		}
 	}
 
-	var g errgroup.Group
-	g.SetLimit(opts.Parallel)
-	next := 0
-	for ; next < len(jobs); next++ {
-		// Checked again by each job when it starts: Go blocks while
-		// Parallel cases run, and the run may be stopped meanwhile.
-		// Acquire waits on cases: a platform stop or an interruption
-		// ends the wait for a slot.
-		if cases.Err() != nil || r.stops.stopped() != nil || r.slots.Acquire(cases, 1) != nil {
-			break
-		}
-		j := jobs[next]
-		jobs[next] = nil // the goroutine owns it, and frees it when done
-		g.Go(func() error {
-			defer r.slots.Release(1)
-			r.runJob(cases, ev, j)
-			return nil // a failing case is a result, never a group error
+	// Parallel long-lived workers take the jobs in order: a goroutine per
+	// case would grow a fresh stack to the depth of a session for every
+	// one of them (2% of a large run's CPU).
+	var (
+		wg    sync.WaitGroup
+		taken atomic.Int64
+	)
+	for range min(opts.Parallel, len(jobs)) {
+		wg.Go(func() {
+			for {
+				// Checked before every job: the run may have been
+				// stopped while the last one ran. Acquire waits on
+				// cases: a platform stop or an interruption ends the
+				// wait for a slot, which an extra run of a repeated
+				// case may hold.
+				if cases.Err() != nil || r.stops.stopped() != nil || r.slots.Acquire(cases, 1) != nil {
+					return
+				}
+				i := taken.Add(1) - 1
+				if i >= int64(len(jobs)) {
+					r.slots.Release(1)
+					return
+				}
+				j := jobs[i]
+				jobs[i] = nil // the worker owns it, and frees it when done
+				r.runJob(cases, ev, j)
+				r.slots.Release(1)
+			}
 		})
 	}
-	// Jobs never handed to the group are marked here, without a goroutine
-	// each: after a Ctrl-C on a 20,000-case suite nearly all of them are.
-	for ; next < len(jobs); next++ {
-		r.runJob(cases, ev, jobs[next])
+	wg.Wait()
+	// Jobs no worker took are marked here: after a Ctrl-C on a
+	// 20,000-case suite nearly all of them are.
+	for _, j := range jobs[min(int(taken.Load()), len(jobs)):] {
+		r.runJob(cases, ev, j)
 	}
-	_ = g.Wait() // jobs always return nil
 	if opts.Alerts != nil {
 		r.addCheck(res, r.gateAlerts(ctx, res))
 	}
