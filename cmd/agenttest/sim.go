@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
@@ -138,6 +139,18 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 			return nil, fl.usageError(fmt.Sprintf("--keys wants BUILD_KEY,RUNTIME_KEY, got %q", o.keys))
 		}
 		o.opts.BuildKey, o.opts.RuntimeKey = build, runtime
+	}
+	// The keys a client will send: refused here as `agenttest run`
+	// refuses them, rather than by the first run against this simulator.
+	for _, k := range []struct{ what, key string }{
+		{"--keys BUILD_KEY", o.opts.BuildKey}, {"--keys RUNTIME_KEY", o.opts.RuntimeKey}, {"--call-token", o.opts.CallToken},
+	} {
+		if k.key == "" {
+			continue
+		}
+		if err := secret.CheckKey(k.what, k.key); err != nil {
+			return nil, fl.usageError(err.Error())
+		}
 	}
 	o.opts.AccountID = o.account
 	for _, n := range strings.Split(o.unreachable, ",") {

@@ -63,7 +63,7 @@ func startSim(t *testing.T, args ...string) string {
 
 func TestRunSimJSONLine(t *testing.T) {
 	t.Parallel()
-	out := startSim(t, "--listen", "127.0.0.1:0", "--keys", "bk,rk", "--account", "ws-abcd1234", "--seed-conversations", "20",
+	out := startSim(t, "--listen", "127.0.0.1:0", "--keys", "sim-test-build-key,sim-test-runtime-key", "--account", "ws-abcd1234", "--seed-conversations", "20",
 		"--brand", "Acme", "--unreachable", "+15550009999, +15550008888", "--call-queued", "10ms", "--sms-rate", "2", "--webhook-backoff", "50ms", "--allow-http-webhooks")
 	var info map[string]any
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &info); err != nil {
@@ -78,7 +78,7 @@ func TestRunSimJSONLine(t *testing.T) {
 			t.Errorf("missing %s in %s", k, out)
 		}
 	}
-	if info["build_api_key"] != "bk" || info["runtime_api_key"] != "rk" || info["account_id"] != "ws-abcd1234" {
+	if info["build_api_key"] != "sim-test-build-key" || info["runtime_api_key"] != "sim-test-runtime-key" || info["account_id"] != "ws-abcd1234" {
 		t.Errorf("pinned values not used: %s", out)
 	}
 	if info["build_url"] == info["runtime_url"] || info["messaging_url"] == info["runtime_url"] || info["messaging_url"] == info["build_url"] {
@@ -86,7 +86,7 @@ func TestRunSimJSONLine(t *testing.T) {
 	}
 	agents := info["agent_ids"].([]any)
 	req, _ := http.NewRequest("GET", info["runtime_url"].(string)+"/v3/ws-abcd1234/"+agents[0].(string)+"/conversations", nil)
-	req.Header.Set("x-api-key", "rk")
+	req.Header.Set("x-api-key", "sim-test-runtime-key")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestRunSimPrintEnv(t *testing.T) {
 
 func TestRunSimBadFlags(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "same,same"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}, {"--call-token", "sim-runtime-key-not-a-secret"}, {"--keys", "b,r", "--call-token", "b"}, {"--socket-drop", "1.5"}, {"--session-expiry", "-1s"}} {
+	for _, args := range [][]string{{"--keys", "onlyone"}, {"--drop", "2"}, {"--nope"}, {"extra"}, {"--keys", "sim-test-same-key,sim-test-same-key"}, {"--brand", "Ac me"}, {"--unreachable", "call-me"}, {"--sms-rate", "-1"}, {"--webhook-attempts", "-2"}, {"--call-token", "sim-runtime-key-not-a-secret"}, {"--keys", "sim-test-build-key,sim-test-runtime-key", "--call-token", "sim-test-build-key"}, {"--keys", "bk,sim-test-runtime-key"}, {"--keys", "sim-test-build-key,rk"}, {"--call-token", "ct"}, {"--socket-drop", "1.5"}, {"--session-expiry", "-1s"}} {
 		st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}
 		err := runSim(context.Background(), st, args)
 		if err == nil {
@@ -142,6 +142,13 @@ func TestRunSimBadFlags(t *testing.T) {
 			t.Errorf("%q: %v is not a usage error", args, err)
 		}
 	}
+	// A key `agenttest run` would refuse is refused here, with its reason
+	// and without the key.
+	st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}
+	err := runSim(context.Background(), st, []string{"--call-token", "tok-short"})
+	if err == nil || !strings.Contains(err.Error(), "--call-token is 9 characters long; keys shorter than 12 characters are refused") || strings.Contains(err.Error(), "tok-short") {
+		t.Errorf("short call token: %v", err)
+	}
 }
 
 // The probe credential and the deployment controls reach a simulator
@@ -149,16 +156,16 @@ func TestRunSimBadFlags(t *testing.T) {
 // the admin endpoint changes the active sandbox deployment.
 func TestRunSimCallTokenAndAdmin(t *testing.T) {
 	t.Parallel()
-	out := startSim(t, "--keys", "bk,rk", "--call-token", "ct", "--seed", "3")
+	out := startSim(t, "--keys", "sim-test-build-key,sim-test-runtime-key", "--call-token", "sim-test-call-token", "--seed", "3")
 	var info map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &info); err != nil || info["call_token"] != "ct" {
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &info); err != nil || info["call_token"] != "sim-test-call-token" {
 		t.Fatalf("call_token missing from %q (%v)", out, err)
 	}
 	build := info["build_url"].(string)
 	get := func(method, path string) map[string]any {
 		t.Helper()
 		req, _ := http.NewRequest(method, build+path, strings.NewReader(`{}`))
-		req.Header.Set("x-api-key", "bk")
+		req.Header.Set("x-api-key", "sim-test-build-key")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -176,8 +183,8 @@ func TestRunSimCallTokenAndAdmin(t *testing.T) {
 	if published["id"] == before["id"] || after["id"] != published["id"] {
 		t.Errorf("publish did not change the sandbox deployment: before %v, published %v, after %v", before, published, after)
 	}
-	env := startSim(t, "--print-env", "--call-token", "ct")
-	if !strings.Contains(env, "AGENTTEST_CALL_TOKEN=ct\n") {
+	env := startSim(t, "--print-env", "--call-token", "sim-test-call-token")
+	if !strings.Contains(env, "AGENTTEST_CALL_TOKEN=sim-test-call-token\n") {
 		t.Errorf("--print-env lacks the call token: %q", env)
 	}
 }
