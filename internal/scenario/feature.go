@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
@@ -509,9 +510,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	}
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
+		// asWritten: the step's text is the line's, not a Scenario
+		// Outline's substitution, so a column within it is one of the line.
+		asWritten := false
 		if len(ps.AstNodeIds) > 0 {
 			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
 				in.Pos, in.Keyword = fl.pos(ast.Location), ast.Keyword
+				asWritten = ast.Text == ps.Text
 			}
 		}
 		if a := ps.Argument; a != nil {
@@ -545,6 +550,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
 			if se, ok := err.(*steps.Error); ok {
 				d.Message, d.Hint = se.Message, se.Hint
+				if se.Col > 0 && asWritten {
+					d.Pos.Col += utf8.RuneCountInString(in.Keyword) + se.Col - 1
+				}
+				if se.Captures != "" {
+					scope[se.Captures] = true
+				}
 			}
 			fl.diags = fl.diags.Append(d)
 			broken = true

@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 )
@@ -32,6 +34,17 @@ type Input struct {
 type Error struct {
 	Message string
 	Hint    string
+	// Col is the column, counted from 1 within the step's text (keyword
+	// excluded), of the part at fault: the opening quote of a bad
+	// argument. 0 means the step as a whole.
+	Col int
+	// Captures is the name a capture step refused for its pattern would
+	// have given its value: a loader keeps the name in scope, so that the
+	// step's one mistake is not reported again at every later ${name}.
+	Captures string
+	// arg is the argument at fault, counted from 1; Compile turns it
+	// into Col.
+	arg int
 }
 
 // Error renders the message with its hint in parentheses.
@@ -95,10 +108,12 @@ func (l *Library) Compile(in Input) (*Step, error) {
 	case d.Arg != TableArg && in.Table != nil:
 		return nil, &Error{Message: fmt.Sprintf("step %q takes no table", step)}
 	}
-	m := d.Pattern.FindStringSubmatch(in.Text)
-	args := make([]string, len(m)-1)
-	for i, a := range m[1:] {
-		args[i] = unquote(a)
+	m := d.Pattern.FindStringSubmatchIndex(in.Text)
+	args := make([]string, len(m)/2-1)
+	for i := range args {
+		if m[2*i+2] >= 0 {
+			args[i] = unquote(in.Text[m[2*i+2]:m[2*i+3]])
+		}
 	}
 	c := &call{def: d, pos: in.Pos, step: step, args: args, table: in.Table, x: syntaxOnly}
 	if in.DocString != nil {
@@ -109,12 +124,28 @@ func (l *Library) Compile(in Input) (*Step, error) {
 		var se *Error
 		if e, ok := err.(*Error); ok {
 			se = e
+			if se.arg > 0 && se.Col == 0 {
+				se.Col = argCol(in.Text, m, se.arg-1)
+			}
 		} else {
 			se = &Error{Message: fmt.Sprintf("step %q: %v", step, err)}
 		}
 		return nil, se
 	}
 	return st, nil
+}
+
+// argCol is the column of argument i of a step's text, given the indexes
+// of its match: its opening quote when it is quoted.
+func argCol(text string, m []int, i int) int {
+	start := m[2*i+2]
+	if start < 0 {
+		return 0
+	}
+	if start > 0 && text[start-1] == '"' {
+		start--
+	}
+	return utf8.RuneCountInString(text[:start]) + 1
 }
 
 // unquote undoes the one escape of quoted arguments, \".
@@ -199,14 +230,15 @@ func (c *call) int(i int, what string) (int, error) {
 	return n, nil
 }
 
-// regex checks that argument i compiles as RE2, references blanked.
+// regex checks that argument i compiles as RE2, as it will at run time
+// (assert.CheckPattern), in the words a YAML suite gets for the same
+// pattern.
 func (c *call) regex(i int) error {
-	p, err := syntaxOnly(c.args[i])
-	if err != nil {
+	if _, err := syntaxOnly(c.args[i]); err != nil {
 		return err
 	}
-	if _, err := regexp.Compile(p); err != nil {
-		return &Error{Message: fmt.Sprintf("step %q: invalid regular expression %q: %v", c.step, c.args[i], err)}
+	if err := assert.CheckPattern(c.args[i]); err != nil {
+		return &Error{Message: fmt.Sprintf("step %q: %v", c.step, err), Hint: assert.RE2Hint, arg: i + 1}
 	}
 	return nil
 }

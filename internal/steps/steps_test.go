@@ -455,3 +455,32 @@ func TestProbeAndConfirmOps(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestErrorColumn: an invalid argument is reported at its opening quote,
+// where the designer must look, not at the step's keyword.
+func TestErrorColumn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		in   Input
+		col  int
+	}{
+		{"reply pattern", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, 27},
+		{"state pattern", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, 23},
+		{"capture pattern", Input{Keyword: "And ", Text: `I remember "r" from the reply matching "a("`}, 40},
+		{"after a typographic apostrophe", Input{Keyword: "Then ", Text: `the agent’s reply matches "("`}, 27},
+		{"the step as a whole", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := New().Compile(tc.in)
+			se, ok := err.(*Error)
+			if !ok {
+				t.Fatalf("error %v, want *Error", err)
+			}
+			if se.Col != tc.col {
+				t.Errorf("column %d, want %d (%s)", se.Col, tc.col, se)
+			}
+		})
+	}
+}
