@@ -87,6 +87,9 @@ func (l *Library) Compile(in Input) (*Step, error) {
 	step := strings.TrimSpace(strings.TrimSpace(in.Keyword) + " " + in.Text)
 	switch len(idx) {
 	case 0:
+		if err := l.nearMiss(in, step); err != nil {
+			return nil, err
+		}
 		return nil, &Error{
 			Message: fmt.Sprintf("undefined step %q", step),
 			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Text, 3), "; ") + "; run 'agenttest steps' for all of them",
@@ -146,6 +149,57 @@ func argCol(text string, m []int, i int) int {
 		start--
 	}
 	return utf8.RuneCountInString(text[:start]) + 1
+}
+
+// nearMiss explains an undefined step that is a defined one written with
+// a mistake designers make: an "ignoring case" ending on a step that does
+// not take it, or text in single or typographic quotes. Edit distance
+// ranks such a step poorly (it would suggest unrelated steps), while the
+// fix is certain.
+func (l *Library) nearMiss(in Input, step string) *Error {
+	if base, ok := strings.CutSuffix(strings.TrimRight(in.Text, " "), " ignoring case"); ok {
+		if idx := l.Match(base); len(idx) == 1 {
+			hint := "only the greeting, says, contains and does not contain steps with a quoted text take it"
+			if strings.Contains(l.defs[idx[0]].Pattern.String(), "match") {
+				hint += "; a regular expression ignores case when it starts with (?i)"
+			}
+			return &Error{Message: fmt.Sprintf("step %q does not take %q", step, "ignoring case"), Hint: hint,
+				Col: utf8.RuneCountInString(base) + 2}
+		}
+	}
+	if text := doubleQuoted(in.Text); text != in.Text {
+		if idx := l.Match(text); len(idx) == 1 {
+			return &Error{
+				Message: fmt.Sprintf("undefined step %q", step),
+				Hint:    fmt.Sprintf("did you mean %s%s? a step's text is written in straight double quotes", in.Keyword, text),
+			}
+		}
+	}
+	return nil
+}
+
+// doubleQuoted rewrites the texts of a step written in single quotes
+// ('hi') or typographic ones (“hi”, ‘hi’) in straight double quotes. A
+// single quote opens a text only at the start of a word and closes it only
+// at the end of one, so the apostrophe of "agent's" is left alone.
+func doubleQuoted(text string) string {
+	r := []rune(text)
+	pairs := map[rune]rune{'\'': '\'', '‘': '’', '“': '”', '„': '“'}
+	boundary := func(i int) bool { return i < 0 || i >= len(r) || r[i] == ' ' }
+	for i := 0; i < len(r); i++ {
+		closing, ok := pairs[r[i]]
+		if !ok || !boundary(i-1) {
+			continue
+		}
+		for j := i + 1; j < len(r); j++ {
+			if r[j] == closing && boundary(j+1) {
+				r[i], r[j] = '"', '"'
+				i = j
+				break
+			}
+		}
+	}
+	return string(r)
 }
 
 // unquote undoes the one escape of quoted arguments, \".
