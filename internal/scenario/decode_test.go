@@ -43,7 +43,7 @@ func TestLoadFileDiagnostics(t *testing.T) {
 	}
 	const head = "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect:\n"
 	testCases := []testCase{
-		{name: "syntax error", src: "scenarios:\n  - name: a\n   turns: x\n", at: "1", want: "invalid YAML"},
+		{name: "syntax error", src: "scenarios:\n  - name: a\n   turns: x\n", at: "3:4", want: "invalid YAML"},
 		{name: "unknown suite key", src: "scenarios: []\nagnet: x\n", at: "2:1", want: `unknown key "agnet" in suite (did you mean "agent"?)`},
 		{name: "no scenarios key", src: "agent: x\n", at: "1:1", want: "suite has no scenarios: key"},
 		{name: "scenarios not a list", src: "scenarios: {a: 1}\n", at: "1:12", want: "scenarios must be a list, not a mapping"},
