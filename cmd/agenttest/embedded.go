@@ -133,6 +133,7 @@ func (e *embeddedSim) fill(t *config.Target) {
 	if len(e.info.AgentIDs) > 0 {
 		t.AgentID = e.info.AgentIDs[0]
 	}
+	t.Agents = e.info.AgentIDs
 	// Messaging: every agent's connector in every environment, so a
 	// scenario over messaging reaches its own agent wherever it runs.
 	t.MessagingURL = e.info.MessagingURL

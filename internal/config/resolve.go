@@ -100,6 +100,11 @@ type Target struct {
 	// the caller starts the built-in simulator and fills the URLs, ids and
 	// keys from it.
 	Embedded bool
+	// Agents are the agents the embedded simulator serves, once it has
+	// started: an agent id it does not know gets a "did you mean" from
+	// them. Empty for a configured target, whose list agenttest does not
+	// read.
+	Agents []string
 	// Forced is true when the embedded simulator was asked for with --sim.
 	Forced bool
 	// EnvFrom says what set Env, for the live-safety refusal: "--env",

@@ -43,7 +43,7 @@ func TestLoadFileDiagnostics(t *testing.T) {
 	}
 	const head = "scenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect:\n"
 	testCases := []testCase{
-		{name: "syntax error", src: "scenarios:\n  - name: a\n   turns: x\n", at: "1", want: "invalid YAML"},
+		{name: "syntax error", src: "scenarios:\n  - name: a\n   turns: x\n", at: "3:4", want: "invalid YAML"},
 		{name: "unknown suite key", src: "scenarios: []\nagnet: x\n", at: "2:1", want: `unknown key "agnet" in suite (did you mean "agent"?)`},
 		{name: "no scenarios key", src: "agent: x\n", at: "1:1", want: "suite has no scenarios: key"},
 		{name: "scenarios not a list", src: "scenarios: {a: 1}\n", at: "1:12", want: "scenarios must be a list, not a mapping"},
@@ -61,6 +61,11 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "similar min negative", src: head + "          response: {similar: {to: a, min: -0.1}}\n", at: "6:44", want: "min must be between 0 and 1"},
 		{name: "ignore_case not bool", src: head + "          response: {contains: a, ignore_case: 1}\n", at: "6:48", want: "ignore_case must be true or false"},
 		{name: "only ignore_case", src: head + "          response: {ignore_case: true}\n", at: "6:21", want: "matcher has no checks"},
+		// A reference stands for literal text at run time, so the syntax
+		// around it is known at lint; left to run time it failed the
+		// scenario as if the agent were at fault.
+		{name: "regex broken around a var", src: "vars: {x: a}\n" + head + "          response: {matches: '${x}('}\n", at: "7:31", want: `invalid regular expression "${x}(": missing closing )`},
+		{name: "capture regex broken around a var", src: "vars: {x: a}\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        capture: {r: {response: '(${x}'}}\n", at: "6:33", want: "missing closing )"},
 		{name: "regex in not_matches", src: head + "          response: {not_matches: 'a)'}\n", at: "6:35", want: "unexpected ): `a)`"},
 		{name: "trace bad key", src: head + "          trace: {include: [A]}\n", at: "6:19", want: `did you mean "includes"?`},
 		{name: "state presence both", src: head + "          state: {a: {present: true, absent: false}}\n", at: "6:38", want: "present or absent, not both"},

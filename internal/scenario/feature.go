@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
@@ -357,6 +358,25 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 // later tag overrides an earlier one, so a Scenario overrides its Feature.
 var tagParams = []string{"agent", "env", "via", "retries", "repeat", "pass-rate", "confidence", "margin", "quarantine", "timeout", "within"}
 
+// misspeltSkip reports whether a tag is @skip written wrong: in another
+// case, with a letter missing, doubled or added, or two letters swapped.
+// A letter replaced is left alone: @ship and @slip are words teams tag with.
+func misspeltSkip(tag string) bool {
+	t := strings.ToLower(tag)
+	if t == "skip" {
+		return tag != "skip"
+	}
+	switch len(t) {
+	case 3, 5:
+		return diag.EditDistance(t, "skip") == 1
+	case 4:
+		b := []byte(t)
+		slices.Sort(b)
+		return string(b) == "ikps"
+	}
+	return false
+}
+
 func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 	fl.within, fl.withinAt = 0, diag.Pos{}
 	seen := map[string]bool{}
@@ -383,6 +403,12 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 		}
 		key, value, ok := strings.Cut(name, ":")
 		if !ok {
+			// A misspelt @skip is a filter tag like any other, and the
+			// scenario it was to hold back runs: say so.
+			if misspeltSkip(name) {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
+					Message: fmt.Sprintf("tag @%s is not @skip: the scenario runs", name), Hint: "did you mean @skip?"})
+			}
 			continue
 		}
 		bad := func(format string, args ...any) {
@@ -509,9 +535,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	}
 	for _, ps := range p.Steps {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
+		// asWritten: the step's text is the line's, not a Scenario
+		// Outline's substitution, so a column within it is one of the line.
+		asWritten := false
 		if len(ps.AstNodeIds) > 0 {
 			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
 				in.Pos, in.Keyword = fl.pos(ast.Location), ast.Keyword
+				asWritten = ast.Text == ps.Text
 			}
 		}
 		if a := ps.Argument; a != nil {
@@ -545,6 +575,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
 			if se, ok := err.(*steps.Error); ok {
 				d.Message, d.Hint = se.Message, se.Hint
+				if se.Col > 0 && asWritten {
+					d.Pos.Col += utf8.RuneCountInString(in.Keyword) + se.Col - 1
+				}
+				if se.Captures != "" {
+					scope[se.Captures] = true
+				}
 			}
 			fl.diags = fl.diags.Append(d)
 			broken = true

@@ -422,6 +422,9 @@ func (d *decoder) syntaxError(err error, src []byte) {
 			}
 		}
 	}
+	if hint == "" {
+		pos, hint = explainSyntax(src, msg, pos)
+	}
 	d.diags = d.diags.Append(diag.Diagnostic{
 		Severity: diag.Error,
 		Pos:      pos,

@@ -3,8 +3,6 @@ package scenario
 import (
 	"fmt"
 	"math"
-	"regexp"
-	"regexp/syntax"
 	"slices"
 	"sort"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 )
@@ -413,25 +412,22 @@ func (d *decoder) number(n *yaml.Node, what string) (float64, bool) {
 	return 0, false
 }
 
-// regex checks that an RE2 expression compiles. Patterns with ${...} are
-// only known at run time and are checked then.
+// regex checks that an RE2 expression compiles, as it will at run time:
+// its ${...} references stand for literal text (assert.CheckPattern), so
+// a pattern broken around one is refused here, not at run time, where it
+// would fail the scenario as if the agent were at fault.
 func (d *decoder) regex(n *yaml.Node, pattern, what string) {
-	if strings.Contains(pattern, "${") || d.compiled[pattern] {
+	if d.compiled[pattern] {
 		return
 	}
-	_, err := regexp.Compile(pattern)
-	if err == nil {
-		if d.compiled == nil {
-			d.compiled = map[string]bool{}
-		}
-		d.compiled[pattern] = true
+	if err := assert.CheckPattern(pattern); err != nil {
+		d.errorHint(n, assert.RE2Hint, "%s: %v", what, err)
 		return
 	}
-	msg := err.Error()
-	if se, ok := err.(*syntax.Error); ok {
-		msg = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+	if d.compiled == nil {
+		d.compiled = map[string]bool{}
 	}
-	d.errorHint(n, "the syntax is RE2: https://github.com/google/re2/wiki/Syntax", "%s: invalid regular expression %q: %s", what, pattern, msg)
+	d.compiled[pattern] = true
 }
 
 // checkRefs reports ${name} references that are malformed or name nothing

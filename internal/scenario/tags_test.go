@@ -93,3 +93,17 @@ func TestTagExprString(t *testing.T) {
 		t.Error("the zero TagExpr must match everything")
 	}
 }
+
+// TestMisspeltSkip: @skip written wrong is warned about (the scenario it
+// should hold back runs), words teams tag with are not.
+func TestMisspeltSkip(t *testing.T) {
+	t.Parallel()
+	for tag, want := range map[string]bool{
+		"skip": false, "Skip": true, "SKIP": true, "skp": true, "sikp": true, "skipp": true, "skips": true,
+		"ship": false, "slip": false, "smoke": false, "skipped-on-live": false, "": false,
+	} {
+		if got := misspeltSkip(tag); got != want {
+			t.Errorf("misspeltSkip(%q) = %v, want %v", tag, got, want)
+		}
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 )
@@ -32,6 +34,17 @@ type Input struct {
 type Error struct {
 	Message string
 	Hint    string
+	// Col is the column, counted from 1 within the step's text (keyword
+	// excluded), of the part at fault: the opening quote of a bad
+	// argument. 0 means the step as a whole.
+	Col int
+	// Captures is the name a capture step refused for its pattern would
+	// have given its value: a loader keeps the name in scope, so that the
+	// step's one mistake is not reported again at every later ${name}.
+	Captures string
+	// arg is the argument at fault, counted from 1; Compile turns it
+	// into Col.
+	arg int
 }
 
 // Error renders the message with its hint in parentheses.
@@ -74,6 +87,9 @@ func (l *Library) Compile(in Input) (*Step, error) {
 	step := strings.TrimSpace(strings.TrimSpace(in.Keyword) + " " + in.Text)
 	switch len(idx) {
 	case 0:
+		if err := l.nearMiss(in, step); err != nil {
+			return nil, err
+		}
 		return nil, &Error{
 			Message: fmt.Sprintf("undefined step %q", step),
 			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Text, 3), "; ") + "; run 'agenttest steps' for all of them",
@@ -95,10 +111,12 @@ func (l *Library) Compile(in Input) (*Step, error) {
 	case d.Arg != TableArg && in.Table != nil:
 		return nil, &Error{Message: fmt.Sprintf("step %q takes no table", step)}
 	}
-	m := d.Pattern.FindStringSubmatch(in.Text)
-	args := make([]string, len(m)-1)
-	for i, a := range m[1:] {
-		args[i] = unquote(a)
+	m := d.Pattern.FindStringSubmatchIndex(in.Text)
+	args := make([]string, len(m)/2-1)
+	for i := range args {
+		if m[2*i+2] >= 0 {
+			args[i] = unquote(in.Text[m[2*i+2]:m[2*i+3]])
+		}
 	}
 	c := &call{def: d, pos: in.Pos, step: step, args: args, table: in.Table, x: syntaxOnly}
 	if in.DocString != nil {
@@ -109,12 +127,79 @@ func (l *Library) Compile(in Input) (*Step, error) {
 		var se *Error
 		if e, ok := err.(*Error); ok {
 			se = e
+			if se.arg > 0 && se.Col == 0 {
+				se.Col = argCol(in.Text, m, se.arg-1)
+			}
 		} else {
 			se = &Error{Message: fmt.Sprintf("step %q: %v", step, err)}
 		}
 		return nil, se
 	}
 	return st, nil
+}
+
+// argCol is the column of argument i of a step's text, given the indexes
+// of its match: its opening quote when it is quoted.
+func argCol(text string, m []int, i int) int {
+	start := m[2*i+2]
+	if start < 0 {
+		return 0
+	}
+	if start > 0 && text[start-1] == '"' {
+		start--
+	}
+	return utf8.RuneCountInString(text[:start]) + 1
+}
+
+// nearMiss explains an undefined step that is a defined one written with
+// a mistake designers make: an "ignoring case" ending on a step that does
+// not take it, or text in single or typographic quotes. Edit distance
+// ranks such a step poorly (it would suggest unrelated steps), while the
+// fix is certain.
+func (l *Library) nearMiss(in Input, step string) *Error {
+	if base, ok := strings.CutSuffix(strings.TrimRight(in.Text, " "), " ignoring case"); ok {
+		if idx := l.Match(base); len(idx) == 1 {
+			hint := "only the greeting, says, contains and does not contain steps with a quoted text take it"
+			if strings.Contains(l.defs[idx[0]].Pattern.String(), "match") {
+				hint += "; a regular expression ignores case when it starts with (?i)"
+			}
+			return &Error{Message: fmt.Sprintf("step %q does not take %q", step, "ignoring case"), Hint: hint,
+				Col: utf8.RuneCountInString(base) + 2}
+		}
+	}
+	if text := doubleQuoted(in.Text); text != in.Text {
+		if idx := l.Match(text); len(idx) == 1 {
+			return &Error{
+				Message: fmt.Sprintf("undefined step %q", step),
+				Hint:    fmt.Sprintf("did you mean %s%s? a step's text is written in straight double quotes", in.Keyword, text),
+			}
+		}
+	}
+	return nil
+}
+
+// doubleQuoted rewrites the texts of a step written in single quotes
+// ('hi') or typographic ones (“hi”, ‘hi’) in straight double quotes. A
+// single quote opens a text only at the start of a word and closes it only
+// at the end of one, so the apostrophe of "agent's" is left alone.
+func doubleQuoted(text string) string {
+	r := []rune(text)
+	pairs := map[rune]rune{'\'': '\'', '‘': '’', '“': '”', '„': '“'}
+	boundary := func(i int) bool { return i < 0 || i >= len(r) || r[i] == ' ' }
+	for i := 0; i < len(r); i++ {
+		closing, ok := pairs[r[i]]
+		if !ok || !boundary(i-1) {
+			continue
+		}
+		for j := i + 1; j < len(r); j++ {
+			if r[j] == closing && boundary(j+1) {
+				r[i], r[j] = '"', '"'
+				i = j
+				break
+			}
+		}
+	}
+	return string(r)
 }
 
 // unquote undoes the one escape of quoted arguments, \".
@@ -199,14 +284,15 @@ func (c *call) int(i int, what string) (int, error) {
 	return n, nil
 }
 
-// regex checks that argument i compiles as RE2, references blanked.
+// regex checks that argument i compiles as RE2, as it will at run time
+// (assert.CheckPattern), in the words a YAML suite gets for the same
+// pattern.
 func (c *call) regex(i int) error {
-	p, err := syntaxOnly(c.args[i])
-	if err != nil {
+	if _, err := syntaxOnly(c.args[i]); err != nil {
 		return err
 	}
-	if _, err := regexp.Compile(p); err != nil {
-		return &Error{Message: fmt.Sprintf("step %q: invalid regular expression %q: %v", c.step, c.args[i], err)}
+	if err := assert.CheckPattern(c.args[i]); err != nil {
+		return &Error{Message: fmt.Sprintf("step %q: %v", c.step, err), Hint: assert.RE2Hint, arg: i + 1}
 	}
 	return nil
 }

@@ -505,6 +505,9 @@ func functionCheck(set func(f *assert.Functions, name string)) func(c *call) (*S
 func captureStep(from string) func(c *call) (*Step, error) {
 	return func(c *call) (*Step, error) {
 		if err := c.regex(1); err != nil {
+			if se, ok := err.(*Error); ok {
+				se.Captures = c.args[0]
+			}
 			return nil, err
 		}
 		st := c.newStep(Capture)

@@ -199,6 +199,19 @@ func TestCompileErrors(t *testing.T) {
 		{"undefined", Input{Keyword: "Then ", Text: `the agents reply contain "x"`}, `undefined step "Then the agents reply contain \"x\""`,
 			[]string{`Then the agent's reply contains "how many"`, "agenttest steps"}},
 		{"undefined user", Input{Keyword: "When ", Text: `the user types "x"`}, "undefined step", []string{`When the user says "a table for 4 at 7pm"`}},
+		// Mistakes with a certain fix get it, not the closest wordings.
+		{"ignoring case on a node", Input{Keyword: "Then ", Text: `the current node is "x" ignoring case`},
+			`step "Then the current node is \"x\" ignoring case" does not take "ignoring case"`, []string{"contains and does not contain"}},
+		{"ignoring case on a pattern", Input{Keyword: "And ", Text: `the agent's reply matches "how many" ignoring case`},
+			`does not take "ignoring case"`, []string{"(?i)"}},
+		{"single quotes", Input{Keyword: "Then ", Text: `the agent's reply contains 'How many'`},
+			`undefined step`, []string{`did you mean Then the agent's reply contains "How many"?`, "straight double quotes"}},
+		{"single quotes, two texts", Input{Keyword: "And ", Text: `the state 'party_size' is '4'`},
+			`undefined step`, []string{`did you mean And the state "party_size" is "4"?`}},
+		{"typographic quotes", Input{Keyword: "When ", Text: `the user says “I'd like a table”`},
+			`undefined step`, []string{`did you mean When the user says "I'd like a table"?`}},
+		{"typographic single quotes", Input{Keyword: "Then ", Text: `the agent’s reply contains ‘table’`},
+			`undefined step`, []string{`did you mean Then the agent’s reply contains "table"?`}},
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
 		{"bad state regex", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, "invalid regular expression", nil},
 		{"bad similarity", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 1.5`}, "similarity 1.5", nil},
@@ -455,3 +468,33 @@ func TestProbeAndConfirmOps(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestErrorColumn: an invalid argument is reported at its opening quote,
+// where the designer must look, not at the step's keyword.
+func TestErrorColumn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		in   Input
+		col  int
+	}{
+		{"reply pattern", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, 27},
+		{"state pattern", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, 23},
+		{"capture pattern", Input{Keyword: "And ", Text: `I remember "r" from the reply matching "a("`}, 40},
+		{"after a typographic apostrophe", Input{Keyword: "Then ", Text: `the agent’s reply matches "("`}, 27},
+		{"ignoring case it does not take", Input{Keyword: "Then ", Text: `the current node is "x" ignoring case`}, 25},
+		{"the step as a whole", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := New().Compile(tc.in)
+			se, ok := err.(*Error)
+			if !ok {
+				t.Fatalf("error %v, want *Error", err)
+			}
+			if se.Col != tc.col {
+				t.Errorf("column %d, want %d (%s)", se.Col, tc.col, se)
+			}
+		})
+	}
+}

@@ -11,3 +11,17 @@ Feature: Broken steps
 
   Scenario: nothing to do
     Given the agent "restaurant"
+
+  Scenario: a capture with a broken pattern is reported once
+    When the user says "4 people at 7pm"
+    Then I remember "ref" from the reply matching "reference ([A-Z0-9]{6}"
+    When the user says "what was my reference?"
+    Then the agent's reply contains "${ref}"
+
+  Scenario Outline: an outline's pattern is reported at its step
+    When the user says "hi"
+    Then the agent's reply matches "<pattern>"
+
+    Examples:
+      | pattern |
+      | [a      |

@@ -5,6 +5,6 @@ Feature: Broken tags
   Scenario: bad parameters
     When the user says "hi"
 
-  @pass-rate:0.5
+  @pass-rate:0.5 @skp @Skip @ship
   Scenario: rate without repeat
     When the user says "hi"

@@ -1,0 +1,71 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestYAMLSyntaxErrorsPointAtTheMistake: the YAML mistakes designers make
+// most are reported at the line and column written wrong, with the fix,
+// not where yaml.v3's parser noticed (the line of the enclosing block,
+// no column, in the parser's terms).
+func TestYAMLSyntaxErrorsPointAtTheMistake(t *testing.T) {
+	t.Parallel()
+	const head = "suite: t\nscenarios:\n  - name: a\n    turns:\n"
+	for _, tc := range []struct {
+		name, src, at, hint string
+	}{
+		{"key indented less than its siblings", head + "      - say: hi\n        expect:\n          response: {contains: a}\n         node: X\n",
+			"8:10", "a key lines up with the other keys of its mapping"},
+		{"key indented more than its siblings", head + "      - say: hi\n        expect:\n            response: {contains: a}\n          node: X\n",
+			"8:11", "a key lines up with the other keys"},
+		{"key after a flow mapping indented more", head + "      - say: hi\n        expect:\n          response: {contains: a}\n            node: X\n",
+			"8:13", "a key lines up with the other keys"},
+		{"key of an item at the items' dash", head + "      - say: hi\n      expect:\n          response: {contains: a}\n",
+			"6:7", "a key of a list item lines up with the item's first key"},
+		{"list item out of line", head + "      - say: hi\n        expect:\n          trace:\n          - A\n         - B\n",
+			"9:10", "a list item's - lines up with the - of the other items"},
+		{"key indented under a list item's key", head + "      - say: hi\n  - name: b\n     turns:\n      - say: hi\n",
+			"7:6", "a key lines up with the other keys"},
+		{"value with a colon", head + "      - say: note: hi\n", "5:14", `a value that contains ": " must be quoted: "note: hi"`},
+		{"tag starting with @", "suite: t\ntags: [smoke, @slow]\nscenarios: []\n", "2:15", `YAML reserves @ at the start of a value: quote it ("@slow")`},
+		{"say starting with a backtick", head + "      - say: `hi`\n", "5:14", "YAML reserves ` at the start of a value: quote it (\"`hi`\")"},
+		{"tab still wins", head + "\t- say: hi\n", "5:1", "indent with spaces"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, ds := LoadFile("s.yaml", []byte(tc.src))
+			if len(ds) != 1 {
+				t.Fatalf("want one diagnostic, got:\n%s", renderDiags(ds))
+			}
+			d := ds[0]
+			if got := strings.TrimPrefix(d.Pos.String(), "s.yaml:"); got != tc.at {
+				t.Errorf("at %s, want %s: %s", got, tc.at, d)
+			}
+			if !strings.Contains(d.Hint, tc.hint) {
+				t.Errorf("hint %q, want it to contain %q", d.Hint, tc.hint)
+			}
+		})
+	}
+}
+
+// TestFirstFailingLineGivesUp: where no leading part of the file fails
+// the way the whole does, the parser's line stands.
+func TestFirstFailingLineGivesUp(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		from  int
+	}{
+		{"valid file", []string{"a: 1\n", "b: 2\n"}, 1},
+		{"line beyond the file", []string{"a: [\n"}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if n := firstFailingLine(tc.lines, tc.from); n != 0 {
+				t.Errorf("firstFailingLine = %d, want 0", n)
+			}
+		})
+	}
+}
