@@ -161,6 +161,12 @@ func (r *runner) repeat(ctx context.Context, j *job, st scenario.Stats) {
 	// rule is needed; the sequential test needs at most st.Repeat runs
 	// that are evidence, and an errored run is not.
 	mayStart := func() bool {
+		if len(runs) == 0 {
+			// The case's own run: a case past its gate makes its
+			// attempt even if a stop came meanwhile, as a case run once
+			// does, so that every started case has one to show.
+			return true
+		}
 		if ev.decided || cut || runCtx.Err() != nil {
 			return false
 		}
