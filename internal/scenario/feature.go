@@ -500,7 +500,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	var probe *steps.Step
 	// setupAt is where the setup steps start; viaAt is the step that
 	// chose the channel.
-	setupAt, viaAt := diag.Pos{}, diag.Pos{}
+	// chatOnlyAt is the first setup step that set a parameter only debug
+	// chat sends.
+	setupAt, viaAt, chatOnlyAt := diag.Pos{}, diag.Pos{}, diag.Pos{}
 	// scope is what a ${name} may refer to: the Examples row's columns,
 	// then the captures of earlier steps.
 	scope := make(map[string]bool, len(sc.Vars))
@@ -570,10 +572,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		}
 		// Setup arguments keep their ${...}: the runner expands the start
 		// parameters when it opens the session, as for YAML.
-		via := params.Via
+		before := params
 		_ = st.Setup(&params, keepRefs)
-		if params.Via != via {
+		if params.Via != before.Via {
 			viaAt = st.Pos
+		}
+		if chatOnlyAt.IsZero() && (params.Channel != before.Channel || params.Variant != before.Variant ||
+			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
+			chatOnlyAt = st.Pos
 		}
 	}
 	if !started && !broken {
@@ -582,6 +588,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
 	}
 	fl.apply(sc, params, setupAt, viaAt)
+	fl.diags = append(fl.diags, setupOverMessaging(sc, chatOnlyAt)...)
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
 	}
