@@ -53,6 +53,13 @@ func TestStartOverMessaging(t *testing.T) {
 			want: []string{"s.feature:4:5: warning: the variant is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
 		{name: "feature: brought back to debug chat",
 			src: "@via:messaging\nFeature: f\n  Scenario: a\n    Given the channel \"VOICE-SIP\"\n    And the conversation is over debug chat\n    When the user says \"hi\"\n"},
+		{name: "feature: a Background of scenarios over messaging, once",
+			src:  "@via:messaging\nFeature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
+			want: []string{"s.feature:4:5: warning: the channel is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
+		{name: "feature: a Background that its debug-chat scenarios use",
+			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  @via:messaging\n  Scenario: b\n    When the user says \"hi\"\n"},
+		{name: "feature: a Background that a later debug-chat scenario uses",
+			src: "@via:messaging\nFeature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  @via:debug_chat\n  Scenario: b\n    When the user says \"hi\"\n"},
 		{name: "feature: debug chat", src: "Feature: f\n  Scenario: a\n    Given the channel \"VOICE-SIP\"\n    When the user says \"hi\"\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
