@@ -44,9 +44,10 @@ The target is --target NAME from agenttest.yaml (or its default_target),
 overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,
 AGENTTEST_MESSAGING_URL, AGENTTEST_MESSAGING_HOST, AGENTTEST_ACCOUNT_ID,
 AGENTTEST_AGENT_ID, AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
-AGENTTEST_CONNECTOR_TOKEN and AGENTTEST_ENV. With no target configured,
-or with --sim, the run uses the embedded platform simulator and its
-example agents, and says so on its first line.
+AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN, AGENTTEST_SMS_CONNECTOR_ID
+and AGENTTEST_ENV. With no target configured, or with --sim, the run uses
+the embedded platform simulator and its example agents, and says so on its
+first line.
 
 Precedence: flag > environment > agenttest.yaml > built-in default.
 

@@ -92,6 +92,9 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		seen[sc.Name] = sc.Pos
 		s.Scenarios = append(s.Scenarios, sc)
 	}
+	for _, at := range fl.bgOrder {
+		fl.diags = append(fl.diags, fl.bgChatOnly[at]...)
+	}
 	if len(pickles) == 0 {
 		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
 	}
@@ -218,6 +221,14 @@ type featureLoader struct {
 	withinAt diag.Pos
 	// envRefs are the ${env:NAME} references of the steps.
 	envRefs envRefSet
+	// background holds the ids of Background steps. bgChatOnly holds,
+	// per Background setup step that sets a parameter only debug chat
+	// sends, its warning, or nil once a scenario over debug chat used it:
+	// as a YAML suite's start:, a Background that serves debug-chat
+	// scenarios too is not warned about. bgOrder keeps them in file order.
+	background map[string]bool
+	bgChatOnly map[diag.Pos][]diag.Diagnostic
+	bgOrder    []diag.Pos
 }
 
 func (fl *featureLoader) pos(l *messages.Location) diag.Pos {
@@ -262,6 +273,15 @@ func (fl *featureLoader) index(f *messages.Feature) {
 			fl.nodes[st.Id] = st
 		}
 	}
+	background := func(ss []*messages.Step) {
+		stepsOf(ss)
+		if fl.background == nil {
+			fl.background = map[string]bool{}
+		}
+		for _, st := range ss {
+			fl.background[st.Id] = true
+		}
+	}
 	scenario := func(sc *messages.Scenario) {
 		fl.nodes[sc.Id] = sc
 		tags(sc.Tags)
@@ -277,7 +297,7 @@ func (fl *featureLoader) index(f *messages.Feature) {
 	for _, ch := range f.Children {
 		switch {
 		case ch.Background != nil:
-			stepsOf(ch.Background.Steps)
+			background(ch.Background.Steps)
 		case ch.Scenario != nil:
 			scenario(ch.Scenario)
 		case ch.Rule != nil:
@@ -285,7 +305,7 @@ func (fl *featureLoader) index(f *messages.Feature) {
 			for _, rc := range ch.Rule.Children {
 				switch {
 				case rc.Background != nil:
-					stepsOf(rc.Background.Steps)
+					background(rc.Background.Steps)
 				case rc.Scenario != nil:
 					scenario(rc.Scenario)
 				}
@@ -526,7 +546,10 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	var probe *steps.Step
 	// setupAt is where the setup steps start; viaAt is the step that
 	// chose the channel.
-	setupAt, viaAt := diag.Pos{}, diag.Pos{}
+	// chatOnlyAt is the first setup step that set a parameter only debug
+	// chat sends.
+	setupAt, viaAt, chatOnlyAt := diag.Pos{}, diag.Pos{}, diag.Pos{}
+	chatOnlyBg := false
 	// scope is what a ${name} may refer to: the Examples row's columns,
 	// then the captures of earlier steps.
 	scope := make(map[string]bool, len(sc.Vars))
@@ -606,10 +629,15 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		}
 		// Setup arguments keep their ${...}: the runner expands the start
 		// parameters when it opens the session, as for YAML.
-		via := params.Via
+		before := params
 		_ = st.Setup(&params, keepRefs)
-		if params.Via != via {
+		if params.Via != before.Via {
 			viaAt = st.Pos
+		}
+		if chatOnlyAt.IsZero() && (params.Channel != before.Channel || params.Variant != before.Variant ||
+			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
+			chatOnlyAt = st.Pos
+			chatOnlyBg = len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]
 		}
 	}
 	if !started && !broken {
@@ -618,6 +646,17 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
 	}
 	fl.apply(sc, params, setupAt, viaAt)
+	if ds := setupOverMessaging(sc, chatOnlyAt); !chatOnlyBg {
+		fl.diags = append(fl.diags, ds...)
+	} else if old, seen := fl.bgChatOnly[chatOnlyAt]; !seen {
+		if fl.bgChatOnly == nil {
+			fl.bgChatOnly = map[diag.Pos][]diag.Diagnostic{}
+		}
+		fl.bgChatOnly[chatOnlyAt] = ds
+		fl.bgOrder = append(fl.bgOrder, chatOnlyAt)
+	} else if old != nil && ds == nil {
+		fl.bgChatOnly[chatOnlyAt] = nil
+	}
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
 	}

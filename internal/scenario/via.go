@@ -47,13 +47,7 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 // they would be dropped without a word (docs/writing-scenarios.md, "The
 // session parameters"). via is where the scenario chose messaging.
 func (d *decoder) startOverMessaging(st Start, via diag.Pos) {
-	var keys []string
-	for _, k := range []struct{ name, v string }{{"channel", st.Channel}, {"variant", st.Variant}, {"asr_lang", st.ASRLang},
-		{"tts_lang", st.TTSLang}, {"conversation_id", st.ConversationID}} {
-		if k.v != "" {
-			keys = append(keys, k.name)
-		}
-	}
+	keys := st.chatOnly()
 	if len(keys) == 0 || d.startWarned[st.Pos] {
 		return
 	}
@@ -67,6 +61,43 @@ func (d *decoder) startOverMessaging(st Start, via diag.Pos) {
 	}
 	d.diags = d.diags.Warnf(st.Pos, "start: %s %s not sent over messaging (via: messaging at %s): only debug chat's create call takes them",
 		strings.Join(keys, ", "), verb, via)
+}
+
+// chatOnly names the session parameters st sets that only debug chat's
+// create call sends, by their YAML keys.
+func (st Start) chatOnly() []string {
+	var keys []string
+	for _, k := range []struct{ name, v string }{{"channel", st.Channel}, {"variant", st.Variant}, {"asr_lang", st.ASRLang},
+		{"tts_lang", st.TTSLang}, {"conversation_id", st.ConversationID}} {
+		if k.v != "" {
+			keys = append(keys, k.name)
+		}
+	}
+	return keys
+}
+
+// setupOverMessaging warns about the setup steps of a feature scenario
+// over messaging that set a parameter only debug chat sends (the channel,
+// variant and languages), at the first of them: as start: in YAML, they
+// would be dropped without a word.
+func setupOverMessaging(sc *Scenario, at diag.Pos) []diag.Diagnostic {
+	if !sc.Messaging() || at.IsZero() {
+		return nil
+	}
+	words := map[string]string{"channel": "the channel", "variant": "the variant", "asr_lang": "the ASR language", "tts_lang": "the TTS language"}
+	var names []string
+	for _, k := range sc.Start.chatOnly() {
+		names = append(names, words[k])
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	verb := "is"
+	if len(names) > 1 {
+		verb = "are"
+	}
+	return []diag.Diagnostic{{Severity: diag.Warning, Pos: at,
+		Message: fmt.Sprintf("%s %s not sent over messaging (over messaging at %s): only debug chat's create call takes them", strings.Join(names, ", "), verb, sc.Start.ViaPos)}}
 }
 
 // viaRules reports the keys of an expect: (or greeting:) that the
