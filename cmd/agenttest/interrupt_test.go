@@ -187,3 +187,51 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Errorf("stderr does not show the second interrupt: %s", s)
 	}
 }
+
+// TestConsoleReaderGoesAway: a run whose console is read by a program that
+// stops early (agenttest run ... | head) goes on to its reports and its
+// own exit code. By default a Go program dies of SIGPIPE at its next write
+// to stdout, and the reports were never written.
+func TestConsoleReaderGoesAway(t *testing.T) {
+	t.Parallel()
+	bin := agenttestBinary(t)
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	junit, report := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Slowed down so that the run still writes after its reader is gone.
+	cmd := exec.Command(bin, "run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=20ms", asMainEnv + "=1", noRaceExitPause}
+	stderr := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// Read the first line, as head -1 does, and go away.
+	first := make([]byte, 1)
+	for first[0] != '\n' {
+		if _, err := r.Read(first); err != nil {
+			t.Fatalf("no first line: %v", err)
+		}
+	}
+	r.Close()
+	if code := exitStatus(t, cmd, 60*time.Second); code != exitFailed {
+		t.Fatalf("exit %d, want %d (the run's own)\nstderr:\n%s", code, exitFailed, stderr)
+	}
+	if stderr.String() != "" {
+		t.Errorf("stderr: %s", stderr)
+	}
+	res := &drillResult{code: exitFailed}
+	res.readReports(t, "", junit, report)
+	if res.json.Run.Status != "failed" || len(res.cases()) == 0 {
+		t.Errorf("JSON report: status %q, %d cases; want the failed run's", res.json.Run.Status, len(res.cases()))
+	}
+}

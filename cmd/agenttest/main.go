@@ -41,6 +41,12 @@ func processState() (*State, func(), error) {
 			env[k] = v
 		}
 	}
+	// A reader of the console that goes away (agenttest run ... | head)
+	// must not kill the run: by default Go exits on SIGPIPE from a write
+	// to stdout or stderr, before the reports of --json and --junit are
+	// written. Ignored, the write fails with EPIPE, and the run goes on
+	// to its reports and its exit code.
+	signal.Ignore(syscall.SIGPIPE)
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
 	interrupts := make(chan struct{}, 2)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/config"
@@ -531,7 +532,9 @@ type reportFiles struct{ junit, json, html string }
 // (runExit) as an error for main.
 func concludeResult(st *State, human *report.Human, res *result.Result, files reportFiles, out *outputs, allowEmpty bool) error {
 	var errs []error
-	if err := human.Err(); err != nil {
+	// A console whose reader went away (| head) is no failure of the run:
+	// its reports and exit code stand.
+	if err := human.Err(); err != nil && !errors.Is(err, syscall.EPIPE) {
 		errs = append(errs, err)
 	}
 	if files.junit != "" {
