@@ -132,6 +132,27 @@ func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag
 	return ds
 }
 
+// missingSMSConnector reports, before anything runs, the SMS probes a
+// target cannot send: the SMS API names the connector the text goes out
+// through (X-TOKEN-ID), which a configured target gives as
+// sms_connector_id (the embedded simulator has one per agent and
+// environment). Found only when the probe came, it errored the scenario
+// as if the platform were at fault.
+func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
+	if t.Embedded || t.SMSConnectorID != "" {
+		return nil
+	}
+	var ds diag.Diagnostics
+	for _, sc := range scenarios(suites) {
+		if pr := sc.Probe(); pr != nil && pr.SMS != nil {
+			ds = ds.Append(diag.Diagnostic{Pos: pr.SMS.Pos,
+				Message: fmt.Sprintf("scenario %q sends an SMS probe, and target %q has no sms_connector_id (%s)", sc.Name, t.Name, config.EnvSMSConnectorID),
+				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml, or set the variable; docs/confirmations.md, section Running confirmations"})
+		}
+	}
+	return ds
+}
+
 // webhookEvents lists the events the scenarios of the plan confirm, or nil
 // when none does.
 func webhookEvents(suites []*scenario.Suite) []string {

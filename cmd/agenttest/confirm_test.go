@@ -293,6 +293,16 @@ scenarios:
 			name: "a wrong call token", config: target + "    call_token: ${env:CT}\n", env: with(map[string]string{"CT": "wrong-call-token-0000"}), code: exitUsage,
 			stderr: []string{"refused the call token", "check CT, which holds the call_token of target \"t\""},
 		},
+		// Refused before anything runs, at the probe, naming the setting.
+		{
+			name: "no sms_connector_id", config: strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1) + "    call_token: ${env:CT}\n",
+			env: with(map[string]string{"CT": token}), code: exitUsage,
+			stderr: []string{`probes.yaml:8:13: scenario "texts" sends an SMS probe, and target "t" has no sms_connector_id (AGENTTEST_SMS_CONNECTOR_ID)`},
+		},
+		{
+			name: "sms_connector_id from AGENTTEST_SMS_CONNECTOR_ID", config: strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1) + "    call_token: ${env:CT}\n",
+			env: with(map[string]string{"CT": token, "AGENTTEST_SMS_CONNECTOR_ID": s.Info.ConnectorIDs["clinic"]["sandbox"]}), code: exitOK,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -381,7 +382,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := append(missingAgents(plan, tgt), missingConnectors(plan, tgt)...); d.HasErrors() {
+	if d := slices.Concat(missingAgents(plan, tgt), missingConnectors(plan, tgt), missingSMSConnector(plan, tgt)); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
