@@ -452,7 +452,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 
 	var g errgroup.Group
 	for _, s := range sides {
-		if d := append(missingAgents(s.plan(plan), s.tgt), missingConnectors(s.plan(plan), s.tgt)...); d.HasErrors() {
+		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
 			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 			return reported(exitUsage)
 		}
@@ -528,6 +528,7 @@ func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*re
 		Redactor:     red,
 		Stats:        o.statsOptions.stats(),
 		AllowNumber:  tgt.AllowsNumber,
+		Connector:    tgt.SMSConnector,
 	}
 	if tgt.Embedded {
 		ropts.ConversationIDs = ids

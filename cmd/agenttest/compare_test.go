@@ -251,3 +251,24 @@ func TestGateComparison(t *testing.T) {
 	newCLI(t, repoRoot, nil, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
 	newCLI(t, repoRoot, nil, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")
 }
+
+// TestCompareProbes: a probe runs on both sides of a comparison as in a
+// run. An SMS probe needs its agent's connector, which compare did not
+// give the runner: every SMS probe errored on both sides.
+func TestCompareProbes(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"probes.yaml": `suite: probes
+agent: clinic
+scenarios:
+  - name: a reminder SMS opens a conversation
+    probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
+    confirm: {conversation: {in_progress: true}}
+`})
+	out := filepath.Join(dir, "c.json")
+	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".", "--json", out).
+		expect(t, exitOK, "1 unchanged")
+	doc := readCompare(t, out)
+	if len(doc.Pairs) != 1 || doc.Pairs[0].Class != "unchanged" {
+		t.Errorf("pairs %+v, want the probe unchanged", doc.Pairs)
+	}
+}

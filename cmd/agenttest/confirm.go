@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -139,12 +140,18 @@ func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag
 // environment). Found only when the probe came, it errored the scenario
 // as if the platform were at fault.
 func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	if t.Embedded || t.SMSConnectorID != "" {
+	if t.Embedded {
+		// It has a connector for every agent it serves; an agent it
+		// does not serve stops the run saying so.
 		return nil
 	}
 	var ds diag.Diagnostics
 	for _, sc := range scenarios(suites) {
-		if pr := sc.Probe(); pr != nil && pr.SMS != nil {
+		pr := sc.Probe()
+		if pr == nil || pr.SMS == nil {
+			continue
+		}
+		if agent, env := cmp.Or(sc.Agent, t.AgentID), cmp.Or(sc.Env, t.Env, runner.DefaultEnv); t.SMSConnector(agent, env) == "" {
 			ds = ds.Append(diag.Diagnostic{Pos: pr.SMS.Pos,
 				Message: fmt.Sprintf("scenario %q sends an SMS probe, and target %q has no sms_connector_id (%s)", sc.Name, t.Name, config.EnvSMSConnectorID),
 				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml, or set the variable; docs/confirmations.md, section Running confirmations"})
@@ -337,7 +344,7 @@ func fromPlatform(err error) bool {
 
 // confirmRunOptions fills the runner options of confirmations, probes and
 // the gate.
-func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, client *platform.Client, rcv *receiver, embedded *embeddedSim) {
+func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, client *platform.Client, rcv *receiver) {
 	ro.Records = client
 	if rcv != nil {
 		ro.Webhooks = rcv.webhooks
@@ -346,10 +353,5 @@ func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, 
 		ro.Alerts = client
 	}
 	ro.AllowNumber = t.AllowsNumber
-	ro.Connector = func(agent, env string) string {
-		if embedded != nil {
-			return embedded.info.ConnectorIDs[agent][env]
-		}
-		return t.SMSConnectorID
-	}
+	ro.Connector = t.SMSConnector
 }

@@ -134,6 +134,7 @@ func (e *embeddedSim) fill(t *config.Target) {
 		t.AgentID = e.info.AgentIDs[0]
 	}
 	t.Agents = e.info.AgentIDs
+	t.SMSConnectorIDs = e.info.ConnectorIDs
 	// Messaging: every agent's connector in every environment, so a
 	// scenario over messaging reaches its own agent wherever it runs.
 	t.MessagingURL = e.info.MessagingURL

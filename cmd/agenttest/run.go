@@ -370,7 +370,6 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
 	}
-	var embedded *embeddedSim
 	if tgt.Embedded {
 		sim, err := startSimulator(st, o.seed, embeddedTweaks)
 		if err != nil {
@@ -378,11 +377,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		}
 		defer sim.stop()
 		sim.fill(tgt)
-		embedded = sim
 		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := slices.Concat(missingAgents(plan, tgt), missingConnectors(plan, tgt), missingSMSConnector(plan, tgt)); d.HasErrors() {
+	if d := targetProblems(plan, tgt); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
@@ -438,7 +436,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Stats:        o.statsOptions.stats(),
 		VerdictsOnly: o.verdictsOnly(st),
 	}
-	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv, embedded)
+	confirmRunOptions(&ropts, &o.confirmOptions, tgt, client, rcv)
 	res, err := runner.Run(ctx, plan, ropts)
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
@@ -687,6 +685,13 @@ func runnerTarget(t *config.Target) result.Target {
 		Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL,
 		AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded,
 	}
+}
+
+// targetProblems reports, before anything runs, what the scenarios of a
+// plan need that the target does not give: an agent, Messaging settings
+// and connectors, an SMS connector.
+func targetProblems(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
+	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t))
 }
 
 // missingAgents reports scenarios that name no agent when the target has

@@ -179,6 +179,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 				cfg := "default_target: sim\ntargets:\n  sim:\n    build_url: " + s.BuildURL + "\n    runtime_url: " + s.RuntimeURL +
 					"\n    account_id: " + s.AccountID + "\n    build_key: ${env:MY_BUILD}\n    runtime_key: ${env:MY_RUNTIME}\n" +
 					"    probe_numbers: [\"+447700900001\", \"+447700900002\"]\n" +
+					"    sms_connector_id: " + s.Info.ConnectorIDs["clinic"]["sandbox"] + "\n" +
 					"    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n" +
 					"    connectors:\n      restaurant: ${env:C_RESTAURANT}\n      utility-billing: ${env:C_BILLING}\n      clinic: ${env:C_CLINIC}\n"
 				if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {

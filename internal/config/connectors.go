@@ -177,3 +177,12 @@ func (r *resolver) resolveMessaging(def *TargetDef) {
 func (t *Target) HasMessaging() bool {
 	return t.MessagingURL != "" && t.MessagingHost != "" && (t.ConnectorToken != "" || len(t.Connectors) > 0)
 }
+
+// SMSConnector is the X-TOKEN-ID of the SMS probes of agent in env, or ""
+// when the target has none.
+func (t *Target) SMSConnector(agent, env string) string {
+	if t.SMSConnectorIDs != nil {
+		return t.SMSConnectorIDs[agent][env]
+	}
+	return t.SMSConnectorID
+}

@@ -123,6 +123,10 @@ type Target struct {
 	// SMSConnectorID is the X-TOKEN-ID of SMS probes
 	// (AGENTTEST_SMS_CONNECTOR_ID overrides it).
 	SMSConnectorID string
+	// SMSConnectorIDs, when set, are the X-TOKEN-IDs per agent and
+	// environment, in place of SMSConnectorID: the embedded simulator
+	// gives each agent's (see SMSConnector).
+	SMSConnectorIDs map[string]map[string]string
 	// AllowHTTP is the target's allow_http: plain http:// to hosts that
 	// are not loopback is accepted (with a warning on every run).
 	AllowHTTP bool
