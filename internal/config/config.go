@@ -217,7 +217,7 @@ func Load(path string, src []byte) (*File, diag.Diagnostics) {
 	if top.Kind != yaml.MappingNode {
 		return f, diags.Errorf(pos(path, top), "agenttest.yaml must be a mapping with keys %s", strings.Join(topKeys, ", "))
 	}
-	diags = forEachKey(path, top, topKeys, "top-level key", diags, func(k, v *yaml.Node) diag.Diagnostics {
+	diags = forEachKey(path, top, keySet{allowed: topKeys, what: "top-level key", extensions: true}, diags, func(k, v *yaml.Node) diag.Diagnostics {
 		var ds diag.Diagnostics
 		switch k.Value {
 		case "default_target":
@@ -243,6 +243,7 @@ func Load(path string, src []byte) (*File, diag.Diagnostics) {
 }
 
 func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	n = resolveAlias(n)
 	if n.Kind != yaml.MappingNode {
 		return diags.Errorf(pos(path, n), "targets must be a mapping of target name to target")
 	}
@@ -259,11 +260,12 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 			diags = diags.Errorf(pos(path, k), "target name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-'", name)
 		}
 		t := &TargetDef{Name: name, Pos: pos(path, k)}
+		v = resolveAlias(v)
 		if v.Kind != yaml.MappingNode {
 			diags = diags.Errorf(pos(path, v), "target %q must be a mapping with keys %s", name, strings.Join(targetKeys, ", "))
 			continue
 		}
-		diags = forEachKey(path, v, targetKeys, "target key", diags, func(k, v *yaml.Node) diag.Diagnostics {
+		diags = forEachKey(path, v, keySet{allowed: targetKeys, what: "target key"}, diags, func(k, v *yaml.Node) diag.Diagnostics {
 			var ds diag.Diagnostics
 			switch k.Value {
 			case "probe_numbers":
@@ -373,11 +375,12 @@ func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagno
 }
 
 func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	n = resolveAlias(n)
 	f.Run.Pos = pos(path, n)
 	if n.Kind != yaml.MappingNode {
 		return diags.Errorf(pos(path, n), "run must be a mapping with keys %s", strings.Join(runKeys, ", "))
 	}
-	return forEachKey(path, n, runKeys, "run key", diags, func(k, v *yaml.Node) diag.Diagnostics {
+	return forEachKey(path, n, keySet{allowed: runKeys, what: "run key"}, diags, func(k, v *yaml.Node) diag.Diagnostics {
 		var ds diag.Diagnostics
 		s, ds := scalar(path, v, k.Value, ds)
 		if ds.HasErrors() {
@@ -425,37 +428,114 @@ func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.D
 	})
 }
 
+// keySet is what forEachKey accepts in one mapping: the allowed keys,
+// what they are called in messages, and whether keys starting with "x-"
+// pass unread (a place for YAML anchors, as in suites).
+type keySet struct {
+	allowed    []string
+	what       string
+	extensions bool
+}
+
 // forEachKey walks a mapping, diagnosing unknown and duplicate keys (with a
-// "did you mean") and calling fn for every known one.
-func forEachKey(path string, m *yaml.Node, allowed []string, what string, diags diag.Diagnostics, fn func(k, v *yaml.Node) diag.Diagnostics) diag.Diagnostics {
+// "did you mean") and calling fn for every known one. YAML merge keys
+// (<<: *anchor, or a list of anchors) bring in the keys of the mappings
+// they name, as in suites: keys written in the mapping win over merged
+// ones, so targets can share their hosts and override env.
+func forEachKey(path string, m *yaml.Node, ks keySet, diags diag.Diagnostics, fn func(k, v *yaml.Node) diag.Diagnostics) diag.Diagnostics {
 	seen := map[string]diag.Pos{}
+	var merged []*yaml.Node // key, value, key, value, ...
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
+		if k.Tag == "!!merge" {
+			var ds diag.Diagnostics
+			merged, ds = mergeEntries(path, v, merged, 0)
+			diags = append(diags, ds...)
+			continue
+		}
 		if prev, dup := seen[k.Value]; dup {
 			diags = diags.Errorf(pos(path, k), "%q is given twice (first at line %d)", k.Value, prev.Line)
 			continue
 		}
 		seen[k.Value] = pos(path, k)
-		if !slices.Contains(allowed, k.Value) {
-			d := diag.Diagnostic{Pos: pos(path, k), Message: fmt.Sprintf("unknown %s %q", what, k.Value)}
-			if s := diag.Suggest(k.Value, allowed); s != "" {
-				d.Hint = fmt.Sprintf("did you mean %q?", s)
-			} else {
-				d.Hint = "known keys: " + strings.Join(allowed, ", ")
-			}
-			diags = diags.Append(d)
-			continue
+		diags = eachKnown(path, k, v, ks, diags, fn)
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		k, v := merged[i], merged[i+1]
+		if _, own := seen[k.Value]; own {
+			continue // written in the mapping, or merged earlier
 		}
-		diags = append(diags, fn(k, v)...)
+		seen[k.Value] = pos(path, k)
+		diags = eachKnown(path, k, v, ks, diags, fn)
 	}
 	return diags
 }
 
-// scalar reads a scalar value as text; null reads as "".
-func scalar(path string, n *yaml.Node, key string, diags diag.Diagnostics) (string, diag.Diagnostics) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
+// eachKnown calls fn for a key of ks, and diagnoses any other.
+func eachKnown(path string, k, v *yaml.Node, ks keySet, diags diag.Diagnostics, fn func(k, v *yaml.Node) diag.Diagnostics) diag.Diagnostics {
+	if ks.extensions && strings.HasPrefix(k.Value, "x-") {
+		return diags
+	}
+	if !slices.Contains(ks.allowed, k.Value) {
+		d := diag.Diagnostic{Pos: pos(path, k), Message: fmt.Sprintf("unknown %s %q", ks.what, k.Value)}
+		if s := diag.Suggest(k.Value, ks.allowed); s != "" {
+			d.Hint = fmt.Sprintf("did you mean %q?", s)
+		} else {
+			d.Hint = "known keys: " + strings.Join(ks.allowed, ", ")
+		}
+		return diags.Append(d)
+	}
+	return append(diags, fn(k, v)...)
+}
+
+// maxMergeDepth bounds merges of merges: an anchor that merges itself
+// would otherwise never end.
+const maxMergeDepth = 16
+
+// mergeEntries appends to out the entries the value of a << key brings in:
+// a mapping's, or those of each mapping of a list, earlier ones first, each
+// with its own merges applied.
+func mergeEntries(path string, v *yaml.Node, out []*yaml.Node, depth int) ([]*yaml.Node, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	v = resolveAlias(v)
+	if depth > maxMergeDepth {
+		return out, diags.Errorf(pos(path, v), "<< merges are nested more than %d deep (does an anchor merge itself?)", maxMergeDepth)
+	}
+	switch v.Kind {
+	case yaml.SequenceNode:
+		for _, item := range v.Content {
+			var ds diag.Diagnostics
+			out, ds = mergeEntries(path, item, out, depth+1)
+			diags = append(diags, ds...)
+		}
+		return out, diags
+	case yaml.MappingNode:
+		var own, inner []*yaml.Node
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if v.Content[i].Tag == "!!merge" {
+				var ds diag.Diagnostics
+				inner, ds = mergeEntries(path, v.Content[i+1], inner, depth+1)
+				diags = append(diags, ds...)
+				continue
+			}
+			own = append(own, v.Content[i], v.Content[i+1])
+		}
+		return append(append(out, own...), inner...), diags
+	}
+	return out, diags.Errorf(pos(path, v), "<< must merge a mapping (<<: *anchor) or a list of them, not a %s", kindName(v.Kind))
+}
+
+// resolveAlias follows an alias (*anchor) to the node it names.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
+	return n
+}
+
+// scalar reads a scalar value as text; null reads as "".
+func scalar(path string, n *yaml.Node, key string, diags diag.Diagnostics) (string, diag.Diagnostics) {
+	n = resolveAlias(n)
 	if n.Kind != yaml.ScalarNode {
 		return "", diags.Errorf(pos(path, n), "%s must be a single value, not a %s", key, kindName(n.Kind))
 	}
@@ -662,6 +742,7 @@ func ParseRateWait(s string) (time.Duration, error) {
 // loadProbeNumbers reads `probe_numbers:`, a list of phone numbers (or a
 // single one).
 func (t *TargetDef) loadProbeNumbers(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	v = resolveAlias(v)
 	t.ProbeNumbersPos = pos(path, v)
 	items := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {

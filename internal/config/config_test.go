@@ -57,6 +57,64 @@ func TestLoadValid(t *testing.T) {
 	}
 }
 
+// TestLoadMerges: targets share settings through YAML anchors and merge
+// keys, as suites do: an x- key or another target holds them, keys written
+// in the target win over merged ones, and an earlier merged mapping over a
+// later one.
+func TestLoadMerges(t *testing.T) {
+	src := `x-platform: &platform
+  build_url: https://build.us.example.com
+  runtime_url: https://runtime-us-1.example.com
+  account_id: ws-abcd1234
+  build_key: ${env:BUILD_KEY}
+x-clinic: &clinic
+  agent_id: clinic
+  build_url: https://elsewhere.example.com
+targets:
+  sandbox: &sandbox
+    <<: *platform
+    agent_id: restaurant
+    env: sandbox
+    probe_numbers: &numbers ["+447700900001"]
+  live:
+    <<: *sandbox
+    env: live
+  clinic-live:
+    <<: [*platform, *clinic]
+    env: live
+    probe_numbers: *numbers
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if len(diags) > 0 {
+		t.Fatalf("unexpected diagnostics:\n%v", diags)
+	}
+	for _, tc := range []struct {
+		target, buildURL, agent, env, numbers string
+	}{
+		{"sandbox", "https://build.us.example.com", "restaurant", "sandbox", "+447700900001"},
+		{"live", "https://build.us.example.com", "restaurant", "live", "+447700900001"},
+		{"clinic-live", "https://build.us.example.com", "clinic", "live", "+447700900001"},
+	} {
+		td := f.Target(tc.target)
+		if td == nil {
+			t.Fatalf("no target %s", tc.target)
+		}
+		var numbers []string
+		for _, n := range td.ProbeNumbers {
+			numbers = append(numbers, n.Value)
+		}
+		got := []string{td.BuildURL.Value, td.AgentID.Value, td.Env.Value, strings.Join(numbers, ","), td.BuildKey.Value, td.AccountID.Value}
+		want := []string{tc.buildURL, tc.agent, tc.env, tc.numbers, "${env:BUILD_KEY}", "ws-abcd1234"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", tc.target, got, want)
+		}
+	}
+	// A merged value keeps the position where it is written.
+	if got := f.Target("live").BuildURL.Pos.String(); got != "agenttest.yaml:2:14" {
+		t.Errorf("merged build_url at %s, want agenttest.yaml:2:14", got)
+	}
+}
+
 func TestLoadEmpty(t *testing.T) {
 	for _, src := range []string{"", "# nothing\n", "~\n"} {
 		f, diags := Load("a.yaml", []byte(src))
@@ -135,6 +193,25 @@ func TestLoadProblems(t *testing.T) {
 			name: "not a mapping",
 			src:  "- a\n- b\n",
 			want: []string{`c.yaml:1:1: agenttest.yaml must be a mapping with keys default_target, targets, run`},
+		},
+		{
+			name: "merges of what is not a mapping, and of a mapping with unknown keys",
+			src:  "x-hosts: &h {build_ulr: https://b.example.com}\ntargets:\n  a:\n    <<: [*h, oops]\n  b:\n    <<: 3\n",
+			want: []string{
+				`c.yaml:4:14: << must merge a mapping (<<: *anchor) or a list of them, not a value`,
+				`c.yaml:1:14: unknown target key "build_ulr" (did you mean "build_url"?)`,
+				`c.yaml:6:9: << must merge a mapping (<<: *anchor) or a list of them, not a value`,
+			},
+		},
+		{
+			name: "an anchor that merges itself",
+			src:  "targets:\n  a: &a\n    env: live\n    <<: *a\n",
+			want: []string{`c.yaml:2:6: << merges are nested more than 16 deep (does an anchor merge itself?)`},
+		},
+		{
+			name: "unknown x- keys are extensions only at the top",
+			src:  "x-anything: {a: 1}\ntargets:\n  a:\n    x-note: hi\n",
+			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`},
 		},
 		{
 			name: "nested value where a scalar belongs",

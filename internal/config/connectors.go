@@ -42,6 +42,7 @@ type ConnectorDef struct {
 // loadConnectors reads `connectors:`: agent -> ${env:NAME}, or agent ->
 // env -> ${env:NAME}.
 func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
+	v = resolveAlias(v)
 	t.ConnectorsPos = pos(path, v)
 	if v.Kind != yaml.MappingNode {
 		return diags.Append(diag.Diagnostic{Pos: pos(path, v), Message: "connectors must be a mapping of agent to connector token",
@@ -63,7 +64,7 @@ func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnos
 		t.Connectors = append(t.Connectors, ConnectorDef{Agent: agent, Env: env, Token: fld})
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
+		k, val := v.Content[i], resolveAlias(v.Content[i+1])
 		if strings.TrimSpace(k.Value) == "" {
 			diags = diags.Errorf(pos(path, k), "connectors: the agent must not be empty")
 			continue
