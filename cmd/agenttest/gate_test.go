@@ -155,7 +155,7 @@ func TestRunWithoutDeploymentEndpoint(t *testing.T) {
 	report := filepath.Join(t.TempDir(), "r.json")
 	c := newCLI(t, "testdata/pass", env, "run", "--json", report)
 	out := c.expect(t, exitOK, "status: passed")
-	if n := strings.Count(out, "does not serve GET /v1/agents/{agentId}/deployments/active (404)"); n != 1 {
+	if n := strings.Count(out, "answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint"); n != 1 {
 		t.Errorf("the missing endpoint is said %d times, want once:\n%s", n, out)
 	}
 	doc := readJSONReport(t, report)

@@ -213,7 +213,7 @@ func TestDeploymentNotes(t *testing.T) {
 		note   string
 		goesOn bool
 	}{
-		{note: "the platform does not serve GET /v1/agents/{agentId}/deployments/active (404): no deployment evidence", goesOn: true},
+		{note: "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent): no deployment evidence", goesOn: true},
 		{note: "read failed: GET /v1/agents/a1/deployments/active: 500", goesOn: true},
 		{note: result.NoteRunStopped},
 		{note: result.NoteRunCut},

@@ -39,9 +39,11 @@ var _ Deployments = (*platform.Client)(nil)
 const maxDeploymentReads = 8
 
 // NoteNotServed is the Deployment.Note of a platform that answered 404 on
-// deployments/active: it does not serve the endpoint (or not for that
-// agent), and the run has no evidence of what it tested.
-const NoteNotServed = "the platform does not serve GET /v1/agents/{agentId}/deployments/active (404): no deployment evidence"
+// deployments/active: it does not serve the endpoint, or does not know the
+// agent (the reference gives no error code that tells the two apart; the
+// first case then stops the run for an unknown agent), and the run has no
+// evidence of what it tested.
+const NoteNotServed = "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent): no deployment evidence"
 
 // depEvidence is the deployment evidence of one agent and environment while
 // the run goes on.
