@@ -281,6 +281,10 @@ func statusWhy(r *result.Result, s Summary) string {
 		if s.Total > 0 {
 			return "nothing was tested: every selected scenario was skipped"
 		}
+		if sh := r.Shard; sh != nil && sh.Selected > 0 {
+			return fmt.Sprintf("nothing was tested in shard %d/%d: the other shards run the selection's %d %s",
+				sh.Index, sh.Total, sh.Selected, plural(sh.Selected, "scenario", "scenarios"))
+		}
 		return "nothing was tested: no scenario was selected"
 	}
 	return ""

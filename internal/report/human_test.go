@@ -153,6 +153,10 @@ func TestHumanSummaryLines(t *testing.T) {
 	for name, tc := range map[string]testCase{
 		"empty": {&result.Result{}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms\n" +
 			"status: empty (nothing was tested: no scenario was selected)"},
+		// The selection went to the other shards: say so, not that
+		// nothing was selected.
+		"an empty shard": {&result.Result{Shard: &result.Shard{Index: 9, Total: 9, Selected: 3}}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms\n" +
+			"status: empty (nothing was tested in shard 9/9: the other shards run the selection's 3 scenarios)"},
 		"all skipped": {one(result.Skipped, result.Skipped), "0 passed, 0 failed, 2 skipped in 1.23s\n" +
 			"status: empty (nothing was tested: every selected scenario was skipped)"},
 		"passed with a flaky case": {one(result.Passed, result.Flaky, result.Skipped), "1 passed, 0 failed, 1 skipped in 1.23s\nstatus: passed"},
