@@ -197,7 +197,10 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 		return
 	}
 	f := Failure{Pos: pos, Key: l.Key(), Message: l.Subject() + " " + m.phrase, Expected: m.expected, Actual: actual}
-	if m.literal {
+	switch {
+	case m.nearest != "":
+		f.Nearest, f.Diff = m.nearest, Diff(m.nearest, actual)
+	case m.literal:
 		f.Diff = Diff(m.expected, actual)
 	}
 	c.fail(f)

@@ -79,8 +79,8 @@ func TestCheck(t *testing.T) {
 		for i, f := range got {
 			// Every report shows a diff of Expected against Actual; the
 			// HTML report recomputes it from them, so it must be that diff.
-			if f.Diff != "" && f.Diff != Diff(f.Expected, f.Actual) {
-				t.Errorf("failure %d: Diff %q is not the diff of Expected %q and Actual %q", i, f.Diff, f.Expected, f.Actual)
+			if f.Diff != "" && f.Diff != Diff(f.DiffBase(), f.Actual) {
+				t.Errorf("failure %d: Diff %q is not the diff of %q and Actual %q", i, f.Diff, f.DiffBase(), f.Actual)
 			}
 			got[i].Diff = ""
 		}
@@ -92,7 +92,28 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	yes, no := ptr(true), ptr(false)
+	// The phrasings a scenario lists for the fixture's question; the
+	// reply is phrased like neither.
+	phrasings := []string{"Great, a table for 4. When would you like it?", "Sure, four people. Which day?"}
 	cases := []testCase{
+		// A reply unlike every listed phrasing: the nearest one, how near,
+		// and the diff against it, not against the list.
+		{name: "response one_of fails: nearest phrasing", exp: Expect{Response: &Text{Pos: at(1), OneOf: phrasings}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is none of the expected values (the nearest is 0.81 similar)",
+				Expected: `is one of "Great, a table for 4. When would you like it?", "Sure, four people. Which day?"`,
+				Actual:   "Great, a table for 4. What time would you like?", Nearest: phrasings[0]}},
+			wantDiff: "Great, a table for 4. [-When-]{+What time+} would you like[- it-]?"},
+		{name: "response any fails: nearest of its whole texts", exp: Expect{Response: &Text{Pos: at(1), Any: []*Text{
+			{Contains: ptr("how many")},
+			{Similar: &Similar{To: "A table for four people, at what time?", Min: 0.9}},
+			{OneOf: phrasings[1:]},
+		}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply matches none of the alternatives (the nearest is 0.49 similar)",
+				Expected: `any of [contains "how many" | is similar to "A table for four people, at what time?" (min 0.90) | is one of "Sure, four people. Which day?"]`,
+				Actual:   "Great, a table for 4. What time would you like?", Nearest: "A table for four people, at what time?"}}},
+		{name: "response any of contains alone has no nearest", exp: Expect{Response: &Text{Pos: at(1), Any: []*Text{{Contains: ptr("how many")}, {Matches: ptr("^When")}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply matches none of the alternatives",
+				Expected: `any of [contains "how many" | matches /^When/]`, Actual: "Great, a table for 4. What time would you like?"}}},
 		// response
 		{name: "response contains passes", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true}}},
 		{name: "response contains fails", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("how many"), IgnoreCase: true}},

@@ -272,4 +272,20 @@ type Failure struct {
 	// from them), set when both are literal texts worth diffing: inline [-deleted-]{+inserted+} for one
 	// line, "- "/"+ " lines for several.
 	Diff string `json:"diff,omitempty"`
+	// Nearest is set when the matcher offered several whole texts (the
+	// items of one_of; the is, equals, one_of and similar alternatives of
+	// any) and none passed: the one most similar to Actual, which is the
+	// phrasing the agent most likely meant. Diff is then of Nearest
+	// against Actual, not of Expected (a description of every
+	// alternative), and Message gives their similarity.
+	Nearest string `json:"nearest,omitempty"`
+}
+
+// DiffBase is the text Diff compares Actual with: Nearest when set, else
+// Expected. Renderers that recompute the diff start from it.
+func (f Failure) DiffBase() string {
+	if f.Nearest != "" {
+		return f.Nearest
+	}
+	return f.Expected
 }

@@ -124,6 +124,49 @@ type mismatch struct {
 	// matcher.
 	expected string
 	literal  bool
+	// nearest is the expected text closest to the actual one, when the
+	// matcher offered several whole texts (see Failure.Nearest).
+	nearest string
+}
+
+// alternatives collects the whole texts a matcher accepts, for finding
+// the nearest: a contains or matches alternative has no whole text to
+// compare a reply with, and a not does not say what is wanted.
+func (t *Text) alternatives(out []string) []string {
+	if t.Exact != nil {
+		out = append(out, *t.Exact)
+	}
+	if t.Equals != nil {
+		out = append(out, *t.Equals)
+	}
+	out = append(out, t.OneOf...)
+	if t.Similar != nil {
+		out = append(out, t.Similar.To)
+	}
+	for _, alt := range t.Any {
+		out = alt.alternatives(out)
+	}
+	return out
+}
+
+// nearestOf fills in m.nearest with the text of alts most similar to
+// actual (the first on a tie) and gives its similarity in the phrase, so
+// that a reply phrased unlike every listed phrasing shows which one it
+// came closest to, how close, and a diff against it. With no whole text
+// among the alternatives m stays as it is.
+func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
+	if len(alts) == 0 {
+		return m
+	}
+	best, score := "", -1.0
+	for _, a := range alts {
+		if s := Similarity(actual, a); s > score {
+			best, score = a, s
+		}
+	}
+	m.nearest = best
+	m.phrase += fmt.Sprintf(" (the nearest is %.2f similar)", score)
+	return m
 }
 
 // eval checks a resolved Text; it returns nil when actual passes. noun is
@@ -168,7 +211,13 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 		}
 	}
 	if t.OneOf != nil && !oneOf(actual, t.OneOf, fold) {
-		return &mismatch{phrase: "is none of the expected values", expected: "is one of " + quoteList(t.OneOf) + suffix}, nil
+		m := &mismatch{phrase: "is none of the expected values", expected: "is one of " + quoteList(t.OneOf) + suffix}
+		if noun != "text" {
+			// A node, a state value: short names, where a diff says no
+			// more than expected and actual do.
+			return m, nil
+		}
+		return nearestOf(m, actual, t.OneOf), nil
 	}
 	if t.Similar != nil {
 		// Similarity already ignores case, so IgnoreCase changes nothing.
@@ -197,7 +246,15 @@ func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) 
 			}
 		}
 		if !passed {
-			return &mismatch{phrase: "matches none of the alternatives", expected: "any of " + describeList(t.Any, fold) + suffix}, nil
+			m := &mismatch{phrase: "matches none of the alternatives", expected: "any of " + describeList(t.Any, fold) + suffix}
+			if noun != "text" {
+				return m, nil
+			}
+			var alts []string
+			for _, alt := range t.Any {
+				alts = alt.alternatives(alts)
+			}
+			return nearestOf(m, actual, alts), nil
 		}
 	}
 	for _, each := range t.All {

@@ -299,6 +299,9 @@ func (d detail) writeFailure(a *result.Attempt, f assert.Failure, indent string)
 	in := indent + "  "
 	if f.Expected != "" || f.Actual != "" {
 		d.line(in, "expected: "+d.st.showValue(f.Expected, in+"  "))
+		if f.Nearest != "" {
+			d.line(in, "nearest:  "+d.st.showValue(f.Nearest, in+"  "))
+		}
 		d.line(in, "actual:   "+d.st.showValue(f.Actual, in+"  "))
 	}
 	if f.Diff == "" {
@@ -308,7 +311,7 @@ func (d detail) writeFailure(a *result.Attempt, f assert.Failure, indent string)
 	// transcript, so that a reply cannot drive the terminal.
 	diff := d.st.oneLine(f.Diff)
 	if d.st.color {
-		diff = assert.DiffColor(d.st.oneLine(f.Expected), d.st.oneLine(f.Actual))
+		diff = assert.DiffColor(d.st.oneLine(f.DiffBase()), d.st.oneLine(f.Actual))
 	}
 	diff = strings.TrimRight(diff, "\n")
 	if strings.Contains(diff, "\n") {

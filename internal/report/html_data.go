@@ -72,10 +72,12 @@ type htmlAttempt struct {
 
 type htmlFailure struct {
 	// Line is "file:line:col: turn 3: message", as the console says it.
-	Line     string    `json:"line"`
-	Expected string    `json:"exp,omitempty"`
-	Actual   string    `json:"act,omitempty"`
-	Diff     *htmlDiff `json:"diff,omitempty"`
+	Line     string `json:"line"`
+	Expected string `json:"exp,omitempty"`
+	// Nearest is assert.Failure.Nearest, which Diff is then made against.
+	Nearest string    `json:"near,omitempty"`
+	Actual  string    `json:"act,omitempty"`
+	Diff    *htmlDiff `json:"diff,omitempty"`
 }
 
 // htmlDiff is assert.TextDiff: Changes are [op, text] pairs with op 0
@@ -246,9 +248,10 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		ha.Conv = htmlStyle.flat(sessionID(a))
 	}
 	for _, f := range a.Failures {
-		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.clean(f.Expected), Actual: htmlStyle.clean(f.Actual)}
+		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.clean(f.Expected),
+			Nearest: htmlStyle.clean(f.Nearest), Actual: htmlStyle.clean(f.Actual)}
 		if f.Diff != "" {
-			hf.Diff = toHTMLDiff(assert.DiffOf(hf.Expected, hf.Actual))
+			hf.Diff = toHTMLDiff(assert.DiffOf(htmlStyle.clean(f.DiffBase()), hf.Actual))
 		}
 		ha.Failures = append(ha.Failures, hf)
 	}

@@ -158,7 +158,7 @@ func (h *Human) CaseFinished(f *result.File, c *result.Case) {
 func (h *Human) RunFinished(r *result.Result) {
 	var b strings.Builder
 	s := Summarize(r)
-	var bad, held, lapsed []string
+	var bad, flaky, held, lapsed []string
 	list := func(f *result.File, c *result.Case) {
 		line := "  " + h.label(c) + " " + h.st.caseTitle(f, c)
 		switch q := c.Quarantine; {
@@ -166,6 +166,13 @@ func (h *Human) RunFinished(r *result.Result) {
 			held = append(held, line+h.st.flat(" ("+q.Reason+")"))
 		case c.Status == result.Failed || c.Status == result.Errored:
 			bad = append(bad, line)
+		case c.Status == result.Flaky:
+			// Named again because a retry that rescues an agent wrong
+			// half the time must not read as a clean pass.
+			if a := c.Last(); a != nil {
+				line += fmt.Sprintf(" (passed on attempt %d of %d)", a.Number, len(c.Attempts))
+			}
+			flaky = append(flaky, line)
 		}
 		if q := c.Quarantine; q != nil && q.Lapsed {
 			lapsed = append(lapsed, "  "+h.st.caseTitle(f, c)+h.st.flat(" (until "+q.Until+": "+q.Reason+")"))
@@ -180,6 +187,7 @@ func (h *Human) RunFinished(r *result.Result) {
 		lines []string
 	}{
 		{"not passed:", bad},
+		{"flaky, passed only on a retry:", flaky},
 		{"quarantined, not gating the run:", held},
 		{"quarantine lapsed, gating again:", lapsed},
 	} {

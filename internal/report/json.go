@@ -48,7 +48,7 @@ import (
 //	          interval: {lower, upper, level}}       (repeated cases only)
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
-//	          failures: [{pos, key, message, expected, actual, diff}],
+//	          failures: [{pos, key, message, expected, actual, diff, nearest}],
 //	          error: {pos, kind, message} | null, turns: [turn]}
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
@@ -257,6 +257,9 @@ type jsonFailure struct {
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
 	Diff     string `json:"diff,omitempty"`
+	// Nearest is the listed phrasing nearest the reply when none matched
+	// (one_of, any); diff is then made against it.
+	Nearest string `json:"nearest,omitempty"`
 }
 
 type jsonError struct {
@@ -704,6 +707,7 @@ func toJSONFailure(f assert.Failure) jsonFailure {
 		Expected: f.Expected,
 		Actual:   f.Actual,
 		Diff:     f.Diff,
+		Nearest:  f.Nearest,
 	}
 }
 

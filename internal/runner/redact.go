@@ -32,12 +32,13 @@ func maskFailure(red *secret.Redactor, f *assert.Failure) {
 	if red.Empty() {
 		return
 	}
-	exp, act := red.String(f.Expected), red.String(f.Actual)
+	exp, near, act := red.String(f.Expected), red.String(f.Nearest), red.String(f.Actual)
 	f.Message, f.Step = red.String(f.Message), red.String(f.Step)
-	if f.Diff != "" && (exp != f.Expected || act != f.Actual) {
-		f.Diff = assert.Diff(exp, act)
+	if f.Diff != "" && (exp != f.Expected || near != f.Nearest || act != f.Actual) {
+		f.Expected, f.Nearest = exp, near
+		f.Diff = assert.Diff(f.DiffBase(), act)
 	}
-	f.Expected, f.Actual, f.Diff = exp, act, red.String(f.Diff)
+	f.Expected, f.Nearest, f.Actual, f.Diff = exp, near, act, red.String(f.Diff)
 }
 
 // maskConfirmations masks the subjects and summaries of an attempt's

@@ -214,6 +214,10 @@
       var kv = el("div", "kv");
       kv.appendChild(el("span", "", "expected"));
       kv.appendChild(el("pre", "exp", f.exp === undefined ? "" : f.exp));
+      if (f.near !== undefined) {
+        kv.appendChild(el("span", "", "nearest"));
+        kv.appendChild(el("pre", "exp", f.near));
+      }
       kv.appendChild(el("span", "", "actual"));
       kv.appendChild(el("pre", "act", f.act === undefined ? "" : f.act));
       if (f.diff) {
