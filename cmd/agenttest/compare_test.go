@@ -247,9 +247,13 @@ func TestGateComparison(t *testing.T) {
 		"--name", "nut-free", "--json", bad).expect(t, exitFailed)
 	// The embedded simulator makes the same deployment ids under the
 	// same seed: the gate's simulator serves what the comparison ran on.
-	newCLI(t, repoRoot, nil, "gate", ok).expect(t, exitOK, "comparison passed", "restaurant in pre-release: tested dep-", "gate: passed")
-	newCLI(t, repoRoot, nil, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
-	newCLI(t, repoRoot, nil, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")
+	// The gate's target is in the candidate's environment, as a pipeline
+	// that promotes from pre-release gates with its pre-release target.
+	pre := map[string]string{"AGENTTEST_ENV": "pre-release"}
+	newCLI(t, repoRoot, pre, "gate", ok).expect(t, exitOK, "comparison passed", "restaurant in pre-release: tested dep-", "gate: passed")
+	newCLI(t, repoRoot, pre, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
+	newCLI(t, repoRoot, pre, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")
+	newCLI(t, repoRoot, nil, "gate", ok).expect(t, exitFailed, `restaurant in pre-release: the report tested pre-release, but the gate's target "sim" is in sandbox`)
 }
 
 // TestCompareProbes: a probe runs on both sides of a comparison as in a

@@ -160,6 +160,30 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 	return ds
 }
 
+// missingWebhookReceiver reports, before anything runs, scenarios that
+// confirm webhooks when the run starts no receiver (no --webhook-listen,
+// webhook_listen or AGENTTEST_WEBHOOK_LISTEN on a configured platform):
+// each would error at its confirmation, and exit 4 would tell a pipeline
+// to retry a job that can only meet the same missing setting.
+func missingWebhookReceiver(suites []*scenario.Suite, t *config.Target, listen string) diag.Diagnostics {
+	if t.Embedded || listen != "" {
+		return nil
+	}
+	var ds diag.Diagnostics
+	for _, sc := range scenarios(suites) {
+		for _, st := range sc.Steps {
+			if len(st.Webhooks) == 0 {
+				continue
+			}
+			ds = ds.Append(diag.Diagnostic{Pos: st.Pos,
+				Message: fmt.Sprintf("scenario %q confirms webhooks (%s), and the run starts no webhook receiver for target %q", sc.Name, strings.Join(st.Webhooks, ", "), t.Name),
+				Hint:    "run with --webhook-listen ADDR --webhook-url PUBLIC_URL (or webhook_listen and webhook_url on the target, AGENTTEST_WEBHOOK_LISTEN and AGENTTEST_WEBHOOK_URL), or leave these scenarios out with --tags; docs/confirmations.md, section confirm: webhooks:"})
+			break
+		}
+	}
+	return ds
+}
+
 // webhookEvents lists the events the scenarios of the plan confirm, or nil
 // when none does.
 func webhookEvents(suites []*scenario.Suite) []string {

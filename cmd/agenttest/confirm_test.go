@@ -118,6 +118,16 @@ func TestLiveSafetyRefusals(t *testing.T) {
 			args:  []string{"run", "suites"},
 			want:  []string{"suites/probes.yaml:5:13", "suites/probes.yaml:7:13", "the target lists no probe_numbers"},
 		},
+		// Each would error at its confirmation (exit 4, "retry the job"),
+		// where no retry can help: refused before anything runs.
+		{
+			name: "webhook confirmation without a receiver",
+			files: map[string]string{"suites/hooks.yaml": "suite: hooks\nagent: clinic\nscenarios:\n" +
+				"  - name: hands over\n    turns:\n      - say: I have chest pain\n    confirm: {webhooks: [handoff.created]}\n"},
+			env:  remote,
+			args: []string{"run", "suites"},
+			want: []string{"suites/hooks.yaml:7:5", `scenario "hands over" confirms webhooks (handoff.created), and the run starts no webhook receiver`, "--webhook-listen ADDR --webhook-url PUBLIC_URL"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/agenttest/agenttest/internal/gate"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/runner"
 )
 
 const gateUsage = `Usage: agenttest gate [flags] REPORT.json
@@ -137,7 +139,11 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	if refused != nil {
 		return usageErrorf("gate: the platform refused the build key: %s; check %s", red.String(refused.Error()), where(tgt, "build_key", config.EnvBuildKey))
 	}
-	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: runnerTarget(tgt)}, active)
+	// The environment the pipeline promotes from is the target's, as a
+	// run of the target would test it: sandbox when it names none.
+	gt := runnerTarget(tgt)
+	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
+	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt}, active)
 	// The lines quote the report (a file anyone may have edited) and the
 	// platform's answers: printable, as the problems are.
 	var out bytes.Buffer

@@ -182,6 +182,7 @@ func TestGate(t *testing.T) {
 		// flags; intercept answers the gate's reads.
 		later     time.Duration
 		gateArgs  []string
+		gateEnv   map[string]string
 		intercept func(w http.ResponseWriter, r *http.Request) bool
 		code      int
 		want      []string
@@ -210,6 +211,9 @@ func TestGate(t *testing.T) {
 			env = wrapBuild(t, s, tc.intercept)
 			editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
 		}
+		for k, v := range tc.gateEnv {
+			env[k] = v
+		}
 		g := newCLI(t, dir, env, append([]string{"gate", report}, tc.gateArgs...)...)
 		g.st.Now = func() time.Time { return time.Now().Add(tc.later) }
 		g.expect(t, tc.code, tc.want...)
@@ -223,6 +227,12 @@ func TestGate(t *testing.T) {
 			want: []string{"its status is empty: nothing was tested", "the report records no deployment"}},
 		{name: "replaced", before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
 			want: []string{"restaurant in sandbox: the report tested deployment dep-", "is active now: test the deployment you promote"}},
+		{name: "a shard's report", args: []string{"--shard", "1/2"}, code: exitFailed,
+			want: []string{"the report is shard 1 of 2: it tested its share of the selection's 2 scenarios, not all of them"}},
+		{name: "a sandbox report gated for pre-release", gateEnv: map[string]string{"AGENTTEST_ENV": "pre-release"}, code: exitFailed,
+			want: []string{`restaurant in sandbox: the report tested sandbox, but the gate's target "env" is in pre-release`}},
+		{name: "a pre-release report gated for pre-release", args: []string{"--env", "pre-release"},
+			gateEnv: map[string]string{"AGENTTEST_ENV": "pre-release"}, code: exitOK, want: []string{"restaurant in pre-release: tested dep-"}},
 		{name: "another environment replaced", before: func(s *simtest.Sim) { s.Server.Promote("restaurant", "pre-release", "") }, code: exitOK},
 		{name: "written before deployments were recorded", edit: func(doc map[string]any) { delete(doc, "deployments") }, code: exitFailed,
 			want: []string{"the report records no deployment: it was written before agenttest recorded deployments"}},

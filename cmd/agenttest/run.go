@@ -380,7 +380,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		o.outputs.addDefinitions(sim.agents, plan, tgt.AgentID, cmp.Or(tgt.Env, runner.DefaultEnv))
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
-	if d := targetProblems(plan, tgt); d.HasErrors() {
+	if d := slices.Concat(targetProblems(plan, tgt), missingWebhookReceiver(plan, tgt, o.webhookListen)); d.HasErrors() {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}

@@ -131,7 +131,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	// not for the platform's call timings (by default 3 s or more, each
 	// polled for).
 	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: plantedBuildKey, RuntimeKey: plantedRuntimeKey, Messaging: plantedMessaging(),
-		TickInterval: 10 * time.Millisecond, Outbound: sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond}})
+		TickInterval: 10 * time.Millisecond, Outbound: sim.OutboundOptions{Queued: 20 * time.Millisecond, Calling: 30 * time.Millisecond},
+		Webhooks: sim.WebhookOptions{AllowInsecure: true}})
 	echo := echoPlatform(t)
 	envTarget := func(url string) map[string]string {
 		return map[string]string{
@@ -180,6 +181,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 					"\n    account_id: " + s.AccountID + "\n    build_key: ${env:MY_BUILD}\n    runtime_key: ${env:MY_RUNTIME}\n" +
 					"    probe_numbers: [\"+447700900001\", \"+447700900002\"]\n" +
 					"    sms_connector_id: " + s.Info.ConnectorIDs["clinic"]["sandbox"] + "\n" +
+					// The shipped suites confirm webhooks: a run without a
+					// receiver is refused before it starts.
+					"    webhook_listen: 127.0.0.1:0\n" +
 					"    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n" +
 					"    connectors:\n      restaurant: ${env:C_RESTAURANT}\n      utility-billing: ${env:C_BILLING}\n      clinic: ${env:C_CLINIC}\n"
 				if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {

@@ -10,7 +10,8 @@
 //
 // The gate passes only when every one of these holds: the run (or the
 // comparison) passed; it concluded no longer ago than MaxAge; it ran
-// against the same platform as the gate's target; it recorded deployment
+// against the same platform and environment as the gate's target, over
+// its whole selection (not one shard); it recorded deployment
 // evidence for every agent and environment, unchanged during the run; and
 // the deployment active now in each of those environments is the one it
 // tested.
@@ -41,6 +42,10 @@ type Evidence struct {
 	Target result.Target
 	// Deployments are the report's evidence.
 	Deployments []*result.Deployment
+	// Shard is set when the report is one shard's (run --shard K/N): it
+	// tested a share of its selection, and only the merged report of
+	// every shard vouches for the whole.
+	Shard *result.Shard
 }
 
 // Key names a deployment: an agent in an environment.
@@ -61,7 +66,9 @@ type Options struct {
 	Now    time.Time
 	MaxAge time.Duration
 	// Target is the platform the gate reads now. A report of another
-	// platform (build URL, account) cannot vouch for it.
+	// platform (build URL, account) cannot vouch for it, nor a report of
+	// another environment than Target.Env (when set): the environment
+	// the pipeline promotes from.
 	Target result.Target
 }
 
@@ -113,6 +120,9 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	if p := platformMismatch(ev.Target, o.Target); p != "" {
 		refuse("%s", p)
 	}
+	if sh := ev.Shard; sh != nil && sh.Total > 1 {
+		refuse("the report is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; gate the report agenttest merge writes of every shard", sh.Index, sh.Total, sh.Selected)
+	}
 	if len(ev.Deployments) == 0 {
 		refuse("the report records no deployment: it was written before agenttest recorded deployments, or by a run that tested no agent; run the tests again")
 	}
@@ -123,6 +133,13 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		}
 		what := dep.Agent + " in " + dep.Env
 		switch {
+		case o.Target.Env != "" && dep.Env != o.Target.Env:
+			// A suite's env: wins over the target's: a report of a
+			// pre-release target whose suites say env: sandbox tested
+			// sandbox, and its pre-release deployment was never tested.
+			refuse("%s: the report tested %s, but the gate's target %q is in %s: test the environment you promote from (a suite's env: wins over the target's)", what, dep.Env, o.Target.Name, o.Target.Env)
+			d.Checked = append(d.Checked, what+": not the environment of the gate's target ("+o.Target.Env+")")
+			continue
 		case dep.Changed():
 			refuse("%s", dep.ChangeMessage())
 			d.Checked = append(d.Checked, what+": changed during the run ("+dep.ID+" → "+dep.After+")")
@@ -187,7 +204,7 @@ func roundAge(d time.Duration) time.Duration {
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: "run", Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments}
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard}
 	if !r.Started.IsZero() {
 		ev.Concluded = r.Started.Add(r.Duration)
 	}

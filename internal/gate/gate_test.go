@@ -11,7 +11,7 @@ import (
 
 func TestCheck(t *testing.T) {
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	target := result.Target{Name: "sandbox", BuildURL: "https://build.us.example.com", AccountID: "ws-a1b2c3d4"}
+	target := result.Target{Name: "sandbox", BuildURL: "https://build.us.example.com", AccountID: "ws-a1b2c3d4", Env: "sandbox"}
 	verified := func(agent, id string) *result.Deployment {
 		return &result.Deployment{Agent: agent, Env: "sandbox", ID: id, After: id}
 	}
@@ -24,6 +24,8 @@ func TestCheck(t *testing.T) {
 		name   string
 		edit   func(ev *Evidence)
 		active map[Key]Active
+		// gate edits the gate's target.
+		gate func(t *result.Target)
 		// want are parts of the reasons, in order; none: the gate passes.
 		want       []string
 		unreadable bool
@@ -37,7 +39,11 @@ func TestCheck(t *testing.T) {
 		if tc.active != nil {
 			active = tc.active
 		}
-		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: target}, active)
+		gt := target
+		if tc.gate != nil {
+			tc.gate(&gt)
+		}
+		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: gt}, active)
 		if len(d.Reasons) != len(tc.want) {
 			t.Fatalf("reasons %q, want %d", d.Reasons, len(tc.want))
 		}
@@ -81,6 +87,17 @@ func TestCheck(t *testing.T) {
 		{name: "another platform", edit: func(ev *Evidence) { ev.Target.BuildURL = "https://build.eu.example.com" },
 			want: []string{"the report tested the platform at https://build.eu.example.com, the gate's target \"sandbox\" is https://build.us.example.com"}},
 		{name: "another workspace", edit: func(ev *Evidence) { ev.Target.AccountID = "ws-99999999" }, want: []string{"workspace ws-99999999"}},
+		// One shard tested a share of the selection: only the merged
+		// report vouches for it all.
+		{name: "a shard of several", edit: func(ev *Evidence) { ev.Shard = &result.Shard{Index: 3, Total: 3, Selected: 47} },
+			want: []string{"the report is shard 3 of 3: it tested its share of the selection's 47 scenarios, not all of them; gate the report agenttest merge writes"}},
+		{name: "the only shard", edit: func(ev *Evidence) { ev.Shard = &result.Shard{Index: 1, Total: 1, Selected: 47} }},
+		// A pre-release target whose suites pin env: sandbox tested
+		// sandbox: its report cannot vouch for pre-release.
+		{name: "another environment", gate: func(t *result.Target) { t.Name, t.Env = "pre-release", "pre-release" },
+			want: []string{`restaurant in sandbox: the report tested sandbox, but the gate's target "pre-release" is in pre-release`, "clinic in sandbox"}},
+		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
+			want: []string{`clinic in live: the report tested live, but the gate's target "sandbox" is in sandbox`}},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
