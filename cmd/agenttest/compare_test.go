@@ -253,7 +253,7 @@ func TestGateComparison(t *testing.T) {
 	newCLI(t, repoRoot, pre, "gate", ok).expect(t, exitOK, "comparison passed", "restaurant in pre-release: tested dep-", "gate: passed")
 	newCLI(t, repoRoot, pre, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
 	newCLI(t, repoRoot, pre, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")
-	newCLI(t, repoRoot, nil, "gate", ok).expect(t, exitFailed, `restaurant in pre-release: the report tested pre-release, but the gate's target "sim" is in sandbox`)
+	newCLI(t, repoRoot, nil, "gate", ok).expect(t, exitFailed, `restaurant: the report tested pre-release, not sandbox, the environment of the gate's target "sim"`)
 }
 
 // TestCompareProbes: a probe runs on both sides of a comparison as in a

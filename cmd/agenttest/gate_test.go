@@ -230,7 +230,7 @@ func TestGate(t *testing.T) {
 		{name: "a shard's report", args: []string{"--shard", "1/2"}, code: exitFailed,
 			want: []string{"the report is shard 1 of 2: it tested its share of the selection's 2 scenarios, not all of them"}},
 		{name: "a sandbox report gated for pre-release", gateEnv: map[string]string{"AGENTTEST_ENV": "pre-release"}, code: exitFailed,
-			want: []string{`restaurant in sandbox: the report tested sandbox, but the gate's target "env" is in pre-release`}},
+			want: []string{`restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "env"`}},
 		{name: "a pre-release report gated for pre-release", args: []string{"--env", "pre-release"},
 			gateEnv: map[string]string{"AGENTTEST_ENV": "pre-release"}, code: exitOK, want: []string{"restaurant in pre-release: tested dep-"}},
 		{name: "another environment replaced", before: func(s *simtest.Sim) { s.Server.Promote("restaurant", "pre-release", "") }, code: exitOK},

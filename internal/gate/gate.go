@@ -19,6 +19,8 @@ package gate
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/result"
@@ -133,13 +135,6 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		}
 		what := dep.Agent + " in " + dep.Env
 		switch {
-		case o.Target.Env != "" && dep.Env != o.Target.Env:
-			// A suite's env: wins over the target's: a report of a
-			// pre-release target whose suites say env: sandbox tested
-			// sandbox, and its pre-release deployment was never tested.
-			refuse("%s: the report tested %s, but the gate's target %q is in %s: test the environment you promote from (a suite's env: wins over the target's)", what, dep.Env, o.Target.Name, o.Target.Env)
-			d.Checked = append(d.Checked, what+": not the environment of the gate's target ("+o.Target.Env+")")
-			continue
 		case dep.Changed():
 			refuse("%s", dep.ChangeMessage())
 			d.Checked = append(d.Checked, what+": changed during the run ("+dep.ID+" → "+dep.After+")")
@@ -170,6 +165,29 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			continue
 		}
 		d.Checked = append(d.Checked, what+": tested "+dep.ID+", active now "+a.ID)
+	}
+	// A suite's env: wins over the target's: a report of a pre-release
+	// target whose suites say env: sandbox tested sandbox, and the
+	// pre-release deployment it would promote was never tested. Other
+	// environments a report also tested are checked as above.
+	if env := o.Target.Env; env != "" {
+		tested := map[string][]string{}
+		var agents []string
+		for _, dep := range ev.Deployments {
+			if dep == nil {
+				continue
+			}
+			if _, seen := tested[dep.Agent]; !seen {
+				agents = append(agents, dep.Agent)
+			}
+			tested[dep.Agent] = append(tested[dep.Agent], dep.Env)
+		}
+		for _, agent := range agents {
+			if !slices.Contains(tested[agent], env) {
+				refuse("%s: the report tested %s, not %s, the environment of the gate's target %q: test the environment you promote from (a suite's env: wins over the target's)",
+					agent, strings.Join(tested[agent], ", "), env, o.Target.Name)
+			}
+		}
 	}
 	other = len(d.Reasons) - unreadable
 	d.Unreadable = unreadable > 0 && other == 0

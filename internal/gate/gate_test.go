@@ -95,9 +95,16 @@ func TestCheck(t *testing.T) {
 		// A pre-release target whose suites pin env: sandbox tested
 		// sandbox: its report cannot vouch for pre-release.
 		{name: "another environment", gate: func(t *result.Target) { t.Name, t.Env = "pre-release", "pre-release" },
-			want: []string{`restaurant in sandbox: the report tested sandbox, but the gate's target "pre-release" is in pre-release`, "clinic in sandbox"}},
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}},
+			want: []string{`restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "pre-release"`, `clinic: the report tested sandbox, not pre-release`}},
 		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
-			want: []string{`clinic in live: the report tested live, but the gate's target "sandbox" is in sandbox`}},
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
+			want: []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
+		// A report that tested live as well vouches for sandbox, its
+		// live deployment checked like any other.
+		{name: "another environment besides the target's", edit: func(ev *Evidence) {
+			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "live", ID: "dep-7", After: "dep-7"})
+		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}, {"clinic", "live"}: {ID: "dep-7"}}},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
