@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/report"
 )
 
 // rerunSuite has an outline whose rows have bracketed names, one of them
@@ -107,9 +109,23 @@ func TestRerunFailed(t *testing.T) {
 	}
 	failed := ran(first.stdout.String())["FAIL"]
 
-	again := newCLI(t, dir, nil, "run", "--rerun-failed", "first.json")
+	again := newCLI(t, dir, nil, "run", "--rerun-failed", "first.json", "--json", "again.json")
 	if code := again.run(t); code != exitFailed {
 		t.Fatalf("rerun: exit %d\n%s%s", code, again.stdout, again.stderr)
+	}
+	// Its report says it reran another's failures, so that the gate
+	// cannot take it for a run of the whole selection.
+	f, err := os.Open(filepath.Join(dir, "again.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr := rep.Result.Rerun; rr == nil || rr.Of != "first.json" || rr.Failed != len(failed) {
+		t.Errorf("report's rerun %+v, want of first.json, %d failed", rr, len(failed))
 	}
 	if got := ran(again.stdout.String()); !slices.Equal(got["FAIL"], failed) || len(got) != 1 {
 		t.Errorf("rerun ran %v, want exactly the failed %v", got, failed)

@@ -365,7 +365,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 			fmt.Fprintf(st.Stderr, "agenttest: nothing to test: %s\n", o.emptyReason(suites, o.paths, o.pathsGiven))
 		}
 		human := newHuman(st, o, st.Stdout)
-		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult()}
+		res := &result.Result{Started: now(st), Target: runnerTarget(tgt), Files: []*result.File{}, Shard: o.shardResult(), Rerun: o.rerunResult()}
 		human.RunStarted(0, res.Target)
 		human.RunFinished(res)
 		return conclude(st, o, human, res)
@@ -441,7 +441,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return fmt.Errorf("run: %s", red.String(err.Error()))
 	}
-	res.Shard = o.shardResult()
+	res.Shard, res.Rerun = o.shardResult(), o.rerunResult()
 	if res.Stop != nil && res.Stop.Kind != result.StopFailFast {
 		// The cause, once, with what to check; the cases not run are in
 		// the summary and the reports.

@@ -24,6 +24,9 @@ type selection struct {
 	cmd         string
 	tags, name  string
 	rerunFailed string
+	// rerunCount is the number of failed and errored cases of the
+	// --rerun-failed report.
+	rerunCount int
 	// sel is the parsed selection, complete once load has run.
 	sel scenario.Selection
 	// notes say what --rerun-failed cannot run again; printed once the
@@ -199,6 +202,7 @@ func (s *selection) rerun(st *State) ([]string, error) {
 		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, err)
 	}
 	s.sel.Cases = map[scenario.CaseRef]bool{}
+	s.rerunCount = len(failed)
 	exists := map[string]bool{}
 	for _, c := range failed {
 		file := argPath(c.File)
@@ -263,6 +267,15 @@ func (s *selection) deal(selected []*scenario.Suite) []*scenario.Suite {
 // the other shards have it all, which is no error.
 func (s *selection) emptyShard() string {
 	return fmt.Sprintf("shard %s has no scenario: the selection has %d, dealt over %d shards", s.shard, s.selected, s.shard.Total)
+}
+
+// rerunResult is what a run's result records of --rerun-failed, nil
+// without it.
+func (s *selection) rerunResult() *result.Rerun {
+	if s.rerunFailed == "" {
+		return nil
+	}
+	return &result.Rerun{Of: s.rerunFailed, Failed: s.rerunCount}
 }
 
 // shardResult is what a run's result records of --shard, nil without it.

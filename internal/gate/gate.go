@@ -48,6 +48,9 @@ type Evidence struct {
 	// tested a share of its selection, and only the merged report of
 	// every shard vouches for the whole.
 	Shard *result.Shard
+	// Rerun is set when the report is of a --rerun-failed run: it tested
+	// an earlier run's failures again, not the selection.
+	Rerun *result.Rerun
 }
 
 // Key names a deployment: an agent in an environment.
@@ -124,6 +127,9 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	}
 	if sh := ev.Shard; sh != nil && sh.Total > 1 {
 		refuse("the report is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; gate the report agenttest merge writes of every shard", sh.Index, sh.Total, sh.Selected)
+	}
+	if rr := ev.Rerun; rr != nil {
+		refuse("the report reruns the failed and errored cases of %s (%d): it tested those again, not the whole selection; gate the report of a full run", rr.Of, rr.Failed)
 	}
 	if len(ev.Deployments) == 0 {
 		refuse("the report records no deployment: it was written before agenttest recorded deployments, or by a run that tested no agent; run the tests again")
@@ -222,7 +228,7 @@ func roundAge(d time.Duration) time.Duration {
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: "run", Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard}
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun}
 	if !r.Started.IsZero() {
 		ev.Concluded = r.Started.Add(r.Duration)
 	}

@@ -96,10 +96,13 @@ func TestCheck(t *testing.T) {
 		// sandbox: its report cannot vouch for pre-release.
 		{name: "another environment", gate: func(t *result.Target) { t.Name, t.Env = "pre-release", "pre-release" },
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}},
-			want: []string{`restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "pre-release"`, `clinic: the report tested sandbox, not pre-release`}},
+			want:   []string{`restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "pre-release"`, `clinic: the report tested sandbox, not pre-release`}},
+		// A --rerun-failed run tested an earlier run's failures again.
+		{name: "a rerun of failures", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Failed: 2} },
+			want: []string{"the report reruns the failed and errored cases of first.json (2): it tested those again, not the whole selection"}},
 		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
-			want: []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
+			want:   []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
 		// A report that tested live as well vouches for sandbox, its
 		// live deployment checked like any other.
 		{name: "another environment besides the target's", edit: func(ev *Evidence) {

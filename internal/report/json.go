@@ -30,6 +30,8 @@ import (
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	deployments [deployment]  (the evidence of what was tested)
 //	shard    {index, total, selection, selected}  (--shard K/N runs only)
+//	rerun    {of, failed}  (--rerun-failed runs only: the report whose
+//	          failed and errored cases the run ran again, and how many)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -302,6 +304,9 @@ func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 	js.field("deployments", deploymentsOf(r))
 	if r.Shard != nil {
 		js.field("shard", r.Shard)
+	}
+	if r.Rerun != nil {
+		js.field("rerun", r.Rerun)
 	}
 	js.field("counts", toJSONCounts(s))
 	js.key("files")

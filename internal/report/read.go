@@ -21,6 +21,7 @@ type jsonDoc struct {
 	Target      jsonTarget           `json:"target"`
 	Deployments []*result.Deployment `json:"deployments"`
 	Shard       *result.Shard        `json:"shard"`
+	Rerun       *result.Rerun        `json:"rerun"`
 	Files       []struct {
 		Path  string     `json:"path"`
 		Suite string     `json:"suite"`
@@ -97,7 +98,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			res.Deployments = append(res.Deployments, d)
 		}
 	}
-	res.Shard = doc.Shard
+	res.Shard, res.Rerun = doc.Shard, doc.Rerun
 	for _, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
 		for _, c := range f.Cases {

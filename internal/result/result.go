@@ -114,6 +114,18 @@ type Result struct {
 	// K/N), so that the shards' reports can be merged and checked to be
 	// of one selection.
 	Shard *Shard `json:"shard,omitempty"`
+	// Rerun is set when the run ran again the failed and errored cases
+	// of an earlier report (--rerun-failed): it tested those cases, not
+	// the selection, and cannot vouch for the whole.
+	Rerun *Rerun `json:"rerun,omitempty"`
+}
+
+// Rerun records the report a --rerun-failed run ran the failures of.
+type Rerun struct {
+	// Of is the report as given on the command line; Failed the number
+	// of its failed and errored cases.
+	Of     string `json:"of"`
+	Failed int    `json:"failed"`
 }
 
 // Shard records which share of a selection a run ran (--shard K/N).
