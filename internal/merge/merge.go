@@ -101,6 +101,14 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 		})
 	}
 	out.Deployments = mergeDeployments(ordered)
+	// Shards of a --rerun-failed run stay a rerun once merged: the gate
+	// must not take them for the whole selection.
+	for _, s := range ordered {
+		if s.Result.Rerun != nil {
+			out.Rerun = s.Result.Rerun
+			break
+		}
+	}
 	if len(missing) > 0 {
 		out.Stop = &result.Stop{Kind: StopMissingShards, Reason: "not run: shard " + strings.Join(missing, ", ") + " missing",
 			Cause: fmt.Sprintf("merged without shard %s: their scenarios have no verdict", strings.Join(missing, ", "))}

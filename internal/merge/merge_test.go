@@ -55,6 +55,15 @@ func TestShards(t *testing.T) {
 	if r.RunStatus() != result.RunErrored {
 		t.Errorf("status %s, want errored: the shards tested two deployments", r.RunStatus())
 	}
+	if r.Rerun != nil {
+		t.Errorf("rerun %+v of shards that were no rerun", r.Rerun)
+	}
+	// Shards of a --rerun-failed run merge into a rerun.
+	s2.Rerun = &result.Rerun{Of: "first.json", Failed: 2}
+	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); r.Rerun == nil || *r.Rerun != *s2.Rerun {
+		t.Errorf("merged rerun %+v, want %+v", r.Rerun, s2.Rerun)
+	}
+	s2.Rerun = nil
 	// The same deployment everywhere is verified.
 	s2.Deployments[0].ID = "d1"
 	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || r.RunStatus() != result.RunFailed {
