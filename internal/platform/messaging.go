@@ -1014,11 +1014,15 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 				return m.frameError(raw, fmt.Errorf("in the history batch: %w", err))
 			}
 			e.Replayed = true
-			m.add(e, turn, st)
+			if err := m.add(e, turn, st); err != nil {
+				return m.frameError(raw, fmt.Errorf("in the history batch: %w", err))
+			}
 		}
 		return nil
 	}
-	m.add(ev, turn, st)
+	if err := m.add(ev, turn, st); err != nil {
+		return m.frameError(data, err)
+	}
 	return nil
 }
 
@@ -1030,19 +1034,21 @@ func (m *MessagingSession) frameError(data []byte, err error) error {
 }
 
 // add records an event unless it was seen, and updates the session and
-// the turn.
-func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) {
+// the turn; an event it cannot use is the platform's error.
+func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) error {
 	if e.ID != "" {
 		if m.seen[e.ID] {
 			turn.Duplicates++
-			return
+			return nil
 		}
 		m.seen[e.ID] = true
 	}
 	if e.Seq > m.cursor {
 		m.cursor = e.Seq
 	}
-	m.forms.classify(&e, &m.events)
+	if err := m.forms.classify(&e, &m.events); err != nil {
+		return err
+	}
 	if len(turn.Events) == 0 {
 		m.turns = append(m.turns, turn)
 	}
@@ -1089,6 +1095,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			st.complete("session_end")
 		}
 	}
+	return nil
 }
 
 // turnState tracks the completion of one answer.

@@ -69,6 +69,22 @@ func flood(frame []byte) func(ctx context.Context, c *websocket.Conn) {
 	}
 }
 
+// answer reads the join and answers it with frames, then waits for the
+// client to go.
+func answer(frames ...string) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		for _, f := range frames {
+			if c.Write(ctx, websocket.MessageText, []byte(f)) != nil {
+				return
+			}
+		}
+		c.Read(ctx)
+	}
+}
+
 // recorder is another origin: it keeps every request it receives, with
 // the query and the credentials.
 type recorder struct {
@@ -162,6 +178,34 @@ func TestMessagingHostileSocket(t *testing.T) {
 			p:      &hostileMessaging{socket: flood(frame(1000))},
 			limits: messagingLimits{turnBytes: 8 << 10},
 			want:   "join: WS /ws: 101: malformed response: more than 8 KiB or 100000 frames in one turn without its answer ending it: the platform floods the session", handshakes: 1,
+		},
+		// A message whose text cannot be read would be an empty reply,
+		// and fail the case on the agent.
+		{
+			name: "a message whose text is an object",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"value":"Hello."}}}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload.text is an object, want a string", handshakes: 1,
+		},
+		{
+			name: "a chunk whose delta is an array",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":["Hel","lo."],"final":true}}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_CHUNK: payload.delta is an array, want a string", handshakes: 1,
+		},
+		{
+			name: "a live agent's message whose text is a boolean",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"content":true}}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_LIVE_AGENT_MESSAGE: payload.content is a boolean, want a string", handshakes: 1,
+		},
+		{
+			name: "a message whose payload is a string",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":"Hello."}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object", handshakes: 1,
+		},
+		{
+			name: "a replayed message whose text is an object",
+			p: &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[` +
+				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message":{"text":"Hello."}}}]}`)},
+			want: "join: WS /ws: 101: malformed response: in the history batch: EVENT_TYPE_AGENT_MESSAGE: payload.message is an object, want a string", handshakes: 1,
 		},
 		{
 			name: "a handshake answered 200",
