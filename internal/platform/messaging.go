@@ -764,6 +764,9 @@ func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, c
 		return m.frameError(nil, cause)
 	}
 	for {
+		if err := m.refusal(cause); err != nil {
+			return err
+		}
 		if m.start.MaxReconnects < 0 || turn.Reconnects >= m.start.MaxReconnects {
 			return m.netError(epSocket, fmt.Errorf("socket closed (%d reconnects in this turn): %w", turn.Reconnects, cause))
 		}
@@ -779,6 +782,31 @@ func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, c
 		}
 		cause = err
 	}
+}
+
+// refusal is the error of a socket the platform closed on purpose, with
+// a status that says a new socket would fare no better (policy
+// violation, unsupported data, message too big, internal error, an
+// application's own 4000-4999), or nil for a drop worth a reconnect: no
+// close frame, a normal closure or going away, a restart, try again
+// later, a bad gateway. Reconnecting after a refusal would wait out the
+// turn's timeout for an answer that is not coming, and lose the
+// platform's reason.
+func (m *MessagingSession) refusal(cause error) error {
+	var ce websocket.CloseError
+	if !errors.As(cause, &ce) {
+		return nil
+	}
+	switch ce.Code {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway, websocket.StatusServiceRestart,
+		websocket.StatusTryAgainLater, websocket.StatusBadGateway:
+		return nil
+	}
+	why := fmt.Sprintf("the platform closed the socket with status %d", int(ce.Code))
+	if ce.Reason != "" {
+		why += fmt.Sprintf(": %q", m.redact(ce.Reason))
+	}
+	return m.netError(epSocket, errors.New(why))
 }
 
 // exchange sends one client event and collects its answer into turn (a
