@@ -764,6 +764,9 @@ func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, c
 		return m.frameError(nil, cause)
 	}
 	for {
+		if err := m.refusal(cause); err != nil {
+			return err
+		}
 		if m.start.MaxReconnects < 0 || turn.Reconnects >= m.start.MaxReconnects {
 			return m.netError(epSocket, fmt.Errorf("socket closed (%d reconnects in this turn): %w", turn.Reconnects, cause))
 		}
@@ -779,6 +782,31 @@ func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, c
 		}
 		cause = err
 	}
+}
+
+// refusal is the error of a socket the platform closed on purpose, with
+// a status that says a new socket would fare no better (policy
+// violation, unsupported data, message too big, internal error, an
+// application's own 4000-4999), or nil for a drop worth a reconnect: no
+// close frame, a normal closure or going away, a restart, try again
+// later, a bad gateway. Reconnecting after a refusal would wait out the
+// turn's timeout for an answer that is not coming, and lose the
+// platform's reason.
+func (m *MessagingSession) refusal(cause error) error {
+	var ce websocket.CloseError
+	if !errors.As(cause, &ce) {
+		return nil
+	}
+	switch ce.Code {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway, websocket.StatusServiceRestart,
+		websocket.StatusTryAgainLater, websocket.StatusBadGateway:
+		return nil
+	}
+	why := fmt.Sprintf("the platform closed the socket with status %d", int(ce.Code))
+	if ce.Reason != "" {
+		why += fmt.Sprintf(": %q", m.redact(ce.Reason))
+	}
+	return m.netError(epSocket, errors.New(why))
 }
 
 // exchange sends one client event and collects its answer into turn (a
@@ -1014,11 +1042,15 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 				return m.frameError(raw, fmt.Errorf("in the history batch: %w", err))
 			}
 			e.Replayed = true
-			m.add(e, turn, st)
+			if err := m.add(e, turn, st); err != nil {
+				return m.frameError(raw, fmt.Errorf("in the history batch: %w", err))
+			}
 		}
 		return nil
 	}
-	m.add(ev, turn, st)
+	if err := m.add(ev, turn, st); err != nil {
+		return m.frameError(data, err)
+	}
 	return nil
 }
 
@@ -1030,19 +1062,21 @@ func (m *MessagingSession) frameError(data []byte, err error) error {
 }
 
 // add records an event unless it was seen, and updates the session and
-// the turn.
-func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) {
+// the turn; an event it cannot use is the platform's error.
+func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) error {
 	if e.ID != "" {
 		if m.seen[e.ID] {
 			turn.Duplicates++
-			return
+			return nil
 		}
 		m.seen[e.ID] = true
 	}
 	if e.Seq > m.cursor {
 		m.cursor = e.Seq
 	}
-	m.forms.classify(&e, &m.events)
+	if err := m.forms.classify(&e, &m.events); err != nil {
+		return err
+	}
 	if len(turn.Events) == 0 {
 		m.turns = append(m.turns, turn)
 	}
@@ -1089,6 +1123,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			st.complete("session_end")
 		}
 	}
+	return nil
 }
 
 // turnState tracks the completion of one answer.

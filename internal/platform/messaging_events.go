@@ -154,8 +154,11 @@ func (f *eventForms) kind(typ string, client *MessagingClientEvents) MessagingEv
 }
 
 // classify sets the kind of an event and the members read from its
-// payload (decoded once, here).
-func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) {
+// payload (decoded once, here). A message whose text cannot be read (a
+// payload that is not an object, a text member of another JSON type) is
+// the platform's error: read as an empty reply, it would fail the case on
+// the agent.
+func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) error {
 	e.Kind = f.kind(e.Type, client)
 	p := payloadObject(e.Payload)
 	if f.typing[e.Type] {
@@ -183,6 +186,40 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 	case EventSessionEnd:
 		e.Reason = p.str(membersEndReason...)
 	}
+	switch e.Kind {
+	case EventAgentMessage, EventAgentChunk, EventLiveAgentMessage:
+		return unreadableText(e, p)
+	}
+	return nil
+}
+
+// unreadableText says why a message's text cannot be read, or nil: its
+// payload is not an object, or it has no text but a text member of a
+// type no reading takes (null is absent, a number is read as text).
+func unreadableText(e *MessagingEvent, p payloadMembers) error {
+	if pl := bytes.TrimSpace(e.Payload); len(pl) > 0 && pl[0] != '{' && string(pl) != "null" {
+		return fmt.Errorf("%s: payload is %s, want an object", e.Type, aJSONKind(pl))
+	}
+	if e.Text != "" {
+		return nil
+	}
+	for _, n := range membersText {
+		switch v := bytes.TrimSpace(p[n]); {
+		case len(v) == 0, v[0] == '"', string(v) == "null":
+		case v[0] == '{', v[0] == '[', v[0] == 't', v[0] == 'f':
+			return fmt.Errorf("%s: payload.%s is %s, want a string", e.Type, n, aJSONKind(v))
+		}
+	}
+	return nil
+}
+
+// aJSONKind is jsonKind with its article: "an object", "a string".
+func aJSONKind(b []byte) string {
+	k := jsonKind(b)
+	if k == "object" || k == "array" {
+		return "an " + k
+	}
+	return "a " + k
 }
 
 // MessagingEvent is one received event, redacted.

@@ -69,6 +69,22 @@ func flood(frame []byte) func(ctx context.Context, c *websocket.Conn) {
 	}
 }
 
+// answer reads the join and answers it with frames, then waits for the
+// client to go.
+func answer(frames ...string) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		for _, f := range frames {
+			if c.Write(ctx, websocket.MessageText, []byte(f)) != nil {
+				return
+			}
+		}
+		c.Read(ctx)
+	}
+}
+
 // recorder is another origin: it keeps every request it receives, with
 // the query and the credentials.
 type recorder struct {
@@ -162,6 +178,34 @@ func TestMessagingHostileSocket(t *testing.T) {
 			p:      &hostileMessaging{socket: flood(frame(1000))},
 			limits: messagingLimits{turnBytes: 8 << 10},
 			want:   "join: WS /ws: 101: malformed response: more than 8 KiB or 100000 frames in one turn without its answer ending it: the platform floods the session", handshakes: 1,
+		},
+		// A message whose text cannot be read would be an empty reply,
+		// and fail the case on the agent.
+		{
+			name: "a message whose text is an object",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"value":"Hello."}}}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload.text is an object, want a string", handshakes: 1,
+		},
+		{
+			name: "a chunk whose delta is an array",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":["Hel","lo."],"final":true}}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_CHUNK: payload.delta is an array, want a string", handshakes: 1,
+		},
+		{
+			name: "a live agent's message whose text is a boolean",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"content":true}}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_LIVE_AGENT_MESSAGE: payload.content is a boolean, want a string", handshakes: 1,
+		},
+		{
+			name: "a message whose payload is a string",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":"Hello."}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object", handshakes: 1,
+		},
+		{
+			name: "a replayed message whose text is an object",
+			p: &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[` +
+				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message":{"text":"Hello."}}}]}`)},
+			want: "join: WS /ws: 101: malformed response: in the history batch: EVENT_TYPE_AGENT_MESSAGE: payload.message is an object, want a string", handshakes: 1,
 		},
 		{
 			name: "a handshake answered 200",
@@ -466,6 +510,94 @@ func TestMessagingCloseIsBounded(t *testing.T) {
 		{name: "the platform stopped reading over TLS", silent: true, stall: true, tls: true},
 		{name: "the platform went away"},
 		{name: "the platform went away over TLS", tls: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingCloseCodes: a socket the platform closes with a status
+// that refuses (policy, data, size, internal error, an application's
+// own) ends the turn with the status and the reason, redacted and
+// quoted, without a reconnect that would wait out the turn for an answer
+// that is not coming; a drop, a restart or a going away is reconnected,
+// and the answer the new socket brings is the turn's.
+func TestMessagingCloseCodes(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		code websocket.StatusCode
+		// want is the turn's error, "" for a reconnect that answers.
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var p *hostileMessaging
+		p = &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+			if p.handshakes.Load() > 1 {
+				// The new socket brings the answer.
+				for _, ev := range []string{
+					`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Answer."}}`,
+					`{"id":"5","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`,
+				} {
+					if c.Write(ctx, websocket.MessageText, []byte(ev)) != nil {
+						return
+					}
+				}
+				c.Read(ctx)
+				return
+			}
+			answerJoin(func(ctx context.Context, c *websocket.Conn) {
+				if _, _, err := c.Read(ctx); err != nil { // the user's message
+					return
+				}
+				// The reason echoes the access token, as a careless
+				// gateway might.
+				c.Close(tc.code, "refused "+plantedJWT)
+			})(ctx, c)
+		}}
+		srv := httptest.NewServer(p)
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without the rule a refused turn would wait for this timeout.
+		m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second})
+		turn, err := m.Say(context.Background(), "hi")
+		if tc.want == "" {
+			if err != nil || turn.Reply != "Answer." || turn.Reconnects != 1 {
+				t.Fatalf("reply %q, %d reconnects, error %v", turn.Reply, turn.Reconnects, err)
+			}
+			return
+		}
+		if err == nil {
+			t.Fatalf("no error: reply %q after %d reconnects", turn.Reply, turn.Reconnects)
+		}
+		var ne *NetworkError
+		if got := err.Error(); got != tc.want || !errors.As(err, &ne) {
+			t.Errorf("error %T\n%s\nwant\n%s", err, got, tc.want)
+		}
+		if n := p.handshakes.Load(); n != 1 {
+			t.Errorf("%d handshakes, want 1: a refused socket was reconnected", n)
+		}
+		if s := fmt.Sprintf("%v %+v", err, err); strings.Contains(s, "PLANTED") {
+			t.Errorf("a credential leaked: %s", s)
+		}
+	}
+	refused := func(code int) string {
+		return fmt.Sprintf(`WS /ws: connection lost after the request was sent: the platform closed the socket with status %d: "refused eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]"`, code)
+	}
+	for _, tc := range []testCase{
+		{name: "policy violation", code: websocket.StatusPolicyViolation, want: refused(1008)},
+		{name: "unsupported data", code: websocket.StatusUnsupportedData, want: refused(1003)},
+		{name: "message too big", code: websocket.StatusMessageTooBig, want: refused(1009)},
+		{name: "internal error", code: websocket.StatusInternalError, want: refused(1011)},
+		{name: "an application's own status", code: 4401, want: refused(4401)},
+		{name: "going away", code: websocket.StatusGoingAway},
+		{name: "service restart", code: websocket.StatusServiceRestart},
+		{name: "try again later", code: websocket.StatusTryAgainLater},
+		{name: "normal closure", code: websocket.StatusNormalClosure},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

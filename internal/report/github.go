@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -14,7 +15,9 @@ import (
 // `::error file=F,line=L,col=C,title=T::message` puts the message on line L
 // of F in the pull request's diff and the run's summary. The message and
 // the properties are escaped the way the runner's own toolkit does
-// (@actions/core command.ts: escapeData, escapeProperty).
+// (@actions/core command.ts: escapeData, escapeProperty). A property is
+// one line of a file's text (a scenario's name, its path), shown in the
+// job's log and on the pull request: ciText cleans it first.
 
 // WriteGitHubAnnotations writes one workflow command per broken
 // expectation of the run: `::error` at the position of every failure of a
@@ -103,7 +106,7 @@ func annotation(b *strings.Builder, level string, at diag.Pos, title, msg string
 	b.WriteString("::" + level)
 	var props []string
 	if at.File != "" {
-		props = append(props, "file="+escapeProperty(at.File))
+		props = append(props, "file="+escapeProperty(ciText(at.File)))
 		if at.Line > 0 {
 			props = append(props, fmt.Sprintf("line=%d", at.Line))
 		}
@@ -111,10 +114,18 @@ func annotation(b *strings.Builder, level string, at diag.Pos, title, msg string
 			props = append(props, fmt.Sprintf("col=%d", at.Col))
 		}
 	}
-	props = append(props, "title="+escapeProperty("agenttest "+title))
+	props = append(props, "title="+escapeProperty(ciText("agenttest "+title)))
 	b.WriteString(" " + strings.Join(props, ","))
 	b.WriteString("::" + escapeData(strings.TrimRight(msg, "\n")) + "\n")
 }
+
+// ciText makes one line of text a suite or a platform chose (a name, a
+// path, a deployment id) safe in a job's log and its summary: escape
+// sequences are stripped, as in the message, whose text is the console's
+// uncoloured, and what remains that could drive the log viewer or
+// reorder what it shows (a lone ESC, a carriage return, a bidirectional
+// override) is written as Go escapes it.
+func ciText(s string) string { return escape.Line(StripANSI(s)) }
 
 // escapeData escapes a command's message (@actions/core escapeData).
 func escapeData(s string) string {
@@ -228,10 +239,10 @@ func writeString(w io.Writer, s, what string) error {
 }
 
 // mdText makes free text (a scenario name, a reply quoted in a failure)
-// safe in a Markdown table cell: one line, no cell separator, and no HTML,
-// which GitHub would render.
+// safe in a Markdown table cell: one line, no cell separator, no HTML,
+// which GitHub would render, and no control character (ciText).
 func mdText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = ciText(strings.Join(strings.Fields(s), " "))
 	return strings.NewReplacer("\\", "\\\\", "|", "\\|", "<", "&lt;", ">", "&gt;", "&", "&amp;", "`", "\\`",
 		"*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]").Replace(s)
 }
@@ -241,6 +252,6 @@ func mdCode(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	s = ciText(strings.Join(strings.Fields(s), " "))
 	return "`" + strings.NewReplacer("`", "'", "|", "\\|").Replace(s) + "`"
 }

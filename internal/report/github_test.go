@@ -14,12 +14,56 @@ func TestGitHubEscapes(t *testing.T) {
 	var b strings.Builder
 	annotation(&b, "error", diag.Pos{File: "suites/a,b:c.yaml", Line: 3, Col: 7}, "50% off, now: cheap\r\n",
 		"100% sure\r\nline two: a, b\n")
-	want := "::error file=suites/a%2Cb%3Ac.yaml,line=3,col=7,title=agenttest 50%25 off%2C now%3A cheap%0D%0A::" +
+	want := "::error file=suites/a%2Cb%3Ac.yaml,line=3,col=7,title=agenttest 50%25 off%2C now%3A cheap\\r\\n::" +
 		"100%25 sure%0D%0Aline two: a, b\n"
 	if got := b.String(); got != want {
 		t.Errorf("annotation:\n got %q\nwant %q", got, want)
 	}
 	if got := mdText("a | b <script>*x*</script>\nnext"); got != `a \| b &lt;script&gt;\*x\*&lt;/script&gt; next` {
 		t.Errorf("mdText = %q", got)
+	}
+}
+
+// A scenario's name, its path and a deployment id are a file's or a
+// platform's text: in the job's log (the annotations) and its summary
+// they can neither colour nor clear the log viewer nor reorder what it
+// shows, and HTML stays text. Before, the title, the file property and
+// the summary's cells carried them raw.
+func TestGitHubHostileText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in             string
+		title, summary, code string
+	}{
+		{name: "colour", in: "a \x1b[31mred\x1b[0m b",
+			title: "agenttest a red b", summary: "a red b", code: "`a red b`"},
+		{name: "screen clear and window title", in: "x\x1b[2J\x1b]0;pwn\x07y",
+			title: "agenttest xy", summary: "xy", code: "`xy`"},
+		{name: "lone escape and bell", in: "x\x1by\x07",
+			title: `agenttest x\x1by\a`, summary: `x\\x1by\\a`, code: "`x\\x1by\\a`"},
+		{name: "bidi override", in: "passed \u202edeliaf",
+			title: `agenttest passed \u202edeliaf`, summary: `passed \\u202edeliaf`, code: "`passed \\u202edeliaf`"},
+		{name: "carriage return forging a line", in: "ok\r::error::forged",
+			title: `agenttest ok\r%3A%3Aerror%3A%3Aforged`, summary: "ok ::error::forged", code: "`ok ::error::forged`"},
+		{name: "invalid UTF-8 and NUL", in: "a\xff\x00b",
+			title: `agenttest a\xff\x00b`, summary: `a\\xff\\x00b`, code: "`a\\xff\\x00b`"},
+		{name: "HTML", in: "<img src=x onerror=alert(1)>",
+			title: "agenttest <img src=x onerror=alert(1)>", summary: "&lt;img src=x onerror=alert(1)&gt;", code: "`<img src=x onerror=alert(1)>`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			annotation(&b, "error", diag.Pos{File: tc.in, Line: 1}, tc.in, "m")
+			want := "::error file=" + strings.TrimPrefix(tc.title, "agenttest ") + ",line=1,title=" + tc.title + "::m\n"
+			if got := b.String(); got != want {
+				t.Errorf("annotation:\n got %q\nwant %q", got, want)
+			}
+			if got := mdText(tc.in); got != tc.summary {
+				t.Errorf("mdText = %q, want %q", got, tc.summary)
+			}
+			if got := mdCode(tc.in); got != tc.code {
+				t.Errorf("mdCode = %q, want %q", got, tc.code)
+			}
+		})
 	}
 }
