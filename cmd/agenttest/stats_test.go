@@ -376,7 +376,7 @@ func TestHistoryOfRealReports(t *testing.T) {
 		t.Errorf("no row for %s:\n%s", scenario, out)
 		return make([]string, 5)
 	}
-	if got := row("examples/compare/restaurant.yaml: says the kitchen is nut-free"); strings.Join(got, " ") != "3 0.33 0.01–0.87 ✓✗✗ 1" {
+	if got := row("examples/compare/restaurant.yaml: says the kitchen is nut-free"); strings.Join(got, " ") != "3 0.33 0.00–0.91 ✓✗✗ 1" {
 		t.Errorf("nut-free row %q", got)
 	}
 	if got := row(statsTree + "/suites/healthy.yaml: tells callers the opening hours"); got[3] != "✓✓✓" || got[4] != "0" {

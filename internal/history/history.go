@@ -24,7 +24,8 @@ import (
 	"github.com/agenttest/agenttest/internal/stats"
 )
 
-// Level is the confidence of the pass-rate interval.
+// Level is the confidence of the pass-rate interval: both bounds hold
+// together at Level, so each is a one-sided bound at (1 + Level) / 2.
 const Level = 0.95
 
 // Verdict is a scenario's verdict in one report, as it gates a run.
@@ -94,8 +95,9 @@ type Scenario struct {
 	Quarantined []bool
 	// Passed, Failed and Errored sum its runs over the reports.
 	Passed, Failed, Errored int
-	// Lower and Upper bound its pass rate at Level (Clopper–Pearson over
-	// the pooled runs that are evidence); 0 and 1 without any.
+	// Lower and Upper bound its pass rate, together at Level
+	// (Clopper–Pearson over the pooled runs that are evidence); 0 and 1
+	// without any.
 	Lower, Upper float64
 	// Flips counts the changes between passing and failing from one
 	// report where it passed or failed to the next.
@@ -152,7 +154,7 @@ func Build(reports []*Report) *History {
 	for _, s := range h.Scenarios {
 		s.Lower, s.Upper = 0, 1
 		if n := s.Passed + s.Failed; n > 0 {
-			s.Lower, s.Upper = stats.Binomial(s.Passed, n, Level)
+			s.Lower, s.Upper = stats.Binomial(s.Passed, n, 1-(1-Level)/2)
 		}
 		// last is the side of the latest verdict that passed or failed;
 		// passedAt the latest passing report, failedAt the first failing

@@ -47,7 +47,7 @@ func repeatLine(r *result.Repeat) string {
 	case result.DecisionFailed:
 		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, formatRate(r.PassRate))
 	case result.DecisionInconclusive:
-		s := fmt.Sprintf("inconclusive: %s, the most repeat allows; rate %s–%s at %s (%s)", counts, floor2(r.Lower), ceil2(r.Upper), level, needs)
+		s := fmt.Sprintf("inconclusive: %s, the most repeat allows; rate %s–%s at %s (%s)", counts, floor2(r.Lower), ceil2(r.Upper), bothLevel(r.Level), needs)
 		if r.Needed > r.Limit {
 			s += fmt.Sprintf("; the guarantee needs up to %d runs", r.Needed)
 		}
@@ -63,6 +63,12 @@ func formatRate(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // formatLevel prints a confidence level: 95%, 99.5%.
 func formatLevel(v float64) string { return strconv.FormatFloat(v*100, 'g', 4, 64) + "%" }
+
+// bothLevel is the confidence of an interval whose two bounds each hold
+// at level (result.Repeat's Lower and Upper): each may fail with 1 −
+// level, so both hold at 1 − 2(1 − level), 90% for bounds at 95%. A
+// one-sided statement ("rate ≥ 0.80") keeps the bound's own level.
+func bothLevel(level float64) string { return formatLevel(1 - 2*(1-level)) }
 
 // floor2 and ceil2 print a bound to two places, rounded away from the
 // estimate, so that the printed bound is never tighter than the computed.
@@ -212,7 +218,7 @@ func repeatProperties(c *result.Case) []junit.Property {
 			add("repeat.confidence", formatRate(r.Confidence))
 			add("repeat.needed", strconv.Itoa(r.Needed))
 		}
-		add("repeat.interval", fmt.Sprintf("[%.3f, %.3f] at %s", math.Floor(r.Lower*1000+1e-9)/1000, math.Ceil(r.Upper*1000-1e-9)/1000, formatLevel(r.Level)))
+		add("repeat.interval", fmt.Sprintf("[%.3f, %.3f] at %s", math.Floor(r.Lower*1000+1e-9)/1000, math.Ceil(r.Upper*1000-1e-9)/1000, bothLevel(r.Level)))
 		if r.Discarded > 0 {
 			add("repeat.discarded", strconv.Itoa(r.Discarded))
 		}

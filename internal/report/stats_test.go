@@ -41,7 +41,7 @@ func TestStatsInEveryView(t *testing.T) {
 	}
 	healthy := props(byName["tells callers the opening hours"])
 	for k, v := range map[string]string{"repeat.procedure": "sprt", "repeat.decision": "passed", "repeat.runs": "28", "repeat.passed": "27",
-		"repeat.errored": "1", "repeat.confidence": "0.95", "repeat.interval": "[0.805, 1.000] at 95%"} {
+		"repeat.errored": "1", "repeat.confidence": "0.95", "repeat.interval": "[0.805, 1.000] at 90%"} {
 		if healthy[k] != v {
 			t.Errorf("property %s = %q, want %q", k, healthy[k], v)
 		}
