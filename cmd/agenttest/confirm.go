@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -151,7 +150,7 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 		if pr == nil || pr.SMS == nil {
 			continue
 		}
-		if agent, env := cmp.Or(sc.Agent, t.AgentID), cmp.Or(sc.Env, t.Env, runner.DefaultEnv); t.SMSConnector(agent, env) == "" {
+		if t.SMSConnector(agentEnv(sc, t)) == "" {
 			ds = ds.Append(diag.Diagnostic{Pos: pr.SMS.Pos,
 				Message: fmt.Sprintf("scenario %q sends an SMS probe, and target %q has no sms_connector_id (%s)", sc.Name, t.Name, config.EnvSMSConnectorID),
 				Hint:    "the connector id (X-TOKEN-ID) of the agent's SMS connector: add it to the target in agenttest.yaml, or set the variable; docs/confirmations.md, section Running confirmations"})

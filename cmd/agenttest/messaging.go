@@ -50,13 +50,19 @@ func missingConnectors(plan []*scenario.Suite, t *config.Target) diag.Diagnostic
 				Hint:    "add them to the target in agenttest.yaml, or set the variables; docs/configuration.md, section Messaging"})
 			continue
 		}
-		agent := cmp.Or(sc.Agent, t.AgentID)
-		env := cmp.Or(sc.Env, t.Env, runner.DefaultEnv)
+		agent, env := agentEnv(sc, t)
 		if _, err := t.Connector(agent, env); err != nil {
 			ds = ds.Append(diag.Diagnostic{Pos: at, Message: fmt.Sprintf("scenario %q runs over messaging: %v", sc.Name, err)})
 		}
 	}
 	return ds
+}
+
+// agentEnv is the agent and environment a scenario runs with on t, as the
+// runner resolves them when it plans the run (the suite's are already the
+// scenario's), for the checks made before it.
+func agentEnv(sc *scenario.Scenario, t *config.Target) (agent, env string) {
+	return cmp.Or(sc.Agent, t.AgentID), cmp.Or(sc.Env, t.Env, runner.DefaultEnv)
 }
 
 // messagingChannel is the run's Messaging channel: a platform client per

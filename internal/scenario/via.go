@@ -84,7 +84,8 @@ func setupOverMessaging(sc *Scenario, at diag.Pos) []diag.Diagnostic {
 	if !sc.Messaging() || at.IsZero() {
 		return nil
 	}
-	words := map[string]string{"channel": "the channel", "variant": "the variant", "asr_lang": "the ASR language", "tts_lang": "the TTS language"}
+	words := map[string]string{"channel": "the channel", "variant": "the variant", "asr_lang": "the ASR language", "tts_lang": "the TTS language",
+		"conversation_id": "the conversation id"}
 	var names []string
 	for _, k := range sc.Start.chatOnly() {
 		names = append(names, words[k])
