@@ -31,7 +31,10 @@ const (
 //     is found as the shortest leading part of the file that fails with
 //     the same error;
 //   - a plain value that starts with @ or a backtick, which YAML reserves;
-//   - a value that contains ": ", which YAML reads as a nested key.
+//   - a value that contains ": ", which YAML reads as a nested key;
+//   - a [ or { never closed, which yaml.v3 reports at a line above it in
+//     terms of the ',' or ']' it wanted, and a ] or } that closes
+//     nothing, which it reports as a key it did not find.
 //
 // Anything else is left as it was.
 func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
@@ -49,6 +52,14 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			return pos, ""
 		}
 		pos.Line, pos.Col = ln, indentCol(text(ln))
+		if _, stray := flowBrackets(lines); len(stray) > 0 {
+			for _, b := range stray {
+				if b.line == ln {
+					pos.Col = b.col
+					return pos, fmt.Sprintf("this %c closes no %c: remove it", b.ch, opener(b.ch))
+				}
+			}
+		}
 		switch {
 		case msg != "did not find expected key":
 			return pos, hintItemIndent
@@ -56,6 +67,27 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			return pos, hintListIndent
 		}
 		return pos, hintKeyIndent
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'":
+		want := '['
+		if strings.HasSuffix(msg, "'}'") {
+			want = '{'
+		}
+		var at *bracket
+		unclosed, _ := flowBrackets(lines)
+		for i, b := range unclosed {
+			// yaml.v3 reports the line of the context the flow is in,
+			// at or above the bracket.
+			if b.ch == want && b.line >= pos.Line {
+				at = &unclosed[i]
+				break
+			}
+		}
+		if at == nil {
+			return pos, ""
+		}
+		pos.Line, pos.Col = at.line, at.col
+		what := map[rune]string{'[': "list", '{': "mapping"}[want]
+		return pos, fmt.Sprintf("this %c is never closed: end the %s with %c", want, what, closer(want))
 	case "found character that cannot start any token":
 		line := text(pos.Line)
 		if col := reservedStart(line); col > 0 {
@@ -113,6 +145,114 @@ func parseError(src []byte) error {
 			return err
 		}
 	}
+}
+
+// bracket is a bracket of a YAML flow collection, at its line and column.
+type bracket struct {
+	ch        rune
+	line, col int
+}
+
+func closer(open rune) rune {
+	if open == '[' {
+		return ']'
+	}
+	return '}'
+}
+
+func opener(close rune) rune {
+	if close == ']' {
+		return '['
+	}
+	return '{'
+}
+
+// flowBrackets scans the lines of a YAML file for the brackets of flow
+// collections ([a, b] and {k: v}), skipping quoted scalars, comments and
+// block scalars' text, and returns those opened and never closed
+// (outermost first) and those that close nothing right after a flow
+// collection ended on the same line ("tags: [a, b]]"). A bracket inside a
+// plain value ("say: see [1]") opens nothing: only one where a value
+// starts, or inside a flow, does. It reads the file as a designer wrote
+// it, not as a YAML parser does, and serves only to place errors the
+// parser has already found.
+func flowBrackets(lines []string) (unclosed, stray []bracket) {
+	var stack []bracket
+	quote := rune(0)
+	block := -1 // lines indented deeper than this are a block scalar's text
+	for i, raw := range lines {
+		line := strings.TrimRight(raw, "\r\n")
+		indent := indentCol(line) - 1
+		if block >= 0 {
+			if strings.TrimSpace(line) == "" || indent > block {
+				continue
+			}
+			block = -1
+		}
+		// prev is the last character that is not a space; last the very
+		// last one.
+		prev, last, escaped, closed := ' ', ' ', false, false
+		col := 0
+	scan:
+		for _, r := range line {
+			col++
+			switch {
+			case quote == '"' && r == '\\' && !escaped:
+				escaped = true
+				continue
+			case quote != 0:
+				if r == quote && !escaped {
+					quote = 0
+				}
+			case (r == '"' || r == '\'') && strings.ContainsRune(" :-,[{", prev):
+				quote = r
+			case r == '#' && last == ' ':
+				break scan
+			case (r == '[' || r == '{') && (len(stack) > 0 || strings.ContainsRune(" :-,[{", prev)):
+				stack = append(stack, bracket{r, i + 1, col})
+			case (r == ']' || r == '}') && len(stack) > 0:
+				if stack[len(stack)-1].ch == opener(r) {
+					stack = stack[:len(stack)-1]
+					closed = len(stack) == 0
+				}
+			case (r == ']' || r == '}') && closed:
+				stray = append(stray, bracket{r, i + 1, col})
+			}
+			escaped = false
+			last = r
+			if r != ' ' {
+				prev = r
+			}
+		}
+		if len(stack) == 0 && quote == 0 && blockScalar(line) {
+			// The text is indented deeper than the key ("- say: |"), or
+			// than the item's - when the item is the text ("- |").
+			key := strings.TrimLeft(line, " ")
+			for strings.HasPrefix(key, "- ") {
+				key = strings.TrimLeft(key[2:], " ")
+			}
+			block = len(line) - len(key)
+			if key[0] == '|' || key[0] == '>' {
+				block = indent
+			}
+		}
+	}
+	return stack, stray
+}
+
+// blockScalar reports whether a line's value starts a block scalar (| or
+// >, with their indicators), whose text follows on deeper lines.
+func blockScalar(line string) bool {
+	v := strings.TrimSpace(line)
+	if _, after, ok := strings.Cut(v, ": "); ok {
+		v = strings.TrimSpace(after)
+	} else {
+		v = strings.TrimSpace(strings.TrimPrefix(v, "-"))
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = strings.TrimSpace(v[:i])
+	}
+	return v != "" && (v[0] == '|' || v[0] == '>') && strings.Trim(v[1:], "+-0123456789") == ""
 }
 
 // indentCol is the column of a line's first character after its

@@ -30,6 +30,18 @@ func TestYAMLSyntaxErrorsPointAtTheMistake(t *testing.T) {
 		{"value with a colon", head + "      - say: note: hi\n", "5:14", `a value that contains ": " must be quoted: "note: hi"`},
 		{"tag starting with @", "suite: t\ntags: [smoke, @slow]\nscenarios: []\n", "2:15", `YAML reserves @ at the start of a value: quote it ("@slow")`},
 		{"say starting with a backtick", head + "      - say: `hi`\n", "5:14", "YAML reserves ` at the start of a value: quote it (\"`hi`\")"},
+		{"list never closed", head + "      - say: hi\n        expect:\n          trace: [Greeting, Booking\n      - say: bye\n",
+			"7:18", "this [ is never closed: end the list with ]"},
+		{"list never closed, the file goes on", "suite: t\nscenarios:\n  - name: a\n    tags: [smoke, fast\n    greeting: {node: Greeting}\n",
+			"4:11", "this [ is never closed"},
+		{"inner mapping closed, outer not", head + "      - say: hi\n        expect: {response: {contains: open}\n      - say: bye\n",
+			"6:17", "this { is never closed: end the mapping with }"},
+		{"brackets in quotes, comments and plain values open nothing", head + "      - say: 'a [quoted' # [comment\n        note: see [1\n        expect: {response: {contains: \"{x\"}\n      - say: bye\n",
+			"7:17", "this { is never closed"},
+		{"brackets in a block scalar open nothing", head + "      - say: |\n          [not yaml\n        expect: [a\n",
+			"7:17", "this [ is never closed"},
+		{"bracket closing nothing", "suite: t\nscenarios:\n  - name: a\n    tags: [smoke, fast]]\n",
+			"4:24", "this ] closes no [: remove it"},
 		{"tab still wins", head + "\t- say: hi\n", "5:1", "indent with spaces"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
