@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,4 +124,39 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCompareTargetsPinnedEnvironment: a suite that says env: sandbox
+// runs in sandbox on a target side, whatever the target's env, as in run.
+// compare says so before it runs, at each scenario, for each target side
+// (before, nothing was said and both sides tested sandbox), and the gate
+// of the candidate's target refuses the comparison.
+func TestCompareTargetsPinnedEnvironment(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	suite := filepath.Join(dir, "compare", "restaurant.yaml")
+	b, err := os.ReadFile(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(suite, []byte(strings.Replace(string(b), "agent: restaurant\n", "agent: restaurant\nenv: sandbox\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	out := filepath.Join(dir, "c.json")
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
+	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
+	text := c.expect(t, exitOK,
+		"agenttest: --baseline target:prod:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox (env: in its suite or scenario, or an @env: tag), not in live, the env of target \"prod\": this side tests sandbox for it",
+		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox (env: in its suite or scenario, or an @env: tag), not in pre-release, the env of target \"rc\"",
+		"1 unchanged")
+	// Said before the sides run.
+	if w, r := strings.Index(text, "warning:"), strings.Index(text, "comparing 1 scenario"); w < 0 || r < w {
+		t.Errorf("the warnings do not precede the run:\n%s", text)
+	}
+	doc := readCompare(t, out)
+	if len(doc.Candidate.Deployments) != 1 || doc.Candidate.Deployments[0].Env != "sandbox" {
+		t.Errorf("candidate deployments %+v, want sandbox's", doc.Candidate.Deployments)
+	}
+	newCLI(t, dir, env, "gate", out, "--target", "rc").expect(t, exitFailed, `restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "rc"`)
 }
