@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
@@ -34,8 +35,11 @@ pre-release. Each SIDE is one of:
                 every selected scenario runs there, whatever env its suite
                 names
   target:NAME   a target of agenttest.yaml, run as 'agenttest run --target
-                NAME' would (its env, its keys)
-  FILE.json     a JSON report of an earlier run (agenttest run --json)
+                NAME' would (its env, its keys; a suite's env: wins, and
+                compare warns of each scenario it moves elsewhere)
+  FILE.json     a JSON report of an earlier run (agenttest run --json); a
+                baseline report of one shard (--shard) or of a
+                --rerun-failed run is refused: it holds part of a selection
 
 The sides that are not reports run the scenarios under PATH... (default
 ".", selected with --tags and --name) at the same time, in the same order
@@ -67,6 +71,10 @@ run, that needs --allow-live (or allow_live: true on the target). Each
 side reads its deployments before and after, as run does; a deployment
 that changes during a side's run errors the comparison.
 
+With --rerun-failed REPORT the sides run only that report's failed and
+errored cases; the comparison records it (rerun: {of, failed}) and
+agenttest gate refuses it, as it refuses such a run's report.
+
 --json FILE writes the comparison as JSON; --html FILE writes the
 candidate's run as an HTML report (the one 'agenttest run --html' writes)
 with the comparison as its last section (docs/reading-reports.md).
@@ -76,8 +84,9 @@ Exit codes:
   1    a scenario regressed (or changed, with --fail-on-change); a
        quarantined scenario never fails the comparison
   2    bad usage, configuration, suite files, a side that is not an
-       environment, a target or a JSON report, or the platform refused a
-       key or does not know the agent
+       environment, a target or a JSON report, a baseline report of one
+       shard or of a --rerun-failed run, or the platform refused a key
+       or does not know the agent
   3    internal error
   4    nothing regressed, but a scenario could not be compared (a side
        errored or stopped), or a deployment changed during a side's run
@@ -226,10 +235,26 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
 	var problems []string
 	for _, s := range sides {
-		if s.kind == compare.KindReport {
-			if err := s.read(st); err != nil {
-				problems = append(problems, err.Error())
-			}
+		if s.kind != compare.KindReport {
+			continue
+		}
+		if err := s.read(st); err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		part, hint := s.partial()
+		switch {
+		case part == "":
+		case s.label == "baseline":
+			// Against part of a selection, every other scenario is only
+			// on the candidate, never regressed: the comparison would
+			// pass having compared nothing of them.
+			problems = append(problems, fmt.Sprintf("--baseline %s is %s: it holds only those cases, and every other scenario would show as only on the candidate, never as regressed; %s", s.spec, part, hint))
+		default:
+			fmt.Fprintf(st.Stderr, "agenttest: compare: --candidate %s is %s: the comparison covers only those cases, and agenttest gate refuses it; %s\n", s.spec, part, hint)
+		}
+		if s.label == "candidate" && s.res != nil && len(s.res.Deployments) == 0 {
+			fmt.Fprintf(st.Stderr, "agenttest: compare: --candidate %s records no deployment (written before agenttest recorded deployments, or by a run that tested no agent): agenttest gate refuses the comparison\n", s.spec)
 		}
 	}
 	if len(problems) > 0 {
@@ -252,6 +277,11 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		Alpha: compare.DefaultAlpha, FailOnChange: o.failOnChange,
 	})
 	c.Started, c.DurationMS = started, float64(now(st).Sub(started))/float64(time.Millisecond)
+	if len(runningSides(sides)) > 0 {
+		// What the sides ran is what --rerun-failed selected: say so,
+		// as run's report does, for the gate to refuse it.
+		c.Rerun = o.rerunResult()
+	}
 
 	var out bytes.Buffer
 	if err := compare.WriteText(&out, c, compare.TextOptions{Color: useColor(st, o.noColor) && st.StdoutTTY, Verbose: o.verbose}); err != nil {
@@ -314,6 +344,23 @@ func (s *side) read(st *State) error {
 	}
 	s.res, s.state = rep.Result, rep.Status
 	return nil
+}
+
+// partial says what part of a selection a report side's run tested, with
+// what to compare instead; "" for a run of its whole selection.
+func (s *side) partial() (part, hint string) {
+	if s.res == nil {
+		return "", ""
+	}
+	if sh := s.res.Shard; sh != nil && sh.Total > 1 {
+		return fmt.Sprintf("the report of shard %d of %d of a selection of %d scenarios (run --shard)", sh.Index, sh.Total, sh.Selected),
+			"compare with the report agenttest merge writes of every shard"
+	}
+	if rr := s.res.Rerun; rr != nil {
+		return fmt.Sprintf("the report of a --rerun-failed run, of the %d failed and errored cases of %s", rr.Failed, rr.Of),
+			"compare with the report of a full run"
+	}
+	return "", ""
 }
 
 // input is the side as compare.Build takes it.
@@ -408,6 +455,12 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 			diags = append(diags, s.label)
 		}
+		if s.kind == compare.KindTarget {
+			if d := otherEnvironments(s.plan(plan), tgt); len(d) > 0 {
+				fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
+				report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			}
+		}
 	}
 	if len(diags) > 0 {
 		return reported(exitUsage)
@@ -466,6 +519,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			if err != nil {
 				return fmt.Errorf("%s: run: %w", s.label, err)
 			}
+			res.Rerun = o.rerunResult()
 			s.res, s.state = res, res.RunStatus()
 			sum := report.Summarize(res)
 			fmt.Fprintf(st.Stdout, "%s %s: %d passed, %d failed, %d errored, %d skipped in %s: %s\n", s.label, s.spec,
@@ -474,6 +528,24 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		})
 	}
 	return g.Wait()
+}
+
+// otherEnvironments warns, before a target side runs, of the scenarios
+// that run in another environment than the target's: env: in a suite or
+// scenario (or an @env: tag) wins over the target's env, as in run
+// (agentEnv, the one rule). The side then tests that environment for
+// them, and the other side of the comparison likely the same one.
+func otherEnvironments(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
+	var ds diag.Diagnostics
+	want := cmpOrDefault(t.Env)
+	for _, sc := range scenarios(plan) {
+		if _, env := agentEnv(sc, t); env != want {
+			ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: sc.Pos,
+				Message: fmt.Sprintf("scenario %q runs in %s (env: in its suite or scenario, or an @env: tag), not in %s, the env of target %q: this side tests %s for it", sc.Name, env, want, t.Name, env),
+				Hint:    "a target's env applies to suites that name none, as in run; to run every scenario in one environment, compare environments (--baseline live --candidate pre-release); agenttest gate refuses a comparison whose candidate did not test the env of the gate's target"})
+		}
+	}
+	return ds
 }
 
 // plan is the plan as the side runs it: an environment side runs every

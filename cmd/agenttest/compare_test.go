@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -36,15 +35,7 @@ type compareDoc struct {
 
 func readCompare(t *testing.T, path string) compareDoc {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc compareDoc
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc
+	return decodeFile[compareDoc](t, path)
 }
 
 // wantCompare are the classes examples/compare shows between live (1.0)
@@ -165,10 +156,12 @@ func TestCompareStoredBaseline(t *testing.T) {
 	}
 }
 
-// TestCompareTargets: target:NAME sides run as run --target would, in
-// their own env even when AGENTTEST_ENV names another.
-func TestCompareTargets(t *testing.T) {
-	t.Parallel()
+// compareTargets starts a simulator and a directory with
+// examples/compare under compare/ and an agenttest.yaml of two targets
+// of it, by ${env:SIM_URL} and ${env:SIM_KEY}: prod in live (allowed)
+// and rc in pre-release.
+func compareTargets(t *testing.T) (*simtest.Sim, string) {
+	t.Helper()
 	s := simtest.Start(t, sim.Options{Seed: 5})
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
@@ -180,6 +173,14 @@ func TestCompareTargets(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return s, dir
+}
+
+// TestCompareTargets: target:NAME sides run as run --target would, in
+// their own env even when AGENTTEST_ENV names another.
+func TestCompareTargets(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
 	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey, "AGENTTEST_ENV": "sandbox"}
 	out := filepath.Join(dir, "c.json")
 	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--json", out)
@@ -250,7 +251,8 @@ func TestGateComparison(t *testing.T) {
 	// The gate's target is in the candidate's environment, as a pipeline
 	// that promotes from pre-release gates with its pre-release target.
 	pre := map[string]string{"AGENTTEST_ENV": "pre-release"}
-	newCLI(t, repoRoot, pre, "gate", ok).expect(t, exitOK, "comparison passed", "restaurant in pre-release: tested dep-", "gate: passed")
+	newCLI(t, repoRoot, pre, "gate", ok).expect(t, exitOK, "comparison passed", "\n  compared 1 scenario: 1 changed; the candidate's 1 case: 1 passed\n",
+		"restaurant in pre-release: tested dep-", "gate: passed")
 	newCLI(t, repoRoot, pre, "gate", bad).expect(t, exitFailed, "gate: the comparison did not pass: its status is failed: 1 scenario regressed")
 	newCLI(t, repoRoot, pre, "gate", ok, "--seed", "9").expect(t, exitFailed, "restaurant in pre-release: the report tested deployment dep-")
 	newCLI(t, repoRoot, nil, "gate", ok).expect(t, exitFailed, `restaurant: the report tested pre-release, not sandbox, the environment of the gate's target "sim"`)

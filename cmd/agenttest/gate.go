@@ -31,19 +31,26 @@ promoted. It passes (exit 0) only when all of these hold:
   - the report's run passed: not failed, errored, interrupted or empty
     (for a comparison: nothing regressed);
   - its run ended no longer ago than --max-age;
-  - it tested the platform of the gate's target (build URL, workspace);
+  - it tested the platform of the gate's target (build URL, workspace),
+    and every agent in the target's environment;
+  - it tested the whole selection: not one shard (run --shard K/N), not
+    a --rerun-failed run (for a comparison: neither the comparison nor
+    its candidate report);
   - for every agent and environment it tested, it recorded the active
     deployment before the first case and after the last, unchanged;
   - the deployment active now in each of those environments is the one
     it recorded.
 
-Otherwise it refuses (exit 1) and says every reason. It calls nothing but
-GET {build_url}/v1/agents/{agentId}/deployments/active, once per agent
-and environment. The target is chosen as for run: --target NAME from
-agenttest.yaml (or its default_target), overridden field by field by the
-AGENTTEST_* variables; with none, the embedded simulator (started with
---seed, as run starts it). Promoting stays the platform's own command:
-run it right after the gate, with the deployment id the gate printed.
+Otherwise it refuses (exit 1) and says every reason. Its first lines say
+what the report tested (its cases by status; for a comparison, its
+scenarios by class too) and each deployment it checked. It calls nothing
+but GET {build_url}/v1/agents/{agentId}/deployments/active, once per
+agent and environment. The target is chosen as for run: --target NAME
+from agenttest.yaml (or its default_target), overridden field by field by
+the AGENTTEST_* variables; with none, the embedded simulator (started
+with --seed, as run starts it). Promoting stays the platform's own
+command: run it right after the gate, with the deployment id the gate
+printed.
 
 Exit codes:
   0    the report vouches for the deployments active now: promote them
@@ -152,6 +159,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
 	}
 	out.WriteString(escape.Controls(head, "\t") + "\n")
+	out.WriteString("  " + escape.Controls(ev.Tested(), "\t") + "\n")
 	for _, line := range d.Checked {
 		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
 	}
@@ -191,9 +199,7 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 		if err != nil {
 			return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
 		}
-		cand := c.Candidate
-		return gate.FromComparison(path, c.Status, c.Why, cand.Target, cand.Run.Started,
-			time.Duration(cand.Run.DurationMS*float64(time.Millisecond)), cand.Deployments), nil
+		return gate.FromComparison(path, c), nil
 	}
 	rep, err := report.ReadJSON(bytes.NewReader(data))
 	if err != nil {

@@ -55,11 +55,17 @@ type jsonReport struct {
 
 func readJSONReport(t *testing.T, path string) jsonReport {
 	t.Helper()
+	return decodeFile[jsonReport](t, path)
+}
+
+// decodeFile reads the JSON file at path into a T.
+func decodeFile[T any](t *testing.T, path string) T {
+	t.Helper()
+	var doc T
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc jsonReport
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -219,12 +225,12 @@ func TestGate(t *testing.T) {
 		g.expect(t, tc.code, tc.want...)
 	}
 	for _, tc := range []testCase{
-		{name: "fresh and green", code: exitOK, want: []string{"gate: passed", "restaurant in sandbox: tested dep-"}},
+		{name: "fresh and green", code: exitOK, want: []string{"gate: passed", "run passed, ended ", "ago)\n  tested 2 cases: 2 passed\n  restaurant in sandbox: tested dep-"}},
 		{name: "stale", later: 25 * time.Hour, code: exitFailed, want: []string{"older than --max-age 24h0m0s"}},
 		{name: "stale but within --max-age", later: 25 * time.Hour, gateArgs: []string{"--max-age", "48h"}, code: exitOK},
-		{name: "failed", suite: "testdata/fail", code: exitFailed, want: []string{"the run did not pass: its status is failed: a check failed"}},
+		{name: "failed", suite: "testdata/fail", code: exitFailed, want: []string{"the run did not pass: its status is failed: a check failed", "\n  tested 2 cases: 1 passed, 1 failed\n"}},
 		{name: "empty", args: []string{"--name", "no such scenario", "--allow-empty"}, code: exitFailed,
-			want: []string{"its status is empty: nothing was tested", "the report records no deployment"}},
+			want: []string{"its status is empty: nothing was tested", "the report records no deployment", "\n  tested no case\n"}},
 		{name: "replaced", before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
 			want: []string{"restaurant in sandbox: the report tested deployment dep-", "is active now: test the deployment you promote"}},
 		{name: "a shard's report", args: []string{"--shard", "1/2"}, code: exitFailed,

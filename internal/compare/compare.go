@@ -132,6 +132,11 @@ type Comparison struct {
 	Why    string           `json:"why,omitempty"`
 	// Options are the thresholds used.
 	Options Options `json:"options"`
+	// Rerun is set when the sides that ran selected with --rerun-failed:
+	// they tested an earlier run's failed and errored cases again, not
+	// the selection, and `agenttest gate` refuses the comparison as it
+	// refuses such a run's report.
+	Rerun *result.Rerun `json:"rerun,omitempty"`
 	// Baseline and Candidate are the two sides.
 	Baseline  Side `json:"baseline"`
 	Candidate Side `json:"candidate"`
@@ -152,6 +157,12 @@ type Side struct {
 	Report string        `json:"report,omitempty"`
 	Target result.Target `json:"target"`
 	Run    SideRun       `json:"run"`
+	// Shard and Rerun are the side's run's, as its result records them:
+	// a report of one shard (run --shard K/N) or of a --rerun-failed run
+	// holds part of its selection. `agenttest gate` refuses a comparison
+	// whose candidate is such a report, as it refuses the report alone.
+	Shard *result.Shard `json:"shard,omitempty"`
+	Rerun *result.Rerun `json:"rerun,omitempty"`
 	// Deployments are the side's deployment evidence (the run report's
 	// form); `agenttest gate` reads the candidate's.
 	Deployments []*result.Deployment `json:"deployments"`

@@ -405,3 +405,48 @@ func TestHostileText(t *testing.T) {
 		}
 	}
 }
+
+// TestSideOfPartialRun: a side whose run tested part of its selection (a
+// shard's report, a --rerun-failed run) says so in the JSON, read back
+// as written, and in the side's line of the text; a run of the whole
+// selection says neither.
+func TestSideOfPartialRun(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	base.Rerun = &result.Rerun{Of: "first.json", Failed: 3}
+	cand.Shard = &result.Shard{Index: 2, Total: 4, Selection: "sel-1", Selected: 47}
+	c := build(base, cand, DefaultOptions())
+	c.Rerun = &result.Rerun{Of: "first.json", Failed: 3}
+	var js, text bytes.Buffer
+	if err := WriteJSON(&js, c); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON(bytes.NewReader(js.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Rerun == nil || *back.Rerun != *c.Rerun || back.Baseline.Rerun == nil || *back.Baseline.Rerun != *base.Rerun ||
+		back.Candidate.Shard == nil || *back.Candidate.Shard != *cand.Shard || back.Baseline.Shard != nil || back.Candidate.Rerun != nil {
+		t.Errorf("read back: rerun %+v, baseline %+v %+v, candidate %+v %+v", back.Rerun, back.Baseline.Shard, back.Baseline.Rerun, back.Candidate.Shard, back.Candidate.Rerun)
+	}
+	if err := WriteText(&text, c, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"baseline  live (target live, env live): run failed, started 2026-03-14 09:00:00Z, a rerun of the 3 failed and errored cases of first.json\n",
+		"candidate pre-release (target pre-release, env pre-release): run failed, started 2026-03-14 09:00:00Z, shard 2 of 4\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	// A whole run: no member, as in the golden JSON.
+	whole, _ := sides()
+	var plain bytes.Buffer
+	if err := WriteJSON(&plain, build(whole, whole, DefaultOptions())); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), `"rerun"`) || strings.Contains(plain.String(), `"shard"`) {
+		t.Errorf("a comparison of whole runs names a rerun or a shard:\n%s", plain.String())
+	}
+}

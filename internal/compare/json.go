@@ -19,6 +19,8 @@ import (
 //	status     passed | failed | errored | interrupted | empty
 //	why        what decided the status ("1 scenario regressed")
 //	options    {latency_min_shift_ms, latency_min_ratio, alpha, fail_on_change}
+//	rerun      {of, failed}: the sides that ran selected with --rerun-failed
+//	            (absent otherwise)
 //	baseline, candidate: side
 //	counts     {total, regressed, fixed, changed, slower, faster, unchanged,
 //	            not_compared, only_baseline, only_candidate}
@@ -31,7 +33,10 @@ import (
 //	side       {spec, kind: environment | target | report, env, report,
 //	            target: {name, build_url, runtime_url, account_id, env,
 //	            embedded}, run: {started, duration_ms, status, interrupted,
-//	            stop}, deployments: [deployment]}
+//	            stop}, shard: {index, total, selection, selected},
+//	            rerun: {of, failed}, deployments: [deployment]}
+//	            (shard and rerun as the side's run report has them; absent
+//	            for a run of the whole selection)
 //	pair       {file, name, pos: {file, line, col}, class, note, quarantined,
 //	            baseline: outcome, candidate: outcome, changes: [change],
 //	            latency: {baseline_turns, candidate_turns, baseline_median_ms,

@@ -93,6 +93,12 @@ func (t *text) side(label string, s Side) {
 	if !s.Run.Started.IsZero() {
 		fmt.Fprintf(&t.b, ", started %s", s.Run.Started.UTC().Format("2006-01-02 15:04:05Z"))
 	}
+	if sh := s.Shard; sh != nil && sh.Total > 1 {
+		fmt.Fprintf(&t.b, ", shard %d of %d", sh.Index, sh.Total)
+	}
+	if rr := s.Rerun; rr != nil {
+		fmt.Fprintf(&t.b, ", a rerun of the %d failed and errored cases of %s", rr.Failed, escape.Line(rr.Of))
+	}
 	t.b.WriteString("\n")
 	for _, d := range s.Deployments {
 		line := fmt.Sprintf("  deployment of %s in %s: %s", escape.Line(d.Agent), escape.Line(d.Env), escape.Line(d.ID))

@@ -3,26 +3,29 @@
 // the platform's promote command. It is pure: the command reads the report
 // and the deployments active now, and Check weighs them.
 //
-//	ev := gate.FromRun(path, rep)               // a report of agenttest run
-//	active := map[gate.Key]gate.Active{...}      // read now, per agent and env
+//	ev := gate.FromRun(path, rep.Result, rep.Status) // a report of agenttest run
+//	active := map[gate.Key]gate.Active{...}          // read now, per agent and env
 //	d := gate.Check(ev, gate.Options{Now: now, MaxAge: 24 * time.Hour}, active)
 //	if !d.Passed() { ... d.Reasons ... }
 //
 // The gate passes only when every one of these holds: the run (or the
 // comparison) passed; it concluded no longer ago than MaxAge; it ran
 // against the same platform and environment as the gate's target, over
-// its whole selection (not one shard); it recorded deployment
+// its whole selection (not one shard, not a rerun of failures; for a
+// comparison, neither its own nor its candidate's); it recorded deployment
 // evidence for every agent and environment, unchanged during the run; and
 // the deployment active now in each of those environments is the one it
 // tested.
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -48,8 +51,29 @@ type Evidence struct {
 	// tested a share of its selection, and only the merged report of
 	// every shard vouches for the whole.
 	Shard *result.Shard
-	// Rerun is set when the report is of a --rerun-failed run: it tested
-	// an earlier run's failures again, not the selection.
+	// Rerun is set when the report is of a --rerun-failed run, or is a
+	// comparison whose sides ran with --rerun-failed: it tested an
+	// earlier run's failures again, not the selection.
+	Rerun *result.Rerun
+	// Candidate is set for a comparison whose candidate is a stored
+	// report (a side of kind report): what the gate refuses of that
+	// report alone, it refuses through the comparison too.
+	Candidate *StoredRun
+	// Cases counts the cases the report tested by status (for a
+	// comparison, its candidate's); Pairs, for a comparison, counts its
+	// pairs by class. They say what the evidence is the verdict of
+	// (Tested), so that an empty or tiny selection shows in a CI log.
+	Cases map[result.Status]int
+	Pairs *compare.Counts
+}
+
+// StoredRun is the run of a stored report a comparison's side read.
+type StoredRun struct {
+	// Path is the report as the comparison names it.
+	Path string
+	// Shard and Rerun are that report's run's (nil for a run of its
+	// whole selection).
+	Shard *result.Shard
 	Rerun *result.Rerun
 }
 
@@ -129,9 +153,25 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		refuse("the report is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; gate the report agenttest merge writes of every shard", sh.Index, sh.Total, sh.Selected)
 	}
 	if rr := ev.Rerun; rr != nil {
-		refuse("the report reruns the failed and errored cases of %s (%d): it tested those again, not the whole selection; gate the report of a full run", rr.Of, rr.Failed)
+		if ev.What == whatComparison {
+			refuse("the comparison reruns the failed and errored cases of %s (%d): it compared those again, not the whole selection; gate a comparison of the whole selection", rr.Of, rr.Failed)
+		} else {
+			refuse("the report reruns the failed and errored cases of %s (%d): it tested those again, not the whole selection; gate the report of a full run", rr.Of, rr.Failed)
+		}
 	}
-	if len(ev.Deployments) == 0 {
+	if c := ev.Candidate; c != nil {
+		if sh := c.Shard; sh != nil && sh.Total > 1 {
+			refuse("the comparison's candidate, report %s, is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; compare with the report agenttest merge writes of every shard", c.Path, sh.Index, sh.Total, sh.Selected)
+		}
+		if rr := c.Rerun; rr != nil {
+			refuse("the comparison's candidate, report %s, reruns the failed and errored cases of %s (%d): it tested those again, not the whole selection; compare with the report of a full run", c.Path, rr.Of, rr.Failed)
+		}
+	}
+	switch {
+	case len(ev.Deployments) > 0:
+	case ev.What == whatComparison:
+		refuse("the comparison records no deployment of its candidate: a candidate report written before agenttest recorded deployments, or a candidate that tested no agent; compare again with a candidate run that records them")
+	default:
 		refuse("the report records no deployment: it was written before agenttest recorded deployments, or by a run that tested no agent; run the tests again")
 	}
 	unreadable, other := 0, len(d.Reasons)
@@ -225,10 +265,23 @@ func roundAge(d time.Duration) time.Duration {
 	return d.Round(time.Minute)
 }
 
+// What the evidence is the verdict of (Evidence.What).
+const (
+	whatRun        = "run"
+	whatComparison = "comparison"
+)
+
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
-	ev := Evidence{Path: path, What: "run", Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun}
+	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, Cases: map[result.Status]int{}}
+	for _, f := range r.Files {
+		for _, c := range f.Cases {
+			if c != nil {
+				ev.Cases[c.Status]++
+			}
+		}
+	}
 	if !r.Started.IsZero() {
 		ev.Concluded = r.Started.Add(r.Duration)
 	}
@@ -251,14 +304,86 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 // FromComparison is the evidence of a comparison (agenttest compare
 // --json): it passed when nothing regressed, and it vouches for the
 // candidate: its platform and its deployments, as of the end of its run.
-func FromComparison(path string, status result.RunStatus, why string, candidate result.Target, started time.Time, duration time.Duration, deployments []*result.Deployment) Evidence {
-	ev := Evidence{Path: path, What: "comparison", Status: string(status), Passed: status == result.RunPassed, Why: why,
-		Target: candidate, Deployments: deployments}
-	if status == result.RunPassed {
+// A candidate that is a stored report brings that report's shard and
+// rerun; the comparison's own --rerun-failed is its Rerun.
+func FromComparison(path string, c *compare.Comparison) Evidence {
+	cand := c.Candidate
+	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
+		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &c.Counts}
+	if c.Status == result.RunPassed {
 		ev.Why = ""
 	}
-	if !started.IsZero() {
-		ev.Concluded = started.Add(duration)
+	if !cand.Run.Started.IsZero() {
+		ev.Concluded = cand.Run.Started.Add(time.Duration(cand.Run.DurationMS * float64(time.Millisecond)))
+	}
+	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil) {
+		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun}
+	}
+	for _, p := range c.Pairs {
+		if p != nil && p.Candidate != nil {
+			ev.Cases[p.Candidate.Status]++
+		}
 	}
 	return ev
+}
+
+// Tested says what the evidence tested, for the gate's header: its
+// cases by status (a comparison: its pairs by class, then its
+// candidate's cases), so that a reader of a CI log sees at once that the
+// report is not of an empty or tiny selection.
+func (ev Evidence) Tested() string {
+	cases := tally(ev.Cases)
+	if ev.Pairs == nil {
+		return "tested " + cases
+	}
+	n := *ev.Pairs
+	var parts []string
+	for _, cl := range compare.Classes {
+		if k := n.Of(cl); k > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, classLabel[cl]))
+		}
+	}
+	out := fmt.Sprintf("compared %d %s", n.Total, plural(n.Total, "scenario", "scenarios"))
+	if len(parts) > 0 {
+		out += ": " + strings.Join(parts, ", ")
+	}
+	return out + "; the candidate's " + cases
+}
+
+// classLabel is how Tested names a class.
+var classLabel = map[compare.Class]string{
+	compare.Regressed: "regressed", compare.Fixed: "fixed", compare.Changed: "changed", compare.Slower: "slower",
+	compare.Faster: "faster", compare.Unchanged: "unchanged", compare.NotCompared: "not compared",
+	compare.OnlyBaseline: "only on the baseline", compare.OnlyCandidate: "only on the candidate",
+}
+
+// statusOrder is the order Tested lists statuses in: the verdicts, then
+// what was not run.
+var statusOrder = []result.Status{result.Passed, result.Flaky, result.Failed, result.Errored, result.Skipped, result.Pending}
+
+// tally renders cases by status: "6 cases: 5 passed, 1 flaky".
+func tally(cases map[result.Status]int) string {
+	total := 0
+	var parts []string
+	for _, s := range statusOrder {
+		if k := cases[s]; k > 0 {
+			total += k
+			name := s.String()
+			if s == result.Pending {
+				name = "not run"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", k, name))
+		}
+	}
+	if total == 0 {
+		return "no case"
+	}
+	return fmt.Sprintf("%d %s: %s", total, plural(total, "case", "cases"), strings.Join(parts, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

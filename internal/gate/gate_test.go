@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -108,6 +109,24 @@ func TestCheck(t *testing.T) {
 		{name: "another environment besides the target's", edit: func(ev *Evidence) {
 			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "live", ID: "dep-7", After: "dep-7"})
 		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}, {"clinic", "live"}: {ID: "dep-7"}}},
+		// A comparison vouches for no more than its candidate's run:
+		// not when it reran failures, nor when its candidate is a report
+		// of a shard or of a rerun.
+		{name: "a comparison of reruns", edit: func(ev *Evidence) { ev.What, ev.Rerun = "comparison", &result.Rerun{Of: "first.json", Failed: 1} },
+			want: []string{"the comparison reruns the failed and errored cases of first.json (1): it compared those again, not the whole selection; gate a comparison of the whole selection"}},
+		{name: "a comparison with a shard's report", edit: func(ev *Evidence) {
+			ev.What, ev.Candidate = "comparison", &StoredRun{Path: "pre.json", Shard: &result.Shard{Index: 1, Total: 2, Selected: 6}}
+		},
+			want: []string{"the comparison's candidate, report pre.json, is shard 1 of 2: it tested its share of the selection's 6 scenarios, not all of them; compare with the report agenttest merge writes of every shard"}},
+		{name: "a comparison with the only shard's report", edit: func(ev *Evidence) {
+			ev.What, ev.Candidate = "comparison", &StoredRun{Path: "pre.json", Shard: &result.Shard{Index: 1, Total: 1, Selected: 6}}
+		}},
+		{name: "a comparison with a rerun's report", edit: func(ev *Evidence) {
+			ev.What, ev.Candidate = "comparison", &StoredRun{Path: "pre.json", Rerun: &result.Rerun{Of: "first.json", Failed: 2}}
+		},
+			want: []string{"the comparison's candidate, report pre.json, reruns the failed and errored cases of first.json (2): it tested those again, not the whole selection; compare with the report of a full run"}},
+		{name: "a comparison without deployments", edit: func(ev *Evidence) { ev.What, ev.Deployments = "comparison", nil },
+			want: []string{"the comparison records no deployment of its candidate"}},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
@@ -125,5 +144,70 @@ func TestFromRun(t *testing.T) {
 	}
 	if n := Needed(ev); len(n) != 0 {
 		t.Errorf("needed %v: a changed deployment needs no read", n)
+	}
+}
+
+// TestFromComparison: a comparison's evidence is its candidate's: its
+// target, deployments and run time; a candidate that is a report brings
+// that report's shard and rerun, and the comparison's own --rerun-failed
+// is its rerun.
+func TestFromComparison(t *testing.T) {
+	started := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	dep := &result.Deployment{Agent: "restaurant", Env: "pre-release", ID: "dep-1", After: "dep-1"}
+	comparison := func() *compare.Comparison {
+		return &compare.Comparison{Status: result.RunPassed, Why: "nothing regressed",
+			Counts: compare.Counts{Total: 3, Fixed: 1, Unchanged: 1, OnlyBaseline: 1},
+			Candidate: compare.Side{Spec: "pre.json", Kind: compare.KindReport, Report: "pre.json", Target: result.Target{Name: "pre"},
+				Run: compare.SideRun{Started: started, DurationMS: 1500}, Deployments: []*result.Deployment{dep}},
+			Pairs: []*compare.Pair{
+				{Class: compare.Fixed, Candidate: &compare.Outcome{Status: result.Passed}},
+				{Class: compare.Unchanged, Candidate: &compare.Outcome{Status: result.Flaky}},
+				{Class: compare.OnlyBaseline},
+			}}
+	}
+	ev := FromComparison("c.json", comparison())
+	if !ev.Passed || ev.Why != "" || ev.What != "comparison" || ev.Target.Name != "pre" || len(ev.Deployments) != 1 ||
+		!ev.Concluded.Equal(started.Add(1500*time.Millisecond)) || ev.Candidate != nil || ev.Rerun != nil {
+		t.Errorf("evidence %+v", ev)
+	}
+	if got, want := ev.Tested(), "compared 3 scenarios: 1 fixed, 1 unchanged, 1 only on the baseline; the candidate's 2 cases: 1 passed, 1 flaky"; got != want {
+		t.Errorf("tested %q, want %q", got, want)
+	}
+
+	c := comparison()
+	c.Rerun = &result.Rerun{Of: "first.json", Failed: 4}
+	c.Candidate.Shard = &result.Shard{Index: 1, Total: 2}
+	ev = FromComparison("c.json", c)
+	if ev.Rerun != c.Rerun || ev.Candidate == nil || ev.Candidate.Path != "pre.json" || ev.Candidate.Shard != c.Candidate.Shard {
+		t.Errorf("rerun %+v candidate %+v", ev.Rerun, ev.Candidate)
+	}
+	// A side that ran now is no stored report: its rerun is the
+	// comparison's own.
+	c = comparison()
+	c.Candidate.Kind, c.Candidate.Rerun = compare.KindEnvironment, &result.Rerun{Of: "first.json", Failed: 4}
+	if ev := FromComparison("c.json", c); ev.Candidate != nil {
+		t.Errorf("a running side read as a stored report: %+v", ev.Candidate)
+	}
+}
+
+// TestTested: the gate's header says what the report tested, by status,
+// so that an empty or tiny selection shows.
+func TestTested(t *testing.T) {
+	for _, tc := range []struct {
+		cases map[result.Status]int
+		want  string
+	}{
+		{nil, "tested no case"},
+		{map[result.Status]int{result.Passed: 1}, "tested 1 case: 1 passed"},
+		{map[result.Status]int{result.Skipped: 45, result.Passed: 2, result.Pending: 1, result.Errored: 1, result.Failed: 3, result.Flaky: 1},
+			"tested 53 cases: 2 passed, 1 flaky, 3 failed, 1 errored, 45 skipped, 1 not run"},
+	} {
+		if got := (Evidence{Cases: tc.cases}).Tested(); got != tc.want {
+			t.Errorf("tested %q, want %q", got, tc.want)
+		}
+	}
+	r := &result.Result{Files: []*result.File{{Cases: []*result.Case{{Status: result.Passed}, {Status: result.Skipped}, nil}}}}
+	if got, want := FromRun("r.json", r, result.RunPassed).Tested(), "tested 2 cases: 1 passed, 1 skipped"; got != want {
+		t.Errorf("tested %q, want %q", got, want)
 	}
 }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The gate vouches through a comparison for no more than it vouches for
+// through a run report: these tests close the comparison's path.
+
+// preRelease is the environment of a gate whose target promotes from
+// pre-release, the candidate of these comparisons.
+var preRelease = map[string]string{"AGENTTEST_ENV": "pre-release"}
+
+// TestGateRefusesRerunComparison: compare --rerun-failed re-tests only an
+// earlier run's failures; its comparison says so (rerun: {of, failed},
+// on each side that ran, too) and the gate refuses it as it refuses a
+// --rerun-failed run's report. Before, the comparison carried no mark
+// and the gate passed it. The same scenario compared as a selection of
+// its own passes, so the refusal is the rerun's.
+func TestGateRefusesRerunComparison(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	live, rerun, named := filepath.Join(dir, "live.json"), filepath.Join(dir, "rerun.json"), filepath.Join(dir, "named.json")
+	// live (1.0) fails the one scenario pre-release (1.1) fixes.
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "live", "--allow-live", "--json", live).expect(t, exitFailed)
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "--allow-live",
+		"--rerun-failed", live, "--json", rerun).
+		expect(t, exitOK, "comparing 1 scenario", "1 fixed", "a rerun of the 1 failed and errored cases of "+live)
+	doc := readCompareRerun(t, rerun)
+	if doc.Rerun == nil || doc.Rerun.Of != live || doc.Rerun.Failed != 1 {
+		t.Errorf("comparison's rerun %+v, want of %s, 1 failed", doc.Rerun, live)
+	}
+	if doc.Candidate.Rerun == nil || doc.Baseline.Rerun == nil {
+		t.Errorf("sides' rerun %+v %+v, want both set", doc.Baseline.Rerun, doc.Candidate.Rerun)
+	}
+	newCLI(t, repoRoot, preRelease, "gate", rerun).expect(t, exitFailed,
+		"compared 1 scenario: 1 fixed; the candidate's 1 case: 1 passed",
+		"gate: the comparison reruns the failed and errored cases of "+live+" (1): it compared those again, not the whole selection")
+
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+		"--name", "tells callers when the restaurant closes", "--json", named).expect(t, exitOK, "1 fixed")
+	if doc := readCompareRerun(t, named); doc.Rerun != nil || doc.Candidate.Rerun != nil {
+		t.Errorf("a comparison without --rerun-failed says rerun %+v", doc.Rerun)
+	}
+	newCLI(t, repoRoot, preRelease, "gate", named).expect(t, exitOK, "gate: passed")
+}
+
+// compareRerunDoc is what these tests read of a comparison's selection.
+type compareRerunDoc struct {
+	Rerun *struct {
+		Of     string
+		Failed int
+	}
+	Baseline, Candidate struct {
+		Rerun *struct{ Of string }
+		Shard *struct{ Index, Total int }
+	}
+}
+
+func readCompareRerun(t *testing.T, path string) compareRerunDoc {
+	t.Helper()
+	return decodeFile[compareRerunDoc](t, path)
+}
+
+// TestGateComparisonOfStoredCandidate: a comparison whose candidate is a
+// stored report vouches for no more than that report: a shard's report
+// and a --rerun-failed run's report are refused through a comparison as
+// they are alone (before, both comparisons passed the gate), and a
+// report without deployment evidence is refused with the comparison's
+// words. compare warns of each while it compares. A baseline report of
+// a shard or a rerun is refused by compare itself (exit 2): every other
+// scenario would show as only on the candidate, never as regressed.
+func TestGateComparisonOfStoredCandidate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	run := func(code int, args ...string) {
+		t.Helper()
+		newCLI(t, repoRoot, nil, append([]string{"run", "examples/compare"}, args...)...).expect(t, code)
+	}
+	two := "/offers a booking|answers menu/"
+	run(exitFailed, "--env", "live", "--allow-live", "--json", at("live.json"))
+	run(exitOK, "--env", "pre-release", "--name", two, "--shard", "1/2", "--json", at("shard.json"))
+	// The rerun runs the files live.json names: no path.
+	newCLI(t, repoRoot, nil, "run", "--env", "pre-release", "--rerun-failed", at("live.json"), "--json", at("rerun.json")).expect(t, exitOK)
+	run(exitOK, "--env", "pre-release", "--name", "offers a booking", "--json", at("bare.json"))
+	editReport(t, at("bare.json"), func(doc map[string]any) { delete(doc, "deployments") })
+
+	type testCase struct {
+		name, candidate, filter string
+		warn, refuse            string
+	}
+	for _, tc := range []testCase{
+		{name: "a shard's report", candidate: "shard.json", filter: two,
+			warn:   "--candidate " + at("shard.json") + " is the report of shard 1 of 2 of a selection of 2 scenarios (run --shard): the comparison covers only those cases, and agenttest gate refuses it",
+			refuse: "gate: the comparison's candidate, report " + at("shard.json") + ", is shard 1 of 2: it tested its share of the selection's 2 scenarios, not all of them"},
+		{name: "a rerun's report", candidate: "rerun.json", filter: "closes",
+			warn:   "--candidate " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 failed and errored cases of " + at("live.json"),
+			refuse: "gate: the comparison's candidate, report " + at("rerun.json") + ", reruns the failed and errored cases of " + at("live.json") + " (1): it tested those again"},
+		{name: "a report without deployments", candidate: "bare.json", filter: "offers a booking",
+			warn:   "--candidate " + at("bare.json") + " records no deployment",
+			refuse: "gate: the comparison records no deployment of its candidate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "c.json")
+			compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", at(tc.candidate), "examples/compare", "--allow-live",
+				"--name", tc.filter, "--json", out).expect(t, exitOK, "status: passed", tc.warn)
+			newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, tc.refuse)
+		})
+	}
+	for _, tc := range []struct{ baseline, want string }{
+		{"shard.json", "--baseline " + at("shard.json") + " is the report of shard 1 of 2 of a selection of 2 scenarios (run --shard): it holds only those cases, and every other scenario would show as only on the candidate, never as regressed; compare with the report agenttest merge writes of every shard"},
+		{"rerun.json", "--baseline " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 failed and errored cases of " + at("live.json") + ": it holds only those cases"},
+	} {
+		t.Run("baseline "+tc.baseline, func(t *testing.T) {
+			t.Parallel()
+			c := compareCLI(t, repoRoot, nil, "compare", "--baseline", at(tc.baseline), "--candidate", "pre-release", "examples/compare")
+			if out := c.expect(t, exitUsage, tc.want); strings.Contains(out, "comparing") {
+				t.Errorf("compare ran sides before refusing its baseline:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestCompareTargetsPinnedEnvironment: a suite that says env: sandbox
+// runs in sandbox on a target side, whatever the target's env, as in run.
+// compare says so before it runs, at each scenario, for each target side
+// (before, nothing was said and both sides tested sandbox), and the gate
+// of the candidate's target refuses the comparison.
+func TestCompareTargetsPinnedEnvironment(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	suite := filepath.Join(dir, "compare", "restaurant.yaml")
+	b, err := os.ReadFile(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(suite, []byte(strings.Replace(string(b), "agent: restaurant\n", "agent: restaurant\nenv: sandbox\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	out := filepath.Join(dir, "c.json")
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
+	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
+	text := c.expect(t, exitOK,
+		"agenttest: --baseline target:prod:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox (env: in its suite or scenario, or an @env: tag), not in live, the env of target \"prod\": this side tests sandbox for it",
+		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox (env: in its suite or scenario, or an @env: tag), not in pre-release, the env of target \"rc\"",
+		"1 unchanged")
+	// Said before the sides run.
+	if w, r := strings.Index(text, "warning:"), strings.Index(text, "comparing 1 scenario"); w < 0 || r < w {
+		t.Errorf("the warnings do not precede the run:\n%s", text)
+	}
+	doc := readCompare(t, out)
+	if len(doc.Candidate.Deployments) != 1 || doc.Candidate.Deployments[0].Env != "sandbox" {
+		t.Errorf("candidate deployments %+v, want sandbox's", doc.Candidate.Deployments)
+	}
+	newCLI(t, dir, env, "gate", out, "--target", "rc").expect(t, exitFailed, `restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "rc"`)
+}
