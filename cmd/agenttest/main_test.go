@@ -310,7 +310,7 @@ func TestExitCodes(t *testing.T) {
 			stdout: []string{
 				"skipped suites/agent.yaml: not a suite (top-level keys: id, name, start, nodes)",
 				"skipped suites/ci.yml: not a suite (top-level keys: name, on, env, jobs)",
-				"suites/broken.yml:2: invalid YAML",
+				"suites/broken.yml:3:11: invalid YAML",
 				"suites/empty.yaml:1:1: file is empty",
 				`suites/misspelt.yaml:3:1: unknown key "scenario" in suite (did you mean "scenarios"?)`,
 			},
@@ -321,7 +321,7 @@ func TestExitCodes(t *testing.T) {
 			args: []string{"run"},
 			code: exitUsage,
 			stderr: []string{
-				"suites/broken.yml:2: invalid YAML",
+				"suites/broken.yml:3:11: invalid YAML",
 				"suites/empty.yaml:1:1: file is empty",
 				`suites/misspelt.yaml:3:1: unknown key "scenario" in suite (did you mean "scenarios"?)`,
 			},
