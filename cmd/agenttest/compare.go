@@ -15,7 +15,6 @@ import (
 
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
-	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
@@ -36,7 +35,7 @@ pre-release. Each SIDE is one of:
                 names
   target:NAME   a target of agenttest.yaml, run as 'agenttest run --target
                 NAME' would (its env, its keys; a suite's env: wins, and
-                compare warns of each scenario it moves elsewhere)
+                compare warns of the scenarios it moves elsewhere)
   FILE.json     a JSON report of an earlier run (agenttest run --json); a
                 baseline report of one shard (--shard) or of a
                 --rerun-failed run is refused: it holds part of a selection
@@ -528,24 +527,6 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		})
 	}
 	return g.Wait()
-}
-
-// otherEnvironments warns, before a target side runs, of the scenarios
-// that run in another environment than the target's: env: in a suite or
-// scenario (or an @env: tag) wins over the target's env, as in run
-// (agentEnv, the one rule). The side then tests that environment for
-// them, and the other side of the comparison likely the same one.
-func otherEnvironments(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	var ds diag.Diagnostics
-	want := cmpOrDefault(t.Env)
-	for _, sc := range scenarios(plan) {
-		if _, env := agentEnv(sc, t); env != want {
-			ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: sc.Pos,
-				Message: fmt.Sprintf("scenario %q runs in %s (env: in its suite or scenario, or an @env: tag), not in %s, the env of target %q: this side tests %s for it", sc.Name, env, want, t.Name, env),
-				Hint:    "a target's env applies to suites that name none, as in run; to run every scenario in one environment, compare environments (--baseline live --candidate pre-release); agenttest gate refuses a comparison whose candidate did not test the env of the gate's target"})
-		}
-	}
-	return ds
 }
 
 // plan is the plan as the side runs it: an environment side runs every

@@ -147,8 +147,8 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
 	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
 	text := c.expect(t, exitOK,
-		"agenttest: --baseline target:prod:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox (env: in its suite or scenario, or an @env: tag), not in live, the env of target \"prod\": this side tests sandbox for it",
-		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox (env: in its suite or scenario, or an @env: tag), not in pre-release, the env of target \"rc\"",
+		"agenttest: --baseline target:prod:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox, not in live, the env of target \"prod\": env: sandbox in a suite or scenario (or an @env: tag) wins over the target's",
+		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox, not in pre-release, the env of target \"rc\"",
 		"1 unchanged")
 	// Said before the sides run.
 	if w, r := strings.Index(text, "warning:"), strings.Index(text, "comparing 1 scenario"); w < 0 || r < w {
@@ -159,4 +159,48 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 		t.Errorf("candidate deployments %+v, want sandbox's", doc.Candidate.Deployments)
 	}
 	newCLI(t, dir, env, "gate", out, "--target", "rc").expect(t, exitFailed, `restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "rc"`)
+}
+
+// TestRunWarnsOfPinnedEnvironments: run --target rc (env pre-release)
+// over a suite that says env: sandbox tests sandbox, as documented (a
+// suite's env wins); run says so once per other environment, at the
+// first scenario, before anything runs, and goes on. Without an env
+// chosen by the user, the suites' own env: is how a project spreads its
+// scenarios, and nothing is said.
+func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	suite := filepath.Join(dir, "compare", "restaurant.yaml")
+	b, err := os.ReadFile(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(suite, []byte(strings.Replace(string(b), "agent: restaurant\n", "agent: restaurant\nenv: sandbox\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	c := newCLI(t, dir, env, "run", "--target", "rc", "compare")
+	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
+	text := c.expect(t, exitOK,
+		"compare/restaurant.yaml:24:5: warning: scenario \"says the kitchen is nut-free\" and 5 more of the 6 selected run in sandbox, not in pre-release, the env of target \"rc\": env: sandbox in a suite or scenario (or an @env: tag) wins over the target's",
+		"remove their env: to test them in pre-release",
+		"deployment of restaurant in sandbox")
+	if strings.Count(text, "warning:") != 1 {
+		t.Errorf("want one warning for the six scenarios:\n%s", text)
+	}
+	if w, r := strings.Index(text, "warning:"), strings.Index(text, "running 6 cases"); w < 0 || r < w {
+		t.Errorf("the warning does not precede the run:\n%s", text)
+	}
+	// The same run without the target's env chosen: nothing to say.
+	cfg := filepath.Join(dir, "agenttest.yaml")
+	b, err = os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), "    env: pre-release\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if text := newCLI(t, dir, env, "run", "--target", "rc", "compare").expect(t, exitOK); strings.Contains(text, "warning:") {
+		t.Errorf("a target without env warns:\n%s", text)
+	}
 }
