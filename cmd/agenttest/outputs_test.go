@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,22 +27,7 @@ func TestCucumberMessages(t *testing.T) {
 	c.expect(t, exitFailed)
 	res := readDoc(t, jsonPath).Result
 
-	f, err := os.Open(ndjson)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var envs []*messages.Envelope
-	dec := json.NewDecoder(f)
-	for {
-		var e messages.Envelope
-		if err := dec.Decode(&e); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("envelope %d: %v", len(envs)+1, err)
-		}
-		envs = append(envs, &e)
-	}
+	envs := readEnvelopes(t, ndjson)
 	if len(envs) == 0 || envs[0].Meta == nil || envs[0].Meta.ProtocolVersion == "" {
 		t.Fatalf("the stream does not start with meta")
 	}
