@@ -4,12 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // readEnvelopes reads a Cucumber Messages file with the messages
@@ -73,5 +78,54 @@ func TestCucumberErrored(t *testing.T) {
 	}
 	if finished == nil || finished.Success || !strings.HasPrefix(finished.Message, "errored: no check failed, but ") {
 		t.Errorf("testRunFinished %+v, want unsuccessful with the run's status and why", finished)
+	}
+}
+
+// A run interrupted in GitHub Actions (a cancelled job sends SIGINT, then
+// SIGTERM) says so on the job's page, before the annotations of the
+// cases that finished: an ::error of its own, and the step summary's
+// status with the scenarios it did not run. The signal comes when the
+// first case has failed; from then on the simulator holds every request,
+// so the cases after it cannot finish (as in TestInterruptWritesReports).
+func TestGitHubInterruptedRun(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	var holding atomic.Bool
+	release := make(chan struct{})
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !holding.Load() {
+			return false
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		return true
+	})
+	t.Cleanup(func() { close(release) })
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env["GITHUB_ACTIONS"], env["GITHUB_STEP_SUMMARY"] = "true", summary
+	c := newCLI(t, repoRoot, env, "run", "examples-failing/restaurant.yaml:22", "examples-failing/restaurant.yaml:30",
+		"examples-failing/restaurant.yaml:38", "--parallel", "1")
+	c.stdout.notify = func(all string) {
+		if strings.Contains(all, "FAIL ") && holding.CompareAndSwap(false, true) {
+			c.sigs <- struct{}{}
+		}
+	}
+	out := c.expect(t, exitInterrupted)
+	const why = "the run was stopped before every case finished (cancelled by a signal or a deadline): "
+	first, rest, _ := strings.Cut(out[strings.Index(out, "::"):], "\n")
+	if !strings.HasPrefix(first, "::error title=agenttest run interrupted::"+why) || !strings.HasSuffix(first, " scenarios not run; the verdicts of the others stand") {
+		t.Errorf("the first annotation does not say the run was interrupted: %s", first)
+	}
+	if !strings.Contains(rest, "::error file=examples-failing/restaurant.yaml,line=28,col=11,title=agenttest failed%3A ") {
+		t.Errorf("the failed case is not annotated after it:\n%s", rest)
+	}
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "### ⏹️ agenttest: interrupted\n\n"+why) || !strings.Contains(string(b), "| failed | reply text mismatch shows a diff |") {
+		t.Errorf("the step summary does not open with the interruption, then the failure:\n%s", b)
 	}
 }
