@@ -242,7 +242,10 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 		if c == nil {
 			continue
 		}
-		total += c.Duration
+		// Summed as the JSON report holds them (to the microsecond), so
+		// that the JUnit of a run and the one merge writes from its JSON
+		// report agree to the millisecond.
+		total += c.Duration.Truncate(time.Microsecond)
 		for _, a := range c.Attempts {
 			if a != nil && !a.Started.IsZero() && (first.IsZero() || a.Started.Before(first)) {
 				first = a.Started
