@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -127,5 +130,163 @@ func TestGitHubInterruptedRun(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(b), "### ⏹️ agenttest: interrupted\n\n"+why) || !strings.Contains(string(b), "| failed | reply text mismatch shows a diff |") {
 		t.Errorf("the step summary does not open with the interruption, then the failure:\n%s", b)
+	}
+}
+
+// The JSON report of a run that was not sharded, merged alone, writes
+// that run's reports again in every format: the same JSON and JUnit,
+// byte for byte; the same Cucumber Messages (nanoseconds aside: the JSON
+// holds microseconds); and the run's exit code. Two such reports are still refused: they are two runs. Before,
+// a single report was refused as "not a shard's report".
+func TestMergeRerenders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	run := newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/restaurant.yaml", "examples/features/restaurant.feature",
+		"--json", p("run.json"), "--junit", p("run.xml"), "--cucumber", p("run.ndjson"))
+	run.expect(t, exitFailed)
+	merge := newCLI(t, repoRoot, examplesEnv(), "merge", p("run.json"),
+		"--json", p("merged.json"), "--junit", p("merged.xml"), "--cucumber", p("merged.ndjson"), "--html", p("merged.html"))
+	out := merge.expect(t, exitFailed, "status: failed (a check failed: the agent broke an expectation)")
+	if strings.Contains(out, "::error") {
+		t.Errorf("annotations outside GitHub Actions:\n%s", out)
+	}
+	read := func(name string, normalise *regexp.Regexp) string {
+		b, err := os.ReadFile(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if normalise == nil {
+			return string(b)
+		}
+		return normalise.ReplaceAllString(string(b), "${1}N")
+	}
+	for _, tc := range []struct {
+		run, merged string
+		normalise   *regexp.Regexp
+	}{
+		{"run.json", "merged.json", nil},
+		{"run.xml", "merged.xml", nil},
+		{"run.ndjson", "merged.ndjson", regexp.MustCompile(`("nanos":)[0-9]+`)},
+	} {
+		if a, b := read(tc.run, tc.normalise), read(tc.merged, tc.normalise); a != b {
+			t.Errorf("%s differs from %s of the run:\n%s", tc.merged, tc.run, firstDiff(a, b))
+		}
+	}
+	if html := read("merged.html", nil); !strings.Contains(html, "reply text mismatch shows a diff") {
+		t.Errorf("the HTML report lacks the run's cases")
+	}
+
+	again := filepath.Join(dir, "again.json")
+	newCLI(t, repoRoot, examplesEnv(), "run", "examples/features/restaurant.feature", "--json", again).expect(t, exitOK)
+	newCLI(t, repoRoot, examplesEnv(), "merge", p("run.json"), again).expect(t, exitUsage, "not a shard's report")
+}
+
+// firstDiff shows where two texts first differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, then %d", len(al), len(bl))
+}
+
+// Merged shards write Cucumber Messages, as run does: every case a test
+// case of its pickle, its steps' statuses where the scenario broke
+// (checkCucumber). Before, merge had no --cucumber.
+func TestMergeCucumber(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	paths := []string{"examples/features/restaurant.feature", "examples-failing/restaurant.yaml"}
+	var shards []string
+	for k := 1; k <= 2; k++ {
+		shard := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		args := append([]string{"run", "--shard", fmt.Sprintf("%d/2", k), "--json", shard}, paths...)
+		newCLI(t, repoRoot, examplesEnv(), args...).run(t)
+		shards = append(shards, shard)
+	}
+	ndjson, merged := filepath.Join(dir, "merged.ndjson"), filepath.Join(dir, "merged.json")
+	args := append([]string{"merge", "--cucumber", ndjson, "--json", merged}, shards...)
+	newCLI(t, repoRoot, examplesEnv(), args...).expect(t, exitFailed)
+	res := readDoc(t, merged).Result
+	if n := len(res.Files); n != 2 {
+		t.Fatalf("merged %d files, want 2", n)
+	}
+	checkCucumber(t, ndjson, res)
+}
+
+// --cucumber of a merge reads the suite files the report names: a file
+// edited since the run, whose scenario moved or was renamed, is refused
+// before anything is written, naming the scenario.
+func TestMergeCucumberEditedSuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(text string) {
+		if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "suites", "booking.yaml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(string(src))
+	newCLI(t, dir, examplesEnv(), "run", "--json", "run.json").expect(t, exitOK)
+	newCLI(t, dir, examplesEnv(), "merge", "run.json", "--cucumber", "ok.ndjson").expect(t, exitOK)
+	for _, tc := range []struct{ name, text, want string }{
+		{"moved", "# a comment\n" + string(src), `suites/booking.yaml:22:5: scenario "says goodbye" is at line 23 of suites/booking.yaml now`},
+		{"renamed", strings.Replace(string(src), "says goodbye", "says bye", 1), `suites/booking.yaml:22:5: scenario "says goodbye" is not in suites/booking.yaml any more`},
+	} {
+		write(tc.text)
+		c := newCLI(t, dir, examplesEnv(), "merge", "run.json", "--cucumber", tc.name+".ndjson", "--json", tc.name+".json")
+		c.expect(t, exitUsage, tc.want, "the suite files changed since the run")
+		for _, f := range []string{tc.name + ".ndjson", tc.name + ".json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%s: a refused merge wrote %s", tc.name, f)
+			}
+		}
+	}
+}
+
+// Merge writes every output run writes: each flag of `run` is either a
+// report or console option, which merge has too, or one about what runs
+// and how, which a merge of finished runs has no use for. A flag added to
+// run must be placed here.
+func TestMergeOutputsMatchRun(t *testing.T) {
+	t.Parallel()
+	outputs := []string{"--allow-empty", "--coverage-from", "--cucumber", "--github", "--html", "--json", "--junit", "--no-color", "-v, --verbose"}
+	running := []string{"--allow-live", "--confidence", "--config", "--env", "--fail-fast", "--gate-alerts", "--margin", "--max-reply-bytes",
+		"--name", "--parallel", "--pass-rate", "--rate", "--rate-wait", "--repeat", "--rerun-failed", "--retries", "--seed", "--shard",
+		"--sim", "--tags", "--target", "--turn-timeout", "--webhook-listen", "--webhook-secret", "--webhook-url"}
+	flagsOf := func(cmd string) []string {
+		c := newCLI(t, "testdata/pass", nil, cmd, "--help")
+		c.expect(t, exitOK)
+		var out []string
+		for _, line := range strings.Split(c.stdout.String(), "\n") {
+			if strings.HasPrefix(line, "  -") {
+				name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+				if name == "-v," {
+					name = "-v, --verbose"
+				}
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	merge := flagsOf("merge")
+	for _, f := range flagsOf("run") {
+		switch {
+		case slices.Contains(outputs, f):
+			if !slices.Contains(merge, f) {
+				t.Errorf("run has %s, merge does not", f)
+			}
+		case !slices.Contains(running, f):
+			t.Errorf("run's %s is new: say whether merge needs it", f)
+		}
 	}
 }
