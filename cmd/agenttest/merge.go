@@ -18,7 +18,12 @@ Combines the JSON reports of the shards of one run (agenttest run
 every case with its verdict, in file order, the counts, statistics,
 deployment evidence and node coverage computed again over all of them,
 and the run's status. It prints the summary a single run would, writes
-the reports asked for, and exits with the code that run would have.
+the reports asked for (every format run writes), and exits with the code
+that run would have.
+
+The JSON report of a run that was not sharded, given alone, is the whole
+of its run: agenttest merge report.json --html report.html writes that
+run's reports again, in any format.
 
 The reports must be every shard of one selection (same paths, filters
 and suite files) on one target, each once: reports of another selection
@@ -26,6 +31,10 @@ or target, a shard given twice or a shard missing are refused, naming
 what differs (exit 2). --force merges them anyway; the scenarios of a
 missing shard have no verdict, so the merged run is then errored (exit 4)
 unless a check failed.
+
+--cucumber reads the suite files the reports name, from the working
+directory as the run did: each case's scenario must still be where the
+report says (exit 2 otherwise).
 
 Exit codes: as agenttest run (0 passed, 1 a check failed, 4 errors only,
 5 nothing tested, 130 a shard was interrupted), and 2 for bad usage, a
@@ -39,8 +48,9 @@ type mergeOptions struct {
 	force             bool
 	allowEmpty        bool
 	verbose, noColor  bool
-	// outputs: --github, --coverage-from (--cucumber needs the suite
-	// files, which a merge does not read).
+	// outputs: --cucumber, --github, --coverage-from. --cucumber is
+	// registered here, without the environment variable run reads, like
+	// merge's other report files.
 	outputs
 }
 
@@ -50,6 +60,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	f.stringVar(&o.junit, "junit", "", "", "write the merged JUnit XML report to `FILE`")
 	f.stringVar(&o.json, "json", "", "", "write the merged JSON report to `FILE`")
 	f.stringVar(&o.html, "html", "", "", "write the merged HTML report to `FILE`")
+	f.stringVar(&o.cucumber, "cucumber", "", "", "write the merged Cucumber Messages (NDJSON) to `FILE`, for Cucumber's report tools (reads the suite files the reports name)")
 	f.boolVar(&o.force, "force", "", "merge reports that are not the complete shards of one selection on one target")
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing was tested")
 	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
@@ -68,9 +79,10 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	if len(paths) == 0 {
 		problems = append(problems, "name the JSON reports of the shards (agenttest run --shard K/N --json FILE)")
 	}
-	problems = append(problems, sameReportFile(map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html})...)
+	files := map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber}
+	problems = append(problems, sameReportFile(files)...)
 	if st.PrepareReport != nil {
-		for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}} {
+		for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}, {"--cucumber", o.cucumber}} {
 			if r.path == "" {
 				continue
 			}
@@ -111,7 +123,10 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	for _, in := range inputs {
 		o.outputs.universe.Merge(coverage.Observed(in.Result))
 	}
-	if err := prepareFiles(st, "merge", map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html}); err != nil {
+	if err := o.outputs.readDocsOf(st, res, "merge"); err != nil {
+		return err
+	}
+	if err := prepareFiles(st, "merge", files); err != nil {
 		return err
 	}
 

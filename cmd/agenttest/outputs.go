@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -159,6 +161,56 @@ func (o *outputs) readDocs(st *State, plan []*scenario.Suite) error {
 		o.docs = append(o.docs, d)
 	}
 	return nil
+}
+
+// readDocsOf reads, for --cucumber, the suite files of a result that
+// ran elsewhere (merge): the files it names, from the working directory
+// as the run read them, with the scenarios it holds a case of (by file
+// and name, as --rerun-failed selects). Each case's scenario must be
+// where the report says: a file edited, moved or gone since the run
+// would pair a case with another scenario's steps, so that is a usage
+// error, found before anything is written.
+func (o *outputs) readDocsOf(st *State, res *result.Result, cmd string) error {
+	if o.cucumber == "" {
+		return nil
+	}
+	var paths []string
+	keep := map[scenario.CaseRef]bool{}
+	for f, c := range res.Scenarios() {
+		if len(paths) == 0 || paths[len(paths)-1] != argPath(f.Path) {
+			paths = append(paths, argPath(f.Path))
+		}
+		keep[scenario.CaseRef{File: argPath(cmp.Or(c.Pos.File, f.Path)), Name: c.Name}] = true
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	suites, _, err := loadSuites(st, st.Stderr, paths, false)
+	if err != nil {
+		return err
+	}
+	plan := scenario.Select(suites, scenario.Selection{Cases: keep})
+	at := map[scenario.CaseRef]diag.Pos{}
+	for _, s := range plan {
+		for _, sc := range s.Scenarios {
+			at[scenario.CaseRef{File: argPath(sc.Pos.File), Name: sc.Name}] = sc.Pos
+		}
+	}
+	var problems []string
+	for f, c := range res.Scenarios() {
+		file := argPath(cmp.Or(c.Pos.File, f.Path))
+		switch p, ok := at[scenario.CaseRef{File: file, Name: c.Name}]; {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("--cucumber: %s: scenario %q is not in %s any more", c.Pos, c.Name, file))
+		case p.Line != c.Pos.Line:
+			problems = append(problems, fmt.Sprintf("--cucumber: %s: scenario %q is at line %d of %s now", c.Pos, c.Name, p.Line, file))
+		}
+	}
+	if len(problems) > 0 {
+		problems = append(problems, "the suite files changed since the run: write --cucumber from the files it ran, or run again")
+		return usageProblems(cmd, problems...)
+	}
+	return o.readDocs(st, plan)
 }
 
 // write writes the Cucumber file and GitHub's outputs of a concluded run.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,24 +25,14 @@ func TestCucumberMessages(t *testing.T) {
 	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml",
 		"--cucumber", ndjson, "--json", jsonPath)
 	c.expect(t, exitFailed)
-	res := readDoc(t, jsonPath).Result
+	checkCucumber(t, ndjson, readDoc(t, jsonPath).Result)
+}
 
-	f, err := os.Open(ndjson)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var envs []*messages.Envelope
-	dec := json.NewDecoder(f)
-	for {
-		var e messages.Envelope
-		if err := dec.Decode(&e); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("envelope %d: %v", len(envs)+1, err)
-		}
-		envs = append(envs, &e)
-	}
+// checkCucumber checks the Cucumber Messages of a run against its
+// result (see TestCucumberMessages).
+func checkCucumber(t *testing.T, ndjson string, res *result.Result) {
+	t.Helper()
+	envs := readEnvelopes(t, ndjson)
 	if len(envs) == 0 || envs[0].Meta == nil || envs[0].Meta.ProtocolVersion == "" {
 		t.Fatalf("the stream does not start with meta")
 	}
@@ -107,8 +95,10 @@ func TestCucumberMessages(t *testing.T) {
 			attached[e.Attachment.TestCaseStartedId+" "+e.Attachment.TestStepId] = e.Attachment
 		}
 	}
-	if !sources["examples/features/restaurant.feature"] || sources["examples-failing/restaurant.yaml"] {
-		t.Errorf("sources = %v: the feature's text only (YAML is not Gherkin)", sources)
+	for _, f := range res.Files {
+		if sources[f.Path] != strings.HasSuffix(f.Path, ".feature") {
+			t.Errorf("sources = %v: the features' text only (YAML is not Gherkin)", sources)
+		}
 	}
 
 	// The last attempt of each case, by file and line of its pickle.

@@ -7,6 +7,11 @@
 //	merged, problems := merge.Shards(shards, merge.Options{})
 //	if len(problems) > 0 { ... refuse, or retry with Force }
 //
+// The report of an unsharded run, given alone, is the complete set of
+// one: it merges into the same run, so that its reports can be written
+// again in other formats (`agenttest merge report.json --html
+// report.html`).
+//
 // Shards must prove they belong together: each records its shard K/N and
 // the fingerprint of the selection it was dealt from (result.Shard), and
 // the target it ran against. Reports of other selections, of other
@@ -93,12 +98,15 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 		out.Duration = end.Sub(out.Started)
 	}
 	// Files in path order, cases in the order they are written: the order
-	// of the selection the shards were dealt from.
-	slices.SortStableFunc(out.Files, func(a, b *result.File) int { return cmp.Compare(a.Path, b.Path) })
-	for _, f := range out.Files {
-		slices.SortStableFunc(f.Cases, func(a, b *result.Case) int {
-			return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Name, b.Name))
-		})
+	// of the selection the shards were dealt from. One report has nothing
+	// to interleave and keeps the order its run wrote.
+	if len(ordered) > 1 {
+		slices.SortStableFunc(out.Files, func(a, b *result.File) int { return cmp.Compare(a.Path, b.Path) })
+		for _, f := range out.Files {
+			slices.SortStableFunc(f.Cases, func(a, b *result.Case) int {
+				return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col), cmp.Compare(a.Name, b.Name))
+			})
+		}
 	}
 	out.Deployments = mergeDeployments(ordered)
 	// Shards of a --rerun-failed run stay a rerun once merged: the gate
@@ -127,6 +135,12 @@ func shardIndex(in Input) int {
 // shards missing from it (as K/N).
 func check(in []Input) (problems, missing []string) {
 	first := in[0]
+	if len(in) == 1 && first.Result != nil && first.Result.Shard == nil {
+		// The report of a run that was not sharded is the whole of its
+		// run: merging it alone writes that run's reports again, in
+		// other formats.
+		return nil, nil
+	}
 	var total int
 	var selection string
 	seen := map[int]string{}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -83,5 +84,45 @@ func TestShards(t *testing.T) {
 	r, problems = Shards([]Input{{"1.json", passing}}, Options{Force: true})
 	if len(problems) > 0 || r.Stop == nil || r.Stop.Kind != StopMissingShards || r.RunStatus() != result.RunErrored || !strings.Contains(r.Stop.Reason, "2/3, 3/3") {
 		t.Errorf("forced: problems %v, stop %+v, status %s", problems, r.Stop, r.RunStatus())
+	}
+}
+
+// The report of a run that was not sharded, alone, is a whole run: it
+// merges into the same result, its files and cases in the order its run
+// wrote them (to write its reports again in other formats). Two of them
+// are two runs, and a lone shard is still a run with shards missing.
+func TestOneReport(t *testing.T) {
+	t.Parallel()
+	whole := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sandbox"}, Files: []*result.File{
+		{Path: "z.yaml", Suite: "z", Cases: []*result.Case{cs(9, result.Failed), cs(3, result.Passed)}},
+		{Path: "a.yaml", Suite: "a", Cases: []*result.Case{cs(1, result.Passed)}},
+	}}
+	r, problems := Shards([]Input{{"run.json", whole}}, Options{})
+	if len(problems) > 0 {
+		t.Fatalf("refused: %v", problems)
+	}
+	var got []string
+	for _, f := range r.Files {
+		for _, c := range f.Cases {
+			got = append(got, fmt.Sprintf("%s:%d", f.Path, c.Pos.Line))
+		}
+	}
+	if want := []string{"z.yaml:9", "z.yaml:3", "a.yaml:1"}; !slices.Equal(got, want) {
+		t.Errorf("cases %v, want the run's order %v", got, want)
+	}
+	if r.RunStatus() != result.RunFailed || !r.Started.Equal(t0) || r.Duration != time.Second || r.Stop != nil {
+		t.Errorf("merged run %s, started %v, duration %v, stop %+v", r.RunStatus(), r.Started, r.Duration, r.Stop)
+	}
+	for _, tc := range []struct {
+		name string
+		in   []Input
+		want string
+	}{
+		{"two runs", []Input{{"a.json", whole}, {"b.json", whole}}, "a.json: not a shard's report"},
+		{"a lone shard", []Input{{"1.json", shard(1, 2, 0)}}, "shard 2/2 missing"},
+	} {
+		if _, problems := Shards(tc.in, Options{}); !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) }) {
+			t.Errorf("%s: problems %q, want %q", tc.name, problems, tc.want)
+		}
 	}
 }

@@ -55,13 +55,17 @@ type CucumberOptions struct {
 // the attempt: the steps before the broken check PASSED, the step it
 // belongs to (the last step written at or before the failure's position)
 // FAILED with the failure as the console says it, the rest SKIPPED. An
-// errored attempt fails its step the same way, with an exception named
-// after the error's kind; a case that did not run has every step
-// SKIPPED. A FAILED step has an attachment (text/plain,
+// errored attempt fails its step the same way (Cucumber has no status
+// for it that its tools read), with an exception named after the
+// error's kind (agenttest.Error.timeout, ...) and a message whose first
+// line says it errored and who broke, not the agent (erroredLine); a
+// case that did not run has every step SKIPPED. A FAILED step has an attachment (text/plain,
 // transcript.txt), which Cucumber's report tools show under it: the
 // transcript up to the turn where the attempt broke and what was
 // confirmed, as the JUnit report writes them. The stream's success is the
-// run's status being passed.
+// run's status being passed; when it is not, testRunFinished's message
+// gives the status and what it means, as the console's last line does
+// ("interrupted: the run was stopped before every case finished").
 func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
 	cw := &cucumberWriter{w: bufio.NewWriter(w)}
 	cw.enc = json.NewEncoder(cw.w)
@@ -104,10 +108,15 @@ func WriteCucumber(w io.Writer, r *result.Result, opt CucumberOptions) error {
 			cw.testCase(r, c, ref.p, ref.locs)
 		}
 	}
-	cw.emit(&messages.Envelope{TestRunFinished: &messages.TestRunFinished{
-		Success:   r.RunStatus() == result.RunPassed,
-		Timestamp: stamp(r.Started.Add(r.Duration)),
-	}})
+	status := r.RunStatus()
+	finished := &messages.TestRunFinished{Success: status == result.RunPassed, Timestamp: stamp(r.Started.Add(r.Duration))}
+	if !finished.Success {
+		finished.Message = string(status)
+		if why := statusWhy(r, Summarize(r)); why != "" {
+			finished.Message += ": " + fileStyle.flat(why)
+		}
+	}
+	cw.emit(&messages.Envelope{TestRunFinished: finished})
 	if cw.err == nil {
 		cw.err = cw.w.Flush()
 	}
@@ -265,14 +274,17 @@ func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*message
 		exc = &messages.Exception{Type: "agenttest.Failure", Message: st.failureLine(a, f)}
 	case a.Error != nil:
 		broken = stepAt(steps, a.Error.Pos)
-		msg = st.errorLine(a, a.Error)
+		msg = erroredLine(a.Error.Kind) + "\n" + st.errorLine(a, a.Error)
 		kind := a.Error.Kind
 		if kind == "" {
 			kind = "error"
 		}
 		exc = &messages.Exception{Type: "agenttest.Error." + kind, Message: msg}
-	case a.Status == result.Failed || a.Status == result.Errored:
-		broken, msg = len(steps)-1, a.Status.String()+" without a recorded cause"
+	case a.Status == result.Errored:
+		broken, msg = len(steps)-1, erroredLine("")+"\nerrored without a recorded cause"
+		exc = &messages.Exception{Type: "agenttest.Error.error", Message: msg}
+	case a.Status == result.Failed:
+		broken, msg = len(steps)-1, "failed without a recorded cause"
 	}
 	for i, pos := range steps {
 		res := &messages.TestStepResult{Duration: duration(latencyAt(a, pos)), Status: messages.TestStepResultStatus_PASSED}
@@ -285,6 +297,31 @@ func stepResults(c *result.Case, a *result.Attempt, steps []diag.Pos) []*message
 		out[i] = res
 	}
 	return out
+}
+
+// erroredLine opens the message of a step an errored attempt fails.
+// Cucumber's statuses have no "errored": FAILED is the one status every
+// tool reading them knows and counts against the run (cucumber-json-
+// formatter's JSON has passed, failed, skipped, pending and undefined;
+// the Jenkins cucumber plugin and cucumber-html-reporter fail a build
+// on failed alone, unless told to fail on pending or undefined, and
+// json-formatter cannot convert ambiguous or unknown). So the message
+// says, before anything else, that this failure is not the agent's.
+func erroredLine(kind string) string {
+	who := "the platform or the harness"
+	switch kind {
+	case result.KindNetwork:
+		who = "the network or the platform"
+	case result.KindTimeout, result.KindHTTP, result.KindMessaging, result.KindRateLimited:
+		who = "the platform"
+	case result.KindConfig:
+		who = "the scenario's configuration"
+	case result.KindInternal:
+		who = "agenttest itself"
+	case result.KindInterrupted:
+		who = "the run's interruption"
+	}
+	return "errored, not failed: " + who + " broke, not the agent; nothing was learnt about the agent"
 }
 
 // stepAt is the index of the step a failure or an error at pos belongs to:

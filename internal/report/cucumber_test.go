@@ -1,8 +1,13 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -45,6 +50,48 @@ func TestVerdictLast(t *testing.T) {
 			}
 			if len(seen) != len(tc.c.Attempts) {
 				t.Errorf("attempts lost or repeated: %v", got)
+			}
+		})
+	}
+}
+
+// A step an errored attempt fails says first that it errored and who
+// broke, never the agent, and names the error's kind in its exception;
+// a failed check's step says what the check found.
+func TestCucumberStepBlame(t *testing.T) {
+	t.Parallel()
+	steps := []diag.Pos{pos("a.feature", 3, 5), pos("a.feature", 4, 5)}
+	type testCase struct {
+		name          string
+		a             *result.Attempt
+		message, exc  string
+		failedAtIndex int
+	}
+	errored := func(kind string) *result.Attempt {
+		return &result.Attempt{Status: result.Errored, Error: &result.Error{Pos: pos("a.feature", 4, 5), Kind: kind, Message: "it broke"}}
+	}
+	for _, tc := range []testCase{
+		{name: "http", a: errored(result.KindHTTP), failedAtIndex: 1, exc: "agenttest.Error.http",
+			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: http: it broke"},
+		{name: "network", a: errored(result.KindNetwork), failedAtIndex: 1, exc: "agenttest.Error.network",
+			message: "errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: network: it broke"},
+		{name: "config", a: errored(result.KindConfig), failedAtIndex: 1, exc: "agenttest.Error.config",
+			message: "errored, not failed: the scenario's configuration broke, not the agent; nothing was learnt about the agent\na.feature:4:5: config: it broke"},
+		{name: "internal", a: errored(result.KindInternal), failedAtIndex: 1, exc: "agenttest.Error.internal",
+			message: "errored, not failed: agenttest itself broke, not the agent; nothing was learnt about the agent\na.feature:4:5: internal: it broke"},
+		{name: "no cause", a: &result.Attempt{Status: result.Errored}, failedAtIndex: 1, exc: "agenttest.Error.error",
+			message: "errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent\nerrored without a recorded cause"},
+		{name: "failed check", a: &result.Attempt{Status: result.Failed, Failures: []assert.Failure{{Pos: pos("a.feature", 3, 9), Key: "reply", Message: "reply does not match"}}},
+			failedAtIndex: 0, exc: "agenttest.Failure", message: "a.feature:3:9: reply does not match"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := stepResults(&result.Case{Status: tc.a.Status}, tc.a, steps)
+			got := res[tc.failedAtIndex]
+			if got.Status != messages.TestStepResultStatus_FAILED || !strings.HasPrefix(got.Message, tc.message) {
+				t.Errorf("step %d: %s %q, want FAILED %q", tc.failedAtIndex, got.Status, got.Message, tc.message)
+			}
+			if got.Exception == nil || got.Exception.Type != tc.exc {
+				t.Errorf("exception %+v, want %s", got.Exception, tc.exc)
 			}
 		})
 	}

@@ -28,19 +28,39 @@ import (
 // alert gate) are annotated like cases. Passing, skipped and pending
 // cases write nothing. The message holds what the console says of the
 // failure: the failure line, expected, actual and the diff, uncoloured.
+//
+// An interrupted run opens with one `::error` of its own, whatever its
+// cases say: its exit code (130) fails the job, and the annotations of
+// the cases that finished would otherwise read as the whole story.
 func WriteGitHubAnnotations(w io.Writer, r *result.Result) error {
 	var b strings.Builder
+	st := r.RunStatus()
+	if st == result.RunInterrupted {
+		annotation(&b, "error", diag.Pos{}, "run interrupted", githubWhy(r, Summarize(r)))
+	}
 	for f, c := range r.Cases() {
 		annotateCase(&b, f, c)
 	}
 	// A run can error with no case to point at (a platform that could not
 	// be used, a deployment that changed under it): the job still gets
 	// one annotation saying why.
-	if st := r.RunStatus(); b.Len() == 0 && (st == result.RunErrored || st == result.RunFailed || st == result.RunInterrupted) {
-		why := statusWhy(r, Summarize(r))
-		annotation(&b, "error", diag.Pos{}, "run "+string(st), why)
+	if b.Len() == 0 && (st == result.RunErrored || st == result.RunFailed) {
+		annotation(&b, "error", diag.Pos{}, "run "+string(st), githubWhy(r, Summarize(r)))
 	}
 	return writeString(w, b.String(), "github annotations")
+}
+
+// githubWhy is what a run's status means (statusWhy), and for an
+// interrupted run also how much of it did not run: the annotation and the
+// summary stand alone on the run's page, where the console's counts are
+// not next to them.
+func githubWhy(r *result.Result, s Summary) string {
+	why := statusWhy(r, s)
+	if r.RunStatus() == result.RunInterrupted && s.Pending > 0 {
+		why += fmt.Sprintf(" (cancelled by a signal or a deadline): %d of %d %s not run; the verdicts of the others stand",
+			s.Pending, s.Total, plural(s.Total, "scenario", "scenarios"))
+	}
+	return why
 }
 
 func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
@@ -150,7 +170,7 @@ const summaryRows = 50
 // its first failure.
 func WriteGitHubSummary(w io.Writer, r *result.Result) error {
 	s := Summarize(r)
-	why := statusWhy(r, s)
+	why := githubWhy(r, s)
 	var b strings.Builder
 	icon := map[result.RunStatus]string{result.RunPassed: "✅", result.RunFailed: "❌", result.RunErrored: "⚠️",
 		result.RunInterrupted: "⏹️", result.RunEmpty: "➖"}[r.RunStatus()]

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // The escapes of @actions/core (command.ts): a message may not end the
@@ -65,5 +69,44 @@ func TestGitHubHostileText(t *testing.T) {
 				t.Errorf("mdCode = %q, want %q", got, tc.code)
 			}
 		})
+	}
+}
+
+// An interrupted run says so on the job's page whatever its cases say:
+// an ::error of its own, first, and the summary's count of the cases it
+// did not run. Before, a failed case's annotation was the only one, and
+// the job, red with exit 130, read as a failed run. The scenario's
+// name, a suite's text, stays escaped in the annotations that follow.
+func TestGitHubInterrupted(t *testing.T) {
+	t.Parallel()
+	r := &result.Result{Started: t0, Duration: time.Second, Interrupted: true, Target: result.Target{Name: "sim", Embedded: true},
+		Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+			{Name: "books\r::error::forged", Pos: pos("suites/a.yaml", 3, 5), Status: result.Failed, Attempts: []*result.Attempt{{
+				Number: 1, Status: result.Failed, Failures: []assert.Failure{{Pos: pos("suites/a.yaml", 6, 9), Key: "reply", Message: "reply does not match"}}}}},
+			{Name: "greets", Pos: pos("suites/a.yaml", 10, 5), Status: result.Passed},
+			{Name: "pays", Pos: pos("suites/a.yaml", 20, 5), Status: result.Pending, SkipReason: result.ReasonInterrupted},
+		}}}}
+	var b strings.Builder
+	if err := WriteGitHubAnnotations(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		"::error title=agenttest run interrupted::the run was stopped before every case finished (cancelled by a signal or a deadline): " +
+			"1 of 3 scenarios not run; the verdicts of the others stand",
+		`::error file=suites/a.yaml,line=6,col=9,title=agenttest failed%3A books\r%3A%3Aerror%3A%3Aforged::suites/a.yaml:6:9: reply does not match`,
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("annotations:\n got %q\nwant %q", lines, want)
+	}
+	b.Reset()
+	if err := WriteGitHubSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### ⏹️ agenttest: interrupted\n\nthe run was stopped before every case finished (cancelled by a signal or a deadline): " +
+		"1 of 3 scenarios not run; the verdicts of the others stand\n", "1 not run", `| failed | books ::error::forged |`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -326,7 +326,7 @@ func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 		js.field("path", f.Path)
 		js.field("suite", f.Suite)
 		js.field("status", f.Status().String())
-		js.field("duration_ms", millis(f.Duration()))
+		js.field("duration_ms", fileMillis(f))
 		js.field("counts", toJSONCounts(fs))
 		js.key("cases")
 		js.open('[')
@@ -794,4 +794,19 @@ func ReadFailed(r io.Reader) ([]FailedCase, error) {
 		}
 	}
 	return out, nil
+}
+
+// fileMillis is a file's duration for JSON: the sum of its cases'
+// durations as millis writes them, so that it is the sum a reader of the
+// report gets, and a report read back (ReadJSON) and written again says
+// the same, where the rounded sum of nanoseconds could differ by a few
+// microseconds.
+func fileMillis(f *result.File) float64 {
+	var us int64
+	for _, c := range f.Cases {
+		if c != nil {
+			us += c.Duration.Microseconds()
+		}
+	}
+	return float64(us) / 1000
 }

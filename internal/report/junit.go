@@ -14,6 +14,10 @@ import (
 
 // JUnit layout (what CI servers read):
 //
+//   - the counts: <testsuites> and each <testsuite> carry tests, failures
+//     and errors, zero too, and each <testsuite> skipped, zero too, as
+//     the JUnit schema of Jenkins (junit-10.xsd) declares them; skipped
+//     is on <testsuites> only when cases were skipped (see junitSuites);
 //   - one <testsuite> per suite file, in r.Files order: name = suite name,
 //     file = path, time = sum of its cases, timestamp = its first attempt;
 //     run-level checks get a last suite named "checks";
@@ -73,8 +77,25 @@ var fileStyle = style{file: true}
 const failureType = "assertion"
 
 // junitSuites is <testsuites> holding our extended suites.
+//
+// The counts follow the JUnit schema CI servers validate against (the
+// Jenkins xUnit plugin's junit-10.xsd, which Surefire, pytest and JUnit 5
+// test their output with; Ant's JUnit.xsd agrees on <testsuite>): tests,
+// failures and errors are written always, zero too, on <testsuites> (where
+// they are declared, and a reader that sums them should not have to
+// guess what a missing one means) and on <testsuite> (where they are
+// required). skipped is declared on <testsuite> only, and written there
+// always (MarshalXML); on <testsuites> it is written, as v2.1.0 writes
+// it, only when cases were skipped.
 type junitSuites struct {
 	junit.Testsuites
+	// Tests, Failures, Errors and Skipped shadow the embedded counts,
+	// which v2.1.0 tags omitempty: a passing run's report lost
+	// failures="0" errors="0". Their order is the attributes'.
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr,omitempty"`
 	// Properties are the run's: its status (result.RunStatus) and why it
 	// stopped early, if it did. v2.1.0's Testsuites has none.
 	Properties *[]junit.Property `xml:"properties>property,omitempty"`
@@ -221,7 +242,10 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 		if c == nil {
 			continue
 		}
-		total += c.Duration
+		// Summed as the JSON report holds them (to the microsecond), so
+		// that the JUnit of a run and the one merge writes from its JSON
+		// report agree to the millisecond.
+		total += c.Duration.Truncate(time.Microsecond)
 		for _, a := range c.Attempts {
 			if a != nil && !a.Started.IsZero() && (first.IsZero() || a.Started.Before(first)) {
 				first = a.Started
@@ -238,11 +262,11 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 		attr("failures", strconv.Itoa(s.counts.Failures)),
 		attr("errors", strconv.Itoa(s.counts.Errors)),
 		attr("id", strconv.Itoa(s.id)),
+		// Always, zero too, unlike junit.Testsuite's omitempty: see
+		// junitSuites.
+		attr("skipped", strconv.Itoa(s.counts.Skipped)),
+		attr("time", seconds(total)),
 	}
-	if s.counts.Skipped > 0 {
-		start.Attr = append(start.Attr, attr("skipped", strconv.Itoa(s.counts.Skipped)))
-	}
-	start.Attr = append(start.Attr, attr("time", seconds(total)))
 	if !first.IsZero() {
 		start.Attr = append(start.Attr, attr("timestamp", first.Format(time.RFC3339)))
 	}

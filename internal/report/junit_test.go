@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -340,5 +343,70 @@ func TestJUnitRunProperties(t *testing.T) {
 	}
 	if c := doc.Suites[0].Cases[1]; c.Skipped == nil || c.Skipped.Message != result.ReasonUnreachable {
 		t.Errorf("the case not run is not skipped with the reason: %+v", c)
+	}
+}
+
+// The counts the JUnit schema of CI servers declares are written even
+// when zero (Jenkins' junit-10.xsd: tests, failures and errors on
+// <testsuites>; tests, failures, errors and skipped on <testsuite>, the
+// first three required), and nothing else is counted on <testsuites>
+// but skipped, when cases were skipped. Before, a passing run's
+// <testsuites> had no failures or errors, and a <testsuite> without
+// skipped cases no skipped.
+func TestJUnitCounts(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		r    *result.Result
+		// want are the count attributes of <testsuites>, then of each
+		// <testsuite>.
+		want []string
+	}
+	passing := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim", Embedded: true},
+		Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+			{Name: "greets", Pos: pos("suites/a.yaml", 3, 5), Status: result.Passed, Duration: time.Second},
+		}}}}
+	for _, tc := range []testCase{
+		{name: "passing run", r: passing, want: []string{
+			`tests="1" failures="0" errors="0"`,
+			`tests="1" failures="0" errors="0" skipped="0"`}},
+		{name: "empty run", r: &result.Result{Started: t0, Target: result.Target{Name: "sim"}}, want: []string{
+			`tests="0" failures="0" errors="0"`}},
+		{name: "fixture", r: fixture(), want: []string{
+			`tests="13" failures="4" errors="1" skipped="2"`,
+			`tests="5" failures="2" errors="1" skipped="0"`,
+			`tests="5" failures="2" errors="0" skipped="1"`,
+			`tests="2" failures="0" errors="0" skipped="1"`,
+			`tests="1" failures="0" errors="0" skipped="0"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := WriteJUnit(&b, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			dec := xml.NewDecoder(&b)
+			for {
+				tok, err := dec.Token()
+				if err != nil {
+					break
+				}
+				el, ok := tok.(xml.StartElement)
+				if !ok || (el.Name.Local != "testsuites" && el.Name.Local != "testsuite") {
+					continue
+				}
+				var counts []string
+				for _, a := range el.Attr {
+					if slices.Contains([]string{"tests", "failures", "errors", "skipped", "disabled"}, a.Name.Local) {
+						counts = append(counts, fmt.Sprintf("%s=%q", a.Name.Local, a.Value))
+					}
+				}
+				got = append(got, strings.Join(counts, " "))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("counts:\n got %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }

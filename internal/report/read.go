@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -143,7 +144,13 @@ func (rd *reader) status(what, s string) result.Status {
 	return st
 }
 
-func fromMillis(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+// fromMillis reads a duration_ms, which holds whole microseconds
+// (millis): rounded to the microsecond, so that 1.013 (1012999.99...ns
+// as a float) reads as the 1013µs it was written from and a report
+// written again from it says 1.013 again.
+func fromMillis(ms float64) time.Duration {
+	return time.Duration(math.Round(ms*1000)) * time.Microsecond
+}
 
 func fromJSONPos(p jsonPos) diag.Pos { return diag.Pos{File: p.File, Line: p.Line, Col: p.Col} }
 

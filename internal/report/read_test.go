@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/result"
@@ -18,6 +19,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},
+		"clock durations": clockDurations,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -84,4 +86,22 @@ func TestReadJSONOlderReports(t *testing.T) {
 			t.Errorf("%s: read without error", bad)
 		}
 	}
+}
+
+// clockDurations is a run timed by a real clock: durations in
+// nanoseconds, which the report holds to the microsecond. Read back and
+// written again (agenttest merge of one report), a file's duration is
+// the sum of its cases' as written, and 1.013ms, 1012999.99...ns as a
+// float, reads as 1013µs; before, both came out a microsecond or a few
+// short.
+func clockDurations() *result.Result {
+	c := func(line int, d time.Duration) *result.Case {
+		return &result.Case{Name: "case " + strconv.Itoa(line), Pos: pos("suites/a.yaml", line, 5), Status: result.Passed, Duration: d,
+			Attempts: []*result.Attempt{{Number: 1, Run: 1, Status: result.Passed, Started: t0, Duration: d,
+				Turns: []*result.Turn{exchange{index: 1, pos: pos("suites/a.yaml", line+1, 7), say: "hi", text: "hello", conv: "c1",
+					started: t0, latency: 1013 * time.Microsecond}.turn()}}}}
+	}
+	return &result.Result{Started: t0, Duration: 7_654_321 * time.Nanosecond, Target: result.Target{Name: "sim", Embedded: true},
+		Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+			c(3, 1_013_600*time.Nanosecond), c(9, 2_000_700*time.Nanosecond), c(15, 3_000_999*time.Nanosecond)}}}}
 }

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// readEnvelopes reads a Cucumber Messages file with the messages
+// library, as Cucumber's tools do.
+func readEnvelopes(t *testing.T, path string) []*messages.Envelope {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var envs []*messages.Envelope
+	dec := json.NewDecoder(f)
+	for {
+		var e messages.Envelope
+		if err := dec.Decode(&e); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("%s: envelope %d: %v", path, len(envs)+1, err)
+		}
+		envs = append(envs, &e)
+	}
+	return envs
+}
+
+// An errored case (the platform's fault) is FAILED in Cucumber Messages,
+// the one status Cucumber's tools read as a broken scenario, but its
+// message says first that it errored and that the platform broke, not
+// the agent, and its exception is named after the error's kind. Before,
+// the step said only "timeout: ... CHAT_TIMEOUT", as an agent's
+// failure would. The run's end says why it did not pass.
+func TestCucumberErrored(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	env := examplesEnv()
+	env[simFlagsEnv] = "--chat-timeout 1"
+	c := newCLI(t, repoRoot, env, "run", "examples/features/restaurant.feature", "--retries", "0", "--cucumber", ndjson)
+	c.expect(t, exitErrored)
+	const blame = "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\n"
+	failed := 0
+	var finished *messages.TestRunFinished
+	for _, e := range readEnvelopes(t, ndjson) {
+		if e.TestRunFinished != nil {
+			finished = e.TestRunFinished
+		}
+		r := e.TestStepFinished
+		if r == nil || r.TestStepResult.Status != messages.TestStepResultStatus_FAILED {
+			continue
+		}
+		failed++
+		res := r.TestStepResult
+		if !strings.HasPrefix(res.Message, blame) || !strings.Contains(res.Message, "timeout: ") {
+			t.Errorf("the failed step's message does not say the platform broke first:\n%s", res.Message)
+		}
+		if res.Exception == nil || res.Exception.Type != "agenttest.Error.timeout" || res.Exception.Message != res.Message {
+			t.Errorf("exception %+v, want agenttest.Error.timeout with the message", res.Exception)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no FAILED step: the errored cases look passed or skipped")
+	}
+	if finished == nil || finished.Success || !strings.HasPrefix(finished.Message, "errored: no check failed, but ") {
+		t.Errorf("testRunFinished %+v, want unsuccessful with the run's status and why", finished)
+	}
+}
+
+// A run interrupted in GitHub Actions (a cancelled job sends SIGINT, then
+// SIGTERM) says so on the job's page, before the annotations of the
+// cases that finished: an ::error of its own, and the step summary's
+// status with the scenarios it did not run. The signal comes when the
+// first case has failed; from then on the simulator holds every request,
+// so the cases after it cannot finish (as in TestInterruptWritesReports).
+func TestGitHubInterruptedRun(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	var holding atomic.Bool
+	release := make(chan struct{})
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !holding.Load() {
+			return false
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		return true
+	})
+	t.Cleanup(func() { close(release) })
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env["GITHUB_ACTIONS"], env["GITHUB_STEP_SUMMARY"] = "true", summary
+	c := newCLI(t, repoRoot, env, "run", "examples-failing/restaurant.yaml:22", "examples-failing/restaurant.yaml:30",
+		"examples-failing/restaurant.yaml:38", "--parallel", "1")
+	c.stdout.notify = func(all string) {
+		if strings.Contains(all, "FAIL ") && holding.CompareAndSwap(false, true) {
+			c.sigs <- struct{}{}
+		}
+	}
+	out := c.expect(t, exitInterrupted)
+	const why = "the run was stopped before every case finished (cancelled by a signal or a deadline): "
+	first, rest, _ := strings.Cut(out[strings.Index(out, "::"):], "\n")
+	if !strings.HasPrefix(first, "::error title=agenttest run interrupted::"+why) || !strings.HasSuffix(first, " scenarios not run; the verdicts of the others stand") {
+		t.Errorf("the first annotation does not say the run was interrupted: %s", first)
+	}
+	if !strings.Contains(rest, "::error file=examples-failing/restaurant.yaml,line=28,col=11,title=agenttest failed%3A ") {
+		t.Errorf("the failed case is not annotated after it:\n%s", rest)
+	}
+	b, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "### ⏹️ agenttest: interrupted\n\n"+why) || !strings.Contains(string(b), "| failed | reply text mismatch shows a diff |") {
+		t.Errorf("the step summary does not open with the interruption, then the failure:\n%s", b)
+	}
+}
+
+// The JSON report of a run that was not sharded, merged alone, writes
+// that run's reports again in every format: the same JSON and JUnit,
+// byte for byte; the same Cucumber Messages (nanoseconds aside: the JSON
+// holds microseconds); and the run's exit code. Two such reports are still refused: they are two runs. Before,
+// a single report was refused as "not a shard's report".
+func TestMergeRerenders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	run := newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/restaurant.yaml", "examples/features/restaurant.feature",
+		"--json", p("run.json"), "--junit", p("run.xml"), "--cucumber", p("run.ndjson"))
+	run.expect(t, exitFailed)
+	merge := newCLI(t, repoRoot, examplesEnv(), "merge", p("run.json"),
+		"--json", p("merged.json"), "--junit", p("merged.xml"), "--cucumber", p("merged.ndjson"), "--html", p("merged.html"))
+	out := merge.expect(t, exitFailed, "status: failed (a check failed: the agent broke an expectation)")
+	if strings.Contains(out, "::error") {
+		t.Errorf("annotations outside GitHub Actions:\n%s", out)
+	}
+	read := func(name string, normalise *regexp.Regexp) string {
+		b, err := os.ReadFile(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if normalise == nil {
+			return string(b)
+		}
+		return normalise.ReplaceAllString(string(b), "${1}N")
+	}
+	for _, tc := range []struct {
+		run, merged string
+		normalise   *regexp.Regexp
+	}{
+		{"run.json", "merged.json", nil},
+		{"run.xml", "merged.xml", nil},
+		{"run.ndjson", "merged.ndjson", regexp.MustCompile(`("nanos":)[0-9]+`)},
+	} {
+		if a, b := read(tc.run, tc.normalise), read(tc.merged, tc.normalise); a != b {
+			t.Errorf("%s differs from %s of the run:\n%s", tc.merged, tc.run, firstDiff(a, b))
+		}
+	}
+	if html := read("merged.html", nil); !strings.Contains(html, "reply text mismatch shows a diff") {
+		t.Errorf("the HTML report lacks the run's cases")
+	}
+
+	again := filepath.Join(dir, "again.json")
+	newCLI(t, repoRoot, examplesEnv(), "run", "examples/features/restaurant.feature", "--json", again).expect(t, exitOK)
+	newCLI(t, repoRoot, examplesEnv(), "merge", p("run.json"), again).expect(t, exitUsage, "not a shard's report")
+}
+
+// firstDiff shows where two texts first differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, then %d", len(al), len(bl))
+}
+
+// Merged shards write Cucumber Messages, as run does: every case a test
+// case of its pickle, its steps' statuses where the scenario broke
+// (checkCucumber). Before, merge had no --cucumber.
+func TestMergeCucumber(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	paths := []string{"examples/features/restaurant.feature", "examples-failing/restaurant.yaml"}
+	var shards []string
+	for k := 1; k <= 2; k++ {
+		shard := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		args := append([]string{"run", "--shard", fmt.Sprintf("%d/2", k), "--json", shard}, paths...)
+		newCLI(t, repoRoot, examplesEnv(), args...).run(t)
+		shards = append(shards, shard)
+	}
+	ndjson, merged := filepath.Join(dir, "merged.ndjson"), filepath.Join(dir, "merged.json")
+	args := append([]string{"merge", "--cucumber", ndjson, "--json", merged}, shards...)
+	newCLI(t, repoRoot, examplesEnv(), args...).expect(t, exitFailed)
+	res := readDoc(t, merged).Result
+	if n := len(res.Files); n != 2 {
+		t.Fatalf("merged %d files, want 2", n)
+	}
+	checkCucumber(t, ndjson, res)
+}
+
+// --cucumber of a merge reads the suite files the report names: a file
+// edited since the run, whose scenario moved or was renamed, is refused
+// before anything is written, naming the scenario.
+func TestMergeCucumberEditedSuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(text string) {
+		if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "suites", "booking.yaml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(string(src))
+	newCLI(t, dir, examplesEnv(), "run", "--json", "run.json").expect(t, exitOK)
+	newCLI(t, dir, examplesEnv(), "merge", "run.json", "--cucumber", "ok.ndjson").expect(t, exitOK)
+	for _, tc := range []struct{ name, text, want string }{
+		{"moved", "# a comment\n" + string(src), `suites/booking.yaml:22:5: scenario "says goodbye" is at line 23 of suites/booking.yaml now`},
+		{"renamed", strings.Replace(string(src), "says goodbye", "says bye", 1), `suites/booking.yaml:22:5: scenario "says goodbye" is not in suites/booking.yaml any more`},
+	} {
+		write(tc.text)
+		c := newCLI(t, dir, examplesEnv(), "merge", "run.json", "--cucumber", tc.name+".ndjson", "--json", tc.name+".json")
+		c.expect(t, exitUsage, tc.want, "the suite files changed since the run")
+		for _, f := range []string{tc.name + ".ndjson", tc.name + ".json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%s: a refused merge wrote %s", tc.name, f)
+			}
+		}
+	}
+}
+
+// Merge writes every output run writes: each flag of `run` is either a
+// report or console option, which merge has too, or one about what runs
+// and how, which a merge of finished runs has no use for. A flag added to
+// run must be placed here.
+func TestMergeOutputsMatchRun(t *testing.T) {
+	t.Parallel()
+	outputs := []string{"--allow-empty", "--coverage-from", "--cucumber", "--github", "--html", "--json", "--junit", "--no-color", "-v, --verbose"}
+	running := []string{"--allow-live", "--confidence", "--config", "--env", "--fail-fast", "--gate-alerts", "--margin", "--max-reply-bytes",
+		"--name", "--parallel", "--pass-rate", "--rate", "--rate-wait", "--repeat", "--rerun-failed", "--retries", "--seed", "--shard",
+		"--sim", "--tags", "--target", "--turn-timeout", "--webhook-listen", "--webhook-secret", "--webhook-url"}
+	flagsOf := func(cmd string) []string {
+		c := newCLI(t, "testdata/pass", nil, cmd, "--help")
+		c.expect(t, exitOK)
+		var out []string
+		for _, line := range strings.Split(c.stdout.String(), "\n") {
+			if strings.HasPrefix(line, "  -") {
+				name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+				if name == "-v," {
+					name = "-v, --verbose"
+				}
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	merge := flagsOf("merge")
+	for _, f := range flagsOf("run") {
+		switch {
+		case slices.Contains(outputs, f):
+			if !slices.Contains(merge, f) {
+				t.Errorf("run has %s, merge does not", f)
+			}
+		case !slices.Contains(running, f):
+			t.Errorf("run's %s is new: say whether merge needs it", f)
+		}
+	}
+}
