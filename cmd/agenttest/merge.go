@@ -37,9 +37,9 @@ directory as the run did: each case's scenario must still be where the
 report says (exit 2 otherwise).
 
 Exit codes: as agenttest run (0 passed, 1 a check failed, 4 errors only,
-5 nothing tested, 130 a shard was interrupted), and 2 for bad usage, a
-file that is not a JSON report, or reports that are not the shards of
-one run.
+5 nothing tested, 130 a shard, or the run, was interrupted), and 2 for
+bad usage, a file that is not a JSON report, or reports that are not the
+shards of one run.
 `
 
 // mergeOptions are the flags of `agenttest merge`.
