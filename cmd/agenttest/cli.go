@@ -29,7 +29,8 @@ Commands:
   coverage node coverage of JSON reports: per agent, the nodes and
            transitions visited and the nodes never visited
   merge    combine the JSON reports of the shards of a run (--shard K/N)
-           into the reports and the exit code of the whole run
+           into the reports and the exit code of the whole run; given
+           one run's JSON report, write it again in other formats
   compare  how a candidate differs from a baseline (pre-release against
            live): regressed, fixed, changed, slower and faster scenarios
   gate     before a promotion: does a JSON report still vouch for the
