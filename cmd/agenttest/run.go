@@ -345,6 +345,15 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
+	if note := o.statsOptions.probeNote(plan); note != "" {
+		fmt.Fprintln(st.Stderr, note)
+	}
+	if d := envPins(plan, tgt); len(d) > 0 {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		if d.HasErrors() {
+			return reported(exitUsage)
+		}
+	}
 	if err := o.outputs.readCoverageFrom(st, "run"); err != nil {
 		return err
 	}
