@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -175,5 +179,94 @@ func TestRunStatsSkipProbes(t *testing.T) {
 	calls := s.Server.Store().Select("clinic", func(c *sim.Conversation) bool { return c.Channel == "VOICE-SIP" })
 	if len(calls) != 3 {
 		t.Errorf("the platform received %d calls, want 3 (1 + 2)", len(calls))
+	}
+}
+
+// nightlySuite is a nightly suite over the clinic: a greeting that always
+// passes and a request the agent routes right half of the time
+// (docs/agent-definition.md, "Probabilistic replies and moves").
+const nightlySuite = "suite: nightly\nagent: clinic\nscenarios:\n" +
+	"  - name: greets\n    turns:\n      - say: hello\n" +
+	"  - name: renews a prescription\n    turns:\n      - say: I need a repeat prescription\n        expect: {node: RepeatPrescription}\n"
+
+// TestNightlyHistory runs three nights of the nightly job against the
+// simulator, a day apart on a fake clock, and reads them back with
+// agenttest history: a night where the agent's answers varied (its
+// repeated runs both passed and failed), a night where the platform was
+// down, and a night where a retry hid a wrong answer. The history says
+// which environment each night tested, why a night could not judge the
+// agent, which scenario went both ways within a night, and marks the pass
+// a retry bought; before, a report line held only its status, a pass on
+// retry was a ✓ like any other, and nothing set the platform's nights
+// apart from the agent's.
+func TestNightlyHistory(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := ln.Addr().String()
+	ln.Close()
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": nightlySuite})
+	clk := fakeclock.New()
+	night := func(env map[string]string, report string, code int, args ...string) {
+		t.Helper()
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, env, append([]string{"run", "suites", "--target", "live", "--allow-live", "--parallel", "1", "--json", report}, args...)...)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, code)
+	}
+	// Newest first, as a glob of dated names need not sort: history
+	// orders them by their starts.
+	night(simEnv(s), "a.json", exitFailed, "--repeat", "8")
+	dead := simEnv(s)
+	dead["AGENTTEST_BUILD_URL"] = "http://" + down
+	night(dead, "b.json", exitErrored)
+	night(simEnv(s), "c.json", exitOK, "--retries", "4")
+
+	h := newCLI(t, dir, nil, "history", "c.json", "b.json", "a.json")
+	out := h.expect(t, exitOK,
+		"failed  in live: 1 passed, 1 failed\n",
+		"errored  in live: 2 not run (stopped: platform unreachable at "+down+")\n",
+		"passed  in live: 1 passed, 1 flaky\n",
+		"~ passed on a retry after failing",
+		"passed and failed in one run: the agent's answers vary (1):\n  suites/nightly.yaml: renews a prescription: in reports 1, 3;",
+		"kept from a verdict on the agent (the platform, the network or the run, not the agent): 1 of 3 reports: 2\n",
+	)
+	// The verdict strips: the pass a retry bought is not a clean pass.
+	for name, want := range map[string]string{"greets": "✓·✓", "renews a prescription": "✗·~"} {
+		if !strings.Contains(out, want+"  ") || !regexp.MustCompile(regexp.QuoteMeta(want)+` +\d+ +suites/nightly.yaml: `+name+"\n").MatchString(out) {
+			t.Errorf("the row of %s lacks the verdicts %s:\n%s", name, want, out)
+		}
+	}
+	if strings.Contains(out, "greets: in report") {
+		t.Errorf("a scenario that always passed is listed as varying:\n%s", out)
+	}
+	h = newCLI(t, dir, nil, "history", "--json", "a.json", "b.json", "c.json")
+	h.expect(t, exitOK)
+	var doc struct {
+		Reports []struct {
+			Envs   []string
+			Causes []string
+			Counts struct {
+				NotRun int `json:"not_run"`
+			}
+		}
+		Scenarios []struct {
+			Name     string
+			Retried  []bool
+			Mixed    []bool
+			Unsteady bool
+		}
+		Kept []int
+	}
+	if err := json.Unmarshal([]byte(h.stdout.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Reports) != 3 || doc.Reports[1].Counts.NotRun != 2 || len(doc.Reports[1].Causes) != 1 || doc.Reports[0].Envs[0] != "live" ||
+		len(doc.Kept) != 1 || doc.Kept[0] != 1 || !doc.Scenarios[1].Unsteady || doc.Scenarios[0].Unsteady ||
+		fmt.Sprint(doc.Scenarios[1].Retried) != "[false false true]" || fmt.Sprint(doc.Scenarios[1].Mixed) != "[true false true]" {
+		t.Errorf("history --json:\n%s", h.stdout)
 	}
 }
