@@ -1,16 +1,21 @@
 package main
 
 import (
+	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // agenttestLine finds an agenttest command in a CI step: at the start of
@@ -40,10 +45,14 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 		}
 		for _, s := range yamlStrings(doc) {
 			for _, m := range agenttestLine.FindAllStringSubmatch(s, -1) {
-				args := strings.Fields(ciVars.Replace(strings.ReplaceAll(m[1], "'", "")))[1:]
-				// A shell fallback ends the command.
-				if i := slices.Index(args, "||"); i >= 0 {
+				args := shellFields(ciVars.Replace(m[1]))[1:]
+				// A shell fallback, a redirection or the next command
+				// (`; echo ...`) ends the command.
+				if i := slices.IndexFunc(args, func(a string) bool { return a == "||" || a == ">" || a == ";" }); i >= 0 {
 					args = args[:i]
+				}
+				if i := slices.IndexFunc(args, func(a string) bool { return strings.HasSuffix(a, ";") }); i >= 0 {
+					args = append(args[:i:i], strings.TrimSuffix(args[i], ";"))
 				}
 				if len(args) == 0 || args[0] == "version" {
 					continue
@@ -56,7 +65,7 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 			}
 		}
 	}
-	for _, cmd := range []string{"run", "lint", "gate", "compare", "merge"} {
+	for _, cmd := range []string{"run", "lint", "gate", "compare", "merge", "history"} {
 		if !seen[cmd] {
 			t.Errorf("no CI example runs agenttest %s", cmd)
 		}
@@ -113,4 +122,171 @@ func yamlStrings(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// shellFields splits a shell command line into words the way the shell
+// would for the simple commands of the CI examples: single and double
+// quotes group and are removed (variables stay as written). Without it,
+// --tags '@confirm || @smoke' ended the nightly command at its ||.
+func shellFields(s string) []string {
+	var (
+		out   []string
+		word  strings.Builder
+		quote rune
+		in    bool
+	)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			word.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				out = append(out, word.String())
+				word.Reset()
+				in = false
+			}
+		default:
+			word.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, word.String())
+	}
+	return out
+}
+
+// nightlyCommand is the agenttest run command of examples/ci/nightly-live.yml,
+// as words.
+func nightlyCommand(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "examples/ci/nightly-live.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range yamlStrings(doc) {
+		for _, m := range agenttestLine.FindAllStringSubmatch(s, -1) {
+			args := shellFields(m[1])[1:]
+			if args[0] != "run" {
+				continue
+			}
+			for i, a := range args {
+				if strings.HasSuffix(a, ";") {
+					return append(args[:i:i], strings.TrimSuffix(a, ";"))
+				}
+			}
+			return args
+		}
+	}
+	t.Fatal("examples/ci/nightly-live.yml runs no agenttest run")
+	return nil
+}
+
+// TestCIExampleNightlyRuns runs the nightly job's command as written, with
+// examples/agenttest.yaml as its config and the job's secrets, against the
+// simulator standing in for live. Over this repository's suites, which
+// all pin env: sandbox, it is refused (exit 2) instead of passing on
+// sandbox; over the same suites without their pins (what the job's
+// comment asks for) every agent is tested in live, the statistical flags
+// repeat the scenarios, the probes run once, and the run passes.
+func TestCIExampleNightlyRuns(t *testing.T) {
+	t.Parallel()
+	args := nightlyCommand(t)
+	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true},
+		Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := ln.Addr().String()
+	ln.Close()
+	for i, a := range args {
+		// The receiver listens on a free port of its own: the tests run
+		// side by side.
+		args[i] = strings.ReplaceAll(a, "127.0.0.1:8787", listen)
+	}
+	config, err := os.ReadFile(filepath.Join(repoRoot, "examples/agenttest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"agenttest.yaml": string(config)}
+	unpinned := map[string]string{"agenttest.yaml": string(config)}
+	suites, err := filepath.Glob(filepath.Join(repoRoot, "suites/*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range suites {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "suites/" + filepath.Base(f)
+		files[name] = string(b)
+		// What a team that read the job's comment does: no env: pin, and
+		// the environment the scenarios expect in the records is live.
+		text := strings.ReplaceAll(string(b), "\nenv: sandbox\n", "\n")
+		unpinned[name] = strings.ReplaceAll(text, "environment: sandbox", "environment: live")
+	}
+	info := s.Server.Info()
+	env := map[string]string{
+		"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_RUNTIME_URL": s.RuntimeURL, "AGENTTEST_ACCOUNT_ID": s.AccountID,
+		"AGENTTEST_AGENT_ID": "clinic",
+		"LIVE_BUILD_KEY":     s.BuildKey, "LIVE_RUNTIME_KEY": s.RuntimeKey,
+		"LIVE_SMS_CONNECTOR_ID": info.ConnectorIDs["clinic"]["live"],
+		"WEBHOOK_PUBLIC_URL":    "http://" + listen,
+	}
+	for i, a := range args {
+		args[i] = strings.ReplaceAll(a, "$WEBHOOK_PUBLIC_URL", env["WEBHOOK_PUBLIC_URL"])
+	}
+
+	pinned := newCLI(t, writeTree(t, files), env, args...)
+	pinned.expect(t, exitUsage, `suites/clinic.yaml:15:5: 5 selected scenarios of this file run in sandbox, not in live, the environment of target "live"`,
+		"no selected scenario runs in live")
+
+	dir := writeTree(t, unpinned)
+	c := newCLI(t, dir, env, args...)
+	c.expect(t, exitOK, "agenttest: note: --pass-rate, --confidence not applied to 2 scenarios with a probe", "status: passed")
+	data, err := os.ReadFile(filepath.Join(dir, "reports/nightly.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Deployments []struct{ Agent, Env string }
+		Files       []struct {
+			Cases []struct {
+				Name   string
+				Repeat *struct{ Runs int }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Deployments) != 3 {
+		t.Errorf("deployments %+v, want the three agents", doc.Deployments)
+	}
+	for _, d := range doc.Deployments {
+		if d.Env != "live" {
+			t.Errorf("%s tested in %s, want live", d.Agent, d.Env)
+		}
+	}
+	statistical := 0
+	for _, f := range doc.Files {
+		for _, c := range f.Cases {
+			if c.Repeat != nil && c.Repeat.Runs >= 26 {
+				statistical++
+			}
+		}
+	}
+	if statistical < 10 {
+		t.Errorf("%d statistical scenarios, want every selected one but the 2 probes", statistical)
+	}
 }

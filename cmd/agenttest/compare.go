@@ -34,8 +34,9 @@ pre-release. Each SIDE is one of:
                 every selected scenario runs there, whatever env its suite
                 names
   target:NAME   a target of agenttest.yaml, run as 'agenttest run --target
-                NAME' would (its env, its keys; a suite's env: wins, and
-                compare warns of the scenarios it moves elsewhere)
+                NAME' would (its env, its keys; a suite's env: wins:
+                warned of as in run, and refused for a live side that
+                would test nothing in live)
   FILE.json     a JSON report of an earlier run (agenttest run --json); a
                 baseline report of one shard (--shard) or of a
                 --rerun-failed run is refused: it holds part of a selection
@@ -455,9 +456,14 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			diags = append(diags, s.label)
 		}
 		if s.kind == compare.KindTarget {
-			if d := otherEnvironments(s.plan(plan), tgt); len(d) > 0 {
+			// run's rule: warned of, refused when a live side would
+			// test nothing in live.
+			if d := envPins(s.plan(plan), tgt); len(d) > 0 {
 				fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
 				report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+				if d.HasErrors() {
+					diags = append(diags, s.label)
+				}
 			}
 		}
 	}

@@ -128,9 +128,11 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 
 // TestCompareTargetsPinnedEnvironment: a suite that says env: sandbox
 // runs in sandbox on a target side, whatever the target's env, as in run.
-// compare says so before it runs, at each scenario, for each target side
-// (before, nothing was said and both sides tested sandbox), and the gate
-// of the candidate's target refuses the comparison.
+// compare says so before it runs, for each target side, with run's rule
+// (envPins): a warning, and the gate of the candidate's target refuses
+// the comparison; a live side that would test nothing in live is
+// refused before anything runs (before, nothing was said and both sides
+// tested sandbox).
 func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	t.Parallel()
 	s, dir := compareTargets(t)
@@ -144,11 +146,10 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	}
 	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
 	out := filepath.Join(dir, "c.json")
-	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
+	c := compareCLI(t, dir, env, "compare", "--baseline", "sandbox", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
 	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
 	text := c.expect(t, exitOK,
-		"agenttest: --baseline target:prod:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox, not in live, the env of target \"prod\": env: sandbox in a suite or scenario (or an @env: tag) wins over the target's",
-		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox, not in pre-release, the env of target \"rc\"",
+		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox, not in pre-release, the environment of target \"rc\" (set by target \"rc\" env (agenttest.yaml:13:10)): a suite's or scenario's env: (or an @env: tag) wins over the target's",
 		"1 unchanged")
 	// Said before the sides run.
 	if w, r := strings.Index(text, "warning:"), strings.Index(text, "comparing 1 scenario"); w < 0 || r < w {
@@ -159,12 +160,22 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 		t.Errorf("candidate deployments %+v, want sandbox's", doc.Candidate.Deployments)
 	}
 	newCLI(t, dir, env, "gate", out, "--target", "rc").expect(t, exitFailed, `restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "rc"`)
+
+	// A live side whose every scenario runs in sandbox tests nothing in
+	// live: refused, as run refuses it, before anything runs.
+	c = compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu")
+	text = c.expect(t, exitUsage, "agenttest: --baseline target:prod:\ncompare/restaurant.yaml:52:5: scenario \"answers menu questions\" runs in sandbox, not in live",
+		"no selected scenario runs in live")
+	if strings.Contains(text, "comparing") {
+		t.Errorf("a side refused, yet the comparison ran:\n%s", text)
+	}
 }
 
 // TestRunWarnsOfPinnedEnvironments: run --target rc (env pre-release)
 // over a suite that says env: sandbox tests sandbox, as documented (a
-// suite's env wins); run says so once per other environment, at the
-// first scenario, before anything runs, and goes on. Without an env
+// suite's env wins); run says so once for the file, at its first
+// scenario, before anything runs, and goes on (TestNightlyEnvPins has
+// the refusal for live). Without an env
 // chosen by the user, the suites' own env: is how a project spreads its
 // scenarios, and nothing is said.
 func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
@@ -182,8 +193,8 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 	c := newCLI(t, dir, env, "run", "--target", "rc", "compare")
 	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
 	text := c.expect(t, exitOK,
-		"compare/restaurant.yaml:24:5: warning: scenario \"says the kitchen is nut-free\" and 5 more of the 6 selected run in sandbox, not in pre-release, the env of target \"rc\": env: sandbox in a suite or scenario (or an @env: tag) wins over the target's",
-		"remove their env: to test them in pre-release",
+		"compare/restaurant.yaml:24:5: warning: 6 selected scenarios of this file run in sandbox, not in pre-release, the environment of target \"rc\"",
+		"remove env: from the suite and its scenarios to test them in pre-release",
 		"deployment of restaurant in sandbox")
 	if strings.Count(text, "warning:") != 1 {
 		t.Errorf("want one warning for the six scenarios:\n%s", text)

@@ -11,13 +11,19 @@ import (
 const historyUsage = `Usage: agenttest history [flags] REPORT.json...
 
 Reads JSON reports of earlier runs (agenttest run --json FILE), in the
-order their runs started whatever the order given, and prints per
-scenario: its runs (passed + failed, errored runs
-beside them), its pass rate with a 95% interval, its verdict in each
-report, how often the verdict flipped between passing and failing, and,
-at the end, the scenarios that went from passing to failing. Scenarios
-are matched by file and name, not by line. Reports may be anywhere
-(relative, ../ or absolute) and are named as given.
+order their runs started whatever the order given, and prints each
+report's status, the environments it tested, its cases by verdict and
+why it could not judge every case (a platform that could not be used, a
+deployment that changed during the run, an interruption); then per
+scenario: its runs (passed + failed, errored runs beside them), its pass
+rate with a 95% interval, its verdict in each report (~ where it passed
+only on a retry after failing), how often the verdict flipped between
+passing and failing; and at the end the scenarios whose runs both passed
+and failed within one report (the agent's answers vary), the reports the
+platform, the network or the run kept from a verdict on the agent, and
+the scenarios that went from passing to failing. Scenarios are matched
+by file and name, not by line. Reports may be anywhere (relative, ../ or
+absolute) and are named as given.
 
 Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
 `

@@ -345,11 +345,13 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		return reported(exitUsage)
 	}
-	if tgt.Env != "" {
-		// Only an env the user chose: without one, the suites' own env:
-		// is how a project spreads its scenarios over environments.
-		if d := otherEnvironments(plan, tgt); len(d) > 0 {
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+	if note := o.statsOptions.probeNote(plan); note != "" {
+		fmt.Fprintln(st.Stderr, note)
+	}
+	if d := envPins(plan, tgt); len(d) > 0 {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		if d.HasErrors() {
+			return reported(exitUsage)
 		}
 	}
 	if err := o.outputs.readCoverageFrom(st, "run"); err != nil {
@@ -699,48 +701,6 @@ func runnerTarget(t *config.Target) result.Target {
 // and connectors, an SMS connector.
 func targetProblems(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
 	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t))
-}
-
-// otherEnvironments warns of the scenarios that run in another
-// environment than the target's env: a suite's or scenario's env: (or an
-// @env: tag) wins over the target's (agentEnv, the one rule), so a
-// nightly run of target live over suites that say env: sandbox tests
-// sandbox every night, and a comparison's target side tests the same
-// environment as the other. One warning per other environment, at its
-// first scenario, so that a suite of hundreds gives one line, not
-// hundreds.
-func otherEnvironments(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	want := cmpOrDefault(t.Env)
-	type group struct {
-		first *scenario.Scenario
-		n     int
-	}
-	var order []string
-	groups := map[string]*group{}
-	total := 0
-	for _, sc := range scenarios(plan) {
-		total++
-		if _, env := agentEnv(sc, t); env != want {
-			g := groups[env]
-			if g == nil {
-				g = &group{first: sc}
-				groups[env], order = g, append(order, env)
-			}
-			g.n++
-		}
-	}
-	var ds diag.Diagnostics
-	for _, env := range order {
-		g := groups[env]
-		who := fmt.Sprintf("scenario %q runs", g.first.Name)
-		if g.n > 1 {
-			who = fmt.Sprintf("scenario %q and %d more of the %d selected run", g.first.Name, g.n-1, total)
-		}
-		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: g.first.Pos,
-			Message: fmt.Sprintf("%s in %s, not in %s, the env of target %q: env: %s in a suite or scenario (or an @env: tag) wins over the target's", who, env, want, t.Name, env),
-			Hint:    fmt.Sprintf("a target's env applies only to the suites and scenarios that name none: remove their env: to test them in %s; agenttest gate refuses a report that did not test its target's env", want)})
-	}
-	return ds
 }
 
 // missingAgents reports scenarios that name no agent when the target has

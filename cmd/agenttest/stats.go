@@ -57,6 +57,43 @@ func (o statsOptions) check() (problems, warnings []string) {
 	return problems, warnings
 }
 
+// probeNote says, once, which selected scenarios the run's statistical
+// flags leave to a single run: those with a probe, each run of which
+// calls or texts a real number (scenario.Scenario.RunStats). Empty when
+// the flags are unset or no such scenario is selected.
+func (o statsOptions) probeNote(suites []*scenario.Suite) string {
+	if o.stats().IsZero() {
+		return ""
+	}
+	var names []string
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if sc.Stats.IsZero() && sc.Probe() != nil {
+				names = append(names, fmt.Sprintf("%s %q", sc.Pos, sc.Name))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("agenttest: note: %s not applied to %d %s with a probe, run once each (every run would call or text a real number; give the scenario its own repeat: to repeat it): %s",
+		strings.Join(o.setFlags(), ", "), len(names), plural(len(names), "scenario", "scenarios"), strings.Join(names, ", "))
+}
+
+// setFlags names the statistical flags that are set.
+func (o statsOptions) setFlags() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--repeat", o.repeat != 0}, {"--pass-rate", o.passRate != 0}, {"--confidence", o.confidence != 0}, {"--margin", o.margin != 0}} {
+		if f.set {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
 // shareVar is a rate or probability flag: 0.9 or 90%.
 func (f *flags) shareVar(p *float64, name, envName, usage string) {
 	if v, ok := f.env(name, envName); ok {

@@ -62,7 +62,25 @@ type Report struct {
 	// verdict.
 	Started string
 	Status  string
-	Cases   []Case
+	// Envs are the environments its cases ran in (of its deployments,
+	// else its target's): a nightly job against live that tested sandbox
+	// shows it here.
+	Envs []string
+	// Counts are its cases by verdict.
+	Counts Counts
+	// Causes say why the run could not give every case a verdict about
+	// the agent, beyond its errored cases: a stop (a platform that could
+	// not be used, a refused key, --fail-fast), a deployment that changed
+	// during the run, an interruption.
+	Causes []string
+	Cases  []Case
+}
+
+// Counts are a report's cases by verdict (its counts; inconclusive
+// cases are counted among the failed ones too). NotRun are the skipped
+// and pending ones.
+type Counts struct {
+	Passed, Flaky, Failed, Inconclusive, Errored, NotRun int
 }
 
 // Case is one scenario's outcome in a report.
@@ -93,6 +111,14 @@ type Scenario struct {
 	// Quarantined likewise.
 	Verdicts    []Verdict
 	Quarantined []bool
+	// Retried is set where it passed only after a failed attempt: a
+	// retry hid a wrong answer of the agent. A pass after errored
+	// attempts alone is not: the agent passed whenever it was tested.
+	Retried []bool
+	// Mixed is set where its runs both passed and failed within the
+	// report: under one deployment, the same scenario went both ways (a
+	// retry, or a repeat's runs). Retried is one case of it.
+	Mixed []bool
 	// Passed, Failed and Errored sum its runs over the reports.
 	Passed, Failed, Errored int
 	// Lower and Upper bound its pass rate, together at Level
@@ -109,6 +135,13 @@ type Scenario struct {
 	Regressed          bool
 	PassedIn, FailedIn int
 }
+
+// Unsteady reports whether its runs both passed and failed within one
+// report (Mixed): the agent's answers vary, whatever the verdict (a retry
+// or a pass rate may have let it pass). A scenario that passed one night
+// and failed the next is not unsteady by that alone: the agent may have
+// changed in between. Errored runs say nothing of the agent.
+func (s *Scenario) Unsteady() bool { return slices.Contains(s.Mixed, true) }
 
 // Runs is the number of its runs, errored ones included.
 func (s *Scenario) Runs() int { return s.Passed + s.Failed + s.Errored }
@@ -136,7 +169,7 @@ func Build(reports []*Report) *History {
 			k := Key{File: c.File, Name: c.Name}
 			s := index[k]
 			if s == nil {
-				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports))}
+				s = &Scenario{Key: k, Verdicts: make([]Verdict, len(reports)), Quarantined: make([]bool, len(reports)), Retried: make([]bool, len(reports)), Mixed: make([]bool, len(reports))}
 				index[k] = s
 				h.Scenarios = append(h.Scenarios, s)
 			}
@@ -146,6 +179,8 @@ func Build(reports []*Report) *History {
 				s.Verdicts[i] = c.Verdict
 			}
 			s.Quarantined[i] = s.Quarantined[i] || c.Quarantined
+			s.Retried[i] = s.Retried[i] || c.Verdict == VerdictFlaky && c.Failed > 0
+			s.Mixed[i] = s.Mixed[i] || c.Passed > 0 && c.Failed > 0
 			s.Passed += c.Passed
 			s.Failed += c.Failed
 			s.Errored += c.Errored
@@ -190,6 +225,32 @@ func (h *History) Regressions() []*Scenario {
 	for _, s := range h.Scenarios {
 		if s.Regressed {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Unsteady are the scenarios whose runs both passed and failed within a
+// report, in order.
+func (h *History) Unsteady() []*Scenario {
+	var out []*Scenario
+	for _, s := range h.Scenarios {
+		if s.Unsteady() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Kept lists the indexes of the reports whose run could not say whether
+// the agent is fine (status errored: errored cases, a platform that could
+// not be used, a deployment that changed during the run) or was
+// interrupted: the platform's or the network's nights, not the agent's.
+func (h *History) Kept() []int {
+	var out []int
+	for i, r := range h.Reports {
+		if r.Status == "errored" || r.Status == "interrupted" {
+			out = append(out, i)
 		}
 	}
 	return out

@@ -157,3 +157,71 @@ func TestWriteTextEscapes(t *testing.T) {
 		t.Errorf("the name is shown escaped %d times, want 2 (the table and the regressions):\n%s", n, out)
 	}
 }
+
+// TestReportSummary reads what a report line says after its status, and
+// the marks of passes on retry: a pass after a failed attempt is marked,
+// a pass after errored attempts alone is not (the agent passed whenever
+// it was tested), and only a scenario that went both ways within one
+// report is listed as varying.
+func TestReportSummary(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name, run, extra, cases string
+		line                    string
+		retried, mixed          bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		doc := `{"schema": "agenttest/result/v1", "run": {"started": "2026-03-01T00:00:00Z", ` + tc.run + `}, ` + tc.extra +
+			`"files": [{"path": "a.yaml", "cases": [` + tc.cases + `]}]}`
+		r, err := Read("n.json", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := Build([]*Report{r})
+		var b bytes.Buffer
+		if err := WriteText(&b, h); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "  1  n.json  2026-03-01T00:00:00Z  "+tc.line+"\n") {
+			t.Errorf("report line, want %q:\n%s", tc.line, b.String())
+		}
+		s := h.Scenarios[0]
+		if s.Retried[0] != tc.retried || s.Unsteady() != tc.mixed {
+			t.Errorf("retried %t, unsteady %t; want %t, %t", s.Retried[0], s.Unsteady(), tc.retried, tc.mixed)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "a retry hid a failure", run: `"status": "passed"`,
+			extra: `"target": {"env": "live"}, "counts": {"passed": 0, "flaky": 1},`,
+			cases: `{"name": "x", "status": "flaky", "attempts": [{"status": "failed"}, {"status": "passed"}]}`,
+			line:  "passed  in live: 1 flaky", retried: true, mixed: true,
+		},
+		{
+			name: "a retry got past a platform error", run: `"status": "passed"`,
+			extra: `"deployments": [{"agent": "clinic", "env": "live", "changed": false}], "counts": {"flaky": 1},`,
+			cases: `{"name": "x", "status": "flaky", "attempts": [{"status": "errored"}, {"status": "passed"}]}`,
+			line:  "passed  in live: 1 flaky",
+		},
+		{
+			name: "the deployment changed", run: `"status": "errored"`,
+			extra: `"deployments": [{"agent": "clinic", "env": "live", "changed": true}, {"agent": "billing", "env": "sandbox"}], "counts": {"passed": 1},`,
+			cases: `{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}`,
+			line:  "errored  in live, sandbox: 1 passed (deployment of clinic changed during the run)",
+		},
+		{
+			name: "interrupted", run: `"status": "interrupted", "interrupted": true`,
+			extra: `"counts": {"passed": 1, "pending": 2, "skipped": 1},`,
+			cases: `{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}`,
+			line:  "interrupted  1 passed, 3 not run (interrupted)",
+		},
+		{
+			name: "a repeat that went both ways and passed", run: `"status": "passed"`,
+			cases: `{"name": "x", "status": "passed", "repeat": {"decision": "passed", "runs": 10, "passed": 9, "failed": 1}}`,
+			line:  "passed", mixed: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -3,6 +3,8 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/agenttest/agenttest/internal/report"
 )
@@ -11,9 +13,31 @@ import (
 type jsonReport struct {
 	Schema string `json:"schema"`
 	Run    struct {
-		Started string `json:"started"`
-		Status  string `json:"status"`
+		Started     string `json:"started"`
+		Status      string `json:"status"`
+		Interrupted bool   `json:"interrupted"`
+		Stop        *struct {
+			Reason string `json:"reason"`
+			Host   string `json:"host"`
+		} `json:"stop"`
 	} `json:"run"`
+	Target struct {
+		Env string `json:"env"`
+	} `json:"target"`
+	Deployments []struct {
+		Agent   string `json:"agent"`
+		Env     string `json:"env"`
+		Changed bool   `json:"changed"`
+	} `json:"deployments"`
+	Counts *struct {
+		Passed       int `json:"passed"`
+		Flaky        int `json:"flaky"`
+		Failed       int `json:"failed"`
+		Errored      int `json:"errored"`
+		Skipped      int `json:"skipped"`
+		Pending      int `json:"pending"`
+		Inconclusive int `json:"inconclusive"`
+	} `json:"counts"`
 	Files []struct {
 		Path  string     `json:"path"`
 		Cases []jsonCase `json:"cases"`
@@ -53,6 +77,32 @@ func Read(path string, data []byte) (*Report, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status}
+	for _, d := range doc.Deployments {
+		if d.Env != "" && !slices.Contains(r.Envs, d.Env) {
+			r.Envs = append(r.Envs, d.Env)
+		}
+		if d.Changed {
+			r.Causes = append(r.Causes, "deployment of "+d.Agent+" changed during the run")
+		}
+	}
+	if len(r.Envs) == 0 && doc.Target.Env != "" {
+		r.Envs = []string{doc.Target.Env}
+	}
+	if st := doc.Run.Stop; st != nil && st.Reason != "" {
+		// "not run: platform unreachable" at its host.
+		cause := "stopped: " + strings.TrimPrefix(st.Reason, "not run: ")
+		if st.Host != "" {
+			cause += " at " + st.Host
+		}
+		r.Causes = append(r.Causes, cause)
+	}
+	if doc.Run.Interrupted {
+		r.Causes = append(r.Causes, "interrupted")
+	}
+	if c := doc.Counts; c != nil {
+		r.Counts = Counts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive,
+			Errored: c.Errored, NotRun: c.Skipped + c.Pending}
+	}
 	for _, f := range doc.Files {
 		for _, c := range f.Cases {
 			r.Cases = append(r.Cases, c.read(f.Path))

@@ -16,6 +16,45 @@ var marks = map[Verdict]string{
 	VerdictPassed: "✓", VerdictFlaky: "✓", VerdictFailed: "✗", VerdictInconclusive: "?", VerdictErrored: "E", VerdictNone: "·",
 }
 
+// retriedMark is the strip's mark of a pass that came only after a
+// failed attempt (Scenario.Retried): it passed the run, and it is not a
+// clean pass.
+const retriedMark = "~"
+
+// summary is what a report line says after the status: the environments
+// tested, the cases by verdict, and why the run could not judge every
+// case, when it could not. Empty for a report written before these
+// were recorded.
+func (r *Report) summary() string {
+	var parts []string
+	c := r.Counts
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{c.Passed, "passed"}, {c.Flaky, "flaky"}, {c.Failed, "failed"}, {c.Errored, "errored"}, {c.NotRun, "not run"}} {
+		if n.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n.n, n.what))
+		}
+	}
+	var out string
+	if len(r.Envs) > 0 {
+		out = "  in " + strings.Join(r.Envs, ", ")
+		if len(parts) > 0 {
+			out += ":"
+		}
+	}
+	if len(parts) > 0 {
+		if out == "" {
+			out = " "
+		}
+		out += " " + strings.Join(parts, ", ")
+	}
+	if len(r.Causes) > 0 {
+		out += " (" + strings.Join(r.Causes, "; ") + ")"
+	}
+	return out
+}
+
 // WriteText writes the history for people: the reports, one line per
 // scenario, then the scenarios that went from passing to failing. What
 // the report files hold (paths, statuses, case names) is escaped: the
@@ -24,7 +63,7 @@ func WriteText(w io.Writer, h *History) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s, oldest first:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"))
 	for i, r := range h.Reports {
-		fmt.Fprintf(&b, "  %d  %s  %s  %s\n", i+1, escape.Line(r.Path), escape.Line(orDash(r.Started)), escape.Line(orDash(r.Status)))
+		fmt.Fprintf(&b, "  %d  %s  %s  %s%s\n", i+1, escape.Line(r.Path), escape.Line(orDash(r.Started)), escape.Line(orDash(r.Status)), escape.Line(r.summary()))
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -43,7 +82,11 @@ func WriteText(w io.Writer, h *History) error {
 		var strip strings.Builder
 		quarantined := 0
 		for i, v := range s.Verdicts {
-			strip.WriteString(marks[v])
+			if s.Retried[i] {
+				strip.WriteString(retriedMark)
+			} else {
+				strip.WriteString(marks[v])
+			}
 			if s.Quarantined[i] {
 				quarantined++
 			}
@@ -55,7 +98,28 @@ func WriteText(w io.Writer, h *History) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", runs, rate, interval, strip.String(), s.Flips, name)
 	}
 	tw.Flush()
-	b.WriteString("\nruns: passed + failed (+ errored, not counted); verdicts: ✓ passed, ✗ failed, ? inconclusive, E errored, · not run\n")
+	b.WriteString("\nruns: passed + failed (+ errored, not counted); verdicts: ✓ passed, " + retriedMark + " passed on a retry after failing, ✗ failed, ? inconclusive, E errored, · not run\n")
+	if un := h.Unsteady(); len(un) > 0 {
+		fmt.Fprintf(&b, "passed and failed in one run: the agent's answers vary (%d):\n", len(un))
+		for _, s := range un {
+			var in []string
+			for i, m := range s.Mixed {
+				if m {
+					in = append(in, fmt.Sprint(i+1))
+				}
+			}
+			fmt.Fprintf(&b, "  %s: in %s %s; failed %d of %d runs in all\n", escape.Line(s.File+": "+s.Name),
+				plural(len(in), "report", "reports"), strings.Join(in, ", "), s.Failed, s.Passed+s.Failed)
+		}
+	}
+	if kept := h.Kept(); len(kept) > 0 {
+		var ns []string
+		for _, i := range kept {
+			ns = append(ns, fmt.Sprint(i+1))
+		}
+		fmt.Fprintf(&b, "kept from a verdict on the agent (the platform, the network or the run, not the agent): %d of %d %s: %s\n",
+			len(kept), len(h.Reports), plural(len(h.Reports), "report", "reports"), strings.Join(ns, ", "))
+	}
 	reg := h.Regressions()
 	if len(reg) == 0 {
 		b.WriteString("no scenario went from passing to failing\n")
@@ -73,16 +137,22 @@ func WriteText(w io.Writer, h *History) error {
 // SchemaV1 names the layout WriteJSON produces:
 //
 //	schema     "agenttest/history/v1"
-//	reports    [{path, started, status}]                 (oldest first)
+//	reports    [{path, started, status, envs, counts: {passed, flaky,
+//	             failed, inconclusive, errored, not_run}, causes}] (oldest first)
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
-//	             flips, regressed}]
+//	             retried, mixed, flips, regressed, unsteady}]
 //	regressed  [{file, name, passed_in, failed_in}]       (report indexes, 0-based)
 //
 // verdicts has one entry per report: passed, flaky, failed, inconclusive,
 // errored, or null where the scenario did not run; quarantined likewise,
 // true where a quarantine held. pass_rate is null without runs that are
-// evidence.
+// evidence. retried has one entry per report, true where it passed only
+// after a failed attempt; mixed likewise, true where its runs both passed
+// and failed; unsteady is true when mixed is anywhere. A report's envs are the environments its cases ran in, and its
+// causes why the run could not judge every case (a stop, a deployment
+// that changed, an interruption); kept lists the reports whose status is
+// errored or interrupted (indexes, 0-based).
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {
@@ -90,12 +160,25 @@ type jsonHistory struct {
 	Reports   []jsonReportRef `json:"reports"`
 	Scenarios []jsonScenario  `json:"scenarios"`
 	Regressed []jsonRegressed `json:"regressed"`
+	Kept      []int           `json:"kept"`
 }
 
 type jsonReportRef struct {
-	Path    string `json:"path"`
-	Started string `json:"started,omitempty"`
-	Status  string `json:"status,omitempty"`
+	Path    string     `json:"path"`
+	Started string     `json:"started,omitempty"`
+	Status  string     `json:"status,omitempty"`
+	Envs    []string   `json:"envs"`
+	Counts  jsonCounts `json:"counts"`
+	Causes  []string   `json:"causes"`
+}
+
+type jsonCounts struct {
+	Passed       int `json:"passed"`
+	Flaky        int `json:"flaky"`
+	Failed       int `json:"failed"`
+	Inconclusive int `json:"inconclusive"`
+	Errored      int `json:"errored"`
+	NotRun       int `json:"not_run"`
 }
 
 type jsonScenario struct {
@@ -109,8 +192,11 @@ type jsonScenario struct {
 	Interval    jsonInterval `json:"interval"`
 	Verdicts    []*string    `json:"verdicts"`
 	Quarantined []bool       `json:"quarantined"`
+	Retried     []bool       `json:"retried"`
+	Mixed       []bool       `json:"mixed"`
 	Flips       int          `json:"flips"`
 	Regressed   bool         `json:"regressed"`
+	Unsteady    bool         `json:"unsteady"`
 }
 
 type jsonInterval struct {
@@ -128,14 +214,20 @@ type jsonRegressed struct {
 
 // WriteJSON writes the history as one JSON document (SchemaV1).
 func WriteJSON(w io.Writer, h *History) error {
-	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}}
+	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}, Kept: h.Kept()}
+	if doc.Kept == nil {
+		doc.Kept = []int{}
+	}
 	for _, r := range h.Reports {
-		doc.Reports = append(doc.Reports, jsonReportRef{Path: r.Path, Started: r.Started, Status: r.Status})
+		c := r.Counts
+		doc.Reports = append(doc.Reports, jsonReportRef{Path: r.Path, Started: r.Started, Status: r.Status,
+			Envs: orEmpty(r.Envs), Causes: orEmpty(r.Causes),
+			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun}})
 	}
 	for _, s := range h.Scenarios {
 		js := jsonScenario{File: s.File, Name: s.Name, Runs: s.Runs(), Passed: s.Passed, Failed: s.Failed, Errored: s.Errored,
-			Interval: jsonInterval{Lower: s.Lower, Upper: s.Upper, Level: Level}, Quarantined: s.Quarantined,
-			Flips: s.Flips, Regressed: s.Regressed}
+			Interval: jsonInterval{Lower: s.Lower, Upper: s.Upper, Level: Level}, Quarantined: s.Quarantined, Retried: s.Retried, Mixed: s.Mixed,
+			Flips: s.Flips, Regressed: s.Regressed, Unsteady: s.Unsteady()}
 		if v, ok := s.Rate(); ok {
 			js.PassRate = &v
 		}
@@ -163,6 +255,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -39,7 +39,7 @@ func (r *runner) execute(ctx context.Context, j *job) {
 	if r.noAgent(j) {
 		return
 	}
-	if st := sc.Stats.Or(r.opts.Stats).Resolve(); st.Repeat > 1 || st.Sequential() {
+	if st := sc.RunStats(r.opts.Stats).Resolve(); st.Repeat > 1 || st.Sequential() {
 		r.repeat(ctx, j, st)
 		return
 	}

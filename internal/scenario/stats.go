@@ -35,6 +35,19 @@ func (s Stats) Or(def Stats) Stats {
 	return s
 }
 
+// RunStats returns the settings sc runs with: its own, else the run's
+// (--repeat, --pass-rate, --confidence, --margin). A scenario with a
+// probe never takes the run's: each of its runs places a real call or
+// sends a real SMS to a probe number, and a nightly job's --confidence
+// 0.95 would ring that phone 26 times or more a night. It repeats only
+// when it says so itself.
+func (sc *Scenario) RunStats(run Stats) Stats {
+	if sc.Stats.IsZero() && sc.Probe() != nil {
+		return Stats{}
+	}
+	return sc.Stats.Or(run)
+}
+
 // Sequential reports whether the runs are decided by the sequential test.
 func (s Stats) Sequential() bool { return s.Confidence > 0 }
 

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
+)
+
+// liveTarget is the nightly job's target as examples/agenttest.yaml
+// writes it, its hosts and keys from the simulator's variables.
+const liveTarget = "targets:\n  live:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    env: live\n    allow_live: true\n" +
+	"    probe_numbers: [\"+44 7700 900001\"]\n  sandbox:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    env: sandbox\n"
+
+// TestNightlyEnvPins runs the nightly job's command against the
+// simulator with suites that pin an environment. A suite's env: wins over
+// the target's, so `run suites --target live` over suites that all say
+// `env: sandbox` tested sandbox and passed, exit 0, every night: it is
+// refused now (exit 2, at each file), and a partial pin is a warning.
+func TestNightlyEnvPins(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	suite := func(env string) string {
+		head := "suite: greet\nagent: clinic\n"
+		if env != "" {
+			head += "env: " + env + "\n"
+		}
+		return head + "scenarios:\n  - name: greets\n    turns:\n      - say: hello\n  - name: greets again\n    turns:\n      - say: hello\n"
+	}
+	type testCase struct {
+		name   string
+		files  map[string]string
+		args   []string
+		code   int
+		want   []string
+		absent []string
+		// envs are the environments the JSON report's deployments name
+		// when the run ran.
+		envs []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		files := map[string]string{"agenttest.yaml": liveTarget}
+		for k, v := range tc.files {
+			files[k] = v
+		}
+		dir := writeTree(t, files)
+		env := simEnv(s)
+		c := newCLI(t, dir, env, append(append([]string{"run"}, tc.args...), "--json", "out/r.json", "suites")...)
+		out := c.expect(t, tc.code, tc.want...)
+		for _, a := range tc.absent {
+			if strings.Contains(out, a) {
+				t.Errorf("output has %q:\n%s", a, out)
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "out/r.json"))
+		if tc.envs == nil {
+			if err == nil {
+				t.Errorf("a refused run wrote a report")
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Deployments []struct{ Env string } `json:"deployments"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var envs []string
+		for _, d := range doc.Deployments {
+			envs = append(envs, d.Env)
+		}
+		if strings.Join(envs, ",") != strings.Join(tc.envs, ",") {
+			t.Errorf("deployments tested in %v, want %v", envs, tc.envs)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name:  "every suite pins sandbox, the job asks for live",
+			files: map[string]string{"suites/a.yaml": suite("sandbox"), "suites/b.yaml": suite("sandbox")},
+			args:  []string{"--target", "live", "--allow-live"},
+			code:  exitUsage,
+			want: []string{
+				`suites/a.yaml:5:5: 2 selected scenarios of this file run in sandbox, not in live, the environment of target "live" (set by target "live" env (agenttest.yaml:4:10))`,
+				"suites/b.yaml:5:5:", "no selected scenario runs in live, so the run would test nothing there and pass",
+			},
+		},
+		{
+			name:  "a scenario pins sandbox, the others run in live",
+			files: map[string]string{"suites/a.yaml": suite("sandbox"), "suites/b.yaml": suite("")},
+			args:  []string{"--target", "live", "--allow-live"},
+			code:  exitOK,
+			want:  []string{"suites/a.yaml:5:5: warning: 2 selected scenarios of this file run in sandbox, not in live"},
+			envs:  []string{"sandbox", "live"},
+		},
+		{
+			name:  "--env live over a suite that pins sandbox",
+			files: map[string]string{"suites/a.yaml": suite("sandbox")},
+			args:  []string{"--target", "sandbox", "--env", "live", "--allow-live"},
+			code:  exitUsage,
+			want:  []string{"(set by --env)"},
+		},
+		{
+			name:   "no suite pins: live is tested",
+			files:  map[string]string{"suites/a.yaml": suite("")},
+			args:   []string{"--target", "live", "--allow-live"},
+			code:   exitOK,
+			absent: []string{"warning"},
+			envs:   []string{"live"},
+		},
+		{
+			name:  "another environment than live is only warned of",
+			files: map[string]string{"suites/a.yaml": suite("pre-release")},
+			args:  []string{"--target", "sandbox"},
+			code:  exitOK,
+			want:  []string{"warning: 2 selected scenarios of this file run in pre-release, not in sandbox"},
+			envs:  []string{"pre-release"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRunStatsSkipProbes: the run's statistical flags (a nightly job's
+// --confidence 0.95 --pass-rate 0.9) made every scenario statistical,
+// probes included: 26 or more real calls to a probe number a night, for a
+// scenario written to place one. A scenario with a probe now runs once
+// unless it sets repeat itself, the run says so, and the other scenarios
+// still repeat.
+func TestRunStatsSkipProbes(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
+	dir := writeTree(t, map[string]string{
+		"agenttest.yaml": liveTarget,
+		"suites/nightly.yaml": "suite: nightly\nagent: clinic\nscenarios:\n" +
+			"  - name: greets\n    turns:\n      - say: hello\n" +
+			"  - name: reminder call\n    probe: {outbound_call: {to: \"+447700900001\"}, within: 10s}\n" +
+			"  - name: reminder call, twice on purpose\n    repeat: 2\n    probe: {outbound_call: {to: \"+447700900001\"}, within: 10s}\n",
+	})
+	c := newCLI(t, dir, simEnv(s), "run", "--target", "live", "--allow-live", "--repeat", "3", "--json", "out/r.json", "suites")
+	c.expect(t, exitOK, `agenttest: note: --repeat not applied to 1 scenario with a probe, run once each`, `suites/nightly.yaml:7:5 "reminder call"`)
+	data, err := os.ReadFile(filepath.Join(dir, "out/r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Files []struct {
+			Cases []struct {
+				Name   string
+				Repeat *struct{ Runs int } `json:"repeat"`
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]int{}
+	for _, c := range doc.Files[0].Cases {
+		runs[c.Name] = 1
+		if c.Repeat != nil {
+			runs[c.Name] = c.Repeat.Runs
+		}
+	}
+	if runs["greets"] != 3 || runs["reminder call"] != 1 || runs["reminder call, twice on purpose"] != 2 {
+		t.Errorf("runs per scenario %v; want greets 3, reminder call 1, twice on purpose 2", runs)
+	}
+	calls := s.Server.Store().Select("clinic", func(c *sim.Conversation) bool { return c.Channel == "VOICE-SIP" })
+	if len(calls) != 3 {
+		t.Errorf("the platform received %d calls, want 3 (1 + 2)", len(calls))
+	}
+}
+
+// nightlySuite is a nightly suite over the clinic: a greeting that always
+// passes and a request the agent routes right half of the time
+// (docs/agent-definition.md, "Probabilistic replies and moves").
+const nightlySuite = "suite: nightly\nagent: clinic\nscenarios:\n" +
+	"  - name: greets\n    turns:\n      - say: hello\n" +
+	"  - name: renews a prescription\n    turns:\n      - say: I need a repeat prescription\n        expect: {node: RepeatPrescription}\n"
+
+// TestNightlyHistory runs three nights of the nightly job against the
+// simulator, a day apart on a fake clock, and reads them back with
+// agenttest history: a night where the agent's answers varied (its
+// repeated runs both passed and failed), a night where the platform was
+// down, and a night where a retry hid a wrong answer. The history says
+// which environment each night tested, why a night could not judge the
+// agent, which scenario went both ways within a night, and marks the pass
+// a retry bought; before, a report line held only its status, a pass on
+// retry was a ✓ like any other, and nothing set the platform's nights
+// apart from the agent's.
+func TestNightlyHistory(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := ln.Addr().String()
+	ln.Close()
+	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": nightlySuite})
+	clk := fakeclock.New()
+	night := func(env map[string]string, report string, code int, args ...string) {
+		t.Helper()
+		clk.Advance(24 * time.Hour)
+		c := newCLI(t, dir, env, append([]string{"run", "suites", "--target", "live", "--allow-live", "--parallel", "1", "--json", report}, args...)...)
+		c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+		c.expect(t, code)
+	}
+	// Newest first, as a glob of dated names need not sort: history
+	// orders them by their starts.
+	night(simEnv(s), "a.json", exitFailed, "--repeat", "8")
+	dead := simEnv(s)
+	dead["AGENTTEST_BUILD_URL"] = "http://" + down
+	night(dead, "b.json", exitErrored)
+	night(simEnv(s), "c.json", exitOK, "--retries", "4")
+
+	h := newCLI(t, dir, nil, "history", "c.json", "b.json", "a.json")
+	out := h.expect(t, exitOK,
+		"failed  in live: 1 passed, 1 failed\n",
+		"errored  in live: 2 not run (stopped: platform unreachable at "+down+")\n",
+		"passed  in live: 1 passed, 1 flaky\n",
+		"~ passed on a retry after failing",
+		"passed and failed in one run: the agent's answers vary (1):\n  suites/nightly.yaml: renews a prescription: in reports 1, 3;",
+		"kept from a verdict on the agent (the platform, the network or the run, not the agent): 1 of 3 reports: 2\n",
+	)
+	// The verdict strips: the pass a retry bought is not a clean pass.
+	for name, want := range map[string]string{"greets": "✓·✓", "renews a prescription": "✗·~"} {
+		if !strings.Contains(out, want+"  ") || !regexp.MustCompile(regexp.QuoteMeta(want)+` +\d+ +suites/nightly.yaml: `+name+"\n").MatchString(out) {
+			t.Errorf("the row of %s lacks the verdicts %s:\n%s", name, want, out)
+		}
+	}
+	if strings.Contains(out, "greets: in report") {
+		t.Errorf("a scenario that always passed is listed as varying:\n%s", out)
+	}
+	h = newCLI(t, dir, nil, "history", "--json", "a.json", "b.json", "c.json")
+	h.expect(t, exitOK)
+	var doc struct {
+		Reports []struct {
+			Envs   []string
+			Causes []string
+			Counts struct {
+				NotRun int `json:"not_run"`
+			}
+		}
+		Scenarios []struct {
+			Name     string
+			Retried  []bool
+			Mixed    []bool
+			Unsteady bool
+		}
+		Kept []int
+	}
+	if err := json.Unmarshal([]byte(h.stdout.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Reports) != 3 || doc.Reports[1].Counts.NotRun != 2 || len(doc.Reports[1].Causes) != 1 || doc.Reports[0].Envs[0] != "live" ||
+		len(doc.Kept) != 1 || doc.Kept[0] != 1 || !doc.Scenarios[1].Unsteady || doc.Scenarios[0].Unsteady ||
+		fmt.Sprint(doc.Scenarios[1].Retried) != "[false false true]" || fmt.Sprint(doc.Scenarios[1].Mixed) != "[true false true]" {
+		t.Errorf("history --json:\n%s", h.stdout)
+	}
+}
