@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -29,9 +28,7 @@ func envPins(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
 		var first *scenario.Scenario
 		n, env := 0, ""
 		for _, sc := range s.Scenarios {
-			// An environment written with ${...} (a feature's setup
-			// step) is known only when expanded: it may be the target's.
-			if sc.Env == "" || sc.Env == t.Env || strings.Contains(sc.Env, "${") {
+			if sc.Env == "" || sc.Env == t.Env {
 				inTarget++
 				continue
 			}

@@ -196,12 +196,20 @@ func (d *decoder) agent(p pair) string {
 	if strings.TrimSpace(v) == "" {
 		d.errorf(p.Val, "agent must not be empty")
 	}
+	if msg, hint := fixedBeforeRun("agent", v); msg != "" {
+		d.errorHint(p.Val, hint, "%s", msg)
+		return ""
+	}
 	return v
 }
 
 func (d *decoder) env(p pair) string {
 	v, ok := d.scalar(p.Val, "env")
 	if !ok {
+		return ""
+	}
+	if msg, hint := fixedBeforeRun("env", v); msg != "" {
+		d.errorHint(p.Val, hint, "%s", msg)
 		return ""
 	}
 	if !reply.ValidEnv(v) {
@@ -912,4 +920,20 @@ func validCaptureField(f string) bool {
 		}
 	}
 	return false
+}
+
+// fixedBeforeRun refuses an agent or an environment written with ${...}:
+// both are fixed when the run is planned (the deployments read before
+// the first case, the pre-run checks, the clientEnv of every session),
+// before any variable has a value, so the text would reach the platform
+// as written. what is "agent" or "env"; msg is empty when v is fine.
+func fixedBeforeRun(what, v string) (msg, hint string) {
+	if !strings.Contains(v, "${") {
+		return "", ""
+	}
+	msg = fmt.Sprintf("%s %q: ${...} is not expanded in the %s, which is fixed before the run starts", what, v, what)
+	if what == "agent" {
+		return msg, "write the agent id, or leave the agent out and set it on the target (agent_id, or AGENTTEST_AGENT_ID)"
+	}
+	return msg, "write one of " + strings.Join(reply.Envs, ", ") + "; or leave the env out and set it on the target (env:, --env or AGENTTEST_ENV)"
 }

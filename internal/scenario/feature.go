@@ -439,6 +439,10 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			if value == "" {
 				bad("agent must not be empty")
 			}
+			if msg, hint := fixedBeforeRun("agent", value); msg != "" {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Message: fmt.Sprintf("tag @%s: %s", name, msg), Hint: hint})
+				continue
+			}
 			sc.Agent = value
 		case "env":
 			if !reply.ValidEnv(value) {
@@ -628,9 +632,17 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			setupAt = st.Pos
 		}
 		// Setup arguments keep their ${...}: the runner expands the start
-		// parameters when it opens the session, as for YAML.
+		// parameters when it opens the session, as for YAML. The agent
+		// and the env are fixed before that.
 		before := params
 		_ = st.Setup(&params, keepRefs)
+		for _, v := range [][3]string{{"agent", before.Agent, params.Agent}, {"env", before.Env, params.Env}} {
+			if v[1] != v[2] {
+				if msg, hint := fixedBeforeRun(v[0], v[2]); msg != "" {
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
+				}
+			}
+		}
 		if params.Via != before.Via {
 			viaAt = st.Pos
 		}
@@ -826,6 +838,7 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt diag.Pos)
 		sc.Agent = p.Agent
 	}
 	if p.Env != "" {
+		// One with ${...} was refused at its step (fixedBeforeRun).
 		if !strings.Contains(p.Env, "${") && !reply.ValidEnv(p.Env) {
 			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(reply.Envs, ", "))
 		}

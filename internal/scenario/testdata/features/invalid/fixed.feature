@@ -1,0 +1,19 @@
+# The agent and the environment are fixed before the run starts: a
+# ${...} in them would reach the platform as written.
+Feature: fixed before the run
+
+  Scenario: an agent from a variable
+    Given the agent "${env:AGENT}"
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"
+
+  Scenario: an environment from a variable
+    Given the agent "restaurant"
+    And the environment "${env:NIGHT_ENV}"
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"
+
+  @agent:${agent}
+  Scenario: an agent tag from a variable
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"
