@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -331,7 +333,8 @@ func (m *MessagingSession) Host() string { return m.c.hostOf(m.socketCall()) }
 // SessionID is the platform's session id (not a secret).
 func (m *MessagingSession) SessionID() string { return m.sessionID }
 
-// ConversationID is the conversation id the joined event named, or "".
+// ConversationID is the conversation id the session's events name (the
+// joined event's), or "".
 func (m *MessagingSession) ConversationID() string { return m.conversationID }
 
 // Opening is the opening turn: the history batch and the join's answer.
@@ -1026,12 +1029,18 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 		return m.frameError(nil, fmt.Errorf("more than %s or %d frames in one turn without its answer ending it: the platform floods the session",
 			sizeText(m.limits.turnBytes), m.limits.turnFrames))
 	}
+	if err := validUTF8(data); err != nil {
+		return m.frameError(bytes.ToValidUTF8(data, []byte("\uFFFD")), err)
+	}
 	data = m.redactBytes(data)
 	ev, err := decodeEvent(data)
 	if err != nil {
 		return m.frameError(data, err)
 	}
 	if m.forms.kind(ev.Type, &m.events) == EventBatch {
+		if err := m.sameConversation(ev); err != nil {
+			return m.frameError(data, err)
+		}
 		list, err := batchEvents(ev.Payload)
 		if err != nil {
 			return m.frameError(data, err)
@@ -1052,6 +1061,26 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 		return m.frameError(data, err)
 	}
 	return nil
+}
+
+// validUTF8 says where a frame is not UTF-8. A text frame must be (RFC
+// 6455, 5.6), and a JSON event is text whatever frame it comes in: the
+// decoder would read the bad bytes as U+FFFD, and the agent's reply would
+// fail a check on text the platform mangled. A binary frame that holds a
+// JSON event is read like a text frame: it says nothing else.
+func validUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("a frame of %d bytes is not valid UTF-8 (a JSON event is text): byte %d is %#02x", len(data), i, data[i])
 }
 
 // frameError is a *ResponseError for a received frame that cannot be
@@ -1077,6 +1106,18 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 	if err := m.forms.classify(&e, &m.events); err != nil {
 		return err
 	}
+	if err := m.sameConversation(e); err != nil {
+		return err
+	}
+	if m.ended {
+		switch e.Kind {
+		case EventJoined, EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventHandoff, EventLiveAgentJoined, EventLiveAgentMessage:
+			// What the agent says, or who joins, once the session is
+			// over belongs to no turn: taken as this one's, it would
+			// pass or fail a check of an answer no user saw.
+			return fmt.Errorf("%s after the session ended: the platform's event log goes on past its end", e.Type)
+		}
+	}
 	if len(turn.Events) == 0 {
 		m.turns = append(m.turns, turn)
 	}
@@ -1093,11 +1134,16 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 	case EventJoined:
 		m.joined = true
 		turn.Joined = true
-		if e.ConversationID != "" {
-			m.conversationID = e.ConversationID
-		}
 	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage:
-		if turn.addMessage(e) && st != nil {
+		i, completed, err := turn.addMessage(e)
+		if err != nil {
+			return err
+		}
+		if r := &turn.Messages[i]; r.Streamed {
+			r.events = append(r.events, len(turn.Events)-1)
+			m.maskSpread(turn, r)
+		}
+		if completed && st != nil {
 			st.answer(at)
 		}
 	case EventSystem:
@@ -1122,6 +1168,49 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			st.answer(at)
 			st.complete("session_end")
 		}
+	}
+	return nil
+}
+
+// maskSpread masks a key that the chunks of a streamed message spell
+// together and none holds alone (a key split between two tokens of a
+// stream): each frame was redacted as it came, the text they join into is
+// redacted here. When it holds one, the chunks lose their text and
+// payload too, since each holds a part of the key and together the key.
+// The text is redacted whole at each chunk: a stream is at most a turn's
+// bytes, and a key's forms may reach back over any number of chunks.
+func (m *MessagingSession) maskSpread(turn *MessagingTurn, r *MessagingReply) {
+	clean := m.redact(r.Text)
+	if clean == r.Text {
+		return
+	}
+	r.Text = clean
+	for _, j := range r.events {
+		e := &turn.Events[j]
+		e.Text, e.Payload = secret.Mask, json.RawMessage(strconv.Quote(secret.Mask))
+		e.Raw, _ = json.Marshal(map[string]string{"id": e.ID, "type": e.Type, "payload": secret.Mask})
+	}
+	turn.joinReply()
+}
+
+// sameConversation holds the session to one conversation: the first
+// conversation an event names is the session's (the joined event's, on
+// every platform that names one), and an event that names another is the
+// platform's error. The reference gives a session one conversation (the
+// join starts it; "Conversation ID not found in session"), and the
+// socket is the session's alone: another conversation's reply, read as
+// this one's, would pass or fail this conversation's checks, and the
+// records confirmed would be the other's. Ignoring it instead would hide
+// a platform that crosses its users' conversations, and leave the turn
+// to time out as if the agent were slow.
+func (m *MessagingSession) sameConversation(e MessagingEvent) error {
+	switch {
+	case e.ConversationID == "":
+	case m.conversationID == "":
+		m.conversationID = e.ConversationID
+	case e.ConversationID != m.conversationID:
+		return fmt.Errorf("%s names conversation %s, and this session's conversation is %s: the platform sent another conversation's event on this session's socket",
+			e.Type, clipID(e.ConversationID), clipID(m.conversationID))
 	}
 	return nil
 }
