@@ -68,7 +68,21 @@ scenarios:
 				t.Errorf("failures %+v: the agent was judged on the platform's error", a.Failures)
 			}
 		}
-		if s := describe(c); strings.Contains(s, "HOSTILE") {
+		// The case as every report renders it: verdict, transcript, raw
+		// events.
+		seen := []string{describe(c)}
+		for _, tr := range a.Turns {
+			seen = append(seen, string(tr.Request), string(tr.Response))
+			if tr.Result != nil {
+				seen = append(seen, tr.Result.Response)
+			}
+			if m := tr.Messaging; m != nil {
+				for _, e := range m.Events {
+					seen = append(seen, e.Text)
+				}
+			}
+		}
+		if s := strings.Join(seen, "\n"); strings.Contains(s, "HOSTILE") {
 			t.Errorf("a credential reached the case:\n%s", s)
 		}
 	}
