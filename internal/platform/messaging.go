@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -235,7 +234,7 @@ type MessagingSession struct {
 	// next send reconnects first.
 	dropped error
 
-	seen           map[string]bool
+	seen           map[string]uint64 // event id -> MessagingEvent.print
 	cursor         int64
 	turns          []*MessagingTurn
 	opening        *MessagingTurn
@@ -323,7 +322,7 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 	if ev.EndSession == "" {
 		ev.EndSession = "EVENT_TYPE_END_SESSION"
 	}
-	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]bool{}, quit: make(chan struct{})}
+	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]uint64{}, quit: make(chan struct{})}
 }
 
 // Host is the host (host:port) of the Messaging API the session talks
@@ -1030,7 +1029,9 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 			sizeText(m.limits.turnBytes), m.limits.turnFrames))
 	}
 	if err := validUTF8(data); err != nil {
-		return m.frameError(bytes.ToValidUTF8(data, []byte("\uFFFD")), err)
+		// Its body is withheld: what is not text is no form the
+		// redactor knows a key in, and says nothing the error does not.
+		return m.frameError(nil, err)
 	}
 	data = m.redactBytes(data)
 	ev, err := decodeEvent(data)
@@ -1093,18 +1094,26 @@ func (m *MessagingSession) frameError(data []byte, err error) error {
 // add records an event unless it was seen, and updates the session and
 // the turn; an event it cannot use is the platform's error.
 func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) error {
+	if err := m.forms.classify(&e, &m.events); err != nil {
+		return err
+	}
 	if e.ID != "" {
-		if m.seen[e.ID] {
+		print := e.print()
+		if was, ok := m.seen[e.ID]; ok {
+			if was != print {
+				// Dropped as a replay, it would lose what the
+				// platform said (the turn would wait out its timeout
+				// for an answer that came); taken, it would be a
+				// second event where the log has one.
+				return fmt.Errorf("%s: event id %s came before as another event: the platform gave two events one id", typeText(e.Type), clipID(e.ID))
+			}
 			turn.Duplicates++
 			return nil
 		}
-		m.seen[e.ID] = true
+		m.seen[e.ID] = print
 	}
 	if e.Seq > m.cursor {
 		m.cursor = e.Seq
-	}
-	if err := m.forms.classify(&e, &m.events); err != nil {
-		return err
 	}
 	if err := m.sameConversation(e); err != nil {
 		return err
@@ -1115,7 +1124,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			// What the agent says, or who joins, once the session is
 			// over belongs to no turn: taken as this one's, it would
 			// pass or fail a check of an answer no user saw.
-			return fmt.Errorf("%s after the session ended: the platform's event log goes on past its end", e.Type)
+			return fmt.Errorf("%s after the session ended: the platform's event log goes on past its end", typeText(e.Type))
 		}
 	}
 	if len(turn.Events) == 0 {
@@ -1210,7 +1219,7 @@ func (m *MessagingSession) sameConversation(e MessagingEvent) error {
 		m.conversationID = e.ConversationID
 	case e.ConversationID != m.conversationID:
 		return fmt.Errorf("%s names conversation %s, and this session's conversation is %s: the platform sent another conversation's event on this session's socket",
-			e.Type, clipID(e.ConversationID), clipID(m.conversationID))
+			typeText(e.Type), clipID(e.ConversationID), clipID(m.conversationID))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -221,17 +222,38 @@ func (e *MessagingEvent) readConversation(where string, p payloadMembers) error 
 				id = scalarText(iv)
 			}
 		default:
-			return fmt.Errorf("%s: %s.%s is %s, want a string", e.Type, where, n, aJSONKind(v))
+			return fmt.Errorf("%s: %s.%s is %s, want a string", typeText(e.Type), where, n, aJSONKind(v))
 		}
 		switch {
 		case id == "":
 		case e.ConversationID == "":
 			e.ConversationID = id
 		case e.ConversationID != id:
-			return fmt.Errorf("%s names two conversations, %s and %s", e.Type, clipID(e.ConversationID), clipID(id))
+			return fmt.Errorf("%s names two conversations, %s and %s", typeText(e.Type), clipID(e.ConversationID), clipID(id))
 		}
 	}
 	return nil
+}
+
+// typeText is an event type for a message: as it is when it is a name
+// (EVENT_TYPE_...), else quoted and cut like an id, since the platform
+// chose it and it reaches terminals and reports.
+func typeText(t string) string {
+	if len(t) > 0 && len(t) <= 64 && strings.Trim(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == "" {
+		return t
+	}
+	return clipID(t)
+}
+
+// print is what an event says, for telling a replay of it (the same
+// print) from another event under its id.
+func (e *MessagingEvent) print() uint64 {
+	h := fnv.New64a()
+	for _, s := range []string{e.Type, e.Text, e.MessageID, e.Level, e.Reason, e.ConversationID, strconv.FormatBool(e.Final)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
 }
 
 // clipID quotes an id the platform sent for a message, cut to a length

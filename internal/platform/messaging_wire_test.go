@@ -146,6 +146,9 @@ func TestMessagingHostileEvents(t *testing.T) {
 			t.Fatalf("got %T %v, want the platform's error", err, err)
 		}
 		const prefix = "open messaging session s-1: join: WS /ws: 101: malformed response: "
+		if strings.Contains(tc.want, "not valid UTF-8") && re.Body != nil {
+			t.Errorf("a frame that is not text is kept: %q", re.Body)
+		}
 		if got := err.Error(); got != prefix+tc.want {
 			t.Errorf("error\n%s\nwant\n%s", got, prefix+tc.want)
 		}
@@ -227,6 +230,17 @@ func TestMessagingHostileEvents(t *testing.T) {
 			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, typingStop),
 			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name: "two events under one id",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name:   "another conversation's event of a type that is no name",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_X\u001b[2J\nPASS","conversation_id":"c-2","payload":{}}`, hello, typingStop),
+			want:   `"EVENT_TYPE_X\x1b[2J\nPASS" names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
 		},
 		{
 			name: "a chunk after the final chunk",
