@@ -201,7 +201,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if parseErr != nil {
-		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), ReceivedAt: now})
+		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), Type: env.Type, ReceivedAt: now})
 		return
 	}
 	ev := Event{
@@ -486,5 +486,30 @@ func parse(body []byte) (envelope, error) {
 	if e.Type == "" {
 		return e, errors.New(`no "type" member`)
 	}
+	// A conversation id of another JSON type would read as no
+	// conversation: the event would confirm nothing, and the wait would
+	// say it never came.
+	for _, k := range []string{"conversation_id", "conversationId"} {
+		switch v := e.Data[k].(type) {
+		case nil, string:
+		default:
+			return e, fmt.Errorf("data.%s is %s, want a string", k, jsonKindOf(v))
+		}
+	}
 	return e, nil
+}
+
+// jsonKindOf names the JSON type of a decoded value.
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
 }

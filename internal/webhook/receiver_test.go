@@ -479,3 +479,31 @@ func TestReplays(t *testing.T) {
 		t.Errorf("after the mark: %+v, %v", ev, me)
 	}
 }
+
+// TestWrongTypedConversationIsRejected: over HTTP, a signed event whose
+// conversation id is not a string is refused (400) with the reason, and
+// a wait for the event says it, instead of that no event came.
+func TestWrongTypedConversationIsRejected(t *testing.T) {
+	t.Parallel()
+	r := NewReceiver(Options{Secret: testSecret})
+	hs := httptest.NewServer(r)
+	t.Cleanup(hs.Close)
+	body := `{"id":"evt_1","type":"conversation.completed","data":{"conversation_id":12}}`
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+	req.Header.Set(r.SignatureHeader(), Sign(testSecret, []byte(body)))
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("answered %d, want 400", resp.StatusCode)
+	}
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	_, err = r.Wait(passed, "12", "conversation.completed")
+	const want = `no verified "conversation.completed" event for conversation 12 arrived: 1 delivery rejected: signed body is not an event: data.conversation_id is a number, want a string`
+	if err == nil || err.Error() != want {
+		t.Errorf("wait: %v\nwant %s", err, want)
+	}
+}
