@@ -49,13 +49,24 @@ import (
 //
 // A dropped socket is reopened with the same session and the cursor of the
 // last event seen (the highest numeric seq or id), up to MaxReconnects
-// times per turn; replayed events already seen are dropped by id. Every
+// times per turn; replayed events already seen are dropped by id (by seq
+// for events without one). Every
 // client event carries metadata.custom.agenttest_id, a number unique in
 // the session, so that its echo can be recognised. The client event of
 // the turn is sent again only when it certainly never arrived: the
 // platform echoes client events (seen earlier in the session) and the
 // replay holds no echo of this one. The join request is never sent twice
 // once the replay shows the agent joined (rule 2).
+//
+// # What the platform gets wrong
+//
+// An event that no conversation could mean is the platform's error (a
+// *ResponseError of WS /ws), never read into the turn: another
+// conversation's event (sameConversation), a conversation id that is no
+// string, a frame that is not UTF-8, two events under one id, a log out
+// of order (a seq before one received, a chunk after its message was
+// complete), content after the session end. A key that a stream's chunks
+// spell between them is masked (maskSpread).
 //
 // # Closing
 //
@@ -234,7 +245,8 @@ type MessagingSession struct {
 	// next send reconnects first.
 	dropped error
 
-	seen           map[string]uint64 // event id -> MessagingEvent.print
+	seen           map[string]uint64 // event id (or seq:N) -> MessagingEvent.print
+	logged         int64             // the highest seq member received
 	cursor         int64
 	turns          []*MessagingTurn
 	opening        *MessagingTurn
@@ -1097,20 +1109,38 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 	if err := m.forms.classify(&e, &m.events); err != nil {
 		return err
 	}
-	if e.ID != "" {
+	// An event is known by its id, else by its position in the log.
+	key := e.ID
+	if key == "" && e.logged {
+		key = "seq:" + strconv.FormatInt(e.Seq, 10)
+	}
+	if key != "" {
 		print := e.print()
-		if was, ok := m.seen[e.ID]; ok {
+		if was, ok := m.seen[key]; ok {
 			if was != print {
 				// Dropped as a replay, it would lose what the
 				// platform said (the turn would wait out its timeout
 				// for an answer that came); taken, it would be a
 				// second event where the log has one.
-				return fmt.Errorf("%s: event id %s came before as another event: the platform gave two events one id", typeText(e.Type), clipID(e.ID))
+				what := "event id " + clipID(e.ID)
+				if e.ID == "" {
+					what = "seq " + strconv.FormatInt(e.Seq, 10)
+				}
+				return fmt.Errorf("%s: %s came before as another event: the platform gave two events one id", typeText(e.Type), what)
 			}
 			turn.Duplicates++
 			return nil
 		}
-		m.seen[e.ID] = print
+		m.seen[key] = print
+	}
+	if e.logged {
+		// A position in the log before one already received, of an
+		// event not received: the platform sent its log out of order,
+		// and the reply would be its messages in the wrong order.
+		if e.Seq < m.logged {
+			return fmt.Errorf("%s: seq %d after seq %d: the platform sent its event log out of order", typeText(e.Type), e.Seq, m.logged)
+		}
+		m.logged = e.Seq
 	}
 	if e.Seq > m.cursor {
 		m.cursor = e.Seq

@@ -303,6 +303,9 @@ type MessagingEvent struct {
 	// Seq is the position in the event log (from seq, else a numeric
 	// id), or 0.
 	Seq int64
+	// logged says Seq came from a seq member: a position in the log
+	// for certain, where a numeric id may be only a name.
+	logged bool
 	// Type is the event type as sent, e.g. EVENT_TYPE_VENDOR_AGENT_JOINED.
 	Type string
 	// Timestamp is as sent; Time is it parsed (RFC 3339), or zero.
@@ -369,7 +372,7 @@ func decodeEvent(data []byte) (MessagingEvent, error) {
 		e.Seq = n
 	}
 	if n, err := strconv.ParseInt(scalarText(w.Seq), 10, 64); err == nil && n > 0 {
-		e.Seq = n
+		e.Seq, e.logged = n, true
 	}
 	e.Timestamp = scalarText(w.Timestamp)
 	e.Time, _ = time.Parse(time.RFC3339Nano, e.Timestamp)

@@ -243,6 +243,24 @@ func TestMessagingHostileEvents(t *testing.T) {
 			want:   `"EVENT_TYPE_X\x1b[2J\nPASS" names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
 		},
 		{
+			name: "the log out of order",
+			frames: texts(joinedC1, `{"id":"m-b","seq":3,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Then this."}}`,
+				`{"id":"m-a","seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"First this."}}`, typingStop),
+			want: "EVENT_TYPE_AGENT_MESSAGE: seq 2 after seq 3: the platform sent its event log out of order",
+		},
+		{
+			name: "an event without an id sent twice at one position",
+			frames: texts(joinedC1, `{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, `{"seq":3,"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name: "two events without ids at one position",
+			frames: texts(joinedC1, `{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`, typingStop),
+			want: "EVENT_TYPE_AGENT_MESSAGE: seq 2 came before as another event: the platform gave two events one id",
+		},
+		{
 			name: "a chunk after the final chunk",
 			frames: texts(joinedC1,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"lo.","final":true}}`,
