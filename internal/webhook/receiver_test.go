@@ -415,15 +415,8 @@ func TestReplays(t *testing.T) {
 	t.Cleanup(hs.Close)
 	post := func(body string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-		req.Header.Set(r.SignatureHeader(), Sign(testSecret, []byte(body)))
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Fatalf("answered %d", resp.StatusCode)
+		if code := postSigned(t, hs, r.SignatureHeader(), body); code != http.StatusNoContent {
+			t.Fatalf("answered %d", code)
 		}
 	}
 	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
@@ -489,21 +482,31 @@ func TestWrongTypedConversationIsRejected(t *testing.T) {
 	hs := httptest.NewServer(r)
 	t.Cleanup(hs.Close)
 	body := `{"id":"evt_1","type":"conversation.completed","data":{"conversation_id":12}}`
-	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-	req.Header.Set(r.SignatureHeader(), Sign(testSecret, []byte(body)))
+	if code := postSigned(t, hs, r.SignatureHeader(), body); code != http.StatusBadRequest {
+		t.Fatalf("answered %d, want 400", code)
+	}
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	_, err := r.Wait(passed, "12", "conversation.completed")
+	const want = `no verified "conversation.completed" event for conversation 12 arrived: 1 delivery rejected: signed body is not an event: data.conversation_id is a number, want a string`
+	if err == nil || err.Error() != want {
+		t.Errorf("wait: %v\nwant %s", err, want)
+	}
+}
+
+// postSigned delivers body to the receiver behind hs over HTTP, signed
+// with testSecret in header, and returns the status.
+func postSigned(t *testing.T, hs *httptest.Server, header, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(header, Sign(testSecret, []byte(body)))
 	resp, err := hs.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Fatalf("answered %d, want 400", resp.StatusCode)
-	}
-	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
-	defer cancel()
-	_, err = r.Wait(passed, "12", "conversation.completed")
-	const want = `no verified "conversation.completed" event for conversation 12 arrived: 1 delivery rejected: signed body is not an event: data.conversation_id is a number, want a string`
-	if err == nil || err.Error() != want {
-		t.Errorf("wait: %v\nwant %s", err, want)
-	}
+	return resp.StatusCode
 }
