@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -86,5 +87,40 @@ func TestMessagingTarget(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMessagingPlatformErrorExits4: a Messaging platform that sends
+// another conversation's reply on the session's socket errors the case
+// (exit 4, naming the socket and what was wrong), even though the reply
+// matches the check: it is the platform's error, never the agent's pass
+// or failure.
+func TestMessagingPlatformErrorExits4(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+		if n == 1 {
+			return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
+				`{"id":"5","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"text":"Welcome."}}`,
+				`{"id":"2","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":false}}`)
+		}
+		return platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"conversation_id":"c-2","text":"We open at nine."}}`,
+			`{"id":"4","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":false}}`)
+	})
+	dir := t.TempDir()
+	cfg := "default_target: web\ntargets:\n  web:\n    build_url: " + s.BuildURL + "\n    build_key: ${env:BUILD_KEY}\n" +
+		"    messaging_url: " + p.URL + "\n    messaging_host: " + p.Host + "\n    allow_http: true\n" +
+		"    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n"
+	suite := webChatSuite + "    turns:\n      - say: When do you open?\n        expect: {response: {contains: nine}}\n"
+	for name, src := range map[string]string{"agenttest.yaml": cfg, "web.yaml": suite} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const token = "ct_HOSTILE_connector_0123456789"
+	out := newCLI(t, dir, map[string]string{"BUILD_KEY": s.BuildKey, "CLINIC_WEBCHAT": token}, "run", "web.yaml").expect(t, exitErrored,
+		`WS /ws: 101: malformed response: EVENT_TYPE_VENDOR_AGENT_MESSAGE names conversation "c-2", and this session's conversation is "c-1"`)
+	if strings.Contains(out, "HOSTILE") {
+		t.Errorf("output shows a credential:\n%s", out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -48,13 +49,24 @@ import (
 //
 // A dropped socket is reopened with the same session and the cursor of the
 // last event seen (the highest numeric seq or id), up to MaxReconnects
-// times per turn; replayed events already seen are dropped by id. Every
+// times per turn; replayed events already seen are dropped by id (by seq
+// for events without one). Every
 // client event carries metadata.custom.agenttest_id, a number unique in
 // the session, so that its echo can be recognised. The client event of
 // the turn is sent again only when it certainly never arrived: the
 // platform echoes client events (seen earlier in the session) and the
 // replay holds no echo of this one. The join request is never sent twice
 // once the replay shows the agent joined (rule 2).
+//
+// # What the platform gets wrong
+//
+// An event that no conversation could mean is the platform's error (a
+// *ResponseError of WS /ws), never read into the turn: another
+// conversation's event (sameConversation), a conversation id that is no
+// string, a frame that is not UTF-8, two events under one id, a log out
+// of order (a seq before one received, a chunk after its message was
+// complete), content after the session end. A key that a stream's chunks
+// spell between them is masked (maskSpread).
 //
 // # Closing
 //
@@ -233,7 +245,8 @@ type MessagingSession struct {
 	// next send reconnects first.
 	dropped error
 
-	seen           map[string]bool
+	seen           map[string]uint64 // event id (or seq:N) -> MessagingEvent.print
+	logged         int64             // the highest seq member received
 	cursor         int64
 	turns          []*MessagingTurn
 	opening        *MessagingTurn
@@ -321,7 +334,7 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 	if ev.EndSession == "" {
 		ev.EndSession = "EVENT_TYPE_END_SESSION"
 	}
-	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]bool{}, quit: make(chan struct{})}
+	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]uint64{}, quit: make(chan struct{})}
 }
 
 // Host is the host (host:port) of the Messaging API the session talks
@@ -331,7 +344,8 @@ func (m *MessagingSession) Host() string { return m.c.hostOf(m.socketCall()) }
 // SessionID is the platform's session id (not a secret).
 func (m *MessagingSession) SessionID() string { return m.sessionID }
 
-// ConversationID is the conversation id the joined event named, or "".
+// ConversationID is the conversation id the session's events name (the
+// joined event's), or "".
 func (m *MessagingSession) ConversationID() string { return m.conversationID }
 
 // Opening is the opening turn: the history batch and the join's answer.
@@ -1026,12 +1040,20 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 		return m.frameError(nil, fmt.Errorf("more than %s or %d frames in one turn without its answer ending it: the platform floods the session",
 			sizeText(m.limits.turnBytes), m.limits.turnFrames))
 	}
+	if err := validUTF8(data); err != nil {
+		// Its body is withheld: what is not text is no form the
+		// redactor knows a key in, and says nothing the error does not.
+		return m.frameError(nil, err)
+	}
 	data = m.redactBytes(data)
 	ev, err := decodeEvent(data)
 	if err != nil {
 		return m.frameError(data, err)
 	}
 	if m.forms.kind(ev.Type, &m.events) == EventBatch {
+		if err := m.sameConversation(ev); err != nil {
+			return m.frameError(data, err)
+		}
 		list, err := batchEvents(ev.Payload)
 		if err != nil {
 			return m.frameError(data, err)
@@ -1054,6 +1076,26 @@ func (m *MessagingSession) accept(data []byte, turn *MessagingTurn, st *turnStat
 	return nil
 }
 
+// validUTF8 says where a frame is not UTF-8. A text frame must be (RFC
+// 6455, 5.6), and a JSON event is text whatever frame it comes in: the
+// decoder would read the bad bytes as U+FFFD, and the agent's reply would
+// fail a check on text the platform mangled. A binary frame that holds a
+// JSON event is read like a text frame: it says nothing else.
+func validUTF8(data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("a frame of %d bytes is not valid UTF-8 (a JSON event is text): byte %d is %#02x", len(data), i, data[i])
+}
+
 // frameError is a *ResponseError for a received frame that cannot be
 // used: the platform's fault, never the agent's.
 func (m *MessagingSession) frameError(data []byte, err error) error {
@@ -1064,18 +1106,56 @@ func (m *MessagingSession) frameError(data []byte, err error) error {
 // add records an event unless it was seen, and updates the session and
 // the turn; an event it cannot use is the platform's error.
 func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnState) error {
-	if e.ID != "" {
-		if m.seen[e.ID] {
+	if err := m.forms.classify(&e, &m.events); err != nil {
+		return err
+	}
+	// An event is known by its id, else by its position in the log.
+	key := e.ID
+	if key == "" && e.logged {
+		key = "seq:" + strconv.FormatInt(e.Seq, 10)
+	}
+	if key != "" {
+		print := e.print()
+		if was, ok := m.seen[key]; ok {
+			if was != print {
+				// Dropped as a replay, it would lose what the
+				// platform said (the turn would wait out its timeout
+				// for an answer that came); taken, it would be a
+				// second event where the log has one.
+				what := "event id " + clipID(e.ID)
+				if e.ID == "" {
+					what = "seq " + strconv.FormatInt(e.Seq, 10)
+				}
+				return fmt.Errorf("%s: %s came before as another event: the platform gave two events one id", typeText(e.Type), what)
+			}
 			turn.Duplicates++
 			return nil
 		}
-		m.seen[e.ID] = true
+		m.seen[key] = print
+	}
+	if e.logged {
+		// A position in the log before one already received, of an
+		// event not received: the platform sent its log out of order,
+		// and the reply would be its messages in the wrong order.
+		if e.Seq < m.logged {
+			return fmt.Errorf("%s: seq %d after seq %d: the platform sent its event log out of order", typeText(e.Type), e.Seq, m.logged)
+		}
+		m.logged = e.Seq
 	}
 	if e.Seq > m.cursor {
 		m.cursor = e.Seq
 	}
-	if err := m.forms.classify(&e, &m.events); err != nil {
+	if err := m.sameConversation(e); err != nil {
 		return err
+	}
+	if m.ended {
+		switch e.Kind {
+		case EventJoined, EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventHandoff, EventLiveAgentJoined, EventLiveAgentMessage:
+			// What the agent says, or who joins, once the session is
+			// over belongs to no turn: taken as this one's, it would
+			// pass or fail a check of an answer no user saw.
+			return fmt.Errorf("%s after the session ended: the platform's event log goes on past its end", typeText(e.Type))
+		}
 	}
 	if len(turn.Events) == 0 {
 		m.turns = append(m.turns, turn)
@@ -1093,11 +1173,16 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 	case EventJoined:
 		m.joined = true
 		turn.Joined = true
-		if e.ConversationID != "" {
-			m.conversationID = e.ConversationID
-		}
 	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage:
-		if turn.addMessage(e) && st != nil {
+		i, completed, err := turn.addMessage(e)
+		if err != nil {
+			return err
+		}
+		if r := &turn.Messages[i]; r.Streamed {
+			r.events = append(r.events, len(turn.Events)-1)
+			m.maskSpread(turn, r)
+		}
+		if completed && st != nil {
 			st.answer(at)
 		}
 	case EventSystem:
@@ -1122,6 +1207,49 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 			st.answer(at)
 			st.complete("session_end")
 		}
+	}
+	return nil
+}
+
+// maskSpread masks a key that the chunks of a streamed message spell
+// together and none holds alone (a key split between two tokens of a
+// stream): each frame was redacted as it came, the text they join into is
+// redacted here. When it holds one, the chunks lose their text and
+// payload too, since each holds a part of the key and together the key.
+// The text is redacted whole at each chunk: a stream is at most a turn's
+// bytes, and a key's forms may reach back over any number of chunks.
+func (m *MessagingSession) maskSpread(turn *MessagingTurn, r *MessagingReply) {
+	clean := m.redact(r.Text)
+	if clean == r.Text {
+		return
+	}
+	r.Text = clean
+	for _, j := range r.events {
+		e := &turn.Events[j]
+		e.Text, e.Payload = secret.Mask, json.RawMessage(strconv.Quote(secret.Mask))
+		e.Raw, _ = json.Marshal(map[string]string{"id": e.ID, "type": e.Type, "payload": secret.Mask})
+	}
+	turn.joinReply()
+}
+
+// sameConversation holds the session to one conversation: the first
+// conversation an event names is the session's (the joined event's, on
+// every platform that names one), and an event that names another is the
+// platform's error. The reference gives a session one conversation (the
+// join starts it; "Conversation ID not found in session"), and the
+// socket is the session's alone: another conversation's reply, read as
+// this one's, would pass or fail this conversation's checks, and the
+// records confirmed would be the other's. Ignoring it instead would hide
+// a platform that crosses its users' conversations, and leave the turn
+// to time out as if the agent were slow.
+func (m *MessagingSession) sameConversation(e MessagingEvent) error {
+	switch {
+	case e.ConversationID == "":
+	case m.conversationID == "":
+		m.conversationID = e.ConversationID
+	case e.ConversationID != m.conversationID:
+		return fmt.Errorf("%s names conversation %s, and this session's conversation is %s: the platform sent another conversation's event on this session's socket",
+			typeText(e.Type), clipID(e.ConversationID), clipID(m.conversationID))
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -114,5 +116,42 @@ func benchMessaging(st MessagingStart) func(ctx context.Context, c *Client) erro
 			}
 		}
 		return nil
+	}
+}
+
+// BenchmarkStreamedReply folds one reply streamed in chunks into a turn,
+// as the client does for each event of a socket: the reply's text is
+// redacted whole at each chunk (maskSpread), so its cost grows with the
+// reply's length times its chunks. The sizes are those of a long LLM
+// answer streamed a token at a time.
+//
+//	go test -run '^$' -bench 'StreamedReply' ./internal/platform
+func BenchmarkStreamedReply(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(strconv.Itoa(n)+"-chunks", func(b *testing.B) {
+			c, err := New(Config{BuildURL: "http://127.0.0.1:1", MessagingURL: "http://127.0.0.1:1", AllowHTTP: true,
+				ConnectorToken: plantedConnector, MessagingHost: "example.com"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			events := make([]MessagingEvent, n)
+			for i := range events {
+				raw := fmt.Sprintf(`{"id":"%d","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"token%d ","final":%v}}`, i+1, i, i == n-1)
+				if events[i], err = decodeEvent([]byte(raw)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				m := newMessagingSession(c, MessagingStart{})
+				m.setJWT(plantedJWT)
+				turn := &MessagingTurn{}
+				for _, e := range events {
+					if err := m.add(e, turn, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

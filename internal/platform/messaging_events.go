@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -181,16 +182,88 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 		e.Name = p.str(membersName...)
 		e.Destination = p.str(membersDest...)
 		e.Reason = p.str("reason")
-	case EventJoined:
-		e.ConversationID = p.str(membersConversation...)
 	case EventSessionEnd:
 		e.Reason = p.str(membersEndReason...)
+	}
+	if err := e.readConversation("payload", p); err != nil {
+		return err
 	}
 	switch e.Kind {
 	case EventAgentMessage, EventAgentChunk, EventLiveAgentMessage:
 		return unreadableText(e, p)
 	}
 	return nil
+}
+
+// readConversation takes the conversation id that the members of where
+// (the event itself, its payload or its metadata) name, into
+// e.ConversationID. The reference shows conversation ids as strings and
+// shows none in Messaging events; an event may name its conversation in
+// conversation_id or conversationId, or as conversation (a string, or an
+// object with an "id" string). An id member of another JSON type is the
+// platform's error, never an empty or made-up id: read as "", the record
+// of the conversation could not be confirmed, and a number read as text
+// names a record the platform never gave. A conversation member of
+// another shape may be something else than an id, and is left alone.
+// Members that name two conversations in one event are the platform's
+// error too.
+func (e *MessagingEvent) readConversation(where string, p payloadMembers) error {
+	for _, n := range membersConversation {
+		v := bytes.TrimSpace(p[n])
+		id := ""
+		switch {
+		case len(v) == 0, string(v) == "null":
+			continue
+		case v[0] == '"':
+			id = scalarText(v)
+		case n == "conversation":
+			// An object with an id, or something else than an id.
+			if iv := bytes.TrimSpace(payloadObject(v)["id"]); len(iv) > 0 && iv[0] == '"' {
+				id = scalarText(iv)
+			}
+		default:
+			return fmt.Errorf("%s: %s.%s is %s, want a string", typeText(e.Type), where, n, aJSONKind(v))
+		}
+		switch {
+		case id == "":
+		case e.ConversationID == "":
+			e.ConversationID = id
+		case e.ConversationID != id:
+			return fmt.Errorf("%s names two conversations, %s and %s", typeText(e.Type), clipID(e.ConversationID), clipID(id))
+		}
+	}
+	return nil
+}
+
+// typeText is an event type for a message: as it is when it is a name
+// (EVENT_TYPE_...), else quoted and cut like an id, since the platform
+// chose it and it reaches terminals and reports.
+func typeText(t string) string {
+	if len(t) > 0 && len(t) <= 64 && strings.Trim(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == "" {
+		return t
+	}
+	return clipID(t)
+}
+
+// print is what an event says, for telling a replay of it (the same
+// print) from another event under its id.
+func (e *MessagingEvent) print() uint64 {
+	h := fnv.New64a()
+	for _, s := range []string{e.Type, e.Text, e.MessageID, e.Level, e.Reason, e.ConversationID, strconv.FormatBool(e.Final)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// clipID quotes an id the platform sent for a message, cut to a length
+// a line can hold.
+func clipID(id string) string {
+	const max = 64
+	if len(id) > max {
+		return strconv.Quote(id[:max]) + "..."
+	}
+	return strconv.Quote(id)
 }
 
 // unreadableText says why a message's text cannot be read, or nil: its
@@ -230,6 +303,9 @@ type MessagingEvent struct {
 	// Seq is the position in the event log (from seq, else a numeric
 	// id), or 0.
 	Seq int64
+	// logged says Seq came from a seq member: a position in the log
+	// for certain, where a numeric id may be only a name.
+	logged bool
 	// Type is the event type as sent, e.g. EVENT_TYPE_VENDOR_AGENT_JOINED.
 	Type string
 	// Timestamp is as sent; Time is it parsed (RFC 3339), or zero.
@@ -258,8 +334,9 @@ type MessagingEvent struct {
 	Level string
 	// Name of a live agent.
 	Name string
-	// ConversationID of a joined event; Reason of a session end or a
-	// handoff; Destination of a handoff.
+	// ConversationID is the conversation the event names (a joined
+	// event's, or any event's that carries one); Reason of a session end
+	// or a handoff; Destination of a handoff.
 	ConversationID, Reason, Destination string
 }
 
@@ -277,6 +354,10 @@ func decodeEvent(data []byte) (MessagingEvent, error) {
 		Timestamp json.RawMessage `json:"timestamp"`
 		Payload   json.RawMessage `json:"payload"`
 		Metadata  json.RawMessage `json:"metadata"`
+		// The event's own conversation members (membersConversation).
+		ConversationID    json.RawMessage `json:"conversation_id"`
+		ConversationCamel json.RawMessage `json:"conversationId"`
+		Conversation      json.RawMessage `json:"conversation"`
 	}
 	var e MessagingEvent
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -291,11 +372,15 @@ func decodeEvent(data []byte) (MessagingEvent, error) {
 		e.Seq = n
 	}
 	if n, err := strconv.ParseInt(scalarText(w.Seq), 10, 64); err == nil && n > 0 {
-		e.Seq = n
+		e.Seq, e.logged = n, true
 	}
 	e.Timestamp = scalarText(w.Timestamp)
 	e.Time, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
 	e.Payload = w.Payload
+	if err := e.readConversation("event", payloadMembers{"conversation_id": w.ConversationID,
+		"conversationId": w.ConversationCamel, "conversation": w.Conversation}); err != nil {
+		return e, err
+	}
 	if len(w.Metadata) > 0 && w.Metadata[0] == '{' {
 		var md struct {
 			Custom map[string]any `json:"custom"`
@@ -304,6 +389,11 @@ func decodeEvent(data []byte) (MessagingEvent, error) {
 		// business; it is kept in Raw.
 		_ = json.Unmarshal(w.Metadata, &md)
 		e.Custom = md.Custom
+		// The conversation members of metadata; those of custom are
+		// the client's own, echoed.
+		if err := e.readConversation("metadata", payloadObject(w.Metadata)); err != nil {
+			return e, err
+		}
 	}
 	e.Raw = data // the caller's own copy
 	return e, nil
@@ -444,6 +534,10 @@ type MessagingReply struct {
 	Streamed, Complete bool
 	// Delayed marks a holding message.
 	Delayed bool
+
+	// events are the indexes in MessagingTurn.Events of a streamed
+	// message's events, masked together when the stream spells a key.
+	events []int
 }
 
 // SystemMessage is an EVENT_TYPE_SYSTEM_MESSAGE.
@@ -483,61 +577,70 @@ func (t *MessagingTurn) Types() []string {
 	return out
 }
 
-// addMessage folds a message event into the turn; it reports whether a
-// message became complete.
-func (t *MessagingTurn) addMessage(e MessagingEvent) bool {
+// addMessage folds a message event into the turn. It returns the index in
+// t.Messages of the message the event went into, and whether that message
+// became complete. A chunk of a message that is complete already (a
+// stream sent out of order: its final chunk first) is the platform's
+// error: read as a new message, the reply would be the stream's tail.
+func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, err error) {
 	from := "agent"
 	if e.Kind == EventLiveAgentMessage {
 		from = "live_agent"
 	}
 	switch e.Kind {
 	case EventAgentMessage, EventLiveAgentMessage:
-		if r := t.stream(e.MessageID); r != nil && e.MessageID != "" {
+		if i := t.stream(e.MessageID); i >= 0 && e.MessageID != "" {
 			// A whole message after its chunks: it is the reference.
+			r := &t.Messages[i]
 			wasComplete := r.Complete
 			r.Text, r.Complete, r.Delayed = e.Text, true, e.Delayed
 			t.joinReply()
-			return !wasComplete
+			return i, !wasComplete, nil
 		}
 		t.Messages = append(t.Messages, MessagingReply{From: from, Name: e.Name, ID: e.MessageID, Text: e.Text, Complete: true, Delayed: e.Delayed})
+		at = len(t.Messages) - 1
 	case EventAgentChunk:
-		r := t.stream(e.MessageID)
-		if r == nil || r.Complete {
+		at = t.stream(e.MessageID)
+		switch {
+		case at >= 0 && t.Messages[at].Complete && e.MessageID != "":
+			return at, false, fmt.Errorf("%s: a chunk of message %s after the message was complete: the platform sent the stream out of order", e.Type, clipID(e.MessageID))
+		case at < 0 || t.Messages[at].Complete:
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true})
-			r = &t.Messages[len(t.Messages)-1]
+			at = len(t.Messages) - 1
 		}
+		r := &t.Messages[at]
 		r.Text += e.Text
 		if !e.Final {
-			return false
+			return at, false, nil
 		}
 		r.Complete, r.Delayed = true, e.Delayed
 	case EventAgentMessageEnd:
-		r := t.stream(e.MessageID)
-		if r == nil {
+		at = t.stream(e.MessageID)
+		if at < 0 {
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
-			r = &t.Messages[len(t.Messages)-1]
-		} else if r.Text == "" {
-			r.Text = e.Text
+			at = len(t.Messages) - 1
+		} else if t.Messages[at].Text == "" {
+			t.Messages[at].Text = e.Text
 		}
-		if r.Complete {
-			return false
+		if t.Messages[at].Complete {
+			return at, false, nil
 		}
-		r.Complete = true
+		t.Messages[at].Complete = true
 	}
 	t.joinReply()
-	return true
+	return at, true, nil
 }
 
-// stream finds the message with id, or the last open stream when id is
-// empty.
-func (t *MessagingTurn) stream(id string) *MessagingReply {
+// stream finds the index of the message with id, or of the last open
+// stream when id is empty; -1 when there is none.
+func (t *MessagingTurn) stream(id string) int {
 	for i := len(t.Messages) - 1; i >= 0; i-- {
 		r := &t.Messages[i]
 		if id != "" && r.ID == id || id == "" && r.Streamed && !r.Complete {
-			return r
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 func (t *MessagingTurn) joinReply() {

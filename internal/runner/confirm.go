@@ -37,9 +37,20 @@ type Webhooks interface {
 	Wait(ctx context.Context, conversationID, eventType string) (webhook.Event, error)
 }
 
+// MarkingWebhooks is a receiver that tells the events that arrived
+// before an attempt began from those that came after (*webhook.Receiver):
+// an attempt's confirmations count only the later ones, so that an event
+// of an earlier conversation with the same id (a scenario that sets
+// conversation_id, retried or repeated) never confirms this one.
+type MarkingWebhooks interface {
+	Webhooks
+	Mark() webhook.Mark
+	WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error)
+}
+
 var (
-	_ Records  = (*platform.Client)(nil)
-	_ Webhooks = (*webhook.Receiver)(nil)
+	_ Records         = (*platform.Client)(nil)
+	_ MarkingWebhooks = (*webhook.Receiver)(nil)
 )
 
 // Defaults of the confirmation options.
@@ -211,7 +222,13 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 	defer cancel()
 	for _, w := range checks {
 		started := s.opts.Now()
-		ev, err := s.opts.Webhooks.Wait(ctx, convID, w.Event)
+		var ev webhook.Event
+		var err error
+		if mw, ok := s.opts.Webhooks.(MarkingWebhooks); ok {
+			ev, err = mw.WaitAfter(ctx, convID, w.Event, s.since)
+		} else {
+			ev, err = s.opts.Webhooks.Wait(ctx, convID, w.Event)
+		}
 		rec := &result.Confirmation{Pos: w.Pos, Kind: result.ConfirmWebhook, Subject: w.Event, Duration: s.opts.Now().Sub(started)}
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 		if err == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
+	"github.com/agenttest/agenttest/internal/webhook"
 )
 
 // Session is one attempt at a scenario: one fresh conversation with the
@@ -79,6 +80,9 @@ type Session struct {
 	// scheduler reads both when the attempt ends.
 	reached []string
 	stop    *result.Stop
+	// since marks the webhook events that arrived before the attempt
+	// began: none of them is of its conversation (confirmWebhooks).
+	since webhook.Mark
 }
 
 // NewSession starts an attempt of sc recorded on c: a fresh Attempt (its
@@ -103,6 +107,9 @@ func newSession(ctx context.Context, opts *Options, sc *scenario.Scenario, c *re
 	}
 	s.vars, s.varsErr = resolveVars(sc.Vars, opts.Getenv)
 	s.expand = s.interpolate
+	if w, ok := opts.Webhooks.(MarkingWebhooks); ok {
+		s.since = w.Mark()
+	}
 	return s
 }
 

@@ -24,6 +24,12 @@ const (
 	// DefaultMaxBody bounds a delivery body. The reference shows no
 	// payload limit; events are small JSON objects.
 	DefaultMaxBody = 1 << 20
+	// DefaultMaxSkew is the default Options.MaxSkew. It is wide: a
+	// signed time only ever excludes an event, and a platform whose
+	// clock is an hour off (a local time sent as UTC) must not have its
+	// genuine events refused; a replay or a retry of an earlier
+	// conversation with the same id is hours or days old.
+	DefaultMaxSkew = time.Hour
 )
 
 // Options configure a Receiver. Zero fields take their defaults.
@@ -38,8 +44,13 @@ type Options struct {
 	MaxEvents   int
 	MaxRejected int
 	MaxBody     int64
-	// Now is the clock of ReceivedAt; default time.Now.
+	// Now is the clock of ReceivedAt and of marks; default time.Now.
 	Now func() time.Time
+	// MaxSkew is how far the platform's clock may run behind the
+	// receiver's: an event whose signed time is more than MaxSkew before
+	// a mark was signed before the mark, and does not count for a wait
+	// after it. Default DefaultMaxSkew.
+	MaxSkew time.Duration
 	// OnEvent and OnReject, when set, are called after a delivery is
 	// stored, outside the receiver's lock, before the answer is written:
 	// keep them quick (the platform allows 5 s per delivery).
@@ -60,8 +71,24 @@ type Event struct {
 	Environment    string `json:"environment,omitempty"`
 	// Data is the event's data object.
 	Data map[string]any `json:"data,omitempty"`
+	// Time is when the platform says the event happened, read from the
+	// signed body (timestamp, created_at, occurred_at or time, of the
+	// event or of its data; RFC 3339), or zero. The reference shows no
+	// such member; where one is signed, it dates the event.
+	Time time.Time `json:"time,omitzero"`
 	// ReceivedAt is when the delivery arrived.
 	ReceivedAt time.Time `json:"received_at"`
+
+	// seq numbers the verified events in arrival order, from 1.
+	seq uint64
+}
+
+// Mark is a point in the arrivals of a Receiver: Receiver.Mark takes one,
+// and WaitAfter counts only the events that arrived after it. The zero
+// Mark is before everything.
+type Mark struct {
+	seq uint64
+	at  time.Time
 }
 
 // Rejection is a delivery that failed verification or could not be read.
@@ -92,6 +119,7 @@ type Receiver struct {
 	mu       sync.Mutex
 	secret   string
 	events   []Event // oldest first, at most MaxEvents
+	seq      uint64  // of the last event stored
 	seen     map[string]bool
 	rejected []Rejection
 	// changed is closed and replaced whenever something is stored, which
@@ -113,6 +141,9 @@ func NewReceiver(opts Options) *Receiver {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.MaxSkew <= 0 {
+		opts.MaxSkew = DefaultMaxSkew
 	}
 	return &Receiver{
 		opts:    opts,
@@ -170,12 +201,12 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if parseErr != nil {
-		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), ReceivedAt: now})
+		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), Type: env.Type, ReceivedAt: now})
 		return
 	}
 	ev := Event{
 		ID: env.ID, Type: env.Type, ConversationID: env.conversationID(),
-		Environment: env.str("environment"), Data: env.Data, ReceivedAt: now,
+		Environment: env.str("environment"), Data: env.Data, Time: env.time(), ReceivedAt: now,
 	}
 	if r.store(ev) && r.opts.OnEvent != nil {
 		r.opts.OnEvent(ev)
@@ -205,6 +236,8 @@ func (r *Receiver) store(ev Event) bool {
 		clear(r.events[n:])
 		r.events = r.events[:n]
 	}
+	r.seq++
+	ev.seq = r.seq
 	r.events = append(r.events, ev)
 	r.broadcast()
 	return true
@@ -250,18 +283,42 @@ func (r *Receiver) Rejections() []Rejection {
 func (r *Receiver) Find(conversationID, eventType string) (Event, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ev, ok, _ := r.findLocked(conversationID, eventType)
+	ev, ok, _, _ := r.findLocked(conversationID, eventType, Mark{})
 	return ev, ok
 }
 
-func (r *Receiver) findLocked(conversationID, eventType string) (Event, bool, chan struct{}) {
+// Mark marks what has arrived so far, for WaitAfter. Take it before the
+// conversation whose events are awaited begins: nothing that arrived
+// before then can be one of them.
+func (r *Receiver) Mark() Mark {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Mark{seq: r.seq, at: r.opts.Now()}
+}
+
+// findLocked returns the first event of eventType for conversationID that
+// counts after mark, and what it passed over of that type and
+// conversation.
+func (r *Receiver) findLocked(conversationID, eventType string, after Mark) (Event, bool, skips, chan struct{}) {
+	var sk skips
 	for _, ev := range r.events {
-		if ev.Type == eventType && (conversationID == "" || ev.ConversationID == conversationID) {
-			return ev, true, nil
+		if ev.Type != eventType || conversationID != "" && ev.ConversationID != conversationID {
+			continue
+		}
+		switch {
+		case ev.seq <= after.seq:
+			sk.earlier++
+		case !ev.Time.IsZero() && !after.at.IsZero() && ev.Time.Before(after.at.Add(-r.opts.MaxSkew)):
+			sk.stale++
+		default:
+			return ev, true, sk, nil
 		}
 	}
-	return Event{}, false, r.changed
+	return Event{}, false, sk, r.changed
 }
+
+// skips counts the events a wait passed over.
+type skips struct{ earlier, stale int }
 
 // MissingError says that an expected event did not arrive verified before
 // the wait ended. Rejected lists the deliveries of that event and
@@ -271,6 +328,12 @@ type MissingError struct {
 	Type           string
 	ConversationID string
 	Rejected       []Rejection
+	// Earlier counts the verified events of that type and conversation
+	// that arrived before the wait's mark; Stale those signed more than
+	// MaxSkew before it. Neither can be of the conversation awaited (a
+	// replay, a late retry, or an earlier conversation with the same id),
+	// or the platform's clock is far off.
+	Earlier, Stale int
 	// Err is why the wait ended (context.DeadlineExceeded, Canceled).
 	Err error
 }
@@ -293,21 +356,49 @@ func (e *MissingError) Error() string {
 	case n > 1:
 		fmt.Fprintf(&b, ": %d deliveries rejected, the last: %s", n, e.Rejected[n-1].Reason)
 	}
+	if e.Earlier > 0 {
+		fmt.Fprintf(&b, "; %s arrived before this attempt began and did not count (a replay, a late retry, or an earlier conversation with the same id)", events(e.Earlier))
+	}
+	if e.Stale > 0 {
+		fmt.Fprintf(&b, "; %s signed more than the allowed clock skew before this attempt began did not count (a replay, a late retry of an earlier conversation with the same id, or the platform's clock is off)", events(e.Stale))
+	}
 	return b.String()
+}
+
+func events(n int) string {
+	if n == 1 {
+		return "1 verified event"
+	}
+	return fmt.Sprintf("%d verified events", n)
 }
 
 // Unwrap returns why the wait ended.
 func (e *MissingError) Unwrap() error { return e.Err }
 
-// Wait blocks until a verified event of eventType for conversationID ("" for
-// any conversation) has arrived, or ctx ends; then it returns a
-// *MissingError carrying the rejected deliveries that match. A rejected
-// delivery does not end the wait: a valid retry of the same event, or the
-// genuine delivery beside a forged one, may still come.
+// Wait is WaitAfter with the zero Mark: any event that arrived counts.
 func (r *Receiver) Wait(ctx context.Context, conversationID, eventType string) (Event, error) {
+	return r.WaitAfter(ctx, conversationID, eventType, Mark{})
+}
+
+// WaitAfter blocks until a verified event of eventType for conversationID
+// ("" for any conversation) has arrived after the mark, or ctx ends; then
+// it returns a *MissingError carrying the rejected deliveries that match
+// and the events that did not count. A rejected delivery does not end the
+// wait: a valid retry of the same event, or the genuine delivery beside a
+// forged one, may still come.
+//
+// The mark is what keeps an event from confirming twice: a conversation
+// id can recur (a scenario that sets conversation_id, in its retries,
+// repeats and nightly runs), and the reference gives a delivery no nonce,
+// so an event of an earlier conversation with the same id, stored or
+// replayed, would confirm the later one. After a mark taken before the
+// conversation began, only events that arrived since count, and of those,
+// an event whose signed time (when the body carries one) is before the
+// mark by more than Options.MaxSkew does not.
+func (r *Receiver) WaitAfter(ctx context.Context, conversationID, eventType string, after Mark) (Event, error) {
 	for {
 		r.mu.Lock()
-		ev, ok, changed := r.findLocked(conversationID, eventType)
+		ev, ok, _, changed := r.findLocked(conversationID, eventType, after)
 		r.mu.Unlock()
 		if ok {
 			return ev, nil
@@ -315,10 +406,14 @@ func (r *Receiver) Wait(ctx context.Context, conversationID, eventType string) (
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			if ev, ok := r.Find(conversationID, eventType); ok {
+			r.mu.Lock()
+			ev, ok, sk, _ := r.findLocked(conversationID, eventType, after)
+			r.mu.Unlock()
+			if ok {
 				return ev, nil
 			}
-			return Event{}, &MissingError{Type: eventType, ConversationID: conversationID, Rejected: r.rejectionsFor(conversationID, eventType), Err: ctx.Err()}
+			return Event{}, &MissingError{Type: eventType, ConversationID: conversationID, Rejected: r.rejectionsFor(conversationID, eventType),
+				Earlier: sk.earlier, Stale: sk.stale, Err: ctx.Err()}
 		}
 	}
 }
@@ -343,11 +438,30 @@ func (r *Receiver) rejectionsFor(conversationID, eventType string) []Rejection {
 }
 
 // envelope is a delivery body: type and data (reference), and the event id
-// of implementations that send one.
+// and time of implementations that send them.
 type envelope struct {
-	ID   string         `json:"id"`
-	Type string         `json:"type"`
-	Data map[string]any `json:"data"`
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	Data       map[string]any `json:"data"`
+	Timestamp  any            `json:"timestamp"`
+	CreatedAt  any            `json:"created_at"`
+	OccurredAt any            `json:"occurred_at"`
+	TimeMember any            `json:"time"`
+}
+
+// time reads the event's time: the first of its time members, then of
+// data's, that is an RFC 3339 string. Other forms are left unread: a time
+// only ever excludes an event, so a form read wrong must not.
+func (e envelope) time() time.Time {
+	for _, v := range []any{e.Timestamp, e.CreatedAt, e.OccurredAt, e.TimeMember,
+		e.Data["timestamp"], e.Data["created_at"], e.Data["occurred_at"], e.Data["time"]} {
+		if s, ok := v.(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
 }
 
 func (e envelope) str(key string) string {
@@ -372,5 +486,30 @@ func parse(body []byte) (envelope, error) {
 	if e.Type == "" {
 		return e, errors.New(`no "type" member`)
 	}
+	// A conversation id of another JSON type would read as no
+	// conversation: the event would confirm nothing, and the wait would
+	// say it never came.
+	for _, k := range []string{"conversation_id", "conversationId"} {
+		switch v := e.Data[k].(type) {
+		case nil, string:
+		default:
+			return e, fmt.Errorf("data.%s is %s, want a string", k, jsonKindOf(v))
+		}
+	}
 	return e, nil
+}
+
+// jsonKindOf names the JSON type of a decoded value.
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
 }

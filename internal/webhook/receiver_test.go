@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -398,4 +399,114 @@ func TestRegisterReusesEndpoint(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].ID != fresh.ID {
 		t.Fatalf("endpoints = %+v, %v; want only the new one", list, err)
 	}
+}
+
+// TestReplays: over HTTP, the same delivery twice is stored once when it
+// carries an id; after a mark, neither an event that arrived before it
+// (a replay, or an earlier conversation with the same id) nor one whose
+// signed time is older than the allowed skew counts, and the wait's error
+// says why; an event after the mark counts. The waits end at once on a
+// passed deadline: what counts is decided by what is stored.
+func TestReplays(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	r := NewReceiver(Options{Secret: testSecret, Now: clk.Now})
+	hs := httptest.NewServer(r)
+	t.Cleanup(hs.Close)
+	post := func(body string) {
+		t.Helper()
+		if code := postSigned(t, hs, r.SignatureHeader(), body); code != http.StatusNoContent {
+			t.Fatalf("answered %d", code)
+		}
+	}
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	waitAfter := func(conv string, m Mark) (Event, *MissingError) {
+		t.Helper()
+		ev, err := r.WaitAfter(passed, conv, "conversation.completed", m)
+		var me *MissingError
+		if err != nil && !errors.As(err, &me) {
+			t.Fatalf("err %v", err)
+		}
+		return ev, me
+	}
+	at := func(id, conv string, signed time.Time) string {
+		return fmt.Sprintf(`{"id":%q,"type":"conversation.completed","created_at":%q,"data":{"conversation_id":%q}}`, id, signed.Format(time.RFC3339Nano), conv)
+	}
+
+	first := at("evt_1", "c1", clk.Now())
+	post(first)
+	post(first) // the platform's retry, or a replay
+	if n := len(r.Events()); n != 1 {
+		t.Fatalf("%d events stored, want 1", n)
+	}
+	m := r.Mark()
+	post(first) // a replay after the mark is a duplicate still
+	_, me := waitAfter("c1", m)
+	const earlier = `no verified "conversation.completed" event for conversation c1 arrived; 1 verified event arrived before this attempt began and did not count`
+	if me == nil || me.Earlier != 1 || !strings.HasPrefix(me.Error(), earlier) {
+		t.Fatalf("after the mark: %v, want %q", me, earlier)
+	}
+	if _, me := waitAfter("c1", Mark{}); me != nil {
+		t.Errorf("without a mark: %v", me)
+	}
+
+	// An event of an earlier conversation with the same id, signed two
+	// hours before the mark, arrives after it.
+	clk.Advance(3 * time.Hour)
+	m = r.Mark()
+	post(at("evt_2", "c1", clk.Now().Add(-2*time.Hour)))
+	_, me = waitAfter("c1", m)
+	if me == nil || me.Stale != 1 || me.Earlier != 1 || !strings.Contains(me.Error(), "1 verified event signed more than the allowed clock skew before this attempt began did not count") {
+		t.Fatalf("a stale event: %v", me)
+	}
+	// A platform clock behind by less than the skew is no replay.
+	post(at("evt_3", "c1", clk.Now().Add(-30*time.Minute)))
+	if ev, me := waitAfter("c1", m); me != nil || ev.ID != "evt_3" {
+		t.Errorf("within the skew: %+v, %v", ev, me)
+	}
+	// An event without a time counts once it arrives after the mark.
+	m = r.Mark()
+	post(`{"type":"conversation.completed","data":{"conversation_id":"c1"}}`)
+	if ev, me := waitAfter("c1", m); me != nil || ev.ID != "" {
+		t.Errorf("after the mark: %+v, %v", ev, me)
+	}
+}
+
+// TestWrongTypedConversationIsRejected: over HTTP, a signed event whose
+// conversation id is not a string is refused (400) with the reason, and
+// a wait for the event says it, instead of that no event came.
+func TestWrongTypedConversationIsRejected(t *testing.T) {
+	t.Parallel()
+	r := NewReceiver(Options{Secret: testSecret})
+	hs := httptest.NewServer(r)
+	t.Cleanup(hs.Close)
+	body := `{"id":"evt_1","type":"conversation.completed","data":{"conversation_id":12}}`
+	if code := postSigned(t, hs, r.SignatureHeader(), body); code != http.StatusBadRequest {
+		t.Fatalf("answered %d, want 400", code)
+	}
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	_, err := r.Wait(passed, "12", "conversation.completed")
+	const want = `no verified "conversation.completed" event for conversation 12 arrived: 1 delivery rejected: signed body is not an event: data.conversation_id is a number, want a string`
+	if err == nil || err.Error() != want {
+		t.Errorf("wait: %v\nwant %s", err, want)
+	}
+}
+
+// postSigned delivers body to the receiver behind hs over HTTP, signed
+// with testSecret in header, and returns the status.
+func postSigned(t *testing.T, hs *httptest.Server, header, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(header, Sign(testSecret, []byte(body)))
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -1,0 +1,316 @@
+package platform
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// frame is one frame a hostile platform sends: text unless binary.
+type frame struct {
+	data   string
+	binary bool
+}
+
+// text frames.
+func texts(fs ...string) []frame {
+	out := make([]frame, len(fs))
+	for i, f := range fs {
+		out[i] = frame{data: f}
+	}
+	return out
+}
+
+// play reads the join and answers it with frames, then waits for the
+// client to go.
+func play(frames []frame) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		for _, f := range frames {
+			typ := websocket.MessageText
+			if f.binary {
+				typ = websocket.MessageBinary
+			}
+			if c.Write(ctx, typ, []byte(f.data)) != nil {
+				return
+			}
+		}
+		c.Read(ctx)
+	}
+}
+
+// leaks returns what of a turn and an error holds a planted credential,
+// in the forms every report renders them.
+func leaks(turn *MessagingTurn, err error) []string {
+	var out []string
+	look := func(what, s string) {
+		if strings.Contains(s, "PLANTED") {
+			out = append(out, what+": "+s)
+		}
+	}
+	if err != nil {
+		look("error", fmt.Sprintf("%v %+v", err, err))
+		var re *ResponseError
+		if errors.As(err, &re) {
+			look("error body", string(re.Body))
+		}
+	}
+	if turn == nil {
+		return out
+	}
+	look("reply", turn.Reply)
+	for _, r := range turn.Messages {
+		look("message", r.Text)
+	}
+	for _, e := range turn.Events {
+		look("event raw", string(e.Raw))
+		look("event payload", string(e.Payload))
+		look("event text", e.Text)
+	}
+	x := turn.Exchange("s-1", "c-1", "")
+	look("exchange response", string(x.Response))
+	look("exchange reply", x.Result.Response)
+	for _, e := range x.Messaging.Events {
+		look("exchange event", e.Text)
+	}
+	return out
+}
+
+const (
+	joinedC1   = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+	typingStop = `{"id":"9","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+	// hello completes an answer, so that a client that took what comes
+	// before it fails the test at once instead of at the timeout.
+	hello = `{"id":"8","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`
+)
+
+// TestMessagingHostileEvents plays what a hostile or broken platform may
+// send on the socket in answer to the join, over a real WebSocket: each
+// answer either reads as what the agent said, or is the platform's error
+// (a *ResponseError of WS /ws saying what was wrong, never transient),
+// never a reply that would pass or fail a check on the agent by mistake,
+// and no credential it echoes, in any encoding or split across frames,
+// reaches the turn or the error.
+func TestMessagingHostileEvents(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		frames []frame
+		// want is the error after "open messaging session s-1: join: WS
+		// /ws: 101: malformed response: ", "" for none.
+		want string
+		// reply and conversation are the opening's, when no error.
+		reply, conversation string
+	}
+	sig := plantedJWT[strings.LastIndexByte(plantedJWT, '.')+1:]
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		p := &hostileMessaging{socket: play(tc.frames)}
+		srv := httptest.NewServer(p)
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every answer completes on its typing indicator: the settle
+		// wait and the timeout are never reached.
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+		if m == nil {
+			t.Fatalf("no session: %v", err)
+		}
+		defer m.Close()
+		if l := leaks(m.Opening(), err); len(l) > 0 {
+			t.Errorf("a credential leaked:\n%s", strings.Join(l, "\n"))
+		}
+		if tc.want == "" {
+			if err != nil {
+				t.Fatalf("error %v", err)
+			}
+			if o := m.Opening(); o.Reply != tc.reply || m.ConversationID() != tc.conversation {
+				t.Errorf("reply %q in conversation %q, want %q in %q", o.Reply, m.ConversationID(), tc.reply, tc.conversation)
+			}
+			return
+		}
+		var re *ResponseError
+		if !errors.As(err, &re) || IsTransient(err) {
+			t.Fatalf("got %T %v, want the platform's error", err, err)
+		}
+		const prefix = "open messaging session s-1: join: WS /ws: 101: malformed response: "
+		if strings.Contains(tc.want, "not valid UTF-8") && re.Body != nil {
+			t.Errorf("a frame that is not text is kept: %q", re.Body)
+		}
+		if got := err.Error(); got != prefix+tc.want {
+			t.Errorf("error\n%s\nwant\n%s", got, prefix+tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name:   "a joined event whose conversation id is a number",
+			frames: texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":12}}`, hello, typingStop),
+			want:   "EVENT_TYPE_AGENT_JOINED: payload.conversation_id is a number, want a string",
+		},
+		{
+			name:   "a joined event whose conversation id is an object",
+			frames: texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversationId":{"id":"c-1"}}}`, hello, typingStop),
+			want:   "EVENT_TYPE_AGENT_JOINED: payload.conversationId is an object, want a string",
+		},
+		{
+			name:   "a joined event whose conversation is an object with an id",
+			frames: texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation":{"id":"c-7"}}}`, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, typingStop),
+			reply:  "Hello.", conversation: "c-7",
+		},
+		{
+			name:   "a joined event naming two conversations",
+			frames: texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","conversation_id":"c-1","payload":{"conversation_id":"c-2"}}`, hello, typingStop),
+			want:   `EVENT_TYPE_AGENT_JOINED names two conversations, "c-1" and "c-2"`,
+		},
+		{
+			name: "another conversation's reply in the payload",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Your balance is 0."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name: "another conversation's reply named by the event",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","conversationId":"c-OTHER","payload":{"text":"Your balance is 0."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name: "another conversation's reply named by its metadata",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","metadata":{"conversation_id":"c-OTHER"},"payload":{"text":"Your balance is 0."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name: "a conversation id in the echoed custom metadata is the client's own",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","metadata":{"conversation_id":"c-1","custom":{"conversation_id":"mine"}},"payload":{"text":"Hello."}}`, typingStop),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name: "a second joined event for another conversation",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-2"}}`, hello, typingStop),
+			want: `EVENT_TYPE_AGENT_JOINED names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name: "a history batch of another conversation",
+			frames: texts(joinedC1,
+				`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Hi."}}]}}`, typingStop),
+			want: `in the history batch: EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name:   "a text frame that is not UTF-8",
+			frames: texts(joinedC1, "{\"id\":\"2\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Caf\xe9.\"}}", typingStop),
+			want:   "a frame of 71 bytes is not valid UTF-8 (a JSON event is text): byte 66 is 0xe9",
+		},
+		{
+			name:   "a binary frame holding an event",
+			frames: []frame{{data: joinedC1, binary: true}, {data: `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, binary: true}, {data: typingStop}},
+			reply:  "Hello.", conversation: "c-1",
+		},
+		{
+			name:   "a binary frame of bytes",
+			frames: []frame{{data: joinedC1}, {data: "\x00\x01\x02\xff\xfe\xfdabcd", binary: true}, {data: typingStop}},
+			want:   "a frame of 10 bytes is not valid UTF-8 (a JSON event is text): byte 3 is 0xff",
+		},
+		{
+			name: "the same event twice",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, typingStop),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name: "two events under one id",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name:   "another conversation's event of a type that is no name",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_X\u001b[2J\nPASS","conversation_id":"c-2","payload":{}}`, hello, typingStop),
+			want:   `"EVENT_TYPE_X\x1b[2J\nPASS" names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name: "the log out of order",
+			frames: texts(joinedC1, `{"id":"m-b","seq":3,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Then this."}}`,
+				`{"id":"m-a","seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"First this."}}`, typingStop),
+			want: "EVENT_TYPE_AGENT_MESSAGE: seq 2 after seq 3: the platform sent its event log out of order",
+		},
+		{
+			name: "an event without an id sent twice at one position",
+			frames: texts(joinedC1, `{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, `{"seq":3,"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name: "two events without ids at one position",
+			frames: texts(joinedC1, `{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"seq":2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`, typingStop),
+			want: "EVENT_TYPE_AGENT_MESSAGE: seq 2 came before as another event: the platform gave two events one id",
+		},
+		{
+			name: "a chunk after the final chunk",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"lo.","final":true}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hel"}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE_CHUNK: a chunk of message "m1" after the message was complete: the platform sent the stream out of order`,
+		},
+		{
+			name: "a message after the session end",
+			frames: texts(joinedC1,
+				`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},`+
+					`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}]}`),
+			want: "in the history batch: EVENT_TYPE_AGENT_MESSAGE after the session ended: the platform's event log goes on past its end",
+		},
+		{
+			name:   "a typing indicator after the session end",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, `{"id":"3","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`, typingStop),
+			reply:  "Bye.", conversation: "c-1",
+		},
+		{
+			name: "the access token's signature split across chunks",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"token `+sig[:12]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"`+sig[12:]+` ok","final":true}}`, typingStop),
+			reply: "token [REDACTED] ok", conversation: "c-1",
+		},
+		{
+			name: "the connector token split across chunks of an unfinished stream",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"`+plantedConnector[:10]+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"`+plantedConnector[10:]+`"}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hi."}}`, typingStop),
+			reply: "Hi.", conversation: "c-1",
+		},
+		{
+			name: "the connector token echoed in every encoding",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"`+jsonEscapeAll(plantedConnector)+` `+
+					base64.StdEncoding.EncodeToString([]byte(plantedConnector))+` `+strings.ReplaceAll(plantedConnector, "_", "%5F")+`"}}`, typingStop),
+			reply: "[REDACTED] [REDACTED] [REDACTED]", conversation: "c-1",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// jsonEscapeAll writes every character of s as a \u escape.
+func jsonEscapeAll(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}

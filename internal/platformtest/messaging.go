@@ -1,0 +1,92 @@
+package platformtest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/coder/websocket"
+)
+
+// Frame is one frame a hostile Messaging platform sends: a text frame,
+// or a binary one.
+type Frame struct {
+	Data   string
+	Binary bool
+}
+
+// Texts are text frames.
+func Texts(data ...string) []Frame {
+	out := make([]Frame, len(data))
+	for i, d := range data {
+		out[i] = Frame{Data: d}
+	}
+	return out
+}
+
+// Messaging is an in-process Messaging API written to misbehave: its
+// HTTP steps accept any connector token and host (the access token is
+// JWT, the session s-1), and its socket sends an empty history batch,
+// then answers the n-th client event it reads (the join is 1) with the
+// frames Answer returns for it. Tests of the harness's verdicts use it as
+// a platform written by someone else, over a real WebSocket.
+type Messaging struct {
+	// URL is the messaging_url (http://127.0.0.1:port).
+	URL string
+	// Host is the messaging_host it accepts (any).
+	Host string
+}
+
+// MessagingJWT is the access token Messaging issues: a credential, which
+// a test may plant in the frames to prove it never shows.
+const MessagingJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJob3N0aWxlIn0.HOSTILEsignature0123456789abcdefABCDEF"
+
+// StartMessaging starts a hostile Messaging API; answer gives the frames
+// that answer the n-th client event (raw, as the client sent it).
+func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Messaging {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/access-token":
+			fmt.Fprintf(w, `{"access_token":%q}`, MessagingJWT)
+		case "/api/v1/sessions":
+			fmt.Fprint(w, `{"session_id":"s-1"}`)
+		case "/ws":
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.CloseNow()
+			playMessaging(r.Context(), c, answer)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return &Messaging{URL: srv.URL, Host: "webchat.example.com"}
+}
+
+// playMessaging sends the history batch, then answers each client event
+// until the client goes.
+func playMessaging(ctx context.Context, c *websocket.Conn, answer func(int, []byte) []Frame) {
+	if c.Write(ctx, websocket.MessageText, []byte(`{"id":"batch","type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[]}}`)) != nil {
+		return
+	}
+	for n := 1; ; n++ {
+		_, data, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		for _, f := range answer(n, data) {
+			typ := websocket.MessageText
+			if f.Binary {
+				typ = websocket.MessageBinary
+			}
+			if c.Write(ctx, typ, []byte(f.Data)) != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// boundPassed is a receiver whose waits find their bound passed at once,
+// after an optional delivery that arrives while the attempt runs: what
+// the receiver holds by then decides, and no test waits out a bound.
+type boundPassed struct {
+	*webhook.Receiver
+	during func() // delivers, once the attempt began; nil for none
+}
+
+func (b boundPassed) WaitAfter(ctx context.Context, conv, typ string, after webhook.Mark) (webhook.Event, error) {
+	if b.during != nil {
+		b.during()
+	}
+	ctx, cancel := context.WithDeadline(ctx, time.Time{})
+	defer cancel()
+	return b.Receiver.WaitAfter(ctx, conv, typ, after)
+}
+
+// TestWebhookOfAnEarlierConversation: a verified event that arrived
+// before the attempt began (a late retry or a replay of an earlier run's
+// conversation with the same id, as a scenario that sets conversation_id
+// meets every night) does not confirm the attempt's conversation; an
+// event that arrives during the attempt does.
+func TestWebhookOfAnEarlierConversation(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	const secret = "whsec_replay_test_0123456789"
+	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	// post delivers a signed event; it may run on the runner's goroutine,
+	// so it reports with Error, not Fatal.
+	post := func(body string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set(rcv.SignatureHeader(), webhook.Sign(secret, []byte(body)))
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Errorf("delivery answered %d", resp.StatusCode)
+		}
+	}
+	type testCase struct {
+		conv   string
+		during bool
+		status result.Status
+		want   string
+	}
+	run := func(t *testing.T, tc testCase) {
+		earlier := `{"id":"evt_` + tc.conv + `","type":"conversation.completed","data":{"conversation_id":"` + tc.conv + `","environment":"sandbox"}}`
+		post(earlier)
+		w := boundPassed{Receiver: rcv}
+		if tc.during {
+			w.during = func() {
+				post(`{"id":"evt_` + tc.conv + `_2","type":"conversation.completed","data":{"conversation_id":"` + tc.conv + `","environment":"sandbox"}}`)
+			}
+		}
+		o := e.opts()
+		o.Webhooks = w
+		c := runOne(t, o, `suite: s
+agent: clinic
+scenarios:
+  - name: completes
+    start: {conversation_id: `+tc.conv+`}
+    turns:
+      - say: I have chest pain
+    confirm: {webhooks: [conversation.completed]}
+`)
+		if c.Status != tc.status {
+			t.Fatalf("status %s, want %s", c.Status, tc.status)
+		}
+		if tc.want != "" {
+			if a := c.Last(); len(a.Failures) != 1 || !strings.Contains(a.Failures[0].Message, tc.want) {
+				t.Errorf("failures %+v, want one saying %q", a.Failures, tc.want)
+			}
+		}
+	}
+	t.Run("only the earlier conversation's event", func(t *testing.T) {
+		run(t, testCase{conv: "conv-fixed-1", status: result.Failed,
+			want: `no verified "conversation.completed" event for conversation conv-fixed-1 arrived; 1 verified event arrived before this attempt began and did not count`})
+	})
+	t.Run("an event during the attempt", func(t *testing.T) {
+		run(t, testCase{conv: "conv-fixed-2", during: true, status: result.Passed})
+	})
+}

@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// hostileConnector is the connector token of the tests against
+// platformtest.Messaging; it is planted in frames to prove it never shows.
+const hostileConnector = "ct_HOSTILE_connector_0123456789"
+
+// TestMessagingHostileVerdicts: over a Messaging platform written to
+// misbehave, what the platform got wrong errors the case (the platform's
+// error: KindHTTP, naming WS /ws and what was wrong), whether the check
+// it reached would have passed or failed; only the agent's own answer
+// passes or fails it. No credential reaches the case.
+func TestMessagingHostileVerdicts(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// answer is the answer to the user's message, before the end of
+		// typing.
+		answer []string
+		status result.Status
+		// want is in the error's message.
+		want string
+	}
+	const joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+			stop := `{"id":"` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+			if n == 1 {
+				return platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)
+			}
+			return platformtest.Texts(append(tc.answer[:len(tc.answer):len(tc.answer)], stop)...)
+		})
+		base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+			Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+		ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+			MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
+		// The platform has no debug chat: both channels are its web chat.
+		opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second}
+		c := runOne(t, opts, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: balance
+    turns:
+      - say: What is my balance?
+        expect: {response: {contains: "balance is 0"}}
+`)
+		if c.Status != tc.status {
+			t.Fatalf("status %s, want %s", c.Status, tc.status)
+		}
+		a := c.Last()
+		if tc.want != "" {
+			if a.Error == nil || a.Error.Kind != result.KindHTTP || !strings.Contains(a.Error.Message, tc.want) {
+				t.Errorf("error %+v, want the platform's, with %q", a.Error, tc.want)
+			}
+			if len(a.Failures) > 0 {
+				t.Errorf("failures %+v: the agent was judged on the platform's error", a.Failures)
+			}
+		}
+		// The case as every report renders it: verdict, transcript, raw
+		// events.
+		seen := []string{describe(c)}
+		for _, tr := range a.Turns {
+			seen = append(seen, string(tr.Request), string(tr.Response))
+			if tr.Result != nil {
+				seen = append(seen, tr.Result.Response)
+			}
+			if m := tr.Messaging; m != nil {
+				for _, e := range m.Events {
+					seen = append(seen, e.Text)
+				}
+			}
+		}
+		if s := strings.Join(seen, "\n"); strings.Contains(s, "HOSTILE") {
+			t.Errorf("a credential reached the case:\n%s", s)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "the agent's own answer passes", answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`}, status: result.Passed},
+		{name: "the agent's own answer fails", answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"I cannot say."}}`}, status: result.Failed},
+		{name: "another conversation's answer that would pass",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Your balance is 0."}}`}, status: result.Errored,
+			want: `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER", and this session's conversation is "c-1"`},
+		{name: "another conversation's answer that would fail",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","conversationId":"c-OTHER","payload":{"text":"I cannot say."}}`}, status: result.Errored,
+			want: `EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER"`},
+		{name: "an answer that is not UTF-8",
+			answer: []string{"{\"id\":\"3\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Your balance is 0 \xe2\x82.\"}}"}, status: result.Errored,
+			want: "WS /ws: 101: malformed response: a frame of 87 bytes is not valid UTF-8 (a JSON event is text): byte 81 is 0xe2"},
+		{name: "an answer that spells the connector token over two chunks",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance is 0 ` + hostileConnector[:9] + `"}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"` + hostileConnector[9:] + `","final":true}}`},
+			status: result.Passed},
+		{name: "an answer after the session ended",
+			answer: []string{`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"3","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},` +
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}]}`}, status: result.Errored,
+			want: "EVENT_TYPE_AGENT_MESSAGE after the session ended"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
