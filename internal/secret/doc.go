@@ -5,8 +5,8 @@
 // echo a request header back in an error body, an HTML page or an agent's
 // reply, and not always verbatim: JSON encoders escape characters as \uXXXX
 // (PHP also writes \/ for /), URLs carry it percent-encoded, a suite may
-// quote it into a regular expression, and a gateway may show the base64 of
-// it. A Redactor built once per key set finds all of these:
+// quote it into a regular expression, and a gateway may show the base64 or
+// the hex of it. A Redactor built once per key set finds all of these:
 //
 //   - raw: the key itself;
 //   - JSON-escaped: any subset of its characters as \uXXXX (either hex
@@ -18,7 +18,8 @@
 //   - regex-quoted: regexp.QuoteMeta of it, raw or inside JSON or a URL;
 //   - HTML/XML character references for & < > " ';
 //   - base64 of it (standard and URL alphabets, padded or not), also when it
-//     sits inside a longer base64 text at any alignment.
+//     sits inside a longer base64 text at any alignment;
+//   - the hex of its bytes, in either case.
 //
 // Each character of a key may take any of its forms independently, so
 // mixtures (a proxy that escapes only some characters) are found too.

@@ -2,6 +2,7 @@ package secret
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -43,10 +44,10 @@ var htmlRefs = map[byte][]string{
 	'\'': {"&apos;", "&#39;", "&#x27;", "&#039;"},
 }
 
-// keyPatterns returns the patterns of a key: its characters, and the
-// base64 cores at each alignment and alphabet.
+// keyPatterns returns the patterns of a key: its characters, its hex
+// digits, and the base64 cores at each alignment and alphabet.
 func keyPatterns(key string) []pattern {
-	pats := []pattern{{units: textUnits(key)}}
+	pats := []pattern{{units: textUnits(key)}, {units: hexUnits(key)}}
 	seen := map[string]bool{}
 	for off := 0; off < 3; off++ {
 		core, lead := base64Core(key, off)
@@ -100,6 +101,17 @@ func textUnits(key string) []unit {
 			out = append(out, charUnit(key[i:i+size]))
 		}
 		i += size
+	}
+	return out
+}
+
+// hexUnits are the hex digits of a key's bytes, in either case (a debug
+// dump, a hash-like rendering of a header): two digits per byte, each
+// only itself, since hex has no escaped forms of its own.
+func hexUnits(key string) []unit {
+	out := make([]unit, 0, 2*len(key))
+	for _, d := range hex.EncodeToString([]byte(key)) {
+		out = append(out, unit{{s: string(d), fold: true}})
 	}
 	return out
 }
@@ -262,7 +274,7 @@ func (s *altSet) add(v string) {
 // guarantees to find: raw, JSON-escaped (Go, PHP, all-\u in both hex
 // cases, and escaped twice), URL-encoded (query, path, all-%XX in both
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
-// raw, and PHP-escaped). Tests and the fuzz target check that no output
+// raw, and PHP-escaped), hex (both cases). Tests and the fuzz target check that no output
 // holds any of them.
 func Forms(key string) []string {
 	quoted := regexp.QuoteMeta(key)
@@ -280,6 +292,8 @@ func Forms(key string) []string {
 		allPct(key, true),
 		quoted,
 		jsonString(quoted),
+		hex.EncodeToString(b),
+		strings.ToUpper(hex.EncodeToString(b)),
 		base64.StdEncoding.EncodeToString(b),
 		base64.URLEncoding.EncodeToString(b),
 		base64.RawStdEncoding.EncodeToString(b),
