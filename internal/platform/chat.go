@@ -89,7 +89,7 @@ func (c *Client) StartChat(ctx context.Context, agentID string, req ChatStart) (
 		body:       body,
 		noRetry5xx: req.ConversationID != "",
 	}
-	return c.chat(ctx, rq)
+	return c.chat(ctx, rq, req.ConversationID)
 }
 
 // SendTurn sends a user turn into the session conversationID of agentID.
@@ -110,7 +110,7 @@ func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, r
 		path: buildPath("v1", "agents", agentID, "debug-chat", conversationID),
 		body: body,
 	}
-	return c.chat(ctx, rq)
+	return c.chat(ctx, rq, conversationID)
 }
 
 func checkChat(agentID, env string) error {
@@ -126,7 +126,12 @@ func checkChat(agentID, env string) error {
 // chat sends a debug-chat call. On failure it still returns an Exchange
 // holding what is known (the request, and the status and start of the body
 // of an error answer), so a transcript can show the turn that broke.
-func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
+// conv is the conversation the call is about (the turn's, or a session's
+// custom id), "" when the platform chooses it: a result about another
+// conversation is the platform's error, never a reply to check (a
+// platform that mixes up its sessions would otherwise pass or fail this
+// case on another user's conversation).
+func (c *Client) chat(ctx context.Context, rq *call, conv string) (*Exchange, error) {
 	start := c.now()
 	resp, err := c.do(ctx, rq)
 	if err != nil {
@@ -160,6 +165,9 @@ func (c *Client) chat(ctx context.Context, rq *call) (*Exchange, error) {
 	res, err := c.decodeTurn(rq, resp.status, raw, resp.attempts)
 	if err != nil {
 		return ex, err
+	}
+	if conv != "" && res.ConversationID != conv {
+		return ex, c.responseError(rq, resp.status, raw, fmt.Errorf("conversationId is %q, and the call was about conversation %q", res.ConversationID, conv))
 	}
 	ex.Result = res
 	return ex, nil

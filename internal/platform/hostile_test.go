@@ -78,6 +78,57 @@ func TestWrongTypedMetadataIsAMalformedResponse(t *testing.T) {
 	}
 }
 
+// A debug-chat result about another conversation than the one the call
+// was about (the turn's, or the session's custom id) is the platform's
+// error, on both decoding paths: checked, it would pass or fail the case
+// on another user's conversation. A session without a custom id takes
+// the id the platform gives.
+func TestResultOfAnotherConversation(t *testing.T) {
+	t.Parallel()
+	for _, envelope := range []bool{false, true} {
+		body := turnBody(`{}`) // about conversation c1
+		if envelope {
+			body = `{"success":true,"data":` + body + `}`
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(body))
+		}))
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		ctx := context.Background()
+		for _, tc := range []struct {
+			name string
+			call func() (*Exchange, error)
+			want string
+		}{
+			{"turn", func() (*Exchange, error) {
+				return c.SendTurn(ctx, "a1", "c2", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+			}, `POST /v1/agents/a1/debug-chat/c2: 200: malformed response: conversationId is "c1", and the call was about conversation "c2"`},
+			{"start with a custom id", func() (*Exchange, error) {
+				return c.StartChat(ctx, "a1", ChatStart{ClientEnv: "sandbox", ConversationID: "mine"})
+			}, `POST /v1/agents/a1/debug-chat: 200: malformed response: conversationId is "c1", and the call was about conversation "mine"`},
+			{"the same conversation", func() (*Exchange, error) {
+				return c.SendTurn(ctx, "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+			}, ""},
+			{"start with the platform's id", func() (*Exchange, error) {
+				return c.StartChat(ctx, "a1", ChatStart{ClientEnv: "sandbox"})
+			}, ""},
+		} {
+			ex, err := tc.call()
+			var re *ResponseError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%s (envelope %v): %v", tc.name, envelope, err)
+			case tc.want != "" && (!errors.As(err, &re) || err.Error() != tc.want):
+				t.Errorf("%s (envelope %v):\n got  %v\n want %s", tc.name, envelope, err, tc.want)
+			case tc.want != "" && (ex == nil || ex.Result != nil || len(ex.Response) == 0):
+				// The transcript keeps the body, and no result to check.
+				t.Errorf("%s (envelope %v): exchange %+v, want the body and no result", tc.name, envelope, ex)
+			}
+		}
+		srv.Close()
+	}
+}
+
 // chunked writes n bytes of a reply without a Content-Length, so the
 // client cannot refuse it before reading.
 func chunked(w http.ResponseWriter, n int) {

@@ -43,7 +43,7 @@ func echoKey(w http.ResponseWriter, r *http.Request) {
 	case "missing200":
 		fmt.Fprintf(w, `{"conversationId":"%s"}`, key)
 	case "success200":
-		fmt.Fprintf(w, `{"conversationId":"c1","userInput":"","response":"your key is %s","metadata":{"k":"%s"},"conversationEnded":false,"delayedResponse":false}`, key, key)
+		fmt.Fprintf(w, `{"conversationId":"success200","userInput":"","response":"your key is %s","metadata":{"k":"%s"},"conversationEnded":false,"delayedResponse":false}`, key, key)
 	default:
 		w.WriteHeader(404)
 		fmt.Fprintf(w, "no route for %s (key %s)", r.URL.Path, key)
