@@ -243,7 +243,8 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"})
 			return nil, true
 		}
-		if missing := (*webhook.MissingError)(nil); !errors.As(err, &missing) {
+		missing := (*webhook.MissingError)(nil)
+		if !errors.As(err, &missing) {
 			// Not an event that failed to come: the receiver cannot
 			// confirm anything (the platform would not register its
 			// endpoint). The platform's error, and a retry meets it again.
@@ -252,6 +253,15 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			return nil, true
 		}
 		rec.Summary = err.Error()
+		if len(missing.Rejected) > 0 {
+			// The platform sent the event, as far as its unverified body
+			// says, but no copy could be verified (a signature that does
+			// not match, a body that is no event): the platform's error,
+			// or the webhook secret's, never the agent's failure.
+			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error() +
+				" (the platform sent the event, but no delivery could be verified: check the webhook secret, or the platform's signing)"})
+			return nil, true
+		}
 		fails = append(fails, assert.WebhookFailure(w, err))
 	}
 	return fails, false

@@ -100,3 +100,70 @@ scenarios:
 		run(t, testCase{conv: "conv-fixed-2", during: true, status: result.Passed})
 	})
 }
+
+// TestWebhookRejectedDeliveryErrors: when the event of the attempt's
+// conversation came only as deliveries the receiver rejected (signed with
+// another secret, a body that is no event), the platform (or the webhook
+// secret) is at fault: the case errors naming the rejection, and is not
+// failed as if the agent had not done what the event confirms. With no
+// delivery at all, the agent did not get there: the case fails.
+func TestWebhookRejectedDeliveryErrors(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	const secret = "whsec_rejected_test_0123456789"
+	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	post := func(body, signedWith string) {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		req.Header.Set(rcv.SignatureHeader(), webhook.Sign(signedWith, []byte(body)))
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+	}
+	for _, tc := range []struct {
+		name, conv string
+		during     func(conv string)
+		status     result.Status
+		want       string
+	}{
+		{"signed with another secret", "conv-rejected-1", func(conv string) {
+			post(`{"type":"conversation.completed","data":{"conversation_id":"`+conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
+		}, result.Errored, "1 delivery rejected: signature mismatch"},
+		{"no delivery", "conv-rejected-2", nil, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-2 arrived`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := boundPassed{Receiver: rcv}
+			if tc.during != nil {
+				w.during = func() { tc.during(tc.conv) }
+			}
+			o := e.opts()
+			o.Webhooks = w
+			c := runOne(t, o, `suite: s
+agent: clinic
+scenarios:
+  - name: completes
+    start: {conversation_id: `+tc.conv+`}
+    turns:
+      - say: I have chest pain
+    confirm: {webhooks: [conversation.completed]}
+`)
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s", c.Status, tc.status)
+			}
+			a := c.Last()
+			got := ""
+			if a.Error != nil {
+				got = a.Error.Message
+			} else if len(a.Failures) == 1 {
+				got = a.Failures[0].Message
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("error %+v, failures %+v, want one saying %q", a.Error, a.Failures, tc.want)
+			}
+		})
+	}
+}
