@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // The gate vouches through a comparison for no more than it vouches for
@@ -135,15 +137,7 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 // tested sandbox).
 func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	t.Parallel()
-	s, dir := compareTargets(t)
-	suite := filepath.Join(dir, "compare", "restaurant.yaml")
-	b, err := os.ReadFile(suite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(suite, []byte(strings.Replace(string(b), "agent: restaurant\n", "agent: restaurant\nenv: sandbox\n", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	s, dir := pinnedTargets(t)
 	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
 	out := filepath.Join(dir, "c.json")
 	c := compareCLI(t, dir, env, "compare", "--baseline", "sandbox", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
@@ -171,15 +165,10 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	}
 }
 
-// TestRunWarnsOfPinnedEnvironments: run --target rc (env pre-release)
-// over a suite that says env: sandbox tests sandbox, as documented (a
-// suite's env wins); run says so once for the file, at its first
-// scenario, before anything runs, and goes on (TestNightlyEnvPins has
-// the refusal for live). Without an env
-// chosen by the user, the suites' own env: is how a project spreads its
-// scenarios, and nothing is said.
-func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
-	t.Parallel()
+// pinnedTargets is compareTargets with the example suite pinned to
+// sandbox (env: sandbox).
+func pinnedTargets(t *testing.T) (*simtest.Sim, string) {
+	t.Helper()
 	s, dir := compareTargets(t)
 	suite := filepath.Join(dir, "compare", "restaurant.yaml")
 	b, err := os.ReadFile(suite)
@@ -189,6 +178,18 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 	if err := os.WriteFile(suite, []byte(strings.Replace(string(b), "agent: restaurant\n", "agent: restaurant\nenv: sandbox\n", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return s, dir
+}
+
+// TestRunWarnsOfPinnedEnvironments: run --target rc (env pre-release)
+// over a suite that says env: sandbox tests sandbox, as documented (a
+// suite's env wins); run says so once for the file, at its first
+// scenario, before anything runs, and goes on (TestNightlyEnvPins has
+// the refusal for live). Without an env chosen by the user, the suites'
+// own env: is how a project spreads its scenarios, and nothing is said.
+func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
+	t.Parallel()
+	s, dir := pinnedTargets(t)
 	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
 	c := newCLI(t, dir, env, "run", "--target", "rc", "compare")
 	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
@@ -204,7 +205,7 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 	}
 	// The same run without the target's env chosen: nothing to say.
 	cfg := filepath.Join(dir, "agenttest.yaml")
-	b, err = os.ReadFile(cfg)
+	b, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
