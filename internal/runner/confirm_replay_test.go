@@ -29,6 +29,36 @@ func (b boundPassed) WaitAfter(ctx context.Context, conv, typ string, after webh
 	return b.Receiver.WaitAfter(ctx, conv, typ, after)
 }
 
+// deliver posts body to the receiver behind hs, signed with secret, and
+// returns the answer's status. It may run on the runner's goroutine, so
+// it reports with Error, not Fatal.
+func deliver(t *testing.T, hs *httptest.Server, rcv *webhook.Receiver, body, secret string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+	req.Header.Set(rcv.SignatureHeader(), webhook.Sign(secret, []byte(body)))
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// completes is a suite of one scenario on conversation conv that
+// confirms conversation.completed.
+func completes(conv string) string {
+	return `suite: s
+agent: clinic
+scenarios:
+  - name: completes
+    start: {conversation_id: ` + conv + `}
+    turns:
+      - say: I have chest pain
+    confirm: {webhooks: [conversation.completed]}
+`
+}
+
 // TestWebhookOfAnEarlierConversation: a verified event that arrived
 // before the attempt began (a late retry or a replay of an earlier run's
 // conversation with the same id, as a scenario that sets conversation_id
@@ -41,20 +71,10 @@ func TestWebhookOfAnEarlierConversation(t *testing.T) {
 	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
 	hs := httptest.NewServer(rcv)
 	t.Cleanup(hs.Close)
-	// post delivers a signed event; it may run on the runner's goroutine,
-	// so it reports with Error, not Fatal.
 	post := func(body string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-		req.Header.Set(rcv.SignatureHeader(), webhook.Sign(secret, []byte(body)))
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Errorf("delivery answered %d", resp.StatusCode)
+		if code := deliver(t, hs, rcv, body, secret); code != http.StatusNoContent {
+			t.Errorf("delivery answered %d", code)
 		}
 	}
 	type testCase struct {
@@ -74,15 +94,7 @@ func TestWebhookOfAnEarlierConversation(t *testing.T) {
 		}
 		o := e.opts()
 		o.Webhooks = w
-		c := runOne(t, o, `suite: s
-agent: clinic
-scenarios:
-  - name: completes
-    start: {conversation_id: `+tc.conv+`}
-    turns:
-      - say: I have chest pain
-    confirm: {webhooks: [conversation.completed]}
-`)
+		c := runOne(t, o, completes(tc.conv))
 		if c.Status != tc.status {
 			t.Fatalf("status %s, want %s", c.Status, tc.status)
 		}
@@ -114,16 +126,6 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
 	hs := httptest.NewServer(rcv)
 	t.Cleanup(hs.Close)
-	post := func(body, signedWith string) {
-		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-		req.Header.Set(rcv.SignatureHeader(), webhook.Sign(signedWith, []byte(body)))
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		resp.Body.Close()
-	}
 	for _, tc := range []struct {
 		name, conv string
 		during     func(conv string)
@@ -131,7 +133,7 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 		want       string
 	}{
 		{"signed with another secret", "conv-rejected-1", func(conv string) {
-			post(`{"type":"conversation.completed","data":{"conversation_id":"`+conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
+			deliver(t, hs, rcv, `{"type":"conversation.completed","data":{"conversation_id":"`+conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
 		}, result.Errored, "1 delivery rejected: signature mismatch"},
 		{"no delivery", "conv-rejected-2", nil, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-2 arrived`},
 	} {
@@ -142,15 +144,7 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 			}
 			o := e.opts()
 			o.Webhooks = w
-			c := runOne(t, o, `suite: s
-agent: clinic
-scenarios:
-  - name: completes
-    start: {conversation_id: `+tc.conv+`}
-    turns:
-      - say: I have chest pain
-    confirm: {webhooks: [conversation.completed]}
-`)
+			c := runOne(t, o, completes(tc.conv))
 			if c.Status != tc.status {
 				t.Fatalf("status %s, want %s", c.Status, tc.status)
 			}
