@@ -48,6 +48,10 @@ Feature: Table booking at Bella Tavola
       """
       Your booking reference is ${ref}
       """
+    And the agent's reply contains, ignoring case:
+      """
+      YOUR BOOKING REFERENCE IS ${ref}
+      """
 
   Scenario Outline: asks for the party size, then the time
     When the user says "I'd like to make a reservation"

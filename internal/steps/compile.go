@@ -159,7 +159,7 @@ func argCol(text string, m []int, i int) int {
 func (l *Library) nearMiss(in Input, step string) *Error {
 	if base, ok := strings.CutSuffix(strings.TrimRight(in.Text, " "), " ignoring case"); ok {
 		if idx := l.Match(base); len(idx) == 1 {
-			hint := "only the greeting, says, contains and does not contain steps with a quoted text take it"
+			hint := `only the greeting, says, contains and does not contain steps take it: after their quoted text, or as "says, ignoring case:" and "contains, ignoring case:" before a DocString`
 			if strings.Contains(l.defs[idx[0]].Pattern.String(), "match") {
 				hint += "; a regular expression ignores case when it starts with (?i)"
 			}

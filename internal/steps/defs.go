@@ -85,6 +85,10 @@ const q = `"((?:[^"\\]|\\.)*)"`
 // word processors turn one into the other.
 const apostrophe = `(?:'|’)`
 
+// docIgnoringCase is ignoringCase for the checks that take a DocString:
+// "Then the agent's reply contains, ignoring case:".
+const docIgnoringCase = `(, ignoring case)?`
+
 // ignoringCase is the optional ending of the quoted text checks that
 // folds case (the YAML's ignore_case); textCheck reads it as the second
 // argument.
@@ -161,12 +165,12 @@ func Defs() []Def {
 			"The greeting (the reply to opening the session) contains the text (add \"ignoring case\" at the end to let the case differ).", textCheck(true, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
 		def(GroupChecks, `the agent says `+q+ignoringCase, NoArg, `Then the agent says "How many people?"`, "",
 			"The reply is exactly the text, surrounding spaces aside (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
-		def(GroupChecks, `the agent says:`, DocStringArg, `Then the agent says:`, "\"\"\"\nYour table for 4 is booked.\nYour reference is R1234.\n\"\"\"",
-			"The reply is exactly the DocString, lines and all (ignoring surrounding spaces).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
+		def(GroupChecks, `the agent says`+docIgnoringCase+`:`, DocStringArg, `Then the agent says:`, "\"\"\"\nYour table for 4 is booked.\nYour reference is R1234.\n\"\"\"",
+			"The reply is exactly the DocString, lines and all, surrounding spaces aside (write \"says, ignoring case:\" to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Exact: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply contains `+q+ignoringCase, NoArg, `Then the agent's reply contains "how many"`, "",
 			"The reply contains the text (add \"ignoring case\" at the end to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
-		def(GroupChecks, `the agent`+apostrophe+`s reply contains:`, DocStringArg, `Then the agent's reply contains:`, "\"\"\"\nOur opening hours:\nMonday to Friday\n\"\"\"",
-			"The reply contains the DocString, lines and all.", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
+		def(GroupChecks, `the agent`+apostrophe+`s reply contains`+docIgnoringCase+`:`, DocStringArg, `Then the agent's reply contains:`, "\"\"\"\nOur opening hours:\nMonday to Friday\n\"\"\"",
+			"The reply contains the DocString, lines and all (write \"contains, ignoring case:\" to let the case differ).", textCheck(false, func(s string) *assert.Text { return &assert.Text{Contains: &s} })),
 		def(GroupChecks, `the agent`+apostrophe+`s reply contains one of:`, TableArg, `Then the agent's reply contains one of:`, "| how many |\n| party size |",
 			"The reply contains at least one of the texts, one per row: the wordings an LLM agent may choose.", anyOfTable),
 		def(GroupChecks, `the agent`+apostrophe+`s reply does not contain `+q+ignoringCase, NoArg, `Then the agent's reply does not contain "sorry"`, "",
@@ -386,7 +390,14 @@ func textCheck(greeting bool, text func(s string) *assert.Text) func(c *call) (*
 	return checkOn(greeting, func(c *call, e *assert.Expect) error {
 		t := text(c.text())
 		t.Pos = c.pos
-		t.IgnoreCase = len(c.args) == 2 && c.args[1] != ""
+		// The ignoring-case group follows the quoted text, or is the
+		// only group of a DocString step.
+		switch {
+		case c.def.Arg == DocStringArg && len(c.args) == 1:
+			t.IgnoreCase = c.args[0] != ""
+		case len(c.args) == 2:
+			t.IgnoreCase = c.args[1] != ""
+		}
 		e.Response = t
 		return nil
 	})

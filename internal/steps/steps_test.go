@@ -312,22 +312,32 @@ func TestReplyChecksTakeADocString(t *testing.T) {
 }
 
 // TestIgnoringCase: "ignoring case" at the end of a quoted text check
-// folds case, as ignore_case does in YAML; without it case counts.
+// (", ignoring case" before the colon of a DocString one) folds case, as
+// ignore_case does in YAML; without it case counts.
 func TestIgnoringCase(t *testing.T) {
 	for _, tc := range []struct {
 		step  string
+		doc   string
 		reply string
 		pass  bool
 	}{
-		{`the agent's reply contains "how many"`, "How many people?", false},
-		{`the agent's reply contains "how many" ignoring case`, "How many people?", true},
-		{`the agent says "how many people?" ignoring case`, "  How Many People?  ", true},
-		{`the agent says "how many people?"`, "How many people?", false},
-		{`the agent's reply does not contain "sorry" ignoring case`, "Sorry, I didn't get that.", false},
-		{`the agent's reply does not contain "sorry"`, "Sorry, I didn't get that.", true},
-		{`the agent's reply contains "ignoring case"`, "text ignoring case", true},
+		{`the agent's reply contains:`, "YOUR TABLE\nis booked", "Your table\nis booked.", false},
+		{`the agent's reply contains, ignoring case:`, "YOUR TABLE\nis booked", "Your table\nis booked.", true},
+		{`the agent says, ignoring case:`, "your table\nis booked.", "  Your Table\nIs Booked.  ", true},
+		{`the agent says:`, "your table\nis booked.", "Your table\nis booked.", false},
+		{`the agent's reply contains "how many"`, "", "How many people?", false},
+		{`the agent's reply contains "how many" ignoring case`, "", "How many people?", true},
+		{`the agent says "how many people?" ignoring case`, "", "  How Many People?  ", true},
+		{`the agent says "how many people?"`, "", "How many people?", false},
+		{`the agent's reply does not contain "sorry" ignoring case`, "", "Sorry, I didn't get that.", false},
+		{`the agent's reply does not contain "sorry"`, "", "Sorry, I didn't get that.", true},
+		{`the agent's reply contains "ignoring case"`, "", "text ignoring case", true},
 	} {
-		fails := checkReply(t, Input{Text: tc.step}, tc.reply, func(s string) (string, error) { return s, nil })
+		in := Input{Text: tc.step}
+		if tc.doc != "" {
+			in.DocString = &tc.doc
+		}
+		fails := checkReply(t, in, tc.reply, func(s string) (string, error) { return s, nil })
 		if (len(fails) == 0) != tc.pass {
 			t.Errorf("%s against %q: %v, want pass %v", tc.step, tc.reply, fails, tc.pass)
 		}
