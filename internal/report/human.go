@@ -466,7 +466,9 @@ func (h *Human) write(s string) {
 	}
 }
 
-// describeTarget names the target on the first line of a run.
+// describeTarget names the target on the first line of a run, with the
+// environments its cases run in (Target.Envs): "env live" when they all
+// run in one, "envs live (10), sandbox (4)" when they do not.
 func describeTarget(t result.Target) string {
 	name := t.Name
 	if name == "" {
@@ -479,7 +481,17 @@ func describeTarget(t result.Target) string {
 	case t.BuildURL != "":
 		extra = append(extra, t.BuildURL)
 	}
-	if t.Env != "" {
+	switch envs := t.Envs; {
+	case len(envs) == 1:
+		extra = append(extra, "env "+envs[0].Env)
+	case len(envs) > 1:
+		each := make([]string, len(envs))
+		for i, e := range envs {
+			each[i] = fmt.Sprintf("%s (%d)", e.Env, e.Cases)
+		}
+		extra = append(extra, "envs "+strings.Join(each, ", "))
+	case t.Env != "":
+		// No case runs: the target's environment is all there is to say.
 		extra = append(extra, "env "+t.Env)
 	}
 	if len(extra) == 0 {
