@@ -171,8 +171,8 @@ func (h *Human) RunFinished(r *result.Result) {
 		case c.Status == result.Flaky:
 			// Named again because a retry that rescues an agent wrong
 			// half the time must not read as a clean pass.
-			if a := c.Last(); a != nil {
-				line += fmt.Sprintf(" (passed on attempt %d of %d)", a.Number, len(c.Attempts))
+			if note := flakyNote(c); note != "" {
+				line += h.st.flat(" (" + note + ")")
 			}
 			flaky = append(flaky, line)
 		}
@@ -450,8 +450,8 @@ func caseNote(c *result.Case) string {
 		notes = append(notes, q)
 	}
 	if c.Status == result.Flaky {
-		if a := c.Last(); a != nil {
-			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))
+		if note := flakyNote(c); note != "" {
+			notes = append(notes, note)
 		}
 	}
 	if c.Repeat != nil {

@@ -51,7 +51,7 @@ import (
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff, nearest}],
-//	          error: {pos, kind, message} | null, turns: [turn]}
+//	          error: {pos, kind, message, status} | null, turns: [turn]}
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
@@ -268,6 +268,8 @@ type jsonError struct {
 	Pos     jsonPos `json:"pos"`
 	Kind    string  `json:"kind,omitempty"`
 	Message string  `json:"message"`
+	// Status is the HTTP status of an error answer (kind "http").
+	Status int `json:"status,omitempty"`
 }
 
 // jsonTurn is the head of a turn; request, response, metadata,
@@ -692,7 +694,7 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 		ja.Failures = append(ja.Failures, toJSONFailure(f))
 	}
 	if e := a.Error; e != nil {
-		ja.Error = &jsonError{Pos: toJSONPos(e.Pos), Kind: e.Kind, Message: e.Message}
+		ja.Error = &jsonError{Pos: toJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}
 	}
 	for _, c := range a.Confirmations {
 		if c != nil {

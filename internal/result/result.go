@@ -445,6 +445,10 @@ type Error struct {
 	// "config", "internal", "interrupted", "rate_limited" (the Kind*
 	// constants).
 	Kind string `json:"kind"`
+	// Status is the HTTP status of the platform's answer when it was an
+	// error status (Kind "http"), 0 otherwise: what tells a 500 from a
+	// refused key at a glance.
+	Status int `json:"status,omitempty"`
 }
 
 // Turn is one exchange of the transcript.
