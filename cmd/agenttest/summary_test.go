@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,5 +96,73 @@ func TestSummaryPlatformDown(t *testing.T) {
 	notes := regexp.MustCompile(`note: not read: [^(]*`).FindAllString(out, -1)
 	if len(notes) != 1 || notes[0] != "note: not read: the run stopped " {
 		t.Errorf("deployment notes %q, want one, `not read: the run stopped`:\n%s", notes, out)
+	}
+}
+
+// TestSummaryInterruptedRepeat interrupts a statistical scenario (the
+// nightly job's --repeat) after it made 12 runs, all passed: the reports
+// say what it did (12 runs made, interrupted before a verdict), not that
+// it did not run. The 13th session is held until the interruption cuts
+// it off, so exactly 12 runs finish, however slow the machine.
+func TestSummaryInterruptedRepeat(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	var starts atomic.Int32
+	sigs := make(chan struct{}, 1)
+	release := make(chan struct{})
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/debug-chat") || starts.Add(1) <= 12 {
+			return false
+		}
+		sigs <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		return true
+	})
+	t.Cleanup(func() { close(release) })
+	dir := writeTree(t, map[string]string{"suites/greet.yaml": greetSuite})
+	c := newCLI(t, dir, env, "run", "--repeat", "40", "--pass-rate", "0.9", "--parallel", "1", "--json", "out/r.json", "--junit", "out/junit.xml", "suites")
+	c.st.Signals = sigs
+	out := c.expect(t, exitInterrupted,
+		"PENDING suites/greet.yaml:4 greets (interrupted before a verdict: 12 runs made of 40, 12 passed, 0 failed)",
+		"run interrupted: 1 repeated case cut off before a verdict\n")
+	if strings.Contains(out, "not run: run interrupted") {
+		t.Errorf("the console says a scenario that made 12 runs did not run:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out/r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Files []struct {
+			Cases []struct {
+				Status     string `json:"status"`
+				SkipReason string `json:"skip_reason"`
+				Repeat     struct {
+					Decision string `json:"decision"`
+					Runs     int    `json:"runs"`
+					Passed   int    `json:"passed"`
+				} `json:"repeat"`
+			} `json:"cases"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Files) != 1 || len(doc.Files[0].Cases) != 1 {
+		t.Fatalf("JSON files %+v", doc.Files)
+	}
+	if cs := doc.Files[0].Cases[0]; cs.Status != "pending" || cs.SkipReason != "interrupted before a verdict" ||
+		cs.Repeat.Decision != "interrupted" || cs.Repeat.Runs != 12 || cs.Repeat.Passed != 12 {
+		t.Errorf("JSON case %+v, want pending, interrupted before a verdict after 12 runs passed", cs)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "out/junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<skipped message="interrupted before a verdict: 12 runs made of 40, 12 passed, 0 failed">`; !strings.Contains(string(junit), want) {
+		t.Errorf("JUnit lacks %s:\n%s", want, junit)
 	}
 }

@@ -225,8 +225,13 @@ func (d detail) writeCase(c *result.Case, indent string) {
 	d.writeAttempt(a, indent)
 }
 
-// pendingReason says why a pending case did not run.
+// pendingReason says why a pending case did not run, or for a repeated
+// case interrupted after some runs, the runs it made.
 func pendingReason(c *result.Case) string {
+	if r := c.Repeat; r != nil && r.Decision == result.DecisionInterrupted {
+		// It ran: what it made is what there is to say.
+		return c.SkipReason + ": " + repeatLine(r)
+	}
 	if c.SkipReason != "" {
 		return "not run: " + strings.TrimPrefix(c.SkipReason, "not run: ")
 	}

@@ -200,7 +200,15 @@ func (h *Human) RunFinished(r *result.Result) {
 		}
 	}
 	if r.Interrupted {
-		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run interrupted: %d %s not run", s.Pending, plural(s.Pending, "case", "cases"))))
+		var what []string
+		if n := s.Pending - s.Cut; n > 0 || s.Cut == 0 {
+			what = append(what, fmt.Sprintf("%d %s not run", n, plural(n, "case", "cases")))
+		}
+		if s.Cut > 0 {
+			what = append(what, fmt.Sprintf("%d repeated %s cut off before a verdict", s.Cut, plural(s.Cut, "case", "cases")))
+		}
+		line := "run interrupted: " + strings.Join(what, ", ")
+		b.WriteString(h.st.paint(sgrYellow, line))
 		b.WriteString("\n")
 	}
 	if st := r.Stop; st != nil {
@@ -441,6 +449,9 @@ func (h *Human) caseBlock(f *result.File, c *result.Case) string {
 func caseNote(c *result.Case) string {
 	switch c.Status {
 	case result.Skipped:
+		if r := c.Repeat; r != nil && r.Decision == result.DecisionInterrupted {
+			return pendingReason(c)
+		}
 		return c.SkipReason
 	case result.Pending:
 		return pendingReason(c)

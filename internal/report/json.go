@@ -100,9 +100,13 @@ import (
 // run. An inconclusive sequential test (repeat.decision "inconclusive") is
 // a failed case, counted in failed and again in inconclusive. In repeat,
 // procedure is "fixed" (repeat: N) or "sprt" (with a confidence);
-// decision is passed, failed, inconclusive or errored; runs counts the
-// runs the verdict rests on, errored ones included (passed + failed +
-// errored), and discarded the parallel runs started after them; each
+// decision is passed, failed, inconclusive or errored, or interrupted
+// for a case the run was interrupted or stopped during, after some runs
+// and before a verdict (the case is pending or skipped, its skip_reason
+// "interrupted before a verdict" or "stopped before a verdict"); runs
+// counts the runs the verdict rests on, errored ones included (passed +
+// failed + errored), or the runs made before the interruption, and
+// discarded the parallel runs started after them; each
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //

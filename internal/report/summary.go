@@ -20,6 +20,10 @@ type Summary struct {
 	Skipped int
 	// Pending counts cases that never ran because the run was interrupted.
 	Pending int
+	// Cut counts the repeated cases an interruption or a stop cut off
+	// after some of their runs, before a verdict (they are among Pending
+	// or Skipped: Repeat.Decision is result.DecisionInterrupted).
+	Cut int
 	// NotRun counts the skipped cases a stop (Result.Stop: --fail-fast, a
 	// platform that cannot be used) left unrun; they are among Skipped.
 	NotRun int
@@ -93,6 +97,9 @@ func (s *Summary) add(c *result.Case) {
 	}
 	if c.Inconclusive() && c.Status == result.Failed {
 		s.Inconclusive++
+	}
+	if c.Repeat != nil && c.Repeat.Decision == result.DecisionInterrupted {
+		s.Cut++
 	}
 	switch c.Status {
 	case result.Passed:
