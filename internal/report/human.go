@@ -159,7 +159,7 @@ func (h *Human) RunFinished(r *result.Result) {
 	var b strings.Builder
 	// The counts are of the scenarios, as the first line's; the run-level
 	// checks (the alert gate) get a line of their own.
-	s := SummarizeScenarios(r)
+	s := summarizeScenarios(r)
 	var bad, flaky, held, lapsed []string
 	list := func(f *result.File, c *result.Case) {
 		line := "  " + h.label(c) + " " + h.st.caseTitle(f, c)
@@ -322,7 +322,7 @@ func statusWhy(r *result.Result, s Summary) string {
 		}
 		// Counted without the checks: an alert gate that could not read
 		// the alerts is not a case that errored.
-		n := SummarizeScenarios(r).Errored
+		n := summarizeScenarios(r).Errored
 		if n == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
 			return stopLine(r.Stop) + ": the run could not tell whether the agent is fine"

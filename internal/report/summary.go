@@ -50,7 +50,7 @@ type Summary struct {
 // Summarize counts the cases of r, its run-level checks included: the
 // counts of the JSON and JUnit reports, where each check is a case.
 func Summarize(r *result.Result) Summary {
-	s := SummarizeScenarios(r)
+	s := summarizeScenarios(r)
 	for _, c := range r.Checks {
 		if c != nil {
 			s.add(c)
@@ -61,10 +61,10 @@ func Summarize(r *result.Result) Summary {
 	return s
 }
 
-// SummarizeScenarios counts the scenarios of r without its run-level
+// summarizeScenarios counts the scenarios of r without its run-level
 // checks: the cases the console's first line announces, so that its
 // count line adds up to them and names the checks apart.
-func SummarizeScenarios(r *result.Result) Summary {
+func summarizeScenarios(r *result.Result) Summary {
 	s := Summary{Duration: r.Duration, Interrupted: r.Interrupted}
 	for _, c := range r.Scenarios() {
 		s.add(c)
