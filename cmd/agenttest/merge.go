@@ -141,11 +141,13 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 // replay feeds a finished result to a progress view, as the runner would
 // have case by case: the console summary of a run that ran elsewhere.
 func replay(v result.Observer, res *result.Result) {
-	total := 0
-	for _, f := range res.Files {
-		total += len(f.Cases)
+	var cases []*result.Case
+	for _, c := range res.Scenarios() {
+		cases = append(cases, c)
 	}
-	v.RunStarted(total, res.Target)
+	target := res.Target
+	target.Envs = result.CountEnvs(cases)
+	v.RunStarted(len(cases), target)
 	for _, f := range res.Files {
 		for _, c := range f.Cases {
 			v.CaseFinished(f, c)

@@ -102,8 +102,10 @@ func TestNightlyEnvPins(t *testing.T) {
 			files: map[string]string{"suites/a.yaml": suite("sandbox"), "suites/b.yaml": suite("")},
 			args:  []string{"--target", "live", "--allow-live"},
 			code:  exitOK,
-			want:  []string{"suites/a.yaml:5:5: warning: 2 selected scenarios of this file run in sandbox, not in live"},
-			envs:  []string{"sandbox", "live"},
+			// The headline names both environments, not the target's alone.
+			want: []string{"suites/a.yaml:5:5: warning: 2 selected scenarios of this file run in sandbox, not in live",
+				"running 4 cases against live (", ", envs live (2), sandbox (2))\n"},
+			envs: []string{"sandbox", "live"},
 		},
 		{
 			name:  "--env live over a suite that pins sandbox",
@@ -117,16 +119,18 @@ func TestNightlyEnvPins(t *testing.T) {
 			files:  map[string]string{"suites/a.yaml": suite("")},
 			args:   []string{"--target", "live", "--allow-live"},
 			code:   exitOK,
+			want:   []string{", env live)\n"},
 			absent: []string{"warning"},
 			envs:   []string{"live"},
 		},
 		{
-			name:  "another environment than live is only warned of",
-			files: map[string]string{"suites/a.yaml": suite("pre-release")},
-			args:  []string{"--target", "sandbox"},
-			code:  exitOK,
-			want:  []string{"warning: 2 selected scenarios of this file run in pre-release, not in sandbox"},
-			envs:  []string{"pre-release"},
+			name:   "another environment than live is only warned of",
+			files:  map[string]string{"suites/a.yaml": suite("pre-release")},
+			args:   []string{"--target", "sandbox"},
+			code:   exitOK,
+			want:   []string{"warning: 2 selected scenarios of this file run in pre-release, not in sandbox", ", env pre-release)\n"},
+			absent: []string{"env sandbox"},
+			envs:   []string{"pre-release"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

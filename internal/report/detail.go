@@ -225,8 +225,13 @@ func (d detail) writeCase(c *result.Case, indent string) {
 	d.writeAttempt(a, indent)
 }
 
-// pendingReason says why a pending case did not run.
+// pendingReason says why a pending case did not run, or for a repeated
+// case interrupted after some runs, the runs it made.
 func pendingReason(c *result.Case) string {
+	if r := c.Repeat; r != nil && r.Decision == result.DecisionInterrupted {
+		// It ran: what it made is what there is to say.
+		return c.SkipReason + ": " + repeatLine(r)
+	}
 	if c.SkipReason != "" {
 		return "not run: " + strings.TrimPrefix(c.SkipReason, "not run: ")
 	}
@@ -447,4 +452,62 @@ func stateChanges(prev, cur map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// flakyNote says on which attempt a flaky case passed and what the
+// attempts before met: "passed on attempt 2 of 2 after a failed check"
+// (the agent answered wrong, then right: it varies) or "... after a
+// platform error (500)" (the platform broke: nothing is known against the
+// agent). Both count as flaky (result.Flaky); this says which it was.
+func flakyNote(c *result.Case) string {
+	last := c.Last()
+	if last == nil {
+		return ""
+	}
+	var what []string
+	seen := map[string]bool{}
+	for _, a := range c.Attempts[:len(c.Attempts)-1] {
+		w := ""
+		switch {
+		case a == nil:
+		case a.Status == result.Failed:
+			w = "a failed check"
+		case a.Status == result.Errored:
+			w = errorWhat(a.Error)
+		}
+		if w != "" && !seen[w] {
+			seen[w] = true
+			what = append(what, w)
+		}
+	}
+	note := fmt.Sprintf("passed on attempt %d of %d", last.Number, len(c.Attempts))
+	if len(what) > 0 {
+		note += " after " + strings.Join(what, " and ")
+	}
+	return note
+}
+
+// errorWhat names the kind of an attempt's error for flakyNote.
+func errorWhat(e *result.Error) string {
+	if e == nil {
+		return "an error"
+	}
+	switch e.Kind {
+	case result.KindHTTP:
+		if e.Status > 0 {
+			return fmt.Sprintf("a platform error (%d)", e.Status)
+		}
+		return "a platform error"
+	case result.KindTimeout:
+		return "a timeout"
+	case result.KindNetwork:
+		return "a network error"
+	case result.KindRateLimited:
+		return "a rate limit"
+	case result.KindMessaging:
+		return "a Messaging error"
+	case result.KindConfig:
+		return "a configuration error"
+	}
+	return "an error (" + e.Kind + ")"
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -195,8 +194,8 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		if q := quarantineNote(c); q != "" {
 			notes = append(notes, q)
 		}
-		if a := c.Last(); c.Status == result.Flaky && a != nil {
-			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))
+		if note := flakyNote(c); c.Status == result.Flaky && note != "" {
+			notes = append(notes, note)
 		}
 		if c.Repeat != nil {
 			notes = append(notes, repeatLine(c.Repeat))

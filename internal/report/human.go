@@ -113,7 +113,7 @@ func deploymentLines(ds []*result.Deployment, st style) string {
 	}
 	for _, n := range notes {
 		tail := "; the run goes on, and agenttest gate will refuse its report"
-		if n == result.NoteRunStopped || n == result.NoteRunCut {
+		if n == result.NoteRunStopped || n == result.NoteRunInterrupted {
 			tail = "; agenttest gate will refuse its report"
 		}
 		b.WriteString(st.paint(sgrYellow, st.flat("note: "+n+" ("+strings.Join(about[n], ", ")+")"+tail)))
@@ -157,7 +157,9 @@ func (h *Human) CaseFinished(f *result.File, c *result.Case) {
 // the exit code follows (result.RunStatus).
 func (h *Human) RunFinished(r *result.Result) {
 	var b strings.Builder
-	s := Summarize(r)
+	// The counts are of the scenarios, as the first line's; the run-level
+	// checks (the alert gate) get a line of their own.
+	s := summarizeScenarios(r)
 	var bad, flaky, held, lapsed []string
 	list := func(f *result.File, c *result.Case) {
 		line := "  " + h.label(c) + " " + h.st.caseTitle(f, c)
@@ -169,8 +171,8 @@ func (h *Human) RunFinished(r *result.Result) {
 		case c.Status == result.Flaky:
 			// Named again because a retry that rescues an agent wrong
 			// half the time must not read as a clean pass.
-			if a := c.Last(); a != nil {
-				line += fmt.Sprintf(" (passed on attempt %d of %d)", a.Number, len(c.Attempts))
+			if note := flakyNote(c); note != "" {
+				line += h.st.flat(" (" + note + ")")
 			}
 			flaky = append(flaky, line)
 		}
@@ -198,12 +200,19 @@ func (h *Human) RunFinished(r *result.Result) {
 		}
 	}
 	if r.Interrupted {
-		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run interrupted: %d %s not run", s.Pending, plural(s.Pending, "case", "cases"))))
+		var what []string
+		if n := s.Pending - s.Cut; n > 0 || s.Cut == 0 {
+			what = append(what, fmt.Sprintf("%d %s not run", n, plural(n, "case", "cases")))
+		}
+		if s.Cut > 0 {
+			what = append(what, fmt.Sprintf("%d repeated %s cut off before a verdict", s.Cut, plural(s.Cut, "case", "cases")))
+		}
+		line := "run interrupted: " + strings.Join(what, ", ")
+		b.WriteString(h.st.paint(sgrYellow, line))
 		b.WriteString("\n")
 	}
 	if st := r.Stop; st != nil {
-		n := notRunBy(r, st.Reason)
-		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", stopLine(st), n, plural(n, "case", "cases"))))
+		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", stopLine(st), s.NotRun, plural(s.NotRun, "case", "cases"))))
 		b.WriteString("\n")
 	}
 	for _, d := range r.Deployments {
@@ -215,7 +224,17 @@ func (h *Human) RunFinished(r *result.Result) {
 			b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note)) + "\n")
 		}
 	}
-	second := fmt.Sprintf("%d errored, %d flaky", s.Errored, s.Flaky)
+	// Cases a stop left unrun are counted as such, not as skipped: a
+	// line "0 errored ... 6 skipped" above "status: errored" would say
+	// nothing went wrong.
+	var parts []string
+	if s.Errored > 0 || s.NotRun == 0 {
+		parts = append(parts, fmt.Sprintf("%d errored", s.Errored))
+	}
+	if s.NotRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run (the run stopped)", s.NotRun))
+	}
+	second := strings.Join(append(parts, fmt.Sprintf("%d flaky", s.Flaky)), ", ")
 	if s.Pending > 0 {
 		second += fmt.Sprintf(", %d pending", s.Pending)
 	}
@@ -233,18 +252,42 @@ func (h *Human) RunFinished(r *result.Result) {
 	if wall == 0 && h.opts.Now != nil && !h.started.IsZero() {
 		wall = h.opts.Now().Sub(h.started)
 	}
-	last := fmt.Sprintf("%d passed, %d failed, %d skipped in %s", s.Passed, s.Failed, s.Skipped, wallTime(wall))
+	last := fmt.Sprintf("%d passed, %d failed, %d skipped in %s", s.Passed, s.Failed, s.Skipped-s.NotRun, wallTime(wall))
 	code := sgrGreen
-	if s.Failed+s.Errored > 0 || r.Interrupted {
+	if s.Failed+s.Errored+s.NotRun > 0 || r.Interrupted {
 		code = sgrRed
 	}
 	b.WriteString(h.st.paint(code, last) + "\n")
+	for _, c := range r.Checks {
+		if c != nil {
+			b.WriteString(h.checkLine(c) + "\n")
+		}
+	}
 	b.WriteString(h.statusLine(r, s) + "\n")
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.clearProgress()
 	h.write(b.String())
+}
+
+// checkLine is the summary line of a run-level check: "alert gate
+// passed", "alert gate failed: 1 alert rule firing", "alert gate not run:
+// platform unreachable".
+func (h *Human) checkLine(c *result.Case) string {
+	switch c.Status {
+	case result.Passed, result.Flaky:
+		return h.st.paint(sgrGreen, c.Name+" passed")
+	case result.Failed:
+		n := 0
+		if a := c.Last(); a != nil {
+			n = len(a.Failures)
+		}
+		return h.st.paint(sgrRed, fmt.Sprintf("%s failed: %d alert %s firing", c.Name, n, plural(n, "rule", "rules")))
+	case result.Errored:
+		return h.st.paint(sgrMagenta, c.Name+" errored")
+	}
+	return h.st.paint(sgrYellow, c.Name+" "+pendingReason(c))
 }
 
 // statusLine is the last line of a run: its status and what it means.
@@ -268,7 +311,7 @@ func statusWhy(r *result.Result, s Summary) string {
 			return fmt.Sprintf("%d quarantined %s not gating the run", s.Quarantined, plural(s.Quarantined, "case", "cases"))
 		}
 	case result.RunFailed:
-		return "a check failed: the agent broke an expectation"
+		return failedWhy(r)
 	case result.RunErrored:
 		if changes := r.DeploymentChanges(); len(changes) > 0 {
 			msgs := make([]string, len(changes))
@@ -277,12 +320,18 @@ func statusWhy(r *result.Result, s Summary) string {
 			}
 			return strings.Join(msgs, "; ")
 		}
-		if s.Errored == 0 && r.Stop != nil {
+		// Counted without the checks: an alert gate that could not read
+		// the alerts is not a case that errored.
+		n := summarizeScenarios(r).Errored
+		if n == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
 			return stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
 		}
+		if n == 0 {
+			return "no check failed, but the alert gate errored: the platform or the network kept the run from reading the firing alerts"
+		}
 		return fmt.Sprintf("no check failed, but %d %s errored: the platform or the network kept the run from telling whether the agent is fine",
-			s.Errored, plural(s.Errored, "case", "cases"))
+			n, plural(n, "case", "cases"))
 	case result.RunInterrupted:
 		return "the run was stopped before every case finished"
 	case result.RunEmpty:
@@ -296,6 +345,40 @@ func statusWhy(r *result.Result, s Summary) string {
 		return "nothing was tested: no scenario was selected"
 	}
 	return ""
+}
+
+// failedWhy says what failed a run: a check of a scenario (the agent
+// broke an expectation), a firing alert rule, or both. An alert rule is
+// named with its metric, since it may measure the platform (api_errors:
+// its own 5xx answers) rather than the agent.
+func failedWhy(r *result.Result) string {
+	scenario := false
+	for _, c := range r.Scenarios() {
+		scenario = scenario || c.Gate() == result.Failed
+	}
+	var fired []string
+	platform := false
+	for _, c := range r.Checks {
+		if c == nil || c.Gate() != result.Failed || c.Last() == nil {
+			continue
+		}
+		for _, f := range c.Last().Failures {
+			fired = append(fired, f.Message)
+			platform = platform || f.Key == "alerts.api_errors"
+		}
+	}
+	var why []string
+	if scenario || len(fired) == 0 {
+		why = append(why, "a check failed: the agent broke an expectation")
+	}
+	if len(fired) > 0 {
+		line := fmt.Sprintf("%d alert %s firing, not a check of a scenario: %s", len(fired), plural(len(fired), "rule", "rules"), strings.Join(fired, "; "))
+		if platform {
+			line += " (api_errors counts the platform's own 5xx answers)"
+		}
+		why = append(why, line)
+	}
+	return strings.Join(why, "; ")
 }
 
 // stopLine says why a run stopped early, for the summary.
@@ -319,17 +402,6 @@ func stopLine(st *result.Stop) string {
 		return fmt.Sprintf("the platform%s does not know agent %q", at, st.Agent)
 	}
 	return st.Reason
-}
-
-// notRunBy counts the cases a stop left unrun.
-func notRunBy(r *result.Result, reason string) int {
-	n := 0
-	for _, c := range allCases(r) {
-		if c.Status == result.Skipped && c.SkipReason == reason {
-			n++
-		}
-	}
-	return n
 }
 
 // caseBlock composes everything printed for a finished case. It reads only
@@ -377,6 +449,9 @@ func (h *Human) caseBlock(f *result.File, c *result.Case) string {
 func caseNote(c *result.Case) string {
 	switch c.Status {
 	case result.Skipped:
+		if r := c.Repeat; r != nil && r.Decision == result.DecisionInterrupted {
+			return pendingReason(c)
+		}
 		return c.SkipReason
 	case result.Pending:
 		return pendingReason(c)
@@ -386,8 +461,8 @@ func caseNote(c *result.Case) string {
 		notes = append(notes, q)
 	}
 	if c.Status == result.Flaky {
-		if a := c.Last(); a != nil {
-			notes = append(notes, fmt.Sprintf("passed on attempt %d of %d", a.Number, len(c.Attempts)))
+		if note := flakyNote(c); note != "" {
+			notes = append(notes, note)
 		}
 	}
 	if c.Repeat != nil {
@@ -466,7 +541,9 @@ func (h *Human) write(s string) {
 	}
 }
 
-// describeTarget names the target on the first line of a run.
+// describeTarget names the target on the first line of a run, with the
+// environments its cases run in (Target.Envs): "env live" when they all
+// run in one, "envs live (10), sandbox (4)" when they do not.
 func describeTarget(t result.Target) string {
 	name := t.Name
 	if name == "" {
@@ -479,7 +556,17 @@ func describeTarget(t result.Target) string {
 	case t.BuildURL != "":
 		extra = append(extra, t.BuildURL)
 	}
-	if t.Env != "" {
+	switch envs := t.Envs; {
+	case len(envs) == 1:
+		extra = append(extra, "env "+envs[0].Env)
+	case len(envs) > 1:
+		each := make([]string, len(envs))
+		for i, e := range envs {
+			each[i] = fmt.Sprintf("%s (%d)", e.Env, e.Cases)
+		}
+		extra = append(extra, "envs "+strings.Join(each, ", "))
+	case t.Env != "":
+		// No case runs: the target's environment is all there is to say.
 		extra = append(extra, "env "+t.Env)
 	}
 	if len(extra) == 0 {

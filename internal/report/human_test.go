@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -160,7 +161,7 @@ func TestHumanSummaryLines(t *testing.T) {
 		"all skipped": {one(result.Skipped, result.Skipped), "0 passed, 0 failed, 2 skipped in 1.23s\n" +
 			"status: empty (nothing was tested: every selected scenario was skipped)"},
 		"passed with a flaky case": {one(result.Passed, result.Flaky, result.Skipped), "1 passed, 0 failed, 1 skipped in 1.23s\nstatus: passed"},
-		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 192ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n5 passed, 4 failed, 1 skipped in 3.21s\n" +
+		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 192ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
 			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation)"},
@@ -168,17 +169,65 @@ func TestHumanSummaryLines(t *testing.T) {
 			"1 passed, 0 failed, 0 skipped in 1.23s\n" +
 				"status: errored (no check failed, but 2 cases errored: the platform or the network kept the run from telling whether the agent is fine)"},
 		"platform unreachable": {stopped(unreachable, result.Errored, result.Skipped, result.Skipped),
-			"run stopped: the platform is unreachable at 127.0.0.1:9: 2 cases not run\n1 errored, 0 flaky\n0 passed, 0 failed, 2 skipped in 1.23s\n" +
+			"run stopped: the platform is unreachable at 127.0.0.1:9: 2 cases not run\n1 errored, 2 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 0 skipped in 1.23s\n" +
 				"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
 		"credentials refused": {stopped(refused, result.Passed, result.Errored, result.Skipped),
-			"run stopped: the platform at build.example.com refused the build key: 1 case not run\n1 errored, 0 flaky\n1 passed, 0 failed, 1 skipped in 1.23s\n" +
+			"run stopped: the platform at build.example.com refused the build key: 1 case not run\n1 errored, 1 not run (the run stopped), 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\n" +
 				"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
 		"fail-fast": {stopped(&result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast}, result.Failed, result.Skipped),
-			"run stopped: --fail-fast after the first failed or errored case: 1 case not run\n0 errored, 0 flaky\n0 passed, 1 failed, 1 skipped in 1.23s\n" +
+			"run stopped: --fail-fast after the first failed or errored case: 1 case not run\n1 not run (the run stopped), 0 flaky\n0 passed, 1 failed, 0 skipped in 1.23s\n" +
 				"status: failed (a check failed: the agent broke an expectation)"},
+		// The platform was down from the first call: no case errored, and
+		// the counts must not say "0 errored" over "status: errored".
+		"platform down before any case": {stopped(unreachable, result.Skipped, result.Skipped, result.Skipped),
+			"run stopped: the platform is unreachable at 127.0.0.1:9: 3 cases not run\n3 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 0 skipped in 1.23s\n" +
+				"status: errored (the platform is unreachable at 127.0.0.1:9: the run could not tell whether the agent is fine)"},
+		// A case skipped on purpose stays skipped beside those the stop left.
+		"a skip: beside a stop": {func() *result.Result {
+			r := stopped(unreachable, result.Errored, result.Skipped, result.Skipped)
+			r.Files[0].Cases[2].SkipReason = "skip: the agent is being rebuilt"
+			return r
+		}(), "1 errored, 1 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 1 skipped in 1.23s\n" +
+			"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
+		// The alert gate is a run-level check: the counts are of the
+		// scenarios the first line announced, and the gate has its line.
+		"the alert gate passed": {withGate(one(result.Passed, result.Passed), result.Passed),
+			"0 errored, 0 flaky\n2 passed, 0 failed, 0 skipped in 1.23s\nalert gate passed\nstatus: passed"},
+		"an alert rule on api_errors fired": {withGate(one(result.Passed, result.Passed), result.Failed, apiErrors),
+			"2 passed, 0 failed, 0 skipped in 1.23s\nalert gate failed: 1 alert rule firing\n" +
+				"status: failed (1 alert rule firing, not a check of a scenario: " + apiErrors.Message + " (api_errors counts the platform's own 5xx answers))"},
+		"a check and an alert rule failed": {withGate(one(result.Failed, result.Passed), result.Failed, volume, apiErrors),
+			"1 passed, 1 failed, 0 skipped in 1.23s\nalert gate failed: 2 alert rules firing\n" +
+				"status: failed (a check failed: the agent broke an expectation; 2 alert rules firing, not a check of a scenario: " +
+				volume.Message + "; " + apiErrors.Message + " (api_errors counts the platform's own 5xx answers))"},
+		"the alert gate could not read the alerts": {withGate(one(result.Passed), result.Errored),
+			"1 passed, 0 failed, 0 skipped in 1.23s\nalert gate errored\n" +
+				"status: errored (no check failed, but the alert gate errored: the platform or the network kept the run from reading the firing alerts)"},
+		"the alert gate not run on a stop": {func() *result.Result {
+			r := withGate(stopped(unreachable, result.Skipped), result.Skipped)
+			r.Checks[0].SkipReason = unreachable.Reason
+			return r
+		}(), "run stopped: the platform is unreachable at 127.0.0.1:9: 1 case not run\n1 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 0 skipped in 1.23s\n" +
+			"alert gate not run: platform unreachable\n" +
+			"status: errored (the platform is unreachable at 127.0.0.1:9: the run could not tell whether the agent is fine)"},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// The firing rules of the alert gate's tests, as runner.gateAlerts
+// words them.
+var (
+	apiErrors = assert.Failure{Key: "alerts.api_errors", Message: `alert firing (account-wide): rule "platform errors" (alr_2): api_errors >= 1 over 5m, value 4`}
+	volume    = assert.Failure{Key: "alerts.call_volume", Message: `alert firing (agent clinic): rule "clinic volume" (alr_1): call_volume >= 1 over 5m, value 3`}
+)
+
+// withGate adds to r the alert gate with status st and the failures of
+// its firing rules.
+func withGate(r *result.Result, st result.Status, firing ...assert.Failure) *result.Result {
+	r.Checks = append(r.Checks, &result.Case{Name: result.AlertGateName, Status: st,
+		Attempts: []*result.Attempt{{Number: 1, Status: st, Failures: firing}}})
+	return r
 }
 
 type failingWriter struct{ n int }
@@ -220,7 +269,7 @@ func TestDeploymentNotes(t *testing.T) {
 		{note: "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent): no deployment evidence", goesOn: true},
 		{note: "read failed: GET /v1/agents/a1/deployments/active: 500", goesOn: true},
 		{note: result.NoteRunStopped},
-		{note: result.NoteRunCut},
+		{note: result.NoteRunInterrupted},
 	} {
 		got := deploymentLines([]*result.Deployment{{Agent: "clinic", Env: "sandbox", Note: tc.note}}, style{})
 		want := "note: " + tc.note + " (clinic in sandbox); agenttest gate will refuse its report\n"
@@ -253,6 +302,37 @@ func TestDeploymentLinesEscapeControls(t *testing.T) {
 	} {
 		if got := deploymentLines(ds, tc.st); got != tc.want {
 			t.Errorf("file %v:\ngot  %q\nwant %q", tc.st.file, got, tc.want)
+		}
+	}
+}
+
+// TestFlakyNote: a flaky case says what its earlier attempts met, so
+// that a retry past a platform error does not read as an agent that
+// varies.
+func TestFlakyNote(t *testing.T) {
+	t.Parallel()
+	failed := &result.Attempt{Status: result.Failed}
+	errored := func(kind string, status int) *result.Attempt {
+		return &result.Attempt{Status: result.Errored, Error: &result.Error{Kind: kind, Status: status}}
+	}
+	for _, tc := range []struct {
+		before []*result.Attempt
+		want   string
+	}{
+		{[]*result.Attempt{failed}, "passed on attempt 2 of 2 after a failed check"},
+		{[]*result.Attempt{errored(result.KindHTTP, 500)}, "passed on attempt 2 of 2 after a platform error (500)"},
+		{[]*result.Attempt{errored(result.KindHTTP, 0)}, "passed on attempt 2 of 2 after a platform error"},
+		{[]*result.Attempt{errored(result.KindTimeout, 0), errored(result.KindTimeout, 0)}, "passed on attempt 3 of 3 after a timeout"},
+		{[]*result.Attempt{failed, errored(result.KindNetwork, 0), failed}, "passed on attempt 4 of 4 after a failed check and a network error"},
+	} {
+		c := &result.Case{Status: result.Flaky}
+		for i, a := range append(tc.before, &result.Attempt{Status: result.Passed}) {
+			a := *a
+			a.Number = i + 1
+			c.Attempts = append(c.Attempts, &a)
+		}
+		if got := flakyNote(c); got != tc.want {
+			t.Errorf("flakyNote = %q, want %q", got, tc.want)
 		}
 	}
 }

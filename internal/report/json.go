@@ -51,7 +51,7 @@ import (
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, key, message, expected, actual, diff, nearest}],
-//	          error: {pos, kind, message} | null, turns: [turn]}
+//	          error: {pos, kind, message, status} | null, turns: [turn]}
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
@@ -100,9 +100,13 @@ import (
 // run. An inconclusive sequential test (repeat.decision "inconclusive") is
 // a failed case, counted in failed and again in inconclusive. In repeat,
 // procedure is "fixed" (repeat: N) or "sprt" (with a confidence);
-// decision is passed, failed, inconclusive or errored; runs counts the
-// runs the verdict rests on, errored ones included (passed + failed +
-// errored), and discarded the parallel runs started after them; each
+// decision is passed, failed, inconclusive or errored, or interrupted
+// for a case the run was interrupted or stopped during, after some runs
+// and before a verdict (the case is pending or skipped, its skip_reason
+// "interrupted before a verdict" or "stopped before a verdict"); runs
+// counts the runs the verdict rests on, errored ones included (passed +
+// failed + errored), or the runs made before the interruption, and
+// discarded the parallel runs started after them; each
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //
@@ -268,6 +272,8 @@ type jsonError struct {
 	Pos     jsonPos `json:"pos"`
 	Kind    string  `json:"kind,omitempty"`
 	Message string  `json:"message"`
+	// Status is the HTTP status of an error answer (kind "http").
+	Status int `json:"status,omitempty"`
 }
 
 // jsonTurn is the head of a turn; request, response, metadata,
@@ -692,7 +698,7 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 		ja.Failures = append(ja.Failures, toJSONFailure(f))
 	}
 	if e := a.Error; e != nil {
-		ja.Error = &jsonError{Pos: toJSONPos(e.Pos), Kind: e.Kind, Message: e.Message}
+		ja.Error = &jsonError{Pos: toJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}
 	}
 	for _, c := range a.Confirmations {
 		if c != nil {

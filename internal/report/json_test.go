@@ -106,7 +106,7 @@ func TestJSONSchema(t *testing.T) {
 func TestSummarize(t *testing.T) {
 	r := fixture()
 	s := Summarize(r)
-	want := Summary{Total: 13, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 1,
+	want := Summary{Total: 13, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 1, Checks: 1,
 		Status: result.Errored, Duration: r.Duration, Interrupted: true}
 	if s != want {
 		t.Errorf("Summarize = %+v, want %+v", s, want)

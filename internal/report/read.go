@@ -184,7 +184,7 @@ func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
 			Expected: f.Expected, Actual: f.Actual, Diff: f.Diff, Nearest: f.Nearest})
 	}
 	if e := ja.Error; e != nil {
-		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message}
+		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}
 	}
 	for _, cf := range ja.Confirmations {
 		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,

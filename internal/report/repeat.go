@@ -24,6 +24,16 @@ import (
 //
 // Errored runs are said beside the counts, never in them.
 func repeatLine(r *result.Repeat) string {
+	if r.Decision == result.DecisionInterrupted {
+		s := fmt.Sprintf("%d %s made of %d, %d passed, %d failed", r.Runs, plural(r.Runs, "run", "runs"), r.Limit, r.Passed, r.Failed)
+		if r.Procedure == result.ProcedureSPRT {
+			s = fmt.Sprintf("%d %s made of at most %d, %d passed, %d failed", r.Runs, plural(r.Runs, "run", "runs"), r.Limit, r.Passed, r.Failed)
+		}
+		if r.Errored > 0 {
+			s += fmt.Sprintf(", %d errored", r.Errored)
+		}
+		return s
+	}
 	if r.Procedure != result.ProcedureSPRT {
 		got := 0.0
 		if r.Runs > 0 {

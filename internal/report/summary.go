@@ -20,6 +20,16 @@ type Summary struct {
 	Skipped int
 	// Pending counts cases that never ran because the run was interrupted.
 	Pending int
+	// Cut counts the repeated cases an interruption or a stop cut off
+	// after some of their runs, before a verdict (they are among Pending
+	// or Skipped: Repeat.Decision is result.DecisionInterrupted).
+	Cut int
+	// NotRun counts the skipped cases a stop (Result.Stop: --fail-fast, a
+	// platform that cannot be used) left unrun; they are among Skipped.
+	NotRun int
+	// Checks counts the run-level checks (Result.Checks, the alert gate)
+	// among Total.
+	Checks int
 	// Quarantined counts the cases under a quarantine that holds: they are
 	// counted here only, whatever their outcome, and do not gate the run.
 	Quarantined int
@@ -37,13 +47,37 @@ type Summary struct {
 	Interrupted bool
 }
 
-// Summarize counts the cases of r.
+// Summarize counts the cases of r, its run-level checks included: the
+// counts of the JSON and JUnit reports, where each check is a case.
 func Summarize(r *result.Result) Summary {
-	s := Summary{Duration: r.Duration, Interrupted: r.Interrupted}
-	for _, c := range allCases(r) {
-		s.add(c)
+	s := summarizeScenarios(r)
+	for _, c := range r.Checks {
+		if c != nil {
+			s.add(c)
+			s.Checks++
+			s.countStopped(r, c)
+		}
 	}
 	return s
+}
+
+// summarizeScenarios counts the scenarios of r without its run-level
+// checks: the cases the console's first line announces, so that its
+// count line adds up to them and names the checks apart.
+func summarizeScenarios(r *result.Result) Summary {
+	s := Summary{Duration: r.Duration, Interrupted: r.Interrupted}
+	for _, c := range r.Scenarios() {
+		s.add(c)
+		s.countStopped(r, c)
+	}
+	return s
+}
+
+// countStopped counts c in NotRun when the run's stop left it unrun.
+func (s *Summary) countStopped(r *result.Result, c *result.Case) {
+	if r.Stop != nil && c.Status == result.Skipped && c.SkipReason == r.Stop.Reason {
+		s.NotRun++
+	}
 }
 
 // add counts one case by the verdict it gates the run with (Case.Gate).
@@ -63,6 +97,9 @@ func (s *Summary) add(c *result.Case) {
 	}
 	if c.Inconclusive() && c.Status == result.Failed {
 		s.Inconclusive++
+	}
+	if c.Repeat != nil && c.Repeat.Decision == result.DecisionInterrupted {
+		s.Cut++
 	}
 	switch c.Status {
 	case result.Passed:

@@ -47,11 +47,15 @@ type Deployment struct {
 }
 
 // The notes of a deployment left unread because the run was already
-// stopping (interrupted, or stopped by a platform it cannot use): unlike
-// the others, the run does not go on after them.
+// stopping: unlike the others, the run does not go on after them. Each
+// names one cause, so that the deployments a stop left unread all say
+// the same, whether the stop came during their read or before it.
 const (
+	// NoteRunStopped: the run stopped (a platform it cannot use,
+	// --fail-fast; Result.Stop says why).
 	NoteRunStopped = "not read: the run stopped"
-	NoteRunCut     = "not read: the run was interrupted or stopped"
+	// NoteRunInterrupted: the run was interrupted (SIGINT, SIGTERM).
+	NoteRunInterrupted = "not read: the run was interrupted"
 )
 
 // deploymentJSON is the JSON form of a Deployment.

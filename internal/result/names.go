@@ -43,6 +43,13 @@ const (
 	// ReasonUnknownAgent marks cases not run because the platform does
 	// not know an agent of the run (StopUnknownAgent).
 	ReasonUnknownAgent = "not run: unknown agent"
+	// ReasonInterruptedRuns marks a repeated case that made some of its
+	// runs before the run was interrupted: it ran, but has no verdict
+	// (Repeat.Decision DecisionInterrupted; Repeat counts the runs made).
+	ReasonInterruptedRuns = "interrupted before a verdict"
+	// ReasonStoppedRuns marks a repeated case that made some of its runs
+	// before a stop (Result.Stop) cut it off.
+	ReasonStoppedRuns = "stopped before a verdict"
 )
 
 // AlertGateName is the name of the run-level check the alert gate adds to
@@ -71,4 +78,8 @@ const (
 	DecisionInconclusive = "inconclusive"
 	// DecisionErrored: more than a third of the runs errored.
 	DecisionErrored = "errored"
+	// DecisionInterrupted: the run was interrupted or stopped after some
+	// runs of the case, before a verdict. The case is Pending (an
+	// interruption) or Skipped (a stop); Runs counts the runs made.
+	DecisionInterrupted = "interrupted"
 )

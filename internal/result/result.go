@@ -22,6 +22,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -175,6 +176,43 @@ type Target struct {
 	AccountID  string `json:"account_id,omitempty"`
 	Env        string `json:"env,omitempty"`
 	Embedded   bool   `json:"embedded,omitempty"`
+	// Envs are the environments the run's cases run in, with how many
+	// run in each (CountEnvs): a suite's env: wins over Env, so the
+	// target's environment need not be the one tested. Empty when no
+	// case runs.
+	Envs []EnvCount `json:"envs,omitempty"`
+}
+
+// EnvCount is one environment of a run and the number of its cases.
+type EnvCount struct {
+	Env   string `json:"env"`
+	Cases int    `json:"cases"`
+}
+
+// CountEnvs counts the cases per environment, the most first (then by
+// name); cases without an environment are not counted.
+func CountEnvs(cases []*Case) []EnvCount {
+	n := map[string]int{}
+	var out []EnvCount
+	for _, c := range cases {
+		if c == nil || c.Env == "" {
+			continue
+		}
+		if n[c.Env] == 0 {
+			out = append(out, EnvCount{Env: c.Env})
+		}
+		n[c.Env]++
+	}
+	for i := range out {
+		out[i].Cases = n[out[i].Env]
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Cases != out[j].Cases {
+			return out[i].Cases > out[j].Cases
+		}
+		return out[i].Env < out[j].Env
+	})
+	return out
 }
 
 // File is the result of one suite file.
@@ -407,6 +445,10 @@ type Error struct {
 	// "config", "internal", "interrupted", "rate_limited" (the Kind*
 	// constants).
 	Kind string `json:"kind"`
+	// Status is the HTTP status of the platform's answer when it was an
+	// error status (Kind "http"), 0 otherwise: what tells a 500 from a
+	// refused key at a glance.
+	Status int `json:"status,omitempty"`
 }
 
 // Turn is one exchange of the transcript.

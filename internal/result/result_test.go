@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/reply"
@@ -52,5 +53,23 @@ func TestTurnRelease(t *testing.T) {
 	failed.Release()
 	if failed.Reply() != nil || failed.Released() {
 		t.Error("a failed call has a reply after Release")
+	}
+}
+
+// TestCountEnvs: the environments of a run's cases, the most first, ties
+// by name; a case without one is not counted.
+func TestCountEnvs(t *testing.T) {
+	t.Parallel()
+	var cs []*Case
+	for _, env := range []string{"sandbox", "live", "live", "", "sandbox", "live", "pre-release"} {
+		cs = append(cs, &Case{Env: env})
+	}
+	got := CountEnvs(cs)
+	want := []EnvCount{{"live", 3}, {"sandbox", 2}, {"pre-release", 1}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CountEnvs = %v, want %v", got, want)
+	}
+	if got := CountEnvs(nil); len(got) != 0 {
+		t.Errorf("CountEnvs(nil) = %v", got)
 	}
 }

@@ -81,7 +81,7 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		// expired (or was never created); a fresh session may do.
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the Messaging session expired, or the platform does not know it)"}, true
 	case errors.As(err, &api):
-		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error(), Status: api.Status}, true
 	case errors.As(err, &bad), errors.Is(err, errNoResult):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &net):

@@ -160,7 +160,7 @@ func (r *runner) caseDone(ctx context.Context, ev *evidences, j *job) {
 // shows the platform cannot be used stops the run (stop.go).
 func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*platform.Deployment, string) {
 	if ctx.Err() != nil {
-		return nil, result.NoteRunCut
+		return nil, r.cutNote()
 	}
 	rctx, cancel := context.WithTimeout(ctx, r.opts.TurnTimeout)
 	defer cancel()
@@ -174,7 +174,7 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	var mismatch *platform.EnvironmentMismatchError
 	switch {
 	case ctx.Err() != nil:
-		return nil, result.NoteRunCut
+		return nil, r.cutNote()
 	case platform.IsNotFound(err):
 		return nil, NoteNotServed
 	case errors.As(err, &mismatch):
@@ -188,4 +188,14 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 		return nil, result.NoteRunStopped
 	}
 	return nil, fmt.Sprintf("read failed: %s", msg)
+}
+
+// cutNote is the note of a deployment left unread because the cases'
+// context was cut: by an interruption of the run (the caller's context),
+// or else by a stop.
+func (r *runner) cutNote() string {
+	if r.outer.Err() != nil {
+		return result.NoteRunInterrupted
+	}
+	return result.NoteRunStopped
 }

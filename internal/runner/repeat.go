@@ -245,8 +245,16 @@ func (r *runner) repeat(ctx context.Context, j *job, st scenario.Stats) {
 			return
 		}
 		// Interrupted, or cut off by a stop, before a verdict: the
-		// attempts so far are kept.
+		// attempts so far are kept, and a case that made runs says so
+		// rather than that it did not run.
 		r.cutOff(c)
+		if rep.Runs > 0 {
+			rep.Decision = result.DecisionInterrupted
+			c.SkipReason = result.ReasonStoppedRuns
+			if c.Status == result.Pending {
+				c.SkipReason = result.ReasonInterruptedRuns
+			}
+		}
 		return
 	}
 	c.Status, rep.Decision = ev.verdict, ev.decision

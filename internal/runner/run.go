@@ -61,6 +61,13 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 	defer cut()
 	r := &runner{opts: opts, outer: ctx, stops: newStopper(cut), lean: opts.LeanAbove >= 0 && len(jobs) > opts.LeanAbove,
 		slots: semaphore.NewWeighted(int64(opts.Parallel))}
+	// The headline names the environments the cases run in, not only the
+	// target's: a suite's env: wins over it.
+	planned := make([]*result.Case, len(jobs))
+	for i, j := range jobs {
+		planned[i] = j.c
+	}
+	opts.Target.Envs = result.CountEnvs(planned)
 	res := &result.Result{Started: opts.Now(), Target: opts.Target, Files: files}
 	if res.Files == nil {
 		res.Files = []*result.File{}

@@ -289,8 +289,13 @@ func TestStopCutsStatisticalRuns(t *testing.T) {
 				t.Errorf("%s: repeat %+v, want errored by the refusal", c.Name, c.Repeat)
 			}
 		case c.Status == result.Skipped && c.SkipReason == result.ReasonCredentials:
+		case c.Status == result.Skipped && c.SkipReason == result.ReasonStoppedRuns:
+			// It made runs before the refusal: it ran, without a verdict.
+			if r := c.Repeat; r == nil || r.Decision != result.DecisionInterrupted || r.Runs == 0 || r.Errored > 0 {
+				t.Errorf("%s: stopped before a verdict, repeat %+v", c.Name, c.Repeat)
+			}
 		default:
-			t.Errorf("%s: %s (%s), want errored or not run", c.Name, c.Status, c.SkipReason)
+			t.Errorf("%s: %s (%s), want errored, not run, or stopped before a verdict", c.Name, c.Status, c.SkipReason)
 		}
 	}
 	if errored == 0 {
