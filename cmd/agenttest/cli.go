@@ -47,7 +47,8 @@ Exit codes:
        quarantined one never changes the code)
   1    at least one check failed: the agent broke an expectation
        (errors may also be present; an inconclusive statistical
-       scenario counts as failed)
+       scenario counts as failed); or, with --gate-alerts, an alert
+       rule fired, which the status names
   2    bad usage, configuration, suite files or report path (nothing run),
        or the platform refused a key or connector token, or does not know
        the agent

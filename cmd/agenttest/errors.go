@@ -17,7 +17,7 @@ import (
 // a run onto the codes 0, 1, 4, 5 and 130.
 const (
 	exitOK          = 0   // every selected scenario passed (flaky counts as passed)
-	exitFailed      = 1   // a check failed: the agent broke an expectation
+	exitFailed      = 1   // a check failed: the agent broke an expectation; or an alert rule fired
 	exitUsage       = 2   // bad usage, config, suite files or report paths; nothing run
 	exitInternal    = 3   // a bug or an environment problem of agenttest itself
 	exitErrored     = 4   // no check failed, but a case errored: platform or network

@@ -94,7 +94,8 @@ Exit codes:
   0    every selected scenario passed (flaky counts as passed; a
        quarantined one never changes the code)
   1    at least one check failed: the agent broke an expectation
-       (an inconclusive statistical scenario counts as failed)
+       (an inconclusive statistical scenario counts as failed); or,
+       with --gate-alerts, an alert rule fired, which the status names
   2    bad usage, configuration, suite files or report path: nothing run
        (also: the platform refused a key or connector token, or does
        not know the agent)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -68,7 +69,9 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 	title := c.Status.String() + ": " + c.Name
 	switch {
 	case c.Status == result.Flaky:
-		level, title = "warning", "flaky (passed on retry): "+c.Name
+		// Whether the retry got past the agent or the platform is what a
+		// reader of the annotation needs first (flakyNote).
+		level, title = "warning", "flaky ("+cmp.Or(flakyNote(c), "passed on retry")+"): "+c.Name
 	case c.Quarantined() && (c.Status == result.Failed || c.Status == result.Errored):
 		level, title = "warning", c.Status.String()+" (quarantined, not gating): "+c.Name
 	case c.Inconclusive():
