@@ -253,7 +253,7 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			return nil, true
 		}
 		rec.Summary = err.Error()
-		if len(missing.Rejected) > 0 {
+		if sentUnverified(missing, convID, w.Event) {
 			// The platform sent the event, as far as its unverified body
 			// says, but no copy could be verified (a signature that does
 			// not match, a body that is no event): the platform's error,
@@ -265,6 +265,19 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 		fails = append(fails, assert.WebhookFailure(w, err))
 	}
 	return fails, false
+}
+
+// sentUnverified reports whether a delivery rejected during the wait
+// named the awaited event and conversation in its body: the platform sent
+// it. A body that names neither (junk posted to a public receiver) says
+// nothing of this conversation, and leaves the verdict to the agent.
+func sentUnverified(m *webhook.MissingError, convID, event string) bool {
+	for _, rej := range m.Rejected {
+		if rej.Type == event && rej.ConversationID == convID {
+			return true
+		}
+	}
+	return false
 }
 
 // poll calls read with backoff until it reports done, returns an error, or

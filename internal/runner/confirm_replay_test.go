@@ -118,7 +118,9 @@ func TestWebhookOfAnEarlierConversation(t *testing.T) {
 // another secret, a body that is no event), the platform (or the webhook
 // secret) is at fault: the case errors naming the rejection, and is not
 // failed as if the agent had not done what the event confirms. With no
-// delivery at all, the agent did not get there: the case fails.
+// delivery at all, the agent did not get there: the case fails; so it
+// does when the only rejected deliveries name no conversation (junk) or
+// came before the attempt began.
 func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -136,7 +138,18 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 			deliver(t, hs, rcv, `{"type":"conversation.completed","data":{"conversation_id":"`+conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
 		}, result.Errored, "1 delivery rejected: signature mismatch"},
 		{"no delivery", "conv-rejected-2", nil, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-2 arrived`},
+		// Junk posted to a public receiver names no conversation: it
+		// says nothing of this one, and the agent is judged.
+		{"junk naming no conversation", "conv-rejected-3", func(string) {
+			deliver(t, hs, rcv, `not an event`, "whsec_not_the_registered_one_0123")
+		}, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-3 arrived: 1 delivery rejected`},
+		// A rejected delivery of an earlier conversation with the same id
+		// came before this attempt began: not this conversation's.
+		{"rejected before the attempt", "conv-rejected-4", nil, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-4 arrived`},
 	} {
+		if tc.name == "rejected before the attempt" {
+			deliver(t, hs, rcv, `{"type":"conversation.completed","data":{"conversation_id":"`+tc.conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			w := boundPassed{Receiver: rcv}
 			if tc.during != nil {

@@ -412,20 +412,23 @@ func (r *Receiver) WaitAfter(ctx context.Context, conversationID, eventType stri
 			if ok {
 				return ev, nil
 			}
-			return Event{}, &MissingError{Type: eventType, ConversationID: conversationID, Rejected: r.rejectionsFor(conversationID, eventType),
+			return Event{}, &MissingError{Type: eventType, ConversationID: conversationID, Rejected: r.rejectionsFor(conversationID, eventType, after),
 				Earlier: sk.earlier, Stale: sk.stale, Err: ctx.Err()}
 		}
 	}
 }
 
-// rejectionsFor returns the rejections whose unverified body named the
-// event and conversation; one that could not be parsed matches too, since
-// it may have been that event.
-func (r *Receiver) rejectionsFor(conversationID, eventType string) []Rejection {
+// rejectionsFor returns the rejections since after whose unverified body
+// named the event and conversation; one that could not be parsed matches
+// too, since it may have been that event.
+func (r *Receiver) rejectionsFor(conversationID, eventType string, after Mark) []Rejection {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Rejection
 	for _, rej := range r.rejected {
+		if rej.ReceivedAt.Before(after.at) {
+			continue // before the wait's conversation began
+		}
 		if rej.Type != "" && rej.Type != eventType {
 			continue
 		}

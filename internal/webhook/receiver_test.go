@@ -337,9 +337,9 @@ func TestTamperedDeliveryIsRejected(t *testing.T) {
 	// check looks once, with a context already done: no real wait stands
 	// for "nothing else arrived".
 	deadline := time.Now().Add(5 * time.Second)
-	for len(rcv.rejectionsFor(conv, reply.EventConversationCompleted)) < 3 {
+	for len(rcv.rejectionsFor(conv, reply.EventConversationCompleted, Mark{})) < 3 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d rejections of the completion, want the simulator's 3 attempts", len(rcv.rejectionsFor(conv, reply.EventConversationCompleted)))
+			t.Fatalf("%d rejections of the completion, want the simulator's 3 attempts", len(rcv.rejectionsFor(conv, reply.EventConversationCompleted, Mark{})))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
