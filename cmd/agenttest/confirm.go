@@ -333,8 +333,14 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 			return nil, errors.New("run: " + msg)
 		}
 		// The platform's error, after the retries: the run goes on, and
-		// the scenarios that confirm webhooks error saying why.
-		fmt.Fprintf(st.Stderr, "agenttest: %s; the scenarios that confirm webhooks will error\n", msg)
+		// the scenarios that confirm webhooks error saying why. A
+		// platform that could not be reached at all is likely to stop
+		// the run at its first call, and its scenarios then do not run.
+		then := "the scenarios that confirm webhooks will error"
+		if ne := (*platform.NetworkError)(nil); errors.As(err, &ne) {
+			then = "the run goes on, and stops if the platform stays unreachable; the scenarios that confirm webhooks will error if they run"
+		}
+		fmt.Fprintf(st.Stderr, "agenttest: %s; %s\n", msg, then)
 		return &receiver{webhooks: unregistered{why: msg}, stop: func() {}}, nil
 	}
 	rcv.SetSecret(secret)

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+)
+
+// TestWebhookRegistrationPlatformDown: with the platform unreachable, the
+// run's webhook endpoint cannot be registered either. The run says so
+// without promising what will not happen (the scenarios that confirm
+// webhooks are not run: the first call stops the run), then stops on the
+// unreachable platform, exit 4. The client's pauses go to a fake clock.
+func TestWebhookRegistrationPlatformDown(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := writeTree(t, map[string]string{"hooks.yaml": `suite: webhooks
+agent: clinic
+scenarios:
+  - name: completes
+    turns:
+      - say: I have chest pain
+    confirm: {webhooks: [conversation.completed]}
+`})
+	env := map[string]string{"AGENTTEST_BUILD_URL": "http://" + addr, "AGENTTEST_RUNTIME_URL": "http://" + addr,
+		"AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789", "AGENTTEST_ACCOUNT_ID": "acc"}
+	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	out := c.expect(t, exitErrored,
+		"the run's webhook endpoint could not be registered: ",
+		"the run goes on, and stops if the platform stays unreachable; the scenarios that confirm webhooks will error if they run",
+		"SKIP hooks.yaml:4 completes (not run: platform unreachable)",
+		"run stopped: the platform is unreachable at "+addr)
+	if strings.Contains(out, "webhooks will error\n") {
+		t.Errorf("the registration note promises an error that will not come:\n%s", out)
+	}
+}
