@@ -12,8 +12,10 @@ import (
 )
 
 // A Go team's own godog suite with agenttest's steps mixed in, run here
-// against agenttest's platform simulator. Against a real platform, give
-// the build host and its key (and the runtime host for confirmations).
+// against agenttest's platform simulator (in-process here; a module of
+// your own runs "agenttest sim --print-env" as a process instead, since
+// internal/sim is agenttest's). Against a real platform, give the build
+// host and its key (and the runtime host for confirmations).
 func ExampleSteps_Register() {
 	platform, err := sim.New(sim.Options{Seed: 1})
 	if err != nil {
@@ -33,15 +35,20 @@ func ExampleSteps_Register() {
 		panic(err)
 	}
 	feature := `Feature: Booking
+  Background:
+    Given our backend has a free table
+
   Scenario: asks for the party size
     When the user says "I'd like to book a table"
     Then the agent's reply contains "How many"
     And the current node is "CollectPartySize"
+    And our backend still has a free table
 `
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
-			// The team's own steps register here too.
+			// The team's own steps register next to agenttest's.
+			sc.Step(`^our backend (?:has|still has) a free table$`, func() error { return nil })
 		},
 		Options: &godog.Options{
 			Format:          "progress",

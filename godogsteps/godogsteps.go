@@ -248,6 +248,17 @@ func (s *Steps) doc(uri string) *scenario.FeatureDoc {
 	return d
 }
 
+// ours reports whether a step's text is one of agenttest's steps, matched
+// as godog matches it: by the step definitions' patterns.
+func (s *Steps) ours(text string) bool {
+	for _, d := range s.lib.Defs() {
+		if d.Pattern.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
 // webhookFunc adapts Options.Webhooks to the runner's receiver.
 type webhookFunc func(ctx context.Context, conversationID, event string) error
 
@@ -291,7 +302,9 @@ type state struct {
 // and opens the scenario's session; the conversation itself opens at the
 // first step that needs it.
 func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-	sc, diags := st.steps.doc(p.Uri).Compile(p.Uri, p)
+	// Only agenttest's steps make the program: the team's own steps,
+	// registered next to ours, are godog's to run.
+	sc, diags := st.steps.doc(p.Uri).CompileSteps(p.Uri, p, st.steps.ours)
 	if diags.HasErrors() {
 		return ctx, diagError(diags)
 	}
@@ -300,8 +313,10 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	}
 	st.sc = sc
 	st.index = make(map[string]int, len(p.Steps))
-	for i, ps := range p.Steps {
-		st.index[ps.Id] = i
+	for _, ps := range p.Steps {
+		if st.steps.ours(ps.Text) {
+			st.index[ps.Id] = len(st.index)
+		}
 	}
 	o := st.steps.opts
 	c := &result.Case{
