@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -302,6 +303,12 @@ type state struct {
 // and opens the scenario's session; the conversation itself opens at the
 // first step that needs it.
 func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+	// A scenario of the team's own steps alone is not agenttest's: no
+	// program to compile (it would have "no When or Then steps"), no
+	// session.
+	if !slices.ContainsFunc(p.Steps, func(ps *godog.Step) bool { return st.steps.ours(ps.Text) }) {
+		return ctx, nil
+	}
 	// Only agenttest's steps make the program: the team's own steps,
 	// registered next to ours, are godog's to run.
 	sc, diags := st.steps.doc(p.Uri).CompileSteps(p.Uri, p, st.steps.ours)

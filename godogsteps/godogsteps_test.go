@@ -323,6 +323,10 @@ Feature: booking through the agent and our backend
       | 1 | How many |
       | 2 | How many |
 
+  Scenario: our backend alone
+    When our backend reserves 3 tables
+    Then our backend has 0 free tables left
+
   Scenario: a failing check after a team step
     When the user says "I'd like to book a table"
     And our backend reserves 1 tables
@@ -364,7 +368,7 @@ Feature: booking through the agent and our backend
 			Strict: true, NoColors: true, Concurrency: 2,
 		},
 	}.Run()
-	want := map[string]string{"a failing check after a team step": "booking.feature:26:5: response: reply does not contain"}
+	want := map[string]string{"a failing check after a team step": "booking.feature:30:5: response: reply does not contain"}
 	if status != 1 || len(errs) != len(want) {
 		t.Fatalf("godog status %d, failed scenarios %v: want only %q failed\n%s", status, errs, "a failing check after a team step", out.String())
 	}
