@@ -294,8 +294,10 @@ type state struct {
 	// index maps godog's pickle step ids to the program's steps.
 	index   map[string]int
 	session *runner.Session
-	// current is the step godog is about to run.
-	current *steps.Step
+	// current is the step godog is about to run, at index at of the
+	// program; next is the program's step that should run next.
+	current  *steps.Step
+	at, next int
 }
 
 // before compiles the pickle (tag parameters, setup steps, probe rules,
@@ -342,7 +344,7 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Context, error) {
 	st.current = nil
 	if i, ok := st.index[gs.Id]; ok && st.sc != nil && i < len(st.sc.Steps) {
-		st.current = st.sc.Steps[i]
+		st.current, st.at = st.sc.Steps[i], i
 	}
 	return ctx, nil
 }
@@ -352,6 +354,15 @@ func (st *state) run(ctx context.Context) error {
 	if st.session == nil || st.current == nil {
 		return errors.New("agenttest: step run outside an agenttest scenario")
 	}
+	// A step of the program that godog ran with another definition (a
+	// team's pattern that matches agenttest's text, outside strict mode)
+	// left the session without it: say so rather than check what follows
+	// against a conversation that lacks it.
+	if st.at != st.next {
+		skipped := st.sc.Steps[st.next]
+		return fmt.Errorf("%s: %q ran with another step definition, not agenttest's, so the session lacks it: keep your own step patterns from matching agenttest's step texts (agenttest steps lists them)", skipped.Pos, skipped.Text)
+	}
+	st.next = st.at + 1
 	a := st.session.Attempt()
 	failures := len(a.Failures)
 	if st.session.Exec(st.current) {
