@@ -359,8 +359,7 @@ func (st *state) run(ctx context.Context) error {
 	// left the session without it: say so rather than check what follows
 	// against a conversation that lacks it.
 	if st.at != st.next {
-		skipped := st.sc.Steps[st.next]
-		return fmt.Errorf("%s: %q ran with another step definition, not agenttest's, so the session lacks it: keep your own step patterns from matching agenttest's step texts (agenttest steps lists them)", skipped.Pos, skipped.Text)
+		return st.shadowed()
 	}
 	st.next = st.at + 1
 	a := st.session.Attempt()
@@ -374,6 +373,13 @@ func (st *state) run(ctx context.Context) error {
 // after ends the session. godog#650: the hook fires right after a failing
 // step, before the skipped steps' hooks; none of ours runs after it.
 func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+	if st.session != nil && err == nil && st.next < len(st.sc.Steps) {
+		// The program's last steps never ran (another definition took
+		// them): a pass would be a green that tested nothing.
+		err = st.shadowed()
+		st.session.End()
+		return ctx, err
+	}
 	if st.session != nil {
 		if err == nil && st.session.Attempt().Status == result.Pending {
 			st.session.Pass()
@@ -381,6 +387,13 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 		st.session.End()
 	}
 	return ctx, nil
+}
+
+// shadowed says which step of the program godog ran with another
+// definition.
+func (st *state) shadowed() error {
+	skipped := st.sc.Steps[st.next]
+	return fmt.Errorf("%s: %q ran with another step definition, not agenttest's, so the session lacks it: keep your own step patterns from matching agenttest's step texts (agenttest steps lists them)", skipped.Pos, skipped.Text)
 }
 
 // stepError says why the attempt ended at this step: its new failures, or
