@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"testing/fstest"
 
 	"github.com/cucumber/godog"
 
@@ -26,14 +27,6 @@ func ExampleSteps_Register() {
 	defer hs.Close()
 	platform.SetURLs(hs.URL, hs.URL)
 
-	steps, err := godogsteps.New(godogsteps.Options{
-		BuildURL: hs.URL,
-		BuildKey: platform.Info().BuildKey,
-		Agent:    "restaurant",
-	})
-	if err != nil {
-		panic(err)
-	}
 	feature := `Feature: Booking
   Background:
     Given our backend has a free table
@@ -44,6 +37,17 @@ func ExampleSteps_Register() {
     And the current node is "CollectPartySize"
     And our backend still has a free table
 `
+	// The steps read the same text, for the lines failures point at.
+	features := fstest.MapFS{"booking.feature": {Data: []byte(feature)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: hs.URL,
+		BuildKey: platform.Info().BuildKey,
+		Agent:    "restaurant",
+		Features: features,
+	})
+	if err != nil {
+		panic(err)
+	}
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
@@ -51,10 +55,11 @@ func ExampleSteps_Register() {
 			sc.Step(`^our backend (?:has|still has) a free table$`, func() error { return nil })
 		},
 		Options: &godog.Options{
-			Format:          "progress",
-			Output:          io.Discard,
-			FeatureContents: []godog.Feature{{Name: "booking.feature", Contents: []byte(feature)}},
-			Strict:          true,
+			Format: "progress",
+			Output: io.Discard,
+			FS:     features,
+			Paths:  []string{"booking.feature"},
+			Strict: true,
 		},
 	}.Run()
 	fmt.Println("godog exit status:", status)
