@@ -23,6 +23,11 @@
 //		Options:             &godog.Options{Format: "pretty", Paths: []string{"features"}},
 //	}.Run()
 //
+// A team's own steps register on the same ScenarioContext, next to
+// Register, and mix with agenttest's in one scenario: only the steps whose
+// text matches one of agenttest's make the session's program; godog runs
+// the others with the team's definitions.
+//
 // Register registers everything on the scenario's context, nothing at
 // suite level (godog registers steps per scenario, and mixing the two
 // races under Concurrency: go-libs.md, godog pitfall 8), and keeps each

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -248,6 +249,17 @@ func (s *Steps) doc(uri string) *scenario.FeatureDoc {
 	return d
 }
 
+// ours reports whether a step's text is one of agenttest's steps, matched
+// as godog matches it: by the step definitions' patterns.
+func (s *Steps) ours(text string) bool {
+	for _, d := range s.lib.Defs() {
+		if d.Pattern.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
 // webhookFunc adapts Options.Webhooks to the runner's receiver.
 type webhookFunc func(ctx context.Context, conversationID, event string) error
 
@@ -282,8 +294,10 @@ type state struct {
 	// index maps godog's pickle step ids to the program's steps.
 	index   map[string]int
 	session *runner.Session
-	// current is the step godog is about to run.
-	current *steps.Step
+	// current is the step godog is about to run, at index at of the
+	// program; next is the program's step that should run next.
+	current  *steps.Step
+	at, next int
 }
 
 // before compiles the pickle (tag parameters, setup steps, probe rules,
@@ -291,7 +305,15 @@ type state struct {
 // and opens the scenario's session; the conversation itself opens at the
 // first step that needs it.
 func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-	sc, diags := st.steps.doc(p.Uri).Compile(p.Uri, p)
+	// A scenario of the team's own steps alone is not agenttest's: no
+	// program to compile (it would have "no When or Then steps"), no
+	// session.
+	if !slices.ContainsFunc(p.Steps, func(ps *godog.Step) bool { return st.steps.ours(ps.Text) }) {
+		return ctx, nil
+	}
+	// Only agenttest's steps make the program: the team's own steps,
+	// registered next to ours, are godog's to run.
+	sc, diags := st.steps.doc(p.Uri).CompileSteps(p.Uri, p, st.steps.ours)
 	if diags.HasErrors() {
 		return ctx, diagError(diags)
 	}
@@ -300,8 +322,10 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	}
 	st.sc = sc
 	st.index = make(map[string]int, len(p.Steps))
-	for i, ps := range p.Steps {
-		st.index[ps.Id] = i
+	for _, ps := range p.Steps {
+		if st.steps.ours(ps.Text) {
+			st.index[ps.Id] = len(st.index)
+		}
 	}
 	o := st.steps.opts
 	c := &result.Case{
@@ -320,7 +344,7 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Context, error) {
 	st.current = nil
 	if i, ok := st.index[gs.Id]; ok && st.sc != nil && i < len(st.sc.Steps) {
-		st.current = st.sc.Steps[i]
+		st.current, st.at = st.sc.Steps[i], i
 	}
 	return ctx, nil
 }
@@ -330,6 +354,14 @@ func (st *state) run(ctx context.Context) error {
 	if st.session == nil || st.current == nil {
 		return errors.New("agenttest: step run outside an agenttest scenario")
 	}
+	// A step of the program that godog ran with another definition (a
+	// team's pattern that matches agenttest's text, outside strict mode)
+	// left the session without it: say so rather than check what follows
+	// against a conversation that lacks it.
+	if st.at != st.next {
+		return st.shadowed()
+	}
+	st.next = st.at + 1
 	a := st.session.Attempt()
 	failures := len(a.Failures)
 	if st.session.Exec(st.current) {
@@ -341,6 +373,13 @@ func (st *state) run(ctx context.Context) error {
 // after ends the session. godog#650: the hook fires right after a failing
 // step, before the skipped steps' hooks; none of ours runs after it.
 func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+	if st.session != nil && err == nil && st.next < len(st.sc.Steps) {
+		// The program's last steps never ran (another definition took
+		// them): a pass would be a green that tested nothing.
+		err = st.shadowed()
+		st.session.End()
+		return ctx, err
+	}
 	if st.session != nil {
 		if err == nil && st.session.Attempt().Status == result.Pending {
 			st.session.Pass()
@@ -348,6 +387,13 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 		st.session.End()
 	}
 	return ctx, nil
+}
+
+// shadowed says which step of the program godog ran with another
+// definition.
+func (st *state) shadowed() error {
+	skipped := st.sc.Steps[st.next]
+	return fmt.Errorf("%s: %q ran with another step definition, not agenttest's, so the session lacks it: keep your own step patterns from matching agenttest's step texts (agenttest steps lists them)", skipped.Pos, skipped.Text)
 }
 
 // stepError says why the attempt ended at this step: its new failures, or

@@ -263,13 +263,7 @@ func TestStepErrorsHoldNoKey(t *testing.T) {
     When the user says "my key is ${env:LEAK}"
     Then the agent's reply contains "${env:LEAK}"
 `)}}
-	steps, err := godogsteps.New(godogsteps.Options{
-		BuildURL: s.BuildURL, BuildKey: key, Features: features,
-		Getenv: func(name string) (string, bool) { return key, name == "LEAK" },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	steps := leakySteps(t, s.BuildURL, key, features)
 	var out strings.Builder
 	var stepErr error
 	status := godog.TestSuite{
@@ -294,5 +288,168 @@ func TestStepErrorsHoldNoKey(t *testing.T) {
 	}
 	if !strings.Contains(stepErr.Error(), `expected: contains "`+secret.Mask+`"`) {
 		t.Errorf("the step error does not show the masked expectation:\n%s", stepErr)
+	}
+}
+
+// A Go team registers its own steps next to agenttest's, as the docs tell
+// it to, and uses both in one scenario: a Background of its own, its own
+// step between a turn and a check, and a Scenario Outline. Only
+// agenttest's steps make the session's program, so the team's steps are
+// not "undefined steps" of agenttest, and a failing check after a team
+// step points at its own line. godog's JUnit and cucumber formatters,
+// with scenarios run concurrently, show no key.
+func TestTeamStepsMixWithAgenttestSteps(t *testing.T) {
+	const key = "eyJhbGci.PLANTED+mixkey/0123"
+	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
+	features := fstest.MapFS{"booking.feature": {Data: []byte(`@agent:restaurant
+Feature: booking through the agent and our backend
+
+  Background:
+    Given our backend has 3 free tables
+
+  Scenario: the agent asks for the party size
+    When the user says "I'd like to book a table"
+    And our backend reserves 1 tables
+    Then the agent's reply contains "How many"
+    And our backend has 2 free tables left
+
+  Scenario Outline: party of <n>
+    When the user says "I'd like to book a table"
+    And our backend reserves <n> tables
+    Then the agent's reply contains "<word>"
+
+    Examples:
+      | n | word     |
+      | 1 | How many |
+      | 2 | How many |
+
+  Scenario: our backend alone
+    When our backend reserves 3 tables
+    Then our backend has 0 free tables left
+
+  Scenario: a failing check after a team step
+    When the user says "I'd like to book a table"
+    And our backend reserves 1 tables
+    Then the agent's reply contains "${env:LEAK}"
+`)}}
+	steps := leakySteps(t, s.BuildURL, key, features)
+	type tables struct{}
+	dir := t.TempDir()
+	var out strings.Builder
+	var mu sync.Mutex
+	errs := map[string]string{}
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			sc.Step(`^our backend has (\d+) free tables$`, func(ctx context.Context, n int) context.Context {
+				return context.WithValue(ctx, tables{}, n)
+			})
+			sc.Step(`^our backend reserves (\d+) tables$`, func(ctx context.Context, n int) context.Context {
+				return context.WithValue(ctx, tables{}, ctx.Value(tables{}).(int)-n)
+			})
+			sc.Step(`^our backend has (\d+) free tables left$`, func(ctx context.Context, n int) error {
+				if got := ctx.Value(tables{}).(int); got != n {
+					return fmt.Errorf("backend has %d tables, want %d", got, n)
+				}
+				return nil
+			})
+			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+				if err != nil {
+					mu.Lock()
+					errs[p.Name] = err.Error()
+					mu.Unlock()
+				}
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{
+			Format: "pretty,junit:" + dir + "/junit.xml,cucumber:" + dir + "/cucumber.json",
+			Output: &out, FS: features, Paths: []string{"booking.feature"},
+			Strict: true, NoColors: true, Concurrency: 2,
+		},
+	}.Run()
+	want := map[string]string{"a failing check after a team step": "booking.feature:30:5: response: reply does not contain"}
+	if status != 1 || len(errs) != len(want) {
+		t.Fatalf("godog status %d, failed scenarios %v: want only %q failed\n%s", status, errs, "a failing check after a team step", out.String())
+	}
+	for name, prefix := range want {
+		if !strings.HasPrefix(errs[name], prefix) {
+			t.Errorf("scenario %q failed with %q, want it to start %q", name, errs[name], prefix)
+		}
+	}
+	reports := []string{out.String()}
+	for _, f := range []string{"junit.xml", "cucumber.json"} {
+		b, err := os.ReadFile(dir + "/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, string(b))
+	}
+	for i, text := range reports {
+		if !strings.Contains(text, "reply does not contain") {
+			t.Errorf("report %d does not show the failure:\n%s", i, text)
+		}
+		for _, form := range secret.Forms(key) {
+			if strings.Contains(text, form) {
+				t.Errorf("report %d shows %q:\n%s", i, form, text)
+			}
+		}
+	}
+}
+
+// leakySteps are steps whose ${env:LEAK} is the build key itself, the
+// worst a feature can do, to prove it is masked.
+func leakySteps(t *testing.T, buildURL, key string, features fs.FS) *godogsteps.Steps {
+	t.Helper()
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: buildURL, BuildKey: key, Features: features,
+		Getenv: func(name string) (string, bool) { return key, name == "LEAK" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+// A team's pattern that also matches one of agenttest's step texts, outside
+// strict mode (where godog calls the step ambiguous), runs instead of
+// agenttest's: the session never sees that step, and the next step of
+// agenttest's says so instead of checking the greeting as if it were the
+// reply; when none follows, the scenario fails at its end instead of
+// passing with checks that never ran.
+func TestShadowedStepIsNamed(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"shadow.feature": {Data: []byte(`@agent:restaurant
+Feature: shadow
+  Scenario: a team step shadows agenttest's
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: a team step shadows agenttest's last check
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "nothing like this"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Step(`^the user says "([^"]*)"$`, func(string) error { return nil })
+			sc.Step(`^the agent's reply contains "nothing like this"$`, func() error { return nil })
+			steps.Register(sc)
+		},
+		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"shadow.feature"}, NoColors: true},
+	}.Run()
+	for _, want := range []string{
+		`shadow.feature:4:5: "When the user says \"I'd like to book a table\"" ran with another step definition`,
+		// Every step shadowed: no step of agenttest's runs, and the scenario
+		// fails at its end rather than pass untested.
+		`after scenario hook failed: shadow.feature:8:5: "When the user says \"I'd like to book a table\"" ran with another step definition`,
+	} {
+		if status != 1 || !strings.Contains(out.String(), want) {
+			t.Errorf("godog status %d: want 1 and %s in\n%s", status, want, out.String())
+		}
 	}
 }

@@ -144,6 +144,14 @@ func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagno
 // adds neither variables nor a suffix to the name. The Scenario is nil
 // when any diagnostic is an error.
 func (d *FeatureDoc) Compile(uri string, p *messages.Pickle) (sc *Scenario, diags diag.Diagnostics) {
+	return d.CompileSteps(uri, p, nil)
+}
+
+// CompileSteps is Compile over only the steps whose text ours accepts (all
+// of them when ours is nil): a godog suite mixes its own steps with
+// agenttest's, and only agenttest's belong to the program. The program
+// holds one step per accepted step, in order.
+func (d *FeatureDoc) CompileSteps(uri string, p *messages.Pickle, ours func(text string) bool) (sc *Scenario, diags diag.Diagnostics) {
 	fl := featureLoader{file: uri, nodes: map[string]any{}}
 	if d != nil {
 		fl = d.fl // a copy: diagnostics and tag state are per call
@@ -160,6 +168,16 @@ func (d *FeatureDoc) Compile(uri string, p *messages.Pickle) (sc *Scenario, diag
 			sc, diags = nil, finish(fl.diags, nil)
 		}
 	}()
+	if ours != nil {
+		kept := *p
+		kept.Steps = nil
+		for _, ps := range p.Steps {
+			if ours(ps.Text) {
+				kept.Steps = append(kept.Steps, ps)
+			}
+		}
+		p = &kept
+	}
 	sc = fl.scenario(p)
 	diags = finish(fl.diags, nil)
 	if diags.HasErrors() {
