@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -138,6 +139,7 @@ func TestCompareStoredBaseline(t *testing.T) {
 	dir := t.TempDir()
 	live, pre, out := filepath.Join(dir, "live.json"), filepath.Join(dir, "pre.json"), filepath.Join(dir, "compare.json")
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "live", "--allow-live", "--json", live).expect(t, exitFailed)
+	idleBaseline(t, live)
 	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--json", out)
 	c.expect(t, exitFailed, "baseline report "+live+" with candidate pre-release", "status: failed (1 scenario regressed)")
 	doc := readCompare(t, out)
@@ -153,6 +155,28 @@ func TestCompareStoredBaseline(t *testing.T) {
 	text := both.expect(t, exitFailed, "REGRESSED", "FIXED", "status: failed (1 scenario regressed)")
 	if strings.Contains(text, "comparing") {
 		t.Errorf("two reports ran something:\n%s", text)
+	}
+}
+
+// idleBaseline sets every turn latency in the stored report at path to
+// zero, as an idle machine would have recorded the live agent (it has no
+// think time). The baseline run measured real time: a loaded machine
+// stalled its booking turns so that the candidate's 400ms check moved
+// the median by under the bar, and "books a table for two" came out
+// unchanged (2 runs in 12 under load). Against a zero baseline the
+// candidate's real sleep alone proves the slowdown.
+func idleBaseline(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latency := regexp.MustCompile(`"latency_ms":\s*[0-9.eE+-]+`)
+	if !latency.Match(b) {
+		t.Fatalf("%s records no latency_ms", path)
+	}
+	if err := os.WriteFile(path, latency.ReplaceAll(b, []byte(`"latency_ms": 0`)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
