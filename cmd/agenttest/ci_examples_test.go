@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -202,12 +202,7 @@ func TestCIExampleNightlyRuns(t *testing.T) {
 	args := nightlyCommand(t)
 	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true},
 		Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := ln.Addr().String()
-	ln.Close()
+	listen := platformtest.ClosedAddr(t)
 	for i, a := range args {
 		// The receiver listens on a free port of its own: the tests run
 		// side by side.

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -163,12 +163,7 @@ func TestExitCodeTable(t *testing.T) {
 // The exit status a shell sees for errors only is TestExitCodeTable's.
 func TestUnreachableTarget(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := platformtest.ClosedAddr(t)
 	dir := t.TempDir()
 	var suite strings.Builder
 	suite.WriteString("suite: many\nagent: restaurant\nscenarios:\n")

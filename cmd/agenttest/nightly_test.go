@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -206,12 +206,7 @@ const nightlySuite = "suite: nightly\nagent: clinic\nscenarios:\n" +
 func TestNightlyHistory(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := ln.Addr().String()
-	ln.Close()
+	down := platformtest.ClosedAddr(t)
 	dir := writeTree(t, map[string]string{"agenttest.yaml": liveTarget, "suites/nightly.yaml": nightlySuite})
 	clk := fakeclock.New()
 	night := func(env map[string]string, report string, code int, args ...string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -65,12 +65,7 @@ func TestSummaryAlertGate(t *testing.T) {
 // and every deployment left unread says so in one wording.
 func TestSummaryPlatformDown(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := platformtest.ClosedAddr(t)
 	suite := func(agent string) string {
 		return "suite: " + agent + "\nagent: " + agent + "\nscenarios:\n  - name: greets\n    turns:\n      - say: hello\n  - name: greets again\n    turns:\n      - say: hello\n"
 	}

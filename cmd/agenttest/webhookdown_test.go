@@ -1,11 +1,11 @@
 package main
 
 import (
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platformtest"
 )
 
 // TestWebhookRegistrationPlatformDown: with the platform unreachable, the
@@ -15,12 +15,7 @@ import (
 // unreachable platform, exit 4. The client's pauses go to a fake clock.
 func TestWebhookRegistrationPlatformDown(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := platformtest.ClosedAddr(t)
 	dir := writeTree(t, map[string]string{"hooks.yaml": `suite: webhooks
 agent: clinic
 scenarios:

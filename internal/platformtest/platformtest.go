@@ -15,6 +15,7 @@ package platformtest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -25,6 +26,19 @@ import (
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
+
+// ClosedAddr returns a loopback address nothing listens on: a port just
+// freed, where a platform that is down answers with a refused connection.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
 
 // Unreachable is a number the simulator's outbound calls fail to reach.
 const Unreachable = "+447700900999"

@@ -12,22 +12,11 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 )
-
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
 
 // manyBookings is n booking scenarios in one suite.
 func manyBookings(n int) []*scenario.Suite {
@@ -58,7 +47,7 @@ func countStatuses(res *result.Result) map[string]int {
 // reason, and the result says why once, with the host.
 func TestStopUnreachable(t *testing.T) {
 	t.Parallel()
-	addr := closedPort(t)
+	addr := platformtest.ClosedAddr(t)
 	var dials atomic.Int64
 	tr := platform.NewTransport(8)
 	dial := tr.DialContext
