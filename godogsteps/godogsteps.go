@@ -114,11 +114,15 @@ type Options struct {
 // Validate returns every problem of the options at once.
 func (o Options) Validate() error {
 	var errs []error
+	// Both are usually read from the environment, so an empty one most
+	// often means the variables were never loaded (the simulator's
+	// --print-env file not sourced, a CI secret not mapped): say where
+	// the values come from rather than only that they are missing.
 	if o.BuildURL == "" {
-		errs = append(errs, errors.New("BuildURL is required"))
+		errs = append(errs, errors.New("BuildURL is required: the build host's URL, usually AGENTTEST_BUILD_URL (`agenttest sim --print-env` prints it for the simulator)"))
 	}
 	if o.BuildKey == "" {
-		errs = append(errs, errors.New("BuildKey is required"))
+		errs = append(errs, errors.New("BuildKey is required: the build host's key, usually AGENTTEST_BUILD_KEY (`agenttest sim --print-env` prints it for the simulator)"))
 	}
 	if o.Env != "" && !reply.ValidEnv(o.Env) {
 		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))

@@ -227,7 +227,7 @@ func TestVerdictsMatchAgenttestRun(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	_, err := godogsteps.New(godogsteps.Options{Env: "prod"})
-	for _, want := range []string{"BuildURL is required", "BuildKey is required", `Env "prod"`} {
+	for _, want := range []string{"BuildURL is required: the build host's URL, usually AGENTTEST_BUILD_URL", "BuildKey is required: the build host's key, usually AGENTTEST_BUILD_KEY", "agenttest sim --print-env", `Env "prod"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want %q", err, want)
 		}
