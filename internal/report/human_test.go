@@ -161,7 +161,7 @@ func TestHumanSummaryLines(t *testing.T) {
 		"all skipped": {one(result.Skipped, result.Skipped), "0 passed, 0 failed, 2 skipped in 1.23s\n" +
 			"status: empty (nothing was tested: every selected scenario was skipped)"},
 		"passed with a flaky case": {one(result.Passed, result.Flaky, result.Skipped), "1 passed, 0 failed, 1 skipped in 1.23s\nstatus: passed"},
-		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 192ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
+		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 166ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
 			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation)"},

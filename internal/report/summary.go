@@ -140,7 +140,10 @@ func allCases(r *result.Result) []*result.Case {
 // PacingLine says what the platform's rate limits cost a run, e.g.
 // "paced at 19.8 req/s by 212 rate limits; a scenario waited 2m29s on
 // average, 2m31s at most", or "" when nothing was limited or paced. The
-// rate is the requests the platform accepted per second of the run.
+// rate is the requests the platform accepted per second of the run, its
+// own calls and run-level checks included; the waits are the scenarios'
+// alone, since the line speaks of scenarios (an alert gate that waited is
+// not one).
 func PacingLine(r *result.Result) string {
 	p := r.Pacing
 	if p == nil {
@@ -152,8 +155,15 @@ func PacingLine(r *result.Result) string {
 	} else {
 		line += ", no rate limits"
 	}
-	if n := Summarize(r).Total; n > 0 && p.Waited > 0 {
-		line += fmt.Sprintf("; a scenario waited %s on average, %s at most", waitTime(p.Waited/time.Duration(n)), waitTime(p.MaxWaited))
+	var n int
+	var waited, most time.Duration
+	for _, c := range r.Scenarios() {
+		n++
+		waited += c.RateWaited
+		most = max(most, c.RateWaited)
+	}
+	if waited > 0 {
+		line += fmt.Sprintf("; a scenario waited %s on average, %s at most", waitTime(waited/time.Duration(n)), waitTime(most))
 	}
 	return line
 }
