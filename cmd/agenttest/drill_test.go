@@ -86,9 +86,9 @@ type faultMix struct {
 	// rounds, when above the run's, is the number of seeds the mix needs
 	// so that its fault is met for sure (a small share of few events).
 	rounds int
-	// unrecoverable: the fault outlasts any retry (a session expiry
-	// shorter than a turn), so any share of the cases may stay errored;
-	// they must still never fail and must name the fault.
+	// unrecoverable: the fault meets every attempt of every case (each
+	// session expires once its join is answered), so every case must stay
+	// errored after every attempt, naming the fault, and never fail.
 	unrecoverable bool
 	// webhookFilesOnly: the fault is the run's own webhook receiver's,
 	// which only the scenarios that confirm webhooks talk to, so the
@@ -112,11 +112,12 @@ const (
 	mixReceiver = "--webhook-backoff=20ms --webhook-max-backoff=100ms"
 	// The Messaging faults: sockets that drop during a join or a message
 	// (the client reconnects with its cursor), the high-load system
-	// message, and sessions that expire almost at once (the background
-	// loop and the next event find them idle).
+	// message, and sessions that expire right after the join is answered
+	// (the background loop, every millisecond, and the next event race to
+	// find them expired: either way the session ends "expired").
 	mixSocketDrop = "--socket-drop=0.1"
 	mixOverload   = "--overload=0.1"
-	mixExpiry     = "--session-expiry=1ms --tick=1ms"
+	mixExpiry     = "--early-expiry=1 --tick=1ms"
 )
 
 // The 500s, chat timeouts and dropped connections are drilled in the mix
@@ -149,11 +150,12 @@ var faultMixes = []faultMix{
 	// faults: at 20% up to 9 of 36 cases stayed errored in 200 runs on a
 	// loaded machine, against the quarter the drill allows; at 10%, 0-3).
 	{name: "overload", flags: mixOverload, errorsSay: "experiencing high load", messaging: true, rounds: 4},
-	// A session expired under the conversation: errors naming the expiry.
-	// Whether 1ms of idleness passes between two events of a session
-	// is up to the scheduler: without the race detector one round met no
-	// expiry about one time in six, so three rounds.
-	{name: "expired-sessions", flags: mixExpiry, errorsSay: "expired", messaging: true, unrecoverable: true, rounds: 3},
+	// A session expired under the conversation: every attempt errors
+	// naming the expiry. The expiry follows the join's answer, not a
+	// stretch of real idleness (which was up to the scheduler: with
+	// --session-expiry=1ms one round in six met none), so one round
+	// meets it in every case.
+	{name: "expired-sessions", flags: mixExpiry, errorsSay: "(reason expired)", messaging: true, unrecoverable: true},
 	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter, mixSocketDrop, mixOverload}, " "), retried: true},
 }
 
@@ -268,6 +270,16 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 				attempts = max(attempts, len(c.Attempts))
 				if mix.firstTry && c.Status != "skipped" && (len(c.Attempts) != 1 || c.Status != "passed") {
 					t.Errorf("seed %d: %s:%d %s is %s after %d attempts, though nothing in %s is the runner's to retry:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.Status, len(c.Attempts), mix.name, c.describe())
+				}
+			}
+			if mix.unrecoverable {
+				if c.Status != "errored" {
+					t.Errorf("seed %d: %s:%d %s is %s, though %s meets every attempt:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.Status, mix.name, c.describe())
+				}
+				for _, a := range c.Attempts {
+					if a.Error == nil || !strings.Contains(a.Error.Message, mix.errorsSay) {
+						t.Errorf("seed %d: %s:%d %s attempt %d did not error naming %q:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, a.Number, mix.errorsSay, c.describe())
+					}
 				}
 			}
 			switch c.Status {

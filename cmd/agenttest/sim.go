@@ -126,6 +126,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fl.float64Var(&f.ReplyFailure, "reply-failure", "", 0, "fail a fraction `F` of messaging replies (streamed: cut off)")
 	fl.float64Var(&f.JoinFailure, "join-failure", "", 0, "fail a fraction `F` of messaging join requests to start a conversation")
 	fl.float64Var(&f.LookupFailure, "lookup-failure", "", 0, "answer a fraction `F` of messaging joins and messages with the transient session-lookup error")
+	fl.float64Var(&f.EarlyExpiry, "early-expiry", "", 0, "expire the session right after a fraction `F` of messaging joins and messages is answered (then SESSION_END expired)")
 	pos, err := fl.parse(args)
 	if err != nil {
 		return nil, err

@@ -123,6 +123,7 @@ const (
 	saltJoinFailure
 	saltStreamCut
 	saltLookupFailure
+	saltEarlyExpiry
 )
 
 // sessionDraw returns a uniform float in [0, 1) for the idx-th client

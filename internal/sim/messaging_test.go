@@ -676,6 +676,58 @@ func TestMessagingExpiry(t *testing.T) {
 	})
 }
 
+// TestMessagingEarlyExpiry: under the EarlyExpiry fault a session expires
+// right after its answer, though the server clock never moves: the usual
+// expiry follows (the next event, Tick, the handshake), with nothing left
+// to the scheduler.
+func TestMessagingEarlyExpiry(t *testing.T) {
+	t.Parallel()
+	start := func(t *testing.T) (*msgSim, *sock, string, string) {
+		m := startMessaging(t, sim.Options{Faults: sim.Faults{EarlyExpiry: 1}})
+		s, id, jwt, join := m.joined(false)
+		// The answer that draws the fault is whole.
+		if _, ok := find(join, evJoined); !ok || replyText(join) == "" || join[len(join)-1].Type != evTyping {
+			t.Fatalf("join answered %v", types(join))
+		}
+		return m, s, id, jwt
+	}
+	ended := func(t *testing.T, m *msgSim, s *sock, id, jwt string) {
+		t.Helper()
+		if st := s.closedWith(); st != websocket.StatusNormalClosure {
+			t.Errorf("closed with %v", st)
+		}
+		if _, r, err := m.dial(url.Values{"session_id": {id}, "access_token": {jwt}}); err == nil || r.status != 404 {
+			t.Errorf("handshake after expiry: %v %d", err, r.status)
+		}
+		if n := m.s.Server.MessagingStats().LiveSessions; n != 0 {
+			t.Errorf("%d sessions kept", n)
+		}
+	}
+	t.Run("the next event finds it expired", func(t *testing.T) {
+		m, s, id, jwt := start(t)
+		evs := s.say("ping")
+		if got := systemTexts(evs); !slices.Equal(got, []string{sim.SysSessionNotFound}) || evs[len(evs)-1].str("reason") != sim.EndExpired {
+			t.Fatalf("got %v %v", types(evs), got)
+		}
+		ended(t, m, s, id, jwt)
+	})
+	t.Run("Tick ends it", func(t *testing.T) {
+		m, s, id, jwt := start(t)
+		m.s.Server.Tick()
+		if e := s.next(); e.Type != sim.EvSessionEnd || e.str("reason") != sim.EndExpired {
+			t.Fatalf("got %s %v", e.Type, e.Payload)
+		}
+		ended(t, m, s, id, jwt)
+	})
+	t.Run("the handshake finds it expired", func(t *testing.T) {
+		m, s, id, jwt := start(t)
+		s.c.Close(websocket.StatusNormalClosure, "")
+		if _, r, err := m.dial(url.Values{"session_id": {id}, "access_token": {jwt}}); err == nil || r.status != 404 {
+			t.Fatalf("handshake: %v %d %s", err, r.status, r.body)
+		}
+	})
+}
+
 // TestMessagingNormalClosures: a socket the client closes with a normal
 // closure is counted; one the simulator closes (the client only echoing
 // its closure) is not.

@@ -49,6 +49,9 @@ type msgSession struct {
 	joinFailed bool
 	live       *liveChat // set while a live agent has the chat
 	ended      bool
+	// expiring is set by the EarlyExpiry fault: the session counts as
+	// idle past the expiry from then on.
+	expiring bool
 }
 
 // liveChat is a handoff in progress.
@@ -74,7 +77,7 @@ func (s *Server) newMsgSession(c *connector, tokenID string, streaming bool, now
 }
 
 func (ms *msgSession) expired(now time.Time, expiry time.Duration) bool {
-	return now.Sub(ms.lastActive) > expiry
+	return ms.expiring || now.Sub(ms.lastActive) > expiry
 }
 
 // endKind is how a socket's writer finishes.
@@ -499,7 +502,8 @@ func (s *Server) onFrame(ms *msgSession, sc *sockConn, typ websocket.MessageType
 
 // answerWithFaults handles a join request or a user message under the
 // messaging faults: the socket may drop before (the event is lost) or
-// during the answer, and the answer may be an overload message.
+// during the answer, the answer may be an overload message, and the
+// session may expire once it is answered.
 func (s *Server) answerWithFaults(ms *msgSession, sc *sockConn, ev clientEvent) {
 	f := &s.faults
 	idx := ms.eventIdx
@@ -540,6 +544,13 @@ func (s *Server) answerWithFaults(ms *msgSession, sc *sockConn, ev clientEvent) 
 			s.joinLocked(ms, idx, ev)
 		}
 	})
+	if !ms.ended && f.f.EarlyExpiry > 0 && f.sessionDraw(ms.hash, idx, saltEarlyExpiry) < f.f.EarlyExpiry {
+		// Not ended here: the expiry takes its usual course, at the next
+		// Tick (SESSION_END to the open sockets) or event of the session
+		// (answered "Error: Session not found" first), or at a handshake
+		// (404).
+		ms.expiring = true
+	}
 	if drop && !sc.gone {
 		// The budget outlasted the answer: drop after all of it.
 		s.msg.stats.droppedSockets.Add(1)

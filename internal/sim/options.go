@@ -181,6 +181,14 @@ type Faults struct {
 	// answered "Error: Unable to retrieve session" (the reference's
 	// transient internal lookup error), unprocessed; the session stays.
 	LookupFailure float64
+	// EarlyExpiry is the fraction of join requests and user messages
+	// after whose answer the session expires at once, as though it had
+	// idled past the session expiry: the next Tick or client event ends
+	// it (SESSION_END with reason "expired") and its handshake answers
+	// 404. At 1 every session expires right after the join is answered,
+	// whatever the speed of client and server, which an expiry of a
+	// millisecond of real idleness cannot promise.
+	EarlyExpiry float64
 }
 
 // Validate reports every problem of the fault settings at once.
@@ -191,7 +199,7 @@ func (f Faults) Validate() error {
 		v    float64
 	}{{"error500", f.Error500}, {"error429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop},
 		{"socket-drop", f.SocketDrop}, {"overload", f.Overload}, {"reply-failure", f.ReplyFailure}, {"join-failure", f.JoinFailure},
-		{"lookup-failure", f.LookupFailure}} {
+		{"lookup-failure", f.LookupFailure}, {"early-expiry", f.EarlyExpiry}} {
 		if fr.v < 0 || fr.v > 1 {
 			errs = append(errs, fmt.Errorf("fault %s: fraction %v is outside 0..1", fr.name, fr.v))
 		}
