@@ -1180,7 +1180,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		}
 		if r := &turn.Messages[i]; r.Streamed {
 			r.events = append(r.events, len(turn.Events)-1)
-			m.maskSpread(turn, r)
+			m.maskSpread(turn, r, e)
 		}
 		if completed && st != nil {
 			st.answer(at)
@@ -1211,25 +1211,49 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 	return nil
 }
 
-// maskSpread masks a key that the chunks of a streamed message spell
-// together and none holds alone (a key split between two tokens of a
-// stream): each frame was redacted as it came, the text they join into is
-// redacted here. When it holds one, the chunks lose their text and
-// payload too, since each holds a part of the key and together the key.
-// The text is redacted whole at each chunk: a stream is at most a turn's
-// bytes, and a key's forms may reach back over any number of chunks.
-func (m *MessagingSession) maskSpread(turn *MessagingTurn, r *MessagingReply) {
-	clean := m.redact(r.Text)
-	if clean == r.Text {
-		return
+// maskSpread appends a chunk's text to its streamed message and masks a
+// key that the chunks of the message spell together and none holds alone
+// (a key split between two tokens of a stream): each frame was redacted
+// as it came, the text they join into is redacted here. The text grows in
+// a secret.Stream, which at each chunk scans only where a key's form can
+// newly end (the chunk and the redactor's reach before it: the longest
+// form, a few hundred bytes) and copies no earlier chunk, so a reply of n
+// chunks costs time linear in its length (BenchmarkStreamedReply). The
+// other events of a streamed message (a whole message after its chunks,
+// an end event with its text) may replace the text: it is scanned whole.
+// When the text holds a key, the chunks lose their text and payload too,
+// since each holds a part of the key and together the key.
+func (m *MessagingSession) maskSpread(turn *MessagingTurn, r *MessagingReply, e MessagingEvent) {
+	red := m.redactor()
+	masked := false
+	if e.Kind == EventAgentChunk {
+		if r.spread == nil || r.spread.Redactor() != red {
+			// A stream's first chunk (r.Text is empty), or a key
+			// added since the last: the text so far was found clean
+			// of the old keys only.
+			r.spread = red.Stream()
+			masked = r.spread.Append(r.Text)
+		}
+		masked = r.spread.Append(e.Text) || masked
+	} else {
+		r.spread = red.Stream()
+		masked = r.spread.Append(r.Text)
 	}
-	r.Text = clean
-	for _, j := range r.events {
-		e := &turn.Events[j]
-		e.Text, e.Payload = secret.Mask, json.RawMessage(strconv.Quote(secret.Mask))
-		e.Raw, _ = json.Marshal(map[string]string{"id": e.ID, "type": e.Type, "payload": secret.Mask})
+	r.Text = r.spread.String()
+	if masked {
+		// The events masked at an earlier find are masked already.
+		for _, j := range r.events[r.masked:] {
+			e := &turn.Events[j]
+			e.Text, e.Payload = secret.Mask, json.RawMessage(strconv.Quote(secret.Mask))
+			e.Raw, _ = json.Marshal(map[string]string{"id": e.ID, "type": e.Type, "payload": secret.Mask})
+		}
+		r.masked = len(r.events)
 	}
-	turn.joinReply()
+	if r.Complete && (masked || e.Kind == EventAgentChunk) {
+		// The reply joined the message without its last chunk, or
+		// with the key.
+		turn.joinReply()
+	}
 }
 
 // sameConversation holds the session to one conversation: the first

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // This file holds what the client accepts in Messaging events: the names
@@ -536,8 +537,13 @@ type MessagingReply struct {
 	Delayed bool
 
 	// events are the indexes in MessagingTurn.Events of a streamed
-	// message's events, masked together when the stream spells a key.
+	// message's events, masked together when the stream spells a key;
+	// the first masked of them are masked already.
 	events []int
+	masked int
+	// spread holds Text as maskSpread last left it: it appends each
+	// chunk there (nil before a stream's first event).
+	spread *secret.Stream
 }
 
 // SystemMessage is an EVENT_TYPE_SYSTEM_MESSAGE.
@@ -608,8 +614,12 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true})
 			at = len(t.Messages) - 1
 		}
+		// The chunk's text is the session's to append, to the stream
+		// that keeps the message's text redacted as it grows
+		// (MessagingSession.maskSpread); appended here too, the text
+		// would be copied whole at every chunk. Until then the reply
+		// joined below lacks it.
 		r := &t.Messages[at]
-		r.Text += e.Text
 		if !e.Final {
 			return at, false, nil
 		}

@@ -3,14 +3,19 @@ package platform
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
+
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // frame is one frame a hostile platform sends: text unless binary.
@@ -51,9 +56,15 @@ func play(frames []frame) func(ctx context.Context, c *websocket.Conn) {
 // leaks returns what of a turn and an error holds a planted credential,
 // in the forms every report renders them.
 func leaks(turn *MessagingTurn, err error) []string {
+	return leaksBy(turn, err, func(s string) bool { return strings.Contains(s, "PLANTED") })
+}
+
+// leaksBy returns what of a turn and an error holds says holds a
+// credential, in the forms every report renders them.
+func leaksBy(turn *MessagingTurn, err error, holds func(string) bool) []string {
 	var out []string
 	look := func(what, s string) {
-		if strings.Contains(s, "PLANTED") {
+		if holds(s) {
 			out = append(out, what+": "+s)
 		}
 	}
@@ -313,4 +324,117 @@ func jsonEscapeAll(s string) string {
 		fmt.Fprintf(&b, `\u%04x`, r)
 	}
 	return b.String()
+}
+
+// TestMessagingKeySpreadOverManyChunks: a hostile platform streams the
+// configured connector token and the session's access token, each in
+// every form the redactor knows, cut into chunks of a few bytes after
+// text longer than the redactor's reach (so the form starts before the
+// window of the chunk that completes it, and a scan of the last chunk
+// alone would miss it), some chunks escaped in the frame itself. No form
+// of either reaches the reply, a message, an event's text, payload or
+// raw JSON, the exchange, or the error, and every chunk of a message
+// that spelled one lost its text.
+func TestMessagingKeySpreadOverManyChunks(t *testing.T) {
+	t.Parallel()
+	sig := plantedJWT[strings.LastIndexByte(plantedJWT, '.')+1:]
+	var forms []string
+	for _, key := range []string{plantedConnector, sig} {
+		forms = append(forms, secret.Forms(key)...)
+		b64 := base64.StdEncoding.EncodeToString([]byte("user:" + key + "!tail"))
+		// Escaped twice, every character as \u005cuXXXX: the longest
+		// forms, which start far before the chunk that ends them.
+		twice := func(s string) string { return strings.ReplaceAll(jsonEscapeAll(s), `\`, `\u005c`) }
+		forms = append(forms, b64, jsonEscapeAll(key), twice(key), twice(b64))
+	}
+	// Longer than the reach of the two keys' forms (a few hundred bytes).
+	lead := "Your reference is " + strings.Repeat("on its way, ", 60)
+	rng := rand.New(rand.NewPCG(5, 8))
+	frames := []string{joinedC1}
+	chunk := func(id, msg, delta string, final, escape bool) string {
+		d, _ := json.Marshal(delta)
+		if escape {
+			// The frame's own JSON escapes the delta: its text is raw.
+			d = []byte(`"` + jsonEscapeAll(delta) + `"`)
+		}
+		return fmt.Sprintf(`{"id":%q,"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":%q,"delta":%s,"final":%v}}`, id, msg, d, final)
+	}
+	red, err := secret.New(plantedConnector, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// spelled[i] is how many chunks of message i it takes to spell a
+	// key: those chunks lose their text (the ones after keep theirs).
+	var spelled []int
+	n := 0
+	for i, form := range forms {
+		msg := fmt.Sprintf("m%d", i)
+		n++
+		frames = append(frames, chunk(fmt.Sprintf("c%d", n), msg, lead, false, false))
+		text, rest := lead, form+" thanks."
+		spelled = append(spelled, 0)
+		for c := 2; len(rest) > 0; c++ {
+			k := min(len(rest), 1+rng.IntN(6))
+			for !utf8.ValidString(rest[:k]) { // a JSON string holds whole characters
+				k++
+			}
+			n++
+			frames = append(frames, chunk(fmt.Sprintf("c%d", n), msg, rest[:k], k == len(rest), i%3 == 0))
+			text, rest = text+rest[:k], rest[k:]
+			if spelled[i] == 0 && red.Contains(text) {
+				spelled[i] = c
+			}
+		}
+	}
+	check := func(t *testing.T, turn *MessagingTurn, err error) {
+		// Any form of either key, mixtures included, or a part of
+		// one that names it.
+		leaked := leaksBy(turn, err, func(s string) bool { return red.Contains(s) || strings.Contains(s, "PLANTED") })
+		if len(leaked) > 0 {
+			t.Fatalf("a key leaked:\n%s", strings.Join(leaked, "\n"))
+		}
+		if len(turn.Messages) != len(forms) {
+			t.Fatalf("%d messages, want %d", len(turn.Messages), len(forms))
+		}
+		for i, r := range turn.Messages {
+			if !r.Complete || !strings.HasPrefix(r.Text, lead) || !strings.Contains(r.Text, secret.Mask) || !strings.HasSuffix(r.Text, " thanks.") {
+				t.Errorf("message %d: %q", i, r.Text)
+			}
+			if len(r.events) < spelled[i] || spelled[i] < 2 {
+				t.Fatalf("message %d: %d chunks, %d spell a key", i, len(r.events), spelled[i])
+			}
+			for _, j := range r.events[:spelled[i]] {
+				if e := turn.Events[j]; e.Text != secret.Mask || string(e.Payload) != `"`+secret.Mask+`"` {
+					t.Errorf("message %d keeps a chunk: %q %s", i, e.Text, e.Payload)
+				}
+			}
+		}
+	}
+	run := func(t *testing.T, frames []string, wantErr string) {
+		srv := httptest.NewServer(&hostileMessaging{socket: play(texts(frames...))})
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{Streaming: true, TurnTimeout: time.Minute, Settle: time.Minute})
+		if m == nil {
+			t.Fatalf("no session: %v", err)
+		}
+		defer m.Close()
+		if wantErr == "" && err != nil || wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)) {
+			t.Fatalf("error %v, want %q", err, wantErr)
+		}
+		check(t, m.Opening(), err)
+	}
+	t.Run("complete", func(t *testing.T) {
+		t.Parallel()
+		run(t, append(frames[:len(frames):len(frames)], typingStop), "")
+	})
+	t.Run("then a malformed event", func(t *testing.T) {
+		t.Parallel()
+		bad := `{"id":"bad","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"v":"` + plantedConnector[:9] + `"}}}`
+		run(t, append(frames[:len(frames):len(frames)], bad, typingStop), "payload.text is an object")
+	})
 }

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,37 @@ func BenchmarkBytesEcho(b *testing.B) {
 func BenchmarkNew(b *testing.B) {
 	for b.Loop() {
 		mustNew(b, "sim-build-key-not-a-secret", "sim-runtime-key-not-a-secret")
+	}
+}
+
+// BenchmarkStream redacts a reply streamed a token a chunk as a Stream
+// does, and, for comparison, as redacting the whole text at each chunk
+// would (what the Messaging client did before Stream): the first grows
+// with the chunks, the second with the chunks times the text.
+//
+//	go test -run '^$' -bench 'Stream' ./internal/secret
+func BenchmarkStream(b *testing.B) {
+	r := mustNew(b, "sim-build-key-not-a-secret", "sim-runtime-key-not-a-secret")
+	for _, n := range []int{10, 100, 1000} {
+		chunks := make([]string, n)
+		for i := range chunks {
+			chunks[i] = fmt.Sprintf("token%d ", i)
+		}
+		b.Run(fmt.Sprintf("window/%d-chunks", n), func(b *testing.B) {
+			for b.Loop() {
+				s := r.Stream()
+				for _, c := range chunks {
+					s.Append(c)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("whole/%d-chunks", n), func(b *testing.B) {
+			for b.Loop() {
+				text := ""
+				for _, c := range chunks {
+					text = r.String(text + c)
+				}
+			}
+		})
 	}
 }

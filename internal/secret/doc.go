@@ -35,5 +35,11 @@
 //	clean := r.String(serverText)
 //	body := r.JSON(responseBody) // stays valid JSON
 //
+// A text that arrives in pieces (a reply streamed in chunks) is kept in a
+// Stream: each Append redacts the text so far as String would, but scans
+// only where a form can newly end, so a key the pieces spell between them
+// is masked at a cost linear in the text, not in its length times its
+// pieces.
+//
 // A nil *Redactor redacts nothing, so optional wiring needs no checks.
 package secret

@@ -10,7 +10,10 @@ import (
 // FuzzRedact: for any key of at least MinLen characters and any text, with
 // the key planted in the text in a form picked by the fuzzer (each
 // character encoded its own way), the output holds the key in none of the
-// forms of Forms, nor the planted text.
+// forms of Forms, nor the planted text. The same text cut into chunks at
+// points the seed picks and fed to a Stream is redacted at every chunk
+// as the whole text so far is (appendAll), masks the planted key, and
+// leaves no form of it.
 //
 //	go test -run '^$' -fuzz '^FuzzRedact$' -fuzztime 1m ./internal/secret
 func FuzzRedact(f *testing.F) {
@@ -45,6 +48,11 @@ func FuzzRedact(f *testing.F) {
 		}
 		if r.String(out) != out {
 			t.Fatalf("redacting twice changes %q", out)
+		}
+		rng := rand.New(rand.NewPCG(seed>>32, seed))
+		streamed, masked := appendAll(t, r, split(rng, in, 1+rng.IntN(len(in))))
+		if !masked || leftover(streamed, key) != "" || r.Contains(streamed) {
+			t.Fatalf("streamed %q: masked %v, left %q", in, masked, streamed)
 		}
 	})
 }

@@ -53,6 +53,11 @@ type Redactor struct {
 	// pairs is a bitset of the two-byte sequences any pattern can start
 	// with: the scan's filter, so most positions cost one lookup.
 	pairs [1 << 16 / 64]uint64
+	// reach is the most bytes a match can span, which is also the most
+	// a match reads past where it starts (match follows every unit's
+	// longest form at most): a text that changed only from position c
+	// on can hold a new match only from c-reach+1 on (scanFrom).
+	reach int
 }
 
 // New builds a redactor for keys. Empty keys are skipped; any other key
@@ -74,6 +79,7 @@ func (r *Redactor) With(keys ...string) (*Redactor, error) {
 	if r != nil {
 		out.pats = slices.Clip(r.pats)
 		out.pairs = r.pairs
+		out.reach = r.reach
 		for c, l := range r.byFirst {
 			// Clipped: add appends to a copy, never into r's lists.
 			out.byFirst[c] = slices.Clip(l)
@@ -109,6 +115,15 @@ func (r *Redactor) addKeys(keys []string) error {
 func (r *Redactor) add(p pattern) {
 	idx := int32(len(r.pats))
 	r.pats = append(r.pats, p)
+	n := 0
+	for _, u := range p.units {
+		longest := 0
+		for _, a := range u {
+			longest = max(longest, len(a.s))
+		}
+		n += longest
+	}
+	r.reach = max(r.reach, n)
 	for _, a := range p.units[0] {
 		for _, c := range variants(a.s[0], a.fold) {
 			if l := r.byFirst[c]; len(l) == 0 || l[len(l)-1] != idx {
@@ -155,10 +170,11 @@ func (r *Redactor) String(s string) string {
 	if r.Empty() {
 		return s
 	}
-	if _, _, ok := find(r, s, 0); !ok {
+	start, _, ok := find(r, s, 0)
+	if !ok {
 		return s
 	}
-	return string(r.redact([]byte(s)))
+	return string(r.redact([]byte(s), start))
 }
 
 // Bytes returns b with every form of every key replaced by Mask. It
@@ -168,10 +184,11 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	if r.Empty() {
 		return b
 	}
-	if _, _, ok := find(r, b, 0); !ok {
+	start, _, ok := find(r, b, 0)
+	if !ok {
 		return b
 	}
-	return r.redact(b)
+	return r.redact(b, start)
 }
 
 // Contains reports whether s holds any form of a key.
@@ -316,21 +333,36 @@ func (w *writer) Write(p []byte) (int, error) {
 // next to leftover text could spell a form again (a key that contains the
 // mask's own letters). Each pass that changes anything shortens the text,
 // since every form is longer than the mask.
-func (r *Redactor) redact(b []byte) []byte {
+//
+// No match may start in b before from (0 when nothing is known). The
+// scans start there, and the result is the same as from 0: a scan from 0
+// would find nothing before from, and from there on does the same. A
+// pass leaves the text before its first replacement as it was, so the
+// next pass starts reach-1 bytes before that (scanFrom).
+func (r *Redactor) redact(b []byte, from int) []byte {
 	for {
-		out, changed := r.pass(b)
+		out, first, changed := r.pass(b, from)
 		if !changed {
 			return out
 		}
-		b = out
+		b, from = out, r.scanFrom(first)
 	}
 }
 
-// pass replaces the matches of one left-to-right scan.
-func (r *Redactor) pass(b []byte) ([]byte, bool) {
-	var out []byte
+// scanFrom is where a scan must start in a text whose first c bytes are
+// those of a text in which no match starts before c (a text found
+// clean): a match that starts reach or more bytes before c reads only
+// those c bytes, so it would be a match in that text too.
+func (r *Redactor) scanFrom(c int) int { return max(0, c-r.reach+1) }
+
+// pass replaces the matches of one left-to-right scan from from (no
+// match starts before it); first is where its first replacement starts.
+// A replacement may start before from, by the partial base64 character
+// or the backslash of an escape before a match, as a scan from 0 would
+// have it: its start is held back only by the previous replacement.
+func (r *Redactor) pass(b []byte, from int) (out []byte, first int, changed bool) {
 	last := 0
-	for i := 0; ; {
+	for i := from; ; {
 		s, e, ok := find(r, b, i)
 		if !ok {
 			break
@@ -339,15 +371,16 @@ func (r *Redactor) pass(b []byte) ([]byte, bool) {
 		s = max(s, last)
 		if out == nil {
 			out = make([]byte, 0, len(b))
+			first = s
 		}
 		out = append(out, b[last:s]...)
 		out = append(out, Mask...)
 		last, i = e, e
 	}
 	if out == nil {
-		return b, false
+		return b, 0, false
 	}
-	return append(out, b[last:]...), true
+	return append(out, b[last:]...), first, true
 }
 
 // escapeBounds widens a match so that it neither starts nor ends inside a
@@ -378,8 +411,10 @@ func backslashesBefore(b []byte, i int) int {
 	return n
 }
 
-// find returns the first match in text at or after from: its start and
-// end, the longest of the patterns that match there.
+// find returns the first match in text that starts at or after from: its
+// start and end, the longest of the patterns that match there. The start
+// is one before from when a base64 core at from takes the partial
+// character before it (base64Bounds); the caller bounds it.
 func find[T string | []byte](r *Redactor, text T, from int) (int, int, bool) {
 	n := len(text)
 	if n-from < 2 {
@@ -411,7 +446,7 @@ func find[T string | []byte](r *Redactor, text T, from int) (int, int, bool) {
 			}
 		}
 		if e > i {
-			return max(s, from), e, true
+			return s, e, true
 		}
 	}
 	return 0, 0, false
