@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -31,6 +32,14 @@ func echoKey(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(502)
 		fmt.Fprintf(w, `<html><title>Bad gateway for %s</title></html>`, key)
+	case "utf16401":
+		// A gateway answering in UTF-16: the key's bytes interleaved
+		// with NULs, which an error message then quotes as \x00.
+		w.Header().Set("Content-Type", "application/json; charset=utf-16le")
+		w.WriteHeader(401)
+		for _, u := range utf16.Encode([]rune(`{"error_message":"invalid key ` + key + `"}`)) {
+			w.Write([]byte{byte(u), byte(u >> 8)})
+		}
 	case "text500":
 		w.WriteHeader(500)
 		fmt.Fprintf(w, "upstream said: x-api-key: %s\n", key)
@@ -84,7 +93,7 @@ func TestKeysNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{"json401", "code400", "html502", "text500", "rate429", "missing200", "other"} {
+	for _, mode := range []string{"json401", "code400", "html502", "utf16401", "text500", "rate429", "missing200", "other"} {
 		c := c
 		if mode == "rate429" {
 			c = limited
@@ -139,8 +148,11 @@ func TestKeysNeverLeak(t *testing.T) {
 		t.Fatalf("only %d texts collected", len(texts))
 	}
 	for _, s := range texts {
-		if strings.Contains(s, buildKey) || strings.Contains(s, runtimeKey) || strings.Contains(s, "PLANTED") {
-			t.Errorf("key leaked: %s", s)
+		// NULs dropped, either raw or as an error message renders them,
+		// a UTF-16 key would read "PLANTED" again.
+		plain := strings.NewReplacer("\x00", "", `\x00`, "").Replace(s)
+		if strings.Contains(plain, buildKey) || strings.Contains(plain, runtimeKey) || strings.Contains(plain, "PLANTED") {
+			t.Errorf("key leaked: %q", s)
 		}
 	}
 }

@@ -19,7 +19,9 @@
 //   - HTML/XML character references for & < > " ';
 //   - base64 of it (standard and URL alphabets, padded or not), also when it
 //     sits inside a longer base64 text at any alignment;
-//   - the hex of its bytes, in either case.
+//   - the hex of its bytes, in either case;
+//   - UTF-16 of it, either byte order (a server answering in a UTF-16
+//     charset), the NULs raw or rendered as \u0000 or \x00.
 //
 // Each character of a key may take any of its forms independently, so
 // mixtures (a proxy that escapes only some characters) are found too.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -47,7 +48,7 @@ var htmlRefs = map[byte][]string{
 // keyPatterns returns the patterns of a key: its characters, its hex
 // digits, and the base64 cores at each alignment and alphabet.
 func keyPatterns(key string) []pattern {
-	pats := []pattern{{units: textUnits(key)}, {units: hexUnits(key)}}
+	pats := []pattern{{units: textUnits(key)}, {units: hexUnits(key)}, {units: utf16Units(key, false)}, {units: utf16Units(key, true)}}
 	seen := map[string]bool{}
 	for off := 0; off < 3; off++ {
 		core, lead := base64Core(key, off)
@@ -114,6 +115,61 @@ func hexUnits(key string) []unit {
 		out = append(out, unit{{s: string(d), fold: true}})
 	}
 	return out
+}
+
+// utf16Units are the UTF-16 code units of a key, little- or big-endian:
+// a server or gateway that answers in UTF-16 (a charset=utf-16 error
+// page) carries the key as its ASCII bytes interleaved with NULs, which
+// none of the text forms match. A NUL beside an ASCII character may also
+// come rendered, as JSON's \u0000 (UTF-16 bytes put into a JSON string)
+// or Go's \x00 (an error message that quotes the body), so a text
+// redacted after it was rendered is covered too.
+func utf16Units(key string, bigEndian bool) []unit {
+	var out []unit
+	for _, cu := range utf16.Encode([]rune(key)) {
+		if cu < utf8.RuneSelf {
+			e := &asciiUTF16Units[cu][b2i(bigEndian)]
+			e.once.Do(func() { e.u = utf16Unit(cu, bigEndian) })
+			out = append(out, e.u)
+		} else {
+			out = append(out, utf16Unit(cu, bigEndian))
+		}
+	}
+	return out
+}
+
+// asciiUTF16Units are the UTF-16 units of the ASCII characters, in each
+// byte order, built once like asciiUnits.
+var asciiUTF16Units [utf8.RuneSelf][2]struct {
+	once sync.Once
+	u    unit
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// utf16Unit lists the forms of one UTF-16 code unit.
+func utf16Unit(cu uint16, bigEndian bool) unit {
+	lo, hi := byte(cu), byte(cu>>8)
+	raw := string([]byte{lo, hi})
+	if bigEndian {
+		raw = string([]byte{hi, lo})
+	}
+	u := unit{{s: raw}}
+	if hi == 0 && lo < utf8.RuneSelf {
+		for _, nul := range []string{`\u0000`, `\x00`} {
+			if bigEndian {
+				u = append(u, alt{s: nul + string(lo)})
+			} else {
+				u = append(u, alt{s: string(lo) + nul})
+			}
+		}
+	}
+	return u
 }
 
 // byteUnit is a byte that is not valid UTF-8: JSON cannot carry it, a URL
@@ -274,8 +330,9 @@ func (s *altSet) add(v string) {
 // guarantees to find: raw, JSON-escaped (Go, PHP, all-\u in both hex
 // cases, and escaped twice), URL-encoded (query, path, all-%XX in both
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
-// raw, and PHP-escaped), hex (both cases). Tests and the fuzz target check that no output
-// holds any of them.
+// raw, and PHP-escaped), hex (both cases), and for a key of ASCII
+// characters UTF-16 (both byte orders, the NULs raw or as \u0000). Tests
+// and the fuzz target check that no output holds any of them.
 func Forms(key string) []string {
 	quoted := regexp.QuoteMeta(key)
 	b := []byte(key)
@@ -300,6 +357,12 @@ func Forms(key string) []string {
 		base64.RawURLEncoding.EncodeToString(b),
 		phpString(base64.StdEncoding.EncodeToString(b)),
 	}
+	if isASCII(key) {
+		// UTF-16 of a key of other characters is not UTF-8, which the
+		// texts these forms are planted in must be.
+		forms = append(forms, utf16Text(key, false, "\x00"), utf16Text(key, true, "\x00"),
+			utf16Text(key, false, `\u0000`), utf16Text(key, true, `\u0000`))
+	}
 	seen := map[string]bool{}
 	out := forms[:0]
 	for _, f := range forms {
@@ -309,6 +372,30 @@ func Forms(key string) []string {
 		}
 	}
 	return out
+}
+
+// utf16Text writes the ASCII key in UTF-16, each NUL byte as nul.
+func utf16Text(key string, bigEndian bool, nul string) string {
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		if bigEndian {
+			b.WriteString(nul)
+		}
+		b.WriteByte(key[i])
+		if !bigEndian {
+			b.WriteString(nul)
+		}
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonString is the inside of the JSON string literal encoding/json writes
