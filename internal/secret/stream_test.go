@@ -160,7 +160,7 @@ func TestStreamMaskInKey(t *testing.T) {
 		r := mustNew(t, key)
 		text := strings.Repeat("ab", 40) + key + strings.Repeat(key, 3) + "tail"
 		rng := rand.New(rand.NewPCG(3, uint64(len(key))))
-		for range 50 {
+		for range 20 {
 			appendAll(t, r, split(rng, text, 1+rng.IntN(len(text))))
 		}
 	}
@@ -200,7 +200,9 @@ func TestStreamMatchesWholeText(t *testing.T) {
 			r := mustNew(t, key, "other-key-0123456789")
 			rng := rand.New(rand.NewPCG(uint64(ki), 7))
 			forms := plantings(key, rng)
-			for i := range 150 {
+			// 60 texts a key: the fuzz target (FuzzRedact, in CI's
+			// fuzz pass) goes on where these stop.
+			for i := range 60 {
 				var b strings.Builder
 				for range rng.IntN(12) {
 					b.WriteString(noise[rng.IntN(len(noise))])
