@@ -308,6 +308,19 @@ var keyForms = map[string]func(key string) string{
 		b, _ := json.Marshal(k)
 		return strings.ReplaceAll(string(b[1:len(b)-1]), "/", `\/`)
 	},
+	"utf16": func(k string) string { // UTF-16LE bytes passed on as Latin-1, NULs JSON-escaped
+		var b strings.Builder
+		for _, u := range utf16.Encode([]rune(k)) {
+			for _, c := range []byte{byte(u), byte(u >> 8)} {
+				if c == 0 {
+					b.WriteString(`\u0000`)
+				} else {
+					b.WriteRune(rune(c))
+				}
+			}
+		}
+		return b.String()
+	},
 	"url":    url.QueryEscape,
 	"base64": func(k string) string { return base64.StdEncoding.EncodeToString([]byte(k)) },
 }

@@ -21,7 +21,9 @@
 //     sits inside a longer base64 text at any alignment;
 //   - the hex of its bytes, in either case;
 //   - UTF-16 of it, either byte order (a server answering in a UTF-16
-//     charset), the NULs raw or rendered as \u0000 or \x00.
+//     charset), also passed on by a text that reads its bytes as Latin-1:
+//     the NULs raw or rendered as \u0000 or \x00, the bytes past 0x7f
+//     raw, as UTF-8 or as \u00XX.
 //
 // Each character of a key may take any of its forms independently, so
 // mixtures (a proxy that escapes only some characters) are found too.

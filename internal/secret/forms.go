@@ -119,11 +119,11 @@ func hexUnits(key string) []unit {
 
 // utf16Units are the UTF-16 code units of a key, little- or big-endian:
 // a server or gateway that answers in UTF-16 (a charset=utf-16 error
-// page) carries the key as its ASCII bytes interleaved with NULs, which
-// none of the text forms match. A NUL beside an ASCII character may also
-// come rendered, as JSON's \u0000 (UTF-16 bytes put into a JSON string)
-// or Go's \x00 (an error message that quotes the body), so a text
-// redacted after it was rendered is covered too.
+// page) carries an ASCII key as its bytes interleaved with NULs, which
+// none of the text forms match. Text that passes such bytes on reads each
+// as a Latin-1 character (latin1Forms): raw, as the UTF-8 of that
+// character, or escaped, so a JSON string or an error message quoting the
+// body holds the key too.
 func utf16Units(key string, bigEndian bool) []unit {
 	var out []unit
 	for _, cu := range utf16.Encode([]rune(key)) {
@@ -152,24 +152,36 @@ func b2i(b bool) int {
 	return 0
 }
 
-// utf16Unit lists the forms of one UTF-16 code unit.
+// utf16Unit lists the forms of one UTF-16 code unit: every form of its
+// first byte followed by every form of its second.
 func utf16Unit(cu uint16, bigEndian bool) unit {
-	lo, hi := byte(cu), byte(cu>>8)
-	raw := string([]byte{lo, hi})
+	first, second := byte(cu), byte(cu>>8)
 	if bigEndian {
-		raw = string([]byte{hi, lo})
+		first, second = second, first
 	}
-	u := unit{{s: raw}}
-	if hi == 0 && lo < utf8.RuneSelf {
-		for _, nul := range []string{`\u0000`, `\x00`} {
-			if bigEndian {
-				u = append(u, alt{s: nul + string(lo)})
-			} else {
-				u = append(u, alt{s: string(lo) + nul})
-			}
+	var u unit
+	for _, a := range latin1Forms(first) {
+		for _, b := range latin1Forms(second) {
+			u = append(u, alt{s: a + b})
 		}
 	}
 	return u
+}
+
+// latin1Forms are the ways a text writes the byte b of a UTF-16 body: the
+// byte itself, the Latin-1 character b in UTF-8, and its escapes: JSON's
+// \u00XX (either hex case; a JSON encoder writes a NUL so, an ASCII-only
+// one every byte past 0x7f) and Go's \x00 for a NUL in a quoted message.
+// An ASCII character is also written as itself.
+func latin1Forms(b byte) []string {
+	out := []string{string([]byte{b})}
+	switch {
+	case b == 0:
+		return append(out, `\u0000`, `\x00`)
+	case b >= utf8.RuneSelf:
+		out = append(out, string(rune(b)), fmt.Sprintf(`\u%04x`, b), fmt.Sprintf(`\u%04X`, b))
+	}
+	return out
 }
 
 // byteUnit is a byte that is not valid UTF-8: JSON cannot carry it, a URL
@@ -330,9 +342,9 @@ func (s *altSet) add(v string) {
 // guarantees to find: raw, JSON-escaped (Go, PHP, all-\u in both hex
 // cases, and escaped twice), URL-encoded (query, path, all-%XX in both
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
-// raw, and PHP-escaped), hex (both cases), and for a key of ASCII
-// characters UTF-16 (both byte orders, the NULs raw or as \u0000). Tests
-// and the fuzz target check that no output holds any of them.
+// raw, and PHP-escaped), hex (both cases), and UTF-16 (both byte orders,
+// its bytes as Latin-1 characters, the NULs raw or as \u0000). Tests and
+// the fuzz target check that no output holds any of them.
 func Forms(key string) []string {
 	quoted := regexp.QuoteMeta(key)
 	b := []byte(key)
@@ -357,11 +369,8 @@ func Forms(key string) []string {
 		base64.RawURLEncoding.EncodeToString(b),
 		phpString(base64.StdEncoding.EncodeToString(b)),
 	}
-	if isASCII(key) {
-		// UTF-16 of a key of other characters is not UTF-8, which the
-		// texts these forms are planted in must be.
-		forms = append(forms, utf16Text(key, false, "\x00"), utf16Text(key, true, "\x00"),
-			utf16Text(key, false, `\u0000`), utf16Text(key, true, `\u0000`))
+	for _, be := range []bool{false, true} {
+		forms = append(forms, utf16Text(key, be, "\x00"), utf16Text(key, be, `\u0000`))
 	}
 	seen := map[string]bool{}
 	out := forms[:0]
@@ -374,28 +383,26 @@ func Forms(key string) []string {
 	return out
 }
 
-// utf16Text writes the ASCII key in UTF-16, each NUL byte as nul.
+// utf16Text writes key in UTF-16 as a text that passes its bytes on as
+// Latin-1 characters: each NUL as nul, every other byte as the UTF-8 of
+// its character (so the form is UTF-8, as the texts tests plant it in
+// must be).
 func utf16Text(key string, bigEndian bool, nul string) string {
 	var b strings.Builder
-	for i := 0; i < len(key); i++ {
+	for _, cu := range utf16.Encode([]rune(key)) {
+		first, second := byte(cu), byte(cu>>8)
 		if bigEndian {
-			b.WriteString(nul)
+			first, second = second, first
 		}
-		b.WriteByte(key[i])
-		if !bigEndian {
-			b.WriteString(nul)
+		for _, c := range []byte{first, second} {
+			if c == 0 {
+				b.WriteString(nul)
+			} else {
+				b.WriteRune(rune(c))
+			}
 		}
 	}
 	return b.String()
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // jsonString is the inside of the JSON string literal encoding/json writes
