@@ -49,8 +49,12 @@ func FuzzRedact(f *testing.F) {
 		if r.String(out) != out {
 			t.Fatalf("redacting twice changes %q", out)
 		}
+		// At most 64 chunks: appendAll redacts the whole text so far at
+		// each chunk as its oracle, so a text of thousands of bytes cut
+		// at every byte took seconds an input and the fuzzer took it for
+		// a hang; the seed picks where the cuts fall.
 		rng := rand.New(rand.NewPCG(seed>>32, seed))
-		streamed, masked := appendAll(t, r, split(rng, in, 1+rng.IntN(len(in))))
+		streamed, masked := appendAll(t, r, split(rng, in, 1+rng.IntN(min(len(in), 64))))
 		if !masked || leftover(streamed, key) != "" || r.Contains(streamed) {
 			t.Fatalf("streamed %q: masked %v, left %q", in, masked, streamed)
 		}
