@@ -100,7 +100,8 @@ func TestRedactMixedForms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, key := range testKeys {
 		r := mustNew(t, key)
-		for range 200 {
+		// 100 mixtures a key; FuzzRedact plants more in CI's fuzz pass.
+		for range 100 {
 			enc := encodeMixed(key, rng)
 			out := r.String("x " + enc + " y")
 			if strings.Contains(out, enc) || out != "x "+Mask+" y" {
