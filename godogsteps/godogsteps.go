@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -309,15 +308,22 @@ type state struct {
 // and opens the scenario's session; the conversation itself opens at the
 // first step that needs it.
 func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+	// Only agenttest's steps make the program: the team's own steps,
+	// registered next to ours, are godog's to run. Each step's text is
+	// matched against the definitions once, here.
+	ours := make(map[string]bool, len(p.Steps))
+	for _, ps := range p.Steps {
+		if st.steps.ours(ps.Text) {
+			ours[ps.Text] = true
+		}
+	}
 	// A scenario of the team's own steps alone is not agenttest's: no
 	// program to compile (it would have "no When or Then steps"), no
 	// session.
-	if !slices.ContainsFunc(p.Steps, func(ps *godog.Step) bool { return st.steps.ours(ps.Text) }) {
+	if len(ours) == 0 {
 		return ctx, nil
 	}
-	// Only agenttest's steps make the program: the team's own steps,
-	// registered next to ours, are godog's to run.
-	sc, diags := st.steps.doc(p.Uri).CompileSteps(p.Uri, p, st.steps.ours)
+	sc, diags := st.steps.doc(p.Uri).CompileSteps(p.Uri, p, func(text string) bool { return ours[text] })
 	if diags.HasErrors() {
 		return ctx, diagError(diags)
 	}
@@ -325,9 +331,10 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 		return ctx, godog.ErrSkip
 	}
 	st.sc = sc
+	// The program holds one step per step of ours, in order.
 	st.index = make(map[string]int, len(p.Steps))
 	for _, ps := range p.Steps {
-		if st.steps.ours(ps.Text) {
+		if ours[ps.Text] {
 			st.index[ps.Id] = len(st.index)
 		}
 	}
