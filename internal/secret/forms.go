@@ -155,17 +155,23 @@ func b2i(b bool) int {
 // utf16Unit lists the forms of one UTF-16 code unit: every form of its
 // first byte followed by every form of its second.
 func utf16Unit(cu uint16, bigEndian bool) unit {
-	first, second := byte(cu), byte(cu>>8)
-	if bigEndian {
-		first, second = second, first
-	}
+	pair := utf16Bytes(cu, bigEndian)
 	var u unit
-	for _, a := range latin1Forms(first) {
-		for _, b := range latin1Forms(second) {
+	for _, a := range latin1Forms(pair[0]) {
+		for _, b := range latin1Forms(pair[1]) {
 			u = append(u, alt{s: a + b})
 		}
 	}
 	return u
+}
+
+// utf16Bytes are the two bytes of the code unit cu in the byte order
+// asked for.
+func utf16Bytes(cu uint16, bigEndian bool) [2]byte {
+	if bigEndian {
+		return [2]byte{byte(cu >> 8), byte(cu)}
+	}
+	return [2]byte{byte(cu), byte(cu >> 8)}
 }
 
 // latin1Forms are the ways a text writes the byte b of a UTF-16 body: the
@@ -390,11 +396,7 @@ func Forms(key string) []string {
 func utf16Text(key string, bigEndian bool, nul string) string {
 	var b strings.Builder
 	for _, cu := range utf16.Encode([]rune(key)) {
-		first, second := byte(cu), byte(cu>>8)
-		if bigEndian {
-			first, second = second, first
-		}
-		for _, c := range []byte{first, second} {
+		for _, c := range utf16Bytes(cu, bigEndian) {
 			if c == 0 {
 				b.WriteString(nul)
 			} else {
