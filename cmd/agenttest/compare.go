@@ -228,11 +228,15 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	if err := prepareFiles(st, "compare", map[string]string{"--json": o.json, "--html": o.html}); err != nil {
+	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
+	inputs := []input{{"--config", o.config}, {"--rerun-failed", o.rerunFailed}}
+	for _, s := range sides {
+		inputs = append(inputs, input{"--" + s.label, s.report})
+	}
+	if err := prepareFiles(st, "compare", map[string]string{"--json": o.json, "--html": o.html}, inputs...); err != nil {
 		return err
 	}
 	started := now(st)
-	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
 	var problems []string
 	for _, s := range sides {
 		if s.kind != compare.KindReport {

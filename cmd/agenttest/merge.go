@@ -126,7 +126,14 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	if err := o.outputs.readDocsOf(st, res, "merge"); err != nil {
 		return err
 	}
-	if err := prepareFiles(st, "merge", files); err != nil {
+	var reads []input
+	for _, p := range paths {
+		reads = append(reads, input{"merge", p})
+	}
+	for _, p := range o.coverageFrom {
+		reads = append(reads, input{"--coverage-from", p})
+	}
+	if err := prepareFiles(st, "merge", files, reads...); err != nil {
 		return err
 	}
 

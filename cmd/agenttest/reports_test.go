@@ -290,3 +290,113 @@ func TestMergeOutputsMatchRun(t *testing.T) {
 		}
 	}
 }
+
+// A report path that names a file the command reads is refused before
+// anything is removed or run, and the file is left as it was. Before, a
+// hurried "run --json suites/booking.yaml" deleted the suite at the start
+// of the run, "run --rerun-failed r.json --json r.json" deleted the report
+// it was about to read (then said it did not exist), and a config whose
+// run section gave two reports one path lost one of them without a word.
+func TestReportPathNamesAnInput(t *testing.T) {
+	t.Parallel()
+	suite, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := filepath.Join(t.TempDir(), "prior.json")
+	newCLI(t, "testdata/pass", nil, "run", "--json", prior).expect(t, exitOK)
+	report, err := os.ReadFile(prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type testCase struct {
+		name string
+		// config is agenttest.yaml, none when empty.
+		config string
+		args   []string
+		want   string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		files := map[string][]byte{"suites/booking.yaml": suite, "prior.json": report}
+		if tc.config != "" {
+			files["agenttest.yaml"] = []byte(tc.config)
+		}
+		for name, data := range files {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := make([]string, len(tc.args))
+		for i, a := range tc.args {
+			args[i] = strings.ReplaceAll(a, "$DIR", dir)
+		}
+		newCLI(t, dir, nil, args...).expect(t, exitUsage, strings.ReplaceAll(tc.want, "$DIR", dir))
+		for name, data := range files {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || string(got) != string(data) {
+				t.Errorf("%s was removed or changed (err %v)", name, err)
+			}
+		}
+	}
+	cases := []testCase{
+		{
+			name: "a suite file",
+			args: []string{"run", "suites/booking.yaml", "--json", "suites/booking.yaml"},
+			want: "run: --json suites/booking.yaml: it is a .yaml file, not a report: the report would replace it; name another file",
+		},
+		{
+			name: "a suite file outside the selection",
+			args: []string{"run", "prior.json", "--rerun-failed", "prior.json", "--junit", "suites/booking.yaml"},
+			want: "--junit suites/booking.yaml: it is a .yaml file",
+		},
+		{
+			name:   "the config file read by default",
+			config: "run:\n  parallel: 2\n",
+			args:   []string{"run", "suites", "--cucumber", "./agenttest.yaml"},
+			want:   "run: --cucumber ./agenttest.yaml is the file --config reads",
+		},
+		{
+			name: "the report --rerun-failed reads",
+			args: []string{"run", "--rerun-failed", "prior.json", "--json", "./prior.json"},
+			want: "run: --json ./prior.json is the file --rerun-failed reads: name another file for the report",
+		},
+		{
+			name: "a report --coverage-from reads, named another way",
+			args: []string{"run", "suites", "--coverage-from", "prior.json", "--html", "$DIR/prior.json"},
+			want: "is the file --coverage-from reads",
+		},
+		{
+			name: "the baseline report of compare",
+			args: []string{"compare", "--baseline", "prior.json", "--candidate", "sandbox", "suites", "--json", "prior.json"},
+			want: "compare: --json prior.json is the file --baseline reads",
+		},
+		{
+			name: "a report merge reads, named another way",
+			args: []string{"merge", "prior.json", "--json", "$DIR/prior.json"},
+			want: "merge: --json $DIR/prior.json is the file merge reads",
+		},
+		{
+			name:   "two reports of the config file at one path",
+			config: "run:\n  json: out/r.json\n  junit: out/r.json\n",
+			args:   []string{"run", "suites"},
+			want:   "run: run.json of agenttest.yaml and run.junit of agenttest.yaml both write out/r.json",
+		},
+		{
+			name:   "a flag and the config file at one path",
+			config: "run:\n  junit: out/r.xml\n",
+			args:   []string{"run", "suites", "--json", "./out/r.xml"},
+			want:   "run: --json and run.junit of agenttest.yaml both write out/r.xml",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
