@@ -162,6 +162,11 @@ func (o *compareOptions) Validate() error {
 		if s.v == "" {
 			problems = append(problems, s.flag+" is required: an environment ("+strings.Join(reply.Envs, ", ")+"), target:NAME or a JSON report")
 		}
+		if strings.TrimSpace(s.v) == "target:" {
+			// "target:$TARGET" with the variable unset: without a name the
+			// side would run the default target, not the one meant.
+			problems = append(problems, s.flag+" "+s.v+" names no target: write target:NAME, with NAME a target of the config file")
+		}
 	}
 	if o.baseline != "" && o.baseline == o.candidate {
 		problems = append(problems, fmt.Sprintf("--baseline and --candidate are both %s: compare two different sides", o.baseline))
