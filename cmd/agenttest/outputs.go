@@ -150,6 +150,7 @@ func (o *outputs) readDocs(st *State, plan []*scenario.Suite) error {
 		if err != nil {
 			return fmt.Errorf("--cucumber: read %s: %w", s.Path, unwrapPath(err))
 		}
+		src = scenario.Text(src)
 		doc, pickles, err := scenario.Gherkin(s, src, newID)
 		if err != nil {
 			return fmt.Errorf("--cucumber: %w", err)

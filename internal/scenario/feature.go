@@ -33,7 +33,7 @@ func Steps() *steps.Library { return library }
 // `# language:` line may change it) and returns the document and its
 // pickles, with ids from newID. Parse errors are returned as they come.
 func parseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
-	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
+	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(Text(src)), gherkin.DefaultDialect, newID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,6 +47,7 @@ func parseFeature(path string, src []byte, newID func() string) (*messages.Gherk
 // like @agent:restaurant set the scenario's parameters. All problems are
 // reported at file:line:col; the suite is nil when any is an error.
 func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics) {
+	src = Text(src)
 	fl := &featureLoader{file: file, nodes: map[string]any{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -118,6 +119,7 @@ type FeatureDoc struct {
 // itself (Gherkin syntax) are returned as diagnostics; the document is nil
 // when there are any.
 func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagnostics) {
+	src = Text(src)
 	fl := featureLoader{file: uri, nodes: map[string]any{}}
 	defer func() {
 		if r := recover(); r != nil {
