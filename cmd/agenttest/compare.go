@@ -349,7 +349,7 @@ func (s *side) read(st *State) error {
 		return fmt.Errorf("--%s %s: not an environment (%s), target:NAME or a JSON report", s.label, s.spec, strings.Join(reply.Envs, ", "))
 	}
 	if err != nil {
-		return fmt.Errorf("--%s %s: %v", s.label, s.spec, err)
+		return fmt.Errorf("--%s %s", s.label, inFile(s.spec, err))
 	}
 	s.res, s.state = rep.Result, rep.Status
 	return nil

@@ -98,7 +98,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	for _, p := range paths {
 		rep, err := readReport(st, p)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			problems = append(problems, inFile(p, err))
 			continue
 		}
 		inputs = append(inputs, merge.Input{Name: p, Result: rep.Result})

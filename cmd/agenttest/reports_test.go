@@ -400,3 +400,61 @@ func TestReportPathNamesAnInput(t *testing.T) {
 		})
 	}
 }
+
+// Every command that reads JSON reports says what is wrong with one that
+// is malformed at its file:line:col, in JSON's terms: before, a file of
+// another tool said "json: cannot unmarshal string into Go struct field
+// jsonDoc.run of type report.jsonRun" (history even printed a whole Go
+// struct type), a truncated one "unexpected EOF" and an empty one "EOF",
+// none of them where.
+func TestMalformedJSONReports(t *testing.T) {
+	t.Parallel()
+	commands := [][]string{
+		{"gate"}, {"merge"}, {"history"}, {"coverage"},
+		{"run", "--rerun-failed"},
+		{"compare", "--candidate", "sandbox", "--baseline"},
+		{"run", "--coverage-from"},
+	}
+	type testCase struct {
+		name, data string
+		// want follows "agenttest: CMD: [FLAG ]bad.json".
+		want string
+		// notRerun leaves out run --rerun-failed, which reads only the
+		// members it needs.
+		notRerun bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range commands {
+			if tc.notRerun && cmd[len(cmd)-1] == "--rerun-failed" {
+				continue
+			}
+			c := newCLI(t, dir, nil, append(cmd, "bad.json")...)
+			out := c.expect(t, exitUsage, "bad.json"+tc.want)
+			for _, bad := range []string{"Go struct", "Go value", "jsonDoc", "report.", "EOF"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("%s: output shows %q:\n%s", cmd[0], bad, out)
+				}
+			}
+		}
+	}
+	const head = `{"schema": "agenttest/result/v1", `
+	for _, tc := range []testCase{
+		{name: "empty", data: "\n", want: ": not a JSON report: the file is empty"},
+		{name: "truncated", data: head + "\n  \"files\": [{\"path\": \"a", want: ":2:24: not a JSON report: the file ends inside a JSON value (cut short?)"},
+		{name: "not JSON", data: "module x\n", want: ":1:1: not a JSON report: invalid character 'm' looking for beginning of value"},
+		{name: "another tool's array", data: `[{"file": "x"}]`, want: ":1:1: not a JSON report: the file holds an array, where an agenttest report is an object"},
+		{name: "a schema that is no string", data: `{"schema": 1}`, want: ":1:12: not a JSON report: schema is a number, where an agenttest report has a string"},
+		{name: "a member of the wrong type", data: head + "\n\"files\": [{\"cases\": [{\"status\": true}]}]}", want: ":2:33: not a JSON report: files.cases.status is a boolean, where an agenttest report has a string"},
+		{name: "a string for an object", data: head + `"run": "x\"y"}`, want: ":1:42: not a JSON report: run is a string, where an agenttest report has an object",
+			notRerun: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
