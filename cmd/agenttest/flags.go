@@ -244,8 +244,14 @@ func (f *flags) parse(args []string) ([]string, error) {
 		fl := f.fs.Lookup(name)
 		if fl == nil {
 			msg := "unknown flag " + written
-			if s := diag.Suggest(name, f.names()); s != "" {
-				msg += fmt.Sprintf(" (did you mean --%s?)", s)
+			// One letter is near every other one: -x suggested -v,
+			// and spelt it --v, as no help writes it.
+			if s := diag.Suggest(name, f.names()); s != "" && len(name) > 1 {
+				dashes := "--"
+				if len(s) == 1 {
+					dashes = "-"
+				}
+				msg += fmt.Sprintf(" (did you mean %s%s?)", dashes, s)
 			}
 			return nil, f.usageError(msg)
 		}

@@ -205,6 +205,20 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
 		},
 		{
+			name:   "one unknown letter suggests nothing",
+			dir:    "testdata/pass",
+			args:   []string{"run", "-x"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: unknown flag -x\nRun 'agenttest help run' for usage.\n"},
+		},
+		{
+			name:   "a one-letter flag is suggested as written",
+			dir:    "testdata/pass",
+			args:   []string{"merge", "-vv", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: merge: unknown flag -vv (did you mean -v?)\n"},
+		},
+		{
 			name:   "a flag without its value",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--tags"},
