@@ -231,7 +231,7 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if err := o.Validate(); err != nil {
-		return err
+		return o.flags.attribute(err)
 	}
 	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
 	inputs := []input{{"--config", o.config}, {"--rerun-failed", o.rerunFailed}}

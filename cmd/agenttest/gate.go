@@ -106,7 +106,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
 	if len(problems) > 0 {
-		return usageProblems("gate", problems...)
+		return f.attribute(usageProblems("gate", problems...))
 	}
 	ev, err := readEvidence(st, o.report)
 	if err != nil {

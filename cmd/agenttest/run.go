@@ -314,7 +314,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if err := o.Validate(); err != nil {
-		return err
+		return fl.attribute(err)
 	}
 	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
 		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
