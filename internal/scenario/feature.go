@@ -57,7 +57,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	}()
 	doc, pickles, err := parseFeature(file, src, (&messages.Incrementing{}).NewId)
 	if err != nil {
-		fl.parseErrors(err)
+		fl.parseErrors(err, src)
 		return nil, finish(fl.diags, src)
 	}
 	if doc.Feature == nil {
@@ -128,7 +128,7 @@ func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagno
 	}()
 	gdoc, pickles, err := parseFeature(uri, src, (&messages.Incrementing{}).NewId)
 	if err != nil {
-		fl.parseErrors(err)
+		fl.parseErrors(err, src)
 		return nil, finish(fl.diags, src)
 	}
 	if gdoc.Feature != nil {
@@ -263,7 +263,7 @@ var parseLine = regexp.MustCompile(`^\((\d+):(\d+)\): (.*)$`)
 
 // parseErrors turns the parser's error (an unexported list type) into
 // diagnostics, one per line it holds.
-func (fl *featureLoader) parseErrors(err error) {
+func (fl *featureLoader) parseErrors(err error, src []byte) {
 	found := false
 	for _, line := range strings.Split(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
@@ -272,13 +272,41 @@ func (fl *featureLoader) parseErrors(err error) {
 		}
 		ln, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
-		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: fl.file, Line: ln, Col: col},
-			Message: "invalid Gherkin: " + m[3]})
+		d := diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: fl.file, Line: ln, Col: max(col, 1)},
+			Message: "invalid Gherkin: " + m[3]}
+		if strings.HasPrefix(m[3], "unexpected end of file") && strings.Contains(m[3], "#DocStringSeparator") {
+			// Gherkin says where the file ends (column 0), not which
+			// doc string it ends in.
+			if at, delim := openDocString(src); at.Line > 0 {
+				d.Pos.Line, d.Pos.Col = at.Line, at.Col
+				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
+			}
+		}
+		fl.diags = fl.diags.Append(d)
 		found = true
 	}
 	if !found {
 		fl.diags = fl.diags.Errorf(diag.Pos{File: fl.file}, "invalid Gherkin: %v", err)
 	}
+}
+
+// openDocString returns the line and column of the separator (""" or
+// ```) of the doc string that src leaves open at its end, and the
+// separator; a zero line when none is open. A separator opens a doc string
+// on a line of its own (a media type may follow it) and the same
+// separator alone closes it; what lies between is text.
+func openDocString(src []byte) (at diag.Pos, delim string) {
+	for i, line := range strings.Split(string(src), "\n") {
+		text := strings.TrimSpace(line)
+		switch {
+		case delim == "" && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
+			delim = text[:3]
+			at = diag.Pos{Line: i + 1, Col: utf8.RuneCountInString(line[:strings.Index(line, delim)]) + 1}
+		case delim != "" && text == delim:
+			delim, at = "", diag.Pos{}
+		}
+	}
+	return at, delim
 }
 
 // index records every node a pickle can point at.
