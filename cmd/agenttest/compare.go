@@ -162,6 +162,11 @@ func (o *compareOptions) Validate() error {
 		if s.v == "" {
 			problems = append(problems, s.flag+" is required: an environment ("+strings.Join(reply.Envs, ", ")+"), target:NAME or a JSON report")
 		}
+		if strings.TrimSpace(s.v) == "target:" {
+			// "target:$TARGET" with the variable unset: without a name the
+			// side would run the default target, not the one meant.
+			problems = append(problems, s.flag+" "+s.v+" names no target: write target:NAME, with NAME a target of the config file")
+		}
 	}
 	if o.baseline != "" && o.baseline == o.candidate {
 		problems = append(problems, fmt.Sprintf("--baseline and --candidate are both %s: compare two different sides", o.baseline))
@@ -226,13 +231,17 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if err := o.Validate(); err != nil {
-		return err
+		return o.flags.attribute(err)
 	}
-	if err := prepareFiles(st, "compare", map[string]string{"--json": o.json, "--html": o.html}); err != nil {
+	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
+	inputs := []input{{"--config", o.config}, {"--rerun-failed", o.rerunFailed}}
+	for _, s := range sides {
+		inputs = append(inputs, input{"--" + s.label, s.report})
+	}
+	if err := prepareFiles(st, "compare", map[string]string{"--json": o.json, "--html": o.html}, inputs...); err != nil {
 		return err
 	}
 	started := now(st)
-	sides := []*side{{sideSpec: parseSide("baseline", o.baseline)}, {sideSpec: parseSide("candidate", o.candidate)}}
 	var problems []string
 	for _, s := range sides {
 		if s.kind != compare.KindReport {
@@ -340,7 +349,7 @@ func (s *side) read(st *State) error {
 		return fmt.Errorf("--%s %s: not an environment (%s), target:NAME or a JSON report", s.label, s.spec, strings.Join(reply.Envs, ", "))
 	}
 	if err != nil {
-		return fmt.Errorf("--%s %s: %v", s.label, s.spec, err)
+		return fmt.Errorf("--%s %s", s.label, inFile(s.spec, err))
 	}
 	s.res, s.state = rep.Result, rep.Status
 	return nil

@@ -251,6 +251,8 @@ func TestCompareExitCodes(t *testing.T) {
 		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live"},
 		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report"},
 		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json"},
+		// target:$TARGET with the variable unset ran the default target.
+		{"target: without a name", []string{"--baseline", "live", "--candidate", "target:"}, "--candidate target: names no target: write target:NAME"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

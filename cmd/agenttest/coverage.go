@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/result"
@@ -49,7 +48,7 @@ func cmdCoverage(_ context.Context, st *State, args []string) error {
 	for _, p := range paths {
 		rep, err := readReport(st, p)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			problems = append(problems, inFile(p, err))
 			continue
 		}
 		u.Merge(coverage.FromReport(rep.Coverage))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,8 @@ type flags struct {
 	problems []string
 	// fromEnv names the flags whose value came from the environment.
 	fromEnv map[string]bool
+	// envNames maps a flag to the variable that gave its value.
+	envNames map[string]string
 	// aliases maps a long flag name to its one-letter alias.
 	aliases map[string]string
 }
@@ -35,7 +38,7 @@ func newFlags(st *State, cmd, usage string) *flags {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flags{fs: fs, st: st, cmd: cmd, usage: usage, fromEnv: map[string]bool{}}
+	return &flags{fs: fs, st: st, cmd: cmd, usage: usage, fromEnv: map[string]bool{}, envNames: map[string]string{}}
 }
 
 // env returns the environment default of a flag, if any.
@@ -48,7 +51,61 @@ func (f *flags) env(name, envName string) (string, bool) {
 		return "", false
 	}
 	f.fromEnv[name] = true
+	f.envNames[name] = envName
 	return v, true
+}
+
+// attribute names, after each problem of err about flags that the
+// command line did not give, the variables that set them: "run:
+// --parallel must be at least 1, got 0 (set by AGENTTEST_PARALLEL)", for
+// a job whose command line has no --parallel to fix. Values are not
+// repeated: some variables hold secrets (AGENTTEST_WEBHOOK_SECRET).
+func (f *flags) attribute(err error) error {
+	var e *exitError
+	if !errors.As(err, &e) || e.code != exitUsage {
+		return err
+	}
+	lines := strings.Split(e.msg, "\n")
+	changed := false
+	for i, line := range lines {
+		rest, ok := strings.CutPrefix(line, f.cmd+": ")
+		if !ok {
+			continue
+		}
+		var envs []string
+		for _, word := range strings.Fields(rest) {
+			name, ok := strings.CutPrefix(word, "--")
+			if !ok {
+				continue
+			}
+			if j := strings.IndexAny(name, ":=,;)"); j >= 0 {
+				name = name[:j]
+			}
+			env := f.envNames[name]
+			if env != "" && !f.onCommandLine(name) && !strings.Contains(line, env) && !slices.Contains(envs, env) {
+				envs = append(envs, env)
+			}
+		}
+		if len(envs) > 0 {
+			lines[i] += " (set by " + strings.Join(envs, ", ") + ")"
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return &exitError{code: e.code, msg: strings.Join(lines, "\n"), hint: e.hint}
+}
+
+// onCommandLine says whether the command line gave the flag name.
+func (f *flags) onCommandLine(name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			set = true
+		}
+	})
+	return set
 }
 
 func withEnv(usage, envName string) string {
@@ -244,8 +301,14 @@ func (f *flags) parse(args []string) ([]string, error) {
 		fl := f.fs.Lookup(name)
 		if fl == nil {
 			msg := "unknown flag " + written
-			if s := diag.Suggest(name, f.names()); s != "" {
-				msg += fmt.Sprintf(" (did you mean --%s?)", s)
+			// One letter is near every other one: -x suggested -v,
+			// and spelt it --v, as no help writes it.
+			if s := diag.Suggest(name, f.names()); s != "" && len(name) > 1 {
+				dashes := "--"
+				if len(s) == 1 {
+					dashes = "-"
+				}
+				msg += fmt.Sprintf(" (did you mean %s%s?)", dashes, s)
 			}
 			return nil, f.usageError(msg)
 		}
@@ -306,16 +369,7 @@ func valueProblem(fl *flag.Flag, err error) string {
 // isSet says whether a flag was given on the command line or by its
 // environment variable; config defaults apply only to flags that were not.
 func (f *flags) isSet(name string) bool {
-	if f.fromEnv[name] {
-		return true
-	}
-	set := false
-	f.fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == name {
-			set = true
-		}
-	})
-	return set
+	return f.fromEnv[name] || f.onCommandLine(name)
 }
 
 // help renders the --help text: the command's usage, then its flags in

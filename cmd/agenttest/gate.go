@@ -106,7 +106,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
 	if len(problems) > 0 {
-		return usageProblems("gate", problems...)
+		return f.attribute(usageProblems("gate", problems...))
 	}
 	ev, err := readEvidence(st, o.report)
 	if err != nil {
@@ -196,14 +196,20 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 	}
 	if json.Unmarshal(data, &head) == nil && head.Schema == compare.SchemaV1 {
 		c, err := compare.ReadJSON(bytes.NewReader(data))
+		if p := jsonProblem(data, err); p != nil {
+			err = p
+		}
 		if err != nil {
-			return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
+			return gate.Evidence{}, usageProblems("gate", inFile(path, err))
 		}
 		return gate.FromComparison(path, c), nil
 	}
 	rep, err := report.ReadJSON(bytes.NewReader(data))
+	if p := jsonProblem(data, err); p != nil {
+		err = p
+	}
 	if err != nil {
-		return gate.Evidence{}, usageProblems("gate", fmt.Sprintf("%s: %v", path, err))
+		return gate.Evidence{}, usageProblems("gate", inFile(path, err))
 	}
 	return gate.FromRun(path, rep.Result, rep.Status), nil
 }

@@ -51,6 +51,11 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 			continue
 		}
 		r, err := history.Read(p, data)
+		if jp := jsonProblem(data, err); jp != nil {
+			// history.Read names the file itself, but in Go's terms.
+			problems = append(problems, inFile(p, jp))
+			continue
+		}
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue

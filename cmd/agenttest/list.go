@@ -44,7 +44,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	problems = append(problems, f.problems...)
 	problems = append(problems, s.validate()...)
 	if len(problems) > 0 {
-		return usageProblems("list", problems...)
+		return f.attribute(usageProblems("list", problems...))
 	}
 	suites, skipped, err := s.load(st, st.Stderr, paths, len(pos) > 0)
 	if err != nil {

@@ -46,7 +46,7 @@ func (s sources) read(file string) []byte {
 	if err != nil {
 		return nil
 	}
-	return b
+	return scenario.Text(b)
 }
 
 // loadConfig reads the config file: --config when given (it must exist),

@@ -205,6 +205,20 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: list: unknown flag -bogus\n"},
 		},
 		{
+			name:   "one unknown letter suggests nothing",
+			dir:    "testdata/pass",
+			args:   []string{"run", "-x"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: unknown flag -x\nRun 'agenttest help run' for usage.\n"},
+		},
+		{
+			name:   "a one-letter flag is suggested as written",
+			dir:    "testdata/pass",
+			args:   []string{"merge", "-vv", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: merge: unknown flag -vv (did you mean -v?)\n"},
+		},
+		{
 			name:   "a flag without its value",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--tags"},
@@ -232,6 +246,32 @@ func TestExitCodes(t *testing.T) {
 			env:    map[string]string{"AGENTTEST_PARALLEL": "many"},
 			code:   exitUsage,
 			stderr: []string{`AGENTTEST_PARALLEL="many" is not an integer`},
+		},
+		{
+			// A job's command line has no --parallel to fix.
+			name:   "a bad value from the environment names its variable",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_PARALLEL": "0", "AGENTTEST_JSON": "r.json", "AGENTTEST_JUNIT": "./r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --parallel must be at least 1, got 0 (set by AGENTTEST_PARALLEL)\n", "agenttest: run: --json and --junit both write r.json (set by AGENTTEST_JSON, AGENTTEST_JUNIT)\n"},
+		},
+		{
+			name:   "the command line wins over the variable",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--shard", "3/2"},
+			env:    map[string]string{"AGENTTEST_SHARD": "1/2"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: --shard \"3/2\": want 1 <= K <= N, e.g. 2/4 for the second of four shards\n"},
+			absent: []string{"set by"},
+		},
+		{
+			name:   "gate names the variable too",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "r.json"},
+			env:    map[string]string{"AGENTTEST_MAX_AGE": "-1h"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: --max-age must be positive, got -1h0m0s (set by AGENTTEST_MAX_AGE)\n"},
 		},
 		{
 			name:   "invalid suite file",

@@ -98,7 +98,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	for _, p := range paths {
 		rep, err := readReport(st, p)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", p, err))
+			problems = append(problems, inFile(p, err))
 			continue
 		}
 		inputs = append(inputs, merge.Input{Name: p, Result: rep.Result})
@@ -126,7 +126,14 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	if err := o.outputs.readDocsOf(st, res, "merge"); err != nil {
 		return err
 	}
-	if err := prepareFiles(st, "merge", files); err != nil {
+	var reads []input
+	for _, p := range paths {
+		reads = append(reads, input{"merge", p})
+	}
+	for _, p := range o.coverageFrom {
+		reads = append(reads, input{"--coverage-from", p})
+	}
+	if err := prepareFiles(st, "merge", files, reads...); err != nil {
 		return err
 	}
 

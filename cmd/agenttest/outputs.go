@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	messages "github.com/cucumber/messages/go/v21"
 
@@ -75,7 +79,7 @@ func (o *outputs) readCoverageFrom(st *State, cmd string) error {
 	for _, name := range o.coverageFrom {
 		rep, err := readReport(st, name)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("--coverage-from %s: %v", name, err))
+			problems = append(problems, "--coverage-from "+inFile(name, err))
 			continue
 		}
 		o.universe.Merge(coverage.Observed(rep.Result))
@@ -93,7 +97,154 @@ func readReport(st *State, name string) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.ReadJSON(bytes.NewReader(data))
+	rep, err := report.ReadJSON(bytes.NewReader(data))
+	if p := jsonProblem(data, err); p != nil {
+		return nil, p
+	}
+	return rep, err
+}
+
+// atPos is a problem at a line and column of a file named on the command
+// line; inFile puts the file's name before them.
+type atPos struct {
+	line, col int
+	err       error
+}
+
+func (e *atPos) Error() string { return fmt.Sprintf("%d:%d: %v", e.line, e.col, e.err) }
+func (e *atPos) Unwrap() error { return e.err }
+
+// inFile says err of the file named path: "path:line:col: ..." when err
+// has a position, else "path: ...".
+func inFile(path string, err error) string {
+	var p *atPos
+	if errors.As(err, &p) {
+		return fmt.Sprintf("%s:%d:%d: %v", path, p.line, p.col, p.err)
+	}
+	return fmt.Sprintf("%s: %v", path, err)
+}
+
+// jsonProblem words err, the error of a reader decoding the JSON report
+// data, for whoever named the file: where it went wrong, in JSON's terms
+// ("run is a string, where an agenttest report has an object"), not Go's
+// ("cannot unmarshal string into Go struct field jsonDoc.run of type
+// report.jsonRun"), and an empty or truncated file as such. It is nil
+// when err is not a decoding error (a wrong schema says so already).
+func jsonProblem(data []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return errors.New("not a JSON report: the file is empty")
+	case errors.As(err, &typ):
+		line, col := lineCol(data, valueStart(data, typ.Offset))
+		msg := fmt.Sprintf("the file holds %s, where an agenttest report is an object", jsonValue(typ.Value))
+		if field := jsonField(typ.Field); field != "" {
+			msg = fmt.Sprintf("%s is %s, where an agenttest report has %s", field, jsonValue(typ.Value), jsonKind(typ.Type))
+		}
+		return &atPos{line, col, errors.New("not a JSON report: " + msg)}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &syn) && syn.Offset >= int64(len(data)):
+		line, col := lineCol(data, int64(len(data)))
+		return &atPos{line, col, errors.New("not a JSON report: the file ends inside a JSON value (cut short?)")}
+	case errors.As(err, &syn):
+		line, col := lineCol(data, syn.Offset-1)
+		return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}
+	}
+	return nil
+}
+
+// valueStart is the offset of the first byte of the value an
+// UnmarshalTypeError found, given its Offset: just past the opening [ or
+// { of an array or object, just past the end of a string, number,
+// boolean or null.
+func valueStart(data []byte, off int64) int64 {
+	off = max(0, min(off, int64(len(data))))
+	if off == 0 {
+		return 0
+	}
+	end := off - 1
+	switch data[end] {
+	case '[', '{':
+		return end
+	case '"':
+		for i := end - 1; i >= 0; i-- {
+			if data[i] != '"' {
+				continue
+			}
+			n := 0 // backslashes before it: an even number leaves it unescaped
+			for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
+				n++
+			}
+			if n%2 == 0 {
+				return i
+			}
+		}
+		return end
+	}
+	i := end
+	for i > 0 && !strings.ContainsRune(" \t\r\n:,[", rune(data[i-1])) {
+		i--
+	}
+	return i
+}
+
+// jsonField is the dotted path of the member an UnmarshalTypeError names,
+// without the names of Go types encoding/json puts in it for embedded
+// structs ("files.cases.jsonCase.status"): every member of a report is
+// lower case.
+func jsonField(f string) string {
+	var out []string
+	for _, part := range strings.Split(f, ".") {
+		if part != "" && strings.ToLower(part) == part {
+			out = append(out, part)
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// lineCol is the line and column (in characters) of byte offset off of
+// data, both from 1.
+func lineCol(data []byte, off int64) (line, col int) {
+	off = max(0, min(off, int64(len(data))))
+	before := data[:off]
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[start:]) + 1
+}
+
+// jsonValue names the JSON value an UnmarshalTypeError found ("string",
+// "number -1", "array").
+func jsonValue(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + kind
+}
+
+// jsonKind names the JSON value a Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a number"
 }
 
 // readArg reads a file named on the command line: as given, anywhere
@@ -150,6 +301,7 @@ func (o *outputs) readDocs(st *State, plan []*scenario.Suite) error {
 		if err != nil {
 			return fmt.Errorf("--cucumber: read %s: %w", s.Path, unwrapPath(err))
 		}
+		src = scenario.Text(src)
 		doc, pickles, err := scenario.Gherkin(s, src, newID)
 		if err != nil {
 			return fmt.Errorf("--cucumber: %w", err)

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/agenttest/agenttest/internal/config"
 )
 
 // prepareReportIn returns the State.PrepareReport of a process whose
@@ -19,6 +22,12 @@ func prepareReportIn(dir string) func(string) error {
 		switch {
 		case err == nil && fi.IsDir():
 			return errors.New("it is a directory; name a file, e.g. reports/junit.xml")
+		case err == nil && fi.Mode().IsRegular() && authored(name):
+			// agenttest writes no YAML or Gherkin: a file of that kind at
+			// a report path is a suite, the config file or a CI job, and
+			// removing it (or writing over it at the end) would destroy
+			// what the user wrote ("run --json suites/booking.yaml").
+			return fmt.Errorf("it is a %s file, not a report: the report would replace it; name another file", filepath.Ext(name))
 		case err == nil && !fi.Mode().IsRegular():
 			// A device or a pipe (/dev/stdout) is written in place, once
 			// the run is over: opening a pipe now would block until a
@@ -43,6 +52,71 @@ func prepareReportIn(dir string) func(string) error {
 		}
 		return canCreateIn(dir)
 	}
+}
+
+// authored says whether name is a kind of file agenttest reads and never
+// writes: a YAML file (suites, agenttest.yaml) or a Gherkin feature.
+func authored(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".feature":
+		return true
+	}
+	return false
+}
+
+// input is a file a command reads, named by the flag (or the role) that
+// gave it: a report path naming it would remove it before it is read, or
+// write over it.
+type input struct {
+	flag, path string
+}
+
+// overwrittenInputs returns a problem for each report path (flag to path)
+// that names one of the inputs of the command, in the order of the report
+// flags: "run --rerun-failed r.json --json r.json" would remove the report
+// it is about to read. Two names are one file when they are the same path
+// or, both existing, the same file (a ./ prefix, an absolute path, a link).
+func overwrittenInputs(st *State, files map[string]string, inputs []input) []string {
+	var problems []string
+	for _, flag := range reportFlags {
+		path := files[flag]
+		if path == "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in.path != "" && sameFile(st, path, in.path) {
+				problems = append(problems, fmt.Sprintf("%s %s is the file %s reads: name another file for the report", flag, path, in.flag))
+				break
+			}
+		}
+	}
+	return problems
+}
+
+// cfgPath is the path of the config file read, "" when none was.
+func cfgPath(cfg *config.File) string {
+	if cfg == nil {
+		return ""
+	}
+	return cfg.Path
+}
+
+// reportFlags are the flags of report files, in the order their problems
+// are said.
+var reportFlags = []string{"--junit", "--json", "--html", "--cucumber"}
+
+// sameFile says whether the names a and b (as given on the command line)
+// are one file.
+func sameFile(st *State, a, b string) bool {
+	if argPath(a) == argPath(b) {
+		return true
+	}
+	if st.FS == nil {
+		return false
+	}
+	fa, errA := fs.Stat(st.FS, argPath(a))
+	fb, errB := fs.Stat(st.FS, argPath(b))
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // canCreateIn checks that a report can be created in dir the way it will

@@ -290,3 +290,171 @@ func TestMergeOutputsMatchRun(t *testing.T) {
 		}
 	}
 }
+
+// A report path that names a file the command reads is refused before
+// anything is removed or run, and the file is left as it was. Before, a
+// hurried "run --json suites/booking.yaml" deleted the suite at the start
+// of the run, "run --rerun-failed r.json --json r.json" deleted the report
+// it was about to read (then said it did not exist), and a config whose
+// run section gave two reports one path lost one of them without a word.
+func TestReportPathNamesAnInput(t *testing.T) {
+	t.Parallel()
+	suite, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := filepath.Join(t.TempDir(), "prior.json")
+	newCLI(t, "testdata/pass", nil, "run", "--json", prior).expect(t, exitOK)
+	report, err := os.ReadFile(prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type testCase struct {
+		name string
+		// config is agenttest.yaml, none when empty.
+		config string
+		args   []string
+		want   string
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		files := map[string][]byte{"suites/booking.yaml": suite, "prior.json": report}
+		if tc.config != "" {
+			files["agenttest.yaml"] = []byte(tc.config)
+		}
+		for name, data := range files {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := make([]string, len(tc.args))
+		for i, a := range tc.args {
+			args[i] = strings.ReplaceAll(a, "$DIR", dir)
+		}
+		newCLI(t, dir, nil, args...).expect(t, exitUsage, strings.ReplaceAll(tc.want, "$DIR", dir))
+		for name, data := range files {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || string(got) != string(data) {
+				t.Errorf("%s was removed or changed (err %v)", name, err)
+			}
+		}
+	}
+	cases := []testCase{
+		{
+			name: "a suite file",
+			args: []string{"run", "suites/booking.yaml", "--json", "suites/booking.yaml"},
+			want: "run: --json suites/booking.yaml: it is a .yaml file, not a report: the report would replace it; name another file",
+		},
+		{
+			name: "a suite file outside the selection",
+			args: []string{"run", "prior.json", "--rerun-failed", "prior.json", "--junit", "suites/booking.yaml"},
+			want: "--junit suites/booking.yaml: it is a .yaml file",
+		},
+		{
+			name:   "the config file read by default",
+			config: "run:\n  parallel: 2\n",
+			args:   []string{"run", "suites", "--cucumber", "./agenttest.yaml"},
+			want:   "run: --cucumber ./agenttest.yaml is the file --config reads",
+		},
+		{
+			name: "the report --rerun-failed reads",
+			args: []string{"run", "--rerun-failed", "prior.json", "--json", "./prior.json"},
+			want: "run: --json ./prior.json is the file --rerun-failed reads: name another file for the report",
+		},
+		{
+			name: "a report --coverage-from reads, named another way",
+			args: []string{"run", "suites", "--coverage-from", "prior.json", "--html", "$DIR/prior.json"},
+			want: "is the file --coverage-from reads",
+		},
+		{
+			name: "the baseline report of compare",
+			args: []string{"compare", "--baseline", "prior.json", "--candidate", "sandbox", "suites", "--json", "prior.json"},
+			want: "compare: --json prior.json is the file --baseline reads",
+		},
+		{
+			name: "a report merge reads, named another way",
+			args: []string{"merge", "prior.json", "--json", "$DIR/prior.json"},
+			want: "merge: --json $DIR/prior.json is the file merge reads",
+		},
+		{
+			name:   "two reports of the config file at one path",
+			config: "run:\n  json: out/r.json\n  junit: out/r.json\n",
+			args:   []string{"run", "suites"},
+			want:   "run: run.json of agenttest.yaml and run.junit of agenttest.yaml both write out/r.json",
+		},
+		{
+			name:   "a flag and the config file at one path",
+			config: "run:\n  junit: out/r.xml\n",
+			args:   []string{"run", "suites", "--json", "./out/r.xml"},
+			want:   "run: --json and run.junit of agenttest.yaml both write out/r.xml",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
+
+// Every command that reads JSON reports says what is wrong with one that
+// is malformed at its file:line:col, in JSON's terms: before, a file of
+// another tool said "json: cannot unmarshal string into Go struct field
+// jsonDoc.run of type report.jsonRun" (history even printed a whole Go
+// struct type), a truncated one "unexpected EOF" and an empty one "EOF",
+// none of them where.
+func TestMalformedJSONReports(t *testing.T) {
+	t.Parallel()
+	commands := [][]string{
+		{"gate"}, {"merge"}, {"history"}, {"coverage"},
+		{"run", "--rerun-failed"},
+		{"compare", "--candidate", "sandbox", "--baseline"},
+		{"run", "--coverage-from"},
+	}
+	type testCase struct {
+		name, data string
+		// want follows "agenttest: CMD: [FLAG ]bad.json".
+		want string
+		// notRerun leaves out run --rerun-failed, which reads only the
+		// members it needs.
+		notRerun bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range commands {
+			if tc.notRerun && cmd[len(cmd)-1] == "--rerun-failed" {
+				continue
+			}
+			c := newCLI(t, dir, nil, append(cmd, "bad.json")...)
+			out := c.expect(t, exitUsage, "bad.json"+tc.want)
+			for _, bad := range []string{"Go struct", "Go value", "jsonDoc", "report.", "EOF"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("%s: output shows %q:\n%s", cmd[0], bad, out)
+				}
+			}
+		}
+	}
+	const head = `{"schema": "agenttest/result/v1", `
+	for _, tc := range []testCase{
+		{name: "empty", data: "\n", want: ": not a JSON report: the file is empty"},
+		{name: "truncated", data: head + "\n  \"files\": [{\"path\": \"a", want: ":2:24: not a JSON report: the file ends inside a JSON value (cut short?)"},
+		{name: "not JSON", data: "module x\n", want: ":1:1: not a JSON report: invalid character 'm' looking for beginning of value"},
+		{name: "another tool's array", data: `[{"file": "x"}]`, want: ":1:1: not a JSON report: the file holds an array, where an agenttest report is an object"},
+		{name: "a schema that is no string", data: `{"schema": 1}`, want: ":1:12: not a JSON report: schema is a number, where an agenttest report has a string"},
+		{name: "a member of the wrong type", data: head + "\n\"files\": [{\"cases\": [{\"status\": true}]}]}", want: ":2:33: not a JSON report: files.cases.status is a boolean, where an agenttest report has a string"},
+		{name: "a string for an object", data: head + `"run": "x\"y"}`, want: ":1:42: not a JSON report: run is a string, where an agenttest report has an object",
+			notRerun: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}

@@ -290,6 +290,21 @@ func (o *runOptions) applyConfig(f *config.File, fl *flags) {
 	}
 }
 
+// reportSources maps each report path, after applyConfig, to where it
+// came from: its flag (or variable), or the key of the config file's run
+// section.
+func (o *runOptions) reportSources(cfg *config.File, fl *flags) map[string]string {
+	m := map[string]string{"--cucumber": o.cucumber}
+	for _, r := range []struct{ name, path string }{{"junit", o.junit}, {"json", o.json}, {"html", o.html}} {
+		label := "--" + r.name
+		if cfg != nil && !fl.isSet(r.name) {
+			label = fmt.Sprintf("run.%s of %s", r.name, cfg.Path)
+		}
+		m[label] = r.path
+	}
+	return m
+}
+
 func cmdRun(ctx context.Context, st *State, args []string) error {
 	o, fl, err := parseRunOptions(st, args)
 	if errors.Is(err, errHelp) {
@@ -299,7 +314,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if err := o.Validate(); err != nil {
-		return err
+		return fl.attribute(err)
 	}
 	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
 		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
@@ -309,6 +324,11 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	o.applyConfig(cfg, fl)
+	if problems := sameReportFile(o.reportSources(cfg, fl)); len(problems) > 0 {
+		// Validate saw the flags alone; the config's run section may
+		// name the same file for two reports, of which one would be lost.
+		return usageProblems("run", problems...)
+	}
 
 	tgt, diags := config.Resolve(cfg, config.Selection{
 		Target: o.target, Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
@@ -331,7 +351,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if tgt.RateWait != nil && !fl.isSet("rate-wait") {
 		o.rateWait = *tgt.RateWait
 	}
-	if err := prepareReports(st, o); err != nil {
+	if err := prepareReports(st, o, cfgPath(cfg)); err != nil {
 		return err
 	}
 	// The plan: the selected scenarios, which the checks before the run,
@@ -604,18 +624,27 @@ func runExit(r *result.Result, allowEmpty bool) int {
 // called, removing the reports an earlier run left there
 // (State.PrepareReport): an unusable path is a usage error (exit 2),
 // found before the run rather than after it.
-func prepareReports(st *State, o *runOptions) error {
-	return prepareFiles(st, "run", map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber})
+func prepareReports(st *State, o *runOptions, cfgPath string) error {
+	inputs := []input{{"--config", cfgPath}, {"--rerun-failed", o.rerunFailed}}
+	for _, p := range o.coverageFrom {
+		inputs = append(inputs, input{"--coverage-from", p})
+	}
+	return prepareFiles(st, "run", map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber}, inputs...)
 }
 
 // prepareFiles checks the report paths of a command (flag to path, empty
-// when not given) before anything is called or written.
-func prepareFiles(st *State, cmd string, files map[string]string) error {
+// when not given) before anything is called or written. A path that
+// names one of the command's inputs is refused before any report is
+// removed.
+func prepareFiles(st *State, cmd string, files map[string]string, inputs ...input) error {
+	if problems := overwrittenInputs(st, files, inputs); len(problems) > 0 {
+		return usageProblems(cmd, problems...)
+	}
 	if st.PrepareReport == nil {
 		return nil
 	}
 	var problems []string
-	for _, flag := range []string{"--junit", "--json", "--html", "--cucumber"} {
+	for _, flag := range reportFlags {
 		if path := files[flag]; path != "" {
 			if err := st.PrepareReport(path); err != nil {
 				problems = append(problems, fmt.Sprintf("%s %s: %v", flag, path, err))
@@ -634,7 +663,7 @@ func sameReportFile(flags map[string]string) []string {
 	byPath := map[string][]string{}
 	for flag, path := range flags {
 		if path != "" {
-			byPath[path] = append(byPath[path], flag)
+			byPath[argPath(path)] = append(byPath[argPath(path)], flag)
 		}
 	}
 	var problems []string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -192,14 +193,16 @@ func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]
 // files of the report that still exist, sorted. Cases of files that are
 // gone are noted.
 func (s *selection) rerun(st *State) ([]string, error) {
-	f, err := st.FS.Open(argPath(s.rerunFailed))
-	if err != nil {
-		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, unwrapPath(err))
-	}
-	defer f.Close()
-	failed, err := report.ReadFailed(f)
+	data, err := readArg(st, s.rerunFailed)
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, err)
+	}
+	failed, err := report.ReadFailed(bytes.NewReader(data))
+	if p := jsonProblem(data, err); p != nil {
+		err = p
+	}
+	if err != nil {
+		return nil, usageErrorf("%s: --rerun-failed %s", s.cmd, inFile(s.rerunFailed, err))
 	}
 	s.sel.Cases = map[scenario.CaseRef]bool{}
 	s.rerunCount = len(failed)

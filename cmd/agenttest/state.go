@@ -48,8 +48,9 @@ type State struct {
 	// can be written at name (relative to Dir unless absolute): not a
 	// directory, its directory (created if missing) writable. It removes
 	// a report an earlier run left there, so that a run that never
-	// concludes leaves no stale verdict. It leaves no file behind. Nil
-	// checks nothing.
+	// concludes leaves no stale verdict, but refuses a YAML or feature
+	// file there (a suite, a config: agenttest writes neither). It leaves
+	// no file behind. Nil checks nothing.
 	PrepareReport func(name string) error
 	// OpenFileLimit returns the process's limit of open files (the soft
 	// RLIMIT_NOFILE, which Go raises to the hard one at start); nil means

@@ -33,7 +33,7 @@ func Steps() *steps.Library { return library }
 // `# language:` line may change it) and returns the document and its
 // pickles, with ids from newID. Parse errors are returned as they come.
 func parseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
-	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
+	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(Text(src)), gherkin.DefaultDialect, newID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,6 +47,7 @@ func parseFeature(path string, src []byte, newID func() string) (*messages.Gherk
 // like @agent:restaurant set the scenario's parameters. All problems are
 // reported at file:line:col; the suite is nil when any is an error.
 func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics) {
+	src = Text(src)
 	fl := &featureLoader{file: file, nodes: map[string]any{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -56,7 +57,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	}()
 	doc, pickles, err := parseFeature(file, src, (&messages.Incrementing{}).NewId)
 	if err != nil {
-		fl.parseErrors(err)
+		fl.parseErrors(err, src)
 		return nil, finish(fl.diags, src)
 	}
 	if doc.Feature == nil {
@@ -118,6 +119,7 @@ type FeatureDoc struct {
 // itself (Gherkin syntax) are returned as diagnostics; the document is nil
 // when there are any.
 func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagnostics) {
+	src = Text(src)
 	fl := featureLoader{file: uri, nodes: map[string]any{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -126,7 +128,7 @@ func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagno
 	}()
 	gdoc, pickles, err := parseFeature(uri, src, (&messages.Incrementing{}).NewId)
 	if err != nil {
-		fl.parseErrors(err)
+		fl.parseErrors(err, src)
 		return nil, finish(fl.diags, src)
 	}
 	if gdoc.Feature != nil {
@@ -261,7 +263,7 @@ var parseLine = regexp.MustCompile(`^\((\d+):(\d+)\): (.*)$`)
 
 // parseErrors turns the parser's error (an unexported list type) into
 // diagnostics, one per line it holds.
-func (fl *featureLoader) parseErrors(err error) {
+func (fl *featureLoader) parseErrors(err error, src []byte) {
 	found := false
 	for _, line := range strings.Split(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
@@ -270,13 +272,41 @@ func (fl *featureLoader) parseErrors(err error) {
 		}
 		ln, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
-		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: fl.file, Line: ln, Col: col},
-			Message: "invalid Gherkin: " + m[3]})
+		d := diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: fl.file, Line: ln, Col: max(col, 1)},
+			Message: "invalid Gherkin: " + m[3]}
+		if strings.HasPrefix(m[3], "unexpected end of file") && strings.Contains(m[3], "#DocStringSeparator") {
+			// Gherkin says where the file ends (column 0), not which
+			// doc string it ends in.
+			if at, delim := openDocString(src); at.Line > 0 {
+				d.Pos.Line, d.Pos.Col = at.Line, at.Col
+				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
+			}
+		}
+		fl.diags = fl.diags.Append(d)
 		found = true
 	}
 	if !found {
 		fl.diags = fl.diags.Errorf(diag.Pos{File: fl.file}, "invalid Gherkin: %v", err)
 	}
+}
+
+// openDocString returns the line and column of the separator (""" or
+// ```) of the doc string that src leaves open at its end, and the
+// separator; a zero line when none is open. A separator opens a doc string
+// on a line of its own (a media type may follow it) and the same
+// separator alone closes it; what lies between is text.
+func openDocString(src []byte) (at diag.Pos, delim string) {
+	for i, line := range strings.Split(string(src), "\n") {
+		text := strings.TrimSpace(line)
+		switch {
+		case delim == "" && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
+			delim = text[:3]
+			at = diag.Pos{Line: i + 1, Col: utf8.RuneCountInString(line[:strings.Index(line, delim)]) + 1}
+		case delim != "" && text == delim:
+			delim, at = "", diag.Pos{}
+		}
+	}
+	return at, delim
 }
 
 // index records every node a pickle can point at.

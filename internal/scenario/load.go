@@ -334,6 +334,7 @@ func LoadFile(path string, src []byte) (suite *Suite, diags diag.Diagnostics) {
 // says what it is instead. A file named on the command line is decoded
 // whatever it holds, so that the user learns why it is not a suite.
 func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Diagnostics, skipped string) {
+	src = Text(src)
 	d := &decoder{file: path}
 	defer func() {
 		if r := recover(); r != nil {

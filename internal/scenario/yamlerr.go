@@ -45,6 +45,18 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 		}
 		return strings.TrimRight(lines[ln-1], "\r\n")
 	}
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		// yaml.v3 says no line for an alias of no anchor: it is on the
+		// first line whose leading part fails so.
+		name = strings.TrimSuffix(name, "' referenced")
+		ln := firstFailingLine(lines, 0)
+		col := aliasCol(text(ln), name)
+		if ln == 0 || col == 0 {
+			return pos, ""
+		}
+		pos.Line, pos.Col = ln, col
+		return pos, fmt.Sprintf("no &%s is defined above this line: an alias (*%s) can only repeat an anchor (&%s) written before it", name, name, name)
+	}
 	switch msg {
 	case "did not find expected key", "did not find expected '-' indicator":
 		ln := firstFailingLine(lines, pos.Line)
@@ -259,6 +271,22 @@ func blockScalar(line string) bool {
 // indentation.
 func indentCol(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " ")) + 1
+}
+
+// aliasCol returns the column of the alias *name in line (the * not
+// followed by more of a name), or 0.
+func aliasCol(line, name string) int {
+	for i := 0; ; {
+		j := strings.Index(line[i:], "*"+name)
+		if j < 0 {
+			return 0
+		}
+		end := i + j + 1 + len(name)
+		if end == len(line) || strings.ContainsRune(" \t,]}#", rune(line[end])) {
+			return utf8.RuneCountInString(line[:i+j]) + 1
+		}
+		i = end
+	}
 }
 
 // reservedStart finds a plain value starting with one of YAML's reserved

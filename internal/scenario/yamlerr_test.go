@@ -43,6 +43,9 @@ func TestYAMLSyntaxErrorsPointAtTheMistake(t *testing.T) {
 		{"bracket closing nothing", "suite: t\nscenarios:\n  - name: a\n    tags: [smoke, fast]]\n",
 			"4:24", "this ] closes no [: remove it"},
 		{"tab still wins", head + "\t- say: hi\n", "5:1", "indent with spaces"},
+		// yaml.v3 gives no line: the whole file was blamed at 1:1.
+		{"alias of no anchor", "suite: t\nx-turn: &greet {say: hi}\nscenarios:\n  - name: é\n    turns: [*greet, *gret]\n",
+			"5:21", "no &gret is defined above this line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
