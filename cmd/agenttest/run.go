@@ -79,7 +79,9 @@ its reports; a deployment that changed in between errors the run
 
 Report files (--junit, --json, --html, --cucumber) are checked before
 anything is called and a report an earlier run left at their path is
-removed; they are written when the run concludes. The JSON report holds
+removed; a path naming a file the run reads (a suite, a feature, the
+config, the report of --rerun-failed or --coverage-from) is refused.
+They are written when the run concludes. The JSON report holds
 the node coverage of each agent: against its definition on the embedded
 simulator, else against the nodes seen in this run and in the reports
 given to --coverage-from. With --github, or when GITHUB_ACTIONS=true,
