@@ -32,6 +32,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/yamlerr"
 )
 
 // DefaultPath is the config file read when --config is not given and the
@@ -192,7 +193,6 @@ var (
 	envRefRe   = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 	keyRefRe   = regexp.MustCompile(`^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$`)
 	targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
 // Load decodes agenttest.yaml. path is used only for positions. Every
@@ -204,7 +204,7 @@ func Load(path string, src []byte) (*File, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if err := yaml.Unmarshal(src, &root); err != nil {
 		f.masked = src
-		return f, diags.Append(yamlError(path, err))
+		return f, diags.Append(yamlerr.Diagnostic(path, src, err))
 	}
 	f.masked = maskSecrets(src, &root)
 	if root.Kind == 0 || len(root.Content) == 0 {
@@ -558,20 +558,6 @@ func kindName(k yaml.Kind) string {
 
 func pos(path string, n *yaml.Node) diag.Pos {
 	return diag.Pos{File: path, Line: n.Line, Col: n.Column}
-}
-
-// yamlError turns a yaml.v3 syntax error, which has a line but no column
-// and no typed position, into a diagnostic.
-func yamlError(path string, err error) diag.Diagnostic {
-	msg := err.Error()
-	p := diag.Pos{File: path}
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		p.Line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	return diag.Diagnostic{Pos: p, Message: "invalid YAML: " + msg}
 }
 
 // isSecretKey says whether a mapping key names a secret whose value must

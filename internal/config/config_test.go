@@ -184,10 +184,32 @@ func TestLoadProblems(t *testing.T) {
 				`c.yaml:7:6: run must be a mapping with keys parallel, retries, turn_timeout, junit, json, html, gate_alerts`,
 			},
 		},
+		// Syntax errors are explained as in suites (internal/yamlerr): at
+		// the mistake, not where yaml.v3 noticed it, with the fix.
 		{
-			name: "syntax error",
+			name: "syntax error: a [ never closed",
 			src:  "targets:\n  a:\n    env: [sandbox\n",
-			want: []string{`c.yaml:2: invalid YAML: did not find expected ',' or ']'`},
+			want: []string{`c.yaml:3:10: invalid YAML: did not find expected ',' or ']' (this [ is never closed: end the list with ])`},
+		},
+		{
+			name: "syntax error: a tab",
+			src:  "targets:\n\ta: {}\n",
+			want: []string{`c.yaml:2:1: invalid YAML: found character that cannot start any token (indent with spaces: YAML does not allow tabs in indentation)`},
+		},
+		{
+			name: "syntax error: an alias of no anchor",
+			src:  "targets:\n  a:\n    build_url: *hosts\n",
+			want: []string{`c.yaml:3:16: invalid YAML: unknown anchor 'hosts' referenced (no &hosts is defined above this line: an alias (*hosts) can only repeat an anchor (&hosts) written before it)`},
+		},
+		{
+			name: "syntax error: bytes that are not UTF-8",
+			src:  "targets:\n  a:\n    env: \xff\n",
+			want: []string{`c.yaml:3:10: invalid YAML: invalid leading UTF-8 octet`},
+		},
+		{
+			name: "syntax error: a value with a colon",
+			src:  "targets:\n  a:\n    env: live: now\n",
+			want: []string{`c.yaml:3:10: invalid YAML: mapping values are not allowed in this context (a value that contains ": " must be quoted: "live: now")`},
 		},
 		{
 			name: "not a mapping",

@@ -102,7 +102,7 @@ var (
 	// pure are the models, checks and renderers, and the key redactor
 	// that masks what they hold: they import no HTTP client, directly or
 	// through another package.
-	pure = []string{"internal/assert", "internal/scenario", "internal/steps", "internal/report", "internal/reply", "internal/result", "internal/secret", "internal/stats", "internal/history", "internal/gate", "internal/compare", "internal/coverage", "internal/merge"}
+	pure = []string{"internal/assert", "internal/scenario", "internal/steps", "internal/report", "internal/reply", "internal/result", "internal/secret", "internal/stats", "internal/history", "internal/gate", "internal/compare", "internal/coverage", "internal/merge", "internal/yamlerr"}
 	// godogUsers are the only packages that may import godog: the public
 	// integration package for Go teams.
 	godogUsers = []string{"godogsteps"}

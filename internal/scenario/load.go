@@ -7,16 +7,15 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/yamlerr"
 )
 
 // Kind is the kind of a suite file, decided by its extension.
@@ -392,68 +391,8 @@ func (d *decoder) parse(dec *yaml.Decoder, doc *yaml.Node, err error, src []byte
 	return doc.Content[0]
 }
 
-// yamlLine matches the syntax errors of yaml.v3, which carry a line but no
-// column: "yaml: line 3: mapping values are not allowed in this context".
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 func (d *decoder) syntaxError(err error, src []byte) {
-	msg := err.Error()
-	pos := diag.Pos{File: d.file}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		pos.Line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-		// yaml.v3 gives no line for bytes its reader refuses (control
-		// characters, broken UTF-8); point at the first one instead of at
-		// no line at all (found by FuzzMatcher).
-		pos.Line, pos.Col = firstUnprintable(src)
-	}
-	hint := ""
-	// yaml.v3 sometimes reports the line of the enclosing context instead
-	// of the tab's own line; look at the reported line and its neighbours.
-	lines := newLineIndex(src)
-	for _, ln := range []int{pos.Line, pos.Line + 1, pos.Line - 1} {
-		if text, ok := lines.line(ln); ok {
-			indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
-			if i := strings.IndexByte(indent, '\t'); i >= 0 {
-				pos.Line, pos.Col = ln, i+1
-				hint = "indent with spaces: YAML does not allow tabs in indentation"
-				break
-			}
-		}
-	}
-	if hint == "" {
-		pos, hint = explainSyntax(src, msg, pos)
-	}
-	d.diags = d.diags.Append(diag.Diagnostic{
-		Severity: diag.Error,
-		Pos:      pos,
-		Message:  "invalid YAML: " + msg,
-		Hint:     hint,
-	})
-}
-
-// firstUnprintable returns the line and column of the first character YAML
-// does not allow in a stream (YAML 1.2 §5.1: tab, line breaks and printable
-// Unicode only; a leading BOM is fine), or 1, 1 when there is none.
-func firstUnprintable(src []byte) (line, col int) {
-	line, col = 1, 1
-	for i := 0; i < len(src); {
-		r, size := utf8.DecodeRune(src[i:])
-		printable := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
-			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && (r != 0xfeff || i == 0)) || r >= 0x10000
-		if (r == utf8.RuneError && size <= 1) || !printable {
-			return line, col
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-		i += size
-	}
-	return 1, 1
+	d.diags = d.diags.Append(yamlerr.Diagnostic(d.file, src, err))
 }
 
 // lineIndex finds the lines of a file by number: it holds where each line
