@@ -657,7 +657,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	if !rq.binary {
 		// Keys leave the client in no body: redact once, here, for every
 		// caller, before anything is decoded or kept.
-		if clean := c.red.JSON(buf.Bytes()); len(clean) != buf.Len() || (len(clean) > 0 && &clean[0] != &buf.Bytes()[0]) {
+		if clean := c.redactor(rq).JSON(buf.Bytes()); len(clean) != buf.Len() || (len(clean) > 0 && &clean[0] != &buf.Bytes()[0]) {
 			buf.Reset()
 			buf.Write(clean)
 		}

@@ -552,7 +552,7 @@ func (m *MessagingSession) redactError(err error) error {
 // createSession is step 2.
 func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
 	body, _ := json.Marshal(map[string]bool{"streaming_enabled": m.start.Streaming})
-	rq := &call{ep: epMsgSession, path: epMsgSession.template, body: body, bearer: m.jwt}
+	rq := &call{ep: epMsgSession, path: epMsgSession.template, body: body, bearer: m.jwt, red: m.redactor()}
 	resp, err := m.c.do(ctx, rq)
 	if err != nil {
 		return "", m.redactError(err)
@@ -576,8 +576,11 @@ func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
 	return id, nil
 }
 
-// socketCall names the handshake in errors.
-func (m *MessagingSession) socketCall() *call { return &call{ep: epSocket, path: epSocket.template} }
+// socketCall names the handshake in errors, whose answers may echo the
+// access token.
+func (m *MessagingSession) socketCall() *call {
+	return &call{ep: epSocket, path: epSocket.template, red: m.redactor()}
+}
 
 // netError is a *NetworkError of the socket, redacted.
 func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
@@ -1100,7 +1103,7 @@ func validUTF8(data []byte) error {
 // used: the platform's fault, never the agent's.
 func (m *MessagingSession) frameError(data []byte, err error) error {
 	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Host: m.Host(), Status: http.StatusSwitchingProtocols,
-		Err: m.redactor().Error(err), Body: m.c.keepBody(m.redactBytes(data))}
+		Err: m.redactor().Error(err), Body: keepBody(m.redactor(), data)}
 }
 
 // add records an event unless it was seen, and updates the session and

@@ -602,3 +602,80 @@ func TestMessagingCloseCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestMessagingTokenCutShortInErrors: the session step and the handshake
+// that echo the access token into an error body, where the message (cut
+// at maxMessage) or the kept body (cut at errorKeep) ends inside the
+// token's signature. The token is masked before either is cut: the half
+// of a signature left after a cut matches no redactor, and showed.
+func TestMessagingTokenCutShortInErrors(t *testing.T) {
+	t.Parallel()
+	const sig = "SIGcutSHORT0123456789abcdefghijklmnop"
+	// Claims long enough that the signature comes after the first
+	// hundred bytes of the message, as in a real JWT.
+	jwt := "eyJhbGciOiJSUzI1NiJ9." + strings.Repeat("eyJzdWIiOiJ4In0", 12) + "." + sig
+	type testCase struct {
+		name string
+		step string // the path that answers 401 with the token
+		// cut is where the message (maxMessage) or the kept body
+		// (errorKeep) is cut: the signature straddles it.
+		cut int
+	}
+	run := func(t *testing.T, tc testCase) {
+		// body is {"message":"<pad><echo>"}, where echo ends with the
+		// signature: pad puts the cut 10 bytes into it.
+		body := func(echo string) string {
+			head := `{"message":"`
+			if tc.cut == maxMessage {
+				head = "" // the message is cut, not the body
+			}
+			pad := tc.cut - len(head) - (len(echo) - len(sig)) - 10
+			return `{"message":"` + strings.Repeat("x", pad) + echo + `"}`
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/api/v1/access-token":
+				fmt.Fprintf(w, `{"access_token":%q}`, jwt)
+			case tc.step:
+				w.WriteHeader(http.StatusUnauthorized)
+				echo := r.Header.Get("Authorization")
+				if echo == "" {
+					echo = r.URL.Query().Get("access_token")
+				}
+				fmt.Fprint(w, body(echo))
+			case "/api/v1/sessions":
+				fmt.Fprint(w, `{"session_id":"s-1"}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+		if m != nil {
+			m.Close()
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+			t.Fatalf("got %T %v, want a 401", err, err)
+		}
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), ae.Message, string(ae.Body)} {
+			for n := len(sig); n >= 8; n-- {
+				if strings.Contains(text, sig[:n]) {
+					t.Fatalf("%q of the token's signature shows in %q", sig[:n], text[max(0, strings.Index(text, sig[:n])-40):])
+				}
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "session step, message cut", step: "/api/v1/sessions", cut: maxMessage},
+		{name: "session step, kept body cut", step: "/api/v1/sessions", cut: errorKeep},
+		{name: "handshake, message cut", step: "/ws", cut: maxMessage},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
