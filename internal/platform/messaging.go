@@ -487,13 +487,22 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 			tok = body.Token.V
 		}
 	}
-	if tok == "" {
-		// The body is withheld: a half-broken answer may still hold a
-		// token, and there is no way to know which part to redact.
-		return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Host: c.hostOf(rq), Status: resp.status,
-			Err: errors.New(`no "access_token" string in the answer (body withheld: it may hold the token)`)}
+	var problem string
+	switch {
+	case tok == "":
+		problem = `no "access_token" string in the answer`
+	case strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		// It would go in the session step's Authorization header,
+		// which net/http refuses to send: the session step would fail
+		// as a connection lost, and be retried for nothing.
+		problem = `the "access_token" holds control characters, which an HTTP header cannot carry`
+	default:
+		return tok, nil
 	}
-	return tok, nil
+	// The body is withheld: a half-broken answer may still hold a
+	// token, and there is no way to know which part to redact.
+	return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Host: c.hostOf(rq), Status: resp.status,
+		Err: errors.New(problem + " (body withheld: it may hold the token)")}
 }
 
 // setJWT keeps the access token and adds it to the client's redactor. Of

@@ -679,3 +679,53 @@ func TestMessagingTokenCutShortInErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestMessagingTokenWithControls: an access token that no header can
+// carry is the access-token step's malformed answer, not a connection
+// lost on the session step (net/http refuses to send the header), and
+// the session step is not tried.
+func TestMessagingTokenWithControls(t *testing.T) {
+	t.Parallel()
+	type testCase struct{ name, token string }
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var sessions atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/api/v1/access-token":
+				fmt.Fprintf(w, `{"access_token":%s}`, tc.token)
+			case "/api/v1/sessions":
+				sessions.Add(1)
+				fmt.Fprint(w, `{"session_id":"s-1"}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+		if m != nil {
+			m.Close()
+		}
+		var re *ResponseError
+		if !errors.As(err, &re) || re.Endpoint != epAccessToken.template || IsTransient(err) ||
+			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" holds control characters`) {
+			t.Fatalf("got %T %v, want the access-token step's malformed answer", err, err)
+		}
+		if strings.Contains(err.Error(), "PLANTED") || sessions.Load() != 0 {
+			t.Errorf("%d session requests; error %q", sessions.Load(), err)
+		}
+	}
+	for _, tc := range []testCase{
+		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`},
+		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`},
+		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`},
+		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
