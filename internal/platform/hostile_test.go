@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // turnBody is a valid debug-chat reply with the given metadata object.
@@ -265,5 +267,72 @@ func TestRepliesKeepTheConnection(t *testing.T) {
 	conns.Range(func(any, any) bool { n++; return true })
 	if n != 1 {
 		t.Errorf("10 turns opened %d connections, want 1", n)
+	}
+}
+
+// A body that says Content-Encoding: gzip and does not decompress is the
+// platform's malformed answer, named with the endpoint and the status,
+// and not retried: before, it read as a connection lost after sending,
+// which a read retried and the runner took for a transient failure.
+func TestCorruptGzipBody(t *testing.T) {
+	t.Parallel()
+	gz := func(s string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	badSum := gz(`{"alerts":[]}`)
+	badSum[len(badSum)-8] ^= 0xff // the CRC-32 of the trailer
+	badData := gz(`{"alerts":[]}`)
+	badData = append(badData[:10:10], 0xff, 0xff, 0xff, 0xff) // reserved block type
+	type testCase struct {
+		name string
+		body []byte
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var hits sync.Map
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n, _ := hits.LoadOrStore(r.URL.Path, new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(tc.body)
+		}))
+		t.Cleanup(srv.Close)
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
+		for _, call := range []struct {
+			path string
+			do   func() error
+		}{
+			{"/v1/alerts", func() error { _, err := c.FiringAlerts(context.Background()); return err }},
+			{"/v1/agents/a1/debug-chat/c1", func() error {
+				_, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+				return err
+			}},
+			{"/v3/ws-abcd1234/p1/conversations/c1/audio", func() error {
+				_, _, err := c.ConversationAudio(context.Background(), "p1", "c1")
+				return err
+			}},
+		} {
+			err := call.do()
+			var re *ResponseError
+			if !errors.As(err, &re) || IsTransient(err) ||
+				!strings.Contains(err.Error(), call.path+": 200: malformed response: the gzip body does not decompress: "+tc.want) {
+				t.Errorf("%s: got %T %v", call.path, err, err)
+			}
+			if n, _ := hits.Load(call.path); n.(*atomic.Int32).Load() != 1 {
+				t.Errorf("%s: %d requests, want 1", call.path, n.(*atomic.Int32).Load())
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{"not gzip", []byte(`{"alerts":[]}`), "gzip: invalid header"},
+		{"wrong checksum", badSum, "gzip: invalid checksum"},
+		{"corrupt deflate data", badData, "flate: corrupt input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
