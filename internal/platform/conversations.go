@@ -295,7 +295,8 @@ func (c *Client) ConversationAudio(ctx context.Context, projectID, conversationI
 	audio := make([]byte, len(resp.body()))
 	copy(audio, resp.body())
 	resp.release()
-	return audio, resp.header.Get("Content-Type"), nil
+	// The content type is server text like any other: it may echo the key.
+	return audio, c.red.String(resp.header.Get("Content-Type")), nil
 }
 
 // HandoffState reads the handoff context of a conversation, by conversation
