@@ -355,7 +355,11 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 	buf := c.bufs.get()
 	defer c.bufs.put(buf)
 	// A read error leaves whatever arrived; the status is what matters.
-	_, _ = buf.ReadFrom(io.LimitReader(res.Body, errorBodyLimit))
+	// A 1xx has no body: the body of a 101 that switched protocols is
+	// the connection itself, which a server may hold open for ever.
+	if res.StatusCode >= 200 {
+		_, _ = buf.ReadFrom(io.LimitReader(res.Body, errorBodyLimit))
+	}
 	// Redact before anything cuts the body short (the kept body, the
 	// one-line message): a key cut in two no longer matches the redactor,
 	// and its first half would reach the report (found by FuzzResponses).

@@ -336,3 +336,52 @@ func TestCorruptGzipBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// A 101 Switching Protocols to a request that asked for no upgrade is the
+// platform's error, at once. The body of a switch is the connection
+// itself, which the call's context no longer governs: the client read it
+// until the server closed it, whatever the deadline.
+func TestSwitchingProtocolsIsAnErrorAtOnce(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		<-release // hold the connection open
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(free)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }})
+	for _, call := range []struct {
+		want string
+		do   func(ctx context.Context) error
+	}{
+		{"GET /v1/alerts: 101 Switching Protocols", func(ctx context.Context) error { _, err := c.FiringAlerts(ctx); return err }},
+		{"POST /v1/agents/a1/debug-chat/c1: 101 Switching Protocols", func(ctx context.Context) error {
+			_, err := c.SendTurn(ctx, "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+			return err
+		}},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- call.do(context.Background()) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second): // only when the client hangs
+			free()
+			err = <-done
+			t.Errorf("%s: the call waited until the server let go", call.want)
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || err.Error() != call.want {
+			t.Errorf("got %T %v, want %q", err, err, call.want)
+		}
+	}
+}
