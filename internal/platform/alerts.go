@@ -266,7 +266,7 @@ func (c *Client) ListAlertRules(ctx context.Context, f AlertRuleFilter) ([]Alert
 		return nil, err
 	}
 	defer resp.release()
-	recs, err := decodeRecords(resp.body(), "rules", "alert_rules", "alertRules")
+	recs, err := decodeList(resp, "rules", "alert_rules", "alertRules")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
@@ -286,7 +286,7 @@ func (c *Client) FiringAlerts(ctx context.Context) ([]Alert, error) {
 		return nil, err
 	}
 	defer resp.release()
-	recs, err := decodeRecords(resp.body(), "alerts", "active_alerts", "firing")
+	recs, err := decodeList(resp, "alerts", "active_alerts", "firing")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}

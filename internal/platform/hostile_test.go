@@ -385,3 +385,44 @@ func TestSwitchingProtocolsIsAnErrorAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A list answered 200 with no body is the platform's malformed answer:
+// read as an empty list, it told the alert gate that nothing fired. A 204
+// No Content is an empty list.
+func TestEmptyListBody(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		status int
+		err    string // "" for an empty list
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tc.status) }))
+		t.Cleanup(srv.Close)
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		ctx := context.Background()
+		for _, call := range []struct {
+			path string
+			list func() (int, error)
+		}{
+			{"GET /v1/alerts", func() (int, error) { l, err := c.FiringAlerts(ctx); return len(l), err }},
+			{"GET /v1/alert-rules", func() (int, error) { l, err := c.ListAlertRules(ctx, AlertRuleFilter{}); return len(l), err }},
+			{"GET /v1/webhooks/endpoints", func() (int, error) { l, err := c.ListWebhooks(ctx); return len(l), err }},
+		} {
+			n, err := call.list()
+			var re *ResponseError
+			switch {
+			case tc.err == "" && (err != nil || n != 0):
+				t.Errorf("%s: %d items, %v; want an empty list", call.path, n, err)
+			case tc.err != "" && (!errors.As(err, &re) || err.Error() != call.path+": "+tc.err):
+				t.Errorf("%s: got %T %v, want %q", call.path, err, err, tc.err)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{status: 200, err: "200: malformed response: empty body, want a list"},
+		{status: 204},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -134,7 +134,7 @@ func (c *Client) ListWebhooks(ctx context.Context) ([]WebhookEndpoint, error) {
 		return nil, err
 	}
 	defer resp.release()
-	recs, err := decodeRecords(resp.body(), "endpoints", "webhook_endpoints", "webhooks")
+	recs, err := decodeList(resp, "endpoints", "webhook_endpoints", "webhooks")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
