@@ -648,6 +648,13 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 				fmt.Errorf("the handshake was answered %d, not 101 Switching Protocols: no WebSocket there", resp.StatusCode))
 		case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
 			failure = m.redactError(m.c.apiError(rq, resp, attempt))
+		case resp != nil:
+			// A 101 the library refused: the answer breaks the
+			// WebSocket handshake (no Upgrade, a wrong accept key).
+			// The platform's (or a proxy's) error, as a 200 is; the
+			// connection was not lost, and a new try fares no better.
+			failure = m.c.responseError(rq, resp.StatusCode, nil,
+				fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
 		default:
 			// url.Error repeats the URL, and with it the access token.
 			var ue *url.Error
@@ -667,6 +674,17 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 			return nil, nil, m.redactError(m.c.networkError(rq, err, false, attempt))
 		}
 	}
+}
+
+// protocolViolation is what coder/websocket says of a handshake answer
+// it refused, without its prefixes.
+func protocolViolation(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	s := strings.TrimPrefix(err.Error(), "failed to WebSocket dial: ")
+	return strings.TrimPrefix(s, "WebSocket protocol violation: ")
 }
 
 // keepUpgrade keeps the body of the handshake's 101 answer: the

@@ -112,6 +112,21 @@ func (rec *recorder) requests() []string {
 	return append([]string(nil), rec.got...)
 }
 
+// switchWith answers a handshake 101 with the given header lines, and
+// nothing else.
+func switchWith(headers string) func(w http.ResponseWriter, r *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return true
+		}
+		defer conn.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\n" + headers + "\r\n")
+		brw.Flush()
+		return true
+	}
+}
+
 // TestMessagingHostileSocket: what a platform does wrong on the socket
 // is its error (a *ResponseError, not retried, the agent never blamed),
 // within bounds the client keeps, and carries no credential anywhere.
@@ -214,6 +229,20 @@ func TestMessagingHostileSocket(t *testing.T) {
 				return true
 			}},
 			want: "GET /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
+		},
+		// A 101 that breaks the handshake read as a connection lost,
+		// and was tried again.
+		{
+			name: "a 101 without the WebSocket headers",
+			p:    &hostileMessaging{handshake: switchWith("")},
+			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Connection header "" does not contain Upgrade`, handshakes: 1,
+		},
+		{
+			name: "a 101 that upgrades to the access token",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				return switchWith("Connection: Upgrade\r\nUpgrade: "+r.URL.Query().Get("access_token")+"\r\n")(w, r)
+			}},
+			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Upgrade header "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]" does not contain websocket`, handshakes: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
