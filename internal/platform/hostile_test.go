@@ -426,3 +426,30 @@ func TestEmptyListBody(t *testing.T) {
 		t.Run(strconv.Itoa(tc.status), func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// The firing list keeps every record whose state says it fires, in any
+// letter case, and drops the ones in another state (an implementation
+// that lists every rule): an ALERT read as another state passed the
+// alert gate.
+func TestFiringAlertStates(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"alerts":[` +
+			`{"rule_id":"a1","state":"alert"},{"rule_id":"a2","state":"ALERT"},{"rule_id":"a3","state":" Firing "},` +
+			`{"rule_id":"a4","status":"TRIGGERED"},{"rule_id":"a5"},` +
+			`{"rule_id":"o1","state":"ok"},{"rule_id":"o2","state":"OK"},{"rule_id":"o3","state":"no_data"},{"rule_id":"o4","state":"unknown"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	firing, err := c.FiringAlerts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range firing {
+		ids = append(ids, a.RuleID)
+	}
+	if got := strings.Join(ids, " "); got != "a1 a2 a3 a4 a5" {
+		t.Errorf("firing: %s, want a1 a2 a3 a4 a5", got)
+	}
+}
