@@ -272,6 +272,11 @@ func (c *Client) GetConversation(ctx context.Context, projectID, conversationID 
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
+	if conv.ID != conversationID {
+		// Checked, it would pass or fail a case on someone else's
+		// conversation (as a debug-chat result would, chat.go).
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about conversation %q", conv.ID, conversationID))
+	}
 	return &conv, nil
 }
 
@@ -333,6 +338,15 @@ func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sh
 	}
 	if !w.ID.Set && !w.SharedID.Set && !w.Data.Set {
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "data"}))
+	}
+	// A record that names another conversation (or shared id) than the
+	// one asked for is someone else's handoff; one that names none is
+	// taken to be the one asked for.
+	switch {
+	case sharedID != "" && w.SharedID.V != "" && w.SharedID.V != sharedID:
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("shared_id is %q, and the call was about shared id %q", w.SharedID.V, sharedID))
+	case sharedID == "" && w.ID.V != "" && w.ID.V != conversationID:
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about conversation %q", w.ID.V, conversationID))
 	}
 	return &reply.HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
 }

@@ -453,3 +453,56 @@ func TestFiringAlertStates(t *testing.T) {
 		t.Errorf("firing: %s, want a1 a2 a3 a4 a5", got)
 	}
 }
+
+// A record read back about another subject than the one asked for (a
+// conversation, a handoff state, a call's status) is the platform's
+// error, as a debug-chat result of another conversation is: checked, it
+// would pass or fail a case on someone else's conversation or call. A
+// record that names no subject is taken to be the one asked for.
+func TestRecordOfAnotherSubject(t *testing.T) {
+	t.Parallel()
+	const conv = `"account_id":"ws-abcd1234","project_id":"p1","started_at":"2026-03-02T10:00:00Z","environment":"live","channel":"WEBCHAT","in_progress":false`
+	type testCase struct {
+		name, body string
+		call       func(ctx context.Context, c *Client) error
+		want       string // "" for no error
+	}
+	getConv := func(ctx context.Context, c *Client) error { _, err := c.GetConversation(ctx, "p1", "c1"); return err }
+	byID := func(ctx context.Context, c *Client) error { _, err := c.HandoffState(ctx, "p1", "c1", ""); return err }
+	byShared := func(ctx context.Context, c *Client) error {
+		_, err := c.HandoffState(ctx, "p1", "", "crm-1")
+		return err
+	}
+	status := func(ctx context.Context, c *Client) error { _, err := c.CallStatus(ctx, "OUT-1"); return err }
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.body)) }))
+		t.Cleanup(srv.Close)
+		err := tc.call(context.Background(), newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}))
+		var re *ResponseError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("err = %v", err)
+		case tc.want != "" && (!errors.As(err, &re) || err.Error() != tc.want):
+			t.Errorf("got %v, want %s", err, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{"conversation", `{"id":"c1",` + conv + `}`, getConv, ""},
+		{"another conversation", `{"id":"c2",` + conv + `}`, getConv,
+			`GET /v3/ws-abcd1234/p1/conversations/c1: 200: malformed response: id is "c2", and the call was about conversation "c1"`},
+		{"handoff state", `{"id":"c1","data":{"reason":"billing"}}`, byID, ""},
+		{"handoff state without an id", `{"data":{"reason":"billing"}}`, byID, ""},
+		{"handoff state of another conversation", `{"id":"c2","data":{"reason":"billing"}}`, byID,
+			`GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: id is "c2", and the call was about conversation "c1"`},
+		{"handoff state by shared id", `{"id":"c9","shared_id":"crm-1","data":{}}`, byShared, ""},
+		{"handoff state of another shared id", `{"id":"c9","shared_id":"crm-2","data":{}}`, byShared,
+			`GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: shared_id is "crm-2", and the call was about shared id "crm-1"`},
+		{"call status", `{"call_sid":"OUT-1","status":"success"}`, status, ""},
+		{"call status without a sid", `{"status":"success"}`, status, ""},
+		{"status of another call", `{"call_sid":"OUT-2","status":"success"}`, status,
+			`GET /v1/outbound-calling/OUT-1/status: 200: malformed response: call_sid is "OUT-2", and the call was about call "OUT-1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
