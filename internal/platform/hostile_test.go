@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -504,5 +505,25 @@ func TestRecordOfAnotherSubject(t *testing.T) {
 			`GET /v1/outbound-calling/OUT-1/status: 200: malformed response: call_sid is "OUT-2", and the call was about call "OUT-1"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A registration answered without the signing secret names the status
+// the platform answered with: a 201 was reported as a 200.
+func TestWebhookRegistrationWithoutSecret(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusOK, http.StatusCreated} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			w.Write([]byte(`{"id":"whe_1","url":"https://example.com/hook"}`))
+		}))
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		_, err := c.RegisterWebhook(context.Background(), WebhookRegistration{URL: "https://example.com/hook", Events: []string{"conversation.completed"}})
+		want := fmt.Sprintf(`POST /v1/webhooks/endpoints: %d: malformed response: missing required field "signing_secret"`, status)
+		var re *ResponseError
+		if !errors.As(err, &re) || err.Error() != want {
+			t.Errorf("got %v, want %s", err, want)
+		}
+		srv.Close()
 	}
 }
