@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -266,7 +267,7 @@ func (c *Client) ListAlertRules(ctx context.Context, f AlertRuleFilter) ([]Alert
 		return nil, err
 	}
 	defer resp.release()
-	recs, err := decodeRecords(resp.body(), "rules", "alert_rules", "alertRules")
+	recs, err := decodeList(resp, "rules", "alert_rules", "alertRules")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
@@ -286,7 +287,7 @@ func (c *Client) FiringAlerts(ctx context.Context) ([]Alert, error) {
 		return nil, err
 	}
 	defer resp.release()
-	recs, err := decodeRecords(resp.body(), "alerts", "active_alerts", "firing")
+	recs, err := decodeList(resp, "alerts", "active_alerts", "firing")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
@@ -294,8 +295,12 @@ func (c *Client) FiringAlerts(ctx context.Context) ([]Alert, error) {
 	for _, r := range recs {
 		a := readAlert(r)
 		// The list holds rules in state alert; a record saying otherwise
-		// (an implementation that lists every rule) is not firing.
-		if a.State != "" && a.State != "alert" && a.State != "firing" && a.State != "triggered" {
+		// (an implementation that lists every rule) is not firing. In
+		// any letter case: read as another state, an ALERT would pass
+		// the alert gate.
+		switch strings.ToLower(strings.TrimSpace(a.State)) {
+		case "", "alert", "firing", "triggered":
+		default:
 			continue
 		}
 		out = append(out, a)

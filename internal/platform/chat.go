@@ -222,7 +222,7 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		return nil, &APIError{
 			Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path,
 			Status: status, Code: c.red.String(code), Message: c.red.String(msg),
-			Attempts: attempts, Body: c.keepBody(body),
+			Attempts: attempts, Body: keepBody(c.red, body),
 		}
 	}
 	if !w.ConversationID.Set && len(w.Data) > 0 && w.Data[0] == '{' {

@@ -3,6 +3,8 @@ package platform
 import (
 	"bytes"
 	"cmp"
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -650,6 +652,9 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 		if errors.Is(err, errTooLarge) {
 			return nil, c.tooLarge(rq, res.StatusCode, limit)
 		}
+		if corruptEncoding(err) {
+			return nil, c.responseError(rq, res.StatusCode, nil, fmt.Errorf("the gzip body does not decompress: %w", err))
+		}
 		// The server answered, so the request was received: never
 		// re-send a turn after this.
 		return nil, c.networkError(rq, err, true, attempt)
@@ -657,7 +662,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	if !rq.binary {
 		// Keys leave the client in no body: redact once, here, for every
 		// caller, before anything is decoded or kept.
-		if clean := c.red.JSON(buf.Bytes()); len(clean) != buf.Len() || (len(clean) > 0 && &clean[0] != &buf.Bytes()[0]) {
+		if clean := c.redactor(rq).JSON(buf.Bytes()); len(clean) != buf.Len() || (len(clean) > 0 && &clean[0] != &buf.Bytes()[0]) {
 			buf.Reset()
 			buf.Write(clean)
 		}
@@ -675,6 +680,16 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 }
 
 var jsonContentType = []string{"application/json"}
+
+// corruptEncoding reports whether err is a body the transport could not
+// decompress (it asks for gzip and decompresses it itself): the server's
+// malformed answer, not a lost connection, since the connection delivers
+// the bytes sent. A gzip stream cut short is io.ErrUnexpectedEOF, as a
+// connection cut short is, and stays a network error.
+func corruptEncoding(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &ce)
+}
 
 // hostOf is the host (host:port) a call goes to, for errors.
 func (c *Client) hostOf(rq *call) string {

@@ -272,6 +272,11 @@ func (c *Client) GetConversation(ctx context.Context, projectID, conversationID 
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
+	if conv.ID != conversationID {
+		// Checked, it would pass or fail a case on someone else's
+		// conversation (as a debug-chat result would, chat.go).
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about conversation %q", conv.ID, conversationID))
+	}
 	return &conv, nil
 }
 
@@ -295,7 +300,8 @@ func (c *Client) ConversationAudio(ctx context.Context, projectID, conversationI
 	audio := make([]byte, len(resp.body()))
 	copy(audio, resp.body())
 	resp.release()
-	return audio, resp.header.Get("Content-Type"), nil
+	// The content type is server text like any other: it may echo the key.
+	return audio, c.red.String(resp.header.Get("Content-Type")), nil
 }
 
 // HandoffState reads the handoff context of a conversation, by conversation
@@ -332,6 +338,15 @@ func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sh
 	}
 	if !w.ID.Set && !w.SharedID.Set && !w.Data.Set {
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "data"}))
+	}
+	// A record that names another conversation (or shared id) than the
+	// one asked for is someone else's handoff; one that names none is
+	// taken to be the one asked for.
+	switch {
+	case sharedID != "" && w.SharedID.V != "" && w.SharedID.V != sharedID:
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("shared_id is %q, and the call was about shared id %q", w.SharedID.V, sharedID))
+	case sharedID == "" && w.ID.V != "" && w.ID.V != conversationID:
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about conversation %q", w.ID.V, conversationID))
 	}
 	return &reply.HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // hostKind says which host family serves an endpoint. The families are
@@ -138,6 +140,20 @@ type call struct {
 	// bearer is the access token of an authBearer call: obtained at run
 	// time, so it cannot live in Config.
 	bearer string
+	// red redacts the answer and the errors of the call when they may
+	// echo a credential the client's redactor does not know (the
+	// Messaging access token); nil means the client's. It must apply
+	// before a message or a kept body is cut short, or half a token
+	// would match nothing and show.
+	red *secret.Redactor
+}
+
+// redactor is the redactor of what rq's answer shows.
+func (c *Client) redactor(rq *call) *secret.Redactor {
+	if rq.red != nil {
+		return rq.red
+	}
+	return c.red
 }
 
 // buildPath joins escaped segments into a path. Each segment is escaped on

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/escape"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // Error codes of the debug-chat error body (reference, Errors / Debug chat).
@@ -299,7 +300,7 @@ func (c *Client) networkError(rq *call, err error, sent bool, attempts int) *Net
 		Sent:     sent,
 		Attempts: attempts,
 		Err:      err,
-		msg:      c.red.String(err.Error()),
+		msg:      c.redactor(rq).String(err.Error()),
 	}
 }
 
@@ -310,8 +311,8 @@ func (c *Client) responseError(rq *call, status int, body []byte, err error) *Re
 		Path:     rq.path,
 		Host:     c.hostOf(rq),
 		Status:   status,
-		Err:      c.red.Error(err),
-		Body:     c.keepBody(body),
+		Err:      c.redactor(rq).Error(err),
+		Body:     keepBody(c.redactor(rq), body),
 	}
 }
 
@@ -334,9 +335,9 @@ func sizeText(n int64) string {
 	}
 }
 
-func (c *Client) keepBody(body []byte) []byte {
+func keepBody(red *secret.Redactor, body []byte) []byte {
 	// Redact first, then cut: see apiError.
-	body = c.red.Bytes(body)
+	body = red.Bytes(body)
 	if len(body) > errorKeep {
 		body = body[:errorKeep]
 	}
@@ -354,11 +355,16 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 	buf := c.bufs.get()
 	defer c.bufs.put(buf)
 	// A read error leaves whatever arrived; the status is what matters.
-	_, _ = buf.ReadFrom(io.LimitReader(res.Body, errorBodyLimit))
+	// A 1xx has no body: the body of a 101 that switched protocols is
+	// the connection itself, which a server may hold open for ever.
+	if res.StatusCode >= 200 {
+		_, _ = buf.ReadFrom(io.LimitReader(res.Body, errorBodyLimit))
+	}
 	// Redact before anything cuts the body short (the kept body, the
 	// one-line message): a key cut in two no longer matches the redactor,
 	// and its first half would reach the report (found by FuzzResponses).
-	body := c.red.Bytes(buf.Bytes())
+	red := c.redactor(rq)
+	body := red.Bytes(buf.Bytes())
 	e := &APIError{
 		Method:     rq.ep.method,
 		Endpoint:   rq.ep.template,
@@ -368,11 +374,11 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Status:     res.StatusCode,
 		RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now()),
 		Attempts:   attempts,
-		Body:       c.keepBody(body),
+		Body:       keepBody(red, body),
 	}
 	e.Code, e.Message = parseErrorBody(body, res.Header.Get("Content-Type"))
-	e.Code = c.red.String(oneLine(e.Code))
-	e.Message = c.red.String(e.Message)
+	e.Code = red.String(oneLine(e.Code))
+	e.Message = red.String(e.Message)
 	return e
 }
 

@@ -361,6 +361,8 @@ func TestTolerantRecords(t *testing.T) {
 		{name: "data envelope", body: `{"data":[{"id":"a"}]}`, envelope: "alerts", want: 1},
 		{name: "empty object", body: `{}`, envelope: "alerts", want: 0},
 		{name: "null", body: `null`, envelope: "alerts", want: 0},
+		{name: "empty body", body: ``, envelope: "alerts", err: "empty body, want a list"},
+		{name: "white space", body: " \r\n", envelope: "alerts", err: "empty body, want a list"},
 		{name: "wrong envelope", body: `{"rules":[]}`, envelope: "alerts", err: `missing required field "alerts"`},
 		{name: "not a list", body: `{"alerts":{}}`, envelope: "alerts", err: `field "alerts": expected an array, got object`},
 		{name: "item not an object", body: `[1]`, envelope: "alerts", err: "item 0: expected an object, got number"},

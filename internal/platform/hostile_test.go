@@ -5,13 +5,16 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // turnBody is a valid debug-chat reply with the given metadata object.
@@ -265,5 +268,262 @@ func TestRepliesKeepTheConnection(t *testing.T) {
 	conns.Range(func(any, any) bool { n++; return true })
 	if n != 1 {
 		t.Errorf("10 turns opened %d connections, want 1", n)
+	}
+}
+
+// A body that says Content-Encoding: gzip and does not decompress is the
+// platform's malformed answer, named with the endpoint and the status,
+// and not retried: before, it read as a connection lost after sending,
+// which a read retried and the runner took for a transient failure.
+func TestCorruptGzipBody(t *testing.T) {
+	t.Parallel()
+	gz := func(s string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.Bytes()
+	}
+	badSum := gz(`{"alerts":[]}`)
+	badSum[len(badSum)-8] ^= 0xff // the CRC-32 of the trailer
+	badData := gz(`{"alerts":[]}`)
+	badData = append(badData[:10:10], 0xff, 0xff, 0xff, 0xff) // reserved block type
+	type testCase struct {
+		name string
+		body []byte
+		want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var hits sync.Map
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n, _ := hits.LoadOrStore(r.URL.Path, new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(tc.body)
+		}))
+		t.Cleanup(srv.Close)
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
+		for _, call := range []struct {
+			path string
+			do   func() error
+		}{
+			{"/v1/alerts", func() error { _, err := c.FiringAlerts(context.Background()); return err }},
+			{"/v1/agents/a1/debug-chat/c1", func() error {
+				_, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+				return err
+			}},
+			{"/v3/ws-abcd1234/p1/conversations/c1/audio", func() error {
+				_, _, err := c.ConversationAudio(context.Background(), "p1", "c1")
+				return err
+			}},
+		} {
+			err := call.do()
+			var re *ResponseError
+			if !errors.As(err, &re) || IsTransient(err) ||
+				!strings.Contains(err.Error(), call.path+": 200: malformed response: the gzip body does not decompress: "+tc.want) {
+				t.Errorf("%s: got %T %v", call.path, err, err)
+			}
+			if n, _ := hits.Load(call.path); n.(*atomic.Int32).Load() != 1 {
+				t.Errorf("%s: %d requests, want 1", call.path, n.(*atomic.Int32).Load())
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{"not gzip", []byte(`{"alerts":[]}`), "gzip: invalid header"},
+		{"wrong checksum", badSum, "gzip: invalid checksum"},
+		{"corrupt deflate data", badData, "flate: corrupt input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A 101 Switching Protocols to a request that asked for no upgrade is the
+// platform's error, at once. The body of a switch is the connection
+// itself, which the call's context no longer governs: the client read it
+// until the server closed it, whatever the deadline.
+func TestSwitchingProtocolsIsAnErrorAtOnce(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		<-release // hold the connection open
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(free)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }})
+	for _, call := range []struct {
+		want string
+		do   func(ctx context.Context) error
+	}{
+		{"GET /v1/alerts: 101 Switching Protocols", func(ctx context.Context) error { _, err := c.FiringAlerts(ctx); return err }},
+		{"POST /v1/agents/a1/debug-chat/c1: 101 Switching Protocols", func(ctx context.Context) error {
+			_, err := c.SendTurn(ctx, "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+			return err
+		}},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- call.do(context.Background()) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second): // only when the client hangs
+			free()
+			err = <-done
+			t.Errorf("%s: the call waited until the server let go", call.want)
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || err.Error() != call.want {
+			t.Errorf("got %T %v, want %q", err, err, call.want)
+		}
+	}
+}
+
+// A list answered 200 with no body is the platform's malformed answer:
+// read as an empty list, it told the alert gate that nothing fired. A 204
+// No Content is an empty list.
+func TestEmptyListBody(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		status int
+		err    string // "" for an empty list
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tc.status) }))
+		t.Cleanup(srv.Close)
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		ctx := context.Background()
+		for _, call := range []struct {
+			path string
+			list func() (int, error)
+		}{
+			{"GET /v1/alerts", func() (int, error) { l, err := c.FiringAlerts(ctx); return len(l), err }},
+			{"GET /v1/alert-rules", func() (int, error) { l, err := c.ListAlertRules(ctx, AlertRuleFilter{}); return len(l), err }},
+			{"GET /v1/webhooks/endpoints", func() (int, error) { l, err := c.ListWebhooks(ctx); return len(l), err }},
+		} {
+			n, err := call.list()
+			var re *ResponseError
+			switch {
+			case tc.err == "" && (err != nil || n != 0):
+				t.Errorf("%s: %d items, %v; want an empty list", call.path, n, err)
+			case tc.err != "" && (!errors.As(err, &re) || err.Error() != call.path+": "+tc.err):
+				t.Errorf("%s: got %T %v, want %q", call.path, err, err, tc.err)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{status: 200, err: "200: malformed response: empty body, want a list"},
+		{status: 204},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// The firing list keeps every record whose state says it fires, in any
+// letter case, and drops the ones in another state (an implementation
+// that lists every rule): an ALERT read as another state passed the
+// alert gate.
+func TestFiringAlertStates(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"alerts":[` +
+			`{"rule_id":"a1","state":"alert"},{"rule_id":"a2","state":"ALERT"},{"rule_id":"a3","state":" Firing "},` +
+			`{"rule_id":"a4","status":"TRIGGERED"},{"rule_id":"a5"},` +
+			`{"rule_id":"o1","state":"ok"},{"rule_id":"o2","state":"OK"},{"rule_id":"o3","state":"no_data"},{"rule_id":"o4","state":"unknown"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	firing, err := c.FiringAlerts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range firing {
+		ids = append(ids, a.RuleID)
+	}
+	if got := strings.Join(ids, " "); got != "a1 a2 a3 a4 a5" {
+		t.Errorf("firing: %s, want a1 a2 a3 a4 a5", got)
+	}
+}
+
+// A record read back about another subject than the one asked for (a
+// conversation, a handoff state, a call's status) is the platform's
+// error, as a debug-chat result of another conversation is: checked, it
+// would pass or fail a case on someone else's conversation or call. A
+// record that names no subject is taken to be the one asked for.
+func TestRecordOfAnotherSubject(t *testing.T) {
+	t.Parallel()
+	const conv = `"account_id":"ws-abcd1234","project_id":"p1","started_at":"2026-03-02T10:00:00Z","environment":"live","channel":"WEBCHAT","in_progress":false`
+	type testCase struct {
+		name, body string
+		call       func(ctx context.Context, c *Client) error
+		want       string // "" for no error
+	}
+	getConv := func(ctx context.Context, c *Client) error { _, err := c.GetConversation(ctx, "p1", "c1"); return err }
+	byID := func(ctx context.Context, c *Client) error { _, err := c.HandoffState(ctx, "p1", "c1", ""); return err }
+	byShared := func(ctx context.Context, c *Client) error {
+		_, err := c.HandoffState(ctx, "p1", "", "crm-1")
+		return err
+	}
+	status := func(ctx context.Context, c *Client) error { _, err := c.CallStatus(ctx, "OUT-1"); return err }
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(tc.body)) }))
+		t.Cleanup(srv.Close)
+		err := tc.call(context.Background(), newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}))
+		var re *ResponseError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("err = %v", err)
+		case tc.want != "" && (!errors.As(err, &re) || err.Error() != tc.want):
+			t.Errorf("got %v, want %s", err, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{"conversation", `{"id":"c1",` + conv + `}`, getConv, ""},
+		{"another conversation", `{"id":"c2",` + conv + `}`, getConv,
+			`GET /v3/ws-abcd1234/p1/conversations/c1: 200: malformed response: id is "c2", and the call was about conversation "c1"`},
+		{"handoff state", `{"id":"c1","data":{"reason":"billing"}}`, byID, ""},
+		{"handoff state without an id", `{"data":{"reason":"billing"}}`, byID, ""},
+		{"handoff state of another conversation", `{"id":"c2","data":{"reason":"billing"}}`, byID,
+			`GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: id is "c2", and the call was about conversation "c1"`},
+		{"handoff state by shared id", `{"id":"c9","shared_id":"crm-1","data":{}}`, byShared, ""},
+		{"handoff state of another shared id", `{"id":"c9","shared_id":"crm-2","data":{}}`, byShared,
+			`GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: shared_id is "crm-2", and the call was about shared id "crm-1"`},
+		{"call status", `{"call_sid":"OUT-1","status":"success"}`, status, ""},
+		{"call status without a sid", `{"status":"success"}`, status, ""},
+		{"status of another call", `{"call_sid":"OUT-2","status":"success"}`, status,
+			`GET /v1/outbound-calling/OUT-1/status: 200: malformed response: call_sid is "OUT-2", and the call was about call "OUT-1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A registration answered without the signing secret names the status
+// the platform answered with: a 201 was reported as a 200.
+func TestWebhookRegistrationWithoutSecret(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusOK, http.StatusCreated} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			w.Write([]byte(`{"id":"whe_1","url":"https://example.com/hook"}`))
+		}))
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		_, err := c.RegisterWebhook(context.Background(), WebhookRegistration{URL: "https://example.com/hook", Events: []string{"conversation.completed"}})
+		want := fmt.Sprintf(`POST /v1/webhooks/endpoints: %d: malformed response: missing required field "signing_secret"`, status)
+		var re *ResponseError
+		if !errors.As(err, &re) || err.Error() != want {
+			t.Errorf("got %v, want %s", err, want)
+		}
+		srv.Close()
 	}
 }

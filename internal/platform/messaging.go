@@ -487,13 +487,22 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 			tok = body.Token.V
 		}
 	}
-	if tok == "" {
-		// The body is withheld: a half-broken answer may still hold a
-		// token, and there is no way to know which part to redact.
-		return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Host: c.hostOf(rq), Status: resp.status,
-			Err: errors.New(`no "access_token" string in the answer (body withheld: it may hold the token)`)}
+	var problem string
+	switch {
+	case tok == "":
+		problem = `no "access_token" string in the answer`
+	case strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		// It would go in the session step's Authorization header,
+		// which net/http refuses to send: the session step would fail
+		// as a connection lost, and be retried for nothing.
+		problem = `the "access_token" holds control characters, which an HTTP header cannot carry`
+	default:
+		return tok, nil
 	}
-	return tok, nil
+	// The body is withheld: a half-broken answer may still hold a
+	// token, and there is no way to know which part to redact.
+	return "", &ResponseError{Method: rq.ep.method, Endpoint: rq.ep.template, Path: rq.path, Host: c.hostOf(rq), Status: resp.status,
+		Err: errors.New(problem + " (body withheld: it may hold the token)")}
 }
 
 // setJWT keeps the access token and adds it to the client's redactor. Of
@@ -552,7 +561,7 @@ func (m *MessagingSession) redactError(err error) error {
 // createSession is step 2.
 func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
 	body, _ := json.Marshal(map[string]bool{"streaming_enabled": m.start.Streaming})
-	rq := &call{ep: epMsgSession, path: epMsgSession.template, body: body, bearer: m.jwt}
+	rq := &call{ep: epMsgSession, path: epMsgSession.template, body: body, bearer: m.jwt, red: m.redactor()}
 	resp, err := m.c.do(ctx, rq)
 	if err != nil {
 		return "", m.redactError(err)
@@ -576,8 +585,11 @@ func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
 	return id, nil
 }
 
-// socketCall names the handshake in errors.
-func (m *MessagingSession) socketCall() *call { return &call{ep: epSocket, path: epSocket.template} }
+// socketCall names the handshake in errors, whose answers may echo the
+// access token.
+func (m *MessagingSession) socketCall() *call {
+	return &call{ep: epSocket, path: epSocket.template, red: m.redactor()}
+}
 
 // netError is a *NetworkError of the socket, redacted.
 func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
@@ -636,6 +648,13 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 				fmt.Errorf("the handshake was answered %d, not 101 Switching Protocols: no WebSocket there", resp.StatusCode))
 		case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
 			failure = m.redactError(m.c.apiError(rq, resp, attempt))
+		case resp != nil:
+			// A 101 the library refused: the answer breaks the
+			// WebSocket handshake (no Upgrade, a wrong accept key).
+			// The platform's (or a proxy's) error, as a 200 is; the
+			// connection was not lost, and a new try fares no better.
+			failure = m.c.responseError(rq, resp.StatusCode, nil,
+				fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
 		default:
 			// url.Error repeats the URL, and with it the access token.
 			var ue *url.Error
@@ -655,6 +674,17 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 			return nil, nil, m.redactError(m.c.networkError(rq, err, false, attempt))
 		}
 	}
+}
+
+// protocolViolation is what coder/websocket says of a handshake answer
+// it refused, without its prefixes.
+func protocolViolation(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	s := strings.TrimPrefix(err.Error(), "failed to WebSocket dial: ")
+	return strings.TrimPrefix(s, "WebSocket protocol violation: ")
 }
 
 // keepUpgrade keeps the body of the handshake's 101 answer: the
@@ -1100,7 +1130,7 @@ func validUTF8(data []byte) error {
 // used: the platform's fault, never the agent's.
 func (m *MessagingSession) frameError(data []byte, err error) error {
 	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Host: m.Host(), Status: http.StatusSwitchingProtocols,
-		Err: m.redactor().Error(err), Body: m.c.keepBody(m.redactBytes(data))}
+		Err: m.redactor().Error(err), Body: keepBody(m.redactor(), data)}
 }
 
 // add records an event unless it was seen, and updates the session and

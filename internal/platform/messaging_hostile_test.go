@@ -112,6 +112,21 @@ func (rec *recorder) requests() []string {
 	return append([]string(nil), rec.got...)
 }
 
+// switchWith answers a handshake 101 with the given header lines, and
+// nothing else.
+func switchWith(headers string) func(w http.ResponseWriter, r *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return true
+		}
+		defer conn.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\n" + headers + "\r\n")
+		brw.Flush()
+		return true
+	}
+}
+
 // TestMessagingHostileSocket: what a platform does wrong on the socket
 // is its error (a *ResponseError, not retried, the agent never blamed),
 // within bounds the client keeps, and carries no credential anywhere.
@@ -214,6 +229,20 @@ func TestMessagingHostileSocket(t *testing.T) {
 				return true
 			}},
 			want: "GET /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
+		},
+		// A 101 that breaks the handshake read as a connection lost,
+		// and was tried again.
+		{
+			name: "a 101 without the WebSocket headers",
+			p:    &hostileMessaging{handshake: switchWith("")},
+			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Connection header "" does not contain Upgrade`, handshakes: 1,
+		},
+		{
+			name: "a 101 that upgrades to the access token",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				return switchWith("Connection: Upgrade\r\nUpgrade: "+r.URL.Query().Get("access_token")+"\r\n")(w, r)
+			}},
+			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Upgrade header "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]" does not contain websocket`, handshakes: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -598,6 +627,133 @@ func TestMessagingCloseCodes(t *testing.T) {
 		{name: "service restart", code: websocket.StatusServiceRestart},
 		{name: "try again later", code: websocket.StatusTryAgainLater},
 		{name: "normal closure", code: websocket.StatusNormalClosure},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingTokenCutShortInErrors: the session step and the handshake
+// that echo the access token into an error body, where the message (cut
+// at maxMessage) or the kept body (cut at errorKeep) ends inside the
+// token's signature. The token is masked before either is cut: the half
+// of a signature left after a cut matches no redactor, and showed.
+func TestMessagingTokenCutShortInErrors(t *testing.T) {
+	t.Parallel()
+	const sig = "SIGcutSHORT0123456789abcdefghijklmnop"
+	// Claims long enough that the signature comes after the first
+	// hundred bytes of the message, as in a real JWT.
+	jwt := "eyJhbGciOiJSUzI1NiJ9." + strings.Repeat("eyJzdWIiOiJ4In0", 12) + "." + sig
+	type testCase struct {
+		name string
+		step string // the path that answers 401 with the token
+		// cut is where the message (maxMessage) or the kept body
+		// (errorKeep) is cut: the signature straddles it.
+		cut int
+	}
+	run := func(t *testing.T, tc testCase) {
+		// body is {"message":"<pad><echo>"}, where echo ends with the
+		// signature: pad puts the cut 10 bytes into it.
+		body := func(echo string) string {
+			head := `{"message":"`
+			if tc.cut == maxMessage {
+				head = "" // the message is cut, not the body
+			}
+			pad := tc.cut - len(head) - (len(echo) - len(sig)) - 10
+			return `{"message":"` + strings.Repeat("x", pad) + echo + `"}`
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/api/v1/access-token":
+				fmt.Fprintf(w, `{"access_token":%q}`, jwt)
+			case tc.step:
+				w.WriteHeader(http.StatusUnauthorized)
+				echo := r.Header.Get("Authorization")
+				if echo == "" {
+					echo = r.URL.Query().Get("access_token")
+				}
+				fmt.Fprint(w, body(echo))
+			case "/api/v1/sessions":
+				fmt.Fprint(w, `{"session_id":"s-1"}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+		if m != nil {
+			m.Close()
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+			t.Fatalf("got %T %v, want a 401", err, err)
+		}
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), ae.Message, string(ae.Body)} {
+			for n := len(sig); n >= 8; n-- {
+				if strings.Contains(text, sig[:n]) {
+					t.Fatalf("%q of the token's signature shows in %q", sig[:n], text[max(0, strings.Index(text, sig[:n])-40):])
+				}
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "session step, message cut", step: "/api/v1/sessions", cut: maxMessage},
+		{name: "session step, kept body cut", step: "/api/v1/sessions", cut: errorKeep},
+		{name: "handshake, message cut", step: "/ws", cut: maxMessage},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingTokenWithControls: an access token that no header can
+// carry is the access-token step's malformed answer, not a connection
+// lost on the session step (net/http refuses to send the header), and
+// the session step is not tried.
+func TestMessagingTokenWithControls(t *testing.T) {
+	t.Parallel()
+	type testCase struct{ name, token string }
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var sessions atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/api/v1/access-token":
+				fmt.Fprintf(w, `{"access_token":%s}`, tc.token)
+			case "/api/v1/sessions":
+				sessions.Add(1)
+				fmt.Fprint(w, `{"session_id":"s-1"}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			Retry: RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+		if m != nil {
+			m.Close()
+		}
+		var re *ResponseError
+		if !errors.As(err, &re) || re.Endpoint != epAccessToken.template || IsTransient(err) ||
+			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" holds control characters`) {
+			t.Fatalf("got %T %v, want the access-token step's malformed answer", err, err)
+		}
+		if strings.Contains(err.Error(), "PLANTED") || sessions.Load() != 0 {
+			t.Errorf("%d session requests; error %q", sessions.Load(), err)
+		}
+	}
+	for _, tc := range []testCase{
+		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`},
+		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`},
+		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`},
+		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

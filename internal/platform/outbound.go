@@ -178,8 +178,13 @@ func (c *Client) CallStatus(ctx context.Context, sid string) (*CallStatus, error
 	if st.Status == "" {
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"status"}))
 	}
-	if st.SID == "" {
+	switch st.SID {
+	case "":
 		st.SID = sid
+	case sid:
+	default:
+		// Another call's status would end the probe on its outcome.
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("call_sid is %q, and the call was about call %q", st.SID, sid))
 	}
 	return st, nil
 }

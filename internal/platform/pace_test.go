@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,5 +63,79 @@ func TestRetryAfterDatePausesTheKey(t *testing.T) {
 	}
 	if waited := clk.Now().Sub(fakeclock.Start); waited != 2*time.Second || hits.Load() != 2 {
 		t.Errorf("waited %s for an HTTP-date 2s ahead, %d requests", waited, hits.Load())
+	}
+}
+
+// TestRetryAfterForms: a 429 or a 503 of a read, then a success, with
+// Retry-After in every form a server sends. A valid one is waited out on
+// the client's clock; garbage is ignored (a backoff, under a second); a
+// wait past what the client accepts fails the call at once.
+func TestRetryAfterForms(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		status int
+		after  string
+		// wait is the time the call took on the fake clock; -1 is a
+		// backoff (under a second).
+		wait time.Duration
+		// fails: the call ends at once, on the first answer.
+		fails bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		clk := fakeclock.New()
+		var hits atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if hits.Add(1) == 1 {
+				w.Header().Set("Retry-After", tc.after)
+				w.WriteHeader(tc.status)
+				return
+			}
+			_, _ = w.Write([]byte(`{"alerts":[]}`))
+		}))
+		t.Cleanup(srv.Close)
+		c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now,
+			Retry: RetryPolicy{MaxAttempts: 2, Sleep: clk.Sleep, Rand: func() float64 { return 0 }}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.FiringAlerts(context.Background())
+		waited := clk.Now().Sub(fakeclock.Start)
+		switch {
+		case tc.fails:
+			// A 429's is a RateLimitError: the wait is past the budget.
+			if err == nil || !strings.Contains(err.Error(), "GET /v1/alerts") || IsRateLimited(err) != (tc.status == 429) || waited != 0 {
+				t.Fatalf("err = %v after %s, want the %d at once", err, waited, tc.status)
+			}
+		case err != nil:
+			t.Fatalf("err = %v after %s", err, waited)
+		case tc.wait < 0:
+			if waited >= time.Second {
+				t.Errorf("waited %s, want a backoff under a second", waited)
+			}
+		case waited != tc.wait:
+			t.Errorf("waited %s, want %s", waited, tc.wait)
+		}
+	}
+	date := func(d time.Duration) string { return fakeclock.Start.Add(d).UTC().Format(http.TimeFormat) }
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		for _, tc := range []testCase{
+			{after: "2", wait: 2 * time.Second},
+			{after: "1.5", wait: 1500 * time.Millisecond},
+			{after: date(3 * time.Second), wait: 3 * time.Second},
+			{after: "", wait: -1},
+			{after: "-1", wait: -1},
+			{after: "0", wait: -1},
+			{after: "soon", wait: -1},
+			{after: "NaN", wait: -1},
+			{after: "Inf", wait: -1},
+			{after: "1e3", wait: -1},
+			{after: date(-time.Hour), wait: -1},
+			{after: "86400", fails: true},
+			{after: "Fri, 31 Dec 9999 23:59:59 GMT", fails: true},
+		} {
+			tc.status = status
+			t.Run(strconv.Itoa(status)+"/"+tc.after, func(t *testing.T) { run(t, tc) })
+		}
 	}
 }

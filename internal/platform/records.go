@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -167,7 +168,12 @@ func decodeRecords(body []byte, envelope ...string) ([]record, error) {
 	trimmed := strings.TrimSpace(string(body))
 	var list []any
 	switch {
-	case trimmed == "" || trimmed == "null":
+	case trimmed == "":
+		// An empty 200 is no list (a proxy that lost the body): read
+		// as none, it would tell the alert gate that nothing fires.
+		// A 204 is an empty list (decodeList).
+		return nil, errors.New("empty body, want a list")
+	case trimmed == "null":
 		return nil, nil
 	case trimmed[0] == '[':
 		if err := json.Unmarshal(body, &list); err != nil {
@@ -203,6 +209,15 @@ func decodeRecords(body []byte, envelope ...string) ([]record, error) {
 		out = append(out, record(m))
 	}
 	return out, nil
+}
+
+// decodeList reads a list answer with decodeRecords; a 204 No Content is
+// an empty list.
+func decodeList(resp *response, envelope ...string) ([]record, error) {
+	if resp.status == http.StatusNoContent {
+		return nil, nil
+	}
+	return decodeRecords(resp.body(), envelope...)
 }
 
 // jsonType names the JSON type of a decoded value.

@@ -51,6 +51,10 @@ func echoKey(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"conversations": "%s"}`, key)
 	case "missing200":
 		fmt.Fprintf(w, `{"conversationId":"%s"}`, key)
+	case "audio":
+		// A recording whose content type echoes the key.
+		w.Header().Set("Content-Type", "audio/wav; name="+key)
+		w.Write([]byte("RIFF...."))
 	case "success200":
 		fmt.Fprintf(w, `{"conversationId":"success200","userInput":"","response":"your key is %s","metadata":{"k":"%s"},"conversationEnded":false,"delayedResponse":false}`, key, key)
 	default:
@@ -111,6 +115,12 @@ func TestKeysNeverLeak(t *testing.T) {
 		t.Error("malformed200: no error")
 	}
 	collect(err)
+
+	_, ctype, err := c.ConversationAudio(ctx, "p", "c1")
+	if err != nil || !strings.HasPrefix(ctype, "audio/wav") {
+		t.Errorf("audio: content type %q, %v", ctype, err)
+	}
+	texts = append(texts, ctype)
 
 	ex, err := c.SendTurn(ctx, "a", "success200", ChatTurn{ClientEnv: "sandbox", Message: "my key is " + buildKey})
 	if err != nil {

@@ -117,7 +117,7 @@ func (c *Client) redirectError(rq *call, req *http.Request, res *http.Response) 
 			target = u
 			loc = u.Redacted()
 		}
-		e.Location = c.red.String(loc)
+		e.Location = c.redactor(rq).String(loc)
 	}
 	switch {
 	case target == nil:

@@ -132,33 +132,52 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// maxRetryAfter bounds a parsed Retry-After: beyond a day is nonsense,
+// in seconds or as a date, and clamping avoids overflow.
+const maxRetryAfter = 24 * time.Hour
+
 // parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP-date
-// (RFC 9110 §10.2.3). Anything else, or a date in the past, is 0.
+// (RFC 9110 §10.2.3), and decimal seconds with a fraction, which some
+// servers send. Anything else (a sign, an exponent, hex, NaN, Inf: what
+// strconv would also take) or a date in the past is 0, so the caller backs
+// off as without the header. At most a day.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		// Beyond a day is nonsense; clamping avoids overflow.
-		return time.Duration(min(secs, 86400)) * time.Second
-	}
-	// Some servers send fractional seconds.
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
+	if decimalSeconds(v) {
+		// Digits too many for a float64 parse as +Inf (a range
+		// error): a long wait, clamped like any other.
+		f, _ := strconv.ParseFloat(v, 64)
 		if f <= 0 {
 			return 0
 		}
-		return time.Duration(min(f, 86400) * float64(time.Second))
+		return time.Duration(min(f, maxRetryAfter.Seconds()) * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, maxRetryAfter)
 		}
 	}
 	return 0
+}
+
+// decimalSeconds reports whether v is digits with at most one decimal
+// point among or after them.
+func decimalSeconds(v string) bool {
+	digits, dot := 0, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // shouldRetry decides whether try attempt, which failed with err, is

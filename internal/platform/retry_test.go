@@ -37,6 +37,24 @@ func TestParseRetryAfter(t *testing.T) {
 		{"Monday, 02-Mar-26 12:00:10 GMT", 10 * time.Second}, // RFC 850
 		{now.Add(-time.Minute).Format(http.TimeFormat), 0},   // in the past
 		{"soon", 0},
+		{".5", 500 * time.Millisecond},
+		{strings.Repeat("9", 400), 24 * time.Hour}, // past float64
+		{"Fri, 31 Dec 9999 23:59:59 GMT", 24 * time.Hour},
+		// What strconv takes besides decimal numbers is garbage here:
+		// NaN was a negative wait of 292 years, Inf a day.
+		{"NaN", 0},
+		{"Inf", 0},
+		{"+Inf", 0},
+		{"infinity", 0},
+		{"1e3", 0},
+		{"0x1p4", 0},
+		{"1_000", 0},
+		{"+5", 0},
+		{"-0.5", 0},
+		{"1.2.3", 0},
+		{".", 0},
+		{"3, 4", 0},
+		{"5s", 0},
 	} {
 		t.Run(tc.in, func(t *testing.T) { run(t, tc) })
 	}

@@ -116,12 +116,14 @@ func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (
 		return nil, fmt.Errorf("register webhook: encode body: %w", err)
 	}
 	rq := &call{ep: epWebhookRegister, path: epWebhookRegister.template, body: body}
-	ep, err := c.webhookEndpoint(ctx, rq)
+	ep, status, err := c.webhookEndpointStatus(ctx, rq)
 	if err != nil {
 		return nil, fmt.Errorf("register webhook %s: %w", reg.URL, err)
 	}
 	if ep.SigningSecret == "" {
-		return nil, c.responseError(rq, 200, nil, missing("", []string{"signing_secret"}))
+		// The body is withheld: the secret may be in it under a name
+		// readWebhookEndpoint does not know.
+		return nil, c.responseError(rq, status, nil, missing("", []string{"signing_secret"}))
 	}
 	return ep, nil
 }
@@ -134,7 +136,7 @@ func (c *Client) ListWebhooks(ctx context.Context) ([]WebhookEndpoint, error) {
 		return nil, err
 	}
 	defer resp.release()
-	recs, err := decodeRecords(resp.body(), "endpoints", "webhook_endpoints", "webhooks")
+	recs, err := decodeList(resp, "endpoints", "webhook_endpoints", "webhooks")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
@@ -188,20 +190,26 @@ func checkWebhookID(id string) error {
 }
 
 func (c *Client) webhookEndpoint(ctx context.Context, rq *call) (*WebhookEndpoint, error) {
+	ep, _, err := c.webhookEndpointStatus(ctx, rq)
+	return ep, err
+}
+
+// webhookEndpointStatus is webhookEndpoint, with the status of the answer.
+func (c *Client) webhookEndpointStatus(ctx context.Context, rq *call) (*WebhookEndpoint, int, error) {
 	resp, err := c.do(ctx, rq)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer resp.release()
 	r, err := decodeRecord(resp.body())
 	if err != nil {
-		return nil, c.responseError(rq, resp.status, resp.body(), err)
+		return nil, 0, c.responseError(rq, resp.status, resp.body(), err)
 	}
 	ep := readWebhookEndpoint(r)
 	if ep.ID == "" {
-		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id"}))
+		return nil, 0, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id"}))
 	}
-	return &ep, nil
+	return &ep, resp.status, nil
 }
 
 // SameWebhookURL reports whether two endpoint URLs name the same receiver:
