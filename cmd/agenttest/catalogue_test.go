@@ -52,6 +52,8 @@ var badFiles = []struct{ name, file, src string }{
 	{"feature: outline column not in Examples", "f.feature", "Feature: f\n  Scenario Outline: a\n    When the user says \"<dya>\"\n\n    Examples:\n      | day |\n      | fri |\n"},
 	{"feature: duplicate scenario names", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: a\n    When the user says \"ho\"\n"},
 	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n"},
+	{"alias of no anchor", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns: *common\n"},
+	{"feature: doc string never closed", "f.feature", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n"},
 }
 
 // badAnswers are debug-chat answers to the session creation.
@@ -95,6 +97,7 @@ var badConfigs = []struct {
 }{
 	{"plain http to a remote host", nil, "default_target: t\ntargets:\n  t:\n    build_url: http://build.example.com\n    build_key: ${env:MY_KEY}\n"},
 	{"key shorter than 12 characters", map[string]string{"MY_KEY": "short"}, "default_target: t\ntargets:\n  t:\n    build_url: https://build.example.com\n    build_key: ${env:MY_KEY}\n"},
+	{"tab indentation in agenttest.yaml", nil, "default_target: t\ntargets:\n\tt: {}\n"},
 }
 
 // placedFile is file:line, with the column whenever the parser gives one
