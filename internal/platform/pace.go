@@ -151,7 +151,13 @@ func (p *pacer) take(now time.Time) (t ticket, wait time.Duration, ok bool) {
 		p.refill(now)
 		if p.tokens < 1 {
 			p.short = true
-			return t, max(time.Duration((1-p.tokens)/p.rate*float64(time.Second)), time.Microsecond), false
+			// Capped at a day, as a Retry-After is: the wait of a rate
+			// as small as --rate 1e-10 overflows a Duration, which came
+			// out negative and made the case spin a microsecond at a
+			// time until its wait budget was spent. A day is past any
+			// budget, so the case errors at once.
+			secs := min((1-p.tokens)/p.rate, maxRetryAfter.Seconds())
+			return t, max(time.Duration(secs*float64(time.Second)), time.Microsecond), false
 		}
 		p.tokens--
 	}

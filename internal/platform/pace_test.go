@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -137,5 +138,42 @@ func TestRetryAfterForms(t *testing.T) {
 			tc.status = status
 			t.Run(strconv.Itoa(status)+"/"+tc.after, func(t *testing.T) { run(t, tc) })
 		}
+	}
+}
+
+// TestTinyRateErrorsAtOnce: a --rate too small to wait for errors the
+// call at once with the wait budget's message, having slept not at all.
+func TestTinyRateErrorsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, rate := range []float64{1e-10, 1e-300, 0.0001} {
+		t.Run(strconv.FormatFloat(rate, 'g', -1, 64), func(t *testing.T) {
+			t.Parallel()
+			clk := fakeclock.New()
+			var sleeps atomic.Int64
+			sleep := func(ctx context.Context, d time.Duration) error {
+				if sleeps.Add(1) > 100 {
+					return fmt.Errorf("still waiting after 100 sleeps, the last of %s", d) // spinning
+				}
+				return clk.Sleep(ctx, d)
+			}
+			s := startCounted(t, sim.Options{Seed: 3})
+			c, err := New(Config{BuildURL: s.info.BuildURL, BuildKey: s.info.BuildKey, Now: clk.Now,
+				Retry: RetryPolicy{Sleep: sleep}, Rate: rate, RateWait: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := WithRateAccount(context.Background(), NewRateAccount())
+			// The bucket holds one request: the first goes at once.
+			if _, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
+			if err == nil || !IsRateLimited(err) || !strings.Contains(err.Error(), "budget") {
+				t.Fatalf("err = %v, want the wait budget's error", err)
+			}
+			if n := sleeps.Load(); n != 0 || clk.Now() != fakeclock.Start {
+				t.Errorf("slept %d times, %s in all, want an error before any wait", n, clk.Now().Sub(fakeclock.Start))
+			}
+		})
 	}
 }
