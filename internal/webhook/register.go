@@ -37,7 +37,10 @@ const Description = "agenttest webhook receiver"
 //
 // An endpoint already registered for the same URL is reused when the
 // caller knows its secret (knownSecret, e.g. from the config of a fixed
-// receiver): it is enabled and its events widened to include events. The
+// receiver): it is enabled and its events widened to include events,
+// unless it is enabled with them already. A platform that refuses the
+// update (400 or 422: the reference's update call takes only alert event
+// types) gets the endpoint deleted and registered afresh instead. The
 // platform shows a signing secret only once, at registration, and the
 // reference shows no rotation, so an existing endpoint whose secret is not
 // known is deleted and registered afresh; otherwise every run would leave
@@ -101,12 +104,21 @@ func register(ctx context.Context, c Registrar, publicURL string, events []strin
 				want = append(want, e)
 			}
 		}
+		if existing.Enabled && len(want) == len(existing.Events) {
+			return existing, knownSecret, false, nil // as wanted: nothing to change
+		}
 		enabled := true
 		ep, err := c.UpdateWebhook(ctx, existing.ID, platform.WebhookUpdate{EventTypes: want, Enabled: &enabled})
-		if err != nil {
+		switch {
+		case err == nil:
+			return ep, knownSecret, false, nil
+		case !refusedUpdate(err):
 			return nil, "", false, fmt.Errorf("reuse webhook endpoint %s: %w", existing.ID, err)
 		}
-		return ep, knownSecret, false, nil
+		// The reference's update call takes only alert event types
+		// (event_types: alerts.triggered, alerts.resolved); a platform
+		// that holds to it refuses conversation events there, and the
+		// endpoint is replaced as one whose secret is unknown is.
 	}
 	if existing != nil {
 		if err := c.DeleteWebhook(ctx, existing.ID); err != nil && !platform.IsNotFound(err) {
@@ -118,6 +130,13 @@ func register(ctx context.Context, c Registrar, publicURL string, events []strin
 		return nil, "", true, err
 	}
 	return ep, ep.SigningSecret, false, nil
+}
+
+// refusedUpdate reports whether the platform refused an endpoint update
+// for what it asked (400, 422), not for a failure a retry could mend.
+func refusedUpdate(err error) bool {
+	var ae *platform.APIError
+	return errors.As(err, &ae) && (ae.Status == http.StatusBadRequest || ae.Status == http.StatusUnprocessableEntity)
 }
 
 // failedOnPlatform reports whether a registration POST failed in a way

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,10 @@ type flakyRegistry struct {
 	deleted   []string
 	endpoints map[string]map[string]any
 	next      int
+	// strict makes updates take only the reference's event_types
+	// (alerts.triggered, alerts.resolved), refusing others with 422.
+	strict  bool
+	patches int
 }
 
 func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -65,6 +70,32 @@ func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(out)
+	case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/"):
+		f.patches++
+		ep := f.endpoints[strings.TrimPrefix(r.URL.Path, "/v1/webhook-endpoints/")]
+		var up struct {
+			EventTypes []string `json:"event_types"`
+			Enabled    *bool    `json:"enabled"`
+		}
+		json.NewDecoder(r.Body).Decode(&up)
+		for _, e := range up.EventTypes {
+			if f.strict && e != "alerts.triggered" && e != "alerts.resolved" {
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprintf(w, `{"message": "invalid event type %s"}`, e)
+				return
+			}
+		}
+		if ep == nil {
+			http.NotFound(w, r)
+			return
+		}
+		if up.EventTypes != nil {
+			ep["events"] = up.EventTypes
+		}
+		if up.Enabled != nil {
+			ep["enabled"] = *up.Enabled
+		}
+		json.NewEncoder(w).Encode(ep)
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/"):
 		id := strings.TrimPrefix(r.URL.Path, "/v1/webhook-endpoints/")
 		delete(f.endpoints, id)
@@ -131,6 +162,61 @@ func TestRegisterRetriesPlatformFailures(t *testing.T) {
 			}
 			if clock.Now().Equal(fakeclock.Start) {
 				t.Error("no backoff between registrations")
+			}
+		})
+	}
+}
+
+// TestRegisterReusesAKnownEndpoint: an endpoint of the receiver's URL
+// whose secret the caller knows is kept: as it is when it is enabled with
+// the events wanted, else updated; a platform that refuses the update,
+// as one holding to the reference's alert-only event_types does, gets it
+// replaced, and the run holds the new secret.
+func TestRegisterReusesAKnownEndpoint(t *testing.T) {
+	t.Parallel()
+	const url = "https://hooks.example.com/agenttest"
+	for _, tc := range []struct {
+		name    string
+		events  []string
+		enabled bool
+		strict  bool
+		// wantPatches, wantPosts and wantDeleted count the calls;
+		// wantSecret is the secret Register returns.
+		wantPatches, wantPosts, wantDeleted int
+		wantSecret                          string
+	}{
+		{name: "enabled with the events", events: DefaultEvents, enabled: true, wantSecret: "whsec_known"},
+		{name: "missing an event", events: DefaultEvents[:1], enabled: true, wantPatches: 1, wantSecret: "whsec_known"},
+		{name: "disabled", events: DefaultEvents, wantPatches: 1, wantSecret: "whsec_known"},
+		{name: "update refused", events: DefaultEvents[:1], enabled: true, strict: true, wantPatches: 1, wantPosts: 1, wantDeleted: 1, wantSecret: "whsec_whe_1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reg := &flakyRegistry{strict: tc.strict, endpoints: map[string]map[string]any{
+				"whe_known": {"id": "whe_known", "url": url, "events": tc.events, "enabled": tc.enabled},
+			}}
+			srv := httptest.NewServer(reg)
+			t.Cleanup(srv.Close)
+			c, err := platform.New(platform.Config{BuildURL: srv.URL, BuildKey: "build-key-0123456789",
+				Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ep, secret, err := Register(context.Background(), c, url, nil, "whsec_known")
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.mu.Lock()
+			defer reg.mu.Unlock()
+			if reg.patches != tc.wantPatches || reg.posts != tc.wantPosts || len(reg.deleted) != tc.wantDeleted {
+				t.Errorf("%d updates, %d registrations, %d deletions; want %d, %d, %d",
+					reg.patches, reg.posts, len(reg.deleted), tc.wantPatches, tc.wantPosts, tc.wantDeleted)
+			}
+			if secret != tc.wantSecret || len(reg.endpoints) != 1 || reg.endpoints[ep.ID] == nil {
+				t.Errorf("secret %q, endpoints %v, returned %s; want secret %q and one endpoint", secret, reg.endpoints, ep.ID, tc.wantSecret)
+			}
+			if !ep.Enabled || !slices.Equal(ep.Events, DefaultEvents) {
+				t.Errorf("endpoint %+v, want it enabled with %v", ep, DefaultEvents)
 			}
 		})
 	}
