@@ -238,7 +238,7 @@ func (c *Client) alertRule(ctx context.Context, rq *call) (*AlertRule, error) {
 		return nil, err
 	}
 	defer resp.release()
-	r, err := decodeRecord(resp.body())
+	r, err := decodeRecord(resp.body(), "rule", "alert_rule", "alertRule")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
