@@ -162,6 +162,35 @@ func readAlertRule(r record) AlertRule {
 }
 
 func readAlert(r record) Alert {
+	// A firing alert may carry its rule nested ({"rule": {...}, "state":
+	// "alert", "value": 12}): the rule's members fill in what the alert
+	// itself does not say, and its id is the rule's id. The rule's own
+	// state is not the alert's: a stale one must not hide a firing
+	// alert from the gate.
+	if nested := r.object("rule", "alert_rule", "alertRule"); nested != nil {
+		merged := make(record, len(r)+len(nested)+1)
+		for k, v := range nested {
+			if k != "state" && k != "status" {
+				merged[k] = v
+			}
+		}
+		if id, ok := nested["id"]; ok {
+			merged["rule_id"] = id
+		}
+		for k, v := range r {
+			if v != nil {
+				merged[k] = v
+			}
+		}
+		a := readFlatAlert(merged)
+		a.Raw = r
+		return a
+	}
+	return readFlatAlert(r)
+}
+
+// readFlatAlert reads an alert whose members are all at its top level.
+func readFlatAlert(r record) Alert {
 	th, _ := r.integer("threshold_value", "threshold", "thresholdValue")
 	out := Alert{
 		RuleID:         r.str("rule_id", "ruleId", "alert_rule_id", "id"),

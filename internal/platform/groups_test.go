@@ -468,3 +468,30 @@ func TestRecordEnvelopes(t *testing.T) {
 		}
 	}
 }
+
+// TestFiringAlertNestedRule reads firing alerts that carry their rule
+// nested, a shape the reference does not rule out (it shows none): the
+// report names the rule, and the rule's own state never hides the alert.
+func TestFiringAlertNestedRule(t *testing.T) {
+	t.Parallel()
+	c := serveFixed(t, &fixed{status: http.StatusOK, body: `{"alerts":[
+		{"id":"alt_9","state":"alert","value":12,"triggered_at":1772366400,
+		 "rule":{"id":"alr_1","name":"api errors","metric":"api_errors","operator":">=","threshold_value":10,"window_duration":"5m","state":"ok"}},
+		{"alert_rule":{"id":"alr_2","metric":"call_volume","threshold_value":"3"}}]}`})
+	got, err := c.FiringAlerts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d alerts, want 2: %+v", len(got), got)
+	}
+	if d := got[0].Describe(); d != `rule "api errors" (alr_1): api_errors >= 10 over 5m, value 12` {
+		t.Errorf("first: %s", d)
+	}
+	if got[0].TriggeredAt.IsZero() || got[0].Raw["id"] != "alt_9" {
+		t.Errorf("first: triggered %v, raw %v", got[0].TriggeredAt, got[0].Raw)
+	}
+	if got[1].RuleID != "alr_2" || got[1].Metric != "call_volume" || got[1].ThresholdValue != 3 {
+		t.Errorf("second: %+v", got[1])
+	}
+}
