@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,7 +246,19 @@ func (c *Client) UpdateAlertRule(ctx context.Context, id string, upd AlertRuleUp
 	if err != nil {
 		return nil, fmt.Errorf("update alert rule %s: encode body: %w", id, err)
 	}
-	return c.alertRule(ctx, &call{ep: epAlertRuleUpdate, path: alertRulePath(id), body: body})
+	rq := &call{ep: epAlertRuleUpdate, path: alertRulePath(id), body: body}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(resp.body())) == 0 {
+		// The reference does not show the update's answer: a 204 (or
+		// a 200 without a body) applied it, and the rule is read back.
+		resp.release()
+		return c.GetAlertRule(ctx, id)
+	}
+	defer resp.release()
+	return c.readAlertRuleAnswer(rq, resp)
 }
 
 // DeleteAlertRule deletes a rule.
@@ -267,6 +280,11 @@ func (c *Client) alertRule(ctx context.Context, rq *call) (*AlertRule, error) {
 		return nil, err
 	}
 	defer resp.release()
+	return c.readAlertRuleAnswer(rq, resp)
+}
+
+// readAlertRuleAnswer reads a rule from the answer to rq.
+func (c *Client) readAlertRuleAnswer(rq *call, resp *response) (*AlertRule, error) {
 	r, err := decodeRecord(resp.body(), "rule", "alert_rule", "alertRule")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)

@@ -3,8 +3,11 @@ package platform
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -493,5 +496,52 @@ func TestFiringAlertNestedRule(t *testing.T) {
 	}
 	if got[1].RuleID != "alr_2" || got[1].Metric != "call_volume" || got[1].ThresholdValue != 3 {
 		t.Errorf("second: %+v", got[1])
+	}
+}
+
+// TestUpdateAlertRuleWithoutBody reads the rule back when the update is
+// answered without a body (a 204), which the reference does not rule out:
+// it shows no answer to the PATCH.
+func TestUpdateAlertRuleWithoutBody(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		status    int
+		body      string
+		wantReads int32
+	}{
+		{name: "204", status: http.StatusNoContent, wantReads: 1},
+		{name: "200 without a body", status: http.StatusOK, wantReads: 1},
+		{name: "200 with the rule", status: http.StatusOK, body: `{"id":"alr_1","metric":"api_errors","threshold_value":20}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var reads atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.URL.Path != "/v1/alert-rules/alr_1":
+					http.NotFound(w, r)
+				case r.Method == http.MethodPatch:
+					w.WriteHeader(tc.status)
+					io.WriteString(w, tc.body)
+				case r.Method == http.MethodGet:
+					reads.Add(1)
+					io.WriteString(w, `{"id":"alr_1","metric":"api_errors","threshold_value":20,"window_duration":"5m"}`)
+				}
+			}))
+			defer srv.Close()
+			c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			th := 20
+			got, err := c.UpdateAlertRule(context.Background(), "alr_1", AlertRuleUpdate{ThresholdValue: &th})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != "alr_1" || got.ThresholdValue != 20 {
+				t.Errorf("rule %+v", got)
+			}
+			if n := reads.Load(); n != tc.wantReads {
+				t.Errorf("%d reads after the update, want %d", n, tc.wantReads)
+			}
+		})
 	}
 }
