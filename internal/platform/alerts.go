@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,6 +163,35 @@ func readAlertRule(r record) AlertRule {
 }
 
 func readAlert(r record) Alert {
+	// A firing alert may carry its rule nested ({"rule": {...}, "state":
+	// "alert", "value": 12}): the rule's members fill in what the alert
+	// itself does not say, and its id is the rule's id. The rule's own
+	// state is not the alert's: a stale one must not hide a firing
+	// alert from the gate.
+	if nested := r.object("rule", "alert_rule", "alertRule"); nested != nil {
+		merged := make(record, len(r)+len(nested)+1)
+		for k, v := range nested {
+			if k != "state" && k != "status" {
+				merged[k] = v
+			}
+		}
+		if id, ok := nested["id"]; ok {
+			merged["rule_id"] = id
+		}
+		for k, v := range r {
+			if v != nil {
+				merged[k] = v
+			}
+		}
+		a := readFlatAlert(merged)
+		a.Raw = r
+		return a
+	}
+	return readFlatAlert(r)
+}
+
+// readFlatAlert reads an alert whose members are all at its top level.
+func readFlatAlert(r record) Alert {
 	th, _ := r.integer("threshold_value", "threshold", "thresholdValue")
 	out := Alert{
 		RuleID:         r.str("rule_id", "ruleId", "alert_rule_id", "id"),
@@ -216,7 +246,19 @@ func (c *Client) UpdateAlertRule(ctx context.Context, id string, upd AlertRuleUp
 	if err != nil {
 		return nil, fmt.Errorf("update alert rule %s: encode body: %w", id, err)
 	}
-	return c.alertRule(ctx, &call{ep: epAlertRuleUpdate, path: alertRulePath(id), body: body})
+	rq := &call{ep: epAlertRuleUpdate, path: alertRulePath(id), body: body}
+	resp, err := c.do(ctx, rq)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(resp.body())) == 0 {
+		// The reference does not show the update's answer: a 204 (or
+		// a 200 without a body) applied it, and the rule is read back.
+		resp.release()
+		return c.GetAlertRule(ctx, id)
+	}
+	defer resp.release()
+	return c.readAlertRuleAnswer(rq, resp)
 }
 
 // DeleteAlertRule deletes a rule.
@@ -238,7 +280,12 @@ func (c *Client) alertRule(ctx context.Context, rq *call) (*AlertRule, error) {
 		return nil, err
 	}
 	defer resp.release()
-	r, err := decodeRecord(resp.body())
+	return c.readAlertRuleAnswer(rq, resp)
+}
+
+// readAlertRuleAnswer reads a rule from the answer to rq.
+func (c *Client) readAlertRuleAnswer(rq *call, resp *response) (*AlertRule, error) {
+	r, err := decodeRecord(resp.body(), "rule", "alert_rule", "alertRule")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}

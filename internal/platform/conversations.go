@@ -30,7 +30,9 @@ func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset !
 // values are left out of the request, so the server defaults apply.
 type ListQuery struct {
 	// Version selects the list endpoint: 3 (default) or 2, which share the
-	// schema. Version 1 has its own method, ListConversationsV1.
+	// schema. v2 returns cursors only for a project with chunked streaming
+	// (reference, Versioning); page it by Offset otherwise. Version 1 has
+	// its own method, ListConversationsV1.
 	Version int
 	// QueryType is transcript or semantic; it needs Query, StartTime and
 	// EndTime, and excludes Sample.

@@ -141,7 +141,12 @@ func (v *jFloat) UnmarshalJSON(b []byte) error {
 
 // jTime reads an ISO 8601 date-time. The reference promises ISO 8601; the
 // layouts below are the forms ISO 8601 producers actually emit (with or
-// without zone, 'T' or space).
+// without zone, 'T' or space, a zone of hours only as PostgreSQL writes
+// it, a decimal comma, no seconds). A number (or a string of one) is read
+// as Unix time, in seconds or, when it is too large for seconds, in
+// milliseconds: where the reference shows no format (the records of
+// deployments, alerts, webhooks, calls), epoch times are as plausible as
+// ISO 8601 ones.
 type jTime struct {
 	V   time.Time
 	Set bool
@@ -153,15 +158,28 @@ var timeLayouts = []string{
 	"2006-01-02 15:04:05.999999999Z07:00",
 	"2006-01-02 15:04:05.999999999",
 	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999Z07",
+	"2006-01-02 15:04:05.999999999Z07",
+	"2006-01-02 15:04:05.999999999Z0700",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
 }
 
 func (v *jTime) UnmarshalJSON(b []byte) error {
 	v.Set = true
-	if b[0] == 'n' {
+	switch b[0] {
+	case 'n':
 		v.V = time.Time{}
 		return nil
-	}
-	if b[0] != '"' {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		t, err := parseEpoch(string(b))
+		if err != nil {
+			return err
+		}
+		v.V = t
+		return nil
+	case '"':
+	default:
 		return typeError(b, reflect.TypeFor[time.Time]())
 	}
 	s, err := unquote(b)
@@ -180,13 +198,52 @@ func (v *jTime) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// jWhen is jTime for a member that only informs (a deployment's creation
+// time, which the reference does not show): a value it cannot read is no
+// time rather than an error, so an unexpected format never fails the call
+// that carries it.
+type jWhen struct {
+	V time.Time
+}
+
+func (v *jWhen) UnmarshalJSON(b []byte) error {
+	var t jTime
+	if t.UnmarshalJSON(b) == nil {
+		v.V = t.V
+	}
+	return nil
+}
+
+// parseTime reads an ISO 8601 date-time (timeLayouts), or Unix time
+// written as a string.
 func parseTime(s string) (time.Time, error) {
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}
 	}
+	if t, err := parseEpoch(s); err == nil {
+		return t, nil
+	}
 	return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+}
+
+// maxEpochSeconds is the largest number read as Unix seconds (the year
+// 5138); larger ones are milliseconds, which reach it only in 1973.
+const maxEpochSeconds = 1e11
+
+// parseEpoch reads Unix time: seconds (with a fraction or not), or
+// milliseconds when the number is too large for seconds.
+func parseEpoch(s string) (time.Time, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f >= maxEpochSeconds*1000 {
+		return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+	}
+	if f >= maxEpochSeconds {
+		f /= 1000
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
 }
 
 // jStrings reads an array of strings, or a single string as a one-element

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -360,4 +361,60 @@ func FuzzFastTurn(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestTimeForms reads the date-time forms other implementations plausibly
+// send: ISO 8601 as its producers write it (PostgreSQL's zone of hours
+// only, a decimal comma, no seconds), and Unix time in seconds or
+// milliseconds, as a number or a string, where the reference shows no
+// format.
+func TestTimeForms(t *testing.T) {
+	t.Parallel()
+	noon := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		json string
+		want time.Time
+		bad  bool
+	}{
+		{json: `"2026-03-01T12:00:00Z"`, want: noon},
+		{json: `"2026-03-01T12:00:00.000Z"`, want: noon},
+		{json: `"2026-03-01T13:00:00+01:00"`, want: noon},
+		{json: `"2026-03-01T13:00:00+0100"`, want: noon},
+		{json: `"2026-03-01T13:00:00+01"`, want: noon},
+		{json: `"2026-03-01 13:00:00.000+01"`, want: noon},
+		{json: `"2026-03-01 13:00:00+0100"`, want: noon},
+		{json: `"2026-03-01T12:00:00,5Z"`, want: noon.Add(500 * time.Millisecond)},
+		{json: `"2026-03-01T12:00Z"`, want: noon},
+		{json: `"2026-03-01T12:00"`, want: noon},
+		{json: `"2026-03-01 12:00:00"`, want: noon},
+		{json: `1772366400`, want: noon},
+		{json: `1772366400.25`, want: noon.Add(250 * time.Millisecond)},
+		{json: `1772366400250`, want: noon.Add(250 * time.Millisecond)},
+		{json: `"1772366400"`, want: noon},
+		{json: `null`},
+		{json: `""`},
+		{json: `"yesterday"`, bad: true},
+		{json: `-5`, bad: true},
+		{json: `1e300`, bad: true},
+		{json: `true`, bad: true},
+		{json: `{}`, bad: true},
+	} {
+		var v jTime
+		err := json.Unmarshal([]byte(tc.json), &v)
+		switch {
+		case tc.bad && err == nil:
+			t.Errorf("%s: read as %v, want an error", tc.json, v.V)
+		case !tc.bad && err != nil:
+			t.Errorf("%s: %v", tc.json, err)
+		case !tc.bad && !v.V.Equal(tc.want):
+			t.Errorf("%s: read as %v, want %v", tc.json, v.V, tc.want)
+		}
+		var x any
+		if err := json.Unmarshal([]byte(tc.json), &x); err != nil {
+			t.Fatal(err)
+		}
+		if got := (record{"t": x}).when("t"); !tc.bad && !got.Equal(tc.want) || tc.bad && !got.IsZero() {
+			t.Errorf("record %s: read as %v", tc.json, got)
+		}
+	}
 }

@@ -23,12 +23,14 @@ import (
 //     level or nested under "deployment" or "data". Its id is the first
 //     non-empty of "id", "deployment_id" and "deploymentId" (a string, or
 //     a number as another implementation may send it); "version",
-//     "environment" (or "env"), "status" and "created_at" (or "createdAt")
-//     are read when present. A reply without an id, or with an id that
-//     cannot be one (control characters, longer than maxDeploymentID
-//     bytes), is the platform's error (ResponseError),
-//     never evidence: the id is printed on the console, in the gate's
-//     verdict and in every report, and names what is promoted.
+//     "environment" (or "env"), "status" and "created_at" (or
+//     "createdAt": ISO 8601, or Unix seconds or milliseconds; a time in
+//     another form is left unread, never an error) are read when
+//     present. A reply without an id, or with an id that cannot be one
+//     (control characters, longer than maxDeploymentID bytes), is the
+//     platform's error (ResponseError), never evidence: the id is
+//     printed on the console, in the gate's verdict and in every report,
+//     and names what is promoted.
 //   - The environment is asked for with the query parameter
 //     DeploymentEnvParam (?environment=pre-release); sandbox is asked for
 //     without it, exactly as the reference describes the call. A platform
@@ -79,8 +81,8 @@ type wireDeployment struct {
 	Environment  jString `json:"environment"`
 	Env          jString `json:"env"`
 	Status       jString `json:"status"`
-	CreatedAt    jTime   `json:"created_at"`
-	CreatedAtAlt jTime   `json:"createdAt"`
+	CreatedAt    jWhen   `json:"created_at"`
+	CreatedAtAlt jWhen   `json:"createdAt"`
 }
 
 func (w *wireDeployment) id() string {

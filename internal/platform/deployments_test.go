@@ -24,6 +24,8 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		body string
 		// want is the id; wantErr a part of the error instead.
 		want, wantVersion, wantErr string
+		// wantCreated is the creation time read, when the case says.
+		wantCreated *time.Time
 	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
@@ -52,6 +54,9 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		if d.ID != tc.want || d.Version != tc.wantVersion {
 			t.Errorf("deployment %+v, want id %q version %q", d, tc.want, tc.wantVersion)
 		}
+		if tc.wantCreated != nil && !d.CreatedAt.Equal(*tc.wantCreated) {
+			t.Errorf("created at %v, want %v", d.CreatedAt, *tc.wantCreated)
+		}
 		wantEnv := tc.env
 		if wantEnv == "" {
 			wantEnv = "sandbox"
@@ -65,6 +70,7 @@ func TestActiveDeploymentShapes(t *testing.T) {
 			t.Errorf("query %q, want %q", query, wantQuery)
 		}
 	}
+	created := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []testCase{
 		{name: "top-level id", body: `{"id":"dep-1","version":"1.2","status":"active"}`, want: "dep-1", wantVersion: "1.2"},
 		{name: "deployment_id", body: `{"deployment_id":"dep-2"}`, want: "dep-2"},
@@ -73,6 +79,15 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		{name: "under deployment", body: `{"deployment":{"id":"dep-4","version":"1.1"}}`, want: "dep-4", wantVersion: "1.1"},
 		{name: "under data", env: "live", body: `{"success":true,"data":{"deploymentId":"dep-5","environment":"live"}}`, want: "dep-5"},
 		{name: "env spelling", env: "pre-release", body: `{"id":"dep-6","env":"pre-release"}`, want: "dep-6"},
+		// The reference shows no creation time: ISO 8601 in its forms,
+		// Unix seconds and milliseconds are read, and a form not
+		// understood leaves it unread rather than failing the call
+		// (the deployment id is what matters).
+		{name: "created_at seconds", body: `{"id":"dep-8","created_at":1772366400}`, want: "dep-8", wantCreated: &created},
+		{name: "created_at milliseconds", body: `{"id":"dep-8","createdAt":1772366400000}`, want: "dep-8", wantCreated: &created},
+		{name: "created_at hour offset", body: `{"id":"dep-8","created_at":"2026-03-01 13:00:00.000+01"}`, want: "dep-8", wantCreated: &created},
+		{name: "created_at unreadable", body: `{"id":"dep-8","created_at":"Sun, 01 Mar 2026 12:00:00 GMT"}`, want: "dep-8", wantCreated: &time.Time{}},
+		{name: "created_at object", body: `{"id":"dep-8","created_at":{"seconds":1772366400}}`, want: "dep-8", wantCreated: &time.Time{}},
 		{name: "no id", body: `{"version":"1.2"}`, wantErr: `no deployment id`},
 		{name: "null", body: `null`, wantErr: `no deployment id`},
 		{name: "array", body: `[{"id":"dep-1"}]`, wantErr: `deployments/active: 200: malformed response: expected an object, got array`},

@@ -391,10 +391,38 @@ type errorBody struct {
 	ErrorMessage json.RawMessage `json:"error_message"`
 	Message      json.RawMessage `json:"message"`
 	Code         json.RawMessage `json:"code"`
-	Errors       []struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"errors"`
+	// Errors is the alerts' list of {field, message}; read loosely
+	// (errorDetails), since a list of strings or of another shape must
+	// not cost the body its code and message.
+	Errors json.RawMessage `json:"errors"`
+}
+
+// errorDetails renders the members of an "errors" list: "field: message"
+// of objects, strings as they are; anything else is left out.
+func errorDetails(raw json.RawMessage) []string {
+	var items []any
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var details []string
+	for _, it := range items {
+		switch x := it.(type) {
+		case string:
+			if x != "" {
+				details = append(details, x)
+			}
+		case map[string]any:
+			field, _ := x["field"].(string)
+			msg, _ := x["message"].(string)
+			switch {
+			case field != "" && msg != "":
+				details = append(details, field+": "+msg)
+			case msg != "":
+				details = append(details, msg)
+			}
+		}
+	}
+	return details
 }
 
 // maxMessage bounds a message taken from a body.
@@ -420,16 +448,7 @@ func parseErrorBody(body []byte, contentType string) (code, msg string) {
 				msg = firstText(inner.Message, inner.ErrorMessage)
 			}
 		}
-		var details []string
-		for _, fe := range eb.Errors {
-			switch {
-			case fe.Field != "" && fe.Message != "":
-				details = append(details, fe.Field+": "+fe.Message)
-			case fe.Message != "":
-				details = append(details, fe.Message)
-			}
-		}
-		if len(details) > 0 {
+		if details := errorDetails(eb.Errors); len(details) > 0 {
 			if msg != "" {
 				msg += ": "
 			}

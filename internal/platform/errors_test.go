@@ -164,6 +164,22 @@ func TestAPIErrorShapes(t *testing.T) {
 			wantHits: 1,
 		},
 		{
+			// An errors list of strings (or of another shape) must not
+			// cost the body its code: read as plain text, a CHAT_TIMEOUT
+			// would not be recognised.
+			name:     "errors as strings",
+			f:        &fixed{status: 408, body: `{"success":false,"error_code":"CHAT_TIMEOUT","error_message":"timed out","errors":["session idle","retry with a new one",7]}`},
+			chat:     true,
+			wantMsg:  "POST /v1/agents/restaurant/debug-chat/abc: 408 CHAT_TIMEOUT: timed out: session idle; retry with a new one",
+			wantCode: CodeChatTimeout, pred: IsChatTimeout, wantHits: 1,
+		},
+		{
+			name:     "errors not a list",
+			f:        &fixed{status: 422, body: `{"message":"invalid id","errors":{"id":"must match ^alr_"}}`},
+			wantMsg:  "GET /v3/ws-abcd1234/restaurant/conversations/abc: 422: invalid id",
+			wantHits: 1,
+		},
+		{
 			name:     "nested error object",
 			f:        &fixed{status: 400, body: `{"error":{"code":"BAD_CURSOR","message":"malformed cursor"}}`},
 			wantMsg:  "GET /v3/ws-abcd1234/restaurant/conversations/abc: 400 BAD_CURSOR: malformed cursor",

@@ -3,8 +3,11 @@ package platform
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -382,5 +385,163 @@ func TestTolerantRecords(t *testing.T) {
 	w := readWebhookEndpoint(record{"id": "whe_1", "events": "conversation.completed", "enabled": "false"})
 	if w.Enabled || len(w.Events) != 1 {
 		t.Errorf("endpoint = %+v", w)
+	}
+}
+
+// TestSendSMSOtherAnswers reads the answers another implementation may
+// give to an SMS, whose response body the reference does not show: none
+// at all (a 202 or 204 that accepts it), an envelope, camelCase.
+func TestSendSMSOtherAnswers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		status  int
+		body    string
+		conv    string
+		wantErr string
+	}{
+		{name: "202 without a body", status: http.StatusAccepted},
+		{name: "204", status: http.StatusNoContent},
+		{name: "200 of blanks", status: http.StatusOK, body: " \n"},
+		{name: "201 camelCase", status: http.StatusCreated, body: `{"conversationId":"c9"}`, conv: "c9"},
+		{name: "data envelope", status: http.StatusOK, body: `{"data":{"conversation_id":"c8"}}`, conv: "c8"},
+		{name: "not an object", status: http.StatusOK, body: `[1]`, wantErr: "expected an object"},
+		{name: "not JSON", status: http.StatusOK, body: `sent`, wantErr: "malformed response"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := serveFixed(t, &fixed{status: tc.status, body: tc.body})
+			res, err := c.SendSMS(context.Background(), SMSRequest{To: "+447700900002", Message: "hi", ConnectorID: "CONN-1"})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ConversationID != tc.conv {
+				t.Errorf("conversation %q, want %q", res.ConversationID, tc.conv)
+			}
+		})
+	}
+}
+
+// TestRecordEnvelopes reads alert rules and webhook endpoints that another
+// implementation wraps in a member named after the resource: the
+// reference shows neither record's response shape (beyond the
+// registration's id and signing_secret).
+func TestRecordEnvelopes(t *testing.T) {
+	t.Parallel()
+	const rule = `{"id":"alr_1","metric":"api_errors","threshold_value":10,"window_duration":"5m"}`
+	for _, tc := range []struct {
+		name, body, wantID string
+	}{
+		{name: "bare", body: rule, wantID: "alr_1"},
+		{name: "data", body: `{"data":` + rule + `}`, wantID: "alr_1"},
+		{name: "rule", body: `{"rule":` + rule + `}`, wantID: "alr_1"},
+		{name: "alert_rule with success", body: `{"success":true,"alert_rule":` + rule + `}`, wantID: "alr_1"},
+		{name: "alertRule", body: `{"alertRule":` + rule + `}`, wantID: "alr_1"},
+		// A record with members of its own keeps them: its "rule" is a
+		// member, not a wrapper.
+		{name: "member named rule", body: `{"id":"alr_2","metric":"call_volume","rule":{"id":"alr_9"}}`, wantID: "alr_2"},
+	} {
+		t.Run("alert rule "+tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := serveFixed(t, &fixed{status: http.StatusCreated, body: tc.body})
+			got, err := c.CreateAlertRule(context.Background(), AlertRuleRequest{Metric: "api_errors", ThresholdValue: 10, WindowDuration: "5m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != tc.wantID {
+				t.Errorf("id %q, want %q", got.ID, tc.wantID)
+			}
+		})
+	}
+	const ep = `{"id":"whe_1","name":"n","url":"https://example.com/h","enabled":true,"event_types":["alerts.triggered"],"timeout_ms":5000}`
+	for _, body := range []string{ep, `{"endpoint":` + ep + `}`, `{"webhook_endpoint":` + ep + `}`, `{"webhook":` + ep + `}`, `{"success":true,"data":` + ep + `}`} {
+		c := serveFixed(t, &fixed{status: http.StatusOK, body: body})
+		got, err := c.GetWebhook(context.Background(), "whe_1")
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got.ID != "whe_1" || got.TimeoutMS != 5000 || len(got.Events) != 1 {
+			t.Errorf("%s: read %+v", body, got)
+		}
+	}
+}
+
+// TestFiringAlertNestedRule reads firing alerts that carry their rule
+// nested, a shape the reference does not rule out (it shows none): the
+// report names the rule, and the rule's own state never hides the alert.
+func TestFiringAlertNestedRule(t *testing.T) {
+	t.Parallel()
+	c := serveFixed(t, &fixed{status: http.StatusOK, body: `{"alerts":[
+		{"id":"alt_9","state":"alert","value":12,"triggered_at":1772366400,
+		 "rule":{"id":"alr_1","name":"api errors","metric":"api_errors","operator":">=","threshold_value":10,"window_duration":"5m","state":"ok"}},
+		{"alert_rule":{"id":"alr_2","metric":"call_volume","threshold_value":"3"}}]}`})
+	got, err := c.FiringAlerts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d alerts, want 2: %+v", len(got), got)
+	}
+	if d := got[0].Describe(); d != `rule "api errors" (alr_1): api_errors >= 10 over 5m, value 12` {
+		t.Errorf("first: %s", d)
+	}
+	if got[0].TriggeredAt.IsZero() || got[0].Raw["id"] != "alt_9" {
+		t.Errorf("first: triggered %v, raw %v", got[0].TriggeredAt, got[0].Raw)
+	}
+	if got[1].RuleID != "alr_2" || got[1].Metric != "call_volume" || got[1].ThresholdValue != 3 {
+		t.Errorf("second: %+v", got[1])
+	}
+}
+
+// TestUpdateAlertRuleWithoutBody reads the rule back when the update is
+// answered without a body (a 204), which the reference does not rule out:
+// it shows no answer to the PATCH.
+func TestUpdateAlertRuleWithoutBody(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		status    int
+		body      string
+		wantReads int32
+	}{
+		{name: "204", status: http.StatusNoContent, wantReads: 1},
+		{name: "200 without a body", status: http.StatusOK, wantReads: 1},
+		{name: "200 with the rule", status: http.StatusOK, body: `{"id":"alr_1","metric":"api_errors","threshold_value":20}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var reads atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.URL.Path != "/v1/alert-rules/alr_1":
+					http.NotFound(w, r)
+				case r.Method == http.MethodPatch:
+					w.WriteHeader(tc.status)
+					io.WriteString(w, tc.body)
+				case r.Method == http.MethodGet:
+					reads.Add(1)
+					io.WriteString(w, `{"id":"alr_1","metric":"api_errors","threshold_value":20,"window_duration":"5m"}`)
+				}
+			}))
+			defer srv.Close()
+			c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			th := 20
+			got, err := c.UpdateAlertRule(context.Background(), "alr_1", AlertRuleUpdate{ThresholdValue: &th})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != "alr_1" || got.ThresholdValue != 20 {
+				t.Errorf("rule %+v", got)
+			}
+			if n := reads.Load(); n != tc.wantReads {
+				t.Errorf("%d reads after the update, want %d", n, tc.wantReads)
+			}
+		})
 	}
 }

@@ -309,7 +309,8 @@ type MessagingEvent struct {
 	logged bool
 	// Type is the event type as sent, e.g. EVENT_TYPE_VENDOR_AGENT_JOINED.
 	Type string
-	// Timestamp is as sent; Time is it parsed (RFC 3339), or zero.
+	// Timestamp is as sent; Time is it parsed (ISO 8601 or Unix time,
+	// as parseTime reads them; the reference shows no format), or zero.
 	Timestamp string
 	Time      time.Time
 	// Payload is the payload as sent.
@@ -376,7 +377,9 @@ func decodeEvent(data []byte) (MessagingEvent, error) {
 		e.Seq, e.logged = n, true
 	}
 	e.Timestamp = scalarText(w.Timestamp)
-	e.Time, _ = time.Parse(time.RFC3339Nano, e.Timestamp)
+	if e.Timestamp != "" {
+		e.Time, _ = parseTime(e.Timestamp)
+	}
 	e.Payload = w.Payload
 	if err := e.readConversation("event", payloadMembers{"conversation_id": w.ConversationID,
 		"conversationId": w.ConversationCamel, "conversation": w.Conversation}); err != nil {

@@ -438,3 +438,26 @@ func TestMessagingKeySpreadOverManyChunks(t *testing.T) {
 		run(t, append(frames[:len(frames):len(frames)], bad, typingStop), "payload.text is an object")
 	})
 }
+
+// TestEventTimestampForms reads an event's timestamp in the forms another
+// implementation may send it (the reference shows no format): ISO 8601 as
+// the simulator writes it and without fraction or with a zone of hours,
+// Unix seconds or milliseconds as a number or a string.
+func TestEventTimestampForms(t *testing.T) {
+	t.Parallel()
+	noon := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, ts := range []string{`"2026-03-01T12:00:00.000Z"`, `"2026-03-01T12:00:00Z"`, `"2026-03-01T13:00:00+01"`,
+		`1772366400`, `1772366400000`, `"1772366400"`} {
+		e, err := decodeEvent([]byte(`{"id":"1","type":"EVENT_TYPE_SYSTEM_MESSAGE","timestamp":` + ts + `,"payload":{}}`))
+		if err != nil {
+			t.Fatalf("%s: %v", ts, err)
+		}
+		if !e.Time.Equal(noon) {
+			t.Errorf("timestamp %s read as %v, want %v", ts, e.Time, noon)
+		}
+	}
+	e, err := decodeEvent([]byte(`{"id":"1","type":"EVENT_TYPE_SYSTEM_MESSAGE","timestamp":"soon","payload":{}}`))
+	if err != nil || !e.Time.IsZero() || e.Timestamp != "soon" {
+		t.Errorf("an unreadable timestamp: %+v, %v; want it kept as sent, no time, no error", e, err)
+	}
+}

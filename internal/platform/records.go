@@ -98,7 +98,8 @@ func (r record) integer(names ...string) (int, bool) {
 	return int(f), true
 }
 
-// when reads an ISO 8601 date-time, or Unix seconds.
+// when reads an ISO 8601 date-time, or Unix time in seconds or
+// milliseconds (parseEpoch); anything else is no time.
 func (r record) when(names ...string) time.Time {
 	v, _, ok := r.raw(names...)
 	if !ok {
@@ -110,8 +111,9 @@ func (r record) when(names ...string) time.Time {
 			return t
 		}
 	case float64:
-		sec, frac := math.Modf(x)
-		return time.Unix(int64(sec), int64(frac*1e9)).UTC()
+		if t, err := parseEpoch(strconv.FormatFloat(x, 'f', -1, 64)); err == nil {
+			return t
+		}
 	}
 	return time.Time{}
 }
@@ -145,9 +147,10 @@ func (r record) object(names ...string) map[string]any {
 }
 
 // decodeRecord reads a 2xx body that is one object. Some implementations
-// wrap it in {"data": {...}}; that wrapper is taken off when the object has
-// nothing else.
-func decodeRecord(body []byte) (record, error) {
+// wrap it in {"data": {...}}, or in a member named after the resource
+// ({"rule": {...}}: envelope lists the names); that wrapper is taken off
+// when the object has nothing else but a "success" flag.
+func decodeRecord(body []byte, envelope ...string) (record, error) {
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {
 		return nil, describeDecodeError(err)
@@ -155,8 +158,16 @@ func decodeRecord(body []byte) (record, error) {
 	if m == nil {
 		return nil, errors.New("expected an object, got null")
 	}
-	if inner, ok := m["data"].(map[string]any); ok && len(m) == 1 {
-		m = inner
+	others := len(m)
+	if _, ok := m["success"].(bool); ok {
+		others--
+	}
+	if others == 1 {
+		for _, name := range append([]string{"data"}, envelope...) {
+			if inner, ok := m[name].(map[string]any); ok {
+				return record(inner), nil
+			}
+		}
 	}
 	return record(m), nil
 }

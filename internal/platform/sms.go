@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,7 +38,8 @@ type smsBody struct {
 }
 
 // SMSResult is the answer to a sent SMS. The reference does not show it;
-// the members are read when present.
+// the members are read when present, and an answer without a body (a 202
+// or 204, say) is an SMSResult with none.
 type SMSResult struct {
 	// ConversationID is the conversation the SMS opened, when the platform
 	// says; else find it by number and time.
@@ -82,6 +84,12 @@ func (c *Client) SendSMS(ctx context.Context, req SMSRequest) (*SMSResult, error
 		return nil, fmt.Errorf("send SMS to %s: %w", req.To, err)
 	}
 	defer resp.release()
+	if len(bytes.TrimSpace(resp.body())) == 0 {
+		// The reference shows no response body: a 202 or 204 without
+		// one (or a 200 without one) says the SMS was accepted, and
+		// the conversation is found by number and time.
+		return &SMSResult{}, nil
+	}
 	r, err := decodeRecord(resp.body())
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)

@@ -201,7 +201,7 @@ func (c *Client) webhookEndpointStatus(ctx context.Context, rq *call) (*WebhookE
 		return nil, 0, err
 	}
 	defer resp.release()
-	r, err := decodeRecord(resp.body())
+	r, err := decodeRecord(resp.body(), "endpoint", "webhook_endpoint", "webhookEndpoint", "webhook")
 	if err != nil {
 		return nil, 0, c.responseError(rq, resp.status, resp.body(), err)
 	}

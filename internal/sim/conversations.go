@@ -260,6 +260,14 @@ type listEnvelope struct {
 	Cursor        *string            `json:"cursor"`
 }
 
+// v2OffsetEnvelope is the v2 list response of a project without chunked
+// streaming: the reference's v2 supports cursors only with streaming (and
+// its envelope table has cursor as "v3 only"), so it pages by offset.
+type v2OffsetEnvelope struct {
+	Conversations []conversationJSON `json:"conversations"`
+	NextOffset    *int               `json:"next_offset,omitempty"`
+}
+
 // v1Envelope is the v1 list response.
 type v1Envelope struct {
 	Conversations []any          `json:"conversations"`
@@ -295,6 +303,14 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, k keyScope) 
 		return
 	}
 	project := s.opts.Projects[agentID]
+	// v2 pages by cursor only when the project streams (reference,
+	// Versioning 3); a cursor sent to it otherwise is refused rather
+	// than ignored, which would answer the first page again.
+	v2Offset := version == 2 && !project.Streaming
+	if v2Offset && q.cursor != nil {
+		failStatus(w, http.StatusBadRequest, "parameter cursor: v2 supports cursors only when chunked streaming is enabled for the project; page with offset and next_offset, or use v3")
+		return
+	}
 	list := s.store.Select(agentID, q.keep)
 	if q.inProgress != nil {
 		want := *q.inProgress
@@ -332,6 +348,10 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, k keyScope) 
 	}
 	if project.Streaming {
 		writeChunked(w, env)
+		return
+	}
+	if v2Offset {
+		writeJSON(w, http.StatusOK, v2OffsetEnvelope{Conversations: env.Conversations, NextOffset: env.NextOffset})
 		return
 	}
 	writeJSON(w, http.StatusOK, env)

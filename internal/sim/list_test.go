@@ -285,9 +285,20 @@ func TestV1AndV2(t *testing.T) {
 			t.Fatal("v1 is not ascending")
 		}
 	}
+	// v2 pages by cursor only with chunked streaming (reference,
+	// Versioning 3; the envelope's cursor is "v3 only"): without it, by
+	// offset, and a cursor is refused.
 	v2 := get("/v2/" + s.AccountID + "/helpdesk/conversations?limit=3")
-	if _, ok := v2["cursor"].(string); !ok || len(v2["conversations"].([]any)) != 3 {
-		t.Errorf("v2 should page like v3: %v", v2["cursor"])
+	if _, ok := v2["cursor"]; ok || len(v2["conversations"].([]any)) != 3 || v2["next_offset"] != 3.0 {
+		t.Errorf("v2 without streaming should page by offset: cursor %v, next_offset %v", v2["cursor"], v2["next_offset"])
+	}
+	v2next := get("/v2/" + s.AccountID + "/helpdesk/conversations?limit=3&offset=3")
+	if first, next := v2["conversations"].([]any)[2], v2next["conversations"].([]any)[0]; first.(map[string]any)["id"] == next.(map[string]any)["id"] {
+		t.Error("v2 offset page repeats the previous page")
+	}
+	v3 := get("/v3/" + s.AccountID + "/helpdesk/conversations?limit=3")
+	if r := call(t, "GET", s.RuntimeURL+"/v2/"+s.AccountID+"/helpdesk/conversations?limit=3&cursor="+url.QueryEscape(v3["cursor"].(string)), s.RuntimeKey, nil); r.status != 400 || !strings.Contains(string(r.body), "streaming") {
+		t.Errorf("v2 cursor without streaming: %d %.200s, want 400 naming streaming", r.status, r.body)
 	}
 	id := cs[0].(map[string]any)["id"].(string)
 	if got := get("/v2/" + s.AccountID + "/helpdesk/conversations/" + id); got["id"] != id {
@@ -347,6 +358,15 @@ func TestProjectToggles(t *testing.T) {
 		ids := listAll(t, s, "helpdesk", url.Values{"limit": {"100"}}, true)
 		if len(ids) == 0 {
 			t.Error("streamed walk returned nothing")
+		}
+		// With streaming, v2 returns and takes cursors like v3.
+		r := call(t, "GET", s.RuntimeURL+"/v2/"+s.AccountID+"/helpdesk/conversations?limit=100", s.RuntimeKey, nil)
+		cur, ok := r.json(t)["cursor"].(string)
+		if r.status != 200 || !ok {
+			t.Fatalf("streamed v2: %d, cursor %v", r.status, cur)
+		}
+		if r := call(t, "GET", s.RuntimeURL+"/v2/"+s.AccountID+"/helpdesk/conversations?limit=100&cursor="+url.QueryEscape(cur), s.RuntimeKey, nil); r.status != 200 {
+			t.Errorf("streamed v2 with a cursor: %d %.200s", r.status, r.body)
 		}
 	})
 }
