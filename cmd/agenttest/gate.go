@@ -30,7 +30,11 @@ promoted. It passes (exit 0) only when all of these hold:
 
   - the report's run passed: not failed, errored, interrupted or empty
     (for a comparison: nothing regressed);
-  - its run ended no longer ago than --max-age;
+  - the report holds together: its status is the one its cases give
+    (for a comparison: its pairs and sides), and it records a deployment
+    of every agent and environment its cases ran in;
+  - its run ended no longer ago than --max-age, and no more than 5m
+    ahead of the gate's clock;
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment;
   - it tested the whole selection: not one shard (run --shard K/N), not
