@@ -100,6 +100,9 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
 	}
 	s.EnvRefs = fl.envRefs.sorted()
+	if !fl.diags.HasErrors() {
+		fl.diags = warnUnchecked(fl.diags, s, "it has no Then step")
+	}
 	diags = finish(fl.diags, src)
 	if diags.HasErrors() {
 		return nil, diags
