@@ -160,7 +160,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	var out bytes.Buffer
 	head := fmt.Sprintf("%s: %s %s", o.report, ev.What, ev.Status)
 	if !ev.Concluded.IsZero() {
-		head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
+		ago := now(st).Sub(ev.Concluded).Round(time.Second)
+		if ago >= 0 {
+			head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), ago)
+		} else {
+			head += fmt.Sprintf(", ended %s (%s ahead of this clock)", ev.Concluded.UTC().Format(time.RFC3339), -ago)
+		}
 	}
 	out.WriteString(escape.Controls(head, "\t") + "\n")
 	out.WriteString("  " + escape.Controls(ev.Tested(), "\t") + "\n")
