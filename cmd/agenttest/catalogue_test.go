@@ -51,7 +51,7 @@ var badFiles = []struct{ name, file, src string }{
 	{"feature: undefined ${var}", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi ${nobody}\"\n"},
 	{"feature: outline column not in Examples", "f.feature", "Feature: f\n  Scenario Outline: a\n    When the user says \"<dya>\"\n\n    Examples:\n      | day |\n      | fri |\n"},
 	{"feature: duplicate scenario names", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: a\n    When the user says \"ho\"\n"},
-	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n"},
+	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n        expect: {ended: false}\n"},
 	{"alias of no anchor", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns: *common\n"},
 	{"feature: doc string never closed", "f.feature", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n"},
 }

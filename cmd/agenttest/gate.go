@@ -30,7 +30,11 @@ promoted. It passes (exit 0) only when all of these hold:
 
   - the report's run passed: not failed, errored, interrupted or empty
     (for a comparison: nothing regressed);
-  - its run ended no longer ago than --max-age;
+  - the report holds together: its status is the one its cases give
+    (for a comparison: its pairs and sides), and it records a deployment
+    of every agent and environment its cases ran in;
+  - its run ended no longer ago than --max-age, and no more than 5m
+    ahead of the gate's clock;
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment;
   - it tested the whole selection: not one shard (run --shard K/N), not
@@ -156,7 +160,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	var out bytes.Buffer
 	head := fmt.Sprintf("%s: %s %s", o.report, ev.What, ev.Status)
 	if !ev.Concluded.IsZero() {
-		head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), now(st).Sub(ev.Concluded).Round(time.Second))
+		ago := now(st).Sub(ev.Concluded).Round(time.Second)
+		if ago >= 0 {
+			head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), ago)
+		} else {
+			head += fmt.Sprintf(", ended %s (%s ahead of this clock)", ev.Concluded.UTC().Format(time.RFC3339), -ago)
+		}
 	}
 	out.WriteString(escape.Controls(head, "\t") + "\n")
 	out.WriteString("  " + escape.Controls(ev.Tested(), "\t") + "\n")

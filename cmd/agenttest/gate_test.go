@@ -244,6 +244,16 @@ func TestGate(t *testing.T) {
 			want: []string{"the report records no deployment: it was written before agenttest recorded deployments"}},
 		{name: "another platform", edit: func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = "https://build.eu.example.com" },
 			code: exitFailed, want: []string{"the report tested the platform at https://build.eu.example.com"}},
+		// A report states the verdict of its cases and the deployment of
+		// each agent they ran: one edited to say otherwise vouches for
+		// nothing, and one from ahead of the gate's clock would stay
+		// fresh until that date.
+		{name: "a failed run edited to say passed", suite: "testdata/fail", edit: func(doc map[string]any) { doc["run"].(map[string]any)["status"] = "passed" },
+			code: exitFailed, want: []string{"the report says its run passed, but its cases say failed (a check failed)", "\n  tested 2 cases: 1 passed, 1 failed\n"}},
+		{name: "a deployment taken out", edit: func(doc map[string]any) { doc["deployments"] = []any{} }, code: exitFailed,
+			want: []string{"the report records no deployment", "restaurant in sandbox: cases ran there, but the report records no deployment of it"}},
+		{name: "from the future", later: -time.Hour, code: exitFailed,
+			want: []string{" ahead of this clock)\n", " after the gate's clock (more than the 5m0s two clocks may differ)"}},
 		{name: "not a report", edit: func(doc map[string]any) { doc["schema"] = "something/else" }, code: exitUsage,
 			want: []string{"not an agenttest JSON report"}},
 		{name: "the platform fails now", code: exitErrored, want: []string{"cannot read the deployment active now"},

@@ -34,7 +34,7 @@ func TestNightlyEnvPins(t *testing.T) {
 		if env != "" {
 			head += "env: " + env + "\n"
 		}
-		return head + "scenarios:\n  - name: greets\n    turns:\n      - say: hello\n  - name: greets again\n    turns:\n      - say: hello\n"
+		return head + "scenarios:\n  - name: greets\n    turns:\n      - say: hello\n        expect: {ended: false}\n  - name: greets again\n    turns:\n      - say: hello\n        expect: {ended: false}\n"
 	}
 	type testCase struct {
 		name   string

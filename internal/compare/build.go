@@ -79,7 +79,7 @@ func Build(baseline, candidate Input, opts Options) *Comparison {
 		c.Counts.add(p.Class)
 	}
 	c.Latency = overallLatency(c.Pairs, opts)
-	c.Status, c.Why = c.verdict()
+	c.Status, c.Why = c.Verdict()
 	return c
 }
 
@@ -247,11 +247,14 @@ func firstLine(s string) string {
 	return line
 }
 
-// verdict is the comparison's status and what decided it. The order
-// mirrors result.RunStatus: an interruption, then a deployment that
-// changed during a side's run (no one can say what was compared), then a
+// Verdict is the comparison's status and what decided it, derived from
+// its sides, counts and pairs: Build sets Status and Why from it, and
+// `agenttest gate` derives it again from a comparison read back, to refuse
+// one whose stated status its pairs do not give. The order mirrors
+// result.RunStatus: an interruption, then a deployment that changed
+// during a side's run (no one can say what was compared), then a
 // regression, then what kept pairs from being compared.
-func (c *Comparison) verdict() (result.RunStatus, string) {
+func (c *Comparison) Verdict() (result.RunStatus, string) {
 	var changed []string
 	for _, s := range []Side{c.Baseline, c.Candidate} {
 		for _, d := range s.Deployments {

@@ -9,11 +9,14 @@
 //	if !d.Passed() { ... d.Reasons ... }
 //
 // The gate passes only when every one of these holds: the run (or the
-// comparison) passed; it concluded no longer ago than MaxAge; it ran
+// comparison) passed, as its cases (a comparison's pairs and sides) say
+// when its verdict is derived again; it concluded no longer ago than
+// MaxAge, and no more than MaxSkew ahead of Now; it ran
 // against the same platform and environment as the gate's target, over
 // its whole selection (not one shard, not a rerun of failures; for a
 // comparison, neither its own nor its candidate's); it recorded deployment
-// evidence for every agent and environment, unchanged during the run; and
+// evidence for every agent and environment its cases ran in, unchanged
+// during the run; and
 // the deployment active now in each of those environments is the one it
 // tested.
 package gate
@@ -65,6 +68,18 @@ type Evidence struct {
 	// (Tested), so that an empty or tiny selection shows in a CI log.
 	Cases map[result.Status]int
 	Pairs *compare.Counts
+	// Derived is the verdict the report's cases give (for a comparison,
+	// its pairs and sides), derived again as the run derived it, with
+	// what decided it (DerivedWhy). A report agenttest wrote states that
+	// very verdict; one whose Status differs was edited, or written by
+	// something else, and cannot vouch for anything. Empty when not
+	// derived (an Evidence built by hand).
+	Derived    result.RunStatus
+	DerivedWhy string
+	// Unrecorded lists, as "AGENT in ENV", the agents and environments
+	// the report's cases ran in and of which it records no deployment:
+	// a run records one for each, so its evidence was cut.
+	Unrecorded []string
 }
 
 // StoredRun is the run of a stored report a comparison's side read.
@@ -139,12 +154,30 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		}
 		refuse("the %s did not pass: its status is %s%s", ev.What, ev.Status, why)
 	}
+	if ev.Derived != "" && string(ev.Derived) != ev.Status {
+		why := ""
+		if ev.DerivedWhy != "" {
+			why = " (" + ev.DerivedWhy + ")"
+		}
+		of := "cases"
+		if ev.What == whatComparison {
+			of = "pairs and sides"
+		}
+		refuse("the report says its %s %s, but its %s say %s%s: the status does not follow from the report (an edited report, or one another tool wrote); run the tests again",
+			ev.What, ev.Status, of, ev.Derived, why)
+	}
+	for _, u := range ev.Unrecorded {
+		refuse("%s: cases ran there, but the report records no deployment of it (a run records one for every agent and environment its cases talk to): an edited report; run the tests again", u)
+	}
 	switch age := o.Now.Sub(ev.Concluded); {
 	case ev.Concluded.IsZero():
 		refuse("the report does not say when its run ended")
 	case age > o.MaxAge:
 		refuse("the report is %s old (its run ended %s), older than --max-age %s: run the tests again", roundAge(age),
 			ev.Concluded.UTC().Format(time.RFC3339), o.MaxAge)
+	case -age > MaxSkew:
+		refuse("the report's run ended %s, %s after the gate's clock (more than the %s two clocks may differ): its age cannot be told, and a date ahead would keep it fresh; check the clock of the machine that ran it, and run the tests again",
+			ev.Concluded.UTC().Format(time.RFC3339), roundAge(-age), MaxSkew)
 	}
 	if p := platformMismatch(ev.Target, o.Target); p != "" {
 		refuse("%s", p)
@@ -265,6 +298,12 @@ func roundAge(d time.Duration) time.Duration {
 	return d.Round(time.Minute)
 }
 
+// MaxSkew is how far ahead of the gate's clock a report's run may have
+// ended: the clocks of the machine that ran the tests and the gate's may
+// differ by that much. A report further ahead is refused: its age cannot
+// be told, and --max-age would hold it fresh until that date has passed.
+const MaxSkew = 5 * time.Minute
+
 // What the evidence is the verdict of (Evidence.What).
 const (
 	whatRun        = "run"
@@ -285,20 +324,50 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	if !r.Started.IsZero() {
 		ev.Concluded = r.Started.Add(r.Duration)
 	}
+	ev.Why = runWhy(r, status)
+	ev.Derived = r.RunStatus()
+	ev.DerivedWhy = runWhy(r, ev.Derived)
+	ev.Unrecorded = unrecorded(r)
+	return ev
+}
+
+// runWhy says what a run's status other than passed means.
+func runWhy(r *result.Result, status result.RunStatus) string {
 	switch status {
 	case result.RunFailed:
-		ev.Why = "a check failed"
+		return "a check failed"
 	case result.RunErrored:
-		ev.Why = "the platform or the network kept it from a verdict"
 		if len(r.DeploymentChanges()) > 0 {
-			ev.Why = "a deployment changed during the run"
+			return "a deployment changed during the run"
 		}
+		return "the platform or the network kept it from a verdict"
 	case result.RunInterrupted:
-		ev.Why = "it was interrupted before every case finished"
+		return "it was interrupted before every case finished"
 	case result.RunEmpty:
-		ev.Why = "nothing was tested"
+		return "nothing was tested"
 	}
-	return ev
+	return ""
+}
+
+// unrecorded lists the agents and environments ("AGENT in ENV") that
+// cases of r ran in (passed, flaky, failed or errored) and that r records
+// no deployment of, in case order. The run reads the deployment of every
+// agent and environment its cases talk to, and records it, read or not
+// (with a Note when not): one missing was cut from the report.
+func unrecorded(r *result.Result) []string {
+	var out []string
+	seen := map[Key]bool{}
+	for _, c := range r.Scenarios() {
+		k := Key{c.Agent, c.Env}
+		if c.Status < result.Passed || k.Agent == "" || k.Env == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if r.DeploymentOf(k.Agent, k.Env) == nil {
+			out = append(out, k.Agent+" in "+k.Env)
+		}
+	}
+	return out
 }
 
 // FromComparison is the evidence of a comparison (agenttest compare
@@ -312,6 +381,21 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &c.Counts}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
+	}
+	ev.Derived, ev.DerivedWhy = c.Verdict()
+	seen := map[Key]bool{}
+	for _, p := range c.Pairs {
+		if p == nil || p.Candidate == nil {
+			continue
+		}
+		k := Key{p.Candidate.Agent, p.Candidate.Env}
+		if p.Candidate.Status < result.Passed || k.Agent == "" || k.Env == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if !slices.ContainsFunc(cand.Deployments, func(d *result.Deployment) bool { return d != nil && d.Agent == k.Agent && d.Env == k.Env }) {
+			ev.Unrecorded = append(ev.Unrecorded, k.Agent+" in "+k.Env)
+		}
 	}
 	if !cand.Run.Started.IsZero() {
 		ev.Concluded = cand.Run.Started.Add(time.Duration(cand.Run.DurationMS * float64(time.Millisecond)))

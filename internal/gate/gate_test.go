@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +128,30 @@ func TestCheck(t *testing.T) {
 			want: []string{"the comparison's candidate, report pre.json, reruns the failed and errored cases of first.json (2): it tested those again, not the whole selection; compare with the report of a full run"}},
 		{name: "a comparison without deployments", edit: func(ev *Evidence) { ev.What, ev.Deployments = "comparison", nil },
 			want: []string{"the comparison records no deployment of its candidate"}},
+		// A report states the verdict its cases give; one that states
+		// another was edited (or written by another tool), whichever
+		// way.
+		{name: "says passed, its cases say failed", edit: func(ev *Evidence) { ev.Derived, ev.DerivedWhy = "failed", "a check failed" },
+			want: []string{"the report says its run passed, but its cases say failed (a check failed): the status does not follow from the report"}},
+		{name: "says passed, its cases say empty", edit: func(ev *Evidence) { ev.Derived, ev.DerivedWhy = "empty", "nothing was tested" },
+			want: []string{"its cases say empty (nothing was tested)"}},
+		{name: "says failed, its cases say passed", edit: func(ev *Evidence) {
+			ev.Passed, ev.Status, ev.Why, ev.Derived = false, "failed", "a check failed", "passed"
+		},
+			want: []string{"status is failed", "the report says its run failed, but its cases say passed"}},
+		{name: "agrees with its cases", edit: func(ev *Evidence) { ev.Derived = "passed" }},
+		{name: "a comparison its pairs contradict", edit: func(ev *Evidence) {
+			ev.What, ev.Derived, ev.DerivedWhy = "comparison", "failed", "1 scenario regressed"
+		},
+			want: []string{"the report says its comparison passed, but its pairs and sides say failed (1 scenario regressed)"}},
+		{name: "cases of an agent without deployment", edit: func(ev *Evidence) { ev.Unrecorded = []string{"billing in sandbox"} },
+			want: []string{"billing in sandbox: cases ran there, but the report records no deployment of it"}},
+		// A report from ahead of the gate's clock would stay fresh until
+		// that date: beyond a skew between two machines' clocks, it is
+		// refused.
+		{name: "from the future", edit: func(ev *Evidence) { ev.Concluded = now.Add(30 * 24 * time.Hour) },
+			want: []string{"the report's run ended 2026-04-01T12:00:00Z, 720h0m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
+		{name: "a clock a little ahead", edit: func(ev *Evidence) { ev.Concluded = now.Add(MaxSkew) }},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
@@ -144,6 +169,55 @@ func TestFromRun(t *testing.T) {
 	}
 	if n := Needed(ev); len(n) != 0 {
 		t.Errorf("needed %v: a changed deployment needs no read", n)
+	}
+}
+
+// TestFromRunDerives: the gate derives the verdict of a report's cases
+// again, and finds the agents and environments its cases ran in that it
+// records no deployment of, so that a report edited to say passed, or to
+// drop a deployment, does not vouch for anything.
+func TestFromRunDerives(t *testing.T) {
+	started := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	dep := func(agent string) *result.Deployment {
+		return &result.Deployment{Agent: agent, Env: "sandbox", ID: "d-" + agent, After: "d-" + agent}
+	}
+	for _, tc := range []struct {
+		name       string
+		cases      []*result.Case
+		deps       []*result.Deployment
+		derived    result.RunStatus
+		unrecorded []string
+	}{
+		{name: "passed", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
+		{name: "a failed case", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Agent: "a", Env: "sandbox", Status: result.Failed}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunFailed},
+		{name: "every case skipped", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Skipped}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunEmpty},
+		{name: "no case", deps: []*result.Deployment{dep("a")}, derived: result.RunEmpty},
+		{name: "a quarantined failure", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
+		{name: "an agent without deployment", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Agent: "b", Env: "sandbox", Status: result.Flaky},
+			{Agent: "b", Env: "sandbox", Status: result.Passed}, {Agent: "c", Env: "sandbox", Status: result.Skipped}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, unrecorded: []string{"b in sandbox"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &result.Result{Started: started, Duration: time.Second, Deployments: tc.deps,
+				Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}}
+			// The status a hand-edited report states: passed.
+			ev := FromRun("r.json", r, result.RunPassed)
+			if ev.Derived != tc.derived || !slices.Equal(ev.Unrecorded, tc.unrecorded) {
+				t.Errorf("derived %q unrecorded %q, want %q %q", ev.Derived, ev.Unrecorded, tc.derived, tc.unrecorded)
+			}
+			active := map[Key]Active{}
+			for _, d := range tc.deps {
+				active[Key{d.Agent, d.Env}] = Active{ID: d.ID}
+			}
+			d := Check(ev, Options{Now: started.Add(time.Minute), MaxAge: time.Hour, Target: result.Target{Env: "sandbox"}}, active)
+			if want := tc.derived == result.RunPassed && tc.unrecorded == nil; d.Passed() != want {
+				t.Errorf("gate passed %v, want %v: %q", d.Passed(), want, d.Reasons)
+			}
+		})
 	}
 }
 
@@ -174,7 +248,19 @@ func TestFromComparison(t *testing.T) {
 		t.Errorf("tested %q, want %q", got, want)
 	}
 
+	if ev.Derived != result.RunPassed || ev.Unrecorded != nil {
+		t.Errorf("derived %q unrecorded %q of a consistent comparison", ev.Derived, ev.Unrecorded)
+	}
+	// A comparison edited to say passed over a regression, or to drop
+	// the deployment of an agent its candidate ran.
 	c := comparison()
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.Regressed, Candidate: &compare.Outcome{Status: result.Failed, Agent: "clinic", Env: "pre-release"}})
+	if ev := FromComparison("c.json", c); ev.Derived != result.RunFailed || ev.DerivedWhy != "1 scenario regressed" ||
+		!slices.Equal(ev.Unrecorded, []string{"clinic in pre-release"}) {
+		t.Errorf("derived %q (%s) unrecorded %q", ev.Derived, ev.DerivedWhy, ev.Unrecorded)
+	}
+
+	c = comparison()
 	c.Rerun = &result.Rerun{Of: "first.json", Failed: 4}
 	c.Candidate.Shard = &result.Shard{Index: 1, Total: 2}
 	ev = FromComparison("c.json", c)

@@ -251,7 +251,10 @@ func addPacing(a, b *result.Pacing) *result.Pacing {
 // the shards met different deployments, the merged evidence shows the
 // change (after is the last deployment read that differs from the
 // first), and the merged run errors as a single run whose deployment
-// changed would: its verdicts are about two deployments.
+// changed would: its verdicts are about two deployments. When a shard's
+// evidence is incomplete (a read failed, Note says why), the merged
+// evidence is not confirmed after the run either, with that shard's note,
+// as the shard's own report is not: `agenttest gate` refuses both.
 func mergeDeployments(in []Input) []*result.Deployment {
 	type key struct{ agent, env string }
 	type read struct {
@@ -261,6 +264,10 @@ func mergeDeployments(in []Input) []*result.Deployment {
 	var order []key
 	reads := map[key][]read{}
 	notes := map[key]string{}
+	// gaps holds, per key, why a shard's evidence is incomplete (a read
+	// before its first case or after its last that failed): the whole
+	// run's is then incomplete too, whatever the other shards read.
+	gaps := map[key]string{}
 	for _, s := range in {
 		for _, d := range s.Result.Deployments {
 			if d == nil {
@@ -270,6 +277,12 @@ func mergeDeployments(in []Input) []*result.Deployment {
 			if _, ok := reads[k]; !ok {
 				order = append(order, k)
 				reads[k] = nil
+			}
+			if (d.ID == "" || d.After == "") && gaps[k] == "" {
+				gaps[k] = cmp.Or(d.Note, "not read")
+				if len(in) > 1 {
+					gaps[k] = s.Name + ": " + gaps[k]
+				}
 			}
 			if d.ID != "" {
 				reads[k] = append(reads[k], read{d.ID, d.Version, d.ReadAt})
@@ -298,6 +311,14 @@ func mergeDeployments(in []Input) []*result.Deployment {
 				}
 			}
 			d.After, d.AfterVersion, d.AfterReadAt = last.id, last.version, last.at
+		}
+		if gap := gaps[k]; gap != "" && !d.Changed() {
+			// A shard could not confirm the deployment after its last
+			// case (or read none before its first): another shard's
+			// reads say nothing of what that shard's cases talked to,
+			// so the merged run's evidence is not confirmed either.
+			d.After, d.AfterVersion, d.AfterReadAt = "", "", time.Time{}
+			d.Note = gap
 		}
 		out = append(out, d)
 	}

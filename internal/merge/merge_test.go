@@ -65,8 +65,9 @@ func TestShards(t *testing.T) {
 		t.Errorf("merged rerun %+v, want %+v", r.Rerun, s2.Rerun)
 	}
 	s2.Rerun = nil
-	// The same deployment everywhere is verified.
-	s2.Deployments[0].ID = "d1"
+	// The same deployment everywhere, read before and after each
+	// shard, is verified.
+	s2.Deployments[0].ID, s2.Deployments[0].After, s2.Deployments[0].AfterReadAt = "d1", "d1", t0.Add(3*time.Second)
 	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || r.RunStatus() != result.RunFailed {
 		t.Errorf("deployments %+v, status %s", r.Deployments[0], r.RunStatus())
 	}
@@ -84,6 +85,56 @@ func TestShards(t *testing.T) {
 	r, problems = Shards([]Input{{"1.json", passing}}, Options{Force: true})
 	if len(problems) > 0 || r.Stop == nil || r.Stop.Kind != StopMissingShards || r.RunStatus() != result.RunErrored || !strings.Contains(r.Stop.Reason, "2/3, 3/3") {
 		t.Errorf("forced: problems %v, stop %+v, status %s", problems, r.Stop, r.RunStatus())
+	}
+}
+
+// TestShardEvidenceGaps: a shard that could not read the deployment
+// after its last case (or before its first) leaves the merged run's
+// evidence unconfirmed, with its note, as its own report is: the other
+// shards' reads say nothing of what its cases talked to. The merge made
+// such evidence verified, and the gate passed the merged report while
+// it refused the shard's.
+func TestShardEvidenceGaps(t *testing.T) {
+	t.Parallel()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	full := func(id string, from, to int) *result.Deployment {
+		return &result.Deployment{Agent: "bot", Env: "sandbox", ID: id, ReadAt: at(from), After: id, AfterReadAt: at(to)}
+	}
+	for _, tc := range []struct {
+		name     string
+		s1, s2   *result.Deployment
+		verified bool
+		changed  bool
+		note     string
+		status   result.RunStatus
+	}{
+		{name: "both confirmed", s1: full("d1", 0, 1), s2: full("d1", 2, 3), verified: true, status: result.RunPassed},
+		{name: "no read after one shard", s1: &result.Deployment{Agent: "bot", Env: "sandbox", ID: "d1", ReadAt: at(0), Note: "read after the last case failed: 503"},
+			s2: full("d1", 2, 3), note: "1.json: read after the last case failed: 503", status: result.RunPassed},
+		{name: "no read before one shard", s1: full("d1", 0, 1), s2: &result.Deployment{Agent: "bot", Env: "sandbox", After: "d1", AfterReadAt: at(3), Note: "read failed"},
+			note: "2.json: read failed", status: result.RunPassed},
+		{name: "nothing read by one shard", s1: full("d1", 0, 1), s2: &result.Deployment{Agent: "bot", Env: "sandbox"},
+			note: "2.json: not read", status: result.RunPassed},
+		// A change still shows, and errs the run, whatever is missing.
+		{name: "a change and a gap", s1: &result.Deployment{Agent: "bot", Env: "sandbox", ID: "d1", ReadAt: at(0), Note: "read failed"},
+			s2: full("d2", 2, 3), changed: true, status: result.RunErrored},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s1 := shard(1, 2, 0, cs(3, result.Passed))
+			s2 := shard(2, 2, 2*time.Second, cs(6, result.Passed))
+			s1.Deployments, s2.Deployments = []*result.Deployment{tc.s1}, []*result.Deployment{tc.s2}
+			r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			d := r.Deployments[0]
+			if d.Verified() != tc.verified || d.Changed() != tc.changed || (tc.note != "" && d.Note != tc.note) {
+				t.Errorf("evidence %+v: verified %v changed %v, want %v %v, note %q", d, d.Verified(), d.Changed(), tc.verified, tc.changed, tc.note)
+			}
+			if got := r.RunStatus(); got != tc.status {
+				t.Errorf("status %s, want %s", got, tc.status)
+			}
+		})
 	}
 }
 

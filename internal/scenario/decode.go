@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -594,6 +595,43 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	}
 	packSteps(sc.Steps)
 	return sc
+}
+
+// ChecksSomething reports whether a scenario's program checks anything
+// of the agent: a check, a capture (which fails when the reply does not
+// have what it reads), a probe's call status or a confirmation. One that
+// only opens the conversation and says its turns passes whenever the
+// agent answers.
+func ChecksSomething(program []*steps.Step) bool {
+	return slices.ContainsFunc(program, func(st *steps.Step) bool {
+		switch st.Kind {
+		case steps.Check, steps.Capture, steps.Probe, steps.CallStatus, steps.Confirm:
+			return true
+		}
+		return false
+	})
+}
+
+// warnUnchecked warns of each scenario of s that checks nothing
+// (ChecksSomething), saying why in what: its turns are said and nothing is
+// read of the answers. An empty expect: {} gets a warning, and so does no
+// expect at all. Once for the rows of examples (at the scenario), not for
+// a skipped scenario; the loaders call it only for a file without
+// errors, beside which it would be noise about a file that does not run.
+func warnUnchecked(ds diag.Diagnostics, s *Suite, what string) diag.Diagnostics {
+	warned := map[diag.Pos]bool{}
+	for _, sc := range s.Scenarios {
+		at := sc.Pos
+		if !sc.Outline.IsZero() {
+			at = sc.Outline
+		}
+		if sc.Skip != "" || warned[at] || ChecksSomething(sc.Steps) {
+			continue
+		}
+		warned[at] = true
+		ds = ds.Warnf(at, "the scenario checks nothing: %s; it passes whenever the agent answers", what)
+	}
+	return ds
 }
 
 // packSteps moves a program's steps into one allocation. Decoded one by

@@ -122,16 +122,16 @@ func TestLoadsCleanly(t *testing.T) {
 	}
 	testCases := []testCase{
 		{"regex with a var that compiles", "vars: {x: a}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: {matches: '^${x}\\.(\\d+)$'}}}]}]\n"},
-		{"env refs are checked at run time", "scenarios: [{name: a, turns: [{say: \"${env:TOKEN}\"}]}]\n"},
-		{"escaped reference", "scenarios: [{name: a, turns: [{say: \"$${literal}\"}]}]\n"},
+		{"env refs are checked at run time", "scenarios: [{name: a, turns: [{say: \"${env:TOKEN}\", expect: {ended: false}}]}]\n"},
+		{"escaped reference", "scenarios: [{name: a, turns: [{say: \"$${literal}\", expect: {ended: false}}]}]\n"},
 		{"capture used by a later turn", "scenarios: [{name: a, turns: [{say: hi, capture: {r: {response: x}}}, {say: \"${r}\"}]}]\n"},
-		{"suite start uses example column", "start: {variant: \"${v}\"}\nscenarios: [{name: a, examples: [{v: x}], turns: [{say: hi}]}]\n"},
+		{"suite start uses example column", "start: {variant: \"${v}\"}\nscenarios: [{name: a, examples: [{v: x}], turns: [{say: hi, expect: {ended: false}}]}]\n"},
 		{"greeting only", "scenarios: [{name: a, greeting: {response: hi}}]\n"},
-		{"crlf line endings", "scenarios:\r\n  - name: a\r\n    turns: [{say: hi}]\r\n"},
-		{"comments only around", "# c\nscenarios: # c\n  - name: a # c\n    turns: [{say: hi}] # c\n"},
-		{"byte order mark", "\ufeffscenarios: [{name: a, turns: [{say: hi}]}]\n"},
+		{"crlf line endings", "scenarios:\r\n  - name: a\r\n    turns: [{say: hi, expect: {ended: false}}]\r\n"},
+		{"comments only around", "# c\nscenarios: # c\n  - name: a # c\n    turns: [{say: hi, expect: {ended: false}}] # c\n"},
+		{"byte order mark", "\ufeffscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n"},
 		{"alias to a matcher", "x-polite: &polite {not_contains: sorry}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *polite}}]}]\n"},
-		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi}]}]\n...\n"},
+		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n...\n"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

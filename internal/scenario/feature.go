@@ -100,6 +100,9 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
 	}
 	s.EnvRefs = fl.envRefs.sorted()
+	if !fl.diags.HasErrors() {
+		fl.diags = warnUnchecked(fl.diags, s, "it has no Then step")
+	}
 	diags = finish(fl.diags, src)
 	if diags.HasErrors() {
 		return nil, diags
@@ -704,6 +707,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
 			Message: fmt.Sprintf("scenario %q has no When or Then steps", sc.Name),
 			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
+	}
+	if started && !broken && !slices.ContainsFunc(sc.Steps, func(st *steps.Step) bool { return st.Kind != steps.Setup && st.Kind != steps.Open }) {
+		// The conversation opens and nothing is said or checked: the
+		// scenario would pass whatever the agent did, as a YAML scenario
+		// with no turns and no greeting checks would (an error there).
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
+			Message: fmt.Sprintf("scenario %q starts the conversation but has no When or Then steps: it checks nothing", sc.Name),
+			Hint:    `add Then steps that check the greeting, or When the user says "..." and Then steps`})
 	}
 	fl.apply(sc, params, setupAt, viaAt)
 	if ds := setupOverMessaging(sc, chatOnlyAt); !chatOnlyBg {

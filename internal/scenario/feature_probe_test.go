@@ -38,6 +38,7 @@ Feature: probes
 
   Scenario: chat
     When the user says "hi"
+    Then the agent's reply contains "hello"
 `)
 	if diags.HasErrors() || len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags)
@@ -111,7 +112,7 @@ func TestFeatureProbeRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 	t.Run("within without a call", func(t *testing.T) {
-		suites, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:1m\n  Scenario: s\n    When the user says \"hi\"\n")
+		suites, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:1m\n  Scenario: s\n    When the user says \"hi\"\n    Then the agent's reply contains \"hello\"\n")
 		if diags.HasErrors() || len(suites) != 1 || len(diags) != 1 || diags[0].Severity != diag.Warning || !strings.Contains(diags[0].Message, "places no call") || diags[0].Pos.Line != 4 {
 			t.Errorf("diagnostics %v", diags)
 		}

@@ -357,6 +357,9 @@ func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Dia
 	}
 	s := d.suite(root, path)
 	s.EnvRefs = d.envRefs.sorted()
+	if !d.diags.HasErrors() {
+		d.diags = warnUnchecked(d.diags, s, "no turn has expect:, and it has no greeting checks, capture or confirm")
+	}
 	diags = finish(d.diags, src)
 	if diags.HasErrors() {
 		return nil, diags, ""

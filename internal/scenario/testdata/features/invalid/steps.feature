@@ -12,6 +12,10 @@ Feature: Broken steps
   Scenario: nothing to do
     Given the agent "restaurant"
 
+  Scenario: opens the conversation and checks nothing
+    Given the agent "restaurant"
+    And the conversation has started
+
   Scenario: a capture with a broken pattern is reported once
     When the user says "4 people at 7pm"
     Then I remember "ref" from the reply matching "reference ([A-Z0-9]{6}"
