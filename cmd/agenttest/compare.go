@@ -484,7 +484,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	// same conversation names, the same draws; against a stored report,
 	// the names its conversations had.
 	nonce := fmt.Sprintf("%x", now(st).UnixNano())
-	var ids func(c *result.Case, attempt int) string
+	var ids func(c *result.Case, a *result.Attempt) string
 	for _, s := range sides {
 		if !s.tgt.Embedded {
 			continue
@@ -568,7 +568,7 @@ func (s *side) plan(plan []*scenario.Suite) []*scenario.Suite {
 
 // sideOptions are the runner's options for one side: a client of its
 // own, its deployments read, no webhook receiver or alert gate.
-func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*result.Case, int) string) (runner.Options, func(), error) {
+func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*result.Case, *result.Attempt) string) (runner.Options, func(), error) {
 	red, err := keyRedactor(tgt)
 	if err != nil {
 		return runner.Options{}, nil, err
@@ -606,28 +606,39 @@ func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*re
 
 // conversationIDs names a case's conversations on the embedded
 // simulator, whose random draws are seeded by the conversation's name:
-// from the comparison's nonce, the scenario and the attempt (alike on
-// both sides, unique across comparisons), or, when the other side is a
-// stored report, the name the report's conversation had, so that a
-// simulator started with the seed of that run draws what it drew.
-func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, attempt int) string {
-	names := map[[2]string][]string{}
+// from the comparison's nonce, the scenario, the run of a repeated
+// scenario and the attempt (alike on both sides, unique across
+// comparisons and across the runs of one side, which share the
+// simulator), or, when the other side is a stored report, the name the
+// report's conversation had, so that a simulator started with the seed of
+// that run draws what it drew.
+func conversationIDs(nonce string, stored *result.Result) func(c *result.Case, a *result.Attempt) string {
+	type key struct {
+		file, name string
+		run        int
+	}
+	names := map[key][]string{}
 	if stored != nil {
 		for _, f := range stored.Files {
 			for _, c := range f.Cases {
 				for _, a := range c.Attempts {
-					k := [2]string{argPath(c.Pos.File), c.Name}
+					k := key{argPath(c.Pos.File), c.Name, a.Run}
 					names[k] = append(names[k], a.ConversationID)
 				}
 			}
 		}
 	}
-	return func(c *result.Case, attempt int) string {
-		if ns := names[[2]string{argPath(c.Pos.File), c.Name}]; attempt <= len(ns) && ns[attempt-1] != "" {
-			return ns[attempt-1]
+	return func(c *result.Case, a *result.Attempt) string {
+		// A run's attempts are numbered from 1 until they are merged into
+		// the case, as they are in the stored report within their run.
+		if ns := names[key{argPath(c.Pos.File), c.Name, a.Run}]; a.Number <= len(ns) && ns[a.Number-1] != "" {
+			return ns[a.Number-1]
 		}
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", nonce, c.Pos.File, c.Name, attempt)
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", nonce, c.Pos.File, c.Name, a.Number)
+		if a.Run > 0 {
+			fmt.Fprintf(h, "\x00run %d", a.Run)
+		}
 		return fmt.Sprintf("cmp-%016x", h.Sum64())
 	}
 }

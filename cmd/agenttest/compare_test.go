@@ -158,6 +158,26 @@ func TestCompareStoredBaseline(t *testing.T) {
 	}
 }
 
+// TestCompareRepeatedScenario: the runs of a repeated scenario get a
+// conversation name each on the embedded simulator, on both sides and
+// from a stored report's runs alike; with one name for every run the
+// simulator answered 409 from the second run on, and the scenario was
+// not compared.
+func TestCompareRepeatedScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	suite := "suite: repeated\nagent: restaurant\nscenarios:\n  - name: greets every time\n    repeat: 3\n    pass_rate: 1\n" +
+		"    greeting: {response: {contains: Welcome}}\n    turns:\n      - say: what's on the menu?\n        expect: {response: {contains: menu, ignore_case: true}}\n"
+	if err := os.WriteFile(filepath.Join(dir, "rep.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "rep.yaml").
+		expect(t, exitOK, "1 scenario: 0 regressed, 0 fixed, 0 changed, 0 slower, 0 faster, 1 unchanged", "status: passed")
+	newCLI(t, dir, nil, "run", "rep.yaml", "--json", "sandbox.json").expect(t, exitOK)
+	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox.json", "--candidate", "pre-release", "rep.yaml").
+		expect(t, exitOK, "1 unchanged", "status: passed")
+}
+
 // idleBaseline sets every turn latency in the stored report at path to
 // zero, as an idle machine would have recorded the live agent (it has no
 // think time). The baseline run measured real time: a loaded machine

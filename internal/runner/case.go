@@ -58,6 +58,7 @@ func (r *runner) execute(ctx context.Context, j *job) {
 // of it is worth retrying.
 func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry bool) {
 	s := newSession(ctx, &r.opts, j.sc, j.c)
+	s.a.Run = j.run
 	defer s.End()
 	ok := true
 	for _, st := range j.sc.Steps {

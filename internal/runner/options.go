@@ -121,12 +121,14 @@ type Options struct {
 	// records text as it is.
 	Redactor *secret.Redactor
 	// ConversationIDs, when set, names each debug-chat conversation the
-	// run creates whose scenario sets no conversation_id: attempt is the
-	// attempt's number. Nil lets the platform name them. `agenttest
-	// compare` sets it on the embedded simulator, whose random draws (a
-	// booking code) are seeded by the conversation id, so that the same
-	// scenario draws the same values on both sides.
-	ConversationIDs func(c *result.Case, attempt int) string
+	// run creates whose scenario sets no conversation_id, for the attempt
+	// a: its Number, and its Run for a run of a repeated scenario (whose
+	// runs number their attempts from 1 each until they are merged into
+	// the case). Nil lets the platform name them. `agenttest compare`
+	// sets it on the embedded simulator, whose random draws (a booking
+	// code) are seeded by the conversation id, so that the same scenario
+	// draws the same values on both sides.
+	ConversationIDs func(c *result.Case, a *result.Attempt) string
 	// LeanAbove is the number of cases above which a run keeps only the
 	// bodies of the replies of passing cases, dropping what was decoded
 	// from them when the case finishes (result.Turn.Release; Turn.Reply

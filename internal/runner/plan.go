@@ -20,6 +20,10 @@ type job struct {
 	// (evidence.go); nil when the run reads none or the case talks to no
 	// deployment.
 	ev *depEvidence
+	// run is the run of a repeated scenario the job is, from 1; 0 for a
+	// case's own job. Its attempts carry it (result.Attempt.Run) from
+	// the start, so that they are told apart while the runs go on.
+	run int
 }
 
 // Plan returns the files and cases a run of suites with opts would execute,

@@ -266,7 +266,7 @@ const fixedLevel = 0.95
 // runRepeat runs one run and reports it on done. A panic becomes an
 // errored run with the stack recorded, as for a whole case.
 func (r *runner) runRepeat(ctx context.Context, j *job, rr *repeatRun, done chan<- repeatRun) {
-	sj := &job{index: j.index, file: j.file, c: rr.c, sc: j.sc}
+	sj := &job{index: j.index, file: j.file, c: rr.c, sc: j.sc, run: rr.index + 1}
 	defer func() {
 		if p := recover(); p != nil {
 			r.internalError(sj, p, debug.Stack())

@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,5 +318,42 @@ func TestFailFastIgnoresQuarantine(t *testing.T) {
 	}
 	if st := res.Stop; st == nil || st.Kind != result.StopFailFast {
 		t.Errorf("Stop = %+v, want fail-fast after breaks", st)
+	}
+}
+
+// TestRepeatRunsNameTheirConversations: the runs of a repeated scenario
+// number their attempts from 1 each until they are merged into the case,
+// so a conversation named from the attempt alone (ConversationIDs, as
+// `agenttest compare` names them on the embedded simulator) must also
+// carry the run: with the same name twice the simulator answers 409 and
+// every run after the first errored.
+func TestRepeatRunsNameTheirConversations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	var mu sync.Mutex
+	named := map[string]bool{}
+	opts.ConversationIDs = func(c *result.Case, a *result.Attempt) string {
+		id := fmt.Sprintf("rep-%d-%d", a.Run, a.Number)
+		mu.Lock()
+		defer mu.Unlock()
+		if named[id] {
+			t.Errorf("%s: %s named twice", c.Name, id)
+		}
+		named[id] = true
+		return id
+	}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, seqScenario(scenario.Stats{Repeat: 4, PassRate: 1}))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Passed || c.Repeat == nil || c.Repeat.Runs != 4 || len(c.Attempts) != 4 {
+		t.Fatalf("%s with %d attempts, repeat %+v, want 4 passing runs%s", c.Status, len(c.Attempts), c.Repeat, describe(c))
+	}
+	for i, a := range c.Attempts {
+		if want := fmt.Sprintf("rep-%d-1", i+1); a.ConversationID != want || a.Run != i+1 {
+			t.Errorf("attempt %d: run %d, conversation %q, want run %d in %q", a.Number, a.Run, a.ConversationID, i+1, want)
+		}
 	}
 }

@@ -422,7 +422,7 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 		}
 	}
 	if req.ConversationID == "" && s.opts.ConversationIDs != nil {
-		req.ConversationID = s.opts.ConversationIDs(s.c, s.a.Number)
+		req.ConversationID = s.opts.ConversationIDs(s.c, s.a)
 	}
 	if len(st.IntegrationAttributes) > 0 {
 		req.IntegrationAttributes = make(map[string]any, len(st.IntegrationAttributes))
