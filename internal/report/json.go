@@ -53,8 +53,13 @@ import (
 //	          interval: {lower, upper, level}}       (repeated cases only)
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
-//	          failures: [{pos, key, message, expected, actual, diff, nearest}],
-//	          error: {pos, kind, message, status} | null, turns: [turn]}
+//	          failures: [{pos, step, key, message, expected, actual, diff, nearest}],
+//	          error: {pos, kind, message, status} | null,
+//	          confirmations: [confirmation], turns: [turn]}
+//	confirmation {pos, kind, subject, found, summary, reads, duration_ms}
+//	          (what a confirm:, a probe or the alert gate read; kind is
+//	          conversation, handoff_state, webhook, call, sms or alerts;
+//	          absent when none)
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
@@ -112,6 +117,9 @@ import (
 // discarded the parallel runs started after them; each
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
+//
+// A failure's step is the feature step that made the check (absent for a
+// YAML suite), its key what was checked (response, node, state.KEY, ...).
 //
 // reply is the agent's reply text as the client read it from response
 // (absent when the call failed), and ended is true when the reply ended
