@@ -58,8 +58,7 @@ import (
 //	          confirmations: [confirmation], turns: [turn]}
 //	confirmation {pos, kind, subject, found, summary, reads, duration_ms}
 //	          (what a confirm:, a probe or the alert gate read; kind is
-//	          conversation, handoff_state, webhook, call, sms or alerts;
-//	          absent when none)
+//	          conversation, handoff_state, webhook, call, sms or alerts)
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
@@ -255,7 +254,7 @@ type jsonAttempt struct {
 	Failures       []jsonFailure `json:"failures"`
 	Error          *jsonError    `json:"error"`
 	// Confirmations are the reads of confirm:, probes and the alert gate.
-	Confirmations []jsonConfirmation `json:"confirmations,omitempty"`
+	Confirmations []jsonConfirmation `json:"confirmations"`
 	// The turns follow the members above (writeAttempt).
 }
 
@@ -715,6 +714,7 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 		Started:        jsonTime(a.Started),
 		DurationMS:     millis(a.Duration),
 		Failures:       []jsonFailure{},
+		Confirmations:  []jsonConfirmation{},
 	}
 	for _, f := range a.Failures {
 		ja.Failures = append(ja.Failures, toJSONFailure(f))

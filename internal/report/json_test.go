@@ -248,3 +248,49 @@ func TestJSONUnencodable(t *testing.T) {
 		t.Errorf("WriteJSON = %v, want an error naming the NaN", err)
 	}
 }
+
+// TestJSONArraysPresent: SchemaV1 says arrays are always present, so
+// that jq's .attempts[].confirmations[] does not stop at the first
+// attempt without one ("Cannot iterate over null"); confirmations was
+// left out when empty.
+func TestJSONArraysPresent(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteJSON(&b, fixture(), JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Files []struct {
+			Cases []map[string]json.RawMessage `json:"cases"`
+		} `json:"files"`
+		Checks []map[string]json.RawMessage `json:"checks"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cases := doc.Checks
+	for _, f := range doc.Files {
+		cases = append(cases, f.Cases...)
+	}
+	attempts := 0
+	for _, c := range cases {
+		if !bytes.HasPrefix(c["tags"], []byte("[")) {
+			t.Errorf("case %s: tags is %s", c["name"], c["tags"])
+		}
+		var as []map[string]json.RawMessage
+		if err := json.Unmarshal(c["attempts"], &as); err != nil || as == nil {
+			t.Errorf("case %s: attempts is %s", c["name"], c["attempts"])
+		}
+		for _, a := range as {
+			attempts++
+			for _, key := range []string{"failures", "confirmations", "turns"} {
+				if !bytes.HasPrefix(a[key], []byte("[")) {
+					t.Errorf("case %s attempt %s: %s is %q, want an array", c["name"], a["number"], key, a[key])
+				}
+			}
+		}
+	}
+	if attempts == 0 {
+		t.Fatal("no attempt in the fixture's report")
+	}
+}
