@@ -115,8 +115,23 @@ type htmlConfirm struct {
 }
 
 // htmlStyle is how text is cleaned for the page: like a file, escape
-// sequences stripped. HTML escaping is the page's job (textContent).
+// sequences stripped, and the other controls written as the console and
+// JUnit write them (internal/escape: "\r", "\u202e"), so that a reply, a
+// node or a state key shows what it holds, in its order. HTML escaping is
+// the page's job (textContent, html/template).
 var htmlStyle = style{file: true}
+
+// flatAll is htmlStyle.flat of each of ss.
+func flatAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = htmlStyle.flat(s)
+	}
+	return out
+}
 
 // htmlFiles are the files of r as the data block lists them.
 func htmlFiles(r *result.Result) []htmlFile {
@@ -247,10 +262,10 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		ha.Conv = htmlStyle.flat(sessionID(a))
 	}
 	for _, f := range a.Failures {
-		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.clean(f.Expected),
-			Nearest: htmlStyle.clean(f.Nearest), Actual: htmlStyle.clean(f.Actual)}
+		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.oneLine(f.Expected),
+			Nearest: htmlStyle.oneLine(f.Nearest), Actual: htmlStyle.oneLine(f.Actual)}
 		if f.Diff != "" {
-			hf.Diff = toHTMLDiff(assert.DiffOf(htmlStyle.clean(f.DiffBase()), hf.Actual))
+			hf.Diff = toHTMLDiff(assert.DiffOf(htmlStyle.oneLine(f.DiffBase()), hf.Actual))
 		}
 		ha.Failures = append(ha.Failures, hf)
 	}
@@ -262,13 +277,13 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		if t == nil {
 			continue
 		}
-		ht := htmlTurn{Index: t.Index, Pos: t.Pos.String(), Say: htmlStyle.clean(t.Say), LatencyMS: millis(t.Latency)}
+		ht := htmlTurn{Index: t.Index, Pos: t.Pos.String(), Say: htmlStyle.oneLine(t.Say), LatencyMS: millis(t.Latency)}
 		v := viewTurn(t.Reply())
 		switch {
 		case !v.HasResult:
 			ht.NoReply = true
 		case t.Messaging != nil:
-			ht.Reply = htmlStyle.clean(v.Reply)
+			ht.Reply = htmlStyle.oneLine(v.Reply)
 			var b strings.Builder
 			detail{b: &b, st: htmlStyle}.writeMessaging("", t.Messaging)
 			ht.Events = strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -276,13 +291,13 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 				ht.Events = nil
 			}
 		default:
-			ht.Reply = htmlStyle.clean(v.Reply)
-			ht.Trace, ht.Node = v.Trace, v.Node
-			ht.State = stateChanges(prev, v.State)
+			ht.Reply = htmlStyle.oneLine(v.Reply)
+			ht.Trace, ht.Node = flatAll(v.Trace), htmlStyle.flat(v.Node)
+			ht.State = flatAll(stateChanges(prev, v.State))
 			if v.State != nil {
 				prev = v.State
 			}
-			ht.Handoff, ht.Ended, ht.Delayed = v.Handoff, v.Ended, v.Delayed
+			ht.Handoff, ht.Ended, ht.Delayed = htmlStyle.flat(v.Handoff), v.Ended, v.Delayed
 		}
 		ha.Turns = append(ha.Turns, ht)
 	}

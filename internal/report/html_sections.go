@@ -79,7 +79,7 @@ type htmlDiffLine struct{ Class, Text string }
 
 // diffView is the diff of a baseline and a candidate reply.
 func diffView(baseline, candidate string) htmlDiffView {
-	td := assert.DiffOf(htmlStyle.clean(baseline), htmlStyle.clean(candidate))
+	td := assert.DiffOf(htmlStyle.oneLine(baseline), htmlStyle.oneLine(candidate))
 	v := htmlDiffView{Note: td.Note, Truncated: td.Truncated}
 	if !td.Lines {
 		v.Inline = td.Changes

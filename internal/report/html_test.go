@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
@@ -182,5 +184,88 @@ func hostileResult() *result.Result {
 			}},
 		}}}},
 		Deployments: []*result.Deployment{{Agent: hostile, Env: "sandbox", ID: hostile}},
+	}
+}
+
+// TestHTMLControlText: what a server chose (a reply, a node, a trace, a
+// state key, a handoff destination) and what a suite named reach the
+// page with their controls written as the console and JUnit write them
+// (internal/escape), in the case list's data and in the coverage and
+// comparison sections alike. Before, the data carried the trace, node,
+// state and handoff raw, the reply with its \r and bidi override, and
+// the sections every name and node raw, escape sequences included.
+func TestHTMLControlText(t *testing.T) {
+	t.Parallel()
+	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g"
+	run := func(node, text string) *result.Result {
+		meta := mustJSON(map[string]any{"currentNode": node, "nodeTrace": []string{"start", node},
+			"state": map[string]any{evil: evil}, "handoffDestination": evil})
+		var md reply.Metadata
+		if err := json.Unmarshal(meta, &md); err != nil {
+			t.Fatal(err)
+		}
+		turn := func(i int, say string) *result.Turn {
+			return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: "s.yaml", Line: 3 + i, Col: 5}, Started: t0, Latency: time.Millisecond,
+				Result: &reply.TurnResult{Response: text, Metadata: md, RawMetadata: meta}}
+		}
+		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+			Files: []*result.File{{Path: "s.yaml", Suite: evil, Cases: []*result.Case{{
+				Name: evil, Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
+				Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
+					Turns: []*result.Turn{turn(0, ""), turn(1, evil)},
+					Failures: []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
+						Expected: "hello", Actual: text, Diff: assert.Diff("hello", text)}},
+				}},
+			}}}}}
+	}
+	base, r := run("greet", "hello"), run(evil, evil)
+	bc := base.Files[0].Cases[0]
+	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
+		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{Coverage: coverage.Compute(r, coverage.Universe{}), Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	raw := func(s string) bool {
+		return strings.ContainsFunc(s, func(c rune) bool { return c != '\n' && c != '\t' && escape.Needed(string(c), "") })
+	}
+	skeleton, data := splitPage(t, b.String())
+	for i, line := range strings.Split(skeleton, "\n") {
+		if raw(line) {
+			t.Errorf("page line %d holds a raw control: %q", i+1, line)
+		}
+	}
+	if !strings.Contains(skeleton, `ab\rc\u202ed\x00e\u2066f\u0085g`) {
+		t.Errorf("the sections do not show the text escaped:\n%s", skeleton)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), x)
+			}
+		case string:
+			if raw(v) {
+				t.Errorf("data %s holds a raw control: %q", path, v)
+			}
+		}
+	}
+	walk("", doc)
+	for _, want := range []string{`"r":"ab\\rc\\u202ed\\x00e\\u2066f\\u0085g"`, `"node":"ab\\rc`, `"ho":"ab\\rc`} {
+		if !strings.Contains(data, want) {
+			t.Errorf("data lacks %s", want)
+		}
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
@@ -50,8 +53,12 @@ import (
 //	          interval: {lower, upper, level}}       (repeated cases only)
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
-//	          failures: [{pos, key, message, expected, actual, diff, nearest}],
-//	          error: {pos, kind, message, status} | null, turns: [turn]}
+//	          failures: [{pos, step, key, message, expected, actual, diff, nearest}],
+//	          error: {pos, kind, message, status} | null,
+//	          confirmations: [confirmation], turns: [turn]}
+//	confirmation {pos, kind, subject, found, summary, reads, duration_ms}
+//	          (what a confirm:, a probe or the alert gate read; kind is
+//	          conversation, handoff_state, webhook, call, sms or alerts)
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
@@ -110,12 +117,19 @@ import (
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //
+// A failure's step is the feature step that made the check (absent for a
+// YAML suite), its key what was checked (response, node, state.KEY, ...).
+//
 // reply is the agent's reply text as the client read it from response
 // (absent when the call failed), and ended is true when the reply ended
 // the conversation. request, response and metadata are the JSON exchanged
 // with the platform, embedded as JSON on one line, as received (compacted
 // when it spanned lines; null when absent). A body that was not valid JSON is
 // embedded as a JSON string holding its text, so the document stays valid.
+// Inside a body's strings, a byte that is not UTF-8 and an escaped lone
+// surrogate ("\ud800") are written \ufffd, which is what a reader decoding
+// the body as received gets for them; the document is UTF-8, and jq, which
+// refuses a lone surrogate, reads it.
 // A case over the Messaging API has via "messaging"; its turns have
 // messaging (absent for debug chat), request is the client event sent and
 // response the array of events received.
@@ -240,7 +254,7 @@ type jsonAttempt struct {
 	Failures       []jsonFailure `json:"failures"`
 	Error          *jsonError    `json:"error"`
 	// Confirmations are the reads of confirm:, probes and the alert gate.
-	Confirmations []jsonConfirmation `json:"confirmations,omitempty"`
+	Confirmations []jsonConfirmation `json:"confirmations"`
 	// The turns follow the members above (writeAttempt).
 }
 
@@ -414,7 +428,14 @@ func (js *jsonStream) raw(s string) {
 	}
 }
 
-func (js *jsonStream) newline() { js.raw("\n" + strings.Repeat("  ", js.depth)) }
+// newline starts a line at the current depth. After an error the depth
+// may be off (object does not open what it failed to encode): nothing is
+// written then, and WriteJSON returns the error.
+func (js *jsonStream) newline() {
+	if js.err == nil {
+		js.raw("\n" + strings.Repeat("  ", js.depth))
+	}
+}
 
 // open starts an object or an array one level deeper.
 func (js *jsonStream) open(c byte) {
@@ -693,6 +714,7 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 		Started:        jsonTime(a.Started),
 		DurationMS:     millis(a.Duration),
 		Failures:       []jsonFailure{},
+		Confirmations:  []jsonConfirmation{},
 	}
 	for _, f := range a.Failures {
 		ja.Failures = append(ja.Failures, toJSONFailure(f))
@@ -729,10 +751,86 @@ func rawJSON(b []byte) json.RawMessage {
 		return nil
 	}
 	if json.Valid(b) {
-		return json.RawMessage(b)
+		return json.RawMessage(utf8Strings(b))
 	}
 	s, _ := json.Marshal(string(b)) // marshalling a string cannot fail
 	return s
+}
+
+// utf8Strings returns raw, valid JSON, with \ufffd in place of every byte
+// of its strings that is not UTF-8 and every escaped surrogate that is not
+// half of a pair: json.Valid accepts both, but the first makes the report
+// a file that is not UTF-8 (RFC 8259 wants it to be), and jq refuses the
+// second and with it the whole report. A decoder reads the same text from
+// the result as from raw: encoding/json replaces both with U+FFFD one for
+// one, as here. raw is returned as is when it needs no change.
+func utf8Strings(raw []byte) []byte {
+	var out []byte
+	done := 0 // raw[:done] is in out
+	replace := func(i, n int) {
+		out = append(out, raw[done:i]...)
+		out = append(out, `\ufffd`...)
+		done = i + n
+	}
+	inString := false
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+			i++
+		case c == '"':
+			inString = false
+			i++
+		case c == '\\':
+			r := escapedRune(raw, i)
+			switch {
+			case r < 0:
+				i += 2 // \n, \", ...
+			case !utf16.IsSurrogate(r):
+				i += 6
+			case r < 0xdc00 && utf16.DecodeRune(r, escapedRune(raw, i+6)) != unicode.ReplacementChar:
+				i += 12
+			default:
+				replace(i, 6)
+				i += 6
+			}
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && n == 1 {
+				replace(i, 1)
+			}
+			i += n
+		}
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[done:]...)
+}
+
+// escapedRune is the rune of the \uXXXX escape at raw[i:], or -1 when
+// there is none.
+func escapedRune(raw []byte, i int) rune {
+	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, h := range raw[i+2 : i+6] {
+		switch {
+		case '0' <= h && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case 'a' <= h && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case 'A' <= h && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return -1
+		}
+	}
+	return r
 }
 
 // jsonTime renders t in RFC 3339 with nanoseconds, or "" when unknown.

@@ -3,7 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"math"
+	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -152,5 +157,140 @@ func TestJSONOfReleasedReplies(t *testing.T) {
 	}
 	if kept.String() != lean.String() {
 		t.Errorf("releasing %d replies changed the JSON report:\n%s\nwant\n%s", released, lean.String(), kept.String())
+	}
+}
+
+// TestJSONBodiesUTF8: a body is embedded as received, but a hostile or
+// broken server's strings may hold bytes that are not UTF-8 or escaped
+// lone surrogates, which json.Valid accepts. The report stays UTF-8 and
+// free of lone surrogates (jq refused the whole report: "Invalid
+// \uXXXX\uXXXX surrogate pair escape"), and a reader decodes the same
+// text from the embedded body as from the body received.
+func TestJSONBodiesUTF8(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name, body string
+		want       string // the response member as embedded
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+			Cases: []*result.Case{{Name: "c", Pos: pos("a.yaml", 3, 5), Status: result.Failed, Attempts: []*result.Attempt{{
+				Number: 1, Status: result.Failed, Started: t0,
+				Turns: []*result.Turn{{Index: 1, Say: "hi", Response: json.RawMessage(tc.body)}},
+			}}}}}}}
+		var b bytes.Buffer
+		if err := WriteJSON(&b, r, JSONOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.Valid(b.Bytes()) {
+			t.Errorf("the report is not UTF-8:\n%q", b.String())
+		}
+		var doc struct {
+			Files []struct {
+				Cases []struct {
+					Attempts []struct {
+						Turns []struct {
+							Response json.RawMessage `json:"response"`
+						} `json:"turns"`
+					} `json:"attempts"`
+				} `json:"cases"`
+			} `json:"files"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got := doc.Files[0].Cases[0].Attempts[0].Turns[0].Response
+		if string(got) != tc.want {
+			t.Errorf("response embedded as\n%s\nwant\n%s", got, tc.want)
+		}
+		if !json.Valid([]byte(tc.body)) {
+			return // embedded as a string of its text
+		}
+		var sent, read any
+		if err := json.Unmarshal([]byte(tc.body), &sent); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &read); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(sent, read) {
+			t.Errorf("the embedded body reads %#v, the body received %#v", read, sent)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "clean", body: `{"response":"caf\u00e9 ☕ \ud83d\ude00"}`, want: `{"response":"caf\u00e9 ☕ \ud83d\ude00"}`},
+		{name: "escaped backslash before u", body: `{"response":"\\ud800"}`, want: `{"response":"\\ud800"}`},
+		{name: "byte not UTF-8", body: "{\"response\":\"a\xffb\xc3(\"}", want: `{"response":"a\ufffdb\ufffd("}`},
+		{name: "truncated rune", body: "{\"response\":\"\xe2\x98\"}", want: `{"response":"\ufffd\ufffd"}`},
+		{name: "byte not UTF-8 in a key", body: "{\"k\xff\":1}", want: `{"k\ufffd":1}`},
+		{name: "lone high surrogate", body: `{"response":"a\ud800b"}`, want: `{"response":"a\ufffdb"}`},
+		{name: "lone low surrogate", body: `{"response":"\uDFFF"}`, want: `{"response":"\ufffd"}`},
+		{name: "high then not low", body: `{"response":"\ud83d\u0041"}`, want: `{"response":"\ufffd\u0041"}`},
+		{name: "pair reversed", body: `{"response":"\ude00\ud83d"}`, want: `{"response":"\ufffd\ufffd"}`},
+		{name: "high at the end", body: `["\ud83d"]`, want: `["\ufffd"]`},
+		{name: "not JSON", body: "<html>\xff</html>", want: `"\u003chtml\u003e\ufffd\u003c/html\u003e"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestJSONUnencodable: a value JSON cannot hold (a NaN pass rate, from
+// a report built by hand) is an error of WriteJSON, not a panic; the
+// stream's depth went negative when the object it failed to encode was
+// closed.
+func TestJSONUnencodable(t *testing.T) {
+	t.Parallel()
+	r := fixture()
+	r.Files[0].Cases[0].Repeat = &result.Repeat{Procedure: result.ProcedureSPRT, PassRate: math.NaN()}
+	err := WriteJSON(io.Discard, r, JSONOptions{})
+	if err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("WriteJSON = %v, want an error naming the NaN", err)
+	}
+}
+
+// TestJSONArraysPresent: SchemaV1 says arrays are always present, so
+// that jq's .attempts[].confirmations[] does not stop at the first
+// attempt without one ("Cannot iterate over null"); confirmations was
+// left out when empty.
+func TestJSONArraysPresent(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := WriteJSON(&b, fixture(), JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Files []struct {
+			Cases []map[string]json.RawMessage `json:"cases"`
+		} `json:"files"`
+		Checks []map[string]json.RawMessage `json:"checks"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cases := doc.Checks
+	for _, f := range doc.Files {
+		cases = append(cases, f.Cases...)
+	}
+	attempts := 0
+	for _, c := range cases {
+		if !bytes.HasPrefix(c["tags"], []byte("[")) {
+			t.Errorf("case %s: tags is %s", c["name"], c["tags"])
+		}
+		var as []map[string]json.RawMessage
+		if err := json.Unmarshal(c["attempts"], &as); err != nil || as == nil {
+			t.Errorf("case %s: attempts is %s", c["name"], c["attempts"])
+		}
+		for _, a := range as {
+			attempts++
+			for _, key := range []string{"failures", "confirmations", "turns"} {
+				if !bytes.HasPrefix(a[key], []byte("[")) {
+					t.Errorf("case %s attempt %s: %s is %q, want an array", c["name"], a["number"], key, a[key])
+				}
+			}
+		}
+	}
+	if attempts == 0 {
+		t.Fatal("no attempt in the fixture's report")
 	}
 }

@@ -54,7 +54,9 @@ import (
 //     during the run), and "deployment_changed" with the console's
 //     message(s) when one did; each <testcase> has a "deployment"
 //     property, the id its agent and environment were tested on;
-//   - every text is stripped of ANSI escapes and of runes XML cannot hold.
+//   - every text is stripped of ANSI escapes and of runes XML cannot hold;
+//     a testcase property (and so each line of the head of <system-out>)
+//     is one line, its controls escaped as the console escapes them.
 
 // Names of the <testsuites> properties.
 const (
@@ -386,12 +388,15 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 }
 
 // caseProperties are the testcase properties: what a reader needs to find
-// the conversation on the platform.
+// the conversation on the platform. The values are flat (fileStyle.flat):
+// they are also the head of <system-out>, one "name: value" line each, and
+// the server chooses the conversation and session ids; one holding a
+// newline wrote lines of its own there ("attempts: 99").
 func caseProperties(c *result.Case, dep *result.Deployment) []junit.Property {
 	var props []junit.Property
 	add := func(name, value string) {
 		if value != "" {
-			props = append(props, junit.Property{Name: name, Value: xmlText(value)})
+			props = append(props, junit.Property{Name: name, Value: xmlText(fileStyle.flat(value))})
 		}
 	}
 	add("conversationId", c.ConversationID())
@@ -457,7 +462,7 @@ func flakyAttempts(c *result.Case) (failures, errs []junitFlaky) {
 		}
 		od := detail{b: &out, st: fileStyle}
 		if a.ConversationID != "" {
-			od.line("", "conversationId: "+a.ConversationID)
+			od.line("", "conversationId: "+fileStyle.flat(a.ConversationID))
 		}
 		od.line("", fmt.Sprintf("attempt: %d of %d", a.Number, len(c.Attempts)))
 		od.writeTranscript(a, -1, "")

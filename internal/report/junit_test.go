@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -408,5 +409,58 @@ func TestJUnitCounts(t *testing.T) {
 				t.Errorf("counts:\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestJUnitServerIDs: the conversation id is the server's choice, and
+// the testcase's properties are also the "name: value" lines that open
+// its <system-out> (and a flaky attempt's). An id holding a newline wrote
+// lines of its own there ("attempts: 99" before the real attempts); it
+// is written flat, as the console writes it.
+func TestJUnitServerIDs(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name, id, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		attempt := func(n int, s result.Status) *result.Attempt {
+			a := &result.Attempt{Number: n, Status: s, ConversationID: tc.id, Started: t0}
+			if s == result.Failed {
+				a.Failures = []assert.Failure{failure(pos("a.yaml", 6, 9), "response", "reply does not match", "hi", "ho", "")}
+			}
+			return a
+		}
+		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+			Cases: []*result.Case{{Name: "greets", Pos: pos("a.yaml", 3, 5), Status: result.Flaky, Agent: "luigi",
+				Attempts: []*result.Attempt{attempt(1, result.Failed), attempt(2, result.Passed)}}}}}}
+		var b bytes.Buffer
+		if err := WriteJUnit(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		var doc xSuites
+		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		c := doc.Suites[0].Cases[0]
+		if c.Properties[0].Name != "conversationId" || c.Properties[0].Value != tc.want {
+			t.Errorf("property %+v, want conversationId %q", c.Properties[0], tc.want)
+		}
+		wantOut := "conversationId: " + tc.want + "\nagent: luigi\nattempts: 2\n"
+		if !strings.HasPrefix(c.SystemOut, wantOut) {
+			t.Errorf("system-out opens\n%q\nwant\n%q", c.SystemOut, wantOut)
+		}
+		if len(c.Flaky) != 1 || !strings.HasPrefix(c.Flaky[0].SystemOut, "conversationId: "+tc.want+"\nattempt: 1 of 2\n") {
+			t.Errorf("flakyFailure %+v", c.Flaky)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "plain", id: "conv-001", want: "conv-001"},
+		{name: "newline", id: "conv-001\nattempts: 99", want: `conv-001\nattempts: 99`},
+		{name: "carriage return and bidi", id: "conv\r\u202eevil", want: `conv\r\u202eevil`},
+		{name: "escape sequence", id: "\x1b[31mconv\x1b[0m", want: "conv"},
+		{name: "C1 and NUL", id: "conv\u0085\x00", want: `conv\u0085\x00`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
