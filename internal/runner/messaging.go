@@ -105,7 +105,8 @@ type messagingConversation struct{ m *platform.MessagingSession }
 
 // Send sends the user message (user input metadata as its custom
 // metadata) and returns the answer. A session the platform ended before
-// the turn (an expiry between turns) is a *messagingError.
+// the turn (an expiry between turns) is a *messagingError; one its agent
+// ended, an *endedError.
 func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn) (*platform.Exchange, error) {
 	t, err := c.m.Send(ctx, platform.MessagingMessage{Text: req.Message, Custom: req.Metadata})
 	var exch *platform.Exchange
@@ -115,10 +116,23 @@ func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn)
 	}
 	if errors.Is(err, platform.ErrMessagingEnded) {
 		_, reason := c.m.Ended()
+		if !platformEnd(reason) {
+			// The agent ended it (its end arrived after the last turn
+			// settled): talking on is the scenario's failure, as it is
+			// when the end came with the last turn.
+			return exch, &endedError{reason: reason}
+		}
 		err = &messagingError{msg: "the platform ended the session before this turn" + because(reason), retry: true}
 	}
 	return exch, err
 }
+
+// endedError is a turn sent to a Messaging session that its agent (or a
+// live agent) had ended, for a reason that is not the platform's
+// (platformEnd).
+type endedError struct{ reason string }
+
+func (e *endedError) Error() string { return "the session ended before this turn" + because(e.reason) }
 
 // Close closes the socket. The session stays on the platform until it
 // ends or expires, as when a user closes the chat window.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,71 @@ scenarios:
 			want: "EVENT_TYPE_AGENT_MESSAGE after the session ended"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingEndBetweenTurns: a session end that arrives after a turn
+// settled, before the next is sent, is judged by its reason: the agent's
+// (or a reason the platform does not give as its own) fails the turn
+// sent after it, as an end that came with the turn does and as a turn
+// after the end does over debug chat; an expiry is the platform's error,
+// which a fresh session may not meet.
+func TestMessagingEndBetweenTurns(t *testing.T) {
+	t.Parallel()
+	const joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+	for _, tc := range []struct {
+		reason string
+		status result.Status
+		want   string
+	}{
+		{"agent_ended", result.Failed, "the session ended before this turn (reason agent_ended)"},
+		{"", result.Failed, "the session ended before this turn"},
+		{"expired", result.Errored, "the platform ended the session before this turn (reason expired)"},
+	} {
+		t.Run(cmp.Or(tc.reason, "no reason"), func(t *testing.T) {
+			t.Parallel()
+			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				switch n {
+				case 1:
+					return platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)
+				case 2:
+					// The end comes after the answer's typing stop.
+					return platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`, stop,
+						`{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"`+tc.reason+`"}}`)
+				}
+				return nil
+			})
+			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+				Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+				MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
+			opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second}
+			c := runOne(t, opts, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: talks after goodbye
+    turns:
+      - say: bye
+        expect: {response: {contains: Goodbye}}
+      - say: one more thing
+        expect: {response: {contains: hello}}
+`)
+			a := c.Last()
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			switch tc.status {
+			case result.Failed:
+				if len(a.Failures) != 1 || a.Failures[0].Key != "ended" || a.Failures[0].Message != tc.want || a.Failures[0].Pos.Line != 9 {
+					t.Errorf("failures %+v, want the second turn's %q", a.Failures, tc.want)
+				}
+			default:
+				if a.Error == nil || !strings.Contains(a.Error.Message, tc.want) || len(a.Failures) > 0 {
+					t.Errorf("error %+v, failures %+v, want the platform's %q", a.Error, a.Failures, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -305,6 +305,20 @@ func (s *Session) open(st *steps.Step) (ok, retry bool) {
 	return true, false
 }
 
+// endedBefore fails turn index at pos, sent (or about to be) to a
+// conversation the agent had ended: the scenario goes on past the
+// agent's goodbye, over debug chat as over Messaging.
+func (s *Session) endedBefore(pos diag.Pos, index int, msg string) (ok, retry bool) {
+	s.fail(assert.Failure{
+		Pos:      pos,
+		Key:      "ended",
+		Message:  msg,
+		Expected: "conversation still open",
+		Actual:   fmt.Sprintf("ended after turn %d", index-1),
+	})
+	return false, true
+}
+
 // say sends the next user turn of step st (text may hold ${...}; empty is
 // silence). ok is false when the attempt ended: the conversation was
 // already over, the text could not be expanded, the call failed, or the
@@ -316,16 +330,9 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	if s.last.Result.ConversationEnded {
 		msg := "the agent ended the conversation before this turn"
 		if m := s.last.Messaging; m != nil {
-			msg = "the session ended before this turn" + because(m.EndReason)
+			msg = (&endedError{reason: m.EndReason}).Error()
 		}
-		s.fail(assert.Failure{
-			Pos:      pos,
-			Key:      "ended",
-			Message:  msg,
-			Expected: "conversation still open",
-			Actual:   fmt.Sprintf("ended after turn %d", index-1),
-		})
-		return false, true
+		return s.endedBefore(pos, index, msg)
 	}
 	say, err := s.interpolate(text)
 	if err != nil {
@@ -336,6 +343,10 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	exch, err := s.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
 		return s.conv.Send(ctx, req)
 	})
+	var ended *endedError
+	if errors.As(err, &ended) {
+		return s.endedBefore(pos, index, ended.Error())
+	}
 	if err != nil {
 		// The turn is in the transcript at pos: reports name it.
 		return false, s.callFailed(pos, "", err, false)
