@@ -8,8 +8,9 @@
 // scenario is one agenttest session, opened at its first step that needs a
 // conversation, and every step is executed and checked exactly as
 // `agenttest run` executes and checks it. A failing step returns an error
-// saying what broke (expected, actual, the check's key); godog marks it
-// failed and skips the rest of the scenario.
+// saying what broke as agenttest run's console does (the step's line, the
+// check's key, expected, actual and their diff); godog marks it failed
+// and skips the rest of the scenario.
 //
 //	steps, err := godogsteps.New(godogsteps.Options{
 //		BuildURL: "https://build.us.example.com",

@@ -19,6 +19,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -420,10 +421,11 @@ func stepError(a *result.Attempt, from int) error {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(&b, "%s: %s: %s", f.Pos, f.Key, f.Message)
-			if f.Expected != "" {
-				fmt.Fprintf(&b, "\n  expected: %s", f.Expected)
+			// What was compared, and the diff, as agenttest run's
+			// console shows them.
+			if v := report.FailureValues(f, "  "); v != "" {
+				b.WriteString("\n" + v)
 			}
-			fmt.Fprintf(&b, "\n  actual:   %s", f.Actual)
 		}
 	default:
 		b.WriteString("run interrupted")
