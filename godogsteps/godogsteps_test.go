@@ -525,3 +525,54 @@ Feature: diff
 		}
 	}
 }
+
+// With no Options.Features the steps read a feature file as godog does
+// without an FS: by the path godog was given, so an absolute or ../ path
+// still gives failures their lines and Examples rows their values.
+func TestFeaturesDefaultReadsGodogPaths(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/party.feature", []byte(`@agent:restaurant
+Feature: party
+  Scenario Outline: party of <n>
+    When the user says "I'd like to book a table"
+    And the user says "<n> people at 7pm"
+    Then the state "party_size" is "${n}"
+    And the agent's reply contains "never said"
+
+    Examples:
+      | n |
+      | 3 |
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(features fs.FS) string {
+		steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stepErr error
+		var out strings.Builder
+		status := godog.TestSuite{
+			ScenarioInitializer: func(sc *godog.ScenarioContext) {
+				steps.Register(sc)
+				sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+					stepErr = err
+					return ctx, nil
+				})
+			},
+			Options: &godog.Options{Format: "progress", Output: &out, Paths: []string{dir}, Strict: true, NoColors: true},
+		}.Run()
+		if status != 1 || stepErr == nil {
+			t.Fatalf("godog status %d, error %v: want the last check to fail\n%s", status, stepErr, out.String())
+		}
+		return stepErr.Error()
+	}
+	if got, want := run(nil), dir+"/party.feature:7:5: response: reply does not contain"; !strings.HasPrefix(got, want) {
+		t.Errorf("with no Options.Features the step failed with\n%s\nwant it to start %q", got, want)
+	}
+	// An FS that lacks the file: the error says why ${n} is unknown.
+	if got, want := run(fstest.MapFS{}), "godogsteps cannot read the feature file "+dir+"/party.feature (Options.Features should be the FS godog reads from)"; !strings.Contains(got, "${n}") || !strings.Contains(got, want) {
+		t.Errorf("with an FS that lacks the file the step failed with\n%s\nwant it to say %q", got, want)
+	}
+}
