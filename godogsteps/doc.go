@@ -8,8 +8,9 @@
 // scenario is one agenttest session, opened at its first step that needs a
 // conversation, and every step is executed and checked exactly as
 // `agenttest run` executes and checks it. A failing step returns an error
-// saying what broke (expected, actual, the check's key); godog marks it
-// failed and skips the rest of the scenario.
+// saying what broke as agenttest run's console does (the step's line, the
+// check's key, expected, actual and their diff); godog marks it failed
+// and skips the rest of the scenario.
 //
 //	steps, err := godogsteps.New(godogsteps.Options{
 //		BuildURL: "https://build.us.example.com",
@@ -38,8 +39,9 @@
 // statistical verdicts and quarantine (@retries, @repeat, @pass-rate,
 // @confidence, @margin, @quarantine) are decided by agenttest's case
 // loop, which godog does not have; under godog each scenario runs once,
-// as one attempt, and those tags are ignored. --tags and --name are godog's own
-// filters. The reports are godog's formatters; agenttest's JUnit and JSON
+// as one attempt, and those tags are ignored. What agenttest run's --tags
+// and --name select, godog's Tags option does (and, with godog's
+// TestingT, go test -run on a scenario's subtest). The reports are godog's formatters; agenttest's JUnit and JSON
 // reports come from `agenttest run`. The steps read the feature files
 // godog runs (Options.Features) for what godog's pickles lack: the line of
 // each step, which failures point at, and the values of an Examples row,

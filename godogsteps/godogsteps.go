@@ -19,6 +19,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -101,9 +102,11 @@ type Options struct {
 
 	// Features reads the feature files godog runs (by the path godog
 	// gives each scenario), so that failures point at the step's line and
-	// ${column} references to an Examples row resolve; nil means the
-	// working directory. Give the FS godog reads from when godog.Options
-	// has one. A file it cannot read runs without them.
+	// ${column} references to an Examples row resolve; nil reads them as
+	// godog does without an FS, from the operating system by that path
+	// (relative to the working directory, or absolute). Give the FS
+	// godog reads from when godog.Options has one. A file it cannot read
+	// runs without them, and a step that needs an Examples value says so.
 	Features fs.FS
 
 	// Now is the clock of start times and durations; nil means time.Now.
@@ -160,12 +163,23 @@ func (o Options) tokens() []string {
 // suite, shared by every scenario (it holds the platform client and is
 // safe for concurrent use). Register it as godog's ScenarioInitializer.
 type Steps struct {
-	opts     runner.Options
-	lib      *steps.Library
+	opts runner.Options
+	lib  *steps.Library
+	// features is Options.Features; nil reads the files as godog does
+	// without an FS: by their path, relative to the working directory
+	// or absolute.
 	features fs.FS
-	// docs holds each feature file parsed once (nil when unreadable).
+	// docs holds each feature file parsed once.
 	mu   sync.Mutex
-	docs map[string]*scenario.FeatureDoc
+	docs map[string]featureDoc
+}
+
+// featureDoc is a feature file as the steps read it: parsed, or why it
+// could not be read (nil doc and err both when godog cannot parse it
+// either, and reports that itself).
+type featureDoc struct {
+	doc *scenario.FeatureDoc
+	err error
 }
 
 // New checks the options and connects nothing yet: calls happen when the
@@ -229,24 +243,33 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	features := o.Features
-	if features == nil {
-		features = os.DirFS(".")
-	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), features: features, docs: map[string]*scenario.FeatureDoc{}}, nil
+	return &Steps{opts: ropts, lib: scenario.Steps(), features: o.Features, docs: map[string]featureDoc{}}, nil
 }
 
-// doc returns the parsed feature file of uri, reading it once; nil when it
-// cannot be read or parsed (godog reports what it cannot parse itself).
-func (s *Steps) doc(uri string) *scenario.FeatureDoc {
+// doc returns the parsed feature file of uri, reading it once; a nil doc
+// when it cannot be read (with why) or parsed (godog reports what it
+// cannot parse itself).
+func (s *Steps) doc(uri string) featureDoc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d, ok := s.docs[uri]; ok {
 		return d
 	}
-	var d *scenario.FeatureDoc
-	if src, err := fs.ReadFile(s.features, path.Clean(strings.TrimPrefix(uri, "./"))); err == nil {
-		d, _ = scenario.ParseFeatureDoc(uri, src)
+	var d featureDoc
+	var src []byte
+	var err error
+	if s.features == nil {
+		// godog opens the paths it is given with os.Open when
+		// godog.Options.FS is nil: the same path reads the same file,
+		// "../features/x.feature" and absolute paths included.
+		src, err = os.ReadFile(uri)
+	} else {
+		src, err = fs.ReadFile(s.features, path.Clean(strings.TrimPrefix(uri, "./")))
+	}
+	if err != nil {
+		d.err = fmt.Errorf("godogsteps cannot read the feature file %s (Options.Features should be the FS godog reads from): %w", uri, err)
+	} else {
+		d.doc, _ = scenario.ParseFeatureDoc(uri, src)
 	}
 	s.docs[uri] = d
 	return d
@@ -323,9 +346,16 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	if len(ours) == 0 {
 		return ctx, nil
 	}
-	sc, diags := st.steps.doc(p.Uri).CompileSteps(p.Uri, p, func(text string) bool { return ours[text] })
+	doc := st.steps.doc(p.Uri)
+	sc, diags := doc.doc.CompileSteps(p.Uri, p, func(text string) bool { return ours[text] })
 	if diags.HasErrors() {
-		return ctx, diagError(diags)
+		err := diagError(diags)
+		if doc.err != nil {
+			// The Examples values (${column}) come from the file: say
+			// why they are missing rather than only that they are.
+			err = fmt.Errorf("%w\n%w", err, doc.err)
+		}
+		return ctx, err
 	}
 	if sc.Skip != "" {
 		return ctx, godog.ErrSkip
@@ -420,10 +450,11 @@ func stepError(a *result.Attempt, from int) error {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(&b, "%s: %s: %s", f.Pos, f.Key, f.Message)
-			if f.Expected != "" {
-				fmt.Fprintf(&b, "\n  expected: %s", f.Expected)
+			// What was compared, and the diff, as agenttest run's
+			// console shows them.
+			if v := report.FailureValues(f, "  "); v != "" {
+				b.WriteString("\n" + v)
 			}
-			fmt.Fprintf(&b, "\n  actual:   %s", f.Actual)
 		}
 	default:
 		b.WriteString("run interrupted")

@@ -453,3 +453,126 @@ Feature: shadow
 		}
 	}
 }
+
+// A failing step's error shows what agenttest run's console shows of the
+// failure: the values compared (a multi-line one as a block) and the diff,
+// with control characters escaped so that a reply or an expectation
+// cannot drive the terminal godog prints to.
+func TestStepErrorShowsDiff(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"diff.feature": {Data: []byte(`@agent:restaurant
+Feature: diff
+  Scenario: one line
+    When the user says "I'd like to book a table"
+    Then the agent says "How many people will be joining you tonight?"
+
+  Scenario: several lines
+    When the user says "I'd like to book a table"
+    Then the agent says:
+      """
+      line one
+      line two
+      """
+
+  Scenario: control characters
+    When the user says "I'd like to book a table"
+    Then the agent says "${env:CLEAR}"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features,
+		Getenv: func(name string) (string, bool) { return "\x1b[2Jgone", name == "CLEAR" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	errs := map[string]string{}
+	var out strings.Builder
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+				if err != nil {
+					mu.Lock()
+					errs[p.Name] = err.Error()
+					mu.Unlock()
+				}
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"diff.feature"}, Strict: true, NoColors: true, Concurrency: 2},
+	}.Run()
+	if status != 1 {
+		t.Fatalf("godog status %d, want 1\n%s", status, out.String())
+	}
+	const reply = "Lovely! How many people will be joining you, and at what time?"
+	for name, want := range map[string]string{
+		"one line": "diff.feature:5:5: response: reply is not the expected text\n" +
+			"  expected: How many people will be joining you tonight?\n" +
+			"  actual:   " + reply + "\n" +
+			"  diff:     {+Lovely! +}How many people will be joining you[- tonight-]{+, and at what time+}?",
+		"several lines": "diff.feature:9:5: response: reply is not the expected text\n" +
+			"  expected: |\n    line one\n    line two\n" +
+			"  actual:   " + reply + "\n" +
+			"  diff:\n    --- expected\n    +++ actual\n    - line one\n    - line two\n    + " + reply,
+		"control characters": "diff.feature:17:5: response: reply is not the expected text\n" +
+			`  expected: "\x1b[2Jgone"` + "\n" +
+			"  actual:   " + reply + "\n" +
+			`  diff:     [-\x1b[2Jgone-]{+` + reply + "+}",
+	} {
+		if errs[name] != want {
+			t.Errorf("scenario %q failed with\n%s\nwant\n%s", name, errs[name], want)
+		}
+	}
+}
+
+// With no Options.Features the steps read a feature file as godog does
+// without an FS: by the path godog was given, so an absolute or ../ path
+// still gives failures their lines and Examples rows their values.
+func TestFeaturesDefaultReadsGodogPaths(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/party.feature", []byte(`@agent:restaurant
+Feature: party
+  Scenario Outline: party of <n>
+    When the user says "I'd like to book a table"
+    And the user says "<n> people at 7pm"
+    Then the state "party_size" is "${n}"
+    And the agent's reply contains "never said"
+
+    Examples:
+      | n |
+      | 3 |
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(features fs.FS) string {
+		steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stepErr error
+		var out strings.Builder
+		status := godog.TestSuite{
+			ScenarioInitializer: func(sc *godog.ScenarioContext) {
+				steps.Register(sc)
+				sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+					stepErr = err
+					return ctx, nil
+				})
+			},
+			Options: &godog.Options{Format: "progress", Output: &out, Paths: []string{dir}, Strict: true, NoColors: true},
+		}.Run()
+		if status != 1 || stepErr == nil {
+			t.Fatalf("godog status %d, error %v: want the last check to fail\n%s", status, stepErr, out.String())
+		}
+		return stepErr.Error()
+	}
+	if got, want := run(nil), dir+"/party.feature:7:5: response: reply does not contain"; !strings.HasPrefix(got, want) {
+		t.Errorf("with no Options.Features the step failed with\n%s\nwant it to start %q", got, want)
+	}
+	// An FS that lacks the file: the error says why ${n} is unknown.
+	if got, want := run(fstest.MapFS{}), "godogsteps cannot read the feature file "+dir+"/party.feature (Options.Features should be the FS godog reads from)"; !strings.Contains(got, "${n}") || !strings.Contains(got, want) {
+		t.Errorf("with an FS that lacks the file the step failed with\n%s\nwant it to say %q", got, want)
+	}
+}

@@ -301,7 +301,23 @@ func (d detail) writeConfirmations(a *result.Attempt, indent string) {
 // writeFailure writes one failure: its line, expected, actual and diff.
 func (d detail) writeFailure(a *result.Attempt, f assert.Failure, indent string) {
 	d.line(indent, d.st.paint(sgrBold, d.st.failureLine(a, f)))
-	in := indent + "  "
+	d.writeValues(f, indent+"  ")
+}
+
+// FailureValues renders what a failure compared as the console report
+// shows it without colour: its expected, nearest and actual values and
+// the diff, every line prefixed with indent, control characters escaped;
+// "" when it compared no texts. For integrations that print a failure in
+// a frame of their own: godogsteps, whose step errors godog prints.
+func FailureValues(f assert.Failure, indent string) string {
+	var b strings.Builder
+	detail{b: &b}.writeValues(f, indent)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writeValues writes a failure's expected, nearest, actual and diff lines
+// at indent in.
+func (d detail) writeValues(f assert.Failure, in string) {
 	if f.Expected != "" || f.Actual != "" {
 		d.line(in, "expected: "+d.st.showValue(f.Expected, in+"  "))
 		if f.Nearest != "" {
