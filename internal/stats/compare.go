@@ -48,8 +48,8 @@ type SignedRank struct {
 }
 
 // maxExactRanks is the most differences whose null distribution is
-// computed exactly; above it the normal approximation is within 0.001 of
-// it.
+// computed exactly. Above it the normal approximation is within 0.0033 of
+// the exact p-value (at 51 differences; 0.0017 at 100).
 const maxExactRanks = 50
 
 // WilcoxonSignedRank tests whether paired differences (candidate minus
@@ -117,6 +117,12 @@ func WilcoxonSignedRank(diffs []float64) SignedRank {
 // independently, so the distribution of the doubled W+ is a convolution,
 // computed over its whole-number support.
 func exactSignedRank(rank2 []int, w2 int) float64 {
+	return signedRankP(signedRankDist(rank2), w2)
+}
+
+// signedRankDist is the null distribution of the doubled W+ of the
+// doubled ranks rank2, by its whole-number support.
+func signedRankDist(rank2 []int) []float64 {
 	total := 0
 	for _, r := range rank2 {
 		total += r
@@ -133,6 +139,12 @@ func exactSignedRank(rank2 []int, w2 int) float64 {
 		}
 		top += r
 	}
+	return dist
+}
+
+// signedRankP is the two-sided p-value of a doubled W+ of w2 under the
+// null distribution dist.
+func signedRankP(dist []float64, w2 int) float64 {
 	var lower, upper float64 // P(W ≤ w), P(W ≥ w)
 	for s, p := range dist {
 		if s <= w2 {

@@ -30,6 +30,11 @@ func TestDecide(t *testing.T) {
 		{name: "a perfect rate fails at the first failure", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 20, failures: 1, want: Fail},
 		{name: "a perfect rate passes after 29 passes", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 29, want: Pass},
 		{name: "a perfect rate needs 29", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 28, want: Continue},
+		// Designs whose ratio meets 1/α exactly (2² = 1/0.25; 2⁴ = 1/0.0625):
+		// the boundary passes, as the exact ratio says.
+		{name: "a ratio of exactly 1/α passes", d: Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, passes: 2, want: Pass},
+		{name: "one pass short of 1/α", d: Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, passes: 1, want: Continue},
+		{name: "exactly 1/α after four passes", d: Design{PassRate: 0.5, Margin: 0.25, Confidence: 0.9375}, passes: 4, want: Pass},
 	}
 	run := func(t *testing.T, tc testCase) {
 		if got := tc.d.Decide(tc.passes, tc.failures); got != tc.want {
@@ -96,6 +101,54 @@ func TestNeeded(t *testing.T) {
 			t.Errorf("%v: the guarantee holds at %d runs already", tc.d, n-1)
 		}
 	}
+}
+
+// TestCostsTable checks the figures of docs/writing-scenarios.md ("What it
+// costs") against reference values computed independently, by exact
+// rational arithmetic over (runs, passes) with the decisions taken on the
+// exact likelihood ratio: the limit, the mean and 95th percentile of the
+// runs at pass_rate and at pass_rate − margin, the mean at 0.5, the runs
+// when every run passes, and the fixed design.
+func TestCostsTable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d                 Design
+		needed            int
+		meanHi            float64
+		p95Hi             int
+		meanLo            float64
+		p95Lo             int
+		meanHalf          float64
+		allPass, fixedRun int
+	}{
+		{Design{0.9, 0.1, 0.95}, 282, 76.663, 177, 66.863, 166, 11.630, 26, 135},
+		{Design{0.9, 0.1, 0.9}, 170, 54.422, 130, 47.834, 123, 9.203, 20, 86},
+		{Design{0.9, 0.1, 0.99}, 552, 124.955, 267, 107.616, 249, 17.173, 40, 272},
+		{Design{0.8, 0.1, 0.95}, 417, 108.387, 257, 101.415, 251, 23.426, 23, 204},
+		{Design{0.8, 0.2, 0.95}, 105, 31.503, 72, 28.536, 70, 16.103, 11, 60},
+		{Design{0.95, 0.05, 0.95}, 646, 166.534, 374, 142.786, 358, 10.268, 56, 298},
+		{Design{1, 0.1, 0.95}, 29, 29, 29, 9.529, 29, 2.000, 29, 29},
+	} {
+		d := tc.d
+		n := d.Needed()
+		hi, lo, half := d.Operating(d.PassRate, n), d.Operating(d.Low(), n), d.Operating(0.5, n)
+		fixed, _ := d.FixedRuns()
+		if n != tc.needed || !near(hi.MeanRuns, tc.meanHi, 5e-4) || hi.P95 != tc.p95Hi || !near(lo.MeanRuns, tc.meanLo, 5e-4) || lo.P95 != tc.p95Lo ||
+			!near(half.MeanRuns, tc.meanHalf, 5e-4) || fewestPasses(d) != tc.allPass || fixed != tc.fixedRun {
+			t.Errorf("%v: limit %d, at p1 %.3f / %d, at p0 %.3f / %d, at 0.5 %.3f, all passing %d, fixed %d; want %d, %.3f / %d, %.3f / %d, %.3f, %d, %d",
+				d, n, hi.MeanRuns, hi.P95, lo.MeanRuns, lo.P95, half.MeanRuns, fewestPasses(d), fixed,
+				tc.needed, tc.meanHi, tc.p95Hi, tc.meanLo, tc.p95Lo, tc.meanHalf, tc.allPass, tc.fixedRun)
+		}
+	}
+}
+
+// fewestPasses is the number of straight passes that pass d.
+func fewestPasses(d Design) int {
+	n := 1
+	for d.Decide(n, 0) != Pass {
+		n++
+	}
+	return n
 }
 
 func TestOperatingSumsToOne(t *testing.T) {
