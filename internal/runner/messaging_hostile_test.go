@@ -16,6 +16,17 @@ import (
 // platformtest.Messaging; it is planted in frames to prove it never shows.
 const hostileConnector = "ct_HOSTILE_connector_0123456789"
 
+// hostileOptions are the options of a run against p, a Messaging
+// platform that has no debug chat: both channels are its web chat, one
+// attempt, no retry.
+func hostileOptions(p *platformtest.Messaging) Options {
+	base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+	ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+		MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
+	return Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second}
+}
+
 // TestMessagingHostileVerdicts: over a Messaging platform written to
 // misbehave, what the platform got wrong errors the case (the platform's
 // error: KindHTTP, naming WS /ws and what was wrong), whether the check
@@ -42,13 +53,7 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 			}
 			return platformtest.Texts(append(tc.answer[:len(tc.answer):len(tc.answer)], stop)...)
 		})
-		base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
-			Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
-		ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
-			MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
-		// The platform has no debug chat: both channels are its web chat.
-		opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second}
-		c := runOne(t, opts, `suite: s
+		c := runOne(t, hostileOptions(p), `suite: s
 agent: billing
 via: messaging
 scenarios:
@@ -144,12 +149,7 @@ func TestMessagingEndBetweenTurns(t *testing.T) {
 				}
 				return nil
 			})
-			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
-				Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
-			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
-				MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
-			opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second}
-			c := runOne(t, opts, `suite: s
+			c := runOne(t, hostileOptions(p), `suite: s
 agent: billing
 via: messaging
 scenarios:
