@@ -22,6 +22,7 @@ import (
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/sim"
 )
 
 const compareUsage = `Usage: agenttest compare --baseline SIDE --candidate SIDE [flags] [PATH...]
@@ -220,6 +221,9 @@ type side struct {
 	tgt   *config.Target
 	res   *result.Result
 	state result.RunStatus
+	// st is the State the side runs with: the command's, or one with the
+	// side's own clock (State.SideClock).
+	st *State
 }
 
 func cmdCompare(ctx context.Context, st *State, args []string) error {
@@ -486,15 +490,27 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	nonce := fmt.Sprintf("%x", now(st).UnixNano())
 	var ids func(c *result.Case, a *result.Attempt) string
 	for _, s := range sides {
+		s.st = st
 		if !s.tgt.Embedded {
 			continue
 		}
-		sim, err := startSimulator(st, o.seed, embeddedTweaks)
+		tweaks := []func(*sim.Options){embeddedTweaks}
+		if st.SideClock != nil {
+			now, sleep := st.SideClock()
+			own := *st
+			own.Now = now
+			s.st = &own
+			tweaks = append(tweaks, func(o *sim.Options) {
+				o.Now = now
+				o.Sleep = func(ctx context.Context, d time.Duration) { _ = sleep(ctx, d) }
+			})
+		}
+		es, err := startSimulator(st, o.seed, tweaks...)
 		if err != nil {
 			return fmt.Errorf("start the embedded simulator: %w", err)
 		}
-		defer sim.stop()
-		sim.fill(s.tgt)
+		defer es.stop()
+		es.fill(s.tgt)
 		if s.kind == compare.KindEnvironment {
 			s.tgt.Env = s.env
 		}
@@ -523,7 +539,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 			return reported(exitUsage)
 		}
-		ropts, done, err := o.sideOptions(st, s.tgt, ids)
+		ropts, done, err := o.sideOptions(s.st, s.tgt, ids)
 		if err != nil {
 			return err
 		}

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -69,16 +72,28 @@ func checkClasses(t *testing.T, doc compareDoc, want map[string]string) {
 // TestCompareEnvironments: live against pre-release on the embedded
 // simulator finds one scenario of each kind, says what changed, records
 // both sides' deployments, and exits 1 for the regression.
-// compareCLI is newCLI for compare, with the latency bar of slower and
-// faster at 150ms unless env sets it: the slower scenario of
-// examples/compare moves its median by about 200ms (400ms on one of its
-// two calls), while a machine busy with the race detector was seen to
-// stall an unchanged scenario's calls by 120ms, past the default 100ms.
+// compareCLI is newCLI for compare. A side on the embedded simulator
+// runs on a fake clock of its own (State.SideClock), one case at a time
+// unless env says otherwise: its latencies are then the simulator's
+// think times exactly (the slower scenario of examples/compare moves its
+// median by 200ms, 400ms on one of its two calls), not the machine's,
+// which under the race detector was seen to stall an unchanged
+// scenario's calls by 120ms. Sides on a configured target still measure
+// real time, so the latency bar of slower and faster is 150ms unless env
+// sets it, above such a stall.
 func compareCLI(t *testing.T, dir string, env map[string]string, args ...string) *cli {
 	t.Helper()
-	withBar := map[string]string{"AGENTTEST_LATENCY_MIN_SHIFT": "150ms"}
+	withBar := map[string]string{"AGENTTEST_LATENCY_MIN_SHIFT": "150ms", "AGENTTEST_PARALLEL": "1"}
 	maps.Copy(withBar, env)
-	return newCLI(t, dir, withBar, args...)
+	c := newCLI(t, dir, withBar, args...)
+	c.st.SideClock = func() (func() time.Time, func(context.Context, time.Duration) error) {
+		// From the real time on: the comparison's report records when
+		// its sides ran, and the gate reads its age.
+		clk := fakeclock.New()
+		clk.Advance(time.Since(fakeclock.Start))
+		return clk.Now, clk.Sleep
+	}
+	return c
 }
 
 func TestCompareEnvironments(t *testing.T) {
@@ -114,7 +129,7 @@ func TestCompareEnvironments(t *testing.T) {
 	}
 	checkClasses(t, doc, wantCompare)
 	for _, p := range doc.Pairs {
-		if p.Class == "slower" && (p.Latency == nil || p.Latency.MedianShift < 150) {
+		if p.Class == "slower" && (p.Latency == nil || p.Latency.MedianShift != 200) {
 			t.Errorf("%s: latency %+v, want the 400 ms of the candidate's party check in the median", p.Name, p.Latency)
 		}
 	}

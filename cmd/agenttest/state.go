@@ -31,6 +31,13 @@ type State struct {
 	// pauses of the platform client's retries and of the runner's retries
 	// and polls. Nil means real timers; tests give a fake clock's.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// SideClock, when set, gives each side of a comparison on the
+	// embedded simulator a clock of its own: that side's simulator thinks
+	// on it (sleep advances it) and its client and runner read it, so a
+	// side's latencies are the simulator's think times, whatever the
+	// machine's load and whatever the other side does. Nil uses Now and
+	// real waits. Tests set it.
+	SideClock func() (now func() time.Time, sleep func(ctx context.Context, d time.Duration) error)
 	// Signals delivers SIGINT/SIGTERM (nil in tests that do not need it).
 	Signals <-chan struct{}
 	// Exit ends the process at once; called only on a second interrupt,
