@@ -327,7 +327,13 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev.Why = runWhy(r, status)
 	ev.Derived = r.RunStatus()
 	ev.DerivedWhy = runWhy(r, ev.Derived)
-	ev.Unrecorded = unrecorded(r)
+	var ran []Key
+	for _, c := range r.Scenarios() {
+		if c.Status >= result.Passed {
+			ran = append(ran, Key{c.Agent, c.Env})
+		}
+	}
+	ev.Unrecorded = unrecorded(ran, r.Deployments)
 	return ev
 }
 
@@ -350,20 +356,21 @@ func runWhy(r *result.Result, status result.RunStatus) string {
 }
 
 // unrecorded lists the agents and environments ("AGENT in ENV") that
-// cases of r ran in (passed, flaky, failed or errored) and that r records
-// no deployment of, in case order. The run reads the deployment of every
-// agent and environment its cases talk to, and records it, read or not
-// (with a Note when not): one missing was cut from the report.
-func unrecorded(r *result.Result) []string {
+// cases ran in (ran: those of the cases passed, flaky, failed or errored,
+// in case order) and that deps, the deployments recorded beside them,
+// hold none of. A run reads the deployment of every agent and
+// environment its cases talk to, and records it, read or not (with a
+// Note when not): one missing was cut from the report (a run's, or a
+// comparison's candidate side).
+func unrecorded(ran []Key, deps []*result.Deployment) []string {
 	var out []string
 	seen := map[Key]bool{}
-	for _, c := range r.Scenarios() {
-		k := Key{c.Agent, c.Env}
-		if c.Status < result.Passed || k.Agent == "" || k.Env == "" || seen[k] {
+	for _, k := range ran {
+		if k.Agent == "" || k.Env == "" || seen[k] {
 			continue
 		}
 		seen[k] = true
-		if r.DeploymentOf(k.Agent, k.Env) == nil {
+		if result.DeploymentIn(deps, k.Agent, k.Env) == nil {
 			out = append(out, k.Agent+" in "+k.Env)
 		}
 	}
@@ -383,20 +390,13 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		ev.Why = ""
 	}
 	ev.Derived, ev.DerivedWhy = c.Verdict()
-	seen := map[Key]bool{}
+	var ran []Key
 	for _, p := range c.Pairs {
-		if p == nil || p.Candidate == nil {
-			continue
-		}
-		k := Key{p.Candidate.Agent, p.Candidate.Env}
-		if p.Candidate.Status < result.Passed || k.Agent == "" || k.Env == "" || seen[k] {
-			continue
-		}
-		seen[k] = true
-		if !slices.ContainsFunc(cand.Deployments, func(d *result.Deployment) bool { return d != nil && d.Agent == k.Agent && d.Env == k.Env }) {
-			ev.Unrecorded = append(ev.Unrecorded, k.Agent+" in "+k.Env)
+		if p != nil && p.Candidate != nil && p.Candidate.Status >= result.Passed {
+			ran = append(ran, Key{p.Candidate.Agent, p.Candidate.Env})
 		}
 	}
+	ev.Unrecorded = unrecorded(ran, cand.Deployments)
 	if !cand.Run.Started.IsZero() {
 		ev.Concluded = cand.Run.Started.Add(time.Duration(cand.Run.DurationMS * float64(time.Millisecond)))
 	}

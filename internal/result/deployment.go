@@ -143,7 +143,13 @@ func (r *Result) DeploymentChanges() []*Deployment {
 
 // DeploymentOf returns the evidence of agent in env, or nil.
 func (r *Result) DeploymentOf(agent, env string) *Deployment {
-	for _, d := range r.Deployments {
+	return DeploymentIn(r.Deployments, agent, env)
+}
+
+// DeploymentIn returns the deployment of an agent in an environment
+// among ds (a result's, or a comparison side's), or nil.
+func DeploymentIn(ds []*Deployment, agent, env string) *Deployment {
+	for _, d := range ds {
 		if d != nil && d.Agent == agent && d.Env == env {
 			return d
 		}
