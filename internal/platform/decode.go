@@ -236,14 +236,24 @@ const maxEpochSeconds = 1e11
 // milliseconds when the number is too large for seconds.
 func parseEpoch(s string) (time.Time, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f >= maxEpochSeconds*1000 {
-		return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+	if t, ok := epochTime(f); err == nil && ok {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+}
+
+// epochTime is the Unix time f: seconds, or milliseconds when too large
+// for seconds; false for a number that is neither (negative, NaN, Inf,
+// too large).
+func epochTime(f float64) (time.Time, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f >= maxEpochSeconds*1000 {
+		return time.Time{}, false
 	}
 	if f >= maxEpochSeconds {
 		f /= 1000
 	}
 	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
 }
 
 // jStrings reads an array of strings, or a single string as a one-element

@@ -111,7 +111,7 @@ func (r record) when(names ...string) time.Time {
 			return t
 		}
 	case float64:
-		if t, err := parseEpoch(strconv.FormatFloat(x, 'f', -1, 64)); err == nil {
+		if t, ok := epochTime(x); ok {
 			return t
 		}
 	}
