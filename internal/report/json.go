@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -817,20 +818,12 @@ func escapedRune(raw []byte, i int) rune {
 	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
 		return -1
 	}
-	var r rune
-	for _, h := range raw[i+2 : i+6] {
-		switch {
-		case '0' <= h && h <= '9':
-			r = r<<4 | rune(h-'0')
-		case 'a' <= h && h <= 'f':
-			r = r<<4 | rune(h-'a'+10)
-		case 'A' <= h && h <= 'F':
-			r = r<<4 | rune(h-'A'+10)
-		default:
-			return -1
-		}
+	// Four hex digits: json.Valid let no sign or other digit through.
+	n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+	if err != nil {
+		return -1
 	}
-	return r
+	return rune(n)
 }
 
 // jsonTime renders t in RFC 3339 with nanoseconds, or "" when unknown.
