@@ -32,8 +32,10 @@ func Steps() *steps.Library { return library }
 // parseFeature parses Gherkin the way godog does (English by default, a
 // `# language:` line may change it) and returns the document and its
 // pickles, with ids from newID. Parse errors are returned as they come.
+// src is the file's Text: its callers need the text too, for the lines
+// they echo and the Source they report.
 func parseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
-	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(Text(src)), gherkin.DefaultDialect, newID)
+	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -22,9 +22,10 @@ import (
 // position of the YAML key it comes from ("When the user says ...",
 // "Then the reply meets the expectations of expect:"). Only pickles of
 // the scenarios of s are returned (s may be a selection of the file).
+// src is the file as read, or its Text.
 func Gherkin(s *Suite, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
 	if KindOf(s.Path) == Feature {
-		doc, pickles, err := parseFeature(s.Path, src, newID)
+		doc, pickles, err := parseFeature(s.Path, Text(src), newID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("parse %s: %w", s.Path, err)
 		}
