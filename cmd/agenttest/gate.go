@@ -204,19 +204,13 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 		Schema string `json:"schema"`
 	}
 	if json.Unmarshal(data, &head) == nil && head.Schema == compare.SchemaV1 {
-		c, err := compare.ReadJSON(bytes.NewReader(data))
-		if p := jsonProblem(data, err); p != nil {
-			err = p
-		}
+		c, err := decodeJSON(data, compare.ReadJSON)
 		if err != nil {
 			return gate.Evidence{}, usageProblems("gate", inFile(path, err))
 		}
 		return gate.FromComparison(path, c), nil
 	}
-	rep, err := report.ReadJSON(bytes.NewReader(data))
-	if p := jsonProblem(data, err); p != nil {
-		err = p
-	}
+	rep, err := decodeJSON(data, report.ReadJSON)
 	if err != nil {
 		return gate.Evidence{}, usageProblems("gate", inFile(path, err))
 	}

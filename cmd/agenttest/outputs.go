@@ -97,11 +97,19 @@ func readReport(st *State, name string) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := report.ReadJSON(bytes.NewReader(data))
+	return decodeJSON(data, report.ReadJSON)
+}
+
+// decodeJSON decodes data, a JSON file named on the command line, with
+// decode (report.ReadJSON, compare.ReadJSON, ...); a decoding error is
+// worded by jsonProblem, at its line and column.
+func decodeJSON[T any](data []byte, decode func(io.Reader) (T, error)) (T, error) {
+	v, err := decode(bytes.NewReader(data))
 	if p := jsonProblem(data, err); p != nil {
-		return nil, p
+		var zero T
+		return zero, p
 	}
-	return rep, err
+	return v, err
 }
 
 // atPos is a problem at a line and column of a file named on the command

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -197,10 +196,7 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, err)
 	}
-	failed, err := report.ReadFailed(bytes.NewReader(data))
-	if p := jsonProblem(data, err); p != nil {
-		err = p
-	}
+	failed, err := decodeJSON(data, report.ReadFailed)
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s", s.cmd, inFile(s.rerunFailed, err))
 	}
