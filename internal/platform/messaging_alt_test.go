@@ -111,12 +111,7 @@ func altClient(t *testing.T, p *altPlatform) *Client {
 	t.Helper()
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
-	c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-		Retry: RetryPolicy{MaxAttempts: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 }
 
 func TestMessagingOtherImplementation(t *testing.T) {

@@ -144,17 +144,10 @@ func TestMessagingHostileSocket(t *testing.T) {
 		t.Parallel()
 		srv := httptest.NewServer(tc.p)
 		defer srv.Close()
-		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-			Retry: RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }})
 		c.msgLimits = tc.limits
 		// Without the bounds the turn would wait for its timeout.
-		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
-		if m != nil {
-			m.Close()
-		}
+		err := openError(c)
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -271,15 +264,8 @@ func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 				p.ServeHTTP(w, r)
 			}))
 			defer srv.Close()
-			c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-				Retry: RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
-			if m != nil {
-				m.Close()
-			}
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
+			err := openError(c)
 			var re *RedirectError
 			if !errors.As(err, &re) || re.Status != http.StatusTemporaryRedirect || re.Setting != "messaging_url" ||
 				!strings.HasPrefix(re.Location, rec.srv.URL+step) || IsTransient(err) {
@@ -586,11 +572,7 @@ func TestMessagingCloseCodes(t *testing.T) {
 		}}
 		srv := httptest.NewServer(p)
 		defer srv.Close()
-		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-			Retry: RetryPolicy{MaxAttempts: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 		// Without the rule a refused turn would wait for this timeout.
 		m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second})
 		turn, err := m.Say(context.Background(), "hi")
@@ -679,15 +661,8 @@ func TestMessagingTokenCutShortInErrors(t *testing.T) {
 			}
 		}))
 		defer srv.Close()
-		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-			Retry: RetryPolicy{MaxAttempts: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
-		if m != nil {
-			m.Close()
-		}
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		err := openError(c)
 		var ae *APIError
 		if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
 			t.Fatalf("got %T %v, want a 401", err, err)
@@ -731,15 +706,8 @@ func TestMessagingTokenWithControls(t *testing.T) {
 			}
 		}))
 		defer srv.Close()
-		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-			Retry: RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
-		if m != nil {
-			m.Close()
-		}
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
+		err := openError(c)
 		var re *ResponseError
 		if !errors.As(err, &re) || re.Endpoint != epAccessToken.template || IsTransient(err) ||
 			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" holds control characters`) {

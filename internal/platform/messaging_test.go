@@ -79,6 +79,27 @@ func open(t testing.TB, c *Client, st MessagingStart) *MessagingSession {
 	return m
 }
 
+// openError opens a session that is expected to fail, closes whatever
+// opened, and returns the error.
+func openError(c *Client) error {
+	m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+	if m != nil {
+		m.Close()
+	}
+	return err
+}
+
+// plantedMessagingClient is a client of the Messaging API of a test's
+// own server at url, with the planted connector token and retry.
+func plantedMessagingClient(t testing.TB, url string, retry RetryPolicy) *Client {
+	t.Helper()
+	c, err := New(Config{BuildURL: url, MessagingURL: url, ConnectorToken: plantedConnector, MessagingHost: "example.com", Retry: retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func say(t testing.TB, m *MessagingSession, text string) *MessagingTurn {
 	t.Helper()
 	turn, err := m.Say(context.Background(), text)

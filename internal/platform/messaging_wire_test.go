@@ -128,11 +128,7 @@ func TestMessagingHostileEvents(t *testing.T) {
 		p := &hostileMessaging{socket: play(tc.frames)}
 		srv := httptest.NewServer(p)
 		defer srv.Close()
-		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-			Retry: RetryPolicy{MaxAttempts: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 		// Every answer completes on its typing indicator: the settle
 		// wait and the timeout are never reached.
 		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
@@ -413,11 +409,7 @@ func TestMessagingKeySpreadOverManyChunks(t *testing.T) {
 	run := func(t *testing.T, frames []string, wantErr string) {
 		srv := httptest.NewServer(&hostileMessaging{socket: play(texts(frames...))})
 		defer srv.Close()
-		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
-			Retry: RetryPolicy{MaxAttempts: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 		m, err := c.OpenMessaging(context.Background(), MessagingStart{Streaming: true, TurnTimeout: time.Minute, Settle: time.Minute})
 		if m == nil {
 			t.Fatalf("no session: %v", err)
