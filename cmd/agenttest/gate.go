@@ -33,8 +33,9 @@ promoted. It passes (exit 0) only when all of these hold:
   - the report holds together: its status is the one its cases give
     (for a comparison: its pairs and sides), and it records a deployment
     of every agent and environment its cases ran in;
-  - its run ended no longer ago than --max-age, and no more than 5m
-    ahead of the gate's clock;
+  - its run started no longer ago than --max-age (a merged report's run
+    starts with its earliest shard), and ended no more than 5m ahead of
+    the gate's clock;
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment;
   - it tested the whole selection: not one shard (run --shard K/N), not
@@ -84,7 +85,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	f := newFlags(st, "gate", gateUsage)
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
-	f.durationVar(&o.maxAge, "max-age", "AGENTTEST_MAX_AGE", defaultMaxAge, "refuse a report whose run ended more than `DURATION` ago")
+	f.durationVar(&o.maxAge, "max-age", "AGENTTEST_MAX_AGE", defaultMaxAge, "refuse a report whose run started more than `DURATION` ago")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
 	pos, err := f.parse(args)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -272,6 +273,28 @@ func TestGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+}
+
+// TestGateMergedStaleShard: a merged report is as old as its oldest
+// shard. A shard's report left over from an earlier run (a stale CI
+// artifact) merges with today's shards, since it is of the same selection
+// and target, and the merged run ends with today's: the gate still
+// refuses it by the shard's age.
+func TestGateMergedStaleShard(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	shard := func(k int, ago time.Duration) string {
+		report := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		c := newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", fmt.Sprintf("%d/2", k), "--json", report)
+		c.st.Now = func() time.Time { return time.Now().Add(-ago) }
+		c.expect(t, exitOK, "status: passed")
+		return report
+	}
+	merged := filepath.Join(dir, "merged.json")
+	newCLI(t, dir, simEnv(s), "merge", shard(1, 72*time.Hour), shard(2, 0), "--json", merged).expect(t, exitOK)
+	newCLI(t, dir, simEnv(s), "gate", merged).expect(t, exitFailed, "the report's oldest results are 72h0m", "older than --max-age 24h0m0s")
+	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitOK, "gate: passed")
 }
 
 // editReport changes a JSON report in place.

@@ -44,8 +44,12 @@ type Evidence struct {
 	Passed bool
 	// Why says what a status other than passed means, for the reason.
 	Why string
-	// Concluded is when the run ended (its start plus its duration).
-	Concluded time.Time
+	// Started is when the run started, Concluded when it ended (its
+	// start plus its duration). The report is as old as its oldest
+	// result, so its age counts from Started: a merged report starts
+	// with its earliest shard, and a shard left over from an earlier run
+	// (a stale CI artifact) must not stay fresh by the others' end.
+	Started, Concluded time.Time
 	// Target is the platform the report's run talked to.
 	Target result.Target
 	// Deployments are the report's evidence.
@@ -170,11 +174,11 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		refuse("%s: cases ran there, but the report records no deployment of it (a run records one for every agent and environment its cases talk to): an edited report; run the tests again", u)
 	}
 	switch age := o.Now.Sub(ev.Concluded); {
-	case ev.Concluded.IsZero():
+	case ev.Started.IsZero() || ev.Concluded.IsZero():
 		refuse("the report does not say when its run ended")
-	case age > o.MaxAge:
-		refuse("the report is %s old (its run ended %s), older than --max-age %s: run the tests again", roundAge(age),
-			ev.Concluded.UTC().Format(time.RFC3339), o.MaxAge)
+	case o.Now.Sub(ev.Started) > o.MaxAge:
+		refuse("the report's oldest results are %s old (its run started %s and ended %s), older than --max-age %s: run the tests again",
+			roundAge(o.Now.Sub(ev.Started)), ev.Started.UTC().Format(time.RFC3339), ev.Concluded.UTC().Format(time.RFC3339), o.MaxAge)
 	case -age > MaxSkew:
 		refuse("the report's run ended %s, %s after the gate's clock (more than the %s two clocks may differ): its age cannot be told, and a date ahead would keep it fresh; check the clock of the machine that ran it, and run the tests again",
 			ev.Concluded.UTC().Format(time.RFC3339), roundAge(-age), MaxSkew)
@@ -322,7 +326,7 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 		}
 	}
 	if !r.Started.IsZero() {
-		ev.Concluded = r.Started.Add(r.Duration)
+		ev.Started, ev.Concluded = r.Started, r.Started.Add(r.Duration)
 	}
 	ev.Why = runWhy(r, status)
 	ev.Derived = r.RunStatus()
@@ -398,6 +402,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	}
 	ev.Unrecorded = unrecorded(ran, cand.Deployments)
 	if !cand.Run.Started.IsZero() {
+		ev.Started = cand.Run.Started
 		ev.Concluded = cand.Run.Started.Add(time.Duration(cand.Run.DurationMS * float64(time.Millisecond)))
 	}
 	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil) {

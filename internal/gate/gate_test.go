@@ -18,7 +18,8 @@ func TestCheck(t *testing.T) {
 		return &result.Deployment{Agent: agent, Env: "sandbox", ID: id, After: id}
 	}
 	green := func() Evidence {
-		return Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true, Concluded: now.Add(-time.Hour), Target: target,
+		return Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true,
+			Started: now.Add(-time.Hour - time.Minute), Concluded: now.Add(-time.Hour), Target: target,
 			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")}}
 	}
 	activeNow := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}}
@@ -65,9 +66,15 @@ func TestCheck(t *testing.T) {
 		{name: "green and current"},
 		{name: "failed", edit: func(ev *Evidence) { ev.Passed, ev.Status, ev.Why = false, "failed", "a check failed" },
 			want: []string{"the run did not pass: its status is failed: a check failed"}},
-		{name: "stale", edit: func(ev *Evidence) { ev.Concluded = now.Add(-25*time.Hour - 20*time.Second) },
-			want: []string{"the report is 25h0m0s old (its run ended 2026-03-01T10:59:40Z), older than --max-age 24h0m0s"}},
-		{name: "undated", edit: func(ev *Evidence) { ev.Concluded = time.Time{} }, want: []string{"does not say when its run ended"}},
+		{name: "stale", edit: func(ev *Evidence) {
+			ev.Started, ev.Concluded = now.Add(-25*time.Hour-20*time.Second), now.Add(-25*time.Hour)
+		},
+			want: []string{"the report's oldest results are 25h0m0s old (its run started 2026-03-01T10:59:40Z and ended 2026-03-01T11:00:00Z), older than --max-age 24h0m0s"}},
+		// A merged report whose one shard is left over from an earlier
+		// run: it ended an hour ago, but its oldest results are days old.
+		{name: "merged with a stale shard", edit: func(ev *Evidence) { ev.Started = now.Add(-72 * time.Hour) },
+			want: []string{"the report's oldest results are 72h0m0s old (its run started 2026-02-27T12:00:00Z and ended 2026-03-02T11:00:00Z)"}},
+		{name: "undated", edit: func(ev *Evidence) { ev.Started, ev.Concluded = time.Time{}, time.Time{} }, want: []string{"does not say when its run ended"}},
 		{name: "no deployments", edit: func(ev *Evidence) { ev.Deployments = nil }, want: []string{"the report records no deployment"}},
 		{name: "replaced", active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-9"}, {"clinic", "sandbox"}: {ID: "dep-2"}},
 			want: []string{"restaurant in sandbox: the report tested deployment dep-1, but dep-9 is active now"}},
@@ -149,9 +156,9 @@ func TestCheck(t *testing.T) {
 		// A report from ahead of the gate's clock would stay fresh until
 		// that date: beyond a skew between two machines' clocks, it is
 		// refused.
-		{name: "from the future", edit: func(ev *Evidence) { ev.Concluded = now.Add(30 * 24 * time.Hour) },
+		{name: "from the future", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now.Add(30*24*time.Hour), now.Add(30*24*time.Hour) },
 			want: []string{"the report's run ended 2026-04-01T12:00:00Z, 720h0m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
-		{name: "a clock a little ahead", edit: func(ev *Evidence) { ev.Concluded = now.Add(MaxSkew) }},
+		{name: "a clock a little ahead", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now, now.Add(MaxSkew) }},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
