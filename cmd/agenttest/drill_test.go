@@ -736,6 +736,8 @@ func TestSimFlagsEnv(t *testing.T) {
 		{name: "faults accepted", flags: "--latency=1ms --error-429=0.01", code: exitOK},
 		{name: "unknown flag", flags: "--error-501=0.1", code: exitUsage, want: `AGENTTEST_SIM_FLAGS="--error-501=0.1": unknown flag --error-501 (did you mean --error-500?)`},
 		{name: "fraction out of range", flags: "--drop=2", code: exitUsage, want: "fault drop: fraction 2 is outside 0..1"},
+		{name: "500s out of range name their flag", flags: "--error-500=2", code: exitUsage, want: "fault error-500: fraction 2 is outside 0..1"},
+		{name: "429s out of range name their flag", flags: "--error-429=-0.5", code: exitUsage, want: "fault error-429: fraction -0.5 is outside 0..1"},
 		{name: "listen does not apply", flags: "--listen=127.0.0.1:9", code: exitUsage, want: "do not apply to the embedded simulator"},
 	}
 	for _, tc := range cases {
