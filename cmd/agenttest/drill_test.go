@@ -90,6 +90,10 @@ type faultMix struct {
 	// session expires once its join is answered), so every case must stay
 	// errored after every attempt, naming the fault, and never fail.
 	unrecoverable bool
+	// eachCaseMeets, when set, is what some attempt of every case must
+	// have errored with: the path through the harness the mix exists to
+	// reach, which errorsSay cannot demand of every attempt.
+	eachCaseMeets string
 	// webhookFilesOnly: the fault is the run's own webhook receiver's,
 	// which only the scenarios that confirm webhooks talk to, so the
 	// mix runs the files that hold them (webhookFiles) instead of the
@@ -118,7 +122,21 @@ const (
 	mixSocketDrop = "--socket-drop=0.1"
 	mixOverload   = "--overload=0.1"
 	mixExpiry     = "--early-expiry=1 --tick=1ms"
+	// mixExpiryAtReconnect drops every socket during the answer that
+	// expires its session, so the client reconnects to a session the
+	// platform no longer knows and the handshake answers 404, which
+	// mixExpiry never reaches: there the expiry arrives on the open socket
+	// as a SESSION_END, and nothing reconnects. A drop that loses the join
+	// before its answer (one in five) leaves the session unexpired: the
+	// client reconnects and sends the join again, which meets a drop of
+	// its own.
+	mixExpiryAtReconnect = "--early-expiry=1 --socket-drop=1 --tick=1ms"
 )
+
+// expiredAtHandshake is how the runner words the handshake's 404 of a
+// session the platform no longer knows (runner.classify): the platform's
+// error, retried from a fresh session, never a stop of the run.
+const expiredAtHandshake = "404: session not found (the Messaging session expired, or the platform does not know it)"
 
 // The 500s, chat timeouts and dropped connections are drilled in the mix
 // of all faults only: what the drill checks of them alone (no failure, each
@@ -156,6 +174,12 @@ var faultMixes = []faultMix{
 	// --session-expiry=1ms one round in six met none), so one round
 	// meets it in every case.
 	{name: "expired-sessions", flags: mixExpiry, errorsSay: "(reason expired)", messaging: true, unrecoverable: true},
+	// A session expired under a dropped socket: the reconnect's handshake
+	// answers 404. Every attempt errors; one whose first three joins lost
+	// their socket before the answer (about one in 125) errors on the
+	// reconnects instead, so the 404 is demanded of some attempt of every
+	// case (all three missing it: about one in two million).
+	{name: "expired-at-reconnect", flags: mixExpiryAtReconnect, messaging: true, unrecoverable: true, eachCaseMeets: expiredAtHandshake},
 	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter, mixSocketDrop, mixOverload}, " "), retried: true},
 }
 
@@ -272,6 +296,11 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 					t.Errorf("seed %d: %s:%d %s is %s after %d attempts, though nothing in %s is the runner's to retry:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.Status, len(c.Attempts), mix.name, c.describe())
 				}
 			}
+			if mix.eachCaseMeets != "" && !slices.ContainsFunc(c.Attempts, func(a drillAttempt) bool {
+				return a.Error != nil && strings.Contains(a.Error.Message, mix.eachCaseMeets)
+			}) {
+				t.Errorf("seed %d: %s:%d %s never errored with %q under %s:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, mix.eachCaseMeets, mix.name, c.describe())
+			}
 			if mix.unrecoverable {
 				if c.Status != "errored" {
 					t.Errorf("seed %d: %s:%d %s is %s, though %s meets every attempt:\n%s", seed, c.Pos.File, c.Pos.Line, c.Name, c.Status, mix.name, c.describe())
@@ -301,6 +330,9 @@ func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
 					t.Errorf("seed %d: %s errored without a retry:\n%s", seed, c.Name, c.describe())
 				}
 			}
+		}
+		if mix.unrecoverable && r.code != exitErrored {
+			t.Errorf("seed %d: exit %d, want %d: every case of %s errors", seed, r.code, exitErrored, mix.name)
 		}
 		if r.code == exitErrored && !strings.Contains(r.stdout, "status: errored") {
 			t.Errorf("seed %d: exit 4 without the errored status\n%s", seed, r.stdout)
@@ -405,26 +437,29 @@ type drillCase struct {
 		Errored  int    `json:"errored"`
 		Decision string `json:"decision"`
 	} `json:"repeat"`
-	Attempts []struct {
-		Number int    `json:"number"`
-		Status string `json:"status"`
-		Error  *struct {
-			Message string `json:"message"`
-			Kind    string `json:"kind"`
-		} `json:"error"`
-		Failures []struct {
-			Message string `json:"message"`
-		} `json:"failures"`
-		Confirmations []struct {
-			Kind  string `json:"kind"`
-			Found bool   `json:"found"`
-		} `json:"confirmations"`
-		Turns []struct {
-			Messaging *struct {
-				Reconnects int `json:"reconnects"`
-			} `json:"messaging"`
-		} `json:"turns"`
-	} `json:"attempts"`
+	Attempts []drillAttempt `json:"attempts"`
+}
+
+// drillAttempt is one attempt of a drillCase.
+type drillAttempt struct {
+	Number int    `json:"number"`
+	Status string `json:"status"`
+	Error  *struct {
+		Message string `json:"message"`
+		Kind    string `json:"kind"`
+	} `json:"error"`
+	Failures []struct {
+		Message string `json:"message"`
+	} `json:"failures"`
+	Confirmations []struct {
+		Kind  string `json:"kind"`
+		Found bool   `json:"found"`
+	} `json:"confirmations"`
+	Turns []struct {
+		Messaging *struct {
+			Reconnects int `json:"reconnects"`
+		} `json:"messaging"`
+	} `json:"turns"`
 }
 
 // key names a case the same way in every report: file:line name.
@@ -701,6 +736,8 @@ func TestSimFlagsEnv(t *testing.T) {
 		{name: "faults accepted", flags: "--latency=1ms --error-429=0.01", code: exitOK},
 		{name: "unknown flag", flags: "--error-501=0.1", code: exitUsage, want: `AGENTTEST_SIM_FLAGS="--error-501=0.1": unknown flag --error-501 (did you mean --error-500?)`},
 		{name: "fraction out of range", flags: "--drop=2", code: exitUsage, want: "fault drop: fraction 2 is outside 0..1"},
+		{name: "500s out of range name their flag", flags: "--error-500=2", code: exitUsage, want: "fault error-500: fraction 2 is outside 0..1"},
+		{name: "429s out of range name their flag", flags: "--error-429=-0.5", code: exitUsage, want: "fault error-429: fraction -0.5 is outside 0..1"},
 		{name: "listen does not apply", flags: "--listen=127.0.0.1:9", code: exitUsage, want: "do not apply to the embedded simulator"},
 	}
 	for _, tc := range cases {

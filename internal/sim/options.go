@@ -197,7 +197,7 @@ func (f Faults) Validate() error {
 	for _, fr := range []struct {
 		name string
 		v    float64
-	}{{"error500", f.Error500}, {"error429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop},
+	}{{"error-500", f.Error500}, {"error-429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop},
 		{"socket-drop", f.SocketDrop}, {"overload", f.Overload}, {"reply-failure", f.ReplyFailure}, {"join-failure", f.JoinFailure},
 		{"lookup-failure", f.LookupFailure}, {"early-expiry", f.EarlyExpiry}} {
 		if fr.v < 0 || fr.v > 1 {
