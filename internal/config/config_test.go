@@ -597,3 +597,50 @@ func TestCallToken(t *testing.T) {
 		}
 	}
 }
+
+// A key that reaches another setting, through the variable of its key
+// setting or the setting's own, is masked in the diagnostics that quote
+// that setting's value.
+func TestResolveDiagnosticsMaskKeys(t *testing.T) {
+	const key, connector = "bk-PLANTED-key-0123456789", "ct/PLANTED/connector-0123"
+	const src = `targets:
+  userinfo:
+    build_url: http://apikey:${env:BK}@build.example.com
+    runtime_url: https://apikey:${env:BK}@runtime.example.com/%zz
+    build_key: ${env:BK}
+  misplaced:
+    build_url: https://build.example.com
+    env: ${env:BK}
+    messaging_host: ${env:CT}
+    build_key: ${env:BK}
+    connectors:
+      clinic: ${env:CT}
+  fromenv:
+    build_url: https://build.example.com
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	for _, tc := range []struct {
+		target string
+		env    map[string]string
+	}{
+		{"userinfo", map[string]string{"BK": key}},
+		{"misplaced", map[string]string{"BK": key, "CT": connector}},
+		{"fromenv", map[string]string{EnvBuildKey: key, EnvBuildURL: "https://u:" + key + "@build.example.com/%zz", EnvAccountID: key}},
+		{"fromenv", map[string]string{EnvBuildKey: key, EnvMessagingURL: "http://u:" + key + "@msg.example.com", EnvEnv: key}},
+	} {
+		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+		_, diags := Resolve(f, Selection{Target: tc.target, Getenv: getenv, Needs: Needs{Build: true}})
+		if !diags.HasErrors() {
+			t.Errorf("%s: no error", tc.target)
+		}
+		for _, d := range diags {
+			out := d.String() + d.Source
+			if strings.Contains(out, "PLANTED") {
+				t.Errorf("%s: a key is in the diagnostic: %s", tc.target, out)
+			}
+		}
+	}
+}

@@ -322,7 +322,23 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		r.require(t.RuntimeURL != "", "runtime_url", EnvRuntimeURL)
 		r.require(t.RuntimeKey != "", "runtime_key", EnvRuntimeKey)
 	}
-	return t, r.diags
+	return t, redactDiags(r.diags, t.Secrets())
+}
+
+// redactDiags masks the target's keys in the diagnostics, which quote
+// the values of other settings: a key that reached one of them (a
+// build_url of https://apikey:${env:KEY}@host, a key variable named in
+// account_id) would otherwise be printed.
+func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
+	red, err := secret.New(keys...)
+	if err != nil || red.Empty() {
+		return diags // key refused every key it could not use
+	}
+	for i := range diags {
+		d := &diags[i]
+		d.Message, d.Hint, d.Source = red.String(d.Message), red.String(d.Hint), red.String(d.Source)
+	}
+	return diags
 }
 
 // resolver applies the precedence of one target field by field and
