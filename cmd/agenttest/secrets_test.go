@@ -616,10 +616,11 @@ func TestKeyLikeOurStructure(t *testing.T) {
 	}
 }
 
-// A key written into the userinfo of a target's URL, from agenttest.yaml
-// or an AGENTTEST_* variable, is refused at the URL's position before
-// anything runs. A run with nothing to call used to print the URL, key
-// and all, on the console and in its reports.
+// A key written into a target's URL (its userinfo or its path), from
+// agenttest.yaml or an AGENTTEST_* variable, is refused at the URL's
+// position before anything runs. A run with nothing to call used to print
+// the URL, key and all, on the console and in its reports; any run, in
+// its reports.
 func TestKeyInTargetURL(t *testing.T) {
 	t.Parallel()
 	const cfg = "default_target: prod\ntargets:\n  prod:\n    build_url: https://apikey:${env:MY_BUILD}@build.example.com\n" +
@@ -634,6 +635,8 @@ func TestKeyInTargetURL(t *testing.T) {
 			`agenttest.yaml:4:16: target "prod": build_url "https://apikey:xxxxx@build.example.com": credentials in the URL are not allowed`},
 		{"user, AGENTTEST_BUILD_URL", "", map[string]string{"AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://" + plantedBuildKey + "@build.example.com"},
 			`AGENTTEST_BUILD_URL: build_url "https://[REDACTED]@build.example.com": credentials in the URL are not allowed`},
+		{"path, AGENTTEST_BUILD_URL", cfg, map[string]string{"MY_BUILD": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://build.example.com/proxy/" + plantedBuildKey},
+			`target "prod": AGENTTEST_BUILD_URL holds the build_key: a key is sent only in the headers of a call`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
