@@ -333,7 +333,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
 	red, err := secret.New(keys...)
 	if err != nil || red.Empty() {
-		return diags // key refused every key it could not use
+		return diags // key() refused every key New cannot take
 	}
 	for i := range diags {
 		d := &diags[i]
