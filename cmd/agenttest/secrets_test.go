@@ -615,3 +615,63 @@ func TestKeyLikeOurStructure(t *testing.T) {
 		t.Errorf("a report was written for a refused key")
 	}
 }
+
+// A key written into a target's URL (its userinfo or its path), from
+// agenttest.yaml or an AGENTTEST_* variable, is refused at the URL's
+// position before anything runs. A run with nothing to call used to print
+// the URL, key and all, on the console and in its reports; any run, in
+// its reports.
+func TestKeyInTargetURL(t *testing.T) {
+	t.Parallel()
+	const cfg = "default_target: prod\ntargets:\n  prod:\n    build_url: https://apikey:${env:MY_BUILD}@build.example.com\n" +
+		"    build_key: ${env:MY_BUILD}\n    account_id: ws-abcd1234\n"
+	for _, tc := range []struct {
+		name string
+		cfg  string
+		env  map[string]string
+		want string
+	}{
+		{"password, agenttest.yaml", cfg, map[string]string{"MY_BUILD": plantedBuildKey},
+			`agenttest.yaml:4:16: target "prod": build_url "https://apikey:xxxxx@build.example.com": credentials in the URL are not allowed`},
+		{"user, AGENTTEST_BUILD_URL", "", map[string]string{"AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://" + plantedBuildKey + "@build.example.com"},
+			`AGENTTEST_BUILD_URL: build_url "https://[REDACTED]@build.example.com": credentials in the URL are not allowed`},
+		{"path, AGENTTEST_BUILD_URL", cfg, map[string]string{"MY_BUILD": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://build.example.com/proxy/" + plantedBuildKey},
+			`target "prod": AGENTTEST_BUILD_URL holds the build_key: a key is sent only in the headers of a call`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			files := map[string]string{"echo.yaml": echoSuite}
+			if tc.cfg != "" {
+				files["agenttest.yaml"] = tc.cfg
+			}
+			for name, src := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"PATH": "/usr/bin:/bin"}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := newCLI(t, dir, env, "run", "--name", "no such scenario", "--allow-empty", "--json", "result.json", "--html", "report.html", ".")
+			if code := c.run(t); code != exitUsage {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, c.stdout, c.stderr)
+			}
+			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+			for _, name := range []string{"result.json", "report.html"} {
+				if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+					texts[name] = string(b)
+				}
+			}
+			for name, text := range texts {
+				if piece := leakedPiece(text, plantedBuildKey); piece != "" {
+					t.Errorf("%s shows %q of the key", name, piece)
+				}
+			}
+			if !strings.Contains(c.stderr.String(), tc.want) {
+				t.Errorf("stderr does not say %q:\n%s", tc.want, c.stderr)
+			}
+		})
+	}
+}

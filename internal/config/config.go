@@ -661,6 +661,12 @@ func validateValue(key, v string) string {
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && !(key == "messaging_url" && (u.Scheme == "ws" || u.Scheme == "wss"))) {
 			return fmt.Sprintf("%s %q is not an absolute http(s) URL", key, v)
 		}
+		if u.User != nil {
+			// The client refuses it too, but only once it is built: a
+			// run with nothing to call would print the URL, and the
+			// key in it, on the console and in every report.
+			return fmt.Sprintf("%s %q: credentials in the URL are not allowed; use the key settings", key, u.Redacted())
+		}
 	case "account_id":
 		return errText(platform.CheckAccountID(v))
 	case "agent_id":

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -594,6 +595,103 @@ func TestCallToken(t *testing.T) {
 		}
 		if tg.CallToken.Reveal() != tc.token || tg.KeyVars["call_token"] != tc.variable || !slices.Contains(tg.Secrets(), tc.token) {
 			t.Errorf("%v: call token %q from %q, secrets %d", tc.env, tg.CallToken.Reveal(), tg.KeyVars["call_token"], len(tg.Secrets()))
+		}
+	}
+}
+
+// A key that reaches another setting, through the variable of its key
+// setting or the setting's own, is masked in the diagnostics that quote
+// that setting's value.
+func TestResolveDiagnosticsMaskKeys(t *testing.T) {
+	const key, connector = "bk-PLANTED-key-0123456789", "ct/PLANTED/connector-0123"
+	const src = `targets:
+  userinfo:
+    build_url: http://apikey:${env:BK}@build.example.com
+    runtime_url: https://apikey:${env:BK}@runtime.example.com/%zz
+    build_key: ${env:BK}
+  misplaced:
+    build_url: https://build.example.com
+    env: ${env:BK}
+    messaging_host: ${env:CT}
+    build_key: ${env:BK}
+    connectors:
+      clinic: ${env:CT}
+  fromenv:
+    build_url: https://build.example.com
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	for _, tc := range []struct {
+		target string
+		env    map[string]string
+	}{
+		{"userinfo", map[string]string{"BK": key}},
+		{"misplaced", map[string]string{"BK": key, "CT": connector}},
+		{"fromenv", map[string]string{EnvBuildKey: key, EnvBuildURL: "https://u:" + key + "@build.example.com/%zz", EnvAccountID: key}},
+		{"fromenv", map[string]string{EnvBuildKey: key, EnvMessagingURL: "http://u:" + key + "@msg.example.com", EnvEnv: key}},
+	} {
+		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+		_, diags := Resolve(f, Selection{Target: tc.target, Getenv: getenv, Needs: Needs{Build: true}})
+		if !diags.HasErrors() {
+			t.Errorf("%s: no error", tc.target)
+		}
+		for _, d := range diags {
+			out := d.String() + d.Source
+			if strings.Contains(out, "PLANTED") {
+				t.Errorf("%s: a key is in the diagnostic: %s", tc.target, out)
+			}
+		}
+	}
+}
+
+// A key written into a setting that is not a key is refused at that
+// setting, naming the key setting it belongs to and never the key.
+func TestResolveRefusesKeysInSettings(t *testing.T) {
+	const src = `targets:
+  t:
+    build_url: https://build.example.com/proxy/${env:BK}
+    runtime_url: https://runtime.example.com
+    account_id: ws-abcd1234
+    agent_id: ${env:CLINIC}
+    build_key: ${env:BK}
+    runtime_key: ${env:RK}
+    connectors:
+      clinic: ${env:CLINIC}
+  clean:
+    build_url: https://build.example.com/proxy
+    runtime_url: https://runtime.example.com
+    account_id: ws-abcd1234
+    agent_id: clinic
+    build_key: ${env:BK}
+    runtime_key: ${env:RK}
+`
+	const bk, rk, ct = "bk-PLANTED-key-0123456789", "rk+PLANTED/key=0123456789", "ct-PLANTED-clinic-0123"
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	for _, tc := range []struct {
+		target string
+		env    map[string]string
+		want   string
+	}{
+		{"t", nil, `agenttest.yaml:3:16: target "t": build_url holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from build_url; agenttest sends the build_key with every call itself)
+agenttest.yaml:6:15: target "t": agent_id holds the connectors.clinic: a key is sent only in the headers of a call, never in a URL or an id (remove the key from agent_id; agenttest sends the connectors.clinic with every call itself)`},
+		// Percent-encoded in a query, from a variable.
+		{"clean", map[string]string{EnvRuntimeURL: "https://runtime.example.com/?k=" + url.QueryEscape(rk)},
+			`target "clean": AGENTTEST_RUNTIME_URL holds the runtime_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_RUNTIME_URL; agenttest sends the runtime_key with every call itself)`},
+		{"clean", nil, ``},
+	} {
+		env := map[string]string{"BK": bk, "RK": rk, "CLINIC": ct}
+		for k, v := range tc.env {
+			env[k] = v
+		}
+		_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true, Runtime: true}})
+		diags.Sort()
+		if got := diags.Error(); got != tc.want {
+			t.Errorf("%s %v:\n got  %s\n want %s", tc.target, tc.env, got, tc.want)
 		}
 	}
 }

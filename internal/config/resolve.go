@@ -313,6 +313,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		}
 	}
 	r.transport(def)
+	r.keysInSettings(def)
 
 	if sel.Needs.Build {
 		r.require(t.BuildURL != "", "build_url", EnvBuildURL)
@@ -322,7 +323,23 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		r.require(t.RuntimeURL != "", "runtime_url", EnvRuntimeURL)
 		r.require(t.RuntimeKey != "", "runtime_key", EnvRuntimeKey)
 	}
-	return t, r.diags
+	return t, redactDiags(r.diags, t.Secrets())
+}
+
+// redactDiags masks the target's keys in the diagnostics, which quote
+// the values of other settings: a key that reached one of them (a
+// build_url of https://apikey:${env:KEY}@host, a key variable named in
+// account_id) would otherwise be printed.
+func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
+	red, err := secret.New(keys...)
+	if err != nil || red.Empty() {
+		return diags // key() refused every key New cannot take
+	}
+	for i := range diags {
+		d := &diags[i]
+		d.Message, d.Hint, d.Source = red.String(d.Message), red.String(d.Hint), red.String(d.Source)
+	}
+	return diags
 }
 
 // resolver applies the precedence of one target field by field and
@@ -398,6 +415,72 @@ func (r *resolver) transport(def *TargetDef) {
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
 			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, u.value),
 			Hint:    "use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run)"})
+	}
+}
+
+// keysInSettings refuses a key written into a setting that is not a key
+// (build_url: https://build.example.com/${env:BUILD_KEY}, agent_id:
+// ${env:BUILD_KEY}). Keys travel only in the headers of a call; such a
+// setting would carry the key in a URL, and into every report that names
+// the target's URLs and ids.
+func (r *resolver) keysInSettings(def *TargetDef) {
+	t := r.t
+	type keySetting struct {
+		name string
+		red  *secret.Redactor
+	}
+	var keys []keySetting
+	add := func(name string, s Secret) {
+		if s == "" {
+			return
+		}
+		if red, err := secret.New(s.Reveal()); err == nil {
+			keys = append(keys, keySetting{name, red})
+		}
+	}
+	add("build_key", t.BuildKey)
+	add("runtime_key", t.RuntimeKey)
+	add("call_token", t.CallToken)
+	add("connector_token", t.ConnectorToken)
+	for _, c := range def.Connectors {
+		name := "connectors." + c.Agent
+		if c.Env != "" {
+			name += "." + c.Env
+		}
+		add(name, t.Connectors[c.Agent][c.Env])
+	}
+	if len(keys) == 0 {
+		return
+	}
+	for _, f := range []struct {
+		key, value, envName string
+		fld                 Field
+	}{
+		{"build_url", t.BuildURL, EnvBuildURL, def.BuildURL},
+		{"runtime_url", t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
+		{"messaging_url", t.MessagingURL, EnvMessagingURL, def.MessagingURL},
+		{"messaging_host", t.MessagingHost, EnvMessagingHost, def.MessagingHost},
+		{"account_id", t.AccountID, EnvAccountID, def.AccountID},
+		{"agent_id", t.AgentID, EnvAgentID, def.AgentID},
+		{"webhook_listen", t.WebhookListen, EnvWebhookListen, def.WebhookListen},
+		{"webhook_url", t.WebhookURL, EnvWebhookURL, def.WebhookURL},
+		{"sms_connector_id", t.SMSConnectorID, EnvSMSConnectorID, def.SMSConnectorID},
+	} {
+		if f.value == "" || r.alreadyReported(f.key) {
+			continue
+		}
+		pos, where := f.fld.Pos, f.key
+		if r.sel.getenv(f.envName) != "" {
+			pos, where = diag.Pos{}, f.envName
+		}
+		for _, k := range keys {
+			if k.red.Contains(f.value) {
+				r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
+					Message: fmt.Sprintf("%s: %s holds the %s: a key is sent only in the headers of a call, never in a URL or an id", r.what(), where, k.name),
+					Hint:    fmt.Sprintf("remove the key from %s; agenttest sends the %s with every call itself", where, k.name)})
+				break
+			}
+		}
 	}
 }
 
