@@ -346,3 +346,100 @@ func TestCIExamplesHandReportsOn(t *testing.T) {
 		t.Errorf("%d reports read by gate and merge in the CI examples, want the promotions' and the shards'", reads)
 	}
 }
+
+// TestCIExamplesUseKnownKeys: the CI examples use only keys their CI
+// system knows (GitHub Actions and GitLab CI refuse a workflow with an
+// unknown one, after the user copied it): a workflow's, a job's, a
+// step's; GitLab's artifacts: and retry:.
+func TestCIExamplesUseKnownKeys(t *testing.T) {
+	t.Parallel()
+	set := func(keys string) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range strings.Fields(keys) {
+			m[k] = true
+		}
+		return m
+	}
+	var (
+		ghWorkflow = set("name run-name on permissions env defaults concurrency jobs")
+		ghJob      = set("name permissions needs if runs-on environment concurrency outputs env defaults steps timeout-minutes strategy continue-on-error container services")
+		ghStep     = set("id if name uses run shell with env working-directory continue-on-error timeout-minutes")
+		glTop      = set("stages default variables include workflow image services before_script after_script cache")
+		glJob      = set("stage image services script before_script after_script variables rules needs dependencies artifacts retry parallel environment when extends resource_group timeout allow_failure tags cache interruptible coverage")
+		glArtifact = set("paths exclude expire_in expose_as name public access reports untracked when")
+		glRetry    = set("max when exit_codes")
+	)
+	check := func(file, where string, v any, known map[string]bool) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Errorf("%s: %s is not a mapping", file, where)
+			return
+		}
+		for k := range m {
+			if !known[k] {
+				t.Errorf("%s: %s: unknown key %q", file, where, k)
+			}
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples/ci/*.yml"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("CI examples %v: %v", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		base := filepath.Base(f)
+		if jobs, ok := doc["jobs"].(map[string]any); ok {
+			check(base, "the workflow", doc, ghWorkflow)
+			if doc["on"] == nil {
+				t.Errorf("%s: no on: trigger", base)
+			}
+			for name, j := range jobs {
+				check(base, "job "+name, j, ghJob)
+				job, _ := j.(map[string]any)
+				steps, _ := job["steps"].([]any)
+				if job["runs-on"] == nil || len(steps) == 0 {
+					t.Errorf("%s: job %s lacks runs-on: or steps:", base, name)
+				}
+				for i, s := range steps {
+					check(base, fmt.Sprintf("job %s, step %d", name, i+1), s, ghStep)
+					if st, _ := s.(map[string]any); (st["uses"] == nil) == (st["run"] == nil) {
+						t.Errorf("%s: job %s, step %d: want one of uses: and run:", base, name, i+1)
+					}
+				}
+			}
+			continue
+		}
+		for name, j := range doc {
+			if glTop[name] {
+				continue
+			}
+			check(base, "job "+name, j, glJob)
+			job, _ := j.(map[string]any)
+			if a, ok := job["artifacts"]; ok {
+				check(base, "job "+name+", artifacts", a, glArtifact)
+			}
+			if r, ok := job["retry"]; ok {
+				check(base, "job "+name+", retry", r, glRetry)
+			}
+			if st, ok := job["stage"].(string); ok {
+				stages := []string{"build", "test", "deploy"}
+				if s, ok := doc["stages"].([]any); ok {
+					stages = nil
+					for _, x := range s {
+						stages = append(stages, fmt.Sprint(x))
+					}
+				}
+				if !slices.Contains(stages, st) {
+					t.Errorf("%s: job %s: stage %s is not one of %v", base, name, st, stages)
+				}
+			}
+		}
+	}
+}
