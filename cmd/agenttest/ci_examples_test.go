@@ -44,23 +44,14 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 			continue
 		}
 		for _, s := range yamlStrings(doc) {
-			for _, m := range agenttestLine.FindAllStringSubmatch(s, -1) {
-				args := shellFields(ciVars.Replace(m[1]))[1:]
-				// A shell fallback, a redirection or the next command
-				// (`; echo ...`) ends the command.
-				if i := slices.IndexFunc(args, func(a string) bool { return a == "||" || a == ">" || a == ";" }); i >= 0 {
-					args = args[:i]
-				}
-				if i := slices.IndexFunc(args, func(a string) bool { return strings.HasSuffix(a, ";") }); i >= 0 {
-					args = append(args[:i:i], strings.TrimSuffix(args[i], ";"))
-				}
-				if len(args) == 0 || args[0] == "version" {
+			for _, args := range ciCommands(ciVars.Replace(s)) {
+				if args[0] == "version" {
 					continue
 				}
 				seen[args[0]] = true
 				c := newCLI(t, repoRoot, nil, append(args, "--help")...)
 				if code := c.run(t); code != exitOK {
-					t.Errorf("%s: %s: exit %d\n%s", filepath.Base(f), m[1], code, c.stderr)
+					t.Errorf("%s: agenttest %s: exit %d\n%s", filepath.Base(f), strings.Join(args, " "), code, c.stderr)
 				}
 			}
 		}
@@ -70,6 +61,27 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 			t.Errorf("no CI example runs agenttest %s", cmd)
 		}
 	}
+}
+
+// ciCommands lists the agenttest commands of a CI step's text, each as its
+// arguments after "agenttest".
+func ciCommands(text string) [][]string {
+	var out [][]string
+	for _, m := range agenttestLine.FindAllStringSubmatch(text, -1) {
+		args := shellFields(m[1])[1:]
+		// A shell fallback, a redirection or the next command
+		// (`; echo ...`) ends the command.
+		if i := slices.IndexFunc(args, func(a string) bool { return a == "||" || a == ">" || a == ";" }); i >= 0 {
+			args = args[:i]
+		}
+		if i := slices.IndexFunc(args, func(a string) bool { return strings.HasSuffix(a, ";") }); i >= 0 {
+			args = append(args[:i:i], strings.TrimSuffix(args[i], ";"))
+		}
+		if len(args) > 0 {
+			out = append(out, args)
+		}
+	}
+	return out
 }
 
 // ciVars stands for the values CI fills in: a matrix entry of GitHub

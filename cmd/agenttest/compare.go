@@ -613,6 +613,7 @@ func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*re
 		Stats:        o.statsOptions.stats(),
 		AllowNumber:  tgt.AllowsNumber,
 		Connector:    tgt.SMSConnector,
+		NoWebhooks:   "agenttest compare starts none, not even on the embedded simulator; leave such scenarios out with --tags",
 	}
 	if tgt.Embedded {
 		ropts.ConversationIDs = ids

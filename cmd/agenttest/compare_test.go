@@ -339,3 +339,26 @@ scenarios:
 		t.Errorf("pairs %+v, want the probe unchanged", doc.Pairs)
 	}
 }
+
+// TestCompareWebhookConfirmation: a comparison starts no webhook receiver,
+// so a scenario that confirms webhooks is not compared, and its error
+// says so. It said to run with --webhook-listen, a flag compare does not
+// have, "automatic with the embedded simulator", which compared on the
+// embedded simulator here.
+func TestCompareWebhookConfirmation(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"webhooks.yaml": `suite: webhooks
+agent: clinic
+scenarios:
+  - name: a booking is announced
+    turns:
+      - say: I'd like to book an appointment on Tuesday at 10am
+    confirm: {webhooks: [conversation.completed]}
+`})
+	out := compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".").expect(t, exitErrored,
+		"NOT-COMPARED webhooks.yaml:4 a booking is announced",
+		"baseline errored: confirm: webhooks needs a webhook receiver, and none runs: agenttest compare starts none, not even on the embedded simulator; leave such scenarios out with --tags")
+	if strings.Contains(out, "--webhook-listen") || strings.Contains(out, "automatic") {
+		t.Errorf("the error names what compare does not do:\n%s", out)
+	}
+}

@@ -378,6 +378,10 @@ func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, 
 	if rcv != nil {
 		ro.Webhooks = rcv.webhooks
 	}
+	// missingWebhookReceiver refuses such a run before it starts; this is
+	// said should a scenario get past it.
+	ro.NoWebhooks = "run with --webhook-listen ADDR --webhook-url PUBLIC_URL (automatic with the embedded simulator)"
+
 	if c.gateAlerts {
 		ro.Alerts = client
 	}

@@ -30,20 +30,42 @@ func (d pathFS) osPath(name string) string {
 	return filepath.Join(string(d), p)
 }
 
-// named puts the name as given back into a path error.
-func named(name string, err error) error {
+// named puts the name as given back into a path error, and says when the
+// name is a symbolic link to nothing: "no such file or directory" alone
+// contradicts `ls`, which lists the link.
+func (d pathFS) named(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+		cause := pe.Err
+		if errors.Is(cause, fs.ErrNotExist) {
+			if target, lerr := os.Readlink(d.osPath(name)); lerr == nil {
+				cause = &brokenLinkError{target: target}
+			}
+		}
+		return &fs.PathError{Op: pe.Op, Path: name, Err: cause}
 	}
 	return err
 }
+
+// brokenLinkError is the cause of a path error on a symbolic link whose
+// target does not exist. It is still fs.ErrNotExist.
+type brokenLinkError struct {
+	// target is the link's content, as `ls -l` shows it (relative to the
+	// link's directory unless absolute).
+	target string
+}
+
+func (e *brokenLinkError) Error() string {
+	return "a symbolic link to " + e.target + ", which does not exist"
+}
+
+func (e *brokenLinkError) Unwrap() error { return fs.ErrNotExist }
 
 // Open opens a file or directory.
 func (d pathFS) Open(name string) (fs.File, error) {
 	f, err := os.Open(d.osPath(name))
 	if err != nil {
-		return nil, named(name, err)
+		return nil, d.named(name, err)
 	}
 	return f, nil
 }
@@ -51,19 +73,19 @@ func (d pathFS) Open(name string) (fs.File, error) {
 // Stat follows symbolic links.
 func (d pathFS) Stat(name string) (fs.FileInfo, error) {
 	fi, err := os.Stat(d.osPath(name))
-	return fi, named(name, err)
+	return fi, d.named(name, err)
 }
 
 // ReadFile reads a whole file.
 func (d pathFS) ReadFile(name string) ([]byte, error) {
 	b, err := os.ReadFile(d.osPath(name))
-	return b, named(name, err)
+	return b, d.named(name, err)
 }
 
 // ReadDir lists a directory, sorted by name.
 func (d pathFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	es, err := os.ReadDir(d.osPath(name))
-	return es, named(name, err)
+	return es, d.named(name, err)
 }
 
 var (

@@ -1031,3 +1031,52 @@ func TestSymlinksAreFollowed(t *testing.T) {
 		t.Errorf("list:\n%s", got)
 	}
 }
+
+// TestBrokenSymlinks: a path that is a symbolic link to nothing says so,
+// with the link's target, where "no such file or directory" contradicted
+// the link that ls shows. A broken ./agenttest.yaml is an error, not a
+// config file that is absent: the run does not fall back to the embedded
+// simulator.
+func TestBrokenSymlinks(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("testdata/pass/suites/booking.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		links map[string]string // link → its target
+		args  []string
+		want  string
+	}{
+		{"suite named", map[string]string{"suites/gone.yaml": "../moved.yaml"}, []string{"run", "suites/gone.yaml"},
+			"find suites in suites/gone.yaml: stat suites/gone.yaml: a symbolic link to ../moved.yaml, which does not exist\n"},
+		{"feature named", map[string]string{"gone.feature": "features/moved.feature"}, []string{"list", "gone.feature"},
+			"find suites in gone.feature: stat gone.feature: a symbolic link to features/moved.feature, which does not exist\n"},
+		{"suite in a directory", map[string]string{"suites/gone.yaml": "../moved.yaml"}, []string{"lint", "suites"},
+			"suites/gone.yaml: read suite: open suites/gone.yaml: a symbolic link to ../moved.yaml, which does not exist\n"},
+		{"default config", map[string]string{"agenttest.yaml": "../shared/agenttest.yaml"}, []string{"run", "suites"},
+			"agenttest: config file agenttest.yaml is a symbolic link to ../shared/agenttest.yaml, which does not exist\n"},
+		{"config named", map[string]string{"ci.yaml": "moved.yaml"}, []string{"lint", "--config", "ci.yaml", "suites"},
+			"agenttest: config file ci.yaml is a symbolic link to moved.yaml, which does not exist\n"},
+		{"report", map[string]string{"reports/run.json": "old/run.json"}, []string{"gate", "reports/run.json"},
+			"agenttest: gate: reports/run.json: open: a symbolic link to old/run.json, which does not exist\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"suites/booking.yaml": string(src)})
+			for link, target := range tc.links {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+					t.Skipf("no symbolic links here: %v", err)
+				}
+			}
+			out := newCLI(t, dir, nil, tc.args...).expect(t, exitUsage, tc.want)
+			if strings.Contains(out, "no such file") || strings.Contains(out, "embedded simulator") {
+				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+}

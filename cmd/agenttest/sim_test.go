@@ -142,6 +142,30 @@ func TestRunSimBadFlags(t *testing.T) {
 			t.Errorf("%q: %v is not a usage error", args, err)
 		}
 	}
+	// A fraction or rate that is not a finite number is refused with the
+	// value, not served: NaN compares false with every bound, so a NaN
+	// --drop injected nothing and a NaN --rate refused every request.
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--drop", "NaN", "fault drop: fraction NaN is outside 0..1"},
+		{"--error-500", "nan", "fault error500: fraction NaN is outside 0..1"},
+		{"--early-expiry", "-Inf", "fault early-expiry: fraction -Inf is outside 0..1"},
+		{"--drop", "-0.5", "fault drop: fraction -0.5 is outside 0..1"},
+		{"--rate", "NaN", "rate per key NaN: want a finite number, not negative (0 for unlimited)"},
+		{"--rate", "-1", "rate per key -1: want a finite number, not negative (0 for unlimited)"},
+		{"--rate", "Inf", "rate per key +Inf: want a finite number, not negative (0 for unlimited)"},
+		{"--sms-rate", "NaN", "SMS rate NaN: want a finite number, not negative (0 for unlimited)"},
+		{"--sms-rate", "+Inf", "SMS rate +Inf: want a finite number, not negative (0 for unlimited)"},
+	} {
+		// Cancelled: a simulator that started after all stops at once.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var stderr bytes.Buffer
+		st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}}
+		if code := exitCode(runSim(ctx, st, []string{tc.flag, tc.value}), &stderr); code != exitUsage ||
+			!strings.Contains(stderr.String(), "agenttest: sim: "+tc.want+"\n") {
+			t.Errorf("%s %s: exit %d, want %d with %q:\n%s", tc.flag, tc.value, code, exitUsage, tc.want, stderr.String())
+		}
+	}
 	// A key `agenttest run` would refuse is refused here, with its reason
 	// and without the key.
 	st := &State{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Env: map[string]string{}}

@@ -85,8 +85,11 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		return false, false
 	}
 	if len(c.Webhooks) > 0 && s.opts.Webhooks == nil {
-		s.errored(&result.Error{Pos: c.Webhooks[0].Pos, Kind: result.KindConfig,
-			Message: "confirm: webhooks needs a webhook receiver: run with --webhook-listen ADDR --webhook-url PUBLIC_URL (automatic with the embedded simulator)"})
+		msg := "confirm: webhooks needs a webhook receiver, and none runs"
+		if s.opts.NoWebhooks != "" {
+			msg += ": " + s.opts.NoWebhooks
+		}
+		s.errored(&result.Error{Pos: c.Webhooks[0].Pos, Kind: result.KindConfig, Message: msg})
 		return false, false
 	}
 	if convID == "" {

@@ -93,6 +93,10 @@ type Options struct {
 	// Webhooks is the receiver that confirm: webhooks waits on; nil errors
 	// the scenarios that expect webhooks.
 	Webhooks Webhooks
+	// NoWebhooks, when Webhooks is nil, says why the run has no receiver
+	// and what to do, in the error of a scenario that expects webhooks
+	// (the command's own flags, or that a comparison starts none).
+	NoWebhooks string
 	// Deployments, when set, makes the run read the active deployment of
 	// each agent and environment before the first case and after the
 	// last (evidence.go, Result.Deployments). Nil reads none.

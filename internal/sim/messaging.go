@@ -121,8 +121,8 @@ func (m MessagingOptions) validate() error {
 	if m.SessionExpiry < 0 || m.TokenLifetime < 0 {
 		errs = append(errs, errors.New("messaging session expiry and token lifetime must not be negative"))
 	}
-	if m.MaxConnections < 0 || m.HandshakeBurst < 0 || m.MessageBurst < 0 || m.HandshakeRate < 0 || m.MessageRate < 0 {
-		errs = append(errs, errors.New("messaging connection limit and rates must not be negative"))
+	if m.MaxConnections < 0 || m.HandshakeBurst < 0 || m.MessageBurst < 0 || !validRate(m.HandshakeRate) || !validRate(m.MessageRate) {
+		errs = append(errs, errors.New("messaging connection limit and bursts must not be negative, and rates must be finite and not negative"))
 	}
 	for i, c := range m.Connectors {
 		if len(c.Token) < 12 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -200,7 +201,9 @@ func (f Faults) Validate() error {
 	}{{"error-500", f.Error500}, {"error-429", f.Error429}, {"chat-timeout", f.ChatTimeout}, {"drop", f.Drop},
 		{"socket-drop", f.SocketDrop}, {"overload", f.Overload}, {"reply-failure", f.ReplyFailure}, {"join-failure", f.JoinFailure},
 		{"lookup-failure", f.LookupFailure}, {"early-expiry", f.EarlyExpiry}} {
-		if fr.v < 0 || fr.v > 1 {
+		// Written so that NaN, which compares false with everything, is
+		// refused too: it would silently inject nothing.
+		if !(fr.v >= 0 && fr.v <= 1) {
 			errs = append(errs, fmt.Errorf("fault %s: fraction %v is outside 0..1", fr.name, fr.v))
 		}
 	}
@@ -225,8 +228,8 @@ func (o Options) Validate() error {
 	if o.StoreCap < 0 {
 		errs = append(errs, errors.New("store cap must not be negative"))
 	}
-	if o.RatePerKey < 0 {
-		errs = append(errs, errors.New("rate per key must not be negative"))
+	if !validRate(o.RatePerKey) {
+		errs = append(errs, fmt.Errorf("rate per key %v: want a finite number, not negative (0 for unlimited)", o.RatePerKey))
 	}
 	if o.SeedConversations < 0 {
 		errs = append(errs, errors.New("seed conversations must not be negative"))
@@ -251,8 +254,8 @@ func (o Options) Validate() error {
 	if t := o.CallToken; t != "" && (t == cmp.Or(o.BuildKey, DefaultBuildKey) || t == cmp.Or(o.RuntimeKey, DefaultRuntimeKey)) {
 		errs = append(errs, errors.New("call token must differ from the build and runtime keys (leave it unset to use the runtime key)"))
 	}
-	if o.SMSRate < 0 {
-		errs = append(errs, errors.New("SMS rate must not be negative"))
+	if !validRate(o.SMSRate) {
+		errs = append(errs, fmt.Errorf("SMS rate %v: want a finite number, not negative (0 for unlimited)", o.SMSRate))
 	}
 	if o.SMSSessionTimeout < 0 || o.TickInterval < 0 {
 		errs = append(errs, errors.New("SMS session timeout and tick interval must not be negative"))
@@ -265,6 +268,13 @@ func (o Options) Validate() error {
 		errs = append(errs, errors.New("webhook attempts, workers, queue and backoffs must not be negative"))
 	}
 	return errors.Join(errs...)
+}
+
+// validRate says whether r is a usable rate: finite and not negative. A
+// NaN rate would refuse every request, an infinite one means nothing
+// that 0 (unlimited) does not.
+func validRate(r float64) bool {
+	return r >= 0 && !math.IsInf(r, 0)
 }
 
 // withDefaults fills the zero fields.

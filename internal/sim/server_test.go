@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -534,8 +535,15 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("bad fraction", func(t *testing.T) {
-		if _, err := sim.New(sim.Options{Agents: []*agent.Definition{helpdesk(t)}, Faults: sim.Faults{Drop: 2}}); err == nil {
-			t.Error("fraction 2 accepted")
+		for _, o := range []sim.Options{
+			{Faults: sim.Faults{Drop: 2}}, {Faults: sim.Faults{Drop: math.NaN()}}, {Faults: sim.Faults{SocketDrop: math.Inf(-1)}},
+			{RatePerKey: math.NaN()}, {RatePerKey: math.Inf(1)}, {SMSRate: math.NaN()}, {SMSRate: -1},
+			{Messaging: sim.MessagingOptions{MessageRate: math.NaN()}}, {Messaging: sim.MessagingOptions{HandshakeRate: math.Inf(1)}},
+		} {
+			o.Agents = []*agent.Definition{helpdesk(t)}
+			if _, err := sim.New(o); err == nil {
+				t.Errorf("accepted faults %+v, rates %v %v, messaging rates %v %v", o.Faults, o.RatePerKey, o.SMSRate, o.Messaging.HandshakeRate, o.Messaging.MessageRate)
+			}
 		}
 	})
 }
