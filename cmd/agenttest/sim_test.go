@@ -147,7 +147,7 @@ func TestRunSimBadFlags(t *testing.T) {
 	// --drop injected nothing and a NaN --rate refused every request.
 	for _, tc := range []struct{ flag, value, want string }{
 		{"--drop", "NaN", "fault drop: fraction NaN is outside 0..1"},
-		{"--error-500", "nan", "fault error500: fraction NaN is outside 0..1"},
+		{"--error-500", "nan", "fault error-500: fraction NaN is outside 0..1"},
 		{"--early-expiry", "-Inf", "fault early-expiry: fraction -Inf is outside 0..1"},
 		{"--drop", "-0.5", "fault drop: fraction -0.5 is outside 0..1"},
 		{"--rate", "NaN", "rate per key NaN: want a finite number, not negative (0 for unlimited)"},
