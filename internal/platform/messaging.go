@@ -915,6 +915,9 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	for {
 		if st.done() {
 			turn.Latency = st.answeredAt.Sub(turn.Started)
+			if m.endedUnheard(turn, st) {
+				return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
+			}
 			return turn, nil
 		}
 		var in inbound
@@ -1038,6 +1041,22 @@ func (m *MessagingSession) drain(turn *MessagingTurn) error {
 			return nil
 		}
 	}
+}
+
+// endedUnheard says whether the session ended before the platform took
+// the turn's user message: on a platform known to echo client events, an
+// end that came before the message's echo, and with nothing else said
+// since the message was sent, was under way before the message arrived
+// (most often sent just after the last turn settled, and read only once
+// this one was sent). It is then the same end as one read before
+// sending, which the caller tells by ErrMessagingEnded; taken as the
+// message's answer, it would read as an agent that answered the message
+// with silence. An end with an answer (an agent's message, an error
+// system message such as "Error: Session not found") stays the turn's,
+// with the platform's own words; so does every end where the platform
+// does not echo, since the two cannot be told apart there.
+func (m *MessagingSession) endedUnheard(turn *MessagingTurn, st *turnState) bool {
+	return m.ended && m.echoes && !st.acked && st.typ == m.events.UserMessage && len(turn.Messages) == 0 && len(turn.System) == 0
 }
 
 // shouldResend decides whether the turn's client event goes again after

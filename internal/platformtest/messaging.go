@@ -2,6 +2,7 @@ package platformtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -89,4 +90,18 @@ func playMessaging(ctx context.Context, c *websocket.Conn, answer func(int, []by
 			}
 		}
 	}
+}
+
+// Echo is the frame of a platform that logs a client event back to the
+// socket, as the reference's platforms do (received events carry
+// metadata.custom, which echoes the client's): the event's type, payload
+// and metadata, with the id echo-n for the n-th client event.
+func Echo(n int, event []byte) Frame {
+	var e map[string]any
+	if json.Unmarshal(event, &e) != nil {
+		e = map[string]any{}
+	}
+	e["id"] = fmt.Sprintf("echo-%d", n)
+	b, _ := json.Marshal(e)
+	return Frame{Data: string(b)}
 }

@@ -118,34 +118,61 @@ scenarios:
 }
 
 // TestMessagingEndBetweenTurns: a session end that arrives after a turn
-// settled, before the next is sent, is judged by its reason: the agent's
-// (or a reason the platform does not give as its own) fails the turn
-// sent after it, as an end that came with the turn does and as a turn
-// after the end does over debug chat; an expiry is the platform's error,
-// which a fresh session may not meet.
+// settled is judged by its reason: the agent's (or a reason the platform
+// does not give as its own) fails the turn sent after it, as an end that
+// came with the turn does and as a turn after the end does over debug
+// chat; an expiry is the platform's error, which a fresh session may not
+// meet. The platform echoes client events, so an end read only once the
+// next turn was sent, before that turn's echo, is the same end (the
+// platform never took the turn): the verdict does not depend on when the
+// client happened to read it. An end after the turn's echo is the turn's
+// answer.
 func TestMessagingEndBetweenTurns(t *testing.T) {
 	t.Parallel()
 	const joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
 	for _, tc := range []struct {
+		// at is when the end is sent: "trailing" the first turn's
+		// answer, "before the echo" of the next turn, or "after the
+		// echo" of the next turn.
+		at     string
 		reason string
 		status result.Status
-		want   string
+		// key and line are the failure's (status Failed), want its
+		// message or the error's.
+		key  string
+		line int
+		want string
 	}{
-		{"agent_ended", result.Failed, "the session ended before this turn (reason agent_ended)"},
-		{"", result.Failed, "the session ended before this turn"},
-		{"expired", result.Errored, "the platform ended the session before this turn (reason expired)"},
+		{"trailing", "agent_ended", result.Failed, "ended", 9, "the session ended before this turn (reason agent_ended)"},
+		{"trailing", "", result.Failed, "ended", 9, "the session ended before this turn"},
+		{"trailing", "expired", result.Errored, "", 0, "the platform ended the session before this turn (reason expired)"},
+		{"before the echo", "agent_ended", result.Failed, "ended", 9, "the session ended before this turn (reason agent_ended)"},
+		{"before the echo", "expired", result.Errored, "", 0, "the platform ended the session before this turn (reason expired)"},
+		{"after the echo", "agent_ended", result.Failed, "response", 10, "reply does not contain the expected text"},
+		{"after the echo", "expired", result.Errored, "", 0, "the platform ended the session (reason expired)"},
 	} {
-		t.Run(cmp.Or(tc.reason, "no reason"), func(t *testing.T) {
+		t.Run(tc.at+" "+cmp.Or(tc.reason, "no reason"), func(t *testing.T) {
 			t.Parallel()
-			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+			end := `{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"` + tc.reason + `"}}`
+			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
 				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				echo := platformtest.Echo(n, event)
 				switch n {
 				case 1:
-					return platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)
+					return append([]platformtest.Frame{echo}, platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)...)
 				case 2:
-					// The end comes after the answer's typing stop.
-					return platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`, stop,
-						`{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"`+tc.reason+`"}}`)
+					answer := platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`, stop)
+					if tc.at == "trailing" {
+						answer = append(answer, platformtest.Texts(end)...)
+					}
+					return append([]platformtest.Frame{echo}, answer...)
+				case 3:
+					switch tc.at {
+					case "before the echo":
+						return platformtest.Texts(end)
+					case "after the echo":
+						return append([]platformtest.Frame{echo}, platformtest.Texts(end)...)
+					}
 				}
 				return nil
 			})
@@ -166,11 +193,11 @@ scenarios:
 			}
 			switch tc.status {
 			case result.Failed:
-				if len(a.Failures) != 1 || a.Failures[0].Key != "ended" || a.Failures[0].Message != tc.want || a.Failures[0].Pos.Line != 9 {
-					t.Errorf("failures %+v, want the second turn's %q", a.Failures, tc.want)
+				if len(a.Failures) != 1 || a.Failures[0].Key != tc.key || a.Failures[0].Message != tc.want || a.Failures[0].Pos.Line != tc.line {
+					t.Errorf("failures %+v, want the second turn's %s at line %d: %q", a.Failures, tc.key, tc.line, tc.want)
 				}
 			default:
-				if a.Error == nil || !strings.Contains(a.Error.Message, tc.want) || len(a.Failures) > 0 {
+				if a.Error == nil || a.Error.Message != tc.want || len(a.Failures) > 0 {
 					t.Errorf("error %+v, failures %+v, want the platform's %q", a.Error, a.Failures, tc.want)
 				}
 			}
