@@ -783,50 +783,121 @@ func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
 var placeholder = regexp.MustCompile(`<([^<>\n]+)>`)
 
 // outlineColumns reports the <name> placeholders of each Scenario
-// Outline's steps that no Examples table of the outline has as a column:
-// Gherkin leaves them as they are, so a misspelt <dya> would be sent to
-// the agent literally.
+// Outline's steps that an Examples table of the outline lacks as a
+// column: Gherkin substitutes each row from its own table only and leaves
+// the rest as they are, so a misspelt <dya>, or a <party> that one of two
+// Examples tables has and the other has not, would be sent to the agent
+// literally. It also reports a column named twice in one table (the row's
+// <day> and ${day} would read different cells), an Examples block that
+// adds no scenario, and a Scenario Outline with placeholders and no
+// Examples at all (Gherkin runs it once, placeholders as written).
 func (fl *featureLoader) outlineColumns(f *messages.Feature) {
+	outline := map[string]bool{}
+	if d := gherkin.DialectsBuiltin().GetDialect(f.Language); d != nil {
+		for _, k := range d.ScenarioOutlineKeywords() {
+			outline[k] = true
+		}
+	}
+	// texts are the step's text, DocString and table cells: where a
+	// placeholder is substituted.
+	texts := func(st *messages.Step) []string {
+		out := []string{st.Text}
+		if st.DocString != nil {
+			out = append(out, st.DocString.Content)
+		}
+		if st.DataTable != nil {
+			for _, r := range st.DataTable.Rows {
+				for _, c := range r.Cells {
+					out = append(out, c.Value)
+				}
+			}
+		}
+		return out
+	}
 	check := func(sc *messages.Scenario) {
-		if sc == nil || len(sc.Examples) == 0 {
+		if sc == nil {
 			return
 		}
-		cols := map[string]bool{}
-		var names []string
+		name := strings.TrimSpace(sc.Name)
+		if len(sc.Examples) == 0 {
+			if !outline[sc.Keyword] {
+				return
+			}
+			for _, st := range sc.Steps {
+				for _, text := range texts(st) {
+					if m := placeholder.FindStringSubmatch(text); m != nil {
+						fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
+							Message: fmt.Sprintf("Scenario Outline %q has no Examples: <%s> would be sent as written", name, m[1]),
+							Hint:    "add an Examples: table with a column for each <name>, or write the step without <...>"})
+						return
+					}
+				}
+			}
+			return
+		}
+		// tables are the Examples blocks that add scenarios.
+		var tables []*messages.Examples
 		for _, ex := range sc.Examples {
-			if ex.TableHeader == nil {
+			if ex.TableHeader == nil || len(ex.TableBody) == 0 {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.pos(ex.Location),
+					Message: fmt.Sprintf("%s of %q has no rows: it adds no scenario", strings.TrimSpace(ex.Keyword), name),
+					Hint:    "write a | column | header and one row per scenario under it, or remove the block"})
 				continue
 			}
+			tables = append(tables, ex)
+			seen := map[string]bool{}
 			for _, c := range ex.TableHeader.Cells {
-				if !cols[c.Value] {
-					cols[c.Value] = true
-					names = append(names, c.Value)
+				if seen[c.Value] {
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(c.Location),
+						Message: fmt.Sprintf("column %q is named twice in the Examples of %q", c.Value, name),
+						Hint:    "give each column its own name: <name> and ${name} would read different cells"})
+				}
+				seen[c.Value] = true
+			}
+		}
+		// cols[i] holds the columns of tables[i]; all is every column, in
+		// order, for the hint when no table has the placeholder.
+		cols := make([]map[string]bool, len(tables))
+		names := make([][]string, len(tables))
+		var all []string
+		for i, ex := range tables {
+			cols[i] = map[string]bool{}
+			for _, c := range ex.TableHeader.Cells {
+				if !cols[i][c.Value] {
+					cols[i][c.Value] = true
+					names[i] = append(names[i], c.Value)
+					if !slices.Contains(all, c.Value) {
+						all = append(all, c.Value)
+					}
 				}
 			}
 		}
+		report := func(st *messages.Step, col, of string, names []string) {
+			hint := "the columns are " + strings.Join(names, ", ")
+			if s := diag.Suggest(col, names); s != "" {
+				hint = fmt.Sprintf("did you mean <%s>?", s)
+			}
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
+				Message: fmt.Sprintf("<%s> is not a column of %s: it would be sent as written", col, of), Hint: hint})
+		}
 		for _, st := range sc.Steps {
-			texts := []string{st.Text}
-			if st.DocString != nil {
-				texts = append(texts, st.DocString.Content)
-			}
-			if st.DataTable != nil {
-				for _, r := range st.DataTable.Rows {
-					for _, c := range r.Cells {
-						texts = append(texts, c.Value)
-					}
-				}
-			}
-			for _, text := range texts {
+			for _, text := range texts(st) {
 				for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
-					if cols[m[1]] {
-						continue
+					var lacking []int
+					for i := range tables {
+						if !cols[i][m[1]] {
+							lacking = append(lacking, i)
+						}
 					}
-					hint := "the columns are " + strings.Join(names, ", ")
-					if s := diag.Suggest(m[1], names); s != "" {
-						hint = fmt.Sprintf("did you mean <%s>?", s)
+					switch {
+					case len(lacking) == 0:
+					case len(lacking) == len(tables):
+						report(st, m[1], fmt.Sprintf("the Examples of %q", name), all)
+					default:
+						for _, i := range lacking {
+							report(st, m[1], fmt.Sprintf("the Examples at line %d of %q", tables[i].Location.Line, name), names[i])
+						}
 					}
-					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
-						Message: fmt.Sprintf("<%s> is not a column of the Examples of %q: it would be sent as written", m[1], strings.TrimSpace(sc.Name)), Hint: hint})
 				}
 			}
 		}
