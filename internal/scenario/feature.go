@@ -617,11 +617,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
 		// asWritten: the step's text is the line's, not a Scenario
 		// Outline's substitution, so a column within it is one of the line.
-		asWritten := false
+		// written is the step's text as the line has it.
+		asWritten, written := false, ps.Text
 		if len(ps.AstNodeIds) > 0 {
 			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
 				in.Pos, in.Keyword = fl.pos(ast.Location), ast.Keyword
-				asWritten = ast.Text == ps.Text
+				asWritten, written = ast.Text == ps.Text, ast.Text
 			}
 		}
 		if a := ps.Argument; a != nil {
@@ -660,6 +661,11 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				}
 				if se.Captures != "" {
 					scope[se.Captures] = true
+				}
+				if !asWritten && len(library.Match(in.Text)) == 0 {
+					if hint := rowBreaksStep(sc, written); hint != "" {
+						d.Hint = hint
+					}
 				}
 			}
 			fl.diags = fl.diags.Append(d)
@@ -740,6 +746,27 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			fl.diags = fl.diags.Warnf(fl.withinAt, "@within bounds the wait for an outbound call's status; scenario %q places no call", sc.Name)
 		}
 	}
+}
+
+// rowBreaksStep is the hint of a Scenario Outline's step (written: its
+// text as the line has it) that its Examples row (of sc) makes undefined:
+// a value with a double quote ends the step's quoted text early. It is
+// empty when that is not what breaks the step.
+func rowBreaksStep(sc *Scenario, written string) string {
+	escaped := written
+	var quoted []string
+	for _, k := range slices.Sorted(maps.Keys(sc.Vars)) {
+		v := sc.Vars[k]
+		if strings.Contains(v, `"`) && strings.Contains(written, "<"+k+">") {
+			quoted = append(quoted, "<"+k+">")
+		}
+		escaped = strings.ReplaceAll(escaped, "<"+k+">", strings.ReplaceAll(v, `"`, `\"`))
+	}
+	if len(quoted) == 0 || len(library.Match(escaped)) != 1 {
+		return ""
+	}
+	return fmt.Sprintf(`the value of %s in the Examples row at line %d has a double quote, which ends the step's quoted text: write it \" in the table`,
+		strings.Join(quoted, " and "), sc.Pos.Line)
 }
 
 // checkRefs reports the ${name} references of a step (its text, DocString
