@@ -80,6 +80,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	}
 	fl.index(doc.Feature)
 	fl.outlineColumns(doc.Feature)
+	fl.descriptionSteps(doc.Feature, src)
 	seen := map[string]diag.Pos{}
 	for _, p := range pickles {
 		sc := fl.scenario(p)
@@ -270,6 +271,18 @@ var parseLine = regexp.MustCompile(`^\((\d+):(\d+)\): (.*)$`)
 // diagnostics, one per line it holds.
 func (fl *featureLoader) parseErrors(err error, src []byte) {
 	found := false
+	lines := strings.Split(string(src), "\n")
+	lang := gherkin.DefaultDialect
+	for _, l := range lines {
+		if m := languageLine.FindStringSubmatch(l); m != nil {
+			lang = m[1]
+			break
+		}
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+	}
+	keywords := stepKeywords(lang)
 	for _, line := range strings.Split(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -285,6 +298,11 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 			if at, delim := openDocString(src); at.Line > 0 {
 				d.Pos.Line, d.Pos.Col = at.Line, at.Col
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
+			}
+		}
+		if d.Hint == "" && strings.Contains(m[3], ", got '") && ln >= 1 && ln <= len(lines) {
+			if step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords); how == keywordCase || how == noKeyword {
+				d.Hint = stepHint(step, how, keywords)
 			}
 		}
 		fl.diags = fl.diags.Append(d)
