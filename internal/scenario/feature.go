@@ -301,7 +301,10 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 			}
 		}
 		if d.Hint == "" && strings.Contains(m[3], ", got '") && ln >= 1 && ln <= len(lines) {
-			if step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords); how == keywordCase || how == noKeyword {
+			// A step written right is an error only where the parser
+			// takes no step: after an Examples table.
+			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords)
+			if how == keywordCase || how == noKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
 				d.Hint = stepHint(step, how, keywords)
 			}
 		}
