@@ -50,6 +50,8 @@ var badFiles = []struct{ name, file, src string }{
 	{"handoff: no (YAML 1.1 boolean)", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        expect: {handoff: no}\n"},
 	{"feature: undefined ${var}", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi ${nobody}\"\n"},
 	{"feature: outline column not in Examples", "f.feature", "Feature: f\n  Scenario Outline: a\n    When the user says \"<dya>\"\n\n    Examples:\n      | day |\n      | fri |\n"},
+	{"feature: outline column one Examples table lacks", "f.feature", "Feature: f\n  Scenario Outline: a\n    When the user says \"<day> for <party>\"\n\n    Examples:\n      | day | party |\n      | fri | 4     |\n\n    Examples:\n      | day |\n      | sat |\n"},
+	{"feature: step keyword in lower case", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n    then the agent says \"hello\"\n"},
 	{"feature: duplicate scenario names", "f.feature", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: a\n    When the user says \"ho\"\n"},
 	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n        expect: {ended: false}\n"},
 	{"alias of no anchor", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns: *common\n"},

@@ -80,6 +80,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	}
 	fl.index(doc.Feature)
 	fl.outlineColumns(doc.Feature)
+	fl.descriptionSteps(doc.Feature, src)
 	seen := map[string]diag.Pos{}
 	for _, p := range pickles {
 		sc := fl.scenario(p)
@@ -270,6 +271,18 @@ var parseLine = regexp.MustCompile(`^\((\d+):(\d+)\): (.*)$`)
 // diagnostics, one per line it holds.
 func (fl *featureLoader) parseErrors(err error, src []byte) {
 	found := false
+	lines := strings.Split(string(src), "\n")
+	lang := gherkin.DefaultDialect
+	for _, l := range lines {
+		if m := languageLine.FindStringSubmatch(l); m != nil {
+			lang = m[1]
+			break
+		}
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+	}
+	keywords := stepKeywords(lang)
 	for _, line := range strings.Split(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -285,6 +298,14 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 			if at, delim := openDocString(src); at.Line > 0 {
 				d.Pos.Line, d.Pos.Col = at.Line, at.Col
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
+			}
+		}
+		if d.Hint == "" && strings.Contains(m[3], ", got '") && ln >= 1 && ln <= len(lines) {
+			// A step written right is an error only where the parser
+			// takes no step: after an Examples table.
+			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords)
+			if how == keywordCase || how == noKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
+				d.Hint = stepHint(step, how, keywords)
 			}
 		}
 		fl.diags = fl.diags.Append(d)
@@ -617,11 +638,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
 		// asWritten: the step's text is the line's, not a Scenario
 		// Outline's substitution, so a column within it is one of the line.
-		asWritten := false
+		// written is the step's text as the line has it.
+		asWritten, written := false, ps.Text
 		if len(ps.AstNodeIds) > 0 {
 			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
 				in.Pos, in.Keyword = fl.pos(ast.Location), ast.Keyword
-				asWritten = ast.Text == ps.Text
+				asWritten, written = ast.Text == ps.Text, ast.Text
 			}
 		}
 		if a := ps.Argument; a != nil {
@@ -660,6 +682,11 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				}
 				if se.Captures != "" {
 					scope[se.Captures] = true
+				}
+				if !asWritten && len(library.Match(in.Text)) == 0 {
+					if hint := rowBreaksStep(sc, written); hint != "" {
+						d.Hint = hint
+					}
 				}
 			}
 			fl.diags = fl.diags.Append(d)
@@ -742,6 +769,27 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	}
 }
 
+// rowBreaksStep is the hint of a Scenario Outline's step (written: its
+// text as the line has it) that its Examples row (of sc) makes undefined:
+// a value with a double quote ends the step's quoted text early. It is
+// empty when that is not what breaks the step.
+func rowBreaksStep(sc *Scenario, written string) string {
+	escaped := written
+	var quoted []string
+	for _, k := range slices.Sorted(maps.Keys(sc.Vars)) {
+		v := sc.Vars[k]
+		if strings.Contains(v, `"`) && strings.Contains(written, "<"+k+">") {
+			quoted = append(quoted, "<"+k+">")
+		}
+		escaped = strings.ReplaceAll(escaped, "<"+k+">", strings.ReplaceAll(v, `"`, `\"`))
+	}
+	if len(quoted) == 0 || len(library.Match(escaped)) != 1 {
+		return ""
+	}
+	return fmt.Sprintf(`the value of %s in the Examples row at line %d has a double quote, which ends the step's quoted text: write it \" in the table`,
+		strings.Join(quoted, " and "), sc.Pos.Line)
+}
+
 // checkRefs reports the ${name} references of a step (its text, DocString
 // and table) that are malformed or name nothing in scope, as the YAML
 // decoder does: at run time they could only error the scenario.
@@ -783,50 +831,121 @@ func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
 var placeholder = regexp.MustCompile(`<([^<>\n]+)>`)
 
 // outlineColumns reports the <name> placeholders of each Scenario
-// Outline's steps that no Examples table of the outline has as a column:
-// Gherkin leaves them as they are, so a misspelt <dya> would be sent to
-// the agent literally.
+// Outline's steps that an Examples table of the outline lacks as a
+// column: Gherkin substitutes each row from its own table only and leaves
+// the rest as they are, so a misspelt <dya>, or a <party> that one of two
+// Examples tables has and the other has not, would be sent to the agent
+// literally. It also reports a column named twice in one table (the row's
+// <day> and ${day} would read different cells), an Examples block that
+// adds no scenario, and a Scenario Outline with placeholders and no
+// Examples at all (Gherkin runs it once, placeholders as written).
 func (fl *featureLoader) outlineColumns(f *messages.Feature) {
+	outline := map[string]bool{}
+	if d := gherkin.DialectsBuiltin().GetDialect(f.Language); d != nil {
+		for _, k := range d.ScenarioOutlineKeywords() {
+			outline[k] = true
+		}
+	}
+	// texts are the step's text, DocString and table cells: where a
+	// placeholder is substituted.
+	texts := func(st *messages.Step) []string {
+		out := []string{st.Text}
+		if st.DocString != nil {
+			out = append(out, st.DocString.Content)
+		}
+		if st.DataTable != nil {
+			for _, r := range st.DataTable.Rows {
+				for _, c := range r.Cells {
+					out = append(out, c.Value)
+				}
+			}
+		}
+		return out
+	}
 	check := func(sc *messages.Scenario) {
-		if sc == nil || len(sc.Examples) == 0 {
+		if sc == nil {
 			return
 		}
-		cols := map[string]bool{}
-		var names []string
+		name := strings.TrimSpace(sc.Name)
+		if len(sc.Examples) == 0 {
+			if !outline[sc.Keyword] {
+				return
+			}
+			for _, st := range sc.Steps {
+				for _, text := range texts(st) {
+					if m := placeholder.FindStringSubmatch(text); m != nil {
+						fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
+							Message: fmt.Sprintf("Scenario Outline %q has no Examples: <%s> would be sent as written", name, m[1]),
+							Hint:    "add an Examples: table with a column for each <name>, or write the step without <...>"})
+						return
+					}
+				}
+			}
+			return
+		}
+		// tables are the Examples blocks that add scenarios.
+		var tables []*messages.Examples
 		for _, ex := range sc.Examples {
-			if ex.TableHeader == nil {
+			if ex.TableHeader == nil || len(ex.TableBody) == 0 {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.pos(ex.Location),
+					Message: fmt.Sprintf("%s of %q has no rows: it adds no scenario", strings.TrimSpace(ex.Keyword), name),
+					Hint:    "write a | column | header and one row per scenario under it, or remove the block"})
 				continue
 			}
+			tables = append(tables, ex)
+			seen := map[string]bool{}
 			for _, c := range ex.TableHeader.Cells {
-				if !cols[c.Value] {
-					cols[c.Value] = true
-					names = append(names, c.Value)
+				if seen[c.Value] {
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(c.Location),
+						Message: fmt.Sprintf("column %q is named twice in the Examples of %q", c.Value, name),
+						Hint:    "give each column its own name: <name> and ${name} would read different cells"})
+				}
+				seen[c.Value] = true
+			}
+		}
+		// cols[i] holds the columns of tables[i]; all is every column, in
+		// order, for the hint when no table has the placeholder.
+		cols := make([]map[string]bool, len(tables))
+		names := make([][]string, len(tables))
+		var all []string
+		for i, ex := range tables {
+			cols[i] = map[string]bool{}
+			for _, c := range ex.TableHeader.Cells {
+				if !cols[i][c.Value] {
+					cols[i][c.Value] = true
+					names[i] = append(names[i], c.Value)
+					if !slices.Contains(all, c.Value) {
+						all = append(all, c.Value)
+					}
 				}
 			}
 		}
+		report := func(st *messages.Step, col, of string, names []string) {
+			hint := "the columns are " + strings.Join(names, ", ")
+			if s := diag.Suggest(col, names); s != "" {
+				hint = fmt.Sprintf("did you mean <%s>?", s)
+			}
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
+				Message: fmt.Sprintf("<%s> is not a column of %s: it would be sent as written", col, of), Hint: hint})
+		}
 		for _, st := range sc.Steps {
-			texts := []string{st.Text}
-			if st.DocString != nil {
-				texts = append(texts, st.DocString.Content)
-			}
-			if st.DataTable != nil {
-				for _, r := range st.DataTable.Rows {
-					for _, c := range r.Cells {
-						texts = append(texts, c.Value)
-					}
-				}
-			}
-			for _, text := range texts {
+			for _, text := range texts(st) {
 				for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
-					if cols[m[1]] {
-						continue
+					var lacking []int
+					for i := range tables {
+						if !cols[i][m[1]] {
+							lacking = append(lacking, i)
+						}
 					}
-					hint := "the columns are " + strings.Join(names, ", ")
-					if s := diag.Suggest(m[1], names); s != "" {
-						hint = fmt.Sprintf("did you mean <%s>?", s)
+					switch {
+					case len(lacking) == 0:
+					case len(lacking) == len(tables):
+						report(st, m[1], fmt.Sprintf("the Examples of %q", name), all)
+					default:
+						for _, i := range lacking {
+							report(st, m[1], fmt.Sprintf("the Examples at line %d of %q", tables[i].Location.Line, name), names[i])
+						}
 					}
-					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
-						Message: fmt.Sprintf("<%s> is not a column of the Examples of %q: it would be sent as written", m[1], strings.TrimSpace(sc.Name)), Hint: hint})
 				}
 			}
 		}

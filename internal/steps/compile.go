@@ -167,6 +167,29 @@ func (l *Library) nearMiss(in Input, step string) *Error {
 				Col: utf8.RuneCountInString(base) + 2}
 		}
 	}
+	// A Gherkin comment takes a whole line: "# ..." after a step is part
+	// of its text. So is a closing full stop.
+	for i := strings.Index(in.Text, " #"); i >= 0; {
+		if base := strings.TrimRight(in.Text[:i], " "); len(l.Match(base)) == 1 {
+			return &Error{
+				Message: fmt.Sprintf("undefined step %q", step),
+				Hint:    fmt.Sprintf("did you mean %s%s? a comment takes a line of its own: Gherkin reads # after a step as part of its text", in.Keyword, base),
+				Col:     utf8.RuneCountInString(in.Text[:i]) + 2,
+			}
+		}
+		next := strings.Index(in.Text[i+2:], " #")
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	if base := strings.TrimRight(in.Text, ".;, "); base != in.Text && len(l.Match(base)) == 1 {
+		return &Error{
+			Message: fmt.Sprintf("undefined step %q", step),
+			Hint:    fmt.Sprintf("did you mean %s%s? a step ends without punctuation", in.Keyword, base),
+			Col:     utf8.RuneCountInString(base) + 1,
+		}
+	}
 	if text := doubleQuoted(in.Text); text != in.Text {
 		if idx := l.Match(text); len(idx) == 1 {
 			return &Error{

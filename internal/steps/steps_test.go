@@ -212,6 +212,12 @@ func TestCompileErrors(t *testing.T) {
 			`undefined step`, []string{`did you mean When the user says "I'd like a table"?`}},
 		{"typographic single quotes", Input{Keyword: "Then ", Text: `the agent’s reply contains ‘table’`},
 			`undefined step`, []string{`did you mean Then the agent’s reply contains "table"?`}},
+		{"comment after the step", Input{Keyword: "Given ", Text: `the channel "WEB" # the web widget`},
+			`undefined step`, []string{`did you mean Given the channel "WEB"?`, "a comment takes a line of its own"}},
+		{"comment after a text with a #", Input{Keyword: "When ", Text: `the user says "table #4 #5" # asks twice`},
+			`undefined step`, []string{`did you mean When the user says "table #4 #5"?`}},
+		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`},
+			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
 		{"bad state regex", Input{Keyword: "Then ", Text: `the state "k" matches "[a"`}, "invalid regular expression", nil},
 		{"bad similarity", Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least 1.5`}, "similarity 1.5", nil},
@@ -493,6 +499,8 @@ func TestErrorColumn(t *testing.T) {
 		{"capture pattern", Input{Keyword: "And ", Text: `I remember "r" from the reply matching "a("`}, 40},
 		{"after a typographic apostrophe", Input{Keyword: "Then ", Text: `the agent’s reply matches "("`}, 27},
 		{"ignoring case it does not take", Input{Keyword: "Then ", Text: `the current node is "x" ignoring case`}, 25},
+		{"comment after the step", Input{Keyword: "Given ", Text: `the channel "WEB" # the web widget`}, 19},
+		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`}, 31},
 		{"the step as a whole", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

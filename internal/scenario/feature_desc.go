@@ -1,0 +1,144 @@
+package scenario
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// languageLine is a `# language: xx` line, read before the parser runs
+// (to word the hints of its errors in the file's language).
+var languageLine = regexp.MustCompile(`^\s*#\s*language\s*:\s*([a-zA-Z-]+)\s*$`)
+
+// stepKeywords are the step keywords of a dialect ("When", "Quand"),
+// without their trailing space and without "*"; English when the
+// language is unknown.
+func stepKeywords(lang string) []string {
+	d := gherkin.DialectsBuiltin().GetDialect(lang)
+	if d == nil {
+		d = gherkin.DialectsBuiltin().GetDialect(gherkin.DefaultDialect)
+	}
+	var out []string
+	for _, k := range d.StepKeywords() {
+		if k = strings.TrimSpace(k); k != "*" && k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// How a line that is not a step is one: the hint readsAsStep's caller
+// gives depends on it.
+const (
+	// asWrittenStep is a step written right, where Gherkin takes no step
+	// (the description of a Feature, a Rule or an Examples block).
+	asWrittenStep = iota + 1
+	// keywordCase is a keyword in another case, or with no space after it.
+	keywordCase
+	// noKeyword is a step with no keyword at all.
+	noKeyword
+)
+
+// readsAsStep returns the step a line meant to be, and how it is not one
+// (0 when it is not a defined step): a defined step written with its
+// keyword in another case or not followed by a space ("when the user says
+// ...", "Thenthe agent says ..."), with no keyword at all, or as written.
+// Prose that merely starts with "when" is left alone: what follows must
+// be a defined step.
+func readsAsStep(line string, keywords []string) (step string, how int) {
+	for _, kw := range keywords {
+		n := utf8.RuneCountInString(kw)
+		r := []rune(line)
+		if len(r) <= n || !strings.EqualFold(string(r[:n]), kw) {
+			continue
+		}
+		rest := strings.TrimLeft(string(r[n:]), " ")
+		if len(library.Match(rest)) == 1 {
+			if string(r[:n+1]) == kw+" " {
+				return line, asWrittenStep
+			}
+			return kw + " " + rest, keywordCase
+		}
+	}
+	if idx := library.Match(line); len(idx) == 1 {
+		kw, _, _ := strings.Cut(library.Defs()[idx[0]].Example, " ")
+		return kw + " " + line, noKeyword
+	}
+	return "", 0
+}
+
+// stepHint is the hint of a line that readsAsStep.
+func stepHint(step string, how int, keywords []string) string {
+	switch how {
+	case asWrittenStep:
+		return "steps belong under Scenario: or Background:, and in a Scenario Outline above its Examples"
+	case keywordCase:
+		return fmt.Sprintf("did you mean %s? keywords are case-sensitive and followed by a space", step)
+	}
+	return fmt.Sprintf("did you mean %s? a step starts with a keyword (%s)", step, strings.Join(keywords, ", "))
+}
+
+// descriptionSteps warns about the description lines (the free text under
+// Feature:, Rule:, Background:, Scenario: or Examples:) that are steps
+// written wrong: Gherkin takes them as text, and the scenario runs without
+// them, the turn never sent or the check never made.
+func (fl *featureLoader) descriptionSteps(f *messages.Feature, src []byte) {
+	lines := strings.Split(string(src), "\n")
+	keywords := stepKeywords(f.Language)
+	check := func(at *messages.Location, desc, what string) {
+		if at == nil || strings.TrimSpace(desc) == "" {
+			return
+		}
+		i := int(at.Line) // the header's index + 1: the line after it
+		for _, dl := range strings.Split(desc, "\n") {
+			text := strings.TrimSpace(dl)
+			if text == "" {
+				continue
+			}
+			for i < len(lines) && strings.TrimSpace(lines[i]) != text {
+				i++
+			}
+			if i >= len(lines) {
+				return
+			}
+			if step, how := readsAsStep(text, keywords); how != 0 {
+				hint := stepHint(step, how, keywords)
+				col := utf8.RuneCountInString(lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]) + 1
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: fl.file, Line: i + 1, Col: col},
+					Message: fmt.Sprintf("%q is not a step: Gherkin reads it as the description of %s", text, what), Hint: hint})
+			}
+			i++
+		}
+	}
+	scenario := func(sc *messages.Scenario) {
+		check(sc.Location, sc.Description, fmt.Sprintf("scenario %q", strings.TrimSpace(sc.Name)))
+		for _, ex := range sc.Examples {
+			check(ex.Location, ex.Description, fmt.Sprintf("the Examples of %q", strings.TrimSpace(sc.Name)))
+		}
+	}
+	check(f.Location, f.Description, fmt.Sprintf("feature %q", strings.TrimSpace(f.Name)))
+	for _, ch := range f.Children {
+		switch {
+		case ch.Background != nil:
+			check(ch.Background.Location, ch.Background.Description, "the Background")
+		case ch.Scenario != nil:
+			scenario(ch.Scenario)
+		case ch.Rule != nil:
+			check(ch.Rule.Location, ch.Rule.Description, fmt.Sprintf("rule %q", strings.TrimSpace(ch.Rule.Name)))
+			for _, rc := range ch.Rule.Children {
+				switch {
+				case rc.Background != nil:
+					check(rc.Background.Location, rc.Background.Description, "the Background")
+				case rc.Scenario != nil:
+					scenario(rc.Scenario)
+				}
+			}
+		}
+	}
+}
