@@ -236,6 +236,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.problems = append(o.problems, f.problems...)
 	o.pathsGiven = len(pos) > 0
 	o.outputs.parsed(f)
+	o.statsOptions.parsed(f)
 	paths, bad := o.selection.args(st, pos)
 	o.problems = append(o.problems, bad...)
 	o.paths = suitePaths(paths)
