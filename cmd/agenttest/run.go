@@ -441,7 +441,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events)
+	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events, o.turnTimeout)
 	if err != nil {
 		return err
 	}
