@@ -328,6 +328,12 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	ep, secret, err := webhook.Register(ctx, boundedRegistrar{Client: client, timeout: callTimeout}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
+		if ctx.Err() != nil {
+			// Interrupted while registering: the user's doing, not the
+			// platform's. The run concludes as interrupted, and its
+			// cases are not run.
+			return &receiver{webhooks: unregistered{why: "run interrupted"}, stop: func() {}}, nil
+		}
 		// err names the URL (register webhook URL: POST ...: 500 ...).
 		msg := "the run's webhook endpoint could not be registered: " + client.Redact(err.Error())
 		if !fromPlatform(err) {

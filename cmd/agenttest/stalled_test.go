@@ -5,10 +5,28 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+// stalledSuite confirms a webhook, so the run registers its endpoint.
+const stalledSuite = `suite: webhooks
+agent: clinic
+scenarios:
+  - name: completes
+    turns:
+      - say: I have chest pain
+    confirm: {webhooks: [conversation.completed]}
+`
+
+// stalledEnv is a target on the platform at url, over plain HTTP.
+func stalledEnv(url string) map[string]string {
+	return map[string]string{"AGENTTEST_BUILD_URL": url, "AGENTTEST_RUNTIME_URL": url, "AGENTTEST_ALLOW_HTTP": "true",
+		"AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789", "AGENTTEST_ACCOUNT_ID": "acc"}
+}
 
 // TestWebhookRegistrationStalled: a platform that takes every request and
 // never answers. The registration of the run's webhook endpoint is a
@@ -25,17 +43,8 @@ func TestWebhookRegistrationStalled(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hs.Close)
-	dir := writeTree(t, map[string]string{"hooks.yaml": `suite: webhooks
-agent: clinic
-scenarios:
-  - name: completes
-    turns:
-      - say: I have chest pain
-    confirm: {webhooks: [conversation.completed]}
-`})
-	env := map[string]string{"AGENTTEST_BUILD_URL": hs.URL, "AGENTTEST_RUNTIME_URL": hs.URL, "AGENTTEST_ALLOW_HTTP": "true",
-		"AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789", "AGENTTEST_ACCOUNT_ID": "acc"}
-	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
+	dir := writeTree(t, map[string]string{"hooks.yaml": stalledSuite})
+	c := newCLI(t, dir, stalledEnv(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
 	// Far above what the run needs; without a bound on the registration
 	// this deadline is what ends it, as an interrupt.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -49,5 +58,34 @@ scenarios:
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestInterruptDuringWebhookRegistration: an interrupt while the run's
+// webhook endpoint is being registered (a platform slow to answer) is the
+// user's, not the platform's: the run concludes as interrupted, exit 130,
+// without saying the endpoint could not be registered and that the run
+// goes on.
+func TestInterruptDuringWebhookRegistration(t *testing.T) {
+	t.Parallel()
+	asked := make(chan struct{}, 8)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		asked <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hs.Close)
+	dir := writeTree(t, map[string]string{"hooks.yaml": stalledSuite})
+	c := newCLI(t, dir, stalledEnv(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--junit", "junit.xml", "hooks.yaml")
+	go func() {
+		<-asked // the registration's first call
+		c.sigs <- struct{}{}
+	}()
+	out := c.expect(t, exitInterrupted, "agenttest: interrupted: stopping the run and writing reports", "PENDING hooks.yaml:4 completes (not run: run interrupted)")
+	if strings.Contains(out, "could not be registered") {
+		t.Errorf("the interrupt is reported as the platform's:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
+		t.Errorf("no JUnit report: %v", err)
 	}
 }
