@@ -145,6 +145,7 @@ func parseCompareOptions(st *State, args []string) (*compareOptions, error) {
 	if !f.isSet("latency-min-ratio") {
 		o.minRatio = compare.DefaultMinRatio
 	}
+	o.statsOptions.parsed(f)
 	o.problems = append(o.problems, f.problems...)
 	o.pathsGiven = len(pos) > 0
 	paths, bad := o.selection.args(st, pos)

@@ -283,8 +283,9 @@ func webhookFailFirst(st *State) (int, error) {
 // startReceiver starts the run's webhook receiver when one is configured,
 // or, on the embedded simulator, when a selected scenario confirms
 // webhooks. It registers (or reuses) the endpoint and removes at the end
-// an endpoint it registered. nil means no receiver.
-func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, events []string) (*receiver, error) {
+// an endpoint it registered. nil means no receiver. Each call of the
+// registration is bounded by callTimeout (--turn-timeout).
+func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, events []string, callTimeout time.Duration) (*receiver, error) {
 	listen := c.webhookListen
 	if listen == "" {
 		if !t.Embedded || len(events) == 0 {
@@ -324,9 +325,15 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	if len(events) == 0 {
 		events = webhook.DefaultEvents
 	}
-	ep, secret, err := webhook.Register(ctx, client, public, events, c.webhookSecret)
+	ep, secret, err := webhook.Register(ctx, boundedRegistrar{Client: client, timeout: callTimeout}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
+		if ctx.Err() != nil {
+			// Interrupted while registering: the user's doing, not the
+			// platform's. The run concludes as interrupted, and its
+			// cases are not run.
+			return &receiver{webhooks: unregistered{why: "run interrupted"}, stop: func() {}}, nil
+		}
 		// err names the URL (register webhook URL: POST ...: 500 ...).
 		msg := "the run's webhook endpoint could not be registered: " + client.Redact(err.Error())
 		if !fromPlatform(err) {
@@ -357,6 +364,53 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		}
 		shutdown()
 	}}, nil
+}
+
+// boundedRegistrar bounds each call of the registration of a run's
+// webhook endpoint by the turn timeout, as the runner bounds each of its
+// own calls: a platform that takes a request and never answers would
+// otherwise hold the run before its first case until an interrupt ended
+// it, having tested nothing.
+type boundedRegistrar struct {
+	*platform.Client
+	timeout time.Duration
+}
+
+func (b boundedRegistrar) ListWebhooks(ctx context.Context) ([]platform.WebhookEndpoint, error) {
+	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	eps, err := b.Client.ListWebhooks(cctx)
+	return eps, b.named(ctx, cctx, err)
+}
+
+func (b boundedRegistrar) RegisterWebhook(ctx context.Context, reg platform.WebhookRegistration) (*platform.WebhookEndpoint, error) {
+	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	ep, err := b.Client.RegisterWebhook(cctx, reg)
+	return ep, b.named(ctx, cctx, err)
+}
+
+func (b boundedRegistrar) UpdateWebhook(ctx context.Context, id string, upd platform.WebhookUpdate) (*platform.WebhookEndpoint, error) {
+	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	ep, err := b.Client.UpdateWebhook(cctx, id, upd)
+	return ep, b.named(ctx, cctx, err)
+}
+
+func (b boundedRegistrar) DeleteWebhook(ctx context.Context, id string) error {
+	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	return b.named(ctx, cctx, b.Client.DeleteWebhook(cctx, id))
+}
+
+// named says which limit ended a call that the bound cut off (the
+// client's error says only "context deadline exceeded"), keeping the
+// error it wraps.
+func (b boundedRegistrar) named(ctx, cctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil || cctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("%w (turn timeout of %s exceeded)", err, b.timeout)
 }
 
 // fromPlatform reports whether err is the platform's: an answer the

@@ -233,6 +233,23 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\""},
 		},
 		{
+			// 0 is how a run says "not set": given, it would run every
+			// scenario once as if the flag were not there.
+			name:   "a repeat of 0 is refused, like a scenario's repeat: 0",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--repeat", "0"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --repeat must be 1 or more, not 0\n"},
+		},
+		{
+			name:   "a repeat of 0 from the environment is refused too",
+			dir:    "testdata/pass",
+			args:   []string{"compare", "--baseline", "sandbox", "--candidate", "pre-release"},
+			env:    map[string]string{"AGENTTEST_REPEAT": "0"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: compare: --repeat must be 1 or more, not 0 (set by AGENTTEST_REPEAT)\n"},
+		},
+		{
 			name:   "bad enum value lists the allowed ones",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--env", "prod"},

@@ -236,6 +236,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.problems = append(o.problems, f.problems...)
 	o.pathsGiven = len(pos) > 0
 	o.outputs.parsed(f)
+	o.statsOptions.parsed(f)
 	paths, bad := o.selection.args(st, pos)
 	o.problems = append(o.problems, bad...)
 	o.paths = suitePaths(paths)
@@ -440,7 +441,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events)
+	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events, o.turnTimeout)
 	if err != nil {
 		return err
 	}

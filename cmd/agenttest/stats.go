@@ -17,6 +17,9 @@ import (
 type statsOptions struct {
 	repeat                       int
 	passRate, confidence, margin float64
+	// repeatGiven: --repeat (or AGENTTEST_REPEAT) was given, so a 0 is
+	// the user's, not the default that leaves scenarios to one run.
+	repeatGiven bool
 }
 
 func (o *statsOptions) register(f *flags) {
@@ -24,6 +27,11 @@ func (o *statsOptions) register(f *flags) {
 	f.shareVar(&o.passRate, "pass-rate", "AGENTTEST_PASS_RATE", "the pass `RATE` those scenarios must reach, e.g. 0.9 or 90%; 1 when not given")
 	f.shareVar(&o.confidence, "confidence", "AGENTTEST_CONFIDENCE", "decide those scenarios sequentially with this `PROBABILITY` of the right verdict, e.g. 0.95")
 	f.shareVar(&o.margin, "margin", "AGENTTEST_MARGIN", "with --confidence: a rate at or below pass rate − `MARGIN` must fail; 0.1 when not given")
+}
+
+// parsed notes, once f is parsed, which settings were given.
+func (o *statsOptions) parsed(f *flags) {
+	o.repeatGiven = f.isSet("repeat")
 }
 
 // stats is the settings as the runner takes them.
@@ -34,7 +42,10 @@ func (o statsOptions) stats() scenario.Stats {
 // check returns the problems of the settings (usage errors) and their
 // warnings, worded the way lint words them for a file.
 func (o statsOptions) check() (problems, warnings []string) {
-	if o.repeat < 0 {
+	// A repeat of 0 is refused as a scenario's repeat: 0 is how
+	// scenario.Stats says "not set", and the run would go on with every
+	// scenario run once, as if the flag were not there.
+	if o.repeat < 0 || (o.repeat == 0 && o.repeatGiven) {
 		problems = append(problems, fmt.Sprintf("--repeat must be 1 or more, not %d", o.repeat))
 	}
 	if o.passRate > 1 {

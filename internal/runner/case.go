@@ -70,7 +70,8 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 		s.Pass()
 	}
 	if r.stops.after(s.reached, s.stop) {
-		// The run is stopped: no further attempt of this case.
+		// The run is stopped on the platform: no further attempt of
+		// this case.
 		return s.a, false
 	}
 	return s.a, !ok && s.retry

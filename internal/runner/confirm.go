@@ -131,9 +131,9 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		fails = append(fails, hf...)
 	}
 	if len(c.Webhooks) > 0 {
-		wf, stop := s.confirmWebhooks(c.Webhooks, convID)
+		wf, stop, retry := s.confirmWebhooks(c.Webhooks, convID)
 		if stop {
-			return false, false
+			return false, retry
 		}
 		fails = append(fails, wf...)
 	}
@@ -219,8 +219,11 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 
 // confirmWebhooks waits for every expected event of the conversation under
 // one deadline: the events are sent together when the conversation ends,
-// so they are waited for side by side, not one bound after another.
-func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (fails []assert.Failure, stop bool) {
+// so they are waited for side by side, not one bound after another. An
+// event missing at that deadline is a failure; a wait the scenario's
+// timeout cut short is that timeout's error, as for every other call of
+// the attempt: the event may have been on its way.
+func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (fails []assert.Failure, stop, retry bool) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConfirmTimeout)
 	defer cancel()
 	for _, w := range checks {
@@ -244,7 +247,11 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 		}
 		if s.runCtx.Err() != nil {
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindInterrupted, Message: "confirm: webhooks: run interrupted"})
-			return nil, true
+			return nil, true, false
+		}
+		if s.ctx.Err() != nil {
+			rec.Summary = "wait cut short by the scenario timeout"
+			return nil, true, s.platformFailed(w.Pos, "confirm: wait for webhook "+w.Event, s.named(ctx, err))
 		}
 		missing := (*webhook.MissingError)(nil)
 		if !errors.As(err, &missing) {
@@ -253,7 +260,7 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			// endpoint). The platform's error, and a retry meets it again.
 			rec.Summary = err.Error()
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error()})
-			return nil, true
+			return nil, true, false
 		}
 		rec.Summary = err.Error()
 		if sentUnverified(missing, convID, w.Event) {
@@ -263,11 +270,11 @@ func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (
 			// or the webhook secret's, never the agent's failure.
 			s.errored(&result.Error{Pos: w.Pos, Kind: result.KindHTTP, Message: "confirm: webhooks: " + err.Error() +
 				" (the platform sent the event, but no delivery could be verified: check the webhook secret, or the platform's signing)"})
-			return nil, true
+			return nil, true, false
 		}
 		fails = append(fails, assert.WebhookFailure(w, err))
 	}
-	return fails, false
+	return fails, false, false
 }
 
 // sentUnverified reports whether a delivery rejected during the wait

@@ -257,3 +257,72 @@ scenarios:
 		}
 	})
 }
+
+// TestWebhookWaitCutByScenarioTimeout: the conversation stays open, so
+// conversation.completed never comes. When the confirmation's own bound
+// passes first, the missing event is the agent's failure; when the
+// scenario's timeout cuts the wait short, it is that timeout's error, as
+// for a record read or a turn, and retried like one: the event may have
+// been on its way.
+func TestWebhookWaitCutByScenarioTimeout(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	type testCase struct {
+		name           string
+		timeout        string // the scenario's
+		confirmTimeout time.Duration
+		want           result.Status
+		attempts       int
+		message        string // the last attempt's failure or error
+	}
+	run := func(t *testing.T, tc testCase) {
+		src := `suite: webhook wait
+agent: ` + e.clinic + `
+scenarios:
+  - name: waits for an event that is not coming
+    timeout: ` + tc.timeout + `
+    turns:
+      - say: hello
+    confirm:
+      webhooks: [conversation.completed]
+`
+		opts := e.opts()
+		opts.Retries = 1
+		opts.ConfirmTimeout = tc.confirmTimeout
+		res, err := Run(context.Background(), loadYAML(t, src), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Files[0].Cases[0]
+		if c.Status != tc.want || len(c.Attempts) != tc.attempts {
+			t.Fatalf("%s after %d attempts, want %s after %d%s", c.Status, len(c.Attempts), tc.want, tc.attempts, describe(c))
+		}
+		a := c.Last()
+		got := ""
+		switch {
+		case a.Error != nil:
+			got = a.Error.Message
+			if a.Error.Kind != result.KindTimeout || a.Error.Pos.Line != 9 {
+				t.Errorf("error %s %s, want a timeout at line 9", a.Error.Pos, a.Error.Kind)
+			}
+		case len(a.Failures) > 0:
+			got = a.Failures[0].Message
+		}
+		if !strings.Contains(got, tc.message) {
+			t.Errorf("last attempt says %q, want %q%s", got, tc.message, describe(c))
+		}
+	}
+	testCases := []testCase{
+		{
+			name: "the confirmation's bound passes first: the agent's failure", timeout: "1m", confirmTimeout: 150 * time.Millisecond,
+			want: result.Failed, attempts: 2, message: `no verified "conversation.completed" event`,
+		},
+		{
+			name: "the scenario timeout cuts the wait: its error", timeout: "400ms", confirmTimeout: time.Minute,
+			want: result.Errored, attempts: 2, message: "confirm: wait for webhook conversation.completed: scenario timeout of 400ms exceeded",
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -56,7 +56,8 @@ type Options struct {
 	// answered.
 	RetryDelay time.Duration
 	// FailFast stops starting cases after the first Failed or Errored one;
-	// the rest are Skipped with ReasonFailFast.
+	// the rest are Skipped with ReasonFailFast. The cases in flight
+	// finish, retries and repeats included.
 	FailFast bool
 	// DefaultAgent is the target's agent, for suites and scenarios that
 	// name none.

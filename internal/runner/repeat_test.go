@@ -357,3 +357,65 @@ func TestRepeatRunsNameTheirConversations(t *testing.T) {
 		}
 	}
 }
+
+// finishSignal is a recorder that closes done when the case named name
+// finishes.
+type finishSignal struct {
+	*recorder
+	name string
+	done chan struct{}
+}
+
+func (f *finishSignal) CaseFinished(file *result.File, c *result.Case) {
+	f.recorder.CaseFinished(file, c)
+	if c.Name == f.name {
+		close(f.done)
+	}
+}
+
+// TestFailFastLetsCasesInFlightFinish: --fail-fast stops starting cases,
+// and the cases in flight finish, retries included. The first greeting of
+// the flaky case is held until the run has stopped on the failure of
+// another, then comes back rude: that attempt fails after the stop, and
+// the case gets its retry, which passes. Reported failed on its first
+// attempt, it would be a failure of the agent its own retry budget
+// judged otherwise.
+func TestFailFastLetsCasesInFlightFinish(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel, opts.FailFast, opts.Retries = 2, true, 1
+	opts.ConversationIDs = func(c *result.Case, a *result.Attempt) string {
+		return fmt.Sprintf("%s-%d", strings.ReplaceAll(c.Name, " ", "-"), a.Number)
+	}
+	rec := &finishSignal{recorder: newRecorder(), name: "breaks", done: make(chan struct{})}
+	opts.Observer = rec
+	e.proxy.onResponse(func(kind string, _ int64, body []byte) []byte {
+		if kind != "start" || !strings.Contains(string(body), "flaky-1") {
+			return body
+		}
+		select {
+		case <-rec.done:
+		case <-time.After(10 * time.Second):
+			t.Error("the failing case did not finish")
+		}
+		return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
+	})
+	breaks := broken("breaks", 30)
+	breaks.Retries = ptr(0)
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("flaky", 10), breaks, booking("never runs", 40))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	got := strings.Join(statuses(res), " ")
+	if want := "flaky=flaky breaks=failed never runs=skipped"; got != want {
+		t.Errorf("statuses %q, want %q", got, want)
+	}
+	if c := res.Files[0].Cases[0]; len(c.Attempts) != 2 {
+		t.Errorf("flaky case: %d attempts, want 2%s", len(c.Attempts), describe(c))
+	}
+	if st := res.Stop; st == nil || st.Kind != result.StopFailFast {
+		t.Errorf("Stop = %+v, want fail-fast after breaks", st)
+	}
+}

@@ -73,8 +73,11 @@ func (s *stopper) decide(st *result.Stop) {
 
 // after weighs an attempt that just ended: the hosts that answered its
 // calls, and the platform stop its failure calls for, if any. It reports
-// whether the run is now stopped, in which case the case gets no further
-// attempt.
+// whether the run is now stopped on a platform that cannot be used, in
+// which case the case gets no further attempt: every one would meet the
+// same wall. A --fail-fast stop is not one: the cases in flight finish,
+// retries included, and a verdict is never read off an attempt the
+// case's retry budget would have judged again.
 func (s *stopper) after(reached []string, cause *result.Stop) bool {
 	if len(reached) > 0 || cause != nil {
 		s.mu.Lock()
@@ -92,7 +95,8 @@ func (s *stopper) after(reached []string, cause *result.Stop) bool {
 			s.decide(cause)
 		}
 	}
-	return s.set.Load()
+	st := s.stopped()
+	return st != nil && st.Kind != result.StopFailFast
 }
 
 // platformStop classifies a failed call: the stop it calls for when it
