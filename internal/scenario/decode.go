@@ -554,6 +554,11 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	var greeting, confirm *steps.Step
 	var turns []*steps.Step
 	checks := false
+	if p, ok := fields["turns"]; ok {
+		d.captured = captureSites(p.Val, d.file)
+	}
+	defer func() { d.captured, d.turn0 = nil, 0 }()
+	d.turn0 = -1 // the greeting is checked before turn 0
 	if p, ok := fields["greeting"]; ok {
 		if exp := d.expect(p, "greeting"); exp != nil {
 			greeting = &steps.Step{Kind: steps.Check, Pos: exp.Pos, Greeting: true, Expect: fixedExpect(exp)}
@@ -830,7 +835,8 @@ func (d *decoder) turns(p pair) []*steps.Step {
 		return nil
 	}
 	out := make([]*steps.Step, 0, 2*len(n.Content))
-	for _, item := range n.Content {
+	for i, item := range n.Content {
+		d.turn0 = i
 		turn := d.turn(item)
 		out = append(out, turn...)
 		for _, st := range turn {
@@ -840,6 +846,71 @@ func (d *decoder) turns(p pair) []*steps.Step {
 		}
 	}
 	return out
+}
+
+// captureSite is where a turn of a scenario captures a name: a ${name}
+// used before that turn's reply is unknown, and its message says where
+// the name is captured.
+type captureSite struct {
+	name string
+	turn int
+	pos  diag.Pos
+}
+
+// captureSites lists the captures written in the turns of a scenario, in
+// order, read without diagnostics: the turns are decoded, and their
+// problems reported, afterwards.
+func captureSites(turns *yaml.Node, file string) []captureSite {
+	deref := func(n *yaml.Node) *yaml.Node {
+		for hops := 0; n != nil && n.Kind == yaml.AliasNode && hops <= 100; hops++ {
+			n = n.Alias
+		}
+		if n == nil || n.Kind == yaml.AliasNode {
+			return nil
+		}
+		return n
+	}
+	turns = deref(turns)
+	if turns == nil || turns.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var sites []captureSite
+	for i, item := range turns.Content {
+		item = deref(item)
+		if item == nil || item.Kind != yaml.MappingNode {
+			continue
+		}
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			if item.Content[j].Value != "capture" {
+				continue
+			}
+			caps := deref(item.Content[j+1])
+			if caps == nil || caps.Kind != yaml.MappingNode {
+				continue
+			}
+			for k := 0; k+1 < len(caps.Content); k += 2 {
+				key := caps.Content[k]
+				sites = append(sites, captureSite{name: key.Value, turn: i,
+					pos: diag.Pos{File: file, Line: key.Line, Col: key.Column}})
+			}
+		}
+	}
+	return sites
+}
+
+// capturedLater says where a turn at or after the one being decoded
+// captures name, for the hint of an unknown ${name}; "" when none does.
+func (d *decoder) capturedLater(name string) string {
+	for _, c := range d.captured {
+		if c.name != name || c.turn < d.turn0 {
+			continue
+		}
+		if c.turn == d.turn0 {
+			return fmt.Sprintf("${%s} is captured by this turn, at line %d: a capture is usable from the next turn on", name, c.pos.Line)
+		}
+		return fmt.Sprintf("${%s} is captured by turn %d, at line %d: a capture is usable from the turn after the one that captures it", name, c.turn+1, c.pos.Line)
+	}
+	return ""
 }
 
 // turn decodes one turn: its Say step, then its Check and Capture steps.
