@@ -128,7 +128,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "coverage", "merge", "gate", "compare":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
-	case "version", "help":
+	case "version", "help", "-h", "-help", "--help":
 		io.WriteString(st.Stdout, topUsage)
 		return nil
 	}

@@ -870,6 +870,9 @@ func TestHelpGolden(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{[]string{"help"}, "help.golden"},
+		{[]string{"--help"}, "help.golden"},
+		{[]string{"help", "--help"}, "help.golden"},
+		{[]string{"help", "-h"}, "help.golden"},
 		{[]string{"help", "run"}, "run.golden"},
 		{[]string{"run", "--help"}, "run.golden"},
 		{[]string{"lint", "-h"}, "lint.golden"},
