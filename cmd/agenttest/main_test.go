@@ -145,8 +145,19 @@ func TestExitCodes(t *testing.T) {
 		stderr []string
 		// absent must appear in neither.
 		absent []string
+		// files, when set, are written to a fresh directory that the
+		// command runs in, instead of dir.
+		files map[string]string
 	}
 	run := func(t *testing.T, tc testCase) {
+		if tc.files != nil {
+			tc.dir = t.TempDir()
+			for name, src := range tc.files {
+				if err := os.WriteFile(filepath.Join(tc.dir, name), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		c := newCLI(t, tc.dir, tc.env, tc.args...)
 		code := c.run(t)
 		if code != tc.code {
@@ -403,6 +414,13 @@ func TestExitCodes(t *testing.T) {
 			code:   exitEmpty,
 			stderr: []string{"agenttest: nothing to test: no suite file under ."},
 			stdout: []string{"status: empty (nothing was tested: no scenario was selected)"},
+		},
+		{
+			name:   "a suite of no scenarios selects nothing",
+			files:  map[string]string{"empty.yaml": "agent: restaurant\nscenarios: []\n"},
+			args:   []string{"run", "empty.yaml"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario under empty.yaml (1 suite file, none with a scenario)\n"},
 		},
 		{
 			name:   "nothing selected",
