@@ -75,6 +75,18 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindNoGuessForShortNames: a missing path of one or two letters
+// (the value of a flag after --, a stray argument) gets no did-you-mean,
+// since it is one edit from any short name.
+func TestFindNoGuessForShortNames(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{"d/a.yaml": &fstest.MapFile{Data: []byte(okSuite)}}
+	_, err := Find(fsys, []string{"2"})
+	if err == nil || err.Error() != "find suites in 2: file does not exist" {
+		t.Errorf("error = %v, want find suites in 2: file does not exist", err)
+	}
+}
+
 func TestLoad(t *testing.T) {
 	t.Parallel()
 	suites, ds := Load(testFS(), []string{"suites", "missing"})

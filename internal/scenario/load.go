@@ -160,7 +160,11 @@ func missingPath(fsys fs.FS, arg, p string, err error) error {
 			names = append(names, e.Name())
 		}
 	}
-	s := diag.Suggest(path.Base(p), names)
+	// A name of one or two letters is one edit from most names.
+	s := ""
+	if base := path.Base(p); utf8.RuneCountInString(base) > 2 {
+		s = diag.Suggest(base, names)
+	}
 	if s == "" {
 		return fmt.Errorf("find suites in %s: %w", arg, err)
 	}
