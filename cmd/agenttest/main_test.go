@@ -443,6 +443,21 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{`unknown command "rnu" (did you mean "run"?)`},
 		},
 		{
+			name:   "a flag before the command",
+			dir:    "testdata/pass",
+			args:   []string{"--sim", "run", "suites"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: --sim comes before the command: flags follow it (agenttest run --sim ...)\nRun 'agenttest help run' for usage."},
+			absent: []string{"did you mean"},
+		},
+		{
+			name:   "a flag and no command",
+			dir:    "testdata/pass",
+			args:   []string{"--parallel=2"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: --parallel is a flag, not a command: flags follow the command (agenttest COMMAND --parallel=2 ...)"},
+		},
+		{
 			name:   "no command",
 			dir:    "testdata/pass",
 			code:   exitUsage,
