@@ -418,6 +418,8 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 				rows = append(rows, &decoded[i])
 			}
 		}
+		d.missingCols = missingColumns(decoded)
+		defer func() { d.missingCols = nil }()
 	}
 	out := make([]*Scenario, 0, len(rows))
 	for _, row := range rows {
@@ -426,6 +428,48 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 		}
 	}
 	return out
+}
+
+// missingColumns maps each column some examples rows have to the lines
+// of the rows that lack it: a ${column} is unknown in those rows only,
+// and its message names them.
+func missingColumns(rows []exampleRow) map[string][]int {
+	var out map[string][]int
+	for _, r := range rows {
+		for _, col := range r.Cols {
+			if _, done := out[col]; done {
+				continue
+			}
+			var lines []int
+			for _, other := range rows {
+				if _, ok := other.Values[col]; !ok {
+					lines = append(lines, other.Pos.Line)
+				}
+			}
+			if out == nil {
+				out = map[string][]int{}
+			}
+			out[col] = lines
+		}
+	}
+	return out
+}
+
+// missingColumnHint names the examples rows that lack column name, for
+// the message of a ${name} unknown in them; "" when every row has it.
+func (d *decoder) missingColumnHint(name string) string {
+	lines := d.missingCols[name]
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("the examples row at line %d has no %s column; the other rows have one", lines[0], name)
+	}
+	ls := make([]string, len(lines))
+	for i, l := range lines {
+		ls[i] = strconv.Itoa(l)
+	}
+	return fmt.Sprintf("the examples rows at lines %s have no %s column; the other rows have one", strings.Join(ls, ", "), name)
 }
 
 // scenario decodes one expansion of a scenario item.

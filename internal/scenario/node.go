@@ -45,6 +45,9 @@ type decoder struct {
 	// ${name} used before the turn that captures it says so.
 	captured []captureSite
 	turn0    int
+	// missingCols maps the examples columns of the scenario being decoded
+	// to the lines of the rows that lack them (missingColumns).
+	missingCols map[string][]int
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
 	envRefs envRefSet
 	// messaging is set while decoding a scenario that runs over the
@@ -455,7 +458,10 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 			names = append(names, k)
 		}
 		sort.Strings(names) // ties in suggest must not depend on map order
-		hint := d.capturedLater(r.Name)
+		hint := d.missingColumnHint(r.Name)
+		if hint == "" {
+			hint = d.capturedLater(r.Name)
+		}
 		if s := diag.Suggest(r.Name, names); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
 		}
