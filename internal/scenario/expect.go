@@ -341,7 +341,8 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 			l.equals = eq
 		}
 	}
-	if len(order) == 0 && len(fields) == 0 {
+	// Keys all unknown were reported, each with its did-you-mean.
+	if len(order) == 0 && len(fields) == 0 && !hasChecks(n) {
 		d.errorf(n, "%s has no checks: add %s or %s", what, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
 	}
 	return l, true
