@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/agenttest/agenttest/internal/diag"
@@ -111,12 +113,33 @@ func run(ctx context.Context, st *State) error {
 	case "help", "-h", "-help", "--help":
 		return cmdHelp(ctx, st, args)
 	default:
+		if strings.HasPrefix(cmd, "-") && len(cmd) > 1 {
+			return flagBeforeCommand(cmd, args)
+		}
 		msg := fmt.Sprintf("unknown command %q", cmd)
 		if s := diag.Suggest(cmd, commands); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
 	}
+}
+
+// flagBeforeCommand is the error of a flag written before the command
+// (agenttest --sim run suites): flags belong to a command and follow it,
+// so it says where to move the flag rather than taking it for a
+// misspelt command (--sim is not the command sim).
+func flagBeforeCommand(flag string, args []string) error {
+	name, _, _ := strings.Cut(flag, "=")
+	for _, a := range args {
+		if slices.Contains(commands, a) {
+			return &exitError{code: exitUsage,
+				msg:  fmt.Sprintf("%s comes before the command: flags follow it (agenttest %s %s ...)", name, a, flag),
+				hint: helpHint(a)}
+		}
+	}
+	return &exitError{code: exitUsage,
+		msg:  fmt.Sprintf("%s is a flag, not a command: flags follow the command (agenttest COMMAND %s ...)", name, flag),
+		hint: helpHint("")}
 }
 
 func cmdHelp(ctx context.Context, st *State, args []string) error {
@@ -128,7 +151,7 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "coverage", "merge", "gate", "compare":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
-	case "version", "help":
+	case "version", "help", "-h", "-help", "--help":
 		io.WriteString(st.Stdout, topUsage)
 		return nil
 	}

@@ -27,6 +27,10 @@ func (s *selection) emptyReason(suites []*scenario.Suite, paths []string, pathsG
 		return fmt.Sprintf("no suite file under %s (a suite is a .feature file, or a YAML file with a scenarios: key)", strings.Join(paths, ", "))
 	}
 	n := len(scenarios(suites))
+	if n == 0 {
+		// No filter left anything out: the files themselves are empty.
+		return fmt.Sprintf("no scenario under %s (%d %s, none with a scenario)", strings.Join(paths, ", "), len(suites), plural(len(suites), "suite file", "suite files"))
+	}
 	filters := s.filters()
 	msg := fmt.Sprintf("no scenario of the %d in %d %s", n, len(suites), plural(len(suites), "suite file", "suite files"))
 	if len(filters) > 0 {

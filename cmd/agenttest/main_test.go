@@ -145,8 +145,19 @@ func TestExitCodes(t *testing.T) {
 		stderr []string
 		// absent must appear in neither.
 		absent []string
+		// files, when set, are written to a fresh directory that the
+		// command runs in, instead of dir.
+		files map[string]string
 	}
 	run := func(t *testing.T, tc testCase) {
+		if tc.files != nil {
+			tc.dir = t.TempDir()
+			for name, src := range tc.files {
+				if err := os.WriteFile(filepath.Join(tc.dir, name), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		c := newCLI(t, tc.dir, tc.env, tc.args...)
 		code := c.run(t)
 		if code != tc.code {
@@ -422,6 +433,13 @@ func TestExitCodes(t *testing.T) {
 			stdout: []string{"status: empty (nothing was tested: no scenario was selected)"},
 		},
 		{
+			name:   "a suite of no scenarios selects nothing",
+			files:  map[string]string{"empty.yaml": "agent: restaurant\nscenarios: []\n"},
+			args:   []string{"run", "empty.yaml"},
+			code:   exitEmpty,
+			stderr: []string{"agenttest: nothing to test: no scenario under empty.yaml (1 suite file, none with a scenario)\n"},
+		},
+		{
 			name:   "nothing selected",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--tags", "@Smoke"},
@@ -440,6 +458,21 @@ func TestExitCodes(t *testing.T) {
 			args:   []string{"rnu"},
 			code:   exitUsage,
 			stderr: []string{`unknown command "rnu" (did you mean "run"?)`},
+		},
+		{
+			name:   "a flag before the command",
+			dir:    "testdata/pass",
+			args:   []string{"--sim", "run", "suites"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: --sim comes before the command: flags follow it (agenttest run --sim ...)\nRun 'agenttest help run' for usage."},
+			absent: []string{"did you mean"},
+		},
+		{
+			name:   "a flag and no command",
+			dir:    "testdata/pass",
+			args:   []string{"--parallel=2"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: --parallel is a flag, not a command: flags follow the command (agenttest COMMAND --parallel=2 ...)"},
 		},
 		{
 			name:   "no command",
@@ -887,6 +920,9 @@ func TestHelpGolden(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{[]string{"help"}, "help.golden"},
+		{[]string{"--help"}, "help.golden"},
+		{[]string{"help", "--help"}, "help.golden"},
+		{[]string{"help", "-h"}, "help.golden"},
 		{[]string{"help", "run"}, "run.golden"},
 		{[]string{"run", "--help"}, "run.golden"},
 		{[]string{"lint", "-h"}, "lint.golden"},

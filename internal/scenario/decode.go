@@ -418,6 +418,8 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 				rows = append(rows, &decoded[i])
 			}
 		}
+		d.missingCols = missingColumns(decoded)
+		defer func() { d.missingCols = nil }()
 	}
 	out := make([]*Scenario, 0, len(rows))
 	for _, row := range rows {
@@ -426,6 +428,48 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 		}
 	}
 	return out
+}
+
+// missingColumns maps each column some examples rows have to the lines
+// of the rows that lack it: a ${column} is unknown in those rows only,
+// and its message names them.
+func missingColumns(rows []exampleRow) map[string][]int {
+	var out map[string][]int
+	for _, r := range rows {
+		for _, col := range r.Cols {
+			if _, done := out[col]; done {
+				continue
+			}
+			var lines []int
+			for _, other := range rows {
+				if _, ok := other.Values[col]; !ok {
+					lines = append(lines, other.Pos.Line)
+				}
+			}
+			if out == nil {
+				out = map[string][]int{}
+			}
+			out[col] = lines
+		}
+	}
+	return out
+}
+
+// missingColumnHint names the examples rows that lack column name, for
+// the message of a ${name} unknown in them; "" when every row has it.
+func (d *decoder) missingColumnHint(name string) string {
+	lines := d.missingCols[name]
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("the examples row at line %d has no %s column; the other rows have one", lines[0], name)
+	}
+	ls := make([]string, len(lines))
+	for i, l := range lines {
+		ls[i] = strconv.Itoa(l)
+	}
+	return fmt.Sprintf("the examples rows at lines %s have no %s column; the other rows have one", strings.Join(ls, ", "), name)
 }
 
 // scenario decodes one expansion of a scenario item.
@@ -554,6 +598,11 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	var greeting, confirm *steps.Step
 	var turns []*steps.Step
 	checks := false
+	if p, ok := fields["turns"]; ok {
+		d.captured = captureSites(p.Val, d.file)
+	}
+	defer func() { d.captured, d.turn0 = nil, 0 }()
+	d.turn0 = -1 // the greeting is checked before turn 0
 	if p, ok := fields["greeting"]; ok {
 		if exp := d.expect(p, "greeting"); exp != nil {
 			greeting = &steps.Step{Kind: steps.Check, Pos: exp.Pos, Greeting: true, Expect: fixedExpect(exp)}
@@ -830,7 +879,8 @@ func (d *decoder) turns(p pair) []*steps.Step {
 		return nil
 	}
 	out := make([]*steps.Step, 0, 2*len(n.Content))
-	for _, item := range n.Content {
+	for i, item := range n.Content {
+		d.turn0 = i
 		turn := d.turn(item)
 		out = append(out, turn...)
 		for _, st := range turn {
@@ -840,6 +890,71 @@ func (d *decoder) turns(p pair) []*steps.Step {
 		}
 	}
 	return out
+}
+
+// captureSite is where a turn of a scenario captures a name: a ${name}
+// used before that turn's reply is unknown, and its message says where
+// the name is captured.
+type captureSite struct {
+	name string
+	turn int
+	pos  diag.Pos
+}
+
+// captureSites lists the captures written in the turns of a scenario, in
+// order, read without diagnostics: the turns are decoded, and their
+// problems reported, afterwards.
+func captureSites(turns *yaml.Node, file string) []captureSite {
+	deref := func(n *yaml.Node) *yaml.Node {
+		for hops := 0; n != nil && n.Kind == yaml.AliasNode && hops <= 100; hops++ {
+			n = n.Alias
+		}
+		if n == nil || n.Kind == yaml.AliasNode {
+			return nil
+		}
+		return n
+	}
+	turns = deref(turns)
+	if turns == nil || turns.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var sites []captureSite
+	for i, item := range turns.Content {
+		item = deref(item)
+		if item == nil || item.Kind != yaml.MappingNode {
+			continue
+		}
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			if item.Content[j].Value != "capture" {
+				continue
+			}
+			caps := deref(item.Content[j+1])
+			if caps == nil || caps.Kind != yaml.MappingNode {
+				continue
+			}
+			for k := 0; k+1 < len(caps.Content); k += 2 {
+				key := caps.Content[k]
+				sites = append(sites, captureSite{name: key.Value, turn: i,
+					pos: diag.Pos{File: file, Line: key.Line, Col: key.Column}})
+			}
+		}
+	}
+	return sites
+}
+
+// capturedLater says where a turn at or after the one being decoded
+// captures name, for the hint of an unknown ${name}; "" when none does.
+func (d *decoder) capturedLater(name string) string {
+	for _, c := range d.captured {
+		if c.name != name || c.turn < d.turn0 {
+			continue
+		}
+		if c.turn == d.turn0 {
+			return fmt.Sprintf("${%s} is captured by this turn, at line %d: a capture is usable from the next turn on", name, c.pos.Line)
+		}
+		return fmt.Sprintf("${%s} is captured by turn %d, at line %d: a capture is usable from the turn after the one that captures it", name, c.turn+1, c.pos.Line)
+	}
+	return ""
 }
 
 // turn decodes one turn: its Say step, then its Check and Capture steps.

@@ -80,6 +80,10 @@ var expectKeys = keySet{
 func (d *decoder) expect(p pair, what string) *assert.Expect {
 	ks := expectKeys
 	ks.what = what
+	if n := d.resolve(p.Val); n != nil && n.Kind != yaml.MappingNode {
+		d.errorHint(n, expectShapeHint(n, what), "%s must be a mapping, not %s", what, kindName(n))
+		return nil
+	}
 	_, order, ok := d.object(p.Val, ks)
 	if !ok {
 		return nil
@@ -96,6 +100,21 @@ func (d *decoder) expect(p pair, what string) *assert.Expect {
 		d.warnf(p.Key, "%s has no checks", what)
 	}
 	return e
+}
+
+// expectShapeHint says how to write the checks of an expect: or a
+// greeting: that is not a mapping: the reply text under response:, the
+// items of a list as keys, the checks of a null indented below the key.
+func expectShapeHint(n *yaml.Node, what string) string {
+	switch {
+	case isNull(n):
+		return fmt.Sprintf("write the checks on the lines below %s:, indented further than it", what)
+	case n.Kind == yaml.ScalarNode:
+		return fmt.Sprintf("to check the reply text, write %s: {response: %q}", what, n.Value)
+	case n.Kind == yaml.SequenceNode:
+		return fmt.Sprintf("write the checks as keys of a mapping, not items of a list: %s: {response: ..., node: ...}", what)
+	}
+	return ""
 }
 
 // matcherAt decodes the matcher written as the value of a key; its Pos is
@@ -322,7 +341,8 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 			l.equals = eq
 		}
 	}
-	if len(order) == 0 && len(fields) == 0 {
+	// Keys all unknown were reported, each with its did-you-mean.
+	if len(order) == 0 && len(fields) == 0 && !hasChecks(n) {
 		d.errorf(n, "%s has no checks: add %s or %s", what, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
 	}
 	return l, true

@@ -65,10 +65,25 @@ func TestFind(t *testing.T) {
 		{name: "explicit testdata dir is walked", paths: []string{"suites/testdata"}, want: []string{"suites/testdata/x.yaml"}},
 		{name: "explicit non-suite yaml is kept", paths: []string{"agenttest.yaml"}, want: []string{"agenttest.yaml"}},
 		{name: "missing path", paths: []string{"nope", "features"}, want: []string{"features/checkout.feature"}, err: "find suites in nope"},
+		{name: "missing path says so plainly", paths: []string{"nope"}, err: "find suites in nope: file does not exist"},
+		{name: "misspelt file", paths: []string{"./suites/bookng.yaml"}, err: "find suites in ./suites/bookng.yaml: file does not exist (did you mean ./suites/booking.yaml?)"},
+		{name: "misspelt directory", paths: []string{"suite"}, err: "find suites in suite: file does not exist (did you mean suites?)"},
 		{name: "wrong extension", paths: []string{"suites/notes.md"}, err: "not a suite file"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestFindNoGuessForShortNames: a missing path of one or two letters
+// (the value of a flag after --, a stray argument) gets no did-you-mean,
+// since it is one edit from any short name.
+func TestFindNoGuessForShortNames(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{"d/a.yaml": &fstest.MapFile{Data: []byte(okSuite)}}
+	_, err := Find(fsys, []string{"2"})
+	if err == nil || err.Error() != "find suites in 2: file does not exist" {
+		t.Errorf("error = %v, want find suites in 2: file does not exist", err)
 	}
 }
 

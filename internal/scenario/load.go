@@ -103,7 +103,7 @@ func find(fsys fs.FS, paths []string) ([]candidate, []error) {
 		p := cleanPath(arg)
 		info, err := fs.Stat(fsys, p)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("find suites in %s: %w", arg, err))
+			errs = append(errs, missingPath(fsys, arg, p, err))
 			continue
 		}
 		if !info.IsDir() {
@@ -136,6 +136,40 @@ func find(fsys fs.FS, paths []string) ([]candidate, []error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, errs
+}
+
+// missingPath is the error of a command-line path that cannot be read:
+// the cause without the "stat PATH" of the file system's error, and for
+// a path that does not exist, the nearest suite file or directory beside
+// it, written as the argument was (a slip such as suites/bookng.yaml).
+func missingPath(fsys fs.FS, arg, p string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("find suites in %s: %w", arg, err)
+	}
+	entries, rerr := fs.ReadDir(fsys, path.Dir(p))
+	if rerr != nil {
+		return fmt.Errorf("find suites in %s: %w", arg, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() || KindOf(e.Name()) != NotSuite {
+			names = append(names, e.Name())
+		}
+	}
+	// A name of one or two letters is one edit from most names.
+	s := ""
+	if base := path.Base(p); utf8.RuneCountInString(base) > 2 {
+		s = diag.Suggest(base, names)
+	}
+	if s == "" {
+		return fmt.Errorf("find suites in %s: %w", arg, err)
+	}
+	dir := arg[:strings.LastIndexAny(arg, `/\`)+1]
+	return fmt.Errorf("find suites in %s: %w (did you mean %s?)", arg, err, dir+s)
 }
 
 // cleanPath turns a command-line path into an fs.FS path.

@@ -40,6 +40,14 @@ type decoder struct {
 	// scope holds the names a ${name} may refer to here: vars, example
 	// columns and captures of earlier turns.
 	scope map[string]bool
+	// captured are the captures of the scenario being decoded and turn0
+	// the index of the turn being decoded (-1: the greeting), so that a
+	// ${name} used before the turn that captures it says so.
+	captured []captureSite
+	turn0    int
+	// missingCols maps the examples columns of the scenario being decoded
+	// to the lines of the rows that lack them (missingColumns).
+	missingCols map[string][]int
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
 	envRefs envRefSet
 	// messaging is set while decoding a scenario that runs over the
@@ -450,8 +458,11 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 			names = append(names, k)
 		}
 		sort.Strings(names) // ties in suggest must not depend on map order
-		hint := ""
-		if s := diag.Suggest(r.Name, names); s != "" {
+		hint := d.missingColumnHint(r.Name)
+		if hint == "" {
+			hint = d.capturedLater(r.Name)
+		}
+		if s := diag.Suggest(r.Name, names); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
 		}
 		d.errorHint(n, hint, "unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.Name)
