@@ -156,6 +156,11 @@ func missingPath(fsys fs.FS, arg, p string, err error) error {
 	}
 	var names []string
 	for _, e := range entries {
+		// The path itself may be listed (a symbolic link to nothing):
+		// it is not a slip for itself.
+		if e.Name() == path.Base(p) {
+			continue
+		}
 		if e.IsDir() || KindOf(e.Name()) != NotSuite {
 			names = append(names, e.Name())
 		}
