@@ -167,7 +167,13 @@ func (r *runner) repeat(ctx context.Context, j *job, st scenario.Stats) {
 			// does, so that every started case has one to show.
 			return true
 		}
-		if ev.decided || cut || runCtx.Err() != nil {
+		// The run's stop and interruption are asked of the runner, not
+		// only of runCtx: a cancellation reaches a context's children
+		// after the context itself, and a stop is decided before the
+		// cases' context is cut, so a run started in between (seen under
+		// -race on one CPU) would ask the platform for yet another
+		// session after the stop.
+		if ev.decided || cut || runCtx.Err() != nil || r.outer.Err() != nil || r.platformStopped() {
 			return false
 		}
 		if st.Sequential() {
