@@ -243,8 +243,11 @@ func TestCIExampleNightlyRuns(t *testing.T) {
 		unpinned[name] = strings.ReplaceAll(text, "environment: sandbox", "environment: live")
 	}
 	info := s.Server.Info()
+	// The simulator stands in for live: its URLs come with its own keys,
+	// since live's keys go only to live's hosts.
 	env := map[string]string{
 		"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_RUNTIME_URL": s.RuntimeURL, "AGENTTEST_ACCOUNT_ID": s.AccountID,
+		"AGENTTEST_BUILD_KEY": s.BuildKey, "AGENTTEST_RUNTIME_KEY": s.RuntimeKey,
 		"AGENTTEST_AGENT_ID": "clinic",
 		"LIVE_BUILD_KEY":     s.BuildKey, "LIVE_RUNTIME_KEY": s.RuntimeKey,
 		"LIVE_SMS_CONNECTOR_ID": info.ConnectorIDs["clinic"]["live"],

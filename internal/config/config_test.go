@@ -488,7 +488,7 @@ func TestResolveTransportAndKeys(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{"remote", nil, `agenttest.yaml:3:16: target "remote": build_url "http://build.example.com" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
-		{"remote", map[string]string{EnvBuildURL: "http://10.0.0.1:80"}, `target "remote": AGENTTEST_BUILD_URL "http://10.0.0.1:80" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
+		{"remote", map[string]string{EnvBuildURL: "http://10.0.0.1:80", EnvBuildKey: "remote-key-0123456789"}, `target "remote": AGENTTEST_BUILD_URL "http://10.0.0.1:80" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
 		{"allowed", nil, `agenttest.yaml:7:17: warning: target "allowed": allow_http is set, so the API key travels in clear text to build.example.com (build_url) (use https:// and remove allow_http)`},
 		{"local", nil, `agenttest.yaml:13:16: target "local": build_key (from SHORT_KEY) is 5 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)`},
 		{"local", map[string]string{"SHORT_KEY": "long-enough-key"}, ``},
@@ -693,5 +693,60 @@ agenttest.yaml:6:15: target "t": agent_id holds the connectors.clinic: a key is 
 		if got := diags.Error(); got != tc.want {
 			t.Errorf("%s %v:\n got  %s\n want %s", tc.target, tc.env, got, tc.want)
 		}
+	}
+}
+
+// A key the config file writes for a host goes to no other: an
+// AGENTTEST_*_URL variable that moves the target to another origin needs
+// the key of that origin from its own variable too.
+func TestKeysFollowHosts(t *testing.T) {
+	const src = `targets:
+  prod:
+    build_url: https://build.prod.example.com
+    runtime_url: https://runtime.prod.example.com
+    messaging_url: wss://chat.prod.example.com
+    messaging_host: webchat.example.com
+    build_key: ${env:BK}
+    runtime_key: ${env:RK}
+    connectors:
+      clinic: ${env:CT}
+  nourl:
+    build_key: ${env:BK}
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	const bk, rk, ct = "bk-PLANTED-key-0123456789", "rk-PLANTED-key-0123456789", "ct-PLANTED-connector-0123"
+	for _, tc := range []struct {
+		name, target string
+		env          map[string]string
+		want         string
+	}{
+		{"another host", "prod", map[string]string{EnvBuildURL: "https://build.staging.example.com"},
+			`agenttest.yaml:7:16: target "prod": build_key is written for build.prod.example.com (build_url at agenttest.yaml:3:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
+		{"another port", "prod", map[string]string{EnvRuntimeURL: "https://runtime.prod.example.com:8443"},
+			`agenttest.yaml:8:18: target "prod": runtime_key is written for runtime.prod.example.com (runtime_url at agenttest.yaml:4:18), but AGENTTEST_RUNTIME_URL sends it to runtime.prod.example.com:8443: a key goes only to the host it was configured for (set AGENTTEST_RUNTIME_KEY to the key of runtime.prod.example.com:8443 as well, or unset AGENTTEST_RUNTIME_URL)`},
+		{"a connector", "prod", map[string]string{EnvMessagingURL: "https://chat.other.example.com"},
+			`agenttest.yaml:10:15: target "prod": connectors.clinic is written for chat.prod.example.com (messaging_url at agenttest.yaml:5:20), but AGENTTEST_MESSAGING_URL sends it to chat.other.example.com: a key goes only to the host it was configured for (unset AGENTTEST_MESSAGING_URL, or set the target's messaging_url to it)`},
+		{"the key from its variable too", "prod", map[string]string{EnvBuildURL: "https://build.staging.example.com", EnvBuildKey: "bk-staging-key-0123456789"}, ``},
+		{"the same origin, another path", "prod", map[string]string{EnvBuildURL: "https://BUILD.prod.example.com:443/proxy"}, ``},
+		{"the WebSocket form of the same origin", "prod", map[string]string{EnvMessagingURL: "https://chat.prod.example.com"}, ``},
+		{"no host in the file", "nourl", map[string]string{EnvBuildURL: "https://build.staging.example.com"}, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"BK": bk, "RK": rk, "CT": ct}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
+			diags.Sort()
+			if got := diags.Error(); got != tc.want {
+				t.Errorf("\n got  %s\n want %s", got, tc.want)
+			}
+			if strings.Contains(diags.Error(), "PLANTED") {
+				t.Errorf("a key is in the diagnostics")
+			}
+		})
 	}
 }

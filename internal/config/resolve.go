@@ -314,6 +314,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	r.transport(def)
 	r.keysInSettings(def)
+	r.keysFollowHosts(def)
 
 	if sel.Needs.Build {
 		r.require(t.BuildURL != "", "build_url", EnvBuildURL)
@@ -482,6 +483,76 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 			}
 		}
 	}
+}
+
+// keysFollowHosts refuses a key written in the config file for a host
+// that an AGENTTEST_*_URL variable replaces with another: precedence works
+// field by field, so the target's key would go to the variable's host,
+// which the file never named for it (a variable left in a CI job's
+// environment for another target would collect the keys of every target
+// run there). A key from its own variable goes with the variable's host,
+// as does a key of a target whose file names no URL for it.
+func (r *resolver) keysFollowHosts(def *TargetDef) {
+	type key struct {
+		name, envName string
+		fld           Field
+	}
+	connectors := []key{{"connector_token", EnvConnectorToken, def.ConnectorToken}}
+	for _, c := range def.Connectors {
+		name := "connectors." + c.Agent
+		if c.Env != "" {
+			name += "." + c.Env
+		}
+		connectors = append(connectors, key{name, "", c.Token})
+	}
+	for _, h := range []struct {
+		urlKey, urlEnv string
+		fld            Field
+		keys           []key
+	}{
+		{"build_url", EnvBuildURL, def.BuildURL, []key{{"build_key", EnvBuildKey, def.BuildKey}}},
+		{"runtime_url", EnvRuntimeURL, def.RuntimeURL, []key{{"runtime_key", EnvRuntimeKey, def.RuntimeKey}, {"call_token", EnvCallToken, def.CallToken}}},
+		{"messaging_url", EnvMessagingURL, def.MessagingURL, connectors},
+	} {
+		over := r.sel.getenv(h.urlEnv)
+		if over == "" || h.fld.Value == "" {
+			continue
+		}
+		own, missing := r.expand(h.fld.Value)
+		a, b := origin(own), origin(over)
+		if len(missing) > 0 || a == nil || b == nil || platform.SameOrigin(a, b) {
+			continue
+		}
+		for _, k := range h.keys {
+			if k.fld.Value == "" || (k.envName != "" && r.sel.getenv(k.envName) != "") {
+				continue
+			}
+			hint := fmt.Sprintf("unset %s, or set the target's %s to it", h.urlEnv, h.urlKey)
+			if k.envName != "" {
+				hint = fmt.Sprintf("set %s to the key of %s as well, or unset %s", k.envName, b.Host, h.urlEnv)
+			}
+			r.diags = r.diags.Append(diag.Diagnostic{Pos: k.fld.Pos,
+				Message: fmt.Sprintf("%s: %s is written for %s (%s at %s), but %s sends it to %s: a key goes only to the host it was configured for",
+					r.what(), k.name, a.Host, h.urlKey, h.fld.Pos, h.urlEnv, b.Host),
+				Hint: hint})
+		}
+	}
+}
+
+// origin parses a target URL for SameOrigin, a WebSocket scheme as the
+// HTTP one it upgrades from; nil when it has no host.
+func origin(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	}
+	return u
 }
 
 // hostOf is the host:port of a URL, for messages.

@@ -28,7 +28,7 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	switch {
 	case len(via) > maxRedirects:
 		return http.ErrUseLastResponse
-	case !sameOrigin(req.URL, via[0].URL):
+	case !SameOrigin(req.URL, via[0].URL):
 		return http.ErrUseLastResponse
 	case req.Method != prev.Method:
 		return http.ErrUseLastResponse
@@ -45,8 +45,10 @@ func isRedirect(status int) bool {
 	return false
 }
 
-// sameOrigin compares scheme, host and port, with default ports filled in.
-func sameOrigin(a, b *url.URL) bool {
+// SameOrigin compares scheme, host and port, with default ports filled in:
+// a key goes only to the origin it was configured for (the redirect policy
+// here, and the config's check of URLs overridden by the environment).
+func SameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
@@ -122,7 +124,7 @@ func (c *Client) redirectError(rq *call, req *http.Request, res *http.Response) 
 	switch {
 	case target == nil:
 		e.Reason = "there is nowhere to follow it to"
-	case !sameOrigin(target, from):
+	case !SameOrigin(target, from):
 		e.Reason = fmt.Sprintf("it leads away from %s://%s, and the API key is sent only there", from.Scheme, from.Host)
 	case req.Method != http.MethodGet && req.Method != http.MethodHead &&
 		res.StatusCode != http.StatusTemporaryRedirect && res.StatusCode != http.StatusPermanentRedirect:
