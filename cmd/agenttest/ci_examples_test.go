@@ -22,27 +22,43 @@ import (
 // a line or after a shell separator.
 var agenttestLine = regexp.MustCompile(`(?m)(?:^|&&\s*)\s*(agenttest\s[^\n#]*)`)
 
+// ciExample is a CI example of examples/ci, decoded.
+type ciExample struct {
+	file string // its base name
+	doc  map[string]any
+}
+
+// ciExamples reads every CI example; each must be valid YAML.
+func ciExamples(t *testing.T) []ciExample {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples/ci/*.yml"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("CI examples %v: %v", files, err)
+	}
+	var out []ciExample
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out = append(out, ciExample{filepath.Base(f), doc})
+	}
+	return out
+}
+
 // TestCIExamplesUseRealFlags: every agenttest command in examples/ci is
 // valid YAML and names a command and flags that exist, so the examples
 // cannot drift from the CLI unnoticed. The commands are parsed, not run
 // (--help ends each after its flags were read).
 func TestCIExamplesUseRealFlags(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "examples/ci/*.yml"))
-	if err != nil || len(files) < 4 {
-		t.Fatalf("CI examples %v: %v", files, err)
-	}
 	seen := map[string]bool{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc any
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
+	for _, ex := range ciExamples(t) {
+		f, doc := ex.file, ex.doc
 		for _, s := range yamlStrings(doc) {
 			for _, args := range ciCommands(ciVars.Replace(s)) {
 				if args[0] == "version" {
@@ -51,7 +67,7 @@ func TestCIExamplesUseRealFlags(t *testing.T) {
 				seen[args[0]] = true
 				c := newCLI(t, repoRoot, nil, append(args, "--help")...)
 				if code := c.run(t); code != exitOK {
-					t.Errorf("%s: agenttest %s: exit %d\n%s", filepath.Base(f), strings.Join(args, " "), code, c.stderr)
+					t.Errorf("%s: agenttest %s: exit %d\n%s", f, strings.Join(args, " "), code, c.stderr)
 				}
 			}
 		}

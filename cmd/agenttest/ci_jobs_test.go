@@ -228,21 +228,9 @@ func inPaths(file string, paths []string) bool {
 func TestCIExamplesHandReportsOn(t *testing.T) {
 	t.Parallel()
 	defaults := runDefaults(t)
-	files, err := filepath.Glob(filepath.Join(repoRoot, "examples/ci/*.yml"))
-	if err != nil || len(files) < 4 {
-		t.Fatalf("CI examples %v: %v", files, err)
-	}
 	reads := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		base := filepath.Base(f)
+	for _, ex := range ciExamples(t) {
+		base, doc := ex.file, ex.doc
 		jobs := ciJobs(t, doc, defaults)
 		for _, j := range jobs {
 			for _, c := range j.cmds {
@@ -381,20 +369,8 @@ func TestCIExamplesUseKnownKeys(t *testing.T) {
 			}
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(repoRoot, "examples/ci/*.yml"))
-	if err != nil || len(files) < 4 {
-		t.Fatalf("CI examples %v: %v", files, err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc map[string]any
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		base := filepath.Base(f)
+	for _, ex := range ciExamples(t) {
+		base, doc := ex.file, ex.doc
 		if jobs, ok := doc["jobs"].(map[string]any); ok {
 			check(base, "the workflow", doc, ghWorkflow)
 			if doc["on"] == nil {

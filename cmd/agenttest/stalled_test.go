@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// stalledSuite confirms a webhook, so the run registers its endpoint.
-const stalledSuite = `suite: webhooks
+// webhookSuite confirms a webhook, so the run registers its endpoint.
+const webhookSuite = `suite: webhooks
 agent: clinic
 scenarios:
   - name: completes
@@ -22,8 +22,9 @@ scenarios:
     confirm: {webhooks: [conversation.completed]}
 `
 
-// stalledEnv is a target on the platform at url, over plain HTTP.
-func stalledEnv(url string) map[string]string {
+// plainTarget is a target from AGENTTEST_* variables on the platform at
+// url (build and runtime alike), over plain HTTP.
+func plainTarget(url string) map[string]string {
 	return map[string]string{"AGENTTEST_BUILD_URL": url, "AGENTTEST_RUNTIME_URL": url, "AGENTTEST_ALLOW_HTTP": "true",
 		"AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789", "AGENTTEST_ACCOUNT_ID": "acc"}
 }
@@ -43,8 +44,8 @@ func TestWebhookRegistrationStalled(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hs.Close)
-	dir := writeTree(t, map[string]string{"hooks.yaml": stalledSuite})
-	c := newCLI(t, dir, stalledEnv(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
+	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
 	// Far above what the run needs; without a bound on the registration
 	// this deadline is what ends it, as an interrupt.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -75,8 +76,8 @@ func TestInterruptDuringWebhookRegistration(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hs.Close)
-	dir := writeTree(t, map[string]string{"hooks.yaml": stalledSuite})
-	c := newCLI(t, dir, stalledEnv(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--junit", "junit.xml", "hooks.yaml")
+	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--junit", "junit.xml", "hooks.yaml")
 	go func() {
 		<-asked // the registration's first call
 		c.sigs <- struct{}{}

@@ -16,16 +16,8 @@ import (
 func TestWebhookRegistrationPlatformDown(t *testing.T) {
 	t.Parallel()
 	addr := platformtest.ClosedAddr(t)
-	dir := writeTree(t, map[string]string{"hooks.yaml": `suite: webhooks
-agent: clinic
-scenarios:
-  - name: completes
-    turns:
-      - say: I have chest pain
-    confirm: {webhooks: [conversation.completed]}
-`})
-	env := map[string]string{"AGENTTEST_BUILD_URL": "http://" + addr, "AGENTTEST_RUNTIME_URL": "http://" + addr,
-		"AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789", "AGENTTEST_ACCOUNT_ID": "acc"}
+	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+	env := plainTarget("http://" + addr)
 	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
 	clk := fakeclock.New()
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
