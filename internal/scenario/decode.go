@@ -599,9 +599,9 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	var turns []*steps.Step
 	checks := false
 	if p, ok := fields["turns"]; ok {
-		d.captured = captureSites(p.Val, d.file)
+		d.turnsNode = p.Val
 	}
-	defer func() { d.captured, d.turn0 = nil, 0 }()
+	defer func() { d.turnsNode, d.turn0 = nil, 0 }()
 	d.turn0 = -1 // the greeting is checked before turn 0
 	if p, ok := fields["greeting"]; ok {
 		if exp := d.expect(p, "greeting"); exp != nil {
@@ -902,8 +902,8 @@ type captureSite struct {
 }
 
 // captureSites lists the captures written in the turns of a scenario, in
-// order, read without diagnostics: the turns are decoded, and their
-// problems reported, afterwards.
+// order, read without diagnostics: decoding the turns reports their
+// problems.
 func captureSites(turns *yaml.Node, file string) []captureSite {
 	deref := func(n *yaml.Node) *yaml.Node {
 		for hops := 0; n != nil && n.Kind == yaml.AliasNode && hops <= 100; hops++ {
@@ -945,7 +945,7 @@ func captureSites(turns *yaml.Node, file string) []captureSite {
 // capturedLater says where a turn at or after the one being decoded
 // captures name, for the hint of an unknown ${name}; "" when none does.
 func (d *decoder) capturedLater(name string) string {
-	for _, c := range d.captured {
+	for _, c := range captureSites(d.turnsNode, d.file) {
 		if c.name != name || c.turn < d.turn0 {
 			continue
 		}

@@ -40,11 +40,13 @@ type decoder struct {
 	// scope holds the names a ${name} may refer to here: vars, example
 	// columns and captures of earlier turns.
 	scope map[string]bool
-	// captured are the captures of the scenario being decoded and turn0
+	// turnsNode is the turns: of the scenario being decoded and turn0
 	// the index of the turn being decoded (-1: the greeting), so that a
-	// ${name} used before the turn that captures it says so.
-	captured []captureSite
-	turn0    int
+	// ${name} used before the turn that captures it says so. The
+	// captures are read from turnsNode only then (captureSites): most
+	// scenarios use no name too early.
+	turnsNode *yaml.Node
+	turn0     int
 	// missingCols maps the examples columns of the scenario being decoded
 	// to the lines of the rows that lack them (missingColumns).
 	missingCols map[string][]int
