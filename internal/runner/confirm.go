@@ -297,10 +297,16 @@ func (s *Session) poll(read func(ctx context.Context) (done bool, err error)) er
 	return s.pollFor(s.opts.ConfirmTimeout, read)
 }
 
-// pollFor is poll with another bound (a probe's within:).
+// pollFor is poll with another bound (a probe's within:). The bound is
+// kept on the runner's clock (Options.Now), which the pauses of
+// Options.Sleep move, as well as by a context that cuts a read in flight
+// on the real clock: on a fake clock a record that never comes is read
+// for the bound's worth of pauses, not for as long as the bound really
+// lasts, at no pause at all.
 func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
 	wctx, cancel := context.WithTimeout(s.ctx, bound)
 	defer cancel()
+	deadline := s.opts.Now().Add(bound)
 	delay := s.opts.ConfirmPoll
 	for {
 		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts.Now)
@@ -320,6 +326,9 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 			if s.ctx.Err() != nil {
 				return s.named(wctx, s.ctx.Err())
 			}
+			return nil
+		}
+		if !s.opts.Now().Before(deadline) {
 			return nil
 		}
 		delay = min(delay*2, maxConfirmPoll)

@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// hostileRuntime is a runtime host written by someone else: outbound
+// calls, SMS and the Conversations reads of project p1, whose answers
+// each test chooses. Every answer is read over real HTTP; the runner and
+// the client wait on fake clocks.
+type hostileRuntime struct {
+	mu sync.Mutex
+	// status answers the n-th read of call OUT-1's status (from 1).
+	status func(n int) string
+	// sms answers the SMS send: status and body.
+	smsStatus int
+	smsBody   string
+	// list answers the n-th read of the conversations list made after
+	// the probe called or texted (from 1; 0 for a read made before);
+	// get answers a read of one record (nil for 404).
+	list func(n int) []string
+	get  func(id string) *string
+
+	probed      bool
+	statusReads int
+	listReads   int
+	getReads    int
+}
+
+func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	p := r.URL.Path
+	switch {
+	case r.Method == http.MethodPost && p == "/v1/outbound-calling":
+		h.probed = true
+		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
+	case r.Method == http.MethodGet && p == "/v1/outbound-calling/OUT-1/status":
+		h.statusReads++
+		fmt.Fprint(w, h.status(h.statusReads))
+	case r.Method == http.MethodPost && p == "/v1/outbound-sms":
+		h.probed = true
+		w.WriteHeader(h.smsStatus)
+		fmt.Fprint(w, h.smsBody)
+	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations":
+		n := 0
+		if h.probed {
+			h.listReads++
+			n = h.listReads
+		}
+		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/"):
+		h.getReads++
+		if rec := h.get(strings.TrimPrefix(p, "/v3/ws-abcd1234/p1/conversations/")); rec != nil {
+			fmt.Fprint(w, *rec)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error_message":"conversation not found"}`)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error_message":"no such path"}`)
+	}
+}
+
+// runHostile runs suite src (agent p1) against h, the runner on a fake
+// clock, and returns its one case.
+func runHostile(t *testing.T, h *hostileRuntime, src string) *result.Case {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := fakeclock.New()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, loadYAML(t, src), Options{
+		Channel: DebugChat(c), Records: c, DefaultAgent: "p1", Parallel: 1, RetryDelay: -1,
+		TurnTimeout: 5 * time.Second, ConfirmTimeout: 30 * time.Second,
+		Connector: func(string, string) string { return "conn-1" },
+		Now:       clk.Now, Sleep: clk.Sleep,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Files[0].Cases[0]
+}
+
+// record is a Conversation summary of project p1.
+func record(id, to, channel string, started time.Time, inProgress, handoff bool, state string) string {
+	return fmt.Sprintf(`{"id":%q,"account_id":"ws-abcd1234","project_id":"p1","environment":"sandbox","started_at":%q,`+
+		`"channel":%q,"to_number":%q,"in_progress":%t,"num_turns":1,"handoff":%t,"state":{%s}}`,
+		id, started.UTC().Format(time.RFC3339Nano), channel, to, inProgress, handoff, state)
+}
+
+// TestConfirmationBoundOnTheRunnersClock: a record that never comes is
+// read with backoff until the bound passes on the runner's clock, which
+// the pauses move; on a fake clock the reads took as long as the bound
+// really lasts, thousands of them, at no pause at all.
+func TestConfirmationBoundOnTheRunnersClock(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list: func(int) []string { return nil }, get: func(string) *string { return nil }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	get := h.get
+	h.get = func(id string) *string {
+		if h.getReads > 100 {
+			cancel() // spinning: end the run rather than wait 30 s
+		}
+		return get(id)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := fakeclock.New()
+	res, err := Run(ctx, loadYAML(t, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true}}
+`), Options{
+		Channel: DebugChat(c), Records: c, DefaultAgent: "p1", Parallel: 1, RetryDelay: -1,
+		TurnTimeout: 5 * time.Second, ConfirmTimeout: 30 * time.Second, ConfirmPoll: 100 * time.Millisecond,
+		Connector: func(string, string) string { return "conn-1" },
+		Now:       clk.Now, Sleep: clk.Sleep,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := res.Files[0].Cases[0]
+	a := cs.Last()
+	if cs.Status != result.Failed || a.Failures[0].Key != "confirm.conversation" || !strings.Contains(a.Failures[0].Message, "not recorded within 30s") {
+		t.Fatalf("%s, want failed: not recorded within 30s%s", cs.Status, describe(cs))
+	}
+	// 100 ms doubling to 2 s: reads at 0, 0.1, 0.3, 0.7, 1.5, 3.1, then
+	// every 2 s until 29.1; the pause after it passes 30 s.
+	if h.getReads != 19 {
+		t.Errorf("%d reads of the record, want 19 over 30 s of backoff", h.getReads)
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited < 30*time.Second || waited > 32*time.Second {
+		t.Errorf("the runner's clock moved %s, want the 30 s bound", waited)
+	}
+}
