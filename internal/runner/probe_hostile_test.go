@@ -109,6 +109,37 @@ func record(id, to, channel string, started time.Time, inProgress, handoff bool,
 		id, started.UTC().Format(time.RFC3339Nano), channel, to, inProgress, handoff, state)
 }
 
+// TestCallStatusOutsideTheReference: a call status that is none of the
+// reference's four values is the platform's error, at the first read. It
+// was taken for a call still in progress and polled until within: passed
+// (a call that never ended failed the agent, probe.status), however the
+// call ended.
+func TestCallStatusOutsideTheReference(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: calls
+agent: p1
+scenarios:
+  - name: call
+    probe: {outbound_call: {to: "+447700900001"}, expect_status: failure, within: 2m}
+`
+	for _, status := range []string{"completed", "busy", "no-answer", "failed", "canceled", "ringing"} {
+		t.Run(status, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return nil },
+				status: func(n int) string { return fmt.Sprintf(`{"call_sid":"OUT-1","status":%q}`, status) }}
+			c := runHostile(t, h, suite)
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindHTTP ||
+				!strings.Contains(a.Error.Message, fmt.Sprintf(`malformed response: status is %q, want one of queued, calling, success, failure`, status)) {
+				t.Fatalf("%s, want errored on the status%s", c.Status, describe(c))
+			}
+			if h.statusReads != 1 {
+				t.Errorf("%d status reads, want 1: the status is wrong, not late", h.statusReads)
+			}
+		})
+	}
+}
+
 // TestConfirmationBoundOnTheRunnersClock: a record that never comes is
 // read with backoff until the bound passes on the runner's clock, which
 // the pauses move; on a fake clock the reads took as long as the bound
