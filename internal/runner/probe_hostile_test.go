@@ -140,6 +140,67 @@ scenarios:
 	}
 }
 
+// TestProbeFindsItsOwnConversation: the conversation of a probe the
+// platform gives no id for is found by number, among those listed since
+// shortly before the probe (the clocks differ). One that was listed
+// before the probe called or texted (the conversation of an earlier
+// attempt or run, same agent, same number, seconds before) is not the
+// probe's, though it is listed and the probe's own is not yet: it was
+// taken, and confirmed the probe.
+func TestProbeFindsItsOwnConversation(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	before := fakeclock.Start.Add(-30 * time.Second)
+	for _, tc := range []struct {
+		name, probe, channel string
+		smsStatus            int
+	}{
+		{name: "sms accepted without a body", probe: `{sms: {to: "` + to + `", message: "Reply YES"}}`, channel: "SMS", smsStatus: http.StatusAccepted},
+		{name: "call without a conversation id", probe: `{outbound_call: {to: "` + to + `"}, within: 2m}`, channel: "VOICE-SIP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stale := record("conv-earlier", to, tc.channel, before, false, true, "")
+			own := record("conv-own", to, tc.channel, fakeclock.Start.Add(time.Second), true, false, `"call_sid":"OUT-1"`)
+			h := &hostileRuntime{
+				smsStatus: tc.smsStatus,
+				status:    func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				// The earlier conversation is listed all along; the
+				// probe's own from the second read after the probe.
+				list: func(n int) []string {
+					if n >= 2 {
+						return []string{stale, own}
+					}
+					return []string{stale}
+				},
+				get: func(id string) *string {
+					switch id {
+					case "conv-earlier":
+						return &stale
+					case "conv-own":
+						return &own
+					}
+					return nil
+				},
+			}
+			c := runHostile(t, h, `suite: probes
+agent: p1
+scenarios:
+  - name: probe
+    probe: `+tc.probe+`
+    confirm: {conversation: {handoff: true}}
+`)
+			a := c.Last()
+			if a.ConversationID != "conv-own" {
+				t.Fatalf("confirmed conversation %q, want conv-own%s", a.ConversationID, describe(c))
+			}
+			if c.Status != result.Failed || a.Failures[0].Key != "confirm.conversation.handoff" {
+				t.Errorf("%s, want failed on the own conversation's handoff%s", c.Status, describe(c))
+			}
+		})
+	}
+}
+
 // TestConfirmationBoundOnTheRunnersClock: a record that never comes is
 // read with backoff until the bound passes on the runner's clock, which
 // the pauses move; on a fake clock the reads took as long as the bound
