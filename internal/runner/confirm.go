@@ -308,14 +308,23 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 	defer cancel()
 	deadline := s.opts.Now().Add(bound)
 	delay := s.opts.ConfirmPoll
+	answered := false
 	for {
 		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts.Now)
 		done, err := read(ctx)
-		if err != nil && wctx.Err() != nil && s.ctx.Err() == nil {
-			// The bound passed while the read was in flight.
+		switch {
+		case err == nil:
+			answered = true
+		case wctx.Err() != nil && s.ctx.Err() == nil && answered:
+			// The bound passed while a read was in flight: what the
+			// platform answered before (not there yet) stands.
 			err = nil
-		}
-		if err != nil {
+		case wctx.Err() != nil && s.ctx.Err() == nil:
+			// The bound passed and the platform answered no read: it
+			// never said the record was missing, or the call not
+			// over. Its error, not the agent's failure.
+			err = &timeoutError{what: fmt.Sprintf("wait of %s for the platform's answer", bound), err: err}
+		default:
 			err = s.named(ctx, err)
 		}
 		cancelRead()

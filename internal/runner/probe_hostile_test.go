@@ -31,6 +31,9 @@ type hostileRuntime struct {
 	// get answers a read of one record (nil for 404).
 	list func(n int) []string
 	get  func(id string) *string
+	// hang, when it says so of a request (probed: after the probe
+	// called or texted), holds it unanswered.
+	hang func(r *http.Request, probed bool) bool
 
 	probed      bool
 	statusReads int
@@ -47,6 +50,12 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && p == "/v1/outbound-calling":
 		h.probed = true
 		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
+	case h.hang != nil && h.hang(r, h.probed):
+		// Held until the client gives the request up, answered to nobody.
+		h.mu.Unlock()
+		<-r.Context().Done()
+		h.mu.Lock()
+		w.WriteHeader(http.StatusInternalServerError)
 	case r.Method == http.MethodGet && p == "/v1/outbound-calling/OUT-1/status":
 		h.statusReads++
 		fmt.Fprint(w, h.status(h.statusReads))
@@ -76,8 +85,8 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // runHostile runs suite src (agent p1) against h, the runner on a fake
-// clock, and returns its one case.
-func runHostile(t *testing.T, h *hostileRuntime, src string) *result.Case {
+// clock, and returns its one case; edit, when given, edits the options.
+func runHostile(t *testing.T, h *hostileRuntime, src string, edit ...func(*Options)) *result.Case {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -90,12 +99,16 @@ func runHostile(t *testing.T, h *hostileRuntime, src string) *result.Case {
 	clk := fakeclock.New()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := Run(ctx, loadYAML(t, src), Options{
+	o := Options{
 		Channel: DebugChat(c), Records: c, DefaultAgent: "p1", Parallel: 1, RetryDelay: -1,
 		TurnTimeout: 5 * time.Second, ConfirmTimeout: 30 * time.Second,
 		Connector: func(string, string) string { return "conn-1" },
 		Now:       clk.Now, Sleep: clk.Sleep,
-	})
+	}
+	for _, f := range edit {
+		f(&o)
+	}
+	res, err := Run(ctx, loadYAML(t, src), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,5 +267,50 @@ scenarios:
 	}
 	if waited := clk.Now().Sub(fakeclock.Start); waited < 30*time.Second || waited > 32*time.Second {
 		t.Errorf("the runner's clock moved %s, want the 30 s bound", waited)
+	}
+}
+
+// TestConfirmationNeverAnswered: a platform that holds every read of a
+// confirmation or a probe unanswered until the bound passes never said
+// the record was missing, or the call unfinished: that is its error (a
+// timeout, retried), not the agent's failure. With the turn timeout no
+// shorter than the bound (both default to 30 s), the read cut by the
+// bound was taken for "not recorded" or "no final status", and failed
+// the agent.
+func TestConfirmationNeverAnswered(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, probe, confirm, want string
+		hang                       func(r *http.Request, probed bool) bool
+	}{
+		{name: "the record", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, confirm: `{conversation: {in_progress: true}}`,
+			hang: func(r *http.Request, _ bool) bool { return strings.Contains(r.URL.Path, "/conversations/") },
+			want: "confirm: read conversation conv-1: wait of 300ms for the platform's answer exceeded"},
+		{name: "the call status", probe: `{outbound_call: {to: "+447700900001"}, within: 300ms}`,
+			hang: func(r *http.Request, _ bool) bool { return strings.HasSuffix(r.URL.Path, "/status") },
+			want: "probe: read status of call OUT-1: wait of 300ms for the platform's answer exceeded"},
+		{name: "the search for the SMS's conversation", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, confirm: `{conversation: {in_progress: true}}`,
+			hang: func(r *http.Request, probed bool) bool {
+				return strings.HasSuffix(r.URL.Path, "/conversations") && probed
+			},
+			want: "probe: find the conversation of SMS to +447700900002: wait of 300ms for the platform's answer exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+				list: func(int) []string { return nil }, get: func(string) *string { return nil }, hang: tc.hang}
+			if strings.Contains(tc.name, "search") {
+				h.smsBody = ""
+			}
+			src := "suite: s\nagent: p1\nscenarios:\n  - name: probe\n    probe: " + tc.probe + "\n"
+			if tc.confirm != "" {
+				src += "    confirm: " + tc.confirm + "\n"
+			}
+			c := runHostile(t, h, src, func(o *Options) { o.TurnTimeout, o.ConfirmTimeout = 300*time.Millisecond, 300*time.Millisecond })
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.want) {
+				t.Fatalf("%s, want errored: %s%s", c.Status, tc.want, describe(c))
+			}
+		})
 	}
 }
