@@ -113,6 +113,16 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			s.recordRead, s.recordEnded = convID, waitEnded || !conv.InProgress
 		}
 	}
+	if cc := c.Conversation; conv != nil && cc != nil && cc.Turns != nil && len(conv.Turns) == 0 && conv.NumTurns > 0 {
+		// The record hides its transcript (the project's transcript
+		// access is off): a turns check on it would judge an empty
+		// list, passing an excludes or a count at most N unconfirmed
+		// and failing the agent on the others.
+		s.errored(&result.Error{Pos: cc.Turns.Pos, Kind: result.KindConfig, Message: fmt.Sprintf(
+			"confirm: conversation %s has no turns while its num_turns is %d: transcript access is off for the project, and no turns check can be confirmed (turn it on for the runtime key's project, or check num_turns instead)",
+			convID, conv.NumTurns)})
+		return false, false
+	}
 	if conv == nil && c.Conversation != nil {
 		fails = append(fails, assert.Failure{
 			Pos: c.Conversation.Pos, Key: "confirm.conversation",

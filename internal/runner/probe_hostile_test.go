@@ -314,3 +314,49 @@ func TestConfirmationNeverAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestConfirmHiddenTranscript: a record whose turns are empty while its
+// num_turns counts some hides its transcript (transcript access is off
+// for the project): no turns check can be confirmed on it, and the case
+// errors saying so. An intents excludes or a count at most N passed on
+// the empty list, confirming nothing; a count at least N failed the
+// agent.
+func TestConfirmHiddenTranscript(t *testing.T) {
+	t.Parallel()
+	started := fakeclock.Start.Add(time.Second)
+	for _, tc := range []struct {
+		name, check, turns string
+		want               result.Status
+	}{
+		{name: "intents excluded", check: `{intents: {excludes: [urgent]}}`, want: result.Errored},
+		{name: "at most", check: `{count: {max: 5}}`, want: result.Errored},
+		{name: "at least", check: `{count: {min: 1}}`, want: result.Errored},
+		{name: "empty list", check: `{intents: {excludes: [urgent]}}`, turns: `[]`, want: result.Errored},
+		{name: "transcript shown", check: `{count: 1, intents: {excludes: [urgent]}}`, turns: `[{"user_input":"hi","agent_response":"hello","intents":["greet"]}]`, want: result.Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
+			if tc.turns != "" {
+				rec = strings.TrimSuffix(rec, "}") + `,"turns":` + tc.turns + `}`
+			}
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {turns: `+tc.check+`}}
+`)
+			a := c.Last()
+			if c.Status != tc.want {
+				t.Fatalf("%s, want %s%s", c.Status, tc.want, describe(c))
+			}
+			if tc.want == result.Errored && (a.Error.Pos.Line != 6 || !strings.Contains(a.Error.Message,
+				"confirm: conversation conv-1 has no turns while its num_turns is 1: transcript access is off for the project, and no turns check can be confirmed")) {
+				t.Errorf("error %s: %s", a.Error.Pos, a.Error.Message)
+			}
+		})
+	}
+}
