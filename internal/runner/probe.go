@@ -74,7 +74,7 @@ type placedCall struct {
 	convID string
 	// known are the conversations of the call's window that were
 	// already listed before it was placed: none of them is its own.
-	known map[string]bool
+	known priorList
 }
 
 // placeCall places the probe's outbound call and keeps it on the attempt
@@ -103,10 +103,10 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 	agent := s.c.Agent
 	pc = &placedCall{to: to, started: s.opts.Now(), within: pr.Within, rec: &result.Confirmation{Pos: pos, Kind: result.ConfirmCall, Subject: to}}
 	s.a.Confirmations = append(s.a.Confirmations, pc.rec)
-	if pc.known, err = s.listedBefore(callChannels, pc.started); err != nil {
+	if pc.known = s.listedBefore(callChannels, pc.started); pc.known.err != nil && s.ctx.Err() != nil {
 		pc.rec.Summary = "not placed"
 		pc.rec.Duration = s.opts.Now().Sub(pc.started)
-		return nil, false, s.platformFailed(cp.Pos, "probe: list the conversations before the call to "+to, err)
+		return nil, false, s.platformFailed(cp.Pos, "probe: list the conversations before the call to "+to, pc.known.err)
 	}
 
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
@@ -242,10 +242,10 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Duration = s.opts.Now().Sub(started)
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	known, err := s.listedBefore(nil, started)
-	if err != nil {
+	known := s.listedBefore(nil, started)
+	if known.err != nil && s.ctx.Err() != nil {
 		rec.Summary = "not sent"
-		return "", false, s.platformFailed(sp.Pos, "probe: list the conversations before the SMS to "+to, err)
+		return "", false, s.platformFailed(sp.Pos, "probe: list the conversations before the SMS to "+to, known.err)
 	}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	res, err := s.opts.Records.SendSMS(ctx, platform.SMSRequest{To: to, Message: msg, AgentNumber: from, ConnectorID: connector})
@@ -303,18 +303,28 @@ func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, e
 	return nil
 }
 
+// priorList is what the conversations list held before a probe called
+// or texted: ids, or the error that kept it from being read.
+type priorList struct {
+	ids map[string]bool
+	err error
+}
+
 // listedBefore lists, before a probe calls or texts, the conversations
 // its search (findConversation) will read: none of them is the probe's.
 // The window reaches probeWindow back for the platform's clock, so it
 // holds the conversation of an earlier attempt or run that called or
-// texted the same number moments before; found by number while the
-// probe's own is not listed yet, it was taken for the probe's.
-func (s *Session) listedBefore(channels []string, since time.Time) (map[string]bool, error) {
-	known := map[string]bool{}
+// texted the same number moments before, which would be found by number
+// while the probe's own is not listed yet. A list that cannot be read
+// fails only the search, when one is needed: a probe whose conversation
+// the platform names needs no list.
+func (s *Session) listedBefore(channels []string, since time.Time) priorList {
+	known := priorList{ids: map[string]bool{}}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	defer cancel()
-	err := s.listConversations(ctx, s.probeQuery(channels, since), func(c *reply.Conversation) { known[c.ID] = true })
-	return known, s.namedIf(ctx, err)
+	err := s.listConversations(ctx, s.probeQuery(channels, since), func(c *reply.Conversation) { known.ids[c.ID] = true })
+	known.err = s.namedIf(ctx, err)
+	return known
 }
 
 // findConversation looks, with bounded backoff, through the conversations
@@ -322,12 +332,15 @@ func (s *Session) listedBefore(channels []string, since time.Time) (map[string]b
 // those known before it, for the best match (score > 0; the highest wins,
 // the latest among equals). Not found within the bound is a failure of
 // the probe.
-func (s *Session) findConversation(pos diag.Pos, what string, channels []string, since time.Time, known map[string]bool, score func(*reply.Conversation) int) (id string, ok, retry bool) {
+func (s *Session) findConversation(pos diag.Pos, what string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
+	if known.err != nil {
+		return "", false, s.platformFailed(pos, "probe: list the conversations before the "+what, known.err)
+	}
 	q := s.probeQuery(channels, since)
 	err := s.poll(func(ctx context.Context) (bool, error) {
 		best, bestAt := 0, time.Time{}
 		err := s.listConversations(ctx, q, func(c *reply.Conversation) {
-			if known[c.ID] {
+			if known.ids[c.ID] {
 				return
 			}
 			if n := score(c); n > best || (n == best && n > 0 && c.StartedAt.After(bestAt)) {

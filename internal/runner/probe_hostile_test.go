@@ -31,6 +31,8 @@ type hostileRuntime struct {
 	// get answers a read of one record (nil for 404).
 	list func(n int) []string
 	get  func(id string) *string
+	// listFails, when set, answers every read of the list with a 403.
+	listFails bool
 	// hang, when it says so of a request (probed: after the probe
 	// called or texted), holds it unanswered.
 	hang func(r *http.Request, probed bool) bool
@@ -63,6 +65,9 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.probed = true
 		w.WriteHeader(h.smsStatus)
 		fmt.Fprint(w, h.smsBody)
+	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations" && h.listFails:
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"error_message":"the key has no right to list conversations"}`)
 	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations":
 		n := 0
 		if h.probed {
@@ -356,6 +361,42 @@ scenarios:
 			if tc.want == result.Errored && (a.Error.Pos.Line != 6 || !strings.Contains(a.Error.Message,
 				"confirm: conversation conv-1 has no turns while its num_turns is 1: transcript access is off for the project, and no turns check can be confirmed")) {
 				t.Errorf("error %s: %s", a.Error.Pos, a.Error.Message)
+			}
+		})
+	}
+}
+
+// TestProbeListNeededOnlyToSearch: the list read before a probe (to leave
+// out the conversations already there) is needed only when the probe's
+// conversation must be searched for. A key that may not list
+// conversations still confirms a probe whose conversation the platform
+// names; one whose conversation it does not name errors on the list.
+func TestProbeListNeededOnlyToSearch(t *testing.T) {
+	t.Parallel()
+	rec := record("conv-1", "+447700900002", "SMS", fakeclock.Start, true, false, "")
+	for _, tc := range []struct {
+		name, body string
+		status     result.Status
+	}{
+		{name: "named", body: `{"conversation_id":"conv-1"}`, status: result.Passed},
+		{name: "not named", body: ``, status: result.Errored},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: tc.body, listFails: true,
+				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true}}
+`)
+			if c.Status != tc.status {
+				t.Fatalf("%s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			if a := c.Last(); tc.status == result.Errored && !strings.Contains(a.Error.Message, "probe: list the conversations before the SMS to +447700900002: ") {
+				t.Errorf("error %q, want it to name the list", a.Error.Message)
 			}
 		})
 	}
