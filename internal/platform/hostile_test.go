@@ -527,3 +527,42 @@ func TestWebhookRegistrationWithoutSecret(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// A call's status is one of the reference's four values. Another value
+// (a telephony provider's completed, busy, no-answer or canceled) is a
+// malformed response, not a call still in progress: read as one, the
+// probe polled it until its bound and then failed the agent. The four
+// values are read in any letter case.
+func TestCallStatusValues(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ status, want, err string }{
+		{status: "queued", want: "queued"},
+		{status: "calling", want: "calling"},
+		{status: "success", want: "success"},
+		{status: "failure", want: "failure"},
+		{status: "SUCCESS", want: "success"},
+		{status: " Failure ", want: "failure"},
+		{status: "completed", err: `status is "completed", want one of queued, calling, success, failure`},
+		{status: "busy", err: `status is "busy"`},
+		{status: "no-answer", err: `status is "no-answer"`},
+		{status: "failed", err: `status is "failed"`},
+		{status: "canceled", err: `status is "canceled"`},
+		{status: "in-progress", err: `status is "in-progress"`},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintf(w, `{"call_sid":"OUT-1","status":%q}`, tc.status)
+			}))
+			t.Cleanup(srv.Close)
+			st, err := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}).CallStatus(context.Background(), "OUT-1")
+			var re *ResponseError
+			switch {
+			case tc.err == "" && (err != nil || st.Status != tc.want):
+				t.Errorf("status %+v, err %v; want %s", st, err, tc.want)
+			case tc.err != "" && (!errors.As(err, &re) || !strings.Contains(err.Error(), "GET /v1/outbound-calling/OUT-1/status: 200: malformed response: "+tc.err)):
+				t.Errorf("err = %v, want a malformed response: %s", err, tc.err)
+			}
+		})
+	}
+}

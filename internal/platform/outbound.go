@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/reply"
@@ -178,6 +180,17 @@ func (c *Client) CallStatus(ctx context.Context, sid string) (*CallStatus, error
 	if st.Status == "" {
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"status"}))
 	}
+	// The reference gives the status one of four values. Another (a
+	// telephony provider's completed, busy or no-answer, say) is not
+	// read as either outcome: taken as still in progress, it would be
+	// polled until the probe's bound and then fail the agent, for what
+	// the platform said wrong.
+	status, ok := callStatusValue(st.Status)
+	if !ok {
+		return nil, c.responseError(rq, resp.status, resp.body(),
+			fmt.Errorf("status is %q, want one of %s", st.Status, strings.Join(callStatuses, ", ")))
+	}
+	st.Status = status
 	switch st.SID {
 	case "":
 		st.SID = sid
@@ -187,6 +200,16 @@ func (c *Client) CallStatus(ctx context.Context, sid string) (*CallStatus, error
 		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("call_sid is %q, and the call was about call %q", st.SID, sid))
 	}
 	return st, nil
+}
+
+// callStatuses are the values of a call's status, in the order of a call.
+var callStatuses = []string{reply.CallQueued, reply.CallCalling, reply.CallSuccess, reply.CallFailure}
+
+// callStatusValue returns the reference's status that s names, in any
+// letter case and without surrounding spaces, and whether it names one.
+func callStatusValue(s string) (string, bool) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	return v, slices.Contains(callStatuses, v)
 }
 
 // durationText renders 2h0m0s as "2h".

@@ -113,6 +113,16 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 			s.recordRead, s.recordEnded = convID, waitEnded || !conv.InProgress
 		}
 	}
+	if cc := c.Conversation; conv != nil && cc != nil && cc.Turns != nil && len(conv.Turns) == 0 && conv.NumTurns > 0 {
+		// The record hides its transcript (the project's transcript
+		// access is off): a turns check on it would judge an empty
+		// list, passing an excludes or a count at most N unconfirmed
+		// and failing the agent on the others.
+		s.errored(&result.Error{Pos: cc.Turns.Pos, Kind: result.KindConfig, Message: fmt.Sprintf(
+			"confirm: conversation %s has no turns while its num_turns is %d: transcript access is off for the project, and no turns check can be confirmed (turn it on for the runtime key's project, or check num_turns instead)",
+			convID, conv.NumTurns)})
+		return false, false
+	}
 	if conv == nil && c.Conversation != nil {
 		fails = append(fails, assert.Failure{
 			Pos: c.Conversation.Pos, Key: "confirm.conversation",
@@ -297,19 +307,34 @@ func (s *Session) poll(read func(ctx context.Context) (done bool, err error)) er
 	return s.pollFor(s.opts.ConfirmTimeout, read)
 }
 
-// pollFor is poll with another bound (a probe's within:).
+// pollFor is poll with another bound (a probe's within:). The bound is
+// kept on the runner's clock (Options.Now), which the pauses of
+// Options.Sleep move, as well as by a context that cuts a read in flight
+// on the real clock: on a fake clock a record that never comes is read
+// for the bound's worth of pauses, not for as long as the bound really
+// lasts, at no pause at all.
 func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
 	wctx, cancel := context.WithTimeout(s.ctx, bound)
 	defer cancel()
+	deadline := s.opts.Now().Add(bound)
 	delay := s.opts.ConfirmPoll
+	answered := false
 	for {
 		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts.Now)
 		done, err := read(ctx)
-		if err != nil && wctx.Err() != nil && s.ctx.Err() == nil {
-			// The bound passed while the read was in flight.
+		switch {
+		case err == nil:
+			answered = true
+		case wctx.Err() != nil && s.ctx.Err() == nil && answered:
+			// The bound passed while a read was in flight: what the
+			// platform answered before (not there yet) stands.
 			err = nil
-		}
-		if err != nil {
+		case wctx.Err() != nil && s.ctx.Err() == nil:
+			// The bound passed and the platform answered no read: it
+			// never said the record was missing, or the call not
+			// over. Its error, not the agent's failure.
+			err = &timeoutError{what: fmt.Sprintf("wait of %s for the platform's answer", bound), err: err}
+		default:
 			err = s.named(ctx, err)
 		}
 		cancelRead()
@@ -320,6 +345,9 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 			if s.ctx.Err() != nil {
 				return s.named(wctx, s.ctx.Err())
 			}
+			return nil
+		}
+		if !s.opts.Now().Before(deadline) {
 			return nil
 		}
 		delay = min(delay*2, maxConfirmPoll)

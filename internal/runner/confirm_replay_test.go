@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -170,6 +171,54 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 			}
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("error %+v, failures %+v, want one saying %q", a.Error, a.Failures, tc.want)
+			}
+		})
+	}
+}
+
+// TestWebhookOfAnotherEnvironment: the platform sends every environment's
+// events to every endpoint (reference: filter on data.environment), so an
+// event of the attempt's conversation id that says another environment
+// than the case's is of another conversation with that id (a scenario
+// that sets conversation_id, run against live while it runs against
+// sandbox): it does not confirm the attempt, and the failure says why.
+// One that names the case's environment, or none, does.
+func TestWebhookOfAnotherEnvironment(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	const secret = "whsec_environment_test_0123456789"
+	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	for i, tc := range []struct {
+		data   string
+		status result.Status
+		want   string
+	}{
+		{`"environment":"live"`, result.Failed, `1 verified event of another environment than sandbox did not count`},
+		{`"environment":"sandbox"`, result.Passed, ""},
+		{`"environment":"Sandbox"`, result.Passed, ""},
+		{``, result.Passed, ""},
+	} {
+		conv := fmt.Sprintf("conv-env-%d", i)
+		t.Run(conv, func(t *testing.T) {
+			data := `"conversation_id":"` + conv + `"`
+			if tc.data != "" {
+				data += "," + tc.data
+			}
+			w := boundPassed{Receiver: rcv, during: func() {
+				if code := deliver(t, hs, rcv, `{"type":"conversation.completed","data":{`+data+`}}`, secret); code != http.StatusNoContent {
+					t.Errorf("delivery answered %d", code)
+				}
+			}}
+			o := e.opts()
+			o.Webhooks = w
+			c := runOne(t, o, completes(conv))
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			if a := c.Last(); tc.want != "" && (len(a.Failures) != 1 || !strings.Contains(a.Failures[0].Message, tc.want)) {
+				t.Errorf("failures %+v, want one saying %q", a.Failures, tc.want)
 			}
 		})
 	}

@@ -75,8 +75,11 @@ type Options struct {
 	Observer result.Observer
 	// Getenv resolves ${env:NAME}; nil means an empty environment.
 	Getenv func(string) (string, bool)
-	// Now is the clock for start times and durations; nil means time.Now.
-	// Turn latencies are measured by the platform client, not with Now.
+	// Now is the clock for start times and durations, and for the bounds
+	// of the reads of a record or a call status (ConfirmTimeout, a
+	// probe's within:), which the pauses of Sleep move on a fake clock;
+	// nil means time.Now. Turn latencies are measured by the platform
+	// client, not with Now.
 	Now func() time.Time
 	// Sleep waits between attempts and between reads of a record: for d,
 	// or until ctx is done, then returning ctx's error (the signature of

@@ -72,6 +72,9 @@ type placedCall struct {
 	// the conversation of a successful call.
 	status *platform.CallStatus
 	convID string
+	// known are the conversations of the call's window that were
+	// already listed before it was placed: none of them is its own.
+	known priorList
 }
 
 // placeCall places the probe's outbound call and keeps it on the attempt
@@ -100,6 +103,11 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 	agent := s.c.Agent
 	pc = &placedCall{to: to, started: s.opts.Now(), within: pr.Within, rec: &result.Confirmation{Pos: pos, Kind: result.ConfirmCall, Subject: to}}
 	s.a.Confirmations = append(s.a.Confirmations, pc.rec)
+	if pc.known = s.listedBefore(callChannels, pc.started); pc.known.err != nil && s.ctx.Err() != nil {
+		pc.rec.Summary = "not placed"
+		pc.rec.Duration = s.opts.Now().Sub(pc.started)
+		return nil, false, s.platformFailed(cp.Pos, "probe: list the conversations before the call to "+to, pc.known.err)
+	}
 
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	call, err := s.opts.Records.PlaceCall(ctx, platform.CallRequest{To: to, AgentID: agent, AgentNumber: from, Env: s.c.Env, Metadata: meta})
@@ -177,7 +185,7 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		// conversation by the built-in state key call_sid, else by the
 		// dialled number, among those started since the call was placed.
 		var found bool
-		convID, found, retry = s.findConversation(pos, "call "+pc.sid, []string{"VOICE-SIP"}, pc.started, func(c *reply.Conversation) int {
+		convID, found, retry = s.findConversation(pos, "call "+pc.sid, callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
 			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
 			}
@@ -234,6 +242,11 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Duration = s.opts.Now().Sub(started)
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
+	known := s.listedBefore(nil, started)
+	if known.err != nil && s.ctx.Err() != nil {
+		rec.Summary = "not sent"
+		return "", false, s.platformFailed(sp.Pos, "probe: list the conversations before the SMS to "+to, known.err)
+	}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
 	res, err := s.opts.Records.SendSMS(ctx, platform.SMSRequest{To: to, Message: msg, AgentNumber: from, ConnectorID: connector})
 	err = s.namedIf(ctx, err)
@@ -247,7 +260,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	rec.Summary = "sent from " + cmp.Or(res.AgentNumber, "the environment's number")
 	convID = res.ConversationID
 	if convID == "" {
-		convID, ok, retry = s.findConversation(pos, "SMS to "+to, nil, started, func(c *reply.Conversation) int {
+		convID, ok, retry = s.findConversation(pos, "SMS to "+to, nil, started, known, func(c *reply.Conversation) int {
 			if sameNumber(c.ToNumber, to) || sameNumber(c.FromNumber, to) {
 				return 1
 			}
@@ -262,31 +275,80 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	return convID, true, false
 }
 
+// callChannels are the channels a call's conversation is listed under.
+var callChannels = []string{"VOICE-SIP"}
+
+// probeQuery lists the conversations of the agent that may be a probe's:
+// those started since the probe (less probeWindow).
+func (s *Session) probeQuery(channels []string, since time.Time) platform.ListQuery {
+	return platform.ListQuery{ClientEnv: s.c.Env, Channels: channels, StartTime: since.Add(-probeWindow).UTC()}
+}
+
+// listConversations reads the pages of q (at most maxListPages), handing
+// each conversation to each.
+func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, each func(*reply.Conversation)) error {
+	for page := 0; page < maxListPages; page++ {
+		p, err := s.opts.Records.ListConversations(ctx, s.c.Agent, q)
+		if err != nil {
+			return err
+		}
+		for i := range p.Conversations {
+			each(&p.Conversations[i])
+		}
+		if p.Cursor == "" {
+			return nil
+		}
+		q.Cursor = p.Cursor
+	}
+	return nil
+}
+
+// priorList is what the conversations list held before a probe called
+// or texted: ids, or the error that kept it from being read.
+type priorList struct {
+	ids map[string]bool
+	err error
+}
+
+// listedBefore lists, before a probe calls or texts, the conversations
+// its search (findConversation) will read: none of them is the probe's.
+// The window reaches probeWindow back for the platform's clock, so it
+// holds the conversation of an earlier attempt or run that called or
+// texted the same number moments before, which would be found by number
+// while the probe's own is not listed yet. A list that cannot be read
+// fails only the search, when one is needed: a probe whose conversation
+// the platform names needs no list.
+func (s *Session) listedBefore(channels []string, since time.Time) priorList {
+	known := priorList{ids: map[string]bool{}}
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
+	defer cancel()
+	err := s.listConversations(ctx, s.probeQuery(channels, since), func(c *reply.Conversation) { known.ids[c.ID] = true })
+	known.err = s.namedIf(ctx, err)
+	return known
+}
+
 // findConversation looks, with bounded backoff, through the conversations
-// of the agent started since the probe (less probeWindow) for the best
-// match (score > 0; the highest wins, the latest among equals). Not found
-// within the bound is a failure of the probe.
-func (s *Session) findConversation(pos diag.Pos, what string, channels []string, since time.Time, score func(*reply.Conversation) int) (id string, ok, retry bool) {
-	agent := s.c.Agent
-	q := platform.ListQuery{ClientEnv: s.c.Env, Channels: channels, StartTime: since.Add(-probeWindow).UTC()}
+// of the agent started since the probe (less probeWindow), leaving out
+// those known before it, for the best match (score > 0; the highest wins,
+// the latest among equals). Not found within the bound is a failure of
+// the probe.
+func (s *Session) findConversation(pos diag.Pos, what string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
+	if known.err != nil {
+		return "", false, s.platformFailed(pos, "probe: list the conversations before the "+what, known.err)
+	}
+	q := s.probeQuery(channels, since)
 	err := s.poll(func(ctx context.Context) (bool, error) {
 		best, bestAt := 0, time.Time{}
-		q := q
-		for page := 0; page < maxListPages; page++ {
-			p, err := s.opts.Records.ListConversations(ctx, agent, q)
-			if err != nil {
-				return false, err
+		err := s.listConversations(ctx, q, func(c *reply.Conversation) {
+			if known.ids[c.ID] {
+				return
 			}
-			for i := range p.Conversations {
-				c := &p.Conversations[i]
-				if n := score(c); n > best || (n == best && n > 0 && c.StartedAt.After(bestAt)) {
-					best, bestAt, id = n, c.StartedAt, c.ID
-				}
+			if n := score(c); n > best || (n == best && n > 0 && c.StartedAt.After(bestAt)) {
+				best, bestAt, id = n, c.StartedAt, c.ID
 			}
-			if p.Cursor == "" {
-				break
-			}
-			q.Cursor = p.Cursor
+		})
+		if err != nil {
+			return false, err
 		}
 		return best > 0, nil
 	})

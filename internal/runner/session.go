@@ -81,7 +81,8 @@ type Session struct {
 	reached []string
 	stop    *result.Stop
 	// since marks the webhook events that arrived before the attempt
-	// began: none of them is of its conversation (confirmWebhooks).
+	// began: none of them is of its conversation (confirmWebhooks); nor
+	// is an event of another environment than the case's.
 	since webhook.Mark
 }
 
@@ -108,7 +109,7 @@ func newSession(ctx context.Context, opts *Options, sc *scenario.Scenario, c *re
 	s.vars, s.varsErr = resolveVars(sc.Vars, opts.Getenv)
 	s.expand = s.interpolate
 	if w, ok := opts.Webhooks.(MarkingWebhooks); ok {
-		s.since = w.Mark()
+		s.since = w.Mark().In(c.Env)
 	}
 	return s
 }

@@ -89,6 +89,19 @@ type Event struct {
 type Mark struct {
 	seq uint64
 	at  time.Time
+	// env, when set, is the environment whose events count (In).
+	env string
+}
+
+// In returns the mark, after which only the events of environment env
+// count, and those that name no environment: the platform sends every
+// environment's events to every endpoint (reference, Webhook events:
+// "filter on data.environment to restrict"), and a conversation id can
+// recur in another environment (a scenario that sets conversation_id,
+// run against sandbox and live at once).
+func (m Mark) In(env string) Mark {
+	m.env = env
+	return m
 }
 
 // Rejection is a delivery that failed verification or could not be read.
@@ -310,6 +323,8 @@ func (r *Receiver) findLocked(conversationID, eventType string, after Mark) (Eve
 			sk.earlier++
 		case !ev.Time.IsZero() && !after.at.IsZero() && ev.Time.Before(after.at.Add(-r.opts.MaxSkew)):
 			sk.stale++
+		case after.env != "" && ev.Environment != "" && !strings.EqualFold(ev.Environment, after.env):
+			sk.otherEnv++
 		default:
 			return ev, true, sk, nil
 		}
@@ -318,7 +333,7 @@ func (r *Receiver) findLocked(conversationID, eventType string, after Mark) (Eve
 }
 
 // skips counts the events a wait passed over.
-type skips struct{ earlier, stale int }
+type skips struct{ earlier, stale, otherEnv int }
 
 // MissingError says that an expected event did not arrive verified before
 // the wait ended. Rejected lists the deliveries of that event and
@@ -334,6 +349,10 @@ type MissingError struct {
 	// replay, a late retry, or an earlier conversation with the same id),
 	// or the platform's clock is far off.
 	Earlier, Stale int
+	// OtherEnv counts those of another environment than the mark's
+	// (Mark.In), named by Environment.
+	OtherEnv    int
+	Environment string
 	// Err is why the wait ended (context.DeadlineExceeded, Canceled).
 	Err error
 }
@@ -361,6 +380,9 @@ func (e *MissingError) Error() string {
 	}
 	if e.Stale > 0 {
 		fmt.Fprintf(&b, "; %s signed more than the allowed clock skew before this attempt began did not count (a replay, a late retry of an earlier conversation with the same id, or the platform's clock is off)", events(e.Stale))
+	}
+	if e.OtherEnv > 0 {
+		fmt.Fprintf(&b, "; %s of another environment than %s did not count (a conversation with the same id there: the platform sends every environment's events to every endpoint)", events(e.OtherEnv), e.Environment)
 	}
 	return b.String()
 }
@@ -413,7 +435,7 @@ func (r *Receiver) WaitAfter(ctx context.Context, conversationID, eventType stri
 				return ev, nil
 			}
 			return Event{}, &MissingError{Type: eventType, ConversationID: conversationID, Rejected: r.rejectionsFor(conversationID, eventType, after),
-				Earlier: sk.earlier, Stale: sk.stale, Err: ctx.Err()}
+				Earlier: sk.earlier, Stale: sk.stale, OtherEnv: sk.otherEnv, Environment: after.env, Err: ctx.Err()}
 		}
 	}
 }

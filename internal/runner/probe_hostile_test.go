@@ -1,0 +1,403 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// hostileRuntime is a runtime host written by someone else: outbound
+// calls, SMS and the Conversations reads of project p1, whose answers
+// each test chooses. Every answer is read over real HTTP; the runner and
+// the client wait on fake clocks.
+type hostileRuntime struct {
+	mu sync.Mutex
+	// status answers the n-th read of call OUT-1's status (from 1).
+	status func(n int) string
+	// sms answers the SMS send: status and body.
+	smsStatus int
+	smsBody   string
+	// list answers the n-th read of the conversations list made after
+	// the probe called or texted (from 1; 0 for a read made before);
+	// get answers a read of one record (nil for 404).
+	list func(n int) []string
+	get  func(id string) *string
+	// listFails, when set, answers every read of the list with a 403.
+	listFails bool
+	// hang, when it says so of a request (probed: after the probe
+	// called or texted), holds it unanswered.
+	hang func(r *http.Request, probed bool) bool
+
+	probed      bool
+	statusReads int
+	listReads   int
+	getReads    int
+}
+
+func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	p := r.URL.Path
+	switch {
+	case r.Method == http.MethodPost && p == "/v1/outbound-calling":
+		h.probed = true
+		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
+	case h.hang != nil && h.hang(r, h.probed):
+		// Held until the client gives the request up, answered to nobody.
+		h.mu.Unlock()
+		<-r.Context().Done()
+		h.mu.Lock()
+		w.WriteHeader(http.StatusInternalServerError)
+	case r.Method == http.MethodGet && p == "/v1/outbound-calling/OUT-1/status":
+		h.statusReads++
+		fmt.Fprint(w, h.status(h.statusReads))
+	case r.Method == http.MethodPost && p == "/v1/outbound-sms":
+		h.probed = true
+		w.WriteHeader(h.smsStatus)
+		fmt.Fprint(w, h.smsBody)
+	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations" && h.listFails:
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"error_message":"the key has no right to list conversations"}`)
+	case r.Method == http.MethodGet && p == "/v3/ws-abcd1234/p1/conversations":
+		n := 0
+		if h.probed {
+			h.listReads++
+			n = h.listReads
+		}
+		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/"):
+		h.getReads++
+		if rec := h.get(strings.TrimPrefix(p, "/v3/ws-abcd1234/p1/conversations/")); rec != nil {
+			fmt.Fprint(w, *rec)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error_message":"conversation not found"}`)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error_message":"no such path"}`)
+	}
+}
+
+// runHostile runs suite src (agent p1) against h, the runner on a fake
+// clock, and returns its one case; edit, when given, edits the options.
+func runHostile(t *testing.T, h *hostileRuntime, src string, edit ...func(*Options)) *result.Case {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := fakeclock.New()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	o := Options{
+		Channel: DebugChat(c), Records: c, DefaultAgent: "p1", Parallel: 1, RetryDelay: -1,
+		TurnTimeout: 5 * time.Second, ConfirmTimeout: 30 * time.Second,
+		Connector: func(string, string) string { return "conn-1" },
+		Now:       clk.Now, Sleep: clk.Sleep,
+	}
+	for _, f := range edit {
+		f(&o)
+	}
+	res, err := Run(ctx, loadYAML(t, src), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Files[0].Cases[0]
+}
+
+// record is a Conversation summary of project p1.
+func record(id, to, channel string, started time.Time, inProgress, handoff bool, state string) string {
+	return fmt.Sprintf(`{"id":%q,"account_id":"ws-abcd1234","project_id":"p1","environment":"sandbox","started_at":%q,`+
+		`"channel":%q,"to_number":%q,"in_progress":%t,"num_turns":1,"handoff":%t,"state":{%s}}`,
+		id, started.UTC().Format(time.RFC3339Nano), channel, to, inProgress, handoff, state)
+}
+
+// TestCallStatusOutsideTheReference: a call status that is none of the
+// reference's four values is the platform's error, at the first read. It
+// was taken for a call still in progress and polled until within: passed
+// (a call that never ended failed the agent, probe.status), however the
+// call ended.
+func TestCallStatusOutsideTheReference(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: calls
+agent: p1
+scenarios:
+  - name: call
+    probe: {outbound_call: {to: "+447700900001"}, expect_status: failure, within: 2m}
+`
+	for _, status := range []string{"completed", "busy", "no-answer", "failed", "canceled", "ringing"} {
+		t.Run(status, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return nil },
+				status: func(n int) string { return fmt.Sprintf(`{"call_sid":"OUT-1","status":%q}`, status) }}
+			c := runHostile(t, h, suite)
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindHTTP ||
+				!strings.Contains(a.Error.Message, fmt.Sprintf(`malformed response: status is %q, want one of queued, calling, success, failure`, status)) {
+				t.Fatalf("%s, want errored on the status%s", c.Status, describe(c))
+			}
+			if h.statusReads != 1 {
+				t.Errorf("%d status reads, want 1: the status is wrong, not late", h.statusReads)
+			}
+		})
+	}
+}
+
+// TestProbeFindsItsOwnConversation: the conversation of a probe the
+// platform gives no id for is found by number, among those listed since
+// shortly before the probe (the clocks differ). One that was listed
+// before the probe called or texted (the conversation of an earlier
+// attempt or run, same agent, same number, seconds before) is not the
+// probe's, though it is listed and the probe's own is not yet: it was
+// taken, and confirmed the probe.
+func TestProbeFindsItsOwnConversation(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	before := fakeclock.Start.Add(-30 * time.Second)
+	for _, tc := range []struct {
+		name, probe, channel string
+		smsStatus            int
+	}{
+		{name: "sms accepted without a body", probe: `{sms: {to: "` + to + `", message: "Reply YES"}}`, channel: "SMS", smsStatus: http.StatusAccepted},
+		{name: "call without a conversation id", probe: `{outbound_call: {to: "` + to + `"}, within: 2m}`, channel: "VOICE-SIP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stale := record("conv-earlier", to, tc.channel, before, false, true, "")
+			own := record("conv-own", to, tc.channel, fakeclock.Start.Add(time.Second), true, false, `"call_sid":"OUT-1"`)
+			h := &hostileRuntime{
+				smsStatus: tc.smsStatus,
+				status:    func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				// The earlier conversation is listed all along; the
+				// probe's own from the second read after the probe.
+				list: func(n int) []string {
+					if n >= 2 {
+						return []string{stale, own}
+					}
+					return []string{stale}
+				},
+				get: func(id string) *string {
+					switch id {
+					case "conv-earlier":
+						return &stale
+					case "conv-own":
+						return &own
+					}
+					return nil
+				},
+			}
+			c := runHostile(t, h, `suite: probes
+agent: p1
+scenarios:
+  - name: probe
+    probe: `+tc.probe+`
+    confirm: {conversation: {handoff: true}}
+`)
+			a := c.Last()
+			if a.ConversationID != "conv-own" {
+				t.Fatalf("confirmed conversation %q, want conv-own%s", a.ConversationID, describe(c))
+			}
+			if c.Status != result.Failed || a.Failures[0].Key != "confirm.conversation.handoff" {
+				t.Errorf("%s, want failed on the own conversation's handoff%s", c.Status, describe(c))
+			}
+		})
+	}
+}
+
+// TestConfirmationBoundOnTheRunnersClock: a record that never comes is
+// read with backoff until the bound passes on the runner's clock, which
+// the pauses move; on a fake clock the reads took as long as the bound
+// really lasts, thousands of them, at no pause at all.
+func TestConfirmationBoundOnTheRunnersClock(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list: func(int) []string { return nil }, get: func(string) *string { return nil }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	get := h.get
+	h.get = func(id string) *string {
+		if h.getReads > 100 {
+			cancel() // spinning: end the run rather than wait 30 s
+		}
+		return get(id)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := fakeclock.New()
+	res, err := Run(ctx, loadYAML(t, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true}}
+`), Options{
+		Channel: DebugChat(c), Records: c, DefaultAgent: "p1", Parallel: 1, RetryDelay: -1,
+		TurnTimeout: 5 * time.Second, ConfirmTimeout: 30 * time.Second, ConfirmPoll: 100 * time.Millisecond,
+		Connector: func(string, string) string { return "conn-1" },
+		Now:       clk.Now, Sleep: clk.Sleep,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := res.Files[0].Cases[0]
+	a := cs.Last()
+	if cs.Status != result.Failed || a.Failures[0].Key != "confirm.conversation" || !strings.Contains(a.Failures[0].Message, "not recorded within 30s") {
+		t.Fatalf("%s, want failed: not recorded within 30s%s", cs.Status, describe(cs))
+	}
+	// 100 ms doubling to 2 s: reads at 0, 0.1, 0.3, 0.7, 1.5, 3.1, then
+	// every 2 s until 29.1; the pause after it passes 30 s.
+	if h.getReads != 19 {
+		t.Errorf("%d reads of the record, want 19 over 30 s of backoff", h.getReads)
+	}
+	if waited := clk.Now().Sub(fakeclock.Start); waited < 30*time.Second || waited > 32*time.Second {
+		t.Errorf("the runner's clock moved %s, want the 30 s bound", waited)
+	}
+}
+
+// TestConfirmationNeverAnswered: a platform that holds every read of a
+// confirmation or a probe unanswered until the bound passes never said
+// the record was missing, or the call unfinished: that is its error (a
+// timeout, retried), not the agent's failure. With the turn timeout no
+// shorter than the bound (both default to 30 s), the read cut by the
+// bound was taken for "not recorded" or "no final status", and failed
+// the agent.
+func TestConfirmationNeverAnswered(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, probe, confirm, want string
+		hang                       func(r *http.Request, probed bool) bool
+	}{
+		{name: "the record", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, confirm: `{conversation: {in_progress: true}}`,
+			hang: func(r *http.Request, _ bool) bool { return strings.Contains(r.URL.Path, "/conversations/") },
+			want: "confirm: read conversation conv-1: wait of 300ms for the platform's answer exceeded"},
+		{name: "the call status", probe: `{outbound_call: {to: "+447700900001"}, within: 300ms}`,
+			hang: func(r *http.Request, _ bool) bool { return strings.HasSuffix(r.URL.Path, "/status") },
+			want: "probe: read status of call OUT-1: wait of 300ms for the platform's answer exceeded"},
+		{name: "the search for the SMS's conversation", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, confirm: `{conversation: {in_progress: true}}`,
+			hang: func(r *http.Request, probed bool) bool {
+				return strings.HasSuffix(r.URL.Path, "/conversations") && probed
+			},
+			want: "probe: find the conversation of SMS to +447700900002: wait of 300ms for the platform's answer exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+				list: func(int) []string { return nil }, get: func(string) *string { return nil }, hang: tc.hang}
+			if strings.Contains(tc.name, "search") {
+				h.smsBody = ""
+			}
+			src := "suite: s\nagent: p1\nscenarios:\n  - name: probe\n    probe: " + tc.probe + "\n"
+			if tc.confirm != "" {
+				src += "    confirm: " + tc.confirm + "\n"
+			}
+			c := runHostile(t, h, src, func(o *Options) { o.TurnTimeout, o.ConfirmTimeout = 300*time.Millisecond, 300*time.Millisecond })
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.want) {
+				t.Fatalf("%s, want errored: %s%s", c.Status, tc.want, describe(c))
+			}
+		})
+	}
+}
+
+// TestConfirmHiddenTranscript: a record whose turns are empty while its
+// num_turns counts some hides its transcript (transcript access is off
+// for the project): no turns check can be confirmed on it, and the case
+// errors saying so. An intents excludes or a count at most N passed on
+// the empty list, confirming nothing; a count at least N failed the
+// agent.
+func TestConfirmHiddenTranscript(t *testing.T) {
+	t.Parallel()
+	started := fakeclock.Start.Add(time.Second)
+	for _, tc := range []struct {
+		name, check, turns string
+		want               result.Status
+	}{
+		{name: "intents excluded", check: `{intents: {excludes: [urgent]}}`, want: result.Errored},
+		{name: "at most", check: `{count: {max: 5}}`, want: result.Errored},
+		{name: "at least", check: `{count: {min: 1}}`, want: result.Errored},
+		{name: "empty list", check: `{intents: {excludes: [urgent]}}`, turns: `[]`, want: result.Errored},
+		{name: "transcript shown", check: `{count: 1, intents: {excludes: [urgent]}}`, turns: `[{"user_input":"hi","agent_response":"hello","intents":["greet"]}]`, want: result.Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
+			if tc.turns != "" {
+				rec = strings.TrimSuffix(rec, "}") + `,"turns":` + tc.turns + `}`
+			}
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {turns: `+tc.check+`}}
+`)
+			a := c.Last()
+			if c.Status != tc.want {
+				t.Fatalf("%s, want %s%s", c.Status, tc.want, describe(c))
+			}
+			if tc.want == result.Errored && (a.Error.Pos.Line != 6 || !strings.Contains(a.Error.Message,
+				"confirm: conversation conv-1 has no turns while its num_turns is 1: transcript access is off for the project, and no turns check can be confirmed")) {
+				t.Errorf("error %s: %s", a.Error.Pos, a.Error.Message)
+			}
+		})
+	}
+}
+
+// TestProbeListNeededOnlyToSearch: the list read before a probe (to leave
+// out the conversations already there) is needed only when the probe's
+// conversation must be searched for. A key that may not list
+// conversations still confirms a probe whose conversation the platform
+// names; one whose conversation it does not name errors on the list.
+func TestProbeListNeededOnlyToSearch(t *testing.T) {
+	t.Parallel()
+	rec := record("conv-1", "+447700900002", "SMS", fakeclock.Start, true, false, "")
+	for _, tc := range []struct {
+		name, body string
+		status     result.Status
+	}{
+		{name: "named", body: `{"conversation_id":"conv-1"}`, status: result.Passed},
+		{name: "not named", body: ``, status: result.Errored},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: tc.body, listFails: true,
+				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true}}
+`)
+			if c.Status != tc.status {
+				t.Fatalf("%s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			if a := c.Last(); tc.status == result.Errored && !strings.Contains(a.Error.Message, "probe: list the conversations before the SMS to +447700900002: ") {
+				t.Errorf("error %q, want it to name the list", a.Error.Message)
+			}
+		})
+	}
+}
