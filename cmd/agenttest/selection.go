@@ -182,7 +182,17 @@ func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]
 	if len(problems) > 0 {
 		return nil, nil, usageProblems(s.cmd, problems...)
 	}
+	// A case whose file the paths given do not reach was left out, not
+	// renamed: its scenario may well still be there.
+	loaded := map[string]bool{}
+	for _, su := range suites {
+		loaded[argPath(su.Path)] = true
+	}
 	for _, c := range cases {
+		if !loaded[argPath(c.File)] {
+			s.notes = append(s.notes, fmt.Sprintf("%s: not under the paths given; %q is not run again", c.File, c.Name))
+			continue
+		}
 		s.notes = append(s.notes, fmt.Sprintf("%s: no scenario named %q (renamed or removed since the report?)", c.File, c.Name))
 	}
 	return suites, skipped, nil
