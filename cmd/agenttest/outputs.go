@@ -154,9 +154,13 @@ func jsonProblem(data []byte, err error) error {
 			msg = fmt.Sprintf("%s is %s, where an agenttest report has %s", field, jsonValue(typ.Value), jsonKind(typ.Type))
 		}
 		return &atPos{line, col, errors.New("not a JSON report: " + msg)}
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &syn) && syn.Offset >= int64(len(data)):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input":
 		line, col := lineCol(data, int64(len(data)))
 		return &atPos{line, col, errors.New("not a JSON report: the file ends inside a JSON value (cut short?)")}
+	case errors.As(err, &syn) && strings.HasSuffix(syn.Error(), " after top-level value"):
+		// The report is whole, but more follows it.
+		line, col := lineCol(data, syn.Offset-1)
+		return &atPos{line, col, errors.New("not a JSON report: more follows the end of the report (two files joined?)")}
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset-1)
 		return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}
