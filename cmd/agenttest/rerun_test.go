@@ -165,7 +165,8 @@ func TestRerunFailed(t *testing.T) {
 // TestRerunFailedUnderFewerPaths: a rerun given a path that leaves out
 // some of the report's files runs the failures under that path, and says
 // of the others that the paths left them out, not that their scenarios
-// were renamed or removed: they are still there.
+// were renamed or removed: they are still there. A path naming a file of
+// the report otherwise (absolute, through ../) reruns its failures.
 func TestRerunFailedUnderFewerPaths(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -198,6 +199,21 @@ func TestRerunFailedUnderFewerPaths(t *testing.T) {
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// The same file named otherwise than the report names it (absolute,
+	// or through ../) is the same file: its failures run again.
+	for _, path := range []string{filepath.Join(dir, "suites", "a.yaml"), "../" + filepath.Base(dir) + "/suites/a.yaml"} {
+		other := newCLI(t, dir, nil, "run", path, "--rerun-failed", "first.json")
+		if code := other.run(t); code != exitFailed {
+			t.Fatalf("rerun of %s: exit %d\n%s%s", path, code, other.stdout, other.stderr)
+		}
+		if got := ran(other.stdout.String()); len(got["FAIL"]) != 2 || len(got) != 1 {
+			t.Errorf("rerun of %s ran %v, want the 2 failures of suites/a.yaml\n%s", path, got, other.stderr)
+		}
+		if stderr := other.stderr.String(); strings.Contains(stderr, "a.yaml: ") {
+			t.Errorf("rerun of %s says a case of suites/a.yaml cannot run again:\n%s", path, stderr)
 		}
 	}
 }
