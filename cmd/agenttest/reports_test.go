@@ -450,6 +450,8 @@ func TestMalformedJSONReports(t *testing.T) {
 		{name: "two reports joined", data: `{"schema": "agenttest/result/v1"}` + "\n" + `{"schema": "agenttest/result/v1"}` + "\n",
 			want: ":2:1: not a JSON report: more follows the end of the report (two files joined?)"},
 		{name: "a stray brace at the end", data: `{"schema": "agenttest/result/v1"}` + "\n}", want: ":2:1: not a JSON report: more follows the end of the report (two files joined?)"},
+		{name: "Cucumber Messages", data: `{"meta": {"protocolVersion": "21.0.1"}}` + "\n" + `{"source": {"uri": "a.feature"}}` + "\n",
+			want: `: not an agenttest JSON report (schema "", want "agenttest/result/v1")`},
 		{name: "a bad value at the very end", data: head + `"run": x`, want: ":1:42: not a JSON report: invalid character 'x' looking for beginning of value"},
 		{name: "not JSON", data: "module x\n", want: ":1:1: not a JSON report: invalid character 'm' looking for beginning of value"},
 		{name: "another tool's array", data: `[{"file": "x"}]`, want: ":1:1: not a JSON report: the file holds an array, where an agenttest report is an object"},
