@@ -14,6 +14,7 @@ import (
 
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/report"
@@ -154,9 +155,24 @@ func jsonProblem(data []byte, err error) error {
 			msg = fmt.Sprintf("%s is %s, where an agenttest report has %s", field, jsonValue(typ.Value), jsonKind(typ.Type))
 		}
 		return &atPos{line, col, errors.New("not a JSON report: " + msg)}
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &syn) && syn.Offset >= int64(len(data)):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input":
 		line, col := lineCol(data, int64(len(data)))
 		return &atPos{line, col, errors.New("not a JSON report: the file ends inside a JSON value (cut short?)")}
+	case errors.As(err, &syn) && strings.HasSuffix(syn.Error(), " after top-level value"):
+		// More follows the first value. When that is a report, it is
+		// whole and something was joined to it; else (another tool's JSON
+		// lines) it is no report to begin with.
+		var head struct {
+			Schema string `json:"schema"`
+		}
+		line, col := lineCol(data, syn.Offset-1)
+		if json.NewDecoder(bytes.NewReader(data)).Decode(&head) != nil {
+			return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}
+		}
+		if err := report.CheckSchema(head.Schema); err != nil && head.Schema != compare.SchemaV1 {
+			return err
+		}
+		return &atPos{line, col, errors.New("not a JSON report: more follows the end of the report (two files joined?)")}
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset-1)
 		return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}

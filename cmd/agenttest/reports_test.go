@@ -406,7 +406,9 @@ func TestReportPathNamesAnInput(t *testing.T) {
 // another tool said "json: cannot unmarshal string into Go struct field
 // jsonDoc.run of type report.jsonRun" (history even printed a whole Go
 // struct type), a truncated one "unexpected EOF" and an empty one "EOF",
-// none of them where.
+// none of them where. A file holding more after the report (two reports
+// joined) is refused where the more starts: history refused it, the
+// others read the first report as if it were the whole file.
 func TestMalformedJSONReports(t *testing.T) {
 	t.Parallel()
 	commands := [][]string{
@@ -445,6 +447,12 @@ func TestMalformedJSONReports(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "empty", data: "\n", want: ": not a JSON report: the file is empty"},
 		{name: "truncated", data: head + "\n  \"files\": [{\"path\": \"a", want: ":2:24: not a JSON report: the file ends inside a JSON value (cut short?)"},
+		{name: "two reports joined", data: `{"schema": "agenttest/result/v1"}` + "\n" + `{"schema": "agenttest/result/v1"}` + "\n",
+			want: ":2:1: not a JSON report: more follows the end of the report (two files joined?)"},
+		{name: "a stray brace at the end", data: `{"schema": "agenttest/result/v1"}` + "\n}", want: ":2:1: not a JSON report: more follows the end of the report (two files joined?)"},
+		{name: "Cucumber Messages", data: `{"meta": {"protocolVersion": "21.0.1"}}` + "\n" + `{"source": {"uri": "a.feature"}}` + "\n",
+			want: `: not an agenttest JSON report (schema "", want "agenttest/result/v1")`},
+		{name: "a bad value at the very end", data: head + `"run": x`, want: ":1:42: not a JSON report: invalid character 'x' looking for beginning of value"},
 		{name: "not JSON", data: "module x\n", want: ":1:1: not a JSON report: invalid character 'm' looking for beginning of value"},
 		{name: "another tool's array", data: `[{"file": "x"}]`, want: ":1:1: not a JSON report: the file holds an array, where an agenttest report is an object"},
 		{name: "a schema that is no string", data: `{"schema": 1}`, want: ":1:12: not a JSON report: schema is a number, where an agenttest report has a string"},

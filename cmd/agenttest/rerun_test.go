@@ -162,6 +162,62 @@ func TestRerunFailed(t *testing.T) {
 	}
 }
 
+// TestRerunFailedUnderFewerPaths: a rerun given a path that leaves out
+// some of the report's files runs the failures under that path, and says
+// of the others that the paths left them out, not that their scenarios
+// were renamed or removed: they are still there. A path naming a file of
+// the report otherwise (absolute, through ../) reruns its failures.
+func TestRerunFailedUnderFewerPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.yaml", "b.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, "suites", name), []byte(rerunSuite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := newCLI(t, dir, nil, "run", "suites", "--json", "first.json")
+	if code := first.run(t); code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, first.stdout, first.stderr)
+	}
+	again := newCLI(t, dir, nil, "run", "suites/a.yaml", "--rerun-failed", "first.json")
+	if code := again.run(t); code != exitFailed {
+		t.Fatalf("rerun: exit %d\n%s%s", code, again.stdout, again.stderr)
+	}
+	if got := ran(again.stdout.String()); len(got["FAIL"]) != 2 || len(got) != 1 || !strings.HasPrefix(got["FAIL"][0], "suites/a.yaml:") || !strings.HasPrefix(got["FAIL"][1], "suites/a.yaml:") {
+		t.Errorf("rerun ran %v, want the 2 failures of suites/a.yaml", got)
+	}
+	stderr := again.stderr.String()
+	if strings.Contains(stderr, "no scenario named") {
+		t.Errorf("stderr says a scenario that is still there was renamed or removed:\n%s", stderr)
+	}
+	for _, want := range []string{
+		`agenttest: --rerun-failed first.json: suites/b.yaml: not under the paths given; "fails on purpose" is not run again`,
+		`agenttest: --rerun-failed first.json: suites/b.yaml: not under the paths given; "greets [day=monday word=Bonjour]" is not run again`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// The same file named otherwise than the report names it (absolute,
+	// or through ../) is the same file: its failures run again.
+	for _, path := range []string{filepath.Join(dir, "suites", "a.yaml"), "../" + filepath.Base(dir) + "/suites/a.yaml"} {
+		other := newCLI(t, dir, nil, "run", path, "--rerun-failed", "first.json")
+		if code := other.run(t); code != exitFailed {
+			t.Fatalf("rerun of %s: exit %d\n%s%s", path, code, other.stdout, other.stderr)
+		}
+		if got := ran(other.stdout.String()); len(got["FAIL"]) != 2 || len(got) != 1 {
+			t.Errorf("rerun of %s ran %v, want the 2 failures of suites/a.yaml\n%s", path, got, other.stderr)
+		}
+		if stderr := other.stderr.String(); strings.Contains(stderr, "a.yaml: ") {
+			t.Errorf("rerun of %s says a case of suites/a.yaml cannot run again:\n%s", path, stderr)
+		}
+	}
+}
+
 // TestNameLiteralAndRegex: --name is literal text, brackets included, so
 // a printed example-row name selects that row; /.../ is a regex.
 func TestNameLiteralAndRegex(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,6 +172,9 @@ func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.rerunFailed != "" {
+		s.sameFiles(st, suites)
+	}
 	at, cases := s.sel.Unmatched(suites)
 	var problems []string
 	for _, p := range at {
@@ -182,10 +188,44 @@ func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]
 	if len(problems) > 0 {
 		return nil, nil, usageProblems(s.cmd, problems...)
 	}
+	// A case whose file the paths given do not reach was left out, not
+	// renamed: its scenario may well still be there.
+	loaded := map[string]bool{}
+	for _, su := range suites {
+		loaded[argPath(su.Path)] = true
+	}
 	for _, c := range cases {
+		if !loaded[argPath(c.File)] {
+			s.notes = append(s.notes, fmt.Sprintf("%s: not under the paths given; %q is not run again", c.File, c.Name))
+			continue
+		}
 		s.notes = append(s.notes, fmt.Sprintf("%s: no scenario named %q (renamed or removed since the report?)", c.File, c.Name))
 	}
 	return suites, skipped, nil
+}
+
+// sameFiles names the report's cases by the paths their files were
+// loaded under, where the two name one file differently: a report of
+// "agenttest run suites" names suites/a.yaml, which "agenttest run
+// $PWD/suites" or "../repo/suites" loads under another name.
+func (s *selection) sameFiles(st *State, suites []*scenario.Suite) {
+	abs := func(p string) string {
+		p = filepath.FromSlash(p)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(st.Dir, p)
+		}
+		return filepath.Clean(p)
+	}
+	loaded := map[string]string{}
+	for _, su := range suites {
+		loaded[abs(su.Path)] = argPath(su.Path)
+	}
+	for _, ref := range slices.Collect(maps.Keys(s.sel.Cases)) {
+		if as, ok := loaded[abs(ref.File)]; ok && as != argPath(ref.File) {
+			delete(s.sel.Cases, ref)
+			s.sel.Cases[scenario.CaseRef{File: as, Name: ref.Name}] = true
+		}
+	}
 }
 
 // rerun reads --rerun-failed into the selection's Cases and returns the

@@ -871,7 +871,7 @@ func ReadFailed(r io.Reader) ([]FailedCase, error) {
 			} `json:"cases"`
 		} `json:"files"`
 	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	if err := decodeAll(r, &doc); err != nil {
 		return nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if err := CheckSchema(doc.Schema); err != nil {

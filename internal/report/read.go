@@ -75,7 +75,7 @@ type Report struct {
 // an error.
 func ReadJSON(r io.Reader) (*Report, error) {
 	var doc jsonDoc
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	if err := decodeAll(r, &doc); err != nil {
 		return nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if err := CheckSchema(doc.Schema); err != nil {
@@ -231,4 +231,15 @@ func (rd *reader) readTurn(jt readTurn) *result.Turn {
 	}
 	t.Result = tr
 	return t
+}
+
+// decodeAll decodes the whole of r into v: a file that holds more after
+// the report (two reports joined, a stray brace) is an error at the first
+// byte after it, not a report read up to there.
+func decodeAll(r io.Reader, v any) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
 }
