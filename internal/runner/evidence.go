@@ -138,9 +138,9 @@ func (r *runner) caseDone(ctx context.Context, ev *evidences, j *job) {
 	note := ""
 	switch {
 	case r.outer.Err() != nil:
-		note = "not read again after the last case: the run was interrupted"
+		note = noteNotReadAgain + "the run was interrupted"
 	case r.platformStopped():
-		note = "not read again after the last case: the run stopped"
+		note = noteNotReadAgain + "the run stopped"
 	default:
 		dep, note = r.readDeployment(ctx, e.d)
 	}
@@ -189,6 +189,11 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	}
 	return nil, fmt.Sprintf("read failed: %s", msg)
 }
+
+// noteNotReadAgain starts the note of evidence not read after its last
+// case. The reports say "not confirmed after its last case: " before the
+// note, so it does not say when again.
+const noteNotReadAgain = "not read again: "
 
 // cutNote is the note of a deployment left unread because the cases'
 // context was cut: by an interruption of the run (the caller's context),

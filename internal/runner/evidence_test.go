@@ -202,3 +202,33 @@ func TestDeploymentReadFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestDeploymentNotReadAfterAStop: a run stopped on the platform (its key
+// refused at the second case) does not read the deployment again after
+// its last case, and says so once: the reports print the note after "not
+// confirmed after its last case: ".
+func TestDeploymentNotReadAfterAStop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+		if kind != "start" || n < 2 {
+			return false
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"message": "invalid api key"}`)
+		return true
+	})
+	opts := e.opts()
+	opts.Parallel, opts.Deployments = 1, e.client
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books a table", 10), booking("books again", 20))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop == nil || res.Stop.Kind != result.StopCredentials {
+		t.Fatalf("stop %+v, want refused credentials", res.Stop)
+	}
+	d := res.DeploymentOf(e.restaurant, "sandbox")
+	if d == nil || d.ID == "" || d.After != "" || d.Note != "not read again: the run stopped" {
+		t.Errorf("deployment %+v, want read before, and the note %q", d, "not read again: the run stopped")
+	}
+}
