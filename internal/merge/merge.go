@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -402,6 +403,7 @@ func joinCheck(cs []*result.Case, shardOf map[*result.Case]string) *result.Case 
 	m := &result.Case{Name: worst.Name, Pos: worst.Pos, Tags: worst.Tags, Status: worst.Status, SkipReason: worst.SkipReason}
 	var agents []string
 	var a *result.Attempt
+	var readAt []time.Time // of a.Failures
 	for _, c := range cs {
 		for _, ag := range strings.Split(c.Agent, ",") {
 			if ag != "" && !slices.Contains(agents, ag) {
@@ -428,8 +430,17 @@ func joinCheck(cs []*result.Case, shardOf map[*result.Case]string) *result.Case 
 		a.Duration = max(a.Duration, last.Duration)
 		a.Turns = append(a.Turns, last.Turns...)
 		for _, f := range last.Failures {
-			if !slices.Contains(a.Failures, f) {
+			k := ruleOf(f)
+			i := slices.IndexFunc(a.Failures, func(g assert.Failure) bool { return ruleOf(g) == k })
+			switch {
+			case i < 0:
 				a.Failures = append(a.Failures, f)
+				readAt = append(readAt, last.Started)
+			case last.Started.After(readAt[i]):
+				// The same rule seen by shards that read at
+				// different times: the latest reading, as the
+				// one read of an unsharded run, after its cases.
+				a.Failures[i], readAt[i] = f, last.Started
 			}
 		}
 		who := shardOf[c]
@@ -456,4 +467,16 @@ func joinCheck(cs []*result.Case, shardOf map[*result.Case]string) *result.Case 
 		m.Attempts = []*result.Attempt{a}
 	}
 	return m
+}
+
+// ruleOf identifies the rule a failure of the alert gate is about, apart
+// from the value it fired at (internal/runner gate.go writes it at the end
+// of the message, ", value V", and as the actual, "firing at V"), so that
+// a rule every shard saw firing is one rule of the merged run.
+func ruleOf(f assert.Failure) assert.Failure {
+	if v, ok := strings.CutPrefix(f.Actual, "firing at "); ok {
+		f.Message = strings.TrimSuffix(f.Message, ", value "+v)
+	}
+	f.Actual = ""
+	return f
 }

@@ -192,14 +192,30 @@ func gateCheck(agent string, st result.Status, fails ...assert.Failure) *result.
 	return &result.Case{Name: result.AlertGateName, Status: st, Agent: agent, Env: "sandbox", Duration: time.Millisecond, Attempts: []*result.Attempt{a}}
 }
 
+// firing is f as the gate writes a rule firing at value v.
+func firing(f assert.Failure, v int) assert.Failure {
+	f.Message += fmt.Sprintf(", value %d", v)
+	f.Actual = fmt.Sprintf("firing at %d", v)
+	return f
+}
+
+// at has c read the alerts d after t0.
+func at(c *result.Case, d time.Duration) *result.Case {
+	c.Attempts[0].Started = t0.Add(d)
+	return c
+}
+
 // TestShardsAlertGate: shards run with --gate-alerts each read the
 // alerts; the merged run has one alert gate, as an unsharded run has,
 // whose status is the worst of the shards' and whose reading is every
 // shard's.
 func TestShardsAlertGate(t *testing.T) {
 	t.Parallel()
-	platform := assert.Failure{Key: "alerts.api_errors", Message: `alert firing (account-wide): rule "platform errors" (alr_2): api_errors >= 1 over 5m, value 4`}
-	clinic := assert.Failure{Key: "alerts.call_volume", Message: `alert firing (agent clinic): rule "clinic volume" (alr_1): call_volume >= 1 over 5m, value 3`}
+	rule := assert.Failure{Key: "alerts.api_errors", Message: `alert firing (account-wide): rule "platform errors" (alr_2): api_errors >= 1 over 5m`,
+		Expected: "api_errors below 1 (api_errors >= 1 not reached)"}
+	platform := firing(rule, 4)
+	clinic := firing(assert.Failure{Key: "alerts.call_volume", Message: `alert firing (agent clinic): rule "clinic volume" (alr_1): call_volume >= 1 over 5m`,
+		Expected: "call_volume below 1 (call_volume >= 1 not reached)"}, 3)
 	for _, tc := range []struct {
 		name   string
 		checks [3]*result.Case
@@ -214,6 +230,11 @@ func TestShardsAlertGate(t *testing.T) {
 		// The same account-wide rule seen by every shard fired once.
 		{"same rule", [3]*result.Case{gateCheck("bot", result.Failed, platform), gateCheck("clinic", result.Failed, clinic, platform), gateCheck("bot", result.Failed, platform)},
 			result.Failed, result.RunFailed, []assert.Failure{platform, clinic}},
+		// An account-wide rule every shard saw firing, at the value of
+		// its read: one rule, at the latest reading.
+		{"same rule, other values", [3]*result.Case{gateCheck("bot", result.Failed, firing(rule, 2)), at(gateCheck("clinic", result.Failed, firing(rule, 7)), time.Minute),
+			at(gateCheck("bot", result.Failed, firing(rule, 5)), time.Second)},
+			result.Failed, result.RunFailed, []assert.Failure{firing(rule, 7)}},
 		{"one errored", [3]*result.Case{gateCheck("bot", result.Passed), gateCheck("clinic", result.Errored), gateCheck("bot", result.Passed)},
 			result.Errored, result.RunErrored, nil},
 		// A rule fired: the run failed, whatever another shard could not read.
