@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/history"
 )
 
@@ -23,7 +25,9 @@ and failed within one report (the agent's answers vary), the reports the
 platform, the network or the run kept from a verdict on the agent, and
 the scenarios that went from passing to failing. Scenarios are matched
 by file and name, not by line. Reports may be anywhere (relative, ../ or
-absolute) and are named as given.
+absolute) and are named as given. A run given twice (the same report
+under two names, such as a latest.json copy beside the dated reports)
+is counted once, with a note on stderr naming the files.
 
 Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
 `
@@ -66,6 +70,23 @@ func cmdHistory(_ context.Context, st *State, args []string) error {
 		return usageProblems("history", problems...)
 	}
 	h := history.Build(reports)
+	for _, same := range h.Same {
+		// Paths and starts are anyone's text: escaped as history's
+		// output is.
+		var others []string
+		for _, r := range same[1:] {
+			others = append(others, escape.Line(r.Path))
+		}
+		verb, when := "is", ""
+		if len(others) > 1 {
+			verb = "are"
+		}
+		if same[0].Started != "" {
+			when = " (started " + escape.Line(same[0].Started) + ")"
+		}
+		fmt.Fprintf(st.Stderr, "agenttest: history: %s %s the same run as %s%s: counted once\n",
+			strings.Join(others, " and "), verb, escape.Line(same[0].Path), when)
+	}
 	if asJSON {
 		return history.WriteJSON(st.Stdout, h)
 	}

@@ -85,7 +85,9 @@ func TestMergeShards(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run := func(out string, extra ...string) int {
-		args := append(append([]string{"run"}, shardPaths...), append(extra, "--json", filepath.Join(dir, out), "--seed", "7")...)
+		// --gate-alerts: each shard reads the alerts, and the merged run
+		// has one alert gate, as the unsharded run has.
+		args := append(append([]string{"run"}, shardPaths...), append(extra, "--gate-alerts", "--json", filepath.Join(dir, out), "--seed", "7")...)
 		c := newCLI(t, repoRoot, examplesEnv(), args...)
 		code := c.run(t)
 		if _, err := os.Stat(filepath.Join(dir, out)); err != nil {
@@ -116,8 +118,12 @@ func TestMergeShards(t *testing.T) {
 	c := merge(exitFailed, shard(3), shard(1), shard(2), "--json", out, "--junit", filepath.Join(dir, "merged.xml"))
 	merged := readDoc(t, out)
 	if got, want := report.Summarize(merged.Result), report.Summarize(whole.Result); got.Total != want.Total || got.Passed != want.Passed ||
-		got.Failed != want.Failed || got.Errored != want.Errored || got.Skipped != want.Skipped || got.Flaky != want.Flaky {
+		got.Failed != want.Failed || got.Errored != want.Errored || got.Skipped != want.Skipped || got.Flaky != want.Flaky || got.Checks != want.Checks {
 		t.Errorf("merged counts %+v, unsharded %+v", got, want)
+	}
+	if got, want := merged.Result.Checks, whole.Result.Checks; len(got) != 1 || len(want) != 1 || got[0].Name != want[0].Name ||
+		got[0].Status != want[0].Status || got[0].Agent != want[0].Agent {
+		t.Errorf("merged checks %+v, unsharded %+v: want one alert gate", got, want)
 	}
 	if got, want := verdicts(merged), verdicts(whole); !maps.Equal(got, want) {
 		t.Errorf("merged verdicts differ from the unsharded run's:\n%v\n%v", got, want)
@@ -127,6 +133,9 @@ func TestMergeShards(t *testing.T) {
 	}
 	if !strings.Contains(c.stdout.String(), "status: failed") {
 		t.Errorf("merge prints no summary:\n%s", c.stdout)
+	}
+	if n := strings.Count(c.stdout.String(), "alert gate passed"); n != 1 {
+		t.Errorf("merge prints the alert gate %d times:\n%s", n, c.stdout)
 	}
 	// Coverage computed again over every shard: the restaurant's nodes
 	// (a deterministic agent) are those of the unsharded run.

@@ -420,6 +420,47 @@ func TestHistoryOfRealReports(t *testing.T) {
 		}
 	}
 
+	// A copy of the latest report beside the others (latest.json), and
+	// a report given twice: each run counts once, as without them, with
+	// a note naming the files that were the same run.
+	b3, err := os.ReadFile(filepath.Join(dir, "r3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "latest.json"), b3, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var started struct {
+		Run struct{ Started string }
+	}
+	if err := json.Unmarshal(b3, &started); err != nil || started.Run.Started == "" {
+		t.Fatalf("r3.json: no start (%v)", err)
+	}
+	twice := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json", "latest.json", "r1.json")
+	if code := twice.run(t); code != exitOK || twice.stdout.String() != out {
+		t.Errorf("history of a run given twice: exit %d, output differs from once:\n%s\nwant:\n%s", code, twice.stdout, out)
+	}
+	for _, want := range []string{
+		"agenttest: history: latest.json is the same run as r3.json (started " + started.Run.Started + "): counted once\n",
+		"agenttest: history: r1.json is the same run as r1.json (started ",
+	} {
+		if !strings.Contains(twice.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, twice.stderr)
+		}
+	}
+	if h := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json"); h.run(t) != exitOK || h.stderr.String() != "" {
+		t.Errorf("history of distinct runs notes: %s", h.stderr)
+	}
+	// The note is of anyone's text: a start with a terminal escape in it
+	// reaches stderr escaped.
+	hostile := strings.Replace(string(b3), `"started": "`, `"started": "\u001b[2J`, 1)
+	os.WriteFile(filepath.Join(dir, "hostile.json"), []byte(hostile), 0o644)
+	os.WriteFile(filepath.Join(dir, "hostile\x1b[2J.json"), []byte(hostile), 0o644)
+	esc := newCLI(t, dir, nil, "history", "hostile.json", "hostile\x1b[2J.json")
+	if code := esc.run(t); code != exitOK || strings.Contains(esc.stderr.String(), "\x1b") || !strings.Contains(esc.stderr.String(), "is the same run as hostile.json") {
+		t.Errorf("history of a hostile report given twice: exit %d: %q", code, esc.stderr)
+	}
+
 	bad := newCLI(t, dir, nil, "history", "r1.json", "missing.json")
 	os.WriteFile(filepath.Join(dir, "junk.json"), []byte(`{"schema": "x"}`), 0o644)
 	bad2 := newCLI(t, dir, nil, "history", "junk.json")

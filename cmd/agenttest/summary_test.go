@@ -16,6 +16,8 @@ import (
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -159,5 +161,54 @@ func TestSummaryInterruptedRepeat(t *testing.T) {
 	}
 	if want := `<skipped message="interrupted before a verdict: 12 runs made of 40, 12 passed, 0 failed">`; !strings.Contains(string(junit), want) {
 		t.Errorf("JUnit lacks %s:\n%s", want, junit)
+	}
+}
+
+// TestMergeAlertGate: shards run with --gate-alerts against a platform
+// whose account-wide rule fires each read the alerts; merged, the run
+// reads like the unsharded run: one alert gate, failed by one rule, in
+// the console, the counts and the status.
+func TestMergeAlertGate(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, TickInterval: 10 * time.Millisecond})
+	env := simEnv(s)
+	env["AGENTTEST_AGENT_ID"] = "clinic"
+	var scenarios strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&scenarios, "  - name: greets %d\n    turns:\n      - say: hello\n", i)
+	}
+	dir := writeTree(t, map[string]string{"suites/greet.yaml": "suite: greet\nagent: clinic\nscenarios:\n" + scenarios.String()})
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CreateAlertRule(context.Background(), platform.AlertRuleRequest{
+		Name: "platform errors", Metric: "api_errors", Operator: ">=", ThresholdValue: 0, WindowDuration: "5m"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--json", "whole.json"}, {"--shard", "1/3", "--json", "s1.json"}, {"--shard", "2/3", "--json", "s2.json"}, {"--shard", "3/3", "--json", "s3.json"}} {
+		c := newCLI(t, dir, env, append([]string{"run", "--gate-alerts", "suites"}, args...)...)
+		if code := c.run(t); code != exitFailed {
+			t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, exitFailed, c.stdout, c.stderr)
+		}
+	}
+	c := newCLI(t, dir, env, "merge", "s3.json", "s1.json", "s2.json", "--json", "merged.json")
+	out := c.expect(t, exitFailed, "\n6 passed, 0 failed, 0 skipped in ", "\nalert gate failed: 1 alert rule firing\n",
+		`status: failed (1 alert rule firing, not a check of a scenario: alert firing (account-wide): rule "platform errors"`)
+	if n := strings.Count(out, "alert gate failed"); n != 1 {
+		t.Errorf("the alert gate is printed %d times:\n%s", n, out)
+	}
+	whole, merged := readDoc(t, filepath.Join(dir, "whole.json")), readDoc(t, filepath.Join(dir, "merged.json"))
+	if got, want := report.Summarize(merged.Result), report.Summarize(whole.Result); got.Total != want.Total || got.Checks != 1 || want.Checks != 1 || got.Failed != want.Failed {
+		t.Errorf("merged counts %+v, unsharded %+v", got, want)
+	}
+	gate := merged.Result.Checks[0]
+	if a := gate.Last(); gate.Status != result.Failed || a == nil || len(a.Failures) != 1 || len(a.Confirmations) != 3 {
+		t.Fatalf("merged alert gate %+v", gate)
+	}
+	for i, cf := range gate.Last().Confirmations {
+		if want := fmt.Sprintf("shard %d/3: ", i+1); !strings.HasPrefix(cf.Summary, want) {
+			t.Errorf("reading %d %q, want it to name %s", i, cf.Summary, want)
+		}
 	}
 }

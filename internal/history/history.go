@@ -74,6 +74,12 @@ type Report struct {
 	// during the run, an interruption.
 	Causes []string
 	Cases  []Case
+	// Run identifies the run the report is of (set by Read): its start,
+	// target and shard, or the file's content when it records no start.
+	// Two reports with one Run are the same run (a copy such as
+	// latest.json beside the dated reports, or a file given twice), which
+	// Build counts once. Empty identifies nothing.
+	Run string
 }
 
 // Counts are a report's cases by verdict (its counts; inconclusive
@@ -102,6 +108,10 @@ type Key struct{ File, Name string }
 type History struct {
 	Reports   []*Report
 	Scenarios []*Scenario
+	// Same lists the reports Build left out because they are of a run
+	// another report already is (Report.Run): each entry holds the
+	// report counted, then those that were the same run, as given.
+	Same [][]*Report
 }
 
 // Scenario is one scenario's record.
@@ -159,10 +169,13 @@ func (s *Scenario) Rate() (float64, bool) {
 // Build gathers the reports into each scenario's record, oldest first:
 // in the order of their runs' starts when every report says when it
 // started (a glob such as reports/*.json need not sort by time), else as
-// given.
+// given. A run given twice (reports with one Run) counts once, as the
+// first of them given; History.Same lists the others, since counting its
+// runs twice would make pass rates look surer than they are.
 func Build(reports []*Report) *History {
+	reports, same := distinct(reports)
 	reports = byStart(reports)
-	h := &History{Reports: reports}
+	h := &History{Reports: reports, Same: same}
 	index := map[Key]*Scenario{}
 	for i, r := range reports {
 		for _, c := range r.Cases {
@@ -254,6 +267,33 @@ func (h *History) Kept() []int {
 		}
 	}
 	return out
+}
+
+// distinct returns the reports without those of a run an earlier one
+// is of, and the groups of reports of one run, in the order given.
+func distinct(reports []*Report) (kept []*Report, same [][]*Report) {
+	first := map[string]int{}
+	group := map[string]int{}
+	for _, r := range reports {
+		if r.Run == "" {
+			kept = append(kept, r)
+			continue
+		}
+		i, seen := first[r.Run]
+		if !seen {
+			first[r.Run] = len(kept)
+			kept = append(kept, r)
+			continue
+		}
+		g, ok := group[r.Run]
+		if !ok {
+			g = len(same)
+			group[r.Run] = g
+			same = append(same, []*Report{kept[i]})
+		}
+		same[g] = append(same[g], r)
+	}
+	return kept, same
 }
 
 // byStart returns the reports ordered by their runs' starts, the earliest

@@ -225,3 +225,64 @@ func TestReportSummary(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestSameRunCountedOnce: a run given twice (a copy of its report, a
+// glob that matches it and its copy) counts once: pooling its runs twice
+// would make the interval look surer than it is. Reports of other runs,
+// shards of one run among them, each count.
+func TestSameRunCountedOnce(t *testing.T) {
+	doc := func(started, target, shard, status string) []byte {
+		return []byte(`{"schema": "agenttest/result/v1", "run": {"started": "` + started + `", "status": "` + status + `"},
+			"target": {"name": "` + target + `", "embedded": false}` + shard + `,
+			"files": [{"path": "a.yaml", "cases": [{"name": "x", "status": "` + status + `", "attempts": [{"status": "` + status + `"}]}]}]}`)
+	}
+	read := func(path string, data []byte) *Report {
+		t.Helper()
+		r, err := Read(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	night1 := doc("2026-03-01T02:00:00.123456789Z", "live", "", "passed")
+	night2 := doc("2026-03-02T02:00:00Z", "live", "", "failed")
+	// Written again by hand, spaced otherwise: still the same run.
+	respaced := []byte(strings.ReplaceAll(string(night2), ": ", ":"))
+	undated := doc("", "live", "", "passed")
+	for _, tc := range []struct {
+		name string
+		in   []*Report
+		runs int // of scenario x
+		kept int // reports
+		same []string
+	}{
+		{"distinct", []*Report{read("1.json", night1), read("2.json", night2)}, 2, 2, nil},
+		{"a copy", []*Report{read("2.json", night2), read("1.json", night1), read("latest.json", night2)}, 2, 2, []string{"2.json latest.json"}},
+		{"respaced", []*Report{read("2.json", night2), read("copy.json", respaced)}, 1, 1, []string{"2.json copy.json"}},
+		{"thrice", []*Report{read("1.json", night1), read("1.json", night1), read("./1.json", night1), read("2.json", night2)}, 2, 2, []string{"1.json 1.json ./1.json"}},
+		{"undated copy", []*Report{read("old.json", undated), read("old-copy.json", undated)}, 1, 1, []string{"old.json old-copy.json"}},
+		{"other target", []*Report{read("1.json", night1), read("s.json", doc("2026-03-01T02:00:00.123456789Z", "sandbox", "", "passed"))}, 2, 2, nil},
+		{"shards", []*Report{
+			read("s1.json", doc("2026-03-01T02:00:00Z", "live", `, "shard": {"index": 1, "total": 2, "selection": "sha256:x"}`, "passed")),
+			read("s2.json", doc("2026-03-01T02:00:00Z", "live", `, "shard": {"index": 2, "total": 2, "selection": "sha256:x"}`, "passed")),
+		}, 2, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := Build(tc.in)
+			if len(h.Reports) != tc.kept || h.Scenarios[0].Runs() != tc.runs {
+				t.Errorf("%d reports, %d runs of x; want %d, %d", len(h.Reports), h.Scenarios[0].Runs(), tc.kept, tc.runs)
+			}
+			var same []string
+			for _, g := range h.Same {
+				var paths []string
+				for _, r := range g {
+					paths = append(paths, r.Path)
+				}
+				same = append(same, strings.Join(paths, " "))
+			}
+			if strings.Join(same, "; ") != strings.Join(tc.same, "; ") {
+				t.Errorf("same runs %q, want %q", same, tc.same)
+			}
+		})
+	}
+}

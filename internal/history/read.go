@@ -1,6 +1,8 @@
 package history
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -21,9 +23,20 @@ type jsonReport struct {
 			Host   string `json:"host"`
 		} `json:"stop"`
 	} `json:"run"`
+	// Target and Shard, with the start, identify the run (Report.Run).
 	Target struct {
-		Env string `json:"env"`
+		Name       string `json:"name"`
+		BuildURL   string `json:"build_url"`
+		RuntimeURL string `json:"runtime_url"`
+		AccountID  string `json:"account_id"`
+		Env        string `json:"env"`
+		Embedded   bool   `json:"embedded"`
 	} `json:"target"`
+	Shard *struct {
+		Index     int    `json:"index"`
+		Total     int    `json:"total"`
+		Selection string `json:"selection"`
+	} `json:"shard"`
 	Deployments []struct {
 		Agent   string `json:"agent"`
 		Env     string `json:"env"`
@@ -76,7 +89,7 @@ func Read(path string, data []byte) (*Report, error) {
 	if err := report.CheckSchema(doc.Schema); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status}
+	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status, Run: runID(doc, data)}
 	for _, d := range doc.Deployments {
 		if d.Env != "" && !slices.Contains(r.Envs, d.Env) {
 			r.Envs = append(r.Envs, d.Env)
@@ -147,4 +160,21 @@ func (c jsonCase) read(file string) Case {
 		}
 	}
 	return out
+}
+
+// runID identifies the run a report is of: its start (to the
+// nanosecond), target and shard, which a copy of the report, or the
+// report written again by agenttest merge, keeps; or, for a report that
+// records no start, the file's content.
+func runID(doc jsonReport, data []byte) string {
+	if doc.Run.Started == "" {
+		sum := sha256.Sum256(data)
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	id, _ := json.Marshal(struct {
+		Started string
+		Target  any
+		Shard   any
+	}{doc.Run.Started, doc.Target, doc.Shard})
+	return string(id)
 }

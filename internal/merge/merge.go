@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -79,7 +80,6 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 		}
 		out.Interrupted = out.Interrupted || r.Interrupted
 		out.Stop = worseStop(out.Stop, r.Stop)
-		out.Checks = append(out.Checks, r.Checks...)
 		out.Pacing = addPacing(out.Pacing, r.Pacing)
 		for _, f := range r.Files {
 			if f == nil {
@@ -109,6 +109,7 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 		}
 	}
 	out.Deployments = mergeDeployments(ordered)
+	out.Checks = mergeChecks(ordered)
 	// Shards of a --rerun-failed run stay a rerun once merged: the gate
 	// must not take them for the whole selection.
 	for _, s := range ordered {
@@ -323,4 +324,159 @@ func mergeDeployments(in []Input) []*result.Deployment {
 		out = append(out, d)
 	}
 	return out
+}
+
+// mergeChecks joins the run-level checks of the shards (the alert gate of
+// each shard run with --gate-alerts) into one check per name, as an
+// unsharded run has one: its status is the one that says most about the
+// run (a firing rule, then a failed read, then an interrupted or
+// skipped gate, then a pass), the agents are every shard's, and its one
+// attempt keeps every shard's reading: each firing rule once, and each
+// shard's read of the alerts naming the shard. A check only one shard
+// has (or the checks of a report merged alone) is kept as it is.
+func mergeChecks(in []Input) []*result.Case {
+	var names []string
+	byName := map[string][]*result.Case{}
+	shardOf := map[*result.Case]string{}
+	for _, s := range in {
+		for _, c := range s.Result.Checks {
+			if c == nil {
+				continue
+			}
+			if _, ok := byName[c.Name]; !ok {
+				names = append(names, c.Name)
+			}
+			byName[c.Name] = append(byName[c.Name], c)
+			shardOf[c] = shardName(s)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]*result.Case, 0, len(names))
+	for _, name := range names {
+		cs := byName[name]
+		if len(cs) == 1 {
+			out = append(out, cs[0])
+			continue
+		}
+		out = append(out, joinCheck(cs, shardOf))
+	}
+	return out
+}
+
+// shardName names a shard's report in merged messages: "shard K/N", or
+// its file when it is no shard's (Force).
+func shardName(s Input) string {
+	if sh := s.Result.Shard; sh != nil {
+		return fmt.Sprintf("shard %d/%d", sh.Index, sh.Total)
+	}
+	return s.Name
+}
+
+// checkRank orders check statuses by what they say about the run: a
+// failure (a rule fired) decides it as it decides the exit code, then an
+// error, an interrupted gate, a skipped one, and a pass.
+func checkRank(s result.Status) int {
+	switch s {
+	case result.Failed:
+		return 5
+	case result.Errored:
+		return 4
+	case result.Pending:
+		return 3
+	case result.Skipped:
+		return 2
+	case result.Flaky:
+		return 1
+	}
+	return 0
+}
+
+func joinCheck(cs []*result.Case, shardOf map[*result.Case]string) *result.Case {
+	worst := cs[0]
+	for _, c := range cs[1:] {
+		if checkRank(c.Status) > checkRank(worst.Status) {
+			worst = c
+		}
+	}
+	m := &result.Case{Name: worst.Name, Pos: worst.Pos, Tags: worst.Tags, Status: worst.Status, SkipReason: worst.SkipReason}
+	var agents []string
+	var a *result.Attempt
+	var readAt []time.Time // of a.Failures
+	for _, c := range cs {
+		for _, ag := range strings.Split(c.Agent, ",") {
+			if ag != "" && !slices.Contains(agents, ag) {
+				agents = append(agents, ag)
+			}
+		}
+		m.Env = cmp.Or(m.Env, c.Env)
+		m.Duration = max(m.Duration, c.Duration)
+		m.RateLimited += c.RateLimited
+		m.RateWaited += c.RateWaited
+		last := c.Last()
+		if last == nil {
+			continue
+		}
+		if a == nil {
+			a = &result.Attempt{Number: 1, Status: m.Status, Started: last.Started}
+			if worst.Last() != nil {
+				a.Status = worst.Last().Status
+			}
+		}
+		if last.Started.Before(a.Started) {
+			a.Started = last.Started
+		}
+		a.Duration = max(a.Duration, last.Duration)
+		a.Turns = append(a.Turns, last.Turns...)
+		for _, f := range last.Failures {
+			k := ruleOf(f)
+			i := slices.IndexFunc(a.Failures, func(g assert.Failure) bool { return ruleOf(g) == k })
+			switch {
+			case i < 0:
+				a.Failures = append(a.Failures, f)
+				readAt = append(readAt, last.Started)
+			case last.Started.After(readAt[i]):
+				// The same rule seen by shards that read at
+				// different times: the latest reading, as the
+				// one read of an unsharded run, after its cases.
+				a.Failures[i], readAt[i] = f, last.Started
+			}
+		}
+		who := shardOf[c]
+		for _, cf := range last.Confirmations {
+			cp := *cf
+			cp.Summary = who + ": " + cp.Summary
+			a.Confirmations = append(a.Confirmations, &cp)
+		}
+		if e := last.Error; e != nil {
+			cp := *e
+			cp.Message = who + ": " + cp.Message
+			if c == worst {
+				a.Error = &cp
+			} else {
+				// The read this shard could not make is part of the
+				// merged reading, though another shard's decides.
+				a.Confirmations = append(a.Confirmations, &result.Confirmation{Kind: result.ConfirmAlerts, Subject: "GET /v1/alerts", Summary: cp.Message})
+			}
+		}
+	}
+	slices.Sort(agents)
+	m.Agent = strings.Join(agents, ",")
+	if a != nil {
+		m.Attempts = []*result.Attempt{a}
+	}
+	return m
+}
+
+// ruleOf identifies the rule a failure of the alert gate is about, apart
+// from the value it fired at (internal/runner gate.go writes it at the end
+// of the message, ", value V", and as the actual, "firing at V"), so that
+// a rule every shard saw firing is one rule of the merged run.
+func ruleOf(f assert.Failure) assert.Failure {
+	if v, ok := strings.CutPrefix(f.Actual, "firing at "); ok {
+		f.Message = strings.TrimSuffix(f.Message, ", value "+v)
+	}
+	f.Actual = ""
+	return f
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -175,5 +176,133 @@ func TestOneReport(t *testing.T) {
 		if _, problems := Shards(tc.in, Options{}); !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) }) {
 			t.Errorf("%s: problems %q, want %q", tc.name, problems, tc.want)
 		}
+	}
+}
+
+// gateCheck is a shard's alert gate check, as internal/runner builds it.
+func gateCheck(agent string, st result.Status, fails ...assert.Failure) *result.Case {
+	a := &result.Attempt{Number: 1, Status: st, Started: t0, Duration: time.Millisecond,
+		Confirmations: []*result.Confirmation{{Kind: result.ConfirmAlerts, Subject: "GET /v1/alerts", Found: true, Reads: 1,
+			Summary: fmt.Sprintf("%d firing, %d for agents %s or account-wide", len(fails), len(fails), agent)}},
+		Failures: fails}
+	if st == result.Errored {
+		a.Confirmations = nil
+		a.Error = &result.Error{Kind: result.KindHTTP, Status: 500, Message: "alert gate: read firing alerts (GET /v1/alerts): 500"}
+	}
+	return &result.Case{Name: result.AlertGateName, Status: st, Agent: agent, Env: "sandbox", Duration: time.Millisecond, Attempts: []*result.Attempt{a}}
+}
+
+// firing is f as the gate writes a rule firing at value v.
+func firing(f assert.Failure, v int) assert.Failure {
+	f.Message += fmt.Sprintf(", value %d", v)
+	f.Actual = fmt.Sprintf("firing at %d", v)
+	return f
+}
+
+// at has c read the alerts d after t0.
+func at(c *result.Case, d time.Duration) *result.Case {
+	c.Attempts[0].Started = t0.Add(d)
+	return c
+}
+
+// TestShardsAlertGate: shards run with --gate-alerts each read the
+// alerts; the merged run has one alert gate, as an unsharded run has,
+// whose status is the worst of the shards' and whose reading is every
+// shard's.
+func TestShardsAlertGate(t *testing.T) {
+	t.Parallel()
+	rule := assert.Failure{Key: "alerts.api_errors", Message: `alert firing (account-wide): rule "platform errors" (alr_2): api_errors >= 1 over 5m`,
+		Expected: "api_errors below 1 (api_errors >= 1 not reached)"}
+	platform := firing(rule, 4)
+	clinic := firing(assert.Failure{Key: "alerts.call_volume", Message: `alert firing (agent clinic): rule "clinic volume" (alr_1): call_volume >= 1 over 5m`,
+		Expected: "call_volume below 1 (call_volume >= 1 not reached)"}, 3)
+	for _, tc := range []struct {
+		name   string
+		checks [3]*result.Case
+		status result.Status
+		run    result.RunStatus
+		fails  []assert.Failure
+	}{
+		{"all passed", [3]*result.Case{gateCheck("bot", result.Passed), gateCheck("clinic", result.Passed), gateCheck("bot", result.Passed)},
+			result.Passed, result.RunPassed, nil},
+		{"one fired", [3]*result.Case{gateCheck("bot", result.Passed), gateCheck("clinic", result.Failed, clinic), gateCheck("bot", result.Passed)},
+			result.Failed, result.RunFailed, []assert.Failure{clinic}},
+		// The same account-wide rule seen by every shard fired once.
+		{"same rule", [3]*result.Case{gateCheck("bot", result.Failed, platform), gateCheck("clinic", result.Failed, clinic, platform), gateCheck("bot", result.Failed, platform)},
+			result.Failed, result.RunFailed, []assert.Failure{platform, clinic}},
+		// An account-wide rule every shard saw firing, at the value of
+		// its read: one rule, at the latest reading.
+		{"same rule, other values", [3]*result.Case{gateCheck("bot", result.Failed, firing(rule, 2)), at(gateCheck("clinic", result.Failed, firing(rule, 7)), time.Minute),
+			at(gateCheck("bot", result.Failed, firing(rule, 5)), time.Second)},
+			result.Failed, result.RunFailed, []assert.Failure{firing(rule, 7)}},
+		{"one errored", [3]*result.Case{gateCheck("bot", result.Passed), gateCheck("clinic", result.Errored), gateCheck("bot", result.Passed)},
+			result.Errored, result.RunErrored, nil},
+		// A rule fired: the run failed, whatever another shard could not read.
+		{"fired and errored", [3]*result.Case{gateCheck("bot", result.Errored), gateCheck("clinic", result.Failed, clinic), gateCheck("bot", result.Passed)},
+			result.Failed, result.RunFailed, []assert.Failure{clinic}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var in []Input
+			for i, c := range tc.checks {
+				s := shard(i+1, 3, 0, cs(i+1, result.Passed))
+				s.Checks = []*result.Case{c}
+				in = append(in, Input{fmt.Sprintf("%d.json", i+1), s})
+			}
+			r, problems := Shards(in, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			if len(r.Checks) != 1 {
+				t.Fatalf("%d checks, want one alert gate", len(r.Checks))
+			}
+			c := r.Checks[0]
+			if c.Name != result.AlertGateName || c.Status != tc.status || c.Agent != "bot,clinic" || c.Env != "sandbox" {
+				t.Errorf("check %q %s agent %q env %q, want %s for bot,clinic", c.Name, c.Status, c.Agent, c.Env, tc.status)
+			}
+			if r.RunStatus() != tc.run {
+				t.Errorf("run %s, want %s", r.RunStatus(), tc.run)
+			}
+			if len(c.Attempts) != 1 {
+				t.Fatalf("%d attempts, want one reading", len(c.Attempts))
+			}
+			a := c.Attempts[0]
+			if !slices.Equal(a.Failures, tc.fails) || a.Status != tc.status {
+				t.Errorf("attempt %s failures %+v, want %s %+v", a.Status, a.Failures, tc.status, tc.fails)
+			}
+			// Every shard's reading is kept, naming the shard.
+			var readings []string
+			for _, cf := range a.Confirmations {
+				readings = append(readings, cf.Summary)
+			}
+			if a.Error != nil {
+				readings = append(readings, a.Error.Message)
+			}
+			if len(readings) != 3 {
+				t.Errorf("readings %q, want one per shard", readings)
+			}
+			for _, want := range []string{"shard 1/3: ", "shard 2/3: ", "shard 3/3: "} {
+				if !slices.ContainsFunc(readings, func(s string) bool { return strings.HasPrefix(s, want) }) {
+					t.Errorf("no reading of %s in %q", want[:len(want)-2], readings)
+				}
+			}
+		})
+	}
+}
+
+// TestAloneKeepsCheck: the report of an unsharded run merged alone keeps
+// its alert gate as it is.
+func TestAloneKeepsCheck(t *testing.T) {
+	t.Parallel()
+	s := shard(1, 1, 0, cs(1, result.Passed))
+	s.Shard = nil
+	gate := gateCheck("bot", result.Failed, assert.Failure{Key: "alerts.x", Message: "m"})
+	s.Checks = []*result.Case{gate}
+	r, problems := Shards([]Input{{"r.json", s}}, Options{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if len(r.Checks) != 1 || r.Checks[0] != gate {
+		t.Errorf("checks %+v, want the report's own", r.Checks)
 	}
 }
