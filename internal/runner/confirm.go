@@ -316,20 +316,25 @@ func (s *Session) poll(read func(ctx context.Context) (done bool, err error)) er
 func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
 	wctx, cancel := context.WithTimeout(s.ctx, bound)
 	defer cancel()
+	// ends is when wctx's timer is due: a read's own turn timeout, due at
+	// about the same time, fires in no set order with it, so whether the
+	// bound passed is told by the clock, not by which timer ran first.
+	ends := time.Now().Add(bound)
 	deadline := s.opts.Now().Add(bound)
 	delay := s.opts.ConfirmPoll
 	answered := false
 	for {
 		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts.Now)
 		done, err := read(ctx)
+		bounded := err != nil && s.ctx.Err() == nil && (wctx.Err() != nil || !time.Now().Before(ends))
 		switch {
 		case err == nil:
 			answered = true
-		case wctx.Err() != nil && s.ctx.Err() == nil && answered:
+		case bounded && answered:
 			// The bound passed while a read was in flight: what the
 			// platform answered before (not there yet) stands.
 			err = nil
-		case wctx.Err() != nil && s.ctx.Err() == nil:
+		case bounded:
 			// The bound passed and the platform answered no read: it
 			// never said the record was missing, or the call not
 			// over. Its error, not the agent's failure.
