@@ -129,6 +129,15 @@ func TestCheck(t *testing.T) {
 		{name: "response exact differs in case alone", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr(" great, a TABLE for 4. what time would you like?")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (it is if case is ignored)",
 				Expected: " great, a TABLE for 4. what time would you like?", Actual: "Great, a table for 4. What time would you like?"}}},
+		// ignore_case on a literal text: Expected is the text itself (the
+		// diff's base), so the message says case was ignored, as the
+		// expected description of contains does.
+		{name: "response equals ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Equals: ptr("GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?"), IgnoreCase: true}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not exactly the expected text (ignoring case)",
+				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?"}}},
+		{name: "response exact ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr("great, a table for 4. when would you like it?"), IgnoreCase: true}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (ignoring case)",
+				Expected: "great, a table for 4. when would you like it?", Actual: "Great, a table for 4. What time would you like?"}}},
 		{name: "node equals differs in case alone", exp: Expect{Node: &Text{Pos: at(2), Equals: ptr("collectTime")}},
 			want: []Failure{{Pos: at(2), Key: "node", Message: "current node is not exactly the expected value (it is if case is ignored)",
 				Expected: "collectTime", Actual: "CollectTime"}}},

@@ -173,17 +173,20 @@ func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
 // "text" or "value", to word the equality failures naturally.
 func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) {
 	fold := folded || t.IgnoreCase
+	// suffix says a check folded case. Expected holds the describing
+	// matchers' words, but a literal text is Expected itself (the diff's
+	// base), so for those the phrase says it.
 	suffix := ""
 	if t.IgnoreCase && !folded {
 		suffix = " (ignoring case)"
 	}
 	if t.Exact != nil && !equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), fold) {
 		caseOnly := !fold && equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), true)
-		return &mismatch{phrase: "is not the expected " + noun + ifCaseIgnored(caseOnly, "it is"), expected: *t.Exact, literal: true}, nil
+		return &mismatch{phrase: "is not the expected " + noun + ifCaseIgnored(caseOnly, "it is") + suffix, expected: *t.Exact, literal: true}, nil
 	}
 	if t.Equals != nil && !equal(actual, *t.Equals, fold) {
 		caseOnly := !fold && equal(actual, *t.Equals, true)
-		return &mismatch{phrase: "is not exactly the expected " + noun + ifCaseIgnored(caseOnly, "it is"), expected: *t.Equals, literal: true}, nil
+		return &mismatch{phrase: "is not exactly the expected " + noun + ifCaseIgnored(caseOnly, "it is") + suffix, expected: *t.Equals, literal: true}, nil
 	}
 	if t.Contains != nil && !contains(actual, *t.Contains, fold) {
 		caseOnly := !fold && contains(actual, *t.Contains, true)
