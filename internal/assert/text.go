@@ -322,11 +322,13 @@ func contains(s, sub string, fold bool) bool {
 // foldRune maps every case of a letter to one rune: the smallest of its
 // Unicode simple case folding orbit (the letters strings.EqualFold and a
 // regular expression's (?i) take as one: Σ, σ and the final ς; S, s and
-// ſ), after lowercasing, which also takes the Turkish İ as i.
+// ſ), after lowercasing, which also takes the Turkish İ as i. An ASCII
+// letter maps to its lower case, so lower-case text maps to itself and
+// strings.Map does not copy it.
 func foldRune(r rune) rune {
 	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' {
-			r -= 'a' - 'A'
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
 		}
 		return r
 	}
@@ -334,6 +336,9 @@ func foldRune(r rune) rune {
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 		least = min(least, f)
+	}
+	if 'A' <= least && least <= 'Z' {
+		least += 'a' - 'A' // the Kelvin sign is k, ſ is s
 	}
 	return least
 }
