@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -270,7 +271,7 @@ func wrap(b *strings.Builder, open, text, close, ansi string, color bool) {
 		b.WriteString(ansi)
 	}
 	b.WriteString(open)
-	b.WriteString(text)
+	b.WriteString(visible(text))
 	b.WriteString(close)
 	if color {
 		b.WriteString(ansiReset)
@@ -297,11 +298,51 @@ func renderLines(diffs []Change, color bool) string {
 				b.WriteString(ansi)
 			}
 			b.WriteString(prefix)
-			b.WriteString(strings.TrimSuffix(line, "\n"))
+			line = strings.TrimSuffix(line, "\n")
+			if d.Op != Same {
+				line = visible(line)
+			}
+			b.WriteString(line)
 			if color && ansi != "" {
 				b.WriteString(ansiReset)
 			}
 		}
 	}
 	return b.String()
+}
+
+// visible writes the invisible characters of a changed piece of a diff as
+// Go escapes them: the spaces other than " " (a no-break space, the narrow
+// one of French "19 h", an ideographic space) and the format characters (a
+// zero-width space, a soft hyphen, a byte order mark). Replies differ by
+// them, and unescaped a diff would show "[- -]{+ +}" or "{++}", a change
+// no one can see. Text both sides share is left as it is.
+func visible(s string) string {
+	if !hasInvisible(s) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if invisible(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteString(s[:n]) // as it is, even a byte that is not UTF-8
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+func hasInvisible(s string) bool {
+	for _, r := range s {
+		if invisible(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func invisible(r rune) bool {
+	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.Is(unicode.Cf, r))
 }

@@ -74,3 +74,28 @@ func BenchmarkDiffInline(b *testing.B) {
 		Diff("Great, a table for 4. When would you like to come?", "Great, a table for 4. What time would you like?")
 	}
 }
+
+// TestDiffShowsInvisibleChanges checks that a change made of characters
+// a terminal does not show (an LLM's no-break or zero-width spaces) is
+// written so that it can be seen, and that text both sides share is not.
+func TestDiffShowsInvisibleChanges(t *testing.T) {
+	type testCase struct {
+		name, expected, actual, want string
+	}
+	cases := []testCase{
+		{"no-break space", "Table for 4 people", "Table for\u00a04 people", `Table for[- -]{+\u00a0+}4 people`},
+		{"narrow no-break space", "19 h", "19\u202fh", `19[- -]{+\u202f+}h`},
+		{"zero-width space", "Thank you", "Thank\u200b you", `Thank{+\u200b+} you`},
+		{"soft hyphen in a word", "reservation", "reser\u00advation", `[-reservation-]{+reser\u00advation+}`},
+		{"shared no-break space kept", "Table for\u00a04", "Table for\u00a05", "Table for\u00a0[-4-]{+5+}"},
+		{"lines", "Hello\nTable for 4\n", "Hello\nTable for\u00a04\n", "--- expected\n+++ actual\n  Hello\n- Table for 4\n+ Table for\\u00a04"},
+		{"invalid byte kept", "a b", "a\xff\u00a0b", "a[- -]{+\xff\\u00a0+}b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Diff(tc.expected, tc.actual); got != tc.want {
+				t.Errorf("Diff(%q, %q)\n got %q\nwant %q", tc.expected, tc.actual, got, tc.want)
+			}
+		})
+	}
+}

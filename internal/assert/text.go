@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -289,18 +291,59 @@ func ifCaseIgnored(caseOnly bool, claim string) string {
 	return " (" + claim + " if case is ignored)"
 }
 
+// equal and contains fold case the same way (foldRune), so that within
+// one ignore_case mapping `is`, `equals`, `one_of` and `contains` agree on
+// which letters are the same: "ΟΔΟΣ" contains "οδος" because it is
+// "οδος" ignoring case.
 func equal(a, b string, fold bool) bool {
-	if fold {
-		return strings.EqualFold(a, b)
+	if !fold {
+		return a == b
+	}
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra == utf8.RuneError && na == 1 || rb == utf8.RuneError && nb == 1 {
+			// An invalid byte equals only itself.
+			if na != nb || a[0] != b[0] {
+				return false
+			}
+		} else if foldRune(ra) != foldRune(rb) {
+			return false
+		}
+		a, b = a[na:], b[nb:]
 	}
 	return a == b
 }
 
 func contains(s, sub string, fold bool) bool {
 	if fold {
-		return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+		return strings.Contains(strings.Map(foldRune, s), strings.Map(foldRune, sub))
 	}
 	return strings.Contains(s, sub)
+}
+
+// foldRune maps every case of a letter to one rune: the smallest of its
+// Unicode simple case folding orbit (the letters strings.EqualFold and a
+// regular expression's (?i) take as one: Σ, σ and the final ς; S, s and
+// ſ), after lowercasing, which also takes the Turkish İ as i. An ASCII
+// letter maps to its lower case, so lower-case text maps to itself and
+// strings.Map does not copy it.
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return r
+	}
+	r = unicode.ToLower(r)
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	if 'A' <= least && least <= 'Z' {
+		least += 'a' - 'A' // the Kelvin sign is k, ſ is s
+	}
+	return least
 }
 
 func oneOf(actual string, items []string, fold bool) bool {

@@ -3,6 +3,7 @@ package assert
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -88,6 +89,60 @@ func TestTextMatch(t *testing.T) {
 		{"expanded contains", Text{Contains: ptr("for ${n} people")}, "a table for 4 people", true},
 		{"expanded pattern is literal", Text{Matches: ptr(`code ${ref}$`)}, "code A+B (2)", true},
 		{"expanded pattern does not become syntax", Text{Matches: ptr(`code ${ref}$`)}, "code AAB 2", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestIgnoreCaseAgrees checks that ignore_case means one thing in every
+// comparison of a mapping: a reply that is the expected text ignoring case
+// also contains it ignoring case, and the other way round.
+func TestIgnoreCaseAgrees(t *testing.T) {
+	type testCase struct {
+		name, expected, actual string
+		want                   bool
+		// regex: a (?i) pattern of the expected text agrees too; Go's
+		// regular expressions do not take İ as i.
+		regex bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		forms := map[string]Text{
+			"is":           {Exact: ptr(tc.expected), IgnoreCase: true},
+			"equals":       {Equals: ptr(tc.expected), IgnoreCase: true},
+			"one_of":       {OneOf: []string{"nothing like it", tc.expected}, IgnoreCase: true},
+			"contains":     {Contains: ptr(tc.expected), IgnoreCase: true},
+			"not_contains": {Not: &Text{NotContains: ptr(tc.expected)}, IgnoreCase: true},
+		}
+		if tc.regex {
+			forms["matches"] = Text{Matches: ptr("^" + regexp.QuoteMeta(tc.expected) + "$"), IgnoreCase: true}
+		}
+		for name, text := range forms {
+			ok, err := text.Match(tc.actual, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if ok != tc.want {
+				t.Errorf("%s %q ignoring case, on %q = %v, want %v", name, tc.expected, tc.actual, ok, tc.want)
+			}
+		}
+		// Without ignore_case, the failure says case alone is the
+		// difference exactly when it is.
+		m, _ := (&Text{Contains: ptr(tc.expected)}).eval(tc.actual, false, "text")
+		if hint := m != nil && strings.Contains(m.phrase, "if case is ignored"); tc.want && tc.expected != tc.actual && !hint {
+			t.Errorf("contains %q on %q: phrase %q does not say case is the difference", tc.expected, tc.actual, m.phrase)
+		}
+	}
+	cases := []testCase{
+		{"ascii", "how many", "HOW MANY", true, true},
+		{"accents", "réservée", "RÉSERVÉE", true, true},
+		{"greek final sigma", "οδος", "ΟΔΟΣ", true, true},
+		{"greek sigma in capitals of a lower word", "ΟΔΟΣ", "οδος", true, true},
+		{"long s", "ſtraße", "STRAßE", true, true},
+		{"kelvin sign", "\u212a", "k", true, true},
+		{"turkish dotted capital I", "istanbul", "İSTANBUL", true, false},
+		{"different letters", "οδος", "ΟΔΟΙ", false, true},
+		{"sharp s is not ss", "straße", "STRASSE", false, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
