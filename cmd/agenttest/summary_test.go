@@ -41,16 +41,7 @@ func TestSummaryAlertGate(t *testing.T) {
 		t.Errorf("the alert gate is counted as a case:\n%s", out)
 	}
 
-	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// api_errors counts the platform's own 5xx answers: a threshold of 0
-	// makes the rule fire on any traffic, with no fault to wait for.
-	if _, err := client.CreateAlertRule(context.Background(), platform.AlertRuleRequest{
-		Name: "platform errors", Metric: "api_errors", Operator: ">=", ThresholdValue: 0, WindowDuration: "5m"}); err != nil {
-		t.Fatal(err)
-	}
+	fireOnAnyTraffic(t, s)
 	c = newCLI(t, dir, env, "run", "--gate-alerts", "suites")
 	out = c.expect(t, exitFailed, "running 2 cases against ", "\n2 passed, 0 failed, 0 skipped in ",
 		"\nalert gate failed: 1 alert rule firing\n",
@@ -178,14 +169,7 @@ func TestMergeAlertGate(t *testing.T) {
 		fmt.Fprintf(&scenarios, "  - name: greets %d\n    turns:\n      - say: hello\n", i)
 	}
 	dir := writeTree(t, map[string]string{"suites/greet.yaml": "suite: greet\nagent: clinic\nscenarios:\n" + scenarios.String()})
-	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := client.CreateAlertRule(context.Background(), platform.AlertRuleRequest{
-		Name: "platform errors", Metric: "api_errors", Operator: ">=", ThresholdValue: 0, WindowDuration: "5m"}); err != nil {
-		t.Fatal(err)
-	}
+	fireOnAnyTraffic(t, s)
 	for _, args := range [][]string{{"--json", "whole.json"}, {"--shard", "1/3", "--json", "s1.json"}, {"--shard", "2/3", "--json", "s2.json"}, {"--shard", "3/3", "--json", "s3.json"}} {
 		c := newCLI(t, dir, env, append([]string{"run", "--gate-alerts", "suites"}, args...)...)
 		if code := c.run(t); code != exitFailed {
@@ -210,5 +194,21 @@ func TestMergeAlertGate(t *testing.T) {
 		if want := fmt.Sprintf("shard %d/3: ", i+1); !strings.HasPrefix(cf.Summary, want) {
 			t.Errorf("reading %d %q, want it to name %s", i, cf.Summary, want)
 		}
+	}
+}
+
+// fireOnAnyTraffic creates an account-wide alert rule on the simulator s
+// that fires on any traffic: api_errors counts the platform's own 5xx
+// answers, and a threshold of 0 needs none, so there is no fault to wait
+// for.
+func fireOnAnyTraffic(t *testing.T, s *simtest.Sim) {
+	t.Helper()
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CreateAlertRule(context.Background(), platform.AlertRuleRequest{
+		Name: "platform errors", Metric: "api_errors", Operator: ">=", ThresholdValue: 0, WindowDuration: "5m"}); err != nil {
+		t.Fatal(err)
 	}
 }

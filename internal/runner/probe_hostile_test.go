@@ -89,18 +89,26 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// hostileClient is a client of the hostile runtime at url (build and
+// runtime alike) that makes each call once, its pauses on a fake clock.
+func hostileClient(t *testing.T, url string) *platform.Client {
+	t.Helper()
+	c, err := platform.New(platform.Config{BuildURL: url, RuntimeURL: url, AccountID: "ws-abcd1234",
+		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // runHostile runs suite src (agent p1) against h, the runner on a fake
 // clock, and returns its one case; edit, when given, edits the options.
 func runHostile(t *testing.T, h *hostileRuntime, src string, edit ...func(*Options)) *result.Case {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := platform.New(platform.Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
-		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
-		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := hostileClient(t, srv.URL)
 	clk := fakeclock.New()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -238,12 +246,7 @@ func TestConfirmationBoundOnTheRunnersClock(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := platform.New(platform.Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
-		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
-		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := hostileClient(t, srv.URL)
 	clk := fakeclock.New()
 	res, err := Run(ctx, loadYAML(t, `suite: s
 agent: p1
