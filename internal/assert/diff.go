@@ -311,6 +311,25 @@ func renderLines(diffs []Change, color bool) string {
 	return b.String()
 }
 
+// Visible is td as Diff and DiffColor show it, for renderers of their own
+// (the HTML report): the invisible characters of each changed piece are
+// written as Go escapes them (visible), and the pieces both texts share
+// are left as they are. td itself is not changed.
+func (td TextDiff) Visible() TextDiff {
+	if len(td.Changes) == 0 {
+		return td
+	}
+	changes := make([]Change, len(td.Changes))
+	for i, c := range td.Changes {
+		if c.Op != Same {
+			c.Text = visible(c.Text)
+		}
+		changes[i] = c
+	}
+	td.Changes = changes
+	return td
+}
+
 // visible writes the invisible characters of a changed piece of a diff as
 // Go escapes them: the spaces other than " " (a no-break space, the narrow
 // one of French "19 h", an ideographic space) and the format characters (a

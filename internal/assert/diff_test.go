@@ -2,6 +2,7 @@ package assert
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -97,5 +98,22 @@ func TestDiffShowsInvisibleChanges(t *testing.T) {
 				t.Errorf("Diff(%q, %q)\n got %q\nwant %q", tc.expected, tc.actual, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestTextDiffVisible checks that the diff a renderer of its own gets
+// escapes what Diff escapes, only in the changed pieces, and leaves the
+// diff it was made from as it was.
+func TestTextDiffVisible(t *testing.T) {
+	td := DiffOf("Table\u00a0for 4 people", "Table\u00a0for\u00a04 people")
+	want := []Change{{Same, "Table\u00a0for"}, {Removed, " "}, {Added, `\u00a0`}, {Same, "4 people"}}
+	if got := td.Visible().Changes; !reflect.DeepEqual(got, want) {
+		t.Errorf("Visible().Changes\n got %#v\nwant %#v", got, want)
+	}
+	if td.Changes[2].Text != "\u00a0" {
+		t.Errorf("Visible changed the diff it was made from: %#v", td.Changes)
+	}
+	if got := (TextDiff{Lines: true, Note: "n"}).Visible(); !reflect.DeepEqual(got, TextDiff{Lines: true, Note: "n"}) {
+		t.Errorf("Visible of a note: %#v", got)
 	}
 }

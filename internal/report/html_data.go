@@ -79,8 +79,9 @@ type htmlFailure struct {
 	Diff    *htmlDiff `json:"diff,omitempty"`
 }
 
-// htmlDiff is assert.TextDiff: Changes are [op, text] pairs with op 0
-// same, 1 removed (expected only), 2 added (actual only).
+// htmlDiff is assert.TextDiff as the console shows it (TextDiff.Visible:
+// changed invisible characters escaped): Changes are [op, text] pairs
+// with op 0 same, 1 removed (expected only), 2 added (actual only).
 type htmlDiff struct {
 	Lines     bool     `json:"lines,omitempty"`
 	Changes   [][2]any `json:"ch"`
@@ -314,7 +315,7 @@ func toHTMLDiff(td assert.TextDiff) *htmlDiff {
 		return nil
 	}
 	hd := &htmlDiff{Lines: td.Lines, Changes: make([][2]any, 0, len(td.Changes)), Note: td.Note, Truncated: td.Truncated}
-	for _, c := range td.Changes {
+	for _, c := range td.Visible().Changes {
 		hd.Changes = append(hd.Changes, [2]any{int(c.Op), c.Text})
 	}
 	return hd

@@ -77,9 +77,10 @@ type htmlDiffView struct {
 
 type htmlDiffLine struct{ Class, Text string }
 
-// diffView is the diff of a baseline and a candidate reply.
+// diffView is the diff of a baseline and a candidate reply, its changed
+// invisible characters escaped as the console shows them.
 func diffView(baseline, candidate string) htmlDiffView {
-	td := assert.DiffOf(htmlStyle.oneLine(baseline), htmlStyle.oneLine(candidate))
+	td := assert.DiffOf(htmlStyle.oneLine(baseline), htmlStyle.oneLine(candidate)).Visible()
 	v := htmlDiffView{Note: td.Note, Truncated: td.Truncated}
 	if !td.Lines {
 		v.Inline = td.Changes

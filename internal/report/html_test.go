@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -267,5 +268,67 @@ func TestHTMLControlText(t *testing.T) {
 		if !strings.Contains(data, want) {
 			t.Errorf("data lacks %s", want)
 		}
+	}
+}
+
+// TestHTMLDiffShowsInvisibleChanges: a reply that differs from the
+// expected text, or from the baseline's reply, only by a no-break or
+// zero-width space shows the change escaped as the console writes it
+// (assert.TextDiff.Visible), in the case list's data and in the
+// comparison's markup alike; text both sides share keeps its characters.
+// Before, both carried the raw characters: a change no one could see.
+func TestHTMLDiffShowsInvisibleChanges(t *testing.T) {
+	t.Parallel()
+	// run replied text; when actual is set, a check failed on it.
+	run := func(text, actual string) *result.Result {
+		turn := &result.Turn{Index: 0, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 3, Col: 5}, Started: t0, Latency: time.Millisecond,
+			Result: &reply.TurnResult{Response: text}}
+		a := &result.Attempt{Number: 1, Status: result.Passed, Started: t0, Duration: time.Second, Turns: []*result.Turn{turn}}
+		c := &result.Case{Name: "books", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Passed, Duration: time.Second,
+			Attempts: []*result.Attempt{a}}
+		if actual != "" {
+			const want = "Hello\u00a0there\nTable for 4 people"
+			c.Status, a.Status = result.Failed, result.Failed
+			a.Failures = []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
+				Expected: want, Actual: actual, Diff: assert.Diff(want, actual)}}
+		}
+		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+			Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
+	}
+	// The reply is one line against the baseline's (a word diff); the
+	// failure's text, two against the expected text (a line diff).
+	base, r := run("Table\u00a0for 4", ""), run("Table\u00a0for\u00a04", "Hello\u00a0there\nTable for\u00a04\u200b people")
+	cmp := compare.Build(
+		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
+		compare.Input{Spec: "sandbox", Kind: compare.KindEnvironment, Result: r, Status: r.RunStatus()},
+		compare.DefaultOptions())
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, HTMLOptions{Compare: cmp}); err != nil {
+		t.Fatal(err)
+	}
+	skeleton, data := splitPage(t, b.String())
+	if want := "<pre class=\"diff\">Table\u00a0for<del> </del><ins>\\u00a0</ins>4</pre>"; !strings.Contains(skeleton, want) {
+		t.Errorf("the comparison lacks %q:\n%s", want, skeleton)
+	}
+	var doc struct {
+		Cases []struct {
+			Attempts []struct {
+				Failures []struct {
+					Diff struct {
+						Changes [][2]any `json:"ch"`
+					} `json:"diff"`
+				} `json:"fail"`
+			} `json:"a"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	want := [][2]any{{0.0, "Hello\u00a0there\n"}, {1.0, "Table for 4 people\n"}, {2.0, `Table for\u00a04\u200b people` + "\n"}}
+	if len(doc.Cases) != 1 || len(doc.Cases[0].Attempts) != 1 || len(doc.Cases[0].Attempts[0].Failures) != 1 {
+		t.Fatalf("data: %s", data)
+	}
+	if got := doc.Cases[0].Attempts[0].Failures[0].Diff.Changes; !reflect.DeepEqual(got, want) {
+		t.Errorf("the failure's diff\n got %#v\nwant %#v", got, want)
 	}
 }
