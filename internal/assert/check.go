@@ -196,12 +196,11 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 	if m == nil {
 		return
 	}
-	f := Failure{Pos: pos, Key: l.Key(), Message: l.Subject() + " " + m.phrase, Expected: m.expected, Actual: actual}
-	switch {
-	case m.nearest != "":
-		f.Nearest, f.Diff = m.nearest, Diff(m.nearest, actual)
-	case m.literal:
-		f.Diff = Diff(m.expected, actual)
+	f := Failure{Pos: pos, Key: l.Key(), Message: l.Subject() + " " + m.phrase, Expected: m.expected, Actual: actual,
+		IgnoreCase: m.folded}
+	if m.nearest != "" || m.literal {
+		f.Nearest = m.nearest
+		f.Diff = DiffTextFor(f, f.DiffBase(), actual, false)
 	}
 	c.fail(f)
 }

@@ -79,7 +79,7 @@ func TestCheck(t *testing.T) {
 		for i, f := range got {
 			// Every report shows a diff of Expected against Actual; the
 			// HTML report recomputes it from them, so it must be that diff.
-			if f.Diff != "" && f.Diff != Diff(f.DiffBase(), f.Actual) {
+			if f.Diff != "" && f.Diff != DiffTextFor(f, f.DiffBase(), f.Actual, false) {
 				t.Errorf("failure %d: Diff %q is not the diff of %q and Actual %q", i, f.Diff, f.DiffBase(), f.Actual)
 			}
 			got[i].Diff = ""
@@ -118,7 +118,7 @@ func TestCheck(t *testing.T) {
 		{name: "response contains passes", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true}}},
 		{name: "response contains fails", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("how many"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text",
-				Expected: `contains "how many" (ignoring case)`, Actual: "Great, a table for 4. What time would you like?"}}},
+				Expected: `contains "how many" (ignoring case)`, Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
 		{name: "response exact fails with diff", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr("Great, a table for 4. When would you like to come?")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text",
 				Expected: "Great, a table for 4. When would you like to come?", Actual: "Great, a table for 4. What time would you like?"}},
@@ -134,10 +134,19 @@ func TestCheck(t *testing.T) {
 		// expected description of contains does.
 		{name: "response equals ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Equals: ptr("GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not exactly the expected text (ignoring case)",
-				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?"}}},
+				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
+			// The diff ignores case as the check did: only the real
+			// change is marked, and shared text is the reply's own.
+			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
 		{name: "response exact ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr("great, a table for 4. when would you like it?"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (ignoring case)",
-				Expected: "great, a table for 4. when would you like it?", Actual: "Great, a table for 4. What time would you like?"}}},
+				Expected: "great, a table for 4. when would you like it?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
+			wantDiff: "Great, a table for 4. [-when-]{+What time+} would you like[- it-]?"},
+		{name: "response one_of ignoring case fails: nearest diffed ignoring case", exp: Expect{Response: &Text{Pos: at(1), OneOf: []string{"GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?"}, IgnoreCase: true}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is none of the expected values (the nearest is 0.81 similar)",
+				Expected: `is one of "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?" (ignoring case)`,
+				Actual:   "Great, a table for 4. What time would you like?", Nearest: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", IgnoreCase: true}},
+			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
 		{name: "node equals differs in case alone", exp: Expect{Node: &Text{Pos: at(2), Equals: ptr("collectTime")}},
 			want: []Failure{{Pos: at(2), Key: "node", Message: "current node is not exactly the expected value (it is if case is ignored)",
 				Expected: "collectTime", Actual: "CollectTime"}}},

@@ -50,8 +50,18 @@ func Diff(expected, actual string) string { return diff(expected, actual, false)
 // copied out of the terminal.
 func DiffColor(expected, actual string) string { return diff(expected, actual, true) }
 
+// DiffTextFor is Diff (DiffColor when color) of a failure's texts, base
+// (its DiffBase) against actual, folding case as the check did: through
+// DiffFor.
+func DiffTextFor(f Failure, base, actual string, color bool) string {
+	return render(DiffFor(f, base, actual), color)
+}
+
 func diff(expected, actual string, color bool) string {
-	td := DiffOf(expected, actual)
+	return render(DiffOf(expected, actual), color)
+}
+
+func render(td TextDiff, color bool) string {
 	if len(td.Changes) == 0 && td.Note == "" {
 		return ""
 	}
@@ -118,29 +128,101 @@ func DiffOf(expected, actual string) TextDiff {
 	if expected == actual {
 		return TextDiff{}
 	}
+	return diffOf(expected, actual, false)
+}
+
+// DiffFor is the diff of a failure's texts (Failure.DiffBase against
+// actual) as every report shows it: DiffOf, or DiffOfFold when the check
+// ignored case. Renderers that recompute a failure's diff go through it,
+// so that they all follow the one rule.
+func DiffFor(f Failure, base, actual string) TextDiff {
+	if f.IgnoreCase {
+		return DiffOfFold(base, actual)
+	}
+	return DiffOf(base, actual)
+}
+
+// DiffOfFold is DiffOf for a check that ignored case: letters that differ
+// only in case are the same (foldRune, as the check compared them), so a
+// reply written in other capitals shows only its real changes. The pieces
+// hold the original texts: removed ones the expected text's, the others
+// the actual text's, as the reply really read.
+func DiffOfFold(expected, actual string) TextDiff {
+	if strings.Map(foldRune, expected) == strings.Map(foldRune, actual) {
+		return TextDiff{}
+	}
+	return diffOf(expected, actual, true)
+}
+
+// diffOf is DiffOf and DiffOfFold of two texts that differ; fold says
+// whether letters that differ only in case are the same.
+func diffOf(expected, actual string, fold bool) TextDiff {
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0 // deterministic output; the input caps bound the cost
-	if !strings.Contains(expected, "\n") && !strings.Contains(actual, "\n") {
-		e, et := truncate(expected, maxInlineDiff)
-		a, at := truncate(actual, maxInlineDiff)
-		return TextDiff{Changes: changes(wordDiff(dmp, e, a)), Truncated: et || at}
+	inline := !strings.Contains(expected, "\n") && !strings.Contains(actual, "\n")
+	limit := maxLineDiff
+	if inline {
+		limit = maxInlineDiff
 	}
-	e, et := truncate(expected, maxLineDiff)
-	a, at := truncate(actual, maxLineDiff)
-	// Compare lines with their ends normalised, or a last line without
-	// "\n" would differ from the same line followed by more.
-	e, a = endLine(e), endLine(a)
-	td := TextDiff{Lines: true, Truncated: et || at}
+	e, et := truncate(expected, limit)
+	a, at := truncate(actual, limit)
+	if !inline {
+		// Compare lines with their ends normalised, or a last line
+		// without "\n" would differ from the same line followed by more.
+		e, a = endLine(e), endLine(a)
+	}
+	// ce and ca are the texts compared: e and a, case folded when fold.
+	ce, ca := e, a
+	if fold {
+		ce, ca = strings.Map(foldRune, e), strings.Map(foldRune, a)
+	}
+	td := TextDiff{Lines: !inline, Truncated: et || at}
 	switch {
-	case e == a && td.Truncated:
+	case inline:
+		td.Changes = changes(wordDiff(dmp, ce, ca))
+	case ce == ca && td.Truncated:
 		td.Note = "the texts differ beyond the part compared"
-	case e == a:
+	case ce == ca:
 		td.Note = "the texts differ only in the final newline"
 	default:
-		ce, ca, lines := dmp.DiffLinesToChars(e, a)
-		td.Changes = changes(dmp.DiffCharsToLines(dmp.DiffMain(ce, ca, false), lines))
+		le, la, lines := dmp.DiffLinesToChars(ce, ca)
+		td.Changes = changes(dmp.DiffCharsToLines(dmp.DiffMain(le, la, false), lines))
+	}
+	if fold {
+		unfold(td.Changes, e, a)
 	}
 	return td
+}
+
+// unfold gives the changes of a diff of the case-folded e and a the
+// original texts back: removed pieces e's, the others a's, as the reply
+// really read. foldRune maps a rune to one rune (and strings.Map a byte
+// that is not UTF-8 to one), so each piece's rune count is that of the
+// text it came from.
+func unfold(cs []Change, e, a string) {
+	for i, c := range cs {
+		n := utf8.RuneCountInString(c.Text)
+		switch c.Op {
+		case Removed:
+			cs[i].Text, e = cutRunes(e, n)
+		case Added:
+			cs[i].Text, a = cutRunes(a, n)
+		default:
+			cs[i].Text, a = cutRunes(a, n)
+			_, e = cutRunes(e, n)
+		}
+	}
+}
+
+// cutRunes splits s after its first n runes, a byte that is not UTF-8
+// counting as one, as strings.Map and utf8.RuneCountInString count it.
+func cutRunes(s string, n int) (head, tail string) {
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i], s[i:]
 }
 
 func changes(diffs []diffmatchpatch.Diff) []Change {

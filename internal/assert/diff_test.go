@@ -117,3 +117,58 @@ func TestTextDiffVisible(t *testing.T) {
 		t.Errorf("Visible of a note: %#v", got)
 	}
 }
+
+// TestDiffIgnoringCase checks the diff of a check that ignored case: a
+// letter that differs only in case is no change, whatever its script or
+// byte length (the Kelvin sign is three bytes, its k one), so only the real
+// change is marked; shared and added text is the reply's own and removed
+// text the expected one's. A text that differs only in case passes such a
+// check, so it has no diff.
+func TestDiffIgnoringCase(t *testing.T) {
+	type testCase struct {
+		name, expected, actual, want string
+	}
+	cases := []testCase{
+		{"one line", "Lovely! How many guests will be joining?", "LOVELY! HOW MANY PEOPLE WILL BE JOINING?",
+			"LOVELY! HOW MANY [-guests-]{+PEOPLE+} WILL BE JOINING?"},
+		{"greek final sigma", "η οδος κλειστη", "Η ΟΔΟΣ ΑΝΟΙΧΤΗ", "Η ΟΔΟΣ [-κλειστη-]{+ΑΝΟΙΧΤΗ+}"},
+		{"dotted capital I", "İstanbul at 9", "istanbul at 10", "istanbul at [-9-]{+10+}"},
+		{"kelvin sign", "\u212aelvin 20, Kelvin", "kelvin 21, \u212aELVIN", "kelvin [-20-]{+21+}, \u212aELVIN"},
+		{"lines", "Hello\nHow many GUESTS?\nBye", "HELLO\nhow many people?\nbye\n",
+			"--- expected\n+++ actual\n  HELLO\n- How many GUESTS?\n+ how many people?\n  bye"},
+		{"lines differ in case and final newline", "A\nb", "a\nB\n", "--- expected\n+++ actual\n(the texts differ only in the final newline)"},
+		{"invalid byte kept", "A b", "a\xffB", "a[- -]{+\xff+}B"},
+		{"case alone", "ΟΔΟΣ \u212a", "οδος k", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Failure{Expected: tc.expected, Actual: tc.actual, IgnoreCase: true}
+			if got := DiffTextFor(f, tc.expected, tc.actual, false); got != tc.want {
+				t.Errorf("DiffTextFor(%q, %q) ignoring case\n got %q\nwant %q", tc.expected, tc.actual, got, tc.want)
+			}
+			if got, want := DiffTextFor(f, tc.expected, tc.actual, false), Diff(tc.expected, tc.actual); tc.want != "" && got == want {
+				t.Errorf("DiffTextFor ignoring case is the diff that marks case: %q", got)
+			}
+			// The pieces are the texts themselves: the shared and added
+			// ones make up actual, the shared and removed ones expected.
+			if td := DiffFor(f, tc.expected, tc.actual); !td.Lines {
+				var e, a strings.Builder
+				for _, c := range td.Changes {
+					if c.Op != Added {
+						e.WriteString(c.Text)
+					}
+					if c.Op != Removed {
+						a.WriteString(c.Text)
+					}
+				}
+				if len(td.Changes) > 0 && (!equal(e.String(), tc.expected, true) || a.String() != tc.actual) {
+					t.Errorf("pieces %#v make up %q and %q", td.Changes, e.String(), a.String())
+				}
+			}
+			f.IgnoreCase = false
+			if got, want := DiffTextFor(f, tc.expected, tc.actual, true), DiffColor(tc.expected, tc.actual); got != want {
+				t.Errorf("DiffTextFor minding case\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}

@@ -279,6 +279,11 @@ type Failure struct {
 	// against Actual, not of Expected (a description of every
 	// alternative), and Message gives their similarity.
 	Nearest string `json:"nearest,omitempty"`
+	// IgnoreCase is set when the check compared the texts ignoring case
+	// (ignore_case): Diff then treats letters that differ only in case as
+	// the same (DiffOfFold), and renderers that recompute it do too
+	// (DiffFor).
+	IgnoreCase bool `json:"ignore_case,omitempty"`
 }
 
 // DiffBase is the text Diff compares Actual with: Nearest when set, else

@@ -129,6 +129,8 @@ type mismatch struct {
 	// nearest is the expected text closest to the actual one, when the
 	// matcher offered several whole texts (see Failure.Nearest).
 	nearest string
+	// folded says the check that failed ignored case (Failure.IgnoreCase).
+	folded bool
 }
 
 // alternatives collects the whole texts a matcher accepts, for finding
@@ -174,6 +176,17 @@ func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
 // eval checks a resolved Text; it returns nil when actual passes. noun is
 // "text" or "value", to word the equality failures naturally.
 func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) {
+	m, err := t.match(actual, folded, noun)
+	if m != nil {
+		// A nested matcher's mismatch already says whether it folded
+		// case; it folds whenever this one does.
+		m.folded = m.folded || folded || t.IgnoreCase
+	}
+	return m, err
+}
+
+// match is eval without setting mismatch.folded.
+func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error) {
 	fold := folded || t.IgnoreCase
 	// suffix says a check folded case. Expected holds the describing
 	// matchers' words, but a literal text is Expected itself (the diff's

@@ -332,7 +332,7 @@ func (d detail) writeValues(f assert.Failure, in string) {
 	// transcript, so that a reply cannot drive the terminal.
 	diff := d.st.oneLine(f.Diff)
 	if d.st.color {
-		diff = assert.DiffColor(d.st.oneLine(f.DiffBase()), d.st.oneLine(f.Actual))
+		diff = assert.DiffTextFor(f, d.st.oneLine(f.DiffBase()), d.st.oneLine(f.Actual), true)
 	}
 	diff = strings.TrimRight(diff, "\n")
 	if strings.Contains(diff, "\n") {

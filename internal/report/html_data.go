@@ -11,7 +11,7 @@ import (
 // script renders lazily (a run of 20,000 cases would be a page of millions
 // of elements). Everything a reader sees is decided here, with the same
 // functions the console and JUnit use (failureLine, errorLine, repeatLine,
-// quarantineNote, viewTurn, stateChanges, writeMessaging, assert.DiffOf);
+// quarantineNote, viewTurn, stateChanges, writeMessaging, assert.DiffFor);
 // the script only lays it out. Member names are short because they repeat
 // once per case, turn and failure.
 
@@ -266,7 +266,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.oneLine(f.Expected),
 			Nearest: htmlStyle.oneLine(f.Nearest), Actual: htmlStyle.oneLine(f.Actual)}
 		if f.Diff != "" {
-			hf.Diff = toHTMLDiff(assert.DiffOf(htmlStyle.oneLine(f.DiffBase()), hf.Actual))
+			hf.Diff = toHTMLDiff(assert.DiffFor(f, htmlStyle.oneLine(f.DiffBase()), hf.Actual))
 		}
 		ha.Failures = append(ha.Failures, hf)
 	}

@@ -332,3 +332,73 @@ func TestHTMLDiffShowsInvisibleChanges(t *testing.T) {
 		t.Errorf("the failure's diff\n got %#v\nwant %#v", got, want)
 	}
 }
+
+// TestIgnoreCaseDiff: a failure of a check that ignored case keeps that in
+// the JSON report (ignore_case), and the renderers that recompute the diff
+// (the console in colour, the HTML report), given the report read back,
+// mark only the real change, not every letter whose case differs.
+func TestIgnoreCaseDiff(t *testing.T) {
+	t.Parallel()
+	const want, got = "Lovely! How many guests will be joining?", "LOVELY! HOW MANY PEOPLE WILL BE JOINING?"
+	f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text (ignoring case)",
+		Expected: want, Actual: got, IgnoreCase: true}
+	f.Diff = assert.DiffTextFor(f, want, got, false)
+	turn := &result.Turn{Index: 0, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 3, Col: 5}, Started: t0, Latency: time.Millisecond,
+		Result: &reply.TurnResult{Response: got}}
+	a := &result.Attempt{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second, Turns: []*result.Turn{turn},
+		Failures: []assert.Failure{f}}
+	c := &result.Case{Name: "books", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Duration: time.Second,
+		Attempts: []*result.Attempt{a}}
+	r := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+		Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
+
+	var js bytes.Buffer
+	if err := WriteJSON(&js, r, JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"ignore_case": true`) {
+		t.Errorf("the JSON report lacks ignore_case:\n%s", js.String())
+	}
+	rep, err := ReadJSON(bytes.NewReader(js.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := rep.Result.Files[0].Cases[0].Attempts[0].Failures[0]
+	if !read.IgnoreCase || read.Diff != "LOVELY! HOW MANY [-guests-]{+PEOPLE+} WILL BE JOINING?" {
+		t.Errorf("read back: ignore_case %v, diff %q", read.IgnoreCase, read.Diff)
+	}
+
+	// The console in colour recomputes the diff too.
+	var con bytes.Buffer
+	replay(NewHuman(&con, HumanOptions{TTY: true, Color: true, Now: stepClock()}), rep.Result)
+	if want := "LOVELY! HOW MANY \x1b[31m[-guests-]\x1b[0m\x1b[32m{+PEOPLE+}\x1b[0m WILL BE JOINING?"; !strings.Contains(con.String(), want) {
+		t.Errorf("the console lacks %q:\n%q", want, con.String())
+	}
+
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rep.Result, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, data := splitPage(t, b.String())
+	var doc struct {
+		Cases []struct {
+			Attempts []struct {
+				Failures []struct {
+					Diff struct {
+						Changes [][2]any `json:"ch"`
+					} `json:"diff"`
+				} `json:"fail"`
+			} `json:"a"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	if len(doc.Cases) != 1 || len(doc.Cases[0].Attempts) != 1 || len(doc.Cases[0].Attempts[0].Failures) != 1 {
+		t.Fatalf("data: %s", data)
+	}
+	wantCh := [][2]any{{0.0, "LOVELY! HOW MANY "}, {1.0, "guests"}, {2.0, "PEOPLE"}, {0.0, " WILL BE JOINING?"}}
+	if got := doc.Cases[0].Attempts[0].Failures[0].Diff.Changes; !reflect.DeepEqual(got, wantCh) {
+		t.Errorf("the failure's diff\n got %#v\nwant %#v", got, wantCh)
+	}
+}

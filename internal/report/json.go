@@ -54,7 +54,7 @@ import (
 //	          interval: {lower, upper, level}}       (repeated cases only)
 //	quarantine {reason, owner, until, lapsed}       (quarantined cases only)
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
-//	          failures: [{pos, step, key, message, expected, actual, diff, nearest}],
+//	          failures: [{pos, step, key, message, expected, actual, diff, nearest, ignore_case}],
 //	          error: {pos, kind, message, status} | null,
 //	          confirmations: [confirmation], turns: [turn]}
 //	confirmation {pos, kind, subject, found, summary, reads, duration_ms}
@@ -281,6 +281,9 @@ type jsonFailure struct {
 	// Nearest is the listed phrasing nearest the reply when none matched
 	// (one_of, any); diff is then made against it.
 	Nearest string `json:"nearest,omitempty"`
+	// IgnoreCase is true when the check ignored case (ignore_case); the
+	// diff then shows no change of case alone.
+	IgnoreCase bool `json:"ignore_case,omitempty"`
 }
 
 type jsonError struct {
@@ -734,14 +737,15 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 
 func toJSONFailure(f assert.Failure) jsonFailure {
 	return jsonFailure{
-		Pos:      toJSONPos(f.Pos),
-		Step:     f.Step,
-		Key:      f.Key,
-		Message:  f.Message,
-		Expected: f.Expected,
-		Actual:   f.Actual,
-		Diff:     f.Diff,
-		Nearest:  f.Nearest,
+		Pos:        toJSONPos(f.Pos),
+		Step:       f.Step,
+		Key:        f.Key,
+		Message:    f.Message,
+		Expected:   f.Expected,
+		Actual:     f.Actual,
+		Diff:       f.Diff,
+		Nearest:    f.Nearest,
+		IgnoreCase: f.IgnoreCase,
 	}
 }
 

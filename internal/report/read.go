@@ -181,7 +181,7 @@ func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
 	}
 	for _, f := range ja.Failures {
 		a.Failures = append(a.Failures, assert.Failure{Pos: fromJSONPos(f.Pos), Step: f.Step, Key: f.Key, Message: f.Message,
-			Expected: f.Expected, Actual: f.Actual, Diff: f.Diff, Nearest: f.Nearest})
+			Expected: f.Expected, Actual: f.Actual, Diff: f.Diff, Nearest: f.Nearest, IgnoreCase: f.IgnoreCase})
 	}
 	if e := ja.Error; e != nil {
 		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}

@@ -36,7 +36,7 @@ func maskFailure(red *secret.Redactor, f *assert.Failure) {
 	f.Message, f.Step = red.String(f.Message), red.String(f.Step)
 	if f.Diff != "" && (exp != f.Expected || near != f.Nearest || act != f.Actual) {
 		f.Expected, f.Nearest = exp, near
-		f.Diff = assert.Diff(f.DiffBase(), act)
+		f.Diff = assert.DiffTextFor(*f, f.DiffBase(), act, false)
 	}
 	f.Expected, f.Nearest, f.Actual, f.Diff = exp, near, act, red.String(f.Diff)
 }

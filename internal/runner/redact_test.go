@@ -57,3 +57,25 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 		t.Errorf("the key was not exercised: %s", out)
 	}
 }
+
+// A failure whose diff is made again from its masked texts keeps the rule
+// it was made with: a check that ignored case marks no change of case.
+func TestMaskFailureDiffIgnoresCase(t *testing.T) {
+	t.Parallel()
+	const key = "eyJhbGci.PLANTED+key/0123"
+	red, err := secret.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := assert.Failure{Key: "response", Message: "reply is not the expected text (ignoring case)",
+		Expected: "Code " + key + ": how many guests?", Actual: "CODE " + key + ": HOW MANY PEOPLE?", IgnoreCase: true}
+	f.Diff = assert.DiffTextFor(f, f.Expected, f.Actual, false)
+	maskFailure(red, &f)
+	if strings.Contains(f.Diff, key) || strings.Contains(f.Expected, key) {
+		t.Fatalf("key left in %+v", f)
+	}
+	if want := assert.DiffTextFor(f, f.DiffBase(), f.Actual, false); f.Diff != want || !strings.Contains(f.Diff, "HOW MANY [-guests-]{+PEOPLE+}?") ||
+		strings.Contains(f.Diff, "[-Code") {
+		t.Errorf("masked diff %q, want %q", f.Diff, want)
+	}
+}
