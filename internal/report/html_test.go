@@ -310,20 +310,7 @@ func TestHTMLDiffShowsInvisibleChanges(t *testing.T) {
 	if want := "<pre class=\"diff\">Table\u00a0for<del> </del><ins>\\u00a0</ins>4</pre>"; !strings.Contains(skeleton, want) {
 		t.Errorf("the comparison lacks %q:\n%s", want, skeleton)
 	}
-	var doc struct {
-		Cases []struct {
-			Attempts []struct {
-				Failures []struct {
-					Diff struct {
-						Changes [][2]any `json:"ch"`
-					} `json:"diff"`
-				} `json:"fail"`
-			} `json:"a"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal([]byte(data), &doc); err != nil {
-		t.Fatalf("data block: %v", err)
-	}
+	doc := failureDiffs(t, data)
 	want := [][2]any{{0.0, "Hello\u00a0there\n"}, {1.0, "Table for 4 people\n"}, {2.0, `Table for\u00a04\u200b people` + "\n"}}
 	if len(doc.Cases) != 1 || len(doc.Cases[0].Attempts) != 1 || len(doc.Cases[0].Attempts[0].Failures) != 1 {
 		t.Fatalf("data: %s", data)
@@ -380,20 +367,7 @@ func TestIgnoreCaseDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, data := splitPage(t, b.String())
-	var doc struct {
-		Cases []struct {
-			Attempts []struct {
-				Failures []struct {
-					Diff struct {
-						Changes [][2]any `json:"ch"`
-					} `json:"diff"`
-				} `json:"fail"`
-			} `json:"a"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal([]byte(data), &doc); err != nil {
-		t.Fatalf("data block: %v", err)
-	}
+	doc := failureDiffs(t, data)
 	if len(doc.Cases) != 1 || len(doc.Cases[0].Attempts) != 1 || len(doc.Cases[0].Attempts[0].Failures) != 1 {
 		t.Fatalf("data: %s", data)
 	}
@@ -401,4 +375,28 @@ func TestIgnoreCaseDiff(t *testing.T) {
 	if got := doc.Cases[0].Attempts[0].Failures[0].Diff.Changes; !reflect.DeepEqual(got, wantCh) {
 		t.Errorf("the failure's diff\n got %#v\nwant %#v", got, wantCh)
 	}
+}
+
+// diffData is the part of the HTML report's data block that holds the
+// failures' diffs.
+type diffData struct {
+	Cases []struct {
+		Attempts []struct {
+			Failures []struct {
+				Diff struct {
+					Changes [][2]any `json:"ch"`
+				} `json:"diff"`
+			} `json:"fail"`
+		} `json:"a"`
+	} `json:"cases"`
+}
+
+// failureDiffs decodes the failures' diffs of the data block data.
+func failureDiffs(t *testing.T, data string) diffData {
+	t.Helper()
+	var doc diffData
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	return doc
 }
