@@ -42,14 +42,8 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		defer srv.Close()
 		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 		d, err := c.ActiveDeployment(context.Background(), "restaurant", tc.env)
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("err = %v, want %q", err, tc.wantErr)
-			}
+		if erredAsWanted(t, err, tc.wantErr) {
 			return
-		}
-		if err != nil {
-			t.Fatal(err)
 		}
 		if d.ID != tc.want || d.Version != tc.wantVersion {
 			t.Errorf("deployment %+v, want id %q version %q", d, tc.want, tc.wantVersion)

@@ -193,6 +193,23 @@ func TestNeverSent(t *testing.T) {
 	}
 }
 
+// erredAsWanted checks err against want, a part of the error a test case
+// expects ("" for none). It reports whether the case expected an error:
+// its other checks then have nothing to check.
+func erredAsWanted(t testing.TB, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("err = %v, want %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
+}
+
 func newTestClient(t testing.TB, url string, p RetryPolicy) *Client {
 	t.Helper()
 	c, err := New(Config{BuildURL: url, RuntimeURL: url, AccountID: "ws-abcd1234", BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime", Retry: p})
