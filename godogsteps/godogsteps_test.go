@@ -336,8 +336,7 @@ Feature: booking through the agent and our backend
 	type tables struct{}
 	dir := t.TempDir()
 	var out strings.Builder
-	var mu sync.Mutex
-	errs := map[string]string{}
+	var failed scenarioErrors
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
@@ -353,14 +352,7 @@ Feature: booking through the agent and our backend
 				}
 				return nil
 			})
-			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-				if err != nil {
-					mu.Lock()
-					errs[p.Name] = err.Error()
-					mu.Unlock()
-				}
-				return ctx, nil
-			})
+			failed.record(sc)
 		},
 		Options: &godog.Options{
 			Format: "pretty,junit:" + dir + "/junit.xml,cucumber:" + dir + "/cucumber.json",
@@ -369,12 +361,12 @@ Feature: booking through the agent and our backend
 		},
 	}.Run()
 	want := map[string]string{"a failing check after a team step": "booking.feature:30:5: response: reply does not contain"}
-	if status != 1 || len(errs) != len(want) {
-		t.Fatalf("godog status %d, failed scenarios %v: want only %q failed\n%s", status, errs, "a failing check after a team step", out.String())
+	if status != 1 || len(failed.errs) != len(want) {
+		t.Fatalf("godog status %d, failed scenarios %v: want only %q failed\n%s", status, failed.errs, "a failing check after a team step", out.String())
 	}
 	for name, prefix := range want {
-		if !strings.HasPrefix(errs[name], prefix) {
-			t.Errorf("scenario %q failed with %q, want it to start %q", name, errs[name], prefix)
+		if !strings.HasPrefix(failed.errs[name], prefix) {
+			t.Errorf("scenario %q failed with %q, want it to start %q", name, failed.errs[name], prefix)
 		}
 	}
 	reports := []string{out.String()}
@@ -485,20 +477,12 @@ Feature: diff
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	errs := map[string]string{}
+	var failed scenarioErrors
 	var out strings.Builder
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
-			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-				if err != nil {
-					mu.Lock()
-					errs[p.Name] = err.Error()
-					mu.Unlock()
-				}
-				return ctx, nil
-			})
+			failed.record(sc)
 		},
 		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"diff.feature"}, Strict: true, NoColors: true, Concurrency: 2},
 	}.Run()
@@ -520,8 +504,8 @@ Feature: diff
 			"  actual:   " + reply + "\n" +
 			`  diff:     [-\x1b[2Jgone-]{+` + reply + "+}",
 	} {
-		if errs[name] != want {
-			t.Errorf("scenario %q failed with\n%s\nwant\n%s", name, errs[name], want)
+		if failed.errs[name] != want {
+			t.Errorf("scenario %q failed with\n%s\nwant\n%s", name, failed.errs[name], want)
 		}
 	}
 }
@@ -575,4 +559,26 @@ Feature: party
 	if got, want := run(fstest.MapFS{}), "godogsteps cannot read the feature file "+dir+"/party.feature (Options.Features should be the FS godog reads from)"; !strings.Contains(got, "${n}") || !strings.Contains(got, want) {
 		t.Errorf("with an FS that lacks the file the step failed with\n%s\nwant it to say %q", got, want)
 	}
+}
+
+// scenarioErrors records the error each scenario of a godog suite ended
+// with, by name.
+type scenarioErrors struct {
+	mu   sync.Mutex
+	errs map[string]string
+}
+
+// record adds the After hook that records them to sc.
+func (e *scenarioErrors) record(sc *godog.ScenarioContext) {
+	sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+		if err != nil {
+			e.mu.Lock()
+			if e.errs == nil {
+				e.errs = map[string]string{}
+			}
+			e.errs[p.Name] = err.Error()
+			e.mu.Unlock()
+		}
+		return ctx, nil
+	})
 }
