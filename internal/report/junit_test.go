@@ -28,6 +28,20 @@ type xSuites struct {
 	Suites   []xSuite `xml:"testsuite"`
 }
 
+// junitOf writes r's JUnit report and decodes it.
+func junitOf(t *testing.T, r *result.Result) xSuites {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 type xSuite struct {
 	Name     string  `xml:"name,attr"`
 	File     string  `xml:"file,attr"`
@@ -434,14 +448,7 @@ func TestJUnitServerIDs(t *testing.T) {
 		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
 			Cases: []*result.Case{{Name: "greets", Pos: pos("a.yaml", 3, 5), Status: result.Flaky, Agent: "luigi",
 				Attempts: []*result.Attempt{attempt(1, result.Failed), attempt(2, result.Passed)}}}}}}
-		var b bytes.Buffer
-		if err := WriteJUnit(&b, r); err != nil {
-			t.Fatal(err)
-		}
-		var doc xSuites
-		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
-			t.Fatal(err)
-		}
+		doc := junitOf(t, r)
 		c := doc.Suites[0].Cases[0]
 		if c.Properties[0].Name != "conversationId" || c.Properties[0].Value != tc.want {
 			t.Errorf("property %+v, want conversationId %q", c.Properties[0], tc.want)

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/xml"
 	"strings"
 	"testing"
 )
@@ -17,14 +15,7 @@ func TestStatsInEveryView(t *testing.T) {
 	if s.Passed != 2 || s.Failed != 3 || s.Inconclusive != 1 || s.Quarantined != 1 || s.Lapsed != 1 || s.Total != 6 || s.Status.String() != "failed" {
 		t.Errorf("summary %+v", s)
 	}
-	var b bytes.Buffer
-	if err := WriteJUnit(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	var doc xSuites
-	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := junitOf(t, r)
 	if doc.Failures != 3 || doc.Skipped != 1 || doc.Errors != 0 {
 		t.Errorf("JUnit totals: %d failures, %d skipped, %d errors", doc.Failures, doc.Skipped, doc.Errors)
 	}
