@@ -1,7 +1,7 @@
 package assert
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -426,7 +426,10 @@ func visible(s string) string {
 	for len(s) > 0 {
 		r, n := utf8.DecodeRuneInString(s)
 		if invisible(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
+			// As Go writes it: \u00a0, and beyond the BMP \U000e0001
+			// (a tag character of a flag), which \u would cut short.
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
 		} else {
 			b.WriteString(s[:n]) // as it is, even a byte that is not UTF-8
 		}

@@ -91,6 +91,7 @@ func TestDiffShowsInvisibleChanges(t *testing.T) {
 		{"shared no-break space kept", "Table for\u00a04", "Table for\u00a05", "Table for\u00a0[-4-]{+5+}"},
 		{"lines", "Hello\nTable for 4\n", "Hello\nTable for\u00a04\n", "--- expected\n+++ actual\n  Hello\n- Table for 4\n+ Table for\\u00a04"},
 		{"invalid byte kept", "a b", "a\xff\u00a0b", "a[- -]{+\xff\\u00a0+}b"},
+		{"format character beyond the BMP", "flag", "flag\U000e0001", `flag{+\U000e0001+}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
