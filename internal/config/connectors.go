@@ -39,6 +39,15 @@ type ConnectorDef struct {
 	Token Field
 }
 
+// Setting names the entry in messages: connectors.AGENT, or
+// connectors.AGENT.ENV.
+func (c ConnectorDef) Setting() string {
+	if c.Env == "" {
+		return "connectors." + c.Agent
+	}
+	return "connectors." + c.Agent + "." + c.Env
+}
+
 // loadConnectors reads `connectors:`: agent -> ${env:NAME}, or agent ->
 // env -> ${env:NAME}.
 func (t *TargetDef) loadConnectors(path string, v *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
@@ -155,11 +164,7 @@ func (r *resolver) resolveMessaging(def *TargetDef) {
 	t.MessagingHost = r.field("messaging_host", def.MessagingHost, EnvMessagingHost)
 	t.ConnectorToken = r.key("connector_token", def.ConnectorToken, EnvConnectorToken)
 	for _, c := range def.Connectors {
-		key := "connectors." + c.Agent
-		if c.Env != "" {
-			key += "." + c.Env
-		}
-		tok := r.key(key, c.Token, "")
+		tok := r.key(c.Setting(), c.Token, "")
 		if tok == "" {
 			continue
 		}

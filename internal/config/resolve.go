@@ -444,11 +444,7 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	add("call_token", t.CallToken)
 	add("connector_token", t.ConnectorToken)
 	for _, c := range def.Connectors {
-		name := "connectors." + c.Agent
-		if c.Env != "" {
-			name += "." + c.Env
-		}
-		add(name, t.Connectors[c.Agent][c.Env])
+		add(c.Setting(), t.Connectors[c.Agent][c.Env])
 	}
 	if len(keys) == 0 {
 		return
@@ -499,11 +495,7 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 	}
 	connectors := []key{{"connector_token", EnvConnectorToken, def.ConnectorToken}}
 	for _, c := range def.Connectors {
-		name := "connectors." + c.Agent
-		if c.Env != "" {
-			name += "." + c.Env
-		}
-		connectors = append(connectors, key{name, "", c.Token})
+		connectors = append(connectors, key{c.Setting(), "", c.Token})
 	}
 	for _, h := range []struct {
 		urlKey, urlEnv string
@@ -636,11 +628,7 @@ func KeyVariables(f *File) map[string]string {
 	for _, t := range f.Targets {
 		keys := []keyField{{"build_key", t.BuildKey}, {"runtime_key", t.RuntimeKey}, {"call_token", t.CallToken}, {"connector_token", t.ConnectorToken}}
 		for _, c := range t.Connectors {
-			name := "connectors." + c.Agent
-			if c.Env != "" {
-				name += "." + c.Env
-			}
-			keys = append(keys, keyField{name, c.Token})
+			keys = append(keys, keyField{c.Setting(), c.Token})
 		}
 		for _, k := range keys {
 			if m := keyRefRe.FindStringSubmatch(k.fld.Value); m != nil {
