@@ -89,11 +89,15 @@ func stepHint(step string, how int, keywords []string) string {
 // written wrong: Gherkin takes them as text, and the scenario runs without
 // them, the turn never sent or the check never made.
 func (fl *featureLoader) descriptionSteps(f *messages.Feature, src []byte) {
-	lines := strings.Split(string(src), "\n")
-	keywords := stepKeywords(f.Language)
+	// The file's lines and the dialect's keywords, read at the first
+	// description: most features have none.
+	var lines, keywords []string
 	check := func(at *messages.Location, desc, what string) {
 		if at == nil || strings.TrimSpace(desc) == "" {
 			return
+		}
+		if lines == nil {
+			lines, keywords = strings.Split(string(src), "\n"), stepKeywords(f.Language)
 		}
 		i := int(at.Line) // the header's index + 1: the line after it
 		for _, dl := range strings.Split(desc, "\n") {
