@@ -73,7 +73,8 @@ side reads its deployments before and after, as run does; a deployment
 that changes during a side's run errors the comparison.
 
 With --rerun-failed REPORT the sides run only that report's failed and
-errored cases; the comparison records it (rerun: {of, failed}) and
+errored cases, and those its run left unrun (interrupted or stopped
+early); the comparison records it (rerun: {of, failed, unrun}) and
 agenttest gate refuses it, as it refuses such a run's report.
 
 --json FILE writes the comparison as JSON; --html FILE writes the
@@ -371,7 +372,7 @@ func (s *side) partial() (part, hint string) {
 			"compare with the report agenttest merge writes of every shard"
 	}
 	if rr := s.res.Rerun; rr != nil {
-		return fmt.Sprintf("the report of a --rerun-failed run, of the %d failed and errored cases of %s", rr.Failed, rr.Of),
+		return fmt.Sprintf("the report of a --rerun-failed run, of the %d failed and errored cases of %s%s", rr.Failed, rr.Of, rr.AndUnrun()),
 			"compare with the report of a full run"
 	}
 	return "", ""

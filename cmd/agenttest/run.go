@@ -40,7 +40,10 @@ line of an examples row runs that row), the form every result line prints;
 --name TEXT runs the scenarios whose name contains TEXT, literally (write
 --name /REGEX/ for a regular expression); --tags selects by tags; and
 --rerun-failed REPORT.json runs again the cases that failed or errored in a
-previous JSON report, saying which of them cannot be matched any more.
+previous JSON report, and the cases its run left unrun when it was
+interrupted or stopped early (--fail-fast, a platform that could not be
+used); it says how many of each it reruns, and which of them cannot be
+matched any more.
 
 The target is --target NAME from agenttest.yaml (or its default_target),
 overridden field by field by AGENTTEST_BUILD_URL, AGENTTEST_RUNTIME_URL,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,12 +29,13 @@ type selection struct {
 	tags, name  string
 	rerunFailed string
 	// rerunCount is the number of failed and errored cases of the
-	// --rerun-failed report.
-	rerunCount int
+	// --rerun-failed report, rerunUnrun the number of cases its run
+	// left unrun (interrupted or stopped), which run again too.
+	rerunCount, rerunUnrun int
 	// sel is the parsed selection, complete once load has run.
 	sel scenario.Selection
-	// notes say what --rerun-failed cannot run again; printed once the
-	// suites are loaded.
+	// notes say what --rerun-failed runs again and what it cannot;
+	// printed once the suites are loaded.
 	notes []string
 	// shardArg is --shard K/N, read into shard by validate (run and list
 	// only: registerShard); selected and fingerprint describe the whole
@@ -54,7 +56,7 @@ func (s *selection) register(f *flags, verb string) {
 	s.cmd = verb
 	f.stringVar(&s.tags, "tags", "AGENTTEST_TAGS", "", verb+" scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
 	f.stringVar(&s.name, "name", "AGENTTEST_NAME", "", verb+" scenarios whose name contains `TEXT` (brackets and dots are literal), or matches /REGEX/ when written between slashes")
-	f.stringVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", "", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json); with no PATH, from the files the report names")
+	f.stringVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", "", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json), and those its run left unrun (interrupted, --fail-fast, a platform stop); with no PATH, from the files the report names")
 }
 
 // args splits the positional arguments into suite paths and FILE:LINE
@@ -236,14 +238,27 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, err)
 	}
-	failed, err := decodeJSON(data, report.ReadFailed)
+	again, err := decodeJSON(data, report.ReadRerun)
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s", s.cmd, inFile(s.rerunFailed, err))
 	}
 	s.sel.Cases = map[scenario.CaseRef]bool{}
-	s.rerunCount = len(failed)
+	s.rerunCount, s.rerunUnrun = 0, 0
+	var reasons []string
+	for _, c := range again {
+		if !c.Unrun {
+			s.rerunCount++
+			continue
+		}
+		s.rerunUnrun++
+		if r := strings.TrimPrefix(c.Reason, "not run: "); !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	verb := map[string]string{"list": "listing", "compare": "comparing again"}[s.cmd]
+	s.notes = append(s.notes, rerunning(cmp.Or(verb, "rerunning"), s.rerunCount, s.rerunUnrun, reasons))
 	exists := map[string]bool{}
-	for _, c := range failed {
+	for _, c := range again {
 		file := argPath(c.File)
 		ok, seen := exists[file]
 		if !seen {
@@ -257,9 +272,6 @@ func (s *selection) rerun(st *State) ([]string, error) {
 		}
 		s.sel.Cases[scenario.CaseRef{File: file, Name: c.Name}] = true
 	}
-	if len(failed) == 0 {
-		s.notes = append(s.notes, "the report lists no failed or errored case")
-	}
 	var files []string
 	for file, ok := range exists {
 		if ok {
@@ -268,6 +280,25 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// rerunning says what --rerun-failed runs (verb) again: the report's
+// failed and errored cases, and the cases its run left unrun, for the
+// reasons given ("run interrupted", "--fail-fast", "platform
+// unreachable", ...).
+func rerunning(verb string, failed, unrun int, reasons []string) string {
+	switch {
+	case failed == 0 && unrun == 0:
+		return "the report lists no failed or errored case, and its run left none unrun: nothing to run again"
+	case unrun == 0:
+		return fmt.Sprintf("%s %d failed or errored %s", verb, failed, plural(failed, "case", "cases"))
+	}
+	why := " (" + strings.Join(reasons, ", ") + ")"
+	if failed == 0 {
+		return fmt.Sprintf("%s %d %s its run left unrun%s", verb, unrun, plural(unrun, "case", "cases"), why)
+	}
+	return fmt.Sprintf("%s %d failed or errored %s and %d %s its run left unrun%s",
+		verb, failed, plural(failed, "case", "cases"), unrun, plural(unrun, "case", "cases"), why)
 }
 
 // plan loads the suites under paths (load), says what --rerun-failed
@@ -314,7 +345,7 @@ func (s *selection) rerunResult() *result.Rerun {
 	if s.rerunFailed == "" {
 		return nil
 	}
-	return &result.Rerun{Of: s.rerunFailed, Failed: s.rerunCount}
+	return &result.Rerun{Of: s.rerunFailed, Failed: s.rerunCount, Unrun: s.rerunUnrun}
 }
 
 // shardResult is what a run's result records of --shard, nil without it.
@@ -325,7 +356,8 @@ func (s *selection) shardResult() *result.Shard {
 	return &result.Shard{Index: s.shard.Index, Total: s.shard.Total, Selection: s.fingerprint, Selected: s.selected}
 }
 
-// printNotes says, once, what --rerun-failed could not run again.
+// printNotes says, once, what --rerun-failed runs again and what it
+// could not.
 func (s *selection) printNotes(w io.Writer) {
 	var b strings.Builder
 	for _, n := range s.notes {

@@ -413,10 +413,10 @@ func TestHostileText(t *testing.T) {
 func TestSideOfPartialRun(t *testing.T) {
 	t.Parallel()
 	base, cand := sides()
-	base.Rerun = &result.Rerun{Of: "first.json", Failed: 3}
+	base.Rerun = &result.Rerun{Of: "first.json", Failed: 3, Unrun: 2}
 	cand.Shard = &result.Shard{Index: 2, Total: 4, Selection: "sel-1", Selected: 47}
 	c := build(base, cand, DefaultOptions())
-	c.Rerun = &result.Rerun{Of: "first.json", Failed: 3}
+	c.Rerun = &result.Rerun{Of: "first.json", Failed: 3, Unrun: 2}
 	var js, text bytes.Buffer
 	if err := WriteJSON(&js, c); err != nil {
 		t.Fatal(err)
@@ -433,7 +433,7 @@ func TestSideOfPartialRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"baseline  live (target live, env live): run failed, started 2026-03-14 09:00:00Z, a rerun of the 3 failed and errored cases of first.json\n",
+		"baseline  live (target live, env live): run failed, started 2026-03-14 09:00:00Z, a rerun of the 3 failed and errored cases of first.json and the 2 cases its run left unrun\n",
 		"candidate pre-release (target pre-release, env pre-release): run failed, started 2026-03-14 09:00:00Z, shard 2 of 4\n",
 	} {
 		if !strings.Contains(text.String(), want) {

@@ -19,8 +19,10 @@ import (
 //	status     passed | failed | errored | interrupted | empty
 //	why        what decided the status ("1 scenario regressed")
 //	options    {latency_min_shift_ms, latency_min_ratio, alpha, fail_on_change}
-//	rerun      {of, failed}: the sides that ran selected with --rerun-failed
-//	            (absent otherwise)
+//	rerun      {of, failed, unrun}: the sides that ran selected with
+//	            --rerun-failed (absent otherwise): the report, its failed
+//	            and errored cases, and the cases its run left unrun
+//	            (interrupted or stopped), which the sides ran too
 //	baseline, candidate: side
 //	counts     {total, regressed, fixed, changed, slower, faster, unchanged,
 //	            not_compared, only_baseline, only_candidate}
@@ -34,7 +36,7 @@ import (
 //	            target: {name, build_url, runtime_url, account_id, env,
 //	            embedded}, run: {started, duration_ms, status, interrupted,
 //	            stop}, shard: {index, total, selection, selected},
-//	            rerun: {of, failed}, deployments: [deployment]}
+//	            rerun: {of, failed, unrun}, deployments: [deployment]}
 //	            (shard and rerun as the side's run report has them; absent
 //	            for a run of the whole selection)
 //	pair       {file, name, pos: {file, line, col}, class, note, quarantined,

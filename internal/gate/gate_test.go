@@ -109,6 +109,11 @@ func TestCheck(t *testing.T) {
 		// A --rerun-failed run tested an earlier run's failures again.
 		{name: "a rerun of failures", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Failed: 2} },
 			want: []string{"the report reruns the failed and errored cases of first.json (2): it tested those again, not the whole selection"}},
+		// ... and those the earlier run's stop left unrun.
+		{name: "a rerun of a stopped run", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Failed: 2, Unrun: 1} },
+			want: []string{"the report reruns the failed and errored cases of first.json (2) and the 1 case its run left unrun: it tested those again, not the whole selection"}},
+		{name: "a rerun of a run stopped before its first case", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Unrun: 6} },
+			want: []string{"the report reruns the failed and errored cases of first.json (0) and the 6 cases its run left unrun: it tested those again, not the whole selection"}},
 		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
 			want:   []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},

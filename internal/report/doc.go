@@ -19,6 +19,6 @@
 // JUnit totals and the JSON counts always agree, and all three state the
 // run's status from result.Result.RunStatus (the console's last line, the
 // JSON run.status, the JUnit <testsuites> property "status"), the verdict
-// the CLI's exit code follows. ReadFailed reads a JSON report back, for
+// the CLI's exit code follows. ReadRerun reads a JSON report back, for
 // --rerun-failed.
 package report

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,8 +35,9 @@ import (
 //	target   {name, build_url, runtime_url, account_id, env, embedded}  (never keys)
 //	deployments [deployment]  (the evidence of what was tested)
 //	shard    {index, total, selection, selected}  (--shard K/N runs only)
-//	rerun    {of, failed}  (--rerun-failed runs only: the report whose
-//	          failed and errored cases the run ran again, and how many)
+//	rerun    {of, failed, unrun}  (--rerun-failed runs only: the report
+//	          whose cases the run ran again, how many of them failed or
+//	          errored, and how many its run had left unrun)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -75,6 +77,10 @@ import (
 // selection is the fingerprint of the whole selection (its scenarios by
 // file, position and name) and selected its size, so `agenttest merge`
 // can tell the shards of one run from reports of other selections.
+// rerun.of names the report whose cases a --rerun-failed run ran again:
+// failed counts its failed and errored cases, unrun the cases its run
+// left without a verdict because it was interrupted or stopped (pending,
+// or skipped with run.stop's reason); the rerun ran both.
 // coverage is the node coverage of the run's agents (package coverage):
 // source "definition" when the agent's nodes come from its definition
 // (the simulator's agents), "observed" when they are the nodes seen in
@@ -847,31 +853,60 @@ func CheckSchema(schema string) error {
 	return nil
 }
 
-// FailedCase is a case a JSON report lists as failed or errored: what
-// --rerun-failed runs again.
-type FailedCase struct {
+// RerunCase is a case a JSON report lists that --rerun-failed runs again:
+// one that failed or errored, or one its run left unrun when it was
+// interrupted or stopped (Unrun).
+type RerunCase struct {
 	// File is the case's file as the report names it (its pos.file, else
 	// the path of its file entry).
 	File string
 	// Name is the case's name, examples row included.
 	Name string
-	// Status is "failed" or "errored".
+	// Status is "failed" or "errored"; for an unrun case, "pending" (the
+	// run was interrupted) or "skipped" (a stop left it unrun).
 	Status string
+	// Unrun is true for a case the run's interruption or stop left
+	// without a verdict; Reason is then its skip_reason ("not run: run
+	// interrupted", "not run: --fail-fast", "stopped before a verdict",
+	// ...).
+	Unrun  bool
+	Reason string
 }
 
-// ReadFailed reads a JSON report written by WriteJSON and returns the
-// cases that failed or errored, in report order. Run-level checks (the
-// alert gate) are not cases of a suite and are left out. A document that
-// is not an agenttest report is an error.
-func ReadFailed(r io.Reader) ([]FailedCase, error) {
+// stopReasons are the skip reasons a run's stop gives the cases it left
+// unrun: a skipped case with one of them, in a report whose run stopped,
+// did not run for the stop, not for a skip: of its scenario. The stop's
+// own reason (run.stop.reason) is one too, whatever its kind: a merged
+// report keeps one shard's stop, and its other shards' cases keep theirs.
+var stopReasons = map[string]bool{
+	result.ReasonFailFast:     true,
+	result.ReasonUnreachable:  true,
+	result.ReasonCredentials:  true,
+	result.ReasonUnknownAgent: true,
+	result.ReasonStoppedRuns:  true,
+}
+
+// ReadRerun reads a JSON report written by WriteJSON and returns, in
+// report order, the cases --rerun-failed runs again: those that failed
+// or errored, and those the run left without a verdict because it was
+// interrupted (pending) or stopped starting cases (--fail-fast, a
+// platform that could not be used: skipped with the stop's reason). A
+// case skipped by its scenario's skip: is not one of them. Run-level
+// checks (the alert gate) are not cases of a suite and are left out. A
+// document that is not an agenttest report is an error.
+func ReadRerun(r io.Reader) ([]RerunCase, error) {
 	var doc struct {
 		Schema string `json:"schema"`
-		Files  []struct {
+		Run    struct {
+			Stop *result.Stop `json:"stop"`
+		} `json:"run"`
+		Files []struct {
 			Path  string `json:"path"`
 			Cases []struct {
-				Name   string  `json:"name"`
-				Pos    jsonPos `json:"pos"`
-				Status string  `json:"status"`
+				Name       string  `json:"name"`
+				Pos        jsonPos `json:"pos"`
+				Status     string  `json:"status"`
+				SkipReason string  `json:"skip_reason"`
 			} `json:"cases"`
 		} `json:"files"`
 	}
@@ -881,17 +916,32 @@ func ReadFailed(r io.Reader) ([]FailedCase, error) {
 	if err := CheckSchema(doc.Schema); err != nil {
 		return nil, err
 	}
-	var out []FailedCase
+	stopped := func(reason string) bool {
+		stop := doc.Run.Stop
+		return stop != nil && (reason == stop.Reason || stopReasons[reason])
+	}
+	var out []RerunCase
 	for _, f := range doc.Files {
 		for _, c := range f.Cases {
-			if c.Status != result.Failed.String() && c.Status != result.Errored.String() {
+			rc := RerunCase{Name: c.Name, Status: c.Status, File: c.Pos.File}
+			switch c.Status {
+			case result.Failed.String(), result.Errored.String():
+			case result.Pending.String():
+				// Pending is a case without a verdict: the run was
+				// interrupted before or while it ran.
+				rc.Unrun, rc.Reason = true, cmp.Or(c.SkipReason, notRunReason)
+			case result.Skipped.String():
+				if !stopped(c.SkipReason) {
+					continue
+				}
+				rc.Unrun, rc.Reason = true, c.SkipReason
+			default:
 				continue
 			}
-			file := c.Pos.File
-			if file == "" {
-				file = f.Path
+			if rc.File == "" {
+				rc.File = f.Path
 			}
-			out = append(out, FailedCase{File: file, Name: c.Name, Status: c.Status})
+			out = append(out, rc)
 		}
 	}
 	return out, nil

@@ -28,6 +28,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 				// The sections of a shard's report: which share it ran,
 				// and the coverage computed over it.
 				res.Shard = &result.Shard{Index: 2, Total: 3, Selection: "sha256:abc", Selected: 35}
+				res.Rerun = &result.Rerun{Of: "first.json", Failed: 2, Unrun: 3}
 			}
 			var first, second bytes.Buffer
 			if err := WriteJSON(&first, res, JSONOptions{Coverage: coverage.Compute(res, nil)}); err != nil {
@@ -37,8 +38,9 @@ func TestReadJSONRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if name == "full" && (rep.Coverage == nil || len(rep.Coverage.Agents) == 0 || rep.Result.Shard == nil || rep.Result.Shard.Index != 2) {
-				t.Errorf("coverage %+v, shard %+v not read back", rep.Coverage, rep.Result.Shard)
+			if name == "full" && (rep.Coverage == nil || len(rep.Coverage.Agents) == 0 || rep.Result.Shard == nil || rep.Result.Shard.Index != 2 ||
+				rep.Result.Rerun == nil || *rep.Result.Rerun != *res.Rerun) {
+				t.Errorf("coverage %+v, shard %+v, rerun %+v not read back", rep.Coverage, rep.Result.Shard, rep.Result.Rerun)
 			}
 			if rep.Status != res.RunStatus() {
 				t.Errorf("status %s, want %s", rep.Status, res.RunStatus())
@@ -104,4 +106,68 @@ func clockDurations() *result.Result {
 	return &result.Result{Started: t0, Duration: 7_654_321 * time.Nanosecond, Target: result.Target{Name: "sim", Embedded: true},
 		Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
 			c(3, 1_013_600*time.Nanosecond), c(9, 2_000_700*time.Nanosecond), c(15, 3_000_999*time.Nanosecond)}}}}
+}
+
+// TestReadRerun: --rerun-failed runs again the failed and errored cases
+// of a report, and the cases its run's interruption or stop left without
+// a verdict; never a passing case, nor one its scenario's skip: skipped.
+func TestReadRerun(t *testing.T) {
+	t.Parallel()
+	cases := []*result.Case{
+		{Name: "fails", Status: result.Failed},
+		{Name: "errors", Status: result.Errored},
+		{Name: "passes", Status: result.Passed},
+		{Name: "skip written", Status: result.Skipped, SkipReason: "waits on the vendor"},
+		{Name: "cut off", Status: result.Pending, SkipReason: result.ReasonInterrupted},
+		{Name: "interrupted runs", Status: result.Pending, SkipReason: result.ReasonInterruptedRuns},
+		{Name: "after fail-fast", Status: result.Skipped, SkipReason: result.ReasonFailFast},
+		{Name: "stopped runs", Status: result.Skipped, SkipReason: result.ReasonStoppedRuns},
+		// A merged report keeps one shard's stop; another shard's cases
+		// keep the reason of theirs.
+		{Name: "other shard", Status: result.Skipped, SkipReason: result.ReasonUnreachable},
+		// A stop of a kind this reader does not know gives its own reason.
+		{Name: "own reason", Status: result.Skipped, SkipReason: "not run: a new kind of stop"},
+	}
+	type testCase struct {
+		name        string
+		interrupted bool
+		stop        *result.Stop
+		want        []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		res := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Interrupted: tc.interrupted, Stop: tc.stop,
+			Files: []*result.File{{Path: "suites/a.yaml", Cases: cases}}}
+		var b bytes.Buffer
+		if err := WriteJSON(&b, res, JSONOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadRerun(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range got {
+			names = append(names, c.Name)
+			unrun := c.Status != "failed" && c.Status != "errored"
+			if c.File != "suites/a.yaml" || c.Unrun != unrun || (c.Reason != "") != unrun {
+				t.Errorf("%+v: want file suites/a.yaml, unrun %v with its reason", c, unrun)
+			}
+		}
+		if strings.Join(names, ", ") != strings.Join(tc.want, ", ") {
+			t.Errorf("rerun %q, want %q", names, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		// No stop: a skipped case was skipped on purpose, whatever its
+		// reason says.
+		{name: "finished", want: []string{"fails", "errors", "cut off", "interrupted runs"}},
+		{name: "interrupted", interrupted: true, want: []string{"fails", "errors", "cut off", "interrupted runs"}},
+		{name: "stopped", stop: &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials},
+			want: []string{"fails", "errors", "cut off", "interrupted runs", "after fail-fast", "stopped runs", "other shard"}},
+		{name: "a new kind of stop", stop: &result.Stop{Kind: "new", Reason: "not run: a new kind of stop"},
+			want: []string{"fails", "errors", "cut off", "interrupted runs", "after fail-fast", "stopped runs", "other shard", "own reason"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
 }

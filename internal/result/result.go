@@ -116,8 +116,9 @@ type Result struct {
 	// of one selection.
 	Shard *Shard `json:"shard,omitempty"`
 	// Rerun is set when the run ran again the failed and errored cases
-	// of an earlier report (--rerun-failed): it tested those cases, not
-	// the selection, and cannot vouch for the whole.
+	// of an earlier report, and those its run left unrun
+	// (--rerun-failed): it tested those cases, not the selection, and
+	// cannot vouch for the whole.
 	Rerun *Rerun `json:"rerun,omitempty"`
 }
 
@@ -127,6 +128,24 @@ type Rerun struct {
 	// of its failed and errored cases.
 	Of     string `json:"of"`
 	Failed int    `json:"failed"`
+	// Unrun is the number of its cases that its run left without a
+	// verdict, interrupted or stopped (--fail-fast, a platform that
+	// could not be used) before them: a rerun runs them too. A report
+	// written before the member existed reads as 0.
+	Unrun int `json:"unrun"`
+}
+
+// AndUnrun is what messages that name the failed and errored cases of
+// Of add for its unrun cases: "" when there are none, else " and the 5
+// cases its run left unrun".
+func (r *Rerun) AndUnrun() string {
+	switch r.Unrun {
+	case 0:
+		return ""
+	case 1:
+		return " and the 1 case its run left unrun"
+	}
+	return fmt.Sprintf(" and the %d cases its run left unrun", r.Unrun)
 }
 
 // Shard records which share of a selection a run ran (--shard K/N).
