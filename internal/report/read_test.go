@@ -108,6 +108,41 @@ func clockDurations() *result.Result {
 			c(3, 1_013_600*time.Nanosecond), c(9, 2_000_700*time.Nanosecond), c(15, 3_000_999*time.Nanosecond)}}}}
 }
 
+// TestJUnitOfReadJSONAgrees: the JUnit report merge writes from a run's
+// JSON report is the one the run wrote, though the JSON keeps durations
+// only to the microsecond: a case of 4.500499ms is 0.005 s in both, not
+// 0.005 from the clock and 0.004 from the 4.5ms read back (as a float,
+// 0.0045 is a hair below it).
+func TestJUnitOfReadJSONAgrees(t *testing.T) {
+	t.Parallel()
+	res := clockDurations()
+	res.Files[0].Cases = append(res.Files[0].Cases, func() *result.Case {
+		c := clockDurations().Files[0].Cases[0]
+		c.Name, c.Duration = "at the rounding edge", 4_500_499*time.Nanosecond
+		return c
+	}())
+	var js, direct, reread bytes.Buffer
+	if err := WriteJSON(&js, res, JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ReadJSON(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJUnit(&direct, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJUnit(&reread, rep.Result); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(direct.String(), `name="at the rounding edge" classname="suites/a.yaml" time="0.005"`) {
+		t.Errorf("the case at the rounding edge is not 0.005 s:\n%s", direct.String())
+	}
+	if direct.String() != reread.String() {
+		t.Errorf("the JUnit of the JSON read back differs:\n%s", lineDiff(direct.String(), reread.String()))
+	}
+}
+
 // TestReadRerun: --rerun-failed runs again the failed and errored cases
 // of a report, and the cases its run's interruption or stop left without
 // a verdict; never a passing case, nor one its scenario's skip: skipped.

@@ -148,8 +148,14 @@ func formatDuration(d time.Duration) string {
 }
 
 // seconds renders d as JUnit wants it: seconds with three decimals.
+//
+// It rounds from the whole microseconds the JSON report keeps (millis),
+// in integers: the JUnit that merge writes from a run's JSON is then the
+// run's own, where %.3f of d.Seconds() gave 0.005 for a 4.500499ms case
+// and 0.004 for the 4.5ms read back (as a float, a hair below 0.0045).
 func seconds(d time.Duration) string {
-	return fmt.Sprintf("%.3f", d.Seconds())
+	ms := (max(d.Microseconds(), 0) + 500) / 1000
+	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
 }
 
 // millis renders d in milliseconds for JSON, to the microsecond: simulator
