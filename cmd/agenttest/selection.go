@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/merge"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -238,9 +239,18 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s: %v", s.cmd, s.rerunFailed, err)
 	}
-	again, err := decodeJSON(data, report.ReadRerun)
+	var stop *result.Stop
+	again, err := decodeJSON(data, func(r io.Reader) (again []report.RerunCase, err error) {
+		again, stop, err = report.ReadRerun(r)
+		return again, err
+	})
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s", s.cmd, inFile(s.rerunFailed, err))
+	}
+	if stop != nil && stop.Kind == merge.StopMissingShards {
+		// Their cases are not in the report: nothing names them to run.
+		s.notes = append(s.notes, fmt.Sprintf("%s: the report was merged without every shard, and the cases of the missing ones are not in it (%s): run them with --shard K/N",
+			s.rerunFailed, strings.TrimPrefix(stop.Reason, "not run: ")))
 	}
 	s.sel.Cases = map[scenario.CaseRef]bool{}
 	s.rerunCount, s.rerunUnrun = 0, 0

@@ -189,6 +189,13 @@ func TestMergeShards(t *testing.T) {
 	if st := readDoc(t, forced).Result.Stop; st == nil || st.Kind != "missing-shards" || !strings.Contains(st.Reason, "2/3") {
 		t.Errorf("forced merge stop = %+v", st)
 	}
+	// Its missing shard's cases are not in it: --rerun-failed cannot name
+	// them, so it says they were not run and how to run them.
+	listed := newCLI(t, repoRoot, examplesEnv(), append([]string{"list", "--rerun-failed", forced}, shardPaths...)...)
+	listed.expect(t, exitOK)
+	if want := forced + ": the report was merged without every shard, and the cases of the missing ones are not in it (shard 2/3 missing): run them with --shard K/N"; !strings.Contains(listed.stderr.String(), want) {
+		t.Errorf("list --rerun-failed of a forced merge does not say what it lacks:\n%s", listed.stderr)
+	}
 }
 
 // A shard of a selection smaller than the number of shards has nothing

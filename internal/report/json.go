@@ -894,7 +894,11 @@ var stopReasons = map[string]bool{
 // case skipped by its scenario's skip: is not one of them. Run-level
 // checks (the alert gate) are not cases of a suite and are left out. A
 // document that is not an agenttest report is an error.
-func ReadRerun(r io.Reader) ([]RerunCase, error) {
+//
+// It returns the run's stop too (nil when the run did not stop): the
+// cases of a shard missing from a merged report are not in it, so only
+// the stop can say that they were not run.
+func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 	var doc struct {
 		Schema string `json:"schema"`
 		Run    struct {
@@ -911,10 +915,10 @@ func ReadRerun(r io.Reader) ([]RerunCase, error) {
 		} `json:"files"`
 	}
 	if err := decodeAll(r, &doc); err != nil {
-		return nil, fmt.Errorf("not a JSON report: %w", err)
+		return nil, nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if err := CheckSchema(doc.Schema); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stopped := func(reason string) bool {
 		stop := doc.Run.Stop
@@ -944,7 +948,7 @@ func ReadRerun(r io.Reader) ([]RerunCase, error) {
 			out = append(out, rc)
 		}
 	}
-	return out, nil
+	return out, doc.Run.Stop, nil
 }
 
 // fileMillis is a file's duration for JSON: the sum of its cases'

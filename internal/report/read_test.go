@@ -177,9 +177,12 @@ func TestReadRerun(t *testing.T) {
 		if err := WriteJSON(&b, res, JSONOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadRerun(&b)
+		got, stop, err := ReadRerun(&b)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if (stop == nil) != (tc.stop == nil) || stop != nil && *stop != *tc.stop {
+			t.Errorf("stop %+v, want %+v", stop, tc.stop)
 		}
 		var names []string
 		for _, c := range got {
