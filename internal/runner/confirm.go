@@ -93,6 +93,15 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		return false, false
 	}
 	if convID == "" {
+		if !s.probed && s.greeting != nil && s.greeting.Messaging != nil {
+			// The reference shows no payload of a Messaging event: a
+			// platform may name the conversation in none of them. That
+			// is the platform's, not agenttest's, and a fresh session
+			// would name none either.
+			s.errored(&result.Error{Pos: c.Pos, Kind: result.KindMessaging, Message: "confirm: no event of the Messaging session named its conversation " +
+				"(a conversation id in the joined event or any later one), so the platform's record of it cannot be read; confirm the record in a scenario over debug chat"})
+			return false, false
+		}
 		s.errored(&result.Error{Pos: c.Pos, Kind: result.KindInternal, Message: "confirm: no conversation id to confirm"})
 		return false, false
 	}

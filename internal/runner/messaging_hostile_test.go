@@ -2,7 +2,13 @@ package runner
 
 import (
 	"cmp"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,6 +206,88 @@ scenarios:
 				if a.Error == nil || a.Error.Message != tc.want || len(a.Failures) > 0 {
 					t.Errorf("error %+v, failures %+v, want the platform's %q", a.Error, a.Failures, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestMessagingConversationNamedLate: the reference shows no payload of a
+// Messaging event, so a platform may name the session's conversation in
+// the joined event, first in a later event, or in none. The records a
+// scenario confirms are the conversation's the events named, whichever
+// named it first; a platform that named none errors the case as the
+// Messaging platform's (it was "internal", agenttest's own bug, and a
+// conversation named after the joined event was never confirmed).
+func TestMessagingConversationNamedLate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// joined is the joined event's payload, answer the user turn's
+		// message event.
+		joined, answer string
+		// read is the record confirmed (""), want the error's message.
+		read, want string
+	}{
+		{name: "in the joined event", joined: `{"conversation_id":"c-1"}`,
+			answer: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, read: "c-1"},
+		{name: "first in a later event", joined: `{}`,
+			answer: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."},"metadata":{"conversation_id":"c-late"}}`, read: "c-late"},
+		{name: "in no event", joined: `{}`,
+			answer: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`,
+			want: "confirm: no event of the Messaging session named its conversation (a conversation id in the joined event or any later one), " +
+				"so the platform's record of it cannot be read; confirm the record in a scenario over debug chat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				if n == 1 {
+					return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":`+tc.joined+`}`,
+						`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)
+				}
+				return platformtest.Texts(tc.answer, stop)
+			})
+			// The runtime host: the conversation records of c-1 and
+			// c-late, and the ids it was asked for.
+			var mu sync.Mutex
+			var asked []string
+			rt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				id := path.Base(r.URL.Path)
+				mu.Lock()
+				asked = append(asked, id)
+				mu.Unlock()
+				if id != "c-1" && id != "c-late" {
+					http.NotFound(w, r)
+					return
+				}
+				fmt.Fprint(w, record(id, "", "WEBCHAT", time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), false, false, ""))
+			}))
+			t.Cleanup(rt.Close)
+			o := hostileOptions(p)
+			o.Records = hostileClient(t, rt.URL)
+			clk := fakeclock.New()
+			o.Now, o.Sleep, o.ConfirmTimeout = clk.Now, clk.Sleep, 30*time.Second
+			c := runOne(t, o, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: balance
+    turns:
+      - say: What is my balance?
+        expect: {response: {contains: "balance is 0"}}
+    confirm: {conversation: {channel: WEBCHAT}}
+`)
+			a := c.Last()
+			mu.Lock()
+			defer mu.Unlock()
+			if tc.want != "" {
+				if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindMessaging || a.Error.Message != tc.want || len(asked) > 0 {
+					t.Fatalf("status %s, error %+v, records read %v; want the Messaging platform's error %q", c.Status, a.Error, asked, tc.want)
+				}
+				return
+			}
+			if c.Status != result.Passed || !slices.Equal(asked, []string{tc.read}) || a.ConversationID != tc.read {
+				t.Fatalf("status %s, records read %v, conversation %q; want %s confirmed%s", c.Status, asked, a.ConversationID, tc.read, describe(c))
 			}
 		})
 	}

@@ -353,6 +353,12 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		return false, s.callFailed(pos, "", err, false)
 	}
 	s.index, s.last = index, exch
+	if exch.Messaging != nil && s.a.ConversationID == "" && exch.Result != nil {
+		// A Messaging platform may name the conversation first in a
+		// later event than the joined one (platform.MessagingSession
+		// keeps the first it names): the records are that one's.
+		s.a.ConversationID = strings.Clone(exch.Result.ConversationID)
+	}
 	if m := exch.Messaging; m != nil {
 		if e := systemError(m, false, s.readsSystem(st, false)); e != nil {
 			// The turn is in the transcript at pos: reports name it.

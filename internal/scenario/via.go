@@ -117,16 +117,27 @@ func (d *decoder) viaRules(order []pair, what string) {
 // joinedOnTurn warns about an events check of a user turn that expects
 // the agent's joined event, which only the opening receives.
 func (d *decoder) joinedOnTurn(e *assert.Expect, at diag.Pos) {
-	if e.Events == nil {
-		return
+	if t := joinedExpected(e.Events); t != "" {
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
+			Message: fmt.Sprintf("events: %s arrives with the greeting, never on a user turn", t), Hint: hintJoined})
 	}
-	for _, t := range append(slices.Clone(e.Events.Includes), e.Events.Sequence...) {
-		if reply.IsAgentJoined(t) {
-			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
-				Message: fmt.Sprintf("events: %s arrives with the greeting, never on a user turn", t), Hint: hintJoined})
-			return
+}
+
+// joinedExpected is the agent's joined event that an events check wants
+// (in includes or in sequence), or "": on a user turn the check can only
+// fail. Both loaders warn about it.
+func joinedExpected(ev *assert.Events) string {
+	if ev == nil {
+		return ""
+	}
+	for _, list := range [][]string{ev.Includes, ev.Sequence} {
+		for _, t := range list {
+			if reply.IsAgentJoined(t) {
+				return t
+			}
 		}
 	}
+	return ""
 }
 
 // captureNeedsChat reports whether a capture field reads debug-chat
@@ -152,13 +163,9 @@ func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
 		if keys := exp.MessagingOnly(); !messaging && len(keys) > 0 {
 			return bad(keys[0].Key+" checks Messaging events, and this scenario runs over debug chat", hintVia)
 		}
-		if messaging && !st.Greeting && exp.Events != nil {
-			for _, t := range exp.Events.Includes {
-				if reply.IsAgentJoined(t) {
-					return []diag.Diagnostic{{Severity: diag.Warning, Pos: st.Pos,
-						Message: fmt.Sprintf("step %q: %s arrives with the greeting, never on a user turn", st.Text, t), Hint: hintJoined}}
-				}
-			}
+		if t := joinedExpected(exp.Events); messaging && !st.Greeting && t != "" {
+			return []diag.Diagnostic{{Severity: diag.Warning, Pos: st.Pos,
+				Message: fmt.Sprintf("step %q: %s arrives with the greeting, never on a user turn", st.Text, t), Hint: hintJoined}}
 		}
 	case steps.Capture:
 		if messaging && captureNeedsChat(st.Capture.From) {

@@ -21,3 +21,11 @@ Feature: Channel rules
   Scenario: a probe over messaging
     Given the conversation is over messaging
     When the SMS "hi" is sent to "+447700900001"
+
+  @via:messaging
+  Scenario: the joined event in a turn's sequence
+    When the user says "hi"
+    Then the events arrive in this order:
+      | event type                      |
+      | EVENT_TYPE_VENDOR_AGENT_JOINED  |
+      | EVENT_TYPE_VENDOR_AGENT_MESSAGE |
