@@ -256,8 +256,9 @@ func brokeAt(a *result.Attempt) int {
 	return upTo
 }
 
-// writeAttempt writes an attempt's failures or error, then its transcript
-// up to the turn where it broke.
+// writeAttempt writes an attempt's failures or error, the steps it did
+// not run (in one line), then its transcript up to the turn where it
+// broke.
 func (d detail) writeAttempt(a *result.Attempt, indent string) {
 	for _, f := range a.Failures {
 		d.writeFailure(a, f, indent)
@@ -267,6 +268,9 @@ func (d detail) writeAttempt(a *result.Attempt, indent string) {
 	}
 	if a.Error == nil && len(a.Failures) == 0 && a.Status != result.Passed && a.Status != result.Flaky {
 		d.line(indent, a.Status.String()+" without a recorded cause")
+	}
+	if l := notRunLine(a.NotRun); l != "" {
+		d.line(indent, d.st.paint(sgrYellow, l))
 	}
 	d.writeTranscript(a, brokeAt(a), indent)
 	d.writeConfirmations(a, indent)

@@ -149,6 +149,14 @@ func fixture() *result.Result {
 					"For [-how many people-]{+what time+} tomorrow?"),
 				failure(pos(rest, 39, 13), "state.party_size", "state key party_size is missing", "present", "absent", ""),
 			},
+			// Turn 3 and the confirm: block never ran.
+			NotRun: []*result.Step{
+				{Pos: pos(rest, 40, 9), Kind: result.StepSay, Turn: 3, Text: `When the user says "Four, at eight"`},
+				{Pos: pos(rest, 42, 11), Kind: result.StepCheck, Turn: 3, Text: "Then the reply meets the expectations of expect:"},
+				{Pos: pos(rest, 43, 11), Kind: result.StepCapture, Turn: 3, Text: "Then response of the reply is captured as ${ref}"},
+				{Pos: pos(rest, 44, 5), Kind: result.StepConfirm, Text: "Then the platform's records meet the expectations of confirm:",
+					Confirms: []string{"conversation", "webhooks"}},
+			},
 		}},
 	}
 
@@ -210,6 +218,11 @@ func fixture() *result.Result {
 			},
 			Error: &result.Error{Pos: pos(rest, 72, 9), Kind: "timeout",
 				Message: "POST /v1/agents/luigi/debug-chat/turn: no reply within 10s\n\x1b[1mgateway said:\x1b[0m busy"},
+			// The check of the turn that timed out, and the next turn.
+			NotRun: []*result.Step{
+				{Pos: pos(rest, 73, 11), Kind: result.StepCheck, Turn: 1, Text: "Then the reply meets the expectations of expect:"},
+				{Pos: pos(rest, 75, 9), Kind: result.StepSay, Turn: 2, Text: "When the user says \"and on Sunday?\"\x1b[0m"},
+			},
 		})
 	}
 

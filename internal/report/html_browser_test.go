@@ -48,6 +48,30 @@ func TestHTMLInBrowser(t *testing.T) {
 			p.CheckClean(t, path)
 		}
 	})
+	t.Run("not run", func(t *testing.T) {
+		t.Parallel()
+		// A failed case says in one line what it left untested; opened,
+		// each step with its position.
+		path := filepath.Join(t.TempDir(), "fixture.html")
+		if err := writeHTMLFile(path, fixture()); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path)
+		p.Search(t, "asks for the party size")
+		p.Click(t, `#list .case .row`)
+		p.Do(t, chromedp.WaitVisible(chromedp.CSS(`#list .case .body .failure`)))
+		if s, want := p.Text(t, "#list .case .not-run summary"), "not run: turn 3, confirm (conversation, webhooks)"; s != want {
+			t.Fatalf("not run: %q, want %q", s, want)
+		}
+		p.Click(t, `#list .case .not-run summary`)
+		if n := p.Count(t, "#list .case .not-run li"); n != 4 {
+			t.Errorf("%d steps not run listed, want 4", n)
+		}
+		if s, want := p.Text(t, "#list .case .not-run li:last-child"), "suites/restaurant.yaml:44:5 Then the platform's records meet the expectations of confirm:"; s != want {
+			t.Errorf("last step not run: %q, want %q", s, want)
+		}
+		p.CheckClean(t, path)
+	})
 	t.Run("20000 cases", func(t *testing.T) {
 		t.Parallel()
 		htmlOf20000(t, browser)

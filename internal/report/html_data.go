@@ -11,7 +11,8 @@ import (
 // script renders lazily (a run of 20,000 cases would be a page of millions
 // of elements). Everything a reader sees is decided here, with the same
 // functions the console and JUnit use (failureLine, errorLine, repeatLine,
-// quarantineNote, viewTurn, stateChanges, writeMessaging, assert.DiffFor);
+// quarantineNote, notRunLine, viewTurn, stateChanges, writeMessaging,
+// assert.DiffFor);
 // the script only lays it out. Member names are short because they repeat
 // once per case, turn and failure.
 
@@ -67,6 +68,17 @@ type htmlAttempt struct {
 	Broke   int           `json:"broke"`
 	Turns   []htmlTurn    `json:"turns,omitempty"`
 	Confirm []htmlConfirm `json:"conf,omitempty"`
+	// NotRun is what the attempt did not run, when it ended before its
+	// last step.
+	NotRun *htmlNotRun `json:"nr,omitempty"`
+}
+
+// htmlNotRun is the steps an attempt did not run: the console's line
+// ("not run: turns 2-3, confirm (conversation)") and each step,
+// "file:line:col text".
+type htmlNotRun struct {
+	Line  string   `json:"line"`
+	Steps []string `json:"steps"`
 }
 
 type htmlFailure struct {
@@ -305,6 +317,14 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 	for _, c := range a.Confirmations {
 		if c != nil {
 			ha.Confirm = append(ha.Confirm, htmlConfirm{Kind: c.Kind, Subject: htmlStyle.flat(c.Subject), Found: c.Found, Summary: htmlStyle.flat(c.Summary)})
+		}
+	}
+	if l := notRunLine(a.NotRun); l != "" {
+		ha.NotRun = &htmlNotRun{Line: l, Steps: []string{}}
+		for _, st := range a.NotRun {
+			if st != nil {
+				ha.NotRun.Steps = append(ha.NotRun.Steps, htmlStyle.oneLine(strings.TrimSpace(st.Pos.String()+" "+st.Text)))
+			}
 		}
 	}
 	return ha

@@ -58,10 +58,12 @@ import (
 //	attempt  {number, run, status, conversation_id, started, duration_ms,
 //	          failures: [{pos, step, key, message, expected, actual, diff, nearest, ignore_case}],
 //	          error: {pos, kind, message, status} | null,
-//	          confirmations: [confirmation], turns: [turn]}
+//	          confirmations: [confirmation], not_run: [step], turns: [turn]}
 //	confirmation {pos, kind, subject, found, summary, reads, duration_ms}
 //	          (what a confirm:, a probe or the alert gate read; kind is
 //	          conversation, handoff_state, webhook, call, sms or alerts)
+//	step     {pos, kind, turn, text, confirms}  (a step the attempt did not
+//	          run: not_run is absent when it ran them all)
 //	turn     {index, pos, say, reply, ended, request, response, metadata,
 //	          messaging, started, latency_ms}
 //	deployment {agent, env, id, version, read_at, after_id, after_version,
@@ -126,6 +128,17 @@ import (
 //
 // A failure's step is the feature step that made the check (absent for a
 // YAML suite), its key what was checked (response, node, state.KEY, ...).
+//
+// An attempt's not_run lists, in order, the steps of the scenario's
+// program after the one that ended it (a failure, an error, an
+// interruption): what it left untested, a confirm: block included, for a
+// YAML scenario as for a feature (one step program). A step's kind is
+// setup, open, say, check, capture, probe, call_status or confirm; turn
+// the turn a say sends or whose reply a check or capture reads (absent:
+// the greeting, or a kind of no turn); text the step in one line, a
+// feature step as written and a YAML one as the Cucumber report names it
+// ("When the user says \"thanks\""); confirms what a confirm step reads
+// (conversation, handoff_state, webhooks).
 //
 // reply is the agent's reply text as the client read it from response
 // (absent when the call failed), and ended is true when the reply ended
@@ -262,7 +275,17 @@ type jsonAttempt struct {
 	Error          *jsonError    `json:"error"`
 	// Confirmations are the reads of confirm:, probes and the alert gate.
 	Confirmations []jsonConfirmation `json:"confirmations"`
+	// NotRun are the steps after the one that ended the attempt.
+	NotRun []jsonStep `json:"not_run,omitempty"`
 	// The turns follow the members above (writeAttempt).
+}
+
+type jsonStep struct {
+	Pos      jsonPos  `json:"pos"`
+	Kind     string   `json:"kind"`
+	Turn     int      `json:"turn,omitempty"`
+	Text     string   `json:"text"`
+	Confirms []string `json:"confirms,omitempty"`
 }
 
 type jsonConfirmation struct {
@@ -736,6 +759,11 @@ func toJSONAttempt(a *result.Attempt) jsonAttempt {
 		if c != nil {
 			ja.Confirmations = append(ja.Confirmations, jsonConfirmation{Pos: toJSONPos(c.Pos), Kind: c.Kind, Subject: c.Subject,
 				Found: c.Found, Summary: c.Summary, Reads: c.Reads, DurationMS: millis(c.Duration)})
+		}
+	}
+	for _, st := range a.NotRun {
+		if st != nil {
+			ja.NotRun = append(ja.NotRun, jsonStep{Pos: toJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})
 		}
 	}
 	return ja

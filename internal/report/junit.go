@@ -27,7 +27,9 @@ import (
 //     attempts (also written at the head of <system-out>);
 //   - a broken expectation is a <failure type="assertion">, an
 //     infrastructure problem an <error type="KIND"> (network, timeout, http,
-//     ...), with the details and the transcript in plain text;
+//     ...), with the details, the steps not run after it (one line:
+//     "not run: turns 2-3, confirm (conversation)") and the transcript
+//     in plain text;
 //   - skipped cases are <skipped message="reason">; cases an interrupted
 //     run never reached are <skipped message="not run: run interrupted">,
 //     not errors: nothing went wrong with them, and CI should not count a

@@ -190,6 +190,9 @@ func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
 		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
 			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: fromMillis(cf.DurationMS)})
 	}
+	for _, st := range ja.NotRun {
+		a.NotRun = append(a.NotRun, &result.Step{Pos: fromJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})
+	}
 	for _, jt := range ja.Turns {
 		a.Turns = append(a.Turns, rd.readTurn(jt))
 	}

@@ -420,7 +420,46 @@ type Attempt struct {
 	// session (confirm:) or by a probe, in order, so a report shows what
 	// was confirmed and not only what failed.
 	Confirmations []*Confirmation `json:"confirmations,omitempty"`
+	// NotRun are the steps of the scenario's program after the one that
+	// ended the attempt (a failure, an error, an interruption), in order:
+	// what the attempt left untested, a confirm: block included. A YAML
+	// scenario and a feature are one step program, so both list them
+	// alike. Empty for an attempt that ran every step.
+	NotRun []*Step `json:"not_run,omitempty"`
 }
+
+// Step is a step of a scenario's program, as reports name it: an attempt
+// lists those it did not run (Attempt.NotRun).
+type Step struct {
+	// Pos is where the step is written: a feature step's keyword, or the
+	// YAML key or list item it comes from.
+	Pos diag.Pos `json:"pos"`
+	// Kind is what the step does: one of the Step* constants.
+	Kind string `json:"kind"`
+	// Turn is the turn a say step sends, or the one whose reply a check
+	// or a capture reads (0: the greeting); 0 for the other kinds.
+	Turn int `json:"turn,omitempty"`
+	// Text is the step in one line, as Gherkin reads it: a feature step
+	// as written, a YAML one as the Cucumber report names it ("When the
+	// user says \"thanks\"").
+	Text string `json:"text"`
+	// Confirms are what a confirm step reads, named as the keys of
+	// confirm: are: one or more of "conversation", "handoff_state" and
+	// "webhooks", in that order.
+	Confirms []string `json:"confirms,omitempty"`
+}
+
+// Kinds of Step: the kinds of the step program (internal/steps).
+const (
+	StepSetup      = "setup"
+	StepOpen       = "open"
+	StepSay        = "say"
+	StepCheck      = "check"
+	StepCapture    = "capture"
+	StepProbe      = "probe"
+	StepCallStatus = "call_status"
+	StepConfirm    = "confirm"
+)
 
 // Kinds of Confirmation.
 const (

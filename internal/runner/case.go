@@ -53,16 +53,17 @@ func (r *runner) execute(ctx context.Context, j *job) {
 
 // attempt runs the scenario's program once, step by step, in a fresh
 // session, stopping at the first step that does not hold: later steps
-// depend on the earlier ones. It returns the recorded attempt (Pending
-// when the run was interrupted during it) and whether a failure or error
-// of it is worth retrying.
+// depend on the earlier ones, and the attempt records them as not run.
+// It returns the recorded attempt (Pending when the run was interrupted
+// during it) and whether a failure or error of it is worth retrying.
 func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry bool) {
 	s := newSession(ctx, &r.opts, j.sc, j.c)
 	s.a.Run = j.run
 	defer s.End()
 	ok := true
-	for _, st := range j.sc.Steps {
+	for i, st := range j.sc.Steps {
 		if ok = s.Exec(st); !ok {
+			s.notRun(j.sc.Steps, i+1)
 			break
 		}
 	}

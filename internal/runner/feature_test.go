@@ -51,8 +51,43 @@ func facts(c *result.Case) string {
 		if a.Error != nil {
 			fmt.Fprintf(&b, "    error %s\n", a.Error.Kind)
 		}
+		if nr := notRunFacts(a.NotRun); nr != "" {
+			fmt.Fprintf(&b, "    not run: %s\n", nr)
+		}
 	}
 	return b.String()
+}
+
+// notRunFacts renders the steps an attempt did not run as both formats
+// must agree on them: each turn's say, checks and captures, and what the
+// confirmations read. A feature may check a reply in several steps where
+// YAML has one expect: (and a confirm step per check where YAML has one
+// confirm:), so the checks left of the turn that broke (its say ran) are
+// a feature's alone, consecutive checks of a turn count once, and
+// consecutive confirmations as one.
+func notRunFacts(ss []*result.Step) string {
+	var out []string
+	said := map[int]bool{}
+	for i, st := range ss {
+		if st.Kind == result.StepSay {
+			said[st.Turn] = true
+		}
+		if (st.Kind == result.StepCheck || st.Kind == result.StepCapture) && !said[st.Turn] {
+			continue
+		}
+		w := fmt.Sprintf("%s %d", st.Kind, st.Turn)
+		if st.Kind == result.StepConfirm {
+			if i > 0 && ss[i-1].Kind == result.StepConfirm {
+				out[len(out)-1] += "+" + strings.Join(st.Confirms, "+")
+				continue
+			}
+			w = "confirm " + strings.Join(st.Confirms, "+")
+		}
+		if len(out) == 0 || out[len(out)-1] != w {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func allFacts(f *result.File) string {

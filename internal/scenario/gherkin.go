@@ -144,6 +144,19 @@ func stepKeyword(k steps.Kind) (string, messages.StepKeywordType, messages.Pickl
 	return "Then ", messages.StepKeywordType_OUTCOME, messages.PickleStepType_OUTCOME
 }
 
+// StepText is a step of a scenario's program in one line, as Gherkin
+// reads it: a feature step as written, a YAML step as its pickle in the
+// Cucumber report names it, keyword included ("When the user says
+// \"thanks\"", "Then the platform's records meet the expectations of
+// confirm:"). Reports name the steps an attempt did not run with it.
+func StepText(st *steps.Step) string {
+	if st.Text != "" {
+		return st.Text
+	}
+	keyword, _, _ := stepKeyword(st.Kind)
+	return keyword + yamlStepText(st)
+}
+
 // yamlStepText describes a step of a YAML program in one line.
 func yamlStepText(st *steps.Step) string {
 	switch st.Kind {

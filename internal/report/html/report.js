@@ -192,6 +192,16 @@
     var w = el("div", "attempt-body");
     (a.fail || []).forEach(function (f) { w.appendChild(failure(f)); });
     if (a.err) w.appendChild(el("p", "error mono", a.err));
+    if (a.nr) {
+      // The steps after the one that ended the attempt: what it left
+      // untested, one line, each step on opening it.
+      var nr = el("details", "not-run");
+      nr.appendChild(el("summary", "", a.nr.line));
+      var steps = el("ul", "mono");
+      a.nr.steps.forEach(function (s) { steps.appendChild(el("li", "", s)); });
+      nr.appendChild(steps);
+      w.appendChild(nr);
+    }
     if (a.turns && a.turns.length) w.appendChild(chat(a));
     if (a.conf && a.conf.length) {
       w.appendChild(el("h4", "", "Confirmed"));
