@@ -798,13 +798,10 @@ func TestInterruptWritesReports(t *testing.T) {
 	t.Logf("%d passed, %d cut off, %d never started; %d requests held", passed, cut, unstarted, held.Load())
 }
 
-func TestSecondInterruptExitsAtOnce(t *testing.T) {
-	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
-	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "1")
-	c.sigs <- struct{}{}
-	c.sigs <- struct{}{}
-	c.run(t)
+// exitedInterrupted waits for c's Exit, which a second interrupt calls
+// with exitInterrupted.
+func (c *cli) exitedInterrupted(t *testing.T) {
+	t.Helper()
 	select {
 	case code := <-c.exits:
 		if code != exitInterrupted {
@@ -813,6 +810,16 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a second interrupt did not exit")
 	}
+}
+
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
+	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "1")
+	c.sigs <- struct{}{}
+	c.sigs <- struct{}{}
+	c.run(t)
+	c.exitedInterrupted(t)
 }
 
 // TestSecondInterruptRemovesTheTemporaryReport: a second interrupt while
@@ -848,14 +855,7 @@ func TestSecondInterruptRemovesTheTemporaryReport(t *testing.T) {
 		t.Fatalf("while the report is written %s holds %q, want its temporary file", out, names)
 	}
 	c.sigs <- struct{}{}
-	select {
-	case code := <-c.exits:
-		if code != exitInterrupted {
-			t.Errorf("Exit(%d), want %d", code, exitInterrupted)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a second interrupt did not exit")
-	}
+	c.exitedInterrupted(t)
 	if names := dirNames(t, out); len(names) != 0 {
 		t.Errorf("after the exit %s holds %q, want nothing", out, names)
 	}
