@@ -59,6 +59,7 @@ var badFiles = []struct{ name, file, src string }{
 	{"suite reads an API key", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns:\n      - say: \"${env:AGENTTEST_BUILD_KEY}\"\n        expect: {ended: false}\n"},
 	{"alias of no anchor", "s.yaml", "agent: restaurant\nscenarios:\n  - name: a\n    turns: *common\n"},
 	{"feature: doc string never closed", "f.feature", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n"},
+	{"feature: tags on a Background", "f.feature", "Feature: f\n  @smoke\n  Background:\n    Given the user says \"hi\"\n  Scenario: a\n    Then the agent says \"hello\"\n"},
 }
 
 // badAnswers are debug-chat answers to the session creation.

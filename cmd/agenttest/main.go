@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -64,6 +66,9 @@ func processState() (*State, func(), error) {
 			}
 		}
 	}()
+	// The temporary files of the reports being written: an exit at once
+	// removes them, where the deferred Abort of their writer never runs.
+	temps := &tempFiles{}
 	stop := func() {
 		signal.Stop(sigc)
 		close(done)
@@ -79,8 +84,8 @@ func processState() (*State, func(), error) {
 		FS:            pathFS(dir),
 		Now:           time.Now,
 		Signals:       interrupts,
-		Exit:          os.Exit,
-		CreateFile:    createFileIn(dir),
+		Exit:          exitRemoving(temps, os.Exit),
+		CreateFile:    createFileIn(dir, temps),
 		AppendFile:    appendFileIn(dir),
 		PrepareReport: prepareReportIn(dir),
 		// Go raises the soft limit to the hard one at start (Go 1.19+).
@@ -100,8 +105,9 @@ func isTerminal(f *os.File) bool {
 // A report goes to a temporary file beside its destination and is renamed
 // over it on Commit, so an interrupted or failing write never leaves half a
 // report where CI looks for one. A destination that exists and is not a
-// regular file (/dev/stdout, a named pipe) is written in place.
-func createFileIn(dir string) func(string) (ReportFile, error) {
+// regular file (/dev/stdout, a named pipe) is written in place. The
+// temporary files are kept in temps until committed or aborted.
+func createFileIn(dir string, temps *tempFiles) func(string) (ReportFile, error) {
 	return func(name string) (ReportFile, error) {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(dir, name)
@@ -116,11 +122,68 @@ func createFileIn(dir string) func(string) (ReportFile, error) {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return nil, err
 		}
-		f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+		f, err := temps.create(filepath.Dir(name), "."+filepath.Base(name)+".*")
 		if err != nil {
 			return nil, err
 		}
-		return &renamedFile{File: f, dest: name}, nil
+		return &renamedFile{File: f, dest: name, temps: temps}, nil
+	}
+}
+
+// tempFiles are the temporary files of the reports being written, for
+// an exit that cannot wait for their writers (a second interrupt while
+// the reports of an interrupted run are written) to remove them: left
+// behind, each is a hidden half report beside its destination.
+type tempFiles struct {
+	mu      sync.Mutex
+	names   map[string]bool
+	exiting bool
+}
+
+// create creates a temporary file as os.CreateTemp does and keeps its
+// name. It holds the lock while it does, so a removeAll either sees the
+// file or runs before it exists; after a removeAll it creates none.
+func (t *tempFiles) create(dir, pattern string) (*os.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.exiting {
+		return nil, errors.New("exiting")
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if t.names == nil {
+		t.names = map[string]bool{}
+	}
+	t.names[f.Name()] = true
+	return f, nil
+}
+
+// forget drops a name once its file is renamed or removed.
+func (t *tempFiles) forget(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.names, name)
+}
+
+// removeAll removes the files not yet renamed or removed; it is called
+// on the way out, and no report starts after it.
+func (t *tempFiles) removeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for name := range t.names {
+		os.Remove(name)
+	}
+	t.names, t.exiting = nil, true
+}
+
+// exitRemoving returns an Exit that removes the temporary files of the
+// reports being written, then exits.
+func exitRemoving(temps *tempFiles, exit func(int)) func(int) {
+	return func(code int) {
+		temps.removeAll()
+		exit(code)
 	}
 }
 
@@ -138,10 +201,12 @@ func appendFileIn(dir string) func(string) (io.WriteCloser, error) {
 // place on Commit.
 type renamedFile struct {
 	*os.File
-	dest string
+	dest  string
+	temps *tempFiles
 }
 
 func (f *renamedFile) Commit() error {
+	defer f.temps.forget(f.Name())
 	if err := f.Chmod(0o644); err != nil {
 		f.Abort()
 		return err
@@ -160,6 +225,7 @@ func (f *renamedFile) Commit() error {
 func (f *renamedFile) Abort() {
 	f.Close()
 	os.Remove(f.Name())
+	f.temps.forget(f.Name())
 }
 
 // inPlaceFile is a report written straight into a special file.

@@ -83,7 +83,7 @@ func newCLI(t *testing.T, dir string, env map[string]string, args ...string) *cl
 		Sleep:         shortSleep,
 		Signals:       c.sigs,
 		Exit:          func(code int) { c.exits <- code },
-		CreateFile:    createFileIn(abs),
+		CreateFile:    createFileIn(abs, &tempFiles{}),
 		AppendFile:    appendFileIn(abs),
 		PrepareReport: prepareReportIn(abs),
 	}
@@ -798,13 +798,10 @@ func TestInterruptWritesReports(t *testing.T) {
 	t.Logf("%d passed, %d cut off, %d never started; %d requests held", passed, cut, unstarted, held.Load())
 }
 
-func TestSecondInterruptExitsAtOnce(t *testing.T) {
-	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
-	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "1")
-	c.sigs <- struct{}{}
-	c.sigs <- struct{}{}
-	c.run(t)
+// exitedInterrupted waits for c's Exit, which a second interrupt calls
+// with exitInterrupted.
+func (c *cli) exitedInterrupted(t *testing.T) {
+	t.Helper()
 	select {
 	case code := <-c.exits:
 		if code != exitInterrupted {
@@ -813,6 +810,87 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a second interrupt did not exit")
 	}
+}
+
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 100 * time.Millisecond}})
+	c := newCLI(t, "testdata/slow", simEnv(s), "run", "--parallel", "1")
+	c.sigs <- struct{}{}
+	c.sigs <- struct{}{}
+	c.run(t)
+	c.exitedInterrupted(t)
+}
+
+// TestSecondInterruptRemovesTheTemporaryReport: a second interrupt while
+// the reports of an interrupted run are written exits at once, and takes
+// the temporary file of the report being written with it. Before, that
+// file stayed beside the report's destination, hidden (.junit.xml.123).
+func TestSecondInterruptRemovesTheTemporaryReport(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	out := t.TempDir()
+	c := newCLI(t, "testdata/pass", simEnv(s), "run", "--junit", filepath.Join(out, "junit.xml"))
+	temps := &tempFiles{}
+	create := createFileIn(c.st.Dir, temps)
+	writing, release := make(chan struct{}), make(chan struct{})
+	c.st.CreateFile = func(name string) (ReportFile, error) {
+		f, err := create(name)
+		if err != nil {
+			return nil, err
+		}
+		return &stalledReport{ReportFile: f, writing: writing, release: release}, nil
+	}
+	c.st.Exit = exitRemoving(temps, func(code int) { c.exits <- code })
+	c.sigs <- struct{}{} // the run stops at once and writes its report
+	done := make(chan int, 1)
+	go func() { done <- c.run(t) }()
+	select {
+	case <-writing:
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatalf("the report was never written\n%s", c.stderr)
+	}
+	if names := dirNames(t, out); len(names) != 1 || !strings.HasPrefix(names[0], ".junit.xml.") {
+		t.Fatalf("while the report is written %s holds %q, want its temporary file", out, names)
+	}
+	c.sigs <- struct{}{}
+	c.exitedInterrupted(t)
+	if names := dirNames(t, out); len(names) != 0 {
+		t.Errorf("after the exit %s holds %q, want nothing", out, names)
+	}
+	close(release) // the writer of the report goes on, as no process would
+	<-done
+}
+
+// stalledReport is a report whose writing stops at its first write
+// until release is closed; writing is closed when it stops.
+type stalledReport struct {
+	ReportFile
+	writing, release chan struct{}
+	once             sync.Once
+}
+
+func (r *stalledReport) Write(p []byte) (int, error) {
+	r.once.Do(func() {
+		close(r.writing)
+		<-r.release
+	})
+	return r.ReportFile.Write(p)
+}
+
+// dirNames lists the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // TestPendingSecondInterruptWins: when the run ends at the very moment a

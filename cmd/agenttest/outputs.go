@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -152,7 +152,7 @@ func jsonProblem(data []byte, err error) error {
 		line, col := lineCol(data, valueStart(data, typ.Offset))
 		msg := fmt.Sprintf("the file holds %s, where an agenttest report is an object", jsonValue(typ.Value))
 		if field := jsonField(typ.Field); field != "" {
-			msg = fmt.Sprintf("%s is %s, where an agenttest report has %s", field, jsonValue(typ.Value), jsonKind(typ.Type))
+			msg = fmt.Sprintf("%s is %s, where an agenttest report has %s", field, jsonValue(typ.Value), jsonkind.Of(typ.Type))
 		}
 		return &atPos{line, col, errors.New("not a JSON report: " + msg)}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input":
@@ -249,26 +249,6 @@ func jsonValue(v string) string {
 		return "a boolean"
 	}
 	return "a " + kind
-}
-
-// jsonKind names the JSON value a Go type is decoded from.
-func jsonKind(t reflect.Type) string {
-	if t == nil {
-		return "another value"
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Pointer:
-		return jsonKind(t.Elem())
-	}
-	return "a number"
 }
 
 // readArg reads a file named on the command line: as given, anywhere

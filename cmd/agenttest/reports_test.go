@@ -459,6 +459,8 @@ func TestMalformedJSONReports(t *testing.T) {
 		{name: "a member of the wrong type", data: head + "\n\"files\": [{\"cases\": [{\"status\": true}]}]}", want: ":2:33: not a JSON report: files.cases.status is a boolean, where an agenttest report has a string"},
 		{name: "a string for an object", data: head + `"run": "x\"y"}`, want: ":1:42: not a JSON report: run is a string, where an agenttest report has an object",
 			notRerun: true},
+		{name: "a fraction for a count", data: head + `"shard": {"index": 1.5}}`, want: ":1:54: not a JSON report: shard.index is a number, where an agenttest report has an integer",
+			notRerun: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/reply"
 )
 
@@ -282,7 +283,7 @@ func (v *jStrings) UnmarshalJSON(b []byte) error {
 	default:
 		var s jString
 		if err := s.UnmarshalJSON(b); err != nil {
-			return typeError(b, reflect.TypeFor[[]string]())
+			return typeError(b, reflect.TypeFor[jStrings]())
 		}
 		v.V = []string{s.V}
 		return nil
@@ -336,32 +337,13 @@ func jsonKind(b []byte) string {
 	}
 }
 
-// kindNames says in JSON terms what a Go type expects.
+// kindName says in JSON terms what a Go type expects (jsonkind.Of); a
+// jStrings takes a string or an array of strings.
 func kindName(t reflect.Type) string {
-	if t == nil {
-		return "a value"
-	}
-	switch t {
-	case reflect.TypeFor[time.Time]():
-		return "an ISO 8601 date-time string"
-	case reflect.TypeFor[[]string]():
+	if t == reflect.TypeFor[jStrings]() {
 		return "a string or an array of strings"
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Float64, reflect.Float32:
-		return "a number"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return t.String()
+	return jsonkind.Of(t)
 }
 
 // describeDecodeError turns encoding/json errors into messages about the

@@ -268,8 +268,19 @@ func (fl *featureLoader) pos(l *messages.Location) diag.Pos {
 var parseLine = regexp.MustCompile(`^\((\d+):(\d+)\): (.*)$`)
 
 // parseErrors turns the parser's error (an unexported list type) into
-// diagnostics, one per line it holds.
+// diagnostics, one per line it holds. Tags above a line that takes none
+// (a Background, a step) are one error at the tags: the parser, which
+// reads them as the tags of a Rule to come, would fail every line after
+// them, so the rest of the file is parsed again without them, up to
+// maxTagReparses times (each parse reads the whole file).
 func (fl *featureLoader) parseErrors(err error, src []byte) {
+	fl.parseErrorsUpTo(err, src, maxTagReparses)
+}
+
+// maxTagReparses bounds the parses parseErrors adds for misplaced tags.
+const maxTagReparses = 10
+
+func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 	found := false
 	lines := strings.Split(string(src), "\n")
 	lang := gherkin.DefaultDialect
@@ -282,7 +293,7 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 			break
 		}
 	}
-	keywords := stepKeywords(lang)
+	keywords, d := stepKeywords(lang), dialect(lang)
 	for _, line := range strings.Split(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -290,6 +301,17 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 		}
 		ln, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
+		if tagged, tags := misplacedTags(fl.file, lines, ln, m[3], d); tags != nil && reparses > 0 {
+			fl.diags = fl.diags.Append(tagged)
+			for _, i := range tags {
+				lines[i] = ""
+			}
+			without := []byte(strings.Join(lines, "\n"))
+			if _, _, err := parseFeature(fl.file, without, (&messages.Incrementing{}).NewId); err != nil {
+				fl.parseErrorsUpTo(err, without, reparses-1)
+			}
+			return
+		}
 		d := diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: fl.file, Line: ln, Col: max(col, 1)},
 			Message: "invalid Gherkin: " + m[3]}
 		if strings.HasPrefix(m[3], "unexpected end of file") && strings.Contains(m[3], "#DocStringSeparator") {
@@ -314,6 +336,44 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 	if !found {
 		fl.diags = fl.diags.Errorf(diag.Pos{File: fl.file}, "invalid Gherkin: %v", err)
 	}
+}
+
+// misplacedTags returns the error of the tags above line ln when the
+// parser failed at ln (msg is its message) because ln is a Background or
+// a step, and the indexes in lines of the tag lines; no indexes
+// otherwise. Comments and blank lines may stand between the tags and
+// the line.
+func misplacedTags(file string, lines []string, ln int, msg string, d *gherkin.Dialect) (diag.Diagnostic, []int) {
+	if !strings.Contains(msg, ", got '") || ln < 1 || ln > len(lines) {
+		return diag.Diagnostic{}, nil
+	}
+	text := strings.TrimSpace(lines[ln-1])
+	var what, hint string
+	switch {
+	case slices.ContainsFunc(d.BackgroundKeywords(), func(kw string) bool { return strings.HasPrefix(text, kw+":") }):
+		what, hint = "Background", "to tag the scenarios this Background runs before, tag their Feature or Rule"
+	case slices.ContainsFunc(d.StepKeywords(), func(kw string) bool { return strings.HasPrefix(text, kw) }):
+		what, hint = "step", "tag the step's Scenario instead"
+	default:
+		return diag.Diagnostic{}, nil
+	}
+	var tags []int
+	for i := ln - 2; i >= 0; i-- {
+		t := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(t, "@") {
+			tags = append(tags, i)
+		} else if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+	}
+	if tags == nil {
+		return diag.Diagnostic{}, nil
+	}
+	first := lines[tags[len(tags)-1]]
+	col := utf8.RuneCountInString(first[:strings.Index(first, "@")]) + 1
+	return diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: file, Line: tags[len(tags)-1] + 1, Col: col},
+		Message: fmt.Sprintf("tags are not allowed on the %s at line %d", what, ln),
+		Hint:    "only a Feature, Rule, Scenario, Scenario Outline or Examples takes tags; " + hint}, tags
 }
 
 // openDocString returns the line and column of the separator (""" or

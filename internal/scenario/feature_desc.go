@@ -20,10 +20,7 @@ var languageLine = regexp.MustCompile(`^\s*#\s*language\s*:\s*([a-zA-Z-]+)\s*$`)
 // without their trailing space and without "*"; English when the
 // language is unknown.
 func stepKeywords(lang string) []string {
-	d := gherkin.DialectsBuiltin().GetDialect(lang)
-	if d == nil {
-		d = gherkin.DialectsBuiltin().GetDialect(gherkin.DefaultDialect)
-	}
+	d := dialect(lang)
 	var out []string
 	for _, k := range d.StepKeywords() {
 		if k = strings.TrimSpace(k); k != "*" && k != "" {
@@ -31,6 +28,14 @@ func stepKeywords(lang string) []string {
 		}
 	}
 	return out
+}
+
+// dialect is the Gherkin dialect of lang, English when it is unknown.
+func dialect(lang string) *gherkin.Dialect {
+	if d := gherkin.DialectsBuiltin().GetDialect(lang); d != nil {
+		return d
+	}
+	return gherkin.DialectsBuiltin().GetDialect(gherkin.DefaultDialect)
 }
 
 // How a line that is not a step is one: the hint readsAsStep's caller

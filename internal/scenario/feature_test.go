@@ -144,3 +144,26 @@ func TestStepsListsEveryTagParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestMisplacedTagsReparseBound holds the parses a file of misplaced tags
+// costs to maxTagReparses more than one: the first that many are one
+// error each, and the ones after them are reported as the parser says.
+func TestMisplacedTagsReparseBound(t *testing.T) {
+	t.Parallel()
+	var src strings.Builder
+	src.WriteString("Feature: f\n  Scenario: a\n")
+	for range maxTagReparses + 2 {
+		src.WriteString("    @wip\n    When the user says \"hi\"\n")
+	}
+	s, ds := loadFeature("f.feature", []byte(src.String()))
+	if s != nil {
+		t.Fatal("loaded despite misplaced tags")
+	}
+	got := renderDiags(ds)
+	if n := strings.Count(got, "tags are not allowed on the step"); n != maxTagReparses {
+		t.Errorf("%d misplaced tags reported, want %d:\n%s", n, maxTagReparses, got)
+	}
+	if !strings.Contains(got, "invalid Gherkin") {
+		t.Errorf("the errors past the bound are not reported:\n%s", got)
+	}
+}
