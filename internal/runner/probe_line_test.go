@@ -75,7 +75,7 @@ func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.posts++
 		c := &lineConv{to: body.To, started: fakeclock.Start.Add(time.Duration(h.posts) * time.Second), post: h.posts, reads: h.reads}
 		if p == "/v1/outbound-sms" {
-			c.id, c.channel = "conv-"+body.Message, "SMS"
+			c.id, c.channel = h.convID(body.Message), "SMS"
 			h.convs = append(h.convs, c)
 			if h.named != nil && h.named(body.Message) {
 				fmt.Fprintf(w, `{"conversation_id":%q}`, c.id)
@@ -84,7 +84,7 @@ func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		c.id, c.channel = "conv-"+body.Metadata.Tag, "VOICE-SIP"
+		c.id, c.channel = h.convID(body.Metadata.Tag), "VOICE-SIP"
 		h.convs = append(h.convs, c)
 		fmt.Fprintf(w, `{"call_sid":"OUT-%s","status":"queued"}`, body.Metadata.Tag)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v1/outbound-calling/") && strings.HasSuffix(p, "/status"):
@@ -105,6 +105,21 @@ func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"error_message":"no such path"}`)
 	}
+}
+
+// convID names the next conversation of tag: conv-TAG, then conv-TAG-2
+// and so on for the runs of a repeated scenario.
+func (h *lineRuntime) convID(tag string) string {
+	n := 1
+	for _, c := range h.convs {
+		if c.id == "conv-"+tag || strings.HasPrefix(c.id, "conv-"+tag+"-") {
+			n++
+		}
+	}
+	if n == 1 {
+		return "conv-" + tag
+	}
+	return fmt.Sprintf("conv-%s-%d", tag, n)
 }
 
 // wait holds the first call or send, when told to, until open.
@@ -216,6 +231,32 @@ scenarios:
 			t.Parallel()
 			run(t, tc)
 		})
+	}
+}
+
+// TestProbeRepeatsTakeTurns: the runs of a repeated probe scenario go
+// side by side on idle slots, and took one conversation between them;
+// they take turns on the number, each on its own conversation.
+func TestProbeRepeatsTakeTurns(t *testing.T) {
+	t.Parallel()
+	h := &lineRuntime{hold: true}
+	cases := runLine(t, h, `suite: probes
+agent: p1
+scenarios:
+  - name: A
+    repeat: 2
+    probe: {sms: {to: "+447700900002", message: "A"}}
+`, 2)
+	c := cases[0]
+	seen := map[string]bool{}
+	for _, a := range c.Attempts {
+		if a.Status != result.Passed || seen[a.ConversationID] {
+			t.Errorf("run %d: %s on conversation %q, want passed on a conversation of its own%s", a.Run, a.Status, a.ConversationID, describe(c))
+		}
+		seen[a.ConversationID] = true
+	}
+	if c.Status != result.Passed || len(c.Attempts) != 2 || h.waits != 1 {
+		t.Errorf("%s after %d runs, %d waits for the line; want passed after 2, one wait%s", c.Status, len(c.Attempts), h.waits, describe(c))
 	}
 }
 
