@@ -154,6 +154,11 @@ type Options struct {
 	// grow with transcripts nothing will show. Every other case keeps
 	// everything.
 	VerdictsOnly bool
+
+	// lines are the numbers the run's probes take turns on and the
+	// conversations they claimed (probeline.go). Run makes them when nil
+	// (tests give some with a hook); a session outside a run has none.
+	lines *probeLines
 }
 
 // withDefaults returns o with every zero field replaced by its default, or

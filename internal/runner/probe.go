@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,8 +102,15 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 		return nil, false, false
 	}
 	agent := s.c.Agent
-	pc = &placedCall{to: to, started: s.opts.Now(), within: pr.Within, rec: &result.Confirmation{Pos: pos, Kind: result.ConfirmCall, Subject: to}}
-	s.a.Confirmations = append(s.a.Confirmations, pc.rec)
+	rec := &result.Confirmation{Pos: pos, Kind: result.ConfirmCall, Subject: to}
+	s.a.Confirmations = append(s.a.Confirmations, rec)
+	// The line is given up once the call's conversation is known, or
+	// the call ended without one (awaitCall), or the attempt ended.
+	if ok, retry := s.takeLine(cp.Pos, to); !ok {
+		rec.Summary = "not placed"
+		return nil, false, retry
+	}
+	pc = &placedCall{to: to, started: s.opts.Now(), within: pr.Within, rec: rec}
 	if pc.known = s.listedBefore(callChannels, pc.started); pc.known.err != nil && s.ctx.Err() != nil {
 		pc.rec.Summary = "not placed"
 		pc.rec.Duration = s.opts.Now().Sub(pc.started)
@@ -135,6 +143,9 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 	within := pc.within
 	rec := pc.rec
 	defer func() { rec.Duration = s.opts.Now().Sub(pc.started) }()
+	// Whatever the outcome, the call's conversation is known, or there
+	// is none, or the attempt ends: its number is free for other probes.
+	defer s.releaseLine()
 	if pc.status == nil {
 		var st *platform.CallStatus
 		err := s.pollFor(within, func(ctx context.Context) (bool, error) {
@@ -184,10 +195,14 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		// The reference shows no conversation id in the status: find the
 		// conversation by the built-in state key call_sid, else by the
 		// dialled number, among those started since the call was placed.
+		// A conversation whose call_sid names another call is not this
+		// call's, whatever its number.
 		var found bool
 		convID, found, retry = s.findConversation(pos, "call "+pc.sid, callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
 			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
+			} else if sid != "" {
+				return 0
 			}
 			if sameNumber(c.ToNumber, pc.to) || sameNumber(c.FromNumber, pc.to) {
 				return 1
@@ -199,6 +214,7 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		}
 	}
 	pc.convID = convID
+	s.opts.lines.claim(convID)
 	s.a.ConversationID = convID
 	rec.Summary += " conversation=" + convID
 	return true, false
@@ -237,6 +253,14 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		return "", false, false
 	}
 	rec := &result.Confirmation{Pos: pos, Kind: result.ConfirmSMS, Subject: to}
+	if ok, retry := s.takeLine(sp.Pos, to); !ok {
+		rec.Summary = "not sent"
+		s.a.Confirmations = append(s.a.Confirmations, rec)
+		return "", false, retry
+	}
+	// Given up once the conversation is known (named or found), or the
+	// probe ended without it.
+	defer s.releaseLine()
 	started := s.opts.Now()
 	defer func() {
 		rec.Duration = s.opts.Now().Sub(started)
@@ -270,6 +294,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 			return "", false, retry
 		}
 	}
+	s.opts.lines.claim(convID)
 	s.a.ConversationID = convID
 	rec.Summary += ", conversation " + convID
 	return convID, true, false
@@ -329,22 +354,36 @@ func (s *Session) listedBefore(channels []string, since time.Time) priorList {
 
 // findConversation looks, with bounded backoff, through the conversations
 // of the agent started since the probe (less probeWindow), leaving out
-// those known before it, for the best match (score > 0; the highest wins,
-// the latest among equals). Not found within the bound is a failure of
-// the probe.
+// those known before it and those another probe of the run made its own,
+// for the best match (score > 0; the highest wins). Not found within the
+// bound is a failure of the probe. Two conversations that match equally
+// well cannot be told apart: the probe's outcome cannot be confirmed, and
+// that is an error of the platform (which named neither), never a pass
+// nor the agent's failure. Within a run, the probes to one number take
+// turns (probeLines), so the other is a call or an SMS to the number from
+// outside the run.
 func (s *Session) findConversation(pos diag.Pos, what string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
 	if known.err != nil {
 		return "", false, s.platformFailed(pos, "probe: list the conversations before the "+what, known.err)
 	}
 	q := s.probeQuery(channels, since)
+	var ids []string
 	err := s.poll(func(ctx context.Context) (bool, error) {
-		best, bestAt := 0, time.Time{}
+		best := 0
+		ids = ids[:0]
 		err := s.listConversations(ctx, q, func(c *reply.Conversation) {
-			if known.ids[c.ID] {
+			if known.ids[c.ID] || s.opts.lines.isClaimed(c.ID) {
 				return
 			}
-			if n := score(c); n > best || (n == best && n > 0 && c.StartedAt.After(bestAt)) {
-				best, bestAt, id = n, c.StartedAt, c.ID
+			n := score(c)
+			if n == 0 || n < best {
+				return
+			}
+			if n > best {
+				best, ids = n, ids[:0]
+			}
+			if !slices.Contains(ids, c.ID) {
+				ids = append(ids, c.ID)
 			}
 		})
 		if err != nil {
@@ -355,13 +394,40 @@ func (s *Session) findConversation(pos diag.Pos, what string, channels []string,
 	if err != nil {
 		return "", false, s.platformFailed(pos, "probe: find the conversation of "+what, err)
 	}
-	if id == "" {
+	switch len(ids) {
+	case 0:
 		s.fail(assert.Failure{Pos: pos, Key: "probe.conversation",
 			Message:  fmt.Sprintf("no conversation of %s was recorded within %s", what, s.opts.ConfirmTimeout),
 			Expected: "a conversation", Actual: "none"})
 		return "", false, true
+	case 1:
+		return ids[0], true, false
 	}
-	return id, true, false
+	s.errored(&result.Error{Pos: pos, Kind: result.KindHTTP, Message: fmt.Sprintf(
+		"probe: find the conversation of %s: %d conversations match it (%s), and the platform named none of them as the probe's: "+
+			"another call or SMS to this number, from outside the run, overlapped the probe, so its outcome cannot be confirmed",
+		what, len(ids), strings.Join(ids, ", "))})
+	return "", false, true
+}
+
+// takeLine waits for the line of the probe's number (probeLines),
+// ending the attempt at pos when the wait is cut short (the run
+// interrupted, the scenario's timeout).
+func (s *Session) takeLine(pos diag.Pos, number string) (ok, retry bool) {
+	release, err := s.opts.lines.take(s.ctx, lineKey(s.c.Agent, s.c.Env, number))
+	if err != nil {
+		return false, s.platformFailed(pos, "probe: wait for the other probes to "+number, s.named(s.ctx, err))
+	}
+	s.line = release
+	return true, false
+}
+
+// releaseLine gives up the line the session's probe took, if any.
+func (s *Session) releaseLine() {
+	if s.line != nil {
+		s.line()
+		s.line = nil
+	}
 }
 
 // namedIf is named for a possibly nil error.

@@ -56,6 +56,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 	if err != nil {
 		return nil, fmt.Errorf("run scenarios: %w", err)
 	}
+	if opts.lines == nil {
+		opts.lines = newProbeLines()
+	}
 	files, jobs := plan(suites, opts)
 	cases, cut := context.WithCancel(ctx)
 	defer cut()

@@ -64,6 +64,9 @@ type Session struct {
 	probed bool
 	// placed is the outbound call of a probe, once placed.
 	placed *placedCall
+	// line gives up the line of the number the probe calls or texts
+	// (probeLines), while the probe holds it; nil otherwise.
+	line func()
 	// recordRead is the conversation whose record a confirmation of this
 	// attempt already read (waiting for its end when recordEnded): a
 	// feature's later handoff or webhook step need not wait for it again.
@@ -150,6 +153,7 @@ func (s *Session) Pass() { s.a.Status = result.Passed }
 func (s *Session) End() {
 	s.a.Duration = s.opts.Now().Sub(s.a.Started)
 	maskConfirmations(s.opts.Redactor, s.a)
+	s.releaseLine()
 	if s.conv != nil {
 		_ = s.conv.Close()
 		s.conv = nil

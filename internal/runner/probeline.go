@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"sync"
+)
+
+// This file keeps a run's probes from taking each other's conversations.
+//
+// A probe whose conversation the platform does not name (an SMS answered
+// without a body, a call status without conversation_id) finds it among
+// the agent's conversations with the probe's number that started since the
+// probe and were not listed before it. Two probes of one run to one number
+// whose searches overlap both see both conversations, and took the same
+// one (the latest): a probe passed on a conversation it did not cause. So
+// the probes of a run to one number of one agent in one environment take
+// turns on that number (its line): from the list read before the probe
+// calls or texts until its conversation is known (named or found), or it
+// ends without one. Whether the platform will name the conversation is
+// known only once it answered, by then the conversation exists, and a
+// search running beside it would see it: so every probe takes the line,
+// and one whose conversation is named gives it up at once (an SMS, as
+// soon as the send is answered; a call, when its final status is read).
+// A conversation a probe of the run made its own is claimed, and no
+// other probe's search takes it, even when the list showed it too late
+// for that probe's read before.
+//
+// The cost: probes to one number run one at a time through that window.
+// For an SMS whose conversation is named it is the list read and the
+// send; for a call it is the call, up to its final status (a line takes
+// one call at a time anyway). A case waiting for the line holds its
+// worker and its --parallel slot; cases that probe other numbers, or
+// none, go on.
+
+// probeLines are the lines of the numbers the probes of a run call or
+// text, and the conversations they claimed. A nil *probeLines (a session
+// outside a run) serialises nothing and claims nothing.
+type probeLines struct {
+	mu      sync.Mutex
+	lines   map[string]chan struct{}
+	claimed map[string]bool
+	// onWait, when set (by tests), is called when a probe finds its line
+	// taken, before it waits for it.
+	onWait func(key string)
+}
+
+func newProbeLines() *probeLines {
+	return &probeLines{lines: map[string]chan struct{}{}, claimed: map[string]bool{}}
+}
+
+// lineKey names the line of number for agent in env: the agent's
+// conversations in env are those a probe's search reads, and a number is
+// compared by its digits.
+func lineKey(agent, env, number string) string {
+	return agent + "\x00" + env + "\x00" + digits(number)
+}
+
+// take waits for the line key until it is free or ctx is done, and
+// returns the function that gives it up (safe to call more than once).
+func (p *probeLines) take(ctx context.Context, key string) (release func(), err error) {
+	if p == nil {
+		return func() {}, nil
+	}
+	p.mu.Lock()
+	line, ok := p.lines[key]
+	if !ok {
+		line = make(chan struct{}, 1)
+		p.lines[key] = line
+	}
+	p.mu.Unlock()
+	select {
+	case line <- struct{}{}:
+	default:
+		if p.onWait != nil {
+			p.onWait(key)
+		}
+		select {
+		case line <- struct{}{}:
+		case <-ctx.Done():
+			return func() {}, ctx.Err()
+		}
+	}
+	var once sync.Once
+	return func() { once.Do(func() { <-line }) }, nil
+}
+
+// claim records that conversation id is a probe's of the run.
+func (p *probeLines) claim(id string) {
+	if p == nil || id == "" {
+		return
+	}
+	p.mu.Lock()
+	p.claimed[id] = true
+	p.mu.Unlock()
+}
+
+// isClaimed reports whether a probe of the run made conversation id its
+// own.
+func (p *probeLines) isClaimed(id string) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.claimed[id]
+}
