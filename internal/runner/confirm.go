@@ -220,7 +220,7 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 		rec.Duration = s.opts.Now().Sub(started)
 		s.a.Confirmations = append(s.a.Confirmations, rec)
 	}()
-	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	defer cancel()
 	rec.Reads = 1
 	hs, err := s.opts.Records.HandoffState(ctx, s.c.Agent, id, shared)
@@ -243,7 +243,7 @@ func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fa
 // timeout cut short is that timeout's error, as for every other call of
 // the attempt: the event may have been on its way.
 func (s *Session) confirmWebhooks(checks []assert.WebhookCheck, convID string) (fails []assert.Failure, stop, retry bool) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConfirmTimeout)
+	ctx, cancel := s.opts.timeout(s.ctx, s.opts.ConfirmTimeout)
 	defer cancel()
 	for _, w := range checks {
 		started := s.opts.Now()
@@ -319,23 +319,24 @@ func (s *Session) poll(read func(ctx context.Context) (done bool, err error)) er
 // pollFor is poll with another bound (a probe's within:). The bound is
 // kept on the runner's clock (Options.Now), which the pauses of
 // Options.Sleep move, as well as by a context that cuts a read in flight
-// on the real clock: on a fake clock a record that never comes is read
-// for the bound's worth of pauses, not for as long as the bound really
+// on the clock of the runner's timers (Options.AfterFunc): on a fake
+// clock without timers of its own a record that never comes is read for
+// the bound's worth of pauses, not for as long as the bound really
 // lasts, at no pause at all.
 func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
-	wctx, cancel := context.WithTimeout(s.ctx, bound)
+	wctx, cancel := s.opts.timeout(s.ctx, bound)
 	defer cancel()
 	// ends is when wctx's timer is due: a read's own turn timeout, due at
-	// about the same time, fires in no set order with it, so whether the
-	// bound passed is told by the clock, not by which timer ran first.
-	ends := time.Now().Add(bound)
+	// about the same time, may fire before it, so whether the bound
+	// passed is told by the clock, not by which timer ran first.
+	ends := s.opts.timerNow().Add(bound)
 	deadline := s.opts.Now().Add(bound)
 	delay := s.opts.ConfirmPoll
 	answered := false
 	for {
-		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts.Now)
+		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts)
 		done, err := read(ctx)
-		bounded := err != nil && s.ctx.Err() == nil && (wctx.Err() != nil || !time.Now().Before(ends))
+		bounded := err != nil && s.ctx.Err() == nil && (wctx.Err() != nil || !s.opts.timerNow().Before(ends))
 		switch {
 		case err == nil:
 			answered = true

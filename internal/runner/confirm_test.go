@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
@@ -40,6 +42,25 @@ func (e *confirmEnv) opts() Options {
 		TurnTimeout: 5 * time.Second, ConfirmTimeout: 3 * time.Second, ConfirmPoll: 10 * time.Millisecond,
 		Connector: func(agent, env string) string { return e.sim.Info.ConnectorIDs[agent][env] },
 	}
+}
+
+// waitedOut is a receiver whose waits pass on clk, the runner's clock:
+// a wait moves clk on in steps of 10 ms until a bound of the runner cuts
+// it, as a wait for an event that is not coming passes on a real clock,
+// and then asks the receiver. A wait no bound cuts in an hour is an
+// error.
+type waitedOut struct {
+	MarkingWebhooks
+	clk *fakeclock.Clock
+}
+
+func (w waitedOut) WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error) {
+	for end := w.clk.Now().Add(time.Hour); ctx.Err() == nil; w.clk.Advance(10 * time.Millisecond) {
+		if !w.clk.Now().Before(end) {
+			return webhook.Event{}, errors.New("no bound cut the wait in an hour on the runner's clock")
+		}
+	}
+	return w.MarkingWebhooks.WaitAfter(ctx, conversationID, eventType, after)
 }
 
 // loadYAML loads one suite written inline, positions included.
@@ -263,7 +284,7 @@ scenarios:
 // passes first, the missing event is the agent's failure; when the
 // scenario's timeout cuts the wait short, it is that timeout's error, as
 // for a record read or a turn, and retried like one: the event may have
-// been on its way.
+// been on its way. The wait passes on the runner's clock (waitedOut).
 func TestWebhookWaitCutByScenarioTimeout(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -286,7 +307,10 @@ scenarios:
     confirm:
       webhooks: [conversation.completed]
 `
+		clk := fakeclock.New()
 		opts := e.opts()
+		opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+		opts.Webhooks = waitedOut{MarkingWebhooks: e.rcv, clk: clk}
 		opts.Retries = 1
 		opts.ConfirmTimeout = tc.confirmTimeout
 		res, err := Run(context.Background(), loadYAML(t, src), opts)
@@ -310,6 +334,9 @@ scenarios:
 		}
 		if !strings.Contains(got, tc.message) {
 			t.Errorf("last attempt says %q, want %q%s", got, tc.message, describe(c))
+		}
+		if strings.Contains(got, "wait cancelled") {
+			t.Errorf("last attempt says %q: a wait a bound cut timed out, it was not cancelled", got)
 		}
 	}
 	testCases := []testCase{

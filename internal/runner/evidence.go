@@ -162,7 +162,7 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	if ctx.Err() != nil {
 		return nil, r.cutNote()
 	}
-	rctx, cancel := context.WithTimeout(ctx, r.opts.TurnTimeout)
+	rctx, cancel := r.opts.timeout(ctx, r.opts.TurnTimeout)
 	defer cancel()
 	rctx, acct := withAccount(rctx)
 	dep, err := r.opts.Deployments.ActiveDeployment(rctx, d.Agent, d.Env)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -230,5 +231,42 @@ func TestDeploymentNotReadAfterAStop(t *testing.T) {
 	d := res.DeploymentOf(e.restaurant, "sandbox")
 	if d == nil || d.ID == "" || d.After != "" || d.Note != "not read again: the run stopped" {
 		t.Errorf("deployment %+v, want read before, and the note %q", d, "not read again: the run stopped")
+	}
+}
+
+// TestRunReadsNeverAnswered: the run's own reads, the deployment before
+// the first case and the firing alerts after the last, are each bounded
+// by the turn timeout on the runner's clock: a platform that holds them
+// unanswered has them cut when that clock passes the bound, the case in
+// between runs, and the gate errors. The bound is an hour, which the
+// held reads move the fake clock past: one kept on the real clock would
+// not end the run in runHostile's minute.
+func TestRunReadsNeverAnswered(t *testing.T) {
+	t.Parallel()
+	rec := record("conv-1", "+447700900002", "SMS", fakeclock.Start, true, false, "")
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list: func(int) []string { return nil }, get: func(string) *string { return &rec },
+		hang: func(r *http.Request, probed bool) bool {
+			return r.URL.Path == "/v1/alerts" || r.URL.Path == "/v1/agents/p1/deployments/active" && !probed
+		},
+		held: time.Hour}
+	res := runHostileRun(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true}}
+`, func(o *Options) {
+		o.TurnTimeout = time.Hour
+		o.Deployments, o.Alerts = o.Records.(*platform.Client), o.Records.(*platform.Client)
+	})
+	if c := res.Files[0].Cases[0]; c.Status != result.Passed {
+		t.Errorf("case %s, want passed%s", c.Status, describe(c))
+	}
+	if len(res.Deployments) != 1 || res.Deployments[0].ID != "" || res.Deployments[0].Note != "read failed: GET /v1/agents/p1/deployments/active: context deadline exceeded" {
+		t.Errorf("deployments %+v, want one not read, cut by the turn timeout", res.Deployments)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Status != result.Errored || !strings.HasSuffix(res.Checks[0].Last().Error.Message, "GET /v1/alerts: context deadline exceeded") {
+		t.Fatalf("checks %+v, want the alert gate errored, cut by the turn timeout", res.Checks)
 	}
 }

@@ -45,7 +45,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		c.Duration = a.Duration
 		c.Status = a.Status
 	}()
-	rctx, cancel := context.WithTimeout(ctx, r.opts.TurnTimeout)
+	rctx, cancel := r.opts.timeout(ctx, r.opts.TurnTimeout)
 	defer cancel()
 	firing, err := r.opts.Alerts.FiringAlerts(rctx)
 	if err != nil {

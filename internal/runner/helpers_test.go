@@ -69,6 +69,47 @@ func newEnv(t testing.TB, opts sim.Options) *env {
 	return e
 }
 
+// slowChannel is the debug chat of a client of e whose answers take
+// latency on clk, the runner's clock, to arrive (slowAnswers).
+func (e *env) slowChannel(t testing.TB, clk *fakeclock.Clock, latency time.Duration) Channel {
+	t.Helper()
+	c, err := platform.New(platform.Config{
+		BuildURL:   e.proxy.URL,
+		BuildKey:   e.sim.BuildKey,
+		HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: latency, next: e.transport}},
+		Retry:      platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
+	})
+	if err != nil {
+		t.Fatalf("platform client: %v", err)
+	}
+	return DebugChat(c)
+}
+
+// slowAnswers is a transport whose answers take latency on clk to arrive
+// (a 429 comes at once): it moves clk on by latency once the answer is
+// in, and a bound of the runner due by then has cut the call before the
+// client sees it, as it would cut an answer still on its way. No real
+// timer runs, so a bound that falls due before the answer always cuts
+// it, and one due after never does.
+type slowAnswers struct {
+	clk     *fakeclock.Clock
+	latency time.Duration
+	next    http.RoundTripper
+}
+
+func (s slowAnswers) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := s.next.RoundTrip(r)
+	if err != nil || res.StatusCode == http.StatusTooManyRequests {
+		return res, err
+	}
+	s.clk.Advance(s.latency)
+	if r.Context().Err() != nil {
+		res.Body.Close()
+		return nil, context.Cause(r.Context())
+	}
+	return res, nil
+}
+
 // agentID finds a built-in agent by name.
 func agentID(t testing.TB, s *simtest.Sim, name string) string {
 	t.Helper()

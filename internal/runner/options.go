@@ -81,6 +81,16 @@ type Options struct {
 	// nil means time.Now. Turn latencies are measured by the platform
 	// client, not with Now.
 	Now func() time.Time
+	// AfterFunc, when set, runs the runner's timers on Now: it calls f
+	// once d has passed on Now, and stop cancels the call and reports
+	// whether it did (fakeclock.Clock.AfterFunc). Every bound the runner
+	// applies (the turn and scenario timeouts, the confirmation bound, a
+	// probe's within:, the reads of deployments and alerts) is then
+	// decided by Now: a test that moves a fake clock past a bound cuts
+	// what it bounds at once, in the order the bounds fall due, instead
+	// of waiting for it. Nil means real timers (time.AfterFunc), which
+	// keep those bounds on the real clock whatever Now is.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Sleep waits between attempts and between reads of a record: for d,
 	// or until ctx is done, then returning ctx's error (the signature of
 	// platform.RetryPolicy.Sleep). Nil means a real timer; tests pass a

@@ -71,12 +71,51 @@ func (s *pacing) result() *result.Pacing {
 // withTimeout is context.WithTimeout for the time a case spends on its
 // own: the rate-limit waits charged to the account of ctx (if any) are
 // added back to the timeout, so a case is not timed out while it waits
-// for its turn at a busy platform. Like context.WithTimeout it runs on
-// the real clock; the waits are measured on now, the client's clock. It
-// is a turnTimer armed once.
-func withTimeout(ctx context.Context, d time.Duration, now func() time.Time) (context.Context, context.CancelFunc) {
-	t := newTurnTimer(ctx, now)
+// for its turn at a busy platform. Like the rest of the runner's bounds
+// it runs on o's clock (Options.timeout); the waits are measured on Now,
+// the client's clock. It is a turnTimer armed once.
+func withTimeout(ctx context.Context, d time.Duration, o *Options) (context.Context, context.CancelFunc) {
+	t := newTurnTimer(ctx, o)
 	return t.arm(d), t.stop
+}
+
+// timeout is context.WithTimeout on the clock of the runner's timers:
+// the real clock, or Now when Options.AfterFunc runs them. On Now the
+// context has no Deadline (the platform client compares deadlines with
+// the real clock); its Err is context.DeadlineExceeded once d passed, as
+// context.WithTimeout's.
+func (o *Options) timeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if o.AfterFunc == nil {
+		return context.WithTimeout(parent, d)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	stop := o.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
+	return timedOut{ctx}, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// timerNow is the time on the clock of the runner's timers.
+func (o *Options) timerNow() time.Time {
+	if o.AfterFunc == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+// timedOut is a context that Options.timeout cancels with the cause
+// context.DeadlineExceeded, which its Err then says, as
+// context.WithTimeout's does: a webhook wait cut by the bound reads as
+// timed out, not cancelled.
+type timedOut struct{ context.Context }
+
+func (c timedOut) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // turnTimer bounds the calls of one session by the turn timeout with one
@@ -93,6 +132,9 @@ func withTimeout(ctx context.Context, d time.Duration, now func() time.Time) (co
 // nothing is granted, and each call gets a context.WithTimeout of its
 // own: its deadline lets the client end at once, with its real cause, a
 // 429 pause that would outlast it.
+//
+// It runs on the real clock, or on Now when Options.AfterFunc runs the
+// runner's timers (a test's fake clock).
 type turnTimer struct {
 	mu       sync.Mutex
 	parent   context.Context
@@ -100,16 +142,18 @@ type turnTimer struct {
 	cancel   context.CancelCauseFunc
 	timer    *time.Timer
 	acct     *platform.RateAccount
-	now      func() time.Time
+	opts     *Options
 	base     time.Duration // the account's waits already granted
-	deadline time.Time     // on the real clock, as the timer runs
+	deadline time.Time     // on the clock the timer runs on
 	armed    bool
 	// plain cancels the call's own context when there is no account.
 	plain context.CancelFunc
+	// stopAfter stops the timer when Options.AfterFunc runs it.
+	stopAfter func() bool
 }
 
-func newTurnTimer(parent context.Context, now func() time.Time) *turnTimer {
-	return &turnTimer{parent: parent, acct: platform.RateAccountFrom(parent), now: now}
+func newTurnTimer(parent context.Context, o *Options) *turnTimer {
+	return &turnTimer{parent: parent, acct: platform.RateAccountFrom(parent), opts: o}
 }
 
 // arm starts the time of one call and returns the context to make it
@@ -119,20 +163,31 @@ func (t *turnTimer) arm(d time.Duration) context.Context {
 	defer t.mu.Unlock()
 	if t.acct == nil {
 		var ctx context.Context
-		ctx, t.plain = context.WithTimeout(t.parent, d)
+		ctx, t.plain = t.opts.timeout(t.parent, d)
 		return ctx
 	}
 	if t.ctx == nil || t.ctx.Err() != nil {
 		t.ctx, t.cancel = context.WithCancelCause(t.parent)
 	}
-	t.base = t.acct.Waited(t.now())
-	t.deadline, t.armed = time.Now().Add(d), true
-	if t.timer == nil {
+	t.base = t.acct.Waited(t.opts.Now())
+	t.deadline, t.armed = t.opts.timerNow().Add(d), true
+	t.reset(d)
+	return t.ctx
+}
+
+// reset sets the timer to fire in d; t.mu is held.
+func (t *turnTimer) reset(d time.Duration) {
+	switch {
+	case t.opts.AfterFunc != nil:
+		if t.stopAfter != nil {
+			t.stopAfter()
+		}
+		t.stopAfter = t.opts.AfterFunc(d, t.fire)
+	case t.timer == nil:
 		t.timer = time.AfterFunc(d, t.fire)
-	} else {
+	default:
 		t.timer.Reset(d)
 	}
-	return t.ctx
 }
 
 // disarm ends the time of the call.
@@ -148,6 +203,10 @@ func (t *turnTimer) release() {
 	if t.timer != nil {
 		t.timer.Stop()
 	}
+	if t.stopAfter != nil {
+		t.stopAfter()
+		t.stopAfter = nil
+	}
 	if t.plain != nil {
 		t.plain()
 		t.plain = nil
@@ -160,15 +219,15 @@ func (t *turnTimer) fire() {
 	if !t.armed {
 		return
 	}
-	if left := time.Until(t.deadline); left > 0 {
+	if left := t.deadline.Sub(t.opts.timerNow()); left > 0 {
 		// A firing from before the last arm, or a deadline moved out by
 		// rate-limit waits: the timer is set for the deadline.
-		t.timer.Reset(left)
+		t.reset(left)
 		return
 	}
-	if w := t.acct.Waited(t.now()); w > t.base {
-		t.deadline = time.Now().Add(w - t.base)
-		t.timer.Reset(w - t.base)
+	if w := t.acct.Waited(t.opts.Now()); w > t.base {
+		t.deadline = t.opts.timerNow().Add(w - t.base)
+		t.reset(w - t.base)
 		t.base = w
 		return
 	}

@@ -117,7 +117,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 		return nil, false, s.platformFailed(cp.Pos, "probe: list the conversations before the call to "+to, pc.known.err)
 	}
 
-	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	call, err := s.opts.Records.PlaceCall(ctx, platform.CallRequest{To: to, AgentID: agent, AgentNumber: from, Env: s.c.Env, Metadata: meta})
 	err = s.namedIf(ctx, err)
 	cancel()
@@ -271,7 +271,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		rec.Summary = "not sent"
 		return "", false, s.platformFailed(sp.Pos, "probe: list the conversations before the SMS to "+to, known.err)
 	}
-	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	res, err := s.opts.Records.SendSMS(ctx, platform.SMSRequest{To: to, Message: msg, AgentNumber: from, ConnectorID: connector})
 	err = s.namedIf(ctx, err)
 	cancel()
@@ -345,7 +345,7 @@ type priorList struct {
 // the platform names needs no list.
 func (s *Session) listedBefore(channels []string, since time.Time) priorList {
 	known := priorList{ids: map[string]bool{}}
-	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts.Now)
+	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	defer cancel()
 	err := s.listConversations(ctx, s.probeQuery(channels, since), func(c *reply.Conversation) { known.ids[c.ID] = true })
 	known.err = s.namedIf(ctx, err)

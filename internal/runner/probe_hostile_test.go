@@ -34,8 +34,11 @@ type hostileRuntime struct {
 	// listFails, when set, answers every read of the list with a 403.
 	listFails bool
 	// hang, when it says so of a request (probed: after the probe
-	// called or texted), holds it unanswered.
+	// called or texted), holds it unanswered while the runner's clock
+	// (clk, set by runHostile) moves held on.
 	hang func(r *http.Request, probed bool) bool
+	held time.Duration
+	clk  *fakeclock.Clock
 
 	probed      bool
 	statusReads int
@@ -53,8 +56,11 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.probed = true
 		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
 	case h.hang != nil && h.hang(r, h.probed):
-		// Held until the client gives the request up, answered to nobody.
+		// Held until the client gives the request up, answered to
+		// nobody: the runner's clock moves on meanwhile, and its bounds
+		// due by then cut the request at once.
 		h.mu.Unlock()
+		h.clk.Advance(h.held)
 		<-r.Context().Done()
 		h.mu.Lock()
 		w.WriteHeader(http.StatusInternalServerError)
@@ -102,21 +108,29 @@ func hostileClient(t *testing.T, url string) *platform.Client {
 	return c
 }
 
-// runHostile runs suite src (agent p1) against h, the runner on a fake
-// clock, and returns its one case; edit, when given, edits the options.
+// runHostile runs suite src (agent p1) against h, the runner and its
+// bounds on a fake clock, and returns its one case; edit, when given,
+// edits the options.
 func runHostile(t *testing.T, h *hostileRuntime, src string, edit ...func(*Options)) *result.Case {
 	t.Helper()
+	return runHostileRun(t, h, src, edit...).Files[0].Cases[0]
+}
+
+// runHostileRun is runHostile returning the whole result.
+func runHostileRun(t *testing.T, h *hostileRuntime, src string, edit ...func(*Options)) *result.Result {
+	t.Helper()
+	clk := fakeclock.New()
+	h.clk = clk
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := hostileClient(t, srv.URL)
-	clk := fakeclock.New()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	o := Options{
 		Channel: DebugChat(c), Records: c, DefaultAgent: "p1", Parallel: 1, RetryDelay: -1,
 		TurnTimeout: 5 * time.Second, ConfirmTimeout: 30 * time.Second,
 		Connector: func(string, string) string { return "conn-1" },
-		Now:       clk.Now, Sleep: clk.Sleep,
+		Now:       clk.Now, Sleep: clk.Sleep, AfterFunc: clk.AfterFunc,
 	}
 	for _, f := range edit {
 		f(&o)
@@ -125,7 +139,7 @@ func runHostile(t *testing.T, h *hostileRuntime, src string, edit ...func(*Optio
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Files[0].Cases[0]
+	return res
 }
 
 // record is a Conversation summary of project p1.
@@ -285,6 +299,11 @@ scenarios:
 // shorter than the bound (both default to 30 s), the read cut by the
 // bound was taken for "not recorded" or "no final status", and failed
 // the agent.
+//
+// The bound is an hour on the runner's clock, which a held read moves
+// past it; the turn timeout falls due with it (no real timer races the
+// other) or after it (the bound alone cuts the read). A bound kept on the
+// real clock would not end the run in runHostile's minute.
 func TestConfirmationNeverAnswered(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -293,33 +312,35 @@ func TestConfirmationNeverAnswered(t *testing.T) {
 	}{
 		{name: "the record", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, confirm: `{conversation: {in_progress: true}}`,
 			hang: func(r *http.Request, _ bool) bool { return strings.Contains(r.URL.Path, "/conversations/") },
-			want: "confirm: read conversation conv-1: wait of 300ms for the platform's answer exceeded"},
-		{name: "the call status", probe: `{outbound_call: {to: "+447700900001"}, within: 300ms}`,
+			want: "confirm: read conversation conv-1: wait of 1h0m0s for the platform's answer exceeded"},
+		{name: "the call status", probe: `{outbound_call: {to: "+447700900001"}, within: 1h}`,
 			hang: func(r *http.Request, _ bool) bool { return strings.HasSuffix(r.URL.Path, "/status") },
-			want: "probe: read status of call OUT-1: wait of 300ms for the platform's answer exceeded"},
+			want: "probe: read status of call OUT-1: wait of 1h0m0s for the platform's answer exceeded"},
 		{name: "the search for the SMS's conversation", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, confirm: `{conversation: {in_progress: true}}`,
 			hang: func(r *http.Request, probed bool) bool {
 				return strings.HasSuffix(r.URL.Path, "/conversations") && probed
 			},
-			want: "probe: find the conversation of SMS to +447700900002: wait of 300ms for the platform's answer exceeded"},
+			want: "probe: find the conversation of SMS to +447700900002: wait of 1h0m0s for the platform's answer exceeded"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
-				list: func(int) []string { return nil }, get: func(string) *string { return nil }, hang: tc.hang}
-			if strings.Contains(tc.name, "search") {
-				h.smsBody = ""
-			}
-			src := "suite: s\nagent: p1\nscenarios:\n  - name: probe\n    probe: " + tc.probe + "\n"
-			if tc.confirm != "" {
-				src += "    confirm: " + tc.confirm + "\n"
-			}
-			c := runHostile(t, h, src, func(o *Options) { o.TurnTimeout, o.ConfirmTimeout = 300*time.Millisecond, 300*time.Millisecond })
-			a := c.Last()
-			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.want) {
-				t.Fatalf("%s, want errored: %s%s", c.Status, tc.want, describe(c))
-			}
-		})
+		for turn, timeout := range map[string]time.Duration{"turn timeout as long": time.Hour, "turn timeout longer": 2 * time.Hour} {
+			t.Run(tc.name+", "+turn, func(t *testing.T) {
+				t.Parallel()
+				h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+					list: func(int) []string { return nil }, get: func(string) *string { return nil }, hang: tc.hang, held: time.Hour}
+				if strings.Contains(tc.name, "search") {
+					h.smsBody = ""
+				}
+				src := "suite: s\nagent: p1\nscenarios:\n  - name: probe\n    probe: " + tc.probe + "\n"
+				if tc.confirm != "" {
+					src += "    confirm: " + tc.confirm + "\n"
+				}
+				c := runHostile(t, h, src, func(o *Options) { o.TurnTimeout, o.ConfirmTimeout = timeout, time.Hour })
+				a := c.Last()
+				if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.want) {
+					t.Fatalf("%s, want errored: %s%s", c.Status, tc.want, describe(c))
+				}
+			})
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
@@ -484,17 +485,23 @@ func TestRunSimFaults(t *testing.T) {
 	}
 }
 
+// TestRunTimeouts: every answer takes 60 ms on the runner's clock, so a
+// scenario timeout of 150 ms cuts the third call and a turn timeout of
+// 30 ms the first, the clock moved by the answers, not waited for.
 func TestRunTimeouts(t *testing.T) {
-	e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 60 * time.Millisecond}})
+	e := newEnv(t, sim.Options{Seed: 1})
 	type testCase struct {
 		name    string
 		timeout time.Duration // scenario
 		turn    time.Duration // options
 		message string
-		turns   int // at most
+		turns   int
 	}
 	run := func(t *testing.T, tc testCase) {
+		clk := fakeclock.New()
 		opts := e.opts()
+		opts.Channel = e.slowChannel(t, clk, 60*time.Millisecond)
+		opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
 		opts.TurnTimeout = tc.turn
 		sc := booking("slow", 10)
 		sc.Timeout = tc.timeout
@@ -510,12 +517,12 @@ func TestRunTimeouts(t *testing.T) {
 		if a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, tc.message) {
 			t.Errorf("error = %+v, want timeout mentioning %q", a.Error, tc.message)
 		}
-		if n := len(a.Turns); n == 0 || n > tc.turns || a.Turns[n-1].Result != nil {
-			t.Errorf("want at most %d turns, the last one cut off: %d turns", tc.turns, n)
+		if n := len(a.Turns); n != tc.turns || a.Turns[n-1].Result != nil {
+			t.Errorf("want %d turns, the last one cut off: %d turns", tc.turns, n)
 		}
 	}
 	testCases := []testCase{
-		{name: "scenario timeout bounds the attempt", timeout: 150 * time.Millisecond, turn: 5 * time.Second, message: "scenario timeout of 150ms", turns: 4},
+		{name: "scenario timeout bounds the attempt", timeout: 150 * time.Millisecond, turn: 5 * time.Second, message: "scenario timeout of 150ms", turns: 3},
 		{name: "turn timeout bounds each call", turn: 30 * time.Millisecond, message: "turn timeout of 30ms", turns: 1},
 	}
 	for _, tc := range testCases {
@@ -525,14 +532,14 @@ func TestRunTimeouts(t *testing.T) {
 
 // TestTurnTimeoutLeavesRateLimitWaitsOut refuses every call once with a
 // 429 (Retry-After: 1, waited on the client's fake clock) and answers it
-// after 60 ms of simulated latency, with a turn timeout of 40 ms: the
+// after 60 ms on the runner's clock, with a turn timeout of 40 ms: the
 // calls outlast the timeout only by the waits they were told to make, so
 // every call of the session, not only the first, must be granted its
 // wait; and without the 429s the same timeout cuts the first call.
 func TestTurnTimeoutLeavesRateLimitWaitsOut(t *testing.T) {
 	for _, limited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "limited", false: "not limited"}[limited], func(t *testing.T) {
-			e := newEnv(t, sim.Options{Seed: 1, Faults: sim.Faults{Latency: 60 * time.Millisecond}})
+			e := newEnv(t, sim.Options{Seed: 1})
 			e.proxy.onRequest(func(_ string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 				if !limited || n%2 == 0 {
 					return false
@@ -541,7 +548,10 @@ func TestTurnTimeoutLeavesRateLimitWaitsOut(t *testing.T) {
 				w.WriteHeader(http.StatusTooManyRequests)
 				return true
 			})
+			clk := fakeclock.New()
 			opts := e.opts()
+			opts.Channel = e.slowChannel(t, clk, 60*time.Millisecond)
+			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
 			opts.TurnTimeout = 40 * time.Millisecond
 			res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("paced", 10))}, opts)
 			if err != nil {

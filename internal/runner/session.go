@@ -107,7 +107,7 @@ func NewSession(ctx context.Context, sc *scenario.Scenario, c *result.Case, opts
 func newSession(ctx context.Context, opts *Options, sc *scenario.Scenario, c *result.Case) *Session {
 	s := &Session{opts: opts, sc: sc, c: c, a: newAttempt(c, opts.Now()), runCtx: ctx, ctx: ctx, params: sc.Start}
 	if t := sc.Timeout; t > 0 {
-		s.ctx, s.cancel = withTimeout(ctx, t, opts.Now)
+		s.ctx, s.cancel = withTimeout(ctx, t, opts)
 	}
 	s.vars, s.varsErr = resolveVars(sc.Vars, opts.Getenv)
 	s.expand = s.interpolate
@@ -462,7 +462,7 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 // what the user needs to see.
 func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
 	if s.turns == nil {
-		s.turns = newTurnTimer(s.ctx, s.opts.Now)
+		s.turns = newTurnTimer(s.ctx, s.opts)
 	}
 	ctx := s.turns.arm(s.opts.TurnTimeout)
 	defer s.turns.disarm()
