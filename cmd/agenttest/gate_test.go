@@ -37,6 +37,36 @@ func wrapBuild(t *testing.T, s *simtest.Sim, intercept func(w http.ResponseWrite
 	return env
 }
 
+// buildHold fronts the simulator's build API (holdingBuild): once on, it
+// holds every request until the client gives up on it, counting them, so
+// no case still running can finish by itself, however slow the machine.
+type buildHold struct {
+	on   atomic.Bool
+	held atomic.Int32
+}
+
+// holdingBuild is wrapBuild with a buildHold, off at first; the requests
+// it holds are let go when the test ends, never keeping the server from
+// closing.
+func holdingBuild(t *testing.T, s *simtest.Sim) (map[string]string, *buildHold) {
+	t.Helper()
+	h := &buildHold{}
+	release := make(chan struct{})
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !h.on.Load() {
+			return false
+		}
+		h.held.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		return true
+	})
+	t.Cleanup(func() { close(release) }) // runs before wrapBuild's Close
+	return env, h
+}
+
 // isDeploymentRead reports whether r reads deployments/active.
 func isDeploymentRead(r *http.Request) bool {
 	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/deployments/active")

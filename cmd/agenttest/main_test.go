@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -718,21 +716,7 @@ func simEnv(s *simtest.Sim) map[string]string {
 func TestInterruptWritesReports(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
-	var holding atomic.Bool
-	var held atomic.Int32
-	release := make(chan struct{})
-	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
-		if !holding.Load() {
-			return false
-		}
-		held.Add(1)
-		select {
-		case <-r.Context().Done():
-		case <-release: // the test ends: never keep the server from closing
-		}
-		return true
-	})
-	t.Cleanup(func() { close(release) }) // runs before wrapBuild's Close
+	env, hold := holdingBuild(t, s)
 	out := t.TempDir()
 	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
 	c := newCLI(t, "testdata/slow", env, "run", "--parallel", "2", "--junit", junitPath, "--json", jsonPath)
@@ -742,7 +726,7 @@ func TestInterruptWritesReports(t *testing.T) {
 		// case has started yet.
 		if strings.Contains(all, "PASS ") {
 			once.Do(func() {
-				holding.Store(true)
+				hold.on.Store(true)
 				c.sigs <- struct{}{}
 			})
 		}
@@ -795,7 +779,7 @@ func TestInterruptWritesReports(t *testing.T) {
 	if passed < 1 || passed > 2 || passed+cut > 4 || passed+cut+unstarted != 8 || unstarted < 4 {
 		t.Errorf("%d passed, %d cut off, %d never started; want 1-2 passed, at most 4 started of 8\n%s", passed, cut, unstarted, r.stdout)
 	}
-	t.Logf("%d passed, %d cut off, %d never started; %d requests held", passed, cut, unstarted, held.Load())
+	t.Logf("%d passed, %d cut off, %d never started; %d requests held", passed, cut, unstarted, hold.held.Load())
 }
 
 // exitedInterrupted waits for c's Exit, which a second interrupt calls

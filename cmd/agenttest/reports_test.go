@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	messages "github.com/cucumber/messages/go/v21"
@@ -93,25 +91,13 @@ func TestCucumberErrored(t *testing.T) {
 func TestGitHubInterruptedRun(t *testing.T) {
 	t.Parallel()
 	s := simtest.Start(t, sim.Options{Seed: 1})
-	var holding atomic.Bool
-	release := make(chan struct{})
-	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
-		if !holding.Load() {
-			return false
-		}
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-		return true
-	})
-	t.Cleanup(func() { close(release) })
+	env, hold := holdingBuild(t, s)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	env["GITHUB_ACTIONS"], env["GITHUB_STEP_SUMMARY"] = "true", summary
 	c := newCLI(t, repoRoot, env, "run", "examples-failing/restaurant.yaml:22", "examples-failing/restaurant.yaml:30",
 		"examples-failing/restaurant.yaml:38", "--parallel", "1")
 	c.stdout.notify = func(all string) {
-		if strings.Contains(all, "FAIL ") && holding.CompareAndSwap(false, true) {
+		if strings.Contains(all, "FAIL ") && hold.on.CompareAndSwap(false, true) {
 			c.sigs <- struct{}{}
 		}
 	}

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
@@ -161,19 +159,7 @@ func TestRerunFailedRunsWhatTheStopLeftUnrun(t *testing.T) {
 			name:  "interrupted",
 			suite: passingSuite,
 			first: func(t *testing.T, dir string) map[string]string {
-				var holding atomic.Bool
-				release := make(chan struct{})
-				env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
-					if !holding.Load() {
-						return false
-					}
-					select {
-					case <-r.Context().Done():
-					case <-release:
-					}
-					return true
-				})
-				t.Cleanup(func() { close(release) })
+				env, hold := holdingBuild(t, s)
 				c := newCLI(t, dir, env, "run", "suites", "--parallel", "1", "--json", "first.json")
 				var once sync.Once
 				c.stdout.notify = func(all string) {
@@ -181,13 +167,13 @@ func TestRerunFailedRunsWhatTheStopLeftUnrun(t *testing.T) {
 					// call until the interruption cuts it off.
 					if strings.Contains(all, "PASS ") {
 						once.Do(func() {
-							holding.Store(true)
+							hold.on.Store(true)
 							c.sigs <- struct{}{}
 						})
 					}
 				}
 				c.expect(t, exitInterrupted, "PASS ")
-				holding.Store(false)
+				hold.on.Store(false)
 				return env
 			},
 			code: exitOK,
