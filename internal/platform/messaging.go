@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/secret"
 )
 
@@ -326,13 +327,13 @@ func newMessagingSession(c *Client, st MessagingStart) *MessagingSession {
 		ev.Join = forms.join
 	}
 	if ev.UserMessage == "" {
-		ev.UserMessage = "EVENT_TYPE_USER_MESSAGE"
+		ev.UserMessage = reply.EventTypeUserMessage
 	}
 	if ev.RequestLiveAgent == "" {
-		ev.RequestLiveAgent = "EVENT_TYPE_REQUEST_LIVE_AGENT"
+		ev.RequestLiveAgent = reply.EventTypeRequestLiveAgent
 	}
 	if ev.EndSession == "" {
-		ev.EndSession = "EVENT_TYPE_END_SESSION"
+		ev.EndSession = reply.EventTypeEndSession
 	}
 	return &MessagingSession{c: c, start: st, events: ev, forms: forms, limits: c.msgLimits.orDefaults(), seen: map[string]uint64{}, quit: make(chan struct{})}
 }

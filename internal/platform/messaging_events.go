@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/secret"
 )
 
-// This file holds what the client accepts in Messaging events: the names
-// and payload members the reference leaves open ("not shown"), in one
-// place. The simulator's choices (docs/simulator.md) come first in each
-// list; the others are the plausible forms of other implementations.
+// This file holds what the client accepts in Messaging events: the payload
+// members the reference leaves open ("not shown"), in one place, and the
+// meaning of each event type of the one list of types agenttest knows
+// (internal/reply, eventtypes.go), which lint reads too. The simulator's
+// choices (docs/simulator.md) come first in each list; the others are the
+// plausible forms of other implementations.
 
 // MessagingEventKind is what an event means to a conversation.
 type MessagingEventKind int
@@ -54,28 +57,6 @@ func (k MessagingEventKind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Accepted type names, with %s for the brand word (VENDOR).
-var (
-	formsBatch     = []string{"EVENT_TYPE_EVENT_BATCH", "EVENT_TYPE_HISTORY", "EVENT_TYPE_HISTORY_BATCH"}
-	formsJoined    = []string{"EVENT_TYPE_%s_AGENT_JOINED", "EVENT_TYPE_AGENT_JOINED"}
-	formsMessage   = []string{"EVENT_TYPE_%s_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"}
-	formsChunk     = suffixed([]string{"EVENT_TYPE_%s_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"}, "_CHUNK", "_DELTA", "_STREAM", "_PART")
-	formsStreamEnd = suffixed([]string{"EVENT_TYPE_%s_AGENT_MESSAGE", "EVENT_TYPE_AGENT_MESSAGE"}, "_END", "_COMPLETE", "_COMPLETED", "_DONE", "_STREAM_END")
-	// formsTyping carry the state in the payload (typing, is_typing,
-	// active: true or false; state: start or stop).
-	formsTyping      = []string{"EVENT_TYPE_%s_AGENT_TYPING", "EVENT_TYPE_AGENT_TYPING", "EVENT_TYPE_TYPING_INDICATOR", "EVENT_TYPE_TYPING"}
-	formsTypingStart = suffixed([]string{"EVENT_TYPE_%s_AGENT_TYPING", "EVENT_TYPE_AGENT_TYPING", "EVENT_TYPE_TYPING"}, "_START", "_STARTED", "_ON")
-	formsTypingStop  = suffixed([]string{"EVENT_TYPE_%s_AGENT_TYPING", "EVENT_TYPE_AGENT_TYPING", "EVENT_TYPE_TYPING"}, "_STOP", "_STOPPED", "_END", "_OFF")
-	formsSystem      = []string{"EVENT_TYPE_SYSTEM_MESSAGE"}
-	formsSessionEnd  = []string{"EVENT_TYPE_SESSION_END", "EVENT_TYPE_SESSION_ENDED", "EVENT_TYPE_SESSION_CLOSED", "EVENT_TYPE_SESSION_EXPIRED", "EVENT_TYPE_CONVERSATION_ENDED"}
-	formsHandoff     = []string{"EVENT_TYPE_HANDOFF_INITIATED", "EVENT_TYPE_HANDOFF_STARTED", "EVENT_TYPE_HANDOFF_REQUESTED", "EVENT_TYPE_LIVE_AGENT_HANDOFF", "EVENT_TYPE_HANDOFF"}
-	formsLiveJoined  = []string{"EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_HUMAN_AGENT_JOINED"}
-	formsLiveMessage = []string{"EVENT_TYPE_LIVE_AGENT_MESSAGE", "EVENT_TYPE_HUMAN_AGENT_MESSAGE"}
-	// formsUserTyping is the fifth client event of the simulator; it is
-	// recognised in echoes only.
-	formsUserTyping = []string{"EVENT_TYPE_USER_TYPING"}
-)
-
 // Accepted payload members.
 var (
 	membersText         = []string{"text", "message", "content", "delta"}
@@ -91,16 +72,6 @@ var (
 	membersEndReason    = []string{"reason", "end_reason", "cause"}
 )
 
-func suffixed(bases []string, suffixes ...string) []string {
-	var out []string
-	for _, b := range bases {
-		for _, s := range suffixes {
-			out = append(out, b+s)
-		}
-	}
-	return out
-}
-
 // eventForms maps the type names of one brand to their kinds.
 type eventForms struct {
 	join   string
@@ -111,36 +82,32 @@ type eventForms struct {
 func newEventForms(b string) eventForms {
 	w := brand.EventWord(b)
 	f := eventForms{
-		join:   "EVENT_TYPE_REQUEST_" + w + "_AGENT_JOIN",
+		join:   reply.BrandEventType(reply.EventTypeJoinRequest, w),
 		byType: map[string]MessagingEventKind{},
 		typing: map[string]bool{},
 	}
 	put := func(names []string, k MessagingEventKind) {
 		for _, n := range names {
-			if strings.Contains(n, "%s") {
-				n = fmt.Sprintf(n, w)
-			}
-			f.byType[n] = k
+			f.byType[reply.BrandEventType(n, w)] = k
 		}
 	}
-	put(formsBatch, EventBatch)
-	put(formsJoined, EventJoined)
-	put(formsMessage, EventAgentMessage)
-	put(formsChunk, EventAgentChunk)
-	put(formsStreamEnd, EventAgentMessageEnd)
-	put(formsTypingStart, EventTypingStart)
-	put(formsTypingStop, EventTypingStop)
-	put(formsSystem, EventSystem)
-	put(formsSessionEnd, EventSessionEnd)
-	put(formsHandoff, EventHandoff)
-	put(formsLiveJoined, EventLiveAgentJoined)
-	put(formsLiveMessage, EventLiveAgentMessage)
-	put(formsUserTyping, EventEcho)
-	for _, n := range formsTyping {
-		if strings.Contains(n, "%s") {
-			n = fmt.Sprintf(n, w)
-		}
-		f.typing[n] = true
+	put(reply.EventTypesBatch, EventBatch)
+	put(reply.EventTypesJoined, EventJoined)
+	put(reply.EventTypesMessage, EventAgentMessage)
+	put(reply.EventTypesChunk, EventAgentChunk)
+	put(reply.EventTypesStreamEnd, EventAgentMessageEnd)
+	put(reply.EventTypesTypingStart, EventTypingStart)
+	put(reply.EventTypesTypingStop, EventTypingStop)
+	put(reply.EventTypesSystem, EventSystem)
+	put(reply.EventTypesSessionEnd, EventSessionEnd)
+	put(reply.EventTypesHandoff, EventHandoff)
+	put(reply.EventTypesLiveJoined, EventLiveAgentJoined)
+	put(reply.EventTypesLiveMessage, EventLiveAgentMessage)
+	// The user's typing is the client event the client never sends: it
+	// is recognised in echoes only.
+	put([]string{reply.EventTypeUserTyping}, EventEcho)
+	for _, n := range reply.EventTypesTyping {
+		f.typing[reply.BrandEventType(n, w)] = true
 	}
 	return f
 }

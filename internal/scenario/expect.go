@@ -294,6 +294,16 @@ func (d *decoder) events(e *assert.Expect, p pair) {
 		return
 	}
 	e.Events = &assert.Events{Pos: d.pos(p.Key), Parts: l.parts, Includes: l.includes, Excludes: l.excludes, Sequence: l.sequence}
+	d.diags = append(d.diags, eventTypeWarnings(e.Events, func(list string, i int) (diag.Pos, bool) {
+		n := d.resolve(l.nodes[list])
+		if n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+			n = d.resolve(n.Content[i])
+		}
+		if n == nil || n.Kind != yaml.ScalarNode || isNull(n) {
+			return diag.Pos{}, false
+		}
+		return d.pos(n), true
+	})...)
 }
 
 // listChecks are the parts of a list check (trace, events).
@@ -301,6 +311,9 @@ type listChecks struct {
 	includes, excludes, sequence, equals []string
 	// parts are where the keys of the mapping form were written.
 	parts assert.Parts
+	// nodes are the values of includes, excludes and sequence as written
+	// (a bare list is includes), for positions of their items.
+	nodes map[string]*yaml.Node
 }
 
 // list reads a list check: a bare list (or one item) is includes; a
@@ -312,6 +325,7 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 	}
 	if n.Kind == yaml.SequenceNode || (n.Kind == yaml.ScalarNode && !isNull(n)) {
 		l.includes, _ = d.strList(n, what, false)
+		l.nodes = map[string]*yaml.Node{"includes": n}
 		return l, true
 	}
 	keys := []string{"includes", "excludes", "sequence"}
@@ -323,6 +337,12 @@ func (d *decoder) list(p pair, what string, withEquals bool) (l listChecks, ok b
 		return l, false
 	}
 	l.parts = d.parts(fields)
+	l.nodes = map[string]*yaml.Node{}
+	for _, k := range []string{"includes", "excludes", "sequence"} {
+		if p, ok := fields[k]; ok {
+			l.nodes[k] = p.Val
+		}
+	}
 	if p, ok := fields["includes"]; ok {
 		l.includes, _ = d.strList(p.Val, what+": includes", false)
 	}

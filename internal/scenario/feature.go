@@ -700,10 +700,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		// Outline's substitution, so a column within it is one of the line.
 		// written is the step's text as the line has it.
 		asWritten, written := false, ps.Text
+		var astStep *messages.Step
 		if len(ps.AstNodeIds) > 0 {
 			if ast, ok := fl.nodes[ps.AstNodeIds[0]].(*messages.Step); ok {
 				in.Pos, in.Keyword = fl.pos(ast.Location), ast.Keyword
 				asWritten, written = ast.Text == ps.Text, ast.Text
+				astStep = ast
 			}
 		}
 		if a := ps.Argument; a != nil {
@@ -754,6 +756,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			continue
 		}
 		sc.Steps = append(sc.Steps, st)
+		fl.eventTypes(st, in, ps, astStep, asWritten)
 		if st.Kind == steps.Capture {
 			scope[st.Capture.Name] = true
 		}
@@ -827,6 +830,72 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			fl.diags = fl.diags.Warnf(fl.withinAt, "@within bounds the wait for an outbound call's status; scenario %q places no call", sc.Name)
 		}
 	}
+}
+
+// eventTypes warns about the event types of an events step, as the YAML
+// decoder does about those of events:, at the type: the opening quote of
+// the step's text, or the cell of the table row. A type that a Scenario
+// Outline's <placeholder> stands for is pointed at in the Examples row.
+func (fl *featureLoader) eventTypes(st *steps.Step, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
+	if st.Kind != steps.Check {
+		return
+	}
+	exp, err := st.Expect(keepRefs)
+	if err != nil || exp.Events == nil {
+		return
+	}
+	ev := exp.Events
+	fl.diags = append(fl.diags, eventTypeWarnings(ev, func(list string, i int) (diag.Pos, bool) {
+		at := in.Pos
+		if in.Table != nil {
+			// One type per row, after the header when there is one.
+			n := map[string]int{"includes": len(ev.Includes), "excludes": len(ev.Excludes), "sequence": len(ev.Sequence)}[list]
+			if ast != nil && ast.DataTable != nil {
+				rows := ast.DataTable.Rows
+				if r := len(rows) - n + i; r >= 0 && r < len(rows) && len(rows[r].Cells) > 0 {
+					cell := rows[r].Cells[0]
+					if pos, ok := fl.placeholderCell(ps, cell.Value); ok {
+						return pos, true
+					}
+					return fl.pos(cell.Location), true
+				}
+			}
+			return at, true
+		}
+		if asWritten {
+			if q := strings.IndexByte(in.Text, '"'); q >= 0 {
+				at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:q])
+			}
+		} else if ast != nil {
+			if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
+				if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
+					return pos, true
+				}
+			}
+		}
+		return at, true
+	})...)
+}
+
+// placeholderCell is where the value of a pickle's step text comes from
+// when the text, as written, is just a Scenario Outline's <name>: the cell
+// of the pickle's Examples row under that column.
+func (fl *featureLoader) placeholderCell(ps *messages.PickleStep, written string) (diag.Pos, bool) {
+	name, open := strings.CutPrefix(written, "<")
+	name, closed := strings.CutSuffix(name, ">")
+	if !open || !closed || len(ps.AstNodeIds) < 2 {
+		return diag.Pos{}, false
+	}
+	ref, ok := fl.nodes[ps.AstNodeIds[1]].(exampleRef)
+	if !ok || ref.ex.TableHeader == nil {
+		return diag.Pos{}, false
+	}
+	for i, c := range ref.ex.TableHeader.Cells {
+		if c.Value == name && i < len(ref.row.Cells) {
+			return fl.pos(ref.row.Cells[i].Location), true
+		}
+	}
+	return diag.Pos{}, false
 }
 
 // rowBreaksStep is the hint of a Scenario Outline's step (written: its

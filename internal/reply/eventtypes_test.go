@@ -1,0 +1,62 @@
+package reply
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestKnownEventType(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typ  string
+		want bool
+	}{
+		// The reference's names, VENDOR standing for the brand.
+		{"EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN", true},
+		{"EVENT_TYPE_EVENT_BATCH", true},
+		{"EVENT_TYPE_VENDOR_AGENT_JOINED", true},
+		{"EVENT_TYPE_SYSTEM_MESSAGE", true},
+		{"EVENT_TYPE_SESSION_END", true},
+		// Any one brand word fills the slot; the brandless forms too.
+		{"EVENT_TYPE_ACME_AGENT_JOINED", true},
+		{"EVENT_TYPE_ACME2_AGENT_MESSAGE_CHUNK", true},
+		{"EVENT_TYPE_REQUEST_ACME_AGENT_JOIN", true},
+		{"EVENT_TYPE_AGENT_JOINED", true},
+		{"EVENT_TYPE_USER_MESSAGE", true},
+		// Not a brand word: empty, lower case, two words.
+		{"EVENT_TYPE__AGENT_JOINED", false},
+		{"EVENT_TYPE_acme_AGENT_JOINED", false},
+		{"EVENT_TYPE_ACME_CORP_AGENT_JOINED", false},
+		// Misspelt, or another platform's.
+		{"EVENT_TYPE_SYSTEM_MESAGE", false},
+		{"EVENT_TYPE_CUSTOMER_SURVEY", false},
+		{"event_type_system_message", false},
+		{"", false},
+	}
+	for _, tc := range tests {
+		if got := KnownEventType(tc.typ); got != tc.want {
+			t.Errorf("KnownEventType(%q) = %v, want %v", tc.typ, got, tc.want)
+		}
+	}
+}
+
+// TestKnownEventTypesShape: the list is sorted, each form once, every form
+// an EVENT_TYPE_ name with at most one brand slot, and known itself under
+// the reference's brand.
+func TestKnownEventTypesShape(t *testing.T) {
+	t.Parallel()
+	all := KnownEventTypes()
+	if len(all) < 20 || !slices.IsSorted(all) || len(slices.Compact(slices.Clone(all))) != len(all) {
+		t.Fatalf("KnownEventTypes not sorted and unique, or too short: %v", all)
+	}
+	for _, f := range all {
+		if !strings.HasPrefix(f, EventTypePrefix) || strings.Count(f, EventBrandSlot) > 1 || !KnownEventType(BrandEventType(f, "VENDOR")) {
+			t.Errorf("form %q", f)
+		}
+	}
+	all[0] = "changed"
+	if KnownEventTypes()[0] == "changed" {
+		t.Error("KnownEventTypes returns the list itself")
+	}
+}
