@@ -49,7 +49,8 @@
 //
 // The tags that set parameters work as in agenttest: @agent:NAME,
 // @env:ENV, @via:messaging (web chat over the Messaging API, which needs
-// Options.MessagingURL, MessagingHost and Connectors), @timeout:D and
+// Options.MessagingURL, MessagingHost and Connectors), @streaming:true
+// (over messaging, replies streamed in chunks), @timeout:D and
 // @within:D (the bound of an outbound call's status), and @skip skips the
 // scenario.
 package godogsteps

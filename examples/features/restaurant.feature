@@ -78,3 +78,15 @@ Feature: Restaurant booking
     And the conversation record shows:
       | field   | value   |
       | channel | WEBCHAT |
+
+  # The same over a web chat that streams its replies, in chunks as the
+  # chat widget gets them (@streaming:true says it as a tag); the checks
+  # read the reply the chunks add up to.
+  @webchat @via:messaging
+  Scenario: books a table over web chat, replies streamed
+    Given the replies are streamed
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+    When the user says "4 people at 7pm"
+    Then the agent's reply contains "reference"
+    And the events include "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK"

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -38,6 +41,17 @@ type Messaging struct {
 	URL string
 	// Host is the messaging_host it accepts (any).
 	Host string
+
+	mu       sync.Mutex
+	sessions []string
+}
+
+// Sessions are the bodies of the session-create calls it received, in
+// order (the client's streaming_enabled is there).
+func (m *Messaging) Sessions() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.sessions)
 }
 
 // MessagingJWT is the access token Messaging issues: a credential, which
@@ -48,11 +62,16 @@ const MessagingJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJob3N0aWxlIn0.HOSTILEsignat
 // that answer the n-th client event (raw, as the client sent it).
 func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Messaging {
 	t.Helper()
+	m := &Messaging{Host: "webchat.example.com"}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/v1/access-token":
 			fmt.Fprintf(w, `{"access_token":%q}`, MessagingJWT)
 		case "/api/v1/sessions":
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+			m.mu.Lock()
+			m.sessions = append(m.sessions, string(body))
+			m.mu.Unlock()
 			fmt.Fprint(w, `{"session_id":"s-1"}`)
 		case "/ws":
 			c, err := websocket.Accept(w, r, nil)
@@ -66,7 +85,8 @@ func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Mes
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return &Messaging{URL: srv.URL, Host: "webchat.example.com"}
+	m.URL = srv.URL
+	return m
 }
 
 // playMessaging sends the history batch, then answers each client event

@@ -38,7 +38,8 @@ type htmlCase struct {
 	Kinds      []string `json:"k"`
 	DurationMS float64  `json:"d"`
 	Tags       []string `json:"t,omitempty"`
-	// Meta is agent, env, variant and channel, in one line.
+	// Meta is agent, env, variant and channel (and "streamed replies"
+	// when the conversation asked for them), in one line.
 	Meta string `json:"m,omitempty"`
 	// Note is the case's remark: why it was skipped, its quarantine, the
 	// attempt it passed on, its statistical verdict.
@@ -212,6 +213,9 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		if m.v != "" {
 			meta = append(meta, m.k+" "+m.v)
 		}
+	}
+	if c.Streaming {
+		meta = append(meta, "streamed replies")
 	}
 	hc.Meta = htmlStyle.flat(strings.Join(meta, " · "))
 	if c.Status == result.Skipped || c.Status == result.Pending {

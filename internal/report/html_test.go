@@ -400,3 +400,21 @@ func failureDiffs(t *testing.T, data string) diffData {
 	}
 	return doc
 }
+
+// TestHTMLCaseMeta: the line under a case's name says its session
+// parameters, and that its replies were streamed when they were.
+func TestHTMLCaseMeta(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    result.Case
+		want string
+	}{
+		{c: result.Case{Name: "a", Agent: "billing", Env: "sandbox"}, want: "agent billing · env sandbox"},
+		{c: result.Case{Name: "a", Agent: "billing", Via: "messaging"}, want: "agent billing · via messaging"},
+		{c: result.Case{Name: "a", Agent: "billing", Via: "messaging", Streaming: true}, want: "agent billing · via messaging · streamed replies"},
+	} {
+		if got := toHTMLCase(0, &result.File{Path: "s.yaml"}, &tc.c).Meta; got != tc.want {
+			t.Errorf("meta %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ import (
 //	reach    {case, pos, turn}
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,
-//	          skip_reason, conversation_id, repeat, quarantine,
+//	          streaming (true when over messaging with streamed replies), skip_reason, conversation_id, repeat, quarantine,
 //	          rate_limited, rate_waited_ms, attempts: [attempt]}
 //	repeat   {procedure, decision, runs, passed, failed, errored, discarded,
 //	          limit, needed, pass_rate, margin, confidence,
@@ -225,6 +225,7 @@ type jsonCase struct {
 	Env            string          `json:"env,omitempty"`
 	Variant        string          `json:"variant,omitempty"`
 	Via            string          `json:"via,omitempty"`
+	Streaming      bool            `json:"streaming,omitempty"`
 	SkipReason     string          `json:"skip_reason,omitempty"`
 	ConversationID string          `json:"conversation_id,omitempty"`
 	Repeat         *jsonRepeat     `json:"repeat,omitempty"`
@@ -718,6 +719,7 @@ func toJSONCase(c *result.Case) jsonCase {
 		Env:            c.Env,
 		Variant:        c.Variant,
 		Via:            c.Via,
+		Streaming:      c.Streaming,
 		SkipReason:     c.SkipReason,
 		ConversationID: c.ConversationID(),
 		RateLimited:    c.RateLimited,

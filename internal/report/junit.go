@@ -406,6 +406,9 @@ func caseProperties(c *result.Case, dep *result.Deployment) []junit.Property {
 	add("env", c.Env)
 	add("variant", c.Variant)
 	add("via", c.Via)
+	if c.Streaming {
+		add("streaming", "true")
+	}
 	add("messagingSessionId", sessionID(c.Last()))
 	if dep != nil {
 		add(PropertyDeployment, dep.ID)

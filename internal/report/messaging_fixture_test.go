@@ -35,8 +35,9 @@ func ev(id, typ, text string) reply.Event {
 }
 
 // messagingFixture is a run over the Messaging channel: a handoff to a
-// live agent after a dropped socket, an events check that failed, and a
-// turn answered with an error system message.
+// live agent after a dropped socket, an events check that failed on
+// replies streamed in chunks, and a turn answered with an error system
+// message.
 func messagingFixture() *result.Result {
 	const file = "suites/webchat.yaml"
 	joined := func(conv string, ms int) *result.Turn {
@@ -64,16 +65,17 @@ func messagingFixture() *result.Result {
 			}}},
 	}
 	events := &result.Case{
-		Name: "expects the live agent at once", Pos: pos(file, 20, 5), Status: result.Failed, Via: "messaging",
+		Name: "expects the live agent at once", Pos: pos(file, 20, 5), Status: result.Failed, Via: "messaging", Streaming: true,
 		Duration: 100 * time.Millisecond, Agent: "utility-billing", Env: "sandbox",
 		Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, ConversationID: "conv-101", Started: at(10), Duration: 100 * time.Millisecond,
 			Turns: []*result.Turn{
 				joined("conv-101", 10),
 				msgTurn(1, 22, "hello", "Please tell me your 8-digit account number.", "conv-101", 70, &reply.Messaging{Joined: true, CompletedBy: "typing",
-					Events: []reply.Event{ev("4", "EVENT_TYPE_USER_MESSAGE", "hello"), ev("5", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "Please tell me your 8-digit account number.")}}),
+					Events: []reply.Event{ev("4", "EVENT_TYPE_USER_MESSAGE", "hello"), ev("5", "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", "Please tell me "),
+						ev("6", "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", "your 8-digit account number.")}}),
 			},
 			Failures: []assert.Failure{failure(pos(file, 24, 11), "events.includes", "no EVENT_TYPE_LIVE_AGENT_JOINED event in the turn",
-				"includes EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_USER_MESSAGE > EVENT_TYPE_VENDOR_AGENT_MESSAGE", "")},
+				"includes EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_USER_MESSAGE > EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK > EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", "")},
 		}},
 	}
 	nobody := &result.Case{

@@ -157,7 +157,7 @@ func fromJSONPos(p jsonPos) diag.Pos { return diag.Pos{File: p.File, Line: p.Lin
 func (rd *reader) readCase(jc readCase) *result.Case {
 	c := &result.Case{
 		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status("case "+jc.Name, jc.Status),
-		Duration: fromMillis(jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via,
+		Duration: fromMillis(jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
 		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: fromMillis(jc.RateWaitedMS),
 	}
 	if rp := jc.Repeat; rp != nil {

@@ -286,6 +286,9 @@ type Case struct {
 	// Via is the channel of the conversation when it is not debug chat:
 	// "messaging".
 	Via string `json:"via,omitempty"`
+	// Streaming says the conversation over messaging asked for streamed
+	// replies (streaming_enabled).
+	Streaming bool `json:"streaming,omitempty"`
 	// SkipReason says why a skipped or pending case did not run.
 	SkipReason string `json:"skip_reason,omitempty"`
 	// Attempts are the tries of this case, in order. The verdict comes from

@@ -16,6 +16,10 @@ const msgNoAgent = "no agent to test: set `agent:` in the suite or scenario, or 
 // without the Messaging channel.
 const msgNoMessaging = "the scenario runs over messaging (via: messaging), but the run has no Messaging channel: give the target messaging_url, messaging_host and a connector token (docs/configuration.md)"
 
+// msgNoStreaming is the error of a scenario that asks for streamed
+// replies on a run whose Messaging channel is not runner.Messaging.
+const msgNoStreaming = "the scenario asks for streamed replies (streaming), but the run's Messaging channel cannot ask for them: use runner.Messaging"
+
 // errNoResult stands for a reply the client accepted but could not decode
 // into a turn result; it should not happen with a working client.
 var errNoResult = errors.New("platform returned no turn result")

@@ -42,7 +42,9 @@ type MessagingConnector func(agent, env string) (MessagingOpener, error)
 // MessagingOptions configure the Messaging channel. Zero fields take the
 // client's defaults.
 type MessagingOptions struct {
-	// Streaming asks for streamed replies (streaming_enabled).
+	// Streaming asks for streamed replies (streaming_enabled) in the
+	// conversations of scenarios that do not say (streaming:,
+	// @streaming:, "Given the replies are streamed").
 	Streaming bool
 	// TurnTimeout bounds each answer, as the runner's TurnTimeout bounds
 	// each call; the client's error then names it.
@@ -64,6 +66,25 @@ type messagingChannel struct {
 	connector MessagingConnector
 	opts      MessagingOptions
 }
+
+// streamingChannel is a channel that can ask for streamed replies: the
+// Messaging channel.
+type streamingChannel interface {
+	Channel
+	// withStreaming is the channel asking for streamed replies, or not.
+	withStreaming(on bool) streamingChannel
+	// streams says whether the channel asks for streamed replies.
+	streams() bool
+}
+
+var _ streamingChannel = messagingChannel{}
+
+func (mc messagingChannel) withStreaming(on bool) streamingChannel {
+	mc.opts.Streaming = on
+	return mc
+}
+
+func (mc messagingChannel) streams() bool { return mc.opts.Streaming }
 
 // Open opens a session of the agent's connector in req.ClientEnv and
 // joins: the greeting is the join's answer. The integration attributes

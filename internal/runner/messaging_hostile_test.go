@@ -292,3 +292,82 @@ scenarios:
 		})
 	}
 }
+
+// TestMessagingStreamingAsked: the session-create body asks for streamed
+// replies (streaming_enabled: true) exactly when the scenario does, its
+// own word over the suite's over the channel's default, and the case says
+// which it was; a Messaging channel that cannot ask errors the scenario
+// that does, as a configuration error at its streaming:.
+func TestMessagingStreamingAsked(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// suite and scenario are the lines of each level, channelOn the
+		// channel's default.
+		suite, scenario string
+		channelOn       bool
+		// opaque hides the channel behind a Channel of its own.
+		opaque bool
+		want   string // the body; "" when no session was made
+		status result.Status
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+			stop := fmt.Sprintf(`{"id":"stop-%d","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`, n)
+			msg := fmt.Sprintf(`{"id":"m-%d","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, n)
+			if n == 1 {
+				return platformtest.Texts(`{"id":"j","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`, msg, stop)
+			}
+			return platformtest.Texts(msg, stop)
+		})
+		o := hostileOptions(p)
+		base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+			Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+		o.Messaging = Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+			MessagingOptions{Streaming: tc.channelOn, TurnTimeout: 10 * time.Second, Settle: 10 * time.Second})
+		if tc.opaque {
+			o.Messaging = struct{ Channel }{o.Messaging}
+		}
+		c := runOne(t, o, "suite: s\nagent: billing\nvia: messaging\n"+tc.suite+`scenarios:
+  - name: balance
+`+tc.scenario+`    turns:
+      - say: What is my balance?
+        expect: {response: {contains: "balance is 0"}}
+`)
+		if c.Status != tc.status {
+			t.Fatalf("status %s, want %s", c.Status, tc.status)
+		}
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if got := p.Sessions(); !slices.Equal(got, want) {
+			t.Errorf("session bodies %q, want %q", got, want)
+		}
+		// A case that errored before its session says what it asked for,
+		// as it keeps its via.
+		if on := tc.want == `{"streaming_enabled":true}` || tc.status == result.Errored; c.Streaming != on {
+			t.Errorf("case says streaming %t, want %t", c.Streaming, on)
+		}
+		if tc.status == result.Errored {
+			e := c.Last().Error
+			if e == nil || e.Kind != result.KindConfig || e.Pos.Line != 6 || !strings.Contains(e.Message, "cannot ask for them") {
+				t.Errorf("error %+v, want a config error at the scenario's streaming:", e)
+			}
+		}
+	}
+	const on, off = `{"streaming_enabled":true}`, `{"streaming_enabled":false}`
+	for _, tc := range []testCase{
+		{name: "not asked", want: off, status: result.Passed},
+		{name: "the suite asks", suite: "streaming: true\n", want: on, status: result.Passed},
+		{name: "the scenario asks", scenario: "    streaming: true\n", want: on, status: result.Passed},
+		{name: "the scenario does not, whatever the suite says", suite: "streaming: true\n", scenario: "    streaming: false\n", want: off, status: result.Passed},
+		{name: "the channel's default", channelOn: true, want: on, status: result.Passed},
+		{name: "the scenario's word over the channel's", channelOn: true, scenario: "    streaming: false\n", want: off, status: result.Passed},
+		{name: "a channel that cannot ask", opaque: true, scenario: "    streaming: true\n", status: result.Errored},
+		{name: "a channel that cannot ask, not asked", opaque: true, want: off, status: result.Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

@@ -430,3 +430,65 @@ scenarios:
 		t.Errorf("waited %s, want the two Retry-After seconds", waited)
 	}
 }
+
+// TestMessagingStreamedAndWhole runs one conversation over messaging
+// twice against the simulator, with streamed replies (streaming: true,
+// the suite's) and whole ones (the scenario's streaming: false): both
+// pass with the same replies, the streamed one's came as chunks and the
+// other's did not, and each case says which it was.
+func TestMessagingStreamedAndWhole(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	o := e.opts(t)
+	o.Parallel = 1
+	const conversation = `
+    greeting:
+      response: {contains: Northwind}
+    turns:
+      - say: I want to talk to a real person
+        expect: {handoff: billing_team, response: {contains: "this is Sam"}}
+      - say: my bill is too high
+        expect: {response: {contains: looking into}}
+    confirm:
+      conversation: {channel: WEBCHAT, handoff: true}
+`
+	res, err := Run(context.Background(), loadYAML(t, `suite: web chat
+agent: utility-billing
+via: messaging
+streaming: true
+scenarios:
+  - name: streamed`+conversation+`
+  - name: whole
+    streaming: false`+conversation), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, whole := res.Files[0].Cases[0], res.Files[0].Cases[1]
+	replies := func(c *result.Case) (texts []string, chunks int) {
+		t.Helper()
+		t.Logf("%s", describe(c))
+		if c.Status != result.Passed {
+			t.Fatalf("%s: status %s", c.Name, c.Status)
+		}
+		for _, tr := range c.Last().Turns {
+			texts = append(texts, tr.Result.Response)
+			for _, ev := range tr.Messaging.Events {
+				if ev.Kind == "agent_chunk" {
+					chunks++
+				}
+			}
+		}
+		return texts, chunks
+	}
+	sTexts, sChunks := replies(streamed)
+	wTexts, wChunks := replies(whole)
+	if strings.Join(sTexts, "\n") != strings.Join(wTexts, "\n") {
+		t.Errorf("streamed replies\n%s\nwhole replies\n%s", strings.Join(sTexts, "\n"), strings.Join(wTexts, "\n"))
+	}
+	if sChunks == 0 || wChunks != 0 {
+		t.Errorf("%d chunks streamed, %d whole: want some, then none", sChunks, wChunks)
+	}
+	if !streamed.Streaming || whole.Streaming {
+		t.Errorf("cases say streaming %t and %t, want true and false", streamed.Streaming, whole.Streaming)
+	}
+}

@@ -61,6 +61,9 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 			}
 			if sc.Messaging() {
 				c.Via = steps.ViaMessaging
+				// What the scenario asks for; the session corrects it
+				// to the channel's default when it sets nothing.
+				c.Streaming = sc.Streaming()
 			}
 			if q := sc.Quarantine; q != nil {
 				// Whether it still holds is decided once, when the run

@@ -404,6 +404,12 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: "start: " + msgNoMessaging})
 		return nil, false
 	}
+	if via == steps.ViaMessaging {
+		var ok bool
+		if ch, ok = s.streaming(ch); !ok {
+			return nil, false
+		}
+	}
 	agent := s.c.Agent
 	exch, err := s.call(pos, 0, "", func(ctx context.Context) (*platform.Exchange, error) {
 		conv, exch, err := ch.Open(ctx, agent, req)
@@ -419,6 +425,27 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 	// chunks shared with other replies.
 	s.a.ConversationID = strings.Clone(exch.Result.ConversationID)
 	return exch, true
+}
+
+// streaming returns the Messaging channel ch with the scenario's
+// streaming setting (its own default when the scenario sets none), and
+// records on the case whether its replies are asked for streamed. ok is
+// false when the scenario asks for a setting ch cannot give.
+func (s *Session) streaming(ch Channel) (_ Channel, ok bool) {
+	sc, can := ch.(streamingChannel)
+	if !can {
+		if s.params.Streaming {
+			s.errored(&result.Error{Pos: s.params.StreamingPos, Kind: result.KindConfig, Message: "start: " + msgNoStreaming})
+			return nil, false
+		}
+		s.c.Streaming = false
+		return ch, true
+	}
+	if !s.params.StreamingPos.IsZero() {
+		sc = sc.withStreaming(s.params.Streaming)
+	}
+	s.c.Streaming = sc.streams()
+	return sc, true
 }
 
 // startRequest builds the create call from the session parameters,

@@ -25,7 +25,7 @@ var reserved = map[string]string{}
 
 var suiteKeys = keySet{
 	what:       "suite",
-	keys:       []string{"suite", "agent", "env", "via", "tags", "start", "vars", "scenarios"},
+	keys:       []string{"suite", "agent", "env", "via", "streaming", "tags", "start", "vars", "scenarios"},
 	extensions: true,
 	moved: map[string]string{
 		"name":     "the suite's name is written suite:",
@@ -38,7 +38,7 @@ var suiteKeys = keySet{
 var scenarioKeys = keySet{
 	what: "scenario",
 	keys: []string{
-		"name", "tags", "agent", "env", "via", "start", "vars", "greeting", "turns",
+		"name", "tags", "agent", "env", "via", "streaming", "start", "vars", "greeting", "turns",
 		"skip", "timeout", "retries", "repeat", "pass_rate", "confidence", "margin",
 		"quarantine", "examples", "confirm", "probe",
 	},
@@ -131,6 +131,11 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	if p, ok := fields["via"]; ok {
 		s.Start.Via, s.Start.ViaPos = d.via(p)
 	}
+	if p, ok := fields["streaming"]; ok {
+		if on, at := d.streaming(p); !at.IsZero() {
+			s.Start.Streaming, s.Start.StreamingPos = on, at
+		}
+	}
 	p, ok := fields["scenarios"]
 	if !ok {
 		if !hasNearMiss(root, "scenarios") {
@@ -172,6 +177,7 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 			s.Scenarios = append(s.Scenarios, sc)
 		}
 	}
+	d.diags = append(d.diags, d.streamingUses.unused()...)
 	return s
 }
 
@@ -567,7 +573,13 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if p, ok := fields["via"]; ok {
 		sc.Start.Via, sc.Start.ViaPos = d.via(p)
 	}
+	if p, ok := fields["streaming"]; ok {
+		if on, at := d.streaming(p); !at.IsZero() {
+			sc.Start.Streaming, sc.Start.StreamingPos = on, at
+		}
+	}
 	d.messaging = sc.Messaging()
+	d.streamingUses.note(sc, "streaming:", hintStreamingYAML)
 	defer func() { d.messaging = false }()
 	if d.messaging && own != nil {
 		d.startOverMessaging(*own, sc.Start.ViaPos)

@@ -99,6 +99,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	for _, at := range fl.bgOrder {
 		fl.diags = append(fl.diags, fl.bgChatOnly[at]...)
 	}
+	fl.diags = append(fl.diags, fl.streamingUses.unused()...)
 	if len(pickles) == 0 {
 		fl.diags = fl.diags.Warnf(s.Pos, "feature %q has no scenarios", s.Name)
 	}
@@ -245,6 +246,15 @@ type featureLoader struct {
 	// loaded (zero when none): the bound of its call's status wait.
 	within   time.Duration
 	withinAt diag.Pos
+	// streamingTag is the @streaming: tag of the scenario being loaded
+	// ("" when none), for the message when it applies to no
+	// conversation over messaging; streamingUses are the file's
+	// streaming settings (via.go).
+	streamingTag  string
+	streamingUses streamingUses
+	// bareStreaming is where the scenario being loaded is tagged
+	// @streaming, a filter tag that streams nothing.
+	bareStreaming diag.Pos
 	// envRefs are the ${env:NAME} references of the steps.
 	envRefs envRefSet
 	// background holds the ids of Background steps. bgChatOnly holds,
@@ -510,7 +520,7 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 
 // Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
 // later tag overrides an earlier one, so a Scenario overrides its Feature.
-var tagParams = []string{"agent", "env", "via", "retries", "repeat", "pass-rate", "confidence", "margin", "quarantine", "timeout", "within"}
+var tagParams = []string{"agent", "env", "via", "streaming", "retries", "repeat", "pass-rate", "confidence", "margin", "quarantine", "timeout", "within"}
 
 // misspeltSkip reports whether a tag is @skip written wrong: in another
 // case, with a letter missing, doubled or added, or two letters swapped.
@@ -532,7 +542,7 @@ func misspeltSkip(tag string) bool {
 }
 
 func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
-	fl.within, fl.withinAt = 0, diag.Pos{}
+	fl.within, fl.withinAt, fl.streamingTag, fl.bareStreaming = 0, diag.Pos{}, "", diag.Pos{}
 	seen := map[string]bool{}
 	// statAt is where each statistical setting was last written, for the
 	// problems of the design; statsBad when one did not parse.
@@ -563,6 +573,9 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: at,
 					Message: fmt.Sprintf("tag @%s is not @skip: the scenario runs", name), Hint: "did you mean @skip?"})
 			}
+			if strings.EqualFold(name, "streaming") {
+				fl.bareStreaming = at
+			}
 			continue
 		}
 		bad := func(format string, args ...any) {
@@ -590,6 +603,13 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 				continue
 			}
 			sc.Start.Via, sc.Start.ViaPos = value, at
+		case "streaming":
+			if value != "true" && value != "false" {
+				bad("streaming must be true or false")
+				continue
+			}
+			sc.Start.Streaming, sc.Start.StreamingPos = value == "true", at
+			fl.streamingTag = "tag @" + name
 		case "retries":
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 0 {
@@ -683,10 +703,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	// probe is the scenario's probe step, once one was compiled.
 	var probe *steps.Step
 	// setupAt is where the setup steps start; viaAt is the step that
-	// chose the channel.
+	// chose the channel, streamingAt (written streamingStep) the one
+	// that set streaming.
 	// chatOnlyAt is the first setup step that set a parameter only debug
 	// chat sends.
-	setupAt, viaAt, chatOnlyAt := diag.Pos{}, diag.Pos{}, diag.Pos{}
+	setupAt, viaAt, streamingAt, chatOnlyAt := diag.Pos{}, diag.Pos{}, diag.Pos{}, diag.Pos{}
+	streamingStep := ""
 	chatOnlyBg := false
 	// scope is what a ${name} may refer to: the Examples row's columns,
 	// then the captures of earlier steps.
@@ -789,6 +811,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		if params.Via != before.Via {
 			viaAt = st.Pos
 		}
+		if params.Streaming != before.Streaming {
+			streamingAt, streamingStep = st.Pos, st.Text
+		}
 		if chatOnlyAt.IsZero() && (params.Channel != before.Channel || params.Variant != before.Variant ||
 			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
 			chatOnlyAt = st.Pos
@@ -808,7 +833,19 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			Message: fmt.Sprintf("scenario %q starts the conversation but has no When or Then steps: it checks nothing", sc.Name),
 			Hint:    `add Then steps that check the greeting, or When the user says "..." and Then steps`})
 	}
-	fl.apply(sc, params, setupAt, viaAt)
+	fl.apply(sc, params, setupAt, viaAt, streamingAt)
+	what := fl.streamingTag
+	if params.Streaming != nil {
+		what = fmt.Sprintf("step %q", streamingStep)
+	}
+	fl.streamingUses.note(sc, what, hintStreamingFeature)
+	if sc.Messaging() && sc.Start.StreamingPos.IsZero() && !fl.bareStreaming.IsZero() {
+		// Written to stream the replies, it would leave them whole
+		// without a word; over debug chat it is a filter tag like any
+		// other.
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.bareStreaming,
+			Message: "tag @streaming is a filter tag: the replies are not streamed", Hint: "to ask for streamed replies, write @streaming:true"})
+	}
 	if ds := setupOverMessaging(sc, chatOnlyAt); !chatOnlyBg {
 		fl.diags = append(fl.diags, ds...)
 	} else if old, seen := fl.bgChatOnly[chatOnlyAt]; !seen {
@@ -1141,8 +1178,8 @@ func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started 
 
 // apply sets the parameters of Setup steps on the scenario; steps override
 // tags, as the later word. at is the first setup step, viaAt the one that
-// chose the channel.
-func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt diag.Pos) {
+// chose the channel, streamingAt the one that set streaming.
+func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamingAt diag.Pos) {
 	if p.Agent != "" {
 		sc.Agent = p.Agent
 	}
@@ -1161,6 +1198,10 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt diag.Pos)
 	st.Via, st.ViaPos = sc.Start.Via, sc.Start.ViaPos
 	if p.Via != "" {
 		st.Via, st.ViaPos = p.Via, viaAt
+	}
+	st.Streaming, st.StreamingPos = sc.Start.Streaming, sc.Start.StreamingPos
+	if p.Streaming != nil {
+		st.Streaming, st.StreamingPos = *p.Streaming, streamingAt
 	}
 	sc.Start = st
 }

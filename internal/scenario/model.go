@@ -85,9 +85,15 @@ type Start struct {
 	Pos diag.Pos
 	// Via is the channel, steps.ViaDebugChat or steps.ViaMessaging;
 	// empty means debug chat. ViaPos is where it was chosen.
-	Via     string
-	ViaPos  diag.Pos
-	Channel string
+	Via    string
+	ViaPos diag.Pos
+	// Streaming asks, over messaging, for streamed replies
+	// (streaming_enabled on the session); StreamingPos is where it was
+	// set (`streaming:`, @streaming: or "Given the replies are
+	// streamed"), zero when it was not: the channel's default applies.
+	Streaming    bool
+	StreamingPos diag.Pos
+	Channel      string
 	// Variant is the variantId sent on session creation.
 	Variant               string
 	ASRLang               string
@@ -106,6 +112,9 @@ func (s Start) Merge(over Start) Start {
 	}
 	if over.Via != "" {
 		out.Via, out.ViaPos = over.Via, over.ViaPos
+	}
+	if !over.StreamingPos.IsZero() {
+		out.Streaming, out.StreamingPos = over.Streaming, over.StreamingPos
 	}
 	if over.Channel != "" {
 		out.Channel = over.Channel
@@ -183,6 +192,10 @@ type Scenario struct {
 // Messaging reports whether the scenario's conversation runs over the
 // Messaging API (`via: messaging`).
 func (sc *Scenario) Messaging() bool { return sc.Start.Via == steps.ViaMessaging }
+
+// Streaming reports whether the scenario asks for streamed replies: over
+// messaging, with streaming set on.
+func (sc *Scenario) Streaming() bool { return sc.Messaging() && sc.Start.Streaming }
 
 // Probe returns the probe the scenario starts from, or nil for a debug
 // chat. The loaders allow one probe, as the first step that acts; the CLI

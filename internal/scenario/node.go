@@ -59,6 +59,9 @@ type decoder struct {
 	// startWarned holds the start: mappings already warned about as not
 	// sent over messaging (a suite's start serves many scenarios).
 	startWarned map[diag.Pos]bool
+	// streamingUses are the streaming: keys read so far and the
+	// scenarios each applies to (via.go).
+	streamingUses streamingUses
 	// strs and refs share the texts of the file (intern, ref): a suite
 	// repeats the same says, checks and keys in scenario after scenario.
 	strs map[string]string

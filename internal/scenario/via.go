@@ -42,6 +42,83 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 	return v, d.pos(p.Val)
 }
 
+// Hints of the streaming rule: it applies to conversations over messaging.
+const (
+	hintStreamingYAML    = "add via: messaging to the scenario or the suite, or remove streaming:"
+	hintStreamingFeature = "add @via:messaging or Given the conversation is over messaging, or remove it"
+)
+
+// streaming reads `streaming:`; the position is zero when the value is
+// not true or false (reported).
+func (d *decoder) streaming(p pair) (bool, diag.Pos) {
+	on, ok := d.boolean(p.Val, "streaming")
+	if !ok {
+		return false, diag.Pos{}
+	}
+	return on, d.pos(p.Val)
+}
+
+// streamingUses are the streaming settings of a file (streaming:, a
+// @streaming: tag, "Given the replies are streamed") and the scenarios
+// each applies to. A setting applies to conversations over messaging:
+// one that no scenario over messaging uses is an error, at the setting.
+// One that a suite, Feature, Rule or Background gives several scenarios
+// is the default of those over messaging, as a suite's start: is, and a
+// scenario of them back on debug chat is no error.
+type streamingUses struct {
+	order []diag.Pos
+	by    map[diag.Pos]*streamingUse
+}
+
+type streamingUse struct {
+	// what is the setting as the message names it, hint how to fix it.
+	what, hint string
+	// scenarios counts the scenarios it applies to, messaging those over
+	// messaging; first names the first.
+	scenarios, messaging int
+	first                string
+}
+
+// note records the scenario's streaming setting, written as what; the
+// scenario's channel is final.
+func (u *streamingUses) note(sc *Scenario, what, hint string) {
+	at := sc.Start.StreamingPos
+	if at.IsZero() {
+		return
+	}
+	use := u.by[at]
+	if use == nil {
+		if u.by == nil {
+			u.by = map[diag.Pos]*streamingUse{}
+		}
+		use = &streamingUse{what: what, hint: hint, first: sc.Name}
+		u.by[at] = use
+		u.order = append(u.order, at)
+	}
+	use.scenarios++
+	if sc.Messaging() {
+		use.messaging++
+	}
+}
+
+// unused reports, in file order, the settings no scenario over messaging
+// uses.
+func (u *streamingUses) unused() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, at := range u.order {
+		use := u.by[at]
+		if use.messaging > 0 {
+			continue
+		}
+		msg := fmt.Sprintf("%s applies to conversations over messaging, and scenario %q runs over debug chat", use.what, use.first)
+		if use.scenarios > 1 {
+			msg = fmt.Sprintf("%s applies to conversations over messaging, and none of the %d scenarios it applies to runs over messaging", use.what, use.scenarios)
+		}
+		out = append(out, diag.Diagnostic{Severity: diag.Error, Pos: at, Message: msg, Hint: use.hint})
+	}
+	return out
+}
+
 // startOverMessaging warns, once per start: mapping, about the session
 // parameters that only debug chat's create call sends: over messaging
 // they would be dropped without a word (docs/writing-scenarios.md, "The

@@ -1,8 +1,11 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 // TestStartOverMessaging: the session parameters only debug chat's create
@@ -61,6 +64,116 @@ func TestStartOverMessaging(t *testing.T) {
 		{name: "feature: a Background that a later debug-chat scenario uses",
 			src: "@via:messaging\nFeature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  @via:debug_chat\n  Scenario: b\n    When the user says \"hi\"\n"},
 		{name: "feature: debug chat", src: "Feature: f\n  Scenario: a\n    Given the channel \"VOICE-SIP\"\n    When the user says \"hi\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestStreaming: streaming: (suite and scenario, the scenario's word
+// last), @streaming: and "Given the replies are streamed" (the step after
+// the tag) set whether a scenario over messaging asks for streamed
+// replies. A setting that no scenario over messaging uses is an error at
+// it; one a suite, Feature or Background gives scenarios over messaging
+// too is their default, and its debug-chat scenarios ignore it.
+func TestStreaming(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		src  string
+		// want is each scenario's "name=streaming@line:col" (the
+		// position zero when unset), in order.
+		want []string
+		// errs are the errors, in order; warns the warnings about
+		// streaming.
+		errs, warns []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		load := LoadFile
+		file := "s.yaml"
+		if strings.HasPrefix(tc.src, "@") || strings.HasPrefix(tc.src, "Feature:") {
+			load, file = loadFeature, "s.feature"
+		}
+		s, ds := load(file, []byte(tc.src))
+		var errs, warns []string
+		for _, d := range ds {
+			switch {
+			case d.Severity == diag.Error:
+				errs = append(errs, d.String())
+			case strings.Contains(d.Message, "stream"):
+				warns = append(warns, d.String())
+			}
+		}
+		if strings.Join(warns, "\n") != strings.Join(tc.warns, "\n") {
+			t.Errorf("warnings\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(tc.warns, "\n"))
+		}
+		if strings.Join(errs, "\n") != strings.Join(tc.errs, "\n") {
+			t.Errorf("diagnostics\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(tc.errs, "\n"))
+		}
+		if len(tc.errs) > 0 {
+			if s != nil {
+				t.Error("loaded despite the errors")
+			}
+			return
+		}
+		if s == nil {
+			t.Fatalf("not loaded:\n%s", renderDiags(ds))
+		}
+		var got []string
+		for _, sc := range s.Scenarios {
+			got = append(got, fmt.Sprintf("%s=%t@%d:%d", sc.Name, sc.Streaming(), sc.Start.StreamingPos.Line, sc.Start.StreamingPos.Col))
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("scenarios %s, want %s", strings.Join(got, " "), strings.Join(tc.want, " "))
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "suite and scenario, the scenario's word last",
+			src:  "via: messaging\nstreaming: true\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    streaming: false\n    turns: [{say: hi}]\n",
+			want: []string{"a=true@2:12", "b=false@7:16"}},
+		{name: "a scenario's own",
+			src:  "scenarios:\n  - name: a\n    via: messaging\n    streaming: true\n    turns: [{say: hi}]\n  - name: b\n    via: messaging\n    turns: [{say: hi}]\n",
+			want: []string{"a=true@4:16", "b=false@0:0"}},
+		{name: "a suite's default that its debug-chat scenario ignores",
+			src:  "streaming: true\nscenarios:\n  - name: a\n    via: messaging\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n",
+			want: []string{"a=true@1:12", "b=false@1:12"}},
+		{name: "a scenario over debug chat",
+			src:  "via: messaging\nscenarios:\n  - name: a\n    via: debug_chat\n    streaming: true\n    turns: [{say: hi}]\n",
+			errs: []string{`s.yaml:5:16: streaming: applies to conversations over messaging, and scenario "a" runs over debug chat (add via: messaging to the scenario or the suite, or remove streaming:)`}},
+		{name: "false over debug chat is as much a mistake",
+			src:  "scenarios:\n  - name: a\n    streaming: false\n    turns: [{say: hi}]\n",
+			errs: []string{`s.yaml:3:16: streaming: applies to conversations over messaging, and scenario "a" runs over debug chat (add via: messaging to the scenario or the suite, or remove streaming:)`}},
+		{name: "a suite none of whose scenarios is over messaging",
+			src:  "streaming: true\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    turns: [{say: hi}]\n",
+			errs: []string{`s.yaml:1:12: streaming: applies to conversations over messaging, and none of the 2 scenarios it applies to runs over messaging (add via: messaging to the scenario or the suite, or remove streaming:)`}},
+		{name: "not a boolean",
+			src:  "via: messaging\nscenarios:\n  - name: a\n    streaming: yes\n    turns: [{say: hi}]\n",
+			errs: []string{`s.yaml:4:16: streaming must be true or false, not a string (write true)`}},
+		{name: "feature: tag",
+			src:  "@via:messaging @streaming:true\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n  @streaming:false\n  Scenario: b\n    When the user says \"hi\"\n",
+			want: []string{"a=true@1:16", "b=false@5:3"}},
+		{name: "feature: the step after the tag",
+			src:  "@via:messaging @streaming:true\nFeature: f\n  Scenario: a\n    Given the replies are not streamed\n    When the user says \"hi\"\n  Scenario: b\n    Given the conversation is over messaging\n    And the replies are streamed\n    When the user says \"hi\"\n",
+			want: []string{"a=false@4:5", "b=true@8:5"}},
+		{name: "feature: a Background's default that a debug-chat scenario ignores",
+			src:  "Feature: f\n  Background:\n    Given the replies are streamed\n  @via:messaging\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
+			want: []string{"a=true@3:5", "b=false@3:5"}},
+		{name: "feature: a step over debug chat",
+			src:  "Feature: f\n  Scenario: a\n    Given the replies are streamed\n    When the user says \"hi\"\n",
+			errs: []string{`s.feature:3:5: step "Given the replies are streamed" applies to conversations over messaging, and scenario "a" runs over debug chat (add @via:messaging or Given the conversation is over messaging, or remove it)`}},
+		{name: "feature: a tag of a feature over debug chat",
+			src:  "@streaming:true\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
+			errs: []string{`s.feature:1:1: tag @streaming:true applies to conversations over messaging, and none of the 2 scenarios it applies to runs over messaging (add @via:messaging or Given the conversation is over messaging, or remove it)`}},
+		{name: "feature: a bare @streaming over messaging is a filter tag, said once",
+			src:   "@via:messaging @streaming\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
+			want:  []string{"a=false@0:0", "b=false@0:0"},
+			warns: []string{`s.feature:1:16: warning: tag @streaming is a filter tag: the replies are not streamed (to ask for streamed replies, write @streaming:true)`}},
+		{name: "feature: a bare @streaming over debug chat is any filter tag",
+			src:  "@streaming\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
+			want: []string{"a=false@0:0"}},
+		{name: "feature: not a boolean",
+			src:  "@via:messaging @streaming:yes\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
+			errs: []string{`s.feature:1:16: tag @streaming:yes: streaming must be true or false`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

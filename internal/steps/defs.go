@@ -135,6 +135,12 @@ func Defs() []Def {
 					p.Via = ViaDebugChat
 				}
 			})),
+		def(GroupSetup, `the replies are (streamed|not streamed)`, NoArg, `Given the replies are streamed`, "",
+			"Over messaging, asks for the agent's replies streamed in chunks, as a web chat that streams gets them (same as @streaming:true; \"not streamed\" goes back).",
+			setup(func(p *Params, v []string) {
+				on := v[0] == "streamed"
+				p.Streaming = &on
+			})),
 		def(GroupSetup, `the conversation has started`, NoArg, `Given the conversation has started`, "",
 			"Opens the session now; later checks before any When apply to the greeting.", func(c *call) (*Step, error) {
 				return c.newStep(Open), nil

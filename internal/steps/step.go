@@ -69,7 +69,10 @@ type Params struct {
 	Agent string
 	Env   string
 	// Via is the channel: ViaDebugChat or ViaMessaging.
-	Via        string
+	Via string
+	// Streaming, when set, says whether a conversation over messaging
+	// asks for streamed replies (streaming_enabled).
+	Streaming  *bool
 	Channel    string
 	Variant    string
 	ASRLang    string

@@ -29,7 +29,7 @@ func (l *Library) Write(w io.Writer) error {
 		}
 	}
 	b.WriteString("\nTags on a Feature, Rule, Scenario or Examples: @agent:NAME @env:ENV @via:messaging\n")
-	b.WriteString("@retries:N @repeat:N @pass-rate:0.8 @confidence:0.95 @margin:0.1\n")
+	b.WriteString("@streaming:true @retries:N @repeat:N @pass-rate:0.8 @confidence:0.95 @margin:0.1\n")
 	b.WriteString("@quarantine:2026-12-31 @timeout:30s @within:2m @skip\n")
 	_, err := io.WriteString(w, b.String())
 	return err
