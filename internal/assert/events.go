@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
@@ -135,6 +136,31 @@ func (e *Expect) ReadsSystemMessages() bool {
 		for _, list := range [][]string{ev.Includes, ev.Sequence} {
 			for _, t := range list {
 				if t == reply.EventTypeSystemMessage {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ExpectsEnd reports whether e expects the conversation to have ended
+// with its reply: ended or session_ended true, or events that must
+// include a session end event. Over Messaging the runner then gives the
+// end the time to arrive after the answer (a platform may send it after
+// its typing indicator goes off), so that the end is the turn's and not
+// a thing of the past by the next one.
+func (e *Expect) ExpectsEnd() bool {
+	if e == nil {
+		return false
+	}
+	if e.Ended != nil && e.Ended.Value || e.SessionEnded != nil && e.SessionEnded.Value {
+		return true
+	}
+	if ev := e.Events; ev != nil {
+		for _, list := range [][]string{ev.Includes, ev.Sequence} {
+			for _, t := range list {
+				if slices.Contains(reply.EventTypesSessionEnd, t) {
 					return true
 				}
 			}
