@@ -726,3 +726,42 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestMessagingDelayedFlag: the reference shows no delayed flag in
+// Messaging events, and the simulator flags a holding message with
+// payload.delayed (whole, or on a stream's final chunk). The client reads
+// the flag into the turn's delayedResponse, which the transcript shows
+// ("delayed response"); lint keeps delayed: from checking it over
+// messaging, since a platform that sends no flag cannot be told from an
+// agent that did not delay (assert.NotOverMessaging).
+func TestMessagingDelayedFlag(t *testing.T) {
+	t.Parallel()
+	const (
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		stop   = `{"id":"9","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`
+	)
+	for _, tc := range []struct {
+		name   string
+		frames []string
+		want   bool
+	}{
+		{"a whole message flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":true}}`}, true},
+		{"a stream's final chunk flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"One "}}`,
+			`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"moment.","final":true,"delayed":true}}`}, true},
+		{"flagged false", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":false}}`}, false},
+		{"no flag", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment."}}`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&hostileMessaging{socket: answer(append(append([]string{joined}, tc.frames...), stop)...)})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+			o := m.Opening()
+			r := o.Exchange(m.SessionID(), m.ConversationID(), "").Result
+			if r.Response != "One moment." || r.DelayedResponse != tc.want {
+				t.Errorf("reply %q delayed %t, want %q delayed %t", r.Response, r.DelayedResponse, "One moment.", tc.want)
+			}
+		})
+	}
+}

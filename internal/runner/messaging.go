@@ -298,8 +298,12 @@ func (s *Session) viaAllows(st *steps.Step, exp *assert.Expect, on *platform.Exc
 	if len(keys) == 0 {
 		return true
 	}
+	fix := "check the record with confirm: instead"
+	if keys[0].Key == "delayed" {
+		fix = "test it in a scenario over debug_chat"
+	}
 	s.errored(&result.Error{Pos: keys[0].Pos, Kind: result.KindConfig,
-		Message: prefixed(st.Text, keys[0].Key+" needs debug-chat metadata, which a conversation over messaging does not have; check the record with confirm: instead")})
+		Message: prefixed(st.Text, assert.NotOverMessaging(keys[0].Key)+"; "+fix)})
 	return false
 }
 
