@@ -345,10 +345,9 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		return false, false
 	}
 	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}
-	awaitEnd := s.expectsEnd(st)
 	exch, err := s.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
 		exch, err := s.conv.Send(ctx, req)
-		if ea, ok := s.conv.(endAwaiter); ok && awaitEnd && err == nil && exch != nil && exch.Messaging != nil && !exch.Messaging.SessionEnded {
+		if ea, ok := s.conv.(endAwaiter); ok && err == nil && exch != nil && exch.Messaging != nil && !exch.Messaging.SessionEnded && s.expectsEnd(st) {
 			// The checks expect the end, and a platform may send it
 			// after its typing indicator went off: it is this turn's.
 			return ea.AwaitEnd(ctx, req.Message)
