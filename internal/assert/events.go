@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
@@ -40,10 +41,25 @@ type SystemMessage struct {
 }
 
 // DebugChatKeys are the expectation keys that read the metadata of a
-// debug-chat reply. A Messaging turn carries none, so they cannot be
-// checked under `via: messaging`: the conversation record (confirm:)
-// holds what the platform kept of it.
+// debug-chat reply, and delayed its delayedResponse. A Messaging turn
+// carries no metadata, so they cannot be checked under `via: messaging`:
+// the conversation record (confirm:) holds what the platform kept of it;
+// of delayed, see NotOverMessaging.
 var DebugChatKeys = []string{"trace", "node", "flow", "step", "state", "functions", "topics", "metrics", "metadata", "lang", "delayed"}
+
+// NotOverMessaging says why key, one of DebugChatKeys, cannot be checked
+// over messaging. delayed is not metadata but debug chat's
+// delayedResponse: a Messaging platform may flag a holding message (the
+// simulator sends delayed: true in its payload, and the transcript of
+// such a turn shows it), but the reference shows no such flag, so a
+// check could only be as good as a platform's unshown choice.
+func NotOverMessaging(key string) string {
+	if key == "delayed" {
+		return "delayed checks debug chat's delayedResponse, and the reference shows no delayed flag in Messaging events: " +
+			"on a platform that sends none, delayed: true would fail an agent that did delay, and delayed: false pass whatever happened"
+	}
+	return key + " needs debug-chat metadata, which a conversation over messaging does not have"
+}
 
 // MessagingKeys are the expectation keys that read the events of a
 // Messaging turn; a debug-chat reply has none.
@@ -135,6 +151,31 @@ func (e *Expect) ReadsSystemMessages() bool {
 		for _, list := range [][]string{ev.Includes, ev.Sequence} {
 			for _, t := range list {
 				if t == reply.EventTypeSystemMessage {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ExpectsEnd reports whether e expects the conversation to have ended
+// with its reply: ended or session_ended true, or events that must
+// include a session end event. Over Messaging the runner then gives the
+// end the time to arrive after the answer (a platform may send it after
+// its typing indicator goes off), so that the end is the turn's and not
+// a thing of the past by the next one.
+func (e *Expect) ExpectsEnd() bool {
+	if e == nil {
+		return false
+	}
+	if e.Ended != nil && e.Ended.Value || e.SessionEnded != nil && e.SessionEnded.Value {
+		return true
+	}
+	if ev := e.Events; ev != nil {
+		for _, list := range [][]string{ev.Includes, ev.Sequence} {
+			for _, t := range list {
+				if slices.Contains(reply.EventTypesSessionEnd, t) {
 					return true
 				}
 			}

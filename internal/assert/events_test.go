@@ -142,4 +142,22 @@ func TestExpectChannelKeys(t *testing.T) {
 			t.Errorf("ReadsSystemMessages(%+v) = %v", tc.e, got)
 		}
 	}
+	for _, tc := range []struct {
+		e    *Expect
+		want bool
+	}{
+		{nil, false},
+		{&Expect{Response: &Text{}}, false},
+		{&Expect{SessionEnded: &Bool{Value: true}}, true},
+		{&Expect{SessionEnded: &Bool{}}, false},
+		{&Expect{Ended: &Bool{Value: true}}, true},
+		{&Expect{Ended: &Bool{}}, false},
+		{&Expect{Events: &Events{Sequence: []string{reply.EventTypeSystemMessage, reply.EventTypeSessionEnd}}}, true},
+		{&Expect{Events: &Events{Includes: []string{"EVENT_TYPE_SESSION_EXPIRED"}}}, true},
+		{&Expect{Events: &Events{Excludes: []string{reply.EventTypeSessionEnd}}}, false},
+	} {
+		if got := tc.e.ExpectsEnd(); got != tc.want {
+			t.Errorf("ExpectsEnd(%+v) = %v", tc.e, got)
+		}
+	}
 }

@@ -40,6 +40,11 @@ import (
 //     answer while the typing indicator is off (a platform without one,
 //     or one that turns it off before the message).
 //
+// An end that follows the answer (after the typing indicator went off) is
+// read by the next exchange, before it sends anything, and that exchange
+// returns ErrMessagingEnded; AwaitEnd gives it to the last turn instead,
+// for a caller whose turn expects the session to end.
+//
 // A whole message is complete when it arrives; a streamed one at its final
 // chunk (final, is_final, last, done or complete true), at a stream-end
 // event naming its message id, or when a whole message with the same id
@@ -250,6 +255,7 @@ type MessagingSession struct {
 	logged         int64             // the highest seq member received
 	cursor         int64
 	turns          []*MessagingTurn
+	last           *MessagingTurn // the turn of the last exchange
 	opening        *MessagingTurn
 	joined         bool
 	echoes         bool // the platform echoes client events
@@ -414,6 +420,44 @@ func (m *MessagingSession) RequestLiveAgent(ctx context.Context, reason string) 
 // End asks the platform to end the session and waits for the end event.
 func (m *MessagingSession) End(ctx context.Context) (*MessagingTurn, error) {
 	return m.exchange(ctx, m.events.EndSession, map[string]any{}, nil, nil)
+}
+
+// AwaitEnd gives the session's end the time to arrive after the last
+// turn's answer, for a turn that expects the session to end: a platform
+// may turn its typing indicator off and only then send the session end
+// event (the reference shows no typing indicator, nor an order of the
+// two). The last turn takes the events that follow its answer until the
+// session ends, MessagingStart.Settle passes without a new event (the
+// quiet that completes an answer on a platform without typing
+// indicators), or the socket drops (the next send reconnects); an end
+// arrives then as if with the answer. It returns the last turn (nil
+// before the first exchange), and an error only for what the platform got
+// wrong or ctx's end (a *NetworkError, as a turn's timeout is).
+func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error) {
+	turn := m.last
+	if turn == nil || m.ended || m.closed || m.dropped != nil || m.conn == nil {
+		return turn, nil
+	}
+	quiet := time.NewTimer(m.start.Settle)
+	defer quiet.Stop()
+	for !m.ended {
+		select {
+		case in := <-m.frames:
+			if in.err != nil {
+				m.dropped = in.err
+				return turn, nil
+			}
+			if err := m.accept(in.data, turn, nil); err != nil {
+				return turn, err
+			}
+			quiet.Reset(m.start.Settle)
+		case <-quiet.C:
+			return turn, nil
+		case <-ctx.Done():
+			return turn, m.timeout(ctx)
+		}
+	}
+	return turn, nil
 }
 
 // Close closes the socket with a normal closure (the session itself stays
@@ -891,6 +935,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	}
 	turn.Request = m.redactBytes(frame)
 	st := &turnState{turn: turn, clientID: id, typ: typ}
+	m.last = turn
 	if m.dropped != nil {
 		cause := m.dropped
 		m.dropped = nil

@@ -59,9 +59,13 @@ func (k MessagingEventKind) String() string {
 
 // Accepted payload members.
 var (
-	membersText         = []string{"text", "message", "content", "delta"}
-	membersMessageID    = []string{"message_id", "messageId", "id"}
-	membersFinal        = []string{"final", "is_final", "isFinal", "last", "is_last", "done", "complete"}
+	membersText      = []string{"text", "message", "content", "delta"}
+	membersMessageID = []string{"message_id", "messageId", "id"}
+	membersFinal     = []string{"final", "is_final", "isFinal", "last", "is_last", "done", "complete"}
+	// membersDelayed flag a holding message (the simulator's delayed).
+	// The reference shows no such flag: the transcript shows it, and no
+	// check reads it (assert.NotOverMessaging).
+	membersDelayed      = []string{"delayed", "is_delayed", "isDelayed"}
 	membersTyping       = []string{"typing", "is_typing", "isTyping", "active"}
 	membersLevel        = []string{"level", "severity"}
 	membersSystemText   = []string{"message", "text", "content"}
@@ -141,7 +145,7 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 		e.Text = p.str(membersText...)
 		e.MessageID = p.str(membersMessageID...)
 		e.Final, _ = p.boolean(membersFinal...)
-		e.Delayed, _ = p.boolean("delayed")
+		e.Delayed, _ = p.boolean(membersDelayed...)
 		e.Name = p.str(membersName...)
 	case EventSystem:
 		e.Level = p.str(membersLevel...)

@@ -726,3 +726,100 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestMessagingDelayedFlag: the reference shows no delayed flag in
+// Messaging events, and the simulator flags a holding message with
+// payload.delayed (whole, or on a stream's final chunk). The client reads
+// the flag into the turn's delayedResponse, which the transcript shows
+// ("delayed response"); lint keeps delayed: from checking it over
+// messaging, since a platform that sends no flag cannot be told from an
+// agent that did not delay (assert.NotOverMessaging).
+func TestMessagingDelayedFlag(t *testing.T) {
+	t.Parallel()
+	const (
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		stop   = `{"id":"9","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`
+	)
+	for _, tc := range []struct {
+		name   string
+		frames []string
+		want   bool
+	}{
+		{"a whole message flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":true}}`}, true},
+		{"a stream's final chunk flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"One "}}`,
+			`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"moment.","final":true,"delayed":true}}`}, true},
+		{"flagged false", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":false}}`}, false},
+		{"no flag", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment."}}`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&hostileMessaging{socket: answer(append(append([]string{joined}, tc.frames...), stop)...)})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+			o := m.Opening()
+			r := o.Exchange(m.SessionID(), m.ConversationID(), "").Result
+			if r.Response != "One moment." || r.DelayedResponse != tc.want {
+				t.Errorf("reply %q delayed %t, want %q delayed %t", r.Response, r.DelayedResponse, "One moment.", tc.want)
+			}
+		})
+	}
+}
+
+// TestMessagingAwaitEnd: a platform may turn its typing indicator off
+// before it sends the session end. The turn is complete at the end of
+// typing; AwaitEnd then takes the end into it, or returns once Settle
+// passes without an event (here a few milliseconds: the platform sends
+// nothing more) or the socket closes, with the turn as it was.
+func TestMessagingAwaitEnd(t *testing.T) {
+	t.Parallel()
+	const (
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		bye    = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
+		stop   = `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`
+		end    = `{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`
+	)
+	for _, tc := range []struct {
+		name   string
+		socket func(ctx context.Context, c *websocket.Conn)
+		settle time.Duration
+		ended  bool
+	}{
+		{"the end after typing", answer(joined, bye, stop, end), time.Minute, true},
+		{"no end, quiet", answer(joined, bye, stop), 5 * time.Millisecond, false},
+		{"no end, the socket closes", func(ctx context.Context, c *websocket.Conn) {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+			for _, f := range []string{joined, bye, stop} {
+				if c.Write(ctx, websocket.MessageText, []byte(f)) != nil {
+					return
+				}
+			}
+			c.Close(websocket.StatusNormalClosure, "")
+		}, time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&hostileMessaging{socket: tc.socket})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: tc.settle})
+			o := m.Opening()
+			if o.SessionEnded || o.CompletedBy != "typing" {
+				t.Fatalf("the opening ended %t, completed by %q: want it complete at the end of typing", o.SessionEnded, o.CompletedBy)
+			}
+			got, err := m.AwaitEnd(context.Background())
+			if err != nil || got != o {
+				t.Fatalf("AwaitEnd: %v, turn %p, want the opening %p", err, got, o)
+			}
+			ended, _ := m.Ended()
+			if o.SessionEnded != tc.ended || ended != tc.ended || o.Reply != "Goodbye." {
+				t.Errorf("turn ended %t, session ended %t, reply %q (events %v); want ended %t", o.SessionEnded, ended, o.Reply, o.Types(), tc.ended)
+			}
+			if tc.ended && o.EndReason != "agent_ended" {
+				t.Errorf("end reason %q", o.EndReason)
+			}
+		})
+	}
+}

@@ -15,10 +15,11 @@ import (
 )
 
 // Frame is one frame a hostile Messaging platform sends: a text frame,
-// or a binary one.
+// or a binary one; or, with Close, the normal closure of the socket.
 type Frame struct {
 	Data   string
 	Binary bool
+	Close  bool
 }
 
 // Texts are text frames.
@@ -101,6 +102,10 @@ func playMessaging(ctx context.Context, c *websocket.Conn, answer func(int, []by
 			return
 		}
 		for _, f := range answer(n, data) {
+			if f.Close {
+				_ = c.Close(websocket.StatusNormalClosure, "")
+				return
+			}
 			typ := websocket.MessageText
 			if f.Binary {
 				typ = websocket.MessageBinary

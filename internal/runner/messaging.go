@@ -148,6 +148,27 @@ func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn)
 	return exch, err
 }
 
+// AwaitEnd gives the session's end the time to arrive after the answer of
+// the last turn, whose checks expect it (platform.MessagingSession.AwaitEnd),
+// and returns that turn again, with the end when it came.
+func (c *messagingConversation) AwaitEnd(ctx context.Context, userInput string) (*platform.Exchange, error) {
+	t, err := c.m.AwaitEnd(ctx)
+	if t == nil {
+		return nil, err
+	}
+	exch := t.Exchange(c.m.SessionID(), c.m.ConversationID(), userInput)
+	exch.Messaging.Joined, exch.Host = c.m.Joined(), c.m.Host()
+	return exch, err
+}
+
+// endAwaiter is a Conversation whose end may arrive after a turn's
+// answer: Messaging's.
+type endAwaiter interface {
+	AwaitEnd(ctx context.Context, userInput string) (*platform.Exchange, error)
+}
+
+var _ endAwaiter = (*messagingConversation)(nil)
+
 // endedError is a turn sent to a Messaging session that its agent (or a
 // live agent) had ended, for a reason that is not the platform's
 // (platformEnd).
@@ -245,6 +266,18 @@ func platformEnd(reason string) bool {
 // error system message part of what the scenario tests rather than a
 // platform failure.
 func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
+	return s.checksAfter(st, greeting, (*assert.Expect).ReadsSystemMessages)
+}
+
+// expectsEnd reports whether a check of the turn that step st sends
+// expects the conversation to end with it (assert.Expect.ExpectsEnd).
+func (s *Session) expectsEnd(st *steps.Step) bool {
+	return s.checksAfter(st, false, (*assert.Expect).ExpectsEnd)
+}
+
+// checksAfter reports whether one of the checks of the reply of step st
+// holds has: the greeting's when greeting, else the turn's that st sends.
+func (s *Session) checksAfter(st *steps.Step, greeting bool, has func(*assert.Expect) bool) bool {
 	program := s.sc.Steps
 	i := slices.Index(program, st)
 	if i < 0 {
@@ -265,7 +298,7 @@ func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
 		case next.Kind != steps.Check || (!greeting && next.Greeting):
 			return false
 		}
-		if exp, err := next.Expect(keepRefs); err == nil && exp.ReadsSystemMessages() {
+		if exp, err := next.Expect(keepRefs); err == nil && has(exp) {
 			return true
 		}
 	}
@@ -286,8 +319,12 @@ func (s *Session) viaAllows(st *steps.Step, exp *assert.Expect, on *platform.Exc
 	if len(keys) == 0 {
 		return true
 	}
+	fix := "check the record with confirm: instead"
+	if keys[0].Key == "delayed" {
+		fix = "test it in a scenario over debug_chat"
+	}
 	s.errored(&result.Error{Pos: keys[0].Pos, Kind: result.KindConfig,
-		Message: prefixed(st.Text, keys[0].Key+" needs debug-chat metadata, which a conversation over messaging does not have; check the record with confirm: instead")})
+		Message: prefixed(st.Text, assert.NotOverMessaging(keys[0].Key)+"; "+fix)})
 	return false
 }
 

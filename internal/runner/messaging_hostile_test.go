@@ -2,6 +2,7 @@ package runner
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,12 +11,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
 )
 
 // hostileConnector is the connector token of the tests against
@@ -369,5 +373,118 @@ func TestMessagingStreamingAsked(t *testing.T) {
 		{name: "a channel that cannot ask, not asked", opaque: true, want: off, status: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestMessagingEndAfterTyping: the reference shows no typing indicator,
+// so a platform may turn it off and only then send the session end. The
+// end still belongs to the turn whose checks expect it (it arrives within
+// the settle window after the answer): the agent that ended the session
+// passes, in YAML as in a feature, and the transcript shows the end; an
+// expiry there is the platform's error. An agent that did not end the
+// session still fails. A turn whose checks do not expect the end keeps
+// the end for the turn after it (TestMessagingEndBetweenTurns).
+func TestMessagingEndAfterTyping(t *testing.T) {
+	t.Parallel()
+	const (
+		joined  = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		welcome = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`
+		bye     = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
+		stop    = `{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+	)
+	yaml := func(expect string) string {
+		return `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: says goodbye
+    turns:
+      - say: bye
+        expect: ` + expect + "\n"
+	}
+	const feature = `Feature: s
+  @via:messaging
+  Scenario: says goodbye
+    Given the agent "billing"
+    When the user says "bye"
+    Then the agent's reply contains "Goodbye"
+    And the session ends
+`
+	for _, tc := range []struct {
+		name string
+		// after are the frames after the end of typing; src the suite
+		// (a YAML file, or a feature when it starts so).
+		after []string
+		src   string
+		// status is the case's; want is the failure's or the error's
+		// message.
+		status result.Status
+		want   string
+	}{
+		{name: "session_ended", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+			src: yaml(`{response: {contains: Goodbye}, session_ended: true}`), status: result.Passed},
+		{name: "ended", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+			src: yaml(`{ended: true}`), status: result.Passed},
+		{name: "events", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{}}`},
+			src: yaml(`{events: {sequence: [EVENT_TYPE_AGENT_TYPING_STOP, EVENT_TYPE_SESSION_END]}}`), status: result.Passed},
+		{name: "a feature", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+			src: feature, status: result.Passed},
+		{name: "after a late system message", after: []string{`{"id":"5","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_INFO","message":"The chat has ended."}}`,
+			`{"id":"6","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+			src: yaml(`{session_ended: true}`), status: result.Passed},
+		{name: "an expiry", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"expired"}}`},
+			src: yaml(`{session_ended: true}`), status: result.Errored, want: "the platform ended the session (reason expired)"},
+		// The platform closes the socket without an end: no wait for
+		// the settle window, and the agent did not end the session.
+		{name: "no end", after: nil, src: yaml(`{session_ended: true}`), status: result.Failed, want: "the session did not end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
+				if n == 1 {
+					return platformtest.Texts(joined, welcome, `{"id":"s","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+				}
+				frames := platformtest.Texts(append([]string{bye, stop}, tc.after...)...)
+				if tc.after == nil {
+					frames = append(frames, platformtest.Frame{Close: true})
+				}
+				return frames
+			})
+			o := hostileOptions(p)
+			var suites []*scenario.Suite
+			if strings.HasPrefix(tc.src, "Feature") {
+				var diags diag.Diagnostics
+				suites, diags = scenario.Load(fstest.MapFS{"end.feature": {Data: []byte(tc.src)}}, nil)
+				if diags.HasErrors() {
+					t.Fatal(diags)
+				}
+			} else {
+				suites = loadYAML(t, tc.src)
+			}
+			res, err := Run(context.Background(), suites, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Files[0].Cases[0]
+			a := c.Last()
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			switch tc.status {
+			case result.Passed:
+				m := a.Turns[len(a.Turns)-1].Messaging
+				if m == nil || !m.SessionEnded || m.Events[len(m.Events)-1].Type != "EVENT_TYPE_SESSION_END" {
+					t.Errorf("the last turn's events %+v: the transcript lacks the end", m)
+				}
+			case result.Failed:
+				if len(a.Failures) != 1 || a.Failures[0].Message != tc.want {
+					t.Errorf("failures %+v, want %q", a.Failures, tc.want)
+				}
+			default:
+				if a.Error == nil || a.Error.Message != tc.want || len(a.Failures) > 0 {
+					t.Errorf("error %+v, failures %+v, want the platform's %q", a.Error, a.Failures, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -346,7 +346,13 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	}
 	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}
 	exch, err := s.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
-		return s.conv.Send(ctx, req)
+		exch, err := s.conv.Send(ctx, req)
+		if ea, ok := s.conv.(endAwaiter); ok && err == nil && exch != nil && exch.Messaging != nil && !exch.Messaging.SessionEnded && s.expectsEnd(st) {
+			// The checks expect the end, and a platform may send it
+			// after its typing indicator went off: it is this turn's.
+			return ea.AwaitEnd(ctx, req.Message)
+		}
+		return exch, err
 	})
 	var ended *endedError
 	if errors.As(err, &ended) {

@@ -21,6 +21,7 @@ import (
 const (
 	hintConfirm = "check what the platform recorded with confirm: {conversation: {...}} after the session (state, metrics, handoff), or test this in a scenario over debug_chat"
 	hintVia     = "add via: messaging to the scenario or the suite; in a feature: Given the conversation is over messaging, or @via:messaging"
+	hintDelayed = "test the delayed reply in a scenario over debug_chat; over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
 	hintJoined  = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
 )
 
@@ -184,11 +185,21 @@ func (d *decoder) viaRules(order []pair, what string) {
 	for _, f := range order {
 		switch {
 		case d.messaging && slices.Contains(assert.DebugChatKeys, f.Name):
-			d.errorHint(f.Key, hintConfirm, "%s: %s needs debug-chat metadata, which a conversation over messaging does not have", what, f.Name)
+			d.errorHint(f.Key, hintNotOverMessaging(f.Name), "%s: %s", what, assert.NotOverMessaging(f.Name))
 		case !d.messaging && slices.Contains(assert.MessagingKeys, f.Name):
 			d.errorHint(f.Key, hintVia, "%s: %s checks Messaging events, and this scenario runs over debug chat", what, f.Name)
 		}
 	}
+}
+
+// hintNotOverMessaging is the hint of a debug-chat key under messaging:
+// the record holds what the platform kept of the metadata, and nothing of
+// a delayed reply.
+func hintNotOverMessaging(key string) string {
+	if key == "delayed" {
+		return hintDelayed
+	}
+	return hintConfirm
 }
 
 // joinedOnTurn warns about an events check of a user turn that expects
@@ -235,7 +246,7 @@ func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
 			return nil // reported when the step was compiled
 		}
 		if keys := exp.DebugChatOnly(); messaging && len(keys) > 0 {
-			return bad(keys[0].Key+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirm)
+			return bad(assert.NotOverMessaging(keys[0].Key), hintNotOverMessaging(keys[0].Key))
 		}
 		if keys := exp.MessagingOnly(); !messaging && len(keys) > 0 {
 			return bad(keys[0].Key+" checks Messaging events, and this scenario runs over debug chat", hintVia)

@@ -280,6 +280,12 @@ const (
 	defaultLiveAgentGreeting = "Hi, this is Sam, a live agent. I can see your conversation so far. How can I help?"
 	defaultLiveAgentReply    = "Thanks, I'm looking into that for you."
 	defaultLiveAgentBye      = "You're welcome. Goodbye!"
+	// defaultLiveAgentAlready answers a live-agent request while a live
+	// agent has the chat (the reference does not say what a platform
+	// does): the live agent says so, with no second handoff. Answered by
+	// typing alone, the request would leave a client waiting for an
+	// answer that never comes.
+	defaultLiveAgentAlready = "You're already talking to Sam, a live agent. How can I help?"
 	// liveAgentDestination is the destination of a client-requested handoff.
 	liveAgentDestination = "live_agent"
 

@@ -856,6 +856,22 @@ func TestMessagingHandoff(t *testing.T) {
 		if _, ok := find(evs, sim.EvLiveAgentJoined); !ok {
 			t.Fatalf("no live agent: %v", types(evs))
 		}
+		// Asked again while the live agent has the chat: the live agent
+		// answers, without a second handoff (a request answered by the
+		// typing indicator alone would leave the client waiting).
+		s.send(sim.EvRequestLive, map[string]any{}, nil)
+		evs = s.answer()
+		if got := replyText(evs); got != "You're already talking to Sam, a live agent. How can I help?" {
+			t.Errorf("second request answered %q: %v", got, types(evs))
+		}
+		for _, typ := range []string{sim.EvHandoffInitiated, sim.EvLiveAgentJoined, sim.EvSystemMessage} {
+			if _, ok := find(evs, typ); ok {
+				t.Errorf("second request answered with %s: %v", typ, types(evs))
+			}
+		}
+		if got := replyText(s.say("my bill")); got != "Thanks, I'm looking into that for you." {
+			t.Errorf("the live agent after the second request: %q", got)
+		}
 	})
 }
 

@@ -493,6 +493,10 @@ func (s *Server) onFrame(ms *msgSession, sc *sockConn, typ websocket.MessageType
 					reason = "requested by the user"
 				}
 				s.handoffLocked(ms, liveAgentDestination, reason, false, ev.custom)
+			default:
+				// A live agent has the chat already: they answer.
+				la := s.opts.Messaging.LiveAgent
+				s.liveTextLocked(ms, strings.Replace(defaultLiveAgentAlready, DefaultLiveAgentName, la.Name, 1), ev.custom)
 			}
 		})
 	case EvEndSession:

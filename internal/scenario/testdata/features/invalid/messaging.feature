@@ -29,3 +29,8 @@ Feature: Channel rules
       | event type                      |
       | EVENT_TYPE_VENDOR_AGENT_JOINED  |
       | EVENT_TYPE_VENDOR_AGENT_MESSAGE |
+
+  @via:messaging
+  Scenario: a delayed reply over messaging
+    When the user says "a table for 4"
+    Then the reply is not delayed
