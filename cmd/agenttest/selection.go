@@ -249,8 +249,9 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	}
 	if stop != nil && stop.Kind == merge.StopMissingShards {
 		// Their cases are not in the report: nothing names them to run.
-		s.notes = append(s.notes, fmt.Sprintf("%s: the report was merged without every shard, and the cases of the missing ones are not in it (%s): run them with --shard K/N",
-			s.rerunFailed, strings.TrimPrefix(stop.Reason, "not run: ")))
+		// printNotes names the report before each note.
+		s.notes = append(s.notes, fmt.Sprintf("the report was merged without every shard, and the cases of the missing ones are not in it (%s): run them with --shard K/N",
+			strings.TrimPrefix(stop.Reason, "not run: ")))
 	}
 	s.sel.Cases = map[scenario.CaseRef]bool{}
 	s.rerunCount, s.rerunUnrun = 0, 0

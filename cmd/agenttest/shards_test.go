@@ -193,7 +193,7 @@ func TestMergeShards(t *testing.T) {
 	// them, so it says they were not run and how to run them.
 	listed := newCLI(t, repoRoot, examplesEnv(), append([]string{"list", "--rerun-failed", forced}, shardPaths...)...)
 	listed.expect(t, exitOK)
-	if want := forced + ": the report was merged without every shard, and the cases of the missing ones are not in it (shard 2/3 missing): run them with --shard K/N"; !strings.Contains(listed.stderr.String(), want) {
+	if want := "agenttest: --rerun-failed " + forced + ": the report was merged without every shard, and the cases of the missing ones are not in it (shard 2/3 missing): run them with --shard K/N"; !strings.Contains(listed.stderr.String(), want) {
 		t.Errorf("list --rerun-failed of a forced merge does not say what it lacks:\n%s", listed.stderr)
 	}
 }

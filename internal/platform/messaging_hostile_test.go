@@ -730,8 +730,8 @@ func TestMessagingTokenWithControls(t *testing.T) {
 // TestMessagingDelayedFlag: the reference shows no delayed flag in
 // Messaging events, and the simulator flags a holding message with
 // payload.delayed (whole, or on a stream's final chunk). The client reads
-// the flag into the turn's delayedResponse, which the transcript shows
-// ("delayed response"); lint keeps delayed: from checking it over
+// the flag into the turn's delayedResponse and onto the event, which the
+// transcript shows ("delayed response"); lint keeps delayed: from checking it over
 // messaging, since a platform that sends no flag cannot be told from an
 // agent that did not delay (assert.NotOverMessaging).
 func TestMessagingDelayedFlag(t *testing.T) {
@@ -758,9 +758,19 @@ func TestMessagingDelayedFlag(t *testing.T) {
 			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep})
 			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
 			o := m.Opening()
-			r := o.Exchange(m.SessionID(), m.ConversationID(), "").Result
+			x := o.Exchange(m.SessionID(), m.ConversationID(), "")
+			r := x.Result
 			if r.Response != "One moment." || r.DelayedResponse != tc.want {
 				t.Errorf("reply %q delayed %t, want %q delayed %t", r.Response, r.DelayedResponse, "One moment.", tc.want)
+			}
+			// The flag is kept on the event too, which the JSON report
+			// keeps and the transcript reads.
+			flagged := false
+			for _, e := range x.Messaging.Events {
+				flagged = flagged || e.Delayed
+			}
+			if flagged != tc.want {
+				t.Errorf("events %+v: one flagged delayed %t, want %t", x.Messaging.Events, flagged, tc.want)
 			}
 		})
 	}

@@ -28,7 +28,7 @@ func (t *MessagingTurn) Exchange(sessionID, conversationID, userInput string) *E
 		Duplicates:   t.Duplicates,
 	}
 	for i, e := range t.Events {
-		m.Events[i] = reply.Event{ID: e.ID, Type: e.Type, Kind: e.Kind.String(), Timestamp: e.Timestamp, Text: e.Text, Level: e.Level, Replayed: e.Replayed}
+		m.Events[i] = reply.Event{ID: e.ID, Type: e.Type, Kind: e.Kind.String(), Timestamp: e.Timestamp, Text: e.Text, Level: e.Level, Delayed: e.Delayed, Replayed: e.Replayed}
 	}
 	for _, s := range t.System {
 		m.System = append(m.System, reply.SystemMessage{Level: s.Level, Text: s.Text})

@@ -82,6 +82,11 @@ type Event struct {
 	Text string `json:"text,omitempty"`
 	// Level is a system message's level.
 	Level string `json:"level,omitempty"`
+	// Delayed marks a message the platform flagged as a holding message
+	// (delayed: true in its payload, as the simulator sends; the real
+	// reply follows the next user message). The reference shows no such
+	// flag, so no check reads it: the transcript shows it.
+	Delayed bool `json:"delayed,omitempty"`
 	// Replayed marks an event that came in a history batch after a
 	// reconnect.
 	Replayed bool `json:"replayed,omitempty"`

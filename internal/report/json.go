@@ -70,7 +70,7 @@ import (
 //	          after_read_at, changed, verified, note}  (result.Deployment's
 //	          JSON form, shared with the comparison of agenttest compare)
 //	messaging {session_id, events: [{id, type, kind, timestamp, text, level,
-//	          replayed}], system: [{level, text}], session_ended, end_reason,
+//	          delayed, replayed}], system: [{level, text}], session_ended, end_reason,
 //	          joined, handoff: {destination, reason, joined, live_agent},
 //	          completed_by, reconnects, resent, duplicates}
 //	pos      {file, line, col}
@@ -152,7 +152,9 @@ import (
 // refuses a lone surrogate, reads it.
 // A case over the Messaging API has via "messaging"; its turns have
 // messaging (absent for debug chat), request is the client event sent and
-// response the array of events received.
+// response the array of events received. An event's delayed is true when
+// the platform flagged the message as a holding message (the simulator's
+// payload.delayed; the reference shows no such flag).
 //
 // metadata is the reply's metadata object when response does not hold it
 // as received (a channel whose reply is not one body); when it does, the

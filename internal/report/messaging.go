@@ -9,8 +9,9 @@ import (
 )
 
 // writeMessaging writes what a turn over Messaging received besides the
-// reply: its event types in order, its system messages, the handoff, the
-// reconnects the client recovered from and the session's end.
+// reply: its event types in order, its system messages, the handoff, a
+// holding message, the reconnects the client recovered from and the
+// session's end.
 func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 	if len(m.Events) > 0 {
 		types := make([]string, len(m.Events))
@@ -42,6 +43,15 @@ func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 			s += ")"
 		}
 		d.line(indent, d.st.paint(sgrYellow, d.st.oneLine(s)))
+	}
+	// A holding message the platform flagged, as debug chat's transcript
+	// shows delayedResponse: read from the events, which the JSON report
+	// keeps, so a report rendered again from it says the same.
+	for _, e := range m.Events {
+		if e.Delayed {
+			d.line(indent, "delayed response")
+			break
+		}
 	}
 	if m.Reconnects > 0 {
 		s := fmt.Sprintf("socket dropped, reconnected %d× with the last cursor", m.Reconnects)

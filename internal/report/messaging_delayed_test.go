@@ -1,0 +1,70 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// TestMessagingDelayedTranscript: a holding message a platform flags over
+// Messaging (the simulator's payload.delayed) reads "delayed response" in
+// the transcript, as a delayed reply does over debug chat: lint points
+// designers there, since no check reads the flag over messaging. Every
+// report says it, and so do the reports rendered again from the JSON one.
+func TestMessagingDelayedTranscript(t *testing.T) {
+	const file = "suites/webchat.yaml"
+	holding := "That's a big party! Let me check, one moment please."
+	turn := func(delayed bool) *result.Turn {
+		msg := ev("5", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", holding)
+		msg.Delayed = delayed
+		return msgTurn(1, 8, "a table for 12", holding, "conv-100", 40, &reply.Messaging{Joined: true, CompletedBy: "typing",
+			Events: []reply.Event{ev("4", "EVENT_TYPE_USER_MESSAGE", "a table for 12"), msg}})
+	}
+	run := func(delayed bool) *result.Result {
+		a := &result.Attempt{Number: 1, Status: result.Failed, ConversationID: "conv-100", Started: at(0), Duration: 50 * time.Millisecond,
+			Turns: []*result.Turn{turn(delayed)},
+			Failures: []assert.Failure{failure(pos(file, 9, 11), "response", "reply does not contain the expected text",
+				`contains "private dining"`, holding, "")}}
+		c := &result.Case{Name: "books a large party", Pos: pos(file, 4, 5), Status: result.Failed, Via: "messaging",
+			Duration: 50 * time.Millisecond, Agent: "restaurant", Env: "sandbox", Attempts: []*result.Attempt{a}}
+		return &result.Result{Started: t0, Duration: 50 * time.Millisecond, Target: result.Target{Name: "sim", Env: "sandbox", Embedded: true},
+			Files: []*result.File{{Path: file, Suite: "Web chat", Cases: []*result.Case{c}}}}
+	}
+	reports := func(t *testing.T, r *result.Result) map[string]string {
+		t.Helper()
+		var human, junit, page bytes.Buffer
+		replay(NewHuman(&human, HumanOptions{}), r)
+		if err := WriteJUnit(&junit, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHTML(&page, r, HTMLOptions{Coverage: coverage.Compute(r, nil)}); err != nil {
+			t.Fatal(err)
+		}
+		_, data := splitPage(t, page.String())
+		return map[string]string{"console": human.String(), "junit": junit.String(), "html": data}
+	}
+	for _, delayed := range []bool{true, false} {
+		r := run(delayed)
+		var doc bytes.Buffer
+		if err := WriteJSON(&doc, r, JSONOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ReadJSON(bytes.NewReader(doc.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for from, res := range map[string]*result.Result{"the run": r, "the JSON report": rep.Result} {
+			for name, out := range reports(t, res) {
+				if got := strings.Contains(out, "delayed response"); got != delayed {
+					t.Errorf("flagged %t, %s rendered from %s: says \"delayed response\" %t, want %t:\n%s", delayed, name, from, got, delayed, out)
+				}
+			}
+		}
+	}
+}
