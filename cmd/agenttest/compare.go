@@ -372,7 +372,7 @@ func (s *side) partial() (part, hint string) {
 			"compare with the report agenttest merge writes of every shard"
 	}
 	if rr := s.res.Rerun; rr != nil {
-		return fmt.Sprintf("the report of a --rerun-failed run, of the %d failed and errored cases of %s%s", rr.Failed, rr.Of, rr.AndUnrun()),
+		return fmt.Sprintf("the report of a --rerun-failed run, of %s", rr.Cases(rr.Of)),
 			"compare with the report of a full run"
 	}
 	return "", ""

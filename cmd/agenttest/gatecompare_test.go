@@ -30,7 +30,7 @@ func TestGateRefusesRerunComparison(t *testing.T) {
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "live", "--allow-live", "--json", live).expect(t, exitFailed)
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "--allow-live",
 		"--rerun-failed", live, "--json", rerun).
-		expect(t, exitOK, "comparing 1 scenario", "1 fixed", "a rerun of the 1 failed and errored cases of "+live)
+		expect(t, exitOK, "comparing 1 scenario", "1 fixed", "a rerun of the 1 case that failed or errored in "+live)
 	doc := readCompareRerun(t, rerun)
 	if doc.Rerun == nil || doc.Rerun.Of != live || doc.Rerun.Failed != 1 {
 		t.Errorf("comparison's rerun %+v, want of %s, 1 failed", doc.Rerun, live)
@@ -40,7 +40,7 @@ func TestGateRefusesRerunComparison(t *testing.T) {
 	}
 	newCLI(t, repoRoot, preRelease, "gate", rerun).expect(t, exitFailed,
 		"compared 1 scenario: 1 fixed; the candidate's 1 case: 1 passed",
-		"gate: the comparison reruns the failed and errored cases of "+live+" (1): it compared those again, not the whole selection")
+		"gate: the comparison reruns the 1 case that failed or errored in "+live+": it compared those again, not the whole selection")
 
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
 		"--name", "tells callers when the restaurant closes", "--json", named).expect(t, exitOK, "1 fixed")
@@ -100,8 +100,8 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 			warn:   "--candidate " + at("shard.json") + " is the report of shard 1 of 2 of a selection of 2 scenarios (run --shard): the comparison covers only those cases, and agenttest gate refuses it",
 			refuse: "gate: the comparison's candidate, report " + at("shard.json") + ", is shard 1 of 2: it tested its share of the selection's 2 scenarios, not all of them"},
 		{name: "a rerun's report", candidate: "rerun.json", filter: "closes",
-			warn:   "--candidate " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 failed and errored cases of " + at("live.json"),
-			refuse: "gate: the comparison's candidate, report " + at("rerun.json") + ", reruns the failed and errored cases of " + at("live.json") + " (1): it tested those again"},
+			warn:   "--candidate " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 case that failed or errored in " + at("live.json"),
+			refuse: "gate: the comparison's candidate, report " + at("rerun.json") + ", reruns the 1 case that failed or errored in " + at("live.json") + ": it tested those again"},
 		{name: "a report without deployments", candidate: "bare.json", filter: "offers a booking",
 			warn:   "--candidate " + at("bare.json") + " records no deployment",
 			refuse: "gate: the comparison records no deployment of its candidate"},
@@ -116,7 +116,7 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 	}
 	for _, tc := range []struct{ baseline, want string }{
 		{"shard.json", "--baseline " + at("shard.json") + " is the report of shard 1 of 2 of a selection of 2 scenarios (run --shard): it holds only those cases, and every other scenario would show as only on the candidate, never as regressed; compare with the report agenttest merge writes of every shard"},
-		{"rerun.json", "--baseline " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 failed and errored cases of " + at("live.json") + ": it holds only those cases"},
+		{"rerun.json", "--baseline " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 case that failed or errored in " + at("live.json") + ": it holds only those cases"},
 	} {
 		t.Run("baseline "+tc.baseline, func(t *testing.T) {
 			t.Parallel()

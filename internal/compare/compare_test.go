@@ -433,7 +433,7 @@ func TestSideOfPartialRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"baseline  live (target live, env live): run failed, started 2026-03-14 09:00:00Z, a rerun of the 3 failed and errored cases of first.json and the 2 cases its run left unrun\n",
+		"baseline  live (target live, env live): run failed, started 2026-03-14 09:00:00Z, a rerun of the 3 cases that failed or errored in first.json and the 2 cases its run left unrun\n",
 		"candidate pre-release (target pre-release, env pre-release): run failed, started 2026-03-14 09:00:00Z, shard 2 of 4\n",
 	} {
 		if !strings.Contains(text.String(), want) {

@@ -97,7 +97,7 @@ func (t *text) side(label string, s Side) {
 		fmt.Fprintf(&t.b, ", shard %d of %d", sh.Index, sh.Total)
 	}
 	if rr := s.Rerun; rr != nil {
-		fmt.Fprintf(&t.b, ", a rerun of the %d failed and errored cases of %s%s", rr.Failed, escape.Line(rr.Of), rr.AndUnrun())
+		fmt.Fprintf(&t.b, ", a rerun of %s", rr.Cases(escape.Line(rr.Of)))
 	}
 	t.b.WriteString("\n")
 	for _, d := range s.Deployments {

@@ -191,9 +191,9 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	}
 	if rr := ev.Rerun; rr != nil {
 		if ev.What == whatComparison {
-			refuse("the comparison reruns the failed and errored cases of %s (%d)%s: it compared those again, not the whole selection; gate a comparison of the whole selection", rr.Of, rr.Failed, rr.AndUnrun())
+			refuse("the comparison reruns %s: it compared those again, not the whole selection; gate a comparison of the whole selection", rr.Cases(rr.Of))
 		} else {
-			refuse("the report reruns the failed and errored cases of %s (%d)%s: it tested those again, not the whole selection; gate the report of a full run", rr.Of, rr.Failed, rr.AndUnrun())
+			refuse("the report reruns %s: it tested those again, not the whole selection; gate the report of a full run", rr.Cases(rr.Of))
 		}
 	}
 	if c := ev.Candidate; c != nil {
@@ -201,7 +201,7 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			refuse("the comparison's candidate, report %s, is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; compare with the report agenttest merge writes of every shard", c.Path, sh.Index, sh.Total, sh.Selected)
 		}
 		if rr := c.Rerun; rr != nil {
-			refuse("the comparison's candidate, report %s, reruns the failed and errored cases of %s (%d)%s: it tested those again, not the whole selection; compare with the report of a full run", c.Path, rr.Of, rr.Failed, rr.AndUnrun())
+			refuse("the comparison's candidate, report %s, reruns %s: it tested those again, not the whole selection; compare with the report of a full run", c.Path, rr.Cases(rr.Of))
 		}
 	}
 	switch {

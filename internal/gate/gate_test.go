@@ -108,12 +108,12 @@ func TestCheck(t *testing.T) {
 			want:   []string{`restaurant: the report tested sandbox, not pre-release, the environment of the gate's target "pre-release"`, `clinic: the report tested sandbox, not pre-release`}},
 		// A --rerun-failed run tested an earlier run's failures again.
 		{name: "a rerun of failures", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Failed: 2} },
-			want: []string{"the report reruns the failed and errored cases of first.json (2): it tested those again, not the whole selection"}},
+			want: []string{"the report reruns the 2 cases that failed or errored in first.json: it tested those again, not the whole selection"}},
 		// ... and those the earlier run's stop left unrun.
 		{name: "a rerun of a stopped run", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Failed: 2, Unrun: 1} },
-			want: []string{"the report reruns the failed and errored cases of first.json (2) and the 1 case its run left unrun: it tested those again, not the whole selection"}},
+			want: []string{"the report reruns the 2 cases that failed or errored in first.json and the 1 case its run left unrun: it tested those again, not the whole selection"}},
 		{name: "a rerun of a run stopped before its first case", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Unrun: 6} },
-			want: []string{"the report reruns the failed and errored cases of first.json (0) and the 6 cases its run left unrun: it tested those again, not the whole selection"}},
+			want: []string{"the report reruns the 6 cases the run of first.json left unrun: it tested those again, not the whole selection"}},
 		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
 			want:   []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
@@ -126,7 +126,7 @@ func TestCheck(t *testing.T) {
 		// not when it reran failures, nor when its candidate is a report
 		// of a shard or of a rerun.
 		{name: "a comparison of reruns", edit: func(ev *Evidence) { ev.What, ev.Rerun = "comparison", &result.Rerun{Of: "first.json", Failed: 1} },
-			want: []string{"the comparison reruns the failed and errored cases of first.json (1): it compared those again, not the whole selection; gate a comparison of the whole selection"}},
+			want: []string{"the comparison reruns the 1 case that failed or errored in first.json: it compared those again, not the whole selection; gate a comparison of the whole selection"}},
 		{name: "a comparison with a shard's report", edit: func(ev *Evidence) {
 			ev.What, ev.Candidate = "comparison", &StoredRun{Path: "pre.json", Shard: &result.Shard{Index: 1, Total: 2, Selected: 6}}
 		},
@@ -137,7 +137,7 @@ func TestCheck(t *testing.T) {
 		{name: "a comparison with a rerun's report", edit: func(ev *Evidence) {
 			ev.What, ev.Candidate = "comparison", &StoredRun{Path: "pre.json", Rerun: &result.Rerun{Of: "first.json", Failed: 2}}
 		},
-			want: []string{"the comparison's candidate, report pre.json, reruns the failed and errored cases of first.json (2): it tested those again, not the whole selection; compare with the report of a full run"}},
+			want: []string{"the comparison's candidate, report pre.json, reruns the 2 cases that failed or errored in first.json: it tested those again, not the whole selection; compare with the report of a full run"}},
 		{name: "a comparison without deployments", edit: func(ev *Evidence) { ev.What, ev.Deployments = "comparison", nil },
 			want: []string{"the comparison records no deployment of its candidate"}},
 		// A report states the verdict its cases give; one that states

@@ -135,17 +135,25 @@ type Rerun struct {
 	Unrun int `json:"unrun"`
 }
 
-// AndUnrun is what messages that name the failed and errored cases of
-// Of add for its unrun cases: "" when there are none, else " and the 5
-// cases its run left unrun".
-func (r *Rerun) AndUnrun() string {
-	switch r.Unrun {
-	case 0:
-		return ""
-	case 1:
-		return " and the 1 case its run left unrun"
+// Cases names the cases the rerun ran, for messages: "the 2 failed or
+// errored cases of first.json", then " and the 5 cases its run left
+// unrun" when there are such; "the 5 cases the run of first.json left
+// unrun" when none failed. of is Of as the message writes it (escaped
+// for a terminal, say).
+func (r *Rerun) Cases(of string) string {
+	cases := func(n int) string {
+		if n == 1 {
+			return "1 case"
+		}
+		return fmt.Sprintf("%d cases", n)
 	}
-	return fmt.Sprintf(" and the %d cases its run left unrun", r.Unrun)
+	switch {
+	case r.Unrun == 0:
+		return fmt.Sprintf("the %s that failed or errored in %s", cases(r.Failed), of)
+	case r.Failed == 0:
+		return fmt.Sprintf("the %s the run of %s left unrun", cases(r.Unrun), of)
+	}
+	return fmt.Sprintf("the %s that failed or errored in %s and the %s its run left unrun", cases(r.Failed), of, cases(r.Unrun))
 }
 
 // Shard records which share of a selection a run ran (--shard K/N).
