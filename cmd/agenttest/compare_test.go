@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -191,6 +192,38 @@ func TestCompareRepeatedScenario(t *testing.T) {
 	newCLI(t, dir, nil, "run", "rep.yaml", "--json", "sandbox.json").expect(t, exitOK)
 	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox.json", "--candidate", "pre-release", "rep.yaml").
 		expect(t, exitOK, "1 unchanged", "status: passed")
+}
+
+// TestCompareWebChatDrawsAlike: a web-chat booking compared with a stored
+// report draws the booking reference the report's run drew, however its
+// conversation's turn to join came. The report's run joined the three
+// sessions in file order; the candidate runs the file reversed. The
+// simulator named a Messaging conversation by the order of the joins
+// server-wide, so that the first and last bookings swapped references
+// and came out CHANGED; compare now names each one after the report's,
+// over Messaging as over debug chat.
+func TestCompareWebChatDrawsAlike(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scenarios := make([]string, 3)
+	for i := range scenarios {
+		scenarios[i] = fmt.Sprintf("  - name: books for %d\n    streaming: %v\n    turns:\n      - say: I'd like to book a table\n"+
+			"      - say: %d people at 7pm\n        expect: {response: {contains: reference}}\n", i+2, i == 1, i+2)
+	}
+	write := func(order ...int) {
+		src := "suite: web chat\nagent: restaurant\nvia: messaging\nscenarios:\n"
+		for _, i := range order {
+			src += scenarios[i]
+		}
+		if err := os.WriteFile(filepath.Join(dir, "webchat.yaml"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(0, 1, 2)
+	newCLI(t, dir, map[string]string{"AGENTTEST_PARALLEL": "1"}, "run", "webchat.yaml", "--json", "base.json").expect(t, exitOK)
+	write(2, 1, 0)
+	compareCLI(t, dir, nil, "compare", "--baseline", "base.json", "--candidate", "sandbox", "--fail-on-change", "webchat.yaml").
+		expect(t, exitOK, "3 scenarios: 0 regressed, 0 fixed, 0 changed, 0 slower, 0 faster, 3 unchanged", "status: passed")
 }
 
 // idleBaseline sets every turn latency in the stored report at path to

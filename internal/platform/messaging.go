@@ -124,6 +124,12 @@ type MessagingStart struct {
 	// Custom is sent as metadata.custom with every client event (the
 	// platform echoes it); per-message values add to it.
 	Custom map[string]any
+	// ConversationID, when set, is sent as conversation_id in the body of
+	// the session call, which the reference's body does not have: the
+	// embedded simulator names the conversation its agent's join opens
+	// with it and seeds that conversation's draws with it, as debug
+	// chat's conversationId does. Set it for the simulator only.
+	ConversationID string
 	// TurnTimeout bounds each answer, the join's included. Default
 	// DefaultMessagingTurnTimeout.
 	TurnTimeout time.Duration
@@ -605,7 +611,11 @@ func (m *MessagingSession) redactError(err error) error {
 
 // createSession is step 2.
 func (m *MessagingSession) createSession(ctx context.Context) (string, error) {
-	body, _ := json.Marshal(map[string]bool{"streaming_enabled": m.start.Streaming})
+	req := map[string]any{"streaming_enabled": m.start.Streaming}
+	if m.start.ConversationID != "" {
+		req["conversation_id"] = m.start.ConversationID
+	}
+	body, _ := json.Marshal(req)
 	rq := &call{ep: epMsgSession, path: epMsgSession.template, body: body, bearer: m.jwt, red: m.redactor()}
 	resp, err := m.c.do(ctx, rq)
 	if err != nil {

@@ -90,17 +90,21 @@ func (mc messagingChannel) streams() bool { return mc.opts.Streaming }
 // joins: the greeting is the join's answer. The integration attributes
 // travel as the custom metadata of the client events (the platform
 // echoes them; the join's are the conversation's attributes).
+// req.ConversationID, set only by Options.ConversationIDs, names the
+// session's conversation on the embedded simulator
+// (platform.MessagingStart.ConversationID).
 func (mc messagingChannel) Open(ctx context.Context, agentID string, req platform.ChatStart) (Conversation, *platform.Exchange, error) {
 	opener, err := mc.connector(agentID, req.ClientEnv)
 	if err != nil {
 		return nil, nil, err
 	}
 	m, err := opener.OpenMessaging(ctx, platform.MessagingStart{
-		Streaming:     mc.opts.Streaming,
-		Custom:        req.IntegrationAttributes,
-		TurnTimeout:   mc.opts.TurnTimeout,
-		Settle:        mc.opts.Settle,
-		MaxReconnects: mc.opts.MaxReconnects,
+		Streaming:      mc.opts.Streaming,
+		Custom:         req.IntegrationAttributes,
+		ConversationID: req.ConversationID,
+		TurnTimeout:    mc.opts.TurnTimeout,
+		Settle:         mc.opts.Settle,
+		MaxReconnects:  mc.opts.MaxReconnects,
 	})
 	if m == nil {
 		return nil, nil, err

@@ -371,6 +371,10 @@ func TestMessagingStreamingAsked(t *testing.T) {
 		{name: "the scenario's word over the channel's", channelOn: true, scenario: "    streaming: false\n", want: off, status: result.Passed},
 		{name: "a channel that cannot ask", opaque: true, scenario: "    streaming: true\n", status: result.Errored},
 		{name: "a channel that cannot ask, not asked", opaque: true, want: off, status: result.Passed},
+		// The reference's body has no conversation id: a scenario's is
+		// not sent (only the embedded simulator takes one, named by
+		// Options.ConversationIDs).
+		{name: "a scenario's conversation_id is not sent", suite: "start: {conversation_id: mine}\n", want: off, status: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -490,5 +492,157 @@ scenarios:
 	}
 	if !streamed.Streaming || whole.Streaming {
 		t.Errorf("cases say streaming %t and %t, want true and false", streamed.Streaming, whole.Streaming)
+	}
+}
+
+// openTurnstile lets Messaging conversations open one at a time, in a
+// given order of their names.
+type openTurnstile struct {
+	t     *testing.T
+	mu    sync.Mutex
+	cond  *sync.Cond
+	order []string
+	next  int
+}
+
+func newOpenTurnstile(t *testing.T, order ...string) *openTurnstile {
+	o := &openTurnstile{t: t, order: order}
+	o.cond = sync.NewCond(&o.mu)
+	return o
+}
+
+// open waits for name's turn, runs do and gives the turn to the next.
+// A name that never comes fails the test after 10 s (real time: a safety
+// net, never a wait the test relies on) rather than hanging it.
+func (o *openTurnstile) open(name string, do func()) {
+	timer := time.AfterFunc(10*time.Second, func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.t.Errorf("%s waited for its turn in %v too long (at %d)", name, o.order, o.next)
+		o.next = len(o.order)
+		o.cond.Broadcast()
+	})
+	defer timer.Stop()
+	o.mu.Lock()
+	for o.next < len(o.order) && o.order[o.next] != name {
+		o.cond.Wait()
+	}
+	o.mu.Unlock()
+	do()
+	o.mu.Lock()
+	o.next++
+	o.cond.Broadcast()
+	o.mu.Unlock()
+}
+
+// orderedOpens is a Messaging channel whose conversations open (create
+// their session and join) in the order of a turnstile, by the name
+// Options.ConversationIDs gives them.
+type orderedOpens struct {
+	streamingChannel
+	gate *openTurnstile
+}
+
+func (c orderedOpens) Open(ctx context.Context, agentID string, req platform.ChatStart) (conv Conversation, exch *platform.Exchange, err error) {
+	c.gate.open(req.ConversationID, func() { conv, exch, err = c.streamingChannel.Open(ctx, agentID, req) })
+	return conv, exch, err
+}
+
+func (c orderedOpens) withStreaming(on bool) streamingChannel {
+	return orderedOpens{c.streamingChannel.withStreaming(on), c.gate}
+}
+
+// TestMessagingNamedConversationsDrawAlike: two runs of one seed, at
+// --parallel 3, whose web-chat bookings join in opposite orders, draw the
+// same booking reference for each scenario, as debug chat's named
+// conversations do. The Messaging conversation was named by the order of
+// the joins server-wide, so that agenttest compare reported the booking
+// reference of a web-chat scenario CHANGED when the two sides' sessions
+// happened to join in different orders.
+func TestMessagingNamedConversationsDrawAlike(t *testing.T) {
+	t.Parallel()
+	src := `suite: web-chat bookings
+agent: restaurant
+via: messaging
+scenarios:
+`
+	names := []string{"books-a", "books-b", "books-c"}
+	for i, name := range names {
+		src += fmt.Sprintf("  - name: %s\n    streaming: %v\n    turns:\n      - say: I'd like to book a table\n      - say: %d people at 7pm\n        expect: {response: {contains: reference}}\n",
+			name, i == 1, i+2)
+	}
+	refRE := regexp.MustCompile(`reference ([A-Z0-9]{6})`)
+	refs := func(order ...string) map[string]string {
+		e := newMsgEnv(t, sim.Options{Seed: 3})
+		opts := e.opts(t)
+		opts.Parallel = 3
+		opts.Messaging = orderedOpens{opts.Messaging.(streamingChannel), newOpenTurnstile(t, order...)}
+		opts.ConversationIDs = func(c *result.Case, a *result.Attempt) string { return c.Name }
+		res, err := Run(context.Background(), loadYAML(t, src), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, c := range res.Files[0].Cases {
+			a := c.Last()
+			if c.Status != result.Passed {
+				t.Errorf("%s: %s, want passed%s", c.Name, c.Status, describe(c))
+				continue
+			}
+			if a.ConversationID != c.Name {
+				t.Errorf("%s: in conversation %q, want the name it asked for", c.Name, a.ConversationID)
+			}
+			if m := refRE.FindStringSubmatch(a.Turns[len(a.Turns)-1].Reply().Response); m != nil {
+				out[c.Name] = m[1]
+			}
+		}
+		return out
+	}
+	forward := refs("books-a", "books-b", "books-c")
+	backward := refs("books-c", "books-b", "books-a")
+	seen := map[string]bool{}
+	for _, name := range names {
+		if forward[name] == "" || forward[name] != backward[name] {
+			t.Errorf("%s: reference %q joined in order, %q in reverse order", name, forward[name], backward[name])
+		}
+		seen[forward[name]] = true
+	}
+	if len(seen) != len(names) {
+		t.Errorf("%d different references, want %d: %v", len(seen), len(names), forward)
+	}
+}
+
+// TestMessagingScenarioConversationIDNotSent: a scenario's conversation_id
+// is not sent over messaging (lint warns so): the platform names the
+// conversation, or, on the embedded simulator of agenttest compare, the
+// name Options.ConversationIDs gives.
+func TestMessagingScenarioConversationIDNotSent(t *testing.T) {
+	t.Parallel()
+	const src = `suite: web chat
+agent: utility-billing
+via: messaging
+start: {conversation_id: mine}
+scenarios:
+  - name: greets
+    greeting: {response: {contains: Northwind}}
+`
+	for _, tc := range []struct {
+		name, named, want string
+	}{
+		{"platform names it", "", "conv-"},
+		{"ConversationIDs names it", "cmp-greets", "cmp-greets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newMsgEnv(t, sim.Options{Seed: 1})
+			opts := e.opts(t)
+			if tc.named != "" {
+				opts.ConversationIDs = func(*result.Case, *result.Attempt) string { return tc.named }
+			}
+			c := runOne(t, opts, src)
+			if id := c.Last().ConversationID; c.Status != result.Passed || !strings.HasPrefix(id, tc.want) || strings.Contains(id, "mine") {
+				t.Errorf("%s in conversation %q, want passed in %s…", c.Status, id, tc.want)
+			}
+		})
 	}
 }

@@ -138,14 +138,18 @@ type Options struct {
 	// the platform client already redacted what the platform sent. Nil
 	// records text as it is.
 	Redactor *secret.Redactor
-	// ConversationIDs, when set, names each debug-chat conversation the
-	// run creates whose scenario sets no conversation_id, for the attempt
-	// a: its Number, and its Run for a run of a repeated scenario (whose
-	// runs number their attempts from 1 each until they are merged into
-	// the case). Nil lets the platform name them. `agenttest compare`
-	// sets it on the embedded simulator, whose random draws (a booking
-	// code) are seeded by the conversation id, so that the same scenario
-	// draws the same values on both sides.
+	// ConversationIDs, when set, names each conversation the run creates
+	// whose scenario sets no conversation_id, for the attempt a: its
+	// Number, and its Run for a run of a repeated scenario (whose runs
+	// number their attempts from 1 each until they are merged into the
+	// case). A Messaging conversation always takes its name from here
+	// (a scenario's conversation_id is not sent over messaging), as the
+	// conversation_id of the session call, which only the simulator
+	// takes (platform.MessagingStart.ConversationID). Nil lets the
+	// platform name them. `agenttest compare` sets it on the embedded
+	// simulator, whose random draws (a booking code) are seeded by the
+	// conversation id, so that the same scenario draws the same values on
+	// both sides whatever the order its conversations start in.
 	ConversationIDs func(c *result.Case, a *result.Attempt) string
 	// LeanAbove is the number of cases above which a run keeps only the
 	// bodies of the replies of passing cases, dropping what was decoded

@@ -476,6 +476,13 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 			return req, fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
+	if s.params.Via == steps.ViaMessaging {
+		// The Messaging API takes no conversation id: the scenario's is
+		// not sent (lint says so). Only the name ConversationIDs gives
+		// on the embedded simulator is, so that the conversation draws
+		// alike whatever the order its session joins in.
+		req.ConversationID = ""
+	}
 	if req.ConversationID == "" && s.opts.ConversationIDs != nil {
 		req.ConversationID = s.opts.ConversationIDs(s.c, s.a)
 	}

@@ -127,8 +127,10 @@ const (
 )
 
 // sessionDraw returns a uniform float in [0, 1) for the idx-th client
-// event of a messaging session (its id hashed) and salt: a session meets
-// the same faults in every run whatever the other sessions do.
+// event of a messaging session (its hash: of its conversation's name, else
+// of its id) and salt: a named session meets the same faults in every run
+// whatever the other sessions do; an unnamed one, whose id is its creation
+// number's, when the sessions are created in the same order.
 func (fi *faultInjector) sessionDraw(session, idx, salt uint64) float64 {
 	return float64(splitmix64(fi.seed^splitmix64(session^splitmix64(idx<<8|salt)))>>11) / (1 << 53)
 }

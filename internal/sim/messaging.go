@@ -487,7 +487,26 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ms := s.newMsgSession(c, claims.ID, streaming, now)
+	// conversation_id, beyond the reference's body, names the
+	// conversation the agent's join opens, as debug chat's create call
+	// does: its draws are seeded by that name, not by the order in which
+	// sessions join.
+	name := ""
+	if raw, ok := body["conversation_id"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &name); err != nil {
+			failMessaging(w, http.StatusBadRequest, errParsing)
+			return
+		}
+		if !validConversationID(name) {
+			failMessaging(w, http.StatusBadRequest, fmt.Sprintf("conversation_id %q: use letters, digits, '-', '_' or '.', at most 128", name))
+			return
+		}
+		if _, taken := s.store.Get(name); taken {
+			failMessaging(w, http.StatusConflict, fmt.Sprintf("conversation %q already exists", name))
+			return
+		}
+	}
+	ms := s.newMsgSession(c, claims.ID, streaming, name, now)
 	s.msg.stats.sessions.Add(1)
 	writeJSON(w, http.StatusOK, map[string]any{"session_id": ms.id, "streaming_enabled": streaming})
 }

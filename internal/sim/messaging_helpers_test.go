@@ -152,6 +152,23 @@ func (m *msgSim) joined(streaming bool) (*sock, string, string, []event) {
 	return s, id, jwt, s.answer()
 }
 
+// named opens a session whose conversation is named by the session call
+// (conversation_id), connects and joins; it returns the socket and the
+// join's answer.
+func (m *msgSim) named(name string) (*sock, string, string, []event) {
+	m.t.Helper()
+	jwt := m.jwt(m.token, sim.DefaultMessagingHost)
+	body, _ := json.Marshal(map[string]string{"conversation_id": name})
+	r := m.post("/api/v1/sessions", map[string]string{"Authorization": "Bearer " + jwt, "Content-Type": "application/json"}, string(body))
+	if r.status != 200 {
+		m.t.Fatalf("session %s: %d %s", name, r.status, r.body)
+	}
+	id := r.json(m.t)["session_id"].(string)
+	s, _ := m.connect(id, jwt, "")
+	s.send(evJoin, map[string]any{}, nil)
+	return s, id, jwt, s.answer()
+}
+
 // event is a received event.
 type event struct {
 	ID        string         `json:"id"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/coder/websocket"
 )
 
@@ -126,6 +127,11 @@ func TestMessagingSessions(t *testing.T) {
 		{"tampered token", "Bearer " + tampered, "{}", 401, "Invalid access token"},
 		{"invalid JSON", "Bearer " + jwt, "{", 400, "Error parsing request"},
 		{"streaming_enabled not a boolean", "Bearer " + jwt, `{"streaming_enabled":"yes"}`, 400, "Error parsing request"},
+		{"named", "Bearer " + jwt, `{"conversation_id":"cmp-0123.a_b"}`, 200, ""},
+		{"conversation_id null", "Bearer " + jwt, `{"conversation_id":null}`, 200, ""},
+		{"conversation_id not a string", "Bearer " + jwt, `{"conversation_id":7}`, 400, "Error parsing request"},
+		{"conversation_id empty", "Bearer " + jwt, `{"conversation_id":""}`, 400, `conversation_id "": use letters, digits, '-', '_' or '.', at most 128`},
+		{"conversation_id with a space", "Bearer " + jwt, `{"conversation_id":"a b"}`, 400, `conversation_id "a b": use letters, digits, '-', '_' or '.', at most 128`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hdr := map[string]string{"Content-Type": "application/json"}
@@ -146,6 +152,15 @@ func TestMessagingSessions(t *testing.T) {
 		})
 	}
 
+	t.Run("conversation_id taken", func(t *testing.T) {
+		s, _, _, join := m.named("taken-1")
+		defer s.c.CloseNow()
+		if e, ok := find(join, evJoined); !ok || e.str("conversation_id") != "taken-1" {
+			t.Fatalf("join %v", types(join))
+		}
+		r := m.post("/api/v1/sessions", map[string]string{"Authorization": "Bearer " + jwt}, `{"conversation_id":"taken-1"}`)
+		checkAnswer(t, r, 409, `conversation "taken-1" already exists`)
+	})
 	t.Run("expired token", func(t *testing.T) {
 		m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{TokenLifetime: time.Minute}})
 		jwt := m.jwt(m.token, sim.DefaultMessagingHost)
@@ -999,5 +1014,91 @@ func TestMessagingHosts(t *testing.T) {
 	want := []string{"EVENT_TYPE_REQUEST_ACME_AGENT_JOIN", "EVENT_TYPE_ACME_AGENT_TYPING", "EVENT_TYPE_ACME_AGENT_JOINED", "EVENT_TYPE_ACME_AGENT_MESSAGE", "EVENT_TYPE_ACME_AGENT_TYPING"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Acme join answered %v, want %v", got, want)
+	}
+}
+
+// TestMessagingNamedConversationsDrawAlike: a session named by the
+// session call (conversation_id) opens a conversation of that id, whose
+// draws depend on the seed and the name alone. Two simulators of one
+// seed whose sessions join in opposite orders draw the same code for
+// each name; before, the join numbered the conversation server-wide, so
+// which session met which code changed with the order sessions joined
+// in, and agenttest compare saw a booking reference "change" over web
+// chat that nothing had changed.
+func TestMessagingNamedConversationsDrawAlike(t *testing.T) {
+	t.Parallel()
+	def, diags := agent.Load("coder.yaml", []byte("id: helpdesk\nname: Coder\nstart: Hello\nnodes:\n  Hello:\n    say: \"Your code is ${random.code:8}.\"\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	names := []string{"cmp-a", "cmp-b", "cmp-c", "cmp-d"}
+	greetings := func(order []string) map[string]string {
+		m := startMessaging(t, sim.Options{Seed: 7, Agents: []*agent.Definition{def}})
+		out := map[string]string{}
+		for _, name := range order {
+			s, _, _, join := m.named(name)
+			if e, _ := find(join, evJoined); e.str("conversation_id") != name {
+				t.Errorf("%s: joined %v, want conversation %s", name, e.Payload, name)
+			}
+			out[name] = replyText(join)
+			s.c.CloseNow()
+		}
+		return out
+	}
+	forward := greetings(names)
+	backward := greetings([]string{"cmp-d", "cmp-c", "cmp-b", "cmp-a"})
+	codes := map[string]bool{}
+	for _, name := range names {
+		if forward[name] != backward[name] {
+			t.Errorf("%s: %q joined first, %q joined last", name, forward[name], backward[name])
+		}
+		codes[forward[name]] = true
+	}
+	if len(codes) != len(names) {
+		t.Errorf("the names drew %d different codes, want %d: %v", len(codes), len(names), forward)
+	}
+}
+
+// TestMessagingNamedSessionsMeetFaultsAlike: the injected faults of a
+// named session's events are drawn from its name, so two simulators of
+// one seed whose sessions are created and join in opposite orders fail
+// the same replies of each; drawn from the session id, which numbers the
+// sessions server-wide, they changed with the order.
+func TestMessagingNamedSessionsMeetFaultsAlike(t *testing.T) {
+	t.Parallel()
+	names := []string{"cmp-a", "cmp-b", "cmp-c", "cmp-d"}
+	outcomes := func(order []string) map[string]string {
+		m := startMessaging(t, sim.Options{Seed: 7, Faults: sim.Faults{ReplyFailure: 0.5}})
+		out := map[string]string{}
+		for _, name := range order {
+			s, _, _, _ := m.named(name)
+			var seen []string
+			for i := 0; i < 8; i++ {
+				turn := s.say("ping")
+				switch sys := systemTexts(turn); {
+				case replyText(turn) == "pong" && len(sys) == 0:
+					seen = append(seen, "pong")
+				case slices.Equal(sys, []string{sim.SysReplyFailed}):
+					seen = append(seen, "failed")
+				default:
+					seen = append(seen, fmt.Sprintf("%q %q", replyText(turn), sys))
+				}
+			}
+			out[name] = strings.Join(seen, " ")
+			s.c.CloseNow()
+		}
+		return out
+	}
+	forward := outcomes(names)
+	backward := outcomes([]string{"cmp-d", "cmp-c", "cmp-b", "cmp-a"})
+	patterns := map[string]bool{}
+	for _, name := range names {
+		if forward[name] != backward[name] {
+			t.Errorf("%s: created first %q, created last %q", name, forward[name], backward[name])
+		}
+		patterns[forward[name]] = true
+	}
+	if len(patterns) < 2 {
+		t.Errorf("every name met the same replies: %v", forward)
 	}
 }

@@ -29,8 +29,11 @@ import (
 
 // msgSession is one messaging session.
 type msgSession struct {
-	id        string
-	hash      uint64 // of id: the seed of its fault draws
+	id string
+	// name is the conversation id the session call asked for ("": the
+	// join names the conversation).
+	name      string
+	hash      uint64 // of name, else of id: the seed of its fault draws
 	connector *connector
 	tokenID   string // the jti of the access token that created it
 	streaming bool
@@ -60,11 +63,17 @@ type liveChat struct {
 	messages    int // user messages forwarded or not
 }
 
-func (s *Server) newMsgSession(c *connector, tokenID string, streaming bool, now time.Time) *msgSession {
+func (s *Server) newMsgSession(c *connector, tokenID string, streaming bool, name string, now time.Time) *msgSession {
 	o := s.opts.Messaging
 	id := s.newID(sessionIDPrefix)
+	// A named session meets the same faults whatever the other sessions
+	// do; the id of an unnamed one is its creation number's.
+	hash := hashString(id)
+	if name != "" {
+		hash = hashString(name)
+	}
 	ms := &msgSession{
-		id: id, hash: hashString(id), connector: c, tokenID: tokenID, streaming: streaming,
+		id: id, name: name, hash: hash, connector: c, tokenID: tokenID, streaming: streaming,
 		lastActive: now,
 		conns:      map[*sockConn]struct{}{},
 		handshakes: bucket{tokens: float64(o.HandshakeBurst), last: now},
@@ -592,8 +601,15 @@ func (s *Server) joinLocked(ms *msgSession, idx uint64, ev clientEvent) {
 		s.systemLocked(ms, SysStartFailed, ev.custom)
 		return
 	}
+	// The conversation's draws are seeded by its id: the session's name
+	// when the session call gave one, else the join's number server-wide
+	// (which changes with the order concurrent sessions join in).
+	id := ms.name
+	if id == "" {
+		id = s.newConversationID()
+	}
 	cs, reply, ok := s.openConversation(context.Background(), s.served(agentID, ms.connector.Env), agentID, convStart{
-		id: s.newConversationID(), env: ms.connector.Env, channel: messagingChannel, attrs: ev.custom,
+		id: id, env: ms.connector.Env, channel: messagingChannel, attrs: ev.custom,
 	})
 	if !ok {
 		s.systemLocked(ms, SysStartFailed, ev.custom)
