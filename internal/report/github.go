@@ -101,16 +101,28 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 			return
 		}
 	}
+	// What the attempt left untested goes with the annotation of what
+	// ended it (its error, else its last failure), as under the
+	// console's failure.
+	notRun := ""
+	if l := notRunLine(a.NotRun); l != "" {
+		notRun = "\n" + l
+	}
 	for i, fl := range a.Failures {
 		var d strings.Builder
 		detail{b: &d, st: st}.writeFailure(a, fl, "")
-		annotation(b, level, orPos(fl.Pos, at), title, d.String())
 		if c.Status == result.Flaky && i == 0 {
+			annotation(b, level, orPos(fl.Pos, at), title, d.String())
 			return
 		}
+		msg := d.String()
+		if i == len(a.Failures)-1 && a.Error == nil {
+			msg = strings.TrimSuffix(msg, "\n") + notRun
+		}
+		annotation(b, level, orPos(fl.Pos, at), title, msg)
 	}
 	if e := a.Error; e != nil {
-		annotation(b, level, orPos(e.Pos, at), title, st.errorLine(a, e))
+		annotation(b, level, orPos(e.Pos, at), title, st.errorLine(a, e)+notRun)
 	}
 	if len(a.Failures) == 0 && a.Error == nil {
 		annotation(b, level, at, title, a.Status.String()+" without a recorded cause")
