@@ -230,7 +230,7 @@ func TestCIExampleNightlyRuns(t *testing.T) {
 	args := nightlyCommand(t)
 	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true},
 		Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
-	listen := platformtest.ClosedAddr(t)
+	listen := platformtest.FreeAddr(t)
 	for i, a := range args {
 		// The receiver listens on a free port of its own: the tests run
 		// side by side.

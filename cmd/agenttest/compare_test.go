@@ -190,6 +190,10 @@ func TestCompareRepeatedScenario(t *testing.T) {
 	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "rep.yaml").
 		expect(t, exitOK, "1 scenario: 0 regressed, 0 fixed, 0 changed, 0 slower, 0 faster, 1 unchanged", "status: passed")
 	newCLI(t, dir, nil, "run", "rep.yaml", "--json", "sandbox.json").expect(t, exitOK)
+	// The stored run measured real time, the candidate its fake clock's
+	// zero think time: a stall of the loaded machine over the bar made the
+	// scenario faster instead of unchanged.
+	idleBaseline(t, filepath.Join(dir, "sandbox.json"))
 	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox.json", "--candidate", "pre-release", "rep.yaml").
 		expect(t, exitOK, "1 unchanged", "status: passed")
 }
@@ -251,10 +255,14 @@ func idleBaseline(t *testing.T, path string) {
 // compareTargets starts a simulator and a directory with
 // examples/compare under compare/ and an agenttest.yaml of two targets
 // of it, by ${env:SIM_URL} and ${env:SIM_KEY}: prod in live (allowed)
-// and rc in pre-release.
-func compareTargets(t *testing.T) (*simtest.Sim, string) {
+// and rc in pre-release. tweaks change the simulator's options.
+func compareTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, string) {
 	t.Helper()
-	s := simtest.Start(t, sim.Options{Seed: 5})
+	opts := sim.Options{Seed: 5}
+	for _, tw := range tweaks {
+		tw(&opts)
+	}
+	s := simtest.Start(t, opts)
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
 	target := func(name, env, extra string) string {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
@@ -137,10 +141,21 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 // tested sandbox).
 func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	t.Parallel()
-	s, dir := pinnedTargets(t)
+	// The candidate, target rc, runs on the test's simulator, which
+	// thinks on a fake clock that side's client reads too, as a side on
+	// the embedded simulator does (compareCLI): its latencies are the
+	// think times, not a loaded machine's stalls, which made the scenario
+	// "1 slower" (445ms against the baseline's 0 under -parallel 32).
+	clk := fakeclock.New()
+	clk.Advance(time.Since(fakeclock.Start))
+	s, dir := pinnedTargets(t, func(o *sim.Options) {
+		o.Now = clk.Now
+		o.Sleep = func(ctx context.Context, d time.Duration) { _ = clk.Sleep(ctx, d) }
+	})
 	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
 	out := filepath.Join(dir, "c.json")
 	c := compareCLI(t, dir, env, "compare", "--baseline", "sandbox", "--candidate", "target:rc", "compare", "--name", "menu", "--json", out)
+	c.st.Now = clk.Now
 	c.st.Stderr = c.st.Stdout // one stream, to see what comes first
 	text := c.expect(t, exitOK,
 		"agenttest: --candidate target:rc:\ncompare/restaurant.yaml:52:5: warning: scenario \"answers menu questions\" runs in sandbox, not in pre-release, the environment of target \"rc\" (set by target \"rc\" env (agenttest.yaml:13:10)): a suite's or scenario's env: (or an @env: tag) wins over the target's",
@@ -167,9 +182,9 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 
 // pinnedTargets is compareTargets with the example suite pinned to
 // sandbox (env: sandbox).
-func pinnedTargets(t *testing.T) (*simtest.Sim, string) {
+func pinnedTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, string) {
 	t.Helper()
-	s, dir := compareTargets(t)
+	s, dir := compareTargets(t, tweaks...)
 	suite := filepath.Join(dir, "compare", "restaurant.yaml")
 	b, err := os.ReadFile(suite)
 	if err != nil {

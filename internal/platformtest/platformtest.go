@@ -27,9 +27,21 @@ import (
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
-// ClosedAddr returns a loopback address nothing listens on: a port just
-// freed, where a platform that is down answers with a refused connection.
+// ClosedAddr returns a loopback address nothing listens on while t runs,
+// where a platform that is down answers with a refused connection. A port
+// merely freed was given to the listener of a test running in parallel
+// (a simulator's, a hostile server's), which answered instead; on unix
+// the port stays taken until t ends (closedAddr).
 func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	return closedAddr(t)
+}
+
+// FreeAddr returns a loopback port just freed, for a listener that must
+// be told its address before it starts (a receiver whose public URL is
+// configured ahead). Until it listens, another test's listener may be
+// given the port: where any port will do, listen on 127.0.0.1:0 instead.
+func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

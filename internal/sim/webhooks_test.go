@@ -1,15 +1,17 @@
 package sim_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -314,7 +316,11 @@ func TestWebhookEndpointValidation(t *testing.T) {
 }
 
 // TestCloseStopsEverything checks that Close leaves no goroutine behind,
-// even with retries pending and a delivery hanging in a receiver.
+// even with retries pending and a delivery hanging in a receiver. Only
+// the goroutines started while the server was made and used count: they
+// carry a pprof label of this test (goroutines inherit their creator's
+// labels), so the package's parallel tests, whose servers come and go
+// meanwhile, neither hide a leak nor make one up.
 func TestCloseStopsEverything(t *testing.T) {
 	t.Parallel()
 	hang := newReceiver(func(int) int { return 500 })
@@ -326,39 +332,79 @@ func TestCloseStopsEverything(t *testing.T) {
 	}
 	hs := httptest.NewServer(hang)
 	defer hs.Close()
-	before := runtime.NumGoroutine()
 
-	def, diags := agent.Load("testdata/agents/helpdesk.yaml", mustRead(t, "testdata/agents/helpdesk.yaml"))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	srv, err := sim.New(sim.Options{Agents: []*agent.Definition{def}, TickInterval: time.Millisecond,
-		Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: time.Hour, Workers: 3}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	build := httptest.NewServer(srv.BuildHandler())
-	info := srv.Info()
-	for i := 0; i < 2; i++ {
-		register(t, build.URL, info.BuildKey, map[string]any{"url": hs.URL, "events": []string{"conversation.completed"}})
-	}
-	for i := 0; i < 3; i++ {
-		r := call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat", info.BuildKey, map[string]any{"clientEnv": "live"})
-		id := r.json(t)["conversationId"].(string)
-		call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat/"+id, info.BuildKey, map[string]any{"clientEnv": "live", "message": "bye"})
-	}
-	hang.wait(t, 2) // one retry scheduled, at least one attempt hanging
-	build.Close()
-	srv.Close()
+	label := pprof.Labels("sim-close-test", t.Name())
+	pprof.Do(context.Background(), label, func(context.Context) {
+		def, diags := agent.Load("testdata/agents/helpdesk.yaml", mustRead(t, "testdata/agents/helpdesk.yaml"))
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		srv, err := sim.New(sim.Options{Agents: []*agent.Definition{def}, TickInterval: time.Millisecond,
+			Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: time.Hour, Workers: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		build := httptest.NewServer(srv.BuildHandler())
+		info := srv.Info()
+		for i := 0; i < 2; i++ {
+			register(t, build.URL, info.BuildKey, map[string]any{"url": hs.URL, "events": []string{"conversation.completed"}})
+		}
+		for i := 0; i < 3; i++ {
+			r := call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat", info.BuildKey, map[string]any{"clientEnv": "live"})
+			id := r.json(t)["conversationId"].(string)
+			call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat/"+id, info.BuildKey, map[string]any{"clientEnv": "live", "message": "bye"})
+		}
+		if left := labelledGoroutines(label); len(left) == 0 {
+			t.Fatal("no goroutine carries the test's label: the check below would prove nothing")
+		}
+		hang.wait(t, 2) // one retry scheduled, at least one attempt hanging
+		build.Close()
+		srv.Close()
+	})
 	http.DefaultClient.CloseIdleConnections()
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
+	for {
+		left := labelledGoroutines(label)
+		if len(left) == 0 {
+			return
+		}
 		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines after Close, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+			t.Fatalf("goroutines of the server left after Close (%d stacks):\n%s", len(left), strings.Join(left, "\n\n"))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// labelledGoroutines returns the goroutine profile's records (a count,
+// then the stack) of the goroutines that carry every label of set.
+func labelledGoroutines(set pprof.LabelSet) []string {
+	var want []string
+	pprof.ForLabels(pprof.WithLabels(context.Background(), set), func(k, v string) bool {
+		want = append(want, fmt.Sprintf("%q:%q", k, v))
+		return true
+	})
+	var b strings.Builder
+	pprof.Lookup("goroutine").WriteTo(&b, 1)
+	var out []string
+	// The first record follows the profile's header line.
+	_, profile, _ := strings.Cut(b.String(), "\n")
+	for _, rec := range strings.Split(profile, "\n\n") {
+		for _, line := range strings.Split(rec, "\n") {
+			labels, ok := strings.CutPrefix(line, "# labels: ")
+			if !ok {
+				continue
+			}
+			all := true
+			for _, w := range want {
+				all = all && strings.Contains(labels, w)
+			}
+			if all {
+				out = append(out, rec)
+			}
+			break
+		}
+	}
+	return out
 }
 
 func mustRead(t *testing.T, path string) []byte {
