@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -65,6 +66,21 @@ func holdingBuild(t *testing.T, s *simtest.Sim) (map[string]string, *buildHold) 
 	})
 	t.Cleanup(func() { close(release) }) // runs before wrapBuild's Close
 	return env, h
+}
+
+// interruptAt interrupts c's run once its output holds mark, turning h
+// on first: from then on the platform holds every call until the
+// interruption cuts it off, so no case still running can finish.
+func (h *buildHold) interruptAt(c *cli, mark string) {
+	var once sync.Once
+	c.stdout.notify = func(all string) {
+		if strings.Contains(all, mark) {
+			once.Do(func() {
+				h.on.Store(true)
+				c.sigs <- struct{}{}
+			})
+		}
+	}
 }
 
 // isDeploymentRead reports whether r reads deployments/active.

@@ -720,17 +720,9 @@ func TestInterruptWritesReports(t *testing.T) {
 	out := t.TempDir()
 	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
 	c := newCLI(t, "testdata/slow", env, "run", "--parallel", "2", "--junit", junitPath, "--json", jsonPath)
-	var once sync.Once
-	c.stdout.notify = func(all string) {
-		// Called while the passing case still holds its slot: no other
-		// case has started yet.
-		if strings.Contains(all, "PASS ") {
-			once.Do(func() {
-				hold.on.Store(true)
-				c.sigs <- struct{}{}
-			})
-		}
-	}
+	// The first PASS is printed while the passing case still holds its
+	// slot: no other case has started yet.
+	hold.interruptAt(c, "PASS ")
 	r := &drillResult{code: c.run(t)}
 	r.stdout, r.stderr = c.stdout.String(), c.stderr.String()
 	if r.code != exitInterrupted {

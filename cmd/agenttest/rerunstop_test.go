@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
@@ -161,17 +160,7 @@ func TestRerunFailedRunsWhatTheStopLeftUnrun(t *testing.T) {
 			first: func(t *testing.T, dir string) map[string]string {
 				env, hold := holdingBuild(t, s)
 				c := newCLI(t, dir, env, "run", "suites", "--parallel", "1", "--json", "first.json")
-				var once sync.Once
-				c.stdout.notify = func(all string) {
-					// From the first PASS on, the platform holds every
-					// call until the interruption cuts it off.
-					if strings.Contains(all, "PASS ") {
-						once.Do(func() {
-							hold.on.Store(true)
-							c.sigs <- struct{}{}
-						})
-					}
-				}
+				hold.interruptAt(c, "PASS ")
 				c.expect(t, exitInterrupted, "PASS ")
 				hold.on.Store(false)
 				return env
