@@ -6,7 +6,8 @@
 //	clk := fakeclock.New()
 //	srv, _ := sim.New(sim.Options{Now: clk.Now})            // the simulator's clock
 //	client, _ := platform.New(platform.Config{Now: clk.Now,
-//		Retry: platform.RetryPolicy{Sleep: clk.Sleep}})     // the client's waits
+//		Retry: platform.RetryPolicy{Sleep: clk.Sleep},      // the client's waits
+//		AfterFunc: clk.AfterFunc})                          // its Messaging timers
 //
 // Its timers (AfterFunc) fire when the clock is moved past them, on the
 // goroutine that moves it: a bound on the clock is cut by moving the
@@ -90,7 +91,7 @@ func (c *Clock) next(end time.Time) *timer {
 // that goroutine). A d of zero or less calls f at once on a goroutine of
 // its own, as time.AfterFunc does. stop cancels the call and reports
 // whether it did: false when f was called or stopped already. Its
-// signature is runner.Options.AfterFunc's.
+// signature is runner.Options.AfterFunc's and platform.Config.AfterFunc's.
 func (c *Clock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
 	if d <= 0 {
 		go f()

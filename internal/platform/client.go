@@ -153,6 +153,15 @@ type Config struct {
 	// Retry-After values. Default time.Now; tests and the CLI State
 	// inject their own.
 	Now func() time.Time
+	// AfterFunc, when set, runs the Messaging client's timers on Now: the
+	// settle window, AwaitEnd's quiet and the turn timeout
+	// (MessagingStart). It calls f once d has passed on Now, and stop
+	// cancels the call and reports whether it did: the signature of
+	// fakeclock.Clock.AfterFunc and runner.Options.AfterFunc. A test that
+	// moves its fake clock past a window then closes it at once, and no
+	// window closes while the clock stands still. Nil means real timers,
+	// whatever Now is.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Validate reports every problem of the configuration at once.

@@ -131,7 +131,8 @@ type MessagingStart struct {
 	// chat's conversationId does. Set it for the simulator only.
 	ConversationID string
 	// TurnTimeout bounds each answer, the join's included. Default
-	// DefaultMessagingTurnTimeout.
+	// DefaultMessagingTurnTimeout. It and Settle run on the client's
+	// timers (Config.AfterFunc).
 	TurnTimeout time.Duration
 	// Settle completes an answer after this much quiet on platforms
 	// without typing indicators. Default DefaultMessagingSettle.
@@ -444,7 +445,8 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 	if turn == nil || m.ended || m.closed || m.dropped != nil || m.conn == nil {
 		return turn, nil
 	}
-	quiet := time.NewTimer(m.start.Settle)
+	var quiet quietTimer
+	m.c.setQuiet(&quiet, m.start.Settle)
 	defer quiet.Stop()
 	for !m.ended {
 		select {
@@ -456,8 +458,8 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 			if err := m.accept(in.data, turn, nil); err != nil {
 				return turn, err
 			}
-			quiet.Reset(m.start.Settle)
-		case <-quiet.C:
+			m.c.setQuiet(&quiet, m.start.Settle)
+		case <-quiet.C():
 			return turn, nil
 		case <-ctx.Done():
 			return turn, m.timeout(ctx)
@@ -763,7 +765,7 @@ func (k *keepUpgrade) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens a socket, reads the history batch into turn and starts
 // the socket's reader. st is the exchange in progress, or nil.
 func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
-	ctx, cancel := context.WithTimeout(ctx, m.start.TurnTimeout)
+	ctx, cancel := m.c.withTimeoutCause(ctx, m.start.TurnTimeout, nil)
 	defer cancel()
 	conn, under, err := m.dial(ctx)
 	if err != nil {
@@ -920,7 +922,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	if m.ended {
 		return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout)
+	ctx, cancel := m.c.withTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout)
 	defer cancel()
 	// What arrived between turns belongs to this one.
 	if err := m.drain(turn); err != nil {
@@ -960,14 +962,9 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	if err := m.send(ctx, frame, turn, st); err != nil {
 		return turn, err
 	}
-	// The settle timer exists only on platforms that need it.
-	var settle *time.Timer
-	var settleC <-chan time.Time
-	defer func() {
-		if settle != nil {
-			settle.Stop()
-		}
-	}()
+	// The settle timer is set only on platforms that need it.
+	var settle quietTimer
+	defer settle.Stop()
 	for {
 		if st.done() {
 			turn.Latency = st.answeredAt.Sub(turn.Started)
@@ -979,7 +976,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 		var in inbound
 		select {
 		case in = <-m.frames:
-		case <-settleC:
+		case <-settle.C():
 			if st.answered && !m.typingOn {
 				turn.CompletedBy = "settle"
 				turn.Latency = st.answeredAt.Sub(turn.Started)
@@ -1007,12 +1004,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			return turn, err
 		}
 		if st.answered && !m.typingOn {
-			if settle == nil {
-				settle = time.NewTimer(m.start.Settle)
-				settleC = settle.C
-			} else {
-				settle.Reset(m.start.Settle)
-			}
+			m.c.setQuiet(&settle, m.start.Settle)
 		}
 	}
 }

@@ -25,6 +25,10 @@ type altPlatform struct {
 	planted string // echoed into every frame and error
 	mode    string // "" or "leak": error bodies echo the credentials
 	joins   atomic.Int32
+	// heard, when set, is told of each "silent" read (the message it
+	// never answers); the platform then waits on goOn and sends an event
+	// that answers nothing.
+	heard, goOn chan struct{}
 }
 
 func (p *altPlatform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +82,11 @@ func (p *altPlatform) serve(c *websocket.Conn, leak string) {
 			} `json:"payload"`
 		}
 		json.Unmarshal(data, &ev)
+		if p.heard != nil && ev.Payload.Text == "silent" {
+			p.heard <- struct{}{}
+			<-p.goOn
+			send("EVENT_TYPE_READ_RECEIPT", map[string]any{})
+		}
 		switch text := ev.Payload.Text; {
 		case ev.Type == "EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN":
 			p.joins.Add(1)
@@ -114,10 +123,54 @@ func altClient(t *testing.T, p *altPlatform) *Client {
 	return plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 }
 
+// altWindowed is a client of p whose Messaging timers run on clk.
+func altWindowed(t *testing.T, p *altPlatform, clk *windowClock) *Client {
+	t.Helper()
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}, clk)
+}
+
+// openSettled opens a session on a platform without typing indicators,
+// whose opening completes when the settle window passes on clk.
+func openSettled(t *testing.T, c *Client, clk *windowClock, st MessagingStart) *MessagingSession {
+	t.Helper()
+	var m *MessagingSession
+	var err error
+	clk.cut(t, st.Settle, func() { m, err = c.OpenMessaging(context.Background(), st) })
+	if m != nil {
+		t.Cleanup(func() { m.Close() })
+	}
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return m
+}
+
+// saySettled says text, whose answer completes when the settle window
+// passes on clk.
+func saySettled(t *testing.T, m *MessagingSession, clk *windowClock, text string) *MessagingTurn {
+	t.Helper()
+	var turn *MessagingTurn
+	var err error
+	clk.cut(t, m.start.Settle, func() { turn, err = m.Say(context.Background(), text) })
+	if err != nil {
+		t.Fatalf("say %q: %v (events %v)", text, err, turn.Types())
+	}
+	return turn
+}
+
+// TestMessagingOtherImplementation: the client works with another
+// dialect of the reference. Without typing indicators, each answer is
+// complete once the settle window passes after it (on a fake clock,
+// moved once the client waits on the window), and a platform that never
+// answers fails the turn once its own TurnTimeout passed.
 func TestMessagingOtherImplementation(t *testing.T) {
-	p := &altPlatform{t: t, planted: plantedJWT}
-	c := altClient(t, p)
-	m := open(t, c, MessagingStart{Settle: 40 * time.Millisecond, TurnTimeout: 400 * time.Millisecond})
+	t.Parallel()
+	p := &altPlatform{t: t, planted: plantedJWT, heard: make(chan struct{}), goOn: make(chan struct{})}
+	clk := newWindowClock()
+	c := altWindowed(t, p, clk)
+	m := openSettled(t, c, clk, MessagingStart{Settle: 40 * time.Millisecond, TurnTimeout: 400 * time.Millisecond})
 	o := m.Opening()
 	if !m.Joined() || o.Reply != "Hello, how can I help?" || o.CompletedBy != "settle" || m.ConversationID() != "alt-conv" {
 		t.Fatalf("opening: joined %v reply %q by %q conversation %q (%v)", m.Joined(), o.Reply, o.CompletedBy, m.ConversationID(), o.Types())
@@ -125,14 +178,14 @@ func TestMessagingOtherImplementation(t *testing.T) {
 	if m.SessionID() != "alt-1" || o.Events[0].Seq != 1 || !o.Messages[0].Streamed {
 		t.Errorf("session %q, events %+v", m.SessionID(), o.Events)
 	}
-	if turn := say(t, m, "hi"); turn.Reply != "echo: hi" {
-		t.Errorf("reply %q", turn.Reply)
+	if turn := saySettled(t, m, clk, "hi"); turn.Reply != "echo: hi" || turn.CompletedBy != "settle" {
+		t.Errorf("reply %q by %q", turn.Reply, turn.CompletedBy)
 	}
-	turn := say(t, m, "fail")
+	turn := saySettled(t, m, clk, "fail")
 	if errs := turn.Errors(); len(errs) != 1 || errs[0].Text != "nope" {
 		t.Errorf("system %+v", turn.System)
 	}
-	turn = say(t, m, "leak")
+	turn = saySettled(t, m, clk, "leak")
 	for _, s := range []string{turn.Reply, string(turn.Events[0].Raw), string(turn.Events[0].Payload), string(turn.Request)} {
 		if strings.Contains(s, "PLANTED") {
 			t.Errorf("a credential reached the turn: %s", s)
@@ -141,7 +194,42 @@ func TestMessagingOtherImplementation(t *testing.T) {
 	if !strings.Contains(turn.Reply, "[REDACTED]") {
 		t.Errorf("reply %q", turn.Reply)
 	}
-	turn, err := m.Say(context.Background(), "silent")
+	// A platform that never answers: the clock moves once the client
+	// waits for the answer (it took an event sent after the platform read
+	// the message: its write of the message is over, which a bound that
+	// ends during it would cut by closing the socket), so the turn is cut
+	// while it waits, once d passed and not before.
+	silent := func(ctx context.Context, d time.Duration) (turn *MessagingTurn, err error) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			turn, err = m.Say(ctx, "silent")
+		}()
+		select {
+		case <-p.heard:
+		case <-time.After(closeGuard):
+			t.Fatalf("the platform did not read the message within %s", closeGuard)
+		}
+		for len(clk.nows) > 0 {
+			<-clk.nows
+		}
+		p.goOn <- struct{}{}
+		select {
+		case <-clk.nows: // the client's time of the event
+		case <-time.After(closeGuard):
+			t.Fatalf("the client did not take the event within %s", closeGuard)
+		}
+		fired := clk.fired.Load()
+		clk.Advance(d - time.Millisecond)
+		if clk.fired.Load() != fired {
+			t.Fatalf("a bound of the turn passed before %s", d)
+		}
+		clk.Advance(time.Millisecond)
+		await(t, done, "the silent turn once "+d.String()+" passed")
+		return turn, err
+	}
+	turn, err := silent(context.Background(), 400*time.Millisecond)
 	var ne *NetworkError
 	if !errors.As(err, &ne) || !errors.Is(err, context.DeadlineExceeded) || !IsTransient(err) || !strings.HasPrefix(err.Error(), "WS /ws: no complete answer within 400ms") {
 		// The timeout is the turn's own: MessagingStart.TurnTimeout.
@@ -150,12 +238,14 @@ func TestMessagingOtherImplementation(t *testing.T) {
 	if turn.Request == nil {
 		t.Error("a timed-out turn lost its request")
 	}
-	// The caller's own deadline says so.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	// The caller's own deadline, before the turn's, says so: a bound
+	// on the same clock.
+	ctx, cancel := c.withTimeoutCause(context.Background(), 100*time.Millisecond, nil)
 	defer cancel()
-	if _, err := m.Say(ctx, "silent"); err == nil || strings.Contains(err.Error(), "within") || !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := silent(ctx, 100*time.Millisecond); err == nil || strings.Contains(err.Error(), "within") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("caller deadline: %v", err)
 	}
+	// The clock stands still: the end completes the turn.
 	if turn := say(t, m, "bye"); !turn.SessionEnded || turn.EndReason != "done" {
 		t.Errorf("end %v %q", turn.SessionEnded, turn.EndReason)
 	}
@@ -165,8 +255,10 @@ func TestMessagingOtherImplementation(t *testing.T) {
 }
 
 func TestMessagingMalformedFrame(t *testing.T) {
+	t.Parallel()
 	p := &altPlatform{t: t, planted: plantedJWT}
-	m := open(t, altClient(t, p), MessagingStart{Settle: 40 * time.Millisecond})
+	clk := newWindowClock()
+	m := openSettled(t, altWindowed(t, p, clk), clk, MessagingStart{Settle: 40 * time.Millisecond})
 	_, err := m.Say(context.Background(), "malformed")
 	var re *ResponseError
 	if !errors.As(err, &re) || re.Method != "WS" || re.Endpoint != "/ws" || IsTransient(err) {

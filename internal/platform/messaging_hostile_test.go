@@ -779,8 +779,10 @@ func TestMessagingDelayedFlag(t *testing.T) {
 // TestMessagingAwaitEnd: a platform may turn its typing indicator off
 // before it sends the session end. The turn is complete at the end of
 // typing; AwaitEnd then takes the end into it, or returns once Settle
-// passes without an event (here a few milliseconds: the platform sends
-// nothing more) or the socket closes, with the turn as it was.
+// passes without an event (on a fake clock, moved past the window once
+// AwaitEnd waits on it: the platform sends nothing more) or the socket
+// closes, with the turn as it was. Where the window is not to cut the
+// wait, the clock stands still.
 func TestMessagingAwaitEnd(t *testing.T) {
 	t.Parallel()
 	const (
@@ -792,11 +794,11 @@ func TestMessagingAwaitEnd(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		socket func(ctx context.Context, c *websocket.Conn)
-		settle time.Duration
+		quiet  bool // the quiet window cuts the wait
 		ended  bool
 	}{
-		{"the end after typing", answer(joined, bye, stop, end), time.Minute, true},
-		{"no end, quiet", answer(joined, bye, stop), 5 * time.Millisecond, false},
+		{"the end after typing", answer(joined, bye, stop, end), false, true},
+		{"no end, quiet", answer(joined, bye, stop), true, false},
 		{"no end, the socket closes", func(ctx context.Context, c *websocket.Conn) {
 			if _, _, err := c.Read(ctx); err != nil {
 				return
@@ -807,19 +809,26 @@ func TestMessagingAwaitEnd(t *testing.T) {
 				}
 			}
 			c.Close(websocket.StatusNormalClosure, "")
-		}, time.Minute, false},
+		}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewServer(&hostileMessaging{socket: tc.socket})
 			defer srv.Close()
-			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep})
-			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: tc.settle})
+			clk := newWindowClock()
+			c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}, clk)
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Second})
 			o := m.Opening()
 			if o.SessionEnded || o.CompletedBy != "typing" {
 				t.Fatalf("the opening ended %t, completed by %q: want it complete at the end of typing", o.SessionEnded, o.CompletedBy)
 			}
-			got, err := m.AwaitEnd(context.Background())
+			var got *MessagingTurn
+			var err error
+			if tc.quiet {
+				clk.cut(t, time.Second, func() { got, err = m.AwaitEnd(context.Background()) })
+			} else {
+				got, err = m.AwaitEnd(context.Background())
+			}
 			if err != nil || got != o {
 				t.Fatalf("AwaitEnd: %v, turn %p, want the opening %p", err, got, o)
 			}

@@ -1,0 +1,353 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+)
+
+// windowClock is a fake clock for the Messaging client's timers
+// (Config.AfterFunc) that tells the test the length of each timer the
+// client sets, so the test moves the clock past a window once the client
+// waits on it: a window closes then, and never on its own. It counts
+// the timers that fired, and tells of its readings too (nows, if it has
+// room): the client reads the clock for each event it takes.
+type windowClock struct {
+	*fakeclock.Clock
+	set   chan time.Duration
+	fired atomic.Int64
+	nows  chan struct{}
+}
+
+func newWindowClock() *windowClock {
+	return &windowClock{Clock: fakeclock.New(), set: make(chan time.Duration, 1024), nows: make(chan struct{}, 1)}
+}
+
+func (c *windowClock) Now() time.Time {
+	select {
+	case c.nows <- struct{}{}:
+	default:
+	}
+	return c.Clock.Now()
+}
+
+func (c *windowClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	stop = c.Clock.AfterFunc(d, func() {
+		c.fired.Add(1)
+		f()
+	})
+	c.set <- d
+	return stop
+}
+
+// windowedClient is a client of a test platform at url whose Messaging
+// timers run on clk.
+func windowedClient(t testing.TB, url string, retry RetryPolicy, clk *windowClock) *Client {
+	t.Helper()
+	c, err := New(Config{BuildURL: url, MessagingURL: url, ConnectorToken: plantedConnector, MessagingHost: "example.com", Retry: retry,
+		Now: clk.Now, AfterFunc: clk.AfterFunc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// cut runs call on a goroutine of its own, waits until it sets a timer of
+// d (the window under test), moves the clock past that timer, and waits
+// for call to return. It fails t when call returns before it set the
+// window, or does not return once the window passed: call is cut by the
+// window and nothing else. Timers set before cut are forgotten.
+func (c *windowClock) cut(t *testing.T, d time.Duration, call func()) {
+	t.Helper()
+	for len(c.set) > 0 {
+		<-c.set
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		call()
+	}()
+	for {
+		select {
+		case got := <-c.set:
+			if got != d {
+				continue
+			}
+			c.Advance(d)
+			await(t, done, "the call once its window of "+d.String()+" passed")
+			return
+		case <-done:
+			t.Fatalf("the call returned before it set a window of %s", d)
+		case <-time.After(closeGuard):
+			t.Fatalf("no window of %s set within %s", d, closeGuard)
+		}
+	}
+}
+
+// TestQuietTimer: a quiet window fires once its time passed on the
+// client's timers, and a firing from before the last reset or stop is
+// never received, on the real clock as on Config.AfterFunc.
+func TestQuietTimer(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	c := &Client{cfg: Config{AfterFunc: clk.AfterFunc}, now: clk.Now}
+	var q quietTimer
+	if q.C() != nil {
+		t.Fatal("a timer not set has a channel")
+	}
+	fired := func() bool {
+		select {
+		case <-q.C():
+			return true
+		default:
+			return false
+		}
+	}
+	c.setQuiet(&q, time.Second)
+	clk.Advance(999 * time.Millisecond)
+	if fired() {
+		t.Fatal("fired before its time")
+	}
+	c.setQuiet(&q, time.Second) // a new frame: the window starts again
+	clk.Advance(999 * time.Millisecond)
+	if fired() {
+		t.Fatal("a reset window fired on its old time")
+	}
+	clk.Advance(time.Millisecond)
+	if !fired() {
+		t.Fatal("did not fire once its time passed")
+	}
+	c.setQuiet(&q, time.Second)
+	clk.Advance(time.Second) // fired, not received
+	c.setQuiet(&q, time.Second)
+	if fired() {
+		t.Fatal("a firing from before the reset was received")
+	}
+	q.Stop()
+	clk.Advance(time.Hour)
+	if fired() {
+		t.Fatal("a stopped timer fired")
+	}
+
+	// A firing already on its way when the timer is reset (its stop
+	// came too late) is not received either.
+	var late []func()
+	manual := &Client{cfg: Config{AfterFunc: func(_ time.Duration, f func()) func() bool {
+		late = append(late, f)
+		return func() bool { return false }
+	}}, now: clk.Now}
+	var s quietTimer
+	manual.setQuiet(&s, time.Second)
+	manual.setQuiet(&s, time.Second)
+	late[0]()
+	select {
+	case <-s.C():
+		t.Fatal("a firing of the setting before the reset was received")
+	default:
+	}
+	late[1]()
+	select {
+	case <-s.C():
+	default:
+		t.Fatal("the firing of the current setting was not received")
+	}
+
+	onReal := &Client{now: time.Now}
+	var r quietTimer
+	onReal.setQuiet(&r, time.Hour)
+	if r.real == nil || r.fake != nil {
+		t.Fatal("without Config.AfterFunc, not a real timer")
+	}
+	r.Stop()
+}
+
+// TestWithTimeoutCause: on Config.AfterFunc, a turn's bound reads as
+// context.WithTimeoutCause's: DeadlineExceeded with its cause once its
+// time passed on the clock, and its parent's end when the parent ended
+// first.
+func TestWithTimeoutCause(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	c := &Client{cfg: Config{AfterFunc: clk.AfterFunc}, now: clk.Now}
+	cause := errors.New("turn timeout")
+
+	ctx, cancel := c.withTimeoutCause(context.Background(), time.Second, cause)
+	clk.Advance(999 * time.Millisecond)
+	if ctx.Err() != nil {
+		t.Fatalf("ended before its time: %v", ctx.Err())
+	}
+	clk.Advance(time.Millisecond)
+	<-ctx.Done()
+	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause {
+		t.Errorf("err %v, cause %v; want %v, %v", ctx.Err(), context.Cause(ctx), context.DeadlineExceeded, cause)
+	}
+	cancel()
+	if ctx.Err() != context.DeadlineExceeded {
+		t.Errorf("after cancel: %v", ctx.Err())
+	}
+
+	// A child without a cause of its own, as connect's within a turn.
+	outer, cancelOuter := c.withTimeoutCause(context.Background(), time.Second, cause)
+	defer cancelOuter()
+	inner, cancelInner := c.withTimeoutCause(outer, time.Minute, nil)
+	defer cancelInner()
+	clk.Advance(time.Second)
+	<-inner.Done()
+	if inner.Err() != context.DeadlineExceeded || context.Cause(inner) != cause {
+		t.Errorf("child of a bound that passed: err %v, cause %v", inner.Err(), context.Cause(inner))
+	}
+
+	parent, cancelParent := context.WithCancel(context.Background())
+	ctx, cancel = c.withTimeoutCause(parent, time.Second, cause)
+	defer cancel()
+	cancelParent()
+	clk.Advance(time.Second)
+	if ctx.Err() != context.Canceled || context.Cause(ctx) != context.Canceled {
+		t.Errorf("parent cancelled: err %v, cause %v", ctx.Err(), context.Cause(ctx))
+	}
+
+	ctx, cancel = c.withTimeoutCause(context.Background(), time.Second, nil)
+	cancel()
+	clk.Advance(time.Second)
+	if ctx.Err() != context.Canceled {
+		t.Errorf("cancelled: %v", ctx.Err())
+	}
+	ctx, cancel = c.withTimeoutCause(context.Background(), time.Second, nil)
+	defer cancel()
+	clk.Advance(time.Second)
+	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != context.DeadlineExceeded {
+		t.Errorf("no cause: err %v, cause %v", ctx.Err(), context.Cause(ctx))
+	}
+}
+
+// TestMessagingQuietRestarts: an event that arrives within a window of
+// quiet (the settle window of a turn, AwaitEnd's) starts the window
+// again, so the turn takes it, and the window then passes in full from
+// it. The clock moves 0.9 of the window before the event and 0.9 after
+// it: a window that did not start again would cut the turn before the
+// event, or at the first move after it.
+func TestMessagingQuietRestarts(t *testing.T) {
+	t.Parallel()
+	const (
+		window = time.Second
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		first  = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment."}}`
+		stop   = `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`
+		second = `{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Here it is."}}`
+	)
+	type testCase struct {
+		name   string
+		before []string // the frames that answer the join
+		await  bool     // AwaitEnd's window, after the opening; else the opening's settle window
+	}
+	run := func(t *testing.T, tc testCase) {
+		more := make(chan struct{})
+		release := sync.OnceFunc(func() { close(more) })
+		srv := httptest.NewServer(&hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+			for _, f := range tc.before {
+				if c.Write(ctx, websocket.MessageText, []byte(f)) != nil {
+					return
+				}
+			}
+			select {
+			case <-more:
+			case <-ctx.Done():
+				return
+			}
+			if c.Write(ctx, websocket.MessageText, []byte(second)) != nil {
+				return
+			}
+			c.Read(ctx)
+		}})
+		defer srv.Close()
+		clk := newWindowClock()
+		c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}, clk)
+		st := MessagingStart{TurnTimeout: time.Minute, Settle: window}
+
+		var m *MessagingSession
+		var turn *MessagingTurn
+		var err error
+		call := func() {
+			m, err = c.OpenMessaging(context.Background(), st)
+			if m != nil {
+				turn = m.Opening()
+			}
+		}
+		if tc.await {
+			m = open(t, c, st)
+			if o := m.Opening(); o.CompletedBy != "typing" {
+				t.Fatalf("the opening completed by %q, want typing", o.CompletedBy)
+			}
+			call = func() { turn, err = m.AwaitEnd(context.Background()) }
+		}
+		for len(clk.set) > 0 {
+			<-clk.set
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			call()
+		}()
+		defer func() {
+			// A call that failed to return is cut by its timers.
+			release()
+			clk.Advance(time.Hour)
+			select {
+			case <-done:
+				if m != nil {
+					m.Close()
+				}
+			case <-time.After(closeGuard):
+				t.Error("the call does not return")
+			}
+		}()
+		waitSet := func(what string) {
+			t.Helper()
+			for {
+				select {
+				case d := <-clk.set:
+					if d == window {
+						return
+					}
+				case <-done:
+					t.Fatalf("returned %v before the window %s was set", err, what)
+				case <-time.After(closeGuard):
+					t.Fatalf("no window %s within %s", what, closeGuard)
+				}
+			}
+		}
+		waitSet("after the answer")
+		clk.Advance(window * 9 / 10)
+		release()
+		waitSet("after the second message")
+		clk.Advance(window * 9 / 10)
+		clk.Advance(window / 10)
+		await(t, done, "the wait once the window passed after the second message")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(turn.Messages); n != 2 || turn.Messages[1].Text != "Here it is." {
+			t.Errorf("the turn holds %d messages (events %v), want the second one too", n, turn.Types())
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "settle", before: []string{joined, first}},
+		{name: "AwaitEnd", before: []string{joined, first, stop}, await: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
