@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/secret"
 )
@@ -765,7 +766,7 @@ func (k *keepUpgrade) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens a socket, reads the history batch into turn and starts
 // the socket's reader. st is the exchange in progress, or nil.
 func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
-	ctx, cancel := m.c.withTimeoutCause(ctx, m.start.TurnTimeout, nil)
+	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, nil, m.c.cfg.AfterFunc)
 	defer cancel()
 	conn, under, err := m.dial(ctx)
 	if err != nil {
@@ -922,7 +923,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	if m.ended {
 		return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
 	}
-	ctx, cancel := m.c.withTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout)
+	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc)
 	defer cancel()
 	// What arrived between turns belongs to this one.
 	if err := m.drain(turn); err != nil {

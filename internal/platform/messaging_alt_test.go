@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/agenttest/agenttest/internal/clock"
 )
 
 // altPlatform is another implementation of the Messaging API written from
@@ -240,7 +242,7 @@ func TestMessagingOtherImplementation(t *testing.T) {
 	}
 	// The caller's own deadline, before the turn's, says so: a bound
 	// on the same clock.
-	ctx, cancel := c.withTimeoutCause(context.Background(), 100*time.Millisecond, nil)
+	ctx, cancel := clock.WithTimeoutCause(context.Background(), 100*time.Millisecond, nil, c.cfg.AfterFunc)
 	defer cancel()
 	if _, err := silent(ctx, 100*time.Millisecond); err == nil || strings.Contains(err.Error(), "within") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("caller deadline: %v", err)

@@ -1,67 +1,16 @@
 package platform
 
 import (
-	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // The Messaging client's timers (the settle window, AwaitEnd's quiet, the
-// turn timeout) run on the real clock, or on Config.AfterFunc when a test
-// gives its fake clock's: a window then closes when the test moves the
-// clock past it, not when real time has passed, so a loaded machine
-// cannot close it between two frames of a test platform.
-
-// withTimeoutCause is context.WithTimeoutCause on the clock of the
-// client's timers. On Config.AfterFunc the context has no Deadline (the
-// client compares deadlines with the real clock); its Err is
-// context.DeadlineExceeded once d passed, and its Cause is cause, as
-// context.WithTimeoutCause's (a nil cause reads as DeadlineExceeded).
-func (c *Client) withTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
-	if c.cfg.AfterFunc == nil {
-		return context.WithTimeoutCause(parent, d, cause)
-	}
-	if cause == nil {
-		cause = context.DeadlineExceeded
-	}
-	inner, cancel := context.WithCancelCause(parent)
-	ctx := &fakeDeadline{Context: inner, parent: parent}
-	stop := c.cfg.AfterFunc(d, func() {
-		if inner.Err() == nil {
-			ctx.fired.Store(true)
-			cancel(cause)
-		}
-	})
-	return ctx, func() {
-		stop()
-		cancel(context.Canceled)
-	}
-}
-
-// fakeDeadline is a context that withTimeoutCause cancels when its time
-// on Config.AfterFunc passed: its Err is then context.DeadlineExceeded,
-// as a context.WithTimeout's, and its parent's error when the parent
-// ended it.
-type fakeDeadline struct {
-	context.Context
-	parent context.Context
-	fired  atomic.Bool
-}
-
-func (c *fakeDeadline) Err() error {
-	err := c.Context.Err()
-	switch {
-	case err == nil:
-		return nil
-	case c.fired.Load():
-		return context.DeadlineExceeded
-	}
-	if perr := c.parent.Err(); perr != nil {
-		return perr
-	}
-	return err
-}
+// turn timeout: clock.WithTimeoutCause) run on the real clock, or on
+// Config.AfterFunc when a test gives its fake clock's: a window then
+// closes when the test moves the clock past it, not when real time has
+// passed, so a loaded machine cannot close it between two frames of a
+// test platform.
 
 // quietTimer is a window of quiet (the settle window, AwaitEnd's quiet):
 // a time.Timer, or a timer on Config.AfterFunc. Its zero value is a

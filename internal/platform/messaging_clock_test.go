@@ -2,7 +2,6 @@ package platform
 
 import (
 	"context"
-	"errors"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
@@ -167,65 +166,6 @@ func TestQuietTimer(t *testing.T) {
 		t.Fatal("without Config.AfterFunc, not a real timer")
 	}
 	r.Stop()
-}
-
-// TestWithTimeoutCause: on Config.AfterFunc, a turn's bound reads as
-// context.WithTimeoutCause's: DeadlineExceeded with its cause once its
-// time passed on the clock, and its parent's end when the parent ended
-// first.
-func TestWithTimeoutCause(t *testing.T) {
-	t.Parallel()
-	clk := fakeclock.New()
-	c := &Client{cfg: Config{AfterFunc: clk.AfterFunc}, now: clk.Now}
-	cause := errors.New("turn timeout")
-
-	ctx, cancel := c.withTimeoutCause(context.Background(), time.Second, cause)
-	clk.Advance(999 * time.Millisecond)
-	if ctx.Err() != nil {
-		t.Fatalf("ended before its time: %v", ctx.Err())
-	}
-	clk.Advance(time.Millisecond)
-	<-ctx.Done()
-	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause {
-		t.Errorf("err %v, cause %v; want %v, %v", ctx.Err(), context.Cause(ctx), context.DeadlineExceeded, cause)
-	}
-	cancel()
-	if ctx.Err() != context.DeadlineExceeded {
-		t.Errorf("after cancel: %v", ctx.Err())
-	}
-
-	// A child without a cause of its own, as connect's within a turn.
-	outer, cancelOuter := c.withTimeoutCause(context.Background(), time.Second, cause)
-	defer cancelOuter()
-	inner, cancelInner := c.withTimeoutCause(outer, time.Minute, nil)
-	defer cancelInner()
-	clk.Advance(time.Second)
-	<-inner.Done()
-	if inner.Err() != context.DeadlineExceeded || context.Cause(inner) != cause {
-		t.Errorf("child of a bound that passed: err %v, cause %v", inner.Err(), context.Cause(inner))
-	}
-
-	parent, cancelParent := context.WithCancel(context.Background())
-	ctx, cancel = c.withTimeoutCause(parent, time.Second, cause)
-	defer cancel()
-	cancelParent()
-	clk.Advance(time.Second)
-	if ctx.Err() != context.Canceled || context.Cause(ctx) != context.Canceled {
-		t.Errorf("parent cancelled: err %v, cause %v", ctx.Err(), context.Cause(ctx))
-	}
-
-	ctx, cancel = c.withTimeoutCause(context.Background(), time.Second, nil)
-	cancel()
-	clk.Advance(time.Second)
-	if ctx.Err() != context.Canceled {
-		t.Errorf("cancelled: %v", ctx.Err())
-	}
-	ctx, cancel = c.withTimeoutCause(context.Background(), time.Second, nil)
-	defer cancel()
-	clk.Advance(time.Second)
-	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != context.DeadlineExceeded {
-		t.Errorf("no cause: err %v, cause %v", ctx.Err(), context.Cause(ctx))
-	}
 }
 
 // TestMessagingQuietRestarts: an event that arrives within a window of

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -80,20 +81,10 @@ func withTimeout(ctx context.Context, d time.Duration, o *Options) (context.Cont
 }
 
 // timeout is context.WithTimeout on the clock of the runner's timers:
-// the real clock, or Now when Options.AfterFunc runs them. On Now the
-// context has no Deadline (the platform client compares deadlines with
-// the real clock); its Err is context.DeadlineExceeded once d passed, as
-// context.WithTimeout's.
+// the real clock, or Now when Options.AfterFunc runs them
+// (clock.WithTimeoutCause).
 func (o *Options) timeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if o.AfterFunc == nil {
-		return context.WithTimeout(parent, d)
-	}
-	ctx, cancel := context.WithCancelCause(parent)
-	stop := o.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
-	return timedOut{ctx}, func() {
-		stop()
-		cancel(context.Canceled)
-	}
+	return clock.WithTimeoutCause(parent, d, nil, o.AfterFunc)
 }
 
 // timerNow is the time on the clock of the runner's timers.
@@ -102,20 +93,6 @@ func (o *Options) timerNow() time.Time {
 		return time.Now()
 	}
 	return o.Now()
-}
-
-// timedOut is a context that Options.timeout cancels with the cause
-// context.DeadlineExceeded, which its Err then says, as
-// context.WithTimeout's does: a webhook wait cut by the bound reads as
-// timed out, not cancelled.
-type timedOut struct{ context.Context }
-
-func (c timedOut) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
-		return context.DeadlineExceeded
-	}
-	return err
 }
 
 // turnTimer bounds the calls of one session by the turn timeout with one

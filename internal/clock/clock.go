@@ -1,0 +1,68 @@
+// Package clock holds what the runner and the platform client time their
+// bounds with: the real clock, or the timers of a test's fake clock
+// (internal/fakeclock), which a test moves past a bound to cut what it
+// bounds at once instead of waiting for it. It uses the standard library
+// only.
+package clock
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// AfterFunc calls f once d has passed on its clock and returns stop,
+// which cancels the call and reports whether it did: time.AfterFunc's
+// Stop, or fakeclock.Clock.AfterFunc. Nil means the real clock.
+type AfterFunc = func(d time.Duration, f func()) (stop func() bool)
+
+// WithTimeoutCause is context.WithTimeoutCause on after's clock; with a
+// nil after it is context.WithTimeoutCause. On after's clock the context
+// has no Deadline (callers compare deadlines with the real clock); once d
+// passed its Err is context.DeadlineExceeded and its Cause is cause (a
+// nil cause reads as DeadlineExceeded), as context.WithTimeoutCause's,
+// and a parent's end reads as the parent's error.
+func WithTimeoutCause(parent context.Context, d time.Duration, cause error, after AfterFunc) (context.Context, context.CancelFunc) {
+	if after == nil {
+		return context.WithTimeoutCause(parent, d, cause)
+	}
+	if cause == nil {
+		cause = context.DeadlineExceeded
+	}
+	inner, cancel := context.WithCancelCause(parent)
+	ctx := &timed{Context: inner, parent: parent}
+	stop := after(d, func() {
+		if inner.Err() == nil {
+			ctx.fired.Store(true)
+			cancel(cause)
+		}
+	})
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// timed is the context of WithTimeoutCause on a clock of AfterFunc: its
+// Err is context.DeadlineExceeded once its time passed, as a
+// context.WithTimeout's, where the context.WithCancelCause it wraps would
+// say context.Canceled.
+type timed struct {
+	context.Context
+	parent context.Context
+	fired  atomic.Bool
+}
+
+func (c *timed) Err() error {
+	err := c.Context.Err()
+	switch {
+	case err == nil:
+		return nil
+	case c.fired.Load():
+		return context.DeadlineExceeded
+	}
+	if perr := c.parent.Err(); perr != nil {
+		return perr
+	}
+	return err
+}

@@ -1,0 +1,85 @@
+package clock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+)
+
+// TestWithTimeoutCause: on a fake clock's AfterFunc, a bound reads as
+// context.WithTimeoutCause's: DeadlineExceeded with its cause once its
+// time passed on the clock, and its parent's end when the parent ended
+// first.
+func TestWithTimeoutCause(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	cause := errors.New("turn timeout")
+
+	ctx, cancel := WithTimeoutCause(context.Background(), time.Second, cause, clk.AfterFunc)
+	clk.Advance(999 * time.Millisecond)
+	if ctx.Err() != nil {
+		t.Fatalf("ended before its time: %v", ctx.Err())
+	}
+	clk.Advance(time.Millisecond)
+	<-ctx.Done()
+	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause {
+		t.Errorf("err %v, cause %v; want %v, %v", ctx.Err(), context.Cause(ctx), context.DeadlineExceeded, cause)
+	}
+	cancel()
+	if ctx.Err() != context.DeadlineExceeded {
+		t.Errorf("after cancel: %v", ctx.Err())
+	}
+
+	// A child without a cause of its own, as the platform client's
+	// connect within a turn.
+	outer, cancelOuter := WithTimeoutCause(context.Background(), time.Second, cause, clk.AfterFunc)
+	defer cancelOuter()
+	inner, cancelInner := WithTimeoutCause(outer, time.Minute, nil, clk.AfterFunc)
+	defer cancelInner()
+	clk.Advance(time.Second)
+	<-inner.Done()
+	if inner.Err() != context.DeadlineExceeded || context.Cause(inner) != cause {
+		t.Errorf("child of a bound that passed: err %v, cause %v", inner.Err(), context.Cause(inner))
+	}
+
+	parent, cancelParent := context.WithCancel(context.Background())
+	ctx, cancel = WithTimeoutCause(parent, time.Second, cause, clk.AfterFunc)
+	defer cancel()
+	cancelParent()
+	clk.Advance(time.Second)
+	if ctx.Err() != context.Canceled || context.Cause(ctx) != context.Canceled {
+		t.Errorf("parent cancelled: err %v, cause %v", ctx.Err(), context.Cause(ctx))
+	}
+
+	ctx, cancel = WithTimeoutCause(context.Background(), time.Second, nil, clk.AfterFunc)
+	cancel()
+	clk.Advance(time.Second)
+	if ctx.Err() != context.Canceled {
+		t.Errorf("cancelled: %v", ctx.Err())
+	}
+	ctx, cancel = WithTimeoutCause(context.Background(), time.Second, nil, clk.AfterFunc)
+	defer cancel()
+	clk.Advance(time.Second)
+	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != context.DeadlineExceeded {
+		t.Errorf("no cause: err %v, cause %v", ctx.Err(), context.Cause(ctx))
+	}
+}
+
+// TestWithTimeoutCauseRealClock: without AfterFunc it is the context
+// package's, with a Deadline the platform client reads.
+func TestWithTimeoutCauseRealClock(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("turn timeout")
+	ctx, cancel := WithTimeoutCause(context.Background(), time.Nanosecond, cause, nil)
+	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		t.Error("no deadline on the real clock")
+	}
+	<-ctx.Done()
+	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause {
+		t.Errorf("err %v, cause %v", ctx.Err(), context.Cause(ctx))
+	}
+}
