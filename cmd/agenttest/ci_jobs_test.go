@@ -114,21 +114,8 @@ func reportsRead(args []string) []string {
 func ciJobs(t *testing.T, doc map[string]any, defaults map[string]string) map[string]*ciJob {
 	t.Helper()
 	jobs := map[string]*ciJob{}
-	strs := func(v any) []string {
-		switch v := v.(type) {
-		case string:
-			return []string{v}
-		case []any:
-			var out []string
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					out = append(out, s)
-				}
-			}
-			return out
-		}
-		return nil
-	}
+	// needs, script and paths are a string or a list of strings.
+	strs := yamlStrings
 	if gh, ok := doc["jobs"].(map[string]any); ok {
 		for name, v := range gh {
 			j, _ := v.(map[string]any)

@@ -30,6 +30,14 @@ func (b boundPassed) WaitAfter(ctx context.Context, conv, typ string, after webh
 	return b.Receiver.WaitAfter(ctx, conv, typ, after)
 }
 
+// servedReceiver is a webhook receiver of secret behind a test server.
+func servedReceiver(t *testing.T, secret string) (*webhook.Receiver, *httptest.Server) {
+	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
+	hs := httptest.NewServer(rcv)
+	t.Cleanup(hs.Close)
+	return rcv, hs
+}
+
 // deliver posts body to the receiver behind hs, signed with secret, and
 // returns the answer's status. It may run on the runner's goroutine, so
 // it reports with Error, not Fatal.
@@ -69,9 +77,7 @@ func TestWebhookOfAnEarlierConversation(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	const secret = "whsec_replay_test_0123456789"
-	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
-	hs := httptest.NewServer(rcv)
-	t.Cleanup(hs.Close)
+	rcv, hs := servedReceiver(t, secret)
 	post := func(body string) {
 		t.Helper()
 		if code := deliver(t, hs, rcv, body, secret); code != http.StatusNoContent {
@@ -126,9 +132,7 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	const secret = "whsec_rejected_test_0123456789"
-	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
-	hs := httptest.NewServer(rcv)
-	t.Cleanup(hs.Close)
+	rcv, hs := servedReceiver(t, secret)
 	for _, tc := range []struct {
 		name, conv string
 		during     func(conv string)
@@ -187,9 +191,7 @@ func TestWebhookOfAnotherEnvironment(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
 	const secret = "whsec_environment_test_0123456789"
-	rcv := webhook.NewReceiver(webhook.Options{Secret: secret})
-	hs := httptest.NewServer(rcv)
-	t.Cleanup(hs.Close)
+	rcv, hs := servedReceiver(t, secret)
 	for i, tc := range []struct {
 		data   string
 		status result.Status

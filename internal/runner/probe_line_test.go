@@ -237,6 +237,16 @@ scenarios:
 // TestProbeRepeatsTakeTurns: the runs of a repeated probe scenario go
 // side by side on idle slots, and took one conversation between them;
 // they take turns on the number, each on its own conversation.
+// twoSMSToOneNumber is a suite of two SMS probes, A and B, to one number.
+const twoSMSToOneNumber = `suite: probes
+agent: p1
+scenarios:
+  - name: A
+    probe: {sms: {to: "+447700900002", message: "A"}}
+  - name: B
+    probe: {sms: {to: "+447700900002", message: "B"}}
+`
+
 func TestProbeRepeatsTakeTurns(t *testing.T) {
 	t.Parallel()
 	h := &lineRuntime{hold: true}
@@ -275,14 +285,7 @@ func TestProbeLeavesClaimedConversations(t *testing.T) {
 			return reads >= c.reads+2 // from the second read after it
 		},
 	}
-	cases := runLine(t, h, `suite: probes
-agent: p1
-scenarios:
-  - name: A
-    probe: {sms: {to: "+447700900002", message: "A"}}
-  - name: B
-    probe: {sms: {to: "+447700900002", message: "B"}}
-`, 1)
+	cases := runLine(t, h, twoSMSToOneNumber, 1)
 	for _, c := range cases {
 		if a := c.Last(); c.Status != result.Passed || a.ConversationID != "conv-"+c.Name {
 			t.Errorf("probe %s: %s on conversation %q, want passed on conv-%s%s", c.Name, c.Status, a.ConversationID, c.Name, describe(c))
@@ -358,14 +361,7 @@ func TestProbeLineWaitInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := &lineRuntime{hold: true, waiting: cancel}
-	res := runLineIn(t, ctx, h, `suite: probes
-agent: p1
-scenarios:
-  - name: A
-    probe: {sms: {to: "+447700900002", message: "A"}}
-  - name: B
-    probe: {sms: {to: "+447700900002", message: "B"}}
-`, 2)
+	res := runLineIn(t, ctx, h, twoSMSToOneNumber, 2)
 	if !res.Interrupted {
 		t.Error("the run is not marked interrupted")
 	}
