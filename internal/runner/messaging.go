@@ -109,11 +109,7 @@ func (mc messagingChannel) Open(ctx context.Context, agentID string, req platfor
 	if m == nil {
 		return nil, nil, err
 	}
-	var exch *platform.Exchange
-	if t := m.Opening(); t != nil {
-		exch = t.Exchange(m.SessionID(), m.ConversationID(), "")
-		exch.Messaging.Joined, exch.Host = m.Joined(), m.Host()
-	}
+	exch := exchangeOf(m, m.Opening(), "")
 	if err != nil {
 		_ = m.Close()
 		if errors.Is(err, platform.ErrMessagingEnded) {
@@ -134,11 +130,7 @@ type messagingConversation struct{ m *platform.MessagingSession }
 // ended, an *endedError.
 func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn) (*platform.Exchange, error) {
 	t, err := c.m.Send(ctx, platform.MessagingMessage{Text: req.Message, Custom: req.Metadata})
-	var exch *platform.Exchange
-	if t != nil {
-		exch = t.Exchange(c.m.SessionID(), c.m.ConversationID(), req.Message)
-		exch.Messaging.Joined, exch.Host = c.m.Joined(), c.m.Host()
-	}
+	exch := exchangeOf(c.m, t, req.Message)
 	if errors.Is(err, platform.ErrMessagingEnded) {
 		_, reason := c.m.Ended()
 		if !platformEnd(reason) {
@@ -157,12 +149,19 @@ func (c *messagingConversation) Send(ctx context.Context, req platform.ChatTurn)
 // and returns that turn again, with the end when it came.
 func (c *messagingConversation) AwaitEnd(ctx context.Context, userInput string) (*platform.Exchange, error) {
 	t, err := c.m.AwaitEnd(ctx)
+	return exchangeOf(c.m, t, userInput), err
+}
+
+// exchangeOf is turn t of session m as the runner reads a reply (nil for
+// no turn), with the session's state: whether the agent joined, and the
+// host that answered.
+func exchangeOf(m *platform.MessagingSession, t *platform.MessagingTurn, userInput string) *platform.Exchange {
 	if t == nil {
-		return nil, err
+		return nil
 	}
-	exch := t.Exchange(c.m.SessionID(), c.m.ConversationID(), userInput)
-	exch.Messaging.Joined, exch.Host = c.m.Joined(), c.m.Host()
-	return exch, err
+	exch := t.Exchange(m.SessionID(), m.ConversationID(), userInput)
+	exch.Messaging.Joined, exch.Host = m.Joined(), m.Host()
+	return exch
 }
 
 // endAwaiter is a Conversation whose end may arrive after a turn's
