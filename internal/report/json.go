@@ -905,19 +905,6 @@ type RerunCase struct {
 	Reason string
 }
 
-// stopReasons are the skip reasons a run's stop gives the cases it left
-// unrun: a skipped case with one of them, in a report whose run stopped,
-// did not run for the stop, not for a skip: of its scenario. The stop's
-// own reason (run.stop.reason) is one too, whatever its kind: a merged
-// report keeps one shard's stop, and its other shards' cases keep theirs.
-var stopReasons = map[string]bool{
-	result.ReasonFailFast:     true,
-	result.ReasonUnreachable:  true,
-	result.ReasonCredentials:  true,
-	result.ReasonUnknownAgent: true,
-	result.ReasonStoppedRuns:  true,
-}
-
 // ReadRerun reads a JSON report written by WriteJSON and returns, in
 // report order, the cases --rerun-failed runs again: those that failed
 // or errored, and those the run left without a verdict because it was
@@ -954,7 +941,12 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 	}
 	stopped := func(reason string) bool {
 		stop := doc.Run.Stop
-		return stop != nil && (reason == stop.Reason || stopReasons[reason])
+		// A skipped case with a stop's reason, in a report whose run
+		// stopped, did not run for the stop, not for a skip: of its
+		// scenario. The stop's own reason is one too, whatever its
+		// kind: a merged report keeps one shard's stop, and its other
+		// shards' cases keep theirs.
+		return stop != nil && (reason == stop.Reason || result.IsStopReason(reason))
 	}
 	var out []RerunCase
 	for _, f := range doc.Files {

@@ -52,6 +52,18 @@ const (
 	ReasonStoppedRuns = "stopped before a verdict"
 )
 
+// IsStopReason reports whether reason is the skip reason a run's stop
+// (Result.Stop) gives the cases it left unrun, as the runner's stops
+// write them: not an interruption's (the cases stay Pending), nor a
+// scenario's own skip:.
+func IsStopReason(reason string) bool {
+	switch reason {
+	case ReasonFailFast, ReasonUnreachable, ReasonCredentials, ReasonUnknownAgent, ReasonStoppedRuns:
+		return true
+	}
+	return false
+}
+
 // AlertGateName is the name of the run-level check the alert gate adds to
 // Result.Checks; reports show it like a case.
 const AlertGateName = "alert gate"
