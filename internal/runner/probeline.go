@@ -33,8 +33,10 @@ import (
 // none, go on.
 
 // probeLines are the lines of the numbers the probes of a run call or
-// text, and the conversations they claimed. A nil *probeLines (a session
-// outside a run) serialises nothing and claims nothing.
+// text, and the conversations they claimed; the sessions made with the
+// Options of WithProbeLines (godogsteps' scenarios) share them as the
+// cases of a run do. A nil *probeLines (a session made with neither)
+// serialises nothing and claims nothing.
 type probeLines struct {
 	mu      sync.Mutex
 	lines   map[string]chan struct{}
