@@ -33,7 +33,12 @@
 // suite level (godog registers steps per scenario, and mixing the two
 // races under Concurrency: go-libs.md, godog pitfall 8), and keeps each
 // scenario's session in state created per scenario, so godog's
-// Concurrency is safe.
+// Concurrency is safe. The probes of the scenarios one Steps serves take
+// turns on the numbers they call or text, as the probes of one agenttest
+// run do: two scenarios that text one number side by side each confirm
+// the conversation it caused, the second waiting until the first found
+// its own (a call holds its number until its final status is read). Build
+// the Steps once per suite and register that one value in every scenario.
 //
 // What agenttest run adds and godog does not: retries, repeats,
 // statistical verdicts and quarantine (@retries, @repeat, @pass-rate,

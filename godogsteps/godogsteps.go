@@ -162,6 +162,8 @@ func (o Options) tokens() []string {
 // Steps is agenttest's step vocabulary bound to a platform: one value per
 // suite, shared by every scenario (it holds the platform client and is
 // safe for concurrent use). Register it as godog's ScenarioInitializer.
+// The probes of the scenarios it serves to one number take turns on it,
+// as in one agenttest run; build it once per suite, not per scenario.
 type Steps struct {
 	opts runner.Options
 	lib  *steps.Library
@@ -239,6 +241,11 @@ func New(o Options) (*Steps, error) {
 		}
 		ropts.Messaging = runner.Messaging(runner.MessagingClients(cfg, token), runner.MessagingOptions{TurnTimeout: o.TurnTimeout})
 	}
+	// The scenarios of the suite, concurrent under godog's Concurrency,
+	// share one set of probe lines, as the cases of a run do: their
+	// probes to one number take turns, and none takes a conversation
+	// another one found (runner's probeline.go).
+	ropts = ropts.WithProbeLines()
 	// A session made now checks the options once (runner defaults).
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)

@@ -171,8 +171,33 @@ type Options struct {
 
 	// lines are the numbers the run's probes take turns on and the
 	// conversations they claimed (probeline.go). Run makes them when nil
-	// (tests give some with a hook); a session outside a run has none.
+	// (tests give some with a hook); a session outside a run has those
+	// of WithProbeLines, or none.
 	lines *probeLines
+}
+
+// WithProbeLines returns o with probe lines of its own (probeline.go),
+// shared by every session made with the result (NewSession) as Run shares
+// them between the cases of a run: their probes to one number of one
+// agent in one environment take turns, and none takes a conversation
+// another one made its own. A caller that makes sessions side by side
+// from one Options (godogsteps, for godog's concurrent scenarios) calls it
+// once and makes each session with what it returns.
+func (o Options) WithProbeLines() Options {
+	o.lines = newProbeLines()
+	return o
+}
+
+// OnProbeWait makes f be told, for tests, of each probe of the sessions
+// made with o that finds its number's line taken, before it waits; call
+// it before the first session. It reports whether o has lines
+// (WithProbeLines) whose waits it can tell of.
+func (o Options) OnProbeWait(f func(line string)) bool {
+	if o.lines == nil {
+		return false
+	}
+	o.lines.onWait = f
+	return true
 }
 
 // withDefaults returns o with every zero field replaced by its default, or

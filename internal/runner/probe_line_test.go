@@ -37,6 +37,11 @@ type lineRuntime struct {
 	release chan struct{}
 	once    sync.Once
 
+	// content records what names a conversation, as the reference has
+	// it: an SMS's text as its greeting (the agent_response of its first
+	// turn) and a call's sid as its state key call_sid.
+	content bool
+
 	convs        []*lineConv
 	posts, reads int
 	// waits counts the probes that found their line taken; waiting, when
@@ -49,8 +54,10 @@ type lineRuntime struct {
 // calls or sends and list reads made when it opened.
 type lineConv struct {
 	id, to, channel string
-	started         time.Time
-	post, reads     int
+	// greeting and sid name it (lineRuntime.content).
+	greeting, sid string
+	started       time.Time
+	post, reads   int
 }
 
 func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +83,9 @@ func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c := &lineConv{to: body.To, started: fakeclock.Start.Add(time.Duration(h.posts) * time.Second), post: h.posts, reads: h.reads}
 		if p == "/v1/outbound-sms" {
 			c.id, c.channel = h.convID(body.Message), "SMS"
+			if h.content {
+				c.greeting = body.Message
+			}
 			h.convs = append(h.convs, c)
 			if h.named != nil && h.named(body.Message) {
 				fmt.Fprintf(w, `{"conversation_id":%q}`, c.id)
@@ -85,6 +95,9 @@ func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		c.id, c.channel = h.convID(body.Metadata.Tag), "VOICE-SIP"
+		if h.content {
+			c.sid = "OUT-" + body.Metadata.Tag
+		}
 		h.convs = append(h.convs, c)
 		fmt.Fprintf(w, `{"call_sid":"OUT-%s","status":"queued"}`, body.Metadata.Tag)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v1/outbound-calling/") && strings.HasSuffix(p, "/status"):
@@ -97,7 +110,14 @@ func (h *lineRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var recs []string
 		for _, c := range h.convs {
 			if h.listed == nil || h.listed(c, h.posts, h.reads) {
-				recs = append(recs, record(c.id, c.to, c.channel, c.started, true, false, ""))
+				rec := record(c.id, c.to, c.channel, c.started, true, false, "")
+				if c.sid != "" {
+					rec = record(c.id, c.to, c.channel, c.started, true, false, fmt.Sprintf(`"call_sid":%q`, c.sid))
+				}
+				if c.greeting != "" {
+					rec = strings.TrimSuffix(rec, "}") + fmt.Sprintf(`,"turns":[{"user_input":"","agent_response":%q}]}`, c.greeting)
+				}
+				recs = append(recs, rec)
 			}
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(recs, ","))
@@ -379,5 +399,77 @@ func TestProbeLineWaitInterrupted(t *testing.T) {
 	}
 	if h.waits != 1 {
 		t.Errorf("%d probes waited for the line, want 1", h.waits)
+	}
+}
+
+// TestProbeLeavesLateConversationsOfLostProbes: a probe that found no
+// conversation (probe.conversation) left its number with a conversation
+// that may still come: listed late, after the read before the next probe
+// to the number, it was taken by that probe's search while its own was
+// not listed yet. A probe that ends without its conversation is lost on
+// the line, with what names its conversation (an SMS's text, its greeting;
+// a call's sid, its call_sid): a later probe leaves the conversation it
+// names, and finds its own.
+func TestProbeLeavesLateConversationsOfLostProbes(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	sms := func(tag string) string { return fmt.Sprintf(`{sms: {to: "%s", message: "%s"}}`, to, tag) }
+	call := func(tag string) string {
+		return fmt.Sprintf(`{outbound_call: {to: "%s", metadata: {tag: "%s"}}, within: 2m}`, to, tag)
+	}
+	for _, tc := range []struct{ name, a, b string }{
+		{name: "an SMS after a lost SMS", a: sms("A"), b: sms("B")},
+		{name: "an SMS after a lost call", a: call("A"), b: sms("B")},
+		{name: "a call after a lost SMS", a: sms("A"), b: call("B")},
+		// A call's own search already leaves a conversation whose call_sid
+		// names another call.
+		{name: "a call after a lost call", a: call("A"), b: call("B")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &lineRuntime{content: true,
+				listed: func(c *lineConv, posts, reads int) bool {
+					if c.id == "conv-A" {
+						return posts >= 2 // listed once B was sent: after A's bound
+					}
+					return reads >= c.reads+2 // from the second read after it
+				},
+			}
+			cases := runLine(t, h, `suite: probes
+agent: p1
+scenarios:
+  - name: A
+    probe: `+tc.a+`
+  - name: B
+    probe: `+tc.b+`
+`, 1)
+			a, b := cases[0], cases[1]
+			if a.Status != result.Failed || len(a.Last().Failures) != 1 || a.Last().Failures[0].Key != "probe.conversation" {
+				t.Errorf("probe A: %s, want failed on probe.conversation, its conversation listed too late%s", a.Status, describe(a))
+			}
+			if got := b.Last().ConversationID; b.Status != result.Passed || got != "conv-B" {
+				t.Errorf("probe B: %s on conversation %q, want passed on conv-B, the conversation it opened%s", b.Status, got, describe(b))
+			}
+		})
+	}
+}
+
+// TestProbeRetryAfterLostSMS: the retry of a lost SMS sends the same text,
+// which names its own conversation as much as the lost one's: it is not
+// left out, and the retry finds it.
+func TestProbeRetryAfterLostSMS(t *testing.T) {
+	t.Parallel()
+	h := &lineRuntime{content: true,
+		listed: func(c *lineConv, posts, reads int) bool { return c.id != "conv-A" }, // the first send's: never
+	}
+	c := runLine(t, h, `suite: probes
+agent: p1
+scenarios:
+  - name: A
+    retries: 1
+    probe: {sms: {to: "+447700900002", message: "A"}}
+`, 1)[0]
+	if got := c.Last().ConversationID; c.Status != result.Flaky || got != "conv-A-2" {
+		t.Errorf("%s on conversation %q, want flaky on conv-A-2, the retry's own%s", c.Status, got, describe(c))
 	}
 }

@@ -67,6 +67,9 @@ type Session struct {
 	// line gives up the line of the number the probe calls or texts
 	// (probeLines), while the probe holds it; nil otherwise.
 	line func()
+	// sent is the probe that called or texted on that line, while its
+	// conversation is not known.
+	sent *lostProbe
 	// recordRead is the conversation whose record a confirmation of this
 	// attempt already read (waiting for its end when recordEnded): a
 	// feature's later handoff or webhook step need not wait for it again.
