@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -74,24 +77,31 @@ type Report struct {
 // "response" member. A document that is not a report of this schema is
 // an error.
 func ReadJSON(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON report: %w", err)
+	}
 	var doc jsonDoc
-	if err := decodeAll(r, &doc); err != nil {
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if err := CheckSchema(doc.Schema); err != nil {
 		return nil, err
 	}
 	rd := &reader{}
+	run := []any{"run"}
 	res := &result.Result{
-		Started:     rd.time("run.started", doc.Run.Started),
-		Duration:    fromMillis(doc.Run.DurationMS),
+		Started:     rd.time(member(run, "started"), doc.Run.Started),
+		Duration:    rd.millis(member(run, "duration_ms"), doc.Run.DurationMS),
 		Interrupted: doc.Run.Interrupted,
 		Target: result.Target{Name: doc.Target.Name, BuildURL: doc.Target.BuildURL, RuntimeURL: doc.Target.RuntimeURL,
 			AccountID: doc.Target.AccountID, Env: doc.Target.Env, Embedded: doc.Target.Embedded},
 		Files: []*result.File{},
 	}
 	if p := doc.Run.Pacing; p != nil {
-		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted, Waited: fromMillis(p.WaitedMS), MaxWaited: fromMillis(p.MaxWaitedMS)}
+		pacing := member(run, "pacing")
+		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted,
+			Waited: rd.millis(member(pacing, "waited_ms"), p.WaitedMS), MaxWaited: rd.millis(member(pacing, "max_waited_ms"), p.MaxWaitedMS)}
 	}
 	res.Stop = doc.Run.Stop
 	for _, d := range doc.Deployments {
@@ -100,48 +110,103 @@ func ReadJSON(r io.Reader) (*Report, error) {
 		}
 	}
 	res.Shard, res.Rerun = doc.Shard, doc.Rerun
-	for _, f := range doc.Files {
+	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
-		for _, c := range f.Cases {
-			rf.Cases = append(rf.Cases, rd.readCase(c))
+		for j, c := range f.Cases {
+			rf.Cases = append(rf.Cases, rd.readCase([]any{"files", i, "cases", j}, c))
 		}
 		res.Files = append(res.Files, rf)
 	}
-	for _, c := range doc.Checks {
-		res.Checks = append(res.Checks, rd.readCase(c))
+	for i, c := range doc.Checks {
+		res.Checks = append(res.Checks, rd.readCase([]any{"checks", i}, c))
 	}
 	if rd.err != nil {
-		return nil, rd.err
+		return nil, &ValueError{Offset: valueOffset(data, rd.path), Err: rd.err}
 	}
 	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status), Coverage: doc.Coverage}, nil
 }
 
-// reader converts the parts of a document, keeping the first error.
-type reader struct{ err error }
+// A ValueError is a value of a document that decodes, but that no report
+// holds (a status of no case, a negative duration): Offset is where the
+// value starts in the document, or where the object that lacks it does.
+type ValueError struct {
+	Offset int64
+	Err    error
+}
 
-func (rd *reader) fail(format string, args ...any) {
+func (e *ValueError) Error() string { return "not a JSON report: " + e.Err.Error() }
+func (e *ValueError) Unwrap() error { return e.Err }
+
+// reader converts the parts of a document, keeping the first error and
+// the path of the value it is about (member names and array indices).
+type reader struct {
+	err  error
+	path []any
+}
+
+func (rd *reader) fail(path []any, format string, args ...any) {
 	if rd.err == nil {
-		rd.err = fmt.Errorf(format, args...)
+		rd.err, rd.path = fmt.Errorf("%s: %s", pathString(path), fmt.Sprintf(format, args...)), path
 	}
 }
 
-func (rd *reader) time(what, s string) time.Time {
+// member is the path of a member (or element) of the value at path.
+func member(path []any, more ...any) []any { return append(slices.Clip(path), more...) }
+
+// pathString writes path as JSON's members and indices are written in
+// JavaScript: files[0].cases[2].status.
+func pathString(path []any) string {
+	var b strings.Builder
+	for _, p := range path {
+		switch p := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", p)
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprint(&b, p)
+		}
+	}
+	return b.String()
+}
+
+func (rd *reader) time(path []any, s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		rd.fail("%s %q is not an RFC 3339 time", what, s)
+		rd.fail(path, "%q is not an RFC 3339 time", s)
 	}
 	return t
 }
 
-func (rd *reader) status(what, s string) result.Status {
+func (rd *reader) status(path []any, s string) result.Status {
 	var st result.Status
 	if err := st.UnmarshalText([]byte(s)); err != nil {
-		rd.fail("%s: %v", what, err)
+		rd.fail(path, "%v", err)
 	}
 	return st
+}
+
+// maxMillis is the longest duration_ms a time.Duration holds.
+const maxMillis = float64(math.MaxInt64 / int64(time.Millisecond))
+
+// millis reads a duration_ms (fromMillis). A run writes none below 0, and
+// none past what a time.Duration holds (some 292 years): such a one would
+// wrap around to another duration, and make a run that ended in the
+// future (agenttest gate refuses it) look ended in the past.
+func (rd *reader) millis(path []any, ms float64) time.Duration {
+	switch {
+	case ms < 0:
+		rd.fail(path, "%v is a negative duration", ms)
+		return 0
+	case ms > maxMillis:
+		rd.fail(path, "%v milliseconds is longer than a duration can be (about 292 years)", ms)
+		return 0
+	}
+	return fromMillis(ms)
 }
 
 // fromMillis reads a duration_ms, which holds whole microseconds
@@ -154,11 +219,11 @@ func fromMillis(ms float64) time.Duration {
 
 func fromJSONPos(p jsonPos) diag.Pos { return diag.Pos{File: p.File, Line: p.Line, Col: p.Col} }
 
-func (rd *reader) readCase(jc readCase) *result.Case {
+func (rd *reader) readCase(path []any, jc readCase) *result.Case {
 	c := &result.Case{
-		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status("case "+jc.Name, jc.Status),
-		Duration: fromMillis(jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
-		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: fromMillis(jc.RateWaitedMS),
+		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status(member(path, "status"), jc.Status),
+		Duration: rd.millis(member(path, "duration_ms"), jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
+		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: rd.millis(member(path, "rate_waited_ms"), jc.RateWaitedMS),
 	}
 	if rp := jc.Repeat; rp != nil {
 		c.Repeat = &result.Repeat{Procedure: rp.Procedure, Decision: rp.Decision, Runs: rp.Runs, Passed: rp.Passed, Failed: rp.Failed,
@@ -168,16 +233,16 @@ func (rd *reader) readCase(jc readCase) *result.Case {
 	if q := jc.Quarantine; q != nil {
 		c.Quarantine = &result.Quarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}
 	}
-	for _, ja := range jc.Attempts {
-		c.Attempts = append(c.Attempts, rd.readAttempt(jc.Name, ja))
+	for i, ja := range jc.Attempts {
+		c.Attempts = append(c.Attempts, rd.readAttempt(member(path, "attempts", i), ja))
 	}
 	return c
 }
 
-func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
+func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 	a := &result.Attempt{
-		Number: ja.Number, Run: ja.Run, Status: rd.status("case "+name+" attempt", ja.Status), ConversationID: ja.ConversationID,
-		Started: rd.time("attempt started", ja.Started), Duration: fromMillis(ja.DurationMS),
+		Number: ja.Number, Run: ja.Run, Status: rd.status(member(path, "status"), ja.Status), ConversationID: ja.ConversationID,
+		Started: rd.time(member(path, "started"), ja.Started), Duration: rd.millis(member(path, "duration_ms"), ja.DurationMS),
 	}
 	for _, f := range ja.Failures {
 		a.Failures = append(a.Failures, assert.Failure{Pos: fromJSONPos(f.Pos), Step: f.Step, Key: f.Key, Message: f.Message,
@@ -186,22 +251,22 @@ func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
 	if e := ja.Error; e != nil {
 		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}
 	}
-	for _, cf := range ja.Confirmations {
+	for i, cf := range ja.Confirmations {
 		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
-			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: fromMillis(cf.DurationMS)})
+			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
 	}
 	for _, st := range ja.NotRun {
 		a.NotRun = append(a.NotRun, &result.Step{Pos: fromJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})
 	}
-	for _, jt := range ja.Turns {
-		a.Turns = append(a.Turns, rd.readTurn(jt))
+	for i, jt := range ja.Turns {
+		a.Turns = append(a.Turns, rd.readTurn(member(path, "turns", i), jt))
 	}
 	return a
 }
 
-func (rd *reader) readTurn(jt readTurn) *result.Turn {
+func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
-		Messaging: jt.Messaging, Started: rd.time("turn started", jt.Started), Latency: fromMillis(jt.LatencyMS)}
+		Messaging: jt.Messaging, Started: rd.time(member(path, "started"), jt.Started), Latency: rd.millis(member(path, "latency_ms"), jt.LatencyMS)}
 	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
 	tr := &reply.TurnResult{}
 	if !hasMeta {
@@ -229,11 +294,70 @@ func (rd *reader) readTurn(jt readTurn) *result.Turn {
 	if hasMeta {
 		tr.RawMetadata = jt.Metadata
 		if err := json.Unmarshal(jt.Metadata, &tr.Metadata); err != nil {
-			rd.fail("turn %d metadata: %v", jt.Index, err)
+			rd.fail(member(path, "metadata"), "%v", err)
 		}
 	}
 	t.Result = tr
 	return t
+}
+
+// valueOffset is the offset in data, a JSON document, of the first byte
+// of the value at path (member names and array indices); where the path
+// leaves the document (a member that is absent, an element that is null),
+// of the last value on it that is there. A member given twice is found
+// where json.Unmarshal takes it from: its last occurrence.
+func valueOffset(data []byte, path []any) int64 {
+	off := int64(0)
+	for {
+		off = skipSpace(data, off)
+		if len(path) == 0 || off >= int64(len(data)) {
+			return off
+		}
+		next, ok := memberOffset(data, off, path[0])
+		if !ok {
+			return off
+		}
+		off, path = next, path[1:]
+	}
+}
+
+// memberOffset is the offset of the value of member key (a string) of the
+// object, or of element key (an int) of the array, that starts at off.
+func memberOffset(data []byte, off int64, key any) (int64, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data[off:]))
+	tok, err := dec.Token()
+	if err != nil {
+		return 0, false
+	}
+	found, ok := int64(0), false
+	for i := 0; dec.More(); i++ {
+		var name any = i
+		if tok == json.Delim('{') {
+			if name, err = dec.Token(); err != nil {
+				return 0, false
+			}
+		} else if tok != json.Delim('[') {
+			return 0, false
+		}
+		start := off + dec.InputOffset()
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, false
+		}
+		if name == key {
+			found, ok = start, true
+		}
+	}
+	return found, ok
+}
+
+// skipSpace is the offset of the first byte at or after off that is not
+// white space, a colon or a comma: where the value after a token starts.
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.IndexByte(" \t\r\n:,", data[off]) >= 0 {
+		off++
+	}
+	return off
 }
 
 // decodeAll decodes the whole of r into v: a file that holds more after
