@@ -138,7 +138,7 @@ func inFile(path string, err error) string {
 // ("run is a string, where an agenttest report has an object"), not Go's
 // ("cannot unmarshal string into Go struct field jsonDoc.run of type
 // report.jsonRun"), and an empty or truncated file as such; a value no
-// report holds (report.ValueError) at its line and column too. It is nil
+// report holds (jsonkind.ValueError) at its line and column too. It is nil
 // when err is not a decoding error (a wrong schema says so already).
 func jsonProblem(data []byte, err error) error {
 	if err == nil {
@@ -146,7 +146,7 @@ func jsonProblem(data []byte, err error) error {
 	}
 	var typ *json.UnmarshalTypeError
 	var syn *json.SyntaxError
-	var val *report.ValueError
+	var val *jsonkind.ValueError
 	switch {
 	case len(bytes.TrimSpace(data)) == 0:
 		return errors.New("not a JSON report: the file is empty")
@@ -180,7 +180,7 @@ func jsonProblem(data []byte, err error) error {
 		return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}
 	case errors.As(err, &val):
 		line, col := lineCol(data, val.Offset)
-		return &atPos{line, col, val}
+		return &atPos{line, col, errors.New("not a JSON report: " + val.Error())}
 	}
 	return nil
 }

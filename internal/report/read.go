@@ -1,18 +1,17 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -121,21 +120,10 @@ func ReadJSON(r io.Reader) (*Report, error) {
 		res.Checks = append(res.Checks, rd.readCase([]any{"checks", i}, c))
 	}
 	if rd.err != nil {
-		return nil, &ValueError{Offset: valueOffset(data, rd.path), Err: rd.err}
+		return nil, fmt.Errorf("not a JSON report: %w", &jsonkind.ValueError{Path: rd.path, Offset: jsonkind.Offset(data, rd.path), Err: rd.err})
 	}
 	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status), Coverage: doc.Coverage}, nil
 }
-
-// A ValueError is a value of a document that decodes, but that no report
-// holds (a status of no case, a negative duration): Offset is where the
-// value starts in the document, or where the object that lacks it does.
-type ValueError struct {
-	Offset int64
-	Err    error
-}
-
-func (e *ValueError) Error() string { return "not a JSON report: " + e.Err.Error() }
-func (e *ValueError) Unwrap() error { return e.Err }
 
 // reader converts the parts of a document, keeping the first error and
 // the path of the value it is about (member names and array indices).
@@ -146,30 +134,12 @@ type reader struct {
 
 func (rd *reader) fail(path []any, format string, args ...any) {
 	if rd.err == nil {
-		rd.err, rd.path = fmt.Errorf("%s: %s", pathString(path), fmt.Sprintf(format, args...)), path
+		rd.err, rd.path = fmt.Errorf(format, args...), path
 	}
 }
 
 // member is the path of a member (or element) of the value at path.
 func member(path []any, more ...any) []any { return append(slices.Clip(path), more...) }
-
-// pathString writes path as JSON's members and indices are written in
-// JavaScript: files[0].cases[2].status.
-func pathString(path []any) string {
-	var b strings.Builder
-	for _, p := range path {
-		switch p := p.(type) {
-		case int:
-			fmt.Fprintf(&b, "[%d]", p)
-		default:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			fmt.Fprint(&b, p)
-		}
-	}
-	return b.String()
-}
 
 func (rd *reader) time(path []any, s string) time.Time {
 	if s == "" {
@@ -190,20 +160,11 @@ func (rd *reader) status(path []any, s string) result.Status {
 	return st
 }
 
-// maxMillis is the longest duration_ms a time.Duration holds.
-const maxMillis = float64(math.MaxInt64 / int64(time.Millisecond))
-
-// millis reads a duration_ms (fromMillis). A run writes none below 0, and
-// none past what a time.Duration holds (some 292 years): such a one would
-// wrap around to another duration, and make a run that ended in the
-// future (agenttest gate refuses it) look ended in the past.
+// millis reads a duration_ms (fromMillis), which result.CheckMillis
+// must find fine.
 func (rd *reader) millis(path []any, ms float64) time.Duration {
-	switch {
-	case ms < 0:
-		rd.fail(path, "%v is a negative duration", ms)
-		return 0
-	case ms > maxMillis:
-		rd.fail(path, "%v milliseconds is longer than a duration can be (about 292 years)", ms)
+	if err := result.CheckMillis(ms); err != nil {
+		rd.fail(path, "%v", err)
 		return 0
 	}
 	return fromMillis(ms)
@@ -299,65 +260,6 @@ func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	}
 	t.Result = tr
 	return t
-}
-
-// valueOffset is the offset in data, a JSON document, of the first byte
-// of the value at path (member names and array indices); where the path
-// leaves the document (a member that is absent, an element that is null),
-// of the last value on it that is there. A member given twice is found
-// where json.Unmarshal takes it from: its last occurrence.
-func valueOffset(data []byte, path []any) int64 {
-	off := int64(0)
-	for {
-		off = skipSpace(data, off)
-		if len(path) == 0 || off >= int64(len(data)) {
-			return off
-		}
-		next, ok := memberOffset(data, off, path[0])
-		if !ok {
-			return off
-		}
-		off, path = next, path[1:]
-	}
-}
-
-// memberOffset is the offset of the value of member key (a string) of the
-// object, or of element key (an int) of the array, that starts at off.
-func memberOffset(data []byte, off int64, key any) (int64, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data[off:]))
-	tok, err := dec.Token()
-	if err != nil {
-		return 0, false
-	}
-	found, ok := int64(0), false
-	for i := 0; dec.More(); i++ {
-		var name any = i
-		if tok == json.Delim('{') {
-			if name, err = dec.Token(); err != nil {
-				return 0, false
-			}
-		} else if tok != json.Delim('[') {
-			return 0, false
-		}
-		start := off + dec.InputOffset()
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return 0, false
-		}
-		if name == key {
-			found, ok = start, true
-		}
-	}
-	return found, ok
-}
-
-// skipSpace is the offset of the first byte at or after off that is not
-// white space, a colon or a comma: where the value after a token starts.
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) && strings.IndexByte(" \t\r\n:,", data[off]) >= 0 {
-		off++
-	}
-	return off
 }
 
 // decodeAll decodes the whole of r into v: a file that holds more after

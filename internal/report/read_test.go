@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -229,7 +230,7 @@ func TestReadJSONValueErrors(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		_, err := ReadJSON(strings.NewReader(tc.doc))
-		var ve *ValueError
+		var ve *jsonkind.ValueError
 		if !errors.As(err, &ve) {
 			t.Fatalf("error %v, want a ValueError", err)
 		}
