@@ -119,6 +119,11 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	for i, c := range doc.Checks {
 		res.Checks = append(res.Checks, rd.readCase([]any{"checks", i}, c))
 	}
+	// The verdict the report states: every run states one, which gate
+	// weighs; a report without it (a null or edited run) is no report.
+	if st := result.RunStatus(doc.Run.Status); !st.Known() {
+		rd.fail(member(run, "status"), "unknown run status %q (one of passed, failed, errored, interrupted, empty)", st)
+	}
 	if rd.err != nil {
 		return nil, fmt.Errorf("not a JSON report: %w", &jsonkind.ValueError{Path: rd.path, Offset: jsonkind.Offset(data, rd.path), Err: rd.err})
 	}

@@ -216,7 +216,8 @@ func TestReadRerun(t *testing.T) {
 // run writes, is refused at the value, with its path: a negative duration,
 // or one past what a time.Duration holds (which wrapped around, so that a
 // run that ended centuries ahead of the gate's clock read as one that
-// ended before it), an unknown status, a null where a case was. Before,
+// ended before it), an unknown status of a case or of the run, a null
+// where a case or the run was. Before,
 // both durations were read as if valid, and a status was refused without
 // a place ("case : unknown status").
 func TestReadJSONValueErrors(t *testing.T) {
@@ -263,6 +264,13 @@ func TestReadJSONValueErrors(t *testing.T) {
 			want: `not a JSON report: files[0].cases[1].status: unknown status ""`},
 		{name: "bad time of an attempt", doc: att(`"started": "yesterday"`), at: `"yesterday"`,
 			want: `not a JSON report: files[0].cases[0].attempts[0].started: "yesterday" is not an RFC 3339 time`},
+		// The verdict a report states, which gate weighs: a report
+		// without one (its run null, or edited) is no report. Before, gate
+		// refused it as a run that "did not pass: its status is " (exit 1).
+		{name: "null run", doc: head + `"run": null}`, at: "null",
+			want: `not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`},
+		{name: "unknown run status", doc: head + `"run": {"status": "green"}}`, at: `"green"`,
+			want: `not a JSON report: run.status: unknown run status "green" (one of passed, failed, errored, interrupted, empty)`},
 		// A member given twice is read from its last occurrence, and
 		// refused there.
 		{name: "duplicate member", doc: head + `"run": {"duration_ms": 1, "duration_ms": -2}}`, at: "-2",
