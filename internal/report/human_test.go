@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -362,7 +363,7 @@ func TestHumanEscapesRunText(t *testing.T) {
 		}
 	}
 	changed := func(d *result.Deployment) *result.Deployment {
-		d.Env, d.ID, d.After = cmpOr(d.Env, "sandbox"), cmpOr(d.ID, "dep-1"), cmpOr(d.After, "dep-2")
+		d.Env, d.ID, d.After = cmp.Or(d.Env, "sandbox"), cmp.Or(d.ID, "dep-1"), cmp.Or(d.After, "dep-2")
 		return d
 	}
 	for name, tc := range map[string]testCase{
@@ -394,11 +395,4 @@ func TestHumanEscapesRunText(t *testing.T) {
 			run(t, tc)
 		})
 	}
-}
-
-func cmpOr(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
