@@ -161,11 +161,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	var out bytes.Buffer
 	head := fmt.Sprintf("%s: %s %s", o.report, ev.What, ev.Status)
 	if !ev.Concluded.IsZero() {
-		ago := now(st).Sub(ev.Concluded).Round(time.Second)
-		if ago >= 0 {
+		// Each way from its own side: Sub saturates, and the negation of
+		// the most negative duration is itself.
+		if ago := now(st).Sub(ev.Concluded).Round(time.Second); ago >= 0 {
 			head += fmt.Sprintf(", ended %s (%s ago)", ev.Concluded.UTC().Format(time.RFC3339), ago)
 		} else {
-			head += fmt.Sprintf(", ended %s (%s ahead of this clock)", ev.Concluded.UTC().Format(time.RFC3339), -ago)
+			head += fmt.Sprintf(", ended %s (%s ahead of this clock)", ev.Concluded.UTC().Format(time.RFC3339), ev.Concluded.Sub(now(st)).Round(time.Second))
 		}
 	}
 	out.WriteString(escape.Controls(head, "\t") + "\n")

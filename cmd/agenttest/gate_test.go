@@ -301,6 +301,12 @@ func TestGate(t *testing.T) {
 			want: []string{"the report records no deployment", "restaurant in sandbox: cases ran there, but the report records no deployment of it"}},
 		{name: "from the future", later: -time.Hour, code: exitFailed,
 			want: []string{" ahead of this clock)\n", " after the gate's clock (more than the 5m0s two clocks may differ)"}},
+		// Further ahead than a time.Duration reaches: it passed, "ended
+		// 9999-12-31T23:59:59Z (-2562047h47m16.854775808s ahead of this
+		// clock)".
+		{name: "from the far future", edit: func(doc map[string]any) { doc["run"].(map[string]any)["started"] = "9999-12-31T23:59:59Z" },
+			code: exitFailed, want: []string{"ended 9999-12-31T23:59:59Z (2562047h47m16.854775807s ahead of this clock)\n",
+				"the report's run ended 9999-12-31T23:59:59Z, 2562047h47m0s after the gate's clock"}},
 		{name: "not a report", edit: func(doc map[string]any) { doc["schema"] = "something/else" }, code: exitUsage,
 			want: []string{"not an agenttest JSON report"}},
 		{name: "the platform fails now", code: exitErrored, want: []string{"cannot read the deployment active now"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -59,9 +60,11 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	for _, file := range runner.Plan(s.deal(scenario.Select(suites, s.sel)), runner.Options{}) {
 		n += len(file.Cases)
 		for _, c := range file.Cases {
-			fmt.Fprintf(&b, "%s:%d  %s", c.Pos.File, c.Pos.Line, c.Name)
+			// A name a suite chose stays on its line, and cannot drive
+			// the terminal (escape.Line), as run shows it.
+			fmt.Fprintf(&b, "%s:%d  %s", escape.Line(c.Pos.File), c.Pos.Line, escape.Line(c.Name))
 			if len(c.Tags) > 0 {
-				b.WriteString("  @" + strings.Join(c.Tags, " @"))
+				b.WriteString(escape.Line("  @" + strings.Join(c.Tags, " @")))
 			}
 			b.WriteString("\n")
 		}

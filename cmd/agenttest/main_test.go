@@ -1187,3 +1187,26 @@ func TestBrokenSymlinks(t *testing.T) {
 		})
 	}
 }
+
+// list prints one scenario per line: a name holding an escape sequence
+// or a line break (a double-quoted YAML name may hold any) is shown
+// escaped, as run shows it, so that it can neither drive the terminal
+// nor forge a line of the listing. Before, it was printed raw.
+func TestListEscapesNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	suite := "suite: s\nagent: restaurant\nscenarios:\n" +
+		`  - name: "red \e[31mtext\e]0;title\a\r\nsuites/x.yaml:1  forged\u202e"` + "\n" +
+		"    turns: [{say: hi, expect: {response: {contains: Welcome}}}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, nil, "list")
+	if code := c.run(t); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.stderr)
+	}
+	want := `s.yaml:4  red \x1b[31mtext\x1b]0;title\a\r\nsuites/x.yaml:1  forged\u202e` + "\n"
+	if got := c.stdout.String(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -137,7 +137,8 @@ func inFile(path string, err error) string {
 // data, for whoever named the file: where it went wrong, in JSON's terms
 // ("run is a string, where an agenttest report has an object"), not Go's
 // ("cannot unmarshal string into Go struct field jsonDoc.run of type
-// report.jsonRun"), and an empty or truncated file as such. It is nil
+// report.jsonRun"), and an empty or truncated file as such; a value no
+// report holds (jsonkind.ValueError) at its line and column too. It is nil
 // when err is not a decoding error (a wrong schema says so already).
 func jsonProblem(data []byte, err error) error {
 	if err == nil {
@@ -145,6 +146,7 @@ func jsonProblem(data []byte, err error) error {
 	}
 	var typ *json.UnmarshalTypeError
 	var syn *json.SyntaxError
+	var val *jsonkind.ValueError
 	switch {
 	case len(bytes.TrimSpace(data)) == 0:
 		return errors.New("not a JSON report: the file is empty")
@@ -176,6 +178,9 @@ func jsonProblem(data []byte, err error) error {
 	case errors.As(err, &syn):
 		line, col := lineCol(data, syn.Offset-1)
 		return &atPos{line, col, errors.New("not a JSON report: " + syn.Error())}
+	case errors.As(err, &val):
+		line, col := lineCol(data, val.Offset)
+		return &atPos{line, col, errors.New("not a JSON report: " + val.Error())}
 	}
 	return nil
 }

@@ -407,9 +407,9 @@ func TestMalformedJSONReports(t *testing.T) {
 		name, data string
 		// want follows "agenttest: CMD: [FLAG ]bad.json".
 		want string
-		// notRerun leaves out run --rerun-failed, which reads only the
-		// members it needs.
-		notRerun bool
+		// notRerun leaves out run --rerun-failed, and notHistory
+		// history, which read only the members they need.
+		notRerun, notHistory bool
 	}
 	run := func(t *testing.T, tc testCase) {
 		dir := t.TempDir()
@@ -417,7 +417,7 @@ func TestMalformedJSONReports(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cmd := range commands {
-			if tc.notRerun && cmd[len(cmd)-1] == "--rerun-failed" {
+			if tc.notRerun && cmd[len(cmd)-1] == "--rerun-failed" || tc.notHistory && cmd[0] == "history" {
 				continue
 			}
 			c := newCLI(t, dir, nil, append(cmd, "bad.json")...)
@@ -447,6 +447,22 @@ func TestMalformedJSONReports(t *testing.T) {
 			notRerun: true},
 		{name: "a fraction for a count", data: head + `"shard": {"index": 1.5}}`, want: ":1:54: not a JSON report: shard.index is a number, where an agenttest report has an integer",
 			notRerun: true},
+		// Values that decode but that no run writes: a negative duration,
+		// and one past what a time.Duration holds, which wrapped around
+		// (gate took a run that ended centuries ahead for one that ended
+		// before it); a run that states no verdict (gate refused it as a
+		// run that "did not pass: its status is ", exit 1); a null where a
+		// case was. Before, the durations were read as valid, the run was
+		// read as a run, and the null case was refused as "case : unknown
+		// status" with no place.
+		{name: "a negative duration", data: head + `"run": {"status": "passed", "duration_ms": -5}}`,
+			want: ":1:78: not a JSON report: run.duration_ms: -5 is a negative duration", notRerun: true, notHistory: true},
+		{name: "a duration no clock measures", data: head + "\n" + `"run": {"duration_ms": 1e16}}`,
+			want: ":2:24: not a JSON report: run.duration_ms: 1e+16 milliseconds is longer than a duration can be (about 292 years)", notRerun: true, notHistory: true},
+		{name: "no run status", data: head + "\n" + `"run": {"started": "2026-03-14T09:00:00Z"}}`,
+			want: `:2:8: not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`, notRerun: true, notHistory: true},
+		{name: "a null for a case", data: head + "\n" + `"files": [{"path": "a.yaml", "cases": [null]}]}`,
+			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`, notRerun: true, notHistory: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/golden"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -448,5 +450,51 @@ func TestSideOfPartialRun(t *testing.T) {
 	}
 	if strings.Contains(plain.String(), `"rerun"`) || strings.Contains(plain.String(), `"shard"`) {
 		t.Errorf("a comparison of whole runs names a rerun or a shard:\n%s", plain.String())
+	}
+}
+
+// TestReadJSONDurations: a comparison whose durations no run has (agenttest
+// gate reads when its candidate's run ended from one) is refused at the
+// value: before, 1e16 milliseconds wrapped around, and a run that ended
+// centuries ahead of the gate's clock read as one that ended in 1734.
+func TestReadJSONDurations(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	var js bytes.Buffer
+	if err := WriteJSON(&js, build(base, cand, DefaultOptions())); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path []string
+		ms   float64
+		want string
+	}{
+		{[]string{"duration_ms"}, -1, "duration_ms: -1 is a negative duration"},
+		{[]string{"baseline", "run", "duration_ms"}, -0.5, "baseline.run.duration_ms: -0.5 is a negative duration"},
+		{[]string{"candidate", "run", "duration_ms"}, 1e16, "candidate.run.duration_ms: 1e+16 milliseconds is longer than a duration can be (about 292 years)"},
+	} {
+		var doc map[string]any
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		obj := doc
+		for _, k := range tc.path[:len(tc.path)-1] {
+			obj = obj[k].(map[string]any)
+		}
+		obj[tc.path[len(tc.path)-1]] = tc.ms
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadJSON(bytes.NewReader(data))
+		var ve *jsonkind.ValueError
+		if !errors.As(err, &ve) || ve.Error() != tc.want {
+			t.Errorf("%v: error %v, want a ValueError %q", tc.path, err, tc.want)
+			continue
+		}
+		if text, _ := json.Marshal(tc.ms); !bytes.HasPrefix(data[ve.Offset:], text) {
+			got := string(data[ve.Offset:])
+			t.Errorf("%v: offset at %.20q, want the value %s", tc.path, got, text)
+		}
 	}
 }

@@ -1,9 +1,13 @@
 package compare
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/agenttest/agenttest/internal/jsonkind"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // SchemaV1 names the JSON form of a Comparison (WriteJSON). It changes
@@ -83,14 +87,32 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 }
 
 // ReadJSON reads a document WriteJSON wrote. A document of another schema
-// is an error.
+// is an error, and so is a duration no run has (result.CheckMillis), at
+// its place in the document (jsonkind.ValueError).
 func ReadJSON(r io.Reader) (*Comparison, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON comparison: %w", err)
+	}
 	doc := document{Comparison: &Comparison{}}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a JSON comparison: %w", err)
 	}
 	if doc.Schema != SchemaV1 {
 		return nil, fmt.Errorf("not an agenttest comparison (schema %q, want %q)", doc.Schema, SchemaV1)
 	}
-	return doc.Comparison, nil
+	c := doc.Comparison
+	for _, d := range []struct {
+		path []any
+		ms   float64
+	}{
+		{[]any{"duration_ms"}, c.DurationMS},
+		{[]any{"baseline", "run", "duration_ms"}, c.Baseline.Run.DurationMS},
+		{[]any{"candidate", "run", "duration_ms"}, c.Candidate.Run.DurationMS},
+	} {
+		if err := result.CheckMillis(d.ms); err != nil {
+			return nil, fmt.Errorf("not a JSON comparison: %w", &jsonkind.ValueError{Path: d.path, Offset: jsonkind.Offset(data, d.path), Err: err})
+		}
+	}
+	return c, nil
 }

@@ -173,15 +173,18 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 	for _, u := range ev.Unrecorded {
 		refuse("%s: cases ran there, but the report records no deployment of it (a run records one for every agent and environment its cases talk to): an edited report; run the tests again", u)
 	}
-	switch age := o.Now.Sub(ev.Concluded); {
+	// ahead is measured from the gate's clock: Sub saturates, and the
+	// negation of the most negative duration (an end in year 9999, from
+	// now) is itself, which once made such a report fresh.
+	switch ahead := ev.Concluded.Sub(o.Now); {
 	case ev.Started.IsZero() || ev.Concluded.IsZero():
 		refuse("the report does not say when its run ended")
 	case o.Now.Sub(ev.Started) > o.MaxAge:
 		refuse("the report's oldest results are %s old (its run started %s and ended %s), older than --max-age %s: run the tests again",
 			roundAge(o.Now.Sub(ev.Started)), ev.Started.UTC().Format(time.RFC3339), ev.Concluded.UTC().Format(time.RFC3339), o.MaxAge)
-	case -age > MaxSkew:
+	case ahead > MaxSkew:
 		refuse("the report's run ended %s, %s after the gate's clock (more than the %s two clocks may differ): its age cannot be told, and a date ahead would keep it fresh; check the clock of the machine that ran it, and run the tests again",
-			ev.Concluded.UTC().Format(time.RFC3339), roundAge(-age), MaxSkew)
+			ev.Concluded.UTC().Format(time.RFC3339), roundAge(ahead), MaxSkew)
 	}
 	if p := platformMismatch(ev.Target, o.Target); p != "" {
 		refuse("%s", p)

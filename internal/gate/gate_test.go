@@ -164,6 +164,15 @@ func TestCheck(t *testing.T) {
 		{name: "from the future", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now.Add(30*24*time.Hour), now.Add(30*24*time.Hour) },
 			want: []string{"the report's run ended 2026-04-01T12:00:00Z, 720h0m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
 		{name: "a clock a little ahead", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now, now.Add(MaxSkew) }},
+		// Further ahead than a time.Duration reaches: the gate's clock
+		// minus that date saturated to the most negative duration, whose
+		// negation is itself, so the report passed as fresh (an edited
+		// "started": "9999-12-31T23:59:59Z").
+		{name: "from the far future", edit: func(ev *Evidence) {
+			ev.Started = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+			ev.Concluded = ev.Started
+		},
+			want: []string{"the report's run ended 9999-12-31T23:59:59Z, 2562047h47m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {

@@ -1,7 +1,9 @@
 // Package jsonkind names, in JSON's terms, the value a Go type is decoded
 // from: a body or a file that does not decode is described by what it
 // should hold ("expected an integer", "where an agenttest report has an
-// object"), never by a Go type ("int64", "report.jsonRun"). It is the one
+// object"), never by a Go type ("int64", "report.jsonRun"); a value that
+// decodes but that the format does not allow is named by its path and
+// found at its place in the document (ValueError, Offset). It is the one
 // rule for that wording, shared by the platform client and the readers
 // of agenttest's own reports, and imports the standard library only.
 package jsonkind

@@ -74,7 +74,7 @@ func (h *Human) RunStarted(total int, target result.Target) {
 	if h.opts.Now != nil {
 		h.started = h.opts.Now()
 	}
-	h.write(fmt.Sprintf("running %d %s against %s\n", total, plural(total, "case", "cases"), describeTarget(target)))
+	h.write(fmt.Sprintf("running %d %s against %s\n", total, plural(total, "case", "cases"), h.st.flat(describeTarget(target))))
 	h.drawProgress()
 }
 
@@ -212,16 +212,16 @@ func (h *Human) RunFinished(r *result.Result) {
 		b.WriteString("\n")
 	}
 	if st := r.Stop; st != nil {
-		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", stopLine(st), s.NotRun, plural(s.NotRun, "case", "cases"))))
+		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", h.st.flat(stopLine(st)), s.NotRun, plural(s.NotRun, "case", "cases"))))
 		b.WriteString("\n")
 	}
 	for _, d := range r.Deployments {
 		switch {
 		case d == nil:
 		case d.Changed():
-			b.WriteString(h.st.paint(sgrRed, d.ChangeMessage()) + "\n")
+			b.WriteString(h.st.paint(sgrRed, h.st.flat(d.ChangeMessage())) + "\n")
 		case d.ID != "" && d.After == "" && d.Note != "":
-			b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note)) + "\n")
+			b.WriteString(h.st.paint(sgrYellow, h.st.flat(fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note))) + "\n")
 		}
 	}
 	// Cases a stop left unrun are counted as such, not as skipped: a
@@ -275,19 +275,20 @@ func (h *Human) RunFinished(r *result.Result) {
 // passed", "alert gate failed: 1 alert rule firing", "alert gate not run:
 // platform unreachable".
 func (h *Human) checkLine(c *result.Case) string {
+	code, line := sgrYellow, c.Name+" "+pendingReason(c)
 	switch c.Status {
 	case result.Passed, result.Flaky:
-		return h.st.paint(sgrGreen, c.Name+" passed")
+		code, line = sgrGreen, c.Name+" passed"
 	case result.Failed:
 		n := 0
 		if a := c.Last(); a != nil {
 			n = len(a.Failures)
 		}
-		return h.st.paint(sgrRed, fmt.Sprintf("%s failed: %d alert %s firing", c.Name, n, plural(n, "rule", "rules")))
+		code, line = sgrRed, fmt.Sprintf("%s failed: %d alert %s firing", c.Name, n, plural(n, "rule", "rules"))
 	case result.Errored:
-		return h.st.paint(sgrMagenta, c.Name+" errored")
+		code, line = sgrMagenta, c.Name+" errored"
 	}
-	return h.st.paint(sgrYellow, c.Name+" "+pendingReason(c))
+	return h.st.paint(code, h.st.flat(line))
 }
 
 // statusLine is the last line of a run: its status and what it means.
@@ -299,7 +300,7 @@ func (h *Human) statusLine(r *result.Result, s Summary) string {
 	if why := statusWhy(r, s); why != "" {
 		line += " (" + why + ")"
 	}
-	return h.st.paint(code, line)
+	return h.st.paint(code, h.st.flat(line))
 }
 
 // statusWhy says what the run's status means, for the console's last

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -334,5 +335,64 @@ func TestFlakyNote(t *testing.T) {
 		if got := flakyNote(c); got != tc.want {
 			t.Errorf("flakyNote = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestHumanEscapesRunText: the run's own lines (the first, naming the
+// target; the summary's stop, deployment and check lines; the status
+// line) hold text a config file, a platform or, read back by agenttest
+// merge, a JSON report chose: escape sequences and line breaks in it are
+// shown escaped, never obeyed, as in the lines of the cases.
+func TestHumanEscapesRunText(t *testing.T) {
+	t.Parallel()
+	const hostile = "x\x1b[2J\x1b]0;owned\x07\r\nFORGED\u202e"
+	type testCase struct {
+		edit func(r *result.Result)
+	}
+	run := func(t *testing.T, tc testCase) {
+		r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: []*result.Case{{Name: "a", Status: result.Passed}}}}}
+		tc.edit(r)
+		var b bytes.Buffer
+		replay(NewHuman(&b, HumanOptions{}), r)
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b\x07\r\u202e") || strings.Contains(out, "\nFORGED") {
+			t.Errorf("control characters obeyed in:\n%q", out)
+		}
+		if !strings.Contains(out, `x\x1b[2J\x1b]0;owned\a\r\nFORGED\u202e`) {
+			t.Errorf("the text is not shown escaped in:\n%q", out)
+		}
+	}
+	changed := func(d *result.Deployment) *result.Deployment {
+		d.Env, d.ID, d.After = cmp.Or(d.Env, "sandbox"), cmp.Or(d.ID, "dep-1"), cmp.Or(d.After, "dep-2")
+		return d
+	}
+	for name, tc := range map[string]testCase{
+		"target name": {func(r *result.Result) { r.Target.Name = hostile }},
+		"build url":   {func(r *result.Result) { r.Target.BuildURL = hostile }},
+		"target env":  {func(r *result.Result) { r.Target.Env = hostile; r.Files = nil }},
+		"case env": {func(r *result.Result) {
+			r.Target.Envs = []result.EnvCount{{Env: hostile, Cases: 1}}
+		}},
+		"stop host": {func(r *result.Result) {
+			r.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: hostile}
+		}},
+		"stop reason": {func(r *result.Result) { r.Stop = &result.Stop{Kind: "other", Reason: hostile} }},
+		"changed deployment id": {func(r *result.Result) {
+			r.Deployments = []*result.Deployment{changed(&result.Deployment{Agent: "clinic", After: hostile})}
+		}},
+		"changed deployment agent": {func(r *result.Result) {
+			r.Deployments = []*result.Deployment{changed(&result.Deployment{Agent: hostile})}
+		}},
+		"unconfirmed deployment note": {func(r *result.Result) {
+			r.Deployments = []*result.Deployment{{Agent: "clinic", Env: "sandbox", ID: "dep-1", Note: hostile}}
+		}},
+		"check name": {func(r *result.Result) {
+			r.Checks = []*result.Case{{Name: hostile, Status: result.Errored}}
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -74,24 +76,31 @@ type Report struct {
 // "response" member. A document that is not a report of this schema is
 // an error.
 func ReadJSON(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON report: %w", err)
+	}
 	var doc jsonDoc
-	if err := decodeAll(r, &doc); err != nil {
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if err := CheckSchema(doc.Schema); err != nil {
 		return nil, err
 	}
 	rd := &reader{}
+	run := []any{"run"}
 	res := &result.Result{
-		Started:     rd.time("run.started", doc.Run.Started),
-		Duration:    fromMillis(doc.Run.DurationMS),
+		Started:     rd.time(member(run, "started"), doc.Run.Started),
+		Duration:    rd.millis(member(run, "duration_ms"), doc.Run.DurationMS),
 		Interrupted: doc.Run.Interrupted,
 		Target: result.Target{Name: doc.Target.Name, BuildURL: doc.Target.BuildURL, RuntimeURL: doc.Target.RuntimeURL,
 			AccountID: doc.Target.AccountID, Env: doc.Target.Env, Embedded: doc.Target.Embedded},
 		Files: []*result.File{},
 	}
 	if p := doc.Run.Pacing; p != nil {
-		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted, Waited: fromMillis(p.WaitedMS), MaxWaited: fromMillis(p.MaxWaitedMS)}
+		pacing := member(run, "pacing")
+		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted,
+			Waited: rd.millis(member(pacing, "waited_ms"), p.WaitedMS), MaxWaited: rd.millis(member(pacing, "max_waited_ms"), p.MaxWaitedMS)}
 	}
 	res.Stop = doc.Run.Stop
 	for _, d := range doc.Deployments {
@@ -100,48 +109,70 @@ func ReadJSON(r io.Reader) (*Report, error) {
 		}
 	}
 	res.Shard, res.Rerun = doc.Shard, doc.Rerun
-	for _, f := range doc.Files {
+	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
-		for _, c := range f.Cases {
-			rf.Cases = append(rf.Cases, rd.readCase(c))
+		for j, c := range f.Cases {
+			rf.Cases = append(rf.Cases, rd.readCase([]any{"files", i, "cases", j}, c))
 		}
 		res.Files = append(res.Files, rf)
 	}
-	for _, c := range doc.Checks {
-		res.Checks = append(res.Checks, rd.readCase(c))
+	for i, c := range doc.Checks {
+		res.Checks = append(res.Checks, rd.readCase([]any{"checks", i}, c))
+	}
+	// The verdict the report states: every run states one, which gate
+	// weighs; a report without it (a null or edited run) is no report.
+	if st := result.RunStatus(doc.Run.Status); !st.Known() {
+		rd.fail(member(run, "status"), "unknown run status %q (one of passed, failed, errored, interrupted, empty)", st)
 	}
 	if rd.err != nil {
-		return nil, rd.err
+		return nil, fmt.Errorf("not a JSON report: %w", &jsonkind.ValueError{Path: rd.path, Offset: jsonkind.Offset(data, rd.path), Err: rd.err})
 	}
 	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status), Coverage: doc.Coverage}, nil
 }
 
-// reader converts the parts of a document, keeping the first error.
-type reader struct{ err error }
+// reader converts the parts of a document, keeping the first error and
+// the path of the value it is about (member names and array indices).
+type reader struct {
+	err  error
+	path []any
+}
 
-func (rd *reader) fail(format string, args ...any) {
+func (rd *reader) fail(path []any, format string, args ...any) {
 	if rd.err == nil {
-		rd.err = fmt.Errorf(format, args...)
+		rd.err, rd.path = fmt.Errorf(format, args...), path
 	}
 }
 
-func (rd *reader) time(what, s string) time.Time {
+// member is the path of a member (or element) of the value at path.
+func member(path []any, more ...any) []any { return append(slices.Clip(path), more...) }
+
+func (rd *reader) time(path []any, s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		rd.fail("%s %q is not an RFC 3339 time", what, s)
+		rd.fail(path, "%q is not an RFC 3339 time", s)
 	}
 	return t
 }
 
-func (rd *reader) status(what, s string) result.Status {
+func (rd *reader) status(path []any, s string) result.Status {
 	var st result.Status
 	if err := st.UnmarshalText([]byte(s)); err != nil {
-		rd.fail("%s: %v", what, err)
+		rd.fail(path, "%v", err)
 	}
 	return st
+}
+
+// millis reads a duration_ms (fromMillis), which result.CheckMillis
+// must find fine.
+func (rd *reader) millis(path []any, ms float64) time.Duration {
+	if err := result.CheckMillis(ms); err != nil {
+		rd.fail(path, "%v", err)
+		return 0
+	}
+	return fromMillis(ms)
 }
 
 // fromMillis reads a duration_ms, which holds whole microseconds
@@ -154,11 +185,11 @@ func fromMillis(ms float64) time.Duration {
 
 func fromJSONPos(p jsonPos) diag.Pos { return diag.Pos{File: p.File, Line: p.Line, Col: p.Col} }
 
-func (rd *reader) readCase(jc readCase) *result.Case {
+func (rd *reader) readCase(path []any, jc readCase) *result.Case {
 	c := &result.Case{
-		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status("case "+jc.Name, jc.Status),
-		Duration: fromMillis(jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
-		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: fromMillis(jc.RateWaitedMS),
+		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status(member(path, "status"), jc.Status),
+		Duration: rd.millis(member(path, "duration_ms"), jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
+		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: rd.millis(member(path, "rate_waited_ms"), jc.RateWaitedMS),
 	}
 	if rp := jc.Repeat; rp != nil {
 		c.Repeat = &result.Repeat{Procedure: rp.Procedure, Decision: rp.Decision, Runs: rp.Runs, Passed: rp.Passed, Failed: rp.Failed,
@@ -168,16 +199,16 @@ func (rd *reader) readCase(jc readCase) *result.Case {
 	if q := jc.Quarantine; q != nil {
 		c.Quarantine = &result.Quarantine{Reason: q.Reason, Owner: q.Owner, Until: q.Until, Lapsed: q.Lapsed}
 	}
-	for _, ja := range jc.Attempts {
-		c.Attempts = append(c.Attempts, rd.readAttempt(jc.Name, ja))
+	for i, ja := range jc.Attempts {
+		c.Attempts = append(c.Attempts, rd.readAttempt(member(path, "attempts", i), ja))
 	}
 	return c
 }
 
-func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
+func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 	a := &result.Attempt{
-		Number: ja.Number, Run: ja.Run, Status: rd.status("case "+name+" attempt", ja.Status), ConversationID: ja.ConversationID,
-		Started: rd.time("attempt started", ja.Started), Duration: fromMillis(ja.DurationMS),
+		Number: ja.Number, Run: ja.Run, Status: rd.status(member(path, "status"), ja.Status), ConversationID: ja.ConversationID,
+		Started: rd.time(member(path, "started"), ja.Started), Duration: rd.millis(member(path, "duration_ms"), ja.DurationMS),
 	}
 	for _, f := range ja.Failures {
 		a.Failures = append(a.Failures, assert.Failure{Pos: fromJSONPos(f.Pos), Step: f.Step, Key: f.Key, Message: f.Message,
@@ -186,22 +217,22 @@ func (rd *reader) readAttempt(name string, ja readAttempt) *result.Attempt {
 	if e := ja.Error; e != nil {
 		a.Error = &result.Error{Pos: fromJSONPos(e.Pos), Kind: e.Kind, Message: e.Message, Status: e.Status}
 	}
-	for _, cf := range ja.Confirmations {
+	for i, cf := range ja.Confirmations {
 		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
-			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: fromMillis(cf.DurationMS)})
+			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
 	}
 	for _, st := range ja.NotRun {
 		a.NotRun = append(a.NotRun, &result.Step{Pos: fromJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})
 	}
-	for _, jt := range ja.Turns {
-		a.Turns = append(a.Turns, rd.readTurn(jt))
+	for i, jt := range ja.Turns {
+		a.Turns = append(a.Turns, rd.readTurn(member(path, "turns", i), jt))
 	}
 	return a
 }
 
-func (rd *reader) readTurn(jt readTurn) *result.Turn {
+func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
-		Messaging: jt.Messaging, Started: rd.time("turn started", jt.Started), Latency: fromMillis(jt.LatencyMS)}
+		Messaging: jt.Messaging, Started: rd.time(member(path, "started"), jt.Started), Latency: rd.millis(member(path, "latency_ms"), jt.LatencyMS)}
 	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
 	tr := &reply.TurnResult{}
 	if !hasMeta {
@@ -229,7 +260,7 @@ func (rd *reader) readTurn(jt readTurn) *result.Turn {
 	if hasMeta {
 		tr.RawMetadata = jt.Metadata
 		if err := json.Unmarshal(jt.Metadata, &tr.Metadata); err != nil {
-			rd.fail("turn %d metadata: %v", jt.Index, err)
+			rd.fail(member(path, "metadata"), "%v", err)
 		}
 	}
 	t.Result = tr

@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/coverage"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -205,6 +207,74 @@ func TestReadRerun(t *testing.T) {
 			want: []string{"fails", "errors", "cut off", "interrupted runs", "after fail-fast", "stopped runs", "other shard"}},
 		{name: "a new kind of stop", stop: &result.Stop{Kind: "new", Reason: "not run: a new kind of stop"},
 			want: []string{"fails", "errors", "cut off", "interrupted runs", "after fail-fast", "stopped runs", "other shard", "own reason"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestReadJSONValueErrors: a report whose values decode, but hold what no
+// run writes, is refused at the value, with its path: a negative duration,
+// or one past what a time.Duration holds (which wrapped around, so that a
+// run that ended centuries ahead of the gate's clock read as one that
+// ended before it), an unknown status of a case or of the run, a null
+// where a case or the run was. Before,
+// both durations were read as if valid, and a status was refused without
+// a place ("case : unknown status").
+func TestReadJSONValueErrors(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		// doc holds the bad value; at is the text it starts with,
+		// the first time it appears.
+		doc, at, want string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		_, err := ReadJSON(strings.NewReader(tc.doc))
+		var ve *jsonkind.ValueError
+		if !errors.As(err, &ve) {
+			t.Fatalf("error %v, want a ValueError", err)
+		}
+		if got := err.Error(); got != tc.want {
+			t.Errorf("error %q, want %q", got, tc.want)
+		}
+		if want := strings.Index(tc.doc, tc.at); ve.Offset != int64(want) {
+			t.Errorf("offset %d (%q), want %d (%q)", ve.Offset, tc.doc[min(ve.Offset, int64(len(tc.doc))):], want, tc.doc[want:])
+		}
+	}
+	const head = `{"schema": "agenttest/result/v1", `
+	att := func(members string) string {
+		return head + `"files": [{"path": "a.yaml", "cases": [{"name": "c", "status": "passed", "duration_ms": 1,
+			"attempts": [{"number": 1, "status": "passed", "duration_ms": 1, ` + members + `}]}]}]}`
+	}
+	for _, tc := range []testCase{
+		{name: "negative run duration", doc: head + `"run": {"status": "passed", "duration_ms": -5000}}`, at: "-5000",
+			want: "not a JSON report: run.duration_ms: -5000 is a negative duration"},
+		{name: "run duration past a time.Duration", doc: head + `"run": {"duration_ms": 1e16, "status": "passed"}}`, at: "1e16",
+			want: "not a JSON report: run.duration_ms: 1e+16 milliseconds is longer than a duration can be (about 292 years)"},
+		{name: "pacing wait", doc: head + `"run": {"pacing": {"waited_ms": 3, "max_waited_ms": -1}}}`, at: "-1",
+			want: "not a JSON report: run.pacing.max_waited_ms: -1 is a negative duration"},
+		{name: "turn latency", doc: att(`"turns": [{"index": 1, "latency_ms": 2}, {"index": 2, "latency_ms": -0.5}]`), at: "-0.5",
+			want: "not a JSON report: files[0].cases[0].attempts[0].turns[1].latency_ms: -0.5 is a negative duration"},
+		{name: "confirmation", doc: att(`"confirmations": [{"kind": "call", "duration_ms": 1e300}]`), at: "1e300",
+			want: "not a JSON report: files[0].cases[0].attempts[0].confirmations[0].duration_ms: 1e+300 milliseconds is longer than a duration can be (about 292 years)"},
+		{name: "unknown status of a check", doc: head + `"checks": [{"name": "alert gate", "status": "great"}]}`, at: `"great"`,
+			want: `not a JSON report: checks[0].status: unknown status "great"`},
+		{name: "null for a case", doc: head + `"files": [{"path": "a.yaml", "cases": [{"name": "c", "status": "passed"}, null]}]}`, at: "null",
+			want: `not a JSON report: files[0].cases[1].status: unknown status ""`},
+		{name: "bad time of an attempt", doc: att(`"started": "yesterday"`), at: `"yesterday"`,
+			want: `not a JSON report: files[0].cases[0].attempts[0].started: "yesterday" is not an RFC 3339 time`},
+		// The verdict a report states, which gate weighs: a report
+		// without one (its run null, or edited) is no report. Before, gate
+		// refused it as a run that "did not pass: its status is " (exit 1).
+		{name: "null run", doc: head + `"run": null}`, at: "null",
+			want: `not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`},
+		{name: "unknown run status", doc: head + `"run": {"status": "green"}}`, at: `"green"`,
+			want: `not a JSON report: run.status: unknown run status "green" (one of passed, failed, errored, interrupted, empty)`},
+		// A member given twice is read from its last occurrence, and
+		// refused there.
+		{name: "duplicate member", doc: head + `"run": {"duration_ms": 1, "duration_ms": -2}}`, at: "-2",
+			want: "not a JSON report: run.duration_ms: -2 is a negative duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -31,6 +31,15 @@ const (
 	RunEmpty RunStatus = "empty"
 )
 
+// Known says whether s is one of the run statuses above.
+func (s RunStatus) Known() bool {
+	switch s {
+	case RunPassed, RunFailed, RunErrored, RunInterrupted, RunEmpty:
+		return true
+	}
+	return false
+}
+
 // RunStatus derives the verdict of the run from what each case gates
 // (Case.Gate): interrupted when it was cancelled; else errored when the
 // deployment of an agent changed during the run (Deployment.Changed), even

@@ -1,6 +1,10 @@
 package result
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
 // TestRunStatus: the one rule behind the exit code, the console's last
 // line and both reports, quarantine and statistical verdicts included.
@@ -74,5 +78,33 @@ func TestDeploymentEvidence(t *testing.T) {
 	}
 	if ch := r.DeploymentChanges(); len(ch) != 1 || ch[0] != d {
 		t.Errorf("DeploymentChanges = %v", ch)
+	}
+}
+
+// TestCheckMillis: a duration in milliseconds read from a report is one
+// a run writes: not negative, and not past what a time.Duration holds,
+// which would wrap around to another duration.
+func TestCheckMillis(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ms   float64
+		want string
+	}{
+		{0, ""},
+		{0.001, ""},
+		{86_400_000, ""},
+		{MaxMillis, ""},
+		{-0.001, "-0.001 is a negative duration"},
+		{-5000, "-5000 is a negative duration"},
+		{MaxMillis * 2, "1.8446744073708e+13 milliseconds is longer than a duration can be (about 292 years)"},
+		{1e300, "1e+300 milliseconds is longer than a duration can be (about 292 years)"},
+	} {
+		err := CheckMillis(tc.ms)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("CheckMillis(%v) = %v, want %q", tc.ms, err, tc.want)
+		}
+		if err == nil && time.Duration(tc.ms*float64(time.Millisecond)) < 0 {
+			t.Errorf("CheckMillis(%v) passes a duration that wraps", tc.ms)
+		}
 	}
 }

@@ -57,6 +57,15 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 			suite, diags = nil, finish(fl.diags, src)
 		}
 	}()
+	if at, ok := invalidUTF8(src); !ok {
+		// As a YAML suite is: its names would not survive the JSON
+		// report (each bad byte becomes U+FFFD), so --rerun-failed could
+		// not find its scenarios again.
+		at.File = file
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at,
+			Message: "invalid UTF-8", Hint: "save the file as UTF-8 text"})
+		return nil, finish(fl.diags, src)
+	}
 	doc, pickles, err := parseFeature(file, src, (&messages.Incrementing{}).NewId)
 	if err != nil {
 		fl.parseErrors(err, src)
@@ -1204,4 +1213,25 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamin
 		st.Streaming, st.StreamingPos = *p.Streaming, streamingAt
 	}
 	sc.Start = st
+}
+
+// invalidUTF8 is the line and column of the first byte of src that is not
+// UTF-8, and false; or true when src is all UTF-8.
+func invalidUTF8(src []byte) (diag.Pos, bool) {
+	if utf8.Valid(src) {
+		return diag.Pos{}, true
+	}
+	pos := diag.Pos{Line: 1, Col: 1}
+	for len(src) > 0 {
+		r, n := utf8.DecodeRune(src)
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		pos.Col++
+		if r == '\n' {
+			pos.Line, pos.Col = pos.Line+1, 1
+		}
+		src = src[n:]
+	}
+	return pos, false
 }

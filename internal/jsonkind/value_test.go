@@ -1,0 +1,60 @@
+package jsonkind
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestOffset: the value at a path is found where it starts, through
+// objects and arrays, past strings that hold brackets, quotes and
+// commas; a path that leaves the document ends at the last value on it
+// that is there; a member given twice is found at its last occurrence,
+// the one json.Unmarshal keeps.
+func TestOffset(t *testing.T) {
+	t.Parallel()
+	const doc = "{\"a\": {\"s\": \"x}],\\\"y\", \"b\": [1, {\"c\": -2}, null]},\r\n \"e\": 3, \"d\": 4, \"d\": 5}"
+	for _, tc := range []struct {
+		name string
+		path []any
+		// at is the text the value starts with, the first time it
+		// appears.
+		at string
+	}{
+		{"the document", nil, "{"},
+		{"a member", []any{"a"}, `{"s"`},
+		{"past a string with brackets", []any{"a", "b"}, "[1"},
+		{"an element", []any{"a", "b", 1, "c"}, "-2"},
+		{"a null element", []any{"a", "b", 2, "status"}, "null"},
+		{"an absent member", []any{"a", "z", 0}, `{"s"`},
+		{"an index past the end", []any{"a", "b", 7}, "[1"},
+		{"a member of a number", []any{"a", "b", 0, "x"}, "1,"},
+		{"after a CRLF", []any{"e"}, "3"},
+		{"given twice", []any{"d"}, "5"},
+	} {
+		want := strings.Index(doc, tc.at)
+		if got := Offset([]byte(doc), tc.path); got != int64(want) {
+			t.Errorf("%s: Offset(%v) = %d (%q), want %d (%q)", tc.name, tc.path, got, doc[got:], want, doc[want:])
+		}
+	}
+	for _, bad := range []string{"", "  ", "{", `{"a": [1,`, "[", "nul"} {
+		if got := Offset([]byte(bad), []any{"a", 0}); got < 0 || got > int64(len(bad)) {
+			t.Errorf("Offset(%q) = %d, outside the document", bad, got)
+		}
+	}
+}
+
+func TestValueError(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("-1 is a negative duration")
+	err := error(&ValueError{Path: []any{"files", 0, "cases", 12, "duration_ms"}, Offset: 9, Err: cause})
+	if got, want := err.Error(), "files[0].cases[12].duration_ms: -1 is a negative duration"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, cause) {
+		t.Error("the cause is not unwrapped")
+	}
+	if got := PathString([]any{0, "a"}); got != "[0].a" {
+		t.Errorf("PathString = %q", got)
+	}
+}
