@@ -499,8 +499,10 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		tweaks := []func(*sim.Options){embeddedTweaks}
 		if st.SideClock != nil {
 			now, sleep := st.SideClock()
+			// The runner and the client pause on the side's clock too:
+			// a bound they keep on its Now passes only as they pause.
 			own := *st
-			own.Now = now
+			own.Now, own.Sleep = now, sleep
 			s.st = &own
 			tweaks = append(tweaks, func(o *sim.Options) {
 				o.Now = now

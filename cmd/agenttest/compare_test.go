@@ -362,7 +362,12 @@ func TestGateComparison(t *testing.T) {
 
 // TestCompareProbes: a probe runs on both sides of a comparison as in a
 // run. An SMS probe needs its agent's connector, which compare did not
-// give the runner: every SMS probe errored on both sides.
+// give the runner: every SMS probe errored on both sides. An outbound
+// call is queued and rings for seconds on its simulator's clock, which on
+// a side's own clock (State.SideClock) moves only when something sleeps
+// on it: the runner's pauses between reads of the call's status did not,
+// so the call never got past "queued" and the probe failed on both sides,
+// after its within: of real time.
 func TestCompareProbes(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, map[string]string{"probes.yaml": `suite: probes
@@ -371,13 +376,15 @@ scenarios:
   - name: a reminder SMS opens a conversation
     probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
     confirm: {conversation: {in_progress: true}}
+  - name: a reminder call gets through
+    probe: {outbound_call: {to: "+447700900001"}, expect_status: success, within: 10s}
 `})
 	out := filepath.Join(dir, "c.json")
 	compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".", "--json", out).
-		expect(t, exitOK, "1 unchanged")
+		expect(t, exitOK, "baseline sandbox: 2 passed,", "candidate pre-release: 2 passed,", "2 unchanged")
 	doc := readCompare(t, out)
-	if len(doc.Pairs) != 1 || doc.Pairs[0].Class != "unchanged" {
-		t.Errorf("pairs %+v, want the probe unchanged", doc.Pairs)
+	if len(doc.Pairs) != 2 || doc.Pairs[0].Class != "unchanged" || doc.Pairs[1].Class != "unchanged" {
+		t.Errorf("pairs %+v, want both probes unchanged", doc.Pairs)
 	}
 }
 

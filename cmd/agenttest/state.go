@@ -33,10 +33,11 @@ type State struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// SideClock, when set, gives each side of a comparison on the
 	// embedded simulator a clock of its own: that side's simulator thinks
-	// on it (sleep advances it) and its client and runner read it, so a
-	// side's latencies are the simulator's think times, whatever the
-	// machine's load and whatever the other side does. Nil uses Now and
-	// real waits. Tests set it.
+	// on it (sleep advances it) and its client and runner read it and
+	// pause on it, so a side's latencies are the simulator's think times,
+	// whatever the machine's load and whatever the other side does, and
+	// what its simulator times (an outbound call's progress) moves with
+	// the runner's waits for it. Nil uses Now and Sleep. Tests set it.
 	SideClock func() (now func() time.Time, sleep func(ctx context.Context, d time.Duration) error)
 	// Signals delivers SIGINT/SIGTERM (nil in tests that do not need it).
 	Signals <-chan struct{}

@@ -262,6 +262,11 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
+// afterFunc is the default Options.AfterFunc: a real timer.
+func afterFunc(d time.Duration, f func()) (stop func() bool) {
+	return time.AfterFunc(d, f).Stop
+}
+
 // handleActiveDeployment serves GET /v1/agents/{agentId}/deployments/active.
 // The reference says it returns the active sandbox deployment; the query
 // parameter deploymentEnvParam asks for another environment.

@@ -80,6 +80,15 @@ type Options struct {
 	// (node latencyMs) and injected latency. Default a timer; tests on a
 	// settable clock pass one that advances their clock instead.
 	Sleep func(ctx context.Context, d time.Duration)
+	// AfterFunc runs the timers of webhook deliveries (each attempt's
+	// timeout_ms and the backoff before a retry): it calls f once d has
+	// passed and stop cancels the call, reporting whether it did. Nil
+	// means real timers (time.AfterFunc). Tests on a settable clock pass
+	// its AfterFunc (fakeclock.Clock.AfterFunc), so that an attempt is cut
+	// when they move the clock past its timeout, not after a real wait;
+	// Sleep cannot stand in, as a fake clock's Sleep moves the clock at
+	// once and would cut every attempt.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// Messaging configures the real-time Messaging API (messaging.go).
 	Messaging MessagingOptions
 }
@@ -305,6 +314,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Sleep == nil {
 		o.Sleep = sleep
+	}
+	if o.AfterFunc == nil {
+		o.AfterFunc = afterFunc
 	}
 	if o.JanitorInterval <= 0 {
 		o.JanitorInterval = min(max(o.ChatIdleTimeout/4, 10*time.Millisecond), 30*time.Second)

@@ -134,7 +134,7 @@ func New(opts Options) (*Server, error) {
 	s.traffic = newTraffic()
 	s.calls.m = map[string]*outboundCall{}
 	s.sms.limiter = newRateLimiter(opts.SMSRate, opts.Now)
-	s.webhooks = newWebhooks(opts.Webhooks, opts.Brand)
+	s.webhooks = newWebhooks(opts.Webhooks, opts.Brand, opts.AfterFunc)
 	for _, d := range defs {
 		if _, dup := s.agents[d.ID]; dup {
 			return nil, fmt.Errorf("agent id %q is defined twice", d.ID)

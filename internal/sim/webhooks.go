@@ -25,12 +25,14 @@ import (
 
 // webhooks holds the endpoints and delivers events to them: a bounded
 // queue, a fixed set of workers, and retry timers, all stopped by
-// Server.Close. Deliveries never block the request that caused them: when
+// Server.Close. Its timers (attempt timeouts and retries) run on after,
+// Options.AfterFunc. Deliveries never block the request that caused them: when
 // the queue is full an event is dropped and counted.
 type webhooks struct {
 	opts   WebhookOptions
 	brand  string
 	client *http.Client
+	after  func(d time.Duration, f func()) (stop func() bool)
 	own    bool // client is ours, so Close may close its idle connections
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -39,7 +41,7 @@ type webhooks struct {
 	mu        sync.Mutex
 	endpoints map[string]*webhookEndpoint
 	order     []string
-	timers    map[*delivery]*time.Timer // pending retries
+	timers    map[*delivery]func() bool // pending retries, by their stop
 	stopped   bool
 
 	seq                                   atomic.Uint64
@@ -73,17 +75,18 @@ type WebhookStats struct {
 	Attempts, Delivered, Failed, Dropped uint64
 }
 
-func newWebhooks(o WebhookOptions, brandWord string) *webhooks {
+func newWebhooks(o WebhookOptions, brandWord string, after func(time.Duration, func()) func() bool) *webhooks {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &webhooks{
 		opts:      o,
 		brand:     brandWord,
 		client:    o.Client,
+		after:     after,
 		ctx:       ctx,
 		cancel:    cancel,
 		queue:     make(chan *delivery, o.Queue),
 		endpoints: map[string]*webhookEndpoint{},
-		timers:    map[*delivery]*time.Timer{},
+		timers:    map[*delivery]func() bool{},
 	}
 	if w.client == nil {
 		w.client = &http.Client{
@@ -118,8 +121,8 @@ func (w *webhooks) start(wg *sync.WaitGroup) {
 func (w *webhooks) stop() {
 	w.mu.Lock()
 	w.stopped = true
-	for d, t := range w.timers {
-		t.Stop()
+	for d, stop := range w.timers {
+		stop()
 		delete(w.timers, d)
 	}
 	w.mu.Unlock()
@@ -231,7 +234,7 @@ func (w *webhooks) attempt(d *delivery) {
 	if w.stopped {
 		return
 	}
-	w.timers[d] = time.AfterFunc(wait, func() {
+	w.timers[d] = w.after(wait, func() {
 		w.mu.Lock()
 		_, pending := w.timers[d]
 		delete(w.timers, d)
@@ -244,7 +247,7 @@ func (w *webhooks) attempt(d *delivery) {
 
 // post sends one attempt; true means the receiver answered 2xx in time.
 func (w *webhooks) post(target, secret string, headers map[string]string, timeout time.Duration, body []byte) bool {
-	ctx, cancel := context.WithTimeout(w.ctx, timeout)
+	ctx, cancel := w.withTimeout(timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
@@ -263,6 +266,18 @@ func (w *webhooks) post(target, secret string, headers map[string]string, timeou
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode >= 200 && resp.StatusCode < 300
+}
+
+// withTimeout is context.WithTimeout on the clock of w.after: an
+// attempt's context, cut once timeout has passed on that clock, or when
+// the server closes.
+func (w *webhooks) withTimeout(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(w.ctx)
+	stop := w.after(timeout, func() { cancel(context.DeadlineExceeded) })
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
 }
 
 // webhookEndpointJSON is the Webhook endpoint record of the reference, plus

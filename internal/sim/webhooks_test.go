@@ -51,6 +51,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.hits = append(rc.hits, hit{at: time.Now(), header: r.Header.Clone(), body: b, event: ev})
 	n := len(rc.hits)
 	rc.mu.Unlock()
+	rc.got <- struct{}{}
 	if rc.block != nil {
 		if d := rc.block(n); d > 0 {
 			select {
@@ -60,10 +61,9 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(rc.answer(n))
-	rc.got <- struct{}{}
 }
 
-// wait blocks until the receiver answered n hits in total.
+// wait blocks until the receiver saw n hits in total.
 func (rc *receiver) wait(t *testing.T, n int) []hit {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
@@ -157,41 +157,116 @@ func waitStats(t *testing.T, srv *sim.Server, ok func(sim.WebhookStats) bool) {
 	}
 }
 
+// timerClock is a fake clock for the simulator's timers
+// (Options.AfterFunc) that tells the test the length of each timer set,
+// so the test moves the clock once the simulator waits on it.
+type timerClock struct {
+	*fakeclock.Clock
+	set chan time.Duration
+}
+
+func (c *timerClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	stop = c.Clock.AfterFunc(d, f)
+	c.set <- d
+	return stop
+}
+
+// await returns once a timer of d was set, passing over the others.
+func (c *timerClock) await(t *testing.T, d time.Duration) {
+	t.Helper()
+	guard := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-c.set:
+			if got == d {
+				return
+			}
+		case <-guard:
+			t.Fatalf("no timer of %v set on the simulator's clock", d)
+		}
+	}
+}
+
+// attemptContexts is a transport that hands the test the context of each
+// request before sending it, so the test sees at once whether the
+// simulator has cut an attempt.
+type attemptContexts struct {
+	ctxs chan context.Context
+	http.RoundTripper
+}
+
+func (a attemptContexts) RoundTrip(r *http.Request) (*http.Response, error) {
+	a.ctxs <- r.Context()
+	return a.RoundTripper.RoundTrip(r)
+}
+
+// TestWebhookGivesUpAndTimesOut: an attempt that hangs is cut once the
+// endpoint's timeout_ms has passed, not before, and retried after the
+// backoff; a delivery answered 503 every time is given up after
+// MaxAttempts. Both timers run on a fake clock (Options.AfterFunc), so
+// the bounds are exact and cost no wall time.
 func TestWebhookGivesUpAndTimesOut(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(func(int) int { return 200 })
 	rc.block = func(n int) time.Duration {
 		if n == 1 {
-			return 3 * time.Second // past timeout_ms
+			return time.Hour // until the simulator gives up on it
 		}
 		return 0
 	}
 	hs := httptest.NewServer(rc)
-	defer hs.Close()
+	defer func() {
+		hs.CloseClientConnections() // ends a hold the test failed to cut
+		hs.Close()
+	}()
 	failing := newReceiver(func(int) int { return 503 })
 	hf := httptest.NewServer(failing)
 	defer hf.Close()
-	s, c := startHelpdesk(t, sim.Options{Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: time.Millisecond, MaxAttempts: 3}})
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	defer transport.CloseIdleConnections()
+	attempts := attemptContexts{ctxs: make(chan context.Context, 16), RoundTripper: transport}
+	clk := &timerClock{Clock: fakeclock.New(), set: make(chan time.Duration, 64)}
+	const timeout, backoff = time.Second, 100 * time.Millisecond
+	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, AfterFunc: clk.AfterFunc,
+		Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: backoff, MaxAttempts: 3, Client: &http.Client{Transport: attempts}}})
 	slow := register(t, s.BuildURL, s.BuildKey, map[string]any{"url": hs.URL, "events": []string{"handoff.created"}})
-	if r := call(t, "PATCH", s.BuildURL+"/v1/webhook-endpoints/"+slow["id"].(string), s.BuildKey, map[string]any{"timeout_ms": 1000}); r.status != 200 {
+	if r := call(t, "PATCH", s.BuildURL+"/v1/webhook-endpoints/"+slow["id"].(string), s.BuildKey, map[string]any{"timeout_ms": timeout.Milliseconds()}); r.status != 200 {
 		t.Fatalf("patch: %d %s", r.status, r.body)
 	}
-	register(t, s.BuildURL, s.BuildKey, map[string]any{"url": hf.URL, "event_types": []string{"handoff.created"}})
 
 	conv := c.start(nil)
 	c.turn(conv, "a human please")
-	hits := rc.wait(t, 2)
-	// The timeout runs from the first attempt's send, which is before the
-	// receiver stamps its arrival: under load the stamps are up to a few
-	// milliseconds closer than the timeout (997 ms was seen), never 100.
-	if gap := hits[1].at.Sub(hits[0].at); gap < time.Second-100*time.Millisecond {
-		t.Errorf("retry %v after a hanging attempt, want about the 1000 ms timeout or more", gap)
+	var first context.Context
+	select {
+	case first = <-attempts.ctxs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery attempt")
 	}
+	clk.await(t, timeout)
+	rc.wait(t, 1) // the receiver holds it
+	clk.Advance(timeout - time.Millisecond)
+	if first.Err() != nil {
+		t.Fatalf("attempt cut %v into a timeout_ms of %v", timeout-time.Millisecond, timeout)
+	}
+	clk.Advance(time.Millisecond)
+	if first.Err() == nil {
+		t.Fatalf("attempt not cut once its timeout_ms of %v passed", timeout)
+	}
+	clk.await(t, backoff)
+	clk.Advance(backoff)
+	hits := rc.wait(t, 2)
 	data := hits[1].event["data"].(map[string]any)
 	if hits[1].event["type"] != "handoff.created" || data["conversation_id"] != conv || data["handoff_destination"] != "tier2" || data["environment"] != "live" {
 		t.Errorf("handoff event %s", hits[1].body)
 	}
-	failing.wait(t, 3)
+	waitStats(t, s.Server, func(st sim.WebhookStats) bool { return st.Delivered == 1 && st.Attempts == 2 })
+
+	register(t, s.BuildURL, s.BuildKey, map[string]any{"url": hf.URL, "event_types": []string{"conversation.completed"}})
+	c.turn(c.start(nil), "bye")
+	clk.await(t, backoff)
+	clk.Advance(backoff)
+	clk.await(t, 2*backoff)
+	clk.Advance(2 * backoff)
 	// Both deliveries are final once counted delivered or failed: a
 	// delivery that runs out of attempts is counted failed after its last
 	// attempt, and never retried after that. So the attempts counted now
