@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
@@ -88,7 +89,7 @@ type Options struct {
 	// when they move the clock past its timeout, not after a real wait;
 	// Sleep cannot stand in, as a fake clock's Sleep moves the clock at
 	// once and would cut every attempt.
-	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	AfterFunc clock.AfterFunc
 	// Messaging configures the real-time Messaging API (messaging.go).
 	Messaging MessagingOptions
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/clock"
 )
 
 // webhooks holds the endpoints and delivers events to them: a bounded
@@ -32,7 +33,7 @@ type webhooks struct {
 	opts   WebhookOptions
 	brand  string
 	client *http.Client
-	after  func(d time.Duration, f func()) (stop func() bool)
+	after  clock.AfterFunc
 	own    bool // client is ours, so Close may close its idle connections
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -75,7 +76,7 @@ type WebhookStats struct {
 	Attempts, Delivered, Failed, Dropped uint64
 }
 
-func newWebhooks(o WebhookOptions, brandWord string, after func(time.Duration, func()) func() bool) *webhooks {
+func newWebhooks(o WebhookOptions, brandWord string, after clock.AfterFunc) *webhooks {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &webhooks{
 		opts:      o,
@@ -247,7 +248,7 @@ func (w *webhooks) attempt(d *delivery) {
 
 // post sends one attempt; true means the receiver answered 2xx in time.
 func (w *webhooks) post(target, secret string, headers map[string]string, timeout time.Duration, body []byte) bool {
-	ctx, cancel := w.withTimeout(timeout)
+	ctx, cancel := clock.WithTimeoutCause(w.ctx, timeout, nil, w.after)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
@@ -266,18 +267,6 @@ func (w *webhooks) post(target, secret string, headers map[string]string, timeou
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode >= 200 && resp.StatusCode < 300
-}
-
-// withTimeout is context.WithTimeout on the clock of w.after: an
-// attempt's context, cut once timeout has passed on that clock, or when
-// the server closes.
-func (w *webhooks) withTimeout(timeout time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(w.ctx)
-	stop := w.after(timeout, func() { cancel(context.DeadlineExceeded) })
-	return ctx, func() {
-		stop()
-		cancel(context.Canceled)
-	}
 }
 
 // webhookEndpointJSON is the Webhook endpoint record of the reference, plus
