@@ -764,12 +764,19 @@ func (k *keepUpgrade) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connect opens a socket, reads the history batch into turn and starts
-// the socket's reader. st is the exchange in progress, or nil.
+// the socket's reader. st is the exchange in progress, or nil. A turn's
+// time that runs out meanwhile (a reconnect's handshake or history batch
+// the platform holds) is the turn's timeout, as when it runs out waiting
+// for the answer: the handshake's own error would say the connection was
+// lost, and the wait for the batch only that a context ended.
 func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
-	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, nil, m.c.cfg.AfterFunc)
+	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc)
 	defer cancel()
 	conn, under, err := m.dial(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return m.timeout(ctx)
+		}
 		return err
 	}
 	m.conn, m.under = conn, under
@@ -779,7 +786,7 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 	// else first has that taken as a live event.
 	in, err := m.next(ctx)
 	if err != nil {
-		return err
+		return m.timeout(ctx)
 	}
 	if errors.Is(in.err, errFrameTooLarge) {
 		return m.frameError(nil, in.err)
