@@ -49,7 +49,9 @@ import (
 // A whole message is complete when it arrives; a streamed one at its final
 // chunk (final, is_final, last, done or complete true), at a stream-end
 // event naming its message id, or when a whole message with the same id
-// follows its chunks. The turn fails with a *NetworkError after
+// follows its chunks (its text is the message's when it says the chunks'
+// words; without text it only completes the stream). The turn fails with
+// a *NetworkError after
 // MessagingStart.TurnTimeout without a complete answer.
 //
 // # Reconnects
@@ -72,7 +74,8 @@ import (
 // conversation's event (sameConversation), a conversation id that is no
 // string, a frame that is not UTF-8, two events under one id, a log out
 // of order (a seq before one received, a chunk after its message was
-// complete), content after the session end. A key that a stream's chunks
+// complete), a whole message that says other words than its chunks,
+// content after the session end. A key that a stream's chunks
 // spell between them is masked (maskSpread).
 //
 // # Closing

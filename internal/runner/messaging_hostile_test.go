@@ -122,6 +122,15 @@ scenarios:
 			answer: []string{`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"3","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},` +
 				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}]}`}, status: result.Errored,
 			want: "EVENT_TYPE_AGENT_MESSAGE after the session ended"},
+		{name: "a whole message that would pass after chunks that would fail",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance is 10."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"Your balance is 0."}}`}, status: result.Errored,
+			want: `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m" sent whole says "Your balance is 0." where its chunks said "Your balance is 10." (from byte 16)`},
+		{name: "a whole message that would fail after chunks that would pass",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance "}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"is 0.","final":true}}`,
+				`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"I cannot say."}}`}, status: result.Errored,
+			want: `the platform streamed one text and sent another as the whole message`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
