@@ -582,3 +582,75 @@ func (e *scenarioErrors) record(sc *godog.ScenarioContext) {
 		return ctx, nil
 	})
 }
+
+// TestMessagingEndAfterTypingOverGodog: a platform may turn its typing
+// indicator off and only then end the session; the end is still the
+// answer's whose checks expect it, over godog's steps as in agenttest
+// run (runner.TestMessagingEndAfterTyping): a user turn's, and the
+// greeting's.
+func TestMessagingEndAfterTypingOverGodog(t *testing.T) {
+	t.Parallel()
+	const (
+		joined  = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		welcome = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`
+		bye     = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
+		stop    = `{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+		end     = `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`
+	)
+	for _, tc := range []struct {
+		name string
+		// greeting: the join's answer says goodbye and ends the session;
+		// else the answer to the user's message does.
+		greeting bool
+		feature  string
+	}{
+		{name: "a turn", feature: `@agent:billing @via:messaging
+Feature: s
+  Scenario: says goodbye
+    When the user says "bye"
+    Then the agent's reply contains "Goodbye"
+    And the session ends
+`},
+		{name: "the greeting", greeting: true, feature: `@agent:billing @via:messaging
+Feature: s
+  Scenario: says goodbye
+    Then the greeting contains "Goodbye"
+    And the session ends
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+				switch {
+				case n == 1 && tc.greeting:
+					return platformtest.Texts(joined, bye, stop, end)
+				case n == 1:
+					return platformtest.Texts(joined, welcome, `{"id":"s","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+				}
+				return platformtest.Texts(bye, stop, end)
+			})
+			features := fstest.MapFS{"end.feature": {Data: []byte(tc.feature)}}
+			steps, err := godogsteps.New(godogsteps.Options{
+				BuildURL: p.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true,
+				MessagingURL: p.URL, MessagingHost: p.Host,
+				Connectors:  map[string]map[string]string{"billing": {"sandbox": "ct_0123456789abcdef"}},
+				TurnTimeout: 5 * time.Second, Features: features,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			var failed scenarioErrors
+			status := godog.TestSuite{
+				ScenarioInitializer: func(sc *godog.ScenarioContext) {
+					steps.Register(sc)
+					failed.record(sc)
+				},
+				Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"end.feature"}, Strict: true, NoColors: true},
+			}.Run()
+			if status != 0 || len(failed.errs) > 0 {
+				t.Errorf("godog status %d, failed %v: want the scenario to pass\n%s", status, failed.errs, out.String())
+			}
+		})
+	}
+}

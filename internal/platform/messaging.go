@@ -49,7 +49,9 @@ import (
 // A whole message is complete when it arrives; a streamed one at its final
 // chunk (final, is_final, last, done or complete true), at a stream-end
 // event naming its message id, or when a whole message with the same id
-// follows its chunks. The turn fails with a *NetworkError after
+// follows its chunks (its text is the message's when it says the chunks'
+// words; without text it only completes the stream). The turn fails with
+// a *NetworkError after
 // MessagingStart.TurnTimeout without a complete answer.
 //
 // # Reconnects
@@ -72,7 +74,8 @@ import (
 // conversation's event (sameConversation), a conversation id that is no
 // string, a frame that is not UTF-8, two events under one id, a log out
 // of order (a seq before one received, a chunk after its message was
-// complete), content after the session end. A key that a stream's chunks
+// complete), a whole message that says other words than its chunks,
+// content after the session end. A key that a stream's chunks
 // spell between them is masked (maskSpread).
 //
 // # Closing
@@ -764,12 +767,19 @@ func (k *keepUpgrade) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connect opens a socket, reads the history batch into turn and starts
-// the socket's reader. st is the exchange in progress, or nil.
+// the socket's reader. st is the exchange in progress, or nil. A turn's
+// time that runs out meanwhile (a reconnect's handshake or history batch
+// the platform holds) is the turn's timeout, as when it runs out waiting
+// for the answer: the handshake's own error would say the connection was
+// lost, and the wait for the batch only that a context ended.
 func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
-	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, nil, m.c.cfg.AfterFunc)
+	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc)
 	defer cancel()
 	conn, under, err := m.dial(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return m.timeout(ctx)
+		}
 		return err
 	}
 	m.conn, m.under = conn, under
@@ -779,7 +789,7 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 	// else first has that taken as a live event.
 	in, err := m.next(ctx)
 	if err != nil {
-		return err
+		return m.timeout(ctx)
 	}
 	if errors.Is(in.err, errFrameTooLarge) {
 		return m.frameError(nil, in.err)

@@ -2,7 +2,11 @@ package platform
 
 import (
 	"context"
+	"errors"
+	"net"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -284,6 +288,116 @@ func TestMessagingQuietRestarts(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "settle", before: []string{joined, first}},
 		{name: "AwaitEnd", before: []string{joined, first, stop}, await: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
+
+// TestMessagingTimeoutWhileOnTheSocket: a turn's time that runs out
+// while the client is busy on the socket rather than waiting for the
+// answer (writing the message to a platform that stopped reading,
+// reopening a dropped socket whose handshake or history batch the
+// platform holds) is the turn's timeout, as when it runs out waiting: a
+// transient *NetworkError that names the turn timeout, not a connection
+// lost (the handshake's own error when its context ends) nor a bare
+// context error.
+func TestMessagingTimeoutWhileOnTheSocket(t *testing.T) {
+	t.Parallel()
+	const turnTimeout = 5 * time.Second
+	type testCase struct {
+		name string
+		// stall stalls the client's writes once the opening is done.
+		stall bool
+		// reopen plays the second handshake: it holds the socket until
+		// the client goes, and tells the test once it is under way.
+		reopen func(w http.ResponseWriter, r *http.Request, held chan<- struct{})
+	}
+	run := func(t *testing.T, tc testCase) {
+		held := make(chan struct{}, 1)
+		p := &hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+			if tc.stall {
+				<-ctx.Done() // reads nothing
+				return
+			}
+			c.Read(ctx) // the message, then the socket drops without a close frame
+		})}
+		p.handshake = func(w http.ResponseWriter, r *http.Request) bool {
+			if p.handshakes.Load() == 1 {
+				return false
+			}
+			tc.reopen(w, r, held)
+			return true
+		}
+		srv := httptest.NewServer(p)
+		defer srv.Close()
+		var mode atomic.Int32
+		wrote := make(chan struct{}, 1)
+		transport := srv.Client().Transport.(*http.Transport).Clone()
+		transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &watchConn{Conn: c, mode: &mode, wrote: wrote, closed: make(chan struct{})}, nil
+		}
+		defer transport.CloseIdleConnections()
+		clk := newWindowClock()
+		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
+			HTTPClient: &http.Client{Transport: transport}, Retry: RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep},
+			Now: clk.Now, AfterFunc: clk.AfterFunc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := open(t, c, MessagingStart{TurnTimeout: turnTimeout})
+		if tc.stall {
+			mode.Store(writesStall)
+			defer mode.Store(writesPass)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, err = m.Say(context.Background(), "What is my balance?")
+		}()
+		if tc.stall {
+			<-wrote
+		} else {
+			<-held
+		}
+		clk.Advance(turnTimeout)
+		await(t, done, "the turn once its time ran out")
+		var ne *NetworkError
+		if !errors.As(err, &ne) || !errors.Is(err, context.DeadlineExceeded) || !IsTransient(err) ||
+			!strings.HasPrefix(err.Error(), "WS /ws: no complete answer within 5s") {
+			t.Errorf("error %q (%T), want the turn's timeout: a transient *NetworkError of WS /ws, no complete answer within 5s", err, err)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "writing the message to a platform that stopped reading", stall: true},
+		{name: "reopening the socket: the handshake held", reopen: func(w http.ResponseWriter, r *http.Request, held chan<- struct{}) {
+			held <- struct{}{}
+			<-r.Context().Done()
+		}},
+		{name: "reopening the socket: the history batch held", reopen: func(w http.ResponseWriter, r *http.Request, held chan<- struct{}) {
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.CloseNow()
+			read := make(chan struct{})
+			go func() {
+				defer close(read)
+				c.Read(r.Context()) // and the pong below
+			}()
+			// A pong comes from the client's reader, which runs once
+			// the handshake is over: the client waits for the batch.
+			if c.Ping(r.Context()) == nil {
+				held <- struct{}{}
+			}
+			<-read
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -561,7 +563,9 @@ func (t *MessagingTurn) Types() []string {
 // t.Messages of the message the event went into, and whether that message
 // became complete. A chunk of a message that is complete already (a
 // stream sent out of order: its final chunk first) is the platform's
-// error: read as a new message, the reply would be the stream's tail.
+// error: read as a new message, the reply would be the stream's tail. So
+// is a whole message that says other words than its chunks added up to
+// (streamMismatch).
 func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, err error) {
 	from := "agent"
 	if e.Kind == EventLiveAgentMessage {
@@ -570,10 +574,20 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 	switch e.Kind {
 	case EventAgentMessage, EventLiveAgentMessage:
 		if i := t.stream(e.MessageID); i >= 0 && e.MessageID != "" {
-			// A whole message after its chunks: it is the reference.
+			// A whole message after its chunks: the platform's final
+			// word on the message, once it says what they said. One
+			// without text only completes the stream, as an end event
+			// does.
 			r := &t.Messages[i]
+			switch {
+			case e.Text == "" && r.Streamed:
+			case r.Streamed && r.Text != "" && !sameWords(r.Text, e.Text):
+				return i, false, streamMismatch(e.Type, e.MessageID, r.Text, e.Text)
+			default:
+				r.Text = e.Text
+			}
 			wasComplete := r.Complete
-			r.Text, r.Complete, r.Delayed = e.Text, true, e.Delayed
+			r.Complete, r.Delayed = true, e.Delayed
 			t.joinReply()
 			return i, !wasComplete, nil
 		}
@@ -613,6 +627,54 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 	}
 	t.joinReply()
 	return at, true, nil
+}
+
+// sameWords reports whether two texts of one message say the same words
+// in the same order, whatever the whitespace between and around them: a
+// platform may trim the message it sends whole, or space its chunks
+// otherwise, and the checks read the words.
+func sameWords(a, b string) bool {
+	return slices.Equal(strings.Fields(a), strings.Fields(b))
+}
+
+// streamMismatch is the error of a message sent whole after its chunks
+// that says other words than the chunks added up to. The chunks are what
+// the user's chat showed as they came, and the whole message what the
+// platform says the agent sent: which one is the agent's answer, the
+// client cannot tell, and a check read on either would pass or fail the
+// agent on the platform's inconsistency. The error shows both around
+// where they first differ.
+func streamMismatch(typ, id, chunks, whole string) error {
+	i := 0
+	for i < len(chunks) && i < len(whole) && chunks[i] == whole[i] {
+		i++
+	}
+	for i > 0 && (i < len(chunks) && !utf8.RuneStart(chunks[i]) || i < len(whole) && !utf8.RuneStart(whole[i])) {
+		i--
+	}
+	return fmt.Errorf("%s: message %s sent whole says %s where its chunks said %s (from byte %d): the platform streamed one text and sent another as the whole message",
+		typeText(typ), clipID(id), around(whole, i), around(chunks, i), i)
+}
+
+// around quotes s about byte i (a rune's start): a few words before it
+// and more after, with "..." where s goes on.
+func around(s string, i int) string {
+	const before, after = 24, 48
+	from, to := max(0, i-before), min(len(s), i+after)
+	for from > 0 && !utf8.RuneStart(s[from]) {
+		from--
+	}
+	for to < len(s) && !utf8.RuneStart(s[to]) {
+		to++
+	}
+	q := strconv.Quote(s[from:to])
+	if from > 0 {
+		q = "..." + q
+	}
+	if to < len(s) {
+		q += "..."
+	}
+	return q
 }
 
 // stream finds the index of the message with id, or of the last open

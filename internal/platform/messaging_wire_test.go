@@ -275,6 +275,38 @@ func TestMessagingHostileEvents(t *testing.T) {
 			want: `EVENT_TYPE_AGENT_MESSAGE_CHUNK: a chunk of message "m1" after the message was complete: the platform sent the stream out of order`,
 		},
 		{
+			name: "a whole message after its chunks, the same words",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0. "}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 0."}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
+			name: "a whole message without text after its chunks",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1"}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
+			name: "a whole message after its chunks, other words",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 10."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: message "m1" sent whole says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): the platform streamed one text and sent another as the whole message`,
+		},
+		{
+			name: "a whole message after its final chunk, other words, long",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Thank you for waiting. `+strings.Repeat("Your bill is ready. ", 4)+`"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance is 0 €, due on 1 May. `+strings.Repeat("Anything else? ", 5)+`","final":true}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Thank you for waiting. `+strings.Repeat("Your bill is ready. ", 4)+`Your balance is 0 £, due on 1 May. `+strings.Repeat("Anything else? ", 5)+`"}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: message "m1" sent whole says ..."eady. Your balance is 0 £, due on 1 May. Anything else? Anything else? "... where its chunks said ..."eady. Your balance is 0 €, due on 1 May. Anything else? Anything else?"... (from byte 121): the platform streamed one text and sent another as the whole message`,
+		},
+		{
 			name: "a message after the session end",
 			frames: texts(joinedC1,
 				`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},`+

@@ -272,10 +272,21 @@ func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
 	return s.checksAfter(st, greeting, (*assert.Expect).ReadsSystemMessages)
 }
 
-// expectsEnd reports whether a check of the turn that step st sends
-// expects the conversation to end with it (assert.Expect.ExpectsEnd).
-func (s *Session) expectsEnd(st *steps.Step) bool {
-	return s.checksAfter(st, false, (*assert.Expect).ExpectsEnd)
+// untilEnd gives the session's end the time to arrive after exch, the
+// answer of step st (the greeting when greeting, else the turn st sent),
+// when a check of that answer expects the conversation to end with it
+// (assert.Expect.ExpectsEnd): a platform may send the end after its
+// typing indicator went off, and it is still this answer's
+// (platform.MessagingSession.AwaitEnd). It returns that answer again,
+// with the end when it came. Any other answer, and an error, pass
+// through.
+func (s *Session) untilEnd(ctx context.Context, st *steps.Step, greeting bool, userInput string, exch *platform.Exchange, err error) (*platform.Exchange, error) {
+	ea, ok := s.conv.(endAwaiter)
+	if !ok || err != nil || exch == nil || exch.Messaging == nil || exch.Messaging.SessionEnded ||
+		!s.checksAfter(st, greeting, (*assert.Expect).ExpectsEnd) {
+		return exch, err
+	}
+	return ea.AwaitEnd(ctx, userInput)
 }
 
 // checksAfter reports whether one of the checks of the reply of step st

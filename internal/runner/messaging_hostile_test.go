@@ -122,6 +122,15 @@ scenarios:
 			answer: []string{`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"3","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},` +
 				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}]}`}, status: result.Errored,
 			want: "EVENT_TYPE_AGENT_MESSAGE after the session ended"},
+		{name: "a whole message that would pass after chunks that would fail",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance is 10."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"Your balance is 0."}}`}, status: result.Errored,
+			want: `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m" sent whole says "Your balance is 0." where its chunks said "Your balance is 10." (from byte 16)`},
+		{name: "a whole message that would fail after chunks that would pass",
+			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance "}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"is 0.","final":true}}`,
+				`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"I cannot say."}}`}, status: result.Errored,
+			want: `the platform streamed one text and sent another as the whole message`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -387,7 +396,9 @@ func TestMessagingStreamingAsked(t *testing.T) {
 // passes, in YAML as in a feature, and the transcript shows the end; an
 // expiry there is the platform's error. An agent that did not end the
 // session still fails. A turn whose checks do not expect the end keeps
-// the end for the turn after it (TestMessagingEndBetweenTurns).
+// the end for the turn after it (TestMessagingEndBetweenTurns). The
+// greeting is such an answer too: an agent that greets and ends the
+// session (closed, out of hours) passes a greeting that expects the end.
 func TestMessagingEndAfterTyping(t *testing.T) {
 	t.Parallel()
 	const (
@@ -406,6 +417,14 @@ scenarios:
       - say: bye
         expect: ` + expect + "\n"
 	}
+	greetingYAML := func(expect string) string {
+		return `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: says goodbye
+    greeting: ` + expect + "\n"
+	}
 	const feature = `Feature: s
   @via:messaging
   Scenario: says goodbye
@@ -414,12 +433,22 @@ scenarios:
     Then the agent's reply contains "Goodbye"
     And the session ends
 `
+	const greetingFeature = `Feature: s
+  @via:messaging
+  Scenario: says goodbye
+    Given the agent "billing"
+    Then the greeting contains "Goodbye"
+    And the session ends
+`
 	for _, tc := range []struct {
 		name string
 		// after are the frames after the end of typing; src the suite
 		// (a YAML file, or a feature when it starts so).
 		after []string
 		src   string
+		// greeting: the join's answer says goodbye, and after, instead
+		// of the user turn's.
+		greeting bool
 		// status is the case's; want is the failure's or the error's
 		// message.
 		status result.Status
@@ -441,14 +470,25 @@ scenarios:
 		// The platform closes the socket without an end: no wait for
 		// the settle window, and the agent did not end the session.
 		{name: "no end", after: nil, src: yaml(`{session_ended: true}`), status: result.Failed, want: "the session did not end"},
+		{name: "the greeting, session_ended", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+			src: greetingYAML(`{response: {contains: Goodbye}, session_ended: true}`), greeting: true, status: result.Passed},
+		{name: "the greeting, a feature", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+			src: greetingFeature, greeting: true, status: result.Passed},
+		{name: "the greeting, an expiry", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"expired"}}`},
+			src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Errored, want: "the platform ended the session (reason expired)"},
+		{name: "the greeting, no end", after: nil, src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Failed, want: "the session did not end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
-				if n == 1 {
+				if n == 1 && !tc.greeting {
 					return platformtest.Texts(joined, welcome, `{"id":"s","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
 				}
-				frames := platformtest.Texts(append([]string{bye, stop}, tc.after...)...)
+				answer := []string{bye, stop}
+				if tc.greeting {
+					answer = []string{joined, bye, stop}
+				}
+				frames := platformtest.Texts(append(answer, tc.after...)...)
 				if tc.after == nil {
 					frames = append(frames, platformtest.Frame{Close: true})
 				}

@@ -299,7 +299,7 @@ func (s *Session) setup(st *steps.Step) (ok, retry bool) {
 // open opens the conversation at step st, the first that needs it; ok is
 // false when the attempt ended there.
 func (s *Session) open(st *steps.Step) (ok, retry bool) {
-	greeting, retry := s.start()
+	greeting, retry := s.start(st)
 	if greeting == nil {
 		return false, retry
 	}
@@ -350,12 +350,7 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}
 	exch, err := s.call(pos, index, say, func(ctx context.Context) (*platform.Exchange, error) {
 		exch, err := s.conv.Send(ctx, req)
-		if ea, ok := s.conv.(endAwaiter); ok && err == nil && exch != nil && exch.Messaging != nil && !exch.Messaging.SessionEnded && s.expectsEnd(st) {
-			// The checks expect the end, and a platform may send it
-			// after its typing indicator went off: it is this turn's.
-			return ea.AwaitEnd(ctx, req.Message)
-		}
-		return exch, err
+		return s.untilEnd(ctx, st, false, req.Message, exch, err)
 	})
 	var ended *endedError
 	if errors.As(err, &ended) {
@@ -381,9 +376,9 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	return true, false
 }
 
-// start opens the conversation through the channel and returns the
-// greeting exchange, or nil when the attempt ended there.
-func (s *Session) start() (greeting *platform.Exchange, retry bool) {
+// start opens the conversation through the channel at step st and
+// returns the greeting exchange, or nil when the attempt ended there.
+func (s *Session) start(st *steps.Step) (greeting *platform.Exchange, retry bool) {
 	req, err := s.startRequest()
 	if err != nil {
 		at := s.params.Pos
@@ -423,7 +418,7 @@ func (s *Session) start() (greeting *platform.Exchange, retry bool) {
 	exch, err := s.call(pos, 0, "", func(ctx context.Context) (*platform.Exchange, error) {
 		conv, exch, err := ch.Open(ctx, agent, req)
 		s.conv = conv
-		return exch, err
+		return s.untilEnd(ctx, st, true, "", exch, err)
 	})
 	if err != nil {
 		// The greeting is in the transcript at pos: reports name it.
