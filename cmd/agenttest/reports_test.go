@@ -408,7 +408,8 @@ func TestMalformedJSONReports(t *testing.T) {
 		// want follows "agenttest: CMD: [FLAG ]bad.json".
 		want string
 		// notRerun leaves out run --rerun-failed, and notHistory
-		// history, which read only the members they need.
+		// history, which read only the members they need (and check
+		// those by the rules of the others).
 		notRerun, notHistory bool
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -459,10 +460,21 @@ func TestMalformedJSONReports(t *testing.T) {
 			want: ":1:78: not a JSON report: run.duration_ms: -5 is a negative duration", notRerun: true, notHistory: true},
 		{name: "a duration no clock measures", data: head + "\n" + `"run": {"duration_ms": 1e16}}`,
 			want: ":2:24: not a JSON report: run.duration_ms: 1e+16 milliseconds is longer than a duration can be (about 292 years)", notRerun: true, notHistory: true},
+		// history and --rerun-failed check what they read by the same
+		// rules: before, history read a run without a status, a case
+		// of an unknown status or a null case as a case that did not
+		// run, and a start that is no time as none (and still said
+		// "oldest first"); --rerun-failed left such a case out.
 		{name: "no run status", data: head + "\n" + `"run": {"started": "2026-03-14T09:00:00Z"}}`,
-			want: `:2:8: not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`, notRerun: true, notHistory: true},
+			want: `:2:8: not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`, notRerun: true},
 		{name: "a null for a case", data: head + "\n" + `"files": [{"path": "a.yaml", "cases": [null]}]}`,
-			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`, notRerun: true, notHistory: true},
+			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`},
+		{name: "a case status no run writes", data: head + `"run": {"status": "failed"},` + "\n" + `"files": [{"path": "a.yaml", "cases": [{"name": "c", "status": "great"}]}]}`,
+			want: `:2:64: not a JSON report: files[0].cases[0].status: unknown status "great"`},
+		{name: "an attempt status no run writes", data: head + `"run": {"status": "failed"},` + "\n" + `"checks": [{"name": "c", "status": "failed", "attempts": [{"status": "bad"}]}]}`,
+			want: `:2:70: not a JSON report: checks[0].attempts[0].status: unknown status "bad"`, notRerun: true},
+		{name: "a start that is no time", data: head + "\n" + `"run": {"started": "yesterday", "status": "passed"}}`,
+			want: `:2:20: not a JSON report: run.started: "yesterday" is not an RFC 3339 time`, notRerun: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
