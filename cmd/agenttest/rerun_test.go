@@ -258,3 +258,61 @@ func TestNameLiteralAndRegex(t *testing.T) {
 		})
 	}
 }
+
+// TestRerunFailedNamesNoSuite: a report whose case to run again names a
+// file that is not a suite (a hand-edited or hostile report: no run
+// writes one) is refused at the entry that names it, with the report's
+// name, its line and column, and the case. Before, with no path given,
+// the file was loaded as if named on the command line ("find suites in
+// notes.txt: not a suite file", nothing said the report named it), and
+// a directory (or no file at all: ".") was walked for suites; with a
+// path given, the case was "not under the paths given".
+func TestRerunFailedNamesNoSuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"suites/rerun.yaml": rerunSuite, "notes.txt": "not a suite\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type testCase struct {
+		name string
+		// entry is the report's one file entry.
+		entry string
+		want  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		doc := `{"schema": "agenttest/result/v1", "run": {"status": "failed"},` + "\n" + `"files": [` + tc.entry + `]}`
+		name := strings.ReplaceAll(tc.name, " ", "-") + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"run", "--rerun-failed", name},
+			{"run", "--rerun-failed", name, "suites"},
+			{"list", "--rerun-failed", name},
+		} {
+			c := newCLI(t, dir, nil, args...)
+			out := c.expect(t, exitUsage, "agenttest: "+args[0]+": --rerun-failed "+name+tc.want)
+			if strings.Contains(out, "find suites") {
+				t.Errorf("%v: the report's file was loaded:\n%s", args, out)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "a file", entry: `{"path": "suites/rerun.yaml", "cases": [{"name": "passes", "status": "passed"}, {"name": "fails", "pos": {"file": "notes.txt"}, "status": "failed"}]}`,
+			want: `:2:125: files[0].cases[1].pos.file: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "a directory", entry: `{"path": "suites/rerun.yaml", "cases": [{"name": "fails", "pos": {"file": "suites"}, "status": "errored"}]}`,
+			want: `:2:85: files[0].cases[0].pos.file: "suites", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "the path of the entry", entry: `{"path": "notes.txt", "cases": [{"name": "fails", "status": "failed"}]}`,
+			want: `:2:20: files[0].path: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "no file", entry: `{"cases": [{"name": "cut off", "status": "pending"}]}`,
+			want: `:2:11: files[0].path: "", the file of the case "cut off", is not a suite file (want .yaml, .yml or .feature)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}

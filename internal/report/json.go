@@ -903,6 +903,10 @@ type RerunCase struct {
 	// ...).
 	Unrun  bool
 	Reason string
+	// From is the path in the report of the member File was read from
+	// (files[0].cases[2].pos.file, or files[0].path), for messages about
+	// the file: jsonkind.Offset finds it in the document.
+	From []any
 }
 
 // ReadRerun reads a JSON report written by WriteJSON and returns, in
@@ -959,7 +963,7 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 		for j, c := range f.Cases {
 			at := []any{"files", i, "cases", j}
 			v.Status(member(at, "status"), c.Status)
-			rc := RerunCase{Name: c.Name, Status: c.Status, File: c.Pos.File}
+			rc := RerunCase{Name: c.Name, Status: c.Status, File: c.Pos.File, From: member(at, "pos", "file")}
 			switch c.Status {
 			case result.Failed.String(), result.Errored.String():
 			case result.Pending.String():
@@ -975,7 +979,7 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 				continue
 			}
 			if rc.File == "" {
-				rc.File = f.Path
+				rc.File, rc.From = f.Path, []any{"files", i, "path"}
 			}
 			out = append(out, rc)
 		}
