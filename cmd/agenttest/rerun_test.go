@@ -316,3 +316,31 @@ func TestRerunFailedNamesNoSuite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestRerunFailedNotesEscaped: the notes of --rerun-failed quote the
+// report (a case's file and name), which is anyone's text: a terminal
+// escape in it reaches stderr escaped, as in an error. Before, it reached
+// the terminal raw.
+func TestRerunFailedNotesEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suites", "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"schema": "agenttest/result/v1", "run": {"status": "failed"}, "files": [
+		{"path": "suites/gone\u001b[2J.yaml", "cases": [{"name": "a\u001b[31m", "status": "failed"}]},
+		{"path": "suites/rerun.yaml", "cases": [{"name": "renamed\u202e", "status": "failed"}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "r.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, nil, "run", "--rerun-failed", "r.json", "suites")
+	out := c.expect(t, exitEmpty,
+		`agenttest: --rerun-failed r.json: suites/gone\x1b[2J.yaml: the file is gone; "a\x1b[31m" cannot run again`,
+		`agenttest: --rerun-failed r.json: suites/rerun.yaml: no scenario named "renamed\u202e"`)
+	if i := strings.IndexAny(out, "\x1b\u202e"); i >= 0 {
+		t.Errorf("a control character reaches the terminal: %q", out[max(0, i-40):min(len(out), i+40)])
+	}
+}

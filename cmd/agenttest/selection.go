@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/merge"
 	"github.com/agenttest/agenttest/internal/report"
@@ -396,11 +397,13 @@ func (s *selection) shardResult() *result.Shard {
 }
 
 // printNotes says, once, what --rerun-failed runs again and what it
-// could not.
+// could not. A note quotes the report (its files' paths, a stop's
+// reason): escaped, as errors are, so that a report cannot drive the
+// terminal or forge a line.
 func (s *selection) printNotes(w io.Writer) {
 	var b strings.Builder
 	for _, n := range s.notes {
-		fmt.Fprintf(&b, "agenttest: --rerun-failed %s: %s\n", s.rerunFailed, n)
+		b.WriteString(escape.Line("agenttest: --rerun-failed "+s.rerunFailed+": "+n) + "\n")
 	}
 	io.WriteString(w, b.String())
 }
