@@ -13,9 +13,10 @@ import (
 const historyUsage = `Usage: agenttest history [flags] REPORT.json...
 
 Reads JSON reports of earlier runs (agenttest run --json FILE), in the
-order their runs started whatever the order given, and prints each
-report's status, the environments it tested, its cases by verdict and
-why it could not judge every case (a platform that could not be used, a
+order their runs started whatever the order given (in the order given,
+and says so, when a report records no start), and prints each report's
+status, the environments it tested, its cases by verdict and why it
+could not judge every case (a platform that could not be used, a
 deployment that changed during the run, an interruption); then per
 scenario: its runs (passed + failed, errored runs beside them), its pass
 rate with a 95% interval, its verdict in each report (~ where it passed

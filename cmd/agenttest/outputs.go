@@ -256,14 +256,21 @@ func jsonValue(v string) string {
 	return "a " + kind
 }
 
-// readArg reads a file named on the command line: as given, anywhere
-// (pathFS), its error without the path the caller prints anyway.
+// readArg reads a JSON report named on the command line (gate, merge,
+// compare, history, coverage, --rerun-failed, --coverage-from): as given,
+// anywhere (pathFS), its error without the path the caller prints anyway.
+// Its text is read as a suite's is (scenario.Text): a report saved with a
+// byte order mark (Notepad), or as UTF-16 (PowerShell's > and Out-File),
+// reads as the report it holds, at the same lines and columns, where
+// encoding/json refused it at 1:1 ("invalid character 'ï'"). Every
+// reader of reports, and the positions of their problems, work from that
+// text.
 func readArg(st *State, name string) ([]byte, error) {
 	data, err := fs.ReadFile(st.FS, argPath(name))
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
-	return data, nil
+	return scenario.Text(data), nil
 }
 
 // addDefinitions adds the nodes of the simulator's agents to the

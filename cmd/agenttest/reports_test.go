@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	messages "github.com/cucumber/messages/go/v21"
 
@@ -408,7 +409,8 @@ func TestMalformedJSONReports(t *testing.T) {
 		// want follows "agenttest: CMD: [FLAG ]bad.json".
 		want string
 		// notRerun leaves out run --rerun-failed, and notHistory
-		// history, which read only the members they need.
+		// history, which read only the members they need (and check
+		// those by the rules of the others).
 		notRerun, notHistory bool
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -459,14 +461,123 @@ func TestMalformedJSONReports(t *testing.T) {
 			want: ":1:78: not a JSON report: run.duration_ms: -5 is a negative duration", notRerun: true, notHistory: true},
 		{name: "a duration no clock measures", data: head + "\n" + `"run": {"duration_ms": 1e16}}`,
 			want: ":2:24: not a JSON report: run.duration_ms: 1e+16 milliseconds is longer than a duration can be (about 292 years)", notRerun: true, notHistory: true},
+		// history and --rerun-failed check what they read by the same
+		// rules: before, history read a run without a status, a case
+		// of an unknown status or a null case as a case that did not
+		// run, and a start that is no time as none (and still said
+		// "oldest first"); --rerun-failed left such a case out.
 		{name: "no run status", data: head + "\n" + `"run": {"started": "2026-03-14T09:00:00Z"}}`,
-			want: `:2:8: not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`, notRerun: true, notHistory: true},
+			want: `:2:8: not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`, notRerun: true},
 		{name: "a null for a case", data: head + "\n" + `"files": [{"path": "a.yaml", "cases": [null]}]}`,
-			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`, notRerun: true, notHistory: true},
+			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`},
+		{name: "a case status no run writes", data: head + `"run": {"status": "failed"},` + "\n" + `"files": [{"path": "a.yaml", "cases": [{"name": "c", "status": "great"}]}]}`,
+			want: `:2:64: not a JSON report: files[0].cases[0].status: unknown status "great"`},
+		{name: "an attempt status no run writes", data: head + `"run": {"status": "failed"},` + "\n" + `"checks": [{"name": "c", "status": "failed", "attempts": [{"status": "bad"}]}]}`,
+			want: `:2:70: not a JSON report: checks[0].attempts[0].status: unknown status "bad"`, notRerun: true},
+		{name: "a start that is no time", data: head + "\n" + `"run": {"started": "yesterday", "status": "passed"}}`,
+			want: `:2:20: not a JSON report: run.started: "yesterday" is not an RFC 3339 time`, notRerun: true},
+		// A report saved with a byte order mark, or as UTF-16, is read
+		// as the text it holds: a bad value in it is at the line and
+		// column an editor shows.
+		{name: "a bad value after a byte order mark", data: "\ufeff" + head + "\n" + `"files": [{"path": "a.yaml", "cases": [null]}]}`,
+			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`},
+		{name: "a bad value in UTF-16", data: utf16LE("\ufeff" + head + "\n" + `"files": [{"path": "a.yaml", "cases": [null]}]}`),
+			want: `:2:40: not a JSON report: files[0].cases[0].status: unknown status ""`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			run(t, tc)
 		})
+	}
+}
+
+// utf16LE encodes s as UTF-16, little-endian: what PowerShell's > and
+// Out-File write.
+func utf16LE(s string) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
+}
+
+// TestJSONReportsWithByteOrderMark: a report of a real run saved again
+// with a byte order mark (Notepad's "UTF-8 with BOM") or as UTF-16
+// (PowerShell's > and Out-File) reads as the report it holds in every
+// command that reads reports, as a suite file does: before, each refused
+// it at 1:1 with "invalid character 'ï' looking for beginning of value".
+func TestJSONReportsWithByteOrderMark(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suites", "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newCLI(t, dir, nil, "run", "suites", "--json", "plain.json").expect(t, exitFailed)
+	plain, err := os.ReadFile(filepath.Join(dir, "plain.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := [][]string{
+		{"gate", "r.json"},
+		{"merge", "r.json"},
+		{"history", "r.json"},
+		{"coverage", "r.json"},
+		{"run", "--rerun-failed", "r.json"},
+		{"compare", "--candidate", "sandbox", "--baseline", "r.json"},
+		{"run", "--coverage-from", "r.json", "suites"},
+	}
+	// want is each command's exit code, and its output where it depends
+	// on the report alone, with the report as written.
+	type outcome struct {
+		code int
+		out  string
+	}
+	read := func(args []string) outcome {
+		c := newCLI(t, dir, nil, args...)
+		code := c.run(t)
+		out := c.stdout.String()
+		if args[0] == "gate" || args[0] == "run" || args[0] == "compare" {
+			out = "" // times and durations of their own
+		}
+		return outcome{code, out}
+	}
+	var want []outcome
+	for _, args := range commands {
+		args = slices.Clone(args)
+		args[slices.Index(args, "r.json")] = "plain.json"
+		w := read(args)
+		if w.code == exitUsage {
+			t.Fatalf("%v: exit %d with the report as written", args, w.code)
+		}
+		want = append(want, w)
+	}
+	for _, enc := range []struct {
+		name string
+		data string
+	}{
+		{"UTF-8 with a byte order mark", "\ufeff" + string(plain)},
+		{"UTF-16LE", utf16LE("\ufeff" + string(plain))},
+		{"UTF-16BE", func() string {
+			le := []byte(utf16LE("\ufeff" + string(plain)))
+			for i := 0; i+1 < len(le); i += 2 {
+				le[i], le[i+1] = le[i+1], le[i]
+			}
+			return string(le)
+		}()},
+	} {
+		// One file, r.json, rewritten per encoding: its name is in
+		// the output.
+		if err := os.WriteFile(filepath.Join(dir, "r.json"), []byte(enc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i, args := range commands {
+			got := read(args)
+			if got.code != want[i].code || strings.ReplaceAll(got.out, "r.json", "plain.json") != want[i].out {
+				t.Errorf("%s: %v: exit %d, want %d as with the report as written; output:\n%s\nwant:\n%s", enc.name, args, got.code, want[i].code, got.out, want[i].out)
+			}
+		}
 	}
 }

@@ -258,3 +258,89 @@ func TestNameLiteralAndRegex(t *testing.T) {
 		})
 	}
 }
+
+// TestRerunFailedNamesNoSuite: a report whose case to run again names a
+// file that is not a suite (a hand-edited or hostile report: no run
+// writes one) is refused at the entry that names it, with the report's
+// name, its line and column, and the case. Before, with no path given,
+// the file was loaded as if named on the command line ("find suites in
+// notes.txt: not a suite file", nothing said the report named it), and
+// a directory (or no file at all: ".") was walked for suites; with a
+// path given, the case was "not under the paths given".
+func TestRerunFailedNamesNoSuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"suites/rerun.yaml": rerunSuite, "notes.txt": "not a suite\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type testCase struct {
+		name string
+		// entry is the report's one file entry.
+		entry string
+		want  string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		doc := `{"schema": "agenttest/result/v1", "run": {"status": "failed"},` + "\n" + `"files": [` + tc.entry + `]}`
+		name := strings.ReplaceAll(tc.name, " ", "-") + ".json"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"run", "--rerun-failed", name},
+			{"run", "--rerun-failed", name, "suites"},
+			{"list", "--rerun-failed", name},
+		} {
+			c := newCLI(t, dir, nil, args...)
+			out := c.expect(t, exitUsage, "agenttest: "+args[0]+": --rerun-failed "+name+tc.want)
+			if strings.Contains(out, "find suites") {
+				t.Errorf("%v: the report's file was loaded:\n%s", args, out)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "a file", entry: `{"path": "suites/rerun.yaml", "cases": [{"name": "passes", "status": "passed"}, {"name": "fails", "pos": {"file": "notes.txt"}, "status": "failed"}]}`,
+			want: `:2:125: files[0].cases[1].pos.file: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "a directory", entry: `{"path": "suites/rerun.yaml", "cases": [{"name": "fails", "pos": {"file": "suites"}, "status": "errored"}]}`,
+			want: `:2:85: files[0].cases[0].pos.file: "suites", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "the path of the entry", entry: `{"path": "notes.txt", "cases": [{"name": "fails", "status": "failed"}]}`,
+			want: `:2:20: files[0].path: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "no file", entry: `{"cases": [{"name": "cut off", "status": "pending"}]}`,
+			want: `:2:11: files[0].path: "", the file of the case "cut off", is not a suite file (want .yaml, .yml or .feature)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRerunFailedNotesEscaped: the notes of --rerun-failed quote the
+// report (a case's file and name), which is anyone's text: a terminal
+// escape in it reaches stderr escaped, as in an error. Before, it reached
+// the terminal raw.
+func TestRerunFailedNotesEscaped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suites", "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"schema": "agenttest/result/v1", "run": {"status": "failed"}, "files": [
+		{"path": "suites/gone\u001b[2J.yaml", "cases": [{"name": "a\u001b[31m", "status": "failed"}]},
+		{"path": "suites/rerun.yaml", "cases": [{"name": "renamed\u202e", "status": "failed"}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "r.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, nil, "run", "--rerun-failed", "r.json", "suites")
+	out := c.expect(t, exitEmpty,
+		`agenttest: --rerun-failed r.json: suites/gone\x1b[2J.yaml: the file is gone; "a\x1b[31m" cannot run again`,
+		`agenttest: --rerun-failed r.json: suites/rerun.yaml: no scenario named "renamed\u202e"`)
+	if i := strings.IndexAny(out, "\x1b\u202e"); i >= 0 {
+		t.Errorf("a control character reaches the terminal: %q", out[max(0, i-40):min(len(out), i+40)])
+	}
+}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/escape"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/merge"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
@@ -247,6 +249,9 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	if err != nil {
 		return nil, usageErrorf("%s: --rerun-failed %s", s.cmd, inFile(s.rerunFailed, err))
 	}
+	if err := s.suiteFiles(data, again); err != nil {
+		return nil, err
+	}
 	if stop != nil && stop.Kind == merge.StopMissingShards {
 		// Their cases are not in the report: nothing names them to run.
 		// printNotes names the report before each note.
@@ -291,6 +296,30 @@ func (s *selection) rerun(st *State) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// suiteFiles refuses a report, data, whose cases to run again name a
+// file that is not a suite (scenario.KindOf): no run writes one, and its
+// path would be loaded as if given on the command line ("find suites in
+// /etc/hostname: not a suite file", which did not say that the report
+// named it) or, for a directory such as /etc or "", walked. Each such
+// file is named once, at the first case entry that names it.
+func (s *selection) suiteFiles(data []byte, again []report.RerunCase) error {
+	var lines []string
+	seen := map[string]bool{}
+	for _, c := range again {
+		if scenario.KindOf(c.File) != scenario.NotSuite || seen[c.File] {
+			continue
+		}
+		seen[c.File] = true
+		line, col := lineCol(data, jsonkind.Offset(data, c.From))
+		lines = append(lines, fmt.Sprintf("%s: --rerun-failed %s:%d:%d: %s: %q, the file of the case %q, is not a suite file (want .yaml, .yml or .feature)",
+			s.cmd, s.rerunFailed, line, col, jsonkind.PathString(c.From), c.File, c.Name))
+	}
+	if len(lines) > 0 {
+		return usageErrorf("%s", strings.Join(lines, "\n"))
+	}
+	return nil
 }
 
 // rerunning says what --rerun-failed runs (verb) again: the report's
@@ -368,11 +397,13 @@ func (s *selection) shardResult() *result.Shard {
 }
 
 // printNotes says, once, what --rerun-failed runs again and what it
-// could not.
+// could not. A note quotes the report (its files' paths, a stop's
+// reason): escaped, as errors are, so that a report cannot drive the
+// terminal or forge a line.
 func (s *selection) printNotes(w io.Writer) {
 	var b strings.Builder
 	for _, n := range s.notes {
-		fmt.Fprintf(&b, "agenttest: --rerun-failed %s: %s\n", s.rerunFailed, n)
+		b.WriteString(escape.Line("agenttest: --rerun-failed "+s.rerunFailed+": "+n) + "\n")
 	}
 	io.WriteString(w, b.String())
 }

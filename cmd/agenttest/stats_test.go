@@ -451,14 +451,21 @@ func TestHistoryOfRealReports(t *testing.T) {
 	if h := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json"); h.run(t) != exitOK || h.stderr.String() != "" {
 		t.Errorf("history of distinct runs notes: %s", h.stderr)
 	}
-	// The note is of anyone's text: a start with a terminal escape in it
-	// reaches stderr escaped.
+	// The note is of anyone's text: a file name with a terminal escape
+	// in it reaches stderr escaped.
+	os.WriteFile(filepath.Join(dir, "hostile\x1b[2J.json"), b3, 0o644)
+	esc := newCLI(t, dir, nil, "history", "r3.json", "hostile\x1b[2J.json")
+	if code := esc.run(t); code != exitOK || strings.Contains(esc.stderr.String(), "\x1b") || !strings.Contains(esc.stderr.String(), `hostile\x1b[2J.json is the same run as r3.json`) {
+		t.Errorf("history of a hostile report given twice: exit %d: %q", code, esc.stderr)
+	}
+	// A start with a terminal escape in it is no time: the report is
+	// refused, as gate and merge refuse it, and the message escaped.
 	hostile := strings.Replace(string(b3), `"started": "`, `"started": "\u001b[2J`, 1)
 	os.WriteFile(filepath.Join(dir, "hostile.json"), []byte(hostile), 0o644)
-	os.WriteFile(filepath.Join(dir, "hostile\x1b[2J.json"), []byte(hostile), 0o644)
-	esc := newCLI(t, dir, nil, "history", "hostile.json", "hostile\x1b[2J.json")
-	if code := esc.run(t); code != exitOK || strings.Contains(esc.stderr.String(), "\x1b") || !strings.Contains(esc.stderr.String(), "is the same run as hostile.json") {
-		t.Errorf("history of a hostile report given twice: exit %d: %q", code, esc.stderr)
+	esc = newCLI(t, dir, nil, "history", "hostile.json")
+	if code := esc.run(t); code != exitUsage || strings.Contains(esc.stderr.String(), "\x1b") ||
+		!strings.Contains(esc.stderr.String(), `agenttest: history: hostile.json:4:16: not a JSON report: run.started: "\x1b[2J`) {
+		t.Errorf("history of a report whose start is no time: exit %d: %q", code, esc.stderr)
 	}
 
 	bad := newCLI(t, dir, nil, "history", "r1.json", "missing.json")

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/stats"
 )
 
@@ -112,6 +113,10 @@ type History struct {
 	// another report already is (Report.Run): each entry holds the
 	// report counted, then those that were the same run, as given.
 	Same [][]*Report
+	// Undated is the first report, as given, that records no start (nil
+	// when each does): the reports are then in the order given, not
+	// oldest first, and the views say so.
+	Undated *Report
 }
 
 // Scenario is one scenario's record.
@@ -169,13 +174,13 @@ func (s *Scenario) Rate() (float64, bool) {
 // Build gathers the reports into each scenario's record, oldest first:
 // in the order of their runs' starts when every report says when it
 // started (a glob such as reports/*.json need not sort by time), else as
-// given. A run given twice (reports with one Run) counts once, as the
+// given (History.Undated names a report without a start). A run given twice (reports with one Run) counts once, as the
 // first of them given; History.Same lists the others, since counting its
 // runs twice would make pass rates look surer than they are.
 func Build(reports []*Report) *History {
 	reports, same := distinct(reports)
-	reports = byStart(reports)
-	h := &History{Reports: reports, Same: same}
+	reports, undated := byStart(reports)
+	h := &History{Reports: reports, Same: same, Undated: undated}
 	index := map[Key]*Scenario{}
 	for i, r := range reports {
 		for _, c := range r.Cases {
@@ -297,18 +302,19 @@ func distinct(reports []*Report) (kept []*Report, same [][]*Report) {
 }
 
 // byStart returns the reports ordered by their runs' starts, the earliest
-// first and ties as given; when a start is missing or does not parse, the
-// reports as given.
-func byStart(reports []*Report) []*Report {
+// first and ties as given; when a start is missing (or, in a Report not
+// made by Read, does not parse), the reports as given and the first
+// report without one.
+func byStart(reports []*Report) ([]*Report, *Report) {
 	starts := make(map[*Report]time.Time, len(reports))
 	for _, r := range reports {
-		t, err := time.Parse(time.RFC3339Nano, r.Started)
-		if err != nil {
-			return reports
+		t, err := result.ParseTime(r.Started)
+		if err != nil || t.IsZero() {
+			return reports, r
 		}
 		starts[r] = t
 	}
 	sorted := slices.Clone(reports)
 	slices.SortStableFunc(sorted, func(a, b *Report) int { return starts[a].Compare(starts[b]) })
-	return sorted
+	return sorted, nil
 }

@@ -3,8 +3,12 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/jsonkind"
+	"github.com/agenttest/agenttest/internal/report"
 )
 
 func TestBuild(t *testing.T) {
@@ -50,11 +54,11 @@ func TestBuild(t *testing.T) {
 // passed in the earlier run and failed in the later one regressed; when a
 // start is missing, the order given stands.
 func TestBuildOrdersByStart(t *testing.T) {
-	report := func(path, started string, v Verdict) *Report {
+	rep := func(path, started string, v Verdict) *Report {
 		return &Report{Path: path, Started: started, Cases: []Case{{File: "a.yaml", Name: "x", Verdict: v, Passed: 1}}}
 	}
-	newer := report("run-10.json", "2026-03-10T02:00:00.5Z", VerdictFailed)
-	older := report("run-9.json", "2026-03-09T02:00:00Z", VerdictPassed)
+	newer := rep("run-10.json", "2026-03-10T02:00:00.5Z", VerdictFailed)
+	older := rep("run-9.json", "2026-03-09T02:00:00Z", VerdictPassed)
 	h := Build([]*Report{newer, older})
 	if h.Reports[0] != older || h.Reports[1] != newer {
 		t.Errorf("reports in order %s, %s; want run-9.json first", h.Reports[0].Path, h.Reports[1].Path)
@@ -62,9 +66,89 @@ func TestBuildOrdersByStart(t *testing.T) {
 	if s := h.Scenarios[0]; !s.Regressed || s.Verdicts[0] != VerdictPassed || s.Verdicts[1] != VerdictFailed {
 		t.Errorf("verdicts %v, regressed %t; want passed then failed, regressed", s.Verdicts, s.Regressed)
 	}
-	undated := report("old.json", "", VerdictPassed)
-	if h := Build([]*Report{newer, undated}); h.Reports[0] != newer {
+	if h.Undated != nil {
+		t.Errorf("Undated %s, want none", h.Undated.Path)
+	}
+	undated := rep("old.json", "", VerdictPassed)
+	h = Build([]*Report{newer, undated, rep("older.json", "", VerdictPassed)})
+	if h.Reports[0] != newer {
 		t.Errorf("with a report without a start, the order given changed: %s first", h.Reports[0].Path)
+	}
+	if h.Undated != undated {
+		t.Errorf("Undated %v, want old.json", h.Undated)
+	}
+}
+
+// TestWriteTextOrder: the first line says in which order the reports
+// are: oldest first, or, when one records no start, as given, naming it.
+// Before, it said "oldest first" of reports kept in the order given.
+func TestWriteTextOrder(t *testing.T) {
+	t.Parallel()
+	rep := func(path, started string) *Report {
+		return &Report{Path: path, Started: started, Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		reports []*Report
+		want    string
+	}{
+		{"dated", []*Report{rep("b.json", "2026-03-02T00:00:00Z"), rep("a.json", "2026-03-01T00:00:00Z")}, "2 reports, oldest first:\n  1  a.json  "},
+		{"one undated", []*Report{rep("b.json", "2026-03-02T00:00:00Z"), rep("a\x1b.json", "")},
+			"2 reports, in the order given (a\\x1b.json records no start):\n  1  b.json  "},
+		{"alone", []*Report{rep("a.json", "")}, "1 report, oldest first:\n"},
+	} {
+		var b bytes.Buffer
+		if err := WriteText(&b, Build(tc.reports)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), tc.want) {
+			t.Errorf("%s: history starts\n%s\nwant\n%s", tc.name, b.String(), tc.want)
+		}
+	}
+}
+
+// TestReadRefusesWhatReportsRefuse: a report whose start is no time, or
+// whose run, case or attempt states a status no run writes, is refused
+// by Read as report.ReadJSON (gate, merge) refuses it, in the same words
+// at the same place. Before, history read a start that did not parse as
+// none (and kept the order given, still saying "oldest first"), a run
+// without a status as one, and a case of an unknown status, or a null
+// case, as a case that did not run.
+func TestReadRefusesWhatReportsRefuse(t *testing.T) {
+	t.Parallel()
+	const head = `{"schema": "agenttest/result/v1", `
+	cases := func(cs string) string {
+		return head + `"run": {"started": "2026-03-01T00:00:00Z", "status": "failed"}, "files": [{"path": "a.yaml", "cases": [` + cs + `]}]}`
+	}
+	for _, tc := range []struct{ name, doc, at string }{
+		{"a start that is no time", head + `"run": {"started": "last night", "status": "passed"}}`, `"last night"`},
+		{"a start without its zone", head + `"run": {"started": "2026-03-01T00:00:00", "status": "passed"}}`, `"2026-03-01T00:00:00"`},
+		{"a run without a status", head + `"run": {"started": "2026-03-01T00:00:00Z"}}`, `{"started"`},
+		{"a null run", head + `"run": null}`, "null"},
+		{"a run status no run writes", head + `"run": {"status": "green"}}`, `"green"`},
+		{"a case status no run writes", cases(`{"name": "x", "status": "passed"}, {"name": "y", "status": "great"}`), `"great"`},
+		{"a null case", cases(`{"name": "x", "status": "passed"}, null`), "null"},
+		{"an attempt status no run writes", cases(`{"name": "x", "status": "failed", "attempts": [{"status": "failed"}, {"status": "FAILED"}]}`), `"FAILED"`},
+		{"a check's status", head + `"run": {"status": "failed"}, "checks": [{"name": "alert gate", "status": ""}]}`, `""}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Read("n.json", []byte(tc.doc))
+			_, want := report.ReadJSON(strings.NewReader(tc.doc))
+			if err == nil || want == nil {
+				t.Fatalf("history: %v; report.ReadJSON: %v; want both to refuse it", err, want)
+			}
+			if got := strings.TrimPrefix(err.Error(), "n.json: "); got != want.Error() {
+				t.Errorf("history: %s\nwant:    %s", got, want)
+			}
+			var ve *jsonkind.ValueError
+			if !errors.As(err, &ve) {
+				t.Fatalf("error %v, want a ValueError", err)
+			}
+			if at := strings.Index(tc.doc, tc.at); ve.Offset != int64(at) {
+				t.Errorf("offset %d (%q), want %d (%q)", ve.Offset, tc.doc[min(ve.Offset, int64(len(tc.doc))):], at, tc.doc[at:])
+			}
+		})
 	}
 }
 

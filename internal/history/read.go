@@ -81,12 +81,23 @@ const checksFile = "(checks)"
 
 // Read decodes one JSON report written by agenttest run. path names it in
 // messages.
+//
+// It decodes only the members history needs, leaving transcripts
+// undecoded (a night's report is mostly its turns, and history reads many
+// nights), and checks them by the rules of every reader of reports
+// (report.Values): a start that is no time, or a run's, case's or
+// attempt's status no run writes, is refused at its place, as gate and
+// merge refuse it, rather than read as a report without a start or a
+// case that did not run.
 func Read(path string, data []byte) (*Report, error) {
 	var doc jsonReport
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", path, err)
 	}
 	if err := report.CheckSchema(doc.Schema); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := doc.check(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status, Run: runID(doc, data)}
@@ -125,6 +136,32 @@ func Read(path string, data []byte) (*Report, error) {
 		r.Cases = append(r.Cases, c.read(checksFile))
 	}
 	return r, nil
+}
+
+// check refuses the values of doc, read from data, that no run writes
+// (report.Values), in the order report.ReadJSON meets them.
+func (doc *jsonReport) check(data []byte) error {
+	var v report.Values
+	v.Time([]any{"run", "started"}, doc.Run.Started)
+	for i, f := range doc.Files {
+		for j, c := range f.Cases {
+			c.check(&v, []any{"files", i, "cases", j})
+		}
+	}
+	for i, c := range doc.Checks {
+		c.check(&v, []any{"checks", i})
+	}
+	v.RunStatus([]any{"run", "status"}, doc.Run.Status)
+	return v.Err(data)
+}
+
+// check checks the statuses of the case at path and of its attempts.
+func (c jsonCase) check(v *report.Values, path []any) {
+	path = slices.Clip(path)
+	v.Status(append(path, "status"), c.Status)
+	for i, a := range c.Attempts {
+		v.Status(append(path, "attempts", i, "status"), a.Status)
+	}
 }
 
 func (c jsonCase) read(file string) Case {

@@ -61,7 +61,11 @@ func (r *Report) summary() string {
 // files are anyone's.
 func WriteText(w io.Writer, h *History) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s, oldest first:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"))
+	order := "oldest first"
+	if h.Undated != nil && len(h.Reports) > 1 {
+		order = "in the order given (" + escape.Line(h.Undated.Path) + " records no start)"
+	}
+	fmt.Fprintf(&b, "%d %s, %s:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"), order)
 	for i, r := range h.Reports {
 		fmt.Fprintf(&b, "  %d  %s  %s  %s%s\n", i+1, escape.Line(r.Path), escape.Line(orDash(r.Started)), escape.Line(orDash(r.Status)), escape.Line(r.summary()))
 	}
@@ -138,7 +142,8 @@ func WriteText(w io.Writer, h *History) error {
 //
 //	schema     "agenttest/history/v1"
 //	reports    [{path, started, status, envs, counts: {passed, flaky,
-//	             failed, inconclusive, errored, not_run}, causes}] (oldest first)
+//	             failed, inconclusive, errored, not_run}, causes}] (oldest
+//	             first; as given when one has no started)
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
 //	             retried, mixed, flips, regressed, unsteady}]

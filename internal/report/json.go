@@ -903,6 +903,10 @@ type RerunCase struct {
 	// ...).
 	Unrun  bool
 	Reason string
+	// From is the path in the report of the member File was read from
+	// (files[0].cases[2].pos.file, or files[0].path), for messages about
+	// the file: jsonkind.Offset finds it in the document.
+	From []any
 }
 
 // ReadRerun reads a JSON report written by WriteJSON and returns, in
@@ -912,7 +916,8 @@ type RerunCase struct {
 // platform that could not be used: skipped with the stop's reason). A
 // case skipped by its scenario's skip: is not one of them. Run-level
 // checks (the alert gate) are not cases of a suite and are left out. A
-// document that is not an agenttest report is an error.
+// document that is not an agenttest report is an error, and so is a
+// case's status no run writes (Values), as ReadJSON refuses it.
 //
 // It returns the run's stop too (nil when the run did not stop): the
 // cases of a shard missing from a merged report are not in it, so only
@@ -933,12 +938,17 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 			} `json:"cases"`
 		} `json:"files"`
 	}
-	if err := decodeAll(r, &doc); err != nil {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not a JSON report: %w", err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, nil, fmt.Errorf("not a JSON report: %w", err)
 	}
 	if err := CheckSchema(doc.Schema); err != nil {
 		return nil, nil, err
 	}
+	var v Values
 	stopped := func(reason string) bool {
 		stop := doc.Run.Stop
 		// A skipped case with a stop's reason, in a report whose run
@@ -949,9 +959,11 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 		return stop != nil && (reason == stop.Reason || result.IsStopReason(reason))
 	}
 	var out []RerunCase
-	for _, f := range doc.Files {
-		for _, c := range f.Cases {
-			rc := RerunCase{Name: c.Name, Status: c.Status, File: c.Pos.File}
+	for i, f := range doc.Files {
+		for j, c := range f.Cases {
+			at := []any{"files", i, "cases", j}
+			v.Status(member(at, "status"), c.Status)
+			rc := RerunCase{Name: c.Name, Status: c.Status, File: c.Pos.File, From: member(at, "pos", "file")}
 			switch c.Status {
 			case result.Failed.String(), result.Errored.String():
 			case result.Pending.String():
@@ -967,10 +979,13 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 				continue
 			}
 			if rc.File == "" {
-				rc.File = f.Path
+				rc.File, rc.From = f.Path, []any{"files", i, "path"}
 			}
 			out = append(out, rc)
 		}
+	}
+	if err := v.Err(data); err != nil {
+		return nil, nil, err
 	}
 	return out, doc.Run.Stop, nil
 }

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -90,8 +88,8 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	rd := &reader{}
 	run := []any{"run"}
 	res := &result.Result{
-		Started:     rd.time(member(run, "started"), doc.Run.Started),
-		Duration:    rd.millis(member(run, "duration_ms"), doc.Run.DurationMS),
+		Started:     rd.Time(member(run, "started"), doc.Run.Started),
+		Duration:    rd.Millis(member(run, "duration_ms"), doc.Run.DurationMS),
 		Interrupted: doc.Run.Interrupted,
 		Target: result.Target{Name: doc.Target.Name, BuildURL: doc.Target.BuildURL, RuntimeURL: doc.Target.RuntimeURL,
 			AccountID: doc.Target.AccountID, Env: doc.Target.Env, Embedded: doc.Target.Embedded},
@@ -100,7 +98,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	if p := doc.Run.Pacing; p != nil {
 		pacing := member(run, "pacing")
 		res.Pacing = &result.Pacing{Limited: p.Limited, Accepted: p.Accepted,
-			Waited: rd.millis(member(pacing, "waited_ms"), p.WaitedMS), MaxWaited: rd.millis(member(pacing, "max_waited_ms"), p.MaxWaitedMS)}
+			Waited: rd.Millis(member(pacing, "waited_ms"), p.WaitedMS), MaxWaited: rd.Millis(member(pacing, "max_waited_ms"), p.MaxWaitedMS)}
 	}
 	res.Stop = doc.Run.Stop
 	for _, d := range doc.Deployments {
@@ -121,59 +119,15 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	}
 	// The verdict the report states: every run states one, which gate
 	// weighs; a report without it (a null or edited run) is no report.
-	if st := result.RunStatus(doc.Run.Status); !st.Known() {
-		rd.fail(member(run, "status"), "unknown run status %q (one of passed, failed, errored, interrupted, empty)", st)
+	status := rd.RunStatus(member(run, "status"), doc.Run.Status)
+	if err := rd.Err(data); err != nil {
+		return nil, err
 	}
-	if rd.err != nil {
-		return nil, fmt.Errorf("not a JSON report: %w", &jsonkind.ValueError{Path: rd.path, Offset: jsonkind.Offset(data, rd.path), Err: rd.err})
-	}
-	return &Report{Result: res, Status: result.RunStatus(doc.Run.Status), Coverage: doc.Coverage}, nil
+	return &Report{Result: res, Status: status, Coverage: doc.Coverage}, nil
 }
 
-// reader converts the parts of a document, keeping the first error and
-// the path of the value it is about (member names and array indices).
-type reader struct {
-	err  error
-	path []any
-}
-
-func (rd *reader) fail(path []any, format string, args ...any) {
-	if rd.err == nil {
-		rd.err, rd.path = fmt.Errorf(format, args...), path
-	}
-}
-
-// member is the path of a member (or element) of the value at path.
-func member(path []any, more ...any) []any { return append(slices.Clip(path), more...) }
-
-func (rd *reader) time(path []any, s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		rd.fail(path, "%q is not an RFC 3339 time", s)
-	}
-	return t
-}
-
-func (rd *reader) status(path []any, s string) result.Status {
-	var st result.Status
-	if err := st.UnmarshalText([]byte(s)); err != nil {
-		rd.fail(path, "%v", err)
-	}
-	return st
-}
-
-// millis reads a duration_ms (fromMillis), which result.CheckMillis
-// must find fine.
-func (rd *reader) millis(path []any, ms float64) time.Duration {
-	if err := result.CheckMillis(ms); err != nil {
-		rd.fail(path, "%v", err)
-		return 0
-	}
-	return fromMillis(ms)
-}
+// reader converts the parts of a document, checking their values.
+type reader struct{ Values }
 
 // fromMillis reads a duration_ms, which holds whole microseconds
 // (millis): rounded to the microsecond, so that 1.013 (1012999.99...ns
@@ -187,9 +141,9 @@ func fromJSONPos(p jsonPos) diag.Pos { return diag.Pos{File: p.File, Line: p.Lin
 
 func (rd *reader) readCase(path []any, jc readCase) *result.Case {
 	c := &result.Case{
-		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.status(member(path, "status"), jc.Status),
-		Duration: rd.millis(member(path, "duration_ms"), jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
-		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: rd.millis(member(path, "rate_waited_ms"), jc.RateWaitedMS),
+		Name: jc.Name, Pos: fromJSONPos(jc.Pos), Tags: jc.Tags, Status: rd.Status(member(path, "status"), jc.Status),
+		Duration: rd.Millis(member(path, "duration_ms"), jc.DurationMS), Agent: jc.Agent, Env: jc.Env, Variant: jc.Variant, Via: jc.Via, Streaming: jc.Streaming,
+		SkipReason: jc.SkipReason, RateLimited: jc.RateLimited, RateWaited: rd.Millis(member(path, "rate_waited_ms"), jc.RateWaitedMS),
 	}
 	if rp := jc.Repeat; rp != nil {
 		c.Repeat = &result.Repeat{Procedure: rp.Procedure, Decision: rp.Decision, Runs: rp.Runs, Passed: rp.Passed, Failed: rp.Failed,
@@ -207,8 +161,8 @@ func (rd *reader) readCase(path []any, jc readCase) *result.Case {
 
 func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 	a := &result.Attempt{
-		Number: ja.Number, Run: ja.Run, Status: rd.status(member(path, "status"), ja.Status), ConversationID: ja.ConversationID,
-		Started: rd.time(member(path, "started"), ja.Started), Duration: rd.millis(member(path, "duration_ms"), ja.DurationMS),
+		Number: ja.Number, Run: ja.Run, Status: rd.Status(member(path, "status"), ja.Status), ConversationID: ja.ConversationID,
+		Started: rd.Time(member(path, "started"), ja.Started), Duration: rd.Millis(member(path, "duration_ms"), ja.DurationMS),
 	}
 	for _, f := range ja.Failures {
 		a.Failures = append(a.Failures, assert.Failure{Pos: fromJSONPos(f.Pos), Step: f.Step, Key: f.Key, Message: f.Message,
@@ -219,7 +173,7 @@ func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 	}
 	for i, cf := range ja.Confirmations {
 		a.Confirmations = append(a.Confirmations, &result.Confirmation{Pos: fromJSONPos(cf.Pos), Kind: cf.Kind, Subject: cf.Subject,
-			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
+			Found: cf.Found, Summary: cf.Summary, Reads: cf.Reads, Duration: rd.Millis(member(path, "confirmations", i, "duration_ms"), cf.DurationMS)})
 	}
 	for _, st := range ja.NotRun {
 		a.NotRun = append(a.NotRun, &result.Step{Pos: fromJSONPos(st.Pos), Kind: st.Kind, Turn: st.Turn, Text: st.Text, Confirms: st.Confirms})
@@ -232,7 +186,7 @@ func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 
 func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
-		Messaging: jt.Messaging, Started: rd.time(member(path, "started"), jt.Started), Latency: rd.millis(member(path, "latency_ms"), jt.LatencyMS)}
+		Messaging: jt.Messaging, Started: rd.Time(member(path, "started"), jt.Started), Latency: rd.Millis(member(path, "latency_ms"), jt.LatencyMS)}
 	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
 	tr := &reply.TurnResult{}
 	if !hasMeta {
@@ -260,20 +214,9 @@ func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	if hasMeta {
 		tr.RawMetadata = jt.Metadata
 		if err := json.Unmarshal(jt.Metadata, &tr.Metadata); err != nil {
-			rd.fail(member(path, "metadata"), "%v", err)
+			rd.Check(member(path, "metadata"), err)
 		}
 	}
 	t.Result = tr
 	return t
-}
-
-// decodeAll decodes the whole of r into v: a file that holds more after
-// the report (two reports joined, a stray brace) is an error at the first
-// byte after it, not a report read up to there.
-func decodeAll(r io.Reader, v any) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, v)
 }

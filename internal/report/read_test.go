@@ -193,6 +193,10 @@ func TestReadRerun(t *testing.T) {
 			if c.File != "suites/a.yaml" || c.Unrun != unrun || (c.Reason != "") != unrun {
 				t.Errorf("%+v: want file suites/a.yaml, unrun %v with its reason", c, unrun)
 			}
+			// The cases hold no pos.file: the file is their entry's.
+			if from := jsonkind.PathString(c.From); from != "files[0].path" {
+				t.Errorf("%s: file read from %s, want files[0].path", c.Name, from)
+			}
 		}
 		if strings.Join(names, ", ") != strings.Join(tc.want, ", ") {
 			t.Errorf("rerun %q, want %q", names, tc.want)

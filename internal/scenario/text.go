@@ -14,7 +14,9 @@ import (
 // other src is returned as it is. yaml.v3 reads both forms by itself;
 // Gherkin reads neither (a feature file saved with a BOM was "invalid
 // Gherkin" at its first line, which looked right), and the lines echoed
-// under a problem came out as raw UTF-16 bytes.
+// under a problem came out as raw UTF-16 bytes. The JSON reports the
+// CLI reads back (gate, merge, history, --rerun-failed, ...) are read
+// through it too: encoding/json reads neither form.
 func Text(src []byte) []byte {
 	switch {
 	case bytes.HasPrefix(src, []byte{0xef, 0xbb, 0xbf}):
