@@ -508,13 +508,7 @@ func utf16LE(s string) string {
 // it at 1:1 with "invalid character 'ï' looking for beginning of value".
 func TestJSONReportsWithByteOrderMark(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "suites", "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeTree(t, map[string]string{"suites/rerun.yaml": rerunSuite})
 	newCLI(t, dir, nil, "run", "suites", "--json", "plain.json").expect(t, exitFailed)
 	plain, err := os.ReadFile(filepath.Join(dir, "plain.json"))
 	if err != nil {

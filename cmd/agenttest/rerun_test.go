@@ -269,15 +269,7 @@ func TestNameLiteralAndRegex(t *testing.T) {
 // path given, the case was "not under the paths given".
 func TestRerunFailedNamesNoSuite(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range map[string]string{"suites/rerun.yaml": rerunSuite, "notes.txt": "not a suite\n"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, map[string]string{"suites/rerun.yaml": rerunSuite, "notes.txt": "not a suite\n"})
 	type testCase struct {
 		name string
 		// entry is the report's one file entry.
@@ -323,13 +315,7 @@ func TestRerunFailedNamesNoSuite(t *testing.T) {
 // the terminal raw.
 func TestRerunFailedNotesEscaped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "suites"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "suites", "rerun.yaml"), []byte(rerunSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeTree(t, map[string]string{"suites/rerun.yaml": rerunSuite})
 	doc := `{"schema": "agenttest/result/v1", "run": {"status": "failed"}, "files": [
 		{"path": "suites/gone\u001b[2J.yaml", "cases": [{"name": "a\u001b[31m", "status": "failed"}]},
 		{"path": "suites/rerun.yaml", "cases": [{"name": "renamed\u202e", "status": "failed"}]}]}`

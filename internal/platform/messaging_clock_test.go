@@ -3,7 +3,6 @@ package platform
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -335,14 +334,7 @@ func TestMessagingTimeoutWhileOnTheSocket(t *testing.T) {
 		defer srv.Close()
 		var mode atomic.Int32
 		wrote := make(chan struct{}, 1)
-		transport := srv.Client().Transport.(*http.Transport).Clone()
-		transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &watchConn{Conn: c, mode: &mode, wrote: wrote, closed: make(chan struct{})}, nil
-		}
+		transport := watchedTransport(srv, &mode, wrote)
 		defer transport.CloseIdleConnections()
 		clk := newWindowClock()
 		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",

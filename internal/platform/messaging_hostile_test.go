@@ -354,6 +354,20 @@ const (
 	writesStall              // writes block, and the test is told
 )
 
+// watchedTransport is srv's client transport with every connection a
+// watchConn on mode, telling wrote of its writes.
+func watchedTransport(srv *httptest.Server, mode *atomic.Int32, wrote chan<- struct{}) *http.Transport {
+	transport := srv.Client().Transport.(*http.Transport).Clone()
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &watchConn{Conn: c, mode: mode, wrote: wrote, closed: make(chan struct{})}, nil
+	}
+	return transport
+}
+
 // watchConn is a client connection that can tell the test of its writes,
 // and stall them as on a full send buffer to a platform that stopped
 // reading; Close ends a stalled write with an error, as closing a socket
@@ -439,14 +453,7 @@ func TestMessagingCloseIsBounded(t *testing.T) {
 		defer srv.Close()
 		var mode atomic.Int32
 		wrote := make(chan struct{}, 1)
-		transport := srv.Client().Transport.(*http.Transport).Clone()
-		transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &watchConn{Conn: c, mode: &mode, wrote: wrote, closed: make(chan struct{})}, nil
-		}
+		transport := watchedTransport(srv, &mode, wrote)
 		defer transport.CloseIdleConnections()
 		clk := newStandingClock()
 		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
