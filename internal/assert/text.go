@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -329,10 +330,52 @@ func equal(a, b string, fold bool) bool {
 }
 
 func contains(s, sub string, fold bool) bool {
-	if fold {
-		return strings.Contains(strings.Map(foldRune, s), strings.Map(foldRune, sub))
+	if !fold {
+		return strings.Contains(s, sub)
 	}
-	return strings.Contains(s, sub)
+	if found, ok := containsASCIIFold(s, sub); ok {
+		return found
+	}
+	return strings.Contains(strings.Map(foldRune, s), strings.Map(foldRune, sub))
+}
+
+// foldBuf is the longest text containsASCIIFold folds on the stack: a
+// reply of the usual size (a longer one takes the general path).
+const foldBuf = 1024
+
+// containsASCIIFold is contains ignoring case for ASCII s and sub, where
+// foldRune only lowers A to Z, folded into buffers on the stack instead
+// of through strings.Map's rune-by-rune copies. ok is false when either
+// holds another byte or is longer than foldBuf: a non-ASCII letter folds
+// to an ASCII one (the Kelvin sign to k, ſ to s), so those take the
+// general path.
+func containsASCIIFold(s, sub string) (found, ok bool) {
+	if len(s) > foldBuf || len(sub) > foldBuf {
+		return false, false
+	}
+	var bs, bsub [foldBuf]byte
+	ls, ok1 := foldASCII(bs[:0], s)
+	lsub, ok2 := foldASCII(bsub[:0], sub)
+	if !ok1 || !ok2 {
+		return false, false
+	}
+	return bytes.Contains(ls, lsub), true
+}
+
+// foldASCII appends s with A to Z lowered to dst, and reports whether s
+// is all ASCII.
+func foldASCII(dst []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return dst, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
 }
 
 // foldRune maps every case of a letter to one rune: the smallest of its
