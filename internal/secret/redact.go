@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -53,6 +54,13 @@ type Redactor struct {
 	// pairs is a bitset of the two-byte sequences any pattern can start
 	// with: the scan's filter, so most positions cost one lookup.
 	pairs [1 << 16 / 64]uint64
+	// inner is a bitset of the two-byte sequences a match can hold
+	// anywhere, and minLen the fewest bytes a match spans: a text whose
+	// pairs at every minLen-1 positions are all outside inner holds no
+	// match, which lets the scan skip ahead (find). Built by New, and
+	// shared by the redactors With makes (read only from then on).
+	inner  *[1 << 16 / 64]uint64
+	minLen int
 	// reach is the most bytes a match can span, which is also the most
 	// a match reads past where it starts (match follows every unit's
 	// longest form at most): a text that changed only from position c
@@ -63,8 +71,8 @@ type Redactor struct {
 // New builds a redactor for keys. Empty keys are skipped; any other key
 // must pass CheckKey. With no keys the redactor changes nothing.
 func New(keys ...string) (*Redactor, error) {
-	r := &Redactor{}
-	if err := r.addKeys(keys); err != nil {
+	r := &Redactor{inner: new([1 << 16 / 64]uint64)}
+	if err := r.addKeys(keys, map[unitID]*unitEdges{}); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -72,27 +80,32 @@ func New(keys ...string) (*Redactor, error) {
 
 // With returns a redactor of r's keys and keys. r's patterns are shared,
 // so only the new keys' forms are built: a client that adds a short-lived
-// token to its keys for each session pays for the token alone. r is not
-// changed; a nil r has no keys.
+// token to its keys for each session pays for the token alone. A
+// redactor that adds keys scans every start: the pairs find skips by are
+// built by New only, since for a session's token they cost more to build
+// than they save its scans. r is not changed; a nil r has no keys.
 func (r *Redactor) With(keys ...string) (*Redactor, error) {
 	out := &Redactor{}
 	if r != nil {
 		out.pats = slices.Clip(r.pats)
 		out.pairs = r.pairs
+		out.inner = r.inner
+		out.minLen = r.minLen
 		out.reach = r.reach
 		for c, l := range r.byFirst {
 			// Clipped: add appends to a copy, never into r's lists.
 			out.byFirst[c] = slices.Clip(l)
 		}
 	}
-	if err := out.addKeys(keys); err != nil {
+	if err := out.addKeys(keys, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // addKeys adds the patterns of keys; every problem is returned at once.
-func (r *Redactor) addKeys(keys []string) error {
+// With a nil memo, the scan no longer skips (add).
+func (r *Redactor) addKeys(keys []string, memo map[unitID]*unitEdges) error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, k := range keys {
@@ -105,14 +118,14 @@ func (r *Redactor) addKeys(keys []string) error {
 			continue
 		}
 		for _, p := range keyPatterns(k) {
-			r.add(p)
+			r.add(p, memo)
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // add indexes a pattern for the scan.
-func (r *Redactor) add(p pattern) {
+func (r *Redactor) add(p pattern, memo map[unitID]*unitEdges) {
 	idx := int32(len(r.pats))
 	r.pats = append(r.pats, p)
 	n := 0
@@ -124,6 +137,12 @@ func (r *Redactor) add(p pattern) {
 		n += longest
 	}
 	r.reach = max(r.reach, n)
+	if memo != nil {
+		r.addInner(p, memo)
+	} else {
+		// Without p's pairs in inner, the scan must try every start.
+		r.minLen = 0
+	}
 	for _, a := range p.units[0] {
 		for _, c := range variants(a.s[0], a.fold) {
 			if l := r.byFirst[c]; len(l) == 0 || l[len(l)-1] != idx {
@@ -141,12 +160,103 @@ func (r *Redactor) add(p pattern) {
 }
 
 func (r *Redactor) addPair(a, b byte, foldA, foldB bool) {
+	addPair(&r.pairs, a, b, foldA, foldB)
+}
+
+// addPair adds to set the pairs a then b matches (hasAt).
+func addPair(set *[1 << 16 / 64]uint64, a, b byte, foldA, foldB bool) {
+	if !foldA && !foldB {
+		i := uint16(a)<<8 | uint16(b)
+		set[i>>6] |= 1 << (i & 63)
+		return
+	}
 	for _, x := range variants(a, foldA) {
 		for _, y := range variants(b, foldB) {
 			i := uint16(x)<<8 | uint16(y)
-			r.pairs[i>>6] |= 1 << (i & 63)
+			set[i>>6] |= 1 << (i & 63)
 		}
 	}
+}
+
+// byteSet is a set of bytes, as a row of a pair bitset is.
+type byteSet [256 / 64]uint64
+
+func (b *byteSet) add(c byte, fold bool) {
+	for _, x := range variants(c, fold) {
+		b[x>>6] |= 1 << (x & 63)
+	}
+}
+
+// unitEdges is what inner needs of a unit besides its forms' own pairs:
+// the bytes its forms start and end with (either case where they fold),
+// and its shortest form.
+type unitEdges struct {
+	firsts, lasts byteSet
+	least         int
+}
+
+// unitID tells units apart: patterns share the units of a character
+// (asciiUnit), so one unit's pairs are added once.
+type unitID struct {
+	first *alt
+	n     int
+}
+
+// addInner adds to inner every pair of adjacent bytes a match of p can
+// hold, within a form or across two units' forms, and lowers minLen to
+// p's shortest match. memo holds the units whose forms' own pairs are
+// in, and their edges.
+func (r *Redactor) addInner(p pattern, memo map[unitID]*unitEdges) {
+	shortest := 0
+	next := r.unitEdges(p.units[0], memo)
+	for k := range p.units {
+		e := next
+		shortest += e.least
+		if k+1 == len(p.units) {
+			break
+		}
+		// Each byte a form of unit k ends with, then each byte a form of
+		// the next unit starts with: the row of x in inner takes them all.
+		next = r.unitEdges(p.units[k+1], memo)
+		for wi, w := range e.lasts {
+			for ; w != 0; w &= w - 1 {
+				x := wi<<6 | bits.TrailingZeros64(w)
+				row := r.inner[x*len(byteSet{}) : (x+1)*len(byteSet{})]
+				for i, f := range next.firsts {
+					row[i] |= f
+				}
+			}
+		}
+	}
+	if len(r.pats) == 1 || shortest < r.minLen { // p is r.pats' last
+		r.minLen = shortest
+	}
+}
+
+// unitEdges adds the pairs inside u's forms to inner, once, and returns
+// its edges.
+func (r *Redactor) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
+	if len(u) == 0 {
+		return &unitEdges{}
+	}
+	id := unitID{&u[0], len(u)}
+	if e, ok := memo[id]; ok {
+		return e
+	}
+	e := &unitEdges{least: len(u[0].s)}
+	for _, a := range u {
+		e.least = min(e.least, len(a.s))
+		if a.s == "" {
+			continue // spans nothing; least is 0, so minLen too
+		}
+		for j := 0; j+1 < len(a.s); j++ {
+			addPair(r.inner, a.s[j], a.s[j+1], a.fold, a.fold)
+		}
+		e.firsts.add(a.s[0], a.fold)
+		e.lasts.add(a.s[len(a.s)-1], a.fold)
+	}
+	memo[id] = e
+	return e
 }
 
 // variants is c and, when folding, its other ASCII case.
@@ -415,8 +525,39 @@ func backslashesBefore(b []byte, i int) int {
 // start and end, the longest of the patterns that match there. The start
 // is one before from when a base64 core at from takes the partial
 // character before it (base64Bounds); the caller bounds it.
+//
+// A match spans at least minLen bytes, so every match starting in
+// [q-step+1, q], step = minLen-1, holds the pair at q: the scan tests the
+// pair at every step-th position against inner, and only where one is
+// there tries the starts it covers (findIn): where the pair is not, no
+// match starts in the step before it.
 func find[T string | []byte](r *Redactor, text T, from int) (int, int, bool) {
 	n := len(text)
+	if n-from < 2 {
+		return 0, 0, false
+	}
+	step := r.minLen - 1
+	if step < 2 {
+		return findIn(r, text, from, n)
+	}
+	inner := r.inner
+	for q := from + step - 1; q+1 < n; q += step {
+		pair := uint16(text[q])<<8 | uint16(text[q+1])
+		if inner[pair>>6]&(1<<(pair&63)) == 0 {
+			continue
+		}
+		if s, e, ok := findIn(r, text, q-step+1, q+1); ok {
+			return s, e, true
+		}
+	}
+	// A match starting after the last q tested would end past the text.
+	return 0, 0, false
+}
+
+// findIn is find over the matches that start in [from, to): every start
+// whose first two bytes a pattern can start with is tried.
+func findIn[T string | []byte](r *Redactor, text T, from, to int) (int, int, bool) {
+	n := min(len(text), to+1)
 	if n-from < 2 {
 		return 0, 0, false
 	}

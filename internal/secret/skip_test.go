@@ -1,0 +1,129 @@
+package secret
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// skipKeys are keys of every kind of form: plain, with characters JSON
+// and URLs escape, non-ASCII, and the shortest accepted.
+var skipKeys = [][]string{
+	{"sim-build-key-not-a-secret", "sim-runtime-key-not-a-secret"},
+	{"short-key-12"},
+	{`k&<ey>"quoted"-0123456`},
+	{"clé-spéciale-ümlaut-ß"},
+	{`back\slash.(group)[x]{2}^$|?*`},
+	{"emoji-😀-key-0123456789", "eyJhbGci.PLANTED+key/with="},
+}
+
+// skipTexts are texts for find to scan: replies, the keys' forms planted
+// in them at random, and random bytes around them.
+func skipTexts(keys []string, rng *rand.Rand) []string {
+	texts := []string{"", "a", string(benchReply)}
+	for range 40 {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			switch rng.IntN(6) {
+			case 0:
+				k := keys[rng.IntN(len(keys))]
+				b.WriteString(encodeMixed(k, rng))
+			case 1:
+				k := keys[rng.IntN(len(keys))]
+				forms := []string{hex.EncodeToString([]byte(k)), strings.ToUpper(hex.EncodeToString([]byte(k))),
+					base64.StdEncoding.EncodeToString([]byte(k)), base64.URLEncoding.EncodeToString([]byte("x" + k))}
+				b.WriteString(forms[rng.IntN(len(forms))])
+			case 2:
+				for range rng.IntN(40) {
+					b.WriteByte(byte(rng.IntN(256)))
+				}
+			default:
+				s := string(benchReply)
+				i := rng.IntN(len(s))
+				b.WriteString(s[i:min(len(s), i+rng.IntN(200))])
+			}
+		}
+		texts = append(texts, b.String())
+	}
+	return texts
+}
+
+// TestFindSkipsNothing: find, which tests every minLen-1-th pair and
+// skips the starts between, finds what trying every start finds, from
+// every position.
+func TestFindSkipsNothing(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, keys := range skipKeys {
+		r := mustNew(t, keys...)
+		if r.minLen < 3 {
+			t.Errorf("%q: shortest match %d bytes: the scan cannot skip", keys, r.minLen)
+		}
+		for _, text := range skipTexts(keys, rng) {
+			for from := 0; from <= len(text); from++ {
+				checkFind(t, r, text, from)
+			}
+		}
+	}
+}
+
+func checkFind(t *testing.T, r *Redactor, text string, from int) {
+	t.Helper()
+	s, e, ok := find(r, text, from)
+	ws, we, wok := findIn(r, text, from, len(text))
+	if s != ws || e != we || ok != wok {
+		t.Fatalf("find(%q, %d) = %d, %d, %v; every start tried: %d, %d, %v", text, from, s, e, ok, ws, we, wok)
+	}
+	if bs, be, bok := find(r, []byte(text), from); bs != s || be != e || bok != ok {
+		t.Fatalf("find of bytes(%q, %d) = %d, %d, %v; of the string: %d, %d, %v", text, from, bs, be, bok, s, e, ok)
+	}
+}
+
+// TestWithScansEveryStart: a redactor that adds a key (a session's
+// token) tries every start, for its own forms and the keys it extends
+// alike; one that adds none skips as the one it extends.
+func TestWithScansEveryStart(t *testing.T) {
+	t.Parallel()
+	long := mustNew(t, "a-much-longer-key-than-the-shortest-0123456789")
+	same, err := long.With("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.minLen != long.minLen || same.minLen < 3 {
+		t.Errorf("With no key: minLen %d, want %d", same.minLen, long.minLen)
+	}
+	short, err := long.With("short-key-12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short.minLen != 0 {
+		t.Errorf("With a key: minLen %d, want 0 (every start tried)", short.minLen)
+	}
+	text := "a reply quoting short-key-12, short%2Dkey%2D12 and a-much-longer-key-than-the-shortest-0123456789"
+	for from := range len(text) + 1 {
+		checkFind(t, short, text, from)
+	}
+	if got := short.String(text); strings.Contains(got, "short") || strings.Contains(got, "longer") {
+		t.Errorf("not redacted: %q", got)
+	}
+}
+
+// FuzzFind: for any keys, text and start, find agrees with trying every
+// start.
+func FuzzFind(f *testing.F) {
+	f.Add("sim-build-key-not-a-secret", string(benchReply), "sim-build-key-not-a-secret", uint16(0))
+	f.Add("short-key-12", "xx short%2dkey-12 yy", "", uint16(3))
+	f.Add(`k&<ey>"quoted"-0123456`, `{"a":"k&amp;&lt;ey&gt;\"quoted\"-0123456"}`, "clé-spéciale-ümlaut-ß", uint16(1))
+	f.Fuzz(func(t *testing.T, key, text, key2 string, at uint16) {
+		if CheckKey("key", key) != nil || (key2 != "" && CheckKey("key", key2) != nil) {
+			return
+		}
+		r := mustNew(t, key, key2)
+		checkFind(t, r, text, int(at)%(len(text)+1))
+		planted := text[:len(text)/2] + encodeMixed(key, rand.New(rand.NewPCG(uint64(at), 1))) + text[len(text)/2:]
+		checkFind(t, r, planted, int(at)%(len(planted)+1))
+		checkFind(t, r, planted, 0)
+	})
+}
