@@ -207,11 +207,12 @@ type unitID struct {
 // p's shortest match. memo holds the units whose forms' own pairs are
 // in, and their edges.
 func (r *Redactor) addInner(p pattern, memo map[unitID]*unitEdges) {
-	shortest := 0
+	shortest, gap := 0, false
 	next := r.unitEdges(p.units[0], memo)
 	for k := range p.units {
 		e := next
 		shortest += e.least
+		gap = gap || e.least == 0
 		if k+1 == len(p.units) {
 			break
 		}
@@ -227,6 +228,12 @@ func (r *Redactor) addInner(p pattern, memo map[unitID]*unitEdges) {
 				}
 			}
 		}
+	}
+	if gap {
+		// A unit that can span nothing (no form the package writes does)
+		// would join the bytes of the units around it, a pair inner does
+		// not hold: such a pattern is found only by trying every start.
+		shortest = 0
 	}
 	if len(r.pats) == 1 || shortest < r.minLen { // p is r.pats' last
 		r.minLen = shortest
@@ -247,7 +254,7 @@ func (r *Redactor) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 	for _, a := range u {
 		e.least = min(e.least, len(a.s))
 		if a.s == "" {
-			continue // spans nothing; least is 0, so minLen too
+			continue // spans nothing: least is 0, and addInner skips no start
 		}
 		for j := 0; j+1 < len(a.s); j++ {
 			addPair(r.inner, a.s[j], a.s[j+1], a.fold, a.fold)

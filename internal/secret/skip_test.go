@@ -127,3 +127,27 @@ func FuzzFind(f *testing.F) {
 		checkFind(t, r, planted, 0)
 	})
 }
+
+// TestSkipNeedsEveryPair: a pattern with a unit that can span nothing
+// (no form the package writes has one; a guard for one that would) joins
+// the bytes around that unit in a match, a pair inner does not hold, so
+// the scan tries every start rather than skip past the match.
+func TestSkipNeedsEveryPair(t *testing.T) {
+	t.Parallel()
+	r := &Redactor{inner: new([1 << 16 / 64]uint64)}
+	u := func(forms ...string) unit {
+		var out unit
+		for _, f := range forms {
+			out = append(out, alt{s: f})
+		}
+		return out
+	}
+	r.add(pattern{units: []unit{u("ab"), u("cd"), u("", "x"), u("ef"), u("gh")}}, map[unitID]*unitEdges{})
+	if r.minLen != 0 {
+		t.Errorf("minLen %d, want 0 (every start tried)", r.minLen)
+	}
+	text := "0123456789abcdefgh"
+	if s, e, ok := find(r, text, 0); !ok || text[s:e] != "abcdefgh" {
+		t.Errorf("find(%q) = %d, %d, %v; want the match abcdefgh", text, s, e, ok)
+	}
+}
