@@ -441,11 +441,18 @@ func (m *MessagingSession) End(ctx context.Context) (*MessagingTurn, error) {
 // session ends, MessagingStart.Settle passes without a new event (the
 // quiet that completes an answer on a platform without typing
 // indicators), or the socket drops (the next send reconnects); an end
-// arrives then as if with the answer. It returns the last turn (nil
-// before the first exchange), and an error only for what the platform got
-// wrong or ctx's end (a *NetworkError, as a turn's timeout is).
+// arrives then as if with the answer. It returns the last turn (the
+// opening, when the agent joined in the history batch and no exchange was
+// made; nil before the session opened), and an error only for what the
+// platform got wrong or ctx's end (a *NetworkError, as a turn's timeout
+// is).
 func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error) {
 	turn := m.last
+	if turn == nil {
+		// The greeting came in the history batch (Open sent no join): it
+		// is the turn whose end is awaited.
+		turn = m.opening
+	}
 	if turn == nil || m.ended || m.closed || m.dropped != nil || m.conn == nil {
 		return turn, nil
 	}

@@ -63,6 +63,15 @@ const MessagingJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJob3N0aWxlIn0.HOSTILEsignat
 // that answer the n-th client event (raw, as the client sent it).
 func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Messaging {
 	t.Helper()
+	return StartMessagingWith(t, Texts(`{"id":"batch","type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[]}}`), answer)
+}
+
+// StartMessagingWith is StartMessaging whose socket sends opening, not an
+// empty history batch, as soon as it opens, before it reads any client
+// event: a history batch that holds the agent's join (a platform that
+// joins the agent itself), and what follows it unasked.
+func StartMessagingWith(t testing.TB, opening []Frame, answer func(n int, event []byte) []Frame) *Messaging {
+	t.Helper()
 	m := &Messaging{Host: "webchat.example.com"}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -80,7 +89,7 @@ func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Mes
 				return
 			}
 			defer c.CloseNow()
-			playMessaging(r.Context(), c, answer)
+			playMessaging(r.Context(), c, opening, answer)
 		default:
 			http.NotFound(w, r)
 		}
@@ -90,10 +99,10 @@ func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Mes
 	return m
 }
 
-// playMessaging sends the history batch, then answers each client event
-// until the client goes.
-func playMessaging(ctx context.Context, c *websocket.Conn, answer func(int, []byte) []Frame) {
-	if c.Write(ctx, websocket.MessageText, []byte(`{"id":"batch","type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[]}}`)) != nil {
+// playMessaging sends the opening frames (the history batch first), then
+// answers each client event until the client goes.
+func playMessaging(ctx context.Context, c *websocket.Conn, opening []Frame, answer func(int, []byte) []Frame) {
+	if !playFrames(ctx, c, opening) {
 		return
 	}
 	for n := 1; ; n++ {
@@ -101,20 +110,28 @@ func playMessaging(ctx context.Context, c *websocket.Conn, answer func(int, []by
 		if err != nil {
 			return
 		}
-		for _, f := range answer(n, data) {
-			if f.Close {
-				_ = c.Close(websocket.StatusNormalClosure, "")
-				return
-			}
-			typ := websocket.MessageText
-			if f.Binary {
-				typ = websocket.MessageBinary
-			}
-			if c.Write(ctx, typ, []byte(f.Data)) != nil {
-				return
-			}
+		if !playFrames(ctx, c, answer(n, data)) {
+			return
 		}
 	}
+}
+
+// playFrames writes frames; false when the socket is closed or gone.
+func playFrames(ctx context.Context, c *websocket.Conn, frames []Frame) bool {
+	for _, f := range frames {
+		if f.Close {
+			_ = c.Close(websocket.StatusNormalClosure, "")
+			return false
+		}
+		typ := websocket.MessageText
+		if f.Binary {
+			typ = websocket.MessageBinary
+		}
+		if c.Write(ctx, typ, []byte(f.Data)) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Echo is the frame of a platform that logs a client event back to the

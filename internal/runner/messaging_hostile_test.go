@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -528,6 +529,68 @@ scenarios:
 				if a.Error == nil || a.Error.Message != tc.want || len(a.Failures) > 0 {
 					t.Errorf("error %+v, failures %+v, want the platform's %q", a.Error, a.Failures, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// TestMessagingGreetingJoinedInHistoryAwaitsEnd: on a platform that joins
+// the agent itself (the socket's history batch holds the join and the
+// greeting, so the client sends no join request), a greeting whose checks
+// expect the session to end takes the end that follows typing-off, as a
+// greeting answering the join does. The wait for the end returned no turn
+// there (the session had made no exchange), and the greeting errored with
+// "platform returned no turn result", its transcript lost.
+func TestMessagingGreetingJoinedInHistoryAwaitsEnd(t *testing.T) {
+	t.Parallel()
+	const history = `{"id":"h","type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[` +
+		`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}},` +
+		`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}},` +
+		`{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}]}}`
+	for _, tc := range []struct {
+		name string
+		// after follows the history batch, unasked.
+		after  []platformtest.Frame
+		status result.Status
+		want   string
+	}{
+		{name: "the end follows", after: platformtest.Texts(`{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`), status: result.Passed},
+		{name: "the socket closes without an end", after: []platformtest.Frame{{Close: true}}, status: result.Failed, want: "the session did not end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var asked atomic.Int32
+			p := platformtest.StartMessagingWith(t, append(platformtest.Texts(history), tc.after...), func(int, []byte) []platformtest.Frame {
+				asked.Add(1)
+				return nil
+			})
+			res, err := Run(context.Background(), loadYAML(t, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: says goodbye
+    greeting: {response: {contains: Goodbye}, session_ended: true}
+`), hostileOptions(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := asked.Load(); n != 0 {
+				t.Errorf("%d client events: the agent joined in the history, nothing is asked of the platform", n)
+			}
+			c := res.Files[0].Cases[0]
+			a := c.Last()
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			}
+			if len(a.Turns) != 1 || a.Turns[0].Result == nil || a.Turns[0].Result.Response != "Goodbye." {
+				t.Errorf("turns %+v: the greeting's transcript is missing", a.Turns)
+			}
+			if tc.status == result.Passed {
+				if m := a.Turns[0].Messaging; m == nil || !m.SessionEnded {
+					t.Errorf("the greeting's events %+v: the transcript lacks the end", m)
+				}
+			} else if len(a.Failures) != 1 || a.Failures[0].Message != tc.want {
+				t.Errorf("failures %+v, want %q", a.Failures, tc.want)
 			}
 		})
 	}
