@@ -54,9 +54,9 @@ import (
 // one message in the session: a whole message or stream end that names a
 // message streamed in an earlier turn, sent after that turn was complete,
 // is held to that message's chunks and kept out of the turn it arrives in
-// (lateWhole). The turn fails with
-// a *NetworkError after
-// MessagingStart.TurnTimeout without a complete answer.
+// (lateWhole). The turn fails with a *NetworkError after
+// MessagingStart.TurnTimeout without a complete answer;
+// MessagingTurnTimeout tells it from a connection that failed.
 //
 // # Reconnects
 //
@@ -1029,13 +1029,40 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 var errTurnTimeout = errors.New("turn timeout")
 
 // timeout is the error of a turn whose context ended: the turn's own
-// deadline, or the caller's.
+// deadline (a *turnTimeoutError inside the *NetworkError), or the
+// caller's.
 func (m *MessagingSession) timeout(ctx context.Context) error {
 	err := ctx.Err()
 	if errors.Is(context.Cause(ctx), errTurnTimeout) {
-		err = fmt.Errorf("no complete answer within %s: %w", m.start.TurnTimeout, err)
+		err = &turnTimeoutError{limit: m.start.TurnTimeout, err: err}
 	}
 	return m.netError(epSocket, err)
+}
+
+// turnTimeoutError is a turn that ran out of MessagingStart.TurnTimeout.
+type turnTimeoutError struct {
+	limit time.Duration
+	err   error // the context's
+}
+
+func (e *turnTimeoutError) Error() string {
+	return fmt.Sprintf("no complete answer within %s: %v", e.limit, e.err)
+}
+
+func (e *turnTimeoutError) Unwrap() error { return e.err }
+
+// MessagingTurnTimeout reports whether err is a Messaging turn that ran
+// out of its own MessagingStart.TurnTimeout, and that timeout. The
+// client's timer is its own: a caller with a bound of its own (the
+// runner's turn timeout, which leaves rate-limit waits out) may see the
+// client's fire first, and should report it as the timeout it is, not as
+// the *NetworkError that carries it.
+func MessagingTurnTimeout(err error) (time.Duration, bool) {
+	var te *turnTimeoutError
+	if errors.As(err, &te) {
+		return te.limit, true
+	}
+	return 0, false
 }
 
 // send writes a frame. When the socket is gone it reconnects and writes

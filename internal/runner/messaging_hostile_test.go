@@ -638,3 +638,57 @@ scenarios:
 		})
 	}
 }
+
+// TestMessagingClientTurnTimeout: a Messaging turn that runs out of the
+// client's own turn timeout (MessagingOptions.TurnTimeout) errors the case
+// as a timeout, as a debug-chat turn that runs out of the runner's does,
+// not as a network error: the platform was reached and did not answer in
+// time. The clocks are fake; only the client's timer fires when the
+// clock passes its timeout alone.
+func TestMessagingClientTurnTimeout(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		client, runner time.Duration
+		// advance is how far the clock moves once the user message
+		// arrived.
+		advance time.Duration
+		want    string
+	}{
+		{"the client's timer alone", 5 * time.Second, 10 * time.Second, 7 * time.Second, "turn timeout of 5s exceeded"},
+		{"the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, "turn timeout of 10s exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clk := fakeclock.New()
+			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+				if n == 1 {
+					return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`,
+						`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+				}
+				// The user message arrived: both turn timers are set.
+				clk.Advance(tc.advance)
+				return nil
+			})
+			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+				Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}, AfterFunc: clk.AfterFunc}
+			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+				MessagingOptions{TurnTimeout: tc.client, Settle: time.Hour})
+			opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: tc.runner,
+				Now: clk.Now, Sleep: clk.Sleep, AfterFunc: clk.AfterFunc}
+			c := runOne(t, opts, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: slow
+    turns:
+      - say: What is my balance?
+        expect: {response: {contains: "balance is 0"}}
+`)
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || a.Error.Message != tc.want {
+				t.Errorf("status %s, error %+v: want errored, a timeout: %q", c.Status, a.Error, tc.want)
+			}
+		})
+	}
+}
