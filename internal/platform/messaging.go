@@ -50,9 +50,13 @@ import (
 // chunk (final, is_final, last, done or complete true), at a stream-end
 // event naming its message id, or when a whole message with the same id
 // follows its chunks (its text is the message's when it says the chunks'
-// words; without text it only completes the stream). The turn fails with
-// a *NetworkError after
-// MessagingStart.TurnTimeout without a complete answer.
+// words; without text it only completes the stream). A message id names
+// one message in the session: a whole message or stream end that names a
+// message streamed in an earlier turn, sent after that turn was complete,
+// is held to that message's chunks and kept out of the turn it arrives in
+// (lateWhole). The turn fails with a *NetworkError after
+// MessagingStart.TurnTimeout without a complete answer;
+// MessagingTurnTimeout tells it from a connection that failed.
 //
 // # Reconnects
 //
@@ -74,7 +78,8 @@ import (
 // conversation's event (sameConversation), a conversation id that is no
 // string, a frame that is not UTF-8, two events under one id, a log out
 // of order (a seq before one received, a chunk after its message was
-// complete), a whole message that says other words than its chunks,
+// complete), a whole message that says other words than its chunks (in
+// their turn or after it),
 // content after the session end. A key that a stream's chunks
 // spell between them is masked (maskSpread).
 //
@@ -1031,13 +1036,40 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 var errTurnTimeout = errors.New("turn timeout")
 
 // timeout is the error of a turn whose context ended: the turn's own
-// deadline, or the caller's.
+// deadline (a *turnTimeoutError inside the *NetworkError), or the
+// caller's.
 func (m *MessagingSession) timeout(ctx context.Context) error {
 	err := ctx.Err()
 	if errors.Is(context.Cause(ctx), errTurnTimeout) {
-		err = fmt.Errorf("no complete answer within %s: %w", m.start.TurnTimeout, err)
+		err = &turnTimeoutError{limit: m.start.TurnTimeout, err: err}
 	}
 	return m.netError(epSocket, err)
+}
+
+// turnTimeoutError is a turn that ran out of MessagingStart.TurnTimeout.
+type turnTimeoutError struct {
+	limit time.Duration
+	err   error // the context's
+}
+
+func (e *turnTimeoutError) Error() string {
+	return fmt.Sprintf("no complete answer within %s: %v", e.limit, e.err)
+}
+
+func (e *turnTimeoutError) Unwrap() error { return e.err }
+
+// MessagingTurnTimeout reports whether err is a Messaging turn that ran
+// out of its own MessagingStart.TurnTimeout, and that timeout. The
+// client's timer is its own: a caller with a bound of its own (the
+// runner's turn timeout, which leaves rate-limit waits out) may see the
+// client's fire first, and should report it as the timeout it is, not as
+// the *NetworkError that carries it.
+func MessagingTurnTimeout(err error) (time.Duration, bool) {
+	var te *turnTimeoutError
+	if errors.As(err, &te) {
+		return te.limit, true
+	}
+	return 0, false
 }
 
 // send writes a frame. When the socket is gone it reconnects and writes
@@ -1289,6 +1321,9 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		m.joined = true
 		turn.Joined = true
 	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage:
+		if late, err := m.lateWhole(e, turn); late || err != nil {
+			return err
+		}
 		i, completed, err := turn.addMessage(e)
 		if err != nil {
 			return err
@@ -1321,6 +1356,58 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		if st != nil {
 			st.answer(at)
 			st.complete("session_end")
+		}
+	}
+	return nil
+}
+
+// lateWhole reports whether e, a whole message or a stream end, is the
+// last word on a message streamed in an earlier turn: one whose id names
+// no message of this turn and names a streamed message of an earlier one.
+// A platform may send it after its typing indicator went off, when the
+// earlier turn was complete and returned; read as a message of this turn,
+// the earlier answer's text would join this turn's reply (a check of it
+// would pass on words the agent said a turn before, or fail on them), and
+// it would answer this turn before the agent did. It is held to its
+// chunks as one that follows them in their turn is (addMessage): the same
+// words, or the words they began when the stream was cut off, or no text
+// at all; other words are the platform's error. A message id names one
+// message in a session: the turn keeps the event among its events, and
+// its messages and reply leave it out. A chunk is not looked up: a chunk
+// under an earlier turn's id begins a message of this turn.
+func (m *MessagingSession) lateWhole(e MessagingEvent, turn *MessagingTurn) (bool, error) {
+	if e.MessageID == "" || e.Kind == EventAgentChunk || turn.stream(e.MessageID) >= 0 {
+		return false, nil
+	}
+	r := m.earlierStream(e.MessageID, turn)
+	switch {
+	case r == nil:
+		return false, nil
+	case e.Text == "", r.Text == "",
+		r.Complete && sameWords(r.Text, e.Text),
+		!r.Complete && beginsWords(e.Text, r.Text):
+		return true, nil
+	}
+	return true, fmt.Errorf("%w (the message was streamed in an earlier turn, and sent whole after that turn's answer was complete)",
+		streamMismatch(e.Type, e.MessageID, r.Text, e.Text))
+}
+
+// earlierStream is the streamed message with id of a turn before turn,
+// or nil when the last message of the earlier turns with that id was
+// not streamed, or there is none.
+func (m *MessagingSession) earlierStream(id string, turn *MessagingTurn) *MessagingReply {
+	for i := len(m.turns) - 1; i >= 0; i-- {
+		t := m.turns[i]
+		if t == turn {
+			continue
+		}
+		for j := len(t.Messages) - 1; j >= 0; j-- {
+			if r := &t.Messages[j]; r.ID == id {
+				if r.Streamed {
+					return r
+				}
+				return nil
+			}
 		}
 	}
 	return nil

@@ -237,6 +237,9 @@ func TestMessagingOtherImplementation(t *testing.T) {
 		// The timeout is the turn's own: MessagingStart.TurnTimeout.
 		t.Errorf("silent platform: %v", err)
 	}
+	if d, ok := MessagingTurnTimeout(err); !ok || d != 400*time.Millisecond {
+		t.Errorf("MessagingTurnTimeout(%v) = %s, %v; want 400ms, true", err, d, ok)
+	}
 	if turn.Request == nil {
 		t.Error("a timed-out turn lost its request")
 	}

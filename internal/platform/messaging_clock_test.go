@@ -365,6 +365,9 @@ func TestMessagingTimeoutWhileOnTheSocket(t *testing.T) {
 			!strings.HasPrefix(err.Error(), "WS /ws: no complete answer within 5s") {
 			t.Errorf("error %q (%T), want the turn's timeout: a transient *NetworkError of WS /ws, no complete answer within 5s", err, err)
 		}
+		if d, ok := MessagingTurnTimeout(err); !ok || d != turnTimeout {
+			t.Errorf("MessagingTurnTimeout(%v) = %s, %v; want %s, true", err, d, ok, turnTimeout)
+		}
 	}
 	for _, tc := range []testCase{
 		{name: "writing the message to a platform that stopped reading", stall: true},

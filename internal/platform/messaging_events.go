@@ -637,6 +637,25 @@ func sameWords(a, b string) bool {
 	return slices.Equal(strings.Fields(a), strings.Fields(b))
 }
 
+// beginsWords reports whether text begins with the words of part, the
+// last of which may be cut short: the chunks of a stream cut off begin
+// its whole message, and may end in the middle of a word.
+func beginsWords(text, part string) bool {
+	w, p := strings.Fields(text), strings.Fields(part)
+	if len(p) == 0 {
+		return true
+	}
+	if len(p) > len(w) || !slices.Equal(w[:len(p)-1], p[:len(p)-1]) {
+		return false
+	}
+	last := p[len(p)-1]
+	if strings.HasSuffix(part, last) {
+		// The chunks end in the last word, which may go on.
+		return strings.HasPrefix(w[len(p)-1], last)
+	}
+	return w[len(p)-1] == last
+}
+
 // streamMismatch is the error of a message sent whole after its chunks
 // that says other words than the chunks added up to. The chunks are what
 // the user's chat showed as they came, and the whole message what the

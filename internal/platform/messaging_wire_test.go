@@ -485,3 +485,26 @@ func TestEventTimestampForms(t *testing.T) {
 		t.Errorf("an unreadable timestamp: %+v, %v; want it kept as sent, no time, no error", e, err)
 	}
 }
+
+// TestBeginsWords: the chunks of a stream cut off begin its whole
+// message, word for word, the last maybe cut short.
+func TestBeginsWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, part string
+		want       bool
+	}{
+		{"Your balance is 0.", "", true},
+		{"Your balance is 0.", "Your bal", true},
+		{"Your balance is 0.", "Your balance ", true},
+		{"Your balance is 0.", "Your  balance is 0.", true},
+		{"Your balance is 0.", "Your bal ", false},
+		{"Your balance is 0.", "Your balance is 0. More", false},
+		{"Your balance is 0.", "The bal", false},
+		{"Your balance is 0.", "Your balances", false},
+	} {
+		if got := beginsWords(tc.text, tc.part); got != tc.want {
+			t.Errorf("beginsWords(%q, %q) = %v, want %v", tc.text, tc.part, got, tc.want)
+		}
+	}
+}

@@ -47,7 +47,9 @@ type MessagingOptions struct {
 	// @streaming:, "Given the replies are streamed").
 	Streaming bool
 	// TurnTimeout bounds each answer, as the runner's TurnTimeout bounds
-	// each call; the client's error then names it.
+	// each call. When the client's timer fires first (a shorter
+	// TurnTimeout, or the runner's moved out by rate-limit waits), the
+	// case errors as a timeout naming it, as when the runner's fires.
 	TurnTimeout time.Duration
 	// Settle completes an answer after this much quiet on platforms
 	// without typing indicators (platform.DefaultMessagingSettle).

@@ -225,6 +225,112 @@ scenarios:
 	}
 }
 
+// TestMessagingWholeMessageAfterTyping: a platform that streams a reply,
+// turns its typing indicator off (the turn is complete) and only then
+// sends the message whole (the same message id) has sent the earlier
+// turn's last word on that message, not the next turn's answer: its text
+// stays out of the next turn's reply whether it arrives between the turns
+// or once the next message was sent, before or after its echo. One that
+// says other words than the chunks the chat showed is the platform's
+// error, never a pass or a failure of the next turn on the earlier words.
+func TestMessagingWholeMessageAfterTyping(t *testing.T) {
+	t.Parallel()
+	const (
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		chunk1 = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`
+		chunk2 = `{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0.","final":true}}`
+		// cut is a stream cut off after a complete message: the
+		// typing indicator goes off with m1 unfinished.
+		first = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m0","text":"One moment."}}`
+		cut   = `{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your bal"}}`
+		same  = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 0."}}`
+		other = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 10."}}`
+		end   = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"Your balance is 0."}}`
+	)
+	mismatch := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m1" sent whole says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
+		`the platform streamed one text and sent another as the whole message (the message was streamed in an earlier turn, and sent whole after that turn's answer was complete)`
+	for _, tc := range []struct {
+		name string
+		// stream is the first turn's answer before the typing
+		// indicator goes off; late the event sent after it, at: with
+		// that answer ("trailing"), or with the next turn's, "before
+		// the echo" of its message or "after the echo".
+		stream []string
+		late   string
+		at     string
+		// expect is the second turn's check; its agent says "Anything
+		// else?".
+		expect string
+		status result.Status
+		want   string
+	}{
+		{"same words trailing", []string{chunk1, chunk2}, same, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"same words before the echo", []string{chunk1, chunk2}, same, "before the echo", `"Anything else?"`, result.Passed, ""},
+		{"same words after the echo", []string{chunk1, chunk2}, same, "after the echo", `"Anything else?"`, result.Passed, ""},
+		{"a stream end with its text", []string{chunk1, chunk2}, end, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream cut off, then whole", []string{first, cut}, same, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"other words trailing", []string{chunk1, chunk2}, other, "trailing", `"Anything else?"`, result.Errored, mismatch},
+		{"other words, a check they would pass", []string{chunk1, chunk2}, other, "before the echo", `{contains: "balance is 10"}`, result.Errored, mismatch},
+		{"other words after the echo", []string{chunk1, chunk2}, other, "after the echo", `"Anything else?"`, result.Errored, mismatch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
+				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				echo := platformtest.Echo(n, event)
+				var out []platformtest.Frame
+				switch n {
+				case 1:
+					return append([]platformtest.Frame{echo}, platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)...)
+				case 2:
+					out = append([]platformtest.Frame{echo}, platformtest.Texts(append(slices.Clone(tc.stream), stop)...)...)
+					if tc.at == "trailing" {
+						out = append(out, platformtest.Texts(tc.late)...)
+					}
+				case 3:
+					switch tc.at {
+					case "before the echo":
+						out = append(platformtest.Texts(tc.late), echo)
+					case "after the echo":
+						out = append([]platformtest.Frame{echo}, platformtest.Texts(tc.late)...)
+					default:
+						out = []platformtest.Frame{echo}
+					}
+					out = append(out, platformtest.Texts(`{"id":"6","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Anything else?"}}`, stop)...)
+				}
+				return out
+			})
+			c := runOne(t, hostileOptions(p), `suite: s
+agent: billing
+via: messaging
+streaming: true
+scenarios:
+  - name: balance, then more
+    turns:
+      - say: What is my balance?
+        expect: {response: {not_contains: "Anything"}}
+      - say: thanks
+        expect: {response: `+tc.expect+`}
+`)
+			a := c.Last()
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s", c.Status, tc.status)
+			}
+			if len(a.Failures) > 0 {
+				t.Errorf("failures %+v: the next turn was judged on the earlier turn's message", a.Failures)
+			}
+			if tc.want != "" && (a.Error == nil || a.Error.Kind != result.KindHTTP || a.Error.Message != tc.want) {
+				t.Errorf("error %+v, want the platform's %q", a.Error, tc.want)
+			}
+			if tc.status == result.Passed {
+				if got := a.Turns[len(a.Turns)-1].Result.Response; got != "Anything else?" {
+					t.Errorf("the second turn's reply is %q, want the agent's answer to it alone", got)
+				}
+			}
+		})
+	}
+}
+
 // TestMessagingConversationNamedLate: the reference shows no payload of a
 // Messaging event, so a platform may name the session's conversation in
 // the joined event, first in a later event, or in none. The records a
@@ -591,6 +697,60 @@ scenarios:
 				}
 			} else if len(a.Failures) != 1 || a.Failures[0].Message != tc.want {
 				t.Errorf("failures %+v, want %q", a.Failures, tc.want)
+			}
+		})
+	}
+}
+
+// TestMessagingClientTurnTimeout: a Messaging turn that runs out of the
+// client's own turn timeout (MessagingOptions.TurnTimeout) errors the case
+// as a timeout, as a debug-chat turn that runs out of the runner's does,
+// not as a network error: the platform was reached and did not answer in
+// time. The clocks are fake; only the client's timer fires when the
+// clock passes its timeout alone.
+func TestMessagingClientTurnTimeout(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		client, runner time.Duration
+		// advance is how far the clock moves once the user message
+		// arrived.
+		advance time.Duration
+		want    string
+	}{
+		{"the client's timer alone", 5 * time.Second, 10 * time.Second, 7 * time.Second, "turn timeout of 5s exceeded"},
+		{"the runner's timer first", 10 * time.Second, 10 * time.Second, time.Minute, "turn timeout of 10s exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clk := fakeclock.New()
+			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+				if n == 1 {
+					return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`,
+						`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+				}
+				// The user message arrived: both turn timers are set.
+				clk.Advance(tc.advance)
+				return nil
+			})
+			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+				Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}, AfterFunc: clk.AfterFunc}
+			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+				MessagingOptions{TurnTimeout: tc.client, Settle: time.Hour})
+			opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: tc.runner,
+				Now: clk.Now, Sleep: clk.Sleep, AfterFunc: clk.AfterFunc}
+			c := runOne(t, opts, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: slow
+    turns:
+      - say: What is my balance?
+        expect: {response: {contains: "balance is 0"}}
+`)
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || a.Error.Message != tc.want {
+				t.Errorf("status %s, error %+v: want errored, a timeout: %q", c.Status, a.Error, tc.want)
 			}
 		})
 	}

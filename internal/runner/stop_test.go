@@ -333,3 +333,38 @@ func TestPlatformStopOfMessaging(t *testing.T) {
 		})
 	}
 }
+
+// TestStopUnreachableMessaging: a messaging_url whose port is closed
+// stops the run as an unreachable build host does: the access-token step
+// is refused, the first case errors, and the rest are not run, with the
+// messaging host named once.
+func TestStopUnreachableMessaging(t *testing.T) {
+	t.Parallel()
+	addr := platformtest.ClosedAddr(t)
+	base := platform.Config{BuildURL: "http://" + addr, MessagingURL: "http://" + addr, MessagingHost: "webchat.example.com", AllowHTTP: true,
+		Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep}}
+	ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }), MessagingOptions{})
+	res, err := Run(context.Background(), loadYAML(t, `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: first
+    turns:
+      - say: hi
+        expect: {response: {contains: hello}}
+  - name: second
+    turns:
+      - say: hi
+        expect: {response: {contains: hello}}
+`), Options{Channel: ch, Messaging: ch, Parallel: 1, Retries: 2, Sleep: fakeclock.New().Sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Stop
+	if st == nil || st.Kind != result.StopUnreachable || st.Host != addr || !strings.Contains(st.Cause, "POST /api/v1/access-token: connection failed") {
+		t.Fatalf("Stop = %+v, want unreachable %s", st, addr)
+	}
+	if counts := countStatuses(res); counts["errored"] != 1 || counts[result.ReasonUnreachable] != 1 {
+		t.Errorf("statuses %v: want the first errored, the second not run", counts)
+	}
+}
