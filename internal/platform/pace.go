@@ -21,13 +21,14 @@ import (
 //     second, while a platform without a limit sees no difference after a
 //     few round trips.
 //   - The first 429 sets the rate to what the platform accepted (answers
-//     per second since the first request, over at least a second; the
-//     accepted answers of requests sent before it, which come back after
-//     the refusal, raise it as they arrive). From then on a token bucket
-//     paces the key: additive increase (a small step per window of
-//     accepted answers in which requests had to wait for a token) and
-//     multiplicative decrease (by decreaseFactor, once per 429 of
-//     requests sent at the current rate).
+//     per second since the key's requests first went side by side, over
+//     at least a second; the accepted answers of requests sent before it,
+//     which come back after the refusal, raise it as they arrive). From
+//     then on a token bucket paces the key: additive increase (a small
+//     step per window of accepted answers, to requests sent at the
+//     current rate, in which requests had to wait for a token: once per
+//     round trip at most) and multiplicative decrease (by decreaseFactor,
+//     once per 429 of requests sent at the current rate).
 //
 // A proactive cap (Config.Rate, --rate) bounds the rate from the start.
 // Waits are charged to the RateAccount of the case in the context, whose
@@ -76,6 +77,10 @@ const (
 type ticket struct {
 	gen      uint64
 	inWindow bool
+	// seq numbers the request among those the pacer admitted, from 1.
+	seq uint64
+	// paced is the pacer's count of rate changes when it was sent.
+	paced uint64
 }
 
 // pacer is the rate limiter of one (host, key). Its state is guarded by mu;
@@ -101,15 +106,39 @@ type pacer struct {
 	// gen counts decreases; ceiling is the rate at the last one.
 	gen     uint64
 	ceiling float64
-	// won counts the answers accepted since the last increase, short
-	// whether a request had to wait for a token meanwhile (the rate
-	// binds: there is demand to increase it for).
-	won   int
-	short bool
+	// won counts the answers accepted of the requests sent since the
+	// rate last changed, short whether a request had to wait for a token
+	// meanwhile (the rate binds: there is demand to increase it for).
+	// changes counts the rate's changes (increases and decreases): an
+	// answer counts towards the next increase only if its request was
+	// sent at the current rate, so that the rate grows once per round
+	// trip at most. Counting every answer, the rate grew once per second
+	// against a platform that answers in 0.5 to 2.5 s, and its probe
+	// (probeFactor) multiplied it two or three times before the first
+	// 429 of the first step came back: at twice the platform's limit,
+	// bursts of 429s followed.
+	won     int
+	short   bool
+	changes uint64
 	// first is when the first request was sent; accepted counts the
 	// answers that were not 429 since then.
 	first    time.Time
 	accepted int
+	// The rate the platform accepts is learnt from the key's concurrent
+	// traffic: a request sent alone before it (the deployment read before
+	// a run's first case, a round trip of 0.5 to 2.5 s on a slow
+	// platform) tells nothing of the rate, and counted in the time it
+	// made the learnt rate a fraction of the platform's, which the pacer
+	// then probed for in bursts of 429s. crowded is when the request sent
+	// last before the first one admitted while another was in flight
+	// went, crowdFrom its seq, and crowdAccepted counts the answers of
+	// requests from it on that were not 429. sent numbers the requests
+	// admitted, lastSent is when the last one went.
+	crowded       time.Time
+	crowdFrom     uint64
+	crowdAccepted int
+	sent          uint64
+	lastSent      time.Time
 	// streak counts consecutive 429s without Retry-After, for backoff.
 	streak int
 
@@ -164,8 +193,15 @@ func (p *pacer) take(now time.Time) (t ticket, wait time.Duration, ok bool) {
 	if p.first.IsZero() {
 		p.first = now
 	}
+	if p.crowdFrom == 0 && p.inflight > 0 {
+		// The first request sent while another is in flight: the
+		// traffic the rate is learnt from began with the one before.
+		p.crowded, p.crowdFrom = p.lastSent, p.sent
+	}
+	p.sent++
+	p.lastSent = now
 	p.inflight++
-	return ticket{gen: p.gen, inWindow: true}, 0, true
+	return ticket{gen: p.gen, inWindow: true, seq: p.sent, paced: p.changes}, 0, true
 }
 
 // refill brings the token bucket up to now.
@@ -193,6 +229,9 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 	}
 	if !limited {
 		p.accepted++
+		if p.crowdFrom > 0 && t.seq >= p.crowdFrom {
+			p.crowdAccepted++
+		}
 		p.streak = 0
 		if p.learning {
 			p.window++
@@ -207,6 +246,9 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 			p.ceiling = max(p.ceiling, p.rate)
 			p.capRate()
 			return
+		}
+		if t.paced != p.changes {
+			return // sent at an earlier rate
 		}
 		p.won++
 		if float64(p.won) >= max(1, p.rate) {
@@ -225,6 +267,7 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 		return // sent before the last decrease, which answered it already
 	}
 	p.gen++
+	p.changes++
 	if p.learning {
 		p.learning = false
 		p.rate = p.learnt(now)
@@ -242,9 +285,14 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 }
 
 // learnt is the rate the platform accepted while the pacer was learning:
-// the answers accepted since the first request, per second (over at
-// least burstTime, since a platform's burst is accepted at once).
+// the answers accepted since the key's traffic became concurrent (since
+// the first request, for a key that never had two in flight), per second
+// (over at least burstTime, since a platform's burst is accepted at
+// once).
 func (p *pacer) learnt(now time.Time) float64 {
+	if p.crowdFrom > 0 {
+		return float64(p.crowdAccepted) / max(now.Sub(p.crowded), burstTime).Seconds()
+	}
 	return float64(p.accepted) / max(now.Sub(p.first), burstTime).Seconds()
 }
 
@@ -258,6 +306,7 @@ func (p *pacer) capRate() {
 // increase raises the rate by one step: additive up to past the rate of
 // the last 429, multiplicative beyond.
 func (p *pacer) increase() {
+	p.changes++
 	if p.rate >= p.ceiling*probeMargin {
 		p.rate *= probeFactor
 	} else {

@@ -72,6 +72,9 @@ type modelRun struct {
 	rate                   float64       // the server's limit; 0 none
 	cap                    float64       // the pacer's proactive cap
 	latency, jitter        time.Duration // per request, uniform in [latency, latency+jitter)
+	// read makes one request alone before the workers start, as a run
+	// reads the active deployment before its first case.
+	read bool
 }
 
 // modelResult is what a model run measured.
@@ -95,7 +98,14 @@ func (m modelRun) play(seed uint64) modelResult {
 		queued     time.Duration
 		caseWait   time.Duration
 	}
-	ws := make([]worker, m.parallel)
+	// The deployment read, when there is one, is a worker of one call
+	// after the others, alone in line at first.
+	ws := make([]worker, m.parallel, m.parallel+1)
+	reader := -1
+	if m.read {
+		reader = len(ws)
+		ws = append(ws, worker{left: 1})
+	}
 	var q modelQueue
 	seq := 0
 	push := func(at time.Duration, w int) {
@@ -122,8 +132,12 @@ func (m modelRun) play(seed uint64) modelResult {
 		ws[w].queued = at
 		line = append(line, w)
 	}
-	for w := range ws {
-		start(w, 0)
+	if reader >= 0 {
+		line = append(line, reader)
+	} else {
+		for w := range m.parallel {
+			start(w, 0)
+		}
 	}
 	push(0, -1)
 	now := func(at time.Duration) time.Time { return fakeEpoch.Add(at) }
@@ -164,6 +178,10 @@ func (m modelRun) play(seed uint64) modelResult {
 			if w.left > 0 {
 				w.queued = at
 				line = append(line, e.worker)
+			} else if e.worker == reader {
+				for w := range m.parallel {
+					start(w, at)
+				}
 			} else {
 				res.maxCaseWait = max(res.maxCaseWait, w.caseWait)
 				start(e.worker, at)
@@ -190,7 +208,9 @@ func (m modelRun) play(seed uint64) modelResult {
 				// before accepted answers sent earlier.
 				l = 100*time.Microsecond + time.Duration(rng.Float64()*float64(900*time.Microsecond))
 			}
-			totalLatency += l
+			if w != reader {
+				totalLatency += l
+			}
 			push(at+l, w)
 		}
 	}
@@ -211,9 +231,17 @@ var fakeEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func TestPacingModel(t *testing.T) {
 	t.Parallel()
 	for _, lat := range []struct{ latency, jitter time.Duration }{{0, 0}, {500 * time.Millisecond, 2 * time.Second}} {
-		for _, par := range []int{8, 32, 128, 512} {
-			m := modelRun{cases: 500, calls: 6, parallel: par, rate: 20, latency: lat.latency, jitter: lat.jitter}
-			t.Run(fmt.Sprintf("parallel %d latency %s", par, lat.latency), func(t *testing.T) {
+		for _, run := range []struct {
+			par  int
+			read bool
+		}{{8, false}, {32, false}, {128, false}, {512, false}, {8, true}, {32, true}, {128, true}, {512, true}} {
+			par := run.par
+			m := modelRun{cases: 500, calls: 6, parallel: par, rate: 20, latency: lat.latency, jitter: lat.jitter, read: run.read}
+			name := fmt.Sprintf("parallel %d latency %s", par, lat.latency)
+			if run.read {
+				name += " after a read"
+			}
+			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				for seed := range uint64(3) {
 					r := m.play(seed)

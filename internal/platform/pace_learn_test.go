@@ -1,0 +1,99 @@
+package platform
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+)
+
+// at is fakeclock.Start plus d, the pacer tests' clock.
+func at(d time.Duration) time.Time { return fakeclock.Start.Add(d) }
+
+// admit takes n requests at now, which the pacer must allow.
+func admit(t *testing.T, p *pacer, now time.Time, n int) []ticket {
+	t.Helper()
+	out := make([]ticket, n)
+	for i := range out {
+		tk, wait, ok := p.take(now)
+		if !ok {
+			t.Fatalf("request %d of %d at %s refused (wait %s)", i+1, n, now.Sub(fakeclock.Start), wait)
+		}
+		out[i] = tk
+	}
+	return out
+}
+
+// TestPacerLearnsFromConcurrentTraffic: the rate the platform accepts is
+// learnt from the key's traffic once requests went side by side, not from
+// a request sent alone before it (the deployment read of a run, whose
+// round trip on a slow platform counted as seconds of traffic and made
+// the learnt rate a third of the platform's).
+func TestPacerLearnsFromConcurrentTraffic(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	read := admit(t, p, at(0), 1)[0]
+	p.answered(at(2*time.Second), read, true, false, 0)
+	burst := admit(t, p, at(2*time.Second), 20)
+	for _, tk := range burst[:19] {
+		p.answered(at(2500*time.Millisecond), tk, true, false, 0)
+	}
+	p.answered(at(3*time.Second), burst[19], true, true, time.Second)
+	// 19 accepted in the second since the burst went; counting the read
+	// and its two seconds, 20 in three.
+	if want := 19.0; math.Abs(p.rate-want) > 1e-9 {
+		t.Errorf("learnt rate %.2f/s, want %.2f/s", p.rate, want)
+	}
+}
+
+// drain takes requests at now until the pacer refuses one: the rate
+// binds.
+func drain(p *pacer, now time.Time) []ticket {
+	var out []ticket
+	for {
+		tk, _, ok := p.take(now)
+		if !ok {
+			return out
+		}
+		out = append(out, tk)
+	}
+}
+
+// TestPacerGrowsOncePerRoundTrip: the rate grows only with the answers of
+// requests sent at the current rate, so once per round trip at most: on
+// a platform that answers in seconds, answers of requests sent before an
+// increase grew it again before any answer at the new rate could come
+// back with a 429.
+func TestPacerGrowsOncePerRoundTrip(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	p.learning, p.rate, p.ceiling, p.gen = false, 10, 10, 1 // as after a first 429
+	p.tokens, p.filled = p.depth(), at(0)
+	answer := func(now time.Time, tks ...[]ticket) {
+		for _, l := range tks {
+			for _, tk := range l {
+				p.answered(now, tk, true, false, 0)
+			}
+		}
+	}
+	first := drain(p, at(0))
+	sentBefore := append(drain(p, at(1500*time.Millisecond)), drain(p, at(1700*time.Millisecond))...)
+	answer(at(2*time.Second), first)
+	grown := p.rate
+	if grown <= 10 {
+		t.Fatalf("rate %.2f after a window of answers at a binding rate, want it grown", grown)
+	}
+	sentAfter := drain(p, at(2*time.Second))
+	// More than a window of answers, but to requests sent before the
+	// increase: they tell nothing of the new rate.
+	answer(at(3*time.Second), sentBefore)
+	if p.rate != grown {
+		t.Errorf("rate %.2f after %d answers to requests sent before the increase, want %.2f", p.rate, len(sentBefore), grown)
+	}
+	// A window of answers to requests sent at the new rate grows it.
+	answer(at(4*time.Second), sentAfter, drain(p, at(3*time.Second)))
+	if p.rate <= grown {
+		t.Errorf("rate %.2f after a window of answers at the new rate, want above %.2f", p.rate, grown)
+	}
+}
