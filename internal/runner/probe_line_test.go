@@ -201,6 +201,17 @@ func runLineIn(t *testing.T, ctx context.Context, h *lineRuntime, src string, pa
 	return res
 }
 
+// twoProbes is a suite of two scenarios, A and B, each one probe.
+func twoProbes(a, b string) string {
+	return `suite: probes
+agent: p1
+scenarios:
+  - name: A
+    probe: ` + a + `
+  - name: B
+    probe: ` + b + "\n"
+}
+
 // TestProbesToOneNumberTakeTurns: two probes of one run to one number
 // whose conversations the platform does not name searched for them side
 // by side; each saw both conversations, neither listed before it, and
@@ -223,14 +234,7 @@ func TestProbesToOneNumberTakeTurns(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		h := &lineRuntime{hold: true}
-		cases := runLine(t, h, `suite: probes
-agent: p1
-scenarios:
-  - name: A
-    probe: `+tc.a+`
-  - name: B
-    probe: `+tc.b+`
-`, 2)
+		cases := runLine(t, h, twoProbes(tc.a, tc.b), 2)
 		for _, c := range cases {
 			a := c.Last()
 			if c.Status != result.Passed || a.ConversationID != "conv-"+c.Name {
@@ -435,14 +439,7 @@ func TestProbeLeavesLateConversationsOfLostProbes(t *testing.T) {
 					return reads >= c.reads+2 // from the second read after it
 				},
 			}
-			cases := runLine(t, h, `suite: probes
-agent: p1
-scenarios:
-  - name: A
-    probe: `+tc.a+`
-  - name: B
-    probe: `+tc.b+`
-`, 1)
+			cases := runLine(t, h, twoProbes(tc.a, tc.b), 1)
 			a, b := cases[0], cases[1]
 			if a.Status != result.Failed || len(a.Last().Failures) != 1 || a.Last().Failures[0].Key != "probe.conversation" {
 				t.Errorf("probe A: %s, want failed on probe.conversation, its conversation listed too late%s", a.Status, describe(a))
