@@ -53,8 +53,8 @@ import (
 // words; without text it only completes the stream). A message id names
 // one message in the session: a whole message or stream end that names a
 // message streamed in an earlier turn, sent after that turn was complete,
-// is held to that message's chunks and kept out of the turn it arrives in
-// (lateWhole). The turn fails with a *NetworkError after
+// is kept out of the turn it arrives in, a whole message held to that
+// message's chunks (lateWhole). The turn fails with a *NetworkError after
 // MessagingStart.TurnTimeout without a complete answer;
 // MessagingTurnTimeout tells it from a connection that failed.
 //
@@ -1369,12 +1369,15 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 // the earlier answer's text would join this turn's reply (a check of it
 // would pass on words the agent said a turn before, or fail on them), and
 // it would answer this turn before the agent did. It is held to its
-// chunks as one that follows them in their turn is (addMessage): the same
-// words, or the words they began when the stream was cut off, or no text
-// at all; other words are the platform's error. A message id names one
-// message in a session: the turn keeps the event among its events, and
-// its messages and reply leave it out. A chunk is not looked up: a chunk
-// under an earlier turn's id begins a message of this turn.
+// chunks as one that follows them in their turn is (addMessage): a whole
+// message must say the same words, or the words they began when the
+// stream was cut off, or no text at all; other words are the platform's
+// error. A stream end's text, in its turn, stands in only for chunks
+// without any, never compared with theirs (a platform may put the last
+// chunk's there): after the turn it is not compared either. A message id
+// names one message in a session: the turn keeps the event among its
+// events, and its messages and reply leave it out. A chunk is not looked
+// up: a chunk under an earlier turn's id begins a message of this turn.
 func (m *MessagingSession) lateWhole(e MessagingEvent, turn *MessagingTurn) (bool, error) {
 	if e.MessageID == "" || e.Kind == EventAgentChunk || turn.stream(e.MessageID) >= 0 {
 		return false, nil
@@ -1383,7 +1386,7 @@ func (m *MessagingSession) lateWhole(e MessagingEvent, turn *MessagingTurn) (boo
 	switch {
 	case r == nil:
 		return false, nil
-	case e.Text == "", r.Text == "",
+	case e.Text == "", r.Text == "", e.Kind == EventAgentMessageEnd,
 		r.Complete && sameWords(r.Text, e.Text),
 		!r.Complete && beginsWords(e.Text, r.Text):
 		return true, nil

@@ -21,14 +21,15 @@ import (
 //     second, while a platform without a limit sees no difference after a
 //     few round trips.
 //   - The first 429 sets the rate to what the platform accepted (answers
-//     per second since the key's requests first went side by side, over
-//     at least a second; the accepted answers of requests sent before it,
-//     which come back after the refusal, raise it as they arrive). From
-//     then on a token bucket paces the key: additive increase (a small
-//     step per window of accepted answers, to requests sent at the
-//     current rate, in which requests had to wait for a token: once per
-//     round trip at most) and multiplicative decrease (by decreaseFactor,
-//     once per 429 of requests sent at the current rate).
+//     per second since the key's requests last began to go side by side,
+//     over at least a second; the accepted answers of requests sent
+//     before it, which come back after the refusal, raise it as they
+//     arrive). From then on a token bucket paces the key: additive
+//     increase (a small step per window of accepted answers, to requests
+//     sent at the current rate, in which requests had to wait for a
+//     token: once per round trip at most) and multiplicative decrease
+//     (by decreaseFactor, once per 429 of requests sent at the current
+//     rate).
 //
 // A proactive cap (Config.Rate, --rate) bounds the rate from the start.
 // Waits are charged to the RateAccount of the case in the context, whose
@@ -125,20 +126,24 @@ type pacer struct {
 	first    time.Time
 	accepted int
 	// The rate the platform accepts is learnt from the key's concurrent
-	// traffic: a request sent alone before it (the deployment read before
-	// a run's first case, a round trip of 0.5 to 2.5 s on a slow
-	// platform) tells nothing of the rate, and counted in the time it
-	// made the learnt rate a fraction of the platform's, which the pacer
-	// then probed for in bursts of 429s. crowded is when the request sent
-	// last before the first one admitted while another was in flight
-	// went, crowdFrom its seq, and crowdAccepted counts the answers of
-	// requests from it on that were not 429. sent numbers the requests
-	// admitted, lastSent is when the last one went.
+	// traffic: requests sent before the key last had none in flight
+	// (the deployment reads before a run's first case, one alone or a
+	// few side by side, a round trip of 0.5 to 2.5 s on a slow platform)
+	// tell nothing of the rate, and counted in the time they made the
+	// learnt rate a fraction of the platform's, which the pacer then
+	// probed for in bursts of 429s. While learning, idleFrom is the seq
+	// of the last request admitted with none in flight and idleAt when
+	// it went; crowded and crowdFrom are those of the traffic the rate
+	// is learnt from (the last run of requests that began with one sent
+	// alone and went on side by side), and crowdAccepted counts the
+	// answers of requests from crowdFrom on that were not 429. sent
+	// numbers the requests admitted.
 	crowded       time.Time
 	crowdFrom     uint64
 	crowdAccepted int
 	sent          uint64
-	lastSent      time.Time
+	idleFrom      uint64
+	idleAt        time.Time
 	// streak counts consecutive 429s without Retry-After, for backoff.
 	streak int
 
@@ -193,13 +198,21 @@ func (p *pacer) take(now time.Time) (t ticket, wait time.Duration, ok bool) {
 	if p.first.IsZero() {
 		p.first = now
 	}
-	if p.crowdFrom == 0 && p.inflight > 0 {
-		// The first request sent while another is in flight: the
-		// traffic the rate is learnt from began with the one before.
-		p.crowded, p.crowdFrom = p.lastSent, p.sent
-	}
 	p.sent++
-	p.lastSent = now
+	if p.learning {
+		switch {
+		case p.inflight == 0:
+			// The key's traffic begins again: what went before tells
+			// nothing of the rate (a few deployment reads side by side
+			// are answered before the first case).
+			p.idleFrom, p.idleAt = p.sent, now
+		case p.crowdFrom != p.idleFrom:
+			// The first request sent while another is in flight since
+			// then: the traffic the rate is learnt from began with the
+			// one sent alone, which is in flight still.
+			p.crowded, p.crowdFrom, p.crowdAccepted = p.idleAt, p.idleFrom, 0
+		}
+	}
 	p.inflight++
 	return ticket{gen: p.gen, inWindow: true, seq: p.sent, paced: p.changes}, 0, true
 }
@@ -285,10 +298,10 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 }
 
 // learnt is the rate the platform accepted while the pacer was learning:
-// the answers accepted since the key's traffic became concurrent (since
-// the first request, for a key that never had two in flight), per second
-// (over at least burstTime, since a platform's burst is accepted at
-// once).
+// the answers accepted since the key's traffic last became concurrent
+// (since the first request, for a key that never had two in flight while
+// learning), per second (over at least burstTime, since a platform's
+// burst is accepted at once).
 func (p *pacer) learnt(now time.Time) float64 {
 	if p.crowdFrom > 0 {
 		return float64(p.crowdAccepted) / max(now.Sub(p.crowded), burstTime).Seconds()

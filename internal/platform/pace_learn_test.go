@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -27,23 +28,30 @@ func admit(t *testing.T, p *pacer, now time.Time, n int) []ticket {
 
 // TestPacerLearnsFromConcurrentTraffic: the rate the platform accepts is
 // learnt from the key's traffic once requests went side by side, not from
-// a request sent alone before it (the deployment read of a run, whose
-// round trip on a slow platform counted as seconds of traffic and made
-// the learnt rate a third of the platform's).
+// the requests sent before the key last had none in flight: the
+// deployment reads of a run, one alone or a few side by side (one per
+// agent and environment), whose round trip on a slow platform counted as
+// seconds of traffic and made the learnt rate a third of the platform's.
 func TestPacerLearnsFromConcurrentTraffic(t *testing.T) {
 	t.Parallel()
-	p := newPacer(0)
-	read := admit(t, p, at(0), 1)[0]
-	p.answered(at(2*time.Second), read, true, false, 0)
-	burst := admit(t, p, at(2*time.Second), 20)
-	for _, tk := range burst[:19] {
-		p.answered(at(2500*time.Millisecond), tk, true, false, 0)
-	}
-	p.answered(at(3*time.Second), burst[19], true, true, time.Second)
-	// 19 accepted in the second since the burst went; counting the read
-	// and its two seconds, 20 in three.
-	if want := 19.0; math.Abs(p.rate-want) > 1e-9 {
-		t.Errorf("learnt rate %.2f/s, want %.2f/s", p.rate, want)
+	for _, reads := range []int{1, 2, 8} {
+		t.Run(fmt.Sprintf("%d reads", reads), func(t *testing.T) {
+			t.Parallel()
+			p := newPacer(0)
+			for _, read := range admit(t, p, at(0), reads) {
+				p.answered(at(2*time.Second), read, true, false, 0)
+			}
+			burst := admit(t, p, at(2*time.Second), 20)
+			for _, tk := range burst[:19] {
+				p.answered(at(2500*time.Millisecond), tk, true, false, 0)
+			}
+			p.answered(at(3*time.Second), burst[19], true, true, time.Second)
+			// 19 accepted in the second since the burst went; counting
+			// the reads and their two seconds, 19 + reads in three.
+			if want := 19.0; math.Abs(p.rate-want) > 1e-9 {
+				t.Errorf("learnt rate %.2f/s, want %.2f/s", p.rate, want)
+			}
+		})
 	}
 }
 

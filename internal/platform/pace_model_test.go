@@ -72,9 +72,10 @@ type modelRun struct {
 	rate                   float64       // the server's limit; 0 none
 	cap                    float64       // the pacer's proactive cap
 	latency, jitter        time.Duration // per request, uniform in [latency, latency+jitter)
-	// read makes one request alone before the workers start, as a run
-	// reads the active deployment before its first case.
-	read bool
+	// reads are requests sent side by side before the workers start,
+	// as a run reads the active deployment of each agent and
+	// environment (a few at once) before its first case.
+	reads int
 }
 
 // modelResult is what a model run measured.
@@ -98,12 +99,12 @@ func (m modelRun) play(seed uint64) modelResult {
 		queued     time.Duration
 		caseWait   time.Duration
 	}
-	// The deployment read, when there is one, is a worker of one call
-	// after the others, alone in line at first.
-	ws := make([]worker, m.parallel, m.parallel+1)
-	reader := -1
-	if m.read {
-		reader = len(ws)
+	// The deployment reads, when there are any, are workers of one
+	// call after the others, alone in line at first; the others start
+	// when the last read is answered.
+	ws := make([]worker, m.parallel, m.parallel+m.reads)
+	reader, reading := len(ws), m.reads
+	for range m.reads {
 		ws = append(ws, worker{left: 1})
 	}
 	var q modelQueue
@@ -132,8 +133,10 @@ func (m modelRun) play(seed uint64) modelResult {
 		ws[w].queued = at
 		line = append(line, w)
 	}
-	if reader >= 0 {
-		line = append(line, reader)
+	if m.reads > 0 {
+		for w := range m.reads {
+			line = append(line, reader+w)
+		}
 	} else {
 		for w := range m.parallel {
 			start(w, 0)
@@ -178,9 +181,11 @@ func (m modelRun) play(seed uint64) modelResult {
 			if w.left > 0 {
 				w.queued = at
 				line = append(line, e.worker)
-			} else if e.worker == reader {
-				for w := range m.parallel {
-					start(w, at)
+			} else if e.worker >= reader {
+				if reading--; reading == 0 {
+					for w := range m.parallel {
+						start(w, at)
+					}
 				}
 			} else {
 				res.maxCaseWait = max(res.maxCaseWait, w.caseWait)
@@ -208,7 +213,7 @@ func (m modelRun) play(seed uint64) modelResult {
 				// before accepted answers sent earlier.
 				l = 100*time.Microsecond + time.Duration(rng.Float64()*float64(900*time.Microsecond))
 			}
-			if w != reader {
+			if w < reader {
 				totalLatency += l
 			}
 			push(at+l, w)
@@ -227,19 +232,25 @@ var fakeEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // without and with 500 ms + up to 2 s of latency per call. Every run must
 // finish within 1.1x of the larger of its ideals ((calls - burst) / rate,
 // and the latency the workers cannot overlap), with 429s on at most 5% of
-// the calls.
+// the calls: from the first case, and after one deployment read or two
+// side by side, as a run of one or two agents and environments begins.
 func TestPacingModel(t *testing.T) {
 	t.Parallel()
 	for _, lat := range []struct{ latency, jitter time.Duration }{{0, 0}, {500 * time.Millisecond, 2 * time.Second}} {
-		for _, run := range []struct {
-			par  int
-			read bool
-		}{{8, false}, {32, false}, {128, false}, {512, false}, {8, true}, {32, true}, {128, true}, {512, true}} {
+		for _, run := range []struct{ par, reads int }{
+			{8, 0}, {32, 0}, {128, 0}, {512, 0},
+			{8, 1}, {32, 1}, {128, 1}, {512, 1},
+			{8, 2}, {32, 2}, {128, 2}, {512, 2},
+		} {
 			par := run.par
-			m := modelRun{cases: 500, calls: 6, parallel: par, rate: 20, latency: lat.latency, jitter: lat.jitter, read: run.read}
+			m := modelRun{cases: 500, calls: 6, parallel: par, rate: 20, latency: lat.latency, jitter: lat.jitter, reads: run.reads}
 			name := fmt.Sprintf("parallel %d latency %s", par, lat.latency)
-			if run.read {
+			switch run.reads {
+			case 0:
+			case 1:
 				name += " after a read"
+			default:
+				name += fmt.Sprintf(" after %d reads side by side", run.reads)
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
