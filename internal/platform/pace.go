@@ -201,10 +201,15 @@ func (p *pacer) take(now time.Time) (t ticket, wait time.Duration, ok bool) {
 	p.sent++
 	if p.learning {
 		switch {
-		case p.inflight == 0:
+		case p.inflight == 0 && (p.crowdFrom == 0 || p.sent-p.crowdFrom < startWindow):
 			// The key's traffic begins again: what went before tells
 			// nothing of the rate (a few deployment reads side by side
-			// are answered before the first case).
+			// are answered before the first case). Once a window's worth
+			// of requests went side by side, that is the run's traffic,
+			// and a moment with none in flight (two workers between
+			// calls at once) no longer starts the measure afresh: the
+			// rate learnt since would count a few milliseconds' answers
+			// over a second.
 			p.idleFrom, p.idleAt = p.sent, now
 		case p.crowdFrom != p.idleFrom:
 			// The first request sent while another is in flight since

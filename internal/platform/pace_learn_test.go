@@ -105,3 +105,22 @@ func TestPacerGrowsOncePerRoundTrip(t *testing.T) {
 		t.Errorf("rate %.2f after a window of answers at the new rate, want above %.2f", p.rate, grown)
 	}
 }
+
+// TestPacerKeepsLearningThroughAPause: once a window's worth of requests
+// went side by side, a moment with none in flight (the workers between
+// calls at once) does not start the measure afresh: the first 429 after
+// it learns from the whole run of traffic, not from the answers of the
+// instant since.
+func TestPacerKeepsLearningThroughAPause(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	first := admit(t, p, at(0), startWindow)
+	for _, tk := range first {
+		p.answered(at(500*time.Millisecond), tk, true, false, 0)
+	}
+	after := admit(t, p, at(time.Second), 2)
+	p.answered(at(1100*time.Millisecond), after[1], true, true, time.Second)
+	if want := float64(startWindow) / 1.1; math.Abs(p.rate-want) > 1e-9 {
+		t.Errorf("learnt rate %.2f/s, want %.2f/s: the %d answers of the run's traffic over 1.1s", p.rate, want, startWindow)
+	}
+}
