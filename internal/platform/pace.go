@@ -136,11 +136,15 @@ type pacer struct {
 	// it went; crowded and crowdFrom are those of the traffic the rate
 	// is learnt from (the last run of requests that began with one sent
 	// alone and went on side by side), and crowdAccepted counts the
-	// answers of requests from crowdFrom on that were not 429. sent
-	// numbers the requests admitted.
+	// answers of requests from crowdFrom on that were not 429. banked
+	// is the highest rate an earlier such run, ended by a moment with
+	// none in flight, showed: the measure restarts there, but what the
+	// platform accepted before can only raise what it is learnt to
+	// accept. sent numbers the requests admitted.
 	crowded       time.Time
 	crowdFrom     uint64
 	crowdAccepted int
+	banked        float64
 	sent          uint64
 	idleFrom      uint64
 	idleAt        time.Time
@@ -210,6 +214,9 @@ func (p *pacer) take(now time.Time) (t ticket, wait time.Duration, ok bool) {
 			// calls at once) no longer starts the measure afresh: the
 			// rate learnt since would count a few milliseconds' answers
 			// over a second.
+			if p.crowdFrom > 0 {
+				p.banked = max(p.banked, p.crowdRate(now))
+			}
 			p.idleFrom, p.idleAt = p.sent, now
 		case p.crowdFrom != p.idleFrom:
 			// The first request sent while another is in flight since
@@ -303,15 +310,22 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 }
 
 // learnt is the rate the platform accepted while the pacer was learning:
-// the answers accepted since the key's traffic last became concurrent
-// (since the first request, for a key that never had two in flight while
-// learning), per second (over at least burstTime, since a platform's
+// the answers accepted since the key's traffic last became concurrent, or
+// an earlier run of such traffic's rate if higher (since the first
+// request, for a key that never had two in flight while learning), per
+// second (over at least burstTime, since a platform's
 // burst is accepted at once).
 func (p *pacer) learnt(now time.Time) float64 {
 	if p.crowdFrom > 0 {
-		return float64(p.crowdAccepted) / max(now.Sub(p.crowded), burstTime).Seconds()
+		return max(p.banked, p.crowdRate(now))
 	}
 	return float64(p.accepted) / max(now.Sub(p.first), burstTime).Seconds()
+}
+
+// crowdRate is the rate the platform accepted in the key's last run of
+// concurrent traffic, up to now.
+func (p *pacer) crowdRate(now time.Time) float64 {
+	return float64(p.crowdAccepted) / max(now.Sub(p.crowded), burstTime).Seconds()
 }
 
 // capRate applies the proactive cap.

@@ -124,3 +124,23 @@ func TestPacerKeepsLearningThroughAPause(t *testing.T) {
 		t.Errorf("learnt rate %.2f/s, want %.2f/s: the %d answers of the run's traffic over 1.1s", p.rate, want, startWindow)
 	}
 }
+
+// TestPacerKeepsWhatAnEarlierRunShowed: a moment with none in flight
+// before a window's worth went side by side (two workers between calls
+// at once) restarts the measure, but the rate the platform accepted
+// before it still counts: a 429 just after the restart learns the
+// earlier run's rate, not the few answers since.
+func TestPacerKeepsWhatAnEarlierRunShowed(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	earlier := admit(t, p, at(0), 15)
+	for _, tk := range earlier {
+		p.answered(at(100*time.Millisecond), tk, true, false, 0)
+	}
+	after := admit(t, p, at(100*time.Millisecond), 2)
+	p.answered(at(150*time.Millisecond), after[1], true, true, time.Second)
+	// 15 answers in the first run, over at least a second.
+	if want := 15.0; math.Abs(p.rate-want) > 1e-9 {
+		t.Errorf("learnt rate %.2f/s, want %.2f/s", p.rate, want)
+	}
+}
