@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agenttest/agenttest/internal/report"
 )
 
 // rerunSuite has an outline whose rows have bracketed names, one of them
@@ -115,15 +113,7 @@ func TestRerunFailed(t *testing.T) {
 	}
 	// Its report says it reran another's failures, so that the gate
 	// cannot take it for a run of the whole selection.
-	f, err := os.Open(filepath.Join(dir, "again.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := report.ReadJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readDoc(t, filepath.Join(dir, "again.json"))
 	if rr := rep.Result.Rerun; rr == nil || rr.Of != "first.json" || rr.Failed != len(failed) {
 		t.Errorf("report's rerun %+v, want of first.json, %d failed", rr, len(failed))
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platformtest"
-	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
@@ -43,15 +41,7 @@ type rerunOf struct {
 // readRerunOf reads the report at path.
 func readRerunOf(t *testing.T, path string) rerunOf {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := report.ReadJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readDoc(t, path)
 	out := rerunOf{res: rep.Result}
 	for _, file := range rep.Result.Files {
 		for _, c := range file.Cases {

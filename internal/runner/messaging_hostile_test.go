@@ -27,6 +27,18 @@ import (
 // platformtest.Messaging; it is planted in frames to prove it never shows.
 const hostileConnector = "ct_HOSTILE_connector_0123456789"
 
+// balanceSuite is one scenario over messaging: a turn asking the balance,
+// whose reply must say it is 0.
+const balanceSuite = `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: balance
+    turns:
+      - say: What is my balance?
+        expect: {response: {contains: "balance is 0"}}
+`
+
 // hostileOptions are the options of a run against p, a Messaging
 // platform that has no debug chat: both channels are its web chat, one
 // attempt, no retry.
@@ -64,15 +76,7 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 			}
 			return platformtest.Texts(append(tc.answer[:len(tc.answer):len(tc.answer)], stop)...)
 		})
-		c := runOne(t, hostileOptions(p), `suite: s
-agent: billing
-via: messaging
-scenarios:
-  - name: balance
-    turns:
-      - say: What is my balance?
-        expect: {response: {contains: "balance is 0"}}
-`)
+		c := runOne(t, hostileOptions(p), balanceSuite)
 		if c.Status != tc.status {
 			t.Fatalf("status %s, want %s", c.Status, tc.status)
 		}
@@ -395,16 +399,7 @@ func TestMessagingConversationNamedLate(t *testing.T) {
 			o.Records = hostileClient(t, rt.URL)
 			clk := fakeclock.New()
 			o.Now, o.Sleep, o.ConfirmTimeout = clk.Now, clk.Sleep, 30*time.Second
-			c := runOne(t, o, `suite: s
-agent: billing
-via: messaging
-scenarios:
-  - name: balance
-    turns:
-      - say: What is my balance?
-        expect: {response: {contains: "balance is 0"}}
-    confirm: {conversation: {channel: WEBCHAT}}
-`)
+			c := runOne(t, o, balanceSuite+"    confirm: {conversation: {channel: WEBCHAT}}\n")
 			a := c.Last()
 			mu.Lock()
 			defer mu.Unlock()
@@ -747,15 +742,7 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 				MessagingOptions{TurnTimeout: tc.client, Settle: time.Hour})
 			opts := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: tc.runner,
 				Now: clk.Now, Sleep: clk.Sleep, AfterFunc: clk.AfterFunc}
-			c := runOne(t, opts, `suite: s
-agent: billing
-via: messaging
-scenarios:
-  - name: slow
-    turns:
-      - say: What is my balance?
-        expect: {response: {contains: "balance is 0"}}
-`)
+			c := runOne(t, opts, balanceSuite)
 			a := c.Last()
 			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout || a.Error.Message != tc.want {
 				t.Errorf("status %s, error %+v: want errored, a timeout: %q", c.Status, a.Error, tc.want)
