@@ -41,13 +41,6 @@ type timeoutError struct {
 func (e *timeoutError) Error() string { return e.what + " exceeded" }
 func (e *timeoutError) Unwrap() error { return e.err }
 
-// isMessagingTimeout reports whether err is a Messaging turn that ran out
-// of the client's own turn timeout.
-func isMessagingTimeout(err error) bool {
-	_, ok := platform.MessagingTurnTimeout(err)
-	return ok
-}
-
 // classify turns a failed call into the Error recorded on the attempt and
 // says whether a fresh attempt could succeed. It returns nil when the run
 // was interrupted: that is no verdict at all.
@@ -65,6 +58,8 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		net *platform.NetworkError
 		msg *messagingError
 	)
+	// The Messaging client's own turn timer, and the limit it had.
+	msgTimeout, isMsgTimeout := platform.MessagingTurnTimeout(err)
 	switch {
 	case errors.As(err, &cut):
 		return nil, false
@@ -72,13 +67,12 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		return &result.Error{Kind: result.KindMessaging, Message: msg.msg}, msg.retry
 	case errors.As(err, &to):
 		return &result.Error{Kind: result.KindTimeout, Message: to.Error()}, true
-	case isMessagingTimeout(err):
+	case isMsgTimeout:
 		// The Messaging client's own turn timer fired before the
 		// runner's (MessagingOptions.TurnTimeout shorter, or the
 		// runner's moved out by rate-limit waits): the same timeout as
 		// a debug-chat turn's, not a network error.
-		d, _ := platform.MessagingTurnTimeout(err)
-		return &result.Error{Kind: result.KindTimeout, Message: (&timeoutError{what: fmt.Sprintf("turn timeout of %s", d)}).Error()}, true
+		return &result.Error{Kind: result.KindTimeout, Message: (&timeoutError{what: fmt.Sprintf("turn timeout of %s", msgTimeout)}).Error()}, true
 	case errors.As(err, &rl):
 		// The case's wait budget is spent: another attempt would only
 		// wait more.
