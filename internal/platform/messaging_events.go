@@ -520,6 +520,9 @@ type MessagingReply struct {
 	// spread holds Text as maskSpread last left it: it appends each
 	// chunk there (nil before a stream's first event).
 	spread *secret.Stream
+	// lastChunk is the text of the stream's last chunk that had one, as
+	// it arrived: a stream end may repeat it (contradictedBy).
+	lastChunk string
 }
 
 // SystemMessage is an EVENT_TYPE_SYSTEM_MESSAGE.
@@ -564,8 +567,8 @@ func (t *MessagingTurn) Types() []string {
 // became complete. A chunk of a message that is complete already (a
 // stream sent out of order: its final chunk first) is the platform's
 // error: read as a new message, the reply would be the stream's tail. So
-// is a whole message that says other words than its chunks added up to
-// (streamMismatch).
+// is a whole message or a stream end whose text contradicts what its
+// chunks added up to (contradictedBy, streamMismatch).
 func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, err error) {
 	from := "agent"
 	if e.Kind == EventLiveAgentMessage {
@@ -581,8 +584,8 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			r := &t.Messages[i]
 			switch {
 			case e.Text == "" && r.Streamed:
-			case r.Streamed && r.Text != "" && !sameWords(r.Text, e.Text):
-				return i, false, streamMismatch(e.Type, e.MessageID, r.Text, e.Text)
+			case r.contradictedBy(e, false):
+				return i, false, streamMismatch(e, r.Text)
 			default:
 				r.Text = e.Text
 			}
@@ -608,16 +611,24 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 		// would be copied whole at every chunk. Until then the reply
 		// joined below lacks it.
 		r := &t.Messages[at]
+		if e.Text != "" {
+			r.lastChunk = e.Text
+		}
 		if !e.Final {
 			return at, false, nil
 		}
 		r.Complete, r.Delayed = true, e.Delayed
 	case EventAgentMessageEnd:
+		// A stream end's text stands in for chunks without any, and is
+		// held to theirs otherwise; the reply stays what they said.
 		at = t.stream(e.MessageID)
-		if at < 0 {
+		switch {
+		case at < 0:
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
 			at = len(t.Messages) - 1
-		} else if t.Messages[at].Text == "" {
+		case t.Messages[at].contradictedBy(e, false):
+			return at, false, streamMismatch(e, t.Messages[at].Text)
+		case t.Messages[at].Text == "":
 			t.Messages[at].Text = e.Text
 		}
 		if t.Messages[at].Complete {
@@ -627,6 +638,29 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 	}
 	t.joinReply()
 	return at, true, nil
+}
+
+// contradictedBy reports whether e, the platform's last word on the
+// streamed message r (a whole message sent after its chunks, or a stream
+// end), says other words than the chunks added up to. The same words,
+// whatever the whitespace (sameWords), agree; so do an event without
+// text, and chunks without any (the event's text stands in for theirs).
+// A stream end may also repeat the words of the last chunk that had
+// text: the reference shows no member of an end event, and a platform
+// may put there the whole text or the last piece it streamed. cutOff is
+// a stream that ended without its final chunk in an earlier turn: its
+// chunks agree with a text they begin (beginsWords). A message that was
+// not streamed is held to nothing here.
+func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
+	switch {
+	case !r.Streamed, e.Text == "", r.Text == "":
+		return false
+	case e.Kind == EventAgentMessageEnd && sameWords(r.lastChunk, e.Text):
+		return false
+	case cutOff:
+		return !beginsWords(e.Text, r.Text)
+	}
+	return !sameWords(r.Text, e.Text)
 }
 
 // sameWords reports whether two texts of one message say the same words
@@ -656,14 +690,15 @@ func beginsWords(text, part string) bool {
 	return w[len(p)-1] == last
 }
 
-// streamMismatch is the error of a message sent whole after its chunks
-// that says other words than the chunks added up to. The chunks are what
-// the user's chat showed as they came, and the whole message what the
-// platform says the agent sent: which one is the agent's answer, the
-// client cannot tell, and a check read on either would pass or fail the
-// agent on the platform's inconsistency. The error shows both around
-// where they first differ.
-func streamMismatch(typ, id, chunks, whole string) error {
+// streamMismatch is the error of e, a message sent whole after its
+// chunks or a stream end, whose text says other words than the chunks
+// added up to (contradictedBy). The chunks are what the user's chat
+// showed as they came, and e what the platform says the agent sent:
+// which one is the agent's answer, the client cannot tell, and a check
+// read on either would pass or fail the agent on the platform's
+// inconsistency. The error shows both around where they first differ.
+func streamMismatch(e MessagingEvent, chunks string) error {
+	whole := e.Text
 	i := 0
 	for i < len(chunks) && i < len(whole) && chunks[i] == whole[i] {
 		i++
@@ -671,8 +706,16 @@ func streamMismatch(typ, id, chunks, whole string) error {
 	for i > 0 && (i < len(chunks) && !utf8.RuneStart(chunks[i]) || i < len(whole) && !utf8.RuneStart(whole[i])) {
 		i--
 	}
+	if e.Kind == EventAgentMessageEnd {
+		of := ""
+		if e.MessageID != "" {
+			of = " of message " + clipID(e.MessageID)
+		}
+		return fmt.Errorf("%s: stream end%s says %s where its chunks said %s (from byte %d): the platform streamed one text and ended the stream with another",
+			typeText(e.Type), of, around(whole, i), around(chunks, i), i)
+	}
 	return fmt.Errorf("%s: message %s sent whole says %s where its chunks said %s (from byte %d): the platform streamed one text and sent another as the whole message",
-		typeText(typ), clipID(id), around(whole, i), around(chunks, i), i)
+		typeText(e.Type), clipID(e.MessageID), around(whole, i), around(chunks, i), i)
 }
 
 // around quotes s about byte i (a rune's start): a few words before it

@@ -250,14 +250,19 @@ func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 		same  = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 0."}}`
 		other = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 10."}}`
 		end   = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"Your balance is 0."}}`
-		// endTail is a stream end whose text is not the chunks' (here
-		// the last chunk's): in the stream's turn it only ends the
-		// stream (its text stands in for chunks without any), and so
-		// after it.
+		// endTail is a stream end whose text is not the chunks' whole
+		// but the last chunk's, which a stream end may repeat: in the
+		// stream's turn it only ends the stream, and so after it.
 		endTail = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"is 0."}}`
+		// endOther is a stream end whose text contradicts the chunks.
+		endOther = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"Your balance is 10."}}`
 	)
 	mismatch := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m1" sent whole says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
 		`the platform streamed one text and sent another as the whole message (the message was streamed in an earlier turn, and sent whole after that turn's answer was complete)`
+	endMismatch := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_END: stream end of message "m1" says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
+		`the platform streamed one text and ended the stream with another (the message was streamed in an earlier turn, and its stream ended after that turn's answer was complete)`
+	endMismatchInTurn := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_END: stream end of message "m1" says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
+		`the platform streamed one text and ended the stream with another`
 	for _, tc := range []struct {
 		name string
 		// stream is the first turn's answer before the typing
@@ -280,6 +285,11 @@ func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 		{"a stream end with other text, in its turn", []string{chunk1, chunk2, endTail}, "", "", `"Anything else?"`, result.Passed, ""},
 		{"a stream end with other text trailing", []string{chunk1, chunk2}, endTail, "trailing", `"Anything else?"`, result.Passed, ""},
 		{"a stream end with other text after the echo", []string{chunk1, chunk2}, endTail, "after the echo", `"Anything else?"`, result.Passed, ""},
+		{"a stream end with other words, in its turn", []string{chunk1, chunk2, endOther}, "", "", `"Anything else?"`, result.Errored, endMismatchInTurn},
+		{"a stream end with other words trailing", []string{chunk1, chunk2}, endOther, "trailing", `"Anything else?"`, result.Errored, endMismatch},
+		{"a stream end with other words, a check they would pass", []string{chunk1, chunk2}, endOther, "before the echo", `{contains: "balance is 10"}`, result.Errored, endMismatch},
+		{"a stream end with other words after the echo", []string{chunk1, chunk2}, endOther, "after the echo", `"Anything else?"`, result.Errored, endMismatch},
+		{"a stream cut off, then its end with the words it began", []string{first, cut}, end, "trailing", `"Anything else?"`, result.Passed, ""},
 		{"a stream cut off, then whole", []string{first, cut}, same, "trailing", `"Anything else?"`, result.Passed, ""},
 		{"other words trailing", []string{chunk1, chunk2}, other, "trailing", `"Anything else?"`, result.Errored, mismatch},
 		{"other words, a check they would pass", []string{chunk1, chunk2}, other, "before the echo", `{contains: "balance is 10"}`, result.Errored, mismatch},
