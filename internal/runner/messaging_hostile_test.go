@@ -235,6 +235,8 @@ scenarios:
 // or once the next message was sent, before or after its echo. One that
 // says other words than the chunks the chat showed is the platform's
 // error, never a pass or a failure of the next turn on the earlier words.
+// So is a stream end, in its turn or after it, whose text is neither the
+// chunks' words nor the last chunk's.
 func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 	t.Parallel()
 	var (
@@ -280,9 +282,9 @@ func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 		{"same words before the echo", []platformtest.Frame{chunk1, chunk2}, same, "before the echo", `"Anything else?"`, result.Passed, ""},
 		{"same words after the echo", []platformtest.Frame{chunk1, chunk2}, same, "after the echo", `"Anything else?"`, result.Passed, ""},
 		{"a stream end with its text", []platformtest.Frame{chunk1, chunk2}, end, "trailing", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with other text, in its turn", []platformtest.Frame{chunk1, chunk2, endTail}, none, "", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with other text trailing", []platformtest.Frame{chunk1, chunk2}, endTail, "trailing", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with other text after the echo", []platformtest.Frame{chunk1, chunk2}, endTail, "after the echo", `"Anything else?"`, result.Passed, ""},
+		{"a stream end repeating the last chunk, in its turn", []platformtest.Frame{chunk1, chunk2, endTail}, none, "", `"Anything else?"`, result.Passed, ""},
+		{"a stream end repeating the last chunk, trailing", []platformtest.Frame{chunk1, chunk2}, endTail, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream end repeating the last chunk, after the echo", []platformtest.Frame{chunk1, chunk2}, endTail, "after the echo", `"Anything else?"`, result.Passed, ""},
 		{"a stream end with other words, in its turn", []platformtest.Frame{chunk1, chunk2, endOther}, none, "", `"Anything else?"`, result.Errored, endMismatchInTurn},
 		{"a stream end with other words trailing", []platformtest.Frame{chunk1, chunk2}, endOther, "trailing", `"Anything else?"`, result.Errored, endMismatch},
 		{"a stream end with other words, a check they would pass", []platformtest.Frame{chunk1, chunk2}, endOther, "before the echo", `{contains: "balance is 10"}`, result.Errored, endMismatch},
