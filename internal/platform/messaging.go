@@ -52,7 +52,8 @@ import (
 // follows its chunks (its text is the message's when it says the chunks'
 // words; without text it only completes the stream). A stream end's text
 // stands in for chunks without any, and is otherwise held to theirs as a
-// whole message's is (contradictedBy). A message id names
+// whole message's is (contradictedBy); one whose text is a delta, on an
+// open stream, is its last piece (finalPiece). A message id names
 // one message in the session: a whole message or stream end that names a
 // message streamed in an earlier turn, sent after that turn was complete,
 // is kept out of the turn it arrives in, and held to that
@@ -1326,6 +1327,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		if late, err := m.lateWhole(e, turn); late || err != nil {
 			return err
 		}
+		e := turn.finalPiece(e)
 		i, completed, err := turn.addMessage(e)
 		if err != nil {
 			return err

@@ -61,7 +61,11 @@ func (k MessagingEventKind) String() string {
 
 // Accepted payload members.
 var (
+	// membersText name a message's text; all but the last, delta, name
+	// the whole of it, where delta names a piece (a chunk's, or a stream
+	// end's last: finalPiece).
 	membersText      = []string{"text", "message", "content", "delta"}
+	membersWholeText = membersText[:len(membersText)-1]
 	membersMessageID = []string{"message_id", "messageId", "id"}
 	membersFinal     = []string{"final", "is_final", "isFinal", "last", "is_last", "done", "complete"}
 	// membersDelayed flag a holding message (the simulator's delayed).
@@ -145,6 +149,7 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 	switch e.Kind {
 	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage, EventEcho:
 		e.Text = p.str(membersText...)
+		e.delta = e.Text != "" && p.str(membersWholeText...) == ""
 		e.MessageID = p.str(membersMessageID...)
 		e.Final, _ = p.boolean(membersFinal...)
 		e.Delayed, _ = p.boolean(membersDelayed...)
@@ -313,6 +318,9 @@ type MessagingEvent struct {
 	// event's, or any event's that carries one); Reason of a session end
 	// or a handoff; Destination of a handoff.
 	ConversationID, Reason, Destination string
+	// delta says Text came from the delta member: a piece of the text
+	// (finalPiece), not the whole of it.
+	delta bool
 }
 
 // IsError reports whether a system message is at error level.
@@ -640,6 +648,25 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 	return at, true, nil
 }
 
+// finalPiece reads a stream end whose text is a delta as the last chunk
+// of its stream, when the stream is open and the delta does not repeat
+// the last chunk's words: the piece the stream ends on. The reference
+// shows no member of an end event; a platform may put there the whole
+// text (text, message, content), the last piece it streamed again, or a
+// last piece not streamed before (delta), which read as the whole text
+// would contradict the chunks, and dropped would cut the reply short.
+func (t *MessagingTurn) finalPiece(e MessagingEvent) MessagingEvent {
+	if e.Kind != EventAgentMessageEnd || !e.delta {
+		return e
+	}
+	at := t.stream(e.MessageID)
+	if at < 0 || t.Messages[at].Complete || sameWords(t.Messages[at].lastChunk, e.Text) {
+		return e
+	}
+	e.Kind, e.Final = EventAgentChunk, true
+	return e
+}
+
 // contradictedBy reports whether e, the platform's last word on the
 // streamed message r (a whole message sent after its chunks, or a stream
 // end), says other words than the chunks added up to. The same words,
@@ -656,6 +683,10 @@ func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
 	case !r.Streamed, e.Text == "", r.Text == "":
 		return false
 	case e.Kind == EventAgentMessageEnd && sameWords(r.lastChunk, e.Text):
+		return false
+	case e.Kind == EventAgentMessageEnd && e.delta && cutOff:
+		// The piece the stream was cut off before (finalPiece), come
+		// after its turn.
 		return false
 	case cutOff:
 		return !beginsWords(e.Text, r.Text)

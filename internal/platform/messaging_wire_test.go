@@ -323,6 +323,28 @@ func TestMessagingHostileEvents(t *testing.T) {
 			reply: "Your balance is 0.", conversation: "c-1",
 		},
 		{
+			name: "a stream end whose delta is the last piece",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","delta":"is 0."}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
+			name: "a stream end whose delta is the last piece, without an id",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"delta":"is 0."}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
+			name: "a stream end whose delta follows the final chunk, other words",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0.","final":true}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","delta":"is 10."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE_END: stream end of message "m1" says "is 10." where its chunks said "Your balance is 0." (from byte 0): the platform streamed one text and ended the stream with another`,
+		},
+		{
 			name: "a stream end without text",
 			frames: texts(joinedC1,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,

@@ -255,6 +255,10 @@ func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 		endTail = platformtest.StreamEnd("5", "m1", "is 0.")
 		// endOther is a stream end whose text contradicts the chunks.
 		endOther = platformtest.StreamEnd("5", "m1", "Your balance is 10.")
+		// cutWord is a stream cut off after its first word, and
+		// endPiece a stream end with the piece it lacked as its delta.
+		cutWord  = platformtest.Chunk("4", "m1", "Your balance ", false)
+		endPiece = platformtest.Event("5", "EVENT_TYPE_AGENT_MESSAGE_END", "message_id", "m1", "delta", "is 0.")
 		none     platformtest.Frame
 	)
 	mismatch := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m1" sent whole says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
@@ -290,6 +294,7 @@ func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 		{"a stream end with other words, a check they would pass", []platformtest.Frame{chunk1, chunk2}, endOther, "before the echo", `{contains: "balance is 10"}`, result.Errored, endMismatch},
 		{"a stream end with other words after the echo", []platformtest.Frame{chunk1, chunk2}, endOther, "after the echo", `"Anything else?"`, result.Errored, endMismatch},
 		{"a stream cut off, then its end with the words it began", []platformtest.Frame{first, cut}, end, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream cut off, then its end with the last piece", []platformtest.Frame{first, cutWord}, endPiece, "trailing", `"Anything else?"`, result.Passed, ""},
 		{"a stream cut off, then whole", []platformtest.Frame{first, cut}, same, "trailing", `"Anything else?"`, result.Passed, ""},
 		{"other words trailing", []platformtest.Frame{chunk1, chunk2}, other, "trailing", `"Anything else?"`, result.Errored, mismatch},
 		{"other words, a check they would pass", []platformtest.Frame{chunk1, chunk2}, other, "before the echo", `{contains: "balance is 10"}`, result.Errored, mismatch},
