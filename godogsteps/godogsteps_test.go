@@ -590,12 +590,12 @@ func (e *scenarioErrors) record(sc *godog.ScenarioContext) {
 // greeting's.
 func TestMessagingEndAfterTypingOverGodog(t *testing.T) {
 	t.Parallel()
-	const (
-		joined  = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
-		welcome = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`
-		bye     = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
-		stop    = `{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
-		end     = `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`
+	var (
+		joined  = platformtest.Joined("1", "c-1")
+		welcome = platformtest.Message("2", "", "Welcome.")
+		bye     = platformtest.Message("3", "", "Goodbye.")
+		stop    = platformtest.TypingStop("4")
+		end     = platformtest.SessionEnd("5", "agent_ended")
 	)
 	for _, tc := range []struct {
 		name string
@@ -623,11 +623,11 @@ Feature: s
 			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
 				switch {
 				case n == 1 && tc.greeting:
-					return platformtest.Texts(joined, bye, stop, end)
+					return []platformtest.Frame{joined, bye, stop, end}
 				case n == 1:
-					return platformtest.Texts(joined, welcome, `{"id":"s","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+					return []platformtest.Frame{joined, welcome, platformtest.TypingStop("s")}
 				}
-				return platformtest.Texts(bye, stop, end)
+				return []platformtest.Frame{bye, stop, end}
 			})
 			features := fstest.MapFS{"end.feature": {Data: []byte(tc.feature)}}
 			steps, err := godogsteps.New(godogsteps.Options{

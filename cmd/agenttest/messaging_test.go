@@ -100,12 +100,13 @@ func TestMessagingPlatformErrorExits4(t *testing.T) {
 	s := simtest.Start(t, sim.Options{Seed: 1})
 	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
 		if n == 1 {
-			return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_VENDOR_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
-				`{"id":"5","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"text":"Welcome."}}`,
-				`{"id":"2","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":false}}`)
+			return []platformtest.Frame{platformtest.Event("1", "EVENT_TYPE_VENDOR_AGENT_JOINED", "conversation_id", "c-1"),
+				platformtest.Event("5", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "text", "Welcome."),
+				platformtest.Event("2", "EVENT_TYPE_VENDOR_AGENT_TYPING", "typing", false)}
 		}
-		return platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"conversation_id":"c-2","text":"We open at nine."}}`,
-			`{"id":"4","type":"EVENT_TYPE_VENDOR_AGENT_TYPING","payload":{"typing":false}}`)
+		// Another conversation's reply: the frame is what is tested.
+		return append(platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_VENDOR_AGENT_MESSAGE","payload":{"conversation_id":"c-2","text":"We open at nine."}}`),
+			platformtest.Event("4", "EVENT_TYPE_VENDOR_AGENT_TYPING", "typing", false))
 	})
 	dir := t.TempDir()
 	cfg := "default_target: web\ntargets:\n  web:\n    build_url: " + s.BuildURL + "\n    build_key: ${env:BUILD_KEY}\n" +

@@ -50,10 +50,13 @@ import (
 // chunk (final, is_final, last, done or complete true), at a stream-end
 // event naming its message id, or when a whole message with the same id
 // follows its chunks (its text is the message's when it says the chunks'
-// words; without text it only completes the stream). A message id names
+// words; without text it only completes the stream). A stream end's text
+// stands in for chunks without any, and is otherwise held to theirs as a
+// whole message's is (contradictedBy); one whose text is a delta, on an
+// open stream, is its last piece (finalPiece). A message id names
 // one message in the session: a whole message or stream end that names a
 // message streamed in an earlier turn, sent after that turn was complete,
-// is kept out of the turn it arrives in, a whole message held to that
+// is kept out of the turn it arrives in, and held to that
 // message's chunks (lateWhole). The turn fails with a *NetworkError after
 // MessagingStart.TurnTimeout without a complete answer;
 // MessagingTurnTimeout tells it from a connection that failed.
@@ -78,8 +81,8 @@ import (
 // conversation's event (sameConversation), a conversation id that is no
 // string, a frame that is not UTF-8, two events under one id, a log out
 // of order (a seq before one received, a chunk after its message was
-// complete), a whole message that says other words than its chunks (in
-// their turn or after it),
+// complete), a whole message or a stream end that says other words than
+// its chunks (in their turn or after it),
 // content after the session end. A key that a stream's chunks
 // spell between them is masked (maskSpread).
 //
@@ -1324,6 +1327,7 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 		if late, err := m.lateWhole(e, turn); late || err != nil {
 			return err
 		}
+		e := turn.finalPiece(e)
 		i, completed, err := turn.addMessage(e)
 		if err != nil {
 			return err
@@ -1369,15 +1373,14 @@ func (m *MessagingSession) add(e MessagingEvent, turn *MessagingTurn, st *turnSt
 // the earlier answer's text would join this turn's reply (a check of it
 // would pass on words the agent said a turn before, or fail on them), and
 // it would answer this turn before the agent did. It is held to its
-// chunks as one that follows them in their turn is (addMessage): a whole
-// message must say the same words, or the words they began when the
-// stream was cut off, or no text at all; other words are the platform's
-// error. A stream end's text, in its turn, stands in only for chunks
-// without any, never compared with theirs (a platform may put the last
-// chunk's there): after the turn it is not compared either. A message id
-// names one message in a session: the turn keeps the event among its
-// events, and its messages and reply leave it out. A chunk is not looked
-// up: a chunk under an earlier turn's id begins a message of this turn.
+// chunks as one that follows them in their turn is (addMessage,
+// contradictedBy): it must say the same words, or the words they began
+// when the stream was cut off, or no text at all (a stream end may also
+// repeat the last chunk's words); other words are the platform's error.
+// A message id names one message in a session: the turn keeps the event
+// among its events, and its messages and reply leave it out. A chunk is
+// not looked up: a chunk under an earlier turn's id begins a message of
+// this turn.
 func (m *MessagingSession) lateWhole(e MessagingEvent, turn *MessagingTurn) (bool, error) {
 	if e.MessageID == "" || e.Kind == EventAgentChunk || turn.stream(e.MessageID) >= 0 {
 		return false, nil
@@ -1386,13 +1389,15 @@ func (m *MessagingSession) lateWhole(e MessagingEvent, turn *MessagingTurn) (boo
 	switch {
 	case r == nil:
 		return false, nil
-	case e.Text == "", r.Text == "", e.Kind == EventAgentMessageEnd,
-		r.Complete && sameWords(r.Text, e.Text),
-		!r.Complete && beginsWords(e.Text, r.Text):
+	case !r.contradictedBy(e, !r.Complete):
 		return true, nil
 	}
-	return true, fmt.Errorf("%w (the message was streamed in an earlier turn, and sent whole after that turn's answer was complete)",
-		streamMismatch(e.Type, e.MessageID, r.Text, e.Text))
+	sent := "sent whole"
+	if e.Kind == EventAgentMessageEnd {
+		sent = "its stream ended"
+	}
+	return true, fmt.Errorf("%w (the message was streamed in an earlier turn, and %s after that turn's answer was complete)",
+		streamMismatch(e, r.Text), sent)
 }
 
 // earlierStream is the streamed message with id of a turn before turn,

@@ -61,7 +61,11 @@ func (k MessagingEventKind) String() string {
 
 // Accepted payload members.
 var (
+	// membersText name a message's text; all but the last, delta, name
+	// the whole of it, where delta names a piece (a chunk's, or a stream
+	// end's last: finalPiece).
 	membersText      = []string{"text", "message", "content", "delta"}
+	membersWholeText = membersText[:len(membersText)-1]
 	membersMessageID = []string{"message_id", "messageId", "id"}
 	membersFinal     = []string{"final", "is_final", "isFinal", "last", "is_last", "done", "complete"}
 	// membersDelayed flag a holding message (the simulator's delayed).
@@ -145,6 +149,7 @@ func (f *eventForms) classify(e *MessagingEvent, client *MessagingClientEvents) 
 	switch e.Kind {
 	case EventAgentMessage, EventAgentChunk, EventAgentMessageEnd, EventLiveAgentMessage, EventEcho:
 		e.Text = p.str(membersText...)
+		e.delta = e.Text != "" && p.str(membersWholeText...) == ""
 		e.MessageID = p.str(membersMessageID...)
 		e.Final, _ = p.boolean(membersFinal...)
 		e.Delayed, _ = p.boolean(membersDelayed...)
@@ -313,6 +318,9 @@ type MessagingEvent struct {
 	// event's, or any event's that carries one); Reason of a session end
 	// or a handoff; Destination of a handoff.
 	ConversationID, Reason, Destination string
+	// delta says Text came from the delta member: a piece of the text
+	// (finalPiece), not the whole of it.
+	delta bool
 }
 
 // IsError reports whether a system message is at error level.
@@ -520,6 +528,9 @@ type MessagingReply struct {
 	// spread holds Text as maskSpread last left it: it appends each
 	// chunk there (nil before a stream's first event).
 	spread *secret.Stream
+	// lastChunk is the text of the stream's last chunk that had one, as
+	// it arrived: a stream end may repeat it (contradictedBy).
+	lastChunk string
 }
 
 // SystemMessage is an EVENT_TYPE_SYSTEM_MESSAGE.
@@ -564,8 +575,8 @@ func (t *MessagingTurn) Types() []string {
 // became complete. A chunk of a message that is complete already (a
 // stream sent out of order: its final chunk first) is the platform's
 // error: read as a new message, the reply would be the stream's tail. So
-// is a whole message that says other words than its chunks added up to
-// (streamMismatch).
+// is a whole message or a stream end whose text contradicts what its
+// chunks added up to (contradictedBy, streamMismatch).
 func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, err error) {
 	from := "agent"
 	if e.Kind == EventLiveAgentMessage {
@@ -581,8 +592,8 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			r := &t.Messages[i]
 			switch {
 			case e.Text == "" && r.Streamed:
-			case r.Streamed && r.Text != "" && !sameWords(r.Text, e.Text):
-				return i, false, streamMismatch(e.Type, e.MessageID, r.Text, e.Text)
+			case r.contradictedBy(e, false):
+				return i, false, streamMismatch(e, r.Text)
 			default:
 				r.Text = e.Text
 			}
@@ -608,16 +619,24 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 		// would be copied whole at every chunk. Until then the reply
 		// joined below lacks it.
 		r := &t.Messages[at]
+		if e.Text != "" {
+			r.lastChunk = e.Text
+		}
 		if !e.Final {
 			return at, false, nil
 		}
 		r.Complete, r.Delayed = true, e.Delayed
 	case EventAgentMessageEnd:
+		// A stream end's text stands in for chunks without any, and is
+		// held to theirs otherwise; the reply stays what they said.
 		at = t.stream(e.MessageID)
-		if at < 0 {
+		switch {
+		case at < 0:
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
 			at = len(t.Messages) - 1
-		} else if t.Messages[at].Text == "" {
+		case t.Messages[at].contradictedBy(e, false):
+			return at, false, streamMismatch(e, t.Messages[at].Text)
+		case t.Messages[at].Text == "":
 			t.Messages[at].Text = e.Text
 		}
 		if t.Messages[at].Complete {
@@ -627,6 +646,52 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 	}
 	t.joinReply()
 	return at, true, nil
+}
+
+// finalPiece reads a stream end whose text is a delta as the last chunk
+// of its stream, when the stream is open and the delta does not repeat
+// the last chunk's words: the piece the stream ends on. The reference
+// shows no member of an end event; a platform may put there the whole
+// text (text, message, content), the last piece it streamed again, or a
+// last piece not streamed before (delta), which read as the whole text
+// would contradict the chunks, and dropped would cut the reply short.
+func (t *MessagingTurn) finalPiece(e MessagingEvent) MessagingEvent {
+	if e.Kind != EventAgentMessageEnd || !e.delta {
+		return e
+	}
+	at := t.stream(e.MessageID)
+	if at < 0 || t.Messages[at].Complete || sameWords(t.Messages[at].lastChunk, e.Text) {
+		return e
+	}
+	e.Kind, e.Final = EventAgentChunk, true
+	return e
+}
+
+// contradictedBy reports whether e, the platform's last word on the
+// streamed message r (a whole message sent after its chunks, or a stream
+// end), says other words than the chunks added up to. The same words,
+// whatever the whitespace (sameWords), agree; so do an event without
+// text, and chunks without any (the event's text stands in for theirs).
+// A stream end may also repeat the words of the last chunk that had
+// text: the reference shows no member of an end event, and a platform
+// may put there the whole text or the last piece it streamed. cutOff is
+// a stream that ended without its final chunk in an earlier turn: its
+// chunks agree with a text they begin (beginsWords). A message that was
+// not streamed is held to nothing here.
+func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
+	switch {
+	case !r.Streamed, e.Text == "", r.Text == "":
+		return false
+	case e.Kind == EventAgentMessageEnd && sameWords(r.lastChunk, e.Text):
+		return false
+	case e.Kind == EventAgentMessageEnd && e.delta && cutOff:
+		// The piece the stream was cut off before (finalPiece), come
+		// after its turn.
+		return false
+	case cutOff:
+		return !beginsWords(e.Text, r.Text)
+	}
+	return !sameWords(r.Text, e.Text)
 }
 
 // sameWords reports whether two texts of one message say the same words
@@ -656,14 +721,15 @@ func beginsWords(text, part string) bool {
 	return w[len(p)-1] == last
 }
 
-// streamMismatch is the error of a message sent whole after its chunks
-// that says other words than the chunks added up to. The chunks are what
-// the user's chat showed as they came, and the whole message what the
-// platform says the agent sent: which one is the agent's answer, the
-// client cannot tell, and a check read on either would pass or fail the
-// agent on the platform's inconsistency. The error shows both around
-// where they first differ.
-func streamMismatch(typ, id, chunks, whole string) error {
+// streamMismatch is the error of e, a message sent whole after its
+// chunks or a stream end, whose text says other words than the chunks
+// added up to (contradictedBy). The chunks are what the user's chat
+// showed as they came, and e what the platform says the agent sent:
+// which one is the agent's answer, the client cannot tell, and a check
+// read on either would pass or fail the agent on the platform's
+// inconsistency. The error shows both around where they first differ.
+func streamMismatch(e MessagingEvent, chunks string) error {
+	whole := e.Text
 	i := 0
 	for i < len(chunks) && i < len(whole) && chunks[i] == whole[i] {
 		i++
@@ -671,8 +737,16 @@ func streamMismatch(typ, id, chunks, whole string) error {
 	for i > 0 && (i < len(chunks) && !utf8.RuneStart(chunks[i]) || i < len(whole) && !utf8.RuneStart(whole[i])) {
 		i--
 	}
+	if e.Kind == EventAgentMessageEnd {
+		of := ""
+		if e.MessageID != "" {
+			of = " of message " + clipID(e.MessageID)
+		}
+		return fmt.Errorf("%s: stream end%s says %s where its chunks said %s (from byte %d): the platform streamed one text and ended the stream with another",
+			typeText(e.Type), of, around(whole, i), around(chunks, i), i)
+	}
 	return fmt.Errorf("%s: message %s sent whole says %s where its chunks said %s (from byte %d): the platform streamed one text and sent another as the whole message",
-		typeText(typ), clipID(id), around(whole, i), around(chunks, i), i)
+		typeText(e.Type), clipID(e.MessageID), around(whole, i), around(chunks, i), i)
 }
 
 // around quotes s about byte i (a rune's start): a few words before it

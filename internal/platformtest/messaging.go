@@ -1,6 +1,7 @@
 package platformtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -63,7 +64,7 @@ const MessagingJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJob3N0aWxlIn0.HOSTILEsignat
 // that answer the n-th client event (raw, as the client sent it).
 func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Messaging {
 	t.Helper()
-	return StartMessagingWith(t, Texts(`{"id":"batch","type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[]}}`), answer)
+	return StartMessagingWith(t, []Frame{Batch("batch")}, answer)
 }
 
 // StartMessagingWith is StartMessaging whose socket sends opening, not an
@@ -146,4 +147,116 @@ func Echo(n int, event []byte) Frame {
 	e["id"] = fmt.Sprintf("echo-%d", n)
 	b, _ := json.Marshal(e)
 	return Frame{Data: string(b)}
+}
+
+// The events of a platform that says what it means, in the unbranded
+// names (EVENT_TYPE_AGENT_*) and the members the simulator uses, each
+// {id, type, payload} as the reference shows events. A test writes a
+// frame out by hand only when the frame itself is what it tests: one
+// malformed or hostile on purpose (not UTF-8, another conversation's, a
+// member of the wrong JSON type, a batch of another shape).
+
+// Event is the event {"id", "type", "payload"}, the payload's members
+// given as name, value pairs, in order; an empty id is left out. The
+// values are JSON-encoded as they are, without HTML escapes, so the
+// frame is what a test would write by hand.
+func Event(id, typ string, members ...any) Frame {
+	if len(members)%2 != 0 {
+		panic(fmt.Sprintf("platformtest.Event %s: members %q are not name, value pairs", typ, members))
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if id != "" {
+		b.WriteString(`"id":`)
+		writeJSON(&b, id)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"type":`)
+	writeJSON(&b, typ)
+	b.WriteString(`,"payload":{`)
+	for i := 0; i < len(members); i += 2 {
+		name, ok := members[i].(string)
+		if !ok {
+			panic(fmt.Sprintf("platformtest.Event %s: member name %v is not a string", typ, members[i]))
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSON(&b, name)
+		b.WriteByte(':')
+		writeJSON(&b, members[i+1])
+	}
+	b.WriteString("}}")
+	return Frame{Data: b.String()}
+}
+
+// writeJSON appends v's JSON to b.
+func writeJSON(b *bytes.Buffer, v any) {
+	e := json.NewEncoder(b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		panic(fmt.Sprintf("platformtest.Event: %v", err))
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// Joined is the agent's joined event, naming conversation in
+// conversation_id ("" names none).
+func Joined(id, conversation string) Frame {
+	if conversation == "" {
+		return Event(id, "EVENT_TYPE_AGENT_JOINED")
+	}
+	return Event(id, "EVENT_TYPE_AGENT_JOINED", "conversation_id", conversation)
+}
+
+// Message is an agent's message sent whole; messageID "" leaves its
+// message_id out.
+func Message(id, messageID, text string) Frame {
+	if messageID == "" {
+		return Event(id, "EVENT_TYPE_AGENT_MESSAGE", "text", text)
+	}
+	return Event(id, "EVENT_TYPE_AGENT_MESSAGE", "message_id", messageID, "text", text)
+}
+
+// Chunk is a chunk of the streamed message messageID, its text in delta;
+// final marks the stream's last chunk.
+func Chunk(id, messageID, delta string, final bool) Frame {
+	if final {
+		return Event(id, "EVENT_TYPE_AGENT_MESSAGE_CHUNK", "message_id", messageID, "delta", delta, "final", true)
+	}
+	return Event(id, "EVENT_TYPE_AGENT_MESSAGE_CHUNK", "message_id", messageID, "delta", delta)
+}
+
+// StreamEnd ends the streamed message messageID, with text ("" for
+// none).
+func StreamEnd(id, messageID, text string) Frame {
+	if text == "" {
+		return Event(id, "EVENT_TYPE_AGENT_MESSAGE_END", "message_id", messageID)
+	}
+	return Event(id, "EVENT_TYPE_AGENT_MESSAGE_END", "message_id", messageID, "text", text)
+}
+
+// TypingStop is the end of the agent's typing indicator.
+func TypingStop(id string) Frame { return Event(id, "EVENT_TYPE_AGENT_TYPING_STOP") }
+
+// SessionEnd ends the session for reason ("" gives none).
+func SessionEnd(id, reason string) Frame {
+	if reason == "" {
+		return Event(id, "EVENT_TYPE_SESSION_END")
+	}
+	return Event(id, "EVENT_TYPE_SESSION_END", "reason", reason)
+}
+
+// System is a system message of level (SYSTEM_MESSAGE_LEVEL_*).
+func System(id, level, message string) Frame {
+	return Event(id, "EVENT_TYPE_SYSTEM_MESSAGE", "level", level, "message", message)
+}
+
+// Batch is a history batch that holds events, in payload.events.
+func Batch(id string, events ...Frame) Frame {
+	raw := make([]json.RawMessage, len(events))
+	for i, e := range events {
+		raw[i] = json.RawMessage(e.Data)
+	}
+	return Event(id, "EVENT_TYPE_EVENT_BATCH", "events", raw)
 }

@@ -61,20 +61,19 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 		name string
 		// answer is the answer to the user's message, before the end of
 		// typing.
-		answer []string
+		answer []platformtest.Frame
 		status result.Status
 		// want is in the error's message.
 		want string
 	}
-	const joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
-			stop := `{"id":"` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+			stop := platformtest.TypingStop(string(rune('a' + n)))
 			if n == 1 {
-				return platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)
+				return []platformtest.Frame{platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
 			}
-			return platformtest.Texts(append(tc.answer[:len(tc.answer):len(tc.answer)], stop)...)
+			return append(tc.answer[:len(tc.answer):len(tc.answer)], stop)
 		})
 		c := runOne(t, hostileOptions(p), balanceSuite)
 		if c.Status != tc.status {
@@ -108,33 +107,33 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "the agent's own answer passes", answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`}, status: result.Passed},
-		{name: "the agent's own answer fails", answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"I cannot say."}}`}, status: result.Failed},
+		{name: "the agent's own answer passes", answer: []platformtest.Frame{platformtest.Message("3", "", "Your balance is 0.")}, status: result.Passed},
+		{name: "the agent's own answer fails", answer: []platformtest.Frame{platformtest.Message("3", "", "I cannot say.")}, status: result.Failed},
 		{name: "another conversation's answer that would pass",
-			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Your balance is 0."}}`}, status: result.Errored,
+			answer: platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Your balance is 0."}}`), status: result.Errored,
 			want: `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER", and this session's conversation is "c-1"`},
 		{name: "another conversation's answer that would fail",
-			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","conversationId":"c-OTHER","payload":{"text":"I cannot say."}}`}, status: result.Errored,
+			answer: platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","conversationId":"c-OTHER","payload":{"text":"I cannot say."}}`), status: result.Errored,
 			want: `EVENT_TYPE_AGENT_MESSAGE names conversation "c-OTHER"`},
 		{name: "an answer that is not UTF-8",
-			answer: []string{"{\"id\":\"3\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Your balance is 0 \xe2\x82.\"}}"}, status: result.Errored,
+			answer: platformtest.Texts("{\"id\":\"3\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Your balance is 0 \xe2\x82.\"}}"), status: result.Errored,
 			want: "WS /ws: 101: malformed response: a frame of 87 bytes is not valid UTF-8 (a JSON event is text): byte 81 is 0xe2"},
 		{name: "an answer that spells the connector token over two chunks",
-			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance is 0 ` + hostileConnector[:9] + `"}}`,
-				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"` + hostileConnector[9:] + `","final":true}}`},
+			answer: []platformtest.Frame{platformtest.Chunk("3", "m", "Your balance is 0 "+hostileConnector[:9], false),
+				platformtest.Chunk("4", "m", hostileConnector[9:], true)},
 			status: result.Passed},
 		{name: "an answer after the session ended",
-			answer: []string{`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"3","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},` +
-				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}]}`}, status: result.Errored,
+			answer: platformtest.Texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"3","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}},` +
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}]}`), status: result.Errored,
 			want: "EVENT_TYPE_AGENT_MESSAGE after the session ended"},
 		{name: "a whole message that would pass after chunks that would fail",
-			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance is 10."}}`,
-				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"Your balance is 0."}}`}, status: result.Errored,
+			answer: []platformtest.Frame{platformtest.Chunk("3", "m", "Your balance is 10.", false),
+				platformtest.Message("4", "m", "Your balance is 0.")}, status: result.Errored,
 			want: `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m" sent whole says "Your balance is 0." where its chunks said "Your balance is 10." (from byte 16)`},
 		{name: "a whole message that would fail after chunks that would pass",
-			answer: []string{`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"Your balance "}}`,
-				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","delta":"is 0.","final":true}}`,
-				`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"I cannot say."}}`}, status: result.Errored,
+			answer: []platformtest.Frame{platformtest.Chunk("3", "m", "Your balance ", false),
+				platformtest.Chunk("4", "m", "is 0.", true),
+				platformtest.Message("5", "m", "I cannot say.")}, status: result.Errored,
 			want: `the platform streamed one text and sent another as the whole message`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -153,7 +152,6 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 // answer.
 func TestMessagingEndBetweenTurns(t *testing.T) {
 	t.Parallel()
-	const joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
 	for _, tc := range []struct {
 		// at is when the end is sent: "trailing" the first turn's
 		// answer, "before the echo" of the next turn, or "after the
@@ -177,25 +175,25 @@ func TestMessagingEndBetweenTurns(t *testing.T) {
 	} {
 		t.Run(tc.at+" "+cmp.Or(tc.reason, "no reason"), func(t *testing.T) {
 			t.Parallel()
-			end := `{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"` + tc.reason + `"}}`
+			end := platformtest.SessionEnd("4", tc.reason)
 			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
-				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				stop := platformtest.TypingStop("s" + string(rune('a'+n)))
 				echo := platformtest.Echo(n, event)
 				switch n {
 				case 1:
-					return append([]platformtest.Frame{echo}, platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)...)
+					return []platformtest.Frame{echo, platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
 				case 2:
-					answer := platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`, stop)
+					answer := []platformtest.Frame{echo, platformtest.Message("3", "", "Goodbye."), stop}
 					if tc.at == "trailing" {
-						answer = append(answer, platformtest.Texts(end)...)
+						answer = append(answer, end)
 					}
-					return append([]platformtest.Frame{echo}, answer...)
+					return answer
 				case 3:
 					switch tc.at {
 					case "before the echo":
-						return platformtest.Texts(end)
+						return []platformtest.Frame{end}
 					case "after the echo":
-						return append([]platformtest.Frame{echo}, platformtest.Texts(end)...)
+						return []platformtest.Frame{echo, end}
 					}
 				}
 				return nil
@@ -237,35 +235,46 @@ scenarios:
 // or once the next message was sent, before or after its echo. One that
 // says other words than the chunks the chat showed is the platform's
 // error, never a pass or a failure of the next turn on the earlier words.
+// So is a stream end, in its turn or after it, whose text is neither the
+// chunks' words nor the last chunk's.
 func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 	t.Parallel()
-	const (
-		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
-		chunk1 = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`
-		chunk2 = `{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0.","final":true}}`
+	var (
+		chunk1 = platformtest.Chunk("3", "m1", "Your balance ", false)
+		chunk2 = platformtest.Chunk("4", "m1", "is 0.", true)
 		// cut is a stream cut off after a complete message: the
 		// typing indicator goes off with m1 unfinished.
-		first = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m0","text":"One moment."}}`
-		cut   = `{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your bal"}}`
-		same  = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 0."}}`
-		other = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 10."}}`
-		end   = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"Your balance is 0."}}`
-		// endTail is a stream end whose text is not the chunks' (here
-		// the last chunk's): in the stream's turn it only ends the
-		// stream (its text stands in for chunks without any), and so
-		// after it.
-		endTail = `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"is 0."}}`
+		first = platformtest.Message("3", "m0", "One moment.")
+		cut   = platformtest.Chunk("4", "m1", "Your bal", false)
+		same  = platformtest.Message("5", "m1", "Your balance is 0.")
+		other = platformtest.Message("5", "m1", "Your balance is 10.")
+		end   = platformtest.StreamEnd("5", "m1", "Your balance is 0.")
+		// endTail is a stream end whose text is not the chunks' whole
+		// but the last chunk's, which a stream end may repeat: in the
+		// stream's turn it only ends the stream, and so after it.
+		endTail = platformtest.StreamEnd("5", "m1", "is 0.")
+		// endOther is a stream end whose text contradicts the chunks.
+		endOther = platformtest.StreamEnd("5", "m1", "Your balance is 10.")
+		// cutWord is a stream cut off after its first word, and
+		// endPiece a stream end with the piece it lacked as its delta.
+		cutWord  = platformtest.Chunk("4", "m1", "Your balance ", false)
+		endPiece = platformtest.Event("5", "EVENT_TYPE_AGENT_MESSAGE_END", "message_id", "m1", "delta", "is 0.")
+		none     platformtest.Frame
 	)
 	mismatch := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: message "m1" sent whole says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
 		`the platform streamed one text and sent another as the whole message (the message was streamed in an earlier turn, and sent whole after that turn's answer was complete)`
+	endMismatch := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_END: stream end of message "m1" says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
+		`the platform streamed one text and ended the stream with another (the message was streamed in an earlier turn, and its stream ended after that turn's answer was complete)`
+	endMismatchInTurn := `WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_END: stream end of message "m1" says "Your balance is 10." where its chunks said "Your balance is 0." (from byte 16): ` +
+		`the platform streamed one text and ended the stream with another`
 	for _, tc := range []struct {
 		name string
 		// stream is the first turn's answer before the typing
 		// indicator goes off; late the event sent after it, at: with
 		// that answer ("trailing"), or with the next turn's, "before
 		// the echo" of its message or "after the echo".
-		stream []string
-		late   string
+		stream []platformtest.Frame
+		late   platformtest.Frame
 		at     string
 		// expect is the second turn's check; its agent says "Anything
 		// else?".
@@ -273,42 +282,48 @@ func TestMessagingWholeMessageAfterTyping(t *testing.T) {
 		status result.Status
 		want   string
 	}{
-		{"same words trailing", []string{chunk1, chunk2}, same, "trailing", `"Anything else?"`, result.Passed, ""},
-		{"same words before the echo", []string{chunk1, chunk2}, same, "before the echo", `"Anything else?"`, result.Passed, ""},
-		{"same words after the echo", []string{chunk1, chunk2}, same, "after the echo", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with its text", []string{chunk1, chunk2}, end, "trailing", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with other text, in its turn", []string{chunk1, chunk2, endTail}, "", "", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with other text trailing", []string{chunk1, chunk2}, endTail, "trailing", `"Anything else?"`, result.Passed, ""},
-		{"a stream end with other text after the echo", []string{chunk1, chunk2}, endTail, "after the echo", `"Anything else?"`, result.Passed, ""},
-		{"a stream cut off, then whole", []string{first, cut}, same, "trailing", `"Anything else?"`, result.Passed, ""},
-		{"other words trailing", []string{chunk1, chunk2}, other, "trailing", `"Anything else?"`, result.Errored, mismatch},
-		{"other words, a check they would pass", []string{chunk1, chunk2}, other, "before the echo", `{contains: "balance is 10"}`, result.Errored, mismatch},
-		{"other words after the echo", []string{chunk1, chunk2}, other, "after the echo", `"Anything else?"`, result.Errored, mismatch},
+		{"same words trailing", []platformtest.Frame{chunk1, chunk2}, same, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"same words before the echo", []platformtest.Frame{chunk1, chunk2}, same, "before the echo", `"Anything else?"`, result.Passed, ""},
+		{"same words after the echo", []platformtest.Frame{chunk1, chunk2}, same, "after the echo", `"Anything else?"`, result.Passed, ""},
+		{"a stream end with its text", []platformtest.Frame{chunk1, chunk2}, end, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream end repeating the last chunk, in its turn", []platformtest.Frame{chunk1, chunk2, endTail}, none, "", `"Anything else?"`, result.Passed, ""},
+		{"a stream end repeating the last chunk, trailing", []platformtest.Frame{chunk1, chunk2}, endTail, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream end repeating the last chunk, after the echo", []platformtest.Frame{chunk1, chunk2}, endTail, "after the echo", `"Anything else?"`, result.Passed, ""},
+		{"a stream end with other words, in its turn", []platformtest.Frame{chunk1, chunk2, endOther}, none, "", `"Anything else?"`, result.Errored, endMismatchInTurn},
+		{"a stream end with other words trailing", []platformtest.Frame{chunk1, chunk2}, endOther, "trailing", `"Anything else?"`, result.Errored, endMismatch},
+		{"a stream end with other words, a check they would pass", []platformtest.Frame{chunk1, chunk2}, endOther, "before the echo", `{contains: "balance is 10"}`, result.Errored, endMismatch},
+		{"a stream end with other words after the echo", []platformtest.Frame{chunk1, chunk2}, endOther, "after the echo", `"Anything else?"`, result.Errored, endMismatch},
+		{"a stream cut off, then its end with the words it began", []platformtest.Frame{first, cut}, end, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream cut off, then its end with the last piece", []platformtest.Frame{first, cutWord}, endPiece, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"a stream cut off, then whole", []platformtest.Frame{first, cut}, same, "trailing", `"Anything else?"`, result.Passed, ""},
+		{"other words trailing", []platformtest.Frame{chunk1, chunk2}, other, "trailing", `"Anything else?"`, result.Errored, mismatch},
+		{"other words, a check they would pass", []platformtest.Frame{chunk1, chunk2}, other, "before the echo", `{contains: "balance is 10"}`, result.Errored, mismatch},
+		{"other words after the echo", []platformtest.Frame{chunk1, chunk2}, other, "after the echo", `"Anything else?"`, result.Errored, mismatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
-				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				stop := platformtest.TypingStop("s" + string(rune('a'+n)))
 				echo := platformtest.Echo(n, event)
 				var out []platformtest.Frame
 				switch n {
 				case 1:
-					return append([]platformtest.Frame{echo}, platformtest.Texts(joined, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)...)
+					return []platformtest.Frame{echo, platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
 				case 2:
-					out = append([]platformtest.Frame{echo}, platformtest.Texts(append(slices.Clone(tc.stream), stop)...)...)
+					out = append(append([]platformtest.Frame{echo}, tc.stream...), stop)
 					if tc.at == "trailing" {
-						out = append(out, platformtest.Texts(tc.late)...)
+						out = append(out, tc.late)
 					}
 				case 3:
 					switch tc.at {
 					case "before the echo":
-						out = append(platformtest.Texts(tc.late), echo)
+						out = []platformtest.Frame{tc.late, echo}
 					case "after the echo":
-						out = append([]platformtest.Frame{echo}, platformtest.Texts(tc.late)...)
+						out = []platformtest.Frame{echo, tc.late}
 					default:
 						out = []platformtest.Frame{echo}
 					}
-					out = append(out, platformtest.Texts(`{"id":"6","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Anything else?"}}`, stop)...)
+					out = append(out, platformtest.Message("6", "m2", "Anything else?"), stop)
 				}
 				return out
 			})
@@ -354,30 +369,30 @@ func TestMessagingConversationNamedLate(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		// joined is the joined event's payload, answer the user turn's
-		// message event.
-		joined, answer string
+		// joined is the conversation the joined event names, answer
+		// the user turn's message event.
+		joined string
+		answer platformtest.Frame
 		// read is the record confirmed (""), want the error's message.
 		read, want string
 	}{
-		{name: "in the joined event", joined: `{"conversation_id":"c-1"}`,
-			answer: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, read: "c-1"},
-		{name: "first in a later event", joined: `{}`,
-			answer: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."},"metadata":{"conversation_id":"c-late"}}`, read: "c-late"},
-		{name: "in no event", joined: `{}`,
-			answer: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`,
+		{name: "in the joined event", joined: "c-1",
+			answer: platformtest.Message("3", "", "Your balance is 0."), read: "c-1"},
+		{name: "first in a later event",
+			answer: platformtest.Frame{Data: `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."},"metadata":{"conversation_id":"c-late"}}`}, read: "c-late"},
+		{name: "in no event",
+			answer: platformtest.Message("3", "", "Your balance is 0."),
 			want: "confirm: no event of the Messaging session named its conversation (a conversation id in the joined event or any later one), " +
 				"so the platform's record of it cannot be read; confirm the record in a scenario over debug chat"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
-				stop := `{"id":"s` + string(rune('a'+n)) + `","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+				stop := platformtest.TypingStop("s" + string(rune('a'+n)))
 				if n == 1 {
-					return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":`+tc.joined+`}`,
-						`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, stop)
+					return []platformtest.Frame{platformtest.Joined("1", tc.joined), platformtest.Message("2", "", "Welcome."), stop}
 				}
-				return platformtest.Texts(tc.answer, stop)
+				return []platformtest.Frame{tc.answer, stop}
 			})
 			// The runtime host: the conversation records of c-1 and
 			// c-late, and the ids it was asked for.
@@ -437,12 +452,12 @@ func TestMessagingStreamingAsked(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
-			stop := fmt.Sprintf(`{"id":"stop-%d","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`, n)
-			msg := fmt.Sprintf(`{"id":"m-%d","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, n)
+			stop := platformtest.TypingStop(fmt.Sprintf("stop-%d", n))
+			msg := platformtest.Message(fmt.Sprintf("m-%d", n), "", "Your balance is 0.")
 			if n == 1 {
-				return platformtest.Texts(`{"id":"j","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`, msg, stop)
+				return []platformtest.Frame{platformtest.Joined("j", "c-1"), msg, stop}
 			}
-			return platformtest.Texts(msg, stop)
+			return []platformtest.Frame{msg, stop}
 		})
 		o := hostileOptions(p)
 		base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
@@ -511,11 +526,13 @@ func TestMessagingStreamingAsked(t *testing.T) {
 // session (closed, out of hours) passes a greeting that expects the end.
 func TestMessagingEndAfterTyping(t *testing.T) {
 	t.Parallel()
-	const (
-		joined  = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
-		welcome = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`
-		bye     = `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
-		stop    = `{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+	var (
+		joined  = platformtest.Joined("1", "c-1")
+		welcome = platformtest.Message("2", "", "Welcome.")
+		bye     = platformtest.Message("3", "", "Goodbye.")
+		stop    = platformtest.TypingStop("4")
+		// ended is the agent's end of the session.
+		ended = platformtest.SessionEnd("5", "agent_ended")
 	)
 	yaml := func(expect string) string {
 		return `suite: s
@@ -554,7 +571,7 @@ scenarios:
 		name string
 		// after are the frames after the end of typing; src the suite
 		// (a YAML file, or a feature when it starts so).
-		after []string
+		after []platformtest.Frame
 		src   string
 		// greeting: the join's answer says goodbye, and after, instead
 		// of the user turn's.
@@ -564,27 +581,27 @@ scenarios:
 		status result.Status
 		want   string
 	}{
-		{name: "session_ended", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+		{name: "session_ended", after: []platformtest.Frame{ended},
 			src: yaml(`{response: {contains: Goodbye}, session_ended: true}`), status: result.Passed},
-		{name: "ended", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+		{name: "ended", after: []platformtest.Frame{ended},
 			src: yaml(`{ended: true}`), status: result.Passed},
-		{name: "events", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{}}`},
+		{name: "events", after: []platformtest.Frame{platformtest.SessionEnd("5", "")},
 			src: yaml(`{events: {sequence: [EVENT_TYPE_AGENT_TYPING_STOP, EVENT_TYPE_SESSION_END]}}`), status: result.Passed},
-		{name: "a feature", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+		{name: "a feature", after: []platformtest.Frame{ended},
 			src: feature, status: result.Passed},
-		{name: "after a late system message", after: []string{`{"id":"5","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_INFO","message":"The chat has ended."}}`,
-			`{"id":"6","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+		{name: "after a late system message", after: []platformtest.Frame{platformtest.System("5", "SYSTEM_MESSAGE_LEVEL_INFO", "The chat has ended."),
+			platformtest.SessionEnd("6", "agent_ended")},
 			src: yaml(`{session_ended: true}`), status: result.Passed},
-		{name: "an expiry", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"expired"}}`},
+		{name: "an expiry", after: []platformtest.Frame{platformtest.SessionEnd("5", "expired")},
 			src: yaml(`{session_ended: true}`), status: result.Errored, want: "the platform ended the session (reason expired)"},
 		// The platform closes the socket without an end: no wait for
 		// the settle window, and the agent did not end the session.
 		{name: "no end", after: nil, src: yaml(`{session_ended: true}`), status: result.Failed, want: "the session did not end"},
-		{name: "the greeting, session_ended", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+		{name: "the greeting, session_ended", after: []platformtest.Frame{ended},
 			src: greetingYAML(`{response: {contains: Goodbye}, session_ended: true}`), greeting: true, status: result.Passed},
-		{name: "the greeting, a feature", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`},
+		{name: "the greeting, a feature", after: []platformtest.Frame{ended},
 			src: greetingFeature, greeting: true, status: result.Passed},
-		{name: "the greeting, an expiry", after: []string{`{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"expired"}}`},
+		{name: "the greeting, an expiry", after: []platformtest.Frame{platformtest.SessionEnd("5", "expired")},
 			src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Errored, want: "the platform ended the session (reason expired)"},
 		{name: "the greeting, no end", after: nil, src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Failed, want: "the session did not end"},
 	} {
@@ -592,13 +609,13 @@ scenarios:
 			t.Parallel()
 			p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
 				if n == 1 && !tc.greeting {
-					return platformtest.Texts(joined, welcome, `{"id":"s","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+					return []platformtest.Frame{joined, welcome, platformtest.TypingStop("s")}
 				}
-				answer := []string{bye, stop}
+				frames := []platformtest.Frame{bye, stop}
 				if tc.greeting {
-					answer = []string{joined, bye, stop}
+					frames = []platformtest.Frame{joined, bye, stop}
 				}
-				frames := platformtest.Texts(append(answer, tc.after...)...)
+				frames = append(frames, tc.after...)
 				if tc.after == nil {
 					frames = append(frames, platformtest.Frame{Close: true})
 				}
@@ -652,10 +669,7 @@ scenarios:
 // "platform returned no turn result", its transcript lost.
 func TestMessagingGreetingJoinedInHistoryAwaitsEnd(t *testing.T) {
 	t.Parallel()
-	const history = `{"id":"h","type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[` +
-		`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}},` +
-		`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}},` +
-		`{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}]}}`
+	history := platformtest.Batch("h", platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Goodbye."), platformtest.TypingStop("3"))
 	for _, tc := range []struct {
 		name string
 		// after follows the history batch, unasked.
@@ -663,13 +677,13 @@ func TestMessagingGreetingJoinedInHistoryAwaitsEnd(t *testing.T) {
 		status result.Status
 		want   string
 	}{
-		{name: "the end follows", after: platformtest.Texts(`{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`), status: result.Passed},
+		{name: "the end follows", after: []platformtest.Frame{platformtest.SessionEnd("4", "agent_ended")}, status: result.Passed},
 		{name: "the socket closes without an end", after: []platformtest.Frame{{Close: true}}, status: result.Failed, want: "the session did not end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var asked atomic.Int32
-			p := platformtest.StartMessagingWith(t, append(platformtest.Texts(history), tc.after...), func(int, []byte) []platformtest.Frame {
+			p := platformtest.StartMessagingWith(t, append([]platformtest.Frame{history}, tc.after...), func(int, []byte) []platformtest.Frame {
 				asked.Add(1)
 				return nil
 			})
@@ -729,8 +743,7 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 			clk := fakeclock.New()
 			p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
 				if n == 1 {
-					return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`,
-						`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Welcome."}}`, `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+					return []platformtest.Frame{platformtest.Joined("1", ""), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
 				}
 				// The user message arrived: both turn timers are set.
 				clk.Advance(tc.advance)
