@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces every figure of BENCHMARKS.md.
 #
-#   scripts/bench.sh            # everything (about 10 minutes on 2 cores)
+#   scripts/bench.sh            # everything (over 45 minutes on 2 cores: paced alone takes about 35)
 #   scripts/bench.sh ratio      # runner vs bare HTTP loop (target: >= 0.9)
 #   scripts/bench.sh latency    # 1,000 x 5 turns at --parallel 100, 100 ms (target: <= 1.1x ideal)
 #   scripts/bench.sh rss        # peak RSS of the CLI at 20,000 scenarios (target: < 256 MB)
@@ -430,5 +430,5 @@ greedy) greedy ;;
 scale) scale ;;
 botium) botium ;;
 all) ratio; latency; rss; html; sim; messaging; features; stats; greedy; scale; paced; botium ;;
-*) echo "usage: $0 [ratio|latency|rss|sim|messaging|features|stats|paced|greedy|scale|botium|all]" >&2; exit 2 ;;
+*) echo "usage: $0 [ratio|latency|rss|html|sim|messaging|features|stats|paced|greedy|scale|botium|all]" >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -108,8 +109,7 @@ func run(ctx context.Context, st *State) error {
 	case "compare":
 		return cmdCompare(ctx, st, args)
 	case "version", "--version", "-version":
-		fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
-		return nil
+		return cmdVersion(ctx, st, args)
 	case "help", "-h", "-help", "--help":
 		return cmdHelp(ctx, st, args)
 	default:
@@ -148,10 +148,10 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		return nil
 	}
 	switch args[0] {
-	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "coverage", "merge", "gate", "compare":
+	case "run", "lint", "list", "sim", "steps", "webhooks", "history", "coverage", "merge", "gate", "compare", "version":
 		err := run(ctx, &State{Args: []string{args[0], "--help"}, Env: map[string]string{}, Stdout: st.Stdout, Stderr: st.Stderr, Dir: st.Dir, FS: st.FS, Now: st.Now})
 		return err
-	case "version", "help", "-h", "-help", "--help":
+	case "help", "-h", "-help", "--help":
 		io.WriteString(st.Stdout, topUsage)
 		return nil
 	}
@@ -160,6 +160,30 @@ func cmdHelp(ctx context.Context, st *State, args []string) error {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return &exitError{code: exitUsage, msg: msg, hint: helpHint("")}
+}
+
+const versionUsage = `Usage: agenttest version
+
+Prints the version of agenttest and of the Go toolchain that built it.
+`
+
+// cmdVersion prints the version. Like every other command it refuses a
+// flag it does not have and an argument, rather than print the version
+// to a script that asked for something else (agenttest version --json).
+func cmdVersion(_ context.Context, st *State, args []string) error {
+	f := newFlags(st, "version", versionUsage)
+	pos, err := f.parse(args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageProblems("version", "takes no arguments")
+	}
+	fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
+	return nil
 }
 
 // version is the module version stamped by the Go toolchain, "(devel)" in a

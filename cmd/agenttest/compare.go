@@ -87,8 +87,8 @@ Exit codes:
        quarantined scenario never fails the comparison
   2    bad usage, configuration, suite files, a side that is not an
        environment, a target or a JSON report, a baseline report of one
-       shard or of a --rerun-failed run, or the platform refused a key
-       or does not know the agent
+       shard or of a --rerun-failed run, live without --allow-live, or
+       the platform refused a key or does not know the agent
   3    internal error
   4    nothing regressed, but a scenario could not be compared (a side
        errored or stopped), or a deployment changed during a side's run

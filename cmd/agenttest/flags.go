@@ -377,6 +377,11 @@ func (f *flags) isSet(name string) bool {
 func (f *flags) help() string {
 	var b bytes.Buffer
 	b.WriteString(f.usage)
+	n := 0
+	f.fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return b.String() // a command without flags (version)
+	}
 	b.WriteString("\nFlags:\n")
 	short := map[string]bool{}
 	for _, s := range f.aliases {

@@ -64,6 +64,7 @@ Exit codes:
        report, or the platform refused the build key
   4    the deployments active now could not be read (the platform or the
        network failed): nothing else was wrong; run the gate again
+  130  interrupted (SIGINT/SIGTERM) before it decided
 `
 
 // gateOptions are the flags of `agenttest gate`.
@@ -148,6 +149,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	defer closeClient()
 
 	active, refused := readActive(ctx, client, gate.Needed(ev))
+	if ctx.Err() != nil {
+		// Interrupted while reading: the reads it cut short are no
+		// platform failure to try again after (exit 4), and the gate
+		// decided nothing.
+		return &exitError{code: exitInterrupted, msg: "gate: interrupted before the deployments active now were read: nothing was decided"}
+	}
 	if refused != nil {
 		return usageErrorf("gate: the platform refused the build key: %s; check %s", red.String(refused.Error()), where(tgt, "build_key", config.EnvBuildKey))
 	}

@@ -420,3 +420,32 @@ func passedReport(t *testing.T) (s *simtest.Sim, dir, report string) {
 	newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).expect(t, exitOK)
 	return s, dir, report
 }
+
+// TestGateInterrupted: a gate interrupted while it reads the deployments
+// active now exits 130, as every command does, where the reads it cut
+// short made it exit 4 ("could not be read": run the gate again).
+func TestGateInterrupted(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	if code := newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).run(t); code != exitOK {
+		t.Fatalf("run: exit %d", code)
+	}
+	sigs := make(chan struct{}, 1)
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		sigs <- struct{}{}
+		<-r.Context().Done()
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+	g := newCLI(t, dir, env, "gate", report)
+	g.st.Signals = sigs
+	out := g.expect(t, exitInterrupted, "gate: interrupted before the deployments active now were read: nothing was decided")
+	if strings.Contains(out, "gate: passed") || strings.Contains(out, "gate: refused") {
+		t.Errorf("an interrupted gate decided:\n%s", out)
+	}
+}

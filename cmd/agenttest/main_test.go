@@ -507,6 +507,22 @@ func TestExitCodes(t *testing.T) {
 			code:   exitOK,
 			stdout: []string{"agenttest "},
 		},
+		{
+			name:   "version refuses a flag it does not have, as every command does",
+			dir:    "testdata/pass",
+			args:   []string{"version", "--json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: version: unknown flag --json\nRun 'agenttest help version' for usage.\n"},
+			absent: []string{"agenttest (devel)"},
+		},
+		{
+			name:   "version takes no arguments",
+			dir:    "testdata/pass",
+			args:   []string{"--version", "short"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: version: takes no arguments\n"},
+			absent: []string{"agenttest (devel)"},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -997,6 +1013,8 @@ func TestHelpGolden(t *testing.T) {
 		{[]string{"merge", "--help"}, "merge.golden"},
 		{[]string{"help", "coverage"}, "coverage.golden"},
 		{[]string{"coverage", "-h"}, "coverage.golden"},
+		{[]string{"help", "version"}, "version.golden"},
+		{[]string{"version", "--help"}, "version.golden"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			// An empty environment, so the defaults shown are the

@@ -35,6 +35,35 @@ func TestDocExamplesLoad(t *testing.T) {
 	}
 }
 
+// TestDocFeaturesLoad loads every complete feature file shown in
+// docs/writing-features.md (a block with a Feature: line; the others are
+// steps quoted alone), as TestDocExamplesLoad does for the YAML guide.
+func TestDocFeaturesLoad(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("../../docs/writing-features.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := 0
+	for i, b := range strings.Split(string(src), "```gherkin\n")[1:] {
+		end := strings.Index(b, "```")
+		if end < 0 {
+			t.Fatalf("gherkin block %d is not closed", i)
+		}
+		block := b[:end]
+		if !strings.HasPrefix(block, "Feature:") && !strings.Contains(block, "\nFeature:") {
+			continue
+		}
+		loaded++
+		if _, ds := loadFeature("doc.feature", []byte(block)); len(ds) > 0 {
+			t.Errorf("gherkin block %d of the guide does not load cleanly:\n%s\n%s", i, block, renderDiags(ds))
+		}
+	}
+	if loaded < 4 {
+		t.Errorf("found only %d complete feature files in the guide", loaded)
+	}
+}
+
 // wrapFragment completes a fragment of the guide into a suite: a list of
 // scenarios, a turn's expect, or a matcher. It returns "" for fragments of
 // another shape.

@@ -1,0 +1,97 @@
+package main
+
+// The sample outputs the guides show of the shipped examples, checked
+// against what the commands print for them on the embedded simulator, so
+// that a change of the examples or of the output cannot leave a guide
+// showing what no run prints.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// docBlock returns the lines of the fenced block of the guide at path
+// (relative to the repository root) that holds anchor, with its line
+// numbers, and fails the test when there is none.
+func docBlock(t *testing.T, path, anchor string) (lines []string, at []int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block []string
+	var nums []int
+	in := false
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			if in {
+				if strings.Contains(strings.Join(block, "\n"), anchor) {
+					return block, nums
+				}
+				block, nums = nil, nil
+			}
+			in = !in
+			continue
+		}
+		if in {
+			block, nums = append(block, line), append(nums, i+1)
+		}
+	}
+	t.Fatalf("%s has no fenced block holding %q", path, anchor)
+	return nil, nil
+}
+
+// words is a line with its runs of spaces made one: a guide's table is
+// narrower than the printed one, whose columns fit every row.
+func words(line string) string { return strings.Join(strings.Fields(line), " ") }
+
+// checkDocBlock fails for every line of the block that out does not
+// print, columns aside; lines for which skip is true (an elision, a
+// timing) are not compared.
+func checkDocBlock(t *testing.T, path string, lines []string, at []int, out string, skip func(string) bool) {
+	t.Helper()
+	printed := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		printed[words(line)] = true
+	}
+	for i, line := range lines {
+		if w := words(line); w == "" || w == "..." || w == "…" || skip(w) {
+			continue
+		}
+		if !printed[words(line)] {
+			t.Errorf("%s:%d: shows a line the command does not print: %q\noutput:\n%s", path, at[i], line, out)
+		}
+	}
+}
+
+// TestDocCoverageSample: the coverage table of docs/configuration.md
+// ("Node coverage") is the restaurant's in a run of examples/.
+func TestDocCoverageSample(t *testing.T) {
+	t.Parallel()
+	const guide = "docs/configuration.md"
+	lines, at := docBlock(t, guide, "nodes visited (67%)")
+	report := filepath.Join(t.TempDir(), "result.json")
+	if c := newCLI(t, repoRoot, examplesEnv(), "run", "examples", "--json", report); c.run(t) != exitOK {
+		t.Fatalf("run examples: %s%s", c.stdout, c.stderr)
+	}
+	c := newCLI(t, repoRoot, examplesEnv(), "coverage", report)
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("coverage: exit %d\n%s", code, c.stderr)
+	}
+	checkDocBlock(t, guide, lines, at, c.stdout.String(), func(string) bool { return false })
+}
+
+// TestDocCompareSample: the comparison docs/promoting.md shows is the one
+// of examples/compare, live against pre-release, but for its timings.
+func TestDocCompareSample(t *testing.T) {
+	t.Parallel()
+	const guide = "docs/promoting.md"
+	lines, at := docBlock(t, guide, "REGRESSED examples/compare/restaurant.yaml:23")
+	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live")
+	out := c.expect(t, exitFailed)
+	checkDocBlock(t, guide, lines, at, out, func(line string) bool {
+		return strings.HasPrefix(line, "latency")
+	})
+}
