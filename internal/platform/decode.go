@@ -818,14 +818,10 @@ func (p *fastParser) skip(depth int) bool {
 		for {
 			p.ws()
 			if c == '{' {
-				if !p.peek('"') {
+				// A key is a string, its escapes checked like a value's.
+				if !p.peek('"') || !p.skip(depth+1) {
 					return false
 				}
-				end, _, ok := p.stringEnd()
-				if !ok {
-					return false
-				}
-				p.i = end
 				p.ws()
 				if !p.eat(':') {
 					return false

@@ -259,6 +259,7 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"n":1e999},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"n":01},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"a\qb","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false,"extra":{"a\qb":1}}`, false},
 	{"{\"conversationId\":\"c1\",\"userInput\":\"a\tb\",\"response\":\"\",\"metadata\":{},\"conversationEnded\":false,\"delayedResponse\":false}", false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false} x`, false},
 	{`{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
