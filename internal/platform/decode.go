@@ -477,7 +477,17 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				return nil, false
 			}
 			start := p.i
-			if m == tmMetadata {
+			var text *jString
+			switch m {
+			case tmConversationID:
+				text = &convID
+			case tmUserInput:
+				text = &userInput
+			case tmResponse:
+				text = &response
+			}
+			switch {
+			case m == tmMetadata:
 				switch {
 				case p.peek('{'):
 					v, ok := p.value(0)
@@ -492,34 +502,42 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				default:
 					return nil, false
 				}
-			} else if !p.skip(0) {
+			case text != nil && p.peek('"'):
+				// One scan of the literal: a plain one shares the
+				// body's memory, any other is read as
+				// unmarshalShared reads it.
+				end, slow, ok := p.stringEnd()
+				if !ok {
+					return nil, false
+				}
+				lit := body[start:end]
+				p.i = end
+				if !slow {
+					*text = jString{V: plainString(lit), Set: true}
+				} else if text.unmarshalShared(lit) != nil {
+					return nil, false
+				}
+			case !p.skip(0):
 				return nil, false
+			case text != nil:
+				// Another type, tolerated (a number as an id) or not.
+				plain = false
+				if text.UnmarshalJSON(body[start:p.i]) != nil {
+					return nil, false
+				}
+			case m == tmConversationEnded || m == tmDelayedResponse:
+				span := body[start:p.i]
+				plain = plain && (span[0] == 't' || span[0] == 'f')
+				flag := &ended
+				if m == tmDelayedResponse {
+					flag = &delayed
+				}
+				if flag.UnmarshalJSON(span) != nil {
+					return nil, false
+				}
 			}
 			if m >= 0 {
 				seen[m] = true
-				span := body[start:p.i]
-				switch m {
-				case tmConversationID, tmUserInput, tmResponse:
-					plain = plain && span[0] == '"'
-				case tmConversationEnded, tmDelayedResponse:
-					plain = plain && (span[0] == 't' || span[0] == 'f')
-				}
-				var err error
-				switch m {
-				case tmConversationID:
-					err = convID.unmarshalShared(span)
-				case tmUserInput:
-					err = userInput.unmarshalShared(span)
-				case tmResponse:
-					err = response.unmarshalShared(span)
-				case tmConversationEnded:
-					err = ended.UnmarshalJSON(span)
-				case tmDelayedResponse:
-					err = delayed.UnmarshalJSON(span)
-				}
-				if err != nil {
-					return nil, false
-				}
 			}
 			p.ws()
 			if p.eat('}') {
@@ -613,11 +631,22 @@ func (p *fastParser) lit(s string) bool {
 	return false
 }
 
+// strPlain marks the bytes a string literal holds as they are: neither
+// its end nor an escape, a control character or part of a multi-byte
+// character.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // stringEnd returns the index just past the closing quote of the string
 // starting at p.i, and whether it needs unescaping or UTF-8 repair.
 func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
 	for j := p.i + 1; j < len(p.b); j++ {
 		switch c := p.b[j]; {
+		case strPlain[c]:
 		case c == '"':
 			return j + 1, slow, true
 		case c == '\\':
@@ -625,7 +654,7 @@ func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
 			j++ // the escaped byte cannot end the string
 		case c < 0x20:
 			return 0, false, false
-		case c >= 0x80:
+		default:
 			slow = true
 		}
 	}
@@ -645,43 +674,30 @@ func (p *fastParser) str() (string, bool) {
 	lit := p.b[p.i:end]
 	p.i = end
 	if !slow {
-		if len(lit) == 2 {
-			return "", true
-		}
-		return unsafe.String(&lit[1], len(lit)-2), true
+		return plainString(lit), true
 	}
 	s, err := unquote(lit)
 	return s, err == nil
 }
 
-// key reads an object key. The reference's metadata member names come
-// back as shared strings rather than fresh copies: every reply repeats them.
+// plainString is the value of a string literal without escapes or
+// non-ASCII bytes, sharing the literal's memory.
+func plainString(lit []byte) string {
+	if len(lit) == 2 {
+		return ""
+	}
+	return unsafe.String(&lit[1], len(lit)-2)
+}
+
+// key reads an object key. Like a string value, a plain key shares the
+// body's memory, so the metadata's member names, repeated in every reply,
+// cost no copy.
 func (p *fastParser) key() (string, bool) {
 	if !p.peek('"') {
 		return "", false
 	}
-	end, slow, ok := p.stringEnd()
-	if ok && !slow {
-		if k, known := metadataNames[string(p.b[p.i+1:end-1])]; known {
-			p.i = end
-			return k, true
-		}
-	}
 	return p.str()
 }
-
-// metadataNames holds every spelling of the metadata members (see
-// reply.MemberSpellings), each mapped to itself, for key.
-var metadataNames = func() map[string]string {
-	m := make(map[string]string)
-	for _, name := range reply.MemberSpellings() {
-		m[name] = name
-	}
-	for _, name := range []string{"state", "metrics", "llmRequests"} {
-		m[name] = name
-	}
-	return m
-}()
 
 // number consumes a number of the JSON grammar and returns its text.
 func (p *fastParser) number() ([]byte, bool) {

@@ -49,18 +49,6 @@ var metadataAliases = map[string][]string{
 	"llmRequests":           {"llm_requests"},
 }
 
-// MemberSpellings returns every spelling of the metadata members with
-// aliases (each reference name and its aliases), for decoders that intern
-// the keys they meet.
-func MemberSpellings() []string {
-	var out []string
-	for name, aliases := range metadataAliases {
-		out = append(out, name)
-		out = append(out, aliases...)
-	}
-	return out
-}
-
 // mdNameKeys are the members read, in order, when an object stands where a
 // name is expected (a node in nodeTrace, a topic in retrievedTopics).
 var mdNameKeys = []string{"name", "title", "node", "topic", "id"}
