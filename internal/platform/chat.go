@@ -203,7 +203,8 @@ func (c *Client) decodeTurn(rq *call, status int, body []byte, attempts int) (*r
 		}
 	}
 	// Both paths decode the metadata into the same values, so one check
-	// of its member types serves both.
+	// of its member types serves both. Metadata fastTurn deferred is nil
+	// here: it checked it as it scanned it.
 	if err := res.Metadata.Check(); err != nil {
 		return nil, c.responseError(rq, status, body, err)
 	}

@@ -444,6 +444,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		ended, delayed              jBool
 		meta                        reply.Metadata
 		rawMeta                     []byte
+		deferred                    bool
 		// plain stays true while every member has its own JSON type.
 		plain = true
 	)
@@ -490,11 +491,17 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 			case m == tmMetadata:
 				switch {
 				case p.peek('{'):
-					v, ok := p.value(0)
-					if !ok {
-						return nil, false
+					// Checked in one scan, built when first read;
+					// or else built now, for Check to decide.
+					deferred = p.shallowMetadata()
+					if !deferred {
+						p.i = start
+						v, ok := p.value(0)
+						if !ok {
+							return nil, false
+						}
+						meta = reply.Metadata(v.(map[string]any))
 					}
-					meta = reply.Metadata(v.(map[string]any))
 					rawMeta = body[start:p.i:p.i]
 				case p.lit("null"):
 					meta, rawMeta = reply.Metadata{}, []byte("{}")
@@ -552,7 +559,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	if p.i != len(body) || seen != [tmCount]bool{true, true, true, true, true, true} || convID.V == "" {
 		return nil, false
 	}
-	return &reply.TurnResult{
+	res = &reply.TurnResult{
 		ConversationID:    convID.V,
 		UserInput:         userInput.V,
 		Response:          response.V,
@@ -561,7 +568,96 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		Metadata:          meta,
 		RawMetadata:       rawMeta,
 		Plain:             plain,
-	}, true
+	}
+	if deferred {
+		res.DeferMetadata(rawMeta, decodeMetadata)
+	}
+	return res, true
+}
+
+// decodeMetadata builds the metadata object raw, which shallowMetadata
+// accepted.
+func decodeMetadata(raw []byte) reply.Metadata {
+	p := fastParser{b: raw}
+	v, _ := p.value(0)
+	m, _ := v.(map[string]any)
+	return reply.Metadata(m)
+}
+
+// shallowMetadata reads the metadata object at p.i as value would, without
+// building it, and reports whether Check accepts it by the JSON types of
+// its typed members alone (reply.AcceptOf): most turns' checks read only
+// the reply's text, so the map need not be built for them. On false,
+// value and Check decide (p.i is then anywhere in the object).
+func (p *fastParser) shallowMetadata() bool {
+	p.i++ // {
+	p.ws()
+	if p.eat('}') {
+		return true
+	}
+	for {
+		p.ws()
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		p.ws()
+		if !p.eat(':') {
+			return false
+		}
+		p.ws()
+		a, typed := reply.AcceptOf(k)
+		if typed && !p.accepted(a.Value, a.Items, 1) || !typed && !p.skip(1) {
+			return false
+		}
+		p.ws()
+		if p.eat('}') {
+			return true
+		}
+		if !p.eat(',') {
+			return false
+		}
+	}
+}
+
+// accepted skips the value at p.i, reporting whether it is null or of one
+// of types (reply.Accept), with every item of an array of one of items.
+func (p *fastParser) accepted(types, items string, depth int) bool {
+	if p.i >= len(p.b) {
+		return false
+	}
+	t := byte('0')
+	switch c := p.b[p.i]; c {
+	case '"', '{', '[', 'n':
+		t = c
+	case 't', 'f':
+		t = 'b'
+	}
+	switch {
+	case t == 'n':
+	case strings.IndexByte(types, t) < 0:
+		return false
+	case t == '[':
+		p.i++
+		p.ws()
+		if p.eat(']') {
+			return true
+		}
+		for {
+			p.ws()
+			if !p.accepted(items, "", depth+1) {
+				return false
+			}
+			p.ws()
+			if p.eat(']') {
+				return true
+			}
+			if !p.eat(',') {
+				return false
+			}
+		}
+	}
+	return p.skip(depth)
 }
 
 // unmarshalShared is UnmarshalJSON for a string literal of a body that is
@@ -872,8 +968,13 @@ func (p *fastParser) skip(depth int) bool {
 	case 'n':
 		return p.lit("null")
 	default:
-		_, ok := p.number()
-		return ok
+		// A number out of float64's range is value's error too.
+		num, ok := p.number()
+		if !ok {
+			return false
+		}
+		_, err := strconv.ParseFloat(string(num), 64)
+		return err == nil
 	}
 }
 

@@ -45,6 +45,7 @@ func TestDecodeTurn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		got = undeferred(got)
 		got.RawMetadata = nil
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("got %+v\nwant %+v", got, tc.want)
@@ -249,7 +250,14 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{"k\u00e9y":"v\/","e":[],"o":{},"n":[-0.5e+3,1E2,0,-0,12345678901234567890],"b":[true,false,null]},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":42,"userInput":"","response":"","metadata":{"dup":1,"dup":2},"conversationEnded":0,"delayedResponse":"false","extra":{"x":[1,{"y":"\u2028"}]}}`, true},
 	{"{\"conversationId\":\"c1\",\"userInput\":\"\xff\",\"response\":\"\",\"metadata\":{\"bad\":\"\xfe\xfd\"},\"conversationEnded\":false,\"delayedResponse\":false}", true},
+	// Typed members: of types Check accepts as they are (the metadata
+	// is deferred), or that it must look inside (built at once).
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"asrLangCode":"en","currentNode":7,"inFlow":true,"nodeTrace":["A",1,null],"node_trace":"A","state":{"a":[1e5]},"metrics":{"M":"1"},"functionEvents":[{"name":"f"},null],"function_events":{"name":"g"},"llmRequests":[],"cited_topic":null,"other":[[{}]]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"N"},"state":"{\"a\":1}","nodeTrace":[{"name":"A"},"B",null],"metrics":[{"name":"m","value":"1"}]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":[1],"currentNode":{},"nodeTrace":[[]]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"st\u0061te":{},"state":7},"conversationEnded":false,"delayedResponse":false}`, true},
 	// Left to the general path.
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"x":1e999}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"success":true,"data":` + goodTurn + `}`, false},
 	{`{"success":false,"error_code":"CHAT_TIMEOUT","error_message":"too slow"}`, false},
 	{`{"ConversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
@@ -301,10 +309,13 @@ func TestFastTurnMatchesGeneralPath(t *testing.T) {
 // reads a released turn's body again (result.Turn.Release).
 func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 	plain := fast.Plain
-	f := *fast
+	if fast.Metadata == nil && general.Metadata.Check() != nil {
+		return fmt.Errorf("deferred the metadata of %q, which Check refuses: %v", body, general.Metadata.Check())
+	}
+	f := undeferred(fast)
 	f.Plain = false
-	if !reflect.DeepEqual(&f, general) {
-		return fmt.Errorf("disagree on %q:\nfast    %#v\ngeneral %#v", body, fast, general)
+	if !reflect.DeepEqual(f, general) {
+		return fmt.Errorf("disagree on %q:\nfast    %#v\ngeneral %#v", body, f, general)
 	}
 	if !plain {
 		return nil
@@ -315,6 +326,46 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 		return fmt.Errorf("plain %q, but ParseTurn gives %#v (ok %v), not %#v", body, p, ok, fast)
 	}
 	return nil
+}
+
+// TestDeferredMetadata checks that the reference shape's metadata is left
+// undecoded until first read, then decoded once for every reader, however
+// many read it at once (run with -race).
+func TestDeferredMetadata(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/x"}
+	res, err := c.decodeTurn(rq, 200, []byte(goodTurn), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metadata != nil {
+		t.Fatalf("metadata decoded before it was read: %v", res.Metadata)
+	}
+	const readers = 8
+	got := make(chan reply.Metadata, readers)
+	for range readers {
+		go func() { got <- res.Meta() }()
+	}
+	first := <-got
+	if want := (reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}}); !reflect.DeepEqual(first, want) {
+		t.Fatalf("Meta() = %v, want %v", first, want)
+	}
+	for range readers - 1 {
+		if m := <-got; reflect.ValueOf(m).UnsafePointer() != reflect.ValueOf(first).UnsafePointer() {
+			t.Error("Meta decoded the metadata more than once")
+		}
+	}
+}
+
+// undeferred is r as its readers see it: the metadata decoded (Meta),
+// whether the decoder deferred it or not.
+func undeferred(r *reply.TurnResult) *reply.TurnResult {
+	return &reply.TurnResult{
+		ConversationID: r.ConversationID, UserInput: r.UserInput, Response: r.Response,
+		ConversationEnded: r.ConversationEnded, DelayedResponse: r.DelayedResponse,
+		Metadata: r.Meta(), RawMetadata: r.RawMetadata, Plain: r.Plain,
+	}
 }
 
 // TestFastTurnRawMetadataIsCapped checks that the raw metadata, a slice of

@@ -11,12 +11,15 @@
 // (aliases, shapes, null) is decided here, once (see metadata.go):
 //
 //	res := exch.Result                       // *reply.TurnResult
-//	node := res.Metadata.CurrentNode()
-//	v, ok := res.Metadata.Lookup("state.booking.code")
+//	node := res.Meta().CurrentNode()
+//	v, ok := res.Meta().Lookup("state.booking.code")
 //	text := reply.Render(v)                  // "AB12", "4", "true", compact JSON
 package reply
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // TurnResult is the reference's "Debug chat turn result": what both debug-chat
 // endpoints return.
@@ -29,7 +32,9 @@ type TurnResult struct {
 	// Metadata holds the metadata members as decoded JSON values
 	// (map[string]any, []any, string, float64, bool, nil). Use the accessor
 	// methods of Metadata rather than reading it directly: they accept every
-	// plausible form of the members the reference leaves open.
+	// plausible form of the members the reference leaves open. The
+	// platform client may defer decoding it (DeferMetadata): read it with
+	// Meta.
 	Metadata Metadata `json:"metadata"`
 	// RawMetadata is the metadata object exactly as received, kept for
 	// reports and the JSON output.
@@ -39,6 +44,9 @@ type TurnResult struct {
 	// to tolerate, so ParseTurn of the body gives this result back: a
 	// large run may then keep the body alone (result.Turn.Release).
 	Plain bool `json:"-"`
+	// deferred holds the metadata when its decoding was deferred
+	// (DeferMetadata).
+	deferred *deferredMetadata
 }
 
 // Metadata is the metadata object of a debug-chat turn result.
@@ -73,4 +81,39 @@ func ParseTurn(body []byte) (*TurnResult, bool) {
 		RawMetadata:       w.Metadata,
 		Plain:             true,
 	}, true
+}
+
+// Meta returns the metadata: Metadata, or, when the decoder deferred it
+// (DeferMetadata), the metadata decoded on first use. Read the metadata
+// of a reply with Meta rather than Metadata; it is safe for concurrent
+// use.
+func (r *TurnResult) Meta() Metadata {
+	if r.deferred == nil {
+		return r.Metadata
+	}
+	d := r.deferred
+	d.once.Do(func() { d.md = d.decode(d.raw) })
+	return d.md
+}
+
+// DeferMetadata leaves the metadata undecoded until Meta is called, which
+// decodes raw with decode: most turns' checks read only the reply's text.
+// The decoder must already have checked that raw decodes, and that the
+// result passes Check; Metadata stays nil.
+func (r *TurnResult) DeferMetadata(raw []byte, decode func([]byte) Metadata) {
+	r.Metadata, r.deferred = nil, &deferredMetadata{raw: raw, decode: decode}
+}
+
+// DropMetadata drops the decoded metadata (RawMetadata gives it back), for
+// a run that keeps thousands of replies.
+func (r *TurnResult) DropMetadata() {
+	r.Metadata, r.deferred = nil, nil
+}
+
+// deferredMetadata is the metadata of a TurnResult, decoded on first use.
+type deferredMetadata struct {
+	once   sync.Once
+	raw    []byte
+	decode func([]byte) Metadata
+	md     Metadata
 }

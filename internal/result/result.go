@@ -585,7 +585,8 @@ var _ Observer = NoopObserver{}
 // Use it rather than reading Result directly: to keep runs lean, the
 // runner releases the decoded replies of passing cases (see
 // runner.Options.LeanAbove and Release), and Reply decodes them again
-// from the body on demand. It never modifies the turn, so reports may call
+// from the body on demand. Read its metadata with Meta (the client may
+// decode it on first use). It never modifies the turn, so reports may call
 // it from several goroutines.
 func (t *Turn) Reply() *reply.TurnResult {
 	if t == nil || t.Result == nil {
@@ -598,7 +599,7 @@ func (t *Turn) Reply() *reply.TurnResult {
 			return nil // Release checked it would not come to this
 		}
 	}
-	if r.Metadata != nil || len(r.RawMetadata) == 0 {
+	if r.Metadata != nil || len(r.RawMetadata) == 0 || r.Meta() != nil {
 		return r
 	}
 	out := *r
@@ -632,6 +633,6 @@ func (t *Turn) Release() {
 		return
 	}
 	if len(r.RawMetadata) > 0 {
-		r.Metadata = nil
+		r.DropMetadata()
 	}
 }

@@ -931,7 +931,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	if !lean.Released() || lean.Reply() == r {
 		t.Error("Reply modified the turn")
 	}
-	if kept := cases[2].Attempts[0].Turns[1]; kept.Released() || kept.Result.Metadata == nil || kept.Reply() != kept.Result {
+	if kept := cases[2].Attempts[0].Turns[1]; kept.Released() || kept.Result.Meta() == nil || kept.Reply() != kept.Result {
 		t.Error("a failing case must keep its decoded reply")
 	}
 
@@ -940,7 +940,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
+	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Meta() == nil {
 		t.Error("a run of no more than LeanAbove cases must keep everything")
 	}
 	opts.LeanAbove = -1
@@ -948,7 +948,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
+	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Meta() == nil {
 		t.Error("LeanAbove < 0 must keep everything")
 	}
 }
