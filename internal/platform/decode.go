@@ -565,12 +565,16 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		Response:          response.V,
 		ConversationEnded: ended.V,
 		DelayedResponse:   delayed.V,
-		Metadata:          meta,
 		RawMetadata:       rawMeta,
 		Plain:             plain,
 	}
-	if deferred {
+	switch {
+	case deferred:
 		res.DeferMetadata(rawMeta, decodeMetadata)
+	case meta.Check() != nil:
+		return nil, false // the general path's error
+	default:
+		res.SetMetadata(meta)
 	}
 	return res, true
 }

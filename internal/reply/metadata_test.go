@@ -3,6 +3,8 @@ package reply
 import (
 	"encoding/json"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -305,5 +307,43 @@ func TestAcceptAgreesWithCheck(t *testing.T) {
 	}
 	if _, typed := AcceptOf("booking"); typed {
 		t.Error("an untyped member is typed")
+	}
+}
+
+// TestDeferMetadata: metadata left undecoded (DeferMetadata) is decoded on
+// the first read, once, however many read it at once (run with -race);
+// SetMetadata and DropMetadata replace it.
+func TestDeferMetadata(t *testing.T) {
+	t.Parallel()
+	var decodes atomic.Int32
+	decode := func(raw []byte) Metadata {
+		decodes.Add(1)
+		return Metadata{"currentNode": string(raw)}
+	}
+	var r TurnResult
+	r.DeferMetadata([]byte("greet"), decode)
+	if n := decodes.Load(); n != 0 {
+		t.Fatalf("decoded %d times before it was read", n)
+	}
+	const readers = 8
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			if got := r.Meta().CurrentNode(); got != "greet" {
+				t.Errorf("Meta().CurrentNode() = %q", got)
+			}
+		})
+	}
+	wg.Wait()
+	if n := decodes.Load(); n != 1 {
+		t.Errorf("decoded %d times for %d readers, want once", n, readers)
+	}
+	if r.SetMetadata(Metadata{"currentNode": "set"}).Meta().CurrentNode() != "set" {
+		t.Error("SetMetadata did not replace the deferred metadata")
+	}
+	r.DeferMetadata([]byte("again"), decode)
+	r.DropMetadata()
+	if md := r.Meta(); md != nil || decodes.Load() != 1 {
+		t.Errorf("after DropMetadata, Meta() = %v (decodes %d)", md, decodes.Load())
 	}
 }

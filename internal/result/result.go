@@ -599,15 +599,17 @@ func (t *Turn) Reply() *reply.TurnResult {
 			return nil // Release checked it would not come to this
 		}
 	}
-	if r.Metadata != nil || len(r.RawMetadata) == 0 || r.Meta() != nil {
+	if len(r.RawMetadata) == 0 || r.Meta() != nil {
 		return r
 	}
 	out := *r
-	if err := json.Unmarshal(r.RawMetadata, &out.Metadata); err != nil || out.Metadata == nil {
+	var md reply.Metadata
+	if err := json.Unmarshal(r.RawMetadata, &md); err != nil || md == nil {
 		// RawMetadata was accepted by the client as an object; this is
 		// only reachable with a hand-built Turn.
-		out.Metadata = reply.Metadata{}
+		md = reply.Metadata{}
 	}
+	out.SetMetadata(md)
 	return &out
 }
 

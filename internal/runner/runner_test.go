@@ -924,7 +924,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 		t.Fatal("a passing case keeps its decoded reply by default")
 	}
 	r := lean.Reply()
-	if got := r.Metadata.NodeTrace(); len(got) == 0 || r.ConversationID != cases[0].ConversationID() ||
+	if got := r.Meta().NodeTrace(); len(got) == 0 || r.ConversationID != cases[0].ConversationID() ||
 		!strings.Contains(string(lean.Response), string(r.RawMetadata)) || !strings.Contains(string(lean.Response), r.Response) {
 		t.Errorf("Reply() = %+v, trace %v", r, got)
 	}
