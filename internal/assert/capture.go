@@ -64,7 +64,10 @@ func Capture(res *reply.TurnResult, from, pattern string, expand Expander) (stri
 
 // field reads the reply field a capture names.
 func field(res *reply.TurnResult, from string) (string, error) {
-	md := res.Metadata
+	if from == "response" {
+		return res.Response, nil
+	}
+	md := res.Meta()
 	absent := func(reason string) error {
 		return &CaptureMiss{From: from, Reason: reason, Expected: "present", Actual: "absent"}
 	}
@@ -75,8 +78,6 @@ func field(res *reply.TurnResult, from string) (string, error) {
 		return v, nil
 	}
 	switch {
-	case from == "response":
-		return res.Response, nil
 	case from == "node":
 		return nonEmpty(md.CurrentNode(), "current node")
 	case from == "flow":

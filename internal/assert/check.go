@@ -27,7 +27,7 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	if obs.Result == nil {
 		return []Failure{{Pos: exp.Pos, Key: "response", Message: "no reply to check"}}
 	}
-	c := checker{pos: exp.Pos, res: obs.Result, md: obs.Result.Metadata, msg: obs.Messaging, expand: expand}
+	c := checker{pos: exp.Pos, res: obs.Result, msg: obs.Messaging, expand: expand}
 	if exp.Response != nil {
 		c.text(exp.Response, label{key: "response", subject: "reply"}, "text", obs.Result.Response)
 	}
@@ -35,13 +35,13 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 		c.trace(exp.Trace)
 	}
 	if exp.Node != nil {
-		c.text(exp.Node, label{key: "node", subject: "current node"}, "value", c.md.CurrentNode())
+		c.text(exp.Node, label{key: "node", subject: "current node"}, "value", c.md().CurrentNode())
 	}
 	if exp.Flow != nil {
-		c.text(exp.Flow, label{key: "flow", subject: "flow"}, "value", c.md.InFlow())
+		c.text(exp.Flow, label{key: "flow", subject: "flow"}, "value", c.md().InFlow())
 	}
 	if exp.Step != nil {
-		c.text(exp.Step, label{key: "step", subject: "step"}, "value", c.md.InStep())
+		c.text(exp.Step, label{key: "step", subject: "step"}, "value", c.md().InStep())
 	}
 	for i := range exp.State {
 		c.state(&exp.State[i])
@@ -56,7 +56,7 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 		c.boolean(exp.Delayed, "delayed", obs.Result.DelayedResponse, "reply was not delayed", "reply was delayed unexpectedly")
 	}
 	if len(exp.Metrics) > 0 {
-		metrics := c.md.Metrics()
+		metrics := c.md().Metrics()
 		for i := range exp.Metrics {
 			c.metric(&exp.Metrics[i], metrics)
 		}
@@ -73,10 +73,10 @@ func Check(exp *Expect, obs Observation, expand Expander) []Failure {
 	if exp.Lang != nil {
 		pos := c.at(exp.Lang.Pos)
 		if exp.Lang.ASR != nil {
-			c.textAt(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "value", c.md.ASRLang())
+			c.textAt(pos, exp.Lang.ASR, label{key: "lang.asr", subject: "asr language"}, "value", c.md().ASRLang())
 		}
 		if exp.Lang.TTS != nil {
-			c.textAt(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "value", c.md.TTSLang())
+			c.textAt(pos, exp.Lang.TTS, label{key: "lang.tts", subject: "tts language"}, "value", c.md().TTSLang())
 		}
 	}
 	for i := range exp.Metadata {
@@ -97,12 +97,14 @@ type checker struct {
 	// without a position of their own.
 	pos diag.Pos
 	res *reply.TurnResult
-	md  reply.Metadata
 	// msg is the turn's events when it came over Messaging.
 	msg    *reply.Messaging
 	expand Expander
 	fails  []Failure
 }
+
+// md is the reply's metadata, decoded by the first check that reads it.
+func (c *checker) md() reply.Metadata { return c.res.Meta() }
 
 // at returns p, or the position of the Expect when p is unknown.
 func (c *checker) at(p diag.Pos) diag.Pos {
@@ -206,7 +208,7 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 }
 
 func (c *checker) trace(t *Trace) {
-	c.list(c.at(t.Pos), t.Parts, traceList, c.md.NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
+	c.list(c.at(t.Pos), t.Parts, traceList, c.md().NodeTrace(), t.Includes, t.Excludes, t.Sequence, t.Equals)
 }
 
 // listSubject names an ordered list a check reads (the node trace, the
@@ -338,7 +340,7 @@ func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missin
 func (c *checker) state(s *StateCheck) {
 	pos := c.at(s.Pos)
 	l := label{key: "state", subject: "state", name: s.Key, quote: true}
-	state := c.md.State()
+	state := c.md().State()
 	v, found := state[s.Key]
 	if !found {
 		// A dotted key reaches into nested objects: state.booking.code.
@@ -356,7 +358,7 @@ func (c *checker) state(s *StateCheck) {
 // debug-chat reply, the handoff events of a Messaging turn.
 func (c *checker) handoff(h *Handoff) {
 	pos := c.at(h.Pos)
-	dest := c.md.HandoffDestination()
+	dest := c.md().HandoffDestination()
 	happened := dest != ""
 	if c.msg != nil {
 		happened = c.msg.Handoff != nil
@@ -476,7 +478,7 @@ func (c *checker) functions(f *Functions) {
 	pos := c.at(f.Pos)
 	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
 	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
-	events := c.md.FunctionEvents()
+	events := c.md().FunctionEvents()
 	calledNames, ok1 := c.names(calledPos, "functions.called", f.Called)
 	notCalled, ok2 := c.names(notCalledPos, "functions.not_called", f.NotCalled)
 	failedNames, ok3 := c.names(failedPos, "functions.failed", f.Failed)
@@ -570,7 +572,7 @@ func (c *checker) topics(t *Topics) {
 		if !ok {
 			return
 		}
-		got := c.md.RetrievedTopics()
+		got := c.md().RetrievedTopics()
 		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {
 				c.fail(Failure{Pos: retrievedPos, Key: "topics.retrieved", Message: fmt.Sprintf("topic %q was not retrieved", name),
@@ -579,7 +581,7 @@ func (c *checker) topics(t *Topics) {
 		}
 	}
 	if t.Cited != nil {
-		c.textAt(pos, t.Cited, label{key: "topics.cited", subject: "cited topic"}, "value", c.md.CitedTopic())
+		c.textAt(pos, t.Cited, label{key: "topics.cited", subject: "cited topic"}, "value", c.md().CitedTopic())
 	}
 }
 
@@ -596,7 +598,7 @@ func (c *checker) latency(l *Latency, obs Observation) {
 func (c *checker) metadata(m *MetadataCheck) {
 	pos := c.at(m.Pos)
 	l := label{key: "metadata", subject: "metadata", name: m.Path}
-	v, found := c.md.Lookup(m.Path)
+	v, found := c.md().Lookup(m.Path)
 	if !c.presence(pos, l, m.Present, found, "metadata has no %s", "metadata has %s", v) {
 		return
 	}

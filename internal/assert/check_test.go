@@ -44,11 +44,14 @@ const handoffJSON = `{
 
 func decodeReply(t testing.TB, js string) *reply.TurnResult {
 	t.Helper()
-	var r reply.TurnResult
-	if err := json.Unmarshal([]byte(js), &r); err != nil {
+	var w struct {
+		reply.TurnResult
+		Metadata reply.Metadata `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(js), &w); err != nil {
 		t.Fatalf("bad fixture: %v", err)
 	}
-	return &r
+	return w.TurnResult.SetMetadata(w.Metadata)
 }
 
 // at gives distinct positions so tests can see which check a failure names.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/sim/agent"
 )
 
@@ -31,10 +30,7 @@ func TestCheckSimulatorMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res reply.TurnResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := decodeReply(t, string(raw))
 	exp := &Expect{
 		Node:      &Text{Exact: ptr("Confirm")},
 		Trace:     &Trace{Sequence: []string{"Start", "Confirm"}},
@@ -46,10 +42,10 @@ func TestCheckSimulatorMetadata(t *testing.T) {
 		Lang:      &Lang{ASR: &Text{Exact: ptr("en-US")}, TTS: &Text{Exact: ptr("en-US")}},
 		Metadata:  []MetadataCheck{{Path: "llmRequests.0.model", Match: &Text{Exact: ptr("sim-1")}}},
 	}
-	if fails := Check(exp, Observation{Result: &res}, nil); len(fails) != 0 {
+	if fails := Check(exp, Observation{Result: res}, nil); len(fails) != 0 {
 		t.Errorf("unexpected failures: %#v", fails)
 	}
-	fails := Check(&Expect{Functions: &Functions{NoErrors: true}}, Observation{Result: &res}, nil)
+	fails := Check(&Expect{Functions: &Functions{NoErrors: true}}, Observation{Result: res}, nil)
 	if len(fails) != 1 || fails[0].Actual != "book_table: no table free" {
 		t.Errorf("no_errors: got %#v", fails)
 	}

@@ -52,7 +52,7 @@ func convo(name string, line int, status result.Status, env string, turns ...tur
 			md["handoffDestination"] = tt.handoff
 		}
 		a.Turns = append(a.Turns, &result.Turn{Index: i, Pos: diag.Pos{File: suite, Line: line + i, Col: 9}, Say: tt.say, Latency: tt.latency,
-			Result: &reply.TurnResult{ConversationID: a.ConversationID, Response: tt.text, Metadata: md, ConversationEnded: tt.ended}})
+			Result: (&reply.TurnResult{ConversationID: a.ConversationID, Response: tt.text, ConversationEnded: tt.ended}).SetMetadata(md)})
 	}
 	if status == result.Failed {
 		a.Failures = []assert.Failure{{Pos: diag.Pos{File: suite, Line: line + 1, Col: 11}, Message: "turn 1: reply does not contain the expected text"}}
@@ -381,7 +381,7 @@ func TestHostileText(t *testing.T) {
 				for _, tr := range cs.Attempts[0].Turns {
 					tr.Say += evil
 					tr.Result.Response += evil
-					tr.Result.Metadata["state"].(map[string]any)["party"] = evil
+					tr.Result.Meta()["state"].(map[string]any)["party"] = evil
 				}
 				for i := range cs.Attempts[0].Failures {
 					cs.Attempts[0].Failures[i].Message += evil

@@ -45,13 +45,13 @@ func transcriptChanges(b, c *result.Attempt) []Change {
 		if br.Response != cr.Response {
 			add(ChangeReply, br.Response, cr.Response, diffText(br.Response, cr.Response))
 		}
-		if b, c := strings.Join(br.Metadata.NodeTrace(), " → "), strings.Join(cr.Metadata.NodeTrace(), " → "); b != c {
+		if b, c := strings.Join(br.Meta().NodeTrace(), " → "), strings.Join(cr.Meta().NodeTrace(), " → "); b != c {
 			add(ChangeTrace, b, c, "")
 		}
-		if b, c := br.Metadata.HandoffDestination(), cr.Metadata.HandoffDestination(); b != c {
+		if b, c := br.Meta().HandoffDestination(), cr.Meta().HandoffDestination(); b != c {
 			add(ChangeHandoff, orNone(b), orNone(c), "")
 		}
-		bs, cs := br.Metadata.State(), cr.Metadata.State()
+		bs, cs := br.Meta().State(), cr.Meta().State()
 		if b, c := written(bPrev, bs, bIdent), written(cPrev, cs, cIdent); b != c {
 			add(ChangeState, orNone(b), orNone(c), "")
 		}
@@ -102,7 +102,7 @@ func identity(a *result.Attempt, turns []view) map[string]bool {
 		}
 	}
 	if len(turns) > 0 && turns[0].reply != nil {
-		st := turns[0].reply.Metadata.State()
+		st := turns[0].reply.Meta().State()
 		for _, k := range []string{"environment", "env", "clientEnv", "client_env"} {
 			if s, ok := st[k].(string); ok && reply.ValidEnv(s) {
 				id[s] = true

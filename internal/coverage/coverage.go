@@ -213,7 +213,7 @@ func walk(r *result.Result, fn func(c *result.Case, t *result.Turn, trace []stri
 			for _, t := range a.Turns {
 				var trace []string
 				if rep := t.Reply(); rep != nil {
-					trace = rep.Metadata.NodeTrace()
+					trace = rep.Meta().NodeTrace()
 				}
 				fn(c, t, trace)
 			}

@@ -444,6 +444,7 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 		ended, delayed              jBool
 		meta                        reply.Metadata
 		rawMeta                     []byte
+		deferred                    bool
 		// plain stays true while every member has its own JSON type.
 		plain = true
 	)
@@ -477,14 +478,30 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				return nil, false
 			}
 			start := p.i
-			if m == tmMetadata {
+			var text *jString
+			switch m {
+			case tmConversationID:
+				text = &convID
+			case tmUserInput:
+				text = &userInput
+			case tmResponse:
+				text = &response
+			}
+			switch {
+			case m == tmMetadata:
 				switch {
 				case p.peek('{'):
-					v, ok := p.value(0)
-					if !ok {
-						return nil, false
+					// Checked in one scan, built when first read;
+					// or else built now, for Check to decide.
+					deferred = p.shallowMetadata()
+					if !deferred {
+						p.i = start
+						v, ok := p.value(0)
+						if !ok {
+							return nil, false
+						}
+						meta = reply.Metadata(v.(map[string]any))
 					}
-					meta = reply.Metadata(v.(map[string]any))
 					rawMeta = body[start:p.i:p.i]
 				case p.lit("null"):
 					meta, rawMeta = reply.Metadata{}, []byte("{}")
@@ -492,34 +509,42 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 				default:
 					return nil, false
 				}
-			} else if !p.skip(0) {
+			case text != nil && p.peek('"'):
+				// One scan of the literal: a plain one shares the
+				// body's memory, any other is read as
+				// unmarshalShared reads it.
+				end, slow, ok := p.stringEnd()
+				if !ok {
+					return nil, false
+				}
+				lit := body[start:end]
+				p.i = end
+				if !slow {
+					*text = jString{V: plainString(lit), Set: true}
+				} else if text.unmarshalShared(lit) != nil {
+					return nil, false
+				}
+			case !p.skip(0):
 				return nil, false
+			case text != nil:
+				// Another type, tolerated (a number as an id) or not.
+				plain = false
+				if text.UnmarshalJSON(body[start:p.i]) != nil {
+					return nil, false
+				}
+			case m == tmConversationEnded || m == tmDelayedResponse:
+				span := body[start:p.i]
+				plain = plain && (span[0] == 't' || span[0] == 'f')
+				flag := &ended
+				if m == tmDelayedResponse {
+					flag = &delayed
+				}
+				if flag.UnmarshalJSON(span) != nil {
+					return nil, false
+				}
 			}
 			if m >= 0 {
 				seen[m] = true
-				span := body[start:p.i]
-				switch m {
-				case tmConversationID, tmUserInput, tmResponse:
-					plain = plain && span[0] == '"'
-				case tmConversationEnded, tmDelayedResponse:
-					plain = plain && (span[0] == 't' || span[0] == 'f')
-				}
-				var err error
-				switch m {
-				case tmConversationID:
-					err = convID.unmarshalShared(span)
-				case tmUserInput:
-					err = userInput.unmarshalShared(span)
-				case tmResponse:
-					err = response.unmarshalShared(span)
-				case tmConversationEnded:
-					err = ended.UnmarshalJSON(span)
-				case tmDelayedResponse:
-					err = delayed.UnmarshalJSON(span)
-				}
-				if err != nil {
-					return nil, false
-				}
 			}
 			p.ws()
 			if p.eat('}') {
@@ -534,16 +559,109 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	if p.i != len(body) || seen != [tmCount]bool{true, true, true, true, true, true} || convID.V == "" {
 		return nil, false
 	}
-	return &reply.TurnResult{
+	res = &reply.TurnResult{
 		ConversationID:    convID.V,
 		UserInput:         userInput.V,
 		Response:          response.V,
 		ConversationEnded: ended.V,
 		DelayedResponse:   delayed.V,
-		Metadata:          meta,
 		RawMetadata:       rawMeta,
 		Plain:             plain,
-	}, true
+	}
+	switch {
+	case deferred:
+		res.DeferMetadata(rawMeta, decodeMetadata)
+	case meta.Check() != nil:
+		return nil, false // the general path's error
+	default:
+		res.SetMetadata(meta)
+	}
+	return res, true
+}
+
+// decodeMetadata builds the metadata object raw, which shallowMetadata
+// accepted.
+func decodeMetadata(raw []byte) reply.Metadata {
+	p := fastParser{b: raw}
+	v, _ := p.value(0)
+	m, _ := v.(map[string]any)
+	return reply.Metadata(m)
+}
+
+// shallowMetadata reads the metadata object at p.i as value would, without
+// building it, and reports whether Check accepts it by the JSON types of
+// its typed members alone (reply.AcceptOf): most turns' checks read only
+// the reply's text, so the map need not be built for them. On false,
+// value and Check decide (p.i is then anywhere in the object).
+func (p *fastParser) shallowMetadata() bool {
+	p.i++ // {
+	p.ws()
+	if p.eat('}') {
+		return true
+	}
+	for {
+		p.ws()
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		p.ws()
+		if !p.eat(':') {
+			return false
+		}
+		p.ws()
+		a, typed := reply.AcceptOf(k)
+		if typed && !p.accepted(a.Value, a.Items, 1) || !typed && !p.skip(1) {
+			return false
+		}
+		p.ws()
+		if p.eat('}') {
+			return true
+		}
+		if !p.eat(',') {
+			return false
+		}
+	}
+}
+
+// accepted skips the value at p.i, reporting whether it is null or of one
+// of types (reply.Accept), with every item of an array of one of items.
+func (p *fastParser) accepted(types, items string, depth int) bool {
+	if p.i >= len(p.b) {
+		return false
+	}
+	t := byte('0')
+	switch c := p.b[p.i]; c {
+	case '"', '{', '[', 'n':
+		t = c
+	case 't', 'f':
+		t = 'b'
+	}
+	switch {
+	case t == 'n':
+	case strings.IndexByte(types, t) < 0:
+		return false
+	case t == '[':
+		p.i++
+		p.ws()
+		if p.eat(']') {
+			return true
+		}
+		for {
+			p.ws()
+			if !p.accepted(items, "", depth+1) {
+				return false
+			}
+			p.ws()
+			if p.eat(']') {
+				return true
+			}
+			if !p.eat(',') {
+				return false
+			}
+		}
+	}
+	return p.skip(depth)
 }
 
 // unmarshalShared is UnmarshalJSON for a string literal of a body that is
@@ -613,11 +731,22 @@ func (p *fastParser) lit(s string) bool {
 	return false
 }
 
+// strPlain marks the bytes a string literal holds as they are: neither
+// its end nor an escape, a control character or part of a multi-byte
+// character.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // stringEnd returns the index just past the closing quote of the string
 // starting at p.i, and whether it needs unescaping or UTF-8 repair.
 func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
 	for j := p.i + 1; j < len(p.b); j++ {
 		switch c := p.b[j]; {
+		case strPlain[c]:
 		case c == '"':
 			return j + 1, slow, true
 		case c == '\\':
@@ -625,7 +754,7 @@ func (p *fastParser) stringEnd() (end int, slow bool, ok bool) {
 			j++ // the escaped byte cannot end the string
 		case c < 0x20:
 			return 0, false, false
-		case c >= 0x80:
+		default:
 			slow = true
 		}
 	}
@@ -645,43 +774,30 @@ func (p *fastParser) str() (string, bool) {
 	lit := p.b[p.i:end]
 	p.i = end
 	if !slow {
-		if len(lit) == 2 {
-			return "", true
-		}
-		return unsafe.String(&lit[1], len(lit)-2), true
+		return plainString(lit), true
 	}
 	s, err := unquote(lit)
 	return s, err == nil
 }
 
-// key reads an object key. The reference's metadata member names come
-// back as shared strings rather than fresh copies: every reply repeats them.
+// plainString is the value of a string literal without escapes or
+// non-ASCII bytes, sharing the literal's memory.
+func plainString(lit []byte) string {
+	if len(lit) == 2 {
+		return ""
+	}
+	return unsafe.String(&lit[1], len(lit)-2)
+}
+
+// key reads an object key. Like a string value, a plain key shares the
+// body's memory, so the metadata's member names, repeated in every reply,
+// cost no copy.
 func (p *fastParser) key() (string, bool) {
 	if !p.peek('"') {
 		return "", false
 	}
-	end, slow, ok := p.stringEnd()
-	if ok && !slow {
-		if k, known := metadataNames[string(p.b[p.i+1:end-1])]; known {
-			p.i = end
-			return k, true
-		}
-	}
 	return p.str()
 }
-
-// metadataNames holds every spelling of the metadata members (see
-// reply.MemberSpellings), each mapped to itself, for key.
-var metadataNames = func() map[string]string {
-	m := make(map[string]string)
-	for _, name := range reply.MemberSpellings() {
-		m[name] = name
-	}
-	for _, name := range []string{"state", "metrics", "llmRequests"} {
-		m[name] = name
-	}
-	return m
-}()
 
 // number consumes a number of the JSON grammar and returns its text.
 func (p *fastParser) number() ([]byte, bool) {
@@ -818,14 +934,10 @@ func (p *fastParser) skip(depth int) bool {
 		for {
 			p.ws()
 			if c == '{' {
-				if !p.peek('"') {
+				// A key is a string, its escapes checked like a value's.
+				if !p.peek('"') || !p.skip(depth+1) {
 					return false
 				}
-				end, _, ok := p.stringEnd()
-				if !ok {
-					return false
-				}
-				p.i = end
 				p.ws()
 				if !p.eat(':') {
 					return false
@@ -860,8 +972,13 @@ func (p *fastParser) skip(depth int) bool {
 	case 'n':
 		return p.lit("null")
 	default:
-		_, ok := p.number()
-		return ok
+		// A number out of float64's range is value's error too.
+		num, ok := p.number()
+		if !ok {
+			return false
+		}
+		_, err := strconv.ParseFloat(string(num), 64)
+		return err == nil
 	}
 }
 

@@ -45,25 +45,23 @@ func TestDecodeTurn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		got = undeferred(got)
 		got.RawMetadata = nil
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("got %+v\nwant %+v", got, tc.want)
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "reference shape", body: goodTurn, want: &reply.TurnResult{
-			ConversationID: "c1", UserInput: "hi", Response: "Hello!",
-			Metadata: reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
-			Plain:    true,
-		}},
+		{name: "reference shape", body: goodTurn, want: (&reply.TurnResult{
+			ConversationID: "c1", UserInput: "hi", Response: "Hello!", Plain: true,
+		}).SetMetadata(reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}})},
 		{name: "null strings and metadata", body: `{"conversationId":"c1","userInput":null,"response":null,"metadata":null,"conversationEnded":true,"delayedResponse":"true"}`,
-			want: &reply.TurnResult{ConversationID: "c1", Metadata: reply.Metadata{}, ConversationEnded: true, DelayedResponse: true}},
+			want: (&reply.TurnResult{ConversationID: "c1", ConversationEnded: true, DelayedResponse: true}).SetMetadata(reply.Metadata{})},
 		{name: "escapes and unicode", body: `{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
-			want: &reply.TurnResult{ConversationID: "c1", UserInput: "café", Response: "line\none \"q\" ✓", Metadata: reply.Metadata{}, Plain: true}},
-		{name: "data envelope", body: `{"success":true,"data":` + goodTurn + `}`, want: &reply.TurnResult{
+			want: (&reply.TurnResult{ConversationID: "c1", UserInput: "café", Response: "line\none \"q\" ✓", Plain: true}).SetMetadata(reply.Metadata{})},
+		{name: "data envelope", body: `{"success":true,"data":` + goodTurn + `}`, want: (&reply.TurnResult{
 			ConversationID: "c1", UserInput: "hi", Response: "Hello!",
-			Metadata: reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}},
-		}},
+		}).SetMetadata(reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}})},
 		{name: "truncated", body: goodTurn[:60], wantErr: "malformed response: truncated JSON"},
 		{name: "not JSON", body: `<html>ok</html>`, wantErr: "malformed response: invalid JSON at byte 1"},
 		{name: "empty body", body: ``, wantErr: "malformed response: truncated JSON"},
@@ -249,7 +247,14 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"caf\u00e9","response":"line\none \"q\" ✓","metadata":{"k\u00e9y":"v\/","e":[],"o":{},"n":[-0.5e+3,1E2,0,-0,12345678901234567890],"b":[true,false,null]},"conversationEnded":false,"delayedResponse":false}`, true},
 	{`{"conversationId":42,"userInput":"","response":"","metadata":{"dup":1,"dup":2},"conversationEnded":0,"delayedResponse":"false","extra":{"x":[1,{"y":"\u2028"}]}}`, true},
 	{"{\"conversationId\":\"c1\",\"userInput\":\"\xff\",\"response\":\"\",\"metadata\":{\"bad\":\"\xfe\xfd\"},\"conversationEnded\":false,\"delayedResponse\":false}", true},
+	// Typed members: of types Check accepts as they are (the metadata
+	// is deferred), or that it must look inside (built at once).
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"asrLangCode":"en","currentNode":7,"inFlow":true,"nodeTrace":["A",1,null],"node_trace":"A","state":{"a":[1e5]},"metrics":{"M":"1"},"functionEvents":[{"name":"f"},null],"function_events":{"name":"g"},"llmRequests":[],"cited_topic":null,"other":[[{}]]},"conversationEnded":false,"delayedResponse":false}`, true},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"currentNode":{"name":"N"},"state":"{\"a\":1}","nodeTrace":[{"name":"A"},"B",null],"metrics":[{"name":"m","value":"1"}]},"conversationEnded":false,"delayedResponse":false}`, true},
 	// Left to the general path.
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":[1],"currentNode":{},"nodeTrace":[[]]},"conversationEnded":false,"delayedResponse":false}`, false}, // Check refuses it
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"st\u0061te":{},"state":7},"conversationEnded":false,"delayedResponse":false}`, false},                     // Check refuses it
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":{"x":1e999}},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"success":true,"data":` + goodTurn + `}`, false},
 	{`{"success":false,"error_code":"CHAT_TIMEOUT","error_message":"too slow"}`, false},
 	{`{"ConversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
@@ -259,6 +264,7 @@ var fastTurnBodies = []struct {
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"n":1e999},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"n":01},"conversationEnded":false,"delayedResponse":false}`, false},
 	{`{"conversationId":"c1","userInput":"a\qb","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false,"extra":{"a\qb":1}}`, false},
 	{"{\"conversationId\":\"c1\",\"userInput\":\"a\tb\",\"response\":\"\",\"metadata\":{},\"conversationEnded\":false,\"delayedResponse\":false}", false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false} x`, false},
 	{`{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
@@ -300,10 +306,10 @@ func TestFastTurnMatchesGeneralPath(t *testing.T) {
 // reads a released turn's body again (result.Turn.Release).
 func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 	plain := fast.Plain
-	f := *fast
+	f := undeferred(fast)
 	f.Plain = false
-	if !reflect.DeepEqual(&f, general) {
-		return fmt.Errorf("disagree on %q:\nfast    %#v\ngeneral %#v", body, fast, general)
+	if !reflect.DeepEqual(f, general) {
+		return fmt.Errorf("disagree on %q:\nfast    %#v\ngeneral %#v", body, f, general)
 	}
 	if !plain {
 		return nil
@@ -314,6 +320,44 @@ func agreesWith(fast, general *reply.TurnResult, body []byte) error {
 		return fmt.Errorf("plain %q, but ParseTurn gives %#v (ok %v), not %#v", body, p, ok, fast)
 	}
 	return nil
+}
+
+// TestDeferredMetadata checks that the metadata of the reference shape,
+// which fastTurn leaves undecoded, is the same decoded value for every
+// reader, however many read it at once (run with -race; that it is
+// decoded once, on first read, is TestDeferMetadata's in package reply).
+func TestDeferredMetadata(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{})
+	rq := &call{ep: epChatTurn, path: "/x"}
+	res, err := c.decodeTurn(rq, 200, []byte(goodTurn), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const readers = 8
+	got := make(chan reply.Metadata, readers)
+	for range readers {
+		go func() { got <- res.Meta() }()
+	}
+	first := <-got
+	if want := (reply.Metadata{"currentNode": "greet", "nodeTrace": []any{"start", "greet"}, "state": map[string]any{"n": 2.0}}); !reflect.DeepEqual(first, want) {
+		t.Fatalf("Meta() = %v, want %v", first, want)
+	}
+	for range readers - 1 {
+		if m := <-got; reflect.ValueOf(m).UnsafePointer() != reflect.ValueOf(first).UnsafePointer() {
+			t.Error("Meta decoded the metadata more than once")
+		}
+	}
+}
+
+// undeferred is r as its readers see it: the metadata decoded (Meta),
+// whether the decoder deferred it or not.
+func undeferred(r *reply.TurnResult) *reply.TurnResult {
+	return (&reply.TurnResult{
+		ConversationID: r.ConversationID, UserInput: r.UserInput, Response: r.Response,
+		ConversationEnded: r.ConversationEnded, DelayedResponse: r.DelayedResponse,
+		RawMetadata: r.RawMetadata, Plain: r.Plain,
+	}).SetMetadata(r.Meta())
 }
 
 // TestFastTurnRawMetadataIsCapped checks that the raw metadata, a slice of

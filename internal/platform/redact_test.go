@@ -126,7 +126,7 @@ func TestKeysNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts = append(texts, string(ex.Request), string(ex.Response), ex.Result.Response, string(ex.Result.RawMetadata), fmt.Sprint(ex.Result.Metadata))
+	texts = append(texts, string(ex.Request), string(ex.Response), ex.Result.Response, string(ex.Result.RawMetadata), fmt.Sprint(ex.Result.Meta()))
 	if !strings.Contains(ex.Result.Response, "[REDACTED]") {
 		t.Errorf("response not redacted: %q", ex.Result.Response)
 	}

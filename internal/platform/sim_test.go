@@ -131,7 +131,7 @@ func TestChatAgainstSim(t *testing.T) {
 	if ex.Result.ConversationID != id || ex.Result.UserInput != "I'd like to book a table" || ex.Result.Response == "" {
 		t.Errorf("turn result %+v", ex.Result)
 	}
-	if _, ok := ex.Result.Metadata["nodeTrace"]; !ok {
+	if _, ok := ex.Result.Meta()["nodeTrace"]; !ok {
 		t.Errorf("metadata without nodeTrace: %s", ex.Result.RawMetadata)
 	}
 	if !strings.Contains(string(ex.Request), `"message":"I'd like to book a table"`) {

@@ -49,18 +49,6 @@ var metadataAliases = map[string][]string{
 	"llmRequests":           {"llm_requests"},
 }
 
-// MemberSpellings returns every spelling of the metadata members with
-// aliases (each reference name and its aliases), for decoders that intern
-// the keys they meet.
-func MemberSpellings() []string {
-	var out []string
-	for name, aliases := range metadataAliases {
-		out = append(out, name)
-		out = append(out, aliases...)
-	}
-	return out
-}
-
 // mdNameKeys are the members read, in order, when an object stands where a
 // name is expected (a node in nodeTrace, a topic in retrievedTopics).
 var mdNameKeys = []string{"name", "title", "node", "topic", "id"}
@@ -674,4 +662,37 @@ func mdTypeName(v any) string {
 	default:
 		return "a number"
 	}
+}
+
+// Accept says which values of a typed metadata member Check accepts by
+// their JSON type alone, so a decoder can check a reply's metadata as it
+// scans it, without building it (see AcceptOf). Types are named by the
+// first byte of their values: '"' a string, '0' a number, 'b' a boolean,
+// '{' an object, '[' an array (whose items Items names). A null is always
+// accepted, as a value and as an item. A type missing here may still be
+// accepted after a look inside the value (an object with a name, a string
+// holding an object): the decoder then builds the metadata and calls
+// Check.
+type Accept struct {
+	Value, Items string
+}
+
+// acceptKinds is Accept for each kind, as mdCheck decides it by type.
+var acceptKinds = map[mdKind]Accept{
+	mdText:    {Value: `"0b`},
+	mdNames:   {Value: `"[`, Items: `"0b`},
+	mdObject:  {Value: `{`},
+	mdMetrics: {Value: `{[`, Items: `{`},
+	mdEvents:  {Value: `{[`, Items: `{`},
+	mdObjects: {Value: `[`, Items: `{`},
+}
+
+// AcceptOf returns what Check accepts by type of the member received as
+// spelling; typed is false for a member Check does not look at.
+func AcceptOf(spelling string) (a Accept, typed bool) {
+	t, typed := metadataTyped[spelling]
+	if !typed {
+		return Accept{}, false
+	}
+	return acceptKinds[t.kind], true
 }

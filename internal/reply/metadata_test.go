@@ -3,6 +3,8 @@ package reply
 import (
 	"encoding/json"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -255,5 +257,93 @@ func TestMetadataRender(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestAcceptAgreesWithCheck holds AcceptOf to Check: every member and item
+// type it accepts without looking inside, Check accepts whatever the
+// value inside (an empty object has no name, an empty string is not a
+// JSON object), so a decoder that defers the metadata on AcceptOf never
+// skips an error Check would report.
+func TestAcceptAgreesWithCheck(t *testing.T) {
+	t.Parallel()
+	samples := map[byte][]any{
+		'"': {"", "x", `{"a":1}`},
+		'0': {0.0, -1.5},
+		'b': {true, false},
+		'{': {map[string]any{}, map[string]any{"name": ""}, map[string]any{"name": []any{}}},
+		'[': {[]any{}, []any{"x"}},
+	}
+	for spelling := range metadataTyped {
+		a, typed := AcceptOf(spelling)
+		if !typed {
+			t.Fatalf("%s: not typed", spelling)
+		}
+		var values []any
+		for _, v := range []byte(a.Value) {
+			if v == '[' { // each item type inside
+				values = append(values, []any{}, []any{nil})
+				for _, it := range []byte(a.Items) {
+					if samples[it] == nil {
+						t.Fatalf("%s: no samples of %q", spelling, it)
+					}
+					for _, s := range samples[it] {
+						values = append(values, []any{s}, []any{nil, s, s})
+					}
+				}
+				continue
+			}
+			if samples[v] == nil {
+				t.Fatalf("%s: no samples of %q", spelling, v)
+			}
+			values = append(values, samples[v]...)
+		}
+		values = append(values, nil)
+		for _, v := range values {
+			if err := (Metadata{spelling: v}).Check(); err != nil {
+				t.Errorf("AcceptOf(%q) accepts %#v by its type, Check says %v", spelling, v, err)
+			}
+		}
+	}
+	if _, typed := AcceptOf("booking"); typed {
+		t.Error("an untyped member is typed")
+	}
+}
+
+// TestDeferMetadata: metadata left undecoded (DeferMetadata) is decoded on
+// the first read, once, however many read it at once (run with -race);
+// SetMetadata and DropMetadata replace it.
+func TestDeferMetadata(t *testing.T) {
+	t.Parallel()
+	var decodes atomic.Int32
+	decode := func(raw []byte) Metadata {
+		decodes.Add(1)
+		return Metadata{"currentNode": string(raw)}
+	}
+	var r TurnResult
+	r.DeferMetadata([]byte("greet"), decode)
+	if n := decodes.Load(); n != 0 {
+		t.Fatalf("decoded %d times before it was read", n)
+	}
+	const readers = 8
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			if got := r.Meta().CurrentNode(); got != "greet" {
+				t.Errorf("Meta().CurrentNode() = %q", got)
+			}
+		})
+	}
+	wg.Wait()
+	if n := decodes.Load(); n != 1 {
+		t.Errorf("decoded %d times for %d readers, want once", n, readers)
+	}
+	if r.SetMetadata(Metadata{"currentNode": "set"}).Meta().CurrentNode() != "set" {
+		t.Error("SetMetadata did not replace the deferred metadata")
+	}
+	r.DeferMetadata([]byte("again"), decode)
+	r.DropMetadata()
+	if md := r.Meta(); md != nil || decodes.Load() != 1 {
+		t.Errorf("after DropMetadata, Meta() = %v (decodes %d)", md, decodes.Load())
 	}
 }

@@ -11,12 +11,15 @@
 // (aliases, shapes, null) is decided here, once (see metadata.go):
 //
 //	res := exch.Result                       // *reply.TurnResult
-//	node := res.Metadata.CurrentNode()
-//	v, ok := res.Metadata.Lookup("state.booking.code")
+//	node := res.Meta().CurrentNode()
+//	v, ok := res.Meta().Lookup("state.booking.code")
 //	text := reply.Render(v)                  // "AB12", "4", "true", compact JSON
 package reply
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // TurnResult is the reference's "Debug chat turn result": what both debug-chat
 // endpoints return.
@@ -26,11 +29,12 @@ type TurnResult struct {
 	Response          string `json:"response"`
 	ConversationEnded bool   `json:"conversationEnded"`
 	DelayedResponse   bool   `json:"delayedResponse"`
-	// Metadata holds the metadata members as decoded JSON values
-	// (map[string]any, []any, string, float64, bool, nil). Use the accessor
-	// methods of Metadata rather than reading it directly: they accept every
-	// plausible form of the members the reference leaves open.
-	Metadata Metadata `json:"metadata"`
+	// metadata holds the metadata members as decoded JSON values
+	// (map[string]any, []any, string, float64, bool, nil), read with Meta
+	// and set with SetMetadata: the platform client may defer decoding it
+	// (DeferMetadata), so a field read directly could be empty where the
+	// reply is not, and a check that something is absent would pass.
+	metadata Metadata
 	// RawMetadata is the metadata object exactly as received, kept for
 	// reports and the JSON output.
 	RawMetadata json.RawMessage `json:"-"`
@@ -39,6 +43,9 @@ type TurnResult struct {
 	// to tolerate, so ParseTurn of the body gives this result back: a
 	// large run may then keep the body alone (result.Turn.Release).
 	Plain bool `json:"-"`
+	// deferred holds the metadata when its decoding was deferred
+	// (DeferMetadata).
+	deferred *deferredMetadata
 }
 
 // Metadata is the metadata object of a debug-chat turn result.
@@ -47,7 +54,7 @@ type Metadata map[string]any
 // ParseTurn decodes a debug-chat turn result in the reference's own shape
 // with its members of their own types (strings, booleans, metadata an
 // object), and reports whether body was one. The metadata is left as
-// RawMetadata (Metadata is nil): a caller that needs it decodes it. The
+// RawMetadata (Meta is nil): a caller that needs it decodes it. The
 // platform client accepts far more shapes; ParseTurn is for bodies that
 // are known to be plain, such as the replies a large run keeps and decodes
 // again for its reports (result.Turn.Release).
@@ -73,4 +80,45 @@ func ParseTurn(body []byte) (*TurnResult, bool) {
 		RawMetadata:       w.Metadata,
 		Plain:             true,
 	}, true
+}
+
+// Meta returns the metadata: as set (SetMetadata), or, when the decoder
+// deferred it (DeferMetadata), decoded on first use. It is safe for
+// concurrent use.
+func (r *TurnResult) Meta() Metadata {
+	if r.deferred == nil {
+		return r.metadata
+	}
+	d := r.deferred
+	d.once.Do(func() { d.md = d.decode(d.raw) })
+	return d.md
+}
+
+// SetMetadata sets the metadata, decoded, and returns r, so that a
+// result built from parts is one expression.
+func (r *TurnResult) SetMetadata(md Metadata) *TurnResult {
+	r.metadata, r.deferred = md, nil
+	return r
+}
+
+// DeferMetadata leaves the metadata undecoded until Meta is called, which
+// decodes raw with decode: most turns' checks read only the reply's text.
+// The decoder must already have checked that raw decodes, and that the
+// result passes Check.
+func (r *TurnResult) DeferMetadata(raw []byte, decode func([]byte) Metadata) {
+	r.metadata, r.deferred = nil, &deferredMetadata{raw: raw, decode: decode}
+}
+
+// DropMetadata drops the decoded metadata (RawMetadata gives it back), for
+// a run that keeps thousands of replies.
+func (r *TurnResult) DropMetadata() {
+	r.metadata, r.deferred = nil, nil
+}
+
+// deferredMetadata is the metadata of a TurnResult, decoded on first use.
+type deferredMetadata struct {
+	once   sync.Once
+	raw    []byte
+	decode func([]byte) Metadata
+	md     Metadata
 }

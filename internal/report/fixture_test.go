@@ -67,15 +67,14 @@ func (r exchange) turn() *result.Turn {
 		"conversationEnded": r.ended,
 		"delayedResponse":   false,
 	})
-	t.Result = &reply.TurnResult{
+	t.Result = (&reply.TurnResult{
 		ConversationID:    r.conv,
 		UserInput:         r.say,
 		Response:          r.text,
 		ConversationEnded: r.ended,
-		Metadata:          decoded,
 		RawMetadata:       rawMeta,
 		Plain:             true, // the reference's own shape, as the client marks it
-	}
+	}).SetMetadata(decoded)
 	return t
 }
 
@@ -198,7 +197,7 @@ func fixture() *result.Result {
 					Request: mustJSON(map[string]any{"agentId": "luigi"}),
 					Response: mustJSON(map[string]any{"conversationId": "conv-005", "response": "Benvenuti da Luigi!", "metadata": map[string]any{},
 						"userInput": "", "conversationEnded": false, "delayedResponse": false}),
-					Result: &reply.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!", Metadata: reply.Metadata{}},
+					Result: (&reply.TurnResult{ConversationID: "conv-005", Response: "Benvenuti da Luigi!"}).SetMetadata(reply.Metadata{}),
 				}}},
 		},
 	}
@@ -236,9 +235,9 @@ func fixture() *result.Result {
 				{Index: 0, Pos: pos(spec, 3, 5), Started: at(50), Latency: 20 * time.Millisecond,
 					Request:  mustJSON(map[string]any{"agentId": "luigi"}),
 					Response: json.RawMessage(`<html>502 Bad Gateway</html>`),
-					Result: &reply.TurnResult{ConversationID: "conv-<&>",
+					Result: (&reply.TurnResult{ConversationID: "conv-<&>",
 						Response: "\x1b[31mred alert\x1b[0m with a NUL\x00 and ]]> and 🍕 & <b>bold</b>",
-						Metadata: reply.Metadata{"state": map[string]any{"note": "a]]>b"}}},
+					}).SetMetadata(reply.Metadata{"state": map[string]any{"note": "a]]>b"}}),
 				},
 			},
 			Failures: []assert.Failure{

@@ -189,7 +189,7 @@ func syntheticResult(n int) *result.Result {
 			for ti := range say {
 				a.Turns = append(a.Turns, &result.Turn{Index: ti, Pos: diag.Pos{File: f.Path, Line: c.Pos.Line + 2*ti, Col: 9}, Say: say[ti],
 					Started: started.Add(time.Duration(ti) * 250 * time.Millisecond), Latency: time.Duration(80+(i*7+ti*13)%400) * time.Millisecond,
-					Result: &reply.TurnResult{ConversationID: a.ConversationID, Response: answer[ti], Metadata: metas[ti], RawMetadata: raws[ti]}})
+					Result: (&reply.TurnResult{ConversationID: a.ConversationID, Response: answer[ti], RawMetadata: raws[ti]}).SetMetadata(metas[ti])})
 			}
 			switch {
 			case i%100 == 1:

@@ -110,7 +110,7 @@ func TestHTMLEscapesRunText(t *testing.T) {
 	bc := base.Files[0].Cases[0]
 	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
 	bt := *bc.Attempts[0].Turns[1]
-	bt.Result = &reply.TurnResult{Response: "hello", Metadata: bt.Result.Metadata, RawMetadata: bt.Result.RawMetadata}
+	bt.Result = (&reply.TurnResult{Response: "hello", RawMetadata: bt.Result.RawMetadata}).SetMetadata(bt.Result.Meta())
 	bc.Attempts[0].Turns[1] = &bt
 	cmp := compare.Build(
 		compare.Input{Spec: "live", Kind: compare.KindEnvironment, Result: base, Status: result.RunPassed},
@@ -171,7 +171,7 @@ func hostileResult() *result.Result {
 	}
 	turn := func(i int, say string) *result.Turn {
 		return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: "s.yaml", Line: 3 + i, Col: 5}, Started: t0, Latency: 100 * time.Millisecond,
-			Result: &reply.TurnResult{Response: hostile, Metadata: md, RawMetadata: meta}}
+			Result: (&reply.TurnResult{Response: hostile, RawMetadata: meta}).SetMetadata(md)}
 	}
 	return &result.Result{
 		Started: t0, Duration: time.Second,
@@ -207,7 +207,7 @@ func TestHTMLControlText(t *testing.T) {
 		}
 		turn := func(i int, say string) *result.Turn {
 			return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: "s.yaml", Line: 3 + i, Col: 5}, Started: t0, Latency: time.Millisecond,
-				Result: &reply.TurnResult{Response: text, Metadata: md, RawMetadata: meta}}
+				Result: (&reply.TurnResult{Response: text, RawMetadata: meta}).SetMetadata(md)}
 		}
 		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
 			Files: []*result.File{{Path: "s.yaml", Suite: evil, Cases: []*result.Case{{

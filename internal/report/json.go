@@ -701,8 +701,8 @@ func turnMetadata(t *result.Turn) []byte {
 	if raw := r.RawMetadata; len(raw) > 0 {
 		return raw
 	}
-	if r.Metadata != nil {
-		if b, err := json.Marshal(r.Metadata); err == nil {
+	if md := r.Meta(); md != nil {
+		if b, err := json.Marshal(md); err == nil {
 			return b
 		}
 	}

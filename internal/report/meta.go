@@ -27,7 +27,7 @@ func viewTurn(tr *reply.TurnResult) turnView {
 	if tr == nil {
 		return turnView{}
 	}
-	m := tr.Metadata
+	m := tr.Meta()
 	return turnView{
 		Reply:     tr.Response,
 		Trace:     m.NodeTrace(),

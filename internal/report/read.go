@@ -213,9 +213,11 @@ func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	}
 	if hasMeta {
 		tr.RawMetadata = jt.Metadata
-		if err := json.Unmarshal(jt.Metadata, &tr.Metadata); err != nil {
+		var md reply.Metadata
+		if err := json.Unmarshal(jt.Metadata, &md); err != nil {
 			rd.Check(member(path, "metadata"), err)
 		}
+		tr.SetMetadata(md)
 	}
 	t.Result = tr
 	return t

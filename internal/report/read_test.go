@@ -79,7 +79,7 @@ func TestReadJSONOlderReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	turn := rep.Result.Files[0].Cases[0].Attempts[0].Turns[0]
-	if r := turn.Reply(); r == nil || r.Response != "Welcome!" || !r.ConversationEnded || r.Metadata.CurrentNode() != "" || len(r.Metadata.NodeTrace()) != 1 || turn.Latency.Microseconds() != 12500 {
+	if r := turn.Reply(); r == nil || r.Response != "Welcome!" || !r.ConversationEnded || r.Meta().CurrentNode() != "" || len(r.Meta().NodeTrace()) != 1 || turn.Latency.Microseconds() != 12500 {
 		t.Errorf("turn %+v reply %+v", turn, r)
 	}
 	if rep.Result.Deployments != nil {

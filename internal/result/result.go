@@ -585,7 +585,8 @@ var _ Observer = NoopObserver{}
 // Use it rather than reading Result directly: to keep runs lean, the
 // runner releases the decoded replies of passing cases (see
 // runner.Options.LeanAbove and Release), and Reply decodes them again
-// from the body on demand. It never modifies the turn, so reports may call
+// from the body on demand. Read its metadata with Meta (the client may
+// decode it on first use). It never modifies the turn, so reports may call
 // it from several goroutines.
 func (t *Turn) Reply() *reply.TurnResult {
 	if t == nil || t.Result == nil {
@@ -598,15 +599,17 @@ func (t *Turn) Reply() *reply.TurnResult {
 			return nil // Release checked it would not come to this
 		}
 	}
-	if r.Metadata != nil || len(r.RawMetadata) == 0 {
+	if len(r.RawMetadata) == 0 || r.Meta() != nil {
 		return r
 	}
 	out := *r
-	if err := json.Unmarshal(r.RawMetadata, &out.Metadata); err != nil || out.Metadata == nil {
+	var md reply.Metadata
+	if err := json.Unmarshal(r.RawMetadata, &md); err != nil || md == nil {
 		// RawMetadata was accepted by the client as an object; this is
 		// only reachable with a hand-built Turn.
-		out.Metadata = reply.Metadata{}
+		md = reply.Metadata{}
 	}
+	out.SetMetadata(md)
 	return &out
 }
 
@@ -632,6 +635,6 @@ func (t *Turn) Release() {
 		return
 	}
 	if len(r.RawMetadata) > 0 {
-		r.Metadata = nil
+		r.DropMetadata()
 	}
 }

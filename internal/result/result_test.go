@@ -18,9 +18,9 @@ func TestTurnRelease(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &md); err != nil {
 			t.Fatal(err)
 		}
-		return &Turn{Response: []byte(body), Result: &reply.TurnResult{
-			ConversationID: "c1", Response: "Hello", Metadata: md, RawMetadata: []byte(raw), Plain: plain,
-		}}
+		return &Turn{Response: []byte(body), Result: (&reply.TurnResult{
+			ConversationID: "c1", Response: "Hello", RawMetadata: []byte(raw), Plain: plain,
+		}).SetMetadata(md)}
 	}
 	type testCase struct {
 		name     string
@@ -33,10 +33,10 @@ func TestTurnRelease(t *testing.T) {
 			t.Fatalf("Released() = %v, want %v", got, tc.released)
 		}
 		r := tc.turn.Reply()
-		if r == nil || r.ConversationID != "c1" || r.Response != "Hello" || r.Metadata.CurrentNode() != "Greeting" || string(r.RawMetadata) != meta {
+		if r == nil || r.ConversationID != "c1" || r.Response != "Hello" || r.Meta().CurrentNode() != "Greeting" || string(r.RawMetadata) != meta {
 			t.Errorf("Reply() after Release = %+v", r)
 		}
-		if !tc.released && tc.turn.Result.Metadata != nil {
+		if !tc.released && tc.turn.Result.Meta() != nil {
 			t.Error("the decoded metadata was kept")
 		}
 	}

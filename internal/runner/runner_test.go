@@ -924,14 +924,14 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 		t.Fatal("a passing case keeps its decoded reply by default")
 	}
 	r := lean.Reply()
-	if got := r.Metadata.NodeTrace(); len(got) == 0 || r.ConversationID != cases[0].ConversationID() ||
+	if got := r.Meta().NodeTrace(); len(got) == 0 || r.ConversationID != cases[0].ConversationID() ||
 		!strings.Contains(string(lean.Response), string(r.RawMetadata)) || !strings.Contains(string(lean.Response), r.Response) {
 		t.Errorf("Reply() = %+v, trace %v", r, got)
 	}
 	if !lean.Released() || lean.Reply() == r {
 		t.Error("Reply modified the turn")
 	}
-	if kept := cases[2].Attempts[0].Turns[1]; kept.Released() || kept.Result.Metadata == nil || kept.Reply() != kept.Result {
+	if kept := cases[2].Attempts[0].Turns[1]; kept.Released() || kept.Result.Meta() == nil || kept.Reply() != kept.Result {
 		t.Error("a failing case must keep its decoded reply")
 	}
 
@@ -940,7 +940,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
+	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Meta() == nil {
 		t.Error("a run of no more than LeanAbove cases must keep everything")
 	}
 	opts.LeanAbove = -1
@@ -948,7 +948,7 @@ func TestRunLeanKeepsRawReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Metadata == nil {
+	if res.Files[0].Cases[0].Attempts[0].Turns[1].Result.Meta() == nil {
 		t.Error("LeanAbove < 0 must keep everything")
 	}
 }

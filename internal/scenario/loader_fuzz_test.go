@@ -91,9 +91,9 @@ func FuzzMatcher(f *testing.F) {
 			return
 		}
 		exp := expectOf(stepOf(s.Scenarios[0], steps.Check))
-		res := &reply.TurnResult{Response: text, Metadata: reply.Metadata{
+		res := (&reply.TurnResult{Response: text}).SetMetadata(reply.Metadata{
 			"currentNode": text, "state": map[string]any{"k": text}, "nodeTrace": []any{text},
-		}}
+		})
 		expand := func(v string) (string, error) {
 			return interp.Interpolate(v, func(string) (string, bool) { return text, true }, func(string) (string, bool) { return "", false })
 		}
