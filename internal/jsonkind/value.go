@@ -42,8 +42,9 @@ func PathString(path []any) string {
 // Offset is the offset in data, a JSON document, of the first byte of the
 // value at path (member names and array indices); where the path leaves
 // the document (a member that is absent, an element that is null), of the
-// last value on it that is there. A member given twice is found where
-// json.Unmarshal takes it from: its last occurrence.
+// last value on it that is there. A member is found where json.Unmarshal
+// into a struct takes it from: its name matched ignoring case, and when
+// given twice, its last occurrence.
 func Offset(data []byte, path []any) int64 {
 	off := int64(0)
 	for {
@@ -82,11 +83,23 @@ func memberOffset(data []byte, off int64, key any) (int64, bool) {
 		if err := dec.Decode(&skip); err != nil {
 			return 0, false
 		}
-		if name == key {
+		if sameMember(name, key) {
 			found, ok = start, true
 		}
 	}
 	return found, ok
+}
+
+// sameMember reports whether name, a member name or an array index of
+// the document, is key: an index equal, a name equal ignoring case, as
+// json.Unmarshal matches a struct's fields.
+func sameMember(name, key any) bool {
+	n, isName := name.(string)
+	k, isKey := key.(string)
+	if isName && isKey {
+		return strings.EqualFold(n, k)
+	}
+	return name == key
 }
 
 // skipSpace is the offset of the first byte at or after off that is not

@@ -1,6 +1,7 @@
 package jsonkind
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -9,11 +10,11 @@ import (
 // TestOffset: the value at a path is found where it starts, through
 // objects and arrays, past strings that hold brackets, quotes and
 // commas; a path that leaves the document ends at the last value on it
-// that is there; a member given twice is found at its last occurrence,
-// the one json.Unmarshal keeps.
+// that is there; a member given twice (its name in any case) is found at
+// its last occurrence, the one json.Unmarshal keeps.
 func TestOffset(t *testing.T) {
 	t.Parallel()
-	const doc = "{\"a\": {\"s\": \"x}],\\\"y\", \"b\": [1, {\"c\": -2}, null]},\r\n \"e\": 3, \"d\": 4, \"d\": 5}"
+	const doc = "{\"a\": {\"s\": \"x}],\\\"y\", \"b\": [1, {\"c\": -2}, null]},\r\n \"e\": 3, \"d\": 4, \"d\": 5, \"status\": 6, \"Status\": 7}"
 	for _, tc := range []struct {
 		name string
 		path []any
@@ -31,11 +32,19 @@ func TestOffset(t *testing.T) {
 		{"a member of a number", []any{"a", "b", 0, "x"}, "1,"},
 		{"after a CRLF", []any{"e"}, "3"},
 		{"given twice", []any{"d"}, "5"},
+		// json.Unmarshal matches a struct's members ignoring case.
+		{"given twice, in two cases", []any{"status"}, "7"},
 	} {
 		want := strings.Index(doc, tc.at)
 		if got := Offset([]byte(doc), tc.path); got != int64(want) {
 			t.Errorf("%s: Offset(%v) = %d (%q), want %d (%q)", tc.name, tc.path, got, doc[got:], want, doc[want:])
 		}
+	}
+	var run struct {
+		Status int `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(doc), &run); err != nil || run.Status != 7 {
+		t.Errorf("json.Unmarshal took status = %d (%v), where Offset finds 7", run.Status, err)
 	}
 	for _, bad := range []string{"", "  ", "{", `{"a": [1,`, "[", "nul"} {
 		if got := Offset([]byte(bad), []any{"a", 0}); got < 0 || got > int64(len(bad)) {
