@@ -53,7 +53,8 @@ import (
 // words; without text it only completes the stream). A stream end's text
 // stands in for chunks without any, and is otherwise held to theirs as a
 // whole message's is (contradictedBy); one whose text is a delta, on an
-// open stream, is its last piece (finalPiece). A message id names
+// open stream, is its last piece unless it repeats the last chunk or
+// the chunks' words (finalPiece). A message id names
 // one message in the session: a whole message or stream end that names a
 // message streamed in an earlier turn, sent after that turn was complete,
 // is kept out of the turn it arrives in, and held to that

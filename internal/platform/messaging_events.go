@@ -649,18 +649,24 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 }
 
 // finalPiece reads a stream end whose text is a delta as the last chunk
-// of its stream, when the stream is open and the delta does not repeat
-// the last chunk's words: the piece the stream ends on. The reference
-// shows no member of an end event; a platform may put there the whole
-// text (text, message, content), the last piece it streamed again, or a
-// last piece not streamed before (delta), which read as the whole text
-// would contradict the chunks, and dropped would cut the reply short.
+// of its stream, when the stream is open and the delta repeats neither
+// the last chunk's words nor the whole of the chunks': the piece the
+// stream ends on. The reference shows no member of an end event; a
+// platform may put there the whole text (text, message, content), the
+// last piece it streamed again, or a last piece not streamed before
+// (delta), which read as the whole text would contradict the chunks, and
+// dropped would cut the reply short. A delta that says what the chunks
+// said is the whole text again, as it is after a final chunk
+// (contradictedBy): appended, it would say the reply twice.
 func (t *MessagingTurn) finalPiece(e MessagingEvent) MessagingEvent {
 	if e.Kind != EventAgentMessageEnd || !e.delta {
 		return e
 	}
 	at := t.stream(e.MessageID)
-	if at < 0 || t.Messages[at].Complete || sameWords(t.Messages[at].lastChunk, e.Text) {
+	if at < 0 {
+		return e
+	}
+	if r := &t.Messages[at]; r.Complete || sameWords(r.lastChunk, e.Text) || r.Text != "" && sameWords(r.Text, e.Text) {
 		return e
 	}
 	e.Kind, e.Final = EventAgentChunk, true

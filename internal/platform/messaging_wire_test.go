@@ -323,6 +323,14 @@ func TestMessagingHostileEvents(t *testing.T) {
 			reply: "Your balance is 0.", conversation: "c-1",
 		},
 		{
+			name: "a stream end whose delta is the whole text, on an open stream",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","delta":"Your balance is 0."}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
 			name: "a stream end whose delta is the last piece",
 			frames: texts(joinedC1,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
