@@ -630,6 +630,12 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 		// A stream end's text stands in for chunks without any, and is
 		// held to theirs otherwise; the reply stays what they said.
 		at = t.stream(e.MessageID)
+		if n := len(t.Messages); at < 0 && e.MessageID == "" && n > 0 && t.Messages[n-1].Streamed {
+			// One that names no message when none is open ends the
+			// stream its final chunk completed: read as a message of
+			// its own, its text would say the reply twice.
+			at = n - 1
+		}
 		switch {
 		case at < 0:
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
