@@ -591,7 +591,7 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			// does.
 			r := &t.Messages[i]
 			switch {
-			case e.Text == "" && r.Streamed:
+			case blank(e.Text) && r.Streamed:
 			case r.contradictedBy(e, false):
 				return i, false, streamMismatch(e, r.Text)
 			default:
@@ -692,7 +692,7 @@ func (t *MessagingTurn) finalPiece(e MessagingEvent) MessagingEvent {
 // not streamed is held to nothing here.
 func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
 	switch {
-	case !r.Streamed, e.Text == "", r.Text == "":
+	case !r.Streamed, blank(e.Text), r.Text == "":
 		return false
 	case e.Kind == EventAgentMessageEnd && sameWords(r.lastChunk, e.Text):
 		return false
@@ -705,6 +705,10 @@ func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
 	}
 	return !sameWords(r.Text, e.Text)
 }
+
+// blank reports whether a message's text says no words: like no text,
+// it only completes a stream (a platform may end one with a newline).
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // sameWords reports whether two texts of one message say the same words
 // in the same order, whatever the whitespace between and around them: a

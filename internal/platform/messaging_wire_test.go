@@ -377,6 +377,22 @@ func TestMessagingHostileEvents(t *testing.T) {
 			want: `EVENT_TYPE_AGENT_MESSAGE_END: stream end of message "m1" says "is 10." where its chunks said "Your balance is 0." (from byte 0): the platform streamed one text and ended the stream with another`,
 		},
 		{
+			name: "a stream end whose text is blank",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"\n"}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
+			name: "a whole message that is blank after its chunks",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"is 0."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":" "}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
 			name: "a stream end without text",
 			frames: texts(joinedC1,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
