@@ -52,8 +52,9 @@ import (
 // or the one a final chunk just completed), or when a whole message with
 // the same id follows its chunks (its text is the message's when it says
 // the chunks' words; without text, or with only white space, it only
-// completes the stream). A stream end's text stands in for chunks without any, and is otherwise
-// held to theirs as a whole message's is (contradictedBy); one whose
+// completes the stream). A stream end's text stands in for chunks
+// without any, and is otherwise held to theirs as a whole message's is
+// (contradictedBy); one whose
 // text is a delta, on an open stream, is its last piece unless it
 // repeats the last chunk or the chunks' words (finalPiece). A message id
 // names one message in the session: a whole message or stream end that
