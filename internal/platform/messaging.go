@@ -48,15 +48,18 @@ import (
 //
 // A whole message is complete when it arrives; a streamed one at its final
 // chunk (final, is_final, last, done or complete true), at a stream-end
-// event naming its message id, or when a whole message with the same id
-// follows its chunks (its text is the message's when it says the chunks'
-// words; without text it only completes the stream). A stream end's text
-// stands in for chunks without any, and is otherwise held to theirs as a
-// whole message's is (contradictedBy); one whose text is a delta, on an
-// open stream, is its last piece (finalPiece). A message id names
-// one message in the session: a whole message or stream end that names a
-// message streamed in an earlier turn, sent after that turn was complete,
-// is kept out of the turn it arrives in, and held to that
+// event naming its message id (one naming none ends the open stream,
+// or the one a final chunk just completed), or when a whole message with
+// the same id follows its chunks (its text is the message's when it says
+// the chunks' words; without text, or with only white space, it only
+// completes the stream). A stream end's text stands in for chunks
+// without any, and is otherwise held to theirs as a whole message's is
+// (contradictedBy); one whose
+// text is a delta, on an open stream, is its last piece unless it
+// repeats the last chunk or the chunks' words (finalPiece). A message id
+// names one message in the session: a whole message or stream end that
+// names a message streamed in an earlier turn, sent after that turn was
+// complete, is kept out of the turn it arrives in, and held to that
 // message's chunks (lateWhole). The turn fails with a *NetworkError after
 // MessagingStart.TurnTimeout without a complete answer;
 // MessagingTurnTimeout tells it from a connection that failed.

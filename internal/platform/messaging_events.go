@@ -591,7 +591,7 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			// does.
 			r := &t.Messages[i]
 			switch {
-			case e.Text == "" && r.Streamed:
+			case blank(e.Text) && r.Streamed:
 			case r.contradictedBy(e, false):
 				return i, false, streamMismatch(e, r.Text)
 			default:
@@ -630,6 +630,12 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 		// A stream end's text stands in for chunks without any, and is
 		// held to theirs otherwise; the reply stays what they said.
 		at = t.stream(e.MessageID)
+		if n := len(t.Messages); at < 0 && e.MessageID == "" && n > 0 && t.Messages[n-1].Streamed {
+			// One that names no message when none is open ends the
+			// stream its final chunk completed: read as a message of
+			// its own, its text would say the reply twice.
+			at = n - 1
+		}
 		switch {
 		case at < 0:
 			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
@@ -649,18 +655,24 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 }
 
 // finalPiece reads a stream end whose text is a delta as the last chunk
-// of its stream, when the stream is open and the delta does not repeat
-// the last chunk's words: the piece the stream ends on. The reference
-// shows no member of an end event; a platform may put there the whole
-// text (text, message, content), the last piece it streamed again, or a
-// last piece not streamed before (delta), which read as the whole text
-// would contradict the chunks, and dropped would cut the reply short.
+// of its stream, when the stream is open and the delta repeats neither
+// the last chunk's words nor the whole of the chunks': the piece the
+// stream ends on. The reference shows no member of an end event; a
+// platform may put there the whole text (text, message, content), the
+// last piece it streamed again, or a last piece not streamed before
+// (delta), which read as the whole text would contradict the chunks, and
+// dropped would cut the reply short. A delta that says what the chunks
+// said is the whole text again, as it is after a final chunk
+// (contradictedBy): appended, it would say the reply twice.
 func (t *MessagingTurn) finalPiece(e MessagingEvent) MessagingEvent {
 	if e.Kind != EventAgentMessageEnd || !e.delta {
 		return e
 	}
 	at := t.stream(e.MessageID)
-	if at < 0 || t.Messages[at].Complete || sameWords(t.Messages[at].lastChunk, e.Text) {
+	if at < 0 {
+		return e
+	}
+	if r := &t.Messages[at]; r.Complete || sameWords(r.lastChunk, e.Text) || r.Text != "" && sameWords(r.Text, e.Text) {
 		return e
 	}
 	e.Kind, e.Final = EventAgentChunk, true
@@ -680,7 +692,7 @@ func (t *MessagingTurn) finalPiece(e MessagingEvent) MessagingEvent {
 // not streamed is held to nothing here.
 func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
 	switch {
-	case !r.Streamed, e.Text == "", r.Text == "":
+	case !r.Streamed, blank(e.Text), r.Text == "":
 		return false
 	case e.Kind == EventAgentMessageEnd && sameWords(r.lastChunk, e.Text):
 		return false
@@ -693,6 +705,10 @@ func (r *MessagingReply) contradictedBy(e MessagingEvent, cutOff bool) bool {
 	}
 	return !sameWords(r.Text, e.Text)
 }
+
+// blank reports whether a message's text says no words: like no text,
+// it only completes a stream (a platform may end one with a newline).
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // sameWords reports whether two texts of one message say the same words
 // in the same order, whatever the whitespace between and around them: a
