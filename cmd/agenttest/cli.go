@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -171,16 +170,8 @@ Prints the version of agenttest and of the Go toolchain that built it.
 // flag it does not have and an argument, rather than print the version
 // to a script that asked for something else (agenttest version --json).
 func cmdVersion(_ context.Context, st *State, args []string) error {
-	f := newFlags(st, "version", versionUsage)
-	pos, err := f.parse(args)
-	if errors.Is(err, errHelp) {
-		return nil
-	}
-	if err != nil {
+	if ok, err := parseBare(st, "version", versionUsage, args); !ok {
 		return err
-	}
-	if len(pos) > 0 {
-		return usageProblems("version", "takes no arguments")
 	}
 	fmt.Fprintf(st.Stdout, "agenttest %s\n", version())
 	return nil

@@ -408,3 +408,19 @@ func (f *flags) help() string {
 	})
 	return b.String()
 }
+
+// parseBare parses the command line of a command without flags or
+// arguments (steps, version): ok is false when the command has nothing
+// more to do, err then nil after --help, or what was wrong.
+func parseBare(st *State, cmd, usage string, args []string) (ok bool, err error) {
+	pos, err := newFlags(st, cmd, usage).parse(args)
+	switch {
+	case errors.Is(err, errHelp):
+		return false, nil
+	case err != nil:
+		return false, err
+	case len(pos) > 0:
+		return false, usageProblems(cmd, "takes no arguments")
+	}
+	return true, nil
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/agenttest/agenttest/internal/scenario"
 )
@@ -15,16 +14,8 @@ so it is always the one run and lint use.
 `
 
 func cmdSteps(_ context.Context, st *State, args []string) error {
-	f := newFlags(st, "steps", stepsUsage)
-	pos, err := f.parse(args)
-	if errors.Is(err, errHelp) {
-		return nil
-	}
-	if err != nil {
+	if ok, err := parseBare(st, "steps", stepsUsage, args); !ok {
 		return err
-	}
-	if len(pos) > 0 {
-		return usageProblems("steps", "takes no arguments")
 	}
 	return scenario.Steps().Write(st.Stdout)
 }

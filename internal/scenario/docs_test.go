@@ -10,18 +10,9 @@ import (
 // docs/writing-scenarios.md, so the guide cannot drift from the loader.
 func TestDocExamplesLoad(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("../../docs/writing-scenarios.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := strings.Split(string(src), "```yaml\n")[1:]
 	loaded := 0
-	for i, b := range blocks {
-		end := strings.Index(b, "```")
-		if end < 0 {
-			t.Fatalf("yaml block %d is not closed", i)
-		}
-		block := wrapFragment(b[:end])
+	for i, b := range docBlocks(t, "../../docs/writing-scenarios.md", "yaml") {
+		block := wrapFragment(b)
 		if block == "" {
 			continue
 		}
@@ -40,17 +31,8 @@ func TestDocExamplesLoad(t *testing.T) {
 // steps quoted alone), as TestDocExamplesLoad does for the YAML guide.
 func TestDocFeaturesLoad(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("../../docs/writing-features.md")
-	if err != nil {
-		t.Fatal(err)
-	}
 	loaded := 0
-	for i, b := range strings.Split(string(src), "```gherkin\n")[1:] {
-		end := strings.Index(b, "```")
-		if end < 0 {
-			t.Fatalf("gherkin block %d is not closed", i)
-		}
-		block := b[:end]
+	for i, block := range docBlocks(t, "../../docs/writing-features.md", "gherkin") {
 		if !strings.HasPrefix(block, "Feature:") && !strings.Contains(block, "\nFeature:") {
 			continue
 		}
@@ -102,4 +84,23 @@ func BenchmarkLoadFile(b *testing.B) {
 			b.Fatal(ds)
 		}
 	}
+}
+
+// docBlocks returns the code blocks of the language lang in the guide at
+// path, each without its fences.
+func docBlocks(t *testing.T, path, lang string) []string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	for i, b := range strings.Split(string(src), "```"+lang+"\n")[1:] {
+		end := strings.Index(b, "```")
+		if end < 0 {
+			t.Fatalf("%s: %s block %d is not closed", path, lang, i)
+		}
+		blocks = append(blocks, b[:end])
+	}
+	return blocks
 }
