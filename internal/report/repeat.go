@@ -112,14 +112,19 @@ func ceil2(v float64) string  { return fmt.Sprintf("%.2f", math.Ceil(v*100-1e-9)
 
 // below prints an upper bound that lies below limit, rounded up but with
 // as many places as it takes to stay below it: 0.896 rather than 0.90
-// against a limit of 0.9, 0.999991 against 1. A bound that no rounding
-// up keeps below the limit is printed in full, never rounded down.
+// against a limit of 0.9, 0.999991 against 1. A bound within rounding of
+// the limit is the limit: a test that fails with its ratio exactly on the
+// boundary rules out the rate p1 itself, so "rate < p1" is exact (the
+// bound's confidence set is open there).
 func below(v, limit float64) string {
 	for places := 2; places <= 12; places++ {
 		scale := math.Pow(10, float64(places))
 		if up := math.Ceil(v*scale-1e-9) / scale; up < limit-1e-12 {
 			return strconv.FormatFloat(up, 'f', places, 64)
 		}
+	}
+	if v <= limit+1e-12 {
+		return strconv.FormatFloat(limit, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
