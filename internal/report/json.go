@@ -122,7 +122,8 @@ import (
 // "interrupted before a verdict" or "stopped before a verdict"); runs
 // counts the runs the verdict rests on, errored ones included (passed +
 // failed + errored), or the runs made before the interruption, and
-// discarded the parallel runs started after them; each
+// discarded the parallel runs started after them; needed is the limit
+// the guarantee needs, 100001 when even 100000 runs are not enough; each
 // bound of interval holds at level, one-sided. An attempt's run numbers
 // the run it belongs to.
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/stats"
 	"github.com/jstemmer/go-junit-report/v2/junit"
 )
 
@@ -17,10 +18,11 @@ import (
 // repeatLine is the one-line verdict of a repeated case.
 //
 // Fixed rule:  "3 of 5 runs passed (60%), 80% required"
-// Sequential:  "passed 27 of 28 runs; rate ≥ 0.81 at 95% (needs 0.9 − 0.1)"
+// Sequential (pass rate 0.9, margin 0.1, confidence 0.95):
 //
-//	"passed 3 of 8 runs; rate < 0.62 at 95% (needs 0.9)"
-//	"inconclusive: passed 35 of 40 runs, the most repeat allows; rate 0.62–0.97 at 95% (needs 0.9 − 0.1)"
+//	"passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"
+//	"passed 5 of 11 runs; rate < 0.89 at 95% (needs 0.9)"
+//	"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"
 //
 // Errored runs are said beside the counts, never in them.
 func repeatLine(r *result.Repeat) string {
@@ -35,11 +37,8 @@ func repeatLine(r *result.Repeat) string {
 		return s
 	}
 	if r.Procedure != result.ProcedureSPRT {
-		got := 0.0
-		if r.Runs > 0 {
-			got = float64(r.Passed) / float64(r.Runs)
-		}
-		s := fmt.Sprintf("%d of %d runs passed (%.0f%%), %.0f%% required", r.Passed, r.Runs, got*100, r.PassRate*100)
+		got, want := sharePercents(r.Passed, r.Runs, r.PassRate)
+		s := fmt.Sprintf("%d of %d runs passed (%s%%), %s%% required", r.Passed, r.Runs, got, want)
 		if r.Errored > 0 {
 			s += fmt.Sprintf(", %d errored", r.Errored)
 		}
@@ -58,7 +57,11 @@ func repeatLine(r *result.Repeat) string {
 		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, formatRate(r.PassRate))
 	case result.DecisionInconclusive:
 		s := fmt.Sprintf("inconclusive: %s, the most repeat allows; rate %s–%s at %s (%s)", counts, floor2(r.Lower), ceil2(r.Upper), bothLevel(r.Level), needs)
-		if r.Needed > r.Limit {
+		switch {
+		case r.Needed > stats.MaxRuns:
+			// stats.Design.Needed's "more than MaxRuns", not a count.
+			s += fmt.Sprintf("; the guarantee needs more than %d runs", stats.MaxRuns)
+		case r.Needed > r.Limit:
 			s += fmt.Sprintf("; the guarantee needs up to %d runs", r.Needed)
 		}
 		return s
@@ -66,6 +69,28 @@ func repeatLine(r *result.Repeat) string {
 		return fmt.Sprintf("errored: %d of %d runs errored, more than a third; passed %d of the %d others", r.Errored, r.Runs, r.Passed, r.Counted())
 	}
 	return counts + " so far"
+}
+
+// sharePercents prints the share of passing runs and the rate required
+// as percentages: the rate as written (80, 79.5), the share in whole
+// numbers unless that would contradict the verdict: 39 of 49 runs
+// (79.59%) against 80% is "79.6", not "80", which would read as enough.
+// The share reaches the rate as the fixed rule counts it (runner.reaches:
+// the rounding of a decimal rate tolerated).
+func sharePercents(passed, runs int, rate float64) (got, want string) {
+	share := 0.0
+	if runs > 0 {
+		share = float64(passed) / float64(runs)
+	}
+	reached := float64(passed) >= rate*float64(runs)-1e-9
+	want = strconv.FormatFloat(rate*100, 'g', 4, 64)
+	w, _ := strconv.ParseFloat(want, 64)
+	for places := 0; ; places++ {
+		got = strconv.FormatFloat(share*100, 'f', places, 64)
+		if g, _ := strconv.ParseFloat(got, 64); (g >= w) == reached || places == 4 {
+			return got, want
+		}
+	}
 }
 
 // formatRate prints a rate as written: 0.9, 0.85, 1.
@@ -87,15 +112,21 @@ func ceil2(v float64) string  { return fmt.Sprintf("%.2f", math.Ceil(v*100-1e-9)
 
 // below prints an upper bound that lies below limit, rounded up but with
 // as many places as it takes to stay below it: 0.896 rather than 0.90
-// against a limit of 0.9.
+// against a limit of 0.9, 0.999991 against 1. A bound within rounding of
+// the limit is the limit: a test that fails with its ratio exactly on the
+// boundary rules out the rate p1 itself, so "rate < p1" is exact (the
+// bound's confidence set is open there).
 func below(v, limit float64) string {
-	for places := 2; places < 6; places++ {
+	for places := 2; places <= 12; places++ {
 		scale := math.Pow(10, float64(places))
 		if up := math.Ceil(v*scale-1e-9) / scale; up < limit-1e-12 {
 			return strconv.FormatFloat(up, 'f', places, 64)
 		}
 	}
-	return strconv.FormatFloat(v, 'f', 6, 64)
+	if v <= limit+1e-12 {
+		return strconv.FormatFloat(limit, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // run is one run of a repeated case: its attempts (errored ones retried)

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/stats"
 )
 
 func TestQuarantineNote(t *testing.T) {
@@ -27,5 +29,85 @@ func TestQuarantineNote(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRepeatLine checks the numbers of a repeated case's verdict line:
+// a share is never printed so that it reads as the other verdict, the
+// bounds are the design's own (computed here by package stats), and a
+// limit the guarantee cannot reach within stats.MaxRuns is said so, not
+// given as a count.
+func TestRepeatLine(t *testing.T) {
+	t.Parallel()
+	d := stats.Design{PassRate: 0.9, Margin: 0.1, Confidence: 0.95}
+	seq := func(passed, failed, limit, needed int, decision string) *result.Repeat {
+		return &result.Repeat{Procedure: result.ProcedureSPRT, Decision: decision, Runs: passed + failed, Passed: passed, Failed: failed,
+			Limit: limit, Needed: needed, PassRate: d.PassRate, Margin: d.Margin, Confidence: d.Confidence, Level: d.Confidence,
+			Lower: d.Lower(passed, failed), Upper: d.Upper(passed, failed)}
+	}
+	fixed := func(passed, failed int, rate float64, decision string) *result.Repeat {
+		return &result.Repeat{Procedure: result.ProcedureFixed, Decision: decision, Runs: passed + failed, Passed: passed, Failed: failed,
+			Limit: passed + failed, PassRate: rate, Level: 0.95}
+	}
+	for _, tc := range []struct {
+		name string
+		r    *result.Repeat
+		want string
+	}{
+		{"fixed, short of the rate", fixed(2, 1, 0.8, result.DecisionFailed), "2 of 3 runs passed (67%), 80% required"},
+		{"fixed, exactly the rate", fixed(3, 1, 0.75, result.DecisionPassed), "3 of 4 runs passed (75%), 75% required"},
+		{"fixed, a decimal rate met exactly", fixed(7, 3, 0.7, result.DecisionPassed), "7 of 10 runs passed (70%), 70% required"},
+		// 79.59% rounds to 80%, which would read as enough for a failure.
+		{"fixed, just short of the rate", fixed(39, 10, 0.8, result.DecisionFailed), "39 of 49 runs passed (79.6%), 80% required"},
+		{"fixed, just past the rate", fixed(49, 12, 0.8, result.DecisionPassed), "49 of 61 runs passed (80%), 80% required"},
+		// The rate as written, not rounded: 79.5% was "80% required".
+		{"fixed, a rate with a decimal percent", fixed(35, 9, 0.795, result.DecisionPassed), "35 of 44 runs passed (80%), 79.5% required"},
+		{"fixed, a rate with a decimal percent, short by little", fixed(159, 41, 0.7975, result.DecisionFailed), "159 of 200 runs passed (79.5%), 79.75% required"},
+		{"passed", seq(26, 0, 282, 282, result.DecisionPassed), "passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"},
+		{"failed", seq(5, 6, 282, 282, result.DecisionFailed), "passed 5 of 11 runs; rate < 0.89 at 95% (needs 0.9)"},
+		{"inconclusive below the limit needed", seq(15, 5, 20, 282, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"},
+		// Needed is stats.MaxRuns+1 when even stats.MaxRuns runs are not
+		// enough: no number of runs is "up to 100001".
+		{"inconclusive, no limit enough", seq(15, 5, 20, stats.MaxRuns+1, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs more than 100000 runs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := repeatLine(tc.r); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBelow: an upper bound is rounded up, never down, with as many
+// places as it takes to stay below the rate it is compared with; one
+// within rounding of the rate is the rate.
+func TestBelow(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v, limit float64
+		want     string
+	}{
+		{0.8888023363157218, 0.9, "0.89"},
+		{0.8974661810192006, 0.9, "0.898"},
+		// pass rate 1: one failure after many passes leaves the bound
+		// just below 1, where six places rounded to the nearest gave
+		// 0.999990, below the bound.
+		{0.9999902, 1, "0.999991"},
+		{0.9999999999951, 1, "0.999999999996"},
+		// Within rounding of the limit: a ratio exactly on the boundary
+		// (0.95 − 0.2 at 80%, one failure), whose bound is p1 itself.
+		{0.95000000000000007, 0.95, "0.95"},
+		{0.9999999999999, 1, "1"},
+	} {
+		got := below(tc.v, tc.limit)
+		if got != tc.want {
+			t.Errorf("below(%v, %v) = %q, want %q", tc.v, tc.limit, got, tc.want)
+		}
+		if x, _ := strconv.ParseFloat(got, 64); x < tc.v-1e-12 || x > tc.limit {
+			t.Errorf("below(%v, %v) = %q: not a bound rounded up below the limit", tc.v, tc.limit, got)
+		}
 	}
 }

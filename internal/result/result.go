@@ -390,6 +390,7 @@ type Repeat struct {
 	Limit int `json:"limit"`
 	// Needed is the limit the sequential test's guarantee needs (0 for
 	// ProcedureFixed): a Limit below it ends inconclusive more often.
+	// 100001 (stats.MaxRuns+1) says that even 100000 runs are not enough.
 	Needed int `json:"needed,omitempty"`
 	// PassRate is the rate required (p1); Margin and Confidence complete
 	// the sequential design (0 for ProcedureFixed).

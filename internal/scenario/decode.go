@@ -795,15 +795,17 @@ func (d *decoder) stats(sc *Scenario, fields map[string]pair) {
 		case key == "pass_rate" && !(*v > 0 && *v <= 1):
 			d.errorHint(p.Val, "a share such as 0.8 or \"80%\"", "pass_rate must be above 0 and at most 1, not %v", *v)
 			bad = true
-		// Stats reads a zero as "unset", so a written 0 would pass Check
-		// and become the default (margin 0.1) or no test at all (a
-		// confidence of 0 is a fixed run): refuse it here, as the flags
-		// and the tags refuse it.
-		case key == "confidence" && *v == 0:
-			d.errorHint(p.Val, "a probability such as 0.95 or 95%", "confidence must be above 0.5 and below 1, not 0")
+		// Stats reads a zero as "unset" and a confidence at or below 0
+		// as a fixed run, so a written 0 would pass Check and become the
+		// default (margin 0.1), and a 0 or negative confidence no test at
+		// all (the scenario run once, without a word); a negative margin
+		// only a warning that it has no effect: refuse them here, as the
+		// flags and the tags refuse them.
+		case key == "confidence" && *v <= 0:
+			d.errorHint(p.Val, "a probability such as 0.95 or 95%", "confidence must be above 0.5 and below 1, not %v", *v)
 			bad = true
-		case key == "margin" && *v == 0:
-			d.errorHint(p.Val, "leave margin out for the default, 0.1", "margin must be above 0 and below pass_rate, not 0")
+		case key == "margin" && *v <= 0:
+			d.errorHint(p.Val, "leave margin out for the default, 0.1", "margin must be above 0 and below pass_rate, not %v", *v)
 			bad = true
 		}
 	}

@@ -111,6 +111,13 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "margin zero is not the default", src: sc("pass_rate: 0.9", "margin: 0", "confidence: 0.9"), at: "4:13", want: "margin must be above 0 and below pass_rate, not 0"},
 		{name: "confidence zero is not a fixed run", src: sc("repeat: 5", "confidence: 0"), at: "4:17", want: "confidence must be above 0.5 and below 1, not 0"},
 		{name: "confidence zero percent", src: sc(`confidence: "0%"`), at: "3:17", want: "confidence must be above 0.5 and below 1, not 0"},
+		// A negative confidence was read as "no confidence": the scenario
+		// ran once, without a word.
+		{name: "confidence negative", src: sc("pass_rate: 0.9", "confidence: -0.95"), at: "4:17", want: "confidence must be above 0.5 and below 1, not -0.95"},
+		{name: "confidence negative percent", src: sc(`confidence: "-95%"`), at: "3:17", want: "confidence must be above 0.5 and below 1, not -0.95"},
+		{name: "margin negative without confidence", src: sc("repeat: 5", "margin: -0.1"), at: "4:13", want: "margin must be above 0 and below pass_rate, not -0.1"},
+		{name: "pass_rate not finite", src: sc("repeat: 5", "pass_rate: .nan"), at: "4:16", want: "pass_rate must be a finite number, not .nan"},
+		{name: "confidence not finite", src: sc("confidence: -.inf"), at: "3:17", want: "confidence must be a finite number, not -.inf"},
 		{name: "margin without confidence", src: sc("repeat: 5", "margin: 0.2"), at: "4:5", want: "margin has no effect without confidence", warning: true},
 		{name: "repeat too few for the guarantee", src: sc("repeat: 40", "pass_rate: 0.9", "confidence: 0.95"), at: "3:5", warning: true,
 			want: "repeat: 40 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 40, an agent at exactly 0.9 passes only 25% of the time and is inconclusive (a failure) 74% of the time"},

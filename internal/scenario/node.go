@@ -421,6 +421,11 @@ func (d *decoder) number(n *yaml.Node, what string) (float64, bool) {
 			}
 		}
 	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+		// .nan, .inf: numbers to YAML, but no rate or bound.
+		d.errorf(n, "%s must be a finite number, not %s", what, n.Value)
+		return 0, false
+	}
 	d.errorf(n, "%s must be a number, not %s", what, kindName(n))
 	return 0, false
 }

@@ -117,16 +117,16 @@ func (w *walker) step() (pass, fail, open float64) {
 		w.next[i] += p * (1 - w.rate)
 	}
 	first, last := -1, -1
+	passFrom, failTo := w.t.cuts(w.n)
 	for i, p := range w.next {
 		if p == 0 {
 			continue
 		}
-		s := w.lo + i
-		switch w.t.decide(s, w.n-s) {
-		case Pass:
+		switch s := w.lo + i; {
+		case s >= passFrom:
 			w.pass += p
 			w.next[i] = 0
-		case Fail:
+		case s <= failTo:
 			w.fail += p
 			w.next[i] = 0
 		default:

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"strconv"
 )
 
 // DefaultMargin is the margin of a design that sets none: a rate 0.1 below
@@ -72,12 +74,15 @@ type test struct {
 	// certainFail: p1 = 1, so a single failure proves the rate below p1.
 	certainFail bool
 	bound       float64
+	// d is the design, for the exact comparison at a boundary (onBoundary).
+	d Design
 }
 
 func (d Design) test() test {
 	t := test{
 		up:    math.Log(d.PassRate / d.Low()),
 		bound: math.Log(1 / (1 - d.Confidence)),
+		d:     d,
 	}
 	if d.PassRate >= 1 {
 		t.certainFail = true
@@ -88,15 +93,24 @@ func (d Design) test() test {
 }
 
 // llr is log Λ after s passes and f failures.
-func (t test) llr(s, f int) float64 {
+func (t *test) llr(s, f int) float64 {
 	if f > 0 && t.certainFail {
 		return math.Inf(-1)
 	}
 	return float64(s)*t.up + float64(f)*t.down
 }
 
-func (t test) decide(s, f int) Decision {
-	switch l := t.llr(s, f); {
+func (t *test) decide(s, f int) Decision {
+	l := t.llr(s, f)
+	// Rounding puts log Λ a few ulps to either side of a boundary it
+	// meets exactly (0.95 against 0.75 at 80%: one failure makes Λ =
+	// 0.2 = α), and the test would take another run where Λ ≤ α says
+	// fail. Within rounding of a boundary (the error of l is a few ulps
+	// of each log ratio per run), Λ is compared exactly.
+	if math.Abs(math.Abs(l)-t.bound) <= 1e-12*float64(1+s+f) {
+		return t.onBoundary(l, s, f)
+	}
+	switch {
 	case l >= t.bound:
 		return Pass
 	case l <= -t.bound:
@@ -105,12 +119,122 @@ func (t test) decide(s, f int) Decision {
 	return Continue
 }
 
+// cuts returns, after n runs, the fewest passes that pass and the most
+// that fail (n+1 and −1 when none do): log Λ grows with the passes, so
+// the verdicts of the n+1 pass counts are those two cuts, found by
+// decide from where the boundaries cross.
+func (t *test) cuts(n int) (passFrom, failTo int) {
+	is := func(s int, want Decision) bool { return t.decide(s, n-s) == want }
+	if t.certainFail {
+		// Every failure fails; only n passes in a row may pass.
+		passFrom = n + 1
+		if is(n, Pass) {
+			passFrom = n
+		}
+		return passFrom, n - 1
+	}
+	// log Λ = s·up + (n−s)·down meets ±bound at s = (±bound − n·down) /
+	// (up − down); rounding may put the cut a pass to either side.
+	at := func(b float64) float64 { return (b - float64(n)*t.down) / (t.up - t.down) }
+	// A start outside 0..n+1 (or NaN, for a design Validate refuses) is
+	// the nearest end; the walks below are right from any start.
+	clamp := func(x float64, lo, hi int) int {
+		switch {
+		case x >= float64(lo) && x <= float64(hi):
+			return int(x)
+		case x < float64(lo):
+			return lo
+		}
+		return hi
+	}
+	passFrom = clamp(math.Ceil(at(t.bound)), 0, n+1)
+	for passFrom > 0 && is(passFrom-1, Pass) {
+		passFrom--
+	}
+	for passFrom <= n && !is(passFrom, Pass) {
+		passFrom++
+	}
+	failTo = clamp(math.Floor(at(-t.bound)), -1, n)
+	for failTo < n && is(failTo+1, Fail) {
+		failTo++
+	}
+	for failTo >= 0 && !is(failTo, Fail) {
+		failTo--
+	}
+	return passFrom, failTo
+}
+
+// onBoundary decides a log Λ of l within rounding of a boundary.
+func (t *test) onBoundary(l float64, s, f int) Decision {
+	switch {
+	case l > 0 && t.compare(s, f, true) >= 0:
+		return Pass
+	case l < 0 && t.compare(s, f, false) <= 0:
+		return Fail
+	}
+	return Continue
+}
+
+// compare compares Λ after s passes and f failures with 1/α (upper) or α,
+// exactly, in the rationals the design's rates are written as (the
+// shortest decimals of its floats: 0.95, not 0.94999999999999995559):
+// the sign of Λ − 1/α, or of Λ − α.
+func (t *test) compare(s, f int, upper bool) int {
+	dec := func(v float64) *big.Rat {
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, 64))
+		return r
+	}
+	one := big.NewRat(1, 1)
+	p1 := dec(t.d.PassRate)
+	p0 := new(big.Rat).Sub(p1, dec(t.d.Margin))
+	alpha := new(big.Rat).Sub(one, dec(t.d.Confidence))
+	// Λ·k against 1, with k = α (upper) or 1/α: the passes' ratio to the
+	// power s, the failures' to the power f, and k, each a fraction.
+	k := alpha
+	if !upper {
+		k = new(big.Rat).Inv(alpha)
+	}
+	up := new(big.Rat).Quo(p1, p0)
+	down := new(big.Rat).Quo(new(big.Rat).Sub(one, p1), new(big.Rat).Sub(one, p0))
+	// First in 256-bit floating point, whose error (about 2⁻²⁴⁰ for any
+	// count of runs) decides every ratio not within 2⁻²⁰⁰ of the
+	// boundary; then in integers, for a ratio on it.
+	const prec = 256
+	fl := func(r *big.Rat) *big.Float { return new(big.Float).SetPrec(prec).SetRat(r) }
+	x := new(big.Float).SetPrec(prec).Mul(powFloat(fl(up), s), powFloat(fl(down), f))
+	x.Mul(x, fl(k))
+	diff := new(big.Float).SetPrec(prec).Sub(x, big.NewFloat(1))
+	if diff.Sign() != 0 && new(big.Float).Abs(diff).Cmp(new(big.Float).SetMantExp(big.NewFloat(1), -200)) > 0 {
+		return diff.Sign()
+	}
+	se, fe := big.NewInt(int64(s)), big.NewInt(int64(f))
+	num := new(big.Int).Mul(new(big.Int).Exp(up.Num(), se, nil), new(big.Int).Exp(down.Num(), fe, nil))
+	den := new(big.Int).Mul(new(big.Int).Exp(up.Denom(), se, nil), new(big.Int).Exp(down.Denom(), fe, nil))
+	num.Mul(num, k.Num())
+	den.Mul(den, k.Denom())
+	return num.Cmp(den)
+}
+
+// powFloat is x to the power e ≥ 0, by squaring, at x's precision.
+func powFloat(x *big.Float, e int) *big.Float {
+	r := new(big.Float).SetPrec(x.Prec()).SetInt64(1)
+	b := new(big.Float).Copy(x)
+	for ; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r.Mul(r, b)
+		}
+		b.Mul(b, b)
+	}
+	return r
+}
+
 // Decide applies the test to the evidence so far: passes and failures in
 // any order (the statistic depends on the counts only). Errored runs are
 // not evidence and must not be counted in either. The design must be
 // valid.
 func (d Design) Decide(passes, failures int) Decision {
-	return d.test().decide(passes, failures)
+	t := d.test()
+	return t.decide(passes, failures)
 }
 
 // Lower is the rate's anytime-valid lower confidence bound at

@@ -35,6 +35,17 @@ func TestDecide(t *testing.T) {
 		{name: "a ratio of exactly 1/α passes", d: Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, passes: 2, want: Pass},
 		{name: "one pass short of 1/α", d: Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, passes: 1, want: Continue},
 		{name: "exactly 1/α after four passes", d: Design{PassRate: 0.5, Margin: 0.25, Confidence: 0.9375}, passes: 4, want: Pass},
+		// Ratios that meet a boundary exactly though rounding puts them a
+		// few ulps short: 2.5³ = 1/0.064, (0.75/0.45)² = 1/0.36, and on the
+		// failing side 0.05/0.25 = 0.2 = α, (0.2)² = 0.04 = α.
+		{name: "2.5³ is exactly 1/α", d: Design{PassRate: 0.5, Margin: 0.3, Confidence: 0.936}, passes: 3, want: Pass},
+		{name: "(5/3)² is exactly 1/α", d: Design{PassRate: 0.75, Margin: 0.3, Confidence: 0.64}, passes: 2, want: Pass},
+		{name: "one pass short of an exact 1/α", d: Design{PassRate: 0.75, Margin: 0.3, Confidence: 0.64}, passes: 1, want: Continue},
+		{name: "a ratio of exactly α fails", d: Design{PassRate: 0.95, Margin: 0.2, Confidence: 0.8}, failures: 1, want: Fail},
+		{name: "two failures make exactly α", d: Design{PassRate: 0.95, Margin: 0.2, Confidence: 0.96}, failures: 2, want: Fail},
+		{name: "one failure short of an exact α", d: Design{PassRate: 0.95, Margin: 0.2, Confidence: 0.96}, failures: 1, want: Continue},
+		// 1.5² · 0.25² = 0.140625 = α.
+		{name: "an exact α after passes and failures", d: Design{PassRate: 0.9, Margin: 0.3, Confidence: 0.859375}, passes: 2, failures: 2, want: Fail},
 	}
 	run := func(t *testing.T, tc testCase) {
 		if got := tc.d.Decide(tc.passes, tc.failures); got != tc.want {
@@ -51,7 +62,8 @@ func TestDecide(t *testing.T) {
 // the upper bound falls to p1.
 func TestBoundsExplainDecision(t *testing.T) {
 	t.Parallel()
-	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8}} {
+	// The last three have ratios exactly on a boundary (TestDecide).
+	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8}, {0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}} {
 		for s := 0; s <= 80; s++ {
 			for f := 0; f <= 20; f++ {
 				lo, hi := d.Lower(s, f), d.Upper(s, f)
@@ -220,5 +232,63 @@ func TestValidate(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%v: error %v, want %q", tc.d, err, tc.want)
 		}
+	}
+}
+
+// TestCuts checks the walker's shortcut against the rule itself: after n
+// runs the pass counts from passFrom on pass, those up to failTo fail,
+// and the rest go on, as decide says of each.
+func TestCuts(t *testing.T) {
+	t.Parallel()
+	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.1, 0.95}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8},
+		{0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}, {0.9, 0.001, 0.95}, {0.51, 0.5, 0.51}} {
+		tt := d.test()
+		for n := 0; n <= 400; n++ {
+			passFrom, failTo := tt.cuts(n)
+			for s := 0; s <= n; s++ {
+				want := Continue
+				if s >= passFrom {
+					want = Pass
+				} else if s <= failTo {
+					want = Fail
+				}
+				if got := d.Decide(s, n-s); got != want {
+					t.Fatalf("%v after %d runs: cuts %d, %d say %s for %d passes; Decide says %s", d, n, passFrom, failTo, want, s, got)
+				}
+			}
+		}
+	}
+}
+
+// TestBinomialLargeN checks the bounds of many pooled runs (`history`
+// over a year of nightly reports) against reference values computed
+// independently (mpmath, 30 digits, from the defining tail equations),
+// and (TestBinomialSumsWhatMatters) that a bisection step sums the terms
+// that matter rather than building all n+1 probabilities: it allocates
+// nothing, where it took 0.8 s at 100,000 runs.
+func TestBinomialLargeN(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s, n       int
+		confidence float64
+		lo, hi     float64
+	}{
+		{95000, 100000, 0.95, 0.948851678053, 0.951128981627},
+		{95000, 100000, 0.99, 0.948373833940, 0.951590543974},
+		{500, 1000, 0.95, 0.473517731235691, 0.526482268764309},
+		{0, 1000, 0.95, 0, 0.0029912495450953},
+		{1000, 1000, 0.99, 0.995405417351527, 1},
+	} {
+		lo, hi := Binomial(tc.s, tc.n, tc.confidence)
+		if math.Abs(lo-tc.lo) > 1e-11 || math.Abs(hi-tc.hi) > 1e-11 {
+			t.Errorf("Binomial(%d, %d, %v) = [%.15f, %.15f], want [%.15f, %.15f]", tc.s, tc.n, tc.confidence, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestBinomialSumsWhatMatters: not parallel, for AllocsPerRun.
+func TestBinomialSumsWhatMatters(t *testing.T) {
+	if a := testing.AllocsPerRun(3, func() { Binomial(90000, 100000, 0.975) }); a > 4 {
+		t.Errorf("Binomial of 100,000 runs allocates %v times: it builds the whole distribution", a)
 	}
 }
