@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -531,6 +532,14 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 // later tag overrides an earlier one, so a Scenario overrides its Feature.
 var tagParams = []string{"agent", "env", "via", "streaming", "retries", "repeat", "pass-rate", "confidence", "margin", "quarantine", "timeout", "within"}
 
+// tagCount reads the count of @repeat:N or @retries:N in the range a
+// suite's YAML takes (decoder.integer); tooBig says a whole number past
+// it.
+func tagCount(value string) (n int, ok, tooBig bool) {
+	v, err := strconv.ParseInt(value, 10, 32)
+	return int(v), err == nil, errors.Is(err, strconv.ErrRange)
+}
+
 // misspeltSkip reports whether a tag is @skip written wrong: in another
 // case, with a letter missing, doubled or added, or two letters swapped.
 // A letter replaced is left alone: @ship and @slip are words teams tag with.
@@ -620,20 +629,27 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			sc.Start.Streaming, sc.Start.StreamingPos = value == "true", at
 			fl.streamingTag = "tag @" + name
 		case "retries":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 0 {
+			n, ok, tooBig := tagCount(value)
+			switch {
+			case tooBig:
+				bad("%s is out of range (at most %d)", value, math.MaxInt32)
+			case !ok || n < 0:
 				bad("retries must be a whole number, 0 or more")
-				continue
+			default:
+				sc.Retries = &n
 			}
-			sc.Retries = &n
 		case "repeat":
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 {
+			n, ok, tooBig := tagCount(value)
+			switch {
+			case tooBig:
+				bad("%s is out of range (at most %d)", value, math.MaxInt32)
+				statsBad = true
+			case !ok || n < 1:
 				bad("repeat must be a whole number, 1 or more")
 				statsBad = true
-				continue
+			default:
+				sc.Stats.Repeat, statAt[TagNames.Repeat] = n, at
 			}
-			sc.Stats.Repeat, statAt[TagNames.Repeat] = n, at
 		case "pass-rate", "pass_rate", "confidence", "margin":
 			v, err := parseShare(value)
 			if err == nil && key != "confidence" && key != "margin" && v > 1 {

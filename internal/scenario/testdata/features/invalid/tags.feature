@@ -8,3 +8,7 @@ Feature: Broken tags
   @pass-rate:0.5 @skp @Skip @ship
   Scenario: rate without repeat
     When the user says "hi"
+
+  @repeat:99999999999 @retries:4294967296
+  Scenario: counts past what a suite takes
+    When the user says "hi"
