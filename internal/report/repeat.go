@@ -52,7 +52,7 @@ func repeatLine(r *result.Repeat) string {
 	needs := fmt.Sprintf("needs %s − %s", formatRate(r.PassRate), formatRate(r.Margin))
 	switch r.Decision {
 	case result.DecisionPassed:
-		return fmt.Sprintf("%s; rate ≥ %s at %s (%s)", counts, floor2(r.Lower), level, needs)
+		return fmt.Sprintf("%s; rate ≥ %s at %s (%s)", counts, above(r.Lower, r.PassRate-r.Margin), level, needs)
 	case result.DecisionFailed:
 		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, formatRate(r.PassRate))
 	case result.DecisionInconclusive:
@@ -115,7 +115,10 @@ func ceil2(v float64) string  { return fmt.Sprintf("%.2f", math.Ceil(v*100-1e-9)
 // against a limit of 0.9, 0.999991 against 1. A bound within rounding of
 // the limit is the limit: a test that fails with its ratio exactly on the
 // boundary rules out the rate p1 itself, so "rate < p1" is exact (the
-// bound's confidence set is open there).
+// bound's confidence set is open there). Rounding is boundTolerance: the
+// bound is found from the float rates, which at a rate near 1 or a tiny α
+// are a relative 1e-10 off the written ones (0.95 − 0.45 at 99.99999%:
+// seven failures are Λ = α, and the bound is p1 + 4e-12).
 func below(v, limit float64) string {
 	for places := 2; places <= 12; places++ {
 		scale := math.Pow(10, float64(places))
@@ -123,11 +126,36 @@ func below(v, limit float64) string {
 			return strconv.FormatFloat(up, 'f', places, 64)
 		}
 	}
-	if v <= limit+1e-12 {
+	if v <= limit+boundTolerance {
 		return strconv.FormatFloat(limit, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
+
+// above is below's mirror for a lower bound that reaches limit (p0 of a
+// passed test): rounded down with as many places as it takes to stay at
+// or above it, 0.925 rather than 0.92 against 0.95 − 0.025, which would
+// read as short of the rate the pass says it reached. A bound within
+// rounding of the limit is the limit, as written (p1 − margin to twelve
+// digits, not 0.92499999999999993).
+func above(v, limit float64) string {
+	for places := 2; places <= 12; places++ {
+		scale := math.Pow(10, float64(places))
+		if down := math.Floor(v*scale+1e-9) / scale; down >= limit-1e-12 {
+			return strconv.FormatFloat(down, 'f', places, 64)
+		}
+	}
+	if v >= limit-boundTolerance {
+		return strconv.FormatFloat(limit, 'g', 12, 64)
+	}
+	// Not a pass's bound (a report without a margin): two places.
+	return floor2(v)
+}
+
+// boundTolerance is how far a bound may be computed past the limit its
+// verdict says it reached (stats' own TestBoundsExplainDecision allows
+// the same).
+const boundTolerance = 1e-9
 
 // run is one run of a repeated case: its attempts (errored ones retried)
 // and its outcome, the last attempt's.

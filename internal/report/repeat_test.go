@@ -45,6 +45,14 @@ func TestRepeatLine(t *testing.T) {
 			Limit: limit, Needed: needed, PassRate: d.PassRate, Margin: d.Margin, Confidence: d.Confidence, Level: d.Confidence,
 			Lower: d.Lower(passed, failed), Upper: d.Upper(passed, failed)}
 	}
+	passedAt := func(d stats.Design, passed, failed int) *result.Repeat {
+		if got := d.Decide(passed, failed); got != stats.Pass {
+			t.Fatalf("%v after %d passes, %d failures: %s, not pass", d, passed, failed, got)
+		}
+		return &result.Repeat{Procedure: result.ProcedureSPRT, Decision: result.DecisionPassed, Runs: passed + failed, Passed: passed, Failed: failed,
+			Limit: 1000, Needed: 1000, PassRate: d.PassRate, Margin: d.Margin, Confidence: d.Confidence, Level: d.Confidence,
+			Lower: d.Lower(passed, failed), Upper: d.Upper(passed, failed)}
+	}
 	fixed := func(passed, failed int, rate float64, decision string) *result.Repeat {
 		return &result.Repeat{Procedure: result.ProcedureFixed, Decision: decision, Runs: passed + failed, Passed: passed, Failed: failed,
 			Limit: passed + failed, PassRate: rate, Level: 0.95}
@@ -65,6 +73,13 @@ func TestRepeatLine(t *testing.T) {
 		{"fixed, a rate with a decimal percent, short by little", fixed(159, 41, 0.7975, result.DecisionFailed), "159 of 200 runs passed (79.5%), 79.75% required"},
 		{"passed", seq(26, 0, 282, 282, result.DecisionPassed), "passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"},
 		{"failed", seq(5, 6, 282, 282, result.DecisionFailed), "passed 5 of 11 runs; rate < 0.89 at 95% (needs 0.9)"},
+		// 0.95 − 0.025 = 0.925: a bound of 0.9251 at two places, 0.92,
+		// would read as short of the rate the pass reached.
+		{"passed, a rate below p0 at two places", passedAt(stats.Design{PassRate: 0.95, Margin: 0.025, Confidence: 0.95}, 113, 0),
+			"passed 113 of 113 runs; rate ≥ 0.925 at 95% (needs 0.95 − 0.025)"},
+		// Λ = 1/α exactly: the bound is p0 itself, computed a few ulps below.
+		{"passed, a ratio exactly on the boundary", passedAt(stats.Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, 2, 0),
+			"passed 2 of 2 runs; rate ≥ 0.40 at 75% (needs 0.8 − 0.4)"},
 		{"inconclusive below the limit needed", seq(15, 5, 20, 282, result.DecisionInconclusive),
 			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"},
 		// Needed is stats.MaxRuns+1 when even stats.MaxRuns runs are not
@@ -101,13 +116,45 @@ func TestBelow(t *testing.T) {
 		// (0.95 − 0.2 at 80%, one failure), whose bound is p1 itself.
 		{0.95000000000000007, 0.95, "0.95"},
 		{0.9999999999999, 1, "1"},
+		// 0.95 − 0.45 at 99.99999%: seven failures are exactly Λ = α,
+		// and the float rates put the bound 4e-12 above p1.
+		{0.9500000000037597, 0.95, "0.95"},
 	} {
 		got := below(tc.v, tc.limit)
 		if got != tc.want {
 			t.Errorf("below(%v, %v) = %q, want %q", tc.v, tc.limit, got, tc.want)
 		}
-		if x, _ := strconv.ParseFloat(got, 64); x < tc.v-1e-12 || x > tc.limit {
+		if x, _ := strconv.ParseFloat(got, 64); x < tc.v-boundTolerance || x > tc.limit {
 			t.Errorf("below(%v, %v) = %q: not a bound rounded up below the limit", tc.v, tc.limit, got)
+		}
+	}
+}
+
+// TestAbove: a passed test's lower bound is rounded down, never up, with
+// as many places as it takes to stay at or above p0; one within rounding
+// of p0 is p0 as written.
+func TestAbove(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v, limit float64
+		want     string
+	}{
+		{0.8012, 0.8, "0.80"},
+		{0.9251455528064625, 0.95 - 0.025, "0.925"},
+		{0.4950266, 0.5 - 0.005, "0.495"},
+		{0.49500001, 0.495, "0.495"},
+		// Exactly on the boundary, computed a few ulps below p0.
+		{0.39999999999999997, 0.4, "0.40"},
+		{0.9249999999999, 0.95 - 0.025, "0.925"},
+		// Below p0 by more than rounding: not a pass's bound.
+		{0.79, 0.8, "0.79"},
+	} {
+		got := above(tc.v, tc.limit)
+		if got != tc.want {
+			t.Errorf("above(%v, %v) = %q, want %q", tc.v, tc.limit, got, tc.want)
+		}
+		if x, _ := strconv.ParseFloat(got, 64); tc.v >= tc.limit-boundTolerance && (x > tc.v+boundTolerance || x < tc.limit-1e-12) {
+			t.Errorf("above(%v, %v) = %q: not a bound rounded down at or above the limit", tc.v, tc.limit, got)
 		}
 	}
 }

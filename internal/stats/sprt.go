@@ -74,22 +74,62 @@ type test struct {
 	// certainFail: p1 = 1, so a single failure proves the rate below p1.
 	certainFail bool
 	bound       float64
-	// d is the design, for the exact comparison at a boundary (onBoundary).
-	d Design
+	// upR, downR and alphaR are the ratios and α in the rationals the
+	// design is written as, for the exact comparison at a boundary
+	// (onBoundary); nil for a design Validate refuses.
+	upR, downR, alphaR *big.Rat
 }
 
 func (d Design) test() test {
-	t := test{
-		up:    math.Log(d.PassRate / d.Low()),
-		bound: math.Log(1 / (1 - d.Confidence)),
-		d:     d,
+	var t test
+	t.certainFail = d.PassRate >= 1
+	// The logs are taken of the written ratios, each rounded once to a
+	// float, not of ratios of the rounded rates: p0 = 0.5 − 0.45 = 0.05 as
+	// written, where the float difference of the float rates is a relative
+	// 1e-16/0.05 off, and 1 − 0.9999999 a relative 1e-9. Rounding the
+	// rates first put log Λ further from its written value than the window
+	// of decide (0.999999 against 0.999 at 99.9%: one failure is Λ = 0.001
+	// = α, and the test went on).
+	p1, m, c := decimal(d.PassRate), decimal(d.Margin), decimal(d.Confidence)
+	if p1 != nil && m != nil && c != nil {
+		one := big.NewRat(1, 1)
+		p0 := new(big.Rat).Sub(p1, m)
+		alpha := new(big.Rat).Sub(one, c)
+		if p0.Sign() > 0 && p1.Cmp(one) <= 0 && alpha.Sign() > 0 {
+			t.upR = new(big.Rat).Quo(p1, p0)
+			t.downR = new(big.Rat).Quo(new(big.Rat).Sub(one, p1), new(big.Rat).Sub(one, p0))
+			t.alphaR = alpha
+			t.up = logRat(t.upR)
+			t.bound = -logRat(alpha)
+			if !t.certainFail {
+				t.down = logRat(t.downR)
+			}
+			return t
+		}
 	}
-	if d.PassRate >= 1 {
-		t.certainFail = true
-	} else {
+	// A design Validate refuses: its floats as they are.
+	t.up = math.Log(d.PassRate / d.Low())
+	t.bound = math.Log(1 / (1 - d.Confidence))
+	if !t.certainFail {
 		t.down = math.Log((1 - d.PassRate) / (1 - d.Low()))
 	}
 	return t
+}
+
+// decimal is v as its shortest decimal (0.95, not
+// 0.94999999999999995559), or nil when it is not finite.
+func decimal(v float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, 64))
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+// logRat is log r for r > 0, within an ulp or two: r is rounded once.
+func logRat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return math.Log(f)
 }
 
 // llr is log Λ after s passes and f failures.
@@ -167,6 +207,9 @@ func (t *test) cuts(n int) (passFrom, failTo int) {
 // onBoundary decides a log Λ of l within rounding of a boundary.
 func (t *test) onBoundary(l float64, s, f int) Decision {
 	switch {
+	case t.upR == nil:
+		// Not a valid design (Decide's contract): no exact rates.
+		return Continue
 	case l > 0 && t.compare(s, f, true) >= 0:
 		return Pass
 	case l < 0 && t.compare(s, f, false) <= 0:
@@ -180,22 +223,13 @@ func (t *test) onBoundary(l float64, s, f int) Decision {
 // shortest decimals of its floats: 0.95, not 0.94999999999999995559):
 // the sign of Λ − 1/α, or of Λ − α.
 func (t *test) compare(s, f int, upper bool) int {
-	dec := func(v float64) *big.Rat {
-		r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, 64))
-		return r
-	}
-	one := big.NewRat(1, 1)
-	p1 := dec(t.d.PassRate)
-	p0 := new(big.Rat).Sub(p1, dec(t.d.Margin))
-	alpha := new(big.Rat).Sub(one, dec(t.d.Confidence))
 	// Λ·k against 1, with k = α (upper) or 1/α: the passes' ratio to the
 	// power s, the failures' to the power f, and k, each a fraction.
-	k := alpha
+	k := t.alphaR
 	if !upper {
-		k = new(big.Rat).Inv(alpha)
+		k = new(big.Rat).Inv(t.alphaR)
 	}
-	up := new(big.Rat).Quo(p1, p0)
-	down := new(big.Rat).Quo(new(big.Rat).Sub(one, p1), new(big.Rat).Sub(one, p0))
+	up, down := t.upR, t.downR
 	// First in 256-bit floating point, whose error (about 2⁻²⁴⁰ for any
 	// count of runs) decides every ratio not within 2⁻²⁰⁰ of the
 	// boundary; then in integers, for a ratio on it.

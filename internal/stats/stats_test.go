@@ -46,6 +46,17 @@ func TestDecide(t *testing.T) {
 		{name: "one failure short of an exact α", d: Design{PassRate: 0.95, Margin: 0.2, Confidence: 0.96}, failures: 1, want: Continue},
 		// 1.5² · 0.25² = 0.140625 = α.
 		{name: "an exact α after passes and failures", d: Design{PassRate: 0.9, Margin: 0.3, Confidence: 0.859375}, passes: 2, failures: 2, want: Fail},
+		// Rates near 0 or 1, or a tiny α, whose float differences (p1 −
+		// margin, 1 − p1, 1 − confidence) are a relative 1e-10 off the
+		// written ones, more than decide's window: Λ is still compared as
+		// written (checked with Python fractions). 1e-6/1e-3 = 0.001 = α;
+		// 10⁷ = 1/α; and two near-ties that are not ties.
+		{name: "a pass rate of 0.999999 fails at an exact α", d: Design{PassRate: 0.999999, Margin: 0.000999, Confidence: 0.999}, failures: 1, want: Fail},
+		{name: "an exact 1/α at 0.9999999", d: Design{PassRate: 0.5, Margin: 0.45, Confidence: 0.9999999}, passes: 7, want: Pass},
+		{name: "one pass short of it", d: Design{PassRate: 0.5, Margin: 0.45, Confidence: 0.9999999}, passes: 6, want: Continue},
+		{name: "Λ a relative 1e-10 below 1/α", d: Design{PassRate: 0.75, Margin: 0.7499999, Confidence: 0.9999994666667201}, passes: 1, failures: 1, want: Continue},
+		{name: "Λ a relative 1e-10 above α", d: Design{PassRate: 0.9999999, Margin: 0.0399999, Confidence: 0.9999975000000001}, failures: 1, want: Continue},
+		{name: "Λ exactly α at 0.9999999", d: Design{PassRate: 0.9999999, Margin: 0.0399999, Confidence: 0.9999975}, failures: 1, want: Fail},
 	}
 	run := func(t *testing.T, tc testCase) {
 		if got := tc.d.Decide(tc.passes, tc.failures); got != tc.want {
@@ -241,7 +252,8 @@ func TestValidate(t *testing.T) {
 func TestCuts(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.1, 0.95}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8},
-		{0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}, {0.9, 0.001, 0.95}, {0.51, 0.5, 0.51}} {
+		{0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}, {0.9, 0.001, 0.95}, {0.51, 0.5, 0.51},
+		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}} {
 		tt := d.test()
 		for n := 0; n <= 400; n++ {
 			passFrom, failTo := tt.cuts(n)
