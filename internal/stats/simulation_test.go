@@ -46,6 +46,9 @@ func (o outcome) p95() int { return o.runs[(len(o.runs)*95+99)/100-1] }
 // simulate runs streams of the design at rate with the given limit.
 func simulate(d Design, rate float64, limit, streams int, rng *rand.Rand) outcome {
 	o := outcome{streams: streams, runs: make([]int, 0, streams)}
+	// The test Decide builds at each call (its rates read as written),
+	// built once for the millions of decisions of a simulation.
+	test := d.test()
 	for range streams {
 		s, f := 0, 0
 		dec := Continue
@@ -55,7 +58,7 @@ func simulate(d Design, rate float64, limit, streams int, rng *rand.Rand) outcom
 			} else {
 				f++
 			}
-			dec = d.Decide(s, f)
+			dec = test.decide(s, f)
 		}
 		switch dec {
 		case Pass:

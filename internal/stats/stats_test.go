@@ -264,8 +264,8 @@ func TestCuts(t *testing.T) {
 				} else if s <= failTo {
 					want = Fail
 				}
-				if got := d.Decide(s, n-s); got != want {
-					t.Fatalf("%v after %d runs: cuts %d, %d say %s for %d passes; Decide says %s", d, n, passFrom, failTo, want, s, got)
+				if got := tt.decide(s, n-s); got != want {
+					t.Fatalf("%v after %d runs: cuts %d, %d say %s for %d passes; decide says %s", d, n, passFrom, failTo, want, s, got)
 				}
 			}
 		}
