@@ -129,7 +129,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 	pc.sid = call.SID
 	// Lost on the line if it ends without its conversation
 	// (releaseLine).
-	s.sent = &lostProbe{key: lineKey(agent, s.c.Env, to), sid: call.SID}
+	s.sent = &lostProbe{key: s.onLine, sid: call.SID}
 	pc.rec.Subject = call.SID
 	pc.rec.Reads = 1
 	pc.rec.Duration = s.opts.Now().Sub(pc.started)
@@ -201,7 +201,7 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		// A conversation whose call_sid names another call is not this
 		// call's, whatever its number.
 		var found bool
-		convID, found, retry = s.findConversation(pos, "call "+pc.sid, lineKey(s.c.Agent, s.c.Env, pc.to), "", callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
+		convID, found, retry = s.findConversation(pos, "call "+pc.sid, "", callChannels, pc.started, pc.known, func(c *reply.Conversation) int {
 			if sid, _ := c.State["call_sid"].(string); sid == pc.sid {
 				return 2
 			} else if sid != "" {
@@ -278,7 +278,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	// Lost on the line if it ends without its conversation
 	// (releaseLine): the send may have reached the platform even when it
 	// failed.
-	s.sent = &lostProbe{key: lineKey(agent, s.c.Env, to), message: msg}
+	s.sent = &lostProbe{key: s.onLine, message: msg}
 	ctx, cancel := withTimeout(s.ctx, s.opts.TurnTimeout, s.opts)
 	res, err := s.opts.Records.SendSMS(ctx, platform.SMSRequest{To: to, Message: msg, AgentNumber: from, ConnectorID: connector})
 	err = s.namedIf(ctx, err)
@@ -292,7 +292,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	rec.Summary = "sent from " + cmp.Or(res.AgentNumber, "the environment's number")
 	convID = res.ConversationID
 	if convID == "" {
-		convID, ok, retry = s.findConversation(pos, "SMS to "+to, lineKey(agent, s.c.Env, to), msg, nil, started, known, func(c *reply.Conversation) int {
+		convID, ok, retry = s.findConversation(pos, "SMS to "+to, msg, nil, started, known, func(c *reply.Conversation) int {
 			if sameNumber(c.ToNumber, to) || sameNumber(c.FromNumber, to) {
 				return 1
 			}
@@ -364,15 +364,15 @@ func (s *Session) listedBefore(channels []string, since time.Time) priorList {
 // findConversation looks, with bounded backoff, through the conversations
 // of the agent started since the probe (less probeWindow), leaving out
 // those known before it, those another probe of the run made its own and
-// those a probe lost on its line (key) names (for a probe whose SMS text
-// is own; empty for a call), for the best match (score > 0; the highest
-// wins). Not found within the bound is a failure of the probe. Two
-// conversations that match equally well cannot be told apart: the probe's
-// outcome cannot be confirmed, and that is an error of the platform (which
-// named neither), never a pass nor the agent's failure. Within a run, the probes to one number take
-// turns (probeLines), so the other is a call or an SMS to the number from
-// outside the run.
-func (s *Session) findConversation(pos diag.Pos, what, key, own string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
+// those a probe lost on the line the session holds names (for a probe
+// whose SMS text is own; empty for a call), for the best match (score >
+// 0; the highest wins). Not found within the bound is a failure of the
+// probe. Two conversations that match equally well cannot be told apart:
+// the probe's outcome cannot be confirmed, and that is an error of the
+// platform (which named neither), never a pass nor the agent's failure.
+// Within a run, the probes to one number take turns (probeLines), so the
+// other is a call or an SMS to the number from outside the run.
+func (s *Session) findConversation(pos diag.Pos, what, own string, channels []string, since time.Time, known priorList, score func(*reply.Conversation) int) (id string, ok, retry bool) {
 	if known.err != nil {
 		return "", false, s.platformFailed(pos, "probe: list the conversations before the "+what, known.err)
 	}
@@ -386,7 +386,7 @@ func (s *Session) findConversation(pos diag.Pos, what, key, own string, channels
 				return
 			}
 			n := score(c)
-			if n == 0 || n < best || s.opts.lines.lateOf(key, c, own) {
+			if n == 0 || n < best || s.opts.lines.lateOf(s.onLine, c, own) {
 				return
 			}
 			if n > best {
@@ -424,11 +424,12 @@ func (s *Session) findConversation(pos diag.Pos, what, key, own string, channels
 // ending the attempt at pos when the wait is cut short (the run
 // interrupted, the scenario's timeout).
 func (s *Session) takeLine(pos diag.Pos, number string) (ok, retry bool) {
-	release, err := s.opts.lines.take(s.ctx, lineKey(s.c.Agent, s.c.Env, number))
+	key := lineKey(s.c.Agent, s.c.Env, number)
+	release, err := s.opts.lines.take(s.ctx, key)
 	if err != nil {
 		return false, s.platformFailed(pos, "probe: wait for the other probes to "+number, s.named(s.ctx, err))
 	}
-	s.line = release
+	s.line, s.onLine = release, key
 	return true, false
 }
 
@@ -442,7 +443,7 @@ func (s *Session) releaseLine() {
 	}
 	if s.line != nil {
 		s.line()
-		s.line = nil
+		s.line, s.onLine = nil, ""
 	}
 }
 

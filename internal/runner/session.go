@@ -65,8 +65,10 @@ type Session struct {
 	// placed is the outbound call of a probe, once placed.
 	placed *placedCall
 	// line gives up the line of the number the probe calls or texts
-	// (probeLines), while the probe holds it; nil otherwise.
-	line func()
+	// (probeLines), while the probe holds it; nil otherwise. onLine is
+	// that line's key.
+	line   func()
+	onLine string
 	// sent is the probe that called or texted on that line, while its
 	// conversation is not known.
 	sent *lostProbe
