@@ -174,9 +174,10 @@ func (s *Scenario) Rate() (float64, bool) {
 // Build gathers the reports into each scenario's record, oldest first:
 // in the order of their runs' starts when every report says when it
 // started (a glob such as reports/*.json need not sort by time), else as
-// given (History.Undated names a report without a start). A run given twice (reports with one Run) counts once, as the
-// first of them given; History.Same lists the others, since counting its
-// runs twice would make pass rates look surer than they are.
+// given (History.Undated names a report without a start). A run given
+// twice (reports with one Run) counts once, as the first of them given;
+// History.Same lists the others, since counting its runs twice would
+// make pass rates look surer than they are.
 func Build(reports []*Report) *History {
 	reports, same := distinct(reports)
 	reports, undated := byStart(reports)

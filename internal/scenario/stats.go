@@ -159,7 +159,7 @@ func (s Stats) Check(n Names) []Problem {
 	}
 	hint := fmt.Sprintf("leave %s out: the default allows %d runs, of which an agent at %s uses %.0f on average; or widen %s",
 		n.Repeat, needed, rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin)
-	if fewest := fewestToPass(d); s.Repeat < fewest {
+	if fewest := d.FewestToPass(); s.Repeat < fewest {
 		warn(n.Repeat, hint, "%s is too few for %s at %s confidence: no agent can pass in %d runs (a pass takes at least %d); the guarantee needs up to %d",
 			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), s.Repeat, fewest, needed)
 		return out
@@ -170,16 +170,6 @@ func (s Stats) Check(n Names) []Problem {
 		n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), needed, s.Repeat,
 		rate(d.PassRate), percent(o.Pass), percent(o.Inconclusive))
 	return out
-}
-
-// fewestToPass is the fewest runs in which the design can pass: that many
-// passes in a row.
-func fewestToPass(d stats.Design) int {
-	n := 1
-	for d.Decide(n, 0) != stats.Pass && n <= stats.MaxRuns {
-		n++
-	}
-	return n
 }
 
 // design names a design in messages: "pass rate 0.9, margin 0.1".

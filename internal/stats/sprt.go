@@ -271,6 +271,17 @@ func (d Design) Decide(passes, failures int) Decision {
 	return t.decide(passes, failures)
 }
 
+// FewestToPass is the fewest runs in which the design can pass: that
+// many passes in a row (MaxRuns+1 when more than MaxRuns are needed).
+func (d Design) FewestToPass() int {
+	t := d.test() // once: Decide reads the rates at each call
+	n := 1
+	for t.decide(n, 0) != Pass && n <= MaxRuns {
+		n++
+	}
+	return n
+}
+
 // Lower is the rate's anytime-valid lower confidence bound at
 // d.Confidence after passes and failures: the smallest rate q the
 // likelihood ratio of PassRate against q has not yet ruled out (ratio

@@ -157,21 +157,12 @@ func TestCostsTable(t *testing.T) {
 		hi, lo, half := d.Operating(d.PassRate, n), d.Operating(d.Low(), n), d.Operating(0.5, n)
 		fixed, _ := d.FixedRuns()
 		if n != tc.needed || !near(hi.MeanRuns, tc.meanHi, 5e-4) || hi.P95 != tc.p95Hi || !near(lo.MeanRuns, tc.meanLo, 5e-4) || lo.P95 != tc.p95Lo ||
-			!near(half.MeanRuns, tc.meanHalf, 5e-4) || fewestPasses(d) != tc.allPass || fixed != tc.fixedRun {
+			!near(half.MeanRuns, tc.meanHalf, 5e-4) || d.FewestToPass() != tc.allPass || fixed != tc.fixedRun {
 			t.Errorf("%v: limit %d, at p1 %.3f / %d, at p0 %.3f / %d, at 0.5 %.3f, all passing %d, fixed %d; want %d, %.3f / %d, %.3f / %d, %.3f, %d, %d",
-				d, n, hi.MeanRuns, hi.P95, lo.MeanRuns, lo.P95, half.MeanRuns, fewestPasses(d), fixed,
+				d, n, hi.MeanRuns, hi.P95, lo.MeanRuns, lo.P95, half.MeanRuns, d.FewestToPass(), fixed,
 				tc.needed, tc.meanHi, tc.p95Hi, tc.meanLo, tc.p95Lo, tc.meanHalf, tc.allPass, tc.fixedRun)
 		}
 	}
-}
-
-// fewestPasses is the number of straight passes that pass d.
-func fewestPasses(d Design) int {
-	n := 1
-	for d.Decide(n, 0) != Pass {
-		n++
-	}
-	return n
 }
 
 func TestOperatingSumsToOne(t *testing.T) {
