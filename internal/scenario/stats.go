@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -181,14 +182,25 @@ func design(d stats.Design) string {
 func rate(v float64) string { return fmt.Sprintf("%.4g", v) }
 
 // percent prints a probability as a percentage: 95%, 24%, 99.6%, 0.4%.
+// Near 0% and 100% it keeps the digits that tell it from them: a
+// confidence of 0.999999999 is 99.9999999%, which "100.0%" would misstate.
 func percent(v float64) string {
 	switch p := v * 100; {
 	case p == 0 || p == 100:
 		return fmt.Sprintf("%.0f%%", p)
 	case p < 1:
-		return fmt.Sprintf("%.1g%%", p)
+		s := fmt.Sprintf("%.1g", p)
+		if strings.Contains(s, "e") {
+			f, _ := strconv.ParseFloat(s, 64)
+			s = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		return s + "%"
 	case p > 99:
-		return fmt.Sprintf("%.1f%%", p)
+		for digits := 1; ; digits++ {
+			if s := fmt.Sprintf("%.*f", digits, p); !strings.HasPrefix(s, "100") || digits == 15 {
+				return s + "%"
+			}
+		}
 	default:
 		return fmt.Sprintf("%.0f%%", p)
 	}

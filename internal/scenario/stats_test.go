@@ -115,3 +115,33 @@ Feature: clinic
 		t.Errorf("quarantine %+v", q)
 	}
 }
+
+// TestPercent: a probability near 0 or 1 keeps the digits that tell it
+// from 0% and 100%, so that a warning never states a confidence the
+// scenario did not ask for.
+func TestPercent(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0%"},
+		{1, "100%"},
+		{0.95, "95%"},
+		{0.24, "24%"},
+		{0.996, "99.6%"},
+		{0.004, "0.4%"},
+		{0.9996, "99.96%"},
+		{0.999999999, "99.9999999%"},
+		{1e-9, "0.0000001%"},
+	}
+	for _, tc := range cases {
+		if got := percent(tc.in); got != tc.want {
+			t.Errorf("percent(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	problems := Stats{Confidence: 0.999999999, Repeat: 5}.Check(YAMLNames)
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at 99.9999999% confidence") {
+		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at 99.9999999%% confidence", problems)
+	}
+}
