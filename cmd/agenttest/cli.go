@@ -21,7 +21,8 @@ Commands:
   run      run the scenarios under PATH... against a target
            (with no target configured: the embedded simulator)
   lint     check suite files and agenttest.yaml without calling anything
-  list     list the scenarios that would run, after --tags and --name
+  list     list the scenarios a run with the same paths and
+           selection flags would run, calling nothing
   sim      serve the platform simulator
   steps    print the steps feature files may use, with examples
   webhooks receive, verify and print the platform's webhook events
