@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/reply"
@@ -79,7 +81,8 @@ func (c *Client) StartChat(ctx context.Context, agentID string, req ChatStart) (
 	if err := checkChat(agentID, req.ClientEnv); err != nil {
 		return nil, fmt.Errorf("start debug chat: %w", err)
 	}
-	body, err := json.Marshal(req)
+	key := startKey{req.ClientEnv, req.ASRLang, req.TTSLang, req.ConversationID, req.VariantID, req.Channel}
+	body, kept, err := chatBody(c, &c.starts, key, req.IntegrationAttributes == nil, req)
 	if err != nil {
 		return nil, fmt.Errorf("start debug chat with %s: encode request: %w", agentID, err)
 	}
@@ -89,7 +92,7 @@ func (c *Client) StartChat(ctx context.Context, agentID string, req ChatStart) (
 		body:       body,
 		noRetry5xx: req.ConversationID != "",
 	}
-	return c.chat(ctx, rq, req.ConversationID)
+	return c.chat(ctx, rq, kept, req.ConversationID)
 }
 
 // SendTurn sends a user turn into the session conversationID of agentID.
@@ -101,7 +104,8 @@ func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, r
 	if conversationID == "" {
 		return nil, errors.New("send debug-chat turn: conversation id is empty")
 	}
-	body, err := json.Marshal(req)
+	key := turnKey{req.ClientEnv, req.ASRLang, req.TTSLang, req.Message}
+	body, kept, err := chatBody(c, &c.turns, key, req.Metadata == nil, req)
 	if err != nil {
 		return nil, fmt.Errorf("send debug-chat turn to %s: encode request: %w", agentID, err)
 	}
@@ -110,7 +114,75 @@ func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, r
 		path: buildPath("v1", "agents", agentID, "debug-chat", conversationID),
 		body: body,
 	}
-	return c.chat(ctx, rq, conversationID)
+	return c.chat(ctx, rq, kept, conversationID)
+}
+
+// startKey and turnKey are the members of a ChatStart and a ChatTurn
+// besides their maps: two requests without a map that agree on them have
+// the same body (TestChatBodyKeys holds them to the structs' fields).
+type (
+	startKey struct{ clientEnv, asrLang, ttsLang, conversationID, variantID, channel string }
+	turnKey  struct{ clientEnv, asrLang, ttsLang, message string }
+)
+
+// clone copies the strings of a key chatBodies keeps, so that it holds
+// no more of the caller's memory than they are long.
+func (k startKey) clone() startKey {
+	return startKey{strings.Clone(k.clientEnv), strings.Clone(k.asrLang), strings.Clone(k.ttsLang),
+		strings.Clone(k.conversationID), strings.Clone(k.variantID), strings.Clone(k.channel)}
+}
+
+func (k turnKey) clone() turnKey {
+	return turnKey{strings.Clone(k.clientEnv), strings.Clone(k.asrLang), strings.Clone(k.ttsLang), strings.Clone(k.message)}
+}
+
+// chatKey is startKey or turnKey.
+type chatKey[K any] interface {
+	comparable
+	clone() K
+}
+
+// chatBodies remembers the bodies of debug-chat requests by value. Suites
+// send the same requests over and over (every scenario's session, its
+// greeting, the rows of examples), and encoding/json takes longer to
+// encode one than a look-up here: a request without a map member (use)
+// is encoded once, up to keepSame of them of at most keepSameMax bytes.
+type chatBodies[K chatKey[K]] struct {
+	mu sync.Mutex
+	m  map[K]chatEncoded
+}
+
+// chatEncoded is a request body as sent and its redacted, kept copy
+// (Exchange.Request). Neither is ever written to.
+type chatEncoded struct{ body, kept []byte }
+
+// chatBody returns the body of the debug-chat request v, whose members
+// besides its maps are key, and its redacted, kept copy; use says that v
+// has no map member, so key decides the body.
+func chatBody[K chatKey[K], V any](c *Client, memo *chatBodies[K], key K, use bool, v V) (body, kept []byte, err error) {
+	if use {
+		memo.mu.Lock()
+		e, ok := memo.m[key]
+		memo.mu.Unlock()
+		if ok {
+			return e.body, e.kept, nil
+		}
+	}
+	if body, err = json.Marshal(v); err != nil {
+		return nil, nil, err
+	}
+	kept = c.kept.request(c.red.JSON(body))
+	if use && len(body) <= keepSameMax {
+		memo.mu.Lock()
+		if memo.m == nil {
+			memo.m = make(map[K]chatEncoded)
+		}
+		if len(memo.m) < keepSame {
+			memo.m[key.clone()] = chatEncoded{body, kept}
+		}
+		memo.mu.Unlock()
+	}
+	return body, kept, nil
 }
 
 func checkChat(agentID, env string) error {
@@ -123,7 +195,8 @@ func checkChat(agentID, env string) error {
 	return nil
 }
 
-// chat sends a debug-chat call. On failure it still returns an Exchange
+// chat sends a debug-chat call, whose body's redacted, kept copy is kept
+// (chatBody). On failure it still returns an Exchange
 // holding what is known (the request, and the status and start of the body
 // of an error answer), so a transcript can show the turn that broke.
 // conv is the conversation the call is about (the turn's, or a session's
@@ -131,12 +204,12 @@ func checkChat(agentID, env string) error {
 // conversation is the platform's error, never a reply to check (a
 // platform that mixes up its sessions would otherwise pass or fail this
 // case on another user's conversation).
-func (c *Client) chat(ctx context.Context, rq *call, conv string) (*Exchange, error) {
+func (c *Client) chat(ctx context.Context, rq *call, kept []byte, conv string) (*Exchange, error) {
 	start := c.now()
 	resp, err := c.do(ctx, rq)
 	if err != nil {
 		// Without an answer, the timing covers every try and wait.
-		ex := &Exchange{Request: c.red.JSON(rq.body), Started: start, Latency: c.now().Sub(start)}
+		ex := &Exchange{Request: kept, Started: start, Latency: c.now().Sub(start)}
 		var ae *APIError
 		var ne *NetworkError
 		switch {
@@ -154,7 +227,7 @@ func (c *Client) chat(ctx context.Context, rq *call, conv string) (*Exchange, er
 	resp.release()
 
 	ex := &Exchange{
-		Request:  c.kept.request(c.red.JSON(rq.body)),
+		Request:  kept,
 		Response: raw,
 		Status:   resp.status,
 		Started:  resp.started,

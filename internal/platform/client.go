@@ -297,8 +297,11 @@ type Client struct {
 	red                    *secret.Redactor
 	now                    func() time.Time
 
-	bufs   bufPool
-	kept   keeper
+	bufs bufPool
+	kept keeper
+	// starts and turns remember debug-chat request bodies (chatBody).
+	starts chatBodies[startKey]
+	turns  chatBodies[turnKey]
 	budget *budget
 	mu     sync.Mutex
 	hosts  map[string]chan struct{}

@@ -2,9 +2,11 @@ package platform
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"strings"
 	"testing"
@@ -453,6 +455,77 @@ func TestTimeForms(t *testing.T) {
 		}
 		if got := (record{"t": x}).when("t"); !tc.bad && !got.Equal(tc.want) || tc.bad && !got.IsZero() {
 			t.Errorf("record %s: read as %v", tc.json, got)
+		}
+	}
+}
+
+// TestSpecialLanes checks the word-at-a-time test of stringEnd against
+// strPlain, byte by byte: every pair of byte values in every pair of
+// lanes (a borrow from one lane into the next must not hide a byte that
+// is not plain or flag one below the first), the other lanes plain.
+func TestSpecialLanes(t *testing.T) {
+	t.Parallel()
+	for i := range 8 {
+		for k := i; k < 8; k++ {
+			for c1 := range 256 {
+				for c2 := range 256 {
+					w := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+					w[i], w[k] = byte(c1), byte(c2)
+					first := 8
+					for l, c := range w {
+						if !strPlain[c] {
+							first = l
+							break
+						}
+					}
+					m := specialLanes(binary.LittleEndian.Uint64(w[:]))
+					if got := bits.TrailingZeros64(m) / 8; got != first || m&^laneHigh != 0 {
+						t.Fatalf("specialLanes(%q) = %#x: first lane %d, want %d", w, m, got, first)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestStringEnd checks stringEnd, which steps over plain bytes 8 at a
+// time, against the same scan a byte at a time, on literals with an end
+// quote, an escape, a control character or a non-ASCII byte at every
+// position of every length about a word or two.
+func TestStringEnd(t *testing.T) {
+	t.Parallel()
+	byByte := func(b []byte) (int, bool, bool) {
+		slow := false
+		for j := 1; j < len(b); j++ {
+			switch c := b[j]; {
+			case strPlain[c]:
+			case c == '"':
+				return j + 1, slow, true
+			case c == '\\':
+				slow = true
+				j++
+			case c < 0x20:
+				return 0, false, false
+			default:
+				slow = true
+			}
+		}
+		return 0, false, false
+	}
+	specials := []string{`"`, `\"`, `\\`, `\`, "\x00", "\x1f", "\x7f", "\x80", "é", "\xff", " "}
+	for n := range 26 {
+		for at := range n + 1 {
+			for _, sp := range specials {
+				for _, tail := range []string{"", `"`, `x"`, `"` + strings.Repeat("y", 9) + `"`} {
+					lit := []byte(`"` + strings.Repeat("a", at) + sp + strings.Repeat("b", n-at) + tail)
+					p := fastParser{b: lit}
+					end, slow, ok := p.stringEnd()
+					wantEnd, wantSlow, wantOK := byByte(lit)
+					if end != wantEnd || slow != wantSlow || ok != wantOK {
+						t.Errorf("stringEnd(%q) = %d, %v, %v; byte by byte %d, %v, %v", lit, end, slow, ok, wantEnd, wantSlow, wantOK)
+					}
+				}
+			}
 		}
 	}
 }

@@ -551,19 +551,22 @@ var metadataOrder = []string{
 	"inStep", "llmRequests",
 }
 
-// mdTyped is the kind of a typed member and its place in metadataOrder.
+// mdTyped is the kind of a typed member, its place in metadataOrder and
+// what Check accepts of it by type (acceptKinds).
 type mdTyped struct {
-	kind  mdKind
-	order int
+	kind   mdKind
+	order  int
+	accept Accept
 }
 
 // metadataTyped maps every spelling of a typed member to its mdTyped.
 var metadataTyped = func() map[string]mdTyped {
 	out := map[string]mdTyped{}
 	for i, name := range metadataOrder {
-		out[name] = mdTyped{metadataKinds[name], i}
+		k := metadataKinds[name]
+		out[name] = mdTyped{k, i, acceptKinds[k]}
 		for _, alias := range metadataAliases[name] {
-			out[alias] = mdTyped{metadataKinds[name], i}
+			out[alias] = mdTyped{k, i, acceptKinds[k]}
 		}
 	}
 	return out
@@ -691,8 +694,5 @@ var acceptKinds = map[mdKind]Accept{
 // spelling; typed is false for a member Check does not look at.
 func AcceptOf(spelling string) (a Accept, typed bool) {
 	t, typed := metadataTyped[spelling]
-	if !typed {
-		return Accept{}, false
-	}
-	return acceptKinds[t.kind], true
+	return t.accept, typed
 }
