@@ -2,9 +2,14 @@ package platform
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -75,5 +80,79 @@ func TestChatBodyRemembered(t *testing.T) {
 	}
 	if len(c.turns.m) != 1 {
 		t.Errorf("%d bodies remembered, want 1", len(c.turns.m))
+	}
+}
+
+// TestChatBodyEveryMember sends, over HTTP, a request without a map and
+// then the same request with one string member changed, for each member
+// of ChatStart and ChatTurn: each body the platform receives is the one
+// encoding/json gives the request sent. TestChatBodyKeys holds the key
+// types to the structs; this holds StartChat and SendTurn to putting
+// every member in the key they build (one left out, or read twice, would
+// send the first request's body for the second).
+func TestChatBodyEveryMember(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got [][]byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, b)
+		mu.Unlock()
+		conv := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+		var req struct{ ConversationID string }
+		if json.Unmarshal(b, &req) == nil && req.ConversationID != "" {
+			conv = req.ConversationID
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"conversationId": conv, "userInput": "", "response": "Hi",
+			"metadata": map[string]any{"currentNode": "greet"}, "conversationEnded": false, "delayedResponse": false})
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		base any
+		send func(req any) error
+	}{
+		{ChatStart{ClientEnv: "sandbox"}, func(req any) error {
+			_, err := c.StartChat(ctx, "agent-1", req.(ChatStart))
+			return err
+		}},
+		{ChatTurn{ClientEnv: "sandbox", Message: "hello"}, func(req any) error {
+			_, err := c.SendTurn(ctx, "agent-1", "conv-1", req.(ChatTurn))
+			return err
+		}},
+	} {
+		reqs := []any{tc.base}
+		typ := reflect.TypeOf(tc.base)
+		for i := range typ.NumField() {
+			if typ.Field(i).Type.Kind() != reflect.String {
+				continue
+			}
+			v := reflect.New(typ).Elem()
+			v.Set(reflect.ValueOf(tc.base))
+			changed := v.Field(i).String() + "-" + strings.ToLower(typ.Field(i).Name)
+			if typ.Field(i).Name == "ClientEnv" {
+				changed = "live" // checkChat takes only the three
+			}
+			v.Field(i).SetString(changed)
+			reqs = append(reqs, v.Interface())
+		}
+		for _, req := range reqs {
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			if err := tc.send(req); err != nil {
+				t.Errorf("%+v: %v", req, err)
+				continue
+			}
+			want, _ := json.Marshal(req)
+			mu.Lock()
+			if len(got) != 1 || !bytes.Equal(got[0], want) {
+				t.Errorf("%T %+v: the platform received %q, want %s", req, req, got, want)
+			}
+			mu.Unlock()
+		}
 	}
 }

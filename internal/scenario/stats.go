@@ -184,10 +184,15 @@ func rate(v float64) string { return fmt.Sprintf("%.4g", v) }
 // percent prints a probability as a percentage: 95%, 24%, 99.6%, 0.4%.
 // Near 0% and 100% it keeps the digits that tell it from them: a
 // confidence of 0.999999999 is 99.9999999%, which "100.0%" would misstate.
+// A probability a sum rounded a few ulps past 0 or 1 (Operating's
+// Inconclusive can be 1.0000000000000002) is 0% or 100%, never
+// 100.000000000000028%.
 func percent(v float64) string {
 	switch p := v * 100; {
-	case p == 0 || p == 100:
-		return fmt.Sprintf("%.0f%%", p)
+	case p <= 0:
+		return "0%"
+	case p >= 100:
+		return "100%"
 	case p < 1:
 		s := fmt.Sprintf("%.1g", p)
 		if strings.Contains(s, "e") {

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +137,11 @@ func TestPercent(t *testing.T) {
 		{0.9996, "99.96%"},
 		{0.999999999, "99.9999999%"},
 		{1e-9, "0.0000001%"},
+		{math.Nextafter(1, 0), "99.99999999999999%"},
+		// Sums rounded a few ulps past 1 or 0 (Operating's Inconclusive).
+		{math.Nextafter(1, 2), "100%"},
+		{1.0000000000000007, "100%"},
+		{math.Copysign(0, -1), "0%"},
 	}
 	for _, tc := range cases {
 		if got := percent(tc.in); got != tc.want {
@@ -143,5 +151,28 @@ func TestPercent(t *testing.T) {
 	problems := Stats{Confidence: 0.999999999, Repeat: 5}.Check(YAMLNames)
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at 99.9999999% confidence") {
 		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at 99.9999999%% confidence", problems)
+	}
+}
+
+// TestPercentNeverAbove100 checks the warning of a repeat too low for its
+// design where Operating's Inconclusive, a sum of probabilities, rounds a
+// few ulps past 1 (1.0000000000000002 for these settings): no percentage
+// it states is above 100.
+func TestPercentNeverAbove100(t *testing.T) {
+	t.Parallel()
+	pct := regexp.MustCompile(`([0-9.]+)%`)
+	for _, s := range []Stats{
+		{PassRate: 0.55, Margin: 0.03, Confidence: 0.99, Repeat: 83},
+		{PassRate: 0.51, Margin: 0.05, Confidence: 0.999, Repeat: 67},
+	} {
+		problems := s.Check(YAMLNames)
+		if len(problems) != 1 || !strings.Contains(problems[0].Message, "of the time") {
+			t.Fatalf("Check(%+v) = %+v, want one warning with the verdicts' chances", s, problems)
+		}
+		for _, m := range pct.FindAllStringSubmatch(problems[0].Message, -1) {
+			if v, err := strconv.ParseFloat(m[1], 64); err != nil || v > 100 {
+				t.Errorf("Check(%+v) states %s: %s", s, m[0], problems[0].Message)
+			}
+		}
 	}
 }
