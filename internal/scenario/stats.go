@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -182,30 +181,31 @@ func design(d stats.Design) string {
 func rate(v float64) string { return fmt.Sprintf("%.4g", v) }
 
 // percent prints a probability as a percentage: 95%, 24%, 99.6%, 0.4%.
-// Near 0% and 100% it keeps the digits that tell it from them: a
-// confidence of 0.999999999 is 99.9999999%, which "100.0%" would misstate.
-// A probability a sum rounded a few ulps past 0 or 1 (Operating's
-// Inconclusive can be 1.0000000000000002) is 0% or 100%, never
-// 100.000000000000028%.
+// Near 0% and 100% it keeps the digits that tell it from them, up to
+// four decimals: a confidence of 0.9995 is 99.95%, which "100.0%" would
+// misstate; one closer still is "over 99.9999%" ("under 0.0001%" near
+// 0%), where more digits would only be hard to read. A probability a sum
+// rounded a few ulps past 0 or 1 (Operating's Inconclusive can be
+// 1.0000000000000002) is 0% or 100%, never 100.000000000000028%.
 func percent(v float64) string {
+	const digits = 4
 	switch p := v * 100; {
 	case p <= 0:
 		return "0%"
 	case p >= 100:
 		return "100%"
 	case p < 1:
-		s := fmt.Sprintf("%.1g", p)
-		if strings.Contains(s, "e") {
-			f, _ := strconv.ParseFloat(s, 64)
-			s = strconv.FormatFloat(f, 'f', -1, 64)
+		if p < 0.0001 {
+			return "under 0.0001%"
 		}
-		return s + "%"
+		return fmt.Sprintf("%.1g%%", p)
 	case p > 99:
-		for digits := 1; ; digits++ {
-			if s := fmt.Sprintf("%.*f", digits, p); !strings.HasPrefix(s, "100") || digits == 15 {
+		for d := 1; d <= digits; d++ {
+			if s := fmt.Sprintf("%.*f", d, p); !strings.HasPrefix(s, "100") {
 				return s + "%"
 			}
 		}
+		return "over 99.9999%"
 	default:
 		return fmt.Sprintf("%.0f%%", p)
 	}

@@ -120,8 +120,8 @@ Feature: clinic
 }
 
 // TestPercent: a probability near 0 or 1 keeps the digits that tell it
-// from 0% and 100%, so that a warning never states a confidence the
-// scenario did not ask for.
+// from 0% and 100% (up to four decimals, then "over" or "under"), so
+// that a warning never states a confidence the scenario did not ask for.
 func TestPercent(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -135,9 +135,12 @@ func TestPercent(t *testing.T) {
 		{0.996, "99.6%"},
 		{0.004, "0.4%"},
 		{0.9996, "99.96%"},
-		{0.999999999, "99.9999999%"},
-		{1e-9, "0.0000001%"},
-		{math.Nextafter(1, 0), "99.99999999999999%"},
+		{0.99995, "99.995%"},
+		{0.999999, "99.9999%"},
+		{0.999999999, "over 99.9999%"},
+		{2e-6, "0.0002%"},
+		{1e-9, "under 0.0001%"},
+		{math.Nextafter(1, 0), "over 99.9999%"},
 		// Sums rounded a few ulps past 1 or 0 (Operating's Inconclusive).
 		{math.Nextafter(1, 2), "100%"},
 		{1.0000000000000007, "100%"},
@@ -149,8 +152,8 @@ func TestPercent(t *testing.T) {
 		}
 	}
 	problems := Stats{Confidence: 0.999999999, Repeat: 5}.Check(YAMLNames)
-	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at 99.9999999% confidence") {
-		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at 99.9999999%% confidence", problems)
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at over 99.9999% confidence") {
+		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at over 99.9999%% confidence", problems)
 	}
 }
 
