@@ -205,7 +205,9 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		}
 		return s.say(st, text)
 	case steps.Check:
-		exp, err := st.Expect(s.interpolate)
+		// s.expand, not s.interpolate: a method value made here would be
+		// allocated at every check.
+		exp, err := st.Expect(s.expand)
 		if err != nil {
 			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
 			return false, false
@@ -354,11 +356,13 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		exch, err := s.conv.Send(ctx, req)
 		return s.untilEnd(ctx, st, false, req.Message, exch, err)
 	})
-	var ended *endedError
-	if errors.As(err, &ended) {
-		return s.endedBefore(pos, index, ended.Error())
-	}
 	if err != nil {
+		// errors.As only here: its target escapes, and would be
+		// allocated at every turn.
+		var ended *endedError
+		if errors.As(err, &ended) {
+			return s.endedBefore(pos, index, ended.Error())
+		}
 		// The turn is in the transcript at pos: reports name it.
 		return false, s.callFailed(pos, "", err, false)
 	}
