@@ -8,6 +8,8 @@ import (
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
 )
 
 // fixedChannel answers every call with the same reply, with no platform
@@ -63,5 +65,23 @@ func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
 		}
 	}); n != want {
 		t.Errorf("a passing check step allocates %v times, assert.Check %v", n, want)
+	}
+}
+
+// TestTurnsSizedForTheProgram: an attempt's list of turns is made with
+// room for every call of its program, not grown call by call.
+func TestTurnsSizedForTheProgram(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Passed {
+		t.Fatalf("%s%s", c.Status, describe(c))
+	}
+	a := c.Attempts[0]
+	if len(a.Turns) != 5 || cap(a.Turns) != 5 {
+		t.Errorf("turns: len %d, cap %d; want 5 and 5", len(a.Turns), cap(a.Turns))
 	}
 }

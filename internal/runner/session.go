@@ -512,6 +512,9 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 	defer s.turns.disarm()
 	// Say is copied for the reason Case.Name is (plan).
 	t := &result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
+	if s.a.Turns == nil {
+		s.a.Turns = make([]*result.Turn, 0, s.calls())
+	}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil && exch.Host != "" && (err == nil || exch.Status != 0) {
@@ -544,6 +547,19 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 		}
 	}
 	return exch, err
+}
+
+// calls is the number of calls the attempt's program makes (its opening
+// and its say steps), the room its list of turns is made with: growing it
+// from nothing took four allocations for a greeting and four turns.
+func (s *Session) calls() int {
+	n := 1
+	for _, st := range s.sc.Steps {
+		if st.Kind == steps.Say {
+			n++
+		}
+	}
+	return n
 }
 
 // shareRawMetadata points the raw metadata of a reply into the response
