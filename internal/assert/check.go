@@ -120,15 +120,15 @@ func (c *checker) fail(f Failure) { c.fails = append(c.fails, f) }
 // topics), so a name captured or given in a var can be checked like text.
 // The list is returned as it is when nothing in it refers to anything, which
 // is the common case and allocates nothing. An unresolved reference is a
-// failure of key, and ok is false.
-func (c *checker) names(pos diag.Pos, key string, list []string) (out []string, ok bool) {
+// failure of key+part (joined only then), and ok is false.
+func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []string, ok bool) {
 	for i, n := range list {
 		if !strings.Contains(n, "${") || c.expand == nil {
 			continue
 		}
 		v, err := c.expand(n)
 		if err != nil {
-			c.fail(Failure{Pos: pos, Key: key, Message: "cannot expand expected value: " + err.Error(), Expected: n})
+			c.fail(Failure{Pos: pos, Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n})
 			return nil, false
 		}
 		if out == nil {
@@ -242,10 +242,10 @@ var traceList = listSubject{
 func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, includes, excludes, sequence, equals []string) {
 	inclPos, exclPos := parts.at("includes", pos), parts.at("excludes", pos)
 	seqPos, eqPos := parts.at("sequence", pos), parts.at("equals", pos)
-	includes, ok1 := c.names(inclPos, l.key+".includes", includes)
-	excludes, ok2 := c.names(exclPos, l.key+".excludes", excludes)
-	sequence, ok3 := c.names(seqPos, l.key+".sequence", sequence)
-	equals, ok4 := c.names(eqPos, l.key+".equals", equals)
+	includes, ok1 := c.names(inclPos, l.key, ".includes", includes)
+	excludes, ok2 := c.names(exclPos, l.key, ".excludes", excludes)
+	sequence, ok3 := c.names(seqPos, l.key, ".sequence", sequence)
+	equals, ok4 := c.names(eqPos, l.key, ".equals", equals)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return
 	}
@@ -479,9 +479,9 @@ func (c *checker) functions(f *Functions) {
 	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
 	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
 	events := c.md().FunctionEvents()
-	calledNames, ok1 := c.names(calledPos, "functions.called", f.Called)
-	notCalled, ok2 := c.names(notCalledPos, "functions.not_called", f.NotCalled)
-	failedNames, ok3 := c.names(failedPos, "functions.failed", f.Failed)
+	calledNames, ok1 := c.names(calledPos, "functions.called", "", f.Called)
+	notCalled, ok2 := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
+	failedNames, ok3 := c.names(failedPos, "functions.failed", "", f.Failed)
 	if !ok1 || !ok2 || !ok3 {
 		return
 	}
@@ -568,7 +568,7 @@ func (c *checker) topics(t *Topics) {
 	pos := c.at(t.Pos)
 	if len(t.Retrieved) > 0 {
 		retrievedPos := t.Parts.at("retrieved", pos)
-		retrieved, ok := c.names(retrievedPos, "topics.retrieved", t.Retrieved)
+		retrieved, ok := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
 		if !ok {
 			return
 		}

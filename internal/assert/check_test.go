@@ -411,3 +411,19 @@ func BenchmarkCheckFailing(b *testing.B) {
 		}
 	}
 }
+
+// TestPassingListCheckAllocatesNothing: a node trace that passes its
+// includes, excludes, sequence and equals builds no failure key (they
+// were joined for every check before).
+func TestPassingListCheckAllocatesNothing(t *testing.T) {
+	var c checker
+	trace := []string{"Start", "CollectPartySize", "ConfirmBooking"}
+	incl, excl, seq := []string{"CollectPartySize"}, []string{"Closed"}, []string{"Start", "ConfirmBooking"}
+	n := testing.AllocsPerRun(100, func() { c.list(diag.Pos{}, nil, traceList, trace, incl, excl, seq, trace) })
+	if len(c.fails) > 0 {
+		t.Fatalf("failures: %+v", c.fails)
+	}
+	if n != 0 {
+		t.Errorf("%v allocations, want 0", n)
+	}
+}

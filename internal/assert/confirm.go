@@ -361,8 +361,8 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	if ipos.IsZero() {
 		ipos = pos
 	}
-	includes, ok1 := c.names(ipos, keyConversation+".turns.intents.includes", t.Intents.Includes)
-	excludes, ok2 := c.names(ipos, keyConversation+".turns.intents.excludes", t.Intents.Excludes)
+	includes, ok1 := c.names(ipos, keyConversation+".turns.intents.includes", "", t.Intents.Includes)
+	excludes, ok2 := c.names(ipos, keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)
 	if !ok1 || !ok2 {
 		return
 	}

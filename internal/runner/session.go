@@ -205,7 +205,9 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 		}
 		return s.say(st, text)
 	case steps.Check:
-		exp, err := st.Expect(s.interpolate)
+		// s.expand, not s.interpolate: a method value made here would be
+		// allocated at every check.
+		exp, err := st.Expect(s.expand)
 		if err != nil {
 			s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
 			return false, false
@@ -354,11 +356,13 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		exch, err := s.conv.Send(ctx, req)
 		return s.untilEnd(ctx, st, false, req.Message, exch, err)
 	})
-	var ended *endedError
-	if errors.As(err, &ended) {
-		return s.endedBefore(pos, index, ended.Error())
-	}
 	if err != nil {
+		// errors.As only here: its target escapes, and would be
+		// allocated at every turn.
+		var ended *endedError
+		if errors.As(err, &ended) {
+			return s.endedBefore(pos, index, ended.Error())
+		}
 		// The turn is in the transcript at pos: reports name it.
 		return false, s.callFailed(pos, "", err, false)
 	}
@@ -508,6 +512,9 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 	defer s.turns.disarm()
 	// Say is copied for the reason Case.Name is (plan).
 	t := &result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
+	if s.a.Turns == nil {
+		s.a.Turns = make([]*result.Turn, 0, s.calls())
+	}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil && exch.Host != "" && (err == nil || exch.Status != 0) {
@@ -540,6 +547,19 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 		}
 	}
 	return exch, err
+}
+
+// calls is the number of calls the attempt's program makes (its opening
+// and its say steps), the room its list of turns is made with: growing it
+// from nothing took four allocations for a greeting and four turns.
+func (s *Session) calls() int {
+	n := 1
+	for _, st := range s.sc.Steps {
+		if st.Kind == steps.Say {
+			n++
+		}
+	}
+	return n
 }
 
 // shareRawMetadata points the raw metadata of a reply into the response

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
+	"github.com/agenttest/agenttest/internal/result"
+	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
+)
+
+// fixedChannel answers every call with the same reply, with no platform
+// behind it: what a step allocates is then the session's alone.
+type fixedChannel struct{ exch *platform.Exchange }
+
+func (f fixedChannel) Open(context.Context, string, platform.ChatStart) (Conversation, *platform.Exchange, error) {
+	return f, f.exch, nil
+}
+
+func (f fixedChannel) Send(context.Context, platform.ChatTurn) (*platform.Exchange, error) {
+	return f.exch, nil
+}
+
+func (fixedChannel) Close() error { return nil }
+
+// TestPassingStepsAllocateWhatTheyRecord: a turn that passes allocates its
+// Turn and its copy of what was said, a check step what assert.Check
+// allocates, nothing of the session's own (a method value per check and
+// errors.As's target per turn were allocated before).
+func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
+	res := (&reply.TurnResult{ConversationID: "c1", Response: "How many people?"}).SetMetadata(reply.Metadata{})
+	opts, err := Options{Channel: fixedChannel{&platform.Exchange{Result: res}}, DefaultAgent: "a1"}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := booking("books", 10)
+	c := &result.Case{Name: sc.Name, Agent: "a1", Env: DefaultEnv}
+	// A case's calls carry its rate account (execute): the turn timer
+	// is then armed again, not made, for each call.
+	ctx, _ := withAccount(context.Background())
+	s := newSession(ctx, &opts, sc, c)
+	defer s.End()
+	exp := &assert.Expect{Response: contains(1, "how many")}
+	say, check := sayAt(sc, 0), check(exp)
+	if !s.Exec(sc.Steps[0]) || !s.Exec(say) || !s.Exec(check) {
+		t.Fatalf("steps failed: %s", describe(c))
+	}
+	turns := make([]*result.Turn, 0, 1000)
+	if n := testing.AllocsPerRun(100, func() {
+		s.a.Turns = turns[:0]
+		if !s.Exec(say) {
+			t.Fatal("turn failed")
+		}
+	}); n != 2 {
+		t.Errorf("a passing turn allocates %v times, want 2 (its Turn and its copy of what was said)", n)
+	}
+	obs := assert.Observation{Result: res}
+	want := testing.AllocsPerRun(100, func() { assert.Check(exp, obs, s.expand) })
+	if n := testing.AllocsPerRun(100, func() {
+		if !s.Exec(check) {
+			t.Fatal("check failed")
+		}
+	}); n != want {
+		t.Errorf("a passing check step allocates %v times, assert.Check %v", n, want)
+	}
+}
+
+// TestTurnsSizedForTheProgram: an attempt's list of turns is made with
+// room for every call of its program, not grown call by call.
+func TestTurnsSizedForTheProgram(t *testing.T) {
+	e := newEnv(t, sim.Options{Seed: 1})
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Passed {
+		t.Fatalf("%s%s", c.Status, describe(c))
+	}
+	a := c.Attempts[0]
+	if len(a.Turns) != 5 || cap(a.Turns) != 5 {
+		t.Errorf("turns: len %d, cap %d; want 5 and 5", len(a.Turns), cap(a.Turns))
+	}
+}
