@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -528,29 +527,6 @@ func TestDroppedConnections(t *testing.T) {
 		if _, err := c.GetConversation(ctx, "restaurant", ex.Result.ConversationID); err != nil {
 			t.Fatalf("get %d: dropped GETs are retried: %v", i, err)
 		}
-	}
-}
-
-func TestDialFailureIsRetriedEvenForTurns(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now: connection refused
-	rec := &sleeps{}
-	c, err := New(Config{BuildURL: "http://" + addr, Retry: RetryPolicy{MaxAttempts: 3, Sleep: rec.sleep}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.SendTurn(context.Background(), "restaurant", "c1", ChatTurn{ClientEnv: "sandbox"})
-	var ne *NetworkError
-	if !errors.As(err, &ne) || ne.Sent || ne.Attempts != 3 || len(rec.all()) != 2 {
-		t.Fatalf("err = %v (%+v), waits %v", err, ne, rec.all())
-	}
-	if !strings.HasPrefix(err.Error(), "POST /v1/agents/restaurant/debug-chat/c1: connection failed: ") || !strings.HasSuffix(err.Error(), "(gave up after 3 attempts)") {
-		t.Errorf("message %q", err)
 	}
 }
 

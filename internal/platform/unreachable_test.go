@@ -1,16 +1,20 @@
-package platform
+package platform_test
 
 import (
 	"context"
 	"errors"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
 )
 
 // TestIsUnreachable: a failure to connect at all (refused, no such host,
@@ -18,15 +22,10 @@ import (
 // answer, a connection lost after sending and a cancellation are not.
 func TestIsUnreachable(t *testing.T) {
 	t.Parallel()
-	closed := func(t *testing.T) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		return "http://" + addr
-	}
+	// A platform that is down: its port stays taken while the test runs,
+	// where a port merely freed could be given to another test's server
+	// before the client dialled it, which answered instead of refusing.
+	closed := func(t *testing.T) string { return "http://" + platformtest.ClosedAddr(t) }
 	tlsOnly := httptest.NewUnstartedServer(http.NotFoundHandler())
 	tlsOnly.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes fail on purpose
 	tlsOnly.StartTLS()
@@ -53,20 +52,20 @@ func TestIsUnreachable(t *testing.T) {
 		return ctx
 	}
 	run := func(t *testing.T, tc testCase) {
-		c, err := New(Config{BuildURL: tc.url, BuildKey: "build-key-0123456789", AllowHTTP: true,
-			Retry: RetryPolicy{MaxAttempts: 2, Sleep: fakeclock.New().Sleep}})
+		c, err := platform.New(platform.Config{BuildURL: tc.url, BuildKey: "build-key-0123456789", AllowHTTP: true,
+			Retry: platform.RetryPolicy{MaxAttempts: 2, Sleep: fakeclock.New().Sleep}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.StartChat(tc.ctx(), "a1", ChatStart{ClientEnv: "sandbox"})
+		_, err = c.StartChat(tc.ctx(), "a1", platform.ChatStart{ClientEnv: "sandbox"})
 		if err == nil {
 			t.Fatal("no error")
 		}
-		if got := IsUnreachable(err); got != tc.want {
+		if got := platform.IsUnreachable(err); got != tc.want {
 			t.Errorf("IsUnreachable(%v) = %v, want %v", err, got, tc.want)
 		}
-		var ne *NetworkError
-		var ae *APIError
+		var ne *platform.NetworkError
+		var ae *platform.APIError
 		host := tc.url[len("http://"):]
 		if u := tc.url; u[:5] == "https" {
 			host = u[len("https://"):]
@@ -74,7 +73,7 @@ func TestIsUnreachable(t *testing.T) {
 		switch {
 		case errors.As(err, &ne) && ne.Host != host:
 			t.Errorf("NetworkError.Host = %q, want %q", ne.Host, host)
-		case errors.As(err, &ae) && (ae.Host != host || ae.Credential != CredentialBuildKey):
+		case errors.As(err, &ae) && (ae.Host != host || ae.Credential != platform.CredentialBuildKey):
 			t.Errorf("APIError host %q credential %q", ae.Host, ae.Credential)
 		}
 	}
@@ -88,5 +87,34 @@ func TestIsUnreachable(t *testing.T) {
 		{name: "cancelled", url: closed(t), ctx: cancelled, want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestDialFailureIsRetriedEvenForTurns: a connection that is refused
+// never reached the platform, so even a turn, which is not sent twice
+// once it may have arrived, is tried again.
+func TestDialFailureIsRetriedEvenForTurns(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var waits []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		return ctx.Err()
+	}
+	c, err := platform.New(platform.Config{BuildURL: "http://" + platformtest.ClosedAddr(t), Retry: platform.RetryPolicy{MaxAttempts: 3, Sleep: sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.SendTurn(context.Background(), "restaurant", "c1", platform.ChatTurn{ClientEnv: "sandbox"})
+	mu.Lock()
+	defer mu.Unlock()
+	var ne *platform.NetworkError
+	if !errors.As(err, &ne) || ne.Sent || ne.Attempts != 3 || len(waits) != 2 {
+		t.Fatalf("err = %v (%+v), waits %v", err, ne, waits)
+	}
+	if !strings.HasPrefix(err.Error(), "POST /v1/agents/restaurant/debug-chat/c1: connection failed: ") || !strings.HasSuffix(err.Error(), "(gave up after 3 attempts)") {
+		t.Errorf("message %q", err)
 	}
 }

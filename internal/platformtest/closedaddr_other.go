@@ -8,5 +8,5 @@ import "testing"
 // kept taken: another test's listener may be given it meanwhile.
 func closedAddr(t testing.TB) string {
 	t.Helper()
-	return FreeAddr(t)
+	return freedAddr(t)
 }

@@ -15,6 +15,15 @@ import (
 // answers in the place of the platform that is down.
 func closedAddr(t testing.TB) string {
 	t.Helper()
+	return boundAddr(t, false)
+}
+
+// boundAddr binds a TCP socket to a loopback port the system picks, and
+// keeps it bound, never listening, until t ends. With reuse the socket
+// has SO_REUSEADDR, as a listener of package net has: on Linux such a
+// listener may then bind the port too (freeAddr).
+func boundAddr(t testing.TB, reuse bool) string {
+	t.Helper()
 	// As package net does: no child process started meanwhile inherits
 	// the socket before it is marked close-on-exec.
 	syscall.ForkLock.RLock()
@@ -27,6 +36,11 @@ func closedAddr(t testing.TB) string {
 		t.Fatalf("socket: %v", err)
 	}
 	t.Cleanup(func() { syscall.Close(fd) })
+	if reuse {
+		if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
+			t.Fatalf("setsockopt SO_REUSEADDR: %v", err)
+		}
+	}
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatalf("bind a loopback port: %v", err)
 	}

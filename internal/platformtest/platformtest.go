@@ -37,11 +37,19 @@ func ClosedAddr(t testing.TB) string {
 	return closedAddr(t)
 }
 
-// FreeAddr returns a loopback port just freed, for a listener that must
-// be told its address before it starts (a receiver whose public URL is
-// configured ahead). Until it listens, another test's listener may be
-// given the port: where any port will do, listen on 127.0.0.1:0 instead.
+// FreeAddr returns a loopback address for a listener that must be told
+// its address before it starts (a receiver whose public URL is configured
+// ahead). On Linux the port stays reserved for it until t ends: no other
+// test's listener is given the port meanwhile, as one merely freed could
+// be in the time the program under test takes to listen on it. Elsewhere
+// it is only freed. Where any port will do, listen on 127.0.0.1:0 instead.
 func FreeAddr(t testing.TB) string {
+	t.Helper()
+	return freeAddr(t)
+}
+
+// freedAddr returns a loopback port a listener held and let go.
+func freedAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -61,6 +62,33 @@ func (w waitedOut) WaitAfter(ctx context.Context, conversationID, eventType stri
 		}
 	}
 	return w.MarkingWebhooks.WaitAfter(ctx, conversationID, eventType, after)
+}
+
+// rejectedFirst is a receiver whose waits pass on clk as waitedOut's do,
+// once it has rejected a delivery of the event awaited: a test of what
+// the runner makes of a rejected event does not race the delivery against
+// a bound. It fails the wait when no such delivery came in 10 s (real
+// time: a safety net, never a wait the test relies on).
+type rejectedFirst struct {
+	*webhook.Receiver
+	clk *fakeclock.Clock
+}
+
+func (w rejectedFirst) WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error) {
+	rejected := func() bool {
+		for _, r := range w.Rejections() {
+			if r.Type == eventType && r.ConversationID == conversationID {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !rejected(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return webhook.Event{}, fmt.Errorf("no delivery of %s for %s was rejected in 10 s", eventType, conversationID)
+		}
+	}
+	return waitedOut{MarkingWebhooks: w.Receiver, clk: w.clk}.WaitAfter(ctx, conversationID, eventType, after)
 }
 
 // loadYAML loads one suite written inline, positions included.
@@ -184,7 +212,13 @@ scenarios:
     confirm:
       webhooks: [handoff.created]
 `
+	// The bound passes on the runner's clock once a delivery of the event
+	// was rejected, whenever the machine gets it there: on the real clock
+	// a delivery later than the bound left the case failed, the agent's.
+	clk := fakeclock.New()
 	opts := e.opts()
+	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	opts.Webhooks = rejectedFirst{Receiver: e.rcv, clk: clk}
 	opts.ConfirmTimeout = 500 * time.Millisecond
 	res, err := Run(context.Background(), loadYAML(t, src), opts)
 	if err != nil {

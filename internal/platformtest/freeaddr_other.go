@@ -1,0 +1,14 @@
+//go:build !linux
+
+package platformtest
+
+import "testing"
+
+// freeAddr returns a loopback port just freed: unlike on Linux it is not
+// kept reserved, and another test's listener may be given it before the
+// test's own listens (elsewhere sockets share a port only with
+// SO_REUSEPORT, which package net does not set on its listeners).
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	return freedAddr(t)
+}
