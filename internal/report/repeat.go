@@ -75,14 +75,13 @@ func repeatLine(r *result.Repeat) string {
 // as percentages: the rate as written (80, 79.5), the share in whole
 // numbers unless that would contradict the verdict: 39 of 49 runs
 // (79.59%) against 80% is "79.6", not "80", which would read as enough.
-// The share reaches the rate as the fixed rule counts it (runner.reaches:
-// the rounding of a decimal rate tolerated).
+// The share reaches the rate as the fixed rule counts it (stats.Reaches).
 func sharePercents(passed, runs int, rate float64) (got, want string) {
 	share := 0.0
 	if runs > 0 {
 		share = float64(passed) / float64(runs)
 	}
-	reached := float64(passed) >= rate*float64(runs)-1e-9
+	reached := stats.Reaches(passed, runs, rate)
 	want = strconv.FormatFloat(rate*100, 'g', 4, 64)
 	w, _ := strconv.ParseFloat(want, 64)
 	for places := 0; ; places++ {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/stats"
 )
 
 // This file is the case loop: everything between "a case was scheduled"
@@ -154,18 +155,12 @@ func repeatRule(t tally, planned int, rate float64) (verdict result.Status, done
 	switch {
 	case t.runs < planned:
 		return result.Pending, false
-	case reaches(t.passed, t.runs, rate):
+	case stats.Reaches(t.passed, t.runs, rate):
 		return result.Passed, true
-	case reaches(t.passed+t.errored, t.runs, rate):
+	case stats.Reaches(t.passed+t.errored, t.runs, rate):
 		return result.Errored, true
 	}
 	return result.Failed, true
-}
-
-// reaches reports whether passed/runs ≥ rate, tolerating the rounding of a
-// rate written in decimal (0.7 of 10 runs is 7 passes, not 8).
-func reaches(passed, runs int, rate float64) bool {
-	return float64(passed) >= rate*float64(runs)-1e-9
 }
 
 // backoff is the pause before attempt n+2 after an errored attempt n+1:

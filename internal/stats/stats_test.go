@@ -295,3 +295,28 @@ func TestBinomialSumsWhatMatters(t *testing.T) {
 		t.Errorf("Binomial of 100,000 runs allocates %v times: it builds the whole distribution", a)
 	}
 }
+
+// TestReaches: the fixed rule counts a share at the rate as reaching it,
+// whatever the float arithmetic of a decimal rate gives (0.7 × 10 is
+// 7.000000000000001), and one pass short as not.
+func TestReaches(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		passed, runs int
+		rate         float64
+		want         bool
+	}{
+		{7, 10, 0.7, true},
+		{6, 10, 0.7, false},
+		{39, 49, 0.8, false},
+		{40, 50, 0.8, true},
+		{29, 100, 0.29, true},
+		{0, 0, 0.8, true},
+		{10, 10, 1, true},
+		{9, 10, 1, false},
+	} {
+		if got := Reaches(tc.passed, tc.runs, tc.rate); got != tc.want {
+			t.Errorf("Reaches(%d, %d, %v) = %v, want %v", tc.passed, tc.runs, tc.rate, got, tc.want)
+		}
+	}
+}
