@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/agenttest/agenttest/internal/escape"
+	"github.com/agenttest/agenttest/internal/stats"
 )
 
 // marks are the verdicts in the text view's strip.
@@ -77,7 +77,7 @@ func WriteText(w io.Writer, h *History) error {
 		if v, ok := s.Rate(); ok {
 			rate = fmt.Sprintf("%.2f", v)
 			// Rounded outwards: the printed interval is never narrower.
-			interval = fmt.Sprintf("%.2f–%.2f", math.Floor(s.Lower*100+1e-9)/100, math.Ceil(s.Upper*100-1e-9)/100)
+			interval = fmt.Sprintf("%.2f–%.2f", stats.RoundDown(s.Lower, 2), stats.RoundUp(s.Upper, 2))
 		}
 		runs := fmt.Sprint(s.Passed + s.Failed)
 		if s.Errored > 0 {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -106,8 +105,8 @@ func bothLevel(level float64) string { return formatLevel(1 - 2*(1-level)) }
 
 // floor2 and ceil2 print a bound to two places, rounded away from the
 // estimate, so that the printed bound is never tighter than the computed.
-func floor2(v float64) string { return fmt.Sprintf("%.2f", math.Floor(v*100+1e-9)/100) }
-func ceil2(v float64) string  { return fmt.Sprintf("%.2f", math.Ceil(v*100-1e-9)/100) }
+func floor2(v float64) string { return strconv.FormatFloat(stats.RoundDown(v, 2), 'f', 2, 64) }
+func ceil2(v float64) string  { return strconv.FormatFloat(stats.RoundUp(v, 2), 'f', 2, 64) }
 
 // below prints an upper bound that lies below limit, rounded up but with
 // as many places as it takes to stay below it: 0.896 rather than 0.90
@@ -120,8 +119,7 @@ func ceil2(v float64) string  { return fmt.Sprintf("%.2f", math.Ceil(v*100-1e-9)
 // seven failures are Λ = α, and the bound is p1 + 4e-12).
 func below(v, limit float64) string {
 	for places := 2; places <= 12; places++ {
-		scale := math.Pow(10, float64(places))
-		if up := math.Ceil(v*scale-1e-9) / scale; up < limit-1e-12 {
+		if up := stats.RoundUp(v, places); up < limit-1e-12 {
 			return strconv.FormatFloat(up, 'f', places, 64)
 		}
 	}
@@ -139,8 +137,7 @@ func below(v, limit float64) string {
 // digits, not 0.92499999999999993).
 func above(v, limit float64) string {
 	for places := 2; places <= 12; places++ {
-		scale := math.Pow(10, float64(places))
-		if down := math.Floor(v*scale+1e-9) / scale; down >= limit-1e-12 {
+		if down := stats.RoundDown(v, places); down >= limit-1e-12 {
 			return strconv.FormatFloat(down, 'f', places, 64)
 		}
 	}
@@ -286,7 +283,7 @@ func repeatProperties(c *result.Case) []junit.Property {
 			add("repeat.confidence", formatRate(r.Confidence))
 			add("repeat.needed", strconv.Itoa(r.Needed))
 		}
-		add("repeat.interval", fmt.Sprintf("[%.3f, %.3f] at %s", math.Floor(r.Lower*1000+1e-9)/1000, math.Ceil(r.Upper*1000-1e-9)/1000, bothLevel(r.Level)))
+		add("repeat.interval", fmt.Sprintf("[%.3f, %.3f] at %s", stats.RoundDown(r.Lower, 3), stats.RoundUp(r.Upper, 3), bothLevel(r.Level)))
 		if r.Discarded > 0 {
 			add("repeat.discarded", strconv.Itoa(r.Discarded))
 		}

@@ -320,3 +320,28 @@ func TestReaches(t *testing.T) {
 		}
 	}
 }
+
+func TestRoundOutward(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v        float64
+		places   int
+		down, up float64
+	}{
+		{0.123, 2, 0.12, 0.13},
+		{0.29, 2, 0.29, 0.29}, // 28.999999999999996 hundredths
+		{0.8, 2, 0.8, 0.8},    // 80.00000000000001 hundredths
+		{0.8951, 3, 0.895, 0.896},
+		{0, 2, 0, 0},
+		{1, 2, 1, 1},
+		{0.999991, 6, 0.999991, 0.999991},
+		{0.9999911, 6, 0.999991, 0.999992},
+	} {
+		if got := RoundDown(tc.v, tc.places); got != tc.down {
+			t.Errorf("RoundDown(%v, %d) = %v, want %v", tc.v, tc.places, got, tc.down)
+		}
+		if got := RoundUp(tc.v, tc.places); got != tc.up {
+			t.Errorf("RoundUp(%v, %d) = %v, want %v", tc.v, tc.places, got, tc.up)
+		}
+	}
+}
