@@ -63,6 +63,9 @@ const (
 	// take too long to find out.
 	probeFactor = 1.25
 	probeMargin = 1.2
+	// relearnWindow is the window after a 429 that taught no rate
+	// (relearn).
+	relearnWindow = 1
 	// minRate is the slowest the pacer goes: one request every ten
 	// seconds.
 	minRate = 0.1
@@ -148,6 +151,9 @@ type pacer struct {
 	sent          uint64
 	idleFrom      uint64
 	idleAt        time.Time
+	// relearnt is the seq of the last request sent before learning began
+	// again (relearn): the refusals of those requests were learnt from.
+	relearnt uint64
 	// streak counts consecutive 429s without Retry-After, for backoff.
 	streak int
 
@@ -288,6 +294,15 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 	if end := now.Add(pause); end.After(p.until) {
 		p.until = end
 	}
+	if p.learning {
+		if t.seq <= p.relearnt {
+			return // sent before learning began again: nothing new
+		}
+		if p.learnt(now) == 0 {
+			p.relearn()
+			return
+		}
+	}
 	if t.gen != p.gen {
 		return // sent before the last decrease, which answered it already
 	}
@@ -307,6 +322,22 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 	// goes when it ends, as the Retry-After promised.
 	p.tokens, p.filled = max(0, 1-p.rate*p.until.Sub(now).Seconds()), now
 	p.won, p.short = 0, false
+}
+
+// relearn begins learning again after a 429 that came before the platform
+// accepted anything to learn a rate from: the key's bucket was empty from
+// the first request (the run before on the same key, in the same
+// pipeline, spent it; another job shares the key). Such a 429 says only
+// how long to pause. Learning a rate from it made it the slowest the
+// pacer goes (minRate), and a run that starts against an empty bucket
+// took a fifth longer than its ideal while the rate grew back. The
+// window restarts at relearnWindow, so a platform that keeps refusing is
+// sent that many requests per pause, not a window's worth.
+func (p *pacer) relearn() {
+	p.window = relearnWindow
+	p.relearnt = p.sent
+	p.first, p.accepted = time.Time{}, 0
+	p.crowdFrom, p.crowdAccepted, p.idleFrom = 0, 0, 0
 }
 
 // learnt is the rate the platform accepted while the pacer was learning:

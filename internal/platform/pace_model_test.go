@@ -76,6 +76,9 @@ type modelRun struct {
 	// as a run reads the active deployment of each agent and
 	// environment (a few at once) before its first case.
 	reads int
+	// drained starts the server's bucket empty, as the key's previous
+	// run (the job before in a pipeline, another job on the key) left it.
+	drained bool
 }
 
 // modelResult is what a model run measured.
@@ -90,6 +93,9 @@ type modelResult struct {
 func (m modelRun) play(seed uint64) modelResult {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	srv := &modelServer{rate: m.rate, burst: max(1, m.rate), tokens: max(1, m.rate)}
+	if m.drained {
+		srv.tokens = 0
+	}
 	p := newPacer(m.cap)
 	type worker struct {
 		left       int // calls left in the current case
@@ -233,17 +239,24 @@ var fakeEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // finish within 1.1x of the larger of its ideals ((calls - burst) / rate,
 // and the latency the workers cannot overlap), with 429s on at most 5% of
 // the calls: from the first case, and after one deployment read or two
-// side by side, as a run of one or two agents and environments begins.
+// side by side, as a run of one or two agents and environments begins;
+// and with the key's bucket spent when the run begins (drained: the job
+// before on the key spent it), whose ideal has no burst.
 func TestPacingModel(t *testing.T) {
 	t.Parallel()
 	for _, lat := range []struct{ latency, jitter time.Duration }{{0, 0}, {500 * time.Millisecond, 2 * time.Second}} {
-		for _, run := range []struct{ par, reads int }{
-			{8, 0}, {32, 0}, {128, 0}, {512, 0},
-			{8, 1}, {32, 1}, {128, 1}, {512, 1},
-			{8, 2}, {32, 2}, {128, 2}, {512, 2},
+		for _, run := range []struct {
+			par, reads int
+			drained    bool
+		}{
+			{8, 0, false}, {32, 0, false}, {128, 0, false}, {512, 0, false},
+			{8, 1, false}, {32, 1, false}, {128, 1, false}, {512, 1, false},
+			{8, 2, false}, {32, 2, false}, {128, 2, false}, {512, 2, false},
+			{8, 0, true}, {32, 0, true}, {128, 0, true}, {512, 0, true},
+			{8, 1, true}, {512, 1, true},
 		} {
 			par := run.par
-			m := modelRun{cases: 500, calls: 6, parallel: par, rate: 20, latency: lat.latency, jitter: lat.jitter, reads: run.reads}
+			m := modelRun{cases: 500, calls: 6, parallel: par, rate: 20, latency: lat.latency, jitter: lat.jitter, reads: run.reads, drained: run.drained}
 			name := fmt.Sprintf("parallel %d latency %s", par, lat.latency)
 			switch run.reads {
 			case 0:
@@ -252,12 +265,17 @@ func TestPacingModel(t *testing.T) {
 			default:
 				name += fmt.Sprintf(" after %d reads side by side", run.reads)
 			}
+			burst := 20
+			if run.drained {
+				name += " on a spent bucket"
+				burst = 0
+			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				for seed := range uint64(3) {
 					r := m.play(seed)
 					calls := m.cases * m.calls
-					rateIdeal := time.Duration(float64(calls-20) / m.rate * float64(time.Second))
+					rateIdeal := time.Duration(float64(calls-burst) / m.rate * float64(time.Second))
 					ideal := max(rateIdeal, r.latencyIdeal)
 					x := r.makespan.Seconds() / ideal.Seconds()
 					share := float64(r.limited) / float64(calls)

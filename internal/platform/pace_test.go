@@ -177,3 +177,45 @@ func TestTinyRateErrorsAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestSpentBucketIsPacedAtThePlatformsRate: a run whose key's bucket is
+// empty from its first request (the job before on the same key spent it)
+// pauses for the first 429's Retry-After, then learns the platform's rate
+// from what it accepts. The first 429 taught no rate, and taking it for
+// one made the pacer go at its slowest (one request every ten seconds)
+// and climb back for most of a minute: 200 requests at 20 a second took
+// 52s, not 10.5s.
+func TestSpentBucketIsPacedAtThePlatformsRate(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	s := startCounted(t, sim.Options{Seed: 3, Now: clk.Now, RatePerKey: 20})
+	other, err := New(Config{BuildURL: s.info.BuildURL, BuildKey: s.info.BuildKey, Now: clk.Now, Retry: RetryPolicy{Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 { // the job before spends the key's burst
+		if _, err := other.StartChat(context.Background(), "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := New(Config{BuildURL: s.info.BuildURL, BuildKey: s.info.BuildKey, Now: clk.Now, Retry: RetryPolicy{Sleep: clk.Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := NewRateAccount()
+	ctx := WithRateAccount(context.Background(), acct)
+	const n = 200
+	for i := range n {
+		if _, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	// A second's pause, a burst of 20, then 20 a second: 10s for 200,
+	// give or take the 429 that ends the burst and the rate's probing.
+	took := clk.Now().Sub(fakeclock.Start)
+	u := acct.Usage(clk.Now())
+	t.Logf("%d requests in %s, %d answers 429", n, took, u.Limited)
+	if took > 11*time.Second || u.Limited > 4 {
+		t.Errorf("%d requests against a spent bucket of 20 a second took %s with %d answers 429; want at most 11s and 4", n, took, u.Limited)
+	}
+}
