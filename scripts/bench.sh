@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces every figure of BENCHMARKS.md.
 #
-#   scripts/bench.sh            # everything (over 45 minutes on 2 cores: paced alone takes about 35)
+#   scripts/bench.sh            # everything (over 55 minutes on 2 cores: paced alone takes about 35)
 #   scripts/bench.sh ratio      # runner vs bare HTTP loop (target: >= 0.9)
 #   scripts/bench.sh latency    # 1,000 x 5 turns at --parallel 100, 100 ms (target: <= 1.1x ideal)
 #   scripts/bench.sh rss        # peak RSS of the CLI at 20,000 scenarios (target: < 256 MB)
@@ -11,6 +11,7 @@
 #   scripts/bench.sh features   # 500 conversations as a feature vs as YAML (target: <= 1.2 without latency)
 #   scripts/bench.sh stats      # sequential test: runs used vs the fixed design (target: mean <= 60%)
 #   scripts/bench.sh paced      # 500 x 6 calls against sim --rate 20, --parallel 8..512, with and without latency (~35 minutes)
+#   scripts/bench.sh spent      # the same at --parallel 8..512 (no latency), the key's bucket spent just before the run (~10 minutes)
 #   scripts/bench.sh greedy     # 300 x 6 calls, 500 ms + up to 2 s per call, --parallel 50, no rate limit (target: <= 1.02x greedy)
 #   scripts/bench.sh scale      # 10,000 and 100,000 one-turn scenarios, embedded simulator, --junit --json (target: < 400 MB, <= 1.3x per scenario)
 #   scripts/bench.sh botium     # the same conversations through Botium (botium-cli, pinned in scripts/botium) and agenttest: wall and peak RSS (target: >= 12x faster, <= 1/4 of its memory)
@@ -198,9 +199,26 @@ gen_calls() {
 	} >"$dir/paced.yaml"
 }
 
+# spend_key sends debug-chat requests with the simulator's build key
+# until one is refused (429): the key's bucket is then empty, as the job
+# before on the same key leaves it.
+spend_key() {
+	command -v curl >/dev/null || { echo "spent needs curl" >&2; return 1; }
+	local code
+	for _ in $(seq 1000); do
+		code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "x-api-key: $AGENTTEST_BUILD_KEY" \
+			-H 'Content-Type: application/json' -d '{"clientEnv":"sandbox"}' \
+			"$AGENTTEST_BUILD_URL/v1/agents/$AGENTTEST_AGENT_ID/debug-chat")
+		[[ $code == 429 ]] && return
+	done
+	echo "spend_key: no 429 in 1,000 requests" >&2
+	return 1
+}
+
 # against LABEL "SIM FLAGS" RUN FLAGS... runs the suite in $work/calls
 # against `agenttest sim` started with SIM FLAGS in its own process, and
-# prints the figures of scripts/pacing from the JSON report.
+# prints the figures of scripts/pacing from the JSON report. With SPEND
+# set, the key's bucket is spent first (spend_key).
 against() {
 	local label=$1 simflags=$2
 	shift 2
@@ -215,6 +233,7 @@ against() {
 		set -a
 		# shellcheck disable=SC1090
 		source <(grep '^AGENTTEST_' "$work/sim-$label.env" | sed 's/^export //')
+		if [[ -n ${SPEND:-} ]]; then spend_key; fi
 		cd "$work/calls" && "$work/agenttest" run "$@" --json "$work/$label.json" suite >"$work/run-$label.log"
 	) || code=$?
 	kill "$pid" 2>/dev/null || true
@@ -233,6 +252,17 @@ paced() {
 			pacing_args=(-parallel "$p" -rate 20 -burst 20)
 			against "rate20-p$p${lat:+-latency}" "--rate 20 $lat" --parallel "$p"
 		done
+	done
+}
+
+spent() {
+	echo "== 500 scenarios x 6 calls against sim --rate 20 whose key's bucket was spent just before (targets as paced; the ideal has no burst)"
+	build_bin
+	gen_calls "$work/calls/suite" 500
+	local p
+	for p in 8 32 128 512; do
+		pacing_args=(-parallel "$p" -rate 20 -burst 0)
+		SPEND=1 against "spent-p$p" "--rate 20" --parallel "$p"
 	done
 }
 
@@ -426,9 +456,10 @@ messaging) messaging ;;
 features) features ;;
 stats) stats ;;
 paced) paced ;;
+spent) spent ;;
 greedy) greedy ;;
 scale) scale ;;
 botium) botium ;;
-all) ratio; latency; rss; html; sim; messaging; features; stats; greedy; scale; paced; botium ;;
-*) echo "usage: $0 [ratio|latency|rss|html|sim|messaging|features|stats|paced|greedy|scale|botium|all]" >&2; exit 2 ;;
+all) ratio; latency; rss; html; sim; messaging; features; stats; greedy; scale; paced; spent; botium ;;
+*) echo "usage: $0 [ratio|latency|rss|html|sim|messaging|features|stats|paced|spent|greedy|scale|botium|all]" >&2; exit 2 ;;
 esac
