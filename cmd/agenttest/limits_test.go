@@ -295,3 +295,55 @@ func TestRateLimitedRunLevelCalls(t *testing.T) {
 		t.Errorf("JSON pacing %+v, server answered %d of %d requests with 429", p, build.tooMany.Load(), build.total.Load())
 	}
 }
+
+// TestRateLimitedConfirmation: a read of the Conversations API (the
+// runtime host, its own key and pacer) refused with a Retry-After longer
+// than what is left of the confirmation's bound waits, as every call of
+// a case does, and the case passes: the bound is how long the platform
+// may take to record the conversation, not how long its rate limit may
+// hold the read. The 429 ended the read at once and errored the case.
+func TestRateLimitedConfirmation(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv, err := sim.New(sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+			refuse := false
+			once.Do(func() { refuse = true })
+			if refuse {
+				w.Header().Set("Retry-After", "45")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		srv.RuntimeHandler().ServeHTTP(w, r)
+	})
+	runtime := &countingHandler{h: limited}
+	bs := httptest.NewServer(srv.BuildHandler())
+	rs := httptest.NewServer(runtime)
+	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
+	srv.SetURLs(bs.URL, rs.URL)
+	info := srv.Info()
+
+	dir := writeTree(t, map[string]string{"confirm.yaml": "suite: confirm\nagent: restaurant\nscenarios:\n" +
+		"  - name: recorded as a web chat\n    turns:\n      - say: when are you open?\n    confirm: {conversation: {channel: WEBCHAT}}\n"})
+	jsonPath := filepath.Join(dir, "result.json")
+	env := map[string]string{
+		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
+		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
+	}
+	c := newCLI(t, dir, env, "run", "confirm.yaml", "--json", jsonPath)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitOK, "\nstatus: passed\n")
+	if runtime.tooMany.Load() != 1 {
+		t.Fatalf("the server answered %d requests 429, want 1", runtime.tooMany.Load())
+	}
+	r := readPaced(t, jsonPath)
+	if cs := r.Files[0].Cases[0]; cs.Status != "passed" || cs.RateLimited != 1 || cs.RateWaitedMS != 45000 {
+		t.Errorf("case %s, rate_limited %d, waited %vms; want passed, 1, 45000ms", cs.Status, cs.RateLimited, cs.RateWaitedMS)
+	}
+}
