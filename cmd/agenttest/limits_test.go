@@ -347,3 +347,48 @@ func TestRateLimitedConfirmation(t *testing.T) {
 		t.Errorf("case %s, rate_limited %d, waited %vms; want passed, 1, 45000ms", cs.Status, cs.RateLimited, cs.RateWaitedMS)
 	}
 }
+
+// TestRateLimitedWebhookRegistration: the registration of the run's
+// webhook endpoint waits on a rate limit as the runner's calls do. A
+// Retry-After longer than the turn timeout (which bounds each of its
+// calls) failed the registration, and every scenario that confirms
+// webhooks errored.
+func TestRateLimitedWebhookRegistration(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv, err := sim.New(sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/webhooks/endpoints" {
+			refuse := false
+			once.Do(func() { refuse = true })
+			if refuse {
+				w.Header().Set("Retry-After", "45")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		srv.BuildHandler().ServeHTTP(w, r)
+	})
+	build := &countingHandler{h: limited}
+	bs := httptest.NewServer(build)
+	rs := httptest.NewServer(srv.RuntimeHandler())
+	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
+	srv.SetURLs(bs.URL, rs.URL)
+	info := srv.Info()
+
+	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+	env := map[string]string{
+		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
+		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
+	}
+	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	out := c.expect(t, exitOK, "\nstatus: passed\n")
+	if strings.Contains(out, "could not be registered") || build.tooMany.Load() != 1 {
+		t.Errorf("%d answers 429:\n%s", build.tooMany.Load(), out)
+	}
+}
