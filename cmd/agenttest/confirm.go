@@ -325,7 +325,11 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	if len(events) == 0 {
 		events = webhook.DefaultEvents
 	}
-	ep, secret, err := webhook.Register(ctx, boundedRegistrar{Client: client, timeout: callTimeout}, public, events, c.webhookSecret)
+	// The registration's calls wait on rate limits as the runner's do,
+	// charged to one account: a Retry-After longer than the turn
+	// timeout failed it.
+	rctx := platform.WithRateAccount(ctx, platform.NewRateAccount())
+	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: now}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
 		if ctx.Err() != nil {
@@ -374,31 +378,34 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 type boundedRegistrar struct {
 	*platform.Client
 	timeout time.Duration
+	// now is the client's clock, which measures its waits on rate
+	// limits (runner.CallTimeout).
+	now func() time.Time
 }
 
 func (b boundedRegistrar) ListWebhooks(ctx context.Context) ([]platform.WebhookEndpoint, error) {
-	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
 	defer cancel()
 	eps, err := b.Client.ListWebhooks(cctx)
 	return eps, b.named(ctx, cctx, err)
 }
 
 func (b boundedRegistrar) RegisterWebhook(ctx context.Context, reg platform.WebhookRegistration) (*platform.WebhookEndpoint, error) {
-	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
 	defer cancel()
 	ep, err := b.Client.RegisterWebhook(cctx, reg)
 	return ep, b.named(ctx, cctx, err)
 }
 
 func (b boundedRegistrar) UpdateWebhook(ctx context.Context, id string, upd platform.WebhookUpdate) (*platform.WebhookEndpoint, error) {
-	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
 	defer cancel()
 	ep, err := b.Client.UpdateWebhook(cctx, id, upd)
 	return ep, b.named(ctx, cctx, err)
 }
 
 func (b boundedRegistrar) DeleteWebhook(ctx context.Context, id string) error {
-	cctx, cancel := context.WithTimeout(ctx, b.timeout)
+	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
 	defer cancel()
 	return b.named(ctx, cctx, b.Client.DeleteWebhook(cctx, id))
 }

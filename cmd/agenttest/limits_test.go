@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -236,4 +237,158 @@ func tail(s string, n int) string {
 		return "..." + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestRateLimitedRunLevelCalls: the run's own calls, the deployment reads
+// before and after the cases and the alert gate's read of the firing
+// alerts, wait on a rate limit as the scenarios' calls do, and the run's
+// pacing counts their 429s. A Retry-After longer than what was left of
+// the turn timeout (45s; a per-minute limit answers up to 60s) errored
+// the gate (exit 4: a rate-limited platform failed the run) and left the
+// deployments unread (a report the promotion gate then refuses), and
+// neither 429 was in run.pacing.
+func TestRateLimitedRunLevelCalls(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv, err := sim.New(sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first read of each run-level endpoint is refused.
+	var refused sync.Map
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && (r.URL.Path == "/v1/alerts" || strings.HasSuffix(r.URL.Path, "/deployments/active")) {
+			if _, again := refused.LoadOrStore(r.URL.Path, true); !again {
+				w.Header().Set("Retry-After", "45")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		srv.BuildHandler().ServeHTTP(w, r)
+	})
+	build := &countingHandler{h: limited}
+	bs := httptest.NewServer(build)
+	rs := httptest.NewServer(srv.RuntimeHandler())
+	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
+	srv.SetURLs(bs.URL, rs.URL)
+	info := srv.Info()
+
+	dir := t.TempDir()
+	writeOneTurnSuite(t, dir, 2)
+	jsonPath := filepath.Join(dir, "result.json")
+	env := map[string]string{
+		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
+		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
+	}
+	c := newCLI(t, dir, env, "run", "large.yaml", "--gate-alerts", "--json", jsonPath)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	out := c.expect(t, exitOK, "\nalert gate passed\n", "\nstatus: passed\n")
+	if strings.Contains(out, "read failed") {
+		t.Errorf("a deployment read failed on a rate limit:\n%s", out)
+	}
+	if build.tooMany.Load() != 2 {
+		t.Fatalf("the server answered %d requests 429, want 2", build.tooMany.Load())
+	}
+	r := readPaced(t, jsonPath)
+	p := r.Run.Pacing
+	if p == nil || int64(p.Limited) != build.tooMany.Load() || int64(p.Accepted) != build.total.Load()-build.tooMany.Load() {
+		t.Errorf("JSON pacing %+v, server answered %d of %d requests with 429", p, build.tooMany.Load(), build.total.Load())
+	}
+}
+
+// TestRateLimitedConfirmation: a read of the Conversations API (the
+// runtime host, its own key and pacer) refused with a Retry-After longer
+// than what is left of the confirmation's bound waits, as every call of
+// a case does, and the case passes: the bound is how long the platform
+// may take to record the conversation, not how long its rate limit may
+// hold the read. The 429 ended the read at once and errored the case.
+func TestRateLimitedConfirmation(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv, err := sim.New(sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+			refuse := false
+			once.Do(func() { refuse = true })
+			if refuse {
+				w.Header().Set("Retry-After", "45")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		srv.RuntimeHandler().ServeHTTP(w, r)
+	})
+	runtime := &countingHandler{h: limited}
+	bs := httptest.NewServer(srv.BuildHandler())
+	rs := httptest.NewServer(runtime)
+	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
+	srv.SetURLs(bs.URL, rs.URL)
+	info := srv.Info()
+
+	dir := writeTree(t, map[string]string{"confirm.yaml": "suite: confirm\nagent: restaurant\nscenarios:\n" +
+		"  - name: recorded as a web chat\n    turns:\n      - say: when are you open?\n    confirm: {conversation: {channel: WEBCHAT}}\n"})
+	jsonPath := filepath.Join(dir, "result.json")
+	env := map[string]string{
+		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
+		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
+	}
+	c := newCLI(t, dir, env, "run", "confirm.yaml", "--json", jsonPath)
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitOK, "\nstatus: passed\n")
+	if runtime.tooMany.Load() != 1 {
+		t.Fatalf("the server answered %d requests 429, want 1", runtime.tooMany.Load())
+	}
+	r := readPaced(t, jsonPath)
+	if cs := r.Files[0].Cases[0]; cs.Status != "passed" || cs.RateLimited != 1 || cs.RateWaitedMS != 45000 {
+		t.Errorf("case %s, rate_limited %d, waited %vms; want passed, 1, 45000ms", cs.Status, cs.RateLimited, cs.RateWaitedMS)
+	}
+}
+
+// TestRateLimitedWebhookRegistration: the registration of the run's
+// webhook endpoint waits on a rate limit as the runner's calls do. A
+// Retry-After longer than the turn timeout (which bounds each of its
+// calls) failed the registration, and every scenario that confirms
+// webhooks errored.
+func TestRateLimitedWebhookRegistration(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv, err := sim.New(sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/webhooks/endpoints" {
+			refuse := false
+			once.Do(func() { refuse = true })
+			if refuse {
+				w.Header().Set("Retry-After", "45")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		srv.BuildHandler().ServeHTTP(w, r)
+	})
+	build := &countingHandler{h: limited}
+	bs := httptest.NewServer(build)
+	rs := httptest.NewServer(srv.RuntimeHandler())
+	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
+	srv.SetURLs(bs.URL, rs.URL)
+	info := srv.Info()
+
+	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+	env := map[string]string{
+		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
+		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
+	}
+	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	out := c.expect(t, exitOK, "\nstatus: passed\n")
+	if strings.Contains(out, "could not be registered") || build.tooMany.Load() != 1 {
+		t.Errorf("%d answers 429:\n%s", build.tooMany.Load(), out)
+	}
 }

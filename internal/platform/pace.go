@@ -386,8 +386,11 @@ func (p *pacer) backoffPause(rp RetryPolicy) time.Duration {
 	n := p.streak
 	p.mu.Unlock()
 	// Full jitter could pause for nothing; half of the ceiling at least.
-	d := rp.Backoff(n)
-	return max(d, rp.BaseDelay<<min(n-1, 20)/2)
+	// The ceiling is the backoff's, capped by MaxDelay: a window of
+	// requests refused together steps the streak up once per 429, and
+	// an uncapped BaseDelay doubled per step paused the key for hours
+	// after twenty of them, past any wait budget.
+	return max(rp.Backoff(n), rp.ceiling(n)/2)
 }
 
 // errBudget is returned by wait when the next admission is further away

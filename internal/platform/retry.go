@@ -94,6 +94,16 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // 2^(attempt-1)))), which spreads parallel scenarios that failed together.
 // The policy must have its defaults applied.
 func (p RetryPolicy) Backoff(attempt int) time.Duration {
+	f := p.Rand()
+	if f < 0 || f >= 1 {
+		f = 0
+	}
+	return time.Duration(f * float64(p.ceiling(attempt)))
+}
+
+// ceiling is the bound of the backoff after try attempt: BaseDelay ×
+// 2^(attempt-1), at most MaxDelay.
+func (p RetryPolicy) ceiling(attempt int) time.Duration {
 	ceiling := p.MaxDelay
 	if attempt < 1 {
 		attempt = 1
@@ -104,11 +114,7 @@ func (p RetryPolicy) Backoff(attempt int) time.Duration {
 			ceiling = d
 		}
 	}
-	f := p.Rand()
-	if f < 0 || f >= 1 {
-		f = 0
-	}
-	return time.Duration(f * float64(ceiling))
+	return ceiling
 }
 
 func (p RetryPolicy) sleep(ctx context.Context, d time.Duration) error {

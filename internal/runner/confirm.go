@@ -324,11 +324,24 @@ func (s *Session) poll(read func(ctx context.Context) (done bool, err error)) er
 // the bound's worth of pauses, not for as long as the bound really
 // lasts, at no pause at all.
 func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (done bool, err error)) error {
-	wctx, cancel := s.opts.timeout(s.ctx, bound)
+	// The bound leaves out the reads' waits on rate limits, as the turn
+	// timeout does (withTimeout): it is how long the platform may take
+	// to show what is awaited, and a Retry-After longer than what was
+	// left of it ended the read with its 429 and errored the case.
+	wctx, cancel := withTimeout(s.ctx, bound, s.opts)
 	defer cancel()
+	acct := platform.RateAccountFrom(s.ctx)
+	waited := func() time.Duration {
+		if acct == nil {
+			return 0
+		}
+		return acct.Waited(s.opts.Now())
+	}
+	granted := waited()
 	// ends is when wctx's timer is due: a read's own turn timeout, due at
 	// about the same time, may fire before it, so whether the bound
-	// passed is told by the clock, not by which timer ran first.
+	// passed is told by the clock, not by which timer ran first. Both it
+	// and deadline move out by the waits on rate limits since.
 	ends := s.opts.timerNow().Add(bound)
 	deadline := s.opts.Now().Add(bound)
 	delay := s.opts.ConfirmPoll
@@ -336,7 +349,7 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 	for {
 		ctx, cancelRead := withTimeout(wctx, s.opts.TurnTimeout, s.opts)
 		done, err := read(ctx)
-		bounded := err != nil && s.ctx.Err() == nil && (wctx.Err() != nil || !s.opts.timerNow().Before(ends))
+		bounded := err != nil && s.ctx.Err() == nil && (wctx.Err() != nil || !s.opts.timerNow().Before(ends.Add(waited()-granted)))
 		switch {
 		case err == nil:
 			answered = true
@@ -362,7 +375,7 @@ func (s *Session) pollFor(bound time.Duration, read func(ctx context.Context) (d
 			}
 			return nil
 		}
-		if !s.opts.Now().Before(deadline) {
+		if !s.opts.Now().Before(deadline.Add(waited() - granted)) {
 			return nil
 		}
 		delay = min(delay*2, maxConfirmPoll)

@@ -162,9 +162,12 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	if ctx.Err() != nil {
 		return nil, r.cutNote()
 	}
-	rctx, cancel := r.opts.timeout(ctx, r.opts.TurnTimeout)
+	// The read waits on rate limits as a case's calls do: a Retry-After
+	// longer than the turn timeout left it unread (and the report one
+	// the promotion gate refuses).
+	rctx, acct := withAccount(ctx)
+	rctx, cancel := withTimeout(rctx, r.opts.TurnTimeout, &r.opts)
 	defer cancel()
-	rctx, acct := withAccount(rctx)
 	dep, err := r.opts.Deployments.ActiveDeployment(rctx, d.Agent, d.Env)
 	r.pacing.addRun(acct.Usage(r.opts.Now()))
 	if err == nil {

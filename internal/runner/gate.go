@@ -45,9 +45,15 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 		c.Duration = a.Duration
 		c.Status = a.Status
 	}()
-	rctx, cancel := r.opts.timeout(ctx, r.opts.TurnTimeout)
+	// The read waits on rate limits as a case's calls do, charged to an
+	// account of the gate's own: a Retry-After longer than the turn
+	// timeout errored the gate (a rate-limited platform failed the run),
+	// and the run's pacing did not count its 429s.
+	rctx, acct := withAccount(ctx)
+	rctx, cancel := withTimeout(rctx, r.opts.TurnTimeout, &r.opts)
 	defer cancel()
 	firing, err := r.opts.Alerts.FiringAlerts(rctx)
+	r.settleAccount(c, acct)
 	if err != nil {
 		if ctx.Err() != nil {
 			recordError(r.opts.Redactor, a, &result.Error{Kind: result.KindInterrupted, Message: "alert gate: run interrupted"})

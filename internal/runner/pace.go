@@ -80,6 +80,20 @@ func withTimeout(ctx context.Context, d time.Duration, o *Options) (context.Cont
 	return t.arm(d), t.stop
 }
 
+// CallTimeout bounds a call the run makes outside its cases (the
+// registration of its webhook endpoint) by d, as the runner bounds its
+// own calls: the waits on rate limits charged to the account of ctx are
+// left out of d, so a Retry-After longer than d is waited out (within
+// the account's budget) instead of failing the call. ctx must carry a
+// platform.RateAccount (platform.WithRateAccount); without one it is
+// context.WithTimeout. now is the client's clock.
+func CallTimeout(ctx context.Context, d time.Duration, now func() time.Time) (context.Context, context.CancelFunc) {
+	if now == nil {
+		now = time.Now
+	}
+	return withTimeout(ctx, d, &Options{Now: now})
+}
+
 // timeout is context.WithTimeout on the clock of the runner's timers:
 // the real clock, or Now when Options.AfterFunc runs them
 // (clock.WithTimeoutCause).
