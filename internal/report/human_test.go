@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
@@ -150,6 +151,12 @@ func TestHumanSummaryLines(t *testing.T) {
 		r.Stop = st
 		return r
 	}
+	paced := func(r *result.Result, waited time.Duration) *result.Result {
+		c := r.Files[0].Cases[0]
+		c.Attempts, c.RateLimited, c.RateWaited = []*result.Attempt{{}}, 2, waited
+		r.Pacing = &result.Pacing{Limited: 2, Accepted: 10, Waited: waited, MaxWaited: waited}
+		return r
+	}
 	unreachable := &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9", Cause: "connection refused"}
 	refused := &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "build.example.com", Credential: "build key", Config: true}
 	for name, tc := range map[string]testCase{
@@ -162,7 +169,11 @@ func TestHumanSummaryLines(t *testing.T) {
 		"all skipped": {one(result.Skipped, result.Skipped), "0 passed, 0 failed, 2 skipped in 1.23s\n" +
 			"status: empty (nothing was tested: every selected scenario was skipped)"},
 		"passed with a flaky case": {one(result.Passed, result.Flaky, result.Skipped), "1 passed, 0 failed, 1 skipped in 1.23s\nstatus: passed"},
-		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 166ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
+		// The scenarios that did not run waited for nothing: the
+		// average is over the one that ran.
+		"paced, most skipped": {paced(one(result.Passed, result.Skipped, result.Skipped, result.Skipped), 4*time.Second),
+			"paced at 8.1 req/s by 2 rate limits; a scenario waited 4.0s on average, 4.0s at most\n0 errored, 0 flaky\n1 passed, 0 failed, 3 skipped in 1.23s\nstatus: passed"},
+		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 200ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
 			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation)"},

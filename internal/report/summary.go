@@ -143,7 +143,9 @@ func allCases(r *result.Result) []*result.Case {
 // rate is the requests the platform accepted per second of the run, its
 // own calls and run-level checks included; the waits are the scenarios'
 // alone, since the line speaks of scenarios (an alert gate that waited is
-// not one).
+// not one), and the average is over the scenarios that ran: one skipped
+// or never started (fail-fast, an interrupt) waited for nothing, and
+// counting it made a run stopped early read as hardly paced.
 func PacingLine(r *result.Result) string {
 	p := r.Pacing
 	if p == nil {
@@ -158,6 +160,9 @@ func PacingLine(r *result.Result) string {
 	var n int
 	var waited, most time.Duration
 	for _, c := range r.Scenarios() {
+		if len(c.Attempts) == 0 {
+			continue
+		}
 		n++
 		waited += c.RateWaited
 		most = max(most, c.RateWaited)
