@@ -298,7 +298,14 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 		if t.seq <= p.relearnt {
 			return // sent before learning began again: nothing new
 		}
-		if p.learnt(now) == 0 {
+		// Once learning began again, a platform that accepted anything
+		// since is not refusing everything: the answers it accepted
+		// came back after the 429 that began it (an agent takes longer
+		// than a refusal), and the crowd's measure, begun afresh, has
+		// not seen them. Beginning yet again grew the window back to
+		// them, the next window overshot by a request whose 429 came
+		// first again, and the pacer never left learning.
+		if p.learnt(now) == 0 && (p.relearnt == 0 || p.accepted == 0) {
 			p.relearn()
 			return
 		}
