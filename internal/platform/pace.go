@@ -24,12 +24,13 @@ import (
 //     per second since the key's requests last began to go side by side,
 //     over at least a second; the accepted answers of requests sent
 //     before it, which come back after the refusal, raise it as they
-//     arrive). From then on a token bucket paces the key: additive
-//     increase (a small step per window of accepted answers, to requests
-//     sent at the current rate, in which requests had to wait for a
-//     token: once per round trip at most) and multiplicative decrease
-//     (by decreaseFactor, once per 429 of requests sent at the current
-//     rate).
+//     arrive; a 429 before any accepted answer teaches no rate and
+//     begins learning again, see relearn). From then on a token bucket
+//     paces the key: additive increase (a small step per window of
+//     accepted answers, to requests sent at the current rate, in which
+//     requests had to wait for a token: once per round trip at most) and
+//     multiplicative decrease (by decreaseFactor, once per 429 of
+//     requests sent at the current rate).
 //
 // A proactive cap (Config.Rate, --rate) bounds the rate from the start.
 // Waits are charged to the RateAccount of the case in the context, whose
