@@ -311,10 +311,10 @@ func TestPacingModel(t *testing.T) {
 // platform accepted anything; the accepted answers that came back after
 // it grew the window back to a second's worth, the next window overshot
 // the limit by a request whose 429 came back first again, and the pacer
-// never left learning: a 429 every second or so for the whole run (160
-// of 3,000 calls at 20 requests a second, where a run that leaves
-// learning meets 13). Only a 429 before the platform accepted anything
-// since learning began again starts it again.
+// never left learning: a 429 every second or so for the whole run (up to
+// 160 of 3,000 calls at 20 requests a second refused while learning,
+// 13 or 14 when it leaves learning). Only a 429 before the platform
+// accepted anything since learning began again starts it again.
 func TestPacingModelSlowAnswers(t *testing.T) {
 	t.Parallel()
 	for _, par := range []int{32, 128, 512} {
