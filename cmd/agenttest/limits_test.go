@@ -302,6 +302,10 @@ func TestRateLimitedRunLevelCalls(t *testing.T) {
 // a case does, and the case passes: the bound is how long the platform
 // may take to record the conversation, not how long its rate limit may
 // hold the read. The 429 ended the read at once and errored the case.
+// The read after the wait finds no record yet (the platform records it
+// a moment later): the poll goes on, as the wait is left out of the
+// bound, where it stopped at the 30s of the bound that the wait had
+// spent and the case failed on a conversation "not recorded within 30s".
 func TestRateLimitedConfirmation(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
@@ -309,15 +313,17 @@ func TestRateLimitedConfirmation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var once sync.Once
+	var reads atomic.Int32
 	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
-			refuse := false
-			once.Do(func() { refuse = true })
-			if refuse {
+			switch reads.Add(1) {
+			case 1:
 				w.Header().Set("Retry-After", "45")
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
+			case 2: // not recorded yet: the simulator's 404 for another id
+				r = r.Clone(r.Context())
+				r.URL.Path += "-not-yet"
 			}
 		}
 		srv.RuntimeHandler().ServeHTTP(w, r)

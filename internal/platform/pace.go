@@ -24,12 +24,13 @@ import (
 //     per second since the key's requests last began to go side by side,
 //     over at least a second; the accepted answers of requests sent
 //     before it, which come back after the refusal, raise it as they
-//     arrive). From then on a token bucket paces the key: additive
-//     increase (a small step per window of accepted answers, to requests
-//     sent at the current rate, in which requests had to wait for a
-//     token: once per round trip at most) and multiplicative decrease
-//     (by decreaseFactor, once per 429 of requests sent at the current
-//     rate).
+//     arrive; a 429 before any accepted answer teaches no rate and
+//     begins learning again, see relearn). From then on a token bucket
+//     paces the key: additive increase (a small step per window of
+//     accepted answers, to requests sent at the current rate, in which
+//     requests had to wait for a token: once per round trip at most) and
+//     multiplicative decrease (by decreaseFactor, once per 429 of
+//     requests sent at the current rate).
 //
 // A proactive cap (Config.Rate, --rate) bounds the rate from the start.
 // Waits are charged to the RateAccount of the case in the context, whose
@@ -298,7 +299,14 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 		if t.seq <= p.relearnt {
 			return // sent before learning began again: nothing new
 		}
-		if p.learnt(now) == 0 {
+		// Once learning began again, a platform that accepted anything
+		// since is not refusing everything: the answers it accepted
+		// came back after the 429 that began it (an agent takes longer
+		// than a refusal), and the crowd's measure, begun afresh, has
+		// not seen them. Beginning yet again grew the window back to
+		// them, the next window overshot by a request whose 429 came
+		// first again, and the pacer never left learning.
+		if p.learnt(now) == 0 && (p.relearnt == 0 || p.accepted == 0) {
 			p.relearn()
 			return
 		}
