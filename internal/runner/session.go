@@ -229,7 +229,16 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 				Message: prefixed(st.Text, fmt.Sprintf("capture %s: %s needs debug-chat metadata, which a conversation over messaging does not have", st.Capture.Name, st.Capture.From))})
 			return false, false
 		}
-		if !s.capture(st.Pos, *st.Capture) {
+		cp := *st.Capture
+		if cp.Expand {
+			from, err := s.interpolate(cp.From)
+			if err != nil {
+				s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
+				return false, false
+			}
+			cp.From = from
+		}
+		if !s.capture(st.Pos, cp) {
 			return false, true
 		}
 		return true, false

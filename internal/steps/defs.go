@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Group orders the vocabulary for `agenttest steps` and the docs.
@@ -295,10 +296,20 @@ func Defs() []Def {
 			"Stores the first group of the match in the reply; later steps use it as ${ref}.", captureStep("response")),
 		def(GroupChecks, `I remember `+q+` from the state `+q, NoArg, `Then I remember "ref" from the state "booking_ref"`, "",
 			"Stores a state value; later steps use it as ${ref}.", func(c *call) (*Step, error) {
-				st := c.newStep(Capture)
+				// The key may use ${...}: it is expanded when the step
+				// runs, as the other state steps expand theirs. Here
+				// only its syntax and its shape are checked, as the YAML
+				// decoder checks a capture's state.KEY.
 				key, err := c.expand(1)
-				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + key}
-				return st, firstErr(validCaptureName(st.Capture.Name), err)
+				if err != nil {
+					return nil, err
+				}
+				if !reply.ValidPath(key) {
+					return nil, &Error{Message: fmt.Sprintf("step %q: invalid state key %q: write dot-separated members, e.g. caller.id", c.step, c.args[1]), arg: 2}
+				}
+				st := c.newStep(Capture)
+				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + c.args[1], Expand: true}
+				return st, validCaptureName(st.Capture.Name)
 			}),
 	}, append(messagingDefs(), confirmDefs()...)...)
 }
