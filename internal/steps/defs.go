@@ -287,6 +287,11 @@ func Defs() []Def {
 		def(GroupChecks, `the reply came within (\d+) ms`, NoArg, `Then the reply came within 2000 ms`, "",
 			"The reply took at most this many milliseconds, as measured by agenttest.", check(func(c *call, e *assert.Expect) error {
 				n, err := c.int(0, "milliseconds")
+				if err == nil && n == 0 {
+					// No reply comes in 0 ms: the YAML's latency_ms
+					// refuses it too.
+					return &Error{Message: fmt.Sprintf("step %q: the milliseconds must be above 0, not 0", c.step), arg: 1}
+				}
 				e.LatencyMS = &assert.Latency{Pos: c.pos, Max: n}
 				return err
 			})),
