@@ -805,6 +805,16 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		sc.Steps = append(sc.Steps, st)
 		fl.eventTypes(st, in, ps, astStep, asWritten)
 		if st.Kind == steps.Capture {
+			if scope[st.Capture.Name] {
+				// As the YAML decoder warns of a capture: a ${name} means
+				// the column (or the earlier value) above this step and
+				// the remembered value below it. At the name's quote.
+				at := in.Pos
+				if q := strings.IndexByte(in.Text, '"'); q >= 0 && asWritten {
+					at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:q])
+				}
+				fl.diags = fl.diags.Warnf(at, "capture %s replaces the variable of the same name from here on", st.Capture.Name)
+			}
 			scope[st.Capture.Name] = true
 		}
 		if st.Kind != steps.Setup {
