@@ -134,6 +134,50 @@ func TestLintParity(t *testing.T) {
 			wantYAML:    []string{"s.yaml:6:36: ~ must be above 0, not 0"},
 			wantFeature: []string{"s.feature:6:32: ~ must be above 0, not 0"},
 		},
+		{
+			name: "an SMS probe that nothing confirms, after setup",
+			yaml: `scenarios:
+  - name: sms
+    agent: clinic
+    start: {channel: SMS}
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: sms
+    Given the channel "SMS"
+    When the SMS "Reply YES" is sent to "+447700900002"
+`,
+			wantYAML: []string{"s.yaml:2:5: warning: ~ only checks that the SMS is accepted",
+				"s.yaml:4:5: warning: ~ configures a debug-chat session and has no effect on a probe"},
+			wantFeature: []string{"s.feature:4:3: warning: ~ only checks that the SMS is accepted",
+				"s.feature:5:5: warning: ~ configures a debug-chat session and has no effect on a probe"},
+		},
+		{
+			name: "an outlined SMS probe, each row at the outline",
+			yaml: `scenarios:
+  - name: sms
+    agent: clinic
+    examples: [{n: "+447700900002"}, {n: "+447700900001"}]
+    probe: {sms: {to: "${n}", message: "Reply YES"}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario Outline: sms
+    When the SMS "Reply YES" is sent to "<n>"
+
+    Examples:
+      | n             |
+      | +447700900002 |
+      | +447700900001 |
+`,
+			wantYAML: []string{`s.yaml:2:5: warning: ~ probe scenario "sms [n=+447700900002]" has no confirm`,
+				`s.yaml:2:5: warning: ~ probe scenario "sms [n=+447700900001]" has no confirm`},
+			wantFeature: []string{`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900002]" has no confirmation step`,
+				`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900001]" has no confirmation step`},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
