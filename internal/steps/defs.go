@@ -310,7 +310,8 @@ func Defs() []Def {
 					return nil, err
 				}
 				if !reply.ValidPath(key) {
-					return nil, &Error{Message: fmt.Sprintf("step %q: invalid state key %q: write dot-separated members, e.g. caller.id", c.step, c.args[1]), arg: 2}
+					return nil, &Error{Message: fmt.Sprintf("step %q: invalid state key %q: write dot-separated members, e.g. caller.id", c.step, c.args[1]),
+						arg: 2, Captures: c.args[0]}
 				}
 				st := c.newStep(Capture)
 				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + c.args[1], Expand: true}

@@ -523,3 +523,17 @@ func TestErrorColumn(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedCaptureKeepsItsName: a capture step refused for its pattern
+// or its state key names the variable it would have set, so that the
+// loader reports the one mistake and not every later ${name} too.
+func TestRefusedCaptureKeepsItsName(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{`I remember "r" from the reply matching "a("`, `I remember "r" from the state "a..b"`} {
+		_, err := New().Compile(Input{Keyword: "Then ", Text: text})
+		se, ok := err.(*Error)
+		if !ok || se.Captures != "r" {
+			t.Errorf("%s: error %#v, want one that captures r", text, err)
+		}
+	}
+}
