@@ -10,7 +10,9 @@
 // `agenttest run` executes and checks it. A failing step returns an error
 // saying what broke as agenttest run's console does (the step's line, the
 // check's key, expected, actual and their diff); godog marks it failed
-// and skips the rest of the scenario.
+// and skips the rest of the scenario. An outbound call that no status or
+// confirmation step awaits is awaited when the scenario ends, in its After
+// hook, and must succeed, as in agenttest run.
 //
 //	steps, err := godogsteps.New(godogsteps.Options{
 //		BuildURL: "https://build.us.example.com",

@@ -429,7 +429,15 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 		return ctx, err
 	}
 	if st.session != nil {
-		if err == nil && st.session.Attempt().Status == result.Pending {
+		if a := st.session.Attempt(); err == nil && a.Status == result.Pending {
+			// A call no step awaited is awaited now, as in agenttest
+			// run (Session.Finish).
+			failures := len(a.Failures)
+			if !st.session.Finish() {
+				err = stepError(a, failures)
+				st.session.End()
+				return ctx, err
+			}
 			st.session.Pass()
 		}
 		st.session.End()

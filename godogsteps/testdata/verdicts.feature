@@ -25,6 +25,11 @@ Feature: Verdicts under godog
     When an outbound call is placed to "+447700900999"
     Then the call ends with status "success"
 
+  # No step awaits the call: the scenario's end does, and it must connect.
+  @agent:clinic @within:5s
+  Scenario: a call that no step awaits fails when it does not connect
+    When an outbound call is placed to "+447700900999"
+
   @agent:restaurant @skip
   Scenario: a skipped scenario runs nothing
     When the user says "hello"

@@ -69,7 +69,9 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 		}
 	}
 	if ok {
-		s.Pass()
+		if ok = s.Finish(); ok {
+			s.Pass()
+		}
 	}
 	if r.stops.after(s.reached, s.stop) {
 		// The run is stopped on the platform: no further attempt of

@@ -56,6 +56,10 @@ scenarios:
   - name: sms opens a conversation
     probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
     confirm: {conversation: {in_progress: true, channel: SMS}}
+  - name: unreachable number alone fails
+    probe: {outbound_call: {to: "` + unreachable + `"}, within: 5s}
+  - name: a connecting call alone passes
+    probe: {outbound_call: {to: "+447700900001"}, within: 5s}
 `
 
 const confirmParityFeature = `@agent:AGENT
@@ -111,6 +115,16 @@ Feature: confirmations
     Then the conversation record shows:
       | in_progress | true |
       | channel     | SMS  |
+
+  # With no status or confirmation step, the call must succeed, as a YAML
+  # probe without expect_status must.
+  @within:5s
+  Scenario: unreachable number alone fails
+    When an outbound call is placed to "` + unreachable + `"
+
+  @within:5s
+  Scenario: a connecting call alone passes
+    When an outbound call is placed to "+447700900001"
 `
 
 // loadFiles loads inline files, failing on any error.
@@ -157,7 +171,8 @@ func TestConfirmFeatureParity(t *testing.T) {
 		t.Errorf("feature facts:\n%s\nYAML facts:\n%s", got, want)
 	}
 	for _, st := range []string{"urgent handoff is recorded: passed", "call connects: passed", "sms opens a conversation: passed",
-		"unreachable number fails as expected: passed", "wrong destination: failed", "unreachable number fails the probe: failed"} {
+		"unreachable number fails as expected: passed", "wrong destination: failed", "unreachable number fails the probe: failed",
+		"unreachable number alone fails: failed", "a connecting call alone passes: passed"} {
 		if !strings.Contains(want, st) {
 			t.Errorf("no %q in:\n%s", st, want)
 		}
@@ -168,6 +183,7 @@ func TestConfirmFeatureParity(t *testing.T) {
 		"wrong state in the record":          {"confirm.feature:24:5", "Then the conversation record shows:", "confirm.conversation.state.day"},
 		"no handoff state for a goodbye":     {"confirm.feature:29:5", `Then the handoff state "reason" is "urgent_symptoms"`, "confirm.handoff_state"},
 		"unreachable number fails the probe": {"confirm.feature:47:5", `Then the call ends with status "success"`, "probe.expect_status"},
+		"unreachable number alone fails":     {"confirm.feature:59:5", `When an outbound call is placed to "` + unreachable + `"`, "probe.expect_status"},
 	}
 	for _, c := range feat.Cases {
 		w, ok := wants[c.Name]

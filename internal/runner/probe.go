@@ -63,6 +63,9 @@ func (s *Session) probeNumber(pos diag.Pos, what, raw string) (string, bool) {
 // confirmation, in a feature that writes none).
 type placedCall struct {
 	sid, to string
+	// step is the text of the probe step that placed it (a feature
+	// step as written), for the failures of a wait no step asked for.
+	step    string
 	started time.Time
 	// within bounds the wait for its final status.
 	within time.Duration
@@ -110,7 +113,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 		rec.Summary = "not placed"
 		return nil, false, retry
 	}
-	pc = &placedCall{to: to, started: s.opts.Now(), within: pr.Within, rec: rec}
+	pc = &placedCall{to: to, step: s.stepText, started: s.opts.Now(), within: pr.Within, rec: rec}
 	if pc.known = s.listedBefore(callChannels, pc.started); pc.known.err != nil && s.ctx.Err() != nil {
 		pc.rec.Summary = "not placed"
 		pc.rec.Duration = s.opts.Now().Sub(pc.started)

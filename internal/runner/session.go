@@ -14,6 +14,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
@@ -153,6 +154,23 @@ func (s *Session) Retry() bool { return s.retry }
 // Pass marks the attempt Passed: every step of the program held.
 func (s *Session) Pass() { s.a.Status = result.Passed }
 
+// Finish ends the program once its last step held: an outbound call whose
+// final status no step awaited (a feature's call step with no status or
+// confirmation step after it) is awaited now and must succeed, as a YAML
+// probe: without expect_status says. It reports whether the attempt still
+// holds; when not, it ended at the call step, as Exec's would.
+func (s *Session) Finish() bool {
+	pc := s.placed
+	if pc == nil || pc.status != nil {
+		return true
+	}
+	s.stepText = pc.step
+	defer func() { s.stepText = "" }()
+	ok, retry := s.awaitCall(pc, pc.rec.Pos, reply.CallSuccess, pc.rec.Pos)
+	s.retry = retry
+	return ok
+}
+
 // End closes the attempt: its duration is final, its conversation and its
 // timer released. It may be called more than once.
 func (s *Session) End() {
@@ -229,7 +247,16 @@ func (s *Session) exec(st *steps.Step) (ok, retry bool) {
 				Message: prefixed(st.Text, fmt.Sprintf("capture %s: %s needs debug-chat metadata, which a conversation over messaging does not have", st.Capture.Name, st.Capture.From))})
 			return false, false
 		}
-		if !s.capture(st.Pos, *st.Capture) {
+		cp := *st.Capture
+		if cp.Expand {
+			from, err := s.interpolate(cp.From)
+			if err != nil {
+				s.errored(&result.Error{Pos: st.Pos, Kind: result.KindConfig, Message: prefixed(st.Text, err.Error())})
+				return false, false
+			}
+			cp.From = from
+		}
+		if !s.capture(st.Pos, cp) {
 			return false, true
 		}
 		return true, false

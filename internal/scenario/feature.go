@@ -735,6 +735,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	setupAt, viaAt, streamingAt, chatOnlyAt := diag.Pos{}, diag.Pos{}, diag.Pos{}, diag.Pos{}
 	streamingStep := ""
 	chatOnlyBg := false
+	// startAt is the scenario's own first setup step (not its
+	// Background's) that sets what YAML's start: does.
+	startAt, startStep := diag.Pos{}, ""
 	// scope is what a ${name} may refer to: the Examples row's columns,
 	// then the captures of earlier steps.
 	scope := make(map[string]bool, len(sc.Vars))
@@ -805,6 +808,16 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		sc.Steps = append(sc.Steps, st)
 		fl.eventTypes(st, in, ps, astStep, asWritten)
 		if st.Kind == steps.Capture {
+			if scope[st.Capture.Name] {
+				// As the YAML decoder warns of a capture: a ${name} means
+				// the column (or the earlier value) above this step and
+				// the remembered value below it. At the name's quote.
+				at := in.Pos
+				if q := strings.IndexByte(in.Text, '"'); q >= 0 && asWritten {
+					at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:q])
+				}
+				fl.diags = fl.diags.Warnf(at, "capture %s replaces the variable of the same name from here on", st.Capture.Name)
+			}
 			scope[st.Capture.Name] = true
 		}
 		if st.Kind != steps.Setup {
@@ -825,6 +838,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		// parameters when it opens the session, as for YAML. The agent
 		// and the env are fixed before that.
 		before := params
+		before.Attributes = maps.Clone(params.Attributes)
 		_ = st.Setup(&params, keepRefs)
 		for _, v := range [][3]string{{"agent", before.Agent, params.Agent}, {"env", before.Env, params.Env}} {
 			if v[1] != v[2] {
@@ -843,6 +857,11 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
 			chatOnlyAt = st.Pos
 			chatOnlyBg = len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]
+		}
+		if startAt.IsZero() && !(len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]) &&
+			(params.Channel != before.Channel || params.Variant != before.Variant || params.ASRLang != before.ASRLang ||
+				params.TTSLang != before.TTSLang || !maps.Equal(params.Attributes, before.Attributes)) {
+			startAt, startStep = st.Pos, st.Text
 		}
 	}
 	if !started && !broken {
@@ -884,6 +903,22 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	}
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
+	}
+	if probe != nil && !broken {
+		// As the YAML decoder warns of a probe scenario's start: and of
+		// an SMS probe without confirm:.
+		if !startAt.IsZero() {
+			fl.diags = fl.diags.Warnf(startAt, "setup step %q configures a debug-chat session and has no effect on a probe", startStep)
+		}
+		if probe.Probe.SMS != nil && !slices.ContainsFunc(sc.Steps, func(st *steps.Step) bool { return st.Kind == steps.Confirm }) {
+			at := sc.Pos
+			if !sc.Outline.IsZero() {
+				// Each row at the outline, by its name, as YAML warns of
+				// each examples row at its scenario.
+				at = sc.Outline
+			}
+			fl.diags = fl.diags.Warnf(at, "probe scenario %q has no confirmation step: it only checks that the SMS is accepted", sc.Name)
+		}
 	}
 	if fl.within > 0 {
 		if probe != nil && probe.Probe.Call != nil {

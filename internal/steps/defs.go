@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Group orders the vocabulary for `agenttest steps` and the docs.
@@ -286,6 +287,11 @@ func Defs() []Def {
 		def(GroupChecks, `the reply came within (\d+) ms`, NoArg, `Then the reply came within 2000 ms`, "",
 			"The reply took at most this many milliseconds, as measured by agenttest.", check(func(c *call, e *assert.Expect) error {
 				n, err := c.int(0, "milliseconds")
+				if err == nil && n == 0 {
+					// No reply comes in 0 ms: the YAML's latency_ms
+					// refuses it too.
+					return &Error{Message: fmt.Sprintf("step %q: the milliseconds must be above 0, not 0", c.step), arg: 1}
+				}
 				e.LatencyMS = &assert.Latency{Pos: c.pos, Max: n}
 				return err
 			})),
@@ -295,10 +301,21 @@ func Defs() []Def {
 			"Stores the first group of the match in the reply; later steps use it as ${ref}.", captureStep("response")),
 		def(GroupChecks, `I remember `+q+` from the state `+q, NoArg, `Then I remember "ref" from the state "booking_ref"`, "",
 			"Stores a state value; later steps use it as ${ref}.", func(c *call) (*Step, error) {
-				st := c.newStep(Capture)
+				// The key may use ${...}: it is expanded when the step
+				// runs, as the other state steps expand theirs. Here
+				// only its syntax and its shape are checked, as the YAML
+				// decoder checks a capture's state.KEY.
 				key, err := c.expand(1)
-				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + key}
-				return st, firstErr(validCaptureName(st.Capture.Name), err)
+				if err != nil {
+					return nil, err
+				}
+				if !reply.ValidPath(key) {
+					return nil, &Error{Message: fmt.Sprintf("step %q: invalid state key %q: write dot-separated members, e.g. caller.id", c.step, c.args[1]),
+						arg: 2, Captures: c.args[0]}
+				}
+				st := c.newStep(Capture)
+				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + c.args[1], Expand: true}
+				return st, validCaptureName(st.Capture.Name)
 			}),
 	}, append(messagingDefs(), confirmDefs()...)...)
 }

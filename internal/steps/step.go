@@ -152,6 +152,11 @@ type CaptureSpec struct {
 	From string
 	// Pattern is an RE2 expression, references unexpanded.
 	Pattern string
+	// Expand says From holds ${...} references the interpreter expands
+	// when the step runs: the quoted key of a feature's `I remember "v"
+	// from the state "${k}"`. A YAML capture's field is a key, read as
+	// written.
+	Expand bool
 }
 
 // StatusSpec is the final call status a CallStatus step expects. A call

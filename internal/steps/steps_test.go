@@ -227,6 +227,11 @@ func TestCompileErrors(t *testing.T) {
 		{"table shape", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"a", "b", "c"}}}, "has 3 cells, want 2", nil},
 		{"header only", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"key", "value"}}}, "no rows", nil},
 		{"bad capture name", Input{Keyword: "Then ", Text: `I remember "1x" from the reply matching "a"`}, "invalid variable name", nil},
+		// What the YAML decoder refuses in capture: {NAME: {state.KEY: ...}}
+		// and latency_ms: {max: 0}, the steps refuse too.
+		{"capture state key", Input{Keyword: "Then ", Text: `I remember "r" from the state "a..b"`}, `invalid state key "a..b"`, nil},
+		{"capture state key reference", Input{Keyword: "Then ", Text: `I remember "r" from the state "${k}."`}, `invalid state key "${k}."`, nil},
+		{"zero milliseconds", Input{Keyword: "Then ", Text: `the reply came within 0 ms`}, "must be above 0, not 0", nil},
 		{"unterminated ref", Input{Keyword: "Then ", Text: `the node trace includes "${x"`}, "unterminated", nil},
 		{"unknown record field", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_turn", "4"}}},
 			`row | num_turn | 4 |: unknown field "num_turn"`, []string{`did you mean "num_turns"?`}},
@@ -502,6 +507,8 @@ func TestErrorColumn(t *testing.T) {
 		{"comment after the step", Input{Keyword: "Given ", Text: `the channel "WEB" # the web widget`}, 19},
 		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`}, 31},
 		{"the step as a whole", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 0},
+		{"capture state key", Input{Keyword: "And ", Text: `I remember "r" from the state "a..b"`}, 31},
+		{"zero milliseconds", Input{Keyword: "Then ", Text: `the reply came within 0 ms`}, 23},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -514,5 +521,19 @@ func TestErrorColumn(t *testing.T) {
 				t.Errorf("column %d, want %d (%s)", se.Col, tc.col, se)
 			}
 		})
+	}
+}
+
+// TestRefusedCaptureKeepsItsName: a capture step refused for its pattern
+// or its state key names the variable it would have set, so that the
+// loader reports the one mistake and not every later ${name} too.
+func TestRefusedCaptureKeepsItsName(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{`I remember "r" from the reply matching "a("`, `I remember "r" from the state "a..b"`} {
+		_, err := New().Compile(Input{Keyword: "Then ", Text: text})
+		se, ok := err.(*Error)
+		if !ok || se.Captures != "r" {
+			t.Errorf("%s: error %#v, want one that captures r", text, err)
+		}
 	}
 }

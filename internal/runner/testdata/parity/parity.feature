@@ -89,3 +89,12 @@ Feature: Parity
     When the user says "I'd like to book a table"
     Then a system message contains "high load"
     And the events include "EVENT_TYPE_VENDOR_AGENT_MESSAGE"
+
+  # A quoted state key may use ${...}, expanded when the step runs.
+  @agent:restaurant
+  Scenario: remembers a state value under a key it captured
+    When the user says "Can I get a table for 2 at 7pm please?"
+    Then I remember "what" from the reply matching "(booking) reference"
+    And I remember "ref" from the state "${what}_ref"
+    When the user says "What's my booking reference?"
+    Then the agent's reply contains "${ref}"

@@ -1,0 +1,187 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestLintParity loads the same conversation written in YAML and as a
+// feature and requires the same verdict of lint: each problem one format
+// reports, the other reports too, at its own file:line:col and with the
+// same severity (a feature's message names its step before the problem).
+func TestLintParity(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name          string
+		yaml, feature string
+		// want is each format's rendered diagnostics, one per line,
+		// reduced to "file:line:col: [warning: ]" and a part of the
+		// message both formats share.
+		wantYAML, wantFeature []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		for _, f := range []struct {
+			path, src string
+			want      []string
+		}{{"s.yaml", tc.yaml, tc.wantYAML}, {"s.feature", tc.feature, tc.wantFeature}} {
+			_, ds := Load(fstest.MapFS{f.path: {Data: []byte(f.src)}}, []string{f.path})
+			var got []string
+			for _, d := range ds {
+				got = append(got, d.String())
+			}
+			if len(got) != len(f.want) {
+				t.Errorf("%s: %d diagnostics, want %d:\n%s", f.path, len(got), len(f.want), strings.Join(got, "\n"))
+				continue
+			}
+			for i, w := range f.want {
+				at, part, _ := strings.Cut(w, " ~ ")
+				if !strings.HasPrefix(got[i], at) || !strings.Contains(got[i], part) {
+					t.Errorf("%s: diagnostic\n  %s\nwant it to start %q and contain %q", f.path, got[i], at, part)
+				}
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "a capture named like an examples column",
+			yaml: `scenarios:
+  - name: shadows
+    agent: restaurant
+    examples: [{n: "3"}]
+    turns:
+      - say: "${n} people at 7pm"
+        capture: {n: {state.party_size: ''}}
+      - say: "a table for ${n}"
+        expect: {response: {contains: "${n}"}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario Outline: shadows
+    When the user says "${n} people at 7pm"
+    Then I remember "n" from the state "party_size"
+    When the user says "a table for ${n}"
+    Then the agent's reply contains "${n}"
+
+    Examples:
+      | n |
+      | 3 |
+`,
+			wantYAML:    []string{"s.yaml:7:19: warning: ~ capture n replaces the variable of the same name from here on"},
+			wantFeature: []string{"s.feature:6:21: warning: ~ capture n replaces the variable of the same name from here on"},
+		},
+		{
+			name: "a name captured twice",
+			yaml: `scenarios:
+  - name: twice
+    agent: restaurant
+    turns:
+      - say: hi
+        capture: {node: {node: '.+'}}
+      - say: a table for 2 at 7pm
+        capture: {node: {node: '.+'}}
+        expect: {response: {contains: "${node}"}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: twice
+    When the user says "hi"
+    Then I remember "node" from the reply matching ".+"
+    When the user says "a table for 2 at 7pm"
+    Then I remember "node" from the reply matching ".+"
+    And the agent's reply contains "${node}"
+`,
+			wantYAML:    []string{"s.yaml:8:19: warning: ~ capture node replaces the variable"},
+			wantFeature: []string{"s.feature:8:21: warning: ~ capture node replaces the variable"},
+		},
+		{
+			name: "a malformed state key to capture",
+			yaml: `scenarios:
+  - name: key
+    agent: restaurant
+    turns:
+      - say: hi
+        capture: {r: {state.a..b: '.+'}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: key
+    When the user says "hi"
+    Then I remember "r" from the state "a..b"
+`,
+			wantYAML:    []string{`s.yaml:6:23: ~ cannot read field "state.a..b"`},
+			wantFeature: []string{`s.feature:6:40: ~ invalid state key "a..b"`},
+		},
+		{
+			name: "a reply expected in 0 ms",
+			yaml: `scenarios:
+  - name: fast
+    agent: restaurant
+    turns:
+      - say: hi
+        expect: {latency_ms: {max: 0}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: fast
+    When the user says "hi"
+    Then the reply came within 0 ms
+`,
+			wantYAML:    []string{"s.yaml:6:36: ~ must be above 0, not 0"},
+			wantFeature: []string{"s.feature:6:32: ~ must be above 0, not 0"},
+		},
+		{
+			name: "an SMS probe that nothing confirms, after setup",
+			yaml: `scenarios:
+  - name: sms
+    agent: clinic
+    start: {channel: SMS}
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: sms
+    Given the channel "SMS"
+    When the SMS "Reply YES" is sent to "+447700900002"
+`,
+			wantYAML: []string{"s.yaml:2:5: warning: ~ only checks that the SMS is accepted",
+				"s.yaml:4:5: warning: ~ configures a debug-chat session and has no effect on a probe"},
+			wantFeature: []string{"s.feature:4:3: warning: ~ only checks that the SMS is accepted",
+				"s.feature:5:5: warning: ~ configures a debug-chat session and has no effect on a probe"},
+		},
+		{
+			name: "an outlined SMS probe, each row at the outline",
+			yaml: `scenarios:
+  - name: sms
+    agent: clinic
+    examples: [{n: "+447700900002"}, {n: "+447700900001"}]
+    probe: {sms: {to: "${n}", message: "Reply YES"}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario Outline: sms
+    When the SMS "Reply YES" is sent to "<n>"
+
+    Examples:
+      | n             |
+      | +447700900002 |
+      | +447700900001 |
+`,
+			wantYAML: []string{`s.yaml:2:5: warning: ~ probe scenario "sms [n=+447700900002]" has no confirm`,
+				`s.yaml:2:5: warning: ~ probe scenario "sms [n=+447700900001]" has no confirm`},
+			wantFeature: []string{`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900002]" has no confirmation step`,
+				`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900001]" has no confirmation step`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc)
+		})
+	}
+}
