@@ -113,6 +113,52 @@ func readPaced(t *testing.T, path string) pacedJSON {
 	return r
 }
 
+// simBehind starts a simulator with opts behind two test servers, its
+// build and runtime handlers wrapped by build and runtime (nil leaves one
+// as it is: a test refuses or counts the requests it is about), and
+// returns the environment of a run against it.
+func simBehind(t *testing.T, opts sim.Options, build, runtime func(http.Handler) http.Handler) map[string]string {
+	t.Helper()
+	srv, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bh, rh := srv.BuildHandler(), srv.RuntimeHandler()
+	if build != nil {
+		bh = build(bh)
+	}
+	if runtime != nil {
+		rh = runtime(rh)
+	}
+	bs := httptest.NewServer(bh)
+	rs := httptest.NewServer(rh)
+	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
+	srv.SetURLs(bs.URL, rs.URL)
+	info := srv.Info()
+	return map[string]string{
+		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
+		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
+	}
+}
+
+// refusingFirst passes every request to h, counting them, but answers the
+// first one to each path that match picks 429 with a Retry-After of 45s:
+// past the 30s bounds of the calls the tests below are about, and within
+// the 60s a per-minute limit may ask for.
+func refusingFirst(h http.Handler, match func(*http.Request) bool) *countingHandler {
+	var refused sync.Map
+	return &countingHandler{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if match(r) {
+			if _, again := refused.LoadOrStore(r.URL.Path, true); !again {
+				w.Header().Set("Retry-After", "45")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})}
+}
+
 // rateLimitedScenarios is the size of the generated suite, and
 // rateLimitedParallel the workers sending it: far more than the
 // simulator's 5 requests per second per key let through.
@@ -132,24 +178,13 @@ func TestRateLimitedSuiteSlowsDownNotFails(t *testing.T) {
 	clk := fakeclock.New()
 	// Each sleeper moves the fake clock, so it runs far faster than the
 	// run: sessions must not idle out meanwhile.
-	srv, err := sim.New(sim.Options{Seed: 1, RatePerKey: 5, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	build := &countingHandler{h: srv.BuildHandler()}
-	bs := httptest.NewServer(build)
-	rs := httptest.NewServer(srv.RuntimeHandler())
-	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
-	srv.SetURLs(bs.URL, rs.URL)
-	info := srv.Info()
+	var build *countingHandler
+	env := simBehind(t, sim.Options{Seed: 1, RatePerKey: 5, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour},
+		func(h http.Handler) http.Handler { build = &countingHandler{h: h}; return build }, nil)
 
 	dir := t.TempDir()
 	writeOneTurnSuite(t, dir, rateLimitedScenarios)
 	jsonPath := filepath.Join(dir, "result.json")
-	env := map[string]string{
-		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
-		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
-	}
 	c := newCLI(t, dir, env, "run", "large.yaml", "--json", jsonPath, "--parallel", fmt.Sprint(rateLimitedParallel))
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	if code := c.run(t); code != exitOK {
@@ -250,36 +285,18 @@ func tail(s string, n int) string {
 func TestRateLimitedRunLevelCalls(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
-	srv, err := sim.New(sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The first read of each run-level endpoint is refused.
-	var refused sync.Map
-	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && (r.URL.Path == "/v1/alerts" || strings.HasSuffix(r.URL.Path, "/deployments/active")) {
-			if _, again := refused.LoadOrStore(r.URL.Path, true); !again {
-				w.Header().Set("Retry-After", "45")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-		}
-		srv.BuildHandler().ServeHTTP(w, r)
-	})
-	build := &countingHandler{h: limited}
-	bs := httptest.NewServer(build)
-	rs := httptest.NewServer(srv.RuntimeHandler())
-	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
-	srv.SetURLs(bs.URL, rs.URL)
-	info := srv.Info()
+	var build *countingHandler
+	env := simBehind(t, sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour}, func(h http.Handler) http.Handler {
+		build = refusingFirst(h, func(r *http.Request) bool {
+			return r.Method == http.MethodGet && (r.URL.Path == "/v1/alerts" || strings.HasSuffix(r.URL.Path, "/deployments/active"))
+		})
+		return build
+	}, nil)
 
 	dir := t.TempDir()
 	writeOneTurnSuite(t, dir, 2)
 	jsonPath := filepath.Join(dir, "result.json")
-	env := map[string]string{
-		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
-		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
-	}
 	c := newCLI(t, dir, env, "run", "large.yaml", "--gate-alerts", "--json", jsonPath)
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	out := c.expect(t, exitOK, "\nalert gate passed\n", "\nstatus: passed\n")
@@ -309,39 +326,31 @@ func TestRateLimitedRunLevelCalls(t *testing.T) {
 func TestRateLimitedConfirmation(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
-	srv, err := sim.New(sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reads atomic.Int32
-	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
-			switch reads.Add(1) {
-			case 1:
-				w.Header().Set("Retry-After", "45")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			case 2: // not recorded yet: the simulator's 404 for another id
-				r = r.Clone(r.Context())
-				r.URL.Path += "-not-yet"
+	var (
+		reads   atomic.Int32
+		runtime *countingHandler
+	)
+	env := simBehind(t, sim.Options{Seed: 1, Now: clk.Now, ChatIdleTimeout: 24 * time.Hour}, nil, func(h http.Handler) http.Handler {
+		runtime = &countingHandler{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/conversations/") {
+				switch reads.Add(1) {
+				case 1:
+					w.Header().Set("Retry-After", "45")
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				case 2: // not recorded yet: the simulator's 404 for another id
+					r = r.Clone(r.Context())
+					r.URL.Path += "-not-yet"
+				}
 			}
-		}
-		srv.RuntimeHandler().ServeHTTP(w, r)
+			h.ServeHTTP(w, r)
+		})}
+		return runtime
 	})
-	runtime := &countingHandler{h: limited}
-	bs := httptest.NewServer(srv.BuildHandler())
-	rs := httptest.NewServer(runtime)
-	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
-	srv.SetURLs(bs.URL, rs.URL)
-	info := srv.Info()
 
 	dir := writeTree(t, map[string]string{"confirm.yaml": "suite: confirm\nagent: restaurant\nscenarios:\n" +
 		"  - name: recorded as a web chat\n    turns:\n      - say: when are you open?\n    confirm: {conversation: {channel: WEBCHAT}}\n"})
 	jsonPath := filepath.Join(dir, "result.json")
-	env := map[string]string{
-		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
-		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
-	}
 	c := newCLI(t, dir, env, "run", "confirm.yaml", "--json", jsonPath)
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	c.expect(t, exitOK, "\nstatus: passed\n")
@@ -362,35 +371,13 @@ func TestRateLimitedConfirmation(t *testing.T) {
 func TestRateLimitedWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
-	srv, err := sim.New(sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/webhooks/endpoints" {
-			refuse := false
-			once.Do(func() { refuse = true })
-			if refuse {
-				w.Header().Set("Retry-After", "45")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return
-			}
-		}
-		srv.BuildHandler().ServeHTTP(w, r)
-	})
-	build := &countingHandler{h: limited}
-	bs := httptest.NewServer(build)
-	rs := httptest.NewServer(srv.RuntimeHandler())
-	t.Cleanup(func() { bs.Close(); rs.Close(); srv.Close() })
-	srv.SetURLs(bs.URL, rs.URL)
-	info := srv.Info()
+	var build *countingHandler
+	env := simBehind(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}}, func(h http.Handler) http.Handler {
+		build = refusingFirst(h, func(r *http.Request) bool { return r.URL.Path == "/v1/webhooks/endpoints" })
+		return build
+	}, nil)
 
 	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-	env := map[string]string{
-		"AGENTTEST_BUILD_URL": info.BuildURL, "AGENTTEST_RUNTIME_URL": info.RuntimeURL, "AGENTTEST_ACCOUNT_ID": info.AccountID,
-		"AGENTTEST_BUILD_KEY": info.BuildKey, "AGENTTEST_RUNTIME_KEY": info.RuntimeKey,
-	}
 	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	out := c.expect(t, exitOK, "\nstatus: passed\n")
