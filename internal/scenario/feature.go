@@ -813,8 +813,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				// the column (or the earlier value) above this step and
 				// the remembered value below it. At the name's quote.
 				at := in.Pos
-				if q := strings.IndexByte(in.Text, '"'); q >= 0 && asWritten {
-					at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:q])
+				if asWritten {
+					at = quoteAt(in)
 				}
 				fl.diags = fl.diags.Warnf(at, "capture %s replaces the variable of the same name from here on", st.Capture.Name)
 			}
@@ -929,6 +929,17 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	}
 }
 
+// quoteAt is the position of the opening quote of a step written as in
+// the file (its first quoted argument), or the step's own when its text
+// has none.
+func quoteAt(in steps.Input) diag.Pos {
+	at := in.Pos
+	if q := strings.IndexByte(in.Text, '"'); q >= 0 {
+		at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:q])
+	}
+	return at
+}
+
 // eventTypes warns about the event types of an events step, as the YAML
 // decoder does about those of events:, at the type: the opening quote of
 // the step's text, or the cell of the table row. A type that a Scenario
@@ -960,9 +971,7 @@ func (fl *featureLoader) eventTypes(st *steps.Step, in steps.Input, ps *messages
 			return at, true
 		}
 		if asWritten {
-			if q := strings.IndexByte(in.Text, '"'); q >= 0 {
-				at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:q])
-			}
+			at = quoteAt(in)
 		} else if ast != nil {
 			if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
 				if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
