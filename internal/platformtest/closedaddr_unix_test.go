@@ -19,16 +19,22 @@ import (
 func TestClosedAddrStaysClosed(t *testing.T) {
 	t.Parallel()
 	addr := ClosedAddr(t)
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err == nil {
-		c.Close()
-		t.Fatalf("%s accepted a connection", addr)
-	}
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("dial %s: %v, want the connection refused", addr, err)
-	}
+	refuses(t, addr)
 	if ln, err := net.Listen("tcp", addr); err == nil {
 		ln.Close()
 		t.Fatalf("a listener was given %s while the test ran", addr)
+	}
+}
+
+// refuses checks that nothing answers at addr: a dial is refused.
+func refuses(t *testing.T, addr string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err == nil {
+		c.Close()
+		t.Fatalf("%s accepted a connection before anything listened on it", addr)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dial %s: %v, want the connection refused", addr, err)
 	}
 }

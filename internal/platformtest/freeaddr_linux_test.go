@@ -19,14 +19,7 @@ import (
 func TestFreeAddrStaysReserved(t *testing.T) {
 	t.Parallel()
 	addr := FreeAddr(t)
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err == nil {
-		c.Close()
-		t.Fatalf("%s accepted a connection before anything listened", addr)
-	}
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		t.Errorf("dial %s: %v, want the connection refused", addr, err)
-	}
+	refuses(t, addr)
 	// A port a socket holds is one the system does not pick for a
 	// listener on port 0 (inet_csk_find_open_port); a socket that does
 	// not share the port (no SO_REUSEADDR) sees the holder as refused
@@ -44,7 +37,7 @@ func TestFreeAddrStaysReserved(t *testing.T) {
 			c.Close()
 		}
 	}()
-	c, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatalf("dial %s once it listens: %v", addr, err)
 	}
