@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -172,7 +173,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 			return nil
 		case "state":
 			if !reply.ValidPath(rest) {
-				return fmt.Errorf("invalid state key %q: write dot-separated members, e.g. caller.id", rest)
+				return errors.New(invalidStateKey(rest))
 			}
 			v := value
 			cc.State = append(cc.State, assert.StateCheck{Pos: pos, Key: rest, Match: &assert.Text{Pos: pos, Exact: &v}})
@@ -306,4 +307,11 @@ func unknownField(name string) error {
 		hint = "the fields are those of the Conversation summary: run 'agenttest steps' or see docs/confirmations.md"
 	}
 	return &hinted{msg: fmt.Sprintf("unknown field %q", name), hint: hint}
+}
+
+// invalidStateKey is the problem with a state key that is not a path of
+// dot-separated members, for the confirmation checks and the state
+// capture alike.
+func invalidStateKey(key string) string {
+	return fmt.Sprintf("invalid state key %q: write dot-separated members, e.g. caller.id", key)
 }

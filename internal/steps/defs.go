@@ -310,7 +310,7 @@ func Defs() []Def {
 					return nil, err
 				}
 				if !reply.ValidPath(key) {
-					return nil, &Error{Message: fmt.Sprintf("step %q: invalid state key %q: write dot-separated members, e.g. caller.id", c.step, c.args[1]),
+					return nil, &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(c.args[1])),
 						arg: 2, Captures: c.args[0]}
 				}
 				st := c.newStep(Capture)
