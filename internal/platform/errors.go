@@ -372,7 +372,7 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Host:       c.hostOf(rq),
 		Credential: c.credentialOf(rq.ep.auth),
 		Status:     res.StatusCode,
-		RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), c.now()),
+		RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), servedAt(res.Header, c.now())),
 		Attempts:   attempts,
 		Body:       keepBody(red, body),
 	}

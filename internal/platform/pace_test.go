@@ -41,35 +41,60 @@ func TestRateCapPacesBeforeAny429(t *testing.T) {
 	}
 }
 
+// TestRetryAfterDatePausesTheKey: a 429 whose Retry-After is an HTTP-date
+// 2s after the answer's Date pauses the key 2s, however far the server's
+// clock is from the client's: both dates are the server's. Without a Date
+// the client's clock is all there is.
 func TestRetryAfterDatePausesTheKey(t *testing.T) {
 	t.Parallel()
-	clk := fakeclock.New()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hits.Add(1) == 1 {
-			w.Header().Set("Retry-After", clk.Now().Add(2*time.Second).UTC().Format(http.TimeFormat))
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		_, _ = w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := c.StartChat(context.Background(), "a", ChatStart{ClientEnv: "sandbox"})
-	if err != nil || ex.Attempts != 1 {
-		t.Fatalf("err = %v, exchange %+v: a 429 is not an attempt", err, ex)
-	}
-	if waited := clk.Now().Sub(fakeclock.Start); waited != 2*time.Second || hits.Load() != 2 {
-		t.Errorf("waited %s for an HTTP-date 2s ahead, %d requests", waited, hits.Load())
+	for _, tc := range []struct {
+		name   string
+		skew   time.Duration // the server's clock less the client's
+		noDate bool
+	}{
+		{name: "same clock"},
+		{name: "server an hour ahead", skew: time.Hour},
+		{name: "server an hour behind", skew: -time.Hour},
+		{name: "server 30s behind", skew: -30 * time.Second},
+		{name: "no Date", noDate: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clk := fakeclock.New()
+			var hits atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				served := clk.Now().Add(tc.skew).UTC()
+				if tc.noDate {
+					w.Header()["Date"] = nil // net/http would add its own
+				} else {
+					w.Header().Set("Date", served.Format(http.TimeFormat))
+				}
+				if hits.Add(1) == 1 {
+					w.Header().Set("Retry-After", served.Add(2*time.Second).Format(http.TimeFormat))
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				_, _ = w.Write([]byte(`{"conversationId":"c1","userInput":"","response":"hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, err := c.StartChat(context.Background(), "a", ChatStart{ClientEnv: "sandbox"})
+			if err != nil || ex.Attempts != 1 {
+				t.Fatalf("err = %v, exchange %+v: a 429 is not an attempt", err, ex)
+			}
+			if waited := clk.Now().Sub(fakeclock.Start); waited != 2*time.Second || hits.Load() != 2 {
+				t.Errorf("waited %s for an HTTP-date 2s after the answer, %d requests", waited, hits.Load())
+			}
+		})
 	}
 }
 
 // TestRetryAfterForms: a 429 or a 503 of a read, then a success, with
 // Retry-After in every form a server sends. A valid one is waited out on
-// the client's clock; garbage is ignored (a backoff, under a second); a
+// the client's clock (a date counted from the answer's Date); garbage is ignored (a backoff, under a second); a
 // wait past what the client accepts fails the call at once.
 func TestRetryAfterForms(t *testing.T) {
 	t.Parallel()
@@ -87,6 +112,8 @@ func TestRetryAfterForms(t *testing.T) {
 		clk := fakeclock.New()
 		var hits atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The server runs on the test's clock, as its dates do.
+			w.Header().Set("Date", clk.Now().UTC().Format(http.TimeFormat))
 			if hits.Add(1) == 1 {
 				w.Header().Set("Retry-After", tc.after)
 				w.WriteHeader(tc.status)

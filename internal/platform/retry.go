@@ -143,10 +143,10 @@ func Sleep(ctx context.Context, d time.Duration) error {
 const maxRetryAfter = 24 * time.Hour
 
 // parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP-date
-// (RFC 9110 §10.2.3), and decimal seconds with a fraction, which some
-// servers send. Anything else (a sign, an exponent, hex, NaN, Inf: what
-// strconv would also take) or a date in the past is 0, so the caller backs
-// off as without the header. At most a day.
+// (RFC 9110 §10.2.3) counted from now (servedAt), and decimal seconds with
+// a fraction, which some servers send. Anything else (a sign, an exponent,
+// hex, NaN, Inf: what strconv would also take) or a date in the past is 0,
+// so the caller backs off as without the header. At most a day.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -167,6 +167,21 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// servedAt is when the server says it answered (its Date header), or now
+// without one. A Retry-After given as an HTTP-date is measured from it:
+// both dates are on the server's clock, so the pause is the one the
+// server asked for however far its clock and this machine's disagree.
+// Measured on the client's clock, a server an hour behind had its pauses
+// read as over (a backoff of under a second, then 429 again), and one an
+// hour ahead had them read as an hour: past the wait budget, an errored
+// case.
+func servedAt(h http.Header, now time.Time) time.Time {
+	if t, err := http.ParseTime(h.Get("Date")); err == nil {
+		return t
+	}
+	return now
 }
 
 // decimalSeconds reports whether v is digits with at most one decimal
