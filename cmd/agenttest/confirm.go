@@ -249,6 +249,9 @@ type receiver struct {
 	// the platform would not register its endpoint, unregistered.
 	webhooks runner.Webhooks
 	stop     func()
+	// calls is the account of the registration's calls, counted in the
+	// run's pacing (runner.Options.Setup); nil when none was made.
+	calls *platform.RateAccount
 }
 
 // unregistered stands for the receiver of a run whose webhook endpoint
@@ -328,7 +331,8 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	// The registration's calls wait on rate limits as the runner's do,
 	// charged to one account: a Retry-After longer than the turn
 	// timeout failed it.
-	rctx := platform.WithRateAccount(ctx, platform.NewRateAccount())
+	calls := platform.NewRateAccount()
+	rctx := platform.WithRateAccount(ctx, calls)
 	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: now}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
@@ -336,7 +340,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 			// Interrupted while registering: the user's doing, not the
 			// platform's. The run concludes as interrupted, and its
 			// cases are not run.
-			return &receiver{webhooks: unregistered{why: "run interrupted"}, stop: func() {}}, nil
+			return &receiver{webhooks: unregistered{why: "run interrupted"}, stop: func() {}, calls: calls}, nil
 		}
 		// err names the URL (register webhook URL: POST ...: 500 ...).
 		msg := "the run's webhook endpoint could not be registered: " + client.Redact(err.Error())
@@ -352,11 +356,11 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 			then = "the run goes on, and stops if the platform stays unreachable; the scenarios that confirm webhooks will error if they run"
 		}
 		fmt.Fprintf(st.Stderr, "agenttest: %s; %s\n", msg, then)
-		return &receiver{webhooks: unregistered{why: msg}, stop: func() {}}, nil
+		return &receiver{webhooks: unregistered{why: msg}, stop: func() {}, calls: calls}, nil
 	}
 	rcv.SetSecret(secret)
 	created := c.webhookSecret == "" || secret != c.webhookSecret
-	return &receiver{webhooks: rcv, stop: func() {
+	return &receiver{webhooks: rcv, calls: calls, stop: func() {
 		if created {
 			// Registered by this run, so removed by it: nightly runs must
 			// not pile endpoints up on the platform.
@@ -437,7 +441,7 @@ func fromPlatform(err error) bool {
 func confirmRunOptions(ro *runner.Options, c *confirmOptions, t *config.Target, client *platform.Client, rcv *receiver) {
 	ro.Records = client
 	if rcv != nil {
-		ro.Webhooks = rcv.webhooks
+		ro.Webhooks, ro.Setup = rcv.webhooks, rcv.calls
 	}
 	// missingWebhookReceiver refuses such a run before it starts; this is
 	// said should a scenario get past it.

@@ -364,24 +364,36 @@ func TestRateLimitedConfirmation(t *testing.T) {
 }
 
 // TestRateLimitedWebhookRegistration: the registration of the run's
-// webhook endpoint waits on a rate limit as the runner's calls do. A
-// Retry-After longer than the turn timeout (which bounds each of its
-// calls) failed the registration, and every scenario that confirms
-// webhooks errored.
+// webhook endpoint waits on a rate limit as the runner's calls do, and
+// run.pacing counts its 429. A Retry-After longer than the turn timeout
+// (which bounds each of its calls) failed the registration, and every
+// scenario that confirms webhooks errored; once it waited, its 429 was
+// missing from run.pacing.
 func TestRateLimitedWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
-	var build *countingHandler
+	var build, runtime *countingHandler
 	env := simBehind(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}}, func(h http.Handler) http.Handler {
 		build = refusingFirst(h, func(r *http.Request) bool { return r.URL.Path == "/v1/webhooks/endpoints" })
 		return build
-	}, nil)
+	}, func(h http.Handler) http.Handler {
+		runtime = &countingHandler{h: h}
+		return runtime
+	})
 
 	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
+	jsonPath := filepath.Join(dir, "result.json")
+	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml", "--json", jsonPath)
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	out := c.expect(t, exitOK, "\nstatus: passed\n")
 	if strings.Contains(out, "could not be registered") || build.tooMany.Load() != 1 {
-		t.Errorf("%d answers 429:\n%s", build.tooMany.Load(), out)
+		t.Fatalf("%d answers 429:\n%s", build.tooMany.Load(), out)
+	}
+	// The endpoint is deleted after the report is written: the
+	// platform took one request more than the report can count.
+	r := readPaced(t, jsonPath)
+	took := build.total.Load() + runtime.total.Load() - 1
+	if p := r.Run.Pacing; p == nil || p.Limited != 1 || int64(p.Accepted) != took-1 {
+		t.Errorf("JSON pacing %+v; the platform answered 1 request 429 and took %d, the last the deletion", p, took)
 	}
 }

@@ -111,6 +111,11 @@ type Options struct {
 	// and what to do, in the error of a scenario that expects webhooks
 	// (the command's own flags, or that a comparison starts none).
 	NoWebhooks string
+	// Setup is the account of the calls the command made for the run
+	// before it started, outside any case (the registration of its
+	// webhook endpoint): their answers count in Result.Pacing as the
+	// run's own calls do. Nil counts none.
+	Setup *platform.RateAccount
 	// Deployments, when set, makes the run read the active deployment of
 	// each agent and environment before the first case and after the
 	// last (evidence.go, Result.Deployments). Nil reads none.

@@ -71,6 +71,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 		planned[i] = j.c
 	}
 	opts.Target.Envs = result.CountEnvs(planned)
+	if opts.Setup != nil {
+		r.pacing.addRun(opts.Setup.Usage(opts.Now()))
+	}
 	res := &result.Result{Started: opts.Now(), Target: opts.Target, Files: files}
 	if res.Files == nil {
 		res.Files = []*result.File{}
