@@ -634,16 +634,24 @@ type pacerKey struct{ host, key string }
 
 // pacerFor returns the pacer of a call: the one shared by every call made
 // with the same key to the same host, since the platform limits per key.
-// Calls whose limit is not the key's get a pacer of their own, which only
-// honours their 429s: a Messaging session's calls (limited per session)
-// and SMS (limited per project).
+// Outbound calling sends the call token, or the runtime key when none is
+// configured (authenticate): the pacer follows the credential sent, so a
+// 429 of one does not hold the other back. Calls whose limit is not the
+// key's get a pacer of their own, which only honours their 429s: a
+// Messaging session's calls (limited per session) and SMS (limited per
+// project).
 func (c *Client) pacerFor(host string, rq *call) *pacer {
 	var key string
 	switch rq.ep.auth {
 	case authBuildKey:
 		key = "build"
-	case authRuntimeKey, authVendorToken:
+	case authRuntimeKey:
+		key = "runtime"
+	case authVendorToken:
 		key = "runtime" // one key, two headers
+		if c.cfg.CallToken != "" && c.cfg.CallToken != c.cfg.RuntimeKey {
+			key = "call token"
+		}
 	case authConnector:
 		key = "connector"
 	}

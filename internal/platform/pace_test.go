@@ -92,6 +92,60 @@ func TestRetryAfterDatePausesTheKey(t *testing.T) {
 	}
 }
 
+// TestCallTokenIsPacedApart: outbound calling sends the call token, so
+// its 429 pauses that token, not the runtime key of the Conversations
+// API, which the platform limits apart; without a call token it sends
+// the runtime key, and the pause holds both. A Retry-After of 30s is past
+// the wait budget of 1s: a call paused by it errors at once. With the
+// call token, the conversation read after the refused status read
+// waited on the token's pause and errored.
+func TestCallTokenIsPacedApart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		callToken string
+		shared    bool
+	}{
+		{name: "call token", callToken: "ct-secret-calling"},
+		{name: "runtime key", shared: true},
+		{name: "call token is the runtime key", callToken: redirectRuntimeKey, shared: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clk := fakeclock.New()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/v1/outbound-calling/") {
+					w.Header().Set("Retry-After", "30")
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				_, _ = w.Write([]byte(`{"id":"c1","account_id":"ws-abcd1234","project_id":"a1","variant_id":"","variant_name":"","environment":"sandbox","started_at":"2026-03-01T12:00:00Z","channel":"VOICE","from_number":"","to_number":"","in_progress":false,"num_turns":0,"total_duration":0,"vendor_duration":0,"handoff":false,"handoff_reason":"","num_silences":0,"num_ood":0,"metrics":{},"state":{},"turns":[]}`))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+				BuildKey: redirectBuildKey, RuntimeKey: redirectRuntimeKey, CallToken: tc.callToken,
+				Now: clk.Now, RateWait: time.Second, Retry: RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := WithRateAccount(context.Background(), NewRateAccount())
+			if _, err := c.CallStatus(ctx, "CA1"); !IsRateLimited(err) {
+				t.Fatalf("call status: err = %v, want the 429 past the wait budget", err)
+			}
+			_, err = c.GetConversation(ctx, "a1", "c1")
+			switch {
+			case tc.shared && !IsRateLimited(err):
+				t.Errorf("conversation read: err = %v, want it held by the key's pause", err)
+			case !tc.shared && err != nil:
+				t.Errorf("conversation read: err = %v, want it not held by the call token's pause", err)
+			}
+			if waited := clk.Now().Sub(fakeclock.Start); waited != 0 {
+				t.Errorf("waited %s, want no wait", waited)
+			}
+		})
+	}
+}
+
 // TestRetryAfterForms: a 429 or a 503 of a read, then a success, with
 // Retry-After in every form a server sends. A valid one is waited out on
 // the client's clock (a date counted from the answer's Date); garbage is ignored (a backoff, under a second); a
