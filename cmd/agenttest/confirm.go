@@ -362,16 +362,34 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	created := c.webhookSecret == "" || secret != c.webhookSecret
 	return &receiver{webhooks: rcv, calls: calls, stop: func() {
 		if created {
-			// Registered by this run, so removed by it: nightly runs must
-			// not pile endpoints up on the platform.
-			cleanup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := client.DeleteWebhook(cleanup, ep.ID); err != nil && !platform.IsNotFound(err) {
-				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, client.Redact(err.Error()))
-			}
+			// Registered by this run, so removed by it.
+			deleteEndpoint(st, client, ep.ID, now)
 		}
 		shutdown()
 	}}, nil
+}
+
+// deleteBound bounds the deletion of a webhook endpoint at exit, and
+// deleteRateWait the time it may wait on rate limits besides.
+const (
+	deleteBound    = 5 * time.Second
+	deleteRateWait = time.Minute
+)
+
+// deleteEndpoint removes, at the command's exit, the webhook endpoint it
+// registered: nightly runs and debugging sessions must not pile endpoints
+// up on the platform. A platform that does not answer holds the exit
+// deleteBound; a rate limit is waited out, as long as a per-minute limit
+// may ask (a second interrupt ends the wait), where a Retry-After of 5s
+// left the endpoint registered. A failure is a warning.
+func deleteEndpoint(st *State, client *platform.Client, id string, now func() time.Time) {
+	limit, cancel := context.WithTimeout(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), deleteBound+deleteRateWait)
+	defer cancel()
+	ctx, stop := runner.CallTimeout(limit, deleteBound, now)
+	defer stop()
+	if err := client.DeleteWebhook(ctx, id); err != nil && !platform.IsNotFound(err) {
+		fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", id, client.Redact(err.Error()))
+	}
 }
 
 // boundedRegistrar bounds each call of the registration of a run's

@@ -9,6 +9,7 @@ package main
 // short sleeps.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
@@ -368,13 +370,16 @@ func TestRateLimitedConfirmation(t *testing.T) {
 // run.pacing counts its 429. A Retry-After longer than the turn timeout
 // (which bounds each of its calls) failed the registration, and every
 // scenario that confirms webhooks errored; once it waited, its 429 was
-// missing from run.pacing.
+// missing from run.pacing. The deletion of the endpoint at exit waits
+// too, where its bound of 5s left the endpoint registered.
 func TestRateLimitedWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
 	var build, runtime *countingHandler
 	env := simBehind(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}}, func(h http.Handler) http.Handler {
-		build = refusingFirst(h, func(r *http.Request) bool { return r.URL.Path == "/v1/webhooks/endpoints" })
+		build = refusingFirst(h, func(r *http.Request) bool {
+			return r.URL.Path == "/v1/webhooks/endpoints" || r.Method == http.MethodDelete
+		})
 		return build
 	}, func(h http.Handler) http.Handler {
 		runtime = &countingHandler{h: h}
@@ -386,14 +391,22 @@ func TestRateLimitedWebhookRegistration(t *testing.T) {
 	c := newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml", "--json", jsonPath)
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	out := c.expect(t, exitOK, "\nstatus: passed\n")
-	if strings.Contains(out, "could not be registered") || build.tooMany.Load() != 1 {
+	if strings.Contains(out, "could not be registered") || strings.Contains(out, "could not delete") || build.tooMany.Load() != 2 {
 		t.Fatalf("%d answers 429:\n%s", build.tooMany.Load(), out)
 	}
 	// The endpoint is deleted after the report is written: the
-	// platform took one request more than the report can count.
+	// platform answered two requests more than the report can count,
+	// the deletion's 429 and the deletion.
 	r := readPaced(t, jsonPath)
-	took := build.total.Load() + runtime.total.Load() - 1
+	took := build.total.Load() + runtime.total.Load() - 2
 	if p := r.Run.Pacing; p == nil || p.Limited != 1 || int64(p.Accepted) != took-1 {
-		t.Errorf("JSON pacing %+v; the platform answered 1 request 429 and took %d, the last the deletion", p, took)
+		t.Errorf("JSON pacing %+v; the platform answered 2 requests 429 and took %d, the last the deletion", p, took)
+	}
+	client, err := platform.New(platform.Config{BuildURL: env["AGENTTEST_BUILD_URL"], BuildKey: env["AGENTTEST_BUILD_KEY"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := client.ListWebhooks(context.Background()); err != nil || len(list) != 0 {
+		t.Errorf("endpoints after the run: %+v, %v", list, err)
 	}
 }

@@ -197,13 +197,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	if created {
 		// Registered here, so removed here: a debugging session must not
 		// leave endpoints behind on the platform.
-		defer func() {
-			cleanup, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := client.DeleteWebhook(cleanup, ep.ID); err != nil && !platform.IsNotFound(err) {
-				fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", ep.ID, red.String(err.Error()))
-			}
-		}()
+		defer deleteEndpoint(st, client, ep.ID, now)
 	}
 	verb := "registered"
 	if !created {
