@@ -48,8 +48,9 @@ func (s *pacing) add(u platform.RateUsage) {
 }
 
 // addRun counts the answers to a call of the run's own, outside any case
-// (the deployment reads, the alert gate, Options.Setup): the run's pace
-// counts every request it made, the waits are the cases'.
+// (the deployment reads, Options.Setup): the run's pace counts every
+// request it made, the waits are the cases' (the alert gate, a check
+// reported as a case, is settled as one).
 func (s *pacing) addRun(u platform.RateUsage) {
 	s.mu.Lock()
 	s.p.Limited += u.Limited
