@@ -18,6 +18,9 @@
 //		fmt.Println(a.Agent, a.NodesVisited, "/", a.NodesTotal, a.Unvisited)
 //	}
 //
+// Results too large to hold together are added to a Tally one at a time
+// (tally.Add(res)), and measured with tally.Report(u).
+//
 // A transition is a step of a conversation's path from one node to the
 // next: within a turn's trace, and from the last node of a turn to the
 // first node of the next turn (the agent was waiting at the one when the
@@ -221,27 +224,29 @@ func walk(r *result.Result, fn func(c *result.Case, t *result.Turn, trace []stri
 	}
 }
 
-// tally accumulates the visits of one node or transition.
+// tally accumulates the visits of one node or transition. It counts the
+// cases by the serial Tally.Add gives each (a case's turns are walked one
+// after another, so a new case is a serial other than the last), and
+// keeps no case: a Tally outlives the results it was given.
 type tally struct {
-	turns   int
-	cases   map[*result.Case]bool
-	reached []Reach
-	seen    map[reachKey]bool
+	turns, cases int
+	last         int // the serial of the last case counted
+	reached      []Reach
+	seen         map[reachKey]bool
 }
 
-type reachKey struct {
-	c    *result.Case
-	turn int
-}
+type reachKey struct{ c, turn int }
 
-func (t *tally) add(c *result.Case, turn *result.Turn) {
-	if t.cases == nil {
-		t.cases, t.seen = map[*result.Case]bool{}, map[reachKey]bool{}
-	}
+func (t *tally) add(serial int, c *result.Case, turn *result.Turn) {
 	t.turns++
-	t.cases[c] = true
-	k := reachKey{c, turn.Index}
+	if t.last != serial {
+		t.cases, t.last = t.cases+1, serial
+	}
+	k := reachKey{serial, turn.Index}
 	if len(t.reached) < MaxReached && !t.seen[k] {
+		if t.seen == nil {
+			t.seen = map[reachKey]bool{}
+		}
 		t.seen[k] = true
 		t.reached = append(t.reached, Reach{Case: c.Name, Pos: c.Pos, Turn: turn.Index})
 	}
@@ -258,37 +263,47 @@ func (t *tally) counts() (turns, cases int) {
 	if t == nil {
 		return 0, 0
 	}
-	return t.turns, len(t.cases)
+	return t.turns, t.cases
 }
 
 type edge struct{ from, to string }
 
-// agentTally is what walking a result found for one agent.
+// agentTally is what walking results found for one agent.
 type agentTally struct {
 	nodes map[string]*tally
 	edges map[edge]*tally
 }
 
-// Compute measures the coverage of r against u. Every agent that r has a
-// case for is reported (an agent of u the run never talked to is not);
-// its nodes are those u knows plus those the run reached. An agent u
-// does not know is measured against what the run reached
-// (SourceObserved).
-func Compute(r *result.Result, u Universe) *Report {
-	agents := map[string]*agentTally{}
-	at := func(agent string) *agentTally {
-		a := agents[agent]
-		if a == nil {
-			a = &agentTally{nodes: map[string]*tally{}, edges: map[edge]*tally{}}
-			agents[agent] = a
-		}
-		return a
+// Tally accumulates the coverage of results given one at a time (Add),
+// so that a command measuring many reports holds one in memory at once;
+// Report measures what it holds against a Universe. Cases of different
+// results count apart, as cases of one result do.
+type Tally struct {
+	agents map[string]*agentTally
+	cases  int // serials given so far; 0 is none
+}
+
+// NewTally returns an empty Tally.
+func NewTally() *Tally { return &Tally{agents: map[string]*agentTally{}} }
+
+func (t *Tally) agent(name string) *agentTally {
+	a := t.agents[name]
+	if a == nil {
+		a = &agentTally{nodes: map[string]*tally{}, edges: map[edge]*tally{}}
+		t.agents[name] = a
 	}
-	if r != nil {
-		for _, c := range r.Scenarios() {
-			if c.Agent != "" {
-				at(c.Agent)
-			}
+	return a
+}
+
+// Add walks the node traces of r. Every agent that r has a case for is
+// reported, visited or not.
+func (t *Tally) Add(r *result.Result) {
+	if r == nil {
+		return
+	}
+	for _, c := range r.Scenarios() {
+		if c.Agent != "" {
+			t.agent(c.Agent)
 		}
 	}
 	// prev is the last node of the previous turn of the same attempt.
@@ -297,14 +312,17 @@ func Compute(r *result.Result, u Universe) *Report {
 		prev     string
 		prevCase *result.Case
 	)
-	walk(r, func(c *result.Case, t *result.Turn, trace []string) {
+	walk(r, func(c *result.Case, turn *result.Turn, trace []string) {
 		// A new attempt starts at its greeting (index 0) or with a new
 		// case; the path does not continue across them.
-		if c != prevCase || t.Index == 0 || prevTurn == nil || t.Index <= prevTurn.Index {
+		if c != prevCase || turn.Index == 0 || prevTurn == nil || turn.Index <= prevTurn.Index {
 			prev = ""
 		}
-		prevCase, prevTurn = c, t
-		a := at(c.Agent)
+		if c != prevCase {
+			t.cases++
+		}
+		prevCase, prevTurn = c, turn
+		a := t.agent(c.Agent)
 		counted := map[string]bool{}
 		for _, n := range trace {
 			if !counted[n] {
@@ -314,7 +332,7 @@ func Compute(r *result.Result, u Universe) *Report {
 					tl = &tally{}
 					a.nodes[n] = tl
 				}
-				tl.add(c, t)
+				tl.add(t.cases, c, turn)
 			}
 			if prev != "" {
 				e := edge{prev, n}
@@ -323,16 +341,30 @@ func Compute(r *result.Result, u Universe) *Report {
 					tl = &tally{}
 					a.edges[e] = tl
 				}
-				tl.add(c, t)
+				tl.add(t.cases, c, turn)
 			}
 			prev = n
 		}
 	})
+}
+
+// Report measures what t holds against u: every agent of the results
+// added, with the nodes u knows plus those the results reached. An agent
+// u does not know is measured against what the results reached
+// (SourceObserved); an agent of u no result talked to is not reported.
+func (t *Tally) Report(u Universe) *Report {
 	rep := &Report{Agents: []*Agent{}}
-	for _, name := range sortedKeys(agents) {
-		rep.Agents = append(rep.Agents, agents[name].report(name, u[name]))
+	for _, name := range sortedKeys(t.agents) {
+		rep.Agents = append(rep.Agents, t.agents[name].report(name, u[name]))
 	}
 	return rep
+}
+
+// Compute measures the coverage of r against u (Tally.Report).
+func Compute(r *result.Result, u Universe) *Report {
+	t := NewTally()
+	t.Add(r)
+	return t.Report(u)
 }
 
 func (at *agentTally) report(name string, k *Known) *Agent {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
+	"weak"
 
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -199,4 +201,45 @@ func TestRender(t *testing.T) {
 	}
 	golden.Check(t, "testdata/render.txt", text.Bytes())
 	golden.Check(t, "testdata/render.json", js.Bytes())
+}
+
+// TestTallyOfSeveralResults: results added one at a time measure as the
+// same cases in one result do, and the Tally keeps none of them, so a
+// command measuring many reports holds one at a time.
+func TestTallyOfSeveralResults(t *testing.T) {
+	t.Parallel()
+	mk := func() []*result.Case {
+		return []*result.Case{
+			conv("bot", "one", 3, [][]string{{"G"}, {"A", "B"}}, [][]string{{"G"}, {"A"}}),
+			conv("bot", "two", 9, [][]string{{"G"}, {"C"}}),
+			conv("other", "three", 12, [][]string{{"X"}}),
+		}
+	}
+	first, second := mk(), mk()
+	want := coverage.Compute(res(slices.Concat(first, second)...), nil)
+
+	tally := coverage.NewTally()
+	kept := make([]weak.Pointer[result.Case], 0, len(first)+len(second))
+	for _, cases := range [][]*result.Case{first, second} {
+		for _, c := range cases {
+			kept = append(kept, weak.Make(c))
+		}
+		tally.Add(res(cases...))
+	}
+	if got := tally.Report(nil); !reflect.DeepEqual(got, want) {
+		t.Errorf("added apart:\n%+v\nwant as one result:\n%+v", got, want)
+	}
+	first, second = nil, nil
+	runtime.GC()
+	for i, p := range kept {
+		if p.Value() != nil {
+			t.Errorf("case %d is still reachable after Add: the Tally keeps it", i)
+		}
+	}
+	// The tally is used after the collection, so it is alive there:
+	// the greeting of two cases in each result.
+	a := tally.Report(nil).Agent("bot")
+	if i := slices.IndexFunc(a.Nodes, func(n *coverage.Node) bool { return n.Name == "G" }); i < 0 || a.Nodes[i].Cases != 4 {
+		t.Errorf("bot's G reached by %+v, want 4 cases", a.Nodes)
+	}
 }
