@@ -231,3 +231,61 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 		t.Errorf("a target without env warns:\n%s", text)
 	}
 }
+
+// TestGateRefusesAMemberNamedTwice: a report whose deployment names its
+// id twice, once as "id" and once in another case ("Id"), reads as two
+// deployments: agenttest takes the last of names equal ignoring case
+// (encoding/json), jq takes "id". The gate vouched for the one it read,
+// active now, while the promote step of docs/promoting.md, `jq -r
+// '.deployments[] | select(.env == "sandbox") | .id'`, took the other:
+// a deployment never tested. It refuses such a report (exit 2, at the
+// second name), of a run and of a comparison alike, and still passes
+// the report as written.
+func TestGateRefusesAMemberNamedTwice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// twice writes report with the first deployment id after marker
+	// given first as dep-never-tested, then as it was, under "Id".
+	twice := func(t *testing.T, report, marker string) string {
+		t.Helper()
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := string(b)
+		from := strings.Index(doc, marker)
+		i := strings.Index(doc[from:], `"id": "dep-`)
+		if from < 0 || i < 0 {
+			t.Fatalf("no deployment id after %q in %s", marker, doc)
+		}
+		i += from
+		out := filepath.Join(t.TempDir(), "twice.json")
+		doc = doc[:i] + `"id": "dep-never-tested", "Id"` + doc[i+len(`"id"`):]
+		if err := os.WriteFile(out, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Run("a run's report", func(t *testing.T) {
+		t.Parallel()
+		s, dir, report := passedReport(t)
+		newCLI(t, dir, simEnv(s), "gate", report).expect(t, exitOK, "gate: passed")
+		out := newCLI(t, dir, simEnv(s), "gate", twice(t, report, `"deployments"`)).expect(t, exitUsage,
+			"twice.json:20:", `: not a JSON report: deployments[0].Id: the object names this member a second time (names compared ignoring case, as agenttest reads them): readers of the document disagree on which value it holds`)
+		if strings.Contains(out, "gate: passed") {
+			t.Errorf("the gate passed a report naming a deployment's id twice:\n%s", out)
+		}
+	})
+	t.Run("a comparison", func(t *testing.T) {
+		t.Parallel()
+		report := filepath.Join(dir, "c.json")
+		compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+			"--name", "offers a booking", "--json", report).expect(t, exitOK, "status: passed")
+		newCLI(t, repoRoot, preRelease, "gate", report).expect(t, exitOK, "gate: passed")
+		out := newCLI(t, repoRoot, preRelease, "gate", twice(t, report, `"candidate": {`)).expect(t, exitUsage,
+			": not a JSON report: candidate.deployments[0].Id: the object names this member a second time")
+		if strings.Contains(out, "gate: passed") {
+			t.Errorf("the gate passed a comparison naming a deployment's id twice:\n%s", out)
+		}
+	})
+}
