@@ -40,8 +40,9 @@ promoted. It passes (exit 0) only when all of these hold:
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment;
   - it tested the whole selection: not one shard (run --shard K/N), not
-    a --rerun-failed run (for a comparison: neither the comparison nor
-    its candidate report);
+    a --rerun-failed run, not a merge --force of reports that are not
+    every shard of one selection on one target (for a comparison:
+    neither the comparison nor its candidate report);
   - for every agent and environment it tested, it recorded the active
     deployment before the first case and after the last, unchanged;
   - the deployment active now in each of those environments is the one

@@ -94,6 +94,11 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 	newCLI(t, repoRoot, nil, "run", "--env", "pre-release", "--rerun-failed", at("live.json"), "--json", at("rerun.json")).expect(t, exitOK)
 	run(exitOK, "--env", "pre-release", "--name", "offers a booking", "--json", at("bare.json"))
 	editReport(t, at("bare.json"), func(doc map[string]any) { delete(doc, "deployments") })
+	// Shard 1/2 of two scenarios, and shard 2/2 of another selection:
+	// merged with --force, of no one selection.
+	run(exitOK, "--env", "pre-release", "--name", "/offers a booking|answers menu|closes/", "--shard", "2/2", "--json", at("other.json"))
+	newCLI(t, repoRoot, nil, "merge", "--force", at("shard.json"), at("other.json"), "--json", at("forced.json")).expect(t, exitOK)
+	forced := "a report agenttest merge --force wrote of reports that are not every shard of one selection on one target (" + at("other.json") + " ran another selection than " + at("shard.json")
 
 	type testCase struct {
 		name, candidate, filter string
@@ -106,6 +111,9 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 		{name: "a rerun's report", candidate: "rerun.json", filter: "closes",
 			warn:   "--candidate " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 case that failed or errored in " + at("live.json"),
 			refuse: "gate: the comparison's candidate, report " + at("rerun.json") + ", reruns the 1 case that failed or errored in " + at("live.json") + ": it tested those again"},
+		{name: "a forced merge's report", candidate: "forced.json", filter: two,
+			warn:   "--candidate " + at("forced.json") + " is " + forced,
+			refuse: "gate: the comparison's candidate, report " + at("forced.json") + ", was merged with --force of reports that are not every shard of one selection on one target (" + at("other.json") + " ran another selection"},
 		{name: "a report without deployments", candidate: "bare.json", filter: "offers a booking",
 			warn:   "--candidate " + at("bare.json") + " records no deployment",
 			refuse: "gate: the comparison records no deployment of its candidate"},
@@ -121,6 +129,7 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 	for _, tc := range []struct{ baseline, want string }{
 		{"shard.json", "--baseline " + at("shard.json") + " is the report of shard 1 of 2 of a selection of 2 scenarios (run --shard): it holds only those cases, and every other scenario would show as only on the candidate, never as regressed; compare with the report agenttest merge writes of every shard"},
 		{"rerun.json", "--baseline " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 case that failed or errored in " + at("live.json") + ": it holds only those cases"},
+		{"forced.json", "--baseline " + at("forced.json") + " is " + forced},
 	} {
 		t.Run("baseline "+tc.baseline, func(t *testing.T) {
 			t.Parallel()

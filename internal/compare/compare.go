@@ -163,6 +163,10 @@ type Side struct {
 	// whose candidate is such a report, as it refuses the report alone.
 	Shard *result.Shard `json:"shard,omitempty"`
 	Rerun *result.Rerun `json:"rerun,omitempty"`
+	// ForcedMerge is the side's run's (result.Result.ForcedMerge): a
+	// report agenttest merge --force wrote of reports that were not the
+	// complete shards of one selection on one target.
+	ForcedMerge []string `json:"forced_merge,omitempty"`
 	// Deployments are the side's deployment evidence (the run report's
 	// form); `agenttest gate` reads the candidate's.
 	Deployments []*result.Deployment `json:"deployments"`
