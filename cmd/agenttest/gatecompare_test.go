@@ -298,3 +298,30 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 		}
 	})
 }
+
+// TestGateComparisonCountsFollowPairs: the status a comparison's pairs
+// give is derived from the pairs themselves, not from the counts the
+// file states beside them. A comparison that compared nothing (every
+// scenario on one side only: status empty) edited to say passed, with
+// its counts edited to say two scenarios unchanged, was passed by the
+// gate, whose verdict counted the stated counts, and whose log said
+// "compared 2 scenarios: 2 unchanged".
+func TestGateComparisonCountsFollowPairs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, out := filepath.Join(dir, "base.json"), filepath.Join(dir, "c.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", base).expect(t, exitOK)
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare",
+		"--name", "answers menu", "--json", out).expect(t, exitEmpty, "status: empty")
+	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is empty")
+	editReport(t, out, func(doc map[string]any) {
+		doc["status"], doc["why"] = "passed", "nothing regressed"
+		doc["counts"] = map[string]any{"total": 2, "unchanged": 2}
+	})
+	g := newCLI(t, repoRoot, preRelease, "gate", out)
+	got := g.expect(t, exitFailed, "compared 1 scenario: 1 only on the candidate; the candidate's 1 case: 1 passed\n",
+		"gate: the report says its comparison passed, but its pairs and sides say empty (nothing was compared: no scenario ran on both sides)")
+	if strings.Contains(got, "unchanged") {
+		t.Errorf("the gate's log repeats the counts the file states over its pairs:\n%s", got)
+	}
+}

@@ -201,6 +201,18 @@ func (c Counts) Of(cl Class) int {
 		Unchanged: c.Unchanged, NotCompared: c.NotCompared, OnlyBaseline: c.OnlyBaseline, OnlyCandidate: c.OnlyCandidate}[cl]
 }
 
+// CountPairs counts pairs by class: the Counts a comparison states, as
+// its pairs give them.
+func CountPairs(pairs []*Pair) Counts {
+	var n Counts
+	for _, p := range pairs {
+		if p != nil {
+			n.add(p.Class)
+		}
+	}
+	return n
+}
+
 func (c *Counts) add(cl Class) {
 	c.Total++
 	switch cl {

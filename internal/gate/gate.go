@@ -404,8 +404,11 @@ func unrecorded(ran []Key, deps []*result.Deployment) []string {
 // rerun; the comparison's own --rerun-failed is its Rerun.
 func FromComparison(path string, c *compare.Comparison) Evidence {
 	cand := c.Candidate
+	// The pairs by class as the pairs give them, not as the file states
+	// them beside: the verdict (Verdict) counts them so too.
+	pairs := compare.CountPairs(c.Pairs)
 	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
-		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &c.Counts}
+		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
 	}
