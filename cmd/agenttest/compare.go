@@ -39,8 +39,9 @@ pre-release. Each SIDE is one of:
                 warned of as in run, and refused for a live side that
                 would test nothing in live)
   FILE.json     a JSON report of an earlier run (agenttest run --json); a
-                baseline report of one shard (--shard) or of a
-                --rerun-failed run is refused: it holds part of a selection
+                baseline report of one shard (--shard), of a
+                --rerun-failed run or of a merge --force is refused: it
+                holds part of a selection
 
 The sides that are not reports run the scenarios under PATH... (default
 ".", selected with --tags and --name) at the same time, in the same order
@@ -87,8 +88,9 @@ Exit codes:
        quarantined scenario never fails the comparison
   2    bad usage, configuration, suite files, a side that is not an
        environment, a target or a JSON report, a baseline report of one
-       shard or of a --rerun-failed run, live without --allow-live, or
-       the platform refused a key or does not know the agent
+       shard, of a --rerun-failed run or of a merge --force, live without
+       --allow-live, or the platform refused a key or does not know the
+       agent
   3    internal error
   4    nothing regressed, but a scenario could not be compared (a side
        errored or stopped), or a deployment changed during a side's run
@@ -374,6 +376,10 @@ func (s *side) partial() (part, hint string) {
 	if rr := s.res.Rerun; rr != nil {
 		return fmt.Sprintf("the report of a --rerun-failed run, of %s", rr.Cases(rr.Of)),
 			"compare with the report of a full run"
+	}
+	if f := s.res.ForcedMerge; len(f) > 0 {
+		return fmt.Sprintf("a report agenttest merge --force wrote of reports that are not every shard of one selection on one target (%s)", strings.Join(f, "; ")),
+			"compare with the report agenttest merge writes, without --force, of every shard of one run"
 	}
 	return "", ""
 }

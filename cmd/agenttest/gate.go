@@ -17,6 +17,7 @@ import (
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/gate"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/runner"
@@ -39,8 +40,9 @@ promoted. It passes (exit 0) only when all of these hold:
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment;
   - it tested the whole selection: not one shard (run --shard K/N), not
-    a --rerun-failed run (for a comparison: neither the comparison nor
-    its candidate report);
+    a --rerun-failed run, not a merge --force of reports that are not
+    every shard of one selection on one target (for a comparison:
+    neither the comparison nor its candidate report);
   - for every agent and environment it tested, it recorded the active
     deployment before the first case and after the last, unchanged;
   - the deployment active now in each of those environments is the one
@@ -214,16 +216,42 @@ func readEvidence(st *State, path string) (gate.Evidence, error) {
 	}
 	if json.Unmarshal(data, &head) == nil && head.Schema == compare.SchemaV1 {
 		c, err := decodeJSON(data, compare.ReadJSON)
+		if err == nil {
+			err = sameMember(data)
+		}
 		if err != nil {
 			return gate.Evidence{}, usageProblems("gate", inFile(path, err))
 		}
 		return gate.FromComparison(path, c), nil
 	}
 	rep, err := decodeJSON(data, report.ReadJSON)
+	if err == nil {
+		err = sameMember(data)
+	}
 	if err != nil {
 		return gate.Evidence{}, usageProblems("gate", inFile(path, err))
 	}
 	return gate.FromRun(path, rep.Result, rep.Status), nil
+}
+
+// gatedMembers are the objects of a report (or a comparison) whose
+// members the gate's verdict rests on and a pipeline reads after it: the
+// document, its run, target, shard and rerun, and each deployment (of a
+// comparison, its candidate's), whose id the promote step takes with
+// another tool (jq, docs/promoting.md).
+var gatedMembers = [][]any{
+	{}, {"run"}, {"target"}, {"shard"}, {"rerun"}, {"deployments", jsonkind.AnyIndex},
+	{"candidate"}, {"candidate", "run"}, {"candidate", "target"}, {"candidate", "shard"}, {"candidate", "rerun"},
+	{"candidate", "deployments", jsonkind.AnyIndex},
+}
+
+// sameMember refuses a report that names a member twice in one of the
+// objects the gate weighs (names compared ignoring case, as agenttest
+// reads them): agenttest would read one value, and jq, which the promote
+// step uses to take the deployment id, the other, so the gate would
+// vouch for a deployment that is not the one promoted.
+func sameMember(data []byte) error {
+	return jsonProblem(data, jsonkind.SameMember(data, gatedMembers...))
 }
 
 // readActive reads the deployments active now, a few at once. A refused

@@ -349,6 +349,35 @@ func TestGateMergedStaleShard(t *testing.T) {
 	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitOK, "gate: passed")
 }
 
+// TestGateForcedMerge: merge --force of shards of two selections (the
+// merge refuses them and suggests --force) wrote a passing report with
+// nothing to tell it from the report of one whole selection, and the gate
+// passed it, though half of each selection went untested. The merged
+// report now says what --force overrode, and the gate refuses it.
+func TestGateForcedMerge(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", "1/2", "--json", at("1.json")).expect(t, exitOK, "status: passed")
+	newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", "2/2", "--name", "says goodbye", "--json", at("2.json")).expect(t, exitOK)
+	newCLI(t, dir, simEnv(s), "merge", at("1.json"), at("2.json"), "--json", at("m.json")).expect(t, exitUsage,
+		"ran another selection than", "merge them anyway with --force")
+	newCLI(t, dir, simEnv(s), "merge", "--force", at("1.json"), at("2.json"), "--json", at("m.json")).expect(t, exitOK, "status: passed",
+		"agenttest: merge: merged with --force: "+at("2.json")+" ran another selection than "+at("1.json")+" (other paths", "(agenttest gate refuses the merged report)\n")
+	if doc := readJSONReport(t, at("m.json")); doc.Run.Status != "passed" {
+		t.Fatalf("merged status %s", doc.Run.Status)
+	}
+	want := "gate: the report was merged with --force of reports that are not every shard of one selection on one target (" + at("2.json") + " ran another selection than " + at("1.json")
+	out := newCLI(t, dir, simEnv(s), "gate", at("m.json")).expect(t, exitFailed, want, "it vouches for no one selection")
+	if strings.Contains(out, "gate: passed") {
+		t.Errorf("the gate passed a forced merge:\n%s", out)
+	}
+	// Merged again, alone, it is still what --force made it.
+	newCLI(t, dir, simEnv(s), "merge", at("m.json"), "--json", at("again.json")).expect(t, exitOK)
+	newCLI(t, dir, simEnv(s), "gate", at("again.json")).expect(t, exitFailed, want)
+}
+
 // editReport changes a JSON report in place.
 func editReport(t *testing.T, report string, edit func(doc map[string]any)) {
 	t.Helper()

@@ -94,6 +94,11 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 	newCLI(t, repoRoot, nil, "run", "--env", "pre-release", "--rerun-failed", at("live.json"), "--json", at("rerun.json")).expect(t, exitOK)
 	run(exitOK, "--env", "pre-release", "--name", "offers a booking", "--json", at("bare.json"))
 	editReport(t, at("bare.json"), func(doc map[string]any) { delete(doc, "deployments") })
+	// Shard 1/2 of two scenarios, and shard 2/2 of another selection:
+	// merged with --force, of no one selection.
+	run(exitOK, "--env", "pre-release", "--name", "/offers a booking|answers menu|closes/", "--shard", "2/2", "--json", at("other.json"))
+	newCLI(t, repoRoot, nil, "merge", "--force", at("shard.json"), at("other.json"), "--json", at("forced.json")).expect(t, exitOK)
+	forced := "a report agenttest merge --force wrote of reports that are not every shard of one selection on one target (" + at("other.json") + " ran another selection than " + at("shard.json")
 
 	type testCase struct {
 		name, candidate, filter string
@@ -106,6 +111,9 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 		{name: "a rerun's report", candidate: "rerun.json", filter: "closes",
 			warn:   "--candidate " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 case that failed or errored in " + at("live.json"),
 			refuse: "gate: the comparison's candidate, report " + at("rerun.json") + ", reruns the 1 case that failed or errored in " + at("live.json") + ": it tested those again"},
+		{name: "a forced merge's report", candidate: "forced.json", filter: two,
+			warn:   "--candidate " + at("forced.json") + " is " + forced,
+			refuse: "gate: the comparison's candidate, report " + at("forced.json") + ", was merged with --force of reports that are not every shard of one selection on one target (" + at("other.json") + " ran another selection"},
 		{name: "a report without deployments", candidate: "bare.json", filter: "offers a booking",
 			warn:   "--candidate " + at("bare.json") + " records no deployment",
 			refuse: "gate: the comparison records no deployment of its candidate"},
@@ -121,6 +129,7 @@ func TestGateComparisonOfStoredCandidate(t *testing.T) {
 	for _, tc := range []struct{ baseline, want string }{
 		{"shard.json", "--baseline " + at("shard.json") + " is the report of shard 1 of 2 of a selection of 2 scenarios (run --shard): it holds only those cases, and every other scenario would show as only on the candidate, never as regressed; compare with the report agenttest merge writes of every shard"},
 		{"rerun.json", "--baseline " + at("rerun.json") + " is the report of a --rerun-failed run, of the 1 case that failed or errored in " + at("live.json") + ": it holds only those cases"},
+		{"forced.json", "--baseline " + at("forced.json") + " is " + forced},
 	} {
 		t.Run("baseline "+tc.baseline, func(t *testing.T) {
 			t.Parallel()
@@ -229,5 +238,90 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 	}
 	if text := newCLI(t, dir, env, "run", "--target", "rc", "compare").expect(t, exitOK); strings.Contains(text, "warning:") {
 		t.Errorf("a target without env warns:\n%s", text)
+	}
+}
+
+// TestGateRefusesAMemberNamedTwice: a report whose deployment names its
+// id twice, once as "id" and once in another case ("Id"), reads as two
+// deployments: agenttest takes the last of names equal ignoring case
+// (encoding/json), jq takes "id". The gate vouched for the one it read,
+// active now, while the promote step of docs/promoting.md, `jq -r
+// '.deployments[] | select(.env == "sandbox") | .id'`, took the other:
+// a deployment never tested. It refuses such a report (exit 2, at the
+// second name), of a run and of a comparison alike, and still passes
+// the report as written.
+func TestGateRefusesAMemberNamedTwice(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// twice writes report with the first deployment id after marker
+	// given first as dep-never-tested, then as it was, under "Id".
+	twice := func(t *testing.T, report, marker string) string {
+		t.Helper()
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := string(b)
+		from := strings.Index(doc, marker)
+		i := strings.Index(doc[from:], `"id": "dep-`)
+		if from < 0 || i < 0 {
+			t.Fatalf("no deployment id after %q in %s", marker, doc)
+		}
+		i += from
+		out := filepath.Join(t.TempDir(), "twice.json")
+		doc = doc[:i] + `"id": "dep-never-tested", "Id"` + doc[i+len(`"id"`):]
+		if err := os.WriteFile(out, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Run("a run's report", func(t *testing.T) {
+		t.Parallel()
+		s, dir, report := passedReport(t)
+		newCLI(t, dir, simEnv(s), "gate", report).expect(t, exitOK, "gate: passed")
+		out := newCLI(t, dir, simEnv(s), "gate", twice(t, report, `"deployments"`)).expect(t, exitUsage,
+			"twice.json:20:", `: not a JSON report: deployments[0].Id: the object names this member a second time (names compared ignoring case, as agenttest reads them): readers of the document disagree on which value it holds`)
+		if strings.Contains(out, "gate: passed") {
+			t.Errorf("the gate passed a report naming a deployment's id twice:\n%s", out)
+		}
+	})
+	t.Run("a comparison", func(t *testing.T) {
+		t.Parallel()
+		report := filepath.Join(dir, "c.json")
+		compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
+			"--name", "offers a booking", "--json", report).expect(t, exitOK, "status: passed")
+		newCLI(t, repoRoot, preRelease, "gate", report).expect(t, exitOK, "gate: passed")
+		out := newCLI(t, repoRoot, preRelease, "gate", twice(t, report, `"candidate": {`)).expect(t, exitUsage,
+			": not a JSON report: candidate.deployments[0].Id: the object names this member a second time")
+		if strings.Contains(out, "gate: passed") {
+			t.Errorf("the gate passed a comparison naming a deployment's id twice:\n%s", out)
+		}
+	})
+}
+
+// TestGateComparisonCountsFollowPairs: the status a comparison's pairs
+// give is derived from the pairs themselves, not from the counts the
+// file states beside them. A comparison that compared nothing (every
+// scenario on one side only: status empty) edited to say passed, with
+// its counts edited to say two scenarios unchanged, was passed by the
+// gate, whose verdict counted the stated counts, and whose log said
+// "compared 2 scenarios: 2 unchanged".
+func TestGateComparisonCountsFollowPairs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, out := filepath.Join(dir, "base.json"), filepath.Join(dir, "c.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", base).expect(t, exitOK)
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare",
+		"--name", "answers menu", "--json", out).expect(t, exitEmpty, "status: empty")
+	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is empty")
+	editReport(t, out, func(doc map[string]any) {
+		doc["status"], doc["why"] = "passed", "nothing regressed"
+		doc["counts"] = map[string]any{"total": 2, "unchanged": 2}
+	})
+	g := newCLI(t, repoRoot, preRelease, "gate", out)
+	got := g.expect(t, exitFailed, "compared 1 scenario: 1 only on the candidate; the candidate's 1 case: 1 passed\n",
+		"gate: the report says its comparison passed, but its pairs and sides say empty (nothing was compared: no scenario ran on both sides)")
+	if strings.Contains(got, "unchanged") {
+		t.Errorf("the gate's log repeats the counts the file states over its pairs:\n%s", got)
 	}
 }

@@ -30,7 +30,9 @@ and suite files) on one target, each once: reports of another selection
 or target, a shard given twice or a shard missing are refused, naming
 what differs (exit 2). --force merges them anyway; the scenarios of a
 missing shard have no verdict, so the merged run is then errored (exit 4)
-unless a check failed.
+unless a check failed. A report merged so records what --force overrode
+(forced_merge in its JSON, kept when it is merged again), and agenttest
+gate refuses it: it is the run of no one selection.
 
 --cucumber reads the suite files the reports name, from the working
 directory as the run did: each case's scenario must still be where the
@@ -141,6 +143,9 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	replay(human, res)
 	if res.Stop != nil && res.Stop.Kind == merge.StopMissingShards {
 		fmt.Fprintf(st.Stderr, "agenttest: merge: %s\n", res.Stop.Cause)
+	}
+	for _, f := range res.ForcedMerge {
+		fmt.Fprintf(st.Stderr, "agenttest: merge: merged with --force: %s (agenttest gate refuses the merged report)\n", f)
 	}
 	return concludeResult(st, human, res, reportFiles{junit: o.junit, json: o.json, html: o.html}, &o.outputs, o.allowEmpty)
 }

@@ -76,8 +76,8 @@ func Build(baseline, candidate Input, opts Options) *Comparison {
 		if p.Changes == nil {
 			p.Changes = []Change{}
 		}
-		c.Counts.add(p.Class)
 	}
+	c.Counts = CountPairs(c.Pairs)
 	c.Latency = overallLatency(c.Pairs, opts)
 	c.Status, c.Why = c.Verdict()
 	return c
@@ -106,7 +106,7 @@ func sideOf(in Input) Side {
 	if r := in.Result; r != nil {
 		s.Target = r.Target
 		s.Run = SideRun{Started: r.Started, DurationMS: ms(r.Duration), Status: in.Status, Interrupted: r.Interrupted, Stop: r.Stop}
-		s.Shard, s.Rerun = r.Shard, r.Rerun
+		s.Shard, s.Rerun, s.ForcedMerge = r.Shard, r.Rerun, r.ForcedMerge
 		for _, d := range r.Deployments {
 			if d != nil {
 				s.Deployments = append(s.Deployments, d)
@@ -248,9 +248,11 @@ func firstLine(s string) string {
 }
 
 // Verdict is the comparison's status and what decided it, derived from
-// its sides, counts and pairs: Build sets Status and Why from it, and
-// `agenttest gate` derives it again from a comparison read back, to refuse
-// one whose stated status its pairs do not give. The order mirrors
+// its sides and pairs: Build sets Status and Why from it, and `agenttest
+// gate` derives it again from a comparison read back, to refuse one whose
+// stated status its pairs do not give. It counts the pairs itself
+// (CountPairs), never taking the Counts a file states beside them, which
+// an edit may have changed alone. The order mirrors
 // result.RunStatus: an interruption, then a deployment that changed
 // during a side's run (no one can say what was compared), then a
 // regression, then what kept pairs from being compared.
@@ -280,7 +282,8 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 			stopped = fmt.Sprintf("the %s run stopped: %s", s.name, st.Reason)
 		}
 	}
-	compared := c.Counts.Total - c.Counts.NotCompared - c.Counts.OnlyBaseline - c.Counts.OnlyCandidate
+	counts := CountPairs(c.Pairs)
+	compared := counts.Total - counts.NotCompared - counts.OnlyBaseline - counts.OnlyCandidate
 	switch {
 	case c.Baseline.Run.Interrupted || c.Candidate.Run.Interrupted:
 		return result.RunInterrupted, "a side was interrupted before every case finished"
@@ -294,8 +297,8 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 		return result.RunFailed, fmt.Sprintf("%d %s changed (--fail-on-change)", n, plural(n, "scenario", "scenarios"))
 	case stopped != "":
 		return result.RunErrored, stopped
-	case c.Counts.NotCompared > 0 && hasErrored(c.Pairs):
-		n := c.Counts.NotCompared
+	case counts.NotCompared > 0 && hasErrored(c.Pairs):
+		n := counts.NotCompared
 		return result.RunErrored, fmt.Sprintf("%d %s could not be compared: a side errored", n, plural(n, "scenario", "scenarios"))
 	case compared == 0:
 		return result.RunEmpty, "nothing was compared: no scenario ran on both sides"

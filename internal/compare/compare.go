@@ -163,6 +163,10 @@ type Side struct {
 	// whose candidate is such a report, as it refuses the report alone.
 	Shard *result.Shard `json:"shard,omitempty"`
 	Rerun *result.Rerun `json:"rerun,omitempty"`
+	// ForcedMerge is the side's run's (result.Result.ForcedMerge): a
+	// report agenttest merge --force wrote of reports that were not the
+	// complete shards of one selection on one target.
+	ForcedMerge []string `json:"forced_merge,omitempty"`
 	// Deployments are the side's deployment evidence (the run report's
 	// form); `agenttest gate` reads the candidate's.
 	Deployments []*result.Deployment `json:"deployments"`
@@ -195,6 +199,18 @@ type Counts struct {
 func (c Counts) Of(cl Class) int {
 	return map[Class]int{Regressed: c.Regressed, Fixed: c.Fixed, Changed: c.Changed, Slower: c.Slower, Faster: c.Faster,
 		Unchanged: c.Unchanged, NotCompared: c.NotCompared, OnlyBaseline: c.OnlyBaseline, OnlyCandidate: c.OnlyCandidate}[cl]
+}
+
+// CountPairs counts pairs by class: the Counts a comparison states, as
+// its pairs give them.
+func CountPairs(pairs []*Pair) Counts {
+	var n Counts
+	for _, p := range pairs {
+		if p != nil {
+			n.add(p.Class)
+		}
+	}
+	return n
 }
 
 func (c *Counts) add(cl Class) {

@@ -40,9 +40,10 @@ import (
 //	            target: {name, build_url, runtime_url, account_id, env,
 //	            embedded}, run: {started, duration_ms, status, interrupted,
 //	            stop}, shard: {index, total, selection, selected},
-//	            rerun: {of, failed, unrun}, deployments: [deployment]}
-//	            (shard and rerun as the side's run report has them; absent
-//	            for a run of the whole selection)
+//	            rerun: {of, failed, unrun}, forced_merge: [string],
+//	            deployments: [deployment]}
+//	            (shard, rerun and forced_merge as the side's run report has
+//	            them; absent for a run of the whole selection)
 //	pair       {file, name, pos: {file, line, col}, class, note, quarantined,
 //	            baseline: outcome, candidate: outcome, changes: [change],
 //	            latency: {baseline_turns, candidate_turns, baseline_median_ms,

@@ -13,8 +13,9 @@
 // when its verdict is derived again; it concluded no longer ago than
 // MaxAge, and no more than MaxSkew ahead of Now; it ran
 // against the same platform and environment as the gate's target, over
-// its whole selection (not one shard, not a rerun of failures; for a
-// comparison, neither its own nor its candidate's); it recorded deployment
+// its whole selection (not one shard, not a rerun of failures, not a
+// merge --force of reports that are not every shard of one selection;
+// for a comparison, neither its own nor its candidate's); it recorded deployment
 // evidence for every agent and environment its cases ran in, unchanged
 // during the run; and
 // the deployment active now in each of those environments is the one it
@@ -62,6 +63,11 @@ type Evidence struct {
 	// comparison whose sides ran with --rerun-failed: it tested an
 	// earlier run's failures again, not the selection.
 	Rerun *result.Rerun
+	// ForcedMerge is set when the report is one agenttest merge --force
+	// wrote of reports that were not every shard of one selection on one
+	// target: it says what the merge overrode. The run is of no one
+	// selection.
+	ForcedMerge []string
 	// Candidate is set for a comparison whose candidate is a stored
 	// report (a side of kind report): what the gate refuses of that
 	// report alone, it refuses through the comparison too.
@@ -92,8 +98,9 @@ type StoredRun struct {
 	Path string
 	// Shard and Rerun are that report's run's (nil for a run of its
 	// whole selection).
-	Shard *result.Shard
-	Rerun *result.Rerun
+	Shard       *result.Shard
+	Rerun       *result.Rerun
+	ForcedMerge []string
 }
 
 // Key names a deployment: an agent in an environment.
@@ -199,12 +206,18 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			refuse("the report reruns %s: it tested those again, not the whole selection; gate the report of a full run", rr.Cases(rr.Of))
 		}
 	}
+	if f := ev.ForcedMerge; len(f) > 0 {
+		refuse("the report was merged with --force of reports that are not every shard of one selection on one target (%s): it vouches for no one selection; gate the report agenttest merge writes, without --force, of every shard of one run", strings.Join(f, "; "))
+	}
 	if c := ev.Candidate; c != nil {
 		if sh := c.Shard; sh != nil && sh.Total > 1 {
 			refuse("the comparison's candidate, report %s, is shard %d of %d: it tested its share of the selection's %d scenarios, not all of them; compare with the report agenttest merge writes of every shard", c.Path, sh.Index, sh.Total, sh.Selected)
 		}
 		if rr := c.Rerun; rr != nil {
 			refuse("the comparison's candidate, report %s, reruns %s: it tested those again, not the whole selection; compare with the report of a full run", c.Path, rr.Cases(rr.Of))
+		}
+		if f := c.ForcedMerge; len(f) > 0 {
+			refuse("the comparison's candidate, report %s, was merged with --force of reports that are not every shard of one selection on one target (%s); compare with the report agenttest merge writes, without --force, of every shard of one run", c.Path, strings.Join(f, "; "))
 		}
 	}
 	switch {
@@ -320,7 +333,7 @@ const (
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, Cases: map[result.Status]int{}}
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{}}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
 			if c != nil {
@@ -391,8 +404,11 @@ func unrecorded(ran []Key, deps []*result.Deployment) []string {
 // rerun; the comparison's own --rerun-failed is its Rerun.
 func FromComparison(path string, c *compare.Comparison) Evidence {
 	cand := c.Candidate
+	// The pairs by class as the pairs give them, not as the file states
+	// them beside: the verdict (Verdict) counts them so too.
+	pairs := compare.CountPairs(c.Pairs)
 	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
-		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &c.Counts}
+		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
 	}
@@ -408,8 +424,8 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		ev.Started = cand.Run.Started
 		ev.Concluded = cand.Run.Started.Add(time.Duration(cand.Run.DurationMS * float64(time.Millisecond)))
 	}
-	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil) {
-		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun}
+	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0) {
+		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
 	}
 	for _, p := range c.Pairs {
 		if p != nil && p.Candidate != nil {

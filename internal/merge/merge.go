@@ -118,6 +118,13 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 			break
 		}
 	}
+	// A forced merge says what it overrode, and so does any merge of a
+	// forced merge's report: `agenttest gate` refuses it, for it is the
+	// run of no one selection.
+	for _, s := range ordered {
+		out.ForcedMerge = append(out.ForcedMerge, s.Result.ForcedMerge...)
+	}
+	out.ForcedMerge = append(out.ForcedMerge, problems...)
 	if len(missing) > 0 {
 		out.Stop = &result.Stop{Kind: StopMissingShards, Reason: "not run: shard " + strings.Join(missing, ", ") + " missing",
 			Cause: fmt.Sprintf("merged without shard %s: their scenarios have no verdict", strings.Join(missing, ", "))}

@@ -87,6 +87,43 @@ func TestShards(t *testing.T) {
 	if len(problems) > 0 || r.Stop == nil || r.Stop.Kind != StopMissingShards || r.RunStatus() != result.RunErrored || !strings.Contains(r.Stop.Reason, "2/3, 3/3") {
 		t.Errorf("forced: problems %v, stop %+v, status %s", problems, r.Stop, r.RunStatus())
 	}
+	if len(r.ForcedMerge) != 1 || !strings.Contains(r.ForcedMerge[0], "shard 2/3, 3/3 missing") {
+		t.Errorf("forced merge %q, want the missing shards", r.ForcedMerge)
+	}
+	if r.Shard != nil {
+		t.Errorf("shard %+v", r.Shard)
+	}
+}
+
+// TestForcedMergeSays: a merge --force of reports that are not every
+// shard of one selection on one target records what it overrode
+// (ForcedMerge), so that agenttest gate refuses it. Two shards of two
+// selections have no shard missing, and their cases all passed: the
+// merged run passed, and nothing in its report told it from the run of a
+// whole selection, while half of each selection went untested. Merging
+// that report again, alone, keeps what the first merge overrode.
+func TestForcedMergeSays(t *testing.T) {
+	t.Parallel()
+	s1 := shard(1, 2, 0, cs(3, result.Passed))
+	s2 := shard(2, 2, time.Second, cs(6, result.Passed))
+	s2.Shard.Selection = "sha256:other"
+	r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{Force: true})
+	if len(problems) > 0 || r.RunStatus() != result.RunPassed {
+		t.Fatalf("problems %v, status %s", problems, r.RunStatus())
+	}
+	if len(r.ForcedMerge) != 1 || !strings.Contains(r.ForcedMerge[0], "2.json ran another selection than 1.json") {
+		t.Errorf("forced merge %q, want the other selection", r.ForcedMerge)
+	}
+	again, problems := Shards([]Input{{"merged.json", r}}, Options{})
+	if len(problems) > 0 || !slices.Equal(again.ForcedMerge, r.ForcedMerge) {
+		t.Errorf("merged again: problems %v, forced merge %q, want %q", problems, again.ForcedMerge, r.ForcedMerge)
+	}
+	// Every shard of one selection, forced or not, merges into a run of
+	// that selection.
+	s2.Shard.Selection = s1.Shard.Selection
+	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{Force: true}); len(r.ForcedMerge) > 0 {
+		t.Errorf("forced merge %q of every shard of one selection", r.ForcedMerge)
+	}
 }
 
 // TestShardEvidenceGaps: a shard that could not read the deployment

@@ -38,6 +38,9 @@ import (
 //	rerun    {of, failed, unrun}  (--rerun-failed runs only: the report
 //	          whose cases the run ran again, how many of them failed or
 //	          errored, and how many its run had left unrun)
+//	forced_merge [string]  (agenttest merge --force runs only: what made
+//	          the reports merged other than every shard of one selection
+//	          on one target; agenttest gate refuses the report)
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
@@ -364,6 +367,9 @@ func WriteJSON(w io.Writer, r *result.Result, opt JSONOptions) error {
 	}
 	if r.Rerun != nil {
 		js.field("rerun", r.Rerun)
+	}
+	if len(r.ForcedMerge) > 0 {
+		js.field("forced_merge", r.ForcedMerge)
 	}
 	js.field("counts", toJSONCounts(s))
 	js.key("files")

@@ -23,6 +23,7 @@ type jsonDoc struct {
 	Deployments []*result.Deployment `json:"deployments"`
 	Shard       *result.Shard        `json:"shard"`
 	Rerun       *result.Rerun        `json:"rerun"`
+	ForcedMerge []string             `json:"forced_merge"`
 	Files       []struct {
 		Path  string     `json:"path"`
 		Suite string     `json:"suite"`
@@ -106,7 +107,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			res.Deployments = append(res.Deployments, d)
 		}
 	}
-	res.Shard, res.Rerun = doc.Shard, doc.Rerun
+	res.Shard, res.Rerun, res.ForcedMerge = doc.Shard, doc.Rerun, doc.ForcedMerge
 	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
 		for j, c := range f.Cases {

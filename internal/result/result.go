@@ -120,6 +120,12 @@ type Result struct {
 	// (--rerun-failed): it tested those cases, not the selection, and
 	// cannot vouch for the whole.
 	Rerun *Rerun `json:"rerun,omitempty"`
+	// ForcedMerge lists, for a run merged with `agenttest merge --force`,
+	// what made its reports other than the complete shards of one
+	// selection on one target (a shard of another selection or target, a
+	// shard given twice or missing, a report that is no shard's): the
+	// merged run is of no one selection, and cannot vouch for one.
+	ForcedMerge []string `json:"forced_merge,omitempty"`
 }
 
 // Rerun records the report a --rerun-failed run ran the failures of.

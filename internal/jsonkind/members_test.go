@@ -1,0 +1,55 @@
+package jsonkind
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestSameMember: an object at one of the paths that names a member
+// twice, as json.Unmarshal matches names (equal, or equal ignoring case
+// with Unicode's folding), is found at its second name; objects
+// elsewhere, strings that hold quotes, brackets and commas, and members
+// of other objects with the same name are not such a member.
+func TestSameMember(t *testing.T) {
+	t.Parallel()
+	paths := [][]any{{}, {"run"}, {"deployments", AnyIndex}}
+	for _, tc := range []struct {
+		name, doc string
+		// path is the member found, "" for none; at is the text the
+		// second name starts with.
+		path, at string
+	}{
+		{"none", `{"run": {"status": "passed"}, "deployments": [{"id": "a", "after_id": "a"}]}`, "", ""},
+		{"the same name", `{"run": {"status": "failed", "status": "passed"}}`, "run.status", `"status": "passed"`},
+		{"another case", `{"deployments": [{"id": "a"}, {"id": "b", "ID": "c"}]}`, "deployments[1].ID", `"ID"`},
+		{"Unicode folding", `{"run": {"status": "failed", "ſtatus": "passed"}}`, "run.ſtatus", `"ſtatus"`},
+		{"an escaped name", `{"deployments": [{"id": "a", "\u0049d": "b"}]}`, "deployments[0].Id", `"\u0049d"`},
+		{"the document", `{"run": {}, "Run": {}}`, "Run", `"Run"`},
+		{"a path spelt in another case", `{"Deployments": [{"id": "a", "Id": "b"}]}`, "Deployments[0].Id", `"Id"`},
+		{"names in strings", `{"run": {"s": "\"status\": {[,\\", "status": "x", "t": ["status", {"status": 1}]}}`, "", ""},
+		{"objects elsewhere", `{"files": [{"metadata": {"Name": 1, "name": 2}}], "run": {"state": {"a": 1, "A": 2}}}`, "", ""},
+		{"one name in two objects", `{"deployments": [{"id": "a"}, {"id": "b"}], "id": "c"}`, "", ""},
+		{"after nested values", `{"deployments": [{"agent": {"x": [1, {"id": 2}]}, "id": "a", "Agent": "b"}]}`, "deployments[0].Agent", `"Agent"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := SameMember([]byte(tc.doc), paths...)
+			if tc.path == "" {
+				if err != nil {
+					t.Fatalf("SameMember: %v", err)
+				}
+				return
+			}
+			var ve *ValueError
+			if !errors.As(err, &ve) {
+				t.Fatalf("SameMember: %v, want a ValueError at %s", err, tc.path)
+			}
+			if got := PathString(ve.Path); got != tc.path {
+				t.Errorf("path %s, want %s", got, tc.path)
+			}
+			if want := int64(strings.LastIndex(tc.doc, tc.at)); ve.Offset != want {
+				t.Errorf("offset %d (%.12q), want %d", ve.Offset, tc.doc[ve.Offset:], want)
+			}
+		})
+	}
+}
