@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // AnyIndex in a path given to SameMember stands for every element of an
@@ -31,7 +29,7 @@ func SameMember(data []byte, paths ...[]any) error {
 		// check is true for an object at one of paths; key is true
 		// where an object expects a member name next.
 		check, key bool
-		// names are the member names seen, folded.
+		// names are the member names seen.
 		names []string
 		// at is the member name or the element index of the value
 		// being read, for the path.
@@ -99,57 +97,28 @@ func SameMember(data []byte, paths ...[]any) error {
 			if !top.check {
 				continue
 			}
-			folded := foldName(name)
 			for _, n := range top.names {
-				if n == folded {
+				if sameMember(n, name) {
 					return &ValueError{Path: here(), Offset: int64(start),
 						Err: errors.New("the object names this member a second time (names compared ignoring case, as agenttest reads them): readers of the document disagree on which value it holds")}
 				}
 			}
-			top.names = append(top.names, folded)
+			top.names = append(top.names, name)
 		}
 	}
 	return nil
 }
 
 // pathMatches reports whether at, the path of a value, is pattern:
-// names equal ignoring case, indices equal or AnyIndex.
+// names as sameMember matches them, indices equal or AnyIndex.
 func pathMatches(pattern, at []any) bool {
 	if len(pattern) != len(at) {
 		return false
 	}
 	for i, p := range pattern {
-		switch p := p.(type) {
-		case string:
-			if n, ok := at[i].(string); !ok || !strings.EqualFold(n, p) {
-				return false
-			}
-		case int:
-			if n, ok := at[i].(int); !ok || (p != AnyIndex && p != n) {
-				return false
-			}
-		default:
+		if _, isIndex := at[i].(int); !(isIndex && p == AnyIndex) && !sameMember(at[i], p) {
 			return false
 		}
 	}
 	return true
-}
-
-// foldName is name folded as encoding/json folds member names to match
-// them to a struct's fields: two names fold alike exactly when
-// strings.EqualFold finds them equal.
-func foldName(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	for _, r := range name {
-		if r < utf8.RuneSelf {
-			if 'a' <= r && r <= 'z' {
-				r -= 'a' - 'A'
-			}
-			b.WriteRune(r)
-			continue
-		}
-		b.WriteRune(unicode.ToUpper(unicode.ToLower(r)))
-	}
-	return b.String()
 }
