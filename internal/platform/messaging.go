@@ -130,6 +130,15 @@ const (
 	// the worker of the case: past the verdict, every second is a
 	// worker's second lost per scenario.
 	messagingCloseGrace = time.Second
+	// maxAccessToken bounds the access token the platform issues. It
+	// travels in the session step's Authorization header and in the
+	// request line of the handshake, which web servers and proxies cap
+	// at 8 to 16 KiB (nginx and Apache at 8 KiB): a longer one reaches
+	// no socket through them. And the session masks it in every form
+	// (setJWT), which costs a few hundred bytes of memory per byte of
+	// the token: a hostile answer of a token as long as a body may be
+	// (16 MiB) would take gigabytes per session.
+	maxAccessToken = 16 << 10
 )
 
 // MessagingStart configures one messaging conversation.
@@ -570,6 +579,9 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	switch {
 	case tok == "":
 		problem = `no "access_token" string in the answer`
+	case len(tok) > maxAccessToken:
+		problem = fmt.Sprintf(`the "access_token" is %d bytes long, more than the %s a token sent in a header and in the socket's URL can be`,
+			len(tok), sizeText(maxAccessToken))
 	case strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		// It would go in the session step's Authorization header,
 		// which net/http refuses to send: the session step would fail
