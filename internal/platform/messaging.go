@@ -130,6 +130,15 @@ const (
 	// the worker of the case: past the verdict, every second is a
 	// worker's second lost per scenario.
 	messagingCloseGrace = time.Second
+	// maxAccessToken bounds the access token the platform issues. It
+	// travels in the session step's Authorization header and in the
+	// request line of the handshake, which web servers and proxies cap
+	// at 8 to 16 KiB (nginx and Apache at 8 KiB): a longer one reaches
+	// no socket through them. And the session masks it in every form
+	// (setJWT), which costs a few hundred bytes of memory per byte of
+	// the token: a hostile answer of a token as long as a body may be
+	// (16 MiB) would take gigabytes per session.
+	maxAccessToken = 16 << 10
 )
 
 // MessagingStart configures one messaging conversation.
@@ -378,7 +387,10 @@ func (m *MessagingSession) SessionID() string { return m.sessionID }
 func (m *MessagingSession) ConversationID() string { return m.conversationID }
 
 // Opening is the opening turn: the history batch and the join's answer.
-func (m *MessagingSession) Opening() *MessagingTurn { return m.opening }
+func (m *MessagingSession) Opening() *MessagingTurn {
+	m.opening.finishReply()
+	return m.opening
+}
 
 // Joined reports whether the agent joined (now or in the history).
 func (m *MessagingSession) Joined() bool { return m.joined }
@@ -464,6 +476,7 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 		// is the turn whose end is awaited.
 		turn = m.opening
 	}
+	defer turn.finishReply()
 	if turn == nil || m.ended || m.closed || m.dropped != nil || m.conn == nil {
 		return turn, nil
 	}
@@ -566,6 +579,9 @@ func (c *Client) messagingToken(ctx context.Context) (string, error) {
 	switch {
 	case tok == "":
 		problem = `no "access_token" string in the answer`
+	case len(tok) > maxAccessToken:
+		problem = fmt.Sprintf(`the "access_token" is %d bytes long, more than the %s a token sent in a header and in the socket's URL can be`,
+			len(tok), sizeText(maxAccessToken))
 	case strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		// It would go in the session step's Authorization header,
 		// which net/http refuses to send: the session step would fail
@@ -945,6 +961,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	if turn == nil {
 		turn = &MessagingTurn{Started: m.c.now()}
 	}
+	defer turn.finishReply()
 	if m.closed {
 		return turn, fmt.Errorf("messaging session %s is closed", m.sessionID)
 	}
@@ -1412,13 +1429,11 @@ func (m *MessagingSession) earlierStream(id string, turn *MessagingTurn) *Messag
 		if t == turn {
 			continue
 		}
-		for j := len(t.Messages) - 1; j >= 0; j-- {
-			if r := &t.Messages[j]; r.ID == id {
-				if r.Streamed {
-					return r
-				}
-				return nil
+		if j := t.stream(id); j >= 0 {
+			if r := &t.Messages[j]; r.Streamed {
+				return r
 			}
+			return nil
 		}
 	}
 	return nil
@@ -1448,7 +1463,14 @@ func (m *MessagingSession) maskSpread(turn *MessagingTurn, r *MessagingReply, e 
 			masked = r.spread.Append(r.Text)
 		}
 		masked = r.spread.Append(e.Text) || masked
-	} else {
+	} else if r.spread == nil || r.spread.Redactor() != red || r.Text != r.spread.String() {
+		// The event replaced the text (a whole message, a stream end's
+		// text for chunks without any), or a key was added. An event
+		// that left it as the last scan did (a stream end without text,
+		// a repeat) adds nothing to scan: scanned again at each, a long
+		// reply followed by many such events cost its length at every
+		// one of them. (The comparison is of one string with itself,
+		// which takes no time.)
 		r.spread = red.Stream()
 		masked = r.spread.Append(r.Text)
 	}

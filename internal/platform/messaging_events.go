@@ -477,6 +477,8 @@ type MessagingTurn struct {
 	Events []MessagingEvent
 	// Reply is the text of the turn's complete agent and live-agent
 	// messages, joined with spaces: what debug chat calls the response.
+	// It is joined when the session hands the turn out (a Send, Opening,
+	// AwaitEnd returns it), and by Exchange.
 	Reply string
 	// Messages are those messages one by one, incomplete streams
 	// included.
@@ -506,6 +508,18 @@ type MessagingTurn struct {
 	// included, against maxMessagingTurnBytes and maxMessagingTurnFrames.
 	received int64
 	frames   int
+
+	// byID is the index in Messages of the last message with each id,
+	// and open the indexes of the streams opened, in order (those
+	// complete since are dropped when they reach the top): stream finds
+	// a message in constant time, where a scan of Messages at each event
+	// made a turn of n messages (a history batch of a long session, or
+	// a hostile one) cost time in n squared.
+	byID map[string]int
+	open []int
+	// replyStale says Reply lags Messages: it is joined once when the
+	// turn is handed out (finishReply), not at each message.
+	replyStale bool
 }
 
 // MessagingReply is one agent or live-agent message.
@@ -602,16 +616,14 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			t.joinReply()
 			return i, !wasComplete, nil
 		}
-		t.Messages = append(t.Messages, MessagingReply{From: from, Name: e.Name, ID: e.MessageID, Text: e.Text, Complete: true, Delayed: e.Delayed})
-		at = len(t.Messages) - 1
+		at = t.appendMessage(MessagingReply{From: from, Name: e.Name, ID: e.MessageID, Text: e.Text, Complete: true, Delayed: e.Delayed})
 	case EventAgentChunk:
 		at = t.stream(e.MessageID)
 		switch {
 		case at >= 0 && t.Messages[at].Complete && e.MessageID != "":
 			return at, false, fmt.Errorf("%s: a chunk of message %s after the message was complete: the platform sent the stream out of order", e.Type, clipID(e.MessageID))
 		case at < 0 || t.Messages[at].Complete:
-			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true})
-			at = len(t.Messages) - 1
+			at = t.appendMessage(MessagingReply{From: from, ID: e.MessageID, Streamed: true})
 		}
 		// The chunk's text is the session's to append, to the stream
 		// that keeps the message's text redacted as it grows
@@ -638,8 +650,7 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 		}
 		switch {
 		case at < 0:
-			t.Messages = append(t.Messages, MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
-			at = len(t.Messages) - 1
+			at = t.appendMessage(MessagingReply{From: from, ID: e.MessageID, Streamed: true, Text: e.Text})
 		case t.Messages[at].contradictedBy(e, false):
 			return at, false, streamMismatch(e, t.Messages[at].Text)
 		case t.Messages[at].Text == "":
@@ -789,16 +800,52 @@ func around(s string, i int) string {
 // stream finds the index of the message with id, or of the last open
 // stream when id is empty; -1 when there is none.
 func (t *MessagingTurn) stream(id string) int {
-	for i := len(t.Messages) - 1; i >= 0; i-- {
-		r := &t.Messages[i]
-		if id != "" && r.ID == id || id == "" && r.Streamed && !r.Complete {
+	if id != "" {
+		if i, ok := t.byID[id]; ok {
 			return i
 		}
+		return -1
+	}
+	// A message is complete for good once it is: the streams completed
+	// since they opened leave the top as they reach it.
+	for n := len(t.open); n > 0; n = len(t.open) {
+		if i := t.open[n-1]; !t.Messages[i].Complete {
+			return i
+		}
+		t.open = t.open[:n-1]
 	}
 	return -1
 }
 
-func (t *MessagingTurn) joinReply() {
+// appendMessage adds r to Messages, and to the indexes stream reads; it
+// returns r's index.
+func (t *MessagingTurn) appendMessage(r MessagingReply) int {
+	at := len(t.Messages)
+	t.Messages = append(t.Messages, r)
+	if r.ID != "" {
+		if t.byID == nil {
+			t.byID = map[string]int{}
+		}
+		t.byID[r.ID] = at
+	}
+	if r.Streamed && !r.Complete {
+		t.open = append(t.open, at)
+	}
+	return at
+}
+
+// joinReply notes that Reply no longer says what the complete messages
+// say; finishReply joins it once the turn is handed out. Joined at each
+// message, a turn of n messages would copy its reply n times.
+func (t *MessagingTurn) joinReply() { t.replyStale = true }
+
+// finishReply joins Reply from the complete messages, when a message
+// changed since it was last joined.
+func (t *MessagingTurn) finishReply() {
+	if t == nil || !t.replyStale {
+		return
+	}
+	t.replyStale = false
 	var parts []string
 	for _, r := range t.Messages {
 		if r.Complete && r.Text != "" {

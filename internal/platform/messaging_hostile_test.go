@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -694,10 +695,13 @@ func TestMessagingTokenCutShortInErrors(t *testing.T) {
 // TestMessagingTokenWithControls: an access token that no header can
 // carry is the access-token step's malformed answer, not a connection
 // lost on the session step (net/http refuses to send the header), and
-// the session step is not tried.
+// the session step is not tried. So is a token longer than any header
+// or request line carries, which the session would otherwise hold in
+// its redactor at a few hundred bytes a byte (gigabytes for a token as
+// long as a body may be).
 func TestMessagingTokenWithControls(t *testing.T) {
 	t.Parallel()
-	type testCase struct{ name, token string }
+	type testCase struct{ name, token, want string }
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		var sessions atomic.Int32
@@ -717,7 +721,7 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		err := openError(c)
 		var re *ResponseError
 		if !errors.As(err, &re) || re.Endpoint != epAccessToken.template || IsTransient(err) ||
-			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" holds control characters`) {
+			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" `+cmp.Or(tc.want, "holds control characters")) {
 			t.Fatalf("got %T %v, want the access-token step's malformed answer", err, err)
 		}
 		if strings.Contains(err.Error(), "PLANTED") || sessions.Load() != 0 {
@@ -725,10 +729,12 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`},
-		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`},
-		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`},
-		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`},
+		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`, ""},
+		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`, ""},
+		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`, ""},
+		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`, ""},
+		{"longer than a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken) + `"`,
+			"is 16428 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

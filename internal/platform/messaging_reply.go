@@ -16,6 +16,7 @@ import (
 // is the session's (MessagingSession.ConversationID) and userInput the
 // text sent ("" for the opening).
 func (t *MessagingTurn) Exchange(sessionID, conversationID, userInput string) *Exchange {
+	t.finishReply()
 	m := &reply.Messaging{
 		SessionID:    sessionID,
 		Events:       make([]reply.Event, len(t.Events)),
