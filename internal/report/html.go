@@ -57,7 +57,7 @@ var htmlTemplate = template.Must(template.Must(template.New("page").Funcs(templa
 	"percent": func(v float64) string { return fmt.Sprintf("%.0f%%", math.Floor(v)) },
 	"pos": func(p diag.Pos) string {
 		p.Col = 0
-		return p.String()
+		return htmlStyle.flat(p.String())
 	},
 	"turn": func(i int) string {
 		if i == 0 {
