@@ -112,3 +112,44 @@ func TestReportPathsAreEscaped(t *testing.T) {
 		})
 	}
 }
+
+// TestReportErrorLinesAreTheirOwn: a report refused for a value no run
+// writes is named in one line per problem; the values the message quotes
+// (here the agent of a deployment whose read_at is not a time) cannot
+// begin a line of their own. Before, the agent was quoted raw, and its
+// line break began an "agenttest: FORGED" line.
+func TestReportErrorLinesAreTheirOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	newCLI(t, repoRoot, examplesEnv(), "run", "examples-failing/restaurant.yaml", "--json", p("run.json")).expect(t, exitFailed)
+	doc, err := os.ReadFile(p("run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatal(err)
+	}
+	deps, _ := v["deployments"].([]any)
+	if len(deps) == 0 {
+		t.Fatalf("the report has no deployments: the test tests nothing")
+	}
+	d := deps[0].(map[string]any)
+	d["agent"], d["read_at"] = "restaurant\nFORGED: gate passed", "yesterday"
+	bad, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p("bad.json"), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"merge", p("bad.json")}, {"gate", p("bad.json")}, {"coverage", p("bad.json")}} {
+		out := newCLI(t, repoRoot, examplesEnv(), args...).expect(t, exitUsage, `restaurant\nFORGED: gate passed`)
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "agenttest: FORGED") {
+				t.Errorf("%s: the agent began a line: %q\n%s", args[0], line, out)
+			}
+		}
+	}
+}
