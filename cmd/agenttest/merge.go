@@ -77,6 +77,7 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 		return err
 	}
 	o.outputs.parsed(f)
+	defer o.outputs.guardCommands(st)()
 	problems := append([]string(nil), f.problems...)
 	if len(paths) == 0 {
 		problems = append(problems, "name the JSON reports of the shards (agenttest run --shard K/N --json FILE)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,10 @@ type outputs struct {
 	// command; docs are the suite files for --cucumber.
 	universe coverage.Universe
 	docs     []report.CucumberDoc
+
+	// resume ends guardCommands' pause of workflow commands; nil when
+	// none is in force.
+	resume func()
 }
 
 func (o *outputs) register(f *flags, cucumber bool) {
@@ -381,6 +386,33 @@ func (o *outputs) readDocsOf(st *State, res *result.Result, cmd string) error {
 	return o.readDocs(st, plan)
 }
 
+// guardCommands pauses the Actions runner's workflow commands for what
+// the command prints from now on, when GitHub's outputs are on, and
+// returns what resumes them (a no-op once write has). The runner obeys a
+// line of a step's output that starts, after blanks, with `::` (and, in
+// the older syntax, one holding `##[` anywhere): a reply, a node name or
+// an error body in a failure's diff or a -v transcript could otherwise
+// raise annotations of its own, mask words of the log (`::add-mask::`),
+// or switch off the run's own annotations (`::stop-commands::`). The
+// runner's own remedy is used: `::stop-commands::TOKEN` before, `::TOKEN::`
+// after, with a token nobody could know when the text was written.
+func (o *outputs) guardCommands(st *State) (resume func()) {
+	if !o.githubOn(st) {
+		return func() {}
+	}
+	token := "agenttest-" + rand.Text()
+	fmt.Fprintf(st.Stdout, "::stop-commands::%s\n", token)
+	o.resume = func() {
+		fmt.Fprintf(st.Stdout, "::%s::\n", token)
+		o.resume = nil
+	}
+	return func() {
+		if o.resume != nil {
+			o.resume()
+		}
+	}
+}
+
 // write writes the Cucumber file and GitHub's outputs of a concluded run.
 // Annotations go to stdout, where the Actions runner reads them; the
 // summary is appended to $GITHUB_STEP_SUMMARY when it is set.
@@ -393,6 +425,10 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 	}
 	if !o.githubOn(st) {
 		return errs
+	}
+	// The annotations are the run's own commands: the runner obeys them.
+	if o.resume != nil {
+		o.resume()
 	}
 	if err := report.WriteGitHubAnnotations(st.Stdout, res); err != nil {
 		errs = append(errs, err)

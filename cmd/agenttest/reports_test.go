@@ -104,7 +104,7 @@ func TestGitHubInterruptedRun(t *testing.T) {
 	}
 	out := c.expect(t, exitInterrupted)
 	const why = "the run was stopped before every case finished (cancelled by a signal or a deadline): "
-	first, rest, _ := strings.Cut(out[strings.Index(out, "::"):], "\n")
+	first, rest, _ := strings.Cut(out[strings.Index(out, "::error"):], "\n")
 	if !strings.HasPrefix(first, "::error title=agenttest run interrupted::"+why) || !strings.HasSuffix(first, " scenarios not run; the verdicts of the others stand") {
 		t.Errorf("the first annotation does not say the run was interrupted: %s", first)
 	}

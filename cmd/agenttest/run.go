@@ -322,6 +322,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if err := o.Validate(); err != nil {
 		return fl.attribute(err)
 	}
+	defer o.outputs.guardCommands(st)()
 	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
 		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
 	}

@@ -98,5 +98,5 @@ func reachText(r Reach) string {
 	if r.Turn == 0 {
 		turn = "greeting"
 	}
-	return strings.TrimSpace(fmt.Sprintf("%s %s (%s)", pos, escape.Line(r.Case), turn))
+	return strings.TrimSpace(fmt.Sprintf("%s %s (%s)", escape.Line(pos.String()), escape.Line(r.Case), turn))
 }

@@ -298,7 +298,7 @@ func (d detail) writeConfirmations(a *result.Attempt, indent string) {
 		if c.Reads > 1 {
 			s += fmt.Sprintf(" (%d reads, %s)", c.Reads, formatDuration(c.Duration))
 		}
-		d.line(indent+"  ", d.st.oneLine(s))
+		d.line(indent+"  ", d.st.flat(s))
 	}
 }
 
@@ -403,16 +403,16 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 			facts = append(facts, "node: "+v.Node)
 		}
 		if len(facts) > 0 {
-			d.line(info, d.st.oneLine(strings.Join(facts, " · ")))
+			d.line(info, d.st.flat(strings.Join(facts, " · ")))
 		}
 		if ch := stateChanges(prev, v.State); len(ch) > 0 {
-			d.line(info, d.st.oneLine("state: "+strings.Join(ch, ", ")))
+			d.line(info, d.st.flat("state: "+strings.Join(ch, ", ")))
 		}
 		if v.State != nil {
 			prev = v.State
 		}
 		if v.Handoff != "" {
-			d.line(info, d.st.paint(sgrYellow, d.st.oneLine("handoff → "+v.Handoff)))
+			d.line(info, d.st.paint(sgrYellow, d.st.flat("handoff → "+v.Handoff)))
 		}
 		if v.Delayed {
 			d.line(info, "delayed response")

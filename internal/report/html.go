@@ -57,7 +57,7 @@ var htmlTemplate = template.Must(template.Must(template.New("page").Funcs(templa
 	"percent": func(v float64) string { return fmt.Sprintf("%.0f%%", math.Floor(v)) },
 	"pos": func(p diag.Pos) string {
 		p.Col = 0
-		return p.String()
+		return htmlStyle.flat(p.String())
 	},
 	"turn": func(i int) string {
 		if i == 0 {
@@ -190,20 +190,23 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 		CSP:       htmlCSP,
 		CSS:       template.CSS(htmlCSS),
 		Status:    string(r.RunStatus()),
-		Why:       statusWhy(r, s),
+		Why:       htmlStyle.flat(statusWhy(r, s)),
 		Summary:   s,
 		Started:   r.Started,
 		Duration:  r.Duration,
 		Generated: opt.Generated,
 		Cases:     s.Total,
 	}
+	// The target is what a config file or, read back by merge and
+	// compare, a report chose: shown as the console shows it.
 	if h.Title == "" {
-		h.Title = "agenttest: " + describeTarget(r.Target)
+		h.Title = htmlStyle.flat("agenttest: " + describeTarget(r.Target))
 	}
 	t := r.Target
 	for _, f := range []htmlFact{{"target", t.Name}, {"environment", t.Env}, {"build API", t.BuildURL},
 		{"runtime API", t.RuntimeURL}, {"account", t.AccountID}} {
 		if f.Value != "" {
+			f.Value = htmlStyle.flat(f.Value)
 			h.Target = append(h.Target, f)
 		}
 	}
@@ -211,7 +214,7 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 		h.Target = append(h.Target, htmlFact{"platform", "embedded simulator"})
 	}
 	if r.Stop != nil {
-		h.Stop = stopLine(r.Stop)
+		h.Stop = htmlStyle.flat(stopLine(r.Stop))
 	}
 	h.Pacing = PacingLine(r)
 	h.Deployments = deploymentFacts(r.Deployments)

@@ -152,7 +152,7 @@ func htmlFiles(r *result.Result) []htmlFile {
 	out := []htmlFile{}
 	for _, f := range r.Files {
 		if f != nil {
-			out = append(out, htmlFile{Path: f.Path, Suite: htmlStyle.flat(f.Suite)})
+			out = append(out, htmlFile{Path: htmlStyle.flat(f.Path), Suite: htmlStyle.flat(f.Suite)})
 		}
 	}
 	return out
@@ -198,7 +198,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 	hc := htmlCase{
 		File:       fi,
 		Name:       htmlStyle.flat(c.Name),
-		Pos:        casePos(f, c),
+		Pos:        htmlStyle.flat(casePos(f, c)),
 		Status:     c.Status.String(),
 		Kinds:      []string{caseKind(c)},
 		DurationMS: millis(c.Duration),
@@ -294,7 +294,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		if t == nil {
 			continue
 		}
-		ht := htmlTurn{Index: t.Index, Pos: t.Pos.String(), Say: htmlStyle.oneLine(t.Say), LatencyMS: millis(t.Latency)}
+		ht := htmlTurn{Index: t.Index, Pos: htmlStyle.flat(t.Pos.String()), Say: htmlStyle.oneLine(t.Say), LatencyMS: millis(t.Latency)}
 		v := viewTurn(t.Reply())
 		switch {
 		case !v.HasResult:

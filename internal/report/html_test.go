@@ -192,7 +192,9 @@ func hostileResult() *result.Result {
 // state key, a handoff destination) and what a suite named reach the
 // page with their controls written as the console and JUnit write them
 // (internal/escape), in the case list's data and in the coverage and
-// comparison sections alike. Before, the data carried the trace, node,
+// comparison sections alike, and the header's title, target facts and
+// stop, which merge and compare read back from a report. Before, the
+// header carried the target raw, and the data carried the trace, node,
 // state and handoff raw, the reply with its \r and bidi override, and
 // the sections every name and node raw, escape sequences included.
 func TestHTMLControlText(t *testing.T) {
@@ -220,6 +222,9 @@ func TestHTMLControlText(t *testing.T) {
 			}}}}}
 	}
 	base, r := run("greet", "hello"), run(evil, evil)
+	// The header: the page's title, the target's facts, the stop.
+	r.Target = result.Target{Name: evil, Env: evil, BuildURL: evil, RuntimeURL: evil, AccountID: evil}
+	r.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: evil}
 	bc := base.Files[0].Cases[0]
 	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
 	cmp := compare.Build(

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -404,6 +407,70 @@ func TestHumanEscapesRunText(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			run(t, tc)
+		})
+	}
+}
+
+// TestTranscriptFactsStayOnTheirLine: the one-line facts of a transcript
+// (the trace, the current node, the state keys, a handoff's destination,
+// a Messaging turn's event types, system messages, handoff and end
+// reason, a confirmation's summary) are what a server chose. A line break
+// in one is written \n, on the fact's indented line, in the console (-v)
+// and in JUnit's body alike. Before, it was obeyed: the rest of the value
+// began a line of its own at column 0, where it could forge a line of the
+// run's ("status: passed") or a workflow command the Actions runner obeys.
+func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
+	t.Parallel()
+	const forged = "x\n::error::FORGED\nstatus: passed"
+	debugTurn := func(meta map[string]any) *result.Turn {
+		var md reply.Metadata
+		raw := mustJSON(meta)
+		if err := json.Unmarshal(raw, &md); err != nil {
+			t.Fatal(err)
+		}
+		return &result.Turn{Index: 1, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 5},
+			Result: (&reply.TurnResult{Response: "ok", RawMetadata: raw}).SetMetadata(md)}
+	}
+	msg := func(m *reply.Messaging) *result.Turn { return msgTurn(1, 4, "hi", "ok", "conv-1", 0, m) }
+	for name, tc := range map[string]struct {
+		turn    *result.Turn
+		confirm *result.Confirmation
+	}{
+		"node":                 {turn: debugTurn(map[string]any{"currentNode": forged})},
+		"trace":                {turn: debugTurn(map[string]any{"nodeTrace": []string{"start", forged}})},
+		"state key":            {turn: debugTurn(map[string]any{"state": map[string]any{forged: 1}})},
+		"handoff destination":  {turn: debugTurn(map[string]any{"handoffDestination": forged})},
+		"event type":           {turn: msg(&reply.Messaging{Events: []reply.Event{ev("1", forged, "")}})},
+		"system message":       {turn: msg(&reply.Messaging{System: []reply.SystemMessage{{Level: "INFO", Text: forged}}})},
+		"system message level": {turn: msg(&reply.Messaging{System: []reply.SystemMessage{{Level: forged, Text: "hi"}}})},
+		"messaging handoff":    {turn: msg(&reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: forged, Joined: true, LiveAgent: forged}})},
+		"end reason":           {turn: msg(&reply.Messaging{SessionEnded: true, EndReason: forged})},
+		"confirmation":         {turn: debugTurn(map[string]any{}), confirm: &result.Confirmation{Kind: result.ConfirmConversation, Subject: forged, Found: true, Summary: forged}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := &result.Attempt{Number: 1, Status: result.Failed, Turns: []*result.Turn{tc.turn},
+				Failures: []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text", Expected: "hello", Actual: "ok"}}}
+			if tc.confirm != nil {
+				a.Confirmations = []*result.Confirmation{tc.confirm}
+			}
+			r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: []*result.Case{{Name: "a", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3},
+				Status: result.Failed, Attempts: []*result.Attempt{a}}}}}}
+			var console, junit bytes.Buffer
+			replay(NewHuman(&console, HumanOptions{Verbose: true}), r)
+			if err := WriteJUnit(&junit, r); err != nil {
+				t.Fatal(err)
+			}
+			for what, out := range map[string]string{"console": console.String(), "junit": junit.String()} {
+				for i, line := range strings.Split(out, "\n") {
+					if l := strings.TrimSpace(line); strings.HasPrefix(l, "::error::FORGED") || strings.HasPrefix(l, "status: passed") {
+						t.Errorf("%s line %d is the server's: %q\n%s", what, i+1, line, out)
+					}
+				}
+				if !strings.Contains(out, `x\n::error::FORGED\nstatus: passed`) {
+					t.Errorf("%s does not show the value escaped:\n%s", what, out)
+				}
+			}
 		})
 	}
 }

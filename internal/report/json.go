@@ -149,7 +149,9 @@ import (
 // the conversation. request, response and metadata are the JSON exchanged
 // with the platform, embedded as JSON on one line, as received (compacted
 // when it spanned lines; null when absent). A body that was not valid JSON is
-// embedded as a JSON string holding its text, so the document stays valid.
+// embedded as a JSON string holding its text, so the document stays valid;
+// so is one nested deeper than 200 levels (maxBodyDepth), so that every
+// reader of the report (jq 1.6 stops at 256 levels) reads it.
 // Inside a body's strings, a byte that is not UTF-8 and an escaped lone
 // surrogate ("\ud800") are written \ufffd, which is what a reader decoding
 // the body as received gets for them; the document is UTF-8, and jq, which
@@ -794,17 +796,49 @@ func toJSONFailure(f assert.Failure) jsonFailure {
 	}
 }
 
+// maxBodyDepth bounds the nesting of a body embedded as JSON. A reader
+// meets the body's levels on top of the report's own (about ten): jq 1.6
+// refuses a document nested deeper than 256 levels, Python's json module
+// one deeper than about 1000, and encoding/json, which every command that
+// reads a report back uses, one deeper than 10000. A platform that nested
+// its reply deeper would make the report of a run that passed unreadable
+// to agenttest merge, gate, compare, history and coverage.
+const maxBodyDepth = 200
+
 // rawJSON embeds a body as JSON when it is JSON, as a JSON string of its
-// text when it is not (a proxy's HTML error page), and as null when empty.
+// text when it is not (a proxy's HTML error page) or is nested deeper than
+// maxBodyDepth, and as null when empty.
 func rawJSON(b []byte) json.RawMessage {
 	if len(b) == 0 {
 		return nil
 	}
-	if json.Valid(b) {
+	if json.Valid(b) && jsonDepth(b) <= maxBodyDepth {
 		return json.RawMessage(utf8Strings(b))
 	}
 	s, _ := json.Marshal(string(b)) // marshalling a string cannot fail
 	return s
+}
+
+// jsonDepth is how deeply valid JSON nests its arrays and objects: 0 for
+// a scalar, 1 for [1], 2 for {"a":[1]}.
+func jsonDepth(raw []byte) int {
+	depth, deepest := 0, 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case inString && c == '\\':
+			i++ // the escaped character, or the u of \uXXXX
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // utf8Strings returns raw, valid JSON, with \ufffd in place of every byte

@@ -21,10 +21,10 @@ func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 				types[i] += " (replayed)"
 			}
 		}
-		d.line(indent, d.st.oneLine("events: "+strings.Join(types, " → ")))
+		d.line(indent, d.st.flat("events: "+strings.Join(types, " → ")))
 	}
 	for _, s := range m.System {
-		line := d.st.oneLine(fmt.Sprintf("system message [%s]: %s", s.Level, s.Text))
+		line := d.st.flat(fmt.Sprintf("system message [%s]: %s", s.Level, s.Text))
 		if s.IsError() {
 			line = d.st.paint(sgrYellow, line)
 		}
@@ -42,7 +42,7 @@ func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 			}
 			s += ")"
 		}
-		d.line(indent, d.st.paint(sgrYellow, d.st.oneLine(s)))
+		d.line(indent, d.st.paint(sgrYellow, d.st.flat(s)))
 	}
 	// A holding message the platform flagged, as debug chat's transcript
 	// shows delayedResponse: read from the events, which the JSON report
@@ -68,7 +68,7 @@ func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 		if m.EndReason != "" {
 			s += " (" + m.EndReason + ")"
 		}
-		d.line(indent, d.st.paint(sgrYellow, d.st.oneLine(s)))
+		d.line(indent, d.st.paint(sgrYellow, d.st.flat(s)))
 	}
 }
 

@@ -89,11 +89,11 @@ func (d *Deployment) UnmarshalJSON(b []byte) error {
 	}
 	read, err := parseTime(w.ReadAt)
 	if err != nil {
-		return fmt.Errorf("deployment of %s: read_at: %w", w.Agent, err)
+		return fmt.Errorf("deployment of %q: read_at: %w", w.Agent, err)
 	}
 	after, err := parseTime(w.AfterReadAt)
 	if err != nil {
-		return fmt.Errorf("deployment of %s: after_read_at: %w", w.Agent, err)
+		return fmt.Errorf("deployment of %q: after_read_at: %w", w.Agent, err)
 	}
 	*d = Deployment{Agent: w.Agent, Env: w.Env, ID: w.ID, Version: w.Version, ReadAt: read,
 		After: w.AfterID, AfterVersion: w.AfterVersion, AfterReadAt: after, Note: w.Note}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// workflowPlatform is a debug-chat server whose every text is a workflow
+// command of GitHub Actions: the reply (one command a line, indented as
+// the console indents them, and in the older ##[ syntax), the node, the
+// trace, a state key and the conversation id. Agent "down" answers 500
+// with commands in its body.
+func workflowPlatform(t *testing.T) *httptest.Server {
+	const reply = "Table booked.\n::stop-commands::pwned\n  ::error file=app.go,line=1::forged by the agent\n" +
+		"::add-mask::booked\nsee ##[warning]old syntax\n::pwned::"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		if len(parts) < 4 || parts[1] != "agents" {
+			http.NotFound(w, r)
+			return
+		}
+		if parts[2] == "down" {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "oops\n::error::forged by the body ##[error]again")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"conversationId": "conv-1\n::error::forged by the id", "userInput": "", "response": reply,
+			"metadata": map[string]any{"currentNode": "Booking\n::error::forged by the node",
+				"nodeTrace": []string{"Greeting\n::warning::forged by the trace"},
+				"state":     map[string]any{"k\n::notice::forged by a key": "v"}},
+			"conversationEnded": false, "delayedResponse": false,
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const workflowSuite = `suite: workflow commands
+scenarios:
+  - name: books a table
+    agent: a
+    turns:
+      - say: hi
+        expect: {response: "Table booked.", node: Greeting}
+  - name: platform down
+    agent: down
+    turns:
+      - say: hi
+`
+
+// obeyedCommands reads a step's output as the Actions runner does
+// (actions/runner ActionCommand.TryParseV2 and TryParse, and
+// ActionCommandManager's stop-commands): a line whose text, after
+// leading blanks, is ::name ...::, or which holds ##[name ...] anywhere,
+// is a command unless commands are stopped, when only ::TOKEN:: (the
+// stop's token) is. It returns the commands obeyed, as written.
+func obeyedCommands(out string) []string {
+	registered := []string{"error", "warning", "notice", "debug", "add-mask", "stop-commands", "group", "endgroup", "echo",
+		"set-output", "save-state", "add-matcher", "remove-matcher", "set-env", "add-path"}
+	name := func(line string) string {
+		l := strings.TrimLeft(line, " \t")
+		if rest, ok := strings.CutPrefix(l, "::"); ok {
+			if info, _, ok := strings.Cut(rest, "::"); ok {
+				n, _, _ := strings.Cut(info, " ")
+				return n
+			}
+		}
+		if _, rest, ok := strings.Cut(line, "##["); ok {
+			if info, _, ok := strings.Cut(rest, "]"); ok {
+				n, _, _ := strings.Cut(info, " ")
+				n, _, _ = strings.Cut(n, ";")
+				return n
+			}
+		}
+		return ""
+	}
+	var obeyed []string
+	stopToken := ""
+	for _, line := range strings.Split(out, "\n") {
+		n := name(line)
+		switch {
+		case n == "":
+		case stopToken != "":
+			if n == stopToken {
+				stopToken = ""
+			}
+		case slices.Contains(registered, n):
+			obeyed = append(obeyed, line)
+			if n == "stop-commands" {
+				_, stopToken, _ = strings.Cut(strings.TrimLeft(line, " \t"), "::stop-commands::")
+			}
+		}
+	}
+	return obeyed
+}
+
+// TestWorkflowCommandsFromThePlatformAreNotObeyed: on GitHub Actions the
+// runner obeys workflow commands anywhere in a step's output, and a -v
+// transcript, a failure's diff or an error line shows what the platform
+// sent. agenttest run and agenttest merge stop the runner's commands
+// before they print it and resume them for their own annotations, so the
+// runner obeys those and nothing else: no annotation forged by the agent,
+// no word of the log masked, and the run's own annotations not switched
+// off by the agent's ::stop-commands::. Before, the runner obeyed the
+// reply's commands, which switched off the run's annotations.
+func TestWorkflowCommandsFromThePlatformAreNotObeyed(t *testing.T) {
+	t.Parallel()
+	srv := workflowPlatform(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(workflowSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_RUNTIME_URL": srv.URL,
+		"AGENTTEST_ACCOUNT_ID": "acc-1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_RUNTIME_KEY": "runtime-key-0123456789",
+		"GITHUB_ACTIONS": "true"}
+	report := filepath.Join(dir, "result.json")
+	check := func(t *testing.T, c *cli, code int) {
+		t.Helper()
+		if got := c.run(t); got != code {
+			t.Fatalf("exit %d, want %d\n%s", got, code, c.stdout.String()+c.stderr.String())
+		}
+		out := c.stdout.String() + c.stderr.String()
+		if !strings.Contains(out, "forged by the agent") || !strings.Contains(out, "forged by the node") || !strings.Contains(out, "forged by the body") {
+			t.Fatalf("the platform's text is not in the output: the test tests nothing\n%s", out)
+		}
+		obeyed := obeyedCommands(out)
+		var own []string
+		for i, cmd := range obeyed {
+			switch {
+			case strings.HasPrefix(cmd, "::error file=w.yaml,"):
+				own = append(own, cmd)
+			case i == 0 && strings.HasPrefix(cmd, "::stop-commands::agenttest-"):
+			default:
+				t.Errorf("the runner obeys the platform's command %q", cmd)
+			}
+		}
+		// The run's own: the failed check (two broken expectations)
+		// and the errored case.
+		if len(own) != 3 {
+			t.Errorf("the runner obeys %d of the run's annotations, want 3:\n%s", len(own), strings.Join(obeyed, "\n"))
+		}
+		if len(obeyed) == 0 || !strings.HasPrefix(obeyed[0], "::stop-commands::agenttest-") {
+			t.Errorf("the output does not open with a stop of commands:\n%s", strings.Join(obeyed, "\n"))
+		}
+		if first, _, _ := strings.Cut(c.stdout.String(), "\n"); !strings.HasPrefix(first, "::stop-commands::") {
+			t.Errorf("the first line is %q, not the stop of commands", first)
+		}
+	}
+	t.Run("run", func(t *testing.T) {
+		check(t, newCLI(t, dir, env, "run", "-v", ".", "--json", report), exitFailed)
+	})
+	t.Run("merge", func(t *testing.T) {
+		check(t, newCLI(t, dir, env, "merge", "-v", report), exitFailed)
+	})
+}
