@@ -114,8 +114,9 @@ type Rejection struct {
 	// other reasons.
 	Err error `json:"-"`
 	// Type and ConversationID are read from the unverified body, when it
-	// parses: they say which confirmation the rejection concerns, and must
-	// not be trusted for anything else.
+	// parses (a conversation id that is a number as its JSON text), and
+	// clipped to maxRejectedField bytes: they say which confirmation the
+	// rejection concerns, and must not be trusted for anything else.
 	Type           string    `json:"type,omitempty"`
 	ConversationID string    `json:"conversation_id,omitempty"`
 	ReceivedAt     time.Time `json:"received_at"`
@@ -216,7 +217,8 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	env, parseErr := parse(body)
 	if parseErr != nil {
-		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), Type: env.Type, ReceivedAt: now})
+		typ, conv := readUnverified(body)
+		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), Type: typ, ConversationID: conv, ReceivedAt: now})
 		return
 	}
 	ev := Event{
@@ -532,17 +534,21 @@ func clip(s string) string {
 	return s[:n] + clipMark
 }
 
-// readUnverified reads the type and conversation id of a body that failed
-// verification, for its rejection, and nothing else: an unsigned body is
-// anyone's, and decoding its data whole (as parse does a signed one)
-// would cost many times its size, for each of the connections a flood
-// keeps open. A member that is not a string reads as absent.
+// readUnverified reads the type and conversation id of a body that was
+// rejected (its signature failed, or it is signed but no event), for its
+// rejection, and nothing else: an unsigned body is anyone's, and decoding
+// its data whole (as parse does a signed one) would cost many times its
+// size, for each of the connections a flood keeps open. A type that is
+// not a string reads as absent; a conversation id that is a number reads
+// as its JSON text, so that a signed event whose id is this
+// conversation's, as a number, is known to be the platform's, sent
+// malformed (parse refuses it).
 func readUnverified(body []byte) (typ, conversationID string) {
 	var u struct {
 		Type string `json:"type"`
 		Data struct {
-			ConversationID      string `json:"conversation_id"`
-			ConversationIDCamel string `json:"conversationId"`
+			ConversationID      json.RawMessage `json:"conversation_id"`
+			ConversationIDCamel json.RawMessage `json:"conversationId"`
 		} `json:"data"`
 	}
 	// A member of another type is skipped and the rest still read
@@ -552,10 +558,29 @@ func readUnverified(body []byte) (typ, conversationID string) {
 			return "", ""
 		}
 	}
-	if u.Data.ConversationID != "" {
-		return u.Type, u.Data.ConversationID
+	if id := idText(u.Data.ConversationID); id != "" {
+		return u.Type, id
 	}
-	return u.Type, u.Data.ConversationIDCamel
+	return u.Type, idText(u.Data.ConversationIDCamel)
+}
+
+// idText reads an id member: a string, or a number as its JSON text; ""
+// for another JSON type or none.
+func idText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return ""
+		}
+		return s
+	case c == '-' || c >= '0' && c <= '9':
+		return string(raw)
+	}
+	return ""
 }
 
 func parse(body []byte) (envelope, error) {
