@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/agenttest/agenttest/internal/config"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/report"
@@ -223,7 +224,8 @@ func (l *lineWriter) line(s string) {
 }
 
 // eventLine prints a verified event. Its fields are still server text:
-// any that is not plain printable text is quoted.
+// any that is not plain printable text is quoted, and its data has the
+// characters that drive a terminal escaped.
 func eventLine(ev webhook.Event) string {
 	var b strings.Builder
 	b.WriteString(ev.ReceivedAt.UTC().Format(time.RFC3339))
@@ -235,8 +237,10 @@ func eventLine(ev webhook.Event) string {
 		b.WriteString(" env=" + plain(ev.Environment))
 	}
 	if data, err := json.Marshal(ev.Data); err == nil && len(ev.Data) > 0 {
-		b.WriteString(" ")
-		b.Write(data)
+		// JSON escapes the C0 controls only: a bidirectional override,
+		// a C1 control or DEL in what a caller said would reach the
+		// terminal raw.
+		b.WriteString(" " + escape.Line(string(data)))
 	}
 	return b.String()
 }

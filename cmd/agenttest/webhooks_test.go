@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -15,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
+	"github.com/agenttest/agenttest/internal/webhook"
 )
 
 // waitFor polls the buffer until it matches re or the deadline passes.
@@ -203,5 +207,79 @@ scenarios:
 				t.Errorf("endpoints after the run: %+v, %v", list, err)
 			}
 		})
+	}
+}
+
+// TestWebhooksListenEscapesEventData: a verified event's data is the
+// platform's text, which may carry what a caller said: a bidirectional
+// override, a C1 control (CSI) or DEL in it is printed as Go escapes it,
+// never raw, as everything else a server chose is. JSON encoding escapes
+// only the C0 controls. The front server passes everything to the
+// simulator and keeps the signing secret of the registration it relays,
+// so the test can sign a delivery of its own.
+func TestWebhooksListenEscapesEventData(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 4, Webhooks: sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1}})
+	target, err := url.Parse(s.BuildURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := make(chan string, 1)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(res *http.Response) error {
+		if res.Request.Method != http.MethodPost || res.Request.URL.Path != "/v1/webhooks/endpoints" {
+			return nil
+		}
+		body, err := io.ReadAll(res.Body)
+		if err != nil {
+			return err
+		}
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		var ep struct {
+			Secret string `json:"signing_secret"`
+		}
+		if json.Unmarshal(body, &ep) == nil && ep.Secret != "" {
+			secrets <- ep.Secret
+		}
+		return nil
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	env := simEnv(s)
+	env["AGENTTEST_BUILD_URL"] = front.URL
+	c := newCLI(t, "testdata/pass", env, "webhooks", "listen", "--listen", "127.0.0.1:0")
+	done := make(chan int, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done <- exitCode(run(ctx, c.st), c.stderr)
+	}()
+	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
+	secret := <-secrets
+
+	body := `{"id":"evt_text","type":"handoff.created","data":{"conversation_id":"c-text","handoff_reason":"caller said: \u202eevil\u202c \u009b2J \u007f \u2066x\u2069"}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
+	}
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
+	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069") {
+		t.Errorf("the event's text reached the terminal raw:\n%q", out)
+	}
+
+	c.sigs <- struct{}{}
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, c.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("listener did not stop on interrupt")
 	}
 }

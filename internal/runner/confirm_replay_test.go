@@ -148,6 +148,11 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 		{"junk naming no conversation", "conv-rejected-3", func(string) {
 			deliver(t, hs, rcv, `not an event`, "whsec_not_the_registered_one_0123")
 		}, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-3 arrived: 1 delivery rejected`},
+		// A signed body whose conversation id is this conversation's,
+		// as a JSON number: the platform sent the event, malformed.
+		{"signed, the conversation id a number", "4242", func(conv string) {
+			deliver(t, hs, rcv, `{"type":"conversation.completed","data":{"conversation_id":`+conv+`,"environment":"sandbox"}}`, secret)
+		}, result.Errored, "1 delivery rejected: signed body is not an event: data.conversation_id is a number, want a string"},
 		// A rejected delivery of an earlier conversation with the same id
 		// came before this attempt began: not this conversation's.
 		{"rejected before the attempt", "conv-rejected-4", nil, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-4 arrived`},

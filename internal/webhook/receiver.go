@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/brand"
 )
@@ -113,8 +114,9 @@ type Rejection struct {
 	// other reasons.
 	Err error `json:"-"`
 	// Type and ConversationID are read from the unverified body, when it
-	// parses: they say which confirmation the rejection concerns, and must
-	// not be trusted for anything else.
+	// parses (a conversation id that is a number as its JSON text), and
+	// clipped to maxRejectedField bytes: they say which confirmation the
+	// rejection concerns, and must not be trusted for anything else.
 	Type           string    `json:"type,omitempty"`
 	ConversationID string    `json:"conversation_id,omitempty"`
 	ReceivedAt     time.Time `json:"received_at"`
@@ -197,7 +199,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	secret := r.secret
 	r.mu.Unlock()
-	env, parseErr := parse(body)
 	if secret == "" {
 		// Not an attack and not the platform's fault: the endpoint was
 		// registered but the secret is not set here yet. A 503 makes the
@@ -210,11 +211,14 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if errors.Is(err, ErrNoSignature) {
 			reason = "missing " + r.sig + " header"
 		}
-		r.reject(w, http.StatusUnauthorized, Rejection{Reason: reason, Err: err, Type: env.Type, ConversationID: env.conversationID(), ReceivedAt: now})
+		typ, conv := readUnverified(body)
+		r.reject(w, http.StatusUnauthorized, Rejection{Reason: reason, Err: err, Type: typ, ConversationID: conv, ReceivedAt: now})
 		return
 	}
+	env, parseErr := parse(body)
 	if parseErr != nil {
-		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), Type: env.Type, ReceivedAt: now})
+		typ, conv := readUnverified(body)
+		r.reject(w, http.StatusBadRequest, Rejection{Reason: "signed body is not an event: " + parseErr.Error(), Type: typ, ConversationID: conv, ReceivedAt: now})
 		return
 	}
 	ev := Event{
@@ -257,6 +261,10 @@ func (r *Receiver) store(ev Event) bool {
 }
 
 func (r *Receiver) reject(w http.ResponseWriter, status int, rej Rejection) {
+	// What a rejection keeps of its body is bounded, as the number of
+	// rejections is: a forged 1 MiB type would otherwise be kept whole,
+	// a gigabyte for the rejections a flood of them fills.
+	rej.Type, rej.ConversationID = clip(rej.Type), clip(rej.ConversationID)
 	r.mu.Lock()
 	if len(r.rejected) >= r.opts.MaxRejected {
 		n := copy(r.rejected, r.rejected[1:])
@@ -501,6 +509,78 @@ func (e envelope) conversationID() string {
 		return s
 	}
 	return e.str("conversationId")
+}
+
+// maxRejectedField bounds the type and the conversation id a rejection
+// keeps from its body; longer ones are cut and end in clipMark. Event
+// names and conversation ids are far shorter, so a clipped one names no
+// event and no conversation.
+const maxRejectedField = 256
+
+// clipMark ends a clipped field.
+const clipMark = "...(clipped)"
+
+// clip returns s, or, when longer than maxRejectedField bytes, a copy of
+// its start (cut at a character's start) followed by clipMark: the copy
+// holds none of the body's memory.
+func clip(s string) string {
+	if len(s) <= maxRejectedField {
+		return s
+	}
+	n := maxRejectedField
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + clipMark
+}
+
+// readUnverified reads the type and conversation id of a body that was
+// rejected (its signature failed, or it is signed but no event), for its
+// rejection, and nothing else: an unsigned body is anyone's, and decoding
+// its data whole (as parse does a signed one) would cost many times its
+// size, for each of the connections a flood keeps open. A type that is
+// not a string reads as absent; a conversation id that is a number reads
+// as its JSON text, so that a signed event whose id is this
+// conversation's, as a number, is known to be the platform's, sent
+// malformed (parse refuses it).
+func readUnverified(body []byte) (typ, conversationID string) {
+	var u struct {
+		Type string `json:"type"`
+		Data struct {
+			ConversationID      json.RawMessage `json:"conversation_id"`
+			ConversationIDCamel json.RawMessage `json:"conversationId"`
+		} `json:"data"`
+	}
+	// A member of another type is skipped and the rest still read
+	// (*json.UnmarshalTypeError); a syntax error reads nothing.
+	if err := json.Unmarshal(body, &u); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); !ok {
+			return "", ""
+		}
+	}
+	if id := idText(u.Data.ConversationID); id != "" {
+		return u.Type, id
+	}
+	return u.Type, idText(u.Data.ConversationIDCamel)
+}
+
+// idText reads an id member: a string, or a number as its JSON text; ""
+// for another JSON type or none.
+func idText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return ""
+		}
+		return s
+	case c == '-' || c >= '0' && c <= '9':
+		return string(raw)
+	}
+	return ""
 }
 
 func parse(body []byte) (envelope, error) {

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // serve starts a receiver behind Serve on loopback.
@@ -147,5 +149,55 @@ func TestBusyReplyParses(t *testing.T) {
 	res, err := http.ReadResponse(bufio.NewReader(strings.NewReader(busyReply)), nil)
 	if err != nil || res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !res.Close {
 		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+// A flood of forged deliveries with huge members costs the receiver the
+// bounded rejections' few bytes each, not their bodies: the type and the
+// conversation id a rejection keeps are clipped, and hold none of the
+// body's memory. Not parallel, so that the heap it measures is its own.
+func TestForgedFloodKeepsLittle(t *testing.T) {
+	rcv, addr := serve(t, ServerOptions{})
+	const n = 16
+	half := strings.Repeat("é", (DefaultMaxBody-200)/4) // 2 bytes each: clipping must cut between characters
+	body := `{"type":"` + half + `","data":{"conversation_id":"` + half + `","x":[` + strings.Repeat("0,", 50) + `0]}}`
+	if len(body) > DefaultMaxBody {
+		t.Fatalf("body of %d bytes is over the limit", len(body))
+	}
+	post := func() {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/hook", strings.NewReader(body))
+		req.Header.Set("X-Vendor-Signature", Sign("not-the-secret", []byte(body)))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("a forged delivery got %d, want 401", res.StatusCode)
+		}
+	}
+	post() // warm up the server and the client's connection
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range n - 1 {
+		post()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	rej := rcv.Rejections()
+	if len(rej) != n {
+		t.Fatalf("%d rejections, want %d", len(rej), n)
+	}
+	for _, r := range rej {
+		for _, f := range []string{r.Type, r.ConversationID} {
+			if len(f) > maxRejectedField+len(clipMark) || !strings.HasSuffix(f, clipMark) || !utf8.ValidString(f) {
+				t.Fatalf("a rejection keeps a field of %d bytes (%.40q...), want at most %d, clipped at a character", len(f), f, maxRejectedField+len(clipMark))
+			}
+		}
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Errorf("the heap grew %d MiB for %d forged deliveries of %d KiB, want well under one body each", grew>>20, n-1, len(body)>>10)
 	}
 }
