@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -57,22 +59,24 @@ func TestDeepReplyKeepsTheReportReadable(t *testing.T) {
 	}
 }
 
-// nesting is how deeply a JSON document nests its arrays and objects.
+// nesting is how deeply a JSON document nests its arrays and objects,
+// read through encoding/json's tokens: a reading of its own, apart from
+// the report writer's.
 func nesting(doc []byte) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	depth, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			// The end, or more levels than encoding/json reads.
+			return max(deepest, depth)
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
 			depth++
 			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
+		case json.Delim(']'), json.Delim('}'):
 			depth--
 		}
 	}
-	return deepest
 }

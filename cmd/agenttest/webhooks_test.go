@@ -97,15 +97,7 @@ func TestWebhooksListen(t *testing.T) {
 		t.Errorf("the forged delivery's text reached the terminal raw:\n%q", out)
 	}
 
-	c.sigs <- struct{}{}
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Fatalf("exit %d: %s", code, c.stderr)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("listener did not stop on interrupt")
-	}
+	stopListener(t, c, done)
 	// The endpoint it registered is gone.
 	if list, err := client.ListWebhooks(ctx); err != nil || len(list) != 0 {
 		t.Errorf("endpoints after stop = %+v, %v; want none", list, err)
@@ -273,6 +265,13 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
 
+	stopListener(t, c, done)
+}
+
+// stopListener interrupts the webhooks listen command of c, which
+// reports its exit code on done, and waits for it to exit 0.
+func stopListener(t *testing.T, c *cli, done <-chan int) {
+	t.Helper()
 	c.sigs <- struct{}{}
 	select {
 	case code := <-done:
