@@ -44,7 +44,7 @@ func (c *confirmOptions) problems() []string {
 	var out []string
 	if c.webhookURL != "" {
 		if u, err := url.Parse(c.webhookURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", c.webhookURL))
+			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", platform.RedactURL(c.webhookURL)))
 		}
 	}
 	return out

@@ -634,7 +634,7 @@ func TestKeyInTargetURL(t *testing.T) {
 		{"password, agenttest.yaml", cfg, map[string]string{"MY_BUILD": plantedBuildKey},
 			`agenttest.yaml:4:16: target "prod": build_url "https://apikey:xxxxx@build.example.com": credentials in the URL are not allowed`},
 		{"user, AGENTTEST_BUILD_URL", "", map[string]string{"AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://" + plantedBuildKey + "@build.example.com"},
-			`AGENTTEST_BUILD_URL: build_url "https://[REDACTED]@build.example.com": credentials in the URL are not allowed`},
+			`AGENTTEST_BUILD_URL: build_url "https://xxxxx@build.example.com": credentials in the URL are not allowed`},
 		{"path, AGENTTEST_BUILD_URL", cfg, map[string]string{"MY_BUILD": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://build.example.com/proxy/" + plantedBuildKey},
 			`target "prod": AGENTTEST_BUILD_URL holds the build_key: a key is sent only in the headers of a call`},
 	} {
@@ -673,5 +673,58 @@ func TestKeyInTargetURL(t *testing.T) {
 				t.Errorf("stderr does not say %q:\n%s", tc.want, c.stderr)
 			}
 		})
+	}
+}
+
+// A key written literally into an agenttest.yaml that does not parse is
+// in no command's output: lint reports the file once, as the config file,
+// with the key's line masked, and a directory walk (list, lint) passes it
+// over rather than echo it as a broken suite's line.
+func TestBrokenConfigKeyNeverEchoed(t *testing.T) {
+	t.Parallel()
+	const cfg = "targets:\n  t:\n    build_url: https://build.example.com\n    build_key: " + plantedBuildKey + ": x\n"
+	dir := t.TempDir()
+	for name, src := range map[string]string{"agenttest.yaml": cfg, "echo.yaml": echoSuite} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"lint"}, exitUsage},
+		{[]string{"lint", "."}, exitUsage},
+		{[]string{"lint", "agenttest.yaml"}, exitUsage},
+		{[]string{"list", "-v"}, 0},
+		{[]string{"run", "--target", "t", "."}, exitUsage},
+	} {
+		c := newCLI(t, dir, map[string]string{"PATH": "/usr/bin:/bin"}, tc.args...)
+		code := c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, out)
+		}
+		if piece := leakedPiece(out, plantedBuildKey); piece != "" {
+			t.Errorf("%v shows %q of the key:\n%s", tc.args, piece, out)
+		}
+		if tc.code == exitUsage && strings.Count(out, "agenttest.yaml:4:") != 1 {
+			t.Errorf("%v: the config's error is not reported once:\n%s", tc.args, out)
+		}
+	}
+}
+
+// A --webhook-url refused as not a URL is quoted with its credentials
+// masked.
+func TestWebhookURLCredentialsMasked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := newCLI(t, dir, map[string]string{"PATH": "/usr/bin:/bin"}, "run", "--webhook-url", "https://u:"+plantedBuildKey+"@hook.example.com/%zz", ".")
+	if code := c.run(t); code != exitUsage {
+		t.Fatalf("exit %d\n%s", code, c.stderr)
+	}
+	out := c.stdout.String() + c.stderr.String()
+	if piece := leakedPiece(out, plantedBuildKey); piece != "" || !strings.Contains(out, `--webhook-url "https://xxxxx@hook.example.com/%zz" must be an absolute http(s) URL`) {
+		t.Errorf("shows %q of the key:\n%s", piece, out)
 	}
 }

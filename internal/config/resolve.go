@@ -414,7 +414,7 @@ func (r *resolver) transport(def *TargetDef) {
 			continue
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
-			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, u.value),
+			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, platform.RedactURL(u.value)),
 			Hint:    "use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run)"})
 	}
 }
