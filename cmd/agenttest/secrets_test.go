@@ -728,3 +728,30 @@ func TestWebhookURLCredentialsMasked(t *testing.T) {
 		t.Errorf("shows %q of the key:\n%s", piece, out)
 	}
 }
+
+// A suite may not read the webhook signing secret, as it may not read a
+// key: ${env:AGENTTEST_WEBHOOK_SECRET} in a say: sent the secret to the
+// build host as the user's words, and printed it on the console and in
+// every report.
+func TestSuiteMayNotReadWebhookSecret(t *testing.T) {
+	t.Parallel()
+	const planted = "whsec_PLANTED_0123456789"
+	dir := t.TempDir()
+	const suite = "agent: clinic\nscenarios:\n  - name: a\n    turns:\n      - say: \"my code is ${env:AGENTTEST_WEBHOOK_SECRET}\"\n        expect: {ended: false}\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_WEBHOOK_SECRET": planted}
+	for _, args := range [][]string{{"lint"}, {"run", "--json", "r.json", "."}} {
+		c := newCLI(t, dir, env, args...)
+		code := c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if b, err := os.ReadFile(filepath.Join(dir, "r.json")); err == nil {
+			out += string(b)
+		}
+		if code != exitUsage || strings.Contains(out, "PLANTED") ||
+			!strings.Contains(out, "s.yaml:5:14: ${env:AGENTTEST_WEBHOOK_SECRET} reads AGENTTEST_WEBHOOK_SECRET, which holds the webhook signing secret: a suite may not read a secret") {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+}

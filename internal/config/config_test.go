@@ -542,12 +542,13 @@ func TestKeyVariables(t *testing.T) {
 		"SANDBOX_RUNTIME_KEY": `the runtime_key of target "sandbox" (agenttest.yaml:11:18)`,
 		"LIVE_KEY":            `the build_key of target "live" (agenttest.yaml:17:16)`,
 		EnvCallToken:          "the call token",
+		EnvWebhookSecret:      "the webhook signing secret",
 	} {
 		if got[name] != want {
 			t.Errorf("%s: %q, want %q", name, got[name], want)
 		}
 	}
-	if len(got) != 7 {
+	if len(got) != 8 {
 		t.Errorf("got %v", got)
 	}
 }

@@ -142,8 +142,12 @@ type Target struct {
 
 // Environment variables of the confirmation settings of a target.
 const (
-	EnvWebhookListen  = "AGENTTEST_WEBHOOK_LISTEN"
-	EnvWebhookURL     = "AGENTTEST_WEBHOOK_URL"
+	EnvWebhookListen = "AGENTTEST_WEBHOOK_LISTEN"
+	EnvWebhookURL    = "AGENTTEST_WEBHOOK_URL"
+	// EnvWebhookSecret is the signing secret of a webhook endpoint
+	// already registered (--webhook-secret): a secret a suite may not
+	// read, like the keys.
+	EnvWebhookSecret  = "AGENTTEST_WEBHOOK_SECRET"
 	EnvSMSConnectorID = "AGENTTEST_SMS_CONNECTOR_ID"
 )
 
@@ -605,9 +609,10 @@ func (r *resolver) keyVar(key, envName string) {
 	r.t.KeyVars[key] = envName
 }
 
-// KeyVariables maps every environment variable that holds an API key or
-// token to what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
-// AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN, and each variable a
+// KeyVariables maps every environment variable that holds an API key,
+// token or secret to what it holds: AGENTTEST_BUILD_KEY,
+// AGENTTEST_RUNTIME_KEY, AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN,
+// AGENTTEST_WEBHOOK_SECRET (the webhook signing secret), and each variable a
 // build_key, runtime_key, call_token, connector_token or connectors entry
 // of f refers to. A suite may not read any of them (lint refuses
 // ${env:NAME} of one). f may be nil.
@@ -617,6 +622,7 @@ func KeyVariables(f *File) map[string]string {
 		EnvRuntimeKey:     "the runtime key",
 		EnvCallToken:      "the call token",
 		EnvConnectorToken: "the connector token",
+		EnvWebhookSecret:  "the webhook signing secret",
 	}
 	if f == nil {
 		return vars
