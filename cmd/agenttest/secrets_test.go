@@ -755,3 +755,28 @@ func TestSuiteMayNotReadWebhookSecret(t *testing.T) {
 		}
 	}
 }
+
+// A query of the build URL (an api_key= the platform never asked for) is
+// refused before anything runs, unshown: a run with nothing to call
+// printed it in its headline and its reports.
+func TestQueryOfTargetURLNeverShown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(echoSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_ACCOUNT_ID": "ws-abcd1234",
+		"AGENTTEST_BUILD_URL": "https://build.example.com/?api_key=sk-PLANTED-query-0123"}
+	c := newCLI(t, dir, env, "run", "--name", "no such scenario", "--allow-empty", "--json", "result.json", "--html", "report.html", ".")
+	code := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	for _, name := range []string{"result.json", "report.html"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			out += string(b)
+		}
+	}
+	if code != exitUsage || strings.Contains(out, "PLANTED") ||
+		!strings.Contains(out, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/" must not have a query or fragment`) {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

@@ -376,10 +376,31 @@ func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagno
 	if fld.Value == "" || envRefRe.MatchString(fld.Value) {
 		return diags
 	}
-	if msg := validateValue(key, fld.Value); msg != "" {
+	msg := validateValue(key, fld.Value)
+	if msg == "" {
+		msg = queryProblem(key, fld.Value)
+	}
+	if msg != "" {
 		diags = diags.Errorf(fld.Pos, "%s", msg)
 	}
 	return diags
+}
+
+// queryProblem refuses a query or fragment in build_url or runtime_url
+// without showing it: the client refuses them too, but only once it is
+// built, and a run with nothing to call would print the URL on the
+// console and in every report, with an api_key= written there. Resolve
+// checks it after keysInSettings, whose message names the key setting
+// when the query holds one of the target's keys.
+func queryProblem(key, v string) string {
+	if key != "build_url" && key != "runtime_url" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery) {
+		return ""
+	}
+	return fmt.Sprintf("%s %q must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", key, platform.WithoutQuery(u))
 }
 
 func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
@@ -611,12 +632,15 @@ func maskSecrets(src []byte, root *yaml.Node) []byte {
 }
 
 // maskUserinfo masks the credentials of a URL written in any value
-// (build_url: https://apikey:KEY@host), as the diagnostic that refuses
-// them does: the value's text on its line with them masked, or, when the
-// line does not hold it as written (quoted, escaped, folded), the whole
-// value.
+// (build_url: https://apikey:KEY@host) and its query and fragment (an
+// api_key= there), as the diagnostics that refuse them do: the value's
+// text on its line with them masked, or, when the line does not hold it
+// as written (quoted, escaped, folded), the whole value.
 func maskUserinfo(lines [][]byte, v *yaml.Node) {
 	masked := platform.RedactURL(v.Value)
+	if u, err := url.Parse(v.Value); err == nil && u.Host != "" && (u.RawQuery != "" || u.Fragment != "" || u.ForceQuery) {
+		masked = platform.WithoutQuery(u) + "?xxxxx"
+	}
 	if masked == v.Value {
 		return
 	}
@@ -750,6 +774,7 @@ func validateValue(key, v string) string {
 			// key in it, on the console and in every report.
 			return fmt.Sprintf("%s %q: credentials in the URL are not allowed; use the key settings", key, platform.RedactURL(v))
 		}
+
 	case "account_id":
 		return errText(platform.CheckAccountID(v))
 	case "agent_id":

@@ -833,3 +833,36 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		}
 	}
 }
+
+// A query or fragment of build_url or runtime_url, which the client
+// refuses only once it is built, is refused by the config without being
+// shown: a run with nothing to call printed the URL, api_key= and all, in
+// its headline and reports.
+func TestURLQueryRefusedUnshown(t *testing.T) {
+	f, diags := Load("agenttest.yaml", []byte("targets:\n  lit:\n    build_url: https://build.example.com/?api_key=sk-PLANTED-0123\n    build_key: ${env:BK}\n"))
+	if got := diags.Error(); !strings.Contains(got, `agenttest.yaml:3:16: build_url "https://build.example.com/" must not have a query or fragment`) || strings.Contains(got, "PLANTED") {
+		t.Errorf("literal query: %s", got)
+	}
+	if src := string(f.Source()); strings.Contains(src, "PLANTED") || !strings.Contains(src, "build_url: https://build.example.com/?xxxxx\n") {
+		t.Errorf("the echoed source shows the query:\n%s", src)
+	}
+	clean, diags := Load("agenttest.yaml", []byte("targets:\n  t:\n    build_url: https://build.example.com\n    runtime_url: ${env:RU}\n    build_key: ${env:BK}\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{EnvBuildURL: "https://build.example.com/v1?api_key=sk-PLANTED-0123"}, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/v1" must not have a query or fragment`},
+		{map[string]string{"RU": "https://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "https://runtime.example.com/" must not have a query or fragment`},
+		{map[string]string{EnvRuntimeURL: "https://runtime.example.com/?"}, `AGENTTEST_RUNTIME_URL: runtime_url "https://runtime.example.com/" must not have a query or fragment`},
+	} {
+		tc.env["BK"] = "bk-0123456789abcdef"
+		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+		_, diags := Resolve(clean, Selection{Target: "t", Getenv: getenv, Needs: Needs{Build: true}})
+		if got := diags.Error(); !strings.Contains(got, tc.want) || strings.Contains(got, "PLANTED") {
+			t.Errorf("%v:\n got  %s\n want %s", tc.env, got, tc.want)
+		}
+	}
+}

@@ -318,6 +318,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	r.transport(def)
 	r.keysInSettings(def)
+	r.queries(def)
 	r.keysFollowHosts(def)
 
 	if sel.Needs.Build {
@@ -481,6 +482,32 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 					Hint:    fmt.Sprintf("remove the key from %s; agenttest sends the %s with every call itself", where, k.name)})
 				break
 			}
+		}
+	}
+}
+
+// queries refuses a query or fragment in the target's build_url or
+// runtime_url (queryProblem), from the file or a variable, once nothing
+// more telling was said of the setting.
+func (r *resolver) queries(def *TargetDef) {
+	for _, f := range []struct {
+		key, value, envName string
+		fld                 Field
+	}{
+		{"build_url", r.t.BuildURL, EnvBuildURL, def.BuildURL},
+		{"runtime_url", r.t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
+	} {
+		if f.value == "" || r.alreadyReported(f.key) || r.alreadyReported(f.envName) {
+			continue
+		}
+		msg := queryProblem(f.key, f.value)
+		if msg == "" {
+			continue
+		}
+		if r.sel.getenv(f.envName) != "" {
+			r.diags = r.diags.Errorf(diag.Pos{}, "%s: %s", f.envName, msg)
+		} else {
+			r.diags = r.diags.Errorf(f.fld.Pos, "%s: %s", r.what(), msg)
 		}
 	}
 }

@@ -277,6 +277,14 @@ func RedactURL(raw string) string {
 	return raw[:start] + "xxxxx" + raw[start+at:]
 }
 
+// WithoutQuery is u without its query and fragment, for messages about
+// them: an api_key= there would be shown otherwise.
+func WithoutQuery(u *url.URL) string {
+	v := *u
+	v.RawQuery, v.Fragment, v.RawFragment, v.ForceQuery = "", "", "", false
+	return RedactURL(v.String())
+}
+
 func checkBaseURL(raw string, allowHTTP bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -296,8 +304,8 @@ func checkBaseURL(raw string, allowHTTP bool) error {
 	if u.User != nil {
 		return fmt.Errorf("%q: credentials in the URL are not allowed; use the key settings", RedactURL(raw))
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%q: must not have a query or fragment", raw)
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return fmt.Errorf("%q: must not have a query or fragment (not shown)", WithoutQuery(u))
 	}
 	return CheckScheme(raw, allowHTTP)
 }
