@@ -196,6 +196,10 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) keeps the credentials", tc.in)
 		}
 	}
+	q := Config{BuildURL: "https://build.example.com/?api_key=sk-PLANTED-0123", AccountID: "ws-abcd1234"}
+	if err := q.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), `"https://build.example.com/": must not have a query or fragment`) {
+		t.Errorf("Validate of a query: %v", err)
+	}
 	for _, raw := range []string{"https://sk-PLANTED-0123@build.example.com", "https://u:sk-PLANTED-0123@build.example.com/%zz"} {
 		c := Config{BuildURL: raw, AccountID: "ws-abcd1234"}
 		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") {
