@@ -35,7 +35,7 @@ type confirmOptions struct {
 func (c *confirmOptions) register(f *flags) {
 	f.stringVar(&c.webhookListen, "webhook-listen", config.EnvWebhookListen, "", "receive webhook deliveries on `ADDR` for confirm: webhooks (default with the embedded simulator: 127.0.0.1:0)")
 	f.stringVar(&c.webhookURL, "webhook-url", config.EnvWebhookURL, "", "public `URL` the platform delivers webhooks to (https://; default http://ADDR/ for a loopback --webhook-listen)")
-	f.stringVar(&c.webhookSecret, "webhook-secret", "AGENTTEST_WEBHOOK_SECRET", "", "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
+	f.stringVar(&c.webhookSecret, "webhook-secret", config.EnvWebhookSecret, "", "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
 	f.boolVar(&c.gateAlerts, "gate-alerts", "AGENTTEST_GATE_ALERTS", "after the run, fail it when an alert rule for a tested agent (or the account) is firing")
 	f.boolVar(&c.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow running against the live environment")
 }
@@ -44,7 +44,7 @@ func (c *confirmOptions) problems() []string {
 	var out []string
 	if c.webhookURL != "" {
 		if u, err := url.Parse(c.webhookURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", c.webhookURL))
+			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", platform.RedactURL(c.webhookURL)))
 		}
 	}
 	return out

@@ -27,7 +27,8 @@ a key setting of the config file names).
 In a directory, a YAML file is a suite when its top level has scenarios:
 (or a near miss of it) or only suite keys; a YAML file that does not parse
 or is empty is an error. Other YAML files (CI jobs, agent definitions,
-agenttest.yaml) are passed over; -v lists them.
+agenttest.yaml, even one that does not parse: lint reports it as the
+config file) are passed over; -v lists them.
 
 Exit 2 when there is any error; 5 when there is nothing to test (no
 scenario under the paths), as for 'agenttest run' (--allow-empty makes it

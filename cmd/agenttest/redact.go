@@ -37,9 +37,14 @@ func keyReferences(suites []*scenario.Suite, cfg *config.File) diag.Diagnostics 
 			if !ok {
 				continue
 			}
-			ds = ds.Append(diag.Diagnostic{Pos: ref.Pos,
+			d := diag.Diagnostic{Pos: ref.Pos,
 				Message: fmt.Sprintf("${env:%s} reads %s, which holds %s: a suite may not read an API key", ref.Name, ref.Name, holds),
-				Hint:    "remove the reference: agenttest sends the key in the headers of every call, and nowhere else"})
+				Hint:    "remove the reference: agenttest sends the key in the headers of every call, and nowhere else"}
+			if ref.Name == config.EnvWebhookSecret {
+				d.Message = fmt.Sprintf("${env:%s} reads %s, which holds %s: a suite may not read a secret", ref.Name, ref.Name, holds)
+				d.Hint = "remove the reference: agenttest verifies the platform's deliveries with it, and sends it nowhere"
+			}
+			ds = ds.Append(d)
 		}
 	}
 	ds.Sort()

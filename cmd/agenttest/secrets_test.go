@@ -634,7 +634,7 @@ func TestKeyInTargetURL(t *testing.T) {
 		{"password, agenttest.yaml", cfg, map[string]string{"MY_BUILD": plantedBuildKey},
 			`agenttest.yaml:4:16: target "prod": build_url "https://apikey:xxxxx@build.example.com": credentials in the URL are not allowed`},
 		{"user, AGENTTEST_BUILD_URL", "", map[string]string{"AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://" + plantedBuildKey + "@build.example.com"},
-			`AGENTTEST_BUILD_URL: build_url "https://[REDACTED]@build.example.com": credentials in the URL are not allowed`},
+			`AGENTTEST_BUILD_URL: build_url "https://xxxxx@build.example.com": credentials in the URL are not allowed`},
 		{"path, AGENTTEST_BUILD_URL", cfg, map[string]string{"MY_BUILD": plantedBuildKey, "AGENTTEST_BUILD_URL": "https://build.example.com/proxy/" + plantedBuildKey},
 			`target "prod": AGENTTEST_BUILD_URL holds the build_key: a key is sent only in the headers of a call`},
 	} {
@@ -673,5 +673,110 @@ func TestKeyInTargetURL(t *testing.T) {
 				t.Errorf("stderr does not say %q:\n%s", tc.want, c.stderr)
 			}
 		})
+	}
+}
+
+// A key written literally into an agenttest.yaml that does not parse is
+// in no command's output: lint reports the file once, as the config file,
+// with the key's line masked, and a directory walk (list, lint) passes it
+// over rather than echo it as a broken suite's line.
+func TestBrokenConfigKeyNeverEchoed(t *testing.T) {
+	t.Parallel()
+	const cfg = "targets:\n  t:\n    build_url: https://build.example.com\n    build_key: " + plantedBuildKey + ": x\n"
+	dir := t.TempDir()
+	for name, src := range map[string]string{"agenttest.yaml": cfg, "echo.yaml": echoSuite} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"lint"}, exitUsage},
+		{[]string{"lint", "."}, exitUsage},
+		{[]string{"lint", "agenttest.yaml"}, exitUsage},
+		{[]string{"list", "-v"}, 0},
+		{[]string{"run", "--target", "t", "."}, exitUsage},
+	} {
+		c := newCLI(t, dir, map[string]string{"PATH": "/usr/bin:/bin"}, tc.args...)
+		code := c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, out)
+		}
+		if piece := leakedPiece(out, plantedBuildKey); piece != "" {
+			t.Errorf("%v shows %q of the key:\n%s", tc.args, piece, out)
+		}
+		if tc.code == exitUsage && strings.Count(out, "agenttest.yaml:4:") != 1 {
+			t.Errorf("%v: the config's error is not reported once:\n%s", tc.args, out)
+		}
+	}
+}
+
+// A --webhook-url refused as not a URL is quoted with its credentials
+// masked.
+func TestWebhookURLCredentialsMasked(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := newCLI(t, dir, map[string]string{"PATH": "/usr/bin:/bin"}, "run", "--webhook-url", "https://u:"+plantedBuildKey+"@hook.example.com/%zz", ".")
+	if code := c.run(t); code != exitUsage {
+		t.Fatalf("exit %d\n%s", code, c.stderr)
+	}
+	out := c.stdout.String() + c.stderr.String()
+	if piece := leakedPiece(out, plantedBuildKey); piece != "" || !strings.Contains(out, `--webhook-url "https://xxxxx@hook.example.com/%zz" must be an absolute http(s) URL`) {
+		t.Errorf("shows %q of the key:\n%s", piece, out)
+	}
+}
+
+// A suite may not read the webhook signing secret, as it may not read a
+// key: ${env:AGENTTEST_WEBHOOK_SECRET} in a say: sent the secret to the
+// build host as the user's words, and printed it on the console and in
+// every report.
+func TestSuiteMayNotReadWebhookSecret(t *testing.T) {
+	t.Parallel()
+	const planted = "whsec_PLANTED_0123456789"
+	dir := t.TempDir()
+	const suite = "agent: clinic\nscenarios:\n  - name: a\n    turns:\n      - say: \"my code is ${env:AGENTTEST_WEBHOOK_SECRET}\"\n        expect: {ended: false}\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_WEBHOOK_SECRET": planted}
+	for _, args := range [][]string{{"lint"}, {"run", "--json", "r.json", "."}} {
+		c := newCLI(t, dir, env, args...)
+		code := c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if b, err := os.ReadFile(filepath.Join(dir, "r.json")); err == nil {
+			out += string(b)
+		}
+		if code != exitUsage || strings.Contains(out, "PLANTED") ||
+			!strings.Contains(out, "s.yaml:5:14: ${env:AGENTTEST_WEBHOOK_SECRET} reads AGENTTEST_WEBHOOK_SECRET, which holds the webhook signing secret: a suite may not read a secret") {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+}
+
+// A query of the build URL (an api_key= the platform never asked for) is
+// refused before anything runs, unshown: a run with nothing to call
+// printed it in its headline and its reports.
+func TestQueryOfTargetURLNeverShown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "echo.yaml"), []byte(echoSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_BUILD_KEY": plantedBuildKey, "AGENTTEST_ACCOUNT_ID": "ws-abcd1234",
+		"AGENTTEST_BUILD_URL": "https://build.example.com/?api_key=sk-PLANTED-query-0123"}
+	c := newCLI(t, dir, env, "run", "--name", "no such scenario", "--allow-empty", "--json", "result.json", "--html", "report.html", ".")
+	code := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	for _, name := range []string{"result.json", "report.html"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			out += string(b)
+		}
+	}
+	if code != exitUsage || strings.Contains(out, "PLANTED") ||
+		!strings.Contains(out, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/" must not have a query or fragment`) {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -73,7 +73,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	f.stringVar(&o.listen, "listen", "AGENTTEST_WEBHOOK_LISTEN", "127.0.0.1:8787", "listen on `ADDR` for deliveries")
 	f.stringVar(&o.url, "url", "AGENTTEST_WEBHOOK_URL", "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
-	f.stringVar(&o.secret, "secret", "AGENTTEST_WEBHOOK_SECRET", "", "signing `SECRET` of an endpoint already registered for --url, to reuse it")
+	f.stringVar(&o.secret, "secret", config.EnvWebhookSecret, "", "signing `SECRET` of an endpoint already registered for --url, to reuse it")
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.stringVar(&o.brand, "brand", "AGENTTEST_BRAND", platform.DefaultBrand, "brand `WORD` of the X-<Brand>-Signature header")

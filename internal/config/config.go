@@ -203,8 +203,16 @@ func Load(path string, src []byte) (*File, diag.Diagnostics) {
 	var root yaml.Node
 	var diags diag.Diagnostics
 	if err := yaml.Unmarshal(src, &root); err != nil {
-		f.masked = src
-		return f, diags.Append(yamlerr.Diagnostic(path, src, err))
+		// No node tree to mask from: mask by the lines' keys, and the
+		// values masked there in what the parser's message quotes.
+		var values []string
+		f.masked, values = maskSecretLines(src)
+		d := yamlerr.Diagnostic(path, src, err)
+		for _, v := range values {
+			d.Message = strings.ReplaceAll(d.Message, v, "[REDACTED]")
+			d.Hint = strings.ReplaceAll(d.Hint, v, "[REDACTED]")
+		}
+		return f, diags.Append(d)
 	}
 	f.masked = maskSecrets(src, &root)
 	if root.Kind == 0 || len(root.Content) == 0 {
@@ -368,10 +376,31 @@ func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagno
 	if fld.Value == "" || envRefRe.MatchString(fld.Value) {
 		return diags
 	}
-	if msg := validateValue(key, fld.Value); msg != "" {
+	msg := validateValue(key, fld.Value)
+	if msg == "" {
+		msg = queryProblem(key, fld.Value)
+	}
+	if msg != "" {
 		diags = diags.Errorf(fld.Pos, "%s", msg)
 	}
 	return diags
+}
+
+// queryProblem refuses a query or fragment in build_url or runtime_url
+// without showing it: the client refuses them too, but only once it is
+// built, and a run with nothing to call would print the URL on the
+// console and in every report, with an api_key= written there. Resolve
+// checks it after keysInSettings, whose message names the key setting
+// when the query holds one of the target's keys.
+func queryProblem(key, v string) string {
+	if key != "build_url" && key != "runtime_url" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery) {
+		return ""
+	}
+	return fmt.Sprintf("%s %q must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", key, platform.WithoutQuery(u))
 }
 
 func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
@@ -579,6 +608,10 @@ func maskSecrets(src []byte, root *yaml.Node) []byte {
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode {
+			maskUserinfo(lines, n)
+			return
+		}
 		if n.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
@@ -596,6 +629,80 @@ func maskSecrets(src []byte, root *yaml.Node) []byte {
 	}
 	walk(root)
 	return bytes.Join(lines, nil)
+}
+
+// maskUserinfo masks the credentials of a URL written in any value
+// (build_url: https://apikey:KEY@host) and its query and fragment (an
+// api_key= there), as the diagnostics that refuse them do: the value's
+// text on its line with them masked, or, when the line does not hold it
+// as written (quoted, escaped, folded), the whole value.
+func maskUserinfo(lines [][]byte, v *yaml.Node) {
+	masked := platform.RedactURL(v.Value)
+	if u, err := url.Parse(v.Value); err == nil && u.Host != "" && (u.RawQuery != "" || u.Fragment != "" || u.ForceQuery) {
+		masked = platform.WithoutQuery(u) + "?xxxxx"
+	}
+	if masked == v.Value {
+		return
+	}
+	first, col := v.Line-1, v.Column-1
+	if first < 0 || first >= len(lines) || col < 0 || col > len(lines[first]) {
+		return
+	}
+	line := lines[first]
+	if bytes.HasPrefix(line[col:], []byte(v.Value)) {
+		lines[first] = append(append(append([]byte{}, line[:col]...), masked...), line[col+len(v.Value):]...)
+		return
+	}
+	maskValue(lines, &yaml.Node{Column: v.Column}, v)
+}
+
+// secretLineRe is a line of a block mapping: its indent (and a list
+// item's dash), its key, plain or quoted, and where its value starts.
+var secretLineRe = regexp.MustCompile(`^([ \t]*(?:-[ \t]+)?)(?:"([^"]*)"|'([^']*)'|([^\s"'#:][^:#]*?))[ \t]*:(?:[ \t]+|[\r\n]|$)`)
+
+// maskSecretLines masks src by its text, for a file that does not parse:
+// the rest of every line whose key looks secret (isSecretKey), and the
+// lines after it indented deeper (a block scalar, connectors: by agent).
+// It returns the values it masked, longest first, as written and without
+// their quotes, for masking the parser's message too.
+func maskSecretLines(src []byte) ([]byte, []string) {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	var values []string
+	keep := func(v string) {
+		v = strings.TrimSpace(strings.TrimSuffix(v, "\r"))
+		for _, s := range []string{v, strings.Trim(v, `"'`)} {
+			if s != "" {
+				values = append(values, s)
+			}
+		}
+	}
+	for i := 0; i < len(lines); i++ {
+		line := string(lines[i])
+		m := secretLineRe.FindStringSubmatch(line)
+		if m == nil || !isSecretKey(m[2]+m[3]+m[4]) {
+			continue
+		}
+		indent := len(m[1])
+		eol := line[len(strings.TrimRight(line, "\r\n")):]
+		start := min(len(m[0]), len(line)-len(eol))
+		if rest := line[start : len(line)-len(eol)]; strings.TrimSpace(rest) != "" {
+			keep(rest)
+			lines[i] = []byte(line[:start] + "[REDACTED]" + eol)
+		}
+		for ; i+1 < len(lines); i++ {
+			next := string(lines[i+1])
+			trimmed := strings.TrimLeft(next, " \t")
+			if strings.TrimSpace(trimmed) != "" && len(next)-len(trimmed) <= indent {
+				break
+			}
+			if strings.TrimSpace(trimmed) != "" {
+				keep(trimmed)
+				lines[i+1] = []byte("\n")
+			}
+		}
+	}
+	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
+	return bytes.Join(lines, nil), values
 }
 
 // maskAll masks every value under the secret key k. A block mapping
@@ -659,14 +766,15 @@ func validateValue(key, v string) string {
 	case "build_url", "runtime_url", "messaging_url":
 		u, err := url.Parse(v)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && !(key == "messaging_url" && (u.Scheme == "ws" || u.Scheme == "wss"))) {
-			return fmt.Sprintf("%s %q is not an absolute http(s) URL", key, v)
+			return fmt.Sprintf("%s %q is not an absolute http(s) URL", key, platform.RedactURL(v))
 		}
 		if u.User != nil {
 			// The client refuses it too, but only once it is built: a
 			// run with nothing to call would print the URL, and the
 			// key in it, on the console and in every report.
-			return fmt.Sprintf("%s %q: credentials in the URL are not allowed; use the key settings", key, u.Redacted())
+			return fmt.Sprintf("%s %q: credentials in the URL are not allowed; use the key settings", key, platform.RedactURL(v))
 		}
+
 	case "account_id":
 		return errText(platform.CheckAccountID(v))
 	case "agent_id":

@@ -542,12 +542,13 @@ func TestKeyVariables(t *testing.T) {
 		"SANDBOX_RUNTIME_KEY": `the runtime_key of target "sandbox" (agenttest.yaml:11:18)`,
 		"LIVE_KEY":            `the build_key of target "live" (agenttest.yaml:17:16)`,
 		EnvCallToken:          "the call token",
+		EnvWebhookSecret:      "the webhook signing secret",
 	} {
 		if got[name] != want {
 			t.Errorf("%s: %q, want %q", name, got[name], want)
 		}
 	}
-	if len(got) != 7 {
+	if len(got) != 8 {
 		t.Errorf("got %v", got)
 	}
 }
@@ -748,5 +749,120 @@ func TestKeysFollowHosts(t *testing.T) {
 				t.Errorf("a key is in the diagnostics")
 			}
 		})
+	}
+}
+
+// Credentials written literally into a URL of the file (a user name
+// alone, a password, or a URL that does not parse), or into an
+// AGENTTEST_* URL, are in neither the diagnostic that refuses them nor
+// the source line echoed under it: url.URL.Redacted kept a user name,
+// and the other messages quoted the URL as written.
+func TestURLCredentialsAreMasked(t *testing.T) {
+	const src = `targets:
+  t:
+    build_url: https://sk-PLANTED-user-0123@build.example.com
+    runtime_url: https://apikey:sk-PLANTED-pass-0123@runtime.example.com:99999
+    messaging_url: "https://apikey:sk-PLANTED-quoted-0123@msg.example.com/%zz"
+    build_key: ${env:BK}
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if len(diags) != 3 {
+		t.Fatalf("want 3 diagnostics, got %v", diags)
+	}
+	lines := strings.Split(string(f.Source()), "\n")
+	for _, d := range diags {
+		out := d.String()
+		if d.Pos.Line >= 1 && d.Pos.Line <= len(lines) {
+			out += "\n" + lines[d.Pos.Line-1]
+		}
+		if strings.Contains(out, "PLANTED") || !strings.Contains(out, "xxxxx") {
+			t.Errorf("diagnostic or its line shows the credentials, or does not mask them: %s", out)
+		}
+	}
+	if strings.Contains(string(f.Source()), "PLANTED") {
+		t.Errorf("the masked source holds the credentials:\n%s", f.Source())
+	}
+
+	clean, diags := Load("agenttest.yaml", []byte("targets:\n  t:\n    build_url: https://build.example.com\n    build_key: ${env:BK}\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, u := range []string{
+		"https://sk-PLANTED-user-0123@build.example.com",
+		"http://u:sk-PLANTED-pass-0123@build.example.com",
+		"https://u:sk-PLANTED-pass-0123@build.example.com/%zz",
+	} {
+		env := map[string]string{"BK": "bk-0123456789abcdef", EnvBuildURL: u}
+		getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		_, diags := Resolve(clean, Selection{Target: "t", Getenv: getenv, Needs: Needs{Build: true}})
+		if !diags.HasErrors() {
+			t.Errorf("%s: accepted", u)
+		}
+		for _, d := range diags {
+			if strings.Contains(d.String(), "PLANTED") {
+				t.Errorf("%s: the diagnostic shows the credentials: %s", u, d)
+			}
+		}
+	}
+}
+
+// A file that does not parse has no node tree to mask from: the line of
+// a secret-looking key is masked by its text, in the echoed source and in
+// the parser's message, which may quote the value.
+func TestSyntaxErrorMasksKeyLines(t *testing.T) {
+	for _, src := range []string{
+		"targets:\n  t:\n    build_key: sk-PLANTED-0123456789: x\n",
+		"targets:\n  t:\n    build_key: \"sk-PLANTED-0123456789\n",
+		"targets:\n  t:\n    runtime_key: 'sk-PLANTED-0123456789'\n   env: x\n",
+		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789\n      x: \"ct-PLANTED-unclosed\n",
+		"targets:\n  t:\n    \"api_token\": sk-PLANTED-0123456789: x\r\n",
+		"targets:\n  t:\n    build_key: |\n      sk-PLANTED-0123456789\n    x: [\n",
+	} {
+		f, diags := Load("agenttest.yaml", []byte(src))
+		if !diags.HasErrors() {
+			t.Errorf("%q: parsed", src)
+			continue
+		}
+		for _, d := range diags {
+			if strings.Contains(d.String(), "PLANTED") {
+				t.Errorf("%q: the diagnostic shows the key: %s", src, d)
+			}
+		}
+		if strings.Contains(string(f.Source()), "PLANTED") {
+			t.Errorf("%q: the masked source holds the key:\n%s", src, f.Source())
+		}
+	}
+}
+
+// A query or fragment of build_url or runtime_url, which the client
+// refuses only once it is built, is refused by the config without being
+// shown: a run with nothing to call printed the URL, api_key= and all, in
+// its headline and reports.
+func TestURLQueryRefusedUnshown(t *testing.T) {
+	f, diags := Load("agenttest.yaml", []byte("targets:\n  lit:\n    build_url: https://build.example.com/?api_key=sk-PLANTED-0123\n    build_key: ${env:BK}\n"))
+	if got := diags.Error(); !strings.Contains(got, `agenttest.yaml:3:16: build_url "https://build.example.com/" must not have a query or fragment`) || strings.Contains(got, "PLANTED") {
+		t.Errorf("literal query: %s", got)
+	}
+	if src := string(f.Source()); strings.Contains(src, "PLANTED") || !strings.Contains(src, "build_url: https://build.example.com/?xxxxx\n") {
+		t.Errorf("the echoed source shows the query:\n%s", src)
+	}
+	clean, diags := Load("agenttest.yaml", []byte("targets:\n  t:\n    build_url: https://build.example.com\n    runtime_url: ${env:RU}\n    build_key: ${env:BK}\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{EnvBuildURL: "https://build.example.com/v1?api_key=sk-PLANTED-0123"}, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/v1" must not have a query or fragment`},
+		{map[string]string{"RU": "https://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "https://runtime.example.com/" must not have a query or fragment`},
+		{map[string]string{EnvRuntimeURL: "https://runtime.example.com/?"}, `AGENTTEST_RUNTIME_URL: runtime_url "https://runtime.example.com/" must not have a query or fragment`},
+	} {
+		tc.env["BK"] = "bk-0123456789abcdef"
+		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+		_, diags := Resolve(clean, Selection{Target: "t", Getenv: getenv, Needs: Needs{Build: true}})
+		if got := diags.Error(); !strings.Contains(got, tc.want) || strings.Contains(got, "PLANTED") {
+			t.Errorf("%v:\n got  %s\n want %s", tc.env, got, tc.want)
+		}
 	}
 }

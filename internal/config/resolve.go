@@ -142,8 +142,12 @@ type Target struct {
 
 // Environment variables of the confirmation settings of a target.
 const (
-	EnvWebhookListen  = "AGENTTEST_WEBHOOK_LISTEN"
-	EnvWebhookURL     = "AGENTTEST_WEBHOOK_URL"
+	EnvWebhookListen = "AGENTTEST_WEBHOOK_LISTEN"
+	EnvWebhookURL    = "AGENTTEST_WEBHOOK_URL"
+	// EnvWebhookSecret is the signing secret of a webhook endpoint
+	// already registered (--webhook-secret): a secret a suite may not
+	// read, like the keys.
+	EnvWebhookSecret  = "AGENTTEST_WEBHOOK_SECRET"
 	EnvSMSConnectorID = "AGENTTEST_SMS_CONNECTOR_ID"
 )
 
@@ -314,6 +318,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	r.transport(def)
 	r.keysInSettings(def)
+	r.queries(def)
 	r.keysFollowHosts(def)
 
 	if sel.Needs.Build {
@@ -414,7 +419,7 @@ func (r *resolver) transport(def *TargetDef) {
 			continue
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
-			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, u.value),
+			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, platform.RedactURL(u.value)),
 			Hint:    "use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run)"})
 	}
 }
@@ -477,6 +482,32 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 					Hint:    fmt.Sprintf("remove the key from %s; agenttest sends the %s with every call itself", where, k.name)})
 				break
 			}
+		}
+	}
+}
+
+// queries refuses a query or fragment in the target's build_url or
+// runtime_url (queryProblem), from the file or a variable, once nothing
+// more telling was said of the setting.
+func (r *resolver) queries(def *TargetDef) {
+	for _, f := range []struct {
+		key, value, envName string
+		fld                 Field
+	}{
+		{"build_url", r.t.BuildURL, EnvBuildURL, def.BuildURL},
+		{"runtime_url", r.t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
+	} {
+		if f.value == "" || r.alreadyReported(f.key) || r.alreadyReported(f.envName) {
+			continue
+		}
+		msg := queryProblem(f.key, f.value)
+		if msg == "" {
+			continue
+		}
+		if r.sel.getenv(f.envName) != "" {
+			r.diags = r.diags.Errorf(diag.Pos{}, "%s: %s", f.envName, msg)
+		} else {
+			r.diags = r.diags.Errorf(f.fld.Pos, "%s: %s", r.what(), msg)
 		}
 	}
 }
@@ -605,9 +636,10 @@ func (r *resolver) keyVar(key, envName string) {
 	r.t.KeyVars[key] = envName
 }
 
-// KeyVariables maps every environment variable that holds an API key or
-// token to what it holds: AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
-// AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN, and each variable a
+// KeyVariables maps every environment variable that holds an API key,
+// token or secret to what it holds: AGENTTEST_BUILD_KEY,
+// AGENTTEST_RUNTIME_KEY, AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN,
+// AGENTTEST_WEBHOOK_SECRET (the webhook signing secret), and each variable a
 // build_key, runtime_key, call_token, connector_token or connectors entry
 // of f refers to. A suite may not read any of them (lint refuses
 // ${env:NAME} of one). f may be nil.
@@ -617,6 +649,7 @@ func KeyVariables(f *File) map[string]string {
 		EnvRuntimeKey:     "the runtime key",
 		EnvCallToken:      "the call token",
 		EnvConnectorToken: "the connector token",
+		EnvWebhookSecret:  "the webhook signing secret",
 	}
 	if f == nil {
 		return vars

@@ -231,7 +231,7 @@ func CheckScheme(raw string, allowHTTP bool) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || allowHTTP || IsLoopback(u.Hostname()) {
 		return nil
 	}
-	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set allow_http: true on the target to accept the risk)", u.Redacted())
+	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set allow_http: true on the target to accept the risk)", RedactURL(raw))
 }
 
 // IsLoopback reports whether host (a name or an IP, without port or
@@ -244,6 +244,47 @@ func IsLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// RedactURL is raw with the credentials of its authority masked, for
+// messages: a password reads xxxxx, as in url.URL.Redacted, and so does a
+// user name without one (https://TOKEN@host carries the token there,
+// where Redacted would keep it). A URL that does not parse is masked the
+// same way from its text: everything of the authority before its last @.
+func RedactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		if u.User == nil {
+			return raw
+		}
+		if _, ok := u.User.Password(); !ok {
+			u.User = url.User("xxxxx")
+			return u.String()
+		}
+		return u.Redacted()
+	}
+	start := strings.Index(raw, "//")
+	if start < 0 {
+		start = 0
+	} else {
+		start += 2
+	}
+	end := len(raw)
+	if i := strings.IndexAny(raw[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	at := strings.LastIndex(raw[start:end], "@")
+	if at < 0 {
+		return raw
+	}
+	return raw[:start] + "xxxxx" + raw[start+at:]
+}
+
+// WithoutQuery is u without its query and fragment, for messages about
+// them: an api_key= there would be shown otherwise.
+func WithoutQuery(u *url.URL) string {
+	v := *u
+	v.RawQuery, v.Fragment, v.RawFragment, v.ForceQuery = "", "", "", false
+	return RedactURL(v.String())
+}
+
 func checkBaseURL(raw string, allowHTTP bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -252,19 +293,19 @@ func checkBaseURL(raw string, allowHTTP bool) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("%q: %w", raw, err)
+		return fmt.Errorf("%q: %w", RedactURL(raw), err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q: scheme must be http or https", raw)
+		return fmt.Errorf("%q: scheme must be http or https", RedactURL(raw))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%q: no host", raw)
+		return fmt.Errorf("%q: no host", RedactURL(raw))
 	}
 	if u.User != nil {
-		return fmt.Errorf("%q: credentials in the URL are not allowed; use the key settings", u.Redacted())
+		return fmt.Errorf("%q: credentials in the URL are not allowed; use the key settings", RedactURL(raw))
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%q: must not have a query or fragment", raw)
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return fmt.Errorf("%q: must not have a query or fragment (not shown)", WithoutQuery(u))
 	}
 	return CheckScheme(raw, allowHTTP)
 }

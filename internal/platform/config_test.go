@@ -173,3 +173,41 @@ func TestListQueryValues(t *testing.T) {
 		}
 	}
 }
+
+// RedactURL masks the credentials of a URL's authority whatever they are:
+// a password, a user name alone (https://TOKEN@host), or the userinfo of
+// a URL that does not parse, where url.URL.Redacted keeps the first two
+// and a message quoting the raw text keeps the last.
+func TestRedactURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://build.example.com/v1", "https://build.example.com/v1"},
+		{"https://apikey:sk-PLANTED-0123@build.example.com", "https://apikey:xxxxx@build.example.com"},
+		{"https://sk-PLANTED-0123@build.example.com/x", "https://xxxxx@build.example.com/x"},
+		{"https://apikey:sk-PLANTED-0123@build.example.com:99999", "https://apikey:xxxxx@build.example.com:99999"},
+		{"https://apikey:sk-PLANTED-0123@build.example.com/%zz", "https://xxxxx@build.example.com/%zz"},
+		{"https://a@b:sk-PLANTED-0123@build.example.com/%zz?q=@", "https://xxxxx@build.example.com/%zz?q=@"},
+		{"not a url %zz", "not a url %zz"},
+		{"https://build.example.com/%zz?who=me@example.com", "https://build.example.com/%zz?who=me@example.com"},
+	} {
+		if got := RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.Contains(RedactURL(tc.in), "PLANTED") {
+			t.Errorf("RedactURL(%q) keeps the credentials", tc.in)
+		}
+	}
+	q := Config{BuildURL: "https://build.example.com/?api_key=sk-PLANTED-0123", AccountID: "ws-abcd1234"}
+	if err := q.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), `"https://build.example.com/": must not have a query or fragment`) {
+		t.Errorf("Validate of a query: %v", err)
+	}
+	for _, raw := range []string{"https://sk-PLANTED-0123@build.example.com", "https://u:sk-PLANTED-0123@build.example.com/%zz"} {
+		c := Config{BuildURL: raw, AccountID: "ws-abcd1234"}
+		if err := c.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") {
+			t.Errorf("Validate of %q: %v", raw, err)
+		}
+		m := Config{MessagingURL: raw, BuildURL: "https://build.example.com", AccountID: "ws-abcd1234"}
+		if err := m.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") {
+			t.Errorf("Validate of messaging URL %q: %v", raw, err)
+		}
+	}
+}

@@ -202,11 +202,11 @@ func (c Config) validateMessaging() error {
 		u, err := url.Parse(c.MessagingURL)
 		switch {
 		case err != nil || u.Host == "":
-			errs = append(errs, fmt.Errorf("messaging URL %q: want http(s)://host or ws(s)://host", c.MessagingURL))
+			errs = append(errs, fmt.Errorf("messaging URL %q: want http(s)://host or ws(s)://host", RedactURL(c.MessagingURL)))
 		case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss":
-			errs = append(errs, fmt.Errorf("messaging URL %q: scheme must be http, https, ws or wss", c.MessagingURL))
+			errs = append(errs, fmt.Errorf("messaging URL %q: scheme must be http, https, ws or wss", RedactURL(c.MessagingURL)))
 		case u.User != nil:
-			errs = append(errs, fmt.Errorf("messaging URL %q: credentials in the URL are not allowed; use the connector token setting", u.Redacted()))
+			errs = append(errs, fmt.Errorf("messaging URL %q: credentials in the URL are not allowed; use the connector token setting", RedactURL(c.MessagingURL)))
 		default:
 			if err := CheckScheme(c.MessagingURL, c.AllowHTTP); err != nil {
 				errs = append(errs, fmt.Errorf("messaging URL: %w", err))

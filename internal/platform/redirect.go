@@ -117,7 +117,7 @@ func (c *Client) redirectError(rq *call, req *http.Request, res *http.Response) 
 	if loc != "" {
 		if u, err := from.Parse(loc); err == nil {
 			target = u
-			loc = u.Redacted()
+			loc = RedactURL(u.String())
 		}
 		e.Location = c.redactor(rq).String(loc)
 	}

@@ -221,7 +221,8 @@ type Skipped struct {
 // the command line) when its top level is one (see IsSuite): it has a
 // `scenarios:` key or a near miss of it, or only suite keys; a file that
 // does not parse, or is empty, is loaded too, so that its problem is
-// reported. Any other YAML file is passed over and listed in Skipped.
+// reported (but for an agenttest.yaml, which the config's loader reports
+// with its keys masked). Any other YAML file is passed over and listed in Skipped.
 func LoadAll(fsys fs.FS, paths []string) Loaded {
 	var l Loaded
 	files, errs := find(fsys, paths)
@@ -349,6 +350,16 @@ func looksLikeSuite(doc *yaml.Node, err error) (bool, string) {
 	return false, "not a suite (a " + kindName(root) + ")"
 }
 
+// isConfigName says whether path is named like agenttest's config file
+// (agenttest.yaml or agenttest.yml, in any directory).
+func isConfigName(name string) bool {
+	switch path.Base(name) {
+	case "agenttest.yaml", "agenttest.yml":
+		return true
+	}
+	return false
+}
+
 // shortList joins the first few names of a list for a message.
 func shortList(names []string) string {
 	const most = 6
@@ -386,6 +397,12 @@ func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Dia
 	var doc yaml.Node
 	err := dec.Decode(&doc)
 	if !named {
+		if err != nil && isConfigName(path) {
+			// The config file's own loader reports it, with its
+			// literal keys masked; echoed here as a suite's, the line
+			// of a key written wrong would print the key.
+			return nil, nil, "the config file (it does not parse: agenttest lint and run report why)"
+		}
 		if ok, why := looksLikeSuite(&doc, err); !ok {
 			return nil, nil, why
 		}
