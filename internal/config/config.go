@@ -774,7 +774,6 @@ func validateValue(key, v string) string {
 			// key in it, on the console and in every report.
 			return fmt.Sprintf("%s %q: credentials in the URL are not allowed; use the key settings", key, platform.RedactURL(v))
 		}
-
 	case "account_id":
 		return errText(platform.CheckAccountID(v))
 	case "agent_id":
