@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -36,12 +37,38 @@ func Steps() *steps.Library { return library }
 // src is the file's Text: its callers need the text too, for the lines
 // they echo and the Source they report.
 func parseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
+	if err := longLine(src); err != nil {
+		return nil, nil, err
+	}
 	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc.Uri = path
 	return doc, gherkin.Pickles(*doc, path, newID), nil
+}
+
+// maxGherkinLine is the longest line, in bytes without its line feed
+// (a carriage return counts), that Gherkin's scanner reads: it reads
+// lines with a bufio.Scanner of the default buffer, and on a longer one
+// its parser dereferences a nil line and panics (gherkin/go v26), in
+// agenttest and in godog alike.
+const maxGherkinLine = bufio.MaxScanTokenSize - 1
+
+// longLine returns, in the form of Gherkin's own parse errors, the first
+// line of src longer than Gherkin reads, or nil when there is none.
+func longLine(src []byte) error {
+	for n := 1; len(src) > 0; n++ {
+		end := bytes.IndexByte(src, '\n')
+		if end < 0 {
+			end = len(src)
+		}
+		if end > maxGherkinLine {
+			return fmt.Errorf("(%d:1): line is %d bytes long: Gherkin reads lines of at most %d bytes", n, end, maxGherkinLine)
+		}
+		src = src[min(end+1, len(src)):]
+	}
+	return nil
 }
 
 // loadFeature loads a Gherkin feature file: every pickle (a Scenario, or

@@ -167,3 +167,55 @@ func TestMisplacedTagsReparseBound(t *testing.T) {
 		t.Errorf("the errors past the bound are not reported:\n%s", got)
 	}
 }
+
+// TestLongGherkinLine holds a feature file with a line longer than
+// Gherkin's scanner reads to an error at that line, where the parser
+// dereferenced a nil line and the file was an "internal error while
+// loading" without a position; a line of the longest length Gherkin
+// reads still loads, whatever its line ending and wherever it is.
+func TestLongGherkinLine(t *testing.T) {
+	t.Parallel()
+	step := func(n int) string { // a step line of n bytes
+		const head = `    When the user says "`
+		return head + strings.Repeat("x", n-len(head)-1) + `"`
+	}
+	const top = "Feature: f\n  Scenario: a\n"
+	const then = "    Then the agent's reply contains \"x\""
+	for _, tc := range []struct {
+		name, src string
+		err       string // "" when the file loads
+	}{
+		{"longest", top + step(maxGherkinLine) + "\n" + then + "\n", ""},
+		{"longest last line", top + then + "\n" + step(maxGherkinLine), ""},
+		{"longest CRLF", strings.ReplaceAll(top, "\n", "\r\n") + step(maxGherkinLine-1) + "\r\n" + then + "\r\n", ""},
+		{"one byte more", top + step(maxGherkinLine+1) + "\n" + then + "\n",
+			"f.feature:3:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"one byte more, last line", top + then + "\n" + step(maxGherkinLine+1),
+			"f.feature:4:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"one byte more, CRLF", strings.ReplaceAll(top, "\n", "\r\n") + step(maxGherkinLine) + "\r\n" + then + "\r\n",
+			"f.feature:3:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"megabytes", top + step(20<<20) + "\n",
+			"f.feature:3:1: invalid Gherkin: line is 20971520 bytes long: Gherkin reads lines of at most 65535 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, ds := loadFeature("f.feature", []byte(tc.src))
+			_, docDiags := ParseFeatureDoc("f.feature", []byte(tc.src))
+			got, gotDoc := renderDiags(ds), renderDiags(docDiags)
+			if tc.err == "" {
+				if s == nil || docDiags.HasErrors() {
+					t.Fatalf("not loaded:\n%s%s", got, gotDoc)
+				}
+				return
+			}
+			if s != nil {
+				t.Errorf("loaded despite the long line")
+			}
+			for _, out := range []string{got, gotDoc} {
+				if !strings.Contains(out, tc.err) || strings.Contains(out, "internal error") {
+					t.Errorf("diagnostics:\n%s\nwant %q", out, tc.err)
+				}
+			}
+		})
+	}
+}
