@@ -157,11 +157,22 @@ func References(s string) []string {
 	return names
 }
 
+// MaxVarBytes bounds the bytes that ${...} references add to the values
+// of one scenario's vars when ResolveVars expands them.
+const MaxVarBytes = 1 << 20
+
 // ResolveVars expands the references inside var values: a var may use
 // ${env:NAME} and other vars. Each var is expanded once, in dependency
 // order; a cycle or an unknown reference is an error naming the var. A nil
 // getenv treats every environment variable as unset.
+//
+// The bytes that references add to the values, all vars together, are
+// bounded by MaxVarBytes: vars that refer to each other several times
+// double or quadruple at each step, so a suite of a few hundred bytes
+// could stand for gigabytes (eleven vars of four references each, over
+// 100 bytes, took 1.3 GB) and take the run down.
 func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (map[string]string, error) {
+	budget := MaxVarBytes
 	out := make(map[string]string, len(vars))
 	visiting := make(map[string]bool)
 	var resolve func(name string) (string, error)
@@ -174,13 +185,23 @@ func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (ma
 		}
 		visiting[name] = true
 		v, err := expand(vars[name], func(r Ref) (string, error) {
-			if r.Env {
-				return Interpolate("${"+envPrefix+r.Name+"}", nil, getenv)
-			}
-			if _, ok := vars[r.Name]; !ok {
+			var v string
+			var err error
+			switch _, ok := vars[r.Name]; {
+			case r.Env:
+				v, err = Interpolate("${"+envPrefix+r.Name+"}", nil, getenv)
+			case !ok:
 				return "", fmt.Errorf("unknown variable ${%s}", r.Name)
+			default:
+				v, err = resolve(r.Name)
 			}
-			return resolve(r.Name)
+			if err != nil {
+				return "", err
+			}
+			if budget -= len(v); budget < 0 {
+				return "", fmt.Errorf("the vars expand to more than %d bytes (at ${%s}): a var refers to others that refer to others many times over", MaxVarBytes, r.Name)
+			}
+			return v, nil
 		})
 		if err != nil {
 			return "", fmt.Errorf("var %s: %w", name, err)

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,5 +102,50 @@ func TestResolveVars(t *testing.T) {
 		if _, err := ResolveVars(tc.vars, getenv); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("ResolveVars(%v) error = %v, want %q", tc.vars, err, tc.err)
 		}
+	}
+}
+
+// TestResolveVarsBound holds the bytes references add to the vars, all
+// vars together, to MaxVarBytes: eleven vars of four references each,
+// over 100 bytes, took 1.3 GB, and twenty-nine would never end. Up to the
+// bound, vars expand.
+func TestResolveVarsBound(t *testing.T) {
+	getenv := func(n string) (string, bool) {
+		switch n {
+		case "HALF":
+			return strings.Repeat("h", MaxVarBytes/2), true
+		case "ONE":
+			return "1", true
+		}
+		return "", false
+	}
+	chain := map[string]string{"v0": strings.Repeat("x", 100)}
+	for i := 1; i < 30; i++ {
+		p := fmt.Sprintf("${v%d}", i-1)
+		chain[fmt.Sprintf("v%d", i)] = p + p + p + p
+	}
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		err  bool
+	}{
+		{"at the bound", map[string]string{"a": "${env:HALF}", "b": "${env:HALF}"}, false},
+		{"at the bound through a var", map[string]string{"a": "${env:HALF}", "b": "${a}"}, false},
+		{"one byte more", map[string]string{"a": "${env:HALF}", "b": "${env:HALF}", "c": "${env:ONE}"}, true},
+		{"one byte more through a var", map[string]string{"a": "${env:HALF}", "b": "${a}", "c": "${env:ONE}"}, true},
+		{"exponential", chain, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveVars(tc.vars, getenv)
+			if !tc.err {
+				if err != nil || len(got) != len(tc.vars) {
+					t.Fatalf("ResolveVars: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "the vars expand to more than 1048576 bytes") {
+				t.Fatalf("ResolveVars error = %.300v", err)
+			}
+		})
 	}
 }
