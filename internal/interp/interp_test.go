@@ -149,3 +149,36 @@ func TestResolveVarsBound(t *testing.T) {
 		})
 	}
 }
+
+// TestInterpolateBound holds the bytes references add to one text to
+// MaxExpansion, vars and the environment alike: a var of 1 MiB written
+// 3,000 times in a say: of 15 KB made a string of 1.2 GB and the run ran
+// out of memory. Up to the bound, the text expands; literal text does not
+// count.
+func TestInterpolateBound(t *testing.T) {
+	quarter := strings.Repeat("q", MaxExpansion/4)
+	lookup := func(n string) (string, bool) { return quarter, n == "q" }
+	getenv := func(n string) (string, bool) { return "1", n == "ONE" }
+	long := strings.Repeat("literal ", MaxExpansion/4)
+	for _, tc := range []struct {
+		name, s string
+		err     string
+	}{
+		{"at the bound", long + strings.Repeat("${q}", 4), ""},
+		{"one byte more", "${q}${q}${q}${q}${env:ONE}", "the text expands to more than 4194304 bytes (at ${env:ONE})"},
+		{"a thousand times", strings.Repeat("${q}", 1000), "the text expands to more than 4194304 bytes (at ${q})"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Interpolate(tc.s, lookup, getenv)
+			if tc.err == "" {
+				if err != nil || len(got) != len(long)+MaxExpansion {
+					t.Fatalf("Interpolate: %d bytes, %v", len(got), err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.err {
+				t.Fatalf("Interpolate error = %.300v, want %q", err, tc.err)
+			}
+		})
+	}
+}
