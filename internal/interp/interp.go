@@ -117,28 +117,44 @@ func Scan(s string) ([]Ref, error) {
 // Interpolate expands the references in s: ${name} through lookup (vars and
 // captures), ${env:NAME} through getenv, and $${ to a literal ${. The error
 // names the reference it could not resolve. A nil getenv treats every
-// environment variable as unset.
+// environment variable as unset. The bytes references add are bounded by
+// MaxExpansion.
 func Interpolate(s string, lookup func(name string) (string, bool), getenv func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
 	}
+	budget := MaxExpansion
 	return expand(s, func(r Ref) (string, error) {
-		if r.Env {
-			if getenv != nil {
-				if v, ok := getenv(r.Name); ok {
-					return v, nil
-				}
-			}
+		v, ok := "", false
+		switch {
+		case r.Env && getenv != nil:
+			v, ok = getenv(r.Name)
+		case !r.Env && lookup != nil:
+			v, ok = lookup(r.Name)
+		}
+		switch {
+		case !ok && r.Env:
 			return "", fmt.Errorf("environment variable %s is not set (referenced as ${env:%s})", r.Name, r.Name)
+		case !ok:
+			return "", fmt.Errorf("unknown variable ${%s}", r.Name)
 		}
-		if lookup != nil {
-			if v, ok := lookup(r.Name); ok {
-				return v, nil
+		if budget -= len(v); budget < 0 {
+			ref := r.Name
+			if r.Env {
+				ref = envPrefix + ref
 			}
+			return "", fmt.Errorf("the text expands to more than %d bytes (at ${%s})", MaxExpansion, ref)
 		}
-		return "", fmt.Errorf("unknown variable ${%s}", r.Name)
+		return v, nil
 	})
 }
+
+// MaxExpansion bounds the bytes that references add to one text when
+// Interpolate expands it: a var of 1 MiB (MaxVarBytes) written a thousand
+// times in one say: made a string of a gigabyte, and the run ran out of
+// memory. It leaves room for a whole reply of the default size limit,
+// captured, to be sent back a few times.
+const MaxExpansion = 4 << 20
 
 // References returns the names that s refers to with ${name}, in order and
 // without duplicates. Environment references (${env:NAME}) are left out:
@@ -157,11 +173,22 @@ func References(s string) []string {
 	return names
 }
 
+// MaxVarBytes bounds the bytes that ${...} references add to the values
+// of one scenario's vars when ResolveVars expands them.
+const MaxVarBytes = 1 << 20
+
 // ResolveVars expands the references inside var values: a var may use
 // ${env:NAME} and other vars. Each var is expanded once, in dependency
 // order; a cycle or an unknown reference is an error naming the var. A nil
 // getenv treats every environment variable as unset.
+//
+// The bytes that references add to the values, all vars together, are
+// bounded by MaxVarBytes: vars that refer to each other several times
+// double or quadruple at each step, so a suite of a few hundred bytes
+// could stand for gigabytes (eleven vars of four references each, over
+// 100 bytes, took 1.3 GB) and take the run down.
 func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (map[string]string, error) {
+	budget := MaxVarBytes
 	out := make(map[string]string, len(vars))
 	visiting := make(map[string]bool)
 	var resolve func(name string) (string, error)
@@ -174,13 +201,23 @@ func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (ma
 		}
 		visiting[name] = true
 		v, err := expand(vars[name], func(r Ref) (string, error) {
-			if r.Env {
-				return Interpolate("${"+envPrefix+r.Name+"}", nil, getenv)
-			}
-			if _, ok := vars[r.Name]; !ok {
+			var v string
+			var err error
+			switch _, ok := vars[r.Name]; {
+			case r.Env:
+				v, err = Interpolate("${"+envPrefix+r.Name+"}", nil, getenv)
+			case !ok:
 				return "", fmt.Errorf("unknown variable ${%s}", r.Name)
+			default:
+				v, err = resolve(r.Name)
 			}
-			return resolve(r.Name)
+			if err != nil {
+				return "", err
+			}
+			if budget -= len(v); budget < 0 {
+				return "", fmt.Errorf("the vars expand to more than %d bytes (at ${%s}): a var refers to others that refer to others many times over", MaxVarBytes, r.Name)
+			}
+			return v, nil
 		})
 		if err != nil {
 			return "", fmt.Errorf("var %s: %w", name, err)

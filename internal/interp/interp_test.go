@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,5 +102,83 @@ func TestResolveVars(t *testing.T) {
 		if _, err := ResolveVars(tc.vars, getenv); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("ResolveVars(%v) error = %v, want %q", tc.vars, err, tc.err)
 		}
+	}
+}
+
+// TestResolveVarsBound holds the bytes references add to the vars, all
+// vars together, to MaxVarBytes: eleven vars of four references each,
+// over 100 bytes, took 1.3 GB, and twenty-nine would never end. Up to the
+// bound, vars expand.
+func TestResolveVarsBound(t *testing.T) {
+	getenv := func(n string) (string, bool) {
+		switch n {
+		case "HALF":
+			return strings.Repeat("h", MaxVarBytes/2), true
+		case "ONE":
+			return "1", true
+		}
+		return "", false
+	}
+	chain := map[string]string{"v0": strings.Repeat("x", 100)}
+	for i := 1; i < 30; i++ {
+		p := fmt.Sprintf("${v%d}", i-1)
+		chain[fmt.Sprintf("v%d", i)] = p + p + p + p
+	}
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		err  bool
+	}{
+		{"at the bound", map[string]string{"a": "${env:HALF}", "b": "${env:HALF}"}, false},
+		{"at the bound through a var", map[string]string{"a": "${env:HALF}", "b": "${a}"}, false},
+		{"one byte more", map[string]string{"a": "${env:HALF}", "b": "${env:HALF}", "c": "${env:ONE}"}, true},
+		{"one byte more through a var", map[string]string{"a": "${env:HALF}", "b": "${a}", "c": "${env:ONE}"}, true},
+		{"exponential", chain, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveVars(tc.vars, getenv)
+			if !tc.err {
+				if err != nil || len(got) != len(tc.vars) {
+					t.Fatalf("ResolveVars: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "the vars expand to more than 1048576 bytes") {
+				t.Fatalf("ResolveVars error = %.300v", err)
+			}
+		})
+	}
+}
+
+// TestInterpolateBound holds the bytes references add to one text to
+// MaxExpansion, vars and the environment alike: a var of 1 MiB written
+// 3,000 times in a say: of 15 KB made a string of 1.2 GB and the run ran
+// out of memory. Up to the bound, the text expands; literal text does not
+// count.
+func TestInterpolateBound(t *testing.T) {
+	quarter := strings.Repeat("q", MaxExpansion/4)
+	lookup := func(n string) (string, bool) { return quarter, n == "q" }
+	getenv := func(n string) (string, bool) { return "1", n == "ONE" }
+	long := strings.Repeat("literal ", MaxExpansion/4)
+	for _, tc := range []struct {
+		name, s string
+		err     string
+	}{
+		{"at the bound", long + strings.Repeat("${q}", 4), ""},
+		{"one byte more", "${q}${q}${q}${q}${env:ONE}", "the text expands to more than 4194304 bytes (at ${env:ONE})"},
+		{"a thousand times", strings.Repeat("${q}", 1000), "the text expands to more than 4194304 bytes (at ${q})"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Interpolate(tc.s, lookup, getenv)
+			if tc.err == "" {
+				if err != nil || len(got) != len(long)+MaxExpansion {
+					t.Fatalf("Interpolate: %d bytes, %v", len(got), err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.err {
+				t.Fatalf("Interpolate error = %.300v, want %q", err, tc.err)
+			}
+		})
 	}
 }

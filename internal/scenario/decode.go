@@ -428,12 +428,77 @@ func (d *decoder) scenarioItem(item *yaml.Node, s *Suite, decl suiteDecl) []*Sce
 		defer func() { d.missingCols = nil }()
 	}
 	out := make([]*Scenario, 0, len(rows))
-	for _, row := range rows {
+	for i, row := range rows {
 		if sc := d.scenario(item, fields, s, decl, row, checkRefs); sc != nil {
+			if checkRefs && i == 0 {
+				d.varsExpand(sc, item, fields, decl)
+			}
 			out = append(out, sc)
 		}
 	}
 	return out
+}
+
+// varsExpand reports what expanding the vars of sc would error the
+// scenario with every time it runs: a var that refers to itself, or vars
+// that expand past interp.MaxVarBytes. Only the first examples row is
+// expanded, so that a long table does not cost a megabyte per row; the
+// environment reads as empty here.
+func (d *decoder) varsExpand(sc *Scenario, item *yaml.Node, fields map[string]pair, decl suiteDecl) {
+	refs := false
+	for _, v := range sc.Vars {
+		refs = refs || strings.Contains(v, "${")
+	}
+	if !refs {
+		return
+	}
+	// Scenarios of one suite mostly share its vars: expand each set once.
+	names := slices.Sorted(maps.Keys(sc.Vars))
+	var key strings.Builder
+	for _, n := range names {
+		key.WriteString(n + "\x00" + sc.Vars[n] + "\x00")
+	}
+	if d.varsSeen[key.String()] {
+		return
+	}
+	if d.varsSeen == nil {
+		d.varsSeen = map[string]bool{}
+	}
+	d.varsSeen[key.String()] = true
+	_, err := interp.ResolveVars(sc.Vars, func(string) (string, bool) { return "", true })
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "refers to itself") && !strings.Contains(msg, "expand to more than") {
+		return // an unknown reference: reported where it is written
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(msg, "var "), ":")
+	// The var's key: in the scenario's vars, the suite's, or the first
+	// examples row (the row expanded here).
+	var holders []*yaml.Node
+	if p, ok := fields["vars"]; ok {
+		holders = append(holders, p.Val)
+	}
+	if decl.vars != nil {
+		holders = append(holders, decl.vars.Val)
+	}
+	if p, ok := fields["examples"]; ok {
+		if ex := d.resolve(p.Val); ex != nil && ex.Kind == yaml.SequenceNode && len(ex.Content) > 0 {
+			holders = append(holders, ex.Content[0])
+		}
+	}
+	for _, m := range holders {
+		if v := d.resolve(m); v != nil && v.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				if v.Content[i].Value == name {
+					d.errorf(v.Content[i], "%s", msg)
+					return
+				}
+			}
+		}
+	}
+	d.errorf(item, "%s", msg)
 }
 
 // missingColumns maps each column some examples rows have to the lines

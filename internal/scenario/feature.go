@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -36,12 +37,133 @@ func Steps() *steps.Library { return library }
 // src is the file's Text: its callers need the text too, for the lines
 // they echo and the Source they report.
 func parseFeature(path string, src []byte, newID func() string) (*messages.GherkinDocument, []*messages.Pickle, error) {
+	if err := longLine(src); err != nil {
+		return nil, nil, err
+	}
 	doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src), gherkin.DefaultDialect, newID)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc.Uri = path
+	if err := pickleBudget(doc); err != nil {
+		return nil, nil, err
+	}
 	return doc, gherkin.Pickles(*doc, path, newID), nil
+}
+
+// maxGherkinLine is the longest line, in bytes without its line feed
+// (a carriage return counts), that Gherkin's scanner reads: it reads
+// lines with a bufio.Scanner of the default buffer, and on a longer one
+// its parser dereferences a nil line and panics (gherkin/go v26), in
+// agenttest and in godog alike.
+const maxGherkinLine = bufio.MaxScanTokenSize - 1
+
+// longLine returns, in the form of Gherkin's own parse errors, the first
+// line of src longer than Gherkin reads, or nil when there is none.
+func longLine(src []byte) error {
+	for n := 1; len(src) > 0; n++ {
+		end := bytes.IndexByte(src, '\n')
+		if end < 0 {
+			end = len(src)
+		}
+		if end > maxGherkinLine {
+			return fmt.Errorf("(%d:1): line is %d bytes long: Gherkin reads lines of at most %d bytes", n, end, maxGherkinLine)
+		}
+		src = src[min(end+1, len(src)):]
+	}
+	return nil
+}
+
+// maxPickleCost bounds what the pickles of one feature file may hold,
+// counted as pickleCost does. Background steps are repeated in every
+// scenario of their Feature or Rule and a Scenario Outline's steps in
+// every Examples row, so a small file can expand to millions of steps (a
+// 179 KB outline of 4,000 steps and 4,000 rows took 48 s and 7 GB to
+// lint). The bound is far above any real feature and costs about as much
+// as the YAML loader's maxVisits (a few hundred MB).
+const maxPickleCost = 1_000_000
+
+// tooComplex is the error of a feature file whose pickles would exceed
+// maxPickleCost, at the scenario where they do.
+type tooComplex struct {
+	at *messages.Location
+}
+
+func (e *tooComplex) Error() string {
+	return fmt.Sprintf("(%d:%d): file is too complex to load: its scenarios expand to more than %d steps and table cells",
+		e.at.Line, e.at.Column, maxPickleCost)
+}
+
+// pickleBudget returns a *tooComplex when the pickles of doc would cost
+// more than maxPickleCost, before Gherkin builds them.
+func pickleBudget(doc *messages.GherkinDocument) error {
+	if _, at := pickleTotal(doc, maxPickleCost); at != nil {
+		return &tooComplex{at: at}
+	}
+	return nil
+}
+
+// pickleTotal is what the pickles of doc cost (pickleCost), counted up
+// to the first scenario that takes the total above limit, which it
+// returns too (nil when there is none).
+func pickleTotal(doc *messages.GherkinDocument, limit int) (int, *messages.Location) {
+	if doc.Feature == nil {
+		return 0, nil
+	}
+	total := 0
+	var add func(children []*messages.FeatureChild, background int) *messages.Location
+	add = func(children []*messages.FeatureChild, background int) *messages.Location {
+		for _, c := range children {
+			switch {
+			case c.Background != nil:
+				background += pickleCost(c.Background.Steps)
+			case c.Rule != nil:
+				rule := make([]*messages.FeatureChild, 0, len(c.Rule.Children))
+				for _, rc := range c.Rule.Children {
+					rule = append(rule, &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario})
+				}
+				if at := add(rule, background); at != nil {
+					return at
+				}
+			case c.Scenario != nil:
+				pickles := 1
+				if len(c.Scenario.Examples) > 0 {
+					pickles = 0
+					for _, ex := range c.Scenario.Examples {
+						pickles += len(ex.TableBody)
+					}
+				}
+				if len(c.Scenario.Steps) > 0 { // Gherkin gives a scenario without steps no Background
+					total += pickles * (background + pickleCost(c.Scenario.Steps))
+				}
+				if total > limit {
+					return c.Scenario.Location
+				}
+			}
+		}
+		return nil
+	}
+	at := add(doc.Feature.Children, 0)
+	return total, at
+}
+
+// pickleCost is what steps cost in every pickle that holds them: one for
+// each step and each cell of its table, and one for each 64 bytes of its
+// DocString (an Examples value in it makes a copy per row).
+func pickleCost(steps []*messages.Step) int {
+	cost := 0
+	for _, st := range steps {
+		cost++
+		if st.DataTable != nil {
+			for _, row := range st.DataTable.Rows {
+				cost += len(row.Cells)
+			}
+		}
+		if st.DocString != nil {
+			cost += len(st.DocString.Content) / 64
+		}
+	}
+	return cost
 }
 
 // loadFeature loads a Gherkin feature file: every pickle (a Scenario, or
@@ -301,6 +423,12 @@ func (fl *featureLoader) parseErrors(err error, src []byte) {
 const maxTagReparses = 10
 
 func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
+	if tc := (*tooComplex)(nil); errors.As(err, &tc) {
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(tc.at),
+			Message: fmt.Sprintf("file is too complex to load: its scenarios expand to more than %d steps and table cells", maxPickleCost),
+			Hint:    "Background steps repeat in every scenario and an outline's steps in every Examples row; split the file"})
+		return
+	}
 	found := false
 	lines := strings.Split(string(src), "\n")
 	lang := gherkin.DefaultDialect

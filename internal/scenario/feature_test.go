@@ -2,11 +2,15 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/steps"
@@ -165,5 +169,184 @@ func TestMisplacedTagsReparseBound(t *testing.T) {
 	}
 	if !strings.Contains(got, "invalid Gherkin") {
 		t.Errorf("the errors past the bound are not reported:\n%s", got)
+	}
+}
+
+// TestLongGherkinLine holds a feature file with a line longer than
+// Gherkin's scanner reads to an error at that line, where the parser
+// dereferenced a nil line and the file was an "internal error while
+// loading" without a position; a line of the longest length Gherkin
+// reads still loads, whatever its line ending and wherever it is.
+func TestLongGherkinLine(t *testing.T) {
+	t.Parallel()
+	step := func(n int) string { // a step line of n bytes
+		const head = `    When the user says "`
+		return head + strings.Repeat("x", n-len(head)-1) + `"`
+	}
+	const top = "Feature: f\n  Scenario: a\n"
+	const then = "    Then the agent's reply contains \"x\""
+	for _, tc := range []struct {
+		name, src string
+		err       string // "" when the file loads
+	}{
+		{"longest", top + step(maxGherkinLine) + "\n" + then + "\n", ""},
+		{"longest last line", top + then + "\n" + step(maxGherkinLine), ""},
+		{"longest CRLF", strings.ReplaceAll(top, "\n", "\r\n") + step(maxGherkinLine-1) + "\r\n" + then + "\r\n", ""},
+		{"one byte more", top + step(maxGherkinLine+1) + "\n" + then + "\n",
+			"f.feature:3:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"one byte more, last line", top + then + "\n" + step(maxGherkinLine+1),
+			"f.feature:4:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"one byte more, CRLF", strings.ReplaceAll(top, "\n", "\r\n") + step(maxGherkinLine) + "\r\n" + then + "\r\n",
+			"f.feature:3:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"megabytes", top + step(20<<20) + "\n",
+			"f.feature:3:1: invalid Gherkin: line is 20971520 bytes long: Gherkin reads lines of at most 65535 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, ds := loadFeature("f.feature", []byte(tc.src))
+			_, docDiags := ParseFeatureDoc("f.feature", []byte(tc.src))
+			got, gotDoc := renderDiags(ds), renderDiags(docDiags)
+			if tc.err == "" {
+				if s == nil || docDiags.HasErrors() {
+					t.Fatalf("not loaded:\n%s%s", got, gotDoc)
+				}
+				return
+			}
+			if s != nil {
+				t.Errorf("loaded despite the long line")
+			}
+			for _, out := range []string{got, gotDoc} {
+				if !strings.Contains(out, tc.err) || strings.Contains(out, "internal error") {
+					t.Errorf("diagnostics:\n%s\nwant %q", out, tc.err)
+				}
+			}
+		})
+	}
+}
+
+// TestPickleTotalCountsPickles holds pickleTotal to the pickles Gherkin
+// builds: Backgrounds of a Feature and of a Rule, outlines with several
+// Examples blocks (one without a header, which makes no pickles), tables,
+// DocStrings and a scenario without steps (which gets no Background).
+func TestPickleTotalCountsPickles(t *testing.T) {
+	t.Parallel()
+	src := `Feature: f
+  Background:
+    Given the channel "WEBCHAT"
+    And the integration attributes:
+      | tier | gold |
+      | vip  | yes  |
+  Scenario: plain
+    When the user says "hi"
+  Scenario: empty
+  Scenario Outline: o <c>
+    When the user says:
+      """
+      ` + strings.Repeat("<c> ", 40) + `
+      """
+    Then the agent's reply contains "x"
+    Examples:
+      | c |
+      | 1 |
+      | 2 |
+    Examples:
+    Examples:
+      | c |
+      | 3 |
+  Rule: r
+    Background:
+      Given the environment "sandbox"
+    Scenario: in rule
+      When the user says "hi"
+      Then the state includes:
+        | key | value |
+        | a   | 1     |
+`
+	doc, pickles, err := parseFeature("f.feature", []byte(src), (&messages.Incrementing{}).NewId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, p := range pickles {
+		for _, st := range p.Steps {
+			want++
+			if st.Argument != nil && st.Argument.DataTable != nil {
+				for _, row := range st.Argument.DataTable.Rows {
+					want += len(row.Cells)
+				}
+			}
+			if st.Argument != nil && st.Argument.DocString != nil {
+				// The outline's DocString as written, not as filled in.
+				want += len(strings.Repeat("<c> ", 40)) / 64
+			}
+		}
+	}
+	if got, at := pickleTotal(doc, math.MaxInt); got != want || at != nil {
+		t.Errorf("pickleTotal = %d, %v; the pickles cost %d", got, at, want)
+	}
+}
+
+// TestFeatureTooComplex holds a feature file whose Background or outline
+// expands to more than maxPickleCost steps and cells to one error at the
+// scenario that crosses the bound, reported before Gherkin builds the
+// pickles: a 179 KB outline of 4,000 steps and 4,000 rows took 48 s and
+// 7 GB to lint. A file at the bound is not refused.
+func TestFeatureTooComplex(t *testing.T) {
+	t.Parallel()
+	repeat := func(s string, n int) string { return strings.Repeat(s, n) }
+	rows := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "      | v%d |\n", i)
+		}
+		return b.String()
+	}
+	scenarios := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "  Scenario: s%d\n    When the user says \"hi\"\n", i)
+		}
+		return b.String()
+	}
+	const step = "    When the user says \"<c>\"\n"
+	for _, tc := range []struct {
+		name, src string
+		at        string // "" when within the bound
+	}{
+		// 1000 scenarios of 999 Background steps and 1 step.
+		{"background at the bound", "Feature: f\n  Background:\n" + repeat("    Given the channel \"WEBCHAT\"\n", 999) + scenarios(1000), ""},
+		// The 1000th scenario takes the total to 1000 × 1001.
+		{"background", "Feature: f\n  Background:\n" + repeat("    Given the channel \"WEBCHAT\"\n", 1000) + scenarios(1000), "f.feature:3001:3:"},
+		{"rule background", "Feature: f\n  Rule: r\n    Background:\n" + repeat("      Given the channel \"WEBCHAT\"\n", 1000) +
+			strings.ReplaceAll(scenarios(1000), "\n  ", "\n    "), "f.feature:3002:5:"},
+		{"outline at the bound", "Feature: f\n  Scenario Outline: o <c>\n" + repeat(step, 1000) + "    Examples:\n      | c |\n" + rows(1000), ""},
+		{"outline", "Feature: f\n  Scenario Outline: o <c>\n" + repeat(step, 1000) + "    Examples:\n      | c |\n" + rows(1001), "f.feature:2:3:"},
+		{"table cells", "Feature: f\n  Scenario Outline: o <c>\n    Given the integration attributes:\n" + repeat("      | a | b |\n", 2000) +
+			"    Examples:\n      | c |\n" + rows(250), "f.feature:2:3:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.at == "" {
+				doc, err := gherkin.ParseGherkinDocumentForLanguage(strings.NewReader(tc.src), gherkin.DefaultDialect, (&messages.Incrementing{}).NewId)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if total, at := pickleTotal(doc, maxPickleCost); total != maxPickleCost || at != nil {
+					t.Errorf("pickleTotal = %d, %v; want %d, within the bound", total, at, maxPickleCost)
+				}
+				return
+			}
+			s, ds := loadFeature("f.feature", []byte(tc.src))
+			_, docDiags := ParseFeatureDoc("f.feature", []byte(tc.src))
+			if s != nil {
+				t.Errorf("loaded despite expanding to more than %d steps", maxPickleCost)
+			}
+			want := tc.at + " file is too complex to load: its scenarios expand to more than 1000000 steps and table cells"
+			for _, out := range []string{renderDiags(ds), renderDiags(docDiags)} {
+				if !strings.Contains(out, want) || strings.Count(out, "\n") > 3 {
+					t.Errorf("diagnostics:\n%s\nwant one: %q", out, want)
+				}
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,49 @@ func TestLoadFileInvalid(t *testing.T) {
 				}
 			}
 			golden.Check(t, strings.TrimSuffix(f, ".yaml")+".golden", []byte(renderDiags(ds)))
+		})
+	}
+}
+
+// TestLintVarsExpansion holds lint to what expanding a scenario's vars
+// would error every run with: a var that refers to itself, and vars that
+// repeat each other past interp.MaxVarBytes (a 557-byte suite that took
+// 1.3 GB to run linted clean). Vars that use each other, the
+// environment and examples columns within the bound load.
+func TestLintVarsExpansion(t *testing.T) {
+	t.Parallel()
+	chain := "  v0: \"" + strings.Repeat("x", 100) + "\"\n"
+	for i := 1; i < 30; i++ {
+		p := fmt.Sprintf("${v%d}", i-1)
+		chain += fmt.Sprintf("  v%d: \"%s%s%s%s\"\n", i, p, p, p, p)
+	}
+	const scenario = "scenarios:\n  - name: a\n    vars: {own: \"${c}-${env:HOME}\"}\n    examples: [{c: \"${shared}\"}, {c: \"2\"}]\n" +
+		"    turns:\n      - say: \"${top} ${own} ${c}\"\n        expect: {response: {contains: x}}\n"
+	for _, tc := range []struct {
+		name, vars, want string
+	}{
+		{"within the bound", "  shared: \"s\"\n  top: \"${shared}${own}${env:HOME}\"\n", ""},
+		{"cycle", "  shared: \"s\"\n  top: \"${mid}\"\n  mid: \"${top}\"\n",
+			"s.yaml:6:3: var mid: var top: var mid refers to itself through ${...}"},
+		{"cycle through an examples column", "  shared: \"${top}\"\n  top: \"${own}\"\n",
+			"s.yaml:9:17: var c: var shared: var top: var own: var c refers to itself through ${...}"},
+		{"exponential", "  shared: \"s\"\n  top: t\n" + chain,
+			"s.yaml:16:3: var v10: var v9: var v8: var v7: the vars expand to more than 1048576 bytes (at ${v6})"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := "suite: s\nagent: clinic\nvars:\n" + tc.vars + scenario
+			s, ds := LoadFile("s.yaml", []byte(src))
+			got := renderDiags(ds)
+			if tc.want == "" {
+				if s == nil {
+					t.Fatalf("not loaded:\n%s", got)
+				}
+				return
+			}
+			if s != nil || !strings.Contains(got, tc.want) {
+				t.Errorf("diagnostics:\n%s\nwant %q", got, tc.want)
+			}
 		})
 	}
 }

@@ -50,6 +50,8 @@ type decoder struct {
 	// missingCols maps the examples columns of the scenario being decoded
 	// to the lines of the rows that lack them (missingColumns).
 	missingCols map[string][]int
+	// varsSeen holds the sets of vars varsExpand has expanded.
+	varsSeen map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
 	envRefs envRefSet
 	// messaging is set while decoding a scenario that runs over the
