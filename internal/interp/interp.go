@@ -8,6 +8,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -177,6 +178,25 @@ func References(s string) []string {
 // of one scenario's vars when ResolveVars expands them.
 const MaxVarBytes = 1 << 20
 
+// ErrVarCycle and ErrVarsTooLarge are the errors of vars that cannot
+// expand whatever the environment holds: a var that refers to itself,
+// and vars that add more than MaxVarBytes. ResolveVars wraps them in a
+// *VarError; lint reports them at the var (errors.Is).
+var (
+	ErrVarCycle     = errors.New("refers to itself through ${...}")
+	ErrVarsTooLarge = fmt.Errorf("the vars expand to more than %d bytes", MaxVarBytes)
+)
+
+// VarError is ResolveVars' error: Var could not be expanded because of
+// Err (which names the vars it went through).
+type VarError struct {
+	Var string
+	Err error
+}
+
+func (e *VarError) Error() string { return "var " + e.Var + ": " + e.Err.Error() }
+func (e *VarError) Unwrap() error { return e.Err }
+
 // ResolveVars expands the references inside var values: a var may use
 // ${env:NAME} and other vars. Each var is expanded once, in dependency
 // order; a cycle or an unknown reference is an error naming the var. A nil
@@ -197,7 +217,7 @@ func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (ma
 			return v, nil
 		}
 		if visiting[name] {
-			return "", fmt.Errorf("var %s refers to itself through ${...}", name)
+			return "", fmt.Errorf("var %s %w", name, ErrVarCycle)
 		}
 		visiting[name] = true
 		v, err := expand(vars[name], func(r Ref) (string, error) {
@@ -215,12 +235,12 @@ func ResolveVars(vars map[string]string, getenv func(string) (string, bool)) (ma
 				return "", err
 			}
 			if budget -= len(v); budget < 0 {
-				return "", fmt.Errorf("the vars expand to more than %d bytes (at ${%s}): a var refers to others that refer to others many times over", MaxVarBytes, r.Name)
+				return "", fmt.Errorf("%w (at ${%s}): a var refers to others that refer to others many times over", ErrVarsTooLarge, r.Name)
 			}
 			return v, nil
 		})
 		if err != nil {
-			return "", fmt.Errorf("var %s: %w", name, err)
+			return "", &VarError{Var: name, Err: err}
 		}
 		out[name] = v
 		return v, nil

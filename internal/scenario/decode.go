@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -469,11 +470,11 @@ func (d *decoder) varsExpand(sc *Scenario, item *yaml.Node, fields map[string]pa
 	if err == nil {
 		return
 	}
-	msg := err.Error()
-	if !strings.Contains(msg, "refers to itself") && !strings.Contains(msg, "expand to more than") {
+	var ve *interp.VarError
+	if !errors.As(err, &ve) || !errors.Is(err, interp.ErrVarCycle) && !errors.Is(err, interp.ErrVarsTooLarge) {
 		return // an unknown reference: reported where it is written
 	}
-	name, _, _ := strings.Cut(strings.TrimPrefix(msg, "var "), ":")
+	msg, name := err.Error(), ve.Var
 	// The var's key: in the scenario's vars, the suite's, or the first
 	// examples row (the row expanded here).
 	var holders []*yaml.Node
