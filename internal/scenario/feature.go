@@ -90,8 +90,12 @@ type tooComplex struct {
 }
 
 func (e *tooComplex) Error() string {
-	return fmt.Sprintf("(%d:%d): file is too complex to load: its scenarios expand to more than %d steps and table cells",
-		e.at.Line, e.at.Column, maxPickleCost)
+	return fmt.Sprintf("(%d:%d): %s", e.at.Line, e.at.Column, e.message())
+}
+
+// message is the error without its position, as the diagnostic says it.
+func (e *tooComplex) message() string {
+	return fmt.Sprintf("file is too complex to load: its scenarios expand to more than %d steps and table cells", maxPickleCost)
 }
 
 // pickleBudget returns a *tooComplex when the pickles of doc would cost
@@ -425,7 +429,7 @@ const maxTagReparses = 10
 func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 	if tc := (*tooComplex)(nil); errors.As(err, &tc) {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(tc.at),
-			Message: fmt.Sprintf("file is too complex to load: its scenarios expand to more than %d steps and table cells", maxPickleCost),
+			Message: tc.message(),
 			Hint:    "Background steps repeat in every scenario and an outline's steps in every Examples row; split the file"})
 		return
 	}
