@@ -70,8 +70,8 @@ func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	o := &webhooksOptions{}
 	f := newFlags(st, "webhooks", webhooksUsage)
-	f.stringVar(&o.listen, "listen", "AGENTTEST_WEBHOOK_LISTEN", "127.0.0.1:8787", "listen on `ADDR` for deliveries")
-	f.stringVar(&o.url, "url", "AGENTTEST_WEBHOOK_URL", "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
+	f.stringVar(&o.listen, "listen", config.EnvWebhookListen, "127.0.0.1:8787", "listen on `ADDR` for deliveries")
+	f.stringVar(&o.url, "url", config.EnvWebhookURL, "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
 	f.stringVar(&o.secret, "secret", config.EnvWebhookSecret, "", "signing `SECRET` of an endpoint already registered for --url, to reuse it")
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
