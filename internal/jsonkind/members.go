@@ -74,11 +74,7 @@ func SameMember(data []byte, paths ...[]any) error {
 			}
 		case '"':
 			start := i
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
+			i = stringEnd(data, i)
 			if len(stack) == 0 {
 				continue
 			}
@@ -121,4 +117,33 @@ func pathMatches(pattern, at []any) bool {
 		}
 	}
 	return true
+}
+
+// stringEnd is the index of the quote that closes the JSON string whose
+// opening quote is at data[i], or len(data) when none does.
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data) && data[i] != '"'; i++ {
+		if data[i] == '\\' {
+			i++ // the escaped character, or the u of \uXXXX
+		}
+	}
+	return i
+}
+
+// Depth is how deeply valid JSON nests its arrays and objects: 0 for a
+// scalar, 1 for [1], 2 for {"a":[1]}.
+func Depth(data []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i)
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			depth--
+		}
+	}
+	return deepest
 }

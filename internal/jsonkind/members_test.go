@@ -53,3 +53,21 @@ func TestSameMember(t *testing.T) {
 		})
 	}
 }
+
+// TestDepth: brackets inside strings, escaped quotes and escaped
+// backslashes do not count; arrays and objects do.
+func TestDepth(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int{
+		`1`:                            0,
+		`"[[{"`:                        0,
+		`[1]`:                          1,
+		`{"a":[1,{"b":[]}]}`:           4,
+		`["\"[[", "\\", [["x\\\"["]]]`: 3,
+		`[[],[[]],[]]`:                 3,
+	} {
+		if got := Depth([]byte(in)); got != want {
+			t.Errorf("Depth(%s) = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
@@ -812,33 +813,11 @@ func rawJSON(b []byte) json.RawMessage {
 	if len(b) == 0 {
 		return nil
 	}
-	if json.Valid(b) && jsonDepth(b) <= maxBodyDepth {
+	if json.Valid(b) && jsonkind.Depth(b) <= maxBodyDepth {
 		return json.RawMessage(utf8Strings(b))
 	}
 	s, _ := json.Marshal(string(b)) // marshalling a string cannot fail
 	return s
-}
-
-// jsonDepth is how deeply valid JSON nests its arrays and objects: 0 for
-// a scalar, 1 for [1], 2 for {"a":[1]}.
-func jsonDepth(raw []byte) int {
-	depth, deepest := 0, 0
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString && c == '\\':
-			i++ // the escaped character, or the u of \uXXXX
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // utf8Strings returns raw, valid JSON, with \ufffd in place of every byte

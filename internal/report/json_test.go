@@ -294,21 +294,3 @@ func TestJSONArraysPresent(t *testing.T) {
 		t.Fatal("no attempt in the fixture's report")
 	}
 }
-
-// TestJSONDepth: brackets inside strings, escaped quotes and escaped
-// backslashes do not count; arrays and objects do.
-func TestJSONDepth(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]int{
-		`1`:                            0,
-		`"[[{"`:                        0,
-		`[1]`:                          1,
-		`{"a":[1,{"b":[]}]}`:           4,
-		`["\"[[", "\\", [["x\\\"["]]]`: 3,
-		`[[],[[]],[]]`:                 3,
-	} {
-		if got := jsonDepth([]byte(in)); got != want {
-			t.Errorf("jsonDepth(%s) = %d, want %d", in, got, want)
-		}
-	}
-}
