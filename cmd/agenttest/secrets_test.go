@@ -776,7 +776,7 @@ func TestQueryOfTargetURLNeverShown(t *testing.T) {
 		}
 	}
 	if code != exitUsage || strings.Contains(out, "PLANTED") ||
-		!strings.Contains(out, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/" must not have a query or fragment`) {
+		!strings.Contains(out, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/": must not have a query or fragment`) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -18,6 +18,7 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -386,21 +387,31 @@ func checkFieldSyntax(key string, fld Field, diags diag.Diagnostics) diag.Diagno
 	return diags
 }
 
-// queryProblem refuses a query or fragment in build_url or runtime_url
-// without showing it: the client refuses them too, but only once it is
-// built, and a run with nothing to call would print the URL on the
-// console and in every report, with an api_key= written there. Resolve
-// checks it after keysInSettings, whose message names the key setting
-// when the query holds one of the target's keys.
+// queryProblem refuses a query or fragment in a URL setting without
+// showing it: the client refuses them too, but only once it is built,
+// and a run with nothing to call would print the URL on the console and
+// in every report, with an api_key= written there. Resolve checks it
+// after keysInSettings, whose message names the key setting when the
+// query holds one of the target's keys.
 func queryProblem(key, v string) string {
-	if key != "build_url" && key != "runtime_url" {
-		return ""
+	var ue *platform.URLError
+	if errors.As(urlForm(key, v), &ue) && ue.Query {
+		return key + " " + ue.Error()
 	}
-	u, err := url.Parse(v)
-	if err != nil || (u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery) {
-		return ""
+	return ""
+}
+
+// urlForm is the platform's check of a URL setting's form (nil for the
+// other settings): config refuses at its place in agenttest.yaml what
+// the client would refuse once built.
+func urlForm(key, v string) error {
+	switch key {
+	case "build_url", "runtime_url":
+		return platform.CheckBaseURL(v)
+	case "messaging_url":
+		return platform.CheckMessagingURL(v)
 	}
-	return fmt.Sprintf("%s %q must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", key, platform.WithoutQuery(u))
+	return nil
 }
 
 func (f *File) loadRun(path string, n *yaml.Node, diags diag.Diagnostics) diag.Diagnostics {
@@ -764,15 +775,10 @@ func errText(err error) string {
 func validateValue(key, v string) string {
 	switch key {
 	case "build_url", "runtime_url", "messaging_url":
-		u, err := url.Parse(v)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && !(key == "messaging_url" && (u.Scheme == "ws" || u.Scheme == "wss"))) {
-			return fmt.Sprintf("%s %q is not an absolute http(s) URL", key, platform.RedactURL(v))
-		}
-		if u.User != nil {
-			// The client refuses it too, but only once it is built: a
-			// run with nothing to call would print the URL, and the
-			// key in it, on the console and in every report.
-			return fmt.Sprintf("%s %q: credentials in the URL are not allowed; use the key settings", key, platform.RedactURL(v))
+		// A query is queryProblem's, reported after keysInSettings.
+		var ue *platform.URLError
+		if errors.As(urlForm(key, v), &ue) && !ue.Query {
+			return key + " " + ue.Error()
 		}
 	case "account_id":
 		return errText(platform.CheckAccountID(v))

@@ -166,7 +166,7 @@ func TestLoadProblems(t *testing.T) {
 				"run:\n  parallel: 0\n  retries: many\n  turn_timeout: soon\n",
 			want: []string{
 				`c.yaml:4:10: env "staging" is not one of sandbox, pre-release, live`,
-				`c.yaml:5:16: build_url "build.example.com" is not an absolute http(s) URL`,
+				`c.yaml:5:16: build_url "build.example.com": must be an absolute URL, with a host and scheme http or https`,
 				`c.yaml:6:17: account id "ACCOUNT-12345678": the ACCOUNT- prefix is obsolete; use the workspace id in the form ws-XXXXXXXX (or the slug from the studio console URL)`,
 				`c.yaml:7:15: agent id "My Agent": expected PROJECT-XXXXXXXX or a slug of letters, digits, '-' and '_'`,
 				`c.yaml:9:13: parallel must be an integer of at least 1, not "0"`,
@@ -834,13 +834,13 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 	}
 }
 
-// A query or fragment of build_url or runtime_url, which the client
+// A query or fragment of build_url, runtime_url or messaging_url, which the client
 // refuses only once it is built, is refused by the config without being
 // shown: a run with nothing to call printed the URL, api_key= and all, in
 // its headline and reports.
 func TestURLQueryRefusedUnshown(t *testing.T) {
 	f, diags := Load("agenttest.yaml", []byte("targets:\n  lit:\n    build_url: https://build.example.com/?api_key=sk-PLANTED-0123\n    build_key: ${env:BK}\n"))
-	if got := diags.Error(); !strings.Contains(got, `agenttest.yaml:3:16: build_url "https://build.example.com/" must not have a query or fragment`) || strings.Contains(got, "PLANTED") {
+	if got := diags.Error(); !strings.Contains(got, `agenttest.yaml:3:16: build_url "https://build.example.com/": must not have a query or fragment`) || strings.Contains(got, "PLANTED") {
 		t.Errorf("literal query: %s", got)
 	}
 	if src := string(f.Source()); strings.Contains(src, "PLANTED") || !strings.Contains(src, "build_url: https://build.example.com/?xxxxx\n") {
@@ -854,9 +854,10 @@ func TestURLQueryRefusedUnshown(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{EnvBuildURL: "https://build.example.com/v1?api_key=sk-PLANTED-0123"}, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/v1" must not have a query or fragment`},
-		{map[string]string{"RU": "https://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "https://runtime.example.com/" must not have a query or fragment`},
-		{map[string]string{EnvRuntimeURL: "https://runtime.example.com/?"}, `AGENTTEST_RUNTIME_URL: runtime_url "https://runtime.example.com/" must not have a query or fragment`},
+		{map[string]string{EnvBuildURL: "https://build.example.com/v1?api_key=sk-PLANTED-0123"}, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/v1": must not have a query or fragment`},
+		{map[string]string{"RU": "https://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "https://runtime.example.com/": must not have a query or fragment`},
+		{map[string]string{EnvRuntimeURL: "https://runtime.example.com/?"}, `AGENTTEST_RUNTIME_URL: runtime_url "https://runtime.example.com/": must not have a query or fragment`},
+		{map[string]string{EnvMessagingURL: "wss://messaging.example.com/?token=sk-PLANTED-0123"}, `AGENTTEST_MESSAGING_URL: messaging_url "wss://messaging.example.com/": must not have a query or fragment`},
 	} {
 		tc.env["BK"] = "bk-0123456789abcdef"
 		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }

@@ -486,8 +486,8 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	}
 }
 
-// queries refuses a query or fragment in the target's build_url or
-// runtime_url (queryProblem), from the file or a variable, once nothing
+// queries refuses a query or fragment in the target's URL settings
+// (queryProblem), from the file or a variable, once nothing
 // more telling was said of the setting.
 func (r *resolver) queries(def *TargetDef) {
 	for _, f := range []struct {
@@ -496,6 +496,7 @@ func (r *resolver) queries(def *TargetDef) {
 	}{
 		{"build_url", r.t.BuildURL, EnvBuildURL, def.BuildURL},
 		{"runtime_url", r.t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
+		{"messaging_url", r.t.MessagingURL, EnvMessagingURL, def.MessagingURL},
 	} {
 		if f.value == "" || r.alreadyReported(f.key) || r.alreadyReported(f.envName) {
 			continue

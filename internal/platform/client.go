@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -169,12 +168,12 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.BuildURL == "" {
 		errs = append(errs, errors.New("build URL is required"))
-	} else if err := checkBaseURL(c.BuildURL, c.AllowHTTP); err != nil {
-		errs = append(errs, fmt.Errorf("build URL: %w", err))
+	} else if err := checkURL("build URL", c.BuildURL, CheckBaseURL, c.AllowHTTP); err != nil {
+		errs = append(errs, err)
 	}
 	if c.RuntimeURL != "" {
-		if err := checkBaseURL(c.RuntimeURL, c.AllowHTTP); err != nil {
-			errs = append(errs, fmt.Errorf("runtime URL: %w", err))
+		if err := checkURL("runtime URL", c.RuntimeURL, CheckBaseURL, c.AllowHTTP); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := c.validateMessaging(); err != nil {
@@ -221,93 +220,6 @@ func (c Config) Validate() error {
 	}
 	red, _ := secret.New(keys...)
 	return errors.New(red.String(errors.Join(errs...).Error()))
-}
-
-// CheckScheme enforces transport security on a base URL: https (wss), or
-// plain http (ws) to a loopback host (127.0.0.0/8, ::1, localhost), where nothing
-// crosses a network. allowHTTP lifts the rule (a target's allow_http).
-func CheckScheme(raw string, allowHTTP bool) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || allowHTTP || IsLoopback(u.Hostname()) {
-		return nil
-	}
-	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set allow_http: true on the target to accept the risk)", RedactURL(raw))
-}
-
-// IsLoopback reports whether host (a name or an IP, without port or
-// brackets) is this machine: localhost, 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// RedactURL is raw with the credentials of its authority masked, for
-// messages: a password reads xxxxx, as in url.URL.Redacted, and so does a
-// user name without one (https://TOKEN@host carries the token there,
-// where Redacted would keep it). A URL that does not parse is masked the
-// same way from its text: everything of the authority before its last @.
-func RedactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		if u.User == nil {
-			return raw
-		}
-		if _, ok := u.User.Password(); !ok {
-			u.User = url.User("xxxxx")
-			return u.String()
-		}
-		return u.Redacted()
-	}
-	start := strings.Index(raw, "//")
-	if start < 0 {
-		start = 0
-	} else {
-		start += 2
-	}
-	end := len(raw)
-	if i := strings.IndexAny(raw[start:], "/?#"); i >= 0 {
-		end = start + i
-	}
-	at := strings.LastIndex(raw[start:end], "@")
-	if at < 0 {
-		return raw
-	}
-	return raw[:start] + "xxxxx" + raw[start+at:]
-}
-
-// WithoutQuery is u without its query and fragment, for messages about
-// them: an api_key= there would be shown otherwise.
-func WithoutQuery(u *url.URL) string {
-	v := *u
-	v.RawQuery, v.Fragment, v.RawFragment, v.ForceQuery = "", "", "", false
-	return RedactURL(v.String())
-}
-
-func checkBaseURL(raw string, allowHTTP bool) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// url.Error repeats the input; say it once.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("%q: %w", RedactURL(raw), err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q: scheme must be http or https", RedactURL(raw))
-	}
-	if u.Host == "" {
-		return fmt.Errorf("%q: no host", RedactURL(raw))
-	}
-	if u.User != nil {
-		return fmt.Errorf("%q: credentials in the URL are not allowed; use the key settings", RedactURL(raw))
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-		return fmt.Errorf("%q: must not have a query or fragment (not shown)", WithoutQuery(u))
-	}
-	return CheckScheme(raw, allowHTTP)
 }
 
 func validHeaderToken(s string) bool {

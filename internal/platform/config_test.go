@@ -43,7 +43,8 @@ func TestConfigValidate(t *testing.T) {
 		{name: "short ws id", cfg: with(func(c *Config) { c.AccountID = "ws-abc" }), wantErr: []string{"ws- followed by 8 letters or digits"}},
 		{name: "account with slash", cfg: with(func(c *Config) { c.AccountID = "a/b" }), wantErr: []string{`account id "a/b"`}},
 		{name: "bad scheme", cfg: with(func(c *Config) { c.BuildURL = "ftp://x" }), wantErr: []string{"build URL", "scheme must be http or https"}},
-		{name: "no host", cfg: with(func(c *Config) { c.RuntimeURL = "https://" }), wantErr: []string{"runtime URL", "no host"}},
+		{name: "no host", cfg: with(func(c *Config) { c.RuntimeURL = "https://" }), wantErr: []string{"runtime URL", "must be an absolute URL, with a host"}},
+		{name: "no scheme", cfg: with(func(c *Config) { c.BuildURL = "build.example.com" }), wantErr: []string{`build URL "build.example.com": must be an absolute URL, with a host and scheme http or https`}},
 		{name: "unparsable", cfg: with(func(c *Config) { c.BuildURL = "http://[::1" }), wantErr: []string{"build URL"}},
 		{name: "query", cfg: with(func(c *Config) { c.BuildURL = "https://x/?a=1" }), wantErr: []string{"must not have a query"}},
 		{name: "key in URL", cfg: with(func(c *Config) { c.BuildKey = "sekrit-key"; c.BuildURL = "http://u:sekrit-key@x" }),
@@ -208,6 +209,20 @@ func TestRedactURL(t *testing.T) {
 		m := Config{MessagingURL: raw, BuildURL: "https://build.example.com", AccountID: "ws-abcd1234"}
 		if err := m.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") {
 			t.Errorf("Validate of messaging URL %q: %v", raw, err)
+		}
+	}
+	// The Messaging URLs follow the base URLs' rules: a query there would
+	// be printed and would corrupt the endpoint paths appended to it.
+	for _, m := range []Config{
+		{MessagingURL: "https://messaging.example.com/?api_key=sk-PLANTED-0123"},
+		{MessagingURL: "wss://messaging.example.com/#sk-PLANTED-0123"},
+		{MessagingURL: "https://messaging.example.com", MessagingSocketURL: "wss://messaging.example.com/ws?token=sk-PLANTED-0123"},
+		{MessagingURL: "https://messaging.example.com", MessagingSocketURL: "wss://sk-PLANTED-0123@messaging.example.com/ws"},
+	} {
+		m.BuildURL, m.AccountID = "https://build.example.com", "ws-abcd1234"
+		err := m.Validate()
+		if err == nil || strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), "messaging") {
+			t.Errorf("Validate of messaging URLs %q, %q: %v", m.MessagingURL, m.MessagingSocketURL, err)
 		}
 	}
 }

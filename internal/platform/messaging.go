@@ -199,26 +199,13 @@ var ErrMessagingEnded = errors.New("messaging session has ended")
 func (c Config) validateMessaging() error {
 	var errs []error
 	if c.MessagingURL != "" {
-		u, err := url.Parse(c.MessagingURL)
-		switch {
-		case err != nil || u.Host == "":
-			errs = append(errs, fmt.Errorf("messaging URL %q: want http(s)://host or ws(s)://host", RedactURL(c.MessagingURL)))
-		case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss":
-			errs = append(errs, fmt.Errorf("messaging URL %q: scheme must be http, https, ws or wss", RedactURL(c.MessagingURL)))
-		case u.User != nil:
-			errs = append(errs, fmt.Errorf("messaging URL %q: credentials in the URL are not allowed; use the connector token setting", RedactURL(c.MessagingURL)))
-		default:
-			if err := CheckScheme(c.MessagingURL, c.AllowHTTP); err != nil {
-				errs = append(errs, fmt.Errorf("messaging URL: %w", err))
-			}
+		if err := checkURL("messaging URL", c.MessagingURL, CheckMessagingURL, c.AllowHTTP); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.MessagingSocketURL != "" {
-		u, err := url.Parse(c.MessagingSocketURL)
-		if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" {
-			errs = append(errs, fmt.Errorf("messaging socket URL %q: want ws(s)://host/path without a query", c.MessagingSocketURL))
-		} else if err := CheckScheme(c.MessagingSocketURL, c.AllowHTTP); err != nil {
-			errs = append(errs, fmt.Errorf("messaging socket URL: %w", err))
+		if err := checkURL("messaging socket URL", c.MessagingSocketURL, CheckMessagingURL, c.AllowHTTP); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -1,0 +1,154 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// The rules of a base URL setting (build, runtime, Messaging) live here,
+// for Config.Validate and for the config package, which checks the same
+// settings as they are read so that a refused URL is named at its place
+// in agenttest.yaml and is never printed with a key in it.
+
+// URLError is a URL setting whose form CheckBaseURL or CheckMessagingURL
+// refuses.
+type URLError struct {
+	// URL is the setting as a message may show it: its credentials
+	// masked, and without its query and fragment when those are the
+	// problem.
+	URL string
+	// Problem says what is wrong, in words that follow the quoted URL.
+	Problem string
+	// Query is set when the problem is a query or fragment. A key
+	// written there is never shown; config reports this problem only
+	// once it has looked for the target's own keys in the setting, so
+	// that a pasted key is named as the key it is.
+	Query bool
+}
+
+func (e *URLError) Error() string { return fmt.Sprintf("%q: %s", e.URL, e.Problem) }
+
+// CheckBaseURL checks the form of a build or runtime URL: an absolute
+// http or https URL without credentials, query or fragment. Transport
+// security is CheckScheme's.
+func CheckBaseURL(raw string) error { return checkForm(raw, "http", "https") }
+
+// CheckMessagingURL checks the form of a Messaging URL, as CheckBaseURL
+// does, where ws and wss are accepted too: the reference names the
+// cluster by its socket, wss://{messaging_host}.
+func CheckMessagingURL(raw string) error { return checkForm(raw, "http", "https", "ws", "wss") }
+
+// checkForm refuses what a base URL must not carry. Credentials, a query
+// or a fragment could each hold a key that the messages and reports
+// showing the URL would print; a query would also corrupt every endpoint
+// path the client appends to the base.
+func checkForm(raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error repeats the input; say it once.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return &URLError{URL: RedactURL(raw), Problem: err.Error()}
+	}
+	if u.Scheme != "" && !slices.Contains(schemes, u.Scheme) {
+		return &URLError{URL: RedactURL(raw), Problem: "scheme must be " + orList(schemes)}
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return &URLError{URL: RedactURL(raw), Problem: "must be an absolute URL, with a host and scheme " + orList(schemes)}
+	}
+	if u.User != nil {
+		return &URLError{URL: RedactURL(raw), Problem: "credentials in the URL are not allowed; use the key settings"}
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return &URLError{URL: WithoutQuery(u), Problem: "must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", Query: true}
+	}
+	return nil
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// checkURL is Config.Validate's check of one URL setting: its form, then
+// its transport, the error named for the setting.
+func checkURL(what, raw string, form func(string) error, allowHTTP bool) error {
+	if err := form(raw); err != nil {
+		return fmt.Errorf("%s %w", what, err)
+	}
+	if err := CheckScheme(raw, allowHTTP); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// CheckScheme enforces transport security on a base URL: https (wss), or
+// plain http (ws) to a loopback host (127.0.0.0/8, ::1, localhost), where nothing
+// crosses a network. allowHTTP lifts the rule (a target's allow_http).
+func CheckScheme(raw string, allowHTTP bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || allowHTTP || IsLoopback(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set allow_http: true on the target to accept the risk)", RedactURL(raw))
+}
+
+// IsLoopback reports whether host (a name or an IP, without port or
+// brackets) is this machine: localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RedactURL is raw with the credentials of its authority masked, for
+// messages: a password reads xxxxx, as in url.URL.Redacted, and so does a
+// user name without one (https://TOKEN@host carries the token there,
+// where Redacted would keep it). A URL that does not parse is masked the
+// same way from its text: everything of the authority before its last @.
+func RedactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		if u.User == nil {
+			return raw
+		}
+		if _, ok := u.User.Password(); !ok {
+			u.User = url.User("xxxxx")
+			return u.String()
+		}
+		return u.Redacted()
+	}
+	start := strings.Index(raw, "//")
+	if start < 0 {
+		start = 0
+	} else {
+		start += 2
+	}
+	end := len(raw)
+	if i := strings.IndexAny(raw[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	at := strings.LastIndex(raw[start:end], "@")
+	if at < 0 {
+		return raw
+	}
+	return raw[:start] + "xxxxx" + raw[start+at:]
+}
+
+// WithoutQuery is u without its query and fragment, for messages about
+// them: an api_key= there would be shown otherwise.
+func WithoutQuery(u *url.URL) string {
+	v := *u
+	v.RawQuery, v.Fragment, v.RawFragment, v.ForceQuery = "", "", "", false
+	return RedactURL(v.String())
+}
