@@ -184,13 +184,14 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 			suite, diags = nil, finish(fl.diags, src)
 		}
 	}()
-	if at, ok := invalidUTF8(src); !ok {
-		// As a YAML suite is: its names would not survive the JSON
-		// report (each bad byte becomes U+FFFD), so --rerun-failed could
-		// not find its scenarios again.
+	if at, msg, hint, ok := notText(src); !ok {
+		// As a YAML suite is. Names with bytes that are not UTF-8 would
+		// not survive the JSON report (each becomes U+FFFD), so
+		// --rerun-failed could not find their scenarios again; a control
+		// character is nothing a designer writes, and one the agent is
+		// sent, or a report shows, is a file damaged or crafted.
 		at.File = file
-		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at,
-			Message: "invalid UTF-8", Hint: "save the file as UTF-8 text"})
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Message: msg, Hint: hint})
 		return nil, finish(fl.diags, src)
 	}
 	doc, pickles, err := parseFeature(file, src, (&messages.Incrementing{}).NewId)
@@ -1407,23 +1408,27 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamin
 	sc.Start = st
 }
 
-// invalidUTF8 is the line and column of the first byte of src that is not
-// UTF-8, and false; or true when src is all UTF-8.
-func invalidUTF8(src []byte) (diag.Pos, bool) {
-	if utf8.Valid(src) {
-		return diag.Pos{}, true
-	}
-	pos := diag.Pos{Line: 1, Col: 1}
+// notText finds the first byte of src that a YAML suite may not hold
+// either: one that is not UTF-8, or a control character other than tab,
+// line feed and carriage return (C0, DEL, C1 but NEL), or U+FFFE or
+// U+FFFF. It returns that byte's line and column and a diagnostic's
+// message and hint, or ok when src is all text.
+func notText(src []byte) (at diag.Pos, msg, hint string, ok bool) {
+	at = diag.Pos{Line: 1, Col: 1}
 	for len(src) > 0 {
 		r, n := utf8.DecodeRune(src)
-		if r == utf8.RuneError && n == 1 {
-			break
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return at, "invalid UTF-8", "save the file as UTF-8 text", false
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f && r != 0x85, r == 0xfffe, r == 0xffff:
+			return at, fmt.Sprintf("control character %U is not allowed", r),
+				"remove it: tabs and line ends are the only control characters a feature file may hold, as in a YAML suite", false
 		}
-		pos.Col++
+		at.Col++
 		if r == '\n' {
-			pos.Line, pos.Col = pos.Line+1, 1
+			at.Line, at.Col = at.Line+1, 1
 		}
 		src = src[n:]
 	}
-	return pos, false
+	return diag.Pos{}, "", "", true
 }

@@ -177,6 +177,47 @@ func TestMisplacedTagsReparseBound(t *testing.T) {
 // dereferenced a nil line and the file was an "internal error while
 // loading" without a position; a line of the longest length Gherkin
 // reads still loads, whatever its line ending and wherever it is.
+// A feature file holds text, as a YAML suite must: a byte that is not
+// UTF-8 or a control character YAML refuses is an error at its place,
+// where a feature sent a NUL or an escape sequence to the agent and into
+// every report while YAML refused the same step.
+func TestFeatureNotText(t *testing.T) {
+	t.Parallel()
+	const top = "Feature: f\n  Scenario: a\n"
+	for _, tc := range []struct {
+		name, say string
+		err       string // "" when the file loads
+	}{
+		{"plain", "hi there", ""},
+		{"tab", "hi\tthere", ""},
+		{"next line", "hi\u0085there", ""},
+		{"no-break space", "hi\u00a0thère", ""},
+		{"not UTF-8", "hi\xffthere", "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)"},
+		{"NUL", "hi\x00there", "f.feature:3:27: control character U+0000 is not allowed"},
+		{"escape", "é\x1b[31m", "f.feature:3:26: control character U+001B is not allowed"},
+		{"form feed", "hi\fthere", "f.feature:3:27: control character U+000C is not allowed"},
+		{"DEL", "hi\x7f", "f.feature:3:27: control character U+007F is not allowed"},
+		{"C1", "hi\u009bthere", "f.feature:3:27: control character U+009B is not allowed"},
+		{"not a character", "hi\uffff", "f.feature:3:27: control character U+FFFF is not allowed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := top + "    When the user says \"" + tc.say + "\"\n    Then the agent's reply contains \"x\"\n"
+			s, ds := loadFeature("f.feature", []byte(src))
+			got := renderDiags(ds)
+			if tc.err == "" {
+				if s == nil {
+					t.Fatalf("not loaded:\n%s", got)
+				}
+				return
+			}
+			if s != nil || !strings.Contains(got, tc.err) {
+				t.Errorf("loaded: %v, diagnostics:\n%s\nwant %q", s != nil, got, tc.err)
+			}
+		})
+	}
+}
+
 func TestLongGherkinLine(t *testing.T) {
 	t.Parallel()
 	step := func(n int) string { // a step line of n bytes
