@@ -18,6 +18,7 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -938,7 +939,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			continue
 		}
 		sc.Steps = append(sc.Steps, st)
-		fl.eventTypes(st, in, ps, astStep, asWritten)
+		if st.Kind == steps.Check {
+			if exp, err := st.Expect(keepRefs); err == nil {
+				fl.eventTypes(exp, in, ps, astStep, asWritten)
+				fl.unfailing(exp, in, asWritten)
+			}
+		}
 		if st.Kind == steps.Capture {
 			if scope[st.Capture.Name] {
 				// As the YAML decoder warns of a capture: a ${name} means
@@ -1072,16 +1078,26 @@ func quoteAt(in steps.Input) diag.Pos {
 	return at
 }
 
+// unfailing warns of the checks of a Then step that cannot fail
+// (assert.Expect.Unfailing), as the YAML decoder does of an expect:'s, at
+// the step's quote: contains "", a pattern that matches every text, a
+// row of contains one of left empty.
+func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, asWritten bool) {
+	for _, u := range exp.Unfailing() {
+		at := in.Pos
+		if asWritten && in.Table == nil {
+			at = quoteAt(in)
+		}
+		fl.diags = fl.diags.Warnf(at, "%s holds for every text, an empty one too: the check cannot fail", u.Text.Describe())
+	}
+}
+
 // eventTypes warns about the event types of an events step, as the YAML
 // decoder does about those of events:, at the type: the opening quote of
 // the step's text, or the cell of the table row. A type that a Scenario
 // Outline's <placeholder> stands for is pointed at in the Examples row.
-func (fl *featureLoader) eventTypes(st *steps.Step, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
-	if st.Kind != steps.Check {
-		return
-	}
-	exp, err := st.Expect(keepRefs)
-	if err != nil || exp.Events == nil {
+func (fl *featureLoader) eventTypes(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
+	if exp.Events == nil {
 		return
 	}
 	ev := exp.Events
