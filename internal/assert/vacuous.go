@@ -64,16 +64,18 @@ func matchesEmpty(prog *syntax.Prog, hold syntax.EmptyOp) bool {
 // MatchesAll reports whether every text satisfies t as written: each of
 // its matchers does, and it has at least one: contains "", a matches:
 // whose pattern matches every text (PatternMatchesAll), an any: with such
-// an alternative, an all: of such matchers. A check of it passes whatever
-// the agent says, so lint warns of it. A matcher that compares with a
-// text (is, equals, one_of, similar) or forbids one (not_contains,
-// not_matches, not) is not such a matcher, whatever its text.
+// an alternative, an all: of such matchers, a not: of a matcher no text
+// satisfies (matchesNone). A check of it passes whatever the agent says,
+// so lint warns of it. A matcher that compares with a text (is, equals,
+// one_of, similar) or forbids one (not_contains, not_matches) is not such
+// a matcher, whatever its text.
 func (t *Text) MatchesAll() bool {
 	if t == nil || t.Exact != nil || t.Equals != nil || t.NotContains != nil || t.NotMatches != nil ||
-		t.OneOf != nil || t.Similar != nil || t.Not != nil {
+		t.OneOf != nil || t.Similar != nil {
 		return false
 	}
-	if t.Contains != nil && *t.Contains != "" || t.Matches != nil && !PatternMatchesAll(*t.Matches) {
+	if t.Contains != nil && *t.Contains != "" || t.Matches != nil && !PatternMatchesAll(*t.Matches) ||
+		t.Not != nil && !t.Not.matchesNone() {
 		return false
 	}
 	if len(t.Any) > 0 && !slices.ContainsFunc(t.Any, (*Text).MatchesAll) {
@@ -84,7 +86,26 @@ func (t *Text) MatchesAll() bool {
 			return false
 		}
 	}
-	return t.Contains != nil || t.Matches != nil || len(t.Any) > 0 || len(t.All) > 0
+	return t.Contains != nil || t.Matches != nil || t.Not != nil || len(t.Any) > 0 || len(t.All) > 0
+}
+
+// matchesNone reports whether no text satisfies t as written: one of its
+// matchers forbids what every text has (not_contains "", a not_matches:
+// whose pattern matches every text, a not: of a matcher every text
+// satisfies), every alternative of its any: is such a matcher, or an
+// item of its all: is.
+func (t *Text) matchesNone() bool {
+	switch {
+	case t == nil:
+		return false
+	case t.NotContains != nil && *t.NotContains == "",
+		t.NotMatches != nil && PatternMatchesAll(*t.NotMatches),
+		t.Not != nil && t.Not.MatchesAll(),
+		len(t.Any) > 0 && !slices.ContainsFunc(t.Any, func(alt *Text) bool { return !alt.matchesNone() }),
+		slices.ContainsFunc(t.All, (*Text).matchesNone):
+		return true
+	}
+	return false
 }
 
 // Unfailing is a check of an expectation that cannot fail: its key

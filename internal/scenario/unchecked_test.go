@@ -101,6 +101,7 @@ func TestUnfailingCheckWarns(t *testing.T) {
 		{name: "an empty alternative", file: "s.yaml", src: yaml(`{response: {any: [{contains: menu}, {contains: ""}]}}`), want: []string{"6:18"}},
 		{name: "greeting", file: "s.yaml",
 			src: "agent: a\nscenarios:\n  - name: a\n    greeting: {response: {matches: '^'}}\n", want: []string{"4:16"}},
+		{name: "not of what no text satisfies", file: "s.yaml", src: yaml(`{response: {not: {not_contains: ""}}}`), want: []string{"6:18"}},
 		{name: "and a word", file: "s.yaml", src: yaml(`{response: {contains: "", matches: table}}`)},
 		{name: "a state key", file: "s.yaml", src: yaml(`{state: {day: {contains: ""}}}`)},
 		{name: "a reference", file: "s.yaml",
