@@ -942,7 +942,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		if st.Kind == steps.Check {
 			if exp, err := st.Expect(keepRefs); err == nil {
 				fl.eventTypes(exp, in, ps, astStep, asWritten)
-				fl.unfailing(exp, in, asWritten)
+				fl.unfailing(exp, in, ps, astStep, asWritten)
 			}
 		}
 		if st.Kind == steps.Capture {
@@ -1079,14 +1079,23 @@ func quoteAt(in steps.Input) diag.Pos {
 }
 
 // unfailing warns of the checks of a Then step that cannot fail
-// (assert.Expect.Unfailing), as the YAML decoder does of an expect:'s, at
-// the step's quote: contains "", a pattern that matches every text, a
-// row of contains one of left empty.
-func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, asWritten bool) {
+// (assert.Expect.Unfailing), as the YAML decoder does of an expect:'s:
+// contains "", a pattern that matches every text, a row of contains one
+// of left empty. At the step's quote, or at the cell of the Examples row
+// that a Scenario Outline's "<name>" stands for.
+func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
 	for _, u := range exp.Unfailing() {
 		at := in.Pos
-		if asWritten && in.Table == nil {
+		switch {
+		case in.Table != nil:
+		case asWritten:
 			at = quoteAt(in)
+		case ast != nil:
+			if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
+				if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
+					at = pos
+				}
+			}
 		}
 		fl.diags = fl.diags.Warnf(at, "%s holds for every text, an empty one too: the check cannot fail", u.Text.Describe())
 	}

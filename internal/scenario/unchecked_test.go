@@ -110,6 +110,9 @@ func TestUnfailingCheckWarns(t *testing.T) {
 		{name: "feature: matches every text", file: "f.feature", src: feature(`the agent's reply matches "(a|b)?"`), want: []string{"6:36"}},
 		{name: "feature: contains one of, a row empty", file: "f.feature",
 			src: feature("the agent's reply contains one of:", "      | menu |", "      |      |"), want: []string{"6:5"}},
+		{name: "feature: an outline's row", file: "f.feature",
+			src:  "@agent:a\nFeature: f\n\n  Scenario Outline: a\n    When the user says \"hi\"\n    Then the agent's reply contains \"<w>\"\n\n    Examples:\n      | w    |\n      | menu |\n      |      |\n",
+			want: []string{"11:14"}},
 		{name: "feature: a state key", file: "f.feature", src: feature(`the state "day" matches ".*"`)},
 		{name: "feature: a word", file: "f.feature", src: feature(`the agent's reply contains "menu"`)},
 	} {
