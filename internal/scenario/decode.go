@@ -801,6 +801,14 @@ func (d *decoder) skip(p pair) string {
 	if !ok {
 		return ""
 	}
+	if b, ok := yaml11Bool(v); ok && !b && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 {
+		// As for handoff: YAML 1.1 read skip: no as false, yaml.v3
+		// reads the word, and a scenario meant to run was skipped with
+		// the reason "no", the run green without it.
+		d.errorHint(n, fmt.Sprintf("write false, or leave skip out, to run it; quote it (skip: %q) for a reason of that word", v),
+			"skip: %s is not a boolean in YAML 1.2: it would skip the scenario with the reason %q", v, v)
+		return ""
+	}
 	if strings.TrimSpace(v) == "" {
 		d.errorHint(n, "say why, e.g. skip: waiting for the new booking flow", "skip needs a reason")
 		return ""

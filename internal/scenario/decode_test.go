@@ -70,6 +70,9 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "trace bad key", src: head + "          trace: {include: [A]}\n", at: "6:19", want: `did you mean "includes"?`},
 		{name: "state presence both", src: head + "          state: {a: {present: true, absent: false}}\n", at: "6:38", want: "present or absent, not both"},
 		{name: "state list", src: head + "          state: {a: [1, 2]}\n", at: "6:22", want: "a list is not a matcher"},
+		{name: "skip: no", src: "scenarios:\n  - name: a\n    skip: no\n    turns: [{say: hi}]\n", at: "3:11",
+			want: `skip: no is not a boolean in YAML 1.2: it would skip the scenario with the reason "no" (write false, or leave skip out, to run it; quote it (skip: "no") for a reason of that word)`},
+		{name: "skip: Off", src: "scenarios:\n  - name: a\n    skip: Off\n    turns: [{say: hi}]\n", at: "3:11", want: "skip: Off is not a boolean in YAML 1.2"},
 		{name: "handoff number", src: head + "          handoff: {equals: 1, x: 2}\n", at: "6:32", want: `unknown key "x" in handoff matcher`},
 		{name: "ended string", src: head + "          ended: \"true\"\n", at: "6:18", want: "ended must be true or false, not a string"},
 		{name: "delayed no", src: head + "          delayed: no\n", at: "6:20", want: "write false"},
@@ -192,5 +195,42 @@ func TestOneProblemOneDiagnostic(t *testing.T) {
 				t.Errorf("want one diagnostic %q, got:\n%s", tc.want, renderDiags(ds))
 			}
 		})
+	}
+}
+
+// TestSkipWords: skip: no (n, off) was read as the reason "no" by
+// yaml.v3, where YAML 1.1 read false, and the scenario meant to run was
+// skipped, the run green without it. It is an error, as handoff: no is;
+// quoted it is a reason, and the words that skip still skip.
+func TestSkipWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value, skip string
+		err         bool
+	}{
+		{value: "no", err: true},
+		{value: "N", err: true},
+		{value: "off", err: true},
+		{value: `"no"`, skip: "no"},
+		{value: "'off'", skip: "off"},
+		{value: "false"},
+		{value: "true", skip: "skipped"},
+		{value: "yes", skip: "yes"},
+		{value: "waiting for the new flow", skip: "waiting for the new flow"},
+	} {
+		s, ds := LoadFile("s.yaml", []byte("scenarios:\n  - name: a\n    skip: "+tc.value+"\n    turns: [{say: hi, expect: {ended: false}}]\n"))
+		if tc.err {
+			if !ds.HasErrors() {
+				t.Errorf("skip: %s: no error", tc.value)
+			}
+			continue
+		}
+		if s == nil {
+			t.Errorf("skip: %s:\n%s", tc.value, renderDiags(ds))
+			continue
+		}
+		if got := s.Scenarios[0].Skip; got != tc.skip {
+			t.Errorf("skip: %s skips with %q, want %q", tc.value, got, tc.skip)
+		}
 	}
 }

@@ -99,7 +99,16 @@ func (d *decoder) expect(p pair, what string) *assert.Expect {
 	if !hasChecks(d.resolve(p.Val)) {
 		d.warnf(p.Key, "%s has no checks", what)
 	}
+	for _, u := range e.Unfailing() {
+		d.diags = d.diags.Warnf(u.Pos, "%s", unfailing(u))
+	}
 	return e
+}
+
+// unfailing words the warning of a check that cannot fail
+// (assert.Expect.Unfailing), for YAML suites and feature files alike.
+func unfailing(u assert.Unfailing) string {
+	return fmt.Sprintf("%s: %s holds for every text, an empty one too: the check cannot fail", u.Key, u.Text.Describe())
 }
 
 // expectShapeHint says how to write the checks of an expect: or a

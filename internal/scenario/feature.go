@@ -18,6 +18,7 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/interp"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -939,7 +940,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			continue
 		}
 		sc.Steps = append(sc.Steps, st)
-		fl.eventTypes(st, in, ps, astStep, asWritten)
+		if st.Kind == steps.Check {
+			if exp, err := st.Expect(keepRefs); err == nil {
+				fl.eventTypes(exp, in, ps, astStep, asWritten)
+				fl.unfailing(exp, in, ps, astStep, asWritten)
+			}
+		}
 		if st.Kind == steps.Capture {
 			if scope[st.Capture.Name] {
 				// As the YAML decoder warns of a capture: a ${name} means
@@ -1073,16 +1079,35 @@ func quoteAt(in steps.Input) diag.Pos {
 	return at
 }
 
+// unfailing warns of the checks of a Then step that cannot fail
+// (assert.Expect.Unfailing), as the YAML decoder does of an expect:'s:
+// contains "", a pattern that matches every text, a row of contains one
+// of left empty. At the step's quote, or at the cell of the Examples row
+// that a Scenario Outline's "<name>" stands for.
+func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
+	for _, u := range exp.Unfailing() {
+		at := in.Pos
+		switch {
+		case in.Table != nil:
+		case asWritten:
+			at = quoteAt(in)
+		case ast != nil:
+			if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
+				if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
+					at = pos
+				}
+			}
+		}
+		fl.diags = fl.diags.Warnf(at, "%s holds for every text, an empty one too: the check cannot fail", u.Text.Describe())
+	}
+}
+
 // eventTypes warns about the event types of an events step, as the YAML
 // decoder does about those of events:, at the type: the opening quote of
 // the step's text, or the cell of the table row. A type that a Scenario
 // Outline's <placeholder> stands for is pointed at in the Examples row.
-func (fl *featureLoader) eventTypes(st *steps.Step, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
-	if st.Kind != steps.Check {
-		return
-	}
-	exp, err := st.Expect(keepRefs)
-	if err != nil || exp.Events == nil {
+func (fl *featureLoader) eventTypes(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
+	if exp.Events == nil {
 		return
 	}
 	ev := exp.Events

@@ -298,7 +298,8 @@ func TestBinomialSumsWhatMatters(t *testing.T) {
 
 // TestReaches: the fixed rule counts a share at the rate as reaching it,
 // whatever the float arithmetic of a decimal rate gives (0.7 × 10 is
-// 7.000000000000001), and one pass short as not.
+// 7.000000000000001), and one pass short as not; a rate above 0, however
+// small, is not reached by runs none of which passed.
 func TestReaches(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -314,6 +315,11 @@ func TestReaches(t *testing.T) {
 		{0, 0, 0.8, true},
 		{10, 10, 1, true},
 		{9, 10, 1, false},
+		{0, 3, 1e-10, false},
+		{0, 3, 1e-300, false},
+		{1, 3, 1e-300, true},
+		{0, 1000, 0.0001, false},
+		{1, 1000, 0.0001, true},
 	} {
 		if got := Reaches(tc.passed, tc.runs, tc.rate); got != tc.want {
 			t.Errorf("Reaches(%d, %d, %v) = %v, want %v", tc.passed, tc.runs, tc.rate, got, tc.want)

@@ -1,0 +1,147 @@
+package assert
+
+import (
+	"regexp/syntax"
+	"slices"
+)
+
+// PatternMatchesAll reports whether the regular expression pattern, as a
+// matches: runs it (unanchored, its ${...} references literal text),
+// matches every text: it matches the empty text with no more than the
+// start of the text, or its end, around it (.*, x|, (?:), ^, $, a?). Such
+// a check passes whatever the agent says, an empty reply included. An
+// invalid pattern is not (CheckPattern says what is wrong with it). A
+// pattern that matches every text in a way this does not see (\b|\B) is
+// not reported: it answers for the patterns people write by mistake.
+//
+// A reference stands for a placeholder letter, as in CheckPattern: a
+// path that matches the empty text passes no letter, so it does so
+// whatever the reference expands to.
+func PatternMatchesAll(pattern string) bool {
+	p, _ := expandPattern(pattern, func(string) (string, error) { return "x", nil })
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return false
+	}
+	// Where every text starts, and where every text ends, these empty
+	// widths hold, whatever the text.
+	return matchesEmpty(prog, syntax.EmptyBeginText|syntax.EmptyBeginLine) ||
+		matchesEmpty(prog, syntax.EmptyEndText|syntax.EmptyEndLine)
+}
+
+// matchesEmpty reports whether prog reaches its match from its start
+// without reading a rune, through empty-width assertions of hold only.
+func matchesEmpty(prog *syntax.Prog, hold syntax.EmptyOp) bool {
+	seen := make([]bool, len(prog.Inst))
+	stack := []uint32{uint32(prog.Start)}
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		switch in := prog.Inst[pc]; in.Op {
+		case syntax.InstMatch:
+			return true
+		case syntax.InstAlt, syntax.InstAltMatch:
+			stack = append(stack, in.Out, in.Arg)
+		case syntax.InstCapture, syntax.InstNop:
+			stack = append(stack, in.Out)
+		case syntax.InstEmptyWidth:
+			if syntax.EmptyOp(in.Arg)&^hold == 0 {
+				stack = append(stack, in.Out)
+			}
+		}
+	}
+	return false
+}
+
+// MatchesAll reports whether every text satisfies t as written: each of
+// its matchers does, and it has at least one: contains "", a matches:
+// whose pattern matches every text (PatternMatchesAll), an any: with such
+// an alternative, an all: of such matchers, a not: of a matcher no text
+// satisfies (matchesNone). A check of it passes whatever the agent says,
+// so lint warns of it. A matcher that compares with a text (is, equals,
+// one_of, similar) or forbids one (not_contains, not_matches) is not such
+// a matcher, whatever its text.
+func (t *Text) MatchesAll() bool {
+	if t == nil || t.Exact != nil || t.Equals != nil || t.NotContains != nil || t.NotMatches != nil ||
+		t.OneOf != nil || t.Similar != nil {
+		return false
+	}
+	if t.Contains != nil && *t.Contains != "" || t.Matches != nil && !PatternMatchesAll(*t.Matches) ||
+		t.Not != nil && !t.Not.matchesNone() {
+		return false
+	}
+	if len(t.Any) > 0 && !slices.ContainsFunc(t.Any, (*Text).MatchesAll) {
+		return false
+	}
+	for _, each := range t.All {
+		if !each.MatchesAll() {
+			return false
+		}
+	}
+	return t.Contains != nil || t.Matches != nil || t.Not != nil || len(t.Any) > 0 || len(t.All) > 0
+}
+
+// matchesNone reports whether no text satisfies t as written: one of its
+// matchers forbids what every text has (not_contains "", a not_matches:
+// whose pattern matches every text, a not: of a matcher every text
+// satisfies), every alternative of its any: is such a matcher, or an
+// item of its all: is.
+func (t *Text) matchesNone() bool {
+	switch {
+	case t == nil:
+		return false
+	case t.NotContains != nil && *t.NotContains == "",
+		t.NotMatches != nil && PatternMatchesAll(*t.NotMatches),
+		t.Not != nil && t.Not.MatchesAll(),
+		len(t.Any) > 0 && !slices.ContainsFunc(t.Any, func(alt *Text) bool { return !alt.matchesNone() }),
+		slices.ContainsFunc(t.All, (*Text).matchesNone):
+		return true
+	}
+	return false
+}
+
+// Unfailing is a check of an expectation that cannot fail: its key
+// (response, node, lang.asr, ...), where it is written and its matcher,
+// which every text satisfies.
+type Unfailing struct {
+	KeyAt
+	Text *Text
+}
+
+// Unfailing lists the checks of e whose matcher every text satisfies
+// (Text.MatchesAll) and that check nothing else: of the reply, the node,
+// the flow, the step, the languages and the cited topic, each read as ""
+// when the reply has none. A matcher of a state or metadata key, a
+// metric, a handoff's destination or a system message is left out: it
+// still asks for the key, the handoff or the message to be there.
+func (e *Expect) Unfailing() []Unfailing {
+	if e == nil {
+		return nil
+	}
+	var out []Unfailing
+	add := func(key string, t *Text) {
+		if t.MatchesAll() {
+			out = append(out, Unfailing{KeyAt{Key: key, Pos: e.at(t.Pos)}, t})
+		}
+	}
+	add("response", e.Response)
+	add("node", e.Node)
+	add("flow", e.Flow)
+	add("step", e.Step)
+	if e.Lang != nil {
+		add("lang.asr", e.Lang.ASR)
+		add("lang.tts", e.Lang.TTS)
+	}
+	if e.Topics != nil {
+		add("topics.cited", e.Topics.Cited)
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package assert
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestPatternMatchesAll: lint warns of a matches: every text satisfies
+// (an empty branch, a pattern that may match nothing, an anchor alone);
+// each pattern it names does match every text it is tried on, the empty
+// one included, and one that asks for anything of the text is not named.
+func TestPatternMatchesAll(t *testing.T) {
+	t.Parallel()
+	texts := []string{"", "Sorry, I didn't understand that.", "a\nb\n", "\n", "x"}
+	for _, tc := range []struct {
+		pattern string
+		want    bool
+	}{
+		{`.*`, true},
+		{``, true},
+		{`(?:)`, true},
+		{`foo|`, true},
+		{`|foo`, true},
+		{`(book)?`, true},
+		{`x*`, true},
+		{`^`, true},
+		{`$`, true},
+		{`(?m)^`, true},
+		{`(?i)(table)*`, true},
+		{`^.*$`, false}, // (?s) is off: "a\nb\n" has a line break
+		{`${ref}|`, true},
+		{`${ref}`, false},
+		{`.+`, false},
+		{`^$`, false},
+		{`\b`, false},
+		{`table`, false},
+		{`^reference [A-Z]{6}$`, false},
+		{`(`, false}, // invalid: CheckPattern says so
+	} {
+		if got := PatternMatchesAll(tc.pattern); got != tc.want {
+			t.Errorf("PatternMatchesAll(%q) = %v, want %v", tc.pattern, got, tc.want)
+		}
+		if !tc.want {
+			continue
+		}
+		p, _ := expandPattern(tc.pattern, func(string) (string, error) { return "", nil })
+		re := regexp.MustCompile(p)
+		for _, s := range texts {
+			if !re.MatchString(s) {
+				t.Errorf("%q is said to match every text, and does not match %q", tc.pattern, s)
+			}
+		}
+	}
+}
+
+// TestMatchesAll: a matcher every text satisfies is one whose matchers
+// all do, contains "" and such patterns, through any: (one alternative
+// is enough) and all: (every item); one that compares with a text or
+// forbids one is not, whatever its text.
+func TestMatchesAll(t *testing.T) {
+	t.Parallel()
+	empty, dot, word := "", ".*", "table"
+	for _, tc := range []struct {
+		name string
+		t    *Text
+		want bool
+	}{
+		{"contains empty", &Text{Contains: &empty}, true},
+		{"contains empty ignoring case", &Text{Contains: &empty, IgnoreCase: true}, true},
+		{"matches everything", &Text{Matches: &dot}, true},
+		{"contains a word", &Text{Contains: &word}, false},
+		{"and a word", &Text{Contains: &empty, Matches: &word}, false},
+		{"any with an empty alternative", &Text{Any: []*Text{{Contains: &word}, {Contains: &empty}}}, true},
+		{"any of words", &Text{Any: []*Text{{Contains: &word}, {Matches: &word}}}, false},
+		{"all empty", &Text{All: []*Text{{Contains: &empty}, {Matches: &dot}}}, true},
+		{"all with a word", &Text{All: []*Text{{Contains: &empty}, {Contains: &word}}}, false},
+		{"exact empty: the text must be empty", &Text{Exact: &empty}, false},
+		{"equals empty", &Text{Equals: &empty}, false},
+		{"not_contains empty: fails every text", &Text{NotContains: &empty}, false},
+		{"not of contains empty", &Text{Not: &Text{Contains: &empty}}, false},
+		{"not of not_contains empty", &Text{Not: &Text{NotContains: &empty}}, true},
+		{"not of not_matches everything", &Text{Not: &Text{NotMatches: &dot}}, true},
+		{"not of not of contains empty", &Text{Not: &Text{Not: &Text{Contains: &empty}}}, true},
+		{"not of any of nothing", &Text{Not: &Text{Any: []*Text{{NotContains: &empty}, {Not: &Text{Matches: &dot}}}}}, true},
+		{"not of any with a word", &Text{Not: &Text{Any: []*Text{{NotContains: &empty}, {Contains: &word}}}}, false},
+		{"not of all with nothing", &Text{Not: &Text{All: []*Text{{Contains: &word}, {NotContains: &empty}}}}, true},
+		{"not of a word", &Text{Not: &Text{Contains: &word}}, false},
+		{"not of not_contains a word", &Text{Not: &Text{NotContains: &word}}, false},
+		{"one_of empty", &Text{OneOf: []string{""}}, false},
+		{"nothing", &Text{}, false},
+		{"nil", nil, false},
+	} {
+		if got := tc.t.MatchesAll(); got != tc.want {
+			t.Errorf("%s: MatchesAll() = %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.want {
+			for _, s := range []string{"", "Sorry, I didn't understand that."} {
+				if ok, err := tc.t.Match(s, nil); !ok || err != nil {
+					t.Errorf("%s: said to match every text, and Match(%q) = %v, %v", tc.name, s, ok, err)
+				}
+			}
+		}
+	}
+}
