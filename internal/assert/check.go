@@ -190,6 +190,14 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: t.Describe(), Actual: actual})
 		return
 	}
+	if r != t && r.MatchesAll() && !t.MatchesAll() {
+		// What lint warns of as written, made so by a reference: an
+		// ${env:...} a CI job left empty, an examples cell of "", a
+		// capture of nothing. The check would pass whatever came back.
+		c.fail(Failure{Pos: pos, Key: l.Key(), Expected: t.Describe(), Actual: actual,
+			Message: fmt.Sprintf("cannot check: the expected value expands to %s, which every text satisfies (is a value it refers to empty?)", r.Describe())})
+		return
+	}
 	m, err := r.eval(actual, false, noun)
 	if err != nil {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: r.Describe(), Actual: actual})

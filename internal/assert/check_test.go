@@ -74,7 +74,7 @@ func TestCheck(t *testing.T) {
 			fixture = replyJSON
 		}
 		obs := Observation{Result: decodeReply(t, fixture), Latency: tc.latency}
-		got := Check(&tc.exp, obs, vars(map[string]string{"code": "AB12CD", "n": "4"}))
+		got := Check(&tc.exp, obs, vars(map[string]string{"code": "AB12CD", "n": "4", "empty": ""}))
 		var diff string
 		if len(got) > 0 {
 			diff = got[0].Diff
@@ -161,6 +161,19 @@ func TestCheck(t *testing.T) {
 		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("${ref}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,
 				Expected: `contains "${ref}"`, Actual: "Great, a table for 4. What time would you like?"}}},
+		// A reference that makes a check unfailing: an empty variable.
+		{name: "response contains an empty value", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("${empty}")}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`,
+				Expected: `contains "${empty}"`, Actual: "Great, a table for 4. What time would you like?"}}},
+		{name: "node pattern alternative left empty", exp: Expect{Node: &Text{Pos: at(2), Matches: ptr("^Collect|${empty}")}},
+			want: []Failure{{Pos: at(2), Key: "node", Message: `cannot check: the expected value expands to matches /^Collect|/, which every text satisfies (is a value it refers to empty?)`,
+				Expected: "matches /^Collect|${empty}/", Actual: "CollectTime"}}},
+		{name: "state contains an empty value", exp: Expect{State: []StateCheck{{Pos: at(3), Key: "name", Match: &Text{Contains: ptr("${empty}")}}}},
+			want: []Failure{{Pos: at(3), Key: "state.name", Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`,
+				Expected: `contains "${empty}"`, Actual: "Ann"}}},
+		{name: "empty value beside a text", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("table for ${n}${empty}")}}},
+		{name: "is an empty value", exp: Expect{Step: &Text{Pos: at(2), Exact: ptr("${empty}")}},
+			want: []Failure{{Pos: at(2), Key: "step", Message: "step is not the expected value", Expected: "", Actual: "AskTime"}}},
 		{name: "response bad pattern", exp: Expect{Response: &Text{Pos: at(1), Matches: ptr("(")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "invalid pattern /(/: error parsing regexp: missing closing ): `(`",
 				Expected: "matches /(/", Actual: "Great, a table for 4. What time would you like?"}}},
