@@ -135,6 +135,26 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{"s.feature:6:32: ~ must be above 0, not 0"},
 		},
 		{
+			name: "a bound past the whole numbers a suite holds",
+			yaml: `scenarios:
+  - name: slow
+    agent: restaurant
+    turns:
+      - say: hi
+        expect: {latency_ms: 9223372036854, metrics: {CALL_TURN: {count: 4294967296}}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: slow
+    When the user says "hi"
+    Then the reply came within 9223372036854 ms
+    And the metric "CALL_TURN" was written 4294967296 times
+`,
+			wantYAML:    []string{"s.yaml:6:30: ~ 9223372036854 is out of range", "s.yaml:6:74: ~ 4294967296 is out of range"},
+			wantFeature: []string{"s.feature:6:32: ~ 9223372036854 is out of range", "s.feature:7:44: ~ 4294967296 is out of range"},
+		},
+		{
 			name: "an SMS probe that nothing confirms, after setup",
 			yaml: `scenarios:
   - name: sms

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -300,11 +301,16 @@ func (c *call) expandAll(items []string) ([]string, error) {
 }
 
 func (c *call) int(i int, what string) (int, error) {
-	n, err := strconv.Atoi(c.args[i])
-	if err != nil || n < 0 {
+	// As a YAML suite's whole numbers: at most 2^31-1, so that a bound
+	// too large to mean anything is refused in either language.
+	n, err := strconv.ParseInt(c.args[i], 10, 32)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && n > 0:
+		return 0, &Error{Message: fmt.Sprintf("step %q: %s: %s is out of range", c.step, what, c.args[i]), arg: i + 1}
+	case err != nil || n < 0:
 		return 0, fmt.Errorf("%s %q is not a whole number", what, c.args[i])
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // regex checks that argument i compiles as RE2, as it will at run time
