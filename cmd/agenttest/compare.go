@@ -526,6 +526,29 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		}
 		ids = conversationIDs(nonce, stored)
 	}
+	// What the scenarios need that a side's target does not give, for
+	// every side before either starts: a side refused after the other
+	// started would leave that one running, its simulator and client
+	// closed under it.
+	for _, s := range sides {
+		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
+			fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
+			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			diags = append(diags, s.label)
+		}
+	}
+	if len(diags) > 0 {
+		return reported(exitUsage)
+	}
+	ropts := make([]runner.Options, len(sides))
+	for i, s := range sides {
+		ro, done, err := o.sideOptions(s.st, s.tgt, ids)
+		if err != nil {
+			return err
+		}
+		defer done()
+		ropts[i] = ro
+	}
 	header := make([]string, len(all))
 	for i, s := range all {
 		switch {
@@ -544,18 +567,9 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	fmt.Fprintf(st.Stdout, "comparing %d %s: %s\n", n, plural(n, "scenario", "scenarios"), strings.Join(header, " with "))
 
 	var g errgroup.Group
-	for _, s := range sides {
-		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
-			return reported(exitUsage)
-		}
-		ropts, done, err := o.sideOptions(s.st, s.tgt, ids)
-		if err != nil {
-			return err
-		}
-		defer done()
+	for i, s := range sides {
 		g.Go(func() error {
-			res, err := runner.Run(ctx, s.plan(plan), ropts)
+			res, err := runner.Run(ctx, s.plan(plan), ropts[i])
 			if err != nil {
 				return fmt.Errorf("%s: run: %w", s.label, err)
 			}
