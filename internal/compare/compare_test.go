@@ -498,3 +498,45 @@ func TestReadJSONDurations(t *testing.T) {
 		}
 	}
 }
+
+// TestReadJSONNulls: a null pair or deployment of a comparison read back
+// is none, as a run report's null deployment is: agenttest gate derives
+// the verdict of what is left, where before it dereferenced the null and
+// panicked.
+func TestReadJSONNulls(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	var js bytes.Buffer
+	want := build(base, cand, DefaultOptions())
+	if err := WriteJSON(&js, want); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["pairs"] = append([]any{nil}, doc["pairs"].([]any)...)
+	for _, side := range []string{"baseline", "candidate"} {
+		doc[side].(map[string]any)["deployments"] = []any{nil}
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pairs) != len(want.Pairs) || len(c.Baseline.Deployments) != 0 || len(c.Candidate.Deployments) != 0 {
+		t.Errorf("read %d pairs and %d+%d deployments, want %d and none", len(c.Pairs), len(c.Baseline.Deployments), len(c.Candidate.Deployments), len(want.Pairs))
+	}
+	if status, why := c.Verdict(); status != want.Status || why != want.Why {
+		t.Errorf("verdict %s (%s), want %s (%s)", status, why, want.Status, want.Why)
+	}
+	// Verdict itself skips them too, as CountPairs does.
+	c.Pairs = append(c.Pairs, nil)
+	c.Candidate.Deployments = append(c.Candidate.Deployments, nil)
+	if status, why := c.Verdict(); status != want.Status || why != want.Why {
+		t.Errorf("with nulls: verdict %s (%s), want %s (%s)", status, why, want.Status, want.Why)
+	}
+}

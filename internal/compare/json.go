@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/result"
@@ -103,6 +104,13 @@ func ReadJSON(r io.Reader) (*Comparison, error) {
 		return nil, fmt.Errorf("not an agenttest comparison (schema %q, want %q)", doc.Schema, SchemaV1)
 	}
 	c := doc.Comparison
+	// A null pair or deployment is none, as a run report's null
+	// deployment is (report.ReadJSON): `agenttest gate` weighs what is
+	// left, and a candidate whose every deployment is null records none.
+	c.Pairs = slices.DeleteFunc(c.Pairs, func(p *Pair) bool { return p == nil })
+	for _, s := range []*Side{&c.Baseline, &c.Candidate} {
+		s.Deployments = slices.DeleteFunc(s.Deployments, func(d *result.Deployment) bool { return d == nil })
+	}
 	for _, d := range []struct {
 		path []any
 		ms   float64
