@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -538,5 +539,60 @@ func TestReadJSONNulls(t *testing.T) {
 	c.Candidate.Deployments = append(c.Candidate.Deployments, nil)
 	if status, why := c.Verdict(); status != want.Status || why != want.Why {
 		t.Errorf("with nulls: verdict %s (%s), want %s (%s)", status, why, want.Status, want.Why)
+	}
+}
+
+// TestReadJSONPlacesValues: a value that reads itself and refuses (a
+// status, a time, a deployment) is refused at its place in the document,
+// as a duration is: encoding/json said only "unknown status", and the
+// gate could not say where.
+func TestReadJSONPlacesValues(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	var js bytes.Buffer
+	if err := WriteJSON(&js, build(base, cand, DefaultOptions())); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path  []any
+		value any
+		want  string
+	}{
+		{[]any{"started"}, "yesterday", `started: parsing time "yesterday"`},
+		{[]any{"candidate", "run", "started"}, "soon", `candidate.run.started: parsing time "soon"`},
+		{[]any{"pairs", 1, "candidate", "status"}, "bogus", `pairs[1].candidate.status: unknown status "bogus"`},
+		{[]any{"baseline", "deployments", 0, "read_at"}, "noon", `baseline.deployments[0]: deployment of "restaurant": read_at: parsing time "noon"`},
+	} {
+		var doc any
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		v := doc
+		for _, k := range tc.path[:len(tc.path)-1] {
+			switch k := k.(type) {
+			case string:
+				v = v.(map[string]any)[k]
+			case int:
+				v = v.([]any)[k]
+			}
+		}
+		v.(map[string]any)[tc.path[len(tc.path)-1].(string)] = tc.value
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadJSON(bytes.NewReader(data))
+		var ve *jsonkind.ValueError
+		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Error(), tc.want) {
+			t.Errorf("%v: error %v, want a ValueError %q", tc.path, err, tc.want)
+			continue
+		}
+		want := fmt.Sprintf("%q", tc.value)
+		if tc.path[0] == "baseline" {
+			want = "{" // the deployment refuses as a whole
+		}
+		if !bytes.HasPrefix(data[ve.Offset:], []byte(want)) {
+			t.Errorf("%v: offset at %.20q, want the value %s", tc.path, data[ve.Offset:], want)
+		}
 	}
 }
