@@ -441,6 +441,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		fmt.Fprintf(st.Stderr, "agenttest: nothing to compare: %s\n", o.selection.emptyReason(suites, o.paths, o.pathsGiven))
 	}
 	var diags []string
+	said := map[string]bool{}
 	for _, s := range sides {
 		sel := config.Selection{Target: o.target, Env: s.env, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}}
 		if s.kind == compare.KindTarget {
@@ -450,7 +451,14 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		}
 		tgt, d := config.Resolve(cfg, sel)
 		if len(d) > 0 {
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			// Two environment sides resolve one target: its problems
+			// are said once.
+			var b bytes.Buffer
+			report.WriteDiagnostics(&b, d, sources{st: st, cfg: cfg}.read, false)
+			if !said[b.String()] {
+				said[b.String()] = true
+				st.Stderr.Write(b.Bytes())
+			}
 		}
 		if d.HasErrors() {
 			diags = append(diags, s.label)

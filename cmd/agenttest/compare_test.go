@@ -410,3 +410,21 @@ scenarios:
 		t.Errorf("the error names what compare does not do:\n%s", out)
 	}
 }
+
+// TestCompareSaysTargetProblemsOnce: two environment sides resolve one
+// target, and what is wrong with it is said once, not once per side
+// ("1 error" twice read as two).
+func TestCompareSaysTargetProblemsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := "default_target: x\ntargets:\n  x:\n    build_url: http://127.0.0.1:1\n    account_id: acc\n    agent_id: restaurant\n    build_key: ${env:NO_SUCH_KEY_VAR}\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
+	out := newCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "compare").
+		expect(t, exitUsage, "agenttest.yaml:7:16: target \"x\": build_key refers to NO_SUCH_KEY_VAR, which is not set")
+	if n := strings.Count(out, "NO_SUCH_KEY_VAR, which is not set"); n != 1 {
+		t.Errorf("the problem is said %d times, want once:\n%s", n, out)
+	}
+}
