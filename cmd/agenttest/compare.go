@@ -320,11 +320,16 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 			return err
 		}
 	}
+	// Each side's: two targets may both refuse what they were given.
+	refused := false
 	for _, s := range runningSides(sides) {
 		if stop := s.res.Stop; stop != nil && stop.Config && !s.res.Interrupted {
 			fmt.Fprintf(st.Stderr, "agenttest: %s: %s\n", s.label, red.String(stopMessage(stop, s.tgt)))
-			return reported(exitUsage)
+			refused = true
 		}
+	}
+	if refused {
+		return reported(exitUsage)
 	}
 	switch c.Status {
 	case result.RunFailed:

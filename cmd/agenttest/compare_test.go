@@ -428,3 +428,17 @@ func TestCompareSaysTargetProblemsOnce(t *testing.T) {
 		t.Errorf("the problem is said %d times, want once:\n%s", n, out)
 	}
 }
+
+// TestCompareBothSidesRefused: when both targets refuse the key, each
+// side says so, where the candidate's was left unsaid behind the
+// baseline's.
+func TestCompareBothSidesRefused(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey + "-wrong"}
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu")
+	out := c.expect(t, exitUsage, "agenttest: baseline: the platform at", "agenttest: candidate: the platform at")
+	if strings.Contains(out, s.BuildKey) {
+		t.Errorf("the key shows:\n%s", out)
+	}
+}
