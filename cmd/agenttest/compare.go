@@ -320,12 +320,14 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 			return err
 		}
 	}
-	// Each side's: two targets may both refuse what they were given.
+	// Why a side stopped, with what to check, as run says it: the
+	// status line names only the kind (platform unreachable). Each
+	// side's: two targets may both refuse what they were given.
 	refused := false
 	for _, s := range runningSides(sides) {
-		if stop := s.res.Stop; stop != nil && stop.Config && !s.res.Interrupted {
+		if stop := s.res.Stop; stop != nil && stop.Kind != result.StopFailFast && !s.res.Interrupted {
 			fmt.Fprintf(st.Stderr, "agenttest: %s: %s\n", s.label, red.String(stopMessage(stop, s.tgt)))
-			refused = true
+			refused = refused || stop.Config
 		}
 	}
 	if refused {

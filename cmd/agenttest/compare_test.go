@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -441,4 +442,20 @@ func TestCompareBothSidesRefused(t *testing.T) {
 	if strings.Contains(out, s.BuildKey) {
 		t.Errorf("the key shows:\n%s", out)
 	}
+}
+
+// TestCompareSaysWhySideStopped: a side that stopped (the platform
+// unreachable) says why, with the host, the endpoint and what to check,
+// as run says it; the comparison said only "platform unreachable".
+func TestCompareSaysWhySideStopped(t *testing.T) {
+	t.Parallel()
+	addr := platformtest.ClosedAddr(t)
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
+	env := map[string]string{"AGENTTEST_BUILD_URL": "http://" + addr, "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_AGENT_ID": "restaurant"}
+	c := newCLI(t, dir, env, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "compare", "--name", "menu")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	cause := "the platform at " + addr + " is unreachable: read the active deployment: GET /v1/agents/restaurant/deployments/active: connection failed"
+	c.expect(t, exitErrored, "agenttest: baseline: "+cause, "agenttest: candidate: "+cause, "check AGENTTEST_BUILD_URL")
 }
