@@ -320,11 +320,18 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 			return err
 		}
 	}
+	// Why a side stopped, with what to check, as run says it: the
+	// status line names only the kind (platform unreachable). Each
+	// side's: two targets may both refuse what they were given.
+	refused := false
 	for _, s := range runningSides(sides) {
-		if stop := s.res.Stop; stop != nil && stop.Config && !s.res.Interrupted {
+		if stop := s.res.Stop; stop != nil && stop.Kind != result.StopFailFast && !s.res.Interrupted {
 			fmt.Fprintf(st.Stderr, "agenttest: %s: %s\n", s.label, red.String(stopMessage(stop, s.tgt)))
-			return reported(exitUsage)
+			refused = refused || stop.Config
 		}
+	}
+	if refused {
+		return reported(exitUsage)
 	}
 	switch c.Status {
 	case result.RunFailed:
@@ -441,6 +448,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		fmt.Fprintf(st.Stderr, "agenttest: nothing to compare: %s\n", o.selection.emptyReason(suites, o.paths, o.pathsGiven))
 	}
 	var diags []string
+	said := map[string]bool{}
 	for _, s := range sides {
 		sel := config.Selection{Target: o.target, Env: s.env, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}}
 		if s.kind == compare.KindTarget {
@@ -450,7 +458,14 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		}
 		tgt, d := config.Resolve(cfg, sel)
 		if len(d) > 0 {
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			// Two environment sides resolve one target: its problems
+			// are said once.
+			var b bytes.Buffer
+			report.WriteDiagnostics(&b, d, sources{st: st, cfg: cfg}.read, false)
+			if !said[b.String()] {
+				said[b.String()] = true
+				st.Stderr.Write(b.Bytes())
+			}
 		}
 		if d.HasErrors() {
 			diags = append(diags, s.label)
@@ -526,6 +541,29 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		}
 		ids = conversationIDs(nonce, stored)
 	}
+	// What the scenarios need that a side's target does not give, for
+	// every side before either starts: a side refused after the other
+	// started would leave that one running, its simulator and client
+	// closed under it.
+	for _, s := range sides {
+		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
+			fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
+			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			diags = append(diags, s.label)
+		}
+	}
+	if len(diags) > 0 {
+		return reported(exitUsage)
+	}
+	ropts := make([]runner.Options, len(sides))
+	for i, s := range sides {
+		ro, done, err := o.sideOptions(s.st, s.tgt, ids)
+		if err != nil {
+			return err
+		}
+		defer done()
+		ropts[i] = ro
+	}
 	header := make([]string, len(all))
 	for i, s := range all {
 		switch {
@@ -544,18 +582,9 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	fmt.Fprintf(st.Stdout, "comparing %d %s: %s\n", n, plural(n, "scenario", "scenarios"), strings.Join(header, " with "))
 
 	var g errgroup.Group
-	for _, s := range sides {
-		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
-			return reported(exitUsage)
-		}
-		ropts, done, err := o.sideOptions(s.st, s.tgt, ids)
-		if err != nil {
-			return err
-		}
-		defer done()
+	for i, s := range sides {
 		g.Go(func() error {
-			res, err := runner.Run(ctx, s.plan(plan), ropts)
+			res, err := runner.Run(ctx, s.plan(plan), ropts[i])
 			if err != nil {
 				return fmt.Errorf("%s: run: %w", s.label, err)
 			}

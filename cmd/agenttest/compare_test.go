@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -409,4 +410,52 @@ scenarios:
 	if strings.Contains(out, "--webhook-listen") || strings.Contains(out, "automatic") {
 		t.Errorf("the error names what compare does not do:\n%s", out)
 	}
+}
+
+// TestCompareSaysTargetProblemsOnce: two environment sides resolve one
+// target, and what is wrong with it is said once, not once per side
+// ("1 error" twice read as two).
+func TestCompareSaysTargetProblemsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := "default_target: x\ntargets:\n  x:\n    build_url: http://127.0.0.1:1\n    account_id: acc\n    agent_id: restaurant\n    build_key: ${env:NO_SUCH_KEY_VAR}\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
+	out := newCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "compare").
+		expect(t, exitUsage, "agenttest.yaml:7:16: target \"x\": build_key refers to NO_SUCH_KEY_VAR, which is not set")
+	if n := strings.Count(out, "NO_SUCH_KEY_VAR, which is not set"); n != 1 {
+		t.Errorf("the problem is said %d times, want once:\n%s", n, out)
+	}
+}
+
+// TestCompareBothSidesRefused: when both targets refuse the key, each
+// side says so, where the candidate's was left unsaid behind the
+// baseline's.
+func TestCompareBothSidesRefused(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey + "-wrong"}
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare", "--name", "menu")
+	out := c.expect(t, exitUsage, "agenttest: baseline: the platform at", "agenttest: candidate: the platform at")
+	if strings.Contains(out, s.BuildKey) {
+		t.Errorf("the key shows:\n%s", out)
+	}
+}
+
+// TestCompareSaysWhySideStopped: a side that stopped (the platform
+// unreachable) says why, with the host, the endpoint and what to check,
+// as run says it; the comparison said only "platform unreachable".
+func TestCompareSaysWhySideStopped(t *testing.T) {
+	t.Parallel()
+	addr := platformtest.ClosedAddr(t)
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
+	env := map[string]string{"AGENTTEST_BUILD_URL": "http://" + addr, "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_AGENT_ID": "restaurant"}
+	c := newCLI(t, dir, env, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "compare", "--name", "menu")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	cause := "the platform at " + addr + " is unreachable: read the active deployment: GET /v1/agents/restaurant/deployments/active: connection failed"
+	c.expect(t, exitErrored, "agenttest: baseline: "+cause, "agenttest: candidate: "+cause, "check AGENTTEST_BUILD_URL")
 }

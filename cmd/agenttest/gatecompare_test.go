@@ -189,6 +189,40 @@ func TestCompareTargetsPinnedEnvironment(t *testing.T) {
 	}
 }
 
+// TestCompareTargetLacksAgent: a side whose target cannot run the
+// scenarios (here no agent: the suite names none and target rc has no
+// agent_id) is refused, with the side named, before either side runs:
+// the check came after the baseline had started, which went on running
+// while the command returned and closed its client under it.
+func TestCompareTargetLacksAgent(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	suite := filepath.Join(dir, "compare", "restaurant.yaml")
+	b, err := os.ReadFile(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(suite, []byte(strings.Replace(string(b), "agent: restaurant\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "agenttest.yaml")
+	b, err = os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// prod keeps its agent_id; rc, written second, loses its own.
+	i := strings.LastIndex(string(b), "    agent_id: restaurant\n")
+	if err := os.WriteFile(cfg, append(b[:i:i], b[i+len("    agent_id: restaurant\n"):]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:prod", "--candidate", "target:rc", "compare")
+	text := c.expect(t, exitUsage, "agenttest: --candidate target:rc:\ncompare/restaurant.yaml:", `names no agent and target "rc" has no agent_id`)
+	if strings.Contains(text, "comparing") || strings.Contains(text, "baseline target:prod:") {
+		t.Errorf("a side refused, yet the comparison ran:\n%s", text)
+	}
+}
+
 // pinnedTargets is compareTargets with the example suite pinned to
 // sandbox (env: sandbox).
 func pinnedTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, string) {

@@ -260,14 +260,14 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 	var changed []string
 	for _, s := range []Side{c.Baseline, c.Candidate} {
 		for _, d := range s.Deployments {
-			if d.Changed() {
+			if d != nil && d.Changed() {
 				changed = append(changed, d.ChangeMessage()+" ("+s.Spec+")")
 			}
 		}
 	}
 	gating := func(cl Class) (n int) {
 		for _, p := range c.Pairs {
-			if p.Class == cl && !p.Quarantined {
+			if p != nil && p.Class == cl && !p.Quarantined {
 				n++
 			}
 		}
@@ -310,7 +310,7 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 // by a scenario skipped on purpose on both sides).
 func hasErrored(pairs []*Pair) bool {
 	for _, p := range pairs {
-		if p.Class != NotCompared || p.Quarantined {
+		if p == nil || p.Class != NotCompared || p.Quarantined {
 			continue
 		}
 		for _, o := range []*Outcome{p.Baseline, p.Candidate} {

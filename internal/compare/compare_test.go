@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -495,6 +496,103 @@ func TestReadJSONDurations(t *testing.T) {
 		if text, _ := json.Marshal(tc.ms); !bytes.HasPrefix(data[ve.Offset:], text) {
 			got := string(data[ve.Offset:])
 			t.Errorf("%v: offset at %.20q, want the value %s", tc.path, got, text)
+		}
+	}
+}
+
+// TestReadJSONNulls: a null pair or deployment of a comparison read back
+// is none, as a run report's null deployment is: agenttest gate derives
+// the verdict of what is left, where before it dereferenced the null and
+// panicked.
+func TestReadJSONNulls(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	var js bytes.Buffer
+	want := build(base, cand, DefaultOptions())
+	if err := WriteJSON(&js, want); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["pairs"] = append([]any{nil}, doc["pairs"].([]any)...)
+	for _, side := range []string{"baseline", "candidate"} {
+		doc[side].(map[string]any)["deployments"] = []any{nil}
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pairs) != len(want.Pairs) || len(c.Baseline.Deployments) != 0 || len(c.Candidate.Deployments) != 0 {
+		t.Errorf("read %d pairs and %d+%d deployments, want %d and none", len(c.Pairs), len(c.Baseline.Deployments), len(c.Candidate.Deployments), len(want.Pairs))
+	}
+	if status, why := c.Verdict(); status != want.Status || why != want.Why {
+		t.Errorf("verdict %s (%s), want %s (%s)", status, why, want.Status, want.Why)
+	}
+	// Verdict itself skips them too, as CountPairs does.
+	c.Pairs = append(c.Pairs, nil)
+	c.Candidate.Deployments = append(c.Candidate.Deployments, nil)
+	if status, why := c.Verdict(); status != want.Status || why != want.Why {
+		t.Errorf("with nulls: verdict %s (%s), want %s (%s)", status, why, want.Status, want.Why)
+	}
+}
+
+// TestReadJSONPlacesValues: a value that reads itself and refuses (a
+// status, a time, a deployment) is refused at its place in the document,
+// as a duration is: encoding/json said only "unknown status", and the
+// gate could not say where.
+func TestReadJSONPlacesValues(t *testing.T) {
+	t.Parallel()
+	base, cand := sides()
+	var js bytes.Buffer
+	if err := WriteJSON(&js, build(base, cand, DefaultOptions())); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path  []any
+		value any
+		want  string
+	}{
+		{[]any{"started"}, "yesterday", `started: parsing time "yesterday"`},
+		{[]any{"candidate", "run", "started"}, "soon", `candidate.run.started: parsing time "soon"`},
+		{[]any{"pairs", 1, "candidate", "status"}, "bogus", `pairs[1].candidate.status: unknown status "bogus"`},
+		{[]any{"baseline", "deployments", 0, "read_at"}, "noon", `baseline.deployments[0]: deployment of "restaurant": read_at: parsing time "noon"`},
+	} {
+		var doc any
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		v := doc
+		for _, k := range tc.path[:len(tc.path)-1] {
+			switch k := k.(type) {
+			case string:
+				v = v.(map[string]any)[k]
+			case int:
+				v = v.([]any)[k]
+			}
+		}
+		v.(map[string]any)[tc.path[len(tc.path)-1].(string)] = tc.value
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ReadJSON(bytes.NewReader(data))
+		var ve *jsonkind.ValueError
+		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Error(), tc.want) {
+			t.Errorf("%v: error %v, want a ValueError %q", tc.path, err, tc.want)
+			continue
+		}
+		want := fmt.Sprintf("%q", tc.value)
+		if tc.path[0] == "baseline" {
+			want = "{" // the deployment refuses as a whole
+		}
+		if !bytes.HasPrefix(data[ve.Offset:], []byte(want)) {
+			t.Errorf("%v: offset at %.20q, want the value %s", tc.path, data[ve.Offset:], want)
 		}
 	}
 }

@@ -3,8 +3,11 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/result"
@@ -88,8 +91,9 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 }
 
 // ReadJSON reads a document WriteJSON wrote. A document of another schema
-// is an error, and so is a duration no run has (result.CheckMillis), at
-// its place in the document (jsonkind.ValueError).
+// is an error, and so is a duration no run has (result.CheckMillis) or a
+// status, time or deployment that does not read, at its place in the
+// document (jsonkind.ValueError).
 func ReadJSON(r io.Reader) (*Comparison, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -97,12 +101,19 @@ func ReadJSON(r io.Reader) (*Comparison, error) {
 	}
 	doc := document{Comparison: &Comparison{}}
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a JSON comparison: %w", err)
+		return nil, fmt.Errorf("not a JSON comparison: %w", placed(data, err))
 	}
 	if doc.Schema != SchemaV1 {
 		return nil, fmt.Errorf("not an agenttest comparison (schema %q, want %q)", doc.Schema, SchemaV1)
 	}
 	c := doc.Comparison
+	// A null pair or deployment is none, as a run report's null
+	// deployment is (report.ReadJSON): `agenttest gate` weighs what is
+	// left, and a candidate whose every deployment is null records none.
+	c.Pairs = slices.DeleteFunc(c.Pairs, func(p *Pair) bool { return p == nil })
+	for _, s := range []*Side{&c.Baseline, &c.Candidate} {
+		s.Deployments = slices.DeleteFunc(s.Deployments, func(d *result.Deployment) bool { return d == nil })
+	}
 	for _, d := range []struct {
 		path []any
 		ms   float64
@@ -116,4 +127,73 @@ func ReadJSON(r io.Reader) (*Comparison, error) {
 		}
 	}
 	return c, nil
+}
+
+// placed gives err, a decoding error of a value that reads itself (a
+// status, a time, a deployment), its place in data (jsonkind.ValueError):
+// encoding/json says where the document is malformed or of the wrong
+// type, never which of those values refused. Any other err is returned as
+// it is.
+func placed(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return err
+	}
+	type outcome struct {
+		Status json.RawMessage `json:"status"`
+	}
+	type side struct {
+		Run struct {
+			Started json.RawMessage `json:"started"`
+		} `json:"run"`
+		Deployments []json.RawMessage `json:"deployments"`
+	}
+	var doc struct {
+		Started             json.RawMessage `json:"started"`
+		Baseline, Candidate side
+		Pairs               []*struct {
+			Baseline, Candidate *outcome
+		} `json:"pairs"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return err
+	}
+	type value struct {
+		path []any
+		raw  json.RawMessage
+		into any
+	}
+	values := []value{{[]any{"started"}, doc.Started, new(time.Time)}}
+	for _, s := range []struct {
+		name string
+		side side
+	}{{"baseline", doc.Baseline}, {"candidate", doc.Candidate}} {
+		values = append(values, value{[]any{s.name, "run", "started"}, s.side.Run.Started, new(time.Time)})
+		for i, d := range s.side.Deployments {
+			values = append(values, value{[]any{s.name, "deployments", i}, d, new(result.Deployment)})
+		}
+	}
+	for i, p := range doc.Pairs {
+		if p == nil {
+			continue
+		}
+		for _, o := range []struct {
+			name string
+			o    *outcome
+		}{{"baseline", p.Baseline}, {"candidate", p.Candidate}} {
+			if o.o != nil {
+				values = append(values, value{[]any{"pairs", i, o.name, "status"}, o.o.Status, new(result.Status)})
+			}
+		}
+	}
+	for _, v := range values {
+		if len(v.raw) == 0 {
+			continue
+		}
+		if verr := json.Unmarshal(v.raw, v.into); verr != nil {
+			return &jsonkind.ValueError{Path: v.path, Offset: jsonkind.Offset(data, v.path), Err: verr}
+		}
+	}
+	return err
 }

@@ -17,13 +17,15 @@ import (
 // jsonDoc is a whole SchemaV1 document, as ReadJSON decodes it. The parts
 // are the very types WriteJSON encodes, so the two cannot drift apart.
 type jsonDoc struct {
-	Schema      string               `json:"schema"`
-	Run         jsonRun              `json:"run"`
-	Target      jsonTarget           `json:"target"`
-	Deployments []*result.Deployment `json:"deployments"`
-	Shard       *result.Shard        `json:"shard"`
-	Rerun       *result.Rerun        `json:"rerun"`
-	ForcedMerge []string             `json:"forced_merge"`
+	Schema string     `json:"schema"`
+	Run    jsonRun    `json:"run"`
+	Target jsonTarget `json:"target"`
+	// Deployments are read one by one (result.Deployment), each refusing
+	// at its place in the document.
+	Deployments []json.RawMessage `json:"deployments"`
+	Shard       *result.Shard     `json:"shard"`
+	Rerun       *result.Rerun     `json:"rerun"`
+	ForcedMerge []string          `json:"forced_merge"`
 	Files       []struct {
 		Path  string     `json:"path"`
 		Suite string     `json:"suite"`
@@ -102,7 +104,9 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			Waited: rd.Millis(member(pacing, "waited_ms"), p.WaitedMS), MaxWaited: rd.Millis(member(pacing, "max_waited_ms"), p.MaxWaitedMS)}
 	}
 	res.Stop = doc.Run.Stop
-	for _, d := range doc.Deployments {
+	for i, raw := range doc.Deployments {
+		var d *result.Deployment
+		rd.Check([]any{"deployments", i}, json.Unmarshal(raw, &d))
 		if d != nil {
 			res.Deployments = append(res.Deployments, d)
 		}

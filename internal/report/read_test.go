@@ -275,6 +275,15 @@ func TestReadJSONValueErrors(t *testing.T) {
 			want: `not a JSON report: run.status: unknown run status "" (one of passed, failed, errored, interrupted, empty)`},
 		{name: "unknown run status", doc: head + `"run": {"status": "green"}}`, at: `"green"`,
 			want: `not a JSON report: run.status: unknown run status "green" (one of passed, failed, errored, interrupted, empty)`},
+		// A deployment reads itself (result.Deployment): refused at its
+		// place, where before its time was refused with no place and a
+		// member of the wrong type at its place within the deployment.
+		{name: "bad time of a deployment", doc: head + `"run": {"status": "passed"}, "deployments": [{"agent": "a", "id": "d", "read_at": "noon"}]}`, at: `{"agent"`,
+			want: `not a JSON report: deployments[0]: deployment of "a": read_at: parsing time "noon" as "2006-01-02T15:04:05.999999999Z07:00": cannot parse "noon" as "2006"`},
+		{name: "deployment id of the wrong type", doc: head + `"run": {"status": "passed"}, "deployments": [null, {"agent": "a", "id": 5}]}`, at: `{"agent"`,
+			want: `not a JSON report: deployments[1]: id is a JSON number, where a deployment has a string`},
+		{name: "deployment not an object", doc: head + `"run": {"status": "passed"}, "deployments": ["dep-1"]}`, at: `"dep-1"`,
+			want: `not a JSON report: deployments[0]: a JSON string, where a deployment is an object`},
 		// A member given twice is read from its last occurrence, and
 		// refused there.
 		{name: "duplicate member", doc: head + `"run": {"duration_ms": 1, "duration_ms": -2}}`, at: "-2",

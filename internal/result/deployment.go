@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -85,6 +86,15 @@ func (d *Deployment) MarshalJSON() ([]byte, error) {
 func (d *Deployment) UnmarshalJSON(b []byte) error {
 	var w deploymentJSON
 	if err := json.Unmarshal(b, &w); err != nil {
+		// Its offset is in b, not in the document: say what is wrong,
+		// for the reader to say where (report.ReadJSON, compare.ReadJSON).
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typ) && typ.Field != "":
+			return fmt.Errorf("%s is a JSON %s, where a deployment has a %s", typ.Field, typ.Value, typ.Type)
+		case errors.As(err, &typ):
+			return fmt.Errorf("a JSON %s, where a deployment is an object", typ.Value)
+		}
 		return err
 	}
 	read, err := parseTime(w.ReadAt)
