@@ -45,8 +45,10 @@ pre-release. Each SIDE is one of:
 
 The sides that are not reports run the scenarios under PATH... (default
 ".", selected with --tags and --name) at the same time, in the same order
-and with the same seed. Cases are paired by file and name. Each pair is
-one of:
+and with the same seed; a report side is cut to what they ran. Two
+reports are compared whole: nothing runs, so PATH, --tags, --name and
+--rerun-failed are refused. Cases are paired by file and name. Each pair
+is one of:
 
   regressed   passed on the baseline, fails on the candidate
   fixed       failed on the baseline, passes on the candidate
@@ -187,11 +189,34 @@ func (o *compareOptions) Validate() error {
 		problems = append(problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
 	}
 	problems = append(problems, o.selection.validate()...)
+	problems = append(problems, o.selectsNothing()...)
 	problems = append(problems, sameReportFile(map[string]string{"--json": o.json, "--html": o.html})...)
 	if len(problems) > 0 {
 		return usageProblems("compare", problems...)
 	}
 	return nil
+}
+
+// selectsNothing refuses a selection when both sides are reports: it
+// chooses the scenarios to run, and nothing runs, so every case of both
+// reports would be compared, the comparison passing or failing on cases
+// the selection left out. (With one report side, the report is cut to
+// what the running side selected.)
+func (o *compareOptions) selectsNothing() []string {
+	if parseSide("baseline", o.baseline).kind != compare.KindReport || parseSide("candidate", o.candidate).kind != compare.KindReport {
+		return nil
+	}
+	const why = "selects the scenarios a side runs, and both sides are reports: nothing runs, and every case of both would be compared; leave it out to compare the reports whole, or make a side an environment or target:NAME"
+	var problems []string
+	if o.pathsGiven {
+		problems = append(problems, "a PATH "+why)
+	}
+	for _, f := range []string{"tags", "name", "rerun-failed"} {
+		if o.flags.isSet(f) {
+			problems = append(problems, "--"+f+" "+why)
+		}
+	}
+	return problems
 }
 
 // sideSpec is a side as named on the command line.

@@ -173,6 +173,26 @@ func TestCompareStoredBaseline(t *testing.T) {
 	if strings.Contains(text, "comparing") {
 		t.Errorf("two reports ran something:\n%s", text)
 	}
+
+	// A selection chooses what a side runs: with two reports nothing
+	// runs, and it was ignored, every case of both compared (exit 0 or
+	// 1 on cases it left out).
+	const why = "selects the scenarios a side runs, and both sides are reports"
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{nil, []string{"--name", "hours"}, []string{"compare: --name " + why}},
+		{nil, []string{"examples/compare"}, []string{"compare: a PATH " + why}},
+		{map[string]string{"AGENTTEST_TAGS": "@smoke"}, []string{"--rerun-failed", pre},
+			[]string{"compare: --tags " + why, "(set by AGENTTEST_TAGS)", "compare: --rerun-failed " + why}},
+	} {
+		c := compareCLI(t, repoRoot, tc.env, append([]string{"compare", "--baseline", live, "--candidate", pre}, tc.args...)...)
+		if text := c.expect(t, exitUsage, tc.want...); strings.Contains(text, "REGRESSED") {
+			t.Errorf("%v compared:\n%s", tc.args, text)
+		}
+	}
 }
 
 // TestCompareRepeatedScenario: the runs of a repeated scenario get a
