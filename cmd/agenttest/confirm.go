@@ -443,15 +443,17 @@ func (b boundedRegistrar) named(ctx, cctx context.Context, err error) error {
 }
 
 // fromPlatform reports whether err is the platform's: an answer the
-// client could not use, or no answer at all.
+// client could not use, no answer at all, or 429s that outlasted the
+// wait budget.
 func fromPlatform(err error) bool {
 	var (
 		ae *platform.APIError
 		re *platform.ResponseError
 		ne *platform.NetworkError
 		rd *platform.RedirectError
+		rl *platform.RateLimitError
 	)
-	return errors.As(err, &ae) || errors.As(err, &re) || errors.As(err, &ne) || errors.As(err, &rd)
+	return errors.As(err, &ae) || errors.As(err, &re) || errors.As(err, &ne) || errors.As(err, &rd) || errors.As(err, &rl)
 }
 
 // confirmRunOptions fills the runner options of confirmations, probes and

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -315,5 +316,62 @@ scenarios:
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestRedirectedRecordReadsErr: the runtime host redirects the read of
+// a record to a path it does not serve. Its 404 there is the platform's
+// error, not a record the agent failed to leave: the case errors (exit 4)
+// in the console, JSON and JUnit, and says what was called and where the
+// redirect led. Before, the 404 read as "not recorded": the conversation
+// was polled for the whole confirm timeout (30s), and the case failed,
+// blaming the agent (exit 1).
+func TestRedirectedRecordReadsErr(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, redirected, confirm, want string
+	}{
+		{"conversation", "/conversations/", "{conversation: {handoff: true}}", "/conversations/conv-"},
+		{"handoff state", "/handoff_state", "{handoff_state: {data: {reason: urgent_symptoms}}}", "/handoff_state: 404"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := simBehind(t, sim.Options{Seed: 1}, nil, func(h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodGet && strings.Contains(r.URL.Path, tc.redirected) {
+						http.Redirect(w, r, "/elsewhere", http.StatusFound)
+						return
+					}
+					h.ServeHTTP(w, r)
+				})
+			})
+			suite := "suite: redirected\nagent: clinic\nscenarios:\n  - name: confirms\n    turns: [{say: I have chest pain}]\n    confirm: " + tc.confirm + "\n"
+			dir := writeTree(t, map[string]string{"redirected.yaml": suite})
+			c := newCLI(t, dir, env, "run", "--json", "out/result.json", "--junit", "out/junit.xml", "redirected.yaml")
+			out := c.expect(t, exitErrored, "ERROR redirected.yaml:4 confirms", tc.want, "(answered by /elsewhere, which a redirect led to)")
+			if strings.Contains(out, "FAIL") {
+				t.Errorf("the case is blamed on the agent:\n%s", out)
+			}
+			var doc struct {
+				Files []struct{ Cases []struct{ Status string } }
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "out/result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Files) != 1 || len(doc.Files[0].Cases) != 1 || doc.Files[0].Cases[0].Status != "errored" {
+				t.Errorf("JSON: %+v, want the case errored", doc.Files)
+			}
+			junit, err := os.ReadFile(filepath.Join(dir, "out/junit.xml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(junit), "<error ") || strings.Contains(string(junit), "<failure ") {
+				t.Errorf("JUnit: want an <error> and no <failure>:\n%s", junit)
+			}
+		})
 	}
 }

@@ -139,7 +139,8 @@ func TestWebhooksListenUsage(t *testing.T) {
 // retried (the drills' seed 4 used to exit 3 here); 500s that outlast the
 // retries are the platform's error: the run goes on, says why once, the
 // scenarios that confirm webhooks error (never fail), the others run, and
-// the exit code is 4, never 3.
+// the exit code is 4, never 3. So are 429s that outlast the run's wait
+// budget (they were an internal error, exit 3, and the run never ran).
 func TestWebhookRegistrationFails(t *testing.T) {
 	t.Parallel()
 	const suite = `suite: webhooks
@@ -157,8 +158,10 @@ scenarios:
 	for _, tc := range []struct {
 		name  string
 		fails int64
-		code  int
-		want  []string
+		// limited: every call to the webhook endpoints is answered 429.
+		limited bool
+		code    int
+		want    []string
 	}{
 		{name: "a few 500s are retried", fails: 2, code: exitOK, want: []string{"PASS hooks.yaml:4 books and is confirmed by webhook"}},
 		{name: "500s that outlast the retries", fails: 1 << 30, code: exitErrored, want: []string{
@@ -166,6 +169,9 @@ scenarios:
 			"ERROR hooks.yaml:4 books and is confirmed by webhook",
 			"confirm: webhooks: the run's webhook endpoint could not be registered: register webhook http://127.0.0.1:",
 			"PASS hooks.yaml:10 greets"}},
+		{name: "429s past the wait budget", limited: true, code: exitErrored, want: []string{
+			"could not be registered: ", "rate limited: waited ", "GET /v1/webhooks/endpoints", "the scenarios that confirm webhooks will error",
+			"ERROR hooks.yaml:4 books and is confirmed by webhook", "PASS hooks.yaml:10 greets"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -178,6 +184,11 @@ scenarios:
 			var posts atomic.Int64
 			proxy := httputil.NewSingleHostReverseProxy(target)
 			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.limited && strings.Contains(r.URL.Path, "/webhook") {
+					w.Header().Set("Retry-After", "1")
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
 				if r.Method == http.MethodPost && r.URL.Path == "/v1/webhooks/endpoints" && posts.Add(1) <= tc.fails {
 					w.WriteHeader(http.StatusInternalServerError)
 					w.Write([]byte(`{"message": "injected internal error"}`))
@@ -189,7 +200,7 @@ scenarios:
 			env := simEnv(s)
 			env["AGENTTEST_BUILD_URL"] = front.URL
 			dir := writeTree(t, map[string]string{"hooks.yaml": suite})
-			newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml").expect(t, tc.code, tc.want...)
+			newCLI(t, dir, env, "run", "--webhook-listen", "127.0.0.1:0", "--rate-wait", "3s", "hooks.yaml").expect(t, tc.code, tc.want...)
 			// The endpoint registered in the end was removed with the run.
 			client, err := platform.New(platform.Config{BuildURL: s.BuildURL, BuildKey: s.BuildKey})
 			if err != nil {

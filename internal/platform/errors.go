@@ -63,6 +63,11 @@ type APIError struct {
 	Attempts int
 	// Body is the start of the response body, redacted.
 	Body []byte
+	// Redirected is the path (redacted) that gave the answer when the
+	// client followed a redirect (redirect.go) to it, or "" when Path
+	// did. A 404 there says nothing of the resource at Path: IsNotFound
+	// is false.
+	Redirected string
 }
 
 // Error renders "POST /v1/agents/a/debug-chat/c: 404 CONVERSATIONS_NOT_FOUND:
@@ -86,6 +91,11 @@ func (e *APIError) Error() string {
 			b.WriteByte(' ')
 			b.WriteString(t)
 		}
+	}
+	if e.Redirected != "" {
+		b.WriteString(" (answered by ")
+		b.WriteString(e.Redirected)
+		b.WriteString(", which a redirect led to)")
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
@@ -172,10 +182,14 @@ func IsChatTimeout(err error) bool {
 	return errors.As(err, &ae) && ae.Code == CodeChatTimeout
 }
 
-// IsNotFound reports whether err is a 404 or a CONVERSATIONS_NOT_FOUND.
+// IsNotFound reports whether err is a 404 or a CONVERSATIONS_NOT_FOUND of
+// the path called. A 404 of the path a redirect led to is not: it does
+// not say that the record asked for is absent (a confirmation would wait
+// for it and then blame the agent), only that the platform sent the call
+// somewhere that does not answer it.
 func IsNotFound(err error) bool {
 	var ae *APIError
-	return errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Code == CodeConversationsNotFound)
+	return errors.As(err, &ae) && ae.Redirected == "" && (ae.Status == http.StatusNotFound || ae.Code == CodeConversationsNotFound)
 }
 
 // IsRateLimited reports whether err is a 429, or a call given up because
@@ -376,11 +390,23 @@ func (c *Client) apiError(rq *call, res *http.Response, attempts int) *APIError 
 		Attempts:   attempts,
 		Body:       keepBody(red, body),
 	}
+	if res.Request != nil && res.Request.Response != nil {
+		// The answer of a redirect followed (redirect.go).
+		// Redacted before it is cut short, as the body.
+		e.Redirected = red.String(res.Request.URL.EscapedPath())
+		if len(e.Redirected) > maxRedirectedPath {
+			e.Redirected = e.Redirected[:maxRedirectedPath] + "..."
+		}
+	}
 	e.Code, e.Message = parseErrorBody(body, res.Header.Get("Content-Type"))
 	e.Code = red.String(oneLine(e.Code))
 	e.Message = red.String(e.Message)
 	return e
 }
+
+// maxRedirectedPath bounds the path APIError.Redirected keeps of a
+// redirect's target, which a hostile platform chooses.
+const maxRedirectedPath = 200
 
 // errorBody covers every error shape of the reference: debug chat
 // (success, error, error_id, error_code, error_message, data), conversations

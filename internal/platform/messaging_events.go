@@ -246,10 +246,16 @@ func clipID(id string) string {
 }
 
 // unreadableText says why a message's text cannot be read, or nil: its
-// payload is not an object, or it has no text but a text member of a
-// type no reading takes (null is absent, a number is read as text).
+// payload is missing, null or not an object (the reference gives every
+// event a payload object), or it has no text but a text member of a type
+// no reading takes (a null member is absent, a number is read as text).
 func unreadableText(e *MessagingEvent, p payloadMembers) error {
-	if pl := bytes.TrimSpace(e.Payload); len(pl) > 0 && pl[0] != '{' && string(pl) != "null" {
+	switch pl := bytes.TrimSpace(e.Payload); {
+	case len(pl) == 0:
+		return fmt.Errorf("%s: no payload, want an object", e.Type)
+	case string(pl) == "null":
+		return fmt.Errorf("%s: payload is null, want an object", e.Type)
+	case pl[0] != '{':
 		return fmt.Errorf("%s: payload is %s, want an object", e.Type, aJSONKind(pl))
 	}
 	if e.Text != "" {

@@ -211,6 +211,16 @@ func TestMessagingHostileSocket(t *testing.T) {
 			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object", handshakes: 1,
 		},
 		{
+			name: "a message without a payload",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE"}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: no payload, want an object", handshakes: 1,
+		},
+		{
+			name: "a chunk whose payload is null",
+			p:    &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":null}`)},
+			want: "join: WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE_CHUNK: payload is null, want an object", handshakes: 1,
+		},
+		{
 			name: "a replayed message whose text is an object",
 			p: &hostileMessaging{socket: answer(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[` +
 				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message":{"text":"Hello."}}}]}`)},

@@ -124,7 +124,9 @@ func (c *Client) PlaceCall(ctx context.Context, req CallRequest) (*Call, error) 
 	rq := &call{ep: epCallCreate, path: epCallCreate.template, body: body}
 	resp, err := c.do(ctx, rq)
 	if err != nil {
-		return nil, fmt.Errorf("place call to %s: %w", req.To, err)
+		// It names the call (POST /v1/outbound-calling); the caller
+		// says which number it was for, as for a malformed answer.
+		return nil, err
 	}
 	defer resp.release()
 	r, err := decodeRecord(resp.body())

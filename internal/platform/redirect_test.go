@@ -268,3 +268,52 @@ func TestRedirectPolicyHoldsOnAGivenClient(t *testing.T) {
 		t.Errorf("the caller's client was changed")
 	}
 }
+
+// TestRedirectedNotFoundIsNoAbsence: a read that a same-origin redirect
+// sends to a path that answers 404. That 404 is of the path it was sent
+// to, not of the record asked for: IsNotFound is false (a confirmation
+// took it for "not recorded yet", waited, and then blamed the agent), and
+// the error names both paths.
+func TestRedirectedNotFoundIsNoAbsence(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/gone":
+			http.NotFound(w, r)
+		case "/v3/ws-abcd1234/a1/conversations/c2":
+			http.NotFound(w, r) // the record is absent, as said by its own path
+		default:
+			http.Redirect(w, r, "/gone", http.StatusFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := redirectClient(t, srv.URL, nil)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, want string
+		call       func() error
+	}{
+		{"conversation", "GET /v3/ws-abcd1234/a1/conversations/c1: 404", func() error {
+			_, err := c.GetConversation(ctx, "a1", "c1")
+			return err
+		}},
+		{"handoff state", "GET /v1/ws-abcd1234/a1/handoff_state: 404", func() error {
+			_, err := c.HandoffState(ctx, "a1", "c1", "")
+			return err
+		}},
+	} {
+		err := tc.call()
+		if err == nil || IsNotFound(err) {
+			t.Errorf("%s: got %v, IsNotFound %v; want an error that is no absence", tc.name, err, IsNotFound(err))
+			continue
+		}
+		for _, w := range []string{tc.want, "answered by /gone, which a redirect led to"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", tc.name, err, w)
+			}
+		}
+	}
+	if _, err := c.GetConversation(ctx, "a1", "c2"); !IsNotFound(err) || strings.Contains(err.Error(), "redirect") {
+		t.Errorf("a 404 of the path itself: %v, want it IsNotFound", err)
+	}
+}

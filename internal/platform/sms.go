@@ -77,11 +77,13 @@ func (c *Client) SendSMS(ctx context.Context, req SMSRequest) (*SMSResult, error
 		header: http.Header{brand.TokenIDHeader: {req.ConnectorID}}}
 	resp, err := c.do(ctx, rq)
 	if err != nil {
+		// It names the call (POST /v1/outbound-sms); the caller says
+		// which number it was for, as for a malformed answer.
 		var ae *APIError
 		if req.AgentNumber != "" && errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
-			return nil, fmt.Errorf("send SMS to %s from %s: the agent number must be one provisioned for the project: %w", req.To, req.AgentNumber, err)
+			return nil, fmt.Errorf("from %s: the agent number must be one provisioned for the project: %w", req.AgentNumber, err)
 		}
-		return nil, fmt.Errorf("send SMS to %s: %w", req.To, err)
+		return nil, err
 	}
 	defer resp.release()
 	if len(bytes.TrimSpace(resp.body())) == 0 {

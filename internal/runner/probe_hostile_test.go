@@ -26,6 +26,8 @@ type hostileRuntime struct {
 	// sms answers the SMS send: status and body.
 	smsStatus int
 	smsBody   string
+	// callStatus, when set, answers the call's placement with it.
+	callStatus int
 	// list answers the n-th read of the conversations list made after
 	// the probe called or texted (from 1; 0 for a read made before);
 	// get answers a read of one record (nil for 404).
@@ -52,6 +54,10 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	p := r.URL.Path
 	switch {
+	case r.Method == http.MethodPost && p == "/v1/outbound-calling" && h.callStatus != 0:
+		h.probed = true
+		w.WriteHeader(h.callStatus)
+		fmt.Fprint(w, `{"error_message":"refused"}`)
 	case r.Method == http.MethodPost && p == "/v1/outbound-calling":
 		h.probed = true
 		fmt.Fprint(w, `{"call_sid":"OUT-1","status":"queued"}`)
@@ -421,6 +427,37 @@ scenarios:
 			}
 			if a := c.Last(); tc.status == result.Errored && !strings.Contains(a.Error.Message, "probe: list the conversations before the SMS to +447700900002: ") {
 				t.Errorf("error %q, want it to name the list", a.Error.Message)
+			}
+		})
+	}
+}
+
+// TestProbeRefusedNamedOnce: a call or an SMS the platform refuses errors
+// the probe (the platform's error) with the number once, then the call
+// and its status. The client named the number too, so the message said
+// "probe: send SMS to N: send SMS to N: POST ...", where a malformed
+// answer of the same call said it once.
+func TestProbeRefusedNamedOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, probe, want, what string
+	}{
+		{name: "sms", probe: `{sms: {to: "+447700900002", message: "Reply YES"}}`, what: "send SMS to",
+			want: "probe: send SMS to +447700900002: POST /v1/outbound-sms: 500: refused"},
+		{name: "call", probe: `{outbound_call: {to: "+447700900002"}, within: 2m}`, what: "place call to",
+			want: "probe: place call to +447700900002: POST /v1/outbound-calling: 500: refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{smsStatus: http.StatusInternalServerError, smsBody: `{"error_message":"refused"}`,
+				callStatus: http.StatusInternalServerError, list: func(int) []string { return nil }}
+			c := runHostile(t, h, "suite: probes\nagent: p1\nscenarios:\n  - name: probe\n    probe: "+tc.probe+"\n")
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || len(a.Failures) > 0 {
+				t.Fatalf("%s, want errored on the platform%s", c.Status, describe(c))
+			}
+			if a.Error.Message != tc.want || strings.Count(a.Error.Message, tc.what) != 1 {
+				t.Errorf("error %q, want %q", a.Error.Message, tc.want)
 			}
 		})
 	}
