@@ -207,15 +207,26 @@ func IsAuth(err error) bool {
 	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
 }
 
-// IsMessaging reports whether err is an answer of the Messaging API's
-// access-token, session or handshake step: a 401 there is about the
-// connector token and host, not an API key.
+// IsMessaging reports whether err is of a call of the Messaging API's
+// access-token, session or handshake step, or of its socket: a 401 there
+// is about the connector token and host, not an API key, and a timeout
+// there names no HTTP call.
 func IsMessaging(err error) bool {
-	var ae *APIError
-	if !errors.As(err, &ae) {
-		return false
+	var (
+		ae *APIError
+		ne *NetworkError
+	)
+	switch {
+	case errors.As(err, &ae):
+		return messagingEndpoint(ae.Endpoint)
+	case errors.As(err, &ne):
+		return messagingEndpoint(ne.Endpoint)
 	}
-	switch ae.Endpoint {
+	return false
+}
+
+func messagingEndpoint(template string) bool {
+	switch template {
 	case epAccessToken.template, epMsgSession.template, epSocket.template:
 		return true
 	}

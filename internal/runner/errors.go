@@ -38,7 +38,17 @@ type timeoutError struct {
 	err  error
 }
 
-func (e *timeoutError) Error() string { return e.what + " exceeded" }
+// Error names the limit, and the HTTP call it cut short when the client
+// says which: the platform's slow endpoint, for whoever looks into it. A
+// Messaging turn waits on the session's socket, and is said as the
+// client's own turn timer says it (classify).
+func (e *timeoutError) Error() string {
+	var ne *platform.NetworkError
+	if errors.As(e.err, &ne) && ne.Method != "" && ne.Path != "" && !platform.IsMessaging(e.err) {
+		return e.what + " exceeded (" + ne.Method + " " + ne.Path + ")"
+	}
+	return e.what + " exceeded"
+}
 func (e *timeoutError) Unwrap() error { return e.err }
 
 // classify turns a failed call into the Error recorded on the attempt and

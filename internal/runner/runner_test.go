@@ -522,8 +522,8 @@ func TestRunTimeouts(t *testing.T) {
 		}
 	}
 	testCases := []testCase{
-		{name: "scenario timeout bounds the attempt", timeout: 150 * time.Millisecond, turn: 5 * time.Second, message: "scenario timeout of 150ms", turns: 3},
-		{name: "turn timeout bounds each call", turn: 30 * time.Millisecond, message: "turn timeout of 30ms", turns: 1},
+		{name: "scenario timeout bounds the attempt", timeout: 150 * time.Millisecond, turn: 5 * time.Second, message: "scenario timeout of 150ms exceeded (POST /v1/agents/", turns: 3},
+		{name: "turn timeout bounds each call", turn: 30 * time.Millisecond, message: "turn timeout of 30ms exceeded (POST /v1/agents/", turns: 1},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
