@@ -131,6 +131,13 @@ func decodeFields(r *http.Request) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
+// isNull reports whether a member's value is JSON null. Decoding null
+// into a number or a boolean leaves the zero value without an error, so
+// a rule's "threshold_value": null or an "enabled": null would read as 0
+// or false (a disabled rule or endpoint, a threshold nobody set) where a
+// string member's null is refused by its own check.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
 // ruleFields applies the members of a create or PATCH body to r and
 // returns every problem at once.
 func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keyScope) []fieldError {
@@ -182,7 +189,7 @@ func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keySco
 			r.operator = v
 		case "threshold_value":
 			var f float64
-			if json.Unmarshal(raw, &f) != nil || f < 0 || f != float64(int64(f)) || f > 1<<53 {
+			if isNull(raw) || json.Unmarshal(raw, &f) != nil || f < 0 || f != float64(int64(f)) || f > 1<<53 {
 				bad(key, "threshold must be a non-negative integer")
 				continue
 			}
@@ -196,7 +203,7 @@ func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keySco
 			r.window = v
 		case "enabled":
 			var v bool
-			if json.Unmarshal(raw, &v) != nil {
+			if isNull(raw) || json.Unmarshal(raw, &v) != nil {
 				bad(key, "enabled must be a boolean")
 				continue
 			}

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -63,6 +64,10 @@ func TestAlertRuleValidation(t *testing.T) {
 		{"unknown project", with("project_id", "nobody"), "project_id"},
 		{"empty name", with("name", ""), "name"},
 		{"enabled not bool", with("enabled", "yes"), "enabled"},
+		// null decodes into a number or a boolean as its zero value: it
+		// must not read as a threshold of 0 or a disabled rule.
+		{"null threshold", with("threshold_value", json.RawMessage("null")), "threshold_value"},
+		{"null enabled", with("enabled", json.RawMessage("null")), "enabled"},
 		{"unknown field", with("severity", "high"), "severity"},
 		{"not an object", "[1]", ""},
 	} {
