@@ -58,9 +58,15 @@ func runSim(ctx context.Context, st *State, args []string) error {
 		if errors.As(err, &op) && op.Op == "listen" {
 			// The address is the user's choice: a busy port is a usage
 			// problem, not an internal error.
+			// The host's own address, which the net package leaves
+			// out of an address that does not parse (a bad
+			// --messaging-listen was said as --listen's).
 			addr := o.listen
+			var le *sim.ListenError
 			if op.Addr != nil {
 				addr = op.Addr.String()
+			} else if errors.As(err, &le) {
+				addr = le.Addr
 			}
 			return usageErrorf("sim: %s", listenProblem(addr, err))
 		}

@@ -234,6 +234,28 @@ func TestRunSimBusyPort(t *testing.T) {
 	}
 }
 
+// TestRunSimBadListenAddress: an address that does not parse is said as
+// given, whichever host's flag gave it, where the build host's address
+// was named for a bad --runtime-listen or --messaging-listen.
+func TestRunSimBadListenAddress(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"--listen", "--runtime-listen", "--messaging-listen"} {
+		t.Run(flag, func(t *testing.T) {
+			t.Parallel()
+			var stderr bytes.Buffer
+			st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}}
+			code := exitCode(runSim(context.Background(), st, []string{flag, "127.0.0.1:99999"}), &stderr)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d: %s", code, exitUsage, stderr.String())
+			}
+			want := "agenttest: sim: cannot listen on 127.0.0.1:99999: "
+			if got := stderr.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
+				t.Errorf("stderr %q, want one line starting %q", got, want)
+			}
+		})
+	}
+}
+
 // A broken agent definition given to --agents is reported as lint reports
 // a suite: every problem at file:line:col with its source line and a
 // caret, and exit 2.
