@@ -165,7 +165,10 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 			o.opts.Outbound.Unreachable = append(o.opts.Outbound.Unreachable, n)
 		}
 	}
-	if o.opts.StoreCap < o.opts.SeedConversations {
+	// The default cap makes room for the seeded conversations; one
+	// given is the user's, checked as given (a negative one, or one the
+	// seeds exceed, is refused where it was raised to fit in silence).
+	if !fl.isSet("store-cap") && o.opts.StoreCap < o.opts.SeedConversations {
 		o.opts.StoreCap = o.opts.SeedConversations
 	}
 	if err := o.opts.Validate(); err != nil {
