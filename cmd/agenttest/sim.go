@@ -58,9 +58,15 @@ func runSim(ctx context.Context, st *State, args []string) error {
 		if errors.As(err, &op) && op.Op == "listen" {
 			// The address is the user's choice: a busy port is a usage
 			// problem, not an internal error.
+			// The host's own address, which the net package leaves
+			// out of an address that does not parse (a bad
+			// --messaging-listen was said as --listen's).
 			addr := o.listen
+			var le *sim.ListenError
 			if op.Addr != nil {
 				addr = op.Addr.String()
+			} else if errors.As(err, &le) {
+				addr = le.Addr
 			}
 			return usageErrorf("sim: %s", listenProblem(addr, err))
 		}
@@ -159,7 +165,10 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 			o.opts.Outbound.Unreachable = append(o.opts.Outbound.Unreachable, n)
 		}
 	}
-	if o.opts.StoreCap < o.opts.SeedConversations {
+	// The default cap makes room for the seeded conversations; one
+	// given is the user's, checked as given (a negative one, or one the
+	// seeds exceed, is refused where it was raised to fit in silence).
+	if !fl.isSet("store-cap") && o.opts.StoreCap < o.opts.SeedConversations {
 		o.opts.StoreCap = o.opts.SeedConversations
 	}
 	if err := o.opts.Validate(); err != nil {

@@ -155,13 +155,20 @@ func TestRunSimBadFlags(t *testing.T) {
 		{"--rate", "Inf", "rate per key +Inf: want a finite number, not negative (0 for unlimited)"},
 		{"--sms-rate", "NaN", "SMS rate NaN: want a finite number, not negative (0 for unlimited)"},
 		{"--sms-rate", "+Inf", "SMS rate +Inf: want a finite number, not negative (0 for unlimited)"},
+		// A cap given is checked as given, not raised to fit the seeds.
+		{"--store-cap", "-1", "store cap must not be negative"},
+		{"--store-cap=10 --seed-conversations=100", "", "seed conversations (100) exceed the store cap (10)"},
 	} {
 		// Cancelled: a simulator that started after all stops at once.
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		var stderr bytes.Buffer
 		st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}}
-		if code := exitCode(runSim(ctx, st, []string{tc.flag, tc.value}), &stderr); code != exitUsage ||
+		args := append(strings.Fields(tc.flag), tc.value)
+		if tc.value == "" {
+			args = strings.Fields(tc.flag)
+		}
+		if code := exitCode(runSim(ctx, st, args), &stderr); code != exitUsage ||
 			!strings.Contains(stderr.String(), "agenttest: sim: "+tc.want+"\n") {
 			t.Errorf("%s %s: exit %d, want %d with %q:\n%s", tc.flag, tc.value, code, exitUsage, tc.want, stderr.String())
 		}
@@ -231,6 +238,28 @@ func TestRunSimBusyPort(t *testing.T) {
 	want := "agenttest: sim: cannot listen on " + ln.Addr().String() + ": the address is already in use"
 	if got := stderr.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
 		t.Errorf("stderr %q, want one line starting %q", got, want)
+	}
+}
+
+// TestRunSimBadListenAddress: an address that does not parse is said as
+// given, whichever host's flag gave it, where the build host's address
+// was named for a bad --runtime-listen or --messaging-listen.
+func TestRunSimBadListenAddress(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"--listen", "--runtime-listen", "--messaging-listen"} {
+		t.Run(flag, func(t *testing.T) {
+			t.Parallel()
+			var stderr bytes.Buffer
+			st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}}
+			code := exitCode(runSim(context.Background(), st, []string{flag, "127.0.0.1:99999"}), &stderr)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d: %s", code, exitUsage, stderr.String())
+			}
+			want := "agenttest: sim: cannot listen on 127.0.0.1:99999: "
+			if got := stderr.String(); !strings.HasPrefix(got, want) || strings.Count(got, "\n") != 1 {
+				t.Errorf("stderr %q, want one line starting %q", got, want)
+			}
+		})
 	}
 }
 

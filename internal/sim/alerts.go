@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -131,6 +132,13 @@ func decodeFields(r *http.Request) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
+// isNull reports whether a member's value is JSON null. Decoding null
+// into a number or a boolean leaves the zero value without an error, so
+// a rule's "threshold_value": null or an "enabled": null would read as 0
+// or false (a disabled rule or endpoint, a threshold nobody set) where a
+// string member's null is refused by its own check.
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
 // ruleFields applies the members of a create or PATCH body to r and
 // returns every problem at once.
 func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keyScope) []fieldError {
@@ -182,7 +190,7 @@ func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keySco
 			r.operator = v
 		case "threshold_value":
 			var f float64
-			if json.Unmarshal(raw, &f) != nil || f < 0 || f != float64(int64(f)) || f > 1<<53 {
+			if isNull(raw) || json.Unmarshal(raw, &f) != nil || f < 0 || f != float64(int64(f)) || f > 1<<53 {
 				bad(key, "threshold must be a non-negative integer")
 				continue
 			}
@@ -196,7 +204,7 @@ func (s *Server) ruleFields(r *alertRule, m map[string]json.RawMessage, k keySco
 			r.window = v
 		case "enabled":
 			var v bool
-			if json.Unmarshal(raw, &v) != nil {
+			if isNull(raw) || json.Unmarshal(raw, &v) != nil {
 				bad(key, "enabled must be a boolean")
 				continue
 			}
@@ -321,21 +329,46 @@ func (s *Server) handleAlertDelete(w http.ResponseWriter, r *http.Request, k key
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) handleAlertList(w http.ResponseWriter, r *http.Request, k keyScope) {
-	q := r.URL.Query()
-	var errs []fieldError
-	project := q.Get("project_id")
-	if a, ok := s.aliases[project]; ok {
-		project = a
+// alertFilter is the query of the two list endpoints, which the
+// reference lets filter by project_id, metric and enabled.
+type alertFilter struct {
+	hasProject bool
+	project    string
+	metric     string
+	enabled    string
+}
+
+// parseAlertFilter reads the filters of q; a metric or enabled out of
+// their sets is 400.
+func (s *Server) parseAlertFilter(q url.Values) (alertFilter, []fieldError) {
+	f := alertFilter{hasProject: q.Has("project_id"), project: q.Get("project_id"), metric: q.Get("metric"), enabled: q.Get("enabled")}
+	if a, ok := s.aliases[f.project]; ok {
+		f.project = a
 	}
-	metric := q.Get("metric")
-	if metric != "" && !slices.Contains(alertMetrics, metric) {
+	var errs []fieldError
+	if f.metric != "" && !slices.Contains(alertMetrics, f.metric) {
 		errs = append(errs, fieldError{Field: "metric", Message: "metric must be one of " + strings.Join(alertMetrics, ", ")})
 	}
-	enabled := q.Get("enabled")
-	if enabled != "" && enabled != "true" && enabled != "false" {
+	if f.enabled != "" && f.enabled != "true" && f.enabled != "false" {
 		errs = append(errs, fieldError{Field: "enabled", Message: "enabled must be true or false"})
 	}
+	return f, errs
+}
+
+// keeps says whether a rule passes the filter and the key's scope.
+func (f alertFilter) keeps(rule *alertRule, k keyScope) bool {
+	switch {
+	case f.hasProject && rule.projectID != f.project,
+		f.metric != "" && rule.metric != f.metric,
+		f.enabled != "" && fmt.Sprint(rule.enabled) != f.enabled,
+		k.project != "" && rule.projectID != k.project:
+		return false
+	}
+	return true
+}
+
+func (s *Server) handleAlertList(w http.ResponseWriter, r *http.Request, k keyScope) {
+	f, errs := s.parseAlertFilter(r.URL.Query())
 	if len(errs) > 0 {
 		failFields(w, http.StatusBadRequest, "validation failed", errs...)
 		return
@@ -345,27 +378,26 @@ func (s *Server) handleAlertList(w http.ResponseWriter, r *http.Request, k keySc
 	defer s.alerts.mu.Unlock()
 	out := []alertRuleJSON{}
 	for _, id := range s.alerts.order {
-		rule := s.alerts.rules[id]
-		switch {
-		case q.Has("project_id") && rule.projectID != project,
-			metric != "" && rule.metric != metric,
-			enabled != "" && fmt.Sprint(rule.enabled) != enabled,
-			k.project != "" && rule.projectID != k.project:
-			continue
+		if rule := s.alerts.rules[id]; f.keeps(rule, k) {
+			out = append(out, rule.json())
 		}
-		out = append(out, rule.json())
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"rules": out})
 }
 
 func (s *Server) handleAlertsFiring(w http.ResponseWriter, r *http.Request, k keyScope) {
+	f, errs := s.parseAlertFilter(r.URL.Query())
+	if len(errs) > 0 {
+		failFields(w, http.StatusBadRequest, "validation failed", errs...)
+		return
+	}
 	s.evaluateAlerts(s.opts.Now().UTC())
 	s.alerts.mu.Lock()
 	defer s.alerts.mu.Unlock()
 	out := []activeAlertJSON{}
 	for _, id := range s.alerts.order {
 		rule := s.alerts.rules[id]
-		if rule.state != AlertFiring || (k.project != "" && rule.projectID != k.project) {
+		if rule.state != AlertFiring || !f.keeps(rule, k) {
 			continue
 		}
 		out = append(out, activeAlertJSON{

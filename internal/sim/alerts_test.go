@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -63,6 +64,10 @@ func TestAlertRuleValidation(t *testing.T) {
 		{"unknown project", with("project_id", "nobody"), "project_id"},
 		{"empty name", with("name", ""), "name"},
 		{"enabled not bool", with("enabled", "yes"), "enabled"},
+		// null decodes into a number or a boolean as its zero value: it
+		// must not read as a threshold of 0 or a disabled rule.
+		{"null threshold", with("threshold_value", json.RawMessage("null")), "threshold_value"},
+		{"null enabled", with("enabled", json.RawMessage("null")), "enabled"},
 		{"unknown field", with("severity", "high"), "severity"},
 		{"not an object", "[1]", ""},
 	} {
@@ -187,14 +192,15 @@ func TestAlertStates(t *testing.T) {
 		t.Helper()
 		return call(t, "GET", url+"/"+id, s.BuildKey, nil).json(t)["state"].(string)
 	}
-	firing := func() []string {
+	firingIn := func(q string) []string {
 		t.Helper()
 		var out []string
-		for _, a := range call(t, "GET", s.BuildURL+"/v1/alerts", s.BuildKey, nil).json(t)["alerts"].([]any) {
+		for _, a := range call(t, "GET", s.BuildURL+"/v1/alerts"+q, s.BuildKey, nil).json(t)["alerts"].([]any) {
 			out = append(out, a.(map[string]any)["name"].(string))
 		}
 		return out
 	}
+	firing := func() []string { t.Helper(); return firingIn("") }
 	for _, id := range []string{volume, crashes, latency} {
 		if st := state(id); st != "no_data" {
 			t.Errorf("rule %s without traffic: %s, want no_data", id, st)
@@ -221,6 +227,25 @@ func TestAlertStates(t *testing.T) {
 	}
 	if got := fmt.Sprint(firing()); got != "[crashes latency]" {
 		t.Errorf("firing %s, want [crashes latency] (the calls left the 5m window)", got)
+	}
+	// The alerts list filters as the rules list does (the reference's
+	// "List endpoints ... can be filtered by project_id, metric and
+	// enabled"), where it answered every firing rule whatever the query.
+	for q, want := range map[string]string{
+		"?project_id=helpdesk":                         "[crashes]",
+		"?project_id=" + s.Info.ProjectIDs["helpdesk"]: "[crashes]",
+		"?metric=turn_latency_p50":                     "[latency]",
+		"?enabled=true":                                "[crashes latency]",
+		"?enabled=false":                               "[]",
+	} {
+		if got := fmt.Sprint(firingIn(q)); got != want {
+			t.Errorf("firing%s: %s, want %s", q, got, want)
+		}
+	}
+	for _, q := range []string{"?metric=cpu", "?enabled=maybe"} {
+		if r := call(t, "GET", s.BuildURL+"/v1/alerts"+q, s.BuildKey, nil); r.status != 400 || r.json(t)["message"] == nil {
+			t.Errorf("alerts%s: %d %s, want 400", q, r.status, r.body)
+		}
 	}
 	// Disabled: unknown, and no longer firing.
 	call(t, "PATCH", url+"/"+crashes, s.BuildKey, map[string]any{"enabled": false})

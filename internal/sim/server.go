@@ -436,7 +436,7 @@ func (s *Server) ListenAndServeAddrs(ctx context.Context, a Addrs, singleHost bo
 	var lc net.ListenConfig
 	buildLn, err := lc.Listen(ctx, "tcp", a.Build)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", a.Build, err)
+		return &ListenError{Addr: a.Build, Host: buildHost.String(), Err: err}
 	}
 	servers := []*http.Server{}
 	listeners := []net.Listener{buildLn}
@@ -509,13 +509,30 @@ func (s *Server) newHTTPServer(h http.Handler) *http.Server {
 	return srv
 }
 
+// ListenError is a host's listener that could not be opened at the
+// address it was given (Addrs, or the build address). Addr is that
+// address as given: the net package's error leaves it out when it does
+// not parse ("address 99999: invalid port"), and a caller that named the
+// build address then blamed the wrong flag.
+type ListenError struct {
+	Addr string
+	Host string // "build", "runtime" or "messaging"
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	return fmt.Sprintf("listen on %s for the %s host: %v", e.Addr, e.Host, e.Err)
+}
+
+func (e *ListenError) Unwrap() error { return e.Err }
+
 // listenNext opens the listener of a host family: at addr when given,
 // else on the next free port after prev's.
 func listenNext(ctx context.Context, lc *net.ListenConfig, prev net.Listener, addr string, family hostFamily) (net.Listener, error) {
 	if addr != "" {
 		ln, err := lc.Listen(ctx, "tcp", addr)
 		if err != nil {
-			return nil, fmt.Errorf("listen on %s for the %s host: %w", addr, family, err)
+			return nil, &ListenError{Addr: addr, Host: family.String(), Err: err}
 		}
 		return ln, nil
 	}

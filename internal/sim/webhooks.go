@@ -415,7 +415,7 @@ func (s *Server) endpointFields(ep *webhookEndpoint, m map[string]json.RawMessag
 			}
 		case "enabled":
 			var v bool
-			if json.Unmarshal(raw, &v) != nil {
+			if isNull(raw) || json.Unmarshal(raw, &v) != nil {
 				bad(key, "enabled must be a boolean")
 				continue
 			}

@@ -329,6 +329,8 @@ func TestWebhookEndpointValidation(t *testing.T) {
 		{"url": "https://example.com/hook", "events": []string{}},
 		{"url": "https://example.com/hook", "events": []string{"call.started"}},
 		{"url": "ftp://example.com/hook", "events": []string{"handoff.created"}},
+		// null is no boolean: it must not register a disabled endpoint.
+		{"url": "https://example.com/hook", "events": []string{"handoff.created"}, "enabled": nil},
 	} {
 		if st := strict(body); st != 400 {
 			t.Errorf("register %v: %d, want 400", body, st)
@@ -351,6 +353,7 @@ func TestWebhookEndpointValidation(t *testing.T) {
 		{"reserved header", map[string]any{"headers": map[string]string{"Content-Type": "text/plain"}}, "headers"},
 		{"signature header", map[string]any{"headers": map[string]string{"x-vendor-signature": "forged"}}, "headers"},
 		{"enabled not bool", map[string]any{"enabled": "no"}, "enabled"},
+		{"enabled null", map[string]any{"enabled": nil}, "enabled"},
 		{"unknown field", map[string]any{"secret": "x"}, "secret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
