@@ -150,7 +150,11 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	active, refused := readActive(ctx, client, gate.Needed(ev))
+	turnTimeout := runner.DefaultTurnTimeout
+	if cfg != nil && cfg.Run.TurnTimeout != nil {
+		turnTimeout = *cfg.Run.TurnTimeout
+	}
+	active, refused := readActive(ctx, client, gate.Needed(ev), turnTimeout, st.Now)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
 		// platform failure to try again after (exit 4), and the gate
@@ -256,8 +260,11 @@ func sameMember(data []byte) error {
 
 // readActive reads the deployments active now, a few at once. A refused
 // key is returned apart: it is a configuration problem (exit 2), not a
-// verdict on the report.
-func readActive(ctx context.Context, client *platform.Client, keys []gate.Key) (map[gate.Key]gate.Active, error) {
+// verdict on the report. Each read is bounded by timeout (the config's
+// run turn_timeout), as a run bounds each of its calls: a platform that
+// takes the request and never answers would otherwise hold the promote
+// step until an interrupt or the CI job's own timeout ended it.
+func readActive(ctx context.Context, client *platform.Client, keys []gate.Key, timeout time.Duration, now func() time.Time) (map[gate.Key]gate.Active, error) {
 	out := make(map[gate.Key]gate.Active, len(keys))
 	var (
 		mu      sync.Mutex
@@ -267,7 +274,13 @@ func readActive(ctx context.Context, client *platform.Client, keys []gate.Key) (
 	g.SetLimit(8)
 	for _, k := range keys {
 		g.Go(func() error {
-			dep, err := client.ActiveDeployment(ctx, k.Agent, k.Env)
+			cctx, cancel := runner.CallTimeout(ctx, timeout, now)
+			dep, err := client.ActiveDeployment(cctx, k.Agent, k.Env)
+			if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+				// The client says only "context deadline exceeded".
+				err = fmt.Errorf("%w (turn timeout of %s exceeded)", err, timeout)
+			}
+			cancel()
 			a := gate.Active{Err: err, NotServed: platform.IsNotFound(err)}
 			if dep != nil {
 				a.ID = dep.ID

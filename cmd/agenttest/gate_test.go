@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -479,5 +480,45 @@ func TestGateInterrupted(t *testing.T) {
 	out := g.expect(t, exitInterrupted, "gate: interrupted before the deployments active now were read: nothing was decided")
 	if strings.Contains(out, "gate: passed") || strings.Contains(out, "gate: refused") {
 		t.Errorf("an interrupted gate decided:\n%s", out)
+	}
+}
+
+// TestGateReadStalled: a platform that takes the read of a deployment and
+// never answers. Each read is bounded by the turn timeout of the config's
+// run section, as every call of a run is: the gate says it could not read
+// the deployment. Before, it waited for ever, holding the promote step
+// until an interrupt or the CI job's timeout ended it.
+func TestGateReadStalled(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	if code := newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).run(t); code != exitOK {
+		t.Fatalf("run: exit %d", code)
+	}
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		<-r.Context().Done()
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte("run:\n  turn_timeout: 200ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newCLI(t, dir, env, "gate", report)
+	// Far above what the gate needs; without a bound on the reads this
+	// deadline is what ends it, as an interrupt.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code := exitCode(run(ctx, g.st), g.stderr)
+	out := g.stdout.String() + g.stderr.String()
+	if code != exitErrored {
+		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
+	}
+	want := "gate: restaurant in sandbox: cannot read the deployment active now: GET /v1/agents/restaurant/deployments/active: context deadline exceeded (turn timeout of 200ms exceeded)"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
