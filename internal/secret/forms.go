@@ -36,13 +36,19 @@ type pattern struct {
 // regexMeta are the characters regexp.QuoteMeta escapes.
 const regexMeta = `\.+*?()|[]{}^$`
 
-// htmlRefs are the character references XML and HTML writers use.
+// htmlRefs are the character references XML and HTML writers use. Go's
+// html/template also writes + as &#43; in text, and = ` and a space as
+// &#61; &#96; &#32; in an unquoted attribute.
 var htmlRefs = map[byte][]string{
 	'&':  {"&amp;", "&#38;", "&#x26;"},
 	'<':  {"&lt;", "&#60;", "&#x3c;"},
 	'>':  {"&gt;", "&#62;", "&#x3e;"},
 	'"':  {"&quot;", "&#34;", "&#x22;"},
 	'\'': {"&apos;", "&#39;", "&#x27;", "&#039;"},
+	'+':  {"&#43;", "&#x2b;"},
+	'=':  {"&#61;", "&#x3d;"},
+	'`':  {"&#96;", "&#x60;"},
+	' ':  {"&#32;", "&#x20;"},
 }
 
 // keyPatterns returns the patterns of a key: its characters, its hex
@@ -234,6 +240,13 @@ func charUnit(ch string) unit {
 		for _, v := range htmlRefs[ch[0]] {
 			set.add(v)
 		}
+	} else {
+		// .NET's HTML encoders write the Latin-1 letters (and
+		// WebUtility every character beyond the BMP) as decimal
+		// references; hex ones are their XML spelling.
+		r, _ := utf8.DecodeRuneInString(ch)
+		set.add(fmt.Sprintf("&#%d;", r))
+		set.add(fmt.Sprintf("&#x%x;", r))
 	}
 	// A second JSON layer: text already escaped once, inside a JSON
 	// string again (a reply quoting a JSON document, a report of a body).
@@ -348,8 +361,10 @@ func (s *altSet) add(v string) {
 // guarantees to find: raw, JSON-escaped (Go, PHP, all-\u in both hex
 // cases, and escaped twice), URL-encoded (query, path, all-%XX in both
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
-// raw, and PHP-escaped), hex (both cases), and UTF-16 (both byte orders,
-// its bytes as Latin-1 characters, the NULs raw or as \u0000). Tests and
+// raw, and PHP-escaped), hex (both cases), HTML-escaped (as Go's
+// html/template writes text and an unquoted attribute, as .NET writes
+// text), and UTF-16 (both byte orders, its bytes as Latin-1 characters,
+// the NULs raw or as \u0000). Tests and
 // the fuzz target check that no output holds any of them.
 func Forms(key string) []string {
 	quoted := regexp.QuoteMeta(key)
@@ -374,6 +389,9 @@ func Forms(key string) []string {
 		base64.RawStdEncoding.EncodeToString(b),
 		base64.RawURLEncoding.EncodeToString(b),
 		phpString(base64.StdEncoding.EncodeToString(b)),
+		goHTML.Replace(key),
+		goHTMLAttr.Replace(key),
+		dotNetHTML(key),
 	}
 	for _, be := range []bool{false, true} {
 		forms = append(forms, utf16Text(key, be, "\x00"), utf16Text(key, be, `\u0000`))
@@ -387,6 +405,42 @@ func Forms(key string) []string {
 		}
 	}
 	return out
+}
+
+// goHTML and goHTMLAttr write text as Go's html/template does in an
+// element's text and in an unquoted attribute value.
+var (
+	goHTML     = strings.NewReplacer(`"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
+	goHTMLAttr = strings.NewReplacer(`"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;",
+		" ", "&#32;", "=", "&#61;", "`", "&#96;")
+)
+
+// dotNetHTML writes s as .NET's WebUtility.HtmlEncode does: the
+// characters XML escapes by name (' as &#39;), and every character past
+// ASCII as a decimal reference.
+func dotNetHTML(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			if r < utf8.RuneSelf {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, "&#%d;", r)
+			}
+		}
+	}
+	return b.String()
 }
 
 // utf16Text writes key in UTF-16 as a text that passes its bytes on as
