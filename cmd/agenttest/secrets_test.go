@@ -342,6 +342,18 @@ var keyForms = map[string]func(key string) string{
 		}
 		return b.String()
 	},
+	"esapi": func(k string) string { // OWASP ESAPI encodeForHTML: / as &#x2f;
+		var b strings.Builder
+		for _, r := range k {
+			if r < utf8.RuneSelf && !strings.ContainsRune(",.-_ ", r) &&
+				!('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				fmt.Fprintf(&b, "&#x%x;", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	},
 }
 
 // formsPlatform answers debug chat with the key it received, in the form

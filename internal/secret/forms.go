@@ -36,19 +36,15 @@ type pattern struct {
 // regexMeta are the characters regexp.QuoteMeta escapes.
 const regexMeta = `\.+*?()|[]{}^$`
 
-// htmlRefs are the character references XML and HTML writers use. Go's
-// html/template also writes + as &#43; in text, and = ` and a space as
-// &#61; &#96; &#32; in an unquoted attribute.
+// htmlRefs are the named character references XML and HTML writers use,
+// and the zero-padded one of PHP. Every character but a letter or a digit
+// may also come as a numeric reference (numericRefs).
 var htmlRefs = map[byte][]string{
-	'&':  {"&amp;", "&#38;", "&#x26;"},
-	'<':  {"&lt;", "&#60;", "&#x3c;"},
-	'>':  {"&gt;", "&#62;", "&#x3e;"},
-	'"':  {"&quot;", "&#34;", "&#x22;"},
-	'\'': {"&apos;", "&#39;", "&#x27;", "&#039;"},
-	'+':  {"&#43;", "&#x2b;"},
-	'=':  {"&#61;", "&#x3d;"},
-	'`':  {"&#96;", "&#x60;"},
-	' ':  {"&#32;", "&#x20;"},
+	'&':  {"&amp;"},
+	'<':  {"&lt;"},
+	'>':  {"&gt;"},
+	'"':  {"&quot;"},
+	'\'': {"&apos;", "&#039;"},
 }
 
 // keyPatterns returns the patterns of a key: its characters, its hex
@@ -240,11 +236,8 @@ func charUnit(ch string) unit {
 		for _, v := range htmlRefs[ch[0]] {
 			set.add(v)
 		}
-	} else {
-		// .NET's HTML encoders write the Latin-1 letters (and
-		// WebUtility every character beyond the BMP) as decimal
-		// references; hex ones are their XML spelling.
-		r, _ := utf8.DecodeRuneInString(ch)
+	}
+	if r, _ := utf8.DecodeRuneInString(ch); numericRef(r) {
 		set.add(fmt.Sprintf("&#%d;", r))
 		set.add(fmt.Sprintf("&#x%x;", r))
 	}
@@ -259,6 +252,16 @@ func charUnit(ch string) unit {
 		}
 	}
 	return set.alts
+}
+
+// numericRef reports whether HTML and XML writers may write r as a
+// numeric character reference (&#43; &#x2b;): Go's html/template writes +
+// so in text, and = ` and a space in an unquoted attribute; OWASP ESAPI
+// every ASCII character but a letter, a digit and , . - _ and a space;
+// .NET every Latin-1 letter and every character beyond the BMP. A letter
+// or a digit of ASCII is never written so.
+func numericRef(r rune) bool {
+	return r >= utf8.RuneSelf || !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
 }
 
 // jsonLayers are the ways a JSON encoder writes text that holds
@@ -362,8 +365,8 @@ func (s *altSet) add(v string) {
 // cases, and escaped twice), URL-encoded (query, path, all-%XX in both
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
 // raw, and PHP-escaped), hex (both cases), HTML-escaped (as Go's
-// html/template writes text and an unquoted attribute, as .NET writes
-// text), and UTF-16 (both byte orders, its bytes as Latin-1 characters,
+// html/template writes text and an unquoted attribute, as .NET and OWASP
+// ESAPI write text), and UTF-16 (both byte orders, its bytes as Latin-1 characters,
 // the NULs raw or as \u0000). Tests and
 // the fuzz target check that no output holds any of them.
 func Forms(key string) []string {
@@ -392,6 +395,7 @@ func Forms(key string) []string {
 		goHTML.Replace(key),
 		goHTMLAttr.Replace(key),
 		dotNetHTML(key),
+		esapiHTML(key),
 	}
 	for _, be := range []bool{false, true} {
 		forms = append(forms, utf16Text(key, be, "\x00"), utf16Text(key, be, `\u0000`))
@@ -438,6 +442,22 @@ func dotNetHTML(s string) string {
 			} else {
 				fmt.Fprintf(&b, "&#%d;", r)
 			}
+		}
+	}
+	return b.String()
+}
+
+// esapiHTML writes s as OWASP ESAPI's encodeForHTML does: every ASCII
+// character but a letter, a digit and , . - _ and a space as a hex
+// reference.
+func esapiHTML(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		alnum := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		if r < utf8.RuneSelf && !alnum && !strings.ContainsRune(",.-_ ", r) {
+			fmt.Fprintf(&b, "&#x%x;", r)
+		} else {
+			b.WriteRune(r)
 		}
 	}
 	return b.String()
