@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html"
+	htmltemplate "html/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +25,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -323,6 +326,34 @@ var keyForms = map[string]func(key string) string{
 	},
 	"url":    url.QueryEscape,
 	"base64": func(k string) string { return base64.StdEncoding.EncodeToString([]byte(k)) },
+	"html": func(k string) string { // an HTML page of Go's html/template: + as &#43;
+		var b strings.Builder
+		htmltemplate.Must(htmltemplate.New("").Parse(`{{.}}`)).Execute(&b, k)
+		return b.String()
+	},
+	"dotnet": func(k string) string { // WebUtility.HtmlEncode: past ASCII as &#N;
+		var b strings.Builder
+		for _, r := range html.EscapeString(k) {
+			if r < utf8.RuneSelf {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, "&#%d;", r)
+			}
+		}
+		return b.String()
+	},
+	"esapi": func(k string) string { // OWASP ESAPI encodeForHTML: / as &#x2f;
+		var b strings.Builder
+		for _, r := range k {
+			if r < utf8.RuneSelf && !strings.ContainsRune(",.-_ ", r) &&
+				!('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				fmt.Fprintf(&b, "&#x%x;", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	},
 }
 
 // formsPlatform answers debug chat with the key it received, in the form

@@ -16,7 +16,10 @@
 //   - URL-encoded: any subset of its bytes as %XX (either hex case), + for a
 //     space;
 //   - regex-quoted: regexp.QuoteMeta of it, raw or inside JSON or a URL;
-//   - HTML/XML character references for & < > " ';
+//   - HTML/XML character references: by name for & < > " ', and
+//     numeric (decimal or hex) for every character but an ASCII letter
+//     or digit (Go's html/template writes + as &#43;, .NET é as &#233;,
+//     OWASP ESAPI / as &#x2f;);
 //   - base64 of it (standard and URL alphabets, padded or not), also when it
 //     sits inside a longer base64 text at any alignment;
 //   - the hex of its bytes, in either case;

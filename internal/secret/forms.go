@@ -36,13 +36,15 @@ type pattern struct {
 // regexMeta are the characters regexp.QuoteMeta escapes.
 const regexMeta = `\.+*?()|[]{}^$`
 
-// htmlRefs are the character references XML and HTML writers use.
+// htmlRefs are the named character references XML and HTML writers use,
+// and the zero-padded one of PHP. Every character but a letter or a digit
+// may also come as a numeric reference (numericRefs).
 var htmlRefs = map[byte][]string{
-	'&':  {"&amp;", "&#38;", "&#x26;"},
-	'<':  {"&lt;", "&#60;", "&#x3c;"},
-	'>':  {"&gt;", "&#62;", "&#x3e;"},
-	'"':  {"&quot;", "&#34;", "&#x22;"},
-	'\'': {"&apos;", "&#39;", "&#x27;", "&#039;"},
+	'&':  {"&amp;"},
+	'<':  {"&lt;"},
+	'>':  {"&gt;"},
+	'"':  {"&quot;"},
+	'\'': {"&apos;", "&#039;"},
 }
 
 // keyPatterns returns the patterns of a key: its characters, its hex
@@ -235,6 +237,10 @@ func charUnit(ch string) unit {
 			set.add(v)
 		}
 	}
+	if r, _ := utf8.DecodeRuneInString(ch); numericRef(r) {
+		set.add(fmt.Sprintf("&#%d;", r))
+		set.add(fmt.Sprintf("&#x%x;", r))
+	}
 	// A second JSON layer: text already escaped once, inside a JSON
 	// string again (a reply quoting a JSON document, a report of a body).
 	for _, a := range append([]alt(nil), set.alts...) {
@@ -246,6 +252,16 @@ func charUnit(ch string) unit {
 		}
 	}
 	return set.alts
+}
+
+// numericRef reports whether HTML and XML writers may write r as a
+// numeric character reference (&#43; &#x2b;): Go's html/template writes +
+// so in text, and = ` and a space in an unquoted attribute; OWASP ESAPI
+// every ASCII character but a letter, a digit and , . - _ and a space;
+// .NET every Latin-1 letter and every character beyond the BMP. A letter
+// or a digit of ASCII is never written so.
+func numericRef(r rune) bool {
+	return r >= utf8.RuneSelf || !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
 }
 
 // jsonLayers are the ways a JSON encoder writes text that holds
@@ -348,8 +364,10 @@ func (s *altSet) add(v string) {
 // guarantees to find: raw, JSON-escaped (Go, PHP, all-\u in both hex
 // cases, and escaped twice), URL-encoded (query, path, all-%XX in both
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
-// raw, and PHP-escaped), hex (both cases), and UTF-16 (both byte orders,
-// its bytes as Latin-1 characters, the NULs raw or as \u0000). Tests and
+// raw, and PHP-escaped), hex (both cases), HTML-escaped (as Go's
+// html/template writes text and an unquoted attribute, as .NET and OWASP
+// ESAPI write text), and UTF-16 (both byte orders, its bytes as Latin-1 characters,
+// the NULs raw or as \u0000). Tests and
 // the fuzz target check that no output holds any of them.
 func Forms(key string) []string {
 	quoted := regexp.QuoteMeta(key)
@@ -374,6 +392,10 @@ func Forms(key string) []string {
 		base64.RawStdEncoding.EncodeToString(b),
 		base64.RawURLEncoding.EncodeToString(b),
 		phpString(base64.StdEncoding.EncodeToString(b)),
+		goHTML.Replace(key),
+		goHTMLAttr.Replace(key),
+		dotNetHTML(key),
+		esapiHTML(key),
 	}
 	for _, be := range []bool{false, true} {
 		forms = append(forms, utf16Text(key, be, "\x00"), utf16Text(key, be, `\u0000`))
@@ -387,6 +409,58 @@ func Forms(key string) []string {
 		}
 	}
 	return out
+}
+
+// goHTML and goHTMLAttr write text as Go's html/template does in an
+// element's text and in an unquoted attribute value.
+var (
+	goHTML     = strings.NewReplacer(`"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
+	goHTMLAttr = strings.NewReplacer(`"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;",
+		" ", "&#32;", "=", "&#61;", "`", "&#96;")
+)
+
+// dotNetHTML writes s as .NET's WebUtility.HtmlEncode does: the
+// characters XML escapes by name (' as &#39;), and every character past
+// ASCII as a decimal reference.
+func dotNetHTML(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			if r < utf8.RuneSelf {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, "&#%d;", r)
+			}
+		}
+	}
+	return b.String()
+}
+
+// esapiHTML writes s as OWASP ESAPI's encodeForHTML does: every ASCII
+// character but a letter, a digit and , . - _ and a space as a hex
+// reference.
+func esapiHTML(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		alnum := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		if r < utf8.RuneSelf && !alnum && !strings.ContainsRune(",.-_ ", r) {
+			fmt.Fprintf(&b, "&#x%x;", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // utf16Text writes key in UTF-16 as a text that passes its bytes on as
