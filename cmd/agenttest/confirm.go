@@ -406,40 +406,26 @@ type boundedRegistrar struct {
 }
 
 func (b boundedRegistrar) ListWebhooks(ctx context.Context) ([]platform.WebhookEndpoint, error) {
-	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
-	defer cancel()
-	eps, err := b.Client.ListWebhooks(cctx)
-	return eps, b.named(ctx, cctx, err)
+	return runner.Bounded(ctx, b.timeout, b.now, b.Client.ListWebhooks)
 }
 
 func (b boundedRegistrar) RegisterWebhook(ctx context.Context, reg platform.WebhookRegistration) (*platform.WebhookEndpoint, error) {
-	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
-	defer cancel()
-	ep, err := b.Client.RegisterWebhook(cctx, reg)
-	return ep, b.named(ctx, cctx, err)
+	return runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
+		return b.Client.RegisterWebhook(ctx, reg)
+	})
 }
 
 func (b boundedRegistrar) UpdateWebhook(ctx context.Context, id string, upd platform.WebhookUpdate) (*platform.WebhookEndpoint, error) {
-	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
-	defer cancel()
-	ep, err := b.Client.UpdateWebhook(cctx, id, upd)
-	return ep, b.named(ctx, cctx, err)
+	return runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
+		return b.Client.UpdateWebhook(ctx, id, upd)
+	})
 }
 
 func (b boundedRegistrar) DeleteWebhook(ctx context.Context, id string) error {
-	cctx, cancel := runner.CallTimeout(ctx, b.timeout, b.now)
-	defer cancel()
-	return b.named(ctx, cctx, b.Client.DeleteWebhook(cctx, id))
-}
-
-// named says which limit ended a call that the bound cut off (the
-// client's error says only "context deadline exceeded"), keeping the
-// error it wraps.
-func (b boundedRegistrar) named(ctx, cctx context.Context, err error) error {
-	if err == nil || ctx.Err() != nil || cctx.Err() == nil {
-		return err
-	}
-	return fmt.Errorf("%w (turn timeout of %s exceeded)", err, b.timeout)
+	_, err := runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, b.Client.DeleteWebhook(ctx, id)
+	})
+	return err
 }
 
 // fromPlatform reports whether err is the platform's: an answer the

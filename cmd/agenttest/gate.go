@@ -150,11 +150,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	turnTimeout := runner.DefaultTurnTimeout
-	if cfg != nil && cfg.Run.TurnTimeout != nil {
-		turnTimeout = *cfg.Run.TurnTimeout
-	}
-	active, refused := readActive(ctx, client, gate.Needed(ev), turnTimeout, st.Now)
+	active, refused := readActive(ctx, client, gate.Needed(ev), configTurnTimeout(cfg), st.Now)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
 		// platform failure to try again after (exit 4), and the gate
@@ -258,6 +254,16 @@ func sameMember(data []byte) error {
 	return jsonProblem(data, jsonkind.SameMember(data, gatedMembers...))
 }
 
+// configTurnTimeout is the turn timeout of the config file's run section,
+// or the runner's default: the bound of each call of a command that has
+// no --turn-timeout of its own (gate, webhooks listen).
+func configTurnTimeout(cfg *config.File) time.Duration {
+	if cfg != nil && cfg.Run.TurnTimeout != nil {
+		return *cfg.Run.TurnTimeout
+	}
+	return runner.DefaultTurnTimeout
+}
+
 // readActive reads the deployments active now, a few at once. A refused
 // key is returned apart: it is a configuration problem (exit 2), not a
 // verdict on the report. Each read is bounded by timeout (the config's
@@ -274,13 +280,9 @@ func readActive(ctx context.Context, client *platform.Client, keys []gate.Key, t
 	g.SetLimit(8)
 	for _, k := range keys {
 		g.Go(func() error {
-			cctx, cancel := runner.CallTimeout(ctx, timeout, now)
-			dep, err := client.ActiveDeployment(cctx, k.Agent, k.Env)
-			if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-				// The client says only "context deadline exceeded".
-				err = fmt.Errorf("%w (turn timeout of %s exceeded)", err, timeout)
-			}
-			cancel()
+			dep, err := runner.Bounded(ctx, timeout, now, func(ctx context.Context) (*platform.Deployment, error) {
+				return client.ActiveDeployment(ctx, k.Agent, k.Env)
+			})
 			a := gate.Active{Err: err, NotServed: platform.IsNotFound(err)}
 			if dep != nil {
 				a.ID = dep.ID

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -451,30 +450,41 @@ func passedReport(t *testing.T) (s *simtest.Sim, dir, report string) {
 	return s, dir, report
 }
 
+// gateOnStalledReads is a passing run's report, in dir, of a target whose
+// build host takes every read of an active deployment and never answers
+// it, calling onRead as each arrives; env reaches that host.
+func gateOnStalledReads(t *testing.T, onRead func()) (dir, report string, env map[string]string) {
+	t.Helper()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir = t.TempDir()
+	report = filepath.Join(dir, "r.json")
+	if code := newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).run(t); code != exitOK {
+		t.Fatalf("run: exit %d", code)
+	}
+	env = wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		onRead()
+		<-r.Context().Done()
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+	return dir, report, env
+}
+
 // TestGateInterrupted: a gate interrupted while it reads the deployments
 // active now exits 130, as every command does, where the reads it cut
 // short made it exit 4 ("could not be read": run the gate again).
 func TestGateInterrupted(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 2})
-	dir := t.TempDir()
-	report := filepath.Join(dir, "r.json")
-	if code := newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).run(t); code != exitOK {
-		t.Fatalf("run: exit %d", code)
-	}
 	sigs := make(chan struct{}, 1)
-	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
-		if !isDeploymentRead(r) {
-			return false
-		}
+	dir, report, env := gateOnStalledReads(t, func() {
 		select { // one interrupt; another read waits for it to cut it off
 		case sigs <- struct{}{}:
 		default:
 		}
-		<-r.Context().Done()
-		return true
 	})
-	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
 	g := newCLI(t, dir, env, "gate", report)
 	g.st.Signals = sigs
 	out := g.expect(t, exitInterrupted, "gate: interrupted before the deployments active now were read: nothing was decided")
@@ -490,30 +500,11 @@ func TestGateInterrupted(t *testing.T) {
 // until an interrupt or the CI job's timeout ended it.
 func TestGateReadStalled(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 2})
-	dir := t.TempDir()
-	report := filepath.Join(dir, "r.json")
-	if code := newCLI(t, "testdata/pass", simEnv(s), "run", "--json", report).run(t); code != exitOK {
-		t.Fatalf("run: exit %d", code)
-	}
-	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
-		if !isDeploymentRead(r) {
-			return false
-		}
-		<-r.Context().Done()
-		return true
-	})
-	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+	dir, report, env := gateOnStalledReads(t, func() {})
 	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte("run:\n  turn_timeout: 200ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := newCLI(t, dir, env, "gate", report)
-	// Far above what the gate needs; without a bound on the reads this
-	// deadline is what ends it, as an interrupt.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	code := exitCode(run(ctx, g.st), g.stderr)
-	out := g.stdout.String() + g.stderr.String()
+	code, out := runUnlessStalled(newCLI(t, dir, env, "gate", report))
 	if code != exitErrored {
 		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
 	}

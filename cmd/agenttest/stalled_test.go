@@ -37,21 +37,10 @@ func plainTarget(url string) map[string]string {
 // ended the run, which then tested nothing.
 func TestWebhookRegistrationStalled(t *testing.T) {
 	t.Parallel()
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The body read first: the server notices that the client went
-		// away only after it.
-		io.Copy(io.Discard, r.Body)
-		<-r.Context().Done()
-	}))
-	t.Cleanup(hs.Close)
+	hs := stallingServer(t, func() {})
 	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
 	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
-	// Far above what the run needs; without a bound on the registration
-	// this deadline is what ends it, as an interrupt.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	code := exitCode(run(ctx, c.st), c.stderr)
-	out := c.stdout.String() + c.stderr.String()
+	code, out := runUnlessStalled(c)
 	if code != exitErrored {
 		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
 	}
@@ -59,6 +48,46 @@ func TestWebhookRegistrationStalled(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// stallingServer takes every request and never answers it, calling
+// onRequest once it has read each request's body: the server notices
+// that the client went away only after that.
+func stallingServer(t *testing.T, onRequest func()) *httptest.Server {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		onRequest()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// runUnlessStalled runs c with a deadline far above what it needs:
+// without a bound on its calls, the deadline is what ends it, as an
+// interrupt (exit 130).
+func runUnlessStalled(c *cli) (code int, out string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code = exitCode(run(ctx, c.st), c.stderr)
+	return code, c.stdout.String() + c.stderr.String()
+}
+
+// TestWebhooksListenStalled: webhooks listen registers its endpoint as a
+// run does, each call bounded by the config's turn timeout: on a
+// platform that never answers it says it could not register, exit 4.
+// Before, it waited for ever without a word.
+func TestWebhooksListenStalled(t *testing.T) {
+	t.Parallel()
+	hs := stallingServer(t, func() {})
+	dir := writeTree(t, map[string]string{"agenttest.yaml": "run:\n  turn_timeout: 200ms\n"})
+	code, out := runUnlessStalled(newCLI(t, dir, plainTarget(hs.URL), "webhooks", "listen", "--listen", "127.0.0.1:0"))
+	if code != exitErrored {
+		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
+	}
+	if want := "webhooks listen: register http://127.0.0.1:"; !strings.Contains(out, want) || !strings.Contains(out, "(turn timeout of 200ms exceeded)") {
+		t.Errorf("output lacks %q and the timeout:\n%s", want, out)
 	}
 }
 
@@ -70,12 +99,7 @@ func TestWebhookRegistrationStalled(t *testing.T) {
 func TestInterruptDuringWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	asked := make(chan struct{}, 8)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		asked <- struct{}{}
-		<-r.Context().Done()
-	}))
-	t.Cleanup(hs.Close)
+	hs := stallingServer(t, func() { asked <- struct{}{} })
 	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
 	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--junit", "junit.xml", "hooks.yaml")
 	go func() {

@@ -184,7 +184,11 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		_ = srv.Shutdown(shut)
 	}()
 
-	ep, secret, err := webhook.Register(ctx, client, public, o.eventList(), o.secret)
+	// Each call bounded as run's registration is: a platform that takes
+	// the request and never answers would hold the command before it
+	// said it listens.
+	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: now}
+	ep, secret, err := webhook.Register(ctx, reg, public, o.eventList(), o.secret)
 	if err != nil {
 		msg := fmt.Sprintf("webhooks listen: register %s on target %s: %s", public, tgt.Name, red.String(err.Error()))
 		if fromPlatform(err) {

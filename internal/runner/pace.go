@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -93,6 +94,21 @@ func CallTimeout(ctx context.Context, d time.Duration, now func() time.Time) (co
 		now = time.Now
 	}
 	return withTimeout(ctx, d, &Options{Now: now})
+}
+
+// Bounded runs call under CallTimeout(ctx, d, now), a call the run makes
+// outside its cases, and says in its error when that bound, not ctx,
+// ended it: the client's says only "context deadline exceeded". A
+// platform that takes a request and never answers would otherwise hold
+// the command until an interrupt ended it.
+func Bounded[T any](ctx context.Context, d time.Duration, now func() time.Time, call func(context.Context) (T, error)) (T, error) {
+	cctx, cancel := CallTimeout(ctx, d, now)
+	defer cancel()
+	v, err := call(cctx)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		err = fmt.Errorf("%w (turn timeout of %s exceeded)", err, d)
+	}
+	return v, err
 }
 
 // timeout is context.WithTimeout on the clock of the runner's timers:
