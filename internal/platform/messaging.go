@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -263,7 +264,7 @@ type MessagingSession struct {
 	// under is the connection under conn (the handshake's response
 	// body): closing it ends whatever the library waits on.
 	under  io.Closer
-	frames chan inbound // from the current connection's reader
+	frames *frameQueue // from the current connection's reader
 	quit   chan struct{}
 	// dropped is the error of a socket that failed between turns; the
 	// next send reconnects first.
@@ -290,6 +291,69 @@ type MessagingSession struct {
 type inbound struct {
 	data []byte
 	err  error
+}
+
+// frameQueue carries a connection's frames from its reader to the
+// session, bounded in bytes as well as in frames: the reader holds a
+// frame back while the frames queued before it, not yet taken, hold
+// limit bytes or more, so the socket waits in the network instead. A
+// platform that pushed frames of the largest size while no turn read
+// them would otherwise have the client hold 64 of 16 MiB each, a session.
+type frameQueue struct {
+	ch    chan inbound
+	limit int64
+	// space is signalled when a frame is taken; queued is the bytes of
+	// the frames in ch and of the one the reader is about to send.
+	space  chan struct{}
+	mu     sync.Mutex
+	queued int64
+}
+
+func newFrameQueue(limit int64) *frameQueue {
+	return &frameQueue{ch: make(chan inbound, 64), limit: limit, space: make(chan struct{}, 1)}
+}
+
+// put sends in once the queue has room for it (one frame always has),
+// and reports false when quit closed first.
+func (q *frameQueue) put(in inbound, quit <-chan struct{}) bool {
+	for !q.reserve(int64(len(in.data))) {
+		select {
+		case <-q.space:
+		case <-quit:
+			return false
+		}
+	}
+	select {
+	case q.ch <- in:
+		return true
+	case <-quit:
+		return false
+	}
+}
+
+// reserve counts n bytes into the queue when it has room for them, and
+// reports whether it had.
+func (q *frameQueue) reserve(n int64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.queued > 0 && q.queued+n > q.limit {
+		return false
+	}
+	q.queued += n
+	return true
+}
+
+// took is called with each frame received from ch: its bytes leave the
+// queue.
+func (q *frameQueue) took(in inbound) inbound {
+	q.mu.Lock()
+	q.queued -= int64(len(in.data))
+	q.mu.Unlock()
+	select {
+	case q.space <- struct{}{}:
+	default:
+	}
+	return in
 }
 
 // OpenMessaging runs the opening of a conversation: access token,
@@ -472,7 +536,8 @@ func (m *MessagingSession) AwaitEnd(ctx context.Context) (*MessagingTurn, error)
 	defer quiet.Stop()
 	for !m.ended {
 		select {
-		case in := <-m.frames:
+		case in := <-m.frames.ch:
+			in = m.frames.took(in)
 			if in.err != nil {
 				m.dropped = in.err
 				return turn, nil
@@ -804,7 +869,7 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 		return err
 	}
 	m.conn, m.under = conn, under
-	m.frames = make(chan inbound, 64)
+	m.frames = newFrameQueue(m.limits.turnBytes)
 	go m.read(conn, m.frames)
 	// The history batch comes first; a platform that sends something
 	// else first has that taken as a live event.
@@ -847,15 +912,10 @@ var errFrameTooLarge = errors.New("a frame exceeds the limit")
 
 // read forwards a connection's frames until it fails or the session is
 // closed.
-func (m *MessagingSession) read(conn *websocket.Conn, out chan<- inbound) {
+func (m *MessagingSession) read(conn *websocket.Conn, out *frameQueue) {
 	for {
 		data, err := m.readFrame(conn)
-		select {
-		case out <- inbound{data: data, err: err}:
-		case <-m.quit:
-			return
-		}
-		if err != nil {
+		if !out.put(inbound{data: data, err: err}, m.quit) || err != nil {
 			return
 		}
 	}
@@ -882,7 +942,8 @@ func (m *MessagingSession) readFrame(conn *websocket.Conn) ([]byte, error) {
 // next waits for the next frame of the current connection.
 func (m *MessagingSession) next(ctx context.Context) (inbound, error) {
 	select {
-	case in := <-m.frames:
+	case in := <-m.frames.ch:
+		in = m.frames.took(in)
 		return in, nil
 	case <-ctx.Done():
 		return inbound{}, ctx.Err()
@@ -1008,7 +1069,8 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 		}
 		var in inbound
 		select {
-		case in = <-m.frames:
+		case in = <-m.frames.ch:
+			in = m.frames.took(in)
 		case <-settle.C():
 			if st.answered && !m.typingOn {
 				turn.CompletedBy = "settle"
@@ -1119,7 +1181,8 @@ func (m *MessagingSession) takeRest(ctx context.Context, turn *MessagingTurn, st
 	m.conn.CloseNow()
 	for {
 		select {
-		case in := <-m.frames:
+		case in := <-m.frames.ch:
+			in = m.frames.took(in)
 			if in.err != nil {
 				return nil
 			}
@@ -1136,7 +1199,8 @@ func (m *MessagingSession) takeRest(ctx context.Context, turn *MessagingTurn, st
 func (m *MessagingSession) drain(turn *MessagingTurn) error {
 	for {
 		select {
-		case in := <-m.frames:
+		case in := <-m.frames.ch:
+			in = m.frames.took(in)
 			if in.err != nil {
 				// Dropped between turns: the send reconnects first.
 				m.dropped = in.err

@@ -302,7 +302,7 @@ func TestMessagingDroppedBetweenTurns(t *testing.T) {
 		t.Fatalf("then: %v", err)
 	}
 	// A reconnect to an expired session is the handshake's 404.
-	m.frames, m.dropped, m.ended = make(chan inbound), nil, false
+	m.frames, m.dropped, m.ended = newFrameQueue(0), nil, false
 	err = m.reconnect(context.Background(), &MessagingTurn{}, errors.New("gone"), nil)
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || ae.Message != "session not found" || ae.Endpoint != "/ws" {
