@@ -295,8 +295,9 @@ type inbound struct {
 
 // frameQueue carries a connection's frames from its reader to the
 // session, bounded in bytes as well as in frames: the reader holds a
-// frame back while the frames queued before it, not yet taken, hold
-// limit bytes or more, so the socket waits in the network instead. A
+// frame back while it would take the frames queued before it, not yet
+// taken, past limit bytes (a frame into an empty queue always goes), so
+// the socket waits in the network instead. A
 // platform that pushed frames of the largest size while no turn read
 // them would otherwise have the client hold 64 of 16 MiB each, a session.
 type frameQueue struct {

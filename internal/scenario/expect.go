@@ -100,15 +100,17 @@ func (d *decoder) expect(p pair, what string) *assert.Expect {
 		d.warnf(p.Key, "%s has no checks", what)
 	}
 	for _, u := range e.Unfailing() {
-		d.diags = d.diags.Warnf(u.Pos, "%s", unfailing(u))
+		d.diags = d.diags.Warnf(u.Pos, "%s: %s", u.Key, unfailing(u))
 	}
 	return e
 }
 
 // unfailing words the warning of a check that cannot fail
-// (assert.Expect.Unfailing), for YAML suites and feature files alike.
+// (assert.Expect.Unfailing), for YAML suites and feature files alike; a
+// suite's warning names the key before it, where a feature's step says
+// what it checks.
 func unfailing(u assert.Unfailing) string {
-	return fmt.Sprintf("%s: %s holds for every text, an empty one too: the check cannot fail", u.Key, u.Text.Describe())
+	return u.Text.Describe() + " holds for every text, an empty one too: the check cannot fail"
 }
 
 // expectShapeHint says how to write the checks of an expect: or a
