@@ -18,8 +18,8 @@ import (
 // refuses.
 type URLError struct {
 	// URL is the setting as a message may show it: its credentials
-	// masked, and without its query and fragment when those are the
-	// problem.
+	// masked, and without its query and fragment, whatever the problem:
+	// either may hold a key.
 	URL string
 	// Problem says what is wrong, in words that follow the quoted URL.
 	Problem string
@@ -35,18 +35,21 @@ func (e *URLError) Error() string { return fmt.Sprintf("%q: %s", e.URL, e.Proble
 // CheckBaseURL checks the form of a build or runtime URL: an absolute
 // http or https URL without credentials, query or fragment. Transport
 // security is CheckScheme's.
-func CheckBaseURL(raw string) error { return checkForm(raw, "http", "https") }
+func CheckBaseURL(raw string) error { return checkForm(raw, "the key settings", "http", "https") }
 
 // CheckMessagingURL checks the form of a Messaging URL, as CheckBaseURL
 // does, where ws and wss are accepted too: the reference names the
 // cluster by its socket, wss://{messaging_host}.
-func CheckMessagingURL(raw string) error { return checkForm(raw, "http", "https", "ws", "wss") }
+func CheckMessagingURL(raw string) error {
+	return checkForm(raw, "the connector token setting", "http", "https", "ws", "wss")
+}
 
 // checkForm refuses what a base URL must not carry. Credentials, a query
 // or a fragment could each hold a key that the messages and reports
 // showing the URL would print; a query would also corrupt every endpoint
-// path the client appends to the base.
-func checkForm(raw string, schemes ...string) error {
+// path the client appends to the base. keys names the settings a key
+// belongs in, for credentials written in the URL instead.
+func checkForm(raw, keys string, schemes ...string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error repeats the input; say it once.
@@ -56,17 +59,18 @@ func checkForm(raw string, schemes ...string) error {
 		}
 		return &URLError{URL: RedactURL(raw), Problem: err.Error()}
 	}
+	shown := WithoutQuery(u)
 	if u.Scheme != "" && !slices.Contains(schemes, u.Scheme) {
-		return &URLError{URL: RedactURL(raw), Problem: "scheme must be " + orList(schemes)}
+		return &URLError{URL: shown, Problem: "scheme must be " + orList(schemes)}
 	}
 	if u.Scheme == "" || u.Host == "" {
-		return &URLError{URL: RedactURL(raw), Problem: "must be an absolute URL, with a host and scheme " + orList(schemes)}
+		return &URLError{URL: shown, Problem: "must be an absolute URL, with a host and scheme " + orList(schemes)}
 	}
 	if u.User != nil {
-		return &URLError{URL: RedactURL(raw), Problem: "credentials in the URL are not allowed; use the key settings"}
+		return &URLError{URL: shown, Problem: "credentials in the URL are not allowed; use " + keys}
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-		return &URLError{URL: WithoutQuery(u), Problem: "must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", Query: true}
+		return &URLError{URL: shown, Problem: "must not have a query or fragment (not shown: a key goes in the key settings, never in a URL)", Query: true}
 	}
 	return nil
 }
