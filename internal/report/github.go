@@ -91,12 +91,14 @@ func annotateCase(b *strings.Builder, f *result.File, c *result.Case) {
 	}
 	if c.Repeat != nil {
 		// A statistical verdict rests on many runs: one annotation at the
-		// scenario gives the runs (the first line of the console's block),
-		// then the failures of the last failing run are annotated.
+		// scenario gives the verdict's grounds (as the console's FAIL line
+		// and the Cucumber step do) and the runs (the first line of the
+		// console's block), then the failures of the last failing run are
+		// annotated.
 		var d strings.Builder
 		detail{b: &d, st: st}.writeRuns(c, "")
 		runs, _, _ := strings.Cut(d.String(), "\n")
-		annotation(b, level, at, title, runs)
+		annotation(b, level, at, title, st.flat(repeatLine(c.Repeat))+"\n"+runs)
 		if level == "warning" || c.Inconclusive() {
 			return
 		}
@@ -246,6 +248,10 @@ func WriteGitHubSummary(w io.Writer, r *result.Result) error {
 		if a := failedAttempt(c); a != nil {
 			why = style{file: true}.attemptLine(a)
 			why = strings.TrimPrefix(why, a.Status.String()+": ")
+		}
+		if c.Repeat != nil {
+			// The verdict rests on the runs, not on the one failure shown.
+			why = strings.TrimSuffix(style{file: true}.flat(repeatLine(c.Repeat))+"; a failed run: "+why, "; a failed run: ")
 		}
 		rows = append(rows, row{status, c.Name, casePos(f, c), why})
 	}

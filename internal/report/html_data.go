@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -279,10 +280,19 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 		ha.Conv = htmlStyle.flat(sessionID(a))
 	}
 	for _, f := range a.Failures {
-		hf := htmlFailure{Line: htmlStyle.failureLine(a, f), Expected: htmlStyle.oneLine(f.Expected),
-			Nearest: htmlStyle.oneLine(f.Nearest), Actual: htmlStyle.oneLine(f.Actual)}
+		hf := htmlFailure{Line: htmlStyle.failureLine(a, f)}
+		if f.Expected != "" || f.Actual != "" {
+			// As the console shows them (showValue): quoted when white
+			// space or an invisible character matters, an empty value as
+			// "", where the page showed a trailing space, a no-break
+			// space or an empty reply as nothing at all.
+			hf.Expected, hf.Actual = htmlValue(f.Expected), htmlValue(f.Actual)
+			if f.Nearest != "" {
+				hf.Nearest = htmlValue(f.Nearest)
+			}
+		}
 		if f.Diff != "" {
-			hf.Diff = toHTMLDiff(assert.DiffFor(f, htmlStyle.oneLine(f.DiffBase()), hf.Actual))
+			hf.Diff = toHTMLDiff(assert.DiffFor(f, htmlStyle.oneLine(f.DiffBase()), htmlStyle.oneLine(f.Actual)))
 		}
 		ha.Failures = append(ha.Failures, hf)
 	}
@@ -343,4 +353,14 @@ func toHTMLDiff(td assert.TextDiff) *htmlDiff {
 		hd.Changes = append(hd.Changes, [2]any{int(c.Op), c.Text})
 	}
 	return hd
+}
+
+// htmlValue is a compared value of a failure as the console's showValue
+// renders it, the lines of a longer text kept as lines (the page shows
+// them in a <pre>).
+func htmlValue(s string) string {
+	if c := htmlStyle.clean(s); needsQuote(c) {
+		return fmt.Sprintf("%q", c)
+	}
+	return htmlStyle.oneLine(s)
 }

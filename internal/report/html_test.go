@@ -423,3 +423,71 @@ func TestHTMLCaseMeta(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLFailureValuesAsConsole: a failure's expected, nearest and actual
+// values read in the HTML report as the console prints them: quoted when
+// white space matters (a trailing space, then with a no-break space
+// escaped), an empty reply as "", a text of several lines as its lines;
+// the diff is still made of the texts themselves.
+func TestHTMLFailureValuesAsConsole(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, exp, near, act, wantExp, wantNear, wantAct string }{
+		{name: "trailing space", exp: "Table for 4 ", act: "Table for 4", wantExp: `"Table for 4 "`, wantAct: "Table for 4"},
+		{name: "no-break space and trailing space", exp: "19\u00a0h ", act: "19 h", wantExp: `"19\u00a0h "`, wantAct: "19 h"},
+		// Alone, a no-break space is left to the diff, in both.
+		{name: "no-break space", exp: "19\u00a0h", act: "19 h", wantExp: "19\u00a0h", wantAct: "19 h"},
+		{name: "empty reply", exp: "Hello", act: "", wantExp: "Hello", wantAct: `""`},
+		{name: "nearest", exp: `is one of "a", "b "`, near: "b ", act: "c", wantExp: `is one of "a", "b "`, wantNear: `"b "`, wantAct: "c"},
+		{name: "lines", exp: "one\ntwo", act: "one\nthree", wantExp: "one\ntwo", wantAct: "one\nthree"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
+				Expected: tc.exp, Nearest: tc.near, Actual: tc.act}
+			f.Diff = assert.Diff(f.DiffBase(), tc.act)
+			a := &result.Attempt{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second, Failures: []assert.Failure{f},
+				Turns: []*result.Turn{{Index: 1, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 9}, Started: t0, Result: &reply.TurnResult{Response: tc.act}}}}
+			c := &result.Case{Name: "books", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Duration: time.Second,
+				Attempts: []*result.Attempt{a}}
+			r := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+				Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
+			var b bytes.Buffer
+			if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			_, data := splitPage(t, b.String())
+			var doc struct {
+				Cases []struct {
+					Attempts []struct {
+						Failures []struct {
+							Exp  string `json:"exp"`
+							Near string `json:"near"`
+							Act  string `json:"act"`
+							Diff struct {
+								Changes [][2]any `json:"ch"`
+							} `json:"diff"`
+						} `json:"fail"`
+					} `json:"a"`
+				} `json:"cases"`
+			}
+			if err := json.Unmarshal([]byte(data), &doc); err != nil {
+				t.Fatalf("data block: %v", err)
+			}
+			got := doc.Cases[0].Attempts[0].Failures[0]
+			if got.Exp != tc.wantExp || got.Near != tc.wantNear || got.Act != tc.wantAct {
+				t.Errorf("expected %q nearest %q actual %q, want %q, %q, %q", got.Exp, got.Near, got.Act, tc.wantExp, tc.wantNear, tc.wantAct)
+			}
+			for _, ch := range got.Diff.Changes {
+				if s, _ := ch[1].(string); strings.HasPrefix(s, `"`) {
+					t.Errorf("the diff compares the quoted value: %#v", got.Diff.Changes)
+				}
+			}
+			// The console says the same.
+			console := FailureValues(f, "")
+			for _, v := range []string{tc.wantExp, tc.wantAct} {
+				if !strings.Contains(v, "\n") && !strings.Contains(console, v) {
+					t.Errorf("the console shows no %q:\n%s", v, console)
+				}
+			}
+		})
+	}
+}

@@ -145,14 +145,14 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 	if h := c.HandoffState; h != nil {
 		hf, stop, retry := s.confirmHandoff(h, convID)
 		if stop {
-			return false, retry
+			return s.confirmStopped(fails, retry)
 		}
 		fails = append(fails, hf...)
 	}
 	if len(c.Webhooks) > 0 {
 		wf, stop, retry := s.confirmWebhooks(c.Webhooks, convID)
 		if stop {
-			return false, retry
+			return s.confirmStopped(fails, retry)
 		}
 		fails = append(fails, wf...)
 	}
@@ -161,6 +161,29 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		return false, true
 	}
 	return true, false
+}
+
+// confirmStopped ends a confirm block whose later part (the handoff
+// state, the webhooks) could not be read after its earlier parts had
+// already failed: what was learnt of the agent stands, and the case fails
+// on those checks, as a feature's confirm steps do (the first failing step
+// ends the attempt before the next one reads anything), where the error
+// replaced them and the case errored with no failure shown, the record's
+// ✓ line the only trace of it. The part that could not be read keeps the
+// error in its confirmation line. An interruption stays one: no verdict.
+func (s *Session) confirmStopped(fails []assert.Failure, retry bool) (ok, again bool) {
+	e := s.a.Error
+	if len(fails) == 0 || e == nil || e.Kind == result.KindInterrupted {
+		return false, retry
+	}
+	if n := len(s.a.Confirmations); n > 0 {
+		if rec := s.a.Confirmations[n-1]; !rec.Found && rec.Summary == "" {
+			rec.Summary = e.Message
+		}
+	}
+	s.a.Error = nil
+	s.fail(fails...)
+	return false, true
 }
 
 // readConversation reads the record by id with bounded backoff until it

@@ -387,3 +387,59 @@ scenarios:
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// brokenReceiver is a webhook receiver that cannot confirm anything: the
+// platform would not register its endpoint.
+type brokenReceiver struct{}
+
+func (brokenReceiver) Wait(context.Context, string, string) (webhook.Event, error) {
+	return webhook.Event{}, errors.New("the run's webhook endpoint could not be registered: 400")
+}
+
+// TestConfirmFailureBeforeUnreadablePart: a confirm block whose record
+// broke an expectation fails on it when a later part cannot be read (the
+// webhooks' endpoint refused, the handoff state's read an error), as the
+// feature's confirm steps do; the part left unread says why in its
+// confirmation line. Without anything failed first, it errors as before.
+func TestConfirmFailureBeforeUnreadablePart(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	src := `suite: partial
+agent: ` + e.clinic + `
+scenarios:
+  - name: wrong channel, webhooks unreadable
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation: {channel: VOICE}
+      webhooks: [handoff.created]
+  - name: webhooks unreadable alone
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation: {channel: WEBCHAT}
+      webhooks: [handoff.created]
+`
+	opts := e.opts()
+	opts.Webhooks = brokenReceiver{}
+	res, err := Run(context.Background(), loadYAML(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	a := c.Last()
+	if c.Status != result.Failed || a.Error != nil || len(a.Failures) != 1 {
+		t.Fatalf("%s: %s%s, want failed on the channel alone", c.Name, c.Status, describe(c))
+	}
+	if f := a.Failures[0]; f.Pos.Line != 8 || f.Key != "confirm.conversation.channel" || f.Expected != "VOICE" || f.Actual != "WEBCHAT" {
+		t.Errorf("failure %s %s: expected %q actual %q", f.Pos, f.Key, f.Expected, f.Actual)
+	}
+	last := a.Confirmations[len(a.Confirmations)-1]
+	if last.Kind != result.ConfirmWebhook || last.Found || !strings.Contains(last.Summary, "could not be registered") {
+		t.Errorf("webhook confirmation %+v, want its error", last)
+	}
+	c = res.Files[0].Cases[1]
+	if a := c.Last(); c.Status != result.Errored || a.Error == nil || a.Error.Pos.Line != 15 || len(a.Failures) != 0 {
+		t.Errorf("%s: %s%s, want errored at the webhooks", c.Name, c.Status, describe(c))
+	}
+}
