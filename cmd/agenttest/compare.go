@@ -309,8 +309,16 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		// A report holds every scenario of its run; compare the ones
 		// selected now.
 		for _, s := range sides {
-			if s.kind == compare.KindReport {
-				s.res = selectedOnly(s.res, running[0].res)
+			if s.kind != compare.KindReport {
+				continue
+			}
+			held := scenarioCount(s.res)
+			s.res = selectedOnly(s.res, running[0].res)
+			if ran := scenarioCount(running[0].res); held > 0 && ran > 0 && scenarioCount(s.res) == 0 {
+				// Nothing will pair, and "nothing was compared" alone
+				// does not say why: most often the paths.
+				fmt.Fprintf(st.Stderr, "agenttest: compare: --%s %s holds %d %s, none of them a file and name the %s ran: cases pair by the suite path the run was given and the scenario's name, so a report written from another directory (suites/x.yaml against ./x.yaml) pairs nothing\n",
+					s.label, s.spec, held, plural(held, "case", "cases"), running[0].label)
 			}
 		}
 	}
@@ -732,6 +740,18 @@ func hiding(getenv func(string) (string, bool), name string) func(string) (strin
 		}
 		return getenv(k)
 	}
+}
+
+// scenarioCount is the number of scenarios r holds.
+func scenarioCount(r *result.Result) int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for range r.Scenarios() {
+		n++
+	}
+	return n
 }
 
 // selectedOnly keeps of a report's result the cases the other side ran

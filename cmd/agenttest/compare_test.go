@@ -174,6 +174,16 @@ func TestCompareStoredBaseline(t *testing.T) {
 		t.Errorf("two reports ran something:\n%s", text)
 	}
 
+	// A report written from another directory names its suites by other
+	// paths: nothing pairs, and the comparison says why it is empty.
+	other := filepath.Join(dir, "other.json")
+	newCLI(t, filepath.Join(repoRoot, "examples"), nil, "run", "--sim", "compare", "--env", "live", "--allow-live", "--json", other).expect(t, exitFailed)
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", other, "--candidate", "pre-release", "examples/compare").expect(t, exitEmpty,
+		"agenttest: compare: --baseline "+other+" holds 6 cases, none of them a file and name the candidate ran: cases pair by the suite path",
+		"status: empty (nothing was compared: no scenario ran on both sides)")
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", other, "--candidate", pre).expect(t, exitEmpty,
+		"status: empty (nothing was compared: no scenario ran on both sides (none of the baseline's 6 has a file and name of the candidate's 6: were they run from different directories?))")
+
 	// A selection chooses what a side runs: with two reports nothing
 	// runs, and it was ignored, every case of both compared (exit 0 or
 	// 1 on cases it left out).

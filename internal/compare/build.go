@@ -300,6 +300,11 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 	case counts.NotCompared > 0 && hasErrored(c.Pairs):
 		n := counts.NotCompared
 		return result.RunErrored, fmt.Sprintf("%d %s could not be compared: a side errored", n, plural(n, "scenario", "scenarios"))
+	case compared == 0 && counts.OnlyBaseline > 0 && counts.OnlyCandidate > 0:
+		// Both sides ran scenarios and none paired: most often their
+		// reports name the same suites by other paths.
+		return result.RunEmpty, fmt.Sprintf("nothing was compared: no scenario ran on both sides (none of the baseline's %d has a file and name of the candidate's %d: were they run from different directories?)",
+			counts.OnlyBaseline, counts.OnlyCandidate)
 	case compared == 0:
 		return result.RunEmpty, "nothing was compared: no scenario ran on both sides"
 	}
