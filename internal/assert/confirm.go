@@ -378,13 +378,13 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	}
 	for _, in := range includes {
 		if !found[in] {
-			c.fail(Failure{Pos: ipos, Key: keyConversation + ".turns.intents.includes", Message: "no turn found intent " + in,
+			c.fail(Failure{Pos: ipos, Key: keyConversation + ".turns.intents.includes", Message: fmt.Sprintf("intent %q was found in no turn", in),
 				Expected: "includes " + in, Actual: joinList(all)})
 		}
 	}
 	for _, in := range excludes {
 		if found[in] {
-			c.fail(Failure{Pos: ipos, Key: keyConversation + ".turns.intents.excludes", Message: "a turn found excluded intent " + in,
+			c.fail(Failure{Pos: ipos, Key: keyConversation + ".turns.intents.excludes", Message: fmt.Sprintf("excluded intent %q was found in a turn", in),
 				Expected: "excludes " + in, Actual: joinList(all)})
 		}
 	}

@@ -369,7 +369,7 @@ func (d *decoder) probe(p pair) []*steps.Step {
 			case !slices.Contains(probeStatuses, v):
 				hint := diag.DidYouMean(v, probeStatuses)
 				if hint == "" {
-					hint = "success or failure (queued and calling are not final)"
+					hint = "write success or failure; queued and calling are not final"
 				}
 				d.errorHint(f.Val, hint, "expect_status %q is not a final call status", v)
 			default:

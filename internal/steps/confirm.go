@@ -84,7 +84,7 @@ func callStatusStep(c *call) (*Step, error) {
 	status := c.args[0]
 	if status != reply.CallSuccess && status != reply.CallFailure {
 		return nil, &Error{Message: fmt.Sprintf("step %q: %q is not a final call status", c.step, status),
-			Hint: "write success or failure (queued and calling are not final)"}
+			Hint: "write success or failure; queued and calling are not final"}
 	}
 	st := c.newStep(CallStatus)
 	st.Status = &StatusSpec{Want: status, Pos: c.pos}
