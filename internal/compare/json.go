@@ -123,7 +123,7 @@ func ReadJSON(r io.Reader) (*Comparison, error) {
 		{[]any{"candidate", "run", "duration_ms"}, c.Candidate.Run.DurationMS},
 	} {
 		if err := result.CheckMillis(d.ms); err != nil {
-			return nil, fmt.Errorf("not a JSON comparison: %w", &jsonkind.ValueError{Path: d.path, Offset: jsonkind.Offset(data, d.path), Err: err})
+			return nil, fmt.Errorf("not a JSON comparison: %w", jsonkind.At(data, d.path, err))
 		}
 	}
 	return c, nil
@@ -192,7 +192,7 @@ func placed(data []byte, err error) error {
 			continue
 		}
 		if verr := json.Unmarshal(v.raw, v.into); verr != nil {
-			return &jsonkind.ValueError{Path: v.path, Offset: jsonkind.Offset(data, v.path), Err: verr}
+			return jsonkind.At(data, v.path, verr)
 		}
 	}
 	return err

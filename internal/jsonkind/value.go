@@ -18,6 +18,11 @@ type ValueError struct {
 	Err    error
 }
 
+// At is err as the problem of the value at path in data, placed there.
+func At(data []byte, path []any, err error) *ValueError {
+	return &ValueError{Path: path, Offset: Offset(data, path), Err: err}
+}
+
 func (e *ValueError) Error() string { return PathString(e.Path) + ": " + e.Err.Error() }
 func (e *ValueError) Unwrap() error { return e.Err }
 

@@ -40,7 +40,7 @@ func (v *Values) Err(data []byte) error {
 	if v.err == nil {
 		return nil
 	}
-	return fmt.Errorf("not a JSON report: %w", &jsonkind.ValueError{Path: v.path, Offset: jsonkind.Offset(data, v.path), Err: v.err})
+	return fmt.Errorf("not a JSON report: %w", jsonkind.At(data, v.path, v.err))
 }
 
 // Time reads a time (result.ParseTime): the zero time for "".
