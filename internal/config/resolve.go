@@ -388,19 +388,38 @@ func (r *resolver) field(key string, fld Field, envName string) string {
 	return v
 }
 
+// setting is a target setting as resolved: its key, its value, the
+// variable that overrides it and where the config file wrote it.
+type setting struct {
+	key, value, envName string
+	fld                 Field
+}
+
+// urlSettings are the target's base URLs.
+func (r *resolver) urlSettings(def *TargetDef) []setting {
+	return []setting{
+		{"build_url", r.t.BuildURL, EnvBuildURL, def.BuildURL},
+		{"runtime_url", r.t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
+		{"messaging_url", r.t.MessagingURL, EnvMessagingURL, def.MessagingURL},
+	}
+}
+
+// source is where a diagnostic of s points and how it names s: at its
+// place in the config file by its key, or, when its variable set it, at
+// no place by the variable's name.
+func (r *resolver) source(s setting) (diag.Pos, string) {
+	if r.sel.getenv(s.envName) != "" {
+		return diag.Pos{}, s.envName
+	}
+	return s.fld.Pos, s.key
+}
+
 // transport refuses plain http:// (and ws://) URLs to hosts that are not
 // loopback, where a key would cross the network in clear text, unless the
 // target sets allow_http: true, which warns instead.
 func (r *resolver) transport(def *TargetDef) {
 	t := r.t
-	for _, u := range []struct {
-		key, value, envName string
-		fld                 Field
-	}{
-		{"build_url", t.BuildURL, EnvBuildURL, def.BuildURL},
-		{"runtime_url", t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
-		{"messaging_url", t.MessagingURL, EnvMessagingURL, def.MessagingURL},
-	} {
+	for _, u := range r.urlSettings(def) {
 		if u.value == "" {
 			continue
 		}
@@ -408,10 +427,7 @@ func (r *resolver) transport(def *TargetDef) {
 		if platform.CheckScheme(plain, false) == nil {
 			continue
 		}
-		pos, where := u.fld.Pos, u.key
-		if r.sel.getenv(u.envName) != "" {
-			pos, where = diag.Pos{}, u.envName
-		}
+		pos, where := r.source(u)
 		if t.AllowHTTP {
 			r.diags = r.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: def.AllowHTTPPos,
 				Message: fmt.Sprintf("%s: allow_http is set, so the API key travels in clear text to %s (%s)", r.what(), hostOf(u.value), where),
@@ -454,27 +470,18 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	if len(keys) == 0 {
 		return
 	}
-	for _, f := range []struct {
-		key, value, envName string
-		fld                 Field
-	}{
-		{"build_url", t.BuildURL, EnvBuildURL, def.BuildURL},
-		{"runtime_url", t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
-		{"messaging_url", t.MessagingURL, EnvMessagingURL, def.MessagingURL},
+	for _, f := range append(r.urlSettings(def), []setting{
 		{"messaging_host", t.MessagingHost, EnvMessagingHost, def.MessagingHost},
 		{"account_id", t.AccountID, EnvAccountID, def.AccountID},
 		{"agent_id", t.AgentID, EnvAgentID, def.AgentID},
 		{"webhook_listen", t.WebhookListen, EnvWebhookListen, def.WebhookListen},
 		{"webhook_url", t.WebhookURL, EnvWebhookURL, def.WebhookURL},
 		{"sms_connector_id", t.SMSConnectorID, EnvSMSConnectorID, def.SMSConnectorID},
-	} {
+	}...) {
 		if f.value == "" || r.alreadyReported(f.key) {
 			continue
 		}
-		pos, where := f.fld.Pos, f.key
-		if r.sel.getenv(f.envName) != "" {
-			pos, where = diag.Pos{}, f.envName
-		}
+		pos, where := r.source(f)
 		for _, k := range keys {
 			if k.red.Contains(f.value) {
 				r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
@@ -490,14 +497,7 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 // (queryProblem), from the file or a variable, once nothing
 // more telling was said of the setting.
 func (r *resolver) queries(def *TargetDef) {
-	for _, f := range []struct {
-		key, value, envName string
-		fld                 Field
-	}{
-		{"build_url", r.t.BuildURL, EnvBuildURL, def.BuildURL},
-		{"runtime_url", r.t.RuntimeURL, EnvRuntimeURL, def.RuntimeURL},
-		{"messaging_url", r.t.MessagingURL, EnvMessagingURL, def.MessagingURL},
-	} {
+	for _, f := range r.urlSettings(def) {
 		if f.value == "" || r.alreadyReported(f.key) || r.alreadyReported(f.envName) {
 			continue
 		}
