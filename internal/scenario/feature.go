@@ -1087,19 +1087,28 @@ func quoteAt(in steps.Input) diag.Pos {
 func (fl *featureLoader) unfailing(exp *assert.Expect, in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) {
 	for _, u := range exp.Unfailing() {
 		at := in.Pos
-		switch {
-		case in.Table != nil:
-		case asWritten:
-			at = quoteAt(in)
-		case ast != nil:
-			if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
-				if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
-					at = pos
-				}
-			}
+		if in.Table == nil {
+			at = fl.quotedAt(in, ps, ast, asWritten)
 		}
 		fl.diags = fl.diags.Warnf(at, "%s", unfailing(u))
 	}
+}
+
+// quotedAt is where a warning of a step's quoted text points: at its
+// opening quote, or, when the text as written is a Scenario Outline's
+// "<name>", at the cell of the Examples row that stands for it.
+func (fl *featureLoader) quotedAt(in steps.Input, ps *messages.PickleStep, ast *messages.Step, asWritten bool) diag.Pos {
+	switch {
+	case asWritten:
+		return quoteAt(in)
+	case ast != nil:
+		if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
+			if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
+				return pos
+			}
+		}
+	}
+	return in.Pos
 }
 
 // eventTypes warns about the event types of an events step, as the YAML
@@ -1128,16 +1137,7 @@ func (fl *featureLoader) eventTypes(exp *assert.Expect, in steps.Input, ps *mess
 			}
 			return at, true
 		}
-		if asWritten {
-			at = quoteAt(in)
-		} else if ast != nil {
-			if q, e := strings.IndexByte(ast.Text, '"'), strings.LastIndexByte(ast.Text, '"'); q >= 0 && e > q {
-				if pos, ok := fl.placeholderCell(ps, ast.Text[q+1:e]); ok {
-					return pos, true
-				}
-			}
-		}
-		return at, true
+		return fl.quotedAt(in, ps, ast, asWritten), true
 	})...)
 }
 
