@@ -57,10 +57,10 @@ func runSim(ctx context.Context, st *State, args []string) error {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "listen" {
 			// The address is the user's choice: a busy port is a usage
-			// problem, not an internal error.
-			// The host's own address, which the net package leaves
-			// out of an address that does not parse (a bad
-			// --messaging-listen was said as --listen's).
+			// problem, not an internal error. It is named as the host
+			// that failed was given it (ListenError): the net package
+			// leaves it out of an address that does not parse, and a
+			// bad --messaging-listen was said as --listen's.
 			addr := o.listen
 			var le *sim.ListenError
 			if op.Addr != nil {

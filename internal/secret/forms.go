@@ -453,8 +453,7 @@ func dotNetHTML(s string) string {
 func esapiHTML(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		alnum := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		if r < utf8.RuneSelf && !alnum && !strings.ContainsRune(",.-_ ", r) {
+		if r < utf8.RuneSelf && numericRef(r) && !strings.ContainsRune(",.-_ ", r) {
 			fmt.Fprintf(&b, "&#x%x;", r)
 		} else {
 			b.WriteRune(r)
