@@ -460,11 +460,7 @@ func TestSideOfPartialRun(t *testing.T) {
 // centuries ahead of the gate's clock read as one that ended in 1734.
 func TestReadJSONDurations(t *testing.T) {
 	t.Parallel()
-	base, cand := sides()
-	var js bytes.Buffer
-	if err := WriteJSON(&js, build(base, cand, DefaultOptions())); err != nil {
-		t.Fatal(err)
-	}
+	js := comparisonJSON(t)
 	for _, tc := range []struct {
 		path []string
 		ms   float64
@@ -548,11 +544,7 @@ func TestReadJSONNulls(t *testing.T) {
 // gate could not say where.
 func TestReadJSONPlacesValues(t *testing.T) {
 	t.Parallel()
-	base, cand := sides()
-	var js bytes.Buffer
-	if err := WriteJSON(&js, build(base, cand, DefaultOptions())); err != nil {
-		t.Fatal(err)
-	}
+	js := comparisonJSON(t)
 	for _, tc := range []struct {
 		path  []any
 		value any
@@ -595,4 +587,15 @@ func TestReadJSONPlacesValues(t *testing.T) {
 			t.Errorf("%v: offset at %.20q, want the value %s", tc.path, data[ve.Offset:], want)
 		}
 	}
+}
+
+// comparisonJSON is the comparison of sides() as WriteJSON writes it.
+func comparisonJSON(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	base, cand := sides()
+	var js bytes.Buffer
+	if err := WriteJSON(&js, build(base, cand, DefaultOptions())); err != nil {
+		t.Fatal(err)
+	}
+	return &js
 }

@@ -337,12 +337,7 @@ func TestIgnoreCaseDiff(t *testing.T) {
 	f.Diff = assert.DiffTextFor(f, want, got, false)
 	turn := &result.Turn{Index: 0, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 3, Col: 5}, Started: t0, Latency: time.Millisecond,
 		Result: &reply.TurnResult{Response: got}}
-	a := &result.Attempt{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second, Turns: []*result.Turn{turn},
-		Failures: []assert.Failure{f}}
-	c := &result.Case{Name: "books", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Duration: time.Second,
-		Attempts: []*result.Attempt{a}}
-	r := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
-		Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
+	r := oneFailure(f, turn)
 
 	var js bytes.Buffer
 	if err := WriteJSON(&js, r, JSONOptions{}); err != nil {
@@ -444,12 +439,7 @@ func TestHTMLFailureValuesAsConsole(t *testing.T) {
 			f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
 				Expected: tc.exp, Nearest: tc.near, Actual: tc.act}
 			f.Diff = assert.Diff(f.DiffBase(), tc.act)
-			a := &result.Attempt{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second, Failures: []assert.Failure{f},
-				Turns: []*result.Turn{{Index: 1, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 9}, Started: t0, Result: &reply.TurnResult{Response: tc.act}}}}
-			c := &result.Case{Name: "books", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Duration: time.Second,
-				Attempts: []*result.Attempt{a}}
-			r := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
-				Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
+			r := oneFailure(f, &result.Turn{Index: 1, Say: "hi", Pos: diag.Pos{File: "s.yaml", Line: 4, Col: 9}, Started: t0, Result: &reply.TurnResult{Response: tc.act}})
 			var b bytes.Buffer
 			if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
 				t.Fatal(err)
@@ -490,4 +480,15 @@ func TestHTMLFailureValuesAsConsole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneFailure is a run of one case, "books" in s.yaml, whose one attempt
+// took turn and broke f.
+func oneFailure(f assert.Failure, turn *result.Turn) *result.Result {
+	a := &result.Attempt{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second, Turns: []*result.Turn{turn},
+		Failures: []assert.Failure{f}}
+	c := &result.Case{Name: "books", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Duration: time.Second,
+		Attempts: []*result.Attempt{a}}
+	return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+		Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
 }
