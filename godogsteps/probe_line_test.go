@@ -104,13 +104,13 @@ func TestConcurrentScenariosProbeOneNumber(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	feature := func(tag string) []byte {
-		return []byte(fmt.Sprintf(`@agent:p1
+		return fmt.Appendf(nil, `@agent:p1
 Feature: probe %[1]s
   Scenario: SMS %[1]s
     When the SMS "%[1]s" is sent to "+447700900002"
     Then the conversation record shows:
       | state.tag | %[1]s |
-`, tag))
+`, tag)
 	}
 	features := fstest.MapFS{
 		"a.feature": {Data: feature("A")},

@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,9 +191,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(bc.cfg), 0o644)
 		os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("agent: a1\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n"), 0o644)
 		env := map[string]string{"MY_KEY": "bk-catalogue-0123"}
-		for k, v := range bc.env {
-			env[k] = v
-		}
+		maps.Copy(env, bc.env)
 		c := newCLI(t, dir, env, "run", "s.yaml")
 		code := c.run(t)
 		msg := firstLine(strings.TrimSpace(c.stderr.String()))

@@ -207,8 +207,8 @@ func nightlyCommand(t *testing.T) []string {
 				continue
 			}
 			for i, a := range args {
-				if strings.HasSuffix(a, ";") {
-					return append(args[:i:i], strings.TrimSuffix(a, ";"))
+				if before, ok := strings.CutSuffix(a, ";"); ok {
+					return append(args[:i:i], before)
 				}
 			}
 			return args

@@ -142,7 +142,7 @@ func ciJobs(t *testing.T, doc map[string]any, defaults map[string]string) map[st
 					uses, _ := step["uses"].(string)
 					switch {
 					case strings.HasPrefix(uses, "actions/upload-artifact@"):
-						for _, p := range strings.Fields(get("path")) {
+						for p := range strings.FieldsSeq(get("path")) {
 							job.uploads[get("name")] = append(job.uploads[get("name")], path.Clean(p))
 						}
 					case strings.HasPrefix(uses, "actions/download-artifact@"):
@@ -330,7 +330,7 @@ func TestCIExamplesUseKnownKeys(t *testing.T) {
 	t.Parallel()
 	set := func(keys string) map[string]bool {
 		m := map[string]bool{}
-		for _, k := range strings.Fields(keys) {
+		for k := range strings.FieldsSeq(keys) {
 			m[k] = true
 		}
 		return m

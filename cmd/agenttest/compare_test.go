@@ -176,8 +176,11 @@ func TestCompareStoredBaseline(t *testing.T) {
 
 	// A report written from another directory names its suites by other
 	// paths: nothing pairs, and the comparison says why it is empty.
+	// (--junit: the examples' config would write its JUnit file into the
+	// source tree.)
 	other := filepath.Join(dir, "other.json")
-	newCLI(t, filepath.Join(repoRoot, "examples"), nil, "run", "--sim", "compare", "--env", "live", "--allow-live", "--json", other).expect(t, exitFailed)
+	newCLI(t, filepath.Join(repoRoot, "examples"), nil, "run", "--sim", "compare", "--env", "live", "--allow-live",
+		"--json", other, "--junit", filepath.Join(dir, "other.xml")).expect(t, exitFailed)
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", other, "--candidate", "pre-release", "examples/compare").expect(t, exitEmpty,
 		"agenttest: compare: --baseline "+other+" holds 6 cases, none of them a file and name the candidate ran: cases pair by the suite path",
 		"status: empty (nothing was compared: no scenario ran on both sides)")
@@ -246,11 +249,12 @@ func TestCompareWebChatDrawsAlike(t *testing.T) {
 			"      - say: %d people at 7pm\n        expect: {response: {contains: reference}}\n", i+2, i == 1, i+2)
 	}
 	write := func(order ...int) {
-		src := "suite: web chat\nagent: restaurant\nvia: messaging\nscenarios:\n"
+		var src strings.Builder
+		src.WriteString("suite: web chat\nagent: restaurant\nvia: messaging\nscenarios:\n")
 		for _, i := range order {
-			src += scenarios[i]
+			src.WriteString(scenarios[i])
 		}
-		if err := os.WriteFile(filepath.Join(dir, "webchat.yaml"), []byte(src), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "webchat.yaml"), []byte(src.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -267,12 +268,8 @@ scenarios:
 	keys := map[string]string{"BK": s.BuildKey, "RK": s.RuntimeKey}
 	with := func(extra map[string]string) map[string]string {
 		out := map[string]string{}
-		for k, v := range keys {
-			out[k] = v
-		}
-		for k, v := range extra {
-			out[k] = v
-		}
+		maps.Copy(out, keys)
+		maps.Copy(out, extra)
 		return out
 	}
 	run := func(t *testing.T, tc testCase) {

@@ -53,7 +53,7 @@ func words(line string) string { return strings.Join(strings.Fields(line), " ") 
 func checkDocBlock(t *testing.T, path string, lines []string, at []int, out string, skip func(string) bool) {
 	t.Helper()
 	printed := map[string]bool{}
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		printed[words(line)] = true
 	}
 	for i, line := range lines {

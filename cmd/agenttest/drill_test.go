@@ -738,8 +738,8 @@ func labelledGoroutines(label string) []string {
 	var out []string
 	// The first record follows the profile's header line.
 	_, profile, _ := strings.Cut(b.String(), "\n")
-	for _, rec := range strings.Split(profile, "\n\n") {
-		for _, line := range strings.Split(rec, "\n") {
+	for rec := range strings.SplitSeq(profile, "\n\n") {
+		for line := range strings.SplitSeq(rec, "\n") {
 			if labels, ok := strings.CutPrefix(line, "# labels: "); ok && strings.Contains(labels, label) {
 				out = append(out, rec)
 				break

@@ -47,7 +47,7 @@ func embeddedOptions(st *State, seed int64) (embeddedConfig, error) {
 			err = errors.New("-h/--help is not a simulator setting")
 		}
 		var lines []string
-		for _, line := range strings.Split(err.Error(), "\n") {
+		for line := range strings.SplitSeq(err.Error(), "\n") {
 			lines = append(lines, fmt.Sprintf("%s=%q: %s", simFlagsEnv, v, strings.TrimPrefix(line, "sim: ")))
 		}
 		return embeddedConfig{}, usageErrorf("%s", strings.Join(lines, "\n"))

@@ -97,7 +97,7 @@ func exitCode(err error, stderr io.Writer) int {
 // line).
 func printLines(w io.Writer, msg string) {
 	var b strings.Builder
-	for _, line := range strings.Split(msg, "\n") {
+	for line := range strings.SplitSeq(msg, "\n") {
 		if line = strings.TrimRight(line, " \t"); line != "" {
 			b.WriteString("agenttest: " + escape.Controls(line, "\t") + "\n")
 		}

@@ -554,8 +554,8 @@ func TestSuitesCoverTheFormat(t *testing.T) {
 	}
 	for _, v := range []any{assert.Expect{}, assert.Text{}} {
 		typ := reflect.TypeOf(v)
-		for i := range typ.NumField() {
-			if name := typ.Name() + "." + typ.Field(i).Name; typ.Field(i).Name != "Pos" && !fieldsUsed[name] {
+		for field := range typ.Fields() {
+			if name := typ.Name() + "." + field.Name; field.Name != "Pos" && !fieldsUsed[name] {
 				t.Errorf("suites/ never sets %s", name)
 			}
 		}

@@ -73,7 +73,7 @@ func (f *flags) attribute(err error) error {
 			continue
 		}
 		var envs []string
-		for _, word := range strings.Fields(rest) {
+		for word := range strings.FieldsSeq(rest) {
 			name, ok := strings.CutPrefix(word, "--")
 			if !ok {
 				continue
@@ -215,7 +215,7 @@ func (v *listValue) Set(s string) error {
 
 func splitList(s string) []string {
 	var out []string
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(s, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			out = append(out, part)
 		}
@@ -253,11 +253,9 @@ func (e *enumValue) String() string {
 }
 
 func (e *enumValue) Set(s string) error {
-	for _, a := range e.allowed {
-		if s == a {
-			*e.p = s
-			return nil
-		}
+	if slices.Contains(e.allowed, s) {
+		*e.p = s
+		return nil
 	}
 	return fmt.Errorf("must be one of %s", strings.Join(e.allowed, ", "))
 }

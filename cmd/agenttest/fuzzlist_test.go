@@ -60,7 +60,7 @@ func TestEveryFuzzTargetIsFuzzedInCI(t *testing.T) {
 		t.Fatal(".ci/run has no TARGETS list")
 	}
 	var inCI []string
-	for _, line := range strings.Split(targets, "\n") {
+	for line := range strings.SplitSeq(targets, "\n") {
 		if f := strings.Fields(line); len(f) == 2 {
 			inCI = append(inCI, strings.TrimPrefix(f[0], "./")+" "+f[1])
 		}

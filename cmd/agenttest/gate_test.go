@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -264,9 +265,7 @@ func TestGate(t *testing.T) {
 			env = wrapBuild(t, s, tc.intercept)
 			editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
 		}
-		for k, v := range tc.gateEnv {
-			env[k] = v
-		}
+		maps.Copy(env, tc.gateEnv)
 		g := newCLI(t, dir, env, append([]string{"gate", report}, tc.gateArgs...)...)
 		g.st.Now = func() time.Time { return time.Now().Add(tc.later) }
 		g.expect(t, tc.code, tc.want...)

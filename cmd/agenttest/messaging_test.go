@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,9 +78,7 @@ func TestMessagingTarget(t *testing.T) {
 				}
 			}
 			env := map[string]string{"BUILD_KEY": s.BuildKey}
-			for k, v := range tc.env {
-				env[k] = v
-			}
+			maps.Copy(env, tc.env)
 			out := newCLI(t, dir, env, "run", "web.yaml").expect(t, tc.code, tc.want...)
 			for _, tok := range env {
 				if strings.HasPrefix(tok, "ct_") && strings.Contains(out, tok) {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,9 +51,7 @@ func TestNightlyEnvPins(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		files := map[string]string{"agenttest.yaml": liveTarget}
-		for k, v := range tc.files {
-			files[k] = v
-		}
+		maps.Copy(files, tc.files)
 		dir := writeTree(t, files)
 		env := simEnv(s)
 		c := newCLI(t, dir, env, append(append([]string{"run"}, tc.args...), "--json", "out/r.json", "suites")...)

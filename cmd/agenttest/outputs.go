@@ -231,7 +231,7 @@ func valueStart(data []byte, off int64) int64 {
 // lower case.
 func jsonField(f string) string {
 	var out []string
-	for _, part := range strings.Split(f, ".") {
+	for part := range strings.SplitSeq(f, ".") {
 		if part != "" && strings.ToLower(part) == part {
 			out = append(out, part)
 		}

@@ -228,7 +228,7 @@ func TestCucumberNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var failed, skipped int
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
 		var e messages.Envelope
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("%v: %s", err, line)
@@ -292,7 +292,7 @@ func TestCucumberRepeatVerdict(t *testing.T) {
 	}
 	var last []*messages.TestStepResult
 	var finished *messages.TestCaseFinished
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
 		var e messages.Envelope
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)

@@ -52,7 +52,7 @@ scenarios:
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		if strings.Count(line, "turn 1") > 1 {
 			t.Errorf("a line says the turn twice: %q", line)
 		}

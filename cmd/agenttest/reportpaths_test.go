@@ -146,7 +146,7 @@ func TestReportErrorLinesAreTheirOwn(t *testing.T) {
 	}
 	for _, args := range [][]string{{"merge", p("bad.json")}, {"gate", p("bad.json")}, {"coverage", p("bad.json")}} {
 		out := newCLI(t, repoRoot, examplesEnv(), args...).expect(t, exitUsage, `restaurant\nFORGED: gate passed`)
-		for _, line := range strings.Split(out, "\n") {
+		for line := range strings.SplitSeq(out, "\n") {
 			if strings.HasPrefix(line, "agenttest: FORGED") {
 				t.Errorf("%s: the agent began a line: %q\n%s", args[0], line, out)
 			}

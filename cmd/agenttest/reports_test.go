@@ -254,7 +254,7 @@ func TestMergeOutputsMatchRun(t *testing.T) {
 		c := newCLI(t, "testdata/pass", nil, cmd, "--help")
 		c.expect(t, exitOK)
 		var out []string
-		for _, line := range strings.Split(c.stdout.String(), "\n") {
+		for line := range strings.SplitSeq(c.stdout.String(), "\n") {
 			if strings.HasPrefix(line, "  -") {
 				name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
 				if name == "-v," {

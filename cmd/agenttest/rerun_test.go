@@ -237,7 +237,7 @@ func TestNameLiteralAndRegex(t *testing.T) {
 				t.Fatalf("exit %d, want %d: %s", code, want, c.stderr)
 			}
 			var got []string
-			for _, line := range strings.Split(strings.TrimSpace(c.stdout.String()), "\n") {
+			for line := range strings.SplitSeq(strings.TrimSpace(c.stdout.String()), "\n") {
 				if line != "" {
 					got = append(got, line)
 				}

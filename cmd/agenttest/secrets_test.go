@@ -14,6 +14,7 @@ import (
 	"html"
 	htmltemplate "html/template"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -235,9 +236,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 				"--cucumber", cucumberPath)
 			// GitHub Actions: annotations on stdout, the step summary.
 			env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summaryPath}
-			for k, v := range tc.env {
-				env[k] = v
-			}
+			maps.Copy(env, tc.env)
 			c := newCLI(t, tc.dir(t), env, args...)
 			if code := c.run(t); code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, c.stdout, c.stderr)
@@ -682,9 +681,7 @@ func TestKeyInTargetURL(t *testing.T) {
 				}
 			}
 			env := map[string]string{"PATH": "/usr/bin:/bin"}
-			for k, v := range tc.env {
-				env[k] = v
-			}
+			maps.Copy(env, tc.env)
 			c := newCLI(t, dir, env, "run", "--name", "no such scenario", "--allow-empty", "--json", "result.json", "--html", "report.html", ".")
 			if code := c.run(t); code != exitUsage {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitUsage, c.stdout, c.stderr)
@@ -800,14 +797,15 @@ func TestQueryOfTargetURLNeverShown(t *testing.T) {
 		"AGENTTEST_BUILD_URL": "https://build.example.com/?api_key=sk-PLANTED-query-0123"}
 	c := newCLI(t, dir, env, "run", "--name", "no such scenario", "--allow-empty", "--json", "result.json", "--html", "report.html", ".")
 	code := c.run(t)
-	out := c.stdout.String() + c.stderr.String()
+	var out strings.Builder
+	out.WriteString(c.stdout.String() + c.stderr.String())
 	for _, name := range []string{"result.json", "report.html"} {
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-			out += string(b)
+			out.WriteString(string(b))
 		}
 	}
-	if code != exitUsage || strings.Contains(out, "PLANTED") ||
-		!strings.Contains(out, `AGENTTEST_BUILD_URL: build_url "https://build.example.com/": must not have a query or fragment`) {
-		t.Errorf("exit %d\n%s", code, out)
+	if code != exitUsage || strings.Contains(out.String(), "PLANTED") ||
+		!strings.Contains(out.String(), `AGENTTEST_BUILD_URL: build_url "https://build.example.com/": must not have a query or fragment`) {
+		t.Errorf("exit %d\n%s", code, out.String())
 	}
 }

@@ -160,7 +160,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 		}
 	}
 	o.opts.AccountID = o.account
-	for _, n := range strings.Split(o.unreachable, ",") {
+	for n := range strings.SplitSeq(o.unreachable, ",") {
 		if n = strings.TrimSpace(n); n != "" {
 			o.opts.Outbound.Unreachable = append(o.opts.Outbound.Unreachable, n)
 		}

@@ -114,7 +114,7 @@ func TestRunSimPrintEnv(t *testing.T) {
 	t.Parallel()
 	out := startSim(t, "--single-host", "--print-env")
 	env := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
 		k, v, _ := strings.Cut(line, "=")
 		env[k] = v
 	}

@@ -11,6 +11,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,9 +91,7 @@ func runStats(t *testing.T, env map[string]string, now time.Time, args ...string
 	out := t.TempDir()
 	jsonPath, junitPath := filepath.Join(out, "r.json"), filepath.Join(out, "r.xml")
 	e := examplesEnv()
-	for k, v := range env {
-		e[k] = v
-	}
+	maps.Copy(e, env)
 	c := newCLI(t, repoRoot, e, append(append([]string{"run"}, args...), "--parallel", "1", "--json", jsonPath, "--junit", junitPath)...)
 	if !now.IsZero() {
 		c.st.Now = func() time.Time { return now }
@@ -368,9 +367,9 @@ func TestHistoryOfRealReports(t *testing.T) {
 	}
 	// The row of a scenario: runs, rate, interval, verdicts, flips.
 	row := func(scenario string) []string {
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasSuffix(l, scenario) {
-				return strings.Fields(strings.TrimSuffix(l, scenario))
+		for l := range strings.SplitSeq(out, "\n") {
+			if before, ok := strings.CutSuffix(l, scenario); ok {
+				return strings.Fields(before)
 			}
 		}
 		t.Errorf("no row for %s:\n%s", scenario, out)

@@ -106,7 +106,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 
 func (o *webhooksOptions) eventList() []string {
 	var out []string
-	for _, e := range strings.Split(o.events, ",") {
+	for e := range strings.SplitSeq(o.events, ",") {
 		if e = strings.TrimSpace(e); e != "" {
 			out = append(out, e)
 		}

@@ -86,7 +86,7 @@ func obeyedCommands(out string) []string {
 	}
 	var obeyed []string
 	stopToken := ""
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		n := name(line)
 		switch {
 		case n == "":

@@ -52,6 +52,7 @@ func TestCapture(t *testing.T) {
 		{name: "unknown reference", from: "response", pattern: `${nope}`, wantErr: `capture from response: unknown variable "nope"`},
 		{name: "unknown field", from: "reply", pattern: `x`, wantErr: `cannot capture from "reply": use response, node, flow, step, state.KEY or metadata.PATH`},
 		{name: "bare state", from: "state.", wantErr: `cannot capture from "state.": use response, node, flow, step, state.KEY or metadata.PATH`},
+		{name: "bare metadata", from: "metadata.", wantErr: `cannot capture from "metadata.": use response, node, flow, step, state.KEY or metadata.PATH`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

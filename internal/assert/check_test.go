@@ -94,7 +94,7 @@ func TestCheck(t *testing.T) {
 			t.Errorf("diff:\n got  %q\n want %q", diff, tc.wantDiff)
 		}
 	}
-	yes, no := ptr(true), ptr(false)
+	yes, no := new(true), new(false)
 	// The phrasings a scenario lists for the fixture's question; the
 	// reply is phrased like neither.
 	phrasings := []string{"Great, a table for 4. When would you like it?", "Sure, four people. Which day?"}
@@ -107,41 +107,41 @@ func TestCheck(t *testing.T) {
 				Actual:   "Great, a table for 4. What time would you like?", Nearest: phrasings[0]}},
 			wantDiff: "Great, a table for 4. [-When-]{+What time+} would you like[- it-]?"},
 		{name: "response any fails: nearest of its whole texts", exp: Expect{Response: &Text{Pos: at(1), Any: []*Text{
-			{Contains: ptr("how many")},
+			{Contains: new("how many")},
 			{Similar: &Similar{To: "A table for four people, at what time?", Min: 0.9}},
 			{OneOf: phrasings[1:]},
 		}}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply matches none of the alternatives (the nearest is 0.49 similar)",
 				Expected: `any of [contains "how many" | is similar to "A table for four people, at what time?" (min 0.90) | is one of "Sure, four people. Which day?"]`,
 				Actual:   "Great, a table for 4. What time would you like?", Nearest: "A table for four people, at what time?"}}},
-		{name: "response any of contains alone has no nearest", exp: Expect{Response: &Text{Pos: at(1), Any: []*Text{{Contains: ptr("how many")}, {Matches: ptr("^When")}}}},
+		{name: "response any of contains alone has no nearest", exp: Expect{Response: &Text{Pos: at(1), Any: []*Text{{Contains: new("how many")}, {Matches: new("^When")}}}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply matches none of the alternatives",
 				Expected: `any of [contains "how many" | matches /^When/]`, Actual: "Great, a table for 4. What time would you like?"}}},
 		// response
-		{name: "response contains passes", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true}}},
-		{name: "response contains fails", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("how many"), IgnoreCase: true}},
+		{name: "response contains passes", exp: Expect{Response: &Text{Pos: at(1), Contains: new("what time"), IgnoreCase: true}}},
+		{name: "response contains fails", exp: Expect{Response: &Text{Pos: at(1), Contains: new("how many"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text",
 				Expected: `contains "how many" (ignoring case)`, Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
-		{name: "response exact fails with diff", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr("Great, a table for 4. When would you like to come?")}},
+		{name: "response exact fails with diff", exp: Expect{Response: &Text{Pos: at(1), Exact: new("Great, a table for 4. When would you like to come?")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text",
 				Expected: "Great, a table for 4. When would you like to come?", Actual: "Great, a table for 4. What time would you like?"}},
 			wantDiff: "Great, a table for 4. [-When-]{+What time+} would you like[- to come-]?"},
-		{name: "response differs in case alone", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("what Time")}},
+		{name: "response differs in case alone", exp: Expect{Response: &Text{Pos: at(1), Contains: new("what Time")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text (it does if case is ignored)",
 				Expected: `contains "what Time"`, Actual: "Great, a table for 4. What time would you like?"}}},
-		{name: "response exact differs in case alone", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr(" great, a TABLE for 4. what time would you like?")}},
+		{name: "response exact differs in case alone", exp: Expect{Response: &Text{Pos: at(1), Exact: new(" great, a TABLE for 4. what time would you like?")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (it is if case is ignored)",
 				Expected: " great, a TABLE for 4. what time would you like?", Actual: "Great, a table for 4. What time would you like?"}}},
 		// ignore_case on a literal text: Expected is the text itself (the
 		// diff's base), so the message says case was ignored, as the
 		// expected description of contains does.
-		{name: "response equals ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Equals: ptr("GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?"), IgnoreCase: true}},
+		{name: "response equals ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Equals: new("GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not exactly the expected text (ignoring case)",
 				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
 			// The diff ignores case as the check did: only the real
 			// change is marked, and shared text is the reply's own.
 			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
-		{name: "response exact ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Exact: ptr("great, a table for 4. when would you like it?"), IgnoreCase: true}},
+		{name: "response exact ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Exact: new("great, a table for 4. when would you like it?"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (ignoring case)",
 				Expected: "great, a table for 4. when would you like it?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
 			wantDiff: "Great, a table for 4. [-when-]{+What time+} would you like[- it-]?"},
@@ -150,39 +150,39 @@ func TestCheck(t *testing.T) {
 				Expected: `is one of "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?" (ignoring case)`,
 				Actual:   "Great, a table for 4. What time would you like?", Nearest: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", IgnoreCase: true}},
 			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
-		{name: "node equals differs in case alone", exp: Expect{Node: &Text{Pos: at(2), Equals: ptr("collectTime")}},
+		{name: "node equals differs in case alone", exp: Expect{Node: &Text{Pos: at(2), Equals: new("collectTime")}},
 			want: []Failure{{Pos: at(2), Key: "node", Message: "current node is not exactly the expected value (it is if case is ignored)",
 				Expected: "collectTime", Actual: "CollectTime"}}},
 		{name: "response similar fails", exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: "Our opening hours are 9 to 5."}}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.00, min 0.80)",
 				Expected: "Our opening hours are 9 to 5.", Actual: "Great, a table for 4. What time would you like?"}},
 			wantDiff: "[-Our opening hours are 9 to 5.-]{+Great, a table for 4. What time would you like?+}"},
-		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("table for ${n}")}}},
-		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("${ref}")}},
+		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: new("table for ${n}")}}},
+		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: new("${ref}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,
 				Expected: `contains "${ref}"`, Actual: "Great, a table for 4. What time would you like?"}}},
 		// A reference that makes a check unfailing: an empty variable.
-		{name: "response contains an empty value", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("${empty}")}},
+		{name: "response contains an empty value", exp: Expect{Response: &Text{Pos: at(1), Contains: new("${empty}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`,
 				Expected: `contains "${empty}"`, Actual: "Great, a table for 4. What time would you like?"}}},
-		{name: "node pattern alternative left empty", exp: Expect{Node: &Text{Pos: at(2), Matches: ptr("^Collect|${empty}")}},
+		{name: "node pattern alternative left empty", exp: Expect{Node: &Text{Pos: at(2), Matches: new("^Collect|${empty}")}},
 			want: []Failure{{Pos: at(2), Key: "node", Message: `cannot check: the expected value expands to matches /^Collect|/, which every text satisfies (is a value it refers to empty?)`,
 				Expected: "matches /^Collect|${empty}/", Actual: "CollectTime"}}},
-		{name: "state contains an empty value", exp: Expect{State: []StateCheck{{Pos: at(3), Key: "name", Match: &Text{Contains: ptr("${empty}")}}}},
+		{name: "state contains an empty value", exp: Expect{State: []StateCheck{{Pos: at(3), Key: "name", Match: &Text{Contains: new("${empty}")}}}},
 			want: []Failure{{Pos: at(3), Key: "state.name", Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`,
 				Expected: `contains "${empty}"`, Actual: "Ann"}}},
-		{name: "empty value beside a text", exp: Expect{Response: &Text{Pos: at(1), Contains: ptr("table for ${n}${empty}")}}},
-		{name: "is an empty value", exp: Expect{Step: &Text{Pos: at(2), Exact: ptr("${empty}")}},
+		{name: "empty value beside a text", exp: Expect{Response: &Text{Pos: at(1), Contains: new("table for ${n}${empty}")}}},
+		{name: "is an empty value", exp: Expect{Step: &Text{Pos: at(2), Exact: new("${empty}")}},
 			want: []Failure{{Pos: at(2), Key: "step", Message: "step is not the expected value", Expected: "", Actual: "AskTime"}}},
-		{name: "response bad pattern", exp: Expect{Response: &Text{Pos: at(1), Matches: ptr("(")}},
+		{name: "response bad pattern", exp: Expect{Response: &Text{Pos: at(1), Matches: new("(")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "invalid pattern /(/: error parsing regexp: missing closing ): `(`",
 				Expected: "matches /(/", Actual: "Great, a table for 4. What time would you like?"}}},
 		// node, flow, step
-		{name: "node passes", exp: Expect{Node: &Text{Exact: ptr("CollectTime")}, Flow: &Text{Exact: ptr("Booking")}, Step: &Text{OneOf: []string{"AskTime", "AskDate"}}}},
-		{name: "node fails", exp: Expect{Node: &Text{Pos: at(2), Exact: ptr("CollectPartySize")}},
+		{name: "node passes", exp: Expect{Node: &Text{Exact: new("CollectTime")}, Flow: &Text{Exact: new("Booking")}, Step: &Text{OneOf: []string{"AskTime", "AskDate"}}}},
+		{name: "node fails", exp: Expect{Node: &Text{Pos: at(2), Exact: new("CollectPartySize")}},
 			want:     []Failure{{Pos: at(2), Key: "node", Message: "current node is not the expected value", Expected: "CollectPartySize", Actual: "CollectTime"}},
 			wantDiff: "[-CollectPartySize-]{+CollectTime+}"},
-		{name: "flow fails", exp: Expect{Flow: &Text{Pos: at(2), Matches: ptr("^Pay")}},
+		{name: "flow fails", exp: Expect{Flow: &Text{Pos: at(2), Matches: new("^Pay")}},
 			want: []Failure{{Pos: at(2), Key: "flow", Message: "flow does not match the pattern", Expected: "matches /^Pay/", Actual: "Booking"}}},
 		{name: "step fails", exp: Expect{Step: &Text{Pos: at(2), OneOf: []string{"Confirm"}}},
 			want: []Failure{{Pos: at(2), Key: "step", Message: "step is none of the expected values", Expected: `is one of "Confirm"`, Actual: "AskTime"}}},
@@ -221,17 +221,17 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(3), Key: "trace.includes", Message: "node trace is missing Start", Expected: "includes Start", Actual: "(none)"}}},
 		// state
 		{name: "state passes", exp: Expect{State: []StateCheck{
-			{Key: "party_size", Match: &Text{Exact: ptr("4")}},
-			{Key: "vip", Match: &Text{Exact: ptr("false")}},
-			{Key: "booking.code", Match: &Text{Exact: ptr("${code}")}},
-			{Key: "booking", Match: &Text{Equals: ptr(`{"code":"AB12CD"}`)}},
+			{Key: "party_size", Match: &Text{Exact: new("4")}},
+			{Key: "vip", Match: &Text{Exact: new("false")}},
+			{Key: "booking.code", Match: &Text{Exact: new("${code}")}},
+			{Key: "booking", Match: &Text{Equals: new(`{"code":"AB12CD"}`)}},
 			{Key: "name", Present: yes},
 			{Key: "time", Present: no},
 		}}},
-		{name: "state value fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("5")}}}},
+		{name: "state value fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: new("5")}}}},
 			want:     []Failure{{Pos: at(4), Key: "state.party_size", Message: `state "party_size" is not the expected value`, Expected: "5", Actual: "4"}},
 			wantDiff: "[-5-]{+4+}"},
-		{name: "state missing key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Match: &Text{Exact: ptr("7pm")}}}},
+		{name: "state missing key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Match: &Text{Exact: new("7pm")}}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
 		{name: "state present fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Present: yes}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
@@ -241,12 +241,12 @@ func TestCheck(t *testing.T) {
 		{name: "no handoff passes", exp: Expect{Handoff: &Handoff{Expected: false}}},
 		{name: "handoff expected fails", exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true}},
 			want: []Failure{{Pos: at(5), Key: "handoff", Message: "agent did not hand off", Expected: "a handoff", Actual: "no handoff"}}},
-		{name: "handoff with destination expected fails", exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true, Destination: &Text{Exact: ptr("front-desk")}}},
+		{name: "handoff with destination expected fails", exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true, Destination: &Text{Exact: new("front-desk")}}},
 			want: []Failure{{Pos: at(5), Key: "handoff", Message: "agent did not hand off", Expected: `a handoff to a destination that is "front-desk"`, Actual: "no handoff"}}},
-		{name: "handoff passes", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Expected: true, Destination: &Text{Contains: ptr("desk")}}}},
+		{name: "handoff passes", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Expected: true, Destination: &Text{Contains: new("desk")}}}},
 		{name: "unexpected handoff", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Pos: at(5)}},
 			want: []Failure{{Pos: at(5), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to front-desk"}}},
-		{name: "handoff destination fails", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true, Destination: &Text{Exact: ptr("billing")}}},
+		{name: "handoff destination fails", fixture: handoffJSON, exp: Expect{Handoff: &Handoff{Pos: at(5), Expected: true, Destination: &Text{Exact: new("billing")}}},
 			want: []Failure{{Pos: at(5), Key: "handoff.destination", Message: "handoff destination is not the expected value", Expected: "billing", Actual: "front-desk"}}},
 		{name: "ended and delayed pass", fixture: handoffJSON, exp: Expect{Ended: &Bool{Value: true}, Delayed: &Bool{Value: true}}},
 		{name: "ended fails", exp: Expect{Ended: &Bool{Pos: at(6), Value: true}},
@@ -259,24 +259,24 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(6), Key: "delayed", Message: "reply was delayed unexpectedly", Expected: "false", Actual: "true"}}},
 		// metrics
 		{name: "metrics pass", exp: Expect{Metrics: []MetricCheck{
-			{Name: "BOOKED", Match: &Text{Exact: ptr("false")}},
-			{Name: "CALL_TURN", Match: &Text{Exact: ptr("t1")}},
-			{Name: "CALL_TURN", Count: ptr(2)},
-			{Name: "BOOKED", Count: ptr(1), Present: yes},
-			{Name: "NEVER", Count: ptr(0)},
+			{Name: "BOOKED", Match: &Text{Exact: new("false")}},
+			{Name: "CALL_TURN", Match: &Text{Exact: new("t1")}},
+			{Name: "CALL_TURN", Count: new(2)},
+			{Name: "BOOKED", Count: new(1), Present: yes},
+			{Name: "NEVER", Count: new(0)},
 			{Name: "NEVER", Present: no},
 		}}},
-		{name: "metric value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKED", Match: &Text{Exact: ptr("true")}}}},
+		{name: "metric value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKED", Match: &Text{Exact: new("true")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.BOOKED", Message: `metric "BOOKED" is not the expected value`, Expected: "true", Actual: "false"}}},
-		{name: "metric repeated value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: ptr("t3")}}}},
+		{name: "metric repeated value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("t3")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `no value of metric "CALL_TURN" matches`, Expected: "t3", Actual: `["t1","t2"]`}}},
-		{name: "metric repeated with unknown reference", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: ptr("${nope}")}}}},
+		{name: "metric repeated with unknown reference", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("${nope}")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: "t2"}}},
-		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: ptr("x")}}}},
+		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.HANDOFF_TO", Message: `metric "HANDOFF_TO" was not written`, Expected: "present", Actual: "absent"}}},
-		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: ptr(1)}}},
+		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: new(1)}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `metric "CALL_TURN" was written 2 times, expected once`, Expected: "1", Actual: "2"}}},
-		{name: "metric count of missing fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: ptr(2)}}},
+		{name: "metric count of missing fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: new(2)}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.X", Message: `metric "X" was written 0 times, expected 2 times`, Expected: "2", Actual: "0"}}},
 		{name: "metric absent fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKED", Present: no}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.BOOKED", Message: `metric "BOOKED" was written`, Expected: "absent", Actual: "false"}}},
@@ -300,31 +300,31 @@ func TestCheck(t *testing.T) {
 		{name: "no function called", fixture: handoffJSON, exp: Expect{Functions: &Functions{Pos: at(8), Called: []string{"book"}}},
 			want: []Failure{{Pos: at(8), Key: "functions.called", Message: "function book was not called", Expected: "called book", Actual: "no function called"}}},
 		// topics
-		{name: "topics pass", exp: Expect{Topics: &Topics{Retrieved: []string{"Parking"}, Cited: &Text{Exact: ptr("Opening hours")}}}},
+		{name: "topics pass", exp: Expect{Topics: &Topics{Retrieved: []string{"Parking"}, Cited: &Text{Exact: new("Opening hours")}}}},
 		{name: "topic not retrieved", exp: Expect{Topics: &Topics{Pos: at(9), Retrieved: []string{"Menu"}}},
 			want: []Failure{{Pos: at(9), Key: "topics.retrieved", Message: `topic "Menu" was not retrieved`, Expected: `retrieved "Menu"`, Actual: "Opening hours, Parking"}}},
-		{name: "cited topic fails", exp: Expect{Topics: &Topics{Pos: at(9), Cited: &Text{Exact: ptr("Parking")}}},
+		{name: "cited topic fails", exp: Expect{Topics: &Topics{Pos: at(9), Cited: &Text{Exact: new("Parking")}}},
 			want: []Failure{{Pos: at(9), Key: "topics.cited", Message: "cited topic is not the expected value", Expected: "Parking", Actual: "Opening hours"}}},
 		// latency
 		{name: "latency passes", latency: 2 * time.Second, exp: Expect{LatencyMS: &Latency{Max: 2000}}},
 		{name: "latency fails", latency: 2300 * time.Millisecond, exp: Expect{LatencyMS: &Latency{Pos: at(10), Max: 2000}},
 			want: []Failure{{Pos: at(10), Key: "latency_ms", Message: "reply took 2300 ms, more than 2000 ms", Expected: "at most 2000 ms", Actual: "2300 ms"}}},
 		// lang
-		{name: "lang passes", exp: Expect{Lang: &Lang{ASR: &Text{Exact: ptr("en-GB")}, TTS: &Text{Matches: ptr("^en")}}}},
-		{name: "lang fails", exp: Expect{Lang: &Lang{Pos: at(11), ASR: &Text{Exact: ptr("fr-FR")}, TTS: &Text{Exact: ptr("fr-FR")}}},
+		{name: "lang passes", exp: Expect{Lang: &Lang{ASR: &Text{Exact: new("en-GB")}, TTS: &Text{Matches: new("^en")}}}},
+		{name: "lang fails", exp: Expect{Lang: &Lang{Pos: at(11), ASR: &Text{Exact: new("fr-FR")}, TTS: &Text{Exact: new("fr-FR")}}},
 			want: []Failure{
 				{Pos: at(11), Key: "lang.asr", Message: "asr language is not the expected value", Expected: "fr-FR", Actual: "en-GB"},
 				{Pos: at(11), Key: "lang.tts", Message: "tts language is not the expected value", Expected: "fr-FR", Actual: "en-GB"}}},
 		// metadata
 		{name: "metadata passes", exp: Expect{Metadata: []MetadataCheck{
-			{Path: "llmRequests.0.model", Match: &Text{Exact: ptr("m-small")}},
-			{Path: "state.booking.code", Match: &Text{Exact: ptr("AB12CD")}},
+			{Path: "llmRequests.0.model", Match: &Text{Exact: new("m-small")}},
+			{Path: "state.booking.code", Match: &Text{Exact: new("AB12CD")}},
 			{Path: "agentResponseAudioUrl", Present: no},
 			{Path: "citedTopic", Present: yes},
 		}}},
-		{name: "metadata value fails", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.0.model", Match: &Text{Exact: ptr("m-large")}}}},
+		{name: "metadata value fails", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.0.model", Match: &Text{Exact: new("m-large")}}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.0.model", Message: "metadata llmRequests.0.model is not the expected value", Expected: "m-large", Actual: "m-small"}}},
-		{name: "metadata missing", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.3.model", Match: &Text{Exact: ptr("x")}}}},
+		{name: "metadata missing", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "llmRequests.3.model", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.llmRequests.3.model", Message: "metadata has no llmRequests.3.model", Expected: "present", Actual: "absent"}}},
 		{name: "metadata unexpected", exp: Expect{Metadata: []MetadataCheck{{Pos: at(12), Path: "inFlow", Present: no}}},
 			want: []Failure{{Pos: at(12), Key: "metadata.inFlow", Message: "metadata has inFlow", Expected: "absent", Actual: "Booking"}}},
@@ -339,16 +339,12 @@ func TestCheckOrderFollowsPositions(t *testing.T) {
 	// trace (line 8). The Expect fields are in another order.
 	exp := &Expect{
 		Pos:      at(2),
-		Response: &Text{Pos: at(5), Contains: ptr("nope")},
+		Response: &Text{Pos: at(5), Contains: new("nope")},
 		Trace:    &Trace{Pos: at(8), Includes: []string{"Nope"}},
-		State:    []StateCheck{{Pos: at(3), Key: "nope", Present: ptr(true)}},
+		State:    []StateCheck{{Pos: at(3), Key: "nope", Present: new(true)}},
 		Ended:    &Bool{Value: true}, // no position: falls back to the Expect's
 	}
-	got := Check(exp, Observation{Result: decodeReply(t, replyJSON)}, nil)
-	var keys []string
-	for _, f := range got {
-		keys = append(keys, f.Key+"@"+f.Pos.String())
-	}
+	keys := keysAt(Check(exp, Observation{Result: decodeReply(t, replyJSON)}, nil), func(f Failure) KeyAt { return KeyAt{f.Key, f.Pos} })
 	want := []string{
 		"ended@suites/booking.yaml:2:7",
 		"state.nope@suites/booking.yaml:3:7",
@@ -358,6 +354,44 @@ func TestCheckOrderFollowsPositions(t *testing.T) {
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("order:\n got  %v\n want %v", keys, want)
 	}
+}
+
+// TestCheckPartsPositions: a failure of one part of a compound check
+// (trace, functions, topics) points at that part, not at another part or
+// at the key; a part written without a position falls back to the key's.
+func TestCheckPartsPositions(t *testing.T) {
+	exp := &Expect{
+		Pos: at(2),
+		Trace: &Trace{Pos: at(10), Parts: Parts{{Key: "includes", Pos: at(11)}, {Key: "excludes", Pos: at(12)}, {Key: "sequence"}},
+			Includes: []string{"Nope"}, Excludes: []string{"Start"}, Sequence: []string{"CollectTime", "Start"}},
+		Functions: &Functions{Pos: at(20), Parts: Parts{{Key: "called", Pos: at(21)}, {Key: "failed", Pos: at(22)}},
+			Called: []string{"book_table"}, NotCalled: []string{"check_availability"}, Failed: []string{"check_availability"}},
+		Topics: &Topics{Pos: at(30), Parts: Parts{{Key: "retrieved", Pos: at(31)}}, Retrieved: []string{"Menu"}},
+	}
+	keys := keysAt(Check(exp, Observation{Result: decodeReply(t, replyJSON)}, nil), func(f Failure) KeyAt { return KeyAt{f.Key, f.Pos} })
+	want := []string{
+		"trace.sequence@suites/booking.yaml:10:7",
+		"trace.includes@suites/booking.yaml:11:7",
+		"trace.excludes@suites/booking.yaml:12:7",
+		"functions.not_called@suites/booking.yaml:20:7",
+		"functions.called@suites/booking.yaml:21:7",
+		"functions.failed@suites/booking.yaml:22:7",
+		"topics.retrieved@suites/booking.yaml:31:7",
+	}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("positions:\n got  %v\n want %v", keys, want)
+	}
+}
+
+// keysAt writes each item's key and position as "key@file:line:col", the
+// form the order and position tests compare.
+func keysAt[T any](items []T, at func(T) KeyAt) []string {
+	var out []string
+	for _, it := range items {
+		k := at(it)
+		out = append(out, k.Key+"@"+k.Pos.String())
+	}
+	return out
 }
 
 func TestCheckNilInputs(t *testing.T) {
@@ -391,11 +425,11 @@ func TestCheckNilInputs(t *testing.T) {
 func BenchmarkCheck(b *testing.B) {
 	res := decodeReply(b, replyJSON)
 	exp := &Expect{
-		Response:  &Text{Pos: at(1), Contains: ptr("what time"), IgnoreCase: true},
+		Response:  &Text{Pos: at(1), Contains: new("what time"), IgnoreCase: true},
 		Trace:     &Trace{Pos: at(2), Includes: []string{"CollectPartySize"}, Sequence: []string{"Start", "CollectTime"}},
-		Node:      &Text{Pos: at(3), Exact: ptr("CollectTime")},
-		State:     []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("4")}}, {Pos: at(5), Key: "name", Match: &Text{Matches: ptr(`^[A-Z]`)}}},
-		Metrics:   []MetricCheck{{Pos: at(6), Name: "BOOKED", Match: &Text{Exact: ptr("false")}}},
+		Node:      &Text{Pos: at(3), Exact: new("CollectTime")},
+		State:     []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: new("4")}}, {Pos: at(5), Key: "name", Match: &Text{Matches: new(`^[A-Z]`)}}},
+		Metrics:   []MetricCheck{{Pos: at(6), Name: "BOOKED", Match: &Text{Exact: new("false")}}},
 		Functions: &Functions{Pos: at(7), Called: []string{"check_availability"}},
 	}
 	obs := Observation{Result: res, Latency: 120 * time.Millisecond}
@@ -413,8 +447,8 @@ func BenchmarkCheck(b *testing.B) {
 func BenchmarkCheckFailing(b *testing.B) {
 	res := decodeReply(b, replyJSON)
 	exp := &Expect{
-		Response: &Text{Pos: at(1), Exact: ptr("Great, a table for 4. When would you like to come?")},
-		State:    []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: ptr("5")}}},
+		Response: &Text{Pos: at(1), Exact: new("Great, a table for 4. When would you like to come?")},
+		State:    []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: new("5")}}},
 	}
 	obs := Observation{Result: res}
 	b.ReportAllocs()

@@ -10,9 +10,8 @@ import (
 	"github.com/agenttest/agenttest/internal/reply"
 )
 
-func fptr(v float64) *float64 { return &v }
-func sptr(s string) *string   { return &s }
-func bptr(b bool) *bool       { return &b }
+//go:fix inline
+func fptr(v float64) *float64 { return new(v) }
 
 // record is the conversation the confirmation tests read.
 func record() *reply.Conversation {
@@ -77,29 +76,29 @@ func TestCheckConversation(t *testing.T) {
 		{name: "bool passes", cc: field("handoff", FieldCheck{Bool: &Bool{Value: true}})},
 		{name: "bool fails", cc: field("in_progress", FieldCheck{Bool: &Bool{Value: true}}),
 			keys: []string{"confirm.conversation.in_progress"}, msg: "in_progress is false, expected true"},
-		{name: "text exact passes", cc: field("channel", FieldCheck{Text: &Text{Exact: sptr("WEBCHAT")}})},
-		{name: "text exact fails", cc: field("environment", FieldCheck{Text: &Text{Exact: sptr("live")}}),
+		{name: "text exact passes", cc: field("channel", FieldCheck{Text: &Text{Exact: new("WEBCHAT")}})},
+		{name: "text exact fails", cc: field("environment", FieldCheck{Text: &Text{Exact: new("live")}}),
 			keys: []string{"confirm.conversation.environment"}, msg: "conversation environment is not the expected value"},
-		{name: "text contains passes", cc: field("handoff_reason", FieldCheck{Text: &Text{Contains: sptr("urgent")}})},
-		{name: "text contains fails", cc: field("handoff_destination", FieldCheck{Text: &Text{Contains: sptr("billing")}}),
+		{name: "text contains passes", cc: field("handoff_reason", FieldCheck{Text: &Text{Contains: new("urgent")}})},
+		{name: "text contains fails", cc: field("handoff_destination", FieldCheck{Text: &Text{Contains: new("billing")}}),
 			keys: []string{"confirm.conversation.handoff_destination"}, msg: "does not contain"},
-		{name: "started_at renders ISO 8601", cc: field("started_at", FieldCheck{Text: &Text{Matches: sptr(`^2026-03-01T12:00:00\.000Z$`)}})},
+		{name: "started_at renders ISO 8601", cc: field("started_at", FieldCheck{Text: &Text{Matches: new(`^2026-03-01T12:00:00\.000Z$`)}})},
 		{name: "metric value and count pass", cc: &ConversationChecks{Pos: at(2), Metrics: []MetricCheck{
-			{Pos: at(3), Name: "BOOKED", Match: &Text{Exact: sptr("true")}},
-			{Pos: at(4), Name: "CALL_TURN", Count: intp(4)},
+			{Pos: at(3), Name: "BOOKED", Match: &Text{Exact: new("true")}},
+			{Pos: at(4), Name: "CALL_TURN", Count: new(4)},
 		}}},
 		{name: "metric fails", cc: &ConversationChecks{Pos: at(2), Metrics: []MetricCheck{
-			{Pos: at(3), Name: "CALL_TURN", Count: intp(2)},
-			{Pos: at(4), Name: "HANDOFF_TO", Present: bptr(true)},
+			{Pos: at(3), Name: "CALL_TURN", Count: new(2)},
+			{Pos: at(4), Name: "HANDOFF_TO", Present: new(true)},
 		}}, keys: []string{"confirm.conversation.metrics.CALL_TURN", "confirm.conversation.metrics.HANDOFF_TO"}, msg: "written 4 times, expected 2 times"},
 		{name: "state passes", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{
-			{Pos: at(3), Key: "booking_code", Present: bptr(true)},
-			{Pos: at(4), Key: "patient.age", Match: &Text{Exact: sptr("41")}},
-			{Pos: at(5), Key: "ghost", Present: bptr(false)},
+			{Pos: at(3), Key: "booking_code", Present: new(true)},
+			{Pos: at(4), Key: "patient.age", Match: &Text{Exact: new("41")}},
+			{Pos: at(5), Key: "ghost", Present: new(false)},
 		}}},
 		{name: "state fails", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{
-			{Pos: at(3), Key: "booking_code", Match: &Text{Matches: sptr(`^XX-`)}},
-			{Pos: at(4), Key: "ghost", Present: bptr(true)},
+			{Pos: at(3), Key: "booking_code", Match: &Text{Matches: new(`^XX-`)}},
+			{Pos: at(4), Key: "ghost", Present: new(true)},
 		}}, keys: []string{"confirm.conversation.state.booking_code", "confirm.conversation.state.ghost"}, msg: `state "booking_code" does not match`},
 		{name: "turns pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(4)},
 			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"book_appointment", "urgent_symptoms"}, Excludes: []string{"cancel"}}}}},
@@ -117,15 +116,13 @@ func TestCheckConversation(t *testing.T) {
 	}
 }
 
-func intp(n int) *int { return &n }
-
 func TestCheckConversationOrderAndRefs(t *testing.T) {
 	cc := &ConversationChecks{Pos: at(2),
 		Fields: []FieldCheck{
-			{Pos: at(5), Field: "channel", Text: &Text{Exact: sptr("VOICE-SIP")}},
-			{Pos: at(3), Field: "id", Text: &Text{Exact: sptr("${conv}")}},
+			{Pos: at(5), Field: "channel", Text: &Text{Exact: new("VOICE-SIP")}},
+			{Pos: at(3), Field: "id", Text: &Text{Exact: new("${conv}")}},
 		},
-		State: []StateCheck{{Pos: at(4), Key: "booking_code", Match: &Text{Exact: sptr("${code}")}}},
+		State: []StateCheck{{Pos: at(4), Key: "booking_code", Match: &Text{Exact: new("${code}")}}},
 	}
 	expand := func(s string) (string, error) {
 		switch s {
@@ -187,11 +184,11 @@ func TestCheckHandoffState(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "passes", hs: hs, hc: &HandoffStateCheck{Pos: at(2), Data: []StateCheck{
-			{Pos: at(3), Key: "reason", Match: &Text{Exact: sptr("urgent_symptoms")}},
-			{Pos: at(4), Key: "caller.id", Present: bptr(true)},
+			{Pos: at(3), Key: "reason", Match: &Text{Exact: new("urgent_symptoms")}},
+			{Pos: at(4), Key: "caller.id", Present: new(true)},
 		}}},
 		{name: "value fails", hs: hs, hc: &HandoffStateCheck{Pos: at(2), Data: []StateCheck{
-			{Pos: at(3), Key: "reason", Match: &Text{Exact: sptr("billing")}},
+			{Pos: at(3), Key: "reason", Match: &Text{Exact: new("billing")}},
 		}}, keys: []string{"confirm.handoff_state.data.reason"}, msg: `handoff data "reason" is not the expected value`},
 		{name: "missing key", hs: hs, hc: &HandoffStateCheck{Pos: at(2), Data: []StateCheck{{Pos: at(3), Key: "queue"}}},
 			keys: []string{"confirm.handoff_state.data.queue"}, msg: `handoff data has no key "queue"`},

@@ -60,6 +60,11 @@ func TestDiffCapsInput(t *testing.T) {
 	if !strings.HasSuffix(d, "(diff truncated)") {
 		t.Errorf("long line diff not marked truncated: ...%q", d[max(0, len(d)-60):])
 	}
+	// Texts the same in the part compared say where they differ, not
+	// that the diff is empty or that only a final newline differs.
+	if want := "--- expected\n+++ actual\n(the texts differ beyond the part compared)\n(diff truncated)"; d != want {
+		t.Errorf("line diff of texts differing beyond the part compared = %q, want %q", d, want)
+	}
 }
 
 func TestTruncateKeepsRunes(t *testing.T) {

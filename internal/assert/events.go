@@ -149,10 +149,8 @@ func (e *Expect) ReadsSystemMessages() bool {
 	}
 	if ev := e.Events; ev != nil {
 		for _, list := range [][]string{ev.Includes, ev.Sequence} {
-			for _, t := range list {
-				if t == reply.EventTypeSystemMessage {
-					return true
-				}
+			if slices.Contains(list, reply.EventTypeSystemMessage) {
+				return true
 			}
 		}
 	}

@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// containsByMap is contains ignoring case as the general path has it.
+// containsByMap is contains ignoring case as the general path has it
+// (foldString, which is strings.Map of foldRune on valid UTF-8).
 func containsByMap(s, sub string) bool {
-	return strings.Contains(strings.Map(foldRune, s), strings.Map(foldRune, sub))
+	return strings.Contains(foldString(s), foldString(sub))
 }
 
 var foldTexts = []string{

@@ -32,15 +32,15 @@ func TestCheckSimulatorMetadata(t *testing.T) {
 	}
 	res := decodeReply(t, string(raw))
 	exp := &Expect{
-		Node:      &Text{Exact: ptr("Confirm")},
+		Node:      &Text{Exact: new("Confirm")},
 		Trace:     &Trace{Sequence: []string{"Start", "Confirm"}},
-		State:     []StateCheck{{Key: "party_size", Match: &Text{Exact: ptr("4")}}, {Key: "booking.code", Match: &Text{Exact: ptr("XY9")}}},
-		Handoff:   &Handoff{Expected: true, Destination: &Text{Exact: ptr("front-desk")}},
-		Metrics:   []MetricCheck{{Name: "BOOKED", Match: &Text{Exact: ptr("true")}}, {Name: "CALL_TURN", Count: ptr(2)}},
+		State:     []StateCheck{{Key: "party_size", Match: &Text{Exact: new("4")}}, {Key: "booking.code", Match: &Text{Exact: new("XY9")}}},
+		Handoff:   &Handoff{Expected: true, Destination: &Text{Exact: new("front-desk")}},
+		Metrics:   []MetricCheck{{Name: "BOOKED", Match: &Text{Exact: new("true")}}, {Name: "CALL_TURN", Count: new(2)}},
 		Functions: &Functions{Called: []string{"check_availability"}, Failed: []string{"book_table"}},
-		Topics:    &Topics{Retrieved: []string{"Opening hours"}, Cited: &Text{Exact: ptr("Opening hours")}},
-		Lang:      &Lang{ASR: &Text{Exact: ptr("en-US")}, TTS: &Text{Exact: ptr("en-US")}},
-		Metadata:  []MetadataCheck{{Path: "llmRequests.0.model", Match: &Text{Exact: ptr("sim-1")}}},
+		Topics:    &Topics{Retrieved: []string{"Opening hours"}, Cited: &Text{Exact: new("Opening hours")}},
+		Lang:      &Lang{ASR: &Text{Exact: new("en-US")}, TTS: &Text{Exact: new("en-US")}},
+		Metadata:  []MetadataCheck{{Path: "llmRequests.0.model", Match: &Text{Exact: new("sim-1")}}},
 	}
 	if fails := Check(exp, Observation{Result: res}, nil); len(fails) != 0 {
 		t.Errorf("unexpected failures: %#v", fails)

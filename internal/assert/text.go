@@ -336,7 +336,29 @@ func contains(s, sub string, fold bool) bool {
 	if found, ok := containsASCIIFold(s, sub); ok {
 		return found
 	}
-	return strings.Contains(strings.Map(foldRune, s), strings.Map(foldRune, sub))
+	return strings.Contains(foldString(s), foldString(sub))
+}
+
+// foldString is s with every rune mapped by foldRune. An invalid byte
+// stays itself, where strings.Map writes U+FFFD for it: ignoring case, an
+// invalid byte equals only itself, as in equal, so that `contains` finds
+// "a\xffb" where `is` does, and not in "a\xfeb".
+func foldString(s string) string {
+	if utf8.ValidString(s) {
+		return strings.Map(foldRune, s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteByte(s[i])
+		} else {
+			b.WriteRune(foldRune(r))
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // foldBuf is the longest text containsASCIIFold folds on the stack: a

@@ -9,8 +9,6 @@ import (
 	"testing"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // vars is an Expander over a fixed map, erroring on unknown names like the
 // runner's does.
 func vars(m map[string]string) Expander {
@@ -56,39 +54,39 @@ func TestTextMatch(t *testing.T) {
 	}
 	cases := []testCase{
 		{"zero matches anything", Text{}, "whatever", true},
-		{"exact trims", Text{Exact: ptr(" Hello ")}, "Hello\n", true},
-		{"exact differs", Text{Exact: ptr("Hello")}, "Hello!", false},
-		{"exact is case sensitive", Text{Exact: ptr("hello")}, "Hello", false},
-		{"exact ignoring case", Text{Exact: ptr("hello"), IgnoreCase: true}, "HELLO", true},
-		{"equals does not trim", Text{Equals: ptr("Hello")}, "Hello ", false},
-		{"equals", Text{Equals: ptr("Hello ")}, "Hello ", true},
-		{"contains", Text{Contains: ptr("how many")}, "So, how many people?", true},
-		{"contains fails", Text{Contains: ptr("how many")}, "How many people?", false},
-		{"contains ignoring case", Text{Contains: ptr("how many"), IgnoreCase: true}, "How Many people?", true},
-		{"not contains", Text{NotContains: ptr("sorry")}, "Sure!", true},
-		{"not contains fails", Text{NotContains: ptr("sorry")}, "I'm sorry", false},
-		{"matches", Text{Matches: ptr(`\d+ people`)}, "for 4 people", true},
-		{"matches fails", Text{Matches: ptr(`^\d+ people`)}, "for 4 people", false},
-		{"matches ignoring case", Text{Matches: ptr(`PEOPLE`), IgnoreCase: true}, "people", true},
-		{"not matches", Text{NotMatches: ptr(`error|fail`)}, "all good", true},
-		{"not matches fails", Text{NotMatches: ptr(`error|fail`)}, "an error", false},
+		{"exact trims", Text{Exact: new(" Hello ")}, "Hello\n", true},
+		{"exact differs", Text{Exact: new("Hello")}, "Hello!", false},
+		{"exact is case sensitive", Text{Exact: new("hello")}, "Hello", false},
+		{"exact ignoring case", Text{Exact: new("hello"), IgnoreCase: true}, "HELLO", true},
+		{"equals does not trim", Text{Equals: new("Hello")}, "Hello ", false},
+		{"equals", Text{Equals: new("Hello ")}, "Hello ", true},
+		{"contains", Text{Contains: new("how many")}, "So, how many people?", true},
+		{"contains fails", Text{Contains: new("how many")}, "How many people?", false},
+		{"contains ignoring case", Text{Contains: new("how many"), IgnoreCase: true}, "How Many people?", true},
+		{"not contains", Text{NotContains: new("sorry")}, "Sure!", true},
+		{"not contains fails", Text{NotContains: new("sorry")}, "I'm sorry", false},
+		{"matches", Text{Matches: new(`\d+ people`)}, "for 4 people", true},
+		{"matches fails", Text{Matches: new(`^\d+ people`)}, "for 4 people", false},
+		{"matches ignoring case", Text{Matches: new(`PEOPLE`), IgnoreCase: true}, "people", true},
+		{"not matches", Text{NotMatches: new(`error|fail`)}, "all good", true},
+		{"not matches fails", Text{NotMatches: new(`error|fail`)}, "an error", false},
 		{"one of", Text{OneOf: []string{"yes", "no"}}, " no ", true},
 		{"one of fails", Text{OneOf: []string{"yes", "no"}}, "maybe", false},
 		{"one of ignoring case", Text{OneOf: []string{"yes"}, IgnoreCase: true}, "YES", true},
 		{"similar", Text{Similar: &Similar{To: "How many people are joining you?"}}, "How many people will be joining you?", true},
 		{"similar fails", Text{Similar: &Similar{To: "How many people are joining you?"}}, "Our opening hours are 9am to 5pm.", false},
 		{"similar with min", Text{Similar: &Similar{To: "Your table for 4 is booked for 7pm.", Min: 0.6}}, "I've booked your table for four at 7pm.", true},
-		{"any", Text{Any: []*Text{{Contains: ptr("yes")}, {Contains: ptr("sure")}}}, "sure thing", true},
-		{"any fails", Text{Any: []*Text{{Contains: ptr("yes")}, {Contains: ptr("sure")}}}, "no", false},
-		{"all", Text{All: []*Text{{Contains: ptr("table")}, {Contains: ptr("7pm")}}}, "table at 7pm", true},
-		{"all fails", Text{All: []*Text{{Contains: ptr("table")}, {Contains: ptr("7pm")}}}, "table at 8pm", false},
-		{"not", Text{Not: &Text{Contains: ptr("sorry")}}, "fine", true},
-		{"not fails", Text{Not: &Text{Contains: ptr("sorry")}}, "sorry", false},
-		{"ignore case reaches nested", Text{IgnoreCase: true, Any: []*Text{{Contains: ptr("YES")}}}, "yes", true},
-		{"several matchers must all hold", Text{Contains: ptr("table"), NotContains: ptr("sorry")}, "sorry, no table", false},
-		{"expanded contains", Text{Contains: ptr("for ${n} people")}, "a table for 4 people", true},
-		{"expanded pattern is literal", Text{Matches: ptr(`code ${ref}$`)}, "code A+B (2)", true},
-		{"expanded pattern does not become syntax", Text{Matches: ptr(`code ${ref}$`)}, "code AAB 2", false},
+		{"any", Text{Any: []*Text{{Contains: new("yes")}, {Contains: new("sure")}}}, "sure thing", true},
+		{"any fails", Text{Any: []*Text{{Contains: new("yes")}, {Contains: new("sure")}}}, "no", false},
+		{"all", Text{All: []*Text{{Contains: new("table")}, {Contains: new("7pm")}}}, "table at 7pm", true},
+		{"all fails", Text{All: []*Text{{Contains: new("table")}, {Contains: new("7pm")}}}, "table at 8pm", false},
+		{"not", Text{Not: &Text{Contains: new("sorry")}}, "fine", true},
+		{"not fails", Text{Not: &Text{Contains: new("sorry")}}, "sorry", false},
+		{"ignore case reaches nested", Text{IgnoreCase: true, Any: []*Text{{Contains: new("YES")}}}, "yes", true},
+		{"several matchers must all hold", Text{Contains: new("table"), NotContains: new("sorry")}, "sorry, no table", false},
+		{"expanded contains", Text{Contains: new("for ${n} people")}, "a table for 4 people", true},
+		{"expanded pattern is literal", Text{Matches: new(`code ${ref}$`)}, "code A+B (2)", true},
+		{"expanded pattern does not become syntax", Text{Matches: new(`code ${ref}$`)}, "code AAB 2", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -108,14 +106,14 @@ func TestIgnoreCaseAgrees(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		forms := map[string]Text{
-			"is":           {Exact: ptr(tc.expected), IgnoreCase: true},
-			"equals":       {Equals: ptr(tc.expected), IgnoreCase: true},
+			"is":           {Exact: new(tc.expected), IgnoreCase: true},
+			"equals":       {Equals: new(tc.expected), IgnoreCase: true},
 			"one_of":       {OneOf: []string{"nothing like it", tc.expected}, IgnoreCase: true},
-			"contains":     {Contains: ptr(tc.expected), IgnoreCase: true},
-			"not_contains": {Not: &Text{NotContains: ptr(tc.expected)}, IgnoreCase: true},
+			"contains":     {Contains: new(tc.expected), IgnoreCase: true},
+			"not_contains": {Not: &Text{NotContains: new(tc.expected)}, IgnoreCase: true},
 		}
 		if tc.regex {
-			forms["matches"] = Text{Matches: ptr("^" + regexp.QuoteMeta(tc.expected) + "$"), IgnoreCase: true}
+			forms["matches"] = Text{Matches: new("^" + regexp.QuoteMeta(tc.expected) + "$"), IgnoreCase: true}
 		}
 		for name, text := range forms {
 			ok, err := text.Match(tc.actual, nil)
@@ -128,7 +126,7 @@ func TestIgnoreCaseAgrees(t *testing.T) {
 		}
 		// Without ignore_case, the failure says case alone is the
 		// difference exactly when it is.
-		m, _ := (&Text{Contains: ptr(tc.expected)}).eval(tc.actual, false, "text")
+		m, _ := (&Text{Contains: new(tc.expected)}).eval(tc.actual, false, "text")
 		if hint := m != nil && strings.Contains(m.phrase, "if case is ignored"); tc.want && tc.expected != tc.actual && !hint {
 			t.Errorf("contains %q on %q: phrase %q does not say case is the difference", tc.expected, tc.actual, m.phrase)
 		}
@@ -143,6 +141,8 @@ func TestIgnoreCaseAgrees(t *testing.T) {
 		{"turkish dotted capital I", "istanbul", "İSTANBUL", true, false},
 		{"different letters", "οδος", "ΟΔΟΙ", false, true},
 		{"sharp s is not ss", "straße", "STRASSE", false, true},
+		{"an invalid byte equals itself", "a\xffB", "A\xffb", true, false},
+		{"an invalid byte equals no other", "a\xffb", "a\xfeb", false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -175,10 +175,11 @@ func TestTextMatchErrors(t *testing.T) {
 		}
 	}
 	cases := []testCase{
-		{"unknown reference", Text{Contains: ptr("${ref}")}, `cannot expand expected value: unknown variable "ref"`},
-		{"unknown reference in pattern", Text{Matches: ptr("x${ref}")}, `cannot expand expected value: unknown variable "ref"`},
-		{"unknown reference nested", Text{Any: []*Text{{Exact: ptr("a")}, {Exact: ptr("${b}")}}}, `cannot expand expected value: unknown variable "b"`},
-		{"bad pattern", Text{Matches: ptr("(a")}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		{"unknown reference", Text{Contains: new("${ref}")}, `cannot expand expected value: unknown variable "ref"`},
+		{"unknown reference in pattern", Text{Matches: new("x${ref}")}, `cannot expand expected value: unknown variable "ref"`},
+		{"unterminated reference in pattern", Text{Matches: new("x${ref")}, `cannot expand expected value: unterminated reference`},
+		{"unknown reference nested", Text{Any: []*Text{{Exact: new("a")}, {Exact: new("${b}")}}}, `cannot expand expected value: unknown variable "b"`},
+		{"bad pattern", Text{Matches: new("(a")}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -192,18 +193,18 @@ func TestTextDescribe(t *testing.T) {
 	}
 	cases := []testCase{
 		{Text{}, "anything"},
-		{Text{Exact: ptr("Hi")}, `is "Hi"`},
-		{Text{Equals: ptr("Hi ")}, `equals "Hi " exactly`},
-		{Text{Contains: ptr("how many"), IgnoreCase: true}, `contains "how many" (ignoring case)`},
-		{Text{Contains: ptr("a"), NotContains: ptr("b")}, `contains "a" and does not contain "b"`},
-		{Text{Matches: ptr(`\d+`)}, `matches /\d+/`},
-		{Text{NotMatches: ptr(`x`)}, `does not match /x/`},
+		{Text{Exact: new("Hi")}, `is "Hi"`},
+		{Text{Equals: new("Hi ")}, `equals "Hi " exactly`},
+		{Text{Contains: new("how many"), IgnoreCase: true}, `contains "how many" (ignoring case)`},
+		{Text{Contains: new("a"), NotContains: new("b")}, `contains "a" and does not contain "b"`},
+		{Text{Matches: new(`\d+`)}, `matches /\d+/`},
+		{Text{NotMatches: new(`x`)}, `does not match /x/`},
 		{Text{OneOf: []string{"yes", "no"}}, `is one of "yes", "no"`},
 		{Text{Similar: &Similar{To: "Hello"}}, `is similar to "Hello" (min 0.80)`},
 		{Text{Similar: &Similar{To: "Hello", Min: 0.5}}, `is similar to "Hello" (min 0.50)`},
-		{Text{Any: []*Text{{Contains: ptr("a")}, {Matches: ptr("b+")}}}, `any of [contains "a" | matches /b+/]`},
-		{Text{All: []*Text{{Contains: ptr("a")}, {Contains: ptr("b")}}, IgnoreCase: true}, `all of [contains "a" | contains "b"] (ignoring case)`},
-		{Text{Not: &Text{Contains: ptr("sorry")}}, `not [contains "sorry"]`},
+		{Text{Any: []*Text{{Contains: new("a")}, {Matches: new("b+")}}}, `any of [contains "a" | matches /b+/]`},
+		{Text{All: []*Text{{Contains: new("a")}, {Contains: new("b")}}, IgnoreCase: true}, `all of [contains "a" | contains "b"] (ignoring case)`},
+		{Text{Not: &Text{Contains: new("sorry")}}, `not [contains "sorry"]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -223,9 +224,7 @@ func TestRegexCacheConcurrent(t *testing.T) {
 	// -race to prove the cache is safe.
 	var wg sync.WaitGroup
 	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range 200 {
 				p := fmt.Sprintf(`^x%d$`, i%(10+g))
 				re, err := compile(p, g%2 == 0)
@@ -234,7 +233,7 @@ func TestRegexCacheConcurrent(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	a, _ := compile(`^same$`, false)
@@ -268,15 +267,15 @@ func TestNumber(t *testing.T) {
 		desc   string
 	}
 	cases := []testCase{
-		{&Number{Value: ptr(3.0)}, 3, true, "is 3"},
-		{&Number{Value: ptr(3.0)}, 4, false, "is 3"},
-		{&Number{Min: ptr(2.0)}, 2, true, "at least 2"},
-		{&Number{Min: ptr(2.0)}, 1, false, "at least 2"},
-		{&Number{Max: ptr(10.0)}, 10, true, "at most 10"},
-		{&Number{Max: ptr(10.0)}, 10.5, false, "at most 10"},
-		{&Number{Min: ptr(2.0), Max: ptr(5.0)}, 5, true, "between 2 and 5"},
-		{&Number{Min: ptr(2.0), Max: ptr(5.0)}, 6, false, "between 2 and 5"},
-		{&Number{Min: ptr(0.5)}, 0.25, false, "at least 0.5"},
+		{&Number{Value: new(3.0)}, 3, true, "is 3"},
+		{&Number{Value: new(3.0)}, 4, false, "is 3"},
+		{&Number{Min: new(2.0)}, 2, true, "at least 2"},
+		{&Number{Min: new(2.0)}, 1, false, "at least 2"},
+		{&Number{Max: new(10.0)}, 10, true, "at most 10"},
+		{&Number{Max: new(10.0)}, 10.5, false, "at most 10"},
+		{&Number{Min: new(2.0), Max: new(5.0)}, 5, true, "between 2 and 5"},
+		{&Number{Min: new(2.0), Max: new(5.0)}, 6, false, "between 2 and 5"},
+		{&Number{Min: new(0.5)}, 0.25, false, "at least 0.5"},
 		{&Number{}, -1, true, "any number"},
 		{nil, 7, true, "any number"},
 	}

@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"reflect"
 	"regexp"
 	"testing"
 )
@@ -60,7 +61,7 @@ func TestPatternMatchesAll(t *testing.T) {
 // it was parsed and compiled again on each check, 8 times the check's
 // cost and some 40 allocations.
 func TestRunningPatternParsesNothing(t *testing.T) {
-	r, err := (&Text{Matches: ptr(`^Great, a table for ${n}\. (What|When) time`)}).resolve(vars(map[string]string{"n": "4"}))
+	r, err := (&Text{Matches: new(`^Great, a table for ${n}\. (What|When) time`)}).resolve(vars(map[string]string{"n": "4"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +105,7 @@ func TestMatchesAll(t *testing.T) {
 		{"not of not_contains empty", &Text{Not: &Text{NotContains: &empty}}, true},
 		{"not of not_matches everything", &Text{Not: &Text{NotMatches: &dot}}, true},
 		{"not of not of contains empty", &Text{Not: &Text{Not: &Text{Contains: &empty}}}, true},
+		{"not of not of a word", &Text{Not: &Text{Not: &Text{Contains: &word}}}, false},
 		{"not of any of nothing", &Text{Not: &Text{Any: []*Text{{NotContains: &empty}, {Not: &Text{Matches: &dot}}}}}, true},
 		{"not of any with a word", &Text{Not: &Text{Any: []*Text{{NotContains: &empty}, {Contains: &word}}}}, false},
 		{"not of all with nothing", &Text{Not: &Text{All: []*Text{{Contains: &word}, {NotContains: &empty}}}}, true},
@@ -123,5 +125,34 @@ func TestMatchesAll(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestUnfailing lists the checks that pass whatever the agent says, each
+// at its own position (or the expect's), under the key lint names: the
+// reply, node, flow, step, languages and cited topic, nested keys too.
+func TestUnfailing(t *testing.T) {
+	t.Parallel()
+	empty, dot, word := "", ".*", "table"
+	exp := &Expect{
+		Pos:      at(2),
+		Response: &Text{Pos: at(3), Contains: &empty},
+		Node:     &Text{Pos: at(4), Contains: &word},
+		Flow:     &Text{Matches: &dot},
+		Lang:     &Lang{Pos: at(6), ASR: &Text{Pos: at(7), Matches: &dot}, TTS: &Text{Matches: &word}},
+		Topics:   &Topics{Pos: at(9), Cited: &Text{Pos: at(10), Contains: &empty}},
+	}
+	got := keysAt(exp.Unfailing(), func(u Unfailing) KeyAt { return u.KeyAt })
+	want := []string{
+		"response@suites/booking.yaml:3:7",
+		"flow@suites/booking.yaml:2:7",
+		"lang.asr@suites/booking.yaml:7:7",
+		"topics.cited@suites/booking.yaml:10:7",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Unfailing:\n got  %v\n want %v", got, want)
+	}
+	if u := (*Expect)(nil).Unfailing(); u != nil {
+		t.Errorf("nil expect: Unfailing() = %v, want nil", u)
 	}
 }

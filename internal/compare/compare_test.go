@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -45,9 +46,7 @@ func convo(name string, line int, status result.Status, env string, turns ...tur
 			md["nodeTrace"] = tr
 		}
 		st := map[string]any{"environment": env, "conversation_id": a.ConversationID}
-		for k, v := range tt.state {
-			st[k] = v
-		}
+		maps.Copy(st, tt.state)
 		md["state"] = st
 		if tt.handoff != "" {
 			md["handoffDestination"] = tt.handoff
@@ -208,6 +207,8 @@ func TestStatus(t *testing.T) {
 		edit func(base, cand *result.Result, o *Options)
 		want result.RunStatus
 		why  string
+		// whyNot is a part the reason must not hold.
+		whyNot string
 	}
 	for _, tc := range []testCase{
 		{name: "a regression", want: result.RunFailed, why: "1 scenario regressed"},
@@ -231,6 +232,17 @@ func TestStatus(t *testing.T) {
 		}, want: result.RunErrored, why: "deployment of restaurant changed during the run: dep-pre → dep-other (pre-release)"},
 		{name: "interrupted", edit: func(base, _ *result.Result, _ *Options) { base.Interrupted = true }, want: result.RunInterrupted},
 		{name: "nothing on both sides", edit: func(base, _ *result.Result, _ *Options) { base.Files = nil }, want: result.RunEmpty},
+		// Scenarios on each side, none on both: the paths may differ
+		// by the directory each side ran from.
+		{name: "no scenario on both sides", edit: func(base, _ *result.Result, _ *Options) {
+			for _, c := range base.Files[0].Cases {
+				c.Pos.File = "other/restaurant.yaml"
+			}
+		},
+			want: result.RunEmpty, why: "nothing was compared: no scenario ran on both sides (none of the baseline's 8 has a file and name of the candidate's 8: were they run from different directories?)"},
+		// The candidate ran nothing: no directory to blame.
+		{name: "nothing on the candidate", edit: func(_, cand *result.Result, _ *Options) { cand.Files = nil },
+			want: result.RunEmpty, why: "nothing was compared: no scenario ran on both sides", whyNot: "different directories"},
 		{name: "a side stopped", edit: func(base, cand *result.Result, _ *Options) {
 			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
 			base.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable}
@@ -243,7 +255,7 @@ func TestStatus(t *testing.T) {
 				tc.edit(base, cand, &o)
 			}
 			c := build(base, cand, o)
-			if c.Status != tc.want || !strings.Contains(c.Why, tc.why) {
+			if c.Status != tc.want || !strings.Contains(c.Why, tc.why) || tc.whyNot != "" && strings.Contains(c.Why, tc.whyNot) {
 				t.Errorf("status %s (%s), want %s (%s)\n%v", c.Status, c.Why, tc.want, tc.why, classes(c))
 			}
 		})
@@ -271,6 +283,7 @@ func TestRates(t *testing.T) {
 		{"a significant rise", repeated("s", 40, 50, "failed"), repeated("s", 48, 50, "passed"), Fixed, 0.027756},
 		// The verdicts differ, the rates hardly: too few runs to say.
 		{"a flip without evidence", repeated("s", 19, 20, "passed"), repeated("s", 17, 20, "inconclusive"), Changed, 0.605},
+		{"a flip back without evidence", repeated("s", 17, 20, "inconclusive"), repeated("s", 19, 20, "passed"), Changed, 0.605},
 		{"the same rate", repeated("s", 45, 50, "passed"), repeated("s", 45, 50, "passed"), Unchanged, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -283,6 +296,41 @@ func TestRates(t *testing.T) {
 			}
 			if tc.want == Changed && (len(p.Changes) != 1 || p.Changes[0].What != ChangeVerdict || !strings.Contains(p.Note, "do not differ significantly")) {
 				t.Errorf("changes %+v note %q", p.Changes, p.Note)
+			}
+		})
+	}
+}
+
+// TestNotCompared: a scenario that errored or did not run on either side
+// says nothing of the agent there: it is not compared, and the note says
+// which side and why. An error, or a case its run never got to (pending),
+// keeps the comparison from passing; a case skipped on purpose leaves it
+// with nothing compared.
+func TestNotCompared(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		base, cand *result.Case
+		note       string
+		status     result.RunStatus
+	}{
+		{"the baseline errored", convo("s", 10, result.Errored, "live", greet), convo("s", 10, result.Passed, "pre-release", greet),
+			"baseline errored: turn 1: 503 Service Unavailable", result.RunErrored},
+		{"the candidate errored", convo("s", 10, result.Passed, "live", greet), convo("s", 10, result.Errored, "pre-release", greet),
+			"candidate errored: turn 1: 503 Service Unavailable", result.RunErrored},
+		{"the candidate did not run", convo("s", 10, result.Passed, "live", greet), &result.Case{Name: "s", Pos: diag.Pos{File: suite, Line: 10, Col: 5}, Status: result.Skipped, SkipReason: "skip: flaky upstream"},
+			"candidate skip: flaky upstream", result.RunEmpty},
+		{"the baseline never got to it", &result.Case{Name: "s", Pos: diag.Pos{File: suite, Line: 10, Col: 5}, Status: result.Pending}, convo("s", 10, result.Failed, "pre-release", greet),
+			"baseline not run", result.RunErrored},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{tc.base}}}}
+			cand := &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{tc.cand}}}}
+			c := build(base, cand, DefaultOptions())
+			if p := c.Pairs[0]; len(c.Pairs) != 1 || p.Class != NotCompared || p.Note != tc.note {
+				t.Errorf("class %s note %q, want not compared, %q", p.Class, p.Note, tc.note)
+			}
+			if c.Status != tc.status {
+				t.Errorf("status %s (%s), want %s", c.Status, c.Why, tc.status)
 			}
 		})
 	}
@@ -598,4 +646,21 @@ func comparisonJSON(t *testing.T) *bytes.Buffer {
 		t.Fatal(err)
 	}
 	return &js
+}
+
+// TestMsText: latencies read as people write them: tenths of a
+// millisecond below 10ms, whole ones below a second, seconds beyond.
+func TestMsText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ms   float64
+		want string
+	}{
+		{0.4, "0.4ms"}, {-9.5, "-9.5ms"}, {10, "10ms"}, {-10, "-10ms"}, {12.4, "12ms"}, {999, "999ms"},
+		{1000, "1.00s"}, {-1000, "-1.00s"}, {1250, "1.25s"},
+	} {
+		if got := msText(tc.ms); got != tc.want {
+			t.Errorf("msText(%g) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
 }

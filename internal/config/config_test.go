@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -295,12 +296,8 @@ func TestResolve(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		env := map[string]string{}
-		for k, v := range keys {
-			env[k] = v
-		}
-		for k, v := range tc.env {
-			env[k] = v
-		}
+		maps.Copy(env, keys)
+		maps.Copy(env, tc.env)
 		tc.sel.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 		tc.sel.Needs.Build = true
 		got, diags := Resolve(tc.file, tc.sel)
@@ -583,9 +580,7 @@ func TestCallToken(t *testing.T) {
 		{map[string]string{}, "", "", `c.yaml:5:17: target "a": call_token refers to CT, which is not set`},
 	} {
 		env := map[string]string{"BK": "build-key-0123456789"}
-		for k, v := range tc.env {
-			env[k] = v
-		}
+		maps.Copy(env, tc.env)
 		tg, diags := Resolve(f, Selection{Target: "a", Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
 		if got := diags.Error(); tc.diagnosed == "" && got != "" || !strings.Contains(got, tc.diagnosed) {
 			t.Errorf("%v: diagnostics %q, want %q", tc.env, got, tc.diagnosed)
@@ -686,9 +681,7 @@ agenttest.yaml:6:15: target "t": agent_id holds the connectors.clinic: a key is 
 		{"clean", nil, ``},
 	} {
 		env := map[string]string{"BK": bk, "RK": rk, "CLINIC": ct}
-		for k, v := range tc.env {
-			env[k] = v
-		}
+		maps.Copy(env, tc.env)
 		_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true, Runtime: true}})
 		diags.Sort()
 		if got := diags.Error(); got != tc.want {
@@ -737,9 +730,7 @@ func TestKeysFollowHosts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{"BK": bk, "RK": rk, "CT": ct}
-			for k, v := range tc.env {
-				env[k] = v
-			}
+			maps.Copy(env, tc.env)
 			_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
 			diags.Sort()
 			if got := diags.Error(); got != tc.want {

@@ -178,12 +178,6 @@ func (r *resolver) resolveMessaging(def *TargetDef) {
 	}
 }
 
-// HasMessaging says whether the target can open Messaging conversations
-// at all: a messaging URL and host, and a connector.
-func (t *Target) HasMessaging() bool {
-	return t.MessagingURL != "" && t.MessagingHost != "" && (t.ConnectorToken != "" || len(t.Connectors) > 0)
-}
-
 // SMSConnector is the X-TOKEN-ID of the SMS probes of agent in env, or ""
 // when the target has none.
 func (t *Target) SMSConnector(agent, env string) string {

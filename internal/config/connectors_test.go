@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -47,8 +48,8 @@ func TestConnectors(t *testing.T) {
 	if errs != "" {
 		t.Fatal(errs)
 	}
-	if tg.MessagingHost != "webchat.example.com" || !tg.HasMessaging() {
-		t.Errorf("messaging host %q, has messaging %t", tg.MessagingHost, tg.HasMessaging())
+	if tg.MessagingHost != "webchat.example.com" || tg.MessagingURL == "" || len(tg.Connectors) == 0 {
+		t.Errorf("messaging host %q, URL %q, %d connectors", tg.MessagingHost, tg.MessagingURL, len(tg.Connectors))
 	}
 	type testCase struct {
 		agent, env string
@@ -135,9 +136,7 @@ func TestConnectorProblems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{"BUILD_KEY": "build-key-0123456789"}
-			for k, v := range tc.env {
-				env[k] = v
-			}
+			maps.Copy(env, tc.env)
 			_, errs := resolveWith(t, tc.src, env)
 			if !strings.HasPrefix(errs, tc.want) {
 				t.Errorf("got  %s\nwant %s", errs, tc.want)

@@ -75,6 +75,11 @@ func TestCheck(t *testing.T) {
 		{name: "merged with a stale shard", edit: func(ev *Evidence) { ev.Started = now.Add(-72 * time.Hour) },
 			want: []string{"the report's oldest results are 72h0m0s old (its run started 2026-02-27T12:00:00Z and ended 2026-03-02T11:00:00Z)"}},
 		{name: "undated", edit: func(ev *Evidence) { ev.Started, ev.Concluded = time.Time{}, time.Time{} }, want: []string{"does not say when its run ended"}},
+		// Its start alone dates no end: without one, nothing says the
+		// run is not from ahead of the gate's clock.
+		{name: "started, never ended", edit: func(ev *Evidence) { ev.Concluded = time.Time{} }, want: []string{"does not say when its run ended"}},
+		// --max-age is the oldest a report may be: one that old passes.
+		{name: "as old as --max-age", edit: func(ev *Evidence) { ev.Started = now.Add(-24 * time.Hour) }},
 		{name: "no deployments", edit: func(ev *Evidence) { ev.Deployments = nil }, want: []string{"the report records no deployment"}},
 		{name: "replaced", active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-9"}, {"clinic", "sandbox"}: {ID: "dep-2"}},
 			want: []string{"restaurant in sandbox: the report tested deployment dep-1, but dep-9 is active now"}},
@@ -86,6 +91,9 @@ func TestCheck(t *testing.T) {
 			want: []string{"restaurant in sandbox: the report holds no deployment evidence (not served)"}},
 		{name: "not confirmed after", edit: func(ev *Evidence) { ev.Deployments[0].After, ev.Deployments[0].Note = "", "the run stopped" },
 			want: []string{"deployment dep-1 was not confirmed after the run's last case (the run stopped)"}},
+		// What the command did not read cannot be what is active now.
+		{name: "not read now", active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}},
+			want: []string{"clinic in sandbox: the deployment active now was not read"}},
 		{name: "not served now", active: map[Key]Active{{"restaurant", "sandbox"}: {NotServed: true, Err: errors.New("404")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
 			want: []string{"does not serve"}},
 		{name: "unreadable now", active: map[Key]Active{{"restaurant", "sandbox"}: {Err: errors.New("500")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
@@ -117,6 +125,11 @@ func TestCheck(t *testing.T) {
 		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
 			want:   []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
+		{name: "one agent in two other environments", edit: func(ev *Evidence) {
+			ev.Deployments[1].Env = "live"
+			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "staging", ID: "dep-7", After: "dep-7"})
+		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}, {"clinic", "staging"}: {ID: "dep-7"}},
+			want: []string{`clinic: the report tested live, staging, not sandbox, the environment of the gate's target "sandbox"`}},
 		// A report that tested live as well vouches for sandbox, its
 		// live deployment checked like any other.
 		{name: "another environment besides the target's", edit: func(ev *Evidence) {

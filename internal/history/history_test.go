@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +48,55 @@ func TestBuild(t *testing.T) {
 				t.Errorf("flips %d regressed %t (%d→%d); want %d %t (%d→%d)", s.Flips, s.Regressed, s.PassedIn, s.FailedIn, tc.flips, tc.regressed, tc.passedIn, tc.failedIn)
 			}
 		})
+	}
+}
+
+// TestBuildSameNameTwice: a name twice in one file of one report keeps
+// the worse verdict, whichever comes first: a passing one does not hide
+// the other's failure.
+func TestBuildSameNameTwice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		twice  [2]Verdict
+		want   Verdict
+		before Verdict // the verdict of the report before, which regressed when want is a failure
+	}{
+		{"passed, then failed", [2]Verdict{VerdictPassed, VerdictFailed}, VerdictFailed, VerdictPassed},
+		{"failed, then passed", [2]Verdict{VerdictFailed, VerdictPassed}, VerdictFailed, VerdictPassed},
+		{"flaky, then inconclusive", [2]Verdict{VerdictFlaky, VerdictInconclusive}, VerdictInconclusive, VerdictPassed},
+		{"passed, then errored", [2]Verdict{VerdictPassed, VerdictErrored}, VerdictErrored, VerdictPassed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := Build([]*Report{{Cases: []Case{{File: "a.yaml", Name: "x", Verdict: tc.before}}},
+				{Cases: []Case{{File: "a.yaml", Name: "x", Verdict: tc.twice[0]}, {File: "a.yaml", Name: "x", Verdict: tc.twice[1]}}}})
+			s := h.Scenarios[0]
+			if len(h.Scenarios) != 1 || s.Verdicts[1] != tc.want || s.Regressed != (tc.want.side() < 0) {
+				t.Errorf("verdicts %v, regressed %v: want %s in the second report", s.Verdicts, s.Regressed, tc.want)
+			}
+		})
+	}
+}
+
+// TestKept: the reports whose run could not say whether the agent is
+// fine, errored or interrupted, are listed as kept from a verdict.
+func TestKept(t *testing.T) {
+	t.Parallel()
+	var reports []*Report
+	for i, st := range []string{"passed", "errored", "failed", "interrupted", "empty"} {
+		reports = append(reports, &Report{Path: st + ".json", Started: fmt.Sprintf("2026-03-0%dT00:00:00Z", i+1), Status: st})
+	}
+	h := Build(reports)
+	if got := h.Kept(); !slices.Equal(got, []int{1, 3}) {
+		t.Errorf("kept %v, want the errored and the interrupted report", got)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "kept from a verdict on the agent (the platform, the network or the run, not the agent): 2 of 5 reports: 2, 4\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("history lacks %q:\n%s", want, b.String())
 	}
 }
 
@@ -104,6 +155,24 @@ func TestWriteTextOrder(t *testing.T) {
 		if !strings.HasPrefix(b.String(), tc.want) {
 			t.Errorf("%s: history starts\n%s\nwant\n%s", tc.name, b.String(), tc.want)
 		}
+	}
+}
+
+// TestWriteTextQuarantined: a scenario says in how many of the reports
+// it was under a quarantine that held, beside its name.
+func TestWriteTextQuarantined(t *testing.T) {
+	t.Parallel()
+	rep := func(started string, quarantined bool) *Report {
+		return &Report{Path: started + ".json", Started: started, Cases: []Case{
+			{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1, Quarantined: quarantined},
+			{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}}
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, Build([]*Report{rep("2026-03-01T00:00:00Z", true), rep("2026-03-02T00:00:00Z", false), rep("2026-03-03T00:00:00Z", true)})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "a.yaml: x (quarantined in 2)\n") || strings.Contains(b.String(), "a.yaml: y (") {
+		t.Errorf("history lacks x quarantined in 2 reports, y in none:\n%s", b.String())
 	}
 }
 
@@ -217,6 +286,32 @@ func TestReadMatchesByFileAndName(t *testing.T) {
 	}
 	if _, err := Read("x.json", []byte(`<xml/>`)); err == nil || !strings.Contains(err.Error(), "x.json: not a JSON report") {
 		t.Errorf("not JSON: %v", err)
+	}
+}
+
+// TestReadRepeatCounts: a repeated scenario counts its runs as its
+// repeat says; a report from before "failed" was written counts as failed
+// every run that neither passed nor errored.
+func TestReadRepeatCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name, repeat            string
+		passed, failed, errored int
+	}{
+		{"failed written", `"runs": 10, "passed": 7, "failed": 2, "errored": 1`, 7, 2, 1},
+		{"failed not written", `"runs": 10, "passed": 7, "errored": 1`, 7, 2, 1},
+		{"failed not written, none errored", `"runs": 10, "passed": 7`, 7, 3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Read("r.json", []byte(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-01T00:00:00Z", "status": "failed"},
+				"files": [{"path": "suites/a.yaml", "cases": [{"name": "books", "status": "failed",
+				  "repeat": {"procedure": "sprt", "decision": "failed", `+tc.repeat+`}}]}], "checks": []}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := r.Cases[0]; c.Passed != tc.passed || c.Failed != tc.failed || c.Errored != tc.errored {
+				t.Errorf("books %+v, want %d passed, %d failed, %d errored", c, tc.passed, tc.failed, tc.errored)
+			}
+		})
 	}
 }
 

@@ -1,24 +1,29 @@
 package interp
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
-// FuzzInterpolate checks that expansion never panics and agrees with
-// References on which names are used.
+// FuzzInterpolate checks that expansion never panics and agrees with Scan
+// (which the loaders use to check references before a run): the same texts
+// are malformed, and the names Interpolate looks up, in order, are the
+// references Scan lists.
 func FuzzInterpolate(f *testing.F) {
-	for _, s := range []string{"${a} $${b} ${env:C}", "${", "$$", "${a", "x${}y"} {
+	for _, s := range []string{"${a} $${b} ${env:C}", "${", "$$", "${a", "x${}y", "${env:}", "$${${a}}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		used := map[string]bool{}
-		_, err := Interpolate(s, func(n string) (string, bool) { used[n] = true; return "v", true },
-			func(string) (string, bool) { return "e", true })
-		if err != nil {
-			return
+		var looked []Ref
+		_, err := Interpolate(s,
+			func(n string) (string, bool) { looked = append(looked, Ref{Name: n}); return "v", true },
+			func(n string) (string, bool) { looked = append(looked, Ref{Name: n, Env: true}); return "e", true })
+		refs, scanErr := Scan(s)
+		if (err == nil) != (scanErr == nil) {
+			t.Fatalf("%q: Interpolate error %v, Scan error %v", s, err, scanErr)
 		}
-		for _, n := range References(s) {
-			if !used[n] {
-				t.Fatalf("References(%q) lists %q, which Interpolate did not look up", s, n)
-			}
+		if err == nil && !slices.Equal(looked, refs) {
+			t.Fatalf("%q: Interpolate looked up %v, Scan lists %v", s, looked, refs)
 		}
 	})
 }

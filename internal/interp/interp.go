@@ -157,23 +157,6 @@ func Interpolate(s string, lookup func(name string) (string, bool), getenv func(
 // captured, to be sent back a few times.
 const MaxExpansion = 4 << 20
 
-// References returns the names that s refers to with ${name}, in order and
-// without duplicates. Environment references (${env:NAME}) are left out:
-// they are checked at run time. A malformed reference ends the list; the
-// loader reports it.
-func References(s string) []string {
-	var names []string
-	seen := map[string]bool{}
-	_, _ = expand(s, func(r Ref) (string, error) {
-		if !r.Env && !seen[r.Name] {
-			seen[r.Name] = true
-			names = append(names, r.Name)
-		}
-		return "", nil
-	})
-	return names
-}
-
 // MaxVarBytes bounds the bytes that ${...} references add to the values
 // of one scenario's vars when ResolveVars expands them.
 const MaxVarBytes = 1 << 20

@@ -61,21 +61,65 @@ func TestInterpolateNilFuncs(t *testing.T) {
 	}
 }
 
-func TestReferences(t *testing.T) {
+// TestScanNames pins which names a reference accepts, at the edges of each
+// range: a name is a letter or '_' then letters, digits, '_' or '-'; an
+// environment name is a letter or '_' then letters, digits or '_'. The
+// characters next to each range (` { @ [ / :) are refused.
+func TestScanNames(t *testing.T) {
 	testCases := []struct {
 		in   string
-		want []string
+		want Ref
+		err  string
 	}{
-		{"", nil},
-		{"${a} ${b} ${a}", []string{"a", "b"}},
-		{"${env:X} ${c}", []string{"c"}},
-		{"$${a} ${b}", []string{"b"}},
-		{"${a} ${bad", []string{"a"}},
+		{in: "${a}", want: Ref{Name: "a"}},
+		{in: "${z}", want: Ref{Name: "z"}},
+		{in: "${A}", want: Ref{Name: "A"}},
+		{in: "${Z}", want: Ref{Name: "Z"}},
+		{in: "${_}", want: Ref{Name: "_"}},
+		{in: "${x0}", want: Ref{Name: "x0"}},
+		{in: "${x9}", want: Ref{Name: "x9"}},
+		{in: "${x-y}", want: Ref{Name: "x-y"}},
+		{in: "${0x}", err: "invalid variable name in ${0x}"},
+		{in: "${9}", err: "invalid variable name in ${9}"},
+		{in: "${-x}", err: "invalid variable name in ${-x}"},
+		{in: "${`}", err: "invalid variable name in ${`}"},
+		{in: "${x{}", err: "invalid variable name in ${x{}"},
+		{in: "${@}", err: "invalid variable name in ${@}"},
+		{in: "${[}", err: "invalid variable name in ${[}"},
+		{in: "${x/}", err: "invalid variable name in ${x/}"},
+		{in: "${x:}", err: "invalid variable name in ${x:}"},
+		{in: "${env:a}", want: Ref{Name: "a", Env: true}},
+		{in: "${env:z}", want: Ref{Name: "z", Env: true}},
+		{in: "${env:A}", want: Ref{Name: "A", Env: true}},
+		{in: "${env:Z}", want: Ref{Name: "Z", Env: true}},
+		{in: "${env:_}", want: Ref{Name: "_", Env: true}},
+		{in: "${env:X0}", want: Ref{Name: "X0", Env: true}},
+		{in: "${env:X9}", want: Ref{Name: "X9", Env: true}},
+		{in: "${env:0X}", err: "invalid environment variable name in ${env:0X}"},
+		{in: "${env:9}", err: "invalid environment variable name in ${env:9}"},
+		{in: "${env:`}", err: "invalid environment variable name in ${env:`}"},
+		{in: "${env:X{}", err: "invalid environment variable name in ${env:X{}"},
+		{in: "${env:@}", err: "invalid environment variable name in ${env:@}"},
+		{in: "${env:[}", err: "invalid environment variable name in ${env:[}"},
+		{in: "${env:X/}", err: "invalid environment variable name in ${env:X/}"},
+		{in: "${env:X:}", err: "invalid environment variable name in ${env:X:}"},
 	}
 	for _, tc := range testCases {
-		if got := References(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("References(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			refs, err := Scan(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Scan(%q) = %v, %v; want an error containing %q", tc.in, refs, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Scan(%q): %v", tc.in, err)
+			}
+			if want := []Ref{tc.want}; !reflect.DeepEqual(refs, want) {
+				t.Errorf("Scan(%q) = %+v, want %+v", tc.in, refs, want)
+			}
+		})
 	}
 }
 

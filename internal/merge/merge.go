@@ -412,7 +412,7 @@ func joinCheck(cs []*result.Case, shardOf map[*result.Case]string) *result.Case 
 	var a *result.Attempt
 	var readAt []time.Time // of a.Failures
 	for _, c := range cs {
-		for _, ag := range strings.Split(c.Agent, ",") {
+		for ag := range strings.SplitSeq(c.Agent, ",") {
 			if ag != "" && !slices.Contains(agents, ag) {
 				agents = append(agents, ag)
 			}

@@ -153,6 +153,10 @@ func TestShardEvidenceGaps(t *testing.T) {
 			note: "2.json: read failed", status: result.RunPassed},
 		{name: "nothing read by one shard", s1: full("d1", 0, 1), s2: &result.Deployment{Agent: "bot", Env: "sandbox"},
 			note: "2.json: not read", status: result.RunPassed},
+		// A deployment replaced and put back during the run: the
+		// shards still tested two deployments.
+		{name: "changed and changed back", s1: full("d1", 0, 1), s2: &result.Deployment{Agent: "bot", Env: "sandbox", ID: "d2", ReadAt: at(2), After: "d1", AfterReadAt: at(3)},
+			changed: true, status: result.RunErrored},
 		// A change still shows, and errs the run, whatever is missing.
 		{name: "a change and a gap", s1: &result.Deployment{Agent: "bot", Env: "sandbox", ID: "d1", ReadAt: at(0), Note: "read failed"},
 			s2: full("d2", 2, 3), changed: true, status: result.RunErrored},
@@ -214,6 +218,18 @@ func TestOneReport(t *testing.T) {
 			t.Errorf("%s: problems %q, want %q", tc.name, problems, tc.want)
 		}
 	}
+}
+
+// gateShards is one passing shard of len(checks) per check, shard i
+// carrying checks[i-1] as its alert gate.
+func gateShards(checks ...*result.Case) []Input {
+	var in []Input
+	for i, c := range checks {
+		s := shard(i+1, len(checks), 0, cs(i+1, result.Passed))
+		s.Checks = []*result.Case{c}
+		in = append(in, Input{fmt.Sprintf("%d.json", i+1), s})
+	}
+	return in
 }
 
 // gateCheck is a shard's alert gate check, as internal/runner builds it.
@@ -280,13 +296,7 @@ func TestShardsAlertGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var in []Input
-			for i, c := range tc.checks {
-				s := shard(i+1, 3, 0, cs(i+1, result.Passed))
-				s.Checks = []*result.Case{c}
-				in = append(in, Input{fmt.Sprintf("%d.json", i+1), s})
-			}
-			r, problems := Shards(in, Options{})
+			r, problems := Shards(gateShards(tc.checks[:]...), Options{})
 			if len(problems) > 0 {
 				t.Fatal(problems)
 			}
@@ -322,6 +332,142 @@ func TestShardsAlertGate(t *testing.T) {
 				if !slices.ContainsFunc(readings, func(s string) bool { return strings.HasPrefix(s, want) }) {
 					t.Errorf("no reading of %s in %q", want[:len(want)-2], readings)
 				}
+			}
+		})
+	}
+}
+
+// TestShardsAlertGateSkipped: a shard that stopped on a platform it could
+// not use skipped its alert gate, which read nothing (no attempt): the
+// merged gate still holds the rules the other shards saw firing, whichever
+// shard comes first.
+func TestShardsAlertGateSkipped(t *testing.T) {
+	t.Parallel()
+	clinic := firing(assert.Failure{Key: "alerts.call_volume", Message: `alert firing (agent clinic): rule "clinic volume" (alr_1): call_volume >= 1 over 5m`,
+		Expected: "call_volume below 1 (call_volume >= 1 not reached)"}, 3)
+	skipped := &result.Case{Name: result.AlertGateName, Status: result.Skipped, SkipReason: "not run: the platform is unreachable", Agent: "bot", Env: "sandbox"}
+	r, problems := Shards(gateShards(skipped, gateCheck("clinic", result.Failed, clinic), gateCheck("bot", result.Passed)), Options{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if len(r.Checks) != 1 || r.Checks[0].Status != result.Failed || r.RunStatus() != result.RunFailed {
+		t.Fatalf("checks %+v, run %s: want the failed alert gate", r.Checks, r.RunStatus())
+	}
+	if c := r.Checks[0]; len(c.Attempts) != 1 || !slices.Equal(c.Attempts[0].Failures, []assert.Failure{clinic}) {
+		t.Errorf("attempts %+v, want one reading with the rule that fired", c.Attempts)
+	}
+}
+
+// TestShardsOtherTarget: shards that ran against another target than the
+// first are no run of one target, whichever part of it differs; the
+// embedded simulator's URLs, new in every process, do not count.
+func TestShardsOtherTarget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		first func(*result.Target)
+		edit  func(*result.Target)
+		want  string // "": no problem
+	}{
+		{name: "name", edit: func(t *result.Target) { t.Name = "staging" }, want: `name "staging", not "sandbox"`},
+		{name: "account", edit: func(t *result.Target) { t.AccountID = "ws-2" }, want: `account "ws-2", not ""`},
+		{name: "env", edit: func(t *result.Target) { t.Env = "live" }, want: `env "live", not ""`},
+		{name: "build URL", edit: func(t *result.Target) { t.BuildURL = "https://elsewhere" }, want: `build_url "https://elsewhere", not "https://b"`},
+		{name: "runtime URL", edit: func(t *result.Target) { t.RuntimeURL = "https://rt" }, want: `runtime_url "https://rt", not ""`},
+		{name: "embedded", edit: func(t *result.Target) { t.Embedded = true }, want: "one ran on the embedded simulator"},
+		{name: "the simulator on another port", first: func(t *result.Target) { t.Embedded, t.BuildURL = true, "http://127.0.0.1:1" },
+			edit: func(t *result.Target) { t.Embedded, t.BuildURL = true, "http://127.0.0.1:2" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed))
+			if tc.first != nil {
+				tc.first(&s1.Target)
+			}
+			tc.edit(&s2.Target)
+			r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{})
+			got := strings.Join(problems, "\n")
+			if tc.want == "" {
+				if len(problems) > 0 || r == nil {
+					t.Errorf("problems:\n%s", got)
+				}
+				return
+			}
+			if r != nil || len(problems) != 1 || !strings.Contains(got, "2.json ran against another target than 1.json: "+tc.want) {
+				t.Errorf("problems:\n%s\nwant 2.json's target, %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestShardsStartEarliest: the merged run starts with its earliest
+// shard, whichever it is: a shard left over from an earlier run (a stale
+// CI artifact) keeps the merged report as old as it is, for the gate's
+// --max-age.
+func TestShardsStartEarliest(t *testing.T) {
+	t.Parallel()
+	s1, s2 := shard(1, 2, time.Hour, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed))
+	r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if !r.Started.Equal(t0) || r.Duration != time.Hour+time.Second {
+		t.Errorf("started %v, duration %v: want shard 2's start to shard 1's end", r.Started, r.Duration)
+	}
+}
+
+// TestShardsInterrupted: a shard cancelled before its every case finished
+// leaves the merged run interrupted, whichever shard it is: the cases it
+// did not run have no verdict, and the others' passes do not make one.
+func TestShardsInterrupted(t *testing.T) {
+	t.Parallel()
+	for _, first := range []bool{true, false} {
+		s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed), cs(9, result.Pending))
+		s2.Interrupted = true
+		in := []Input{{"1.json", s1}, {"2.json", s2}}
+		if !first {
+			in[0], in[1] = in[1], in[0]
+		}
+		r, problems := Shards(in, Options{})
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		if !r.Interrupted || r.RunStatus() != result.RunInterrupted {
+			t.Errorf("interrupted %v, run %s: want the merged run interrupted", r.Interrupted, r.RunStatus())
+		}
+	}
+}
+
+// TestShardsStop: the merged run keeps the stop that says most about it:
+// a configuration problem, then a platform that could not be used, then
+// --fail-fast, in whichever order the shards stopped.
+func TestShardsStop(t *testing.T) {
+	t.Parallel()
+	failFast := &result.Stop{Kind: result.StopFailFast, Reason: "not run: --fail-fast"}
+	unreachable := &result.Stop{Kind: result.StopUnreachable, Reason: "not run: b unreachable", Host: "b:443"}
+	refused := &result.Stop{Kind: result.StopCredentials, Reason: "not run: credentials refused", Config: true}
+	for _, tc := range []struct {
+		name   string
+		s1, s2 *result.Stop
+		want   *result.Stop
+	}{
+		{"none", nil, nil, nil},
+		{"fail-fast", nil, failFast, failFast},
+		{"fail-fast, then unreachable", failFast, unreachable, unreachable},
+		{"unreachable, then fail-fast", unreachable, failFast, unreachable},
+		{"refused, then unreachable", refused, unreachable, refused},
+		{"unreachable, then refused", unreachable, refused, refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s1, s2 := shard(1, 2, 0, cs(3, result.Failed)), shard(2, 2, 0, cs(6, result.Passed))
+			s1.Stop, s2.Stop = tc.s1, tc.s2
+			r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			if r.Stop != tc.want {
+				t.Errorf("stop %+v, want %+v", r.Stop, tc.want)
 			}
 		})
 	}

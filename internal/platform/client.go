@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -575,9 +576,8 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	}
 	h["User-Agent"] = c.userAgent
 	c.authenticate(h, rq)
-	for k, v := range rq.header { // extra headers of the call (sms.go)
-		h[k] = v
-	}
+	// The extra headers of the call (sms.go).
+	maps.Copy(h, rq.header)
 
 	started := c.now()
 	res, err := c.http.Do(req)

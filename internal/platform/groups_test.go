@@ -267,7 +267,7 @@ func TestAlertRuleCap(t *testing.T) {
 	s := simtest.Start(t, sim.Options{Seed: 9})
 	c := simClient(t, s, RetryPolicy{MaxAttempts: 1})
 	ctx := context.Background()
-	for i := 0; i < 10; i++ {
+	for range 10 {
 		if _, err := c.CreateAlertRule(ctx, AlertRuleRequest{Metric: "call_volume", ThresholdValue: 100, WindowDuration: "60m"}); err != nil {
 			t.Fatal(err)
 		}

@@ -215,15 +215,13 @@ func TestReplyBudgetBoundsReadsInFlight(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, calls)
 	for i := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			agent := "ok"
 			if i%2 == 0 {
 				agent = "huge"
 			}
 			_, errs[i] = c.StartChat(context.Background(), agent, ChatStart{ClientEnv: "sandbox"})
-		}()
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {

@@ -59,9 +59,7 @@ func BenchmarkHostileReplies(b *testing.B) {
 		stop := benchmem.SampleHeap(&peakHeap)
 		var wg sync.WaitGroup
 		for i := range parallel {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				agent := "plain"
 				if i%2 == 1 {
 					agent = "gzip"
@@ -69,7 +67,7 @@ func BenchmarkHostileReplies(b *testing.B) {
 				if _, err := c.StartChat(context.Background(), agent, ChatStart{ClientEnv: "sandbox"}); err == nil {
 					b.Errorf("a 20 MB reply was accepted")
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		stop()

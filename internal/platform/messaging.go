@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -1029,12 +1030,8 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	m.nextID++
 	id := "c" + strconv.Itoa(m.nextID)
 	meta := map[string]any{}
-	for k, v := range m.start.Custom {
-		meta[k] = v
-	}
-	for k, v := range custom {
-		meta[k] = v
-	}
+	maps.Copy(meta, m.start.Custom)
+	maps.Copy(meta, custom)
 	meta[clientIDKey] = id
 	frame, err := json.Marshal(map[string]any{"type": typ, "payload": payload, "metadata": map[string]any{"custom": meta}})
 	if err != nil {

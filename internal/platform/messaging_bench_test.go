@@ -59,7 +59,7 @@ func BenchmarkConversations(b *testing.B) {
 				b.StartTimer()
 				g, ctx := errgroup.WithContext(context.Background())
 				g.SetLimit(benchParallel)
-				for n := 0; n < benchConversations; n++ {
+				for range benchConversations {
 					g.Go(func() error { return tc.run(ctx, c) })
 				}
 				if err := g.Wait(); err != nil {

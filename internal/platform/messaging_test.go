@@ -132,7 +132,7 @@ func TestMessagingConversation(t *testing.T) {
 			if m.ConversationID() == "" || !strings.HasPrefix(m.SessionID(), "ses_") {
 				t.Fatalf("ids: conversation %q, session %q", m.ConversationID(), m.SessionID())
 			}
-			for i := 0; i < 3; i++ {
+			for i := range 3 {
 				turn, err := m.Send(context.Background(), MessagingMessage{Text: "ping", Custom: map[string]any{"turn": i}})
 				if err != nil || turn.Reply != "pong" || turn.SessionEnded || len(turn.Errors()) > 0 {
 					t.Fatalf("turn %d: %v %q %v", i, err, turn.Reply, turn.Types())

@@ -50,11 +50,9 @@ func TestBurstOf429sWithoutRetryAfter(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range workers {
 		accts[i] = NewRateAccount()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			_, errs[i] = c.FiringAlerts(WithRateAccount(context.Background(), accts[i]))
-		}()
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {

@@ -147,7 +147,7 @@ func TestKeysNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 10; i++ {
+	for range 10 {
 		_, err := sc.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"})
 		collect(err)
 		_, err = sc.ListConversations(ctx, "restaurant", ListQuery{})

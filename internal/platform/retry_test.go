@@ -64,7 +64,7 @@ func TestBackoffBounds(t *testing.T) {
 	t.Parallel()
 	for _, f := range []float64{0, 0.5, 0.999999} {
 		p := RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second, Rand: func() float64 { return f }}.withDefaults()
-		for attempt := 0; attempt < 100; attempt++ {
+		for attempt := range 100 {
 			ceiling := time.Second
 			if attempt < 5 {
 				ceiling = min(time.Second, 100*time.Millisecond<<max(attempt-1, 0))

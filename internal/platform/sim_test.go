@@ -240,7 +240,6 @@ func TestConversationsAgainstSim(t *testing.T) {
 	// Audio: voice conversations have a recording, chat ones answer 404.
 	var voice, chat, handoff *reply.Conversation
 	for _, cv := range byCursor {
-		cv := cv
 		switch {
 		case cv.Channel == "VOICE-SIP" && voice == nil:
 			voice = &cv
@@ -409,7 +408,7 @@ func TestRateLimitRetriedHonouringRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	const turns = 15
-	for i := 0; i < turns; i++ {
+	for i := range turns {
 		if _, err := c.SendTurn(ctx, "restaurant", ex.Result.ConversationID, ChatTurn{ClientEnv: "sandbox", Message: "what is on the menu"}); err != nil {
 			t.Fatalf("turn %d: %v", i, err)
 		}
@@ -470,7 +469,7 @@ func TestServerErrorsOnTurnsAndReads(t *testing.T) {
 		t.Fatalf("session creation is retried on 500: %v", err)
 	}
 	failed := 0
-	for i := 0; i < 30; i++ {
+	for i := range 30 {
 		before := s.hits.Load()
 		_, err := c.SendTurn(ctx, "restaurant", ex.Result.ConversationID, ChatTurn{ClientEnv: "sandbox", Message: "opening hours"})
 		sent := s.hits.Load() - before
@@ -486,7 +485,7 @@ func TestServerErrorsOnTurnsAndReads(t *testing.T) {
 	if failed == 0 {
 		t.Fatal("no 500 met; raise the fault rate")
 	}
-	for i := 0; i < 10; i++ {
+	for i := range 10 {
 		if _, err := c.ListConversations(ctx, "restaurant", ListQuery{}); err != nil {
 			t.Fatalf("list %d: 500s on GETs are retried: %v", i, err)
 		}
@@ -504,7 +503,7 @@ func TestDroppedConnections(t *testing.T) {
 		t.Fatalf("session creation is retried after a drop: %v", err)
 	}
 	dropped := 0
-	for i := 0; i < 30; i++ {
+	for i := range 30 {
 		before := s.hits.Load()
 		_, err := c.SendTurn(ctx, "restaurant", ex.Result.ConversationID, ChatTurn{ClientEnv: "sandbox", Message: "opening hours"})
 		sent := s.hits.Load() - before
@@ -523,7 +522,7 @@ func TestDroppedConnections(t *testing.T) {
 	if dropped == 0 {
 		t.Fatal("no drop met; raise the fault rate")
 	}
-	for i := 0; i < 10; i++ {
+	for i := range 10 {
 		if _, err := c.GetConversation(ctx, "restaurant", ex.Result.ConversationID); err != nil {
 			t.Fatalf("get %d: dropped GETs are retried: %v", i, err)
 		}
@@ -629,14 +628,12 @@ func TestPerHostCap(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 24)
-	for i := 0; i < 24; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range 24 {
+		wg.Go(func() {
 			if _, err := c.StartChat(context.Background(), "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
 				errs <- err
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

@@ -2,7 +2,10 @@
 
 package platformtest
 
-import "testing"
+import (
+	"net"
+	"testing"
+)
 
 // freeAddr returns a loopback port just freed: unlike on Linux it is not
 // kept reserved, and another test's listener may be given it before the
@@ -11,4 +14,16 @@ import "testing"
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	return freedAddr(t)
+}
+
+// freedAddr returns a loopback port a listener held and let go.
+func freedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }

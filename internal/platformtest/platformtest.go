@@ -15,7 +15,6 @@ package platformtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -46,18 +45,6 @@ func ClosedAddr(t testing.TB) string {
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	return freeAddr(t)
-}
-
-// freedAddr returns a loopback port a listener held and let go.
-func freedAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 // Unreachable is a number the simulator's outbound calls fail to reach.

@@ -385,7 +385,7 @@ func ValidPath(p string) bool {
 	if p == "" {
 		return false
 	}
-	for _, seg := range strings.Split(p, ".") {
+	for seg := range strings.SplitSeq(p, ".") {
 		if strings.TrimSpace(seg) == "" {
 			return false
 		}

@@ -172,9 +172,9 @@ func syntheticResult(n int) *result.Result {
 		raws[ti], _ = json.Marshal(map[string]any{"nodeTrace": []string{"Start", fmt.Sprintf("Node%d", ti)}, "state": map[string]any{"turn": ti}})
 		_ = json.Unmarshal(raws[ti], &metas[ti])
 	}
-	for fi := 0; fi < files; fi++ {
+	for fi := range files {
 		f := &result.File{Path: fmt.Sprintf("suites/area%02d.yaml", fi), Suite: fmt.Sprintf("Area %d", fi)}
-		for ci := 0; ci < perFile; ci++ {
+		for ci := range perFile {
 			i := fi*perFile + ci
 			started := start.Add(time.Duration(i/parallel) * 900 * time.Millisecond)
 			c := &result.Case{Name: fmt.Sprintf("scenario %d books a table", i), Pos: diag.Pos{File: f.Path, Line: 4 + 9*ci, Col: 5},

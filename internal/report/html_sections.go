@@ -94,7 +94,7 @@ func diffView(baseline, candidate string) htmlDiffView {
 		case assert.Added:
 			class, prefix = "add", "+ "
 		}
-		for _, l := range strings.Split(strings.TrimSuffix(c.Text, "\n"), "\n") {
+		for l := range strings.SplitSeq(strings.TrimSuffix(c.Text, "\n"), "\n") {
 			v.Lines = append(v.Lines, htmlDiffLine{Class: class, Text: prefix + l})
 		}
 	}

@@ -272,15 +272,6 @@ func (f *File) Status() Status {
 	return s
 }
 
-// Duration sums the case durations.
-func (f *File) Duration() time.Duration {
-	var d time.Duration
-	for _, c := range f.Cases {
-		d += c.Duration
-	}
-	return d
-}
-
 // Case is the result of one scenario (one expanded example row).
 type Case struct {
 	// Name is the scenario name, with the example row appended when the

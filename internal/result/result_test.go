@@ -73,3 +73,48 @@ func TestCountEnvs(t *testing.T) {
 		t.Errorf("CountEnvs(nil) = %v", got)
 	}
 }
+
+// TestStatusText: each status reads back from its name; a value that is
+// no status says so, rather than panicking or passing for one.
+func TestStatusText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    Status
+		want string
+	}{
+		{Pending, "pending"}, {Skipped, "skipped"}, {Passed, "passed"}, {Flaky, "flaky"}, {Failed, "failed"}, {Errored, "errored"},
+		{Errored + 1, "Status(6)"}, {-1, "Status(-1)"},
+	} {
+		if got := tc.s.String(); got != tc.want {
+			t.Errorf("Status(%d).String() = %q, want %q", int(tc.s), got, tc.want)
+		}
+		var back Status
+		err := back.UnmarshalText([]byte(tc.want))
+		if valid := tc.s >= Pending && tc.s <= Errored; valid && (err != nil || back != tc.s) || !valid && err == nil {
+			t.Errorf("UnmarshalText(%q) = %d, %v", tc.want, back, err)
+		}
+	}
+}
+
+// TestFileStatus: a file's status folds its cases' as they gate the run;
+// a file with no case is pending, not skipped.
+func TestFileStatus(t *testing.T) {
+	t.Parallel()
+	quarantined := &Quarantine{Reason: "flaky upstream", Until: "2099-01-01"}
+	for _, tc := range []struct {
+		name  string
+		cases []*Case
+		want  Status
+	}{
+		{"no case", nil, Pending},
+		{"skipped", []*Case{{Status: Skipped}, {Status: Pending}}, Skipped},
+		{"passed and flaky", []*Case{{Status: Passed}, {Status: Flaky}, {Status: Skipped}}, Flaky},
+		{"a failure", []*Case{{Status: Failed}, {Status: Passed}}, Failed},
+		{"an error after a failure", []*Case{{Status: Failed}, {Status: Errored}}, Errored},
+		{"a quarantined failure", []*Case{{Status: Failed, Quarantine: quarantined}, {Status: Passed}}, Passed},
+	} {
+		if got := (&File{Cases: tc.cases}).Status(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -146,11 +146,6 @@ func resolveVars(vars map[string]string, getenv func(string) (string, bool)) (ma
 // Attempt is the attempt this session records.
 func (s *Session) Attempt() *result.Attempt { return s.a }
 
-// Retry reports whether a fresh attempt could help after the step that
-// ended this one: false for problems every attempt would meet (bad
-// credentials, configuration) and for interruptions.
-func (s *Session) Retry() bool { return s.retry }
-
 // Pass marks the attempt Passed: every step of the program held.
 func (s *Session) Pass() { s.a.Status = result.Passed }
 
@@ -193,8 +188,10 @@ func (s *Session) End() {
 // the step needs one and none is open (a feature's first When). It
 // reports whether the step held; when not, the attempt has ended there:
 // it is Failed (an expectation broke), Errored (the platform or the
-// harness broke) or still Pending (the run was interrupted), and Retry
-// says whether a fresh attempt could help. Failures a step records carry
+// harness broke) or still Pending (the run was interrupted), and the
+// session keeps whether a fresh attempt could help (not for problems every
+// attempt would meet, such as bad credentials, nor for interruptions) for
+// the scheduler's retries. Failures a step records carry
 // its text (a feature step as written).
 func (s *Session) Exec(st *steps.Step) bool {
 	ok, retry := s.exec(st)

@@ -148,7 +148,7 @@ func bomb() string {
 	b.WriteString("x-0: &a0 {contains: x}\n")
 	for i := 1; i < 10; i++ {
 		fmt.Fprintf(&b, "x-%d: &a%d [", i, i)
-		for j := 0; j < 10; j++ {
+		for j := range 10 {
 			if j > 0 {
 				b.WriteString(", ")
 			}

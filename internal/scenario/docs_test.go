@@ -96,11 +96,11 @@ func docBlocks(t *testing.T, path, lang string) []string {
 	}
 	var blocks []string
 	for i, b := range strings.Split(string(src), "```"+lang+"\n")[1:] {
-		end := strings.Index(b, "```")
-		if end < 0 {
+		before, _, ok := strings.Cut(b, "```")
+		if !ok {
 			t.Fatalf("%s: %s block %d is not closed", path, lang, i)
 		}
-		blocks = append(blocks, b[:end])
+		blocks = append(blocks, before)
 	}
 	return blocks
 }

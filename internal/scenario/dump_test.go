@@ -23,9 +23,9 @@ func dump(v any) string {
 }
 
 var (
-	posType      = reflect.TypeOf(diag.Pos{})
-	durationType = reflect.TypeOf(time.Duration(0))
-	expanderType = reflect.TypeOf(steps.Expander(nil))
+	posType      = reflect.TypeFor[diag.Pos]()
+	durationType = reflect.TypeFor[time.Duration]()
+	expanderType = reflect.TypeFor[steps.Expander]()
 )
 
 func dumpValue(b *strings.Builder, v reflect.Value, depth int) {

@@ -166,11 +166,11 @@ func TestLargeExamplesTable(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString("x-ok: &ok {not_contains: error}\nscenarios:\n  - name: big\n    examples:\n")
-	for i := 0; i < 300; i++ {
+	for i := range 300 {
 		fmt.Fprintf(&b, "      - {n: %d}\n", i)
 	}
 	b.WriteString("    turns:\n")
-	for i := 0; i < 30; i++ {
+	for range 30 {
 		b.WriteString("      - say: \"${n}\"\n        expect: {response: *ok, state: {n: \"${n}\"}}\n")
 	}
 	s := mustLoad(t, b.String())

@@ -282,22 +282,18 @@ func ParseFeatureDoc(uri string, src []byte) (doc *FeatureDoc, diags diag.Diagno
 	return &FeatureDoc{fl: fl, pickles: pickles}, nil
 }
 
-// Compile compiles the pickle of the document that p stands for (same
+// CompileSteps compiles the pickle of the document that p stands for (same
 // name, tags and steps) into a Scenario by the rules Load applies to a
-// feature file: tag parameters, setup steps, probe rules, one step per
-// Gherkin step, positions and Examples-row variables from the document.
-// A pickle the document does not hold, or a nil document, is compiled
-// from p alone: positions then name the file only and an Examples row
-// adds neither variables nor a suffix to the name. The Scenario is nil
-// when any diagnostic is an error.
-func (d *FeatureDoc) Compile(uri string, p *messages.Pickle) (sc *Scenario, diags diag.Diagnostics) {
-	return d.CompileSteps(uri, p, nil)
-}
-
-// CompileSteps is Compile over only the steps whose text ours accepts (all
-// of them when ours is nil): a godog suite mixes its own steps with
-// agenttest's, and only agenttest's belong to the program. The program
-// holds one step per accepted step, in order.
+// feature file: tag parameters, setup steps, probe rules, positions and
+// Examples-row variables from the document. A pickle the document does not
+// hold, or a nil document, is compiled from p alone: positions then name
+// the file only and an Examples row adds neither variables nor a suffix to
+// the name. The Scenario is nil when any diagnostic is an error.
+//
+// Only the steps whose text ours accepts (all of them when ours is nil)
+// are compiled: a godog suite mixes its own steps with agenttest's, and
+// only agenttest's belong to the program, which holds one step per
+// accepted step, in order.
 func (d *FeatureDoc) CompileSteps(uri string, p *messages.Pickle, ours func(text string) bool) (sc *Scenario, diags diag.Diagnostics) {
 	fl := featureLoader{file: uri, nodes: map[string]any{}}
 	if d != nil {
@@ -448,7 +444,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 		}
 	}
 	keywords, d := stepKeywords(lang), dialect(lang)
-	for _, line := range strings.Split(err.Error(), "\n") {
+	for line := range strings.SplitSeq(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
 			continue
@@ -609,8 +605,8 @@ type exampleRef struct {
 }
 
 // scenario turns one pickle into a Scenario. Positions come from the
-// document's nodes; a pickle received without its document (FeatureDoc.Compile)
-// has the file's position only.
+// document's nodes; a pickle received without its document
+// (FeatureDoc.CompileSteps) has the file's position only.
 func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	var at *messages.Location
 	var ast *messages.Scenario

@@ -105,7 +105,7 @@ func (fl *featureLoader) descriptionSteps(f *messages.Feature, src []byte) {
 			lines, keywords = strings.Split(string(src), "\n"), stepKeywords(f.Language)
 		}
 		i := int(at.Line) // the header's index + 1: the line after it
-		for _, dl := range strings.Split(desc, "\n") {
+		for dl := range strings.SplitSeq(desc, "\n") {
 			text := strings.TrimSpace(dl)
 			if text == "" {
 				continue

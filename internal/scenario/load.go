@@ -24,7 +24,8 @@ type Kind int
 const (
 	// NotSuite is any file agenttest does not load.
 	NotSuite Kind = iota
-	// YAMLSuite is a .yaml or .yml file (a suite only if IsSuite).
+	// YAMLSuite is a .yaml or .yml file (a suite if named on the command
+	// line or shaped like one: see looksLikeSuite).
 	YAMLSuite
 	// Feature is a Gherkin .feature file.
 	Feature
@@ -41,37 +42,9 @@ func KindOf(name string) Kind {
 	return NotSuite
 }
 
-// skipDirs are directories Find never descends into (unless named
+// skipDirs are directories find never descends into (unless named
 // explicitly): they hold fixtures and dependencies, not suites.
 var skipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules": true}
-
-// Find expands paths into the suite files they hold: a directory is walked
-// recursively for .feature files and for YAML files that are suites (see
-// IsSuite), skipping hidden directories, testdata, vendor and node_modules;
-// a file named explicitly is kept whatever its content, so that loading it
-// explains why it is not a suite. Paths are slash-separated and relative to
-// fsys ("./x" and "x/" are accepted; "../x" and "/abs/x" too, for an fs.FS
-// that accepts them); no paths means ".". The result is sorted and without
-// duplicates. Every path that cannot be read is reported in the joined
-// error.
-func Find(fsys fs.FS, paths []string) ([]string, error) {
-	found, errs := find(fsys, paths)
-	var files []string
-	for _, f := range found {
-		if KindOf(f.path) == YAMLSuite && !f.named {
-			src, err := fs.ReadFile(fsys, f.path)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("find suites: %w", err))
-				continue
-			}
-			if ok, _ := classify(src); !ok {
-				continue
-			}
-		}
-		files = append(files, f.path)
-	}
-	return files, errors.Join(errs...)
-}
 
 // candidate is a file that may be a suite: a .feature file, or a YAML file
 // that is one if it was named on the command line (named) or holds a
@@ -82,8 +55,14 @@ type candidate struct {
 	named bool
 }
 
-// find expands paths into candidates, sorted and without duplicates,
-// reading no file.
+// find expands paths into candidates, reading no file: a directory is
+// walked recursively for .feature and YAML files, skipping hidden
+// directories, testdata, vendor and node_modules; a file named explicitly
+// is kept whatever its content, so that loading it explains why it is not
+// a suite. Paths are slash-separated and relative to fsys ("./x" and "x/"
+// are accepted; "../x" and "/abs/x" too, for an fs.FS that accepts them);
+// no paths means ".". The candidates are sorted and without duplicates.
+// Every path that cannot be read has its error.
 func find(fsys fs.FS, paths []string) ([]candidate, []error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -218,7 +197,7 @@ type Skipped struct {
 // LoadAll finds the suite files under paths and loads each one with the
 // loader of its kind, reading and parsing each file once. A YAML file
 // found in a directory is a suite (and is validated like a file named on
-// the command line) when its top level is one (see IsSuite): it has a
+// the command line) when its top level is one (see looksLikeSuite): it has a
 // `scenarios:` key or a near miss of it, or only suite keys; a file that
 // does not parse, or is empty, is loaded too, so that its problem is
 // reported (but for an agenttest.yaml, which the config's loader reports
@@ -253,29 +232,6 @@ func LoadAll(fsys fs.FS, paths []string) Loaded {
 		}
 	}
 	return l
-}
-
-// IsSuite reports whether src, found in a directory, is a YAML suite (see
-// classify). Other YAML (agent definitions, agenttest.yaml, CI jobs) is
-// not.
-func IsSuite(src []byte) bool {
-	ok, _ := classify(src)
-	return ok
-}
-
-// classify decides whether a YAML file found in a directory is a suite,
-// from its first document; why says what it is instead when it is not.
-func classify(src []byte) (suite bool, why string) {
-	defer func() {
-		// A parser panic must not make a whole directory unreadable:
-		// loading the file reports it.
-		if recover() != nil {
-			suite, why = true, ""
-		}
-	}()
-	var doc yaml.Node
-	err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc)
-	return looksLikeSuite(&doc, err)
 }
 
 // Top-level keys that make a YAML file found in a directory a suite:

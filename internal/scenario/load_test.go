@@ -92,10 +92,11 @@ func TestLoadFileInvalid(t *testing.T) {
 // environment and examples columns within the bound load.
 func TestLintVarsExpansion(t *testing.T) {
 	t.Parallel()
-	chain := "  v0: \"" + strings.Repeat("x", 100) + "\"\n"
+	var chain strings.Builder
+	chain.WriteString("  v0: \"" + strings.Repeat("x", 100) + "\"\n")
 	for i := 1; i < 30; i++ {
 		p := fmt.Sprintf("${v%d}", i-1)
-		chain += fmt.Sprintf("  v%d: \"%s%s%s%s\"\n", i, p, p, p, p)
+		chain.WriteString(fmt.Sprintf("  v%d: \"%s%s%s%s\"\n", i, p, p, p, p))
 	}
 	const scenario = "scenarios:\n  - name: a\n    vars: {own: \"${c}-${env:HOME}\"}\n    examples: [{c: \"${shared}\"}, {c: \"2\"}]\n" +
 		"    turns:\n      - say: \"${top} ${own} ${c}\"\n        expect: {response: {contains: x}}\n"
@@ -107,7 +108,7 @@ func TestLintVarsExpansion(t *testing.T) {
 			"s.yaml:6:3: var mid: var top: var mid refers to itself through ${...}"},
 		{"cycle through an examples column", "  shared: \"${top}\"\n  top: \"${own}\"\n",
 			"s.yaml:9:17: var c: var shared: var top: var own: var c refers to itself through ${...}"},
-		{"exponential", "  shared: \"s\"\n  top: t\n" + chain,
+		{"exponential", "  shared: \"s\"\n  top: t\n" + chain.String(),
 			"s.yaml:16:3: var v10: var v9: var v8: var v7: the vars expand to more than 1048576 bytes (at ${v6})"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

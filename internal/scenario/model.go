@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -133,12 +134,8 @@ func (s Start) Merge(over Start) Start {
 	}
 	if len(over.IntegrationAttributes) > 0 {
 		attrs := make(map[string]string, len(s.IntegrationAttributes)+len(over.IntegrationAttributes))
-		for k, v := range s.IntegrationAttributes {
-			attrs[k] = v
-		}
-		for k, v := range over.IntegrationAttributes {
-			attrs[k] = v
-		}
+		maps.Copy(attrs, s.IntegrationAttributes)
+		maps.Copy(attrs, over.IntegrationAttributes)
 		out.IntegrationAttributes = attrs
 	}
 	return out

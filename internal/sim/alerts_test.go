@@ -119,7 +119,7 @@ func TestAlertRuleCRUD(t *testing.T) {
 	if r := call(t, "PATCH", url+"/"+id, s.BuildKey, map[string]any{"window_duration": "1h"}); r.status != 400 {
 		t.Errorf("bad patch: %d", r.status)
 	}
-	for i := 0; i < 9; i++ {
+	for i := range 9 {
 		metric := []string{"api_errors", "function_errors", "call_crashes"}[i%3]
 		body := map[string]any{"metric": metric, "threshold_value": i, "window_duration": "5m"}
 		if r := call(t, "POST", url, s.BuildKey, body); r.status != 201 {

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,12 +27,7 @@ const maxBodyBytes = 1 << 20
 var clientEnvs = agent.Environments
 
 func validEnv(env string) bool {
-	for _, e := range clientEnvs {
-		if e == env {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(clientEnvs, env)
 }
 
 // chatCreateRequest is the body of POST /v1/agents/{agentId}/debug-chat.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"testing"
@@ -101,9 +102,7 @@ func (c chat) turn(conv, msg string) response {
 func (c chat) start(extra map[string]any) string {
 	c.t.Helper()
 	body := map[string]any{"clientEnv": "live"}
-	for k, v := range extra {
-		body[k] = v
-	}
+	maps.Copy(body, extra)
 	r := c.create(body)
 	if r.status != 200 {
 		c.t.Fatalf("create: %d %s", r.status, r.body)

@@ -225,7 +225,7 @@ func TestMessagingHandshake(t *testing.T) {
 		id, jwt := m.session(false)
 		q := url.Values{"session_id": {id}, "access_token": {jwt}}
 		var socks []*sock
-		for i := 0; i < 10; i++ {
+		for i := range 10 {
 			s, r, err := m.dial(q)
 			if err != nil {
 				t.Fatalf("connection %d: %v %d %s", i+1, err, r.status, r.body)
@@ -299,7 +299,7 @@ func TestMessagingHandshakeRateLimit(t *testing.T) {
 	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{HandshakeRate: 0.4, HandshakeBurst: 2}})
 	id, jwt := m.session(false)
 	q := url.Values{"session_id": {id}, "access_token": {jwt}}
-	for i := 0; i < 2; i++ {
+	for i := range 2 {
 		s, r, err := m.dial(q)
 		if err != nil {
 			t.Fatalf("handshake %d: %v %d", i+1, err, r.status)
@@ -545,7 +545,7 @@ func TestMessagingOverloadAndReplyFailure(t *testing.T) {
 		m := startMessaging(t, sim.Options{Faults: sim.Faults{Overload: 1}})
 		id, jwt := m.session(false)
 		s, _ := m.connect(id, jwt, "")
-		for i := 0; i < 2; i++ { // transient: the socket stays open
+		for i := range 2 { // transient: the socket stays open
 			s.send(evJoin, map[string]any{}, nil)
 			if got := systemTexts(s.answer()); !slices.Equal(got, []string{sim.SysOverload}) {
 				t.Fatalf("join %d: %v", i+1, got)
@@ -556,7 +556,7 @@ func TestMessagingOverloadAndReplyFailure(t *testing.T) {
 		m := startMessaging(t, sim.Options{Faults: sim.Faults{LookupFailure: 1}})
 		id, jwt := m.session(false)
 		s, _ := m.connect(id, jwt, "")
-		for i := 0; i < 2; i++ { // transient: the socket and the session stay
+		for i := range 2 { // transient: the socket and the session stay
 			s.send(evJoin, map[string]any{}, nil)
 			if got := systemTexts(s.answer()); !slices.Equal(got, []string{sim.SysLookupFailed}) {
 				t.Fatalf("join %d: %v", i+1, got)
@@ -658,7 +658,7 @@ func TestMessagingExpiry(t *testing.T) {
 	t.Run("activity keeps it alive", func(t *testing.T) {
 		m := startMessaging(t, sim.Options{})
 		s, _, _, _ := m.joined(false)
-		for i := 0; i < 3; i++ {
+		for i := range 3 {
 			m.clk.Advance(9 * time.Minute)
 			m.s.Server.Tick()
 			if got := replyText(s.say("ping")); got != "pong" {
@@ -894,14 +894,14 @@ func TestMessagingMessageRate(t *testing.T) {
 	t.Parallel()
 	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{MessageRate: 1, MessageBurst: 3}})
 	s, _, _, _ := m.joined(false) // the join takes one
-	for i := 0; i < 4; i++ {
+	for range 4 {
 		s.send(sim.EvUserTyping, map[string]any{}, nil)
 	}
 	s.send(sim.EvUserMessage, map[string]any{"text": "ping"}, nil)
 	// Two typing events pass; the rest is dropped unanswered. The clock
 	// moves only once the server has dropped them: moved earlier, the
 	// refill would let a late one through and the next ping be dropped.
-	for i := 0; i < 2; i++ {
+	for i := range 2 {
 		if e := s.next(); e.Type != sim.EvUserTyping {
 			t.Fatalf("event %d: %s", i, e.Type)
 		}
@@ -917,7 +917,7 @@ func TestMessagingMessageRate(t *testing.T) {
 	// Unlimited turns the limit off.
 	u := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{Unlimited: true, MessageBurst: 1}})
 	s, _, _, _ = u.joined(false)
-	for i := 0; i < 5; i++ {
+	for i := range 5 {
 		if got := replyText(s.say("ping")); got != "pong" {
 			t.Fatalf("turn %d: %q", i, got)
 		}
@@ -936,7 +936,7 @@ func TestMessagingSocketDrop(t *testing.T) {
 		var trace []string
 		s, _ := m.connect(id, jwt, "")
 		send := func(typ string, payload map[string]any) {
-			for attempt := 0; attempt < 6; attempt++ {
+			for range 6 {
 				before := len(seen)
 				s.send(typ, payload, nil)
 				got := 0
@@ -1073,7 +1073,7 @@ func TestMessagingNamedSessionsMeetFaultsAlike(t *testing.T) {
 		for _, name := range order {
 			s, _, _, _ := m.named(name)
 			var seen []string
-			for i := 0; i < 8; i++ {
+			for range 8 {
 				turn := s.say("ping")
 				switch sys := systemTexts(turn); {
 				case replyText(turn) == "pong" && len(sys) == 0:

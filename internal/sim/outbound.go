@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -325,8 +326,6 @@ func (s *Server) appendGreeting(conv *Conversation, reply agent.Reply, text stri
 
 func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m)+4)
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	return out
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"time"
 )
@@ -142,9 +143,7 @@ func renderTurn(t *Turn, ro renderOptions) turnJSON {
 // filled in when the agent did not write them.
 func stateOf(c *Conversation, sn snapshot) map[string]any {
 	st := make(map[string]any, len(sn.state)+3)
-	for k, v := range sn.state {
-		st[k] = v
-	}
+	maps.Copy(st, sn.state)
 	for k, v := range map[string]string{"from_": c.FromNumber, "to": c.ToNumber, "call_sid": c.ID} {
 		if _, ok := st[k]; !ok {
 			st[k] = v

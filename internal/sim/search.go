@@ -25,7 +25,7 @@ func transcriptMatch(c *Conversation, query, turnType string) bool {
 // stopWords carry no meaning for ranking.
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an and are as at be but by can could do for from have he her his how i
+	for w := range strings.FieldsSeq(`a an and are as at be but by can could do for from have he her his how i
 		if in is it its me my no not of on or our please she so that the their them there they this to up us
 		was we what when where which who will with would you your yes ok okay hi hello thanks thank`) {
 		m[w] = true

@@ -106,7 +106,7 @@ func (s *Server) seedConversation(def *agent.Definition, i int, rng *rand.Rand, 
 	greeting := Turn{UserInputAt: at, AgentResponse: "Hello, how can I help you today?", AgentResponseAt: at.Add(300 * time.Millisecond), Latency: 300 * time.Millisecond}
 	c.AppendTurn(greeting, TurnUpdate{})
 	turns := 1 + rng.IntN(6)
-	for j := 0; j < turns; j++ {
+	for j := range turns {
 		ex := seedBank[rng.IntN(len(seedBank))]
 		at = at.Add(time.Duration(3+rng.IntN(20)) * time.Second)
 		lat := time.Duration(200+rng.IntN(1500)) * time.Millisecond

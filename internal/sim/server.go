@@ -417,12 +417,6 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, singleHost boo
 	return s.ListenAndServeAddrs(ctx, Addrs{Build: addr}, singleHost, ready)
 }
 
-// ListenAndServeHosts is ListenAndServe with an explicit runtime address;
-// an empty runtimeAddr means the next free port after the build host's.
-func (s *Server) ListenAndServeHosts(ctx context.Context, buildAddr, runtimeAddr string, singleHost bool, ready func(Info)) error {
-	return s.ListenAndServeAddrs(ctx, Addrs{Build: buildAddr, Runtime: runtimeAddr}, singleHost, ready)
-}
-
 // Addrs are the listen addresses of the three host families. An empty
 // Runtime (Messaging) address is the next free port after the build
 // (runtime) host's, an ephemeral one when that was ephemeral.

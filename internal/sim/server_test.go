@@ -380,7 +380,7 @@ func TestJanitorEndsIdleSessions(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, ChatIdleTimeout: time.Minute, JanitorInterval: 5 * time.Millisecond})
-	for i := 0; i < 20; i++ {
+	for range 20 {
 		c.start(nil)
 	}
 	if n := s.Server.LiveSessions(); n != 20 {
@@ -453,7 +453,7 @@ func TestRateLimit(t *testing.T) {
 	clk := fakeclock.New()
 	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, RatePerKey: 2})
 	path := "/conversations"
-	for i := 0; i < 2; i++ {
+	for i := range 2 {
 		if r := c.runtime(path); r.status != 200 {
 			t.Fatalf("request %d: %d", i, r.status)
 		}
@@ -521,7 +521,7 @@ func TestFaults(t *testing.T) {
 		statuses := func() string {
 			_, c := startHelpdesk(t, sim.Options{Seed: 42, Faults: sim.Faults{Error500: 0.3, Error429: 0.2}})
 			var b strings.Builder
-			for i := 0; i < 40; i++ {
+			for range 40 {
 				fmt.Fprintf(&b, "%d ", c.runtime("/conversations").status)
 			}
 			return b.String()
@@ -555,7 +555,7 @@ func TestConcurrentSessions(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan string, sessions)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	for i := 0; i < sessions; i++ {
+	for i := range sessions {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -575,7 +575,7 @@ func TestConcurrentSessions(t *testing.T) {
 				errs <- fmt.Sprintf("%s create: %d", id, st)
 				return
 			}
-			for j := 0; j < turns; j++ {
+			for j := range turns {
 				if st := post(base+"/"+id, `{"clientEnv":"live","message":"ping"}`); st != 200 {
 					errs <- fmt.Sprintf("%s turn %d: %d", id, j, st)
 					return
@@ -584,7 +584,7 @@ func TestConcurrentSessions(t *testing.T) {
 		}(i)
 	}
 	// Lists read the store while sessions write it.
-	for i := 0; i < 10; i++ {
+	for range 10 {
 		c.runtime("/conversations?include_latency=true")
 	}
 	wg.Wait()

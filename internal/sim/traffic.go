@@ -2,7 +2,7 @@ package sim
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 )
@@ -161,7 +161,7 @@ func percentile(hist map[int64]int, n int, p float64) int64 {
 	for k := range hist {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	slices.Sort(keys)
 	rank := int(math.Ceil(p * float64(n)))
 	seen := 0
 	for _, k := range keys {

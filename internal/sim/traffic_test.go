@@ -73,7 +73,7 @@ func TestAPIErrorsCountInjected(t *testing.T) {
 	defer s.Close()
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
-	for i := 0; i < 3; i++ {
+	for range 3 {
 		resp, err := http.Get(hs.URL + "/v1/agents/" + s.agentIDs[0] + "/deployments/active")
 		if err != nil {
 			t.Fatal(err)

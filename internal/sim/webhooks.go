@@ -103,9 +103,7 @@ func newWebhooks(o WebhookOptions, brandWord string, after clock.AfterFunc) *web
 // start launches the workers, counted in wg.
 func (w *webhooks) start(wg *sync.WaitGroup) {
 	for range w.opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				select {
 				case <-w.ctx.Done():
@@ -114,7 +112,7 @@ func (w *webhooks) start(wg *sync.WaitGroup) {
 					w.attempt(d)
 				}
 			}
-		}()
+		})
 	}
 }
 

@@ -424,10 +424,10 @@ func TestCloseStopsEverything(t *testing.T) {
 		}
 		build := httptest.NewServer(srv.BuildHandler())
 		info := srv.Info()
-		for i := 0; i < 2; i++ {
+		for range 2 {
 			register(t, build.URL, info.BuildKey, map[string]any{"url": hs.URL, "events": []string{"conversation.completed"}})
 		}
-		for i := 0; i < 3; i++ {
+		for range 3 {
 			r := call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat", info.BuildKey, map[string]any{"clientEnv": "live"})
 			id := r.json(t)["conversationId"].(string)
 			call(t, "POST", build.URL+"/v1/agents/helpdesk/debug-chat/"+id, info.BuildKey, map[string]any{"clientEnv": "live", "message": "bye"})
@@ -466,8 +466,8 @@ func labelledGoroutines(set pprof.LabelSet) []string {
 	var out []string
 	// The first record follows the profile's header line.
 	_, profile, _ := strings.Cut(b.String(), "\n")
-	for _, rec := range strings.Split(profile, "\n\n") {
-		for _, line := range strings.Split(rec, "\n") {
+	for rec := range strings.SplitSeq(profile, "\n\n") {
+		for line := range strings.SplitSeq(rec, "\n") {
 			labels, ok := strings.CutPrefix(line, "# labels: ")
 			if !ok {
 				continue

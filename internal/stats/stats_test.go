@@ -71,6 +71,26 @@ func TestDecide(t *testing.T) {
 // TestBoundsExplainDecision checks the promise reports rely on: the test
 // passes exactly when the lower bound reaches p0, and fails exactly when
 // the upper bound falls to p1.
+// TestDecisionString: the names the reports print, and a value outside
+// them printed as a number instead of panicking.
+func TestDecisionString(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d    Decision
+		want string
+	}{
+		{Continue, "continue"},
+		{Pass, "pass"},
+		{Fail, "fail"},
+		{Decision(3), "Decision(3)"},
+		{Decision(-1), "Decision(-1)"},
+	} {
+		if got := tc.d.String(); got != tc.want {
+			t.Errorf("Decision(%d).String() = %q, want %q", int(tc.d), got, tc.want)
+		}
+	}
+}
+
 func TestBoundsExplainDecision(t *testing.T) {
 	t.Parallel()
 	// The last three have ratios exactly on a boundary (TestDecide).
@@ -122,6 +142,30 @@ func TestNeeded(t *testing.T) {
 		hi, lo = tc.d.Operating(tc.d.PassRate, n-1), tc.d.Operating(tc.d.Low(), n-1)
 		if hi.Pass >= tc.d.Confidence && lo.Fail >= tc.d.Confidence {
 			t.Errorf("%v: the guarantee holds at %d runs already", tc.d, n-1)
+		}
+	}
+}
+
+// TestNeededBeyondMaxRuns pins what Needed says when no limit gives the
+// guarantee: MaxRuns+1, which the loader and the runner read as "more
+// than MaxRuns" (a limit of MaxRuns-1 would read as a design that fits).
+// The design of a margin of 0.005 at 99% needs more than MaxRuns runs;
+// walking them takes under a second, so it is skipped only under -race.
+func TestNeededBeyondMaxRuns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		d    Design
+		slow bool
+	}{
+		{name: "invalid design", d: Design{0.9, 0.9, 0.95}},
+		{name: "too fine a margin", d: Design{0.9, 0.005, 0.99}, slow: true},
+	} {
+		if tc.slow && raceEnabled {
+			continue
+		}
+		if n := tc.d.Needed(); n != MaxRuns+1 {
+			t.Errorf("%s %v: Needed() = %d, want MaxRuns+1 = %d", tc.name, tc.d, n, MaxRuns+1)
 		}
 	}
 }
@@ -182,6 +226,24 @@ func TestOperatingSumsToOne(t *testing.T) {
 	// undecided every time.
 	if o := standard.Operating(1, 24); o.Inconclusive != 1 {
 		t.Errorf("24 runs of a perfect agent: %+v, want always inconclusive", o)
+	}
+}
+
+// TestOperatingOnBoundary: where Λ meets α exactly, the exact walk must
+// count the verdict Decide gives. At 95% against 50%, 99% confidence, two
+// failures make Λ = (0.05/0.5)² = 0.01 = α: a fail, which the crossing of
+// the boundaries computed in floats puts one pass count short of, so the
+// walk must correct it (without, the 0.25 of two failures at rate 0.5 was
+// counted inconclusive).
+func TestOperatingOnBoundary(t *testing.T) {
+	t.Parallel()
+	d := Design{0.95, 0.45, 0.99}
+	if got := d.Decide(0, 2); got != Fail {
+		t.Fatalf("%v: Decide(0, 2) = %v, want fail", d, got)
+	}
+	o := d.Operating(0.5, 2)
+	if !near(o.Fail, 0.25, 1e-12) || o.Pass != 0 || !near(o.Inconclusive, 0.75, 1e-12) {
+		t.Errorf("%v at rate 0.5, limit 2: %+v, want fail 0.25, pass 0, inconclusive 0.75", d, o)
 	}
 }
 

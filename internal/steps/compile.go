@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -366,12 +367,7 @@ func (c *call) column(name string) ([]string, error) {
 
 func isHeader(cell string, names ...string) bool {
 	cell = strings.ToLower(strings.TrimSpace(cell))
-	for _, n := range names {
-		if cell == n {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(names, cell)
 }
 
 // syntaxOnly stands for the session's expander while compiling: it checks

@@ -197,7 +197,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 				return nil
 			case "intents":
 				var names []string
-				for _, s := range strings.Split(value, ",") {
+				for s := range strings.SplitSeq(value, ",") {
 					if s = strings.TrimSpace(s); s != "" {
 						names = append(names, s)
 					}

@@ -26,9 +26,9 @@ func exampleInput(t *testing.T, d Def) Input {
 		doc := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(d.ExampleArg, `"""`), `"""`), "\n")
 		in.DocString = &doc
 	case TableArg:
-		for _, line := range strings.Split(d.ExampleArg, "\n") {
+		for line := range strings.SplitSeq(d.ExampleArg, "\n") {
 			var row []string
-			for _, cell := range strings.Split(strings.Trim(line, "| "), "|") {
+			for cell := range strings.SplitSeq(strings.Trim(line, "| "), "|") {
 				row = append(row, strings.TrimSpace(cell))
 			}
 			in.Table = append(in.Table, row)
@@ -434,9 +434,9 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s=bool:%t", f.Field, f.Bool.Value))
 		}
 	}
-	want := "channel=text:WEBCHAT num_turns=number:" + (&assert.Number{Value: ptr(4.0)}).Describe() +
-		" num_ood=number:" + (&assert.Number{Max: ptr(1.0)}).Describe() +
-		" total_duration=number:" + (&assert.Number{Min: ptr(1.0), Max: ptr(90.0)}).Describe() +
+	want := "channel=text:WEBCHAT num_turns=number:" + (&assert.Number{Value: new(4.0)}).Describe() +
+		" num_ood=number:" + (&assert.Number{Max: new(1.0)}).Describe() +
+		" total_duration=number:" + (&assert.Number{Min: new(1.0), Max: new(90.0)}).Describe() +
 		" handoff=bool:true in_progress=bool:false"
 	if strings.Join(got, " ") != want {
 		t.Errorf("fields\n got %s\nwant %s", strings.Join(got, " "), want)
@@ -487,8 +487,6 @@ func TestProbeAndConfirmOps(t *testing.T) {
 		t.Errorf("handoff state confirm %+v, %v", cf, err)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // TestErrorColumn: an invalid argument is reported at its opening quote,
 // where the designer must look, not at the step's keyword.

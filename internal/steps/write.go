@@ -21,7 +21,7 @@ func (l *Library) Write(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "\n  %s\n", d.Example)
 			if d.ExampleArg != "" {
-				for _, line := range strings.Split(d.ExampleArg, "\n") {
+				for line := range strings.SplitSeq(d.ExampleArg, "\n") {
 					fmt.Fprintf(&b, "      %s\n", line)
 				}
 			}

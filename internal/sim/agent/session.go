@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/hex"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -536,9 +537,7 @@ func (t *turnCtx) knowledge(d *Definition) []*topic {
 func (s *Session) setState(key string, v any) {
 	if s.stateShared {
 		cp := make(map[string]any, len(s.state)+1)
-		for k, x := range s.state {
-			cp[k] = x
-		}
+		maps.Copy(cp, s.state)
 		s.state, s.stateShared = cp, false
 	}
 	s.state[key] = v
@@ -555,9 +554,7 @@ func (s *Session) deleteState(key string) {
 func (s *Session) writeMetric(name, v string) {
 	if s.metricShared {
 		cp := make(map[string]any, len(s.metrics)+1)
-		for k, x := range s.metrics {
-			cp[k] = x
-		}
+		maps.Copy(cp, s.metrics)
 		s.metrics, s.metricShared = cp, false
 	}
 	switch old := s.metrics[name].(type) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,12 +48,7 @@ func play(s *Session, msgs ...string) []Reply {
 }
 
 func traceHas(r Reply, node string) bool {
-	for _, n := range r.Metadata.NodeTrace {
-		if n == node {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(r.Metadata.NodeTrace, node)
 }
 
 var refRE = regexp.MustCompile(`reference ([A-Z0-9]{6})\b`)
@@ -230,7 +226,7 @@ func TestRestaurantDelayedResponse(t *testing.T) {
 
 func TestRestaurantSmallTalkVariance(t *testing.T) {
 	seen := map[string]bool{}
-	for seed := uint64(0); seed < 40; seed++ {
+	for seed := range uint64(40) {
 		s := session(t, "restaurant", SessionOptions{Rand: rand.New(rand.NewPCG(seed, seed))})
 		s.Start()
 		r := s.Turn("hello, how are you?", nil)

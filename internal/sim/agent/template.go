@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,10 +103,8 @@ func parseRef(expr string, scope templateScope) (segment, string) {
 			return nil, ns + " needs a key, e.g. ${" + ns + ".name}"
 		}
 		parts := strings.Split(tail, ".")
-		for _, p := range parts {
-			if p == "" {
-				return nil, "empty path element"
-			}
+		if slices.Contains(parts, "") {
+			return nil, "empty path element"
 		}
 		return parts, ""
 	}
