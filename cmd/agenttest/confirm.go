@@ -35,7 +35,7 @@ type confirmOptions struct {
 func (c *confirmOptions) register(f *flags) {
 	f.stringVar(&c.webhookListen, "webhook-listen", config.EnvWebhookListen, "", "receive webhook deliveries on `ADDR` for confirm: webhooks (default with the embedded simulator: 127.0.0.1:0)")
 	f.stringVar(&c.webhookURL, "webhook-url", config.EnvWebhookURL, "", "public `URL` the platform delivers webhooks to (https://; default http://ADDR/ for a loopback --webhook-listen)")
-	f.stringVar(&c.webhookSecret, "webhook-secret", config.EnvWebhookSecret, "", "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
+	f.secretVar(&c.webhookSecret, "webhook-secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --webhook-url, to reuse it")
 	f.boolVar(&c.gateAlerts, "gate-alerts", "AGENTTEST_GATE_ALERTS", "after the run, fail it when an alert rule for a tested agent (or the account) is firing")
 	f.boolVar(&c.allowLive, "allow-live", "AGENTTEST_ALLOW_LIVE", "allow running against the live environment")
 }
@@ -47,7 +47,7 @@ func (c *confirmOptions) problems() []string {
 			out = append(out, fmt.Sprintf("--webhook-url %q must be an absolute http(s) URL", platform.RedactURL(c.webhookURL)))
 		}
 	}
-	return out
+	return append(out, checkWebhookSecret("--webhook-secret", c.webhookSecret)...)
 }
 
 // applyConfig takes the target's and the file's settings the command line

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agenttest/agenttest/internal/platform"
 	"io"
 	"slices"
 	"strconv"
@@ -120,6 +121,16 @@ func (f *flags) stringVar(p *string, name, envName, def, usage string) {
 		def = v
 	}
 	f.fs.StringVar(p, name, def, withEnv(usage, envName))
+}
+
+// secretVar is stringVar for a secret: its value from the environment is
+// not the flag's default, so --help, which prints defaults, says which
+// variable set it and never what it holds.
+func (f *flags) secretVar(p *string, name, envName, usage string) {
+	f.fs.StringVar(p, name, "", withEnv(usage, envName))
+	if v, ok := f.env(name, envName); ok {
+		*p = v
+	}
 }
 
 func (f *flags) boolVar(p *bool, name, envName string, usage string) {
@@ -399,8 +410,12 @@ func (f *flags) help() string {
 			b.WriteString(" " + placeholder)
 		}
 		b.WriteString("\n      " + usage)
-		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" && fl.DefValue != "0s" {
-			fmt.Fprintf(&b, " (default %s)", fl.DefValue)
+		switch {
+		case fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" && fl.DefValue != "0s":
+			// A URL from the environment may carry credentials.
+			fmt.Fprintf(&b, " (default %s)", platform.RedactURL(fl.DefValue))
+		case f.fromEnv[fl.Name]:
+			b.WriteString(" (set, not shown)") // a secret (secretVar)
 		}
 		b.WriteString("\n")
 	})

@@ -140,11 +140,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		defer sim.stop()
 		sim.fill(tgt)
 	}
-	red, err := keyRedactor(tgt)
+	secrets := commandSecrets(st, tgt, "")
+	red, err := keyRedactor(tgt, secrets)
 	if err != nil {
 		return err
 	}
-	_, client, closeClient, err := newClient(st, tgt, red, targetLimits(tgt, platform.DefaultMaxPerHost))
+	_, client, closeClient, err := newClient(st, tgt, red, secrets, targetLimits(tgt, platform.DefaultMaxPerHost))
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -9,15 +10,48 @@ import (
 	"github.com/agenttest/agenttest/internal/secret"
 )
 
-// keyRedactor is the redactor of a target's keys, for what the command
-// prints itself (errors, the console safety net). The platform client and
-// the runner mask keys in every value before it is stored, so reports are
-// written from clean values and never filtered as a byte stream, which
-// could corrupt their structure.
-func keyRedactor(t *config.Target) (*secret.Redactor, error) {
-	r, err := secret.New(t.Secrets()...)
+// commandSecrets are the values a command masks in everything it prints
+// and writes: the target's keys and tokens, and the webhook signing
+// secret, whether the command was given it (webhookSecret, from
+// --webhook-secret or --secret) or only has it in its environment, as a
+// job that sets it for every step does. A platform knows them all, and
+// one that echoes them must not put them into reports. A value too short
+// to mask is left out: a command that uses it refused it already
+// (checkWebhookSecret), and one that does not has nothing to leak.
+func commandSecrets(st *State, t *config.Target, webhookSecret string) []string {
+	out := t.Secrets()
+	env, _ := st.LookupEnv(config.EnvWebhookSecret)
+	for _, s := range []string{webhookSecret, env} {
+		if s != "" && secret.CheckKey("", s) == nil && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkWebhookSecret is the problem of a webhook signing secret given to
+// a command (flag names the flag), if any: one too short to be told apart
+// from ordinary text could not be masked in the outputs.
+func checkWebhookSecret(flag, s string) []string {
+	if s == "" {
+		return nil
+	}
+	if err := secret.CheckKey(flag, s); err != nil {
+		return []string{err.Error()}
+	}
+	return nil
+}
+
+// keyRedactor is the redactor of a command's secrets (commandSecrets),
+// for what the command prints itself (errors, the console safety net).
+// The platform client (platform.Config.Mask) and the runner mask them in
+// every value before it is stored, so reports are written from clean
+// values and never filtered as a byte stream, which could corrupt their
+// structure.
+func keyRedactor(t *config.Target, secrets []string) (*secret.Redactor, error) {
+	r, err := secret.New(secrets...)
 	if err != nil {
-		// Resolve refused such keys already.
+		// Resolve and commandSecrets refused such keys already.
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	return r, nil

@@ -422,7 +422,8 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return reported(exitUsage)
 	}
 
-	red, err := keyRedactor(tgt)
+	secrets := commandSecrets(st, tgt, o.webhookSecret)
+	red, err := keyRedactor(tgt, secrets)
 	if err != nil {
 		return err
 	}
@@ -437,7 +438,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// on the client's semaphore instead of the platform.
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
 	gc.run(plan)
-	pcfg, client, closeClient, err := newClient(st, tgt, red, clientLimits{
+	pcfg, client, closeClient, err := newClient(st, tgt, red, secrets, clientLimits{
 		maxPerHost: maxPerHost, maxReplyBytes: o.maxReplyBytes, rate: o.rateCap, rateWait: o.rateWait,
 	})
 	if err != nil {
@@ -525,12 +526,13 @@ func targetLimits(tgt *config.Target, maxPerHost int) clientLimits {
 // own whose connections are closed by the returned func when the command
 // ends: a dialled but never used connection would hold up the embedded
 // simulator's graceful shutdown (net/http waits 5s for those). It returns
-// the client's Config too, for the Messaging clients built from it.
-func newClient(st *State, tgt *config.Target, red *secret.Redactor, l clientLimits) (platform.Config, *platform.Client, func(), error) {
+// the client's Config too, for the Messaging clients built from it. It
+// masks the command's secrets (commandSecrets) besides the keys it sends.
+func newClient(st *State, tgt *config.Target, red *secret.Redactor, secrets []string, l clientLimits) (platform.Config, *platform.Client, func(), error) {
 	transport := platform.NewTransport(l.maxPerHost)
 	pcfg := platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Mask: secrets, Now: st.Now,
 		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: l.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: rateWaitHint,

@@ -36,6 +36,10 @@ import (
 const (
 	plantedBuildKey   = "PLANTbuild-6e1f0c9a7d3b42e5"
 	plantedRuntimeKey = "PLANTruntime-b83d5a0f2c716e94"
+	// plantedWebhookSecret is the signing secret of an endpoint already
+	// registered (AGENTTEST_WEBHOOK_SECRET): the platform knows it, since
+	// it signs with it, and echoes it like a key.
+	plantedWebhookSecret = "PLANTwhsec-3c9e71d0a5b24f86"
 )
 
 // plantedConnectors are Messaging connector tokens of the example agents
@@ -56,13 +60,16 @@ func plantedMessaging() sim.MessagingOptions {
 }
 
 // echoPlatform is a debug-chat server that does everything a careless
-// proxy might: it puts the x-api-key it received into its answers. The
-// agent id of the path picks the answer:
+// proxy might: it puts the x-api-key it received into its answers, and
+// the workspace's other secrets it knows (the webhook signing secret, the
+// restaurant's Messaging connector token) into its replies. The agent id
+// of the path picks the answer:
 //
 //	status500-N  500, text: N bytes of padding, then the key
 //	json401      401, JSON error_message naming the key
 //	html502      502, an HTML page with the key in its title and body
-//	reply        200, a valid turn whose reply text holds the key
+//	reply        200, a valid turn whose reply text, node and state hold
+//	             the key and the other secrets
 func echoPlatform(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("x-api-key")
@@ -93,8 +100,9 @@ func echoPlatform(t *testing.T) *httptest.Server {
 			}
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(map[string]any{
-				"conversationId": conv, "userInput": "", "response": "your key is " + key,
-				"metadata":          map[string]any{"currentNode": key, "nodeTrace": []string{"Greeting"}, "state": map[string]any{"key": key}},
+				"conversationId": conv, "userInput": "", "response": "your key is " + key + ", your signing secret " + plantedWebhookSecret,
+				"metadata": map[string]any{"currentNode": key, "nodeTrace": []string{"Greeting"},
+					"state": map[string]any{"key": key, "connector": plantedConnectors["restaurant"], "signing": plantedWebhookSecret}},
 				"conversationEnded": false, "delayedResponse": false,
 			})
 		default:
@@ -145,6 +153,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 			// examples-failing talks to the restaurant over web chat too.
 			"AGENTTEST_MESSAGING_URL": s.MessagingURL, "AGENTTEST_MESSAGING_HOST": s.Info.MessagingHost,
 			"AGENTTEST_AGENT_ID": "restaurant", "AGENTTEST_CONNECTOR_TOKEN": plantedConnectors["restaurant"],
+			"AGENTTEST_WEBHOOK_SECRET": plantedWebhookSecret,
 		}
 	}
 	type testCase struct {
@@ -204,11 +213,14 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{name: "platform echoes the key in a 401", env: envTarget(echo.URL), dir: suiteDir(echo401Suite), args: []string{"."}, code: exitUsage, echoes: true},
 		{
 			name: "keys from ${env:...} in agenttest.yaml, platform echoes them",
-			env:  map[string]string{"PATH": "/usr/bin:/bin", "MY_BUILD": plantedBuildKey, "MY_RUNTIME": plantedRuntimeKey},
+			env: map[string]string{"PATH": "/usr/bin:/bin", "MY_BUILD": plantedBuildKey, "MY_RUNTIME": plantedRuntimeKey,
+				"MY_CONN": plantedConnectors["restaurant"], "AGENTTEST_WEBHOOK_SECRET": plantedWebhookSecret},
 			dir: func(t *testing.T) string {
 				dir := echoDir(t)
 				cfg := "default_target: echo\ntargets:\n  echo:\n    build_url: " + echo.URL + "\n    runtime_url: " + s.RuntimeURL +
-					"\n    account_id: " + s.AccountID + "\n    build_key: ${env:MY_BUILD}\n    runtime_key: ${env:MY_RUNTIME}\n"
+					"\n    account_id: " + s.AccountID + "\n    build_key: ${env:MY_BUILD}\n    runtime_key: ${env:MY_RUNTIME}\n" +
+					"    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n" +
+					"    connectors:\n      restaurant: ${env:MY_CONN}\n"
 				if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -249,7 +261,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 				}
 				texts[filepath.Base(p)] = string(b)
 			}
-			keys := []string{plantedBuildKey, plantedRuntimeKey}
+			keys := []string{plantedBuildKey, plantedRuntimeKey, plantedWebhookSecret}
 			for _, tok := range plantedConnectors {
 				keys = append(keys, tok)
 			}
@@ -807,5 +819,43 @@ func TestQueryOfTargetURLNeverShown(t *testing.T) {
 	if code != exitUsage || strings.Contains(out.String(), "PLANTED") ||
 		!strings.Contains(out.String(), `AGENTTEST_BUILD_URL: build_url "https://build.example.com/": must not have a query or fragment`) {
 		t.Errorf("exit %d\n%s", code, out.String())
+	}
+}
+
+// Help prints a flag's default from the environment, but never a secret
+// and never a URL's credentials: `agenttest run -h` in a job that sets
+// AGENTTEST_WEBHOOK_SECRET printed the signing secret. A webhook secret
+// too short to be masked is refused before anything runs, saying which
+// variable set it.
+func TestHelpAndRefusalsShowNoSecret(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_WEBHOOK_SECRET": plantedWebhookSecret,
+		"AGENTTEST_WEBHOOK_URL": "https://" + plantedBuildKey + "@hook.example.com/in"}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{args: []string{"run", "-h"}, env: env, code: exitOK, want: "(env AGENTTEST_WEBHOOK_SECRET) (set, not shown)"},
+		{args: []string{"webhooks", "listen", "-h"}, env: env, code: exitOK, want: "(default https://xxxxx@hook.example.com/in)"},
+		{args: []string{"webhooks", "listen", "--url", "https://u:" + plantedBuildKey + "@hook.example.com/%zz"}, env: env, code: exitUsage,
+			want: `--url "https://xxxxx@hook.example.com/%zz" must be an absolute http(s) URL`},
+		{args: []string{"run", "."}, env: map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_WEBHOOK_SECRET": "whsec_abc"}, code: exitUsage,
+			want: "--webhook-secret is 9 characters long; keys shorter than 12 characters are refused"},
+		{args: []string{"webhooks", "listen", "--secret", "whsec_abc"}, env: env, code: exitUsage,
+			want: "--secret is 9 characters long; keys shorter than 12 characters are refused"},
+	} {
+		c := newCLI(t, t.TempDir(), tc.env, tc.args...)
+		code := c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s", tc.args, code, tc.code, tc.want, out)
+		}
+		for _, key := range []string{plantedWebhookSecret, plantedBuildKey, "whsec_abc"} {
+			if piece := leakedPiece(out, key); piece != "" {
+				t.Errorf("%v: shows %q of %q:\n%s", tc.args, piece, key, out)
+			}
+		}
 	}
 }

@@ -73,7 +73,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	f.stringVar(&o.listen, "listen", config.EnvWebhookListen, "127.0.0.1:8787", "listen on `ADDR` for deliveries")
 	f.stringVar(&o.url, "url", config.EnvWebhookURL, "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
-	f.stringVar(&o.secret, "secret", config.EnvWebhookSecret, "", "signing `SECRET` of an endpoint already registered for --url, to reuse it")
+	f.secretVar(&o.secret, "secret", config.EnvWebhookSecret, "signing `SECRET` of an endpoint already registered for --url, to reuse it")
 	f.stringVar(&o.target, "target", "AGENTTEST_TARGET", "", "target `NAME` from the config file (default: its default_target)")
 	f.stringVar(&o.config, "config", "AGENTTEST_CONFIG", "", "config `FILE` (default: ./agenttest.yaml when present)")
 	f.stringVar(&o.brand, "brand", "AGENTTEST_BRAND", platform.DefaultBrand, "brand `WORD` of the X-<Brand>-Signature header")
@@ -87,7 +87,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	}
 	if o.url != "" {
 		if u, err := url.Parse(o.url); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			problems = append(problems, fmt.Sprintf("--url %q must be an absolute http(s) URL", o.url))
+			problems = append(problems, fmt.Sprintf("--url %q must be an absolute http(s) URL", platform.RedactURL(o.url)))
 		}
 	}
 	for _, e := range o.eventList() {
@@ -98,6 +98,7 @@ func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	if len(o.eventList()) == 0 {
 		problems = append(problems, "--events names no event")
 	}
+	problems = append(problems, checkWebhookSecret("--secret", o.secret)...)
 	if len(problems) > 0 {
 		return nil, usageProblems("webhooks listen", problems...)
 	}
@@ -136,7 +137,8 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		// drive it: there is nothing to listen to.
 		return usageErrorf("webhooks listen: no target configured; start 'agenttest sim --allow-http-webhooks' and set AGENTTEST_BUILD_URL and AGENTTEST_BUILD_KEY, or use --target")
 	}
-	red, err := keyRedactor(tgt)
+	secrets := commandSecrets(st, tgt, o.secret)
+	red, err := keyRedactor(tgt, secrets)
 	if err != nil {
 		return err
 	}
@@ -144,7 +146,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Brand: o.brand, Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Mask: secrets, Brand: o.brand, Now: st.Now,
 		AllowHTTP:  tgt.AllowHTTP,
 		HTTPClient: &http.Client{Transport: transport},
 	})

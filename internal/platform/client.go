@@ -95,6 +95,12 @@ type Config struct {
 	// ConnectorToken is the Messaging connector token, sent only in the
 	// X-Token header of the access-token step, never logged.
 	ConnectorToken string
+	// Mask are the workspace's other secrets, which this client never
+	// sends but masks wherever it keeps the platform's text, as it masks
+	// its keys: the connector tokens of other agents, a webhook signing
+	// secret. A platform knows them all, and one that echoes them must
+	// not put them into reports. Each is held to the rules of a key.
+	Mask []string
 	// MessagingHost is the domain or app namespace the connector is
 	// registered to, sent as X-Host.
 	MessagingHost string
@@ -188,6 +194,11 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	for i, m := range c.Mask {
+		if err := secret.CheckKey(fmt.Sprintf("secret %d to mask", i+1), m); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.AccountID != "" {
 		if err := CheckAccountID(c.AccountID); err != nil {
 			errs = append(errs, err)
@@ -214,7 +225,7 @@ func (c Config) Validate() error {
 	// A key pasted into a URL setting must not reach the terminal. The
 	// keys may be the problem themselves, so only the valid ones redact.
 	var keys []string
-	for _, k := range []string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken} {
+	for _, k := range append([]string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken}, c.Mask...) {
 		if secret.CheckKey("", k) == nil {
 			keys = append(keys, k)
 		}
@@ -347,7 +358,7 @@ func New(cfg Config) (*Client, error) {
 		c.runtimeBase = c.runtime.String()
 	}
 	c.messaging, c.socket = cfg.messagingURLs()
-	red, err := secret.New(cfg.BuildKey, cfg.RuntimeKey, cfg.CallToken, cfg.ConnectorToken)
+	red, err := secret.New(append([]string{cfg.BuildKey, cfg.RuntimeKey, cfg.CallToken, cfg.ConnectorToken}, cfg.Mask...)...)
 	if err != nil {
 		return nil, fmt.Errorf("platform config: %w", err) // Validate checked the keys
 	}

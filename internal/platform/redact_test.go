@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -164,6 +165,44 @@ func TestKeysNeverLeak(t *testing.T) {
 		if strings.Contains(plain, buildKey) || strings.Contains(plain, runtimeKey) || strings.Contains(plain, "PLANTED") {
 			t.Errorf("key leaked: %q", s)
 		}
+	}
+}
+
+// TestMaskedSecrets: a secret of the workspace the client never sends
+// (Config.Mask: another agent's connector token, a webhook signing
+// secret) is masked in what the platform sends back, as a key is; and a
+// value too short to mask is refused without being shown.
+func TestMaskedSecrets(t *testing.T) {
+	t.Parallel()
+	const buildKey, masked = "bk-build-0123456789", "whsec-PLANTED-0123456789"
+	var sent []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, fmt.Sprint(r.Header), r.URL.String())
+		mu.Unlock()
+		fmt.Fprintf(w, `{"conversationId":"c1","userInput":"","response":"signed with %s","metadata":{"k":"%s"},"conversationEnded":false,"delayedResponse":false}`, masked, masked)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: buildKey, Mask: []string{masked}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.SendTurn(context.Background(), "a", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append(sent, string(ex.Response), ex.Result.Response, fmt.Sprint(ex.Result.Meta())) {
+		if strings.Contains(s, "PLANTED") {
+			t.Errorf("the masked secret shows: %q", s)
+		}
+	}
+	if ex.Result.Response != "signed with [REDACTED]" {
+		t.Errorf("response %q", ex.Result.Response)
+	}
+	_, err = New(Config{BuildURL: srv.URL, BuildKey: buildKey, Mask: []string{"PLANTED-abc"}})
+	if err == nil || strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), "secret 1 to mask is 11 characters long") {
+		t.Errorf("a short secret to mask: %v", err)
 	}
 }
 
