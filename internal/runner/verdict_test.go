@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -114,4 +116,97 @@ func TestRunRetryBacksOff(t *testing.T) {
 	if len(slept) != 1 || slept[0] < time.Second-jitter || slept[0] > time.Second+jitter {
 		t.Errorf("slept %v, want one pause of 1s ± 25%%", slept)
 	}
+}
+
+// TestAlertGateScope: the gate fails on a firing rule of the whole
+// account (no project_id) as on one of an agent of the run, and not on
+// one of an agent the run did not talk to. Its failure says the scope,
+// the threshold and the value.
+func TestAlertGateScope(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	ctx := context.Background()
+	restaurant := agentID(t, e.sim, "restaurant")
+	greets := func(agent string) string {
+		return "suite: gate\nagent: " + agent + "\nscenarios:\n  - name: greets\n    turns:\n      - say: hello\n"
+	}
+	// A conversation with the restaurant makes its volume rule fire.
+	if res, err := Run(ctx, loadYAML(t, greets(restaurant)), e.opts()); err != nil || res.RunStatus() != result.RunPassed {
+		t.Fatalf("restaurant run: %v %v", err, statuses(res))
+	}
+	for _, r := range []platform.AlertRuleRequest{
+		{Name: "restaurant volume", ProjectID: restaurant, Metric: "call_volume", Operator: ">=", ThresholdValue: 1, WindowDuration: "5m"},
+		{Name: "account volume", Metric: "call_volume", ThresholdValue: 2, WindowDuration: "5m"},
+	} {
+		if _, err := e.client.CreateAlertRule(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := e.opts()
+	opts.Alerts = e.client
+	res, err := Run(ctx, loadYAML(t, greets(e.clinic)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Status != result.Failed {
+		t.Fatalf("checks %+v, want the alert gate failed", res.Checks)
+	}
+	want := assert.Failure{Key: "alerts.call_volume", Message: `alert firing (account-wide): rule "account volume"`,
+		Expected: "call_volume below 2 (call_volume >= 2 not reached)", Actual: "firing at 2"}
+	fs := res.Checks[0].Last().Failures
+	if len(fs) != 1 || fs[0].Key != want.Key || !strings.HasPrefix(fs[0].Message, want.Message) || fs[0].Expected != want.Expected || fs[0].Actual != want.Actual {
+		t.Errorf("failures %+v, want only %+v", fs, want)
+	}
+	// Both rules fire: the restaurant's is left out, not missing.
+	if cs := res.Checks[0].Last().Confirmations; len(cs) != 1 || cs[0].Summary != "2 firing, 1 for agents "+e.clinic+" or account-wide" {
+		t.Errorf("confirmations %+v, want the restaurant's rule among 2 firing", cs)
+	}
+	if st := res.RunStatus(); st != result.RunFailed {
+		t.Errorf("run %s, want failed", st)
+	}
+}
+
+// TestAlertGateInterrupted: a run interrupted once its cases are done,
+// before or while the gate reads the alerts, is interrupted, not passed:
+// the gate did not run, whatever the cases said.
+func TestAlertGateInterrupted(t *testing.T) {
+	t.Parallel()
+	for _, during := range []bool{false, true} {
+		e := newEnv(t, sim.Options{Seed: 1})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		opts := e.opts()
+		opts.Alerts = e.client
+		if during {
+			opts.Alerts = cancelling{Alerts: e.client, cancel: cancel}
+		} else {
+			rec := newRecorder()
+			rec.onFinish = func(int) { cancel() }
+			opts.Observer = rec
+		}
+		res, err := Run(ctx, []*scenario.Suite{suite(file, booking("books", 10))}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Files[0].Cases[0]; c.Status != result.Passed {
+			t.Fatalf("during %t: case %s, want passed%s", during, c.Status, describe(c))
+		}
+		if len(res.Checks) != 1 || res.Checks[0].Status != result.Pending || res.Checks[0].SkipReason != result.ReasonInterrupted {
+			t.Errorf("during %t: checks %+v, want the gate pending, interrupted", during, res.Checks)
+		}
+		if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
+			t.Errorf("during %t: interrupted %t, run %s, want interrupted", during, res.Interrupted, res.RunStatus())
+		}
+	}
+}
+
+// cancelling cancels the run as the gate reads the alerts.
+type cancelling struct {
+	Alerts
+	cancel context.CancelFunc
+}
+
+func (c cancelling) FiringAlerts(ctx context.Context) ([]platform.Alert, error) {
+	c.cancel()
+	return c.Alerts.FiringAlerts(ctx)
 }
