@@ -35,6 +35,7 @@ func TestSequentialRule(t *testing.T) {
 		{name: "errored runs are not evidence", passed: 26, errored: 4, limit: 282, wantDone: true, wantStatus: result.Passed, wantDecision: result.DecisionPassed},
 		{name: "errored runs do not use up the limit", passed: 20, errored: 4, limit: 22},
 		{name: "the limit undecided is inconclusive", passed: 20, limit: 20, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionInconclusive},
+		{name: "the limit undecided with failures is inconclusive", passed: 18, failed: 2, limit: 20, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionInconclusive},
 		{name: "a third errored is tolerated", passed: 10, errored: 5, limit: 282},
 		{name: "more than a third errored stops", passed: 9, errored: 5, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
 		{name: "a few errored runs wait for more evidence", passed: 2, errored: 4, limit: 282},
@@ -145,6 +146,13 @@ func TestRunSequential(t *testing.T) {
 			status: result.Failed, decision: result.DecisionFailed, most: 20},
 		{name: "a limit too small is inconclusive", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 2,
 			status: result.Failed, decision: result.DecisionInconclusive, most: 10},
+		// The errored run is not evidence, so it does not count against
+		// the limit: the case reaches it, and its verdict.
+		{name: "errored runs do not use up the limit", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 1,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n == 1 && chatTimeout(w)
+			},
+			status: result.Failed, decision: result.DecisionInconclusive, most: 10, errored: 1},
 		{name: "errored runs are excluded", stats: healthy, parallel: 1, rewrite: rudeEvery(20),
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n%7 == 3 && chatTimeout(w)
