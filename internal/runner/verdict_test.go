@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,4 +211,236 @@ type cancelling struct {
 func (c cancelling) FiringAlerts(ctx context.Context) ([]platform.Alert, error) {
 	c.cancel()
 	return c.Alerts.FiringAlerts(ctx)
+}
+
+// TestRunInterruptedBetweenCases: a run interrupted after a case
+// finished, with none in flight, leaves the cases it never started
+// pending and is interrupted: not passed on the one case that ran. A
+// scenario's own skip: stays a skip.
+func TestRunInterruptedBetweenCases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := e.opts()
+	opts.Parallel = 1
+	rec := newRecorder()
+	rec.onFinish = func(int) { cancel() }
+	opts.Observer = rec
+	skipped := booking("skipped", 30)
+	skipped.Skip = "not today"
+	res, err := Run(ctx, []*scenario.Suite{suite(file, booking("first", 10), booking("second", 20), skipped, booking("third", 40))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if got, want := strings.Join(statuses(res), " "), "first=passed second=pending skipped=skipped third=pending"; got != want {
+		t.Fatalf("statuses %s, want %s", got, want)
+	}
+	if r := res.Files[0].Cases[1].SkipReason; r != result.ReasonInterrupted {
+		t.Errorf("second: reason %q", r)
+	}
+	if r := res.Files[0].Cases[2].SkipReason; r != "not today" {
+		t.Errorf("skipped: reason %q, want its own", r)
+	}
+	if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
+		t.Errorf("interrupted %t, run %s, want interrupted", res.Interrupted, res.RunStatus())
+	}
+}
+
+// TestRunInterruptedRepeat: a repeated case interrupted during its
+// second run, after an errored first one, has no verdict: pending, with
+// the run it made counted and the cut one's transcript kept. The cut run
+// is not evidence (counted as a failure, it completed the runs of the
+// fixed rule and failed the case), and the errored run does not make the
+// case errored: the interruption stopped it, not the platform.
+func TestRunInterruptedRepeat(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.proxy.onRequest(func(kind string, n int64, r *http.Request, w http.ResponseWriter) bool {
+		switch {
+		case kind == "turn" && n == 1:
+			return fail500(w)
+		case kind == "turn" && n == 2:
+			cancel()
+			return hangUp(t, r, w)
+		}
+		return false
+	})
+	opts := e.opts()
+	opts.Parallel = 1
+	sc := booking("repeated", 10)
+	keepTurns(sc, 1)
+	sc.Stats = scenario.Stats{Repeat: 2, PassRate: 1}
+	res, err := Run(ctx, []*scenario.Suite{suite(file, sc)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Pending || c.SkipReason != result.ReasonInterruptedRuns {
+		t.Fatalf("case %s (%q), want pending, %q%s", c.Status, c.SkipReason, result.ReasonInterruptedRuns, describe(c))
+	}
+	if r := c.Repeat; r.Decision != result.DecisionInterrupted || r.Runs != 1 || r.Errored != 1 || r.Passed+r.Failed != 0 || r.Discarded != 0 {
+		t.Errorf("repeat %+v, want interrupted after 1 errored run", r)
+	}
+	if len(c.Attempts) != 2 || c.Attempts[1].Run != 2 || c.Attempts[1].Error == nil || c.Attempts[1].Error.Kind != result.KindInterrupted {
+		t.Errorf("attempts: want the errored run's and the cut one's%s", describe(c))
+	}
+	if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
+		t.Errorf("interrupted %t, run %s, want interrupted", res.Interrupted, res.RunStatus())
+	}
+}
+
+// TestRunRepeatRecoversPanics: a run of a repeated case that panics is an
+// errored run, counted as one, with the panic recorded; the case goes on
+// to its verdict.
+func TestRunRepeatRecoversPanics(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel = 1
+	sc := booking("repeated", 10)
+	keepTurns(sc, 1)
+	opts.Channel = DebugChat(panicky{DebugChatClient: e.client, victim: sayAt(sc, 0).Say, once: new(atomic.Bool)})
+	sc.Stats = scenario.Stats{Repeat: 2, PassRate: 0.5}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Passed || c.Repeat.Runs != 2 || c.Repeat.Errored != 1 || c.Repeat.Passed != 1 {
+		t.Fatalf("case %s, repeat %+v; want passed on 1 pass and 1 errored run%s", c.Status, c.Repeat, describe(c))
+	}
+	if a := c.Attempts[0]; a.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindInternal || !strings.Contains(a.Error.Message, "wrapper bug") {
+		t.Errorf("the panic is not recorded on the first run%s", describe(c))
+	}
+}
+
+// TestRunRecoversObserverPanics: a panic before the case made any
+// attempt (here the observer's, as the case starts) errors the case on
+// an attempt of its own; the other cases run.
+func TestRunRecoversObserverPanics(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel = 1
+	opts.Observer = panicsAt{victim: "explodes"}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("before", 10), booking("explodes", 20), booking("after", 30))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(statuses(res), " "), "before=passed explodes=errored after=passed"; got != want {
+		t.Fatalf("statuses %s, want %s", got, want)
+	}
+	c := res.Files[0].Cases[1]
+	if a := c.Last(); len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != result.KindInternal || !strings.Contains(a.Error.Message, "observer bug") {
+		t.Errorf("panic not recorded%s", describe(c))
+	}
+}
+
+// panicsAt is an observer that panics when the case named victim starts.
+type panicsAt struct {
+	result.NoopObserver
+	victim string
+}
+
+func (p panicsAt) CaseStarted(_ *result.File, c *result.Case) {
+	if c.Name == p.victim {
+		panic("observer bug")
+	}
+}
+
+// TestFailFastLetsRepeatedCaseFinish: a repeated case in flight when
+// --fail-fast stops the run makes all its runs and has its verdict, as a
+// case run once finishes its retries; the alert gate still reads the
+// alerts, as a fail-fast stop says nothing of the platform.
+func TestFailFastLetsRepeatedCaseFinish(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel, opts.FailFast, opts.Alerts = 2, true, e.client
+	opts.ConversationIDs = func(c *result.Case, a *result.Attempt) string {
+		return fmt.Sprintf("%s-%d-%d", c.Name, a.Run, a.Number)
+	}
+	rec := &finishSignal{recorder: newRecorder(), name: "breaks", done: make(chan struct{})}
+	opts.Observer = rec
+	// The repeated case's first greeting is held until the run has
+	// stopped on the failure of the other.
+	e.proxy.onResponse(func(kind string, _ int64, body []byte) []byte {
+		if kind == "start" && strings.Contains(string(body), "repeated-1-1") {
+			select {
+			case <-rec.done:
+			case <-time.After(10 * time.Second):
+				t.Error("the failing case did not finish")
+			}
+		}
+		return body
+	})
+	repeated := booking("repeated", 10)
+	keepTurns(repeated, 1)
+	repeated.Stats = scenario.Stats{Repeat: 3, PassRate: 1}
+	breaks := broken("breaks", 30)
+	breaks.Retries = ptr(0)
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, repeated, breaks, booking("never runs", 40))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if got, want := strings.Join(statuses(res), " "), "repeated=passed breaks=failed never runs=skipped"; got != want {
+		t.Fatalf("statuses %q, want %q%s", got, want, describe(res.Files[0].Cases[0]))
+	}
+	if r := res.Files[0].Cases[0].Repeat; r.Runs != 3 || r.Decision != result.DecisionPassed {
+		t.Errorf("repeat %+v, want 3 runs, passed", r)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Status != result.Passed {
+		t.Errorf("checks %+v, want the alert gate read, and passed", res.Checks)
+	}
+	if res.Stop == nil || res.Stop.Kind != result.StopFailFast || res.RunStatus() != result.RunFailed {
+		t.Errorf("stop %+v, run %s; want fail-fast, failed", res.Stop, res.RunStatus())
+	}
+}
+
+// TestFailFastStops: --fail-fast stops on an errored case as on a failed
+// one; a stop at the last case left nothing unrun, so the result reports
+// none, whatever a scenario's skip: left.
+func TestFailFastStops(t *testing.T) {
+	t.Parallel()
+	run := func(t *testing.T, e *env, scs ...*scenario.Scenario) *result.Result {
+		t.Helper()
+		opts := e.opts()
+		opts.Parallel, opts.FailFast = 1, true
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, scs...)}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	t.Run("errored", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t, sim.Options{Seed: 1})
+		e.proxy.onRequest(func(kind string, _ int64, _ *http.Request, w http.ResponseWriter) bool {
+			return kind == "turn" && fail500(w)
+		})
+		res := run(t, e, booking("errors", 10), booking("never runs", 20))
+		if got, want := strings.Join(statuses(res), " "), "errors=errored never runs=skipped"; got != want {
+			t.Errorf("statuses %q, want %q", got, want)
+		}
+		if res.Stop == nil || res.Stop.Kind != result.StopFailFast || res.RunStatus() != result.RunErrored {
+			t.Errorf("stop %+v, run %s; want fail-fast, errored", res.Stop, res.RunStatus())
+		}
+	})
+	t.Run("at the last case", func(t *testing.T) {
+		t.Parallel()
+		skipped := booking("skipped", 10)
+		skipped.Skip = "not today"
+		res := run(t, newEnv(t, sim.Options{Seed: 1}), skipped, booking("passes", 20), broken("breaks", 30))
+		if got, want := strings.Join(statuses(res), " "), "skipped=skipped passes=passed breaks=failed"; got != want {
+			t.Errorf("statuses %q, want %q", got, want)
+		}
+		if res.Stop != nil || res.RunStatus() != result.RunFailed {
+			t.Errorf("stop %+v, run %s; want none, failed", res.Stop, res.RunStatus())
+		}
+	})
 }
