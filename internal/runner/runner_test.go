@@ -369,6 +369,18 @@ func TestRunRetries(t *testing.T) {
 			t.Errorf("error has no position")
 		}
 	}
+	// firstTurn answers the first turn with status and body.
+	firstTurn := func(status int, body string) func(kind string, n int64, w http.ResponseWriter) bool {
+		return func(kind string, n int64, w http.ResponseWriter) bool {
+			if kind != "turn" || n != 1 {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+			return true
+		}
+	}
 	testCases := []testCase{
 		{
 			name:     "a 500 on a turn is retried from a fresh session: flaky",
@@ -385,6 +397,20 @@ func TestRunRetries(t *testing.T) {
 				return kind == "turn" && n == 1 && chatTimeout(w)
 			},
 			want: result.Flaky, attempts: 2, firstKind: result.KindTimeout,
+		},
+		{
+			// The session vanished: a fresh one may work, and the agent
+			// is known, so the run goes on.
+			name:     "a 404 on a turn is retried from a fresh session: flaky",
+			optRetry: 1,
+			fault:    firstTurn(http.StatusNotFound, `{"success":false,"error":"not found","error_code":"CONVERSATIONS_NOT_FOUND","error_message":"no such conversation","data":null}`),
+			want:     result.Flaky, attempts: 2, firstKind: result.KindHTTP,
+		},
+		{
+			name:     "a reply that cannot be read is retried: flaky",
+			optRetry: 1,
+			fault:    firstTurn(http.StatusOK, `{"success":true,"data":{"conversationId":`),
+			want:     result.Flaky, attempts: 2, firstKind: result.KindHTTP,
 		},
 		{
 			name:     "errors that outlast the budget leave the case errored",
