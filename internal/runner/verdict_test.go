@@ -196,9 +196,7 @@ func TestAlertGateInterrupted(t *testing.T) {
 		if len(res.Checks) != 1 || res.Checks[0].Status != result.Pending || res.Checks[0].SkipReason != result.ReasonInterrupted {
 			t.Errorf("during %t: checks %+v, want the gate pending, interrupted", during, res.Checks)
 		}
-		if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
-			t.Errorf("during %t: interrupted %t, run %s, want interrupted", during, res.Interrupted, res.RunStatus())
-		}
+		wantInterrupted(t, res)
 	}
 }
 
@@ -243,9 +241,7 @@ func TestRunInterruptedBetweenCases(t *testing.T) {
 	if r := res.Files[0].Cases[2].SkipReason; r != "not today" {
 		t.Errorf("skipped: reason %q, want its own", r)
 	}
-	if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
-		t.Errorf("interrupted %t, run %s, want interrupted", res.Interrupted, res.RunStatus())
-	}
+	wantInterrupted(t, res)
 }
 
 // TestRunInterruptedRepeat: a repeated case interrupted during its
@@ -288,9 +284,7 @@ func TestRunInterruptedRepeat(t *testing.T) {
 	if len(c.Attempts) != 2 || c.Attempts[1].Run != 2 || c.Attempts[1].Error == nil || c.Attempts[1].Error.Kind != result.KindInterrupted {
 		t.Errorf("attempts: want the errored run's and the cut one's%s", describe(c))
 	}
-	if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
-		t.Errorf("interrupted %t, run %s, want interrupted", res.Interrupted, res.RunStatus())
-	}
+	wantInterrupted(t, res)
 }
 
 // TestRunRepeatRecoversPanics: a run of a repeated case that panics is an
@@ -368,16 +362,7 @@ func TestFailFastLetsRepeatedCaseFinish(t *testing.T) {
 	opts.Observer = rec
 	// The repeated case's first greeting is held until the run has
 	// stopped on the failure of the other.
-	e.proxy.onResponse(func(kind string, _ int64, body []byte) []byte {
-		if kind == "start" && strings.Contains(string(body), "repeated-1-1") {
-			select {
-			case <-rec.done:
-			case <-time.After(10 * time.Second):
-				t.Error("the failing case did not finish")
-			}
-		}
-		return body
-	})
+	holdGreeting(t, e, rec, "repeated-1-1", nil)
 	repeated := booking("repeated", 10)
 	keepTurns(repeated, 1)
 	repeated.Stats = scenario.Stats{Repeat: 3, PassRate: 1}
@@ -443,4 +428,64 @@ func TestFailFastStops(t *testing.T) {
 			t.Errorf("stop %+v, run %s; want none, failed", res.Stop, res.RunStatus())
 		}
 	})
+}
+
+// TestInterruptedAfterFailFast: a case still running after a --fail-fast
+// stop, then cut off by an interruption, is interrupted, not "not run:
+// --fail-fast": it was running, and the run is interrupted.
+func TestInterruptedAfterFailFast(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := e.opts()
+	opts.Parallel, opts.FailFast = 2, true
+	opts.ConversationIDs = func(c *result.Case, a *result.Attempt) string {
+		return fmt.Sprintf("%s-%d", c.Name, a.Number)
+	}
+	rec := &finishSignal{recorder: newRecorder(), name: "breaks", done: make(chan struct{})}
+	opts.Observer = rec
+	// The greeting of the case cut off is held until the run has stopped
+	// on the failure of the other; then the run is interrupted.
+	holdGreeting(t, e, rec, "cut-1", cancel)
+	breaks := broken("breaks", 30)
+	breaks.Retries = ptr(0)
+	res, err := Run(ctx, []*scenario.Suite{suite(file, booking("cut", 10), breaks)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if got, want := strings.Join(statuses(res), " "), "cut=pending breaks=failed"; got != want {
+		t.Fatalf("statuses %q, want %q%s", got, want, describe(res.Files[0].Cases[0]))
+	}
+	if r := res.Files[0].Cases[0].SkipReason; r != result.ReasonInterrupted {
+		t.Errorf("cut: reason %q, want %q", r, result.ReasonInterrupted)
+	}
+	wantInterrupted(t, res)
+}
+
+// holdGreeting holds the greeting of the conversation conv until the
+// case rec waits for has finished, then calls then, when given.
+func holdGreeting(t *testing.T, e *env, rec *finishSignal, conv string, then func()) {
+	e.proxy.onResponse(func(kind string, _ int64, body []byte) []byte {
+		if kind == "start" && strings.Contains(string(body), conv) {
+			select {
+			case <-rec.done:
+			case <-time.After(10 * time.Second):
+				t.Error("the failing case did not finish")
+			}
+			if then != nil {
+				then()
+			}
+		}
+		return body
+	})
+}
+
+// wantInterrupted fails t unless res is of an interrupted run.
+func wantInterrupted(t *testing.T, res *result.Result) {
+	t.Helper()
+	if !res.Interrupted || res.RunStatus() != result.RunInterrupted {
+		t.Errorf("interrupted %t, run %s, want interrupted", res.Interrupted, res.RunStatus())
+	}
 }
