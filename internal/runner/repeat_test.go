@@ -158,6 +158,10 @@ func TestRunSequential(t *testing.T) {
 			status: result.Failed, decision: result.DecisionFailed, most: 20},
 		{name: "a limit too small is inconclusive", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 2,
 			status: result.Failed, decision: result.DecisionInconclusive, most: 10},
+		// One run is a statistical case still, not a case run once: its
+		// one pass is no evidence at this confidence.
+		{name: "a limit of one run is inconclusive", stats: scenario.Stats{Repeat: 1, PassRate: 0.9, Confidence: 0.95}, parallel: 1,
+			status: result.Failed, decision: result.DecisionInconclusive, most: 1},
 		// The errored run is not evidence, so it does not count against
 		// the limit: the case reaches it, and its verdict.
 		{name: "errored runs do not use up the limit", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 1,
