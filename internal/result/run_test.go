@@ -25,6 +25,8 @@ func TestRunStatus(t *testing.T) {
 		{name: "nothing selected", want: RunEmpty},
 		{name: "every case skipped", cases: []*Case{{Status: Skipped}}, want: RunEmpty},
 		{name: "passed and flaky", cases: []*Case{{Status: Passed}, {Status: Flaky}}, want: RunPassed},
+		// A flaky case passed in the end: it tested the agent.
+		{name: "flaky alone", cases: []*Case{{Status: Flaky}, {Status: Skipped}}, want: RunPassed},
 		{name: "a failure wins over an error", cases: []*Case{{Status: Errored}, {Status: Failed}}, want: RunFailed},
 		{name: "errors only", cases: []*Case{{Status: Passed}, {Status: Errored}}, want: RunErrored},
 		{name: "inconclusive is failed", cases: []*Case{{Status: Failed, Repeat: inconclusive}}, want: RunFailed},
@@ -105,6 +107,33 @@ func TestCheckMillis(t *testing.T) {
 		}
 		if err == nil && time.Duration(tc.ms*float64(time.Millisecond)) < 0 {
 			t.Errorf("CheckMillis(%v) passes a duration that wraps", tc.ms)
+		}
+	}
+}
+
+// TestIsStopReason: the reason of every stop, the one of a repeated
+// case cut off by a stop included, reads as a stop's; an interruption's
+// and a scenario's own skip: do not. A reader of a merged report that
+// missed one would take the cases that stop left unrun for skipped on
+// purpose, and --rerun-failed would not run them.
+func TestIsStopReason(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		reason string
+		want   bool
+	}{
+		{ReasonFailFast, true},
+		{ReasonUnreachable, true},
+		{ReasonCredentials, true},
+		{ReasonUnknownAgent, true},
+		{ReasonStoppedRuns, true},
+		{ReasonInterrupted, false},
+		{ReasonInterruptedRuns, false},
+		{"waits on the vendor", false},
+		{"", false},
+	} {
+		if got := IsStopReason(tc.reason); got != tc.want {
+			t.Errorf("IsStopReason(%q) = %t, want %t", tc.reason, got, tc.want)
 		}
 	}
 }

@@ -27,7 +27,11 @@ func TestSequentialRule(t *testing.T) {
 		wantDone                bool
 		wantStatus              result.Status
 		wantDecision            string
+		// design is standardDesign when zero.
+		design stats.Design
 	}
+	// quick passes on 2 passes and no failure.
+	quick := stats.Design{PassRate: 0.9, Margin: 0.5, Confidence: 0.8}
 	cases := []testCase{
 		{name: "undecided goes on", passed: 20, limit: 282},
 		{name: "passes", passed: 26, limit: 282, wantDone: true, wantStatus: result.Passed, wantDecision: result.DecisionPassed},
@@ -35,15 +39,24 @@ func TestSequentialRule(t *testing.T) {
 		{name: "errored runs are not evidence", passed: 26, errored: 4, limit: 282, wantDone: true, wantStatus: result.Passed, wantDecision: result.DecisionPassed},
 		{name: "errored runs do not use up the limit", passed: 20, errored: 4, limit: 22},
 		{name: "the limit undecided is inconclusive", passed: 20, limit: 20, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionInconclusive},
+		{name: "the limit undecided with failures is inconclusive", passed: 18, failed: 2, limit: 20, wantDone: true, wantStatus: result.Failed, wantDecision: result.DecisionInconclusive},
 		{name: "a third errored is tolerated", passed: 10, errored: 5, limit: 282},
 		{name: "more than a third errored stops", passed: 9, errored: 5, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
 		{name: "a few errored runs wait for more evidence", passed: 2, errored: 4, limit: 282},
 		{name: "more than a third errored at the verdict", failed: 5, errored: 3, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+		// Below minErrored, as the test decides: a pass on thin evidence
+		// is no pass.
+		{name: "more than a third errored at a pass", design: quick, passed: 2, errored: 2, limit: 282, wantDone: true, wantStatus: result.Errored, wantDecision: result.DecisionErrored},
+		{name: "a third errored at a pass", design: quick, passed: 4, errored: 2, limit: 282, wantDone: true, wantStatus: result.Passed, wantDecision: result.DecisionPassed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tl := tally{runs: tc.passed + tc.failed + tc.errored, passed: tc.passed, failed: tc.failed, errored: tc.errored}
-			st, dec, done := sequentialRule(standardDesign, tc.limit)(tl)
+			d := standardDesign
+			if tc.design != (stats.Design{}) {
+				d = tc.design
+			}
+			st, dec, done := sequentialRule(d, tc.limit)(tl)
 			if done != tc.wantDone || done && (st != tc.wantStatus || dec != tc.wantDecision) {
 				t.Errorf("= %s %q done=%t, want %s %q done=%t", st, dec, done, tc.wantStatus, tc.wantDecision, tc.wantDone)
 			}
@@ -145,6 +158,17 @@ func TestRunSequential(t *testing.T) {
 			status: result.Failed, decision: result.DecisionFailed, most: 20},
 		{name: "a limit too small is inconclusive", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 2,
 			status: result.Failed, decision: result.DecisionInconclusive, most: 10},
+		// One run is a statistical case still, not a case run once: its
+		// one pass is no evidence at this confidence.
+		{name: "a limit of one run is inconclusive", stats: scenario.Stats{Repeat: 1, PassRate: 0.9, Confidence: 0.95}, parallel: 1,
+			status: result.Failed, decision: result.DecisionInconclusive, most: 1},
+		// The errored run is not evidence, so it does not count against
+		// the limit: the case reaches it, and its verdict.
+		{name: "errored runs do not use up the limit", stats: scenario.Stats{Repeat: 10, PassRate: 0.9, Confidence: 0.95}, parallel: 1,
+			fault: func(kind string, n int64, w http.ResponseWriter) bool {
+				return kind == "turn" && n == 1 && chatTimeout(w)
+			},
+			status: result.Failed, decision: result.DecisionInconclusive, most: 10, errored: 1},
 		{name: "errored runs are excluded", stats: healthy, parallel: 1, rewrite: rudeEvery(20),
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && n%7 == 3 && chatTimeout(w)
@@ -219,6 +243,10 @@ func TestRunSequential(t *testing.T) {
 		// opened.)
 		if got := e.proxy.starts.Load(); got < int64(r.Runs) || got > int64(r.Runs+r.Discarded) {
 			t.Errorf("%d sessions started, %d runs counted and %d discarded", got, r.Runs, r.Discarded)
+		}
+		// At its limit, a case starts no run past it.
+		if tc.decision == result.DecisionInconclusive && r.Discarded != 0 {
+			t.Errorf("%d runs discarded past the limit of %d", r.Discarded, r.Limit)
 		}
 		if peak := e.proxy.peak.Load(); peak > int64(tc.parallel) {
 			t.Errorf("%d requests at once with --parallel %d", peak, tc.parallel)

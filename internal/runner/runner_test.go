@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -17,6 +18,7 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/stats"
 )
 
 func TestRunVerdicts(t *testing.T) {
@@ -367,6 +369,18 @@ func TestRunRetries(t *testing.T) {
 			t.Errorf("error has no position")
 		}
 	}
+	// firstTurn answers the first turn with status and body.
+	firstTurn := func(status int, body string) func(kind string, n int64, w http.ResponseWriter) bool {
+		return func(kind string, n int64, w http.ResponseWriter) bool {
+			if kind != "turn" || n != 1 {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+			return true
+		}
+	}
 	testCases := []testCase{
 		{
 			name:     "a 500 on a turn is retried from a fresh session: flaky",
@@ -383,6 +397,20 @@ func TestRunRetries(t *testing.T) {
 				return kind == "turn" && n == 1 && chatTimeout(w)
 			},
 			want: result.Flaky, attempts: 2, firstKind: result.KindTimeout,
+		},
+		{
+			// The session vanished: a fresh one may work, and the agent
+			// is known, so the run goes on.
+			name:     "a 404 on a turn is retried from a fresh session: flaky",
+			optRetry: 1,
+			fault:    firstTurn(http.StatusNotFound, `{"success":false,"error":"not found","error_code":"CONVERSATIONS_NOT_FOUND","error_message":"no such conversation","data":null}`),
+			want:     result.Flaky, attempts: 2, firstKind: result.KindHTTP,
+		},
+		{
+			name:     "a reply that cannot be read is retried: flaky",
+			optRetry: 1,
+			fault:    firstTurn(http.StatusOK, `{"success":true,"data":{"conversationId":`),
+			want:     result.Flaky, attempts: 2, firstKind: result.KindHTTP,
 		},
 		{
 			name:     "errors that outlast the budget leave the case errored",
@@ -609,6 +637,9 @@ func TestRunRepeat(t *testing.T) {
 			r.Passed+r.Failed+r.Errored != 5 || r.PassRate != tc.rate || r.Decision != tc.want.String() {
 			t.Errorf("repeat = %+v, want 5 fixed runs, %d passed, decision %s", c.Repeat, tc.passed, tc.want)
 		}
+		if lo, hi := stats.Binomial(c.Repeat.Passed, c.Repeat.Passed+c.Repeat.Failed, 0.95); c.Repeat.Lower != lo || c.Repeat.Upper != hi || c.Repeat.Level != 0.95 {
+			t.Errorf("bounds [%v, %v] at %v, want [%v, %v] at 0.95, of the runs that are evidence", c.Repeat.Lower, c.Repeat.Upper, c.Repeat.Level, lo, hi)
+		}
 		if len(c.Attempts) != tc.attempts {
 			t.Errorf("attempts = %d, want %d", len(c.Attempts), tc.attempts)
 		}
@@ -785,14 +816,15 @@ func TestRunOrderIsFileOrder(t *testing.T) {
 }
 
 // panicky panics on the turns of one conversation, as a bug in a client
-// wrapper would.
+// wrapper would; only on the first such turn when once is set.
 type panicky struct {
 	DebugChatClient
 	victim string
+	once   *atomic.Bool
 }
 
 func (p panicky) SendTurn(ctx context.Context, agentID, conversationID string, req platform.ChatTurn) (*platform.Exchange, error) {
-	if req.Message == p.victim {
+	if req.Message == p.victim && (p.once == nil || p.once.CompareAndSwap(false, true)) {
 		panic("wrapper bug")
 	}
 	return p.DebugChatClient.SendTurn(ctx, agentID, conversationID, req)
