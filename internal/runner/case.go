@@ -134,7 +134,10 @@ func (r *runner) runOnce(ctx context.Context, j *job, budget int, retryFailed bo
 
 // failedEarlier reports whether an attempt of the current run before its
 // n-th (0-based) and latest one failed. The run's attempts are the last n+1
-// of the case: a repeated scenario numbers all its runs in one sequence.
+// of the case; each run of a repeated scenario records on a case of its
+// own (scratchCase), so today they are all of its attempts, and
+// the window only keeps another run's failure out should runs ever share
+// one.
 func failedEarlier(c *result.Case, n int) bool {
 	last := len(c.Attempts) - 1
 	for i := max(last-n, 0); i < last; i++ {
