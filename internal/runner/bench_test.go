@@ -130,9 +130,7 @@ func BenchmarkClientLoop(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for range benchParallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for range jobs {
 				ex, err := c.StartChat(ctx, agent, platform.ChatStart{ClientEnv: "sandbox"})
 				if err != nil {
@@ -145,7 +143,7 @@ func BenchmarkClientLoop(b *testing.B) {
 					}
 				}
 			}
-		}()
+		})
 	}
 	for range b.N {
 		jobs <- struct{}{}
@@ -186,9 +184,7 @@ func bareLoop(b *testing.B, hc *http.Client, s *simtest.Sim, agent string, n int
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range benchParallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for range jobs {
 				var created struct {
 					ConversationID string `json:"conversationId"`
@@ -201,7 +197,7 @@ func bareLoop(b *testing.B, hc *http.Client, s *simtest.Sim, agent string, n int
 					post(base+"/"+created.ConversationID, body)
 				}
 			}
-		}()
+		})
 	}
 	for range n {
 		jobs <- struct{}{}

@@ -249,10 +249,8 @@ const file = "suites/restaurant.yaml"
 
 func pos(line, col int) diag.Pos { return diag.Pos{File: file, Line: line, Col: col} }
 
-func ptr[T any](v T) *T { return &v }
-
 func contains(line int, s string) *assert.Text {
-	return &assert.Text{Pos: pos(line, 9), Contains: ptr(s), IgnoreCase: true}
+	return &assert.Text{Pos: pos(line, 9), Contains: new(s), IgnoreCase: true}
 }
 
 func expectReply(line int, s string) *assert.Expect {
@@ -309,10 +307,10 @@ func booking(name string, line int) *scenario.Scenario {
 			turn(line+3, "4 people at 7pm", &assert.Expect{
 				Pos: pos(line+3, 7),
 				State: []assert.StateCheck{
-					{Pos: pos(line+3, 9), Key: "party_size", Match: &assert.Text{Exact: ptr("4")}},
-					{Pos: pos(line+3, 9), Key: "time", Match: &assert.Text{Exact: ptr("19:00")}},
+					{Pos: pos(line+3, 9), Key: "party_size", Match: &assert.Text{Exact: new("4")}},
+					{Pos: pos(line+3, 9), Key: "time", Match: &assert.Text{Exact: new("19:00")}},
 				},
-				Node: &assert.Text{Pos: pos(line+3, 9), Exact: ptr("ConfirmBooking")},
+				Node: &assert.Text{Pos: pos(line+3, 9), Exact: new("ConfirmBooking")},
 			}, capture(pos(line+3, 20), "ref", "response", `reference ([A-Z0-9]+)`)),
 			turn(line+4, "what was my reference?", expectReply(line+4, "${ref}")),
 			turn(line+5, "thanks, bye", &assert.Expect{Pos: pos(line+5, 7), Ended: &assert.Bool{Pos: pos(line+5, 9), Value: true}}),

@@ -561,14 +561,15 @@ func (c orderedOpens) withStreaming(on bool) streamingChannel {
 // happened to join in different orders.
 func TestMessagingNamedConversationsDrawAlike(t *testing.T) {
 	t.Parallel()
-	src := `suite: web-chat bookings
+	var src strings.Builder
+	src.WriteString(`suite: web-chat bookings
 agent: restaurant
 via: messaging
 scenarios:
-`
+`)
 	names := []string{"books-a", "books-b", "books-c"}
 	for i, name := range names {
-		src += fmt.Sprintf("  - name: %s\n    streaming: %v\n    turns:\n      - say: I'd like to book a table\n      - say: %d people at 7pm\n        expect: {response: {contains: reference}}\n",
+		fmt.Fprintf(&src, "  - name: %s\n    streaming: %v\n    turns:\n      - say: I'd like to book a table\n      - say: %d people at 7pm\n        expect: {response: {contains: reference}}\n",
 			name, i == 1, i+2)
 	}
 	refRE := regexp.MustCompile(`reference ([A-Z0-9]{6})`)
@@ -578,7 +579,7 @@ scenarios:
 		opts.Parallel = 3
 		opts.Messaging = orderedOpens{opts.Messaging.(streamingChannel), newOpenTurnstile(t, order...)}
 		opts.ConversationIDs = func(c *result.Case, a *result.Attempt) string { return c.Name }
-		res, err := Run(context.Background(), loadYAML(t, src), opts)
+		res, err := Run(context.Background(), loadYAML(t, src.String()), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -324,7 +324,7 @@ func (s *Session) probeQuery(channels []string, since time.Time) platform.ListQu
 // listConversations reads the pages of q (at most maxListPages), handing
 // each conversation to each.
 func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, each func(*reply.Conversation)) error {
-	for page := 0; page < maxListPages; page++ {
+	for range maxListPages {
 		p, err := s.opts.Records.ListConversations(ctx, s.c.Agent, q)
 		if err != nil {
 			return err

@@ -29,14 +29,14 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 		Name: "leaks", Pos: pos(3, 3),
 		Steps: chat(3, nil, turn(4, "my key is ${env:LEAK}", &assert.Expect{
 			Pos:      pos(4, 7),
-			Response: &assert.Text{Pos: pos(4, 9), Exact: ptr("welcome ${env:LEAK}")},
+			Response: &assert.Text{Pos: pos(4, 9), Exact: new("welcome ${env:LEAK}")},
 		})),
 	}
 	quoted := &scenario.Scenario{
 		Name: "quoted", Pos: pos(8, 3),
 		Steps: chat(8, nil, turn(9, "hello", &assert.Expect{
 			Pos:      pos(9, 7),
-			Response: &assert.Text{Pos: pos(9, 9), Matches: ptr("^" + regexp.QuoteMeta(key) + "$")},
+			Response: &assert.Text{Pos: pos(9, 9), Matches: new("^" + regexp.QuoteMeta(key) + "$")},
 		})),
 	}
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted)}, opts)

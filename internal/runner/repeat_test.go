@@ -430,7 +430,7 @@ func TestFailFastLetsCasesInFlightFinish(t *testing.T) {
 		return []byte(strings.ReplaceAll(string(body), "Welcome", "Go away"))
 	})
 	breaks := broken("breaks", 30)
-	breaks.Retries = ptr(0)
+	breaks.Retries = new(0)
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("flaky", 10), breaks, booking("never runs", 40))}, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -422,7 +422,7 @@ func TestRunRetries(t *testing.T) {
 		},
 		{
 			name:     "the scenario's retries override the options",
-			retries:  ptr(0),
+			retries:  new(0),
 			optRetry: 5,
 			fault: func(kind string, n int64, w http.ResponseWriter) bool {
 				return kind == "turn" && fail500(w)

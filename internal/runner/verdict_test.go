@@ -367,7 +367,7 @@ func TestFailFastLetsRepeatedCaseFinish(t *testing.T) {
 	keepTurns(repeated, 1)
 	repeated.Stats = scenario.Stats{Repeat: 3, PassRate: 1}
 	breaks := broken("breaks", 30)
-	breaks.Retries = ptr(0)
+	breaks.Retries = new(0)
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, repeated, breaks, booking("never runs", 40))}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -449,7 +449,7 @@ func TestInterruptedAfterFailFast(t *testing.T) {
 	// on the failure of the other; then the run is interrupted.
 	holdGreeting(t, e, rec, "cut-1", cancel)
 	breaks := broken("breaks", 30)
-	breaks.Retries = ptr(0)
+	breaks.Retries = new(0)
 	res, err := Run(ctx, []*scenario.Suite{suite(file, booking("cut", 10), breaks)}, opts)
 	if err != nil {
 		t.Fatal(err)
