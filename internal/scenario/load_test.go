@@ -96,7 +96,7 @@ func TestLintVarsExpansion(t *testing.T) {
 	chain.WriteString("  v0: \"" + strings.Repeat("x", 100) + "\"\n")
 	for i := 1; i < 30; i++ {
 		p := fmt.Sprintf("${v%d}", i-1)
-		chain.WriteString(fmt.Sprintf("  v%d: \"%s%s%s%s\"\n", i, p, p, p, p))
+		fmt.Fprintf(&chain, "  v%d: \"%s%s%s%s\"\n", i, p, p, p, p)
 	}
 	const scenario = "scenarios:\n  - name: a\n    vars: {own: \"${c}-${env:HOME}\"}\n    examples: [{c: \"${shared}\"}, {c: \"2\"}]\n" +
 		"    turns:\n      - say: \"${top} ${own} ${c}\"\n        expect: {response: {contains: x}}\n"
