@@ -316,3 +316,75 @@ func TestWith(t *testing.T) {
 		t.Errorf("nil base: %v", err)
 	}
 }
+
+// TestNewKeys: an empty or repeated key is skipped and the keys after it
+// still count (optional wiring passes an unset key), and every refused
+// key is reported, by its place in the list.
+func TestNewKeys(t *testing.T) {
+	t.Parallel()
+	k1, k2 := "first-key-0123456789", "second-key-0123456789"
+	r := mustNew(t, "", k1, k1, k2)
+	if got := r.String(k1 + " " + k2); got != Mask+" "+Mask {
+		t.Errorf("got %q", got)
+	}
+	_, err := New("short", k1, "also short", k2)
+	if err == nil {
+		t.Fatal("New accepted short keys")
+	}
+	for _, want := range []string{"key 1 is 5 characters long", "key 3 is 10 characters long"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v does not say %q", err, want)
+		}
+	}
+}
+
+// TestValueRedactsEveryEntry: every element of a list and every member
+// of an object is redacted, wherever the one holding the key comes.
+func TestValueRedactsEveryEntry(t *testing.T) {
+	t.Parallel()
+	key := testKeys[0]
+	r := mustNew(t, key)
+	list := r.Value([]any{"clean", 1.0, "x " + key}).([]any)
+	if list[2] != "x "+Mask || list[0] != "clean" {
+		t.Errorf("list: %q", list)
+	}
+	obj := map[string]any{"dirty": "x " + key}
+	for i := range 32 {
+		obj[fmt.Sprint("clean", i)] = "v"
+	}
+	// A map is walked in a new order each time: a walk that stops early
+	// would leave the key in some of these.
+	for range 16 {
+		out := r.Value(obj).(map[string]any)
+		if out["dirty"] != "x "+Mask || len(out) != len(obj) {
+			t.Fatalf("object: %q", out)
+		}
+	}
+}
+
+// TestSmallAPIs: an empty JSON body, a nil error, and what a redacting
+// writer reports.
+func TestSmallAPIs(t *testing.T) {
+	t.Parallel()
+	r := mustNew(t, testKeys[0])
+	for _, b := range [][]byte{nil, {}} {
+		if out := r.JSON(b); len(out) != 0 {
+			t.Errorf("JSON(%q) = %q", b, out)
+		}
+	}
+	if err := r.Error(nil); err != nil {
+		t.Errorf("Error(nil) = %v", err)
+	}
+	var b strings.Builder
+	line := "key=" + testKeys[0] + "\n"
+	if n, err := r.Writer(&b).Write([]byte(line)); n != len(line) || err != nil || b.String() != "key="+Mask+"\n" {
+		t.Errorf("Write = %d, %v; wrote %q", n, err, b.String())
+	}
+	if n, err := r.Writer(failingWriter{}).Write([]byte(line)); n != 0 || !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("Write to a failing writer = %d, %v", n, err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
