@@ -2,6 +2,7 @@ package secret
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -388,3 +390,68 @@ func TestSmallAPIs(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// TestFormsByIndependentWriters: forms built here with the standard
+// library, not with the package's helpers (Forms shares those with the
+// patterns, so a mistake in one would be in both): numeric character
+// references of every character but an ASCII letter or digit, UTF-16 in
+// both byte orders read as Latin-1, \u escapes of characters beyond the
+// BMP (surrogate pairs) and of the last BMP character, and the
+// regex-quoted key in a URL.
+func TestFormsByIndependentWriters(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		key, text string
+	}
+	var cases []testCase
+	for c := rune(' '); c <= '~'; c++ {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		key := "0123456789ab" + string(c) + "cd"
+		for _, format := range []string{"&#%d;", "&#x%x;", "&#x%X;", "&#X%x;"} {
+			cases = append(cases, testCase{key, strings.Replace(key, string(c), fmt.Sprintf(format, c), 1)})
+		}
+	}
+	for _, key := range []string{"clé-spéciale-ümlaut-ß", "emoji-😀-key-0123456789", "ключ-доступа-0123", "last-bmp-\uffff-0123456"} {
+		var dec strings.Builder
+		for _, c := range key {
+			if c < utf8.RuneSelf {
+				dec.WriteRune(c)
+			} else {
+				fmt.Fprintf(&dec, "&#%d;", c)
+			}
+		}
+		cases = append(cases, testCase{key, dec.String()})
+		var esc strings.Builder
+		for _, c := range key {
+			if r1, r2 := utf16.EncodeRune(c); r1 != utf8.RuneError {
+				fmt.Fprintf(&esc, `\u%04x\u%04X`, r1, r2)
+			} else {
+				fmt.Fprintf(&esc, `\u%04x`, c)
+			}
+		}
+		cases = append(cases, testCase{key, esc.String()})
+		for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+			var raw []byte
+			for _, u := range utf16.Encode([]rune(key)) {
+				raw = order.AppendUint16(raw, u)
+			}
+			var latin1 strings.Builder
+			for _, b := range raw {
+				latin1.WriteRune(rune(b))
+			}
+			cases = append(cases, testCase{key, string(raw)}, testCase{key, latin1.String()})
+		}
+	}
+	for _, key := range []string{testKeys[5], `C:\Users\x\key.0123`} {
+		quoted := regexp.QuoteMeta(key)
+		cases = append(cases, testCase{key, url.QueryEscape(quoted)}, testCase{key, url.PathEscape(quoted)})
+	}
+	for _, tc := range cases {
+		r := mustNew(t, tc.key)
+		if got := r.String("a " + tc.text + " b"); got != "a "+Mask+" b" {
+			t.Errorf("key %q as %q: got %q", tc.key, tc.text, got)
+		}
+	}
+}
