@@ -455,3 +455,101 @@ func TestFormsByIndependentWriters(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskTakesWholeEscapes: a mask neither starts nor ends inside a
+// backslash escape, so it leaves no lone backslash (String, not JSON,
+// whose re-encoding would hide one).
+func TestMaskTakesWholeEscapes(t *testing.T) {
+	t.Parallel()
+	sk := testKeys[0] // "sk-live-0123456789abcdef": \\u0073 is its s escaped twice
+	slash := `0123456789ab\`
+	type testCase struct {
+		name, key, in, want string
+	}
+	for _, tc := range []testCase{
+		{"escaped backslash before the form", sk, `a\\\u0073` + sk[1:] + " b", "a" + Mask + " b"},
+		{"at the start of the text", sk, `\\\u0073` + sk[1:] + " b", Mask + " b"},
+		{"two escaped backslashes before it", sk, `a\\\\u0073` + sk[1:], `a\\` + Mask},
+		{"a key's backslash starts a \\u escape", slash, "x " + slash + "u0041 y", "x " + Mask + " y"},
+		{"a key's backslash starts a short escape", slash, "x " + slash + "n y", "x " + Mask + " y"},
+		{"the key's backslash escaped", slash, "x " + slash + `\u0041 y`, "x " + Mask + "u0041 y"},
+		{"a key's backslash ends the text", slash, "x " + slash, "x " + Mask},
+	} {
+		if got := mustNew(t, tc.key).String(tc.in); got != tc.want {
+			t.Errorf("%s: %q -> %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestBase64MasksEveryCharacterOfTheKey: in a base64 text, the
+// characters holding a bit of the key are masked, with the padding right
+// after them, and the characters before them are kept. The character
+// after a key that ends on a character's edge holds none of its bits,
+// but a core cannot tell where the text's bytes end, so it is taken too.
+// Every character of both alphabets comes as the partial one after the
+// core, and every other byte follows a run the key ends.
+func TestBase64MasksEveryCharacterOfTheKey(t *testing.T) {
+	t.Parallel()
+	alphabet := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
+	var nibbles, others []string // bytes of every high and low nibble; bytes no base64 text holds
+	for b := 0; b < 256; b += 0x11 {
+		nibbles = append(nibbles, string([]byte{byte(b)}))
+	}
+	for b := range 256 {
+		if !strings.ContainsRune(alphabet+"=%", rune(b)) {
+			others = append(others, string([]byte{byte(b)}))
+		}
+	}
+	// The last bytes of the keys have every value of their two low bits.
+	for _, key := range append(testKeys, "sk-test-0123456784") {
+		r := mustNew(t, key)
+		prefixes := append([]string{"", "usr"}, nibbles...)
+		for _, n := range nibbles {
+			prefixes = append(prefixes, "u"+n)
+		}
+		for _, prefix := range prefixes {
+			for _, suffix := range append([]string{""}, nibbles...) {
+				for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+					b64 := enc.EncodeToString([]byte(prefix + key + suffix))
+					first := 8 * len(prefix) / 6
+					end := (8*(len(prefix)+len(key)) + 5) / 6
+					if 8*(len(prefix)+len(key))%6 == 0 && end < len(b64) && b64[end] != '=' {
+						end++
+					}
+					for end < len(b64) && b64[end] == '=' {
+						end++
+					}
+					followers := []string{" end"}
+					if end == len(b64) && prefix == "" && suffix == "" {
+						followers = others
+						if strings.HasSuffix(b64, "==") {
+							followers = append(followers, "=") // no third padding
+						}
+					}
+					// A run cut to start at the key's first whole character
+					// (a truncated log line): nothing before it is taken.
+					core := b64[(8*len(prefix)+5)/6:]
+					if got := r.String("Basic " + core); got != "Basic "+Mask+b64[end:] {
+						t.Fatalf("key %q, prefix %q, suffix %q: %q -> %q", key, prefix, suffix, core, got)
+					}
+					if got := r.String(core); got != Mask+b64[end:] {
+						t.Fatalf("key %q, prefix %q, suffix %q: %q -> %q", key, prefix, suffix, core, got)
+					}
+					pads := []string{"="}
+					if strings.Contains(b64, "=") {
+						pads = append(pads, "%3D", "%3d") // in a URL
+					}
+					for _, pad := range pads {
+						for _, f := range followers {
+							in := "Basic " + strings.ReplaceAll(b64, "=", pad) + f
+							want := "Basic " + b64[:first] + Mask + strings.ReplaceAll(b64[end:], "=", pad) + f
+							if got := r.String(in); got != want {
+								t.Fatalf("key %q, prefix %q, suffix %q: %q -> %q, want %q", key, prefix, suffix, in, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
