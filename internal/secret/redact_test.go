@@ -3,6 +3,7 @@ package secret
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -550,6 +551,39 @@ func TestBase64MasksEveryCharacterOfTheKey(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAdjacentFormsAreAllMasked: a form that starts inside another's
+// match, or inside what the mask takes around it (the base64 character
+// after a core, padding, the rest of an escape its last backslash
+// starts), and runs on past it is masked to its end, with the one
+// before, under one mask: scanning on from the first mask's end left
+// the rest of that key in the text.
+func TestAdjacentFormsAreAllMasked(t *testing.T) {
+	t.Parallel()
+	sk := testKeys[0] // 24 bytes: its base64 at offset 0 ends on a character's edge
+	slash := `0123456789ab\`
+	pad1 := "pad-one-key-01" // 14 bytes: its base64 ends with one '='
+	eq := "=second-key-0123"
+	b64 := base64.StdEncoding.EncodeToString
+	type testCase struct {
+		name string
+		keys []string
+		in   string
+	}
+	for _, tc := range []testCase{
+		{"base64 of the key twice", []string{sk}, b64([]byte(sk + sk))},
+		{"base64 then the key", []string{sk}, b64([]byte(sk)) + sk},
+		{"base64 then its hex", []string{sk}, b64([]byte(sk)) + hex.EncodeToString([]byte(sk))},
+		{"base64 then a key that starts with =", []string{pad1, eq}, b64([]byte(pad1)) + eq},
+		{"a backslash then a key that starts with n", []string{slash, "nsecond-key-0123"}, slash + "nsecond-key-0123"},
+		{"a backslash then an escaped key", []string{slash, sk}, slash + allU(sk[:1], false) + sk[1:]},
+	} {
+		r := mustNew(t, tc.keys...)
+		if got := r.String(tc.in); got != Mask {
+			t.Errorf("%s: %q -> %q", tc.name, tc.in, got)
 		}
 	}
 }
