@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"math/rand/v2"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -186,6 +188,15 @@ func TestJSONStaysValid(t *testing.T) {
 	if !json.Valid(out) || strings.Contains(string(out), "0123456789") && strings.Contains(string(out), `"ab"`) {
 		t.Errorf("structure-crossing key: %s", out)
 	}
+	// Masked where it stands, a key that spans a member's name and value
+	// leaves {"[REDACTED]", ...}: the document is decoded and encoded
+	// again, and the compact encoding no longer holds the key.
+	key = `k": "0123456789ab`
+	r = mustNew(t, key)
+	body = []byte(`{"k": "0123456789ab", "n": 1}`)
+	if out := r.JSON(body); !json.Valid(out) || r.Contains(string(out)) {
+		t.Errorf("key across a member: %s", out)
+	}
 }
 
 func TestNothingToRedact(t *testing.T) {
@@ -207,11 +218,12 @@ func TestNothingToRedact(t *testing.T) {
 // and the text next to it.
 func TestMaskCannotRebuildAKey(t *testing.T) {
 	t.Parallel()
-	key := Mask + "tail"
-	r := mustNew(t, key)
-	for _, in := range []string{key + "tail", key + key + "tail", "[REDACTED]" + key + "tail"} {
-		if out := r.String(in); strings.Contains(out, key) {
-			t.Errorf("%q -> %q", in, out)
+	for _, key := range []string{Mask + "tail", "ab" + Mask} {
+		r := mustNew(t, key)
+		for _, in := range []string{key + "tail", key + key + "tail", "[REDACTED]" + key + "tail", "ab" + key, "abab" + key} {
+			if out := r.String(in); strings.Contains(out, key) {
+				t.Errorf("%q -> %q", in, out)
+			}
 		}
 	}
 }
@@ -378,6 +390,10 @@ func TestSmallAPIs(t *testing.T) {
 	if err := r.Error(nil); err != nil {
 		t.Errorf("Error(nil) = %v", err)
 	}
+	// A clean error is returned as it is: err == io.EOF still holds.
+	if err := r.Error(io.EOF); err != io.EOF {
+		t.Errorf("Error(io.EOF) = %#v", err)
+	}
 	var b strings.Builder
 	line := "key=" + testKeys[0] + "\n"
 	if n, err := r.Writer(&b).Write([]byte(line)); n != len(line) || err != nil || b.String() != "key="+Mask+"\n" {
@@ -414,7 +430,11 @@ func TestFormsByIndependentWriters(t *testing.T) {
 			cases = append(cases, testCase{key, strings.Replace(key, string(c), fmt.Sprintf(format, c), 1)})
 		}
 	}
-	for _, key := range []string{"clé-spéciale-ümlaut-ß", "emoji-😀-key-0123456789", "ключ-доступа-0123", "last-bmp-\uffff-0123456"} {
+	apos := "it's-a-key-0123"
+	cases = append(cases, testCase{apos, html.EscapeString(apos)}, // Go: &#39;
+		testCase{apos, strings.ReplaceAll(apos, "'", "&#039;")}, // PHP's htmlspecialchars, ENT_QUOTES
+		testCase{apos, strings.ReplaceAll(apos, "'", "&apos;")}) // ENT_HTML5, XML
+	for _, key := range []string{testKeys[0], "clé-spéciale-ümlaut-ß", "emoji-😀-key-0123456789", "ключ-доступа-0123", "last-bmp-\uffff-0123456"} {
 		var dec strings.Builder
 		for _, c := range key {
 			if c < utf8.RuneSelf {
@@ -442,7 +462,20 @@ func TestFormsByIndependentWriters(t *testing.T) {
 			for _, b := range raw {
 				latin1.WriteRune(rune(b))
 			}
-			cases = append(cases, testCase{key, string(raw)}, testCase{key, latin1.String()})
+			// An ASCII-only JSON encoder of that text, in upper-case hex.
+			var upper strings.Builder
+			for _, c := range latin1.String() {
+				if c == 0 || c >= utf8.RuneSelf {
+					fmt.Fprintf(&upper, `\u%04X`, c)
+				} else {
+					upper.WriteRune(c)
+				}
+			}
+			cases = append(cases, testCase{key, string(raw)}, testCase{key, latin1.String()}, testCase{key, upper.String()})
+			if key == testKeys[0] { // Go's %q of the body: each NUL as \x00
+				q := strconv.Quote(string(raw))
+				cases = append(cases, testCase{key, q[1 : len(q)-1]})
+			}
 		}
 	}
 	for _, key := range []string{testKeys[5], `C:\Users\x\key.0123`} {
@@ -580,6 +613,8 @@ func TestAdjacentFormsAreAllMasked(t *testing.T) {
 		{"base64 then a key that starts with =", []string{pad1, eq}, b64([]byte(pad1)) + eq},
 		{"a backslash then a key that starts with n", []string{slash, "nsecond-key-0123"}, slash + "nsecond-key-0123"},
 		{"a backslash then an escaped key", []string{slash, sk}, slash + allU(sk[:1], false) + sk[1:]},
+		{"a key one byte into another", []string{"ab-key-number-one", "b-key-number-one-2"}, "ab-key-number-one-2"},
+		{"a key inside another", []string{"outer-[inner-key-0123]-tail", "inner-key-0123"}, "outer-[inner-key-0123]-tail"},
 	} {
 		r := mustNew(t, tc.keys...)
 		if got := r.String(tc.in); got != Mask {
