@@ -444,6 +444,9 @@ func TestFormsByIndependentWriters(t *testing.T) {
 			}
 		}
 		cases = append(cases, testCase{key, dec.String()})
+		for _, f := range Forms(key) { // Forms too, for these keys
+			cases = append(cases, testCase{key, f})
+		}
 		var esc strings.Builder
 		for _, c := range key {
 			if r1, r2 := utf16.EncodeRune(c); r1 != utf8.RuneError {
@@ -619,6 +622,32 @@ func TestAdjacentFormsAreAllMasked(t *testing.T) {
 		r := mustNew(t, tc.keys...)
 		if got := r.String(tc.in); got != Mask {
 			t.Errorf("%s: %q -> %q", tc.name, tc.in, got)
+		}
+	}
+}
+
+// TestLookalikesAreKept: text that only resembles a key's form is left
+// as it is, since a mask there garbles what a report shows: the key in
+// the other case (keys are case-sensitive), an escape of another
+// character, and escapes whose \ or % is a byte that differs from it in
+// bit 0x20 only, as an ASCII letter does from its other case.
+func TestLookalikesAreKept(t *testing.T) {
+	t.Parallel()
+	key := testKeys[0]
+	r := mustNew(t, key)
+	for _, in := range []string{
+		strings.ToUpper(key),
+		`\u0053` + key[1:],
+		`|u0073` + key[1:],
+		key[:5] + `|u0076` + key[6:],
+		key[:5] + "\x0576" + key[6:], // 0x05 is % but for bit 0x20
+	} {
+		// At each shift the scan tests other pairs of the text.
+		for pad := range 4 {
+			in := strings.Repeat(" ", pad) + in
+			if got := r.String(in); got != in {
+				t.Errorf("%q -> %q", in, got)
+			}
 		}
 	}
 }
