@@ -516,10 +516,11 @@ func (r *Redactor) pass(b []byte, from int) (out []byte, first int, changed bool
 }
 
 // escapeBounds widens a match so that it neither starts nor ends inside a
-// backslash escape: replacing the u0073 of \\u0073 would leave a lone
+// backslash escape: replacing the u0073 of \\u0073, or the tok-... of
+// \tok-... (a key whose t is the escape's letter), would leave a lone
 // backslash before the mask and turn valid JSON into invalid JSON.
 func escapeBounds(b []byte, s, e int) (int, int) {
-	if s > 0 && b[s] == '\\' && backslashesBefore(b, s)%2 == 1 {
+	if s > 0 && backslashesBefore(b, s)%2 == 1 {
 		s--
 	}
 	if e > 0 && e < len(b) && b[e-1] == '\\' && backslashesBefore(b, e)%2 == 1 {

@@ -188,6 +188,14 @@ func TestJSONStaysValid(t *testing.T) {
 	if !json.Valid(out) || strings.Contains(string(out), "0123456789") && strings.Contains(string(out), `"ab"`) {
 		t.Errorf("structure-crossing key: %s", out)
 	}
+	// A key whose first letter is that of an escape (\t): the mask
+	// takes the escape's backslash.
+	r = mustNew(t, "tok-live-0123456789")
+	for _, body := range []string{`{"a":"x\tok-live-0123456789"}`, `["\\\tok-live-0123456789"]`} {
+		if out := r.JSON([]byte(body)); !json.Valid(out) || r.Contains(string(out)) {
+			t.Errorf("%s became %s", body, out)
+		}
+	}
 	// Masked where it stands, a key that spans a member's name and value
 	// leaves {"[REDACTED]", ...}: the document is decoded and encoded
 	// again, and the compact encoding no longer holds the key.
@@ -511,6 +519,11 @@ func TestMaskTakesWholeEscapes(t *testing.T) {
 		{"a key's backslash starts a short escape", slash, "x " + slash + "n y", "x " + Mask + " y"},
 		{"the key's backslash escaped", slash, "x " + slash + `\u0041 y`, "x " + Mask + "u0041 y"},
 		{"a key's backslash ends the text", slash, "x " + slash, "x " + Mask},
+		// The key's t is the letter of the escape \t: the mask takes the
+		// backslash too.
+		{"the first letter of a short escape", "tok-live-0123456789", `x\tok-live-0123456789`, "x" + Mask},
+		{"after an escaped backslash", "tok-live-0123456789", `x\\\tok-live-0123456789`, `x\\` + Mask},
+		{"after two escaped backslashes", "tok-live-0123456789", `x\\\\tok-live-0123456789`, `x\\\\` + Mask},
 	} {
 		if got := mustNew(t, tc.key).String(tc.in); got != tc.want {
 			t.Errorf("%s: %q -> %q, want %q", tc.name, tc.in, got, tc.want)
