@@ -477,6 +477,14 @@ func (r *Redactor) scanFrom(c int) int { return max(0, c-r.reach+1) }
 // A replacement may start before from, by the partial base64 character
 // or the backslash of an escape before a match, as a scan from 0 would
 // have it: its start is held back only by the previous replacement.
+//
+// Every byte of every match is masked. The scan goes on right after a
+// match's start, not at its end: a form may begin inside a match, or
+// inside what the mask takes around it (the base64 character after a
+// core, padding, the rest of an escape), and run on past it; scanning
+// from the end would leave the rest of that key. Such a match extends
+// the mask before it rather than adding one, so a replacement still
+// takes a whole match, longer than the mask.
 func (r *Redactor) pass(b []byte, from int) (out []byte, first int, changed bool) {
 	last := 0
 	for i := from; ; {
@@ -484,15 +492,22 @@ func (r *Redactor) pass(b []byte, from int) (out []byte, first int, changed bool
 		if !ok {
 			break
 		}
+		// find may return a start one before i (a base64 core's partial
+		// character): the scan still moves on.
+		i = max(s, i) + 1
 		s, e = escapeBounds(b, s, e)
-		s = max(s, last)
+		if e <= last {
+			continue // inside the mask
+		}
 		if out == nil {
 			out = make([]byte, 0, len(b))
 			first = s
 		}
-		out = append(out, b[last:s]...)
-		out = append(out, Mask...)
-		last, i = e, e
+		if s >= last {
+			out = append(out, b[last:s]...)
+			out = append(out, Mask...)
+		}
+		last = e
 	}
 	if out == nil {
 		return b, 0, false
@@ -501,10 +516,11 @@ func (r *Redactor) pass(b []byte, from int) (out []byte, first int, changed bool
 }
 
 // escapeBounds widens a match so that it neither starts nor ends inside a
-// backslash escape: replacing the u0073 of \\u0073 would leave a lone
+// backslash escape: replacing the u0073 of \\u0073, or the tok-... of
+// \tok-... (a key whose t is the escape's letter), would leave a lone
 // backslash before the mask and turn valid JSON into invalid JSON.
 func escapeBounds(b []byte, s, e int) (int, int) {
-	if s > 0 && b[s] == '\\' && backslashesBefore(b, s)%2 == 1 {
+	if s > 0 && backslashesBefore(b, s)%2 == 1 {
 		s--
 	}
 	if e > 0 && e < len(b) && b[e-1] == '\\' && backslashesBefore(b, e)%2 == 1 {

@@ -2,15 +2,20 @@ package secret
 
 import (
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"math/rand/v2"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -183,6 +188,23 @@ func TestJSONStaysValid(t *testing.T) {
 	if !json.Valid(out) || strings.Contains(string(out), "0123456789") && strings.Contains(string(out), `"ab"`) {
 		t.Errorf("structure-crossing key: %s", out)
 	}
+	// A key whose first letter is that of an escape (\t): the mask
+	// takes the escape's backslash.
+	r = mustNew(t, "tok-live-0123456789")
+	for _, body := range []string{`{"a":"x\tok-live-0123456789"}`, `["\\\tok-live-0123456789"]`} {
+		if out := r.JSON([]byte(body)); !json.Valid(out) || r.Contains(string(out)) {
+			t.Errorf("%s became %s", body, out)
+		}
+	}
+	// Masked where it stands, a key that spans a member's name and value
+	// leaves {"[REDACTED]", ...}: the document is decoded and encoded
+	// again, and the compact encoding no longer holds the key.
+	key = `k": "0123456789ab`
+	r = mustNew(t, key)
+	body = []byte(`{"k": "0123456789ab", "n": 1}`)
+	if out := r.JSON(body); !json.Valid(out) || r.Contains(string(out)) {
+		t.Errorf("key across a member: %s", out)
+	}
 }
 
 func TestNothingToRedact(t *testing.T) {
@@ -204,11 +226,12 @@ func TestNothingToRedact(t *testing.T) {
 // and the text next to it.
 func TestMaskCannotRebuildAKey(t *testing.T) {
 	t.Parallel()
-	key := Mask + "tail"
-	r := mustNew(t, key)
-	for _, in := range []string{key + "tail", key + key + "tail", "[REDACTED]" + key + "tail"} {
-		if out := r.String(in); strings.Contains(out, key) {
-			t.Errorf("%q -> %q", in, out)
+	for _, key := range []string{Mask + "tail", "ab" + Mask} {
+		r := mustNew(t, key)
+		for _, in := range []string{key + "tail", key + key + "tail", "[REDACTED]" + key + "tail", "ab" + key, "abab" + key} {
+			if out := r.String(in); strings.Contains(out, key) {
+				t.Errorf("%q -> %q", in, out)
+			}
 		}
 	}
 }
@@ -314,5 +337,330 @@ func TestWith(t *testing.T) {
 	var none *Redactor
 	if r, err := none.With("only-key-0123456789"); err != nil || r.String("x only-key-0123456789") != "x "+Mask {
 		t.Errorf("nil base: %v", err)
+	}
+}
+
+// TestNewKeys: an empty or repeated key is skipped and the keys after it
+// still count (optional wiring passes an unset key), and every refused
+// key is reported, by its place in the list.
+func TestNewKeys(t *testing.T) {
+	t.Parallel()
+	k1, k2 := "first-key-0123456789", "second-key-0123456789"
+	r := mustNew(t, "", k1, k1, k2)
+	if got := r.String(k1 + " " + k2); got != Mask+" "+Mask {
+		t.Errorf("got %q", got)
+	}
+	_, err := New("short", k1, "also short", k2)
+	if err == nil {
+		t.Fatal("New accepted short keys")
+	}
+	for _, want := range []string{"key 1 is 5 characters long", "key 3 is 10 characters long"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v does not say %q", err, want)
+		}
+	}
+}
+
+// TestValueRedactsEveryEntry: every element of a list and every member
+// of an object is redacted, wherever the one holding the key comes.
+func TestValueRedactsEveryEntry(t *testing.T) {
+	t.Parallel()
+	key := testKeys[0]
+	r := mustNew(t, key)
+	list := r.Value([]any{"clean", 1.0, "x " + key}).([]any)
+	if list[2] != "x "+Mask || list[0] != "clean" {
+		t.Errorf("list: %q", list)
+	}
+	obj := map[string]any{"dirty": "x " + key}
+	for i := range 32 {
+		obj[fmt.Sprint("clean", i)] = "v"
+	}
+	// A map is walked in a new order each time: a walk that stops early
+	// would leave the key in some of these.
+	for range 16 {
+		out := r.Value(obj).(map[string]any)
+		if out["dirty"] != "x "+Mask || len(out) != len(obj) {
+			t.Fatalf("object: %q", out)
+		}
+	}
+}
+
+// TestSmallAPIs: an empty JSON body, a nil error, and what a redacting
+// writer reports.
+func TestSmallAPIs(t *testing.T) {
+	t.Parallel()
+	r := mustNew(t, testKeys[0])
+	for _, b := range [][]byte{nil, {}} {
+		if out := r.JSON(b); len(out) != 0 {
+			t.Errorf("JSON(%q) = %q", b, out)
+		}
+	}
+	if err := r.Error(nil); err != nil {
+		t.Errorf("Error(nil) = %v", err)
+	}
+	// A clean error is returned as it is: err == io.EOF still holds.
+	if err := r.Error(io.EOF); err != io.EOF {
+		t.Errorf("Error(io.EOF) = %#v", err)
+	}
+	var b strings.Builder
+	line := "key=" + testKeys[0] + "\n"
+	if n, err := r.Writer(&b).Write([]byte(line)); n != len(line) || err != nil || b.String() != "key="+Mask+"\n" {
+		t.Errorf("Write = %d, %v; wrote %q", n, err, b.String())
+	}
+	if n, err := r.Writer(failingWriter{}).Write([]byte(line)); n != 0 || !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("Write to a failing writer = %d, %v", n, err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// TestFormsByIndependentWriters: forms built here with the standard
+// library, not with the package's helpers (Forms shares those with the
+// patterns, so a mistake in one would be in both): numeric character
+// references of every character but an ASCII letter or digit, UTF-16 in
+// both byte orders read as Latin-1, \u escapes of characters beyond the
+// BMP (surrogate pairs) and of the last BMP character, and the
+// regex-quoted key in a URL.
+func TestFormsByIndependentWriters(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		key, text string
+	}
+	var cases []testCase
+	for c := rune(' '); c <= '~'; c++ {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		key := "0123456789ab" + string(c) + "cd"
+		for _, format := range []string{"&#%d;", "&#x%x;", "&#x%X;", "&#X%x;"} {
+			cases = append(cases, testCase{key, strings.Replace(key, string(c), fmt.Sprintf(format, c), 1)})
+		}
+	}
+	apos := "it's-a-key-0123"
+	cases = append(cases, testCase{apos, html.EscapeString(apos)}, // Go: &#39;
+		testCase{apos, strings.ReplaceAll(apos, "'", "&#039;")}, // PHP's htmlspecialchars, ENT_QUOTES
+		testCase{apos, strings.ReplaceAll(apos, "'", "&apos;")}) // ENT_HTML5, XML
+	for _, key := range []string{testKeys[0], "clé-spéciale-ümlaut-ß", "emoji-😀-key-0123456789", "ключ-доступа-0123", "sub₀-key-0123456789", "last-bmp-\uffff-0123456"} {
+		var dec strings.Builder
+		for _, c := range key {
+			if c < utf8.RuneSelf {
+				dec.WriteRune(c)
+			} else {
+				fmt.Fprintf(&dec, "&#%d;", c)
+			}
+		}
+		cases = append(cases, testCase{key, dec.String()})
+		for _, f := range Forms(key) { // Forms too, for these keys
+			cases = append(cases, testCase{key, f})
+		}
+		var esc strings.Builder
+		for _, c := range key {
+			if r1, r2 := utf16.EncodeRune(c); r1 != utf8.RuneError {
+				fmt.Fprintf(&esc, `\u%04x\u%04X`, r1, r2)
+			} else {
+				fmt.Fprintf(&esc, `\u%04x`, c)
+			}
+		}
+		cases = append(cases, testCase{key, esc.String()})
+		for _, order := range []binary.AppendByteOrder{binary.LittleEndian, binary.BigEndian} {
+			var raw []byte
+			for _, u := range utf16.Encode([]rune(key)) {
+				raw = order.AppendUint16(raw, u)
+			}
+			var latin1 strings.Builder
+			for _, b := range raw {
+				latin1.WriteRune(rune(b))
+			}
+			// An ASCII-only JSON encoder of that text, in upper-case hex.
+			var upper strings.Builder
+			for _, c := range latin1.String() {
+				if c == 0 || c >= utf8.RuneSelf {
+					fmt.Fprintf(&upper, `\u%04X`, c)
+				} else {
+					upper.WriteRune(c)
+				}
+			}
+			cases = append(cases, testCase{key, string(raw)}, testCase{key, latin1.String()}, testCase{key, upper.String()})
+			if key == testKeys[0] { // Go's %q of the body: each NUL as \x00
+				q := strconv.Quote(string(raw))
+				cases = append(cases, testCase{key, q[1 : len(q)-1]})
+			}
+		}
+	}
+	for _, key := range []string{testKeys[5], `C:\Users\x\key.0123`} {
+		quoted := regexp.QuoteMeta(key)
+		cases = append(cases, testCase{key, url.QueryEscape(quoted)}, testCase{key, url.PathEscape(quoted)})
+	}
+	for _, tc := range cases {
+		r := mustNew(t, tc.key)
+		if got := r.String("a " + tc.text + " b"); got != "a "+Mask+" b" {
+			t.Errorf("key %q as %q: got %q", tc.key, tc.text, got)
+		}
+	}
+}
+
+// TestMaskTakesWholeEscapes: a mask neither starts nor ends inside a
+// backslash escape, so it leaves no lone backslash (String, not JSON,
+// whose re-encoding would hide one).
+func TestMaskTakesWholeEscapes(t *testing.T) {
+	t.Parallel()
+	sk := testKeys[0] // "sk-live-0123456789abcdef": \\u0073 is its s escaped twice
+	slash := `0123456789ab\`
+	type testCase struct {
+		name, key, in, want string
+	}
+	for _, tc := range []testCase{
+		{"escaped backslash before the form", sk, `a\\\u0073` + sk[1:] + " b", "a" + Mask + " b"},
+		{"at the start of the text", sk, `\\\u0073` + sk[1:] + " b", Mask + " b"},
+		{"two escaped backslashes before it", sk, `a\\\\u0073` + sk[1:], `a\\` + Mask},
+		{"a key's backslash starts a \\u escape", slash, "x " + slash + "u0041 y", "x " + Mask + " y"},
+		{"a key's backslash starts a short escape", slash, "x " + slash + "n y", "x " + Mask + " y"},
+		{"the key's backslash escaped", slash, "x " + slash + `\u0041 y`, "x " + Mask + "u0041 y"},
+		{"a key's backslash ends the text", slash, "x " + slash, "x " + Mask},
+		// The key's t is the letter of the escape \t: the mask takes the
+		// backslash too.
+		{"the first letter of a short escape", "tok-live-0123456789", `x\tok-live-0123456789`, "x" + Mask},
+		{"after an escaped backslash", "tok-live-0123456789", `x\\\tok-live-0123456789`, `x\\` + Mask},
+		{"after two escaped backslashes", "tok-live-0123456789", `x\\\\tok-live-0123456789`, `x\\\\` + Mask},
+	} {
+		if got := mustNew(t, tc.key).String(tc.in); got != tc.want {
+			t.Errorf("%s: %q -> %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestBase64MasksEveryCharacterOfTheKey: in a base64 text, the
+// characters holding a bit of the key are masked, with the padding right
+// after them, and the characters before them are kept. The character
+// after a key that ends on a character's edge holds none of its bits,
+// but a core cannot tell where the text's bytes end, so it is taken too.
+// Every character of both alphabets comes as the partial one after the
+// core, and every other byte follows a run the key ends.
+func TestBase64MasksEveryCharacterOfTheKey(t *testing.T) {
+	t.Parallel()
+	alphabet := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
+	var nibbles, others []string // bytes of every high and low nibble; bytes no base64 text holds
+	for b := 0; b < 256; b += 0x11 {
+		nibbles = append(nibbles, string([]byte{byte(b)}))
+	}
+	for b := range 256 {
+		if !strings.ContainsRune(alphabet+"=%", rune(b)) {
+			others = append(others, string([]byte{byte(b)}))
+		}
+	}
+	// The last bytes of the keys have every value of their two low bits.
+	for _, key := range append(testKeys, "sk-test-0123456784") {
+		r := mustNew(t, key)
+		prefixes := append([]string{"", "usr"}, nibbles...)
+		for _, n := range nibbles {
+			prefixes = append(prefixes, "u"+n)
+		}
+		for _, prefix := range prefixes {
+			for _, suffix := range append([]string{""}, nibbles...) {
+				for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+					b64 := enc.EncodeToString([]byte(prefix + key + suffix))
+					first := 8 * len(prefix) / 6
+					end := (8*(len(prefix)+len(key)) + 5) / 6
+					if 8*(len(prefix)+len(key))%6 == 0 && end < len(b64) && b64[end] != '=' {
+						end++
+					}
+					for end < len(b64) && b64[end] == '=' {
+						end++
+					}
+					followers := []string{" end", ""}
+					if end == len(b64) && prefix == "" && suffix == "" {
+						followers = others
+						if strings.HasSuffix(b64, "==") {
+							followers = append(followers, "=") // no third padding
+						}
+					}
+					// A run cut to start at the key's first whole character
+					// (a truncated log line): nothing before it is taken.
+					core := b64[(8*len(prefix)+5)/6:]
+					if got := r.String("Basic " + core); got != "Basic "+Mask+b64[end:] {
+						t.Fatalf("key %q, prefix %q, suffix %q: %q -> %q", key, prefix, suffix, core, got)
+					}
+					if got := r.String(core); got != Mask+b64[end:] {
+						t.Fatalf("key %q, prefix %q, suffix %q: %q -> %q", key, prefix, suffix, core, got)
+					}
+					pads := []string{"="}
+					if strings.Contains(b64, "=") {
+						pads = append(pads, "%3D", "%3d") // in a URL
+					}
+					for _, pad := range pads {
+						for _, f := range followers {
+							in := "Basic " + strings.ReplaceAll(b64, "=", pad) + f
+							want := "Basic " + b64[:first] + Mask + strings.ReplaceAll(b64[end:], "=", pad) + f
+							if got := r.String(in); got != want {
+								t.Fatalf("key %q, prefix %q, suffix %q: %q -> %q, want %q", key, prefix, suffix, in, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAdjacentFormsAreAllMasked: a form that starts inside another's
+// match, or inside what the mask takes around it (the base64 character
+// after a core, padding, the rest of an escape its last backslash
+// starts), and runs on past it is masked to its end, with the one
+// before, under one mask: scanning on from the first mask's end left
+// the rest of that key in the text.
+func TestAdjacentFormsAreAllMasked(t *testing.T) {
+	t.Parallel()
+	sk := testKeys[0] // 24 bytes: its base64 at offset 0 ends on a character's edge
+	slash := `0123456789ab\`
+	pad1 := "pad-one-key-01" // 14 bytes: its base64 ends with one '='
+	eq := "=second-key-0123"
+	b64 := base64.StdEncoding.EncodeToString
+	type testCase struct {
+		name string
+		keys []string
+		in   string
+	}
+	for _, tc := range []testCase{
+		{"base64 of the key twice", []string{sk}, b64([]byte(sk + sk))},
+		{"base64 then the key", []string{sk}, b64([]byte(sk)) + sk},
+		{"base64 then its hex", []string{sk}, b64([]byte(sk)) + hex.EncodeToString([]byte(sk))},
+		{"base64 then a key that starts with =", []string{pad1, eq}, b64([]byte(pad1)) + eq},
+		{"a backslash then a key that starts with n", []string{slash, "nsecond-key-0123"}, slash + "nsecond-key-0123"},
+		{"a backslash then an escaped key", []string{slash, sk}, slash + allU(sk[:1], false) + sk[1:]},
+		{"a key one byte into another", []string{"ab-key-number-one", "b-key-number-one-2"}, "ab-key-number-one-2"},
+		{"a key inside another", []string{"outer-[inner-key-0123]-tail", "inner-key-0123"}, "outer-[inner-key-0123]-tail"},
+	} {
+		r := mustNew(t, tc.keys...)
+		if got := r.String(tc.in); got != Mask {
+			t.Errorf("%s: %q -> %q", tc.name, tc.in, got)
+		}
+	}
+}
+
+// TestLookalikesAreKept: text that only resembles a key's form is left
+// as it is, since a mask there garbles what a report shows: the key in
+// the other case (keys are case-sensitive), an escape of another
+// character, and escapes whose \ or % is a byte that differs from it in
+// bit 0x20 only, as an ASCII letter does from its other case.
+func TestLookalikesAreKept(t *testing.T) {
+	t.Parallel()
+	key := testKeys[0]
+	r := mustNew(t, key)
+	for _, in := range []string{
+		strings.ToUpper(key),
+		`\u0053` + key[1:],
+		`|u0073` + key[1:],
+		key[:5] + `|u0076` + key[6:],
+		key[:5] + "\x0576" + key[6:], // 0x05 is % but for bit 0x20
+	} {
+		// At each shift the scan tests other pairs of the text.
+		for pad := range 4 {
+			in := strings.Repeat(" ", pad) + in
+			if got := r.String(in); got != in {
+				t.Errorf("%q -> %q", in, got)
+			}
+		}
 	}
 }

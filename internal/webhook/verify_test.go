@@ -18,6 +18,10 @@ func TestVerify(t *testing.T) {
 	// The simulator's signer is an independent implementation of the
 	// reference's rule.
 	good := sim.Sign(testSecret, body)
+	lastChanged := good[:len(good)-1] + "0"
+	if lastChanged == good {
+		lastChanged = good[:len(good)-1] + "1"
+	}
 	type testCase struct {
 		name      string
 		secret    string
@@ -45,11 +49,16 @@ func TestVerify(t *testing.T) {
 		{name: "valid", secret: testSecret, body: body, signature: good},
 		{name: "upper-case hex", secret: testSecret, body: body, signature: strings.ToUpper(good)},
 		{name: "sha256= prefix", secret: testSecret, body: body, signature: "sha256=" + good},
+		{name: "SHA256= prefix", secret: testSecret, body: body, signature: "SHA256=" + good},
 		{name: "surrounding space", secret: testSecret, body: body, signature: " " + good + " "},
 		{name: "missing", secret: testSecret, body: body, signature: "", want: ErrNoSignature, text: "missing"},
 		{name: "not hex", secret: testSecret, body: body, signature: "zz" + good[2:], want: ErrMalformedSignature, text: "not hexadecimal"},
 		{name: "odd length", secret: testSecret, body: body, signature: good[1:], want: ErrMalformedSignature, text: "not hexadecimal"},
+		// Nothing after the prefix: the text is read as the digest itself.
+		{name: "prefix alone", secret: testSecret, body: body, signature: "sha256=", want: ErrMalformedSignature, text: "not hexadecimal"},
 		{name: "short digest", secret: testSecret, body: body, signature: good[:32], want: ErrMalformedSignature, text: "16 bytes, a SHA-256 digest has 32"},
+		// Every byte of the digest counts, the last as much as the first.
+		{name: "last digit changed", secret: testSecret, body: body, signature: lastChanged, want: ErrSignatureMismatch, text: "mismatch"},
 		{name: "wrong secret", secret: "whsec_other", body: body, signature: good, want: ErrSignatureMismatch, text: "mismatch"},
 		{name: "tampered body", secret: testSecret, body: []byte(strings.Replace(string(body), "sandbox", "live", 1)), signature: good, want: ErrSignatureMismatch, text: "body was changed"},
 		{name: "no secret", secret: "", body: body, signature: good, want: ErrNoSecret, text: "no signing secret"},
