@@ -52,7 +52,7 @@ var htmlRefs = map[byte][]string{
 func keyPatterns(key string) []pattern {
 	pats := []pattern{{units: textUnits(key)}, {units: hexUnits(key)}, {units: utf16Units(key, false)}, {units: utf16Units(key, true)}}
 	seen := map[string]bool{}
-	for off := 0; off < 3; off++ {
+	for off := range 3 {
 		core, lead := base64Core(key, off)
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 			c := core

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -371,9 +372,7 @@ func (r *Redactor) value(v any) (any, bool) {
 			}
 			if out == nil {
 				out = make(map[string]any, len(v))
-				for k2, x2 := range v {
-					out[k2] = x2
-				}
+				maps.Copy(out, v)
 			}
 			delete(out, k)
 			out[nk] = nx
@@ -631,13 +630,7 @@ func match[T string | []byte](p *pattern, text T, i int) int {
 					continue
 				}
 				end := pos + len(a.s)
-				dup := false
-				for _, x := range next {
-					if x == end {
-						dup = true
-						break
-					}
-				}
+				dup := slices.Contains(next, end)
 				if !dup {
 					next = append(next, end)
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -65,9 +66,7 @@ func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out := map[string]any{"signing_secret": "whsec_" + id}
-		for k, v := range ep {
-			out[k] = v
-		}
+		maps.Copy(out, ep)
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(out)
 	case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/"):
