@@ -132,6 +132,45 @@ func TestResultOfAnotherConversation(t *testing.T) {
 	}
 }
 
+// TestErrorBesideATurnResult: a 200 that holds every member of a turn
+// result and also says it failed, or holds a member twice under
+// spellings encoding/json takes for one, is read as the general decoding
+// path reads it, whatever the spelling: the platform's error (an
+// APIError), or the last of the spellings, and never the turn result it
+// seems to be at first sight.
+func TestErrorBesideATurnResult(t *testing.T) {
+	t.Parallel()
+	result := strings.TrimSuffix(turnBody(`{}`), "}") // about conversation c1
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"success false", result + `,"success":false,"error_code":"INTERNAL","error_message":"turn failed"}`,
+			"POST /v1/agents/a1/debug-chat/c1: 200 INTERNAL: turn failed"},
+		{"success false alone", result + `,"success":false}`,
+			"POST /v1/agents/a1/debug-chat/c1: 200: " + result + `,"success":false}`},
+		{"Success false alone", result + `,"Success":"false"}`,
+			"POST /v1/agents/a1/debug-chat/c1: 200: " + result + `,"Success":"false"}`},
+		{"another conversation's id last", result + `,"ConversationID":"c2"}`,
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: conversationId is "c2", and the call was about conversation "c1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(tc.body))
+			}))
+			t.Cleanup(srv.Close)
+			c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			ex, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %v, want %s", err, tc.want)
+			}
+			if ex != nil && ex.Result != nil {
+				t.Errorf("the body was read as the reply %q", ex.Result.Response)
+			}
+		})
+	}
+}
+
 // chunked writes n bytes of a reply without a Content-Length, so the
 // client cannot refuse it before reading.
 func chunked(w http.ResponseWriter, n int) {
