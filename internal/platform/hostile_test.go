@@ -232,6 +232,45 @@ func TestReplyLimit(t *testing.T) {
 	}
 }
 
+// TestBodyLimits: a recording or a JSON body of unknown length one byte
+// over its limit is refused, never kept cut to the limit; one at the
+// limit is read whole. The hint of the reply limit is for debug-chat
+// replies only.
+func TestBodyLimits(t *testing.T) {
+	t.Parallel()
+	const audioLimit, bodyLimit = 1000, 2000
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("id")) // the handoff state's, else the conversation's
+		if n == 0 {
+			n, _ = strconv.Atoi(strings.Split(r.URL.Path, "/")[5])
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush() // no Content-Length: the client reads to find the size
+		w.Write(bytes.Repeat([]byte(" "), n))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+		MaxAudioBytes: audioLimit, MaxBodyBytes: bodyLimit, MaxReplyHint: "raise --max-reply-bytes",
+		Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, n := range []int{audioLimit, audioLimit + 1} {
+		audio, _, err := c.ConversationAudio(ctx, "p1", strconv.Itoa(n))
+		switch want := "GET /v3/ws-abcd1234/p1/conversations/" + strconv.Itoa(n) + "/audio: 200: malformed response: body exceeds the limit of 1000 bytes"; {
+		case n <= audioLimit && (err != nil || len(audio) != n):
+			t.Errorf("a recording of %d bytes: %d bytes, %v", n, len(audio), err)
+		case n > audioLimit && (err == nil || err.Error() != want):
+			t.Errorf("a recording of %d bytes: %d bytes, %v; want %s", n, len(audio), err, want)
+		}
+	}
+	_, err = c.HandoffState(ctx, "p1", strconv.Itoa(bodyLimit+1), "")
+	if want := "GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: body exceeds the limit of 2000 bytes"; err == nil || err.Error() != want {
+		t.Errorf("a body over the limit: %v, want %s", err, want)
+	}
+}
+
 // Replies of unknown length, many at once, never hold more than the
 // budget together, and every call ends (no reader waits for ever).
 func TestReplyBudgetBoundsReadsInFlight(t *testing.T) {
