@@ -244,8 +244,11 @@ func TestBodyLimits(t *testing.T) {
 		if n == 0 {
 			n, _ = strconv.Atoi(strings.Split(r.URL.Path, "/")[5])
 		}
+		if r.URL.Query().Get("shared_id") == "declared" {
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+		}
 		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush() // no Content-Length: the client reads to find the size
+		w.(http.Flusher).Flush() // without a Content-Length, the client reads to find the size
 		w.Write(bytes.Repeat([]byte(" "), n))
 	}))
 	t.Cleanup(srv.Close)
@@ -264,6 +267,10 @@ func TestBodyLimits(t *testing.T) {
 		case n > audioLimit && (err == nil || err.Error() != want):
 			t.Errorf("a recording of %d bytes: %d bytes, %v; want %s", n, len(audio), err, want)
 		}
+	}
+	// A body announced at the limit is read, not refused before reading.
+	if _, err := c.HandoffState(ctx, "p1", strconv.Itoa(bodyLimit), "declared"); err == nil || err.Error() != "GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: truncated JSON" {
+		t.Errorf("a body announced at the limit: %v, want it read (and refused as JSON)", err)
 	}
 	_, err = c.HandoffState(ctx, "p1", strconv.Itoa(bodyLimit+1), "")
 	if want := "GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: body exceeds the limit of 2000 bytes"; err == nil || err.Error() != want {
