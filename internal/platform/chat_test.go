@@ -156,3 +156,29 @@ func TestChatBodyEveryMember(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptRepliesAreApart: the replies kept for transcripts share large
+// chunks (keeper), so each is capped at its length: an append to one
+// (a report adding a newline) must reallocate, never write over the
+// next reply in the chunk, nor the decoded strings that share its memory.
+func TestKeptRepliesAreApart(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"conversationId":"c1","userInput":"hi","response":"ok","metadata":{},"conversationEnded":false,"delayedResponse":false}`))
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	var replies [][]byte
+	for range 2 {
+		ex, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, ex.Response)
+	}
+	want := string(replies[1])
+	_ = append(replies[0], strings.Repeat("x", len(want))...)
+	if string(replies[1]) != want {
+		t.Errorf("an append to the first reply wrote over the second: %q", replies[1])
+	}
+}

@@ -68,6 +68,8 @@ func TestDecodeTurn(t *testing.T) {
 		{name: "not JSON", body: `<html>ok</html>`, wantErr: "malformed response: invalid JSON at byte 1"},
 		{name: "empty body", body: ``, wantErr: "malformed response: truncated JSON"},
 		{name: "missing fields", body: `{"conversationId":"c1","response":"x","metadata":{}}`, wantErr: `missing required fields "userInput", "conversationEnded", "delayedResponse"`},
+		{name: "no conversationId", body: `{"userInput":"","response":"x","metadata":{},"conversationEnded":false,"delayedResponse":false}`, wantErr: `missing required field "conversationId"`},
+		{name: "no metadata", body: `{"conversationId":"c1","userInput":"","response":"x","conversationEnded":false,"delayedResponse":false}`, wantErr: `missing required field "metadata"`},
 		{name: "response is an object", body: `{"conversationId":"c1","userInput":"","response":{"text":"x"},"metadata":{},"conversationEnded":false,"delayedResponse":false}`,
 			wantErr: `field "response": expected a string, got object`},
 		{name: "ended is a word", body: `{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":"maybe","delayedResponse":false}`,
@@ -270,6 +272,7 @@ var fastTurnBodies = []struct {
 	{"{\"conversationId\":\"c1\",\"userInput\":\"a\tb\",\"response\":\"\",\"metadata\":{},\"conversationEnded\":false,\"delayedResponse\":false}", false},
 	{`{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false} x`, false},
 	{`{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false},
+	{`{"conversationId":"c1","userInput":"","response":"","metadata":{"state":`, false}, // cut after a typed member's name
 	{`{"conversationId":"c1","response":"x","metadata":{}}`, false},
 	{goodTurn[:60], false},
 	{`[1,2]`, false},

@@ -132,6 +132,45 @@ func TestResultOfAnotherConversation(t *testing.T) {
 	}
 }
 
+// TestErrorBesideATurnResult: a 200 that holds every member of a turn
+// result and also says it failed, or holds a member twice under
+// spellings encoding/json takes for one, is read as the general decoding
+// path reads it, whatever the spelling: the platform's error (an
+// APIError), or the last of the spellings, and never the turn result it
+// seems to be at first sight.
+func TestErrorBesideATurnResult(t *testing.T) {
+	t.Parallel()
+	result := strings.TrimSuffix(turnBody(`{}`), "}") // about conversation c1
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"success false", result + `,"success":false,"error_code":"INTERNAL","error_message":"turn failed"}`,
+			"POST /v1/agents/a1/debug-chat/c1: 200 INTERNAL: turn failed"},
+		{"success false alone", result + `,"success":false}`,
+			"POST /v1/agents/a1/debug-chat/c1: 200: " + result + `,"success":false}`},
+		{"Success false alone", result + `,"Success":"false"}`,
+			"POST /v1/agents/a1/debug-chat/c1: 200: " + result + `,"Success":"false"}`},
+		{"another conversation's id last", result + `,"ConversationID":"c2"}`,
+			`POST /v1/agents/a1/debug-chat/c1: 200: malformed response: conversationId is "c2", and the call was about conversation "c1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(tc.body))
+			}))
+			t.Cleanup(srv.Close)
+			c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			ex, err := c.SendTurn(context.Background(), "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %v, want %s", err, tc.want)
+			}
+			if ex != nil && ex.Result != nil {
+				t.Errorf("the body was read as the reply %q", ex.Result.Response)
+			}
+		})
+	}
+}
+
 // chunked writes n bytes of a reply without a Content-Length, so the
 // client cannot refuse it before reading.
 func chunked(w http.ResponseWriter, n int) {
@@ -190,6 +229,52 @@ func TestReplyLimit(t *testing.T) {
 	}
 	if h := c.budget.held.Load(); h != 0 {
 		t.Errorf("%d bytes of budget still held after the calls", h)
+	}
+}
+
+// TestBodyLimits: a recording or a JSON body of unknown length one byte
+// over its limit is refused, never kept cut to the limit; one at the
+// limit is read whole. The hint of the reply limit is for debug-chat
+// replies only.
+func TestBodyLimits(t *testing.T) {
+	t.Parallel()
+	const audioLimit, bodyLimit = 1000, 2000
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("id")) // the handoff state's, else the conversation's
+		if n == 0 {
+			n, _ = strconv.Atoi(strings.Split(r.URL.Path, "/")[5])
+		}
+		if r.URL.Query().Get("shared_id") == "declared" {
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush() // without a Content-Length, the client reads to find the size
+		w.Write(bytes.Repeat([]byte(" "), n))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234",
+		MaxAudioBytes: audioLimit, MaxBodyBytes: bodyLimit, MaxReplyHint: "raise --max-reply-bytes",
+		Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, n := range []int{audioLimit, audioLimit + 1} {
+		audio, _, err := c.ConversationAudio(ctx, "p1", strconv.Itoa(n))
+		switch want := "GET /v3/ws-abcd1234/p1/conversations/" + strconv.Itoa(n) + "/audio: 200: malformed response: body exceeds the limit of 1000 bytes"; {
+		case n <= audioLimit && (err != nil || len(audio) != n):
+			t.Errorf("a recording of %d bytes: %d bytes, %v", n, len(audio), err)
+		case n > audioLimit && (err == nil || err.Error() != want):
+			t.Errorf("a recording of %d bytes: %d bytes, %v; want %s", n, len(audio), err, want)
+		}
+	}
+	// A body announced at the limit is read, not refused before reading.
+	if _, err := c.HandoffState(ctx, "p1", strconv.Itoa(bodyLimit), "declared"); err == nil || err.Error() != "GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: truncated JSON" {
+		t.Errorf("a body announced at the limit: %v, want it read (and refused as JSON)", err)
+	}
+	_, err = c.HandoffState(ctx, "p1", strconv.Itoa(bodyLimit+1), "")
+	if want := "GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: body exceeds the limit of 2000 bytes"; err == nil || err.Error() != want {
+		t.Errorf("a body over the limit: %v, want %s", err, want)
 	}
 }
 

@@ -1,15 +1,19 @@
 package platform
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,29 +96,31 @@ func redirectClient(t *testing.T, platformURL string, hc *http.Client) *Client {
 // for all of them.
 var redirectCalls = []struct {
 	name, want string
-	call       func(ctx context.Context, c *Client) error
+	// setting is the URL setting the refusal tells to fix.
+	setting string
+	call    func(ctx context.Context, c *Client) error
 }{
-	{"start chat", "POST /v1/agents/a1/debug-chat", func(ctx context.Context, c *Client) error {
+	{"start chat", "POST /v1/agents/a1/debug-chat", "build_url", func(ctx context.Context, c *Client) error {
 		_, err := c.StartChat(ctx, "a1", ChatStart{ClientEnv: "sandbox"})
 		return err
 	}},
-	{"turn", "POST /v1/agents/a1/debug-chat/c1", func(ctx context.Context, c *Client) error {
+	{"turn", "POST /v1/agents/a1/debug-chat/c1", "build_url", func(ctx context.Context, c *Client) error {
 		_, err := c.SendTurn(ctx, "a1", "c1", ChatTurn{ClientEnv: "sandbox", Message: "my card is 4111"})
 		return err
 	}},
-	{"conversation", "GET /v3/ws-abcd1234/a1/conversations/c1", func(ctx context.Context, c *Client) error {
+	{"conversation", "GET /v3/ws-abcd1234/a1/conversations/c1", "runtime_url", func(ctx context.Context, c *Client) error {
 		_, err := c.GetConversation(ctx, "a1", "c1")
 		return err
 	}},
-	{"alerts", "GET /v1/alerts", func(ctx context.Context, c *Client) error {
+	{"alerts", "GET /v1/alerts", "build_url", func(ctx context.Context, c *Client) error {
 		_, err := c.FiringAlerts(ctx)
 		return err
 	}},
-	{"webhook registration", "POST /v1/webhooks/endpoints", func(ctx context.Context, c *Client) error {
+	{"webhook registration", "POST /v1/webhooks/endpoints", "build_url", func(ctx context.Context, c *Client) error {
 		_, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "https://example.com/hook", Events: []string{reply.EventConversationCompleted}})
 		return err
 	}},
-	{"outbound call", "POST /v1/outbound-calling", func(ctx context.Context, c *Client) error {
+	{"outbound call", "POST /v1/outbound-calling", "runtime_url", func(ctx context.Context, c *Client) error {
 		_, err := c.PlaceCall(ctx, CallRequest{To: "+447700900001"})
 		return err
 	}},
@@ -157,7 +163,7 @@ func TestRedirectsToAnotherOriginAreRefused(t *testing.T) {
 					t.Fatalf("%s: got %v, want a RedirectError", call.name, err)
 				}
 				msg := err.Error()
-				for _, want := range []string{call.want + ": " + strconv.Itoa(tc.status) + " redirect to", "refused", "Fix "} {
+				for _, want := range []string{call.want + ": " + strconv.Itoa(tc.status) + " redirect to", "refused: it leads away from", "Fix " + call.setting} {
 					if !strings.Contains(msg, want) {
 						t.Errorf("%s: %q does not say %q", call.name, msg, want)
 					}
@@ -209,6 +215,16 @@ func TestSameOriginRedirects(t *testing.T) {
 			http.Redirect(w, r, "/loop", st)
 			return
 		}
+		if n, ok := strings.CutPrefix(r.URL.Path, "/hop/"); ok {
+			// A chain of n more redirects, then an answer.
+			if n == "0" {
+				w.Write([]byte(`[]`))
+				return
+			}
+			i, _ := strconv.Atoi(n)
+			http.Redirect(w, r, "/hop/"+strconv.Itoa(i-1), st)
+			return
+		}
 		http.Redirect(w, r, "/moved"+r.URL.Path, st)
 	})
 	srv := httptest.NewServer(mux)
@@ -248,6 +264,16 @@ func TestSameOriginRedirects(t *testing.T) {
 	_, err := c.do(context.Background(), &call{ep: epAlertsFiring, path: "/loop"})
 	if err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
 		t.Errorf("loop: %v", err)
+	}
+	// Five redirects are followed, not six.
+	res, err := c.do(context.Background(), &call{ep: epAlertsFiring, path: "/hop/5"})
+	if err != nil {
+		t.Errorf("5 redirects: %v", err)
+	} else {
+		res.release()
+	}
+	if _, err := c.do(context.Background(), &call{ep: epAlertsFiring, path: "/hop/6"}); err == nil || !strings.Contains(err.Error(), "more than 5 redirects") {
+		t.Errorf("6 redirects: %v", err)
 	}
 }
 
@@ -315,5 +341,141 @@ func TestRedirectedNotFoundIsNoAbsence(t *testing.T) {
 	}
 	if _, err := c.GetConversation(ctx, "a1", "c2"); !IsNotFound(err) || strings.Contains(err.Error(), "redirect") {
 		t.Errorf("a 404 of the path itself: %v, want it IsNotFound", err)
+	}
+}
+
+// sniffing serves TLS and plain HTTP on one port, as a hostile platform
+// may: a connection that does not open with a TLS handshake is read as
+// plain HTTP, its credentials recorded and answered with a turn result.
+type sniffing struct {
+	net.Listener
+	mu    sync.Mutex
+	plain []string // the X-Api-Key of each plain request
+}
+
+func (l *sniffing) Accept() (net.Conn, error) {
+	for {
+		conn, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		br := bufio.NewReader(conn)
+		if b, err := br.Peek(1); err == nil && b[0] == 0x16 { // a TLS handshake record
+			return &peeked{conn, br}, nil
+		}
+		go l.servePlain(conn, br)
+	}
+}
+
+func (l *sniffing) servePlain(conn net.Conn, br *bufio.Reader) {
+	defer conn.Close()
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	l.plain = append(l.plain, req.Header.Get("X-Api-Key"))
+	l.mu.Unlock()
+	body := `{"conversationId":"stolen","userInput":"","response":"ok","metadata":{},"conversationEnded":false,"delayedResponse":false}`
+	fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+}
+
+func (l *sniffing) plainKeys() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.plain...)
+}
+
+// peeked is a connection whose first bytes a bufio.Reader holds.
+type peeked struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (p *peeked) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+// TestRedirectAwayOnTheSamePort: a redirect that changes only the scheme
+// or only the host, keeping the port, leaves the origin as surely as one
+// to another port. Each part of the origin is checked on its own: the
+// other cases change the port too. The https platform also answers plain
+// http on its port, so a key that followed the redirect would cross the
+// network in clear text and be answered as if nothing were wrong.
+func TestRedirectAwayOnTheSamePort(t *testing.T) {
+	t.Parallel()
+	t.Run("https to http", func(t *testing.T) {
+		t.Parallel()
+		plat := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", "http://"+r.Host+r.URL.Path)
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}))
+		sniff := &sniffing{Listener: plat.Listener}
+		plat.Listener = sniff
+		plat.StartTLS()
+		t.Cleanup(plat.Close)
+		c := redirectClient(t, plat.URL, plat.Client())
+		_, err := c.StartChat(context.Background(), "a1", ChatStart{ClientEnv: "sandbox"})
+		var re *RedirectError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "leads away from "+plat.URL) {
+			t.Errorf("got %v, want the redirect refused", err)
+		}
+		if got := sniff.plainKeys(); len(got) != 0 {
+			t.Errorf("the platform's port received plain http requests with keys %q", got)
+		}
+	})
+	t.Run("another host", func(t *testing.T) {
+		t.Parallel()
+		var to atomic.Value // the other host's URL, known once it listens
+		plat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Credentials of the platform's own in the Location are
+			// masked in the message too.
+			w.Header().Set("Location", strings.Replace(to.Load().(string), "//", "//user:hunter2-pass@", 1)+r.URL.Path)
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}))
+		t.Cleanup(plat.Close)
+		_, port, _ := net.SplitHostPort(plat.Listener.Addr().String())
+		other := startElsewhere(t, "127.0.0.2:"+port, false)
+		to.Store(other.srv.URL)
+		c := redirectClient(t, plat.URL, nil)
+		_, err := c.StartChat(context.Background(), "a1", ChatStart{ClientEnv: "sandbox"})
+		var re *RedirectError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "leads away from "+plat.URL) {
+			t.Errorf("got %v, want the redirect refused", err)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the Location's password is in the message: %v", err)
+		}
+		if got := other.requests(); len(got) != 0 {
+			t.Errorf("the other host received %q", got)
+		}
+	})
+}
+
+// TestSameOrigin: the origin is the scheme, the host and the port, the
+// default port of the scheme filled in, compared without regard to case.
+func TestSameOrigin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://build.example.com", "https://build.example.com:443/v1", true},
+		{"http://build.example.com/x", "http://build.example.com:80", true},
+		{"HTTPS://Build.Example.com", "https://build.example.com", true},
+		{"https://build.example.com", "https://build.example.com:80", false},
+		{"https://build.example.com", "http://build.example.com:443", false},
+		{"http://build.example.com", "https://build.example.com:80", false},
+		{"https://build.example.com", "https://build.example.com:8443", false},
+		{"https://build.example.com", "https://evil.example.com", false},
+		{"https://build.example.com", "https://build.example.com.evil.test", false},
+		{"https://127.0.0.1:8443", "https://127.0.0.2:8443", false},
+	} {
+		a, _ := url.Parse(tc.a)
+		b, _ := url.Parse(tc.b)
+		if got := SameOrigin(a, b); got != tc.want {
+			t.Errorf("SameOrigin(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got := SameOrigin(b, a); got != tc.want {
+			t.Errorf("SameOrigin(%s, %s) = %v, want %v", tc.b, tc.a, got, tc.want)
+		}
 	}
 }

@@ -156,6 +156,8 @@ func TestShouldRetry(t *testing.T) {
 		{name: "read 401", rq: read, err: api(401, "", 0)},
 		{name: "read 403", rq: read, err: api(403, "", 0)},
 		{name: "read 404", rq: read, err: api(404, "", 0)},
+		{name: "read CONVERSATIONS_NOT_FOUND as 500", rq: read, err: api(500, CodeConversationsNotFound, 0)},
+		{name: "read CHAT_TIMEOUT as 503", rq: read, err: api(503, CodeChatTimeout, time.Second)},
 		{name: "Retry-After beyond the cap ends retries", rq: read, err: api(429, "", time.Hour)},
 		{name: "last attempt", rq: read, err: api(500, "", 0), attempt: 3},
 		{name: "cancelled", rq: read, err: c.networkError(read, context.Canceled, false, 1)},
@@ -184,6 +186,7 @@ func TestNeverSent(t *testing.T) {
 		{"dial", &net.OpError{Op: "dial", Err: errors.New("i/o timeout")}, true},
 		{"refused", fmt.Errorf("x: %w", syscall.ECONNREFUSED), true},
 		{"dns", &net.DNSError{Err: "no such host", Name: "nowhere.invalid"}, true},
+		{"proxy", &net.OpError{Op: "proxyconnect", Err: syscall.ECONNRESET}, true},
 		{"read reset", &net.OpError{Op: "read", Err: syscall.ECONNRESET}, false},
 		{"eof", errors.New("EOF"), false},
 	} {

@@ -655,6 +655,16 @@ func TestPerHostCap(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline while waiting for a slot", err)
 	}
+	// The cap is per host: a full build host holds no runtime call. The
+	// deadline only ends the test if it does.
+	if info.RuntimeURL == info.BuildURL {
+		t.Fatal("the simulator serves both hosts at one address")
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer rcancel()
+	if _, err := c.GetConversation(rctx, "restaurant", "c-unknown"); errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a runtime call waited for a slot of the build host: %v", err)
+	}
 }
 
 func hostOf(u string) string { return strings.TrimPrefix(u, "http://") }
