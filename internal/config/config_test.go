@@ -706,6 +706,9 @@ func TestKeysFollowHosts(t *testing.T) {
       clinic: ${env:CT}
   nourl:
     build_key: ${env:BK}
+  byref:
+    build_url: ${env:PROD_URL}
+    build_key: ${env:BK}
 `
 	f, diags := Load("agenttest.yaml", []byte(src))
 	if diags.HasErrors() {
@@ -727,6 +730,13 @@ func TestKeysFollowHosts(t *testing.T) {
 		{"the same origin, another path", "prod", map[string]string{EnvBuildURL: "https://BUILD.prod.example.com:443/proxy"}, ``},
 		{"the WebSocket form of the same origin", "prod", map[string]string{EnvMessagingURL: "https://chat.prod.example.com"}, ``},
 		{"no host in the file", "nourl", map[string]string{EnvBuildURL: "https://build.staging.example.com"}, ``},
+		// The file names the key's host through a variable: unset, or
+		// naming no host, it is still not the variable's host.
+		{"the file's host from a variable not set", "byref", map[string]string{EnvBuildURL: "https://build.staging.example.com"},
+			`agenttest.yaml:15:16: target "byref": build_key is written for the host of PROD_URL, which is not set (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
+		{"the file's host from a variable without one", "byref", map[string]string{"PROD_URL": "build.prod.example.com", EnvBuildURL: "https://build.staging.example.com"},
+			`agenttest.yaml:15:16: target "byref": build_key is written for a build_url without a host (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
+		{"the file's host from a variable, the same", "byref", map[string]string{"PROD_URL": "https://build.staging.example.com", EnvBuildURL: "https://build.staging.example.com/v2"}, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{"BK": bk, "RK": rk, "CT": ct}

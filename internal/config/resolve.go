@@ -542,10 +542,25 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 		if over == "" || h.fld.Value == "" {
 			continue
 		}
+		b := origin(over)
+		if b == nil {
+			continue // field refused the variable's URL
+		}
+		// A file URL that names no host (its variable unset, or a value
+		// without one) is not the variable's host either: the file wrote
+		// the key for whatever host that variable names in another job.
 		own, missing := r.expand(h.fld.Value)
-		a, b := origin(own), origin(over)
-		if len(missing) > 0 || a == nil || b == nil || platform.SameOrigin(a, b) {
+		a := origin(own)
+		var configuredFor string
+		switch {
+		case len(missing) > 0:
+			configuredFor = fmt.Sprintf("the host of %s, which is not set", strings.Join(missing, ", "))
+		case a == nil:
+			configuredFor = fmt.Sprintf("a %s without a host", h.urlKey)
+		case platform.SameOrigin(a, b):
 			continue
+		default:
+			configuredFor = a.Host
 		}
 		for _, k := range h.keys {
 			if k.fld.Value == "" || (k.envName != "" && r.sel.getenv(k.envName) != "") {
@@ -557,7 +572,7 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 			}
 			r.diags = r.diags.Append(diag.Diagnostic{Pos: k.fld.Pos,
 				Message: fmt.Sprintf("%s: %s is written for %s (%s at %s), but %s sends it to %s: a key goes only to the host it was configured for",
-					r.what(), k.name, a.Host, h.urlKey, h.fld.Pos, h.urlEnv, b.Host),
+					r.what(), k.name, configuredFor, h.urlKey, h.fld.Pos, h.urlEnv, b.Host),
 				Hint: hint})
 		}
 	}
