@@ -662,8 +662,19 @@ func TestResolveRefusesKeysInSettings(t *testing.T) {
     agent_id: clinic
     build_key: ${env:BK}
     runtime_key: ${env:RK}
+  numeric:
+    build_url: https://build.example.com
+    runtime_url: https://runtime.example.com
+    build_key: ${env:NK}
+    runtime_key: ${env:RK}
+    probe_numbers: ["+447700900001", "${env:NK}"]
+    max_reply_bytes: ${env:NK}
+    rate: ${env:NK}
+    rate_wait: ${env:NK}ns
 `
 	const bk, rk, ct = "bk-PLANTED-key-0123456789", "rk+PLANTED/key=0123456789", "ct-PLANTED-clinic-0123"
+	// A key of digits alone reads as a phone number, a size or a rate.
+	const nk = "4477009000123"
 	f, diags := Load("agenttest.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
@@ -679,8 +690,12 @@ agenttest.yaml:6:15: target "t": agent_id holds the connectors.clinic: a key is 
 		{"clean", map[string]string{EnvRuntimeURL: "https://runtime.example.com/?k=" + url.QueryEscape(rk)},
 			`target "clean": AGENTTEST_RUNTIME_URL holds the runtime_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_RUNTIME_URL; agenttest sends the runtime_key with every call itself)`},
 		{"clean", nil, ``},
+		{"numeric", nil, `agenttest.yaml:23:38: target "numeric": probe_numbers holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from probe_numbers; agenttest sends the build_key with every call itself)
+agenttest.yaml:24:22: target "numeric": max_reply_bytes holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from max_reply_bytes; agenttest sends the build_key with every call itself)
+agenttest.yaml:25:11: target "numeric": rate holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from rate; agenttest sends the build_key with every call itself)
+agenttest.yaml:26:16: target "numeric": rate_wait holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from rate_wait; agenttest sends the build_key with every call itself)`},
 	} {
-		env := map[string]string{"BK": bk, "RK": rk, "CLINIC": ct}
+		env := map[string]string{"BK": bk, "RK": rk, "CLINIC": ct, "NK": nk}
 		maps.Copy(env, tc.env)
 		_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true, Runtime: true}})
 		diags.Sort()

@@ -408,7 +408,7 @@ func (r *resolver) urlSettings(def *TargetDef) []setting {
 // place in the config file by its key, or, when its variable set it, at
 // no place by the variable's name.
 func (r *resolver) source(s setting) (diag.Pos, string) {
-	if r.sel.getenv(s.envName) != "" {
+	if s.envName != "" && r.sel.getenv(s.envName) != "" {
 		return diag.Pos{}, s.envName
 	}
 	return s.fld.Pos, s.key
@@ -470,14 +470,29 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	if len(keys) == 0 {
 		return
 	}
-	for _, f := range append(r.urlSettings(def), []setting{
+	settings := append(r.urlSettings(def), []setting{
 		{"messaging_host", t.MessagingHost, EnvMessagingHost, def.MessagingHost},
 		{"account_id", t.AccountID, EnvAccountID, def.AccountID},
 		{"agent_id", t.AgentID, EnvAgentID, def.AgentID},
 		{"webhook_listen", t.WebhookListen, EnvWebhookListen, def.WebhookListen},
 		{"webhook_url", t.WebhookURL, EnvWebhookURL, def.WebhookURL},
 		{"sms_connector_id", t.SMSConnectorID, EnvSMSConnectorID, def.SMSConnectorID},
-	}...) {
+	}...)
+	// The settings the target holds parsed (or, probe numbers, one by
+	// one) have no variable: a key of digits alone reads as a number, a
+	// size or a rate, so their text is checked as the file expands it.
+	// (env cannot hold a key: its three values are shorter than one.)
+	fileOnly := []setting{{key: "max_reply_bytes", fld: def.MaxReplyBytes}, {key: "rate", fld: def.Rate}, {key: "rate_wait", fld: def.RateWait}}
+	for _, n := range def.ProbeNumbers {
+		fileOnly = append(fileOnly, setting{key: "probe_numbers", fld: n})
+	}
+	for _, f := range fileOnly {
+		if v, missing := r.expand(f.fld.Value); len(missing) == 0 {
+			f.value = v
+			settings = append(settings, f)
+		}
+	}
+	for _, f := range settings {
 		if f.value == "" || r.alreadyReported(f.key) {
 			continue
 		}
