@@ -874,6 +874,9 @@ func TestURLQueryRefusedUnshown(t *testing.T) {
 		{map[string]string{"RU": "https://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "https://runtime.example.com/": must not have a query or fragment`},
 		{map[string]string{EnvRuntimeURL: "https://runtime.example.com/?"}, `AGENTTEST_RUNTIME_URL: runtime_url "https://runtime.example.com/": must not have a query or fragment`},
 		{map[string]string{EnvMessagingURL: "wss://messaging.example.com/?token=sk-PLANTED-0123"}, `AGENTTEST_MESSAGING_URL: messaging_url "wss://messaging.example.com/": must not have a query or fragment`},
+		// Refused for plain http first, the URL is still shown without them.
+		{map[string]string{EnvBuildURL: "http://build.example.com/?api_key=sk-PLANTED-0123"}, `target "t": AGENTTEST_BUILD_URL "http://build.example.com/" is plain http to a host that is not loopback`},
+		{map[string]string{"RU": "http://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "http://runtime.example.com/" is plain http to a host that is not loopback`},
 	} {
 		tc.env["BK"] = "bk-0123456789abcdef"
 		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }

@@ -427,6 +427,9 @@ func (r *resolver) transport(def *TargetDef) {
 		if platform.CheckScheme(plain, false) == nil {
 			continue
 		}
+		// CheckScheme parsed it. Shown as the URL settings' own problems
+		// show it: a query or fragment may hold a key of another service.
+		parsed, _ := url.Parse(u.value)
 		pos, where := r.source(u)
 		if t.AllowHTTP {
 			r.diags = r.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: def.AllowHTTPPos,
@@ -435,7 +438,7 @@ func (r *resolver) transport(def *TargetDef) {
 			continue
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
-			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, platform.RedactURL(u.value)),
+			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, platform.WithoutQuery(parsed)),
 			Hint:    "use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run)"})
 	}
 }
