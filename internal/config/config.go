@@ -299,9 +299,6 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.AgentID = fld
 			case "env":
 				t.Env = fld
-				if !envRefRe.MatchString(fld.Value) && fld.Value != "" && !reply.ValidEnv(fld.Value) {
-					ds = ds.Errorf(fld.Pos, "env %q is not one of %s", fld.Value, strings.Join(reply.Envs, ", "))
-				}
 			case "webhook_listen":
 				t.WebhookListen = fld
 			case "webhook_url":

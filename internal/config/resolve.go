@@ -408,7 +408,7 @@ func (r *resolver) urlSettings(def *TargetDef) []setting {
 // place in the config file by its key, or, when its variable set it, at
 // no place by the variable's name.
 func (r *resolver) source(s setting) (diag.Pos, string) {
-	if s.envName != "" && r.sel.getenv(s.envName) != "" {
+	if r.sel.getenv(s.envName) != "" {
 		return diag.Pos{}, s.envName
 	}
 	return s.fld.Pos, s.key
@@ -423,8 +423,7 @@ func (r *resolver) transport(def *TargetDef) {
 		if u.value == "" {
 			continue
 		}
-		plain := strings.Replace(strings.Replace(u.value, "ws://", "http://", 1), "wss://", "https://", 1)
-		if platform.CheckScheme(plain, false) == nil {
+		if platform.CheckScheme(u.value, false) == nil {
 			continue
 		}
 		// CheckScheme parsed it. Shown as the URL settings' own problems
@@ -490,10 +489,8 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 		fileOnly = append(fileOnly, setting{key: "probe_numbers", fld: n})
 	}
 	for _, f := range fileOnly {
-		if v, missing := r.expand(f.fld.Value); len(missing) == 0 {
-			f.value = v
-			settings = append(settings, f)
-		}
+		f.value, _ = r.expand(f.fld.Value) // a missing variable is reported
+		settings = append(settings, f)
 	}
 	for _, f := range settings {
 		if f.value == "" || r.alreadyReported(f.key) {
