@@ -238,6 +238,46 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`},
 		},
 		{
+			name: "a scalar file",
+			src:  "just text\n",
+			want: []string{`c.yaml:1:1: agenttest.yaml must be a mapping with keys default_target, targets, run`},
+		},
+		{
+			name: "the smallest values that pass, and the largest that do not",
+			src: "targets:\n  a:\n    max_reply_bytes: 4096\n    rate: 0\n    rate_wait: 0s\n  b:\n    max_reply_bytes: 4095\n    rate: -0.1\n    rate_wait: -1s\n" +
+				"run:\n  parallel: 1\n  retries: 0\n  turn_timeout: 0s\n",
+			want: []string{
+				`c.yaml:7:22: max_reply_bytes: "4095" is not a number of bytes of at least 4096 (1 MiB is 1048576)`,
+				`c.yaml:8:11: rate: "-0.1" is not a number of requests per second (such as 20 or 0.5; 0 for no cap)`,
+				`c.yaml:9:16: rate_wait: "-1s" is not a duration such as 15m or 90s`,
+				`c.yaml:13:17: turn_timeout must be a positive duration such as 30s or 2m, not "0s"`,
+			},
+		},
+		{
+			name: "a negative turn_timeout",
+			src:  "run:\n  turn_timeout: -1s\n",
+			want: []string{`c.yaml:2:17: turn_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
+		},
+		{
+			name: "a messaging_host with a path",
+			src:  "targets:\n  a:\n    messaging_host: webchat.example.com/chat\n",
+			want: []string{`c.yaml:3:21: messaging_host "webchat.example.com/chat" must be a domain or app namespace such as webchat.example.com, not a URL`},
+		},
+		{
+			name: "what follows a name or key given twice is still read",
+			src:  "targets:\n  a: {}\n  a: {}\n  b:\n    env: sandbox\n    env: live\n    agent_id: My Agent\n",
+			want: []string{
+				`c.yaml:3:3: target "a" is defined twice`,
+				`c.yaml:6:5: "env" is given twice (first at line 5)`,
+				`c.yaml:7:15: agent id "My Agent": expected PROJECT-XXXXXXXX or a slug of letters, digits, '-' and '_'`,
+			},
+		},
+		{
+			name: "an anchor that merges itself through a list",
+			src:  "targets:\n  a: &a\n    env: live\n    <<: [*a]\n",
+			want: []string{`c.yaml:2:6: << merges are nested more than 16 deep (does an anchor merge itself?)`},
+		},
+		{
 			name: "nested value where a scalar belongs",
 			src:  "targets:\n  a:\n    build_url: {host: x}\n",
 			want: []string{`c.yaml:3:16: build_url must be a single value, not a mapping`},
@@ -275,6 +315,61 @@ func TestSourceMasksSecrets(t *testing.T) {
 		if !strings.Contains(masked, want) {
 			t.Errorf("masked source lacks %q:\n%s", want, masked)
 		}
+	}
+}
+
+// The masked source hides every line of a secret's value, whatever its
+// shape, and keeps every other line as written: a diagnostic echoes the
+// line it points at.
+func TestSourceMaskShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		keep      []string
+	}{
+		{"a block scalar with a blank line", "targets:\n  a:\n    runtime_key: |\n      sk-PLANTED-first-0123\n\n      sk-PLANTED-after-blank\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		{"a block scalar one column deeper", "targets:\n  a:\n    runtime_key: |\n     sk-PLANTED-one-deeper\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		{"a key without a value", "targets:\n  a:\n    build_key:\n    env: sandbox\n", []string{"    build_key:\n    env: sandbox\n"}},
+		{"a URL with nothing to mask", "targets:\n  a:\n    build_url: https://build.example.com\n    build_key: ${env:BK}\n", []string{"    build_url: https://build.example.com\n"}},
+		{"a file that does not parse", "targets:\n  t:\n    build_key: sk-PLANTED-0123456789: x\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		// The parser's hint quotes the second value: masking the first,
+		// its prefix, first would leave the rest of it.
+		{"a value that starts with another", "targets:\n  t:\n    runtime_key: sk-0123456789abc\n    build_key: sk-0123456789abc-PLANTED: x\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, diags := Load("c.yaml", []byte(tc.src))
+			masked := string(f.Source())
+			if strings.Contains(masked, "PLANTED") {
+				t.Errorf("masked source holds a key:\n%s", masked)
+			}
+			if strings.Contains(diags.Error(), "PLANTED") {
+				t.Errorf("diagnostics hold a key: %s", diags.Error())
+			}
+			for _, want := range tc.keep {
+				if !strings.Contains(masked, want) {
+					t.Errorf("masked source lacks %q:\n%s", want, masked)
+				}
+			}
+		})
+	}
+}
+
+// Merges nest as deep as maxMergeDepth, and no deeper.
+func TestMergeDepth(t *testing.T) {
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString("x-0: &m0 {env: live}\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "x-%d: &m%d {<<: *m%d}\n", i, i, i-1)
+		}
+		fmt.Fprintf(&b, "targets:\n  a:\n    <<: *m%d\n", n-1)
+		return b.String()
+	}
+	f, diags := Load("c.yaml", []byte(chain(maxMergeDepth+1)))
+	if diags.HasErrors() || f.Target("a").Env.Value != "live" {
+		t.Errorf("%d merges deep: %v", maxMergeDepth, diags)
+	}
+	if _, diags := Load("c.yaml", []byte(chain(maxMergeDepth+2))); !strings.Contains(diags.Error(), "nested more than 16 deep") {
+		t.Errorf("%d merges deep: %v", maxMergeDepth+1, diags)
 	}
 }
 
