@@ -123,8 +123,9 @@ func TestConnectorProblems(t *testing.T) {
 			want: "agenttest.yaml:6:22: connector_token must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connector_token: ${env:AGENTTEST_CONNECTOR_TOKEN} and set that variable)"},
 		{name: "literal in connectors", src: head + "    connectors:\n      clinic: {live: ct_literal-secret-value}\n",
 			want: "agenttest.yaml:7:22: connectors.clinic.live must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic.live: ${env:NAME} and set that variable)"},
-		{name: "not an environment", src: head + "    connectors:\n      clinic:\n        prod: ${env:X}\n",
-			want: `agenttest.yaml:8:9: connectors.clinic: "prod" is not an environment (one of sandbox, pre-release, live)`},
+		{name: "not an environment", src: head + "    connectors:\n      clinic:\n        prod: ${env:X}\n        live: ct_literal-secret-value\n",
+			want: `agenttest.yaml:8:9: connectors.clinic: "prod" is not an environment (one of sandbox, pre-release, live)
+agenttest.yaml:9:15: connectors.clinic.live must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic.live: ${env:NAME} and set that variable)`},
 		{name: "not a mapping", src: head + "    connectors: [a, b]\n",
 			want: "agenttest.yaml:6:17: connectors must be a mapping of agent to connector token (write connectors: {AGENT: ${env:NAME}} or connectors: {AGENT: {ENV: ${env:NAME}}})"},
 		{name: "short token", src: head + "    connector_token: ${env:SHORT}\n", env: map[string]string{"SHORT": "tiny"},
