@@ -678,7 +678,10 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 	var values []string
 	keep := func(v string) {
 		v = strings.TrimSpace(strings.TrimSuffix(v, "\r"))
-		for _, s := range []string{v, strings.Trim(v, `"'`)} {
+		// Quoted, the parser may quote it without its quotes; read as an
+		// alias (*KEY), it names the anchor without the *, and as &KEY
+		// in its hint.
+		for _, s := range []string{v, strings.Trim(v, `"'`), strings.TrimPrefix(v, "*")} {
 			if s != "" {
 				values = append(values, s)
 			}

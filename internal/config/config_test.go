@@ -1082,6 +1082,8 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789\n      x: \"ct-PLANTED-unclosed\n",
 		"targets:\n  t:\n    \"api_token\": sk-PLANTED-0123456789: x\r\n",
 		"targets:\n  t:\n    build_key: |\n      sk-PLANTED-0123456789\n    x: [\n",
+		// Read as an alias, named without its * by the parser.
+		"targets:\n  t:\n    build_key: *sk-PLANTED-0123456789\n",
 	} {
 		f, diags := Load("agenttest.yaml", []byte(src))
 		if !diags.HasErrors() {
