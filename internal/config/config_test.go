@@ -278,6 +278,11 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{`c.yaml:2:6: << merges are nested more than 16 deep (does an anchor merge itself?)`},
 		},
 		{
+			name: "a key that is not a single value",
+			src:  "targets:\n  a:\n    build_key: {env: X}\n",
+			want: []string{`c.yaml:3:16: build_key must be a single value, not a mapping`},
+		},
+		{
 			name: "nested value where a scalar belongs",
 			src:  "targets:\n  a:\n    build_url: {host: x}\n",
 			want: []string{`c.yaml:3:16: build_url must be a single value, not a mapping`},
@@ -329,6 +334,7 @@ func TestSourceMaskShapes(t *testing.T) {
 		{"a block scalar with a blank line", "targets:\n  a:\n    runtime_key: |\n      sk-PLANTED-first-0123\n\n      sk-PLANTED-after-blank\n    env: sandbox\n", []string{"    env: sandbox\n"}},
 		{"a block scalar one column deeper", "targets:\n  a:\n    runtime_key: |\n     sk-PLANTED-one-deeper\n    env: sandbox\n", []string{"    env: sandbox\n"}},
 		{"a key without a value", "targets:\n  a:\n    build_key:\n    env: sandbox\n", []string{"    build_key:\n    env: sandbox\n"}},
+		{"other secret-looking names", "targets:\n  a:\n    db_Password: hunter2-PLANTED\n    Client_SECRET: x-PLANTED\n    env: sandbox\n", []string{"    env: sandbox\n"}},
 		{"a URL with nothing to mask", "targets:\n  a:\n    build_url: https://build.example.com\n    build_key: ${env:BK}\n", []string{"    build_url: https://build.example.com\n"}},
 		{"a file that does not parse", "targets:\n  t:\n    build_key: sk-PLANTED-0123456789: x\n    env: sandbox\n", []string{"    env: sandbox\n"}},
 		// The parser's hint quotes the second value: masking the first,
@@ -1138,5 +1144,26 @@ func TestURLQueryRefusedUnshown(t *testing.T) {
 		if got := diags.Error(); strings.Contains(tc.want, "plain http") && strings.Contains(got, "must not have a query") {
 			t.Errorf("%v: refused twice:\n%s", tc.env, got)
 		}
+	}
+}
+
+// TestProbeSettings: a probe calls only the target's probe_numbers
+// (written with or without separators), except on the simulator; the
+// X-TOKEN-ID of SMS probes is the target's, or the simulator's per agent
+// and environment.
+func TestProbeSettings(t *testing.T) {
+	tg := &Target{ProbeNumbers: []string{"+44 7700-900001"}, SMSConnectorID: "sms-target"}
+	if !tg.AllowsNumber("+44 (7700) 900001") || tg.AllowsNumber("+447700900002") {
+		t.Errorf("AllowsNumber: probe_numbers %v", tg.ProbeNumbers)
+	}
+	if got := tg.SMSConnector("clinic", "live"); got != "sms-target" {
+		t.Errorf("SMSConnector = %q", got)
+	}
+	sim := &Target{Embedded: true, SMSConnectorIDs: map[string]map[string]string{"clinic": {"live": "sms-clinic-live"}}, SMSConnectorID: "sms-target"}
+	if !sim.AllowsNumber("+15550100") {
+		t.Errorf("the simulator refuses a number")
+	}
+	if a, b := sim.SMSConnector("clinic", "live"), sim.SMSConnector("restaurant", "live"); a != "sms-clinic-live" || b != "" {
+		t.Errorf("SMSConnector = %q, %q", a, b)
 	}
 }
