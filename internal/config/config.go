@@ -708,6 +708,11 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 			}
 			if strings.TrimSpace(trimmed) != "" {
 				keep(trimmed)
+				// A line of connectors: by agent: the parser's hint may
+				// quote its value alone.
+				if m := secretLineRe.FindStringSubmatch(next); m != nil {
+					keep(next[len(m[0]):])
+				}
 				lines[i+1] = []byte("\n")
 			}
 		}

@@ -1090,6 +1090,11 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		"targets:\n  t:\n    build_key: |\n      sk-PLANTED-0123456789\n    x: [\n",
 		// Read as an alias, named without its * by the parser.
 		"targets:\n  t:\n    build_key: *sk-PLANTED-0123456789\n",
+		// A connector's line under connectors:, which the parser's hint
+		// quotes by its value alone.
+		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789: x\n",
+		"targets:\n  t:\n    connectors:\n      clinic:\n        live: @ct-PLANTED-0123456789\n",
+		"targets:\n  t:\n    connectors:\n      clinic: *ct-PLANTED-0123456789\n",
 	} {
 		f, diags := Load("agenttest.yaml", []byte(src))
 		if !diags.HasErrors() {
