@@ -254,6 +254,14 @@ func TestLoadProblems(t *testing.T) {
 			},
 		},
 		{
+			name: "a default_target like none of the targets, and a gate_alerts not a bool",
+			src:  "default_target: zzz\ntargets:\n  sandbox: {}\nrun:\n  gate_alerts: maybe\n",
+			want: []string{
+				`c.yaml:5:16: gate_alerts must be true or false, not "maybe"`,
+				`c.yaml:1:17: default_target "zzz" is not a target of this file (targets: sandbox)`,
+			},
+		},
+		{
 			name: "a negative turn_timeout",
 			src:  "run:\n  turn_timeout: -1s\n",
 			want: []string{`c.yaml:2:17: turn_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
@@ -476,6 +484,20 @@ func TestResolve(t *testing.T) {
 			file:    f,
 			sel:     Selection{Target: "sandbx"},
 			want:    `unknown target "sandbx" (did you mean "sandbox"?)`,
+			wantErr: true,
+		},
+		{
+			name:    "unknown target like none of the file's",
+			file:    f,
+			sel:     Selection{Target: "staging"},
+			want:    `unknown target "staging" (targets: sandbox, live)`,
+			wantErr: true,
+		},
+		{
+			name:    "target of a file without targets",
+			file:    &File{},
+			sel:     Selection{Target: "sandbox"},
+			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
 			wantErr: true,
 		},
 		{
@@ -1163,6 +1185,11 @@ func TestProbeSettings(t *testing.T) {
 	}
 	if got := tg.SMSConnector("clinic", "live"); got != "sms-target" {
 		t.Errorf("SMSConnector = %q", got)
+	}
+	// A number that is empty or not one is left out, and the rest kept.
+	f, _ := Load("c.yaml", []byte("targets:\n  a:\n    probe_numbers: [\"\", \"12\", \"+447700900001\"]\n"))
+	if got := f.Target("a").ProbeNumbers; len(got) != 1 || got[0].Value != "+447700900001" {
+		t.Errorf("probe_numbers read as %v", got)
 	}
 	sim := &Target{Embedded: true, SMSConnectorIDs: map[string]map[string]string{"clinic": {"live": "sms-clinic-live"}}, SMSConnectorID: "sms-target"}
 	if !sim.AllowsNumber("+15550100") {

@@ -87,6 +87,11 @@ func TestConnectors(t *testing.T) {
 			t.Errorf("%s/%s: %q, %v; want %q", tc.agent, tc.env, got.Reveal(), err, tc.want)
 		}
 	}
+	// Without connector_token, the hint does not name one.
+	bare := &Target{Name: "web", AgentID: "restaurant", Env: "sandbox"}
+	if _, err := bare.Connector("helpdesk", "sandbox"); err == nil || err.Error() != `target "web" has no Messaging connector for agent helpdesk in sandbox: add connector_token: ${env:NAME} (or AGENTTEST_CONNECTOR_TOKEN), or connectors: {helpdesk: ${env:NAME}}` {
+		t.Errorf("bare target: %v", err)
+	}
 	secrets := tg.Secrets()
 	for _, v := range messagingEnv {
 		if !slices.Contains(secrets, v) {
@@ -139,8 +144,9 @@ agenttest.yaml:9:15: connectors.clinic.live must be an ${env:NAME} reference, no
 			want: `agenttest.yaml:6:22: target "web": connector_token (from SHORT) is 4 characters long`},
 		{name: "unset variable", src: head + "    connectors:\n      clinic: ${env:MISSING}\n",
 			want: `agenttest.yaml:7:15: target "web": connectors.clinic refers to MISSING, which is not set (set MISSING)`},
-		{name: "an empty agent", src: head + "    connectors:\n      \"\": ${env:X}\n",
-			want: `agenttest.yaml:7:7: connectors: the agent must not be empty`, whole: true},
+		{name: "an empty agent", src: head + "    connectors:\n      \"\": ${env:X}\n      clinic: ct_literal-secret-value\n",
+			want: `agenttest.yaml:7:7: connectors: the agent must not be empty
+agenttest.yaml:8:15: connectors.clinic must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic: ${env:NAME} and set that variable)`, whole: true},
 		{name: "a token that is not a single value", src: head + "    connectors:\n      clinic: [a]\n",
 			want: `agenttest.yaml:7:15: connector token must be a single value, not a list`, whole: true},
 		{name: "a URL as host", src: head + "    messaging_host: https://webchat.example.com\n",
