@@ -299,9 +299,6 @@ func (f *File) loadTargets(path string, n *yaml.Node, diags diag.Diagnostics) di
 				t.AgentID = fld
 			case "env":
 				t.Env = fld
-				if !envRefRe.MatchString(fld.Value) && fld.Value != "" && !reply.ValidEnv(fld.Value) {
-					ds = ds.Errorf(fld.Pos, "env %q is not one of %s", fld.Value, strings.Join(reply.Envs, ", "))
-				}
 			case "webhook_listen":
 				t.WebhookListen = fld
 			case "webhook_url":
@@ -681,7 +678,10 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 	var values []string
 	keep := func(v string) {
 		v = strings.TrimSpace(strings.TrimSuffix(v, "\r"))
-		for _, s := range []string{v, strings.Trim(v, `"'`)} {
+		// Quoted, the parser may quote it without its quotes; read as an
+		// alias (*KEY), it names the anchor without the *, and as &KEY
+		// in its hint.
+		for _, s := range []string{v, strings.Trim(v, `"'`), strings.TrimPrefix(v, "*")} {
 			if s != "" {
 				values = append(values, s)
 			}
@@ -708,6 +708,11 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 			}
 			if strings.TrimSpace(trimmed) != "" {
 				keep(trimmed)
+				// A line of connectors: by agent: the parser's hint may
+				// quote its value alone.
+				if m := secretLineRe.FindStringSubmatch(next); m != nil {
+					keep(next[len(m[0]):])
+				}
 				lines[i+1] = []byte("\n")
 			}
 		}

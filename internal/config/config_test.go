@@ -238,6 +238,59 @@ func TestLoadProblems(t *testing.T) {
 			want: []string{`c.yaml:4:5: unknown target key "x-note" (known keys: build_url, runtime_url, messaging_url, messaging_host, account_id, agent_id, env, build_key, runtime_key, call_token, connector_token, connectors, webhook_listen, webhook_url, allow_live, probe_numbers, sms_connector_id, allow_http, max_reply_bytes, rate, rate_wait)`},
 		},
 		{
+			name: "a scalar file",
+			src:  "just text\n",
+			want: []string{`c.yaml:1:1: agenttest.yaml must be a mapping with keys default_target, targets, run`},
+		},
+		{
+			name: "the smallest values that pass, and the largest that do not",
+			src: "targets:\n  a:\n    max_reply_bytes: 4096\n    rate: 0\n    rate_wait: 0s\n  b:\n    max_reply_bytes: 4095\n    rate: -0.1\n    rate_wait: -1s\n" +
+				"run:\n  parallel: 1\n  retries: 0\n  turn_timeout: 0s\n",
+			want: []string{
+				`c.yaml:7:22: max_reply_bytes: "4095" is not a number of bytes of at least 4096 (1 MiB is 1048576)`,
+				`c.yaml:8:11: rate: "-0.1" is not a number of requests per second (such as 20 or 0.5; 0 for no cap)`,
+				`c.yaml:9:16: rate_wait: "-1s" is not a duration such as 15m or 90s`,
+				`c.yaml:13:17: turn_timeout must be a positive duration such as 30s or 2m, not "0s"`,
+			},
+		},
+		{
+			name: "a default_target like none of the targets, and a gate_alerts not a bool",
+			src:  "default_target: zzz\ntargets:\n  sandbox: {}\nrun:\n  gate_alerts: maybe\n",
+			want: []string{
+				`c.yaml:5:16: gate_alerts must be true or false, not "maybe"`,
+				`c.yaml:1:17: default_target "zzz" is not a target of this file (targets: sandbox)`,
+			},
+		},
+		{
+			name: "a negative turn_timeout",
+			src:  "run:\n  turn_timeout: -1s\n",
+			want: []string{`c.yaml:2:17: turn_timeout must be a positive duration such as 30s or 2m, not "-1s"`},
+		},
+		{
+			name: "a messaging_host with a path",
+			src:  "targets:\n  a:\n    messaging_host: webchat.example.com/chat\n",
+			want: []string{`c.yaml:3:21: messaging_host "webchat.example.com/chat" must be a domain or app namespace such as webchat.example.com, not a URL`},
+		},
+		{
+			name: "what follows a name or key given twice is still read",
+			src:  "targets:\n  a: {}\n  a: {}\n  b:\n    env: sandbox\n    env: live\n    agent_id: My Agent\n",
+			want: []string{
+				`c.yaml:3:3: target "a" is defined twice`,
+				`c.yaml:6:5: "env" is given twice (first at line 5)`,
+				`c.yaml:7:15: agent id "My Agent": expected PROJECT-XXXXXXXX or a slug of letters, digits, '-' and '_'`,
+			},
+		},
+		{
+			name: "an anchor that merges itself through a list",
+			src:  "targets:\n  a: &a\n    env: live\n    <<: [*a]\n",
+			want: []string{`c.yaml:2:6: << merges are nested more than 16 deep (does an anchor merge itself?)`},
+		},
+		{
+			name: "a key that is not a single value",
+			src:  "targets:\n  a:\n    build_key: {env: X}\n",
+			want: []string{`c.yaml:3:16: build_key must be a single value, not a mapping`},
+		},
+		{
 			name: "nested value where a scalar belongs",
 			src:  "targets:\n  a:\n    build_url: {host: x}\n",
 			want: []string{`c.yaml:3:16: build_url must be a single value, not a mapping`},
@@ -275,6 +328,62 @@ func TestSourceMasksSecrets(t *testing.T) {
 		if !strings.Contains(masked, want) {
 			t.Errorf("masked source lacks %q:\n%s", want, masked)
 		}
+	}
+}
+
+// The masked source hides every line of a secret's value, whatever its
+// shape, and keeps every other line as written: a diagnostic echoes the
+// line it points at.
+func TestSourceMaskShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		keep      []string
+	}{
+		{"a block scalar with a blank line", "targets:\n  a:\n    runtime_key: |\n      sk-PLANTED-first-0123\n\n      sk-PLANTED-after-blank\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		{"a block scalar one column deeper", "targets:\n  a:\n    runtime_key: |\n     sk-PLANTED-one-deeper\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		{"a key without a value", "targets:\n  a:\n    build_key:\n    env: sandbox\n", []string{"    build_key:\n    env: sandbox\n"}},
+		{"other secret-looking names", "targets:\n  a:\n    db_Password: hunter2-PLANTED\n    Client_SECRET: x-PLANTED\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		{"a URL with nothing to mask", "targets:\n  a:\n    build_url: https://build.example.com\n    build_key: ${env:BK}\n", []string{"    build_url: https://build.example.com\n"}},
+		{"a file that does not parse", "targets:\n  t:\n    build_key: sk-PLANTED-0123456789: x\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		// The parser's hint quotes the second value: masking the first,
+		// its prefix, first would leave the rest of it.
+		{"a value that starts with another", "targets:\n  t:\n    runtime_key: sk-0123456789abc\n    build_key: sk-0123456789abc-PLANTED: x\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, diags := Load("c.yaml", []byte(tc.src))
+			masked := string(f.Source())
+			if strings.Contains(masked, "PLANTED") {
+				t.Errorf("masked source holds a key:\n%s", masked)
+			}
+			if strings.Contains(diags.Error(), "PLANTED") {
+				t.Errorf("diagnostics hold a key: %s", diags.Error())
+			}
+			for _, want := range tc.keep {
+				if !strings.Contains(masked, want) {
+					t.Errorf("masked source lacks %q:\n%s", want, masked)
+				}
+			}
+		})
+	}
+}
+
+// Merges nest as deep as maxMergeDepth, and no deeper.
+func TestMergeDepth(t *testing.T) {
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString("x-0: &m0 {env: live}\n")
+		for i := 1; i < n; i++ {
+			fmt.Fprintf(&b, "x-%d: &m%d {<<: *m%d}\n", i, i, i-1)
+		}
+		fmt.Fprintf(&b, "targets:\n  a:\n    <<: *m%d\n", n-1)
+		return b.String()
+	}
+	f, diags := Load("c.yaml", []byte(chain(maxMergeDepth+1)))
+	if diags.HasErrors() || f.Target("a").Env.Value != "live" {
+		t.Errorf("%d merges deep: %v", maxMergeDepth, diags)
+	}
+	if _, diags := Load("c.yaml", []byte(chain(maxMergeDepth+2))); !strings.Contains(diags.Error(), "nested more than 16 deep") {
+		t.Errorf("%d merges deep: %v", maxMergeDepth+1, diags)
 	}
 }
 
@@ -378,6 +487,20 @@ func TestResolve(t *testing.T) {
 			wantErr: true,
 		},
 		{
+			name:    "unknown target like none of the file's",
+			file:    f,
+			sel:     Selection{Target: "staging"},
+			want:    `unknown target "staging" (targets: sandbox, live)`,
+			wantErr: true,
+		},
+		{
+			name:    "target of a file without targets",
+			file:    &File{},
+			sel:     Selection{Target: "sandbox"},
+			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
+			wantErr: true,
+		},
+		{
 			name:    "target without config file",
 			sel:     Selection{Target: "sandbox"},
 			want:    `unknown target "sandbox" (targets are defined in agenttest.yaml (see --config))`,
@@ -411,6 +534,23 @@ func TestResolve(t *testing.T) {
 			name:    "bad AGENTTEST_ENV",
 			env:     map[string]string{EnvEnv: "prod"},
 			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live`,
+			wantErr: true,
+		},
+		{
+			// Load refuses a literal; a File built otherwise still never
+			// uses one as a key.
+			name:    "a literal key is never used",
+			file:    &File{Targets: []*TargetDef{{Name: "lit", BuildURL: Field{Value: "https://build.example.com"}, BuildKey: Field{Value: "sk-literal-secret-0123"}}}},
+			sel:     Selection{Target: "lit"},
+			want:    `target "lit" has no build_key (set AGENTTEST_BUILD_KEY, or add build_key: ${env:NAME} to the target in agenttest.yaml)`,
+			wantErr: true,
+		},
+		{
+			name: "a value that names a setting does not report it",
+			env:  map[string]string{EnvRuntimeURL: "http://127.0.0.1:2", EnvAgentID: "no build_url"},
+			want: "AGENTTEST_AGENT_ID: agent id \"no build_url\": expected PROJECT-XXXXXXXX or a slug of letters, digits, '-' and '_'\n" +
+				"the target from AGENTTEST_* variables has no build_url (set AGENTTEST_BUILD_URL, or add build_url to the target in agenttest.yaml)\n" +
+				"the target from AGENTTEST_* variables has no build_key (set AGENTTEST_BUILD_KEY, or add build_key: ${env:NAME} to the target in agenttest.yaml)",
 			wantErr: true,
 		},
 	}
@@ -472,6 +612,16 @@ func TestResolveTransportAndKeys(t *testing.T) {
     build_url: https://build.example.com
     build_key: ${env:REMOTE_KEY}
     max_reply_bytes: ${env:LIMIT}
+  mixed:
+    build_url: https://build.example.com
+    runtime_url: http://runtime.example.com
+    messaging_url: ws://chat.example.com
+    build_key: ${env:REMOTE_KEY}
+  allowedall:
+    runtime_url: http://runtime.example.com
+    messaging_url: ws://chat.example.com
+    allow_http: true
+    build_key: ${env:REMOTE_KEY}
 `
 	f, diags := Load("agenttest.yaml", []byte(src))
 	if diags.HasErrors() {
@@ -492,6 +642,12 @@ func TestResolveTransportAndKeys(t *testing.T) {
 		{"badlimit", nil, `agenttest.yaml:20:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
 		{"badlimit", map[string]string{EnvBuildKey: "tiny"}, `target "badlimit": build_key (from AGENTTEST_BUILD_KEY) is 4 characters long; keys shorter than 12 characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)
 agenttest.yaml:20:22: target "badlimit": max_reply_bytes: "2MB" is not a number of bytes of at least 4096 (1 MiB is 1048576)`},
+		// Every URL is checked, whichever comes first.
+		{"mixed", nil, `agenttest.yaml:23:18: target "mixed": runtime_url "http://runtime.example.com" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))
+agenttest.yaml:24:20: target "mixed": messaging_url "ws://chat.example.com" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
+		{"allowedall", nil, `agenttest.yaml:26:3: target "allowedall" has no build_url (set AGENTTEST_BUILD_URL, or add build_url to the target in agenttest.yaml)
+agenttest.yaml:29:17: warning: target "allowedall": allow_http is set, so the API key travels in clear text to runtime.example.com (runtime_url) (use https:// and remove allow_http)
+agenttest.yaml:29:17: warning: target "allowedall": allow_http is set, so the API key travels in clear text to chat.example.com (messaging_url) (use https:// and remove allow_http)`},
 	} {
 		getenv := func(k string) (string, bool) {
 			if v, ok := tc.env[k]; ok {
@@ -507,6 +663,9 @@ agenttest.yaml:20:22: target "badlimit": max_reply_bytes: "2MB" is not a number 
 		}
 		if strings.Contains(diags.Error(), "remote-key") || strings.Contains(diags.Error(), "tiny") {
 			t.Errorf("a key is in the message: %s", diags.Error())
+		}
+		if strings.Contains(diags.Error(), "characters long") && tg.BuildKey != "" {
+			t.Errorf("a key refused is still the target's")
 		}
 		if tc.target == "local" && tc.want == "" && (tg.MaxReplyBytes != 2097152 || tg.Rate != 19.5 || tg.RateWait == nil || *tg.RateWait != 0) {
 			t.Errorf("max_reply_bytes = %d, rate = %v, rate_wait = %v", tg.MaxReplyBytes, tg.Rate, tg.RateWait)
@@ -547,6 +706,90 @@ func TestKeyVariables(t *testing.T) {
 	}
 	if len(got) != 8 {
 		t.Errorf("got %v", got)
+	}
+	// A variable two targets refer to is named by the first.
+	shared := mustLoad(t, "targets:\n  a:\n    build_key: ${env:SHARED}\n  b:\n    runtime_key: ${env:SHARED}\n")
+	if got := KeyVariables(shared)["SHARED"]; got != `the build_key of target "a" (agenttest.yaml:3:16)` {
+		t.Errorf("SHARED holds %q", got)
+	}
+}
+
+// TestNeeds: a command requires the URLs and keys of the hosts it calls,
+// and gate (BuildKeyOnly) no key but the build key, while every key set
+// is still among the secrets to mask.
+func TestNeeds(t *testing.T) {
+	f := mustLoad(t, `targets:
+  t:
+    build_url: https://build.example.com
+    runtime_url: https://runtime.example.com
+    messaging_url: https://messaging.example.com
+    build_key: ${env:BK}
+    runtime_key: ${env:RK}
+    call_token: ${env:CT}
+    connectors: {a: "${env:CA}", b: "${env:CB}"}
+  buildonly:
+    build_url: https://build.example.com
+    build_key: ${env:BK}
+`)
+	const bk, cb = "bk-0123456789abcdef", "cb-0123456789abcdef"
+	for _, tc := range []struct {
+		name, target string
+		needs        Needs
+		env          map[string]string
+		want         string
+	}{
+		{"gate with the build key alone", "t", Needs{Build: true, BuildKeyOnly: true}, map[string]string{"BK": bk, "CB": cb}, ``},
+		{"gate without the build key", "t", Needs{Build: true, BuildKeyOnly: true}, map[string]string{"CB": cb},
+			`agenttest.yaml:6:16: target "t": build_key refers to BK, which is not set (set BK (or AGENTTEST_BUILD_KEY))`},
+		{"run needs every key", "t", Needs{Build: true, Runtime: true}, map[string]string{"BK": bk, "RK": "rk-0123456789abcdef", "CA": "ca-0123456789abcdef"},
+			`agenttest.yaml:8:17: target "t": call_token refers to CT, which is not set (set CT (or AGENTTEST_CALL_TOKEN))
+agenttest.yaml:9:37: target "t": connectors.b refers to CB, which is not set (set CB)`},
+		{"runtime hosts of a target without them", "buildonly", Needs{Build: true, Runtime: true}, map[string]string{"BK": bk},
+			`agenttest.yaml:10:3: target "buildonly" has no runtime_url (set AGENTTEST_RUNTIME_URL, or add runtime_url to the target in agenttest.yaml)
+agenttest.yaml:10:3: target "buildonly" has no runtime_key (set AGENTTEST_RUNTIME_KEY, or add runtime_key: ${env:NAME} to the target in agenttest.yaml)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }, Needs: tc.needs})
+			diags.Sort()
+			if got := diags.Error(); got != tc.want {
+				t.Fatalf("\n got  %s\n want %s", got, tc.want)
+			}
+			for _, v := range tc.env {
+				if tc.want == "" && !slices.Contains(tg.Secrets(), v) {
+					t.Errorf("Secrets lacks %s", v)
+				}
+			}
+		})
+	}
+}
+
+// TestEnvFrom: what set the environment, for the live-safety refusal, and
+// the target's allow_live.
+func TestEnvFrom(t *testing.T) {
+	f := mustLoad(t, "targets:\n  t:\n    build_url: https://build.example.com\n    env: pre-release\n    allow_live: true\n  u:\n    build_url: https://build.example.com\n")
+	for _, tc := range []struct {
+		name string
+		sel  Selection
+		env  map[string]string
+		want string
+	}{
+		{"--env", Selection{Target: "t", Env: "live"}, map[string]string{EnvEnv: "sandbox"}, "env=live from=--env allow_live=true"},
+		{"AGENTTEST_ENV", Selection{Target: "t"}, map[string]string{EnvEnv: "live"}, "env=live from=AGENTTEST_ENV allow_live=true"},
+		{"the target's env", Selection{Target: "t"}, nil, `env=pre-release from=target "t" env (agenttest.yaml:4:10) allow_live=true`},
+		{"none", Selection{Target: "u"}, nil, "env= from= allow_live=false"},
+		{"--sim with --env", Selection{Target: "t", Sim: true, Env: "live"}, nil, "env=live from=--env allow_live=false"},
+		{"the simulator with AGENTTEST_ENV", Selection{}, map[string]string{EnvEnv: "live"}, "env=live from=AGENTTEST_ENV allow_live=false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.sel.Getenv = func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
+			tg, diags := Resolve(f, tc.sel)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if got := fmt.Sprintf("env=%s from=%s allow_live=%t", tg.Env, tg.EnvFrom, tg.AllowLive); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -662,8 +905,24 @@ func TestResolveRefusesKeysInSettings(t *testing.T) {
     agent_id: clinic
     build_key: ${env:BK}
     runtime_key: ${env:RK}
+  numeric:
+    build_url: https://build.example.com
+    runtime_url: https://runtime.example.com
+    build_key: ${env:NK}
+    runtime_key: ${env:RK}
+    probe_numbers: ["+447700900001", "${env:NK}"]
+    max_reply_bytes: ${env:NK}
+    rate: ${env:NK}
+    rate_wait: ${env:NK}ns
+  plain:
+    build_url: http://build.example.com/${env:BK}
+    runtime_url: https://runtime.example.com
+    build_key: ${env:BK}
+    runtime_key: ${env:RK}
 `
 	const bk, rk, ct = "bk-PLANTED-key-0123456789", "rk+PLANTED/key=0123456789", "ct-PLANTED-clinic-0123"
+	// A key of digits alone reads as a phone number, a size or a rate.
+	const nk = "4477009000123"
 	f, diags := Load("agenttest.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
@@ -679,8 +938,20 @@ agenttest.yaml:6:15: target "t": agent_id holds the connectors.clinic: a key is 
 		{"clean", map[string]string{EnvRuntimeURL: "https://runtime.example.com/?k=" + url.QueryEscape(rk)},
 			`target "clean": AGENTTEST_RUNTIME_URL holds the runtime_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_RUNTIME_URL; agenttest sends the runtime_key with every call itself)`},
 		{"clean", nil, ``},
+		{"numeric", nil, `agenttest.yaml:23:38: target "numeric": probe_numbers holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from probe_numbers; agenttest sends the build_key with every call itself)
+agenttest.yaml:24:22: target "numeric": max_reply_bytes holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from max_reply_bytes; agenttest sends the build_key with every call itself)
+agenttest.yaml:25:11: target "numeric": rate holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from rate; agenttest sends the build_key with every call itself)
+agenttest.yaml:26:16: target "numeric": rate_wait holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from rate_wait; agenttest sends the build_key with every call itself)`},
+		// Every setting, whichever key it holds, and named once.
+		{"clean", map[string]string{EnvMessagingHost: bk, EnvAccountID: bk}, `target "clean": AGENTTEST_MESSAGING_HOST holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_MESSAGING_HOST; agenttest sends the build_key with every call itself)
+target "clean": AGENTTEST_ACCOUNT_ID holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_ACCOUNT_ID; agenttest sends the build_key with every call itself)`},
+		{"clean", map[string]string{EnvWebhookURL: "https://hooks.example.com/" + bk + "/" + url.PathEscape(rk)}, `target "clean": AGENTTEST_WEBHOOK_URL holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_URL; agenttest sends the build_key with every call itself)`},
+		{"clean", map[string]string{EnvCallToken: "call-PLANTED-token-0123", EnvSMSConnectorID: "call-PLANTED-token-0123", EnvConnectorToken: "conn-PLANTED-token-0123", EnvWebhookListen: "conn-PLANTED-token-0123"}, `target "clean": AGENTTEST_WEBHOOK_LISTEN holds the connector_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_WEBHOOK_LISTEN; agenttest sends the connector_token with every call itself)
+target "clean": AGENTTEST_SMS_CONNECTOR_ID holds the call_token: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_SMS_CONNECTOR_ID; agenttest sends the call_token with every call itself)`},
+		// Refused for plain http, the URL is not refused again.
+		{"plain", nil, `agenttest.yaml:28:16: target "plain": build_url "http://build.example.com/[REDACTED]" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))`},
 	} {
-		env := map[string]string{"BK": bk, "RK": rk, "CLINIC": ct}
+		env := map[string]string{"BK": bk, "RK": rk, "CLINIC": ct, "NK": nk}
 		maps.Copy(env, tc.env)
 		_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true, Runtime: true}})
 		diags.Sort()
@@ -706,6 +977,16 @@ func TestKeysFollowHosts(t *testing.T) {
       clinic: ${env:CT}
   nourl:
     build_key: ${env:BK}
+  byref:
+    build_url: ${env:PROD_URL}
+    build_key: ${env:BK}
+  tokens:
+    build_url: https://build.prod.example.com
+    runtime_url: https://runtime.prod.example.com
+    messaging_url: ws://127.0.0.1:9001
+    build_key: ${env:BK}
+    call_token: ${env:CALL}
+    connector_token: ${env:CT}
 `
 	f, diags := Load("agenttest.yaml", []byte(src))
 	if diags.HasErrors() {
@@ -727,9 +1008,30 @@ func TestKeysFollowHosts(t *testing.T) {
 		{"the same origin, another path", "prod", map[string]string{EnvBuildURL: "https://BUILD.prod.example.com:443/proxy"}, ``},
 		{"the WebSocket form of the same origin", "prod", map[string]string{EnvMessagingURL: "https://chat.prod.example.com"}, ``},
 		{"no host in the file", "nourl", map[string]string{EnvBuildURL: "https://build.staging.example.com"}, ``},
+		// The file names the key's host through a variable: unset, or
+		// naming no host, it is still not the variable's host.
+		{"the file's host from a variable not set", "byref", map[string]string{EnvBuildURL: "https://build.staging.example.com"},
+			`agenttest.yaml:15:16: target "byref": build_key is written for the host of PROD_URL, which is not set (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
+		{"the file's host from a variable without one", "byref", map[string]string{"PROD_URL": "build.prod.example.com", EnvBuildURL: "https://build.staging.example.com"},
+			`agenttest.yaml:15:16: target "byref": build_key is written for a build_url without a host (build_url at agenttest.yaml:14:16), but AGENTTEST_BUILD_URL sends it to build.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of build.staging.example.com as well, or unset AGENTTEST_BUILD_URL)`},
+		{"the file's host from a variable, the same", "byref", map[string]string{"PROD_URL": "https://build.staging.example.com", EnvBuildURL: "https://build.staging.example.com/v2"}, ``},
+		{"the call token", "tokens", map[string]string{EnvRuntimeURL: "https://runtime.staging.example.com"},
+			`agenttest.yaml:21:17: target "tokens": call_token is written for runtime.prod.example.com (runtime_url at agenttest.yaml:18:18), but AGENTTEST_RUNTIME_URL sends it to runtime.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_CALL_TOKEN to the key of runtime.staging.example.com as well, or unset AGENTTEST_RUNTIME_URL)`},
+		{"the connector token", "tokens", map[string]string{EnvMessagingURL: "https://chat.other.example.com"},
+			`agenttest.yaml:22:22: target "tokens": connector_token is written for 127.0.0.1:9001 (messaging_url at agenttest.yaml:19:20), but AGENTTEST_MESSAGING_URL sends it to chat.other.example.com: a key goes only to the host it was configured for (set AGENTTEST_CONNECTOR_TOKEN to the key of chat.other.example.com as well, or unset AGENTTEST_MESSAGING_URL)`},
+		{"the HTTP form of a ws:// origin", "tokens", map[string]string{EnvMessagingURL: "http://127.0.0.1:9001"}, ``},
+		// A variable without a host is refused for itself; the others are
+		// still checked.
+		{"after a variable without a host", "prod", map[string]string{EnvBuildURL: "build.example.com", EnvRuntimeURL: "https://runtime.staging.example.com"},
+			`AGENTTEST_BUILD_URL: build_url "build.example.com": must be an absolute URL, with a host and scheme http or https
+agenttest.yaml:8:18: target "prod": runtime_key is written for runtime.prod.example.com (runtime_url at agenttest.yaml:4:18), but AGENTTEST_RUNTIME_URL sends it to runtime.staging.example.com: a key goes only to the host it was configured for (set AGENTTEST_RUNTIME_KEY to the key of runtime.staging.example.com as well, or unset AGENTTEST_RUNTIME_URL)`},
+		// The hint names the variable's host too, which here spells the key.
+		{"a key in the variable's host", "prod", map[string]string{EnvBuildURL: "https://" + bk + ".example.com"},
+			`target "prod": AGENTTEST_BUILD_URL holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from AGENTTEST_BUILD_URL; agenttest sends the build_key with every call itself)
+agenttest.yaml:7:16: target "prod": build_key is written for build.prod.example.com (build_url at agenttest.yaml:3:16), but AGENTTEST_BUILD_URL sends it to [REDACTED].example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of [REDACTED].example.com as well, or unset AGENTTEST_BUILD_URL)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{"BK": bk, "RK": rk, "CT": ct}
+			env := map[string]string{"BK": bk, "RK": rk, "CT": ct, "CALL": "call-PLANTED-token-0123"}
 			maps.Copy(env, tc.env)
 			_, diags := Resolve(f, Selection{Target: tc.target, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
 			diags.Sort()
@@ -808,6 +1110,13 @@ func TestSyntaxErrorMasksKeyLines(t *testing.T) {
 		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789\n      x: \"ct-PLANTED-unclosed\n",
 		"targets:\n  t:\n    \"api_token\": sk-PLANTED-0123456789: x\r\n",
 		"targets:\n  t:\n    build_key: |\n      sk-PLANTED-0123456789\n    x: [\n",
+		// Read as an alias, named without its * by the parser.
+		"targets:\n  t:\n    build_key: *sk-PLANTED-0123456789\n",
+		// A connector's line under connectors:, which the parser's hint
+		// quotes by its value alone.
+		"targets:\n  t:\n    connectors:\n      clinic: ct-PLANTED-0123456789: x\n",
+		"targets:\n  t:\n    connectors:\n      clinic:\n        live: @ct-PLANTED-0123456789\n",
+		"targets:\n  t:\n    connectors:\n      clinic: *ct-PLANTED-0123456789\n",
 	} {
 		f, diags := Load("agenttest.yaml", []byte(src))
 		if !diags.HasErrors() {
@@ -849,6 +1158,9 @@ func TestURLQueryRefusedUnshown(t *testing.T) {
 		{map[string]string{"RU": "https://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "https://runtime.example.com/": must not have a query or fragment`},
 		{map[string]string{EnvRuntimeURL: "https://runtime.example.com/?"}, `AGENTTEST_RUNTIME_URL: runtime_url "https://runtime.example.com/": must not have a query or fragment`},
 		{map[string]string{EnvMessagingURL: "wss://messaging.example.com/?token=sk-PLANTED-0123"}, `AGENTTEST_MESSAGING_URL: messaging_url "wss://messaging.example.com/": must not have a query or fragment`},
+		// Refused for plain http first, the URL is still shown without them.
+		{map[string]string{EnvBuildURL: "http://build.example.com/?api_key=sk-PLANTED-0123"}, `target "t": AGENTTEST_BUILD_URL "http://build.example.com/" is plain http to a host that is not loopback`},
+		{map[string]string{"RU": "http://runtime.example.com/#sk-PLANTED-0123"}, `agenttest.yaml:4:18: target "t": runtime_url "http://runtime.example.com/" is plain http to a host that is not loopback`},
 	} {
 		tc.env["BK"] = "bk-0123456789abcdef"
 		getenv := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
@@ -856,5 +1168,34 @@ func TestURLQueryRefusedUnshown(t *testing.T) {
 		if got := diags.Error(); !strings.Contains(got, tc.want) || strings.Contains(got, "PLANTED") {
 			t.Errorf("%v:\n got  %s\n want %s", tc.env, got, tc.want)
 		}
+		if got := diags.Error(); strings.Contains(tc.want, "plain http") && strings.Contains(got, "must not have a query") {
+			t.Errorf("%v: refused twice:\n%s", tc.env, got)
+		}
+	}
+}
+
+// TestProbeSettings: a probe calls only the target's probe_numbers
+// (written with or without separators), except on the simulator; the
+// X-TOKEN-ID of SMS probes is the target's, or the simulator's per agent
+// and environment.
+func TestProbeSettings(t *testing.T) {
+	tg := &Target{ProbeNumbers: []string{"+44 7700-900001"}, SMSConnectorID: "sms-target"}
+	if !tg.AllowsNumber("+44 (7700) 900001") || tg.AllowsNumber("+447700900002") {
+		t.Errorf("AllowsNumber: probe_numbers %v", tg.ProbeNumbers)
+	}
+	if got := tg.SMSConnector("clinic", "live"); got != "sms-target" {
+		t.Errorf("SMSConnector = %q", got)
+	}
+	// A number that is empty or not one is left out, and the rest kept.
+	f, _ := Load("c.yaml", []byte("targets:\n  a:\n    probe_numbers: [\"\", \"12\", \"+447700900001\"]\n"))
+	if got := f.Target("a").ProbeNumbers; len(got) != 1 || got[0].Value != "+447700900001" {
+		t.Errorf("probe_numbers read as %v", got)
+	}
+	sim := &Target{Embedded: true, SMSConnectorIDs: map[string]map[string]string{"clinic": {"live": "sms-clinic-live"}}, SMSConnectorID: "sms-target"}
+	if !sim.AllowsNumber("+15550100") {
+		t.Errorf("the simulator refuses a number")
+	}
+	if a, b := sim.SMSConnector("clinic", "live"), sim.SMSConnector("restaurant", "live"); a != "sms-clinic-live" || b != "" {
+		t.Errorf("SMSConnector = %q, %q", a, b)
 	}
 }

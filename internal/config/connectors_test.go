@@ -54,14 +54,16 @@ func TestConnectors(t *testing.T) {
 	type testCase struct {
 		agent, env string
 		want       string
-		err        string
+		// setting is what ConnectorSetting names.
+		setting string
+		err     string
 	}
 	for _, tc := range []testCase{
-		{agent: "restaurant", env: "sandbox", want: "ct_restaurant-0123456789"},
-		{agent: "", env: "", want: "ct_restaurant-0123456789"},
-		{agent: "clinic", env: "sandbox", want: "ct_clinic-0123456789"},
-		{agent: "utility-billing", env: "live", want: "ct_billing-live-0123456789"},
-		{agent: "utility-billing", env: "sandbox", want: "ct_billing-sandbox-0123456789"},
+		{agent: "restaurant", env: "sandbox", want: "ct_restaurant-0123456789", setting: "connector_token"},
+		{agent: "", env: "", want: "ct_restaurant-0123456789", setting: "connector_token"},
+		{agent: "clinic", env: "sandbox", want: "ct_clinic-0123456789", setting: "connectors.clinic"},
+		{agent: "utility-billing", env: "live", want: "ct_billing-live-0123456789", setting: "connectors.utility-billing.live"},
+		{agent: "utility-billing", env: "sandbox", want: "ct_billing-sandbox-0123456789", setting: "connectors.utility-billing.sandbox"},
 		{agent: "restaurant", env: "live",
 			err: `target "web" has no Messaging connector for agent restaurant in live: a connector token belongs to one environment, and the target's is sandbox; add connectors: {restaurant: {live: ${env:NAME}}}`},
 		{agent: "clinic", env: "live",
@@ -72,6 +74,9 @@ func TestConnectors(t *testing.T) {
 			err: `target "web" has no Messaging connector for agent helpdesk in sandbox: connector_token is the connector of restaurant; add connectors: {helpdesk: ${env:NAME}}`},
 	} {
 		got, err := tg.Connector(tc.agent, tc.env)
+		if setting := tg.ConnectorSetting(tc.agent, tc.env); setting != tc.setting {
+			t.Errorf("%s/%s: setting %q, want %q", tc.agent, tc.env, setting, tc.setting)
+		}
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("%s/%s: error %v\nwant %s", tc.agent, tc.env, err, tc.err)
@@ -81,6 +86,11 @@ func TestConnectors(t *testing.T) {
 		if err != nil || got.Reveal() != tc.want {
 			t.Errorf("%s/%s: %q, %v; want %q", tc.agent, tc.env, got.Reveal(), err, tc.want)
 		}
+	}
+	// Without connector_token, the hint does not name one.
+	bare := &Target{Name: "web", AgentID: "restaurant", Env: "sandbox"}
+	if _, err := bare.Connector("helpdesk", "sandbox"); err == nil || err.Error() != `target "web" has no Messaging connector for agent helpdesk in sandbox: add connector_token: ${env:NAME} (or AGENTTEST_CONNECTOR_TOKEN), or connectors: {helpdesk: ${env:NAME}}` {
+		t.Errorf("bare target: %v", err)
 	}
 	secrets := tg.Secrets()
 	for _, v := range messagingEnv {
@@ -116,6 +126,8 @@ func TestConnectorProblems(t *testing.T) {
 		src  string
 		env  map[string]string
 		want string
+		// whole says want is every diagnostic, not their start.
+		whole bool
 	}
 	const head = "default_target: web\ntargets:\n  web:\n    build_url: https://b.example.com\n    build_key: ${env:BUILD_KEY}\n"
 	for _, tc := range []testCase{
@@ -123,14 +135,20 @@ func TestConnectorProblems(t *testing.T) {
 			want: "agenttest.yaml:6:22: connector_token must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connector_token: ${env:AGENTTEST_CONNECTOR_TOKEN} and set that variable)"},
 		{name: "literal in connectors", src: head + "    connectors:\n      clinic: {live: ct_literal-secret-value}\n",
 			want: "agenttest.yaml:7:22: connectors.clinic.live must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic.live: ${env:NAME} and set that variable)"},
-		{name: "not an environment", src: head + "    connectors:\n      clinic:\n        prod: ${env:X}\n",
-			want: `agenttest.yaml:8:9: connectors.clinic: "prod" is not an environment (one of sandbox, pre-release, live)`},
+		{name: "not an environment", src: head + "    connectors:\n      clinic:\n        prod: ${env:X}\n        live: ct_literal-secret-value\n",
+			want: `agenttest.yaml:8:9: connectors.clinic: "prod" is not an environment (one of sandbox, pre-release, live)
+agenttest.yaml:9:15: connectors.clinic.live must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic.live: ${env:NAME} and set that variable)`},
 		{name: "not a mapping", src: head + "    connectors: [a, b]\n",
 			want: "agenttest.yaml:6:17: connectors must be a mapping of agent to connector token (write connectors: {AGENT: ${env:NAME}} or connectors: {AGENT: {ENV: ${env:NAME}}})"},
 		{name: "short token", src: head + "    connector_token: ${env:SHORT}\n", env: map[string]string{"SHORT": "tiny"},
 			want: `agenttest.yaml:6:22: target "web": connector_token (from SHORT) is 4 characters long`},
 		{name: "unset variable", src: head + "    connectors:\n      clinic: ${env:MISSING}\n",
 			want: `agenttest.yaml:7:15: target "web": connectors.clinic refers to MISSING, which is not set (set MISSING)`},
+		{name: "an empty agent", src: head + "    connectors:\n      \"\": ${env:X}\n      clinic: ct_literal-secret-value\n",
+			want: `agenttest.yaml:7:7: connectors: the agent must not be empty
+agenttest.yaml:8:15: connectors.clinic must be an ${env:NAME} reference, not a literal key: keys are secrets and never belong in the file (write connectors.clinic: ${env:NAME} and set that variable)`, whole: true},
+		{name: "a token that is not a single value", src: head + "    connectors:\n      clinic: [a]\n",
+			want: `agenttest.yaml:7:15: connector token must be a single value, not a list`, whole: true},
 		{name: "a URL as host", src: head + "    messaging_host: https://webchat.example.com\n",
 			want: `agenttest.yaml:6:21: messaging_host "https://webchat.example.com" must be a domain or app namespace such as webchat.example.com, not a URL`},
 	} {
@@ -138,7 +156,7 @@ func TestConnectorProblems(t *testing.T) {
 			env := map[string]string{"BUILD_KEY": "build-key-0123456789"}
 			maps.Copy(env, tc.env)
 			_, errs := resolveWith(t, tc.src, env)
-			if !strings.HasPrefix(errs, tc.want) {
+			if !strings.HasPrefix(errs, tc.want) || tc.whole && errs != tc.want {
 				t.Errorf("got  %s\nwant %s", errs, tc.want)
 			}
 			if strings.Contains(errs, "secret-value") || strings.Contains(errs, "tiny") {

@@ -423,10 +423,12 @@ func (r *resolver) transport(def *TargetDef) {
 		if u.value == "" {
 			continue
 		}
-		plain := strings.Replace(strings.Replace(u.value, "ws://", "http://", 1), "wss://", "https://", 1)
-		if platform.CheckScheme(plain, false) == nil {
+		if platform.CheckScheme(u.value, false) == nil {
 			continue
 		}
+		// CheckScheme parsed it. Shown as the URL settings' own problems
+		// show it: a query or fragment may hold a key of another service.
+		parsed, _ := url.Parse(u.value)
 		pos, where := r.source(u)
 		if t.AllowHTTP {
 			r.diags = r.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: def.AllowHTTPPos,
@@ -435,7 +437,7 @@ func (r *resolver) transport(def *TargetDef) {
 			continue
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: pos,
-			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, platform.RedactURL(u.value)),
+			Message: fmt.Sprintf("%s: %s %q is plain http to a host that is not loopback: the API key would travel in clear text", r.what(), where, platform.WithoutQuery(parsed)),
 			Hint:    "use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run)"})
 	}
 }
@@ -470,14 +472,27 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	if len(keys) == 0 {
 		return
 	}
-	for _, f := range append(r.urlSettings(def), []setting{
+	settings := append(r.urlSettings(def), []setting{
 		{"messaging_host", t.MessagingHost, EnvMessagingHost, def.MessagingHost},
 		{"account_id", t.AccountID, EnvAccountID, def.AccountID},
 		{"agent_id", t.AgentID, EnvAgentID, def.AgentID},
 		{"webhook_listen", t.WebhookListen, EnvWebhookListen, def.WebhookListen},
 		{"webhook_url", t.WebhookURL, EnvWebhookURL, def.WebhookURL},
 		{"sms_connector_id", t.SMSConnectorID, EnvSMSConnectorID, def.SMSConnectorID},
-	}...) {
+	}...)
+	// The settings the target holds parsed (or, probe numbers, one by
+	// one) have no variable: a key of digits alone reads as a number, a
+	// size or a rate, so their text is checked as the file expands it.
+	// (env cannot hold a key: its three values are shorter than one.)
+	fileOnly := []setting{{key: "max_reply_bytes", fld: def.MaxReplyBytes}, {key: "rate", fld: def.Rate}, {key: "rate_wait", fld: def.RateWait}}
+	for _, n := range def.ProbeNumbers {
+		fileOnly = append(fileOnly, setting{key: "probe_numbers", fld: n})
+	}
+	for _, f := range fileOnly {
+		f.value, _ = r.expand(f.fld.Value) // a missing variable is reported
+		settings = append(settings, f)
+	}
+	for _, f := range settings {
 		if f.value == "" || r.alreadyReported(f.key) {
 			continue
 		}
@@ -542,10 +557,25 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 		if over == "" || h.fld.Value == "" {
 			continue
 		}
+		b := origin(over)
+		if b == nil {
+			continue // field refused the variable's URL
+		}
+		// A file URL that names no host (its variable unset, or a value
+		// without one) is not the variable's host either: the file wrote
+		// the key for whatever host that variable names in another job.
 		own, missing := r.expand(h.fld.Value)
-		a, b := origin(own), origin(over)
-		if len(missing) > 0 || a == nil || b == nil || platform.SameOrigin(a, b) {
+		a := origin(own)
+		var configuredFor string
+		switch {
+		case len(missing) > 0:
+			configuredFor = fmt.Sprintf("the host of %s, which is not set", strings.Join(missing, ", "))
+		case a == nil:
+			configuredFor = fmt.Sprintf("a %s without a host", h.urlKey)
+		case platform.SameOrigin(a, b):
 			continue
+		default:
+			configuredFor = a.Host
 		}
 		for _, k := range h.keys {
 			if k.fld.Value == "" || (k.envName != "" && r.sel.getenv(k.envName) != "") {
@@ -557,7 +587,7 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 			}
 			r.diags = r.diags.Append(diag.Diagnostic{Pos: k.fld.Pos,
 				Message: fmt.Sprintf("%s: %s is written for %s (%s at %s), but %s sends it to %s: a key goes only to the host it was configured for",
-					r.what(), k.name, a.Host, h.urlKey, h.fld.Pos, h.urlEnv, b.Host),
+					r.what(), k.name, configuredFor, h.urlKey, h.fld.Pos, h.urlEnv, b.Host),
 				Hint: hint})
 		}
 	}
