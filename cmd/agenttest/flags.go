@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agenttest/agenttest/internal/platform"
 	"io"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
 )
 
 // flags wraps a FlagSet with AGENTTEST_* environment defaults: a flag given
@@ -124,13 +124,30 @@ func (f *flags) stringVar(p *string, name, envName, def, usage string) {
 }
 
 // secretVar is stringVar for a secret: its value from the environment is
-// not the flag's default, so --help, which prints defaults, says which
+// not the flag's default, so --help, which prints defaults, says that a
 // variable set it and never what it holds.
 func (f *flags) secretVar(p *string, name, envName, usage string) {
-	f.fs.StringVar(p, name, "", withEnv(usage, envName))
+	f.fs.Var(secretValue{p}, name, withEnv(usage, envName))
 	if v, ok := f.env(name, envName); ok {
 		*p = v
 	}
+}
+
+// secretValue is the flag.Value of a secret (secretVar). Its String is
+// empty, so neither the flag's default nor anything else that prints a
+// flag's value shows it.
+type secretValue struct{ p *string }
+
+func (v secretValue) String() string { return "" }
+
+func (v secretValue) Set(s string) error {
+	*v.p = s
+	return nil
+}
+
+func isSecret(fl *flag.Flag) bool {
+	_, ok := fl.Value.(secretValue)
+	return ok
 }
 
 func (f *flags) boolVar(p *bool, name, envName string, usage string) {
@@ -414,8 +431,8 @@ func (f *flags) help() string {
 		case fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0" && fl.DefValue != "0s":
 			// A URL from the environment may carry credentials.
 			fmt.Fprintf(&b, " (default %s)", platform.RedactURL(fl.DefValue))
-		case f.fromEnv[fl.Name]:
-			b.WriteString(" (set, not shown)") // a secret (secretVar)
+		case isSecret(fl) && f.fromEnv[fl.Name]:
+			b.WriteString(" (set, not shown)")
 		}
 		b.WriteString("\n")
 	})
