@@ -170,6 +170,11 @@ type Config struct {
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
+// secrets are the values the client masks: the keys it sends, and Mask.
+func (c Config) secrets() []string {
+	return append([]string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken}, c.Mask...)
+}
+
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var errs []error
@@ -225,7 +230,7 @@ func (c Config) Validate() error {
 	// A key pasted into a URL setting must not reach the terminal. The
 	// keys may be the problem themselves, so only the valid ones redact.
 	var keys []string
-	for _, k := range append([]string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken}, c.Mask...) {
+	for _, k := range c.secrets() {
 		if secret.CheckKey("", k) == nil {
 			keys = append(keys, k)
 		}
@@ -358,7 +363,7 @@ func New(cfg Config) (*Client, error) {
 		c.runtimeBase = c.runtime.String()
 	}
 	c.messaging, c.socket = cfg.messagingURLs()
-	red, err := secret.New(append([]string{cfg.BuildKey, cfg.RuntimeKey, cfg.CallToken, cfg.ConnectorToken}, cfg.Mask...)...)
+	red, err := secret.New(cfg.secrets()...)
 	if err != nil {
 		return nil, fmt.Errorf("platform config: %w", err) // Validate checked the keys
 	}
