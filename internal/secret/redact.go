@@ -630,8 +630,7 @@ func match[T string | []byte](p *pattern, text T, i int) int {
 					continue
 				}
 				end := pos + len(a.s)
-				dup := slices.Contains(next, end)
-				if !dup {
+				if !slices.Contains(next, end) {
 					next = append(next, end)
 				}
 			}
