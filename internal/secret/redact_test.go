@@ -557,8 +557,18 @@ func TestBase64MasksEveryCharacterOfTheKey(t *testing.T) {
 		for _, n := range nibbles {
 			prefixes = append(prefixes, "u"+n)
 		}
-		for _, prefix := range prefixes {
-			for _, suffix := range append([]string{""}, nibbles...) {
+		for i, prefix := range prefixes {
+			for j, suffix := range append([]string{""}, nibbles...) {
+				// A key of 12 bytes or more spans a whole 3-byte block, so
+				// the characters at its start depend on the prefix alone
+				// and those at its end on the suffix and the alignment:
+				// every prefix meets the first two suffixes, and every
+				// suffix the prefixes of each length ("", "usr", the
+				// first one-byte and the first two-byte one), rather
+				// than every pair.
+				if j > 1 && i > 2 && i != 2+len(nibbles) {
+					continue
+				}
 				for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
 					b64 := enc.EncodeToString([]byte(prefix + key + suffix))
 					first := 8 * len(prefix) / 6
