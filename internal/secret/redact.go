@@ -105,7 +105,7 @@ func New(keys ...string) (*Redactor, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Redactor{own: keys}
+	r := &Redactor{own: slices.Clone(keys)}
 	r.cur.Store(t)
 	return r, nil
 }
@@ -132,7 +132,7 @@ func (r *Redactor) With(keys ...string) (*Redactor, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Redactor{own: keys}
+	out := &Redactor{own: slices.Clone(keys)}
 	if r != nil {
 		out.base, t.from = r, base
 	}
