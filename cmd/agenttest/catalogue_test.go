@@ -105,6 +105,8 @@ var badConfigs = []struct {
 	{"plain http to a remote host", nil, "default_target: t\ntargets:\n  t:\n    build_url: http://build.example.com\n    build_key: ${env:MY_KEY}\n"},
 	{"key shorter than 12 characters", map[string]string{"MY_KEY": "short"}, "default_target: t\ntargets:\n  t:\n    build_url: https://build.example.com\n    build_key: ${env:MY_KEY}\n"},
 	{"tab indentation in agenttest.yaml", nil, "default_target: t\ntargets:\n\tt: {}\n"},
+	{"probe number from a variable that holds no number", map[string]string{"PROBE": "ask-reception"},
+		"default_target: t\ntargets:\n  t:\n    build_url: https://build.example.com\n    build_key: ${env:MY_KEY}\n    probe_numbers: [\"${env:PROBE}\"]\n"},
 }
 
 // placedFile is file:line, with the column whenever the parser gives one

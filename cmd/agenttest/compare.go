@@ -657,13 +657,12 @@ func (s *side) plan(plan []*scenario.Suite) []*scenario.Suite {
 // sideOptions are the runner's options for one side: a client of its
 // own, its deployments read, no webhook receiver or alert gate.
 func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*result.Case, *result.Attempt) string) (runner.Options, func(), error) {
-	secrets := commandSecrets(st, tgt, "")
-	red, err := keyRedactor(tgt, secrets)
+	red, err := commandRedactor(st, tgt, "")
 	if err != nil {
 		return runner.Options{}, nil, err
 	}
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
-	pcfg, client, done, err := newClient(st, tgt, red, secrets, targetLimits(tgt, maxPerHost))
+	pcfg, client, done, err := newClient(st, tgt, red, targetLimits(tgt, maxPerHost))
 	if err != nil {
 		return runner.Options{}, nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
@@ -288,7 +289,7 @@ func webhookFailFirst(st *State) (int, error) {
 // webhooks. It registers (or reuses) the endpoint and removes at the end
 // an endpoint it registered. nil means no receiver. Each call of the
 // registration is bounded by callTimeout (--turn-timeout).
-func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, events []string, callTimeout time.Duration) (*receiver, error) {
+func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, red *secret.Redactor, events []string, callTimeout time.Duration) (*receiver, error) {
 	listen := c.webhookListen
 	if listen == "" {
 		if !t.Embedded || len(events) == 0 {
@@ -358,8 +359,19 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		fmt.Fprintf(st.Stderr, "agenttest: %s; %s\n", msg, then)
 		return &receiver{webhooks: unregistered{why: msg}, stop: func() {}, calls: calls}, nil
 	}
-	rcv.SetSecret(secret)
 	created := c.webhookSecret == "" || secret != c.webhookSecret
+	if err := learnSigningSecret(red, secret); err != nil {
+		// Of no use: a signing secret that cannot be masked must not
+		// be kept, so no delivery can be verified.
+		if created {
+			deleteEndpoint(st, client, ep.ID, now)
+		}
+		shutdown()
+		msg := "the run's webhook endpoint is of no use: " + err.Error()
+		fmt.Fprintf(st.Stderr, "agenttest: %s; the scenarios that confirm webhooks will error\n", msg)
+		return &receiver{webhooks: unregistered{why: msg}, stop: func() {}, calls: calls}, nil
+	}
+	rcv.SetSecret(secret)
 	return &receiver{webhooks: rcv, calls: calls, stop: func() {
 		if created {
 			// Registered by this run, so removed by it.

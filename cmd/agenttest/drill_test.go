@@ -418,8 +418,9 @@ type drillJSON struct {
 		Status      string `json:"status"`
 	} `json:"run"`
 	Files []struct {
-		Path  string      `json:"path"`
-		Cases []drillCase `json:"cases"`
+		Path   string      `json:"path"`
+		Status string      `json:"status"`
+		Cases  []drillCase `json:"cases"`
 	} `json:"files"`
 }
 

@@ -140,12 +140,11 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		defer sim.stop()
 		sim.fill(tgt)
 	}
-	secrets := commandSecrets(st, tgt, "")
-	red, err := keyRedactor(tgt, secrets)
+	red, err := commandRedactor(st, tgt, "")
 	if err != nil {
 		return err
 	}
-	_, client, closeClient, err := newClient(st, tgt, red, secrets, targetLimits(tgt, platform.DefaultMaxPerHost))
+	_, client, closeClient, err := newClient(st, tgt, red, targetLimits(tgt, platform.DefaultMaxPerHost))
 	if err != nil {
 		return err
 	}

@@ -10,15 +10,25 @@ import (
 	"github.com/agenttest/agenttest/internal/secret"
 )
 
-// commandSecrets are the values a command masks in everything it prints
-// and writes: the target's keys and tokens, and the webhook signing
-// secret, whether the command was given it (webhookSecret, from
-// --webhook-secret or --secret) or only has it in its environment, as a
-// job that sets it for every step does. A platform knows them all, and
-// one that echoes them must not put them into reports. A value too short
-// to mask is left out: a command that uses it refused it already
-// (checkWebhookSecret), and one that does not has nothing to leak.
-func commandSecrets(st *State, t *config.Target, webhookSecret string) []string {
+// commandRedactor is the redactor of the values a command masks in
+// everything it prints and writes: the target's keys and tokens, and the
+// webhook signing secret, whether the command was given it
+// (webhookSecret, from --webhook-secret or --secret) or only has it in
+// its environment, as a job that sets it for every step does. A platform
+// knows them all, and one that echoes them must not put them into
+// reports. A value too short to mask is left out: a command that uses it
+// refused it already (checkWebhookSecret), and one that does not has
+// nothing to leak.
+//
+// It is the one redactor of the command: what the command prints itself
+// (errors, the console safety net), the platform client
+// (platform.Config.Redactor) and the runner mask with it, in every value
+// before it is stored, so reports are written from clean values and
+// never filtered as a byte stream, which could corrupt their structure.
+// A secret the command learns on the way (the signing secret of the
+// endpoint it registers, learnSigningSecret) is masked by all of them
+// from then on.
+func commandRedactor(st *State, t *config.Target, webhookSecret string) (*secret.Redactor, error) {
 	out := t.Secrets()
 	env, _ := st.LookupEnv(config.EnvWebhookSecret)
 	for _, s := range []string{webhookSecret, env} {
@@ -26,7 +36,12 @@ func commandSecrets(st *State, t *config.Target, webhookSecret string) []string 
 			out = append(out, s)
 		}
 	}
-	return out
+	r, err := secret.New(out...)
+	if err != nil {
+		// Resolve refused such keys already.
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	return r, nil
 }
 
 // checkWebhookSecret is the problem of a webhook signing secret given to
@@ -40,21 +55,6 @@ func checkWebhookSecret(flag, s string) []string {
 		return []string{err.Error()}
 	}
 	return nil
-}
-
-// keyRedactor is the redactor of a command's secrets (commandSecrets),
-// for what the command prints itself (errors, the console safety net).
-// The platform client (platform.Config.Mask) and the runner mask them in
-// every value before it is stored, so reports are written from clean
-// values and never filtered as a byte stream, which could corrupt their
-// structure.
-func keyRedactor(t *config.Target, secrets []string) (*secret.Redactor, error) {
-	r, err := secret.New(secrets...)
-	if err != nil {
-		// Resolve and commandSecrets refused such keys already.
-		return nil, fmt.Errorf("target %s: %w", t.Name, err)
-	}
-	return r, nil
 }
 
 // keyReferences refuses the ${env:NAME} references of suites that read a
@@ -83,4 +83,14 @@ func keyReferences(suites []*scenario.Suite, cfg *config.File) diag.Diagnostics 
 	}
 	ds.Sort()
 	return ds
+}
+
+// learnSigningSecret makes the command's redactor mask the signing secret
+// of the webhook endpoint it registered: the platform issued it, so the
+// redactor was not built with it, and a platform that echoes it later
+// must not put it into any output. One too short to be told apart from
+// ordinary text is refused, as checkWebhookSecret refuses such a secret
+// given to the command.
+func learnSigningSecret(red *secret.Redactor, s string) error {
+	return red.Learn("the signing secret the platform issued for the webhook endpoint", s)
 }

@@ -422,8 +422,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return reported(exitUsage)
 	}
 
-	secrets := commandSecrets(st, tgt, o.webhookSecret)
-	red, err := keyRedactor(tgt, secrets)
+	red, err := commandRedactor(st, tgt, o.webhookSecret)
 	if err != nil {
 		return err
 	}
@@ -438,7 +437,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	// on the client's semaphore instead of the platform.
 	maxPerHost := max(platform.DefaultMaxPerHost, o.parallel)
 	gc.run(plan)
-	pcfg, client, closeClient, err := newClient(st, tgt, red, secrets, clientLimits{
+	pcfg, client, closeClient, err := newClient(st, tgt, red, clientLimits{
 		maxPerHost: maxPerHost, maxReplyBytes: o.maxReplyBytes, rate: o.rateCap, rateWait: o.rateWait,
 	})
 	if err != nil {
@@ -446,7 +445,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, events, o.turnTimeout)
+	rcv, err := startReceiver(ctx, st, &o.confirmOptions, tgt, client, red, events, o.turnTimeout)
 	if err != nil {
 		return err
 	}
@@ -527,12 +526,13 @@ func targetLimits(tgt *config.Target, maxPerHost int) clientLimits {
 // ends: a dialled but never used connection would hold up the embedded
 // simulator's graceful shutdown (net/http waits 5s for those). It returns
 // the client's Config too, for the Messaging clients built from it. It
-// masks the command's secrets (commandSecrets) besides the keys it sends.
-func newClient(st *State, tgt *config.Target, red *secret.Redactor, secrets []string, l clientLimits) (platform.Config, *platform.Client, func(), error) {
+// masks what the command's redactor does (commandRedactor), the secrets
+// it learns later too.
+func newClient(st *State, tgt *config.Target, red *secret.Redactor, l clientLimits) (platform.Config, *platform.Client, func(), error) {
 	transport := platform.NewTransport(l.maxPerHost)
 	pcfg := platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Mask: secrets, Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Redactor: red, Now: st.Now,
 		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: l.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: rateWaitHint,

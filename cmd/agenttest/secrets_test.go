@@ -444,34 +444,8 @@ func TestSecretsInEveryForm(t *testing.T) {
 				if code := c.run(t); code != want {
 					t.Fatalf("%s: exit %d, want %d\n%s%s", name, code, want, c.stdout, c.stderr)
 				}
-				texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-				for _, report := range []string{"junit.xml", "result.json", "report.html", "cucumber.ndjson"} {
-					b, err := os.ReadFile(filepath.Join(dir, report))
-					if err != nil {
-						t.Fatal(err)
-					}
-					texts[report] = string(b)
-				}
-				for text, body := range texts {
-					if f := keyIn(body, forms); f != "" {
-						t.Errorf("%s: %s holds the key as %q", name, text, f)
-					}
-				}
-				for _, s := range jsonStrings(t, texts["result.json"]) {
-					if f := keyInDecoded(s, forms); f != "" {
-						t.Errorf("%s: result.json: the string %q decodes to the key (%s)", name, s, f)
-					}
-				}
-				for _, s := range jsonStrings(t, htmlData(t, texts["report.html"])) {
-					if f := keyInDecoded(s, forms); f != "" {
-						t.Errorf("%s: report.html: the string %q decodes to the key (%s)", name, s, f)
-					}
-				}
-				for _, s := range xmlStrings(t, texts["junit.xml"]) {
-					if f := keyInDecoded(s, forms); f != "" {
-						t.Errorf("%s: junit.xml: the text %q decodes to the key (%s)", name, s, f)
-					}
-				}
+				texts := reportTexts(t, c, dir)
+				noKeyForm(t, name, texts, forms)
 				if strings.Contains(texts["result.json"], secret.Mask) && strings.Contains(texts["junit.xml"], secret.Mask) {
 					masked++
 				}
@@ -480,6 +454,50 @@ func TestSecretsInEveryForm(t *testing.T) {
 				t.Errorf("%d of %d runs show %s in both reports: the echoes were not exercised", masked, len(suites), secret.Mask)
 			}
 		})
+	}
+}
+
+// reportTexts are the outputs of c, a run that wrote junit.xml,
+// result.json, report.html and cucumber.ndjson in dir, by name: its
+// stdout and stderr, and those reports.
+func reportTexts(t *testing.T, c *cli, dir string) map[string]string {
+	t.Helper()
+	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+	for _, report := range []string{"junit.xml", "result.json", "report.html", "cucumber.ndjson"} {
+		b, err := os.ReadFile(filepath.Join(dir, report))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[report] = string(b)
+	}
+	return texts
+}
+
+// noKeyForm fails t when a text of a run (name) holds a form of a key
+// (forms: secret.Forms of it): the texts as they are, keyed by the
+// output's name, and every string of the JSON, HTML and JUnit reports
+// among them decoded every way a reader might.
+func noKeyForm(t *testing.T, name string, texts map[string]string, forms []string) {
+	t.Helper()
+	for text, body := range texts {
+		if f := keyIn(body, forms); f != "" {
+			t.Errorf("%s: %s holds the key as %q", name, text, f)
+		}
+	}
+	for _, s := range jsonStrings(t, texts["result.json"]) {
+		if f := keyInDecoded(s, forms); f != "" {
+			t.Errorf("%s: result.json: the string %q decodes to the key (%s)", name, s, f)
+		}
+	}
+	for _, s := range jsonStrings(t, htmlData(t, texts["report.html"])) {
+		if f := keyInDecoded(s, forms); f != "" {
+			t.Errorf("%s: report.html: the string %q decodes to the key (%s)", name, s, f)
+		}
+	}
+	for _, s := range xmlStrings(t, texts["junit.xml"]) {
+		if f := keyInDecoded(s, forms); f != "" {
+			t.Errorf("%s: junit.xml: the text %q decodes to the key (%s)", name, s, f)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -95,13 +96,14 @@ func TestWebhooksListenStalled(t *testing.T) {
 // webhook endpoint is being registered (a platform slow to answer) is the
 // user's, not the platform's: the run concludes as interrupted, exit 130,
 // without saying the endpoint could not be registered and that the run
-// goes on.
+// goes on. The JSON report's file, none of whose cases started, is
+// pending, not skipped: nothing in it was skipped on purpose.
 func TestInterruptDuringWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	asked := make(chan struct{}, 8)
 	hs := stallingServer(t, func() { asked <- struct{}{} })
 	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--junit", "junit.xml", "hooks.yaml")
+	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--junit", "junit.xml", "--json", "result.json", "hooks.yaml")
 	go func() {
 		<-asked // the registration's first call
 		c.sigs <- struct{}{}
@@ -112,5 +114,16 @@ func TestInterruptDuringWebhookRegistration(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
 		t.Errorf("no JUnit report: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc drillJSON
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Files) != 1 {
+		t.Fatalf("JSON report: %v, %d files", err, len(doc.Files))
+	}
+	if f := doc.Files[0]; f.Status != "pending" {
+		t.Errorf("file %s is %q, want pending", f.Path, f.Status)
 	}
 }

@@ -137,8 +137,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		// drive it: there is nothing to listen to.
 		return usageErrorf("webhooks listen: no target configured; start 'agenttest sim --allow-http-webhooks' and set AGENTTEST_BUILD_URL and AGENTTEST_BUILD_KEY, or use --target")
 	}
-	secrets := commandSecrets(st, tgt, o.secret)
-	red, err := keyRedactor(tgt, secrets)
+	red, err := commandRedactor(st, tgt, o.secret)
 	if err != nil {
 		return err
 	}
@@ -146,8 +145,9 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Mask: secrets, Brand: o.brand, Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Redactor: red, Brand: o.brand, Now: st.Now,
 		AllowHTTP:  tgt.AllowHTTP,
+		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
 	})
 	if err != nil {
@@ -199,13 +199,16 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		}
 		return errors.New(msg)
 	}
-	rcv.SetSecret(secret)
 	created := o.secret == "" || secret != o.secret
 	if created {
 		// Registered here, so removed here: a debugging session must not
 		// leave endpoints behind on the platform.
 		defer deleteEndpoint(st, client, ep.ID, now)
 	}
+	if err := learnSigningSecret(red, secret); err != nil {
+		return &exitError{code: exitErrored, msg: fmt.Sprintf("webhooks listen: the endpoint registered for %s on target %s is of no use: %s", public, tgt.Name, err)}
+	}
+	rcv.SetSecret(secret)
 	verb := "registered"
 	if !created {
 		verb = "reusing"

@@ -44,12 +44,7 @@ func TestWebhooksListen(t *testing.T) {
 		Webhooks:     sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1},
 	})
 	c := newCLI(t, "testdata/pass", simEnv(s), "webhooks", "listen", "--listen", "127.0.0.1:0")
-	done := make(chan int, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		done <- exitCode(run(ctx, c.st), c.stderr)
-	}()
+	done := startListener(c)
 	m := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered endpoint (whe_\w+) for (\S+) `))
 	addr, id := m[1], m[2]
 
@@ -251,12 +246,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	env := simEnv(s)
 	env["AGENTTEST_BUILD_URL"] = front.URL
 	c := newCLI(t, "testdata/pass", env, "webhooks", "listen", "--listen", "127.0.0.1:0")
-	done := make(chan int, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		done <- exitCode(run(ctx, c.st), c.stderr)
-	}()
+	done := startListener(c)
 	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
 	secret := <-secrets
 
@@ -277,6 +267,18 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	}
 
 	stopListener(t, c, done)
+}
+
+// startListener runs c, a webhooks listen command, in the background,
+// and reports its exit code on the channel it returns.
+func startListener(c *cli) <-chan int {
+	done := make(chan int, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done <- exitCode(run(ctx, c.st), c.stderr)
+	}()
+	return done
 }
 
 // stopListener interrupts the webhooks listen command of c, which

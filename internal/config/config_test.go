@@ -537,6 +537,13 @@ func TestResolve(t *testing.T) {
 			wantErr: true,
 		},
 		{
+			// Reported once, not again as the target's env.
+			name:    "bad AGENTTEST_ENV with a target",
+			env:     map[string]string{EnvBuildURL: "http://127.0.0.1:9000", EnvBuildKey: "env-build-secret", EnvEnv: "prod"},
+			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live`,
+			wantErr: true,
+		},
+		{
 			// Load refuses a literal; a File built otherwise still never
 			// uses one as a key.
 			name:    "a literal key is never used",
@@ -1020,6 +1027,13 @@ func TestKeysFollowHosts(t *testing.T) {
 		{"the connector token", "tokens", map[string]string{EnvMessagingURL: "https://chat.other.example.com"},
 			`agenttest.yaml:22:22: target "tokens": connector_token is written for 127.0.0.1:9001 (messaging_url at agenttest.yaml:19:20), but AGENTTEST_MESSAGING_URL sends it to chat.other.example.com: a key goes only to the host it was configured for (set AGENTTEST_CONNECTOR_TOKEN to the key of chat.other.example.com as well, or unset AGENTTEST_MESSAGING_URL)`},
 		{"the HTTP form of a ws:// origin", "tokens", map[string]string{EnvMessagingURL: "http://127.0.0.1:9001"}, ``},
+		// The same host by another scheme: the message shows the
+		// schemes, where the hosts alone would name one host twice.
+		{"another scheme", "tokens", map[string]string{EnvMessagingURL: "https://127.0.0.1:9001"},
+			`agenttest.yaml:22:22: target "tokens": connector_token is written for ws://127.0.0.1:9001 (messaging_url at agenttest.yaml:19:20), but AGENTTEST_MESSAGING_URL sends it to https://127.0.0.1:9001: a key goes only to the host it was configured for (set AGENTTEST_CONNECTOR_TOKEN to the key of https://127.0.0.1:9001 as well, or unset AGENTTEST_MESSAGING_URL)`},
+		{"plain http to the same host", "prod", map[string]string{EnvBuildURL: "http://build.prod.example.com"},
+			`target "prod": AGENTTEST_BUILD_URL "http://build.prod.example.com" is plain http to a host that is not loopback: the API key would travel in clear text (use https://, or set allow_http: true on the target to accept the risk (a warning is printed on every run))
+agenttest.yaml:7:16: target "prod": build_key is written for https://build.prod.example.com (build_url at agenttest.yaml:3:16), but AGENTTEST_BUILD_URL sends it to http://build.prod.example.com: a key goes only to the host it was configured for (set AGENTTEST_BUILD_KEY to the key of http://build.prod.example.com as well, or unset AGENTTEST_BUILD_URL)`},
 		// A variable without a host is refused for itself; the others are
 		// still checked.
 		{"after a variable without a host", "prod", map[string]string{EnvBuildURL: "build.example.com", EnvRuntimeURL: "https://runtime.staging.example.com"},
@@ -1197,5 +1211,46 @@ func TestProbeSettings(t *testing.T) {
 	}
 	if a, b := sim.SMSConnector("clinic", "live"), sim.SMSConnector("restaurant", "live"); a != "sms-clinic-live" || b != "" {
 		t.Errorf("SMSConnector = %q, %q", a, b)
+	}
+}
+
+// TestProbeNumbersExpanded: a probe number from ${env:NAME} is held to
+// the rule of a number written out once expanded, and refused at its
+// file:line:col by its reference, never by the value, which may be
+// anything the environment holds; a key there is refused as a key, once.
+func TestProbeNumbersExpanded(t *testing.T) {
+	const src = `targets:
+  t:
+    build_url: https://build.example.com
+    build_key: ${env:BK}
+    probe_numbers: ["+447700900001", "${env:P1}", "+44 ${env:P2}", "${env:BK}"]
+`
+	f, diags := Load("agenttest.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	const bk, planted = "bk-PLANTED-key-0123456789", "PLANTED-token-abcdef"
+	for _, tc := range []struct {
+		name   string
+		p1, p2 string
+		want   string
+	}{
+		{"numbers", "+1 (555) 123-4567", "7700 900002", `agenttest.yaml:5:68: target "t": probe_numbers holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from probe_numbers; agenttest sends the build_key with every call itself)`},
+		{"not numbers", planted, "12", `agenttest.yaml:5:38: target "t": probe_numbers: ${env:P1} is not a phone number once P1 is expanded (set P1 so that it reads as an E.164 number such as +447700900001 (+ and 6 to 15 digits))
+agenttest.yaml:5:51: target "t": probe_numbers: +44 ${env:P2} is not a phone number once P2 is expanded (set P2 so that it reads as an E.164 number such as +447700900001 (+ and 6 to 15 digits))
+agenttest.yaml:5:68: target "t": probe_numbers holds the build_key: a key is sent only in the headers of a call, never in a URL or an id (remove the key from probe_numbers; agenttest sends the build_key with every call itself)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"BK": bk, "P1": tc.p1, "P2": tc.p2}
+			_, diags := Resolve(f, Selection{Target: "t", Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Needs: Needs{Build: true}})
+			diags.Sort()
+			got := diags.Error()
+			if got != tc.want {
+				t.Errorf("\n got  %s\n want %s", got, tc.want)
+			}
+			if strings.Contains(got, "PLANTED") {
+				t.Errorf("a value shows: %s", got)
+			}
+		})
 	}
 }

@@ -279,7 +279,11 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	t.MessagingURL = r.field("messaging_url", def.MessagingURL, EnvMessagingURL)
 	t.AccountID = r.field("account_id", def.AccountID, EnvAccountID)
 	t.AgentID = r.field("agent_id", def.AgentID, EnvAgentID)
-	t.Env = r.field("env", def.Env, EnvEnv)
+	if envFrom == EnvEnv {
+		t.Env = env // checked with the selection above: reported once
+	} else {
+		t.Env = r.field("env", def.Env, EnvEnv)
+	}
 	t.EnvFrom = envFrom
 	if sel.Env != "" {
 		t.Env = sel.Env
@@ -318,6 +322,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	}
 	r.transport(def)
 	r.keysInSettings(def)
+	r.probeNumbers(def)
 	r.queries(def)
 	r.keysFollowHosts(def)
 
@@ -508,6 +513,39 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 	}
 }
 
+// probeNumbers refuses a probe number whose ${env:NAME} references
+// expand to something that is not a phone number: Load checks the numbers
+// written out, and what a variable holds shows only here. The message
+// names the reference as written and its variables, never the value,
+// which may be anything the environment holds (a key there is reported
+// as such by keysInSettings, at the same place, and not again).
+func (r *resolver) probeNumbers(def *TargetDef) {
+	for _, n := range def.ProbeNumbers {
+		v, missing := r.expand(n.Value)
+		if v == "" || len(missing) > 0 || isPhoneNumber(v) || r.reportedAt(n.Pos) {
+			continue
+		}
+		var names []string
+		for _, m := range envRefRe.FindAllStringSubmatch(n.Value, -1) {
+			names = append(names, m[1])
+		}
+		vars := strings.Join(names, ", ")
+		r.diags = r.diags.Append(diag.Diagnostic{Pos: n.Pos,
+			Message: fmt.Sprintf("%s: probe_numbers: %s is not a phone number once %s is expanded", r.what(), n.Value, vars),
+			Hint:    fmt.Sprintf("set %s so that it reads as an E.164 number such as +447700900001 (+ and 6 to 15 digits)", vars)})
+	}
+}
+
+// reportedAt reports whether a diagnostic points at pos already.
+func (r *resolver) reportedAt(pos diag.Pos) bool {
+	for _, d := range r.diags {
+		if d.Pos == pos {
+			return true
+		}
+	}
+	return false
+}
+
 // queries refuses a query or fragment in the target's URL settings
 // (queryProblem), from the file or a variable, once nothing
 // more telling was said of the setting.
@@ -567,6 +605,7 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 		own, missing := r.expand(h.fld.Value)
 		a := origin(own)
 		var configuredFor string
+		sentTo := b.Host
 		switch {
 		case len(missing) > 0:
 			configuredFor = fmt.Sprintf("the host of %s, which is not set", strings.Join(missing, ", "))
@@ -574,6 +613,10 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 			configuredFor = fmt.Sprintf("a %s without a host", h.urlKey)
 		case platform.SameOrigin(a, b):
 			continue
+		case strings.EqualFold(a.Host, b.Host):
+			// Only the schemes differ (http:// beside https://): the
+			// hosts alone would name one host twice.
+			configuredFor, sentTo = schemeHost(own), schemeHost(over)
 		default:
 			configuredFor = a.Host
 		}
@@ -583,11 +626,11 @@ func (r *resolver) keysFollowHosts(def *TargetDef) {
 			}
 			hint := fmt.Sprintf("unset %s, or set the target's %s to it", h.urlEnv, h.urlKey)
 			if k.envName != "" {
-				hint = fmt.Sprintf("set %s to the key of %s as well, or unset %s", k.envName, b.Host, h.urlEnv)
+				hint = fmt.Sprintf("set %s to the key of %s as well, or unset %s", k.envName, sentTo, h.urlEnv)
 			}
 			r.diags = r.diags.Append(diag.Diagnostic{Pos: k.fld.Pos,
 				Message: fmt.Sprintf("%s: %s is written for %s (%s at %s), but %s sends it to %s: a key goes only to the host it was configured for",
-					r.what(), k.name, configuredFor, h.urlKey, h.fld.Pos, h.urlEnv, b.Host),
+					r.what(), k.name, configuredFor, h.urlKey, h.fld.Pos, h.urlEnv, sentTo),
 				Hint: hint})
 		}
 	}
@@ -607,6 +650,15 @@ func origin(raw string) *url.URL {
 		u.Scheme = "https"
 	}
 	return u
+}
+
+// schemeHost is the scheme and host:port of a URL, for a message that
+// tells apart two URLs whose hosts are the same.
+func schemeHost(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Scheme + "://" + u.Host
+	}
+	return raw
 }
 
 // hostOf is the host:port of a URL, for messages.

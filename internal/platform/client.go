@@ -95,12 +95,16 @@ type Config struct {
 	// ConnectorToken is the Messaging connector token, sent only in the
 	// X-Token header of the access-token step, never logged.
 	ConnectorToken string
-	// Mask are the workspace's other secrets, which this client never
-	// sends but masks wherever it keeps the platform's text, as it masks
-	// its keys: the connector tokens of other agents, a webhook signing
-	// secret. A platform knows them all, and one that echoes them must
-	// not put them into reports. Each is held to the rules of a key.
-	Mask []string
+	// Redactor holds the workspace's other secrets, which this client
+	// never sends but masks wherever it keeps the platform's text, as it
+	// masks its keys: the connector tokens of other agents, a webhook
+	// signing secret, and those its owner learns while the client is in
+	// use (secret.Redactor.Learn: the signing secret of an endpoint
+	// registered through the client). A platform knows them all, and
+	// one that echoes them must not put them into reports. The client
+	// masks with a redactor made from it (With) that adds its keys; nil
+	// means its keys alone.
+	Redactor *secret.Redactor
 	// MessagingHost is the domain or app namespace the connector is
 	// registered to, sent as X-Host.
 	MessagingHost string
@@ -170,9 +174,20 @@ type Config struct {
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
-// secrets are the values the client masks: the keys it sends, and Mask.
+// secrets are the keys the client sends, which it masks besides
+// Redactor's.
 func (c Config) secrets() []string {
-	return append([]string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken}, c.Mask...)
+	return []string{c.BuildKey, c.RuntimeKey, c.CallToken, c.ConnectorToken}
+}
+
+// redactor is the redactor of the client: Redactor's secrets, those it
+// learns later too, and the keys. Without a Redactor it is built whole,
+// so its scans skip as New's do.
+func (c Config) redactor() (*secret.Redactor, error) {
+	if c.Redactor == nil {
+		return secret.New(c.secrets()...)
+	}
+	return c.Redactor.With(c.secrets()...)
 }
 
 // Validate reports every problem of the configuration at once.
@@ -196,11 +211,6 @@ func (c Config) Validate() error {
 			continue
 		}
 		if err := secret.CheckKey(k.what, k.key); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for i, m := range c.Mask {
-		if err := secret.CheckKey(fmt.Sprintf("secret %d to mask", i+1), m); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -235,7 +245,7 @@ func (c Config) Validate() error {
 			keys = append(keys, k)
 		}
 	}
-	red, _ := secret.New(keys...)
+	red, _ := c.Redactor.With(keys...)
 	return errors.New(red.String(errors.Join(errs...).Error()))
 }
 
@@ -363,7 +373,7 @@ func New(cfg Config) (*Client, error) {
 		c.runtimeBase = c.runtime.String()
 	}
 	c.messaging, c.socket = cfg.messagingURLs()
-	red, err := secret.New(cfg.secrets()...)
+	red, err := cfg.redactor()
 	if err != nil {
 		return nil, fmt.Errorf("platform config: %w", err) // Validate checked the keys
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -169,40 +170,63 @@ func TestKeysNeverLeak(t *testing.T) {
 }
 
 // TestMaskedSecrets: a secret of the workspace the client never sends
-// (Config.Mask: another agent's connector token, a webhook signing
-// secret) is masked in what the platform sends back, as a key is; and a
-// value too short to mask is refused without being shown.
+// (Config.Redactor: another agent's connector token, a webhook signing
+// secret) is masked in what the platform sends back, as a key is; so is
+// one the redactor learns after the client was made (the signing secret
+// of an endpoint registered through it), in replies and in errors.
 func TestMaskedSecrets(t *testing.T) {
 	t.Parallel()
-	const buildKey, masked = "bk-build-0123456789", "whsec-PLANTED-0123456789"
+	const buildKey, masked, learnt = "bk-build-0123456789", "whsec-PLANTED-0123456789", "whsec-LEARNT-9876543210"
 	var sent []string
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		sent = append(sent, fmt.Sprint(r.Header), r.URL.String())
 		mu.Unlock()
-		fmt.Fprintf(w, `{"conversationId":"c1","userInput":"","response":"signed with %s","metadata":{"k":"%s"},"conversationEnded":false,"delayedResponse":false}`, masked, masked)
+		if strings.HasSuffix(r.URL.Path, "/c-error") {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error_message":"signed with %s"}`, learnt)
+			return
+		}
+		fmt.Fprintf(w, `{"conversationId":"c1","userInput":"","response":"signed with %s and %s","metadata":{"k":"%s","l":"%s"},"conversationEnded":false,"delayedResponse":false}`, masked, learnt, masked, learnt)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := New(Config{BuildURL: srv.URL, BuildKey: buildKey, Mask: []string{masked}})
+	red, err := secret.New(masked)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.SendTurn(context.Background(), "a", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: buildKey, Redactor: red})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range append(sent, string(ex.Response), ex.Result.Response, fmt.Sprint(ex.Result.Meta())) {
-		if strings.Contains(s, "PLANTED") {
-			t.Errorf("the masked secret shows: %q", s)
+	turn := func(conv string) (*Exchange, error) {
+		return c.SendTurn(context.Background(), "a", conv, ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+	}
+	ex, err := turn("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "signed with [REDACTED] and " + learnt; ex.Result.Response != want {
+		t.Errorf("before learning: response %q, want %q", ex.Result.Response, want)
+	}
+	if err := red.Learn("the signing secret", learnt); err != nil {
+		t.Fatal(err)
+	}
+	ex, err = turn("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, turnErr := turn("c-error")
+	if turnErr == nil {
+		t.Fatal("the 400 was no error")
+	}
+	for _, s := range append(sent, string(ex.Response), ex.Result.Response, fmt.Sprint(ex.Result.Meta()), turnErr.Error(), c.Redact(learnt)) {
+		if strings.Contains(s, "PLANTED") || strings.Contains(s, "LEARNT") {
+			t.Errorf("a masked secret shows: %q", s)
 		}
 	}
-	if ex.Result.Response != "signed with [REDACTED]" {
+	if ex.Result.Response != "signed with [REDACTED] and [REDACTED]" {
 		t.Errorf("response %q", ex.Result.Response)
-	}
-	_, err = New(Config{BuildURL: srv.URL, BuildKey: buildKey, Mask: []string{"PLANTED-abc"}})
-	if err == nil || strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), "secret 1 to mask is 11 characters long") {
-		t.Errorf("a short secret to mask: %v", err)
 	}
 }
 

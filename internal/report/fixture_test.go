@@ -102,6 +102,7 @@ func fixture() *result.Result {
 	const rest = "suites/restaurant.yaml"
 	const spec = "suites/special.yaml"
 	const hand = "features/handoff.feature"
+	const bill = "suites/billing.yaml"
 
 	greet := func(conv string, ms int) exchange {
 		return exchange{index: 0, pos: pos(rest, 5, 3), conv: conv, started: at(ms), latency: 120 * time.Millisecond,
@@ -303,6 +304,9 @@ func fixture() *result.Result {
 			}}},
 	}
 	pending := &result.Case{Name: "complains about the bill", Pos: pos(hand, 12, 3), Status: result.Pending}
+	// A file the interrupted run never reached: every case pending, so
+	// the file is pending too, not skipped.
+	unreached := &result.Case{Name: "explains a charge", Pos: pos(bill, 3, 5), Status: result.Pending}
 
 	// The gate's own wait makes up the run's 2.5s with party's 2s: the
 	// pacing line's average is the scenarios' alone.
@@ -316,6 +320,7 @@ func fixture() *result.Result {
 			{Path: rest, Suite: "restaurant", Cases: []*result.Case{books, party, menu, italian, slow}},
 			{Path: spec, Suite: "special <chars> & \"quotes\"", Cases: []*result.Case{weird, skipped, pizza, pasta, repeat}},
 			{Path: hand, Suite: "Handoff", Cases: []*result.Case{handoff, pending}},
+			{Path: bill, Suite: "billing", Cases: []*result.Case{unreached}},
 		},
 		Interrupted: true,
 		Checks:      []*result.Case{check},

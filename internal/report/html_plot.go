@@ -434,7 +434,7 @@ func suitePlot(r *result.Result) (htmlPlot, bool) {
 			class string
 			n     int
 		}{{"s-passed", rw.s.Passed}, {"s-flaky", rw.s.Flaky}, {"s-failed", rw.s.Failed}, {"s-errored", rw.s.Errored},
-			{"s-quarantined", rw.s.Quarantined}, {"s-skipped", rw.s.Skipped + rw.s.Pending}} {
+			{"s-quarantined", rw.s.Quarantined}, {"s-skipped", rw.s.Skipped}, {"s-pending", rw.s.Pending}} {
 			if part.n == 0 {
 				continue
 			}

@@ -176,7 +176,7 @@ func TestHumanSummaryLines(t *testing.T) {
 		// average is over the one that ran.
 		"paced, most skipped": {paced(one(result.Passed, result.Skipped, result.Skipped, result.Skipped), 4*time.Second),
 			"paced at 8.1 req/s by 2 rate limits; a scenario waited 4.0s on average, 4.0s at most\n0 errored, 0 flaky\n1 passed, 0 failed, 3 skipped in 1.23s\nstatus: passed"},
-		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 200ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
+		"fixture": {fixture(), "run interrupted: 2 cases not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 200ms on average, 2.0s at most\n1 errored, 1 flaky, 2 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
 			"1 errored, 1 flaky\n2 passed, 1 failed, 1 skipped in 1.23s\nstatus: failed (a check failed: the agent broke an expectation)"},

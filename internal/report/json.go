@@ -45,6 +45,8 @@ import (
 //	counts   {total, passed, flaky, failed, errored, skipped, pending,
 //	          quarantined, inconclusive}
 //	files    [{path, suite, status, duration_ms, counts, cases: [case]}]
+//	          (status: result.File.Status; pending when an interrupted
+//	          run started none of its cases)
 //	checks   [case]  (run-level checks)
 //	coverage {agents: [{agent, source, nodes_total, nodes_visited, percent,
 //	          nodes: [{name, turns, cases, reached: [reach], undefined}],

@@ -34,8 +34,9 @@ func TestJSONSchema(t *testing.T) {
 		} `json:"run"`
 		Counts map[string]int `json:"counts"`
 		Files  []struct {
-			Path  string `json:"path"`
-			Cases []struct {
+			Path   string `json:"path"`
+			Status string `json:"status"`
+			Cases  []struct {
 				Name         string  `json:"name"`
 				Status       string  `json:"status"`
 				RateLimited  int     `json:"rate_limited"`
@@ -63,14 +64,23 @@ func TestJSONSchema(t *testing.T) {
 	if doc.Schema != SchemaV1 || doc.Run.DurationMS != 3210 || !doc.Run.Interrupted || doc.Run.Status != "interrupted" {
 		t.Errorf("run = %+v schema %q", doc.Run, doc.Schema)
 	}
-	wantCounts := map[string]int{"total": 13, "passed": 5, "flaky": 1, "failed": 4, "errored": 1, "skipped": 1, "pending": 1}
+	wantCounts := map[string]int{"total": 14, "passed": 5, "flaky": 1, "failed": 4, "errored": 1, "skipped": 1, "pending": 2}
 	for k, v := range wantCounts {
 		if doc.Counts[k] != v {
 			t.Errorf("counts[%s] = %d, want %d", k, doc.Counts[k], v)
 		}
 	}
-	if len(doc.Files) != 3 || doc.Files[1].Path != "suites/special.yaml" || len(doc.Checks) != 1 {
+	if len(doc.Files) != 4 || doc.Files[1].Path != "suites/special.yaml" || len(doc.Checks) != 1 {
 		t.Fatalf("files/checks out of shape: %d files, %d checks", len(doc.Files), len(doc.Checks))
+	}
+	// The file the interruption never reached says so, where the one it
+	// cut short keeps the verdict of what ran.
+	var statuses []string
+	for _, f := range doc.Files {
+		statuses = append(statuses, f.Path+" "+f.Status)
+	}
+	if got, want := strings.Join(statuses, ", "), "suites/restaurant.yaml errored, suites/special.yaml failed, features/handoff.feature passed, suites/billing.yaml pending"; got != want {
+		t.Errorf("file statuses = %s\nwant %s", got, want)
 	}
 	if p := doc.Run.Pacing; p.Limited != 3 || p.Accepted != 42 || p.AcceptedPerS != 13.084 || p.WaitedMS != 2500 || p.MaxWaitedMS != 2000 {
 		t.Errorf("run pacing = %+v", p)
@@ -111,13 +121,13 @@ func TestJSONSchema(t *testing.T) {
 func TestSummarize(t *testing.T) {
 	r := fixture()
 	s := Summarize(r)
-	want := Summary{Total: 13, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 1, Checks: 1,
+	want := Summary{Total: 14, Passed: 5, Flaky: 1, Failed: 4, Errored: 1, Skipped: 1, Pending: 2, Checks: 1,
 		Status: result.Errored, Duration: r.Duration, Interrupted: true}
 	if s != want {
 		t.Errorf("Summarize = %+v, want %+v", s, want)
 	}
 	c := Counts(r)
-	if c[result.Passed] != 5 || c[result.Failed] != 4 || c[result.Pending] != 1 || len(c) != 6 {
+	if c[result.Passed] != 5 || c[result.Failed] != 4 || c[result.Pending] != 2 || len(c) != 6 {
 		t.Errorf("Counts = %v", c)
 	}
 	if got := Summarize(&result.Result{}); got.Total != 0 || got.Status != result.Pending {

@@ -260,14 +260,21 @@ type File struct {
 }
 
 // Status folds the statuses of the file's cases as they gate the run
-// (Case.Gate: a quarantined case counts as passed).
+// (Case.Gate: a quarantined case counts as passed). A file none of whose
+// cases ran is Pending when the run left any of them Pending (it was
+// interrupted before they started), Skipped only when every one was
+// skipped on purpose: it says what happened, where Merge alone would
+// rank the skip above the interruption. A file with no cases is
+// Pending.
 func (f *File) Status() Status {
-	s := Pending
-	if len(f.Cases) > 0 {
-		s = Skipped
-	}
+	s, pending := Pending, false
 	for _, c := range f.Cases {
-		s = s.Merge(c.Gate())
+		g := c.Gate()
+		pending = pending || g == Pending
+		s = s.Merge(g)
+	}
+	if s == Skipped && pending {
+		return Pending
 	}
 	return s
 }

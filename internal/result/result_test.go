@@ -97,7 +97,9 @@ func TestStatusText(t *testing.T) {
 }
 
 // TestFileStatus: a file's status folds its cases' as they gate the run;
-// a file with no case is pending, not skipped.
+// a file with no case is pending, not skipped, and so is one whose cases
+// an interrupted run never started, even beside a skipped one: the file
+// says it was not reached, not that it was skipped on purpose.
 func TestFileStatus(t *testing.T) {
 	t.Parallel()
 	quarantined := &Quarantine{Reason: "flaky upstream", Until: "2099-01-01"}
@@ -107,7 +109,10 @@ func TestFileStatus(t *testing.T) {
 		want  Status
 	}{
 		{"no case", nil, Pending},
-		{"skipped", []*Case{{Status: Skipped}, {Status: Pending}}, Skipped},
+		{"skipped", []*Case{{Status: Skipped}, {Status: Skipped}}, Skipped},
+		{"never started", []*Case{{Status: Pending}, {Status: Pending}}, Pending},
+		{"skipped, the rest never started", []*Case{{Status: Skipped}, {Status: Pending}}, Pending},
+		{"passed, the rest never started", []*Case{{Status: Passed}, {Status: Pending}}, Passed},
 		{"passed and flaky", []*Case{{Status: Passed}, {Status: Flaky}, {Status: Skipped}}, Flaky},
 		{"a failure", []*Case{{Status: Failed}, {Status: Passed}}, Failed},
 		{"an error after a failure", []*Case{{Status: Failed}, {Status: Errored}}, Errored},

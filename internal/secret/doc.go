@@ -42,6 +42,15 @@
 //	clean := r.String(serverText)
 //	body := r.JSON(responseBody) // stays valid JSON
 //
+// A secret known only at run time (the signing secret a platform issues
+// for a webhook endpoint) is learnt by the redactor that is already in
+// use: Learn adds its forms, and every holder of the redactor, and of one
+// made from it by With, masks it from then on, safely while others scan.
+// A command keeps one redactor, so there is no second list of late
+// secrets to forget.
+//
+//	if err := r.Learn("the signing secret", issued); err != nil { ... }
+//
 // A text that arrives in pieces (a reply streamed in chunks) is kept in a
 // Stream: each Append redacts the text so far as String would, but scans
 // only where a form can newly end, so a key the pieces spell between them

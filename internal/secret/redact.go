@@ -10,6 +10,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/escape"
@@ -46,9 +48,36 @@ func CheckKey(what, key string) error {
 	return nil
 }
 
-// Redactor finds and masks keys. Build it once per key set with New; it is
-// immutable and safe for concurrent use.
+// Redactor finds and masks keys. Build it with New, or with With from
+// another; it is safe for concurrent use. It can learn a key it was not
+// built with (Learn): a secret the platform issues at run time, such as a
+// webhook endpoint's signing secret, is masked by everything that holds
+// the redactor from the moment it is learnt, so no second redactor of
+// the late secrets is needed.
 type Redactor struct {
+	// cur is the table the scans use. A scan loads it once, so it sees
+	// one key set throughout; Learn and a With redactor's catching up
+	// store a new table, never change one.
+	cur atomic.Pointer[table]
+	// mu serialises the stores of cur.
+	mu sync.Mutex
+	// base is the redactor r was made from by With, nil for New's: r
+	// masks every key base masks, those base learns later too.
+	base *Redactor
+	// own are the keys r adds to base's: New's or With's, and those
+	// learnt. Read and written under mu.
+	own []string
+}
+
+// table is the compiled forms of a key set. It is never changed once
+// built: scans read it without locks.
+type table struct {
+	// keys are the keys the table masks, its base's too.
+	keys []string
+	// from is the table of the base redactor this one extends (With),
+	// nil for New's: when the base's table is another, the base learnt a
+	// key and this one is rebuilt on its new table.
+	from *table
 	pats []pattern
 	// byFirst lists, per byte, the patterns that can start with it.
 	byFirst [256][]int32
@@ -58,8 +87,8 @@ type Redactor struct {
 	// inner is a bitset of the two-byte sequences a match can hold
 	// anywhere, and minLen the fewest bytes a match spans: a text whose
 	// pairs at every minLen-1 positions are all outside inner holds no
-	// match, which lets the scan skip ahead (find). Built by New, and
-	// shared by the redactors With makes (read only from then on).
+	// match, which lets the scan skip ahead (find). Built by newTable,
+	// and shared by the tables extend makes (read only from then on).
 	inner  *[1 << 16 / 64]uint64
 	minLen int
 	// reach is the most bytes a match can span, which is also the most
@@ -72,29 +101,58 @@ type Redactor struct {
 // New builds a redactor for keys. Empty keys are skipped; any other key
 // must pass CheckKey. With no keys the redactor changes nothing.
 func New(keys ...string) (*Redactor, error) {
-	r := &Redactor{inner: new([1 << 16 / 64]uint64)}
-	if err := r.addKeys(keys, map[unitID]*unitEdges{}); err != nil {
+	t, err := newTable(keys)
+	if err != nil {
 		return nil, err
 	}
+	r := &Redactor{own: slices.Clone(keys)}
+	r.cur.Store(t)
 	return r, nil
 }
 
-// With returns a redactor of r's keys and keys. r's patterns are shared,
-// so only the new keys' forms are built: a client that adds a short-lived
-// token to its keys for each session pays for the token alone. A
+// newTable builds the table of keys, with the pairs the scan skips by.
+func newTable(keys []string) (*table, error) {
+	t := &table{inner: new([1 << 16 / 64]uint64)}
+	if err := t.addKeys(keys, map[unitID]*unitEdges{}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// With returns a redactor of r's keys and keys: those r learns later
+// too. r's patterns are shared, so only the new keys' forms are built: a
+// client that adds a short-lived token to its keys for each session pays
+// for the token alone, and a key r already has costs nothing. A
 // redactor that adds keys scans every start: the pairs find skips by are
 // built by New only, since for a session's token they cost more to build
 // than they save its scans. r is not changed; a nil r has no keys.
 func (r *Redactor) With(keys ...string) (*Redactor, error) {
-	out := &Redactor{}
+	base := r.current()
+	t, err := base.extend(keys)
+	if err != nil {
+		return nil, err
+	}
+	out := &Redactor{own: slices.Clone(keys)}
 	if r != nil {
-		out.pats = slices.Clip(r.pats)
-		out.pairs = r.pairs
-		out.inner = r.inner
-		out.minLen = r.minLen
-		out.reach = r.reach
-		for c, l := range r.byFirst {
-			// Clipped: add appends to a copy, never into r's lists.
+		out.base, t.from = r, base
+	}
+	out.cur.Store(t)
+	return out, nil
+}
+
+// extend returns a table of t's keys and keys; t is not changed, and a
+// nil t has no keys.
+func (t *table) extend(keys []string) (*table, error) {
+	out := &table{}
+	if t != nil {
+		out.keys = slices.Clip(t.keys)
+		out.pats = slices.Clip(t.pats)
+		out.pairs = t.pairs
+		out.inner = t.inner
+		out.minLen = t.minLen
+		out.reach = t.reach
+		for c, l := range t.byFirst {
+			// Clipped: add appends to a copy, never into t's lists.
 			out.byFirst[c] = slices.Clip(l)
 		}
 	}
@@ -104,13 +162,80 @@ func (r *Redactor) With(keys ...string) (*Redactor, error) {
 	return out, nil
 }
 
+// Learn adds key to the keys r masks, and to those of every redactor
+// made from r by With. A scan under way when it is learnt finishes with
+// the keys it started with. what names the key in the error of one
+// CheckKey refuses ("the webhook endpoint's signing secret"); the key
+// itself never appears there. A nil r cannot learn: there is no
+// redactor to hold the key.
+func (r *Redactor) Learn(what, key string) error {
+	if r == nil {
+		return fmt.Errorf("%s: no redactor to learn it", what)
+	}
+	if err := CheckKey(what, key); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.cur.Load().keys, key) {
+		return nil
+	}
+	own := append(slices.Clip(r.own), key)
+	t, err := r.build(own)
+	if err != nil {
+		return err // checked: not reached
+	}
+	r.own = own
+	r.cur.Store(t)
+	return nil
+}
+
+// build is the table of own over r's base; r.mu is held. A redactor of
+// New's is rebuilt whole, so it keeps the pairs its scans skip by.
+func (r *Redactor) build(own []string) (*table, error) {
+	if r.base == nil {
+		return newTable(own)
+	}
+	base := r.base.current()
+	t, err := base.extend(own)
+	if err != nil {
+		return nil, err
+	}
+	t.from = base
+	return t, nil
+}
+
+// current is the table r scans with: its own, rebuilt first when its
+// base learnt a key since it was built. nil for a nil r.
+func (r *Redactor) current() *table {
+	if r == nil {
+		return nil
+	}
+	t := r.cur.Load()
+	if r.base == nil || t.from == r.base.current() {
+		return t
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t = r.cur.Load()
+	if base := r.base.current(); t.from != base {
+		// own passed CheckKey when r was made, and base's keys when
+		// they were learnt: build does not fail.
+		if nt, err := r.build(r.own); err == nil {
+			t = nt
+			r.cur.Store(t)
+		}
+	}
+	return t
+}
+
 // addKeys adds the patterns of keys; every problem is returned at once.
 // With a nil memo, the scan no longer skips (add).
-func (r *Redactor) addKeys(keys []string, memo map[unitID]*unitEdges) error {
+func (r *table) addKeys(keys []string, memo map[unitID]*unitEdges) error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, k := range keys {
-		if k == "" || seen[k] {
+		if k == "" || seen[k] || slices.Contains(r.keys, k) {
 			continue
 		}
 		seen[k] = true
@@ -118,6 +243,7 @@ func (r *Redactor) addKeys(keys []string, memo map[unitID]*unitEdges) error {
 			errs = append(errs, err)
 			continue
 		}
+		r.keys = append(r.keys, k)
 		for _, p := range keyPatterns(k) {
 			r.add(p, memo)
 		}
@@ -126,7 +252,7 @@ func (r *Redactor) addKeys(keys []string, memo map[unitID]*unitEdges) error {
 }
 
 // add indexes a pattern for the scan.
-func (r *Redactor) add(p pattern, memo map[unitID]*unitEdges) {
+func (r *table) add(p pattern, memo map[unitID]*unitEdges) {
 	idx := int32(len(r.pats))
 	r.pats = append(r.pats, p)
 	n := 0
@@ -160,7 +286,7 @@ func (r *Redactor) add(p pattern, memo map[unitID]*unitEdges) {
 	}
 }
 
-func (r *Redactor) addPair(a, b byte, foldA, foldB bool) {
+func (r *table) addPair(a, b byte, foldA, foldB bool) {
 	addPair(&r.pairs, a, b, foldA, foldB)
 }
 
@@ -207,7 +333,7 @@ type unitID struct {
 // hold, within a form or across two units' forms, and lowers minLen to
 // p's shortest match. memo holds the units whose forms' own pairs are
 // in, and their edges.
-func (r *Redactor) addInner(p pattern, memo map[unitID]*unitEdges) {
+func (r *table) addInner(p pattern, memo map[unitID]*unitEdges) {
 	shortest, gap := 0, false
 	next := r.unitEdges(p.units[0], memo)
 	for k := range p.units {
@@ -243,7 +369,7 @@ func (r *Redactor) addInner(p pattern, memo map[unitID]*unitEdges) {
 
 // unitEdges adds the pairs inside u's forms to inner, once, and returns
 // its edges.
-func (r *Redactor) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
+func (r *table) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 	if len(u) == 0 {
 		return &unitEdges{}
 	}
@@ -281,11 +407,15 @@ func variants(c byte, fold bool) []byte {
 }
 
 // Empty reports whether the redactor has no keys (a nil one has none).
-func (r *Redactor) Empty() bool { return r == nil || len(r.pats) == 0 }
+func (r *Redactor) Empty() bool { return r.current().empty() }
+
+func (r *table) empty() bool { return r == nil || len(r.pats) == 0 }
 
 // String returns s with every form of every key replaced by Mask.
-func (r *Redactor) String(s string) string {
-	if r.Empty() {
+func (r *Redactor) String(s string) string { return r.current().string(s) }
+
+func (r *table) string(s string) string {
+	if r.empty() {
 		return s
 	}
 	start, _, ok := find(r, s, 0)
@@ -298,8 +428,10 @@ func (r *Redactor) String(s string) string {
 // Bytes returns b with every form of every key replaced by Mask. It
 // returns b itself, not a copy, when there is nothing to replace (the
 // common case costs one scan and no allocation); otherwise a new slice.
-func (r *Redactor) Bytes(b []byte) []byte {
-	if r.Empty() {
+func (r *Redactor) Bytes(b []byte) []byte { return r.current().bytes(b) }
+
+func (r *table) bytes(b []byte) []byte {
+	if r.empty() {
 		return b
 	}
 	start, _, ok := find(r, b, 0)
@@ -311,10 +443,11 @@ func (r *Redactor) Bytes(b []byte) []byte {
 
 // Contains reports whether s holds any form of a key.
 func (r *Redactor) Contains(s string) bool {
-	if r.Empty() {
+	t := r.current()
+	if t.empty() {
 		return false
 	}
-	_, _, ok := find(r, s, 0)
+	_, _, ok := find(t, s, 0)
 	return ok
 }
 
@@ -324,7 +457,8 @@ func (r *Redactor) Contains(s string) bool {
 // (member names too) redacted, and encoded again. b is returned as it is
 // when there is nothing to replace; invalid JSON is redacted as text.
 func (r *Redactor) JSON(b []byte) []byte {
-	out := r.Bytes(b)
+	t := r.current()
+	out := t.bytes(b)
 	if len(out) == len(b) && (len(b) == 0 || &out[0] == &b[0]) {
 		return b
 	}
@@ -340,32 +474,33 @@ func (r *Redactor) JSON(b []byte) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(r.Value(v)) != nil {
+	if v, _ = t.value(v); enc.Encode(v) != nil {
 		return out
 	}
-	return r.Bytes(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return t.bytes(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // Value returns a decoded JSON value (maps, slices, strings, numbers) with
 // every string redacted, member names included. Maps and slices are copied
 // only where something changed.
 func (r *Redactor) Value(v any) any {
-	if r.Empty() {
+	t := r.current()
+	if t.empty() {
 		return v
 	}
-	out, _ := r.value(v)
+	out, _ := t.value(v)
 	return out
 }
 
-func (r *Redactor) value(v any) (any, bool) {
+func (r *table) value(v any) (any, bool) {
 	switch v := v.(type) {
 	case string:
-		s := r.String(v)
+		s := r.string(v)
 		return s, s != v
 	case map[string]any:
 		var out map[string]any
 		for k, x := range v {
-			nk := r.String(k)
+			nk := r.string(k)
 			nx, changed := r.value(x)
 			if !changed && nk == k {
 				continue
@@ -404,11 +539,12 @@ func (r *Redactor) value(v any) (any, bool) {
 // Error returns err with its text redacted; errors.Is and errors.As still
 // see the original. nil stays nil.
 func (r *Redactor) Error(err error) error {
-	if err == nil || r.Empty() {
+	t := r.current()
+	if err == nil || t.empty() {
 		return err
 	}
 	msg := err.Error()
-	clean := r.String(msg)
+	clean := t.string(msg)
 	if clean == msg {
 		return err
 	}
@@ -426,8 +562,9 @@ func (e *redactedError) Unwrap() error { return e.err }
 // Writer returns a writer that redacts each write before passing it on. It
 // is a safety net for console output, whose views write whole lines: a key
 // split across two writes is not seen. Values should already be clean.
+// The writer masks the keys r learns after it was made too.
 func (r *Redactor) Writer(w io.Writer) io.Writer {
-	if r.Empty() {
+	if r == nil {
 		return w
 	}
 	return &writer{r: r, w: w}
@@ -455,7 +592,7 @@ func (w *writer) Write(p []byte) (int, error) {
 // would find nothing before from, and from there on does the same. A
 // pass leaves the text before its first replacement as it was, so the
 // next pass starts reach-1 bytes before that (scanFrom).
-func (r *Redactor) redact(b []byte, from int) []byte {
+func (r *table) redact(b []byte, from int) []byte {
 	for {
 		out, first, changed := r.pass(b, from)
 		if !changed {
@@ -469,7 +606,7 @@ func (r *Redactor) redact(b []byte, from int) []byte {
 // those of a text in which no match starts before c (a text found
 // clean): a match that starts reach or more bytes before c reads only
 // those c bytes, so it would be a match in that text too.
-func (r *Redactor) scanFrom(c int) int { return max(0, c-r.reach+1) }
+func (r *table) scanFrom(c int) int { return max(0, c-r.reach+1) }
 
 // pass replaces the matches of one left-to-right scan from from (no
 // match starts before it); first is where its first replacement starts.
@@ -484,7 +621,7 @@ func (r *Redactor) scanFrom(c int) int { return max(0, c-r.reach+1) }
 // from the end would leave the rest of that key. Such a match extends
 // the mask before it rather than adding one, so a replacement still
 // takes a whole match, longer than the mask.
-func (r *Redactor) pass(b []byte, from int) (out []byte, first int, changed bool) {
+func (r *table) pass(b []byte, from int) (out []byte, first int, changed bool) {
 	last := 0
 	for i := from; ; {
 		s, e, ok := find(r, b, i)
@@ -553,7 +690,7 @@ func backslashesBefore(b []byte, i int) int {
 // pair at every step-th position against inner, and only where one is
 // there tries the starts it covers (findIn): where the pair is not, no
 // match starts in the step before it.
-func find[T string | []byte](r *Redactor, text T, from int) (int, int, bool) {
+func find[T string | []byte](r *table, text T, from int) (int, int, bool) {
 	n := len(text)
 	if n-from < 2 {
 		return 0, 0, false
@@ -578,7 +715,7 @@ func find[T string | []byte](r *Redactor, text T, from int) (int, int, bool) {
 
 // findIn is find over the matches that start in [from, to): every start
 // whose first two bytes a pattern can start with is tried.
-func findIn[T string | []byte](r *Redactor, text T, from, to int) (int, int, bool) {
+func findIn[T string | []byte](r *table, text T, from, to int) (int, int, bool) {
 	n := min(len(text), to+1)
 	if n-from < 2 {
 		return 0, 0, false

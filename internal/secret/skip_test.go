@@ -57,7 +57,7 @@ func TestFindSkipsNothing(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, keys := range skipKeys {
-		r := mustNew(t, keys...)
+		r := mustNew(t, keys...).current()
 		if r.minLen < 3 {
 			t.Errorf("%q: shortest match %d bytes: the scan cannot skip", keys, r.minLen)
 		}
@@ -69,7 +69,7 @@ func TestFindSkipsNothing(t *testing.T) {
 	}
 }
 
-func checkFind(t *testing.T, r *Redactor, text string, from int) {
+func checkFind(t *testing.T, r *table, text string, from int) {
 	t.Helper()
 	s, e, ok := find(r, text, from)
 	ws, we, wok := findIn(r, text, from, len(text))
@@ -86,24 +86,27 @@ func checkFind(t *testing.T, r *Redactor, text string, from int) {
 // alike; one that adds none skips as the one it extends.
 func TestWithScansEveryStart(t *testing.T) {
 	t.Parallel()
-	long := mustNew(t, "a-much-longer-key-than-the-shortest-0123456789")
-	same, err := long.With("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if same.minLen != long.minLen || same.minLen < 3 {
-		t.Errorf("With no key: minLen %d, want %d", same.minLen, long.minLen)
+	const longKey = "a-much-longer-key-than-the-shortest-0123456789"
+	long := mustNew(t, longKey)
+	for _, keys := range [][]string{{""}, {longKey}} {
+		same, err := long.With(keys...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := same.current().minLen, long.current().minLen; got != want || got < 3 {
+			t.Errorf("With %q: minLen %d, want %d", keys, got, want)
+		}
 	}
 	short, err := long.With("short-key-12")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if short.minLen != 0 {
-		t.Errorf("With a key: minLen %d, want 0 (every start tried)", short.minLen)
+	if got := short.current().minLen; got != 0 {
+		t.Errorf("With a key: minLen %d, want 0 (every start tried)", got)
 	}
 	text := "a reply quoting short-key-12, short%2Dkey%2D12 and a-much-longer-key-than-the-shortest-0123456789"
 	for from := range len(text) + 1 {
-		checkFind(t, short, text, from)
+		checkFind(t, short.current(), text, from)
 	}
 	if got := short.String(text); strings.Contains(got, "short") || strings.Contains(got, "longer") {
 		t.Errorf("not redacted: %q", got)
@@ -120,7 +123,7 @@ func FuzzFind(f *testing.F) {
 		if CheckKey("key", key) != nil || (key2 != "" && CheckKey("key", key2) != nil) {
 			return
 		}
-		r := mustNew(t, key, key2)
+		r := mustNew(t, key, key2).current()
 		checkFind(t, r, text, int(at)%(len(text)+1))
 		planted := text[:len(text)/2] + encodeMixed(key, rand.New(rand.NewPCG(uint64(at), 1))) + text[len(text)/2:]
 		checkFind(t, r, planted, int(at)%(len(planted)+1))
@@ -134,7 +137,7 @@ func FuzzFind(f *testing.F) {
 // the scan tries every start rather than skip past the match.
 func TestSkipNeedsEveryPair(t *testing.T) {
 	t.Parallel()
-	r := &Redactor{inner: new([1 << 16 / 64]uint64)}
+	r := &table{inner: new([1 << 16 / 64]uint64)}
 	u := func(forms ...string) unit {
 		var out unit
 		for _, f := range forms {

@@ -23,7 +23,11 @@ import "strings"
 // redactor only joins the chunks.
 type Stream struct {
 	r *Redactor
-	// text holds no match of r: Append keeps it so, since the window
+	// t is the table of r's keys text was last redacted with: when r
+	// has learnt a key since, the text before the chunk is not known
+	// clean of it, and Append scans it whole.
+	t *table
+	// text holds no match of t: Append keeps it so, since the window
 	// rule needs the text before a chunk clean. Its String shares the
 	// builder's bytes, so growing it copies no earlier chunk.
 	text strings.Builder
@@ -39,15 +43,22 @@ func (r *Redactor) Stream() *Stream { return &Stream{r: r} }
 func (s *Stream) Append(chunk string) bool {
 	before := s.text.Len()
 	s.text.WriteString(chunk)
-	if s.r.Empty() {
+	t := s.r.current()
+	if t.empty() {
+		s.t = t
 		return false
 	}
+	from := 0
+	if t == s.t {
+		from = t.scanFrom(before)
+	}
+	s.t = t
 	text := s.text.String()
-	start, _, ok := find(s.r, text, s.r.scanFrom(before))
+	start, _, ok := find(t, text, from)
 	if !ok {
 		return false
 	}
-	clean := s.r.redact([]byte(text), start)
+	clean := t.redact([]byte(text), start)
 	// Reset, not truncate: strings String returned keep their bytes.
 	s.text.Reset()
 	s.text.Write(clean)
@@ -60,7 +71,7 @@ func (s *Stream) String() string { return s.text.String() }
 // Len returns the length of the text in bytes.
 func (s *Stream) Len() int { return s.text.Len() }
 
-// Redactor returns the redactor the stream redacts with. A caller whose
-// redactor changed (a key added) starts a new Stream: the text was
-// found clean of the old redactor's keys only.
+// Redactor returns the redactor the stream redacts with. A key it learns
+// is masked in the whole text at the next Append; a caller whose
+// redactor is another (With) starts a new Stream.
 func (s *Stream) Redactor() *Redactor { return s.r }

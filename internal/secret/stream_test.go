@@ -59,7 +59,7 @@ func split(rng *rand.Rand, text string, n int) []string {
 // its longest form. Split so that only its last byte comes in the last
 // chunk, it starts exactly reach-1 bytes before that chunk, at the first
 // byte the window scans.
-func longestForm(r *Redactor) string {
+func longestForm(r *table) string {
 	for _, p := range r.pats {
 		var b strings.Builder
 		for _, u := range p.units {
@@ -84,11 +84,11 @@ func TestStreamEdges(t *testing.T) {
 	t.Parallel()
 	key := testKeys[1] // "eyJhbGci.PLANTED+key/with=": base64, regex and JSON characters
 	r := mustNew(t, key, "other-key-0123456789")
-	long := longestForm(r)
+	long := longestForm(r.current())
 	b64 := base64.StdEncoding.EncodeToString([]byte("user:" + key + "!tail"))
 	filler := strings.Repeat("lorem ipsum ", 200) // far longer than the reach
-	if len(filler) < 2*r.reach {
-		t.Fatalf("filler of %d bytes, reach %d", len(filler), r.reach)
+	if len(filler) < 2*r.current().reach {
+		t.Fatalf("filler of %d bytes, reach %d", len(filler), r.current().reach)
 	}
 	type testCase struct {
 		name   string
@@ -119,8 +119,8 @@ func TestStreamEdges(t *testing.T) {
 			// escapeBounds counts the backslashes before the match
 			// over the whole text: 2*reach+1 of them make the match's
 			// own backslash escaped, so the mask takes one more.
-			chunks: []string{strings.Repeat(`\`, 2*r.reach+1), allU(key, false)[:7], allU(key, false)[7:]},
-			want:   strings.Repeat(`\`, 2*r.reach) + Mask,
+			chunks: []string{strings.Repeat(`\`, 2*r.current().reach+1), allU(key, false)[:7], allU(key, false)[7:]},
+			want:   strings.Repeat(`\`, 2*r.current().reach) + Mask,
 		},
 		{
 			name:   "a mask from an earlier chunk, then the key again",
@@ -254,7 +254,7 @@ func TestStreamWithoutKeys(t *testing.T) {
 
 // firstMatch is where the first match of r in text starts, by trying
 // every pattern at every position; len(text) when there is none.
-func firstMatch(r *Redactor, text []byte) int {
+func firstMatch(r *table, text []byte) int {
 	for i := range text {
 		for pi := range r.pats {
 			if match(&r.pats[pi], text, i) >= 0 {
@@ -272,7 +272,7 @@ func firstMatch(r *Redactor, text []byte) int {
 func TestRedactFromAnyCleanStart(t *testing.T) {
 	t.Parallel()
 	for ki, key := range testKeys {
-		r := mustNew(t, key)
+		r := mustNew(t, key).current()
 		rng := rand.New(rand.NewPCG(uint64(ki), 11))
 		for _, form := range plantings(key, rng) {
 			for _, before := range []string{"", "x", "A", `\`, `\\\`, Mask} {

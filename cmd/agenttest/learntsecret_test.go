@@ -1,0 +1,190 @@
+package main
+
+// The signing secret of a webhook endpoint a command registers is known
+// only once the platform answers the registration: no flag or variable
+// gave it, so the redactors built at the start did not hold it. A
+// platform that echoes it afterwards must not put it into any output.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/webhook"
+)
+
+// learntSecret is the signing secret learntSecretPlatform issues.
+const learntSecret = "whsec_LEARNT-7d2a9c41e0b3f856"
+
+// learntSecretPlatform registers every webhook endpoint with issued
+// (learntSecret, unless a test gives a secret of its own), then echoes
+// it: a debug-chat reply holds it in the form
+// of keyForms its agent id names, a turn of the agent "error500" gets a
+// 500 whose body holds every form, and so does the deletion of the
+// endpoint when the command ends.
+func learntSecretPlatform(t *testing.T, issued string) *httptest.Server {
+	var every []string
+	for _, form := range keyForms {
+		every = append(every, form(issued))
+	}
+	all := strings.Join(every, " ")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			var reg struct {
+				URL    string   `json:"url"`
+				Events []string `json:"events"`
+			}
+			json.NewDecoder(r.Body).Decode(&reg)
+			json.NewEncoder(w).Encode(map[string]any{"id": "whe_learnt1", "url": reg.URL, "events": reg.Events, "signing_secret": issued})
+		case len(parts) == 3 && parts[1] == "webhook-endpoints" && r.Method == http.MethodDelete:
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"error_message":"cannot delete the endpoint signed with %s"}`, all)
+		case len(parts) >= 4 && parts[1] == "agents" && parts[3] == "debug-chat" && parts[2] == "error500":
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"error_message":"upstream refused %s"}`, all)
+		case len(parts) >= 4 && parts[1] == "agents" && parts[3] == "debug-chat" && keyForms[parts[2]] != nil:
+			echo := keyForms[parts[2]](issued)
+			fmt.Fprintf(w, `{"conversationId":"conv-1","userInput":"","response":"signed with %s","metadata":{"currentNode":"%s","nodeTrace":["Greeting"],"state":{"k":"%s","%s":1}},"conversationEnded":false,"delayedResponse":false}`,
+				echo, echo, echo, echo)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A run that registers its webhook endpoint (--webhook-listen) masks the
+// secret the registration returned in every output, whatever form the
+// platform echoes it in afterwards: replies, an error body, the failed
+// deletion of the endpoint at exit.
+func TestLearntWebhookSecretNeverShown(t *testing.T) {
+	t.Parallel()
+	srv := learntSecretPlatform(t, learntSecret)
+	var suite strings.Builder
+	suite.WriteString("suite: learnt\nscenarios:\n")
+	for form := range keyForms {
+		fmt.Fprintf(&suite, "  - {name: %s, agent: %s, turns: [{say: hi}], greeting: {response: nothing}}\n", form, form)
+	}
+	suite.WriteString("  - {name: error body, agent: error500, turns: [{say: hi}]}\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "learnt.yaml"), []byte(suite.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}
+	c := newCLI(t, dir, env, "run", "-v", "--webhook-listen", "127.0.0.1:0", "learnt.yaml",
+		"--junit", "junit.xml", "--json", "result.json", "--html", "report.html", "--cucumber", "cucumber.ndjson", "--github")
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, c.stdout, c.stderr)
+	}
+	texts := reportTexts(t, c, dir)
+	noKeyForm(t, "run", texts, secret.Forms(learntSecret))
+	// The echoes were exercised: masks where they were, and the
+	// deletion's failure reported.
+	if !strings.Contains(texts["result.json"], secret.Mask) || !strings.Contains(texts["junit.xml"], secret.Mask) {
+		t.Errorf("no %s in the reports: the echoes were not exercised", secret.Mask)
+	}
+	if !strings.Contains(texts["stderr"], "could not delete webhook endpoint whe_learnt1") {
+		t.Errorf("the failed deletion is not reported:\n%s", texts["stderr"])
+	}
+}
+
+// webhooks listen masks the secret it registered its endpoint with in the
+// events it prints, in the deliveries it rejects and in the failure to
+// delete the endpoint when it stops.
+func TestWebhooksListenMasksLearntSecret(t *testing.T) {
+	t.Parallel()
+	srv := learntSecretPlatform(t, learntSecret)
+	env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}
+	c := newCLI(t, t.TempDir(), env, "webhooks", "listen", "--listen", "127.0.0.1:0")
+	done := startListener(c)
+	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
+
+	// The data holds the secret raw, as base64, and as \u escapes that
+	// survive decoding (escaped twice on the wire).
+	twice := strings.ReplaceAll(keyForms["json"](learntSecret), `\`, `\\`)
+	b64 := base64.StdEncoding.EncodeToString([]byte(learntSecret))
+	deliver := func(signature, body string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+		req.Header.Set("X-Vendor-Signature", signature)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	signed := `{"id":"evt_1","type":"handoff.created","data":{"conversation_id":"c-signed","raw":"` + learntSecret + `","b64":"` + b64 + `","esc":"` + twice + `"}}`
+	deliver(webhook.Sign(learntSecret, []byte(signed)), signed)
+	waitFor(t, c.stdout, regexp.MustCompile(`handoff\.created conversation=c-signed `))
+	forged := `{"id":"evt_2","type":"` + learntSecret + `","data":{"conversation_id":"c-forged ` + b64 + `"}}`
+	deliver(strings.Repeat("ab", 32), forged)
+	waitFor(t, c.stdout, regexp.MustCompile(`REJECTED `))
+	stopListener(t, c, done)
+
+	texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+	forms := secret.Forms(learntSecret)
+	for name, text := range texts {
+		if f := keyIn(text, forms); f != "" {
+			t.Errorf("%s holds the secret as %q:\n%s", name, f, text)
+		}
+	}
+	if n := strings.Count(texts["stdout"], secret.Mask); n < 4 {
+		t.Errorf("stdout shows %s %d times, want 4 or more: the echoes were not exercised\n%s", secret.Mask, n, texts["stdout"])
+	}
+	if !strings.Contains(texts["stderr"], "could not delete webhook endpoint whe_learnt1") {
+		t.Errorf("the failed deletion is not reported:\n%s", texts["stderr"])
+	}
+}
+
+// A signing secret too short to be masked is not kept: the endpoint is
+// deleted, run goes on with the scenarios that confirm webhooks erroring
+// (its one scenario errors anyway), and webhooks listen stops with exit
+// 4. Neither shows the secret in what it says of it.
+func TestShortIssuedSigningSecretRefused(t *testing.T) {
+	t.Parallel()
+	const short = "whsec_7d2a"
+	srv := learntSecretPlatform(t, short)
+	env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("suite: s\nscenarios:\n  - {name: s, agent: error500, turns: [{say: hi}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const why = "is of no use: the signing secret the platform issued for the webhook endpoint is 10 characters long"
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "--webhook-listen", "127.0.0.1:0", "s.yaml"}, exitErrored},
+		{[]string{"webhooks", "listen", "--listen", "127.0.0.1:0"}, exitErrored},
+	} {
+		c := newCLI(t, dir, env, tc.args...)
+		if code := c.run(t); code != tc.code {
+			t.Fatalf("%v: exit %d, want %d\n%s%s", tc.args, code, tc.code, c.stdout, c.stderr)
+		}
+		// The platform's own echo of the secret, in its answer to the
+		// deletion, cannot be masked: only what agenttest says is
+		// checked.
+		stderr := c.stderr.String()
+		if !strings.Contains(stderr, "could not delete webhook endpoint whe_learnt1") {
+			t.Errorf("%v: the endpoint was not deleted:\n%s", tc.args, stderr)
+		}
+		line := regexp.MustCompile(`(?m)^agenttest: .*is of no use.*$`).FindString(stderr)
+		if !strings.Contains(line, why) || strings.Contains(line, short) {
+			t.Errorf("%v: stderr does not say %q, or shows the secret:\n%s", tc.args, why, stderr)
+		}
+	}
+}
