@@ -131,6 +131,7 @@ func TestLoadsCleanly(t *testing.T) {
 		{"comments only around", "# c\nscenarios: # c\n  - name: a # c\n    turns: [{say: hi, expect: {ended: false}}] # c\n"},
 		{"byte order mark", "\ufeffscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n"},
 		{"alias to a matcher", "x-polite: &polite {not_contains: sorry}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *polite}}]}]\n"},
+		{"values nested to the bound", anchorChain(maxDepth - 8)},
 		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n...\n"},
 	}
 	for _, tc := range testCases {
