@@ -153,6 +153,10 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "quarantine bad until", src: sc("quarantine: {reason: flaky, until: next week}"), at: "3:40", want: `until must be a date such as 2026-12-31, not "next week"`},
 		{name: "quarantine unknown key", src: sc("quarantine: {reason: flaky, until: 2026-12-31, expires: 2027-01-01}"), at: "3:52", want: `unknown key "expires" in quarantine (did you mean "until"?)`},
 		{name: "quarantine not a mapping", src: sc("quarantine: 2026-12-31"), at: "3:17", want: "quarantine must be a mapping"},
+		// x- keys hold anchors at the top level only: below it, one is
+		// a key written wrong, never skipped.
+		{name: "x- key in a scenario", src: sc("x-note: later"), at: "3:5", want: `unknown key "x-note" in scenario`},
+		{name: "x- key in expect", src: head + "          x-response: hi\n", at: "6:11", want: `unknown key "x-response" in expect`},
 		{name: "merge key", src: "x-m: &m {name: merged, turns: [{say: hi}]}\nscenarios:\n  - <<: *m\n    tunrs: []\n", at: "4:5", want: `did you mean "turns"?`},
 	}
 	for _, tc := range testCases {
