@@ -157,6 +157,7 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		// a key written wrong, never skipped.
 		{name: "x- key in a scenario", src: sc("x-note: later"), at: "3:5", want: `unknown key "x-note" in scenario`},
 		{name: "x- key in expect", src: head + "          x-response: hi\n", at: "6:11", want: `unknown key "x-response" in expect`},
+		{name: "timeout a decimal without unit", src: sc("timeout: 1.5"), at: "3:14", want: "timeout 1.5 has no unit (add a unit, e.g. 1.5s)"},
 		{name: "merge key", src: "x-m: &m {name: merged, turns: [{say: hi}]}\nscenarios:\n  - <<: *m\n    tunrs: []\n", at: "4:5", want: `did you mean "turns"?`},
 	}
 	for _, tc := range testCases {
