@@ -159,6 +159,7 @@ func TestLoadsCleanly(t *testing.T) {
 		{"byte order mark", "\ufeffscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n"},
 		{"alias to a matcher", "x-polite: &polite {not_contains: sorry}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *polite}}]}]\n"},
 		{"values nested to the bound", anchorChain(maxDepth - 8)},
+		{"every run must pass", "scenarios: [{name: a, repeat: 5, pass_rate: 1, turns: [{say: hi, expect: {ended: false}}]}]\n"},
 		{"similarity of at most 1", "scenarios: [{name: a, turns: [{say: hi, expect: {response: {similar: {to: hi, min: 1}}}}]}]\n"},
 		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n...\n"},
 	}
