@@ -262,7 +262,7 @@ func (d *decoder) tags(p pair) []string {
 		for _, w := range words {
 			t := strings.TrimPrefix(w, "@")
 			if !validTag(t) {
-				d.errorHint(d.resolve(item), "tags may not contain ( ) & | ! ~ or spaces", "invalid tag %q", w)
+				d.errorHint(d.resolve(item), hintTag, "invalid tag %q", w)
 				continue
 			}
 			out = append(out, t)
@@ -271,7 +271,11 @@ func (d *decoder) tags(p pair) []string {
 	return out
 }
 
-// validTag rejects what the tag-expression language would read as syntax.
+// hintTag is the hint of a tag validTag rejects, in a suite or a feature.
+const hintTag = "tags may not contain ( ) & | ! ~ , @ or spaces: a tag filter reads them as its syntax"
+
+// validTag rejects what the tag-expression language would read as syntax:
+// a scenario tagged so could not be selected by it.
 func validTag(t string) bool {
 	return t != "" && !strings.ContainsAny(t, "()&|!~,@ \t\n")
 }

@@ -108,6 +108,30 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "vars nested", src: "vars: {a: {b: c}}\nscenarios: []\n", at: "1:11", want: "vars.a must be a single value"},
 		{name: "non-scalar key", src: "scenarios: []\n? [a]\n: b\n", at: "2:3", want: "keys must be plain names"},
 		{name: "alias bomb", src: bomb(), at: "", want: "file is too complex to load"},
+		// An alias inside the value it names was followed until the
+		// alias budget ran out, each level longer to describe: minutes
+		// and gigabytes for a file of two lines.
+		{name: "alias merged into itself", src: "x-a: &a {name: a, <<: *a}\nscenarios: [*a]\n", at: "1:23",
+			want: "alias *a is inside the value of its anchor &a: it would repeat that value inside itself without end"},
+		{name: "alias inside its own matcher", src: "x-a: &a {not: *a}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *a}}]}]\n", at: "1:15",
+			want: "alias *a is inside the value of its anchor &a"},
+		{name: "alias inside its own list", src: "scenarios: &s [{name: a, turns: [{say: hi}], x: *s}]\n", at: "1:49",
+			want: "alias *s is inside the value of its anchor &s"},
+		// Line maxDepth holds the anchor whose value nests maxDepth+1
+		// levels: a scalar, x-0's mapping, then one per anchor.
+		{name: "anchors nested too deep", src: anchorChain(2 * maxDepth), at: fmt.Sprintf("%d:8", maxDepth),
+			want: fmt.Sprintf("file is too complex to load: values nested more than %d levels deep, aliases followed", maxDepth)},
+		// One level more than the chain that loads (TestLoadsCleanly):
+		// the document's root is where the bound is passed.
+		{name: "anchors nested one level too deep", src: anchorChain(maxDepth - 7), at: "1:1",
+			want: "values nested more than"},
+		// yaml.v3 keeps every key of a mapping it decodes into nodes; the
+		// keys read without pairs took the last of two in silence.
+		{name: "present twice", src: head + "          state: {k: {present: true, present: false}}\n", at: "6:38", want: `state.k: key "present" is already defined at line 6`},
+		{name: "absent twice", src: head + "          state: {k: {absent: true, absent: false}}\n", at: "6:37", want: `state.k: key "absent" is already defined at line 6`},
+		{name: "count twice", src: head + "          metrics: {k: {count: 1, count: 2}}\n", at: "6:35", want: `metrics.k: key "count" is already defined at line 6`},
+		{name: "level twice", src: "scenarios:\n  - name: a\n    via: messaging\n    turns:\n      - say: hi\n        expect:\n          system_message: {level: warning, level: error}\n",
+			at: "7:44", want: `system_message: key "level" is already defined at line 7`},
 		{name: "confidence too high", src: sc("confidence: 1"), at: "3:17", want: "confidence must be above 0.5 and below 1, not 1"},
 		{name: "confidence percent too low", src: sc(`confidence: "40%"`), at: "3:17", want: "confidence must be above 0.5 and below 1, not 0.4"},
 		{name: "margin reaches zero", src: sc("pass_rate: 0.1", "margin: 0.2", "confidence: 0.9"), at: "4:13", want: "margin must be above 0 and below pass_rate 0.1"},
@@ -129,6 +153,11 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "quarantine bad until", src: sc("quarantine: {reason: flaky, until: next week}"), at: "3:40", want: `until must be a date such as 2026-12-31, not "next week"`},
 		{name: "quarantine unknown key", src: sc("quarantine: {reason: flaky, until: 2026-12-31, expires: 2027-01-01}"), at: "3:52", want: `unknown key "expires" in quarantine (did you mean "until"?)`},
 		{name: "quarantine not a mapping", src: sc("quarantine: 2026-12-31"), at: "3:17", want: "quarantine must be a mapping"},
+		// x- keys hold anchors at the top level only: below it, one is
+		// a key written wrong, never skipped.
+		{name: "x- key in a scenario", src: sc("x-note: later"), at: "3:5", want: `unknown key "x-note" in scenario`},
+		{name: "x- key in expect", src: head + "          x-response: hi\n", at: "6:11", want: `unknown key "x-response" in expect`},
+		{name: "timeout a decimal without unit", src: sc("timeout: 1.5"), at: "3:14", want: "timeout 1.5 has no unit (add a unit, e.g. 1.5s)"},
 		{name: "merge key", src: "x-m: &m {name: merged, turns: [{say: hi}]}\nscenarios:\n  - <<: *m\n    tunrs: []\n", at: "4:5", want: `did you mean "turns"?`},
 	}
 	for _, tc := range testCases {
@@ -161,6 +190,19 @@ func bomb() string {
 		b.WriteString("]\n")
 	}
 	b.WriteString("scenarios: [{name: a, turns: [{say: hi, expect: {response: {any: *a9}}}]}]\n")
+	return b.String()
+}
+
+// anchorChain is a suite whose check is the last of n anchors, each
+// nesting the one before: n+8 levels of values, aliases followed (the
+// anchor n+1, the document down to the state key 7).
+func anchorChain(n int) string {
+	var b strings.Builder
+	b.WriteString("x-0: &a0 {contains: x}\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "x-%d: &a%d {not: *a%d}\n", i, i, i-1)
+	}
+	fmt.Fprintf(&b, "scenarios: [{name: a, turns: [{say: hi, expect: {state: {k: *a%d}}}]}]\n", n-1)
 	return b.String()
 }
 

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,32 @@ scenarios:
 	stepOf(s.Scenarios[0], steps.Say).Say = "changed"
 	if stepOf(s.Scenarios[1], steps.Say).Say == "changed" {
 		t.Error("examples expansions share turns")
+	}
+}
+
+// TestMergedKeysYieldToWrittenOnes: a key written beside `<<:` replaces
+// the merged one, as YAML's merge key says; the checks it replaces are
+// not run as well, and the merged keys it does not replace are.
+func TestMergedKeysYieldToWrittenOnes(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t, `
+x-base: &base {state: {stage: done}, node: End}
+scenarios:
+  - name: a
+    turns:
+      - say: hi
+        expect: {<<: *base, state: {party: "2"}}
+`)
+	e := expectOf(stepOf(s.Scenarios[0], steps.Check))
+	var keys []string
+	for _, c := range e.State {
+		keys = append(keys, c.Key)
+	}
+	if !slices.Equal(keys, []string{"party"}) {
+		t.Errorf("state checks %q, want only the written one, party", keys)
+	}
+	if e.Node == nil || e.Node.Exact == nil || *e.Node.Exact != "End" {
+		t.Errorf("node check %+v, want the merged one, End", e.Node)
 	}
 }
 
@@ -131,6 +158,9 @@ func TestLoadsCleanly(t *testing.T) {
 		{"comments only around", "# c\nscenarios: # c\n  - name: a # c\n    turns: [{say: hi, expect: {ended: false}}] # c\n"},
 		{"byte order mark", "\ufeffscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n"},
 		{"alias to a matcher", "x-polite: &polite {not_contains: sorry}\nscenarios: [{name: a, turns: [{say: hi, expect: {response: *polite}}]}]\n"},
+		{"values nested to the bound", anchorChain(maxDepth - 8)},
+		{"every run must pass", "scenarios: [{name: a, repeat: 5, pass_rate: 1, turns: [{say: hi, expect: {ended: false}}]}]\n"},
+		{"similarity of at most 1", "scenarios: [{name: a, turns: [{say: hi, expect: {response: {similar: {to: hi, min: 1}}}}]}]\n"},
 		{"explicit document markers", "---\nscenarios: [{name: a, turns: [{say: hi, expect: {ended: false}}]}]\n...\n"},
 	}
 	for _, tc := range testCases {

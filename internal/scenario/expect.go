@@ -410,8 +410,13 @@ func (d *decoder) systemMessage(e *assert.Expect, p pair) {
 	if n.Kind == yaml.MappingNode {
 		// level: sits beside the matcher keys; the matcher reads the rest.
 		var rest []*yaml.Node
+		var levelKey *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == "level" {
+			if k := n.Content[i]; k.Value == "level" {
+				if levelKey != nil {
+					d.dupKey("system_message", k, levelKey)
+				}
+				levelKey = k
 				sm.Level, _ = d.str(n.Content[i+1], "system_message: level")
 				continue
 			}
@@ -446,11 +451,17 @@ func (d *decoder) presence(n *yaml.Node, what string, others ...string) (present
 	var pk, ak *yaml.Node
 	var pv, av *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		switch n.Content[i].Value {
+		switch k := n.Content[i]; k.Value {
 		case "present":
-			pk, pv = n.Content[i], n.Content[i+1]
+			if pk != nil {
+				d.dupKey(what, k, pk)
+			}
+			pk, pv = k, n.Content[i+1]
 		case "absent":
-			ak, av = n.Content[i], n.Content[i+1]
+			if ak != nil {
+				d.dupKey(what, k, ak)
+			}
+			ak, av = k, n.Content[i+1]
 		}
 	}
 	if pk == nil && ak == nil {
@@ -618,10 +629,13 @@ func (d *decoder) count(n *yaml.Node, what string) (count int, isCount, ok bool)
 	if n == nil || n.Kind != yaml.MappingNode || len(n.Content) < 2 {
 		return 0, false, false
 	}
-	var countVal *yaml.Node
+	var countKey, countVal *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "count" {
-			countVal = n.Content[i+1]
+		if k := n.Content[i]; k.Value == "count" {
+			if countKey != nil {
+				d.dupKey(what, k, countKey)
+			}
+			countKey, countVal = k, n.Content[i+1]
 		}
 	}
 	if countVal == nil {

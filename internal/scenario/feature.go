@@ -698,16 +698,25 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 	statsBad := false
 	for _, pt := range tags {
 		name := strings.TrimPrefix(pt.Name, "@")
-		if !seen[name] {
-			seen[name] = true
-			sc.Tags = append(sc.Tags, name)
-		}
 		t, _ := fl.nodes[pt.AstNodeId].(*messages.Tag)
 		var at diag.Pos
 		if t != nil {
 			at = fl.pos(t.Location)
 		} else {
 			at = sc.Pos
+		}
+		if !validTag(name) {
+			// As in a suite: no tag filter could select the scenario by
+			// it, and "@smoke,@fast" is the tag "smoke," (the parser
+			// splits at each @), which --tags @smoke leaves out in
+			// silence.
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at,
+				Message: fmt.Sprintf("invalid tag %q", pt.Name), Hint: hintTag})
+			continue
+		}
+		if !seen[name] {
+			seen[name] = true
+			sc.Tags = append(sc.Tags, name)
 		}
 		if name == "skip" {
 			sc.Skip = "skipped (@skip)"

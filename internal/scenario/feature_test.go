@@ -391,3 +391,53 @@ func TestFeatureTooComplex(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileStepsFindsItsPickle compiles pickles another parser made
+// (godog's, with other ids) against the document: each must be compiled
+// as the row it is, and only the steps ours accepts are in the program.
+func TestCompileStepsFindsItsPickle(t *testing.T) {
+	t.Parallel()
+	// The rows differ only in the doc string: same name, same step texts.
+	const src = `Feature: f
+  Scenario Outline: o
+    Given my fixture is loaded
+    When the user says:
+      """
+      <text>
+      """
+    Then the agent's reply contains "x"
+    Examples:
+      | text |
+      | one  |
+      | two  |
+`
+	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(renderDiags(diags))
+	}
+	id := 1000
+	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
+	if err != nil || len(theirs) != 2 {
+		t.Fatalf("%d pickles, %v", len(theirs), err)
+	}
+	ours := func(text string) bool { return text != "my fixture is loaded" }
+	for i, want := range []string{"one", "two"} {
+		sc, diags := doc.CompileSteps("f.feature", theirs[i], ours)
+		if sc == nil {
+			t.Fatalf("row %s: %s", want, renderDiags(diags))
+		}
+		if wantName := "o [text=" + want + "]"; sc.Name != wantName {
+			t.Errorf("row %s compiled as %q, want %q", want, sc.Name, wantName)
+		}
+		var kinds []string
+		for _, st := range sc.Steps {
+			kinds = append(kinds, st.Kind.String())
+		}
+		if got := strings.Join(kinds, " "); got != "say check" {
+			t.Errorf("row %s: program %s, want say check", want, got)
+		}
+		if say := stepOf(sc, steps.Say); say == nil || say.Say != want {
+			t.Errorf("row %s says %+v", want, say)
+		}
+	}
+}

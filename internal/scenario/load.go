@@ -403,6 +403,9 @@ func (d *decoder) parse(dec *yaml.Decoder, doc *yaml.Node, err error, src []byte
 		d.errorHint(&yaml.Node{Line: 1, Column: 1}, "a suite needs at least scenarios: with a list of scenarios", "file is empty")
 		return nil
 	}
+	if d.nesting(doc.Content[0]) {
+		return nil
+	}
 	return doc.Content[0]
 }
 

@@ -164,6 +164,72 @@ func (d *decoder) resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// maxDepth bounds how deeply the values of a file nest, aliases
+// followed. The decoder walks them recursively and each level adds to
+// the text of its messages, so a chain of anchors each nesting the one
+// before (`&a2 {not: *a1}`), which yaml.v3's own bound on written
+// nesting does not see, would take minutes and gigabytes. Real suites
+// nest a few levels.
+const maxDepth = 1000
+
+// nestCheck finds, in one walk of a document that does not follow
+// aliases, an alias written inside the value it names (`&a {<<: *a}`,
+// `&a {not: *a}`: followed, it never ends; yaml.v3 refuses one only when
+// decoding into Go values) and a value nested more than maxDepth levels
+// deep. An alias names a value whose anchor comes before it: either one
+// the walk has entered and not left (a loop) or one it has measured.
+type nestCheck struct {
+	open   map[*yaml.Node]bool
+	height map[*yaml.Node]int
+}
+
+// walk returns how many levels n nests, or the node at fault and
+// whether it is an alias inside its own value.
+func (c *nestCheck) walk(n *yaml.Node) (height int, bad *yaml.Node, loop bool) {
+	if n.Kind == yaml.AliasNode {
+		if c.open[n.Alias] {
+			return 0, n, true
+		}
+		return c.height[n.Alias], nil, false
+	}
+	if n.Anchor != "" {
+		c.open[n] = true
+		defer delete(c.open, n)
+	}
+	for _, child := range n.Content {
+		h, bad, loop := c.walk(child)
+		if bad != nil {
+			return 0, bad, loop
+		}
+		height = max(height, h)
+	}
+	height++
+	if height > maxDepth {
+		return 0, n, false
+	}
+	if n.Anchor != "" {
+		c.height[n] = height
+	}
+	return height, nil, false
+}
+
+// nesting reports an alias inside its own value or a value nested too
+// deeply (nestCheck), and says whether there is one.
+func (d *decoder) nesting(root *yaml.Node) bool {
+	c := nestCheck{open: map[*yaml.Node]bool{}, height: map[*yaml.Node]int{}}
+	_, bad, loop := c.walk(root)
+	switch {
+	case bad == nil:
+		return false
+	case loop:
+		d.errorHint(bad, "an alias cannot stand inside the value it names; copy what it should repeat",
+			"alias *%s is inside the value of its anchor &%s: it would repeat that value inside itself without end", bad.Value, bad.Value)
+	default:
+		d.errorf(bad, "file is too complex to load: values nested more than %d levels deep, aliases followed", maxDepth)
+	}
+	return true
+}
+
 // kindName describes a node for "must be X, not Y" messages.
 func kindName(n *yaml.Node) string {
 	if n == nil {
@@ -220,7 +286,7 @@ func (d *decoder) pairs(n *yaml.Node, what string) ([]pair, bool) {
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
-			d.errorf(k, "%s: key %q is already defined at line %d", what, k.Value, first.Line)
+			d.dupKey(what, k, first)
 			continue
 		}
 		seen[k.Value] = k
@@ -238,6 +304,13 @@ func (d *decoder) pairs(n *yaml.Node, what string) ([]pair, bool) {
 		out = append(out, p)
 	}
 	return append(out, own...), true
+}
+
+// dupKey reports key k of a mapping, written before at first: yaml.v3
+// does not when it decodes into nodes, and the later value would
+// silently replace the earlier.
+func (d *decoder) dupKey(what string, k, first *yaml.Node) {
+	d.errorf(k, "%s: key %q is already defined at line %d", what, k.Value, first.Line)
 }
 
 // mergePairs reads the value of a `<<` key: a mapping or a list of them.

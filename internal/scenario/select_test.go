@@ -88,6 +88,12 @@ func TestSelectAt(t *testing.T) {
 	if len(badAt) != 1 || badAt[0].Line != 5 || len(badCases) != 1 || badCases[0].Name != "gone" {
 		t.Errorf("Unmatched = %v, %v", badAt, badCases)
 	}
+	// The cases that are gone come sorted by file, then name, whatever
+	// the order of the map: the message lists them so.
+	gone := Selection{Cases: map[CaseRef]bool{{"t.yaml", "a"}: true, {"s.yaml", "z"}: true, {"s.yaml", "gone"}: true, {"r.yaml", "b"}: true}}
+	if _, got := gone.Unmatched(suites); !slices.Equal(got, []CaseRef{{"r.yaml", "b"}, {"s.yaml", "gone"}, {"s.yaml", "z"}, {"t.yaml", "a"}}) {
+		t.Errorf("Unmatched cases = %v, want them by file, then name", got)
+	}
 	if got := Lines(suites, "s.yaml"); !slices.Equal(got, []int{4, 6, 7, 9}) {
 		t.Errorf("Lines = %v", got)
 	}

@@ -8,24 +8,33 @@ import (
 
 func TestParseShard(t *testing.T) {
 	t.Parallel()
+	const notKN, outOfRange = " is not K/N, e.g. 2/4 for the second of four shards", ": want 1 <= K <= N, e.g. 2/4 for the second of four shards"
 	for _, tc := range []struct {
 		in   string
 		want Shard
-		err  bool
+		// err is the whole message, "" for none: a K or an N that is
+		// not a number is not K/N, whatever the other is.
+		err string
 	}{
 		{in: "1/1", want: Shard{1, 1}},
 		{in: "2/4", want: Shard{2, 4}},
 		{in: " 3 / 3 ", want: Shard{3, 3}},
-		{in: "0/3", err: true},
-		{in: "4/3", err: true},
-		{in: "1/0", err: true},
-		{in: "2", err: true},
-		{in: "a/b", err: true},
-		{in: "-1/2", err: true},
+		{in: "0/3", err: `"0/3"` + outOfRange},
+		{in: "4/3", err: `"4/3"` + outOfRange},
+		{in: "1/0", err: `"1/0"` + outOfRange},
+		{in: "-1/2", err: `"-1/2"` + outOfRange},
+		{in: "2", err: `"2"` + notKN},
+		{in: "a/b", err: `"a/b"` + notKN},
+		{in: "a/2", err: `"a/2"` + notKN},
+		{in: "1/b", err: `"1/b"` + notKN},
 	} {
 		got, err := ParseShard(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseShard(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.err)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != tc.err || got != tc.want {
+			t.Errorf("ParseShard(%q) = %v, %q; want %v, %q", tc.in, got, msg, tc.want, tc.err)
 		}
 	}
 	if s := (Shard{2, 4}).String(); s != "2/4" {
@@ -62,6 +71,8 @@ func TestShardsPartitionTheSelection(t *testing.T) {
 	}
 	reversed := slices.Clone(suites)
 	slices.Reverse(reversed)
+	// A nil suite is passed over, not the end of the list.
+	reversed = slices.Insert(reversed, len(reversed)/2, nil)
 	for n := 1; n <= 5; n++ {
 		seen := map[string]int{}
 		var sizes []int

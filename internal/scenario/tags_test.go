@@ -50,6 +50,11 @@ func TestTagExpr(t *testing.T) {
 		{"~(@a,@b)", []string{"c"}, true},
 		{"@and", []string{"and"}, true},
 		{"@wip-1.2", []string{"wip-1.2"}, true},
+		// Tabs and line breaks separate as spaces do: an expression
+		// from a YAML block or a CRLF file.
+		{"@a\t&&\t@b", []string{"a", "b"}, true},
+		{"@a\n||\n@b", []string{"b"}, true},
+		{"@a\r\n&& ~@b\r\n", []string{"a", "b"}, false},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.expr, func(t *testing.T) { run(t, tc) })

@@ -12,3 +12,9 @@ Feature: Broken tags
   @repeat:99999999999 @retries:4294967296
   Scenario: counts past what a suite takes
     When the user says "hi"
+
+  # The parser splits at each @: the tags are "smoke," and "fast", and a
+  # tag filter could select the scenario by neither "smoke," nor "a|b".
+  @smoke,@fast @skip,@wip @a|b @x(1) @!y
+  Scenario: tags no filter can select
+    When the user says "hi"
