@@ -31,6 +31,11 @@ import (
 // messagingTo is the Messaging channel to a simulator: a client per
 // connector, as the CLI builds it, over hc.
 func messagingTo(s *simtest.Sim, hc *http.Client) Channel {
+	return messagingWith(s, hc, MessagingOptions{TurnTimeout: 5 * time.Second})
+}
+
+// messagingWith is messagingTo with the channel's options mo.
+func messagingWith(s *simtest.Sim, hc *http.Client, mo MessagingOptions) Channel {
 	base := platform.Config{
 		BuildURL: s.BuildURL, MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost,
 		HTTPClient: hc, Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
@@ -41,7 +46,7 @@ func messagingTo(s *simtest.Sim, hc *http.Client) Channel {
 		}
 		return "", fmt.Errorf("no connector for %s in %s", agent, env)
 	}
-	return Messaging(MessagingClients(base, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+	return Messaging(MessagingClients(base, token), mo)
 }
 
 // msgEnv is a simulator with a settable clock, whose agents' think time
@@ -130,7 +135,8 @@ scenarios:
 	}
 	for _, tr := range a.Turns {
 		m := tr.Messaging
-		if m == nil || m.SessionID == "" || len(m.Events) == 0 || tr.Result.ConversationID != a.ConversationID {
+		// Joined is the session's, in every turn after the join's.
+		if m == nil || m.SessionID == "" || len(m.Events) == 0 || !m.Joined || tr.Result.ConversationID != a.ConversationID {
 			t.Errorf("turn %d: %+v", tr.Index, m)
 		}
 		if !strings.HasPrefix(string(tr.Response), "[{") {
@@ -241,6 +247,27 @@ scenarios:
 	}
 }
 
+// TestMessagingReconnectsOff: MessagingOptions.MaxReconnects reaches the
+// client: with reconnects off, a socket that drops during the join errors
+// the case as the network's fault, where the default reopens it.
+func TestMessagingReconnectsOff(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 3, Faults: sim.Faults{SocketDrop: 1}})
+	o := e.opts(t)
+	o.Messaging = messagingWith(e.sim, nil, MessagingOptions{TurnTimeout: 5 * time.Second, MaxReconnects: -1})
+	c := runOne(t, o, `suite: s
+agent: clinic
+via: messaging
+scenarios:
+  - name: greets
+    turns:
+      - say: When are you open?
+`)
+	if err := c.Last().Error; c.Status != result.Errored || err.Kind != result.KindNetwork || !strings.Contains(err.Message, "socket closed (0 reconnects in this turn)") {
+		t.Errorf("status %s, error %+v: want a network error, the socket closed without a reconnect", c.Status, err)
+	}
+}
+
 // TestMessagingExpiredSession: a session the platform expires between two
 // turns (the user is idle past the expiry) errors the attempt with the
 // platform's words and the end reason, and is retried.
@@ -329,6 +356,17 @@ scenarios:
 		!strings.Contains(c.Last().Error.Message, "no Messaging connector for agent restaurant") {
 		t.Errorf("no connector: %s", describe(c))
 	}
+	// MessagingClients says why the target has no token, as the
+	// connector does.
+	o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
+		func(agent, env string) (string, error) {
+			return "", fmt.Errorf("no connector for %s in %s", agent, env)
+		}), MessagingOptions{})
+	c = runOne(t, o, suite)
+	if c.Status != result.Errored || len(c.Attempts) != 1 || c.Last().Error.Kind != result.KindConfig ||
+		!strings.Contains(c.Last().Error.Message, "no connector for restaurant in sandbox") {
+		t.Errorf("no token: %s", describe(c))
+	}
 	// A connector token the platform does not know: 401, named for the
 	// connector, not retried.
 	o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
@@ -362,6 +400,10 @@ func TestSystemError(t *testing.T) {
 		{name: "an error message the turn checks", m: &reply.Messaging{Joined: true, System: overload}, reads: true},
 		{name: "an invalid event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Event type not allowed: EVENT_TYPE_X"}}},
 			want: `the platform answered with an error system message: "Event type not allowed: EVENT_TYPE_X"`},
+		{name: "a malformed event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Unknown event type or invalid message format"}}},
+			want: `the platform answered with an error system message: "Unknown event type or invalid message format"`},
+		{name: "a connector not found is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Error: Connector not found"}}},
+			want: `the platform answered with an error system message: "Error: Connector not found"`},
 		{name: "the agent ended the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "agent_ended"}},
 		{name: "the platform expired the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "expired"},
 			want: "the platform ended the session (reason expired)", retry: true},
@@ -380,6 +422,23 @@ func TestSystemError(t *testing.T) {
 				t.Errorf("error %+v, want %q retry %t", e, tc.want, tc.retry)
 			}
 		})
+	}
+}
+
+// TestPlatformEnd: the end reasons that are the platform's doing (an
+// expiry, a timeout, inactivity, an internal error), in any case, and
+// those that are not: an agent's, a live agent's, a user's end fails the
+// scenario that talks on, where the platform's errors it.
+func TestPlatformEnd(t *testing.T) {
+	t.Parallel()
+	for reason, want := range map[string]bool{
+		"expired": true, "SESSION_EXPIRED": true, "timeout": true, "session_timed_out": true, "TIMED_OUT": true,
+		"inactivity": true, "Inactive": true, "idle": true, "IDLE_TIMEOUT": true, "error": true, "ERROR": true, "internal_error": true,
+		"": false, "agent_ended": false, "live_agent_ended": false, "user_ended": false, "errors_reported": false, "completed": false,
+	} {
+		if got := platformEnd(reason); got != want {
+			t.Errorf("platformEnd(%q) = %t, want %t", reason, got, want)
+		}
 	}
 }
 
