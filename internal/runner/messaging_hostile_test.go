@@ -573,6 +573,9 @@ scenarios:
     Then the agent's reply contains "Goodbye"
     And the session ends
 `
+	// A capture between the turn and its checks is no check: the end
+	// is still awaited for the check after it.
+	captureFeature := strings.Replace(feature, `Then the agent's reply contains "Goodbye"`, `Then I remember "word" from the reply matching "(Good)bye"`, 1)
 	const greetingFeature = `Feature: s
   @via:messaging
   Scenario: says goodbye
@@ -602,6 +605,8 @@ scenarios:
 			src: yaml(`{events: {sequence: [EVENT_TYPE_AGENT_TYPING_STOP, EVENT_TYPE_SESSION_END]}}`), status: result.Passed},
 		{name: "a feature", after: []platformtest.Frame{ended},
 			src: feature, status: result.Passed},
+		{name: "a feature that captures before the check", after: []platformtest.Frame{ended},
+			src: captureFeature, status: result.Passed},
 		{name: "after a late system message", after: []platformtest.Frame{platformtest.System("5", "SYSTEM_MESSAGE_LEVEL_INFO", "The chat has ended."),
 			platformtest.SessionEnd("6", "agent_ended")},
 			src: yaml(`{session_ended: true}`), status: result.Passed},
@@ -614,6 +619,9 @@ scenarios:
 			src: greetingYAML(`{response: {contains: Goodbye}, session_ended: true}`), greeting: true, status: result.Passed},
 		{name: "the greeting, a feature", after: []platformtest.Frame{ended},
 			src: greetingFeature, greeting: true, status: result.Passed},
+		{name: "the greeting, a feature that checks the end first", after: []platformtest.Frame{ended},
+			src:      strings.Replace(greetingFeature, "Then the greeting contains \"Goodbye\"\n    And the session ends", "Then the session ends\n    And the greeting contains \"Goodbye\"", 1),
+			greeting: true, status: result.Passed},
 		{name: "the greeting, an expiry", after: []platformtest.Frame{platformtest.SessionEnd("5", "expired")},
 			src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Errored, want: "the platform ended the session (reason expired)"},
 		{name: "the greeting, no end", after: nil, src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Failed, want: "the session did not end"},
