@@ -411,6 +411,7 @@ func TestSystemError(t *testing.T) {
 			want: "the platform ended the session (reason session_timeout)", retry: true},
 		{name: "an opening without a join", m: &reply.Messaging{}, opening: true,
 			want: "the agent did not join the conversation: no joined event answered the join request", retry: true},
+		{name: "an opening without a join whose error message the greeting checks", m: &reply.Messaging{System: overload}, opening: true, reads: true},
 		{name: "an opening the agent ended at once", m: &reply.Messaging{SessionEnded: true, EndReason: "agent_ended"}, opening: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
