@@ -7,6 +7,7 @@ package clock
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -26,24 +27,62 @@ func WithTimeoutCause(parent context.Context, d time.Duration, cause error, afte
 	if after == nil {
 		return context.WithTimeoutCause(parent, d, cause)
 	}
+	return WithTimeoutGrace(parent, d, cause, after, nil)
+}
+
+// WithTimeoutGrace is WithTimeoutCause whose time is moved out by what
+// grace grants when it runs out: grace returns the time to add (a
+// Messaging turn's rate-limit waits since the last call, which its bound
+// leaves out), and the context ends only when d and every grant have
+// passed with nothing more granted. A nil grace grants nothing; a nil
+// after is the real clock. Its context has no Deadline on any clock:
+// one known in advance would be wrong once time is granted, and a caller
+// that compares a wait with it (a rate-limit pause) would refuse a wait
+// that the grant makes room for.
+func WithTimeoutGrace(parent context.Context, d time.Duration, cause error, after AfterFunc, grace func() time.Duration) (context.Context, context.CancelFunc) {
+	if after == nil {
+		after = realAfter
+	}
 	if cause == nil {
 		cause = context.DeadlineExceeded
 	}
 	inner, cancel := context.WithCancelCause(parent)
 	ctx := &timed{Context: inner, parent: parent}
-	stop := after(d, func() {
-		if inner.Err() == nil {
-			ctx.fired.Store(true)
-			cancel(cause)
+	var (
+		mu   sync.Mutex
+		stop func() bool
+		fire func()
+	)
+	fire = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if inner.Err() != nil {
+			return
 		}
-	})
+		if grace != nil {
+			if more := grace(); more > 0 {
+				stop = after(more, fire)
+				return
+			}
+		}
+		ctx.fired.Store(true)
+		cancel(cause)
+	}
+	mu.Lock()
+	stop = after(d, fire)
+	mu.Unlock()
 	return ctx, func() {
+		mu.Lock()
 		stop()
+		mu.Unlock()
 		cancel(context.Canceled)
 	}
 }
 
-// timed is the context of WithTimeoutCause on a clock of AfterFunc: its
+// realAfter is time.AfterFunc as an AfterFunc.
+func realAfter(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// timed is the context of WithTimeoutGrace: its
 // Err is context.DeadlineExceeded once its time passed, as a
 // context.WithTimeout's, where the context.WithCancelCause it wraps would
 // say context.Canceled.

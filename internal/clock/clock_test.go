@@ -83,3 +83,46 @@ func TestWithTimeoutCauseRealClock(t *testing.T) {
 		t.Errorf("err %v, cause %v", ctx.Err(), context.Cause(ctx))
 	}
 }
+
+// TestWithTimeoutGrace: the bound ends once d and every grant have
+// passed with nothing more granted, and has no Deadline, on either clock.
+func TestWithTimeoutGrace(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	cause := errors.New("turn timeout")
+	grants := []time.Duration{3 * time.Second, time.Second}
+	asked := 0
+	ctx, cancel := WithTimeoutGrace(context.Background(), time.Second, cause, clk.AfterFunc, func() time.Duration {
+		asked++
+		if len(grants) == 0 {
+			return 0
+		}
+		g := grants[0]
+		grants = grants[1:]
+		return g
+	})
+	defer cancel()
+	if _, ok := ctx.Deadline(); ok {
+		t.Error("a deadline, which a grant would make wrong")
+	}
+	clk.Advance(5*time.Second - time.Millisecond)
+	if ctx.Err() != nil || asked != 2 {
+		t.Fatalf("before d and the grants passed: err %v after %d asks", ctx.Err(), asked)
+	}
+	clk.Advance(time.Millisecond)
+	<-ctx.Done()
+	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause || asked != 3 {
+		t.Errorf("err %v, cause %v after %d asks; want the bound's end after 3", ctx.Err(), context.Cause(ctx), asked)
+	}
+
+	// On the real clock, with nothing granted, it ends too.
+	rctx, cancelReal := WithTimeoutGrace(context.Background(), time.Nanosecond, cause, nil, func() time.Duration { return 0 })
+	defer cancelReal()
+	if _, ok := rctx.Deadline(); ok {
+		t.Error("a deadline on the real clock")
+	}
+	<-rctx.Done()
+	if rctx.Err() != context.DeadlineExceeded || context.Cause(rctx) != cause {
+		t.Errorf("real clock: err %v, cause %v", rctx.Err(), context.Cause(rctx))
+	}
+}

@@ -156,7 +156,8 @@ type MessagingStart struct {
 	// with it and seeds that conversation's draws with it, as debug
 	// chat's conversationId does. Set it for the simulator only.
 	ConversationID string
-	// TurnTimeout bounds each answer, the join's included. Default
+	// TurnTimeout bounds each answer, the join's included, leaving out
+	// the rate-limit waits of its handshakes (turnContext). Default
 	// DefaultMessagingTurnTimeout. It and Settle run on the client's
 	// timers (Config.AfterFunc).
 	TurnTimeout time.Duration
@@ -749,9 +750,13 @@ func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
 	return &NetworkError{Method: method, Endpoint: ep.template, Path: ep.template, Host: m.Host(), Sent: true, Attempts: 1, Err: err, msg: m.redact(err.Error())}
 }
 
-// dial opens a socket, with the client's retry policy for the handshake
-// (a 429 waits for Retry-After). It returns the connection under the
-// socket too, for Close to end a close handshake that takes too long.
+// dial opens a socket, with the client's retry policy for the handshake.
+// A 429 is paced as the HTTP calls' are (do): it is no attempt, its
+// Retry-After is waited out and charged to the account of ctx, and only
+// that account's budget (Config.RateWait) bounds the waits, past which
+// the handshake fails with a *RateLimitError. It returns the connection
+// under the socket too, for Close to end a close handshake that takes
+// too long.
 func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer, error) {
 	q := url.Values{"session_id": {m.sessionID}, "access_token": {m.jwt}}
 	if m.cursor > 0 {
@@ -770,50 +775,42 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 	hc := *m.c.http // the client's redirect policy included
 	hc.Transport = keep
 	opts := &websocket.DialOptions{HTTPClient: &hc, HTTPHeader: http.Header{"User-Agent": {m.c.cfg.UserAgent}}}
-	for attempt := 1; ; attempt++ {
+	acct := RateAccountFrom(ctx)
+	if acct == nil {
+		acct = NewRateAccount()
+	}
+	acct.setLimit(m.c.cfg.RateWait)
+	// The platform limits a session's handshakes: the pacer is the
+	// handshake's own (pacerFor), and only honours its 429s.
+	pc := m.c.pacerFor(m.Host(), rq)
+	for attempt := 1; ; {
+		t, err := pc.wait(ctx, acct, m.c.paceNow, m.c.paceSleep)
+		if err != nil {
+			var eb errBudget
+			if errors.As(err, &eb) {
+				return nil, nil, m.c.rateLimitError(rq, acct, eb)
+			}
+			return nil, nil, m.redactError(m.c.networkError(rq, err, false, attempt-1))
+		}
 		conn, resp, err := websocket.Dial(ctx, target, opts)
-		if err == nil {
+		var failure error
+		if err != nil {
+			failure = m.handshakeError(rq, resp, err, attempt)
+		}
+		answered, limited, pause := m.c.outcome(failure, pc)
+		pc.done(m.c.paceNow(), t, answered, limited, pause)
+		if answered {
+			acct.count(limited)
+		}
+		switch {
+		case failure == nil:
 			// read enforces maxMessagingFrame itself, to tell a frame
 			// too large from a dropped socket; the library's limit only
 			// stops a read that runs past it.
 			conn.SetReadLimit(m.limits.frame + 2)
 			return conn, keep.body, nil
-		}
-		var failure error
-		switch {
-		case resp != nil && isRedirect(resp.StatusCode):
-			// checkRedirect refused it (another origin): the access
-			// token stays here, and the error names where it pointed.
-			if resp.Request == nil {
-				resp.Request, _ = http.NewRequest(http.MethodGet, m.c.socket, nil)
-			}
-			re := m.c.redirectError(rq, resp.Request, resp)
-			re.Location = m.redact(re.Location)
-			failure = re
-		case resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
-			// An answer, but no socket: the URL is not the Messaging
-			// API's (a web server, a proxy that strips the upgrade).
-			failure = m.c.responseError(rq, resp.StatusCode, nil,
-				fmt.Errorf("the handshake was answered %d, not 101 Switching Protocols: no WebSocket there", resp.StatusCode))
-		case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
-			failure = m.redactError(m.c.apiError(rq, resp, attempt))
-		case resp != nil:
-			// A 101 the library refused: the answer breaks the
-			// WebSocket handshake (no Upgrade, a wrong accept key).
-			// The platform's (or a proxy's) error, as a 200 is; the
-			// connection was not lost, and a new try fares no better.
-			failure = m.c.responseError(rq, resp.StatusCode, nil,
-				fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
-		default:
-			// url.Error repeats the URL, and with it the access token.
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err
-			}
-			sent := resp != nil || !neverSent(err)
-			ne := m.c.networkError(rq, err, sent, attempt)
-			ne.msg = m.redact(ne.msg)
-			failure = ne
+		case limited:
+			continue
 		}
 		wait, retry := m.c.shouldRetry(ctx, rq, failure, attempt)
 		if !retry {
@@ -822,7 +819,46 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 		if err := m.c.retry.sleep(ctx, wait); err != nil {
 			return nil, nil, m.redactError(m.c.networkError(rq, err, false, attempt))
 		}
+		attempt++
 	}
+}
+
+// handshakeError is the error of a handshake that opened no socket:
+// the answer resp (nil when none came) and the library's err.
+func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err error, attempt int) error {
+	switch {
+	case resp != nil && isRedirect(resp.StatusCode):
+		// checkRedirect refused it (another origin): the access
+		// token stays here, and the error names where it pointed.
+		if resp.Request == nil {
+			resp.Request, _ = http.NewRequest(http.MethodGet, m.c.socket, nil)
+		}
+		re := m.c.redirectError(rq, resp.Request, resp)
+		re.Location = m.redact(re.Location)
+		return re
+	case resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		// An answer, but no socket: the URL is not the Messaging
+		// API's (a web server, a proxy that strips the upgrade).
+		return m.c.responseError(rq, resp.StatusCode, nil,
+			fmt.Errorf("the handshake was answered %d, not 101 Switching Protocols: no WebSocket there", resp.StatusCode))
+	case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
+		return m.redactError(m.c.apiError(rq, resp, attempt))
+	case resp != nil:
+		// A 101 the library refused: the answer breaks the
+		// WebSocket handshake (no Upgrade, a wrong accept key).
+		// The platform's (or a proxy's) error, as a 200 is; the
+		// connection was not lost, and a new try fares no better.
+		return m.c.responseError(rq, resp.StatusCode, nil,
+			fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
+	}
+	// url.Error repeats the URL, and with it the access token.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	ne := m.c.networkError(rq, err, !neverSent(err), attempt)
+	ne.msg = m.redact(ne.msg)
+	return ne
 }
 
 // protocolViolation is what coder/websocket says of a handshake answer
@@ -861,7 +897,7 @@ func (k *keepUpgrade) RoundTrip(r *http.Request) (*http.Response, error) {
 // for the answer: the handshake's own error would say the connection was
 // lost, and the wait for the batch only that a context ended.
 func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st *turnState) error {
-	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc)
+	ctx, cancel := m.turnContext(ctx)
 	defer cancel()
 	conn, under, err := m.dial(ctx)
 	if err != nil {
@@ -1018,7 +1054,7 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 	if m.ended {
 		return turn, fmt.Errorf("messaging session %s: %w", m.sessionID, ErrMessagingEnded)
 	}
-	ctx, cancel := clock.WithTimeoutCause(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc)
+	ctx, cancel := m.turnContext(ctx)
 	defer cancel()
 	// What arrived between turns belongs to this one.
 	if err := m.drain(turn); err != nil {
@@ -1100,6 +1136,27 @@ func (m *MessagingSession) exchange(ctx context.Context, typ string, payload map
 			m.c.setQuiet(&settle, m.start.Settle)
 		}
 	}
+}
+
+// turnContext bounds a turn by MessagingStart.TurnTimeout on the client's
+// timers, leaving out the rate-limit waits charged meanwhile to the
+// account of ctx (a handshake's 429, dial), as the runner's turn timeout
+// leaves them out: a turn that waits its turn at a busy platform is not
+// slow, and only the account's budget bounds those waits. Without an
+// account in ctx the turn gets one of its own.
+func (m *MessagingSession) turnContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	acct := RateAccountFrom(ctx)
+	if acct == nil {
+		acct = NewRateAccount()
+		ctx = WithRateAccount(ctx, acct)
+	}
+	granted := acct.Waited(m.c.paceNow())
+	return clock.WithTimeoutGrace(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc, func() time.Duration {
+		w := acct.Waited(m.c.paceNow())
+		more := w - granted
+		granted = w
+		return more
+	})
 }
 
 // errTurnTimeout is the cause of a turn's own deadline.

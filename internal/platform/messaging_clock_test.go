@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -398,5 +399,74 @@ func TestMessagingTimeoutWhileOnTheSocket(t *testing.T) {
 			t.Parallel()
 			run(t, tc)
 		})
+	}
+}
+
+// TestMessagingTurnTimeoutLeavesOutRateLimitWaits: the Retry-After a
+// reconnect's handshake waits out is granted to the turn once: the turn
+// times out when its own time and that wait have passed, never before
+// (the wait is no slowness of the platform) and never later (a grant
+// counted again at each firing would hold a silent platform's turn
+// forever).
+func TestMessagingTurnTimeoutLeavesOutRateLimitWaits(t *testing.T) {
+	t.Parallel()
+	const turnTimeout, retryAfter = 5 * time.Second, 20 * time.Second
+	held := make(chan struct{}, 1)
+	p := &hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+		c.Read(ctx) // the message, then the socket drops without a close frame
+	})}
+	p.handshake = func(w http.ResponseWriter, r *http.Request) bool {
+		switch p.handshakes.Load() {
+		case 1:
+			return false
+		case 2:
+			w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter.Seconds())))
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			held <- struct{}{}
+			<-r.Context().Done()
+		}
+		return true
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	clk := newWindowClock()
+	// The Retry-After is waited on a clock of its own: clk moves only
+	// when the test moves it.
+	c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}, clk)
+	m := open(t, c, MessagingStart{TurnTimeout: turnTimeout, Settle: time.Hour})
+	done := make(chan struct{})
+	var err error
+	ctx, cancel := context.WithCancel(context.Background())
+	// A turn that never ends is cut before the server closes.
+	defer func() {
+		cancel()
+		<-done
+	}()
+	go func() {
+		defer close(done)
+		_, err = m.Say(ctx, "What is my balance?")
+	}()
+	<-held
+	for len(clk.set) > 0 {
+		<-clk.set
+	}
+	clk.Advance(turnTimeout)
+	// Both timers of the turn (its own, and the reconnect's) grant the
+	// wait.
+	for range 2 {
+		select {
+		case d := <-clk.set:
+			if d != retryAfter {
+				t.Fatalf("a timer of %s set once the turn's time passed, want the grant of %s", d, retryAfter)
+			}
+		case <-done:
+			t.Fatalf("the turn ended within its time and the wait: %v", err)
+		}
+	}
+	clk.Advance(retryAfter)
+	await(t, done, "the turn once its time and the wait passed")
+	if d, ok := MessagingTurnTimeout(err); !ok || d != turnTimeout {
+		t.Errorf("error %v: want the turn's timeout of %s", err, turnTimeout)
 	}
 }

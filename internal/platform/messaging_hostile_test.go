@@ -865,3 +865,36 @@ func TestMessagingAwaitEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagingHandshake5xxRetried: a handshake answered 503 is retried
+// after the policy's backoff, and RetryPolicy.MaxAttempts bounds the
+// tries: the error is the last answer's, with its attempts. (Past the
+// policy the platform answers 400, so a loop that never counts its tries
+// ends on that answer instead of hanging.)
+func TestMessagingHandshake5xxRetried(t *testing.T) {
+	t.Parallel()
+	p := &hostileMessaging{}
+	p.handshake = func(w http.ResponseWriter, r *http.Request) bool {
+		status := http.StatusServiceUnavailable
+		if p.handshakes.Load() > 3 {
+			status = http.StatusBadRequest
+		}
+		w.WriteHeader(status)
+		return true
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	slept := fakeclock.New()
+	c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: slept.Sleep}, newWindowClock())
+	m, err := c.OpenMessaging(context.Background(), MessagingStart{})
+	if m != nil {
+		m.Close()
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable || ae.Attempts != 3 || p.handshakes.Load() != 3 {
+		t.Errorf("error %v after %d handshakes, want the third 503", err, p.handshakes.Load())
+	}
+	if slept.Now().Equal(fakeclock.Start) {
+		t.Error("retried without a backoff")
+	}
+}

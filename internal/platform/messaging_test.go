@@ -54,17 +54,22 @@ func startMessagingSim(t testing.TB, opts sim.Options) (*simtest.Sim, *fakeclock
 // helpdesk's sandbox connector.
 func messagingClient(t testing.TB, s *simtest.Sim, p RetryPolicy) *Client {
 	t.Helper()
-	c, err := New(Config{
+	c, err := New(messagingConfig(s, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// messagingConfig is messagingClient's configuration.
+func messagingConfig(s *simtest.Sim, p RetryPolicy) Config {
+	return Config{
 		BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
 		BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, Retry: p,
 		MessagingURL:   s.MessagingURL,
 		ConnectorToken: s.Info.MessagingConnectors["helpdesk"]["sandbox"],
 		MessagingHost:  "www." + s.Info.MessagingHost,
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return c
 }
 
 func open(t testing.TB, c *Client, st MessagingStart) *MessagingSession {
@@ -359,8 +364,15 @@ func TestMessagingHTTPErrors(t *testing.T) {
 	t.Run("handshake 429 is retried after Retry-After", func(t *testing.T) {
 		s, clk := startMessagingSim(t, sim.Options{Messaging: sim.MessagingOptions{HandshakeRate: 0.5, HandshakeBurst: 1}})
 		var waits []time.Duration
-		c := messagingClient(t, s, RetryPolicy{MaxAttempts: 3, Rand: func() float64 { return 0 },
+		cfg := messagingConfig(s, RetryPolicy{MaxAttempts: 1,
 			Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); clk.Advance(d); return nil }})
+		// The pause runs on the client's clock, the server's: a 429 is
+		// no attempt, and is waited out with retries off.
+		cfg.Now = clk.Now
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
 		m := open(t, c, MessagingStart{})
 		// The second handshake of the session is over the limit: the
 		// client waits the server's Retry-After (2 s) on the server clock.

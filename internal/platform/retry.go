@@ -38,9 +38,9 @@ type RetryPolicy struct {
 	// MaxDelay caps one backoff. Default DefaultMaxDelay.
 	MaxDelay time.Duration
 	// MaxRetryAfter caps an honoured Retry-After of a retried answer (a
-	// 503, a Messaging handshake's 429); a longer request ends the
-	// retries with the error. Default 6 × MaxDelay. The 429s of HTTP calls
-	// are paced instead, their waits bounded by Config.RateWait.
+	// 503); a longer request ends the retries with the error. Default 6 ×
+	// MaxDelay. The 429s of HTTP calls and of the Messaging handshake are
+	// paced instead, their waits bounded by Config.RateWait.
 	MaxRetryAfter time.Duration
 	// Rand returns a number in [0, 1) for the jitter. Default
 	// math/rand/v2.Float64 (safe for concurrent use); tests inject a fixed
@@ -220,9 +220,9 @@ func (c *Client) shouldRetry(ctx context.Context, rq *call, err error, attempt i
 		switch {
 		case ae.Status == http.StatusTooManyRequests:
 			// A 429 was refused before processing, so even a turn
-			// may be re-sent. Calls through do never come here with
-			// one: they are paced (pace.go), not retried. A Messaging
-			// socket's handshake, limited per session, is.
+			// may be re-sent. The client's own calls never come here
+			// with one: the HTTP calls (do) and the Messaging
+			// handshake (dial) are paced (pace.go), not retried.
 		case ae.Status >= 500:
 			if rq.ep.class == retryTurn || (rq.ep.class == retrySession && rq.noRetry5xx) {
 				return 0, false

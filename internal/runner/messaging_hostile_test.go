@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -65,6 +66,8 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 		status result.Status
 		// want is in the error's message.
 		want string
+		// suite is the suite run; default balanceSuite.
+		suite string
 	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
@@ -75,7 +78,7 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 			}
 			return append(tc.answer[:len(tc.answer):len(tc.answer)], stop)
 		})
-		c := runOne(t, hostileOptions(p), balanceSuite)
+		c := runOne(t, hostileOptions(p), cmp.Or(tc.suite, balanceSuite))
 		if c.Status != tc.status {
 			t.Fatalf("status %s, want %s", c.Status, tc.status)
 		}
@@ -118,6 +121,12 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 		{name: "an answer that is not UTF-8",
 			answer: platformtest.Texts("{\"id\":\"3\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Your balance is 0 \xe2\x82.\"}}"), status: result.Errored,
 			want: "WS /ws: 101: malformed response: a frame of 87 bytes is not valid UTF-8 (a JSON event is text): byte 81 is 0xe2"},
+		{name: "an answer that is not UTF-8, to a turn that expects the end",
+			// The socket closes after it: the end that the turn's
+			// check awaits does not come, and the error stays the turn's.
+			answer: append(platformtest.Texts("{\"id\":\"3\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Your balance is 0 \xe2\x82.\"}}"), platformtest.Frame{Close: true}),
+			status: result.Errored, want: "not valid UTF-8",
+			suite: strings.Replace(balanceSuite, `expect: {response: {contains: "balance is 0"}}`, `expect: {response: {contains: "balance is 0"}, ended: true}`, 1)},
 		{name: "an answer that spells the connector token over two chunks",
 			answer: []platformtest.Frame{platformtest.Chunk("3", "m", "Your balance is 0 "+hostileConnector[:9], false),
 				platformtest.Chunk("4", "m", hostileConnector[9:], true)},
@@ -198,7 +207,11 @@ func TestMessagingEndBetweenTurns(t *testing.T) {
 				}
 				return nil
 			})
-			c := runOne(t, hostileOptions(p), `suite: s
+			// One retry: the platform's end, as the agent's, is worth
+			// another attempt (the same platform ends it again).
+			o := hostileOptions(p)
+			o.Retries = 1
+			c := runOne(t, o, `suite: s
 agent: billing
 via: messaging
 scenarios:
@@ -210,8 +223,8 @@ scenarios:
         expect: {response: {contains: hello}}
 `)
 			a := c.Last()
-			if c.Status != tc.status {
-				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
+			if c.Status != tc.status || len(c.Attempts) != 2 {
+				t.Fatalf("status %s after %d attempts, want %s after 2%s", c.Status, len(c.Attempts), tc.status, describe(c))
 			}
 			switch tc.status {
 			case result.Failed:
@@ -560,6 +573,9 @@ scenarios:
     Then the agent's reply contains "Goodbye"
     And the session ends
 `
+	// A capture between the turn and its checks is no check: the end
+	// is still awaited for the check after it.
+	captureFeature := strings.Replace(feature, `Then the agent's reply contains "Goodbye"`, `Then I remember "word" from the reply matching "(Good)bye"`, 1)
 	const greetingFeature = `Feature: s
   @via:messaging
   Scenario: says goodbye
@@ -589,6 +605,8 @@ scenarios:
 			src: yaml(`{events: {sequence: [EVENT_TYPE_AGENT_TYPING_STOP, EVENT_TYPE_SESSION_END]}}`), status: result.Passed},
 		{name: "a feature", after: []platformtest.Frame{ended},
 			src: feature, status: result.Passed},
+		{name: "a feature that captures before the check", after: []platformtest.Frame{ended},
+			src: captureFeature, status: result.Passed},
 		{name: "after a late system message", after: []platformtest.Frame{platformtest.System("5", "SYSTEM_MESSAGE_LEVEL_INFO", "The chat has ended."),
 			platformtest.SessionEnd("6", "agent_ended")},
 			src: yaml(`{session_ended: true}`), status: result.Passed},
@@ -601,6 +619,9 @@ scenarios:
 			src: greetingYAML(`{response: {contains: Goodbye}, session_ended: true}`), greeting: true, status: result.Passed},
 		{name: "the greeting, a feature", after: []platformtest.Frame{ended},
 			src: greetingFeature, greeting: true, status: result.Passed},
+		{name: "the greeting, a feature that checks the end first", after: []platformtest.Frame{ended},
+			src:      strings.Replace(greetingFeature, "Then the greeting contains \"Goodbye\"\n    And the session ends", "Then the session ends\n    And the greeting contains \"Goodbye\"", 1),
+			greeting: true, status: result.Passed},
 		{name: "the greeting, an expiry", after: []platformtest.Frame{platformtest.SessionEnd("5", "expired")},
 			src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Errored, want: "the platform ended the session (reason expired)"},
 		{name: "the greeting, no end", after: nil, src: greetingYAML(`{session_ended: true}`), greeting: true, status: result.Failed, want: "the session did not end"},
@@ -761,5 +782,36 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 				t.Errorf("status %s, error %+v: want errored, a timeout: %q", c.Status, a.Error, tc.want)
 			}
 		})
+	}
+}
+
+// TestMessagingIntegrationAttributes: the scenario's integration
+// attributes travel as the custom metadata of the join, which starts the
+// conversation, as debug chat sends them with its session: an agent that
+// reads them is tested with them over messaging too.
+func TestMessagingIntegrationAttributes(t *testing.T) {
+	t.Parallel()
+	joins := make(chan []byte, 1)
+	p := platformtest.StartMessaging(t, func(n int, event []byte) []platformtest.Frame {
+		if n == 1 {
+			select {
+			case joins <- event:
+			default:
+			}
+			return []platformtest.Frame{platformtest.Joined("1", ""), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
+		}
+		return []platformtest.Frame{platformtest.Message("4", "", "Your balance is 0."), platformtest.TypingStop("5")}
+	})
+	src := strings.Replace(balanceSuite, "  - name: balance\n", "  - name: balance\n    start: {integration_attributes: {account: A-17}}\n", 1)
+	if c := runOne(t, hostileOptions(p), src); c.Status != result.Passed {
+		t.Fatalf("status %s", c.Status)
+	}
+	var join struct {
+		Metadata struct {
+			Custom map[string]any `json:"custom"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(<-joins, &join); err != nil || join.Metadata.Custom["account"] != "A-17" {
+		t.Errorf("join's custom metadata %v (%v), want account A-17", join.Metadata.Custom, err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/secret"
@@ -30,6 +31,11 @@ import (
 // messagingTo is the Messaging channel to a simulator: a client per
 // connector, as the CLI builds it, over hc.
 func messagingTo(s *simtest.Sim, hc *http.Client) Channel {
+	return messagingWith(s, hc, MessagingOptions{TurnTimeout: 5 * time.Second})
+}
+
+// messagingWith is messagingTo with the channel's options mo.
+func messagingWith(s *simtest.Sim, hc *http.Client, mo MessagingOptions) Channel {
 	base := platform.Config{
 		BuildURL: s.BuildURL, MessagingURL: s.MessagingURL, MessagingHost: s.Info.MessagingHost,
 		HTTPClient: hc, Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
@@ -40,7 +46,7 @@ func messagingTo(s *simtest.Sim, hc *http.Client) Channel {
 		}
 		return "", fmt.Errorf("no connector for %s in %s", agent, env)
 	}
-	return Messaging(MessagingClients(base, token), MessagingOptions{TurnTimeout: 5 * time.Second})
+	return Messaging(MessagingClients(base, token), mo)
 }
 
 // msgEnv is a simulator with a settable clock, whose agents' think time
@@ -129,7 +135,8 @@ scenarios:
 	}
 	for _, tr := range a.Turns {
 		m := tr.Messaging
-		if m == nil || m.SessionID == "" || len(m.Events) == 0 || tr.Result.ConversationID != a.ConversationID {
+		// Joined is the session's, in every turn after the join's.
+		if m == nil || m.SessionID == "" || len(m.Events) == 0 || !m.Joined || tr.Result.ConversationID != a.ConversationID {
 			t.Errorf("turn %d: %+v", tr.Index, m)
 		}
 		if !strings.HasPrefix(string(tr.Response), "[{") {
@@ -240,6 +247,27 @@ scenarios:
 	}
 }
 
+// TestMessagingReconnectsOff: MessagingOptions.MaxReconnects reaches the
+// client: with reconnects off, a socket that drops during the join errors
+// the case as the network's fault, where the default reopens it.
+func TestMessagingReconnectsOff(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 3, Faults: sim.Faults{SocketDrop: 1}})
+	o := e.opts(t)
+	o.Messaging = messagingWith(e.sim, nil, MessagingOptions{TurnTimeout: 5 * time.Second, MaxReconnects: -1})
+	c := runOne(t, o, `suite: s
+agent: clinic
+via: messaging
+scenarios:
+  - name: greets
+    turns:
+      - say: When are you open?
+`)
+	if err := c.Last().Error; c.Status != result.Errored || err.Kind != result.KindNetwork || !strings.Contains(err.Message, "socket closed (0 reconnects in this turn)") {
+		t.Errorf("status %s, error %+v: want a network error, the socket closed without a reconnect", c.Status, err)
+	}
+}
+
 // TestMessagingExpiredSession: a session the platform expires between two
 // turns (the user is idle past the expiry) errors the attempt with the
 // platform's words and the end reason, and is retried.
@@ -328,6 +356,17 @@ scenarios:
 		!strings.Contains(c.Last().Error.Message, "no Messaging connector for agent restaurant") {
 		t.Errorf("no connector: %s", describe(c))
 	}
+	// MessagingClients says why the target has no token, as the
+	// connector does.
+	o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
+		func(agent, env string) (string, error) {
+			return "", fmt.Errorf("no connector for %s in %s", agent, env)
+		}), MessagingOptions{})
+	c = runOne(t, o, suite)
+	if c.Status != result.Errored || len(c.Attempts) != 1 || c.Last().Error.Kind != result.KindConfig ||
+		!strings.Contains(c.Last().Error.Message, "no connector for restaurant in sandbox") {
+		t.Errorf("no token: %s", describe(c))
+	}
 	// A connector token the platform does not know: 401, named for the
 	// connector, not retried.
 	o.Messaging = Messaging(MessagingClients(platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: e.sim.MessagingURL, MessagingHost: e.sim.Info.MessagingHost},
@@ -361,6 +400,10 @@ func TestSystemError(t *testing.T) {
 		{name: "an error message the turn checks", m: &reply.Messaging{Joined: true, System: overload}, reads: true},
 		{name: "an invalid event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Event type not allowed: EVENT_TYPE_X"}}},
 			want: `the platform answered with an error system message: "Event type not allowed: EVENT_TYPE_X"`},
+		{name: "a malformed event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Unknown event type or invalid message format"}}},
+			want: `the platform answered with an error system message: "Unknown event type or invalid message format"`},
+		{name: "a connector not found is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Error: Connector not found"}}},
+			want: `the platform answered with an error system message: "Error: Connector not found"`},
 		{name: "the agent ended the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "agent_ended"}},
 		{name: "the platform expired the session", m: &reply.Messaging{Joined: true, SessionEnded: true, EndReason: "expired"},
 			want: "the platform ended the session (reason expired)", retry: true},
@@ -368,6 +411,7 @@ func TestSystemError(t *testing.T) {
 			want: "the platform ended the session (reason session_timeout)", retry: true},
 		{name: "an opening without a join", m: &reply.Messaging{}, opening: true,
 			want: "the agent did not join the conversation: no joined event answered the join request", retry: true},
+		{name: "an opening without a join whose error message the greeting checks", m: &reply.Messaging{System: overload}, opening: true, reads: true},
 		{name: "an opening the agent ended at once", m: &reply.Messaging{SessionEnded: true, EndReason: "agent_ended"}, opening: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -382,12 +426,29 @@ func TestSystemError(t *testing.T) {
 	}
 }
 
-// TestMessagingHandshakeRateLimited: a 429 on the WebSocket handshake
-// (a platform's connection or rate limit) is waited out as Retry-After
-// says, within the attempt; the case passes on its first attempt.
-func TestMessagingHandshakeRateLimited(t *testing.T) {
+// TestPlatformEnd: the end reasons that are the platform's doing (an
+// expiry, a timeout, inactivity, an internal error), in any case, and
+// those that are not: an agent's, a live agent's, a user's end fails the
+// scenario that talks on, where the platform's errors it.
+func TestPlatformEnd(t *testing.T) {
 	t.Parallel()
-	e := newMsgEnv(t, sim.Options{})
+	for reason, want := range map[string]bool{
+		"expired": true, "SESSION_EXPIRED": true, "timeout": true, "session_timed_out": true, "TIMED_OUT": true,
+		"inactivity": true, "Inactive": true, "idle": true, "IDLE_TIMEOUT": true, "error": true, "ERROR": true, "internal_error": true,
+		"": false, "agent_ended": false, "live_agent_ended": false, "user_ended": false, "errors_reported": false, "completed": false,
+	} {
+		if got := platformEnd(reason); got != want {
+			t.Errorf("platformEnd(%q) = %t, want %t", reason, got, want)
+		}
+	}
+}
+
+// rateLimitedMessaging is the Messaging channel to e's simulator through
+// a proxy that answers the handshakes refuse picks (numbered from 1) with
+// 429 and Retry-After retryAfter, as a platform's per-session limit does;
+// and the count of handshakes. cfg holds the client's clocks and budget.
+func rateLimitedMessaging(t *testing.T, e *msgEnv, cfg platform.Config, mo MessagingOptions, retryAfter string, refuse func(n int64) bool) (Channel, *atomic.Int64) {
+	t.Helper()
 	target, err := url.Parse(e.sim.MessagingURL)
 	if err != nil {
 		t.Fatal(err)
@@ -396,8 +457,8 @@ func TestMessagingHandshakeRateLimited(t *testing.T) {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.ErrorLog = log.New(io.Discard, "", 0)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ws" && handshakes.Add(1) <= 2 {
-			w.Header().Set("Retry-After", "1")
+		if r.URL.Path == "/ws" && refuse(handshakes.Add(1)) {
+			w.Header().Set("Retry-After", retryAfter)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusTooManyRequests)
 			io.WriteString(w, `{"error":"connection limit exceeded for session"}`)
@@ -406,13 +467,23 @@ func TestMessagingHandshakeRateLimited(t *testing.T) {
 		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
+	cfg.BuildURL, cfg.MessagingURL, cfg.MessagingHost = e.sim.BuildURL, front.URL, e.sim.Info.MessagingHost
+	return Messaging(MessagingClients(cfg, func(agent, env string) (string, error) {
+		return e.sim.Info.MessagingConnectors[agent][env], nil
+	}), mo), &handshakes
+}
+
+// TestMessagingHandshakeRateLimited: a 429 on the WebSocket handshake
+// (a platform's connection or rate limit) is waited out as Retry-After
+// says, within the attempt; the case passes on its first attempt.
+func TestMessagingHandshakeRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{})
 	o := e.opts(t)
 	slept := fakeclock.New()
-	base := platform.Config{BuildURL: e.sim.BuildURL, MessagingURL: front.URL, MessagingHost: e.sim.Info.MessagingHost,
-		Retry: platform.RetryPolicy{Sleep: slept.Sleep}}
-	o.Messaging = Messaging(MessagingClients(base, func(agent, env string) (string, error) {
-		return e.sim.Info.MessagingConnectors[agent][env], nil
-	}), MessagingOptions{TurnTimeout: 5 * time.Second})
+	var handshakes *atomic.Int64
+	o.Messaging, handshakes = rateLimitedMessaging(t, e, platform.Config{Now: slept.Now, Retry: platform.RetryPolicy{Sleep: slept.Sleep}},
+		MessagingOptions{TurnTimeout: 5 * time.Second}, "1", func(n int64) bool { return n <= 2 })
 	c := runOne(t, o, `suite: s
 agent: clinic
 via: messaging
@@ -428,8 +499,118 @@ scenarios:
 	if n := handshakes.Load(); n != 3 {
 		t.Errorf("%d handshakes, want 2 refused and 1 accepted", n)
 	}
-	if waited := slept.Now().Sub(fakeclock.Start); waited < 2*time.Second {
-		t.Errorf("waited %s, want the two Retry-After seconds", waited)
+	if c.RateLimited != 2 || c.RateWaited != 2*time.Second {
+		t.Errorf("the case waited %s for %d 429s; want the two Retry-After seconds for 2", c.RateWaited, c.RateLimited)
+	}
+}
+
+// TestMessagingHandshakeRateLimitedPastTheTurnTimeout: the waits of a
+// handshake's 429 are left out of both turn timeouts, the runner's and
+// the Messaging client's own, as every rate-limit wait is: a Retry-After
+// longer than them is waited out and the case passes on its first
+// attempt, the waits charged to it, on fake timers and on real ones
+// (whose deadline must not refuse the wait), in the opening and in the
+// reconnects of a turn. Only past the wait budget does the rate limit
+// error the case, as a rate limit (the platform's refusal, not the
+// agent's failure), and unretried: another attempt would only wait more.
+func TestMessagingHandshakeRateLimitedPastTheTurnTimeout(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: s
+agent: restaurant
+via: messaging
+scenarios:
+  - name: is asked the party's size
+    turns:
+      - say: I'd like to book a table
+        expect: {response: {contains: how many, ignore_case: true}}
+`
+	for _, tc := range []struct {
+		name string
+		// realTimers runs the turn timeouts on the real clock.
+		realTimers bool
+		drops      bool // the socket drops at every client event
+		refuse     func(n int64) bool
+		rateWait   time.Duration
+		want       result.Status
+	}{
+		{name: "the opening's, on fake timers", refuse: func(n int64) bool { return n == 1 }, want: result.Passed},
+		{name: "the opening's, on real timers", realTimers: true, refuse: func(n int64) bool { return n == 1 }, want: result.Passed},
+		{name: "every reconnect's first handshake", drops: true, refuse: func(n int64) bool { return n%2 == 0 }, want: result.Passed},
+		{name: "past the wait budget", refuse: func(n int64) bool { return n == 1 }, rateWait: 15 * time.Second, want: result.Errored},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var faults sim.Faults
+			if tc.drops {
+				faults.SocketDrop = 1
+			}
+			e := newMsgEnv(t, sim.Options{Seed: 3, Faults: faults})
+			o := e.opts(t)
+			o.Retries, o.TurnTimeout, o.Now, o.Sleep = 1, 10*time.Second, e.clk.Now, e.clk.Sleep
+			cfg := platform.Config{Now: e.clk.Now, Retry: platform.RetryPolicy{Sleep: e.clk.Sleep}, RateWait: tc.rateWait}
+			if !tc.realTimers {
+				o.AfterFunc, cfg.AfterFunc = e.clk.AfterFunc, e.clk.AfterFunc
+			}
+			var handshakes *atomic.Int64
+			o.Messaging, handshakes = rateLimitedMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second}, "20", tc.refuse)
+			c := runOne(t, o, suite)
+			refused := 0
+			for n := int64(1); n <= handshakes.Load(); n++ {
+				if tc.refuse(n) {
+					refused++
+				}
+			}
+			if c.Status != tc.want || len(c.Attempts) != 1 {
+				t.Fatalf("status %s after %d attempts, want %s after 1", c.Status, len(c.Attempts), tc.want)
+			}
+			if tc.want == result.Errored {
+				if err := c.Last().Error; err.Kind != result.KindRateLimited || !strings.Contains(err.Message, "rate limited: waited 0s for GET /ws (1 answer 429); the next try could go in 20s, past the wait budget of 15s") {
+					t.Errorf("error %+v, want a rate limit of GET /ws past the budget", err)
+				}
+				return
+			}
+			if refused == 0 || c.RateLimited != refused || c.RateWaited != time.Duration(refused)*20*time.Second {
+				t.Errorf("the case waited %s for %d 429s; want 20s for each of the %d refused handshakes", c.RateWaited, c.RateLimited, refused)
+			}
+		})
+	}
+}
+
+// TestMessagingClientTurnTimeoutRetried: a Messaging attempt that runs
+// out of the client's own turn timeout is the platform's (an errored
+// attempt, a timeout) and is retried from a fresh session; the case
+// passes on the attempt whose turn is answered, and is flaky.
+func TestMessagingClientTurnTimeoutRetried(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var sessions atomic.Int64
+	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+		if n == 1 {
+			return []platformtest.Frame{platformtest.Joined("1", ""), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
+		}
+		if sessions.Add(1) == 1 {
+			// The first session's user message goes unanswered past
+			// the client's timeout, within the runner's.
+			clk.Advance(7 * time.Second)
+			return nil
+		}
+		return []platformtest.Frame{platformtest.Message("4", "", "Your balance is 0."), platformtest.TypingStop("5")}
+	})
+	base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true, Now: clk.Now,
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}, AfterFunc: clk.AfterFunc}
+	ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+		MessagingOptions{TurnTimeout: 5 * time.Second, Settle: time.Hour})
+	opts := Options{Channel: ch, Messaging: ch, Parallel: 1, Retries: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second,
+		Now: clk.Now, Sleep: clk.Sleep, AfterFunc: clk.AfterFunc}
+	c := runOne(t, opts, balanceSuite)
+	if c.Status != result.Flaky || len(c.Attempts) != 2 {
+		t.Fatalf("status %s after %d attempts, want flaky after 2", c.Status, len(c.Attempts))
+	}
+	if a := c.Attempts[0]; a.Status != result.Errored || a.Error.Kind != result.KindTimeout || a.Error.Message != "turn timeout of 5s exceeded" || len(a.Failures) != 0 {
+		t.Errorf("first attempt %s, error %+v, failures %+v: want errored, the client's turn timeout", a.Status, a.Error, a.Failures)
+	}
+	if a := c.Attempts[1]; a.Status != result.Passed {
+		t.Errorf("second attempt %s", a.Status)
 	}
 }
 

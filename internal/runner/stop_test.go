@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -163,6 +164,41 @@ func TestNoStopOnceReached(t *testing.T) {
 				t.Errorf("statuses %s: want one errored case among passes", got)
 			}
 		})
+	}
+}
+
+// TestNoStopOnceMessagingReached: the Messaging host that answered the
+// sessions of the earlier cases was reached, as the build host is
+// (TestNoStopOnceReached): a connection failure of it later is a glitch,
+// which errors its case, and the run goes on.
+func TestNoStopOnceMessagingReached(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{Seed: 1})
+	opts := e.opts(t)
+	u, err := url.Parse(e.sim.MessagingURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := &flakyDial{inner: opts.Messaging, host: u.Host}
+	opts.Messaging, opts.Parallel = ch, 1
+	rec := newRecorder()
+	opts.Observer = rec
+	rec.onFinish = func(n int) { ch.down.Store(n == 2) }
+	var src strings.Builder
+	src.WriteString("suite: s\nagent: clinic\nvia: messaging\nscenarios:\n")
+	for i := range 4 {
+		fmt.Fprintf(&src, "  - name: asks %d\n    turns:\n      - say: When are you open?\n", i)
+	}
+	res, err := Run(context.Background(), loadYAML(t, src.String()), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.check(t, res)
+	if res.Stop != nil {
+		t.Fatalf("Stop = %+v after the messaging host answered", res.Stop)
+	}
+	if got := strings.Join(statuses(res), " "); strings.Count(got, "=passed") != 3 || strings.Count(got, "=errored") != 1 {
+		t.Errorf("statuses %s: want one errored case among passes", got)
 	}
 }
 
