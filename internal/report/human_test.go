@@ -176,6 +176,13 @@ func TestHumanSummaryLines(t *testing.T) {
 		// average is over the one that ran.
 		"paced, most skipped": {paced(one(result.Passed, result.Skipped, result.Skipped, result.Skipped), 4*time.Second),
 			"paced at 8.1 req/s by 2 rate limits; a scenario waited 4.0s on average, 4.0s at most\n0 errored, 0 flaky\n1 passed, 0 failed, 3 skipped in 1.23s\nstatus: passed"},
+		// Paced by --rate alone: no 429, and no scenario waited on one.
+		"paced, never limited": {func() *result.Result {
+			r := one(result.Passed)
+			r.Files[0].Cases[0].Attempts = []*result.Attempt{{}}
+			r.Pacing = &result.Pacing{Accepted: 10}
+			return r
+		}(), "paced at 8.1 req/s, no rate limits\n0 errored, 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: passed"},
 		"fixture": {fixture(), "run interrupted: 1 case not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 200ms on average, 2.0s at most\n1 errored, 1 flaky, 1 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
