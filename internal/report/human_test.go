@@ -542,3 +542,36 @@ func TestHumanCountLineColour(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnAt: a failure names the turn it belongs to, "turn 2: reply
+// does not match", the last turn written at or before it in its file
+// (by line, then by column, as in a YAML flow mapping); the last turn
+// only when its position says nothing or lies in no turn's file. A turn
+// written at exactly a position gives a step its latency (turnOf).
+func TestTurnAt(t *testing.T) {
+	t.Parallel()
+	turn := func(i, line, col int) *result.Turn {
+		return &result.Turn{Index: i, Pos: pos("a.yaml", line, col)}
+	}
+	a := &result.Attempt{Turns: []*result.Turn{turn(0, 5, 3), nil, turn(1, 8, 3), {Index: 9}, turn(2, 12, 3), turn(3, 12, 30),
+		{Index: 4, Pos: pos("other.yaml", 1, 1)}}}
+	for _, tc := range []struct {
+		at   diag.Pos
+		want int // the turn's index
+	}{
+		{pos("a.yaml", 7, 1), 0}, {pos("a.yaml", 8, 3), 1}, {pos("a.yaml", 9, 7), 1}, {pos("a.yaml", 12, 9), 2},
+		{pos("a.yaml", 12, 31), 3}, {pos("a.yaml", 40, 1), 3}, {pos("a.yaml", 2, 1), 4}, {pos("b.yaml", 9, 1), 4}, {diag.Pos{}, 4},
+	} {
+		if got := turnAt(a, tc.at); got == nil || got.Index != tc.want {
+			t.Errorf("turnAt(%s) = %+v, want turn %d", tc.at, got, tc.want)
+		}
+	}
+	if got := turnOf(a, pos("a.yaml", 12, 3)); got == nil || got.Index != 2 {
+		t.Errorf("turnOf(a.yaml:12:3) = %+v, want turn 2", got)
+	}
+	for _, at := range []diag.Pos{pos("a.yaml", 12, 4), {}} {
+		if got := turnOf(a, at); got != nil {
+			t.Errorf("turnOf(%s) = %+v, want none", at, got)
+		}
+	}
+}
