@@ -37,6 +37,14 @@ func TestVerdictLast(t *testing.T) {
 			Attempts: att(result.Passed, result.Failed)}, wantAt: 1},
 		{name: "retries keep their order", c: &result.Case{Status: result.Flaky,
 			Attempts: att(result.Failed, result.Passed)}, wantAt: 1},
+		{name: "two runs, the verdict's first", c: &result.Case{Status: result.Failed, Repeat: rep,
+			Attempts: att(result.Failed, result.Passed)}, wantAt: 0},
+		{name: "the verdict's run first", c: &result.Case{Status: result.Failed, Repeat: rep,
+			Attempts: att(result.Failed, result.Passed, result.Passed)}, wantAt: 0},
+		// An error after a failed try is the verdict of a retried case:
+		// its last attempt says the platform broke, not the agent.
+		{name: "retried into an error", c: &result.Case{Status: result.Errored,
+			Attempts: att(result.Failed, result.Errored)}, wantAt: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,5 +102,30 @@ func TestCucumberStepBlame(t *testing.T) {
 				t.Errorf("exception %+v, want %s", got.Exception, tc.exc)
 			}
 		})
+	}
+}
+
+// A passed attempt passes every step; a failure is blamed on the last
+// step written at or before it, by line and then by column, as two steps
+// on one line of a YAML flow mapping are.
+func TestCucumberStepOfFailure(t *testing.T) {
+	t.Parallel()
+	passed := &result.Attempt{Status: result.Passed}
+	for i, r := range stepResults(&result.Case{Status: result.Passed}, passed, []diag.Pos{pos("a.feature", 3, 5), pos("a.feature", 4, 5)}) {
+		if r.Status != messages.TestStepResultStatus_PASSED {
+			t.Errorf("passed attempt: step %d %s", i, r.Status)
+		}
+	}
+	steps := []diag.Pos{pos("a.yaml", 3, 5), pos("a.yaml", 3, 20), pos("a.yaml", 5, 5)}
+	for _, tc := range []struct {
+		at   diag.Pos
+		want int
+	}{
+		{pos("a.yaml", 3, 9), 0}, {pos("a.yaml", 3, 20), 1}, {pos("a.yaml", 4, 1), 1}, {pos("a.yaml", 2, 1), 0},
+		{pos("b.yaml", 9, 1), 0}, {diag.Pos{}, 2},
+	} {
+		if got := stepAt(steps, tc.at); got != tc.want {
+			t.Errorf("stepAt(%s) = %d, want %d", tc.at, got, tc.want)
+		}
 	}
 }

@@ -110,3 +110,57 @@ func TestGitHubInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHubAnnotationPlaces: each case that did not pass is annotated
+// where it broke, with the level that says whether it gates: the failure's
+// or the error's position, else the scenario's (the file's path when the
+// scenario has none), and no file for a run-level check that has none.
+// Passing, skipped and pending cases are not annotated.
+func TestGitHubAnnotationPlaces(t *testing.T) {
+	t.Parallel()
+	fail := func(p diag.Pos) []*result.Attempt {
+		return []*result.Attempt{{Number: 1, Status: result.Failed, Failures: []assert.Failure{{Pos: p, Key: "reply", Message: "reply does not match"}}}}
+	}
+	errored := []*result.Attempt{{Number: 1, Status: result.Errored, Error: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}}}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"},
+		Files: []*result.File{{Path: "suites/a.yaml", Suite: "a", Cases: []*result.Case{
+			{Name: "passes", Pos: pos("suites/a.yaml", 3, 5), Status: result.Passed},
+			{Name: "fails", Pos: pos("suites/a.yaml", 10, 5), Status: result.Failed, Attempts: fail(pos("suites/a.yaml", 12, 9))},
+			{Name: "fails with no place", Status: result.Failed, Attempts: fail(diag.Pos{})},
+			{Name: "errors", Pos: pos("suites/a.yaml", 20, 5), Status: result.Errored, Attempts: errored},
+			{Name: "quarantined", Pos: pos("suites/a.yaml", 30, 5), Status: result.Failed, Attempts: fail(pos("suites/a.yaml", 31, 9)),
+				Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}},
+			{Name: "skipped", Pos: pos("suites/a.yaml", 40, 5), Status: result.Skipped, SkipReason: "skip: later"},
+			{Name: "pending", Pos: pos("suites/a.yaml", 50, 5), Status: result.Pending},
+		}}},
+		Checks: []*result.Case{{Name: "no alerts firing", Status: result.Errored, Attempts: errored}}}
+	var b strings.Builder
+	if err := WriteGitHubAnnotations(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"::error file=suites/a.yaml,line=12,col=9,title=agenttest failed%3A fails::suites/a.yaml:12:9: reply does not match",
+		"::error file=suites/a.yaml,title=agenttest failed%3A fails with no place::reply does not match",
+		"::error file=suites/a.yaml,line=20,col=5,title=agenttest errored%3A errors::timeout: no reply within 10s",
+		"::warning file=suites/a.yaml,line=31,col=9,title=agenttest failed (quarantined%2C not gating)%3A quarantined::suites/a.yaml:31:9: reply does not match",
+		"::error title=agenttest errored%3A no alerts firing::timeout: no reply within 10s",
+	}
+	if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); !slices.Equal(got, want) {
+		t.Errorf("annotations:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestGitHubSummaryDeployments: the step summary lists the deployment of
+// every agent whose deployment was read, after one that could not be.
+func TestGitHubSummaryDeployments(t *testing.T) {
+	t.Parallel()
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Deployments: []*result.Deployment{
+		{Agent: "clinic", Env: "live", Note: "read failed"}, {Agent: "luigi", Env: "sandbox", ID: "dep-7", After: "dep-7"}}}
+	var b strings.Builder
+	if err := WriteGitHubSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- `luigi` in `sandbox`: deployment `dep-7`\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+}

@@ -160,6 +160,14 @@ func TestHumanSummaryLines(t *testing.T) {
 		r.Pacing = &result.Pacing{Limited: 2, Accepted: 10, Waited: waited, MaxWaited: waited}
 		return r
 	}
+	// interrupted cuts the last case off after some of its runs.
+	interrupted := func(statuses ...result.Status) *result.Result {
+		r := one(statuses...)
+		r.Interrupted = true
+		cs := r.Files[0].Cases
+		cs[len(cs)-1].Repeat = &result.Repeat{Procedure: result.ProcedureFixed, Decision: result.DecisionInterrupted, Runs: 2, Passed: 2, Limit: 5}
+		return r
+	}
 	unreachable := &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9", Cause: "connection refused"}
 	refused := &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "build.example.com", Credential: "build key", Config: true}
 	for name, tc := range map[string]testCase{
@@ -169,6 +177,10 @@ func TestHumanSummaryLines(t *testing.T) {
 		// nothing was selected.
 		"an empty shard": {&result.Result{Shard: &result.Shard{Index: 9, Total: 9, Selected: 3}}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms\n" +
 			"status: empty (nothing was tested in shard 9/9: the other shards run the selection's 3 scenarios)"},
+		// A shard of a selection of nothing: nothing was selected, the
+		// other shards run nothing either.
+		"a shard of nothing": {&result.Result{Shard: &result.Shard{Index: 1, Total: 2}}, "0 errored, 0 flaky\n0 passed, 0 failed, 0 skipped in 0ms\n" +
+			"status: empty (nothing was tested: no scenario was selected)"},
 		"all skipped": {one(result.Skipped, result.Skipped), "0 passed, 0 failed, 2 skipped in 1.23s\n" +
 			"status: empty (nothing was tested: every selected scenario was skipped)"},
 		"passed with a flaky case": {one(result.Passed, result.Flaky, result.Skipped), "1 passed, 0 failed, 1 skipped in 1.23s\nstatus: passed"},
@@ -176,6 +188,17 @@ func TestHumanSummaryLines(t *testing.T) {
 		// average is over the one that ran.
 		"paced, most skipped": {paced(one(result.Passed, result.Skipped, result.Skipped, result.Skipped), 4*time.Second),
 			"paced at 8.1 req/s by 2 rate limits; a scenario waited 4.0s on average, 4.0s at most\n0 errored, 0 flaky\n1 passed, 0 failed, 3 skipped in 1.23s\nstatus: passed"},
+		// An interruption that cut a repeated case off after some of
+		// its runs counts it apart from the cases it never started.
+		"interrupted, a repeat cut off":      {interrupted(result.Passed, result.Pending, result.Pending), "run interrupted: 1 case not run, 1 repeated case cut off before a verdict\n0 errored, 0 flaky, 2 pending\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
+		"interrupted, only a repeat cut off": {interrupted(result.Passed, result.Pending), "run interrupted: 1 repeated case cut off before a verdict\n0 errored, 0 flaky, 1 pending\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
+		// Paced by --rate alone: no 429, and no scenario waited on one.
+		"paced, never limited": {func() *result.Result {
+			r := one(result.Passed)
+			r.Files[0].Cases[0].Attempts = []*result.Attempt{{}}
+			r.Pacing = &result.Pacing{Accepted: 10}
+			return r
+		}(), "paced at 8.1 req/s, no rate limits\n0 errored, 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: passed"},
 		"fixture": {fixture(), "run interrupted: 2 cases not run\npaced at 13.1 req/s by 3 rate limits; a scenario waited 200ms on average, 2.0s at most\n1 errored, 1 flaky, 2 pending\n4 passed, 4 failed, 1 skipped in 3.21s\nno alerts firing passed\n" +
 			"status: interrupted (the run was stopped before every case finished)"},
 		"a failure wins over an error": {one(result.Passed, result.Passed, result.Flaky, result.Skipped, result.Errored, result.Failed),
@@ -472,5 +495,83 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHumanCountLineColour: the count line is green only when nothing
+// failed, errored or was left unrun by a stop or an interruption: a run
+// that errored without a failure, or that a stop cut short, is not
+// painted as a pass.
+func TestHumanCountLineColour(t *testing.T) {
+	t.Parallel()
+	run := func(interrupted bool, stop *result.Stop, statuses ...result.Status) *result.Result {
+		f := &result.File{Path: "s.yaml"}
+		for i, s := range statuses {
+			c := &result.Case{Name: fmt.Sprint(i), Status: s}
+			if stop != nil && s == result.Skipped {
+				c.SkipReason = stop.Reason
+			}
+			f.Cases = append(f.Cases, c)
+		}
+		return &result.Result{Files: []*result.File{f}, Duration: time.Second, Interrupted: interrupted, Stop: stop}
+	}
+	failFast := &result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast}
+	for name, tc := range map[string]struct {
+		r    *result.Result
+		want string
+	}{
+		"passed":                {run(false, nil, result.Passed, result.Skipped), sgrGreen},
+		"failed":                {run(false, nil, result.Passed, result.Failed), sgrRed},
+		"errored only":          {run(false, nil, result.Passed, result.Errored), sgrRed},
+		"stopped, none failed":  {run(false, failFast, result.Passed, result.Skipped), sgrRed},
+		"interrupted, none run": {run(true, nil, result.Passed, result.Pending), sgrRed},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			NewHuman(&b, HumanOptions{TTY: true, Color: true}).RunFinished(tc.r)
+			for _, line := range strings.Split(b.String(), "\n") {
+				if strings.Contains(line, " passed, ") {
+					if want := "\x1b[" + tc.want + "m"; !strings.HasPrefix(line, want) {
+						t.Errorf("count line %q, want it painted %q", line, want)
+					}
+					return
+				}
+			}
+			t.Errorf("no count line in\n%s", b.String())
+		})
+	}
+}
+
+// TestTurnAt: a failure names the turn it belongs to, "turn 2: reply
+// does not match", the last turn written at or before it in its file
+// (by line, then by column, as in a YAML flow mapping); the last turn
+// only when its position says nothing or lies in no turn's file. A turn
+// written at exactly a position gives a step its latency (turnOf).
+func TestTurnAt(t *testing.T) {
+	t.Parallel()
+	turn := func(i, line, col int) *result.Turn {
+		return &result.Turn{Index: i, Pos: pos("a.yaml", line, col)}
+	}
+	a := &result.Attempt{Turns: []*result.Turn{turn(0, 5, 3), nil, turn(1, 8, 3), {Index: 9}, turn(2, 12, 3), turn(3, 12, 30),
+		{Index: 4, Pos: pos("other.yaml", 1, 1)}}}
+	for _, tc := range []struct {
+		at   diag.Pos
+		want int // the turn's index
+	}{
+		{pos("a.yaml", 7, 1), 0}, {pos("a.yaml", 8, 3), 1}, {pos("a.yaml", 9, 7), 1}, {pos("a.yaml", 12, 9), 2},
+		{pos("a.yaml", 12, 31), 3}, {pos("a.yaml", 40, 1), 3}, {pos("a.yaml", 2, 1), 4}, {pos("b.yaml", 9, 1), 4}, {diag.Pos{}, 4},
+	} {
+		if got := turnAt(a, tc.at); got == nil || got.Index != tc.want {
+			t.Errorf("turnAt(%s) = %+v, want turn %d", tc.at, got, tc.want)
+		}
+	}
+	if got := turnOf(a, pos("a.yaml", 12, 3)); got == nil || got.Index != 2 {
+		t.Errorf("turnOf(a.yaml:12:3) = %+v, want turn 2", got)
+	}
+	for _, at := range []diag.Pos{pos("a.yaml", 12, 4), {}} {
+		if got := turnOf(a, at); got != nil {
+			t.Errorf("turnOf(%s) = %+v, want none", at, got)
+		}
 	}
 }

@@ -135,6 +135,24 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestSummarizeQuarantine: a case under a quarantine that holds counts
+// as quarantined alone, whatever it did once it ran, passed included; one
+// that did not run counts as skipped or pending; a lapsed quarantine
+// counts by the case's outcome again, and gates the run.
+func TestSummarizeQuarantine(t *testing.T) {
+	t.Parallel()
+	f := &result.File{Path: "a.yaml"}
+	for _, st := range []result.Status{result.Passed, result.Flaky, result.Failed, result.Errored, result.Skipped, result.Pending} {
+		f.Cases = append(f.Cases, &result.Case{Name: st.String(), Status: st, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}})
+	}
+	f.Cases = append(f.Cases, &result.Case{Name: "lapsed", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-03-01", Lapsed: true}})
+	got := Summarize(&result.Result{Files: []*result.File{f}})
+	want := Summary{Total: 7, Quarantined: 4, Skipped: 1, Pending: 1, Failed: 1, Lapsed: 1, Status: result.Failed}
+	if got != want {
+		t.Errorf("Summarize = %+v, want %+v", got, want)
+	}
+}
+
 // TestJSONOfReleasedReplies: a large run keeps only the bodies of its
 // passing replies (result.Turn.Release); the JSON report reads them again
 // and must come out byte for byte the same.
@@ -231,12 +249,15 @@ func TestJSONBodiesUTF8(t *testing.T) {
 	for _, tc := range []testCase{
 		{name: "clean", body: `{"response":"caf\u00e9 ☕ \ud83d\ude00"}`, want: `{"response":"caf\u00e9 ☕ \ud83d\ude00"}`},
 		{name: "escaped backslash before u", body: `{"response":"\\ud800"}`, want: `{"response":"\\ud800"}`},
+		{name: "escaped backslash before hex", body: `{"response":"\\d800"}`, want: `{"response":"\\d800"}`},
+		{name: "lone surrogate after an escape", body: `{"response":"\n\ud800"}`, want: `{"response":"\n\ufffd"}`},
 		{name: "byte not UTF-8", body: "{\"response\":\"a\xffb\xc3(\"}", want: `{"response":"a\ufffdb\ufffd("}`},
 		{name: "truncated rune", body: "{\"response\":\"\xe2\x98\"}", want: `{"response":"\ufffd\ufffd"}`},
 		{name: "byte not UTF-8 in a key", body: "{\"k\xff\":1}", want: `{"k\ufffd":1}`},
 		{name: "lone high surrogate", body: `{"response":"a\ud800b"}`, want: `{"response":"a\ufffdb"}`},
 		{name: "lone low surrogate", body: `{"response":"\uDFFF"}`, want: `{"response":"\ufffd"}`},
 		{name: "high then not low", body: `{"response":"\ud83d\u0041"}`, want: `{"response":"\ufffd\u0041"}`},
+		{name: "high then text like an escape", body: `{"response":"\ud83dxude00"}`, want: `{"response":"\ufffdxude00"}`},
 		{name: "pair reversed", body: `{"response":"\ude00\ud83d"}`, want: `{"response":"\ufffd\ufffd"}`},
 		{name: "high at the end", body: `["\ud83d"]`, want: `["\ufffd"]`},
 		{name: "not JSON", body: "<html>\xff</html>", want: `"\u003chtml\u003e\ufffd\u003c/html\u003e"`},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -316,9 +317,11 @@ func TestXMLText(t *testing.T) {
 	}
 }
 
-// TestJUnitRunProperties: <testsuites> carries the run's status and,
-// after a stop, the reason of the cases it left unrun, which those cases
-// carry as their skip message.
+// TestJUnitRunProperties: <testsuites> carries the run's status, the
+// deployment evidence of each agent whose deployment was read, and, after
+// a stop, the reason of the cases it left unrun, which those cases carry
+// as their skip message, and the error that caused it, which no testcase
+// shows.
 func TestJUnitRunProperties(t *testing.T) {
 	res := &result.Result{
 		Files: []*result.File{{Path: "a.yaml", Suite: "a", Cases: []*result.Case{
@@ -326,7 +329,11 @@ func TestJUnitRunProperties(t *testing.T) {
 				Error: &result.Error{Kind: result.KindNetwork, Message: "connection refused"}}}},
 			{Name: "second", Status: result.Skipped, SkipReason: result.ReasonUnreachable},
 		}}},
-		Stop: &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9"},
+		Stop: &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9",
+			Cause: "dial tcp 127.0.0.1:9: connection refused"},
+		// A deployment that could not be read leaves no evidence, and
+		// takes none from the agents after it.
+		Deployments: []*result.Deployment{{Agent: "clinic", Env: "live", Note: "read failed"}, {Agent: "luigi", Env: "sandbox", ID: "dep-7"}},
 	}
 	var b bytes.Buffer
 	if err := WriteJUnit(&b, res); err != nil {
@@ -353,8 +360,10 @@ func TestJUnitRunProperties(t *testing.T) {
 	for _, p := range doc.Properties {
 		props[p.Name] = p.Value
 	}
-	if props[PropertyStatus] != "errored" || props[PropertyStopped] != result.ReasonUnreachable {
-		t.Errorf("testsuites properties %v", props)
+	want := map[string]string{PropertyStatus: "errored", PropertyStopped: result.ReasonUnreachable,
+		PropertyStopCause: "dial tcp 127.0.0.1:9: connection refused", "deployment.luigi.sandbox": "dep-7"}
+	if !maps.Equal(props, want) {
+		t.Errorf("testsuites properties\n got %v\nwant %v", props, want)
 	}
 	if c := doc.Suites[0].Cases[1]; c.Skipped == nil || c.Skipped.Message != result.ReasonUnreachable {
 		t.Errorf("the case not run is not skipped with the reason: %+v", c)
@@ -470,5 +479,167 @@ func TestJUnitServerIDs(t *testing.T) {
 		{name: "C1 and NUL", id: "conv\u0085\x00", want: `conv\u0085\x00`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestJUnitElementPerStatus: every status, quarantined or not, becomes
+// the element a CI server counts it by, and each <testsuite>'s counts are
+// the elements its testcases hold, as CI servers recount them. A
+// quarantine that holds turns only a failure or an error into
+// <skipped>; a quarantined case that passed stays a pass, and a lapsed
+// quarantine gates again. An errored case with no recorded cause, or
+// none of its kind, is an <error type="internal">.
+func TestJUnitElementPerStatus(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name       string
+		status     result.Status
+		quarantine *result.Quarantine
+		attempts   []*result.Attempt
+		// want is the element of the testcase ("" for none), then its
+		// type or message.
+		want, detail string
+	}
+	holds := &result.Quarantine{Reason: "rewritten", Until: "2026-12-31"}
+	lapsed := &result.Quarantine{Reason: "rewritten", Until: "2026-03-01", Lapsed: true}
+	failed := func() []*result.Attempt {
+		return []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0,
+			Failures: []assert.Failure{failure(pos("a.yaml", 6, 9), "response", "reply does not match", "hi", "ho", "")}}}
+	}
+	errored := func(e *result.Error) []*result.Attempt {
+		return []*result.Attempt{{Number: 1, Status: result.Errored, Started: t0, Error: e}}
+	}
+	timeout := &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}
+	cases := []testCase{
+		{name: "passed", status: result.Passed},
+		{name: "flaky", status: result.Flaky},
+		{name: "failed", status: result.Failed, attempts: failed(), want: "failure", detail: "assertion"},
+		{name: "failed without a recorded failure", status: result.Failed, attempts: []*result.Attempt{{Number: 1, Status: result.Failed}},
+			want: "failure", detail: "assertion"},
+		{name: "failed before any attempt", status: result.Failed, want: "failure", detail: "assertion"},
+		{name: "errored", status: result.Errored, attempts: errored(timeout), want: "error", detail: "timeout"},
+		{name: "errored without a cause", status: result.Errored, attempts: errored(nil), want: "error", detail: "internal"},
+		{name: "errored without a kind", status: result.Errored, attempts: errored(&result.Error{Message: "broke"}), want: "error", detail: "internal"},
+		{name: "errored before any attempt", status: result.Errored, want: "error", detail: "internal"},
+		{name: "skipped", status: result.Skipped, want: "skipped"},
+		{name: "pending", status: result.Pending, want: "skipped"},
+		{name: "quarantined passed", status: result.Passed, quarantine: holds},
+		{name: "quarantined flaky", status: result.Flaky, quarantine: holds},
+		{name: "quarantined failed", status: result.Failed, quarantine: holds, attempts: failed(), want: "skipped",
+			detail: "quarantined until 2026-12-31 (failed, not gating): rewritten"},
+		{name: "quarantined errored", status: result.Errored, quarantine: holds, attempts: errored(timeout), want: "skipped",
+			detail: "quarantined until 2026-12-31 (errored, not gating): rewritten"},
+		{name: "quarantined skipped", status: result.Skipped, quarantine: holds, want: "skipped"},
+		{name: "lapsed failed", status: result.Failed, quarantine: lapsed, attempts: failed(), want: "failure", detail: "assertion"},
+		{name: "lapsed errored", status: result.Errored, quarantine: lapsed, attempts: errored(timeout), want: "error", detail: "timeout"},
+	}
+	var cs []*result.Case
+	for i, tc := range cases {
+		cs = append(cs, &result.Case{Name: tc.name, Pos: pos("a.yaml", 3+10*i, 5), Status: tc.status, Quarantine: tc.quarantine, Attempts: tc.attempts})
+	}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a", Cases: cs}},
+		Checks: []*result.Case{{Name: "no alerts firing", Status: result.Failed, Attempts: failed()}}}
+	doc := junitOf(t, r)
+	got := map[string]xCase{}
+	for _, c := range doc.Suites[0].Cases {
+		got[c.Name] = c
+	}
+	for _, tc := range cases {
+		c, ok := got[tc.name]
+		if !ok {
+			t.Errorf("no testcase %q", tc.name)
+			continue
+		}
+		el, detail := junitElement(c)
+		if el != tc.want || detail != tc.detail && tc.detail != "" {
+			t.Errorf("%s: <%s> %q, want <%s> %q", tc.name, el, detail, tc.want, tc.detail)
+		}
+	}
+	for name, fx := range map[string]func() *result.Result{"element per status": func() *result.Result { return r },
+		"full": fixture, "messaging": messagingFixture, "stats": statsFixture, "deployments": deploymentsFixture} {
+		checkJUnitCounts(t, name, junitOf(t, fx()))
+	}
+}
+
+// junitElement is the one outcome element of a testcase ("" for a pass)
+// and its type (<failure>, <error>) or message (<skipped>).
+func junitElement(c xCase) (string, string) {
+	var els []string
+	var detail string
+	if c.Failure != nil {
+		els, detail = append(els, "failure"), c.Failure.Type
+	}
+	if c.Error != nil {
+		els, detail = append(els, "error"), c.Error.Type
+	}
+	if c.Skipped != nil {
+		els, detail = append(els, "skipped"), c.Skipped.Message
+	}
+	return strings.Join(els, "+"), detail
+}
+
+// checkJUnitCounts recounts a report as a CI server does: each suite's
+// counts are its testcases' elements, and the totals their sums.
+func checkJUnitCounts(t *testing.T, name string, doc xSuites) {
+	t.Helper()
+	var sum xSuites
+	for _, s := range doc.Suites {
+		n := xSuite{Tests: len(s.Cases)}
+		for _, c := range s.Cases {
+			switch el, _ := junitElement(c); el {
+			case "failure":
+				n.Failures++
+			case "error":
+				n.Errors++
+			case "skipped":
+				n.Skipped++
+			case "":
+			default:
+				t.Errorf("%s: testcase %q holds <%s>, one at most", name, c.Name, el)
+			}
+		}
+		if s.Tests != n.Tests || s.Failures != n.Failures || s.Errors != n.Errors || s.Skipped != n.Skipped {
+			t.Errorf("%s: suite %s counts tests %d failures %d errors %d skipped %d; its testcases %d %d %d %d",
+				name, s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, n.Tests, n.Failures, n.Errors, n.Skipped)
+		}
+		sum.Tests, sum.Failures, sum.Errors, sum.Skipped = sum.Tests+n.Tests, sum.Failures+n.Failures, sum.Errors+n.Errors, sum.Skipped+n.Skipped
+	}
+	if doc.Tests != sum.Tests || doc.Failures != sum.Failures || doc.Errors != sum.Errors || doc.Skipped != sum.Skipped {
+		t.Errorf("%s: totals tests %d failures %d errors %d skipped %d; the suites' %d %d %d %d",
+			name, doc.Tests, doc.Failures, doc.Errors, doc.Skipped, sum.Tests, sum.Failures, sum.Errors, sum.Skipped)
+	}
+}
+
+// TestJUnitFlakyTranscript: the <flakyFailure> of an earlier attempt
+// holds that attempt's whole transcript, up to the turn that broke, and
+// the broken expectation with its diff.
+func TestJUnitFlakyTranscript(t *testing.T) {
+	t.Parallel()
+	turns := func(conv, last string) []*result.Turn {
+		return []*result.Turn{
+			exchange{index: 0, pos: pos("a.yaml", 4, 3), text: "Welcome!", conv: conv, started: t0}.turn(),
+			exchange{index: 1, pos: pos("a.yaml", 5, 3), say: "a table", text: "For how many?", conv: conv, started: t0}.turn(),
+			exchange{index: 2, pos: pos("a.yaml", 7, 3), say: "four", text: last, conv: conv, started: t0}.turn(),
+		}
+	}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+		Cases: []*result.Case{{Name: "books", Pos: pos("a.yaml", 3, 5), Status: result.Flaky, Attempts: []*result.Attempt{
+			{Number: 1, Status: result.Failed, ConversationID: "conv-1", Started: t0, Turns: turns("conv-1", "Booked for five."),
+				Failures: []assert.Failure{failure(pos("a.yaml", 8, 9), "response", "reply does not match", "Booked for four.", "Booked for five.",
+					"Booked for [-four-]{+five+}.")}},
+			{Number: 2, Status: result.Passed, ConversationID: "conv-2", Started: t0, Turns: turns("conv-2", "Booked for four.")},
+		}}}}}}
+	c := junitOf(t, r).Suites[0].Cases[0]
+	if len(c.Flaky) != 1 {
+		t.Fatalf("%d flakyFailure, want 1", len(c.Flaky))
+	}
+	f := c.Flaky[0]
+	for _, want := range []string{"> four", "< Booked for five."} {
+		if !strings.Contains(f.SystemOut, want) {
+			t.Errorf("flakyFailure system-out lacks %q:\n%s", want, f.SystemOut)
+		}
+	}
+	if !strings.Contains(f.StackTrace, "a.yaml:8:9") || !strings.Contains(f.StackTrace, "Booked for [-four-]{+five+}.") {
+		t.Errorf("flakyFailure stackTrace lacks the failure and its diff:\n%s", f.StackTrace)
 	}
 }

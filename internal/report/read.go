@@ -88,7 +88,12 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	if err := CheckSchema(doc.Schema); err != nil {
 		return nil, err
 	}
-	rd := &reader{}
+	// A report without "deployments" predates "reply" (both came with
+	// ReadJSON): only there does a turn without "reply" read its reply
+	// from its response. In a later report it is a call that failed,
+	// whose body the client refused (an answer about another
+	// conversation, metadata it could not decode), and stays refused.
+	rd := &reader{legacy: doc.Deployments == nil}
 	run := []any{"run"}
 	res := &result.Result{
 		Started:     rd.Time(member(run, "started"), doc.Run.Started),
@@ -132,7 +137,11 @@ func ReadJSON(r io.Reader) (*Report, error) {
 }
 
 // reader converts the parts of a document, checking their values.
-type reader struct{ Values }
+type reader struct {
+	Values
+	// legacy is set for a report written before turns had "reply".
+	legacy bool
+}
 
 // fromMillis reads a duration_ms, which holds whole microseconds
 // (millis): rounded to the microsecond, so that 1.013 (1012999.99...ns
@@ -192,6 +201,9 @@ func (rd *reader) readAttempt(path []any, ja readAttempt) *result.Attempt {
 func (rd *reader) readTurn(path []any, jt readTurn) *result.Turn {
 	t := &result.Turn{Index: jt.Index, Pos: fromJSONPos(jt.Pos), Say: jt.Say, Request: jt.Request, Response: jt.Response,
 		Messaging: jt.Messaging, Started: rd.Time(member(path, "started"), jt.Started), Latency: rd.Millis(member(path, "latency_ms"), jt.LatencyMS)}
+	if jt.Reply == nil && !rd.legacy {
+		return t // the call failed
+	}
 	hasMeta := len(jt.Metadata) > 0 && jt.Metadata[0] == '{'
 	tr := &reply.TurnResult{}
 	if !hasMeta {

@@ -2,12 +2,15 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/result"
@@ -31,6 +34,7 @@ func TestReadJSONRoundTrip(t *testing.T) {
 				// and the coverage computed over it.
 				res.Shard = &result.Shard{Index: 2, Total: 3, Selection: "sha256:abc", Selected: 35}
 				res.Rerun = &result.Rerun{Of: "first.json", Failed: 2, Unrun: 3}
+				fillUnusual(res)
 			}
 			var first, second bytes.Buffer
 			if err := WriteJSON(&first, res, JSONOptions{Coverage: coverage.Compute(res, nil)}); err != nil {
@@ -44,6 +48,9 @@ func TestReadJSONRoundTrip(t *testing.T) {
 				rep.Result.Rerun == nil || *rep.Result.Rerun != *res.Rerun) {
 				t.Errorf("coverage %+v, shard %+v, rerun %+v not read back", rep.Coverage, rep.Result.Shard, rep.Result.Rerun)
 			}
+			if name == "full" {
+				checkUnusual(t, res, rep.Result)
+			}
 			if rep.Status != res.RunStatus() {
 				t.Errorf("status %s, want %s", rep.Status, res.RunStatus())
 			}
@@ -54,6 +61,64 @@ func TestReadJSONRoundTrip(t *testing.T) {
 				t.Errorf("written again, the report differs:\n%s", lineDiff(first.String(), second.String()))
 			}
 		})
+	}
+}
+
+// fillUnusual sets, on the full fixture, the members of a report that
+// none of the fixtures' cases hold, so that the round trip carries them
+// too: what a failure's feature step and nearest phrasing were, the HTTP
+// status of an error (the platform's answer, not the agent's), what a
+// confirm: read and whether it found it, the runs a repeat discarded.
+func fillUnusual(r *result.Result) {
+	r.Target.RuntimeURL = "https://runtime.example"
+	for _, c := range r.Cases() {
+		a := failedAttempt(c)
+		switch c.Name {
+		case "asks for the party size":
+			a.Failures[0].Step = `Then the reply contains "how many people"`
+			a.Failures[0].Nearest = "how many people?"
+			a.Confirmations = []*result.Confirmation{
+				{Pos: pos("suites/restaurant.yaml", 40, 7), Kind: result.ConfirmConversation, Subject: "conv-002", Found: true,
+					Summary: "channel=WEBCHAT num_turns=2", Reads: 3, Duration: 1500 * time.Microsecond},
+				{Pos: pos("suites/restaurant.yaml", 42, 7), Kind: result.ConfirmHandoffState, Subject: "conv-002"},
+			}
+		case "answers opening hours":
+			a.Error.Kind, a.Error.Status = result.KindHTTP, 503
+		case "recommends a wine":
+			c.Repeat.Discarded = 2
+		}
+	}
+}
+
+// checkUnusual compares what fillUnusual set with what was read back: a
+// member the writer left out reads back empty, and is then written out
+// as empty again, which the round trip alone cannot tell.
+func checkUnusual(t *testing.T, wrote, read *result.Result) {
+	t.Helper()
+	if read.Target.RuntimeURL != wrote.Target.RuntimeURL {
+		t.Errorf("runtime URL %q, want %q", read.Target.RuntimeURL, wrote.Target.RuntimeURL)
+	}
+	type part struct {
+		Failures      []assert.Failure
+		Error         *result.Error
+		Confirmations []*result.Confirmation
+		Repeat        *result.Repeat
+	}
+	parts := func(r *result.Result) map[string]part {
+		m := map[string]part{}
+		for _, c := range r.Cases() {
+			a := failedAttempt(c)
+			if a != nil {
+				m[c.Name] = part{a.Failures, a.Error, a.Confirmations, c.Repeat}
+			}
+		}
+		return m
+	}
+	want, got := parts(wrote), parts(read)
+	for _, name := range []string{"asks for the party size", "answers opening hours", "recommends a wine"} {
+		if !reflect.DeepEqual(got[name], want[name]) {
+			t.Errorf("%s read back as\n%s\nwant\n%s", name, mustJSON(got[name]), mustJSON(want[name]))
+		}
 	}
 }
 
@@ -266,6 +331,11 @@ func TestReadJSONValueErrors(t *testing.T) {
 			want: `not a JSON report: checks[0].status: unknown status "great"`},
 		{name: "null for a case", doc: head + `"files": [{"path": "a.yaml", "cases": [{"name": "c", "status": "passed"}, null]}]}`, at: "null",
 			want: `not a JSON report: files[0].cases[1].status: unknown status ""`},
+		// Metadata of a reply no client accepts, which a reader cannot
+		// decode: the nodes a comparison and coverage read from it would
+		// be read as none.
+		{name: "metadata past float64", doc: att(`"turns": [{"index": 1, "reply": "hi", "metadata": {"n": 1e999}}]`), at: `{"n"`,
+			want: `not a JSON report: files[0].cases[0].attempts[0].turns[0].metadata: json: cannot unmarshal number 1e999 into Go value of type float64`},
 		{name: "bad time of an attempt", doc: att(`"started": "yesterday"`), at: `"yesterday"`,
 			want: `not a JSON report: files[0].cases[0].attempts[0].started: "yesterday" is not an RFC 3339 time`},
 		// The verdict a report states, which gate weighs: a report
@@ -288,6 +358,54 @@ func TestReadJSONValueErrors(t *testing.T) {
 		// refused there.
 		{name: "duplicate member", doc: head + `"run": {"duration_ms": 1, "duration_ms": -2}}`, at: "-2",
 			want: "not a JSON report: run.duration_ms: -2 is a negative duration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestReadJSONFailedCalls: a call the client refused keeps its body in
+// the transcript, and a report read back keeps it refused, however much
+// the body looks like a reply: the platform answered about another
+// conversation, which is never a reply to check, or with metadata no
+// reader can decode (a number past float64). Before, ReadJSON read such
+// a body as the reply (a report that stated a reply the run refused, and
+// whose nodes coverage counted), or refused the whole report, which
+// merge, gate, compare and --rerun-failed then could not read.
+func TestReadJSONFailedCalls(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name, body string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+			Cases: []*result.Case{{Name: "c", Pos: pos("a.yaml", 3, 5), Status: result.Errored, Attempts: []*result.Attempt{{
+				Number: 1, Status: result.Errored, Started: t0, Error: &result.Error{Pos: pos("a.yaml", 4, 7), Kind: result.KindHTTP, Message: "refused"},
+				Turns: []*result.Turn{{Index: 1, Pos: pos("a.yaml", 4, 7), Say: "hi", Response: json.RawMessage(tc.body)}},
+			}}}}}}}
+		var first, second bytes.Buffer
+		if err := WriteJSON(&first, r, JSONOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ReadJSON(bytes.NewReader(first.Bytes()))
+		if err != nil {
+			t.Fatalf("the report of a refused call is not read back: %v", err)
+		}
+		if got := rep.Result.Files[0].Cases[0].Attempts[0].Turns[0].Reply(); got != nil {
+			t.Errorf("the refused call reads back as the reply %q", got.Response)
+		}
+		if err := WriteJSON(&second, rep.Result, JSONOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if first.String() != second.String() {
+			t.Errorf("written again, the report differs:\n%s", lineDiff(first.String(), second.String()))
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "another conversation", body: `{"conversationId":"someone-else","userInput":"hi","response":"Your card ends in 4242",` +
+			`"metadata":{"currentNode":"Billing"},"conversationEnded":false,"delayedResponse":false}`},
+		{name: "metadata past float64", body: `{"conversationId":"c1","userInput":"hi","response":"hello",` +
+			`"metadata":{"n":1e999},"conversationEnded":false,"delayedResponse":false}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
