@@ -144,3 +144,24 @@ func TestPacerKeepsWhatAnEarlierRunShowed(t *testing.T) {
 		t.Errorf("learnt rate %.2f/s, want %.2f/s", p.rate, want)
 	}
 }
+
+// TestPacerWindowCapsRequestsInFlight: before the platform refused
+// anything, no more than startWindow requests of a key are in flight,
+// whatever the workers; after a 429 that taught no rate (the key's bucket
+// was empty from the start), relearnWindow of them per pause. The
+// request past the window waits for one in flight to end (wait 0).
+func TestPacerWindowCapsRequestsInFlight(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	first := admit(t, p, at(0), startWindow)
+	if _, wait, ok := p.take(at(0)); ok || wait != 0 {
+		t.Fatalf("request %d at once: admitted %v, wait %s; want it held by the window", startWindow+1, ok, wait)
+	}
+	for _, tk := range first {
+		p.answered(at(0), tk, true, true, time.Second)
+	}
+	admit(t, p, at(time.Second), relearnWindow)
+	if _, wait, ok := p.take(at(time.Second)); ok || wait != 0 {
+		t.Errorf("request %d after a pause: admitted %v, wait %s; want it held by the window of %d", relearnWindow+1, ok, wait, relearnWindow)
+	}
+}

@@ -39,6 +39,15 @@ func TestRateCapPacesBeforeAny429(t *testing.T) {
 	if u.Limited != 0 || u.Accepted != 20 || u.Waited != clk.Now().Sub(fakeclock.Start) {
 		t.Errorf("account %+v", u)
 	}
+	// A request sent half of the way to the next token waits only for
+	// the rest of it.
+	clk.Advance(100 * time.Millisecond)
+	if _, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
+		t.Fatal(err)
+	}
+	if took := clk.Now().Sub(fakeclock.Start); took != 3200*time.Millisecond {
+		t.Errorf("the 21st request, sent at 3.1s, went at %s, want 3.2s", took)
+	}
 }
 
 // TestRetryAfterDatePausesTheKey: a 429 whose Retry-After is an HTTP-date
