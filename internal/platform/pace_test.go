@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -307,5 +308,64 @@ func TestSpentBucketIsPacedAtThePlatformsRate(t *testing.T) {
 	t.Logf("%d requests in %s, %d answers 429", n, took, u.Limited)
 	if took > 11*time.Second || u.Limited > 4 {
 		t.Errorf("%d requests against a spent bucket of 20 a second took %s with %d answers 429; want at most 11s and 4", n, took, u.Limited)
+	}
+}
+
+// TestPacerServesItsQueueInOrder: a request that comes while others wait
+// their turn at the key's pace waits behind them, even when a token is
+// there for it: the first in line, asleep until that token, would wake to
+// find it taken and sleep again, for as long as newcomers kept coming,
+// until its case's wait budget errored it.
+func TestPacerServesItsQueueInOrder(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	asleep, wake := make(chan time.Duration), make(chan struct{})
+	sleep := func(ctx context.Context, d time.Duration) error {
+		asleep <- d
+		<-wake
+		return nil
+	}
+	p := newPacer(1)
+	acct := NewRateAccount()
+	acct.setLimit(time.Hour)
+	wait := func() <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.wait(context.Background(), acct, clk.Now, sleep)
+			done <- err
+		}()
+		return done
+	}
+	if err := <-wait(); err != nil { // the bucket's one token
+		t.Fatal(err)
+	}
+	first := wait()
+	if d := <-asleep; d != time.Second {
+		t.Fatalf("the first in line sleeps %s, want 1s", d)
+	}
+	clk.Advance(time.Second) // the next token is there
+	second := wait()
+	for queued := false; !queued; {
+		select {
+		case err := <-second:
+			t.Fatalf("a request that came while another waited went first (err %v)", err)
+		default:
+		}
+		p.mu.Lock()
+		queued = len(p.queue) == 2
+		p.mu.Unlock()
+		runtime.Gosched()
+	}
+	wake <- struct{}{}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if d := <-asleep; d != time.Second {
+		t.Fatalf("the second in line sleeps %s, want 1s", d)
+	}
+	clk.Advance(time.Second)
+	wake <- struct{}{}
+	if err := <-second; err != nil {
+		t.Fatal(err)
 	}
 }

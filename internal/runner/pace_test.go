@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,54 @@ func TestTurnTimeoutGrantsACallItsOwnWaits(t *testing.T) {
 	if c.Status != result.Errored || c.RateLimited != 2 || len(a.Turns) != 2 || a.Error == nil ||
 		a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, "turn timeout of 40ms exceeded (POST /v1/agents/") {
 		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout after 2: %s", c.Status, c.RateLimited, describe(c))
+	}
+}
+
+// TestBoundedSaysWhenItsBoundEndedTheCall: Bounded names its bound in the
+// error of a call that bound ended, and only then: a call that failed on
+// its own, or that the caller's context ended (an interrupt), keeps its
+// error as it was, and one that succeeded has none. The bound runs on
+// the real clock when the caller gives none.
+func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
+	t.Parallel()
+	failed := errors.New("POST /v1/agents/a/debug-chat: 500")
+	for _, tc := range []struct {
+		name      string
+		bound     time.Duration
+		interrupt bool
+		account   bool  // ctx carries a RateAccount, as the run's calls do
+		err       error // the call's, or nil: it waits for its context
+		want      string
+	}{
+		{name: "succeeded", bound: time.Hour},
+		{name: "failed", bound: time.Hour, err: failed, want: failed.Error()},
+		{name: "bound passed", bound: time.Nanosecond, want: "context deadline exceeded (turn timeout of 1ns exceeded)"},
+		// The turn timer cancels the call's context with a cause: its Err
+		// is Canceled.
+		{name: "bound passed, with an account", bound: time.Nanosecond, account: true, want: "context canceled (turn timeout of 1ns exceeded)"},
+		{name: "interrupted", bound: time.Hour, interrupt: true, want: "context canceled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.account {
+				ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
+			}
+			// No clock: the real one.
+			_, err := Bounded(ctx, tc.bound, nil, func(cctx context.Context) (int, error) {
+				if tc.interrupt {
+					cancel()
+				}
+				if tc.err != nil || tc.want == "" {
+					return 1, tc.err
+				}
+				<-cctx.Done()
+				return 0, cctx.Err()
+			})
+			if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
