@@ -218,3 +218,35 @@ func TestPacerSendsOneWhenAShortPauseEnds(t *testing.T) {
 		t.Errorf("%d requests went when the pause ended, at %.2f/s; want 1 at 9/s", n, p.rate)
 	}
 }
+
+// TestRateAccountCountsAWaitInProgress: what a case waited includes the
+// wait in progress, once however many of its calls wait together, so
+// that the budget left to a call that wakes to wait again (its turn
+// taken, the pause moved out by another 429) counts its first sleep, and
+// a turn timeout firing mid-wait grants the wait so far.
+func TestRateAccountCountsAWaitInProgress(t *testing.T) {
+	t.Parallel()
+	a := NewRateAccount()
+	a.setLimit(10 * time.Second)
+	a.startWait(at(0))
+	a.endWait(at(time.Second))
+	a.startWait(at(2 * time.Second))
+	a.startWait(at(2500 * time.Millisecond)) // another call of the case
+	for _, c := range []struct {
+		now        time.Duration
+		waited     time.Duration
+		endOneWait bool
+	}{
+		{now: 2 * time.Second, waited: time.Second},
+		{now: 3 * time.Second, waited: 2 * time.Second, endOneWait: true},
+		{now: 4 * time.Second, waited: 3 * time.Second, endOneWait: true},
+		{now: 5 * time.Second, waited: 3 * time.Second},
+	} {
+		if w, left := a.Waited(at(c.now)), a.left(at(c.now)); w != c.waited || left != 10*time.Second-c.waited {
+			t.Errorf("at %s: waited %s, %s left; want %s, %s", c.now, w, left, c.waited, 10*time.Second-c.waited)
+		}
+		if c.endOneWait {
+			a.endWait(at(c.now))
+		}
+	}
+}

@@ -25,7 +25,10 @@ func TestRateCapPacesBeforeAny429(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, acct := context.Background(), NewRateAccount()
+	// A deadline far off (on the real clock) leaves the waits alone.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	acct := NewRateAccount()
 	ctx = WithRateAccount(ctx, acct)
 	for range 20 {
 		if _, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
@@ -367,5 +370,37 @@ func TestPacerServesItsQueueInOrder(t *testing.T) {
 	wake <- struct{}{}
 	if err := <-second; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPacerWaitsForTheWindowAsleep: the first in line behind a full
+// window waits for a request in flight to end, without sleeping: a
+// window waits for no time, and sleeping for none in a loop kept a core
+// busy for as long as the window stayed full.
+func TestPacerWaitsForTheWindowAsleep(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var sleeps atomic.Int32
+	sleep := func(ctx context.Context, d time.Duration) error {
+		sleeps.Add(1)
+		return clk.Sleep(ctx, d)
+	}
+	p := newPacer(0)
+	inFlight := admit(t, p, clk.Now(), startWindow)
+	acct := NewRateAccount()
+	acct.setLimit(time.Hour)
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.wait(context.Background(), acct, clk.Now, sleep)
+		done <- err
+	}()
+	for waiting := false; !waiting && sleeps.Load() == 0; runtime.Gosched() {
+		p.mu.Lock()
+		waiting = p.freed != nil
+		p.mu.Unlock()
+	}
+	p.done(clk.Now(), inFlight[0], true, false, 0)
+	if err := <-done; err != nil || sleeps.Load() != 0 {
+		t.Errorf("err = %v after %d sleeps, want the request admitted without any", err, sleeps.Load())
 	}
 }
