@@ -108,7 +108,8 @@ func TestRetryAfterDatePausesTheKey(t *testing.T) {
 // TestCallTokenIsPacedApart: outbound calling sends the call token, so
 // its 429 pauses that token, not the runtime key of the Conversations
 // API, which the platform limits apart; without a call token it sends
-// the runtime key, and the pause holds both. A Retry-After of 30s is past
+// the runtime key, and the pause holds both. SMS, limited per project,
+// is paced apart from the key it sends. A Retry-After of 30s is past
 // the wait budget of 1s: a call paused by it errors at once. With the
 // call token, the conversation read after the refused status read
 // waited on the token's pause and errored.
@@ -118,8 +119,10 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 		name      string
 		callToken string
 		shared    bool
+		sms       bool // the refused call is an SMS, not a call's status
 	}{
 		{name: "call token", callToken: "ct-secret-calling"},
+		{name: "SMS", sms: true},
 		{name: "runtime key", shared: true},
 		{name: "call token is the runtime key", callToken: redirectRuntimeKey, shared: true},
 	} {
@@ -127,7 +130,7 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 			t.Parallel()
 			clk := fakeclock.New()
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.HasPrefix(r.URL.Path, "/v1/outbound-calling/") {
+				if strings.HasPrefix(r.URL.Path, "/v1/outbound-") {
 					w.Header().Set("Retry-After", "30")
 					w.WriteHeader(http.StatusTooManyRequests)
 					return
@@ -142,8 +145,15 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := WithRateAccount(context.Background(), NewRateAccount())
-			if _, err := c.CallStatus(ctx, "CA1"); !IsRateLimited(err) {
-				t.Fatalf("call status: err = %v, want the 429 past the wait budget", err)
+			refused := func() error { _, err := c.CallStatus(ctx, "CA1"); return err }
+			if tc.sms {
+				refused = func() error {
+					_, err := c.SendSMS(ctx, SMSRequest{To: "+447700900002", Message: "Reply YES to confirm", ConnectorID: "conn-1"})
+					return err
+				}
+			}
+			if err := refused(); !IsRateLimited(err) {
+				t.Fatalf("refused call: err = %v, want the 429 past the wait budget", err)
 			}
 			_, err = c.GetConversation(ctx, "a1", "c1")
 			switch {
@@ -402,5 +412,39 @@ func TestPacerWaitsForTheWindowAsleep(t *testing.T) {
 	p.done(clk.Now(), inFlight[0], true, false, 0)
 	if err := <-done; err != nil || sleeps.Load() != 0 {
 		t.Errorf("err = %v after %d sleeps, want the request admitted without any", err, sleeps.Load())
+	}
+}
+
+// TestPaceServesASleepThatReturnsEarly: a Sleep that returns before its
+// time (a test's recorder, a capped pause) still serves the pause it was
+// asked for: the pacer's clock moves on by it, where it waited the rest
+// out again and again, in real time or, on a clock that does not move,
+// for ever.
+func TestPaceServesASleepThatReturnsEarly(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New() // never moved: the sleep returns at once
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(`{"alerts":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	var slept []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if slept = append(slept, d); len(slept) > 10 {
+			return fmt.Errorf("still waiting after %v", slept)
+		}
+		return ctx.Err()
+	}
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, Retry: RetryPolicy{Sleep: sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FiringAlerts(context.Background()); err != nil || len(slept) != 1 || slept[0] != time.Second {
+		t.Errorf("err = %v after sleeps %v, want one of 1s", err, slept)
 	}
 }
