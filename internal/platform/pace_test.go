@@ -328,7 +328,9 @@ func TestSpentBucketIsPacedAtThePlatformsRate(t *testing.T) {
 // their turn at the key's pace waits behind them, even when a token is
 // there for it: the first in line, asleep until that token, would wake to
 // find it taken and sleep again, for as long as newcomers kept coming,
-// until its case's wait budget errored it.
+// until its case's wait budget errored it. One that gives up its place
+// (its case cancelled) leaves the line: the turn passed to it was never
+// passed on, and every request behind it waited for ever.
 func TestPacerServesItsQueueInOrder(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
@@ -341,33 +343,51 @@ func TestPacerServesItsQueueInOrder(t *testing.T) {
 	p := newPacer(1)
 	acct := NewRateAccount()
 	acct.setLimit(time.Hour)
-	wait := func() <-chan error {
+	wait := func(ctx context.Context) <-chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, err := p.wait(context.Background(), acct, clk.Now, sleep)
+			_, err := p.wait(ctx, acct, clk.Now, sleep)
 			done <- err
 		}()
 		return done
 	}
-	if err := <-wait(); err != nil { // the bucket's one token
+	queued := func(n int, done ...<-chan error) {
+		t.Helper()
+		for in := false; !in; runtime.Gosched() {
+			for _, d := range done {
+				select {
+				case err := <-d:
+					t.Fatalf("a request that came while another waited went first (err %v)", err)
+				default:
+				}
+			}
+			p.mu.Lock()
+			in = len(p.queue) == n
+			p.mu.Unlock()
+		}
+	}
+	if err := <-wait(context.Background()); err != nil { // the bucket's one token
 		t.Fatal(err)
 	}
-	first := wait()
+	first := wait(context.Background())
 	if d := <-asleep; d != time.Second {
 		t.Fatalf("the first in line sleeps %s, want 1s", d)
 	}
 	clk.Advance(time.Second) // the next token is there
-	second := wait()
-	for queued := false; !queued; {
-		select {
-		case err := <-second:
-			t.Fatalf("a request that came while another waited went first (err %v)", err)
-		default:
-		}
-		p.mu.Lock()
-		queued = len(p.queue) == 2
-		p.mu.Unlock()
-		runtime.Gosched()
+	ctx, giveUp := context.WithCancel(context.Background())
+	gone := wait(ctx)
+	queued(2, gone)
+	second := wait(context.Background())
+	queued(3, gone, second)
+	giveUp()
+	if err := <-gone; err != context.Canceled {
+		t.Fatalf("the request that gave up: err = %v", err)
+	}
+	p.mu.Lock()
+	n := len(p.queue)
+	p.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d in line after one of three gave up, want 2", n)
 	}
 	wake <- struct{}{}
 	if err := <-first; err != nil {
