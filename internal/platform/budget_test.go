@@ -34,3 +34,29 @@ func TestBudgetReadsNoMoreThanItHolds(t *testing.T) {
 		b.release(held)
 	}
 }
+
+// TestBudgetKeepsAChunkForEveryReader: with every reader holding its
+// first chunk, the budget still holds what the lanes may give out, and
+// the lanes give out no more: a reader granted a lane can grow to its
+// whole body, whatever the readers outside the lanes hold. Without the
+// chunks kept, two readers of large bodies waited for ever, one for the
+// budget the other's chunk held, the other for the lane.
+func TestBudgetKeepsAChunkForEveryReader(t *testing.T) {
+	t.Parallel()
+	const readers, maxBody = 4, 1 << 20
+	for _, size := range []int64{0, 8 << 20} {
+		b := newBudget(size, readers, maxBody)
+		for range readers {
+			if err := b.acquire(context.Background(), budgetChunk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		free := b.size - readers*budgetChunk
+		if free < maxBody || !b.sem.TryAcquire(free) {
+			t.Errorf("size %d: %d bytes left besides the readers' chunks, not all of them free; want at least %d", size, free, maxBody)
+		}
+		if b.lanes.TryAcquire(free + 1) {
+			t.Errorf("size %d: the lanes gave out more than the %d bytes the budget has for them", size, free)
+		}
+	}
+}
