@@ -60,3 +60,39 @@ func TestBudgetKeepsAChunkForEveryReader(t *testing.T) {
 		}
 	}
 }
+
+// cancelling is a body that cancels its read's context once at bytes of
+// it were read: a reader that stopped short of its end and asked the
+// budget for more fails then instead of spinning.
+type cancelling struct {
+	r        *bytes.Reader
+	at, read int
+	cancel   context.CancelFunc
+}
+
+func (c *cancelling) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.read += n; c.read >= c.at {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestBudgetReadsAnAnnouncedBodyWhole: a body of announced length past a
+// chunk and within its limit is read whole, holding its length and the
+// byte that finds its end. A lane one byte short (length-1 for length+1)
+// stopped a byte before the end and asked for nothing more, for ever.
+func TestBudgetReadsAnAnnouncedBodyWhole(t *testing.T) {
+	t.Parallel()
+	const length, limit = 3 * budgetChunk, 1 << 20
+	b := newBudget(0, 1, limit+1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buf bytes.Buffer
+	body := &cancelling{r: bytes.NewReader(make([]byte, length)), at: length - 1, cancel: cancel}
+	held, err := b.read(ctx, &buf, body, length, limit)
+	if err != nil || buf.Len() != length || held != length+1 {
+		t.Errorf("err = %v, read %d bytes holding %d; want %d holding %d", err, buf.Len(), held, length, length+1)
+	}
+	b.release(held)
+}
