@@ -163,9 +163,6 @@ type pacer struct {
 	// ends, for a first in line waiting on the window.
 	queue []*waiter
 	freed chan struct{}
-
-	// limited counts the 429s received, for PaceStats.
-	limited int
 }
 
 type waiter struct{ turn chan struct{} }
@@ -291,7 +288,6 @@ func (p *pacer) answered(now time.Time, t ticket, sent, limited bool, pause time
 		}
 		return
 	}
-	p.limited++
 	if end := now.Add(pause); end.After(p.until) {
 		p.until = end
 	}

@@ -71,3 +71,37 @@ func TestBurstOf429sWithoutRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestBackoffGrowsWithThe429sInARow: a key refused again and again
+// without Retry-After backs off further each time (half the retry
+// policy's ceiling at least, which doubles per 429 in a row), as a
+// platform that sends none expects of a client; an accepted answer
+// starts the run of 429s again.
+func TestBackoffGrowsWithThe429sInARow(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := hits.Add(1); n <= 3 || n == 5 {
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(`{"alerts":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now,
+		Retry: RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: 10 * time.Second, Sleep: clk.Sleep, Rand: func() float64 { return 0 }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50ms, 100ms and 200ms for the first three; 50ms for the one after
+	// an answer.
+	for i, want := range []time.Duration{350 * time.Millisecond, 400 * time.Millisecond} {
+		if _, err := c.FiringAlerts(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if took := clk.Now().Sub(fakeclock.Start); took != want {
+			t.Errorf("call %d ended at %s, want %s", i+1, took, want)
+		}
+	}
+}

@@ -144,3 +144,109 @@ func TestPacerKeepsWhatAnEarlierRunShowed(t *testing.T) {
 		t.Errorf("learnt rate %.2f/s, want %.2f/s", p.rate, want)
 	}
 }
+
+// TestPacerWindowCapsRequestsInFlight: before the platform refused
+// anything, no more than startWindow requests of a key are in flight,
+// whatever the workers; after a 429 that taught no rate (the key's bucket
+// was empty from the start), relearnWindow of them per pause. The
+// request past the window waits for one in flight to end (wait 0).
+func TestPacerWindowCapsRequestsInFlight(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	first := admit(t, p, at(0), startWindow)
+	if _, wait, ok := p.take(at(0)); ok || wait != 0 {
+		t.Fatalf("request %d at once: admitted %v, wait %s; want it held by the window", startWindow+1, ok, wait)
+	}
+	for _, tk := range first {
+		p.answered(at(0), tk, true, true, time.Second)
+	}
+	admit(t, p, at(time.Second), relearnWindow)
+	if _, wait, ok := p.take(at(time.Second)); ok || wait != 0 {
+		t.Errorf("request %d after a pause: admitted %v, wait %s; want it held by the window of %d", relearnWindow+1, ok, wait, relearnWindow)
+	}
+}
+
+// TestPacerRelearnsUntilSomethingIsAccepted: a 429 before the platform
+// accepted anything teaches no rate, however many come in a row (the
+// key's bucket stays empty while another job spends it), and neither
+// does the 429 of a request sent before learning began again, even the
+// last one, after another of them was accepted: learning a rate from
+// either made the pacer go at its slowest (minRate).
+func TestPacerRelearnsUntilSomethingIsAccepted(t *testing.T) {
+	t.Parallel()
+	learning := func(t *testing.T, p *pacer, after string) {
+		t.Helper()
+		if !p.learning || p.rate != 0 {
+			t.Errorf("after %s: learning %v at %.2f/s, want learning, no rate", after, p.learning, p.rate)
+		}
+	}
+	t.Run("429s in a row", func(t *testing.T) {
+		t.Parallel()
+		p := newPacer(0)
+		for i := range 3 {
+			tk := admit(t, p, at(time.Duration(i)*time.Second), 1)[0]
+			p.answered(at(time.Duration(i)*time.Second), tk, true, true, time.Second)
+			learning(t, p, fmt.Sprintf("429 %d", i+1))
+		}
+	})
+	t.Run("a late 429 of a request sent before", func(t *testing.T) {
+		t.Parallel()
+		p := newPacer(0)
+		before := admit(t, p, at(0), 3)
+		p.answered(at(0), before[0], true, true, time.Second)
+		p.answered(at(100*time.Millisecond), before[1], true, false, 0)
+		p.answered(at(200*time.Millisecond), before[2], true, true, time.Second)
+		learning(t, p, "the 429 of the last request sent before learning began again")
+	})
+}
+
+// TestPacerSendsOneWhenAShortPauseEnds: the token bucket refills during
+// a Retry-After pause, but a pause shorter than a bucket's worth lets go
+// only what it refilled, at least the one request the platform promised
+// to take: at 9 requests a second after a 429 asking for 200ms, one.
+func TestPacerSendsOneWhenAShortPauseEnds(t *testing.T) {
+	t.Parallel()
+	p := newPacer(0)
+	p.learning, p.rate, p.ceiling, p.gen = false, 10, 10, 1 // as after a first 429
+	p.tokens, p.filled = p.depth(), at(0)
+	refused := admit(t, p, at(0), 1)[0]
+	p.answered(at(0), refused, true, true, 200*time.Millisecond)
+	if _, wait, ok := p.take(at(100 * time.Millisecond)); ok || wait != 100*time.Millisecond {
+		t.Errorf("during the pause: admitted %v, wait %s; want a wait of 100ms", ok, wait)
+	}
+	if n := len(drain(p, at(200*time.Millisecond))); n != 1 || p.rate != 9 {
+		t.Errorf("%d requests went when the pause ended, at %.2f/s; want 1 at 9/s", n, p.rate)
+	}
+}
+
+// TestRateAccountCountsAWaitInProgress: what a case waited includes the
+// wait in progress, once however many of its calls wait together, so
+// that the budget left to a call that wakes to wait again (its turn
+// taken, the pause moved out by another 429) counts its first sleep, and
+// a turn timeout firing mid-wait grants the wait so far.
+func TestRateAccountCountsAWaitInProgress(t *testing.T) {
+	t.Parallel()
+	a := NewRateAccount()
+	a.setLimit(10 * time.Second)
+	a.startWait(at(0))
+	a.endWait(at(time.Second))
+	a.startWait(at(2 * time.Second))
+	a.startWait(at(2500 * time.Millisecond)) // another call of the case
+	for _, c := range []struct {
+		now        time.Duration
+		waited     time.Duration
+		endOneWait bool
+	}{
+		{now: 2 * time.Second, waited: time.Second},
+		{now: 3 * time.Second, waited: 2 * time.Second, endOneWait: true},
+		{now: 4 * time.Second, waited: 3 * time.Second, endOneWait: true},
+		{now: 5 * time.Second, waited: 3 * time.Second},
+	} {
+		if w, left := a.Waited(at(c.now)), a.left(at(c.now)); w != c.waited || left != 10*time.Second-c.waited {
+			t.Errorf("at %s: waited %s, %s left; want %s, %s", c.now, w, left, c.waited, 10*time.Second-c.waited)
+		}
+		if c.endOneWait {
+			a.endWait(at(c.now))
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -24,7 +25,10 @@ func TestRateCapPacesBeforeAny429(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, acct := context.Background(), NewRateAccount()
+	// A deadline far off (on the real clock) leaves the waits alone.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	acct := NewRateAccount()
 	ctx = WithRateAccount(ctx, acct)
 	for range 20 {
 		if _, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
@@ -38,6 +42,15 @@ func TestRateCapPacesBeforeAny429(t *testing.T) {
 	}
 	if u.Limited != 0 || u.Accepted != 20 || u.Waited != clk.Now().Sub(fakeclock.Start) {
 		t.Errorf("account %+v", u)
+	}
+	// A request sent half of the way to the next token waits only for
+	// the rest of it.
+	clk.Advance(100 * time.Millisecond)
+	if _, err := c.StartChat(ctx, "restaurant", ChatStart{ClientEnv: "sandbox"}); err != nil {
+		t.Fatal(err)
+	}
+	if took := clk.Now().Sub(fakeclock.Start); took != 3200*time.Millisecond {
+		t.Errorf("the 21st request, sent at 3.1s, went at %s, want 3.2s", took)
 	}
 }
 
@@ -95,7 +108,8 @@ func TestRetryAfterDatePausesTheKey(t *testing.T) {
 // TestCallTokenIsPacedApart: outbound calling sends the call token, so
 // its 429 pauses that token, not the runtime key of the Conversations
 // API, which the platform limits apart; without a call token it sends
-// the runtime key, and the pause holds both. A Retry-After of 30s is past
+// the runtime key, and the pause holds both. SMS, limited per project,
+// is paced apart from the key it sends. A Retry-After of 30s is past
 // the wait budget of 1s: a call paused by it errors at once. With the
 // call token, the conversation read after the refused status read
 // waited on the token's pause and errored.
@@ -105,8 +119,10 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 		name      string
 		callToken string
 		shared    bool
+		sms       bool // the refused call is an SMS, not a call's status
 	}{
 		{name: "call token", callToken: "ct-secret-calling"},
+		{name: "SMS", sms: true},
 		{name: "runtime key", shared: true},
 		{name: "call token is the runtime key", callToken: redirectRuntimeKey, shared: true},
 	} {
@@ -114,7 +130,7 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 			t.Parallel()
 			clk := fakeclock.New()
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.HasPrefix(r.URL.Path, "/v1/outbound-calling/") {
+				if strings.HasPrefix(r.URL.Path, "/v1/outbound-") {
 					w.Header().Set("Retry-After", "30")
 					w.WriteHeader(http.StatusTooManyRequests)
 					return
@@ -129,8 +145,15 @@ func TestCallTokenIsPacedApart(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := WithRateAccount(context.Background(), NewRateAccount())
-			if _, err := c.CallStatus(ctx, "CA1"); !IsRateLimited(err) {
-				t.Fatalf("call status: err = %v, want the 429 past the wait budget", err)
+			refused := func() error { _, err := c.CallStatus(ctx, "CA1"); return err }
+			if tc.sms {
+				refused = func() error {
+					_, err := c.SendSMS(ctx, SMSRequest{To: "+447700900002", Message: "Reply YES to confirm", ConnectorID: "conn-1"})
+					return err
+				}
+			}
+			if err := refused(); !IsRateLimited(err) {
+				t.Fatalf("refused call: err = %v, want the 429 past the wait budget", err)
 			}
 			_, err = c.GetConversation(ctx, "a1", "c1")
 			switch {
@@ -298,5 +321,150 @@ func TestSpentBucketIsPacedAtThePlatformsRate(t *testing.T) {
 	t.Logf("%d requests in %s, %d answers 429", n, took, u.Limited)
 	if took > 11*time.Second || u.Limited > 4 {
 		t.Errorf("%d requests against a spent bucket of 20 a second took %s with %d answers 429; want at most 11s and 4", n, took, u.Limited)
+	}
+}
+
+// TestPacerServesItsQueueInOrder: a request that comes while others wait
+// their turn at the key's pace waits behind them, even when a token is
+// there for it: the first in line, asleep until that token, would wake to
+// find it taken and sleep again, for as long as newcomers kept coming,
+// until its case's wait budget errored it. One that gives up its place
+// (its case cancelled) leaves the line: the turn passed to it was never
+// passed on, and every request behind it waited for ever.
+func TestPacerServesItsQueueInOrder(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	asleep, wake := make(chan time.Duration), make(chan struct{})
+	sleep := func(ctx context.Context, d time.Duration) error {
+		asleep <- d
+		<-wake
+		return nil
+	}
+	p := newPacer(1)
+	acct := NewRateAccount()
+	acct.setLimit(time.Hour)
+	wait := func(ctx context.Context) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.wait(ctx, acct, clk.Now, sleep)
+			done <- err
+		}()
+		return done
+	}
+	queued := func(n int, done ...<-chan error) {
+		t.Helper()
+		for in := false; !in; runtime.Gosched() {
+			for _, d := range done {
+				select {
+				case err := <-d:
+					t.Fatalf("a request that came while another waited went first (err %v)", err)
+				default:
+				}
+			}
+			p.mu.Lock()
+			in = len(p.queue) == n
+			p.mu.Unlock()
+		}
+	}
+	if err := <-wait(context.Background()); err != nil { // the bucket's one token
+		t.Fatal(err)
+	}
+	first := wait(context.Background())
+	if d := <-asleep; d != time.Second {
+		t.Fatalf("the first in line sleeps %s, want 1s", d)
+	}
+	clk.Advance(time.Second) // the next token is there
+	ctx, giveUp := context.WithCancel(context.Background())
+	gone := wait(ctx)
+	queued(2, gone)
+	second := wait(context.Background())
+	queued(3, gone, second)
+	giveUp()
+	if err := <-gone; err != context.Canceled {
+		t.Fatalf("the request that gave up: err = %v", err)
+	}
+	p.mu.Lock()
+	n := len(p.queue)
+	p.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d in line after one of three gave up, want 2", n)
+	}
+	wake <- struct{}{}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if d := <-asleep; d != time.Second {
+		t.Fatalf("the second in line sleeps %s, want 1s", d)
+	}
+	clk.Advance(time.Second)
+	wake <- struct{}{}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPacerWaitsForTheWindowAsleep: the first in line behind a full
+// window waits for a request in flight to end, without sleeping: a
+// window waits for no time, and sleeping for none in a loop kept a core
+// busy for as long as the window stayed full.
+func TestPacerWaitsForTheWindowAsleep(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	var sleeps atomic.Int32
+	sleep := func(ctx context.Context, d time.Duration) error {
+		sleeps.Add(1)
+		return clk.Sleep(ctx, d)
+	}
+	p := newPacer(0)
+	inFlight := admit(t, p, clk.Now(), startWindow)
+	acct := NewRateAccount()
+	acct.setLimit(time.Hour)
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.wait(context.Background(), acct, clk.Now, sleep)
+		done <- err
+	}()
+	for waiting := false; !waiting && sleeps.Load() == 0; runtime.Gosched() {
+		p.mu.Lock()
+		waiting = p.freed != nil
+		p.mu.Unlock()
+	}
+	p.done(clk.Now(), inFlight[0], true, false, 0)
+	if err := <-done; err != nil || sleeps.Load() != 0 {
+		t.Errorf("err = %v after %d sleeps, want the request admitted without any", err, sleeps.Load())
+	}
+}
+
+// TestPaceServesASleepThatReturnsEarly: a Sleep that returns before its
+// time (a test's recorder, a capped pause) still serves the pause it was
+// asked for: the pacer's clock moves on by it, where it waited the rest
+// out again and again, in real time or, on a clock that does not move,
+// for ever.
+func TestPaceServesASleepThatReturnsEarly(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New() // never moved: the sleep returns at once
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(`{"alerts":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	var slept []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if slept = append(slept, d); len(slept) > 10 {
+			return fmt.Errorf("still waiting after %v", slept)
+		}
+		return ctx.Err()
+	}
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: "bk-secret-build", Now: clk.Now, Retry: RetryPolicy{Sleep: sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FiringAlerts(context.Background()); err != nil || len(slept) != 1 || slept[0] != time.Second {
+		t.Errorf("err = %v after sleeps %v, want one of 1s", err, slept)
 	}
 }

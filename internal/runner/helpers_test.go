@@ -85,6 +85,18 @@ func (e *env) slowChannel(t testing.TB, clk *fakeclock.Clock, latency time.Durat
 	return DebugChat(c)
 }
 
+// pacedOpts is e.opts() on clk, the runner's clock and the one the
+// client's answers take latency on (slowChannel), with a turn timeout of
+// 40ms.
+func (e *env) pacedOpts(t testing.TB, clk *fakeclock.Clock, latency time.Duration) Options {
+	t.Helper()
+	opts := e.opts()
+	opts.Channel = e.slowChannel(t, clk, latency)
+	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	opts.TurnTimeout = 40 * time.Millisecond
+	return opts
+}
+
 // slowAnswers is a transport whose answers take latency on clk to arrive
 // (a 429 comes at once): it moves clk on by latency once the answer is
 // in, and a bound of the runner due by then has cut the call before the
@@ -217,6 +229,20 @@ type nKey struct{}
 
 func (p *proxy) onRequest(f func(kind string, n int64, r *http.Request, w http.ResponseWriter) bool) {
 	p.intercept.Store(&f)
+}
+
+// refuse answers 429 to the debug-chat requests retryAfter gives a
+// Retry-After for (not ""), with it.
+func (p *proxy) refuse(retryAfter func(kind string, n int64) string) {
+	p.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+		after := retryAfter(kind, n)
+		if after == "" {
+			return false
+		}
+		w.Header().Set("Retry-After", after)
+		w.WriteHeader(http.StatusTooManyRequests)
+		return true
+	})
 }
 
 func (p *proxy) onResponse(f func(kind string, n int64, body []byte) []byte) {

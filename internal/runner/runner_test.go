@@ -568,19 +568,13 @@ func TestTurnTimeoutLeavesRateLimitWaitsOut(t *testing.T) {
 	for _, limited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "limited", false: "not limited"}[limited], func(t *testing.T) {
 			e := newEnv(t, sim.Options{Seed: 1})
-			e.proxy.onRequest(func(_ string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+			e.proxy.refuse(func(_ string, n int64) string {
 				if !limited || n%2 == 0 {
-					return false
+					return ""
 				}
-				w.Header().Set("Retry-After", "1")
-				w.WriteHeader(http.StatusTooManyRequests)
-				return true
+				return "1"
 			})
-			clk := fakeclock.New()
-			opts := e.opts()
-			opts.Channel = e.slowChannel(t, clk, 60*time.Millisecond)
-			opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-			opts.TurnTimeout = 40 * time.Millisecond
+			opts := e.pacedOpts(t, fakeclock.New(), 60*time.Millisecond)
 			res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("paced", 10))}, opts)
 			if err != nil {
 				t.Fatal(err)

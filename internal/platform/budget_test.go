@@ -1,0 +1,98 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+)
+
+// endless is a body that never ends, counting the bytes read from it.
+type endless struct{ read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestBudgetReadsNoMoreThanItHolds: a body over its limit is read one
+// byte past the limit and no further, and every byte read is held in the
+// budget, announced length or not: a hostile reply that never ends costs
+// its limit, not what the reader took in before looking.
+func TestBudgetReadsNoMoreThanItHolds(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	for _, length := range []int64{-1, 3 * limit} {
+		b := newBudget(0, 1, limit+1)
+		var buf bytes.Buffer
+		body := &endless{}
+		held, err := b.read(context.Background(), &buf, body, length, limit)
+		if !errors.Is(err, errTooLarge) || body.read != limit+1 || held != limit+1 || int64(buf.Len()) != limit+1 {
+			t.Errorf("length %d: err = %v after reading %d bytes, holding %d for %d; want the limit's error after %d, all held",
+				length, err, body.read, held, buf.Len(), limit+1)
+		}
+		b.release(held)
+	}
+}
+
+// TestBudgetKeepsAChunkForEveryReader: with every reader holding its
+// first chunk, the budget still holds what the lanes may give out, and
+// the lanes give out no more: a reader granted a lane can grow to its
+// whole body, whatever the readers outside the lanes hold. Without the
+// chunks kept, two readers of large bodies waited for ever, one for the
+// budget the other's chunk held, the other for the lane.
+func TestBudgetKeepsAChunkForEveryReader(t *testing.T) {
+	t.Parallel()
+	const readers, maxBody = 4, 1 << 20
+	for _, size := range []int64{0, 8 << 20} {
+		b := newBudget(size, readers, maxBody)
+		for range readers {
+			if err := b.acquire(context.Background(), budgetChunk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		free := b.size - readers*budgetChunk
+		if free < maxBody || !b.sem.TryAcquire(free) {
+			t.Errorf("size %d: %d bytes left besides the readers' chunks, not all of them free; want at least %d", size, free, maxBody)
+		}
+		if b.lanes.TryAcquire(free + 1) {
+			t.Errorf("size %d: the lanes gave out more than the %d bytes the budget has for them", size, free)
+		}
+	}
+}
+
+// cancelling is a body that cancels its read's context once at bytes of
+// it were read: a reader that stopped short of its end and asked the
+// budget for more fails then instead of spinning.
+type cancelling struct {
+	r        *bytes.Reader
+	at, read int
+	cancel   context.CancelFunc
+}
+
+func (c *cancelling) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.read += n; c.read >= c.at {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestBudgetReadsAnAnnouncedBodyWhole: a body of announced length past a
+// chunk and within its limit is read whole, holding its length and the
+// byte that finds its end. A lane one byte short (length-1 for length+1)
+// stopped a byte before the end and asked for nothing more, for ever.
+func TestBudgetReadsAnAnnouncedBodyWhole(t *testing.T) {
+	t.Parallel()
+	const length, limit = 3 * budgetChunk, 1 << 20
+	b := newBudget(0, 1, limit+1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buf bytes.Buffer
+	body := &cancelling{r: bytes.NewReader(make([]byte, length)), at: length - 1, cancel: cancel}
+	held, err := b.read(ctx, &buf, body, length, limit)
+	if err != nil || buf.Len() != length || held != length+1 {
+		t.Errorf("err = %v, read %d bytes holding %d; want %d holding %d", err, buf.Len(), held, length, length+1)
+	}
+	b.release(held)
+}
