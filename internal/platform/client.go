@@ -181,13 +181,10 @@ func (c Config) secrets() []string {
 }
 
 // redactor is the redactor of the client: Redactor's secrets, those it
-// learns later too, and the keys. Without a Redactor it is built whole,
-// so its scans skip as New's do.
+// learns later too, and the keys. It scans every reply the client keeps,
+// so it is built whole (Derive), to skip as New's does.
 func (c Config) redactor() (*secret.Redactor, error) {
-	if c.Redactor == nil {
-		return secret.New(c.secrets()...)
-	}
-	return c.Redactor.With(c.secrets()...)
+	return c.Redactor.Derive(c.secrets()...)
 }
 
 // Validate reports every problem of the configuration at once.

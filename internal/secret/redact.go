@@ -48,8 +48,8 @@ func CheckKey(what, key string) error {
 	return nil
 }
 
-// Redactor finds and masks keys. Build it with New, or with With from
-// another; it is safe for concurrent use. It can learn a key it was not
+// Redactor finds and masks keys. Build it with New, or with With or
+// Derive from another; it is safe for concurrent use. It can learn a key it was not
 // built with (Learn): a secret the platform issues at run time, such as a
 // webhook endpoint's signing secret, is masked by everything that holds
 // the redactor from the moment it is learnt, so no second redactor of
@@ -61,12 +61,15 @@ type Redactor struct {
 	cur atomic.Pointer[table]
 	// mu serialises the stores of cur.
 	mu sync.Mutex
-	// base is the redactor r was made from by With, nil for New's: r
-	// masks every key base masks, those base learns later too.
+	// base is the redactor r was made from by With or Derive, nil for
+	// New's: r masks every key base masks, those base learns later too.
 	base *Redactor
 	// own are the keys r adds to base's: New's or With's, and those
 	// learnt. Read and written under mu.
 	own []string
+	// whole is set for a redactor of Derive's: its table is built whole
+	// over its base's keys, so its scans skip as New's do.
+	whole bool
 }
 
 // table is the compiled forms of a key set. It is never changed once
@@ -140,6 +143,25 @@ func (r *Redactor) With(keys ...string) (*Redactor, error) {
 	return out, nil
 }
 
+// Derive returns a redactor of r's keys and keys, those r learns later
+// too, as With does, but built whole: its scans skip as New's do, at the
+// cost of building every pattern again when it is made and whenever r
+// learns a key. It suits a redactor that scans for as long as a command
+// runs (a platform client's, over every reply), where With suits one
+// that lives for a session. r is not changed; a nil r has no keys.
+func (r *Redactor) Derive(keys ...string) (*Redactor, error) {
+	if r == nil {
+		return New(keys...)
+	}
+	out := &Redactor{own: slices.Clone(keys), base: r, whole: true}
+	t, err := out.build(out.own)
+	if err != nil {
+		return nil, err
+	}
+	out.cur.Store(t)
+	return out, nil
+}
+
 // extend returns a table of t's keys and keys; t is not changed, and a
 // nil t has no keys.
 func (t *table) extend(keys []string) (*table, error) {
@@ -191,13 +213,20 @@ func (r *Redactor) Learn(what, key string) error {
 }
 
 // build is the table of own over r's base; r.mu is held. A redactor of
-// New's is rebuilt whole, so it keeps the pairs its scans skip by.
+// New's or Derive's is rebuilt whole, so it keeps the pairs its scans
+// skip by.
 func (r *Redactor) build(own []string) (*table, error) {
 	if r.base == nil {
 		return newTable(own)
 	}
 	base := r.base.current()
-	t, err := base.extend(own)
+	var t *table
+	var err error
+	if r.whole {
+		t, err = newTable(slices.Concat(base.keys, own))
+	} else {
+		t, err = base.extend(own)
+	}
 	if err != nil {
 		return nil, err
 	}

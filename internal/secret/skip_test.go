@@ -154,3 +154,41 @@ func TestSkipNeedsEveryPair(t *testing.T) {
 		t.Errorf("find(%q) = %d, %d, %v; want the match abcdefgh", text, s, e, ok)
 	}
 }
+
+// TestDeriveSkips: a redactor of Derive's (a client's, which scans every
+// reply) skips as New's does, for its own keys and its base's, and goes
+// on skipping once its base learns a key, which it masks from then on.
+func TestDeriveSkips(t *testing.T) {
+	t.Parallel()
+	const built, added, learnt = "sim-build-key-not-a-secret", "short-key-12", "whsec_learnt-7d2a9c41e0"
+	base := mustNew(t, built)
+	d, err := base.Derive(added)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "a reply quoting " + built + ", short%2Dkey%2D12 and " + learnt
+	check := func(when string, want string) {
+		t.Helper()
+		r := d.current()
+		if r.minLen < 3 {
+			t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, r.minLen)
+		}
+		for from := range len(text) + 1 {
+			checkFind(t, r, text, from)
+		}
+		if got := d.String(text); got != want {
+			t.Errorf("%s: %q, want %q", when, got, want)
+		}
+	}
+	check("derived", "a reply quoting "+Mask+", "+Mask+" and "+learnt)
+	if err := base.Learn("the signing secret", learnt); err != nil {
+		t.Fatal(err)
+	}
+	check("after its base learnt a key", "a reply quoting "+Mask+", "+Mask+" and "+Mask)
+	if got := base.String(added); got != added {
+		t.Errorf("the base masks the derived redactor's key: %q", got)
+	}
+	if nd, err := (*Redactor)(nil).Derive(added); err != nil || nd.String(added) != Mask || nd.current().minLen < 3 {
+		t.Errorf("Derive of nil: %v", err)
+	}
+}
