@@ -18,6 +18,15 @@ func TestCaseBlockBody(t *testing.T) {
 			Turns:    []*result.Turn{exchange{index: 0, pos: pos("a.yaml", 4, 3), say: "hi", text: "Welcome!", conv: "c1", started: t0}.turn()},
 			Failures: []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "hello", "Welcome!", "")}}
 	}
+	// broke is greeting's failure and transcript, each line after indent.
+	broke := func(indent string) string {
+		var b strings.Builder
+		for _, l := range []string{"a.yaml:5:7: greeting: reply does not match", "  expected: hello", "  actual:   Welcome!",
+			"transcript:", "  greeting", "    < Welcome!"} {
+			b.WriteString(indent + l + "\n")
+		}
+		return b.String()
+	}
 	timeout := func(n int) *result.Attempt {
 		return &result.Attempt{Number: n, Status: result.Errored, Error: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}}
 	}
@@ -44,18 +53,34 @@ func TestCaseBlockBody(t *testing.T) {
 		{"failed, then its retry errored", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{greeting(), timeout(2)}},
 			"FAIL a.yaml c (0ms)\n" +
 				"    attempt 2 of 2 errored: timeout: no reply within 10s\n" +
-				"    attempt 1 of 2:\n" +
-				"      a.yaml:5:7: greeting: reply does not match\n" +
-				"        expected: hello\n" +
-				"        actual:   Welcome!\n" +
-				"      transcript:\n" +
-				"        greeting\n" +
-				"          < Welcome!\n\n"},
+				"    attempt 1 of 2:\n" + broke("      ") + "\n"},
 		{"errored after errors", &result.Case{Status: result.Errored, Attempts: []*result.Attempt{timeout(1), timeout(2)}},
 			"ERROR a.yaml c (0ms)\n" +
 				"    attempt 1 of 2 errored: timeout: no reply within 10s\n" +
 				"    attempt 2 of 2:\n" +
 				"      timeout: no reply within 10s\n\n"},
+		{"failed without a cause", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed}}},
+			"FAIL a.yaml c (0ms)\n    failed without a recorded cause\n\n"},
+		// The transcript stops at the turn that broke, the first one too.
+		{"broke at the first turn", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{func() *result.Attempt {
+			a := greeting()
+			a.Turns = append(a.Turns, exchange{index: 1, pos: pos("a.yaml", 6, 3), say: "bye", text: "Bye!", conv: "c1", started: t0}.turn())
+			return a
+		}()}},
+			"FAIL a.yaml c (0ms)\n" + broke("    ") + "\n"},
+		// A confirmation's summary and its reads, when there was more
+		// than one.
+		{"confirmations", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed,
+			Failures: []assert.Failure{failure(pos("a.yaml", 9, 5), "confirm", "no booking", "", "", "")},
+			Confirmations: []*result.Confirmation{
+				{Kind: "booking", Subject: "table for 2", Found: true, Summary: "at 19:00", Reads: 1, Duration: 1e9},
+				{Kind: "booking", Subject: "table for 4", Reads: 3, Duration: 2e9},
+			}}}},
+			"FAIL a.yaml c (0ms)\n" +
+				"    a.yaml:9:5: confirm: no booking\n" +
+				"    confirmed:\n" +
+				"      ✓ booking table for 2: at 19:00\n" +
+				"      ✗ booking table for 4 (3 reads, 2.0s)\n\n"},
 		// A repeat cut off before a verdict ran: its line says the runs
 		// it made, pending on an interruption, skipped on a stop.
 		{"a repeat interrupted", cutOff(result.Pending, result.ReasonInterruptedRuns),
