@@ -59,6 +59,10 @@ func TestCaseBlockBody(t *testing.T) {
 				"    attempt 1 of 2 errored: timeout: no reply within 10s\n" +
 				"    attempt 2 of 2:\n" +
 				"      timeout: no reply within 10s\n\n"},
+		// An earlier attempt without a cause is listed by its status.
+		{"failed without a cause, then failed", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed},
+			func() *result.Attempt { a := greeting(); a.Number = 2; return a }()}},
+			"FAIL a.yaml c (0ms)\n    attempt 1 of 2 failed\n    attempt 2 of 2:\n" + broke("      ") + "\n"},
 		{"failed without a cause", &result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed}}},
 			"FAIL a.yaml c (0ms)\n    failed without a recorded cause\n\n"},
 		// The transcript stops at the turn that broke, the first one too.
@@ -159,5 +163,21 @@ func TestFailedAttempt(t *testing.T) {
 	}
 	if out := g.String(); !strings.Contains(out, "reply does not match") || strings.Contains(out, "no reply within 10s") {
 		t.Errorf("GitHub annotation names not the failure alone:\n%s", out)
+	}
+}
+
+// TestCutOffRepeatInJUnit: JUnit's <skipped> of a repeat cut off before a
+// verdict says the runs it made, as the console's line does, whether an
+// interruption (pending) or a stop (skipped) cut it off.
+func TestCutOffRepeatInJUnit(t *testing.T) {
+	t.Parallel()
+	for st, reason := range map[result.Status]string{result.Pending: result.ReasonInterruptedRuns, result.Skipped: result.ReasonStoppedRuns} {
+		c := &result.Case{Name: "c", Status: st, SkipReason: reason,
+			Repeat: &result.Repeat{Procedure: result.ProcedureSPRT, Decision: result.DecisionInterrupted, Runs: 3, Passed: 2, Errored: 1, Limit: 40}}
+		r := &result.Result{Started: t0, Files: []*result.File{{Path: "a.yaml", Suite: "a", Cases: []*result.Case{c}}}}
+		want := reason + ": 3 runs made of at most 40, 2 passed, 0 failed, 1 errored"
+		if s := junitOf(t, r).Suites[0].Cases[0].Skipped; s == nil || s.Message != want {
+			t.Errorf("%s: <skipped> = %+v, want the message %q", st, s, want)
+		}
 	}
 }

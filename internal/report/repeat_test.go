@@ -86,6 +86,12 @@ func TestRepeatLine(t *testing.T) {
 		// Λ = 1/α exactly: the bound is p0 itself, computed a few ulps below.
 		{"passed, a ratio exactly on the boundary", passedAt(stats.Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, 2, 0),
 			"passed 2 of 2 runs; rate ≥ 0.40 at 75% (needs 0.8 − 0.4)"},
+		// Needed is a count up to stats.MaxRuns, and said only past the
+		// limit.
+		{"inconclusive, needs the most runs there are", seq(15, 5, 20, stats.MaxRuns, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 100000 runs"},
+		{"inconclusive, needs the limit", seq(15, 5, 20, 20, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1)"},
 		{"inconclusive below the limit needed", seq(15, 5, 20, 282, result.DecisionInconclusive),
 			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"},
 		// Needed is stats.MaxRuns+1 when even stats.MaxRuns runs are not
@@ -125,12 +131,15 @@ func TestBelow(t *testing.T) {
 		// 0.95 − 0.45 at 99.99999%: seven failures are exactly Λ = α,
 		// and the float rates put the bound 4e-12 above p1.
 		{0.9500000000037597, 0.95, "0.95"},
+		// Above the limit by more than rounding: not a failed test's
+		// bound, printed in full.
+		{0.9512, 0.95, "0.9512"},
 	} {
 		got := below(tc.v, tc.limit)
 		if got != tc.want {
 			t.Errorf("below(%v, %v) = %q, want %q", tc.v, tc.limit, got, tc.want)
 		}
-		if x, _ := strconv.ParseFloat(got, 64); x < tc.v-boundTolerance || x > tc.limit {
+		if x, _ := strconv.ParseFloat(got, 64); tc.v <= tc.limit+boundTolerance && (x < tc.v-boundTolerance || x > tc.limit) {
 			t.Errorf("below(%v, %v) = %q: not a bound rounded up below the limit", tc.v, tc.limit, got)
 		}
 	}
