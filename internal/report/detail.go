@@ -159,12 +159,27 @@ func (st style) attemptLine(a *result.Attempt) string {
 }
 
 // failedAttempt is the attempt whose details a non-passing case shows: the
-// last one that did not pass (for a repeat: the last failing run).
+// last one of the case's own status (for a repeat: the last failing run),
+// else the last one that did not pass. A case failed by an assertion whose
+// retry then errored is failed (runner.failedEarlier): its report must show
+// the broken expectation, not the platform's error after it, and an errored
+// repeat the error, not a failed run it counted as a possible pass.
 func failedAttempt(c *result.Case) *result.Attempt {
+	var other *result.Attempt
 	for i := len(c.Attempts) - 1; i >= 0; i-- {
-		if a := c.Attempts[i]; a != nil && (a.Status == result.Failed || a.Status == result.Errored) {
+		a := c.Attempts[i]
+		if a == nil || a.Status != result.Failed && a.Status != result.Errored {
+			continue
+		}
+		if a.Status == c.Status {
 			return a
 		}
+		if other == nil {
+			other = a
+		}
+	}
+	if other != nil {
+		return other
 	}
 	return c.Last()
 }

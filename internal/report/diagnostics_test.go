@@ -13,6 +13,8 @@ import (
 func TestWriteDiagnostics(t *testing.T) {
 	files := map[string]string{
 		"suites/a.yaml": "suite: a\nscenarios:\n  - name: x\n    expct:\n\t\tbad: 1\n",
+		// No line break at the end: its last line is a line.
+		"suites/c.yaml": "suite: c\nscenarios: 3",
 	}
 	src := func(name string) []byte {
 		if s, ok := files[name]; ok {
@@ -27,6 +29,11 @@ func TestWriteDiagnostics(t *testing.T) {
 		{Severity: diag.Error, Pos: pos("suites/missing.yaml", 2, 7), Message: "cannot read the file"},
 		{Severity: diag.Error, Pos: pos("features/b.feature", 9, 0), Message: "unknown step", Source: "    When the user sings"},
 		{Severity: diag.Error, Message: "no suites found"},
+		// A file's own problem, at no line: no source line, even with the
+		// file at hand.
+		{Severity: diag.Error, Pos: diag.Pos{File: "suites/a.yaml"}, Message: "the file repeats suite a"},
+		{Severity: diag.Error, Pos: pos("suites/c.yaml", 2, 12), Message: "scenarios: want a list"},
+		{Severity: diag.Warning, Pos: diag.Pos{File: "features/b.feature"}, Message: "no scenario tagged", Source: "Feature: b"},
 	}
 	for _, color := range []bool{false, true} {
 		var b bytes.Buffer
@@ -36,6 +43,28 @@ func TestWriteDiagnostics(t *testing.T) {
 			name = "diagnostics-color.txt"
 		}
 		golden.Check(t, filepath.Join("testdata", name), b.Bytes())
+	}
+}
+
+// TestWriteDiagnosticsCounts: the last line counts what there is, and is
+// left out when there is nothing.
+func TestWriteDiagnosticsCounts(t *testing.T) {
+	warn := diag.Diagnostic{Severity: diag.Warning, Message: "w"}
+	fail := diag.Diagnostic{Severity: diag.Error, Message: "e"}
+	for _, tc := range []struct {
+		diags diag.Diagnostics
+		want  string
+	}{
+		{nil, ""},
+		{diag.Diagnostics{warn}, "warning: w\n1 warning\n"},
+		{diag.Diagnostics{fail, fail}, "e\ne\n2 errors\n"},
+		{diag.Diagnostics{warn, fail, warn}, "warning: w\ne\nwarning: w\n1 error, 2 warnings\n"},
+	} {
+		var b bytes.Buffer
+		WriteDiagnostics(&b, tc.diags, nil, false)
+		if got := b.String(); got != tc.want {
+			t.Errorf("%d diagnostics: got %q, want %q", len(tc.diags), got, tc.want)
+		}
 	}
 }
 

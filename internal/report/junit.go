@@ -364,10 +364,10 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 			Type:    xmlText(kind),
 			Data:    xmlText(body.String()),
 		}
-	case c.Status == result.Skipped:
-		tc.Skipped = &junit.Result{Message: xmlText(c.SkipReason)}
-	case c.Status == result.Pending:
-		tc.Skipped = &junit.Result{Message: xmlText(pendingReason(c))}
+	case c.Status == result.Skipped, c.Status == result.Pending:
+		// The console's note: a repeat cut off before a verdict says
+		// the runs it made, on a stop as on an interruption.
+		tc.Skipped = &junit.Result{Message: xmlText(caseNote(c))}
 	case c.Status == result.Flaky:
 		tc.FlakyFailures, tc.FlakyErrors = flakyAttempts(c)
 	}

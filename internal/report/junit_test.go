@@ -312,6 +312,8 @@ func TestXMLText(t *testing.T) {
 		"keeps tabs":  {"a\tb\r\nc", "a\tb\r\nc"},
 		"emoji":       {"🍕", "🍕"},
 		"fffe":        {"a\uFFFEb", "a\uFFFDb"},
+		// The ends of XML's Char ranges are characters.
+		"range ends": {"\uD7FF\uE000\uFFFD\U00010000\U0010FFFF", "\uD7FF\uE000\uFFFD\U00010000\U0010FFFF"},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}

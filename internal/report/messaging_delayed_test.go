@@ -68,3 +68,34 @@ func TestMessagingDelayedTranscript(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteMessagingLines: what a Messaging turn received besides the
+// reply, one line per fact, and nothing for what did not happen.
+func TestWriteMessagingLines(t *testing.T) {
+	t.Parallel()
+	delayed := func() reply.Event {
+		e := ev("5", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "one moment")
+		e.Delayed = true
+		return e
+	}
+	for _, tc := range []struct {
+		name string
+		m    *reply.Messaging
+		want string
+	}{
+		{"nothing received", &reply.Messaging{}, ""},
+		// Two holding messages are one fact.
+		{"held twice", &reply.Messaging{Events: []reply.Event{delayed(), delayed()}},
+			"events: EVENT_TYPE_VENDOR_AGENT_MESSAGE → EVENT_TYPE_VENDOR_AGENT_MESSAGE\ndelayed response\n"},
+		{"reconnected, nothing replayed", &reply.Messaging{Reconnects: 1},
+			"socket dropped, reconnected 1× with the last cursor\n"},
+		{"reconnected, replays dropped, resent", &reply.Messaging{Reconnects: 2, Duplicates: 3, Resent: 1},
+			"socket dropped, reconnected 2× with the last cursor; 3 replayed events already seen were dropped; the message was sent again 1×\n"},
+	} {
+		var b strings.Builder
+		detail{b: &b}.writeMessaging("", tc.m)
+		if got := b.String(); got != tc.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -76,12 +76,14 @@ func repeatLine(r *result.Repeat) string {
 // (79.59%) against 80% is "79.6", not "80", which would read as enough.
 // The share reaches the rate as the fixed rule counts it (stats.Reaches).
 func sharePercents(passed, runs int, rate float64) (got, want string) {
-	share := 0.0
-	if runs > 0 {
-		share = float64(passed) / float64(runs)
-	}
-	reached := stats.Reaches(passed, runs, rate)
 	want = strconv.FormatFloat(rate*100, 'g', 4, 64)
+	if runs == 0 {
+		// No run made (an internal error before the first): Reaches
+		// holds for none, and no decimal makes 0 reach the rate.
+		return "0", want
+	}
+	share := float64(passed) / float64(runs)
+	reached := stats.Reaches(passed, runs, rate)
 	w, _ := strconv.ParseFloat(want, 64)
 	for places := 0; ; places++ {
 		got = strconv.FormatFloat(share*100, 'f', places, 64)

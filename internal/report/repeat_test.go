@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/stats"
 )
@@ -62,6 +65,9 @@ func TestRepeatLine(t *testing.T) {
 		r    *result.Repeat
 		want string
 	}{
+		// An internal error before the first run (runner.internalError)
+		// leaves no run: a share of none is 0%, not 0.0000% (nor NaN%).
+		{"fixed, no run made", fixed(0, 0, 0.8, ""), "0 of 0 runs passed (0%), 80% required"},
 		{"fixed, short of the rate", fixed(2, 1, 0.8, result.DecisionFailed), "2 of 3 runs passed (67%), 80% required"},
 		{"fixed, exactly the rate", fixed(3, 1, 0.75, result.DecisionPassed), "3 of 4 runs passed (75%), 75% required"},
 		{"fixed, a decimal rate met exactly", fixed(7, 3, 0.7, result.DecisionPassed), "7 of 10 runs passed (70%), 70% required"},
@@ -80,6 +86,12 @@ func TestRepeatLine(t *testing.T) {
 		// Λ = 1/α exactly: the bound is p0 itself, computed a few ulps below.
 		{"passed, a ratio exactly on the boundary", passedAt(stats.Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, 2, 0),
 			"passed 2 of 2 runs; rate ≥ 0.40 at 75% (needs 0.8 − 0.4)"},
+		// Needed is a count up to stats.MaxRuns, and said only past the
+		// limit.
+		{"inconclusive, needs the most runs there are", seq(15, 5, 20, stats.MaxRuns, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 100000 runs"},
+		{"inconclusive, needs the limit", seq(15, 5, 20, 20, result.DecisionInconclusive),
+			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1)"},
 		{"inconclusive below the limit needed", seq(15, 5, 20, 282, result.DecisionInconclusive),
 			"inconclusive: passed 15 of 20 runs, the most repeat allows; rate 0.40–0.94 at 90% (needs 0.9 − 0.1); the guarantee needs up to 282 runs"},
 		// Needed is stats.MaxRuns+1 when even stats.MaxRuns runs are not
@@ -119,12 +131,15 @@ func TestBelow(t *testing.T) {
 		// 0.95 − 0.45 at 99.99999%: seven failures are exactly Λ = α,
 		// and the float rates put the bound 4e-12 above p1.
 		{0.9500000000037597, 0.95, "0.95"},
+		// Above the limit by more than rounding: not a failed test's
+		// bound, printed in full.
+		{0.9512, 0.95, "0.9512"},
 	} {
 		got := below(tc.v, tc.limit)
 		if got != tc.want {
 			t.Errorf("below(%v, %v) = %q, want %q", tc.v, tc.limit, got, tc.want)
 		}
-		if x, _ := strconv.ParseFloat(got, 64); x < tc.v-boundTolerance || x > tc.limit {
+		if x, _ := strconv.ParseFloat(got, 64); tc.v <= tc.limit+boundTolerance && (x < tc.v-boundTolerance || x > tc.limit) {
 			t.Errorf("below(%v, %v) = %q: not a bound rounded up below the limit", tc.v, tc.limit, got)
 		}
 	}
@@ -146,6 +161,8 @@ func TestAbove(t *testing.T) {
 		// Exactly on the boundary, computed a few ulps below p0.
 		{0.39999999999999997, 0.4, "0.40"},
 		{0.9249999999999, 0.95 - 0.025, "0.925"},
+		// Within rounding but past what twelve places hold: p0 as written.
+		{0.9249999995, 0.95 - 0.025, "0.925"},
 		// Below p0 by more than rounding: not a pass's bound.
 		{0.79, 0.8, "0.79"},
 	} {
@@ -156,5 +173,66 @@ func TestAbove(t *testing.T) {
 		if x, _ := strconv.ParseFloat(got, 64); tc.v >= tc.limit-boundTolerance && (x > tc.v+boundTolerance || x < tc.limit-1e-12) {
 			t.Errorf("above(%v, %v) = %q: not a bound rounded down at or above the limit", tc.v, tc.limit, got)
 		}
+	}
+}
+
+// TestWriteRuns: a repeated case's console body: one mark per run (a
+// run's retries are one run), fifty to a line, then each run that did not
+// pass, the failed ones in full up to three.
+func TestWriteRuns(t *testing.T) {
+	t.Parallel()
+	// runs builds the attempts of the runs in spec, one word per run, one
+	// letter per attempt: P passed, F failed, E errored. Older reports
+	// number no run (numbered false).
+	runs := func(spec string, numbered bool) []*result.Attempt {
+		var out []*result.Attempt
+		for i, w := range strings.Fields(spec) {
+			for _, l := range w {
+				a := &result.Attempt{Number: len(out) + 1, Status: result.Passed}
+				if numbered {
+					a.Run = i + 1
+				}
+				switch l {
+				case 'F':
+					a.Status, a.Failures = result.Failed, []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "", "", "")}
+				case 'E':
+					a.Status, a.Error = result.Errored, &result.Error{Kind: result.KindTimeout, Message: "no reply"}
+				}
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	const legend = "  (✓ passed, ✗ failed, E errored: not counted)"
+	const failedRun = "  a.yaml:5:7: reply does not match\n"
+	for _, tc := range []struct {
+		name     string
+		attempts []*result.Attempt
+		want     string // the block after the case's line, without its blank line
+	}{
+		{"a retried run is one run", runs("P EP F", true),
+			"runs: ✓✓✗" + legend + "\nrun 3 of 3 failed:\n" + failedRun},
+		{"an older report's attempts are a run each", runs("P E F", false),
+			"runs: ✓E✗" + legend + "\nrun 2 of 3 errored: timeout: no reply\nrun 3 of 3 failed:\n" + failedRun},
+		{"three failed runs in full, then a count; errored runs after them", runs("F F F F F E", true),
+			"runs: ✗✗✗✗✗E" + legend + "\n" +
+				"run 1 of 6 failed:\n" + failedRun + "run 2 of 6 failed:\n" + failedRun + "run 3 of 6 failed:\n" + failedRun +
+				"run 6 of 6 errored: timeout: no reply\n" +
+				"… and 2 more failed runs: every transcript is in the JSON and JUnit reports\n"},
+		{"fifty runs to a line", runs(strings.Repeat("P ", 50)+"F", true),
+			"runs: " + strings.Repeat("✓", 50) + "\nruns: ✗" + legend + "\nrun 51 of 51 failed:\n" + failedRun},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := &result.Case{Name: "c", Status: result.Failed, Attempts: tc.attempts,
+				Repeat: &result.Repeat{Procedure: result.ProcedureFixed, Decision: result.DecisionFailed, Limit: 1}}
+			block := NewHuman(&bytes.Buffer{}, HumanOptions{}).caseBlock(&result.File{Path: "a.yaml"}, c)
+			_, body, _ := strings.Cut(block, "\n")
+			body = strings.ReplaceAll(strings.TrimSuffix(body, "\n\n"), "\n    ", "\n")
+			body = strings.TrimPrefix(body, "    ") + "\n"
+			if body != tc.want {
+				t.Errorf("body =\n%s\nwant\n%s", body, tc.want)
+			}
+		})
 	}
 }
