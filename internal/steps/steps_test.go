@@ -435,6 +435,33 @@ func TestTableHeaders(t *testing.T) {
 	}
 }
 
+// TestSimilarityBounds: a threshold is above 0 (0 passes any reply) and
+// at most 1 (1 is the text itself).
+func TestSimilarityBounds(t *testing.T) {
+	for _, tc := range []struct {
+		min  string
+		want string // the threshold, or the error
+	}{
+		{"1", "1"},
+		{"0.01", "0.01"},
+		{"0", `step "Then the agent's reply is similar to \"x\" with at least 0": similarity 0 must be above 0 and at most 1`},
+		{"1.01", `step "Then the agent's reply is similar to \"x\" with at least 1.01": similarity 1.01 must be above 0 and at most 1`},
+	} {
+		op, err := New().Compile(Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least ` + tc.min})
+		got := fmt.Sprint(err)
+		if err == nil {
+			exp, err := op.Expect(syntaxOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = fmt.Sprint(exp.Response.Similar.Min)
+		}
+		if got != tc.want {
+			t.Errorf("at least %s: %s, want %s", tc.min, got, tc.want)
+		}
+	}
+}
+
 func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 	pos := diag.Pos{File: "f.feature", Line: 7, Col: 5}
 	op, err := New().Compile(Input{Pos: pos, Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{
