@@ -106,6 +106,7 @@ Feature: Every step of the vocabulary
       | channel        | WEBCHAT     |
       | handoff        | true        |
       | num_turns      | at least 2  |
+      | num_ood        | between 1 and 1 |
       | metrics.BOOKED | true        |
       | state.day      | tuesday     |
     And the handoff state "reason" is "urgent_symptoms"
