@@ -220,6 +220,10 @@ func TestCompileErrors(t *testing.T) {
 			`undefined step`, []string{`did you mean When the user says "a #bc"?`}},
 		{"comment after a text with # #", Input{Keyword: "When ", Text: `the user says "a # #b" # note`},
 			`undefined step`, []string{`did you mean When the user says "a # #b"?`}},
+		// A quote at either end of the text, or one never closed, is no
+		// reason to stop at the undefined step.
+		{"quote first", Input{Keyword: "When ", Text: `'hi' the user says`}, `undefined step "When 'hi' the user says"`, nil},
+		{"quote never closed", Input{Keyword: "When ", Text: `the user says 'hi`}, `undefined step "When the user says 'hi"`, nil},
 		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`},
 			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},

@@ -12,3 +12,10 @@ Fonctionnalité: Steps written as descriptions, in French
     the agent says "again"
     Quand the user says "hi"
     Alors the agent's reply contains "hello"
+
+  Scénario: after prose
+    Some prose first.
+
+    the agent says "later"
+    Quand the user says "hi"
+    Alors the agent's reply contains "hello"
