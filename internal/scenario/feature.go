@@ -443,7 +443,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 			break
 		}
 	}
-	keywords, d := stepKeywords(lang), dialect(lang)
+	keywords, dl := stepKeywords(lang), dialect(lang)
 	for line := range strings.SplitSeq(err.Error(), "\n") {
 		m := parseLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
@@ -451,7 +451,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 		}
 		ln, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
-		if tagged, tags := misplacedTags(fl.file, lines, ln, m[3], d); tags != nil && reparses > 0 {
+		if tagged, tags := misplacedTags(fl.file, lines, ln, m[3], dl); tags != nil && reparses > 0 {
 			fl.diags = fl.diags.Append(tagged)
 			for _, i := range tags {
 				lines[i] = ""
@@ -475,7 +475,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 		if d.Hint == "" && strings.Contains(m[3], ", got '") && ln >= 1 && ln <= len(lines) {
 			// A step written right is an error only where the parser
 			// takes no step: after an Examples table.
-			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords)
+			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords, dl)
 			if how == keywordCase || how == noKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
 				d.Hint = stepHint(step, how, keywords)
 			}

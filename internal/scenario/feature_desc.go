@@ -56,7 +56,7 @@ const (
 // ...", "Thenthe agent says ..."), with no keyword at all, or as written.
 // Prose that merely starts with "when" is left alone: what follows must
 // be a defined step.
-func readsAsStep(line string, keywords []string) (step string, how int) {
+func readsAsStep(line string, keywords []string, d *gherkin.Dialect) (step string, how int) {
 	for _, kw := range keywords {
 		n := utf8.RuneCountInString(kw)
 		r := []rune(line)
@@ -73,9 +73,21 @@ func readsAsStep(line string, keywords []string) (step string, how int) {
 	}
 	if idx := library.Match(line); len(idx) == 1 {
 		kw, _, _ := strings.Cut(library.Defs()[idx[0]].Example, " ")
-		return kw + " " + line, noKeyword
+		return localKeyword(kw, d) + " " + line, noKeyword
 	}
 	return "", 0
+}
+
+// localKeyword is the keyword of dialect d for the English one en
+// ("Given", "When", "Then"): the fix a hint offers must parse in the
+// file's language.
+func localKeyword(en string, d *gherkin.Dialect) string {
+	for _, k := range d.Keywords[strings.ToLower(en)] {
+		if k = strings.TrimSpace(k); k != "*" && k != "" {
+			return k
+		}
+	}
+	return en
 }
 
 // stepHint is the hint of a line that readsAsStep.
@@ -97,12 +109,13 @@ func (fl *featureLoader) descriptionSteps(f *messages.Feature, src []byte) {
 	// The file's lines and the dialect's keywords, read at the first
 	// description: most features have none.
 	var lines, keywords []string
+	var d *gherkin.Dialect
 	check := func(at *messages.Location, desc, what string) {
 		if at == nil || strings.TrimSpace(desc) == "" {
 			return
 		}
 		if lines == nil {
-			lines, keywords = strings.Split(string(src), "\n"), stepKeywords(f.Language)
+			lines, keywords, d = strings.Split(string(src), "\n"), stepKeywords(f.Language), dialect(f.Language)
 		}
 		i := int(at.Line) // the header's index + 1: the line after it
 		for dl := range strings.SplitSeq(desc, "\n") {
@@ -116,7 +129,7 @@ func (fl *featureLoader) descriptionSteps(f *messages.Feature, src []byte) {
 			if i >= len(lines) {
 				return
 			}
-			if step, how := readsAsStep(text, keywords); how != 0 {
+			if step, how := readsAsStep(text, keywords, d); how != 0 {
 				hint := stepHint(step, how, keywords)
 				col := utf8.RuneCountInString(lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]) + 1
 				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: fl.file, Line: i + 1, Col: col},

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -123,4 +124,37 @@ func TestFeatureProbeRules(t *testing.T) {
 			t.Errorf("diagnostics %v", diags)
 		}
 	})
+}
+
+// TestBackgroundSetupBeforeAProbe: a Background's setup step serves the
+// chat scenarios of its feature, so a probe scenario under it is not
+// warned that the step has no effect on it; its own setup step is.
+func TestBackgroundSetupBeforeAProbe(t *testing.T) {
+	t.Parallel()
+	_, diags := loadOneFeature(t, `@agent:clinic
+Feature: f
+  Background:
+    Given the channel "SMS"
+
+  Scenario: call
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own setup
+    Given the variant "v2"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: chat
+    When the user says "hi"
+    Then the agent says "hi"
+`)
+	var got []string
+	for _, d := range diags {
+		if strings.Contains(d.Message, "no effect on a probe") {
+			got = append(got, d.Pos.String()+": "+d.Message)
+		}
+	}
+	want := []string{`p.feature:10:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/golden"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -46,6 +47,12 @@ func dumpFeature(s *Suite) string {
 		if st.Via != "" {
 			fmt.Fprintf(&b, " via=%q @%d:%d", st.Via, st.ViaPos.Line, st.ViaPos.Col)
 		}
+		if st.ASRLang != "" || st.TTSLang != "" {
+			fmt.Fprintf(&b, " asr=%q tts=%q", st.ASRLang, st.TTSLang)
+		}
+		if st.StreamingPos != (diag.Pos{}) {
+			fmt.Fprintf(&b, " streaming=%t @%d:%d", st.Streaming, st.StreamingPos.Line, st.StreamingPos.Col)
+		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "  vars=%s\n", sortedMap(sc.Vars))
 		for _, step := range sc.Steps {
@@ -54,10 +61,22 @@ func dumpFeature(s *Suite) string {
 			case steps.Say:
 				fmt.Fprintf(&b, "    say %q silent=%t\n", step.Say, step.Silent)
 			case steps.Check:
+				if step.Greeting {
+					b.WriteString("    on the greeting\n")
+				}
 				fmt.Fprintf(&b, "    expect%s", strings.ReplaceAll(dump(expectOf(step)), "\n  ", "\n      "))
 			case steps.Confirm:
 				c, _ := step.Confirm(asWritten)
 				fmt.Fprintf(&b, "    confirm%s", strings.ReplaceAll(dump(c), "\n  ", "\n      "))
+				if step.Webhooks != nil {
+					fmt.Fprintf(&b, "    webhooks=%q\n", step.Webhooks)
+				}
+			case steps.Capture:
+				fmt.Fprintf(&b, "    capture%s", strings.ReplaceAll(dump(step.Capture), "\n  ", "\n      "))
+			case steps.Probe:
+				fmt.Fprintf(&b, "    probe%s", strings.ReplaceAll(dump(step.Probe), "\n  ", "\n      "))
+			case steps.CallStatus:
+				fmt.Fprintf(&b, "    status%s", strings.ReplaceAll(dump(step.Status), "\n  ", "\n      "))
 			}
 		}
 	}
@@ -236,6 +255,8 @@ func TestLongGherkinLine(t *testing.T) {
 		{"one byte more", top + step(maxGherkinLine+1) + "\n" + then + "\n",
 			"f.feature:3:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
 		{"one byte more, last line", top + then + "\n" + step(maxGherkinLine+1),
+			"f.feature:4:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
+		{"one byte more, after a blank line", top + "\n" + step(maxGherkinLine+1) + "\n" + then + "\n",
 			"f.feature:4:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},
 		{"one byte more, CRLF", strings.ReplaceAll(top, "\n", "\r\n") + step(maxGherkinLine) + "\r\n" + then + "\r\n",
 			"f.feature:3:1: invalid Gherkin: line is 65536 bytes long: Gherkin reads lines of at most 65535 bytes"},

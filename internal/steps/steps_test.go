@@ -216,6 +216,14 @@ func TestCompileErrors(t *testing.T) {
 			`undefined step`, []string{`did you mean Given the channel "WEB"?`, "a comment takes a line of its own"}},
 		{"comment after a text with a #", Input{Keyword: "When ", Text: `the user says "table #4 #5" # asks twice`},
 			`undefined step`, []string{`did you mean When the user says "table #4 #5"?`}},
+		{"comment after a text with a # further on", Input{Keyword: "When ", Text: `the user says "a #bc" # note`},
+			`undefined step`, []string{`did you mean When the user says "a #bc"?`}},
+		{"comment after a text with # #", Input{Keyword: "When ", Text: `the user says "a # #b" # note`},
+			`undefined step`, []string{`did you mean When the user says "a # #b"?`}},
+		// A quote at either end of the text, or one never closed, is no
+		// reason to stop at the undefined step.
+		{"quote first", Input{Keyword: "When ", Text: `'hi' the user says`}, `undefined step "When 'hi' the user says"`, nil},
+		{"quote never closed", Input{Keyword: "When ", Text: `the user says 'hi`}, `undefined step "When the user says 'hi"`, nil},
 		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`},
 			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
@@ -224,6 +232,10 @@ func TestCompileErrors(t *testing.T) {
 		{"missing docstring", Input{Keyword: "When ", Text: `the user says:`}, "needs a DocString", nil},
 		{"missing table", Input{Keyword: "Then ", Text: `the state includes:`}, "needs a table", nil},
 		{"unexpected docstring", Input{Keyword: "Then ", Text: `the conversation ends`, DocString: &doc}, "takes no DocString", nil},
+		// A table under a step that takes none would be dropped unread.
+		{"unexpected table", Input{Keyword: "Then ", Text: `the agent says "x"`, Table: [][]string{{"y"}}}, `step "Then the agent says \"x\"" takes no table`, nil},
+		// Words before a step's wording make another step, not this one.
+		{"words before the step", Input{Keyword: "Then ", Text: `I hope the agent says "x"`}, `undefined step "Then I hope the agent says \"x\""`, nil},
 		{"table shape", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"a", "b", "c"}}}, "has 3 cells, want 2", nil},
 		{"header only", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"key", "value"}}}, "no rows", nil},
 		{"bad capture name", Input{Keyword: "Then ", Text: `I remember "1x" from the reply matching "a"`}, "invalid variable name", nil},
@@ -391,6 +403,73 @@ func TestWriteGolden(t *testing.T) {
 
 // TestRecordTableBuildsTheYAMLConfirm: each row becomes the check the
 // same key of `confirm: conversation:` decodes to, by the field's kind.
+// TestTableHeaders: only a first row naming the columns is a header; a
+// later row of the same words, or a first row naming one column only, is
+// a row to check.
+func TestTableHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		table [][]string
+		want  string
+	}{
+		{`the state includes:`, [][]string{{"key", "value"}, {"a", "1"}}, `[[a 1]]`},
+		{`the state includes:`, [][]string{{"a", "1"}, {"key", "value"}}, `[[a 1] [key value]]`},
+		{`the state includes:`, [][]string{{"key", "1"}, {"a", "value"}}, `[[key 1] [a value]]`},
+		{`the state includes:`, [][]string{{"a", "value"}}, `[[a value]]`},
+		{`the node trace passes through:`, [][]string{{"Nodes"}, {"start"}}, `[start]`},
+		{`the node trace passes through:`, [][]string{{"start"}, {"node"}}, `[start node]`},
+	} {
+		op, err := New().Compile(Input{Keyword: "Then ", Text: tc.text, Table: tc.table})
+		if err != nil {
+			t.Fatalf("%s %v: %v", tc.text, tc.table, err)
+		}
+		exp, err := op.Expect(syntaxOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if exp.Trace != nil {
+			got = fmt.Sprint(exp.Trace.Sequence)
+		} else {
+			var kv [][2]string
+			for _, sc := range exp.State {
+				kv = append(kv, [2]string{sc.Key, *sc.Match.Exact})
+			}
+			got = fmt.Sprint(kv)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: checks %s, want %s", tc.text, tc.table, got, tc.want)
+		}
+	}
+}
+
+// TestSimilarityBounds: a threshold is above 0 (0 passes any reply) and
+// at most 1 (1 is the text itself).
+func TestSimilarityBounds(t *testing.T) {
+	for _, tc := range []struct {
+		min  string
+		want string // the threshold, or the error
+	}{
+		{"1", "1"},
+		{"0.01", "0.01"},
+		{"0", `step "Then the agent's reply is similar to \"x\" with at least 0": similarity 0 must be above 0 and at most 1`},
+		{"1.01", `step "Then the agent's reply is similar to \"x\" with at least 1.01": similarity 1.01 must be above 0 and at most 1`},
+	} {
+		op, err := New().Compile(Input{Keyword: "Then ", Text: `the agent's reply is similar to "x" with at least ` + tc.min})
+		got := fmt.Sprint(err)
+		if err == nil {
+			exp, err := op.Expect(syntaxOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = fmt.Sprint(exp.Response.Similar.Min)
+		}
+		if got != tc.want {
+			t.Errorf("at least %s: %s, want %s", tc.min, got, tc.want)
+		}
+	}
+}
+
 func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 	pos := diag.Pos{File: "f.feature", Line: 7, Col: 5}
 	op, err := New().Compile(Input{Pos: pos, Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{

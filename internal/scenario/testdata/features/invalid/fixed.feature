@@ -17,3 +17,8 @@ Feature: fixed before the run
   Scenario: an agent tag from a variable
     When the user says "hi"
     Then the agent's reply contains "Welcome"
+
+  Scenario: an environment the platform does not have
+    Given the environment "prod"
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"

@@ -18,3 +18,9 @@ Feature: Broken tags
   @smoke,@fast @skip,@wip @a|b @x(1) @!y
   Scenario: tags no filter can select
     When the user says "hi"
+
+  # Zero is no bound: 0s would wait for ever (or not at all), and a
+  # pass rate of 0 passes whatever happens.
+  @timeout:0s @within:0s @pass_rate:0 @repeat:5
+  Scenario: zero bounds
+    When the user says "hi"

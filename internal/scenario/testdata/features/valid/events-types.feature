@@ -39,3 +39,17 @@ Feature: Event types
     And I remember "said" from the reply matching "(\w+)"
     When the user says "bye"
     Then the events include "${said}"
+
+  Scenario: misspelt in the first row of a table without a header
+    When the user says "hi"
+    Then the events arrive in this order:
+      | EVENT_TYPE_HANDOF_INITIATED  |
+      | EVENT_TYPE_LIVE_AGENT_JOINED |
+
+  Scenario Outline: one quote written, the other in the row
+    When the user says "hi"
+    Then the agent's reply contains "<text>
+
+    Examples:
+      | text |
+      | "    |

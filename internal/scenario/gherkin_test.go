@@ -1,0 +1,168 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/steps"
+)
+
+// pickleSteps renders pickles as the Cucumber report reads them: each
+// step's type and text, with the keyword and line of its AST step.
+func pickleSteps(doc *messages.GherkinDocument, pickles []*messages.Pickle) string {
+	kw := map[string]string{}
+	var all [][]*messages.Step
+	children := doc.Feature.Children
+	for len(children) > 0 {
+		c := children[0]
+		children = children[1:]
+		switch {
+		case c.Background != nil:
+			all = append(all, c.Background.Steps)
+		case c.Scenario != nil:
+			all = append(all, c.Scenario.Steps)
+		case c.Rule != nil:
+			for _, rc := range c.Rule.Children {
+				children = append(children, &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario})
+			}
+		}
+	}
+	for _, sts := range all {
+		for _, st := range sts {
+			kw[st.Id] = st.Keyword
+		}
+	}
+	locs := Locations(doc)
+	var b strings.Builder
+	for _, p := range pickles {
+		fmt.Fprintf(&b, "%s tags=%d @%d\n", p.Name, len(p.Tags), locs[p.AstNodeIds[len(p.AstNodeIds)-1]].Line)
+		for _, st := range p.Steps {
+			fmt.Fprintf(&b, "  %s %s%s @%d\n", st.Type, kw[st.AstNodeIds[0]], st.Text, locs[st.AstNodeIds[0]].Line)
+		}
+	}
+	return b.String()
+}
+
+// TestGherkinOfAYAMLSuite: each step of a YAML program reads as the
+// Gherkin step it stands for, with its keyword, at its own line.
+func TestGherkinOfAYAMLSuite(t *testing.T) {
+	at := func(line int) diag.Pos { return diag.Pos{File: "s.yaml", Line: line, Col: 3} }
+	s := &Suite{Path: "s.yaml", Name: "s", Scenarios: []*Scenario{nil, {Name: "a", Pos: at(2), Tags: []string{"smoke", "slow"}, Steps: []*steps.Step{
+		{Kind: steps.Setup, Pos: at(3)},
+		{Kind: steps.Probe, Pos: at(4)},
+		{Kind: steps.Open, Pos: at(5)},
+		{Kind: steps.Check, Pos: at(6), Greeting: true},
+		{Kind: steps.Say, Pos: at(7), Say: " a  table\n for 4 "},
+		{Kind: steps.Say, Pos: at(8), Silent: true},
+		nil,
+		{Kind: steps.Check, Pos: at(9)},
+		{Kind: steps.Capture, Pos: at(10), Capture: &steps.CaptureSpec{Name: "ref", From: "state.code"}},
+		{Kind: steps.CallStatus, Pos: at(11), Status: &steps.StatusSpec{Want: "success"}},
+		{Kind: steps.Confirm, Pos: at(12)},
+	}}}}
+	n := 0
+	doc, pickles, err := Gherkin(s, nil, func() string { n++; return fmt.Sprint(n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `a tags=2 @2
+  Context Given the session is set up @3
+  Context Given a probe starts the conversation @4
+  Context Given a conversation is opened @5
+  Outcome Then the greeting meets the expectations of greeting: @6
+  Action When the user says "a table for 4" @7
+  Action When the user stays silent @8
+  Outcome Then the reply meets the expectations of expect: @9
+  Outcome Then state.code of the reply is captured as ${ref} @10
+  Outcome Then the call ends with status success @11
+  Outcome Then the platform's records meet the expectations of confirm: @12
+`
+	if got := pickleSteps(doc, pickles); got != want {
+		t.Errorf("pickles:\n%s\nwant:\n%s", got, want)
+	}
+	if l := doc.Feature.Location; l.Line != 1 || l.Column != 1 {
+		t.Errorf("feature at %d:%d, want 1:1 (a suite without a position)", l.Line, l.Column)
+	}
+	if got := StepText(s.Scenarios[1].Steps[1]); got != "Given a probe starts the conversation" {
+		t.Errorf("StepText %q", got)
+	}
+}
+
+// TestGherkinOfAFeatureSelection: the pickles of a feature are those of
+// the scenarios selected, an outline's by row, Background and Rule steps
+// at their own lines.
+func TestGherkinOfAFeatureSelection(t *testing.T) {
+	src := `Feature: f
+  Background:
+    Given the agent "a"
+
+  Scenario: one
+    When the user says "hi"
+
+  Rule: r
+    Background:
+      Given the channel "WEB"
+
+    Scenario Outline: two
+      When the user says "<w>"
+
+      Examples:
+        | w   |
+        | yes |
+        | no  |
+`
+	s, ds := loadFeature("f.feature", []byte(src))
+	if s == nil {
+		t.Fatal(renderDiags(ds))
+	}
+	// The second row of the outline only.
+	s.Scenarios = s.Scenarios[2:]
+	n := 0
+	doc, pickles, err := Gherkin(s, []byte(src), func() string { n++; return fmt.Sprint(n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := StepText(s.Scenarios[0].Steps[0]); got != `Given the agent "a"` {
+		t.Errorf("StepText %q, want the step as written", got)
+	}
+	want := `two tags=0 @18
+  Context Given the agent "a" @3
+  Context Given the channel "WEB" @10
+  Action When the user says "no" @13
+`
+	if got := pickleSteps(doc, pickles); got != want {
+		t.Errorf("pickles:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestParseErrorsAtTheEdges: the hints of a parse error hold on the
+// first line of a file and on a last line without a line feed, and a
+// `# language:` line below a blank one still sets the keywords.
+func TestParseErrorsAtTheEdges(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"a step as the only line", `When the user says "hi"`,
+			"f.feature:1:1: invalid Gherkin: expected: #EOF, #Language, #TagLine, #FeatureLine, #Comment, #Empty, got 'When the user says \"hi\"' (steps belong under Scenario: or Background:, and in a Scenario Outline above its Examples)\n"},
+		{"tags on the last line's step", "Feature: f\n  Scenario: a\n    @t\n    When the user says \"hi\"",
+			"f.feature:3:5: tags are not allowed on the step at line 4 (only a Feature, Rule, Scenario, Scenario Outline or Examples takes tags; tag the step's Scenario instead)\n"},
+		{"tags on the first line", "@t\nWhen the user says \"hi\"\n",
+			"f.feature:1:1: tags are not allowed on the step at line 2 (only a Feature, Rule, Scenario, Scenario Outline or Examples takes tags; tag the step's Scenario instead)\n" +
+				"f.feature:2:1: invalid Gherkin: expected: #EOF, #Language, #TagLine, #FeatureLine, #Comment, #Empty, got 'When the user says \"hi\"' (steps belong under Scenario: or Background:, and in a Scenario Outline above its Examples)\n"},
+		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
+			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ds := loadFeature("f.feature", []byte(tc.src))
+			var b strings.Builder
+			for _, d := range ds {
+				fmt.Fprintf(&b, "%s: %s (%s)\n", d.Pos, d.Message, d.Hint)
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("diagnostics:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
