@@ -815,3 +815,55 @@ func TestMessagingIntegrationAttributes(t *testing.T) {
 		t.Errorf("join's custom metadata %v (%v), want account A-17", join.Metadata.Custom, err)
 	}
 }
+
+// TestMessagingEndBeforeJoin: a session that ends before the agent joined
+// is judged by the end's reason wherever the end falls: in the history
+// batch, just after it (read before the join request goes, or after,
+// as the client happens to), or in answer to the join. An expiry is the
+// platform's error, retried; any other end is the greeting's, which a
+// check of the greeting judges. The client reads an end that follows the
+// batch before or after it sends the join as the goroutines happen to
+// run: the verdict must not depend on it.
+func TestMessagingEndBeforeJoin(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: closed
+    greeting: {session_ended: true}
+`
+	type testCase struct {
+		name string
+		// opening follows the handshake; answer answers the join.
+		opening, answer []platformtest.Frame
+	}
+	for _, reason := range []string{"agent_ended", "expired"} {
+		end := platformtest.SessionEnd("1", reason)
+		for _, tc := range []testCase{
+			{name: "in the history batch", opening: []platformtest.Frame{platformtest.Batch("b", end)}},
+			{name: "after the history batch", opening: []platformtest.Frame{platformtest.Batch("b"), end}},
+			{name: "in answer to the join", opening: []platformtest.Frame{platformtest.Batch("b")}, answer: []platformtest.Frame{end}},
+		} {
+			t.Run(reason+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				p := platformtest.StartMessagingWith(t, tc.opening, func(int, []byte) []platformtest.Frame { return tc.answer })
+				o := hostileOptions(p)
+				o.Retries = 1
+				c := runOne(t, o, suite)
+				a := c.Last()
+				if reason == "expired" {
+					if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || a.Error.Kind != result.KindMessaging ||
+						a.Error.Message != "the platform ended the session (reason expired)" {
+						t.Fatalf("status %s after %d attempts, error %+v: want the platform's error, retried%s", c.Status, len(c.Attempts), a.Error, describe(c))
+					}
+				} else if c.Status != result.Passed || len(c.Attempts) != 1 {
+					t.Fatalf("status %s after %d attempts: want the greeting's check to pass%s", c.Status, len(c.Attempts), describe(c))
+				}
+				if m := a.Turns[0].Messaging; m == nil || !m.SessionEnded || m.EndReason != reason || m.Joined {
+					t.Errorf("the greeting's events %+v: want the end, and no join", m)
+				}
+			})
+		}
+	}
+}
