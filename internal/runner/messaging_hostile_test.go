@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -865,5 +866,96 @@ scenarios:
 				}
 			})
 		}
+	}
+}
+
+// textFrameFault is a transport whose client connections fail the
+// write of the n-th text frame the run sends (counted over all of them:
+// the join is the first), once, with an error that quotes the access
+// token, as a connection the platform reset mid-turn fails it.
+func textFrameFault(n int32) *http.Transport {
+	var frames atomic.Int32
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &frameFaultConn{Conn: c, frames: &frames, fail: n}, nil
+	}
+	return transport
+}
+
+type frameFaultConn struct {
+	net.Conn
+	frames *atomic.Int32
+	fail   int32
+}
+
+func (c *frameFaultConn) Write(p []byte) (int, error) {
+	// 0x81: a final text frame (RFC 6455, 5.2); the client masks the
+	// rest.
+	if len(p) > 0 && p[0] == 0x81 && c.frames.Add(1) == c.fail {
+		return 0, fmt.Errorf("write to %s?access_token=%s: connection reset by peer", c.RemoteAddr(), platformtest.MessagingJWT)
+	}
+	return c.Conn.Write(p)
+}
+
+// TestMessagingWriteFails: a user message whose write fails after a good
+// handshake is sent again on a reopened socket where the platform echoes
+// client events, and the case passes on its first attempt; with
+// reconnects off, the attempt errors as the platform's connection
+// (KindNetwork, naming WS /ws), never as the agent's failure, with no
+// credential in it, and the retry on a fresh session passes.
+func TestMessagingWriteFails(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		maxReconnects int
+		attempts      int
+		status        result.Status
+	}{
+		{name: "reconnected", attempts: 1, status: result.Passed},
+		{name: "reconnects off", maxReconnects: -1, attempts: 2, status: result.Flaky},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// Each socket counts its client events from 1: the event's
+			// type says which it is, and the ids go on across sockets,
+			// as in one session's log.
+			var seq atomic.Int32
+			id := func() string { return fmt.Sprint(seq.Add(1)) }
+			p := platformtest.StartMessaging(t, func(_ int, event []byte) []platformtest.Frame {
+				echo := platformtest.Echo(int(seq.Add(1)), event)
+				if strings.Contains(string(event), "JOIN") {
+					return []platformtest.Frame{echo, platformtest.Joined(id(), "c-1"), platformtest.Message(id(), "", "Welcome."), platformtest.TypingStop(id())}
+				}
+				return []platformtest.Frame{echo, platformtest.Message(id(), "", "Your balance is 0."), platformtest.TypingStop(id())}
+			})
+			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+				HTTPClient: &http.Client{Transport: textFrameFault(2)},
+				Retry:      platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+				MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second, MaxReconnects: tc.maxReconnects})
+			o := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second, Retries: 1}
+			c := runOne(t, o, balanceSuite)
+			if c.Status != tc.status || len(c.Attempts) != tc.attempts {
+				t.Fatalf("status %s after %d attempts, want %s after %d%s", c.Status, len(c.Attempts), tc.status, tc.attempts, describe(c))
+			}
+			first := c.Attempts[0]
+			if tc.attempts == 1 {
+				if m := first.Turns[1].Messaging; m == nil || m.Reconnects != 1 || m.Resent != 1 {
+					t.Errorf("the turn's events %+v: want one reconnect and the message sent again", m)
+				}
+				return
+			}
+			if e := first.Error; e == nil || e.Kind != result.KindNetwork || len(first.Failures) > 0 ||
+				!strings.HasPrefix(e.Message, "WS /ws: connection lost after the request was sent: socket closed (0 reconnects in this turn): ") {
+				t.Errorf("first attempt: error %+v, failures %+v: want the platform's connection lost", e, first.Failures)
+			}
+			if s := describe(c); strings.Contains(s, "HOSTILE") {
+				t.Errorf("a credential reached the case:%s", s)
+			}
+		})
 	}
 }

@@ -485,6 +485,20 @@ scenarios:
         expect: {response: {contains: how many, ignore_case: true}}
 `
 
+// bookingEnv is the simulator that bookingSuite runs against (seed 3),
+// its sockets dropped at every client event when drops, and the options
+// of a run against it on its fake clock, with one retry.
+func bookingEnv(t *testing.T, drops bool) (*msgEnv, Options) {
+	var faults sim.Faults
+	if drops {
+		faults.SocketDrop = 1
+	}
+	e := newMsgEnv(t, sim.Options{Seed: 3, Faults: faults})
+	o := e.opts(t)
+	o.Retries, o.Now, o.Sleep = 1, e.clk.Now, e.clk.Sleep
+	return e, o
+}
+
 // TestMessagingHandshakeRateLimited: a 429 on the WebSocket handshake
 // (a platform's connection or rate limit) is waited out as Retry-After
 // says, within the attempt; the case passes on its first attempt.
@@ -543,13 +557,8 @@ func TestMessagingHandshakeRateLimitedPastTheTurnTimeout(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var faults sim.Faults
-			if tc.drops {
-				faults.SocketDrop = 1
-			}
-			e := newMsgEnv(t, sim.Options{Seed: 3, Faults: faults})
-			o := e.opts(t)
-			o.Retries, o.TurnTimeout, o.Now, o.Sleep = 1, 10*time.Second, e.clk.Now, e.clk.Sleep
+			e, o := bookingEnv(t, tc.drops)
+			o.TurnTimeout = 10 * time.Second
 			cfg := platform.Config{Now: e.clk.Now, Retry: platform.RetryPolicy{Sleep: e.clk.Sleep}, RateWait: tc.rateWait}
 			if !tc.realTimers {
 				o.AfterFunc, cfg.AfterFunc = e.clk.AfterFunc, e.clk.AfterFunc
@@ -853,13 +862,8 @@ func TestMessagingInterruptedWhileRateLimited(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var faults sim.Faults
-			if tc.drops {
-				faults.SocketDrop = 1
-			}
-			e := newMsgEnv(t, sim.Options{Seed: 3, Faults: faults})
-			o := e.opts(t)
-			o.Retries, o.Now, o.Sleep, o.AfterFunc = 1, e.clk.Now, e.clk.Sleep, e.clk.AfterFunc
+			e, o := bookingEnv(t, tc.drops)
+			o.AfterFunc = e.clk.AfterFunc
 			ctx, interrupt := context.WithCancel(context.Background())
 			defer interrupt()
 			// The Retry-After is waited until the run is interrupted.
