@@ -659,3 +659,48 @@ func TestMessagingEndedWhileDropped(t *testing.T) {
 		t.Errorf("%d client events on the new socket, %d handshakes; want none, 2", n, p.handshakes.Load())
 	}
 }
+
+// TestMessagingEndBeforeEchoAnswersTheRequest: on a platform that echoes
+// client events, a session end that comes before the echo of the user's
+// message says the message was never taken (ErrMessagingEnded); before
+// the echo of a request to end the session, or of a live agent's, it is
+// that request's answer, not an error.
+func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		call func(m *MessagingSession) (*MessagingTurn, error)
+		want error
+	}{
+		{name: "a user message", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, want: ErrMessagingEnded},
+		{name: "an end request", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.End(context.Background()) }},
+		{name: "a live agent request", call: func(m *MessagingSession) (*MessagingTurn, error) {
+			return m.RequestLiveAgent(context.Background(), "help")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+				_, data, err := c.Read(ctx) // the join
+				if err != nil || !writeAll(ctx, c, echoOf("1", data),
+					`{"id":"2","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
+					`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+					`{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
+					return
+				}
+				if _, _, err := c.Read(ctx); err == nil {
+					writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)
+					c.Read(ctx)
+				}
+			}}
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second, Settle: time.Hour})
+			turn, err := tc.call(m)
+			if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) || !turn.SessionEnded {
+				t.Errorf("error %v, ended %t; want %v, the end in the turn", err, turn.SessionEnded, tc.want)
+			}
+		})
+	}
+}

@@ -959,3 +959,24 @@ func TestMessagingWriteFails(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagingFailedOpenClosesTheSocket: an opening that fails after the
+// socket opened (here the join's answer cannot be used) leaves no socket
+// behind: the channel closes it, since the run gets no conversation to
+// close. The platform sees the client go.
+func TestMessagingFailedOpenClosesTheSocket(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(int, []byte) []platformtest.Frame {
+		// A greeting whose text is no string: the platform's error.
+		return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"value":"Welcome."}}}`)
+	})
+	c := runOne(t, hostileOptions(p), balanceSuite)
+	if c.Status != result.Errored {
+		t.Fatalf("status %s, want errored%s", c.Status, describe(c))
+	}
+	select {
+	case <-p.Gone():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the socket of the failed opening is still open")
+	}
+}
