@@ -1210,13 +1210,21 @@ func (m *MessagingSession) send(ctx context.Context, frame []byte, turn *Messagi
 		if ctx.Err() != nil {
 			return m.timeout(ctx)
 		}
-		if err := m.takeRest(ctx, turn, st); err != nil {
-			return err
+		gone, rerr := m.takeRest(ctx, turn, st)
+		if rerr != nil {
+			return rerr
 		}
 		if m.ended {
 			// The socket closed after a SESSION_END (an expiry): the
 			// turn has its answer, and there is nothing to reconnect to.
 			return nil
+		}
+		if explains(gone) {
+			// The write failed on a socket the platform had closed: its
+			// reader holds the platform's word (a close status that
+			// refuses, a frame too large), which the write's own error
+			// ("closed") lost, and reconnect decides on it.
+			err = gone
 		}
 		if err := m.reconnect(ctx, turn, err, st); err != nil {
 			return err
@@ -1231,23 +1239,33 @@ func (m *MessagingSession) send(ctx context.Context, frame []byte, turn *Messagi
 // takeRest takes what a socket that refused a write delivered before it
 // went: a server that ends a session sends SESSION_END and then closes,
 // and a write can fail on the close before the end is read. The socket is
-// closed first, so its reader stops at once with an error.
-func (m *MessagingSession) takeRest(ctx context.Context, turn *MessagingTurn, st *turnState) error {
+// closed first, so its reader stops at once with an error: gone, the
+// error that ended the reader.
+func (m *MessagingSession) takeRest(ctx context.Context, turn *MessagingTurn, st *turnState) (gone, err error) {
 	m.conn.CloseNow()
 	for {
 		select {
 		case in := <-m.frames.ch:
 			in = m.frames.took(in)
 			if in.err != nil {
-				return nil
+				return in.err, nil
 			}
 			if err := m.accept(in.data, turn, st); err != nil {
-				return err
+				return nil, err
 			}
 		case <-ctx.Done():
-			return m.timeout(ctx)
+			return nil, m.timeout(ctx)
 		}
 	}
+}
+
+// explains reports whether err, the error that ended a socket's reader,
+// says why the socket ended: the platform's close frame, or a frame over
+// the limit. Any other is a connection that broke, or closed under the
+// reader by the client.
+func explains(err error) bool {
+	var ce websocket.CloseError
+	return errors.As(err, &ce) || errors.Is(err, errFrameTooLarge)
 }
 
 // drain takes the frames that arrived between turns.

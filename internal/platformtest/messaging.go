@@ -46,7 +46,12 @@ type Messaging struct {
 
 	mu       sync.Mutex
 	sessions []string
+	gone     chan struct{}
 }
+
+// Gone receives once for each socket the platform no longer serves: the
+// client closed it or went away.
+func (m *Messaging) Gone() <-chan struct{} { return m.gone }
 
 // Sessions are the bodies of the session-create calls it received, in
 // order (the client's streaming_enabled is there).
@@ -73,7 +78,7 @@ func StartMessaging(t testing.TB, answer func(n int, event []byte) []Frame) *Mes
 // joins the agent itself), and what follows it unasked.
 func StartMessagingWith(t testing.TB, opening []Frame, answer func(n int, event []byte) []Frame) *Messaging {
 	t.Helper()
-	m := &Messaging{Host: "webchat.example.com"}
+	m := &Messaging{Host: "webchat.example.com", gone: make(chan struct{}, 64)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/v1/access-token":
@@ -91,6 +96,10 @@ func StartMessagingWith(t testing.TB, opening []Frame, answer func(n int, event 
 			}
 			defer c.CloseNow()
 			playMessaging(r.Context(), c, opening, answer)
+			select {
+			case m.gone <- struct{}{}:
+			default:
+			}
 		default:
 			http.NotFound(w, r)
 		}

@@ -112,14 +112,15 @@ func (mc messagingChannel) Open(ctx context.Context, agentID string, req platfor
 		return nil, nil, err
 	}
 	exch := exchangeOf(m, m.Opening(), "")
-	if err != nil {
+	if err != nil && !errors.Is(err, platform.ErrMessagingEnded) {
 		_ = m.Close()
-		if errors.Is(err, platform.ErrMessagingEnded) {
-			_, reason := m.Ended()
-			err = &messagingError{msg: "the platform ended the session before the agent joined" + because(reason), retry: true}
-		}
 		return nil, exch, err
 	}
+	// An end read before the join went out (ErrMessagingEnded) is the
+	// opening's answer, as an end in the history batch or one that
+	// answers the join is: which of them the client reads is a race
+	// between its goroutines, and the greeting is judged alike by the
+	// end's reason (systemError).
 	return &messagingConversation{m: m}, exch, nil
 }
 

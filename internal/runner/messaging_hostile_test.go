@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
@@ -813,5 +814,169 @@ func TestMessagingIntegrationAttributes(t *testing.T) {
 	}
 	if err := json.Unmarshal(<-joins, &join); err != nil || join.Metadata.Custom["account"] != "A-17" {
 		t.Errorf("join's custom metadata %v (%v), want account A-17", join.Metadata.Custom, err)
+	}
+}
+
+// TestMessagingEndBeforeJoin: a session that ends before the agent joined
+// is judged by the end's reason wherever the end falls: in the history
+// batch, just after it (read before the join request goes, or after,
+// as the client happens to), or in answer to the join. An expiry is the
+// platform's error, retried; any other end is the greeting's, which a
+// check of the greeting judges. The client reads an end that follows the
+// batch before or after it sends the join as the goroutines happen to
+// run: the verdict must not depend on it.
+func TestMessagingEndBeforeJoin(t *testing.T) {
+	t.Parallel()
+	const suite = `suite: s
+agent: billing
+via: messaging
+scenarios:
+  - name: closed
+    greeting: {session_ended: true}
+`
+	type testCase struct {
+		name string
+		// opening follows the handshake; answer answers the join.
+		opening, answer []platformtest.Frame
+	}
+	for _, reason := range []string{"agent_ended", "expired"} {
+		end := platformtest.SessionEnd("1", reason)
+		for _, tc := range []testCase{
+			{name: "in the history batch", opening: []platformtest.Frame{platformtest.Batch("b", end)}},
+			{name: "after the history batch", opening: []platformtest.Frame{platformtest.Batch("b"), end}},
+			{name: "in answer to the join", opening: []platformtest.Frame{platformtest.Batch("b")}, answer: []platformtest.Frame{end}},
+		} {
+			t.Run(reason+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				p := platformtest.StartMessagingWith(t, tc.opening, func(int, []byte) []platformtest.Frame { return tc.answer })
+				o := hostileOptions(p)
+				o.Retries = 1
+				c := runOne(t, o, suite)
+				a := c.Last()
+				if reason == "expired" {
+					if c.Status != result.Errored || len(c.Attempts) != 2 || a.Error == nil || a.Error.Kind != result.KindMessaging ||
+						a.Error.Message != "the platform ended the session (reason expired)" {
+						t.Fatalf("status %s after %d attempts, error %+v: want the platform's error, retried%s", c.Status, len(c.Attempts), a.Error, describe(c))
+					}
+				} else if c.Status != result.Passed || len(c.Attempts) != 1 {
+					t.Fatalf("status %s after %d attempts: want the greeting's check to pass%s", c.Status, len(c.Attempts), describe(c))
+				}
+				if m := a.Turns[0].Messaging; m == nil || !m.SessionEnded || m.EndReason != reason || m.Joined {
+					t.Errorf("the greeting's events %+v: want the end, and no join", m)
+				}
+			})
+		}
+	}
+}
+
+// textFrameFault is a transport whose client connections fail the
+// write of the n-th text frame the run sends (counted over all of them:
+// the join is the first), once, with an error that quotes the access
+// token, as a connection the platform reset mid-turn fails it.
+func textFrameFault(n int32) *http.Transport {
+	var frames atomic.Int32
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &frameFaultConn{Conn: c, frames: &frames, fail: n}, nil
+	}
+	return transport
+}
+
+type frameFaultConn struct {
+	net.Conn
+	frames *atomic.Int32
+	fail   int32
+}
+
+func (c *frameFaultConn) Write(p []byte) (int, error) {
+	// 0x81: a final text frame (RFC 6455, 5.2); the client masks the
+	// rest.
+	if len(p) > 0 && p[0] == 0x81 && c.frames.Add(1) == c.fail {
+		return 0, fmt.Errorf("write to %s?access_token=%s: connection reset by peer", c.RemoteAddr(), platformtest.MessagingJWT)
+	}
+	return c.Conn.Write(p)
+}
+
+// TestMessagingWriteFails: a user message whose write fails after a good
+// handshake is sent again on a reopened socket where the platform echoes
+// client events, and the case passes on its first attempt; with
+// reconnects off, the attempt errors as the platform's connection
+// (KindNetwork, naming WS /ws), never as the agent's failure, with no
+// credential in it, and the retry on a fresh session passes.
+func TestMessagingWriteFails(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		maxReconnects int
+		attempts      int
+		status        result.Status
+	}{
+		{name: "reconnected", attempts: 1, status: result.Passed},
+		{name: "reconnects off", maxReconnects: -1, attempts: 2, status: result.Flaky},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// Each socket counts its client events from 1: the event's
+			// type says which it is, and the ids go on across sockets,
+			// as in one session's log.
+			var seq atomic.Int32
+			id := func() string { return fmt.Sprint(seq.Add(1)) }
+			p := platformtest.StartMessaging(t, func(_ int, event []byte) []platformtest.Frame {
+				echo := platformtest.Echo(int(seq.Add(1)), event)
+				if strings.Contains(string(event), "JOIN") {
+					return []platformtest.Frame{echo, platformtest.Joined(id(), "c-1"), platformtest.Message(id(), "", "Welcome."), platformtest.TypingStop(id())}
+				}
+				return []platformtest.Frame{echo, platformtest.Message(id(), "", "Your balance is 0."), platformtest.TypingStop(id())}
+			})
+			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+				HTTPClient: &http.Client{Transport: textFrameFault(2)},
+				Retry:      platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
+				MessagingOptions{TurnTimeout: 10 * time.Second, Settle: 10 * time.Second, MaxReconnects: tc.maxReconnects})
+			o := Options{Channel: ch, Messaging: ch, Parallel: 1, RetryDelay: -1, TurnTimeout: 10 * time.Second, Retries: 1}
+			c := runOne(t, o, balanceSuite)
+			if c.Status != tc.status || len(c.Attempts) != tc.attempts {
+				t.Fatalf("status %s after %d attempts, want %s after %d%s", c.Status, len(c.Attempts), tc.status, tc.attempts, describe(c))
+			}
+			first := c.Attempts[0]
+			if tc.attempts == 1 {
+				if m := first.Turns[1].Messaging; m == nil || m.Reconnects != 1 || m.Resent != 1 {
+					t.Errorf("the turn's events %+v: want one reconnect and the message sent again", m)
+				}
+				return
+			}
+			if e := first.Error; e == nil || e.Kind != result.KindNetwork || len(first.Failures) > 0 ||
+				!strings.HasPrefix(e.Message, "WS /ws: connection lost after the request was sent: socket closed (0 reconnects in this turn): ") {
+				t.Errorf("first attempt: error %+v, failures %+v: want the platform's connection lost", e, first.Failures)
+			}
+			if s := describe(c); strings.Contains(s, "HOSTILE") {
+				t.Errorf("a credential reached the case:%s", s)
+			}
+		})
+	}
+}
+
+// TestMessagingFailedOpenClosesTheSocket: an opening that fails after the
+// socket opened (here the join's answer cannot be used) leaves no socket
+// behind: the channel closes it, since the run gets no conversation to
+// close. The platform sees the client go.
+func TestMessagingFailedOpenClosesTheSocket(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(int, []byte) []platformtest.Frame {
+		// A greeting whose text is no string: the platform's error.
+		return platformtest.Texts(`{"id":"1","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"value":"Welcome."}}}`)
+	})
+	c := runOne(t, hostileOptions(p), balanceSuite)
+	if c.Status != result.Errored {
+		t.Fatalf("status %s, want errored%s", c.Status, describe(c))
+	}
+	select {
+	case <-p.Gone():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the socket of the failed opening is still open")
 	}
 }

@@ -473,6 +473,32 @@ func rateLimitedMessaging(t *testing.T, e *msgEnv, cfg platform.Config, mo Messa
 	}), mo), &handshakes
 }
 
+// bookingSuite is one scenario over messaging against the simulator's
+// restaurant: a turn whose answer asks the party's size.
+const bookingSuite = `suite: s
+agent: restaurant
+via: messaging
+scenarios:
+  - name: is asked the party's size
+    turns:
+      - say: I'd like to book a table
+        expect: {response: {contains: how many, ignore_case: true}}
+`
+
+// bookingEnv is the simulator that bookingSuite runs against (seed 3),
+// its sockets dropped at every client event when drops, and the options
+// of a run against it on its fake clock, with one retry.
+func bookingEnv(t *testing.T, drops bool) (*msgEnv, Options) {
+	var faults sim.Faults
+	if drops {
+		faults.SocketDrop = 1
+	}
+	e := newMsgEnv(t, sim.Options{Seed: 3, Faults: faults})
+	o := e.opts(t)
+	o.Retries, o.Now, o.Sleep = 1, e.clk.Now, e.clk.Sleep
+	return e, o
+}
+
 // TestMessagingHandshakeRateLimited: a 429 on the WebSocket handshake
 // (a platform's connection or rate limit) is waited out as Retry-After
 // says, within the attempt; the case passes on its first attempt.
@@ -515,15 +541,6 @@ scenarios:
 // agent's failure), and unretried: another attempt would only wait more.
 func TestMessagingHandshakeRateLimitedPastTheTurnTimeout(t *testing.T) {
 	t.Parallel()
-	const suite = `suite: s
-agent: restaurant
-via: messaging
-scenarios:
-  - name: is asked the party's size
-    turns:
-      - say: I'd like to book a table
-        expect: {response: {contains: how many, ignore_case: true}}
-`
 	for _, tc := range []struct {
 		name string
 		// realTimers runs the turn timeouts on the real clock.
@@ -540,20 +557,15 @@ scenarios:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var faults sim.Faults
-			if tc.drops {
-				faults.SocketDrop = 1
-			}
-			e := newMsgEnv(t, sim.Options{Seed: 3, Faults: faults})
-			o := e.opts(t)
-			o.Retries, o.TurnTimeout, o.Now, o.Sleep = 1, 10*time.Second, e.clk.Now, e.clk.Sleep
+			e, o := bookingEnv(t, tc.drops)
+			o.TurnTimeout = 10 * time.Second
 			cfg := platform.Config{Now: e.clk.Now, Retry: platform.RetryPolicy{Sleep: e.clk.Sleep}, RateWait: tc.rateWait}
 			if !tc.realTimers {
 				o.AfterFunc, cfg.AfterFunc = e.clk.AfterFunc, e.clk.AfterFunc
 			}
 			var handshakes *atomic.Int64
 			o.Messaging, handshakes = rateLimitedMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second}, "20", tc.refuse)
-			c := runOne(t, o, suite)
+			c := runOne(t, o, bookingSuite)
 			refused := 0
 			for n := int64(1); n <= handshakes.Load(); n++ {
 				if tc.refuse(n) {
@@ -824,6 +836,80 @@ scenarios:
 			c := runOne(t, opts, src)
 			if id := c.Last().ConversationID; c.Status != result.Passed || !strings.HasPrefix(id, tc.want) || strings.Contains(id, "mine") {
 				t.Errorf("%s in conversation %q, want passed in %s…", c.Status, id, tc.want)
+			}
+		})
+	}
+}
+
+// TestMessagingInterruptedWhileRateLimited: a run interrupted while a
+// Messaging handshake waits out a 429's Retry-After (the opening's, or a
+// reconnect's within a turn) ends at once, not after the wait: the case
+// is interrupted (pending, no verdict), as every call an interrupt cuts
+// short, not errored nor retried.
+func TestMessagingInterruptedWhileRateLimited(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		drops  bool // the socket drops at every client event
+		refuse func(n int64) bool
+		// turns is the number of calls the attempt made: the opening's,
+		// and the turn's when it is the turn that waits.
+		turns int
+	}{
+		{name: "the opening's", refuse: func(n int64) bool { return n == 1 }, turns: 1},
+		// The join's reconnect (the second handshake) goes through.
+		{name: "a turn's reconnect", drops: true, refuse: func(n int64) bool { return n == 3 }, turns: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, o := bookingEnv(t, tc.drops)
+			o.AfterFunc = e.clk.AfterFunc
+			ctx, interrupt := context.WithCancel(context.Background())
+			defer interrupt()
+			// The Retry-After is waited until the run is interrupted.
+			asked := make(chan time.Duration, 1)
+			wait := func(ctx context.Context, d time.Duration) error {
+				if d < time.Hour {
+					return e.clk.Sleep(ctx, d)
+				}
+				select {
+				case asked <- d:
+				default:
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			cfg := platform.Config{Now: e.clk.Now, AfterFunc: e.clk.AfterFunc, Retry: platform.RetryPolicy{Sleep: wait}, RateWait: 2 * time.Hour}
+			var handshakes *atomic.Int64
+			o.Messaging, handshakes = rateLimitedMessaging(t, e, cfg, MessagingOptions{}, "3600", tc.refuse)
+			done := make(chan *result.Result, 1)
+			go func() {
+				res, err := Run(ctx, loadYAML(t, bookingSuite), o)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- res
+			}()
+			<-asked
+			interrupt()
+			var res *result.Result
+			select {
+			case res = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the run did not end once interrupted")
+			}
+			c := res.Files[0].Cases[0]
+			a := c.Last()
+			if c.Status != result.Pending || c.SkipReason != result.ReasonInterrupted || !res.Interrupted || len(c.Attempts) != 1 ||
+				a.Error == nil || a.Error.Kind != result.KindInterrupted {
+				t.Errorf("status %s (%s) after %d attempts, run interrupted %t, error %+v: want the case interrupted%s",
+					c.Status, c.SkipReason, len(c.Attempts), res.Interrupted, a.Error, describe(c))
+			}
+			if len(a.Turns) != tc.turns {
+				t.Errorf("%d calls, want %d", len(a.Turns), tc.turns)
+			}
+			if n := handshakes.Load(); !tc.refuse(n) {
+				t.Errorf("%d handshakes: one after the refused", n)
 			}
 		})
 	}
