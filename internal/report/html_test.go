@@ -192,14 +192,19 @@ func hostileResult() *result.Result {
 // state key, a handoff destination) and what a suite named reach the
 // page with their controls written as the console and JUnit write them
 // (internal/escape), in the case list's data and in the coverage and
-// comparison sections alike, and the header's title, target facts and
-// stop, which merge and compare read back from a report. Before, the
+// comparison sections alike (a suite's path too, by which they position
+// a node or a pair), and the header's title, target facts, stop, why and
+// deployments, which merge and compare read back from a report: each
+// shown, and shown escaped. Before, the
 // header carried the target raw, and the data carried the trace, node,
 // state and handoff raw, the reply with its \r and bidi override, and
 // the sections every name and node raw, escape sequences included.
 func TestHTMLControlText(t *testing.T) {
 	t.Parallel()
 	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g"
+	// A suite's path is what the coverage and comparison sections
+	// position a node or a pair by.
+	const path = "s" + evil + ".yaml"
 	run := func(node, text string) *result.Result {
 		meta := mustJSON(map[string]any{"currentNode": node, "nodeTrace": []string{"start", node},
 			"state": map[string]any{evil: evil}, "handoffDestination": evil})
@@ -208,15 +213,15 @@ func TestHTMLControlText(t *testing.T) {
 			t.Fatal(err)
 		}
 		turn := func(i int, say string) *result.Turn {
-			return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: "s.yaml", Line: 3 + i, Col: 5}, Started: t0, Latency: time.Millisecond,
+			return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: path, Line: 3 + i, Col: 5}, Started: t0, Latency: time.Millisecond,
 				Result: (&reply.TurnResult{Response: text, RawMetadata: meta}).SetMetadata(md)}
 		}
 		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
-			Files: []*result.File{{Path: "s.yaml", Suite: evil, Cases: []*result.Case{{
-				Name: evil, Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
+			Files: []*result.File{{Path: path, Suite: evil, Cases: []*result.Case{{
+				Name: evil, Pos: diag.Pos{File: path, Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
 				Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
 					Turns: []*result.Turn{turn(0, ""), turn(1, evil)},
-					Failures: []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
+					Failures: []assert.Failure{{Pos: diag.Pos{File: path, Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
 						Expected: "hello", Actual: text, Diff: assert.Diff("hello", text)}},
 				}},
 			}}}}}
@@ -225,6 +230,9 @@ func TestHTMLControlText(t *testing.T) {
 	// The header: the page's title, the target's facts, the stop.
 	r.Target = result.Target{Name: evil, Env: evil, BuildURL: evil, RuntimeURL: evil, AccountID: evil}
 	r.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: evil}
+	// A deployment that changed during the run errors it: the header
+	// says why with the ids the platform gave.
+	r.Deployments = []*result.Deployment{{Agent: "restaurant", Env: "sandbox", ID: "dep-1", After: evil}}
 	bc := base.Files[0].Cases[0]
 	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
 	cmp := compare.Build(
@@ -244,8 +252,17 @@ func TestHTMLControlText(t *testing.T) {
 			t.Errorf("page line %d holds a raw control: %q", i+1, line)
 		}
 	}
-	if !strings.Contains(skeleton, `ab\rc\u202ed\x00e\u2066f\u0085g`) {
-		t.Errorf("the sections do not show the text escaped:\n%s", skeleton)
+	const shown = `ab\rc\u202ed\x00e\u2066f\u0085g`
+	for _, want := range []string{
+		`<p class="stop">stopped early: the platform is unreachable at ` + shown + `</p>`,
+		`<span class="why">deployment of restaurant changed during the run: dep-1 → ` + shown + `</span>`,
+		`<dt>deployment</dt><dd>deployment of restaurant changed during the run: dep-1 → ` + shown + `</dd>`,
+		`<span class="mono">s` + shown + `.yaml:2</span> `,
+		`<span class="mono meta">s` + shown + `.yaml:2</span>`,
+	} {
+		if !strings.Contains(skeleton, want) {
+			t.Errorf("the page lacks %s:\n%s", want, skeleton)
+		}
 	}
 	var doc any
 	if err := json.Unmarshal([]byte(data), &doc); err != nil {
