@@ -509,3 +509,133 @@ func oneFailure(f assert.Failure, turn *result.Turn) *result.Result {
 	return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
 		Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
 }
+
+// TestHTMLKindsAgreeWithCounts: every filter of the case list counts as
+// many cases as answer to it in the data, and as the summary the JSON and
+// JUnit reports are made from counts: a quarantined case that ran is
+// "quarantined" only, a failed case whose sequential test was undecided
+// is "failed" and "inconclusive" (unless quarantined), a run-level check
+// is listed with the scenarios, a lapsed quarantine gates again. The
+// failed and passed filters are offered even when they count nothing.
+func TestHTMLKindsAgreeWithCounts(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		cases  []*result.Case
+		checks []*result.Case
+		want   map[string]int
+	}
+	quarantine := &result.Quarantine{Reason: "BUG-7", Until: "2099-01-01"}
+	undecided := &result.Repeat{Decision: result.DecisionInconclusive}
+	run := func(t *testing.T, tc testCase) {
+		r := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+			// A nil file is listed by no index: the cases after it keep
+			// theirs.
+			Files: []*result.File{nil, {Path: "s.yaml", Suite: "s", Cases: tc.cases}}}
+		r.Checks = tc.checks
+		var b bytes.Buffer
+		if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		skeleton, data := splitPage(t, b.String())
+		chips := map[string]int{}
+		for _, m := range regexp.MustCompile(`data-kind="(\w+)" aria-pressed="false">\w+ <b>(\d+)</b>`).FindAllStringSubmatch(skeleton, -1) {
+			var n int
+			fmt.Sscan(m[2], &n)
+			chips[m[1]] = n
+		}
+		if !reflect.DeepEqual(chips, tc.want) {
+			t.Errorf("filters %v, want %v", chips, tc.want)
+		}
+		var doc struct {
+			Cases []struct {
+				File  int      `json:"f"`
+				Kinds []string `json:"k"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal([]byte(data), &doc); err != nil {
+			t.Fatal(err)
+		}
+		answer := map[string]int{}
+		for i, c := range doc.Cases {
+			for _, k := range c.Kinds {
+				answer[k]++
+			}
+			wantFile := 0
+			if i >= len(tc.cases) {
+				wantFile = -1
+			}
+			if c.File != wantFile {
+				t.Errorf("case %d is listed in file %d, want %d", i, c.File, wantFile)
+			}
+		}
+		s := Summarize(r)
+		summary := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
+			"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
+		for k, n := range tc.want {
+			if answer[k] != n || summary[k] != n {
+				t.Errorf("%s: %d cases answer to it, the summary counts %d, the filter %d", k, answer[k], summary[k], n)
+			}
+		}
+		if len(doc.Cases) != s.Total {
+			t.Errorf("%d cases listed, the summary counts %d", len(doc.Cases), s.Total)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "every kind",
+			cases: []*result.Case{
+				{Name: "passed", Status: result.Passed},
+				{Name: "failed", Status: result.Failed},
+				{Name: "errored", Status: result.Errored},
+				{Name: "flaky", Status: result.Flaky},
+				{Name: "skipped", Status: result.Skipped},
+				{Name: "pending", Status: result.Pending},
+				{Name: "quarantined, passed", Status: result.Passed, Quarantine: quarantine},
+				{Name: "quarantined, failed", Status: result.Failed, Quarantine: quarantine},
+				{Name: "quarantined, skipped", Status: result.Skipped, Quarantine: quarantine},
+				{Name: "lapsed", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "BUG-8", Until: "2000-01-01", Lapsed: true}},
+				{Name: "undecided", Status: result.Failed, Repeat: undecided},
+				{Name: "undecided too", Status: result.Failed, Repeat: undecided},
+				{Name: "undecided, quarantined", Status: result.Failed, Repeat: undecided, Quarantine: quarantine},
+			},
+			checks: []*result.Case{{Name: "alert gate", Status: result.Failed}, {Name: "budget", Status: result.Passed}},
+			want:   map[string]int{"passed": 2, "failed": 5, "errored": 1, "flaky": 1, "skipped": 2, "pending": 1, "quarantined": 3, "inconclusive": 2},
+		},
+		{
+			name:  "nothing failed or passed",
+			cases: []*result.Case{{Name: "skipped", Status: result.Skipped}},
+			want:  map[string]int{"failed": 0, "passed": 0, "skipped": 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestHTMLDeploymentFacts: the header's line about each deployment tested
+// says what the run knows of it, in every shape the evidence takes.
+func TestHTMLDeploymentFacts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d    *result.Deployment
+		want string
+	}{
+		{d: &result.Deployment{Agent: "billing", Env: "sandbox", Note: "the platform answered 404"},
+			want: "billing in sandbox: unknown (the platform answered 404)"},
+		{d: &result.Deployment{Agent: "billing", Env: "sandbox", ID: "dep-1", Version: "1.2", After: "dep-2"},
+			want: "deployment of billing changed during the run: dep-1 → dep-2"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1", Version: "1.2", After: "dep-1"},
+			want: "billing in live: dep-1 (version 1.2), the same after the last case"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1", After: "dep-1"},
+			want: "billing in live: dep-1, the same after the last case"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1", Note: "run interrupted"},
+			want: "billing in live: dep-1, not confirmed after the last case: run interrupted"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1"},
+			want: "billing in live: dep-1"},
+	} {
+		got := deploymentFacts([]*result.Deployment{nil, tc.d})
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("deployment %+v reads %q, want %q", *tc.d, got, tc.want)
+		}
+	}
+}
