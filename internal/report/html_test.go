@@ -639,3 +639,63 @@ func TestHTMLDeploymentFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLCaseData: what the case list shows of a case that is not a
+// plain failure (its quarantine, the outcome of each of its runs, the
+// conversation or Messaging session it held) is in its data, a server's
+// or a suite's text with its controls escaped as elsewhere.
+func TestHTMLCaseData(t *testing.T) {
+	t.Parallel()
+	const evil, shown = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g", `ab\rc\u202ed\x00e\u2066f\u0085g`
+	attempt := func(run int, st result.Status) *result.Attempt {
+		return &result.Attempt{Number: 1, Run: run, Status: st, ConversationID: "conv-1"}
+	}
+	for _, tc := range []struct {
+		name string
+		c    result.Case
+		got  func(htmlCase) string
+		want string
+	}{
+		{
+			name: "quarantine",
+			c: result.Case{Status: result.Failed, Quarantine: &result.Quarantine{Reason: evil, Owner: "ops", Until: "2099-01-01"},
+				Attempts: []*result.Attempt{attempt(0, result.Failed)}},
+			got:  func(hc htmlCase) string { return hc.Note },
+			want: "quarantined until 2099-01-01, ops: " + shown + "; does not gate",
+		},
+		{
+			name: "runs",
+			c: result.Case{Status: result.Failed, Repeat: &result.Repeat{Runs: 4, Passed: 2, Failed: 1, Errored: 1},
+				Attempts: []*result.Attempt{attempt(1, result.Passed), attempt(2, result.Failed), attempt(3, result.Errored), attempt(4, result.Flaky)}},
+			got:  func(hc htmlCase) string { return hc.Runs },
+			want: "pfep",
+		},
+		{
+			name: "conversation",
+			c:    result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, ConversationID: evil}}},
+			got:  func(hc htmlCase) string { return hc.Attempts[0].Conv },
+			want: shown,
+		},
+		{
+			name: "session",
+			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
+				{Index: 0, Result: &reply.TurnResult{Response: evil}, Messaging: &reply.Messaging{SessionID: evil}}}}}},
+			got:  func(hc htmlCase) string { return hc.Attempts[0].Conv },
+			want: shown,
+		},
+		{
+			name: "session reply",
+			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
+				{Index: 0, Result: &reply.TurnResult{Response: evil}, Messaging: &reply.Messaging{SessionID: "s-1"}}}}}},
+			got:  func(hc htmlCase) string { return hc.Attempts[0].Turns[0].Reply },
+			want: shown,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.Name = "books"
+			if got := tc.got(toHTMLCase(0, &result.File{Path: "s.yaml"}, &tc.c)); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
