@@ -699,3 +699,54 @@ func TestHTMLCaseData(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLComparePairs: the comparison section lists every pair that
+// changed, regressions first and in the order of compare.Classes, the
+// unchanged ones left out, at most comparePairLimit of them.
+func TestHTMLComparePairs(t *testing.T) {
+	t.Parallel()
+	pair := func(name string, cl compare.Class) *compare.Pair { return &compare.Pair{Name: name, Class: cl} }
+	names := func(ps []*compare.Pair) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	ps := []*compare.Pair{pair("a", compare.Unchanged), pair("b", compare.Fixed), nil, pair("c", compare.OnlyCandidate),
+		pair("d", compare.Regressed), pair("e", compare.Fixed), pair("f", compare.Slower)}
+	if got, want := names(comparePairs(ps)), []string{"d", "b", "e", "f", "c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs %q, want %q", got, want)
+	}
+	many := make([]*compare.Pair, comparePairLimit+1)
+	for i := range many {
+		many[i] = pair(fmt.Sprint(i), compare.Regressed)
+	}
+	if got := comparePairs(many); len(got) != comparePairLimit || got[comparePairLimit-1] != many[comparePairLimit-1] {
+		t.Errorf("%d pairs listed, want the first %d", len(got), comparePairLimit)
+	}
+}
+
+// TestHTMLCompareSide: a side of a comparison is named by what it ran
+// (a report read back, or a spec with its target and environment), its
+// run's status and the deployments it read.
+func TestHTMLCompareSide(t *testing.T) {
+	t.Parallel()
+	deps := []*result.Deployment{nil, {Agent: "billing", ID: "dep-1"}, {Agent: "clinic", Note: "404"}}
+	for _, tc := range []struct {
+		s    compare.Side
+		want string
+	}{
+		{s: compare.Side{Spec: "old.json", Kind: compare.KindReport, Report: "old.json", Run: compare.SideRun{Status: result.RunPassed}},
+			want: "report old.json, run passed"},
+		{s: compare.Side{Spec: "live", Kind: compare.KindEnvironment, Env: "prod", Target: result.Target{Name: "eu"},
+			Run: compare.SideRun{Status: result.RunFailed}, Deployments: deps},
+			want: "live (target eu, env prod), run failed, deployment of billing dep-1"},
+		{s: compare.Side{Spec: "eu", Kind: compare.KindTarget, Env: "sandbox", Target: result.Target{Name: "eu"}, Run: compare.SideRun{Status: result.RunErrored}},
+			want: "eu (target eu, env sandbox), run errored"},
+	} {
+		if got := compareSide(tc.s); got != tc.want {
+			t.Errorf("side %q, want %q", got, tc.want)
+		}
+	}
+}
