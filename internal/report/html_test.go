@@ -750,3 +750,44 @@ func TestHTMLCompareSide(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLCompareLatency: the comparison's latency line says whether the
+// candidate is slower or faster overall only when the test found a shift.
+func TestHTMLCompareLatency(t *testing.T) {
+	t.Parallel()
+	l := compare.Latency{Scenarios: 3, BaselineMedian: 100, CandidateMedian: 400, BaselineP95: 200, CandidateP95: 900, MedianShift: 300,
+		Test: compare.SignedRankTest{P: 0.01}}
+	const over = "Latency over 3 scenarios: median per turn 100ms → 400ms, p95 200ms → 900ms; median shift per scenario 300ms (Wilcoxon signed-rank p = 0.01)"
+	for _, tc := range []struct {
+		verdict string
+		want    string
+	}{
+		{verdict: string(compare.Slower), want: over + ": slower overall."},
+		{verdict: string(compare.Faster), want: over + ": faster overall."},
+		{verdict: "", want: over + ": no overall shift."},
+	} {
+		l.Verdict = tc.verdict
+		if got := compareLatency(l); got != tc.want {
+			t.Errorf("verdict %q:\n got %q\nwant %q", tc.verdict, got, tc.want)
+		}
+	}
+	if got, want := compareLatency(compare.Latency{}), "Latency: no scenario answered on both sides."; got != want {
+		t.Errorf("no scenario: got %q, want %q", got, want)
+	}
+}
+
+// TestHTMLDiffView: a comparison's reply diff of several lines is shown
+// as lines marked removed or added, each with its prefix, the others kept;
+// the text both replies share shows its controls escaped too.
+func TestHTMLDiffView(t *testing.T) {
+	t.Parallel()
+	v := diffView("Hello\nTable for 2\nBye", "Hello\nTable for 4\nBye")
+	want := []htmlDiffLine{{"", "  Hello"}, {"rm", "- Table for 2"}, {"add", "+ Table for 4"}, {"", "  Bye"}}
+	if !reflect.DeepEqual(v.Lines, want) || v.Inline != nil {
+		t.Errorf("diff lines %q, inline %+v, want %q", v.Lines, v.Inline, want)
+	}
+	v = diffView("Table\r\x1b[2J for 2", "Table\r\x1b[2J for 4")
+	if len(v.Inline) == 0 || v.Inline[0].Op != assert.Same || v.Inline[0].Text != `Table\r for ` {
+		t.Errorf("diff %+v, want it to start with the shared text escaped", v.Inline)
+	}
+}
