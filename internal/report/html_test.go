@@ -443,7 +443,11 @@ func TestHTMLCaseMeta(t *testing.T) {
 // the diff is still made of the texts themselves.
 func TestHTMLFailureValuesAsConsole(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, exp, near, act, wantExp, wantNear, wantAct string }{
+	for _, tc := range []struct {
+		name, exp, near, act, wantExp, wantNear, wantAct string
+		// wantDiff is the diff's changes, when the case pins them.
+		wantDiff [][2]any
+	}{
 		{name: "trailing space", exp: "Table for 4 ", act: "Table for 4", wantExp: `"Table for 4 "`, wantAct: "Table for 4"},
 		{name: "no-break space and trailing space", exp: "19\u00a0h ", act: "19 h", wantExp: `"19\u00a0h "`, wantAct: "19 h"},
 		// Alone, a no-break space is left to the diff, in both.
@@ -451,6 +455,13 @@ func TestHTMLFailureValuesAsConsole(t *testing.T) {
 		{name: "empty reply", exp: "Hello", act: "", wantExp: "Hello", wantAct: `""`},
 		{name: "nearest", exp: `is one of "a", "b "`, near: "b ", act: "c", wantExp: `is one of "a", "b "`, wantNear: `"b "`, wantAct: "c"},
 		{name: "lines", exp: "one\ntwo", act: "one\nthree", wantExp: "one\ntwo", wantAct: "one\nthree"},
+		// Nothing was expected but something came.
+		{name: "no expected text", exp: "", act: "Hello", wantExp: `""`, wantAct: "Hello"},
+		// A reply that differs only by an escape sequence shows it
+		// escaped, in its value and in the diff: stripped, the two values
+		// read the same and the failure had no diff.
+		{name: "escape sequence", exp: "Table for 2", act: "Table\x1b[31m for 2", wantExp: "Table for 2", wantAct: `"Table\x1b[31m for 2"`,
+			wantDiff: [][2]any{{0.0, "Table"}, {2.0, `\x1b[31m`}, {0.0, " for 2"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
@@ -483,9 +494,15 @@ func TestHTMLFailureValuesAsConsole(t *testing.T) {
 			if got.Exp != tc.wantExp || got.Near != tc.wantNear || got.Act != tc.wantAct {
 				t.Errorf("expected %q nearest %q actual %q, want %q, %q, %q", got.Exp, got.Near, got.Act, tc.wantExp, tc.wantNear, tc.wantAct)
 			}
+			if tc.wantDiff != nil && !reflect.DeepEqual(got.Diff.Changes, tc.wantDiff) {
+				t.Errorf("diff %#v, want %#v", got.Diff.Changes, tc.wantDiff)
+			}
 			for _, ch := range got.Diff.Changes {
 				if s, _ := ch[1].(string); strings.HasPrefix(s, `"`) {
 					t.Errorf("the diff compares the quoted value: %#v", got.Diff.Changes)
+				}
+				if s, _ := ch[1].(string); strings.Contains(s, "\x1b") {
+					t.Errorf("the diff holds an escape sequence: %#v", got.Diff.Changes)
 				}
 			}
 			// The console says the same.
@@ -684,11 +701,22 @@ func TestHTMLCaseData(t *testing.T) {
 			want: shown,
 		},
 		{
+			// A turn that is not there is not shown; one with no events
+			// shows none, not an empty line.
 			name: "session reply",
 			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
-				{Index: 0, Result: &reply.TurnResult{Response: evil}, Messaging: &reply.Messaging{SessionID: "s-1"}}}}}},
-			got:  func(hc htmlCase) string { return hc.Attempts[0].Turns[0].Reply },
-			want: shown,
+				nil, {Index: 0, Result: &reply.TurnResult{Response: evil}, Messaging: &reply.Messaging{SessionID: "s-1"}}}}}},
+			got: func(hc htmlCase) string {
+				return fmt.Sprintf("%d turns: %s, events %q", len(hc.Attempts[0].Turns), hc.Attempts[0].Turns[0].Reply, hc.Attempts[0].Turns[0].Events)
+			},
+			want: `1 turns: ` + shown + `, events []`,
+		},
+		{
+			name: "confirmations",
+			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Confirmations: []*result.Confirmation{
+				nil, {Kind: "ticket", Subject: evil, Found: true, Summary: evil}}}}},
+			got:  func(hc htmlCase) string { return fmt.Sprintf("%+v", hc.Attempts[0].Confirm) },
+			want: `[{Kind:ticket Subject:` + shown + ` Found:true Summary:` + shown + `}]`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
