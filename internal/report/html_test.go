@@ -819,3 +819,80 @@ func TestHTMLDiffView(t *testing.T) {
 		t.Errorf("diff %+v, want it to start with the shared text escaped", v.Inline)
 	}
 }
+
+// TestHTMLSuitePlot: with more suites than it draws, the pass-rate plot
+// keeps the ones with the lowest rate and says so; a suite is named by
+// its path when it has no name, and one where nothing ran has no rate.
+func TestHTMLSuitePlot(t *testing.T) {
+	t.Parallel()
+	suites := func(n int) *result.Result {
+		r := &result.Result{Started: t0, Duration: time.Second}
+		for i := range n {
+			f := &result.File{Path: fmt.Sprintf("suites/s%02d.yaml", i), Suite: fmt.Sprintf("suite %02d", i),
+				Cases: []*result.Case{{Name: "a", Status: result.Passed}}}
+			switch i {
+			case 0:
+				f.Suite = ""
+			case n - 2:
+				f.Suite, f.Cases[0].Status = "worst", result.Failed
+			case n - 1:
+				f.Suite, f.Cases[0].Status = "idle", result.Skipped
+			}
+			r.Files = append(r.Files, f)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		n             int
+		caption       string
+		shown, hidden []string
+	}{
+		{n: suiteLimit, caption: "40 suites; pass rate is passed (flaky included) of the cases that ran and gate",
+			shown: []string{">suites/s00.yaml<", ">suite 37<", ">worst<", ">idle<", ">0%<", ">—<", ">100%<"}},
+		{n: suiteLimit + 2, caption: "the 40 suites with the lowest pass rate of 42; pass rate is passed (flaky included) of the cases that ran and gate",
+			shown: []string{">suites/s00.yaml<", ">suite 37<", ">worst<", ">idle<"}, hidden: []string{">suite 38<", ">suite 39<"}},
+	} {
+		p, ok := suitePlot(suites(tc.n))
+		if !ok || p.Caption != tc.caption {
+			t.Errorf("%d suites: caption %q, want %q", tc.n, p.Caption, tc.caption)
+		}
+		for _, s := range tc.shown {
+			if !strings.Contains(string(p.SVG), s) {
+				t.Errorf("%d suites: the plot lacks %s", tc.n, s)
+			}
+		}
+		for _, s := range tc.hidden {
+			if strings.Contains(string(p.SVG), s) {
+				t.Errorf("%d suites: the plot shows %s", tc.n, s)
+			}
+		}
+		// The lowest rates come first, in the order of the files.
+		if i, j := strings.Index(string(p.SVG), ">worst<"), strings.Index(string(p.SVG), ">idle<"); tc.n > suiteLimit && (i < 0 || j < i || j > strings.Index(string(p.SVG), ">suites/s00.yaml<")) {
+			t.Errorf("%d suites: worst, idle, then the others; got worst at %d, idle at %d", tc.n, i, j)
+		}
+	}
+}
+
+// TestHTMLTimelineCrowded: above laneLimit attempts the timeline draws
+// how many ran and waited over time, and its caption says it.
+func TestHTMLTimelineCrowded(t *testing.T) {
+	t.Parallel()
+	r := &result.Result{Started: t0, Duration: time.Second}
+	f := &result.File{Path: "s.yaml", Suite: "s"}
+	for i := range laneLimit + 1 {
+		f.Cases = append(f.Cases, &result.Case{Name: "a", Status: result.Passed, Duration: 100 * time.Millisecond, RateWaited: 10 * time.Millisecond,
+			Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Started: t0.Add(time.Duration(i) * 2 * time.Millisecond), Duration: 100 * time.Millisecond}}})
+	}
+	r.Files = []*result.File{f}
+	p, ok := timelinePlot(r)
+	if want := "401 attempts; on average at most 50 running at once; 4.0s waited on rate limits in all (shaded)"; !ok || p.Caption != want {
+		t.Errorf("caption %q, want %q", p.Caption, want)
+	}
+	for _, want := range []string{`aria-label="attempts running over the run"`, `<path class="area-run" d="M48.0 184.0L`, `Z"><title>attempts running</title></path>`,
+		`<path class="area-wait" d="M48.0 184.0L`, `<title>of which waiting on rate limits</title>`, `<line class="axis" x1="48.0" y1="184.0" x2="704.0" y2="184.0"/>`,
+		`<text class="tick" x="42.0" y="32.0" text-anchor="end">50</text>`, `<text class="tick" x="42.0" y="184.0" text-anchor="end">0</text>`} {
+		if !strings.Contains(string(p.SVG), want) {
+			t.Errorf("the plot lacks %s:\n%s", want, p.SVG)
+		}
+	}
+}
