@@ -896,3 +896,17 @@ func TestHTMLTimelineCrowded(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLMsLabel: the plots' and the comparison's durations change unit
+// at one and ten seconds.
+func TestHTMLMsLabel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ms   float64
+		want string
+	}{{0, "0"}, {4.25, "4.2ms"}, {10, "10ms"}, {999, "999ms"}, {1000, "1.0s"}, {9999, "10.0s"}, {10000, "10s"}, {61000, "61s"}} {
+		if got := msLabel(tc.ms); got != tc.want {
+			t.Errorf("msLabel(%v) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
+}
