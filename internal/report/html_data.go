@@ -136,6 +136,13 @@ type htmlConfirm struct {
 // the page's job (textContent, html/template).
 var htmlStyle = style{file: true}
 
+// htmlFailureStyle is how a failure's compared values and their diff are
+// cleaned: as the console shows them, an escape sequence escaped rather
+// than stripped, because there it can be the very difference. Stripped,
+// a reply that differed from the expected text only by a colour code read
+// as the expected text, and its failure showed no diff at all.
+var htmlFailureStyle = style{}
+
 // flatAll is htmlStyle.flat of each of ss.
 func flatAll(ss []string) []string {
 	if ss == nil {
@@ -292,7 +299,7 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 			}
 		}
 		if f.Diff != "" {
-			hf.Diff = toHTMLDiff(assert.DiffFor(f, htmlStyle.oneLine(f.DiffBase()), htmlStyle.oneLine(f.Actual)))
+			hf.Diff = toHTMLDiff(assert.DiffFor(f, htmlFailureStyle.oneLine(f.DiffBase()), htmlFailureStyle.oneLine(f.Actual)))
 		}
 		ha.Failures = append(ha.Failures, hf)
 	}
@@ -359,8 +366,8 @@ func toHTMLDiff(td assert.TextDiff) *htmlDiff {
 // renders it, the lines of a longer text kept as lines (the page shows
 // them in a <pre>).
 func htmlValue(s string) string {
-	if c := htmlStyle.clean(s); needsQuote(c) {
+	if c := htmlFailureStyle.clean(s); needsQuote(c) {
 		return fmt.Sprintf("%q", c)
 	}
-	return htmlStyle.oneLine(s)
+	return htmlFailureStyle.oneLine(s)
 }

@@ -192,14 +192,19 @@ func hostileResult() *result.Result {
 // state key, a handoff destination) and what a suite named reach the
 // page with their controls written as the console and JUnit write them
 // (internal/escape), in the case list's data and in the coverage and
-// comparison sections alike, and the header's title, target facts and
-// stop, which merge and compare read back from a report. Before, the
+// comparison sections alike (a suite's path too, by which they position
+// a node or a pair), and the header's title, target facts, stop, why and
+// deployments, which merge and compare read back from a report: each
+// shown, and shown escaped. Before, the
 // header carried the target raw, and the data carried the trace, node,
 // state and handoff raw, the reply with its \r and bidi override, and
 // the sections every name and node raw, escape sequences included.
 func TestHTMLControlText(t *testing.T) {
 	t.Parallel()
 	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g"
+	// A suite's path is what the coverage and comparison sections
+	// position a node or a pair by.
+	const path = "s" + evil + ".yaml"
 	run := func(node, text string) *result.Result {
 		meta := mustJSON(map[string]any{"currentNode": node, "nodeTrace": []string{"start", node},
 			"state": map[string]any{evil: evil}, "handoffDestination": evil})
@@ -208,15 +213,15 @@ func TestHTMLControlText(t *testing.T) {
 			t.Fatal(err)
 		}
 		turn := func(i int, say string) *result.Turn {
-			return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: "s.yaml", Line: 3 + i, Col: 5}, Started: t0, Latency: time.Millisecond,
+			return &result.Turn{Index: i, Say: say, Pos: diag.Pos{File: path, Line: 3 + i, Col: 5}, Started: t0, Latency: time.Millisecond,
 				Result: (&reply.TurnResult{Response: text, RawMetadata: meta}).SetMetadata(md)}
 		}
 		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
-			Files: []*result.File{{Path: "s.yaml", Suite: evil, Cases: []*result.Case{{
-				Name: evil, Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
+			Files: []*result.File{{Path: path, Suite: evil, Cases: []*result.Case{{
+				Name: evil, Pos: diag.Pos{File: path, Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
 				Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
 					Turns: []*result.Turn{turn(0, ""), turn(1, evil)},
-					Failures: []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
+					Failures: []assert.Failure{{Pos: diag.Pos{File: path, Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
 						Expected: "hello", Actual: text, Diff: assert.Diff("hello", text)}},
 				}},
 			}}}}}
@@ -225,6 +230,9 @@ func TestHTMLControlText(t *testing.T) {
 	// The header: the page's title, the target's facts, the stop.
 	r.Target = result.Target{Name: evil, Env: evil, BuildURL: evil, RuntimeURL: evil, AccountID: evil}
 	r.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: evil}
+	// A deployment that changed during the run errors it: the header
+	// says why with the ids the platform gave.
+	r.Deployments = []*result.Deployment{{Agent: "restaurant", Env: "sandbox", ID: "dep-1", After: evil}}
 	bc := base.Files[0].Cases[0]
 	bc.Status, bc.Attempts[0].Status, bc.Attempts[0].Failures = result.Passed, result.Passed, nil
 	cmp := compare.Build(
@@ -244,8 +252,17 @@ func TestHTMLControlText(t *testing.T) {
 			t.Errorf("page line %d holds a raw control: %q", i+1, line)
 		}
 	}
-	if !strings.Contains(skeleton, `ab\rc\u202ed\x00e\u2066f\u0085g`) {
-		t.Errorf("the sections do not show the text escaped:\n%s", skeleton)
+	const shown = `ab\rc\u202ed\x00e\u2066f\u0085g`
+	for _, want := range []string{
+		`<p class="stop">stopped early: the platform is unreachable at ` + shown + `</p>`,
+		`<span class="why">deployment of restaurant changed during the run: dep-1 → ` + shown + `</span>`,
+		`<dt>deployment</dt><dd>deployment of restaurant changed during the run: dep-1 → ` + shown + `</dd>`,
+		`<span class="mono">s` + shown + `.yaml:2</span> `,
+		`<span class="mono meta">s` + shown + `.yaml:2</span>`,
+	} {
+		if !strings.Contains(skeleton, want) {
+			t.Errorf("the page lacks %s:\n%s", want, skeleton)
+		}
 	}
 	var doc any
 	if err := json.Unmarshal([]byte(data), &doc); err != nil {
@@ -426,7 +443,11 @@ func TestHTMLCaseMeta(t *testing.T) {
 // the diff is still made of the texts themselves.
 func TestHTMLFailureValuesAsConsole(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, exp, near, act, wantExp, wantNear, wantAct string }{
+	for _, tc := range []struct {
+		name, exp, near, act, wantExp, wantNear, wantAct string
+		// wantDiff is the diff's changes, when the case pins them.
+		wantDiff [][2]any
+	}{
 		{name: "trailing space", exp: "Table for 4 ", act: "Table for 4", wantExp: `"Table for 4 "`, wantAct: "Table for 4"},
 		{name: "no-break space and trailing space", exp: "19\u00a0h ", act: "19 h", wantExp: `"19\u00a0h "`, wantAct: "19 h"},
 		// Alone, a no-break space is left to the diff, in both.
@@ -434,6 +455,13 @@ func TestHTMLFailureValuesAsConsole(t *testing.T) {
 		{name: "empty reply", exp: "Hello", act: "", wantExp: "Hello", wantAct: `""`},
 		{name: "nearest", exp: `is one of "a", "b "`, near: "b ", act: "c", wantExp: `is one of "a", "b "`, wantNear: `"b "`, wantAct: "c"},
 		{name: "lines", exp: "one\ntwo", act: "one\nthree", wantExp: "one\ntwo", wantAct: "one\nthree"},
+		// Nothing was expected but something came.
+		{name: "no expected text", exp: "", act: "Hello", wantExp: `""`, wantAct: "Hello"},
+		// A reply that differs only by an escape sequence shows it
+		// escaped, in its value and in the diff: stripped, the two values
+		// read the same and the failure had no diff.
+		{name: "escape sequence", exp: "Table for 2", act: "Table\x1b[31m for 2", wantExp: "Table for 2", wantAct: `"Table\x1b[31m for 2"`,
+			wantDiff: [][2]any{{0.0, "Table"}, {2.0, `\x1b[31m`}, {0.0, " for 2"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := assert.Failure{Pos: diag.Pos{File: "s.yaml", Line: 5, Col: 9}, Key: "response", Message: "reply is not the expected text",
@@ -466,9 +494,15 @@ func TestHTMLFailureValuesAsConsole(t *testing.T) {
 			if got.Exp != tc.wantExp || got.Near != tc.wantNear || got.Act != tc.wantAct {
 				t.Errorf("expected %q nearest %q actual %q, want %q, %q, %q", got.Exp, got.Near, got.Act, tc.wantExp, tc.wantNear, tc.wantAct)
 			}
+			if tc.wantDiff != nil && !reflect.DeepEqual(got.Diff.Changes, tc.wantDiff) {
+				t.Errorf("diff %#v, want %#v", got.Diff.Changes, tc.wantDiff)
+			}
 			for _, ch := range got.Diff.Changes {
 				if s, _ := ch[1].(string); strings.HasPrefix(s, `"`) {
 					t.Errorf("the diff compares the quoted value: %#v", got.Diff.Changes)
+				}
+				if s, _ := ch[1].(string); strings.Contains(s, "\x1b") {
+					t.Errorf("the diff holds an escape sequence: %#v", got.Diff.Changes)
 				}
 			}
 			// The console says the same.
@@ -491,4 +525,388 @@ func oneFailure(f assert.Failure, turn *result.Turn) *result.Result {
 		Attempts: []*result.Attempt{a}}
 	return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
 		Files: []*result.File{{Path: "s.yaml", Suite: "booking", Cases: []*result.Case{c}}}}
+}
+
+// TestHTMLKindsAgreeWithCounts: every filter of the case list counts as
+// many cases as answer to it in the data, and as the summary the JSON and
+// JUnit reports are made from counts: a quarantined case that ran is
+// "quarantined" only, a failed case whose sequential test was undecided
+// is "failed" and "inconclusive" (unless quarantined), a run-level check
+// is listed with the scenarios, a lapsed quarantine gates again. The
+// failed and passed filters are offered even when they count nothing.
+func TestHTMLKindsAgreeWithCounts(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		cases  []*result.Case
+		checks []*result.Case
+		want   map[string]int
+	}
+	quarantine := &result.Quarantine{Reason: "BUG-7", Until: "2099-01-01"}
+	undecided := &result.Repeat{Decision: result.DecisionInconclusive}
+	run := func(t *testing.T, tc testCase) {
+		r := &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
+			// A nil file is listed by no index: the cases after it keep
+			// theirs.
+			Files: []*result.File{nil, {Path: "s.yaml", Suite: "s", Cases: tc.cases}}}
+		r.Checks = tc.checks
+		var b bytes.Buffer
+		if err := WriteHTML(&b, r, HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		skeleton, data := splitPage(t, b.String())
+		chips := map[string]int{}
+		for _, m := range regexp.MustCompile(`data-kind="(\w+)" aria-pressed="false">\w+ <b>(\d+)</b>`).FindAllStringSubmatch(skeleton, -1) {
+			var n int
+			fmt.Sscan(m[2], &n)
+			chips[m[1]] = n
+		}
+		if !reflect.DeepEqual(chips, tc.want) {
+			t.Errorf("filters %v, want %v", chips, tc.want)
+		}
+		var doc struct {
+			Cases []struct {
+				File  int      `json:"f"`
+				Kinds []string `json:"k"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal([]byte(data), &doc); err != nil {
+			t.Fatal(err)
+		}
+		answer := map[string]int{}
+		for i, c := range doc.Cases {
+			for _, k := range c.Kinds {
+				answer[k]++
+			}
+			wantFile := 0
+			if i >= len(tc.cases) {
+				wantFile = -1
+			}
+			if c.File != wantFile {
+				t.Errorf("case %d is listed in file %d, want %d", i, c.File, wantFile)
+			}
+		}
+		s := Summarize(r)
+		summary := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
+			"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
+		for k, n := range tc.want {
+			if answer[k] != n || summary[k] != n {
+				t.Errorf("%s: %d cases answer to it, the summary counts %d, the filter %d", k, answer[k], summary[k], n)
+			}
+		}
+		if len(doc.Cases) != s.Total {
+			t.Errorf("%d cases listed, the summary counts %d", len(doc.Cases), s.Total)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name: "every kind",
+			cases: []*result.Case{
+				{Name: "passed", Status: result.Passed},
+				{Name: "failed", Status: result.Failed},
+				{Name: "errored", Status: result.Errored},
+				{Name: "flaky", Status: result.Flaky},
+				{Name: "skipped", Status: result.Skipped},
+				{Name: "pending", Status: result.Pending},
+				{Name: "quarantined, passed", Status: result.Passed, Quarantine: quarantine},
+				{Name: "quarantined, failed", Status: result.Failed, Quarantine: quarantine},
+				{Name: "quarantined, skipped", Status: result.Skipped, Quarantine: quarantine},
+				{Name: "lapsed", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "BUG-8", Until: "2000-01-01", Lapsed: true}},
+				{Name: "undecided", Status: result.Failed, Repeat: undecided},
+				{Name: "undecided too", Status: result.Failed, Repeat: undecided},
+				{Name: "undecided, quarantined", Status: result.Failed, Repeat: undecided, Quarantine: quarantine},
+			},
+			checks: []*result.Case{{Name: "alert gate", Status: result.Failed}, {Name: "budget", Status: result.Passed}},
+			want:   map[string]int{"passed": 2, "failed": 5, "errored": 1, "flaky": 1, "skipped": 2, "pending": 1, "quarantined": 3, "inconclusive": 2},
+		},
+		{
+			name:  "nothing failed or passed",
+			cases: []*result.Case{{Name: "skipped", Status: result.Skipped}},
+			want:  map[string]int{"failed": 0, "passed": 0, "skipped": 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestHTMLDeploymentFacts: the header's line about each deployment tested
+// says what the run knows of it, in every shape the evidence takes.
+func TestHTMLDeploymentFacts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d    *result.Deployment
+		want string
+	}{
+		{d: &result.Deployment{Agent: "billing", Env: "sandbox", Note: "the platform answered 404"},
+			want: "billing in sandbox: unknown (the platform answered 404)"},
+		{d: &result.Deployment{Agent: "billing", Env: "sandbox", ID: "dep-1", Version: "1.2", After: "dep-2"},
+			want: "deployment of billing changed during the run: dep-1 → dep-2"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1", Version: "1.2", After: "dep-1"},
+			want: "billing in live: dep-1 (version 1.2), the same after the last case"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1", After: "dep-1"},
+			want: "billing in live: dep-1, the same after the last case"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1", Note: "run interrupted"},
+			want: "billing in live: dep-1, not confirmed after the last case: run interrupted"},
+		{d: &result.Deployment{Agent: "billing", Env: "live", ID: "dep-1"},
+			want: "billing in live: dep-1"},
+	} {
+		got := deploymentFacts([]*result.Deployment{nil, tc.d})
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("deployment %+v reads %q, want %q", *tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestHTMLCaseData: what the case list shows of a case that is not a
+// plain failure (its quarantine, the outcome of each of its runs, the
+// conversation or Messaging session it held) is in its data, a server's
+// or a suite's text with its controls escaped as elsewhere.
+func TestHTMLCaseData(t *testing.T) {
+	t.Parallel()
+	const evil, shown = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g", `ab\rc\u202ed\x00e\u2066f\u0085g`
+	attempt := func(run int, st result.Status) *result.Attempt {
+		return &result.Attempt{Number: 1, Run: run, Status: st, ConversationID: "conv-1"}
+	}
+	for _, tc := range []struct {
+		name string
+		c    result.Case
+		got  func(htmlCase) string
+		want string
+	}{
+		{
+			name: "quarantine",
+			c: result.Case{Status: result.Failed, Quarantine: &result.Quarantine{Reason: evil, Owner: "ops", Until: "2099-01-01"},
+				Attempts: []*result.Attempt{attempt(0, result.Failed)}},
+			got:  func(hc htmlCase) string { return hc.Note },
+			want: "quarantined until 2099-01-01, ops: " + shown + "; does not gate",
+		},
+		{
+			name: "runs",
+			c: result.Case{Status: result.Failed, Repeat: &result.Repeat{Runs: 4, Passed: 2, Failed: 1, Errored: 1},
+				Attempts: []*result.Attempt{attempt(1, result.Passed), attempt(2, result.Failed), attempt(3, result.Errored), attempt(4, result.Flaky)}},
+			got:  func(hc htmlCase) string { return hc.Runs },
+			want: "pfep",
+		},
+		{
+			name: "conversation",
+			c:    result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, ConversationID: evil}}},
+			got:  func(hc htmlCase) string { return hc.Attempts[0].Conv },
+			want: shown,
+		},
+		{
+			name: "session",
+			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
+				{Index: 0, Result: &reply.TurnResult{Response: evil}, Messaging: &reply.Messaging{SessionID: evil}}}}}},
+			got:  func(hc htmlCase) string { return hc.Attempts[0].Conv },
+			want: shown,
+		},
+		{
+			// A turn that is not there is not shown; one with no events
+			// shows none, not an empty line.
+			name: "session reply",
+			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
+				nil, {Index: 0, Result: &reply.TurnResult{Response: evil}, Messaging: &reply.Messaging{SessionID: "s-1"}}}}}},
+			got: func(hc htmlCase) string {
+				return fmt.Sprintf("%d turns: %s, events %q", len(hc.Attempts[0].Turns), hc.Attempts[0].Turns[0].Reply, hc.Attempts[0].Turns[0].Events)
+			},
+			want: `1 turns: ` + shown + `, events []`,
+		},
+		{
+			name: "confirmations",
+			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Confirmations: []*result.Confirmation{
+				nil, {Kind: "ticket", Subject: evil, Found: true, Summary: evil}}}}},
+			got:  func(hc htmlCase) string { return fmt.Sprintf("%+v", hc.Attempts[0].Confirm) },
+			want: `[{Kind:ticket Subject:` + shown + ` Found:true Summary:` + shown + `}]`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.Name = "books"
+			if got := tc.got(toHTMLCase(0, &result.File{Path: "s.yaml"}, &tc.c)); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHTMLComparePairs: the comparison section lists every pair that
+// changed, regressions first and in the order of compare.Classes, the
+// unchanged ones left out, at most comparePairLimit of them.
+func TestHTMLComparePairs(t *testing.T) {
+	t.Parallel()
+	pair := func(name string, cl compare.Class) *compare.Pair { return &compare.Pair{Name: name, Class: cl} }
+	names := func(ps []*compare.Pair) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	ps := []*compare.Pair{pair("a", compare.Unchanged), pair("b", compare.Fixed), nil, pair("c", compare.OnlyCandidate),
+		pair("d", compare.Regressed), pair("e", compare.Fixed), pair("f", compare.Slower)}
+	if got, want := names(comparePairs(ps)), []string{"d", "b", "e", "f", "c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs %q, want %q", got, want)
+	}
+	many := make([]*compare.Pair, comparePairLimit+1)
+	for i := range many {
+		many[i] = pair(fmt.Sprint(i), compare.Regressed)
+	}
+	if got := comparePairs(many); len(got) != comparePairLimit || got[comparePairLimit-1] != many[comparePairLimit-1] {
+		t.Errorf("%d pairs listed, want the first %d", len(got), comparePairLimit)
+	}
+}
+
+// TestHTMLCompareSide: a side of a comparison is named by what it ran
+// (a report read back, or a spec with its target and environment), its
+// run's status and the deployments it read.
+func TestHTMLCompareSide(t *testing.T) {
+	t.Parallel()
+	deps := []*result.Deployment{nil, {Agent: "billing", ID: "dep-1"}, {Agent: "clinic", Note: "404"}}
+	for _, tc := range []struct {
+		s    compare.Side
+		want string
+	}{
+		{s: compare.Side{Spec: "old.json", Kind: compare.KindReport, Report: "old.json", Run: compare.SideRun{Status: result.RunPassed}},
+			want: "report old.json, run passed"},
+		{s: compare.Side{Spec: "live", Kind: compare.KindEnvironment, Env: "prod", Target: result.Target{Name: "eu"},
+			Run: compare.SideRun{Status: result.RunFailed}, Deployments: deps},
+			want: "live (target eu, env prod), run failed, deployment of billing dep-1"},
+		{s: compare.Side{Spec: "eu", Kind: compare.KindTarget, Env: "sandbox", Target: result.Target{Name: "eu"}, Run: compare.SideRun{Status: result.RunErrored}},
+			want: "eu (target eu, env sandbox), run errored"},
+	} {
+		if got := compareSide(tc.s); got != tc.want {
+			t.Errorf("side %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestHTMLCompareLatency: the comparison's latency line says whether the
+// candidate is slower or faster overall only when the test found a shift.
+func TestHTMLCompareLatency(t *testing.T) {
+	t.Parallel()
+	l := compare.Latency{Scenarios: 3, BaselineMedian: 100, CandidateMedian: 400, BaselineP95: 200, CandidateP95: 900, MedianShift: 300,
+		Test: compare.SignedRankTest{P: 0.01}}
+	const over = "Latency over 3 scenarios: median per turn 100ms → 400ms, p95 200ms → 900ms; median shift per scenario 300ms (Wilcoxon signed-rank p = 0.01)"
+	for _, tc := range []struct {
+		verdict string
+		want    string
+	}{
+		{verdict: string(compare.Slower), want: over + ": slower overall."},
+		{verdict: string(compare.Faster), want: over + ": faster overall."},
+		{verdict: "", want: over + ": no overall shift."},
+	} {
+		l.Verdict = tc.verdict
+		if got := compareLatency(l); got != tc.want {
+			t.Errorf("verdict %q:\n got %q\nwant %q", tc.verdict, got, tc.want)
+		}
+	}
+	if got, want := compareLatency(compare.Latency{}), "Latency: no scenario answered on both sides."; got != want {
+		t.Errorf("no scenario: got %q, want %q", got, want)
+	}
+}
+
+// TestHTMLDiffView: a comparison's reply diff of several lines is shown
+// as lines marked removed or added, each with its prefix, the others kept;
+// the text both replies share shows its controls escaped too.
+func TestHTMLDiffView(t *testing.T) {
+	t.Parallel()
+	v := diffView("Hello\nTable for 2\nBye", "Hello\nTable for 4\nBye")
+	want := []htmlDiffLine{{"", "  Hello"}, {"rm", "- Table for 2"}, {"add", "+ Table for 4"}, {"", "  Bye"}}
+	if !reflect.DeepEqual(v.Lines, want) || v.Inline != nil {
+		t.Errorf("diff lines %q, inline %+v, want %q", v.Lines, v.Inline, want)
+	}
+	v = diffView("Table\r\x1b[2J for 2", "Table\r\x1b[2J for 4")
+	if len(v.Inline) == 0 || v.Inline[0].Op != assert.Same || v.Inline[0].Text != `Table\r for ` {
+		t.Errorf("diff %+v, want it to start with the shared text escaped", v.Inline)
+	}
+}
+
+// TestHTMLSuitePlot: with more suites than it draws, the pass-rate plot
+// keeps the ones with the lowest rate and says so; a suite is named by
+// its path when it has no name, and one where nothing ran has no rate.
+func TestHTMLSuitePlot(t *testing.T) {
+	t.Parallel()
+	suites := func(n int) *result.Result {
+		r := &result.Result{Started: t0, Duration: time.Second}
+		for i := range n {
+			f := &result.File{Path: fmt.Sprintf("suites/s%02d.yaml", i), Suite: fmt.Sprintf("suite %02d", i),
+				Cases: []*result.Case{{Name: "a", Status: result.Passed}}}
+			switch i {
+			case 0:
+				f.Suite = ""
+			case n - 2:
+				f.Suite, f.Cases[0].Status = "worst", result.Failed
+			case n - 1:
+				f.Suite, f.Cases[0].Status = "idle", result.Skipped
+			}
+			r.Files = append(r.Files, f)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		n             int
+		caption       string
+		shown, hidden []string
+	}{
+		{n: suiteLimit, caption: "40 suites; pass rate is passed (flaky included) of the cases that ran and gate",
+			shown: []string{">suites/s00.yaml<", ">suite 37<", ">worst<", ">idle<", ">0%<", ">—<", ">100%<"}},
+		{n: suiteLimit + 2, caption: "the 40 suites with the lowest pass rate of 42; pass rate is passed (flaky included) of the cases that ran and gate",
+			shown: []string{">suites/s00.yaml<", ">suite 37<", ">worst<", ">idle<"}, hidden: []string{">suite 38<", ">suite 39<"}},
+	} {
+		p, ok := suitePlot(suites(tc.n))
+		if !ok || p.Caption != tc.caption {
+			t.Errorf("%d suites: caption %q, want %q", tc.n, p.Caption, tc.caption)
+		}
+		for _, s := range tc.shown {
+			if !strings.Contains(string(p.SVG), s) {
+				t.Errorf("%d suites: the plot lacks %s", tc.n, s)
+			}
+		}
+		for _, s := range tc.hidden {
+			if strings.Contains(string(p.SVG), s) {
+				t.Errorf("%d suites: the plot shows %s", tc.n, s)
+			}
+		}
+		// The lowest rates come first, in the order of the files.
+		if i, j := strings.Index(string(p.SVG), ">worst<"), strings.Index(string(p.SVG), ">idle<"); tc.n > suiteLimit && (i < 0 || j < i || j > strings.Index(string(p.SVG), ">suites/s00.yaml<")) {
+			t.Errorf("%d suites: worst, idle, then the others; got worst at %d, idle at %d", tc.n, i, j)
+		}
+	}
+}
+
+// TestHTMLTimelineCrowded: above laneLimit attempts the timeline draws
+// how many ran and waited over time, and its caption says it.
+func TestHTMLTimelineCrowded(t *testing.T) {
+	t.Parallel()
+	r := &result.Result{Started: t0, Duration: time.Second}
+	f := &result.File{Path: "s.yaml", Suite: "s"}
+	for i := range laneLimit + 1 {
+		f.Cases = append(f.Cases, &result.Case{Name: "a", Status: result.Passed, Duration: 100 * time.Millisecond, RateWaited: 10 * time.Millisecond,
+			Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Started: t0.Add(time.Duration(i) * 2 * time.Millisecond), Duration: 100 * time.Millisecond}}})
+	}
+	r.Files = []*result.File{f}
+	p, ok := timelinePlot(r)
+	if want := "401 attempts; on average at most 50 running at once; 4.0s waited on rate limits in all (shaded)"; !ok || p.Caption != want {
+		t.Errorf("caption %q, want %q", p.Caption, want)
+	}
+	for _, want := range []string{`aria-label="attempts running over the run"`, `<path class="area-run" d="M48.0 184.0L`, `Z"><title>attempts running</title></path>`,
+		`<path class="area-wait" d="M48.0 184.0L`, `<title>of which waiting on rate limits</title>`, `<line class="axis" x1="48.0" y1="184.0" x2="704.0" y2="184.0"/>`,
+		`<text class="tick" x="42.0" y="32.0" text-anchor="end">50</text>`, `<text class="tick" x="42.0" y="184.0" text-anchor="end">0</text>`} {
+		if !strings.Contains(string(p.SVG), want) {
+			t.Errorf("the plot lacks %s:\n%s", want, p.SVG)
+		}
+	}
+}
+
+// TestHTMLMsLabel: the plots' and the comparison's durations change unit
+// at one and ten seconds.
+func TestHTMLMsLabel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ms   float64
+		want string
+	}{{0, "0"}, {4.25, "4.2ms"}, {10, "10ms"}, {999, "999ms"}, {1000, "1.0s"}, {9999, "10.0s"}, {10000, "10s"}, {61000, "61s"}} {
+		if got := msLabel(tc.ms); got != tc.want {
+			t.Errorf("msLabel(%v) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
 }
