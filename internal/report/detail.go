@@ -337,21 +337,27 @@ func FailureValues(f assert.Failure, indent string) string {
 // writeValues writes a failure's expected, nearest, actual and diff lines
 // at indent in.
 func (d detail) writeValues(f assert.Failure, in string) {
+	// A file strips escape sequences from the platform's text, but not
+	// from what a failure compared: there an escape sequence can be the
+	// very difference, and stripped, the actual value read as the
+	// expected one above an empty diff. Escaped instead, as the console
+	// shows them (and the HTML report, htmlFailureStyle).
+	st := style{color: d.st.color}
 	if f.Expected != "" || f.Actual != "" {
-		d.line(in, "expected: "+d.st.showValue(f.Expected, in+"  "))
+		d.line(in, "expected: "+st.showValue(f.Expected, in+"  "))
 		if f.Nearest != "" {
-			d.line(in, "nearest:  "+d.st.showValue(f.Nearest, in+"  "))
+			d.line(in, "nearest:  "+st.showValue(f.Nearest, in+"  "))
 		}
-		d.line(in, "actual:   "+d.st.showValue(f.Actual, in+"  "))
+		d.line(in, "actual:   "+st.showValue(f.Actual, in+"  "))
 	}
 	if f.Diff == "" {
 		return
 	}
 	// Control characters in the compared texts are escaped, as in the
 	// transcript, so that a reply cannot drive the terminal.
-	diff := d.st.oneLine(f.Diff)
-	if d.st.color {
-		diff = assert.DiffTextFor(f, d.st.oneLine(f.DiffBase()), d.st.oneLine(f.Actual), true)
+	diff := st.oneLine(f.Diff)
+	if st.color {
+		diff = assert.DiffTextFor(f, st.oneLine(f.DiffBase()), st.oneLine(f.Actual), true)
 	}
 	diff = strings.TrimRight(diff, "\n")
 	if strings.Contains(diff, "\n") {
