@@ -126,6 +126,11 @@ func TestGherkinOfAFeatureSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The cucumber report's gherkinDocument names its file, as the
+	// pickles do.
+	if doc.Uri != "f.feature" {
+		t.Errorf("document uri %q, want f.feature", doc.Uri)
+	}
 	if got := StepText(s.Scenarios[0].Steps[0]); got != `Given the agent "a"` {
 		t.Errorf("StepText %q, want the step as written", got)
 	}
