@@ -381,6 +381,9 @@ func TestFeatureTooComplex(t *testing.T) {
 		{"background", "Feature: f\n  Background:\n" + repeat("    Given the channel \"WEBCHAT\"\n", 1000) + scenarios(1000), "f.feature:3001:3:"},
 		{"rule background", "Feature: f\n  Rule: r\n    Background:\n" + repeat("      Given the channel \"WEBCHAT\"\n", 1000) +
 			strings.ReplaceAll(scenarios(1000), "\n  ", "\n    "), "f.feature:3002:5:"},
+		// A Rule before it holds little: the rules after the first count too.
+		{"second rule", "Feature: f\n  Rule: q\n    Scenario: first\n      When the user says \"hi\"\n  Rule: r\n    Background:\n" +
+			repeat("      Given the channel \"WEBCHAT\"\n", 1000) + strings.ReplaceAll(scenarios(1000), "\n  ", "\n    "), "f.feature:3005:5:"},
 		{"outline at the bound", "Feature: f\n  Scenario Outline: o <c>\n" + repeat(step, 1000) + "    Examples:\n      | c |\n" + rows(1000), ""},
 		{"outline", "Feature: f\n  Scenario Outline: o <c>\n" + repeat(step, 1000) + "    Examples:\n      | c |\n" + rows(1001), "f.feature:2:3:"},
 		{"table cells", "Feature: f\n  Scenario Outline: o <c>\n    Given the integration attributes:\n" + repeat("      | a | b |\n", 2000) +
