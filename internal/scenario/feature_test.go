@@ -304,7 +304,7 @@ func TestPickleTotalCountsPickles(t *testing.T) {
   Scenario Outline: o <c>
     When the user says:
       """
-      ` + strings.Repeat("<c> ", 40) + `
+      ` + strings.Repeat("<c> ", 1008) + `
       """
     Then the agent's reply contains "x"
     Examples:
@@ -338,8 +338,10 @@ func TestPickleTotalCountsPickles(t *testing.T) {
 				}
 			}
 			if st.Argument != nil && st.Argument.DocString != nil {
-				// The outline's DocString as written, not as filled in.
-				want += len(strings.Repeat("<c> ", 40)) / 64
+				// The outline's DocString as written, not as filled in:
+				// 63 units of 64 bytes, which 63 or 65 would count as 64
+				// or 62.
+				want += len(strings.Repeat("<c> ", 1008)) / 64
 			}
 		}
 	}
