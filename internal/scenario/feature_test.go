@@ -467,3 +467,27 @@ func TestCompileStepsFindsItsPickle(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileStepsWithoutItsDocument: a pickle the document does not hold
+// (or no document at all) is compiled from the pickle alone, and a
+// problem with one of its tags is reported at the file, never without a
+// position or as an internal error.
+func TestCompileStepsWithoutItsDocument(t *testing.T) {
+	t.Parallel()
+	p := &messages.Pickle{Name: "elsewhere", Uri: "f.feature",
+		Tags:  []*messages.PickleTag{{Name: "@smoke", AstNodeId: "t1"}, {Name: "@repeat:0", AstNodeId: "t2"}},
+		Steps: []*messages.PickleStep{{Text: `the user says "hi"`, Type: messages.PickleStepType_ACTION}}}
+	doc, diags := ParseFeatureDoc("f.feature", []byte("Feature: f\n  Scenario: a\n    When the user says \"hi\"\n"))
+	if diags.HasErrors() {
+		t.Fatal(renderDiags(diags))
+	}
+	for _, d := range []*FeatureDoc{nil, doc} {
+		sc, diags := d.CompileSteps("f.feature", p, nil)
+		if sc != nil {
+			t.Errorf("compiled despite @repeat:0: %+v", sc)
+		}
+		if got, want := renderDiags(diags), "f.feature: tag @repeat:0: repeat must be a whole number, 1 or more\n"; got != want {
+			t.Errorf("diagnostics\n%s\nwant\n%s", got, want)
+		}
+	}
+}

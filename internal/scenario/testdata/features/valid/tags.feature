@@ -1,0 +1,9 @@
+@smoke @via:messaging
+Feature: Tags
+
+  # A tag the Feature gives is the scenario's once; a bare tag other
+  # than @streaming is a filter tag over messaging too, without a word.
+  @smoke @fast
+  Scenario: tagged twice
+    When the user says "hi"
+    Then the agent's reply contains "x"
