@@ -7,3 +7,9 @@ Feature: Tags
   Scenario: tagged twice
     When the user says "hi"
     Then the agent's reply contains "x"
+
+  # The least of each count.
+  @retries:0 @repeat:1
+  Scenario: bounds
+    When the user says "hi"
+    Then the agent's reply contains "x"
