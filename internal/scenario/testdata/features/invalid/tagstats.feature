@@ -17,3 +17,10 @@ Feature: Statistical tags
   Scenario: a confidence that does not parse
     When the user says "hi"
     Then the agent's reply contains "x"
+
+  # The default margin is the pass rate's: at the scenario, since no
+  # @margin is written.
+  @pass-rate:5% @confidence:95%
+  Scenario: a pass rate below the default margin
+    When the user says "hi"
+    Then the agent's reply contains "x"

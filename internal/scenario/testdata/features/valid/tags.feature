@@ -8,8 +8,9 @@ Feature: Tags
     When the user says "hi"
     Then the agent's reply contains "x"
 
-  # The least of each count.
-  @retries:0 @repeat:1
+  # The least of each count. A name:value tag near no parameter is a
+  # filter tag, without a word.
+  @retries:0 @repeat:1 @jira:ABC-123
   Scenario: bounds
     When the user says "hi"
     Then the agent's reply contains "x"
