@@ -988,6 +988,10 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			if v[1] != v[2] {
 				if msg, hint := fixedBeforeRun(v[0], v[2]); msg != "" {
 					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
+				} else if v[0] == "env" && !reply.ValidEnv(v[2]) {
+					// At the step that names it, not at the first setup
+					// step (a Background's, perhaps).
+					fl.diags = fl.diags.Errorf(st.Pos, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
 				}
 			}
 		}
@@ -1416,10 +1420,8 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamin
 		sc.Agent = p.Agent
 	}
 	if p.Env != "" {
-		// One with ${...} was refused at its step (fixedBeforeRun).
-		if !strings.Contains(p.Env, "${") && !reply.ValidEnv(p.Env) {
-			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(reply.Envs, ", "))
-		}
+		// Refused at its step when it is not an environment
+		// (featureLoader.steps).
 		sc.Env = p.Env
 	}
 	st := Start{Channel: p.Channel, Variant: p.Variant, ASRLang: p.ASRLang, TTSLang: p.TTSLang, IntegrationAttributes: p.Attributes}
