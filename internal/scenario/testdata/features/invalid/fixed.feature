@@ -29,3 +29,10 @@ Feature: fixed before the run
     And the environment "prod"
     When the user says "hi"
     Then the agent's reply contains "Welcome"
+
+  # As YAML's agent: "" and env: "", at the quote.
+  Scenario: an empty agent and environment
+    Given the agent ""
+    And the environment ""
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"
