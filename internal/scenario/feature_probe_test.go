@@ -135,12 +135,17 @@ func TestBackgroundSetupBeforeAProbe(t *testing.T) {
 Feature: f
   Background:
     Given the channel "SMS"
+    And the integration attribute "tier" is "gold"
 
   Scenario: call
     When an outbound call is placed to "+447700900001"
 
   Scenario: own setup
     Given the variant "v2"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own attribute, next to the Background's
+    Given the integration attribute "region" is "north"
     When an outbound call is placed to "+447700900001"
 
   Scenario: chat
@@ -153,7 +158,8 @@ Feature: f
 			got = append(got, d.Pos.String()+": "+d.Message)
 		}
 	}
-	want := []string{`p.feature:10:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`}
+	want := []string{`p.feature:11:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:15:5: setup step "Given the integration attribute \"region\" is \"north\"" configures a debug-chat session and has no effect on a probe`}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
