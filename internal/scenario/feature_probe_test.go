@@ -141,6 +141,15 @@ Feature: f
     When an outbound call is placed to "+447700900001"
 
   Scenario: own setup
+    Given the ASR language "en-GB"
+    And the variant "v2"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own TTS language
+    Given the TTS language "en-GB"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own variant
     Given the variant "v2"
     When an outbound call is placed to "+447700900001"
 
@@ -158,8 +167,11 @@ Feature: f
 			got = append(got, d.Pos.String()+": "+d.Message)
 		}
 	}
-	want := []string{`p.feature:11:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`,
-		`p.feature:15:5: setup step "Given the integration attribute \"region\" is \"north\"" configures a debug-chat session and has no effect on a probe`}
+	// Once per scenario, at its first such step.
+	want := []string{`p.feature:11:5: setup step "Given the ASR language \"en-GB\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:16:5: setup step "Given the TTS language \"en-GB\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:20:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:24:5: setup step "Given the integration attribute \"region\" is \"north\"" configures a debug-chat session and has no effect on a probe`}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
