@@ -118,6 +118,12 @@ func TestFeatureProbeRules(t *testing.T) {
 			t.Errorf("diagnostics %v", diags)
 		}
 	})
+	t.Run("within on an SMS probe", func(t *testing.T) {
+		suites, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:1m\n  Scenario: s\n    When the SMS \"hi\" is sent to \"+447700900001\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n")
+		if diags.HasErrors() || len(suites) != 1 || len(diags) != 1 || !strings.Contains(diags[0].Message, "places no call") || diags[0].Pos.Line != 4 {
+			t.Errorf("diagnostics %v", diags)
+		}
+	})
 	t.Run("bad within", func(t *testing.T) {
 		_, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:soon\n  Scenario: s\n    When an outbound call is placed to \"+447700900001\"\n")
 		if !diags.HasErrors() || !strings.Contains(diags[0].Message, "within must be a duration") {

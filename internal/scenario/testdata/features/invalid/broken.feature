@@ -11,3 +11,8 @@ Feature: A broken step says it alone
     When the SMS "hi" is sent to "+447700900001"
     Then the conversation recrd shows:
       | num_turns | 1 |
+
+  # Nor that its @within bounds no call.
+  @within:1m
+  Scenario: a call written wrong under @within
+    When an outbound cal is placed to "+447700900001"
