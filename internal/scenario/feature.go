@@ -1394,7 +1394,9 @@ func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started 
 		} else {
 			to = st.Probe.SMS.To
 		}
-		if to != "" && !strings.Contains(to, "${") && !validPhone(to) {
+		// An empty number is refused as YAML's to: "" is; one with ${...}
+		// is checked when it is expanded.
+		if !strings.Contains(to, "${") && !validPhone(to) {
 			bad(fmt.Sprintf("probe step %q: %q is not a phone number", st.Text, to), `write an E.164 number such as "+447700900001"`)
 			return
 		}

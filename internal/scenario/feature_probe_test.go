@@ -108,6 +108,11 @@ func TestFeatureProbeRules(t *testing.T) {
 			[]string{`6:5: "queued" is not a final call status`}, true},
 		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
 			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
+		// As YAML refuses outbound_call: {to: ""}.
+		{"empty number", "    When an outbound call is placed to \"\"\n    Then the call ends with status \"success\"\n",
+			[]string{`5:5: "" is not a phone number`}, true},
+		{"sms number", "    When the SMS \"hi\" is sent to \"12\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n",
+			[]string{`5:5: "12" is not a phone number`}, true},
 		{"reference number is checked when run", "    When an outbound call is placed to \"${env:PROBE_NUMBER}\"\n", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
