@@ -108,6 +108,8 @@ func TestFeatureProbeRules(t *testing.T) {
 			[]string{`6:5: "queued" is not a final call status`}, true},
 		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
 			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
+		{"call status without a probe", "    When the user says \"hi\"\n    Then the call ends with status \"success\"\n",
+			[]string{"6:5: has no call to wait for"}, true},
 		// As YAML refuses outbound_call: {to: ""}.
 		{"empty number", "    When an outbound call is placed to \"\"\n    Then the call ends with status \"success\"\n",
 			[]string{`5:5: "" is not a phone number`}, true},

@@ -206,22 +206,29 @@ func TestFeatureNotText(t *testing.T) {
 	for _, tc := range []struct {
 		name, say string
 		err       string // "" when the file loads
+		src       string // the whole file, when the say does not place the byte
 	}{
-		{"plain", "hi there", ""},
-		{"tab", "hi\tthere", ""},
-		{"next line", "hi\u0085there", ""},
-		{"no-break space", "hi\u00a0thère", ""},
-		{"not UTF-8", "hi\xffthere", "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)"},
-		{"NUL", "hi\x00there", "f.feature:3:27: control character U+0000 is not allowed"},
-		{"escape", "é\x1b[31m", "f.feature:3:26: control character U+001B is not allowed"},
-		{"form feed", "hi\fthere", "f.feature:3:27: control character U+000C is not allowed"},
-		{"DEL", "hi\x7f", "f.feature:3:27: control character U+007F is not allowed"},
-		{"C1", "hi\u009bthere", "f.feature:3:27: control character U+009B is not allowed"},
-		{"not a character", "hi\uffff", "f.feature:3:27: control character U+FFFF is not allowed"},
+		{"plain", "hi there", "", ""},
+		{"replacement character written out", "hi \ufffd", "", ""},
+		{"on the first line", "", "f.feature:1:1: control character U+0001 is not allowed", "\x01Feature: f\n  Scenario: a\n    When the user says \"hi\"\n"},
+		{"the last byte", "", "f.feature:4:1: control character U+0000 is not allowed", top + "    When the user says \"hi\"\n\x00"},
+		{"tab", "hi\tthere", "", ""},
+		{"next line", "hi\u0085there", "", ""},
+		{"no-break space", "hi\u00a0thère", "", ""},
+		{"not UTF-8", "hi\xffthere", "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)", ""},
+		{"NUL", "hi\x00there", "f.feature:3:27: control character U+0000 is not allowed", ""},
+		{"escape", "é\x1b[31m", "f.feature:3:26: control character U+001B is not allowed", ""},
+		{"form feed", "hi\fthere", "f.feature:3:27: control character U+000C is not allowed", ""},
+		{"DEL", "hi\x7f", "f.feature:3:27: control character U+007F is not allowed", ""},
+		{"C1", "hi\u009bthere", "f.feature:3:27: control character U+009B is not allowed", ""},
+		{"not a character", "hi\uffff", "f.feature:3:27: control character U+FFFF is not allowed", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			src := top + "    When the user says \"" + tc.say + "\"\n    Then the agent's reply contains \"x\"\n"
+			if tc.src != "" {
+				src = tc.src
+			}
 			s, ds := loadFeature("f.feature", []byte(src))
 			got := renderDiags(ds)
 			if tc.err == "" {
