@@ -222,6 +222,7 @@ func TestFeatureNotText(t *testing.T) {
 		{"DEL", "hi\x7f", "f.feature:3:27: control character U+007F is not allowed", ""},
 		{"C1", "hi\u009bthere", "f.feature:3:27: control character U+009B is not allowed", ""},
 		{"not a character", "hi\uffff", "f.feature:3:27: control character U+FFFF is not allowed", ""},
+		{"the other not a character", "hi\ufffe", "f.feature:3:27: control character U+FFFE is not allowed", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -156,6 +156,10 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		{"tags on the first line", "@t\nWhen the user says \"hi\"\n",
 			"f.feature:1:1: tags are not allowed on the step at line 2 (only a Feature, Rule, Scenario, Scenario Outline or Examples takes tags; tag the step's Scenario instead)\n" +
 				"f.feature:2:1: invalid Gherkin: expected: #EOF, #Language, #TagLine, #FeatureLine, #Comment, #Empty, got 'When the user says \"hi\"' (steps belong under Scenario: or Background:, and in a Scenario Outline above its Examples)\n"},
+		// Gherkin puts the end of a file without a last line feed on the
+		// line after its last.
+		{"tags at the end of the file", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  @t",
+			"f.feature:5:1: invalid Gherkin: unexpected end of file, expected: #TagLine, #RuleLine, #Comment, #Empty ()\n"},
 		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
 			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 	} {
