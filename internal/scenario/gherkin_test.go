@@ -160,6 +160,11 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		// line after its last.
 		{"tags at the end of the file", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  @t",
 			"f.feature:5:1: invalid Gherkin: unexpected end of file, expected: #TagLine, #RuleLine, #Comment, #Empty ()\n"},
+		{"language below a comment", "# written by the booking team\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
+			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
+		// Only the file's head sets the language, as in Gherkin.
+		{"a language comment in the body", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n    # language: fr\n    when the user says \"hi\"\n",
+			"f.feature:5:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    when the user says \"hi\"' (did you mean When the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
 			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 	} {
