@@ -482,7 +482,7 @@ func TestCompileStepsFindsItsPickle(t *testing.T) {
 // position or as an internal error.
 func TestCompileStepsWithoutItsDocument(t *testing.T) {
 	t.Parallel()
-	p := &messages.Pickle{Name: "elsewhere", Uri: "f.feature",
+	p := &messages.Pickle{Name: "elsewhere", Uri: "f.feature", AstNodeIds: []string{"s1"},
 		Tags:  []*messages.PickleTag{{Name: "@smoke", AstNodeId: "t1"}, {Name: "@repeat:0", AstNodeId: "t2"}},
 		Steps: []*messages.PickleStep{{Text: `the user says "hi"`, Type: messages.PickleStepType_ACTION}}}
 	doc, diags := ParseFeatureDoc("f.feature", []byte("Feature: f\n  Scenario: a\n    When the user says \"hi\"\n"))
