@@ -203,33 +203,32 @@ func TestMisplacedTagsReparseBound(t *testing.T) {
 func TestFeatureNotText(t *testing.T) {
 	t.Parallel()
 	const top = "Feature: f\n  Scenario: a\n"
+	said := func(text string) string {
+		return top + "    When the user says \"" + text + "\"\n    Then the agent's reply contains \"x\"\n"
+	}
 	for _, tc := range []struct {
-		name, say string
+		name, src string
 		err       string // "" when the file loads
-		src       string // the whole file, when the say does not place the byte
 	}{
-		{"plain", "hi there", "", ""},
-		{"replacement character written out", "hi \ufffd", "", ""},
-		{"on the first line", "", "f.feature:1:1: control character U+0001 is not allowed", "\x01Feature: f\n  Scenario: a\n    When the user says \"hi\"\n"},
-		{"the last byte", "", "f.feature:4:1: control character U+0000 is not allowed", top + "    When the user says \"hi\"\n\x00"},
-		{"tab", "hi\tthere", "", ""},
-		{"next line", "hi\u0085there", "", ""},
-		{"no-break space", "hi\u00a0thère", "", ""},
-		{"not UTF-8", "hi\xffthere", "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)", ""},
-		{"NUL", "hi\x00there", "f.feature:3:27: control character U+0000 is not allowed", ""},
-		{"escape", "é\x1b[31m", "f.feature:3:26: control character U+001B is not allowed", ""},
-		{"form feed", "hi\fthere", "f.feature:3:27: control character U+000C is not allowed", ""},
-		{"DEL", "hi\x7f", "f.feature:3:27: control character U+007F is not allowed", ""},
-		{"C1", "hi\u009bthere", "f.feature:3:27: control character U+009B is not allowed", ""},
-		{"not a character", "hi\uffff", "f.feature:3:27: control character U+FFFF is not allowed", ""},
-		{"the other not a character", "hi\ufffe", "f.feature:3:27: control character U+FFFE is not allowed", ""},
+		{"plain", said("hi there"), ""},
+		{"replacement character written out", said("hi \ufffd"), ""},
+		{"on the first line", "\x01Feature: f\n  Scenario: a\n    When the user says \"hi\"\n", "f.feature:1:1: control character U+0001 is not allowed"},
+		{"the last byte", top + "    When the user says \"hi\"\n\x00", "f.feature:4:1: control character U+0000 is not allowed"},
+		{"tab", said("hi\tthere"), ""},
+		{"next line", said("hi\u0085there"), ""},
+		{"no-break space", said("hi\u00a0thère"), ""},
+		{"not UTF-8", said("hi\xffthere"), "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)"},
+		{"NUL", said("hi\x00there"), "f.feature:3:27: control character U+0000 is not allowed"},
+		{"escape", said("é\x1b[31m"), "f.feature:3:26: control character U+001B is not allowed"},
+		{"form feed", said("hi\fthere"), "f.feature:3:27: control character U+000C is not allowed"},
+		{"DEL", said("hi\x7f"), "f.feature:3:27: control character U+007F is not allowed"},
+		{"C1", said("hi\u009bthere"), "f.feature:3:27: control character U+009B is not allowed"},
+		{"not a character", said("hi\uffff"), "f.feature:3:27: control character U+FFFF is not allowed"},
+		{"the other not a character", said("hi\ufffe"), "f.feature:3:27: control character U+FFFE is not allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			src := top + "    When the user says \"" + tc.say + "\"\n    Then the agent's reply contains \"x\"\n"
-			if tc.src != "" {
-				src = tc.src
-			}
+			src := tc.src
 			s, ds := loadFeature("f.feature", []byte(src))
 			got := renderDiags(ds)
 			if tc.err == "" {
@@ -483,7 +482,8 @@ func TestCompileStepsFindsItsPickle(t *testing.T) {
 func TestCompileStepsWithoutItsDocument(t *testing.T) {
 	t.Parallel()
 	p := &messages.Pickle{Name: "elsewhere", Uri: "f.feature", AstNodeIds: []string{"s1"},
-		Tags:  []*messages.PickleTag{{Name: "@smoke", AstNodeId: "t1"}, {Name: "@repeat:0", AstNodeId: "t2"}},
+		Tags: []*messages.PickleTag{{Name: "@smoke", AstNodeId: "t1"}, {Name: "@repeat:0", AstNodeId: "t2"},
+			{Name: "@quarantine:2026-12-31", AstNodeId: "t3"}},
 		Steps: []*messages.PickleStep{{Text: `the user says "hi"`, Type: messages.PickleStepType_ACTION}}}
 	doc, diags := ParseFeatureDoc("f.feature", []byte("Feature: f\n  Scenario: a\n    When the user says \"hi\"\n"))
 	if diags.HasErrors() {
@@ -494,7 +494,8 @@ func TestCompileStepsWithoutItsDocument(t *testing.T) {
 		if sc != nil {
 			t.Errorf("compiled despite @repeat:0: %+v", sc)
 		}
-		if got, want := renderDiags(diags), "f.feature: tag @repeat:0: repeat must be a whole number, 1 or more\n"; got != want {
+		if got, want := renderDiags(diags), "f.feature: tag @repeat:0: repeat must be a whole number, 1 or more\n"+
+			"f.feature: @quarantine needs a reason (say why in the scenario's description: the lines right under Scenario:)\n"; got != want {
 			t.Errorf("diagnostics\n%s\nwant\n%s", got, want)
 		}
 	}

@@ -14,3 +14,9 @@ Feature: Tags
   Scenario: bounds
     When the user says "hi"
     Then the agent's reply contains "x"
+
+  # The most of a count, as a suite's YAML takes it.
+  @retries:2147483647
+  Scenario: most retries
+    When the user says "hi"
+    Then the agent's reply contains "x"
