@@ -500,3 +500,22 @@ func TestCompileStepsWithoutItsDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFeatureDocEdges: the document godog's step hooks compile
+// against reads what Load reads: a file saved with a byte order mark,
+// and a file with no Feature yet (no scenario to compile, and no
+// internal error).
+func TestParseFeatureDocEdges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, src string }{
+		{"byte order mark", "\ufeffFeature: f\n  Scenario: a\n    When the user says \"hi\"\n"},
+		{"no Feature", "# to be written\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, diags := ParseFeatureDoc("f.feature", []byte(tc.src))
+			if doc == nil || len(diags) > 0 {
+				t.Errorf("document %v, diagnostics:\n%s", doc != nil, renderDiags(diags))
+			}
+		})
+	}
+}
