@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -517,5 +518,41 @@ func TestParseFeatureDocEdges(t *testing.T) {
 				t.Errorf("document %v, diagnostics:\n%s", doc != nil, renderDiags(diags))
 			}
 		})
+	}
+}
+
+// TestCompileStepsTellsRowsByTags: two Examples blocks with the same row
+// make pickles of one name and one text, told apart by their tags; each
+// compiles with its own.
+func TestCompileStepsTellsRowsByTags(t *testing.T) {
+	t.Parallel()
+	const src = `Feature: f
+  Scenario Outline: o
+    When the user says "<w>"
+
+    @first
+    Examples:
+      | w  |
+      | hi |
+
+    @second
+    Examples:
+      | w  |
+      | hi |
+`
+	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(renderDiags(diags))
+	}
+	id := 1000
+	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
+	if err != nil || len(theirs) != 2 {
+		t.Fatalf("%d pickles, %v", len(theirs), err)
+	}
+	for i, want := range []string{"first", "second"} {
+		sc, _ := doc.CompileSteps("f.feature", theirs[i], nil)
+		if sc == nil || !slices.Contains(sc.Tags, want) || sc.Pos.Line != 8+5*i {
+			t.Errorf("row %d compiled as %+v, want tag %s at line %d", i, sc, want, 8+5*i)
+		}
 	}
 }
