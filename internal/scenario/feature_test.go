@@ -445,15 +445,7 @@ func TestCompileStepsFindsItsPickle(t *testing.T) {
       | one  |
       | two  |
 `
-	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
-	if diags.HasErrors() {
-		t.Fatal(renderDiags(diags))
-	}
-	id := 1000
-	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
-	if err != nil || len(theirs) != 2 {
-		t.Fatalf("%d pickles, %v", len(theirs), err)
-	}
+	doc, theirs := docAndOtherPickles(t, src, 2)
 	ours := func(text string) bool { return text != "my fixture is loaded" }
 	for i, want := range []string{"one", "two"} {
 		sc, diags := doc.CompileSteps("f.feature", theirs[i], ours)
@@ -540,19 +532,27 @@ func TestCompileStepsTellsRowsByTags(t *testing.T) {
       | w  |
       | hi |
 `
-	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
-	if diags.HasErrors() {
-		t.Fatal(renderDiags(diags))
-	}
-	id := 1000
-	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
-	if err != nil || len(theirs) != 2 {
-		t.Fatalf("%d pickles, %v", len(theirs), err)
-	}
+	doc, theirs := docAndOtherPickles(t, src, 2)
 	for i, want := range []string{"first", "second"} {
 		sc, _ := doc.CompileSteps("f.feature", theirs[i], nil)
 		if sc == nil || !slices.Contains(sc.Tags, want) || sc.Pos.Line != 8+5*i {
 			t.Errorf("row %d compiled as %+v, want tag %s at line %d", i, sc, want, 8+5*i)
 		}
 	}
+}
+
+// docAndOtherPickles parses src for CompileSteps and, as another parser
+// would (godog's, with other ids), into its n pickles.
+func docAndOtherPickles(t *testing.T, src string, n int) (*FeatureDoc, []*messages.Pickle) {
+	t.Helper()
+	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(renderDiags(diags))
+	}
+	id := 1000
+	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
+	if err != nil || len(theirs) != n {
+		t.Fatalf("%d pickles, %v", len(theirs), err)
+	}
+	return doc, theirs
 }
