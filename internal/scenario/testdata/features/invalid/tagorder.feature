@@ -11,3 +11,13 @@ Feature: Every tag is read
   Scenario: skipped and still checked
     When the user says "hi"
     Then the agent's reply contains "x"
+
+  # A tag of an Examples block is reported where it is written.
+  Scenario Outline: tagged rows
+    When the user says "<w>"
+    Then the agent's reply contains "x"
+
+    @repeat:0
+    Examples:
+      | w  |
+      | hi |
