@@ -74,6 +74,9 @@ func TestStartOverMessaging(t *testing.T) {
 				"  Rule: b\n    Background:\n      Given the variant \"v2\"\n    Scenario: b\n      When the user says \"hi\"\n",
 			want: []string{"s.feature:5:7: warning: the channel is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them",
 				"s.feature:10:7: warning: the variant is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
+		{name: "feature: a Feature's Background beside a Rule's, that a debug-chat scenario uses",
+			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n" +
+				"  Rule: r\n    Background:\n      Given the variant \"v2\"\n    @via:messaging\n    Scenario: b\n      When the user says \"hi\"\n"},
 		{name: "feature: a Background that its debug-chat scenarios use",
 			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  @via:messaging\n  Scenario: b\n    When the user says \"hi\"\n"},
 		{name: "feature: a Background that a later debug-chat scenario uses",
