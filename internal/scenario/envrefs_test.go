@@ -28,12 +28,19 @@ scenarios:
   Scenario: a
     When the user says "${env:AGENTTEST_RUNTIME_KEY}"
     Then the agent's reply contains "${env:OTHER}"
+    When the user says:
+      """
+      token ${env:DOC_KEY}
+      """
+    Then the state includes:
+      | key   | value             |
+      | token | ${env:TABLE_KEY}  |
 `
 	for _, tc := range []struct {
 		file, src, want string
 	}{
 		{"s.yaml", yamlSuite, "[SUITE_TOKEN@s.yaml:3:10 AGENTTEST_BUILD_KEY@s.yaml:10:14 MY_KEY@s.yaml:12:31 CALL_NOTE@s.yaml:14:67]"},
-		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:5 OTHER@f.feature:4:5]"},
+		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:5 OTHER@f.feature:4:5 DOC_KEY@f.feature:5:5 TABLE_KEY@f.feature:9:5]"},
 	} {
 		load := LoadFile
 		if KindOf(tc.file) == Feature {

@@ -988,6 +988,10 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			if v[1] != v[2] {
 				if msg, hint := fixedBeforeRun(v[0], v[2]); msg != "" {
 					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
+				} else if v[0] == "env" && !reply.ValidEnv(v[2]) {
+					// At the step that names it, not at the first setup
+					// step (a Background's, perhaps).
+					fl.diags = fl.diags.Errorf(st.Pos, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
 				}
 			}
 		}
@@ -1390,7 +1394,9 @@ func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started 
 		} else {
 			to = st.Probe.SMS.To
 		}
-		if to != "" && !strings.Contains(to, "${") && !validPhone(to) {
+		// An empty number is refused as YAML's to: "" is; one with ${...}
+		// is checked when it is expanded.
+		if !strings.Contains(to, "${") && !validPhone(to) {
 			bad(fmt.Sprintf("probe step %q: %q is not a phone number", st.Text, to), `write an E.164 number such as "+447700900001"`)
 			return
 		}
@@ -1416,10 +1422,8 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamin
 		sc.Agent = p.Agent
 	}
 	if p.Env != "" {
-		// One with ${...} was refused at its step (fixedBeforeRun).
-		if !strings.Contains(p.Env, "${") && !reply.ValidEnv(p.Env) {
-			fl.diags = fl.diags.Errorf(at, "environment %q must be one of %s", p.Env, strings.Join(reply.Envs, ", "))
-		}
+		// Refused at its step when it is not an environment
+		// (featureLoader.steps).
 		sc.Env = p.Env
 	}
 	st := Start{Channel: p.Channel, Variant: p.Variant, ASRLang: p.ASRLang, TTSLang: p.TTSLang, IntegrationAttributes: p.Attributes}

@@ -108,6 +108,13 @@ func TestFeatureProbeRules(t *testing.T) {
 			[]string{`6:5: "queued" is not a final call status`}, true},
 		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
 			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
+		{"call status without a probe", "    When the user says \"hi\"\n    Then the call ends with status \"success\"\n",
+			[]string{"6:5: has no call to wait for"}, true},
+		// As YAML refuses outbound_call: {to: ""}.
+		{"empty number", "    When an outbound call is placed to \"\"\n    Then the call ends with status \"success\"\n",
+			[]string{`5:5: "" is not a phone number`}, true},
+		{"sms number", "    When the SMS \"hi\" is sent to \"12\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n",
+			[]string{`5:5: "12" is not a phone number`}, true},
 		{"reference number is checked when run", "    When an outbound call is placed to \"${env:PROBE_NUMBER}\"\n", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -115,6 +122,12 @@ func TestFeatureProbeRules(t *testing.T) {
 	t.Run("within without a call", func(t *testing.T) {
 		suites, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:1m\n  Scenario: s\n    When the user says \"hi\"\n    Then the agent's reply contains \"hello\"\n")
 		if diags.HasErrors() || len(suites) != 1 || len(diags) != 1 || diags[0].Severity != diag.Warning || !strings.Contains(diags[0].Message, "places no call") || diags[0].Pos.Line != 4 {
+			t.Errorf("diagnostics %v", diags)
+		}
+	})
+	t.Run("within on an SMS probe", func(t *testing.T) {
+		suites, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  @within:1m\n  Scenario: s\n    When the SMS \"hi\" is sent to \"+447700900001\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n")
+		if diags.HasErrors() || len(suites) != 1 || len(diags) != 1 || !strings.Contains(diags[0].Message, "places no call") || diags[0].Pos.Line != 4 {
 			t.Errorf("diagnostics %v", diags)
 		}
 	})
@@ -135,12 +148,26 @@ func TestBackgroundSetupBeforeAProbe(t *testing.T) {
 Feature: f
   Background:
     Given the channel "SMS"
+    And the integration attribute "tier" is "gold"
 
   Scenario: call
     When an outbound call is placed to "+447700900001"
 
   Scenario: own setup
+    Given the ASR language "en-GB"
+    And the variant "v2"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own TTS language
+    Given the TTS language "en-GB"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own variant
     Given the variant "v2"
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: own attribute, next to the Background's
+    Given the integration attribute "region" is "north"
     When an outbound call is placed to "+447700900001"
 
   Scenario: chat
@@ -153,7 +180,11 @@ Feature: f
 			got = append(got, d.Pos.String()+": "+d.Message)
 		}
 	}
-	want := []string{`p.feature:10:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`}
+	// Once per scenario, at its first such step.
+	want := []string{`p.feature:11:5: setup step "Given the ASR language \"en-GB\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:16:5: setup step "Given the TTS language \"en-GB\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:20:5: setup step "Given the variant \"v2\"" configures a debug-chat session and has no effect on a probe`,
+		`p.feature:24:5: setup step "Given the integration attribute \"region\" is \"north\"" configures a debug-chat session and has no effect on a probe`}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -203,25 +204,32 @@ func TestMisplacedTagsReparseBound(t *testing.T) {
 func TestFeatureNotText(t *testing.T) {
 	t.Parallel()
 	const top = "Feature: f\n  Scenario: a\n"
+	said := func(text string) string {
+		return top + "    When the user says \"" + text + "\"\n    Then the agent's reply contains \"x\"\n"
+	}
 	for _, tc := range []struct {
-		name, say string
+		name, src string
 		err       string // "" when the file loads
 	}{
-		{"plain", "hi there", ""},
-		{"tab", "hi\tthere", ""},
-		{"next line", "hi\u0085there", ""},
-		{"no-break space", "hi\u00a0thère", ""},
-		{"not UTF-8", "hi\xffthere", "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)"},
-		{"NUL", "hi\x00there", "f.feature:3:27: control character U+0000 is not allowed"},
-		{"escape", "é\x1b[31m", "f.feature:3:26: control character U+001B is not allowed"},
-		{"form feed", "hi\fthere", "f.feature:3:27: control character U+000C is not allowed"},
-		{"DEL", "hi\x7f", "f.feature:3:27: control character U+007F is not allowed"},
-		{"C1", "hi\u009bthere", "f.feature:3:27: control character U+009B is not allowed"},
-		{"not a character", "hi\uffff", "f.feature:3:27: control character U+FFFF is not allowed"},
+		{"plain", said("hi there"), ""},
+		{"replacement character written out", said("hi \ufffd"), ""},
+		{"on the first line", "\x01Feature: f\n  Scenario: a\n    When the user says \"hi\"\n", "f.feature:1:1: control character U+0001 is not allowed"},
+		{"the last byte", top + "    When the user says \"hi\"\n\x00", "f.feature:4:1: control character U+0000 is not allowed"},
+		{"tab", said("hi\tthere"), ""},
+		{"next line", said("hi\u0085there"), ""},
+		{"no-break space", said("hi\u00a0thère"), ""},
+		{"not UTF-8", said("hi\xffthere"), "f.feature:3:27: invalid UTF-8 (save the file as UTF-8 text)"},
+		{"NUL", said("hi\x00there"), "f.feature:3:27: control character U+0000 is not allowed"},
+		{"escape", said("é\x1b[31m"), "f.feature:3:26: control character U+001B is not allowed"},
+		{"form feed", said("hi\fthere"), "f.feature:3:27: control character U+000C is not allowed"},
+		{"DEL", said("hi\x7f"), "f.feature:3:27: control character U+007F is not allowed"},
+		{"C1", said("hi\u009bthere"), "f.feature:3:27: control character U+009B is not allowed"},
+		{"not a character", said("hi\uffff"), "f.feature:3:27: control character U+FFFF is not allowed"},
+		{"the other not a character", said("hi\ufffe"), "f.feature:3:27: control character U+FFFE is not allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			src := top + "    When the user says \"" + tc.say + "\"\n    Then the agent's reply contains \"x\"\n"
+			src := tc.src
 			s, ds := loadFeature("f.feature", []byte(src))
 			got := renderDiags(ds)
 			if tc.err == "" {
@@ -304,7 +312,7 @@ func TestPickleTotalCountsPickles(t *testing.T) {
   Scenario Outline: o <c>
     When the user says:
       """
-      ` + strings.Repeat("<c> ", 40) + `
+      ` + strings.Repeat("<c> ", 1008) + `
       """
     Then the agent's reply contains "x"
     Examples:
@@ -338,8 +346,10 @@ func TestPickleTotalCountsPickles(t *testing.T) {
 				}
 			}
 			if st.Argument != nil && st.Argument.DocString != nil {
-				// The outline's DocString as written, not as filled in.
-				want += len(strings.Repeat("<c> ", 40)) / 64
+				// The outline's DocString as written, not as filled in:
+				// 63 units of 64 bytes, which 63 or 65 would count as 64
+				// or 62.
+				want += len(strings.Repeat("<c> ", 1008)) / 64
 			}
 		}
 	}
@@ -381,6 +391,9 @@ func TestFeatureTooComplex(t *testing.T) {
 		{"background", "Feature: f\n  Background:\n" + repeat("    Given the channel \"WEBCHAT\"\n", 1000) + scenarios(1000), "f.feature:3001:3:"},
 		{"rule background", "Feature: f\n  Rule: r\n    Background:\n" + repeat("      Given the channel \"WEBCHAT\"\n", 1000) +
 			strings.ReplaceAll(scenarios(1000), "\n  ", "\n    "), "f.feature:3002:5:"},
+		// A Rule before it holds little: the rules after the first count too.
+		{"second rule", "Feature: f\n  Rule: q\n    Scenario: first\n      When the user says \"hi\"\n  Rule: r\n    Background:\n" +
+			repeat("      Given the channel \"WEBCHAT\"\n", 1000) + strings.ReplaceAll(scenarios(1000), "\n  ", "\n    "), "f.feature:3005:5:"},
 		{"outline at the bound", "Feature: f\n  Scenario Outline: o <c>\n" + repeat(step, 1000) + "    Examples:\n      | c |\n" + rows(1000), ""},
 		{"outline", "Feature: f\n  Scenario Outline: o <c>\n" + repeat(step, 1000) + "    Examples:\n      | c |\n" + rows(1001), "f.feature:2:3:"},
 		{"table cells", "Feature: f\n  Scenario Outline: o <c>\n    Given the integration attributes:\n" + repeat("      | a | b |\n", 2000) +
@@ -432,15 +445,7 @@ func TestCompileStepsFindsItsPickle(t *testing.T) {
       | one  |
       | two  |
 `
-	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
-	if diags.HasErrors() {
-		t.Fatal(renderDiags(diags))
-	}
-	id := 1000
-	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
-	if err != nil || len(theirs) != 2 {
-		t.Fatalf("%d pickles, %v", len(theirs), err)
-	}
+	doc, theirs := docAndOtherPickles(t, src, 2)
 	ours := func(text string) bool { return text != "my fixture is loaded" }
 	for i, want := range []string{"one", "two"} {
 		sc, diags := doc.CompileSteps("f.feature", theirs[i], ours)
@@ -461,4 +466,93 @@ func TestCompileStepsFindsItsPickle(t *testing.T) {
 			t.Errorf("row %s says %+v", want, say)
 		}
 	}
+}
+
+// TestCompileStepsWithoutItsDocument: a pickle the document does not hold
+// (or no document at all) is compiled from the pickle alone, and a
+// problem with one of its tags is reported at the file, never without a
+// position or as an internal error.
+func TestCompileStepsWithoutItsDocument(t *testing.T) {
+	t.Parallel()
+	p := &messages.Pickle{Name: "elsewhere", Uri: "f.feature", AstNodeIds: []string{"s1"},
+		Tags: []*messages.PickleTag{{Name: "@smoke", AstNodeId: "t1"}, {Name: "@repeat:0", AstNodeId: "t2"},
+			{Name: "@quarantine:2026-12-31", AstNodeId: "t3"}},
+		Steps: []*messages.PickleStep{{Text: `the user says "hi"`, Type: messages.PickleStepType_ACTION}}}
+	doc, diags := ParseFeatureDoc("f.feature", []byte("Feature: f\n  Scenario: a\n    When the user says \"hi\"\n"))
+	if diags.HasErrors() {
+		t.Fatal(renderDiags(diags))
+	}
+	for _, d := range []*FeatureDoc{nil, doc} {
+		sc, diags := d.CompileSteps("f.feature", p, nil)
+		if sc != nil {
+			t.Errorf("compiled despite @repeat:0: %+v", sc)
+		}
+		if got, want := renderDiags(diags), "f.feature: tag @repeat:0: repeat must be a whole number, 1 or more\n"+
+			"f.feature: @quarantine needs a reason (say why in the scenario's description: the lines right under Scenario:)\n"; got != want {
+			t.Errorf("diagnostics\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+// TestParseFeatureDocEdges: the document godog's step hooks compile
+// against reads what Load reads: a file saved with a byte order mark,
+// and a file with no Feature yet (no scenario to compile, and no
+// internal error).
+func TestParseFeatureDocEdges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, src string }{
+		{"byte order mark", "\ufeffFeature: f\n  Scenario: a\n    When the user says \"hi\"\n"},
+		{"no Feature", "# to be written\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, diags := ParseFeatureDoc("f.feature", []byte(tc.src))
+			if doc == nil || len(diags) > 0 {
+				t.Errorf("document %v, diagnostics:\n%s", doc != nil, renderDiags(diags))
+			}
+		})
+	}
+}
+
+// TestCompileStepsTellsRowsByTags: two Examples blocks with the same row
+// make pickles of one name and one text, told apart by their tags; each
+// compiles with its own.
+func TestCompileStepsTellsRowsByTags(t *testing.T) {
+	t.Parallel()
+	const src = `Feature: f
+  Scenario Outline: o
+    When the user says "<w>"
+
+    @first
+    Examples:
+      | w  |
+      | hi |
+
+    @second
+    Examples:
+      | w  |
+      | hi |
+`
+	doc, theirs := docAndOtherPickles(t, src, 2)
+	for i, want := range []string{"first", "second"} {
+		sc, _ := doc.CompileSteps("f.feature", theirs[i], nil)
+		if sc == nil || !slices.Contains(sc.Tags, want) || sc.Pos.Line != 8+5*i {
+			t.Errorf("row %d compiled as %+v, want tag %s at line %d", i, sc, want, 8+5*i)
+		}
+	}
+}
+
+// docAndOtherPickles parses src for CompileSteps and, as another parser
+// would (godog's, with other ids), into its n pickles.
+func docAndOtherPickles(t *testing.T, src string, n int) (*FeatureDoc, []*messages.Pickle) {
+	t.Helper()
+	doc, diags := ParseFeatureDoc("f.feature", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(renderDiags(diags))
+	}
+	id := 1000
+	_, theirs, err := parseFeature("f.feature", []byte(src), func() string { id++; return fmt.Sprint(id) })
+	if err != nil || len(theirs) != n {
+		t.Fatalf("%d pickles, %v", len(theirs), err)
+	}
+	return doc, theirs
 }

@@ -126,6 +126,11 @@ func TestGherkinOfAFeatureSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The cucumber report's gherkinDocument names its file, as the
+	// pickles do.
+	if doc.Uri != "f.feature" {
+		t.Errorf("document uri %q, want f.feature", doc.Uri)
+	}
 	if got := StepText(s.Scenarios[0].Steps[0]); got != `Given the agent "a"` {
 		t.Errorf("StepText %q, want the step as written", got)
 	}
@@ -151,6 +156,19 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		{"tags on the first line", "@t\nWhen the user says \"hi\"\n",
 			"f.feature:1:1: tags are not allowed on the step at line 2 (only a Feature, Rule, Scenario, Scenario Outline or Examples takes tags; tag the step's Scenario instead)\n" +
 				"f.feature:2:1: invalid Gherkin: expected: #EOF, #Language, #TagLine, #FeatureLine, #Comment, #Empty, got 'When the user says \"hi\"' (steps belong under Scenario: or Background:, and in a Scenario Outline above its Examples)\n"},
+		// Gherkin puts the end of a file without a last line feed on the
+		// line after its last.
+		{"tags at the end of the file", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n  @t",
+			"f.feature:5:1: invalid Gherkin: unexpected end of file, expected: #TagLine, #RuleLine, #Comment, #Empty ()\n"},
+		{"language below a comment", "# written by the booking team\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
+			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
+		// Only the file's head sets the language, as in Gherkin.
+		{"a language comment in the body", "Feature: f\n  Scenario: a\n    When the user says \"hi\"\n    # language: fr\n    when the user says \"hi\"\n",
+			"f.feature:5:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    when the user says \"hi\"' (did you mean When the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
+		// Only the end of file is moved to the open doc string.
+		{"another error above an open doc string", "Feature: f\n  Scenario: a\n    Given the integration attributes:\n      | a | b |\n      | c |\n    When the user says:\n      \"\"\"\n      hi\n",
+			"f.feature:5:7: invalid Gherkin: inconsistent cell count within the table ()\n" +
+				"f.feature:7:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
 		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
 			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 	} {

@@ -133,11 +133,17 @@ func TestPercent(t *testing.T) {
 		{0.95, "95%"},
 		{0.24, "24%"},
 		{0.996, "99.6%"},
+		// Above 99% the first decimal that does not round to 100 is kept,
+		// from one decimal up; 99% itself and below are whole percents.
+		{0.994, "99.4%"},
+		{0.99, "99%"},
+		{0.984, "98%"},
 		{0.004, "0.4%"},
 		{0.9996, "99.96%"},
 		{0.99995, "99.995%"},
 		{0.999999, "99.9999%"},
 		{0.999999999, "over 99.9999%"},
+		{0.9999996, "over 99.9999%"}, // a fifth decimal would tell it from 100%
 		{2e-6, "0.0002%"},
 		{1e-9, "under 0.0001%"},
 		{math.Nextafter(1, 0), "over 99.9999%"},
@@ -177,5 +183,43 @@ func TestPercentNeverAbove100(t *testing.T) {
 				t.Errorf("Check(%+v) states %s: %s", s, m[0], problems[0].Message)
 			}
 		}
+	}
+}
+
+// TestStatsCheck pins the rule the loaders, lint and the run's flags
+// share at its bounds: a confidence of exactly 0.5 or a margin of exactly
+// the pass rate is refused, a limit of exactly what the guarantee needs
+// is enough, one below the fewest runs a pass takes says that no agent
+// can pass, and a design past MaxRuns says so at the confidence.
+func TestStatsCheck(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		in   Stats
+		want string // "setting severity: message", the problems joined by newlines
+	}
+	run := func(t *testing.T, tc testCase) {
+		var got []string
+		for _, p := range tc.in.Check(YAMLNames) {
+			got = append(got, p.Setting+" "+p.Severity.String()+": "+p.Message)
+		}
+		if strings.Join(got, "\n") != tc.want {
+			t.Errorf("Check(%+v)\ngot  %s\nwant %s", tc.in, strings.Join(got, "\n"), tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "confidence of one half", in: Stats{Confidence: 0.5},
+			want: "confidence error: confidence must be above 0.5 and below 1, not 0.5"},
+		{name: "negative margin", in: Stats{Confidence: 0.95, Margin: -0.1},
+			want: "margin error: margin must be above 0 and below pass_rate 1, not -0.1"},
+		{name: "margin of the whole pass rate", in: Stats{PassRate: 0.5, Margin: 0.5, Confidence: 0.9},
+			want: "margin error: margin must be above 0 and below pass_rate 0.5, not 0.5"},
+		{name: "a guarantee past the most runs", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
+			want: "confidence warning: pass rate 0.99, margin 0.001 at 99% confidence needs more than 100000 runs for its guarantee"},
+		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
+		{name: "fewer runs than a pass takes", in: Stats{Confidence: 0.95, Repeat: 2},
+			want: "repeat warning: repeat: 2 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 2 runs (a pass takes at least 29); the guarantee needs up to 29"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

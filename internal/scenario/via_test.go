@@ -48,9 +48,19 @@ func TestStartOverMessaging(t *testing.T) {
 			src: "start: {channel: WEBCHAT}\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n  - name: b\n    via: messaging\n    turns: [{say: hi}]\n"},
 		{name: "what messaging sends", src: "scenarios:\n  - name: a\n    via: messaging\n    start: {integration_attributes: {k: v}}\n    turns: [{say: hi}]\n"},
 		{name: "debug chat", src: "scenarios:\n  - name: a\n    start: {channel: WEBCHAT}\n    turns: [{say: hi}]\n"},
+		{name: "a messaging suite's start, once though a scenario restates its via",
+			src: "via: messaging\nstart: {channel: WEBCHAT}\nscenarios:\n  - name: a\n    via: messaging\n    turns: [{say: hi}]\n" +
+				"  - name: b\n    start: {variant: v2}\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n",
+			want: []string{"s.yaml:2:1: warning: start: channel is not sent over messaging (via: messaging at s.yaml:5:10): only debug chat's create call takes them",
+				"s.yaml:8:5: warning: start: variant is not sent over messaging (via: messaging at s.yaml:1:6): only debug chat's create call takes them"}},
 		{name: "feature: a setup step over messaging",
 			src:  "@agent:a\nFeature: f\n  Scenario: a\n    Given the conversation is over messaging\n    And the integration attribute \"k\" is \"v\"\n    And the channel \"VOICE-SIP\"\n    And the TTS language \"en-GB\"\n    When the user says \"hi\"\n",
 			want: []string{"s.feature:6:5: warning: the channel, the TTS language are not sent over messaging (over messaging at s.feature:4:5): only debug chat's create call takes them"}},
+		{name: "feature: a language alone",
+			src: "@via:messaging\nFeature: f\n  Scenario: a\n    Given the ASR language \"en-GB\"\n    When the user says \"hi\"\n" +
+				"  Scenario: b\n    Given the TTS language \"en-GB\"\n    When the user says \"hi\"\n",
+			want: []string{"s.feature:4:5: warning: the ASR language is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them",
+				"s.feature:7:5: warning: the TTS language is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
 		{name: "feature: a @via:messaging feature",
 			src:  "@via:messaging\nFeature: f\n  Scenario: a\n    Given the variant \"spring\"\n    When the user says \"hi\"\n",
 			want: []string{"s.feature:4:5: warning: the variant is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
@@ -59,6 +69,14 @@ func TestStartOverMessaging(t *testing.T) {
 		{name: "feature: a Background of scenarios over messaging, once",
 			src:  "@via:messaging\nFeature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
 			want: []string{"s.feature:4:5: warning: the channel is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
+		{name: "feature: the Backgrounds of two Rules, each once",
+			src: "@via:messaging\nFeature: f\n  Rule: a\n    Background:\n      Given the channel \"VOICE-SIP\"\n    Scenario: a\n      When the user says \"hi\"\n" +
+				"  Rule: b\n    Background:\n      Given the variant \"v2\"\n    Scenario: b\n      When the user says \"hi\"\n",
+			want: []string{"s.feature:5:7: warning: the channel is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them",
+				"s.feature:10:7: warning: the variant is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
+		{name: "feature: a Feature's Background beside a Rule's, that a debug-chat scenario uses",
+			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n" +
+				"  Rule: r\n    Background:\n      Given the variant \"v2\"\n    @via:messaging\n    Scenario: b\n      When the user says \"hi\"\n"},
 		{name: "feature: a Background that its debug-chat scenarios use",
 			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  @via:messaging\n  Scenario: b\n    When the user says \"hi\"\n"},
 		{name: "feature: a Background that a later debug-chat scenario uses",
@@ -155,6 +173,9 @@ func TestStreaming(t *testing.T) {
 		{name: "feature: the step after the tag",
 			src:  "@via:messaging @streaming:true\nFeature: f\n  Scenario: a\n    Given the replies are not streamed\n    When the user says \"hi\"\n  Scenario: b\n    Given the conversation is over messaging\n    And the replies are streamed\n    When the user says \"hi\"\n",
 			want: []string{"a=false@4:5", "b=true@8:5"}},
+		{name: "feature: the streaming step among other setup steps",
+			src:  "@via:messaging\nFeature: f\n  Scenario: a\n    Given the replies are streamed\n    And the integration attribute \"k\" is \"v\"\n    When the user says \"hi\"\n",
+			want: []string{"a=true@4:5"}},
 		{name: "feature: a Background's default that a debug-chat scenario ignores",
 			src:  "Feature: f\n  Background:\n    Given the replies are streamed\n  @via:messaging\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
 			want: []string{"a=true@3:5", "b=false@3:5"}},
@@ -168,12 +189,52 @@ func TestStreaming(t *testing.T) {
 			src:   "@via:messaging @streaming\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
 			want:  []string{"a=false@0:0", "b=false@0:0"},
 			warns: []string{`s.feature:1:16: warning: tag @streaming is a filter tag: the replies are not streamed (to ask for streamed replies, write @streaming:true)`}},
+		{name: "feature: a bare @streaming beside @streaming:true",
+			src:  "@via:messaging @streaming @streaming:true\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
+			want: []string{"a=true@1:27"}},
 		{name: "feature: a bare @streaming over debug chat is any filter tag",
 			src:  "@streaming\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
 			want: []string{"a=false@0:0"}},
+		{name: "the unused setting after a used one",
+			src:  "scenarios:\n  - name: a\n    via: messaging\n    streaming: true\n    turns: [{say: hi}]\n  - name: b\n    streaming: false\n    turns: [{say: hi}]\n",
+			errs: []string{`s.yaml:7:16: streaming: applies to conversations over messaging, and scenario "b" runs over debug chat (add via: messaging to the scenario or the suite, or remove streaming:)`}},
 		{name: "feature: not a boolean",
 			src:  "@via:messaging @streaming:yes\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
 			errs: []string{`s.feature:1:16: tag @streaming:yes: streaming must be true or false`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestVia: via: takes a channel, spaces around it aside; anything else is
+// an error at the value, with the near channel or, when none is near,
+// the list of channels.
+func TestVia(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name, via string
+		want      string // the scenario's channel, or the error
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		src := "scenarios:\n  - name: a\n    via: " + tc.via + "\n    turns: [{say: hi}]\n"
+		s, ds := LoadFile("s.yaml", []byte(src))
+		var got string
+		if len(ds) > 0 {
+			got = ds[0].String()
+		}
+		if s != nil {
+			got = s.Scenarios[0].Start.Via + "@" + s.Scenarios[0].Start.ViaPos.String()
+		}
+		if got != tc.want {
+			t.Errorf("via: %s\ngot  %s\nwant %s", tc.via, got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "a channel", via: "messaging", want: "messaging@s.yaml:3:10"},
+		{name: "spaces around it", via: `" messaging "`, want: "messaging@s.yaml:3:10"},
+		{name: "a near miss", via: "debug-chat", want: `s.yaml:3:10: via "debug-chat" is not a channel (did you mean "debug_chat"?)`},
+		{name: "nothing near", via: "carrier pigeon", want: `s.yaml:3:10: via "carrier pigeon" is not a channel (one of debug_chat, messaging)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

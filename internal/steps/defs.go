@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/reply"
@@ -113,9 +114,10 @@ func Defs() []Def {
 	return append([]Def{
 		// Setup.
 		def(GroupSetup, `the agent `+q, NoArg, `Given the agent "restaurant"`, "",
-			"Talks to this agent (same as @agent:restaurant).", setup(func(p *Params, v []string) { p.Agent = v[0] })),
+			"Talks to this agent (same as @agent:restaurant).", setupNamed("the agent", "write the agent id", func(p *Params, v []string) { p.Agent = v[0] })),
 		def(GroupSetup, `the environment `+q, NoArg, `Given the environment "sandbox"`, "",
-			"Sends this clientEnv: sandbox, pre-release or live (same as @env:sandbox).", setup(func(p *Params, v []string) { p.Env = v[0] })),
+			"Sends this clientEnv: sandbox, pre-release or live (same as @env:sandbox).",
+			setupNamed("the environment", "one of "+strings.Join(reply.Envs, ", "), func(p *Params, v []string) { p.Env = v[0] })),
 		def(GroupSetup, `the channel `+q, NoArg, `Given the channel "VOICE-SIP"`, "",
 			"Opens the session on this channel.", setup(func(p *Params, v []string) { p.Channel = v[0] })),
 		def(GroupSetup, `the variant `+q, NoArg, `Given the variant "spring"`, "",
@@ -347,6 +349,19 @@ func setup(apply func(p *Params, v []string)) func(c *call) (*Step, error) {
 			return nil
 		}
 		return st, nil
+	}
+}
+
+// setupNamed is setup for a step whose argument names what the run talks
+// to: an empty one is refused, as YAML's agent: "" and the tag @agent:
+// are, where it would leave the target's in silence.
+func setupNamed(what, hint string, apply func(p *Params, v []string)) func(c *call) (*Step, error) {
+	build := setup(apply)
+	return func(c *call) (*Step, error) {
+		if strings.TrimSpace(c.args[0]) == "" {
+			return nil, &Error{Message: fmt.Sprintf("step %q: %s must not be empty", c.step, what), Hint: hint, arg: 1}
+		}
+		return build(c)
 	}
 }
 

@@ -263,6 +263,10 @@ func TestCompileErrors(t *testing.T) {
 			`invalid state key "a..b"`, nil},
 		{"call status", Input{Keyword: "Then ", Text: `the call ends with status "calling"`}, `"calling" is not a final call status`, []string{"success or failure"}},
 		{"empty sms", Input{Keyword: "When ", Text: `the SMS " " is sent to "+447700900002"`}, "SMS text must not be empty", nil},
+		// As YAML's agent: "" and env: "" are refused: the target's would
+		// be used in silence.
+		{"empty agent", Input{Keyword: "Given ", Text: `the agent ""`}, `step "Given the agent \"\"": the agent must not be empty`, []string{"the agent id"}},
+		{"blank environment", Input{Keyword: "Given ", Text: `the environment " "`}, "the environment must not be empty", []string{"one of sandbox, pre-release, live"}},
 		{"webhook reference", Input{Keyword: "Then ", Text: `a "${ev}" webhook arrives`}, "the event must be written out", nil},
 		{"probe reference", Input{Keyword: "When ", Text: `an outbound call is placed to "${n"`}, "unterminated", nil},
 	} {

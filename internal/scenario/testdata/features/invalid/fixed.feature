@@ -22,3 +22,17 @@ Feature: fixed before the run
     Given the environment "prod"
     When the user says "hi"
     Then the agent's reply contains "Welcome"
+
+  # At the environment's step, not at the first setup step.
+  Scenario: an environment after another setup step
+    Given the channel "WEBCHAT"
+    And the environment "prod"
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"
+
+  # As YAML's agent: "" and env: "", at the quote.
+  Scenario: an empty agent and environment
+    Given the agent ""
+    And the environment ""
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"

@@ -13,3 +13,20 @@ Feature: Unknown variables
     Examples:
       | day    |
       | friday |
+
+  # A step's doc string and table cells are checked as its text is, each
+  # reference of a text, after a malformed one too.
+  Scenario: references in a doc string, a table and after a known one
+    When the user says:
+      """
+      my name is ${nmae}
+      """
+    Then I remember "name" from the reply matching "(\w+)"
+    When the user says "${name} and ${nmae}"
+    Then the state includes:
+      | key  | value   |
+      | name | ${naem} |
+    When the user says:
+      """
+      half a reference ${name
+      """

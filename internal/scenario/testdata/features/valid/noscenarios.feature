@@ -1,0 +1,2 @@
+@agent:clinic
+Feature: Not written yet
