@@ -210,3 +210,76 @@ func TestWebhookFailure(t *testing.T) {
 		t.Errorf("failure = %+v", f)
 	}
 }
+
+// TestConversationFieldsReadTheirOwn: every scalar field of the reference
+// is read from its own member of the record. On a record whose fields all
+// differ, a check of each field's own value passes, and one of another
+// value fails at the check's line naming the field, with both values: a
+// field read from its neighbour (account_id from id, total_duration from
+// vendor_duration) passed checks that should fail and failed ones that
+// should pass, the diff naming the wrong value.
+func TestConversationFieldsReadTheirOwn(t *testing.T) {
+	conv := &reply.Conversation{
+		ID: "conv-1", AccountID: "ws-1", ProjectID: "proj-1", VariantID: "var-1", VariantName: "Variant One",
+		Environment: "sandbox", StartedAt: time.Date(2026, 3, 1, 13, 0, 0, 5e6, time.FixedZone("CET", 3600)),
+		Channel: "WEBCHAT", FromNumber: "+447700900001", ToNumber: "+447700900002",
+		InProgress: true, NumTurns: 3, TotalDuration: 40, VendorDuration: 30, Handoff: false,
+		HandoffReason: "urgent symptoms", HandoffDestination: "on_call_nurse", NumSilences: 2, NumOOD: 1,
+		Turns: []reply.ConversationTurn{{}, {}},
+	}
+	values := map[string]any{
+		"id": "conv-1", "account_id": "ws-1", "project_id": "proj-1", "variant_id": "var-1", "variant_name": "Variant One",
+		"environment": "sandbox", "started_at": "2026-03-01T12:00:00.005Z", "channel": "WEBCHAT",
+		"from_number": "+447700900001", "to_number": "+447700900002", "in_progress": true, "num_turns": 3,
+		"total_duration": 40, "vendor_duration": 30, "handoff": false, "handoff_reason": "urgent symptoms",
+		"handoff_destination": "on_call_nurse", "num_silences": 2, "num_ood": 1,
+	}
+	check := func(name string, v any, own bool) FieldCheck {
+		fc := FieldCheck{Pos: at(3), Field: name}
+		switch v := v.(type) {
+		case string:
+			if !own {
+				v = "other"
+			}
+			fc.Text = &Text{Exact: new(v)}
+		case int:
+			if !own {
+				v += 100
+			}
+			fc.Number = &Number{Value: fptr(float64(v))}
+		case bool:
+			fc.Bool = &Bool{Value: v == own}
+		}
+		return fc
+	}
+	for _, f := range ConversationFields {
+		if f.Kind != TextField && f.Kind != NumberField && f.Kind != BoolField {
+			continue
+		}
+		t.Run(f.Name, func(t *testing.T) {
+			v, ok := values[f.Name]
+			if !ok {
+				t.Fatalf("the test gives no value of %s", f.Name)
+			}
+			own := check(f.Name, v, true)
+			if fails := CheckConversation(&ConversationChecks{Pos: at(2), Fields: []FieldCheck{own}}, conv, nil); len(fails) != 0 {
+				t.Errorf("checking its own value %v fails: %+v", v, fails)
+			}
+			other := check(f.Name, v, false)
+			fails := CheckConversation(&ConversationChecks{Pos: at(2), Fields: []FieldCheck{other}}, conv, nil)
+			if len(fails) != 1 {
+				t.Fatalf("checking another value: %d failures, want 1: %+v", len(fails), fails)
+			}
+			fl := fails[0]
+			if fl.Key != "confirm.conversation."+f.Name || fl.Pos != at(3) || !strings.Contains(fl.Message, f.Name) ||
+				fl.Actual != fmt.Sprint(v) || fl.Expected == fl.Actual {
+				t.Errorf("failure %s %s: %q expected %q actual %q; want the field named, actual %v", fl.Pos, fl.Key, fl.Message, fl.Expected, fl.Actual, v)
+			}
+		})
+	}
+	// A record without started_at shows none, not year 1.
+	fails := CheckConversation(&ConversationChecks{Pos: at(2), Fields: []FieldCheck{check("started_at", "", false)}}, &reply.Conversation{ID: "conv-1"}, nil)
+	if len(fails) != 1 || fails[0].Actual != "" {
+		t.Errorf("started_at of a record without it: %+v, want one failure showing nothing", fails)
+	}
+}

@@ -33,6 +33,11 @@ type hostileRuntime struct {
 	// get answers a read of one record (nil for 404).
 	list func(n int) []string
 	get  func(id string) *string
+	// getAnswer, when set, answers the n-th read of a record (from 1)
+	// with its status and body instead of get.
+	getAnswer func(n int) (int, string)
+	// handoff, when set, answers the reads of the handoff state.
+	handoff func() (int, string)
 	// listFails, when set, answers every read of the list with a 403.
 	listFails bool
 	// hang, when it says so of a request (probed: after the probe
@@ -87,6 +92,13 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			n = h.listReads
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && h.getAnswer != nil:
+		h.getReads++
+		status, body := h.getAnswer(h.getReads)
+		answer(w, status, body)
+	case r.Method == http.MethodGet && p == "/v1/ws-abcd1234/p1/handoff_state" && h.handoff != nil:
+		status, body := h.handoff()
+		answer(w, status, body)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/"):
 		h.getReads++
 		if rec := h.get(strings.TrimPrefix(p, "/v3/ws-abcd1234/p1/conversations/")); rec != nil {
@@ -99,6 +111,15 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"error_message":"no such path"}`)
 	}
+}
+
+// answer writes a chosen answer; a 429 asks to wait an hour.
+func answer(w http.ResponseWriter, status int, body string) {
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "3600")
+	}
+	w.WriteHeader(status)
+	fmt.Fprint(w, body)
 }
 
 // hostileClient is a client of the hostile runtime at url (build and

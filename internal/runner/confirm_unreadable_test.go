@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/result"
+)
+
+// TestConfirmationUnreadable: a record or handoff state the platform
+// answered with an error, a body that is no record, or a 429 asking for
+// more than the rate budget is the platform's problem: the case errors at
+// the confirmation, naming the read and the platform's answer, with no
+// failure of the agent; a check that failed before the part left unread
+// stands, and that part's line says why. No key is in anything the case
+// records.
+func TestConfirmationUnreadable(t *testing.T) {
+	t.Parallel()
+	started := fakeclock.Start.Add(time.Second)
+	rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
+	type testCase struct {
+		name    string
+		confirm string
+		get     func(n int) (int, string) // nil: the record
+		handoff func() (int, string)      // nil: a record with data
+		// hang holds every read of the record until the turn timeout,
+		// a minute of the hour's bound, cuts it.
+		hang   bool
+		status result.Status
+		kind   string // the error's kind
+		want   string // in the error, or the failure with the unread line
+	}
+	run := func(t *testing.T, tc testCase) {
+		h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+			list: func(int) []string { return nil }, getAnswer: tc.get, handoff: tc.handoff}
+		if h.getAnswer == nil {
+			h.getAnswer = func(int) (int, string) { return http.StatusOK, rec }
+		}
+		if h.handoff == nil {
+			h.handoff = func() (int, string) { return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}` }
+		}
+		c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: `+tc.confirm+`
+`, func(o *Options) {
+			o.Retries = 1
+			if tc.hang {
+				h.hang = func(r *http.Request, _ bool) bool { return strings.Contains(r.URL.Path, "/conversations/") }
+				h.held, o.TurnTimeout, o.ConfirmTimeout = time.Minute, time.Minute, time.Hour
+			}
+		})
+		a := c.Last()
+		if c.Status != tc.status {
+			t.Fatalf("%s, want %s%s", c.Status, tc.status, describe(c))
+		}
+		switch tc.status {
+		case result.Errored:
+			// The first attempt's error, but for a 429: the client makes
+			// each call once, so the first 429 is an answer, and the
+			// retry's wait on the host is past the budget.
+			a := c.Attempts[0]
+			if tc.kind == result.KindRateLimited {
+				a = c.Last()
+			}
+			if a.Error == nil || a.Error.Kind != tc.kind || a.Error.Pos.Line != 6 || !strings.Contains(a.Error.Message, tc.want) || len(a.Failures) != 0 {
+				t.Errorf("error %+v, failures %+v; want %s at line 6 saying %q and no failure", a.Error, a.Failures, tc.kind, tc.want)
+			}
+		case result.Failed:
+			// A failure is retried: the record may lag.
+			if len(c.Attempts) != 2 || a.Error != nil || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.conversation.channel" {
+				t.Errorf("%d attempts, error %+v, failures %+v; want 2 failing on the channel alone", len(c.Attempts), a.Error, a.Failures)
+			}
+			if rec := a.Confirmations[1]; rec.Kind != result.ConfirmConversation || !rec.Found || !strings.Contains(rec.Summary, "channel=SMS") {
+				t.Errorf("record line %+v, want found, showing the channel", rec)
+			}
+			last := a.Confirmations[len(a.Confirmations)-1]
+			if last.Kind != result.ConfirmHandoffState || last.Found || !strings.Contains(last.Summary, tc.want) {
+				t.Errorf("handoff state line %+v, want unread, saying %q", last, tc.want)
+			}
+		}
+		for _, cf := range a.Confirmations {
+			if cf.Found && cf.Kind == result.ConfirmConversation && tc.get != nil {
+				t.Errorf("confirmation %+v found a record the platform never gave", cf)
+			}
+		}
+		out, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"rk-secret-runtime", "bk-secret-build"} {
+			if strings.Contains(string(out), key) {
+				t.Errorf("the case shows key %s: %s", key, out)
+			}
+		}
+	}
+	record := `{conversation: {in_progress: true}}`
+	both := `{conversation: {in_progress: true}, handoff_state: {data: {reason: x}}}`
+	for _, tc := range []testCase{
+		{name: "record 500", confirm: record, get: func(int) (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
+			status: result.Errored, kind: result.KindHTTP, want: "confirm: read conversation conv-1: "},
+		{name: "record not JSON", confirm: record, get: func(int) (int, string) { return http.StatusOK, `{"id":"conv-1",` },
+			status: result.Errored, kind: result.KindHTTP, want: "confirm: read conversation conv-1: "},
+		{name: "record member of the wrong type", confirm: record, get: func(int) (int, string) { return http.StatusOK, `{"id":"conv-1","in_progress":"yes"}` },
+			status: result.Errored, kind: result.KindHTTP, want: "in_progress"},
+		{name: "record 429 past the budget", confirm: record, get: func(int) (int, string) { return http.StatusTooManyRequests, `{"error_message":"slow down"}` },
+			status: result.Errored, kind: result.KindRateLimited, want: "confirm: read conversation conv-1: rate limited: "},
+		{name: "record 401", confirm: record, get: func(int) (int, string) { return http.StatusUnauthorized, `{"error_message":"bad key"}` },
+			status: result.Errored, kind: result.KindHTTP, want: "confirm: read conversation conv-1: "},
+		{name: "not recorded, then 500", confirm: record, get: func(n int) (int, string) {
+			if n < 3 {
+				return http.StatusNotFound, `{"error_message":"conversation not found"}`
+			}
+			return http.StatusInternalServerError, `{"error_message":"boom"}`
+		}, status: result.Errored, kind: result.KindHTTP, want: "confirm: read conversation conv-1: "},
+		{name: "record read cut by the turn timeout", confirm: record, hang: true,
+			status: result.Errored, kind: result.KindTimeout, want: "confirm: read conversation conv-1: turn timeout of 1m0s exceeded"},
+		{name: "handoff state 500", confirm: both, handoff: func() (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
+			status: result.Errored, kind: result.KindHTTP, want: "confirm: read handoff state of conv-1: "},
+		{name: "handoff state not JSON", confirm: both, handoff: func() (int, string) { return http.StatusOK, `[` },
+			status: result.Errored, kind: result.KindHTTP, want: "confirm: read handoff state of conv-1: "},
+		{name: "handoff state 429 past the budget", confirm: both, handoff: func() (int, string) { return http.StatusTooManyRequests, `{}` },
+			status: result.Errored, kind: result.KindRateLimited, want: "past the wait budget"},
+		{name: "channel wrong, then handoff state 500", confirm: `{conversation: {channel: VOICE}, handoff_state: {data: {reason: x}}}`,
+			handoff: func() (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
+			status:  result.Failed, want: "confirm: read handoff state of conv-1: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
+	}
+}
