@@ -43,13 +43,7 @@ func TestConfirmationUnreadable(t *testing.T) {
 		if h.handoff == nil {
 			h.handoff = func() (int, string) { return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}` }
 		}
-		c := runHostile(t, h, `suite: s
-agent: p1
-scenarios:
-  - name: sms
-    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
-    confirm: `+tc.confirm+`
-`, func(o *Options) {
+		c := runHostile(t, h, smsConfirm(tc.confirm), func(o *Options) {
 			o.Retries = 1
 			if tc.hang {
 				h.hang = func(r *http.Request, _ bool) bool { return strings.Contains(r.URL.Path, "/conversations/") }
@@ -133,4 +127,73 @@ scenarios:
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
+}
+
+// TestConfirmationWaitsToItsBound: a record is read with backoff until it
+// exists, and ended when the checks ask for in_progress: false, for at
+// most the bound on the runner's clock; what is missing at the bound is
+// the agent's failure, and the record's line says what was waited for.
+// 100 ms doubling to 2 s: reads at 0, 0.1, 0.3, 0.7, 1.5, 3.1, then every
+// 2 s until 29.1, 19 in all.
+func TestConfirmationWaitsToItsBound(t *testing.T) {
+	t.Parallel()
+	started := fakeclock.Start.Add(time.Second)
+	type testCase struct {
+		name    string
+		confirm string
+		// ends is the read at which the record exists (inProgress: the
+		// read at which it ended), 0 for never.
+		exists, ended int
+		status        result.Status
+		reads         int
+		failure       string // the failure's key and part of its message
+		message       string
+		line          string // in the record's line
+	}
+	run := func(t *testing.T, tc testCase) {
+		h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+			list: func(int) []string { return nil }}
+		h.getAnswer = func(n int) (int, string) {
+			if tc.exists == 0 || n < tc.exists {
+				return http.StatusNotFound, `{"error_message":"conversation not found"}`
+			}
+			return http.StatusOK, record("conv-1", "+447700900002", "SMS", started, tc.ended == 0 || n < tc.ended, false, "")
+		}
+		c := runHostile(t, h, smsConfirm(tc.confirm))
+		a := c.Last()
+		if c.Status != tc.status || h.getReads != tc.reads {
+			t.Fatalf("%s after %d reads, want %s after %d%s", c.Status, h.getReads, tc.status, tc.reads, describe(c))
+		}
+		if tc.failure != "" && (len(a.Failures) != 1 || a.Failures[0].Key != tc.failure || !strings.Contains(a.Failures[0].Message, tc.message)) {
+			t.Errorf("failures %+v, want %s saying %q", a.Failures, tc.failure, tc.message)
+		}
+		if rec := a.Confirmations[1]; rec.Kind != result.ConfirmConversation || rec.Reads != tc.reads || !strings.Contains(rec.Summary, tc.line) {
+			t.Errorf("record line %+v, want %d reads saying %q", rec, tc.reads, tc.line)
+		}
+		waited := h.clk.Now().Sub(fakeclock.Start)
+		if bound := tc.reads == 19; bound != (waited >= 30*time.Second) || waited > 32*time.Second {
+			t.Errorf("the runner's clock moved %s in %d reads", waited, tc.reads)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "never recorded", confirm: `{conversation: {in_progress: true}}`, status: result.Failed, reads: 19,
+			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
+		{name: "recorded at the fourth read", confirm: `{conversation: {in_progress: true}}`, exists: 4, status: result.Passed, reads: 4,
+			line: "channel=SMS"},
+		{name: "never ends", confirm: `{conversation: {in_progress: false}}`, exists: 1, status: result.Failed, reads: 19,
+			failure: "confirm.conversation.in_progress", message: "conversation in_progress is true, expected false", line: "in_progress=true num_turns=1 handoff=false (still in progress after 30s)"},
+		{name: "recorded, then ends", confirm: `{conversation: {in_progress: false}}`, exists: 2, ended: 5, status: result.Passed, reads: 5,
+			line: "in_progress=false"},
+		{name: "recorded in progress, not waited for", confirm: `{conversation: {channel: SMS}}`, exists: 2, status: result.Passed, reads: 2,
+			line: "in_progress=true"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
+	}
+}
+
+// smsConfirm is a suite of one SMS probe of conversation conv-1 (the
+// hostile runtime's) confirmed by confirm, at line 6.
+func smsConfirm(confirm string) string {
+	return "suite: s\nagent: p1\nscenarios:\n  - name: sms\n" +
+		`    probe: {sms: {to: "+447700900002", message: "Reply YES"}}` + "\n    confirm: " + confirm + "\n"
 }
