@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -27,12 +28,15 @@ func TestConfirmationUnreadable(t *testing.T) {
 		confirm string
 		get     func(n int) (int, string) // nil: the record
 		handoff func() (int, string)      // nil: a record with data
-		// hang holds every read of the record until the turn timeout,
-		// a minute of the hour's bound, cuts it.
-		hang   bool
-		status result.Status
-		kind   string // the error's kind
-		want   string // in the error, or the failure with the unread line
+		// hang holds the reads of the record from the hang-th on, while
+		// the runner's clock moves a minute; the turn timeout is a
+		// minute of the hour's bound, or, with scenarioTimeout, an hour
+		// and the scenario's timeout 10 s.
+		hang            int
+		scenarioTimeout bool
+		status          result.Status
+		kind            string // the error's kind
+		want            string // in the error, or the failure with the unread line
 	}
 	run := func(t *testing.T, tc testCase) {
 		h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
@@ -43,11 +47,25 @@ func TestConfirmationUnreadable(t *testing.T) {
 		if h.handoff == nil {
 			h.handoff = func() (int, string) { return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}` }
 		}
-		c := runHostile(t, h, smsConfirm(tc.confirm), func(o *Options) {
+		src := smsConfirm(tc.confirm)
+		if tc.scenarioTimeout {
+			src += "    timeout: 10s\n"
+		}
+		c := runHostile(t, h, src, func(o *Options) {
 			o.Retries = 1
-			if tc.hang {
-				h.hang = func(r *http.Request, _ bool) bool { return strings.Contains(r.URL.Path, "/conversations/") }
+			if tc.hang != 0 {
+				reads := 0
+				h.hang = func(r *http.Request, _ bool) bool {
+					if !strings.Contains(r.URL.Path, "/conversations/") {
+						return false
+					}
+					reads++
+					return reads >= tc.hang
+				}
 				h.held, o.TurnTimeout, o.ConfirmTimeout = time.Minute, time.Minute, time.Hour
+				if tc.scenarioTimeout {
+					o.TurnTimeout = time.Hour
+				}
 			}
 		})
 		a := c.Last()
@@ -113,8 +131,16 @@ func TestConfirmationUnreadable(t *testing.T) {
 			}
 			return http.StatusInternalServerError, `{"error_message":"boom"}`
 		}, status: result.Errored, kind: result.KindHTTP, want: "confirm: read conversation conv-1: "},
-		{name: "record read cut by the turn timeout", confirm: record, hang: true,
+		{name: "not recorded when the scenario timeout passes", confirm: record, scenarioTimeout: true,
+			get:    func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` },
+			status: result.Errored, kind: result.KindTimeout, want: "confirm: read conversation conv-1: scenario timeout of 10s exceeded"},
+		{name: "record read cut by the turn timeout", confirm: record, hang: 1,
 			status: result.Errored, kind: result.KindTimeout, want: "confirm: read conversation conv-1: turn timeout of 1m0s exceeded"},
+		// What the platform answered before (not recorded yet) does not
+		// stand when the scenario's timeout, not the bound, cut the read.
+		{name: "not recorded, then a read cut by the scenario timeout", confirm: record, hang: 3, scenarioTimeout: true,
+			get:    func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` },
+			status: result.Errored, kind: result.KindTimeout, want: "confirm: read conversation conv-1: scenario timeout of 10s exceeded"},
 		{name: "handoff state 500", confirm: both, handoff: func() (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
 			status: result.Errored, kind: result.KindHTTP, want: "confirm: read handoff state of conv-1: "},
 		{name: "handoff state not JSON", confirm: both, handoff: func() (int, string) { return http.StatusOK, `[` },
@@ -134,53 +160,78 @@ func TestConfirmationUnreadable(t *testing.T) {
 // most the bound on the runner's clock; what is missing at the bound is
 // the agent's failure, and the record's line says what was waited for.
 // 100 ms doubling to 2 s: reads at 0, 0.1, 0.3, 0.7, 1.5, 3.1, then every
-// 2 s until 29.1, 19 in all.
+// 2 s until 29.1, 19 in all, and the pause after it passes the bound at
+// 31.1 s. A 10 s wait on a 429 is left out of the bound: 19 reads still,
+// the clock at 41.1 s.
 func TestConfirmationWaitsToItsBound(t *testing.T) {
 	t.Parallel()
 	started := fakeclock.Start.Add(time.Second)
 	type testCase struct {
 		name    string
 		confirm string
-		// ends is the read at which the record exists (inProgress: the
-		// read at which it ended), 0 for never.
+		// exists is the read at which the record exists, ended the one
+		// at which it ended; 0 for never.
 		exists, ended int
-		status        result.Status
-		reads         int
-		failure       string // the failure's key and part of its message
-		message       string
-		line          string // in the record's line
+		// limited is the request answered 429, asking to wait 10 s,
+		// which the client makes again: one read, two requests.
+		limited int
+		status  result.Status
+		reads   int // requests for the record
+		// clock is how far the runner's clock moved, when it waited to
+		// the bound: the bound and the waits on rate limits.
+		clock   time.Duration
+		failure string // the failure's key and part of its message
+		message string
+		line    string // in the record's line
 	}
 	run := func(t *testing.T, tc testCase) {
 		h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
-			list: func(int) []string { return nil }}
+			list: func(int) []string { return nil }, retryAfter: "10"}
 		h.getAnswer = func(n int) (int, string) {
+			if n == tc.limited {
+				return http.StatusTooManyRequests, `{"error_message":"slow down"}`
+			}
 			if tc.exists == 0 || n < tc.exists {
 				return http.StatusNotFound, `{"error_message":"conversation not found"}`
 			}
 			return http.StatusOK, record("conv-1", "+447700900002", "SMS", started, tc.ended == 0 || n < tc.ended, false, "")
 		}
-		c := runHostile(t, h, smsConfirm(tc.confirm))
+		c := runHostile(t, h, smsConfirm(tc.confirm), func(o *Options) {
+			// As a real pause does, one the bound ends says so.
+			sleep := o.Sleep
+			o.Sleep = func(ctx context.Context, d time.Duration) error {
+				if err := sleep(ctx, d); err != nil {
+					return err
+				}
+				return ctx.Err()
+			}
+		})
 		a := c.Last()
 		if c.Status != tc.status || h.getReads != tc.reads {
-			t.Fatalf("%s after %d reads, want %s after %d%s", c.Status, h.getReads, tc.status, tc.reads, describe(c))
+			t.Fatalf("%s after %d reads (clock %s), want %s after %d%s", c.Status, h.getReads, h.clk.Now().Sub(fakeclock.Start), tc.status, tc.reads, describe(c))
 		}
 		if tc.failure != "" && (len(a.Failures) != 1 || a.Failures[0].Key != tc.failure || !strings.Contains(a.Failures[0].Message, tc.message)) {
 			t.Errorf("failures %+v, want %s saying %q", a.Failures, tc.failure, tc.message)
 		}
-		if rec := a.Confirmations[1]; rec.Kind != result.ConfirmConversation || rec.Reads != tc.reads || !strings.Contains(rec.Summary, tc.line) {
-			t.Errorf("record line %+v, want %d reads saying %q", rec, tc.reads, tc.line)
+		reads := tc.reads
+		if tc.limited != 0 {
+			reads--
 		}
-		waited := h.clk.Now().Sub(fakeclock.Start)
-		if bound := tc.reads == 19; bound != (waited >= 30*time.Second) || waited > 32*time.Second {
-			t.Errorf("the runner's clock moved %s in %d reads", waited, tc.reads)
+		if rec := a.Confirmations[1]; rec.Kind != result.ConfirmConversation || rec.Reads != reads || !strings.Contains(rec.Summary, tc.line) {
+			t.Errorf("record line %+v, want %d reads saying %q", rec, reads, tc.line)
+		}
+		if waited := h.clk.Now().Sub(fakeclock.Start); waited != tc.clock && (tc.clock != 0 || waited >= 30*time.Second) {
+			t.Errorf("the runner's clock moved %s, want %s", waited, tc.clock)
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "never recorded", confirm: `{conversation: {in_progress: true}}`, status: result.Failed, reads: 19,
+		{name: "never recorded", confirm: `{conversation: {in_progress: true}}`, status: result.Failed, reads: 19, clock: 31100 * time.Millisecond,
+			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
+		{name: "never recorded, 10 s waited on a 429", confirm: `{conversation: {in_progress: true}}`, limited: 3, status: result.Failed, reads: 20, clock: 41100 * time.Millisecond,
 			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
 		{name: "recorded at the fourth read", confirm: `{conversation: {in_progress: true}}`, exists: 4, status: result.Passed, reads: 4,
 			line: "channel=SMS"},
-		{name: "never ends", confirm: `{conversation: {in_progress: false}}`, exists: 1, status: result.Failed, reads: 19,
+		{name: "never ends", confirm: `{conversation: {in_progress: false}}`, exists: 1, status: result.Failed, reads: 19, clock: 31100 * time.Millisecond,
 			failure: "confirm.conversation.in_progress", message: "conversation in_progress is true, expected false", line: "in_progress=true num_turns=1 handoff=false (still in progress after 30s)"},
 		{name: "recorded, then ends", confirm: `{conversation: {in_progress: false}}`, exists: 2, ended: 5, status: result.Passed, reads: 5,
 			line: "in_progress=false"},
