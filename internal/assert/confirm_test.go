@@ -283,3 +283,85 @@ func TestConversationFieldsReadTheirOwn(t *testing.T) {
 		t.Errorf("started_at of a record without it: %+v, want one failure showing nothing", fails)
 	}
 }
+
+// TestConfirmationFailureDetails pins what a confirmation failure says
+// beyond its verdict: the hints of a record that hides its turns or
+// lacks num_turns (and only then), where an intents check without a
+// position of its own fails, the intents found listed once each, one
+// failure for a missing key, not a second for its value, an expected
+// intent that cannot be expanded failing alone under its own key, and
+// failures in the order of their lines.
+func TestConfirmationFailureDetails(t *testing.T) {
+	noTurns := &reply.Conversation{ID: "c", NumTurns: 4}
+	oneTurn := &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{Intents: []string{"greet"}}}}
+	fewerTurns := &reply.Conversation{ID: "c", NumTurns: 4, Turns: []reply.ConversationTurn{{}, {}}}
+	expand := func(s string) (string, error) {
+		if s == "${missing}" {
+			return "", fmt.Errorf("unknown variable %s", s)
+		}
+		return s, nil
+	}
+	num := func(field string, v float64) *ConversationChecks {
+		return &ConversationChecks{Pos: at(2), Fields: []FieldCheck{{Pos: at(3), Field: field, Number: &Number{Value: fptr(v)}}}}
+	}
+	count := func(v float64) *ConversationChecks {
+		return &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(v)}}}
+	}
+	intents := func(pos int, includes, excludes []string) *ConversationChecks {
+		ic := &IntentsCheck{Includes: includes, Excludes: excludes}
+		if pos != 0 {
+			ic.Pos = at(pos)
+		}
+		return &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Intents: ic}}
+	}
+	type testCase struct {
+		name string
+		cc   *ConversationChecks
+		conv *reply.Conversation
+		// want is each failure as "line key: message | actual".
+		want []string
+	}
+	for _, tc := range []testCase{
+		{name: "turns but no num_turns", cc: num("num_turns", 2), conv: oneTurn,
+			want: []string{"3 confirm.conversation.num_turns: conversation num_turns is 0, expected 2 (the record has turns but no num_turns) | 0"}},
+		{name: "num_turns counted", cc: num("num_turns", 2), conv: fewerTurns,
+			want: []string{"3 confirm.conversation.num_turns: conversation num_turns is 4, expected 2 | 4"}},
+		{name: "another count with turns", cc: num("num_silences", 2), conv: oneTurn,
+			want: []string{"3 confirm.conversation.num_silences: conversation num_silences is 0, expected 2 | 0"}},
+		{name: "hidden turns", cc: count(4), conv: noTurns,
+			want: []string{"3 confirm.conversation.turns.count: conversation has 0 turns, expected 4 (num_turns is 4: transcript access may be off for the project) | 0"}},
+		{name: "fewer turns than num_turns", cc: count(4), conv: fewerTurns,
+			want: []string{"3 confirm.conversation.turns.count: conversation has 2 turns, expected 4 | 2"}},
+		{name: "intents at the turns' line", cc: intents(0, []string{"cancel"}, nil), conv: record(),
+			want: []string{`3 confirm.conversation.turns.intents.includes: intent "cancel" was found in no turn | book_appointment, urgent_symptoms`}},
+		{name: "includes that cannot expand", cc: intents(4, []string{"${missing}"}, []string{"urgent_symptoms"}), conv: record(),
+			want: []string{"4 confirm.conversation.turns.intents.includes: cannot expand expected value: unknown variable ${missing} | "}},
+		{name: "excludes that cannot expand", cc: intents(4, nil, []string{"${missing}"}), conv: record(),
+			want: []string{"4 confirm.conversation.turns.intents.excludes: cannot expand expected value: unknown variable ${missing} | "}},
+		{name: "missing state key with a value", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{{Pos: at(3), Key: "ghost", Match: &Text{Exact: new("x")}}}}, conv: record(),
+			want: []string{`3 confirm.conversation.state.ghost: conversation state has no key "ghost" | absent`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range CheckConversation(tc.cc, tc.conv, expand) {
+				got = append(got, fmt.Sprintf("%d %s: %s | %s", f.Pos.Line, f.Key, f.Message, f.Actual))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+	hs := &reply.HandoffState{Data: map[string]any{"reason": "urgent"}}
+	fails := CheckHandoffState(&HandoffStateCheck{Pos: at(2), Data: []StateCheck{
+		{Pos: at(5), Key: "queue", Present: new(true)},
+		{Pos: at(4), Key: "reason", Match: &Text{Exact: new("billing")}},
+	}}, hs, nil)
+	if len(fails) != 2 || fails[0].Pos.Line != 4 || fails[1].Pos.Line != 5 {
+		t.Errorf("handoff data failures %+v, want line 4 then line 5", fails)
+	}
+	// Only in_progress says whether to wait for the end.
+	cc := &ConversationChecks{Fields: []FieldCheck{{Field: "handoff", Bool: &Bool{Value: false}}}}
+	if v := cc.InProgress(); v != nil {
+		t.Errorf("InProgress of a handoff check = %v, want nil", *v)
+	}
+}
