@@ -63,6 +63,9 @@ func TestConfirmStepsShareTheRecordRead(t *testing.T) {
 				reads++
 			}
 		}
+		if joined := strings.Join(lines, "\n"); strings.Contains(joined, "still in progress") != tc.inProgress {
+			t.Errorf("a record waited on to its end, or not:\n%s", joined)
+		}
 		if reads != tc.reads {
 			t.Errorf("%d reads of the record, want %d:\n%s", reads, tc.reads, strings.Join(lines, "\n"))
 		}
@@ -76,6 +79,10 @@ func TestConfirmStepsShareTheRecordRead(t *testing.T) {
 `},
 		{name: "handoff state first, the chat open", reads: 1, failed: true, steps: `    When the user says "hello"
     Then the handoff state "reason" is "urgent_symptoms"
+`},
+		{name: "an open chat checked as open", reads: 1, steps: `    When the user says "hello"
+    Then the conversation record shows:
+      | in_progress | true |
 `},
 		{name: "the chat ended after the record was read", reads: 2, steps: `    When the user says "hello"
     Then the conversation record shows:

@@ -263,6 +263,14 @@ scenarios:
 			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
 		}
 	}
+	// Without a client of the runtime host nothing can be confirmed.
+	opts = e.opts()
+	opts.Records = nil
+	c := runOne(t, opts, "suite: config\nagent: "+e.clinic+"\nscenarios:\n  - name: no client\n    turns:\n      - say: hello\n    confirm: {conversation: {channel: WEBCHAT}}\n")
+	if a := c.Last(); c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 7 ||
+		!strings.Contains(a.Error.Message, "confirm: no client for the runtime host") {
+		t.Errorf("no client: %s%s, want a config error at line 7", c.Status, describe(c))
+	}
 }
 
 func TestAlertGate(t *testing.T) {
@@ -363,6 +371,9 @@ scenarios:
 			if a.Error.Kind != result.KindTimeout || a.Error.Pos.Line != 9 {
 				t.Errorf("error %s %s, want a timeout at line 9", a.Error.Pos, a.Error.Kind)
 			}
+			if last := a.Confirmations[len(a.Confirmations)-1]; last.Found || last.Summary != "wait cut short by the scenario timeout" {
+				t.Errorf("webhook line %+v, want the wait cut short", last)
+			}
 		case len(a.Failures) > 0:
 			got = a.Failures[0].Message
 		}
@@ -442,7 +453,11 @@ scenarios:
 		t.Errorf("webhook confirmation %+v, want its error", last)
 	}
 	c = res.Files[0].Cases[1]
-	if a := c.Last(); c.Status != result.Errored || a.Error == nil || a.Error.Pos.Line != 15 || len(a.Failures) != 0 || len(c.Attempts) != 1 {
+	a = c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Pos.Line != 15 || len(a.Failures) != 0 || len(c.Attempts) != 1 {
 		t.Errorf("%s: %s%s, want errored at the webhooks", c.Name, c.Status, describe(c))
+	}
+	if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Found || !strings.Contains(last.Summary, "could not be registered") {
+		t.Errorf("webhook confirmation %+v, want its error", last)
 	}
 }

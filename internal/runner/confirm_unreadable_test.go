@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,17 +23,19 @@ import (
 func TestConfirmationUnreadable(t *testing.T) {
 	t.Parallel()
 	started := fakeclock.Start.Add(time.Second)
-	rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
+	rec := strings.TrimSuffix(record("conv-1", "+447700900002", "SMS", started, true, false, ""), "}") + `,"metrics":{"BOOKED":"true"}}`
 	type testCase struct {
 		name    string
 		confirm string
-		get     func(n int) (int, string) // nil: the record
-		handoff func() (int, string)      // nil: a record with data
-		// hang holds the reads of the record from the hang-th on, while
-		// the runner's clock moves a minute; the turn timeout is a
-		// minute of the hour's bound, or, with scenarioTimeout, an hour
-		// and the scenario's timeout 10 s.
+		get     func(n int) (int, string)      // nil: the record
+		handoff func(url.Values) (int, string) // nil: a record with data
+		// hang holds the reads of the record (of the handoff state with
+		// hangHandoff) from the hang-th on, while the runner's clock
+		// moves a minute; the turn timeout is a minute of the hour's
+		// bound, or, with scenarioTimeout, an hour and the scenario's
+		// timeout 10 s.
 		hang            int
+		hangHandoff     bool
 		scenarioTimeout bool
 		status          result.Status
 		kind            string // the error's kind
@@ -45,7 +48,13 @@ func TestConfirmationUnreadable(t *testing.T) {
 			h.getAnswer = func(int) (int, string) { return http.StatusOK, rec }
 		}
 		if h.handoff == nil {
-			h.handoff = func() (int, string) { return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}` }
+			// Read by the conversation's id alone.
+			h.handoff = func(q url.Values) (int, string) {
+				if q.Get("id") != "conv-1" || q.Has("shared_id") {
+					return http.StatusBadRequest, `{"error_message":"unexpected query ` + q.Encode() + `"}`
+				}
+				return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}`
+			}
 		}
 		src := smsConfirm(tc.confirm)
 		if tc.scenarioTimeout {
@@ -55,8 +64,12 @@ func TestConfirmationUnreadable(t *testing.T) {
 			o.Retries = 1
 			if tc.hang != 0 {
 				reads := 0
+				path := "/conversations/"
+				if tc.hangHandoff {
+					path = "/handoff_state"
+				}
 				h.hang = func(r *http.Request, _ bool) bool {
-					if !strings.Contains(r.URL.Path, "/conversations/") {
+					if !strings.Contains(r.URL.Path, path) {
 						return false
 					}
 					reads++
@@ -89,8 +102,8 @@ func TestConfirmationUnreadable(t *testing.T) {
 			if len(c.Attempts) != 2 || a.Error != nil || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.conversation.channel" {
 				t.Errorf("%d attempts, error %+v, failures %+v; want 2 failing on the channel alone", len(c.Attempts), a.Error, a.Failures)
 			}
-			if rec := a.Confirmations[1]; rec.Kind != result.ConfirmConversation || !rec.Found || !strings.Contains(rec.Summary, "channel=SMS") {
-				t.Errorf("record line %+v, want found, showing the channel", rec)
+			if rec := a.Confirmations[1]; rec.Kind != result.ConfirmConversation || !rec.Found || !strings.Contains(rec.Summary, "channel=SMS") || !strings.Contains(rec.Summary, "metrics=1") {
+				t.Errorf("record line %+v, want found, showing the channel and the metrics", rec)
 			}
 			last := a.Confirmations[len(a.Confirmations)-1]
 			if last.Kind != result.ConfirmHandoffState || last.Found || !strings.Contains(last.Summary, tc.want) {
@@ -141,14 +154,25 @@ func TestConfirmationUnreadable(t *testing.T) {
 		{name: "not recorded, then a read cut by the scenario timeout", confirm: record, hang: 3, scenarioTimeout: true,
 			get:    func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` },
 			status: result.Errored, kind: result.KindTimeout, want: "confirm: read conversation conv-1: scenario timeout of 10s exceeded"},
-		{name: "handoff state 500", confirm: both, handoff: func() (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
+		{name: "handoff state by shared id", confirm: `{conversation: {in_progress: true}, handoff_state: {shared_id: case-9, data: {reason: x}}}`,
+			handoff: func(q url.Values) (int, string) {
+				if q.Get("shared_id") != "case-9" || q.Has("id") {
+					return http.StatusBadRequest, `{"error_message":"unexpected query ` + q.Encode() + `"}`
+				}
+				return http.StatusOK, `{"shared_id":"case-9","data":{"reason":"x"}}`
+			}, status: result.Passed},
+		{name: "shared id that cannot be expanded", confirm: `{conversation: {in_progress: true}, handoff_state: {shared_id: "${env:AGENTTEST_TEST_NO_SUCH_VARIABLE}"}}`,
+			status: result.Errored, kind: result.KindConfig, want: "confirm: handoff_state: shared_id: "},
+		{name: "handoff state read cut by the turn timeout", confirm: both, hang: 1, hangHandoff: true,
+			status: result.Errored, kind: result.KindTimeout, want: "confirm: read handoff state of conv-1: turn timeout of 1m0s exceeded"},
+		{name: "handoff state 500", confirm: both, handoff: func(url.Values) (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
 			status: result.Errored, kind: result.KindHTTP, want: "confirm: read handoff state of conv-1: "},
-		{name: "handoff state not JSON", confirm: both, handoff: func() (int, string) { return http.StatusOK, `[` },
+		{name: "handoff state not JSON", confirm: both, handoff: func(url.Values) (int, string) { return http.StatusOK, `[` },
 			status: result.Errored, kind: result.KindHTTP, want: "confirm: read handoff state of conv-1: "},
-		{name: "handoff state 429 past the budget", confirm: both, handoff: func() (int, string) { return http.StatusTooManyRequests, `{}` },
+		{name: "handoff state 429 past the budget", confirm: both, handoff: func(url.Values) (int, string) { return http.StatusTooManyRequests, `{}` },
 			status: result.Errored, kind: result.KindRateLimited, want: "past the wait budget"},
 		{name: "channel wrong, then handoff state 500", confirm: `{conversation: {channel: VOICE}, handoff_state: {data: {reason: x}}}`,
-			handoff: func() (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
+			handoff: func(url.Values) (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
 			status:  result.Failed, want: "confirm: read handoff state of conv-1: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })

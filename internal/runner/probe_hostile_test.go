@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -37,8 +38,9 @@ type hostileRuntime struct {
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
 	getAnswer func(n int) (int, string)
-	// handoff, when set, answers the reads of the handoff state.
-	handoff func() (int, string)
+	// handoff, when set, answers the reads of the handoff state, given
+	// their query.
+	handoff func(q url.Values) (int, string)
 	// retryAfter is the Retry-After of those answers' 429s (default an
 	// hour).
 	retryAfter string
@@ -101,7 +103,7 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status, body := h.getAnswer(h.getReads)
 		h.answer(w, status, body)
 	case r.Method == http.MethodGet && p == "/v1/ws-abcd1234/p1/handoff_state" && h.handoff != nil:
-		status, body := h.handoff()
+		status, body := h.handoff(r.URL.Query())
 		h.answer(w, status, body)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/"):
 		h.getReads++
