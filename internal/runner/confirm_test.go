@@ -461,3 +461,49 @@ scenarios:
 		t.Errorf("webhook confirmation %+v, want its error", last)
 	}
 }
+
+// interrupting is a receiver that interrupts the run while it waits.
+type interrupting struct {
+	MarkingWebhooks
+	interrupt context.CancelFunc
+}
+
+func (w interrupting) WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error) {
+	w.interrupt()
+	<-ctx.Done()
+	return w.MarkingWebhooks.WaitAfter(ctx, conversationID, eventType, after)
+}
+
+// TestConfirmWebhookWaitInterrupted: a run interrupted while a
+// confirmation waits for a webhook gives no verdict, though a check of
+// the same confirm failed before: the attempt is interrupted, and the
+// line of the wait does not blame the scenario's timeout.
+func TestConfirmWebhookWaitInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := e.opts()
+	opts.Webhooks = interrupting{MarkingWebhooks: e.rcv, interrupt: cancel}
+	res, err := Run(ctx, loadYAML(t, `suite: interrupted
+agent: `+e.clinic+`
+scenarios:
+  - name: wrong channel, then interrupted
+    turns:
+      - say: I have chest pain
+    confirm:
+      conversation: {channel: VOICE}
+      webhooks: [alerts.triggered]
+`), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	a := c.Last()
+	if a.Error == nil || a.Error.Kind != result.KindInterrupted || a.Error.Message != "confirm: webhooks: run interrupted" || len(a.Failures) != 0 || c.Status == result.Failed {
+		t.Fatalf("%s%s, want interrupted at the webhooks, no failure", c.Status, describe(c))
+	}
+	if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Found || strings.Contains(last.Summary, "scenario timeout") {
+		t.Errorf("webhook line %+v", last)
+	}
+}

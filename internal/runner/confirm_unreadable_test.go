@@ -97,6 +97,10 @@ func TestConfirmationUnreadable(t *testing.T) {
 			if a.Error == nil || a.Error.Kind != tc.kind || a.Error.Pos.Line != 6 || !strings.Contains(a.Error.Message, tc.want) || len(a.Failures) != 0 {
 				t.Errorf("error %+v, failures %+v; want %s at line 6 saying %q and no failure", a.Error, a.Failures, tc.kind, tc.want)
 			}
+		case result.Passed:
+			if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmHandoffState || !last.Found || last.Summary != `data: {"reason":"x"}` {
+				t.Errorf("handoff state line %+v, want found, showing its data", last)
+			}
 		case result.Failed:
 			// A failure is retried: the record may lag.
 			if len(c.Attempts) != 2 || a.Error != nil || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.conversation.channel" {
@@ -199,8 +203,10 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 		// limited is the request answered 429, asking to wait 10 s,
 		// which the client makes again: one read, two requests.
 		limited int
-		status  result.Status
-		reads   int // requests for the record
+		// broken is the request from which the platform answers 500.
+		broken int
+		status result.Status
+		reads  int // requests for the record
 		// clock is how far the runner's clock moved, when it waited to
 		// the bound: the bound and the waits on rate limits.
 		clock   time.Duration
@@ -214,6 +220,9 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 		h.getAnswer = func(n int) (int, string) {
 			if n == tc.limited {
 				return http.StatusTooManyRequests, `{"error_message":"slow down"}`
+			}
+			if tc.broken != 0 && n >= tc.broken {
+				return http.StatusInternalServerError, `{"error_message":"boom"}`
 			}
 			if tc.exists == 0 || n < tc.exists {
 				return http.StatusNotFound, `{"error_message":"conversation not found"}`
@@ -253,6 +262,11 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
 		{name: "never recorded, 10 s waited on a 429", confirm: `{conversation: {in_progress: true}}`, limited: 3, status: result.Failed, reads: 20, clock: 41100 * time.Millisecond,
 			failure: "confirm.conversation", message: "conversation conv-1 was not recorded within 30s", line: "not recorded within 30s"},
+		// The 17th request goes at 33.1 s, within the bound the wait
+		// moved to 40 s: its 500 is the platform's error, not a read
+		// cut by the bound after "not recorded" answers.
+		{name: "a 500 after 10 s waited on a 429", confirm: `{conversation: {in_progress: true}}`, limited: 3, broken: 17, status: result.Errored, reads: 17,
+			line: "", clock: 33100 * time.Millisecond},
 		{name: "recorded at the fourth read", confirm: `{conversation: {in_progress: true}}`, exists: 4, status: result.Passed, reads: 4,
 			line: "channel=SMS"},
 		{name: "never ends", confirm: `{conversation: {in_progress: false}}`, exists: 1, status: result.Failed, reads: 19, clock: 31100 * time.Millisecond,
