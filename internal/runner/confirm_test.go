@@ -485,16 +485,8 @@ func TestConfirmWebhookWaitInterrupted(t *testing.T) {
 	defer cancel()
 	opts := e.opts()
 	opts.Webhooks = interrupting{MarkingWebhooks: e.rcv, interrupt: cancel}
-	res, err := Run(ctx, loadYAML(t, `suite: interrupted
-agent: `+e.clinic+`
-scenarios:
-  - name: wrong channel, then interrupted
-    turns:
-      - say: I have chest pain
-    confirm:
-      conversation: {channel: VOICE}
-      webhooks: [alerts.triggered]
-`), opts)
+	res, err := Run(ctx, loadYAML(t, "suite: interrupted\nagent: "+e.clinic+"\nscenarios:\n  - name: wrong channel, then interrupted\n"+
+		"    turns: [{say: I have chest pain}]\n    confirm: {conversation: {channel: VOICE}, webhooks: [alerts.triggered]}\n"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
