@@ -305,6 +305,10 @@ Feature: config
 
   Scenario: number not allowed
     When the SMS "hi" is sent to "+447700900002"
+
+  Scenario: a value that cannot be expanded
+    When the user says "hello"
+    Then the handoff state "${env:AGENTTEST_TEST_NO_SUCH_VARIABLE}" is "x"
 `
 	opts := e.opts()
 	opts.Webhooks = nil
@@ -313,7 +317,7 @@ Feature: config
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
+	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers", "AGENTTEST_TEST_NO_SUCH_VARIABLE"} {
 		c := res.Files[0].Cases[i]
 		a := c.Last()
 		if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, want) {
