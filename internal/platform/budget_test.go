@@ -96,3 +96,46 @@ func TestBudgetReadsAnAnnouncedBodyWhole(t *testing.T) {
 	}
 	b.release(held)
 }
+
+// TestBudgetHoldsWhatASmallBodyNeeds: a body shorter than a chunk holds
+// no more of the budget than it may need, and takes no lane: its
+// announced length and the byte that finds its end, or, unannounced, its
+// limit and that byte. A whole chunk held for every small reply would
+// leave room for a sixty-fourth of the replies in flight the budget is
+// sized for.
+func TestBudgetHoldsWhatASmallBodyNeeds(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name          string
+		body          int
+		length, limit int64
+		held          int64
+	}
+	run := func(t *testing.T, tc testCase) {
+		b := newBudget(0, 1, tc.limit+1)
+		// Nor does it need a lane: with every lane taken and its context
+		// ended once the body is read, it still ends.
+		if !b.lanes.TryAcquire(b.size - budgetChunk) {
+			t.Fatal("the lanes are not free")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var buf bytes.Buffer
+		body := &cancelling{r: bytes.NewReader(make([]byte, tc.body)), at: tc.body, cancel: cancel}
+		held, err := b.read(ctx, &buf, body, tc.length, tc.limit)
+		if err != nil || buf.Len() != tc.body || held != tc.held || b.held.Load() != tc.held {
+			t.Errorf("err = %v, read %d bytes holding %d (budget %d); want %d holding %d", err, buf.Len(), held, b.held.Load(), tc.body, tc.held)
+		}
+		b.release(held)
+		if b.held.Load() != 0 {
+			t.Errorf("%d bytes still held after the release", b.held.Load())
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "announced", body: 10, length: 10, limit: 1 << 20, held: 11},
+		{name: "announced empty", body: 0, length: 0, limit: 1 << 20, held: 1},
+		{name: "unannounced, small limit", body: 50, length: -1, limit: 100, held: 101},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
