@@ -139,3 +139,45 @@ func TestBudgetHoldsWhatASmallBodyNeeds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// TestBudgetLaneRefusedIsNotGivenBack: a read whose context ends while it
+// waits for a lane returns the context's error holding its first chunk,
+// and gives back no lane it did not get: the lanes others hold stay
+// theirs, and once they give them back every lane is free again, no more.
+// A read that got its lane gives it back when done.
+func TestBudgetLaneRefusedIsNotGivenBack(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	b := newBudget(0, 1, limit+1)
+	lanes := b.size - budgetChunk
+	if !b.lanes.TryAcquire(lanes) {
+		t.Fatal("the lanes are not free")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buf bytes.Buffer
+	body := &cancelling{r: bytes.NewReader(make([]byte, 2*budgetChunk)), at: budgetChunk, cancel: cancel}
+	held, err := b.read(ctx, &buf, body, -1, limit)
+	if !errors.Is(err, context.Canceled) || held != budgetChunk {
+		t.Errorf("err = %v holding %d, want the context's error holding a chunk (%d)", err, held, budgetChunk)
+	}
+	b.release(held)
+	if b.lanes.TryAcquire(1) {
+		t.Error("a lane was given back that the read never got")
+	}
+	b.lanes.Release(lanes)
+	if !b.lanes.TryAcquire(lanes) || b.lanes.TryAcquire(1) {
+		t.Errorf("the lanes hold other than their %d bytes once all are given back", lanes)
+	}
+	b.lanes.Release(lanes)
+	// A read that got its lane gives it back when done.
+	buf.Reset()
+	held, err = b.read(context.Background(), &buf, bytes.NewReader(make([]byte, 2*budgetChunk)), -1, limit)
+	if err != nil || buf.Len() != 2*budgetChunk {
+		t.Fatalf("err = %v after %d bytes", err, buf.Len())
+	}
+	b.release(held)
+	if !b.lanes.TryAcquire(lanes) {
+		t.Error("the lane of a finished read was not given back")
+	}
+}
