@@ -167,6 +167,8 @@ func TestConfirmationUnreadable(t *testing.T) {
 			}, status: result.Passed},
 		{name: "shared id that cannot be expanded", confirm: `{conversation: {in_progress: true}, handoff_state: {shared_id: "${env:AGENTTEST_TEST_NO_SUCH_VARIABLE}"}}`,
 			status: result.Errored, kind: result.KindConfig, want: "confirm: handoff_state: shared_id: "},
+		{name: "channel wrong, then a shared id that cannot be expanded", confirm: `{conversation: {channel: VOICE}, handoff_state: {shared_id: "${env:AGENTTEST_TEST_NO_SUCH_VARIABLE}"}}`,
+			status: result.Failed, want: "confirm: handoff_state: shared_id: "},
 		{name: "handoff state read cut by the turn timeout", confirm: both, hang: 1, hangHandoff: true,
 			status: result.Errored, kind: result.KindTimeout, want: "confirm: read handoff state of conv-1: turn timeout of 1m0s exceeded"},
 		{name: "handoff state 500", confirm: both, handoff: func(url.Values) (int, string) { return http.StatusInternalServerError, `{"error_message":"boom"}` },
