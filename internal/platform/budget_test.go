@@ -181,3 +181,47 @@ func TestBudgetLaneRefusedIsNotGivenBack(t *testing.T) {
 		t.Error("the lane of a finished read was not given back")
 	}
 }
+
+// TestBudgetRefusedHoldsOnlyWhatItGot: a read the budget refuses (its
+// context ended while the budget is taken) holds what it got and no more,
+// and says why: nothing when its first reservation is refused, what it
+// had grown to when its next growth is. What the read reports held is what the
+// budget counts, so the caller's release gives back exactly that.
+func TestBudgetRefusedHoldsOnlyWhatItGot(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	for _, tc := range []struct {
+		name string
+		free int64 // of the budget, before the read
+		held int64
+	}{
+		{name: "first reservation refused", free: 0, held: 0},
+		// Growing by doubling: the first chunk, then a second with the
+		// lane, and the third refused.
+		{name: "growth refused", free: 2 * budgetChunk, held: 2 * budgetChunk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBudget(0, 1, limit+1)
+			taken := b.size - tc.free
+			if !b.sem.TryAcquire(taken) {
+				t.Fatal("the budget is not free")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.free == 0 {
+				cancel()
+			}
+			var buf bytes.Buffer
+			body := &cancelling{r: bytes.NewReader(make([]byte, 4*budgetChunk)), at: int(tc.held), cancel: cancel}
+			held, err := b.read(ctx, &buf, body, -1, limit)
+			if !errors.Is(err, context.Canceled) || held != tc.held || b.held.Load() != tc.held {
+				t.Errorf("err = %v holding %d (budget counts %d), want the context's error holding %d", err, held, b.held.Load(), tc.held)
+			}
+			b.release(held)
+			b.sem.Release(taken)
+			if !b.sem.TryAcquire(b.size) {
+				t.Error("the budget is not all free once everything is given back")
+			}
+		})
+	}
+}
