@@ -170,11 +170,13 @@ func TestBudgetLaneRefusedIsNotGivenBack(t *testing.T) {
 		t.Errorf("the lanes hold other than their %d bytes once all are given back", lanes)
 	}
 	b.lanes.Release(lanes)
-	// A read that got its lane gives it back when done.
+	// A read that got its lane gives it back when done. Of unknown
+	// length, it grew by doubling: 64 KiB, 128, then 256 to find the
+	// end, not its whole lane at once.
 	buf.Reset()
 	held, err = b.read(context.Background(), &buf, bytes.NewReader(make([]byte, 2*budgetChunk)), -1, limit)
-	if err != nil || buf.Len() != 2*budgetChunk {
-		t.Fatalf("err = %v after %d bytes", err, buf.Len())
+	if err != nil || buf.Len() != 2*budgetChunk || held != 4*budgetChunk {
+		t.Fatalf("err = %v after %d bytes holding %d, want %d", err, buf.Len(), held, 4*budgetChunk)
 	}
 	b.release(held)
 	if !b.lanes.TryAcquire(lanes) {
