@@ -61,3 +61,25 @@ func TestRunRemovesOnlyTheEndpointItRegistered(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
 }
+
+// TestRunWebhookListenRefused: a run whose receiver cannot listen, or
+// listens beyond loopback with no public URL to register, stops before
+// anything runs saying so: the platform would deliver nowhere, and
+// every scenario that confirms webhooks would fail or error for it.
+func TestRunWebhookListenRefused(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	for _, tc := range []struct{ listen, want string }{
+		{listen: platformtest.ClosedAddr(t) + "x", want: "run: --webhook-listen: "},
+		{listen: "0.0.0.0:0", want: "run: --webhook-url is required when --webhook-listen is not a loopback address"},
+	} {
+		t.Run(tc.listen, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+			c := newCLI(t, dir, simEnv(s), "run", "--webhook-listen", tc.listen, "hooks.yaml")
+			out := c.expect(t, exitUsage, tc.want)
+			if strings.Contains(out, "running ") {
+				t.Errorf("something ran:\n%s", out)
+			}
+		})
+	}
+}
