@@ -83,3 +83,23 @@ func TestRunWebhookListenRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookURLProblems: --webhook-url must be an absolute http(s) URL,
+// and the refusal does not show the URL's password.
+func TestWebhookURLProblems(t *testing.T) {
+	t.Parallel()
+	for url, refused := range map[string]bool{
+		"https://hooks.example.com/agenttest": false,
+		"http://127.0.0.1:8080/":              false,
+		"https://":                            true,
+		"ftp://hooks.example.com/":            true,
+		"hooks.example.com/agenttest":         true,
+		"https://user:hunter2-password@/":     true,
+	} {
+		c := confirmOptions{webhookURL: url}
+		got := strings.Join(c.problems(), "\n")
+		if (got != "") != refused || (refused && !strings.Contains(got, "must be an absolute http(s) URL")) || strings.Contains(got, "hunter2") {
+			t.Errorf("%s: problems %q, want refused: %t, no password", url, got, refused)
+		}
+	}
+}
