@@ -357,9 +357,11 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	if t.Intents == nil {
 		return
 	}
-	ipos := c.at(t.Intents.Pos)
-	if ipos.IsZero() {
-		ipos = pos
+	// An intents check without a position of its own fails at the
+	// turns check's, not at the conversation's.
+	ipos := pos
+	if !t.Intents.Pos.IsZero() {
+		ipos = t.Intents.Pos
 	}
 	includes, ok1 := c.names(ipos, keyConversation+".turns.intents.includes", "", t.Intents.Includes)
 	excludes, ok2 := c.names(ipos, keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)

@@ -210,3 +210,158 @@ func TestWebhookFailure(t *testing.T) {
 		t.Errorf("failure = %+v", f)
 	}
 }
+
+// TestConversationFieldsReadTheirOwn: every scalar field of the reference
+// is read from its own member of the record. On a record whose fields all
+// differ, a check of each field's own value passes, and one of another
+// value fails at the check's line naming the field, with both values: a
+// field read from its neighbour (account_id from id, total_duration from
+// vendor_duration) passed checks that should fail and failed ones that
+// should pass, the diff naming the wrong value.
+func TestConversationFieldsReadTheirOwn(t *testing.T) {
+	conv := &reply.Conversation{
+		ID: "conv-1", AccountID: "ws-1", ProjectID: "proj-1", VariantID: "var-1", VariantName: "Variant One",
+		Environment: "sandbox", StartedAt: time.Date(2026, 3, 1, 13, 0, 0, 5e6, time.FixedZone("CET", 3600)),
+		Channel: "WEBCHAT", FromNumber: "+447700900001", ToNumber: "+447700900002",
+		InProgress: true, NumTurns: 3, TotalDuration: 40, VendorDuration: 30, Handoff: false,
+		HandoffReason: "urgent symptoms", HandoffDestination: "on_call_nurse", NumSilences: 2, NumOOD: 1,
+		Turns: []reply.ConversationTurn{{}, {}},
+	}
+	values := map[string]any{
+		"id": "conv-1", "account_id": "ws-1", "project_id": "proj-1", "variant_id": "var-1", "variant_name": "Variant One",
+		"environment": "sandbox", "started_at": "2026-03-01T12:00:00.005Z", "channel": "WEBCHAT",
+		"from_number": "+447700900001", "to_number": "+447700900002", "in_progress": true, "num_turns": 3,
+		"total_duration": 40, "vendor_duration": 30, "handoff": false, "handoff_reason": "urgent symptoms",
+		"handoff_destination": "on_call_nurse", "num_silences": 2, "num_ood": 1,
+	}
+	check := func(name string, v any, own bool) FieldCheck {
+		fc := FieldCheck{Pos: at(3), Field: name}
+		switch v := v.(type) {
+		case string:
+			if !own {
+				v = "other"
+			}
+			fc.Text = &Text{Exact: new(v)}
+		case int:
+			if !own {
+				v += 100
+			}
+			fc.Number = &Number{Value: fptr(float64(v))}
+		case bool:
+			fc.Bool = &Bool{Value: v == own}
+		}
+		return fc
+	}
+	for _, f := range ConversationFields {
+		if f.Kind != TextField && f.Kind != NumberField && f.Kind != BoolField {
+			continue
+		}
+		t.Run(f.Name, func(t *testing.T) {
+			v, ok := values[f.Name]
+			if !ok {
+				t.Fatalf("the test gives no value of %s", f.Name)
+			}
+			own := check(f.Name, v, true)
+			if fails := CheckConversation(&ConversationChecks{Pos: at(2), Fields: []FieldCheck{own}}, conv, nil); len(fails) != 0 {
+				t.Errorf("checking its own value %v fails: %+v", v, fails)
+			}
+			other := check(f.Name, v, false)
+			fails := CheckConversation(&ConversationChecks{Pos: at(2), Fields: []FieldCheck{other}}, conv, nil)
+			if len(fails) != 1 {
+				t.Fatalf("checking another value: %d failures, want 1: %+v", len(fails), fails)
+			}
+			fl := fails[0]
+			if fl.Key != "confirm.conversation."+f.Name || fl.Pos != at(3) || !strings.Contains(fl.Message, f.Name) ||
+				fl.Actual != fmt.Sprint(v) || fl.Expected == fl.Actual {
+				t.Errorf("failure %s %s: %q expected %q actual %q; want the field named, actual %v", fl.Pos, fl.Key, fl.Message, fl.Expected, fl.Actual, v)
+			}
+		})
+	}
+	// A record without started_at shows none, not year 1.
+	fails := CheckConversation(&ConversationChecks{Pos: at(2), Fields: []FieldCheck{check("started_at", "", false)}}, &reply.Conversation{ID: "conv-1"}, nil)
+	if len(fails) != 1 || fails[0].Actual != "" {
+		t.Errorf("started_at of a record without it: %+v, want one failure showing nothing", fails)
+	}
+}
+
+// TestConfirmationFailureDetails pins what a confirmation failure says
+// beyond its verdict: the hints of a record that hides its turns or
+// lacks num_turns (and only then), where an intents check without a
+// position of its own fails, the intents found listed once each, one
+// failure for a missing key, not a second for its value, an expected
+// intent that cannot be expanded failing alone under its own key, and
+// failures in the order of their lines.
+func TestConfirmationFailureDetails(t *testing.T) {
+	noTurns := &reply.Conversation{ID: "c", NumTurns: 4}
+	oneTurn := &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{Intents: []string{"greet"}}}}
+	fewerTurns := &reply.Conversation{ID: "c", NumTurns: 4, Turns: []reply.ConversationTurn{{}, {}}}
+	expand := func(s string) (string, error) {
+		if s == "${missing}" {
+			return "", fmt.Errorf("unknown variable %s", s)
+		}
+		return s, nil
+	}
+	num := func(field string, v float64) *ConversationChecks {
+		return &ConversationChecks{Pos: at(2), Fields: []FieldCheck{{Pos: at(3), Field: field, Number: &Number{Value: fptr(v)}}}}
+	}
+	count := func(v float64) *ConversationChecks {
+		return &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(v)}}}
+	}
+	intents := func(pos int, includes, excludes []string) *ConversationChecks {
+		ic := &IntentsCheck{Includes: includes, Excludes: excludes}
+		if pos != 0 {
+			ic.Pos = at(pos)
+		}
+		return &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Intents: ic}}
+	}
+	type testCase struct {
+		name string
+		cc   *ConversationChecks
+		conv *reply.Conversation
+		// want is each failure as "line key: message | actual".
+		want []string
+	}
+	for _, tc := range []testCase{
+		{name: "turns but no num_turns", cc: num("num_turns", 2), conv: oneTurn,
+			want: []string{"3 confirm.conversation.num_turns: conversation num_turns is 0, expected 2 (the record has turns but no num_turns) | 0"}},
+		{name: "num_turns counted", cc: num("num_turns", 2), conv: fewerTurns,
+			want: []string{"3 confirm.conversation.num_turns: conversation num_turns is 4, expected 2 | 4"}},
+		{name: "another count with turns", cc: num("num_silences", 2), conv: oneTurn,
+			want: []string{"3 confirm.conversation.num_silences: conversation num_silences is 0, expected 2 | 0"}},
+		{name: "hidden turns", cc: count(4), conv: noTurns,
+			want: []string{"3 confirm.conversation.turns.count: conversation has 0 turns, expected 4 (num_turns is 4: transcript access may be off for the project) | 0"}},
+		{name: "fewer turns than num_turns", cc: count(4), conv: fewerTurns,
+			want: []string{"3 confirm.conversation.turns.count: conversation has 2 turns, expected 4 | 2"}},
+		{name: "intents at the turns' line", cc: intents(0, []string{"cancel"}, nil), conv: record(),
+			want: []string{`3 confirm.conversation.turns.intents.includes: intent "cancel" was found in no turn | book_appointment, urgent_symptoms`}},
+		{name: "includes that cannot expand", cc: intents(4, []string{"${missing}"}, []string{"urgent_symptoms"}), conv: record(),
+			want: []string{"4 confirm.conversation.turns.intents.includes: cannot expand expected value: unknown variable ${missing} | "}},
+		{name: "excludes that cannot expand", cc: intents(4, nil, []string{"${missing}"}), conv: record(),
+			want: []string{"4 confirm.conversation.turns.intents.excludes: cannot expand expected value: unknown variable ${missing} | "}},
+		{name: "missing state key with a value", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{{Pos: at(3), Key: "ghost", Match: &Text{Exact: new("x")}}}}, conv: record(),
+			want: []string{`3 confirm.conversation.state.ghost: conversation state has no key "ghost" | absent`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range CheckConversation(tc.cc, tc.conv, expand) {
+				got = append(got, fmt.Sprintf("%d %s: %s | %s", f.Pos.Line, f.Key, f.Message, f.Actual))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+	hs := &reply.HandoffState{Data: map[string]any{"reason": "urgent"}}
+	fails := CheckHandoffState(&HandoffStateCheck{Pos: at(2), Data: []StateCheck{
+		{Pos: at(5), Key: "queue", Present: new(true)},
+		{Pos: at(4), Key: "reason", Match: &Text{Exact: new("billing")}},
+	}}, hs, nil)
+	if len(fails) != 2 || fails[0].Pos.Line != 4 || fails[1].Pos.Line != 5 {
+		t.Errorf("handoff data failures %+v, want line 4 then line 5", fails)
+	}
+	// Only in_progress says whether to wait for the end.
+	cc := &ConversationChecks{Fields: []FieldCheck{{Field: "handoff", Bool: &Bool{Value: false}}}}
+	if v := cc.InProgress(); v != nil {
+		t.Errorf("InProgress of a handoff check = %v, want nil", *v)
+	}
+}

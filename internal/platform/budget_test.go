@@ -96,3 +96,134 @@ func TestBudgetReadsAnAnnouncedBodyWhole(t *testing.T) {
 	}
 	b.release(held)
 }
+
+// TestBudgetHoldsWhatASmallBodyNeeds: a body shorter than a chunk holds
+// no more of the budget than it may need, and takes no lane: its
+// announced length and the byte that finds its end, or, unannounced, its
+// limit and that byte. A whole chunk held for every small reply would
+// leave room for a sixty-fourth of the replies in flight the budget is
+// sized for.
+func TestBudgetHoldsWhatASmallBodyNeeds(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name          string
+		body          int
+		length, limit int64
+		held          int64
+	}
+	run := func(t *testing.T, tc testCase) {
+		b := newBudget(0, 1, tc.limit+1)
+		// Nor does it need a lane: with every lane taken and its context
+		// ended once the body is read, it still ends.
+		if !b.lanes.TryAcquire(b.size - budgetChunk) {
+			t.Fatal("the lanes are not free")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var buf bytes.Buffer
+		body := &cancelling{r: bytes.NewReader(make([]byte, tc.body)), at: tc.body, cancel: cancel}
+		held, err := b.read(ctx, &buf, body, tc.length, tc.limit)
+		if err != nil || buf.Len() != tc.body || held != tc.held || b.held.Load() != tc.held {
+			t.Errorf("err = %v, read %d bytes holding %d (budget %d); want %d holding %d", err, buf.Len(), held, b.held.Load(), tc.body, tc.held)
+		}
+		b.release(held)
+		if b.held.Load() != 0 {
+			t.Errorf("%d bytes still held after the release", b.held.Load())
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "announced", body: 10, length: 10, limit: 1 << 20, held: 11},
+		{name: "announced empty", body: 0, length: 0, limit: 1 << 20, held: 1},
+		{name: "unannounced, small limit", body: 50, length: -1, limit: 100, held: 101},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestBudgetLaneRefusedIsNotGivenBack: a read whose context ends while it
+// waits for a lane returns the context's error holding its first chunk,
+// and gives back no lane it did not get: the lanes others hold stay
+// theirs, and once they give them back every lane is free again, no more.
+// A read that got its lane gives it back when done.
+func TestBudgetLaneRefusedIsNotGivenBack(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	b := newBudget(0, 1, limit+1)
+	lanes := b.size - budgetChunk
+	if !b.lanes.TryAcquire(lanes) {
+		t.Fatal("the lanes are not free")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buf bytes.Buffer
+	body := &cancelling{r: bytes.NewReader(make([]byte, 2*budgetChunk)), at: budgetChunk, cancel: cancel}
+	held, err := b.read(ctx, &buf, body, -1, limit)
+	if !errors.Is(err, context.Canceled) || held != budgetChunk {
+		t.Errorf("err = %v holding %d, want the context's error holding a chunk (%d)", err, held, budgetChunk)
+	}
+	b.release(held)
+	if b.lanes.TryAcquire(1) {
+		t.Error("a lane was given back that the read never got")
+	}
+	b.lanes.Release(lanes)
+	if !b.lanes.TryAcquire(lanes) || b.lanes.TryAcquire(1) {
+		t.Errorf("the lanes hold other than their %d bytes once all are given back", lanes)
+	}
+	b.lanes.Release(lanes)
+	// A read that got its lane gives it back when done. Of unknown
+	// length, it grew by doubling: 64 KiB, 128, then 256 to find the
+	// end, not its whole lane at once.
+	buf.Reset()
+	held, err = b.read(context.Background(), &buf, bytes.NewReader(make([]byte, 2*budgetChunk)), -1, limit)
+	if err != nil || buf.Len() != 2*budgetChunk || held != 4*budgetChunk {
+		t.Fatalf("err = %v after %d bytes holding %d, want %d", err, buf.Len(), held, 4*budgetChunk)
+	}
+	b.release(held)
+	if !b.lanes.TryAcquire(lanes) {
+		t.Error("the lane of a finished read was not given back")
+	}
+}
+
+// TestBudgetRefusedHoldsOnlyWhatItGot: a read the budget refuses (its
+// context ended while the budget is taken) holds what it got and no more,
+// and says why: nothing when its first reservation is refused, what it
+// had grown to when its next growth is. What the read reports held is what the
+// budget counts, so the caller's release gives back exactly that.
+func TestBudgetRefusedHoldsOnlyWhatItGot(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 20
+	for _, tc := range []struct {
+		name string
+		free int64 // of the budget, before the read
+		held int64
+	}{
+		{name: "first reservation refused", free: 0, held: 0},
+		// Growing by doubling: the first chunk, then a second with the
+		// lane, and the third refused.
+		{name: "growth refused", free: 2 * budgetChunk, held: 2 * budgetChunk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBudget(0, 1, limit+1)
+			taken := b.size - tc.free
+			if !b.sem.TryAcquire(taken) {
+				t.Fatal("the budget is not free")
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.free == 0 {
+				cancel()
+			}
+			var buf bytes.Buffer
+			body := &cancelling{r: bytes.NewReader(make([]byte, 4*budgetChunk)), at: int(tc.held), cancel: cancel}
+			held, err := b.read(ctx, &buf, body, -1, limit)
+			if !errors.Is(err, context.Canceled) || held != tc.held || b.held.Load() != tc.held {
+				t.Errorf("err = %v holding %d (budget counts %d), want the context's error holding %d", err, held, b.held.Load(), tc.held)
+			}
+			b.release(held)
+			b.sem.Release(taken)
+			if !b.sem.TryAcquire(b.size) {
+				t.Error("the budget is not all free once everything is given back")
+			}
+		})
+	}
+}

@@ -230,7 +230,12 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fails []assert.Failure, stop, retry bool) {
 	shared, err := s.interpolate(h.SharedID)
 	if err != nil {
-		s.errored(&result.Error{Pos: h.Pos, Kind: result.KindConfig, Message: "confirm: handoff_state: shared_id: " + err.Error()})
+		msg := "confirm: handoff_state: shared_id: " + err.Error()
+		// The state's line says why it was not read: when a check of
+		// the record failed before, that failure stands (confirmStopped)
+		// and this error is shown nowhere else.
+		s.a.Confirmations = append(s.a.Confirmations, &result.Confirmation{Pos: h.Pos, Kind: result.ConfirmHandoffState, Subject: h.SharedID, Summary: msg})
+		s.errored(&result.Error{Pos: h.Pos, Kind: result.KindConfig, Message: msg})
 		return nil, true, false
 	}
 	id := convID

@@ -247,7 +247,11 @@ Feature: feature-only confirmations
       | channel | VOICE-SIP |
     And the call ends with status "success"
 `
-	res, err := Run(context.Background(), loadFiles(t, map[string]string{"only.feature": src}), e.opts())
+	// A failed case is retried, whether its call did not end as the
+	// confirmation needed or ended without a conversation.
+	opts := e.opts()
+	opts.Retries = 1
+	res, err := Run(context.Background(), loadFiles(t, map[string]string{"only.feature": src}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +280,9 @@ Feature: feature-only confirmations
 		if w.key == "" {
 			continue
 		}
+		if len(c.Attempts) != 2 {
+			t.Errorf("%s: %d attempts, want the failure retried", c.Name, len(c.Attempts))
+		}
 		f := c.Last().Failures[0]
 		if f.Key != w.key || f.Pos.Line != w.line || !strings.Contains(f.Message, w.msg) {
 			t.Errorf("%s: failure %s %s: %s, want %s at line %d with %q", c.Name, f.Pos, f.Key, f.Message, w.key, w.line, w.msg)
@@ -298,6 +305,10 @@ Feature: config
 
   Scenario: number not allowed
     When the SMS "hi" is sent to "+447700900002"
+
+  Scenario: a value that cannot be expanded
+    When the user says "hello"
+    Then the handoff state "${env:AGENTTEST_TEST_NO_SUCH_VARIABLE}" is "x"
 `
 	opts := e.opts()
 	opts.Webhooks = nil
@@ -306,7 +317,7 @@ Feature: config
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers"} {
+	for i, want := range []string{"needs a webhook receiver", "+447700900002 is not listed in the target's probe_numbers", "AGENTTEST_TEST_NO_SUCH_VARIABLE"} {
 		c := res.Files[0].Cases[i]
 		a := c.Last()
 		if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || !strings.Contains(a.Error.Message, want) {

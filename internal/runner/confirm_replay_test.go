@@ -156,6 +156,15 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 		// A rejected delivery of an earlier conversation with the same id
 		// came before this attempt began: not this conversation's.
 		{"rejected before the attempt", "conv-rejected-4", nil, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-4 arrived`},
+		// A rejected body that names the event but no conversation, or
+		// the conversation but no event, does not say the platform sent
+		// this event of this conversation.
+		{"the event of no conversation rejected", "conv-rejected-5", func(string) {
+			deliver(t, hs, rcv, `{"type":"conversation.completed","data":{"environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
+		}, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-5 arrived: 1 delivery rejected`},
+		{"the conversation with no event rejected", "conv-rejected-6", func(conv string) {
+			deliver(t, hs, rcv, `{"data":{"conversation_id":"`+conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
+		}, result.Failed, `no verified "conversation.completed" event for conversation conv-rejected-6 arrived: 1 delivery rejected`},
 	} {
 		if tc.name == "rejected before the attempt" {
 			deliver(t, hs, rcv, `{"type":"conversation.completed","data":{"conversation_id":"`+tc.conv+`","environment":"sandbox"}}`, "whsec_not_the_registered_one_0123")
@@ -226,6 +235,16 @@ func TestWebhookOfAnotherEnvironment(t *testing.T) {
 			}
 			if a := c.Last(); tc.want != "" && (len(a.Failures) != 1 || !strings.Contains(a.Failures[0].Message, tc.want)) {
 				t.Errorf("failures %+v, want one saying %q", a.Failures, tc.want)
+			}
+			// The line of a verified event says whose and where.
+			if a := c.Last(); tc.status == result.Passed {
+				want := "verified, conversation " + conv
+				if env := strings.TrimPrefix(tc.data, `"environment":`); env != "" {
+					want += ", environment " + strings.Trim(env, `"`)
+				}
+				if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || !last.Found || last.Summary != want {
+					t.Errorf("webhook line %+v, want found: %q", last, want)
+				}
 			}
 		})
 	}

@@ -263,6 +263,14 @@ scenarios:
 			t.Errorf("%s: %s%s, want a config error with %q", c.Name, c.Status, describe(c), want)
 		}
 	}
+	// Without a client of the runtime host nothing can be confirmed.
+	opts = e.opts()
+	opts.Records = nil
+	c := runOne(t, opts, "suite: config\nagent: "+e.clinic+"\nscenarios:\n  - name: no client\n    turns:\n      - say: hello\n    confirm: {conversation: {channel: WEBCHAT}}\n")
+	if a := c.Last(); c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 7 ||
+		!strings.Contains(a.Error.Message, "confirm: no client for the runtime host") {
+		t.Errorf("no client: %s%s, want a config error at line 7", c.Status, describe(c))
+	}
 }
 
 func TestAlertGate(t *testing.T) {
@@ -363,6 +371,9 @@ scenarios:
 			if a.Error.Kind != result.KindTimeout || a.Error.Pos.Line != 9 {
 				t.Errorf("error %s %s, want a timeout at line 9", a.Error.Pos, a.Error.Kind)
 			}
+			if last := a.Confirmations[len(a.Confirmations)-1]; last.Found || last.Summary != "wait cut short by the scenario timeout" {
+				t.Errorf("webhook line %+v, want the wait cut short", last)
+			}
 		case len(a.Failures) > 0:
 			got = a.Failures[0].Message
 		}
@@ -422,14 +433,17 @@ scenarios:
 `
 	opts := e.opts()
 	opts.Webhooks = brokenReceiver{}
+	opts.Retries = 1
 	res, err := Run(context.Background(), loadYAML(t, src), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := res.Files[0].Cases[0]
 	a := c.Last()
-	if c.Status != result.Failed || a.Error != nil || len(a.Failures) != 1 {
-		t.Fatalf("%s: %s%s, want failed on the channel alone", c.Name, c.Status, describe(c))
+	// Retried as any failure is (the record may lag), though the
+	// endpoint's error alone is not.
+	if c.Status != result.Failed || a.Error != nil || len(a.Failures) != 1 || len(c.Attempts) != 2 {
+		t.Fatalf("%s: %s after %d attempts%s, want failed on the channel alone, twice", c.Name, c.Status, len(c.Attempts), describe(c))
 	}
 	if f := a.Failures[0]; f.Pos.Line != 8 || f.Key != "confirm.conversation.channel" || f.Expected != "VOICE" || f.Actual != "WEBCHAT" {
 		t.Errorf("failure %s %s: expected %q actual %q", f.Pos, f.Key, f.Expected, f.Actual)
@@ -439,7 +453,49 @@ scenarios:
 		t.Errorf("webhook confirmation %+v, want its error", last)
 	}
 	c = res.Files[0].Cases[1]
-	if a := c.Last(); c.Status != result.Errored || a.Error == nil || a.Error.Pos.Line != 15 || len(a.Failures) != 0 {
+	a = c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Pos.Line != 15 || len(a.Failures) != 0 || len(c.Attempts) != 1 {
 		t.Errorf("%s: %s%s, want errored at the webhooks", c.Name, c.Status, describe(c))
+	}
+	if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Found || !strings.Contains(last.Summary, "could not be registered") {
+		t.Errorf("webhook confirmation %+v, want its error", last)
+	}
+}
+
+// interrupting is a receiver that interrupts the run while it waits.
+type interrupting struct {
+	MarkingWebhooks
+	interrupt context.CancelFunc
+}
+
+func (w interrupting) WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error) {
+	w.interrupt()
+	<-ctx.Done()
+	return w.MarkingWebhooks.WaitAfter(ctx, conversationID, eventType, after)
+}
+
+// TestConfirmWebhookWaitInterrupted: a run interrupted while a
+// confirmation waits for a webhook gives no verdict, though a check of
+// the same confirm failed before: the attempt is interrupted, and the
+// line of the wait does not blame the scenario's timeout.
+func TestConfirmWebhookWaitInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := e.opts()
+	opts.Webhooks = interrupting{MarkingWebhooks: e.rcv, interrupt: cancel}
+	res, err := Run(ctx, loadYAML(t, "suite: interrupted\nagent: "+e.clinic+"\nscenarios:\n  - name: wrong channel, then interrupted\n"+
+		"    turns: [{say: I have chest pain}]\n    confirm: {conversation: {channel: VOICE}, webhooks: [alerts.triggered]}\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	a := c.Last()
+	if a.Error == nil || a.Error.Kind != result.KindInterrupted || a.Error.Message != "confirm: webhooks: run interrupted" || len(a.Failures) != 0 || c.Status == result.Failed {
+		t.Fatalf("%s%s, want interrupted at the webhooks, no failure", c.Status, describe(c))
+	}
+	if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Found || strings.Contains(last.Summary, "scenario timeout") {
+		t.Errorf("webhook line %+v", last)
 	}
 }

@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +35,15 @@ type hostileRuntime struct {
 	// get answers a read of one record (nil for 404).
 	list func(n int) []string
 	get  func(id string) *string
+	// getAnswer, when set, answers the n-th read of a record (from 1)
+	// with its status and body instead of get.
+	getAnswer func(n int) (int, string)
+	// handoff, when set, answers the reads of the handoff state, given
+	// their query.
+	handoff func(q url.Values) (int, string)
+	// retryAfter is the Retry-After of those answers' 429s (default an
+	// hour).
+	retryAfter string
 	// listFails, when set, answers every read of the list with a 403.
 	listFails bool
 	// hang, when it says so of a request (probed: after the probe
@@ -87,6 +98,13 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			n = h.listReads
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && h.getAnswer != nil:
+		h.getReads++
+		status, body := h.getAnswer(h.getReads)
+		h.answer(w, status, body)
+	case r.Method == http.MethodGet && p == "/v1/ws-abcd1234/p1/handoff_state" && h.handoff != nil:
+		status, body := h.handoff(r.URL.Query())
+		h.answer(w, status, body)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/"):
 		h.getReads++
 		if rec := h.get(strings.TrimPrefix(p, "/v3/ws-abcd1234/p1/conversations/")); rec != nil {
@@ -101,13 +119,33 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// answer writes a chosen answer.
+func (h *hostileRuntime) answer(w http.ResponseWriter, status int, body string) {
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", cmp.Or(h.retryAfter, "3600"))
+	}
+	w.WriteHeader(status)
+	fmt.Fprint(w, body)
+}
+
 // hostileClient is a client of the hostile runtime at url (build and
 // runtime alike) that makes each call once, its pauses on a fake clock.
 func hostileClient(t *testing.T, url string) *platform.Client {
 	t.Helper()
-	c, err := platform.New(platform.Config{BuildURL: url, RuntimeURL: url, AccountID: "ws-abcd1234",
+	return hostileClientOn(t, url, nil)
+}
+
+// hostileClientOn is hostileClient whose clock, when clk is set, is clk:
+// its waits on rate limits move the runner's clock, as real ones do.
+func hostileClientOn(t *testing.T, url string, clk *fakeclock.Clock) *platform.Client {
+	t.Helper()
+	cfg := platform.Config{BuildURL: url, RuntimeURL: url, AccountID: "ws-abcd1234",
 		BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
-		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+		Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}}
+	if clk != nil {
+		cfg.Now, cfg.Retry.Sleep = clk.Now, clk.Sleep
+	}
+	c, err := platform.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +167,7 @@ func runHostileRun(t *testing.T, h *hostileRuntime, src string, edit ...func(*Op
 	h.clk = clk
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c := hostileClient(t, srv.URL)
+	c := hostileClientOn(t, srv.URL, clk)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	o := Options{
