@@ -101,8 +101,9 @@ func writeAll(ctx context.Context, c *websocket.Conn, frames ...string) bool {
 // new handshake, its malformed event), with no credential in it:
 // reconnects off, a handshake refused, an event that came before the
 // write failed and cannot be used, a close status that refuses, which
-// the write's own error does not carry (the reader has it). A session end that arrived before
-// the failed write is the turn's answer, not reconnected.
+// the write's own error does not carry (the reader has it). A session
+// end that arrived before the failed write is the turn's answer, not
+// reconnected.
 func TestMessagingWriteFails(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
