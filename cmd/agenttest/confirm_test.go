@@ -114,6 +114,21 @@ func TestLiveSafetyRefusals(t *testing.T) {
 			want: []string{"suites/probes.yaml:5:13", "+447700900888 (sms: agent_number), which is not an allowed probe number"},
 		},
 		{
+			name: "scenario env",
+			files: map[string]string{"suites/greet.yaml": "suite: greet\nagent: clinic\nscenarios:\n" +
+				"  - name: greets in live\n    env: live\n    turns:\n      - say: hello\n"},
+			args: []string{"run", "suites"},
+			want: []string{"suites/greet.yaml:4:5", `scenario "greets in live" runs in the live environment`},
+		},
+		{
+			name: "unlisted agent number of an outbound call",
+			files: map[string]string{"agenttest.yaml": withProbes, "suites/probes.yaml": "suite: probes\nagent: clinic\nscenarios:\n" +
+				"  - name: from an unlisted number\n    probe: {outbound_call: {to: \"+447700900001\", agent_number: \"+447700900888\"}, within: 10s}\n"},
+			env:  remote,
+			args: []string{"run", "--target", "remote", "suites"},
+			want: []string{"suites/probes.yaml:5:13", "+447700900888 (outbound_call: agent_number), which is not an allowed probe number"},
+		},
+		{
 			name:  "no probe numbers at all",
 			files: map[string]string{"suites/probes.yaml": probeSuite},
 			env:   remote,
