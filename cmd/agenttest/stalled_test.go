@@ -36,19 +36,36 @@ func plainTarget(url string) map[string]string {
 // it could not register, goes on, and its case errors on the same stall,
 // exit 4. Before, the registration waited for ever, and only an interrupt
 // ended the run, which then tested nothing.
+//
+// Each call of the registration is bounded, not only the first: a
+// platform that lists its endpoints (none) and then stalls on the POST
+// that registers one is the same stall.
 func TestWebhookRegistrationStalled(t *testing.T) {
 	t.Parallel()
-	hs := stallingServer(t, func() {})
-	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
-	code, out := runUnlessStalled(c)
-	if code != exitErrored {
-		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
-	}
-	for _, want := range []string{"the run's webhook endpoint could not be registered: ", "turn timeout of 200ms exceeded"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+	stalls := stallingServer(t, func() {})
+	listsThenStalls := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"endpoints": []}`)
+			return
 		}
+		stalls.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(listsThenStalls.Close)
+	for name, hs := range map[string]*httptest.Server{"every call": stalls, "the registration": listsThenStalls} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+			c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
+			code, out := runUnlessStalled(c)
+			if code != exitErrored {
+				t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
+			}
+			for _, want := range []string{"the run's webhook endpoint could not be registered: ", "turn timeout of 200ms exceeded"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }
 
