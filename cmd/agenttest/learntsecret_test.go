@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/secret"
@@ -186,5 +187,42 @@ func TestShortIssuedSigningSecretRefused(t *testing.T) {
 		if !strings.Contains(line, why) || strings.Contains(line, short) {
 			t.Errorf("%v: stderr does not say %q, or shows the secret:\n%s", tc.args, why, stderr)
 		}
+	}
+}
+
+// An endpoint already gone when the run deletes it at exit (a 404: the
+// platform expired it, or someone removed it) is what the deletion
+// wanted: the run says nothing of it, and passes.
+func TestWebhookEndpointGoneAtExit(t *testing.T) {
+	t.Parallel()
+	var deleted atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			fmt.Fprintf(w, `{"id":"whe_gone1","url":"http://example.test/","events":["conversation.completed"],"signing_secret":%q}`, learntSecret)
+		case r.URL.Path == "/v1/webhook-endpoints/whe_gone1" && r.Method == http.MethodDelete:
+			deleted.Store(true)
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error_message":"webhook endpoint not found"}`)
+		case strings.Contains(r.URL.Path, "/debug-chat"):
+			fmt.Fprint(w, `{"conversationId":"conv-1","userInput":"","response":"hello","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"greet.yaml": greetSuite})
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}, "run", "--webhook-listen", "127.0.0.1:0", "greet.yaml")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitOK, c.stdout, c.stderr)
+	}
+	if !deleted.Load() {
+		t.Fatalf("the endpoint was not deleted at exit\n%s", c.stderr)
+	}
+	if strings.Contains(c.stderr.String(), "could not delete") {
+		t.Errorf("a deletion that found the endpoint gone is reported:\n%s", c.stderr)
 	}
 }
