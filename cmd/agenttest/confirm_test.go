@@ -228,6 +228,24 @@ func TestAlertGateInReports(t *testing.T) {
 		len(doc.Checks[0].Attempts) != 1 || doc.Checks[0].Attempts[0].Failures[0].Key != "alerts.call_volume" {
 		t.Errorf("JSON checks = %+v", doc.Checks)
 	}
+
+	// run.gate_alerts in agenttest.yaml turns the gate on as the flag
+	// does, and --gate-alerts=false on the command line wins over it.
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte("run:\n  gate_alerts: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"run", "suites"}, exitFailed},
+		{[]string{"run", "--gate-alerts=false", "suites"}, exitOK},
+	} {
+		c = newCLI(t, dir, env, tc.args...)
+		if code := c.run(t); code != tc.want {
+			t.Errorf("gate_alerts: true, %q: exit %d, want %d\n%s%s", tc.args, code, tc.want, c.stdout, c.stderr)
+		}
+	}
 }
 
 // TestConfirmationsInReports runs the shipped confirmations suite and
