@@ -38,24 +38,40 @@ func plainTarget(url string) map[string]string {
 // ended the run, which then tested nothing.
 //
 // Each call of the registration is bounded, not only the first: a
-// platform that lists its endpoints (none) and then stalls on the POST
-// that registers one is the same stall.
+// platform that lists its endpoints and then stalls on the call that
+// registers one (none listed), replaces one listed at the run's URL whose
+// secret the run does not know, or re-enables one whose secret it does
+// (--webhook-secret) is the same stall.
 func TestWebhookRegistrationStalled(t *testing.T) {
 	t.Parallel()
 	stalls := stallingServer(t, func() {})
-	listsThenStalls := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			io.WriteString(w, `{"endpoints": []}`)
-			return
-		}
-		stalls.Config.Handler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(listsThenStalls.Close)
-	for name, hs := range map[string]*httptest.Server{"every call": stalls, "the registration": listsThenStalls} {
-		t.Run(name, func(t *testing.T) {
+	listsThenStalls := func(list string) *httptest.Server {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				io.WriteString(w, list)
+				return
+			}
+			stalls.Config.Handler.ServeHTTP(w, r)
+		}))
+		t.Cleanup(hs.Close)
+		return hs
+	}
+	const public = "https://hooks.example.test/agenttest"
+	listed := listsThenStalls(`{"endpoints": [{"id": "whe_old", "url": "` + public + `", "events": ["conversation.completed"], "enabled": false}]}`)
+	for _, tc := range []struct {
+		name  string
+		hs    *httptest.Server
+		flags []string
+	}{
+		{"every call", stalls, nil},
+		{"the registration", listsThenStalls(`{"endpoints": []}`), nil},
+		{"the replacement", listed, []string{"--webhook-url", public}},
+		{"the update", listed, []string{"--webhook-url", public, "--webhook-secret", "whsec_known-0123456789abcdef"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-			c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
+			c := newCLI(t, dir, plainTarget(tc.hs.URL), append([]string{"run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml"}, tc.flags...)...)
 			code, out := runUnlessStalled(c)
 			if code != exitErrored {
 				t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
