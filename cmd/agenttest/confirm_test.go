@@ -106,12 +106,21 @@ func TestLiveSafetyRefusals(t *testing.T) {
 			want:  []string{"suites/probes.yaml:7:13", "+447700900777 (sms: to), which is not an allowed probe number", "probe_numbers of target remote (agenttest.yaml:4:20)"},
 		},
 		{
-			name: "unlisted agent number of an sms",
+			name: "unlisted agent numbers",
 			files: map[string]string{"agenttest.yaml": withProbes, "suites/probes.yaml": "suite: probes\nagent: clinic\nscenarios:\n" +
-				"  - name: from an unlisted number\n    probe: {sms: {to: \"+447700900001\", agent_number: \"+447700900888\", message: hi}}\n"},
+				"  - name: texts from an unlisted number\n    probe: {sms: {to: \"+447700900001\", agent_number: \"+447700900888\", message: hi}}\n" +
+				"  - name: calls from an unlisted number\n    probe: {outbound_call: {to: \"+447700900001\", agent_number: \"+447700900889\"}, within: 10s}\n"},
 			env:  remote,
 			args: []string{"run", "--target", "remote", "suites"},
-			want: []string{"suites/probes.yaml:5:13", "+447700900888 (sms: agent_number), which is not an allowed probe number"},
+			want: []string{"suites/probes.yaml:5:13", "+447700900888 (sms: agent_number), which is not an allowed probe number",
+				"suites/probes.yaml:7:13", "+447700900889 (outbound_call: agent_number), which is not an allowed probe number"},
+		},
+		{
+			name: "scenario env",
+			files: map[string]string{"suites/greet.yaml": "suite: greet\nagent: clinic\nscenarios:\n" +
+				"  - name: greets in live\n    env: live\n    turns:\n      - say: hello\n"},
+			args: []string{"run", "suites"},
+			want: []string{"suites/greet.yaml:4:5", `scenario "greets in live" runs in the live environment`},
 		},
 		{
 			name:  "no probe numbers at all",
@@ -135,14 +144,21 @@ func TestLiveSafetyRefusals(t *testing.T) {
 	}
 }
 
+// probeSim starts a simulator whose outbound calls end at once and
+// returns the environment of a remote target on it for agent clinic.
+func probeSim(t *testing.T) map[string]string {
+	s := simtest.Start(t, sim.Options{Seed: 1, Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
+	env := simEnv(s)
+	env["AGENTTEST_AGENT_ID"] = "clinic"
+	return env
+}
+
 // TestAllowLiveAndProbeNumbers runs what the refusals refuse once allowed:
 // a live run with --allow-live, a probe to a listed number written with
 // separators.
 func TestAllowLiveAndProbeNumbers(t *testing.T) {
 	t.Parallel()
-	s := simtest.Start(t, sim.Options{Seed: 1, Outbound: sim.OutboundOptions{Queued: 10 * time.Millisecond, Calling: 10 * time.Millisecond}})
-	env := simEnv(s)
-	env["AGENTTEST_AGENT_ID"] = "clinic"
+	env := probeSim(t)
 	dir := writeTree(t, map[string]string{
 		"suites/probes.yaml": strings.Split(probeSuite, "  - name: unlisted sms")[0],
 		"agenttest.yaml":     "targets:\n  remote:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    allow_live: true\n    probe_numbers: [\"+44 7700 900001\"]\n",
@@ -211,6 +227,24 @@ func TestAlertGateInReports(t *testing.T) {
 	if len(doc.Checks) != 1 || doc.Checks[0].Name != "alert gate" || doc.Checks[0].Status != "failed" ||
 		len(doc.Checks[0].Attempts) != 1 || doc.Checks[0].Attempts[0].Failures[0].Key != "alerts.call_volume" {
 		t.Errorf("JSON checks = %+v", doc.Checks)
+	}
+
+	// run.gate_alerts in agenttest.yaml turns the gate on as the flag
+	// does, and --gate-alerts=false on the command line wins over it.
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte("run:\n  gate_alerts: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"run", "suites"}, exitFailed},
+		{[]string{"run", "--gate-alerts=false", "suites"}, exitOK},
+	} {
+		c = newCLI(t, dir, env, tc.args...)
+		if code := c.run(t); code != tc.want {
+			t.Errorf("gate_alerts: true, %q: exit %d, want %d\n%s%s", tc.args, code, tc.want, c.stdout, c.stderr)
+		}
 	}
 }
 
@@ -370,5 +404,43 @@ func TestRedirectedRecordReadsErr(t *testing.T) {
 				t.Errorf("JUnit: want an <error> and no <failure>:\n%s", junit)
 			}
 		})
+	}
+}
+
+// TestProbeNumberFromVariable: a probe number written as ${var} is known
+// only once the scenario runs, so the refusal before the run leaves it to
+// the runner, which holds the expanded number to probe_numbers: a listed
+// one is called, an unlisted one errors its scenario at the probe and
+// is not called. The suite's env: live is overridden by each
+// scenario's own env, so nothing here needs --allow-live.
+func TestProbeNumberFromVariable(t *testing.T) {
+	t.Parallel()
+	env := probeSim(t)
+	dir := writeTree(t, map[string]string{
+		"agenttest.yaml": "targets:\n  remote:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n    probe_numbers: [\"+44 7700 900001\"]\n",
+		"suites/probes.yaml": `suite: probes
+agent: clinic
+env: live
+scenarios:
+  - name: listed by variable
+    env: sandbox
+    vars: {phone: "+447700900001"}
+    probe: {outbound_call: {to: "${phone}"}, within: 10s}
+  - name: unlisted by variable
+    env: sandbox
+    vars: {phone: "+447700900777"}
+    probe: {outbound_call: {to: "${phone}"}, within: 10s}
+`,
+	})
+	c := newCLI(t, dir, env, "run", "--target", "remote", "suites")
+	code := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	if code != exitErrored {
+		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
+	}
+	for _, want := range []string{"PASS suites/probes.yaml:5 listed by variable", "to +447700900777 is not listed in the target's probe_numbers"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/secret"
@@ -36,19 +37,9 @@ func learntSecretPlatform(t *testing.T, issued string) *httptest.Server {
 		every = append(every, form(issued))
 	}
 	all := strings.Join(every, " ")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return registeringPlatform(t, issued, &endpointLog{}, func(w http.ResponseWriter, r *http.Request) {
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-		w.Header().Set("Content-Type", "application/json")
 		switch {
-		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
-			fmt.Fprint(w, `{"endpoints":[]}`)
-		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
-			var reg struct {
-				URL    string   `json:"url"`
-				Events []string `json:"events"`
-			}
-			json.NewDecoder(r.Body).Decode(&reg)
-			json.NewEncoder(w).Encode(map[string]any{"id": "whe_learnt1", "url": reg.URL, "events": reg.Events, "signing_secret": issued})
 		case len(parts) == 3 && parts[1] == "webhook-endpoints" && r.Method == http.MethodDelete:
 			w.WriteHeader(http.StatusInternalServerError)
 			fmt.Fprintf(w, `{"error_message":"cannot delete the endpoint signed with %s"}`, all)
@@ -62,9 +53,7 @@ func learntSecretPlatform(t *testing.T, issued string) *httptest.Server {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 // A run that registers its webhook endpoint (--webhook-listen) masks the
@@ -97,7 +86,7 @@ func TestLearntWebhookSecretNeverShown(t *testing.T) {
 	if !strings.Contains(texts["result.json"], secret.Mask) || !strings.Contains(texts["junit.xml"], secret.Mask) {
 		t.Errorf("no %s in the reports: the echoes were not exercised", secret.Mask)
 	}
-	if !strings.Contains(texts["stderr"], "could not delete webhook endpoint whe_learnt1") {
+	if !strings.Contains(texts["stderr"], "could not delete webhook endpoint whe_1") {
 		t.Errorf("the failed deletion is not reported:\n%s", texts["stderr"])
 	}
 }
@@ -145,7 +134,7 @@ func TestWebhooksListenMasksLearntSecret(t *testing.T) {
 	if n := strings.Count(texts["stdout"], secret.Mask); n < 4 {
 		t.Errorf("stdout shows %s %d times, want 4 or more: the echoes were not exercised\n%s", secret.Mask, n, texts["stdout"])
 	}
-	if !strings.Contains(texts["stderr"], "could not delete webhook endpoint whe_learnt1") {
+	if !strings.Contains(texts["stderr"], "could not delete webhook endpoint whe_1") {
 		t.Errorf("the failed deletion is not reported:\n%s", texts["stderr"])
 	}
 }
@@ -179,12 +168,109 @@ func TestShortIssuedSigningSecretRefused(t *testing.T) {
 		// deletion, cannot be masked: only what agenttest says is
 		// checked.
 		stderr := c.stderr.String()
-		if !strings.Contains(stderr, "could not delete webhook endpoint whe_learnt1") {
+		if !strings.Contains(stderr, "could not delete webhook endpoint whe_1") {
 			t.Errorf("%v: the endpoint was not deleted:\n%s", tc.args, stderr)
 		}
 		line := regexp.MustCompile(`(?m)^agenttest: .*is of no use.*$`).FindString(stderr)
 		if !strings.Contains(line, why) || strings.Contains(line, short) {
 			t.Errorf("%v: stderr does not say %q, or shows the secret:\n%s", tc.args, why, stderr)
+		}
+	}
+}
+
+// endpointLog is what registeringPlatform saw (the URL the run's
+// endpoint was registered with) and endpointPlatform (its deletion).
+type endpointLog struct {
+	url     atomic.Value
+	deleted atomic.Bool
+}
+
+// registeringPlatform registers the run's webhook endpoint (whe_1) with
+// the signing secret issued, noting its URL in log, and hands every other
+// request to rest.
+func registeringPlatform(t *testing.T, issued string, log *endpointLog, rest http.HandlerFunc) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			var reg struct {
+				URL    string   `json:"url"`
+				Events []string `json:"events"`
+			}
+			json.NewDecoder(r.Body).Decode(&reg)
+			log.url.Store(reg.URL)
+			json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": reg.URL, "events": reg.Events, "signing_secret": issued})
+		default:
+			rest(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// endpointPlatform registers the run's webhook endpoint, answers its
+// deletion at exit with deleteStatus and every debug-chat turn with a
+// greeting.
+func endpointPlatform(t *testing.T, deleteStatus int, log *endpointLog) *httptest.Server {
+	return registeringPlatform(t, learntSecret, log, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v1/webhook-endpoints/whe_1" && r.Method == http.MethodDelete:
+			log.deleted.Store(true)
+			w.WriteHeader(deleteStatus)
+			fmt.Fprint(w, `{"error_message":"webhook endpoint not found"}`)
+		case strings.Contains(r.URL.Path, "/debug-chat"):
+			fmt.Fprint(w, `{"conversationId":"conv-1","userInput":"","response":"hello","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// An endpoint already gone when the run deletes it at exit (a 404: the
+// platform expired it, or someone removed it) is what the deletion
+// wanted: the run says nothing of it, and passes.
+func TestWebhookEndpointGoneAtExit(t *testing.T) {
+	t.Parallel()
+	var log endpointLog
+	srv := endpointPlatform(t, http.StatusNotFound, &log)
+	dir := writeTree(t, map[string]string{"greet.yaml": greetSuite})
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}, "run", "--webhook-listen", "127.0.0.1:0", "greet.yaml")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitOK, c.stdout, c.stderr)
+	}
+	if !log.deleted.Load() {
+		t.Fatalf("the endpoint was not deleted at exit\n%s", c.stderr)
+	}
+	if strings.Contains(c.stderr.String(), "could not delete") {
+		t.Errorf("a deletion that found the endpoint gone is reported:\n%s", c.stderr)
+	}
+}
+
+// The target's webhook_url is the URL the run registers (the public one
+// the platform reaches its loopback receiver through), and --webhook-url
+// wins over it.
+func TestTargetWebhookURL(t *testing.T) {
+	t.Parallel()
+	var log endpointLog
+	srv := endpointPlatform(t, http.StatusNoContent, &log)
+	dir := writeTree(t, map[string]string{"greet.yaml": greetSuite, "agenttest.yaml": "targets:\n  remote:\n    build_url: ${env:AGENTTEST_BUILD_URL}\n" +
+		"    webhook_listen: 127.0.0.1:0\n    webhook_url: https://hooks.example.test/from-target\n"})
+	env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "https://hooks.example.test/from-target"},
+		{[]string{"--webhook-url", "https://hooks.example.test/from-flag"}, "https://hooks.example.test/from-flag"},
+	} {
+		c := newCLI(t, dir, env, append(append([]string{"run", "--target", "remote"}, tc.flags...), "greet.yaml")...)
+		if code := c.run(t); code != exitOK {
+			t.Fatalf("%q: exit %d, want %d\n%s%s", tc.flags, code, exitOK, c.stdout, c.stderr)
+		}
+		if got := log.url.Load(); got != tc.want {
+			t.Errorf("%q: registered %v, want %s", tc.flags, got, tc.want)
 		}
 	}
 }

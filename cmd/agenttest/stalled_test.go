@@ -36,19 +36,52 @@ func plainTarget(url string) map[string]string {
 // it could not register, goes on, and its case errors on the same stall,
 // exit 4. Before, the registration waited for ever, and only an interrupt
 // ended the run, which then tested nothing.
+//
+// Each call of the registration is bounded, not only the first: a
+// platform that lists its endpoints and then stalls on the call that
+// registers one (none listed), replaces one listed at the run's URL whose
+// secret the run does not know, or re-enables one whose secret it does
+// (--webhook-secret) is the same stall.
 func TestWebhookRegistrationStalled(t *testing.T) {
 	t.Parallel()
-	hs := stallingServer(t, func() {})
-	dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-	c := newCLI(t, dir, plainTarget(hs.URL), "run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml")
-	code, out := runUnlessStalled(c)
-	if code != exitErrored {
-		t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
+	stalls := stallingServer(t, func() {})
+	listsThenStalls := func(list string) *httptest.Server {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				io.WriteString(w, list)
+				return
+			}
+			stalls.Config.Handler.ServeHTTP(w, r)
+		}))
+		t.Cleanup(hs.Close)
+		return hs
 	}
-	for _, want := range []string{"the run's webhook endpoint could not be registered: ", "turn timeout of 200ms exceeded"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+	const public = "https://hooks.example.test/agenttest"
+	listed := listsThenStalls(`{"endpoints": [{"id": "whe_old", "url": "` + public + `", "events": ["conversation.completed"], "enabled": false}]}`)
+	for _, tc := range []struct {
+		name  string
+		hs    *httptest.Server
+		flags []string
+	}{
+		{"every call", stalls, nil},
+		{"the registration", listsThenStalls(`{"endpoints": []}`), nil},
+		{"the replacement", listed, []string{"--webhook-url", public}},
+		{"the update", listed, []string{"--webhook-url", public, "--webhook-secret", "whsec_known-0123456789abcdef"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+			c := newCLI(t, dir, plainTarget(tc.hs.URL), append([]string{"run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "200ms", "hooks.yaml"}, tc.flags...)...)
+			code, out := runUnlessStalled(c)
+			if code != exitErrored {
+				t.Fatalf("exit %d, want %d\n%s", code, exitErrored, out)
+			}
+			for _, want := range []string{"the run's webhook endpoint could not be registered: ", "turn timeout of 200ms exceeded"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }
 
