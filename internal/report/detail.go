@@ -337,12 +337,7 @@ func FailureValues(f assert.Failure, indent string) string {
 // writeValues writes a failure's expected, nearest, actual and diff lines
 // at indent in.
 func (d detail) writeValues(f assert.Failure, in string) {
-	// A file strips escape sequences from the platform's text, but not
-	// from what a failure compared: there an escape sequence can be the
-	// very difference, and stripped, the actual value read as the
-	// expected one above an empty diff. Escaped instead, as the console
-	// shows them (and the HTML report, htmlFailureStyle).
-	st := style{color: d.st.color}
+	st := d.st.compared()
 	if f.Expected != "" || f.Actual != "" {
 		d.line(in, "expected: "+st.showValue(f.Expected, in+"  "))
 		if f.Nearest != "" {

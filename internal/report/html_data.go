@@ -137,11 +137,8 @@ type htmlConfirm struct {
 var htmlStyle = style{file: true}
 
 // htmlFailureStyle is how a failure's compared values and their diff are
-// cleaned: as the console shows them, an escape sequence escaped rather
-// than stripped, because there it can be the very difference. Stripped,
-// a reply that differed from the expected text only by a colour code read
-// as the expected text, and its failure showed no diff at all.
-var htmlFailureStyle = style{}
+// cleaned, as in the other reports (style.compared).
+var htmlFailureStyle = htmlStyle.compared()
 
 // flatAll is htmlStyle.flat of each of ss.
 func flatAll(ss []string) []string {

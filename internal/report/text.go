@@ -173,6 +173,14 @@ type style struct {
 	file  bool
 }
 
+// compared is the style of what a failure compared (its expected,
+// nearest and actual values and their diff), in a file too: an escape
+// sequence escaped, as the console shows it, rather than stripped,
+// because there it can be the very difference. Stripped, a reply that
+// differed from the expected text only by a colour code read as the
+// expected text above an empty diff.
+func (st style) compared() style { return style{color: st.color} }
+
 // SGR codes used by the console views.
 const (
 	sgrBold    = "1"
