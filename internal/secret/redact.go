@@ -49,11 +49,11 @@ func CheckKey(what, key string) error {
 }
 
 // Redactor finds and masks keys. Build it with New, or with With or
-// Derive from another; it is safe for concurrent use. It can learn a key it was not
-// built with (Learn): a secret the platform issues at run time, such as a
-// webhook endpoint's signing secret, is masked by everything that holds
-// the redactor from the moment it is learnt, so no second redactor of
-// the late secrets is needed.
+// Derive from another; it is safe for concurrent use. It can learn a key
+// it was not built with (Learn): a secret the platform issues at run
+// time, such as a webhook endpoint's signing secret, is masked by
+// everything that holds the redactor from the moment it is learnt, so no
+// second redactor of the late secrets is needed.
 type Redactor struct {
 	// cur is the table the scans use. A scan loads it once, so it sees
 	// one key set throughout; Learn and a With redactor's catching up
