@@ -70,8 +70,8 @@ func (o statsOptions) check() (problems, warnings []string) {
 
 // probeNote says, once, which selected scenarios the run's statistical
 // flags leave to a single run: those with a probe, each run of which
-// calls or texts a real number (scenario.Scenario.RunStats). Empty when
-// the flags are unset or no such scenario is selected.
+// calls or texts a real number (scenario.Scenario.DeclinesRunStats).
+// Empty when the flags are unset or no such scenario is selected.
 func (o statsOptions) probeNote(suites []*scenario.Suite) string {
 	if o.stats().IsZero() {
 		return ""
@@ -79,7 +79,7 @@ func (o statsOptions) probeNote(suites []*scenario.Suite) string {
 	var names []string
 	for _, s := range suites {
 		for _, sc := range s.Scenarios {
-			if sc.Stats.IsZero() && sc.Probe() != nil {
+			if sc.DeclinesRunStats() {
 				names = append(names, fmt.Sprintf("%s %q", sc.Pos, sc.Name))
 			}
 		}

@@ -10,9 +10,6 @@ import (
 	"github.com/agenttest/agenttest/internal/reply"
 )
 
-//go:fix inline
-func fptr(v float64) *float64 { return new(v) }
-
 // record is the conversation the confirmation tests read.
 func record() *reply.Conversation {
 	return &reply.Conversation{
@@ -67,11 +64,11 @@ func TestCheckConversation(t *testing.T) {
 		return &ConversationChecks{Pos: at(2), Fields: []FieldCheck{fc}}
 	}
 	for _, tc := range []testCase{
-		{name: "number value passes", cc: field("num_turns", FieldCheck{Number: &Number{Value: fptr(4)}})},
-		{name: "number value fails", cc: field("num_turns", FieldCheck{Number: &Number{Value: fptr(5)}}),
+		{name: "number value passes", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(4))}})},
+		{name: "number value fails", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(5))}}),
 			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 4, expected 5"},
-		{name: "number range passes", cc: field("total_duration", FieldCheck{Number: &Number{Min: fptr(10), Max: fptr(60)}})},
-		{name: "number min fails", cc: field("num_ood", FieldCheck{Number: &Number{Min: fptr(1)}}),
+		{name: "number range passes", cc: field("total_duration", FieldCheck{Number: &Number{Min: new(float64(10)), Max: new(float64(60))}})},
+		{name: "number min fails", cc: field("num_ood", FieldCheck{Number: &Number{Min: new(float64(1))}}),
 			keys: []string{"confirm.conversation.num_ood"}, msg: "num_ood is 0, expected at least 1"},
 		{name: "bool passes", cc: field("handoff", FieldCheck{Bool: &Bool{Value: true}})},
 		{name: "bool fails", cc: field("in_progress", FieldCheck{Bool: &Bool{Value: true}}),
@@ -100,13 +97,13 @@ func TestCheckConversation(t *testing.T) {
 			{Pos: at(3), Key: "booking_code", Match: &Text{Matches: new(`^XX-`)}},
 			{Pos: at(4), Key: "ghost", Present: new(true)},
 		}}, keys: []string{"confirm.conversation.state.booking_code", "confirm.conversation.state.ghost"}, msg: `state "booking_code" does not match`},
-		{name: "turns pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(4)},
+		{name: "turns pass", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))},
 			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"book_appointment", "urgent_symptoms"}, Excludes: []string{"cancel"}}}}},
-		{name: "turns fail", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Min: fptr(6)},
+		{name: "turns fail", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Min: new(float64(6))},
 			Intents: &IntentsCheck{Pos: at(4), Includes: []string{"cancel"}, Excludes: []string{"urgent_symptoms"}}}},
 			keys: []string{"confirm.conversation.turns.count", "confirm.conversation.turns.intents.includes", "confirm.conversation.turns.intents.excludes"},
 			msg:  "conversation has 4 turns, expected at least 6"},
-		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(4)}}},
+		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
 			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
 		{name: "no record", cc: &ConversationChecks{Pos: at(2)}, clear: true, keys: []string{"confirm.conversation"}, msg: "no conversation record"},
@@ -246,7 +243,7 @@ func TestConversationFieldsReadTheirOwn(t *testing.T) {
 			if !own {
 				v += 100
 			}
-			fc.Number = &Number{Value: fptr(float64(v))}
+			fc.Number = &Number{Value: new(float64(v))}
 		case bool:
 			fc.Bool = &Bool{Value: v == own}
 		}
@@ -302,10 +299,10 @@ func TestConfirmationFailureDetails(t *testing.T) {
 		return s, nil
 	}
 	num := func(field string, v float64) *ConversationChecks {
-		return &ConversationChecks{Pos: at(2), Fields: []FieldCheck{{Pos: at(3), Field: field, Number: &Number{Value: fptr(v)}}}}
+		return &ConversationChecks{Pos: at(2), Fields: []FieldCheck{{Pos: at(3), Field: field, Number: &Number{Value: new(v)}}}}
 	}
 	count := func(v float64) *ConversationChecks {
-		return &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: fptr(v)}}}
+		return &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(v)}}}
 	}
 	intents := func(pos int, includes, excludes []string) *ConversationChecks {
 		ic := &IntentsCheck{Includes: includes, Excludes: excludes}

@@ -193,7 +193,7 @@ func eachHTMLCase(r *result.Result, fn func(htmlCase) error) error {
 
 // caseKind is the one count a case falls in, as Summary.add counts it.
 func caseKind(c *result.Case) string {
-	if c.Quarantined() && c.Status >= result.Passed {
+	if c.QuarantineHeld() {
 		return "quarantined"
 	}
 	return c.Status.String()

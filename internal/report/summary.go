@@ -91,7 +91,7 @@ func (s *Summary) add(c *result.Case) {
 	if c.Quarantine != nil && c.Quarantine.Lapsed {
 		s.Lapsed++
 	}
-	if c.Quarantined() && c.Status >= result.Passed {
+	if c.QuarantineHeld() {
 		s.Quarantined++
 		return
 	}

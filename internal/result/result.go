@@ -324,11 +324,16 @@ type Case struct {
 // it ran and is reported, but never changes the run's verdict.
 func (c *Case) Quarantined() bool { return c.Quarantine != nil && !c.Quarantine.Lapsed }
 
+// QuarantineHeld reports whether the case ran under a quarantine that
+// holds: whatever its outcome, it gates the run as passed (Gate) and the
+// summaries count it as quarantined, not by its Status.
+func (c *Case) QuarantineHeld() bool { return c.Quarantined() && c.Status >= Passed }
+
 // Gate is the status the case contributes to the run's verdict and exit
 // code: its Status, except that a quarantined case that ran counts as
 // passed.
 func (c *Case) Gate() Status {
-	if c.Quarantined() && c.Status >= Passed {
+	if c.QuarantineHeld() {
 		return Passed
 	}
 	return c.Status

@@ -42,11 +42,15 @@ func (s Stats) Or(def Stats) Stats {
 // 0.95 would ring that phone 26 times or more a night. It repeats only
 // when it says so itself.
 func (sc *Scenario) RunStats(run Stats) Stats {
-	if sc.Stats.IsZero() && sc.Probe() != nil {
+	if sc.DeclinesRunStats() {
 		return Stats{}
 	}
 	return sc.Stats.Or(run)
 }
+
+// DeclinesRunStats reports whether sc runs without the run's statistical
+// settings: it has a probe and no settings of its own (RunStats).
+func (sc *Scenario) DeclinesRunStats() bool { return sc.Stats.IsZero() && sc.Probe() != nil }
 
 // Sequential reports whether the runs are decided by the sequential test.
 func (s Stats) Sequential() bool { return s.Confidence > 0 }

@@ -17,5 +17,11 @@ func RoundDown(v float64, places int) float64 {
 // RoundUp is RoundDown's mirror for an upper bound.
 func RoundUp(v float64, places int) float64 {
 	scale := math.Pow(10, float64(places))
-	return math.Ceil(v*scale-1e-9) / scale
+	up := math.Ceil(v*scale-1e-9) / scale
+	if up == 0 {
+		// The ceiling of the forgiven hair below 0 is -0, which prints
+		// as -0.000.
+		return 0
+	}
+	return up
 }

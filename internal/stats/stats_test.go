@@ -408,7 +408,8 @@ func TestRoundOutward(t *testing.T) {
 		if got := RoundDown(tc.v, tc.places); got != tc.down {
 			t.Errorf("RoundDown(%v, %d) = %v, want %v", tc.v, tc.places, got, tc.down)
 		}
-		if got := RoundUp(tc.v, tc.places); got != tc.up {
+		// -0 == 0, but it prints as -0.000: compare the signs too.
+		if got := RoundUp(tc.v, tc.places); got != tc.up || math.Signbit(got) != math.Signbit(tc.up) {
 			t.Errorf("RoundUp(%v, %d) = %v, want %v", tc.v, tc.places, got, tc.up)
 		}
 	}
