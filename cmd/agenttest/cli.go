@@ -57,7 +57,9 @@ Exit codes:
        the agent
   3    internal error
   4    no check failed, but a case errored: the platform or the network
-       kept the run from telling whether the agent is fine; or the
+       kept the run from telling whether the agent is fine, or its
+       scenario cannot be run as written (a configuration error, which
+       the status line names: retrying will not help); or the
        deployment of an agent changed during the run
   5    nothing was tested: no scenario selected, or every selected one
        skipped (--allow-empty makes it 0)

@@ -151,6 +151,38 @@ func TestExitCodeTable(t *testing.T) {
 	}
 }
 
+// TestConfigErrorNamedApart: a scenario that cannot be run as written (a
+// ${env:...} no one set) errors the run with exit 4 as any error does,
+// but the status line says it is a configuration error, which retrying
+// the job will not fix, not the platform or the network; and a merge of
+// the run's JSON report says the same with the same code.
+func TestConfigErrorNamedApart(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	junitPath, jsonPath := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
+	const status = "status: errored (no check failed, but 1 case errored: its scenario cannot be run as written (a configuration error; retrying will not help))"
+	p := runProcess(t, "testdata/configerror", nil, "run", "--junit", junitPath, "--json", jsonPath)
+	if p.code != exitErrored {
+		t.Fatalf("want exit 4, got %s", p)
+	}
+	if !strings.Contains(p.stdout, "AGENTTEST_TEST_UNSET_VARIABLE") || !strings.HasSuffix(p.stdout, status+"\n") {
+		t.Errorf("stdout does not name the variable and end with\n%s\n%s", status, p)
+	}
+	junit, err := os.ReadFile(junitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<property name="status" value="errored">`, `type="config"`} {
+		if !strings.Contains(string(junit), want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, junit)
+		}
+	}
+	m := runProcess(t, out, nil, "merge", jsonPath)
+	if m.code != exitErrored || !strings.HasSuffix(m.stdout, status+"\n") {
+		t.Errorf("merge: want exit 4 and stdout ending with\n%s\ngot %s", status, m)
+	}
+}
+
 // TestUnreachableTarget: a 100-scenario suite against a closed port ends
 // with exit 4 once the first calls meet it, without waiting out long
 // retry backoffs; it says the cause once with the host and what to check,

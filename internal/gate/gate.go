@@ -366,6 +366,16 @@ func runWhy(r *result.Result, status result.RunStatus) string {
 		if len(r.DeploymentChanges()) > 0 {
 			return "a deployment changed during the run"
 		}
+		// A configuration error is named apart: the job failed on the
+		// suite as written, and running the tests again cannot help.
+		n, config := r.ErroredScenarios()
+		switch {
+		case config > 0 && config == n:
+			return fmt.Sprintf("%d errored %s cannot be run as written (a configuration error)", n, plural(n, "case", "cases"))
+		case config > 0:
+			return fmt.Sprintf("%d errored %s cannot be run as written (a configuration error), and the platform or the network kept %d from a verdict",
+				config, plural(config, "case", "cases"), n-config)
+		}
 		return "the platform or the network kept it from a verdict"
 	case result.RunInterrupted:
 		return "it was interrupted before every case finished"

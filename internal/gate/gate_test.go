@@ -206,6 +206,34 @@ func TestFromRun(t *testing.T) {
 	}
 }
 
+// TestFromRunNamesConfigurationErrors: the gate's reason for refusing an
+// errored run says when its cases cannot be run as written, which no
+// retry of the job fixes, apart from the platform or the network.
+func TestFromRunNamesConfigurationErrors(t *testing.T) {
+	errored := func(kind string) *result.Case {
+		return &result.Case{Status: result.Errored, Attempts: []*result.Attempt{{Status: result.Errored, Error: &result.Error{Kind: kind}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		cases []*result.Case
+		want  string
+	}{
+		{"by configuration", []*result.Case{errored(result.KindConfig), errored(result.KindConfig)},
+			"2 errored cases cannot be run as written (a configuration error)"},
+		{"mixed", []*result.Case{errored(result.KindConfig), errored(result.KindNetwork)},
+			"1 errored case cannot be run as written (a configuration error), and the platform or the network kept 1 from a verdict"},
+		{"none by configuration", []*result.Case{errored(result.KindHTTP)},
+			"the platform or the network kept it from a verdict"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}}
+			if ev := FromRun("r.json", r, r.RunStatus()); ev.Why != tc.want || ev.DerivedWhy != tc.want {
+				t.Errorf("why %q, derived %q; want %q", ev.Why, ev.DerivedWhy, tc.want)
+			}
+		})
+	}
+}
+
 // TestFromRunDerives: the gate derives the verdict of a report's cases
 // again, and finds the agents and environments its cases ran in that it
 // records no deployment of, so that a report edited to say passed, or to

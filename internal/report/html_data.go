@@ -251,8 +251,8 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 	}
 	if c.Repeat != nil {
 		var runs strings.Builder
-		for _, r := range runsOf(c) {
-			switch r.last().Status {
+		for _, r := range c.Runs() {
+			switch r.Last().Status {
 			case result.Passed, result.Flaky:
 				runs.WriteByte('p')
 			case result.Failed:

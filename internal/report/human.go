@@ -323,7 +323,7 @@ func statusWhy(r *result.Result, s Summary) string {
 		}
 		// Counted without the checks: an alert gate that could not read
 		// the alerts is not a case that errored.
-		n := summarizeScenarios(r).Errored
+		n, config := r.ErroredScenarios()
 		if n == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
 			return stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
@@ -331,8 +331,7 @@ func statusWhy(r *result.Result, s Summary) string {
 		if n == 0 {
 			return "no check failed, but the alert gate errored: the platform or the network kept the run from reading the firing alerts"
 		}
-		return fmt.Sprintf("no check failed, but %d %s errored: the platform or the network kept the run from telling whether the agent is fine",
-			n, plural(n, "case", "cases"))
+		return fmt.Sprintf("no check failed, but %d %s errored: %s", n, plural(n, "case", "cases"), erroredWhy(n, config))
 	case result.RunInterrupted:
 		return "the run was stopped before every case finished"
 	case result.RunEmpty:
@@ -346,6 +345,22 @@ func statusWhy(r *result.Result, s Summary) string {
 		return "nothing was tested: no scenario was selected"
 	}
 	return ""
+}
+
+// erroredWhy says why n cases errored, config of them because their
+// scenario cannot be run as written (result.Case.ErroredByConfig): that is
+// for the user to fix, and retrying the job will not help, where the
+// platform or the network may do better next time.
+func erroredWhy(n, config int) string {
+	switch {
+	case config == 0:
+		return "the platform or the network kept the run from telling whether the agent is fine"
+	case config == n:
+		return fmt.Sprintf("%s cannot be run as written (a configuration error; retrying will not help)",
+			plural(n, "its scenario", "their scenarios"))
+	}
+	return fmt.Sprintf("%d cannot be run as written (a configuration error), and the platform or the network kept %d from telling whether the agent is fine",
+		config, n-config)
 }
 
 // failedWhy says what failed a run: a check of a scenario (the agent

@@ -155,36 +155,6 @@ func above(v, limit float64) string {
 // the same).
 const boundTolerance = 1e-9
 
-// run is one run of a repeated case: its attempts (errored ones retried)
-// and its outcome, the last attempt's.
-type run struct {
-	number   int
-	attempts []*result.Attempt
-}
-
-func (r run) last() *result.Attempt { return r.attempts[len(r.attempts)-1] }
-
-// runsOf groups a repeated case's attempts by run. Attempts without a run
-// number (reports of older versions) are a run each.
-func runsOf(c *result.Case) []run {
-	var out []run
-	for _, a := range c.Attempts {
-		if a == nil {
-			continue
-		}
-		if n := len(out); n > 0 && a.Run != 0 && out[n-1].number == a.Run {
-			out[n-1].attempts = append(out[n-1].attempts, a)
-			continue
-		}
-		num := a.Run
-		if num == 0 {
-			num = len(out) + 1
-		}
-		out = append(out, run{number: num, attempts: []*result.Attempt{a}})
-	}
-	return out
-}
-
 // runMark is a run's outcome in the runs strip.
 func runMark(a *result.Attempt) string {
 	switch a.Status {
@@ -206,7 +176,7 @@ const stripWidth = 50
 // transcripts (the first d.maxRuns of them; all when it is 0), the
 // errored ones in one line each.
 func (d detail) writeRuns(c *result.Case, indent string) {
-	runs := runsOf(c)
+	runs := c.Runs()
 	if len(runs) == 0 {
 		d.line(indent, c.Status.String()+" before any run started")
 		return
@@ -217,12 +187,12 @@ func (d detail) writeRuns(c *result.Case, indent string) {
 			d.line(indent, "runs: "+strip.String())
 			strip.Reset()
 		}
-		strip.WriteString(runMark(r.last()))
+		strip.WriteString(runMark(r.Last()))
 	}
 	d.line(indent, "runs: "+strip.String()+"  (✓ passed, ✗ failed, E errored: not counted)")
 	shown, hidden := 0, 0
 	for _, r := range runs {
-		a := r.last()
+		a := r.Last()
 		switch a.Status {
 		case result.Passed, result.Flaky:
 			continue
@@ -232,10 +202,10 @@ func (d detail) writeRuns(c *result.Case, indent string) {
 				continue
 			}
 			shown++
-			d.line(indent, fmt.Sprintf("run %d of %d failed:", r.number, len(runs)))
+			d.line(indent, fmt.Sprintf("run %d of %d failed:", r.Number, len(runs)))
 			d.writeAttempt(a, indent+"  ")
 		default:
-			d.line(indent, fmt.Sprintf("run %d of %d %s", r.number, len(runs), d.st.attemptLine(a)))
+			d.line(indent, fmt.Sprintf("run %d of %d %s", r.Number, len(runs), d.st.attemptLine(a)))
 		}
 	}
 	if hidden > 0 {

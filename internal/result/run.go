@@ -19,7 +19,8 @@ const (
 	RunFailed RunStatus = "failed"
 	// RunErrored: no check failed, but at least one case errored: the
 	// platform, the network or the harness kept the run from telling
-	// whether the agent is fine; or the deployment of an agent changed
+	// whether the agent is fine, or the case's scenario cannot be run as
+	// written (Case.ErroredByConfig); or the deployment of an agent changed
 	// during the run, whatever the checks said. Exit 4 (2 when the run
 	// stopped on a configuration problem, Stop.Config).
 	RunErrored RunStatus = "errored"
