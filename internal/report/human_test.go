@@ -530,7 +530,7 @@ func TestHumanCountLineColour(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
 			NewHuman(&b, HumanOptions{TTY: true, Color: true}).RunFinished(tc.r)
-			for _, line := range strings.Split(b.String(), "\n") {
+			for line := range strings.SplitSeq(b.String(), "\n") {
 				if strings.Contains(line, " passed, ") {
 					if want := "\x1b[" + tc.want + "m"; !strings.HasPrefix(line, want) {
 						t.Errorf("count line %q, want it painted %q", line, want)
