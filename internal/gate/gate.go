@@ -366,6 +366,9 @@ func runWhy(r *result.Result, status result.RunStatus) string {
 		if len(r.DeploymentChanges()) > 0 {
 			return "a deployment changed during the run"
 		}
+		if st := r.Stop; st != nil && st.Config {
+			return "it stopped on a configuration problem: " + st.Why()
+		}
 		// A configuration error is named apart: the job failed on the
 		// suite as written, and running the tests again cannot help.
 		n, config := r.ErroredScenarios()

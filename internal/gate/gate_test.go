@@ -216,17 +216,26 @@ func TestFromRunNamesConfigurationErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		cases []*result.Case
+		stop  *result.Stop
 		want  string
 	}{
-		{"by configuration", []*result.Case{errored(result.KindConfig), errored(result.KindConfig)},
+		{"by configuration", []*result.Case{errored(result.KindConfig), errored(result.KindConfig)}, nil,
 			"2 errored cases cannot be run as written (a configuration error)"},
-		{"mixed", []*result.Case{errored(result.KindConfig), errored(result.KindNetwork)},
+		{"mixed", []*result.Case{errored(result.KindConfig), errored(result.KindNetwork)}, nil,
 			"1 errored case cannot be run as written (a configuration error), and the platform or the network kept 1 from a verdict"},
-		{"none by configuration", []*result.Case{errored(result.KindHTTP)},
+		{"none by configuration", []*result.Case{errored(result.KindHTTP)}, nil,
+			"the platform or the network kept it from a verdict"},
+		// The case that met a refused key errored with the platform's
+		// 401: the stop says it was the configuration's.
+		{"a refused key stopped it", []*result.Case{errored(result.KindHTTP)},
+			&result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Credential: "runtime key", Config: true},
+			"it stopped on a configuration problem: the platform refused the runtime key"},
+		{"an unreachable platform stopped it", []*result.Case{errored(result.KindNetwork)},
+			&result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable},
 			"the platform or the network kept it from a verdict"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}}
+			r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}, Stop: tc.stop}
 			if ev := FromRun("r.json", r, r.RunStatus()); ev.Why != tc.want || ev.DerivedWhy != tc.want {
 				t.Errorf("why %q, derived %q; want %q", ev.Why, ev.DerivedWhy, tc.want)
 			}

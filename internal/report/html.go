@@ -214,7 +214,7 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 		h.Target = append(h.Target, htmlFact{"platform", "embedded simulator"})
 	}
 	if r.Stop != nil {
-		h.Stop = htmlStyle.flat(stopLine(r.Stop))
+		h.Stop = htmlStyle.flat(r.Stop.Why())
 	}
 	h.Pacing = PacingLine(r)
 	h.Deployments = deploymentFacts(r.Deployments)

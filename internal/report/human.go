@@ -212,7 +212,7 @@ func (h *Human) RunFinished(r *result.Result) {
 		b.WriteString("\n")
 	}
 	if st := r.Stop; st != nil {
-		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", h.st.flat(stopLine(st)), s.NotRun, plural(s.NotRun, "case", "cases"))))
+		b.WriteString(h.st.paint(sgrYellow, fmt.Sprintf("run stopped: %s: %d %s not run", h.st.flat(st.Why()), s.NotRun, plural(s.NotRun, "case", "cases"))))
 		b.WriteString("\n")
 	}
 	for _, d := range r.Deployments {
@@ -324,9 +324,15 @@ func statusWhy(r *result.Result, s Summary) string {
 		// Counted without the checks: an alert gate that could not read
 		// the alerts is not a case that errored.
 		n, config := r.ErroredScenarios()
+		if st := r.Stop; st != nil && st.Config {
+			// A refused key or an unknown agent (exit 2): the cases
+			// that met it errored on the configuration, whatever their
+			// errors' kinds, and the rest did not run.
+			return st.Why() + ": a configuration problem kept the run from telling whether the agent is fine"
+		}
 		if n == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
-			return stopLine(r.Stop) + ": the run could not tell whether the agent is fine"
+			return r.Stop.Why() + ": the run could not tell whether the agent is fine"
 		}
 		if n == 0 {
 			return "no check failed, but the alert gate errored: the platform or the network kept the run from reading the firing alerts"
@@ -395,29 +401,6 @@ func failedWhy(r *result.Result) string {
 		why = append(why, line)
 	}
 	return strings.Join(why, "; ")
-}
-
-// stopLine says why a run stopped early, for the summary.
-func stopLine(st *result.Stop) string {
-	at := ""
-	if st.Host != "" {
-		at = " at " + st.Host
-	}
-	switch st.Kind {
-	case result.StopFailFast:
-		return "--fail-fast after the first failed or errored case"
-	case result.StopUnreachable:
-		return "the platform is unreachable" + at
-	case result.StopCredentials:
-		what := st.Credential
-		if what == "" {
-			what = "credentials"
-		}
-		return "the platform" + at + " refused the " + what
-	case result.StopUnknownAgent:
-		return fmt.Sprintf("the platform%s does not know agent %q", at, st.Agent)
-	}
-	return st.Reason
 }
 
 // caseBlock composes everything printed for a finished case. It reads only

@@ -209,9 +209,11 @@ func TestHumanSummaryLines(t *testing.T) {
 		"platform unreachable": {stopped(unreachable, result.Errored, result.Skipped, result.Skipped),
 			"run stopped: the platform is unreachable at 127.0.0.1:9: 2 cases not run\n1 errored, 2 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 0 skipped in 1.23s\n" +
 				"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
+		// A refused key is the configuration's (exit 2), not the
+		// platform's: the case that met it is not blamed on either.
 		"credentials refused": {stopped(refused, result.Passed, result.Errored, result.Skipped),
 			"run stopped: the platform at build.example.com refused the build key: 1 case not run\n1 errored, 1 not run (the run stopped), 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\n" +
-				"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
+				"status: errored (the platform at build.example.com refused the build key: a configuration problem kept the run from telling whether the agent is fine)"},
 		"fail-fast": {stopped(&result.Stop{Kind: result.StopFailFast, Reason: result.ReasonFailFast}, result.Failed, result.Skipped),
 			"run stopped: --fail-fast after the first failed or errored case: 1 case not run\n1 not run (the run stopped), 0 flaky\n0 passed, 1 failed, 0 skipped in 1.23s\n" +
 				"status: failed (a check failed: the agent broke an expectation)"},

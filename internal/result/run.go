@@ -1,5 +1,7 @@
 package result
 
+import "fmt"
+
 // RunStatus is the verdict of a whole run, derived once from its Result
 // by Result.RunStatus. The console's last line, the JSON report's
 // run.status, the JUnit report's testsuites-level "status" property and
@@ -116,6 +118,30 @@ type Stop struct {
 	// credentials, an unknown agent): the run exits 2, as for any other
 	// configuration problem, rather than 4.
 	Config bool `json:"config,omitempty"`
+}
+
+// Why says why the run stopped early, in the words every report uses:
+// "the platform at build.example.com refused the build key".
+func (s *Stop) Why() string {
+	at := ""
+	if s.Host != "" {
+		at = " at " + s.Host
+	}
+	switch s.Kind {
+	case StopFailFast:
+		return "--fail-fast after the first failed or errored case"
+	case StopUnreachable:
+		return "the platform is unreachable" + at
+	case StopCredentials:
+		what := s.Credential
+		if what == "" {
+			what = "credentials"
+		}
+		return "the platform" + at + " refused the " + what
+	case StopUnknownAgent:
+		return fmt.Sprintf("the platform%s does not know agent %q", at, s.Agent)
+	}
+	return s.Reason
 }
 
 // Kinds of Stop.
