@@ -6,6 +6,7 @@ package main
 // this covers main's signal wiring and the exit status the shell sees.
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -52,7 +53,7 @@ func agenttestBinary(t *testing.T) string {
 // startSlowRun starts `agenttest run suites` with every call of the
 // embedded simulator slowed down, so the run takes seconds (about 60
 // cases, two at a time, each call 50ms).
-func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
+func startSlowRun(t *testing.T, out string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
 	t.Helper()
 	bin := agenttestBinary(t)
 	root, err := filepath.Abs(repoRoot)
@@ -63,7 +64,7 @@ func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBu
 		"--junit", filepath.Join(out, "junit.xml"), "--json", filepath.Join(out, "result.json"))
 	cmd.Dir = root
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=50ms", asMainEnv + "=1", noRaceExitPause}
-	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -77,15 +78,14 @@ func startSlowRun(t *testing.T, out string) (*exec.Cmd, *lockedBuffer, *lockedBu
 	return cmd, stdout, stderr
 }
 
-// waitUntil polls until cond holds or fails the test after d.
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+// waitUntil waits until what b holds satisfies cond, checking again at
+// each write to b; it fails the test after d.
+func waitUntil(t *testing.T, b *syncBuffer, d time.Duration, what string, cond func(string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if _, err := b.await(ctx, cond); err != nil {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
@@ -120,7 +120,7 @@ func TestSignalMidRun(t *testing.T) {
 			out := t.TempDir()
 			cmd, stdout, stderr := startSlowRun(t, out)
 			// Some verdicts are in, many cases are still to come.
-			waitUntil(t, 60*time.Second, "a first verdict", func() bool { return strings.Contains(stdout.String(), "\nPASS ") })
+			waitUntil(t, stdout, 60*time.Second, "a first verdict", func(out string) bool { return strings.Contains(out, "\nPASS ") })
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -174,9 +174,9 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Skipf("no named pipes here: %v", err)
 	}
 	cmd, stdout, stderr := startSlowRun(t, out)
-	waitUntil(t, 60*time.Second, "a first verdict", func() bool { return strings.Contains(stdout.String(), "\nPASS ") })
+	waitUntil(t, stdout, 60*time.Second, "a first verdict", func(out string) bool { return strings.Contains(out, "\nPASS ") })
 	cmd.Process.Signal(syscall.SIGINT)
-	waitUntil(t, 10*time.Second, "the summary of the interrupted run", func() bool { return strings.Contains(stdout.String(), "run interrupted:") })
+	waitUntil(t, stdout, 10*time.Second, "the summary of the interrupted run", func(out string) bool { return strings.Contains(out, "run interrupted:") })
 	// Signals of one kind do not queue: send the second once the first
 	// has been handled, as a user pressing Ctrl-C again would.
 	cmd.Process.Signal(syscall.SIGINT)
@@ -209,7 +209,7 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 	cmd := exec.Command(bin, "run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
 	cmd.Dir = root
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=20ms", asMainEnv + "=1", noRaceExitPause}
-	stderr := &lockedBuffer{}
+	stderr := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = w, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -22,12 +22,15 @@ import (
 )
 
 // syncBuffer is a goroutine-safe buffer: the views and the interrupt
-// watcher write from several goroutines. notify, when set, is called
-// after each write with everything written so far.
+// watcher write from several goroutines, a child process's output is
+// copied in by os/exec. notify, when set, is called after each write with
+// everything written so far.
 type syncBuffer struct {
 	mu     sync.Mutex
 	b      bytes.Buffer
 	notify func(string)
+	// changed is closed and replaced at each write, waking await.
+	changed chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
@@ -35,11 +38,39 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	n, err := s.b.Write(p)
 	all := s.b.String()
 	notify := s.notify
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	s.mu.Unlock()
 	if notify != nil {
 		notify(all)
 	}
 	return n, err
+}
+
+// await returns everything written once cond holds of it, checking again
+// at each write, so that the test goes on the moment the output it waits
+// for is written. When ctx ends first (the test's bound on a broken
+// build), it returns what was written and ctx's error.
+func (s *syncBuffer) await(ctx context.Context, cond func(string) bool) (string, error) {
+	for {
+		s.mu.Lock()
+		all := s.b.String()
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		if cond(all) {
+			return all, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return all, ctx.Err()
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -204,13 +205,16 @@ func printSimInfo(st *State, info sim.Info, env bool) error {
 		if len(info.AgentIDs) > 0 {
 			first = info.AgentIDs[0]
 		}
-		_, err := fmt.Fprintf(st.Stdout, "AGENTTEST_BUILD_URL=%s\nAGENTTEST_RUNTIME_URL=%s\nAGENTTEST_ACCOUNT_ID=%s\nAGENTTEST_AGENT_ID=%s\nAGENTTEST_BUILD_KEY=%s\nAGENTTEST_RUNTIME_KEY=%s\n"+
+		lines := fmt.Sprintf("AGENTTEST_BUILD_URL=%s\nAGENTTEST_RUNTIME_URL=%s\nAGENTTEST_ACCOUNT_ID=%s\nAGENTTEST_AGENT_ID=%s\nAGENTTEST_BUILD_KEY=%s\nAGENTTEST_RUNTIME_KEY=%s\n"+
 			"AGENTTEST_MESSAGING_URL=%s\nAGENTTEST_MESSAGING_HOST=%s\nAGENTTEST_CONNECTOR_TOKEN=%s\n",
 			info.BuildURL, info.RuntimeURL, info.AccountID, first, info.BuildKey, info.RuntimeKey,
 			info.MessagingURL, info.MessagingHost, info.MessagingConnectors[first]["sandbox"])
-		if err == nil && info.CallToken != "" {
-			_, err = fmt.Fprintf(st.Stdout, "AGENTTEST_CALL_TOKEN=%s\n", info.CallToken)
+		if info.CallToken != "" {
+			lines += fmt.Sprintf("AGENTTEST_CALL_TOKEN=%s\n", info.CallToken)
 		}
+		// One write, as the JSON line is: a reader that sees output sees
+		// all of it.
+		_, err := io.WriteString(st.Stdout, lines)
 		return err
 	}
 	line, err := json.Marshal(struct {

@@ -7,58 +7,44 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// lockedBuffer is written by the server goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startSim runs `agenttest sim args...` until the test ends and returns
-// its first stdout line.
+// what it printed once ready: its JSON line, or its environment lines,
+// written at once.
 func startSim(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	out, errOut := &syncBuffer{}, &syncBuffer{}
 	st := &State{Stdout: out, Stderr: errOut, Env: map[string]string{}, Dir: "."}
+	// The wait for the output ends when runSim returns early too; its
+	// 10 s bound is for a broken build.
+	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- runSim(ctx, st, args) }()
+	go func() {
+		done <- runSim(ctx, st, args)
+		stop()
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("runSim: %v", err)
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "\n") {
+	first, err := out.await(wait, func(s string) bool { return strings.Contains(s, "\n") })
+	if err != nil {
 		select {
 		case err := <-done:
 			done <- err
 			t.Fatalf("runSim returned early: %v (stderr %s)", err, errOut.String())
 		default:
+			t.Fatal("no output from runSim in 10 s")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no output from runSim")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	return out.String()
+	return first
 }
 
 func TestRunSimJSONLine(t *testing.T) {

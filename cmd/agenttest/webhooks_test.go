@@ -21,18 +21,17 @@ import (
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
-// waitFor polls the buffer until it matches re or the deadline passes.
+// waitFor waits until what b holds matches re, checking again at each
+// write to b, and returns the match; it fails the test after 10 s.
 func waitFor(t *testing.T, b *syncBuffer, re *regexp.Regexp) []string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(b.String()); m != nil {
-			return m
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := b.await(ctx, re.MatchString)
+	if err != nil {
+		t.Fatalf("output never matched %s:\n%s", re, out)
 	}
-	t.Fatalf("output never matched %s:\n%s", re, b.String())
-	return nil
+	return re.FindStringSubmatch(out)
 }
 
 func TestWebhooksListen(t *testing.T) {
@@ -63,15 +62,13 @@ func TestWebhooksListen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var conv string
-	for deadline := time.Now().Add(5 * time.Second); conv == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		st, err := client.CallStatus(ctx, call.SID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conv = st.ConversationID
+	// The simulator's clock ends the call; the conversation it created is
+	// the one of the completion printed, and the only one the
+	// simulator's webhooks report.
+	conv := waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z conversation\.completed conversation=(\S+) env=sandbox \{.*"channel":"VOICE-SIP"`))[1]
+	if st, err := client.CallStatus(ctx, call.SID); err != nil || st.ConversationID != conv {
+		t.Fatalf("call %s: %+v, %v; want the conversation printed, %s", call.SID, st, err, conv)
 	}
-	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z conversation\.completed conversation=`+regexp.QuoteMeta(conv)+` env=sandbox \{.*"channel":"VOICE-SIP"`))
 
 	// A forged delivery is refused and printed with the reason, its text
 	// quoted: the terminal escape, the line break and the fake verified

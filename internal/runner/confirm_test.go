@@ -14,6 +14,7 @@ import (
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
@@ -67,11 +68,15 @@ func (w waitedOut) WaitAfter(ctx context.Context, conversationID, eventType stri
 // rejectedFirst is a receiver whose waits pass on clk as waitedOut's do,
 // once it has rejected a delivery of the event awaited: a test of what
 // the runner makes of a rejected event does not race the delivery against
-// a bound. It fails the wait when no such delivery came in 10 s (real
-// time: a safety net, never a wait the test relies on).
+// a bound. It checks the rejections again each time the simulator ends a
+// delivery attempt (sim.Server.Changed), which is after the receiver
+// recorded its rejection and answered. It fails the wait when no such
+// delivery came in 10 s (real time: a safety net, never a wait the test
+// relies on).
 type rejectedFirst struct {
 	*webhook.Receiver
 	clk *fakeclock.Clock
+	srv *sim.Server
 }
 
 func (w rejectedFirst) WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error) {
@@ -83,8 +88,12 @@ func (w rejectedFirst) WaitAfter(ctx context.Context, conversationID, eventType 
 		}
 		return false
 	}
-	for deadline := time.Now().Add(10 * time.Second); !rejected(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	bound := time.NewTimer(10 * time.Second)
+	defer bound.Stop()
+	for changed := w.srv.Changed(); !rejected(); changed = w.srv.Changed() {
+		select {
+		case <-changed:
+		case <-bound.C:
 			return webhook.Event{}, fmt.Errorf("no delivery of %s for %s was rejected in 10 s", eventType, conversationID)
 		}
 	}
@@ -218,7 +227,7 @@ scenarios:
 	clk := fakeclock.New()
 	opts := e.opts()
 	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-	opts.Webhooks = rejectedFirst{Receiver: e.rcv, clk: clk}
+	opts.Webhooks = rejectedFirst{Receiver: e.rcv, clk: clk, srv: e.sim.Server}
 	opts.ConfirmTimeout = 500 * time.Millisecond
 	res, err := Run(context.Background(), loadYAML(t, src), opts)
 	if err != nil {

@@ -109,6 +109,7 @@ func (s *Server) every(interval time.Duration, f func()) {
 			return
 		case <-tick.C:
 			f()
+			s.changes.note()
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/agent"
@@ -119,4 +120,35 @@ func startHelpdesk(t testing.TB, opts sim.Options) (*simtest.Sim, chat) {
 	opts.Agents = []*agent.Definition{helpdesk(t)}
 	s := simtest.Start(t, opts)
 	return s, chat{t: t, s: s, id: "helpdesk"}
+}
+
+// settles reports whether cond holds, checking it again each time the
+// server ends some background work (Server.Changed), so the wait ends the
+// moment the change that makes cond true is made. It gives up after
+// readTimeout, a bound for a broken build, not the mechanism: a cond
+// that came true with no change reported is a failure too.
+func settles(srv *sim.Server, cond func() bool) bool {
+	bound := time.NewTimer(readTimeout)
+	defer bound.Stop()
+	for {
+		changed := srv.Changed()
+		if cond() {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-bound.C:
+			return false
+		}
+	}
+}
+
+// waitFor waits until cond holds, a condition the server makes true in
+// the background (a socket's clean-up after its close, a client event
+// dropped); it fails after readTimeout.
+func waitFor(t *testing.T, srv *sim.Server, cond func() bool) {
+	t.Helper()
+	if !settles(srv, cond) {
+		t.Fatal("condition not reached")
+	}
 }

@@ -238,7 +238,7 @@ func TestMessagingHandshake(t *testing.T) {
 		}
 		// A closed socket frees its place.
 		socks[0].c.Close(websocket.StatusNormalClosure, "")
-		waitFor(t, func() bool { return m.s.Server.MessagingStats().OpenSockets == 9 })
+		waitFor(t, m.s.Server, func() bool { return m.s.Server.MessagingStats().OpenSockets == 9 })
 		if _, r, err := m.dial(q); err != nil {
 			t.Fatalf("after a close: %v %d %s", err, r.status, r.body)
 		}
@@ -278,20 +278,6 @@ func TestMessagingHandshake(t *testing.T) {
 			}
 		}
 	})
-}
-
-// waitFor polls a condition that the server makes true right after an
-// event the test cannot observe (a socket's clean-up after its close); it
-// fails after readTimeout.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(readTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func TestMessagingHandshakeRateLimit(t *testing.T) {
@@ -751,13 +737,13 @@ func TestMessagingNormalClosures(t *testing.T) {
 	m := startMessaging(t, sim.Options{})
 	s, _, _, _ := m.joined(false)
 	s.c.Close(websocket.StatusNormalClosure, "")
-	waitFor(t, func() bool { return m.s.Server.MessagingStats().OpenSockets == 0 })
+	waitFor(t, m.s.Server, func() bool { return m.s.Server.MessagingStats().OpenSockets == 0 })
 	s, _, _, _ = m.joined(false)
 	s.say("bye")
 	if st := s.closedWith(); st != websocket.StatusNormalClosure {
 		t.Fatalf("closed with %v", st)
 	}
-	waitFor(t, func() bool { return m.s.Server.MessagingStats().OpenSockets == 0 })
+	waitFor(t, m.s.Server, func() bool { return m.s.Server.MessagingStats().OpenSockets == 0 })
 	if n := m.s.Server.MessagingStats().NormalClosures; n != 1 {
 		t.Errorf("%d normal closures, want 1", n)
 	}
@@ -906,7 +892,7 @@ func TestMessagingMessageRate(t *testing.T) {
 			t.Fatalf("event %d: %s", i, e.Type)
 		}
 	}
-	waitFor(t, func() bool { return m.s.Server.MessagingStats().DroppedEvents == 3 })
+	waitFor(t, m.s.Server, func() bool { return m.s.Server.MessagingStats().DroppedEvents == 3 })
 	m.clk.Advance(time.Second)
 	if got := replyText(s.say("ping")); got != "pong" {
 		t.Errorf("after a second: %q", got)

@@ -355,6 +355,7 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 	sc := &sockConn{ws: ws, q: make(chan []byte, socketQueue), end: make(chan endKind, 1), done: make(chan struct{}), budget: -1}
 	s.msg.stats.handshakes.Add(1)
 	s.msg.stats.openSockets.Add(1)
+	s.changes.note()
 	ms.mu.Lock()
 	sc.q <- s.batchLocked(ms, parseCursor(q.Get("cursor"), len(ms.log)))
 	if ms.ended {
@@ -390,6 +391,7 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 	ms.mu.Unlock()
 	<-sc.done
 	s.msg.stats.openSockets.Add(-1)
+	s.changes.note()
 }
 
 // clientEvent is a parsed client event.
@@ -462,6 +464,7 @@ func (s *Server) onFrame(ms *msgSession, sc *sockConn, typ websocket.MessageType
 	if !o.Unlimited {
 		if _, ok := ms.events.take(now, o.MessageRate, float64(o.MessageBurst)); !ok {
 			s.msg.stats.droppedEvents.Add(1)
+			s.changes.note()
 			return
 		}
 	}

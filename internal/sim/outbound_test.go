@@ -187,21 +187,16 @@ func TestOutboundCallAdvancesInBackground(t *testing.T) {
 	s, _ := startHelpdesk(t, sim.Options{TickInterval: 5 * time.Millisecond, Outbound: sim.OutboundOptions{Queued: time.Millisecond, Calling: time.Millisecond}})
 	r := do(t, "POST", s.RuntimeURL+"/v1/outbound-calling", runtimeAuth(s), map[string]any{"to_number": "+15557654321"})
 	sid := r.json(t)["call_sid"].(string)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		found := false
+	created := func() bool {
 		for _, c := range s.Server.Store().Select("helpdesk", func(*sim.Conversation) bool { return true }) {
 			if c.Channel == "VOICE-SIP" && c.ToNumber == "+15557654321" {
-				found = true
+				return true
 			}
 		}
-		if found {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("call %s never created its conversation without a status read", sid)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return false
+	}
+	if !settles(s.Server, created) {
+		t.Fatalf("call %s never created its conversation without a status read", sid)
 	}
 }
 

@@ -73,6 +73,8 @@ type Server struct {
 	closeOnce sync.Once
 	done      chan struct{}
 	janitorWG sync.WaitGroup
+	// changes wakes tests waiting for background work (Changed).
+	changes changes
 }
 
 // hostFamily says which host serves a key or a route.
@@ -134,7 +136,7 @@ func New(opts Options) (*Server, error) {
 	s.traffic = newTraffic()
 	s.calls.m = map[string]*outboundCall{}
 	s.sms.limiter = newRateLimiter(opts.SMSRate, opts.Now)
-	s.webhooks = newWebhooks(opts.Webhooks, opts.Brand, opts.AfterFunc)
+	s.webhooks = newWebhooks(opts.Webhooks, opts.Brand, opts.AfterFunc, s.changes.note)
 	for _, d := range defs {
 		if _, dup := s.agents[d.ID]; dup {
 			return nil, fmt.Errorf("agent id %q is defined twice", d.ID)

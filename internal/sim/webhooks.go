@@ -34,10 +34,12 @@ type webhooks struct {
 	brand  string
 	client *http.Client
 	after  clock.AfterFunc
-	own    bool // client is ours, so Close may close its idle connections
-	ctx    context.Context
-	cancel context.CancelFunc
-	queue  chan *delivery
+	// changed is called after each attempt (Server.Changed).
+	changed func()
+	own     bool // client is ours, so Close may close its idle connections
+	ctx     context.Context
+	cancel  context.CancelFunc
+	queue   chan *delivery
 
 	mu        sync.Mutex
 	endpoints map[string]*webhookEndpoint
@@ -76,13 +78,14 @@ type WebhookStats struct {
 	Attempts, Delivered, Failed, Dropped uint64
 }
 
-func newWebhooks(o WebhookOptions, brandWord string, after clock.AfterFunc) *webhooks {
+func newWebhooks(o WebhookOptions, brandWord string, after clock.AfterFunc, changed func()) *webhooks {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &webhooks{
 		opts:      o,
 		brand:     brandWord,
 		client:    o.Client,
 		after:     after,
+		changed:   changed,
 		ctx:       ctx,
 		cancel:    cancel,
 		queue:     make(chan *delivery, o.Queue),
@@ -200,6 +203,7 @@ func Sign(secret string, body []byte) string {
 
 // attempt makes one delivery attempt and schedules the retry of a failure.
 func (w *webhooks) attempt(d *delivery) {
+	defer w.changed()
 	w.mu.Lock()
 	ep, ok := w.endpoints[d.endpointID]
 	var target, secret string

@@ -148,12 +148,8 @@ func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
 
 func waitStats(t *testing.T, srv *sim.Server, ok func(sim.WebhookStats) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok(srv.WebhookStats()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("webhook stats %+v", srv.WebhookStats())
-		}
-		time.Sleep(2 * time.Millisecond)
+	if !settles(srv, func() bool { return ok(srv.WebhookStats()) }) {
+		t.Fatalf("webhook stats %+v", srv.WebhookStats())
 	}
 }
 

@@ -192,6 +192,8 @@ type recorder struct {
 	tamper func([]byte) []byte
 	mu     sync.Mutex
 	raw    []rawDelivery
+	// changed is closed and replaced at each delivery recorded.
+	changed chan struct{}
 }
 
 type rawDelivery struct {
@@ -210,6 +212,10 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.next.ServeHTTP(rec, r)
 	rc.mu.Lock()
 	rc.raw = append(rc.raw, rawDelivery{body: body, signature: r.Header.Get(brand.SignatureHeader("")), status: rec.Code})
+	if rc.changed != nil {
+		close(rc.changed)
+		rc.changed = nil
+	}
 	rc.mu.Unlock()
 	maps.Copy(w.Header(), rec.Header())
 	w.WriteHeader(rec.Code)
@@ -222,12 +228,43 @@ func (rc *recorder) deliveries() []rawDelivery {
 	return append([]rawDelivery(nil), rc.raw...)
 }
 
-// simWithReceiver starts the simulator with fast outbound calls, a
+// await returns the deliveries recorded once n of them carry conv,
+// checking at each delivery recorded; it fails the test when ctx ends
+// first.
+func (rc *recorder) await(t *testing.T, ctx context.Context, conv string, n int) []rawDelivery {
+	t.Helper()
+	for {
+		rc.mu.Lock()
+		got := append([]rawDelivery(nil), rc.raw...)
+		if rc.changed == nil {
+			rc.changed = make(chan struct{})
+		}
+		changed := rc.changed
+		rc.mu.Unlock()
+		of := 0
+		for _, d := range got {
+			if bytes.Contains(d.body, []byte(conv)) {
+				of++
+			}
+		}
+		if of >= n {
+			return got
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("%d deliveries for %s recorded, want %d: %v", of, conv, n, context.Cause(ctx))
+		}
+	}
+}
+
+// simWithReceiver starts the simulator with fast outbound calls on clk, a
 // receiver behind rc on loopback, and registers it.
-func simWithReceiver(t *testing.T, rc *recorder) (*simtest.Sim, *platform.Client, *Receiver, string) {
+func simWithReceiver(t *testing.T, rc *recorder, clk *fakeclock.Clock) (*simtest.Sim, *platform.Client, *Receiver, string) {
 	t.Helper()
 	s := simtest.Start(t, sim.Options{
 		Seed:         11,
+		Now:          clk.Now,
 		TickInterval: 10 * time.Millisecond,
 		Outbound:     sim.OutboundOptions{Queued: time.Millisecond, Calling: time.Millisecond},
 		Webhooks:     sim.WebhookOptions{AllowInsecure: true, Backoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, MaxAttempts: 3},
@@ -253,36 +290,32 @@ func simWithReceiver(t *testing.T, rc *recorder) (*simtest.Sim, *platform.Client
 }
 
 // placeCall triggers an outbound call and returns the conversation it
-// creates (the callee hangs up at once, so it completes).
-func placeCall(t *testing.T, s *simtest.Sim, c *platform.Client) string {
+// creates: with the simulator's clock moved past the call's queued and
+// calling times (simWithReceiver: 1 ms each), the status read finishes
+// it, and the callee hangs up at once, so the conversation completes.
+func placeCall(t *testing.T, s *simtest.Sim, c *platform.Client, clk *fakeclock.Clock) string {
 	t.Helper()
 	ctx := context.Background()
 	call, err := c.PlaceCall(ctx, platform.CallRequest{To: "+447700900001", AgentID: s.AgentIDs[0], Env: "sandbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		st, err := c.CallStatus(ctx, call.SID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Final() {
-			if st.ConversationID == "" {
-				t.Fatalf("call ended %s without a conversation", st.Status)
-			}
-			return st.ConversationID
-		}
-		time.Sleep(5 * time.Millisecond)
+	clk.Advance(10 * time.Millisecond)
+	st, err := c.CallStatus(ctx, call.SID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("call did not end")
-	return ""
+	if !st.Final() || st.ConversationID == "" {
+		t.Fatalf("call %s is %s, conversation %q, 10 ms after its 2 ms of queued and calling; want it ended with a conversation", call.SID, st.Status, st.ConversationID)
+	}
+	return st.ConversationID
 }
 
 func TestSignedDeliveryFromSimulator(t *testing.T) {
 	rc := &recorder{}
-	s, c, rcv, secret := simWithReceiver(t, rc)
-	conv := placeCall(t, s, c)
+	clk := fakeclock.New()
+	s, c, rcv, secret := simWithReceiver(t, rc, clk)
+	conv := placeCall(t, s, c, clk)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -297,11 +330,7 @@ func TestSignedDeliveryFromSimulator(t *testing.T) {
 	// recorder logs a delivery once the receiver has answered, which may
 	// be just after Wait returned.
 	var checked bool
-	deliveries := rc.deliveries()
-	for wait := time.Now().Add(5 * time.Second); len(deliveries) == 0 && time.Now().Before(wait); deliveries = rc.deliveries() {
-		time.Sleep(time.Millisecond)
-	}
-	for _, d := range deliveries {
+	for _, d := range rc.await(t, ctx, conv, 1) {
 		if !bytes.Contains(d.body, []byte(conv)) {
 			continue
 		}
@@ -327,20 +356,21 @@ func TestTamperedDeliveryIsRejected(t *testing.T) {
 	rc := &recorder{tamper: func(b []byte) []byte {
 		return bytes.Replace(b, []byte(`"environment":"sandbox"`), []byte(`"environment":"live"`), 1)
 	}}
-	s, c, rcv, _ := simWithReceiver(t, rc)
-	conv := placeCall(t, s, c)
+	clk := fakeclock.New()
+	s, c, rcv, _ := simWithReceiver(t, rc, clk)
+	conv := placeCall(t, s, c, clk)
 
 	// Wait until the simulator has made every attempt at the completion
 	// (simWithReceiver: 3), each tampered with; then the event must not
 	// have been accepted, and the failure must carry the reason. The
 	// check looks once, with a context already done: no real wait stands
 	// for "nothing else arrived".
-	deadline := time.Now().Add(5 * time.Second)
-	for len(rcv.rejectionsFor(conv, reply.EventConversationCompleted, Mark{})) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d rejections of the completion, want the simulator's 3 attempts", len(rcv.rejectionsFor(conv, reply.EventConversationCompleted, Mark{})))
-		}
-		time.Sleep(5 * time.Millisecond)
+	// The recorder logs a delivery once the receiver has answered it.
+	bound, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	rc.await(t, bound, conv, 3)
+	if n := len(rcv.rejectionsFor(conv, reply.EventConversationCompleted, Mark{})); n != 3 {
+		t.Fatalf("%d rejections of the completion, want the simulator's 3 attempts", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
