@@ -34,8 +34,7 @@ func (d pathFS) osPath(name string) string {
 // name is a symbolic link to nothing: "no such file or directory" alone
 // contradicts `ls`, which lists the link.
 func (d pathFS) named(name string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		cause := pe.Err
 		if errors.Is(cause, fs.ErrNotExist) {
 			if target, lerr := os.Readlink(d.osPath(name)); lerr == nil {

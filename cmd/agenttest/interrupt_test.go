@@ -97,11 +97,10 @@ func exitStatus(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		var ee *exec.ExitError
 		if err == nil {
 			return 0
 		}
-		if errors.As(err, &ee) {
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 			return ee.ExitCode()
 		}
 		t.Fatalf("wait: %v", err)

@@ -79,8 +79,7 @@ func readConfig(st *State, name string) (*config.File, diag.Diagnostics, error) 
 	if err != nil {
 		// A link to nothing is not an absent file: the user meant it to
 		// be read, and the run must not fall back to another target.
-		var broken *brokenLinkError
-		if errors.As(err, &broken) {
+		if broken, ok := errors.AsType[*brokenLinkError](err); ok {
 			return nil, nil, usageErrorf("config file %s is %v", name, broken)
 		}
 		if !explicit && errors.Is(err, fs.ErrNotExist) {

@@ -131,8 +131,7 @@ func (e *atPos) Unwrap() error { return e.err }
 // inFile says err of the file named path: "path:line:col: ..." when err
 // has a position, else "path: ...".
 func inFile(path string, err error) string {
-	var p *atPos
-	if errors.As(err, &p) {
+	if p, ok := errors.AsType[*atPos](err); ok {
 		return fmt.Sprintf("%s:%d:%d: %v", path, p.line, p.col, p.err)
 	}
 	return fmt.Sprintf("%s: %v", path, err)

@@ -136,8 +136,7 @@ func canCreateIn(dir string) error {
 // unwrapPath drops the path an *fs.PathError repeats: the message that
 // wraps it names the report already.
 func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
 	}
 	return err

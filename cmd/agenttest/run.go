@@ -713,8 +713,7 @@ func writeReport(st *State, name string, render func(io.Writer) error) error {
 	bw := bufio.NewWriterSize(f, 256<<10)
 	if err := render(bw); err != nil {
 		f.Abort()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			// The file refused the bytes (a full disk): say that, once.
 			return fmt.Errorf("write report %s: %w", name, pe.Err)
 		}

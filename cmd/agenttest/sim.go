@@ -63,10 +63,9 @@ func runSim(ctx context.Context, st *State, args []string) error {
 			// leaves it out of an address that does not parse, and a
 			// bad --messaging-listen was said as --listen's.
 			addr := o.listen
-			var le *sim.ListenError
 			if op.Addr != nil {
 				addr = op.Addr.String()
-			} else if errors.As(err, &le) {
+			} else if le, ok := errors.AsType[*sim.ListenError](err); ok {
 				addr = le.Addr
 			}
 			return usageErrorf("sim: %s", listenProblem(addr, err))

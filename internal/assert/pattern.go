@@ -32,8 +32,7 @@ func CheckPattern(pattern string) error {
 		return nil
 	}
 	problem := err.Error()
-	var se *syntax.Error
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*syntax.Error](err); ok {
 		problem = string(se.Code)
 		if p == pattern {
 			problem = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)

@@ -161,8 +161,7 @@ func (ds Diagnostics) Err() error {
 
 // AsDiagnostics extracts diagnostics from an error chain, if it carries any.
 func AsDiagnostics(err error) (Diagnostics, bool) {
-	var ds Diagnostics
-	if errors.As(err, &ds) {
+	if ds, ok := errors.AsType[Diagnostics](err); ok {
 		return ds, true
 	}
 	return nil, false

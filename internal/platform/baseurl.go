@@ -53,8 +53,7 @@ func checkForm(raw, keys string, schemes ...string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error repeats the input; say it once.
-		var ue *url.Error
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err
 		}
 		return &URLError{URL: RedactURL(raw), Problem: err.Error()}

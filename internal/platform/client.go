@@ -512,8 +512,7 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 		}
 		t, err := pc.wait(ctx, acct, c.paceNow, c.paceSleep)
 		if err != nil {
-			var eb errBudget
-			if errors.As(err, &eb) {
+			if eb, ok := errors.AsType[errBudget](err); ok {
 				return nil, c.rateLimitError(rq, acct, eb)
 			}
 			return nil, c.networkError(rq, err, false, attempt-1)
@@ -555,8 +554,7 @@ func (c *Client) outcome(err error, pc *pacer) (answered, limited bool, pause ti
 	if err == nil {
 		return true, false, 0
 	}
-	var ae *APIError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*APIError](err); ok {
 		if ae.Status != http.StatusTooManyRequests {
 			return true, false, 0
 		}

@@ -352,16 +352,14 @@ func kindName(t reflect.Type) string {
 // body rather than about Go types: `field "conversations.channel": expected
 // a string, got object`.
 func describeDecodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		field := te.Field
 		if field == "" {
 			return fmt.Errorf("expected %s, got %s", kindName(te.Type), te.Value)
 		}
 		return fmt.Errorf("field %q: expected %s, got %s", field, kindName(te.Type), te.Value)
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		if strings.Contains(se.Error(), "unexpected end") {
 			return errors.New("truncated JSON")
 		}

@@ -132,8 +132,7 @@ func TestActiveDeploymentAgainstSim(t *testing.T) {
 	if !IsNotFound(err) {
 		t.Errorf("unknown agent: %v, want a not-found", err)
 	}
-	var me *EnvironmentMismatchError
-	if errors.As(err, &me) {
+	if _, ok := errors.AsType[*EnvironmentMismatchError](err); ok {
 		t.Errorf("unknown agent read as a mismatch: %v", err)
 	}
 }

@@ -283,8 +283,7 @@ func IsTransient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
-	var ae *APIError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*APIError](err); ok {
 		return ae.Status >= 500 || ae.Status == http.StatusTooManyRequests || ae.Code == CodeChatTimeout
 	}
 	// A network failure is transient, including a deadline: a turn that
@@ -301,20 +300,17 @@ func neverSent(err error) bool {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return true
 	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
+	if _, ok := errors.AsType[*net.DNSError](err); ok {
 		return true
 	}
-	var op *net.OpError
-	if errors.As(err, &op) {
+	if op, ok := errors.AsType[*net.OpError](err); ok {
 		return op.Op == "dial" || op.Op == "proxyconnect"
 	}
 	return false
 }
 
 func (c *Client) networkError(rq *call, err error, sent bool, attempts int) *NetworkError {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	return &NetworkError{

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -786,8 +787,7 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 	for attempt := 1; ; {
 		t, err := pc.wait(ctx, acct, m.c.paceNow, m.c.paceSleep)
 		if err != nil {
-			var eb errBudget
-			if errors.As(err, &eb) {
+			if eb, ok := errors.AsType[errBudget](err); ok {
 				return nil, nil, m.c.rateLimitError(rq, acct, eb)
 			}
 			return nil, nil, m.redactError(m.c.networkError(rq, err, false, attempt-1))
@@ -852,8 +852,7 @@ func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err err
 			fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
 	}
 	// url.Error repeats the URL, and with it the access token.
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	ne := m.c.networkError(rq, err, !neverSent(err), attempt)
@@ -864,8 +863,7 @@ func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err err
 // protocolViolation is what coder/websocket says of a handshake answer
 // it refused, without its prefixes.
 func protocolViolation(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	s := strings.TrimPrefix(err.Error(), "failed to WebSocket dial: ")
@@ -1192,8 +1190,7 @@ func (e *turnTimeoutError) Unwrap() error { return e.err }
 // client's fire first, and should report it as the timeout it is, not as
 // the *NetworkError that carries it.
 func MessagingTurnTimeout(err error) (time.Duration, bool) {
-	var te *turnTimeoutError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*turnTimeoutError](err); ok {
 		return te.limit, true
 	}
 	return 0, false
@@ -1548,8 +1545,7 @@ func (m *MessagingSession) lateWhole(e MessagingEvent, turn *MessagingTurn) (boo
 // or nil when the last message of the earlier turns with that id was
 // not streamed, or there is none.
 func (m *MessagingSession) earlierStream(id string, turn *MessagingTurn) *MessagingReply {
-	for i := len(m.turns) - 1; i >= 0; i-- {
-		t := m.turns[i]
+	for _, t := range slices.Backward(m.turns) {
 		if t == turn {
 			continue
 		}

@@ -280,12 +280,10 @@ func TestMessagingSecretsNeverLeak(t *testing.T) {
 			return
 		}
 		texts = append(texts, err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
-		var ae *APIError
-		if errors.As(err, &ae) {
+		if ae, ok := errors.AsType[*APIError](err); ok {
 			texts = append(texts, string(ae.Body), ae.Message, ae.Code)
 		}
-		var re *ResponseError
-		if errors.As(err, &re) {
+		if re, ok := errors.AsType[*ResponseError](err); ok {
 			texts = append(texts, string(re.Body))
 		}
 	}

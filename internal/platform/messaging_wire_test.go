@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,8 +71,7 @@ func leaksBy(turn *MessagingTurn, err error, holds func(string) bool) []string {
 	}
 	if err != nil {
 		look("error", fmt.Sprintf("%v %+v", err, err))
-		var re *ResponseError
-		if errors.As(err, &re) {
+		if re, ok := errors.AsType[*ResponseError](err); ok {
 			look("error body", string(re.Body))
 		}
 	}
@@ -579,12 +579,12 @@ func TestMessagingKeySpreadOverManyChunks(t *testing.T) {
 	}
 	t.Run("complete", func(t *testing.T) {
 		t.Parallel()
-		run(t, append(frames[:len(frames):len(frames)], typingStop), "")
+		run(t, append(slices.Clip(frames), typingStop), "")
 	})
 	t.Run("then a malformed event", func(t *testing.T) {
 		t.Parallel()
 		bad := `{"id":"bad","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"v":"` + plantedConnector[:9] + `"}}}`
-		run(t, append(frames[:len(frames):len(frames)], bad, typingStop), "payload.text is an object")
+		run(t, append(slices.Clip(frames), bad, typingStop), "payload.text is an object")
 	})
 }
 

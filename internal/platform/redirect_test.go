@@ -158,8 +158,7 @@ func TestRedirectsToAnotherOriginAreRefused(t *testing.T) {
 			c := redirectClient(t, plat.URL, hc)
 			for _, call := range redirectCalls {
 				err := call.call(context.Background(), c)
-				var re *RedirectError
-				if !errors.As(err, &re) {
+				if _, ok := errors.AsType[*RedirectError](err); !ok {
 					t.Fatalf("%s: got %v, want a RedirectError", call.name, err)
 				}
 				msg := err.Error()

@@ -128,8 +128,7 @@ func FuzzResponses(f *testing.F) {
 			return
 		}
 		msg := err.Error()
-		var rl *platform.RateLimitError
-		if errors.As(err, &rl) {
+		if _, ok := errors.AsType[*platform.RateLimitError](err); ok {
 			if !strings.HasPrefix(msg, "rate limited: waited 0s for "+fc.want+" (1 answer 429)") || tr.status != 429 {
 				t.Fatalf("status %d: %s", tr.status, msg)
 			}

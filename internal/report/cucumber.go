@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,8 +227,8 @@ func verdictLast(c *result.Case) []*result.Attempt {
 	if c.Status != result.Passed && c.Status != result.Flaky {
 		want = func(a *result.Attempt) bool { return a.Status == result.Failed }
 	}
-	for i := len(c.Attempts) - 1; i >= 0; i-- {
-		if a := c.Attempts[i]; a != nil && want(a) {
+	for i, a := range slices.Backward(c.Attempts) {
+		if a != nil && want(a) {
 			out := make([]*result.Attempt, 0, len(c.Attempts))
 			out = append(out, c.Attempts[:i]...)
 			out = append(out, c.Attempts[i+1:]...)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -166,8 +167,7 @@ func (st style) attemptLine(a *result.Attempt) string {
 // repeat the error, not a failed run it counted as a possible pass.
 func failedAttempt(c *result.Case) *result.Attempt {
 	var other *result.Attempt
-	for i := len(c.Attempts) - 1; i >= 0; i-- {
-		a := c.Attempts[i]
+	for _, a := range slices.Backward(c.Attempts) {
 		if a == nil || a.Status != result.Failed && a.Status != result.Errored {
 			continue
 		}

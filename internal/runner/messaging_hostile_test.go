@@ -77,7 +77,7 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 			if n == 1 {
 				return []platformtest.Frame{platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), stop}
 			}
-			return append(tc.answer[:len(tc.answer):len(tc.answer)], stop)
+			return append(slices.Clip(tc.answer), stop)
 		})
 		c := runOne(t, hostileOptions(p), cmp.Or(tc.suite, balanceSuite))
 		if c.Status != tc.status {

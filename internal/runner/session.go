@@ -381,10 +381,7 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		return s.untilEnd(ctx, st, false, req.Message, exch, err)
 	})
 	if err != nil {
-		// errors.As only here: its target escapes, and would be
-		// allocated at every turn.
-		var ended *endedError
-		if errors.As(err, &ended) {
+		if ended, ok := errors.AsType[*endedError](err); ok {
 			return s.endedBefore(pos, index, ended.Error())
 		}
 		// The turn is in the transcript at pos: reports name it.
@@ -650,8 +647,7 @@ func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 		// The reports name the turn (or the feature step) before the
 		// message, as for every failure.
 		f := assert.Failure{Pos: pos, Key: "capture." + cp.Name, Message: fmt.Sprintf("cannot capture %s: %v", cp.Name, err)}
-		var miss *assert.CaptureMiss
-		if errors.As(err, &miss) {
+		if miss, ok := errors.AsType[*assert.CaptureMiss](err); ok {
 			f.Message = fmt.Sprintf("cannot capture %s from %s: %s", cp.Name, miss.From, miss.Reason)
 			f.Expected, f.Actual = miss.Expected, miss.Actual
 		}

@@ -53,7 +53,7 @@ func dumpValue(b *strings.Builder, v reflect.Value, depth int) {
 			dumpValue(b, f, depth+1)
 		}
 	case reflect.Slice:
-		if parts, ok := v.Interface().(assert.Parts); ok {
+		if parts, ok := reflect.TypeAssert[assert.Parts](v); ok {
 			// Where the keys were written, as Pos fields show it.
 			items := make([]string, len(parts))
 			for i, p := range parts {

@@ -122,8 +122,7 @@ func find(fsys fs.FS, paths []string) ([]candidate, []error) {
 // a path that does not exist, the nearest suite file or directory beside
 // it, written as the argument was (a slip such as suites/bookng.yaml).
 func missingPath(fsys fs.FS, arg, p string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		err = pe.Err
 	}
 	if !errors.Is(err, fs.ErrNotExist) {

@@ -322,8 +322,7 @@ func (s *Server) registerAdmin(mux *http.ServeMux) {
 
 // failAdmin writes a refused change, or a 500 for anything else.
 func (s *Server) failAdmin(w http.ResponseWriter, err error) {
-	var ae *adminError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*adminError](err); ok {
 		failStatus(w, ae.status, ae.msg)
 		return
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -148,7 +149,7 @@ func (c *Conversation) snapshot() snapshot {
 		inProgress:   c.inProgress,
 		timedOut:     c.timedOut,
 		lastActivity: c.lastActivity,
-		turns:        c.turns[:len(c.turns):len(c.turns)],
+		turns:        slices.Clip(c.turns),
 		numSilences:  c.numSilences,
 		numOOD:       c.numOOD,
 		handoff:      c.handoff,
