@@ -226,27 +226,39 @@ func TestMessagingHostileSocket(t *testing.T) {
 				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message":{"text":"Hello."}}}]}`)},
 			want: "join: WS /ws: 101: malformed response: in the history batch: EVENT_TYPE_AGENT_MESSAGE: payload.message is an object, want a string", handshakes: 1,
 		},
+		// The handshake is the socket's: its refusal names the socket
+		// as every later error of the session does.
+		{
+			name: "a handshake answered 404",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprintf(w, `{"error":"session not found for %s"}`, r.URL.Query().Get("access_token"))
+				return true
+			}},
+			want: "WS /ws: 404: session not found for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]", handshakes: 1,
+		},
 		{
 			name: "a handshake answered 200",
 			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
 				fmt.Fprintf(w, `{"ok":true,"query":%q}`, r.URL.RawQuery)
 				return true
 			}},
-			want: "GET /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
+			want: "WS /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
 		},
 		// A 101 that breaks the handshake read as a connection lost,
 		// and was tried again.
 		{
 			name: "a 101 without the WebSocket headers",
 			p:    &hostileMessaging{handshake: switchWith("")},
-			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Connection header "" does not contain Upgrade`, handshakes: 1,
+			want: `WS /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Connection header "" does not contain Upgrade`, handshakes: 1,
 		},
 		{
 			name: "a 101 that upgrades to the access token",
 			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
 				return switchWith("Connection: Upgrade\r\nUpgrade: "+r.URL.Query().Get("access_token")+"\r\n")(w, r)
 			}},
-			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Upgrade header "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]" does not contain websocket`, handshakes: 1,
+			want: `WS /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Upgrade header "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]" does not contain websocket`, handshakes: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -259,7 +271,9 @@ func TestMessagingHostileSocket(t *testing.T) {
 // (redacted) and the setting to fix.
 func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 	t.Parallel()
-	for _, step := range []string{"/api/v1/access-token", "/api/v1/sessions", "/ws"} {
+	// name is how the error names the step: the socket as every error
+	// of the session names it.
+	for step, name := range map[string]string{"/api/v1/access-token": "POST /api/v1/access-token", "/api/v1/sessions": "POST /api/v1/sessions", "/ws": "WS /ws"} {
 		t.Run(step, func(t *testing.T) {
 			t.Parallel()
 			rec := startRecorder(t)
@@ -281,6 +295,9 @@ func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 			if !errors.As(err, &re) || re.Status != http.StatusTemporaryRedirect || re.Setting != "messaging_url" ||
 				!strings.HasPrefix(re.Location, rec.srv.URL+step) || IsTransient(err) {
 				t.Fatalf("got %T %v", err, err)
+			}
+			if !strings.Contains(err.Error(), ": "+name+": 307 redirect") {
+				t.Errorf("error %q, want it to name %s", err, name)
 			}
 			if got := rec.requests(); len(got) > 0 {
 				t.Errorf("the other origin was reached: %q", got)

@@ -270,7 +270,7 @@ func TestMessagingWriteFails(t *testing.T) {
 			want:       "WS /ws: connection lost after the request was sent: socket closed (0 reconnects in this turn): failed to write msg: failed to write frame: failed to flush: write to ws://platform/ws?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]: connection reset by peer",
 			handshakes: 1, cursors: []string{""}},
 		{name: "the new socket is refused", echo: true, refuse404: true,
-			want:       "GET /ws: 404: session not found for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]",
+			want:       "WS /ws: 404: session not found for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]",
 			reconnects: 1, handshakes: 2, cursors: []string{"", "4"}},
 		{name: "a session end before the write", before: "end",
 			handshakes: 1, cursors: []string{""}, ended: true},
