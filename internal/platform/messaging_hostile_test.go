@@ -177,6 +177,21 @@ func TestMessagingHostileSocket(t *testing.T) {
 			want:   "join: WS /ws: 101: malformed response: a frame exceeds the limit of 1 KiB", handshakes: 1,
 		},
 		{
+			name: "a history batch over the limit",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				c, err := websocket.Accept(w, r, nil)
+				if err != nil {
+					return true
+				}
+				defer c.CloseNow()
+				c.Write(r.Context(), websocket.MessageText, []byte(`{"id":"h","type":"EVENT_TYPE_EVENT_BATCH","payload":[`+string(frame(2048))+`]}`))
+				c.Read(r.Context())
+				return true
+			}},
+			limits: messagingLimits{frame: 1024},
+			want:   "WS /ws: 101: malformed response: a frame exceeds the limit of 1 KiB", handshakes: 1,
+		},
+		{
 			name:   "a flood of events that answer nothing",
 			p:      &hostileMessaging{socket: flood(frame(10))},
 			limits: messagingLimits{turnFrames: 50},
