@@ -373,7 +373,7 @@ scenarios:
 		func(string, string) (string, error) { return "ct_not-a-connector-of-this-platform", nil }), MessagingOptions{})
 	o.Redactor, _ = secret.New("ct_not-a-connector-of-this-platform")
 	c = runOne(t, o, suite)
-	if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindHTTP ||
+	if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindHTTP || err.Status != http.StatusUnauthorized ||
 		!strings.Contains(err.Message, "check the connector token") || strings.Contains(describe(c), "not-a-connector") {
 		t.Errorf("unknown connector: %s", describe(c))
 	}
@@ -617,7 +617,8 @@ func TestMessagingHandshakeRefusedNamesTheSocket(t *testing.T) {
 			o.Messaging, _ = refusingMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second}, http.StatusNotFound, "", func(n int64) bool { return n == tc.refused })
 			c := runOne(t, o, bookingSuite)
 			err := c.Last().Error
-			if c.Status != result.Errored || err == nil || err.Kind != result.KindHTTP || !strings.Contains(err.Message, "WS /ws: 404: session not found") {
+			if c.Status != result.Errored || err == nil || err.Kind != result.KindHTTP || err.Status != http.StatusNotFound ||
+				!strings.Contains(err.Message, "WS /ws: 404: session not found") {
 				t.Errorf("status %s, error %+v: want the platform's 404 of WS /ws", c.Status, err)
 			}
 		})
