@@ -286,9 +286,13 @@ func TestMessagingHostileSocket(t *testing.T) {
 // (redacted) and the setting to fix.
 func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 	t.Parallel()
-	// name is how the error names the step: the socket as every error
-	// of the session names it.
-	for step, name := range map[string]string{"/api/v1/access-token": "POST /api/v1/access-token", "/api/v1/sessions": "POST /api/v1/sessions", "/ws": "WS /ws"} {
+	// name is how the error names the step (the socket as every error
+	// of the session names it), and cred the credential it keeps home.
+	for step, want := range map[string]struct{ name, cred string }{
+		"/api/v1/access-token": {"POST /api/v1/access-token", "connector token"},
+		"/api/v1/sessions":     {"POST /api/v1/sessions", "access token"},
+		"/ws":                  {"WS /ws", "access token"},
+	} {
 		t.Run(step, func(t *testing.T) {
 			t.Parallel()
 			rec := startRecorder(t)
@@ -311,8 +315,8 @@ func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 				!strings.HasPrefix(re.Location, rec.srv.URL+step) || IsTransient(err) {
 				t.Fatalf("got %T %v", err, err)
 			}
-			if !strings.Contains(err.Error(), ": "+name+": 307 redirect") {
-				t.Errorf("error %q, want it to name %s", err, name)
+			if !strings.Contains(err.Error(), ": "+want.name+": 307 redirect") || !strings.Contains(err.Error(), "and the "+want.cred+" is sent only there") {
+				t.Errorf("error %q, want it to name %s and the %s", err, want.name, want.cred)
 			}
 			if got := rec.requests(); len(got) > 0 {
 				t.Errorf("the other origin was reached: %q", got)
