@@ -244,9 +244,11 @@ func (c Config) messagingURLs() (*url.URL, string) {
 var (
 	epAccessToken = endpoint{"POST", "/api/v1/access-token", messagingHost, authConnector, retrySession}
 	epMsgSession  = endpoint{"POST", "/api/v1/sessions", messagingHost, authBearer, retrySession}
-	// epSocket is the handshake; it names the endpoint in errors and
-	// gives the retry class of a read (the handshake changes nothing).
-	epSocket = endpoint{"GET", "/ws", messagingHost, authBearer, retryRead}
+	// epSocket is the socket, its handshake included: one name in every
+	// error of the session (first handshake, reconnect, mid-turn), as a
+	// user cannot tell the GET that carries a handshake from the socket
+	// it opens. The handshake is a read (it changes nothing) for retries.
+	epSocket = endpoint{"WS", "/ws", messagingHost, authBearer, retryRead}
 )
 
 // MessagingSession is one conversation over the Messaging API. It is not
@@ -743,12 +745,8 @@ func (m *MessagingSession) socketCall() *call {
 }
 
 // netError is a *NetworkError of the socket, redacted.
-func (m *MessagingSession) netError(ep endpoint, err error) *NetworkError {
-	method := ep.method
-	if ep == epSocket {
-		method = "WS"
-	}
-	return &NetworkError{Method: method, Endpoint: ep.template, Path: ep.template, Host: m.Host(), Sent: true, Attempts: 1, Err: err, msg: m.redact(err.Error())}
+func (m *MessagingSession) netError(err error) *NetworkError {
+	return &NetworkError{Method: epSocket.method, Endpoint: epSocket.template, Path: epSocket.template, Host: m.Host(), Sent: true, Attempts: 1, Err: err, msg: m.redact(err.Error())}
 }
 
 // dial opens a socket, with the client's retry policy for the handshake.
@@ -917,7 +915,7 @@ func (m *MessagingSession) connect(ctx context.Context, turn *MessagingTurn, st 
 		return m.frameError(nil, in.err)
 	}
 	if in.err != nil {
-		return m.netError(epSocket, fmt.Errorf("socket closed before the history batch: %w", in.err))
+		return m.netError(fmt.Errorf("socket closed before the history batch: %w", in.err))
 	}
 	return m.accept(in.data, turn, st)
 }
@@ -998,7 +996,7 @@ func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, c
 			return err
 		}
 		if m.start.MaxReconnects < 0 || turn.Reconnects >= m.start.MaxReconnects {
-			return m.netError(epSocket, fmt.Errorf("socket closed (%d reconnects in this turn): %w", turn.Reconnects, cause))
+			return m.netError(fmt.Errorf("socket closed (%d reconnects in this turn): %w", turn.Reconnects, cause))
 		}
 		if m.conn != nil {
 			m.conn.CloseNow()
@@ -1036,7 +1034,7 @@ func (m *MessagingSession) refusal(cause error) error {
 	if ce.Reason != "" {
 		why += fmt.Sprintf(": %q", m.redact(ce.Reason))
 	}
-	return m.netError(epSocket, errors.New(why))
+	return m.netError(errors.New(why))
 }
 
 // exchange sends one client event and collects its answer into turn (a
@@ -1168,7 +1166,7 @@ func (m *MessagingSession) timeout(ctx context.Context) error {
 	if errors.Is(context.Cause(ctx), errTurnTimeout) {
 		err = &turnTimeoutError{limit: m.start.TurnTimeout, err: err}
 	}
-	return m.netError(epSocket, err)
+	return m.netError(err)
 }
 
 // turnTimeoutError is a turn that ran out of MessagingStart.TurnTimeout.
@@ -1390,7 +1388,7 @@ func validUTF8(data []byte) error {
 // frameError is a *ResponseError for a received frame that cannot be
 // used: the platform's fault, never the agent's.
 func (m *MessagingSession) frameError(data []byte, err error) error {
-	return &ResponseError{Method: "WS", Endpoint: epSocket.template, Path: epSocket.template, Host: m.Host(), Status: http.StatusSwitchingProtocols,
+	return &ResponseError{Method: epSocket.method, Endpoint: epSocket.template, Path: epSocket.template, Host: m.Host(), Status: http.StatusSwitchingProtocols,
 		Err: m.redactor().Error(err), Body: keepBody(m.redactor(), data)}
 }
 

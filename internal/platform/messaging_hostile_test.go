@@ -177,6 +177,21 @@ func TestMessagingHostileSocket(t *testing.T) {
 			want:   "join: WS /ws: 101: malformed response: a frame exceeds the limit of 1 KiB", handshakes: 1,
 		},
 		{
+			name: "a history batch over the limit",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				c, err := websocket.Accept(w, r, nil)
+				if err != nil {
+					return true
+				}
+				defer c.CloseNow()
+				c.Write(r.Context(), websocket.MessageText, []byte(`{"id":"h","type":"EVENT_TYPE_EVENT_BATCH","payload":[`+string(frame(2048))+`]}`))
+				c.Read(r.Context())
+				return true
+			}},
+			limits: messagingLimits{frame: 1024},
+			want:   "WS /ws: 101: malformed response: a frame exceeds the limit of 1 KiB", handshakes: 1,
+		},
+		{
 			name:   "a flood of events that answer nothing",
 			p:      &hostileMessaging{socket: flood(frame(10))},
 			limits: messagingLimits{turnFrames: 50},
@@ -226,27 +241,39 @@ func TestMessagingHostileSocket(t *testing.T) {
 				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message":{"text":"Hello."}}}]}`)},
 			want: "join: WS /ws: 101: malformed response: in the history batch: EVENT_TYPE_AGENT_MESSAGE: payload.message is an object, want a string", handshakes: 1,
 		},
+		// The handshake is the socket's: its refusal names the socket
+		// as every later error of the session does.
+		{
+			name: "a handshake answered 404",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprintf(w, `{"error":"session not found for %s"}`, r.URL.Query().Get("access_token"))
+				return true
+			}},
+			want: "WS /ws: 404: session not found for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]", handshakes: 1,
+		},
 		{
 			name: "a handshake answered 200",
 			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
 				fmt.Fprintf(w, `{"ok":true,"query":%q}`, r.URL.RawQuery)
 				return true
 			}},
-			want: "GET /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
+			want: "WS /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
 		},
 		// A 101 that breaks the handshake read as a connection lost,
 		// and was tried again.
 		{
 			name: "a 101 without the WebSocket headers",
 			p:    &hostileMessaging{handshake: switchWith("")},
-			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Connection header "" does not contain Upgrade`, handshakes: 1,
+			want: `WS /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Connection header "" does not contain Upgrade`, handshakes: 1,
 		},
 		{
 			name: "a 101 that upgrades to the access token",
 			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
 				return switchWith("Connection: Upgrade\r\nUpgrade: "+r.URL.Query().Get("access_token")+"\r\n")(w, r)
 			}},
-			want: `GET /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Upgrade header "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]" does not contain websocket`, handshakes: 1,
+			want: `WS /ws: 101: malformed response: the handshake's 101 answer breaks the WebSocket protocol: Upgrade header "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]" does not contain websocket`, handshakes: 1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -259,7 +286,13 @@ func TestMessagingHostileSocket(t *testing.T) {
 // (redacted) and the setting to fix.
 func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 	t.Parallel()
-	for _, step := range []string{"/api/v1/access-token", "/api/v1/sessions", "/ws"} {
+	// name is how the error names the step (the socket as every error
+	// of the session names it), and cred the credential it keeps home.
+	for step, want := range map[string]struct{ name, cred string }{
+		"/api/v1/access-token": {"POST /api/v1/access-token", "connector token"},
+		"/api/v1/sessions":     {"POST /api/v1/sessions", "access token"},
+		"/ws":                  {"WS /ws", "access token"},
+	} {
 		t.Run(step, func(t *testing.T) {
 			t.Parallel()
 			rec := startRecorder(t)
@@ -281,6 +314,9 @@ func TestMessagingRedirectsKeepTheCredentials(t *testing.T) {
 			if !errors.As(err, &re) || re.Status != http.StatusTemporaryRedirect || re.Setting != "messaging_url" ||
 				!strings.HasPrefix(re.Location, rec.srv.URL+step) || IsTransient(err) {
 				t.Fatalf("got %T %v", err, err)
+			}
+			if !strings.Contains(err.Error(), ": "+want.name+": 307 redirect") || !strings.Contains(err.Error(), "and the "+want.cred+" is sent only there") {
+				t.Errorf("error %q, want it to name %s and the %s", err, want.name, want.cred)
 			}
 			if got := rec.requests(); len(got) > 0 {
 				t.Errorf("the other origin was reached: %q", got)

@@ -22,11 +22,13 @@ import (
 // writeFault breaks the client's next write on its connections once
 // armed: the write fails with an error that quotes the access token (as
 // an error naming the socket's URL would), after before has run. It
-// tells read of every read that returns bytes once armed.
+// tells read of every read that returns bytes once armed, and closed of
+// every connection closed.
 type writeFault struct {
 	armed  atomic.Bool
 	before func()
 	read   chan struct{}
+	closed chan struct{}
 }
 
 // faultyTransport is srv's client transport with every connection under
@@ -56,6 +58,16 @@ func (c *faultConn) Write(p []byte) (int, error) {
 		c.fault.before()
 	}
 	return 0, fmt.Errorf("write to ws://platform/ws?access_token=%s: connection reset by peer", plantedJWT)
+}
+
+func (c *faultConn) Close() error {
+	if c.fault.closed != nil {
+		select {
+		case c.fault.closed <- struct{}{}:
+		default:
+		}
+	}
+	return c.Conn.Close()
 }
 
 func (c *faultConn) Read(p []byte) (int, error) {
@@ -100,8 +112,9 @@ func writeAll(ctx context.Context, c *websocket.Conn, frames ...string) bool {
 // turn's error is the platform's (a *NetworkError, its refusal of the
 // new handshake, its malformed event), with no credential in it:
 // reconnects off, a handshake refused, an event that came before the
-// write failed and cannot be used, a close status that refuses, which
-// the write's own error does not carry (the reader has it). A session
+// write failed and cannot be used, a close status that refuses or a
+// frame over the limit, which the write's own error does not carry (the
+// reader has it). A session
 // end that arrived before the failed write is the turn's answer, not
 // reconnected.
 func TestMessagingWriteFails(t *testing.T) {
@@ -113,7 +126,8 @@ func TestMessagingWriteFails(t *testing.T) {
 		// before is what the platform does once the client's write is
 		// under way, before it fails: "" nothing, "end" a session end,
 		// "refuse" a close frame with a status that refuses, "malformed"
-		// an event no conversation could mean.
+		// an event no conversation could mean, "huge" a frame over the
+		// client's limit of 1 KiB.
 		before string
 		// refuse404 refuses the second handshake: the session is gone.
 		refuse404     bool
@@ -191,13 +205,15 @@ func TestMessagingWriteFails(t *testing.T) {
 				go c.Close(websocket.StatusPolicyViolation, "refused "+plantedJWT)
 			case "malformed":
 				writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":{"value":"Hello."}}}`)
+			case "huge":
+				writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"`+strings.Repeat("x", 2<<10)+`"}}`)
 			}
 			close(acted)
 			c.Read(ctx)
 		}
 		srv := httptest.NewServer(p)
 		defer srv.Close()
-		fault := &writeFault{read: make(chan struct{}, 1)}
+		fault := &writeFault{read: make(chan struct{}, 1), closed: make(chan struct{}, 1)}
 		transport := faultyTransport(srv, fault)
 		defer transport.CloseIdleConnections()
 		c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector, MessagingHost: "example.com",
@@ -205,6 +221,7 @@ func TestMessagingWriteFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.msgLimits = messagingLimits{frame: 1 << 10}
 		m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second, MaxReconnects: tc.maxReconnects})
 		if m.Opening().Reply != "Hello." {
 			t.Fatalf("opening %q", m.Opening().Reply)
@@ -214,6 +231,9 @@ func TestMessagingWriteFails(t *testing.T) {
 			// read only once the write failed.
 			for len(fault.read) > 0 {
 				<-fault.read
+			}
+			for len(fault.closed) > 0 {
+				<-fault.closed
 			}
 			close(act)
 			<-acted
@@ -226,6 +246,11 @@ func TestMessagingWriteFails(t *testing.T) {
 			case "refuse":
 				// The close frame reached the client's reader.
 				<-fault.read
+			case "huge":
+				// The reader read past the limit and closed the socket
+				// under the write, which fails on it; the reader's
+				// error waits for the write to let go of the socket.
+				<-fault.closed
 			}
 		}
 		fault.armed.Store(true)
@@ -270,12 +295,18 @@ func TestMessagingWriteFails(t *testing.T) {
 			want:       "WS /ws: connection lost after the request was sent: socket closed (0 reconnects in this turn): failed to write msg: failed to write frame: failed to flush: write to ws://platform/ws?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]: connection reset by peer",
 			handshakes: 1, cursors: []string{""}},
 		{name: "the new socket is refused", echo: true, refuse404: true,
-			want:       "GET /ws: 404: session not found for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]",
+			want:       "WS /ws: 404: session not found for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]",
 			reconnects: 1, handshakes: 2, cursors: []string{"", "4"}},
 		{name: "a session end before the write", before: "end",
 			handshakes: 1, cursors: []string{""}, ended: true},
 		{name: "a malformed event before the write", echo: true, before: "malformed",
 			want:       "WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload.text is an object, want a string",
+			handshakes: 1, cursors: []string{""}},
+		// The reader closed the socket on it; the write's own error
+		// ("closed") would read as a drop worth a reconnect, which the
+		// platform would answer as if nothing had happened.
+		{name: "a frame over the limit before the write", echo: true, before: "huge",
+			want:       "WS /ws: 101: malformed response: a frame exceeds the limit of 1 KiB",
 			handshakes: 1, cursors: []string{""}},
 		{name: "a refusing close before the write", echo: true, before: "refuse",
 			want:       `WS /ws: connection lost after the request was sent: the platform closed the socket with status 1008: "refused eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.[REDACTED]"`,

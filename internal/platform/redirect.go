@@ -84,7 +84,7 @@ type RedirectError struct {
 
 // Error renders `POST /v1/agents/a/debug-chat: 307 redirect to
 // "http://other/x" refused: it leads away from https://build.example, and
-// the API key is sent only there. Fix build_url to the address the
+// the build key is sent only there. Fix build_url to the address the
 // platform answers on`.
 func (e *RedirectError) Error() string {
 	loc := "with no Location"
@@ -125,7 +125,7 @@ func (c *Client) redirectError(rq *call, req *http.Request, res *http.Response) 
 	case target == nil:
 		e.Reason = "there is nowhere to follow it to"
 	case !SameOrigin(target, from):
-		e.Reason = fmt.Sprintf("it leads away from %s://%s, and the API key is sent only there", from.Scheme, from.Host)
+		e.Reason = fmt.Sprintf("it leads away from %s://%s, and the %s is sent only there", from.Scheme, from.Host, c.credentialOf(rq.ep.auth))
 	case req.Method != http.MethodGet && req.Method != http.MethodHead &&
 		res.StatusCode != http.StatusTemporaryRedirect && res.StatusCode != http.StatusPermanentRedirect:
 		e.Reason = fmt.Sprintf("a %d would turn the %s into a GET", res.StatusCode, req.Method)

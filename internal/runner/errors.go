@@ -59,6 +59,19 @@ func (e *timeoutError) Unwrap() error { return e.err }
 // fail the same way and only slow the run down. A 404 on a turn (the session
 // vanished) is retried, since a fresh session may work.
 func classify(err error, starting bool) (e *result.Error, retry bool) {
+	e, retry = classifyCall(err, starting)
+	// The status travels with every platform error that has one, those
+	// given a hint included: a flaky case's note and the JSON report
+	// tell a 404 or a 401 from a 500 by it.
+	var api *platform.APIError
+	if e != nil && e.Kind == result.KindHTTP && errors.As(err, &api) {
+		e.Status = api.Status
+	}
+	return e, retry
+}
+
+// classifyCall is classify without the answer's status.
+func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 	var (
 		cut *cutError
 		to  *timeoutError
@@ -104,7 +117,7 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 		// expired (or was never created); a fresh session may do.
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the Messaging session expired, or the platform does not know it)"}, true
 	case errors.As(err, &api):
-		return &result.Error{Kind: result.KindHTTP, Message: err.Error(), Status: api.Status}, true
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &bad), errors.Is(err, errNoResult):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &net):

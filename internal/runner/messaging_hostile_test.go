@@ -128,6 +128,11 @@ func TestMessagingHostileVerdicts(t *testing.T) {
 			answer: append(platformtest.Texts("{\"id\":\"3\",\"type\":\"EVENT_TYPE_AGENT_MESSAGE\",\"payload\":{\"text\":\"Your balance is 0 \xe2\x82.\"}}"), platformtest.Frame{Close: true}),
 			status: result.Errored, want: "not valid UTF-8",
 			suite: strings.Replace(balanceSuite, `expect: {response: {contains: "balance is 0"}}`, `expect: {response: {contains: "balance is 0"}, ended: true}`, 1)},
+		{name: "an answer that would pass, in a frame over the limit",
+			// The client closes the socket on it; a reconnect would
+			// only receive it again.
+			answer: platformtest.Texts(`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0.` + strings.Repeat(" ", 16<<20) + `"}}`),
+			status: result.Errored, want: "WS /ws: 101: malformed response: a frame exceeds the limit of 16 MiB"},
 		{name: "an answer that spells the connector token over two chunks",
 			answer: []platformtest.Frame{platformtest.Chunk("3", "m", "Your balance is 0 "+hostileConnector[:9], false),
 				platformtest.Chunk("4", "m", hostileConnector[9:], true)},

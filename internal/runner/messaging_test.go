@@ -373,7 +373,7 @@ scenarios:
 		func(string, string) (string, error) { return "ct_not-a-connector-of-this-platform", nil }), MessagingOptions{})
 	o.Redactor, _ = secret.New("ct_not-a-connector-of-this-platform")
 	c = runOne(t, o, suite)
-	if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindHTTP ||
+	if err := c.Last().Error; c.Status != result.Errored || len(c.Attempts) != 1 || err.Kind != result.KindHTTP || err.Status != http.StatusUnauthorized ||
 		!strings.Contains(err.Message, "check the connector token") || strings.Contains(describe(c), "not-a-connector") {
 		t.Errorf("unknown connector: %s", describe(c))
 	}
@@ -443,11 +443,12 @@ func TestPlatformEnd(t *testing.T) {
 	}
 }
 
-// rateLimitedMessaging is the Messaging channel to e's simulator through
-// a proxy that answers the handshakes refuse picks (numbered from 1) with
-// 429 and Retry-After retryAfter, as a platform's per-session limit does;
-// and the count of handshakes. cfg holds the client's clocks and budget.
-func rateLimitedMessaging(t *testing.T, e *msgEnv, cfg platform.Config, mo MessagingOptions, retryAfter string, refuse func(n int64) bool) (Channel, *atomic.Int64) {
+// refusingMessaging is the Messaging channel to e's simulator through a
+// proxy that answers the handshakes refuse picks (numbered from 1) with
+// status and Retry-After retryAfter, as a platform's per-session limit
+// does with 429; and the count of handshakes. cfg holds the client's
+// clocks and budget.
+func refusingMessaging(t *testing.T, e *msgEnv, cfg platform.Config, mo MessagingOptions, status int, retryAfter string, refuse func(n int64) bool) (Channel, *atomic.Int64) {
 	t.Helper()
 	target, err := url.Parse(e.sim.MessagingURL)
 	if err != nil {
@@ -460,8 +461,12 @@ func rateLimitedMessaging(t *testing.T, e *msgEnv, cfg platform.Config, mo Messa
 		if r.URL.Path == "/ws" && refuse(handshakes.Add(1)) {
 			w.Header().Set("Retry-After", retryAfter)
 			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusTooManyRequests)
-			io.WriteString(w, `{"error":"connection limit exceeded for session"}`)
+			w.WriteHeader(status)
+			msg := "connection limit exceeded for session"
+			if status == http.StatusNotFound {
+				msg = "session not found" // the simulator's words
+			}
+			fmt.Fprintf(w, `{"error":%q}`, msg)
 			return
 		}
 		rp.ServeHTTP(w, r)
@@ -508,8 +513,8 @@ func TestMessagingHandshakeRateLimited(t *testing.T) {
 	o := e.opts(t)
 	slept := fakeclock.New()
 	var handshakes *atomic.Int64
-	o.Messaging, handshakes = rateLimitedMessaging(t, e, platform.Config{Now: slept.Now, Retry: platform.RetryPolicy{Sleep: slept.Sleep}},
-		MessagingOptions{TurnTimeout: 5 * time.Second}, "1", func(n int64) bool { return n <= 2 })
+	o.Messaging, handshakes = refusingMessaging(t, e, platform.Config{Now: slept.Now, Retry: platform.RetryPolicy{Sleep: slept.Sleep}},
+		MessagingOptions{TurnTimeout: 5 * time.Second}, http.StatusTooManyRequests, "1", func(n int64) bool { return n <= 2 })
 	c := runOne(t, o, `suite: s
 agent: clinic
 via: messaging
@@ -564,7 +569,7 @@ func TestMessagingHandshakeRateLimitedPastTheTurnTimeout(t *testing.T) {
 				o.AfterFunc, cfg.AfterFunc = e.clk.AfterFunc, e.clk.AfterFunc
 			}
 			var handshakes *atomic.Int64
-			o.Messaging, handshakes = rateLimitedMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second}, "20", tc.refuse)
+			o.Messaging, handshakes = refusingMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second}, http.StatusTooManyRequests, "20", tc.refuse)
 			c := runOne(t, o, bookingSuite)
 			refused := 0
 			for n := int64(1); n <= handshakes.Load(); n++ {
@@ -576,13 +581,45 @@ func TestMessagingHandshakeRateLimitedPastTheTurnTimeout(t *testing.T) {
 				t.Fatalf("status %s after %d attempts, want %s after 1", c.Status, len(c.Attempts), tc.want)
 			}
 			if tc.want == result.Errored {
-				if err := c.Last().Error; err.Kind != result.KindRateLimited || !strings.Contains(err.Message, "rate limited: waited 0s for GET /ws (1 answer 429); the next try could go in 20s, past the wait budget of 15s") {
-					t.Errorf("error %+v, want a rate limit of GET /ws past the budget", err)
+				if err := c.Last().Error; err.Kind != result.KindRateLimited || !strings.Contains(err.Message, "rate limited: waited 0s for WS /ws (1 answer 429); the next try could go in 20s, past the wait budget of 15s") {
+					t.Errorf("error %+v, want a rate limit of WS /ws past the budget", err)
 				}
 				return
 			}
 			if refused == 0 || c.RateLimited != refused || c.RateWaited != time.Duration(refused)*20*time.Second {
 				t.Errorf("the case waited %s for %d 429s; want 20s for each of the %d refused handshakes", c.RateWaited, c.RateLimited, refused)
+			}
+		})
+	}
+}
+
+// TestMessagingHandshakeRefusedNamesTheSocket: a handshake the platform
+// refuses (a 404: the session is gone), on the opening or on a turn's
+// reconnect, errors the case as the platform's answer, naming the socket
+// as every other error of the session does (WS /ws), not the HTTP
+// request that carries the handshake.
+func TestMessagingHandshakeRefusedNamesTheSocket(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// refused is the handshake refused: 1 the opening's, 2 the
+		// reconnect's of a socket that drops at the user's message.
+		refused int64
+	}{
+		{name: "the opening's", refused: 1},
+		{name: "a reconnect's", refused: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, o := bookingEnv(t, tc.refused > 1)
+			o.Retries = 0 // a fresh session would pass
+			cfg := platform.Config{Now: e.clk.Now, Retry: platform.RetryPolicy{Sleep: e.clk.Sleep}}
+			o.Messaging, _ = refusingMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second}, http.StatusNotFound, "", func(n int64) bool { return n == tc.refused })
+			c := runOne(t, o, bookingSuite)
+			err := c.Last().Error
+			if c.Status != result.Errored || err == nil || err.Kind != result.KindHTTP || err.Status != http.StatusNotFound ||
+				!strings.Contains(err.Message, "WS /ws: 404: session not found") {
+				t.Errorf("status %s, error %+v: want the platform's 404 of WS /ws", c.Status, err)
 			}
 		})
 	}
@@ -881,7 +918,7 @@ func TestMessagingInterruptedWhileRateLimited(t *testing.T) {
 			}
 			cfg := platform.Config{Now: e.clk.Now, AfterFunc: e.clk.AfterFunc, Retry: platform.RetryPolicy{Sleep: wait}, RateWait: 2 * time.Hour}
 			var handshakes *atomic.Int64
-			o.Messaging, handshakes = rateLimitedMessaging(t, e, cfg, MessagingOptions{}, "3600", tc.refuse)
+			o.Messaging, handshakes = refusingMessaging(t, e, cfg, MessagingOptions{}, http.StatusTooManyRequests, "3600", tc.refuse)
 			done := make(chan *result.Result, 1)
 			go func() {
 				res, err := Run(ctx, loadYAML(t, bookingSuite), o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,93 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestScenarioTimeoutFallsDuringARateLimitPause: a scenario's timeout
+// leaves the rate-limit waits out (docs/configuration.md, pacing), also
+// when it falls due while a call waits out a 429's Retry-After. One fake
+// clock runs the runner's timers and the client's pauses, so the
+// scenario's timer fires in the middle of the pause, as it would on a
+// real clock. Every answer takes 60ms; the third call waits 1s first. A
+// scenario whose own time fits its timeout passes; one whose own time
+// does not is cut at the same point as without the pause, 30ms into its
+// third answer, and errors as the scenario's timeout, not as a rate limit
+// nor as a connection lost. Either way the run goes on: the scenario
+// after it passes.
+func TestScenarioTimeoutFallsDuringARateLimitPause(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name    string
+		limited bool // the third call is refused once, Retry-After 1s
+		timeout time.Duration
+		want    result.Status
+		own     time.Duration // the attempt's time without its waits
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		e := newEnv(t, sim.Options{Seed: 1})
+		e.proxy.refuse(func(kind string, n int64) string {
+			if tc.limited && kind == "turn" && n == 2 {
+				return "1"
+			}
+			return ""
+		})
+		clk := fakeclock.New()
+		c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: e.sim.BuildKey, Now: clk.Now,
+			HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: 60 * time.Millisecond, next: e.transport}},
+			Retry:      platform.RetryPolicy{Sleep: clk.Sleep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := e.opts()
+		opts.Channel, opts.Parallel = DebugChat(c), 1
+		opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+		timed := booking("timed", 10)
+		timed.Timeout = tc.timeout
+		res, err := Run(context.Background(), []*scenario.Suite{suite(file, timed, booking("after", 20))}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, after := res.Files[0].Cases[0], res.Files[0].Cases[1]
+		if got.Status != tc.want || len(got.Attempts) != 1 {
+			t.Fatalf("got %s after %d attempts, want %s after 1: %s", got.Status, len(got.Attempts), tc.want, describe(got))
+		}
+		limits, waited := 0, time.Duration(0)
+		if tc.limited {
+			limits, waited = 1, time.Second
+		}
+		// After the 429 the key is paced: the calls after the pause may
+		// wait their turn too, and those waits are left out as well.
+		if got.RateLimited != limits || got.RateWaited < waited {
+			t.Errorf("the case waited %s for %d 429s, want %s at least for %d", got.RateWaited, got.RateLimited, waited, limits)
+		}
+		// The attempt's own time is what its waits leave of it: as
+		// without them, 60ms an answer, and a cut answer's 60ms pass in
+		// full on the clock before the client sees the cut (slowAnswers).
+		a := got.Attempts[0]
+		if own := a.Duration - got.RateWaited; own != tc.own {
+			t.Errorf("the attempt took %s, %s of it its own; want %s of its own", a.Duration, own, tc.own)
+		}
+		if after.Status != result.Passed || res.Stop != nil {
+			t.Errorf("the scenario after it %s, the run's stop %+v: want it passed and no stop: %s", after.Status, res.Stop, describe(after))
+		}
+		if tc.want == result.Passed {
+			return
+		}
+		if a.Error.Kind != result.KindTimeout || !strings.HasPrefix(a.Error.Message, "scenario timeout of 150ms exceeded (POST /v1/agents/") {
+			t.Errorf("error %+v, want the scenario's timeout", a.Error)
+		}
+		if n := len(a.Turns); n != 3 || a.Turns[n-1].Result != nil {
+			t.Errorf("%d turns, want 3, the last one cut off: %s", n, describe(got))
+		}
+	}
+	for _, tc := range []testCase{
+		// Five calls of 60ms.
+		{name: "its own time fits", limited: true, timeout: 330 * time.Millisecond, want: result.Passed, own: 300 * time.Millisecond},
+		{name: "its own time runs out", limited: true, timeout: 150 * time.Millisecond, want: result.Errored, own: 180 * time.Millisecond},
+		{name: "its own time runs out, no pause", timeout: 150 * time.Millisecond, want: result.Errored, own: 180 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

@@ -221,7 +221,7 @@ func TestRunVerdicts(t *testing.T) {
 			attempts: 1,
 			check: func(t *testing.T, c *result.Case) {
 				e := c.Attempts[0].Error
-				if e == nil || e.Kind != result.KindHTTP || !strings.Contains(e.Message, "404") {
+				if e == nil || e.Kind != result.KindHTTP || e.Status != http.StatusNotFound || !strings.Contains(e.Message, "404") {
 					t.Fatalf("error = %+v, want an http 404", e)
 				}
 				if e.Pos != pos(10, 3) {
