@@ -213,6 +213,9 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
+	if _, msg, hint, ok := badName("suite name", s.Name); !ok {
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: s.Pos, Message: msg, Hint: hint})
+	}
 	for _, t := range doc.Feature.Tags {
 		s.Tags = append(s.Tags, strings.TrimPrefix(t.Name, "@"))
 	}
@@ -624,6 +627,11 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	if sc.Name == "" {
 		sc.Name = fmt.Sprintf("scenario at line %d", sc.Pos.Line)
 	}
+	var ref exampleRef
+	if len(p.AstNodeIds) > 1 {
+		ref, _ = fl.nodes[p.AstNodeIds[1]].(exampleRef)
+	}
+	fl.name(sc, ast, ref)
 	if len(p.AstNodeIds) > 1 {
 		if ref, ok := fl.nodes[p.AstNodeIds[1]].(exampleRef); ok {
 			row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
@@ -656,6 +664,28 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	}
 	fl.steps(sc, p)
 	return sc
+}
+
+// name refuses a scenario's name that holds a character no name may
+// (badName), as a YAML suite's loader does. The file holds none of
+// them but NEL (notText), so one comes from an Examples cell (a "\n"
+// escape) put in the name by its <column>: the problem is at that cell,
+// else at the scenario.
+func (fl *featureLoader) name(sc *Scenario, ast *messages.Scenario, ref exampleRef) {
+	_, msg, hint, ok := badName("scenario name", sc.Name)
+	if ok {
+		return
+	}
+	at := sc.Pos
+	if ast != nil && ref.row != nil && ref.ex.TableHeader != nil {
+		for i, c := range ref.ex.TableHeader.Cells {
+			if i < len(ref.row.Cells) && strings.Contains(ast.Name, "<"+c.Value+">") && strings.ContainsFunc(ref.row.Cells[i].Value, notNameRune) {
+				at = fl.pos(ref.row.Cells[i].Location)
+				break
+			}
+		}
+	}
+	fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Message: msg, Hint: hint})
 }
 
 // Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
@@ -1454,7 +1484,7 @@ func notText(src []byte) (at diag.Pos, msg, hint string, ok bool) {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			return at, "invalid UTF-8", "save the file as UTF-8 text", false
-		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f && r != 0x85, r == 0xfffe, r == 0xffff:
+		case notTextRune(r):
 			return at, fmt.Sprintf("control character %U is not allowed", r),
 				"remove it: tabs and line ends are the only control characters a feature file may hold, as in a YAML suite", false
 		}
