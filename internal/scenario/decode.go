@@ -1082,6 +1082,9 @@ func (d *decoder) turn(item *yaml.Node) []*steps.Step {
 	sayField, hasSay := fields["say"]
 	if hasSay {
 		say.Say, hasSay = d.str(sayField.Val, "say")
+		if n := d.resolve(sayField.Val); n != nil && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			say.SayPos = d.scalarAt(n)(0)
+		}
 		if hasSay && say.Say == "" {
 			say.Silent = true
 		}

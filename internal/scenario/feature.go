@@ -943,16 +943,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				}
 			}
 		}
-		fl.envRefs.note(in.Pos, in.Text)
+		texts := fl.stepTexts(in, astStep, asWritten)
 		if in.DocString != nil {
-			fl.envRefs.note(in.Pos, *in.DocString)
+			in.DocPos = texts[1].at(0)
 		}
-		for _, row := range in.Table {
-			for _, cell := range row {
-				fl.envRefs.note(in.Pos, cell)
-			}
+		for _, t := range texts {
+			fl.envRefs.note(t.text, t.at)
 		}
-		fl.checkRefs(in, scope)
+		fl.checkRefs(texts, scope)
 		st, err := library.Compile(in)
 		if err != nil {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
@@ -1222,25 +1220,78 @@ func rowBreaksStep(sc *Scenario, written string) string {
 		strings.Join(quoted, " and "), sc.Pos.Line)
 }
 
-// checkRefs reports the ${name} references of a step (its text, DocString
-// and table) that are malformed or name nothing in scope, as the YAML
-// decoder does: at run time they could only error the scenario.
-// ${env:NAME} is left to run time.
-func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
-	texts := []string{in.Text}
+// stepText is one text of a step that may hold ${...} references (its
+// text, DocString or a table cell), with where each byte offset of it is
+// written in the file.
+type stepText struct {
+	text string
+	at   func(off int) diag.Pos
+}
+
+// stepTexts returns the texts of a step (in, compiled from astStep;
+// asWritten when the pickle's text is the step's line, not an outline's
+// substitution). A reference in the step's text or its DocString is at
+// its own line and column when the text is as written; else, and in a
+// table cell, at the step, the DocString's first line or the cell.
+func (fl *featureLoader) stepTexts(in steps.Input, astStep *messages.Step, asWritten bool) []stepText {
+	whole := func(pos diag.Pos) func(int) diag.Pos { return func(int) diag.Pos { return pos } }
+	text := stepText{text: in.Text, at: whole(in.Pos)}
+	if asWritten {
+		text.at = func(off int) diag.Pos {
+			at := in.Pos
+			at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:off])
+			return at
+		}
+	}
+	out := []stepText{text}
 	if in.DocString != nil {
-		texts = append(texts, *in.DocString)
+		doc := stepText{text: *in.DocString, at: whole(in.Pos)}
+		if astStep != nil && astStep.DocString != nil {
+			ds := astStep.DocString
+			// Gherkin strips each content line's indentation up to the
+			// opening delimiter's column, so a line's text starts there.
+			first := fl.pos(ds.Location)
+			first.Line++
+			doc.at = whole(first)
+			if ds.Content == *in.DocString {
+				doc.at = func(off int) diag.Pos {
+					at := first
+					before := ds.Content[:off]
+					line := strings.LastIndexByte(before, '\n') + 1
+					at.Line += strings.Count(before, "\n")
+					at.Col += utf8.RuneCountInString(before[line:])
+					return at
+				}
+			}
+		}
+		out = append(out, doc)
 	}
-	for _, row := range in.Table {
-		texts = append(texts, row...)
+	for i, row := range in.Table {
+		for j, cell := range row {
+			at := in.Pos
+			if astStep != nil && astStep.DataTable != nil && i < len(astStep.DataTable.Rows) && j < len(astStep.DataTable.Rows[i].Cells) {
+				at = fl.pos(astStep.DataTable.Rows[i].Cells[j].Location)
+			}
+			out = append(out, stepText{text: cell, at: whole(at)})
+		}
 	}
-	for _, text := range texts {
-		if !strings.Contains(text, "${") {
+	return out
+}
+
+// checkRefs reports the ${name} references of a step's texts (stepTexts)
+// that are malformed or name nothing in scope, as the YAML decoder does,
+// each where it is written: at run time they could only error the
+// scenario. ${env:NAME} is left to run time.
+func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
+	for _, t := range texts {
+		if !strings.Contains(t.text, "${") {
 			continue
 		}
-		refs, err := interp.Scan(text)
+		refs, err := interp.Scan(t.text)
 		if err != nil {
-			fl.diags = fl.diags.Errorf(in.Pos, "%v", err)
+			var se *interp.SyntaxError
+			errors.As(err, &se)
+			fl.diags = fl.diags.Errorf(t.at(se.Off), "%v", err)
 			continue
 		}
 		for _, r := range refs {
@@ -1253,7 +1304,7 @@ func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
 			if s := diag.Suggest(r.Name, names); s != "" {
 				hint = fmt.Sprintf("did you mean ${%s}?", s)
 			}
-			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: in.Pos,
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(r.Off),
 				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
 		}
 	}

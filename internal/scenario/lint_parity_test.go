@@ -199,6 +199,59 @@ func TestLintParity(t *testing.T) {
 				`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900001]" has no confirmation step`},
 		},
 		{
+			// A reference is at its own line and column in a DocString,
+			// as in a YAML literal block; before, at the step or the
+			// block's indicator.
+			name: "a malformed reference in a multi-line say",
+			yaml: `scenarios:
+  - name: m
+    agent: restaurant
+    turns:
+      - say: |
+          hello
+            token ${env:}
+        expect: {response: {contains: Welcome}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: m
+    When the user says:
+      """
+      hello
+        token ${env:}
+      """
+    Then the agent's reply contains "Welcome"
+`,
+			wantYAML:    []string{"s.yaml:7:19: ~ invalid environment variable name in ${env:}"},
+			wantFeature: []string{"s.feature:8:15: ~ invalid environment variable name in ${env:}"},
+		},
+		{
+			name: "an unknown variable in a multi-line say",
+			yaml: `scenarios:
+  - name: m
+    agent: restaurant
+    turns:
+      - say: |
+
+          é ${nobody}
+        expect: {response: {contains: Welcome}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: m
+    When the user says:
+      """
+
+      é ${nobody}
+      """
+    Then the agent's reply contains "Welcome"
+`,
+			wantYAML:    []string{"s.yaml:7:13: ~ unknown variable ${nobody}"},
+			wantFeature: []string{"s.feature:8:9: ~ unknown variable ${nobody}"},
+		},
+		{
 			// A name is one line (badName): a YAML escape and an
 			// Examples cell's \n both put a line end in one, each
 			// refused at the text that wrote it.
