@@ -531,9 +531,10 @@ func misplacedTags(file string, lines []string, ln int, msg string, d *gherkin.D
 
 // openDocString returns the line and column of the separator (""" or
 // ```) of the doc string that src leaves open at its end, and the
-// separator; a zero line when none is open. A separator opens a doc string
-// on a line of its own (a media type may follow it) and the same
-// separator alone closes it; what lies between is text.
+// separator; a zero line when none is open. As Gherkin reads them, a
+// line that starts with a separator opens a doc string (a media type may
+// follow it) and the next line that starts with the same separator closes
+// it, whatever follows it there; what lies between is text.
 func openDocString(src []byte) (at diag.Pos, delim string) {
 	for i, line := range strings.Split(string(src), "\n") {
 		text := strings.TrimSpace(line)
@@ -541,7 +542,7 @@ func openDocString(src []byte) (at diag.Pos, delim string) {
 		case delim == "" && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
 			delim = text[:3]
 			at = diag.Pos{Line: i + 1, Col: utf8.RuneCountInString(line[:strings.Index(line, delim)]) + 1}
-		case delim != "" && text == delim:
+		case delim != "" && strings.HasPrefix(text, delim):
 			delim, at = "", diag.Pos{}
 		}
 	}
