@@ -470,7 +470,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 		if strings.HasPrefix(m[3], "unexpected end of file") && strings.Contains(m[3], "#DocStringSeparator") {
 			// Gherkin says where the file ends (column 0), not which
 			// doc string it ends in.
-			if at, delim := openDocString(src); at.Line > 0 {
+			if at, delim := openDocString(src, dl); at.Line > 0 {
 				d.Pos.Line, d.Pos.Col = at.Line, at.Col
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
 			}
@@ -531,19 +531,26 @@ func misplacedTags(file string, lines []string, ln int, msg string, d *gherkin.D
 
 // openDocString returns the line and column of the separator (""" or
 // ```) of the doc string that src leaves open at its end, and the
-// separator; a zero line when none is open. As Gherkin reads them, a
-// line that starts with a separator opens a doc string (a media type may
-// follow it) and the next line that starts with the same separator closes
-// it, whatever follows it there; what lies between is text.
-func openDocString(src []byte) (at diag.Pos, delim string) {
+// separator; a zero line when none is open. As Gherkin reads them (in
+// dialect d), a line that starts with a separator opens a doc string
+// right under a step (comments and blank lines between aside; a media
+// type may follow it), and the next line that starts with the same
+// separator closes it, whatever follows it there; what lies between is
+// text. A separator anywhere else (a description's line) opens nothing.
+func openDocString(src []byte, d *gherkin.Dialect) (at diag.Pos, delim string) {
+	afterStep := false
 	for i, line := range strings.Split(string(src), "\n") {
 		text := strings.TrimSpace(line)
 		switch {
-		case delim == "" && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
+		case delim != "":
+			if strings.HasPrefix(text, delim) {
+				delim, at, afterStep = "", diag.Pos{}, false
+			}
+		case afterStep && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
 			delim = text[:3]
 			at = diag.Pos{Line: i + 1, Col: utf8.RuneCountInString(line[:strings.Index(line, delim)]) + 1}
-		case delim != "" && strings.HasPrefix(text, delim):
-			delim, at = "", diag.Pos{}
+		case text != "" && !strings.HasPrefix(text, "#"):
+			afterStep = slices.ContainsFunc(d.StepKeywords(), func(kw string) bool { return strings.HasPrefix(text, kw) })
 		}
 	}
 	return at, delim

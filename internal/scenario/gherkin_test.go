@@ -173,6 +173,10 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		// description line that starts like a separator opens none.
 		{"a description line like a separator, tags at the end", "Feature: f\n  \"\"\" described\n  Scenario: a\n    When the user says \"hi\"\n  @t",
 			"f.feature:6:1: invalid Gherkin: unexpected end of file, expected: #TagLine, #RuleLine, #Comment, #Empty ()\n"},
+		// A description line like a separator opens no doc string: the
+		// one left open is the step's, below it.
+		{"a description line like a separator above an open doc string", "Feature: f\n  \"\"\" described\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n",
+			"f.feature:5:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
 		// Gherkin closes a doc string at a line that starts with its
 		// separator, text after it or not; the open one is the next.
 		{"a doc string closed with text after its separator", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\" trailing\n    Then the agent says:\n      \"\"\"\n      never closed\n",
