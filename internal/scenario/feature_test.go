@@ -595,16 +595,17 @@ func TestRuleTagAtItsPosition(t *testing.T) {
 
 // A scenario's name is trimmed of the spaces Gherkin leaves (a tab at
 // its end), as a YAML scenario's is; a name an outline's columns put a
-// line end in is refused once, at the first such cell of its row.
+// line end in is refused once, at the first such cell of its row that the
+// name reads (not z's, which only a step could read).
 func TestFeatureScenarioNames(t *testing.T) {
 	t.Parallel()
 	s, ds := loadFeature("f.feature", []byte("@agent:restaurant\nFeature: f\n  Scenario: a\t\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n"))
 	if s == nil || s.Scenarios[0].Name != "a" {
 		t.Fatalf("scenario names %v:\n%s", s, renderDiags(ds))
 	}
-	src := "@agent:restaurant\nFeature: f\n  Scenario Outline: <a> <b>\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n\n    Examples:\n      | b    | a    |\n      | p\\nq | x\\ny |\n"
+	src := "@agent:restaurant\nFeature: f\n  Scenario Outline: <a> <b>\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n\n    Examples:\n      | z    | b    | a    |\n      | p\\nq | r\\ns | x\\ny |\n"
 	_, ds = loadFeature("f.feature", []byte(src))
-	if got := renderDiags(ds); !strings.HasPrefix(got, "f.feature:9:9: scenario name holds control character U+000A") || strings.Count(got, "scenario name holds") != 1 {
+	if got := renderDiags(ds); !strings.HasPrefix(got, "f.feature:9:16: scenario name holds control character U+000A") || strings.Count(got, "scenario name holds") != 1 {
 		t.Errorf("diagnostics:\n%s", got)
 	}
 }
