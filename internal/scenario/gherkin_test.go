@@ -177,6 +177,14 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		// one left open is the step's, below it.
 		{"a description line like a separator above an open doc string", "Feature: f\n  \"\"\" described\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n",
 			"f.feature:5:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// A comment may stand between the step and its doc string.
+		{"a comment between a step and its open doc string", "Feature: f\n  Scenario: a\n    When the user says:\n    # the text\n\n      ```\n      hi\n",
+			"f.feature:6:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this ``` is never closed: end the doc string with ``` on a line of its own)\n"},
+		// A separator right after a closed doc string opens none (it is
+		// an error of its own); the open one is the next step's.
+		{"a stray separator after a doc string", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\"\n      \"\"\"\n    Then the agent says:\n      \"\"\"\n      open\n",
+			"f.feature:7:7: invalid Gherkin: expected: #EOF, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '      \"\"\"' ()\n" +
+				"f.feature:9:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
 		// Gherkin closes a doc string at a line that starts with its
 		// separator, text after it or not; the open one is the next.
 		{"a doc string closed with text after its separator", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\" trailing\n    Then the agent says:\n      \"\"\"\n      never closed\n",
