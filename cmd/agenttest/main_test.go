@@ -1206,6 +1206,28 @@ func TestBrokenSymlinks(t *testing.T) {
 	}
 }
 
+// lint, run and list refuse alike a name with a control character: a YAML
+// escape writes one, an outline's Examples cell (\n) puts a line end in a
+// feature's. Before, all three loaded them (list printed them escaped).
+func TestCommandsRefuseControlNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"s.yaml":    "suite: s\nagent: restaurant\nscenarios:\n  - name: \"bell\\a\"\n    turns: [{say: hi, expect: {response: {contains: Welcome}}}]\n",
+		"f.feature": "@agent:restaurant\nFeature: f\n  Scenario Outline: say <x>\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n\n    Examples:\n      | x    |\n      | a\\nb |\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"lint"}, {"run", "--sim"}, {"list"}} {
+		newCLI(t, dir, nil, args...).expect(t, exitUsage,
+			"f.feature:9:9: scenario name holds control character U+000A, which is not allowed",
+			"s.yaml:4:11: scenario name holds control character U+0007, which is not allowed")
+	}
+}
+
 // list prints one scenario per line: a name holding a tab, a line
 // separator or a bidirectional override (all a name may hold; control
 // characters and line ends it may not, badName) and a file path holding
