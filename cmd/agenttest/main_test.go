@@ -1237,24 +1237,49 @@ func TestBrokenSymlinks(t *testing.T) {
 	}
 }
 
-// list prints one scenario per line: a name holding an escape sequence
-// or a line break (a double-quoted YAML name may hold any) is shown
-// escaped, as run shows it, so that it can neither drive the terminal
-// nor forge a line of the listing. Before, it was printed raw.
+// lint, run and list refuse alike a name with a control character: a YAML
+// escape writes one, an outline's Examples cell (\n) puts a line end in a
+// feature's. Before, all three loaded them (list printed them escaped).
+func TestCommandsRefuseControlNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"s.yaml":    "suite: s\nagent: restaurant\nscenarios:\n  - name: \"bell\\a\"\n    turns: [{say: hi, expect: {response: {contains: Welcome}}}]\n",
+		"f.feature": "@agent:restaurant\nFeature: f\n  Scenario Outline: say <x>\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n\n    Examples:\n      | x    |\n      | a\\nb |\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"lint"}, {"run", "--sim"}, {"list"}} {
+		newCLI(t, dir, nil, args...).expect(t, exitUsage,
+			"f.feature:9:9: scenario name holds control character U+000A, which is not allowed",
+			"s.yaml:4:11: scenario name holds control character U+0007, which is not allowed")
+	}
+}
+
+// list prints one scenario per line: a name holding a tab, a line
+// separator or a bidirectional override (all a name may hold; control
+// characters and line ends it may not, badName) and a file path holding
+// an escape sequence or a line break are shown escaped, as run shows
+// them, so that they can neither drive the terminal nor forge a line of
+// the listing. Before, they were printed raw.
 func TestListEscapesNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	suite := "suite: s\nagent: restaurant\nscenarios:\n" +
-		`  - name: "red \e[31mtext\e]0;title\a\r\nsuites/x.yaml:1  forged\u202e"` + "\n" +
+		`  - name: "red\ttext\Lforged\u202e"` + "\n" +
 		"    turns: [{say: hi, expect: {response: {contains: Welcome}}}]\n"
-	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644); err != nil {
-		t.Fatal(err)
+	file := "s\x1b[31m\x1b]0;title\a\r\nsuites\u2028x.yaml"
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(suite), 0o644); err != nil {
+		t.Skipf("no such file names here: %v", err)
 	}
 	c := newCLI(t, dir, nil, "list")
 	if code := c.run(t); code != 0 {
 		t.Fatalf("exit %d: %s", code, c.stderr)
 	}
-	want := `s.yaml:4  red \x1b[31mtext\x1b]0;title\a\r\nsuites/x.yaml:1  forged\u202e` + "\n"
+	want := `s\x1b[31m\x1b]0;title\a\r\nsuites\u2028x.yaml:4  red\ttext\u2028forged\u202e` + "\n"
 	if got := c.stdout.String(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

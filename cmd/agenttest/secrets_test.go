@@ -808,7 +808,7 @@ func TestSuiteMayNotReadWebhookSecret(t *testing.T) {
 			out += string(b)
 		}
 		if code != exitUsage || strings.Contains(out, "PLANTED") ||
-			!strings.Contains(out, "s.yaml:5:14: ${env:AGENTTEST_WEBHOOK_SECRET} reads AGENTTEST_WEBHOOK_SECRET, which holds the webhook signing secret: a suite may not read a secret") {
+			!strings.Contains(out, "s.yaml:5:26: ${env:AGENTTEST_WEBHOOK_SECRET} reads AGENTTEST_WEBHOOK_SECRET, which holds the webhook signing secret: a suite may not read a secret") {
 			t.Errorf("%v: exit %d\n%s", args, code, out)
 		}
 	}

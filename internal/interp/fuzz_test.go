@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,7 +24,23 @@ func FuzzInterpolate(f *testing.F) {
 		if (err == nil) != (scanErr == nil) {
 			t.Fatalf("%q: Interpolate error %v, Scan error %v", s, err, scanErr)
 		}
-		if err == nil && !slices.Equal(looked, refs) {
+		var se *SyntaxError
+		if scanErr != nil && (!errors.As(scanErr, &se) || !strings.HasPrefix(s[se.Off:], "${")) {
+			t.Fatalf("%q: Scan error %v is no SyntaxError at a ${", s, scanErr)
+		}
+		// Off is where Scan found each reference: its ${, then its body.
+		names := make([]Ref, len(refs))
+		for i, r := range refs {
+			body := r.Name
+			if r.Env {
+				body = "env:" + body
+			}
+			if !strings.HasPrefix(s[r.Off:], "${"+body+"}") {
+				t.Fatalf("%q: reference %+v is not at its offset", s, r)
+			}
+			names[i] = Ref{Name: r.Name, Env: r.Env}
+		}
+		if err == nil && !slices.Equal(looked, names) {
 			t.Fatalf("%q: Interpolate looked up %v, Scan lists %v", s, looked, refs)
 		}
 	})

@@ -22,7 +22,19 @@ type Ref struct {
 	Name string
 	// Env is set for ${env:NAME}; Name is then NAME.
 	Env bool
+	// Off is the byte offset of its ${ in the string Scan read, for a
+	// loader to report it at its own line and column.
+	Off int
 }
+
+// SyntaxError is a malformed reference: an unterminated ${ or a name a
+// reference may not have. Off is the byte offset of its ${.
+type SyntaxError struct {
+	Off int
+	msg string
+}
+
+func (e *SyntaxError) Error() string { return e.msg }
 
 // ValidName reports whether s can name a var, an example column or a
 // capture: a letter or underscore, then letters, digits, '_' or '-'.
@@ -71,13 +83,14 @@ func expand(s string, resolve func(r Ref) (string, error)) (string, error) {
 		case strings.HasPrefix(s[i:], "${"):
 			end := strings.IndexByte(s[i+2:], '}')
 			if end < 0 {
-				return "", fmt.Errorf("unterminated ${ at offset %d in %q: close it with } or write $${ for a literal ${", i, s)
+				return "", &SyntaxError{Off: i, msg: fmt.Sprintf("unterminated ${ at offset %d in %q: close it with } or write $${ for a literal ${", i, s)}
 			}
 			body := s[i+2 : i+2+end]
 			r, err := parseRef(body)
 			if err != nil {
-				return "", err
+				return "", &SyntaxError{Off: i, msg: err.Error()}
 			}
+			r.Off = i
 			v, err := resolve(r)
 			if err != nil {
 				return "", err

@@ -372,7 +372,11 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	}
 	say, err := s.interpolate(text)
 	if err != nil {
-		s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
+		at := pos
+		if st.SayPos != (diag.Pos{}) {
+			at = st.SayPos
+		}
+		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
 		return false, false
 	}
 	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}

@@ -520,7 +520,7 @@ func (d *decoder) checkObjectRefs(n *yaml.Node) {
 	}
 	if n.Kind == yaml.ScalarNode {
 		if n.Tag == "!!str" {
-			d.envRefs.note(d.pos(n), n.Value)
+			d.envRefs.note(n.Value, d.scalarAt(n))
 			d.checkRefs(n, n.Value)
 		}
 		return

@@ -142,7 +142,7 @@ func TestConfirmDiagnostics(t *testing.T) {
 		{name: "sms empty message", body: "    probe: {sms: {to: \"+447700900002\", message: \" \"}}\n", at: "3:49", want: "message must not be empty"},
 		{name: "sms text key", body: "    probe: {sms: {to: \"+447700900002\", text: hi}}\n", at: "3:40", want: `did you mean "message"?`},
 		{name: "sms without confirm warns", body: "    probe: {sms: {to: \"+447700900002\", message: hi}}\n", at: "2:5", want: "has no confirm", warning: true},
-		{name: "unknown variable in metadata", body: "    probe: {outbound_call: {to: \"+447700900001\", metadata: {who: \"${nobody}\"}}}\n", at: "3:66", want: "unknown variable ${nobody}"},
+		{name: "unknown variable in metadata", body: "    probe: {outbound_call: {to: \"+447700900001\", metadata: {who: \"${nobody}\"}}}\n", at: "3:67", want: "unknown variable ${nobody}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

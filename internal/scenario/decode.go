@@ -84,6 +84,15 @@ var startKeys = keySet{
 // a key or dotted path after the dot.
 var captureFields = []string{"response", "node", "state.KEY", "metadata.PATH"}
 
+// name refuses a name, written at n, that holds a character no name may
+// (badName). The position is the scalar's: a quoted scalar's escapes make
+// the offset in the name no column of the line.
+func (d *decoder) name(n *yaml.Node, what, name string) {
+	if _, msg, hint, ok := badName(what, name); !ok {
+		d.errorHint(n, hint, "%s", msg)
+	}
+}
+
 // suiteDecl keeps the suite-level nodes that every scenario re-reads: their
 // ${...} references are checked in each scenario's scope.
 type suiteDecl struct {
@@ -109,6 +118,7 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	if p, ok := fields["suite"]; ok {
 		if v, ok := d.scalar(p.Val, "suite"); ok && strings.TrimSpace(v) != "" {
 			s.Name = v
+			d.name(p.Val, "suite name", v)
 		}
 	}
 	if p, ok := fields["agent"]; ok {
@@ -345,7 +355,7 @@ func (r exampleRow) suffix() string {
 	parts := make([]string, len(r.Cols))
 	for i, c := range r.Cols {
 		v := r.Values[c]
-		if v == "" || strings.ContainsAny(v, " \t\n[]=\"") {
+		if v == "" || strings.ContainsAny(v, " \t[]=\"") || strings.ContainsFunc(v, notNameRune) {
 			v = strconv.Quote(v)
 		}
 		parts[i] = c + "=" + v
@@ -571,6 +581,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 			if sc.Name = strings.TrimSpace(v); sc.Name == "" {
 				d.errorf(p.Val, "scenario name must not be empty")
 			}
+			d.name(p.Val, "scenario name", sc.Name)
 		}
 	} else {
 		d.errorHint(item, "every scenario needs a unique name: for reports and filters", "scenario has no name:")
@@ -1071,6 +1082,9 @@ func (d *decoder) turn(item *yaml.Node) []*steps.Step {
 	sayField, hasSay := fields["say"]
 	if hasSay {
 		say.Say, hasSay = d.str(sayField.Val, "say")
+		if n := d.resolve(sayField.Val); n != nil && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			say.SayPos = d.scalarAt(n)(0)
+		}
 		if hasSay && say.Say == "" {
 			say.Silent = true
 		}

@@ -208,3 +208,23 @@ func TestLargeExamplesTable(t *testing.T) {
 		t.Errorf("got %d scenarios", len(s.Scenarios))
 	}
 }
+
+// An examples value may hold what a name may not (badName): the name's
+// suffix quotes it, so the row's name stays one line of text.
+func TestExamplesSuffixQuotesControls(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t, `
+scenarios:
+  - name: n
+    examples: [{x: "a\ab"}, {x: "a\nb"}, {x: "a\u0085b"}, {x: "a\u202eb"}]
+    turns: [{say: "${x}"}]
+`)
+	var got []string
+	for _, sc := range s.Scenarios {
+		got = append(got, sc.Name)
+	}
+	want := []string{`n [x="a\ab"]`, `n [x="a\nb"]`, `n [x="a\u0085b"]`, "n [x=a\u202eb]"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}

@@ -213,6 +213,9 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
+	if _, msg, hint, ok := badName("suite name", s.Name); !ok {
+		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: s.Pos, Message: msg, Hint: hint})
+	}
 	for _, t := range doc.Feature.Tags {
 		s.Tags = append(s.Tags, strings.TrimPrefix(t.Name, "@"))
 	}
@@ -467,7 +470,7 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 		if strings.HasPrefix(m[3], "unexpected end of file") && strings.Contains(m[3], "#DocStringSeparator") {
 			// Gherkin says where the file ends (column 0), not which
 			// doc string it ends in.
-			if at, delim := openDocString(src); at.Line > 0 {
+			if at, delim := openDocString(src, dl); at.Line > 0 {
 				d.Pos.Line, d.Pos.Col = at.Line, at.Col
 				d.Hint = fmt.Sprintf("this %s is never closed: end the doc string with %s on a line of its own", delim, delim)
 			}
@@ -528,18 +531,26 @@ func misplacedTags(file string, lines []string, ln int, msg string, d *gherkin.D
 
 // openDocString returns the line and column of the separator (""" or
 // ```) of the doc string that src leaves open at its end, and the
-// separator; a zero line when none is open. A separator opens a doc string
-// on a line of its own (a media type may follow it) and the same
-// separator alone closes it; what lies between is text.
-func openDocString(src []byte) (at diag.Pos, delim string) {
+// separator; a zero line when none is open. As Gherkin reads them (in
+// dialect d), a line that starts with a separator opens a doc string
+// right under a step (comments and blank lines between aside; a media
+// type may follow it), and the next line that starts with the same
+// separator closes it, whatever follows it there; what lies between is
+// text. A separator anywhere else (a description's line) opens nothing.
+func openDocString(src []byte, d *gherkin.Dialect) (at diag.Pos, delim string) {
+	afterStep := false
 	for i, line := range strings.Split(string(src), "\n") {
 		text := strings.TrimSpace(line)
 		switch {
-		case delim == "" && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
+		case delim != "":
+			if strings.HasPrefix(text, delim) {
+				delim, at, afterStep = "", diag.Pos{}, false
+			}
+		case afterStep && (strings.HasPrefix(text, `"""`) || strings.HasPrefix(text, "```")):
 			delim = text[:3]
 			at = diag.Pos{Line: i + 1, Col: utf8.RuneCountInString(line[:strings.Index(line, delim)]) + 1}
-		case delim != "" && text == delim:
-			delim, at = "", diag.Pos{}
+		case text != "" && !strings.HasPrefix(text, "#"):
+			afterStep = slices.ContainsFunc(d.StepKeywords(), func(kw string) bool { return strings.HasPrefix(text, kw) })
 		}
 	}
 	return at, delim
@@ -624,6 +635,11 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	if sc.Name == "" {
 		sc.Name = fmt.Sprintf("scenario at line %d", sc.Pos.Line)
 	}
+	var ref exampleRef
+	if len(p.AstNodeIds) > 1 {
+		ref, _ = fl.nodes[p.AstNodeIds[1]].(exampleRef)
+	}
+	fl.name(sc, ast, ref)
 	if len(p.AstNodeIds) > 1 {
 		if ref, ok := fl.nodes[p.AstNodeIds[1]].(exampleRef); ok {
 			row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
@@ -656,6 +672,28 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	}
 	fl.steps(sc, p)
 	return sc
+}
+
+// name refuses a scenario's name that holds a character no name may
+// (badName), as a YAML suite's loader does. The file holds none of
+// them but NEL (notText), so one comes from an Examples cell (a "\n"
+// escape) put in the name by its <column>: the problem is at that cell,
+// else at the scenario.
+func (fl *featureLoader) name(sc *Scenario, ast *messages.Scenario, ref exampleRef) {
+	_, msg, hint, ok := badName("scenario name", sc.Name)
+	if ok {
+		return
+	}
+	at := sc.Pos
+	if ast != nil && ref.row != nil && ref.ex.TableHeader != nil {
+		for i, c := range ref.ex.TableHeader.Cells {
+			if i < len(ref.row.Cells) && strings.Contains(ast.Name, "<"+c.Value+">") && strings.ContainsFunc(ref.row.Cells[i].Value, notNameRune) {
+				at = fl.pos(ref.row.Cells[i].Location)
+				break
+			}
+		}
+	}
+	fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Message: msg, Hint: hint})
 }
 
 // Tag parameters: @name:value on a Feature, Rule, Scenario or Examples. A
@@ -913,16 +951,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				}
 			}
 		}
-		fl.envRefs.note(in.Pos, in.Text)
+		texts := fl.stepTexts(in, astStep, asWritten)
 		if in.DocString != nil {
-			fl.envRefs.note(in.Pos, *in.DocString)
+			in.DocPos = texts[1].at(0)
 		}
-		for _, row := range in.Table {
-			for _, cell := range row {
-				fl.envRefs.note(in.Pos, cell)
-			}
+		for _, t := range texts {
+			fl.envRefs.note(t.text, t.at)
 		}
-		fl.checkRefs(in, scope)
+		fl.checkRefs(texts, scope)
 		st, err := library.Compile(in)
 		if err != nil {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
@@ -1192,25 +1228,78 @@ func rowBreaksStep(sc *Scenario, written string) string {
 		strings.Join(quoted, " and "), sc.Pos.Line)
 }
 
-// checkRefs reports the ${name} references of a step (its text, DocString
-// and table) that are malformed or name nothing in scope, as the YAML
-// decoder does: at run time they could only error the scenario.
-// ${env:NAME} is left to run time.
-func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
-	texts := []string{in.Text}
+// stepText is one text of a step that may hold ${...} references (its
+// text, DocString or a table cell), with where each byte offset of it is
+// written in the file.
+type stepText struct {
+	text string
+	at   func(off int) diag.Pos
+}
+
+// stepTexts returns the texts of a step (in, compiled from astStep;
+// asWritten when the pickle's text is the step's line, not an outline's
+// substitution). A reference in the step's text or its DocString is at
+// its own line and column when the text is as written; else, and in a
+// table cell, at the step, the DocString's first line or the cell.
+func (fl *featureLoader) stepTexts(in steps.Input, astStep *messages.Step, asWritten bool) []stepText {
+	whole := func(pos diag.Pos) func(int) diag.Pos { return func(int) diag.Pos { return pos } }
+	text := stepText{text: in.Text, at: whole(in.Pos)}
+	if asWritten {
+		text.at = func(off int) diag.Pos {
+			at := in.Pos
+			at.Col += utf8.RuneCountInString(in.Keyword) + utf8.RuneCountInString(in.Text[:off])
+			return at
+		}
+	}
+	out := []stepText{text}
 	if in.DocString != nil {
-		texts = append(texts, *in.DocString)
+		doc := stepText{text: *in.DocString, at: whole(in.Pos)}
+		if astStep != nil && astStep.DocString != nil {
+			ds := astStep.DocString
+			// Gherkin strips each content line's indentation up to the
+			// opening delimiter's column, so a line's text starts there.
+			first := fl.pos(ds.Location)
+			first.Line++
+			doc.at = whole(first)
+			if ds.Content == *in.DocString {
+				doc.at = func(off int) diag.Pos {
+					at := first
+					before := ds.Content[:off]
+					line := strings.LastIndexByte(before, '\n') + 1
+					at.Line += strings.Count(before, "\n")
+					at.Col += utf8.RuneCountInString(before[line:])
+					return at
+				}
+			}
+		}
+		out = append(out, doc)
 	}
-	for _, row := range in.Table {
-		texts = append(texts, row...)
+	for i, row := range in.Table {
+		for j, cell := range row {
+			at := in.Pos
+			if astStep != nil && astStep.DataTable != nil && i < len(astStep.DataTable.Rows) && j < len(astStep.DataTable.Rows[i].Cells) {
+				at = fl.pos(astStep.DataTable.Rows[i].Cells[j].Location)
+			}
+			out = append(out, stepText{text: cell, at: whole(at)})
+		}
 	}
-	for _, text := range texts {
-		if !strings.Contains(text, "${") {
+	return out
+}
+
+// checkRefs reports the ${name} references of a step's texts (stepTexts)
+// that are malformed or name nothing in scope, as the YAML decoder does,
+// each where it is written: at run time they could only error the
+// scenario. ${env:NAME} is left to run time.
+func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
+	for _, t := range texts {
+		if !strings.Contains(t.text, "${") {
 			continue
 		}
-		refs, err := interp.Scan(text)
+		refs, err := interp.Scan(t.text)
 		if err != nil {
-			fl.diags = fl.diags.Errorf(in.Pos, "%v", err)
+			var se *interp.SyntaxError
+			errors.As(err, &se)
+			fl.diags = fl.diags.Errorf(t.at(se.Off), "%v", err)
 			continue
 		}
 		for _, r := range refs {
@@ -1223,7 +1312,7 @@ func (fl *featureLoader) checkRefs(in steps.Input, scope map[string]bool) {
 			if s := diag.Suggest(r.Name, names); s != "" {
 				hint = fmt.Sprintf("did you mean ${%s}?", s)
 			}
-			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: in.Pos,
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(r.Off),
 				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
 		}
 	}
@@ -1454,7 +1543,7 @@ func notText(src []byte) (at diag.Pos, msg, hint string, ok bool) {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			return at, "invalid UTF-8", "save the file as UTF-8 text", false
-		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f && r != 0x85, r == 0xfffe, r == 0xffff:
+		case notTextRune(r):
 			return at, fmt.Sprintf("control character %U is not allowed", r),
 				"remove it: tabs and line ends are the only control characters a feature file may hold, as in a YAML suite", false
 		}

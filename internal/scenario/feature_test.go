@@ -515,7 +515,9 @@ func TestParseFeatureDocEdges(t *testing.T) {
 
 // TestCompileStepsTellsRowsByTags: two Examples blocks with the same row
 // make pickles of one name and one text, told apart by their tags; each
-// compiles with its own.
+// compiles with its own. One block's tags are the start of the other's:
+// before the tags' count was compared, the shorter list matched the
+// longer one's pickle.
 func TestCompileStepsTellsRowsByTags(t *testing.T) {
 	t.Parallel()
 	const src = `Feature: f
@@ -527,7 +529,7 @@ func TestCompileStepsTellsRowsByTags(t *testing.T) {
       | w  |
       | hi |
 
-    @second
+    @first @second
     Examples:
       | w  |
       | hi |
@@ -555,4 +557,73 @@ func docAndOtherPickles(t *testing.T, src string, n int) (*FeatureDoc, []*messag
 		t.Fatalf("%d pickles, %v", len(theirs), err)
 	}
 	return doc, theirs
+}
+
+// CompileSteps tells pickles of the same name and step texts apart by
+// their tables, cell by cell: cells "a","bc" are not "ab","c".
+func TestCompileStepsTellsTablesApart(t *testing.T) {
+	t.Parallel()
+	const src = `@agent:restaurant
+Feature: f
+  Scenario: o
+    Then the state includes:
+      | a | bc |
+
+  Scenario: o
+    Then the state includes:
+      | ab | c |
+`
+	doc, theirs := docAndOtherPickles(t, src, 2)
+	for i, want := range []int{3, 7} {
+		sc, diags := doc.CompileSteps("f.feature", theirs[i], nil)
+		if sc == nil || sc.Pos.Line != want {
+			t.Errorf("pickle %d compiled as %+v (%s), want line %d", i, sc, renderDiags(diags), want)
+		}
+	}
+}
+
+// A tag of a Rule is reported where it is written, as a Feature's or a
+// Scenario's is, not at the scenario it applies to.
+func TestRuleTagAtItsPosition(t *testing.T) {
+	t.Parallel()
+	src := "@agent:restaurant\nFeature: f\n  @smoke,@fast\n  Rule: r\n    Scenario: a\n      When the user says \"hi\"\n      Then the agent's reply contains \"Welcome\"\n"
+	_, ds := loadFeature("f.feature", []byte(src))
+	if got := renderDiags(ds); !strings.HasPrefix(got, `f.feature:3:3: invalid tag "@smoke,"`) {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+}
+
+// A scenario's name is trimmed of the spaces Gherkin leaves (a tab at
+// its end), as a YAML scenario's is; a name an outline's columns put a
+// line end in is refused once, at the first such cell of its row that the
+// name reads (not z's, which only a step could read).
+func TestFeatureScenarioNames(t *testing.T) {
+	t.Parallel()
+	s, ds := loadFeature("f.feature", []byte("@agent:restaurant\nFeature: f\n  Scenario: a\t\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n"))
+	if s == nil || s.Scenarios[0].Name != "a" {
+		t.Fatalf("scenario names %v:\n%s", s, renderDiags(ds))
+	}
+	src := "@agent:restaurant\nFeature: f\n  Scenario Outline: <a> <b>\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n\n    Examples:\n      | z    | b    | a    |\n      | p\\nq | r\\ns | x\\ny |\n"
+	_, ds = loadFeature("f.feature", []byte(src))
+	if got := renderDiags(ds); !strings.HasPrefix(got, "f.feature:9:16: scenario name holds control character U+000A") || strings.Count(got, "scenario name holds") != 1 {
+		t.Errorf("diagnostics:\n%s", got)
+	}
+}
+
+// A reference in a step's text is at its column, counted in characters;
+// in an outline's step text or DocString that a row's value changed, at
+// the step or at the DocString's first line: its offset in the
+// substituted text is no column of the file.
+func TestStepReferencePositions(t *testing.T) {
+	t.Parallel()
+	src := "@agent:restaurant\nFeature: f\n  Scenario: p\n    When the user says \"é ${nix}\"\n  Scenario Outline: o\n    When the user says \"<x> ${nope}\"\n    When the user says:\n      \"\"\"\n      <x> ${nada}\n      \"\"\"\n    Then the agent's reply contains \"Welcome\"\n\n    Examples:\n      | x                    |\n      | a rather long value  |\n"
+	_, ds := loadFeature("f.feature", []byte(src))
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Pos.String()+" "+d.Message[:strings.Index(d.Message, ":")])
+	}
+	want := []string{"f.feature:4:27 unknown variable ${nix}", "f.feature:6:5 unknown variable ${nope}", "f.feature:9:7 unknown variable ${nada}"}
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics %q, want %q", got, want)
+	}
 }

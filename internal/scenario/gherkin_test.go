@@ -169,6 +169,26 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		{"another error above an open doc string", "Feature: f\n  Scenario: a\n    Given the integration attributes:\n      | a | b |\n      | c |\n    When the user says:\n      \"\"\"\n      hi\n",
 			"f.feature:5:7: invalid Gherkin: inconsistent cell count within the table ()\n" +
 				"f.feature:7:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// Only an end of file inside a doc string is moved: a
+		// description line that starts like a separator opens none.
+		{"a description line like a separator, tags at the end", "Feature: f\n  \"\"\" described\n  Scenario: a\n    When the user says \"hi\"\n  @t",
+			"f.feature:6:1: invalid Gherkin: unexpected end of file, expected: #TagLine, #RuleLine, #Comment, #Empty ()\n"},
+		// A description line like a separator opens no doc string: the
+		// one left open is the step's, below it.
+		{"a description line like a separator above an open doc string", "Feature: f\n  \"\"\" described\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n",
+			"f.feature:5:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// A comment may stand between the step and its doc string.
+		{"a comment between a step and its open doc string", "Feature: f\n  Scenario: a\n    When the user says:\n    # the text\n\n      ```\n      hi\n",
+			"f.feature:6:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this ``` is never closed: end the doc string with ``` on a line of its own)\n"},
+		// A separator right after a closed doc string opens none (it is
+		// an error of its own); the open one is the next step's.
+		{"a stray separator after a doc string", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\"\n      \"\"\"\n    Then the agent says:\n      \"\"\"\n      open\n",
+			"f.feature:7:7: invalid Gherkin: expected: #EOF, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '      \"\"\"' ()\n" +
+				"f.feature:9:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
+		// Gherkin closes a doc string at a line that starts with its
+		// separator, text after it or not; the open one is the next.
+		{"a doc string closed with text after its separator", "Feature: f\n  Scenario: a\n    When the user says:\n      \"\"\"\n      hi\n      \"\"\" trailing\n    Then the agent says:\n      \"\"\"\n      never closed\n",
+			"f.feature:8:7: invalid Gherkin: unexpected end of file, expected: #DocStringSeparator, #Other (this \"\"\" is never closed: end the doc string with \"\"\" on a line of its own)\n"},
 		{"language below a blank line", "\n# language: fr\nFonctionnalité: f\n  Scénario: a\n    Quand the user says \"hi\"\n    quand the user says \"hi\"\n",
 			"f.feature:6:5: invalid Gherkin: expected: #EOF, #TableRow, #DocStringSeparator, #StepLine, #TagLine, #ExamplesLine, #ScenarioLine, #RuleLine, #Comment, #Empty, got '    quand the user says \"hi\"' (did you mean Quand the user says \"hi\"? keywords are case-sensitive and followed by a space)\n"},
 	} {

@@ -198,6 +198,104 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900002]" has no confirmation step`,
 				`s.feature:4:3: warning: ~ probe scenario "sms [n=+447700900001]" has no confirmation step`},
 		},
+		{
+			// A reference is at its own line and column in a DocString,
+			// as in a YAML literal block; before, at the step or the
+			// block's indicator.
+			name: "a malformed reference in a multi-line say",
+			yaml: `scenarios:
+  - name: m
+    agent: restaurant
+    turns:
+      - say: |
+          hello
+            token ${env:}
+        expect: {response: {contains: Welcome}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: m
+    When the user says:
+      """
+      hello
+        token ${env:}
+      """
+    Then the agent's reply contains "Welcome"
+`,
+			wantYAML:    []string{"s.yaml:7:19: ~ invalid environment variable name in ${env:}"},
+			wantFeature: []string{"s.feature:8:15: ~ invalid environment variable name in ${env:}"},
+		},
+		{
+			name: "an unknown variable in a multi-line say",
+			yaml: `scenarios:
+  - name: m
+    agent: restaurant
+    turns:
+      - say: |
+
+          é ${nobody}
+        expect: {response: {contains: Welcome}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: m
+    When the user says:
+      """
+
+      é ${nobody}
+      """
+    Then the agent's reply contains "Welcome"
+`,
+			wantYAML:    []string{"s.yaml:7:13: ~ unknown variable ${nobody}"},
+			wantFeature: []string{"s.feature:8:9: ~ unknown variable ${nobody}"},
+		},
+		{
+			// A name is one line (badName): a YAML escape and an
+			// Examples cell's \n both put a line end in one, each
+			// refused at the text that wrote it.
+			name: "a scenario name with a line end",
+			yaml: `scenarios:
+  - name: "say a\nb"
+    agent: restaurant
+    turns: [{say: hi, expect: {response: {contains: Welcome}}}]
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario Outline: say <x>
+    When the user says "hi"
+    Then the agent's reply contains "Welcome"
+
+    Examples:
+      | x    |
+      | a\nb |
+`,
+			wantYAML:    []string{"s.yaml:2:11: ~ scenario name holds control character U+000A, which is not allowed"},
+			wantFeature: []string{"s.feature:10:9: ~ scenario name holds control character U+000A, which is not allowed"},
+		},
+		{
+			name: "a suite name with a control character",
+			yaml: `suite: "F\a"
+scenarios:
+  - name: s
+    agent: restaurant
+    turns: [{say: hi, expect: {response: {contains: Welcome}}}]
+`,
+			feature:     "Feature: F\a\n\n  @agent:restaurant\n  Scenario: s\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n",
+			wantYAML:    []string{"s.yaml:1:8: ~ suite name holds control character U+0007, which is not allowed"},
+			wantFeature: []string{"s.feature:1:11: ~ control character U+0007 is not allowed"},
+		},
+		{
+			name:    "a name with NEL, which a file may hold",
+			yaml:    "suite: \"F\\N\"\nscenarios:\n  - name: \"s\\Nt\"\n    agent: restaurant\n    turns: [{say: hi, expect: {response: {contains: Welcome}}}]\n",
+			feature: "Feature: F\u0085G\n\n  @agent:restaurant\n  Scenario: s\u0085t\n    When the user says \"hi\"\n    Then the agent's reply contains \"Welcome\"\n",
+			wantYAML: []string{"s.yaml:1:8: ~ suite name holds control character U+0085",
+				"s.yaml:3:11: ~ scenario name holds control character U+0085"},
+			wantFeature: []string{"s.feature:1:1: ~ suite name holds control character U+0085",
+				"s.feature:4:3: ~ scenario name holds control character U+0085"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -339,7 +339,7 @@ func LoadFile(path string, src []byte) (suite *Suite, diags diag.Diagnostics) {
 // whatever it holds, so that the user learns why it is not a suite.
 func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Diagnostics, skipped string) {
 	src = Text(src)
-	d := &decoder{file: path}
+	d := &decoder{file: path, src: src}
 	defer func() {
 		if r := recover(); r != nil {
 			// Never seen; the fuzz target guards it. Report instead of

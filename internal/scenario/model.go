@@ -60,14 +60,15 @@ func (e *envRefSet) sorted() []EnvRef {
 	return e.refs
 }
 
-// note records the ${env:NAME} references of s, written at pos.
-func (e *envRefSet) note(pos diag.Pos, s string) {
+// note records the ${env:NAME} references of s, each where at says its
+// offset is written.
+func (e *envRefSet) note(s string, at func(off int) diag.Pos) {
 	if !strings.Contains(s, "${env:") {
 		return
 	}
 	refs, _ := interp.Scan(s) // a malformed reference is reported where the value is checked
 	for _, r := range refs {
-		ref := EnvRef{Name: r.Name, Pos: pos}
+		ref := EnvRef{Name: r.Name, Pos: at(r.Off)}
 		if !r.Env || e.seen[ref] {
 			continue
 		}

@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -30,7 +32,11 @@ const maxVisits = 10_000_000
 // decoder walks the yaml.Node tree of one file. It owns the diagnostics of
 // the file and the set of ${names} known at the point being decoded.
 type decoder struct {
-	file    string
+	file string
+	// src is the file's text and lines its index, made when first
+	// needed (scalarAt).
+	src     []byte
+	lines   *lineIndex
 	diags   diag.Diagnostics
 	visits  int
 	aliases int
@@ -391,7 +397,7 @@ func (d *decoder) scalar(n *yaml.Node, what string) (string, bool) {
 	case "!!bool":
 		return strings.ToLower(n.Value), true
 	}
-	d.envRefs.note(d.pos(n), n.Value)
+	d.envRefs.note(n.Value, d.scalarAt(n))
 	return d.intern(n.Value), true
 }
 
@@ -523,15 +529,80 @@ func (d *decoder) regex(n *yaml.Node, pattern, what string) {
 	d.compiled[pattern] = true
 }
 
+// scalarAt returns where each byte offset of the value of scalar n is
+// written: at its own line and column when the source shows the value as
+// it is (a plain or quoted scalar on one line with no escape before the
+// offset, each line of a literal block scalar), else at the scalar. A
+// feature's DocString reports its references the same way (stepTexts).
+func (d *decoder) scalarAt(n *yaml.Node) func(off int) diag.Pos {
+	at := d.pos(n)
+	whole := func(int) diag.Pos { return at }
+	if n == nil || len(d.src) == 0 {
+		return whole
+	}
+	if d.lines == nil {
+		ix := newLineIndex(d.src)
+		d.lines = &ix
+	}
+	switch {
+	case n.Style&yaml.LiteralStyle != 0:
+		return func(off int) diag.Pos {
+			before := n.Value[:off]
+			k := strings.Count(before, "\n")
+			start := strings.LastIndexByte(before, '\n') + 1
+			end := strings.IndexByte(n.Value[start:], '\n')
+			if end < 0 {
+				end = len(n.Value) - start
+			}
+			text := n.Value[start : start+end]
+			line, ok := d.lines.line(n.Line + 1 + k)
+			if !ok || !strings.HasSuffix(line, text) {
+				return at
+			}
+			indent := utf8.RuneCountInString(line) - utf8.RuneCountInString(text)
+			return diag.Pos{File: d.file, Line: n.Line + 1 + k, Col: indent + 1 + utf8.RuneCountInString(n.Value[start:off])}
+		}
+	case n.Style&(yaml.FoldedStyle|yaml.TaggedStyle|yaml.FlowStyle) == 0:
+		line, ok := d.lines.line(n.Line)
+		quote := 0
+		if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			quote = 1
+		}
+		if !ok {
+			return whole
+		}
+		rest := []rune(line)
+		if n.Column-1+quote > len(rest) {
+			return whole
+		}
+		src := string(rest[n.Column-1+quote:])
+		return func(off int) diag.Pos {
+			// The source shows the value up to its reference unchanged:
+			// no escape, quote or fold before it.
+			if !strings.HasPrefix(src, n.Value[:off]) || strings.ContainsAny(n.Value[:off], "\\'\n") {
+				return at
+			}
+			p := at
+			p.Col += quote + utf8.RuneCountInString(n.Value[:off])
+			return p
+		}
+	}
+	return whole
+}
+
 // checkRefs reports ${name} references that are malformed or name nothing
-// in scope. ${env:NAME} is left to run time.
+// in scope, each where scalarAt says it is written. ${env:NAME} is left to
+// run time.
 func (d *decoder) checkRefs(n *yaml.Node, s string) {
 	if d.scope == nil || !strings.Contains(s, "$") {
 		return
 	}
+	at := d.scalarAt(n)
 	refs, err := interp.Scan(s)
 	if err != nil {
-		d.errorf(n, "%v", err)
+		var se *interp.SyntaxError
+		errors.As(err, &se)
+		d.diags = d.diags.Errorf(at(se.Off), "%v", err)
 		return
 	}
 	for _, r := range refs {
@@ -550,6 +621,7 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 		if s := diag.Suggest(r.Name, names); hint == "" && s != "" {
 			hint = fmt.Sprintf("did you mean ${%s}?", s)
 		}
-		d.errorHint(n, hint, "unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.Name)
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at(r.Off), Hint: hint,
+			Message: fmt.Sprintf("unknown variable ${%s}: not a var, an example column or a capture of an earlier turn", r.Name)})
 	}
 }

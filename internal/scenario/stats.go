@@ -147,6 +147,14 @@ func (s Stats) Check(n Names) []Problem {
 		fail(n.Confidence, "a probability such as 0.95 or 95%", "%s must be above 0.5 and below 1, not %v", n.Confidence, s.Confidence)
 		return out
 	}
+	if s.Margin == 0 && !(d.Margin < d.PassRate) {
+		// No margin is written: the default is what does not fit, and
+		// the pass rate is the setting written to move.
+		fail(n.PassRate, fmt.Sprintf("a rate at or below %s − margin must fail, so the margin must be below %s: write a smaller one (%s) or raise %s",
+			n.PassRate, rate(d.PassRate), n.Value(n.Margin, rate(d.PassRate/2)), n.PassRate),
+			"the default margin %s is not below %s %s", rate(d.Margin), n.PassRate, rate(d.PassRate))
+		return out
+	}
 	if !(d.Margin > 0 && d.Margin < d.PassRate) {
 		fail(n.Margin, fmt.Sprintf("a rate at or below %s − %s must fail, so the margin must be below %s", n.PassRate, n.Margin, rate(d.PassRate)),
 			"%s must be above 0 and below %s %s, not %v", n.Margin, n.PassRate, rate(d.PassRate), d.Margin)

@@ -6,7 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 func TestStatsResolve(t *testing.T) {
@@ -214,6 +217,10 @@ func TestStatsCheck(t *testing.T) {
 			want: "margin error: margin must be above 0 and below pass_rate 1, not -0.1"},
 		{name: "margin of the whole pass rate", in: Stats{PassRate: 0.5, Margin: 0.5, Confidence: 0.9},
 			want: "margin error: margin must be above 0 and below pass_rate 0.5, not 0.5"},
+		// No margin written: the default's problem, at the pass rate.
+		{name: "a pass rate at the default margin", in: Stats{PassRate: 0.1, Confidence: 0.95},
+			want: "pass_rate error: the default margin 0.1 is not below pass_rate 0.1"},
+		{name: "a pass rate just above the default margin", in: Stats{PassRate: 0.11, Confidence: 0.95, Repeat: 1000}},
 		{name: "a guarantee past the most runs", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
 			want: "confidence warning: pass rate 0.99, margin 0.001 at 99% confidence needs more than 100000 runs for its guarantee"},
 		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
@@ -221,5 +228,27 @@ func TestStatsCheck(t *testing.T) {
 			want: "repeat warning: repeat: 2 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 2 runs (a pass takes at least 29); the guarantee needs up to 29"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A design whose default margin does not fit its pass rate is the
+// default margin's problem, worded so in both loaders and placed at the
+// pass rate written: before, it read as a problem of a margin nobody
+// wrote ("margin must be above 0 and below pass_rate 0.05, not 0.1"),
+// and YAML gave it no line at all.
+func TestDefaultMarginProblem(t *testing.T) {
+	t.Parallel()
+	yml := "scenarios:\n  - name: low\n    pass_rate: 0.05\n    confidence: 0.95\n    turns: [{say: hi}]\n"
+	feat := "@agent:clinic\nFeature: f\n  @confidence:0.95 @pass-rate:0.05\n  Scenario: low\n    When the user says \"hi\"\n"
+	for _, tc := range []struct {
+		file, src, want string
+	}{
+		{"s.yaml", yml, "s.yaml:3:16: the default margin 0.1 is not below pass_rate 0.05 (a rate at or below pass_rate − margin must fail, so the margin must be below 0.05: write a smaller one (margin: 0.025) or raise pass_rate)"},
+		{"f.feature", feat, "f.feature:3:20: the default margin 0.1 is not below @pass-rate 0.05 (a rate at or below @pass-rate − margin must fail, so the margin must be below 0.05: write a smaller one (@margin:0.025) or raise @pass-rate)"},
+	} {
+		_, ds := Load(fstest.MapFS{tc.file: {Data: []byte(tc.src)}}, []string{tc.file})
+		if len(ds) != 1 || ds[0].Severity != diag.Error || strings.Split(ds[0].String(), "\n")[0] != tc.want {
+			t.Errorf("%s:\n%s\nwant %s", tc.file, renderDiags(ds), tc.want)
+		}
 	}
 }

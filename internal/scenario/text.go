@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -44,4 +45,38 @@ func fromUTF16(b []byte, unit func([]byte) uint16) []byte {
 		out = utf8.AppendRune(out, utf8.RuneError)
 	}
 	return out
+}
+
+// notTextRune reports whether r is a character no suite file may hold:
+// a control character other than tab, line feed and carriage return (C0,
+// DEL, C1 but NEL), or U+FFFE or U+FFFF. yaml.v3 refuses these written
+// raw; notText refuses them in a feature file.
+func notTextRune(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' ||
+		r >= 0x7f && r <= 0x9f && r != 0x85 ||
+		r == 0xfffe || r == 0xffff
+}
+
+// notNameRune reports whether r may not be part of a suite's or a
+// scenario's name: what no file may hold, and line ends too, since a name
+// is one line in list, reports and --run. YAML escapes ("\a", "\n") and
+// a Gherkin Examples cell ("\n") can put them in a name that the file
+// itself does not hold. A tab may stay: a feature file may hold one.
+func notNameRune(r rune) bool {
+	return notTextRune(r) || r == '\n' || r == '\r' || r == 0x85
+}
+
+// badName returns the byte offset in name of its first character that a
+// name may not hold (notNameRune), and a diagnostic's message and hint
+// for it, what naming the name ("scenario name"); ok when there is none.
+// It is the one rule of both loaders. A name is UTF-8: both loaders
+// refuse a file that is not, and no YAML escape makes a name that is not.
+func badName(what, name string) (at int, msg, hint string, ok bool) {
+	for i, r := range name {
+		if notNameRune(r) {
+			return i, fmt.Sprintf("%s holds control character %U, which is not allowed", what, r),
+				"a name is printed on one line in list, reports and terminals and matched by --run; write it without control characters or line ends", false
+		}
+	}
+	return 0, "", "", true
 }

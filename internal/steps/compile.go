@@ -25,7 +25,10 @@ type Input struct {
 	// Text is the step text after the keyword.
 	Text string
 	// DocString is the content of a DocString argument, nil when none.
+	// DocPos is where its text starts: its first line, at the opening
+	// delimiter's column.
 	DocString *string
+	DocPos    diag.Pos
 	// Table holds the cells of a DataTable argument, nil when none.
 	Table [][]string
 }
@@ -120,7 +123,7 @@ func (l *Library) Compile(in Input) (*Step, error) {
 			args[i] = unquote(in.Text[m[2*i+2]:m[2*i+3]])
 		}
 	}
-	c := &call{def: d, pos: in.Pos, step: step, args: args, table: in.Table, x: syntaxOnly}
+	c := &call{def: d, pos: in.Pos, docPos: in.DocPos, step: step, args: args, table: in.Table, x: syntaxOnly}
 	if in.DocString != nil {
 		c.doc = *in.DocString
 	}
@@ -265,12 +268,14 @@ func shape(s string) string {
 
 // call is one application of a definition to a step.
 type call struct {
-	def   *Def
-	pos   diag.Pos
-	step  string
-	args  []string
-	doc   string
-	table [][]string
+	def  *Def
+	pos  diag.Pos
+	step string
+	args []string
+	doc  string
+	// docPos is Input.DocPos.
+	docPos diag.Pos
+	table  [][]string
 	// x expands plain arguments: syntaxOnly while compiling, the
 	// session's expander while running.
 	x Expander

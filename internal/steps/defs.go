@@ -159,7 +159,7 @@ func Defs() []Def {
 		def(GroupTurns, `the user says:`, DocStringArg, `When the user says:`, "\"\"\"\nI booked for Friday.\nCan I change it?\n\"\"\"",
 			"Sends the DocString as one user message (several lines allowed).", func(c *call) (*Step, error) {
 				st := c.newStep(Say)
-				st.Say = c.doc
+				st.Say, st.SayPos = c.doc, c.docPos
 				return st, nil
 			}),
 		def(GroupTurns, `the user stays silent`, NoArg, `When the user stays silent`, "",

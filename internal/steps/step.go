@@ -112,6 +112,10 @@ type Step struct {
 	// sends silence instead.
 	Say    string
 	Silent bool
+	// SayPos is where Say is written when that is not at Pos (a feature's
+	// DocString, a YAML block scalar): a reference the run cannot expand
+	// (an unset ${env:NAME}) is reported there. Zero means Pos.
+	SayPos diag.Pos
 
 	// Greeting makes a Check apply to the greeting instead of the last
 	// reply.

@@ -10,3 +10,4 @@ Feature: Examples values that break their steps
       | say \"hi\"   | contains      |
       | hello        | contain       |
       | hello        | is similar to |
+      | say "hi"     | contain       |

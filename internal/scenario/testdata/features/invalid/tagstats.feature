@@ -18,9 +18,21 @@ Feature: Statistical tags
     When the user says "hi"
     Then the agent's reply contains "x"
 
-  # The default margin is the pass rate's: at the scenario, since no
+  # The default margin's problem is at the pass rate written, since no
   # @margin is written.
   @pass-rate:5% @confidence:95%
   Scenario: a pass rate below the default margin
+    When the user says "hi"
+    Then the agent's reply contains "x"
+
+  # A share is a finite number: "Inf" parses as one, and is refused.
+  @confidence:Inf
+  Scenario: a confidence of infinity
+    When the user says "hi"
+    Then the agent's reply contains "x"
+
+  # A pass rate of exactly 1, every run passing, is the highest there is.
+  @repeat:3 @pass-rate:1
+  Scenario: a pass rate of one
     When the user says "hi"
     Then the agent's reply contains "x"
