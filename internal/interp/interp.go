@@ -36,6 +36,15 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.msg }
 
+// Offset is the byte offset of the reference err finds malformed (a
+// *SyntaxError of Scan or Interpolate), or 0 when err names none.
+func Offset(err error) int {
+	if se, ok := errors.AsType[*SyntaxError](err); ok {
+		return se.Off
+	}
+	return 0
+}
+
 // ValidName reports whether s can name a var, an example column or a
 // capture: a letter or underscore, then letters, digits, '_' or '-'.
 func ValidName(s string) bool {

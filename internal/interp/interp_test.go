@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -224,5 +225,35 @@ func TestInterpolateBound(t *testing.T) {
 				t.Fatalf("Interpolate error = %.300v, want %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// TestOffset: a loader reports a malformed reference at its ${, which
+// Offset reads from Scan's error; an error of another kind (a reference
+// Interpolate cannot resolve) names no offset.
+func TestOffset(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"hello ${name", 6},
+		{"ok ${a} then ${1bad}", 13},
+		{"${}", 0},
+	} {
+		_, err := Scan(tc.in)
+		if err == nil {
+			t.Fatalf("Scan(%q) = nil error", tc.in)
+		}
+		if got := Offset(err); got != tc.want {
+			t.Errorf("Offset(Scan(%q)) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+	_, err := Interpolate("x ${missing}", func(string) (string, bool) { return "", false }, nil)
+	if err == nil || Offset(err) != 0 {
+		t.Errorf("Offset of an unresolved reference = %d (%v), want 0", Offset(err), err)
+	}
+	if Offset(errors.New("other")) != 0 || Offset(nil) != 0 {
+		t.Error("Offset of an error that is no SyntaxError is not 0")
 	}
 }

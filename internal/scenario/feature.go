@@ -1297,9 +1297,7 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
 		}
 		refs, err := interp.Scan(t.text)
 		if err != nil {
-			var se *interp.SyntaxError
-			errors.As(err, &se)
-			fl.diags = fl.diags.Errorf(t.at(se.Off), "%v", err)
+			fl.diags = fl.diags.Errorf(t.at(interp.Offset(err)), "%v", err)
 			continue
 		}
 		for _, r := range refs {

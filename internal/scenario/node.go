@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -600,9 +599,7 @@ func (d *decoder) checkRefs(n *yaml.Node, s string) {
 	at := d.scalarAt(n)
 	refs, err := interp.Scan(s)
 	if err != nil {
-		var se *interp.SyntaxError
-		errors.As(err, &se)
-		d.diags = d.diags.Errorf(at(se.Off), "%v", err)
+		d.diags = d.diags.Errorf(at(interp.Offset(err)), "%v", err)
 		return
 	}
 	for _, r := range refs {
