@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -316,6 +317,19 @@ func TestGate(t *testing.T) {
 				}
 				return false
 			}},
+		// A platform that answers 404 does not serve the read: no retry
+		// of the gate (exit 4) can tie the report to what is promoted.
+		{name: "the platform does not serve deployments now", code: exitFailed,
+			want: []string{"gate: restaurant in sandbox: the platform does not serve GET /v1/agents/{agentId}/deployments/active now"},
+			intercept: func(w http.ResponseWriter, r *http.Request) bool {
+				if isDeploymentRead(r) {
+					w.WriteHeader(http.StatusNotFound)
+					return true
+				}
+				return false
+			}},
+		// A target the gate cannot resolve gates against nothing.
+		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
 		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},
 			intercept: func(w http.ResponseWriter, r *http.Request) bool {
 				w.WriteHeader(http.StatusUnauthorized)
@@ -436,6 +450,20 @@ func TestGateHostileText(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\r") {
 		t.Errorf("a control character reached the output:\n%q", out)
 	}
+	// The report's name heads the verdict: a CI artifact's name is text
+	// anyone who can upload one chose.
+	named := filepath.Join(dir, "r\x1b[2J\rgate: passed.json")
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(named, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = newCLI(t, dir, simEnv(s), "gate", named).expect(t, exitFailed, `r\x1b[2J\rgate: passed.json: run passed`)
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Errorf("a control character of the report's name reached the output:\n%q", out)
+	}
 }
 
 // passedReport starts a simulator and writes the JSON report of a passing
@@ -510,5 +538,28 @@ func TestGateReadStalled(t *testing.T) {
 	want := "gate: restaurant in sandbox: cannot read the deployment active now: GET /v1/agents/restaurant/deployments/active: context deadline exceeded (turn timeout of 200ms exceeded)"
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
+
+// TestGateShowsNoKey: the gate prints what the platform answers now. A
+// platform that echoes the build key as the id of the deployment active
+// now has it masked in the line the gate checked and in its reason,
+// whatever form it takes.
+func TestGateShowsNoKey(t *testing.T) {
+	t.Parallel()
+	s, dir, report := passedReport(t)
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"id": "dep-" + s.BuildKey, "environment": "sandbox"})
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+	out := newCLI(t, dir, env, "gate", report).expect(t, exitFailed,
+		", active now dep-"+secret.Mask+"\n", "is active now: test the deployment you promote")
+	if f := keyIn(out, secret.Forms(s.BuildKey)); f != "" {
+		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}
 }

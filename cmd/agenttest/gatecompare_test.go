@@ -319,6 +319,38 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 			t.Errorf("the gate passed a report naming a deployment's id twice:\n%s", out)
 		}
 	})
+	// The run, target and shard a report states, as much as its
+	// deployments: a member named again, ignoring case, after its
+	// object opens.
+	t.Run("a run's other objects", func(t *testing.T) {
+		t.Parallel()
+		s, dir, report := passedReport(t)
+		sharded := filepath.Join(dir, "shard.json")
+		newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", "1/2", "--json", sharded).expect(t, exitOK)
+		for _, tc := range []struct{ report, object, again, want string }{
+			{report, `"run": {`, `"Status": "failed", `, "run.status"},
+			{report, `"target": {`, `"Build_URL": "https://build.eu.example.com", `, "target.build_url"},
+			{sharded, `"shard": {`, `"Total": 1, `, "shard.total"},
+		} {
+			b, err := os.ReadFile(tc.report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := strings.Index(string(b), tc.object)
+			if i < 0 {
+				t.Fatalf("no %s in %s", tc.object, b)
+			}
+			i += len(tc.object)
+			twice := filepath.Join(t.TempDir(), "twice.json")
+			if err := os.WriteFile(twice, []byte(string(b[:i])+tc.again+string(b[i:])), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := newCLI(t, dir, simEnv(s), "gate", twice).expect(t, exitUsage, ": not a JSON report: "+tc.want+": the object names this member a second time")
+			if strings.Contains(out, "gate: passed") {
+				t.Errorf("the gate passed a report naming %s twice:\n%s", tc.want, out)
+			}
+		}
+	})
 	t.Run("a comparison", func(t *testing.T) {
 		t.Parallel()
 		report := filepath.Join(dir, "c.json")

@@ -331,6 +331,44 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: gate: --max-age must be positive, got -1h0m0s (set by AGENTTEST_MAX_AGE)\n"},
 		},
 		{
+			// A report no age can pass is a typo, not a gate.
+			name:   "gate refuses a --max-age of 0",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--max-age", "0", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: --max-age must be positive, got 0s\n"},
+		},
+		{
+			// Gating the first of two reports would pass what the
+			// second says.
+			name:   "gate weighs one report at a time",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "a.json", "b.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: one report at a time, got 2: a.json b.json\n"},
+		},
+		{
+			name:   "gate needs a report",
+			dir:    "testdata/pass",
+			args:   []string{"gate"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: name the JSON report to gate on\n"},
+		},
+		{
+			name:   "gate --sim excludes --target",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--sim", "--target", "sandbox", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: --sim and --target exclude each other"},
+		},
+		{
+			name:   "merge needs reports",
+			dir:    "testdata/pass",
+			args:   []string{"merge"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: merge: name the JSON reports of the shards (agenttest run --shard K/N --json FILE)\n"},
+		},
+		{
 			name:   "invalid suite file",
 			dir:    "testdata/invalid",
 			args:   []string{"run"},

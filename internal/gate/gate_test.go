@@ -311,8 +311,9 @@ func TestFromComparison(t *testing.T) {
 			}}
 	}
 	ev := FromComparison("c.json", comparison())
+	// Its age counts from the candidate's start, as a run's report's does.
 	if !ev.Passed || ev.Why != "" || ev.What != "comparison" || ev.Target.Name != "pre" || len(ev.Deployments) != 1 ||
-		!ev.Concluded.Equal(started.Add(1500*time.Millisecond)) || ev.Candidate != nil || ev.Rerun != nil {
+		!ev.Started.Equal(started) || !ev.Concluded.Equal(started.Add(1500*time.Millisecond)) || ev.Candidate != nil || ev.Rerun != nil {
 		t.Errorf("evidence %+v", ev)
 	}
 	if got, want := ev.Tested(), "compared 3 scenarios: 1 fixed, 1 unchanged, 1 only on the baseline; the candidate's 2 cases: 1 passed, 1 flaky"; got != want {
@@ -329,6 +330,13 @@ func TestFromComparison(t *testing.T) {
 	if ev := FromComparison("c.json", c); ev.Derived != result.RunFailed || ev.DerivedWhy != "1 scenario regressed" ||
 		!slices.Equal(ev.Unrecorded, []string{"clinic in pre-release"}) {
 		t.Errorf("derived %q (%s) unrecorded %q", ev.Derived, ev.DerivedWhy, ev.Unrecorded)
+	}
+
+	// A passing case is a case that ran there too.
+	c = comparison()
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.OnlyCandidate, Candidate: &compare.Outcome{Status: result.Passed, Agent: "billing", Env: "pre-release"}})
+	if ev := FromComparison("c.json", c); !slices.Equal(ev.Unrecorded, []string{"billing in pre-release"}) {
+		t.Errorf("unrecorded %q, want the agent of a passing case", ev.Unrecorded)
 	}
 
 	c = comparison()

@@ -421,19 +421,25 @@ func TestShardsStartEarliest(t *testing.T) {
 // did not run have no verdict, and the others' passes do not make one.
 func TestShardsInterrupted(t *testing.T) {
 	t.Parallel()
-	for _, first := range []bool{true, false} {
-		s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed), cs(9, result.Pending))
-		s2.Interrupted = true
-		in := []Input{{"1.json", s1}, {"2.json", s2}}
-		if !first {
-			in[0], in[1] = in[1], in[0]
-		}
-		r, problems := Shards(in, Options{})
-		if len(problems) > 0 {
-			t.Fatal(problems)
-		}
-		if !r.Interrupted || r.RunStatus() != result.RunInterrupted {
-			t.Errorf("interrupted %v, run %s: want the merged run interrupted", r.Interrupted, r.RunStatus())
+	// The shards are merged in shard order, whatever order they are
+	// given in: which shard was cut short matters, not where it is given.
+	for _, cut := range []int{1, 2} {
+		for _, reversed := range []bool{false, true} {
+			s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed))
+			in := []Input{{"1.json", s1}, {"2.json", s2}}
+			cutShort := in[cut-1].Result
+			cutShort.Interrupted = true
+			cutShort.Files[0].Cases = append(cutShort.Files[0].Cases, cs(9, result.Pending))
+			if reversed {
+				in[0], in[1] = in[1], in[0]
+			}
+			r, problems := Shards(in, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			if !r.Interrupted || r.RunStatus() != result.RunInterrupted {
+				t.Errorf("shard %d cut short, given in reverse %v: interrupted %v, run %s: want the merged run interrupted", cut, reversed, r.Interrupted, r.RunStatus())
+			}
 		}
 	}
 }
@@ -487,5 +493,38 @@ func TestAloneKeepsCheck(t *testing.T) {
 	}
 	if len(r.Checks) != 1 || r.Checks[0] != gate {
 		t.Errorf("checks %+v, want the report's own", r.Checks)
+	}
+}
+
+// TestShardsThatDoNotMakeARun: reports that are not every shard of one
+// selection, each once, are refused, naming why; the shards they cover
+// could pass while part of the selection went untested.
+func TestShardsThatDoNotMakeARun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		in   []Input
+		want string
+	}{
+		// 1/2 and 2/3 number every shard of two, yet are no run of
+		// either: half of one selection and a third of the other.
+		{"two counts of shards", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", shard(2, 3, 0, cs(6, result.Passed))}},
+			"2.json is shard 2/3, but 1.json is of 2 shards"},
+		{"the first shard missing", []Input{{"2.json", shard(2, 3, 0, cs(6, result.Passed))}, {"3.json", shard(3, 3, 0, cs(9, result.Passed))}},
+			"shard 1/3 missing"},
+		{"the last shard missing", []Input{{"1.json", shard(1, 3, 0, cs(3, result.Passed))}, {"2.json", shard(2, 3, 0, cs(6, result.Passed))}},
+			"shard 3/3 missing"},
+		{"a shard twice", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"1b.json", shard(1, 2, 0, cs(3, result.Passed))}},
+			"1.json and 1b.json are both shard 1/2"},
+		{"a report without result", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", nil}},
+			"2.json: no result"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, problems := Shards(tc.in, Options{})
+			if r != nil || !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) }) {
+				t.Errorf("merged %v, problems %q; want refused with %q", r != nil, problems, tc.want)
+			}
+		})
 	}
 }
