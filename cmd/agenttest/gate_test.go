@@ -541,13 +541,34 @@ func TestGateReadStalled(t *testing.T) {
 	}
 }
 
-// TestGateShowsNoKey: the gate prints what the platform answers now. A
-// platform that echoes the build key as the id of the deployment active
-// now has it masked in the line the gate checked and in its reason,
-// whatever form it takes.
+// TestGateShowsNoKey: the gate prints what the platform answers now and
+// what its report says. A platform that echoes the build key as the id
+// of the deployment active now, or a report (a file anyone may have
+// written) that holds it as the id it tested, has it masked in the line
+// the gate checked and in its reason, whatever form it takes.
 func TestGateShowsNoKey(t *testing.T) {
 	t.Parallel()
 	s, dir, report := passedReport(t)
+	forms := secret.Forms(s.BuildKey)
+	t.Run("in the report", func(t *testing.T) {
+		written := filepath.Join(t.TempDir(), "r.json")
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(written, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		editReport(t, written, func(doc map[string]any) {
+			d := doc["deployments"].([]any)[0].(map[string]any)
+			d["id"], d["after_id"] = "dep-"+s.BuildKey, "dep-"+s.BuildKey
+		})
+		out := newCLI(t, dir, simEnv(s), "gate", written).expect(t, exitFailed,
+			"restaurant in sandbox: tested dep-"+secret.Mask+", active now dep-", "the report tested deployment dep-"+secret.Mask+", but dep-")
+		if f := keyIn(out, forms); f != "" {
+			t.Errorf("the gate shows the build key as %q:\n%s", f, out)
+		}
+	})
 	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
 		if !isDeploymentRead(r) {
 			return false
@@ -559,7 +580,7 @@ func TestGateShowsNoKey(t *testing.T) {
 	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
 	out := newCLI(t, dir, env, "gate", report).expect(t, exitFailed,
 		", active now dep-"+secret.Mask+"\n", "is active now: test the deployment you promote")
-	if f := keyIn(out, secret.Forms(s.BuildKey)); f != "" {
+	if f := keyIn(out, forms); f != "" {
 		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}
 }

@@ -332,19 +332,7 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 			{report, `"target": {`, `"Build_URL": "https://build.eu.example.com", `, "target.build_url"},
 			{sharded, `"shard": {`, `"Total": 1, `, "shard.total"},
 		} {
-			b, err := os.ReadFile(tc.report)
-			if err != nil {
-				t.Fatal(err)
-			}
-			i := strings.Index(string(b), tc.object)
-			if i < 0 {
-				t.Fatalf("no %s in %s", tc.object, b)
-			}
-			i += len(tc.object)
-			twice := filepath.Join(t.TempDir(), "twice.json")
-			if err := os.WriteFile(twice, []byte(string(b[:i])+tc.again+string(b[i:])), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			twice := nameAgain(t, tc.report, tc.again, tc.object)
 			out := newCLI(t, dir, simEnv(s), "gate", twice).expect(t, exitUsage, ": not a JSON report: "+tc.want+": the object names this member a second time")
 			if strings.Contains(out, "gate: passed") {
 				t.Errorf("the gate passed a report naming %s twice:\n%s", tc.want, out)
@@ -362,7 +350,37 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 		if strings.Contains(out, "gate: passed") {
 			t.Errorf("the gate passed a comparison naming a deployment's id twice:\n%s", out)
 		}
+		out = newCLI(t, repoRoot, preRelease, "gate", nameAgain(t, report, `"Build_URL": "https://build.eu.example.com", `, `"candidate": {`, `"target": {`)).expect(t, exitUsage,
+			": not a JSON report: candidate.target.build_url: the object names this member a second time")
+		if strings.Contains(out, "gate: passed") {
+			t.Errorf("the gate passed a comparison naming its candidate's target twice:\n%s", out)
+		}
 	})
+}
+
+// nameAgain writes a copy of report with again (`"Member": value, `)
+// right after an object opens, the first of path after the first of
+// the path before it: a member the report names later, named again
+// ignoring case.
+func nameAgain(t *testing.T, report, again string, path ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, object := range path {
+		j := strings.Index(string(b[i:]), object)
+		if j < 0 {
+			t.Fatalf("no %s after offset %d in %s", object, i, b)
+		}
+		i += j + len(object)
+	}
+	out := filepath.Join(t.TempDir(), "twice.json")
+	if err := os.WriteFile(out, []byte(string(b[:i])+again+string(b[i:])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestGateComparisonCountsFollowPairs: the status a comparison's pairs
