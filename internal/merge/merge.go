@@ -150,7 +150,9 @@ func check(in []Input) (problems, missing []string) {
 		return nil, nil
 	}
 	var total int
-	var selection string
+	// selection and ref are those of the first shard, which the others
+	// are measured against: the first report given may be no shard's.
+	var selection, ref string
 	seen := map[int]string{}
 	for _, s := range in {
 		if s.Result == nil {
@@ -163,14 +165,14 @@ func check(in []Input) (problems, missing []string) {
 			continue
 		}
 		if total == 0 {
-			total, selection = sh.Total, sh.Selection
+			total, selection, ref = sh.Total, sh.Selection, s.Name
 		}
 		if sh.Total != total {
-			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, first.Name, total))
+			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, ref, total))
 		}
 		if sh.Selection != selection {
 			problems = append(problems, fmt.Sprintf("%s ran another selection than %s (other paths, --tags, --name or suite files): %s, not %s",
-				s.Name, first.Name, short(sh.Selection), short(selection)))
+				s.Name, ref, short(sh.Selection), short(selection)))
 		}
 		if other, dup := seen[sh.Index]; dup {
 			problems = append(problems, fmt.Sprintf("%s and %s are both shard %d/%d", other, s.Name, sh.Index, sh.Total))

@@ -518,6 +518,12 @@ func TestShardsThatDoNotMakeARun(t *testing.T) {
 			"1.json and 1b.json are both shard 1/2"},
 		{"a report without result", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", nil}},
 			"2.json: no result"},
+		// The shards are measured against the first shard, not against
+		// a report given first that is no shard's.
+		{"two counts after a run's report", []Input{{"run.json", unsharded()}, {"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", shard(2, 3, 0, cs(6, result.Passed))}},
+			"2.json is shard 2/3, but 1.json is of 2 shards"},
+		{"another selection after a run's report", []Input{{"run.json", unsharded()}, {"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", otherSelection(shard(2, 2, 0, cs(6, result.Passed)))}},
+			"2.json ran another selection than 1.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -527,4 +533,17 @@ func TestShardsThatDoNotMakeARun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unsharded is the report of a run of its whole selection.
+func unsharded() *result.Result {
+	r := shard(1, 1, 0, cs(1, result.Passed))
+	r.Shard = nil
+	return r
+}
+
+// otherSelection is r dealt from another selection.
+func otherSelection(r *result.Result) *result.Result {
+	r.Shard.Selection = "sha256:other"
+	return r
 }
