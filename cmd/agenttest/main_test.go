@@ -157,6 +157,9 @@ func firstLine(s string) string {
 	return line
 }
 
+// emptyReport is the JSON report of a run that tested nothing.
+const emptyReport = `{"schema": "agenttest/result/v1", "run": {"status": "empty"}, "target": {"name": "live"}, "files": []}`
+
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	absFail, err := filepath.Abs("testdata/fail")
@@ -360,6 +363,20 @@ func TestExitCodes(t *testing.T) {
 			args:   []string{"gate", "--sim", "--target", "sandbox", "r.json"},
 			code:   exitUsage,
 			stderr: []string{"agenttest: gate: --sim and --target exclude each other"},
+		},
+		{
+			// A merged run that tested nothing exits as that run would.
+			name:   "merge of a run that tested nothing",
+			args:   []string{"merge", "empty.json"},
+			files:  map[string]string{"empty.json": emptyReport},
+			code:   exitEmpty,
+			stdout: []string{"status: empty (nothing was tested"},
+		},
+		{
+			name:  "merge --allow-empty",
+			args:  []string{"merge", "--allow-empty", "empty.json"},
+			files: map[string]string{"empty.json": emptyReport},
+			code:  exitOK,
 		},
 		{
 			name:   "merge needs reports",

@@ -58,7 +58,13 @@ func TestCheck(t *testing.T) {
 		if d.Passed() != (len(tc.want) == 0) || d.Unreadable != tc.unreadable {
 			t.Errorf("passed %v unreadable %v", d.Passed(), d.Unreadable)
 		}
-		if len(d.Checked) != len(ev.Deployments) {
+		deps := 0
+		for _, dep := range ev.Deployments {
+			if dep != nil {
+				deps++
+			}
+		}
+		if len(d.Checked) != deps {
 			t.Errorf("checked %q, want a line per deployment", d.Checked)
 		}
 	}
@@ -177,6 +183,12 @@ func TestCheck(t *testing.T) {
 		{name: "from the future", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now.Add(30*24*time.Hour), now.Add(30*24*time.Hour) },
 			want: []string{"the report's run ended 2026-04-01T12:00:00Z, 720h0m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
 		{name: "a clock a little ahead", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now, now.Add(MaxSkew) }},
+		// Its end says how far ahead it is, whenever it started.
+		{name: "started now, ended ahead", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now, now.Add(time.Hour) },
+			want: []string{"the report's run ended 2026-03-02T13:00:00Z, 1h0m0s after the gate's clock"}},
+		// A null among the deployments (JSON reads it so) records
+		// nothing: the others still vouch, and nothing breaks.
+		{name: "a null deployment", edit: func(ev *Evidence) { ev.Deployments = append(ev.Deployments, nil) }},
 		// Further ahead than a time.Duration reaches: the gate's clock
 		// minus that date saturated to the most negative duration, whose
 		// negation is itself, so the report passed as fresh (an edited
@@ -190,6 +202,22 @@ func TestCheck(t *testing.T) {
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestNeeded: the command reads now the deployments the report has
+// evidence of, and no other.
+func TestNeeded(t *testing.T) {
+	ev := Evidence{Deployments: []*result.Deployment{
+		{Agent: "a", Env: "sandbox", ID: "d1", After: "d1"},
+		nil,
+		{Agent: "b", Env: "sandbox", ID: "d2", After: "d3"},
+		{Agent: "c", Env: "live", ID: "d4", Note: "read after the last case failed"},
+		{Agent: "d", Env: "sandbox", Note: "not served"},
+		{Agent: "e", Env: "live", ID: "d5", After: "d5"},
+	}}
+	if got, want := Needed(ev), []Key{{"a", "sandbox"}, {"e", "live"}}; !slices.Equal(got, want) {
+		t.Errorf("needed %v, want %v", got, want)
 	}
 }
 

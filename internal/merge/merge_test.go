@@ -69,7 +69,9 @@ func TestShards(t *testing.T) {
 	// The same deployment everywhere, read before and after each
 	// shard, is verified.
 	s2.Deployments[0].ID, s2.Deployments[0].After, s2.Deployments[0].AfterReadAt = "d1", "d1", t0.Add(3*time.Second)
-	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || r.RunStatus() != result.RunFailed {
+	// Confirmed after the last shard's last case: the latest read.
+	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || !r.Deployments[0].AfterReadAt.Equal(t0.Add(3*time.Second)) ||
+		r.RunStatus() != result.RunFailed {
 		t.Errorf("deployments %+v, status %s", r.Deployments[0], r.RunStatus())
 	}
 
