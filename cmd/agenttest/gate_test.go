@@ -362,6 +362,30 @@ func TestGateMergedStaleShard(t *testing.T) {
 	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitOK, "gate: passed")
 }
 
+// TestGateMergedShardWithoutEvidence: a shard's report whose deployments
+// were cut (or that an agenttest recording none wrote) is refused by the
+// gate alone; merged with a shard that recorded the deployment, it
+// passed, though nothing said what its cases talked to. The merged
+// evidence is now unconfirmed, naming the shard.
+func TestGateMergedShardWithoutEvidence(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for k := 1; k <= 2; k++ {
+		newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", fmt.Sprintf("%d/2", k), "--json", at(fmt.Sprintf("%d.json", k))).expect(t, exitOK, "status: passed")
+	}
+	editReport(t, at("2.json"), func(doc map[string]any) { doc["deployments"] = []any{} })
+	newCLI(t, dir, simEnv(s), "gate", at("2.json")).expect(t, exitFailed, "restaurant in sandbox: cases ran there, but the report records no deployment of it")
+	newCLI(t, dir, simEnv(s), "merge", at("1.json"), at("2.json"), "--json", at("m.json")).expect(t, exitOK)
+	out := newCLI(t, dir, simEnv(s), "gate", at("m.json")).expect(t, exitFailed,
+		"restaurant in sandbox: tested dep-", ", not confirmed after the run\n",
+		"was not confirmed after the run's last case ("+at("2.json")+": its cases ran there, but it records no deployment of it)")
+	if strings.Contains(out, "gate: passed") {
+		t.Errorf("the gate passed a merge of a shard without evidence:\n%s", out)
+	}
+}
+
 // TestGateForcedMerge: merge --force of shards of two selections (the
 // merge refuses them and suggests --force) wrote a passing report with
 // nothing to tell it from the report of one whole selection, and the gate

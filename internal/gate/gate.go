@@ -349,7 +349,7 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev.DerivedWhy = runWhy(r, ev.Derived)
 	var ran []Key
 	for _, c := range r.Scenarios() {
-		if c.Status >= result.Passed {
+		if c.Status.Ran() {
 			ran = append(ran, Key{c.Agent, c.Env})
 		}
 	}
@@ -428,7 +428,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	ev.Derived, ev.DerivedWhy = c.Verdict()
 	var ran []Key
 	for _, p := range c.Pairs {
-		if p != nil && p.Candidate != nil && p.Candidate.Status >= result.Passed {
+		if p != nil && p.Candidate != nil && p.Candidate.Status.Ran() {
 			ran = append(ran, Key{p.Candidate.Agent, p.Candidate.Env})
 		}
 	}

@@ -264,7 +264,9 @@ func addPacing(a, b *result.Pacing) *result.Pacing {
 // changed would: its verdicts are about two deployments. When a shard's
 // evidence is incomplete (a read failed, Note says why), the merged
 // evidence is not confirmed after the run either, with that shard's note,
-// as the shard's own report is not: `agenttest gate` refuses both.
+// as the shard's own report is not: `agenttest gate` refuses both. So is
+// it when a shard records no deployment of an agent and environment its
+// cases ran in.
 func mergeDeployments(in []Input) []*result.Deployment {
 	type key struct{ agent, env string }
 	type read struct {
@@ -302,6 +304,19 @@ func mergeDeployments(in []Input) []*result.Deployment {
 			}
 			if notes[k] == "" {
 				notes[k] = d.Note
+			}
+		}
+		// A run records the deployment of every agent and environment its
+		// cases ran in, read or not: a shard that records none of one was
+		// cut, or written before deployments were recorded. The gate
+		// refuses it alone, and the other shards' reads say nothing of
+		// what its cases talked to.
+		for _, c := range s.Result.Scenarios() {
+			if !c.Status.Ran() || c.Agent == "" || c.Env == "" || result.DeploymentIn(s.Result.Deployments, c.Agent, c.Env) != nil {
+				continue
+			}
+			if k := (key{c.Agent, c.Env}); gaps[k] == "" {
+				gaps[k] = s.Name + ": its cases ran there, but it records no deployment of it"
 			}
 		}
 	}

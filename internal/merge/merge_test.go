@@ -182,6 +182,51 @@ func TestShardEvidenceGaps(t *testing.T) {
 	}
 }
 
+// TestShardWithoutEvidence: a shard whose cases ran in an agent and
+// environment it records no deployment of (a report cut, or written by
+// an agenttest that recorded none) leaves the merged evidence of them
+// unconfirmed, naming the shard: the gate refuses that shard's report
+// alone ("an edited report"), and another shard's evidence says nothing
+// of the deployment its cases talked to. The merge made the others'
+// evidence the whole run's, and the gate passed the merged report.
+func TestShardWithoutEvidence(t *testing.T) {
+	t.Parallel()
+	c := func(line int, st result.Status) *result.Case {
+		k := cs(line, st)
+		k.Agent, k.Env = "bot", "sandbox"
+		return k
+	}
+	verified := []*result.Deployment{{Agent: "bot", Env: "sandbox", ID: "d1", ReadAt: t0, After: "d1", AfterReadAt: t0.Add(time.Second)}}
+	for _, tc := range []struct {
+		name     string
+		cases    []*result.Case
+		verified bool
+	}{
+		{"a case passed there", []*result.Case{c(6, result.Passed)}, false},
+		{"a case failed there", []*result.Case{c(6, result.Failed)}, false},
+		// Cases that never ran talked to no deployment.
+		{"its cases skipped", []*result.Case{c(6, result.Skipped)}, true},
+		{"no case", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s1, s2 := shard(1, 2, 0, c(3, result.Passed)), shard(2, 2, 2*time.Second, tc.cases...)
+			s1.Deployments = verified
+			r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			d := r.Deployments[0]
+			if d.Verified() != tc.verified {
+				t.Errorf("evidence %+v: verified %v, want %v", d, d.Verified(), tc.verified)
+			}
+			if want := "2.json: its cases ran there, but it records no deployment of it"; !tc.verified && d.Note != want {
+				t.Errorf("note %q, want %q", d.Note, want)
+			}
+		})
+	}
+}
+
 // The report of a run that was not sharded, alone, is a whole run: it
 // merges into the same result, its files and cases in the order its run
 // wrote them (to write its reports again in other formats). Two of them
