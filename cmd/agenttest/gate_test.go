@@ -317,10 +317,12 @@ func TestGate(t *testing.T) {
 				}
 				return false
 			}},
-		// A platform that answers 404 does not serve the read: no retry
-		// of the gate (exit 4) can tie the report to what is promoted.
+		// A platform that answers 404 does not serve the read, or no
+		// longer knows the agent (deleted since the run): no retry of
+		// the gate (exit 4) can tie the report to what is promoted, and
+		// the reason says both.
 		{name: "the platform does not serve deployments now", code: exitFailed,
-			want: []string{"gate: restaurant in sandbox: the platform does not serve GET /v1/agents/{agentId}/deployments/active now"},
+			want: []string{"gate: restaurant in sandbox: the platform answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent)"},
 			intercept: func(w http.ResponseWriter, r *http.Request) bool {
 				if isDeploymentRead(r) {
 					w.WriteHeader(http.StatusNotFound)

@@ -252,7 +252,7 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		case !ok:
 			refuse("%s: the deployment active now was not read", what)
 		case a.NotServed:
-			refuse("%s: the platform does not serve GET /v1/agents/{agentId}/deployments/active now: nothing ties the report to what would be promoted", what)
+			refuse("%s: the platform answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent): nothing ties the report to what would be promoted", what)
 		case a.Err != nil:
 			unreadable++
 			refuse("%s: cannot read the deployment active now: %v", what, a.Err)

@@ -101,7 +101,7 @@ func TestCheck(t *testing.T) {
 		{name: "not read now", active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}},
 			want: []string{"clinic in sandbox: the deployment active now was not read"}},
 		{name: "not served now", active: map[Key]Active{{"restaurant", "sandbox"}: {NotServed: true, Err: errors.New("404")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
-			want: []string{"does not serve"}},
+			want: []string{"answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent)"}},
 		{name: "unreadable now", active: map[Key]Active{{"restaurant", "sandbox"}: {Err: errors.New("500")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
 			want: []string{"cannot read the deployment active now: 500"}, unreadable: true},
 		{name: "unreadable and refused", edit: func(ev *Evidence) { ev.Passed, ev.Status = false, "empty" },
