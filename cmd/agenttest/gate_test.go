@@ -359,9 +359,16 @@ func TestGateMergedStaleShard(t *testing.T) {
 		return report
 	}
 	merged := filepath.Join(dir, "merged.json")
-	newCLI(t, dir, simEnv(s), "merge", shard(1, 72*time.Hour), shard(2, 0), "--json", merged).expect(t, exitOK)
+	stale, fresh := shard(1, 72*time.Hour), shard(2, 0)
+	newCLI(t, dir, simEnv(s), "merge", stale, fresh, "--json", merged).expect(t, exitOK)
 	newCLI(t, dir, simEnv(s), "gate", merged).expect(t, exitFailed, "the report's oldest results are 72h0m", "older than --max-age 24h0m0s")
 	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitOK, "gate: passed")
+	// A shard that does not say when it ran (its run.started cut) is
+	// refused alone; merged, it made the run as young as the others.
+	editReport(t, stale, func(doc map[string]any) { delete(doc["run"].(map[string]any), "started") })
+	newCLI(t, dir, simEnv(s), "gate", stale).expect(t, exitFailed, "the report does not say when its run ended")
+	newCLI(t, dir, simEnv(s), "merge", stale, fresh, "--json", merged).expect(t, exitOK)
+	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitFailed, "the report does not say when its run ended")
 }
 
 // TestGateMergedShardWithoutEvidence: a shard's report whose deployments

@@ -461,6 +461,20 @@ func TestShardsStartEarliest(t *testing.T) {
 	if !r.Started.Equal(t0) || r.Duration != time.Hour+time.Second {
 		t.Errorf("started %v, duration %v: want shard 2's start to shard 1's end", r.Started, r.Duration)
 	}
+	// A shard that does not say when it started (no run agenttest
+	// writes) leaves the merged run's age untold, whichever shard it is,
+	// as its own is: the gate refuses both.
+	for _, undated := range []int{1, 2} {
+		in := []Input{{"1.json", shard(1, 2, time.Hour, cs(3, result.Passed))}, {"2.json", shard(2, 2, 0, cs(6, result.Passed))}}
+		in[undated-1].Result.Started = time.Time{}
+		r, problems := Shards(in, Options{})
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		if !r.Started.IsZero() {
+			t.Errorf("shard %d undated: merged started %v, want none", undated, r.Started)
+		}
+	}
 }
 
 // TestShardsInterrupted: a shard cancelled before its every case finished
