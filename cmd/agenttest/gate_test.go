@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
@@ -316,6 +317,21 @@ func TestGate(t *testing.T) {
 				}
 				return false
 			}},
+		// A platform that answers 404 does not serve the read, or no
+		// longer knows the agent (deleted since the run): no retry of
+		// the gate (exit 4) can tie the report to what is promoted, and
+		// the reason says both.
+		{name: "the platform does not serve deployments now", code: exitFailed,
+			want: []string{"gate: restaurant in sandbox: the platform answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent)"},
+			intercept: func(w http.ResponseWriter, r *http.Request) bool {
+				if isDeploymentRead(r) {
+					w.WriteHeader(http.StatusNotFound)
+					return true
+				}
+				return false
+			}},
+		// A target the gate cannot resolve gates against nothing.
+		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
 		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},
 			intercept: func(w http.ResponseWriter, r *http.Request) bool {
 				w.WriteHeader(http.StatusUnauthorized)
@@ -343,9 +359,40 @@ func TestGateMergedStaleShard(t *testing.T) {
 		return report
 	}
 	merged := filepath.Join(dir, "merged.json")
-	newCLI(t, dir, simEnv(s), "merge", shard(1, 72*time.Hour), shard(2, 0), "--json", merged).expect(t, exitOK)
+	stale, fresh := shard(1, 72*time.Hour), shard(2, 0)
+	newCLI(t, dir, simEnv(s), "merge", stale, fresh, "--json", merged).expect(t, exitOK)
 	newCLI(t, dir, simEnv(s), "gate", merged).expect(t, exitFailed, "the report's oldest results are 72h0m", "older than --max-age 24h0m0s")
 	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitOK, "gate: passed")
+	// A shard that does not say when it ran (its run.started cut) is
+	// refused alone; merged, it made the run as young as the others.
+	editReport(t, stale, func(doc map[string]any) { delete(doc["run"].(map[string]any), "started") })
+	newCLI(t, dir, simEnv(s), "gate", stale).expect(t, exitFailed, "the report does not say when its run ended")
+	newCLI(t, dir, simEnv(s), "merge", stale, fresh, "--json", merged).expect(t, exitOK)
+	newCLI(t, dir, simEnv(s), "gate", "--max-age", "96h", merged).expect(t, exitFailed, "the report does not say when its run ended")
+}
+
+// TestGateMergedShardWithoutEvidence: a shard's report whose deployments
+// were cut (or that an agenttest recording none wrote) is refused by the
+// gate alone; merged with a shard that recorded the deployment, it
+// passed, though nothing said what its cases talked to. The merged
+// evidence is now unconfirmed, naming the shard.
+func TestGateMergedShardWithoutEvidence(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 2})
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for k := 1; k <= 2; k++ {
+		newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", fmt.Sprintf("%d/2", k), "--json", at(fmt.Sprintf("%d.json", k))).expect(t, exitOK, "status: passed")
+	}
+	editReport(t, at("2.json"), func(doc map[string]any) { doc["deployments"] = []any{} })
+	newCLI(t, dir, simEnv(s), "gate", at("2.json")).expect(t, exitFailed, "restaurant in sandbox: cases ran there, but the report records no deployment of it")
+	newCLI(t, dir, simEnv(s), "merge", at("1.json"), at("2.json"), "--json", at("m.json")).expect(t, exitOK)
+	out := newCLI(t, dir, simEnv(s), "gate", at("m.json")).expect(t, exitFailed,
+		"restaurant in sandbox: tested dep-", ", not confirmed after the run\n",
+		"was not confirmed after the run's last case ("+at("2.json")+": its cases ran there, but it records no deployment of it)")
+	if strings.Contains(out, "gate: passed") {
+		t.Errorf("the gate passed a merge of a shard without evidence:\n%s", out)
+	}
 }
 
 // TestGateForcedMerge: merge --force of shards of two selections (the
@@ -436,6 +483,20 @@ func TestGateHostileText(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\r") {
 		t.Errorf("a control character reached the output:\n%q", out)
 	}
+	// The report's name heads the verdict: a CI artifact's name is text
+	// anyone who can upload one chose.
+	named := filepath.Join(dir, "r\x1b[2J\rgate: passed.json")
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(named, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = newCLI(t, dir, simEnv(s), "gate", named).expect(t, exitFailed, `r\x1b[2J\rgate: passed.json: run passed`)
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Errorf("a control character of the report's name reached the output:\n%q", out)
+	}
 }
 
 // passedReport starts a simulator and writes the JSON report of a passing
@@ -510,5 +571,49 @@ func TestGateReadStalled(t *testing.T) {
 	want := "gate: restaurant in sandbox: cannot read the deployment active now: GET /v1/agents/restaurant/deployments/active: context deadline exceeded (turn timeout of 200ms exceeded)"
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
+
+// TestGateShowsNoKey: the gate prints what the platform answers now and
+// what its report says. A platform that echoes the build key as the id
+// of the deployment active now, or a report (a file anyone may have
+// written) that holds it as the id it tested, has it masked in the line
+// the gate checked and in its reason, whatever form it takes.
+func TestGateShowsNoKey(t *testing.T) {
+	t.Parallel()
+	s, dir, report := passedReport(t)
+	forms := secret.Forms(s.BuildKey)
+	t.Run("in the report", func(t *testing.T) {
+		written := filepath.Join(t.TempDir(), "r.json")
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(written, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		editReport(t, written, func(doc map[string]any) {
+			d := doc["deployments"].([]any)[0].(map[string]any)
+			d["id"], d["after_id"] = "dep-"+s.BuildKey, "dep-"+s.BuildKey
+		})
+		out := newCLI(t, dir, simEnv(s), "gate", written).expect(t, exitFailed,
+			"restaurant in sandbox: tested dep-"+secret.Mask+", active now dep-", "the report tested deployment dep-"+secret.Mask+", but dep-")
+		if f := keyIn(out, forms); f != "" {
+			t.Errorf("the gate shows the build key as %q:\n%s", f, out)
+		}
+	})
+	env := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"id": "dep-" + s.BuildKey, "environment": "sandbox"})
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
+	out := newCLI(t, dir, env, "gate", report).expect(t, exitFailed,
+		", active now dep-"+secret.Mask+"\n", "is active now: test the deployment you promote")
+	if f := keyIn(out, forms); f != "" {
+		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}
 }

@@ -319,6 +319,26 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 			t.Errorf("the gate passed a report naming a deployment's id twice:\n%s", out)
 		}
 	})
+	// The run, target and shard a report states, as much as its
+	// deployments: a member named again, ignoring case, after its
+	// object opens.
+	t.Run("a run's other objects", func(t *testing.T) {
+		t.Parallel()
+		s, dir, report := passedReport(t)
+		sharded := filepath.Join(dir, "shard.json")
+		newCLI(t, "testdata/pass", simEnv(s), "run", "--shard", "1/2", "--json", sharded).expect(t, exitOK)
+		for _, tc := range []struct{ report, object, again, want string }{
+			{report, `"run": {`, `"Status": "failed", `, "run.status"},
+			{report, `"target": {`, `"Build_URL": "https://build.eu.example.com", `, "target.build_url"},
+			{sharded, `"shard": {`, `"Total": 1, `, "shard.total"},
+		} {
+			twice := nameAgain(t, tc.report, tc.again, tc.object)
+			out := newCLI(t, dir, simEnv(s), "gate", twice).expect(t, exitUsage, ": not a JSON report: "+tc.want+": the object names this member a second time")
+			if strings.Contains(out, "gate: passed") {
+				t.Errorf("the gate passed a report naming %s twice:\n%s", tc.want, out)
+			}
+		}
+	})
 	t.Run("a comparison", func(t *testing.T) {
 		t.Parallel()
 		report := filepath.Join(dir, "c.json")
@@ -330,7 +350,37 @@ func TestGateRefusesAMemberNamedTwice(t *testing.T) {
 		if strings.Contains(out, "gate: passed") {
 			t.Errorf("the gate passed a comparison naming a deployment's id twice:\n%s", out)
 		}
+		out = newCLI(t, repoRoot, preRelease, "gate", nameAgain(t, report, `"Build_URL": "https://build.eu.example.com", `, `"candidate": {`, `"target": {`)).expect(t, exitUsage,
+			": not a JSON report: candidate.target.build_url: the object names this member a second time")
+		if strings.Contains(out, "gate: passed") {
+			t.Errorf("the gate passed a comparison naming its candidate's target twice:\n%s", out)
+		}
 	})
+}
+
+// nameAgain writes a copy of report with again (`"Member": value, `)
+// right after an object opens, the first of path after the first of
+// the path before it: a member the report names later, named again
+// ignoring case.
+func nameAgain(t *testing.T, report, again string, path ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for _, object := range path {
+		j := strings.Index(string(b[i:]), object)
+		if j < 0 {
+			t.Fatalf("no %s after offset %d in %s", object, i, b)
+		}
+		i += j + len(object)
+	}
+	out := filepath.Join(t.TempDir(), "twice.json")
+	if err := os.WriteFile(out, []byte(string(b[:i])+again+string(b[i:])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestGateComparisonCountsFollowPairs: the status a comparison's pairs

@@ -157,6 +157,9 @@ func firstLine(s string) string {
 	return line
 }
 
+// emptyReport is the JSON report of a run that tested nothing.
+const emptyReport = `{"schema": "agenttest/result/v1", "run": {"status": "empty"}, "target": {"name": "live"}, "files": []}`
+
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	absFail, err := filepath.Abs("testdata/fail")
@@ -329,6 +332,58 @@ func TestExitCodes(t *testing.T) {
 			env:    map[string]string{"AGENTTEST_MAX_AGE": "-1h"},
 			code:   exitUsage,
 			stderr: []string{"agenttest: gate: --max-age must be positive, got -1h0m0s (set by AGENTTEST_MAX_AGE)\n"},
+		},
+		{
+			// A report no age can pass is a typo, not a gate.
+			name:   "gate refuses a --max-age of 0",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--max-age", "0", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: --max-age must be positive, got 0s\n"},
+		},
+		{
+			// Gating the first of two reports would pass what the
+			// second says.
+			name:   "gate weighs one report at a time",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "a.json", "b.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: one report at a time, got 2: a.json b.json\n"},
+		},
+		{
+			name:   "gate needs a report",
+			dir:    "testdata/pass",
+			args:   []string{"gate"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: name the JSON report to gate on\n"},
+		},
+		{
+			name:   "gate --sim excludes --target",
+			dir:    "testdata/pass",
+			args:   []string{"gate", "--sim", "--target", "sandbox", "r.json"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: gate: --sim and --target exclude each other"},
+		},
+		{
+			// A merged run that tested nothing exits as that run would.
+			name:   "merge of a run that tested nothing",
+			args:   []string{"merge", "empty.json"},
+			files:  map[string]string{"empty.json": emptyReport},
+			code:   exitEmpty,
+			stdout: []string{"status: empty (nothing was tested"},
+		},
+		{
+			name:  "merge --allow-empty",
+			args:  []string{"merge", "--allow-empty", "empty.json"},
+			files: map[string]string{"empty.json": emptyReport},
+			code:  exitOK,
+		},
+		{
+			name:   "merge needs reports",
+			dir:    "testdata/pass",
+			args:   []string{"merge"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: merge: name the JSON reports of the shards (agenttest run --shard K/N --json FILE)\n"},
 		},
 		{
 			name:   "invalid suite file",

@@ -84,18 +84,6 @@ func cmdMerge(_ context.Context, st *State, args []string) error {
 	}
 	files := map[string]string{"--junit": o.junit, "--json": o.json, "--html": o.html, "--cucumber": o.cucumber}
 	problems = append(problems, sameReportFile(files)...)
-	if st.PrepareReport != nil {
-		for _, r := range []struct{ flag, path string }{{"--junit", o.junit}, {"--json", o.json}, {"--html", o.html}, {"--cucumber", o.cucumber}} {
-			if r.path == "" {
-				continue
-			}
-			for _, in := range paths {
-				if argPath(in) == argPath(r.path) {
-					problems = append(problems, fmt.Sprintf("%s %s would overwrite a report being merged", r.flag, r.path))
-				}
-			}
-		}
-	}
 	var inputs []merge.Input
 	u := coverage.Universe{}
 	for _, p := range paths {

@@ -363,6 +363,11 @@ func TestReportPathNamesAnInput(t *testing.T) {
 			want: "compare: --json prior.json is the file --baseline reads",
 		},
 		{
+			name: "the report merge reads",
+			args: []string{"merge", "prior.json", "--json", "prior.json"},
+			want: "merge: --json prior.json is the file merge reads: name another file for the report",
+		},
+		{
 			name: "a report merge reads, named another way",
 			args: []string{"merge", "prior.json", "--json", "$DIR/prior.json"},
 			want: "merge: --json $DIR/prior.json is the file merge reads",

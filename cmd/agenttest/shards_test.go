@@ -185,7 +185,10 @@ func TestMergeShards(t *testing.T) {
 	// --force merges a run with a shard missing: its verdict cannot be
 	// passed, and the report says why.
 	forced := filepath.Join(dir, "forced.json")
-	merge(exitFailed, shard(1), shard(3), "--force", "--json", forced)
+	c = merge(exitFailed, shard(1), shard(3), "--force", "--json", forced)
+	if want := "agenttest: merge: merged without shard 2/3: their scenarios have no verdict\n"; !strings.Contains(c.stderr.String(), want) {
+		t.Errorf("a forced merge without a shard does not say so:\n%s", c.stderr)
+	}
 	if st := readDoc(t, forced).Result.Stop; st == nil || st.Kind != "missing-shards" || !strings.Contains(st.Reason, "2/3") {
 		t.Errorf("forced merge stop = %+v", st)
 	}

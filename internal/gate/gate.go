@@ -252,7 +252,7 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		case !ok:
 			refuse("%s: the deployment active now was not read", what)
 		case a.NotServed:
-			refuse("%s: the platform does not serve GET /v1/agents/{agentId}/deployments/active now: nothing ties the report to what would be promoted", what)
+			refuse("%s: the platform answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent): nothing ties the report to what would be promoted", what)
 		case a.Err != nil:
 			unreadable++
 			refuse("%s: cannot read the deployment active now: %v", what, a.Err)
@@ -349,7 +349,7 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev.DerivedWhy = runWhy(r, ev.Derived)
 	var ran []Key
 	for _, c := range r.Scenarios() {
-		if c.Status >= result.Passed {
+		if c.Status.Ran() {
 			ran = append(ran, Key{c.Agent, c.Env})
 		}
 	}
@@ -428,7 +428,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	ev.Derived, ev.DerivedWhy = c.Verdict()
 	var ran []Key
 	for _, p := range c.Pairs {
-		if p != nil && p.Candidate != nil && p.Candidate.Status >= result.Passed {
+		if p != nil && p.Candidate != nil && p.Candidate.Status.Ran() {
 			ran = append(ran, Key{p.Candidate.Agent, p.Candidate.Env})
 		}
 	}

@@ -58,7 +58,13 @@ func TestCheck(t *testing.T) {
 		if d.Passed() != (len(tc.want) == 0) || d.Unreadable != tc.unreadable {
 			t.Errorf("passed %v unreadable %v", d.Passed(), d.Unreadable)
 		}
-		if len(d.Checked) != len(ev.Deployments) {
+		deps := 0
+		for _, dep := range ev.Deployments {
+			if dep != nil {
+				deps++
+			}
+		}
+		if len(d.Checked) != deps {
 			t.Errorf("checked %q, want a line per deployment", d.Checked)
 		}
 	}
@@ -95,7 +101,7 @@ func TestCheck(t *testing.T) {
 		{name: "not read now", active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}},
 			want: []string{"clinic in sandbox: the deployment active now was not read"}},
 		{name: "not served now", active: map[Key]Active{{"restaurant", "sandbox"}: {NotServed: true, Err: errors.New("404")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
-			want: []string{"does not serve"}},
+			want: []string{"answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent)"}},
 		{name: "unreadable now", active: map[Key]Active{{"restaurant", "sandbox"}: {Err: errors.New("500")}, {"clinic", "sandbox"}: {ID: "dep-2"}},
 			want: []string{"cannot read the deployment active now: 500"}, unreadable: true},
 		{name: "unreadable and refused", edit: func(ev *Evidence) { ev.Passed, ev.Status = false, "empty" },
@@ -177,6 +183,12 @@ func TestCheck(t *testing.T) {
 		{name: "from the future", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now.Add(30*24*time.Hour), now.Add(30*24*time.Hour) },
 			want: []string{"the report's run ended 2026-04-01T12:00:00Z, 720h0m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
 		{name: "a clock a little ahead", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now, now.Add(MaxSkew) }},
+		// Its end says how far ahead it is, whenever it started.
+		{name: "started now, ended ahead", edit: func(ev *Evidence) { ev.Started, ev.Concluded = now, now.Add(time.Hour) },
+			want: []string{"the report's run ended 2026-03-02T13:00:00Z, 1h0m0s after the gate's clock"}},
+		// A null among the deployments (JSON reads it so) records
+		// nothing: the others still vouch, and nothing breaks.
+		{name: "a null deployment", edit: func(ev *Evidence) { ev.Deployments = append(ev.Deployments, nil) }},
 		// Further ahead than a time.Duration reaches: the gate's clock
 		// minus that date saturated to the most negative duration, whose
 		// negation is itself, so the report passed as fresh (an edited
@@ -190,6 +202,22 @@ func TestCheck(t *testing.T) {
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestNeeded: the command reads now the deployments the report has
+// evidence of, and no other.
+func TestNeeded(t *testing.T) {
+	ev := Evidence{Deployments: []*result.Deployment{
+		{Agent: "a", Env: "sandbox", ID: "d1", After: "d1"},
+		nil,
+		{Agent: "b", Env: "sandbox", ID: "d2", After: "d3"},
+		{Agent: "c", Env: "live", ID: "d4", Note: "read after the last case failed"},
+		{Agent: "d", Env: "sandbox", Note: "not served"},
+		{Agent: "e", Env: "live", ID: "d5", After: "d5"},
+	}}
+	if got, want := Needed(ev), []Key{{"a", "sandbox"}, {"e", "live"}}; !slices.Equal(got, want) {
+		t.Errorf("needed %v, want %v", got, want)
 	}
 }
 
@@ -311,8 +339,9 @@ func TestFromComparison(t *testing.T) {
 			}}
 	}
 	ev := FromComparison("c.json", comparison())
+	// Its age counts from the candidate's start, as a run's report's does.
 	if !ev.Passed || ev.Why != "" || ev.What != "comparison" || ev.Target.Name != "pre" || len(ev.Deployments) != 1 ||
-		!ev.Concluded.Equal(started.Add(1500*time.Millisecond)) || ev.Candidate != nil || ev.Rerun != nil {
+		!ev.Started.Equal(started) || !ev.Concluded.Equal(started.Add(1500*time.Millisecond)) || ev.Candidate != nil || ev.Rerun != nil {
 		t.Errorf("evidence %+v", ev)
 	}
 	if got, want := ev.Tested(), "compared 3 scenarios: 1 fixed, 1 unchanged, 1 only on the baseline; the candidate's 2 cases: 1 passed, 1 flaky"; got != want {
@@ -329,6 +358,15 @@ func TestFromComparison(t *testing.T) {
 	if ev := FromComparison("c.json", c); ev.Derived != result.RunFailed || ev.DerivedWhy != "1 scenario regressed" ||
 		!slices.Equal(ev.Unrecorded, []string{"clinic in pre-release"}) {
 		t.Errorf("derived %q (%s) unrecorded %q", ev.Derived, ev.DerivedWhy, ev.Unrecorded)
+	}
+
+	// A passing case is a case that ran there too; a skipped one ran
+	// nowhere.
+	c = comparison()
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.OnlyCandidate, Candidate: &compare.Outcome{Status: result.Passed, Agent: "billing", Env: "pre-release"}},
+		&compare.Pair{Class: compare.OnlyCandidate, Candidate: &compare.Outcome{Status: result.Skipped, Agent: "clinic", Env: "pre-release"}})
+	if ev := FromComparison("c.json", c); !slices.Equal(ev.Unrecorded, []string{"billing in pre-release"}) {
+		t.Errorf("unrecorded %q, want the agent of the passing case alone", ev.Unrecorded)
 	}
 
 	c = comparison()

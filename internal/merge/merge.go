@@ -70,8 +70,10 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 	out := &result.Result{Target: ordered[0].Result.Target, Files: []*result.File{}}
 	files := map[string]*result.File{}
 	var end time.Time
+	undated := false
 	for _, s := range ordered {
 		r := s.Result
+		undated = undated || r.Started.IsZero()
 		if !r.Started.IsZero() && (out.Started.IsZero() || r.Started.Before(out.Started)) {
 			out.Started = r.Started
 		}
@@ -93,6 +95,13 @@ func Shards(in []Input, opt Options) (*result.Result, []string) {
 			}
 			mf.Cases = append(mf.Cases, f.Cases...)
 		}
+	}
+	if undated {
+		// A run agenttest writes says when it started: a shard that does
+		// not (cut, or foreign) may be of any age, and so is the merged
+		// run. Dated by the others, it would be as young as they are, and
+		// the gate's --max-age would pass what it refuses alone.
+		out.Started = time.Time{}
 	}
 	if !out.Started.IsZero() && end.After(out.Started) {
 		out.Duration = end.Sub(out.Started)
@@ -150,7 +159,9 @@ func check(in []Input) (problems, missing []string) {
 		return nil, nil
 	}
 	var total int
-	var selection string
+	// selection and ref are those of the first shard, which the others
+	// are measured against: the first report given may be no shard's.
+	var selection, ref string
 	seen := map[int]string{}
 	for _, s := range in {
 		if s.Result == nil {
@@ -163,14 +174,14 @@ func check(in []Input) (problems, missing []string) {
 			continue
 		}
 		if total == 0 {
-			total, selection = sh.Total, sh.Selection
+			total, selection, ref = sh.Total, sh.Selection, s.Name
 		}
 		if sh.Total != total {
-			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, first.Name, total))
+			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, ref, total))
 		}
 		if sh.Selection != selection {
 			problems = append(problems, fmt.Sprintf("%s ran another selection than %s (other paths, --tags, --name or suite files): %s, not %s",
-				s.Name, first.Name, short(sh.Selection), short(selection)))
+				s.Name, ref, short(sh.Selection), short(selection)))
 		}
 		if other, dup := seen[sh.Index]; dup {
 			problems = append(problems, fmt.Sprintf("%s and %s are both shard %d/%d", other, s.Name, sh.Index, sh.Total))
@@ -262,7 +273,9 @@ func addPacing(a, b *result.Pacing) *result.Pacing {
 // changed would: its verdicts are about two deployments. When a shard's
 // evidence is incomplete (a read failed, Note says why), the merged
 // evidence is not confirmed after the run either, with that shard's note,
-// as the shard's own report is not: `agenttest gate` refuses both.
+// as the shard's own report is not: `agenttest gate` refuses both. So is
+// it when a shard records no deployment of an agent and environment its
+// cases ran in.
 func mergeDeployments(in []Input) []*result.Deployment {
 	type key struct{ agent, env string }
 	type read struct {
@@ -300,6 +313,19 @@ func mergeDeployments(in []Input) []*result.Deployment {
 			}
 			if notes[k] == "" {
 				notes[k] = d.Note
+			}
+		}
+		// A run records the deployment of every agent and environment its
+		// cases ran in, read or not: a shard that records none of one was
+		// cut, or written before deployments were recorded. The gate
+		// refuses it alone, and the other shards' reads say nothing of
+		// what its cases talked to.
+		for _, c := range s.Result.Scenarios() {
+			if !c.Status.Ran() || c.Agent == "" || c.Env == "" || result.DeploymentIn(s.Result.Deployments, c.Agent, c.Env) != nil {
+				continue
+			}
+			if k := (key{c.Agent, c.Env}); gaps[k] == "" {
+				gaps[k] = s.Name + ": its cases ran there, but it records no deployment of it"
 			}
 		}
 	}

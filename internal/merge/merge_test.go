@@ -69,7 +69,9 @@ func TestShards(t *testing.T) {
 	// The same deployment everywhere, read before and after each
 	// shard, is verified.
 	s2.Deployments[0].ID, s2.Deployments[0].After, s2.Deployments[0].AfterReadAt = "d1", "d1", t0.Add(3*time.Second)
-	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || r.RunStatus() != result.RunFailed {
+	// Confirmed after the last shard's last case: the latest read.
+	if r, _ := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{}); !r.Deployments[0].Verified() || !r.Deployments[0].AfterReadAt.Equal(t0.Add(3*time.Second)) ||
+		r.RunStatus() != result.RunFailed {
 		t.Errorf("deployments %+v, status %s", r.Deployments[0], r.RunStatus())
 	}
 
@@ -175,6 +177,51 @@ func TestShardEvidenceGaps(t *testing.T) {
 			}
 			if got := r.RunStatus(); got != tc.status {
 				t.Errorf("status %s, want %s", got, tc.status)
+			}
+		})
+	}
+}
+
+// TestShardWithoutEvidence: a shard whose cases ran in an agent and
+// environment it records no deployment of (a report cut, or written by
+// an agenttest that recorded none) leaves the merged evidence of them
+// unconfirmed, naming the shard: the gate refuses that shard's report
+// alone ("an edited report"), and another shard's evidence says nothing
+// of the deployment its cases talked to. The merge made the others'
+// evidence the whole run's, and the gate passed the merged report.
+func TestShardWithoutEvidence(t *testing.T) {
+	t.Parallel()
+	c := func(line int, st result.Status) *result.Case {
+		k := cs(line, st)
+		k.Agent, k.Env = "bot", "sandbox"
+		return k
+	}
+	verified := []*result.Deployment{{Agent: "bot", Env: "sandbox", ID: "d1", ReadAt: t0, After: "d1", AfterReadAt: t0.Add(time.Second)}}
+	for _, tc := range []struct {
+		name     string
+		cases    []*result.Case
+		verified bool
+	}{
+		{"a case passed there", []*result.Case{c(6, result.Passed)}, false},
+		{"a case failed there", []*result.Case{c(6, result.Failed)}, false},
+		// Cases that never ran talked to no deployment.
+		{"its cases skipped", []*result.Case{c(6, result.Skipped)}, true},
+		{"no case", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s1, s2 := shard(1, 2, 0, c(3, result.Passed)), shard(2, 2, 2*time.Second, tc.cases...)
+			s1.Deployments = verified
+			r, problems := Shards([]Input{{"1.json", s1}, {"2.json", s2}}, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			d := r.Deployments[0]
+			if d.Verified() != tc.verified {
+				t.Errorf("evidence %+v: verified %v, want %v", d, d.Verified(), tc.verified)
+			}
+			if want := "2.json: its cases ran there, but it records no deployment of it"; !tc.verified && d.Note != want {
+				t.Errorf("note %q, want %q", d.Note, want)
 			}
 		})
 	}
@@ -414,6 +461,20 @@ func TestShardsStartEarliest(t *testing.T) {
 	if !r.Started.Equal(t0) || r.Duration != time.Hour+time.Second {
 		t.Errorf("started %v, duration %v: want shard 2's start to shard 1's end", r.Started, r.Duration)
 	}
+	// A shard that does not say when it started (no run agenttest
+	// writes) leaves the merged run's age untold, whichever shard it is,
+	// as its own is: the gate refuses both.
+	for _, undated := range []int{1, 2} {
+		in := []Input{{"1.json", shard(1, 2, time.Hour, cs(3, result.Passed))}, {"2.json", shard(2, 2, 0, cs(6, result.Passed))}}
+		in[undated-1].Result.Started = time.Time{}
+		r, problems := Shards(in, Options{})
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		if !r.Started.IsZero() {
+			t.Errorf("shard %d undated: merged started %v, want none", undated, r.Started)
+		}
+	}
 }
 
 // TestShardsInterrupted: a shard cancelled before its every case finished
@@ -421,19 +482,25 @@ func TestShardsStartEarliest(t *testing.T) {
 // did not run have no verdict, and the others' passes do not make one.
 func TestShardsInterrupted(t *testing.T) {
 	t.Parallel()
-	for _, first := range []bool{true, false} {
-		s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed), cs(9, result.Pending))
-		s2.Interrupted = true
-		in := []Input{{"1.json", s1}, {"2.json", s2}}
-		if !first {
-			in[0], in[1] = in[1], in[0]
-		}
-		r, problems := Shards(in, Options{})
-		if len(problems) > 0 {
-			t.Fatal(problems)
-		}
-		if !r.Interrupted || r.RunStatus() != result.RunInterrupted {
-			t.Errorf("interrupted %v, run %s: want the merged run interrupted", r.Interrupted, r.RunStatus())
+	// The shards are merged in shard order, whatever order they are
+	// given in: which shard was cut short matters, not where it is given.
+	for _, cut := range []int{1, 2} {
+		for _, reversed := range []bool{false, true} {
+			s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed))
+			in := []Input{{"1.json", s1}, {"2.json", s2}}
+			cutShort := in[cut-1].Result
+			cutShort.Interrupted = true
+			cutShort.Files[0].Cases = append(cutShort.Files[0].Cases, cs(9, result.Pending))
+			if reversed {
+				in[0], in[1] = in[1], in[0]
+			}
+			r, problems := Shards(in, Options{})
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			if !r.Interrupted || r.RunStatus() != result.RunInterrupted {
+				t.Errorf("shard %d cut short, given in reverse %v: interrupted %v, run %s: want the merged run interrupted", cut, reversed, r.Interrupted, r.RunStatus())
+			}
 		}
 	}
 }
@@ -488,4 +555,56 @@ func TestAloneKeepsCheck(t *testing.T) {
 	if len(r.Checks) != 1 || r.Checks[0] != gate {
 		t.Errorf("checks %+v, want the report's own", r.Checks)
 	}
+}
+
+// TestShardsThatDoNotMakeARun: reports that are not every shard of one
+// selection, each once, are refused, naming why; the shards they cover
+// could pass while part of the selection went untested.
+func TestShardsThatDoNotMakeARun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		in   []Input
+		want string
+	}{
+		// 1/2 and 2/3 number every shard of two, yet are no run of
+		// either: half of one selection and a third of the other.
+		{"two counts of shards", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", shard(2, 3, 0, cs(6, result.Passed))}},
+			"2.json is shard 2/3, but 1.json is of 2 shards"},
+		{"the first shard missing", []Input{{"2.json", shard(2, 3, 0, cs(6, result.Passed))}, {"3.json", shard(3, 3, 0, cs(9, result.Passed))}},
+			"shard 1/3 missing"},
+		{"the last shard missing", []Input{{"1.json", shard(1, 3, 0, cs(3, result.Passed))}, {"2.json", shard(2, 3, 0, cs(6, result.Passed))}},
+			"shard 3/3 missing"},
+		{"a shard twice", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"1b.json", shard(1, 2, 0, cs(3, result.Passed))}},
+			"1.json and 1b.json are both shard 1/2"},
+		{"a report without result", []Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", nil}},
+			"2.json: no result"},
+		// The shards are measured against the first shard, not against
+		// a report given first that is no shard's.
+		{"two counts after a run's report", []Input{{"run.json", unsharded()}, {"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", shard(2, 3, 0, cs(6, result.Passed))}},
+			"2.json is shard 2/3, but 1.json is of 2 shards"},
+		{"another selection after a run's report", []Input{{"run.json", unsharded()}, {"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", otherSelection(shard(2, 2, 0, cs(6, result.Passed)))}},
+			"2.json ran another selection than 1.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, problems := Shards(tc.in, Options{})
+			if r != nil || !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) }) {
+				t.Errorf("merged %v, problems %q; want refused with %q", r != nil, problems, tc.want)
+			}
+		})
+	}
+}
+
+// unsharded is the report of a run of its whole selection.
+func unsharded() *result.Result {
+	r := shard(1, 1, 0, cs(1, result.Passed))
+	r.Shard = nil
+	return r
+}
+
+// otherSelection is r dealt from another selection.
+func otherSelection(r *result.Result) *result.Result {
+	r.Shard.Selection = "sha256:other"
+	return r
 }

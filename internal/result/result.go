@@ -75,6 +75,10 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return fmt.Errorf("unknown status %q", b)
 }
 
+// Ran reports whether a case of this status ran: it passed, was flaky,
+// failed or errored. A case skipped or never started talked to no agent.
+func (s Status) Ran() bool { return s >= Passed }
+
 // Merge returns the worse of two statuses.
 func (s Status) Merge(next Status) Status {
 	if next > s {
