@@ -331,7 +331,7 @@ func (c *Case) Quarantined() bool { return c.Quarantine != nil && !c.Quarantine.
 // QuarantineHeld reports whether the case ran under a quarantine that
 // holds: whatever its outcome, it gates the run as passed (Gate) and the
 // summaries count it as quarantined, not by its Status.
-func (c *Case) QuarantineHeld() bool { return c.Quarantined() && c.Status >= Passed }
+func (c *Case) QuarantineHeld() bool { return c.Quarantined() && c.Status.Ran() }
 
 // Gate is the status the case contributes to the run's verdict and exit
 // code: its Status, except that a quarantined case that ran counts as
