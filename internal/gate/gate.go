@@ -349,7 +349,7 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev.DerivedWhy = runWhy(r, ev.Derived)
 	var ran []Key
 	for _, c := range r.Scenarios() {
-		if c.Status.Ran() {
+		if talked(c.Status, c.Agent) {
 			ran = append(ran, Key{c.Agent, c.Env})
 		}
 	}
@@ -399,15 +399,24 @@ func unrecorded(ran []Key, deps []*result.Deployment) []string {
 	var out []string
 	seen := map[Key]bool{}
 	for _, k := range ran {
-		if k.Agent == "" || k.Env == "" || seen[k] {
+		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		if result.DeploymentIn(deps, k.Agent, k.Env) == nil {
-			out = append(out, k.Agent+" in "+k.Env)
+		if k.Agent == "" || k.Env == "" || result.DeploymentIn(deps, k.Agent, k.Env) == nil {
+			out = append(out, cmp.Or(k.Agent, "no agent")+" in "+cmp.Or(k.Env, "no environment"))
 		}
 	}
 	return out
+}
+
+// talked reports whether a case of status st and agent talked to an
+// agent: it ran, and did not error for want of one (a scenario with no
+// agent errors before any call). A run records the agent and environment
+// of every such case; one without either was edited, and ties the report
+// to no deployment.
+func talked(st result.Status, agent string) bool {
+	return st.Ran() && (agent != "" || st != result.Errored)
 }
 
 // FromComparison is the evidence of a comparison (agenttest compare
@@ -428,7 +437,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	ev.Derived, ev.DerivedWhy = c.Verdict()
 	var ran []Key
 	for _, p := range c.Pairs {
-		if p != nil && p.Candidate != nil && p.Candidate.Status.Ran() {
+		if p != nil && p.Candidate != nil && talked(p.Candidate.Status, p.Candidate.Agent) {
 			ran = append(ran, Key{p.Candidate.Agent, p.Candidate.Env})
 		}
 	}

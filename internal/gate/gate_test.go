@@ -299,6 +299,19 @@ func TestFromRunDerives(t *testing.T) {
 		{name: "an agent without deployment", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Agent: "b", Env: "sandbox", Status: result.Flaky},
 			{Agent: "b", Env: "sandbox", Status: result.Passed}, {Agent: "c", Env: "sandbox", Status: result.Skipped}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, unrecorded: []string{"b in sandbox"}},
+		// A run records every case's agent and environment: a passing
+		// case without them was edited to escape the deployment check.
+		{name: "a case edited to no environment", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Agent: "a", Status: result.Passed}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, unrecorded: []string{"a in no environment"}},
+		{name: "a case edited to no agent", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Env: "sandbox", Status: result.Failed,
+			Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, unrecorded: []string{"no agent in sandbox"}},
+		// A scenario that names no agent errors before any call (a
+		// configuration error): quarantined, it leaves the run passed,
+		// and it talked to no deployment.
+		{name: "a quarantined case with no agent", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Env: "sandbox", Status: result.Errored,
+			Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &result.Result{Started: started, Duration: time.Second, Deployments: tc.deps,
@@ -333,8 +346,8 @@ func TestFromComparison(t *testing.T) {
 			Candidate: compare.Side{Spec: "pre.json", Kind: compare.KindReport, Report: "pre.json", Target: result.Target{Name: "pre"},
 				Run: compare.SideRun{Started: started, DurationMS: 1500}, Deployments: []*result.Deployment{dep}},
 			Pairs: []*compare.Pair{
-				{Class: compare.Fixed, Candidate: &compare.Outcome{Status: result.Passed}},
-				{Class: compare.Unchanged, Candidate: &compare.Outcome{Status: result.Flaky}},
+				{Class: compare.Fixed, Candidate: &compare.Outcome{Status: result.Passed, Agent: "restaurant", Env: "pre-release"}},
+				{Class: compare.Unchanged, Candidate: &compare.Outcome{Status: result.Flaky, Agent: "restaurant", Env: "pre-release"}},
 				{Class: compare.OnlyBaseline},
 			}}
 	}
@@ -367,6 +380,12 @@ func TestFromComparison(t *testing.T) {
 		&compare.Pair{Class: compare.OnlyCandidate, Candidate: &compare.Outcome{Status: result.Skipped, Agent: "clinic", Env: "pre-release"}})
 	if ev := FromComparison("c.json", c); !slices.Equal(ev.Unrecorded, []string{"billing in pre-release"}) {
 		t.Errorf("unrecorded %q, want the agent of the passing case alone", ev.Unrecorded)
+	}
+	// A candidate case edited to name no environment escapes nothing.
+	c = comparison()
+	c.Pairs[0].Candidate.Env = ""
+	if ev := FromComparison("c.json", c); !slices.Equal(ev.Unrecorded, []string{"restaurant in no environment"}) {
+		t.Errorf("unrecorded %q, want the case without an environment", ev.Unrecorded)
 	}
 
 	c = comparison()
