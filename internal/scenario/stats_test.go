@@ -217,6 +217,18 @@ func TestStatsCheck(t *testing.T) {
 		{name: "a guarantee past the most runs", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
 			want: "confidence warning: pass rate 0.99, margin 0.001 at 99% confidence needs more than 100000 runs for its guarantee"},
 		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
+		// The side a limit just short of the guarantee leaves short is the
+		// failing one (from 239 runs on for 0.9 and 0.1 at 95%): an agent
+		// at 0.8 fails with probability 0.94998, while one at 0.9 passes
+		// with 0.9577, which the warning must not call a shortfall. At 238
+		// the passing side is short by a hair, 0.94894, printed below the
+		// confidence rather than rounded up to it. (The probabilities are
+		// Operating's, checked against an independent walk over (runs,
+		// passes) with the boundaries compared in exact fractions.)
+		{name: "one run short of the guarantee", in: Stats{PassRate: 0.9, Confidence: 0.95, Repeat: 281},
+			want: "repeat warning: repeat: 281 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 281, an agent at exactly 0.8 fails only 94.9% of the time and is inconclusive 0.5% of the time"},
+		{name: "a pass just short of the confidence", in: Stats{PassRate: 0.9, Confidence: 0.95, Repeat: 238},
+			want: "repeat warning: repeat: 238 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 238, an agent at exactly 0.9 passes only 94.8% of the time and is inconclusive (a failure) 1% of the time"},
 		{name: "fewer runs than a pass takes", in: Stats{Confidence: 0.95, Repeat: 2},
 			want: "repeat warning: repeat: 2 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 2 runs (a pass takes at least 29); the guarantee needs up to 29"},
 	} {
