@@ -23,6 +23,9 @@ func TestStatsResolve(t *testing.T) {
 		{name: "confidence alone needs every run to pass", in: Stats{Confidence: 0.95}, want: Stats{Repeat: 29, PassRate: 1, Confidence: 0.95, Margin: 0.1}},
 		{name: "the limit defaults to what the guarantee needs", in: Stats{PassRate: 0.9, Confidence: 0.95}, want: Stats{Repeat: 282, PassRate: 0.9, Confidence: 0.95, Margin: 0.1}},
 		{name: "a written limit is kept", in: Stats{Repeat: 40, PassRate: 0.9, Confidence: 0.95}, want: Stats{Repeat: 40, PassRate: 0.9, Confidence: 0.95, Margin: 0.1}},
+		// Needed says MaxRuns+1 for "more than MaxRuns": the limit is
+		// MaxRuns, a count of runs, not that sentinel.
+		{name: "a guarantee past the most runs is capped", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99}, want: Stats{Repeat: 100000, PassRate: 0.99, Confidence: 0.99, Margin: 0.001}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -34,6 +37,13 @@ func TestStatsResolve(t *testing.T) {
 	flags := Stats{Confidence: 0.95}
 	if got := (Stats{Repeat: 10, PassRate: 0.8}).Or(flags); got.Sequential() {
 		t.Errorf("the run's flags changed a scenario's own design: %+v", got)
+	}
+	// A pass rate or a margin alone is a setting of the scenario's own
+	// (one Check warns has no effect), not a scenario that sets none.
+	for _, own := range []Stats{{PassRate: 0.8}, {Margin: 0.2}} {
+		if got := own.Or(flags); got != own {
+			t.Errorf("the run's flags replaced %+v: %+v", own, got)
+		}
 	}
 	if got := (Stats{}).Or(flags); got != flags {
 		t.Errorf("a scenario that sets nothing did not take the run's flags: %+v", got)
@@ -216,6 +226,8 @@ func TestStatsCheck(t *testing.T) {
 			want: "margin error: margin must be above 0 and below pass_rate 0.5, not 0.5"},
 		{name: "a guarantee past the most runs", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
 			want: "confidence warning: pass rate 0.99, margin 0.001 at 99% confidence needs more than 100000 runs for its guarantee"},
+		{name: "a margin without confidence", in: Stats{Repeat: 5, Margin: -0.1},
+			want: "margin warning: margin has no effect without confidence"},
 		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
 		// The side a limit just short of the guarantee leaves short is the
 		// failing one (from 239 runs on for 0.9 and 0.1 at 95%): an agent
