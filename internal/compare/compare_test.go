@@ -285,6 +285,13 @@ func TestRates(t *testing.T) {
 		{"a flip without evidence", repeated("s", 19, 20, "passed"), repeated("s", 17, 20, "inconclusive"), Changed, 0.605},
 		{"a flip back without evidence", repeated("s", 17, 20, "inconclusive"), repeated("s", 19, 20, "passed"), Changed, 0.605},
 		{"the same rate", repeated("s", 45, 50, "passed"), repeated("s", 45, 50, "passed"), Unchanged, 1},
+		// Repeated on one side only (run once on the other, 1 of 1): the
+		// rates are weighed still, and a verdict that flipped on one run
+		// against 17 of 20 is no regression (Fisher: 18/21 + 3/21 = 1).
+		{"repeated on the candidate only", convo("s", 10, result.Passed, "live", greet), repeated("s", 17, 20, "inconclusive"), Changed, 1},
+		// A repeat of a single run (a statistical limit of 1) is
+		// statistical still: 1 of 1 against 1 of 1 says nothing.
+		{"repeated once on the baseline", repeated("s", 1, 1, "inconclusive"), convo("s", 10, result.Passed, "pre-release", greet), Changed, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{tc.base}}}}
@@ -298,6 +305,33 @@ func TestRates(t *testing.T) {
 				t.Errorf("changes %+v note %q", p.Changes, p.Note)
 			}
 		})
+	}
+}
+
+// TestCountsOf: each class's count is its own (gate reads them by class),
+// and the total is every pair; a rate without runs is 0.
+func TestCountsOf(t *testing.T) {
+	t.Parallel()
+	var n Counts
+	for i, cl := range Classes {
+		for range i + 1 {
+			n.add(cl)
+		}
+	}
+	for i, cl := range Classes {
+		if got := n.Of(cl); got != i+1 {
+			t.Errorf("Of(%s) = %d, want %d", cl, got, i+1)
+		}
+	}
+	if want := len(Classes) * (len(Classes) + 1) / 2; n.Total != want {
+		t.Errorf("Total = %d, want %d", n.Total, want)
+	}
+	if r := (&Rates{}); r.BaselineRate() != 0 || r.CandidateRate() != 0 {
+		t.Errorf("rates without runs: %v, %v, want 0", r.BaselineRate(), r.CandidateRate())
+	}
+	// A side's duration keeps its fractions of a millisecond.
+	if got := sideOf(Input{Result: &result.Result{Duration: 2500 * time.Microsecond}}).Run.DurationMS; got != 2.5 {
+		t.Errorf("a run of 2.5ms: duration_ms %v", got)
 	}
 }
 
