@@ -272,6 +272,13 @@ func repeated(name string, passed, runs int, decision string) *result.Case {
 	return c
 }
 
+// withErrored adds errored runs to a statistical case: runs beside its
+// passes and failures.
+func withErrored(c *result.Case, n int) *result.Case {
+	c.Repeat.Errored, c.Repeat.Runs = n, c.Repeat.Runs+n
+	return c
+}
+
 func TestRates(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -285,6 +292,13 @@ func TestRates(t *testing.T) {
 		{"a flip without evidence", repeated("s", 19, 20, "passed"), repeated("s", 17, 20, "inconclusive"), Changed, 0.605},
 		{"a flip back without evidence", repeated("s", 17, 20, "inconclusive"), repeated("s", 19, 20, "passed"), Changed, 0.605},
 		{"the same rate", repeated("s", 45, 50, "passed"), repeated("s", 45, 50, "passed"), Unchanged, 1},
+		// Between α and 2α (Fisher p = 0.0916, checked with exact
+		// fractions): not significant at 0.05, a flip, no regression.
+		{"a drop short of significance", repeated("s", 48, 50, "passed"), repeated("s", 42, 50, "failed"), Changed, 0.0916},
+		// Errored runs are not evidence on either side: 48 of 50 with 10
+		// more errored is the baseline's 48 of 50 (counted as failures,
+		// 48 of 60 would be a significant drop, p = 0.019).
+		{"errored runs are not failures", repeated("s", 48, 50, "passed"), withErrored(repeated("s", 48, 50, "passed"), 10), Unchanged, 1},
 		// Repeated on one side only (run once on the other, 1 of 1): the
 		// rates are weighed still, and a verdict that flipped on one run
 		// against 17 of 20 is no regression (Fisher: 18/21 + 3/21 = 1).
