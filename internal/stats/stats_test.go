@@ -56,6 +56,13 @@ func TestDecide(t *testing.T) {
 		{name: "one pass short of it", d: Design{PassRate: 0.5, Margin: 0.45, Confidence: 0.9999999}, passes: 6, want: Continue},
 		{name: "Λ a relative 1e-10 below 1/α", d: Design{PassRate: 0.75, Margin: 0.7499999, Confidence: 0.9999994666667201}, passes: 1, failures: 1, want: Continue},
 		{name: "Λ a relative 1e-10 above α", d: Design{PassRate: 0.9999999, Margin: 0.0399999, Confidence: 0.9999975000000001}, failures: 1, want: Continue},
+		// Near-ties inside decide's window that are not ties, where
+		// only the exact comparison tells the side: 0.6/0.2 = 3 against
+		// 1/0.333333333333333 = 3.000000000000003, and 0.1/0.4 = 0.25
+		// against α = 0.249999999999999 (15 digits: the floats' shortest
+		// decimals are these).
+		{name: "Λ a relative 1e-15 below 1/α", d: Design{PassRate: 0.6, Margin: 0.4, Confidence: 0.666666666666667}, passes: 1, want: Continue},
+		{name: "Λ a relative 4e-15 above α", d: Design{PassRate: 0.9, Margin: 0.3, Confidence: 0.750000000000001}, failures: 1, want: Continue},
 		{name: "Λ exactly α at 0.9999999", d: Design{PassRate: 0.9999999, Margin: 0.0399999, Confidence: 0.9999975}, failures: 1, want: Fail},
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -306,7 +313,7 @@ func TestCuts(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.1, 0.95}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8},
 		{0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}, {0.9, 0.001, 0.95}, {0.51, 0.5, 0.51},
-		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}} {
+		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}, {0.6, 0.4, 0.666666666666667}, {0.9, 0.3, 0.750000000000001}} {
 		tt := d.test()
 		for n := 0; n <= 400; n++ {
 			passFrom, failTo := tt.cuts(n)
