@@ -159,6 +159,14 @@ func TestBuild(t *testing.T) {
 	for _, p := range c.Pairs {
 		byName[p.Name] = p
 	}
+	// A report written on Windows names its files with backslashes.
+	winBase, _ := sides()
+	for _, bc := range winBase.Files[0].Cases {
+		bc.Pos.File = strings.ReplaceAll(".\\"+suite, "/", "\\")
+	}
+	if wc := classes(build(winBase, cand, DefaultOptions())); wc["says goodbye"] != Unchanged || len(wc) != len(want) {
+		t.Errorf("a baseline with Windows paths: %v", wc)
+	}
 	// "./suites/..." pairs with "suites/...".
 	if p := byName["books a table"]; p.File != suite || p.Latency == nil || p.Latency.MedianShift != 200 || p.Latency.P95Shift != 380 {
 		t.Errorf("books a table: %+v latency %+v", p, p.Latency)
@@ -226,6 +234,19 @@ func TestStatus(t *testing.T) {
 		{name: "passed", edit: func(base, cand *result.Result, o *Options) {
 			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
 			base.Files[0].Cases[6].Status = result.Passed
+		}, want: result.RunPassed, why: "nothing regressed"},
+		// --fail-fast stops a run after a failure, on purpose: the
+		// pairs it ran decide, not the stop.
+		{name: "a side stopped by --fail-fast", edit: func(base, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			base.Files[0].Cases[6].Status = result.Passed
+			base.Stop = &result.Stop{Kind: result.StopFailFast, Reason: "fail-fast"}
+		}, want: result.RunPassed, why: "nothing regressed"},
+		// A quarantined scenario that errored keeps nothing from
+		// passing, as a quarantined regression fails nothing.
+		{name: "a quarantined error", edit: func(_, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			cand.Files[0].Cases[6].Quarantine = &result.Quarantine{Reason: "flaky", Until: "2099-01-01"}
 		}, want: result.RunPassed, why: "nothing regressed"},
 		{name: "a deployment changed during a side's run", edit: func(_, cand *result.Result, _ *Options) {
 			cand.Deployments[0].After = "dep-other"
