@@ -167,6 +167,17 @@ func TestBuild(t *testing.T) {
 	if wc := classes(build(winBase, cand, DefaultOptions())); wc["says goodbye"] != Unchanged || len(wc) != len(want) {
 		t.Errorf("a baseline with Windows paths: %v", wc)
 	}
+	// A name twice in a file pairs in order of appearance.
+	twice := func(env string) *result.Result {
+		return &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{
+			convo("twice", 10, result.Passed, env, greet), convo("twice", 20, result.Failed, env, greet)}}}}
+	}
+	if tc := build(twice("live"), twice("pre-release"), DefaultOptions()); len(tc.Pairs) != 2 || tc.Pairs[0].Class != Unchanged || tc.Pairs[1].Class != Unchanged ||
+		tc.Pairs[0].Pos.Line != 10 || tc.Pairs[1].Pos.Line != 20 {
+		for _, p := range tc.Pairs {
+			t.Errorf("a name twice: line %d %s", p.Pos.Line, p.Class)
+		}
+	}
 	// "./suites/..." pairs with "suites/...".
 	if p := byName["books a table"]; p.File != suite || p.Latency == nil || p.Latency.MedianShift != 200 || p.Latency.P95Shift != 380 {
 		t.Errorf("books a table: %+v latency %+v", p, p.Latency)
