@@ -178,6 +178,19 @@ func TestBuild(t *testing.T) {
 			t.Errorf("a name twice: line %d %s", p.Pos.Line, p.Class)
 		}
 	}
+	// A case that passed on a retry stands by its last attempt: the
+	// failed first one is not the transcript compared.
+	nuts := turn{say: "Is it nut-free?", text: "Our kitchen is nut-free.", trace: []string{"AnswerQuestion"}, latency: ms2(50)}
+	retried := convo("retried", 10, result.Flaky, "live", greet, nuts)
+	first := convo("retried", 10, result.Failed, "live", greet, turn{say: "Is it nut-free?", text: "Sorry?", trace: []string{"Fallback"}, latency: ms2(50)}).Attempts[0]
+	retried.Attempts = append([]*result.Attempt{first}, retried.Attempts...)
+	one := func(c *result.Case) *result.Result {
+		return &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{c}}}}
+	}
+	if rc := build(one(retried), one(convo("retried", 10, result.Passed, "pre-release", greet, nuts)), DefaultOptions()); rc.Pairs[0].Class != Unchanged ||
+		len(rc.Pairs[0].Baseline.Failures) != 0 {
+		t.Errorf("a case passed on a retry: %s, changes %+v, baseline %+v", rc.Pairs[0].Class, rc.Pairs[0].Changes, rc.Pairs[0].Baseline)
+	}
 	// "./suites/..." pairs with "suites/...".
 	if p := byName["books a table"]; p.File != suite || p.Latency == nil || p.Latency.MedianShift != 200 || p.Latency.P95Shift != 380 {
 		t.Errorf("books a table: %+v latency %+v", p, p.Latency)
