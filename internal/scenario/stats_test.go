@@ -207,11 +207,17 @@ func TestStatsCheck(t *testing.T) {
 		name string
 		in   Stats
 		want string // "setting severity: message", the problems joined by newlines
+		// hint is the first problem's hint, when set.
+		hint string
 	}
 	run := func(t *testing.T, tc testCase) {
 		var got []string
-		for _, p := range tc.in.Check(YAMLNames) {
+		problems := tc.in.Check(YAMLNames)
+		for _, p := range problems {
 			got = append(got, p.Setting+" "+p.Severity.String()+": "+p.Message)
+		}
+		if tc.hint != "" && (len(problems) == 0 || problems[0].Hint != tc.hint) {
+			t.Errorf("Check(%+v): hint of %+v, want %q", tc.in, problems, tc.hint)
 		}
 		if strings.Join(got, "\n") != tc.want {
 			t.Errorf("Check(%+v)\ngot  %s\nwant %s", tc.in, strings.Join(got, "\n"), tc.want)
@@ -238,9 +244,12 @@ func TestStatsCheck(t *testing.T) {
 		// Operating's, checked against an independent walk over (runs,
 		// passes) with the boundaries compared in exact fractions.)
 		{name: "one run short of the guarantee", in: Stats{PassRate: 0.9, Confidence: 0.95, Repeat: 281},
-			want: "repeat warning: repeat: 281 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 281, an agent at exactly 0.8 fails only 94.9% of the time and is inconclusive 0.5% of the time"},
+			want: "repeat warning: repeat: 281 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 281, an agent at exactly 0.8 fails only 94.9% of the time and is inconclusive 0.5% of the time",
+			hint: "leave repeat out: the default allows 282 runs, of which an agent at 0.9 uses 77 on average; or widen margin"},
 		{name: "a pass just short of the confidence", in: Stats{PassRate: 0.9, Confidence: 0.95, Repeat: 238},
 			want: "repeat warning: repeat: 238 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 238, an agent at exactly 0.9 passes only 94.8% of the time and is inconclusive (a failure) 1% of the time"},
+		{name: "one run fewer than a pass takes", in: Stats{Confidence: 0.95, Repeat: 28},
+			want: "repeat warning: repeat: 28 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 28 runs (a pass takes at least 29); the guarantee needs up to 29"},
 		{name: "fewer runs than a pass takes", in: Stats{Confidence: 0.95, Repeat: 2},
 			want: "repeat warning: repeat: 2 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 2 runs (a pass takes at least 29); the guarantee needs up to 29"},
 	} {
