@@ -29,6 +29,8 @@ func TestDecide(t *testing.T) {
 		{name: "half passing fails", d: standard, passes: 6, failures: 6, want: Fail},
 		{name: "a perfect rate fails at the first failure", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 20, failures: 1, want: Fail},
 		{name: "a perfect rate passes after 29 passes", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 29, want: Pass},
+		// p1 = 1 meets 1/α exactly too: (1/0.5)² = 4 = 1/0.25.
+		{name: "a perfect rate on an exact 1/α", d: Design{PassRate: 1, Margin: 0.5, Confidence: 0.75}, passes: 2, want: Pass},
 		{name: "a perfect rate needs 29", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 28, want: Continue},
 		// Designs whose ratio meets 1/α exactly (2² = 1/0.25; 2⁴ = 1/0.0625):
 		// the boundary passes, as the exact ratio says.
