@@ -200,6 +200,10 @@ func TestFisherExact(t *testing.T) {
 		// R: fisher.test(matrix(c(48, 2, 40, 10), 2)) p = 0.02776.
 		{48, 50, 40, 50, 0.027756},
 		{0, 0, 3, 5, 1},
+		// A table 0.9% more probable than the one observed is not "no
+		// more probable": p = 0.0753 (exact fractions), 0.1297 if the
+		// tolerance for equal probabilities reached 1%.
+		{10, 12, 10, 20, 0.07527803804584769},
 	} {
 		got := FisherExact(tc.a, tc.n, tc.b, tc.m)
 		if !near(got, tc.want, 1e-5) {

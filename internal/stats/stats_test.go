@@ -368,9 +368,10 @@ func TestBinomialSumsWhatMatters(t *testing.T) {
 }
 
 // TestReaches: the fixed rule counts a share at the rate as reaching it,
-// whatever the float arithmetic of a decimal rate gives (0.7 × 10 is
-// 7.000000000000001), and one pass short as not; a rate above 0, however
-// small, is not reached by runs none of which passed.
+// whatever the float arithmetic of a decimal rate gives (0.28 × 25 is
+// 7.000000000000001, 0.56 × 50 is 28.000000000000004), and one pass
+// short as not; a rate above 0, however small, is not reached by runs
+// none of which passed.
 func TestReaches(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -379,6 +380,9 @@ func TestReaches(t *testing.T) {
 		want         bool
 	}{
 		{7, 10, 0.7, true},
+		{7, 25, 0.28, true},
+		{28, 50, 0.56, true},
+		{27, 50, 0.56, false},
 		{6, 10, 0.7, false},
 		{39, 49, 0.8, false},
 		{40, 50, 0.8, true},
@@ -413,6 +417,10 @@ func TestRoundOutward(t *testing.T) {
 		{1, 2, 1, 1},
 		{0.999991, 6, 0.999991, 0.999991},
 		{0.9999911, 6, 0.999991, 0.999992},
+		// Half a thousandth of a step from the grid is a real value,
+		// not a float's hair: rounded outward all the same.
+		{0.129995, 2, 0.12, 0.13},
+		{0.120005, 2, 0.12, 0.13},
 	} {
 		if got := RoundDown(tc.v, tc.places); got != tc.down {
 			t.Errorf("RoundDown(%v, %d) = %v, want %v", tc.v, tc.places, got, tc.down)
