@@ -348,6 +348,9 @@ func TestRates(t *testing.T) {
 		// rates are weighed still, and a verdict that flipped on one run
 		// against 17 of 20 is no regression (Fisher: 18/21 + 3/21 = 1).
 		{"repeated on the candidate only", convo("s", 10, result.Passed, "live", greet), repeated("s", 17, 20, "inconclusive"), Changed, 1},
+		// A run once that failed is one run of evidence: against 20 of
+		// 20, p = 1/21 (the one failure falls on the baseline's side).
+		{"failed once against repeated passes", convo("s", 10, result.Failed, "live", greet), repeated("s", 20, 20, "passed"), Fixed, 1.0 / 21},
 		// A repeat of a single run (a statistical limit of 1) is
 		// statistical still: 1 of 1 against 1 of 1 says nothing.
 		{"repeated once on the baseline", repeated("s", 1, 1, "inconclusive"), convo("s", 10, result.Passed, "pre-release", greet), Changed, 1},
