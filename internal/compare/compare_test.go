@@ -159,6 +159,38 @@ func TestBuild(t *testing.T) {
 	for _, p := range c.Pairs {
 		byName[p.Name] = p
 	}
+	// A report written on Windows names its files with backslashes.
+	winBase, _ := sides()
+	for _, bc := range winBase.Files[0].Cases {
+		bc.Pos.File = strings.ReplaceAll(".\\"+suite, "/", "\\")
+	}
+	if wc := classes(build(winBase, cand, DefaultOptions())); wc["says goodbye"] != Unchanged || len(wc) != len(want) {
+		t.Errorf("a baseline with Windows paths: %v", wc)
+	}
+	// A name twice in a file pairs in order of appearance.
+	twice := func(env string) *result.Result {
+		return &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{
+			convo("twice", 10, result.Passed, env, greet), convo("twice", 20, result.Failed, env, greet)}}}}
+	}
+	if tc := build(twice("live"), twice("pre-release"), DefaultOptions()); len(tc.Pairs) != 2 || tc.Pairs[0].Class != Unchanged || tc.Pairs[1].Class != Unchanged ||
+		tc.Pairs[0].Pos.Line != 10 || tc.Pairs[1].Pos.Line != 20 {
+		for _, p := range tc.Pairs {
+			t.Errorf("a name twice: line %d %s", p.Pos.Line, p.Class)
+		}
+	}
+	// A case that passed on a retry stands by its last attempt: the
+	// failed first one is not the transcript compared.
+	nuts := turn{say: "Is it nut-free?", text: "Our kitchen is nut-free.", trace: []string{"AnswerQuestion"}, latency: ms2(50)}
+	retried := convo("retried", 10, result.Flaky, "live", greet, nuts)
+	first := convo("retried", 10, result.Failed, "live", greet, turn{say: "Is it nut-free?", text: "Sorry?", trace: []string{"Fallback"}, latency: ms2(50)}).Attempts[0]
+	retried.Attempts = append([]*result.Attempt{first}, retried.Attempts...)
+	one := func(c *result.Case) *result.Result {
+		return &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{c}}}}
+	}
+	if rc := build(one(retried), one(convo("retried", 10, result.Passed, "pre-release", greet, nuts)), DefaultOptions()); rc.Pairs[0].Class != Unchanged ||
+		len(rc.Pairs[0].Baseline.Failures) != 0 {
+		t.Errorf("a case passed on a retry: %s, changes %+v, baseline %+v", rc.Pairs[0].Class, rc.Pairs[0].Changes, rc.Pairs[0].Baseline)
+	}
 	// "./suites/..." pairs with "suites/...".
 	if p := byName["books a table"]; p.File != suite || p.Latency == nil || p.Latency.MedianShift != 200 || p.Latency.P95Shift != 380 {
 		t.Errorf("books a table: %+v latency %+v", p, p.Latency)
@@ -227,6 +259,19 @@ func TestStatus(t *testing.T) {
 			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
 			base.Files[0].Cases[6].Status = result.Passed
 		}, want: result.RunPassed, why: "nothing regressed"},
+		// --fail-fast stops a run after a failure, on purpose: the
+		// pairs it ran decide, not the stop.
+		{name: "a side stopped by --fail-fast", edit: func(base, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			base.Files[0].Cases[6].Status = result.Passed
+			base.Stop = &result.Stop{Kind: result.StopFailFast, Reason: "fail-fast"}
+		}, want: result.RunPassed, why: "nothing regressed"},
+		// A quarantined scenario that errored keeps nothing from
+		// passing, as a quarantined regression fails nothing.
+		{name: "a quarantined error", edit: func(_, cand *result.Result, _ *Options) {
+			cand.Files[0].Cases[0] = convo("says the kitchen is nut-free", 10, result.Passed, "pre-release", greet)
+			cand.Files[0].Cases[6].Quarantine = &result.Quarantine{Reason: "flaky", Until: "2099-01-01"}
+		}, want: result.RunPassed, why: "nothing regressed"},
 		{name: "a deployment changed during a side's run", edit: func(_, cand *result.Result, _ *Options) {
 			cand.Deployments[0].After = "dep-other"
 		}, want: result.RunErrored, why: "deployment of restaurant changed during the run: dep-pre → dep-other (pre-release)"},
@@ -272,6 +317,13 @@ func repeated(name string, passed, runs int, decision string) *result.Case {
 	return c
 }
 
+// withErrored adds errored runs to a statistical case: runs beside its
+// passes and failures.
+func withErrored(c *result.Case, n int) *result.Case {
+	c.Repeat.Errored, c.Repeat.Runs = n, c.Repeat.Runs+n
+	return c
+}
+
 func TestRates(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -285,6 +337,23 @@ func TestRates(t *testing.T) {
 		{"a flip without evidence", repeated("s", 19, 20, "passed"), repeated("s", 17, 20, "inconclusive"), Changed, 0.605},
 		{"a flip back without evidence", repeated("s", 17, 20, "inconclusive"), repeated("s", 19, 20, "passed"), Changed, 0.605},
 		{"the same rate", repeated("s", 45, 50, "passed"), repeated("s", 45, 50, "passed"), Unchanged, 1},
+		// Between α and 2α (Fisher p = 0.0916, checked with exact
+		// fractions): not significant at 0.05, a flip, no regression.
+		{"a drop short of significance", repeated("s", 48, 50, "passed"), repeated("s", 42, 50, "failed"), Changed, 0.0916},
+		// Errored runs are not evidence on either side: 48 of 50 with 10
+		// more errored is the baseline's 48 of 50 (counted as failures,
+		// 48 of 60 would be a significant drop, p = 0.019).
+		{"errored runs are not failures", repeated("s", 48, 50, "passed"), withErrored(repeated("s", 48, 50, "passed"), 10), Unchanged, 1},
+		// Repeated on one side only (run once on the other, 1 of 1): the
+		// rates are weighed still, and a verdict that flipped on one run
+		// against 17 of 20 is no regression (Fisher: 18/21 + 3/21 = 1).
+		{"repeated on the candidate only", convo("s", 10, result.Passed, "live", greet), repeated("s", 17, 20, "inconclusive"), Changed, 1},
+		// A run once that failed is one run of evidence: against 20 of
+		// 20, p = 1/21 (the one failure falls on the baseline's side).
+		{"failed once against repeated passes", convo("s", 10, result.Failed, "live", greet), repeated("s", 20, 20, "passed"), Fixed, 1.0 / 21},
+		// A repeat of a single run (a statistical limit of 1) is
+		// statistical still: 1 of 1 against 1 of 1 says nothing.
+		{"repeated once on the baseline", repeated("s", 1, 1, "inconclusive"), convo("s", 10, result.Passed, "pre-release", greet), Changed, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := &result.Result{Files: []*result.File{{Path: suite, Cases: []*result.Case{tc.base}}}}
@@ -298,6 +367,33 @@ func TestRates(t *testing.T) {
 				t.Errorf("changes %+v note %q", p.Changes, p.Note)
 			}
 		})
+	}
+}
+
+// TestCountsOf: each class's count is its own (gate reads them by class),
+// and the total is every pair; a rate without runs is 0.
+func TestCountsOf(t *testing.T) {
+	t.Parallel()
+	var n Counts
+	for i, cl := range Classes {
+		for range i + 1 {
+			n.add(cl)
+		}
+	}
+	for i, cl := range Classes {
+		if got := n.Of(cl); got != i+1 {
+			t.Errorf("Of(%s) = %d, want %d", cl, got, i+1)
+		}
+	}
+	if want := len(Classes) * (len(Classes) + 1) / 2; n.Total != want {
+		t.Errorf("Total = %d, want %d", n.Total, want)
+	}
+	if r := (&Rates{}); r.BaselineRate() != 0 || r.CandidateRate() != 0 {
+		t.Errorf("rates without runs: %v, %v, want 0", r.BaselineRate(), r.CandidateRate())
+	}
+	// A side's duration keeps its fractions of a millisecond.
+	if got := sideOf(Input{Result: &result.Result{Duration: 2500 * time.Microsecond}}).Run.DurationMS; got != 2.5 {
+		t.Errorf("a run of 2.5ms: duration_ms %v", got)
 	}
 }
 

@@ -26,6 +26,9 @@ func TestStatsResolve(t *testing.T) {
 		{name: "confidence alone needs every run to pass", in: Stats{Confidence: 0.95}, want: Stats{Repeat: 29, PassRate: 1, Confidence: 0.95, Margin: 0.1}},
 		{name: "the limit defaults to what the guarantee needs", in: Stats{PassRate: 0.9, Confidence: 0.95}, want: Stats{Repeat: 282, PassRate: 0.9, Confidence: 0.95, Margin: 0.1}},
 		{name: "a written limit is kept", in: Stats{Repeat: 40, PassRate: 0.9, Confidence: 0.95}, want: Stats{Repeat: 40, PassRate: 0.9, Confidence: 0.95, Margin: 0.1}},
+		// Needed says MaxRuns+1 for "more than MaxRuns": the limit is
+		// MaxRuns, a count of runs, not that sentinel.
+		{name: "a guarantee past the most runs is capped", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99}, want: Stats{Repeat: 100000, PassRate: 0.99, Confidence: 0.99, Margin: 0.001}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,6 +40,13 @@ func TestStatsResolve(t *testing.T) {
 	flags := Stats{Confidence: 0.95}
 	if got := (Stats{Repeat: 10, PassRate: 0.8}).Or(flags); got.Sequential() {
 		t.Errorf("the run's flags changed a scenario's own design: %+v", got)
+	}
+	// A pass rate or a margin alone is a setting of the scenario's own
+	// (one Check warns has no effect), not a scenario that sets none.
+	for _, own := range []Stats{{PassRate: 0.8}, {Margin: 0.2}} {
+		if got := own.Or(flags); got != own {
+			t.Errorf("the run's flags replaced %+v: %+v", own, got)
+		}
 	}
 	if got := (Stats{}).Or(flags); got != flags {
 		t.Errorf("a scenario that sets nothing did not take the run's flags: %+v", got)
@@ -200,11 +210,17 @@ func TestStatsCheck(t *testing.T) {
 		name string
 		in   Stats
 		want string // "setting severity: message", the problems joined by newlines
+		// hint is the first problem's hint, when set.
+		hint string
 	}
 	run := func(t *testing.T, tc testCase) {
 		var got []string
-		for _, p := range tc.in.Check(YAMLNames) {
+		problems := tc.in.Check(YAMLNames)
+		for _, p := range problems {
 			got = append(got, p.Setting+" "+p.Severity.String()+": "+p.Message)
+		}
+		if tc.hint != "" && (len(problems) == 0 || problems[0].Hint != tc.hint) {
+			t.Errorf("Check(%+v): hint of %+v, want %q", tc.in, problems, tc.hint)
 		}
 		if strings.Join(got, "\n") != tc.want {
 			t.Errorf("Check(%+v)\ngot  %s\nwant %s", tc.in, strings.Join(got, "\n"), tc.want)
@@ -223,7 +239,24 @@ func TestStatsCheck(t *testing.T) {
 		{name: "a pass rate just above the default margin", in: Stats{PassRate: 0.11, Confidence: 0.95, Repeat: 1000}},
 		{name: "a guarantee past the most runs", in: Stats{PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
 			want: "confidence warning: pass rate 0.99, margin 0.001 at 99% confidence needs more than 100000 runs for its guarantee"},
+		{name: "a margin without confidence", in: Stats{Repeat: 5, Margin: -0.1},
+			want: "margin warning: margin has no effect without confidence"},
 		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
+		// The side a limit just short of the guarantee leaves short is the
+		// failing one (from 239 runs on for 0.9 and 0.1 at 95%): an agent
+		// at 0.8 fails with probability 0.94998, while one at 0.9 passes
+		// with 0.9577, which the warning must not call a shortfall. At 238
+		// the passing side is short by a hair, 0.94894, printed below the
+		// confidence rather than rounded up to it. (The probabilities are
+		// Operating's, checked against an independent walk over (runs,
+		// passes) with the boundaries compared in exact fractions.)
+		{name: "one run short of the guarantee", in: Stats{PassRate: 0.9, Confidence: 0.95, Repeat: 281},
+			want: "repeat warning: repeat: 281 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 281, an agent at exactly 0.8 fails only 94.9% of the time and is inconclusive 0.5% of the time",
+			hint: "leave repeat out: the default allows 282 runs, of which an agent at 0.9 uses 77 on average; or widen margin"},
+		{name: "a pass just short of the confidence", in: Stats{PassRate: 0.9, Confidence: 0.95, Repeat: 238},
+			want: "repeat warning: repeat: 238 is too few for pass rate 0.9, margin 0.1 at 95% confidence: the guarantee needs up to 282 runs; with 238, an agent at exactly 0.9 passes only 94.8% of the time and is inconclusive (a failure) 1% of the time"},
+		{name: "one run fewer than a pass takes", in: Stats{Confidence: 0.95, Repeat: 28},
+			want: "repeat warning: repeat: 28 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 28 runs (a pass takes at least 29); the guarantee needs up to 29"},
 		{name: "fewer runs than a pass takes", in: Stats{Confidence: 0.95, Repeat: 2},
 			want: "repeat warning: repeat: 2 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 2 runs (a pass takes at least 29); the guarantee needs up to 29"},
 	} {

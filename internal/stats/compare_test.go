@@ -47,6 +47,37 @@ func TestWilcoxonSignedRankKnown(t *testing.T) {
 	}
 }
 
+// TestWilcoxonSignedRankTies pins the edges of the two methods: 50
+// differences still take the exact distribution (all positive: 2/2⁵⁰),
+// and above, the normal approximation's tie correction counts every
+// group of ties, pairs included. 51 differences, magnitudes 1..25 twice
+// (odd ones once each sign) and 26: W = 994.5, and the textbook formula
+// (Hollander and Wolfe §3.1: variance n(n+1)(2n+1)/24 − Σ(t³−t)/48,
+// continuity ½), computed apart in Python, gives p = 0.0019154144446773
+// (0.0019181736 with the pairs left out of the correction).
+func TestWilcoxonSignedRankTies(t *testing.T) {
+	t.Parallel()
+	d := make([]float64, 50)
+	for i := range d {
+		d[i] = float64(i + 1)
+	}
+	if got := WilcoxonSignedRank(d); got.N != 50 || got.W != 1275 || !got.Exact || got.P != 2/math.Pow(2, 50) {
+		t.Errorf("50 positive differences: %+v, want exact p 2/2⁵⁰", got)
+	}
+	d = d[:0]
+	for i := 1; i <= 25; i++ {
+		if i%2 == 1 {
+			d = append(d, float64(i), -float64(i))
+		} else {
+			d = append(d, float64(i), float64(i))
+		}
+	}
+	d = append(d, 26)
+	if got := WilcoxonSignedRank(d); got.N != 51 || got.W != 994.5 || got.Exact || !near(got.P, 0.0019154144446773018, 1e-12) {
+		t.Errorf("51 differences with tied pairs: %+v, want W 994.5, approximate p 0.0019154144446773", got)
+	}
+}
+
 // bruteSignedRank is the exact two-sided p-value by enumerating every
 // sign pattern of the observed absolute differences: the definition the
 // convolution must reproduce, ties included.
@@ -169,6 +200,10 @@ func TestFisherExact(t *testing.T) {
 		// R: fisher.test(matrix(c(48, 2, 40, 10), 2)) p = 0.02776.
 		{48, 50, 40, 50, 0.027756},
 		{0, 0, 3, 5, 1},
+		// A table 0.9% more probable than the one observed is not "no
+		// more probable": p = 0.0753 (exact fractions), 0.1297 if the
+		// tolerance for equal probabilities reached 1%.
+		{10, 12, 10, 20, 0.07527803804584769},
 	} {
 		got := FisherExact(tc.a, tc.n, tc.b, tc.m)
 		if !near(got, tc.want, 1e-5) {

@@ -29,6 +29,8 @@ func TestDecide(t *testing.T) {
 		{name: "half passing fails", d: standard, passes: 6, failures: 6, want: Fail},
 		{name: "a perfect rate fails at the first failure", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 20, failures: 1, want: Fail},
 		{name: "a perfect rate passes after 29 passes", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 29, want: Pass},
+		// p1 = 1 meets 1/α exactly too: (1/0.5)² = 4 = 1/0.25.
+		{name: "a perfect rate on an exact 1/α", d: Design{PassRate: 1, Margin: 0.5, Confidence: 0.75}, passes: 2, want: Pass},
 		{name: "a perfect rate needs 29", d: Design{PassRate: 1, Margin: 0.1, Confidence: 0.95}, passes: 28, want: Continue},
 		// Designs whose ratio meets 1/α exactly (2² = 1/0.25; 2⁴ = 1/0.0625):
 		// the boundary passes, as the exact ratio says.
@@ -56,6 +58,13 @@ func TestDecide(t *testing.T) {
 		{name: "one pass short of it", d: Design{PassRate: 0.5, Margin: 0.45, Confidence: 0.9999999}, passes: 6, want: Continue},
 		{name: "Λ a relative 1e-10 below 1/α", d: Design{PassRate: 0.75, Margin: 0.7499999, Confidence: 0.9999994666667201}, passes: 1, failures: 1, want: Continue},
 		{name: "Λ a relative 1e-10 above α", d: Design{PassRate: 0.9999999, Margin: 0.0399999, Confidence: 0.9999975000000001}, failures: 1, want: Continue},
+		// Near-ties inside decide's window that are not ties, where
+		// only the exact comparison tells the side: 0.6/0.2 = 3 against
+		// 1/0.333333333333333 = 3.000000000000003, and 0.1/0.4 = 0.25
+		// against α = 0.249999999999999 (15 digits: the floats' shortest
+		// decimals are these).
+		{name: "Λ a relative 1e-15 below 1/α", d: Design{PassRate: 0.6, Margin: 0.4, Confidence: 0.666666666666667}, passes: 1, want: Continue},
+		{name: "Λ a relative 4e-15 above α", d: Design{PassRate: 0.9, Margin: 0.3, Confidence: 0.750000000000001}, failures: 1, want: Continue},
 		{name: "Λ exactly α at 0.9999999", d: Design{PassRate: 0.9999999, Margin: 0.0399999, Confidence: 0.9999975}, failures: 1, want: Fail},
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -306,7 +315,7 @@ func TestCuts(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.1, 0.95}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8},
 		{0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}, {0.9, 0.001, 0.95}, {0.51, 0.5, 0.51},
-		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}} {
+		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}, {0.6, 0.4, 0.666666666666667}, {0.9, 0.3, 0.750000000000001}} {
 		tt := d.test()
 		for n := 0; n <= 400; n++ {
 			passFrom, failTo := tt.cuts(n)
@@ -359,9 +368,10 @@ func TestBinomialSumsWhatMatters(t *testing.T) {
 }
 
 // TestReaches: the fixed rule counts a share at the rate as reaching it,
-// whatever the float arithmetic of a decimal rate gives (0.7 × 10 is
-// 7.000000000000001), and one pass short as not; a rate above 0, however
-// small, is not reached by runs none of which passed.
+// whatever the float arithmetic of a decimal rate gives (0.28 × 25 is
+// 7.000000000000001, 0.56 × 50 is 28.000000000000004), and one pass
+// short as not; a rate above 0, however small, is not reached by runs
+// none of which passed.
 func TestReaches(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -370,6 +380,9 @@ func TestReaches(t *testing.T) {
 		want         bool
 	}{
 		{7, 10, 0.7, true},
+		{7, 25, 0.28, true},
+		{28, 50, 0.56, true},
+		{27, 50, 0.56, false},
 		{6, 10, 0.7, false},
 		{39, 49, 0.8, false},
 		{40, 50, 0.8, true},
@@ -404,6 +417,10 @@ func TestRoundOutward(t *testing.T) {
 		{1, 2, 1, 1},
 		{0.999991, 6, 0.999991, 0.999991},
 		{0.9999911, 6, 0.999991, 0.999992},
+		// Half a thousandth of a step from the grid is a real value,
+		// not a float's hair: rounded outward all the same.
+		{0.129995, 2, 0.12, 0.13},
+		{0.120005, 2, 0.12, 0.13},
 	} {
 		if got := RoundDown(tc.v, tc.places); got != tc.down {
 			t.Errorf("RoundDown(%v, %d) = %v, want %v", tc.v, tc.places, got, tc.down)
