@@ -637,3 +637,54 @@ func TestReadChecks(t *testing.T) {
 		t.Errorf("cases %+v, want %+v", r.Cases, want)
 	}
 }
+
+// TestChangedDeploymentIsNoClaim: a night during which a deployment
+// changed is kept from a verdict on the agent (its verdicts are about two
+// deployments), so its failures are not a regression or a flip, and runs
+// that went both ways in it are not the agent's answers varying; its
+// verdicts still show in the strip. Before, such a night was listed as
+// kept from a verdict and, in the same history, as the night the
+// scenario went from passing to failing and varied.
+func TestChangedDeploymentIsNoClaim(t *testing.T) {
+	t.Parallel()
+	night := func(day, status string, changed bool, caseStatus, repeat string) *Report {
+		t.Helper()
+		r, err := Read("n"+day+".json", []byte(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-0`+day+`T02:00:00Z", "status": "`+status+`"},
+			"deployments": [{"agent": "clinic", "env": "live", "changed": `+fmt.Sprint(changed)+`}],
+			"files": [{"path": "suites/clinic.yaml", "cases": [{"name": "books", "status": "`+caseStatus+`", "repeat": {`+repeat+`}},
+			  {"name": "greets", "status": "flaky", "attempts": [{"status": "`+map[bool]string{false: "errored", true: "failed"}[changed]+`"}, {"status": "passed"}]}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	passed := night("1", "passed", false, "passed", `"decision": "passed", "runs": 26, "passed": 26, "failed": 0`)
+	changed := night("2", "errored", true, "failed", `"decision": "failed", "runs": 12, "passed": 8, "failed": 4`)
+	failed := night("3", "failed", false, "failed", `"decision": "failed", "runs": 6, "passed": 0, "failed": 6`)
+
+	h := Build([]*Report{passed, changed})
+	books, greets := h.Scenarios[0], h.Scenarios[1]
+	if !changed.Changed || books.Verdicts[1] != VerdictFailed || books.Flips != 0 || books.Regressed || books.Unsteady() || greets.Retried[1] || greets.Unsteady() {
+		t.Errorf("changed night: Changed %t; books verdicts %v, flips %d, regressed %t, unsteady %t; greets retried %v, unsteady %t; want a ✗ that is no claim",
+			changed.Changed, books.Verdicts, books.Flips, books.Regressed, books.Unsteady(), greets.Retried, greets.Unsteady())
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"✓✗        0      suites/clinic.yaml: books\n", "kept from a verdict on the agent (the platform, the network or the run, not the agent): 1 of 2 reports: 2\n",
+		"no scenario went from passing to failing\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("history lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "the agent's answers vary") {
+		t.Errorf("the changed night is said to vary:\n%s", b.String())
+	}
+	// The next night's failure is the agent's: it regressed from the
+	// last night that was a claim.
+	books = Build([]*Report{passed, changed, failed}).Scenarios[0]
+	if !books.Regressed || books.PassedIn != 0 || books.FailedIn != 2 || books.Flips != 1 {
+		t.Errorf("after the changed night: regressed %t (%d→%d), flips %d; want regressed 0→2, 1 flip", books.Regressed, books.PassedIn, books.FailedIn, books.Flips)
+	}
+}
