@@ -326,3 +326,34 @@ never visited: u\x1b[2J
 		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestAgentWithoutTurns: an agent whose cases never got a turn (the
+// platform was down, or every case was skipped) is reported with none of
+// its nodes visited, not left out as if no suite tested it.
+func TestAgentWithoutTurns(t *testing.T) {
+	t.Parallel()
+	u := coverage.Universe{}
+	u.Add("clinic", coverage.SourceDefinition, "G", "A")
+	rep := coverage.Compute(res(&result.Case{Name: "books", Agent: "clinic", Status: result.Skipped}), u)
+	if a := rep.Agent("clinic"); a == nil || a.NodesVisited != 0 || a.NodesTotal != 2 || !slices.Equal(a.Unvisited, []string{"A", "G"}) {
+		t.Errorf("clinic = %+v, want 0 of its 2 nodes visited", a)
+	}
+}
+
+// TestFromReportNulls: a report's coverage section is anyone's JSON; a
+// null agent or node in it (report.ReadJSON lets them through) is passed
+// over, not a panic, and no report is no agent.
+func TestFromReportNulls(t *testing.T) {
+	t.Parallel()
+	u := coverage.FromReport(&coverage.Report{Agents: []*coverage.Agent{nil,
+		{Agent: "bot", Source: coverage.SourceDefinition, Nodes: []*coverage.Node{nil, {Name: "G"}}}}})
+	if k := u["bot"]; len(u) != 1 || k == nil || k.Source != coverage.SourceDefinition || !reflect.DeepEqual(k.Nodes, map[string]bool{"G": true}) {
+		t.Errorf("universe = %+v", u)
+	}
+	if a := (*coverage.Report)(nil).Agent("bot"); a != nil {
+		t.Errorf("no report has agent %+v", a)
+	}
+	if a := (&coverage.Report{Agents: []*coverage.Agent{nil}}).Agent("bot"); a != nil {
+		t.Errorf("a null agent is bot: %+v", a)
+	}
+}

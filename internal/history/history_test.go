@@ -687,4 +687,11 @@ func TestChangedDeploymentIsNoClaim(t *testing.T) {
 	if !books.Regressed || books.PassedIn != 0 || books.FailedIn != 2 || books.Flips != 1 {
 		t.Errorf("after the changed night: regressed %t (%d→%d), flips %d; want regressed 0→2, 1 flip", books.Regressed, books.PassedIn, books.FailedIn, books.Flips)
 	}
+	// Nor is its pass a claim: failing before and after it is no flip.
+	early := night("1", "failed", false, "failed", `"decision": "failed", "runs": 6, "passed": 0, "failed": 6`)
+	changedPass := night("2", "errored", true, "passed", `"decision": "passed", "runs": 26, "passed": 26, "failed": 0`)
+	books = Build([]*Report{early, changedPass, failed}).Scenarios[0]
+	if books.Regressed || books.Flips != 0 {
+		t.Errorf("failed, a changed night's pass, failed: regressed %t, flips %d; want neither", books.Regressed, books.Flips)
+	}
 }
