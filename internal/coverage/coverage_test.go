@@ -288,7 +288,8 @@ func TestWalkEdges(t *testing.T) {
 
 // TestWriteTextEdges: a run with no agent says so; an agent that took one
 // transition or none is counted in words that agree; node names a hostile
-// platform chose are escaped wherever they are listed.
+// platform chose are escaped wherever they are listed; turns and cases
+// are told apart (two attempts of one case).
 func TestWriteTextEdges(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
@@ -302,7 +303,7 @@ func TestWriteTextEdges(t *testing.T) {
 	u.Add("evil", coverage.SourceDefinition, "G", "v\x1b[2J", "u\x1b[2J")
 	rep := coverage.Compute(res(
 		conv("alone", "hello", 3, [][]string{{"G"}}),
-		conv("evil", "x", 9, [][]string{{"G"}, {"v\x1b[2J"}}),
+		conv("evil", "x", 9, [][]string{{"G"}, {"v\x1b[2J"}}, [][]string{{"G"}, {"v\x1b[2J"}}),
 	), u)
 	b.Reset()
 	if err := coverage.WriteText(&b, rep); err != nil {
@@ -316,11 +317,11 @@ func TestWriteTextEdges(t *testing.T) {
 evil: 2 of 3 nodes visited (67%), 1 transition taken; nodes of its definition
 never visited: u\x1b[2J
   NODE          TURNS  CASES  FIRST REACHED BY
-  G             1      1      s.yaml:9 x (greeting)
+  G             2      1      s.yaml:9 x (greeting)
   u\x1b[2J      0      0      -
-  v\x1b[2J      1      1      s.yaml:9 x (turn 1)
+  v\x1b[2J      2      1      s.yaml:9 x (turn 1)
   TRANSITION    TURNS  CASES  FIRST TAKEN BY
-  G → v\x1b[2J  1      1      s.yaml:9 x (turn 1)
+  G → v\x1b[2J  2      1      s.yaml:9 x (turn 1)
 `
 	if b.String() != want {
 		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)

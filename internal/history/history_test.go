@@ -619,6 +619,15 @@ func TestWriteJSONGolden(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("JSON history:\n%s\nwant (testdata/history.json):\n%s", got, want)
 	}
+	// The text rounds the interval outwards: w's upper bound 0.975 is a
+	// hair below it in binary, which %.2f alone prints as 0.97.
+	b.Reset()
+	if err := WriteText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\n1      0.00       0.00–0.98     ✗·        0      a.yaml: w\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
 }
 
 // TestReadChecks: a run-level check (the alert gate) has a history as a
