@@ -255,6 +255,28 @@ func TestCoverageCommand(t *testing.T) {
 		t.Errorf("bot = %+v", a)
 	}
 
+	// Taken together, whatever the order: the later report's visits do
+	// not replace the earlier one's.
+	c = newCLI(t, ".", nil, "coverage", old, now)
+	c.expect(t, exitOK, "bot: 3 of 3 nodes visited", "Ask → Confirm")
+
 	c = newCLI(t, ".", nil, "coverage", "not-there.json")
 	c.expect(t, exitUsage, "not-there.json")
+	// An earlier report that cannot be read is no earlier report: the
+	// nodes it would have added would be missing from "never visited".
+	c = newCLI(t, dir, nil, "coverage", "now.json", "--coverage-from", "gone.json")
+	c.expect(t, exitUsage, "gone.json")
+}
+
+// TestHistoryAndCoverageNeedAReport: without a report there is nothing to
+// read; an empty history or coverage printed with exit 0 would pass for
+// a nightly job's clean record.
+func TestHistoryAndCoverageNeedAReport(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"history", "coverage"} {
+		c := newCLI(t, ".", nil, cmd)
+		if out := c.expect(t, exitUsage); out != "agenttest: "+cmd+": name at least one JSON report\nRun 'agenttest help "+cmd+"' for usage.\n" {
+			t.Errorf("%s without a report:\n%s", cmd, out)
+		}
+	}
 }

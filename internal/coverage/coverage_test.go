@@ -134,6 +134,25 @@ func TestUniverse(t *testing.T) {
 	if k := obs["bot"]; k.Source != coverage.SourceDefinition || len(k.Nodes) != 4 {
 		t.Errorf("merged = %+v", k)
 	}
+	// What was only observed goes when a definition comes: Q is not a
+	// node of bot's definition, so it is not one never visited.
+	seen := coverage.Universe{}
+	seen.Add("bot", coverage.SourceObserved, "Q", "G")
+	seen.Merge(from)
+	if k := seen["bot"]; k.Source != coverage.SourceDefinition || len(k.Nodes) != 4 || k.Nodes["Q"] {
+		t.Errorf("observed, then a definition = %+v", k)
+	}
+	// An empty name is no node; an earlier report whose source is
+	// neither (edited, or of a later version) counts as observed: it
+	// cannot say which nodes an agent lacks.
+	u.Add("bot", coverage.SourceDefinition, "")
+	if u["bot"].Nodes[""] {
+		t.Errorf("an empty name became a node: %+v", u["bot"])
+	}
+	odd := coverage.FromReport(&coverage.Report{Agents: []*coverage.Agent{{Agent: "bot", Source: "", Nodes: []*coverage.Node{{Name: "G"}}}}})
+	if k := odd["bot"]; k.Source != coverage.SourceObserved {
+		t.Errorf("FromReport of a source neither = %+v", k)
+	}
 }
 
 func TestReachedIsBounded(t *testing.T) {
@@ -241,5 +260,101 @@ func TestTallyOfSeveralResults(t *testing.T) {
 	a := tally.Report(nil).Agent("bot")
 	if i := slices.IndexFunc(a.Nodes, func(n *coverage.Node) bool { return n.Name == "G" }); i < 0 || a.Nodes[i].Cases != 4 {
 		t.Errorf("bot's G reached by %+v, want 4 cases", a.Nodes)
+	}
+}
+
+// TestWalkEdges: a node a turn's trace passes twice counts one turn, and
+// the loop is two transitions; a case without an agent (none named) and
+// a missing attempt contribute nothing and break nothing.
+func TestWalkEdges(t *testing.T) {
+	t.Parallel()
+	loop := conv("bot", "loop", 3, [][]string{{"G"}, {"A", "B", "A"}})
+	loop.Attempts = append(loop.Attempts, nil)
+	rep := coverage.Compute(res(loop, conv("", "nameless", 9, [][]string{{"N"}})), nil)
+	if len(rep.Agents) != 1 || rep.Agents[0].Agent != "bot" {
+		t.Fatalf("agents = %+v, want bot alone", rep.Agents)
+	}
+	var got []string
+	for _, n := range rep.Agents[0].Nodes {
+		got = append(got, fmt.Sprintf("%s:%d/%d", n.Name, n.Turns, n.Cases))
+	}
+	for _, tr := range rep.Agents[0].Transitions {
+		got = append(got, fmt.Sprintf("%s>%s:%d/%d", tr.From, tr.To, tr.Turns, tr.Cases))
+	}
+	if want := []string{"A:1/1", "B:1/1", "G:1/1", "A>B:1/1", "B>A:1/1", "G>A:1/1"}; !slices.Equal(got, want) {
+		t.Errorf("nodes and transitions %v, want %v", got, want)
+	}
+}
+
+// TestWriteTextEdges: a run with no agent says so; an agent that took one
+// transition or none is counted in words that agree; node names a hostile
+// platform chose are escaped wherever they are listed; turns and cases
+// are told apart (two attempts of one case).
+func TestWriteTextEdges(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := coverage.WriteText(&b, &coverage.Report{Agents: []*coverage.Agent{}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "no agent: the reports hold no case that talked to an agent\n"; b.String() != want {
+		t.Errorf("no agent:\n%s\nwant:\n%s", b.String(), want)
+	}
+	u := coverage.Universe{}
+	u.Add("evil", coverage.SourceDefinition, "G", "v\x1b[2J", "u\x1b[2J")
+	rep := coverage.Compute(res(
+		conv("alone", "hello", 3, [][]string{{"G"}}),
+		conv("evil", "x", 9, [][]string{{"G"}, {"v\x1b[2J"}}, [][]string{{"G"}, {"v\x1b[2J"}}),
+	), u)
+	b.Reset()
+	if err := coverage.WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	const want = `alone: 1 of 1 nodes visited (100%), 0 transitions taken; nodes seen in these reports (a real platform does not list an agent's nodes)
+  NODE        TURNS  CASES  FIRST REACHED BY
+  G           1      1      s.yaml:3 hello (greeting)
+  TRANSITION  TURNS  CASES  FIRST TAKEN BY
+
+evil: 2 of 3 nodes visited (67%), 1 transition taken; nodes of its definition
+never visited: u\x1b[2J
+  NODE          TURNS  CASES  FIRST REACHED BY
+  G             2      1      s.yaml:9 x (greeting)
+  u\x1b[2J      0      0      -
+  v\x1b[2J      2      1      s.yaml:9 x (turn 1)
+  TRANSITION    TURNS  CASES  FIRST TAKEN BY
+  G → v\x1b[2J  2      1      s.yaml:9 x (turn 1)
+`
+	if b.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestAgentWithoutTurns: an agent whose cases never got a turn (the
+// platform was down, or every case was skipped) is reported with none of
+// its nodes visited, not left out as if no suite tested it.
+func TestAgentWithoutTurns(t *testing.T) {
+	t.Parallel()
+	u := coverage.Universe{}
+	u.Add("clinic", coverage.SourceDefinition, "G", "A")
+	rep := coverage.Compute(res(&result.Case{Name: "books", Agent: "clinic", Status: result.Skipped}), u)
+	if a := rep.Agent("clinic"); a == nil || a.NodesVisited != 0 || a.NodesTotal != 2 || !slices.Equal(a.Unvisited, []string{"A", "G"}) {
+		t.Errorf("clinic = %+v, want 0 of its 2 nodes visited", a)
+	}
+}
+
+// TestFromReportNulls: a report's coverage section is anyone's JSON; a
+// null agent or node in it (report.ReadJSON lets them through) is passed
+// over, not a panic, and no report is no agent.
+func TestFromReportNulls(t *testing.T) {
+	t.Parallel()
+	u := coverage.FromReport(&coverage.Report{Agents: []*coverage.Agent{nil,
+		{Agent: "bot", Source: coverage.SourceDefinition, Nodes: []*coverage.Node{nil, {Name: "G"}}}}})
+	if k := u["bot"]; len(u) != 1 || k == nil || k.Source != coverage.SourceDefinition || !reflect.DeepEqual(k.Nodes, map[string]bool{"G": true}) {
+		t.Errorf("universe = %+v", u)
+	}
+	if a := (*coverage.Report)(nil).Agent("bot"); a != nil {
+		t.Errorf("no report has agent %+v", a)
+	}
+	if a := (&coverage.Report{Agents: []*coverage.Agent{nil}}).Agent("bot"); a != nil {
+		t.Errorf("a null agent is bot: %+v", a)
 	}
 }

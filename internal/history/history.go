@@ -74,7 +74,13 @@ type Report struct {
 	// not be used, a refused key, --fail-fast), a deployment that changed
 	// during the run, an interruption.
 	Causes []string
-	Cases  []Case
+	// Changed is set when a deployment changed during the run: its
+	// verdicts are about two deployments, and no one can say which case
+	// tested which (result.Result.RunStatus), so they are no claim about
+	// the agent: not a pass or a failure to flip or regress on, and not
+	// an answer that varied.
+	Changed bool
+	Cases   []Case
 	// Run identifies the run the report is of (set by Read): its start,
 	// target and shard, or the file's content when it records no start.
 	// Two reports with one Run are the same run (a copy such as
@@ -141,11 +147,12 @@ type Scenario struct {
 	// without any.
 	Lower, Upper float64
 	// Flips counts the changes between passing and failing from one
-	// report where it passed or failed to the next.
+	// report where it passed or failed to the next (reports of a changed
+	// deployment aside: Report.Changed).
 	Flips int
 	// Regressed is set when it went from passing to failing: its latest
-	// verdict fails and an earlier one passed (errors and reports where it
-	// did not run aside). PassedIn is the last report where it passed,
+	// verdict fails and an earlier one passed (errors, reports where it
+	// did not run and reports of a changed deployment aside). PassedIn is the last report where it passed,
 	// FailedIn the first where it failed after that.
 	Regressed          bool
 	PassedIn, FailedIn int
@@ -198,8 +205,8 @@ func Build(reports []*Report) *History {
 				s.Verdicts[i] = c.Verdict
 			}
 			s.Quarantined[i] = s.Quarantined[i] || c.Quarantined
-			s.Retried[i] = s.Retried[i] || c.Verdict == VerdictFlaky && c.Failed > 0
-			s.Mixed[i] = s.Mixed[i] || c.Passed > 0 && c.Failed > 0
+			s.Retried[i] = s.Retried[i] || !r.Changed && c.Verdict == VerdictFlaky && c.Failed > 0
+			s.Mixed[i] = s.Mixed[i] || !r.Changed && c.Passed > 0 && c.Failed > 0
 			s.Passed += c.Passed
 			s.Failed += c.Failed
 			s.Errored += c.Errored
@@ -217,7 +224,7 @@ func Build(reports []*Report) *History {
 		for i, v := range s.Verdicts {
 			side := v.side()
 			switch {
-			case side == 0:
+			case side == 0 || reports[i].Changed:
 				continue
 			case last != 0 && side != last:
 				s.Flips++

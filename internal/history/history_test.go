@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +35,8 @@ func TestBuild(t *testing.T) {
 		{name: "still failing", verdicts: []Verdict{VerdictPassed, VerdictPassed, VerdictFailed, VerdictErrored, VerdictFailed}, flips: 1, regressed: true, passedIn: 1, failedIn: 2},
 		{name: "broke again", verdicts: []Verdict{VerdictPassed, VerdictFailed, VerdictPassed, VerdictFailed}, flips: 3, regressed: true, passedIn: 2, failedIn: 3},
 		{name: "errors are not flips", verdicts: []Verdict{VerdictPassed, VerdictErrored, VerdictPassed}},
+		// A pass on a retry is a pass: failing after it is a regression.
+		{name: "flaky, then failed", verdicts: []Verdict{VerdictFlaky, VerdictFailed}, flips: 1, regressed: true, passedIn: 0, failedIn: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,6 +52,9 @@ func TestBuild(t *testing.T) {
 			s := h.Scenarios[0]
 			if s.Flips != tc.flips || s.Regressed != tc.regressed || tc.regressed && (s.PassedIn != tc.passedIn || s.FailedIn != tc.failedIn) {
 				t.Errorf("flips %d regressed %t (%d→%d); want %d %t (%d→%d)", s.Flips, s.Regressed, s.PassedIn, s.FailedIn, tc.flips, tc.regressed, tc.passedIn, tc.failedIn)
+			}
+			if got := len(h.Regressions()); got != map[bool]int{false: 0, true: 1}[tc.regressed] {
+				t.Errorf("%d regressions listed, want it listed only when it regressed", got)
 			}
 		})
 	}
@@ -79,6 +88,21 @@ func TestBuildSameNameTwice(t *testing.T) {
 	}
 }
 
+// TestBuildSameNameTwiceMarks: a name twice in one report keeps what
+// either case says of it, whichever comes first: a quarantine that held,
+// a pass only on a retry after failing, runs that went both ways.
+func TestBuildSameNameTwiceMarks(t *testing.T) {
+	t.Parallel()
+	marked := Case{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Quarantined: true, Passed: 1, Failed: 1}
+	plain := Case{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}
+	for _, order := range [][]Case{{marked, plain}, {plain, marked}} {
+		s := Build([]*Report{{Cases: order}}).Scenarios[0]
+		if !s.Quarantined[0] || !s.Retried[0] || !s.Mixed[0] {
+			t.Errorf("%s then %s: quarantined %t, retried %t, mixed %t; want all three", order[0].Verdict, order[1].Verdict, s.Quarantined[0], s.Retried[0], s.Mixed[0])
+		}
+	}
+}
+
 // TestKept: the reports whose run could not say whether the agent is
 // fine, errored or interrupted, are listed as kept from a verdict.
 func TestKept(t *testing.T) {
@@ -87,6 +111,9 @@ func TestKept(t *testing.T) {
 	for i, st := range []string{"passed", "errored", "failed", "interrupted", "empty"} {
 		reports = append(reports, &Report{Path: st + ".json", Started: fmt.Sprintf("2026-03-0%dT00:00:00Z", i+1), Status: st})
 	}
+	// --fail-fast stopped the run at a failure: the agent's night, though
+	// the run could not judge every case.
+	reports[2].Causes = []string{"stopped: --fail-fast after the first failed or errored case"}
 	h := Build(reports)
 	if got := h.Kept(); !slices.Equal(got, []int{1, 3}) {
 		t.Errorf("kept %v, want the errored and the interrupted report", got)
@@ -127,6 +154,27 @@ func TestBuildOrdersByStart(t *testing.T) {
 	}
 	if h.Undated != undated {
 		t.Errorf("Undated %v, want old.json", h.Undated)
+	}
+	// Starts are times, not text: an offset or a fraction of a second
+	// orders by the instant.
+	east := rep("east.json", "2026-03-10T03:30:00+02:00", VerdictPassed) // 01:30Z
+	frac := rep("frac.json", "2026-03-10T01:45:00.5Z", VerdictPassed)
+	whole := rep("whole.json", "2026-03-10T01:45:00Z", VerdictPassed)
+	if h := Build([]*Report{newer, frac, whole, east}); !slices.Equal(h.Reports, []*Report{east, whole, frac, newer}) {
+		var got []string
+		for _, r := range h.Reports {
+			got = append(got, r.Path)
+		}
+		t.Errorf("order %v, want east, whole, frac, run-10", got)
+	}
+	// Runs that started together (two targets of one nightly job) stay
+	// as given, however many there are.
+	var ties []*Report
+	for i := range 40 {
+		ties = append(ties, rep(fmt.Sprintf("t%d.json", i), "2026-03-01T02:00:00Z", VerdictPassed))
+	}
+	if h := Build(append([]*Report{newer}, ties...)); !slices.Equal(h.Reports, append(ties, newer)) {
+		t.Errorf("reports that started together were reordered")
 	}
 }
 
@@ -173,6 +221,13 @@ func TestWriteTextQuarantined(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "a.yaml: x (quarantined in 2)\n") || strings.Contains(b.String(), "a.yaml: y (") {
 		t.Errorf("history lacks x quarantined in 2 reports, y in none:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteText(&b, Build([]*Report{rep("2026-03-01T00:00:00Z", true)})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "a.yaml: x (quarantined in 1)\n") {
+		t.Errorf("history lacks x quarantined in 1 report:\n%s", b.String())
 	}
 }
 
@@ -290,7 +345,7 @@ func TestReadMatchesByFileAndName(t *testing.T) {
 }
 
 // TestReadRepeatCounts: a repeated scenario counts its runs as its
-// repeat says; a report from before "failed" was written counts as failed
+// repeat says, not its attempts a second time; a report from before "failed" was written counts as failed
 // every run that neither passed nor errored.
 func TestReadRepeatCounts(t *testing.T) {
 	for _, tc := range []struct {
@@ -304,7 +359,8 @@ func TestReadRepeatCounts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Read("r.json", []byte(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-01T00:00:00Z", "status": "failed"},
 				"files": [{"path": "suites/a.yaml", "cases": [{"name": "books", "status": "failed",
-				  "repeat": {"procedure": "sprt", "decision": "failed", `+tc.repeat+`}}]}], "checks": []}`))
+				  "repeat": {"procedure": "sprt", "decision": "failed", `+tc.repeat+`},
+				  "attempts": [{"run": 1, "status": "passed"}, {"run": 2, "status": "failed"}, {"run": 3, "status": "errored"}]}]}], "checks": []}`))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,6 +404,8 @@ func TestReportSummary(t *testing.T) {
 		name, run, extra, cases string
 		line                    string
 		retried, mixed          bool
+		quarantined             bool
+		verdict                 Verdict // of x, when given
 	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
@@ -366,8 +424,11 @@ func TestReportSummary(t *testing.T) {
 			t.Errorf("report line, want %q:\n%s", tc.line, b.String())
 		}
 		s := h.Scenarios[0]
-		if s.Retried[0] != tc.retried || s.Unsteady() != tc.mixed {
-			t.Errorf("retried %t, unsteady %t; want %t, %t", s.Retried[0], s.Unsteady(), tc.retried, tc.mixed)
+		if s.Retried[0] != tc.retried || s.Unsteady() != tc.mixed || s.Quarantined[0] != tc.quarantined {
+			t.Errorf("retried %t, unsteady %t, quarantined %t; want %t, %t, %t", s.Retried[0], s.Unsteady(), s.Quarantined[0], tc.retried, tc.mixed, tc.quarantined)
+		}
+		if tc.verdict != VerdictNone && s.Verdicts[0] != tc.verdict {
+			t.Errorf("verdict %q, want %q", s.Verdicts[0], tc.verdict)
 		}
 	}
 	for _, tc := range []testCase{
@@ -399,6 +460,31 @@ func TestReportSummary(t *testing.T) {
 			name: "a repeat that went both ways and passed", run: `"status": "passed"`,
 			cases: `{"name": "x", "status": "passed", "repeat": {"decision": "passed", "runs": 10, "passed": 9, "failed": 1}}`,
 			line:  "passed", mixed: true,
+		},
+		{
+			// Each environment once; the target's only when no
+			// deployment says where its cases ran.
+			name: "environments of the deployments", run: `"status": "passed"`,
+			extra: `"target": {"env": "sandbox"}, "deployments": [{"agent": "clinic", "env": "live"}, {"agent": "billing", "env": "live"}, {"agent": "faq", "env": ""}], "counts": {"passed": 1},`,
+			cases: `{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}`,
+			line:  "passed  in live: 1 passed",
+		},
+		{
+			name: "the platform could not be reached", run: `"status": "errored", "stop": {"kind": "unreachable", "reason": "not run: platform unreachable", "host": "api.example"}`,
+			extra: `"counts": {"errored": 1, "skipped": 2},`,
+			cases: `{"name": "x", "status": "errored", "attempts": [{"status": "errored"}]}`,
+			line:  "errored  1 errored, 2 not run (stopped: platform unreachable at api.example)", verdict: VerdictErrored,
+		},
+		{
+			name: "--fail-fast", run: `"status": "failed", "stop": {"kind": "fail-fast", "reason": "not run: --fail-fast"}`,
+			extra: `"counts": {"failed": 1, "skipped": 1},`,
+			cases: `{"name": "x", "status": "failed", "quarantine": {"until": "2026-04-01"}, "attempts": [{"status": "failed"}]}`,
+			line:  "failed  1 failed, 1 not run (stopped: --fail-fast)", verdict: VerdictFailed, quarantined: true,
+		},
+		{
+			name: "a quarantine that lapsed", run: `"status": "failed"`,
+			cases: `{"name": "x", "status": "failed", "quarantine": {"until": "2026-02-01", "lapsed": true}, "attempts": [{"status": "failed"}]}`,
+			line:  "failed", verdict: VerdictFailed,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -440,6 +526,8 @@ func TestSameRunCountedOnce(t *testing.T) {
 		{"respaced", []*Report{read("2.json", night2), read("copy.json", respaced)}, 1, 1, []string{"2.json copy.json"}},
 		{"thrice", []*Report{read("1.json", night1), read("1.json", night1), read("./1.json", night1), read("2.json", night2)}, 2, 2, []string{"1.json 1.json ./1.json"}},
 		{"undated copy", []*Report{read("old.json", undated), read("old-copy.json", undated)}, 1, 1, []string{"old.json old-copy.json"}},
+		// Without a start, the target does not tell two runs apart.
+		{"undated, distinct", []*Report{read("old.json", undated), read("older.json", doc("", "live", "", "failed"))}, 2, 2, nil},
 		{"other target", []*Report{read("1.json", night1), read("s.json", doc("2026-03-01T02:00:00.123456789Z", "sandbox", "", "passed"))}, 2, 2, nil},
 		{"shards", []*Report{
 			read("s1.json", doc("2026-03-01T02:00:00Z", "live", `, "shard": {"index": 1, "total": 2, "selection": "sha256:x"}`, "passed")),
@@ -463,5 +551,156 @@ func TestSameRunCountedOnce(t *testing.T) {
 				t.Errorf("same runs %q, want %q", same, tc.same)
 			}
 		})
+	}
+}
+
+// TestUnsteadyCountsEvidence: the unsteady list counts the runs that are
+// evidence (errored runs say nothing of the agent), while the JSON's runs
+// count every run, errored ones included, as its schema says.
+func TestUnsteadyCountsEvidence(t *testing.T) {
+	t.Parallel()
+	h := Build([]*Report{
+		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 2, Errored: 2}}},
+		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Cases: []Case{{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1}}},
+	})
+	var text, js bytes.Buffer
+	if err := WriteText(&text, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "passed and failed in one run: the agent's answers vary (1):\n  a.yaml: x: in report 2; failed 1 of 4 runs in all\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, text.String())
+	}
+	if err := WriteJSON(&js, h); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Scenarios []struct {
+			Runs, Passed, Failed, Errored int
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if s := back.Scenarios[0]; s.Runs != 6 || s.Passed != 3 || s.Failed != 1 || s.Errored != 2 {
+		t.Errorf("JSON scenario %+v, want 6 runs: 3 passed, 1 failed, 2 errored", s)
+	}
+}
+
+// TestWriteJSONGolden pins the JSON history whole: empty lists are [],
+// never null (a jq filter over kept or causes must not meet null); only a
+// scenario that went from passing to failing is in regressed, not one
+// that flipped back; where a scenario did not run, its verdict is null.
+func TestWriteJSONGolden(t *testing.T) {
+	t.Parallel()
+	h := Build([]*Report{
+		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Status: "failed", Counts: Counts{Passed: 1, Failed: 2}, Cases: []Case{
+			{File: "a.yaml", Name: "w", Verdict: VerdictFailed, Failed: 1},
+			{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},
+			{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}},
+		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Failed: 1}, Cases: []Case{
+			{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1},
+			{File: "a.yaml", Name: "y", Verdict: VerdictFailed, Failed: 1, Quarantined: true},
+			{File: "a.yaml", Name: "z", Verdict: VerdictErrored, Errored: 1}}},
+	})
+	var b bytes.Buffer
+	if err := WriteJSON(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "history.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The interval's last digits are the float arithmetic's, not the
+	// history's: four places are compared.
+	got := regexp.MustCompile(`\d\.\d{3,}`).ReplaceAllStringFunc(b.String(), func(f string) string {
+		v, _ := strconv.ParseFloat(f, 64)
+		return strings.TrimRight(strconv.FormatFloat(v, 'f', 4, 64), "0")
+	})
+	if got != string(want) {
+		t.Errorf("JSON history:\n%s\nwant (testdata/history.json):\n%s", got, want)
+	}
+	// The text rounds the interval outwards: w's upper bound 0.975 is a
+	// hair below it in binary, which %.2f alone prints as 0.97.
+	b.Reset()
+	if err := WriteText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\n1      0.00       0.00–0.98     ✗·        0      a.yaml: w\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestReadChecks: a run-level check (the alert gate) has a history as a
+// scenario has, under "(checks)": a gate that failed every night is not
+// left out of the nights' record.
+func TestReadChecks(t *testing.T) {
+	t.Parallel()
+	r, err := Read("n.json", []byte(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-01T00:00:00Z", "status": "failed"},
+		"files": [{"path": "a.yaml", "cases": [{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}]}],
+		"checks": [{"name": "alert gate", "status": "failed", "attempts": [{"status": "failed"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Case{{File: "a.yaml", Name: "x", Verdict: VerdictPassed, Passed: 1}, {File: "(checks)", Name: "alert gate", Verdict: VerdictFailed, Failed: 1}}
+	if !slices.Equal(r.Cases, want) {
+		t.Errorf("cases %+v, want %+v", r.Cases, want)
+	}
+}
+
+// TestChangedDeploymentIsNoClaim: a night during which a deployment
+// changed is kept from a verdict on the agent (its verdicts are about two
+// deployments), so its failures are not a regression or a flip, and runs
+// that went both ways in it are not the agent's answers varying; its
+// verdicts still show in the strip. Before, such a night was listed as
+// kept from a verdict and, in the same history, as the night the
+// scenario went from passing to failing and varied.
+func TestChangedDeploymentIsNoClaim(t *testing.T) {
+	t.Parallel()
+	night := func(day, status string, changed bool, caseStatus, repeat string) *Report {
+		t.Helper()
+		r, err := Read("n"+day+".json", []byte(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-0`+day+`T02:00:00Z", "status": "`+status+`"},
+			"deployments": [{"agent": "clinic", "env": "live", "changed": `+fmt.Sprint(changed)+`}],
+			"files": [{"path": "suites/clinic.yaml", "cases": [{"name": "books", "status": "`+caseStatus+`", "repeat": {`+repeat+`}},
+			  {"name": "greets", "status": "flaky", "attempts": [{"status": "`+map[bool]string{false: "errored", true: "failed"}[changed]+`"}, {"status": "passed"}]}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	passed := night("1", "passed", false, "passed", `"decision": "passed", "runs": 26, "passed": 26, "failed": 0`)
+	changed := night("2", "errored", true, "failed", `"decision": "failed", "runs": 12, "passed": 8, "failed": 4`)
+	failed := night("3", "failed", false, "failed", `"decision": "failed", "runs": 6, "passed": 0, "failed": 6`)
+
+	h := Build([]*Report{passed, changed})
+	books, greets := h.Scenarios[0], h.Scenarios[1]
+	if !changed.Changed || books.Verdicts[1] != VerdictFailed || books.Flips != 0 || books.Regressed || books.Unsteady() || greets.Retried[1] || greets.Unsteady() {
+		t.Errorf("changed night: Changed %t; books verdicts %v, flips %d, regressed %t, unsteady %t; greets retried %v, unsteady %t; want a ✗ that is no claim",
+			changed.Changed, books.Verdicts, books.Flips, books.Regressed, books.Unsteady(), greets.Retried, greets.Unsteady())
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"✓✗        0      suites/clinic.yaml: books\n", "kept from a verdict on the agent (the platform, the network or the run, not the agent): 1 of 2 reports: 2\n",
+		"no scenario went from passing to failing\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("history lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "the agent's answers vary") {
+		t.Errorf("the changed night is said to vary:\n%s", b.String())
+	}
+	// The next night's failure is the agent's: it regressed from the
+	// last night that was a claim.
+	books = Build([]*Report{passed, changed, failed}).Scenarios[0]
+	if !books.Regressed || books.PassedIn != 0 || books.FailedIn != 2 || books.Flips != 1 {
+		t.Errorf("after the changed night: regressed %t (%d→%d), flips %d; want regressed 0→2, 1 flip", books.Regressed, books.PassedIn, books.FailedIn, books.Flips)
+	}
+	// Nor is its pass a claim: failing before and after it is no flip.
+	early := night("1", "failed", false, "failed", `"decision": "failed", "runs": 6, "passed": 0, "failed": 6`)
+	changedPass := night("2", "errored", true, "passed", `"decision": "passed", "runs": 26, "passed": 26, "failed": 0`)
+	books = Build([]*Report{early, changedPass, failed}).Scenarios[0]
+	if books.Regressed || books.Flips != 0 {
+		t.Errorf("failed, a changed night's pass, failed: regressed %t, flips %d; want neither", books.Regressed, books.Flips)
 	}
 }

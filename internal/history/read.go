@@ -106,6 +106,7 @@ func Read(path string, data []byte) (*Report, error) {
 			r.Envs = append(r.Envs, d.Env)
 		}
 		if d.Changed {
+			r.Changed = true
 			r.Causes = append(r.Causes, "deployment of "+d.Agent+" changed during the run")
 		}
 	}
