@@ -152,8 +152,9 @@ type Scenario struct {
 	Flips int
 	// Regressed is set when it went from passing to failing: its latest
 	// verdict fails and an earlier one passed (errors, reports where it
-	// did not run and reports of a changed deployment aside). PassedIn is the last report where it passed,
-	// FailedIn the first where it failed after that.
+	// did not run and reports of a changed deployment aside). PassedIn is
+	// the last report where it passed, FailedIn the first where it failed
+	// after that.
 	Regressed          bool
 	PassedIn, FailedIn int
 }
