@@ -539,3 +539,56 @@ func postSigned(t *testing.T, hs *httptest.Server, header, body string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+// TestReceiverBounds: over HTTP, a signed delivery one byte over MaxBody
+// is answered 413 and recorded as rejected, not stored (a 2xx would stop
+// the platform retrying, and a truncated read would blame the
+// signature), while one of exactly MaxBody is stored; the stores of
+// events and of rejections never hold more than their bounds.
+func TestReceiverBounds(t *testing.T) {
+	t.Parallel()
+	const maxBody = 200
+	r := NewReceiver(Options{Secret: testSecret, MaxBody: maxBody, MaxEvents: 2, MaxRejected: 2})
+	hs := httptest.NewServer(r)
+	t.Cleanup(hs.Close)
+	sized := func(id string, n int) string {
+		body := event(id, "conversation.completed", "c1")
+		body = body[:len(body)-1] + `,"pad":"`
+		body += strings.Repeat("x", n-len(body)-len(`"}`)) + `"}`
+		if len(body) != n {
+			t.Fatalf("body of %d bytes, want %d", len(body), n)
+		}
+		return body
+	}
+	if code := postSigned(t, hs, r.SignatureHeader(), sized("evt_1", maxBody)); code != http.StatusNoContent {
+		t.Fatalf("a body of exactly MaxBody answered %d, want 204", code)
+	}
+	if code := postSigned(t, hs, r.SignatureHeader(), sized("evt_2", maxBody+1)); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a body one byte over MaxBody answered %d, want 413", code)
+	}
+	rej := r.Rejections()
+	if len(rej) != 1 || rej[0].Reason != "body exceeds 200 bytes" {
+		t.Fatalf("rejections = %+v, want the one oversized body", rej)
+	}
+	if evs := r.Events(); len(evs) != 1 || evs[0].ID != "evt_1" {
+		t.Fatalf("events = %+v, want evt_1 alone", evs)
+	}
+
+	for i := 2; i <= 4; i++ {
+		if code := postSigned(t, hs, r.SignatureHeader(), event(fmt.Sprintf("evt_%d", i), "handoff.created", "c2")); code != http.StatusNoContent {
+			t.Fatalf("answered %d", code)
+		}
+		if n := len(r.Events()); n > 2 {
+			t.Fatalf("%d events kept after evt_%d, MaxEvents is 2", n, i)
+		}
+	}
+	for i := range 3 {
+		deliver(t, r, event(fmt.Sprintf("evt_f%d", i), "handoff.created", "c2"), Sign("forger", []byte("x")))
+		if n := len(r.Rejections()); n > 2 {
+			t.Fatalf("%d rejections kept, MaxRejected is 2", n)
+		}
+	}
+	if rej := r.Rejections(); rej[0].Reason == "body exceeds 200 bytes" {
+		t.Errorf("the oldest rejection was kept over a newer one: %+v", rej)
+	}
+}
