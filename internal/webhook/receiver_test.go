@@ -12,6 +12,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -590,5 +591,69 @@ func TestReceiverBounds(t *testing.T) {
 	}
 	if rej := r.Rejections(); rej[0].Reason == "body exceeds 200 bytes" {
 		t.Errorf("the oldest rejection was kept over a newer one: %+v", rej)
+	}
+}
+
+// TestWaitNamesOnlyItsRejections: a wait's error lists the rejected
+// deliveries that may have been its event (of its type, or unreadable),
+// not a forged delivery of another event type for the same conversation,
+// which would name the wrong cause. A wait for any conversation ("")
+// lists those of every conversation, and finds any's event.
+func TestWaitNamesOnlyItsRejections(t *testing.T) {
+	t.Parallel()
+	r := NewReceiver(Options{Secret: testSecret})
+	for _, body := range []string{
+		event("evt_1", "handoff.created", "c1"),
+		event("evt_2", "conversation.completed", "c2"),
+		`{"type":`,
+	} {
+		deliver(t, r, body, Sign("forger", []byte(body)))
+	}
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	reasons := func(conv string) []string {
+		t.Helper()
+		_, err := r.Wait(passed, conv, "conversation.completed")
+		var me *MissingError
+		if !errors.As(err, &me) {
+			t.Fatalf("Wait(%q) = %v, want a MissingError", conv, err)
+		}
+		var out []string
+		for _, rej := range me.Rejected {
+			out = append(out, rej.Type+"/"+rej.ConversationID)
+		}
+		return out
+	}
+	if got := reasons("c1"); !slices.Equal(got, []string{"/"}) {
+		t.Errorf("rejections for c1 = %q, want only the unreadable one", got)
+	}
+	if got := reasons(""); !slices.Equal(got, []string{"conversation.completed/c2", "/"}) {
+		t.Errorf("rejections for any conversation = %q, want c2's and the unreadable one", got)
+	}
+	body := event("evt_3", "conversation.completed", "c3")
+	deliver(t, r, body, Sign(testSecret, []byte(body)))
+	if ev, ok := r.Find("", "conversation.completed"); !ok || ev.ID != "evt_3" {
+		t.Errorf("Find any conversation = %+v, %v; want evt_3", ev, ok)
+	}
+}
+
+// TestMissingErrorMessage: the message names a cancelled wait as such,
+// and of several rejections the last, the one nearest the deadline.
+func TestMissingErrorMessage(t *testing.T) {
+	rej := []Rejection{{Reason: "signature mismatch: first"}, {Reason: "malformed signature: last"}}
+	for _, tc := range []struct {
+		err  *MissingError
+		want string
+	}{
+		{&MissingError{Type: "handoff.created", ConversationID: "c1", Err: context.DeadlineExceeded},
+			`no verified "handoff.created" event for conversation c1 arrived`},
+		{&MissingError{Type: "handoff.created", Err: context.Canceled},
+			`no verified "handoff.created" event arrived (wait cancelled)`},
+		{&MissingError{Type: "handoff.created", ConversationID: "c1", Rejected: rej, Err: context.DeadlineExceeded},
+			`no verified "handoff.created" event for conversation c1 arrived: 2 deliveries rejected, the last: malformed signature: last`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q\nwant      %q", got, tc.want)
+		}
 	}
 }
