@@ -606,6 +606,9 @@ func TestWaitNamesOnlyItsRejections(t *testing.T) {
 		event("evt_1", "handoff.created", "c1"),
 		event("evt_2", "conversation.completed", "c2"),
 		`{"type":`,
+		// A member of another type does not hide the rest.
+		`{"type":5,"data":{"conversation_id":"c1"}}`,
+		`{"type":"conversation.completed","data":{"conversationId":"c1"}}`,
 	} {
 		deliver(t, r, body, Sign("forger", []byte(body)))
 	}
@@ -624,16 +627,19 @@ func TestWaitNamesOnlyItsRejections(t *testing.T) {
 		}
 		return out
 	}
-	if got := reasons("c1"); !slices.Equal(got, []string{"/"}) {
-		t.Errorf("rejections for c1 = %q, want only the unreadable one", got)
+	if got := reasons("c1"); !slices.Equal(got, []string{"/", "/c1", "conversation.completed/c1"}) {
+		t.Errorf("rejections for c1 = %q, want all but the handoff and c2's", got)
 	}
-	if got := reasons(""); !slices.Equal(got, []string{"conversation.completed/c2", "/"}) {
-		t.Errorf("rejections for any conversation = %q, want c2's and the unreadable one", got)
+	if got := reasons("c2"); !slices.Equal(got, []string{"conversation.completed/c2", "/"}) {
+		t.Errorf("rejections for c2 = %q, want c2's and the unreadable one", got)
 	}
-	body := event("evt_3", "conversation.completed", "c3")
+	if got := reasons(""); !slices.Equal(got, []string{"conversation.completed/c2", "/", "/c1", "conversation.completed/c1"}) {
+		t.Errorf("rejections for any conversation = %q, want all but the handoff", got)
+	}
+	body := `{"type":"conversation.completed","data":{"conversationId":"c3"}}`
 	deliver(t, r, body, Sign(testSecret, []byte(body)))
-	if ev, ok := r.Find("", "conversation.completed"); !ok || ev.ID != "evt_3" {
-		t.Errorf("Find any conversation = %+v, %v; want evt_3", ev, ok)
+	if ev, ok := r.Find("", "conversation.completed"); !ok || ev.ConversationID != "c3" {
+		t.Errorf("Find any conversation = %+v, %v; want c3's, named in camelCase", ev, ok)
 	}
 }
 
@@ -654,6 +660,21 @@ func TestMissingErrorMessage(t *testing.T) {
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q\nwant      %q", got, tc.want)
+		}
+	}
+}
+
+// TestClip: a rejected body's field is kept whole up to maxRejectedField
+// bytes, else cut at a character's start and marked.
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", maxRejectedField-1) + "é" // the é straddles the bound
+	for _, tc := range []struct{ in, want string }{
+		{strings.Repeat("a", maxRejectedField), strings.Repeat("a", maxRejectedField)},
+		{strings.Repeat("a", maxRejectedField+1), strings.Repeat("a", maxRejectedField) + clipMark},
+		{long, long[:maxRejectedField-1] + clipMark},
+	} {
+		if got := clip(tc.in); got != tc.want {
+			t.Errorf("clip(%d bytes) = %q, want %q", len(tc.in), got, tc.want)
 		}
 	}
 }

@@ -359,3 +359,28 @@ func TestRegisterLeavesUnsentRetriesToTheClient(t *testing.T) {
 		t.Errorf("%d registrations tried, want the client's %d", rt.posts, platform.DefaultMaxAttempts)
 	}
 }
+
+// TestRegisterCutInBackoff: a registration retry cut short in its backoff
+// ends with the platform's failure, which says what went wrong, not with
+// the bare cancellation.
+func TestRegisterCutInBackoff(t *testing.T) {
+	t.Parallel()
+	reg := &flakyRegistry{fails: 100, endpoints: map[string]map[string]any{}}
+	srv := httptest.NewServer(reg)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, BuildKey: "build-key-0123456789",
+		Retry: platform.RetryPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { cancel(); return ctx.Err() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Register(ctx, c, "https://hooks.example.com/agenttest", nil, "")
+	var ae *platform.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError {
+		t.Fatalf("err = %v, want the platform's 500", err)
+	}
+	if reg.posts != 1 {
+		t.Errorf("%d registrations, want 1", reg.posts)
+	}
+}
