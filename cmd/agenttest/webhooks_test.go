@@ -292,3 +292,40 @@ func stopListener(t *testing.T, c *cli, done <-chan int) {
 		t.Fatal("listener did not stop on interrupt")
 	}
 }
+
+// TestWebhooksListenKeepsAReusedEndpoint: with --secret, an endpoint
+// already registered for --url is reused, said so, and left registered at
+// exit (it is the fixed receiver's, not this command's); when none is
+// registered, the endpoint the command registers in its place is its own,
+// said so, and deleted at exit, though --secret was given.
+func TestWebhooksListenKeepsAReusedEndpoint(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 4, Webhooks: sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1}})
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const fixed = "http://127.0.0.1:1/fixed"
+	ep, err := client.RegisterWebhook(ctx, platform.WebhookRegistration{URL: fixed, Description: "fixed receiver", Events: webhook.DefaultEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := func(url, secret, want string) {
+		t.Helper()
+		c := newCLI(t, "testdata/pass", simEnv(s), "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", url, "--secret", secret)
+		done := startListener(c)
+		waitFor(t, c.stdout, regexp.MustCompile(want))
+		stopListener(t, c, done)
+	}
+	listen(fixed, ep.SigningSecret, `; reusing endpoint `+ep.ID+` for `+regexp.QuoteMeta(fixed)+` `)
+	if list, err := client.ListWebhooks(ctx); err != nil || len(list) != 1 || list[0].ID != ep.ID {
+		t.Fatalf("endpoints after stop = %+v, %v; want the reused %s kept", list, err, ep.ID)
+	}
+
+	const other = "http://127.0.0.1:1/other"
+	listen(other, ep.SigningSecret, `; registered endpoint whe_\w+ for `+regexp.QuoteMeta(other)+` `)
+	if list, err := client.ListWebhooks(ctx); err != nil || len(list) != 1 || list[0].ID != ep.ID {
+		t.Errorf("endpoints after stop = %+v, %v; want only %s, the one registered for %s deleted", list, err, ep.ID, other)
+	}
+}
