@@ -117,6 +117,7 @@ func TestWebhooksListenUsage(t *testing.T) {
 		{name: "no subcommand", args: []string{"webhooks"}, want: "no subcommand given"},
 		{name: "unknown subcommand", args: []string{"webhooks", "serve"}, want: `unknown subcommand "serve"`},
 		{name: "unknown event", args: []string{"webhooks", "listen", "--events", "conversation.complete"}, want: `unknown event "conversation.complete"`},
+		{name: "no event", args: []string{"webhooks", "listen", "--events", " , "}, want: "--events names no event"},
 		{name: "bad url", args: []string{"webhooks", "listen", "--url", "hook"}, want: `--url "hook" must be an absolute http(s) URL`},
 		{name: "no target", args: []string{"webhooks", "listen"}, want: "no target configured"},
 		{name: "public listen without url", args: []string{"webhooks", "listen", "--listen", "0.0.0.0:0"},
@@ -259,7 +260,18 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 		t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
 	}
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
-	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069") {
+	// So are its type, conversation id and environment, quoted whole
+	// when not plain: a line break or space in one would forge a field.
+	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c 1\n2026-01-01T00:00:00Z x","environment":"live\u202e"}}`
+	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z `+regexp.QuoteMeta(`"handoff.created\x1b[2J" conversation="c 1\n2026-01-01T00:00:00Z x" env="live\u202e" {`)))
+	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069\x1b") {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
 
