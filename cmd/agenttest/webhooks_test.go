@@ -261,8 +261,8 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	}
 	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
 	// So are its type, conversation id and environment, quoted whole
-	// when not plain: a line break or space in one would forge a field.
-	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c 1\n2026-01-01T00:00:00Z x","environment":"live\u202e"}}`
+	// when not plain: a space in one would forge a field.
+	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`
 	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
 	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
 	resp, err = http.DefaultClient.Do(req)
@@ -270,7 +270,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z `+regexp.QuoteMeta(`"handoff.created\x1b[2J" conversation="c 1\n2026-01-01T00:00:00Z x" env="live\u202e" {`)))
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z `+regexp.QuoteMeta(`"handoff.created\x1b[2J" conversation="c1 env=sandbox" env="live\u202e" {`)))
 	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069\x1b") {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
