@@ -244,6 +244,8 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	env := simEnv(s)
 	env["AGENTTEST_BUILD_URL"] = front.URL
 	c := newCLI(t, "testdata/pass", env, "webhooks", "listen", "--listen", "127.0.0.1:0")
+	// An event line is dated by the command's clock, in UTC.
+	c.st.Now = func() time.Time { return time.Date(2026, 3, 1, 13, 0, 0, 0, time.FixedZone("CET", 3600)) }
 	done := startListener(c)
 	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
 	secret := <-secrets
@@ -259,7 +261,7 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
 	}
-	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^2026-03-01T12:00:00Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
 	// So are its type, conversation id and environment, quoted whole
 	// when not plain: a space in one would forge a field.
 	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`
