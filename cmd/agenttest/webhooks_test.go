@@ -119,6 +119,7 @@ func TestWebhooksListenUsage(t *testing.T) {
 		{name: "unknown event", args: []string{"webhooks", "listen", "--events", "conversation.complete"}, want: `unknown event "conversation.complete"`},
 		{name: "no event", args: []string{"webhooks", "listen", "--events", " , "}, want: "--events names no event"},
 		{name: "bad url", args: []string{"webhooks", "listen", "--url", "hook"}, want: `--url "hook" must be an absolute http(s) URL`},
+		{name: "url without host", args: []string{"webhooks", "listen", "--url", "https:hook"}, want: `--url "https:hook" must be an absolute http(s) URL`},
 		{name: "no target", args: []string{"webhooks", "listen"}, want: "no target configured"},
 		{name: "public listen without url", args: []string{"webhooks", "listen", "--listen", "0.0.0.0:0"},
 			env: map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:9", "AGENTTEST_BUILD_KEY": "bk-catalogue-0123"}, want: "--url is required"},

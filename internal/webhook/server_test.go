@@ -224,9 +224,9 @@ func TestServeDefaults(t *testing.T) {
 	} {
 		srv := Serve(listen(t), NewReceiver(Options{Secret: testSecret}), tc.opts)
 		t.Cleanup(func() { srv.Close() })
-		if srv.ReadTimeout != tc.wantRead || srv.ReadHeaderTimeout != tc.wantHead || srv.MaxHeaderBytes != maxHeaderBytes {
-			t.Errorf("Serve(%+v): read timeout %s, header timeout %s, max header bytes %d; want %s, %s, %d",
-				tc.opts, srv.ReadTimeout, srv.ReadHeaderTimeout, srv.MaxHeaderBytes, tc.wantRead, tc.wantHead, maxHeaderBytes)
+		if srv.ReadTimeout != tc.wantRead || srv.ReadHeaderTimeout != tc.wantHead || srv.WriteTimeout != tc.wantRead+5*time.Second || srv.MaxHeaderBytes != maxHeaderBytes {
+			t.Errorf("Serve(%+v): read timeout %s, header timeout %s, write timeout %s, max header bytes %d; want %s, %s, %s, %d",
+				tc.opts, srv.ReadTimeout, srv.ReadHeaderTimeout, srv.WriteTimeout, srv.MaxHeaderBytes, tc.wantRead, tc.wantHead, tc.wantRead+5*time.Second, maxHeaderBytes)
 		}
 	}
 }
