@@ -131,6 +131,7 @@ func TestReceiverStore(t *testing.T) {
 func TestWaitWakesOnArrival(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := NewReceiver(Options{Secret: testSecret})
+		start := time.Now() // the bubble's clock: it moves only when every goroutine waits
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		type waited struct {
@@ -158,6 +159,10 @@ func TestWaitWakesOnArrival(t *testing.T) {
 		w := <-got
 		if w.err != nil || w.ev.ID != "evt_c" || w.ev.ConversationID != "c9" || w.ev.Type != "handoff.created" {
 			t.Fatalf("Wait = %+v, %v; want evt_c", w.ev, w.err)
+		}
+		// Woken by the arrival, not found when its deadline came.
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Wait returned after %s of the bubble's time, want at the arrival", waited)
 		}
 	})
 }
