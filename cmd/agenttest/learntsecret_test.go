@@ -274,3 +274,30 @@ func TestTargetWebhookURL(t *testing.T) {
 		}
 	}
 }
+
+// webhooks listen masks the signing secret given with --secret before it
+// has learnt it from a registration: the platform knows the secret of the
+// endpoint it holds, and its refusal to list them reaches stderr.
+func TestWebhooksListenMasksGivenSecret(t *testing.T) {
+	t.Parallel()
+	const given = "whsec_GIVEN-3b8e51f0a9c2d746"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, `{"message": "endpoint with signing secret %s belongs to another workspace"}`, given)
+	}))
+	t.Cleanup(srv.Close)
+	env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}
+	c := newCLI(t, t.TempDir(), env, "webhooks", "listen", "--listen", "127.0.0.1:0", "--secret", given)
+	if code := c.run(t); code != exitErrored {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitErrored, c.stdout, c.stderr)
+	}
+	for name, text := range map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()} {
+		if f := keyIn(text, secret.Forms(given)); f != "" {
+			t.Errorf("%s holds the secret as %q:\n%s", name, f, text)
+		}
+	}
+	if !strings.Contains(c.stderr.String(), "belongs to another workspace") {
+		t.Errorf("stderr does not show the platform's refusal:\n%s", c.stderr)
+	}
+}

@@ -117,7 +117,9 @@ func TestWebhooksListenUsage(t *testing.T) {
 		{name: "no subcommand", args: []string{"webhooks"}, want: "no subcommand given"},
 		{name: "unknown subcommand", args: []string{"webhooks", "serve"}, want: `unknown subcommand "serve"`},
 		{name: "unknown event", args: []string{"webhooks", "listen", "--events", "conversation.complete"}, want: `unknown event "conversation.complete"`},
+		{name: "no event", args: []string{"webhooks", "listen", "--events", " , "}, want: "--events names no event"},
 		{name: "bad url", args: []string{"webhooks", "listen", "--url", "hook"}, want: `--url "hook" must be an absolute http(s) URL`},
+		{name: "url without host", args: []string{"webhooks", "listen", "--url", "https:hook"}, want: `--url "https:hook" must be an absolute http(s) URL`},
 		{name: "no target", args: []string{"webhooks", "listen"}, want: "no target configured"},
 		{name: "public listen without url", args: []string{"webhooks", "listen", "--listen", "0.0.0.0:0"},
 			env: map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:9", "AGENTTEST_BUILD_KEY": "bk-catalogue-0123"}, want: "--url is required"},
@@ -243,6 +245,8 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	env := simEnv(s)
 	env["AGENTTEST_BUILD_URL"] = front.URL
 	c := newCLI(t, "testdata/pass", env, "webhooks", "listen", "--listen", "127.0.0.1:0")
+	// An event line is dated by the command's clock, in UTC.
+	c.st.Now = func() time.Time { return time.Date(2026, 3, 1, 13, 0, 0, 0, time.FixedZone("CET", 3600)) }
 	done := startListener(c)
 	addr := waitFor(t, c.stdout, regexp.MustCompile(`listening on (127\.0\.0\.1:\d+); registered`))[1]
 	secret := <-secrets
@@ -258,8 +262,19 @@ func TestWebhooksListenEscapesEventData(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("the signed delivery answered %d, want 204", resp.StatusCode)
 	}
-	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
-	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069") {
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^2026-03-01T12:00:00Z handoff\.created conversation=c-text \{"conversation_id":"c-text","handoff_reason":"caller said: \\u202eevil\\u202c \\u009b2J \\x7f \\u2066x\\u2069"\}$`))
+	// So are its type, conversation id and environment, quoted whole
+	// when not plain: a space in one would forge a field.
+	body = `{"id":"evt_fields","type":"handoff.created\u001b[2J","data":{"conversation_id":"c1 env=sandbox","environment":"live\u202e"}}`
+	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", strings.NewReader(body))
+	req.Header.Set("X-Vendor-Signature", webhook.Sign(secret, []byte(body)))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitFor(t, c.stdout, regexp.MustCompile(`(?m)^\S+Z `+regexp.QuoteMeta(`"handoff.created\x1b[2J" conversation="c1 env=sandbox" env="live\u202e" {`)))
+	if out := c.stdout.String(); strings.ContainsAny(out, "\u202e\u202c\u009b\u007f\u2066\u2069\x1b") {
 		t.Errorf("the event's text reached the terminal raw:\n%q", out)
 	}
 
@@ -290,5 +305,42 @@ func stopListener(t *testing.T, c *cli, done <-chan int) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("listener did not stop on interrupt")
+	}
+}
+
+// TestWebhooksListenKeepsAReusedEndpoint: with --secret, an endpoint
+// already registered for --url is reused, said so, and left registered at
+// exit (it is the fixed receiver's, not this command's); when none is
+// registered, the endpoint the command registers in its place is its own,
+// said so, and deleted at exit, though --secret was given.
+func TestWebhooksListenKeepsAReusedEndpoint(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 4, Webhooks: sim.WebhookOptions{AllowInsecure: true, MaxAttempts: 1}})
+	client, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const fixed = "http://127.0.0.1:1/fixed"
+	ep, err := client.RegisterWebhook(ctx, platform.WebhookRegistration{URL: fixed, Description: "fixed receiver", Events: webhook.DefaultEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := func(url, secret, want string) {
+		t.Helper()
+		c := newCLI(t, "testdata/pass", simEnv(s), "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", url, "--secret", secret)
+		done := startListener(c)
+		waitFor(t, c.stdout, regexp.MustCompile(want))
+		stopListener(t, c, done)
+	}
+	listen(fixed, ep.SigningSecret, `; reusing endpoint `+ep.ID+` for `+regexp.QuoteMeta(fixed)+` `)
+	if list, err := client.ListWebhooks(ctx); err != nil || len(list) != 1 || list[0].ID != ep.ID {
+		t.Fatalf("endpoints after stop = %+v, %v; want the reused %s kept", list, err, ep.ID)
+	}
+
+	const other = "http://127.0.0.1:1/other"
+	listen(other, ep.SigningSecret, `; registered endpoint whe_\w+ for `+regexp.QuoteMeta(other)+` `)
+	if list, err := client.ListWebhooks(ctx); err != nil || len(list) != 1 || list[0].ID != ep.ID {
+		t.Errorf("endpoints after stop = %+v, %v; want only %s, the one registered for %s deleted", list, err, ep.ID, other)
 	}
 }

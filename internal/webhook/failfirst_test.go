@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,13 @@ func TestFailFirst(t *testing.T) {
 	}
 	if len(passed) != 2 || passed[0] != a || passed[1] != b {
 		t.Errorf("passed on = %q, want each event once, body intact", passed)
+	}
+	// A retry is the same event by its id, though its body differs (a
+	// platform that counts the attempts in it).
+	passed = nil
+	retries := []int{deliver(`{"id":"evt_c","attempt":1}`), deliver(`{"id":"evt_c","attempt":2}`), deliver(`{"id":"evt_c","attempt":3}`)}
+	if !slices.Equal(retries, []int{503, 503, 204}) || len(passed) != 1 {
+		t.Errorf("retries of one event with different bodies: statuses %v, passed on %q; want 503, 503, 204 and the third", retries, passed)
 	}
 	if FailFirst(next, 0) == nil {
 		t.Error("FailFirst(h, 0) must return h")

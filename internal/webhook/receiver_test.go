@@ -12,6 +12,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +131,7 @@ func TestReceiverStore(t *testing.T) {
 func TestWaitWakesOnArrival(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := NewReceiver(Options{Secret: testSecret})
+		start := time.Now() // the bubble's clock: it moves only when every goroutine waits
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		type waited struct {
@@ -157,6 +159,10 @@ func TestWaitWakesOnArrival(t *testing.T) {
 		w := <-got
 		if w.err != nil || w.ev.ID != "evt_c" || w.ev.ConversationID != "c9" || w.ev.Type != "handoff.created" {
 			t.Fatalf("Wait = %+v, %v; want evt_c", w.ev, w.err)
+		}
+		// Woken by the arrival, not found when its deadline came.
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Wait returned after %s of the bubble's time, want at the arrival", waited)
 		}
 	})
 }
@@ -538,4 +544,142 @@ func postSigned(t *testing.T, hs *httptest.Server, header, body string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestReceiverBounds: over HTTP, a signed delivery one byte over MaxBody
+// is answered 413 and recorded as rejected, not stored (a 2xx would stop
+// the platform retrying, and a truncated read would blame the
+// signature), while one of exactly MaxBody is stored; the stores of
+// events and of rejections never hold more than their bounds.
+func TestReceiverBounds(t *testing.T) {
+	t.Parallel()
+	const maxBody = 200
+	r := NewReceiver(Options{Secret: testSecret, MaxBody: maxBody, MaxEvents: 2, MaxRejected: 2})
+	hs := httptest.NewServer(r)
+	t.Cleanup(hs.Close)
+	sized := func(id string, n int) string {
+		body := event(id, "conversation.completed", "c1")
+		body = body[:len(body)-1] + `,"pad":"`
+		body += strings.Repeat("x", n-len(body)-len(`"}`)) + `"}`
+		if len(body) != n {
+			t.Fatalf("body of %d bytes, want %d", len(body), n)
+		}
+		return body
+	}
+	if code := postSigned(t, hs, r.SignatureHeader(), sized("evt_1", maxBody)); code != http.StatusNoContent {
+		t.Fatalf("a body of exactly MaxBody answered %d, want 204", code)
+	}
+	if code := postSigned(t, hs, r.SignatureHeader(), sized("evt_2", maxBody+1)); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a body one byte over MaxBody answered %d, want 413", code)
+	}
+	rej := r.Rejections()
+	if len(rej) != 1 || rej[0].Reason != "body exceeds 200 bytes" {
+		t.Fatalf("rejections = %+v, want the one oversized body", rej)
+	}
+	if evs := r.Events(); len(evs) != 1 || evs[0].ID != "evt_1" {
+		t.Fatalf("events = %+v, want evt_1 alone", evs)
+	}
+
+	for i := 2; i <= 4; i++ {
+		if code := postSigned(t, hs, r.SignatureHeader(), event(fmt.Sprintf("evt_%d", i), "handoff.created", "c2")); code != http.StatusNoContent {
+			t.Fatalf("answered %d", code)
+		}
+		if n := len(r.Events()); n > 2 {
+			t.Fatalf("%d events kept after evt_%d, MaxEvents is 2", n, i)
+		}
+	}
+	for i := range 3 {
+		deliver(t, r, event(fmt.Sprintf("evt_f%d", i), "handoff.created", "c2"), Sign("forger", []byte("x")))
+		if n := len(r.Rejections()); n > 2 {
+			t.Fatalf("%d rejections kept, MaxRejected is 2", n)
+		}
+	}
+	if rej := r.Rejections(); rej[0].Reason == "body exceeds 200 bytes" {
+		t.Errorf("the oldest rejection was kept over a newer one: %+v", rej)
+	}
+}
+
+// TestWaitNamesOnlyItsRejections: a wait's error lists the rejected
+// deliveries that may have been its event (of its type, or unreadable),
+// not a forged delivery of another event type for the same conversation,
+// which would name the wrong cause. A wait for any conversation ("")
+// lists those of every conversation, and finds any's event.
+func TestWaitNamesOnlyItsRejections(t *testing.T) {
+	t.Parallel()
+	r := NewReceiver(Options{Secret: testSecret})
+	for _, body := range []string{
+		event("evt_1", "handoff.created", "c1"),
+		event("evt_2", "conversation.completed", "c2"),
+		`{"type":`,
+		// A member of another type does not hide the rest.
+		`{"type":5,"data":{"conversation_id":"c1"}}`,
+		`{"type":"conversation.completed","data":{"conversationId":"c1"}}`,
+	} {
+		deliver(t, r, body, Sign("forger", []byte(body)))
+	}
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	reasons := func(conv string) []string {
+		t.Helper()
+		_, err := r.Wait(passed, conv, "conversation.completed")
+		var me *MissingError
+		if !errors.As(err, &me) {
+			t.Fatalf("Wait(%q) = %v, want a MissingError", conv, err)
+		}
+		var out []string
+		for _, rej := range me.Rejected {
+			out = append(out, rej.Type+"/"+rej.ConversationID)
+		}
+		return out
+	}
+	if got := reasons("c1"); !slices.Equal(got, []string{"/", "/c1", "conversation.completed/c1"}) {
+		t.Errorf("rejections for c1 = %q, want all but the handoff and c2's", got)
+	}
+	if got := reasons("c2"); !slices.Equal(got, []string{"conversation.completed/c2", "/"}) {
+		t.Errorf("rejections for c2 = %q, want c2's and the unreadable one", got)
+	}
+	if got := reasons(""); !slices.Equal(got, []string{"conversation.completed/c2", "/", "/c1", "conversation.completed/c1"}) {
+		t.Errorf("rejections for any conversation = %q, want all but the handoff", got)
+	}
+	body := `{"type":"conversation.completed","data":{"conversationId":"c3"}}`
+	deliver(t, r, body, Sign(testSecret, []byte(body)))
+	if ev, ok := r.Find("", "conversation.completed"); !ok || ev.ConversationID != "c3" {
+		t.Errorf("Find any conversation = %+v, %v; want c3's, named in camelCase", ev, ok)
+	}
+}
+
+// TestMissingErrorMessage: the message names a cancelled wait as such,
+// and of several rejections the last, the one nearest the deadline.
+func TestMissingErrorMessage(t *testing.T) {
+	rej := []Rejection{{Reason: "signature mismatch: first"}, {Reason: "malformed signature: last"}}
+	for _, tc := range []struct {
+		err  *MissingError
+		want string
+	}{
+		{&MissingError{Type: "handoff.created", ConversationID: "c1", Err: context.DeadlineExceeded},
+			`no verified "handoff.created" event for conversation c1 arrived`},
+		{&MissingError{Type: "handoff.created", Err: context.Canceled},
+			`no verified "handoff.created" event arrived (wait cancelled)`},
+		{&MissingError{Type: "handoff.created", ConversationID: "c1", Rejected: rej, Err: context.DeadlineExceeded},
+			`no verified "handoff.created" event for conversation c1 arrived: 2 deliveries rejected, the last: malformed signature: last`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q\nwant      %q", got, tc.want)
+		}
+	}
+}
+
+// TestClip: a rejected body's field is kept whole up to maxRejectedField
+// bytes, else cut at a character's start and marked.
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", maxRejectedField-1) + "é" // the é straddles the bound
+	for _, tc := range []struct{ in, want string }{
+		{strings.Repeat("a", maxRejectedField), strings.Repeat("a", maxRejectedField)},
+		{strings.Repeat("a", maxRejectedField+1), strings.Repeat("a", maxRejectedField) + clipMark},
+		{long, long[:maxRejectedField-1] + clipMark},
+	} {
+		if got := clip(tc.in); got != tc.want {
+			t.Errorf("clip(%d bytes) = %q, want %q", len(tc.in), got, tc.want)
+		}
+	}
 }

@@ -1,17 +1,21 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -33,6 +37,22 @@ type flakyRegistry struct {
 	// (alerts.triggered, alerts.resolved), refusing others with 422.
 	strict  bool
 	patches int
+	// listStatus, patchStatus and deleteStatus, when set, are the
+	// answers of those calls; failStatus and retryAfter those of a
+	// failing registration (default 500, no Retry-After).
+	listStatus, patchStatus, deleteStatus, failStatus int
+	retryAfter                                        string
+}
+
+// answer writes status with a platform error body unless status is 0,
+// and reports whether it did.
+func answer(w http.ResponseWriter, status int) bool {
+	if status == 0 {
+		return false
+	}
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"message": "answered %d on purpose"}`, status)
+	return true
 }
 
 func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -41,6 +61,9 @@ func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/webhooks/endpoints":
+		if answer(w, f.listStatus) {
+			return
+		}
 		list := []map[string]any{}
 		for _, ep := range f.endpoints {
 			list = append(list, ep)
@@ -61,8 +84,10 @@ func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.endpoints[id] = ep
 		}
 		if failing {
-			w.WriteHeader(http.StatusInternalServerError)
-			w.Write([]byte(`{"message": "internal error"}`))
+			if f.retryAfter != "" {
+				w.Header().Set("Retry-After", f.retryAfter)
+			}
+			answer(w, cmp.Or(f.failStatus, http.StatusInternalServerError))
 			return
 		}
 		out := map[string]any{"signing_secret": "whsec_" + id}
@@ -71,6 +96,9 @@ func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(out)
 	case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/"):
 		f.patches++
+		if answer(w, f.patchStatus) {
+			return
+		}
 		ep := f.endpoints[strings.TrimPrefix(r.URL.Path, "/v1/webhook-endpoints/")]
 		var up struct {
 			EventTypes []string `json:"event_types"`
@@ -97,12 +125,29 @@ func (f *flakyRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(ep)
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/"):
 		id := strings.TrimPrefix(r.URL.Path, "/v1/webhook-endpoints/")
+		if answer(w, f.deleteStatus) {
+			return
+		}
 		delete(f.endpoints, id)
 		f.deleted = append(f.deleted, id)
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// registryClient returns a client of reg, served over HTTP, whose retries
+// wait on clock with a fixed jitter.
+func registryClient(t *testing.T, reg *flakyRegistry, clock *fakeclock.Clock) *platform.Client {
+	t.Helper()
+	srv := httptest.NewServer(reg)
+	t.Cleanup(srv.Close)
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, BuildKey: "build-key-0123456789",
+		Retry: platform.RetryPolicy{Sleep: clock.Sleep, Rand: func() float64 { return 0.5 }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // TestRegisterRetriesPlatformFailures: the client does not re-send a
@@ -130,14 +175,8 @@ func TestRegisterRetriesPlatformFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			reg := &flakyRegistry{fails: tc.fails, half: tc.half, endpoints: map[string]map[string]any{}}
-			srv := httptest.NewServer(reg)
-			t.Cleanup(srv.Close)
 			clock := fakeclock.New()
-			c, err := platform.New(platform.Config{BuildURL: srv.URL, BuildKey: "build-key-0123456789",
-				Retry: platform.RetryPolicy{Sleep: clock.Sleep, Rand: func() float64 { return 0.5 }}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := registryClient(t, reg, clock)
 			const url = "https://hooks.example.com/agenttest"
 			ep, secret, err := Register(context.Background(), c, url, nil, tc.knownSecret)
 			reg.mu.Lock()
@@ -218,5 +257,130 @@ func TestRegisterReusesAKnownEndpoint(t *testing.T) {
 				t.Errorf("endpoint %+v, want it enabled with %v", ep, DefaultEvents)
 			}
 		})
+	}
+}
+
+// TestRegisterPlatformAnswers: what Register does with each answer of the
+// platform. A platform without a list operation (404, 405) gets a new
+// endpoint; an update refused for what it asked (400, 422) gets the
+// endpoint replaced, while one that failed (500) is an error and leaves
+// the endpoint alone; an endpoint already gone when it is replaced is no
+// error; a registration refused (400) is not retried, and a failed one
+// waits the Retry-After the platform asks for, unless that is longer than
+// the policy honours.
+func TestRegisterPlatformAnswers(t *testing.T) {
+	t.Parallel()
+	const url = "https://hooks.example.com/agenttest"
+	for _, tc := range []struct {
+		name        string
+		reg         *flakyRegistry
+		knownSecret string
+		wantErr     string
+		// wantPosts and wantDeleted count the calls; the clock moved
+		// by at least minWait and less than maxWait (when set).
+		wantPosts, wantDeleted int
+		minWait, maxWait       time.Duration
+	}{
+		{name: "no list operation (404)", reg: &flakyRegistry{listStatus: 404}, wantPosts: 1},
+		{name: "no list operation (405)", reg: &flakyRegistry{listStatus: 405}, wantPosts: 1},
+		{name: "list fails", reg: &flakyRegistry{listStatus: 403}, wantErr: "list webhook endpoints: "},
+		{name: "update refused (400)", reg: &flakyRegistry{patchStatus: 400}, knownSecret: "whsec_known", wantPosts: 1, wantDeleted: 1},
+		{name: "update fails (500)", reg: &flakyRegistry{patchStatus: 500}, knownSecret: "whsec_known", wantErr: "reuse webhook endpoint whe_known: "},
+		{name: "replaced endpoint already gone", reg: &flakyRegistry{deleteStatus: 404}, wantPosts: 1},
+		{name: "replaced endpoint not deleted", reg: &flakyRegistry{deleteStatus: 403}, wantErr: "replace webhook endpoint whe_known (its signing secret is unknown): "},
+		{name: "registration refused (400)", reg: &flakyRegistry{fails: 100, failStatus: 400}, wantErr: "400", wantPosts: 1, wantDeleted: 1},
+		{name: "Retry-After honoured", reg: &flakyRegistry{fails: 1, failStatus: 503, retryAfter: "30"}, wantPosts: 2, wantDeleted: 1, minWait: 30 * time.Second},
+		{name: "Retry-After over the cap", reg: &flakyRegistry{fails: 1, failStatus: 503, retryAfter: "3600"}, wantPosts: 2, wantDeleted: 1, maxWait: time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reg := tc.reg
+			// A disabled endpoint of the URL: one that must be updated
+			// when its secret is known, replaced when not.
+			reg.endpoints = map[string]map[string]any{"whe_known": {"id": "whe_known", "url": url, "events": DefaultEvents, "enabled": false}}
+			clock := fakeclock.New()
+			c := registryClient(t, reg, clock)
+			_, _, err := Register(context.Background(), c, url, nil, tc.knownSecret)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("err = %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+			}
+			reg.mu.Lock()
+			defer reg.mu.Unlock()
+			if reg.posts != tc.wantPosts || len(reg.deleted) != tc.wantDeleted {
+				t.Errorf("%d registrations and %d deletions, want %d and %d", reg.posts, len(reg.deleted), tc.wantPosts, tc.wantDeleted)
+			}
+			waited := clock.Now().Sub(fakeclock.Start)
+			if waited < tc.minWait || tc.maxWait > 0 && waited >= tc.maxWait {
+				t.Errorf("waited %s, want at least %s and less than %s", waited, tc.minWait, tc.maxWait)
+			}
+		})
+	}
+}
+
+// refusingTransport refuses every connection of a POST, as a platform
+// that is down does, and counts them.
+type refusingTransport struct {
+	mu    sync.Mutex
+	posts int
+}
+
+func (rt *refusingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPost {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	rt.mu.Lock()
+	rt.posts++
+	rt.mu.Unlock()
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+}
+
+// TestRegisterLeavesUnsentRetriesToTheClient: a registration whose
+// connection was never made is retried by the client already; Register
+// retrying it again would multiply the attempts.
+func TestRegisterLeavesUnsentRetriesToTheClient(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(&flakyRegistry{endpoints: map[string]map[string]any{}})
+	t.Cleanup(srv.Close)
+	rt := &refusingTransport{}
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, BuildKey: "build-key-0123456789", HTTPClient: &http.Client{Transport: rt},
+		Retry: platform.RetryPolicy{Sleep: fakeclock.New().Sleep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Register(context.Background(), c, "https://hooks.example.com/agenttest", nil, "")
+	var ne *platform.NetworkError
+	if !errors.As(err, &ne) || ne.Sent {
+		t.Fatalf("err = %v, want the connection never made", err)
+	}
+	if rt.posts != platform.DefaultMaxAttempts {
+		t.Errorf("%d registrations tried, want the client's %d", rt.posts, platform.DefaultMaxAttempts)
+	}
+}
+
+// TestRegisterCutInBackoff: a registration retry cut short in its backoff
+// ends with the platform's failure, which says what went wrong, not with
+// the bare cancellation.
+func TestRegisterCutInBackoff(t *testing.T) {
+	t.Parallel()
+	reg := &flakyRegistry{fails: 100, endpoints: map[string]map[string]any{}}
+	srv := httptest.NewServer(reg)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := platform.New(platform.Config{BuildURL: srv.URL, BuildKey: "build-key-0123456789",
+		Retry: platform.RetryPolicy{Sleep: func(ctx context.Context, _ time.Duration) error { cancel(); return ctx.Err() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Register(ctx, c, "https://hooks.example.com/agenttest", nil, "")
+	var ae *platform.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError {
+		t.Fatalf("err = %v, want the platform's 500", err)
+	}
+	if reg.posts != 1 {
+		t.Errorf("%d registrations, want 1", reg.posts)
 	}
 }

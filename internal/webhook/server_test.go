@@ -92,7 +92,8 @@ func TestSlowBodyIsCutAtTheDeadline(t *testing.T) {
 }
 
 // Past the connection cap a new connection is answered 503 and closed at
-// once; once the slow ones end, a valid signed delivery gets through. The
+// once, giving its place back; once the slow ones end, a valid signed
+// delivery gets through. The
 // slow ones hold their places under the default deadline for as long as
 // the test needs and end when they stop sending (TestSlowBodyIsCutAtTheDeadline
 // shows the deadline ending them): a short deadline could free a place
@@ -105,13 +106,18 @@ func TestConnectionCap(t *testing.T) {
 	for range max {
 		slow = append(slow, slowClient(t, addr))
 	}
-	over, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer over.Close()
-	if got := closedBy(t, over); !strings.HasPrefix(got, "HTTP/1.1 503") {
-		t.Fatalf("a connection over the cap got %q, want a 503", got)
+	// As many refused as the cap: had a refusal kept its place, the
+	// cap would stay full after the slow ones end.
+	for range max {
+		over, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := closedBy(t, over)
+		over.Close()
+		if !strings.HasPrefix(got, "HTTP/1.1 503") {
+			t.Fatalf("a connection over the cap got %q, want a 503", got)
+		}
 	}
 	for _, c := range slow {
 		// The body ends short: the delivery is rejected and the server
@@ -200,5 +206,27 @@ func TestForgedFloodKeepsLittle(t *testing.T) {
 	}
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 2<<20 {
 		t.Errorf("the heap grew %d MiB for %d forged deliveries of %d KiB, want well under one body each", grew>>20, n-1, len(body)>>10)
+	}
+}
+
+// Serve's zero options take the defaults: a server without them would
+// let a client that trickles its headers or body hold a connection for
+// ever. The deadlines are real time, so their values are checked, not
+// waited for.
+func TestServeDefaults(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		opts               ServerOptions
+		wantRead, wantHead time.Duration
+	}{
+		{ServerOptions{}, DefaultRequestTimeout, 5 * time.Second},
+		{ServerOptions{RequestTimeout: 2 * time.Second}, 2 * time.Second, 2 * time.Second},
+	} {
+		srv := Serve(listen(t), NewReceiver(Options{Secret: testSecret}), tc.opts)
+		t.Cleanup(func() { srv.Close() })
+		if srv.ReadTimeout != tc.wantRead || srv.ReadHeaderTimeout != tc.wantHead || srv.WriteTimeout != tc.wantRead+5*time.Second || srv.MaxHeaderBytes != maxHeaderBytes {
+			t.Errorf("Serve(%+v): read timeout %s, header timeout %s, write timeout %s, max header bytes %d; want %s, %s, %s, %d",
+				tc.opts, srv.ReadTimeout, srv.ReadHeaderTimeout, srv.WriteTimeout, srv.MaxHeaderBytes, tc.wantRead, tc.wantHead, tc.wantRead+5*time.Second, maxHeaderBytes)
+		}
 	}
 }
