@@ -51,11 +51,13 @@ const Description = "agenttest webhook receiver"
 // the registration (a POST that creates, re-sent only when it certainly
 // never arrived). A registration that failed on the platform's side (5xx,
 // a connection lost after sending) is retried here, from the list, with
-// the client's retry policy: the list finds an endpoint the failed POST
-// may have made for the URL after all, and since its secret was never
-// seen it is deleted and registered afresh, so a retry leaves one
-// endpoint, not two. Once the attempts are spent the error is the
-// platform's (an *platform.APIError or *platform.NetworkError inside).
+// the client's retry policy (a Retry-After longer than it honours ends
+// the retries with the error, as for the client's own calls): the list
+// finds an endpoint the failed POST may have made for the URL after all,
+// and since its secret was never seen it is deleted and registered
+// afresh, so a retry leaves one endpoint, not two. Once the attempts are
+// spent the error is the platform's (an *platform.APIError or
+// *platform.NetworkError inside).
 func Register(ctx context.Context, c Registrar, publicURL string, events []string, knownSecret string) (*platform.WebhookEndpoint, string, error) {
 	if len(events) == 0 {
 		events = DefaultEvents
@@ -70,8 +72,13 @@ func Register(ctx context.Context, c Registrar, publicURL string, events []strin
 			return ep, secret, err
 		}
 		wait := pol.Backoff(attempt)
-		var ae *platform.APIError
-		if errors.As(err, &ae) && ae.RetryAfter > wait && ae.RetryAfter <= pol.MaxRetryAfter {
+		if ae, ok := errors.AsType[*platform.APIError](err); ok && ae.RetryAfter > wait {
+			if ae.RetryAfter > pol.MaxRetryAfter {
+				// Asked to come back later than the policy waits: the
+				// client ends its own retries so too, and a registration
+				// sooner would only be refused again.
+				return nil, "", err
+			}
 			wait = ae.RetryAfter // a 503 may say when
 		}
 		if serr := pol.Sleep(ctx, wait); serr != nil {
