@@ -1,12 +1,17 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -445,5 +450,60 @@ func TestFailFastLetsCasesInFlightFinish(t *testing.T) {
 	}
 	if st := res.Stop; st == nil || st.Kind != result.StopFailFast {
 		t.Errorf("Stop = %+v, want fail-fast after breaks", st)
+	}
+}
+
+// TestRepeatVerdictCutsRunsInFlight: once a repeated case's verdict is
+// in, its runs still in flight are cut, not waited for: on a slow
+// platform each would hold a session (and the run's time) for nothing,
+// since they are not counted. Every run fails; the sequential test decides
+// on the first n of them, and the platform holds the sessions of the runs
+// after those until the client gives them up (hangUp fails the test if it
+// never does: with no cut they would wait out a turn timeout of an hour).
+func TestRepeatVerdictCutsRunsInFlight(t *testing.T) {
+	t.Parallel()
+	st := scenario.Stats{PassRate: 0.9, Confidence: 0.95}
+	decide := sequentialRule(st.Design(), st.Resolve().Repeat)
+	n := 0
+	for tl := (tally{}); ; {
+		tl.add(result.Failed)
+		n++
+		if _, _, done := decide(tl); done {
+			break
+		}
+	}
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel, opts.TurnTimeout = 3, time.Hour
+	// The conversation id tells the platform which run a session is of.
+	opts.ConversationIDs = func(_ *result.Case, a *result.Attempt) string { return fmt.Sprintf("cut-%d-%d", a.Run, a.Number) }
+	runOf := regexp.MustCompile(`"cut-(\d+)-`)
+	var held atomic.Int64
+	e.proxy.onRequest(func(kind string, _ int64, r *http.Request, w http.ResponseWriter) bool {
+		if kind != "start" {
+			return false
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		m := runOf.FindSubmatch(body)
+		if run, err := strconv.Atoi(string(m[1])); err != nil || run <= n {
+			return false
+		}
+		held.Add(1)
+		return hangUp(t, r, w)
+	})
+	e.proxy.onResponse(rudeEvery(1))
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, seqScenario(st))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Failed || c.Repeat == nil || c.Repeat.Decision != result.DecisionFailed || c.Repeat.Runs != n || len(c.Attempts) != n {
+		t.Fatalf("%s, repeat %+v, %d attempts; want failed on the first %d runs%s", c.Status, c.Repeat, len(c.Attempts), n, describe(c))
+	}
+	// With two runs at once, run n+1 had started when run n decided; it
+	// was cut before or while the platform held its session.
+	if d, h := c.Repeat.Discarded, held.Load(); d < 1 || h > int64(d) {
+		t.Errorf("%d runs discarded, %d sessions held; want at least 1 discarded, none held but theirs", d, h)
 	}
 }
