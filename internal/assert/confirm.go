@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -359,10 +360,7 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	}
 	// An intents check without a position of its own fails at the
 	// turns check's, not at the conversation's.
-	ipos := pos
-	if !t.Intents.Pos.IsZero() {
-		ipos = t.Intents.Pos
-	}
+	ipos := cmp.Or(t.Intents.Pos, pos)
 	includes, ok1 := c.names(ipos, keyConversation+".turns.intents.includes", "", t.Intents.Includes)
 	excludes, ok2 := c.names(ipos, keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)
 	if !ok1 || !ok2 {

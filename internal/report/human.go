@@ -321,15 +321,15 @@ func statusWhy(r *result.Result, s Summary) string {
 			}
 			return strings.Join(msgs, "; ")
 		}
-		// Counted without the checks: an alert gate that could not read
-		// the alerts is not a case that errored.
-		n, config := r.ErroredScenarios()
 		if st := r.Stop; st != nil && st.Config {
 			// A refused key or an unknown agent (exit 2): the cases
 			// that met it errored on the configuration, whatever their
 			// errors' kinds, and the rest did not run.
 			return st.Why() + ": a configuration problem kept the run from telling whether the agent is fine"
 		}
+		// Counted without the checks: an alert gate that could not read
+		// the alerts is not a case that errored.
+		n, config := r.ErroredScenarios()
 		if n == 0 && r.Stop != nil {
 			// Only a quarantined case met the stop: the rest did not run.
 			return r.Stop.Why() + ": the run could not tell whether the agent is fine"

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -372,11 +373,9 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	}
 	say, err := s.interpolate(text)
 	if err != nil {
-		at := pos
-		if st.SayPos != (diag.Pos{}) {
-			at = st.SayPos
-		}
-		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
+		// At the say's own text when it is not on the step's line (a
+		// DocString, a YAML block).
+		s.errored(&result.Error{Pos: cmp.Or(st.SayPos, pos), Kind: result.KindConfig, Message: fmt.Sprintf("turn %d: say: %v", index, err)})
 		return false, false
 	}
 	req := platform.ChatTurn{ClientEnv: s.c.Env, ASRLang: s.asr, TTSLang: s.tts, Message: say}

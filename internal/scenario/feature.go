@@ -635,26 +635,26 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	if sc.Name == "" {
 		sc.Name = fmt.Sprintf("scenario at line %d", sc.Pos.Line)
 	}
+	// The Examples row of an outline's scenario, when it is one.
 	var ref exampleRef
+	isRow := false
 	if len(p.AstNodeIds) > 1 {
-		ref, _ = fl.nodes[p.AstNodeIds[1]].(exampleRef)
+		ref, isRow = fl.nodes[p.AstNodeIds[1]].(exampleRef)
 	}
 	fl.name(sc, ast, ref)
-	if len(p.AstNodeIds) > 1 {
-		if ref, ok := fl.nodes[p.AstNodeIds[1]].(exampleRef); ok {
-			row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
-			if ref.ex.TableHeader != nil {
-				for i, c := range ref.ex.TableHeader.Cells {
-					if i < len(ref.row.Cells) {
-						row.Cols = append(row.Cols, c.Value)
-						row.Values[c.Value] = ref.row.Cells[i].Value
-					}
+	if isRow {
+		row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
+		if ref.ex.TableHeader != nil {
+			for i, c := range ref.ex.TableHeader.Cells {
+				if i < len(ref.row.Cells) {
+					row.Cols = append(row.Cols, c.Value)
+					row.Values[c.Value] = ref.row.Cells[i].Value
 				}
 			}
-			maps.Copy(sc.Vars, row.Values)
-			sc.Name += " " + row.suffix()
-			sc.Outline, sc.Pos = sc.Pos, row.Pos
 		}
+		maps.Copy(sc.Vars, row.Values)
+		sc.Name += " " + row.suffix()
+		sc.Outline, sc.Pos = sc.Pos, row.Pos
 	}
 	fl.tags(sc, p.Tags)
 	if q := sc.Quarantine; q != nil {
