@@ -253,6 +253,8 @@ func TestReadRefusesWhatReportsRefuse(t *testing.T) {
 		{"a case status no run writes", cases(`{"name": "x", "status": "passed"}, {"name": "y", "status": "great"}`), `"great"`},
 		{"a null case", cases(`{"name": "x", "status": "passed"}, null`), "null"},
 		{"an attempt status no run writes", cases(`{"name": "x", "status": "failed", "attempts": [{"status": "failed"}, {"status": "FAILED"}]}`), `"FAILED"`},
+		{"a shard no run deals", head + `"run": {"status": "passed"}, "shard": {"index": 3, "total": 2}}`, "3,"},
+		{"no shards", head + `"run": {"status": "passed"}, "shard": {"index": 1, "total": 0}}`, "0}"},
 		{"a check's status", head + `"run": {"status": "failed"}, "checks": [{"name": "alert gate", "status": ""}]}`, `""}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

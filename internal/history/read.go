@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // jsonReport is the part of a report.SchemaV1 document history reads.
@@ -32,11 +33,7 @@ type jsonReport struct {
 		Env        string `json:"env"`
 		Embedded   bool   `json:"embedded"`
 	} `json:"target"`
-	Shard *struct {
-		Index     int    `json:"index"`
-		Total     int    `json:"total"`
-		Selection string `json:"selection"`
-	} `json:"shard"`
+	Shard       *result.Shard `json:"shard"`
 	Deployments []struct {
 		Agent   string `json:"agent"`
 		Env     string `json:"env"`
@@ -144,6 +141,7 @@ func Read(path string, data []byte) (*Report, error) {
 func (doc *jsonReport) check(data []byte) error {
 	var v report.Values
 	v.Time([]any{"run", "started"}, doc.Run.Started)
+	v.Shard([]any{"shard"}, doc.Shard)
 	for i, f := range doc.Files {
 		for j, c := range f.Cases {
 			c.check(&v, []any{"files", i, "cases", j})

@@ -178,6 +178,23 @@ type Shard struct {
 	Selected int `json:"selected"`
 }
 
+// Check says what makes s a share no run deals (--shard K/N): fewer than
+// one shard, a K outside 1..N, or fewer than no scenarios. field is the
+// member of the report's "shard" at fault (total, index or selected),
+// for a reader to place the problem; "" and nil when s is a share.
+// scenario.ParseShard holds a --shard flag to the same rule.
+func (s Shard) Check() (field string, err error) {
+	switch {
+	case s.Total < 1:
+		return "total", fmt.Errorf("%d shards: a selection is dealt into 1 or more", s.Total)
+	case s.Index < 1 || s.Index > s.Total:
+		return "index", fmt.Errorf("shard %d of %d: want 1 <= index <= total", s.Index, s.Total)
+	case s.Selected < 0:
+		return "selected", fmt.Errorf("%d scenarios selected", s.Selected)
+	}
+	return "", nil
+}
+
 // Pacing sums what rate limits cost a run: the client paces each key to
 // the rate the platform accepts (a 429 pauses the key for its
 // Retry-After and lowers the rate; --rate caps it), so a limited platform
