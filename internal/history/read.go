@@ -97,16 +97,22 @@ func Read(path string, data []byte) (*Report, error) {
 	if err := doc.check(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status, Run: runID(doc, data)}
+	t := doc.Target
+	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status, Run: runID(doc, data),
+		Target: result.Target{Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL, AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded}}
 	for _, d := range doc.Deployments {
 		if d.Env != "" && !slices.Contains(r.Envs, d.Env) {
 			r.Envs = append(r.Envs, d.Env)
+		}
+		if d.Agent != "" && !slices.Contains(r.Agents, d.Agent) {
+			r.Agents = append(r.Agents, d.Agent)
 		}
 		if d.Changed {
 			r.Changed = true
 			r.Causes = append(r.Causes, "deployment of "+d.Agent+" changed during the run")
 		}
 	}
+	slices.Sort(r.Agents)
 	if len(r.Envs) == 0 && doc.Target.Env != "" {
 		r.Envs = []string{doc.Target.Env}
 	}

@@ -181,7 +181,7 @@ func check(in []Input) (problems, missing []string) {
 			problems = append(problems, s.Name+": not a shard's report (run with --shard K/N)")
 			continue
 		}
-		if why := sameTarget(target.Result.Target, s.Result.Target); why != "" {
+		if why := target.Result.Target.Diff(s.Result.Target); why != "" {
 			problems = append(problems, fmt.Sprintf("%s ran against another target than %s: %s", s.Name, target.Name, why))
 		}
 		if field, err := sh.Check(); err != nil {
@@ -221,28 +221,6 @@ func short(fp string) string {
 		return fp[:19]
 	}
 	return fp
-}
-
-// sameTarget says how two targets differ, "" when they are one. The
-// embedded simulator listens on a new port in every process, so its URLs
-// do not count.
-func sameTarget(a, b result.Target) string {
-	var diffs []string
-	field := func(name, x, y string) {
-		if x != y {
-			diffs = append(diffs, fmt.Sprintf("%s %q, not %q", name, y, x))
-		}
-	}
-	field("name", a.Name, b.Name)
-	field("account", a.AccountID, b.AccountID)
-	field("env", a.Env, b.Env)
-	if a.Embedded != b.Embedded {
-		diffs = append(diffs, "one ran on the embedded simulator")
-	} else if !a.Embedded {
-		field("build_url", a.BuildURL, b.BuildURL)
-		field("runtime_url", a.RuntimeURL, b.RuntimeURL)
-	}
-	return strings.Join(diffs, ", ")
 }
 
 // worseStop keeps the stop that says most about the run: one on a

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -235,6 +236,31 @@ type Target struct {
 	// target's environment need not be the one tested. Empty when no
 	// case runs.
 	Envs []EnvCount `json:"envs,omitempty"`
+}
+
+// Diff says how other differs from t as a target, "" when they are one:
+// its name, account, environment, and platform (the build and runtime
+// URLs). The embedded simulator listens on a new port in every process,
+// so its URLs do not count. Envs, what the cases ran in, is the run's,
+// not the target's. Shards of one run must be of one target (merge), and
+// a history of reports of more than one says so.
+func (t Target) Diff(other Target) string {
+	var diffs []string
+	field := func(name, x, y string) {
+		if x != y {
+			diffs = append(diffs, fmt.Sprintf("%s %q, not %q", name, y, x))
+		}
+	}
+	field("name", t.Name, other.Name)
+	field("account", t.AccountID, other.AccountID)
+	field("env", t.Env, other.Env)
+	if t.Embedded != other.Embedded {
+		diffs = append(diffs, "one ran on the embedded simulator")
+	} else if !t.Embedded {
+		field("build_url", t.BuildURL, other.BuildURL)
+		field("runtime_url", t.RuntimeURL, other.RuntimeURL)
+	}
+	return strings.Join(diffs, ", ")
 }
 
 // EnvCount is one environment of a run and the number of its cases.
