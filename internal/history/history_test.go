@@ -782,7 +782,14 @@ func TestTargets(t *testing.T) {
 		{name: "the embedded simulator, on a new port each night", agents: [][]string{restaurant, restaurant},
 			targets: []string{`{"name": "sim", "build_url": "http://127.0.0.1:4001", "embedded": true}`, `{"name": "sim", "build_url": "http://127.0.0.1:4002", "embedded": true}`},
 			groups:  [][]int{{0, 1}}},
-		{name: "a report that records no agents", targets: []string{sandbox, sandbox}, agents: [][]string{restaurant, nil}, groups: [][]int{{0, 1}}},
+		{name: "a report that records no agents", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, nil, restaurant}, groups: [][]int{{0, 1, 2}}},
+		// A group is its first report's target: a report without agents
+		// between two of other agents does not join them.
+		{name: "a report without agents between others", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, nil, {"bookings", "restaurant"}}, groups: [][]int{{0, 1}, {2}},
+			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
+				`  reports 1, 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
+				`  report 3: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agents bookings, restaurant` + "\n"},
+		{name: "the first report records no agents", targets: []string{sandbox, sandbox}, agents: [][]string{nil, restaurant}, groups: [][]int{{0, 1}}},
 		{name: "another platform", agents: [][]string{restaurant, restaurant, restaurant},
 			targets: []string{sandbox, strings.Replace(sandbox, "build.example.com", "build.staging.example.com", 1), sandbox},
 			groups:  [][]int{{0, 2}, {1}},
@@ -800,7 +807,7 @@ func TestTargets(t *testing.T) {
 				`  report 1: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
 				`  report 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agents bookings, restaurant` + "\n"},
 		{name: "another name, on the embedded simulator", agents: [][]string{nil, nil},
-			targets: []string{`{"name": "sim", "embedded": true}`, `{"name": "sim2\u001b[2J", "embedded": true}`}, groups: [][]int{{0}, {1}},
+			targets: []string{`{"name": "sim", "runtime_url": "http://127.0.0.1:4003", "embedded": true}`, `{"name": "sim2\u001b[2J", "embedded": true}`}, groups: [][]int{{0}, {1}},
 			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
 				`  report 1: target "sim", the embedded simulator` + "\n" +
 				`  report 2: target "sim2\x1b[2J", the embedded simulator` + "\n"},
