@@ -61,7 +61,9 @@ printed.
 
 Exit codes:
   0    the report vouches for the deployments active now: promote them
-  1    refused: each reason is said
+  1    refused: each reason is said (a platform that answers the read
+       of a deployment with 404, or for another environment than
+       asked, is one: no retry of the gate would read it)
   2    bad usage or configuration, a file that is not an agenttest JSON
        report, or the platform refused the build key
   4    the deployments active now could not be read (the platform or the
@@ -283,7 +285,8 @@ func readActive(ctx context.Context, client *platform.Client, keys []gate.Key, t
 			dep, err := runner.Bounded(ctx, timeout, now, func(ctx context.Context) (*platform.Deployment, error) {
 				return client.ActiveDeployment(ctx, k.Agent, k.Env)
 			})
-			a := gate.Active{Err: err, NotServed: platform.IsNotFound(err)}
+			_, otherEnv := errors.AsType[*platform.EnvironmentMismatchError](err)
+			a := gate.Active{Err: err, NotServed: platform.IsNotFound(err), OtherEnv: otherEnv}
 			if dep != nil {
 				a.ID = dep.ID
 			}

@@ -330,6 +330,22 @@ func TestGate(t *testing.T) {
 				}
 				return false
 			}},
+		// A platform that ignores ?environment= answers with its sandbox
+		// deployment when asked for pre-release: an answer, which every
+		// retry gets again, so a refusal with the reason, as for a 404.
+		// Before, "cannot read the deployment active now" and exit 4,
+		// whose "run the gate again" no run of the gate could satisfy.
+		{name: "the platform ignores ?environment= now", args: []string{"--env", "pre-release"},
+			gateEnv: map[string]string{"AGENTTEST_ENV": "pre-release"}, code: exitFailed,
+			want: []string{"restaurant in pre-release: tested dep-", ", active now unknown (the platform answered for another environment)\ngate: refused\n",
+				"gate: restaurant in pre-release: the platform answers for another environment now: asked for the active pre-release deployment, the platform answered with its sandbox deployment dep-sandbox (it may not support ?environment=): nothing ties the report to the pre-release deployment that would be promoted, and no retry of the gate would"},
+			intercept: func(w http.ResponseWriter, r *http.Request) bool {
+				if isDeploymentRead(r) && r.URL.Query().Get("environment") != "" {
+					io.WriteString(w, `{"id": "dep-sandbox", "environment": "sandbox"}`)
+					return true
+				}
+				return false
+			}},
 		// A target the gate cannot resolve gates against nothing.
 		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
 		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},

@@ -28,7 +28,11 @@ the scenarios that went from passing to failing. Scenarios are matched
 by file and name, not by line. Reports may be anywhere (relative, ../ or
 absolute) and are named as given. A run given twice (the same report
 under two names, such as a latest.json copy beside the dated reports)
-is counted once, with a note on stderr naming the files.
+is counted once, with a note on stderr naming the files. Reports of more
+than one target (another target name, workspace, environment or platform
+URL, as merge tells shards apart, or other agents tested) are said to be
+under the reports, each target with its reports: every scenario's record
+folds them together.
 
 Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
 `

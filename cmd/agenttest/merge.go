@@ -28,7 +28,9 @@ run's reports again, in any format.
 The reports must be every shard of one selection (same paths, filters
 and suite files) on one target, each once: reports of another selection
 or target, a shard given twice or a shard missing are refused, naming
-what differs (exit 2). --force merges them anyway; the scenarios of a
+what differs (exit 2); so is a report whose shard no run deals (K
+outside 1..N, N below 1: an edited report), as it is read, at the
+member at fault. --force merges them anyway; the scenarios of a
 missing shard have no verdict, so the merged run is then errored (exit 4)
 unless a check failed. A report merged so records what --force overrode
 (forced_merge in its JSON, kept when it is merged again), and agenttest

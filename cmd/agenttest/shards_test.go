@@ -181,6 +181,31 @@ func TestMergeShards(t *testing.T) {
 				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, tc.want, c.stderr)
 			}
 		}
+		// A shard number no run deals, edited into shard 2/3's report,
+		// is refused as the report is read, at the member at fault, and
+		// --force does not merge it. Before, "3/3" said shard 2/3 was
+		// missing, and a shard of "0" shards merged alone, as the whole
+		// run (exit 0).
+		b, _ = os.ReadFile(shard(2))
+		const number = "\"index\": 2,\n    \"total\": 3,"
+		if !strings.Contains(string(b), number) {
+			t.Fatalf("shard 2/3's report has no %q", number)
+		}
+		for _, tc := range []struct{ name, kn, want string }{
+			{"K past N", `"index": 4, "total": 3,`, ":14: not a JSON report: shard.index: shard 4 of 3: want 1 <= index <= total"},
+			{"K 0", `"index": 0, "total": 3,`, ":14: not a JSON report: shard.index: shard 0 of 3: want 1 <= index <= total"},
+			{"K negative", `"index": -2, "total": 3,`, ":14: not a JSON report: shard.index: shard -2 of 3: want 1 <= index <= total"},
+			{"N 0", `"index": 2, "total": 0,`, ":26: not a JSON report: shard.total: 0 shards: a selection is dealt into 1 or more"},
+		} {
+			edited := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			os.WriteFile(edited, []byte(strings.Replace(string(b), number, tc.kn, 1)), 0o644)
+			for _, args := range [][]string{{edited}, {shard(1), edited, shard(3), "--force"}} {
+				c := merge(exitUsage, args...)
+				if want := "agenttest: merge: " + edited + ":31" + tc.want + "\n"; !strings.Contains(c.stderr.String(), want) {
+					t.Errorf("%s: %v: stderr lacks %q:\n%s", tc.name, args, want, c.stderr)
+				}
+			}
+		}
 	})
 	// --force merges a run with a shard missing: its verdict cannot be
 	// passed, and the report says why.

@@ -614,30 +614,52 @@ func TestReadJSONDurations(t *testing.T) {
 		{[]string{"baseline", "run", "duration_ms"}, -0.5, "baseline.run.duration_ms: -0.5 is a negative duration"},
 		{[]string{"candidate", "run", "duration_ms"}, 1e16, "candidate.run.duration_ms: 1e+16 milliseconds is longer than a duration can be (about 292 years)"},
 	} {
-		var doc map[string]any
-		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
-			t.Fatal(err)
-		}
-		obj := doc
-		for _, k := range tc.path[:len(tc.path)-1] {
-			obj = obj[k].(map[string]any)
-		}
-		obj[tc.path[len(tc.path)-1]] = tc.ms
-		data, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = ReadJSON(bytes.NewReader(data))
-		var ve *jsonkind.ValueError
-		if !errors.As(err, &ve) || ve.Error() != tc.want {
-			t.Errorf("%v: error %v, want a ValueError %q", tc.path, err, tc.want)
-			continue
-		}
-		if text, _ := json.Marshal(tc.ms); !bytes.HasPrefix(data[ve.Offset:], text) {
-			got := string(data[ve.Offset:])
-			t.Errorf("%v: offset at %.20q, want the value %s", tc.path, got, text)
-		}
+		refusedAt(t, js.Bytes(), func(doc map[string]any) {
+			obj := doc
+			for _, k := range tc.path[:len(tc.path)-1] {
+				obj = obj[k].(map[string]any)
+			}
+			obj[tc.path[len(tc.path)-1]] = tc.ms
+		}, tc.ms, tc.want)
 	}
+}
+
+// refusedAt checks that the comparison js, with edit made to its
+// document, is refused with the ValueError want, placed at the value at.
+func refusedAt(t *testing.T, js []byte, edit func(doc map[string]any), at any, want string) {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadJSON(bytes.NewReader(data))
+	var ve *jsonkind.ValueError
+	if !errors.As(err, &ve) || ve.Error() != want {
+		t.Errorf("error %v, want a ValueError %q", err, want)
+		return
+	}
+	if text, _ := json.Marshal(at); !bytes.HasPrefix(data[ve.Offset:], text) {
+		t.Errorf("offset at %.20q, want the value %s", data[ve.Offset:], text)
+	}
+}
+
+// TestReadJSONShard: a side's shard no run deals is refused at its
+// member, as a run report's is (report.Values): before, a candidate of
+// "1/0" shards read as a whole run, which the gate does not refuse.
+func TestReadJSONShard(t *testing.T) {
+	t.Parallel()
+	js := comparisonJSON(t)
+	refusedAt(t, js.Bytes(), func(doc map[string]any) {
+		doc["candidate"].(map[string]any)["shard"] = map[string]any{"index": 1, "total": 0}
+	}, 0, "candidate.shard.total: 0 shards: a selection is dealt into 1 or more")
+	refusedAt(t, js.Bytes(), func(doc map[string]any) {
+		doc["baseline"].(map[string]any)["shard"] = map[string]any{"index": 3, "total": 2}
+	}, 3, "baseline.shard.index: shard 3 of 2: want 1 <= index <= total")
 }
 
 // TestReadJSONNulls: a null pair or deployment of a comparison read back

@@ -91,9 +91,10 @@ func WriteJSON(w io.Writer, c *Comparison) error {
 }
 
 // ReadJSON reads a document WriteJSON wrote. A document of another schema
-// is an error, and so is a duration no run has (result.CheckMillis) or a
-// status, time or deployment that does not read, at its place in the
-// document (jsonkind.ValueError).
+// is an error, and so is a duration no run has (result.CheckMillis), a
+// side's shard no run deals (result.Shard.Check) or a status, time or
+// deployment that does not read, at its place in the document
+// (jsonkind.ValueError).
 func ReadJSON(r io.Reader) (*Comparison, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -124,6 +125,20 @@ func ReadJSON(r io.Reader) (*Comparison, error) {
 	} {
 		if err := result.CheckMillis(d.ms); err != nil {
 			return nil, fmt.Errorf("not a JSON comparison: %w", jsonkind.At(data, d.path, err))
+		}
+	}
+	// A side's shard as a run report's is read (report.Values): the gate
+	// refuses a candidate that is one shard, and must not take one no
+	// run deals ("1/0") for a whole run.
+	for _, s := range []struct {
+		name string
+		side *Side
+	}{{"baseline", &c.Baseline}, {"candidate", &c.Candidate}} {
+		if s.side.Shard == nil {
+			continue
+		}
+		if field, err := s.side.Shard.Check(); err != nil {
+			return nil, fmt.Errorf("not a JSON comparison: %w", jsonkind.At(data, []any{s.name, "shard", field}, err))
 		}
 	}
 	return c, nil

@@ -108,11 +108,15 @@ type Key struct{ Agent, Env string }
 
 // Active is the deployment active now in an environment, as the command
 // read it: its id, or the error of the read. NotServed marks a platform
-// that answered 404.
+// that answered 404; OtherEnv, one that answered with the deployment of
+// another environment than asked (it ignores ?environment=; Err says
+// which). Both are answers, not failed reads: reading again gets them
+// again, so the gate refuses rather than asks to be run again.
 type Active struct {
 	ID        string
 	Err       error
 	NotServed bool
+	OtherEnv  bool
 }
 
 // Options are the gate's settings.
@@ -253,6 +257,11 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			refuse("%s: the deployment active now was not read", what)
 		case a.NotServed:
 			refuse("%s: the platform answers 404 to GET /v1/agents/{agentId}/deployments/active now (it does not serve the endpoint, or does not know the agent): nothing ties the report to what would be promoted", what)
+		case a.OtherEnv:
+			refuse("%s: the platform answers for another environment now: %v: nothing ties the report to the %s deployment that would be promoted, and no retry of the gate would",
+				what, a.Err, dep.Env)
+			d.Checked = append(d.Checked, what+": tested "+dep.ID+", active now unknown (the platform answered for another environment)")
+			continue
 		case a.Err != nil:
 			unreadable++
 			refuse("%s: cannot read the deployment active now: %v", what, a.Err)

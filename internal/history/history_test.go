@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/jsonkind"
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 func TestBuild(t *testing.T) {
@@ -253,6 +254,8 @@ func TestReadRefusesWhatReportsRefuse(t *testing.T) {
 		{"a case status no run writes", cases(`{"name": "x", "status": "passed"}, {"name": "y", "status": "great"}`), `"great"`},
 		{"a null case", cases(`{"name": "x", "status": "passed"}, null`), "null"},
 		{"an attempt status no run writes", cases(`{"name": "x", "status": "failed", "attempts": [{"status": "failed"}, {"status": "FAILED"}]}`), `"FAILED"`},
+		{"a shard no run deals", head + `"run": {"status": "passed"}, "shard": {"index": 3, "total": 2}}`, "3,"},
+		{"no shards", head + `"run": {"status": "passed"}, "shard": {"index": 1, "total": 0}}`, "0}"},
 		{"a check's status", head + `"run": {"status": "failed"}, "checks": [{"name": "alert gate", "status": ""}]}`, `""}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -593,14 +596,16 @@ func TestUnsteadyCountsEvidence(t *testing.T) {
 func TestWriteJSONGolden(t *testing.T) {
 	t.Parallel()
 	h := Build([]*Report{
-		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Status: "failed", Counts: Counts{Passed: 1, Failed: 2}, Cases: []Case{
-			{File: "a.yaml", Name: "w", Verdict: VerdictFailed, Failed: 1},
-			{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},
-			{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}},
-		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Failed: 1}, Cases: []Case{
-			{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1},
-			{File: "a.yaml", Name: "y", Verdict: VerdictFailed, Failed: 1, Quarantined: true},
-			{File: "a.yaml", Name: "z", Verdict: VerdictErrored, Errored: 1}}},
+		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Status: "failed", Counts: Counts{Passed: 1, Failed: 2},
+			Target: result.Target{Name: "nightly", BuildURL: "https://build.example.com", Env: "live"}, Agents: []string{"restaurant"}, Cases: []Case{
+				{File: "a.yaml", Name: "w", Verdict: VerdictFailed, Failed: 1},
+				{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},
+				{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}},
+		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Failed: 1},
+			Target: result.Target{Name: "nightly", BuildURL: "https://build.staging.example.com", Env: "live"}, Agents: []string{"restaurant"}, Cases: []Case{
+				{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1},
+				{File: "a.yaml", Name: "y", Verdict: VerdictFailed, Failed: 1, Quarantined: true},
+				{File: "a.yaml", Name: "z", Verdict: VerdictErrored, Errored: 1}}},
 	})
 	var b bytes.Buffer
 	if err := WriteJSON(&b, h); err != nil {
@@ -702,5 +707,111 @@ func TestChangedDeploymentIsNoClaim(t *testing.T) {
 	books = Build([]*Report{early, changedPass, failed}).Scenarios[0]
 	if books.Regressed || books.Flips != 0 {
 		t.Errorf("failed, a changed night's pass, failed: regressed %t, flips %d; want neither", books.Regressed, books.Flips)
+	}
+}
+
+// TestTargets: reports of more than one target (another name, workspace,
+// environment or platform, by the rule merge holds shards to, or other
+// agents) are said to be, in the text view and the JSON, naming each
+// target and its reports: every scenario's record folds them together,
+// and a flip between them may be the targets', not the agent's. Before,
+// a nightly history that a glob let a staging report into read as one
+// target's. The embedded simulator's URLs are new in every process, and
+// a report that records no agents is taken to have tested the others'.
+func TestTargets(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name    string
+		targets []string // the "target" member of each report
+		agents  [][]string
+		groups  [][]int
+		text    string // the text view's section, "" when there is none
+	}
+	const sandbox = `{"name": "nightly", "build_url": "https://build.example.com", "runtime_url": "https://rt.example.com", "account_id": "acc-1", "env": "sandbox"}`
+	restaurant := []string{"restaurant"}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var reports []*Report
+		for i, target := range tc.targets {
+			var deps []string
+			for _, a := range tc.agents[i] {
+				deps = append(deps, fmt.Sprintf(`{"agent": %q, "env": "sandbox"}`, a))
+			}
+			doc := fmt.Sprintf(`{"schema": "agenttest/result/v1", "run": {"started": "2026-03-0%dT00:00:00Z", "status": "passed"}, "target": %s, "deployments": [%s],
+				"files": [{"path": "a.yaml", "cases": [{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}]}]}`, i+1, target, strings.Join(deps, ", "))
+			r, err := Read(fmt.Sprintf("%d.json", i+1), []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reports = append(reports, r)
+		}
+		h := Build(reports)
+		if got := h.Targets(); !slices.EqualFunc(got, tc.groups, slices.Equal) {
+			t.Errorf("targets %v, want %v", got, tc.groups)
+		}
+		var b bytes.Buffer
+		if err := WriteText(&b, h); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if i := strings.Index(b.String(), "more than one target"); i >= 0 {
+			got = b.String()[i:]
+			got = got[:strings.Index(got, "\n\n")+1]
+		}
+		if got != tc.text {
+			t.Errorf("text:\n%s\nwant:\n%s", got, tc.text)
+		}
+		b.Reset()
+		if err := WriteJSON(&b, h); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Targets []struct {
+				Reports []int `json:"reports"`
+			} `json:"targets"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Targets) != len(tc.groups) {
+			t.Errorf("JSON targets %+v, want %v", doc.Targets, tc.groups)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "one target", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, restaurant, restaurant}, groups: [][]int{{0, 1, 2}}},
+		{name: "the embedded simulator, on a new port each night", agents: [][]string{restaurant, restaurant},
+			targets: []string{`{"name": "sim", "build_url": "http://127.0.0.1:4001", "embedded": true}`, `{"name": "sim", "build_url": "http://127.0.0.1:4002", "embedded": true}`},
+			groups:  [][]int{{0, 1}}},
+		{name: "a report that records no agents", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, nil, restaurant}, groups: [][]int{{0, 1, 2}}},
+		// A group is its first report's target: a report without agents
+		// between two of other agents does not join them.
+		{name: "a report without agents between others", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, nil, {"bookings", "restaurant"}}, groups: [][]int{{0, 1}, {2}},
+			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
+				`  reports 1, 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
+				`  report 3: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agents bookings, restaurant` + "\n"},
+		{name: "the first report records no agents", targets: []string{sandbox, sandbox}, agents: [][]string{nil, restaurant}, groups: [][]int{{0, 1}}},
+		{name: "another platform", agents: [][]string{restaurant, restaurant, restaurant},
+			targets: []string{sandbox, strings.Replace(sandbox, "build.example.com", "build.staging.example.com", 1), sandbox},
+			groups:  [][]int{{0, 2}, {1}},
+			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
+				`  reports 1, 3: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
+				`  report 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.staging.example.com, runtime at https://rt.example.com, agent restaurant` + "\n"},
+		{name: "another environment", agents: [][]string{restaurant, restaurant},
+			targets: []string{sandbox, strings.Replace(sandbox, `"sandbox"`, `"live"`, 1)}, groups: [][]int{{0}, {1}},
+			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
+				`  report 1: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
+				`  report 2: target "nightly", workspace acc-1, env live, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n"},
+		{name: "other agents", agents: [][]string{restaurant, {"restaurant", "bookings"}},
+			targets: []string{sandbox, sandbox}, groups: [][]int{{0}, {1}},
+			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
+				`  report 1: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
+				`  report 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agents bookings, restaurant` + "\n"},
+		{name: "another name, on the embedded simulator", agents: [][]string{nil, nil},
+			targets: []string{`{"name": "sim", "runtime_url": "http://127.0.0.1:4003", "embedded": true}`, `{"name": "sim2\u001b[2J", "embedded": true}`}, groups: [][]int{{0}, {1}},
+			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
+				`  report 1: target "sim", the embedded simulator` + "\n" +
+				`  report 2: target "sim2\x1b[2J", the embedded simulator` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/report"
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // jsonReport is the part of a report.SchemaV1 document history reads.
@@ -32,11 +33,7 @@ type jsonReport struct {
 		Env        string `json:"env"`
 		Embedded   bool   `json:"embedded"`
 	} `json:"target"`
-	Shard *struct {
-		Index     int    `json:"index"`
-		Total     int    `json:"total"`
-		Selection string `json:"selection"`
-	} `json:"shard"`
+	Shard       *result.Shard `json:"shard"`
 	Deployments []struct {
 		Agent   string `json:"agent"`
 		Env     string `json:"env"`
@@ -100,16 +97,22 @@ func Read(path string, data []byte) (*Report, error) {
 	if err := doc.check(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status, Run: runID(doc, data)}
+	t := doc.Target
+	r := &Report{Path: path, Started: doc.Run.Started, Status: doc.Run.Status, Run: runID(doc, data),
+		Target: result.Target{Name: t.Name, BuildURL: t.BuildURL, RuntimeURL: t.RuntimeURL, AccountID: t.AccountID, Env: t.Env, Embedded: t.Embedded}}
 	for _, d := range doc.Deployments {
 		if d.Env != "" && !slices.Contains(r.Envs, d.Env) {
 			r.Envs = append(r.Envs, d.Env)
+		}
+		if d.Agent != "" && !slices.Contains(r.Agents, d.Agent) {
+			r.Agents = append(r.Agents, d.Agent)
 		}
 		if d.Changed {
 			r.Changed = true
 			r.Causes = append(r.Causes, "deployment of "+d.Agent+" changed during the run")
 		}
 	}
+	slices.Sort(r.Agents)
 	if len(r.Envs) == 0 && doc.Target.Env != "" {
 		r.Envs = []string{doc.Target.Env}
 	}
@@ -144,6 +147,7 @@ func Read(path string, data []byte) (*Report, error) {
 func (doc *jsonReport) check(data []byte) error {
 	var v report.Values
 	v.Time([]any{"run", "started"}, doc.Run.Started)
+	v.Shard([]any{"shard"}, doc.Shard)
 	for i, f := range doc.Files {
 		for j, c := range f.Cases {
 			c.check(&v, []any{"files", i, "cases", j})

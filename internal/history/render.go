@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agenttest/agenttest/internal/escape"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/stats"
 )
 
@@ -55,6 +56,33 @@ func (r *Report) summary() string {
 	return out
 }
 
+// targetLabel names the target the report tested, in the words gate
+// uses: its name, workspace, environment, platform (or the embedded
+// simulator) and agents.
+func (r *Report) targetLabel() string {
+	t := r.Target
+	parts := []string{fmt.Sprintf("target %q", t.Name)}
+	if t.AccountID != "" {
+		parts = append(parts, "workspace "+t.AccountID)
+	}
+	if t.Env != "" {
+		parts = append(parts, "env "+t.Env)
+	}
+	switch {
+	case t.Embedded:
+		parts = append(parts, "the embedded simulator")
+	case t.BuildURL != "":
+		parts = append(parts, "the platform at "+t.BuildURL)
+	}
+	if t.RuntimeURL != "" && !t.Embedded {
+		parts = append(parts, "runtime at "+t.RuntimeURL)
+	}
+	if len(r.Agents) > 0 {
+		parts = append(parts, plural(len(r.Agents), "agent ", "agents ")+strings.Join(r.Agents, ", "))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // WriteText writes the history for people: the reports, one line per
 // scenario, then the scenarios that went from passing to failing. What
 // the report files hold (paths, statuses, case names) is escaped: the
@@ -68,6 +96,12 @@ func WriteText(w io.Writer, h *History) error {
 	fmt.Fprintf(&b, "%d %s, %s:\n", len(h.Reports), plural(len(h.Reports), "report", "reports"), order)
 	for i, r := range h.Reports {
 		fmt.Fprintf(&b, "  %d  %s  %s  %s%s\n", i+1, escape.Line(r.Path), escape.Line(orDash(r.Started)), escape.Line(orDash(r.Status)), escape.Line(r.summary()))
+	}
+	if groups := h.Targets(); len(groups) > 1 {
+		fmt.Fprintf(&b, "more than one target: the reports tested %d, which every scenario's record below folds together:\n", len(groups))
+		for _, g := range groups {
+			fmt.Fprintf(&b, "  %s %s: %s\n", plural(len(g), "report", "reports"), numbers(g), escape.Line(h.Reports[g[0]].targetLabel()))
+		}
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -117,12 +151,8 @@ func WriteText(w io.Writer, h *History) error {
 		}
 	}
 	if kept := h.Kept(); len(kept) > 0 {
-		var ns []string
-		for _, i := range kept {
-			ns = append(ns, fmt.Sprint(i+1))
-		}
 		fmt.Fprintf(&b, "kept from a verdict on the agent (the platform, the network or the run, not the agent): %d of %d %s: %s\n",
-			len(kept), len(h.Reports), plural(len(h.Reports), "report", "reports"), strings.Join(ns, ", "))
+			len(kept), len(h.Reports), plural(len(h.Reports), "report", "reports"), numbers(kept))
 	}
 	reg := h.Regressions()
 	if len(reg) == 0 {
@@ -148,6 +178,8 @@ func WriteText(w io.Writer, h *History) error {
 //	             interval: {lower, upper, level}, verdicts, quarantined,
 //	             retried, mixed, flips, regressed, unsteady}]
 //	regressed  [{file, name, passed_in, failed_in}]       (report indexes, 0-based)
+//	targets    [{reports, target: {name, build_url, runtime_url,
+//	             account_id, env, embedded}, agents}]      (History.Targets)
 //
 // verdicts has one entry per report: passed, flaky, failed, inconclusive,
 // errored, or null where the scenario did not run; quarantined likewise,
@@ -157,7 +189,9 @@ func WriteText(w io.Writer, h *History) error {
 // and failed; unsteady is true when mixed is anywhere. A report's envs are the environments its cases ran in, and its
 // causes why the run could not judge every case (a stop, a deployment
 // that changed, an interruption); kept lists the reports whose status is
-// errored or interrupted (indexes, 0-based).
+// errored or interrupted (indexes, 0-based). targets has one entry per
+// target the reports tested (reports: their indexes, 0-based): more than
+// one is a history that folds several targets together.
 const SchemaV1 = "agenttest/history/v1"
 
 type jsonHistory struct {
@@ -166,6 +200,13 @@ type jsonHistory struct {
 	Scenarios []jsonScenario  `json:"scenarios"`
 	Regressed []jsonRegressed `json:"regressed"`
 	Kept      []int           `json:"kept"`
+	Targets   []jsonTarget    `json:"targets"`
+}
+
+type jsonTarget struct {
+	Reports []int         `json:"reports"`
+	Target  result.Target `json:"target"`
+	Agents  []string      `json:"agents"`
 }
 
 type jsonReportRef struct {
@@ -219,7 +260,7 @@ type jsonRegressed struct {
 
 // WriteJSON writes the history as one JSON document (SchemaV1).
 func WriteJSON(w io.Writer, h *History) error {
-	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}, Kept: h.Kept()}
+	doc := jsonHistory{Schema: SchemaV1, Reports: []jsonReportRef{}, Scenarios: []jsonScenario{}, Regressed: []jsonRegressed{}, Kept: h.Kept(), Targets: []jsonTarget{}}
 	if doc.Kept == nil {
 		doc.Kept = []int{}
 	}
@@ -228,6 +269,10 @@ func WriteJSON(w io.Writer, h *History) error {
 		doc.Reports = append(doc.Reports, jsonReportRef{Path: r.Path, Started: r.Started, Status: r.Status,
 			Envs: orEmpty(r.Envs), Causes: orEmpty(r.Causes),
 			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun}})
+	}
+	for _, g := range h.Targets() {
+		r := h.Reports[g[0]]
+		doc.Targets = append(doc.Targets, jsonTarget{Reports: g, Target: r.Target, Agents: orEmpty(r.Agents)})
 	}
 	for _, s := range h.Scenarios {
 		js := jsonScenario{File: s.File, Name: s.Name, Runs: s.Runs(), Passed: s.Passed, Failed: s.Failed, Errored: s.Errored,
@@ -253,6 +298,16 @@ func WriteJSON(w io.Writer, h *History) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(doc)
+}
+
+// numbers lists report indexes as the text view numbers the reports,
+// from 1: "1, 3".
+func numbers(idx []int) string {
+	ns := make([]string, len(idx))
+	for j, i := range idx {
+		ns[j] = fmt.Sprint(i + 1)
+	}
+	return strings.Join(ns, ", ")
 }
 
 func plural(n int, one, many string) string {

@@ -54,13 +54,14 @@ type Input struct {
 // Shards merges the results of shards. It returns the merged result and
 // every problem that makes the inputs not the complete set of shards of
 // one selection on one target; with problems and without Force the
-// result is nil.
+// result is nil, and so it is with Force when an input has no Result.
 func Shards(in []Input, opt Options) (*result.Result, []string) {
 	if len(in) == 0 {
 		return nil, []string{"no report to merge"}
 	}
 	problems, missing := check(in)
-	if len(problems) > 0 && !opt.Force {
+	// Force merges what is there: a nil result has nothing to merge.
+	if len(problems) > 0 && (!opt.Force || slices.ContainsFunc(in, func(s Input) bool { return s.Result == nil })) {
 		return nil, problems
 	}
 	// Shard order first (the order the selection was dealt in), then the
@@ -149,7 +150,9 @@ func shardIndex(in Input) int {
 }
 
 // check returns the problems of the inputs as a set of shards, and the
-// shards missing from it (as K/N).
+// shards missing from it (as K/N). A report whose shard is none a run
+// deals (result.Shard.Check), or of another number of shards than the
+// first, is no shard of the set: it neither fills a place nor takes one.
 func check(in []Input) (problems, missing []string) {
 	first := in[0]
 	if len(in) == 1 && first.Result != nil && first.Result.Shard == nil {
@@ -159,8 +162,10 @@ func check(in []Input) (problems, missing []string) {
 		return nil, nil
 	}
 	var total int
-	// selection and ref are those of the first shard, which the others
-	// are measured against: the first report given may be no shard's.
+	// target is the first result's, selection and ref those of the first
+	// shard, which the others are measured against: the first report
+	// given may be no shard's.
+	var target *Input
 	var selection, ref string
 	seen := map[int]string{}
 	for _, s := range in {
@@ -168,9 +173,19 @@ func check(in []Input) (problems, missing []string) {
 			problems = append(problems, s.Name+": no result")
 			continue
 		}
+		if target == nil {
+			target = &s
+		}
 		sh := s.Result.Shard
 		if sh == nil {
 			problems = append(problems, s.Name+": not a shard's report (run with --shard K/N)")
+			continue
+		}
+		if why := target.Result.Target.Diff(s.Result.Target); why != "" {
+			problems = append(problems, fmt.Sprintf("%s ran against another target than %s: %s", s.Name, target.Name, why))
+		}
+		if field, err := sh.Check(); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: shard.%s: %v", s.Name, field, err))
 			continue
 		}
 		if total == 0 {
@@ -178,6 +193,7 @@ func check(in []Input) (problems, missing []string) {
 		}
 		if sh.Total != total {
 			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, ref, total))
+			continue
 		}
 		if sh.Selection != selection {
 			problems = append(problems, fmt.Sprintf("%s ran another selection than %s (other paths, --tags, --name or suite files): %s, not %s",
@@ -187,9 +203,6 @@ func check(in []Input) (problems, missing []string) {
 			problems = append(problems, fmt.Sprintf("%s and %s are both shard %d/%d", other, s.Name, sh.Index, sh.Total))
 		}
 		seen[sh.Index] = s.Name
-		if why := sameTarget(first.Result.Target, s.Result.Target); why != "" {
-			problems = append(problems, fmt.Sprintf("%s ran against another target than %s: %s", s.Name, first.Name, why))
-		}
 	}
 	for k := 1; k <= total; k++ {
 		if _, ok := seen[k]; !ok {
@@ -208,28 +221,6 @@ func short(fp string) string {
 		return fp[:19]
 	}
 	return fp
-}
-
-// sameTarget says how two targets differ, "" when they are one. The
-// embedded simulator listens on a new port in every process, so its URLs
-// do not count.
-func sameTarget(a, b result.Target) string {
-	var diffs []string
-	field := func(name, x, y string) {
-		if x != y {
-			diffs = append(diffs, fmt.Sprintf("%s %q, not %q", name, y, x))
-		}
-	}
-	field("name", a.Name, b.Name)
-	field("account", a.AccountID, b.AccountID)
-	field("env", a.Env, b.Env)
-	if a.Embedded != b.Embedded {
-		diffs = append(diffs, "one ran on the embedded simulator")
-	} else if !a.Embedded {
-		field("build_url", a.BuildURL, b.BuildURL)
-		field("runtime_url", a.RuntimeURL, b.RuntimeURL)
-	}
-	return strings.Join(diffs, ", ")
 }
 
 // worseStop keeps the stop that says most about the run: one on a

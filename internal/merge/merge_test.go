@@ -608,3 +608,70 @@ func otherSelection(r *result.Result) *result.Result {
 	r.Shard.Selection = "sha256:other"
 	return r
 }
+
+// TestShardNumbers: every shard number no run deals, and every set of
+// shards whose numbers do not fit together, is a problem naming the
+// report (and the member of its shard at fault). Before, "3/2" was taken
+// for a shard and the problem was shard 2/2 missing, a lone shard "1/0"
+// merged as the whole run and passed, and a shard of 2 given beside two
+// shards 2/3 was said to be both "shard 2/3" with them.
+func TestShardNumbers(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		shards [][2]int // K, N of 1.json, 2.json, ...
+		want   []string
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		var in []Input
+		for i, kn := range tc.shards {
+			in = append(in, Input{fmt.Sprintf("%d.json", i+1), shard(kn[0], kn[1], 0, cs(3+i, result.Passed))})
+		}
+		r, problems := Shards(in, Options{})
+		if r != nil || !slices.Equal(problems, tc.want) {
+			t.Errorf("result %v, problems:\n%s\nwant:\n%s", r != nil, strings.Join(problems, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "K past N", shards: [][2]int{{1, 2}, {3, 2}}, want: []string{
+			"2.json: shard.index: shard 3 of 2: want 1 <= index <= total", "shard 2/2 missing: every shard's report is needed for the run's verdict"}},
+		{name: "K 0", shards: [][2]int{{0, 2}, {2, 2}}, want: []string{
+			"1.json: shard.index: shard 0 of 2: want 1 <= index <= total", "shard 1/2 missing: every shard's report is needed for the run's verdict"}},
+		{name: "K negative", shards: [][2]int{{1, 2}, {-2, 2}}, want: []string{
+			"2.json: shard.index: shard -2 of 2: want 1 <= index <= total", "shard 2/2 missing: every shard's report is needed for the run's verdict"}},
+		{name: "N 0, alone", shards: [][2]int{{1, 0}}, want: []string{"1.json: shard.total: 0 shards: a selection is dealt into 1 or more"}},
+		{name: "N negative, first", shards: [][2]int{{1, -2}, {1, 2}, {2, 2}}, want: []string{"1.json: shard.total: -2 shards: a selection is dealt into 1 or more"}},
+		{name: "twice", shards: [][2]int{{1, 3}, {2, 3}, {2, 3}, {3, 3}}, want: []string{"2.json and 3.json are both shard 2/3"}},
+		{name: "N disagrees", shards: [][2]int{{1, 3}, {2, 2}, {2, 3}, {3, 3}}, want: []string{"2.json is shard 2/2, but 1.json is of 3 shards"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+	// A shard no run deals, merged with Force, is merged as a report that
+	// is no shard, and says so.
+	r, problems := Shards([]Input{{"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", shard(3, 2, 0, cs(6, result.Passed))}}, Options{Force: true})
+	if len(problems) > 0 || r == nil || len(r.Files[0].Cases) != 2 || r.Stop == nil || r.Stop.Kind != StopMissingShards ||
+		!slices.Contains(r.ForcedMerge, "2.json: shard.index: shard 3 of 2: want 1 <= index <= total") {
+		t.Errorf("forced: problems %v, result %+v", problems, r)
+	}
+}
+
+// TestNilResult: an input without a result is a problem, with or without
+// Force, wherever it is given; Shards panicked on it (a nil pointer
+// dereference) when it came first, or anywhere with Force.
+func TestNilResult(t *testing.T) {
+	t.Parallel()
+	s1, s2 := shard(1, 2, 0, cs(3, result.Passed)), shard(2, 2, 0, cs(6, result.Passed))
+	for _, in := range [][]Input{
+		{{"nil.json", nil}},
+		{{"nil.json", nil}, {"1.json", s1}, {"2.json", s2}},
+		{{"1.json", s1}, {"nil.json", nil}, {"2.json", s2}},
+	} {
+		for _, force := range []bool{false, true} {
+			r, problems := Shards(in, Options{Force: force})
+			if r != nil || !slices.Contains(problems, "nil.json: no result") {
+				t.Errorf("%d inputs, force %v: result %v, problems %q", len(in), force, r != nil, problems)
+			}
+		}
+	}
+}

@@ -116,6 +116,7 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			res.Deployments = append(res.Deployments, d)
 		}
 	}
+	rd.Shard([]any{"shard"}, doc.Shard)
 	res.Shard, res.Rerun, res.ForcedMerge = doc.Shard, doc.Rerun, doc.ForcedMerge
 	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}

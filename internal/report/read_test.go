@@ -354,6 +354,21 @@ func TestReadJSONValueErrors(t *testing.T) {
 			want: `not a JSON report: deployments[1]: id is a JSON number, where a deployment has a string`},
 		{name: "deployment not an object", doc: head + `"run": {"status": "passed"}, "deployments": ["dep-1"]}`, at: `"dep-1"`,
 			want: `not a JSON report: deployments[0]: a JSON string, where a deployment is an object`},
+		// A shard no run deals (an edited report): merge took 3/2 for
+		// a shard and said shard 2/2 was missing, and a lone shard of
+		// "1/0" for the whole run, which then passed.
+		{name: "shard past its total", doc: head + `"run": {"status": "passed"}, "shard": {"index": 3, "total": 2, "selection": "s"}}`, at: "3,",
+			want: "not a JSON report: shard.index: shard 3 of 2: want 1 <= index <= total"},
+		{name: "shard 0", doc: head + `"run": {"status": "passed"}, "shard": {"index": 0, "total": 2}}`, at: "0,",
+			want: "not a JSON report: shard.index: shard 0 of 2: want 1 <= index <= total"},
+		{name: "negative shard", doc: head + `"run": {"status": "passed"}, "shard": {"index": -1, "total": 2}}`, at: "-1",
+			want: "not a JSON report: shard.index: shard -1 of 2: want 1 <= index <= total"},
+		{name: "no shards", doc: head + `"run": {"status": "passed"}, "shard": {"index": 1, "total": 0}}`, at: "0}",
+			want: "not a JSON report: shard.total: 0 shards: a selection is dealt into 1 or more"},
+		{name: "negative total", doc: head + `"run": {"status": "passed"}, "shard": {"total": -2, "index": 1}}`, at: "-2",
+			want: "not a JSON report: shard.total: -2 shards: a selection is dealt into 1 or more"},
+		{name: "negative selected", doc: head + `"run": {"status": "passed"}, "shard": {"index": 1, "total": 1, "selected": -4}}`, at: "-4",
+			want: "not a JSON report: shard.selected: -4 scenarios selected"},
 		// A member given twice is read from its last occurrence, and
 		// refused there.
 		{name: "duplicate member", doc: head + `"run": {"duration_ms": 1, "duration_ms": -2}}`, at: "-2",

@@ -12,7 +12,8 @@ import (
 // Values checks the values of a JSON report as a reader decodes them,
 // by the rules every reader of reports shares: a case's or an attempt's
 // status (result.Status), the run's (result.ParseRunStatus), a time
-// (result.ParseTime), a duration (result.CheckMillis). It keeps the first
+// (result.ParseTime), a duration (result.CheckMillis), a run's shard
+// (result.Shard.Check). It keeps the first
 // value that breaks one with its path (member names and array indices),
 // and Err places it in the document. ReadJSON reads through it, and so do
 // the readers that decode only the members they need (ReadRerun,
@@ -72,6 +73,16 @@ func (v *Values) Millis(path []any, ms float64) time.Duration {
 		return 0
 	}
 	return fromMillis(ms)
+}
+
+// Shard checks the shard of a sharded run's report (result.Shard.Check),
+// placing a problem at the member at fault: shard.index of "3/2".
+func (v *Values) Shard(path []any, s *result.Shard) {
+	if s == nil {
+		return
+	}
+	field, err := s.Check()
+	v.Check(member(path, field), err)
 }
 
 // member is the path of a member (or element) of the value at path.

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -178,6 +179,23 @@ type Shard struct {
 	Selected int `json:"selected"`
 }
 
+// Check says what makes s a share no run deals (--shard K/N): fewer than
+// one shard, a K outside 1..N, or fewer than no scenarios. field is the
+// member of the report's "shard" at fault (total, index or selected),
+// for a reader to place the problem; "" and nil when s is a share.
+// scenario.ParseShard holds a --shard flag to the same rule.
+func (s Shard) Check() (field string, err error) {
+	switch {
+	case s.Total < 1:
+		return "total", fmt.Errorf("%d shards: a selection is dealt into 1 or more", s.Total)
+	case s.Index < 1 || s.Index > s.Total:
+		return "index", fmt.Errorf("shard %d of %d: want 1 <= index <= total", s.Index, s.Total)
+	case s.Selected < 0:
+		return "selected", fmt.Errorf("%d scenarios selected", s.Selected)
+	}
+	return "", nil
+}
+
 // Pacing sums what rate limits cost a run: the client paces each key to
 // the rate the platform accepts (a 429 pauses the key for its
 // Retry-After and lowers the rate; --rate caps it), so a limited platform
@@ -218,6 +236,31 @@ type Target struct {
 	// target's environment need not be the one tested. Empty when no
 	// case runs.
 	Envs []EnvCount `json:"envs,omitempty"`
+}
+
+// Diff says how other differs from t as a target, "" when they are one:
+// its name, account, environment, and platform (the build and runtime
+// URLs). The embedded simulator listens on a new port in every process,
+// so its URLs do not count. Envs, what the cases ran in, is the run's,
+// not the target's. Shards of one run must be of one target (merge), and
+// a history of reports of more than one says so.
+func (t Target) Diff(other Target) string {
+	var diffs []string
+	field := func(name, x, y string) {
+		if x != y {
+			diffs = append(diffs, fmt.Sprintf("%s %q, not %q", name, y, x))
+		}
+	}
+	field("name", t.Name, other.Name)
+	field("account", t.AccountID, other.AccountID)
+	field("env", t.Env, other.Env)
+	if t.Embedded != other.Embedded {
+		diffs = append(diffs, "one ran on the embedded simulator")
+	} else if !t.Embedded {
+		field("build_url", t.BuildURL, other.BuildURL)
+		field("runtime_url", t.RuntimeURL, other.RuntimeURL)
+	}
+	return strings.Join(diffs, ", ")
 }
 
 // EnvCount is one environment of a run and the number of its cases.

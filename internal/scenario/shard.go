@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agenttest/agenttest/internal/result"
 )
 
 // Shard is one share of a selection, for splitting a long suite across CI
@@ -33,7 +35,7 @@ func ParseShard(s string) (Shard, error) {
 	if !ok || kerr != nil || nerr != nil {
 		return Shard{}, fmt.Errorf("%q is not K/N, e.g. 2/4 for the second of four shards", s)
 	}
-	if ni < 1 || ki < 1 || ki > ni {
+	if _, err := (result.Shard{Index: ki, Total: ni}).Check(); err != nil {
 		return Shard{}, fmt.Errorf("%q: want 1 <= K <= N, e.g. 2/4 for the second of four shards", s)
 	}
 	return Shard{Index: ki, Total: ni}, nil
