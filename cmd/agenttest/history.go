@@ -30,9 +30,8 @@ absolute) and are named as given. A run given twice (the same report
 under two names, such as a latest.json copy beside the dated reports)
 is counted once, with a note on stderr naming the files. Reports of more
 than one target (another target name, workspace, environment or platform
-URL, as merge tells shards apart, or other agents tested) are said to be
-under the reports, each target with its reports: every scenario's record
-folds them together.
+URL, as merge tells shards apart) are said to be under the reports, each
+target with its reports: every scenario's record folds them together.
 
 Exit codes: 0 printed, 2 bad usage or a file that is not a JSON report.
 `

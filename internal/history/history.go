@@ -67,11 +67,9 @@ type Report struct {
 	// else its target's): a nightly job against live that tested sandbox
 	// shows it here.
 	Envs []string
-	// Target is the target its run ran against, and Agents the agents of
-	// its deployments, sorted (none in a report written before they were
-	// recorded): History.Targets groups the reports by them.
+	// Target is the target its run ran against: History.Targets groups
+	// the reports by it.
 	Target result.Target
-	Agents []string
 	// Counts are its cases by verdict.
 	Counts Counts
 	// Causes say why the run could not give every case a verdict about
@@ -292,14 +290,15 @@ func (h *History) Kept() []int {
 // holds the indexes of the reports of one target, in order, the groups
 // in the order their first reports come. Reports are of one target when
 // result.Target.Diff finds none between them (the name, account,
-// environment and platform merge holds shards to) and they tested the
-// same agents (when both recorded theirs). More than one group is a
-// history of more than one target: each scenario's record folds them
-// together, and a flip may be the targets', not the agent's.
+// environment and platform merge holds shards to). The agents a report
+// tested do not count: a suite added for another agent changes what runs,
+// not where. More than one group is a history of more than one target:
+// each scenario's record folds them together, and a flip may be the
+// targets', not the agent's.
 func (h *History) Targets() [][]int {
 	var groups [][]int
 	for i, r := range h.Reports {
-		g := slices.IndexFunc(groups, func(g []int) bool { return sameTarget(h.Reports[g[0]], r) })
+		g := slices.IndexFunc(groups, func(g []int) bool { return h.Reports[g[0]].Target.Diff(r.Target) == "" })
 		if g < 0 {
 			groups = append(groups, []int{i})
 			continue
@@ -307,10 +306,6 @@ func (h *History) Targets() [][]int {
 		groups[g] = append(groups[g], i)
 	}
 	return groups
-}
-
-func sameTarget(a, b *Report) bool {
-	return a.Target.Diff(b.Target) == "" && (len(a.Agents) == 0 || len(b.Agents) == 0 || slices.Equal(a.Agents, b.Agents))
 }
 
 // distinct returns the reports without those of a run an earlier one

@@ -597,12 +597,12 @@ func TestWriteJSONGolden(t *testing.T) {
 	t.Parallel()
 	h := Build([]*Report{
 		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Status: "failed", Counts: Counts{Passed: 1, Failed: 2},
-			Target: result.Target{Name: "nightly", BuildURL: "https://build.example.com", Env: "live"}, Agents: []string{"restaurant"}, Cases: []Case{
+			Target: result.Target{Name: "nightly", BuildURL: "https://build.example.com", Env: "live"}, Cases: []Case{
 				{File: "a.yaml", Name: "w", Verdict: VerdictFailed, Failed: 1},
 				{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},
 				{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}},
 		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Failed: 1},
-			Target: result.Target{Name: "nightly", BuildURL: "https://build.staging.example.com", Env: "live"}, Agents: []string{"restaurant"}, Cases: []Case{
+			Target: result.Target{Name: "nightly", BuildURL: "https://build.staging.example.com", Env: "live"}, Cases: []Case{
 				{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1},
 				{File: "a.yaml", Name: "y", Verdict: VerdictFailed, Failed: 1, Quarantined: true},
 				{File: "a.yaml", Name: "z", Verdict: VerdictErrored, Errored: 1}}},
@@ -782,30 +782,21 @@ func TestTargets(t *testing.T) {
 		{name: "the embedded simulator, on a new port each night", agents: [][]string{restaurant, restaurant},
 			targets: []string{`{"name": "sim", "build_url": "http://127.0.0.1:4001", "embedded": true}`, `{"name": "sim", "build_url": "http://127.0.0.1:4002", "embedded": true}`},
 			groups:  [][]int{{0, 1}}},
-		{name: "a report that records no agents", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, nil, restaurant}, groups: [][]int{{0, 1, 2}}},
-		// A group is its first report's target: a report without agents
-		// between two of other agents does not join them.
-		{name: "a report without agents between others", targets: []string{sandbox, sandbox, sandbox}, agents: [][]string{restaurant, nil, {"bookings", "restaurant"}}, groups: [][]int{{0, 1}, {2}},
-			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
-				`  reports 1, 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
-				`  report 3: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agents bookings, restaurant` + "\n"},
-		{name: "the first report records no agents", targets: []string{sandbox, sandbox}, agents: [][]string{nil, restaurant}, groups: [][]int{{0, 1}}},
+		// The agents a report tested do not make another target: a
+		// suite added for a second agent changes what runs, not where.
+		{name: "other agents, or none recorded", targets: []string{sandbox, sandbox, sandbox, sandbox},
+			agents: [][]string{restaurant, nil, {"bookings", "restaurant"}, {"bookings"}}, groups: [][]int{{0, 1, 2, 3}}},
 		{name: "another platform", agents: [][]string{restaurant, restaurant, restaurant},
 			targets: []string{sandbox, strings.Replace(sandbox, "build.example.com", "build.staging.example.com", 1), sandbox},
 			groups:  [][]int{{0, 2}, {1}},
 			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
-				`  reports 1, 3: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
-				`  report 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.staging.example.com, runtime at https://rt.example.com, agent restaurant` + "\n"},
+				`  reports 1, 3: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com` + "\n" +
+				`  report 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.staging.example.com, runtime at https://rt.example.com` + "\n"},
 		{name: "another environment", agents: [][]string{restaurant, restaurant},
 			targets: []string{sandbox, strings.Replace(sandbox, `"sandbox"`, `"live"`, 1)}, groups: [][]int{{0}, {1}},
 			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
-				`  report 1: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
-				`  report 2: target "nightly", workspace acc-1, env live, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n"},
-		{name: "other agents", agents: [][]string{restaurant, {"restaurant", "bookings"}},
-			targets: []string{sandbox, sandbox}, groups: [][]int{{0}, {1}},
-			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +
-				`  report 1: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agent restaurant` + "\n" +
-				`  report 2: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com, agents bookings, restaurant` + "\n"},
+				`  report 1: target "nightly", workspace acc-1, env sandbox, the platform at https://build.example.com, runtime at https://rt.example.com` + "\n" +
+				`  report 2: target "nightly", workspace acc-1, env live, the platform at https://build.example.com, runtime at https://rt.example.com` + "\n"},
 		{name: "another name, on the embedded simulator", agents: [][]string{nil, nil},
 			targets: []string{`{"name": "sim", "runtime_url": "http://127.0.0.1:4003", "embedded": true}`, `{"name": "sim2\u001b[2J", "embedded": true}`}, groups: [][]int{{0}, {1}},
 			text: "more than one target: the reports tested 2, which every scenario's record below folds together:\n" +

@@ -104,15 +104,11 @@ func Read(path string, data []byte) (*Report, error) {
 		if d.Env != "" && !slices.Contains(r.Envs, d.Env) {
 			r.Envs = append(r.Envs, d.Env)
 		}
-		if d.Agent != "" && !slices.Contains(r.Agents, d.Agent) {
-			r.Agents = append(r.Agents, d.Agent)
-		}
 		if d.Changed {
 			r.Changed = true
 			r.Causes = append(r.Causes, "deployment of "+d.Agent+" changed during the run")
 		}
 	}
-	slices.Sort(r.Agents)
 	if len(r.Envs) == 0 && doc.Target.Env != "" {
 		r.Envs = []string{doc.Target.Env}
 	}

@@ -57,8 +57,8 @@ func (r *Report) summary() string {
 }
 
 // targetLabel names the target the report tested, in the words gate
-// uses: its name, workspace, environment, platform (or the embedded
-// simulator) and agents.
+// uses: its name, workspace, environment and platform (or the embedded
+// simulator).
 func (r *Report) targetLabel() string {
 	t := r.Target
 	parts := []string{fmt.Sprintf("target %q", t.Name)}
@@ -76,9 +76,6 @@ func (r *Report) targetLabel() string {
 	}
 	if t.RuntimeURL != "" && !t.Embedded {
 		parts = append(parts, "runtime at "+t.RuntimeURL)
-	}
-	if len(r.Agents) > 0 {
-		parts = append(parts, plural(len(r.Agents), "agent ", "agents ")+strings.Join(r.Agents, ", "))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -179,7 +176,7 @@ func WriteText(w io.Writer, h *History) error {
 //	             retried, mixed, flips, regressed, unsteady}]
 //	regressed  [{file, name, passed_in, failed_in}]       (report indexes, 0-based)
 //	targets    [{reports, target: {name, build_url, runtime_url,
-//	             account_id, env, embedded}, agents}]      (History.Targets)
+//	             account_id, env, embedded}}]              (History.Targets)
 //
 // verdicts has one entry per report: passed, flaky, failed, inconclusive,
 // errored, or null where the scenario did not run; quarantined likewise,
@@ -206,7 +203,6 @@ type jsonHistory struct {
 type jsonTarget struct {
 	Reports []int         `json:"reports"`
 	Target  result.Target `json:"target"`
-	Agents  []string      `json:"agents"`
 }
 
 type jsonReportRef struct {
@@ -271,8 +267,7 @@ func WriteJSON(w io.Writer, h *History) error {
 			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun}})
 	}
 	for _, g := range h.Targets() {
-		r := h.Reports[g[0]]
-		doc.Targets = append(doc.Targets, jsonTarget{Reports: g, Target: r.Target, Agents: orEmpty(r.Agents)})
+		doc.Targets = append(doc.Targets, jsonTarget{Reports: g, Target: h.Reports[g[0]].Target})
 	}
 	for _, s := range h.Scenarios {
 		js := jsonScenario{File: s.File, Name: s.Name, Runs: s.Runs(), Passed: s.Passed, Failed: s.Failed, Errored: s.Errored,
