@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -279,5 +280,91 @@ func TestScenarioTimeoutFallsDuringARateLimitPause(t *testing.T) {
 		{name: "its own time runs out, no pause", timeout: 150 * time.Millisecond, want: result.Errored, own: 180 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestTurnTimerFiringLateKeepsItsDeadline: the turn timeout bounds a
+// call's own time, the time since it was armed less the rate-limit waits
+// granted, whenever its timer fires. A real timer fires late on a loaded
+// machine; the deadline a firing moves out is the one set when the call
+// was armed plus the waits granted, not the time the timer fired at, or
+// every firing during a pause would add its lateness to the call's time.
+// Here the timers fire 100ms after they are due, the call waits out a 5s
+// Retry-After (four firings in it) and its answer then takes its time: an
+// answer within the turn timeout passes, one past it is cut no later than
+// one lateness past its timeout, where the deadline moved from each late
+// firing let a 1.2s answer through.
+func TestTurnTimerFiringLateKeepsItsDeadline(t *testing.T) {
+	t.Parallel()
+	const (
+		timeout = time.Second
+		late    = 100 * time.Millisecond
+		pause   = 5 * time.Second
+	)
+	for _, tc := range []struct {
+		name   string
+		answer time.Duration // the answer's time after the pause
+		cut    bool
+	}{
+		{name: "answer within the timeout", answer: 900 * time.Millisecond},
+		{name: "answer past the timeout", answer: 1200 * time.Millisecond, cut: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, sim.Options{Seed: 1})
+			e.proxy.refuse(func(kind string, n int64) string {
+				if kind == "start" && n == 1 {
+					return "5"
+				}
+				return ""
+			})
+			clk := fakeclock.New()
+			c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: e.sim.BuildKey, Now: clk.Now,
+				HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: tc.answer, next: e.transport}},
+				Retry:      platform.RetryPolicy{Sleep: clk.Sleep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var (
+				mu    sync.Mutex
+				ctx   context.Context
+				cutAt time.Time
+			)
+			// The timers fire late, on the goroutine that moves clk: the
+			// firing that ends the call's context notes the time.
+			lateTimers := func(d time.Duration, f func()) func() bool {
+				return clk.AfterFunc(d+late, func() {
+					f()
+					mu.Lock()
+					defer mu.Unlock()
+					if ctx.Err() != nil && cutAt.IsZero() {
+						cutAt = clk.Now()
+					}
+				})
+			}
+			start := clk.Now()
+			mu.Lock()
+			ctx, cancel := withTimeout(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), timeout,
+				&Options{Now: clk.Now, AfterFunc: lateTimers})
+			mu.Unlock()
+			defer cancel()
+			_, err = c.StartChat(ctx, e.restaurant, platform.ChatStart{ClientEnv: "sandbox"})
+			mu.Lock()
+			defer mu.Unlock()
+			if !tc.cut {
+				if err != nil {
+					t.Fatalf("the call within its timeout failed: %v", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+				t.Fatalf("err %v, cause %v: want the call cut by its timeout", err, context.Cause(ctx))
+			}
+			// The call's own time when cut: its timeout, and at most one
+			// late firing more.
+			if own := cutAt.Sub(start) - pause; own < timeout || own > timeout+late {
+				t.Errorf("cut %s into the call's own time, want between %s and %s", own, timeout, timeout+late)
+			}
+		})
 	}
 }
