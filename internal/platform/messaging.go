@@ -1147,7 +1147,7 @@ func (m *MessagingSession) turnContext(ctx context.Context) (context.Context, co
 		ctx = WithRateAccount(ctx, acct)
 	}
 	granted := acct.Waited(m.c.paceNow())
-	return clock.WithTimeoutGrace(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc, func() time.Duration {
+	return clock.WithTimeoutGrace(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc, m.c.now, func() time.Duration {
 		w := acct.Waited(m.c.paceNow())
 		more := w - granted
 		granted = w
