@@ -761,11 +761,8 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 	if m.cursor > 0 {
 		q.Set("cursor", strconv.FormatInt(m.cursor, 10))
 	}
-	sep := "?"
-	if strings.Contains(m.c.socket, "?") {
-		sep = "&"
-	}
-	target := m.c.socket + sep + q.Encode()
+	// The socket URL has no query of its own (Config.Validate).
+	target := m.c.socket + "?" + q.Encode()
 	rq := m.socketCall()
 	keep := &keepUpgrade{base: m.c.http.Transport}
 	if keep.base == nil {

@@ -159,6 +159,7 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 		bound     time.Duration
 		interrupt bool
 		account   bool  // ctx carries a RateAccount, as the run's calls do
+		fakeNow   bool  // the client's clock is a fake one that stands still
 		err       error // the call's, or nil: it waits for its context
 		want      string
 	}{
@@ -168,6 +169,9 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 		// The turn timer cancels the call's context with a cause: its Err
 		// is Canceled.
 		{name: "bound passed, with an account", bound: time.Nanosecond, account: true, want: "context canceled (turn timeout of 1ns exceeded)"},
+		// The bound runs on the real clock whatever the client's is (a
+		// command's fake State clock).
+		{name: "bound passed, the client's clock fake", bound: time.Nanosecond, account: true, fakeNow: true, want: "context canceled (turn timeout of 1ns exceeded)"},
 		{name: "interrupted", bound: time.Hour, interrupt: true, want: "context canceled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,7 +182,11 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 				ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
 			}
 			// No clock: the real one.
-			_, err := Bounded(ctx, tc.bound, nil, func(cctx context.Context) (int, error) {
+			var now func() time.Time
+			if tc.fakeNow {
+				now = fakeclock.New().Now
+			}
+			_, err := Bounded(ctx, tc.bound, now, func(cctx context.Context) (int, error) {
 				if tc.interrupt {
 					cancel()
 				}
@@ -366,5 +374,67 @@ func TestTurnTimerFiringLateKeepsItsDeadline(t *testing.T) {
 				t.Errorf("cut %s into the call's own time, want between %s and %s", own, timeout, timeout+late)
 			}
 		})
+	}
+}
+
+// TestCallTimeoutCancel: the cancel CallTimeout returns ends its context
+// at once, as context.WithTimeout's does, with an account in ctx or not:
+// a caller that cancels on return leaves nothing waiting on the bound.
+func TestCallTimeoutCancel(t *testing.T) {
+	t.Parallel()
+	for _, account := range []bool{false, true} {
+		ctx := context.Background()
+		if account {
+			ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
+		}
+		cctx, cancel := CallTimeout(ctx, time.Hour, nil)
+		if cctx.Err() != nil {
+			t.Fatalf("account %t: ended before its hour: %v", account, cctx.Err())
+		}
+		cancel()
+		if cctx.Err() != context.Canceled {
+			t.Errorf("account %t: err %v once cancelled, want context.Canceled", account, cctx.Err())
+		}
+	}
+}
+
+// TestTurnTimerArmedAgain: a session's calls share one turn timer, armed
+// for each. Each call is bounded by its own timeout: a call after one
+// that returned in time, and a call after one that timed out (its context
+// is replaced, not reused cancelled), on the real clock's timers and on a
+// fake clock's. A call whose context its timer cancelled just as it
+// returned leaves the next call a live one.
+func TestTurnTimerArmedAgain(t *testing.T) {
+	t.Parallel()
+	for _, fake := range []bool{false, true} {
+		clk := fakeclock.New()
+		o := &Options{Now: time.Now}
+		if fake {
+			o.Now, o.AfterFunc = clk.Now, clk.AfterFunc
+		}
+		tt := newTurnTimer(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), o)
+		// cut arms a call of d, and waits until its timer ends it.
+		cut := func(d time.Duration) {
+			t.Helper()
+			ctx := tt.arm(d)
+			if ctx.Err() != nil {
+				t.Fatalf("fake %t: a call armed for %s starts ended: %v", fake, d, ctx.Err())
+			}
+			if fake {
+				clk.Advance(d)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("fake %t: a call armed for %s was not cut", fake, d)
+			}
+			tt.disarm()
+		}
+		// A call that returns in time, then one cut, then one more cut.
+		tt.arm(time.Hour)
+		tt.disarm()
+		cut(time.Nanosecond)
+		cut(time.Nanosecond)
+		tt.stop()
 	}
 }
