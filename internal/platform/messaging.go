@@ -828,9 +828,8 @@ func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err err
 		if resp.Request == nil {
 			resp.Request, _ = http.NewRequest(http.MethodGet, m.c.socket, nil)
 		}
-		re := m.c.redirectError(rq, resp.Request, resp)
-		re.Location = m.redact(re.Location)
-		return re
+		// rq's redactor masks the access token in the Location.
+		return m.c.redirectError(rq, resp.Request, resp)
 	case resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		// An answer, but no socket: the URL is not the Messaging
 		// API's (a web server, a proxy that strips the upgrade).
@@ -846,13 +845,9 @@ func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err err
 		return m.c.responseError(rq, resp.StatusCode, nil,
 			fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
 	}
-	// url.Error repeats the URL, and with it the access token.
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		err = ue.Err
-	}
-	ne := m.c.networkError(rq, err, !neverSent(err), attempt)
-	ne.msg = m.redact(ne.msg)
-	return ne
+	// networkError drops the url.Error, which repeats the URL and the
+	// access token with it, and masks the rest with rq's redactor.
+	return m.c.networkError(rq, err, !neverSent(err), attempt)
 }
 
 // protocolViolation is what coder/websocket says of a handshake answer
