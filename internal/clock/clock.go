@@ -27,21 +27,24 @@ func WithTimeoutCause(parent context.Context, d time.Duration, cause error, afte
 	if after == nil {
 		return context.WithTimeoutCause(parent, d, cause)
 	}
-	return WithTimeoutGrace(parent, d, cause, after, nil)
+	return WithTimeoutGrace(parent, d, cause, after, nil, nil)
 }
 
 // WithTimeoutGrace is WithTimeoutCause whose time is moved out by what
 // grace grants when it runs out: grace returns the time to add (a
 // Messaging turn's rate-limit waits since the last call, which its bound
 // leaves out), and the context ends only when d and every grant have
-// passed with nothing more granted. A nil grace grants nothing; a nil
-// after is the real clock. Its context has no Deadline on any clock:
+// passed with nothing more granted. The grants move the end set at the
+// start, not the time the timer fired at: a real timer fires late, and
+// an end moved from then would give the bound each lateness again. now
+// is after's clock; a nil after is the real clock and its time.Now. A
+// nil grace grants nothing. Its context has no Deadline on any clock:
 // one known in advance would be wrong once time is granted, and a caller
 // that compares a wait with it (a rate-limit pause) would refuse a wait
 // that the grant makes room for.
-func WithTimeoutGrace(parent context.Context, d time.Duration, cause error, after AfterFunc, grace func() time.Duration) (context.Context, context.CancelFunc) {
+func WithTimeoutGrace(parent context.Context, d time.Duration, cause error, after AfterFunc, now func() time.Time, grace func() time.Duration) (context.Context, context.CancelFunc) {
 	if after == nil {
-		after = realAfter
+		after, now = realAfter, time.Now
 	}
 	if cause == nil {
 		cause = context.DeadlineExceeded
@@ -52,6 +55,7 @@ func WithTimeoutGrace(parent context.Context, d time.Duration, cause error, afte
 		mu   sync.Mutex
 		stop func() bool
 		fire func()
+		end  time.Time // on now's clock; with a grace only
 	)
 	fire = func() {
 		mu.Lock()
@@ -60,8 +64,9 @@ func WithTimeoutGrace(parent context.Context, d time.Duration, cause error, afte
 			return
 		}
 		if grace != nil {
-			if more := grace(); more > 0 {
-				stop = after(more, fire)
+			end = end.Add(grace())
+			if left := end.Sub(now()); left > 0 {
+				stop = after(left, fire)
 				return
 			}
 		}
@@ -69,6 +74,9 @@ func WithTimeoutGrace(parent context.Context, d time.Duration, cause error, afte
 		cancel(cause)
 	}
 	mu.Lock()
+	if grace != nil {
+		end = now().Add(d)
+	}
 	stop = after(d, fire)
 	mu.Unlock()
 	return ctx, func() {

@@ -84,6 +84,35 @@ func TestWithTimeoutCauseRealClock(t *testing.T) {
 	}
 }
 
+// TestWithTimeoutGraceFiringLate: the grants move the end set at the
+// start, not the time the timer fired at. Here every timer fires 100ms
+// after it is due and three grants of 1s come one a firing: the bound
+// ends at its 1s and the grants' 3s, plus the last firing's lateness,
+// where an end moved from each late firing gave it 300ms more.
+func TestWithTimeoutGraceFiringLate(t *testing.T) {
+	t.Parallel()
+	const late = 100 * time.Millisecond
+	clk := fakeclock.New()
+	after := func(d time.Duration, f func()) func() bool { return clk.AfterFunc(d+late, f) }
+	grants := 3
+	ctx, cancel := WithTimeoutGrace(context.Background(), time.Second, nil, after, clk.Now, func() time.Duration {
+		if grants == 0 {
+			return 0
+		}
+		grants--
+		return time.Second
+	})
+	defer cancel()
+	clk.Advance(4*time.Second + late - time.Millisecond)
+	if ctx.Err() != nil {
+		t.Fatalf("ended before its 1s, the 3s granted and a firing's lateness passed: %v", ctx.Err())
+	}
+	clk.Advance(time.Millisecond)
+	if ctx.Err() != context.DeadlineExceeded || grants != 0 {
+		t.Errorf("err %v with %d grants left, want the bound's end once its 1s, the 3s granted and one lateness passed", ctx.Err(), grants)
+	}
+}
+
 // TestWithTimeoutGrace: the bound ends once d and every grant have
 // passed with nothing more granted, and has no Deadline, on either clock.
 func TestWithTimeoutGrace(t *testing.T) {
@@ -92,7 +121,7 @@ func TestWithTimeoutGrace(t *testing.T) {
 	cause := errors.New("turn timeout")
 	grants := []time.Duration{3 * time.Second, time.Second}
 	asked := 0
-	ctx, cancel := WithTimeoutGrace(context.Background(), time.Second, cause, clk.AfterFunc, func() time.Duration {
+	ctx, cancel := WithTimeoutGrace(context.Background(), time.Second, cause, clk.AfterFunc, clk.Now, func() time.Duration {
 		asked++
 		if len(grants) == 0 {
 			return 0
@@ -116,7 +145,7 @@ func TestWithTimeoutGrace(t *testing.T) {
 	}
 
 	// On the real clock, with nothing granted, it ends too.
-	rctx, cancelReal := WithTimeoutGrace(context.Background(), time.Nanosecond, cause, nil, func() time.Duration { return 0 })
+	rctx, cancelReal := WithTimeoutGrace(context.Background(), time.Nanosecond, cause, nil, nil, func() time.Duration { return 0 })
 	defer cancelReal()
 	if _, ok := rctx.Deadline(); ok {
 		t.Error("a deadline on the real clock")

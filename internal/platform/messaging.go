@@ -761,11 +761,8 @@ func (m *MessagingSession) dial(ctx context.Context) (*websocket.Conn, io.Closer
 	if m.cursor > 0 {
 		q.Set("cursor", strconv.FormatInt(m.cursor, 10))
 	}
-	sep := "?"
-	if strings.Contains(m.c.socket, "?") {
-		sep = "&"
-	}
-	target := m.c.socket + sep + q.Encode()
+	// The socket URL has no query of its own (Config.Validate).
+	target := m.c.socket + "?" + q.Encode()
 	rq := m.socketCall()
 	keep := &keepUpgrade{base: m.c.http.Transport}
 	if keep.base == nil {
@@ -831,9 +828,8 @@ func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err err
 		if resp.Request == nil {
 			resp.Request, _ = http.NewRequest(http.MethodGet, m.c.socket, nil)
 		}
-		re := m.c.redirectError(rq, resp.Request, resp)
-		re.Location = m.redact(re.Location)
-		return re
+		// rq's redactor masks the access token in the Location.
+		return m.c.redirectError(rq, resp.Request, resp)
 	case resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		// An answer, but no socket: the URL is not the Messaging
 		// API's (a web server, a proxy that strips the upgrade).
@@ -849,13 +845,9 @@ func (m *MessagingSession) handshakeError(rq *call, resp *http.Response, err err
 		return m.c.responseError(rq, resp.StatusCode, nil,
 			fmt.Errorf("the handshake's 101 answer breaks the WebSocket protocol: %s", protocolViolation(err)))
 	}
-	// url.Error repeats the URL, and with it the access token.
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		err = ue.Err
-	}
-	ne := m.c.networkError(rq, err, !neverSent(err), attempt)
-	ne.msg = m.redact(ne.msg)
-	return ne
+	// networkError drops the url.Error, which repeats the URL and the
+	// access token with it, and masks the rest with rq's redactor.
+	return m.c.networkError(rq, err, !neverSent(err), attempt)
 }
 
 // protocolViolation is what coder/websocket says of a handshake answer
@@ -1147,7 +1139,7 @@ func (m *MessagingSession) turnContext(ctx context.Context) (context.Context, co
 		ctx = WithRateAccount(ctx, acct)
 	}
 	granted := acct.Waited(m.c.paceNow())
-	return clock.WithTimeoutGrace(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc, func() time.Duration {
+	return clock.WithTimeoutGrace(ctx, m.start.TurnTimeout, errTurnTimeout, m.c.cfg.AfterFunc, m.c.now, func() time.Duration {
 		w := acct.Waited(m.c.paceNow())
 		more := w - granted
 		granted = w

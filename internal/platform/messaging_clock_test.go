@@ -470,3 +470,45 @@ func TestMessagingTurnTimeoutLeavesOutRateLimitWaits(t *testing.T) {
 		t.Errorf("error %v: want the turn's timeout of %s", err, turnTimeout)
 	}
 }
+
+// TestMessagingTurnTimeoutGrantsATurnItsOwnWaits: a turn's timeout leaves
+// out the rate-limit waits charged to the case's account during the turn,
+// not those before it. The opening's handshake waits out a Retry-After of
+// 20s, charged to the account the turn is said with too; the platform
+// never answers the turn, which times out once its own 5s passed.
+func TestMessagingTurnTimeoutGrantsATurnItsOwnWaits(t *testing.T) {
+	t.Parallel()
+	const turnTimeout = 5 * time.Second
+	p := &hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+		c.Read(ctx) // the message, never answered
+		<-ctx.Done()
+	})}
+	p.handshake = func(w http.ResponseWriter, r *http.Request) bool {
+		if p.handshakes.Load() > 1 {
+			return false
+		}
+		w.Header().Set("Retry-After", "20")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return true
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	clk := newWindowClock()
+	c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}, clk)
+	acct := NewRateAccount()
+	ctx := WithRateAccount(context.Background(), acct)
+	m, err := c.OpenMessaging(ctx, MessagingStart{TurnTimeout: turnTimeout, Settle: time.Hour})
+	if m != nil {
+		defer m.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := acct.Waited(clk.Now()); w != 20*time.Second {
+		t.Fatalf("the opening waited %s, want the Retry-After's 20s", w)
+	}
+	clk.cut(t, turnTimeout, func() { _, err = m.Say(ctx, "What is my balance?") })
+	if d, ok := MessagingTurnTimeout(err); !ok || d != turnTimeout {
+		t.Errorf("error %v: want the turn's timeout of %s", err, turnTimeout)
+	}
+}

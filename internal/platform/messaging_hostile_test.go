@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -595,6 +596,9 @@ func TestMessagingCloseCodes(t *testing.T) {
 	type testCase struct {
 		name string
 		code websocket.StatusCode
+		// bare closes with no reason; else the reason echoes the access
+		// token, as a careless gateway might.
+		bare bool
 		// want is the turn's error, "" for a reconnect that answers.
 		want string
 	}
@@ -619,9 +623,11 @@ func TestMessagingCloseCodes(t *testing.T) {
 				if _, _, err := c.Read(ctx); err != nil { // the user's message
 					return
 				}
-				// The reason echoes the access token, as a careless
-				// gateway might.
-				c.Close(tc.code, "refused "+plantedJWT)
+				reason := "refused " + plantedJWT
+				if tc.bare {
+					reason = ""
+				}
+				c.Close(tc.code, reason)
 			})(ctx, c)
 		}}
 		srv := httptest.NewServer(p)
@@ -646,8 +652,11 @@ func TestMessagingCloseCodes(t *testing.T) {
 		if n := p.handshakes.Load(); n != 1 {
 			t.Errorf("%d handshakes, want 1: a refused socket was reconnected", n)
 		}
-		if s := fmt.Sprintf("%v %+v", err, err); strings.Contains(s, "PLANTED") {
-			t.Errorf("a credential leaked: %s", s)
+		// Nor in what it wraps, which a caller may print alone.
+		for e := err; e != nil; e = errors.Unwrap(e) {
+			if s := fmt.Sprintf("%v %+v", e, e); strings.Contains(s, "PLANTED") {
+				t.Errorf("a credential leaked: %s", s)
+			}
 		}
 	}
 	refused := func(code int) string {
@@ -659,6 +668,8 @@ func TestMessagingCloseCodes(t *testing.T) {
 		{name: "message too big", code: websocket.StatusMessageTooBig, want: refused(1009)},
 		{name: "internal error", code: websocket.StatusInternalError, want: refused(1011)},
 		{name: "an application's own status", code: 4401, want: refused(4401)},
+		{name: "policy violation without a reason", code: websocket.StatusPolicyViolation, bare: true,
+			want: "WS /ws: connection lost after the request was sent: the platform closed the socket with status 1008"},
 		{name: "going away", code: websocket.StatusGoingAway},
 		{name: "service restart", code: websocket.StatusServiceRestart},
 		{name: "try again later", code: websocket.StatusTryAgainLater},
@@ -932,5 +943,49 @@ func TestMessagingHandshake5xxRetried(t *testing.T) {
 	}
 	if slept.Now().Equal(fakeclock.Start) {
 		t.Error("retried without a backoff")
+	}
+}
+
+// TestMessagingHandshakeRequest: the handshake carries the session, its
+// access token and the client's User-Agent, as every request does; and
+// an HTTP client without a Transport of its own dials through the
+// default one, as http.Client does.
+func TestMessagingHandshakeRequest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		hc   *http.Client
+	}{
+		{name: "the client's"},
+		{name: "an HTTP client without a Transport", hc: &http.Client{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			type handshake struct {
+				query url.Values
+				agent string
+			}
+			got := make(chan handshake, 1)
+			p := &hostileMessaging{
+				handshake: func(_ http.ResponseWriter, r *http.Request) bool {
+					got <- handshake{r.URL.Query(), r.UserAgent()}
+					return false
+				},
+				socket: answerJoin(func(ctx context.Context, c *websocket.Conn) { c.Read(ctx) }),
+			}
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			c, err := New(Config{BuildURL: srv.URL, MessagingURL: srv.URL, ConnectorToken: plantedConnector,
+				MessagingHost: "example.com", UserAgent: "agenttest-probe/1", HTTPClient: tc.hc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			open(t, c, MessagingStart{TurnTimeout: 5 * time.Second})
+			h := <-got
+			want := url.Values{"session_id": {"s-1"}, "access_token": {plantedJWT}}
+			if h.query.Encode() != want.Encode() || h.agent != "agenttest-probe/1" {
+				t.Errorf("handshake query %v, User-Agent %q; want %v, %q", h.query, h.agent, want, "agenttest-probe/1")
+			}
+		})
 	}
 }

@@ -118,3 +118,51 @@ func TestDialFailureIsRetriedEvenForTurns(t *testing.T) {
 		t.Errorf("message %q", err)
 	}
 }
+
+// TestMessagingSocketUnreachable: a handshake whose connection is refused
+// never reached the platform, as a refused HTTP request: the error says
+// the connection failed, not that it was lost once sent, and is
+// unreachable; one whose connection the platform drops once it has the
+// request was sent, and is neither. Neither error repeats the handshake's
+// URL, which holds the access token.
+func TestMessagingSocketUnreachable(t *testing.T) {
+	t.Parallel()
+	hangUp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	}))
+	t.Cleanup(hangUp.Close) // after the subtests
+	for _, tc := range []struct {
+		name   string
+		socket string // host:port
+		sent   bool
+		want   string
+	}{
+		{name: "refused", socket: platformtest.ClosedAddr(t), want: ": WS /ws: connection failed: "},
+		{name: "dropped once sent", socket: hangUp.Listener.Addr().String(), sent: true, want: ": WS /ws: connection lost after the request was sent: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := platformtest.StartMessaging(t, func(int, []byte) []platformtest.Frame { return nil })
+			c, err := platform.New(platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingSocketURL: "ws://" + tc.socket + "/ws",
+				MessagingHost: p.Host, ConnectorToken: "ct-unreachable-0123", AllowHTTP: true,
+				Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := c.OpenMessaging(context.Background(), platform.MessagingStart{TurnTimeout: 5 * time.Second})
+			if m != nil {
+				m.Close()
+			}
+			var ne *platform.NetworkError
+			if !errors.As(err, &ne) || ne.Sent != tc.sent || platform.IsUnreachable(err) == tc.sent || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v (%+v): want %q, sent %t, unreachable %t", err, ne, tc.want, tc.sent, !tc.sent)
+			}
+			for e := error(err); e != nil; e = errors.Unwrap(e) {
+				if s := e.Error(); strings.Contains(s, platformtest.MessagingJWT) || strings.Contains(s, "access_token") {
+					t.Errorf("the handshake's URL shows: %s", s)
+				}
+			}
+		})
+	}
+}

@@ -776,7 +776,8 @@ func TestMessagingClientTurnTimeout(t *testing.T) {
 				clk.Advance(tc.advance)
 				return nil
 			})
-			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true,
+			// The client's timers run on its Now (Config.AfterFunc).
+			base := platform.Config{BuildURL: p.URL, MessagingURL: p.URL, MessagingHost: p.Host, AllowHTTP: true, Now: clk.Now,
 				Retry: platform.RetryPolicy{MaxAttempts: 1, Sleep: clk.Sleep}, AfterFunc: clk.AfterFunc}
 			ch := Messaging(MessagingClients(base, func(string, string) (string, error) { return hostileConnector, nil }),
 				MessagingOptions{TurnTimeout: tc.client, Settle: time.Hour})

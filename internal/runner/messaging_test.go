@@ -593,6 +593,135 @@ func TestMessagingHandshakeRateLimitedPastTheTurnTimeout(t *testing.T) {
 	}
 }
 
+// TestMessagingScenarioTimeoutFallsDuringAHandshakePause: a scenario's
+// timeout leaves out the rate-limit waits over messaging too, also when
+// it falls due while a handshake waits out a 429's Retry-After (the
+// opening's, or a reconnect's within a turn), as over the debug chat
+// (TestScenarioTimeoutFallsDuringARateLimitPause). The pause blocks
+// until the clock is moved past it, and the scenario's timer fires in
+// the middle of it, from the goroutine that moves the clock, as a real
+// timer would. Every HTTP answer (access token, session, handshake) takes
+// 60ms; the refused handshake waits 1s first. A scenario whose own time
+// fits its timeout passes; one whose does not is cut at the same point as
+// without the pause, 30ms into the handshake after it, and errors as the
+// scenario's timeout, neither as a rate limit nor as the agent's failure.
+// Either way no wait is left behind.
+func TestMessagingScenarioTimeoutFallsDuringAHandshakePause(t *testing.T) {
+	t.Parallel()
+	const latency, pause = 60 * time.Millisecond, time.Second
+	type testCase struct {
+		name  string
+		drops bool // the socket drops at every client event
+		// refused is the handshake answered 429 (from 1), or 0.
+		refused int64
+		timeout time.Duration
+		want    result.Status
+		own     time.Duration // the attempt's time without its waits
+		turns   int           // the calls the attempt made
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		e, o := bookingEnv(t, tc.drops)
+		o.Retries, o.AfterFunc = 0, e.clk.AfterFunc
+		// The pause blocks until the clock passes it; the client's other
+		// sleeps (the close's grace) pass at once.
+		asleep := make(chan time.Duration)
+		var sleeping atomic.Int64
+		sleep := func(ctx context.Context, d time.Duration) error {
+			if d != pause {
+				return e.clk.Sleep(ctx, d)
+			}
+			sleeping.Add(1)
+			defer sleeping.Add(-1)
+			woke := make(chan struct{})
+			stop := e.clk.AfterFunc(d, func() { close(woke) })
+			select {
+			case asleep <- d:
+			case <-ctx.Done():
+				stop()
+				return ctx.Err()
+			}
+			select {
+			case <-woke:
+				return nil
+			case <-ctx.Done():
+				stop()
+				return ctx.Err()
+			}
+		}
+		tr := platform.NewTransport(8)
+		t.Cleanup(tr.CloseIdleConnections)
+		cfg := platform.Config{Now: e.clk.Now, AfterFunc: e.clk.AfterFunc, Retry: platform.RetryPolicy{Sleep: sleep},
+			HTTPClient: &http.Client{Transport: slowAnswers{clk: e.clk, latency: latency, next: tr}}}
+		var handshakes *atomic.Int64
+		o.Messaging, handshakes = refusingMessaging(t, e, cfg, MessagingOptions{TurnTimeout: 10 * time.Second},
+			http.StatusTooManyRequests, "1", func(n int64) bool { return n == tc.refused })
+		suites := loadYAML(t, bookingSuite)
+		suites[0].Scenarios[0].Timeout = tc.timeout
+		done := make(chan *result.Result, 1)
+		go func() {
+			res, err := Run(context.Background(), suites, o)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		var res *result.Result
+		for res == nil {
+			select {
+			case d := <-asleep:
+				e.clk.Advance(d)
+			case res = <-done:
+			}
+		}
+		if n := sleeping.Load(); n != 0 {
+			t.Errorf("%d pauses still waiting after the run", n)
+		}
+		c := res.Files[0].Cases[0]
+		a := c.Last()
+		if c.Status != tc.want || len(c.Attempts) != 1 {
+			t.Fatalf("got %s after %d attempts, want %s after 1: %s", c.Status, len(c.Attempts), tc.want, describe(c))
+		}
+		limits, waited := 0, time.Duration(0)
+		if tc.refused > 0 {
+			limits, waited = 1, pause
+			if n := handshakes.Load(); n <= tc.refused {
+				t.Errorf("%d handshakes: none after the refused one", n)
+			}
+		}
+		if c.RateLimited != limits || c.RateWaited != waited {
+			t.Errorf("the case waited %s for %d 429s, want %s for %d", c.RateWaited, c.RateLimited, waited, limits)
+		}
+		if own := a.Duration - c.RateWaited; own != tc.own {
+			t.Errorf("the attempt took %s, %s of it its own; want %s of its own", a.Duration, own, tc.own)
+		}
+		if len(a.Turns) != tc.turns {
+			t.Errorf("%d calls, want %d: %s", len(a.Turns), tc.turns, describe(c))
+		}
+		if tc.want == result.Passed {
+			return
+		}
+		if want := fmt.Sprintf("scenario timeout of %s exceeded", tc.timeout); a.Error == nil || a.Error.Kind != result.KindTimeout ||
+			a.Error.Message != want || len(a.Failures) != 0 {
+			t.Errorf("error %+v, failures %+v: want the scenario's timeout, %q", a.Error, a.Failures, want)
+		}
+	}
+	for _, tc := range []testCase{
+		// Access token, session, handshake: 180ms of its own.
+		{name: "the opening's, its own time fits", refused: 1, timeout: 200 * time.Millisecond, want: result.Passed, own: 180 * time.Millisecond, turns: 2},
+		{name: "the opening's, its own time runs out", refused: 1, timeout: 150 * time.Millisecond, want: result.Errored, own: 180 * time.Millisecond, turns: 1},
+		{name: "no pause, its own time runs out", timeout: 150 * time.Millisecond, want: result.Errored, own: 180 * time.Millisecond, turns: 1},
+		// The join and the turn take two more handshakes each (their
+		// reconnects): 360ms of its own, the turn's first handshake
+		// refused 240ms in.
+		{name: "a turn's reconnect's, its own time fits", drops: true, refused: 3, timeout: 380 * time.Millisecond, want: result.Passed, own: 360 * time.Millisecond, turns: 2},
+		{name: "a turn's reconnect's, its own time runs out", drops: true, refused: 3, timeout: 270 * time.Millisecond, want: result.Errored, own: 300 * time.Millisecond, turns: 2},
+		{name: "no pause in a turn, its own time runs out", drops: true, timeout: 270 * time.Millisecond, want: result.Errored, own: 300 * time.Millisecond, turns: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
 // TestMessagingHandshakeRefusedNamesTheSocket: a handshake the platform
 // refuses (a 404: the session is gone), on the opening or on a turn's
 // reconnect, errors the case as the platform's answer, naming the socket

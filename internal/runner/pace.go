@@ -130,8 +130,8 @@ func (o *Options) timerNow() time.Time {
 // context and one timer for all of them, armed and stopped around each
 // call: a session's calls are sequential, and a context and a timer per
 // call were a tenth of the runner's own cost per turn. When it fires, the
-// rate-limit waits charged to the case's account since it was armed are
-// granted again. A turn that times out ends its attempt, so the context
+// rate-limit waits charged to the case's account since it was armed move
+// the deadline set at the arm out by as much. A turn that times out ends its attempt, so the context
 // it cancelled is never used again; a timer that fires just as its call
 // returns finds the call's deadline not reached or the timer disarmed,
 // and a context it cancelled anyway is replaced at the next arm.
@@ -227,16 +227,16 @@ func (t *turnTimer) fire() {
 	if !t.armed {
 		return
 	}
+	// The waits granted move the deadline set at the arm, not the time
+	// the timer fired at: a real timer fires late, and a deadline moved
+	// from then would give the call each lateness again.
+	if w := t.acct.Waited(t.opts.Now()); w > t.base {
+		t.deadline, t.base = t.deadline.Add(w-t.base), w
+	}
 	if left := t.deadline.Sub(t.opts.timerNow()); left > 0 {
 		// A firing from before the last arm, or a deadline moved out by
 		// rate-limit waits: the timer is set for the deadline.
 		t.reset(left)
-		return
-	}
-	if w := t.acct.Waited(t.opts.Now()); w > t.base {
-		t.deadline = t.opts.timerNow().Add(w - t.base)
-		t.reset(w - t.base)
-		t.base = w
 		return
 	}
 	t.cancel(context.DeadlineExceeded)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,6 +159,7 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 		bound     time.Duration
 		interrupt bool
 		account   bool  // ctx carries a RateAccount, as the run's calls do
+		fakeNow   bool  // the client's clock is a fake one that stands still
 		err       error // the call's, or nil: it waits for its context
 		want      string
 	}{
@@ -167,6 +169,9 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 		// The turn timer cancels the call's context with a cause: its Err
 		// is Canceled.
 		{name: "bound passed, with an account", bound: time.Nanosecond, account: true, want: "context canceled (turn timeout of 1ns exceeded)"},
+		// The bound runs on the real clock whatever the client's is (a
+		// command's fake State clock).
+		{name: "bound passed, the client's clock fake", bound: time.Nanosecond, account: true, fakeNow: true, want: "context canceled (turn timeout of 1ns exceeded)"},
 		{name: "interrupted", bound: time.Hour, interrupt: true, want: "context canceled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,7 +182,11 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 				ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
 			}
 			// No clock: the real one.
-			_, err := Bounded(ctx, tc.bound, nil, func(cctx context.Context) (int, error) {
+			var now func() time.Time
+			if tc.fakeNow {
+				now = fakeclock.New().Now
+			}
+			_, err := Bounded(ctx, tc.bound, now, func(cctx context.Context) (int, error) {
 				if tc.interrupt {
 					cancel()
 				}
@@ -279,5 +288,153 @@ func TestScenarioTimeoutFallsDuringARateLimitPause(t *testing.T) {
 		{name: "its own time runs out, no pause", timeout: 150 * time.Millisecond, want: result.Errored, own: 180 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestTurnTimerFiringLateKeepsItsDeadline: the turn timeout bounds a
+// call's own time, the time since it was armed less the rate-limit waits
+// granted, whenever its timer fires. A real timer fires late on a loaded
+// machine; the deadline a firing moves out is the one set when the call
+// was armed plus the waits granted, not the time the timer fired at, or
+// every firing during a pause would add its lateness to the call's time.
+// Here the timers fire 100ms after they are due, the call waits out a 5s
+// Retry-After (four firings in it) and its answer then takes its time: an
+// answer within the turn timeout passes, one past it is cut no later than
+// one lateness past its timeout, where the deadline moved from each late
+// firing let a 1.2s answer through.
+func TestTurnTimerFiringLateKeepsItsDeadline(t *testing.T) {
+	t.Parallel()
+	const (
+		timeout = time.Second
+		late    = 100 * time.Millisecond
+		pause   = 5 * time.Second
+	)
+	for _, tc := range []struct {
+		name   string
+		answer time.Duration // the answer's time after the pause
+		cut    bool
+	}{
+		{name: "answer within the timeout", answer: 900 * time.Millisecond},
+		{name: "answer past the timeout", answer: 1200 * time.Millisecond, cut: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, sim.Options{Seed: 1})
+			e.proxy.refuse(func(kind string, n int64) string {
+				if kind == "start" && n == 1 {
+					return "5"
+				}
+				return ""
+			})
+			clk := fakeclock.New()
+			c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: e.sim.BuildKey, Now: clk.Now,
+				HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: tc.answer, next: e.transport}},
+				Retry:      platform.RetryPolicy{Sleep: clk.Sleep}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var (
+				mu    sync.Mutex
+				ctx   context.Context
+				cutAt time.Time
+			)
+			// The timers fire late, on the goroutine that moves clk: the
+			// firing that ends the call's context notes the time.
+			lateTimers := func(d time.Duration, f func()) func() bool {
+				return clk.AfterFunc(d+late, func() {
+					f()
+					mu.Lock()
+					defer mu.Unlock()
+					if ctx.Err() != nil && cutAt.IsZero() {
+						cutAt = clk.Now()
+					}
+				})
+			}
+			start := clk.Now()
+			mu.Lock()
+			ctx, cancel := withTimeout(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), timeout,
+				&Options{Now: clk.Now, AfterFunc: lateTimers})
+			mu.Unlock()
+			defer cancel()
+			_, err = c.StartChat(ctx, e.restaurant, platform.ChatStart{ClientEnv: "sandbox"})
+			mu.Lock()
+			defer mu.Unlock()
+			if !tc.cut {
+				if err != nil {
+					t.Fatalf("the call within its timeout failed: %v", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+				t.Fatalf("err %v, cause %v: want the call cut by its timeout", err, context.Cause(ctx))
+			}
+			// The call's own time when cut: its timeout, and at most one
+			// late firing more.
+			if own := cutAt.Sub(start) - pause; own < timeout || own > timeout+late {
+				t.Errorf("cut %s into the call's own time, want between %s and %s", own, timeout, timeout+late)
+			}
+		})
+	}
+}
+
+// TestCallTimeoutCancel: the cancel CallTimeout returns ends its context
+// at once, as context.WithTimeout's does, with an account in ctx or not:
+// a caller that cancels on return leaves nothing waiting on the bound.
+func TestCallTimeoutCancel(t *testing.T) {
+	t.Parallel()
+	for _, account := range []bool{false, true} {
+		ctx := context.Background()
+		if account {
+			ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
+		}
+		cctx, cancel := CallTimeout(ctx, time.Hour, nil)
+		if cctx.Err() != nil {
+			t.Fatalf("account %t: ended before its hour: %v", account, cctx.Err())
+		}
+		cancel()
+		if cctx.Err() != context.Canceled {
+			t.Errorf("account %t: err %v once cancelled, want context.Canceled", account, cctx.Err())
+		}
+	}
+}
+
+// TestTurnTimerArmedAgain: a session's calls share one turn timer, armed
+// for each. Each call is bounded by its own timeout: a call after one
+// that returned in time, and a call after one that timed out (its context
+// is replaced, not reused cancelled), on the real clock's timers and on a
+// fake clock's. A call whose context its timer cancelled just as it
+// returned leaves the next call a live one.
+func TestTurnTimerArmedAgain(t *testing.T) {
+	t.Parallel()
+	for _, fake := range []bool{false, true} {
+		clk := fakeclock.New()
+		o := &Options{Now: time.Now}
+		if fake {
+			o.Now, o.AfterFunc = clk.Now, clk.AfterFunc
+		}
+		tt := newTurnTimer(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), o)
+		// cut arms a call of d, and waits until its timer ends it.
+		cut := func(d time.Duration) {
+			t.Helper()
+			ctx := tt.arm(d)
+			if ctx.Err() != nil {
+				t.Fatalf("fake %t: a call armed for %s starts ended: %v", fake, d, ctx.Err())
+			}
+			if fake {
+				clk.Advance(d)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("fake %t: a call armed for %s was not cut", fake, d)
+			}
+			tt.disarm()
+		}
+		// A call that returns in time, then one cut, then one more cut.
+		tt.arm(time.Hour)
+		tt.disarm()
+		cut(time.Nanosecond)
+		cut(time.Nanosecond)
+		tt.stop()
 	}
 }
