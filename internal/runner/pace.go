@@ -131,10 +131,11 @@ func (o *Options) timerNow() time.Time {
 // call: a session's calls are sequential, and a context and a timer per
 // call were a tenth of the runner's own cost per turn. When it fires, the
 // rate-limit waits charged to the case's account since it was armed move
-// the deadline set at the arm out by as much. A turn that times out ends its attempt, so the context
-// it cancelled is never used again; a timer that fires just as its call
-// returns finds the call's deadline not reached or the timer disarmed,
-// and a context it cancelled anyway is replaced at the next arm.
+// the deadline set at the arm out by as much. A turn that times out ends
+// its attempt, so the context it cancelled is never used again; a timer
+// that fires just as its call returns finds the call's deadline not
+// reached or the timer disarmed, and a context it cancelled anyway is
+// replaced at the next arm.
 //
 // Without an account (a session outside a run, such as godogsteps')
 // nothing is granted, and each call gets a context.WithTimeout of its
