@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -334,7 +335,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	// timeout failed it.
 	calls := platform.NewRateAccount()
 	rctx := platform.WithRateAccount(ctx, calls)
-	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: now}, public, events, c.webhookSecret)
+	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: now, after: st.AfterFunc}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
 		if ctx.Err() != nil {
@@ -364,7 +365,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		// Of no use: a signing secret that cannot be masked must not
 		// be kept, so no delivery can be verified.
 		if created {
-			deleteEndpoint(st, client, ep.ID, now)
+			deleteEndpoint(st, client, ep.ID)
 		}
 		shutdown()
 		msg := "the run's webhook endpoint is of no use: " + err.Error()
@@ -375,7 +376,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	return &receiver{webhooks: rcv, calls: calls, stop: func() {
 		if created {
 			// Registered by this run, so removed by it.
-			deleteEndpoint(st, client, ep.ID, now)
+			deleteEndpoint(st, client, ep.ID)
 		}
 		shutdown()
 	}}, nil
@@ -393,15 +394,26 @@ const (
 // up on the platform. A platform that does not answer holds the exit
 // deleteBound; a rate limit is waited out, as long as a per-minute limit
 // may ask (a second interrupt ends the wait), where a Retry-After of 5s
-// left the endpoint registered. A failure is a warning.
-func deleteEndpoint(st *State, client *platform.Client, id string, now func() time.Time) {
-	limit, cancel := context.WithTimeout(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), deleteBound+deleteRateWait)
+// left the endpoint registered. A failure is a warning, which says which
+// bound ended the deletion when one did: the client's error then says
+// only that its context ended. Both bounds run on the State's clock.
+func deleteEndpoint(st *State, client *platform.Client, id string) {
+	limit, cancel := clock.WithTimeoutCause(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), deleteBound+deleteRateWait, nil, st.AfterFunc)
 	defer cancel()
-	ctx, stop := runner.CallTimeout(limit, deleteBound, now)
+	ctx, stop := runner.CallTimeout(limit, deleteBound, st.Now, st.AfterFunc)
 	defer stop()
-	if err := client.DeleteWebhook(ctx, id); err != nil && !platform.IsNotFound(err) {
-		fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", id, client.Redact(err.Error()))
+	err := client.DeleteWebhook(ctx, id)
+	if err == nil || platform.IsNotFound(err) {
+		return
 	}
+	why := client.Redact(err.Error())
+	switch {
+	case limit.Err() != nil:
+		why += fmt.Sprintf(" (%s of rate-limit waits exceeded)", deleteRateWait)
+	case ctx.Err() != nil:
+		why += fmt.Sprintf(" (the deletion's bound of %s exceeded)", deleteBound)
+	}
+	fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", id, why)
 }
 
 // boundedRegistrar bounds each call of the registration of a run's
@@ -413,28 +425,30 @@ type boundedRegistrar struct {
 	*platform.Client
 	timeout time.Duration
 	// now is the client's clock, which measures its waits on rate
-	// limits (runner.CallTimeout).
-	now func() time.Time
+	// limits (runner.CallTimeout), and after runs the bound's timer on
+	// it (State.AfterFunc).
+	now   func() time.Time
+	after clock.AfterFunc
 }
 
 func (b boundedRegistrar) ListWebhooks(ctx context.Context) ([]platform.WebhookEndpoint, error) {
-	return runner.Bounded(ctx, b.timeout, b.now, b.Client.ListWebhooks)
+	return runner.Bounded(ctx, b.timeout, b.now, b.after, b.Client.ListWebhooks)
 }
 
 func (b boundedRegistrar) RegisterWebhook(ctx context.Context, reg platform.WebhookRegistration) (*platform.WebhookEndpoint, error) {
-	return runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
+	return runner.Bounded(ctx, b.timeout, b.now, b.after, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
 		return b.Client.RegisterWebhook(ctx, reg)
 	})
 }
 
 func (b boundedRegistrar) UpdateWebhook(ctx context.Context, id string, upd platform.WebhookUpdate) (*platform.WebhookEndpoint, error) {
-	return runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
+	return runner.Bounded(ctx, b.timeout, b.now, b.after, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
 		return b.Client.UpdateWebhook(ctx, id, upd)
 	})
 }
 
 func (b boundedRegistrar) DeleteWebhook(ctx context.Context, id string) error {
-	_, err := runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (struct{}, error) {
+	_, err := runner.Bounded(ctx, b.timeout, b.now, b.after, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, b.Client.DeleteWebhook(ctx, id)
 	})
 	return err

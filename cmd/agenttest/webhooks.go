@@ -145,7 +145,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Redactor: red, Brand: o.brand, Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Redactor: red, Brand: o.brand, Now: st.Now, AfterFunc: st.AfterFunc,
 		AllowHTTP:  tgt.AllowHTTP,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
@@ -189,7 +189,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	// Each call bounded as run's registration is: a platform that takes
 	// the request and never answers would hold the command before it
 	// said it listens.
-	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: now}
+	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: now, after: st.AfterFunc}
 	ep, secret, err := webhook.Register(ctx, reg, public, o.eventList(), o.secret)
 	if err != nil {
 		msg := fmt.Sprintf("webhooks listen: register %s on target %s: %s", public, tgt.Name, red.String(err.Error()))
@@ -203,7 +203,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	if created {
 		// Registered here, so removed here: a debugging session must not
 		// leave endpoints behind on the platform.
-		defer deleteEndpoint(st, client, ep.ID, now)
+		defer deleteEndpoint(st, client, ep.ID)
 	}
 	if err := learnSigningSecret(red, secret); err != nil {
 		return &exitError{code: exitErrored, msg: fmt.Sprintf("webhooks listen: the endpoint registered for %s on target %s is of no use: %s", public, tgt.Name, err)}

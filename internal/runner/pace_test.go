@@ -177,7 +177,7 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 				ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
 			}
 			// No clock: the real one.
-			_, err := Bounded(ctx, tc.bound, nil, func(cctx context.Context) (int, error) {
+			_, err := Bounded(ctx, tc.bound, nil, nil, func(cctx context.Context) (int, error) {
 				if tc.interrupt {
 					cancel()
 				}
