@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -101,5 +106,87 @@ func TestWebhookURLProblems(t *testing.T) {
 		if (got != "") != refused || (refused && !strings.Contains(got, "must be an absolute http(s) URL")) || strings.Contains(got, "hunter2") {
 			t.Errorf("%s: problems %q, want refused: %t, no password", url, got, refused)
 		}
+	}
+}
+
+// TestWebhookEndpointIDOfNoUse: an endpoint id the platform answers with
+// that does not match the reference's ^whe_[A-Za-z0-9]+$, or that holds
+// a key (masked with the rest of the answer, it no longer matches), is
+// the platform's malformed answer: run says its endpoint could not be
+// registered and its webhook scenario errors (exit 4), webhooks listen
+// exits 4, and neither shows the key nor sends the id back. Before, the
+// id reached the deletion or update, whose check of it made an internal
+// error (exit 3) before any case ran.
+func TestWebhookEndpointIDOfNoUse(t *testing.T) {
+	t.Parallel()
+	// An id of letters and digits holding the key matches the pattern
+	// until the key in it is masked.
+	const key = "buildkey0123456789abcdef"
+	const public = "https://hooks.example.test/agenttest"
+	type testCase struct {
+		name string
+		// listed is the id of the endpoint the list holds at the run's
+		// URL (none when empty), registered the id the registration
+		// answers with.
+		listed, registered string
+		want               string
+	}
+	run := func(t *testing.T, tc testCase, args ...string) {
+		var mu sync.Mutex
+		var sent []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			switch {
+			case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+				list := `{"endpoints":[]}`
+				if tc.listed != "" {
+					list = fmt.Sprintf(`{"endpoints":[{"id":%q,"url":%q,"events":["conversation.completed"]}]}`, tc.listed, public)
+				}
+				fmt.Fprint(w, list)
+			case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+				w.WriteHeader(http.StatusCreated)
+				fmt.Fprintf(w, `{"id":%q,"url":%q,"events":["conversation.completed"],"signing_secret":%q}`, tc.registered, public, learntSecret)
+			case strings.HasPrefix(r.URL.Path, "/v1/webhook-endpoints/"):
+				mu.Lock()
+				sent = append(sent, r.Method+" "+r.URL.Path)
+				mu.Unlock()
+				w.WriteHeader(http.StatusNoContent)
+			case strings.Contains(r.URL.Path, "/debug-chat"):
+				fmt.Fprint(w, `{"conversationId":"conv-1","userInput":"","response":"hello","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		t.Cleanup(srv.Close)
+		env := plainTarget(srv.URL)
+		env["AGENTTEST_BUILD_KEY"] = key
+		c := newCLI(t, writeTree(t, map[string]string{"hooks.yaml": webhookSuite}), env, args...)
+		// The scenario's confirmation first waits for its record, which
+		// this platform never has: its 30s pass on a fake clock.
+		clk := fakeclock.New()
+		c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+		out := c.expect(t, exitErrored, tc.want)
+		if strings.Contains(out, key) || strings.Contains(out, "internal error") {
+			t.Errorf("the output shows the key, or calls it an internal error:\n%s", out)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(sent) > 0 {
+			t.Errorf("the id was sent back: %q", sent)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "listed, holding a key", listed: "whe_" + key, registered: "whe_new",
+			want: `GET /v1/webhooks/endpoints: 200: malformed response: endpoint 1 of 1: endpoint id "whe_[REDACTED]" does not match ^whe_[A-Za-z0-9]+$`},
+		{name: "listed, malformed", listed: "whe_bad-id", registered: "whe_new",
+			want: `malformed response: endpoint 1 of 1: endpoint id "whe_bad-id" does not match`},
+		{name: "registered, holding a key", registered: "whe_" + key,
+			want: `POST /v1/webhooks/endpoints: 201: malformed response: endpoint id "whe_[REDACTED]" does not match`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tc, "run", "--webhook-listen", "127.0.0.1:0", "--webhook-url", public, "hooks.yaml")
+			run(t, tc, "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", public)
+		})
 	}
 }
