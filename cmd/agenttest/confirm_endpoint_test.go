@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -188,5 +189,71 @@ func TestWebhookEndpointIDOfNoUse(t *testing.T) {
 			run(t, tc, "run", "--webhook-listen", "127.0.0.1:0", "--webhook-url", public, "hooks.yaml")
 			run(t, tc, "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", public)
 		})
+	}
+}
+
+// TestWebhookURLPasswordNeverShown: the public URL of the receiver may
+// carry credentials for a proxy in front of it. What run and webhooks
+// listen say of it (a failed registration, which run also puts into its
+// reports; the line webhooks listen starts with) shows them masked, as
+// every message about a URL does. Before, a registration the platform
+// failed printed the password on the console and in every report.
+func TestWebhookURLPasswordNeverShown(t *testing.T) {
+	t.Parallel()
+	const password = "hunter2-proxy-password"
+	const public = "https://agent:" + password + "@hooks.example.test/agenttest"
+	const shown = "https://agent:xxxxx@hooks.example.test/agenttest"
+	// It fails the registration and serves the rest of the scenario, so
+	// that its confirmation reaches the webhook and says why it errors.
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case strings.Contains(r.URL.Path, "/debug-chat"):
+			fmt.Fprint(w, `{"conversationId":"conv-1","userInput":"","response":"hello","metadata":{"currentNode":"Greeting","nodeTrace":["Greeting"],"state":{}},"conversationEnded":false,"delayedResponse":false}`)
+		case r.URL.Path == "/v3/acc/clinic/conversations/conv-1":
+			fmt.Fprint(w, `{"id":"conv-1","account_id":"acc","project_id":"clinic","environment":"sandbox","channel":"WEBCHAT","started_at":"2026-03-01T12:00:00.000Z","in_progress":false,"num_turns":1}`)
+		default:
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(failing.Close)
+
+	for _, args := range [][]string{
+		{"run", "--webhook-listen", "127.0.0.1:0", "--webhook-url", public,
+			"--json", "result.json", "--junit", "junit.xml", "--html", "report.html", "--cucumber", "cucumber.ndjson", "hooks.yaml"},
+		{"webhooks", "listen", "--listen", "127.0.0.1:0", "--url", public},
+	} {
+		dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+		c := newCLI(t, dir, plainTarget(failing.URL), args...)
+		clk := fakeclock.New()
+		c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+		c.expect(t, exitErrored)
+		texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+		if args[0] == "run" {
+			texts = reportTexts(t, c, dir)
+		}
+		if !strings.Contains(texts["stderr"], "register webhook "+shown+": POST /v1/webhooks/endpoints: 500") {
+			t.Errorf("%v: the failed registration does not name the URL masked:\n%s", args[0], texts["stderr"])
+		}
+		if args[0] == "run" && !strings.Contains(texts["result.json"], "could not be registered") {
+			t.Errorf("the report does not say why the webhook confirmation errored:\n%s", texts["result.json"])
+		}
+		for name, text := range texts {
+			if strings.Contains(text, password) {
+				t.Errorf("%v: %s shows the URL's password:\n%s", args[0], name, text)
+			}
+		}
+	}
+
+	// The line webhooks listen starts with, once it registered.
+	srv := registeringPlatform(t, learntSecret, &endpointLog{}, http.NotFound)
+	c := newCLI(t, t.TempDir(), plainTarget(srv.URL), "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", public)
+	done := startListener(c)
+	waitFor(t, c.stdout, regexp.MustCompile(`registered endpoint whe_1 for `+regexp.QuoteMeta(shown)+` `))
+	stopListener(t, c, done)
+	if out := c.stdout.String() + c.stderr.String(); strings.Contains(out, password) {
+		t.Errorf("webhooks listen shows the URL's password:\n%s", out)
 	}
 }

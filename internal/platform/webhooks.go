@@ -118,7 +118,9 @@ func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (
 	rq := &call{ep: epWebhookRegister, path: epWebhookRegister.template, body: body}
 	ep, status, err := c.webhookEndpointStatus(ctx, rq)
 	if err != nil {
-		return nil, fmt.Errorf("register webhook %s: %w", reg.URL, err)
+		// The URL may carry credentials for a proxy in front of the
+		// receiver: masked, as in every message about a URL.
+		return nil, fmt.Errorf("register webhook %s: %w", RedactURL(reg.URL), err)
 	}
 	if ep.SigningSecret == "" {
 		// The body is withheld: the secret may be in it under a name
