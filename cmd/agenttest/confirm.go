@@ -406,14 +406,16 @@ func deleteEndpoint(st *State, client *platform.Client, id string) {
 	if err == nil || platform.IsNotFound(err) {
 		return
 	}
-	why := client.Redact(err.Error())
+	why := err.Error()
 	switch {
 	case limit.Err() != nil:
 		why += fmt.Sprintf(" (%s of rate-limit waits exceeded)", deleteRateWait)
 	case ctx.Err() != nil:
 		why += fmt.Sprintf(" (the deletion's bound of %s exceeded)", deleteBound)
 	}
-	fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", id, why)
+	// The id is the platform's too, and may hold the signing secret
+	// learnt since it was read.
+	fmt.Fprintf(st.Stderr, "agenttest: %s\n", client.Redact("could not delete webhook endpoint "+id+": "+why))
 }
 
 // boundedRegistrar bounds each call of the registration of a run's

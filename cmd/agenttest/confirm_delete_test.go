@@ -202,3 +202,34 @@ func TestWebhookEndpointDeletion(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
 }
+
+// TestDeletionWarningMasksTheEndpointID: an endpoint id that holds the
+// signing secret issued with it (read before the secret was known, so
+// left as it came) is masked in the warning of a failed deletion, as the
+// rest of the warning is. Before, the warning named the id as it came,
+// secret and all.
+func TestDeletionWarningMasksTheEndpointID(t *testing.T) {
+	t.Parallel()
+	const issued = "whsecLEARNT7d2a9c41e0b3f856"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			fmt.Fprintf(w, `{"id":"whe_%s","url":"http://127.0.0.1/","events":["conversation.completed"],"signing_secret":%q}`, issued, issued)
+		case r.Method == http.MethodDelete:
+			w.WriteHeader(http.StatusInternalServerError)
+		default:
+			(&deletionPlatform{}).ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"greet.yaml": greetSuite})
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey}, "run", "--webhook-listen", "127.0.0.1:0", "greet.yaml")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	out := c.expect(t, exitOK, "agenttest: could not delete webhook endpoint whe_[REDACTED]: DELETE /v1/webhook-endpoints/whe_[REDACTED]: 500")
+	if strings.Contains(out, "LEARNT") {
+		t.Errorf("the output shows the signing secret:\n%s", out)
+	}
+}

@@ -193,16 +193,19 @@ func TestWebhookEndpointIDOfNoUse(t *testing.T) {
 }
 
 // TestWebhookURLPasswordNeverShown: the public URL of the receiver may
-// carry credentials for a proxy in front of it. What run and webhooks
-// listen say of it (a failed registration, which run also puts into its
-// reports; the line webhooks listen starts with) shows them masked, as
-// every message about a URL does. Before, a registration the platform
-// failed printed the password on the console and in every report.
+// carry credentials for a proxy in front of it, or a key. What run and
+// webhooks listen say of it (a failed registration, which run also puts
+// into its reports; the line webhooks listen starts with) shows them
+// masked, as every message about a URL does. Before, a registration the
+// platform failed printed the password on the console and in every
+// report.
 func TestWebhookURLPasswordNeverShown(t *testing.T) {
 	t.Parallel()
 	const password = "hunter2-proxy-password"
 	const public = "https://agent:" + password + "@hooks.example.test/agenttest"
 	const shown = "https://agent:xxxxx@hooks.example.test/agenttest"
+	// A key in it is masked as the target's keys are everywhere.
+	key := plainTarget("")["AGENTTEST_BUILD_KEY"]
 	// It fails the registration and serves the rest of the scenario, so
 	// that its confirmation reaches the webhook and says why it errors.
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -220,29 +223,34 @@ func TestWebhookURLPasswordNeverShown(t *testing.T) {
 	}))
 	t.Cleanup(failing.Close)
 
-	for _, args := range [][]string{
-		{"run", "--webhook-listen", "127.0.0.1:0", "--webhook-url", public,
-			"--json", "result.json", "--junit", "junit.xml", "--html", "report.html", "--cucumber", "cucumber.ndjson", "hooks.yaml"},
-		{"webhooks", "listen", "--listen", "127.0.0.1:0", "--url", public},
+	for _, u := range []struct{ public, shown, secret string }{
+		{public, shown, password},
+		{"https://hooks.example.test/" + key, "https://hooks.example.test/[REDACTED]", key},
 	} {
-		dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
-		c := newCLI(t, dir, plainTarget(failing.URL), args...)
-		clk := fakeclock.New()
-		c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-		c.expect(t, exitErrored)
-		texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
-		if args[0] == "run" {
-			texts = reportTexts(t, c, dir)
-		}
-		if !strings.Contains(texts["stderr"], "register webhook "+shown+": POST /v1/webhooks/endpoints: 500") {
-			t.Errorf("%v: the failed registration does not name the URL masked:\n%s", args[0], texts["stderr"])
-		}
-		if args[0] == "run" && !strings.Contains(texts["result.json"], "could not be registered") {
-			t.Errorf("the report does not say why the webhook confirmation errored:\n%s", texts["result.json"])
-		}
-		for name, text := range texts {
-			if strings.Contains(text, password) {
-				t.Errorf("%v: %s shows the URL's password:\n%s", args[0], name, text)
+		for _, args := range [][]string{
+			{"run", "--webhook-listen", "127.0.0.1:0", "--webhook-url", u.public,
+				"--json", "result.json", "--junit", "junit.xml", "--html", "report.html", "--cucumber", "cucumber.ndjson", "hooks.yaml"},
+			{"webhooks", "listen", "--listen", "127.0.0.1:0", "--url", u.public},
+		} {
+			dir := writeTree(t, map[string]string{"hooks.yaml": webhookSuite})
+			c := newCLI(t, dir, plainTarget(failing.URL), args...)
+			clk := fakeclock.New()
+			c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+			c.expect(t, exitErrored)
+			texts := map[string]string{"stdout": c.stdout.String(), "stderr": c.stderr.String()}
+			if args[0] == "run" {
+				texts = reportTexts(t, c, dir)
+			}
+			if !strings.Contains(texts["stderr"], "register webhook "+u.shown+": POST /v1/webhooks/endpoints: 500") {
+				t.Errorf("%v: the failed registration does not name the URL masked (%s):\n%s", args[0], u.shown, texts["stderr"])
+			}
+			if args[0] == "run" && !strings.Contains(texts["result.json"], "could not be registered") {
+				t.Errorf("the report does not say why the webhook confirmation errored:\n%s", texts["result.json"])
+			}
+			for name, text := range texts {
+				if strings.Contains(text, u.secret) {
+					t.Errorf("%v: %s shows %s:\n%s", args[0], name, u.secret, text)
+				}
 			}
 		}
 	}

@@ -192,7 +192,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: now, after: st.AfterFunc}
 	ep, secret, err := webhook.Register(ctx, reg, public, o.eventList(), o.secret)
 	if err != nil {
-		msg := fmt.Sprintf("webhooks listen: register %s on target %s: %s", platform.RedactURL(public), tgt.Name, red.String(err.Error()))
+		msg := red.String(fmt.Sprintf("webhooks listen: register %s on target %s: %s", platform.RedactURL(public), tgt.Name, err))
 		if fromPlatform(err) {
 			// The platform's error, as for run: exit 4, not internal.
 			return &exitError{code: exitErrored, msg: msg}
@@ -206,7 +206,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		defer deleteEndpoint(st, client, ep.ID)
 	}
 	if err := learnSigningSecret(red, secret); err != nil {
-		return &exitError{code: exitErrored, msg: fmt.Sprintf("webhooks listen: the endpoint registered for %s on target %s is of no use: %s", platform.RedactURL(public), tgt.Name, err)}
+		return &exitError{code: exitErrored, msg: red.String(fmt.Sprintf("webhooks listen: the endpoint registered for %s on target %s is of no use: %s", platform.RedactURL(public), tgt.Name, err))}
 	}
 	rcv.SetSecret(secret)
 	verb := "registered"
