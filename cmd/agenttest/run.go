@@ -739,9 +739,10 @@ func runnerTarget(t *config.Target) result.Target {
 
 // targetProblems reports, before anything runs, what the scenarios of a
 // plan need that the target does not give: an agent, Messaging settings
-// and connectors, an SMS connector.
+// and connectors, an SMS connector, an agent the embedded simulator
+// serves for a probe.
 func targetProblems(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t))
+	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t), unservedProbes(plan, t))
 }
 
 // missingAgents reports scenarios that name no agent when the target has
