@@ -323,7 +323,8 @@ func webhookFailFirst(st *State) (int, error) {
 // or, on the embedded simulator, when a selected scenario confirms
 // webhooks. It registers (or reuses) the endpoint and removes at the end
 // an endpoint it registered. nil means no receiver. Each call of the
-// registration is bounded by callTimeout (--turn-timeout).
+// registration is bounded by callTimeout (--turn-timeout). With no
+// events it subscribes to webhook.DefaultEvents (webhook.Register).
 func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, red *secret.Redactor, events []string, callTimeout time.Duration) (*receiver, error) {
 	listen := c.webhookListen
 	if listen == "" {
@@ -345,31 +346,24 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		}
 		public = "http://" + ln.Addr().String() + "/"
 	}
-	now := st.Now
-	if now == nil {
-		now = time.Now
-	}
 	failFirst, err := webhookFailFirst(st)
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	rcv := webhook.NewReceiver(webhook.Options{Now: now})
+	rcv := webhook.NewReceiver(webhook.Options{Now: st.Now})
 	srv := webhook.Serve(ln, webhook.FailFirst(rcv, failFirst), webhook.ServerOptions{})
 	shutdown := func() {
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}
-	if len(events) == 0 {
-		events = webhook.DefaultEvents
-	}
 	// The registration's calls wait on rate limits as the runner's do,
 	// charged to one account: a Retry-After longer than the turn
 	// timeout failed it.
 	calls := platform.NewRateAccount()
 	rctx := platform.WithRateAccount(ctx, calls)
-	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: now, after: st.AfterFunc}, public, events, c.webhookSecret)
+	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: st.Now, after: st.AfterFunc}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
 		if ctx.Err() != nil {

@@ -491,3 +491,25 @@ func TestWebhookFailFirstSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedSimulatorTakesOnlyItsCallToken: the embedded simulator
+// runs with a call token of its own, so that every run on it shows that
+// probes send the target's call token: the runtime key sent in its place
+// (a client without a call token) is refused.
+func TestEmbeddedSimulatorTakesOnlyItsCallToken(t *testing.T) {
+	t.Parallel()
+	opts := sim.Options{Seed: 1}
+	embeddedTweaks(&opts)
+	s := simtest.Start(t, opts)
+	for token, accepted := range map[string]bool{"": false, embeddedCallToken: true} {
+		client, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
+			BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, CallToken: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = client.PlaceCall(context.Background(), platform.CallRequest{To: "+447700900001", AgentID: "clinic"})
+		if accepted && err != nil || !accepted && !platform.IsAuth(err) {
+			t.Errorf("call token %q: %v; want accepted: %t", token, err, accepted)
+		}
+	}
+}

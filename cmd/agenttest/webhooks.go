@@ -169,13 +169,9 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	}
 
 	out := &lineWriter{w: red.Writer(st.Stdout)}
-	now := st.Now
-	if now == nil {
-		now = time.Now
-	}
 	rcv := webhook.NewReceiver(webhook.Options{
 		Brand:    o.brand,
-		Now:      now,
+		Now:      st.Now,
 		OnEvent:  func(ev webhook.Event) { out.line(eventLine(ev)) },
 		OnReject: func(r webhook.Rejection) { out.line(rejectionLine(r)) },
 	})
@@ -189,7 +185,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	// Each call bounded as run's registration is: a platform that takes
 	// the request and never answers would hold the command before it
 	// said it listens.
-	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: now, after: st.AfterFunc}
+	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: st.Now, after: st.AfterFunc}
 	ep, secret, err := webhook.Register(ctx, reg, public, o.eventList(), o.secret)
 	if err != nil {
 		msg := red.String(fmt.Sprintf("webhooks listen: register %s on target %s: %s", platform.RedactURL(public), tgt.Name, err))
