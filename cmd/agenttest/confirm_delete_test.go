@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -232,4 +233,38 @@ func TestDeletionWarningMasksTheEndpointID(t *testing.T) {
 	if strings.Contains(out, "LEARNT") {
 		t.Errorf("the output shows the signing secret:\n%s", out)
 	}
+}
+
+// TestWebhookRegistrationBoundOnTheRunsClock: each call of the
+// registration of the run's endpoint is bounded by the turn timeout on
+// the run's clock, as the deletion is: a platform that takes the
+// registration and holds it past the bound has it cut at once, and the
+// run says it could not register and goes on (its scenario passes).
+func TestWebhookRegistrationBoundOnTheRunsClock(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
+			fmt.Fprint(w, `{"endpoints":[]}`)
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			// Read whole, so that the server sees the client go.
+			io.Copy(io.Discard, r.Body)
+			clk.Advance(30 * time.Second)
+			select {
+			case <-r.Context().Done():
+			case <-time.After(20 * time.Second):
+				// Not cut on the run's clock: registered, well after.
+				fmt.Fprintf(w, `{"id":"whe_1","url":"http://127.0.0.1/","events":["conversation.completed"],"signing_secret":%q}`, learntSecret)
+			}
+		default:
+			(&deletionPlatform{answer: status(http.StatusNoContent, "")}).ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"greet.yaml": greetSuite})
+	c := newCLI(t, dir, map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey},
+		"run", "--webhook-listen", "127.0.0.1:0", "--turn-timeout", "30s", "greet.yaml")
+	c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	c.expect(t, exitOK, "agenttest: the run's webhook endpoint could not be registered: ", "(turn timeout of 30s exceeded)")
 }
