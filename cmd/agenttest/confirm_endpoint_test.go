@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -264,4 +265,43 @@ func TestWebhookURLPasswordNeverShown(t *testing.T) {
 	if out := c.stdout.String() + c.stderr.String(); strings.Contains(out, password) {
 		t.Errorf("webhooks listen shows the URL's password:\n%s", out)
 	}
+}
+
+// TestWebhookEventsSubscribedOnce: the run's endpoint subscribes to the
+// events its scenarios confirm, each once, in the order they first
+// appear, however many scenarios confirm it.
+func TestWebhookEventsSubscribedOnce(t *testing.T) {
+	t.Parallel()
+	var log endpointLog
+	srv := endpointPlatform(t, http.StatusNoContent, &log)
+	suite := "suite: hooks\nagent: clinic\nscenarios:\n" +
+		"  - name: a\n    turns: [{say: hi}]\n    confirm: {webhooks: [conversation.completed]}\n" +
+		"  - name: b\n    turns: [{say: hi}]\n    confirm: {webhooks: [handoff.created, conversation.completed]}\n"
+	c := newCLI(t, writeTree(t, map[string]string{"hooks.yaml": suite}), map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": plantedBuildKey},
+		"run", "--webhook-listen", "127.0.0.1:0", "hooks.yaml")
+	// The confirmations wait for records this platform never has: their
+	// bound passes on a fake clock.
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep, c.st.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	c.run(t)
+	got, _ := log.events.Load().([]string)
+	if want := []string{"conversation.completed", "handoff.created"}; !slices.Equal(got, want) {
+		t.Errorf("registered events %q, want %q\n%s%s", got, want, c.stdout, c.stderr)
+	}
+}
+
+// TestWebhookRegistrationRedirected: a platform that redirects the
+// registration's calls elsewhere (where the build key is not sent) is the
+// platform's error, as any answer the client cannot use: webhooks listen
+// exits 4, not 3.
+func TestWebhookRegistrationRedirected(t *testing.T) {
+	t.Parallel()
+	elsewhere := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(elsewhere.Close)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	c := newCLI(t, t.TempDir(), plainTarget(srv.URL), "webhooks", "listen", "--listen", "127.0.0.1:0")
+	c.expect(t, exitErrored, "webhooks listen: register http://127.0.0.1:", "307 redirect to")
 }
