@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -18,6 +19,7 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/steps"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -141,8 +143,8 @@ func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag
 // as if the platform were at fault.
 func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
 	if t.Embedded {
-		// It has a connector for every agent it serves; an agent it
-		// does not serve stops the run saying so.
+		// It has a connector for every agent it serves, and
+		// unservedProbes refuses the others.
 		return nil
 	}
 	var ds diag.Diagnostics
@@ -158,6 +160,39 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 		}
 	}
 	return ds
+}
+
+// unservedProbes reports, before anything runs, the probes of a run on
+// the embedded simulator whose agent it does not serve, as a debug chat
+// with that agent stops the run: a probe met it only at its call or
+// SMS, where it errored its case as the platform's fault (exit 4, "set
+// sms_connector_id on the target", a target the run does not have).
+func unservedProbes(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
+	if !t.Embedded || len(t.Agents) == 0 {
+		return nil
+	}
+	var ds diag.Diagnostics
+	for _, sc := range scenarios(suites) {
+		pr := sc.Probe()
+		if pr == nil {
+			continue
+		}
+		if agent, _ := agentEnv(sc, t); !slices.Contains(t.Agents, agent) {
+			ds = ds.Append(diag.Diagnostic{Pos: probePos(sc, pr), Message: fmt.Sprintf("probe of scenario %q: %s", sc.Name, unservedAgent(agent, t))})
+		}
+	}
+	return ds
+}
+
+// probePos is where the call or SMS of sc's probe is written.
+func probePos(sc *scenario.Scenario, pr *steps.ProbeSpec) diag.Pos {
+	switch {
+	case pr.Call != nil:
+		return pr.Call.Pos
+	case pr.SMS != nil:
+		return pr.SMS.Pos
+	}
+	return sc.Pos
 }
 
 // missingWebhookReceiver reports, before anything runs, scenarios that
@@ -288,7 +323,8 @@ func webhookFailFirst(st *State) (int, error) {
 // or, on the embedded simulator, when a selected scenario confirms
 // webhooks. It registers (or reuses) the endpoint and removes at the end
 // an endpoint it registered. nil means no receiver. Each call of the
-// registration is bounded by callTimeout (--turn-timeout).
+// registration is bounded by callTimeout (--turn-timeout). With no
+// events it subscribes to webhook.DefaultEvents (webhook.Register).
 func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.Target, client *platform.Client, red *secret.Redactor, events []string, callTimeout time.Duration) (*receiver, error) {
 	listen := c.webhookListen
 	if listen == "" {
@@ -310,31 +346,24 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		}
 		public = "http://" + ln.Addr().String() + "/"
 	}
-	now := st.Now
-	if now == nil {
-		now = time.Now
-	}
 	failFirst, err := webhookFailFirst(st)
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	rcv := webhook.NewReceiver(webhook.Options{Now: now})
+	rcv := webhook.NewReceiver(webhook.Options{Now: st.Now})
 	srv := webhook.Serve(ln, webhook.FailFirst(rcv, failFirst), webhook.ServerOptions{})
 	shutdown := func() {
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}
-	if len(events) == 0 {
-		events = webhook.DefaultEvents
-	}
 	// The registration's calls wait on rate limits as the runner's do,
 	// charged to one account: a Retry-After longer than the turn
 	// timeout failed it.
 	calls := platform.NewRateAccount()
 	rctx := platform.WithRateAccount(ctx, calls)
-	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: now}, public, events, c.webhookSecret)
+	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: st.Now, after: st.AfterFunc}, public, events, c.webhookSecret)
 	if err != nil {
 		shutdown()
 		if ctx.Err() != nil {
@@ -364,7 +393,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		// Of no use: a signing secret that cannot be masked must not
 		// be kept, so no delivery can be verified.
 		if created {
-			deleteEndpoint(st, client, ep.ID, now)
+			deleteEndpoint(st, client, ep.ID)
 		}
 		shutdown()
 		msg := "the run's webhook endpoint is of no use: " + err.Error()
@@ -375,7 +404,7 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	return &receiver{webhooks: rcv, calls: calls, stop: func() {
 		if created {
 			// Registered by this run, so removed by it.
-			deleteEndpoint(st, client, ep.ID, now)
+			deleteEndpoint(st, client, ep.ID)
 		}
 		shutdown()
 	}}, nil
@@ -393,15 +422,28 @@ const (
 // up on the platform. A platform that does not answer holds the exit
 // deleteBound; a rate limit is waited out, as long as a per-minute limit
 // may ask (a second interrupt ends the wait), where a Retry-After of 5s
-// left the endpoint registered. A failure is a warning.
-func deleteEndpoint(st *State, client *platform.Client, id string, now func() time.Time) {
-	limit, cancel := context.WithTimeout(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), deleteBound+deleteRateWait)
+// left the endpoint registered. A failure is a warning, which says which
+// bound ended the deletion when one did: the client's error then says
+// only that its context ended. Both bounds run on the State's clock.
+func deleteEndpoint(st *State, client *platform.Client, id string) {
+	limit, cancel := clock.WithTimeoutCause(platform.WithRateAccount(context.Background(), platform.NewRateAccount()), deleteBound+deleteRateWait, nil, st.AfterFunc)
 	defer cancel()
-	ctx, stop := runner.CallTimeout(limit, deleteBound, now)
+	ctx, stop := runner.CallTimeout(limit, deleteBound, st.Now, st.AfterFunc)
 	defer stop()
-	if err := client.DeleteWebhook(ctx, id); err != nil && !platform.IsNotFound(err) {
-		fmt.Fprintf(st.Stderr, "agenttest: could not delete webhook endpoint %s: %s\n", id, client.Redact(err.Error()))
+	err := client.DeleteWebhook(ctx, id)
+	if err == nil || platform.IsNotFound(err) {
+		return
 	}
+	why := err.Error()
+	switch {
+	case limit.Err() != nil:
+		why += fmt.Sprintf(" (%s of rate-limit waits exceeded)", deleteRateWait)
+	case ctx.Err() != nil:
+		why += fmt.Sprintf(" (the deletion's bound of %s exceeded)", deleteBound)
+	}
+	// The id is the platform's too, and may hold the signing secret
+	// learnt since it was read.
+	fmt.Fprintf(st.Stderr, "agenttest: %s\n", client.Redact("could not delete webhook endpoint "+id+": "+why))
 }
 
 // boundedRegistrar bounds each call of the registration of a run's
@@ -413,28 +455,30 @@ type boundedRegistrar struct {
 	*platform.Client
 	timeout time.Duration
 	// now is the client's clock, which measures its waits on rate
-	// limits (runner.CallTimeout).
-	now func() time.Time
+	// limits (runner.CallTimeout), and after runs the bound's timer on
+	// it (State.AfterFunc).
+	now   func() time.Time
+	after clock.AfterFunc
 }
 
 func (b boundedRegistrar) ListWebhooks(ctx context.Context) ([]platform.WebhookEndpoint, error) {
-	return runner.Bounded(ctx, b.timeout, b.now, b.Client.ListWebhooks)
+	return runner.Bounded(ctx, b.timeout, b.now, b.after, b.Client.ListWebhooks)
 }
 
 func (b boundedRegistrar) RegisterWebhook(ctx context.Context, reg platform.WebhookRegistration) (*platform.WebhookEndpoint, error) {
-	return runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
+	return runner.Bounded(ctx, b.timeout, b.now, b.after, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
 		return b.Client.RegisterWebhook(ctx, reg)
 	})
 }
 
 func (b boundedRegistrar) UpdateWebhook(ctx context.Context, id string, upd platform.WebhookUpdate) (*platform.WebhookEndpoint, error) {
-	return runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
+	return runner.Bounded(ctx, b.timeout, b.now, b.after, func(ctx context.Context) (*platform.WebhookEndpoint, error) {
 		return b.Client.UpdateWebhook(ctx, id, upd)
 	})
 }
 
 func (b boundedRegistrar) DeleteWebhook(ctx context.Context, id string) error {
-	_, err := runner.Bounded(ctx, b.timeout, b.now, func(ctx context.Context) (struct{}, error) {
+	_, err := runner.Bounded(ctx, b.timeout, b.now, b.after, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, b.Client.DeleteWebhook(ctx, id)
 	})
 	return err

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -55,6 +57,8 @@ func TestLiveSafetyRefusals(t *testing.T) {
 		env   map[string]string
 		args  []string
 		want  []string
+		// once is said once, however many steps of a scenario ask for it.
+		once string
 	}
 	run := func(t *testing.T, tc testCase) {
 		dir := writeTree(t, tc.files)
@@ -69,6 +73,9 @@ func TestLiveSafetyRefusals(t *testing.T) {
 			if !strings.Contains(c.stderr.String(), w) {
 				t.Errorf("stderr lacks %q:\n%s", w, c.stderr)
 			}
+		}
+		if n := strings.Count(c.stderr.String(), tc.once); tc.once != "" && n != 1 {
+			t.Errorf("stderr says %q %d times, want once:\n%s", tc.once, n, c.stderr)
 		}
 	}
 	for _, tc := range []testCase{
@@ -138,6 +145,15 @@ func TestLiveSafetyRefusals(t *testing.T) {
 			env:  remote,
 			args: []string{"run", "suites"},
 			want: []string{"suites/hooks.yaml:7:5", `scenario "hands over" confirms webhooks (handoff.created), and the run starts no webhook receiver`, "--webhook-listen ADDR --webhook-url PUBLIC_URL"},
+		},
+		{
+			name: "webhook steps without a receiver",
+			files: map[string]string{"features/hooks.feature": "@agent:clinic\nFeature: hooks\n  Scenario: hands over\n" +
+				"    When the user says \"I have chest pain\"\n    Then a \"handoff.created\" webhook arrives\n    And a \"conversation.completed\" webhook arrives\n"},
+			env:  remote,
+			args: []string{"run", "features"},
+			want: []string{"features/hooks.feature:5:5: "},
+			once: `scenario "hands over" confirms webhooks`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -441,6 +457,59 @@ scenarios:
 	for _, want := range []string{"PASS suites/probes.yaml:5 listed by variable", "to +447700900777 is not listed in the target's probe_numbers"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestWebhookFailFirstSetting: AGENTTEST_WEBHOOK_FAIL_FIRST (the fault
+// drills' receiver that refuses the first deliveries) takes a number of
+// deliveries, 0 or more, spaces around it allowed; anything else is a
+// usage error naming the variable and its value.
+func TestWebhookFailFirstSetting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		value string
+		want  int
+		bad   bool
+	}{
+		{value: "", want: 0},
+		{value: "0", want: 0},
+		{value: " 2 ", want: 2},
+		{value: "-1", bad: true},
+		{value: "two", bad: true},
+	} {
+		st := &State{Env: map[string]string{webhookFailFirstEnv: tc.value}}
+		n, err := webhookFailFirst(st)
+		if tc.bad {
+			if exitCode(err, io.Discard) != exitUsage || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("%s=%q: want a number of deliveries to refuse, 0 or more", webhookFailFirstEnv, strings.TrimSpace(tc.value))) {
+				t.Errorf("%q: %d, %v; want a usage error naming it", tc.value, n, err)
+			}
+			continue
+		}
+		if n != tc.want || err != nil {
+			t.Errorf("%q: %d, %v; want %d", tc.value, n, err, tc.want)
+		}
+	}
+}
+
+// TestEmbeddedSimulatorTakesOnlyItsCallToken: the embedded simulator
+// runs with a call token of its own, so that every run on it shows that
+// probes send the target's call token: the runtime key sent in its place
+// (a client without a call token) is refused.
+func TestEmbeddedSimulatorTakesOnlyItsCallToken(t *testing.T) {
+	t.Parallel()
+	opts := sim.Options{Seed: 1}
+	embeddedTweaks(&opts)
+	s := simtest.Start(t, opts)
+	for token, accepted := range map[string]bool{"": false, embeddedCallToken: true} {
+		client, err := platform.New(platform.Config{BuildURL: s.BuildURL, RuntimeURL: s.RuntimeURL, AccountID: s.AccountID,
+			BuildKey: s.BuildKey, RuntimeKey: s.RuntimeKey, CallToken: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = client.PlaceCall(context.Background(), platform.CallRequest{To: "+447700900001", AgentID: "clinic"})
+		if accepted && err != nil || !accepted && !platform.IsAuth(err) {
+			t.Errorf("call token %q: %v; want accepted: %t", token, err, accepted)
 		}
 	}
 }

@@ -112,18 +112,23 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		return msg
 	case result.StopUnknownAgent:
 		if t.Embedded && len(t.Agents) > 0 {
-			// The simulator's agents are known: name the one meant.
-			serves := "it serves " + strings.Join(t.Agents, ", ")
-			if s := diag.Suggest(st.Agent, t.Agents); s != "" {
-				serves = fmt.Sprintf("did you mean %q? %s", s, serves)
-			}
-			return fmt.Sprintf("the embedded simulator does not serve agent %q (%s); check the agent id (agent: of the suite or scenario, @agent: of a feature, %s)",
-				st.Agent, serves, where(t, "agent_id", config.EnvAgentID))
+			return unservedAgent(st.Agent, t)
 		}
 		return fmt.Sprintf("the platform at %s does not know agent %q: %s; check the agent id (agent: of the suite or scenario, @agent: of a feature, %s) and that %s is the build host of the workspace's region",
 			st.Host, st.Agent, cause, where(t, "agent_id", config.EnvAgentID), where(t, "build_url", config.EnvBuildURL))
 	}
 	return st.Reason + ": " + cause
+}
+
+// unservedAgent says that the embedded simulator does not serve agent,
+// naming the one meant: its agents are known.
+func unservedAgent(agent string, t *config.Target) string {
+	serves := "it serves " + strings.Join(t.Agents, ", ")
+	if s := diag.Suggest(agent, t.Agents); s != "" {
+		serves = fmt.Sprintf("did you mean %q? %s", s, serves)
+	}
+	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s); check the agent id (agent: of the suite or scenario, @agent: of a feature, %s)",
+		agent, serves, where(t, "agent_id", config.EnvAgentID))
 }
 
 // credentialSetting maps a refused credential to the target setting that

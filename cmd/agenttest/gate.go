@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agenttest/agenttest/internal/clock"
 	"github.com/agenttest/agenttest/internal/compare"
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/escape"
@@ -152,7 +153,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	active, refused := readActive(ctx, client, gate.Needed(ev), configTurnTimeout(cfg), st.Now)
+	active, refused := readActive(ctx, client, gate.Needed(ev), configTurnTimeout(cfg), st.Now, st.AfterFunc)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
 		// platform failure to try again after (exit 4), and the gate
@@ -272,7 +273,7 @@ func configTurnTimeout(cfg *config.File) time.Duration {
 // run turn_timeout), as a run bounds each of its calls: a platform that
 // takes the request and never answers would otherwise hold the promote
 // step until an interrupt or the CI job's own timeout ended it.
-func readActive(ctx context.Context, client *platform.Client, keys []gate.Key, timeout time.Duration, now func() time.Time) (map[gate.Key]gate.Active, error) {
+func readActive(ctx context.Context, client *platform.Client, keys []gate.Key, timeout time.Duration, now func() time.Time, after clock.AfterFunc) (map[gate.Key]gate.Active, error) {
 	out := make(map[gate.Key]gate.Active, len(keys))
 	var (
 		mu      sync.Mutex
@@ -282,7 +283,7 @@ func readActive(ctx context.Context, client *platform.Client, keys []gate.Key, t
 	g.SetLimit(8)
 	for _, k := range keys {
 		g.Go(func() error {
-			dep, err := runner.Bounded(ctx, timeout, now, func(ctx context.Context) (*platform.Deployment, error) {
+			dep, err := runner.Bounded(ctx, timeout, now, after, func(ctx context.Context) (*platform.Deployment, error) {
 				return client.ActiveDeployment(ctx, k.Agent, k.Env)
 			})
 			_, otherEnv := errors.AsType[*platform.EnvironmentMismatchError](err)

@@ -178,10 +178,12 @@ func TestShortIssuedSigningSecretRefused(t *testing.T) {
 	}
 }
 
-// endpointLog is what registeringPlatform saw (the URL the run's
-// endpoint was registered with) and endpointPlatform (its deletion).
+// endpointLog is what registeringPlatform saw (the URL and events the
+// run's endpoint was registered with) and endpointPlatform (its
+// deletion).
 type endpointLog struct {
 	url     atomic.Value
+	events  atomic.Value // []string
 	deleted atomic.Bool
 }
 
@@ -201,6 +203,7 @@ func registeringPlatform(t *testing.T, issued string, log *endpointLog, rest htt
 			}
 			json.NewDecoder(r.Body).Decode(&reg)
 			log.url.Store(reg.URL)
+			log.events.Store(reg.Events)
 			json.NewEncoder(w).Encode(map[string]any{"id": "whe_1", "url": reg.URL, "events": reg.Events, "signing_secret": issued})
 		default:
 			rest(w, r)

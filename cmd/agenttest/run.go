@@ -468,6 +468,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		Observer:     gc.observe(human),
 		Getenv:       st.LookupEnv,
 		Now:          st.Now,
+		AfterFunc:    st.AfterFunc,
 		Sleep:        st.Sleep,
 		Seed:         o.seed,
 		Target:       runnerTarget(tgt),
@@ -534,7 +535,7 @@ func newClient(st *State, tgt *config.Target, red *secret.Redactor, l clientLimi
 	transport := platform.NewTransport(l.maxPerHost)
 	pcfg := platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Redactor: red, Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), CallToken: tgt.CallToken.Reveal(), Redactor: red, Now: st.Now, AfterFunc: st.AfterFunc,
 		MaxPerHost: l.maxPerHost, AllowHTTP: tgt.AllowHTTP,
 		MaxReplyBytes: l.maxReplyBytes, MaxReplyHint: maxReplyHint,
 		Rate: l.rate, RateWait: clientRateWait(l.rateWait), RateWaitHint: rateWaitHint,
@@ -738,9 +739,10 @@ func runnerTarget(t *config.Target) result.Target {
 
 // targetProblems reports, before anything runs, what the scenarios of a
 // plan need that the target does not give: an agent, Messaging settings
-// and connectors, an SMS connector.
+// and connectors, an SMS connector, an agent the embedded simulator
+// serves for a probe.
 func targetProblems(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t))
+	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t), unservedProbes(plan, t))
 }
 
 // missingAgents reports scenarios that name no agent when the target has

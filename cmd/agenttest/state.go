@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/clock"
 )
 
 // State is the one value that owns the outside world: arguments,
@@ -31,6 +33,14 @@ type State struct {
 	// pauses of the platform client's retries and of the runner's retries
 	// and polls. Nil means real timers; tests give a fake clock's.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// AfterFunc, when set, runs the timers of run, gate and webhooks
+	// listen on Now (fakeclock.Clock.AfterFunc): the bounds of their own
+	// calls to the platform, of the deletion of a webhook endpoint at
+	// exit, and the runner's and the client's. A test moves its fake
+	// clock past a bound to cut what it bounds at once, instead of
+	// waiting for it. It needs Now. Nil means real timers (and compare,
+	// whose sides have clocks of their own, always uses them).
+	AfterFunc clock.AfterFunc
 	// SideClock, when set, gives each side of a comparison on the
 	// embedded simulator a clock of its own: that side's simulator thinks
 	// on it (sleep advances it) and its client and runner read it and

@@ -145,7 +145,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	defer transport.CloseIdleConnections()
 	client, err := platform.New(platform.Config{
 		BuildURL: tgt.BuildURL, RuntimeURL: tgt.RuntimeURL, AccountID: tgt.AccountID,
-		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Redactor: red, Brand: o.brand, Now: st.Now,
+		BuildKey: tgt.BuildKey.Reveal(), RuntimeKey: tgt.RuntimeKey.Reveal(), Redactor: red, Brand: o.brand, Now: st.Now, AfterFunc: st.AfterFunc,
 		AllowHTTP:  tgt.AllowHTTP,
 		Retry:      platform.RetryPolicy{Sleep: st.Sleep},
 		HTTPClient: &http.Client{Transport: transport},
@@ -169,13 +169,9 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	}
 
 	out := &lineWriter{w: red.Writer(st.Stdout)}
-	now := st.Now
-	if now == nil {
-		now = time.Now
-	}
 	rcv := webhook.NewReceiver(webhook.Options{
 		Brand:    o.brand,
-		Now:      now,
+		Now:      st.Now,
 		OnEvent:  func(ev webhook.Event) { out.line(eventLine(ev)) },
 		OnReject: func(r webhook.Rejection) { out.line(rejectionLine(r)) },
 	})
@@ -189,10 +185,10 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	// Each call bounded as run's registration is: a platform that takes
 	// the request and never answers would hold the command before it
 	// said it listens.
-	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: now}
+	reg := boundedRegistrar{Client: client, timeout: configTurnTimeout(cfg), now: st.Now, after: st.AfterFunc}
 	ep, secret, err := webhook.Register(ctx, reg, public, o.eventList(), o.secret)
 	if err != nil {
-		msg := fmt.Sprintf("webhooks listen: register %s on target %s: %s", public, tgt.Name, red.String(err.Error()))
+		msg := red.String(fmt.Sprintf("webhooks listen: register %s on target %s: %s", platform.RedactURL(public), tgt.Name, err))
 		if fromPlatform(err) {
 			// The platform's error, as for run: exit 4, not internal.
 			return &exitError{code: exitErrored, msg: msg}
@@ -203,10 +199,10 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	if created {
 		// Registered here, so removed here: a debugging session must not
 		// leave endpoints behind on the platform.
-		defer deleteEndpoint(st, client, ep.ID, now)
+		defer deleteEndpoint(st, client, ep.ID)
 	}
 	if err := learnSigningSecret(red, secret); err != nil {
-		return &exitError{code: exitErrored, msg: fmt.Sprintf("webhooks listen: the endpoint registered for %s on target %s is of no use: %s", public, tgt.Name, err)}
+		return &exitError{code: exitErrored, msg: red.String(fmt.Sprintf("webhooks listen: the endpoint registered for %s on target %s is of no use: %s", platform.RedactURL(public), tgt.Name, err))}
 	}
 	rcv.SetSecret(secret)
 	verb := "registered"
@@ -214,7 +210,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		verb = "reusing"
 	}
 	out.line(fmt.Sprintf("agenttest: listening on %s; %s endpoint %s for %s (events: %s); interrupt to stop",
-		ln.Addr(), verb, ep.ID, public, strings.Join(o.eventList(), ", ")))
+		ln.Addr(), verb, ep.ID, platform.RedactURL(public), strings.Join(o.eventList(), ", ")))
 
 	<-ctx.Done()
 	return nil

@@ -118,7 +118,9 @@ func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (
 	rq := &call{ep: epWebhookRegister, path: epWebhookRegister.template, body: body}
 	ep, status, err := c.webhookEndpointStatus(ctx, rq)
 	if err != nil {
-		return nil, fmt.Errorf("register webhook %s: %w", reg.URL, err)
+		// The URL may carry credentials for a proxy in front of the
+		// receiver: masked, as in every message about a URL.
+		return nil, fmt.Errorf("register webhook %s: %w", RedactURL(reg.URL), err)
 	}
 	if ep.SigningSecret == "" {
 		// The body is withheld: the secret may be in it under a name
@@ -143,6 +145,9 @@ func (c *Client) ListWebhooks(ctx context.Context) ([]WebhookEndpoint, error) {
 	out := make([]WebhookEndpoint, len(recs))
 	for i, r := range recs {
 		out[i] = readWebhookEndpoint(r)
+		if err := checkWebhookID(out[i].ID); err != nil {
+			return nil, c.responseError(rq, resp.status, nil, fmt.Errorf("endpoint %d of %d: %w", i+1, len(recs), err))
+		}
 	}
 	return out, nil
 }
@@ -181,7 +186,11 @@ func (c *Client) DeleteWebhook(ctx context.Context, id string) error {
 }
 
 // checkWebhookID refuses ids the platform would answer with 422, before the
-// network, with the pattern in the message.
+// network, with the pattern in the message. An id the platform answered
+// with is checked too: one that does not match, or that held a key and
+// was masked with the rest of the answer, could be neither used nor
+// deleted, and is a malformed response (the platform's error, not an
+// internal one).
 func checkWebhookID(id string) error {
 	if !webhookIDRe.MatchString(id) {
 		return fmt.Errorf("endpoint id %q does not match ^whe_[A-Za-z0-9]+$", id)
@@ -208,6 +217,9 @@ func (c *Client) webhookEndpointStatus(ctx context.Context, rq *call) (*WebhookE
 	ep := readWebhookEndpoint(r)
 	if ep.ID == "" {
 		return nil, 0, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id"}))
+	}
+	if err := checkWebhookID(ep.ID); err != nil {
+		return nil, 0, c.responseError(rq, resp.status, nil, err)
 	}
 	return &ep, resp.status, nil
 }

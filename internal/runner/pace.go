@@ -88,21 +88,23 @@ func withTimeout(ctx context.Context, d time.Duration, o *Options) (context.Cont
 // left out of d, so a Retry-After longer than d is waited out (within
 // the account's budget) instead of failing the call. ctx must carry a
 // platform.RateAccount (platform.WithRateAccount); without one it is
-// context.WithTimeout. now is the client's clock.
-func CallTimeout(ctx context.Context, d time.Duration, now func() time.Time) (context.Context, context.CancelFunc) {
+// context.WithTimeout. now is the client's clock; after, when set, runs
+// the bound's timer on now (Options.AfterFunc), else it runs on the real
+// clock.
+func CallTimeout(ctx context.Context, d time.Duration, now func() time.Time, after clock.AfterFunc) (context.Context, context.CancelFunc) {
 	if now == nil {
 		now = time.Now
 	}
-	return withTimeout(ctx, d, &Options{Now: now})
+	return withTimeout(ctx, d, &Options{Now: now, AfterFunc: after})
 }
 
-// Bounded runs call under CallTimeout(ctx, d, now), a call the run makes
-// outside its cases, and says in its error when that bound, not ctx,
-// ended it: the client's says only "context deadline exceeded". A
+// Bounded runs call under CallTimeout(ctx, d, now, after), a call the run
+// makes outside its cases, and says in its error when that bound, not
+// ctx, ended it: the client's says only "context deadline exceeded". A
 // platform that takes a request and never answers would otherwise hold
 // the command until an interrupt ended it.
-func Bounded[T any](ctx context.Context, d time.Duration, now func() time.Time, call func(context.Context) (T, error)) (T, error) {
-	cctx, cancel := CallTimeout(ctx, d, now)
+func Bounded[T any](ctx context.Context, d time.Duration, now func() time.Time, after clock.AfterFunc, call func(context.Context) (T, error)) (T, error) {
+	cctx, cancel := CallTimeout(ctx, d, now, after)
 	defer cancel()
 	v, err := call(cctx)
 	if err != nil && ctx.Err() == nil && cctx.Err() != nil {

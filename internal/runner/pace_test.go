@@ -186,7 +186,7 @@ func TestBoundedSaysWhenItsBoundEndedTheCall(t *testing.T) {
 			if tc.fakeNow {
 				now = fakeclock.New().Now
 			}
-			_, err := Bounded(ctx, tc.bound, now, func(cctx context.Context) (int, error) {
+			_, err := Bounded(ctx, tc.bound, now, nil, func(cctx context.Context) (int, error) {
 				if tc.interrupt {
 					cancel()
 				}
@@ -387,7 +387,7 @@ func TestCallTimeoutCancel(t *testing.T) {
 		if account {
 			ctx = platform.WithRateAccount(ctx, platform.NewRateAccount())
 		}
-		cctx, cancel := CallTimeout(ctx, time.Hour, nil)
+		cctx, cancel := CallTimeout(ctx, time.Hour, nil, nil)
 		if cctx.Err() != nil {
 			t.Fatalf("account %t: ended before its hour: %v", account, cctx.Err())
 		}
