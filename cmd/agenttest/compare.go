@@ -657,7 +657,7 @@ func (s *side) plan(plan []*scenario.Suite) []*scenario.Suite {
 // sideOptions are the runner's options for one side: a client of its
 // own, its deployments read, no webhook receiver or alert gate.
 func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*result.Case, *result.Attempt) string) (runner.Options, func(), error) {
-	red, err := commandRedactor(st, tgt, "")
+	red, err := commandRedactor(st, tgt, "", "")
 	if err != nil {
 		return runner.Options{}, nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -207,11 +208,19 @@ func TestWebhookURLPasswordNeverShown(t *testing.T) {
 	const shown = "https://agent:xxxxx@hooks.example.test/agenttest"
 	// A key in it is masked as the target's keys are everywhere.
 	key := plainTarget("")["AGENTTEST_BUILD_KEY"]
-	// It fails the registration and serves the rest of the scenario, so
-	// that its confirmation reaches the webhook and says why it errors.
+	// It fails the registration, echoing what it was sent (the URL with
+	// its password, which only the redactor can tell in the platform's
+	// words), and serves the rest of the scenario, so that its
+	// confirmation reaches the webhook and says why it errors.
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
+		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodPost:
+			var reg struct{ URL string }
+			_ = json.NewDecoder(r.Body).Decode(&reg)
+			w.WriteHeader(http.StatusInternalServerError)
+			msg, _ := json.Marshal("cannot reach " + strings.TrimPrefix(reg.URL, "https://"))
+			fmt.Fprintf(w, `{"error":{"code":"UNREACHABLE","message":%s}}`, msg)
 		case r.URL.Path == "/v1/webhooks/endpoints" && r.Method == http.MethodGet:
 			fmt.Fprint(w, `{"endpoints":[]}`)
 		case strings.Contains(r.URL.Path, "/debug-chat"):

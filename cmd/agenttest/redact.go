@@ -6,19 +6,22 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // commandRedactor is the redactor of the values a command masks in
-// everything it prints and writes: the target's keys and tokens, and the
+// everything it prints and writes: the target's keys and tokens, the
 // webhook signing secret, whether the command was given it
 // (webhookSecret, from --webhook-secret or --secret) or only has it in
-// its environment, as a job that sets it for every step does. A platform
-// knows them all, and one that echoes them must not put them into
-// reports. A value too short to mask is left out: a command that uses it
-// refused it already (checkWebhookSecret), and one that does not has
-// nothing to leak.
+// its environment, as a job that sets it for every step does, and the
+// credential of the webhook URL it registers (webhookURL: a proxy's
+// password in front of the receiver). A platform knows them all, and one
+// that echoes them must not put them into reports. A value too short to
+// mask is left out: a command that uses a secret that short refused it
+// already (checkWebhookSecret), one that does not has nothing to leak,
+// and a URL's is masked wherever the URL is shown (platform.RedactURL).
 //
 // It is the one redactor of the command: what the command prints itself
 // (errors, the console safety net), the platform client
@@ -28,10 +31,10 @@ import (
 // A secret the command learns on the way (the signing secret of the
 // endpoint it registers, learnSigningSecret) is masked by all of them
 // from then on.
-func commandRedactor(st *State, t *config.Target, webhookSecret string) (*secret.Redactor, error) {
+func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL string) (*secret.Redactor, error) {
 	out := t.Secrets()
 	env, _ := st.LookupEnv(config.EnvWebhookSecret)
-	for _, s := range []string{webhookSecret, env} {
+	for _, s := range []string{webhookSecret, env, platform.URLCredential(webhookURL)} {
 		if s != "" && secret.CheckKey("", s) == nil && !slices.Contains(out, s) {
 			out = append(out, s)
 		}

@@ -424,7 +424,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return reported(exitUsage)
 	}
 
-	red, err := commandRedactor(st, tgt, o.webhookSecret)
+	red, err := commandRedactor(st, tgt, o.webhookSecret, o.webhookURL)
 	if err != nil {
 		return err
 	}

@@ -148,6 +148,22 @@ func RedactURL(raw string) string {
 	return raw[:start] + "xxxxx" + raw[start+at:]
 }
 
+// URLCredential is the credential of raw's authority that RedactURL
+// masks (its password, or a user name without one), "" when it has none
+// or does not parse. The URL is sent to the platform (a webhook
+// endpoint's), so a platform that echoes it in its words puts the
+// credential where RedactURL cannot find it: a redactor must know it.
+func URLCredential(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	if p, ok := u.User.Password(); ok {
+		return p
+	}
+	return u.User.Username()
+}
+
 // WithoutQuery is u without its query and fragment, for messages about
 // them: an api_key= there would be shown otherwise.
 func WithoutQuery(u *url.URL) string {

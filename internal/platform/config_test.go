@@ -207,6 +207,19 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) keeps the credentials", tc.in)
 		}
 	}
+	// URLCredential is what RedactURL masks of a URL that parses, for a
+	// redactor to mask it in a platform's words too.
+	for _, tc := range []struct{ in, want string }{
+		{"https://build.example.com/v1", ""},
+		{"https://apikey:sk-PLANTED-0123@build.example.com", "sk-PLANTED-0123"},
+		{"https://sk-PLANTED-0123@build.example.com/x", "sk-PLANTED-0123"},
+		{"https://apikey:@build.example.com", ""},
+		{"https://apikey:sk-PLANTED-0123@build.example.com/%zz", ""},
+	} {
+		if got := URLCredential(tc.in); got != tc.want {
+			t.Errorf("URLCredential(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 	q := Config{BuildURL: "https://build.example.com/?api_key=sk-PLANTED-0123", AccountID: "ws-abcd1234"}
 	if err := q.Validate(); err == nil || strings.Contains(err.Error(), "PLANTED") || !strings.Contains(err.Error(), `"https://build.example.com/": must not have a query or fragment`) {
 		t.Errorf("Validate of a query: %v", err)
