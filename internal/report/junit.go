@@ -46,7 +46,10 @@ import (
 //     since it must not fail the build;
 //   - <testsuites> carries the run's properties: "status", the verdict of
 //     the run that the exit code follows (passed, failed, errored,
-//     interrupted, empty), and "stopped", the skip reason of the cases a
+//     interrupted, empty), "status_reason", what it means as the
+//     console's last line says it (whose fault an errored run is, what
+//     failed a run: a check or an alert rule), when there is more to say
+//     than the status, and "stopped", the skip reason of the cases a
 //     stop left unrun (not run: --fail-fast, not run: platform
 //     unreachable, ...) when the run stopped early, with "stop_cause",
 //     the error that decided it (keys masked), unless it was --fail-fast;
@@ -62,8 +65,10 @@ import (
 
 // Names of the <testsuites> properties.
 const (
-	PropertyStatus  = "status"
-	PropertyStopped = "stopped"
+	PropertyStatus = "status"
+	// PropertyStatusReason is what the status means, one line.
+	PropertyStatusReason = "status_reason"
+	PropertyStopped      = "stopped"
 	// PropertyStopCause is the error that stopped the run, one line.
 	PropertyStopCause = "stop_cause"
 	// PropertyDeployment prefixes "AGENT.ENV" in the name of the run's
@@ -151,6 +156,11 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	doc.Name = "agenttest"
 	doc.Time = seconds(r.Duration)
 	props := []junit.Property{{Name: PropertyStatus, Value: string(r.RunStatus())}}
+	if why := statusWhy(r, Summarize(r)); why != "" {
+		// A CI server shows the JUnit, not the console: whose fault an
+		// errored run is must reach its reader too.
+		props = append(props, junit.Property{Name: PropertyStatusReason, Value: xmlText(fileStyle.flat(why))})
+	}
 	if r.Stop != nil {
 		props = append(props, junit.Property{Name: PropertyStopped, Value: xmlText(r.Stop.Reason)})
 		if r.Stop.Cause != "" {
