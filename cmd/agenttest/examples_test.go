@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -52,6 +53,14 @@ type caseReport struct {
 // exit code, the CLI and the cases of the report in file order.
 func runJSON(t *testing.T, args ...string) (int, *cli, []caseReport) {
 	t.Helper()
+	code, c, b := runReport(t, args...)
+	return code, c, reportCases(t, b)
+}
+
+// runReport runs agenttest with --json into a temporary file and returns
+// the exit code, the CLI and the report.
+func runReport(t *testing.T, args ...string) (int, *cli, []byte) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "result.json")
 	c := newCLI(t, repoRoot, examplesEnv(), append(args, "--json", out)...)
 	code := c.run(t)
@@ -59,6 +68,40 @@ func runJSON(t *testing.T, args ...string) (int, *cli, []caseReport) {
 	if err != nil {
 		t.Fatalf("no JSON report (exit %d): %v\nstdout:\n%s\nstderr:\n%s", code, err, c.stdout, c.stderr)
 	}
+	return code, c, b
+}
+
+// examplesRun is `agenttest run examples --json`, made once for the tests
+// that read it (TestRunExamplesPasses, TestDocCoverageSample): each
+// making its own took half a second of CPU under -race for the same run.
+var examplesRun struct {
+	once sync.Once
+	done bool // false: the run ended the test that made it
+	code int
+	c    *cli
+	// report is the JSON report, kept in memory: its file was in the
+	// temporary directory of the test that made the run.
+	report []byte
+}
+
+// runExamples returns the exit code, the CLI and the JSON report of
+// examplesRun, making the run if no test has yet.
+func runExamples(t *testing.T) (int, *cli, []byte) {
+	t.Helper()
+	r := &examplesRun
+	r.once.Do(func() {
+		r.code, r.c, r.report = runReport(t, "run", "examples")
+		r.done = true
+	})
+	if !r.done {
+		t.Fatal("run examples failed in the test that made it")
+	}
+	return r.code, r.c, r.report
+}
+
+// reportCases returns the cases of a JSON report in file order.
+func reportCases(t *testing.T, b []byte) []caseReport {
+	t.Helper()
 	var doc struct {
 		Files []struct {
 			Cases []caseReport `json:"cases"`
@@ -71,7 +114,7 @@ func runJSON(t *testing.T, args ...string) (int, *cli, []caseReport) {
 	for _, f := range doc.Files {
 		cases = append(cases, f.Cases...)
 	}
-	return code, c, cases
+	return cases
 }
 
 // loadTree loads the suites under dir (relative to the repository root)
@@ -95,7 +138,8 @@ func loadTree(t *testing.T, dir string) []*scenario.Suite {
 
 func TestRunExamplesPasses(t *testing.T) {
 	t.Parallel()
-	code, c, cases := runJSON(t, "run", "examples")
+	code, c, report := runExamples(t)
+	cases := reportCases(t, report)
 	if code != exitOK {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, c.stdout, c.stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,6 +33,11 @@ func TestEveryFuzzTargetIsFuzzedInCI(t *testing.T) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
+		}
+		// The pattern's literal, found first: the regexp over every
+		// test file of the repository took half a second under -race.
+		if !bytes.Contains(b, []byte("func Fuzz")) {
+			return nil
 		}
 		rel, err := filepath.Rel(repoRoot, filepath.Dir(path))
 		if err != nil {

@@ -8,7 +8,6 @@ package platform
 // --rate 20`.
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -48,21 +47,54 @@ type modelEvent struct {
 	answer bool // the worker's answer arrives (else its request does)
 }
 
+// modelQueue holds the events to come, a binary heap by time and then by
+// the order they were queued in, so that every run plays out the same.
+// It is typed rather than a container/heap.Interface: boxing each event
+// and calling Less and Swap through an interface took half the model's
+// time under -race.
 type modelQueue []modelEvent
 
-func (q modelQueue) Len() int { return len(q) }
-func (q modelQueue) Less(i, j int) bool {
+func (q modelQueue) before(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
-func (q modelQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *modelQueue) Push(x any)   { *q = append(*q, x.(modelEvent)) }
-func (q *modelQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
+
+func (q *modelQueue) push(e modelEvent) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.before(i, parent) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+// pop removes and returns the earliest event; the queue must not be empty.
+func (q *modelQueue) pop() modelEvent {
+	h := *q
+	e, n := h[0], len(h)-1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		first := 2*i + 1
+		if first >= n {
+			break
+		}
+		if second := first + 1; second < n && h.before(second, first) {
+			first = second
+		}
+		if !h.before(first, i) {
+			break
+		}
+		h[i], h[first] = h[first], h[i]
+		i = first
+	}
+	*q = h
 	return e
 }
 
@@ -121,11 +153,11 @@ func (m modelRun) play(seed uint64) modelResult {
 	seq := 0
 	push := func(at time.Duration, w int) {
 		seq++
-		heap.Push(&q, modelEvent{at: at, seq: seq, worker: w})
+		q.push(modelEvent{at: at, seq: seq, worker: w})
 	}
 	pushAnswer := func(at time.Duration, w int) {
 		seq++
-		heap.Push(&q, modelEvent{at: at, seq: seq, worker: w, answer: true})
+		q.push(modelEvent{at: at, seq: seq, worker: w, answer: true})
 	}
 	var line []int // workers waiting, first in line first
 	// timed is when the first in line is due to try again (-1: not
@@ -155,8 +187,8 @@ func (m modelRun) play(seed uint64) modelResult {
 	push(0, -1)
 	now := func(at time.Duration) time.Time { return fakeEpoch.Add(at) }
 	var last time.Duration
-	for q.Len() > 0 {
-		e := heap.Pop(&q).(modelEvent)
+	for len(q) > 0 {
+		e := q.pop()
 		at := e.at
 		last = at
 		if e.worker < 0 && at == timed {

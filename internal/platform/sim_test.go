@@ -619,6 +619,7 @@ func ctx0() context.Context {
 }
 
 func TestPerHostCap(t *testing.T) {
+	t.Parallel()
 	s := startCounted(t, sim.Options{Seed: 11, Faults: sim.Faults{Latency: 20 * time.Millisecond}})
 	info := s.info
 	c, err := New(Config{BuildURL: info.BuildURL, RuntimeURL: info.RuntimeURL, AccountID: info.AccountID,
