@@ -52,7 +52,7 @@ func startProcess(t *testing.T, dir string, env map[string]string, args ...strin
 	t.Helper()
 	cmd := exec.Command(agenttestBinary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), asMainEnv + "=1", noRaceExitPause}
+	cmd.Env = processEnv(t, t.TempDir())
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

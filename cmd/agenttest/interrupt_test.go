@@ -32,6 +32,24 @@ const asMainEnv = "GO_TEST_RUN_AS_AGENTTEST"
 // exit (code 66), pause or not.
 const noRaceExitPause = "GORACE=atexit_sleep_ms=0"
 
+// processEnv is the whole environment of an agenttest process a test
+// starts: HOME, a PATH, the entries that make the test binary agenttest
+// and spare its race pause, and more. Under go test -cover the binary
+// is built for coverage, and without GOCOVERDIR it warns on stderr,
+// which the tests read as agenttest's: its counters go where go test
+// collects the package's (-test.gocoverdir), or nowhere that matters.
+func processEnv(t *testing.T, home string, more ...string) []string {
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + home, asMainEnv + "=1", noRaceExitPause}
+	if testing.CoverMode() != "" {
+		dir := t.TempDir()
+		if f := flag.Lookup("test.gocoverdir"); f != nil && f.Value.String() != "" {
+			dir = f.Value.String()
+		}
+		env = append(env, "GOCOVERDIR="+dir)
+	}
+	return append(env, more...)
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(asMainEnv) == "1" {
 		main() // exits
@@ -87,7 +105,7 @@ func startSlowRun(t *testing.T, out string) (*exec.Cmd, *syncBuffer, *syncBuffer
 	cmd := exec.Command(bin, "run", "suites", "--parallel", "2",
 		"--junit", filepath.Join(out, "junit.xml"), "--json", filepath.Join(out, "result.json"))
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=50ms", asMainEnv + "=1", noRaceExitPause}
+	cmd.Env = processEnv(t, out, simFlagsEnv+"=--latency=50ms")
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
@@ -231,7 +249,7 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 	// Slowed down so that the run still writes after its reader is gone.
 	cmd := exec.Command(bin, "run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
 	cmd.Dir = root
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + out, simFlagsEnv + "=--latency=20ms", asMainEnv + "=1", noRaceExitPause}
+	cmd.Env = processEnv(t, out, simFlagsEnv+"=--latency=20ms")
 	stderr := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = w, stderr
 	if err := cmd.Start(); err != nil {
