@@ -364,7 +364,7 @@ func TestJUnitRunProperties(t *testing.T) {
 	}
 	want := map[string]string{PropertyStatus: "errored", PropertyStopped: result.ReasonUnreachable,
 		PropertyStatusReason: "no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine",
-		PropertyStopCause: "dial tcp 127.0.0.1:9: connection refused", "deployment.luigi.sandbox": "dep-7"}
+		PropertyStopCause:    "dial tcp 127.0.0.1:9: connection refused", "deployment.luigi.sandbox": "dep-7"}
 	if !maps.Equal(props, want) {
 		t.Errorf("testsuites properties\n got %v\nwant %v", props, want)
 	}
