@@ -437,9 +437,9 @@ func Render(v any) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:
-		return mdRenderFloat(v)
+		return mdRenderFloat(v, 64)
 	case float32:
-		return mdRenderFloat(float64(v))
+		return mdRenderFloat(float64(v), 32)
 	case int:
 		return strconv.Itoa(v)
 	case int64:
@@ -450,7 +450,7 @@ func Render(v any) string {
 		return strconv.FormatUint(v, 10)
 	case json.Number:
 		if f, err := v.Float64(); err == nil {
-			return mdRenderFloat(f)
+			return mdRenderFloat(f, 64)
 		}
 		return v.String()
 	}
@@ -466,12 +466,14 @@ func Render(v any) string {
 }
 
 // mdRenderFloat writes integral values without a fraction or exponent, up to
-// the range where float64 still holds every integer exactly.
-func mdRenderFloat(f float64) string {
+// the range where float64 still holds every integer exactly. bits is the
+// size of the value's own type: the shortest form of a float32 widened to
+// float64 is not its own ("0.10000000149011612" for 0.1).
+func mdRenderFloat(f float64, bits int) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 		return strconv.FormatInt(int64(f), 10)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.FormatFloat(f, 'g', -1, bits)
 }
 
 // The types of the metadata members, checked once per reply.
