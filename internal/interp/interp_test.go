@@ -104,6 +104,7 @@ func TestScanNames(t *testing.T) {
 		{in: "${env:[}", err: "invalid environment variable name in ${env:[}"},
 		{in: "${env:X/}", err: "invalid environment variable name in ${env:X/}"},
 		{in: "${env:X:}", err: "invalid environment variable name in ${env:X:}"},
+		{in: "${env:}", err: "invalid environment variable name in ${env:}"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -143,6 +144,8 @@ func TestResolveVars(t *testing.T) {
 		{map[string]string{"a": "${b}", "b": "${a}"}, "refers to itself"},
 		{map[string]string{"a": "${nope}"}, "var a: unknown variable ${nope}"},
 		{map[string]string{"a": "${env:Y}"}, "environment variable Y is not set"},
+		// Both fail; the first by name is reported, whatever the map order.
+		{map[string]string{"b": "${y}", "a": "${x}"}, "var a: unknown variable ${x}"},
 	} {
 		if _, err := ResolveVars(tc.vars, getenv); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("ResolveVars(%v) error = %v, want %q", tc.vars, err, tc.err)
