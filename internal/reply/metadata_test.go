@@ -388,25 +388,11 @@ func TestAcceptAsWideAsCheck(t *testing.T) {
 
 func TestValidPath(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		path string
-		want bool
-	}{
-		{"state", true},
-		{"state.booking.code", true},
-		{"llmRequests.-1.model", true},
-		{"", false},
-		{" ", false},
-		{"state.", false},
-		{".state", false},
-		{"state..code", false},
-		{"state. .code", false},
-		{"state.\t", false},
-	} {
-		if got := ValidPath(tc.path); got != tc.want {
-			t.Errorf("ValidPath(%q) = %v, want %v", tc.path, got, tc.want)
-		}
-	}
+	checkPredicate(t, "ValidPath", ValidPath, map[string]bool{
+		"state": true, "state.booking.code": true, "llmRequests.-1.model": true,
+		"": false, " ": false, "state.": false, ".state": false, "state..code": false,
+		"state. .code": false, "state.\t": false,
+	})
 }
 
 // TestDeferMetadata: metadata left undecoded (DeferMetadata) is decoded on
