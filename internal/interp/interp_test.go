@@ -60,6 +60,12 @@ func TestInterpolateNilFuncs(t *testing.T) {
 	if _, err := Interpolate("${a}", nil, nil); err == nil {
 		t.Error("nil lookup must treat names as unknown")
 	}
+	// A nil getenv must not fall back to lookup, which knows vars, not
+	// the environment.
+	vars := func(string) (string, bool) { return "var", true }
+	if got, err := Interpolate("${env:HOME}", vars, nil); err == nil {
+		t.Errorf("nil getenv: ${env:HOME} expanded to %q through lookup", got)
+	}
 }
 
 // TestScanNames pins which names a reference accepts, at the edges of each
@@ -105,6 +111,7 @@ func TestScanNames(t *testing.T) {
 		{in: "${env:X/}", err: "invalid environment variable name in ${env:X/}"},
 		{in: "${env:X:}", err: "invalid environment variable name in ${env:X:}"},
 		{in: "${env:}", err: "invalid environment variable name in ${env:}"},
+		{in: "${ a }", err: "invalid variable name in ${ a }"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -151,6 +158,10 @@ func TestResolveVars(t *testing.T) {
 			t.Errorf("ResolveVars(%v) error = %v, want %q", tc.vars, err, tc.err)
 		}
 	}
+	// lint finds the cycle through the *VarError (errors.Is).
+	if _, err := ResolveVars(map[string]string{"a": "${a}"}, getenv); !errors.Is(err, ErrVarCycle) {
+		t.Errorf("ResolveVars of a cycle: %v is not ErrVarCycle", err)
+	}
 }
 
 // TestResolveVarsBound holds the bytes references add to the vars, all
@@ -193,6 +204,9 @@ func TestResolveVarsBound(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), "the vars expand to more than 1048576 bytes") {
 				t.Fatalf("ResolveVars error = %.300v", err)
+			}
+			if !errors.Is(err, ErrVarsTooLarge) {
+				t.Errorf("ResolveVars error %.300v is not ErrVarsTooLarge", err)
 			}
 		})
 	}
