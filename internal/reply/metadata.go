@@ -343,8 +343,9 @@ func mdFunctionEvent(obj map[string]any) FunctionEvent {
 // (negative numbers count from the end, so "llmRequests.-1" is the last
 // request). Object keys that themselves contain dots are found too: at each
 // object the longest run of segments naming a key wins. Reference member
-// names fall back to their snake_case aliases at the top level. A JSON null
-// at the end of the path is found (ok is true, the value is nil).
+// names fall back to their snake_case aliases at the top level, when the
+// member is missing or null. A JSON null at the end of the path is found
+// (ok is true, the value is nil).
 func (m Metadata) Lookup(path string) (any, bool) {
 	if path == "" {
 		return map[string]any(m), m != nil
@@ -354,9 +355,12 @@ func (m Metadata) Lookup(path string) (any, bool) {
 	for n := len(segs); n >= 1; n-- {
 		key := strings.Join(segs[:n], ".")
 		v, ok := m[key]
-		if !ok {
-			if _, known := metadataAliases[key]; known {
-				v, ok = m.member(key)
+		if _, known := metadataAliases[key]; known && v == nil {
+			// As member reads it: a null under the reference name is
+			// absent when an alias holds a value, so the path and
+			// CurrentNode, NodeTrace, ... agree.
+			if alias, found := m.member(key); found {
+				v, ok = alias, true
 			}
 		}
 		if ok {

@@ -216,7 +216,8 @@ func TestMetadataLookup(t *testing.T) {
 	md := decodeMetadata(t, `{
 		"state": {"booking": {"code": "AB12CD", "party": 4}, "a.b": "dotted", "none": null},
 		"llmRequests": [{"model": "m-small"}, {"model": "m-large"}],
-		"node_trace": ["Start"],
+		"node_trace": ["Start"], "nodeTrace": null,
+		"currentNode": null, "current_node": "Greet", "inFlow": null,
 		"x.y": "long", "x": {"y": "short"},
 		"deep": {"a.b": {"c": 1}, "a": {"b": {"d": 2}}, "k.l": "long", "k": {"l": "short"}}
 	}`)
@@ -244,6 +245,10 @@ func TestMetadataLookup(t *testing.T) {
 		{"state.missing", nil, false},
 		{"state.booking.code.deeper", nil, false},
 		{"nodeTrace.0", "Start", true},
+		// A null under the reference name falls back to the alias, as
+		// CurrentNode and NodeTrace read it; a null alone is found.
+		{"currentNode", "Greet", true},
+		{"inFlow", nil, true},
 		{"nothing", nil, false},
 		{"x.y", "long", true},
 		{"deep.k.l", "long", true},
