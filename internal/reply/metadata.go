@@ -56,15 +56,24 @@ var mdNameKeys = []string{"name", "title", "node", "topic", "id"}
 // member returns the value of a reference member, trying its aliases; a
 // JSON null counts as absent.
 func (m Metadata) member(name string) (any, bool) {
-	if v, ok := m[name]; ok && v != nil {
-		return v, true
-	}
-	for _, alias := range metadataAliases[name] {
-		if v, ok := m[alias]; ok && v != nil {
-			return v, true
-		}
+	if s := m.spelling(name); s != "" {
+		return m[s], true
 	}
 	return nil, false
+}
+
+// spelling returns the spelling a reference member is read under: its
+// name, else the first alias holding a value; "" when none holds one.
+func (m Metadata) spelling(name string) string {
+	if m[name] != nil {
+		return name
+	}
+	for _, alias := range metadataAliases[name] {
+		if m[alias] != nil {
+			return alias
+		}
+	}
+	return ""
 }
 
 // text reads a member that should be a string.
@@ -530,17 +539,18 @@ var metadataKinds = map[string]mdKind{
 
 // Check reports the first member (in reference order, by the spelling
 // received) whose JSON type is unusable, as "metadata.state is an array,
-// want an object". null is absent, never wrong. It looks only at the
-// members present: it runs on every reply.
+// want an object". null is absent, never wrong, and so is a spelling the
+// readers never read (an alias beside a reference name that has a
+// value). It looks only at the members present: it runs on every reply.
 func (m Metadata) Check() error {
-	best, bestName, msg := len(metadataOrder), "", ""
+	best, msg := len(metadataOrder), ""
 	for spelling, v := range m {
 		typed, ok := metadataTyped[spelling]
-		if !ok || v == nil || typed.order > best || (typed.order == best && spelling > bestName) {
+		if !ok || v == nil || typed.order > best || m.spelling(typed.name) != spelling {
 			continue
 		}
 		if path, got, want := mdCheck(typed.kind, v); want != "" {
-			best, bestName = typed.order, spelling
+			best = typed.order
 			msg = fmt.Sprintf("metadata.%s%s is %s, want %s", spelling, path, got, want)
 		}
 	}
@@ -557,9 +567,10 @@ var metadataOrder = []string{
 	"inStep", "llmRequests",
 }
 
-// mdTyped is the kind of a typed member, its place in metadataOrder and
-// what Check accepts of it by type (acceptKinds).
+// mdTyped is a typed member's reference name, its kind, its place in
+// metadataOrder and what Check accepts of it by type (acceptKinds).
 type mdTyped struct {
+	name   string // the reference name
 	kind   mdKind
 	order  int
 	accept Accept
@@ -570,9 +581,9 @@ var metadataTyped = func() map[string]mdTyped {
 	out := map[string]mdTyped{}
 	for i, name := range metadataOrder {
 		k := metadataKinds[name]
-		out[name] = mdTyped{k, i, acceptKinds[k]}
+		out[name] = mdTyped{name, k, i, acceptKinds[k]}
 		for _, alias := range metadataAliases[name] {
-			out[alias] = mdTyped{k, i, acceptKinds[k]}
+			out[alias] = mdTyped{name, k, i, acceptKinds[k]}
 		}
 	}
 	return out

@@ -488,6 +488,11 @@ func TestMetadataCheck(t *testing.T) {
 		{"alias checked", `{"node_trace":{}}`, "metadata.node_trace is an object, want an array of strings"},
 		{"first in reference order", `{"llmRequests":1,"inStep":[],"asrLangCode":[]}`, "metadata.asrLangCode is an array, want a string"},
 		{"same member twice, reference spelling first", `{"node_trace":1,"nodeTrace":{}}`, "metadata.nodeTrace is an object, want an array of strings"},
+		// Only the spelling the readers use is checked (member): an alias
+		// beside a reference name that has a value is never read.
+		{"unread alias", `{"nodeTrace":["A"],"node_trace":{}}`, ""},
+		{"unread second alias", `{"agent_response_audio_url":"u","agentResponseAudioURL":[]}`, ""},
+		{"alias read after a null", `{"nodeTrace":null,"node_trace":{}}`, "metadata.node_trace is an object, want an array of strings"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
