@@ -18,6 +18,11 @@ func TestControls(t *testing.T) {
 		{"invalid UTF-8", "ok\xff\xfeok", "", `ok\xff\xfeok`},
 		{"quotes and backslashes stay", `say "hi" \o/`, "", `say "hi" \o/`},
 		{"delete", "a\x7fb", "", `a\x7fb`},
+		{"C0 and C1 bounds", "\x1f \u009f", "", `\x1f \u009f`},
+		{"printable neighbours of the controls stay", "~ \u00a0 \u2027 \u202f \u2065 \u206a", "", "~ \u00a0 \u2027 \u202f \u2065 \u206a"},
+		{"first embedding and isolate", "\u202ax\u2067y\u2068", "", `\u202ax\u2067y\u2068`},
+		{"a replacement character sent as such stays", "a\ufffdb", "", "a\ufffdb"},
+		{"replacement character and invalid byte", "\ufffd\xef", "", "\ufffd\\xef"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -60,6 +60,12 @@ func TestInterpolateNilFuncs(t *testing.T) {
 	if _, err := Interpolate("${a}", nil, nil); err == nil {
 		t.Error("nil lookup must treat names as unknown")
 	}
+	// A nil getenv must not fall back to lookup, which knows vars, not
+	// the environment.
+	vars := func(string) (string, bool) { return "var", true }
+	if got, err := Interpolate("${env:HOME}", vars, nil); err == nil {
+		t.Errorf("nil getenv: ${env:HOME} expanded to %q through lookup", got)
+	}
 }
 
 // TestScanNames pins which names a reference accepts, at the edges of each
@@ -104,6 +110,8 @@ func TestScanNames(t *testing.T) {
 		{in: "${env:[}", err: "invalid environment variable name in ${env:[}"},
 		{in: "${env:X/}", err: "invalid environment variable name in ${env:X/}"},
 		{in: "${env:X:}", err: "invalid environment variable name in ${env:X:}"},
+		{in: "${env:}", err: "invalid environment variable name in ${env:}"},
+		{in: "${ a }", err: "invalid variable name in ${ a }"},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -143,10 +151,16 @@ func TestResolveVars(t *testing.T) {
 		{map[string]string{"a": "${b}", "b": "${a}"}, "refers to itself"},
 		{map[string]string{"a": "${nope}"}, "var a: unknown variable ${nope}"},
 		{map[string]string{"a": "${env:Y}"}, "environment variable Y is not set"},
+		// Both fail; the first by name is reported, whatever the map order.
+		{map[string]string{"b": "${y}", "a": "${x}"}, "var a: unknown variable ${x}"},
 	} {
 		if _, err := ResolveVars(tc.vars, getenv); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("ResolveVars(%v) error = %v, want %q", tc.vars, err, tc.err)
 		}
+	}
+	// lint finds the cycle through the *VarError (errors.Is).
+	if _, err := ResolveVars(map[string]string{"a": "${a}"}, getenv); !errors.Is(err, ErrVarCycle) {
+		t.Errorf("ResolveVars of a cycle: %v is not ErrVarCycle", err)
 	}
 }
 
@@ -190,6 +204,9 @@ func TestResolveVarsBound(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), "the vars expand to more than 1048576 bytes") {
 				t.Fatalf("ResolveVars error = %.300v", err)
+			}
+			if !errors.Is(err, ErrVarsTooLarge) {
+				t.Errorf("ResolveVars error %.300v is not ErrVarsTooLarge", err)
 			}
 		})
 	}

@@ -24,6 +24,13 @@ func TestKnownEventType(t *testing.T) {
 		{"EVENT_TYPE_REQUEST_ACME_AGENT_JOIN", true},
 		{"EVENT_TYPE_AGENT_JOINED", true},
 		{"EVENT_TYPE_USER_MESSAGE", true},
+		{"EVENT_TYPE_AGENT_MESSAGE_PART", true},
+		// Brand words at the ends of their ranges.
+		{"EVENT_TYPE_Z_AGENT_JOINED", true},
+		{"EVENT_TYPE_A0_AGENT_JOINED", true},
+		{"EVENT_TYPE_A9_AGENT_JOINED", true},
+		// A known form is not a prefix.
+		{"EVENT_TYPE_USER_MESSAGES", false},
 		// Not a brand word: empty, lower case, two words.
 		{"EVENT_TYPE__AGENT_JOINED", false},
 		{"EVENT_TYPE_acme_AGENT_JOINED", false},
@@ -59,4 +66,34 @@ func TestKnownEventTypesShape(t *testing.T) {
 	if KnownEventTypes()[0] == "changed" {
 		t.Error("KnownEventTypes returns the list itself")
 	}
+}
+
+// TestEventTypeListsDisjoint: an event type belongs to one list, so a
+// chunk or the end of a stream is never read as a whole message.
+func TestEventTypeListsDisjoint(t *testing.T) {
+	t.Parallel()
+	lists := map[string][]string{
+		"Batch": EventTypesBatch, "Joined": EventTypesJoined, "Message": EventTypesMessage, "Chunk": EventTypesChunk,
+		"StreamEnd": EventTypesStreamEnd, "Typing": EventTypesTyping, "TypingStart": EventTypesTypingStart,
+		"TypingStop": EventTypesTypingStop, "System": EventTypesSystem, "SessionEnd": EventTypesSessionEnd,
+		"Handoff": EventTypesHandoff, "LiveJoined": EventTypesLiveJoined, "LiveMessage": EventTypesLiveMessage,
+		"Client": EventTypesClient,
+	}
+	seen := map[string]string{}
+	for name, l := range lists {
+		for _, typ := range l {
+			if other, dup := seen[typ]; dup && other != name {
+				t.Errorf("%s is in both EventTypes%s and EventTypes%s", typ, other, name)
+			}
+			seen[typ] = name
+		}
+	}
+}
+
+func TestIsBrandWord(t *testing.T) {
+	t.Parallel()
+	checkPredicate(t, "IsBrandWord", IsBrandWord, map[string]bool{
+		"VENDOR": true, "A": true, "Z": true, "A0": true, "A9": true, "ACME2": true,
+		"": false, "acme": false, "ACME_CORP": false, "@": false, "[": false, "/": false, ":": false,
+	})
 }

@@ -56,15 +56,24 @@ var mdNameKeys = []string{"name", "title", "node", "topic", "id"}
 // member returns the value of a reference member, trying its aliases; a
 // JSON null counts as absent.
 func (m Metadata) member(name string) (any, bool) {
-	if v, ok := m[name]; ok && v != nil {
-		return v, true
-	}
-	for _, alias := range metadataAliases[name] {
-		if v, ok := m[alias]; ok && v != nil {
-			return v, true
-		}
+	if s := m.spelling(name); s != "" {
+		return m[s], true
 	}
 	return nil, false
+}
+
+// spelling returns the spelling a reference member is read under: its
+// name, else the first alias holding a value; "" when none holds one.
+func (m Metadata) spelling(name string) string {
+	if m[name] != nil {
+		return name
+	}
+	for _, alias := range metadataAliases[name] {
+		if m[alias] != nil {
+			return alias
+		}
+	}
+	return ""
 }
 
 // text reads a member that should be a string.
@@ -343,8 +352,9 @@ func mdFunctionEvent(obj map[string]any) FunctionEvent {
 // (negative numbers count from the end, so "llmRequests.-1" is the last
 // request). Object keys that themselves contain dots are found too: at each
 // object the longest run of segments naming a key wins. Reference member
-// names fall back to their snake_case aliases at the top level. A JSON null
-// at the end of the path is found (ok is true, the value is nil).
+// names fall back to their snake_case aliases at the top level, when the
+// member is missing or null. A JSON null at the end of the path is found
+// (ok is true, the value is nil).
 func (m Metadata) Lookup(path string) (any, bool) {
 	if path == "" {
 		return map[string]any(m), m != nil
@@ -354,9 +364,12 @@ func (m Metadata) Lookup(path string) (any, bool) {
 	for n := len(segs); n >= 1; n-- {
 		key := strings.Join(segs[:n], ".")
 		v, ok := m[key]
-		if !ok {
-			if _, known := metadataAliases[key]; known {
-				v, ok = m.member(key)
+		if _, known := metadataAliases[key]; known && v == nil {
+			// As member reads it: a null under the reference name is
+			// absent when an alias holds a value, so the path and
+			// CurrentNode, NodeTrace, ... agree.
+			if alias, found := m.member(key); found {
+				v, ok = alias, true
 			}
 		}
 		if ok {
@@ -437,9 +450,9 @@ func Render(v any) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case float64:
-		return mdRenderFloat(v)
+		return mdRenderFloat(v, 64)
 	case float32:
-		return mdRenderFloat(float64(v))
+		return mdRenderFloat(float64(v), 32)
 	case int:
 		return strconv.Itoa(v)
 	case int64:
@@ -450,7 +463,7 @@ func Render(v any) string {
 		return strconv.FormatUint(v, 10)
 	case json.Number:
 		if f, err := v.Float64(); err == nil {
-			return mdRenderFloat(f)
+			return mdRenderFloat(f, 64)
 		}
 		return v.String()
 	}
@@ -466,12 +479,14 @@ func Render(v any) string {
 }
 
 // mdRenderFloat writes integral values without a fraction or exponent, up to
-// the range where float64 still holds every integer exactly.
-func mdRenderFloat(f float64) string {
+// the range where float64 still holds every integer exactly. bits is the
+// size of the value's own type: the shortest form of a float32 widened to
+// float64 is not its own ("0.10000000149011612" for 0.1).
+func mdRenderFloat(f float64, bits int) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 		return strconv.FormatInt(int64(f), 10)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.FormatFloat(f, 'g', -1, bits)
 }
 
 // The types of the metadata members, checked once per reply.
@@ -524,17 +539,18 @@ var metadataKinds = map[string]mdKind{
 
 // Check reports the first member (in reference order, by the spelling
 // received) whose JSON type is unusable, as "metadata.state is an array,
-// want an object". null is absent, never wrong. It looks only at the
-// members present: it runs on every reply.
+// want an object". null is absent, never wrong, and so is a spelling the
+// readers never read (an alias beside a reference name that has a
+// value). It looks only at the members present: it runs on every reply.
 func (m Metadata) Check() error {
-	best, bestName, msg := len(metadataOrder), "", ""
+	best, msg := len(metadataOrder), ""
 	for spelling, v := range m {
 		typed, ok := metadataTyped[spelling]
-		if !ok || v == nil || typed.order > best || (typed.order == best && spelling > bestName) {
+		if !ok || v == nil || typed.order > best || m.spelling(typed.name) != spelling {
 			continue
 		}
 		if path, got, want := mdCheck(typed.kind, v); want != "" {
-			best, bestName = typed.order, spelling
+			best = typed.order
 			msg = fmt.Sprintf("metadata.%s%s is %s, want %s", spelling, path, got, want)
 		}
 	}
@@ -551,9 +567,10 @@ var metadataOrder = []string{
 	"inStep", "llmRequests",
 }
 
-// mdTyped is the kind of a typed member, its place in metadataOrder and
-// what Check accepts of it by type (acceptKinds).
+// mdTyped is a typed member's reference name, its kind, its place in
+// metadataOrder and what Check accepts of it by type (acceptKinds).
 type mdTyped struct {
+	name   string // the reference name
 	kind   mdKind
 	order  int
 	accept Accept
@@ -564,9 +581,9 @@ var metadataTyped = func() map[string]mdTyped {
 	out := map[string]mdTyped{}
 	for i, name := range metadataOrder {
 		k := metadataKinds[name]
-		out[name] = mdTyped{k, i, acceptKinds[k]}
+		out[name] = mdTyped{name, k, i, acceptKinds[k]}
 		for _, alias := range metadataAliases[name] {
-			out[alias] = mdTyped{k, i, acceptKinds[k]}
+			out[alias] = mdTyped{name, k, i, acceptKinds[k]}
 		}
 	}
 	return out

@@ -2,7 +2,9 @@ package reply
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -48,6 +50,8 @@ func TestMetadataStringMembers(t *testing.T) {
 		{"audio", `{"agentResponseAudioUrl":"https://a/b.wav"}`, Metadata.AudioURL, "https://a/b.wav"},
 		{"number rendered", `{"currentNode":42}`, Metadata.CurrentNode, "42"},
 		{"array is not a string", `{"currentNode":["A"]}`, Metadata.CurrentNode, ""},
+		{"null alias skipped for the next one", `{"agent_response_audio_url":null,"agentResponseAudioURL":"https://a/c.wav"}`, Metadata.AudioURL, "https://a/c.wav"},
+		{"empty name key skipped for the next one", `{"currentNode":{"name":"","title":"Greeting"}}`, Metadata.CurrentNode, "Greeting"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -71,6 +75,8 @@ func TestMetadataListMembers(t *testing.T) {
 		{"trace snake case", `{"node_trace":["Start"]}`, Metadata.NodeTrace, []string{"Start"}},
 		{"trace of objects", `{"nodeTrace":[{"name":"Start"},{"node":"AskParty"},{"id":"n3"}]}`, Metadata.NodeTrace, []string{"Start", "AskParty", "n3"}},
 		{"trace single string", `{"nodeTrace":"Start"}`, Metadata.NodeTrace, []string{"Start"}},
+		{"trace empty string", `{"nodeTrace":""}`, Metadata.NodeTrace, nil},
+		{"trace built in Go", `{}`, func(Metadata) []string { return Metadata{"nodeTrace": []string{"A"}}.NodeTrace() }, []string{"A"}},
 		{"trace drops empty and null entries", `{"nodeTrace":["A","",null,"B"]}`, Metadata.NodeTrace, []string{"A", "B"}},
 		{"trace empty", `{"nodeTrace":[]}`, Metadata.NodeTrace, []string{}},
 		{"trace null", `{"nodeTrace":null}`, Metadata.NodeTrace, nil},
@@ -135,6 +141,11 @@ func TestMetadataMetrics(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
+	// Metadata built in Go rather than decoded may hold []string values.
+	goBuilt := Metadata{"metrics": map[string]any{"A": []string{"x", "y"}}}
+	if got, want := goBuilt.Metrics(), map[string][]string{"A": {"x", "y"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Go-built metrics: got %#v, want %#v", got, want)
+	}
 }
 
 func TestMetadataFunctionEvents(t *testing.T) {
@@ -183,6 +194,15 @@ func TestMetadataFunctionEvents(t *testing.T) {
 		{"single object", `{"functionEvents":{"name":"a"}}`, []want{{"a", false, ""}}},
 		{"non-objects skipped", `{"functionEvents":["a",1,{"name":"b"}]}`, []want{{"b", false, ""}}},
 		{"nameless", `{"functionEvents":[{"status":"error"}]}`, []want{{"", true, ""}}},
+		{"first name key wins", `{"functionEvents":[{"name":"a","function":"b"}]}`, []want{{"a", false, ""}}},
+		{"error object error_message and error", `{"functionEvents":[{"name":"a","error":{"error_message":"x"}},{"name":"b","error":{"error":"y"}}]}`,
+			[]want{{"a", true, "x"}, {"b", true, "y"}}},
+		{"status trimmed and any case", `{"functionEvents":[{"name":"a","status":" error "},{"name":"b","status":"ERROR"}]}`,
+			[]want{{"a", true, ""}, {"b", true, ""}}},
+		{"error_message of a call that did not fail", `{"functionEvents":[{"name":"a","status":"success","error_message":"stale"}]}`,
+			[]want{{"a", false, ""}}},
+		{"error true", `{"functionEvents":[{"name":"a","error":true},{"name":"b","error":false}]}`,
+			[]want{{"a", true, ""}, {"b", false, ""}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -196,7 +216,10 @@ func TestMetadataLookup(t *testing.T) {
 	md := decodeMetadata(t, `{
 		"state": {"booking": {"code": "AB12CD", "party": 4}, "a.b": "dotted", "none": null},
 		"llmRequests": [{"model": "m-small"}, {"model": "m-large"}],
-		"node_trace": ["Start"]
+		"node_trace": ["Start"], "nodeTrace": null,
+		"currentNode": null, "current_node": "Greet", "inFlow": null,
+		"x.y": "long", "x": {"y": "short"},
+		"deep": {"a.b": {"c": 1}, "a": {"b": {"d": 2}}, "k.l": "long", "k": {"l": "short"}}
 	}`)
 	type testCase struct {
 		path   string
@@ -222,10 +245,25 @@ func TestMetadataLookup(t *testing.T) {
 		{"state.missing", nil, false},
 		{"state.booking.code.deeper", nil, false},
 		{"nodeTrace.0", "Start", true},
+		// A null under the reference name falls back to the alias, as
+		// CurrentNode and NodeTrace read it; a null alone is found.
+		{"currentNode", "Greet", true},
+		{"inFlow", nil, true},
 		{"nothing", nil, false},
+		{"x.y", "long", true},
+		{"deep.k.l", "long", true},
+		{"deep.a.b.d", 2.0, true},
+		{"llmRequests.-2.model", "m-small", true},
+		{"llmRequests.-3.model", nil, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) { run(t, tc) })
+	}
+	if got, ok := Metadata(nil).Lookup(""); ok {
+		t.Errorf("Metadata(nil).Lookup(\"\") = %#v, true; want not found", got)
+	}
+	if got, ok := LookupPath(4.0, ""); !ok || got != 4.0 {
+		t.Errorf("LookupPath(4, \"\") = %#v, %v; want the value itself", got, ok)
 	}
 }
 
@@ -246,6 +284,14 @@ func TestMetadataRender(t *testing.T) {
 		{"large integral float", 1234567890123.0, "1234567890123"},
 		{"negative", -2.0, "-2"},
 		{"fraction", 2.5, "2.5"},
+		{"2^53-1 still integral", float64(1<<53 - 1), "9007199254740991"},
+		{"2^53 no longer exact", float64(1 << 53), "9.007199254740992e+15"},
+		{"beyond int64", 1e20, "1e+20"},
+		{"negative beyond int64", -1e20, "-1e+20"},
+		{"small fraction", 1e-7, "1e-07"},
+		{"float32 shortest", float32(0.1), "0.1"},
+		{"float32 integral", float32(3), "3"},
+		{"int64", int64(-5), "-5"},
 		{"int", 7, "7"},
 		{"json number", json.Number("3.0"), "3"},
 		{"true", true, "true"},
@@ -260,6 +306,15 @@ func TestMetadataRender(t *testing.T) {
 	}
 }
 
+// acceptSamples are values of each type Accept names, by its byte.
+var acceptSamples = map[byte][]any{
+	'"': {"", "x", `{"a":1}`},
+	'0': {0.0, -1.5},
+	'b': {true, false},
+	'{': {map[string]any{}, map[string]any{"name": ""}, map[string]any{"name": []any{}}},
+	'[': {[]any{}, []any{"x"}},
+}
+
 // TestAcceptAgreesWithCheck holds AcceptOf to Check: every member and item
 // type it accepts without looking inside, Check accepts whatever the
 // value inside (an empty object has no name, an empty string is not a
@@ -267,13 +322,7 @@ func TestMetadataRender(t *testing.T) {
 // skips an error Check would report.
 func TestAcceptAgreesWithCheck(t *testing.T) {
 	t.Parallel()
-	samples := map[byte][]any{
-		'"': {"", "x", `{"a":1}`},
-		'0': {0.0, -1.5},
-		'b': {true, false},
-		'{': {map[string]any{}, map[string]any{"name": ""}, map[string]any{"name": []any{}}},
-		'[': {[]any{}, []any{"x"}},
-	}
+	samples := acceptSamples
 	for spelling := range metadataTyped {
 		a, typed := AcceptOf(spelling)
 		if !typed {
@@ -308,6 +357,47 @@ func TestAcceptAgreesWithCheck(t *testing.T) {
 	if _, typed := AcceptOf("booking"); typed {
 		t.Error("an untyped member is typed")
 	}
+}
+
+// TestAcceptAsWideAsCheck is the converse: a type whose every value Check
+// accepts is in Accept, so the decoder does not build metadata it could
+// have checked by type alone.
+func TestAcceptAsWideAsCheck(t *testing.T) {
+	t.Parallel()
+	samples := maps.Clone(acceptSamples)
+	// An array is accepted by type when its items are (Items).
+	samples['['] = []any{[]any{}, []any{nil}}
+	allPass := func(spelling string, wrap func(any) any, values []any) bool {
+		for _, v := range values {
+			if (Metadata{spelling: wrap(v)}).Check() != nil {
+				return false
+			}
+		}
+		return true
+	}
+	for spelling := range metadataTyped {
+		a, _ := AcceptOf(spelling)
+		for typ, values := range samples {
+			if allPass(spelling, func(v any) any { return v }, values) && !strings.ContainsRune(a.Value, rune(typ)) {
+				t.Errorf("%s: Check accepts every %q value, Accept.Value %q leaves it out", spelling, typ, a.Value)
+			}
+			if !strings.ContainsRune(a.Value, '[') {
+				continue
+			}
+			if allPass(spelling, func(v any) any { return []any{v} }, values) && !strings.ContainsRune(a.Items, rune(typ)) {
+				t.Errorf("%s: Check accepts every %q item, Accept.Items %q leaves it out", spelling, typ, a.Items)
+			}
+		}
+	}
+}
+
+func TestValidPath(t *testing.T) {
+	t.Parallel()
+	checkPredicate(t, "ValidPath", ValidPath, map[string]bool{
+		"state": true, "state.booking.code": true, "llmRequests.-1.model": true,
+		"": false, " ": false, "state.": false, ".state": false, "state..code": false,
+		"state. .code": false, "state.\t": false,
+	})
 }
 
 // TestDeferMetadata: metadata left undecoded (DeferMetadata) is decoded on
@@ -345,5 +435,66 @@ func TestDeferMetadata(t *testing.T) {
 	r.DropMetadata()
 	if md := r.Meta(); md != nil || decodes.Load() != 1 {
 		t.Errorf("after DropMetadata, Meta() = %v (decodes %d)", md, decodes.Load())
+	}
+}
+
+func TestMetadataCheck(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name string
+		js   string
+		want string // "" for no error
+	}
+	run := func(t *testing.T, tc testCase) {
+		md := decodeMetadata(t, tc.js)
+		// Several members may be wrong and a map has no order: the
+		// report must not depend on the order Check meets them in.
+		for range 20 {
+			err := md.Check()
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Fatalf("Check(%s) = %q, want %q", tc.js, got, tc.want)
+			}
+		}
+	}
+	cases := []testCase{
+		{"empty", `{}`, ""},
+		{"untyped members are not looked at", `{"booking":[1],"custom":{"a":1}}`, ""},
+		{"null is absent", `{"state":null,"currentNode":null,"nodeTrace":null,"llmRequests":null}`, ""},
+		{"text scalars", `{"currentNode":"A","inFlow":3,"inStep":true}`, ""},
+		{"text object with a name", `{"currentNode":{"name":"A"}}`, ""},
+		{"text object without a name", `{"currentNode":{"id":""}}`, "metadata.currentNode is an object without a name, want a string"},
+		{"text array", `{"citedTopic":[]}`, "metadata.citedTopic is an array, want a string"},
+		{"names single string", `{"nodeTrace":"A"}`, ""},
+		{"names with null, number and object items", `{"nodeTrace":["A",null,3,{"name":"B"}]}`, ""},
+		{"names bad item", `{"nodeTrace":["A",null,[]]}`, "metadata.nodeTrace[2] is an array, want a string"},
+		{"names bad item boolean kept", `{"retrievedTopics":[false]}`, ""},
+		{"names object", `{"nodeTrace":{}}`, "metadata.nodeTrace is an object, want an array of strings"},
+		{"state JSON string", `{"state":"{\"a\":1}"}`, ""},
+		{"state other string", `{"state":"a=1"}`, "metadata.state is a string that is not a JSON object, want an object"},
+		{"state array", `{"state":[1]}`, "metadata.state is an array, want an object"},
+		{"metrics object", `{"metrics":{}}`, ""},
+		{"metrics array of objects", `{"metrics":[{"name":"a"},null]}`, ""},
+		{"metrics bad item", `{"metrics":[{"name":"a"},1]}`, "metadata.metrics[1] is a number, want an object"},
+		{"metrics string", `{"metrics":"a"}`, "metadata.metrics is a string, want an object"},
+		{"events single object", `{"functionEvents":{"name":"a"}}`, ""},
+		{"events bad item", `{"functionEvents":[null,true]}`, "metadata.functionEvents[1] is a boolean, want an object"},
+		{"events number", `{"function_events":1}`, "metadata.function_events is a number, want an array of objects"},
+		{"requests array", `{"llmRequests":[{}]}`, ""},
+		{"requests object", `{"llmRequests":{}}`, "metadata.llmRequests is an object, want an array of objects"},
+		{"alias checked", `{"node_trace":{}}`, "metadata.node_trace is an object, want an array of strings"},
+		{"first in reference order", `{"llmRequests":1,"inStep":[],"asrLangCode":[]}`, "metadata.asrLangCode is an array, want a string"},
+		{"same member twice, reference spelling first", `{"node_trace":1,"nodeTrace":{}}`, "metadata.nodeTrace is an object, want an array of strings"},
+		// Only the spelling the readers use is checked (member): an alias
+		// beside a reference name that has a value is never read.
+		{"unread alias", `{"nodeTrace":["A"],"node_trace":{}}`, ""},
+		{"unread second alias", `{"agent_response_audio_url":"u","agentResponseAudioURL":[]}`, ""},
+		{"alias read after a null", `{"nodeTrace":null,"node_trace":{}}`, "metadata.node_trace is an object, want an array of strings"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
 }
