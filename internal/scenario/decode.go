@@ -88,7 +88,7 @@ var captureFields = []string{"response", "node", "state.KEY", "metadata.PATH"}
 // (badName). The position is the scalar's: a quoted scalar's escapes make
 // the offset in the name no column of the line.
 func (d *decoder) name(n *yaml.Node, what, name string) {
-	if _, msg, hint, ok := badName(what, name); !ok {
+	if msg, hint, ok := badName(what, name); !ok {
 		d.errorHint(n, hint, "%s", msg)
 	}
 }

@@ -213,7 +213,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
-	if _, msg, hint, ok := badName("suite name", s.Name); !ok {
+	if msg, hint, ok := badName("suite name", s.Name); !ok {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: s.Pos, Message: msg, Hint: hint})
 	}
 	for _, t := range doc.Feature.Tags {
@@ -680,7 +680,7 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 // escape) put in the name by its <column>: the problem is at that cell,
 // else at the scenario.
 func (fl *featureLoader) name(sc *Scenario, ast *messages.Scenario, ref exampleRef) {
-	_, msg, hint, ok := badName("scenario name", sc.Name)
+	msg, hint, ok := badName("scenario name", sc.Name)
 	if ok {
 		return
 	}

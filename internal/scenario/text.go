@@ -66,17 +66,18 @@ func notNameRune(r rune) bool {
 	return notTextRune(r) || r == '\n' || r == '\r' || r == 0x85
 }
 
-// badName returns the byte offset in name of its first character that a
-// name may not hold (notNameRune), and a diagnostic's message and hint
-// for it, what naming the name ("scenario name"); ok when there is none.
-// It is the one rule of both loaders. A name is UTF-8: both loaders
-// refuse a file that is not, and no YAML escape makes a name that is not.
-func badName(what, name string) (at int, msg, hint string, ok bool) {
-	for i, r := range name {
+// badName returns a diagnostic's message and hint for the first
+// character of name that a name may not hold (notNameRune), what naming
+// the name ("scenario name"); ok when there is none. It is the one rule
+// of both loaders, which report it at the name's scalar or the Examples
+// cell it came from. A name is UTF-8: both loaders refuse a file that is
+// not, and no YAML escape makes a name that is not.
+func badName(what, name string) (msg, hint string, ok bool) {
+	for _, r := range name {
 		if notNameRune(r) {
-			return i, fmt.Sprintf("%s holds control character %U, which is not allowed", what, r),
+			return fmt.Sprintf("%s holds control character %U, which is not allowed", what, r),
 				"a name is printed on one line in list, reports and terminals and matched by --run; write it without control characters or line ends", false
 		}
 	}
-	return 0, "", "", true
+	return "", "", true
 }
