@@ -63,8 +63,7 @@ func classify(err error, starting bool) (e *result.Error, retry bool) {
 	// The status travels with every platform error that has one, those
 	// given a hint included: a flaky case's note and the JSON report
 	// tell a 404 or a 401 from a 500 by it.
-	var api *platform.APIError
-	if e != nil && e.Kind == result.KindHTTP && errors.As(err, &api) {
+	if api, ok := errors.AsType[*platform.APIError](err); ok && e != nil && e.Kind == result.KindHTTP {
 		e.Status = api.Status
 	}
 	return e, retry
