@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,8 +27,9 @@ const (
 // invisibleFixture is a run whose replies hold invisible characters: one
 // that differs from the expected text only by a zero-width space, one
 // that shares an emoji ZWJ sequence with the expected text and differs
-// in a word, one that lost the joiner of the expected sequence, and a
-// passing one that carries hidden tag characters.
+// in a word, one that lost the joiner of the expected sequence, a
+// passing one that carries hidden tag characters, and one that lost the
+// joiner of the nearest of the phrasings a check listed.
 func invisibleFixture() *result.Result {
 	const file = "suites/invisible.yaml"
 	failed := func(name string, line int, say, expected, actual string) *result.Case {
@@ -41,12 +43,18 @@ func invisibleFixture() *result.Result {
 	hidden := failed("greets", 3, "hi", "Hello", "Hel"+zwsp+"lo")
 	shared := failed("introduces the developer", 8, "who are you?", "I am your "+coder+" now", "I am your "+coder+" today")
 	lost := failed("keeps the joiner", 13, "ready?", coder+" ready", "\U0001F469\U0001F4BB ready")
+	// A check of phrasings describes them Go-quoted, its joiner
+	// escaped; the nearest one is a text of its own.
+	nearest := failed("answers one of", 23, "ready?", strconv.Quote(coder+" ready")+`, "on it"`, "\U0001F469\U0001F4BB ready")
+	f := &nearest.Attempts[0].Failures[0]
+	f.Expected, f.Nearest = "is one of "+f.Expected, coder+" ready"
+	f.Diff = assert.Diff(f.Nearest, f.Actual)
 	smuggler := &result.Case{Name: "books", Pos: pos(file, 18, 5), Status: result.Passed, Duration: 30e6,
 		Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, ConversationID: "conv-2", Started: at(40), Duration: 30e6,
 			Turns: []*result.Turn{exchange{index: 1, pos: pos(file, 19, 9), say: "book it", text: "Booked." + smuggled, conv: "conv-2", started: at(40), latency: 30e6}.turn()},
 		}}}
 	return &result.Result{Started: t0, Duration: 100e6, Target: result.Target{Name: "sim", Embedded: true},
-		Files: []*result.File{{Path: file, Suite: "invisible", Cases: []*result.Case{hidden, shared, lost, smuggler}}}}
+		Files: []*result.File{{Path: file, Suite: "invisible", Cases: []*result.Case{hidden, shared, lost, smuggler, nearest}}}}
 }
 
 // TestInvisibleCharacters checks the rule of internal/escape in every
@@ -89,8 +97,13 @@ func TestInvisibleCharacters(t *testing.T) {
 		"actual:   \U0001F469\U0001F4BB ready",
 		"diff:     \U0001F469[-\\u200d-]\U0001F4BB ready",
 	}
+	nearestLines := []string{
+		`expected: is one of "` + "\U0001F469" + `\u200d` + "\U0001F4BB" + ` ready", "on it"`,
+		`nearest:  "` + "\U0001F469" + `\u200d` + "\U0001F4BB" + ` ready"`,
+		"actual:   \U0001F469\U0001F4BB ready",
+	}
 	smuggledLine := `< Booked.\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065`
-	all := append(append(append([]string{}, hiddenLines...), sharedLines...), lostLines...)
+	all := slices.Concat(hiddenLines, sharedLines, lostLines, nearestLines)
 
 	t.Run("console", func(t *testing.T) {
 		t.Parallel()
@@ -175,8 +188,8 @@ func TestInvisibleCharacters(t *testing.T) {
 			Cases []struct {
 				Attempts []struct {
 					Failures []struct {
-						Exp, Act string
-						Diff     struct {
+						Exp, Near, Act string
+						Diff           struct {
 							Ch [][2]any
 						}
 					} `json:"fail"`
@@ -188,8 +201,8 @@ func TestInvisibleCharacters(t *testing.T) {
 			t.Fatal(err)
 		}
 		type shown struct {
-			exp, act, reply string
-			diff            [][2]any
+			exp, near, act, reply string
+			diff                  [][2]any
 		}
 		var got []shown
 		for _, c := range doc.Cases {
@@ -197,7 +210,7 @@ func TestInvisibleCharacters(t *testing.T) {
 				s := shown{reply: a.Turns[0].R}
 				if len(a.Failures) == 1 {
 					f := a.Failures[0]
-					s.exp, s.act, s.diff = f.Exp, f.Act, f.Diff.Ch
+					s.exp, s.near, s.act, s.diff = f.Exp, f.Near, f.Act, f.Diff.Ch
 				}
 				got = append(got, s)
 			}
@@ -209,12 +222,15 @@ func TestInvisibleCharacters(t *testing.T) {
 			{exp: `"` + "\U0001F469" + `\u200d` + "\U0001F4BB" + ` ready"`, act: "\U0001F469\U0001F4BB ready", reply: "\U0001F469\U0001F4BB ready",
 				diff: [][2]any{{0.0, "\U0001F469"}, {1.0, `\u200d`}, {0.0, "\U0001F4BB ready"}}},
 			{reply: `Booked.\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065`},
+			{exp: `is one of "` + "\U0001F469" + `\u200d` + "\U0001F4BB" + ` ready", "on it"`, near: `"` + "\U0001F469" + `\u200d` + "\U0001F4BB" + ` ready"`,
+				act: "\U0001F469\U0001F4BB ready", reply: "\U0001F469\U0001F4BB ready",
+				diff: [][2]any{{0.0, "\U0001F469"}, {1.0, `\u200d`}, {0.0, "\U0001F4BB ready"}}},
 		}
 		if len(got) != len(want) {
 			t.Fatalf("html cases: %+v", got)
 		}
 		for i := range want {
-			if g, w := got[i], want[i]; g.exp != w.exp || g.act != w.act || g.reply != w.reply || !slices.Equal(g.diff, w.diff) {
+			if g, w := got[i], want[i]; g.exp != w.exp || g.near != w.near || g.act != w.act || g.reply != w.reply || !slices.Equal(g.diff, w.diff) {
 				t.Errorf("html case %d:\n got %+q\nwant %+q", i+1, g, w)
 			}
 		}
@@ -268,6 +284,7 @@ func TestJoinersDiffer(t *testing.T) {
 		{"the emoji is shared", assert.Failure{Expected: "I am your " + coder + " now", Actual: "I am your " + coder + " today"}, false},
 		{"the emoji is shared, another one changed", assert.Failure{Expected: "I " + coder, Actual: "I \U0001F468\u200d\U0001F4BB"}, false},
 		{"only the description holds one", assert.Failure{Expected: `one of "` + coder + `", "hi"`, Nearest: "hi", Actual: "ho"}, false},
+		{"only the nearest phrasing holds one", assert.Failure{Expected: `is one of "\U0001F469\\u200d\U0001F4BB", "hi"`, Nearest: coder, Actual: "\U0001F469\U0001F4BB"}, true},
 		{"the nearest phrasing differs in one", assert.Failure{Expected: `one of "` + coder + `", "hi"`, Nearest: coder, Actual: "\U0001F469\U0001F4BB"}, true},
 		{"lines", assert.Failure{Expected: "a\n" + coder + "\n", Actual: "a\n\U0001F469\U0001F4BB\n"}, true},
 		{"equal texts", assert.Failure{Expected: coder, Actual: coder}, false},
