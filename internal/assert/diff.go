@@ -412,11 +412,12 @@ func (td TextDiff) Visible() TextDiff {
 	return td
 }
 
-// visible writes the invisible characters of a changed piece of a diff as
-// Go escapes them: the spaces other than " " (a no-break space, the narrow
-// one of French "19 h", an ideographic space) and the characters
-// internal/escape counts as invisible (a zero-width space, a soft hyphen,
-// a byte order mark, and the joiners and variation selectors a
+// visible writes the characters of a changed piece of a diff that cannot
+// be told apart from others or from nothing as Go escapes them: the
+// spaces other than " " (a no-break space, the narrow one of French
+// "19 h", an ideographic space), the format characters, and the ones
+// internal/escape counts as invisible (a zero-width space, a soft
+// hyphen, a byte order mark, and the joiners and variation selectors a
 // transcript keeps). Replies differ by them, and unescaped a diff would
 // show "[- -]{+ +}" or "{++}", a change no one can see. Text both sides
 // share is left as it is, so an emoji sequence that did not change is
@@ -424,5 +425,5 @@ func (td TextDiff) Visible() TextDiff {
 func visible(s string) string { return escape.Runes(s, invisible) }
 
 func invisible(r rune) bool {
-	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || escape.Invisible(r))
+	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || escape.Invisible(r))
 }

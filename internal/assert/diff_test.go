@@ -103,6 +103,7 @@ func TestDiffShowsInvisibleChanges(t *testing.T) {
 		{"a missing variation selector, which Go counts as printable", "I \u2764\ufe0f it", "I \u2764 it", "I \u2764[-\\ufe0f-] it"},
 		{"a shared emoji sequence drawn as one", "I am 👩\u200d💻", "You are 👩\u200d💻", "[-I am-]{+You are+} 👩\u200d💻"},
 		{"tag characters", "ok", "ok\U000e0069\U000e0067", `ok{+\U000e0069\U000e0067+}`},
+		{"a format character Unicode does not count as ignorable", "ok", "ok\ufff9", `ok{+\ufff9+}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
