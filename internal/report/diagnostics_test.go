@@ -85,6 +85,9 @@ func TestCaretPad(t *testing.T) {
 		"tabs kept":    {"\t\tbad", 3, "\t\t"},
 		"runes":        {"é€x", 3, "  "},
 		"past the end": {"ab", 5, "    "},
+		// Under the line as oneLine shows it: Hel\u200blo: bad.
+		"an escaped character": {"Hel\u200blo: bad", 9, strings.Repeat(" ", 13)},
+		"an escaped control":   {"a\x1bb", 4, "      "},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}
