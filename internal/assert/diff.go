@@ -1,11 +1,11 @@
 package assert
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -412,41 +412,18 @@ func (td TextDiff) Visible() TextDiff {
 	return td
 }
 
-// visible writes the invisible characters of a changed piece of a diff as
-// Go escapes them: the spaces other than " " (a no-break space, the narrow
-// one of French "19 h", an ideographic space) and the format characters (a
-// zero-width space, a soft hyphen, a byte order mark). Replies differ by
-// them, and unescaped a diff would show "[- -]{+ +}" or "{++}", a change
-// no one can see. Text both sides share is left as it is.
-func visible(s string) string {
-	if !hasInvisible(s) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		if invisible(r) {
-			// As Go writes it: \u00a0, and beyond the BMP \U000e0001
-			// (a tag character of a flag), which \u would cut short.
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		} else {
-			b.WriteString(s[:n]) // as it is, even a byte that is not UTF-8
-		}
-		s = s[n:]
-	}
-	return b.String()
-}
-
-func hasInvisible(s string) bool {
-	for _, r := range s {
-		if invisible(r) {
-			return true
-		}
-	}
-	return false
-}
+// visible writes the characters of a changed piece of a diff that cannot
+// be told apart from others or from nothing as Go escapes them: the
+// spaces other than " " (a no-break space, the narrow one of French
+// "19 h", an ideographic space), the format characters, and the ones
+// internal/escape counts as invisible (a zero-width space, a soft
+// hyphen, a byte order mark, and the joiners and variation selectors a
+// transcript keeps). Replies differ by them, and unescaped a diff would
+// show "[- -]{+ +}" or "{++}", a change no one can see. Text both sides
+// share is left as it is, so an emoji sequence that did not change is
+// drawn as one.
+func visible(s string) string { return escape.Runes(s, invisible) }
 
 func invisible(r rune) bool {
-	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.Is(unicode.Cf, r))
+	return r >= utf8.RuneSelf && (unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || escape.Invisible(r))
 }

@@ -97,6 +97,13 @@ func TestDiffShowsInvisibleChanges(t *testing.T) {
 		{"lines", "Hello\nTable for 4\n", "Hello\nTable for\u00a04\n", "--- expected\n+++ actual\n  Hello\n- Table for 4\n+ Table for\\u00a04"},
 		{"invalid byte kept", "a b", "a\xff\u00a0b", "a[- -]{+\xff\\u00a0+}b"},
 		{"format character beyond the BMP", "flag", "flag\U000e0001", `flag{+\U000e0001+}`},
+		{"a missing joiner", "👩\u200d💻 ready", "👩💻 ready", `👩[-\u200d-]💻 ready`},
+		{"a missing non-joiner", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u0645\u06cc\u062e\u0648\u0627\u0647\u0645",
+			"[-\u0645\u06cc\\u200c\u062e\u0648\u0627\u0647\u0645-]{+\u0645\u06cc\u062e\u0648\u0627\u0647\u0645+}"},
+		{"a missing variation selector, which Go counts as printable", "I \u2764\ufe0f it", "I \u2764 it", "I \u2764[-\\ufe0f-] it"},
+		{"a shared emoji sequence drawn as one", "I am 👩\u200d💻", "You are 👩\u200d💻", "[-I am-]{+You are+} 👩\u200d💻"},
+		{"tag characters", "ok", "ok\U000e0069\U000e0067", `ok{+\U000e0069\U000e0067+}`},
+		{"a format character Unicode does not count as ignorable", "ok", "ok\ufff9", `ok{+\ufff9+}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,8 +155,10 @@ func TestDependencyRules(t *testing.T) {
 	}
 	for _, leaf := range []string{"internal/reply", "internal/result"} {
 		for _, d := range local(pkgs[leaf].deps) {
-			if !slices.Contains([]string{"internal/reply", "internal/assert", "internal/diag"}, d) {
-				t.Errorf("%s depends on %s: the models are leaves (reply: the standard library; result: assert, diag, reply)", leaf, d)
+			// assert's diff shows invisible characters by escape's rule;
+			// escape is a leaf of the standard library (checked below).
+			if !slices.Contains([]string{"internal/reply", "internal/assert", "internal/diag", "internal/escape"}, d) {
+				t.Errorf("%s depends on %s: the models are leaves (reply: the standard library; result: assert, diag, escape, reply)", leaf, d)
 			}
 		}
 	}

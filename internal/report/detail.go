@@ -339,17 +339,19 @@ func FailureValues(f assert.Failure, indent string) string {
 func (d detail) writeValues(f assert.Failure, in string) {
 	st := d.st.compared()
 	if f.Expected != "" || f.Actual != "" {
-		d.line(in, "expected: "+st.showValue(f.Expected, in+"  "))
+		j := joinersDiffer(f)
+		d.line(in, "expected: "+st.showValue(f.Expected, in+"  ", j))
 		if f.Nearest != "" {
-			d.line(in, "nearest:  "+st.showValue(f.Nearest, in+"  "))
+			d.line(in, "nearest:  "+st.showValue(f.Nearest, in+"  ", j))
 		}
-		d.line(in, "actual:   "+st.showValue(f.Actual, in+"  "))
+		d.line(in, "actual:   "+st.showValue(f.Actual, in+"  ", j))
 	}
 	if f.Diff == "" {
 		return
 	}
 	// Control characters in the compared texts are escaped, as in the
-	// transcript, so that a reply cannot drive the terminal.
+	// transcript, so that a reply cannot drive the terminal; the diff
+	// escapes the invisible ones it marks as changed, joiners included.
 	diff := st.oneLine(f.Diff)
 	if st.color {
 		diff = assert.DiffTextFor(f, st.oneLine(f.DiffBase()), st.oneLine(f.Actual), true)

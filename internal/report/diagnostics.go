@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/escape"
 )
 
 // MaxPerFile is how many problems of one file WriteDiagnostics prints.
@@ -111,8 +112,10 @@ func WriteDiagnostics(w io.Writer, diags diag.Diagnostics, src func(file string)
 }
 
 // caretPad is the blank space that puts a caret under column col (1-based,
-// counted in runes, as yaml.v3 and Gherkin count) of line. Tabs are kept so
-// that the caret lines up however wide the terminal draws them.
+// counted in runes, as yaml.v3 and Gherkin count) of line as oneLine
+// shows it. Tabs are kept so that the caret lines up however wide the
+// terminal draws them; a character shown escaped (a zero-width space is
+// \u200b) takes the width of its escape.
 func caretPad(line string, col int) string {
 	var b strings.Builder
 	i := 1
@@ -120,9 +123,12 @@ func caretPad(line string, col int) string {
 		if i >= col {
 			break
 		}
-		if r == '\t' {
+		switch c := string(r); {
+		case r == '\t':
 			b.WriteRune('\t')
-		} else {
+		case escape.Needed(c, ""):
+			b.WriteString(strings.Repeat(" ", len(escape.Line(c))))
+		default:
 			b.WriteRune(' ')
 		}
 		i++

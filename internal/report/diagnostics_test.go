@@ -85,6 +85,9 @@ func TestCaretPad(t *testing.T) {
 		"tabs kept":    {"\t\tbad", 3, "\t\t"},
 		"runes":        {"é€x", 3, "  "},
 		"past the end": {"ab", 5, "    "},
+		// Under the line as oneLine shows it: Hel\u200blo: bad.
+		"an escaped character": {"Hel\u200blo: bad", 9, strings.Repeat(" ", 13)},
+		"an escaped control":   {"a\x1bb", 4, "      "},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}
@@ -92,20 +95,35 @@ func TestCaretPad(t *testing.T) {
 
 func TestShowValue(t *testing.T) {
 	type testCase struct {
-		in, want string
+		in      string
+		joiners bool // the failure's texts differ in joiners
+		want    string
 	}
 	run := func(t *testing.T, tc testCase) {
-		if got := (style{}).showValue(tc.in, "  "); got != tc.want {
-			t.Errorf("showValue(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := (style{}).showValue(tc.in, "  ", tc.joiners); got != tc.want {
+			t.Errorf("showValue(%q, joiners %v) = %q, want %q", tc.in, tc.joiners, got, tc.want)
 		}
 	}
+	const coder = "\U0001F469\u200d\U0001F4BB"
 	for name, tc := range map[string]testCase{
-		"plain":          {"hello there", "hello there"},
-		"empty":          {"", `""`},
-		"trailing space": {"hi ", `"hi "`},
-		"control":        {"a\x1bb", `"a\x1bb"`},
-		"tab":            {"a\tb", `"a\tb"`},
-		"multi-line":     {"a\nb", "|\n  a\n  b"},
+		"plain":             {"hello there", false, "hello there"},
+		"empty":             {"", false, `""`},
+		"trailing space":    {"hi ", false, `"hi "`},
+		"control":           {"a\x1bb", false, `"a\x1bb"`},
+		"tab":               {"a\tb", false, `"a\tb"`},
+		"multi-line":        {"a\nb", false, "|\n  a\n  b"},
+		"zero-width space":  {"Hel\u200blo", false, `"Hel\u200blo"`},
+		"tag characters":    {"ok\U000e0069", false, `"ok\U000e0069"`},
+		"emoji sequence":    {coder + " ready", false, coder + " ready"},
+		"emoji quoted":      {coder + " ", false, `"` + coder + ` "`},
+		"joiners differing": {coder + " ready", true, "\"\U0001F469\\u200d\U0001F4BB ready\""},
+		"no joiner to show": {"Hello", true, "Hello"},
+		// %q writes a variation selector as it is: Go counts it as
+		// printable.
+		"variation selector differing":             {"I \u2764\ufe0f it", true, "\"I \u2764\\ufe0f it\""},
+		"variation selector kept":                  {"I \u2764\ufe0f it ", false, "\"I \u2764\ufe0f it \""},
+		"joiner beside an invalid byte":            {"\xff\u200c\u200d", false, "\"\\xff\u200c\u200d\""},
+		"joiner beside an invalid byte, differing": {"\xff\u200c\u200d", true, `"\xff\u200c\u200d"`},
 	} {
 		t.Run(name, func(t *testing.T) { run(t, tc) })
 	}

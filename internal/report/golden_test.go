@@ -17,6 +17,7 @@ func TestFormats(t *testing.T) {
 		"messaging":   messagingFixture,
 		"stats":       statsFixture,
 		"deployments": deploymentsFixture,
+		"invisible":   invisibleFixture,
 		"empty": func() *result.Result {
 			return &result.Result{Started: t0, Target: result.Target{Name: "sim", Embedded: true}}
 		},

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/agenttest/agenttest/internal/assert"
@@ -290,9 +289,10 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 			// space or an invisible character matters, an empty value as
 			// "", where the page showed a trailing space, a no-break
 			// space or an empty reply as nothing at all.
-			hf.Expected, hf.Actual = htmlValue(f.Expected), htmlValue(f.Actual)
+			j := joinersDiffer(f)
+			hf.Expected, hf.Actual = htmlValue(f.Expected, j), htmlValue(f.Actual, j)
 			if f.Nearest != "" {
-				hf.Nearest = htmlValue(f.Nearest)
+				hf.Nearest = htmlValue(f.Nearest, j)
 			}
 		}
 		if f.Diff != "" {
@@ -361,10 +361,10 @@ func toHTMLDiff(td assert.TextDiff) *htmlDiff {
 
 // htmlValue is a compared value of a failure as the console's showValue
 // renders it, the lines of a longer text kept as lines (the page shows
-// them in a <pre>).
-func htmlValue(s string) string {
-	if c := htmlFailureStyle.clean(s); needsQuote(c) {
-		return fmt.Sprintf("%q", c)
+// them in a <pre>); joiners is joinersDiffer of the failure.
+func htmlValue(s string, joiners bool) string {
+	if c := htmlFailureStyle.clean(s); needsQuote(c, joiners) {
+		return quoteValue(c, joiners)
 	}
 	return htmlFailureStyle.oneLine(s)
 }

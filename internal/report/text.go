@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/escape"
 )
 
@@ -76,25 +78,80 @@ func (s style) clean(text string) string {
 
 // needsQuote reports whether s should be shown with %q rather than as is:
 // when it is empty, has leading or trailing white space, or holds control
-// characters other than newlines, the reader could not tell what the value
-// is from its raw form.
-func needsQuote(s string) bool {
+// or invisible characters other than newlines, the reader could not tell
+// what the value is from its raw form. So too, with joiners (the texts of
+// the failure differ in them: joinersDiffer), when it holds a joiner or a
+// variation selector.
+func needsQuote(s string, joiners bool) bool {
 	if s == "" || !utf8.ValidString(s) {
 		return true
 	}
 	if strings.TrimSpace(s) != s {
 		return true
 	}
-	return escape.Needed(s, "\n")
+	return escape.Needed(s, "\n") || joiners && strings.ContainsFunc(s, escape.Joiner)
 }
 
-// showValue renders a compared value: quoted when white space or control
-// characters matter, as an indented block when it spans lines, else raw.
-// indent prefixes the continuation lines of a block.
-func (st style) showValue(s, indent string) string {
+// quoteValue is s as %q writes it, but for its joiners and variation
+// selectors (escape.Joiner): escaped when joiners, else as they are, as
+// the transcript shows them. %q escapes the joiners, which Go counts as
+// format characters, and writes the variation selectors as they are, so
+// a quoted "👩‍💻 " would show its emoji as an escape beside the same
+// emoji drawn in the other value.
+func quoteValue(s string, joiners bool) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for {
+		i := strings.IndexFunc(s, escape.Joiner)
+		if i < 0 {
+			i = len(s)
+		}
+		q := strconv.Quote(s[:i])
+		b.WriteString(q[1 : len(q)-1])
+		if i == len(s) {
+			break
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		if joiners {
+			b.WriteString(escape.Runes(s[i:i+n], escape.Joiner))
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		s = s[i+n:]
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// joinersDiffer reports whether the texts a failure compared differ in
+// text that holds a joiner or a variation selector (escape.Joiner): the
+// changes of their diff hold one. Those characters are invisible, so
+// "Hel\u200dlo" and "Hello", or an emoji sequence and its emoji side by
+// side, would look the same: the failure's values then write them as
+// escapes, as the diff writes them in what it marks. Otherwise the
+// values keep them, as the transcript does, and an emoji or a Persian
+// word both texts share is drawn as it should be.
+func joinersDiffer(f assert.Failure) bool {
+	has := func(s string) bool { return strings.ContainsFunc(s, escape.Joiner) }
+	if !has(f.Expected) && !has(f.Nearest) && !has(f.Actual) {
+		return false
+	}
+	for _, c := range assert.DiffFor(f, f.DiffBase(), f.Actual).Changes {
+		if c.Op != assert.Same && has(c.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// showValue renders a compared value: quoted when white space, control
+// or invisible characters matter (needsQuote), as an indented block when
+// it spans lines, else raw. indent prefixes the continuation lines of a
+// block; joiners is joinersDiffer of the failure.
+func (st style) showValue(s, indent string, joiners bool) string {
 	s = st.clean(s)
-	if needsQuote(s) {
-		return fmt.Sprintf("%q", s)
+	if needsQuote(s, joiners) {
+		return quoteValue(s, joiners)
 	}
 	if strings.Contains(s, "\n") {
 		return "|\n" + indentLines(s, indent)

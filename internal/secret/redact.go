@@ -38,8 +38,9 @@ func CheckKey(what, key string) error {
 	}
 	// A key is printed nowhere, but the text around it is printed
 	// escaped (internal/escape): a key holding a character escaping
-	// rewrites would take a form the redactor does not know.
-	if escape.Needed(key, "") {
+	// rewrites (a joiner too, in a failure's values) would take a form
+	// the redactor does not know.
+	if escape.Needed(key, "") || strings.ContainsFunc(key, escape.Joiner) {
 		return fmt.Errorf("%s holds a control character or an invisible formatting one, which an HTTP header cannot carry or a terminal would hide (check for a stray newline or a character pasted along with the key)", what)
 	}
 	if strings.TrimSpace(key) != key {

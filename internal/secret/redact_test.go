@@ -248,6 +248,10 @@ func TestCheckKey(t *testing.T) {
 		{"0123456789ab\n", "control character"},
 		{"0123456\u202e789ab", "invisible formatting"},
 		{"0123456789ab\u2028cd", "invisible formatting"},
+		{"0123456789ab\u200bcd", "invisible formatting"},
+		{"\ufeff0123456789ab", "invisible formatting"},
+		{"0123456789ab\u200dcd", "invisible formatting"},
+		{"0123456789ab\U000e0100", "invisible formatting"},
 		{" 0123456789ab", "white space"},
 		{"\xff0123456789ab", "not valid UTF-8"},
 	} {
