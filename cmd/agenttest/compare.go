@@ -578,10 +578,19 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	// every side before either starts: a side refused after the other
 	// started would leave that one running, its simulator and client
 	// closed under it.
+	// Two sides of one embedded simulator share its agents: what their
+	// scenarios name wrong is said once.
+	saidBy := map[string]string{}
 	for _, s := range sides {
 		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
-			fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			var b strings.Builder
+			report.WriteDiagnostics(&b, d, sources{st: st, cfg: cfg}.read, false)
+			if earlier, ok := saidBy[b.String()]; ok {
+				fmt.Fprintf(st.Stderr, "agenttest: --%s %s: the same as %s\n", s.label, s.spec, earlier)
+			} else {
+				saidBy[b.String()] = fmt.Sprintf("--%s %s", s.label, s.spec)
+				fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n%s", s.label, s.spec, b.String())
+			}
 			diags = append(diags, s.label)
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
-	"github.com/agenttest/agenttest/internal/steps"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -144,7 +143,7 @@ func liveSafety(suites []*scenario.Suite, allowLive bool, t *config.Target) diag
 func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
 	if t.Embedded {
 		// It has a connector for every agent it serves, and
-		// unservedProbes refuses the others.
+		// unservedAgents refuses the others.
 		return nil
 	}
 	var ds diag.Diagnostics
@@ -160,39 +159,6 @@ func missingSMSConnector(suites []*scenario.Suite, t *config.Target) diag.Diagno
 		}
 	}
 	return ds
-}
-
-// unservedProbes reports, before anything runs, the probes of a run on
-// the embedded simulator whose agent it does not serve, as a debug chat
-// with that agent stops the run: a probe met it only at its call or
-// SMS, where it errored its case as the platform's fault (exit 4, "set
-// sms_connector_id on the target", a target the run does not have).
-func unservedProbes(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	if !t.Embedded || len(t.Agents) == 0 {
-		return nil
-	}
-	var ds diag.Diagnostics
-	for _, sc := range scenarios(suites) {
-		pr := sc.Probe()
-		if pr == nil {
-			continue
-		}
-		if agent, _ := agentEnv(sc, t); !slices.Contains(t.Agents, agent) {
-			ds = ds.Append(diag.Diagnostic{Pos: probePos(sc, pr), Message: fmt.Sprintf("probe of scenario %q: %s", sc.Name, unservedAgent(agent, t))})
-		}
-	}
-	return ds
-}
-
-// probePos is where the call or SMS of sc's probe is written.
-func probePos(sc *scenario.Scenario, pr *steps.ProbeSpec) diag.Pos {
-	switch {
-	case pr.Call != nil:
-		return pr.Call.Pos
-	case pr.SMS != nil:
-		return pr.SMS.Pos
-	}
-	return sc.Pos
 }
 
 // missingWebhookReceiver reports, before anything runs, scenarios that

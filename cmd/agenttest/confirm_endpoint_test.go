@@ -195,7 +195,8 @@ func TestWebhookEndpointIDOfNoUse(t *testing.T) {
 }
 
 // TestWebhookURLPasswordNeverShown: the public URL of the receiver may
-// carry credentials for a proxy in front of it, or a key. What run and
+// carry credentials for a proxy in front of it, a key, or a secret in
+// its query that the receiver checks (?token=). What run and
 // webhooks listen say of it (a failed registration, which run also puts
 // into its reports; the line webhooks listen starts with) shows them
 // masked, as every message about a URL does. Before, a registration the
@@ -233,9 +234,18 @@ func TestWebhookURLPasswordNeverShown(t *testing.T) {
 	}))
 	t.Cleanup(failing.Close)
 
-	for _, u := range []struct{ public, shown, secret string }{
-		{public, shown, password},
-		{"https://hooks.example.test/" + key, "https://hooks.example.test/[REDACTED]", key},
+	// A receiver that checks a secret of its query: the values of the
+	// parameters named as credentials are masked, the rest shown.
+	const token, sig = "qtok-PLANTED-0123456789", "qsig-PLANTED-abcdef012345"
+	const queryPublic = "https://hooks.example.test/agenttest?team=ops&token=" + token + "&X-Hook-Sig=" + sig
+	const queryShown = "https://hooks.example.test/agenttest?team=ops&token=xxxxx&X-Hook-Sig=xxxxx"
+	for _, u := range []struct {
+		public, shown string
+		secrets       []string
+	}{
+		{public, shown, []string{password}},
+		{"https://hooks.example.test/" + key, "https://hooks.example.test/[REDACTED]", []string{key}},
+		{queryPublic, queryShown, []string{token, sig}},
 	} {
 		for _, args := range [][]string{
 			{"run", "--webhook-listen", "127.0.0.1:0", "--webhook-url", u.public,
@@ -258,21 +268,34 @@ func TestWebhookURLPasswordNeverShown(t *testing.T) {
 				t.Errorf("the report does not say why the webhook confirmation errored:\n%s", texts["result.json"])
 			}
 			for name, text := range texts {
-				if strings.Contains(text, u.secret) {
-					t.Errorf("%v: %s shows %s:\n%s", args[0], name, u.secret, text)
+				for _, secret := range u.secrets {
+					if strings.Contains(text, secret) {
+						t.Errorf("%v: %s shows %s:\n%s", args[0], name, secret, text)
+					}
 				}
 			}
 		}
 	}
 
 	// The line webhooks listen starts with, once it registered.
-	srv := registeringPlatform(t, learntSecret, &endpointLog{}, http.NotFound)
-	c := newCLI(t, t.TempDir(), plainTarget(srv.URL), "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", public)
-	done := startListener(c)
-	waitFor(t, c.stdout, regexp.MustCompile(`registered endpoint whe_1 for `+regexp.QuoteMeta(shown)+` `))
-	stopListener(t, c, done)
-	if out := c.stdout.String() + c.stderr.String(); strings.Contains(out, password) {
-		t.Errorf("webhooks listen shows the URL's password:\n%s", out)
+	for _, u := range []struct {
+		public, shown string
+		secrets       []string
+	}{
+		{public, shown, []string{password}},
+		{queryPublic, queryShown, []string{token, sig}},
+	} {
+		srv := registeringPlatform(t, learntSecret, &endpointLog{}, http.NotFound)
+		c := newCLI(t, t.TempDir(), plainTarget(srv.URL), "webhooks", "listen", "--listen", "127.0.0.1:0", "--url", u.public)
+		done := startListener(c)
+		waitFor(t, c.stdout, regexp.MustCompile(`registered endpoint whe_1 for `+regexp.QuoteMeta(u.shown)+` `))
+		stopListener(t, c, done)
+		out := c.stdout.String() + c.stderr.String()
+		for _, secret := range u.secrets {
+			if strings.Contains(out, secret) {
+				t.Errorf("webhooks listen shows %s of the URL:\n%s", secret, out)
+			}
+		}
 	}
 }
 

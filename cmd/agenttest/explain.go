@@ -111,9 +111,8 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		}
 		return msg
 	case result.StopUnknownAgent:
-		if t.Embedded && len(t.Agents) > 0 {
-			return unservedAgent(st.Agent, t)
-		}
+		// The embedded simulator's agents are known: unservedAgents
+		// refused the others before the run.
 		return fmt.Sprintf("the platform at %s does not know agent %q: %s; check the agent id (agent: of the suite or scenario, @agent: of a feature, %s) and that %s is the build host of the workspace's region",
 			st.Host, st.Agent, cause, where(t, "agent_id", config.EnvAgentID), where(t, "build_url", config.EnvBuildURL))
 	}

@@ -16,8 +16,9 @@ import (
 // webhook signing secret, whether the command was given it
 // (webhookSecret, from --webhook-secret or --secret) or only has it in
 // its environment, as a job that sets it for every step does, and the
-// credential of the webhook URL it registers (webhookURL: a proxy's
-// password in front of the receiver). A platform knows them all, and one
+// credentials of the webhook URL it registers (webhookURL: a proxy's
+// password in front of the receiver, a ?token= the receiver checks). A
+// platform knows them all, and one
 // that echoes them must not put them into reports. A value too short to
 // mask is left out: a command that uses a secret that short refused it
 // already (checkWebhookSecret), one that does not has nothing to leak,
@@ -34,7 +35,7 @@ import (
 func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL string) (*secret.Redactor, error) {
 	out := t.Secrets()
 	env, _ := st.LookupEnv(config.EnvWebhookSecret)
-	for _, s := range []string{webhookSecret, env, platform.URLCredential(webhookURL)} {
+	for _, s := range append([]string{webhookSecret, env}, platform.URLCredentials(webhookURL)...) {
 		if s != "" && secret.CheckKey("", s) == nil && !slices.Contains(out, s) {
 			out = append(out, s)
 		}

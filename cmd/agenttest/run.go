@@ -738,11 +738,10 @@ func runnerTarget(t *config.Target) result.Target {
 }
 
 // targetProblems reports, before anything runs, what the scenarios of a
-// plan need that the target does not give: an agent, Messaging settings
-// and connectors, an SMS connector, an agent the embedded simulator
-// serves for a probe.
+// plan need that the target does not give: an agent, one the embedded
+// simulator serves, Messaging settings and connectors, an SMS connector.
 func targetProblems(plan []*scenario.Suite, t *config.Target) diag.Diagnostics {
-	return slices.Concat(missingAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t), unservedProbes(plan, t))
+	return slices.Concat(missingAgents(plan, t), unservedAgents(plan, t), missingConnectors(plan, t), missingSMSConnector(plan, t))
 }
 
 // missingAgents reports scenarios that name no agent when the target has
@@ -759,6 +758,35 @@ func missingAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics 
 					Message: fmt.Sprintf("scenario %q names no agent and target %q has no agent_id", sc.Name, t.Name),
 					Hint:    "add agent: to the suite, agent_id to the target, or set AGENTTEST_AGENT_ID"})
 			}
+		}
+	}
+	return ds
+}
+
+// unservedAgents reports, before anything runs, the scenarios of a run on
+// the embedded simulator whose agent it does not serve, at the place the
+// agent is written, once for each place (a suite's agent: is one mistake,
+// whatever the number of its scenarios). Met at run time, a debug chat
+// stopped the run after other cases had run, naming one agent, and a
+// probe errored its case as the platform's fault (exit 4, "set
+// sms_connector_id on the target", a target the run does not have).
+func unservedAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics {
+	if len(t.Agents) == 0 {
+		// Only the embedded simulator's agents are known.
+		return nil
+	}
+	var ds diag.Diagnostics
+	seen := map[diag.Pos]bool{}
+	for _, sc := range scenarios(suites) {
+		agent, _ := agentEnv(sc, t)
+		if slices.Contains(t.Agents, agent) {
+			continue
+		}
+		// Never the target's agent (AgentPos zero): the simulator's
+		// default is its own first agent.
+		if !seen[sc.AgentPos] {
+			seen[sc.AgentPos] = true
+			ds = ds.Append(diag.Diagnostic{Pos: sc.AgentPos, Message: unservedAgent(agent, t)})
 		}
 	}
 	return ds

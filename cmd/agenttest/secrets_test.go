@@ -772,18 +772,30 @@ func TestBrokenConfigKeyNeverEchoed(t *testing.T) {
 	}
 }
 
-// A --webhook-url refused as not a URL is quoted with its credentials
-// masked.
+// A --webhook-url (webhooks listen --url) refused as not a URL is quoted
+// with its credentials masked: those of its authority and the values of
+// its query's credential parameters.
 func TestWebhookURLCredentialsMasked(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	c := newCLI(t, dir, map[string]string{"PATH": "/usr/bin:/bin"}, "run", "--webhook-url", "https://u:"+plantedBuildKey+"@hook.example.com/%zz", ".")
-	if code := c.run(t); code != exitUsage {
-		t.Fatalf("exit %d\n%s", code, c.stderr)
-	}
-	out := c.stdout.String() + c.stderr.String()
-	if piece := leakedPiece(out, plantedBuildKey); piece != "" || !strings.Contains(out, `--webhook-url "https://xxxxx@hook.example.com/%zz" must be an absolute http(s) URL`) {
-		t.Errorf("shows %q of the key:\n%s", piece, out)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--webhook-url", "https://u:" + plantedBuildKey + "@hook.example.com/%zz", "."},
+			`--webhook-url "https://xxxxx@hook.example.com/%zz" must be an absolute http(s) URL`},
+		{[]string{"run", "--webhook-url", "https://hook.example.com/%zz?team=ops&token=" + plantedBuildKey, "."},
+			`--webhook-url "https://hook.example.com/%zz?team=ops&token=xxxxx" must be an absolute http(s) URL`},
+		{[]string{"webhooks", "listen", "--url", "https://hook.example.com/%zz?Access-Token=" + plantedBuildKey},
+			`--url "https://hook.example.com/%zz?Access-Token=xxxxx" must be an absolute http(s) URL`},
+	} {
+		c := newCLI(t, t.TempDir(), map[string]string{"PATH": "/usr/bin:/bin"}, tc.args...)
+		if code := c.run(t); code != exitUsage {
+			t.Fatalf("%v: exit %d\n%s", tc.args, code, c.stderr)
+		}
+		out := c.stdout.String() + c.stderr.String()
+		if piece := leakedPiece(out, plantedBuildKey); piece != "" || !strings.Contains(out, tc.want) {
+			t.Errorf("%v shows %q of the key:\n%s", tc.args, piece, out)
+		}
 	}
 }
 
@@ -859,6 +871,8 @@ func TestHelpAndRefusalsShowNoSecret(t *testing.T) {
 	}{
 		{args: []string{"run", "-h"}, env: env, code: exitOK, want: "(env AGENTTEST_WEBHOOK_SECRET) (set, not shown)"},
 		{args: []string{"webhooks", "listen", "-h"}, env: env, code: exitOK, want: "(default https://xxxxx@hook.example.com/in)"},
+		{args: []string{"run", "-h"}, env: map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_WEBHOOK_URL": "https://hook.example.com/in?team=ops&token=" + plantedBuildKey},
+			code: exitOK, want: "(default https://hook.example.com/in?team=ops&token=xxxxx)"},
 		{args: []string{"webhooks", "listen", "--url", "https://u:" + plantedBuildKey + "@hook.example.com/%zz"}, env: env, code: exitUsage,
 			want: `--url "https://xxxxx@hook.example.com/%zz" must be an absolute http(s) URL`},
 		{args: []string{"run", "."}, env: map[string]string{"PATH": "/usr/bin:/bin", "AGENTTEST_WEBHOOK_SECRET": "whsec_abc"}, code: exitUsage,

@@ -115,12 +115,16 @@ func IsLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// RedactURL is raw with the credentials of its authority masked, for
-// messages: a password reads xxxxx, as in url.URL.Redacted, and so does a
-// user name without one (https://TOKEN@host carries the token there,
-// where Redacted would keep it). A URL that does not parse is masked the
-// same way from its text: everything of the authority before its last @.
+// RedactURL is raw with its credentials masked, for messages: those of
+// its authority, where a password reads xxxxx as in url.URL.Redacted, and
+// so does a user name without one (https://TOKEN@host carries the token
+// there, where Redacted would keep it); and the values of the query (and
+// fragment) parameters credentialParam names (?token=xxxxx), the rest
+// of the URL as written. A URL that does not parse is masked the same way
+// from its text: everything of the authority before its last @, and the
+// parameters.
 func RedactURL(raw string) string {
+	raw, _ = maskParams(raw)
 	if u, err := url.Parse(raw); err == nil {
 		if u.User == nil {
 			return raw
@@ -148,20 +152,110 @@ func RedactURL(raw string) string {
 	return raw[:start] + "xxxxx" + raw[start+at:]
 }
 
-// URLCredential is the credential of raw's authority that RedactURL
-// masks (its password, or a user name without one), "" when it has none
-// or does not parse. The URL is sent to the platform (a webhook
-// endpoint's), so a platform that echoes it in its words puts the
-// credential where RedactURL cannot find it: a redactor must know it.
-func URLCredential(raw string) string {
+// URLCredentials are the credentials of raw that RedactURL masks: the
+// password of its authority (or a user name without one), and the values
+// of its credential parameters, decoded; none when it does not parse. The
+// URL is sent to the platform (a webhook endpoint's), so a platform that
+// echoes it in its words puts them where RedactURL cannot find them: a
+// redactor must know them.
+func URLCredentials(raw string) []string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return ""
+	if err != nil {
+		return nil
 	}
-	if p, ok := u.User.Password(); ok {
-		return p
+	_, out := maskParams(raw)
+	if u.User == nil {
+		return out
 	}
-	return u.User.Username()
+	c, ok := u.User.Password()
+	if !ok {
+		c = u.User.Username()
+	}
+	if c == "" {
+		return out
+	}
+	return append(out, c)
+}
+
+// credentialParam reports whether a URL parameter's name says that its
+// value is a credential. The names are those mature tools mask:
+// Sentry's default scrubbing (a name holding password, secret, passwd,
+// api_key, apikey, auth, credentials, mysql_pwd, privatekey, private_key,
+// token, bearer), the OpenTelemetry HTTP conventions for url.query
+// (AWSAccessKeyId, Signature, sig, X-Goog-Signature), OAuth 2.0
+// (access_token, refresh_token, id_token, client_secret, code) and the
+// API keys of Google and others (key). Case, - and _ aside (API-Key,
+// api_key and apikey are one), a name holding one of the long words is
+// one (X-Amz-Security-Token, client_secret); the short ones count as a
+// word of the name between - _ and . (key, X-Hook-Sig, basic_auth; not
+// monkey or author), and code only alone (OAuth's; zip_code is none).
+// Masking a value that was none costs a message a detail; showing a
+// credential cannot be undone.
+func credentialParam(name string) bool {
+	name = strings.ToLower(name)
+	if name == "code" {
+		return true
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(credentialParts, w) }) {
+		return true
+	}
+	joined := strings.Join(words, "")
+	return slices.ContainsFunc(credentialWords, func(w string) bool { return strings.Contains(joined, w) })
+}
+
+// credentialWords name a credential wherever they are in a parameter's
+// name (written without - and _); credentialParts only as a word of it.
+var (
+	credentialWords = []string{"token", "secret", "password", "passwd", "pwd", "apikey", "accesskey", "privatekey",
+		"signature", "credential", "bearer"}
+	credentialParts = []string{"key", "sig", "auth", "authorization", "pass", "jwt"}
+)
+
+// maskParams is raw with the values of its credential parameters, in the
+// query and in the fragment (where OAuth's implicit grant puts
+// access_token), written xxxxx, and those values decoded. Parameters
+// are split at & and at ;, which some servers take as well.
+func maskParams(raw string) (string, []string) {
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	var values []string
+	mask := func(params string) string {
+		var b strings.Builder
+		for params != "" {
+			end := strings.IndexAny(params, "&;")
+			if end < 0 {
+				end = len(params)
+			}
+			part := params[:end]
+			name, value, ok := strings.Cut(part, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if ok && value != "" && credentialParam(name) {
+				part = part[:len(part)-len(value)] + "xxxxx"
+				if v, err := url.QueryUnescape(value); err == nil {
+					value = v
+				}
+				values = append(values, value)
+			}
+			b.WriteString(part)
+			if end < len(params) {
+				b.WriteByte(params[end])
+				end++
+			}
+			params = params[end:]
+		}
+		return b.String()
+	}
+	out := base
+	if hasQuery {
+		out += "?" + mask(query)
+	}
+	if hasFrag {
+		out += "#" + mask(frag)
+	}
+	return out, values
 }
 
 // WithoutQuery is u without its query and fragment, for messages about

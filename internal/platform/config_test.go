@@ -2,6 +2,7 @@ package platform
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,26 @@ func TestListQueryValues(t *testing.T) {
 	}
 }
 
+// TestCredentialParam: the parameter names whose values RedactURL masks
+// and a redactor learns, whatever their case and - or _, and names that
+// only look like them.
+func TestCredentialParam(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"token", "Access-Token", "access_token", "refresh_token", "id_token", "hub.verify_token",
+		"X-Amz-Security-Token", "secret", "client_secret", "password", "passwd", "mysql_pwd", "api_key", "API-Key", "apikey", "x-api-key",
+		"key", "KEY", "hook_key", "sig", "X-Hook-Sig", "signature", "X-Goog-Signature", "X-Amz-Credential", "credentials",
+		"AWSAccessKeyId", "private_key", "hook.sig", "auth", "basic-auth", "authorization", "pass", "jwt", "code", "Code", "bearer"} {
+		if !credentialParam(name) {
+			t.Errorf("%q is not taken for a credential", name)
+		}
+	}
+	for _, name := range []string{"", "q", "team", "monkey", "keys", "author", "signal", "zipcode", "zip_code", "country-code", "passenger", "state", "sigma"} {
+		if credentialParam(name) {
+			t.Errorf("%q is taken for a credential", name)
+		}
+	}
+}
+
 // RedactURL masks the credentials of a URL's authority whatever they are:
 // a password, a user name alone (https://TOKEN@host), or the userinfo of
 // a URL that does not parse, where url.URL.Redacted keeps the first two
@@ -199,6 +220,19 @@ func TestRedactURL(t *testing.T) {
 		{"https://a@b:sk-PLANTED-0123@build.example.com/%zz?q=@", "https://xxxxx@build.example.com/%zz?q=@"},
 		{"not a url %zz", "not a url %zz"},
 		{"https://build.example.com/%zz?who=me@example.com", "https://build.example.com/%zz?who=me@example.com"},
+		// The values of credential parameters, whatever the case and
+		// the - or _ of their names, the rest as written.
+		{"https://hooks.example.com/in?token=PLANTED-tok", "https://hooks.example.com/in?token=xxxxx"},
+		{"https://hooks.example.com/in?team=ops&Access-Token=PLANTED&sig=PLANTED&x=%2F&key=PLANTED#frag",
+			"https://hooks.example.com/in?team=ops&Access-Token=xxxxx&sig=xxxxx&x=%2F&key=xxxxx#frag"},
+		{"https://hooks.example.com/in?a=1;API_KEY=PLANTED;b", "https://hooks.example.com/in?a=1;API_KEY=xxxxx;b"},
+		{"https://hooks.example.com/in?X-Amz-Signature=PLANTED&X-Amz-Credential=PLANTED&code=PLANTED&tok%65n=PLANTED",
+			"https://hooks.example.com/in?X-Amz-Signature=xxxxx&X-Amz-Credential=xxxxx&code=xxxxx&tok%65n=xxxxx"},
+		{"https://hooks.example.com/cb#access_token=PLANTED&state=s", "https://hooks.example.com/cb#access_token=xxxxx&state=s"},
+		{"https://u:PLANTED@hooks.example.com/in?password=PLANTED", "https://u:xxxxx@hooks.example.com/in?password=xxxxx"},
+		{"https://PLANTED@hooks.example.com/%zz?secret=PLANTED", "https://xxxxx@hooks.example.com/%zz?secret=xxxxx"},
+		{"https://hooks.example.com/in?token=&tokens&q=token", "https://hooks.example.com/in?token=&tokens&q=token"},
+		{"https://hooks.example.com/in?token=PLANTED&", "https://hooks.example.com/in?token=xxxxx&"},
 	} {
 		if got := RedactURL(tc.in); got != tc.want {
 			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
@@ -207,17 +241,23 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) keeps the credentials", tc.in)
 		}
 	}
-	// URLCredential is what RedactURL masks of a URL that parses, for a
-	// redactor to mask it in a platform's words too.
-	for _, tc := range []struct{ in, want string }{
-		{"https://build.example.com/v1", ""},
-		{"https://apikey:sk-PLANTED-0123@build.example.com", "sk-PLANTED-0123"},
-		{"https://sk-PLANTED-0123@build.example.com/x", "sk-PLANTED-0123"},
-		{"https://apikey:@build.example.com", ""},
-		{"https://apikey:sk-PLANTED-0123@build.example.com/%zz", ""},
+	// URLCredentials are what RedactURL masks of a URL that parses,
+	// decoded, for a redactor to mask them in a platform's words too.
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"https://build.example.com/v1", nil},
+		{"https://apikey:sk-PLANTED-0123@build.example.com", []string{"sk-PLANTED-0123"}},
+		{"https://sk-PLANTED-0123@build.example.com/x", []string{"sk-PLANTED-0123"}},
+		{"https://apikey:@build.example.com", nil},
+		{"https://apikey:sk-PLANTED-0123@build.example.com/%zz", nil},
+		{"https://hooks.example.com/in?team=ops&token=PLANTED%2Ftok+1&sig=PLANTED-sig", []string{"PLANTED/tok 1", "PLANTED-sig"}},
+		{"https://u:PLANTED-pw@hooks.example.com/in?Access-Token=PLANTED-at", []string{"PLANTED-at", "PLANTED-pw"}},
+		{"https://hooks.example.com/in?token=%zz", []string{"%zz"}},
 	} {
-		if got := URLCredential(tc.in); got != tc.want {
-			t.Errorf("URLCredential(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := URLCredentials(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("URLCredentials(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	q := Config{BuildURL: "https://build.example.com/?api_key=sk-PLANTED-0123", AccountID: "ws-abcd1234"}

@@ -122,7 +122,7 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 		}
 	}
 	if p, ok := fields["agent"]; ok {
-		s.Agent = d.agent(p)
+		s.Agent, s.AgentPos = d.agent(p)
 	}
 	if p, ok := fields["env"]; ok {
 		s.Env = d.env(p)
@@ -206,19 +206,20 @@ func hasNearMiss(m *yaml.Node, key string) bool {
 	return false
 }
 
-func (d *decoder) agent(p pair) string {
+// agent decodes agent: and says where its value is written.
+func (d *decoder) agent(p pair) (string, diag.Pos) {
 	v, ok := d.scalar(p.Val, "agent")
 	if !ok {
-		return ""
+		return "", diag.Pos{}
 	}
 	if strings.TrimSpace(v) == "" {
 		d.errorf(p.Val, "agent must not be empty")
 	}
 	if msg, hint := fixedBeforeRun("agent", v); msg != "" {
 		d.errorHint(p.Val, hint, "%s", msg)
-		return ""
+		return "", diag.Pos{}
 	}
-	return v
+	return v, d.pos(p.Val)
 }
 
 func (d *decoder) env(p pair) string {
@@ -565,11 +566,12 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		return nil
 	}
 	sc := &Scenario{
-		Pos:   d.pos(item),
-		Agent: s.Agent,
-		Env:   s.Env,
-		Start: s.Start,
-		Vars:  maps.Clone(s.Vars),
+		Pos:      d.pos(item),
+		Agent:    s.Agent,
+		AgentPos: s.AgentPos,
+		Env:      s.Env,
+		Start:    s.Start,
+		Vars:     maps.Clone(s.Vars),
 	}
 	if sc.Vars == nil {
 		sc.Vars = map[string]string{}
@@ -635,7 +637,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		}
 	}
 	if p, ok := fields["agent"]; ok {
-		sc.Agent = d.agent(p)
+		sc.Agent, sc.AgentPos = d.agent(p)
 	}
 	if p, ok := fields["env"]; ok {
 		sc.Env = d.env(p)

@@ -785,7 +785,7 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Message: fmt.Sprintf("tag @%s: %s", name, msg), Hint: hint})
 				continue
 			}
-			sc.Agent = value
+			sc.Agent, sc.AgentPos = value, at
 		case "env":
 			if !reply.ValidEnv(value) {
 				bad("env must be one of %s", strings.Join(reply.Envs, ", "))
@@ -904,12 +904,12 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 	started, broken := false, false
 	// probe is the scenario's probe step, once one was compiled.
 	var probe *steps.Step
-	// setupAt is where the setup steps start; viaAt is the step that
-	// chose the channel, streamingAt (written streamingStep) the one
-	// that set streaming.
+	// at is where the setup steps start and the steps that chose the
+	// agent and the channel and set streaming (written streamingStep).
 	// chatOnlyAt is the first setup step that set a parameter only debug
 	// chat sends.
-	setupAt, viaAt, streamingAt, chatOnlyAt := diag.Pos{}, diag.Pos{}, diag.Pos{}, diag.Pos{}
+	var at setupPos
+	chatOnlyAt := diag.Pos{}
 	streamingStep := ""
 	chatOnlyBg := false
 	// startAt is the scenario's own first setup step (not its
@@ -1011,8 +1011,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				Hint:    "move it before the first When: session parameters are sent when the session opens"})
 			continue
 		}
-		if setupAt.IsZero() {
-			setupAt = st.Pos
+		if at.first.IsZero() {
+			at.first = st.Pos
 		}
 		// Setup arguments keep their ${...}: the runner expands the start
 		// parameters when it opens the session, as for YAML. The agent
@@ -1031,11 +1031,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				}
 			}
 		}
+		if params.Agent != before.Agent {
+			at.agent = st.Pos
+		}
 		if params.Via != before.Via {
-			viaAt = st.Pos
+			at.via = st.Pos
 		}
 		if params.Streaming != before.Streaming {
-			streamingAt, streamingStep = st.Pos, st.Text
+			at.streaming, streamingStep = st.Pos, st.Text
 		}
 		if chatOnlyAt.IsZero() && (params.Channel != before.Channel || params.Variant != before.Variant ||
 			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
@@ -1061,7 +1064,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			Message: fmt.Sprintf("scenario %q starts the conversation but has no When or Then steps: it checks nothing", sc.Name),
 			Hint:    `add Then steps that check the greeting, or When the user says "..." and Then steps`})
 	}
-	fl.apply(sc, params, setupAt, viaAt, streamingAt)
+	fl.apply(sc, params, at)
 	what := fl.streamingTag
 	if params.Streaming != nil {
 		what = fmt.Sprintf("step %q", streamingStep)
@@ -1501,12 +1504,19 @@ func (fl *featureLoader) probeRules(st *steps.Step, probe **steps.Step, started 
 	}
 }
 
+// setupPos is where a scenario's setup steps set what apply records a
+// position for.
+type setupPos struct {
+	// first is the first setup step; agent, via and streaming are the
+	// steps that chose the agent and the channel and set streaming.
+	first, agent, via, streaming diag.Pos
+}
+
 // apply sets the parameters of Setup steps on the scenario; steps override
-// tags, as the later word. at is the first setup step, viaAt the one that
-// chose the channel, streamingAt the one that set streaming.
-func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamingAt diag.Pos) {
+// tags, as the later word.
+func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at setupPos) {
 	if p.Agent != "" {
-		sc.Agent = p.Agent
+		sc.Agent, sc.AgentPos = p.Agent, at.agent
 	}
 	if p.Env != "" {
 		// Refused at its step when it is not an environment
@@ -1515,16 +1525,16 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at, viaAt, streamin
 	}
 	st := Start{Channel: p.Channel, Variant: p.Variant, ASRLang: p.ASRLang, TTSLang: p.TTSLang, IntegrationAttributes: p.Attributes}
 	if st.Channel != "" || st.Variant != "" || st.ASRLang != "" || st.TTSLang != "" || len(st.IntegrationAttributes) > 0 {
-		st.Pos = at
+		st.Pos = at.first
 	}
 	// A setup step chooses the channel over a @via tag, as the later word.
 	st.Via, st.ViaPos = sc.Start.Via, sc.Start.ViaPos
 	if p.Via != "" {
-		st.Via, st.ViaPos = p.Via, viaAt
+		st.Via, st.ViaPos = p.Via, at.via
 	}
 	st.Streaming, st.StreamingPos = sc.Start.Streaming, sc.Start.StreamingPos
 	if p.Streaming != nil {
-		st.Streaming, st.StreamingPos = *p.Streaming, streamingAt
+		st.Streaming, st.StreamingPos = *p.Streaming, at.streaming
 	}
 	sc.Start = st
 }

@@ -23,10 +23,11 @@ type Suite struct {
 	Name string
 	Pos  diag.Pos
 	// Agent and Env are the suite defaults (`agent:`, `env:`); empty means
-	// "from the target or flags".
-	Agent string
-	Env   string
-	Tags  []string
+	// "from the target or flags". AgentPos is where agent: is written.
+	Agent    string
+	AgentPos diag.Pos
+	Env      string
+	Tags     []string
 	// Start holds the suite's session parameters; a scenario's own start
 	// keys override them key by key.
 	Start Start
@@ -159,8 +160,14 @@ type Scenario struct {
 	// duplicates, each without a leading @.
 	Tags  []string
 	Agent string
-	Env   string
-	Start Start
+	// AgentPos is where Agent is written: the scenario's agent:, the
+	// suite's, the @agent: tag (a Feature's is shared by its scenarios)
+	// or the setup step that names it; zero when the agent is the
+	// target's. An agent the target does not serve is refused there,
+	// once per place.
+	AgentPos diag.Pos
+	Env      string
+	Start    Start
 	// Vars are suite vars, then scenario vars, then the example row.
 	Vars map[string]string
 	// Skip, when non-empty, is why the scenario is not run.
