@@ -120,14 +120,16 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 }
 
 // unservedAgent says that the embedded simulator does not serve agent,
-// naming the one meant: its agents are known.
-func unservedAgent(agent string, t *config.Target) string {
-	serves := "it serves " + strings.Join(t.Agents, ", ")
-	if s := diag.Suggest(agent, t.Agents); s != "" {
+// naming the one meant: its agents are known. It is said at the place
+// the agent is written (unservedAgents), so it does not list the places
+// an agent can be written, nor AGENTTEST_AGENT_ID, which the embedded
+// simulator does not read.
+func unservedAgent(agent string, agents []string) string {
+	serves := "it serves " + strings.Join(agents, ", ")
+	if s := diag.Suggest(agent, agents); s != "" {
 		serves = fmt.Sprintf("did you mean %q? %s", s, serves)
 	}
-	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s); check the agent id (agent: of the suite or scenario, @agent: of a feature, %s)",
-		agent, serves, where(t, "agent_id", config.EnvAgentID))
+	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s)", agent, serves)
 }
 
 // credentialSetting maps a refused credential to the target setting that

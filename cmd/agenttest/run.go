@@ -786,7 +786,7 @@ func unservedAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics
 		// default is its own first agent.
 		if !seen[sc.AgentPos] {
 			seen[sc.AgentPos] = true
-			ds = ds.Append(diag.Diagnostic{Pos: sc.AgentPos, Message: unservedAgent(agent, t)})
+			ds = ds.Append(diag.Diagnostic{Pos: sc.AgentPos, Message: unservedAgent(agent, t.Agents)})
 		}
 	}
 	return ds

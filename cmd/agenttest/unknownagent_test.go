@@ -23,7 +23,7 @@ func TestUnknownAgentOfTheEmbeddedSimulator(t *testing.T) {
 		{"yaml, a typo", "s.yaml", "agent: restaurnt\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n",
 			[]string{`s.yaml:1:8: the embedded simulator does not serve agent "restaurnt" (did you mean "restaurant"? it serves clinic, restaurant, utility-billing)`}},
 		{"feature, a typo", "f.feature", "@agent:clnic\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
-			[]string{`f.feature:1:1: the embedded simulator does not serve agent "clnic" (did you mean "clinic"?`, "@agent: of a feature"}},
+			[]string{`f.feature:1:1: the embedded simulator does not serve agent "clnic" (did you mean "clinic"? it serves clinic, restaurant, utility-billing)` + "\n"}},
 		{"feature, a setup step", "f.feature", "@agent:clinic\nFeature: f\n  Scenario: a\n    Given the agent \"clnic\"\n    When the user says \"hi\"\n",
 			[]string{`f.feature:4:5: the embedded simulator does not serve agent "clnic"`}},
 		{"nothing close", "s.yaml", "agent: bakery\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n",
