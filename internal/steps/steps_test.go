@@ -269,6 +269,21 @@ func TestCompileErrors(t *testing.T) {
 		{"blank environment", Input{Keyword: "Given ", Text: `the environment " "`}, "the environment must not be empty", []string{"one of sandbox, pre-release, live"}},
 		{"webhook reference", Input{Keyword: "Then ", Text: `a "${ev}" webhook arrives`}, "the event must be written out", nil},
 		{"probe reference", Input{Keyword: "When ", Text: `an outbound call is placed to "${n"`}, "unterminated", nil},
+		{"semicolon", Input{Keyword: "Then ", Text: `the agent's reply contains "x";`},
+			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
+		{"low typographic quotes", Input{Keyword: "When ", Text: `the user says „Hallo“`},
+			`undefined step`, []string{`did you mean When the user says "Hallo"?`}},
+		// The quotes inside a quoted text are its own.
+		{"quotes inside typographic quotes", Input{Keyword: "When ", Text: `the user says “say ‘hi’ now”`},
+			`undefined step`, []string{`did you mean When the user says "say ‘hi’ now"?`}},
+		{"apostrophe inside single quotes", Input{Keyword: "When ", Text: `the user says 'I'd like a table'`},
+			`undefined step`, []string{`did you mean When the user says "I'd like a table"?`}},
+		{"comment after two spaces", Input{Keyword: "Given ", Text: `the channel "WEB"  # the web widget`},
+			`undefined step`, []string{`did you mean Given the channel "WEB"?`}},
+		{"reference in a pattern", Input{Keyword: "Then ", Text: `the agent's reply matches "${x"`}, "unterminated", nil},
+		{"one-column table row", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"a", "b"}}}, "table row 1 has 2 cells, want 1", nil},
+		{"one-column header only", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"node"}}}, "table has no rows", nil},
+		{"capture state name", Input{Keyword: "Then ", Text: `I remember "1x" from the state "k"`}, `invalid variable name "1x"`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -590,6 +605,8 @@ func TestErrorColumn(t *testing.T) {
 		{"the step as a whole", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 0},
 		{"capture state key", Input{Keyword: "And ", Text: `I remember "r" from the state "a..b"`}, 31},
 		{"zero milliseconds", Input{Keyword: "Then ", Text: `the reply came within 0 ms`}, 23},
+		{"count out of range", Input{Keyword: "Then ", Text: `the metric "M" was written 99999999999 times`}, 28},
+		{"comment after a text with a #", Input{Keyword: "When ", Text: `the user says "a #bc" # note`}, 23},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -615,6 +632,125 @@ func TestRefusedCaptureKeepsItsName(t *testing.T) {
 		se, ok := err.(*Error)
 		if !ok || se.Captures != "r" {
 			t.Errorf("%s: error %#v, want one that captures r", text, err)
+		}
+	}
+}
+
+// TestSetupSteps: a setup step applies its arguments expanded, an
+// integration attributes table skips a first row naming its columns, and
+// a reference the expander refuses is an error, not an empty value.
+func TestSetupSteps(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		text  string
+		table [][]string
+		want  string // the parameters set, or the error
+	}
+	expand := func(s string) (string, error) {
+		if strings.Contains(s, "${bad}") {
+			return "", fmt.Errorf("cannot expand %s", s)
+		}
+		return strings.ReplaceAll(s, "${v}", "gold"), nil
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Helper()
+		op, err := New().Compile(Input{Keyword: "Given ", Text: tc.text, Table: tc.table})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		var p Params
+		got := fmt.Sprint(op.Setup(&p, expand))
+		if got == "<nil>" {
+			got = fmt.Sprintf("agent=%s via=%s attrs=%v", p.Agent, p.Via, p.Attributes)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.text, tc.table, got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{`the agent "${v}"`, nil, "agent=gold via= attrs=map[]"},
+		{`the agent "${bad}"`, nil, "cannot expand ${bad}"},
+		{`the conversation is over messaging`, nil, "agent= via=messaging attrs=map[]"},
+		{`the conversation is over debug chat`, nil, "agent= via=debug_chat attrs=map[]"},
+		{`the integration attributes:`, [][]string{{"attribute", "value"}, {"tier", "${v}"}}, "agent= via= attrs=map[tier:gold]"},
+		{`the integration attributes:`, [][]string{{"Name", "Value"}, {"tier", "${v}"}}, "agent= via= attrs=map[tier:gold]"},
+		{`the integration attributes:`, [][]string{{"tier", "${bad}"}}, "cannot expand ${bad}"},
+		{`the integration attributes:`, [][]string{{"${bad}", "gold"}}, "cannot expand ${bad}"},
+	} {
+		t.Run(tc.text, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestCheckExpandsPlainArguments: a check's plain arguments (node names,
+// state keys, metric, function, topic and event names) are expanded with
+// the session's expander when the step runs, and one the expander
+// refuses fails the step; matcher texts keep their references for
+// assert.Check.
+func TestCheckExpandsPlainArguments(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		text  string
+		table [][]string
+		got   func(e *assert.Expect) any
+		want  string
+	}
+	expand := func(s string) (string, error) {
+		if strings.Contains(s, "${bad}") {
+			return "", fmt.Errorf("cannot expand %s", s)
+		}
+		return strings.ReplaceAll(s, "${k}", "K"), nil
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Helper()
+		op, err := New().Compile(Input{Keyword: "Then ", Text: tc.text, Table: tc.table})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		e, err := op.Expect(expand)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		if got := fmt.Sprint(tc.got(e)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.text, got, tc.want)
+		}
+		// The same step with a reference the expander refuses.
+		bad := Input{Keyword: "Then ", Text: strings.Replace(tc.text, "${k}", "${bad}", 1), Table: tc.table}
+		if tc.table != nil {
+			bad.Table = [][]string{{strings.Replace(tc.table[0][0], "${k}", "${bad}", 1)}}
+		}
+		op, err = New().Compile(bad)
+		if err != nil {
+			t.Fatalf("%s: %v", bad.Text, err)
+		}
+		if _, err := op.Expect(expand); err == nil {
+			t.Errorf("%s %v: no error, want the expander's", bad.Text, bad.Table)
+		}
+	}
+	for _, tc := range []testCase{
+		{`the node trace includes "${k}"`, nil, func(e *assert.Expect) any { return e.Trace.Includes }, "[K]"},
+		{`the node trace passes through:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Trace.Sequence }, "[K]"},
+		{`the state "${k}" is "${k}"`, nil, func(e *assert.Expect) any { return e.State[0].Key + "=" + *e.State[0].Match.Exact }, "K=${k}"},
+		{`the metric "${k}" is "${k}"`, nil, func(e *assert.Expect) any { return e.Metrics[0].Name + "=" + *e.Metrics[0].Match.Exact }, "K=${k}"},
+		{`the metric "${k}" was written 2 times`, nil, func(e *assert.Expect) any { return e.Metrics[0].Name }, "K"},
+		{`the function "${k}" was called`, nil, func(e *assert.Expect) any { return e.Functions.Called }, "[K]"},
+		{`the topic "${k}" was retrieved`, nil, func(e *assert.Expect) any { return e.Topics.Retrieved }, "[K]"},
+		{`the events include "${k}"`, nil, func(e *assert.Expect) any { return e.Events.Includes }, "[K]"},
+		{`the events arrive in this order:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Events.Sequence }, "[K]"},
+	} {
+		t.Run(tc.text, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestCaptureNames: a capture's name follows the ${name} syntax of the
+// YAML format, from either field of the reply.
+func TestCaptureNames(t *testing.T) {
+	t.Parallel()
+	for name, ok := range map[string]bool{"ref": true, "my-ref": true, "_r2": true, "1x": false, "a.b": false, "": false, "-a": false} {
+		for _, text := range []string{`I remember "%s" from the reply matching "(R\d+)"`, `I remember "%s" from the state "k"`} {
+			_, err := New().Compile(Input{Keyword: "Then ", Text: fmt.Sprintf(text, name)})
+			if (err == nil) != ok {
+				t.Errorf("%s: error %v, want accepted %v", fmt.Sprintf(text, name), err, ok)
+			}
 		}
 	}
 }
