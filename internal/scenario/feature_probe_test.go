@@ -105,7 +105,7 @@ func TestFeatureProbeRules(t *testing.T) {
 		{"bad number", "    When an outbound call is placed to \"call me\"\n",
 			[]string{`5:5: "call me" is not a phone number`}, true},
 		{"bad status", "    When an outbound call is placed to \"+447700900001\"\n    Then the call ends with status \"queued\"\n",
-			[]string{`6:5: "queued" is not a final call status`}, true},
+			[]string{`6:36: "queued" is not a final call status`}, true},
 		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
 			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
 		{"call status without a probe", "    When the user says \"hi\"\n    Then the call ends with status \"success\"\n",
