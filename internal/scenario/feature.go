@@ -958,8 +958,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		for _, t := range texts {
 			fl.envRefs.note(t.text, t.at)
 		}
-		fl.checkRefs(texts, scope)
+		refsBroken := fl.checkRefs(texts, scope)
 		st, err := library.Compile(in)
+		if _, ok := errors.AsType[*interp.SyntaxError](err); ok && refsBroken {
+			// checkRefs reported it, at the reference itself.
+			broken = true
+			continue
+		}
 		if err != nil {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
 			if se, ok := err.(*steps.Error); ok {
@@ -1289,8 +1294,9 @@ func (fl *featureLoader) stepTexts(in steps.Input, astStep *messages.Step, asWri
 // checkRefs reports the ${name} references of a step's texts (stepTexts)
 // that are malformed or name nothing in scope, as the YAML decoder does,
 // each where it is written: at run time they could only error the
-// scenario. ${env:NAME} is left to run time.
-func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
+// scenario. ${env:NAME} is left to run time. It reports whether one was
+// malformed.
+func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) (malformed bool) {
 	for _, t := range texts {
 		if !strings.Contains(t.text, "${") {
 			continue
@@ -1298,6 +1304,7 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
 		refs, err := interp.Scan(t.text)
 		if err != nil {
 			fl.diags = fl.diags.Errorf(t.at(interp.Offset(err)), "%v", err)
+			malformed = true
 			continue
 		}
 		for _, r := range refs {
@@ -1314,6 +1321,7 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
 				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
 		}
 	}
+	return malformed
 }
 
 // placeholder is a Scenario Outline's <column>.

@@ -114,7 +114,7 @@ func confirmStep(c *call, fill func(c *call, x Expander, compiling bool, cf *ass
 		if se, ok := err.(*Error); ok {
 			return nil, se
 		}
-		return nil, &Error{Message: fmt.Sprintf("step %q: %v", c.step, err)}
+		return nil, &Error{Message: fmt.Sprintf("step %q: %v", c.step, err), err: err}
 	}
 	return st, nil
 }
@@ -132,7 +132,7 @@ func recordStep(c *call) (*Step, error) {
 		cc := &assert.ConversationChecks{Pos: c.pos}
 		for _, r := range rows {
 			if err := recordRow(c, cc, r[0], r[1], x, compiling); err != nil {
-				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r[0], r[1], err), Hint: hintOf(err)}
+				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r[0], r[1], err), Hint: hintOf(err), err: err}
 			}
 		}
 		cf.Conversation = cc
