@@ -234,6 +234,47 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
+// TestValidateReportsEveryProblem: each option out of bounds is named,
+// along with the others, before anything is connected.
+func TestValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	ok := godogsteps.Options{BuildURL: "http://127.0.0.1:1", BuildKey: "bk-0123456789abcdef"}
+	for _, tc := range []struct {
+		name string
+		edit func(o *godogsteps.Options)
+		want string // "" when the options are valid
+	}{
+		{"valid", func(o *godogsteps.Options) {}, ""},
+		{"no build key", func(o *godogsteps.Options) { o.BuildKey = "" }, "BuildKey is required"},
+		{"negative rate wait", func(o *godogsteps.Options) { o.RateWait = -time.Second }, "MaxReplyBytes, Rate and RateWait must not be negative"},
+		{"negative rate", func(o *godogsteps.Options) { o.Rate = -1 }, "MaxReplyBytes, Rate and RateWait must not be negative"},
+		{"negative turn timeout", func(o *godogsteps.Options) { o.TurnTimeout = -time.Second }, "timeouts must not be negative"},
+		{"negative confirm timeout", func(o *godogsteps.Options) { o.ConfirmTimeout = -time.Second }, "timeouts must not be negative"},
+		{"connectors without a host", func(o *godogsteps.Options) {
+			o.MessagingURL = "http://127.0.0.1:2"
+			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
+		}, "Connectors need MessagingURL and MessagingHost"},
+		// Reported with the other problems, not after them.
+		{"short connector token", func(o *godogsteps.Options) {
+			o.BuildKey = ""
+			o.MessagingURL, o.MessagingHost = "http://127.0.0.1:2", "web.example.com"
+			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "short"}}
+		}, "connector token of restaurant in sandbox is 5 characters long"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := ok
+			tc.edit(&o)
+			_, err := godogsteps.New(o)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("New: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("New: err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // A plain http:// build host that is not loopback would carry the key in
 // clear text: refused, as in a run, unless AllowHTTP says it is meant.
 func TestNewRefusesPlainHTTP(t *testing.T) {

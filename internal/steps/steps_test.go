@@ -284,6 +284,8 @@ func TestCompileErrors(t *testing.T) {
 		{"one-column table row", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"a", "b"}}}, "table row 1 has 2 cells, want 1", nil},
 		{"one-column header only", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"node"}}}, "table has no rows", nil},
 		{"capture state name", Input{Keyword: "Then ", Text: `I remember "1x" from the state "k"`}, `invalid variable name "1x"`, nil},
+		// The wording is a contract: no alias is accepted unless defined.
+		{"web chat", Input{Keyword: "Given ", Text: `the conversation is over web chat`}, `undefined step`, []string{`Given the conversation is over messaging`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -759,6 +761,51 @@ func TestCaptureNames(t *testing.T) {
 			if (err == nil) != ok {
 				t.Errorf("%s: error %v, want accepted %v", fmt.Sprintf(text, name), err, ok)
 			}
+		}
+	}
+}
+
+// TestClosest: the "did you mean" of an undefined step ranks the
+// definitions by their wording, whatever the case, the quoted texts and
+// the numbers.
+func TestClosest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, want string }{
+		{`THE AGENT SAYS "x"`, `Then the agent says "How many people?"`},
+		{`the reply came within 10000 milliseconds`, `Then the reply came within 2000 ms`},
+		{`the metric "AVERY_LONG_METRIC_NAME_INDEED" was written 12345 time`, `Then the metric "CALL_TURN" was written 2 times`},
+		{`the state "a_long_state_key" is "a long value here"`, `Then the state "party_size" is "4"`},
+	} {
+		if got := New().Closest(tc.text, 3); len(got) != 3 || got[0] != tc.want {
+			t.Errorf("%s: closest %q, want %q first", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestHandoffStateKey: the key of a handoff state step is a path of
+// dot-separated members, checked when the step is compiled and, when it
+// is built from ${...}, again when it runs.
+func TestHandoffStateKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		key, expanded string
+		want          string // the key checked, or the error
+	}{
+		{"reason", "", "reason"},
+		{"${k}", "caller.id", "caller.id"},
+		{"${k}", "a..b", `invalid key "${k}": write dot-separated members, e.g. caller.id`},
+		{"a..b", "", `step "Then the handoff state \"a..b\" is \"v\"": invalid key "a..b": write dot-separated members, e.g. caller.id`},
+	} {
+		op, err := New().Compile(Input{Keyword: "Then ", Text: `the handoff state "` + tc.key + `" is "v"`})
+		got := fmt.Sprint(err)
+		if err == nil {
+			cf, err := op.Confirm(func(s string) (string, error) { return strings.ReplaceAll(s, "${k}", tc.expanded), nil })
+			if got = fmt.Sprint(err); err == nil {
+				got = cf.HandoffState.Data[0].Key
+			}
+		}
+		if got != tc.want {
+			t.Errorf("key %q expanded to %q: %s, want %s", tc.key, tc.expanded, got, tc.want)
 		}
 	}
 }
