@@ -131,6 +131,7 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Then the conversation record shows:`, Confirm, TableArg},
 		{`Then the handoff state "reason" is "urgent"`, Confirm, NoArg},
 		{`Then a "conversation.completed" webhook arrives`, Confirm, NoArg},
+		{`Then an "alerts.triggered" webhook arrives`, Confirm, NoArg},
 		{`When an outbound call is placed to "+447700900001"`, Probe, NoArg},
 		{`Then the call ends with status "success"`, CallStatus, NoArg},
 		{`Then the call ends with status "failure"`, CallStatus, NoArg},
@@ -285,6 +286,14 @@ func TestCompileErrors(t *testing.T) {
 		{"one-column header only", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"node"}}}, "table has no rows", nil},
 		{"capture state name", Input{Keyword: "Then ", Text: `I remember "1x" from the state "k"`}, `invalid variable name "1x"`, nil},
 		// The wording is a contract: no alias is accepted unless defined.
+		{"record member missing", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"metrics.", "1"}}},
+			"metrics. names no member", []string{"metrics.NAME"}},
+		{"record intents empty", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.intents", " , "}}},
+			"turns.intents lists no intent", nil},
+		{"record boolean as a number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "1"}}},
+			`handoff is true or false, not "1"`, nil},
+		{"record field unlike any", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"zzzzzzzzzzzz", "1"}}},
+			`unknown field "zzzzzzzzzzzz"`, []string{"the fields are those of the Conversation summary"}},
 		{"web chat", Input{Keyword: "Given ", Text: `the conversation is over web chat`}, `undefined step`, []string{`Given the conversation is over messaging`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -500,11 +509,11 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 		{"num_ood", "at most 1"},
 		{"total_duration", "between 1 and ${max}"},
 		{"handoff", "true"},
-		{"in_progress", "false"},
+		{"in_progress", "${b}"},
 		{"metrics.BOOKED", "true"},
 		{"state.${k}", "${v}"},
-		{"turns.count", "at least 2"},
-		{"turns.intents", "urgent, book"},
+		{"turns.count", "At least ${min}"},
+		{"turns.intents", "urgent, , book"},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -513,7 +522,7 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 		t.Fatalf("op %+v", op)
 	}
 	x := func(s string) (string, error) {
-		return strings.NewReplacer("${k}", "booking.code", "${max}", "90").Replace(s), nil
+		return strings.NewReplacer("${k}", "booking.code", "${max}", "90", "${min}", "2", "${b}", "false ").Replace(s), nil
 	}
 	cf, err := op.Confirm(x)
 	if err != nil {
@@ -807,5 +816,18 @@ func TestHandoffStateKey(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("key %q expanded to %q: %s, want %s", tc.key, tc.expanded, got, tc.want)
 		}
+	}
+}
+
+// TestHandoffStateKeyExpansion: a reference the session cannot expand in
+// a handoff state key fails the step when it runs.
+func TestHandoffStateKeyExpansion(t *testing.T) {
+	t.Parallel()
+	op, err := New().Compile(Input{Keyword: "Then ", Text: `the handoff state "${k}" is "v"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Confirm(func(s string) (string, error) { return "", fmt.Errorf("cannot expand %s", s) }); err == nil {
+		t.Error("no error, want the expander's")
 	}
 }
