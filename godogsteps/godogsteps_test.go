@@ -695,3 +695,105 @@ Feature: s
 		})
 	}
 }
+
+// TestOptionsMeetTheScenario: what godog reports for a scenario when
+// the options and the scenario meet, as agenttest run would: the
+// scenario's agent wins over Options.Agent, a probe calls only the
+// ProbeNumbers (written with or without separators), a webhook that does
+// not arrive fails its step, and an error names where it happened.
+func TestOptionsMeetTheScenario(t *testing.T) {
+	e := platformtest.Start(t, nil)
+	features := fstest.MapFS{"opts.feature": {Data: []byte(`Feature: options
+  @agent:restaurant
+  Scenario: the scenario's agent
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  @agent:clinic @within:5s
+  Scenario: a listed number
+    When an outbound call is placed to "+447700900001"
+    Then the call ends with status "success"
+
+  @agent:clinic
+  Scenario: a number not listed
+    When an outbound call is placed to "+447700900002"
+    Then the call ends with status "success"
+
+  @agent:restaurant
+  Scenario: a webhook that does not arrive
+    When the user says "goodbye"
+    Then a "conversation.completed" webhook arrives
+
+  @agent:restaurant
+  Scenario: the last step shadowed
+    Given the conversation has started
+    Then the agent's reply contains "nothing like this"
+
+  @agent:restaurant
+  Scenario: a warning and an error
+    When the user says "hi"
+    Then the agent's reply contains ""
+    Then the call ends with status "calling"
+
+  @agent:restaurant
+  Scenario: an expectation that reads a connector token
+    When the user says "hi"
+    Then the agent's reply contains "${env:TOKEN}"
+`)}}
+	// Any connector token of the simulator.
+	var token string
+	for _, byEnv := range e.Sim.Info.MessagingConnectors {
+		for _, tok := range byEnv {
+			token = tok
+		}
+	}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: e.Sim.BuildURL, BuildKey: e.Sim.BuildKey,
+		RuntimeURL: e.Sim.RuntimeURL, AccountID: e.Sim.AccountID, RuntimeKey: e.Sim.RuntimeKey,
+		MessagingURL: e.Sim.MessagingURL, MessagingHost: e.Sim.Info.MessagingHost, Connectors: e.Sim.Info.MessagingConnectors,
+		Getenv:       func(name string) (string, bool) { return token, name == "TOKEN" },
+		Agent:        "clinic",
+		Features:     features,
+		ProbeNumbers: []string{"+44 7700 900001"},
+		Webhooks: func(ctx context.Context, conv, event string) error {
+			return errors.New("no " + event + " event arrived")
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed scenarioErrors
+	var out strings.Builder
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Step(`^the agent's reply contains "nothing like this"$`, func() error { return nil })
+			steps.Register(sc)
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"opts.feature"}, NoColors: true},
+	}.Run()
+	for name, want := range map[string]string{
+		"the scenario's agent":           "",
+		"a listed number":                "",
+		"a number not listed":            "opts.feature:14:5: config: probe: outbound_call: to +447700900002 is not listed",
+		"a webhook that does not arrive": "opts.feature:20:5: ",
+		"the last step shadowed":         `opts.feature:25:5: "Then the agent's reply contains \"nothing like this\"" ran with another step definition`,
+		// The error alone: the warning is lint's to show.
+		"a warning and an error":                      `before scenario hook failed: opts.feature:31:36: step "Then the call ends with status \"calling\"": "calling" is not a final call status (write success or failure; queued and calling are not final)`,
+		"an expectation that reads a connector token": "opts.feature:36:5: response: reply does not contain the expected text",
+	} {
+		got := failed.errs[name]
+		if (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("scenario %q failed with %q, want %q\n%s", name, got, want, out.String())
+		}
+	}
+	if got := failed.errs["a webhook that does not arrive"]; !strings.Contains(got, "no conversation.completed event arrived") {
+		t.Errorf("the webhook step failed with %q, want the wait's reason", got)
+	}
+	if got := failed.errs["a warning and an error"]; strings.Contains(got, "\n") {
+		t.Errorf("a scenario that cannot run failed with more than its error:\n%s", got)
+	}
+	if token == "" || strings.Contains(out.String(), token) || strings.Contains(failed.errs["an expectation that reads a connector token"], token) {
+		t.Errorf("godog shows the connector token %q (or the simulator has none):\n%s", token, out.String())
+	}
+}
