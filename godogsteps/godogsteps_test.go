@@ -698,7 +698,7 @@ Feature: s
 
 // TestOptionsMeetTheScenario: what godog reports for a scenario when
 // the options and the scenario meet, as agenttest run would: the
-// scenario's agent wins over Options.Agent, a probe calls only the
+// scenario's agent and environment win over Options.Agent and Env, a probe calls only the
 // ProbeNumbers (written with or without separators), a webhook that does
 // not arrive fails its step, and an error names where it happened.
 func TestOptionsMeetTheScenario(t *testing.T) {
@@ -708,6 +708,12 @@ func TestOptionsMeetTheScenario(t *testing.T) {
   Scenario: the scenario's agent
     When the user says "I'd like to book a table"
     Then the agent's reply contains "How many"
+
+  @agent:clinic @env:sandbox
+  Scenario: the scenario's environment
+    When the user says "goodbye"
+    Then the conversation record shows:
+      | environment | sandbox |
 
   @agent:clinic @within:5s
   Scenario: a listed number
@@ -753,6 +759,7 @@ func TestOptionsMeetTheScenario(t *testing.T) {
 		MessagingURL: e.Sim.MessagingURL, MessagingHost: e.Sim.Info.MessagingHost, Connectors: e.Sim.Info.MessagingConnectors,
 		Getenv:       func(name string) (string, bool) { return token, name == "TOKEN" },
 		Agent:        "clinic",
+		Env:          "pre-release",
 		Features:     features,
 		ProbeNumbers: []string{"+44 7700 900001"},
 		Webhooks: func(ctx context.Context, conv, event string) error {
@@ -774,13 +781,14 @@ func TestOptionsMeetTheScenario(t *testing.T) {
 	}.Run()
 	for name, want := range map[string]string{
 		"the scenario's agent":           "",
+		"the scenario's environment":     "",
 		"a listed number":                "",
-		"a number not listed":            "opts.feature:14:5: config: probe: outbound_call: to +447700900002 is not listed",
-		"a webhook that does not arrive": "opts.feature:20:5: ",
-		"the last step shadowed":         `opts.feature:25:5: "Then the agent's reply contains \"nothing like this\"" ran with another step definition`,
+		"a number not listed":            "opts.feature:20:5: config: probe: outbound_call: to +447700900002 is not listed",
+		"a webhook that does not arrive": "opts.feature:26:5: ",
+		"the last step shadowed":         `opts.feature:31:5: "Then the agent's reply contains \"nothing like this\"" ran with another step definition`,
 		// The error alone: the warning is lint's to show.
-		"a warning and an error":                      `before scenario hook failed: opts.feature:31:36: step "Then the call ends with status \"calling\"": "calling" is not a final call status (write success or failure; queued and calling are not final)`,
-		"an expectation that reads a connector token": "opts.feature:36:5: response: reply does not contain the expected text",
+		"a warning and an error":                      `before scenario hook failed: opts.feature:37:36: step "Then the call ends with status \"calling\"": "calling" is not a final call status (write success or failure; queued and calling are not final)`,
+		"an expectation that reads a connector token": "opts.feature:42:5: response: reply does not contain the expected text",
 	} {
 		got := failed.errs[name]
 		if (want == "") != (got == "") || !strings.HasPrefix(got, want) {
