@@ -805,3 +805,36 @@ func TestOptionsMeetTheScenario(t *testing.T) {
 		t.Errorf("godog shows the connector token %q (or the simulator has none):\n%s", token, out.String())
 	}
 }
+
+// TestInterruptedStep: a turn that the end of godog's context stops
+// fails at its line saying the run was interrupted, as agenttest run
+// errors the case, rather than pass or blame the platform.
+func TestInterruptedStep(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"stop.feature": {Data: []byte(`@agent:restaurant
+Feature: stop
+  Scenario: interrupted
+    When the user says "I'd like to book a table"
+    And the run is interrupted
+    When the user says "4 people at 7pm"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var failed scenarioErrors
+	var out strings.Builder
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Step(`^the run is interrupted$`, func() error { cancel(); return nil })
+			steps.Register(sc)
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"stop.feature"}, NoColors: true, DefaultContext: ctx},
+	}.Run()
+	if got := failed.errs["interrupted"]; got != "stop.feature:6:5: interrupted: run interrupted" {
+		t.Errorf("the scenario failed with %q, want run interrupted\n%s", got, out.String())
+	}
+}
