@@ -992,6 +992,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				fl.unfailing(exp, in, ps, astStep, asWritten)
 			}
 		}
+		for _, ev := range st.Webhooks {
+			at := in.Pos
+			if asWritten {
+				at = quoteAt(in)
+			}
+			fl.diags = unknownWebhook(fl.diags, at, ev)
+		}
 		if st.Kind == steps.Capture {
 			if scope[st.Capture.Name] {
 				// As the YAML decoder warns of a capture: a ${name} means
@@ -1025,14 +1032,20 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		before := params
 		before.Attributes = maps.Clone(params.Attributes)
 		_ = st.Setup(&params, keepRefs)
+		// A problem with the agent or the env is at the argument that
+		// names it when the step is as written.
+		argAt := st.Pos
+		if asWritten {
+			argAt = quoteAt(in)
+		}
 		for _, v := range [][3]string{{"agent", before.Agent, params.Agent}, {"env", before.Env, params.Env}} {
 			if v[1] != v[2] {
 				if msg, hint := fixedBeforeRun(v[0], v[2]); msg != "" {
-					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: argAt, Message: msg, Hint: hint})
 				} else if v[0] == "env" && !reply.ValidEnv(v[2]) {
 					// At the step that names it, not at the first setup
 					// step (a Background's, perhaps).
-					fl.diags = fl.diags.Errorf(st.Pos, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
+					fl.diags = fl.diags.Errorf(argAt, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
 				}
 			}
 		}
