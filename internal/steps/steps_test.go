@@ -655,6 +655,27 @@ func TestRefusedCaptureKeepsItsName(t *testing.T) {
 	}
 }
 
+// mustCompile compiles a step that must compile.
+func mustCompile(t *testing.T, in Input) *Step {
+	t.Helper()
+	op, err := New().Compile(in)
+	if err != nil {
+		t.Fatalf("%s%s: %v", in.Keyword, in.Text, err)
+	}
+	return op
+}
+
+// refusingBad is a session's expander that replaces references by r and
+// cannot expand ${bad}.
+func refusingBad(r *strings.Replacer) Expander {
+	return func(s string) (string, error) {
+		if strings.Contains(s, "${bad}") {
+			return "", fmt.Errorf("cannot expand %s", s)
+		}
+		return r.Replace(s), nil
+	}
+}
+
 // TestSetupSteps: a setup step applies its arguments expanded, an
 // integration attributes table skips a first row naming its columns, and
 // a reference the expander refuses is an error, not an empty value.
@@ -665,18 +686,9 @@ func TestSetupSteps(t *testing.T) {
 		table [][]string
 		want  string // the parameters set, or the error
 	}
-	expand := func(s string) (string, error) {
-		if strings.Contains(s, "${bad}") {
-			return "", fmt.Errorf("cannot expand %s", s)
-		}
-		return strings.ReplaceAll(s, "${v}", "gold"), nil
-	}
+	expand := refusingBad(strings.NewReplacer("${v}", "gold"))
 	run := func(t *testing.T, tc testCase) {
-		t.Helper()
-		op, err := New().Compile(Input{Keyword: "Given ", Text: tc.text, Table: tc.table})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.text, err)
-		}
+		op := mustCompile(t, Input{Keyword: "Given ", Text: tc.text, Table: tc.table})
 		var p Params
 		got := fmt.Sprint(op.Setup(&p, expand))
 		if got == "<nil>" {
@@ -713,18 +725,9 @@ func TestCheckExpandsPlainArguments(t *testing.T) {
 		got   func(e *assert.Expect) any
 		want  string
 	}
-	expand := func(s string) (string, error) {
-		if strings.Contains(s, "${bad}") {
-			return "", fmt.Errorf("cannot expand %s", s)
-		}
-		return strings.ReplaceAll(s, "${k}", "K"), nil
-	}
+	expand := refusingBad(strings.NewReplacer("${k}", "K"))
 	run := func(t *testing.T, tc testCase) {
-		t.Helper()
-		op, err := New().Compile(Input{Keyword: "Then ", Text: tc.text, Table: tc.table})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.text, err)
-		}
+		op := mustCompile(t, Input{Keyword: "Then ", Text: tc.text, Table: tc.table})
 		e, err := op.Expect(expand)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.text, err)
@@ -737,11 +740,7 @@ func TestCheckExpandsPlainArguments(t *testing.T) {
 		if tc.table != nil {
 			bad.Table = [][]string{{strings.Replace(tc.table[0][0], "${k}", "${bad}", 1)}}
 		}
-		op, err = New().Compile(bad)
-		if err != nil {
-			t.Fatalf("%s: %v", bad.Text, err)
-		}
-		if _, err := op.Expect(expand); err == nil {
+		if _, err := mustCompile(t, bad).Expect(expand); err == nil {
 			t.Errorf("%s %v: no error, want the expander's", bad.Text, bad.Table)
 		}
 	}
