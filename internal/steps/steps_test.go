@@ -446,6 +446,8 @@ func TestTableHeaders(t *testing.T) {
 		{`the state includes:`, [][]string{{"a", "1"}, {"key", "value"}}, `[[a 1] [key value]]`},
 		{`the state includes:`, [][]string{{"key", "1"}, {"a", "value"}}, `[[key 1] [a value]]`},
 		{`the state includes:`, [][]string{{"a", "value"}}, `[[a value]]`},
+		{`the state includes:`, [][]string{{"Name", "Value"}, {"a", "1"}}, `[[a 1]]`},
+		{`the state includes:`, [][]string{{"attribute", "value"}, {"a", "1"}}, `[[a 1]]`},
 		{`the node trace passes through:`, [][]string{{"Nodes"}, {"start"}}, `[start]`},
 		{`the node trace passes through:`, [][]string{{"start"}, {"node"}}, `[start node]`},
 	} {
