@@ -248,6 +248,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		{"no build key", func(o *godogsteps.Options) { o.BuildKey = "" }, "BuildKey is required"},
 		{"negative rate wait", func(o *godogsteps.Options) { o.RateWait = -time.Second }, "MaxReplyBytes, Rate and RateWait must not be negative"},
 		{"negative rate", func(o *godogsteps.Options) { o.Rate = -1 }, "MaxReplyBytes, Rate and RateWait must not be negative"},
+		{"negative reply bound", func(o *godogsteps.Options) { o.MaxReplyBytes = -1 }, "MaxReplyBytes, Rate and RateWait must not be negative"},
 		{"negative turn timeout", func(o *godogsteps.Options) { o.TurnTimeout = -time.Second }, "timeouts must not be negative"},
 		{"negative confirm timeout", func(o *godogsteps.Options) { o.ConfirmTimeout = -time.Second }, "timeouts must not be negative"},
 		{"connectors without a host", func(o *godogsteps.Options) {
