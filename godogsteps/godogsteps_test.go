@@ -234,6 +234,48 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
+// TestValidateReportsEveryProblem: each option out of bounds is named,
+// along with the others, before anything is connected.
+func TestValidateReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	ok := godogsteps.Options{BuildURL: "http://127.0.0.1:1", BuildKey: "bk-0123456789abcdef"}
+	for _, tc := range []struct {
+		name string
+		edit func(o *godogsteps.Options)
+		want string // "" when the options are valid
+	}{
+		{"valid", func(o *godogsteps.Options) {}, ""},
+		{"no build key", func(o *godogsteps.Options) { o.BuildKey = "" }, "BuildKey is required"},
+		{"negative rate wait", func(o *godogsteps.Options) { o.RateWait = -time.Second }, "MaxReplyBytes, Rate and RateWait must not be negative"},
+		{"negative rate", func(o *godogsteps.Options) { o.Rate = -1 }, "MaxReplyBytes, Rate and RateWait must not be negative"},
+		{"negative reply bound", func(o *godogsteps.Options) { o.MaxReplyBytes = -1 }, "MaxReplyBytes, Rate and RateWait must not be negative"},
+		{"negative turn timeout", func(o *godogsteps.Options) { o.TurnTimeout = -time.Second }, "timeouts must not be negative"},
+		{"negative confirm timeout", func(o *godogsteps.Options) { o.ConfirmTimeout = -time.Second }, "timeouts must not be negative"},
+		{"connectors without a host", func(o *godogsteps.Options) {
+			o.MessagingURL = "http://127.0.0.1:2"
+			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
+		}, "Connectors need MessagingURL and MessagingHost"},
+		// Reported with the other problems, not after them.
+		{"short connector token", func(o *godogsteps.Options) {
+			o.BuildKey = ""
+			o.MessagingURL, o.MessagingHost = "http://127.0.0.1:2", "web.example.com"
+			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "short"}}
+		}, "connector token of restaurant in sandbox is 5 characters long"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := ok
+			tc.edit(&o)
+			_, err := godogsteps.New(o)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("New: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("New: err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // A plain http:// build host that is not loopback would carry the key in
 // clear text: refused, as in a run, unless AllowHTTP says it is meant.
 func TestNewRefusesPlainHTTP(t *testing.T) {
@@ -652,5 +694,148 @@ Feature: s
 				t.Errorf("godog status %d, failed %v: want the scenario to pass\n%s", status, failed.errs, out.String())
 			}
 		})
+	}
+}
+
+// TestOptionsMeetTheScenario: what godog reports for a scenario when
+// the options and the scenario meet, as agenttest run would: the
+// scenario's agent and environment win over Options.Agent and Env, a probe calls only the
+// ProbeNumbers (written with or without separators), a webhook that does
+// not arrive fails its step, and an error names where it happened.
+func TestOptionsMeetTheScenario(t *testing.T) {
+	e := platformtest.Start(t, nil)
+	features := fstest.MapFS{"opts.feature": {Data: []byte(`Feature: options
+  @agent:restaurant
+  Scenario: the scenario's agent
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  @agent:clinic @env:sandbox
+  Scenario: the scenario's environment
+    When the user says "goodbye"
+    Then the conversation record shows:
+      | environment | sandbox |
+
+  @agent:clinic @within:5s
+  Scenario: a listed number
+    When an outbound call is placed to "+447700900001"
+    Then the call ends with status "success"
+
+  @agent:clinic
+  Scenario: a number not listed
+    When an outbound call is placed to "+447700900002"
+    Then the call ends with status "success"
+
+  @agent:restaurant
+  Scenario: a webhook that does not arrive
+    When the user says "goodbye"
+    Then a "conversation.completed" webhook arrives
+
+  @agent:restaurant
+  Scenario: the last step shadowed
+    Given the conversation has started
+    Then the agent's reply contains "nothing like this"
+
+  @agent:restaurant
+  Scenario: a warning and an error
+    When the user says "hi"
+    Then the agent's reply contains ""
+    Then the call ends with status "calling"
+
+  @agent:restaurant
+  Scenario: an expectation that reads a connector token
+    When the user says "hi"
+    Then the agent's reply contains "${env:TOKEN}"
+`)}}
+	// Any connector token of the simulator.
+	var token string
+	for _, byEnv := range e.Sim.Info.MessagingConnectors {
+		for _, tok := range byEnv {
+			token = tok
+		}
+	}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: e.Sim.BuildURL, BuildKey: e.Sim.BuildKey,
+		RuntimeURL: e.Sim.RuntimeURL, AccountID: e.Sim.AccountID, RuntimeKey: e.Sim.RuntimeKey,
+		MessagingURL: e.Sim.MessagingURL, MessagingHost: e.Sim.Info.MessagingHost, Connectors: e.Sim.Info.MessagingConnectors,
+		Getenv:       func(name string) (string, bool) { return token, name == "TOKEN" },
+		Agent:        "clinic",
+		Env:          "pre-release",
+		Features:     features,
+		ProbeNumbers: []string{"+44 7700 900001"},
+		Webhooks: func(ctx context.Context, conv, event string) error {
+			return errors.New("no " + event + " event arrived")
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed scenarioErrors
+	var out strings.Builder
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Step(`^the agent's reply contains "nothing like this"$`, func() error { return nil })
+			steps.Register(sc)
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"opts.feature"}, NoColors: true},
+	}.Run()
+	for name, want := range map[string]string{
+		"the scenario's agent":           "",
+		"the scenario's environment":     "",
+		"a listed number":                "",
+		"a number not listed":            "opts.feature:20:5: config: probe: outbound_call: to +447700900002 is not listed",
+		"a webhook that does not arrive": "opts.feature:26:5: ",
+		"the last step shadowed":         `opts.feature:31:5: "Then the agent's reply contains \"nothing like this\"" ran with another step definition`,
+		// The error alone: the warning is lint's to show.
+		"a warning and an error":                      `before scenario hook failed: opts.feature:37:36: step "Then the call ends with status \"calling\"": "calling" is not a final call status (write success or failure; queued and calling are not final)`,
+		"an expectation that reads a connector token": "opts.feature:42:5: response: reply does not contain the expected text",
+	} {
+		got := failed.errs[name]
+		if (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("scenario %q failed with %q, want %q\n%s", name, got, want, out.String())
+		}
+	}
+	if got := failed.errs["a webhook that does not arrive"]; !strings.Contains(got, "no conversation.completed event arrived") {
+		t.Errorf("the webhook step failed with %q, want the wait's reason", got)
+	}
+	if got := failed.errs["a warning and an error"]; strings.Contains(got, "\n") {
+		t.Errorf("a scenario that cannot run failed with more than its error:\n%s", got)
+	}
+	if token == "" || strings.Contains(out.String(), token) || strings.Contains(failed.errs["an expectation that reads a connector token"], token) {
+		t.Errorf("godog shows the connector token %q (or the simulator has none):\n%s", token, out.String())
+	}
+}
+
+// TestInterruptedStep: a turn that the end of godog's context stops
+// fails at its line saying the run was interrupted, as agenttest run
+// errors the case, rather than pass or blame the platform.
+func TestInterruptedStep(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"stop.feature": {Data: []byte(`@agent:restaurant
+Feature: stop
+  Scenario: interrupted
+    When the user says "I'd like to book a table"
+    And the run is interrupted
+    When the user says "4 people at 7pm"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var failed scenarioErrors
+	var out strings.Builder
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			sc.Step(`^the run is interrupted$`, func() error { cancel(); return nil })
+			steps.Register(sc)
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"stop.feature"}, NoColors: true, DefaultContext: ctx},
+	}.Run()
+	if got := failed.errs["interrupted"]; got != "stop.feature:6:5: interrupted: run interrupted" {
+		t.Errorf("the scenario failed with %q, want run interrupted\n%s", got, out.String())
 	}
 }

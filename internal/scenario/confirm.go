@@ -310,17 +310,25 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 			continue
 		}
 		seen[v] = true
-		if !slices.Contains(reply.WebhookEvents, v) {
-			hint := diag.DidYouMean(v, reply.WebhookEvents)
-			if hint == "" {
-				hint = "the reference names " + strings.Join(reply.WebhookEvents, ", ")
-			}
-			d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(it),
-				Message: fmt.Sprintf("webhook event %q is not one the reference names; it is expected as written", v), Hint: hint})
-		}
+		d.diags = unknownWebhook(d.diags, d.pos(it), v)
 		out = append(out, assert.WebhookCheck{Pos: d.pos(it), Event: v})
 	}
 	return out
+}
+
+// unknownWebhook warns at pos of an event the reference does not name,
+// with the closest one it names: in a YAML webhooks: list and in a
+// feature's webhook step alike.
+func unknownWebhook(ds diag.Diagnostics, pos diag.Pos, event string) diag.Diagnostics {
+	if slices.Contains(reply.WebhookEvents, event) {
+		return ds
+	}
+	hint := diag.DidYouMean(event, reply.WebhookEvents)
+	if hint == "" {
+		hint = "the reference names " + strings.Join(reply.WebhookEvents, ", ")
+	}
+	return ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: pos,
+		Message: fmt.Sprintf("webhook event %q is not one the reference names; it is expected as written", event), Hint: hint})
 }
 
 var probeKeys = keySet{

@@ -958,8 +958,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		for _, t := range texts {
 			fl.envRefs.note(t.text, t.at)
 		}
-		fl.checkRefs(texts, scope)
+		refsBroken := fl.checkRefs(texts, scope)
 		st, err := library.Compile(in)
+		if _, ok := errors.AsType[*interp.SyntaxError](err); ok && refsBroken {
+			// checkRefs reported it, at the reference itself.
+			broken = true
+			continue
+		}
 		if err != nil {
 			d := diag.Diagnostic{Severity: diag.Error, Pos: in.Pos, Message: err.Error()}
 			if se, ok := err.(*steps.Error); ok {
@@ -986,6 +991,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 				fl.eventTypes(exp, in, ps, astStep, asWritten)
 				fl.unfailing(exp, in, ps, astStep, asWritten)
 			}
+		}
+		for _, ev := range st.Webhooks {
+			at := in.Pos
+			if asWritten {
+				at = quoteAt(in)
+			}
+			fl.diags = unknownWebhook(fl.diags, at, ev)
 		}
 		if st.Kind == steps.Capture {
 			if scope[st.Capture.Name] {
@@ -1020,14 +1032,20 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		before := params
 		before.Attributes = maps.Clone(params.Attributes)
 		_ = st.Setup(&params, keepRefs)
+		// A problem with the agent or the env is at the argument that
+		// names it when the step is as written.
+		argAt := st.Pos
+		if asWritten {
+			argAt = quoteAt(in)
+		}
 		for _, v := range [][3]string{{"agent", before.Agent, params.Agent}, {"env", before.Env, params.Env}} {
 			if v[1] != v[2] {
 				if msg, hint := fixedBeforeRun(v[0], v[2]); msg != "" {
-					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos, Message: msg, Hint: hint})
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: argAt, Message: msg, Hint: hint})
 				} else if v[0] == "env" && !reply.ValidEnv(v[2]) {
 					// At the step that names it, not at the first setup
 					// step (a Background's, perhaps).
-					fl.diags = fl.diags.Errorf(st.Pos, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
+					fl.diags = fl.diags.Errorf(argAt, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
 				}
 			}
 		}
@@ -1292,8 +1310,9 @@ func (fl *featureLoader) stepTexts(in steps.Input, astStep *messages.Step, asWri
 // checkRefs reports the ${name} references of a step's texts (stepTexts)
 // that are malformed or name nothing in scope, as the YAML decoder does,
 // each where it is written: at run time they could only error the
-// scenario. ${env:NAME} is left to run time.
-func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
+// scenario. ${env:NAME} is left to run time. It reports whether one was
+// malformed.
+func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) (malformed bool) {
 	for _, t := range texts {
 		if !strings.Contains(t.text, "${") {
 			continue
@@ -1301,6 +1320,7 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
 		refs, err := interp.Scan(t.text)
 		if err != nil {
 			fl.diags = fl.diags.Errorf(t.at(interp.Offset(err)), "%v", err)
+			malformed = true
 			continue
 		}
 		for _, r := range refs {
@@ -1317,6 +1337,7 @@ func (fl *featureLoader) checkRefs(texts []stepText, scope map[string]bool) {
 				Message: fmt.Sprintf("unknown variable ${%s}: not an Examples column or a capture of an earlier step", r.Name), Hint: hint})
 		}
 	}
+	return malformed
 }
 
 // placeholder is a Scenario Outline's <column>.

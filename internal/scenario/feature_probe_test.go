@@ -105,7 +105,7 @@ func TestFeatureProbeRules(t *testing.T) {
 		{"bad number", "    When an outbound call is placed to \"call me\"\n",
 			[]string{`5:5: "call me" is not a phone number`}, true},
 		{"bad status", "    When an outbound call is placed to \"+447700900001\"\n    Then the call ends with status \"queued\"\n",
-			[]string{`6:5: "queued" is not a final call status`}, true},
+			[]string{`6:36: "queued" is not a final call status`}, true},
 		{"unknown record field", "    When the user says \"hi\"\n    Then the conversation record shows:\n      | num_turn | 2 |\n",
 			[]string{`6:5: unknown field "num_turn"`, `6:5: did you mean "num_turns"?`}, true},
 		{"call status without a probe", "    When the user says \"hi\"\n    Then the call ends with status \"success\"\n",
@@ -187,5 +187,34 @@ Feature: f
 		`p.feature:24:5: setup step "Given the integration attribute \"region\" is \"north\"" configures a debug-chat session and has no effect on a probe`}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// TestMalformedReferenceReportedOnce: a malformed ${ in a step's argument,
+// DocString or table cell is one mistake, reported once where it is
+// written, not again at the step by the compiler of its argument.
+func TestMalformedReferenceReportedOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body string
+		want string // line:col of the one diagnostic
+	}{
+		{"    Then the node trace includes \"${x\"\n", "6:35"},
+		{"    Then the agent's reply matches \"${x\"\n", "6:37"},
+		{"    Then the handoff state \"${k\" is \"v\"\n", "6:29"},
+		{"    Then the state includes:\n      | ${k | v |\n", "7:9"},
+		{"    Then the conversation record shows:\n      | state.${k | v |\n", "7:9"},
+		{"    Then a \"handoff.created\" webhook arrives\n    And the metric \"${m\" is \"1\"\n", "7:21"},
+	} {
+		_, diags := loadOneFeature(t, "@agent:clinic\nFeature: f\n\n  Scenario: s\n    When the user says \"hi\"\n"+tc.body)
+		var errs []string
+		for _, d := range diags {
+			if d.Severity == diag.Error {
+				errs = append(errs, d.Pos.String()+": "+d.Message)
+			}
+		}
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], "p.feature:"+tc.want+": unterminated ${") {
+			t.Errorf("%s: errors\n%s\nwant one, unterminated ${ at %s", tc.body, strings.Join(errs, "\n"), tc.want)
+		}
 	}
 }

@@ -44,6 +44,26 @@ func TestLintParity(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{
+			name: "a webhook event the reference does not name",
+			yaml: `scenarios:
+  - name: hook
+    agent: clinic
+    turns:
+      - say: I have chest pain
+    confirm:
+      webhooks: [handoff.create]
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: hook
+    When the user says "I have chest pain"
+    Then a "handoff.create" webhook arrives
+`,
+			wantYAML:    []string{`s.yaml:7:18: warning: ~ webhook event "handoff.create" is not one the reference names; it is expected as written (did you mean "handoff.created"?)`},
+			wantFeature: []string{`s.feature:6:12: warning: ~ webhook event "handoff.create" is not one the reference names; it is expected as written (did you mean "handoff.created"?)`},
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows

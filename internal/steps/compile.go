@@ -50,7 +50,14 @@ type Error struct {
 	// arg is the argument at fault, counted from 1; Compile turns it
 	// into Col.
 	arg int
+	// err is the error the message words, when there is one: a loader
+	// that already reported a malformed ${...} at the reference itself
+	// (interp.SyntaxError) knows this is the same mistake.
+	err error
 }
+
+// Unwrap returns the error the message words, if any.
+func (e *Error) Unwrap() error { return e.err }
 
 // Error renders the message with its hint in parentheses.
 func (e *Error) Error() string {
@@ -136,7 +143,7 @@ func (l *Library) Compile(in Input) (*Step, error) {
 				se.Col = argCol(in.Text, m, se.arg-1)
 			}
 		} else {
-			se = &Error{Message: fmt.Sprintf("step %q: %v", step, err)}
+			se = &Error{Message: fmt.Sprintf("step %q: %v", step, err), err: err}
 		}
 		return nil, se
 	}

@@ -27,13 +27,19 @@ func confirmDefs() []Def {
 			"The recorded conversation (Conversations API) has these fields; metrics.NAME, state.KEY, turns.count and turns.intents reach inside.", recordStep),
 		def(GroupConfirm, `the handoff state `+q+` is `+q, NoArg, `Then the handoff state "reason" is "urgent_symptoms"`, "",
 			"The handoff state stored for the conversation holds the value under the key of its data.", func(c *call) (*Step, error) {
+				// A key built from ${...} is known only when the step
+				// runs; its shape is checked now with each reference
+				// blanked, as the state capture checks its key.
+				if k, err := c.expand(0); err == nil && !reply.ValidPath(k) {
+					return nil, &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidKey(c.args[0])), arg: 1}
+				}
 				return confirmStep(c, func(c *call, x Expander, _ bool, cf *assert.Confirm) error {
 					k, err := x(c.args[0])
 					if err != nil {
 						return err
 					}
 					if !reply.ValidPath(k) {
-						return fmt.Errorf("invalid key %q: write dot-separated members, e.g. caller.id", c.args[0])
+						return errors.New(invalidKey(c.args[0]))
 					}
 					v := c.args[1]
 					cf.HandoffState = &assert.HandoffStateCheck{Pos: c.pos, Data: []assert.StateCheck{{Pos: c.pos, Key: k, Match: &assert.Text{Pos: c.pos, Exact: &v}}}}
@@ -44,7 +50,7 @@ func confirmDefs() []Def {
 			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Step, error) {
 				ev := strings.TrimSpace(c.args[0])
 				if ev == "" || strings.Contains(ev, "${") {
-					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(reply.WebhookEvents, ", "))}
+					return nil, &Error{Message: fmt.Sprintf("step %q: the event must be written out (one of %s)", c.step, strings.Join(reply.WebhookEvents, ", ")), arg: 1}
 				}
 				st, err := confirmStep(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
 					cf.Webhooks = []assert.WebhookCheck{{Pos: c.pos, Event: ev}}
@@ -66,7 +72,7 @@ func probeStep(sms bool) func(c *call) (*Step, error) {
 		if sms {
 			st.Probe = &ProbeSpec{SMS: &SMSProbe{Pos: c.pos, Message: c.args[0], To: c.args[1]}}
 			if strings.TrimSpace(st.Probe.SMS.Message) == "" {
-				return nil, &Error{Message: fmt.Sprintf("step %q: the SMS text must not be empty", c.step), Hint: "it becomes the agent's greeting"}
+				return nil, &Error{Message: fmt.Sprintf("step %q: the SMS text must not be empty", c.step), Hint: "it becomes the agent's greeting", arg: 1}
 			}
 		} else {
 			st.Probe = &ProbeSpec{Call: &CallProbe{Pos: c.pos, To: c.args[0]}, Within: DefaultProbeWithin}
@@ -84,7 +90,7 @@ func callStatusStep(c *call) (*Step, error) {
 	status := c.args[0]
 	if status != reply.CallSuccess && status != reply.CallFailure {
 		return nil, &Error{Message: fmt.Sprintf("step %q: %q is not a final call status", c.step, status),
-			Hint: "write success or failure; queued and calling are not final"}
+			Hint: "write success or failure; queued and calling are not final", arg: 1}
 	}
 	st := c.newStep(CallStatus)
 	st.Status = &StatusSpec{Want: status, Pos: c.pos}
@@ -108,7 +114,7 @@ func confirmStep(c *call, fill func(c *call, x Expander, compiling bool, cf *ass
 		if se, ok := err.(*Error); ok {
 			return nil, se
 		}
-		return nil, &Error{Message: fmt.Sprintf("step %q: %v", c.step, err)}
+		return nil, &Error{Message: fmt.Sprintf("step %q: %v", c.step, err), err: err}
 	}
 	return st, nil
 }
@@ -126,7 +132,7 @@ func recordStep(c *call) (*Step, error) {
 		cc := &assert.ConversationChecks{Pos: c.pos}
 		for _, r := range rows {
 			if err := recordRow(c, cc, r[0], r[1], x, compiling); err != nil {
-				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r[0], r[1], err), Hint: hintOf(err)}
+				return &Error{Message: fmt.Sprintf("step %q: row | %s | %s |: %v", c.step, r[0], r[1], err), Hint: hintOf(err), err: err}
 			}
 		}
 		cf.Conversation = cc
@@ -313,5 +319,11 @@ func unknownField(name string) error {
 // dot-separated members, for the confirmation checks and the state
 // capture alike.
 func invalidStateKey(key string) string {
-	return fmt.Sprintf("invalid state key %q: write dot-separated members, e.g. caller.id", key)
+	return "invalid state " + strings.TrimPrefix(invalidKey(key), "invalid ")
+}
+
+// invalidKey is the problem with a key of the handoff state's data that
+// is not a path of dot-separated members.
+func invalidKey(key string) string {
+	return fmt.Sprintf("invalid key %q: write dot-separated members, e.g. caller.id", key)
 }

@@ -317,7 +317,7 @@ func Defs() []Def {
 				}
 				st := c.newStep(Capture)
 				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + c.args[1], Expand: true}
-				return st, validCaptureName(st.Capture.Name)
+				return st, c.captureName()
 			}),
 	}, append(messagingDefs(), confirmDefs()...)...)
 }
@@ -449,16 +449,18 @@ func regexCheck(c *call) (*Step, error) {
 }
 
 func similarCheck(c *call) (*Step, error) {
-	return check(func(c *call, e *assert.Expect) error {
-		sim := &assert.Similar{To: c.args[0]}
-		if c.args[1] != "" {
-			v, err := strconv.ParseFloat(c.args[1], 64)
-			if err != nil || v <= 0 || v > 1 {
-				return fmt.Errorf("similarity %s must be above 0 and at most 1", c.args[1])
-			}
-			sim.Min = v
+	// The threshold is written out, so it is checked once, here, where
+	// its error can point at it.
+	var min float64
+	if c.args[1] != "" {
+		v, err := strconv.ParseFloat(c.args[1], 64)
+		if err != nil || v <= 0 || v > 1 {
+			return nil, &Error{Message: fmt.Sprintf("step %q: similarity %s must be above 0 and at most 1", c.step, c.args[1]), arg: 2}
 		}
-		e.Response = &assert.Text{Pos: c.pos, Similar: sim}
+		min = v
+	}
+	return check(func(c *call, e *assert.Expect) error {
+		e.Response = &assert.Text{Pos: c.pos, Similar: &assert.Similar{To: c.args[0], Min: min}}
 		return nil
 	})(c)
 }
@@ -561,14 +563,15 @@ func captureStep(from string) func(c *call) (*Step, error) {
 		}
 		st := c.newStep(Capture)
 		st.Capture = &CaptureSpec{Name: c.args[0], From: from, Pattern: c.args[1]}
-		return st, validCaptureName(st.Capture.Name)
+		return st, c.captureName()
 	}
 }
 
-// validCaptureName follows the ${name} syntax of the YAML format.
-func validCaptureName(s string) error {
-	if !capName.MatchString(s) {
-		return fmt.Errorf("invalid variable name %q: use letters, digits, '_' and '-', starting with a letter or '_'", s)
+// captureName checks the name a capture step stores its value in, its
+// first argument, by the ${name} syntax of the YAML format.
+func (c *call) captureName() error {
+	if !capName.MatchString(c.args[0]) {
+		return &Error{Message: fmt.Sprintf("step %q: invalid variable name %q: use letters, digits, '_' and '-', starting with a letter or '_'", c.step, c.args[0]), arg: 1}
 	}
 	return nil
 }

@@ -131,6 +131,7 @@ func TestIssueVocabulary(t *testing.T) {
 		{`Then the conversation record shows:`, Confirm, TableArg},
 		{`Then the handoff state "reason" is "urgent"`, Confirm, NoArg},
 		{`Then a "conversation.completed" webhook arrives`, Confirm, NoArg},
+		{`Then an "alerts.triggered" webhook arrives`, Confirm, NoArg},
 		{`When an outbound call is placed to "+447700900001"`, Probe, NoArg},
 		{`Then the call ends with status "success"`, CallStatus, NoArg},
 		{`Then the call ends with status "failure"`, CallStatus, NoArg},
@@ -269,6 +270,31 @@ func TestCompileErrors(t *testing.T) {
 		{"blank environment", Input{Keyword: "Given ", Text: `the environment " "`}, "the environment must not be empty", []string{"one of sandbox, pre-release, live"}},
 		{"webhook reference", Input{Keyword: "Then ", Text: `a "${ev}" webhook arrives`}, "the event must be written out", nil},
 		{"probe reference", Input{Keyword: "When ", Text: `an outbound call is placed to "${n"`}, "unterminated", nil},
+		{"semicolon", Input{Keyword: "Then ", Text: `the agent's reply contains "x";`},
+			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
+		{"low typographic quotes", Input{Keyword: "When ", Text: `the user says „Hallo“`},
+			`undefined step`, []string{`did you mean When the user says "Hallo"?`}},
+		// The quotes inside a quoted text are its own.
+		{"quotes inside typographic quotes", Input{Keyword: "When ", Text: `the user says “say ‘hi’ now”`},
+			`undefined step`, []string{`did you mean When the user says "say ‘hi’ now"?`}},
+		{"apostrophe inside single quotes", Input{Keyword: "When ", Text: `the user says 'I'd like a table'`},
+			`undefined step`, []string{`did you mean When the user says "I'd like a table"?`}},
+		{"comment after two spaces", Input{Keyword: "Given ", Text: `the channel "WEB"  # the web widget`},
+			`undefined step`, []string{`did you mean Given the channel "WEB"?`}},
+		{"reference in a pattern", Input{Keyword: "Then ", Text: `the agent's reply matches "${x"`}, "unterminated", nil},
+		{"one-column table row", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"a", "b"}}}, "table row 1 has 2 cells, want 1", nil},
+		{"one-column header only", Input{Keyword: "Then ", Text: `the node trace passes through:`, Table: [][]string{{"node"}}}, "table has no rows", nil},
+		{"capture state name", Input{Keyword: "Then ", Text: `I remember "1x" from the state "k"`}, `invalid variable name "1x"`, nil},
+		// The wording is a contract: no alias is accepted unless defined.
+		{"record member missing", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"metrics.", "1"}}},
+			"metrics. names no member", []string{"metrics.NAME"}},
+		{"record intents empty", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.intents", " , "}}},
+			"turns.intents lists no intent", nil},
+		{"record boolean as a number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "1"}}},
+			`handoff is true or false, not "1"`, nil},
+		{"record field unlike any", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"zzzzzzzzzzzz", "1"}}},
+			`unknown field "zzzzzzzzzzzz"`, []string{"the fields are those of the Conversation summary"}},
+		{"web chat", Input{Keyword: "Given ", Text: `the conversation is over web chat`}, `undefined step`, []string{`Given the conversation is over messaging`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -420,6 +446,8 @@ func TestTableHeaders(t *testing.T) {
 		{`the state includes:`, [][]string{{"a", "1"}, {"key", "value"}}, `[[a 1] [key value]]`},
 		{`the state includes:`, [][]string{{"key", "1"}, {"a", "value"}}, `[[key 1] [a value]]`},
 		{`the state includes:`, [][]string{{"a", "value"}}, `[[a value]]`},
+		{`the state includes:`, [][]string{{"Name", "Value"}, {"a", "1"}}, `[[a 1]]`},
+		{`the state includes:`, [][]string{{"attribute", "value"}, {"a", "1"}}, `[[a 1]]`},
 		{`the node trace passes through:`, [][]string{{"Nodes"}, {"start"}}, `[start]`},
 		{`the node trace passes through:`, [][]string{{"start"}, {"node"}}, `[start node]`},
 	} {
@@ -483,11 +511,11 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 		{"num_ood", "at most 1"},
 		{"total_duration", "between 1 and ${max}"},
 		{"handoff", "true"},
-		{"in_progress", "false"},
+		{"in_progress", "${b}"},
 		{"metrics.BOOKED", "true"},
 		{"state.${k}", "${v}"},
-		{"turns.count", "at least 2"},
-		{"turns.intents", "urgent, book"},
+		{"turns.count", "At least ${min}"},
+		{"turns.intents", "urgent, , book"},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -496,7 +524,7 @@ func TestRecordTableBuildsTheYAMLConfirm(t *testing.T) {
 		t.Fatalf("op %+v", op)
 	}
 	x := func(s string) (string, error) {
-		return strings.NewReplacer("${k}", "booking.code", "${max}", "90").Replace(s), nil
+		return strings.NewReplacer("${k}", "booking.code", "${max}", "90", "${min}", "2", "${b}", "false ").Replace(s), nil
 	}
 	cf, err := op.Confirm(x)
 	if err != nil {
@@ -587,9 +615,19 @@ func TestErrorColumn(t *testing.T) {
 		{"ignoring case it does not take", Input{Keyword: "Then ", Text: `the current node is "x" ignoring case`}, 25},
 		{"comment after the step", Input{Keyword: "Given ", Text: `the channel "WEB" # the web widget`}, 19},
 		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`}, 31},
-		{"the step as a whole", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 0},
+		{"the step as a whole", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"a", "b", "c"}}}, 0},
+		// Each argument refused for its value is reported at it.
+		{"similarity threshold", Input{Keyword: "Then ", Text: `the agent's reply is similar to "hi" with at least 2`}, 52},
+		{"call status", Input{Keyword: "Then ", Text: `the call ends with status "calling"`}, 27},
+		{"capture name", Input{Keyword: "Then ", Text: `I remember "1x" from the reply matching "a"`}, 12},
+		{"capture name from the state", Input{Keyword: "Then ", Text: `I remember "1x" from the state "k"`}, 12},
+		{"handoff state key", Input{Keyword: "Then ", Text: `the handoff state "a..b" is "c"`}, 19},
+		{"webhook event", Input{Keyword: "Then ", Text: `a "" webhook arrives`}, 3},
+		{"SMS text", Input{Keyword: "When ", Text: `the SMS " " is sent to "+447700900002"`}, 9},
 		{"capture state key", Input{Keyword: "And ", Text: `I remember "r" from the state "a..b"`}, 31},
 		{"zero milliseconds", Input{Keyword: "Then ", Text: `the reply came within 0 ms`}, 23},
+		{"count out of range", Input{Keyword: "Then ", Text: `the metric "M" was written 99999999999 times`}, 28},
+		{"comment after a text with a #", Input{Keyword: "When ", Text: `the user says "a #bc" # note`}, 23},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -616,5 +654,181 @@ func TestRefusedCaptureKeepsItsName(t *testing.T) {
 		if !ok || se.Captures != "r" {
 			t.Errorf("%s: error %#v, want one that captures r", text, err)
 		}
+	}
+}
+
+// mustCompile compiles a step that must compile.
+func mustCompile(t *testing.T, in Input) *Step {
+	t.Helper()
+	op, err := New().Compile(in)
+	if err != nil {
+		t.Fatalf("%s%s: %v", in.Keyword, in.Text, err)
+	}
+	return op
+}
+
+// refusingBad is a session's expander that replaces references by r and
+// cannot expand ${bad}.
+func refusingBad(r *strings.Replacer) Expander {
+	return func(s string) (string, error) {
+		if strings.Contains(s, "${bad}") {
+			return "", fmt.Errorf("cannot expand %s", s)
+		}
+		return r.Replace(s), nil
+	}
+}
+
+// TestSetupSteps: a setup step applies its arguments expanded, an
+// integration attributes table skips a first row naming its columns, and
+// a reference the expander refuses is an error, not an empty value.
+func TestSetupSteps(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		text  string
+		table [][]string
+		want  string // the parameters set, or the error
+	}
+	expand := refusingBad(strings.NewReplacer("${v}", "gold"))
+	run := func(t *testing.T, tc testCase) {
+		op := mustCompile(t, Input{Keyword: "Given ", Text: tc.text, Table: tc.table})
+		var p Params
+		got := fmt.Sprint(op.Setup(&p, expand))
+		if got == "<nil>" {
+			got = fmt.Sprintf("agent=%s via=%s attrs=%v", p.Agent, p.Via, p.Attributes)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v: %s, want %s", tc.text, tc.table, got, tc.want)
+		}
+	}
+	for _, tc := range []testCase{
+		{`the agent "${v}"`, nil, "agent=gold via= attrs=map[]"},
+		{`the agent "${bad}"`, nil, "cannot expand ${bad}"},
+		{`the conversation is over messaging`, nil, "agent= via=messaging attrs=map[]"},
+		{`the conversation is over debug chat`, nil, "agent= via=debug_chat attrs=map[]"},
+		{`the integration attributes:`, [][]string{{"attribute", "value"}, {"tier", "${v}"}}, "agent= via= attrs=map[tier:gold]"},
+		{`the integration attributes:`, [][]string{{"Name", "Value"}, {"tier", "${v}"}}, "agent= via= attrs=map[tier:gold]"},
+		{`the integration attributes:`, [][]string{{"tier", "${bad}"}}, "cannot expand ${bad}"},
+		{`the integration attributes:`, [][]string{{"${bad}", "gold"}}, "cannot expand ${bad}"},
+	} {
+		t.Run(tc.text, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestCheckExpandsPlainArguments: a check's plain arguments (node names,
+// state keys, metric, function, topic and event names) are expanded with
+// the session's expander when the step runs, and one the expander
+// refuses fails the step; matcher texts keep their references for
+// assert.Check.
+func TestCheckExpandsPlainArguments(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		text  string
+		table [][]string
+		got   func(e *assert.Expect) any
+		want  string
+	}
+	expand := refusingBad(strings.NewReplacer("${k}", "K"))
+	run := func(t *testing.T, tc testCase) {
+		op := mustCompile(t, Input{Keyword: "Then ", Text: tc.text, Table: tc.table})
+		e, err := op.Expect(expand)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		if got := fmt.Sprint(tc.got(e)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.text, got, tc.want)
+		}
+		// The same step with a reference the expander refuses.
+		bad := Input{Keyword: "Then ", Text: strings.Replace(tc.text, "${k}", "${bad}", 1), Table: tc.table}
+		if tc.table != nil {
+			bad.Table = [][]string{{strings.Replace(tc.table[0][0], "${k}", "${bad}", 1)}}
+		}
+		if _, err := mustCompile(t, bad).Expect(expand); err == nil {
+			t.Errorf("%s %v: no error, want the expander's", bad.Text, bad.Table)
+		}
+	}
+	for _, tc := range []testCase{
+		{`the node trace includes "${k}"`, nil, func(e *assert.Expect) any { return e.Trace.Includes }, "[K]"},
+		{`the node trace passes through:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Trace.Sequence }, "[K]"},
+		{`the state "${k}" is "${k}"`, nil, func(e *assert.Expect) any { return e.State[0].Key + "=" + *e.State[0].Match.Exact }, "K=${k}"},
+		{`the metric "${k}" is "${k}"`, nil, func(e *assert.Expect) any { return e.Metrics[0].Name + "=" + *e.Metrics[0].Match.Exact }, "K=${k}"},
+		{`the metric "${k}" was written 2 times`, nil, func(e *assert.Expect) any { return e.Metrics[0].Name }, "K"},
+		{`the function "${k}" was called`, nil, func(e *assert.Expect) any { return e.Functions.Called }, "[K]"},
+		{`the topic "${k}" was retrieved`, nil, func(e *assert.Expect) any { return e.Topics.Retrieved }, "[K]"},
+		{`the events include "${k}"`, nil, func(e *assert.Expect) any { return e.Events.Includes }, "[K]"},
+		{`the events arrive in this order:`, [][]string{{"${k}"}}, func(e *assert.Expect) any { return e.Events.Sequence }, "[K]"},
+	} {
+		t.Run(tc.text, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestCaptureNames: a capture's name follows the ${name} syntax of the
+// YAML format, from either field of the reply.
+func TestCaptureNames(t *testing.T) {
+	t.Parallel()
+	for name, ok := range map[string]bool{"ref": true, "my-ref": true, "_r2": true, "1x": false, "a.b": false, "": false, "-a": false} {
+		for _, text := range []string{`I remember "%s" from the reply matching "(R\d+)"`, `I remember "%s" from the state "k"`} {
+			_, err := New().Compile(Input{Keyword: "Then ", Text: fmt.Sprintf(text, name)})
+			if (err == nil) != ok {
+				t.Errorf("%s: error %v, want accepted %v", fmt.Sprintf(text, name), err, ok)
+			}
+		}
+	}
+}
+
+// TestClosest: the "did you mean" of an undefined step ranks the
+// definitions by their wording alone: the case, the quoted texts and the
+// numbers of the step do not change it.
+func TestClosest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, same, want string }{
+		{`THE AGENT SAYS "x"`, `the agent says "x"`, `Then the agent says "How many people?"`},
+		{`the metric "M" was written 1000 time`, `the metric "M" was written 2 time`, `Then the metric "CALL_TURN" was written 2 times`},
+		{`the state "a_long_state_key" is "a long value here"`, `the state "k" is "v"`, `Then the state "party_size" is "4"`},
+	} {
+		got, same := New().Closest(tc.text, 3), New().Closest(tc.same, 3)
+		if len(got) != 3 || got[0] != tc.want || strings.Join(got, "; ") != strings.Join(same, "; ") {
+			t.Errorf("%s: closest %q, want %q first and the list of %s: %q", tc.text, got, tc.want, tc.same, same)
+		}
+	}
+}
+
+// TestHandoffStateKey: the key of a handoff state step is a path of
+// dot-separated members, checked when the step is compiled and, when it
+// is built from ${...}, again when it runs.
+func TestHandoffStateKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		key, expanded string
+		want          string // the key checked, or the error
+	}{
+		{"reason", "", "reason"},
+		{"${k}", "caller.id", "caller.id"},
+		{"${k}", "a..b", `invalid key "${k}": write dot-separated members, e.g. caller.id`},
+		{"a..b", "", `step "Then the handoff state \"a..b\" is \"v\"": invalid key "a..b": write dot-separated members, e.g. caller.id`},
+	} {
+		op, err := New().Compile(Input{Keyword: "Then ", Text: `the handoff state "` + tc.key + `" is "v"`})
+		got := fmt.Sprint(err)
+		if err == nil {
+			cf, err := op.Confirm(func(s string) (string, error) { return strings.ReplaceAll(s, "${k}", tc.expanded), nil })
+			if got = fmt.Sprint(err); err == nil {
+				got = cf.HandoffState.Data[0].Key
+			}
+		}
+		if got != tc.want {
+			t.Errorf("key %q expanded to %q: %s, want %s", tc.key, tc.expanded, got, tc.want)
+		}
+	}
+}
+
+// TestHandoffStateKeyExpansion: a reference the session cannot expand in
+// a handoff state key fails the step when it runs.
+func TestHandoffStateKeyExpansion(t *testing.T) {
+	t.Parallel()
+	op, err := New().Compile(Input{Keyword: "Then ", Text: `the handoff state "${k}" is "v"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Confirm(func(s string) (string, error) { return "", fmt.Errorf("cannot expand %s", s) }); err == nil {
+		t.Error("no error, want the expander's")
 	}
 }
