@@ -25,7 +25,7 @@ func TestUnknownAgentOfTheEmbeddedSimulator(t *testing.T) {
 		{"feature, a typo", "f.feature", "@agent:clnic\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n",
 			[]string{`f.feature:1:1: the embedded simulator does not serve agent "clnic" (did you mean "clinic"? it serves clinic, restaurant, utility-billing)` + "\n"}},
 		{"feature, a setup step", "f.feature", "@agent:clinic\nFeature: f\n  Scenario: a\n    Given the agent \"clnic\"\n    When the user says \"hi\"\n",
-			[]string{`f.feature:4:5: the embedded simulator does not serve agent "clnic"`}},
+			[]string{`f.feature:4:21: the embedded simulator does not serve agent "clnic"`}},
 		{"nothing close", "s.yaml", "agent: bakery\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n",
 			[]string{`s.yaml:1:8: the embedded simulator does not serve agent "bakery" (it serves clinic, restaurant, utility-billing)`}},
 		{"sms probe", "s.yaml", "agent: clnic\nscenarios:\n  - name: texts\n    probe: {sms: {to: \"+447700900002\", message: hi}}\n",
@@ -65,7 +65,7 @@ func TestUnknownAgentsRefusedBeforeTheRun(t *testing.T) {
 			[]string{`s.yaml:1:8: the embedded simulator does not serve agent "clnic"`}},
 		{"a Feature's tag and a Background's step, once each", "f.feature",
 			"@agent:clnic\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n  Rule: r\n    Background:\n      Given the agent \"restaurnt\"\n    Scenario: c\n      When the user says \"hi\"\n    Scenario: d\n      When the user says \"hi\"\n",
-			[]string{`f.feature:1:1: the embedded simulator does not serve agent "clnic"`, `f.feature:9:7: the embedded simulator does not serve agent "restaurnt"`}},
+			[]string{`f.feature:1:1: the embedded simulator does not serve agent "clnic"`, `f.feature:9:23: the embedded simulator does not serve agent "restaurnt"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -48,10 +48,10 @@ func TestAgentPos(t *testing.T) {
 			want: []string{"@none"}},
 		{name: "feature tag, scenario tag, setup step", file: "f.feature",
 			src:  "@agent:clinic\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n  @agent:restaurant\n  Scenario: b\n    When the user says \"hi\"\n  Scenario: c\n    Given the agent \"utility-billing\"\n    When the user says \"hi\"\n",
-			want: []string{"clinic@f.feature:1:1", "restaurant@f.feature:5:3", "utility-billing@f.feature:9:5"}},
+			want: []string{"clinic@f.feature:1:1", "restaurant@f.feature:5:3", "utility-billing@f.feature:9:21"}},
 		{name: "a Background's step", file: "f.feature",
 			src:  "Feature: f\n  Background:\n    Given the agent \"clinic\"\n  Scenario: a\n    When the user says \"hi\"\n  Scenario: b\n    When the user says \"hi\"\n",
-			want: []string{"clinic@f.feature:3:5", "clinic@f.feature:3:5"}},
+			want: []string{"clinic@f.feature:3:21", "clinic@f.feature:3:21"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

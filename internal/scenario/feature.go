@@ -1033,7 +1033,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 		before.Attributes = maps.Clone(params.Attributes)
 		_ = st.Setup(&params, keepRefs)
 		// A problem with the agent or the env is at the argument that
-		// names it when the step is as written.
+		// names it when the step is as written, and so is the agent's
+		// place (an agent the target does not serve is refused there).
 		argAt := st.Pos
 		if asWritten {
 			argAt = quoteAt(in)
@@ -1050,7 +1051,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			}
 		}
 		if params.Agent != before.Agent {
-			at.agent = st.Pos
+			at.agent = argAt
 		}
 		if params.Via != before.Via {
 			at.via = st.Pos
