@@ -217,16 +217,8 @@ func New(o Options) (*Steps, error) {
 		// The client masks what the platform sends; the runner masks the
 		// failures and errors godog prints, which may hold an
 		// expectation's ${env:...} expanded.
-		Redactor: red,
-		AllowNumber: func(n string) bool {
-			want := config.NormalizeNumber(n)
-			for _, p := range o.ProbeNumbers {
-				if config.NormalizeNumber(p) == want {
-					return true
-				}
-			}
-			return false
-		},
+		Redactor:    red,
+		AllowNumber: func(n string) bool { return config.ListsNumber(o.ProbeNumbers, n) },
 	}
 	if o.Webhooks != nil {
 		ropts.Webhooks = webhookFunc(o.Webhooks)

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,13 +159,15 @@ func (t *Target) AllowsNumber(n string) bool {
 	if t.Embedded {
 		return true
 	}
+	return ListsNumber(t.ProbeNumbers, n)
+}
+
+// ListsNumber says whether numbers holds n, however either is written
+// (NormalizeNumber): the probe_numbers rule of a target, and of the
+// godogsteps options that stand for one.
+func ListsNumber(numbers []string, n string) bool {
 	want := NormalizeNumber(n)
-	for _, p := range t.ProbeNumbers {
-		if NormalizeNumber(p) == want {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(numbers, func(p string) bool { return NormalizeNumber(p) == want })
 }
 
 // Secrets returns the non-empty keys and connector tokens, for
