@@ -486,9 +486,13 @@ func (c *Client) do(ctx context.Context, rq *call) (response, error) {
 		}
 		base, target = c.messaging, c.messaging.String()
 	}
-	target += rq.path
-	if len(rq.query) > 0 {
-		target += "?" + rq.query.Encode()
+	if rq.url != "" {
+		target = rq.url
+	} else {
+		target += rq.path
+		if len(rq.query) > 0 {
+			target += "?" + rq.query.Encode()
+		}
 	}
 	sem := c.sem(base.Host)
 	limit := c.cfg.MaxBodyBytes
