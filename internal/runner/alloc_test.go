@@ -26,18 +26,25 @@ func (f fixedChannel) Send(context.Context, platform.ChatTurn) (*platform.Exchan
 
 func (fixedChannel) Close() error { return nil }
 
-// TestPassingStepsAllocateWhatTheyRecord: a turn that passes allocates its
-// Turn and its copy of what was said, a check step what assert.Check
-// allocates, nothing of the session's own (a method value per check and
-// errors.As's target per turn were allocated before).
-func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
-	res := (&reply.TurnResult{ConversationID: "c1", Response: "How many people?"}).SetMetadata(reply.Metadata{})
+// fixedSession is what a session over a fixedChannel answering say needs:
+// the reply, the options, the booking scenario and its case.
+func fixedSession(t *testing.T, say string) (*reply.TurnResult, Options, *scenario.Scenario, *result.Case) {
+	t.Helper()
+	res := (&reply.TurnResult{ConversationID: "c1", Response: say}).SetMetadata(reply.Metadata{})
 	opts, err := Options{Channel: fixedChannel{&platform.Exchange{Result: res}}, DefaultAgent: "a1"}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := booking("books", 10)
-	c := &result.Case{Name: sc.Name, Agent: "a1", Env: DefaultEnv}
+	return res, opts, sc, &result.Case{Name: sc.Name, Agent: "a1", Env: DefaultEnv}
+}
+
+// TestPassingStepsAllocateWhatTheyRecord: a turn that passes allocates its
+// Turn and its copy of what was said, a check step what assert.Check
+// allocates, nothing of the session's own (a method value per check and
+// errors.As's target per turn were allocated before).
+func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
+	res, opts, sc, c := fixedSession(t, "How many people?")
 	// A case's calls carry its rate account (execute): the turn timer
 	// is then armed again, not made, for each call.
 	ctx, _ := withAccount(context.Background())
@@ -83,5 +90,27 @@ func TestTurnsSizedForTheProgram(t *testing.T) {
 	a := c.Attempts[0]
 	if len(a.Turns) != 5 || cap(a.Turns) != 5 {
 		t.Errorf("turns: len %d, cap %d; want 5 and 5", len(a.Turns), cap(a.Turns))
+	}
+}
+
+// TestOpeningAllocatesWhatItRecords: a session that opens its
+// conversation allocates what it records and what bounds its calls, and
+// nothing besides: the Session, its expander, the Attempt and the case's
+// list of attempts, the list of turns, the greeting's Turn, the copy of
+// the conversation id, and the turn timer's context and its cancel
+// function, timer and callback (the create call's request and the turn
+// timer itself were made apart before: 13).
+func TestOpeningAllocatesWhatItRecords(t *testing.T) {
+	_, opts, sc, c := fixedSession(t, "Welcome")
+	ctx, _ := withAccount(context.Background())
+	if n := testing.AllocsPerRun(100, func() {
+		c.Attempts = nil
+		s := newSession(ctx, &opts, sc, c)
+		if !s.Exec(sc.Steps[0]) {
+			t.Fatalf("open failed: %s", describe(c))
+		}
+		s.End()
+	}); n != 11 {
+		t.Errorf("opening a conversation allocates %v times, want 11", n)
 	}
 }
