@@ -114,3 +114,24 @@ func TestOpeningAllocatesWhatItRecords(t *testing.T) {
 		t.Errorf("opening a conversation allocates %v times, want 11", n)
 	}
 }
+
+// TestCaptureReplacesItsValue: a name captured again holds the value
+// captured last, for the steps after it (the session keeps its captures
+// in a list).
+func TestCaptureReplacesItsValue(t *testing.T) {
+	_, opts, sc, c := fixedSession(t, "Welcome")
+	s := newSession(context.Background(), &opts, sc, c)
+	defer s.End()
+	if !s.Exec(sc.Steps[0]) {
+		t.Fatalf("open failed: %s", describe(c))
+	}
+	for _, said := range []string{"code AAA", "code BBB"} {
+		s.last = &platform.Exchange{Result: (&reply.TurnResult{ConversationID: "c1", Response: said}).SetMetadata(reply.Metadata{})}
+		if !s.Exec(capture(pos(20, 5), "code", "response", `code (\w+)`)) {
+			t.Fatalf("capture from %q failed: %s", said, describe(c))
+		}
+	}
+	if got, err := s.interpolate("${code}"); got != "BBB" || err != nil {
+		t.Errorf("${code} = %q, %v; want the later capture, BBB", got, err)
+	}
+}

@@ -46,9 +46,11 @@ type Session struct {
 	// params are the session parameters the conversation opens with: the
 	// scenario's, changed by Setup steps until it opens.
 	params scenario.Start
-	// captures are the values captured so far in this session; they shadow
-	// the scenario's vars.
-	captures map[string]string
+	// captures are the values captured so far in this session, a later
+	// capture of a name replacing its value; they shadow the scenario's
+	// vars. A list rather than a map: a session captures a few values,
+	// and a map's first group of entries took 300 bytes.
+	captures []captured
 	// vars are the scenario's vars with the references in their values
 	// (${env:NAME}, other vars) expanded; varsErr is why they could not be.
 	vars    map[string]string
@@ -657,12 +659,18 @@ func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 		s.fail(f)
 		return false
 	}
-	if s.captures == nil {
-		s.captures = make(map[string]string, 4)
+	for i := range s.captures {
+		if s.captures[i].name == cp.Name {
+			s.captures[i].value = v
+			return true
+		}
 	}
-	s.captures[cp.Name] = v
+	s.captures = append(s.captures, captured{cp.Name, v})
 	return true
 }
+
+// captured is one value a session captured, by its name.
+type captured struct{ name, value string }
 
 // fail records broken expectations; the attempt is Failed. Each carries
 // the text of the step that made it (a feature step as written).
@@ -689,8 +697,10 @@ func (s *Session) interpolate(text string) (string, error) {
 }
 
 func (s *Session) lookup(name string) (string, bool) {
-	if v, ok := s.captures[name]; ok {
-		return v, true
+	for _, c := range s.captures {
+		if c.name == name {
+			return c.value, true
+		}
 	}
 	v, ok := s.vars[name]
 	return v, ok
