@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"testing"
+	"unsafe"
 
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -40,9 +41,10 @@ func fixedSession(t *testing.T, say string) (*reply.TurnResult, Options, *scenar
 }
 
 // TestPassingStepsAllocateWhatTheyRecord: a turn that passes allocates its
-// Turn and its copy of what was said, a check step what assert.Check
-// allocates, nothing of the session's own (a method value per check and
-// errors.As's target per turn were allocated before).
+// copy of what was said, and its Turn when the attempt's block of Turns
+// has none left; a check step what assert.Check allocates; nothing of the
+// session's own (a method value per check and errors.As's target per
+// turn were allocated before, and each Turn apart).
 func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
 	res, opts, sc, c := fixedSession(t, "How many people?")
 	// A case's calls carry its rate account (execute): the turn timer
@@ -56,13 +58,20 @@ func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
 		t.Fatalf("steps failed: %s", describe(c))
 	}
 	turns := make([]*result.Turn, 0, 1000)
-	if n := testing.AllocsPerRun(100, func() {
+	turn := func() {
 		s.a.Turns = turns[:0]
 		if !s.Exec(say) {
 			t.Fatal("turn failed")
 		}
-	}); n != 2 {
-		t.Errorf("a passing turn allocates %v times, want 2 (its Turn and its copy of what was said)", n)
+	}
+	// A block with room for every run, as the program's turns have.
+	s.turnBlock = make([]result.Turn, 1000)
+	if n := testing.AllocsPerRun(100, turn); n != 1 {
+		t.Errorf("a passing turn of the program allocates %v times, want 1 (its copy of what was said)", n)
+	}
+	s.turnBlock = nil
+	if n := testing.AllocsPerRun(100, turn); n != 2 {
+		t.Errorf("a passing turn past the program's allocates %v times, want 2 (its Turn and its copy of what was said)", n)
 	}
 	obs := assert.Observation{Result: res}
 	want := testing.AllocsPerRun(100, func() { assert.Check(exp, obs, s.expand) })
@@ -76,7 +85,8 @@ func TestPassingStepsAllocateWhatTheyRecord(t *testing.T) {
 }
 
 // TestTurnsSizedForTheProgram: an attempt's list of turns is made with
-// room for every call of its program, not grown call by call.
+// room for every call of its program, not grown call by call, and its
+// Turns in one block.
 func TestTurnsSizedForTheProgram(t *testing.T) {
 	e := newEnv(t, sim.Options{Seed: 1})
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, e.opts())
@@ -91,15 +101,20 @@ func TestTurnsSizedForTheProgram(t *testing.T) {
 	if len(a.Turns) != 5 || cap(a.Turns) != 5 {
 		t.Errorf("turns: len %d, cap %d; want 5 and 5", len(a.Turns), cap(a.Turns))
 	}
+	for i, tr := range a.Turns {
+		if at := uintptr(unsafe.Pointer(tr)) - uintptr(unsafe.Pointer(a.Turns[0])); at != uintptr(i)*unsafe.Sizeof(*tr) {
+			t.Errorf("turn %d is %d bytes after the first; want the turns in one block", i, at)
+		}
+	}
 }
 
 // TestOpeningAllocatesWhatItRecords: a session that opens its
 // conversation allocates what it records and what bounds its calls, and
 // nothing besides: the Session, its expander, the Attempt and the case's
-// list of attempts, the list of turns, the greeting's Turn, the copy of
-// the conversation id, and the turn timer's context and its cancel
-// function, timer and callback (the create call's request and the turn
-// timer itself were made apart before: 13).
+// list of attempts, the list of turns and the block of its Turns, the
+// copy of the conversation id, and the turn timer's context and its
+// cancel function, timer and callback (the create call's request and the
+// turn timer itself were made apart before: 13).
 func TestOpeningAllocatesWhatItRecords(t *testing.T) {
 	_, opts, sc, c := fixedSession(t, "Welcome")
 	ctx, _ := withAccount(context.Background())

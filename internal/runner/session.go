@@ -89,6 +89,12 @@ type Session struct {
 	// stepText is the text of the step running (a feature step as
 	// written; empty for YAML), for the failures it records.
 	stepText string
+	// turnBlock holds the Turns the attempt's program will record that
+	// are not made yet: they are made in one block at the first call,
+	// since the attempt keeps all of them together, where one allocation
+	// each was five a conversation. A call the program does not count (a
+	// step handed to Exec from outside it) makes its own.
+	turnBlock []result.Turn
 	// reached are the hosts that answered a call of the attempt; stop is
 	// the platform stop the failure of a call called for (stop.go). The
 	// scheduler reads both when the attempt ends. reached starts in
@@ -536,11 +542,18 @@ func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Cont
 	}
 	ctx := s.turns.arm(s.opts.TurnTimeout)
 	defer s.turns.disarm()
-	// Say is copied for the reason Case.Name is (plan).
-	t := &result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
 	if s.a.Turns == nil {
-		s.a.Turns = make([]*result.Turn, 0, s.calls())
+		n := s.calls()
+		s.a.Turns, s.turnBlock = make([]*result.Turn, 0, n), make([]result.Turn, n)
 	}
+	var t *result.Turn
+	if len(s.turnBlock) > 0 {
+		t, s.turnBlock = &s.turnBlock[0], s.turnBlock[1:]
+	} else {
+		t = new(result.Turn)
+	}
+	// Say is copied for the reason Case.Name is (plan).
+	*t = result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil && exch.Host != "" && (err == nil || exch.Status != 0) {
