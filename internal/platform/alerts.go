@@ -284,7 +284,7 @@ func (c *Client) alertRule(ctx context.Context, rq *call) (*AlertRule, error) {
 }
 
 // readAlertRuleAnswer reads a rule from the answer to rq.
-func (c *Client) readAlertRuleAnswer(rq *call, resp *response) (*AlertRule, error) {
+func (c *Client) readAlertRuleAnswer(rq *call, resp response) (*AlertRule, error) {
 	r, err := decodeRecord(resp.body(), "rule", "alert_rule", "alertRule")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)

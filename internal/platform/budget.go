@@ -90,7 +90,7 @@ func (b *budget) read(ctx context.Context, buf *bytes.Buffer, body io.Reader, le
 	var lane int64
 	defer func() { b.lanes.Release(lane) }()
 	for {
-		_, err := io.CopyN(buf, body, held-int64(buf.Len()))
+		err := readN(buf, body, held-int64(buf.Len()))
 		eof := errors.Is(err, io.EOF)
 		switch {
 		case err != nil && !eof:
@@ -123,4 +123,26 @@ func (b *budget) read(ctx context.Context, buf *bytes.Buffer, body io.Reader, le
 		held += more
 		buf.Grow(int(more))
 	}
+}
+
+// readN appends n bytes of r to buf, with io.CopyN(buf, r, n)'s error:
+// nil once n bytes are in, whatever error came with the last of them,
+// else io.EOF when r ends first, else r's error. It reads into buf's own
+// free space (read grows buf to hold n beforehand), where io.CopyN
+// allocates a LimitedReader on every call.
+func readN(buf *bytes.Buffer, r io.Reader, n int64) error {
+	for n > 0 {
+		free := buf.AvailableBuffer()
+		if cap(free) == 0 {
+			buf.Grow(int(min(n, bytes.MinRead)))
+			continue
+		}
+		free = free[:min(int64(cap(free)), n)]
+		m, err := r.Read(free)
+		buf.Write(free[:m])
+		if n -= int64(m); n > 0 && err != nil {
+			return err
+		}
+	}
+	return nil
 }

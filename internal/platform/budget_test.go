@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"testing"
+	"testing/iotest"
 )
 
 // endless is a body that never ends, counting the bytes read from it.
@@ -225,5 +227,47 @@ func TestBudgetRefusedHoldsOnlyWhatItGot(t *testing.T) {
 				t.Error("the budget is not all free once everything is given back")
 			}
 		})
+	}
+}
+
+// TestReadNIsCopyN: readN appends what io.CopyN would and returns its
+// error, for bodies that end early, end with their last bytes, come a
+// byte at a time or fail part way, into buffers with and without room.
+func TestReadNIsCopyN(t *testing.T) {
+	t.Parallel()
+	data := []byte("0123456789abcdef")
+	type testCase struct {
+		name string
+		body func() io.Reader
+		n    int64
+		grow int
+	}
+	run := func(t *testing.T, tc testCase) {
+		var want, got bytes.Buffer
+		want.WriteString("kept")
+		got.WriteString("kept")
+		got.Grow(tc.grow)
+		_, wantErr := io.CopyN(&want, tc.body(), tc.n)
+		gotErr := readN(&got, tc.body(), tc.n)
+		if got.String() != want.String() || gotErr != wantErr {
+			t.Errorf("readN: %q, %v; io.CopyN: %q, %v", got.String(), gotErr, want.String(), wantErr)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "part of the body", body: func() io.Reader { return bytes.NewReader(data) }, n: 10, grow: 10},
+		{name: "the whole body", body: func() io.Reader { return bytes.NewReader(data) }, n: 16, grow: 16},
+		{name: "one more than the body", body: func() io.Reader { return bytes.NewReader(data) }, n: 17, grow: 17},
+		{name: "no room made", body: func() io.Reader { return bytes.NewReader(data) }, n: 17},
+		{name: "end with the last bytes", body: func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) }, n: 16, grow: 16},
+		{name: "end with the last bytes, asked more", body: func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) }, n: 20, grow: 4},
+		{name: "a byte at a time", body: func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) }, n: 12, grow: 12},
+		{name: "fails part way", body: func() io.Reader { return iotest.TimeoutReader(iotest.HalfReader(bytes.NewReader(data))) }, n: 16, grow: 16},
+		{name: "fails after the bytes asked", body: func() io.Reader { return iotest.TimeoutReader(iotest.HalfReader(bytes.NewReader(data))) }, n: 8, grow: 8},
+		{name: "fails with the last bytes", body: func() io.Reader {
+			return io.MultiReader(bytes.NewReader(data[:4]), iotest.ErrReader(errors.New("reset")))
+		}, n: 4, grow: 4},
+		{name: "nothing asked", body: func() io.Reader { return iotest.ErrReader(errors.New("reset")) }, n: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }

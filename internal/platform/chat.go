@@ -86,13 +86,9 @@ func (c *Client) StartChat(ctx context.Context, agentID string, req ChatStart) (
 	if err != nil {
 		return nil, fmt.Errorf("start debug chat with %s: encode request: %w", agentID, err)
 	}
-	rq := &call{
-		ep:         epChatStart,
-		path:       buildPath("v1", "agents", agentID, "debug-chat"),
-		body:       body,
-		noRetry5xx: req.ConversationID != "",
-	}
-	return c.chat(ctx, rq, kept, req.ConversationID)
+	rq := c.chatCall(epChatStart, "v1", "agents", agentID, "debug-chat")
+	rq.body, rq.noRetry5xx = body, req.ConversationID != ""
+	return c.chat(ctx, &rq, kept, req.ConversationID)
 }
 
 // SendTurn sends a user turn into the session conversationID of agentID.
@@ -109,12 +105,9 @@ func (c *Client) SendTurn(ctx context.Context, agentID, conversationID string, r
 	if err != nil {
 		return nil, fmt.Errorf("send debug-chat turn to %s: encode request: %w", agentID, err)
 	}
-	rq := &call{
-		ep:   epChatTurn,
-		path: buildPath("v1", "agents", agentID, "debug-chat", conversationID),
-		body: body,
-	}
-	return c.chat(ctx, rq, kept, conversationID)
+	rq := c.chatCall(epChatTurn, "v1", "agents", agentID, "debug-chat", conversationID)
+	rq.body = body
+	return c.chat(ctx, &rq, kept, conversationID)
 }
 
 // startKey and turnKey are the members of a ChatStart and a ChatTurn

@@ -469,24 +469,30 @@ func (r *response) release() {
 }
 
 // do sends one call, retrying as its class allows, and returns the 2xx
-// answer or a typed error.
-func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
+// answer or a typed error. The answer is a value, not a pointer: every
+// call made one more allocation for it, and its callers keep it in a
+// local.
+func (c *Client) do(ctx context.Context, rq *call) (response, error) {
 	base, target := c.build, c.buildBase
 	switch rq.ep.host {
 	case runtimeHost:
 		if c.runtime == nil {
-			return nil, fmt.Errorf("%s %s: the runtime URL is not configured", rq.ep.method, rq.path)
+			return response{}, fmt.Errorf("%s %s: the runtime URL is not configured", rq.ep.method, rq.path)
 		}
 		base, target = c.runtime, c.runtimeBase
 	case messagingHost:
 		if c.messaging == nil {
-			return nil, fmt.Errorf("%s %s: the messaging URL is not configured", rq.ep.method, rq.path)
+			return response{}, fmt.Errorf("%s %s: the messaging URL is not configured", rq.ep.method, rq.path)
 		}
 		base, target = c.messaging, c.messaging.String()
 	}
-	target += rq.path
-	if len(rq.query) > 0 {
-		target += "?" + rq.query.Encode()
+	if rq.url != "" {
+		target = rq.url
+	} else {
+		target += rq.path
+		if len(rq.query) > 0 {
+			target += "?" + rq.query.Encode()
+		}
 	}
 	sem := c.sem(base.Host)
 	limit := c.cfg.MaxBodyBytes
@@ -508,14 +514,14 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 	// case's wait budget bounds those waits.
 	for attempt := 1; ; {
 		if err := ctx.Err(); err != nil {
-			return nil, c.networkError(rq, err, false, attempt-1)
+			return response{}, c.networkError(rq, err, false, attempt-1)
 		}
 		t, err := pc.wait(ctx, acct, c.paceNow, c.paceSleep)
 		if err != nil {
 			if eb, ok := errors.AsType[errBudget](err); ok {
-				return nil, c.rateLimitError(rq, acct, eb)
+				return response{}, c.rateLimitError(rq, acct, eb)
 			}
-			return nil, c.networkError(rq, err, false, attempt-1)
+			return response{}, c.networkError(rq, err, false, attempt-1)
 		}
 		resp, err := c.attempt(ctx, rq, target, sem, limit, attempt)
 		answered, limited, pause := c.outcome(err, pc)
@@ -528,7 +534,7 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 			// would outlast the caller's deadline ends the call now,
 			// with its real cause.
 			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < pause {
-				return nil, err
+				return response{}, err
 			}
 			continue
 		}
@@ -537,10 +543,10 @@ func (c *Client) do(ctx context.Context, rq *call) (*response, error) {
 		}
 		wait, retry := c.shouldRetry(ctx, rq, err, attempt)
 		if !retry {
-			return nil, err
+			return response{}, err
 		}
 		if err := c.retry.sleep(ctx, wait); err != nil {
-			return nil, c.networkError(rq, err, false, attempt)
+			return response{}, c.networkError(rq, err, false, attempt)
 		}
 		attempt++
 	}
@@ -570,11 +576,11 @@ func (c *Client) outcome(err error, pc *pacer) (answered, limited bool, pause ti
 
 // attempt sends the request once, holding the host's semaphore for the
 // duration of the exchange (not during retry waits).
-func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan struct{}, limit int64, attempt int) (*response, error) {
+func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan struct{}, limit int64, attempt int) (response, error) {
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
-		return nil, c.networkError(rq, ctx.Err(), false, attempt)
+		return response{}, c.networkError(rq, ctx.Err(), false, attempt)
 	}
 	defer func() { <-sem }()
 
@@ -584,7 +590,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	}
 	req, err := http.NewRequestWithContext(ctx, rq.ep.method, target, body)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: build request: %w", rq.ep.method, rq.path, err)
+		return response{}, fmt.Errorf("%s %s: build request: %w", rq.ep.method, rq.path, err)
 	}
 	h := req.Header
 	if rq.body != nil {
@@ -603,19 +609,19 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 	started := c.now()
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.networkError(rq, err, !neverSent(err), attempt)
+		return response{}, c.networkError(rq, err, !neverSent(err), attempt)
 	}
 	defer res.Body.Close()
 
 	if isRedirect(res.StatusCode) {
 		// checkRedirect refused to follow it (or it had no Location).
-		return nil, c.redirectError(rq, req, res)
+		return response{}, c.redirectError(rq, req, res)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, c.apiError(rq, res, attempt)
+		return response{}, c.apiError(rq, res, attempt)
 	}
 	if res.ContentLength > limit {
-		return nil, c.tooLarge(rq, res.StatusCode, limit)
+		return response{}, c.tooLarge(rq, res.StatusCode, limit)
 	}
 	buf := c.bufs.get()
 	var held int64
@@ -636,14 +642,14 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 		c.bufs.put(buf)
 		c.budget.release(held)
 		if errors.Is(err, errTooLarge) {
-			return nil, c.tooLarge(rq, res.StatusCode, limit)
+			return response{}, c.tooLarge(rq, res.StatusCode, limit)
 		}
 		if corruptEncoding(err) {
-			return nil, c.responseError(rq, res.StatusCode, nil, fmt.Errorf("the gzip body does not decompress: %w", err))
+			return response{}, c.responseError(rq, res.StatusCode, nil, fmt.Errorf("the gzip body does not decompress: %w", err))
 		}
 		// The server answered, so the request was received: never
 		// re-send a turn after this.
-		return nil, c.networkError(rq, err, true, attempt)
+		return response{}, c.networkError(rq, err, true, attempt)
 	}
 	if !rq.binary {
 		// Keys leave the client in no body: redact once, here, for every
@@ -653,7 +659,7 @@ func (c *Client) attempt(ctx context.Context, rq *call, target string, sem chan 
 			buf.Write(clean)
 		}
 	}
-	return &response{
+	return response{
 		status:   res.StatusCode,
 		header:   res.Header,
 		buf:      buf,

@@ -559,23 +559,17 @@ func fastTurn(body []byte) (res *reply.TurnResult, ok bool) {
 	if p.i != len(body) || seen != [tmCount]bool{true, true, true, true, true, true} || convID.V == "" {
 		return nil, false
 	}
-	res = &reply.TurnResult{
-		ConversationID:    convID.V,
-		UserInput:         userInput.V,
-		Response:          response.V,
-		ConversationEnded: ended.V,
-		DelayedResponse:   delayed.V,
-		RawMetadata:       rawMeta,
-		Plain:             plain,
-	}
 	switch {
 	case deferred:
-		res.DeferMetadata(rawMeta, decodeMetadata)
+		res = reply.Deferred(rawMeta, decodeMetadata)
 	case meta.Check() != nil:
 		return nil, false // the general path's error
 	default:
-		res.SetMetadata(meta)
+		res = (&reply.TurnResult{}).SetMetadata(meta)
 	}
+	res.ConversationID, res.UserInput, res.Response = convID.V, userInput.V, response.V
+	res.ConversationEnded, res.DelayedResponse = ended.V, delayed.V
+	res.RawMetadata, res.Plain = rawMeta, plain
 	return res, true
 }
 

@@ -121,7 +121,10 @@ type call struct {
 	ep endpoint
 	// path is the escaped concrete path, appended to the host's base URL.
 	// It is what error messages show; queries are left out of messages.
-	path  string
+	path string
+	// url is the whole URL of a call made with its path in one string
+	// (chatCall); do joins the host's base and path otherwise.
+	url   string
 	query url.Values
 	body  []byte
 	// accept overrides the Accept header (audio).
@@ -158,13 +161,18 @@ func (c *Client) redactor(rq *call) *secret.Redactor {
 
 // buildPath joins escaped segments into a path. Each segment is escaped on
 // its own, so an id holding '/', '?' or '..' cannot change the endpoint.
-func buildPath(segments ...string) string {
-	n := 0
+func buildPath(segments ...string) string { return joinPath("", segments...) }
+
+// joinPath is prefix followed by the path of segments (buildPath), in one
+// string.
+func joinPath(prefix string, segments ...string) string {
+	n := len(prefix)
 	for _, s := range segments {
 		n += len(s) + 1
 	}
 	var b strings.Builder
 	b.Grow(n + 8)
+	b.WriteString(prefix)
 	for _, s := range segments {
 		b.WriteByte('/')
 		esc := url.PathEscape(s)
@@ -179,4 +187,12 @@ func buildPath(segments ...string) string {
 		b.WriteString(esc)
 	}
 	return b.String()
+}
+
+// chatCall is a call of ep, a debug-chat endpoint (on the build host), to
+// the path of segments, with its URL and its path built as one string:
+// joining them in do made a second string for every turn.
+func (c *Client) chatCall(ep endpoint, segments ...string) call {
+	u := joinPath(c.buildBase, segments...)
+	return call{ep: ep, path: u[len(c.buildBase):], url: u}
 }

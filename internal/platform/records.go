@@ -224,7 +224,7 @@ func decodeRecords(body []byte, envelope ...string) ([]record, error) {
 
 // decodeList reads a list answer with decodeRecords; a 204 No Content is
 // an empty list.
-func decodeList(resp *response, envelope ...string) ([]record, error) {
+func decodeList(resp response, envelope ...string) ([]record, error) {
 	if resp.status == http.StatusNoContent {
 		return nil, nil
 	}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"weak"
 )
 
 // decodeMetadata builds Metadata the way the client does: from JSON.
@@ -400,7 +402,7 @@ func TestValidPath(t *testing.T) {
 	})
 }
 
-// TestDeferMetadata: metadata left undecoded (DeferMetadata) is decoded on
+// TestDeferMetadata: metadata left undecoded (Deferred) is decoded on
 // the first read, once, however many read it at once (run with -race);
 // SetMetadata and DropMetadata replace it.
 func TestDeferMetadata(t *testing.T) {
@@ -410,8 +412,7 @@ func TestDeferMetadata(t *testing.T) {
 		decodes.Add(1)
 		return Metadata{"currentNode": string(raw)}
 	}
-	var r TurnResult
-	r.DeferMetadata([]byte("greet"), decode)
+	r := Deferred([]byte("greet"), decode)
 	if n := decodes.Load(); n != 0 {
 		t.Fatalf("decoded %d times before it was read", n)
 	}
@@ -431,11 +432,33 @@ func TestDeferMetadata(t *testing.T) {
 	if r.SetMetadata(Metadata{"currentNode": "set"}).Meta().CurrentNode() != "set" {
 		t.Error("SetMetadata did not replace the deferred metadata")
 	}
-	r.DeferMetadata([]byte("again"), decode)
+	r = Deferred([]byte("again"), decode)
+	r.Meta()
 	r.DropMetadata()
-	if md := r.Meta(); md != nil || decodes.Load() != 1 {
+	if md := r.Meta(); md != nil || decodes.Load() != 2 {
 		t.Errorf("after DropMetadata, Meta() = %v (decodes %d)", md, decodes.Load())
 	}
+}
+
+// TestDropMetadataLetsGo: the metadata decoded from a deferred reply
+// shares the reply's allocation (Deferred), and DropMetadata lets it be
+// collected while the reply itself is still kept, as a lean run keeps
+// every transcript.
+func TestDropMetadataLetsGo(t *testing.T) {
+	var decoded weak.Pointer[string]
+	r := Deferred([]byte("{}"), func([]byte) Metadata {
+		v := new(string)
+		*v = strings.Repeat("x", 64)
+		decoded = weak.Make(v)
+		return Metadata{"big": v}
+	})
+	r.Meta()
+	r.DropMetadata()
+	runtime.GC()
+	if decoded.Value() != nil {
+		t.Error("the decoded metadata is still reachable after DropMetadata")
+	}
+	runtime.KeepAlive(r)
 }
 
 func TestMetadataCheck(t *testing.T) {

@@ -32,7 +32,7 @@ type TurnResult struct {
 	// metadata holds the metadata members as decoded JSON values
 	// (map[string]any, []any, string, float64, bool, nil), read with Meta
 	// and set with SetMetadata: the platform client may defer decoding it
-	// (DeferMetadata), so a field read directly could be empty where the
+	// (Deferred), so a field read directly could be empty where the
 	// reply is not, and a check that something is absent would pass.
 	metadata Metadata
 	// RawMetadata is the metadata object exactly as received, kept for
@@ -44,7 +44,7 @@ type TurnResult struct {
 	// large run may then keep the body alone (result.Turn.Release).
 	Plain bool `json:"-"`
 	// deferred holds the metadata when its decoding was deferred
-	// (DeferMetadata).
+	// (Deferred).
 	deferred *deferredMetadata
 }
 
@@ -83,7 +83,7 @@ func ParseTurn(body []byte) (*TurnResult, bool) {
 }
 
 // Meta returns the metadata: as set (SetMetadata), or, when the decoder
-// deferred it (DeferMetadata), decoded on first use. It is safe for
+// deferred it (Deferred), decoded on first use. It is safe for
 // concurrent use.
 func (r *TurnResult) Meta() Metadata {
 	if r.deferred == nil {
@@ -101,17 +101,28 @@ func (r *TurnResult) SetMetadata(md Metadata) *TurnResult {
 	return r
 }
 
-// DeferMetadata leaves the metadata undecoded until Meta is called, which
-// decodes raw with decode: most turns' checks read only the reply's text.
-// The decoder must already have checked that raw decodes, and that the
-// result passes Check.
-func (r *TurnResult) DeferMetadata(raw []byte, decode func([]byte) Metadata) {
-	r.metadata, r.deferred = nil, &deferredMetadata{raw: raw, decode: decode}
+// Deferred returns an empty TurnResult whose metadata is left undecoded
+// until Meta is called, which decodes raw with decode: most turns' checks
+// read only the reply's text. The decoder must already have checked that
+// raw decodes, and that the result passes Check. The result and what its
+// metadata needs are one allocation, not two: a decoder makes one of each
+// per reply.
+func Deferred(raw []byte, decode func([]byte) Metadata) *TurnResult {
+	both := &struct {
+		r TurnResult
+		d deferredMetadata
+	}{d: deferredMetadata{raw: raw, decode: decode}}
+	both.r.deferred = &both.d
+	return &both.r
 }
 
 // DropMetadata drops the decoded metadata (RawMetadata gives it back), for
-// a run that keeps thousands of replies.
+// a run that keeps thousands of replies. The deferred metadata shares the
+// result's allocation (Deferred), so its map is let go of as well.
 func (r *TurnResult) DropMetadata() {
+	if d := r.deferred; d != nil {
+		d.md = nil
+	}
 	r.metadata, r.deferred = nil, nil
 }
 

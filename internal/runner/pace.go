@@ -164,7 +164,15 @@ type turnTimer struct {
 }
 
 func newTurnTimer(parent context.Context, o *Options) *turnTimer {
-	return &turnTimer{parent: parent, acct: platform.RateAccountFrom(parent), opts: o}
+	t := &turnTimer{}
+	t.init(parent, o)
+	return t
+}
+
+// init sets up a zero turnTimer (a Session's own) to bound calls made
+// in parent.
+func (t *turnTimer) init(parent context.Context, o *Options) {
+	t.parent, t.acct, t.opts = parent, platform.RateAccountFrom(parent), o
 }
 
 // arm starts the time of one call and returns the context to make it

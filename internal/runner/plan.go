@@ -44,7 +44,15 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 		files []*result.File
 		jobs  []*job
 	)
-	for _, s := range scenario.Select(suites, opts.Select) {
+	selected := scenario.Select(suites, opts.Select)
+	n := 0
+	for _, s := range selected {
+		n += len(s.Scenarios)
+	}
+	// The jobs are made in one block, not one by one: they live for the
+	// run, and a finished job lets go of its scenario (finishJob).
+	block := make([]job, n)
+	for _, s := range selected {
 		f := &result.File{Path: s.Path, Suite: s.Name}
 		for _, sc := range s.Scenarios {
 			c := &result.Case{
@@ -72,7 +80,9 @@ func plan(suites []*scenario.Suite, opts Options) ([]*result.File, []*job) {
 					Lapsed: opts.Now != nil && q.Lapsed(opts.Now())}
 			}
 			f.Cases = append(f.Cases, c)
-			jobs = append(jobs, &job{index: len(jobs), file: f, c: c, sc: sc})
+			j := &block[len(jobs)]
+			*j = job{index: len(jobs), file: f, c: c, sc: sc}
+			jobs = append(jobs, j)
 		}
 		files = append(files, f)
 	}

@@ -113,7 +113,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*result.R
 					return
 				}
 				j := jobs[i]
-				jobs[i] = nil // the worker owns it, and frees it when done
+				jobs[i] = nil // the worker owns it from here
 				r.runJob(cases, ev, j)
 				r.slots.Release(1)
 			}

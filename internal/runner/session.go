@@ -39,14 +39,18 @@ type Session struct {
 	runCtx, ctx context.Context
 	// cancel releases ctx's timer, when there is one.
 	cancel context.CancelFunc
-	// turns bounds each call by the turn timeout; nil until the first.
-	turns *turnTimer
+	// turns bounds each call by the turn timeout, set up at the first
+	// (its opts are nil until then). It is part of the Session rather
+	// than made apart: one allocation fewer per attempt.
+	turns turnTimer
 	// params are the session parameters the conversation opens with: the
 	// scenario's, changed by Setup steps until it opens.
 	params scenario.Start
-	// captures are the values captured so far in this session; they shadow
-	// the scenario's vars.
-	captures map[string]string
+	// captures are the values captured so far in this session, a later
+	// capture of a name replacing its value; they shadow the scenario's
+	// vars. A list rather than a map: a session captures a few values,
+	// and a map's first group of entries took 300 bytes.
+	captures []captured
 	// vars are the scenario's vars with the references in their values
 	// (${env:NAME}, other vars) expanded; varsErr is why they could not be.
 	vars    map[string]string
@@ -85,11 +89,20 @@ type Session struct {
 	// stepText is the text of the step running (a feature step as
 	// written; empty for YAML), for the failures it records.
 	stepText string
+	// turnBlock holds the Turns the attempt's program will record that
+	// are not made yet: they are made in one block at the first call,
+	// since the attempt keeps all of them together, where one allocation
+	// each was five a conversation. A call the program does not count (a
+	// step handed to Exec from outside it) makes its own.
+	turnBlock []result.Turn
 	// reached are the hosts that answered a call of the attempt; stop is
 	// the platform stop the failure of a call called for (stop.go). The
-	// scheduler reads both when the attempt ends.
-	reached []string
-	stop    *result.Stop
+	// scheduler reads both when the attempt ends. reached starts in
+	// firstHost (newSession): an attempt's calls nearly always go to one
+	// host, and a list grown from nothing was an allocation per attempt.
+	reached   []string
+	firstHost [1]string
+	stop      *result.Stop
 	// since marks the webhook events that arrived before the attempt
 	// began: none of them is of its conversation (confirmWebhooks); nor
 	// is an event of another environment than the case's.
@@ -113,6 +126,7 @@ func NewSession(ctx context.Context, sc *scenario.Scenario, c *result.Case, opts
 // defaults.
 func newSession(ctx context.Context, opts *Options, sc *scenario.Scenario, c *result.Case) *Session {
 	s := &Session{opts: opts, sc: sc, c: c, a: newAttempt(c, opts.Now()), runCtx: ctx, ctx: ctx, params: sc.Start}
+	s.reached = s.firstHost[:0]
 	if t := sc.Timeout; t > 0 {
 		s.ctx, s.cancel = withTimeout(ctx, t, opts)
 	}
@@ -177,7 +191,7 @@ func (s *Session) End() {
 		_ = s.conv.Close()
 		s.conv = nil
 	}
-	if s.turns != nil {
+	if s.turns.opts != nil {
 		s.turns.stop()
 	}
 	if s.cancel != nil {
@@ -486,22 +500,16 @@ func (s *Session) streaming(ch Channel) (_ Channel, ok bool) {
 // interpolated.
 func (s *Session) startRequest() (platform.ChatStart, error) {
 	st := s.params
-	req := platform.ChatStart{ClientEnv: s.c.Env, Channel: st.Channel}
+	req := platform.ChatStart{ClientEnv: s.c.Env, ASRLang: st.ASRLang, TTSLang: st.TTSLang,
+		ConversationID: st.ConversationID, VariantID: st.Variant, Channel: st.Channel}
 	var err error
-	fields := []struct {
-		name string
-		src  string
-		dst  *string
-	}{
-		{"asr_lang", st.ASRLang, &req.ASRLang},
-		{"tts_lang", st.TTSLang, &req.TTSLang},
-		{"conversation_id", st.ConversationID, &req.ConversationID},
-		{"variant", st.Variant, &req.VariantID},
-		{"channel", st.Channel, &req.Channel},
-	}
-	for _, f := range fields {
-		if *f.dst, err = s.interpolate(f.src); err != nil {
-			return req, fmt.Errorf("%s: %w", f.name, err)
+	// The names apart from the pointers: escape analysis follows a
+	// struct as a whole, and a name given to fmt.Errorf beside a pointer
+	// into req moved req to the heap at every start.
+	names := [...]string{"asr_lang", "tts_lang", "conversation_id", "variant", "channel"}
+	for i, text := range [...]*string{&req.ASRLang, &req.TTSLang, &req.ConversationID, &req.VariantID, &req.Channel} {
+		if *text, err = s.interpolate(*text); err != nil {
+			return req, fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
 	if s.params.Via == steps.ViaMessaging {
@@ -529,16 +537,23 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 // in the transcript, whether it succeeded or not: a failed call is part of
 // what the user needs to see.
 func (s *Session) call(pos diag.Pos, index int, say string, do func(context.Context) (*platform.Exchange, error)) (*platform.Exchange, error) {
-	if s.turns == nil {
-		s.turns = newTurnTimer(s.ctx, s.opts)
+	if s.turns.opts == nil {
+		s.turns.init(s.ctx, s.opts)
 	}
 	ctx := s.turns.arm(s.opts.TurnTimeout)
 	defer s.turns.disarm()
-	// Say is copied for the reason Case.Name is (plan).
-	t := &result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
 	if s.a.Turns == nil {
-		s.a.Turns = make([]*result.Turn, 0, s.calls())
+		n := s.calls()
+		s.a.Turns, s.turnBlock = make([]*result.Turn, 0, n), make([]result.Turn, n)
 	}
+	var t *result.Turn
+	if len(s.turnBlock) > 0 {
+		t, s.turnBlock = &s.turnBlock[0], s.turnBlock[1:]
+	} else {
+		t = new(result.Turn)
+	}
+	// Say is copied for the reason Case.Name is (plan).
+	*t = result.Turn{Index: index, Pos: pos, Say: strings.Clone(s.opts.Redactor.String(say)), Started: s.opts.Now()}
 	s.a.Turns = append(s.a.Turns, t)
 	exch, err := do(ctx)
 	if exch != nil && exch.Host != "" && (err == nil || exch.Status != 0) {
@@ -657,12 +672,18 @@ func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 		s.fail(f)
 		return false
 	}
-	if s.captures == nil {
-		s.captures = make(map[string]string, 4)
+	for i := range s.captures {
+		if s.captures[i].name == cp.Name {
+			s.captures[i].value = v
+			return true
+		}
 	}
-	s.captures[cp.Name] = v
+	s.captures = append(s.captures, captured{cp.Name, v})
 	return true
 }
+
+// captured is one value a session captured, by its name.
+type captured struct{ name, value string }
 
 // fail records broken expectations; the attempt is Failed. Each carries
 // the text of the step that made it (a feature step as written).
@@ -689,8 +710,10 @@ func (s *Session) interpolate(text string) (string, error) {
 }
 
 func (s *Session) lookup(name string) (string, bool) {
-	if v, ok := s.captures[name]; ok {
-		return v, true
+	for _, c := range s.captures {
+		if c.name == name {
+			return c.value, true
+		}
 	}
 	v, ok := s.vars[name]
 	return v, ok
