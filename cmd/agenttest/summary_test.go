@@ -81,8 +81,8 @@ func TestSummaryPlatformDown(t *testing.T) {
 	if strings.Contains(out, "0 errored") {
 		t.Errorf("the counts say 0 errored over an errored run:\n%s", out)
 	}
-	notes := regexp.MustCompile(`note: not read: [^(]*`).FindAllString(out, -1)
-	if len(notes) != 1 || notes[0] != "note: not read: the run stopped " {
+	notes := regexp.MustCompile(`note: no deployment evidence \([^)]*\): not read: [^;]*`).FindAllString(out, -1)
+	if len(notes) != 1 || notes[0] != "note: no deployment evidence (clinic in sandbox, restaurant in sandbox): not read: the run stopped" {
 		t.Errorf("deployment notes %q, want one, `not read: the run stopped`:\n%s", notes, out)
 	}
 }

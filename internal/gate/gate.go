@@ -243,7 +243,7 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			d.Checked = append(d.Checked, what+": changed during the run ("+dep.ID+" → "+dep.After+")")
 			continue
 		case dep.ID == "":
-			refuse("%s: the report holds no deployment evidence (%s)", what, dep.Note)
+			refuse("%s: the report holds no deployment evidence: %s", what, dep.Note)
 			d.Checked = append(d.Checked, what+": no evidence")
 			continue
 		case !dep.Verified():

@@ -94,7 +94,7 @@ func TestCheck(t *testing.T) {
 		{name: "no evidence", edit: func(ev *Evidence) {
 			ev.Deployments[0] = &result.Deployment{Agent: "restaurant", Env: "sandbox", Note: "not served"}
 		},
-			want: []string{"restaurant in sandbox: the report holds no deployment evidence (not served)"}},
+			want: []string{"restaurant in sandbox: the report holds no deployment evidence: not served"}},
 		{name: "not confirmed after", edit: func(ev *Evidence) { ev.Deployments[0].After, ev.Deployments[0].Note = "", "the run stopped" },
 			want: []string{"deployment dep-1 was not confirmed after the run's last case (the run stopped)"}},
 		// What the command did not read cannot be what is active now.

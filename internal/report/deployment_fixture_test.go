@@ -31,7 +31,7 @@ func deploymentsFixture() *result.Result {
 		Deployments: []*result.Deployment{
 			{Agent: "restaurant", Env: "sandbox", ID: "dep-1111", Version: "1.2", ReadAt: at(1), After: "dep-2222", AfterVersion: "1.3", AfterReadAt: at(200)},
 			{Agent: "clinic", Env: "live", ID: "dep-3333", Version: "1.0", ReadAt: at(1), After: "dep-3333", AfterVersion: "1.0", AfterReadAt: at(100)},
-			{Agent: "utility-billing", Env: "sandbox", ReadAt: at(1), Note: "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent): no deployment evidence"},
+			{Agent: "utility-billing", Env: "sandbox", ReadAt: at(1), Note: "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent)"},
 		},
 	}
 }

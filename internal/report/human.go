@@ -116,7 +116,7 @@ func deploymentLines(ds []*result.Deployment, st style) string {
 		if n == result.NoteRunStopped || n == result.NoteRunInterrupted {
 			tail = "; agenttest gate will refuse its report"
 		}
-		b.WriteString(st.paint(sgrYellow, st.flat("note: "+n+" ("+strings.Join(about[n], ", ")+")"+tail)))
+		b.WriteString(st.paint(sgrYellow, st.flat("note: no deployment evidence ("+strings.Join(about[n], ", ")+"): "+n+tail)))
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -306,15 +306,15 @@ func TestDeploymentNotes(t *testing.T) {
 		note   string
 		goesOn bool
 	}{
-		{note: "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent): no deployment evidence", goesOn: true},
+		{note: "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent)", goesOn: true},
 		{note: "read failed: GET /v1/agents/a1/deployments/active: 500", goesOn: true},
 		{note: result.NoteRunStopped},
 		{note: result.NoteRunInterrupted},
 	} {
 		got := deploymentLines([]*result.Deployment{{Agent: "clinic", Env: "sandbox", Note: tc.note}}, style{})
-		want := "note: " + tc.note + " (clinic in sandbox); agenttest gate will refuse its report\n"
+		want := "note: no deployment evidence (clinic in sandbox): " + tc.note + "; agenttest gate will refuse its report\n"
 		if tc.goesOn {
-			want = "note: " + tc.note + " (clinic in sandbox); the run goes on, and agenttest gate will refuse its report\n"
+			want = "note: no deployment evidence (clinic in sandbox): " + tc.note + "; the run goes on, and agenttest gate will refuse its report\n"
 		}
 		if got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
@@ -336,9 +336,9 @@ func TestDeploymentLinesEscapeControls(t *testing.T) {
 		want string
 	}{
 		{style{}, "deployment of clinic in sandbox: dep-\\x1b[31mred\\r\\nPASS\n" +
-			"note: read failed: 500: \\x1b]0;owned\\a (billing in sandbox); the run goes on, and agenttest gate will refuse its report\n"},
+			"note: no deployment evidence (billing in sandbox): read failed: 500: \\x1b]0;owned\\a; the run goes on, and agenttest gate will refuse its report\n"},
 		{style{file: true}, "deployment of clinic in sandbox: dep-red\\r\\nPASS\n" +
-			"note: read failed: 500:  (billing in sandbox); the run goes on, and agenttest gate will refuse its report\n"},
+			"note: no deployment evidence (billing in sandbox): read failed: 500: ; the run goes on, and agenttest gate will refuse its report\n"},
 	} {
 		if got := deploymentLines(ds, tc.st); got != tc.want {
 			t.Errorf("file %v:\ngot  %q\nwant %q", tc.st.file, got, tc.want)

@@ -42,8 +42,9 @@ const maxDeploymentReads = 8
 // deployments/active: it does not serve the endpoint, or does not know the
 // agent (the reference gives no error code that tells the two apart; the
 // first case then stops the run for an unknown agent), and the run has no
-// evidence of what it tested.
-const NoteNotServed = "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent): no deployment evidence"
+// evidence of what it tested. A note says why there is none; the reports
+// say that there is none.
+const NoteNotServed = "the platform answered 404 to GET /v1/agents/{agentId}/deployments/active (it does not serve the endpoint, or does not know the agent)"
 
 // depEvidence is the deployment evidence of one agent and environment while
 // the run goes on.
@@ -181,7 +182,7 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	case platform.IsNotFound(err):
 		return nil, NoteNotServed
 	case errors.As(err, &mismatch):
-		return nil, "no deployment evidence: " + msg
+		return nil, msg
 	}
 	var reached []string
 	if h := answeredBy(err); h != "" {
