@@ -59,7 +59,9 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 	}
 	switch msg {
 	case "did not find expected key", "did not find expected '-' indicator":
-		ln := firstFailingLine(lines, pos.Line)
+		// yaml.v3 names no line for a problem on the first line, where
+		// Diagnostic places it: the line at fault may be pos.Line itself.
+		ln := firstFailingLine(lines, pos.Line-1)
 		if ln == 0 {
 			return pos, ""
 		}
@@ -274,7 +276,8 @@ func indentCol(line string) int {
 }
 
 // aliasCol returns the column of the alias *name in line (the * not
-// followed by more of a name), or 0.
+// followed by more of a name, as yaml.v3 ends one: a ':' too, for an
+// alias used as a key, "*x: 1"), or 0.
 func aliasCol(line, name string) int {
 	for i := 0; ; {
 		j := strings.Index(line[i:], "*"+name)
@@ -282,7 +285,7 @@ func aliasCol(line, name string) int {
 			return 0
 		}
 		end := i + j + 1 + len(name)
-		if end == len(line) || strings.ContainsRune(" \t,]}#", rune(line[end])) {
+		if end == len(line) || strings.ContainsRune(" \t,]}#:", rune(line[end])) {
 			return utf8.RuneCountInString(line[:i+j]) + 1
 		}
 		i = end
