@@ -5,7 +5,6 @@
 package yamlerr
 
 import (
-	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,16 +17,13 @@ import (
 // column: "yaml: line 3: mapping values are not allowed in this context".
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// Diagnostic is the error of yaml.v3 decoding src, the file named file,
-// as agenttest reports it: "invalid YAML: " and the parser's message, at
+// Diagnostic is the error of yaml.v3 decoding src, the text of the file
+// named file (UTF-8 without a byte order mark: scenario.Text), as
+// agenttest reports it: "invalid YAML: " and the parser's message, at
 // the line and column written wrong rather than where the parser noticed,
 // with the fix for the mistakes designers make most (explainSyntax). Both
 // the suites and agenttest.yaml report their syntax errors through it.
 func Diagnostic(file string, src []byte, err error) diag.Diagnostic {
-	// yaml.v3 reads past a leading byte order mark and counts no column
-	// for it; nor must the first line's columns here (agenttest.yaml
-	// saved by Notepad).
-	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	msg := err.Error()
 	pos := diag.Pos{File: file}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
