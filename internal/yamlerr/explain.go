@@ -90,8 +90,11 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 		unclosed, _ := flowBrackets(lines)
 		for i, b := range unclosed {
 			// yaml.v3 reports the line of the context the flow is in,
-			// at or above the bracket.
-			if b.ch == want && b.line >= pos.Line {
+			// at or above the bracket. A bracket the scan takes for a
+			// flow's but that is the text of a plain value carried on
+			// to its line ("a: see\n  [1") leaves the lines up to it
+			// valid YAML.
+			if b.ch == want && b.line >= pos.Line && parseError([]byte(strings.Join(lines[:b.line], ""))) != nil {
 				at = &unclosed[i]
 				break
 			}

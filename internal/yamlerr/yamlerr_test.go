@@ -65,6 +65,7 @@ func TestDiagnostic(t *testing.T) {
 		// that the scan takes for one, above the line yaml.v3 names,
 		// is not the one never closed.
 		{"a list never closed below a bracket in a plain value", "a: b\n  [c\n\nd:\n  - [e\n", "5:5", unclosedList, "this [ is never closed: end the list with ]"},
+		{"a list never closed after a bracket in a plain value on the reported line", "a: b\n  [c\nd: [e\n", "3:4", unclosedList, "this [ is never closed: end the list with ]"},
 		{"two lists never closed", "a: [b, [c\n", "1:4", unclosedList, "this [ is never closed: end the list with ]"},
 		{"a mapping never closed in a list", "a: [b, {c: d\n", "1:8", unclosedMap, "this { is never closed: end the mapping with }"},
 		{"a reserved @", "tags: [smoke, @slow]\n", "1:15", noToken, `YAML reserves @ at the start of a value: quote it ("@slow")`},
