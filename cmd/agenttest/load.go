@@ -90,7 +90,10 @@ func readConfig(st *State, name string) (*config.File, diag.Diagnostics, error) 
 		}
 		return nil, nil, usageErrorf("read config file %s: %v", name, unwrapPath(err))
 	}
-	f, diags := config.Load(p, src)
+	// The text, as a suite's: yaml.v3 decodes a byte order mark and
+	// UTF-16 by itself, but the positions, hints and echoed lines of the
+	// file's problems are taken from these bytes.
+	f, diags := config.Load(p, scenario.Text(src))
 	return f, diags, nil
 }
 

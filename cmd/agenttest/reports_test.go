@@ -580,3 +580,37 @@ func TestJSONReportsWithByteOrderMark(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigWithByteOrderMark: agenttest.yaml saved with a byte order
+// mark or as UTF-16 is read as the text it holds, as a suite file is:
+// yaml.v3 decodes both forms by itself, but the problems of the file
+// were placed, explained and echoed from its raw bytes (a UTF-16 file's
+// unclosed [ at "2" with no column nor hint, its misindented key at a
+// line past its end).
+func TestConfigWithByteOrderMark(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []string{
+		"targets:\n  a:\n    env: [sandbox\n",
+		"targets:\n  a:\n    env: sandbox\n   b: 1\n",
+		"\ttargets: {}\n",
+	} {
+		lint := func(data string) (int, string) {
+			dir := writeTree(t, map[string]string{"agenttest.yaml": data, "suites/rerun.yaml": rerunSuite})
+			c := newCLI(t, dir, nil, "lint", "suites")
+			code := c.run(t)
+			return code, c.stdout.String() + c.stderr.String()
+		}
+		wantCode, want := lint(cfg)
+		if wantCode != exitUsage || !strings.Contains(want, "agenttest.yaml:") {
+			t.Fatalf("%q as written: exit %d\n%s", cfg, wantCode, want)
+		}
+		for name, data := range map[string]string{
+			"UTF-8 with a byte order mark": "\ufeff" + cfg,
+			"UTF-16LE":                     utf16LE("\ufeff" + cfg),
+		} {
+			if code, out := lint(data); code != wantCode || out != want {
+				t.Errorf("%q, %s: exit %d\n%s\nwant exit %d as written:\n%s", cfg, name, code, out, wantCode, want)
+			}
+		}
+	}
+}

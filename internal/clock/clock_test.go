@@ -24,7 +24,7 @@ func TestWithTimeoutCause(t *testing.T) {
 		t.Fatalf("ended before its time: %v", ctx.Err())
 	}
 	clk.Advance(time.Millisecond)
-	<-ctx.Done()
+	mustBeDone(t, ctx)
 	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause {
 		t.Errorf("err %v, cause %v; want %v, %v", ctx.Err(), context.Cause(ctx), context.DeadlineExceeded, cause)
 	}
@@ -40,7 +40,7 @@ func TestWithTimeoutCause(t *testing.T) {
 	inner, cancelInner := WithTimeoutCause(outer, time.Minute, nil, clk.AfterFunc)
 	defer cancelInner()
 	clk.Advance(time.Second)
-	<-inner.Done()
+	mustBeDone(t, inner)
 	if inner.Err() != context.DeadlineExceeded || context.Cause(inner) != cause {
 		t.Errorf("child of a bound that passed: err %v, cause %v", inner.Err(), context.Cause(inner))
 	}
@@ -139,7 +139,7 @@ func TestWithTimeoutGrace(t *testing.T) {
 		t.Fatalf("before d and the grants passed: err %v after %d asks", ctx.Err(), asked)
 	}
 	clk.Advance(time.Millisecond)
-	<-ctx.Done()
+	mustBeDone(t, ctx)
 	if ctx.Err() != context.DeadlineExceeded || context.Cause(ctx) != cause || asked != 3 {
 		t.Errorf("err %v, cause %v after %d asks; want the bound's end after 3", ctx.Err(), context.Cause(ctx), asked)
 	}
@@ -153,5 +153,74 @@ func TestWithTimeoutGrace(t *testing.T) {
 	<-rctx.Done()
 	if rctx.Err() != context.DeadlineExceeded || context.Cause(rctx) != cause {
 		t.Errorf("real clock: err %v, cause %v", rctx.Err(), context.Cause(rctx))
+	}
+}
+
+// mustBeDone fails at once when ctx is not done: a fake clock's timers
+// fire inside Advance, so a bound that passed has ended when it returns,
+// and a bound that missed its time would otherwise block the test.
+func mustBeDone(t *testing.T, ctx context.Context) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("not ended once its time passed on the clock")
+	}
+}
+
+// TestWithTimeoutGraceBoundary: a grant, however small, moves the end by
+// exactly itself.
+func TestWithTimeoutGraceBoundary(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	granted := false
+	ctx, cancel := WithTimeoutGrace(context.Background(), time.Second, nil, clk.AfterFunc, clk.Now, func() time.Duration {
+		if granted {
+			return 0
+		}
+		granted = true
+		return time.Nanosecond
+	})
+	defer cancel()
+	clk.Advance(time.Second)
+	if ctx.Err() != nil || !granted {
+		t.Fatalf("ended at d with 1ns granted: %v", ctx.Err())
+	}
+	clk.Advance(time.Nanosecond)
+	mustBeDone(t, ctx)
+}
+
+// TestCancelStopsTheTimer: cancel stops the timer that runs, the first
+// one or the one a grant set, so none is left to fire (on the real clock,
+// a goroutine kept for nothing).
+func TestCancelStopsTheTimer(t *testing.T) {
+	t.Parallel()
+	for _, grants := range []int{0, 1, 2} {
+		clk := fakeclock.New()
+		pending := 0
+		after := func(d time.Duration, f func()) func() bool {
+			pending++
+			stop := clk.AfterFunc(d, func() { pending--; f() })
+			return func() bool {
+				stopped := stop()
+				if stopped {
+					pending--
+				}
+				return stopped
+			}
+		}
+		left := grants
+		ctx, cancel := WithTimeoutGrace(context.Background(), time.Second, nil, after, clk.Now, func() time.Duration {
+			if left == 0 {
+				return 0
+			}
+			left--
+			return time.Second
+		})
+		clk.Advance(time.Duration(grants) * time.Second)
+		cancel()
+		if pending != 0 || ctx.Err() != context.Canceled {
+			t.Errorf("%d grants: %d timers left after cancel, err %v", grants, pending, ctx.Err())
+		}
 	}
 }

@@ -30,6 +30,23 @@ func TestSuggest(t *testing.T) {
 		{"separators are ignored", "ignoreCase", []string{"ignore_case", "not"}, "ignore_case"},
 		{"no candidates", "x", nil, ""},
 		{"ties go to the first in sort order", "cat", []string{"cut", "bat"}, "bat"},
+		{"ties go to the first in sort order, whatever the order given", "cat", []string{"bat", "cut"}, "bat"},
+		// A candidate is normalised as the word is: its case and its
+		// separators cost nothing.
+		{"a candidate's case is ignored", "env", []string{"ENV"}, "ENV"},
+		{"a candidate's hyphens are ignored", "env", []string{"e-n-v"}, "e-n-v"},
+		{"a candidate's underscores are ignored", "env", []string{"e_n_v"}, "e_n_v"},
+		// The budget: one edit up to four letters, two up to eight,
+		// three beyond, counted in letters of the normalised word.
+		{"four letters, two edits", "nope", agentKeys, ""},
+		{"five letters, two edits", "intnt", agentKeys, "intents"},
+		{"eight letters, two edits", "intntsxy", []string{"intents"}, ""},
+		{"eight letters, three edits", "abcdexyz", []string{"abcdefgh"}, ""},
+		{"nine letters, three edits", "abcdexyzi", []string{"abcdefghi"}, "abcdefghi"},
+		{"ten letters, three edits", "envirnmnts", []string{"environment"}, "environment"},
+		{"ten letters, four edits", "abcdewxyzj", []string{"abcdefghij"}, ""},
+		{"letters, not bytes", "côté", []string{"côtes"}, ""},
+		{"separators do not count as letters", "n_o_p_e", agentKeys, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -51,6 +68,12 @@ func TestEditDistance(t *testing.T) {
 	}{
 		{"", "", 0}, {"abc", "", 3}, {"", "abc", 3}, {"kitten", "sitting", 3},
 		{"ab", "ba", 1}, {"café", "cafe", 1}, {"run", "rnu", 1},
+		// A swap is of two neighbours both ways round, not of one
+		// letter that matches its neighbour's place.
+		{"xb", "by", 2},
+		// Optimal string alignment, not Damerau: a swapped pair is not
+		// edited again.
+		{"ca", "abc", 3},
 	} {
 		if got := EditDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)

@@ -40,6 +40,10 @@ func TestOffset(t *testing.T) {
 			t.Errorf("%s: Offset(%v) = %d (%q), want %d (%q)", tc.name, tc.path, got, doc[got:], want, doc[want:])
 		}
 	}
+	// White space after a colon may hold a CR.
+	if got := Offset([]byte("{\"a\":\r\n 1}"), []any{"a"}); got != 8 {
+		t.Errorf("Offset past a CRLF after the colon = %d, want 8", got)
+	}
 	var run struct {
 		Status int `json:"status"`
 	}
@@ -62,6 +66,9 @@ func TestValueError(t *testing.T) {
 	}
 	if !errors.Is(err, cause) {
 		t.Error("the cause is not unwrapped")
+	}
+	if ve := At([]byte(`{"files": [{"x": 1}, {"duration_ms": -1}]}`), []any{"files", 1, "duration_ms"}, cause); ve.Offset != 37 || ve.Err != cause {
+		t.Errorf("At = %+v, want the cause at offset 37", ve)
 	}
 	if got := PathString([]any{0, "a"}); got != "[0].a" {
 		t.Errorf("PathString = %q", got)

@@ -59,7 +59,9 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 	}
 	switch msg {
 	case "did not find expected key", "did not find expected '-' indicator":
-		ln := firstFailingLine(lines, pos.Line)
+		// yaml.v3 names no line for a problem on the first line, where
+		// Diagnostic places it: the line at fault may be pos.Line itself.
+		ln := firstFailingLine(lines, pos.Line-1)
 		if ln == 0 {
 			return pos, ""
 		}
@@ -88,8 +90,11 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 		unclosed, _ := flowBrackets(lines)
 		for i, b := range unclosed {
 			// yaml.v3 reports the line of the context the flow is in,
-			// at or above the bracket.
-			if b.ch == want && b.line >= pos.Line {
+			// at or above the bracket. A bracket the scan takes for a
+			// flow's but that is the text of a plain value carried on
+			// to its line ("a: see\n  [1") leaves the lines up to it
+			// valid YAML.
+			if b.ch == want && b.line >= pos.Line && parseError([]byte(strings.Join(lines[:b.line], ""))) != nil {
 				at = &unclosed[i]
 				break
 			}
@@ -274,7 +279,8 @@ func indentCol(line string) int {
 }
 
 // aliasCol returns the column of the alias *name in line (the * not
-// followed by more of a name), or 0.
+// followed by more of a name, as yaml.v3 ends one: a ':' too, for an
+// alias used as a key, "*x: 1"), or 0.
 func aliasCol(line, name string) int {
 	for i := 0; ; {
 		j := strings.Index(line[i:], "*"+name)
@@ -282,7 +288,7 @@ func aliasCol(line, name string) int {
 			return 0
 		}
 		end := i + j + 1 + len(name)
-		if end == len(line) || strings.ContainsRune(" \t,]}#", rune(line[end])) {
+		if end == len(line) || strings.ContainsRune(" \t,]}#:", rune(line[end])) {
 			return utf8.RuneCountInString(line[:i+j]) + 1
 		}
 		i = end

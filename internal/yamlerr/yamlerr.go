@@ -17,8 +17,9 @@ import (
 // column: "yaml: line 3: mapping values are not allowed in this context".
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// Diagnostic is the error of yaml.v3 decoding src, the file named file,
-// as agenttest reports it: "invalid YAML: " and the parser's message, at
+// Diagnostic is the error of yaml.v3 decoding src, the text of the file
+// named file (UTF-8 without a byte order mark: scenario.Text), as
+// agenttest reports it: "invalid YAML: " and the parser's message, at
 // the line and column written wrong rather than where the parser noticed,
 // with the fix for the mistakes designers make most (explainSyntax). Both
 // the suites and agenttest.yaml report their syntax errors through it.
@@ -63,13 +64,14 @@ func Diagnostic(file string, src []byte, err error) diag.Diagnostic {
 
 // firstUnprintable returns the line and column of the first character YAML
 // does not allow in a stream (YAML 1.2 §5.1: tab, line breaks and printable
-// Unicode only; a leading BOM is fine), or 1, 1 when there is none.
+// Unicode only, which holds U+FEFF: yaml.v3 reads a byte order mark
+// anywhere), or 1, 1 when there is none.
 func firstUnprintable(src []byte) (line, col int) {
 	line, col = 1, 1
 	for i := 0; i < len(src); {
 		r, size := utf8.DecodeRune(src[i:])
 		printable := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7e) || r == 0x85 ||
-			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd && (r != 0xfeff || i == 0)) || r >= 0x10000
+			(r >= 0xa0 && r <= 0xd7ff) || (r >= 0xe000 && r <= 0xfffd) || r >= 0x10000
 		if (r == utf8.RuneError && size <= 1) || !printable {
 			return line, col
 		}
