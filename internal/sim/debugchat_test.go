@@ -26,6 +26,7 @@ intents:
   hold: {keywords: [hold]}
   chat: {keywords: [chat]}
   transfer: {keywords: [transfer]}
+  quick: {keywords: [quick]}
 knowledge:
   hours:
     keywords: [hours]
@@ -40,6 +41,8 @@ routes:
     goto: Chat
   - intent: transfer
     goto: Transfer
+  - intent: quick
+    goto: Quick
 nodes:
   Greeting:
     say: Probe here.
@@ -61,6 +64,9 @@ nodes:
       destination: desk
       sharedId: "x-${state.conversation_id}"
     end: true
+  Quick:
+    say: Quick.
+    latencyMs: 1
   Silence:
     say: I heard nothing.
   Fallback:
@@ -130,8 +136,9 @@ func TestDebugChatMetadataIsRecorded(t *testing.T) {
 		t.Errorf("the delayed reply's turn: %v", r)
 	}
 	turn("chat")
+	turn("quick")
 
-	sum := c.runtime("/conversations/" + id + "?include_turn_metadata=true").json(t)
+	sum := c.runtime("/conversations/" + id + "?include_turn_metadata=true&include_latency=true").json(t)
 	if got, want := sum["started_at"], fakeclock.Start.Format("2006-01-02T15:04:05.000Z"); got != want {
 		t.Errorf("started_at %v, want %s: the conversation starts when it is created, before the greeting's think time", got, want)
 	}
@@ -153,11 +160,16 @@ func TestDebugChatMetadataIsRecorded(t *testing.T) {
 	if m := meta(5); len(m["llmRequests"].([]any)) != 1 {
 		t.Errorf("llm turn metadata: %v", m)
 	}
+	// Even a think time of a millisecond is waited and recorded.
+	if l := turns[6].(map[string]any)["latency"]; l != 0.001 {
+		t.Errorf("latency of a 1ms node: %v, want 0.001", l)
+	}
 }
 
 // TestDebugChatIdleCountsFromTheLastReply pins the idle timeout: it runs
 // from the end of the last reply (after the agent's think time), a turn
-// exactly at the limit has not exceeded it, and each turn restarts it.
+// exactly at the limit has not exceeded it, each turn restarts it, and a
+// late turn finds the conversation ended at the limit.
 func TestDebugChatIdleCountsFromTheLastReply(t *testing.T) {
 	t.Parallel()
 	clk, s := startProbes(t, sim.Options{ChatIdleTimeout: time.Minute, JanitorInterval: time.Hour})
@@ -171,9 +183,14 @@ func TestDebugChatIdleCountsFromTheLastReply(t *testing.T) {
 	if r := c.turn(id, "chat"); r.status != 200 {
 		t.Fatalf("exactly at the limit after the last turn: %d %s", r.status, r.body)
 	}
-	clk.Advance(time.Minute + time.Millisecond)
+	clk.Advance(5 * time.Minute)
 	if r := c.turn(id, "chat"); r.status != 408 || r.json(t)["error_code"] != sim.CodeChatTimeout {
 		t.Fatalf("past the limit: %d %s", r.status, r.body)
+	}
+	// It ended when the limit passed (125s+60s), not when the late turn
+	// came, as the janitor would have dated it.
+	if d := c.runtime("/conversations/" + id).json(t)["total_duration"]; d != 185.0 {
+		t.Errorf("total_duration %v, want 185", d)
 	}
 }
 
@@ -263,5 +280,41 @@ func TestAudioOfEveryVoiceChannel(t *testing.T) {
 	id := c.start(map[string]any{"channel": "VOICE-PSTN"})
 	if r := c.runtime("/conversations/" + id + "/audio"); r.status != 200 {
 		t.Errorf("VOICE-PSTN audio: %d %s", r.status, r.body)
+	}
+}
+
+// TestStoreCapSparesTheNewSession pins that the session a create opens is
+// never the one the store cap idles out, even when every older session
+// it could idle out instead is in use (a turn thinking) or gone.
+func TestStoreCapSparesTheNewSession(t *testing.T) {
+	t.Parallel()
+	clk := fakeclock.New()
+	thinking, release := make(chan struct{}), make(chan struct{})
+	s := simtest.Start(t, sim.Options{Now: clk.Now, StoreCap: 1, Agents: []*agent.Definition{loadAgent(t, "probe.yaml", probeYAML)},
+		Sleep: func(_ context.Context, d time.Duration) {
+			if d == time.Millisecond { // the quick node: hold the turn
+				close(thinking)
+				<-release
+				return
+			}
+			clk.Advance(d)
+		}})
+	c := chat{t: t, s: s, id: "probe"}
+	busy := c.start(nil)
+	done := make(chan response, 1)
+	go func() { done <- c.turn(busy, "quick") }()
+	select {
+	case <-thinking:
+	case <-time.After(readTimeout): // a bound for a broken build only
+		t.Fatal("the quick turn never thought")
+	}
+	c.start(nil) // idles nobody out: the only older session is in use
+	last := c.start(nil)
+	if r := c.turn(last, "chat"); r.status != 200 {
+		t.Errorf("the session just opened: %d %s", r.status, r.body)
+	}
+	close(release)
+	if r := <-done; r.status != 200 {
+		t.Errorf("the held turn: %d %s", r.status, r.body)
 	}
 }
