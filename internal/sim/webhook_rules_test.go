@@ -19,7 +19,7 @@ import (
 // description bound, a URL with a host, http:// only on loopback even
 // for test receivers, a name made from a long URL cut to 255, headers
 // and no signing_secret on reads, updated_at moved by a PATCH, and the
-// cap on endpoints.
+// cap on endpoints, a delete leaving the others listed.
 func TestWebhookEndpointRules(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New()
@@ -85,6 +85,13 @@ func TestWebhookEndpointRules(t *testing.T) {
 	}
 	if r := create(map[string]any{"url": "https://example.com/h", "events": ev}); r.status != 409 {
 		t.Errorf("endpoint 51: %d, want 409", r.status)
+	}
+	if r := call(t, "DELETE", path, s.BuildKey, nil); r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	r = call(t, "GET", s.BuildURL+"/v1/webhooks/endpoints", s.BuildKey, nil)
+	if r.status != 200 || len(r.json(t)["endpoints"].([]any)) != 49 {
+		t.Errorf("list after a delete: %d %.200s, want the 49 left", r.status, r.body)
 	}
 }
 
@@ -250,4 +257,21 @@ func TestWebhookCloseFailsTheAttemptInFlight(t *testing.T) {
 	if st := s.Server.WebhookStats(); st.Attempts != 1 || st.Failed != 1 {
 		t.Errorf("stats %+v after Close, want the attempt in flight failed", st)
 	}
+}
+
+// TestWebhookEveryEndpointGetsTheEvent pins that an event goes to each
+// endpoint subscribed to it.
+func TestWebhookEveryEndpointGetsTheEvent(t *testing.T) {
+	t.Parallel()
+	g1, g2 := newGate(204), newGate(204)
+	h1, h2 := httptest.NewServer(g1), httptest.NewServer(g2)
+	defer h1.Close()
+	defer h2.Close()
+	s, c := startHelpdesk(t, sim.Options{Webhooks: sim.WebhookOptions{AllowInsecure: true}})
+	for _, u := range []string{h1.URL, h2.URL} {
+		register(t, s.BuildURL, s.BuildKey, map[string]any{"url": u, "events": []string{"conversation.completed"}})
+	}
+	endConversation(t, c)
+	g1.await(t, 1)
+	g2.await(t, 1)
 }
