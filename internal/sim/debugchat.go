@@ -315,8 +315,15 @@ func (s *Server) handleChatTurn(w http.ResponseWriter, r *http.Request, k keySco
 		return
 	}
 	now := s.opts.Now().UTC()
-	if now.Sub(cs.lastActive) > s.opts.ChatIdleTimeout || s.faults.chatTimeout() {
-		s.closeSession(cs, now, true)
+	idle := now.Sub(cs.lastActive) > s.opts.ChatIdleTimeout
+	if idle || s.faults.chatTimeout() {
+		end := now
+		if idle {
+			// It idled out when the limit passed, as sweep dates it: the
+			// record must not depend on which of the two noticed first.
+			end = cs.lastActive.Add(s.opts.ChatIdleTimeout)
+		}
+		s.closeSession(cs, end, true)
 		s.fail(w, familyDebugChat, CodeChatTimeout, fmt.Sprintf("chat session %q exceeded the timeout limit", id))
 		return
 	}

@@ -1088,3 +1088,18 @@ func TestMessagingNamedSessionsMeetFaultsAlike(t *testing.T) {
 		t.Errorf("every name met the same replies: %v", forward)
 	}
 }
+
+// TestMessagingHandshakeIsActivity pins that a connection counts as
+// activity for the session's expiry, as a client event does.
+func TestMessagingHandshakeIsActivity(t *testing.T) {
+	t.Parallel()
+	m := startMessaging(t, sim.Options{Messaging: sim.MessagingOptions{SessionExpiry: 2 * time.Minute}})
+	id, jwt := m.session(false)
+	m.clk.Advance(90 * time.Second)
+	m.connect(id, jwt, "")
+	m.clk.Advance(90 * time.Second)
+	m.s.Server.Tick()
+	if n := m.s.Server.MessagingStats().LiveSessions; n != 1 {
+		t.Errorf("%d live sessions 90s after a connection, 180s after the session began, want 1", n)
+	}
+}

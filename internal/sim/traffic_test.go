@@ -18,6 +18,9 @@ func TestTrafficMeasure(t *testing.T) {
 	tr.call("a", t0)
 	tr.crash("b", t0)
 	tr.apiError("", t0)
+	tw := t0.Add(-10 * time.Minute)
+	tr.call("w", tw)
+	tr.request("r", t0)
 	now := t0.Add(100 * time.Second)
 	type testCase struct {
 		metric, project string
@@ -37,11 +40,21 @@ func TestTrafficMeasure(t *testing.T) {
 		{"api_errors", "a", 5 * time.Minute, 0, true},
 		{"turn_latency_p50", "c", 5 * time.Minute, 0, false},
 		{"call_volume", "c", 5 * time.Minute, 0, false},
+		// Requests alone are data: the counts are 0, not no_data.
+		{"api_errors", "r", 5 * time.Minute, 0, true},
 	} {
 		got, ok := tr.measure(tc.metric, tc.project, now, tc.window)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s %q %v: %d %v, want %d %v", tc.metric, tc.project, tc.window, got, ok, tc.want, tc.ok)
 		}
+	}
+	// The window is (now-window, now]: a call exactly a window ago is out,
+	// and so is what comes after now.
+	if got, ok := tr.measure("call_volume", "w", tw.Add(5*time.Minute), 5*time.Minute); ok {
+		t.Errorf("call exactly a window ago measured: %d", got)
+	}
+	if got, _ := tr.measure("turn_latency_p50", "a", t0.Add(50*time.Second), 5*time.Minute); got != 250 {
+		t.Errorf("p50 at 50s: %d, want 250 from the turns up to then", got)
 	}
 	// An hour later everything has left the longest window and is pruned.
 	tr.request("a", now.Add(2*time.Hour))
