@@ -59,7 +59,8 @@ type errorIDs struct{ n atomic.Uint64 }
 func (e *errorIDs) next() string { return "err-" + strconv.FormatUint(e.n.Add(1), 10) }
 
 // fail writes an error in the body of the path's family. code is a
-// debug-chat error code; conversation paths use only its status.
+// debug-chat error code; conversation paths use only its status. The
+// messaging host answers in its own body (failMessaging), faults too.
 func (s *Server) fail(w http.ResponseWriter, fam family, code, msg string) {
 	status, ok := debugChatStatus[code]
 	if !ok {
@@ -67,10 +68,6 @@ func (s *Server) fail(w http.ResponseWriter, fam family, code, msg string) {
 	}
 	if fam == familyAlerts {
 		writeJSON(w, status, alertError{Message: msg, Errors: []fieldError{}})
-		return
-	}
-	if fam == familyMessaging {
-		failMessaging(w, status, msg)
 		return
 	}
 	if fam == familyDebugChat {

@@ -24,7 +24,6 @@ import (
 
 // hit is one delivery a receiver saw.
 type hit struct {
-	at     time.Time
 	header http.Header
 	body   []byte
 	event  map[string]any
@@ -48,7 +47,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var ev map[string]any
 	_ = json.Unmarshal(b, &ev)
 	rc.mu.Lock()
-	rc.hits = append(rc.hits, hit{at: time.Now(), header: r.Header.Clone(), body: b, event: ev})
+	rc.hits = append(rc.hits, hit{header: r.Header.Clone(), body: b, event: ev})
 	n := len(rc.hits)
 	rc.mu.Unlock()
 	rc.got <- struct{}{}
@@ -61,6 +60,13 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(rc.answer(n))
+}
+
+// count is the number of hits so far.
+func (rc *receiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.hits)
 }
 
 // wait blocks until the receiver saw n hits in total.
@@ -108,8 +114,12 @@ func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
 	})
 	hs := httptest.NewServer(rc)
 	defer hs.Close()
-	backoff := 20 * time.Millisecond
-	s, c := startHelpdesk(t, sim.Options{Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: backoff, MaxAttempts: 4}})
+	// The retries wait on a fake clock: the test sees each backoff the
+	// simulator sets, and a retry comes only once the clock passes it.
+	clk := &timerClock{Clock: fakeclock.New(), set: make(chan time.Duration, 64)}
+	const backoff = 20 * time.Millisecond
+	s, c := startHelpdesk(t, sim.Options{Now: clk.Now, AfterFunc: clk.AfterFunc,
+		Webhooks: sim.WebhookOptions{AllowInsecure: true, Backoff: backoff, MaxAttempts: 4}})
 	ep := register(t, s.BuildURL, s.BuildKey, map[string]any{
 		"url": hs.URL + "/hook", "description": "ci receiver", "events": []string{"conversation.completed"},
 	})
@@ -121,6 +131,18 @@ func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
 	conv := c.start(nil)
 	if r := c.turn(conv, "bye"); r.status != 200 {
 		t.Fatalf("bye: %d", r.status)
+	}
+	rc.wait(t, 1)
+	// Exponential backoff: the base, then twice the base, each retry
+	// sent only when its wait has passed.
+	for i, wait := range []time.Duration{backoff, 2 * backoff} {
+		clk.await(t, wait)
+		clk.Advance(wait - time.Nanosecond)
+		if n := rc.count(); n != i+1 {
+			t.Fatalf("%d attempts %v into a backoff of %v, want %d", n, wait-time.Nanosecond, wait, i+1)
+		}
+		clk.Advance(time.Nanosecond)
+		rc.wait(t, i+2)
 	}
 	hits := rc.wait(t, 3)
 	for i, h := range hits {
@@ -135,13 +157,6 @@ func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
 	data := ev["data"].(map[string]any)
 	if ev["type"] != "conversation.completed" || data["conversation_id"] != conv || data["environment"] != "live" || data["project_id"] != "helpdesk" {
 		t.Errorf("event %s", hits[0].body)
-	}
-	// Exponential backoff: at least 1x, then 2x the base between attempts.
-	if gap := hits[1].at.Sub(hits[0].at); gap < backoff {
-		t.Errorf("first retry after %v, want >= %v", gap, backoff)
-	}
-	if gap := hits[2].at.Sub(hits[1].at); gap < 2*backoff {
-		t.Errorf("second retry after %v, want >= %v", gap, 2*backoff)
 	}
 	waitStats(t, s.Server, func(st sim.WebhookStats) bool { return st.Delivered == 1 && st.Attempts == 3 })
 }
