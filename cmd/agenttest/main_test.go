@@ -1116,7 +1116,7 @@ func TestHelpGolden(t *testing.T) {
 
 func TestFlagPrecedence(t *testing.T) {
 	t.Parallel()
-	cfgSrc := "run:\n  parallel: 3\n  retries: 2\n  turn_timeout: 10s\n  junit: cfg.xml\n"
+	cfgSrc := "run:\n  parallel: 3\n  retries: 2\n  turn_timeout: 10s\n  junit: cfg.xml\n  json: cfg.json\n  html: cfg.html\n"
 	type testCase struct {
 		name string
 		args []string
@@ -1137,16 +1137,16 @@ func TestFlagPrecedence(t *testing.T) {
 			t.Fatal(diags)
 		}
 		o.applyConfig(f, fl)
-		got := strings.Join([]string{itoa(o.parallel), itoa(o.retries), o.turnTimeout.String(), o.junit, o.json}, " ")
+		got := strings.Join([]string{itoa(o.parallel), itoa(o.retries), o.turnTimeout.String(), o.junit, o.json, o.html}, " ")
 		if got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "config over defaults", want: "3 2 10s cfg.xml "},
-		{name: "environment over config", env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JSON": "env.json", "AGENTTEST_TURN_TIMEOUT": "1m"}, want: "5 2 1m0s cfg.xml env.json"},
-		{name: "flag over environment", args: []string{"--parallel", "7", "--junit", "flag.xml"}, env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JUNIT": "env.xml"}, want: "7 2 10s flag.xml "},
-		{name: "flag equal to the default still wins", args: []string{"--retries=0", "--parallel", "8"}, want: "8 0 10s cfg.xml "},
+		{name: "config over defaults", want: "3 2 10s cfg.xml cfg.json cfg.html"},
+		{name: "environment over config", env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JSON": "env.json", "AGENTTEST_HTML": "env.html", "AGENTTEST_TURN_TIMEOUT": "1m"}, want: "5 2 1m0s cfg.xml env.json env.html"},
+		{name: "flag over environment", args: []string{"--parallel", "7", "--junit", "flag.xml", "--html", "flag.html"}, env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JUNIT": "env.xml"}, want: "7 2 10s flag.xml cfg.json flag.html"},
+		{name: "flag equal to the default still wins", args: []string{"--retries=0", "--parallel", "8"}, want: "8 0 10s cfg.xml cfg.json cfg.html"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
