@@ -147,9 +147,24 @@ func TestRerunFailed(t *testing.T) {
 	if code := nothing.run(t); code != exitEmpty {
 		t.Fatalf("rerun of a passing report: exit %d\n%s%s", code, nothing.stdout, nothing.stderr)
 	}
-	if want := "--rerun-failed passing.json: the report lists no failed or errored case"; !strings.Contains(nothing.stderr.String(), want) {
-		t.Errorf("stderr lacks %q:\n%s", want, nothing.stderr)
+	// It says so of the report: nothing under the working directory was
+	// looked at, whatever suites are there.
+	for _, want := range []string{
+		"--rerun-failed passing.json: the report lists no failed or errored case",
+		"agenttest: nothing to test: --rerun-failed passing.json: no case of the report can run again\n",
+	} {
+		if !strings.Contains(nothing.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, nothing.stderr)
+		}
 	}
+
+	// Under a path that holds no suite, the failures of the report are
+	// not the reason: the path is.
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := newCLI(t, dir, nil, "run", "empty", "--rerun-failed", "first.json")
+	elsewhere.expect(t, exitEmpty, "agenttest: nothing to test: no suite file under empty (")
 }
 
 // TestRerunFailedUnderFewerPaths: a rerun given a path that leaves out
