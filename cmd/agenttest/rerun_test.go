@@ -298,6 +298,10 @@ func TestRerunFailedNamesNoSuite(t *testing.T) {
 			if strings.Contains(out, "find suites") {
 				t.Errorf("%v: the report's file was loaded:\n%s", args, out)
 			}
+			// Each file is named once, however many cases name it.
+			if n := strings.Count(out, "is not a suite file"); n != 1 {
+				t.Errorf("%v: %d files refused, want 1:\n%s", args, n, out)
+			}
 		}
 	}
 	for _, tc := range []testCase{
@@ -306,6 +310,8 @@ func TestRerunFailedNamesNoSuite(t *testing.T) {
 		{name: "a directory", entry: `{"path": "suites/rerun.yaml", "cases": [{"name": "fails", "pos": {"file": "suites"}, "status": "errored"}]}`,
 			want: `:2:85: files[0].cases[0].pos.file: "suites", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
 		{name: "the path of the entry", entry: `{"path": "notes.txt", "cases": [{"name": "fails", "status": "failed"}]}`,
+			want: `:2:20: files[0].path: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "the file of two cases", entry: `{"path": "notes.txt", "cases": [{"name": "fails", "status": "failed"}, {"name": "errs", "status": "errored"}]}`,
 			want: `:2:20: files[0].path: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
 		{name: "no file", entry: `{"cases": [{"name": "cut off", "status": "pending"}]}`,
 			want: `:2:11: files[0].path: "", the file of the case "cut off", is not a suite file (want .yaml, .yml or .feature)`},
