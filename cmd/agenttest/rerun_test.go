@@ -158,6 +158,10 @@ func TestRerunFailed(t *testing.T) {
 		}
 	}
 
+	// Under a path, the report is the filter that selected nothing.
+	newCLI(t, dir, nil, "run", "suites", "--rerun-failed", "passing.json").
+		expect(t, exitEmpty, "agenttest: nothing to test: no scenario of the 5 in 1 suite file matches --rerun-failed passing.json\n")
+
 	// Under a path that holds no suite, the failures of the report are
 	// not the reason: the path is.
 	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
