@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -320,5 +322,33 @@ func TestCucumberRepeatVerdict(t *testing.T) {
 	}
 	if !failed {
 		t.Errorf("the last attempt of a failed statistical scenario has no failed step")
+	}
+}
+
+// TestCoverageOfTheServedVersion: on the embedded simulator, an agent's
+// node coverage is measured against the version the run's environment
+// serves, for the scenarios that name no agent (the target's, the
+// simulator's first) and no environment (the run's) too. A node only the
+// served version has is unvisited; measured against the file's own
+// version, or against the nodes seen, it would be missing.
+func TestCoverageOfTheServedVersion(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"agents/demo.yaml": "id: demo\nversion: \"2\"\nenvironments:\n  pre-release: \"1\"\nstart: Hello\nnodes:\n  Hello:\n    say: hi\n" +
+			"versions:\n  \"1\":\n    nodes:\n      Bye:\n        say: bye\n",
+		"suites/s.yaml": "suite: s\nscenarios:\n  - name: greets\n    greeting: {response: {contains: hi}}\n",
+	})
+	c := newCLI(t, dir, map[string]string{simFlagsEnv: "--agents agents"}, "run", "suites", "--env", "pre-release", "--json", "r.json")
+	c.expect(t, exitOK)
+	var rep struct{ Coverage coverage.Report }
+	if data, err := os.ReadFile(filepath.Join(dir, "r.json")); err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("r.json: %v\n%s", err, data)
+	}
+	a := rep.Coverage.Agent("demo")
+	if a == nil || a.Source != coverage.SourceDefinition || a.NodesTotal != 2 {
+		t.Fatalf("demo = %+v, want 2 nodes of its definition", a)
+	}
+	if !slices.Equal(a.Unvisited, []string{"Bye"}) {
+		t.Errorf("unvisited %q, want [Bye]", a.Unvisited)
 	}
 }
