@@ -226,6 +226,16 @@ func TestExitCodes(t *testing.T) {
 			code:   exitFailed,
 			stdout: []string{"suites/wrong.yaml:5:16: greeting: reply does not contain", "1 passed, 1 failed"},
 		},
+		// A config file with errors runs nothing, however the rest of it
+		// reads: its problems are said at their lines and the run ends.
+		{
+			name:   "config file with errors",
+			files:  map[string]string{"agenttest.yaml": "run:\n  parallel: 0\n", "s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"run", "s.yaml"},
+			code:   exitUsage,
+			stderr: []string{"agenttest.yaml:2:13: parallel must be an integer of at least 1, not \"0\"\n"},
+			absent: []string{"running", "PASS"},
+		},
 		{
 			name:   "unknown flag",
 			dir:    "testdata/pass",
