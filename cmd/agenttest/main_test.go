@@ -237,6 +237,13 @@ func TestExitCodes(t *testing.T) {
 			absent: []string{"running", "PASS"},
 		},
 		{
+			name:   "a line of a directory",
+			dir:    "testdata/pass",
+			args:   []string{"run", "suites:3"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: suites:3: a line selects a scenario of a file, and suites is a directory\n"},
+		},
+		{
 			name:   "unknown flag",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--paralel", "2"},
