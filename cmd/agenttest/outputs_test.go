@@ -352,3 +352,26 @@ func TestCoverageOfTheServedVersion(t *testing.T) {
 		t.Errorf("unvisited %q, want [Bye]", a.Unvisited)
 	}
 }
+
+// TestCucumberSelection: --cucumber holds the documents and pickles of
+// the scenarios the run selected, no more: a pickle without a test case
+// reads in Cucumber's tools as a scenario that never ran.
+func TestCucumberSelection(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml",
+		"--name", "books a table for four", "--cucumber", ndjson)
+	c.expect(t, exitOK)
+	var docs, pickles []string
+	for _, e := range readEnvelopes(t, ndjson) {
+		switch {
+		case e.GherkinDocument != nil:
+			docs = append(docs, e.GherkinDocument.Uri)
+		case e.Pickle != nil:
+			pickles = append(pickles, e.Pickle.Name)
+		}
+	}
+	if !slices.Equal(docs, []string{"examples/features/restaurant.feature"}) || !slices.Equal(pickles, []string{"books a table for four"}) {
+		t.Errorf("documents %q, pickles %q: want the feature's one selected scenario", docs, pickles)
+	}
+}
