@@ -270,6 +270,9 @@ func TestVerdictsOnly(t *testing.T) {
 		{name: "cucumber", opts: runOptions{outputs: outputs{cucumber: "messages.ndjson"}}},
 		{name: "github flag", opts: runOptions{outputs: outputs{github: true, githubSet: true}}},
 		{name: "github actions", env: map[string]string{"GITHUB_ACTIONS": "true"}},
+		// Only "true" is GitHub Actions; --github=false turns it off.
+		{name: "github actions false", env: map[string]string{"GITHUB_ACTIONS": "false"}, want: true},
+		{name: "github off in github actions", opts: runOptions{outputs: outputs{githubSet: true}}, env: map[string]string{"GITHUB_ACTIONS": "true"}, want: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
