@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -377,4 +379,21 @@ func TestCucumberSelection(t *testing.T) {
 	if !slices.Equal(docs, []string{"examples/features/restaurant.feature"}) || !slices.Equal(pickles, []string{"books a table for four"}) {
 		t.Errorf("documents %q, pickles %q: want the feature's one selected scenario", docs, pickles)
 	}
+}
+
+// failingClose is a file whose writes succeed and whose Close fails, as
+// on a network file system that reports a full quota at close.
+type failingClose struct{}
+
+func (failingClose) Write(p []byte) (int, error) { return len(p), nil }
+func (failingClose) Close() error                { return errors.New("disk quota exceeded") }
+
+// TestGitHubSummaryCloseError: a step summary that could not be closed
+// may not hold the run's summary, and the run says so rather than
+// passing as if the summary were there.
+func TestGitHubSummaryCloseError(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "testdata/pass", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "summary.md"}, "run")
+	c.st.AppendFile = func(string) (io.WriteCloser, error) { return failingClose{}, nil }
+	c.expect(t, exitInternal, "agenttest: internal error: append the step summary to summary.md (GITHUB_STEP_SUMMARY): disk quota exceeded")
 }
