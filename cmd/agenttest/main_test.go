@@ -286,11 +286,28 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --tags needs a value\n"},
 		},
 		{
-			name:   "bad flag values all reported at once",
+			name: "bad flag values all reported at once",
+			dir:  "testdata/pass",
+			args: []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&", "--turn-timeout", "0s", "--max-reply-bytes", "4095"},
+			code: exitUsage,
+			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\"",
+				"agenttest: run: --turn-timeout must be positive, got 0s", "agenttest: run: --max-reply-bytes must be at least 4096, got 4095"},
+		},
+		{
+			// The least of each bound is allowed: --rate-wait 0 errors a
+			// case at its first 429 (no waiting), it is no mistake.
+			name:   "the least values of the bounds",
 			dir:    "testdata/pass",
-			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&"},
+			args:   []string{"run", "--parallel", "1", "--retries", "0", "--turn-timeout", "1ns", "--max-reply-bytes", "4096", "--rate-wait", "0", "--sim", "--name", "/^$/"},
+			code:   exitEmpty,
+			absent: []string{"must"},
+		},
+		{
+			name:   "a line of a file of no scenario",
+			files:  map[string]string{"empty.yaml": "suite: empty\nscenarios: []\n"},
+			args:   []string{"run", "empty.yaml:2"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\""},
+			stderr: []string{"agenttest: run: empty.yaml:2: no scenario is written at line 2 (the file holds no scenario)\n"},
 		},
 		{
 			// 0 is how a run says "not set": given, it would run every
