@@ -204,6 +204,10 @@ func TestGitHubOutputs(t *testing.T) {
 	c := newCLI(t, repoRoot, env, "run", "examples-failing/restaurant.yaml")
 	c.expect(t, exitFailed,
 		"::error file=examples-failing/restaurant.yaml,line=28,col=11,title=agenttest failed%3A reply text mismatch shows a diff::examples-failing/restaurant.yaml:28:11: turn 1: reply is not the expected text%0A")
+	// The pause of workflow commands ends once, before the annotations.
+	if n := strings.Count(c.stdout.String(), "\n::agenttest-"); n != 1 {
+		t.Errorf("workflow commands resumed %d times:\n%s", n, c.stdout)
+	}
 	b, err := os.ReadFile(summary)
 	if err != nil {
 		t.Fatal(err)
