@@ -303,6 +303,15 @@ func TestExitCodes(t *testing.T) {
 			absent: []string{"must"},
 		},
 		{
+			// A suite saved as UTF-16 (PowerShell) echoes its lines as
+			// they read under a problem found after loading.
+			name:   "source line of a file in UTF-16",
+			files:  map[string]string{"s.yaml": utf16LE("\ufeffsuite: s\nagent: nosuch\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n")},
+			args:   []string{"run", "s.yaml"},
+			code:   exitUsage,
+			stderr: []string{"s.yaml:2:8: ", "\n 2 | agent: nosuch\n"},
+		},
+		{
 			name:   "a line of a file of no scenario",
 			files:  map[string]string{"empty.yaml": "suite: empty\nscenarios: []\n"},
 			args:   []string{"run", "empty.yaml:2"},
