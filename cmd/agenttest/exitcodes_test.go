@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -388,4 +389,19 @@ func (p *pauses) calls() [][]time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.chains)
+}
+
+// TestReportDirectoryRefusesFiles: a report in a directory that takes no
+// new file is refused before the run, though its permission bits would
+// let root write there: /proc refuses every new file, whoever asks.
+func TestReportDirectoryRefusesFiles(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	out := newCLI(t, "testdata/pass", nil, "run", "--json", "/proc/agenttest-report.json").
+		expect(t, exitUsage, "agenttest: run: --json /proc/agenttest-report.json: cannot write there: ")
+	if strings.Contains(out, "running ") {
+		t.Errorf("the run started:\n%s", out)
+	}
 }

@@ -26,6 +26,8 @@ import (
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
+	"github.com/agenttest/agenttest/internal/sim/simtest"
 )
 
 // countingHandler counts the answers of a handler by status and the most
@@ -409,4 +411,40 @@ func TestRateLimitedWebhookRegistration(t *testing.T) {
 	if list, err := client.ListWebhooks(context.Background()); err != nil || len(list) != 0 {
 		t.Errorf("endpoints after the run: %+v, %v", list, err)
 	}
+}
+
+// TestRateWaitFlagOverTarget: --rate-wait wins over the target's
+// rate_wait (flag > environment > agenttest.yaml): --rate-wait 0 errors a
+// case at its first 429 however long the target would let it wait.
+func TestRateWaitFlagOverTarget(t *testing.T) {
+	t.Parallel()
+	s := simtest.Start(t, sim.Options{Seed: 1, Faults: sim.Faults{Error429: 1, RetryAfter: time.Second}})
+	dir := t.TempDir()
+	writeOneTurnSuite(t, dir, 1)
+	cfg := "default_target: t\ntargets:\n  t:\n    build_url: " + s.BuildURL + "\n    build_key: ${env:BUILD_KEY}\n    rate_wait: 1m\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCLI(t, dir, map[string]string{"BUILD_KEY": s.BuildKey}, "run", "large.yaml", "--rate-wait", "0")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitErrored, "greeting: rate_limited: rate limited: waited 0s for POST /v1/agents/restaurant/debug-chat; the next try could go in 1s, past the wait budget of 0s per scenario")
+}
+
+// TestMaxReplyBytesFlagOverTarget: --max-reply-bytes wins over the
+// target's max_reply_bytes: a reply over the flag's bound errors its case
+// though the target would take it.
+func TestMaxReplyBytesFlagOverTarget(t *testing.T) {
+	t.Parallel()
+	def, diags := agent.Load("long.yaml", []byte("id: long\nstart: Hello\nnodes:\n  Hello:\n    say: "+strings.Repeat("la", 4096)+"\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	s := simtest.Start(t, sim.Options{Seed: 1, Agents: []*agent.Definition{def}})
+	dir := writeTree(t, map[string]string{
+		"agenttest.yaml": "default_target: t\ntargets:\n  t:\n    build_url: " + s.BuildURL + "\n    build_key: ${env:BUILD_KEY}\n    max_reply_bytes: 1048576\n",
+		"s.yaml":         "suite: s\nagent: long\nscenarios:\n  - name: sings\n    greeting: {response: {contains: la}}\n",
+	})
+	c := newCLI(t, dir, map[string]string{"BUILD_KEY": s.BuildKey}, "run", "s.yaml", "--max-reply-bytes", "4096")
+	c.expect(t, exitErrored, "reply exceeds the limit of 4 KiB")
 }

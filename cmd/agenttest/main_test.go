@@ -226,6 +226,23 @@ func TestExitCodes(t *testing.T) {
 			code:   exitFailed,
 			stdout: []string{"suites/wrong.yaml:5:16: greeting: reply does not contain", "1 passed, 1 failed"},
 		},
+		// A config file with errors runs nothing, however the rest of it
+		// reads: its problems are said at their lines and the run ends.
+		{
+			name:   "config file with errors",
+			files:  map[string]string{"agenttest.yaml": "run:\n  parallel: 0\n", "s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"run", "s.yaml"},
+			code:   exitUsage,
+			stderr: []string{"agenttest.yaml:2:13: parallel must be an integer of at least 1, not \"0\"\n"},
+			absent: []string{"running", "PASS"},
+		},
+		{
+			name:   "a line of a directory",
+			dir:    "testdata/pass",
+			args:   []string{"run", "suites:3"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: suites:3: a line selects a scenario of a file, and suites is a directory\n"},
+		},
 		{
 			name:   "unknown flag",
 			dir:    "testdata/pass",
@@ -269,11 +286,37 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --tags needs a value\n"},
 		},
 		{
-			name:   "bad flag values all reported at once",
+			name: "bad flag values all reported at once",
+			dir:  "testdata/pass",
+			args: []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&", "--turn-timeout", "0s", "--max-reply-bytes", "4095"},
+			code: exitUsage,
+			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\"",
+				"agenttest: run: --turn-timeout must be positive, got 0s", "agenttest: run: --max-reply-bytes must be at least 4096, got 4095"},
+		},
+		{
+			// The least of each bound is allowed: --rate-wait 0 errors a
+			// case at its first 429 (no waiting), it is no mistake.
+			name:   "the least values of the bounds",
 			dir:    "testdata/pass",
-			args:   []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&"},
+			args:   []string{"run", "--parallel", "1", "--retries", "0", "--turn-timeout", "1ns", "--max-reply-bytes", "4096", "--rate-wait", "0", "--sim", "--name", "/^$/"},
+			code:   exitEmpty,
+			absent: []string{"must"},
+		},
+		{
+			// A suite saved as UTF-16 (PowerShell) echoes its lines as
+			// they read under a problem found after loading.
+			name:   "source line of a file in UTF-16",
+			files:  map[string]string{"s.yaml": utf16LE("\ufeffsuite: s\nagent: nosuch\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n")},
+			args:   []string{"run", "s.yaml"},
 			code:   exitUsage,
-			stderr: []string{"agenttest: run: --parallel must be at least 1", "agenttest: run: --retries must not be negative", "agenttest: run: --name \"/(/\": not a regular expression", "agenttest: run: --tags \"@a &&\""},
+			stderr: []string{"s.yaml:2:8: ", "\n 2 | agent: nosuch\n"},
+		},
+		{
+			name:   "a line of a file of no scenario",
+			files:  map[string]string{"empty.yaml": "suite: empty\nscenarios: []\n"},
+			args:   []string{"run", "empty.yaml:2"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: empty.yaml:2: no scenario is written at line 2 (the file holds no scenario)\n"},
 		},
 		{
 			// 0 is how a run says "not set": given, it would run every
@@ -1116,7 +1159,7 @@ func TestHelpGolden(t *testing.T) {
 
 func TestFlagPrecedence(t *testing.T) {
 	t.Parallel()
-	cfgSrc := "run:\n  parallel: 3\n  retries: 2\n  turn_timeout: 10s\n  junit: cfg.xml\n"
+	cfgSrc := "run:\n  parallel: 3\n  retries: 2\n  turn_timeout: 10s\n  junit: cfg.xml\n  json: cfg.json\n  html: cfg.html\n"
 	type testCase struct {
 		name string
 		args []string
@@ -1137,16 +1180,16 @@ func TestFlagPrecedence(t *testing.T) {
 			t.Fatal(diags)
 		}
 		o.applyConfig(f, fl)
-		got := strings.Join([]string{itoa(o.parallel), itoa(o.retries), o.turnTimeout.String(), o.junit, o.json}, " ")
+		got := strings.Join([]string{itoa(o.parallel), itoa(o.retries), o.turnTimeout.String(), o.junit, o.json, o.html}, " ")
 		if got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
 	for _, tc := range []testCase{
-		{name: "config over defaults", want: "3 2 10s cfg.xml "},
-		{name: "environment over config", env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JSON": "env.json", "AGENTTEST_TURN_TIMEOUT": "1m"}, want: "5 2 1m0s cfg.xml env.json"},
-		{name: "flag over environment", args: []string{"--parallel", "7", "--junit", "flag.xml"}, env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JUNIT": "env.xml"}, want: "7 2 10s flag.xml "},
-		{name: "flag equal to the default still wins", args: []string{"--retries=0", "--parallel", "8"}, want: "8 0 10s cfg.xml "},
+		{name: "config over defaults", want: "3 2 10s cfg.xml cfg.json cfg.html"},
+		{name: "environment over config", env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JSON": "env.json", "AGENTTEST_HTML": "env.html", "AGENTTEST_TURN_TIMEOUT": "1m"}, want: "5 2 1m0s cfg.xml env.json env.html"},
+		{name: "flag over environment", args: []string{"--parallel", "7", "--junit", "flag.xml", "--html", "flag.html"}, env: map[string]string{"AGENTTEST_PARALLEL": "5", "AGENTTEST_JUNIT": "env.xml"}, want: "7 2 10s flag.xml cfg.json flag.html"},
+		{name: "flag equal to the default still wins", args: []string{"--retries=0", "--parallel", "8"}, want: "8 0 10s cfg.xml cfg.json cfg.html"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -45,6 +45,12 @@ func TestMessagingTarget(t *testing.T) {
 			env: map[string]string{"AGENTTEST_CONNECTOR_TOKEN": clinic}, code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},
 		{name: "no messaging settings", code: exitUsage, want: []string{
 			`web.yaml:3:6: scenario "greets over web chat" runs over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`}},
+		// One setting without the other is refused as well, naming the
+		// one that is missing: the run cannot reach the platform without
+		// either.
+		{name: "no messaging_host", target: "    messaging_url: " + s.MessagingURL + "\n    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n",
+			env: map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
+				`web.yaml:3:6: scenario "greets over web chat" runs over messaging, and target "web" has no messaging_host (AGENTTEST_MESSAGING_HOST)`}},
 		{name: "another agent's connector", target: messaging + "    agent_id: restaurant\n    connector_token: ${env:RESTAURANT_WEBCHAT}\n",
 			env: map[string]string{"RESTAURANT_WEBCHAT": s.Info.MessagingConnectors["restaurant"]["sandbox"]}, code: exitUsage, want: []string{
 				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in sandbox: connector_token is the connector of restaurant; add connectors: {clinic: ${env:NAME}}`}},

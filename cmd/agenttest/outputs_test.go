@@ -2,14 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -200,6 +204,10 @@ func TestGitHubOutputs(t *testing.T) {
 	c := newCLI(t, repoRoot, env, "run", "examples-failing/restaurant.yaml")
 	c.expect(t, exitFailed,
 		"::error file=examples-failing/restaurant.yaml,line=28,col=11,title=agenttest failed%3A reply text mismatch shows a diff::examples-failing/restaurant.yaml:28:11: turn 1: reply is not the expected text%0A")
+	// The pause of workflow commands ends once, before the annotations.
+	if n := strings.Count(c.stdout.String(), "\n::agenttest-"); n != 1 {
+		t.Errorf("workflow commands resumed %d times:\n%s", n, c.stdout)
+	}
 	b, err := os.ReadFile(summary)
 	if err != nil {
 		t.Fatal(err)
@@ -268,6 +276,9 @@ func TestVerdictsOnly(t *testing.T) {
 		{name: "cucumber", opts: runOptions{outputs: outputs{cucumber: "messages.ndjson"}}},
 		{name: "github flag", opts: runOptions{outputs: outputs{github: true, githubSet: true}}},
 		{name: "github actions", env: map[string]string{"GITHUB_ACTIONS": "true"}},
+		// Only "true" is GitHub Actions; --github=false turns it off.
+		{name: "github actions false", env: map[string]string{"GITHUB_ACTIONS": "false"}, want: true},
+		{name: "github off in github actions", opts: runOptions{outputs: outputs{githubSet: true}}, env: map[string]string{"GITHUB_ACTIONS": "true"}, want: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -321,4 +332,72 @@ func TestCucumberRepeatVerdict(t *testing.T) {
 	if !failed {
 		t.Errorf("the last attempt of a failed statistical scenario has no failed step")
 	}
+}
+
+// TestCoverageOfTheServedVersion: on the embedded simulator, an agent's
+// node coverage is measured against the version the run's environment
+// serves, for the scenarios that name no agent (the target's, the
+// simulator's first) and no environment (the run's) too. A node only the
+// served version has is unvisited; measured against the file's own
+// version, or against the nodes seen, it would be missing.
+func TestCoverageOfTheServedVersion(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"agents/demo.yaml": "id: demo\nversion: \"2\"\nenvironments:\n  pre-release: \"1\"\nstart: Hello\nnodes:\n  Hello:\n    say: hi\n" +
+			"versions:\n  \"1\":\n    nodes:\n      Bye:\n        say: bye\n",
+		"suites/s.yaml": "suite: s\nscenarios:\n  - name: greets\n    greeting: {response: {contains: hi}}\n",
+	})
+	c := newCLI(t, dir, map[string]string{simFlagsEnv: "--agents agents"}, "run", "suites", "--env", "pre-release", "--json", "r.json")
+	c.expect(t, exitOK)
+	var rep struct{ Coverage coverage.Report }
+	if data, err := os.ReadFile(filepath.Join(dir, "r.json")); err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("r.json: %v\n%s", err, data)
+	}
+	a := rep.Coverage.Agent("demo")
+	if a == nil || a.Source != coverage.SourceDefinition || a.NodesTotal != 2 {
+		t.Fatalf("demo = %+v, want 2 nodes of its definition", a)
+	}
+	if !slices.Equal(a.Unvisited, []string{"Bye"}) {
+		t.Errorf("unvisited %q, want [Bye]", a.Unvisited)
+	}
+}
+
+// TestCucumberSelection: --cucumber holds the documents and pickles of
+// the scenarios the run selected, no more: a pickle without a test case
+// reads in Cucumber's tools as a scenario that never ran.
+func TestCucumberSelection(t *testing.T) {
+	t.Parallel()
+	ndjson := filepath.Join(t.TempDir(), "cucumber.ndjson")
+	c := newCLI(t, repoRoot, examplesEnv(), "run", "examples/features/restaurant.feature", "examples-failing/restaurant.yaml",
+		"--name", "books a table for four", "--cucumber", ndjson)
+	c.expect(t, exitOK)
+	var docs, pickles []string
+	for _, e := range readEnvelopes(t, ndjson) {
+		switch {
+		case e.GherkinDocument != nil:
+			docs = append(docs, e.GherkinDocument.Uri)
+		case e.Pickle != nil:
+			pickles = append(pickles, e.Pickle.Name)
+		}
+	}
+	if !slices.Equal(docs, []string{"examples/features/restaurant.feature"}) || !slices.Equal(pickles, []string{"books a table for four"}) {
+		t.Errorf("documents %q, pickles %q: want the feature's one selected scenario", docs, pickles)
+	}
+}
+
+// failingClose is a file whose writes succeed and whose Close fails, as
+// on a network file system that reports a full quota at close.
+type failingClose struct{}
+
+func (failingClose) Write(p []byte) (int, error) { return len(p), nil }
+func (failingClose) Close() error                { return errors.New("disk quota exceeded") }
+
+// TestGitHubSummaryCloseError: a step summary that could not be closed
+// may not hold the run's summary, and the run says so rather than
+// passing as if the summary were there.
+func TestGitHubSummaryCloseError(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, "testdata/pass", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "summary.md"}, "run")
+	c.st.AppendFile = func(string) (io.WriteCloser, error) { return failingClose{}, nil }
+	c.expect(t, exitInternal, "agenttest: internal error: append the step summary to summary.md (GITHUB_STEP_SUMMARY): disk quota exceeded")
 }

@@ -300,14 +300,19 @@ func TestReportPathNamesAnInput(t *testing.T) {
 		name string
 		// config is agenttest.yaml, none when empty.
 		config string
-		args   []string
-		want   string
+		// files are more files of the directory, outside the selection.
+		files map[string]string
+		args  []string
+		want  string
 	}
 	run := func(t *testing.T, tc testCase) {
 		dir := t.TempDir()
 		files := map[string][]byte{"suites/booking.yaml": suite, "prior.json": report}
 		if tc.config != "" {
 			files["agenttest.yaml"] = []byte(tc.config)
+		}
+		for name, src := range tc.files {
+			files[name] = []byte(src)
 		}
 		for name, data := range files {
 			p := filepath.Join(dir, name)
@@ -340,6 +345,24 @@ func TestReportPathNamesAnInput(t *testing.T) {
 			name: "a suite file outside the selection",
 			args: []string{"run", "prior.json", "--rerun-failed", "prior.json", "--junit", "suites/booking.yaml"},
 			want: "--junit suites/booking.yaml: it is a .yaml file",
+		},
+		{
+			name:  "a CI job",
+			files: map[string]string{".github/ci.yml": "on: push\n"},
+			args:  []string{"run", "suites", "--junit", ".github/ci.yml"},
+			want:  "run: --junit .github/ci.yml: it is a .yml file, not a report",
+		},
+		{
+			name:  "a feature written in capitals",
+			files: map[string]string{"NOTES.FEATURE": "Feature: notes\n"},
+			args:  []string{"run", "suites", "--html", "NOTES.FEATURE"},
+			want:  "run: --html NOTES.FEATURE: it is a .FEATURE file, not a report",
+		},
+		{
+			// Not the config file, which none was read as: a directory.
+			name: "the working directory",
+			args: []string{"run", "suites", "--json", "."},
+			want: "run: --json .: it is a directory",
 		},
 		{
 			name:   "the config file read by default",

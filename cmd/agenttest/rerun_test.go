@@ -147,9 +147,28 @@ func TestRerunFailed(t *testing.T) {
 	if code := nothing.run(t); code != exitEmpty {
 		t.Fatalf("rerun of a passing report: exit %d\n%s%s", code, nothing.stdout, nothing.stderr)
 	}
-	if want := "--rerun-failed passing.json: the report lists no failed or errored case"; !strings.Contains(nothing.stderr.String(), want) {
-		t.Errorf("stderr lacks %q:\n%s", want, nothing.stderr)
+	// It says so of the report: nothing under the working directory was
+	// looked at, whatever suites are there.
+	for _, want := range []string{
+		"--rerun-failed passing.json: the report lists no failed or errored case",
+		"agenttest: nothing to test: --rerun-failed passing.json: no case of the report can run again\n",
+	} {
+		if !strings.Contains(nothing.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, nothing.stderr)
+		}
 	}
+
+	// Under a path, the report is the filter that selected nothing.
+	newCLI(t, dir, nil, "run", "suites", "--rerun-failed", "passing.json").
+		expect(t, exitEmpty, "agenttest: nothing to test: no scenario of the 5 in 1 suite file matches --rerun-failed passing.json\n")
+
+	// Under a path that holds no suite, the failures of the report are
+	// not the reason: the path is.
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := newCLI(t, dir, nil, "run", "empty", "--rerun-failed", "first.json")
+	elsewhere.expect(t, exitEmpty, "agenttest: nothing to test: no suite file under empty (")
 }
 
 // TestRerunFailedUnderFewerPaths: a rerun given a path that leaves out
@@ -283,6 +302,10 @@ func TestRerunFailedNamesNoSuite(t *testing.T) {
 			if strings.Contains(out, "find suites") {
 				t.Errorf("%v: the report's file was loaded:\n%s", args, out)
 			}
+			// Each file is named once, however many cases name it.
+			if n := strings.Count(out, "is not a suite file"); n != 1 {
+				t.Errorf("%v: %d files refused, want 1:\n%s", args, n, out)
+			}
 		}
 	}
 	for _, tc := range []testCase{
@@ -291,6 +314,8 @@ func TestRerunFailedNamesNoSuite(t *testing.T) {
 		{name: "a directory", entry: `{"path": "suites/rerun.yaml", "cases": [{"name": "fails", "pos": {"file": "suites"}, "status": "errored"}]}`,
 			want: `:2:85: files[0].cases[0].pos.file: "suites", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
 		{name: "the path of the entry", entry: `{"path": "notes.txt", "cases": [{"name": "fails", "status": "failed"}]}`,
+			want: `:2:20: files[0].path: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
+		{name: "the file of two cases", entry: `{"path": "notes.txt", "cases": [{"name": "fails", "status": "failed"}, {"name": "errs", "status": "errored"}]}`,
 			want: `:2:20: files[0].path: "notes.txt", the file of the case "fails", is not a suite file (want .yaml, .yml or .feature)`},
 		{name: "no file", entry: `{"cases": [{"name": "cut off", "status": "pending"}]}`,
 			want: `:2:11: files[0].path: "", the file of the case "cut off", is not a suite file (want .yaml, .yml or .feature)`},

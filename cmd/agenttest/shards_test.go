@@ -285,6 +285,21 @@ func TestCoverageCommand(t *testing.T) {
 	c = newCLI(t, ".", nil, "coverage", old, now)
 	c.expect(t, exitOK, "bot: 3 of 3 nodes visited", "Ask → Confirm")
 
+	// merge (like run) completes the coverage of the report it writes
+	// from --coverage-from: the nodes each report's traces name and the
+	// nodes its coverage section lists, visited there or not.
+	listed := write("listed.json", strings.TrimSuffix(doc(turn(0, "Start")), "}")+
+		`,"coverage":{"agents":[{"agent":"bot","source":"observed","nodes":[{"name":"Start","turns":1},{"name":"Cancel"}]}]}}`)
+	c = newCLI(t, dir, nil, "merge", now, "--coverage-from", old+","+listed, "--json", "merged.json")
+	c.expect(t, exitOK)
+	var merged struct{ Coverage coverage.Report }
+	if data, err := os.ReadFile(filepath.Join(dir, "merged.json")); err != nil || json.Unmarshal(data, &merged) != nil {
+		t.Fatalf("merged.json: %v\n%s", err, data)
+	}
+	if a := merged.Coverage.Agent("bot"); a == nil || a.NodesTotal != 4 || !slices.Equal(a.Unvisited, []string{"Cancel", "Confirm"}) {
+		t.Errorf("merge --coverage-from: bot = %+v, want 4 nodes, Cancel and Confirm unvisited", a)
+	}
+
 	c = newCLI(t, ".", nil, "coverage", "not-there.json")
 	c.expect(t, exitUsage, "not-there.json")
 	// An earlier report that cannot be read is no earlier report: the
