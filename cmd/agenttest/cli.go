@@ -55,7 +55,8 @@ Exit codes:
   2    bad usage, configuration, suite files or report path (nothing run),
        or the platform refused a key or connector token, or does not know
        the agent
-  3    internal error
+  3    internal error, or a report that could not be written (a full
+       disk)
   4    no check failed, but a case errored: the platform or the network
        kept the run from telling whether the agent is fine, or its
        scenario cannot be run as written (a configuration error, which

@@ -93,7 +93,8 @@ Exit codes:
        shard, of a --rerun-failed run or of a merge --force, live without
        --allow-live, or the platform refused a key or does not know the
        agent
-  3    internal error
+  3    internal error, or a report that could not be written (a full
+       disk)
   4    nothing regressed, but a scenario could not be compared (a side
        errored or stopped), or a deployment changed during a side's run
   5    nothing was compared: no scenario ran on both sides

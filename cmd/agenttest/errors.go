@@ -42,6 +42,23 @@ func (e *exitError) Error() string { return e.msg }
 // ExitCode is the process exit code for this error.
 func (e *exitError) ExitCode() int { return e.code }
 
+// outputError is a report or output that could not be written at the
+// end (a full disk, a directory gone): exit 3, the environment's problem
+// rather than agenttest's, so it is said as what it is, without the
+// "internal error" of a bug. The run's verdict is on the console above.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
+
+// ExitCode is exit 3, as for any output that could not be written.
+func (e *outputError) ExitCode() int { return exitInternal }
+
+// outputErrorf is an outputError with fmt.Errorf's message.
+func outputErrorf(format string, args ...any) error {
+	return &outputError{err: fmt.Errorf(format, args...)}
+}
+
 // usageErrorf reports bad flags, arguments or configuration: exit 2.
 func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}

@@ -94,8 +94,9 @@ func TestExitCodeTable(t *testing.T) {
 		env  map[string]string
 		args []string
 		code int
-		// stdout and stderr must contain each of these.
-		stdout, stderr []string
+		// stdout and stderr must contain each of these; stderr none of
+		// notStderr.
+		stdout, stderr, notStderr []string
 	}
 	cases := []testCase{
 		{name: "0: every scenario passed", dir: "testdata/pass", args: []string{"run"}, code: exitOK,
@@ -110,7 +111,7 @@ func TestExitCodeTable(t *testing.T) {
 			env: map[string]string{"AGENTTEST_BUILD_URL": s.BuildURL, "AGENTTEST_BUILD_KEY": "not-the-build-key-0123"}, args: []string{"run", "--parallel", "1"}, code: exitUsage,
 			stderr: []string{"refused the build key", "check AGENTTEST_BUILD_KEY"}, stdout: []string{"not run: credentials refused"}},
 		{name: "3: internal (a report the disk refuses at the end)", dir: "testdata/pass", args: []string{"run", "--json", "/dev/full"}, code: exitInternal,
-			stderr: []string{"agenttest: internal error: write report /dev/full"}},
+			stderr: []string{"agenttest: write report /dev/full: no space left on device"}, notStderr: []string{"internal error"}},
 		{name: "4: errors only (every turn times out on the platform)", dir: "testdata/pass",
 			env: map[string]string{simFlagsEnv: "--chat-timeout 1"}, args: []string{"run", "--retries", "0"}, code: exitErrored,
 			stdout: []string{"CHAT_TIMEOUT", "0 passed, 0 failed, 0 skipped", "status: errored"}},
@@ -146,6 +147,11 @@ func TestExitCodeTable(t *testing.T) {
 			for _, w := range tc.stderr {
 				if !strings.Contains(p.stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, p)
+				}
+			}
+			for _, w := range tc.notStderr {
+				if strings.Contains(p.stderr, w) {
+					t.Errorf("stderr has %q:\n%s", w, p)
 				}
 			}
 		})

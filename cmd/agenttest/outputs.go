@@ -445,7 +445,7 @@ func (o *outputs) write(st *State, res *result.Result) []error {
 			}
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("append the step summary to %s (GITHUB_STEP_SUMMARY): %w", name, unwrapPath(err)))
+			errs = append(errs, outputErrorf("append the step summary to %s (GITHUB_STEP_SUMMARY): %w", name, unwrapPath(err)))
 		}
 	}
 	return errs

@@ -399,5 +399,8 @@ func TestGitHubSummaryCloseError(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, "testdata/pass", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "summary.md"}, "run")
 	c.st.AppendFile = func(string) (io.WriteCloser, error) { return failingClose{}, nil }
-	c.expect(t, exitInternal, "agenttest: internal error: append the step summary to summary.md (GITHUB_STEP_SUMMARY): disk quota exceeded")
+	out := c.expect(t, exitInternal, "agenttest: append the step summary to summary.md (GITHUB_STEP_SUMMARY): disk quota exceeded")
+	if strings.Contains(out, "internal error") {
+		t.Errorf("a full disk is called an internal error of agenttest:\n%s", out)
+	}
 }

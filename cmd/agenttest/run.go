@@ -104,7 +104,8 @@ Exit codes:
   2    bad usage, configuration, suite files or report path: nothing run
        (also: the platform refused a key or connector token, or does
        not know the agent)
-  3    internal error
+  3    internal error, or a report that could not be written (a full
+       disk)
   4    no check failed, but a case errored: the platform or the network
        kept the run from telling whether the agent is fine, or its
        scenario cannot be run as written (a configuration error, which
@@ -709,23 +710,23 @@ func now(st *State) time.Time {
 func writeReport(st *State, name string, render func(io.Writer) error) error {
 	f, err := st.CreateFile(name)
 	if err != nil {
-		return fmt.Errorf("write report %s: %w", name, err)
+		return outputErrorf("write report %s: %w", name, err)
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
 	if err := render(bw); err != nil {
 		f.Abort()
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			// The file refused the bytes (a full disk): say that, once.
-			return fmt.Errorf("write report %s: %w", name, pe.Err)
+			return outputErrorf("write report %s: %w", name, pe.Err)
 		}
 		return fmt.Errorf("render report %s: %w", name, err)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Abort()
-		return fmt.Errorf("write report %s: %w", name, unwrapPath(err))
+		return outputErrorf("write report %s: %w", name, unwrapPath(err))
 	}
 	if err := f.Commit(); err != nil {
-		return fmt.Errorf("write report %s: %w", name, unwrapPath(err))
+		return outputErrorf("write report %s: %w", name, unwrapPath(err))
 	}
 	return nil
 }
