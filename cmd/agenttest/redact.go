@@ -18,11 +18,11 @@ import (
 // its environment, as a job that sets it for every step does, and the
 // credentials of the webhook URL it registers (webhookURL: a proxy's
 // password in front of the receiver, a ?token= the receiver checks). A
-// platform knows them all, and one
-// that echoes them must not put them into reports. A value too short to
-// mask is left out: a command that uses a secret that short refused it
-// already (checkWebhookSecret), one that does not has nothing to leak,
-// and a URL's is masked wherever the URL is shown (platform.RedactURL).
+// platform knows them all, and one that echoes them must not put them
+// into reports. A value too short to mask is left out: a command that
+// uses a secret that short refused it already (checkWebhookSecret), one
+// that does not has nothing to leak, and a URL's is masked wherever the
+// URL is shown (platform.RedactURL).
 //
 // It is the one redactor of the command: what the command prints itself
 // (errors, the console safety net), the platform client
