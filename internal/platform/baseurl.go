@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // The rules of a base URL setting (build, runtime, Messaging) live here,
@@ -187,21 +188,55 @@ func URLCredentials(raw string) []string {
 // API keys of Google and others (key). Case, - and _ aside (API-Key,
 // api_key and apikey are one), a name holding one of the long words is
 // one (X-Amz-Security-Token, client_secret); the short ones count as a
-// word of the name between - _ and . (key, X-Hook-Sig, basic_auth; not
-// monkey or author), and code only alone (OAuth's; zip_code is none).
+// word of the name between - _ and . or in camelCase (key, X-Hook-Sig,
+// basic_auth, hookKey; not monkey or author), and code only alone
+// (OAuth's; zip_code and zipCode are none).
 // Masking a value that was none costs a message a detail; showing a
 // credential cannot be undone.
 func credentialParam(name string) bool {
-	name = strings.ToLower(name)
-	if name == "code" {
+	if strings.EqualFold(name, "code") {
 		return true
 	}
-	words := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	words := paramWords(name)
 	if slices.ContainsFunc(words, func(w string) bool { return slices.Contains(credentialParts, w) }) {
 		return true
 	}
 	joined := strings.Join(words, "")
 	return slices.ContainsFunc(credentialWords, func(w string) bool { return strings.Contains(joined, w) })
+}
+
+// paramWords are a parameter name's words, lower-cased: split at - _ and
+// ., and where camelCase starts a word (hookKey, basicAuth, APIKey,
+// webhookSig2), so that a short credential word written in camelCase
+// counts as the word it is.
+func paramWords(name string) []string {
+	var words []string
+	var w []rune
+	rs := []rune(name)
+	for i, r := range rs {
+		if r == '-' || r == '_' || r == '.' {
+			if len(w) > 0 {
+				words = append(words, strings.ToLower(string(w)))
+				w = w[:0]
+			}
+			continue
+		}
+		// A capital starts a word after a small letter or a digit
+		// (hookKey), and ends a run of capitals when a small letter
+		// follows it (the K of APIKey).
+		if len(w) > 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			if !unicode.IsUpper(prev) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
+				words = append(words, strings.ToLower(string(w)))
+				w = w[:0]
+			}
+		}
+		w = append(w, r)
+	}
+	if len(w) > 0 {
+		words = append(words, strings.ToLower(string(w)))
+	}
+	return words
 }
 
 // credentialWords name a credential wherever they are in a parameter's

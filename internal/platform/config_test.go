@@ -194,12 +194,14 @@ func TestCredentialParam(t *testing.T) {
 	for _, name := range []string{"token", "Access-Token", "access_token", "refresh_token", "id_token", "hub.verify_token",
 		"X-Amz-Security-Token", "secret", "client_secret", "password", "passwd", "mysql_pwd", "api_key", "API-Key", "apikey", "x-api-key",
 		"key", "KEY", "hook_key", "sig", "X-Hook-Sig", "signature", "X-Goog-Signature", "X-Amz-Credential", "credentials",
-		"AWSAccessKeyId", "private_key", "hook.sig", "auth", "basic-auth", "authorization", "pass", "jwt", "code", "Code", "bearer"} {
+		"AWSAccessKeyId", "private_key", "hook.sig", "auth", "basic-auth", "authorization", "pass", "jwt", "code", "Code", "bearer",
+		"hookKey", "webhookSig", "basicAuth", "APIKey", "HMACKey", "userPass", "sig2Key", "authToken"} {
 		if !credentialParam(name) {
 			t.Errorf("%q is not taken for a credential", name)
 		}
 	}
-	for _, name := range []string{"", "q", "team", "monkey", "keys", "author", "signal", "zipcode", "zip_code", "country-code", "passenger", "state", "sigma"} {
+	for _, name := range []string{"", "q", "team", "monkey", "keys", "author", "signal", "zipcode", "zip_code", "country-code", "passenger", "state", "sigma",
+		"zipCode", "authorName", "keysCount", "passengerCount", "monkeyId", "MONKEY", "SIGMA"} {
 		if credentialParam(name) {
 			t.Errorf("%q is taken for a credential", name)
 		}
