@@ -504,6 +504,10 @@ func (d *decoder) state(e *assert.Expect, p pair) {
 	}
 	for _, kv := range ps {
 		what := "state." + kv.Name
+		if !reply.ValidPath(kv.Name) {
+			d.errorf(kv.Key, "state: invalid key %q: write dot-separated members, e.g. booking.party_size", kv.Name)
+			continue
+		}
 		sc := assert.StateCheck{Pos: d.pos(kv.Key), Key: kv.Name}
 		if present, isPresence := d.presence(kv.Val, what); isPresence {
 			if present == nil {

@@ -136,6 +136,25 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:6:40: ~ invalid state key "a..b"`},
 		},
 		{
+			name: "a malformed state key to check",
+			yaml: `scenarios:
+  - name: key
+    agent: restaurant
+    turns:
+      - say: hi
+        expect: {state: {a..b: '1'}}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: key
+    When the user says "hi"
+    Then the state "a..b" is "1"
+`,
+			wantYAML:    []string{`s.yaml:6:26: ~ state: invalid key "a..b"`},
+			wantFeature: []string{`s.feature:6:20: ~ invalid state key "a..b"`},
+		},
+		{
 			name: "a reply expected in 0 ms",
 			yaml: `scenarios:
   - name: fast

@@ -219,7 +219,7 @@ func Defs() []Def {
 			"The state value matches the RE2 regular expression.", stateCheck(true, func(s string) *assert.Text { return &assert.Text{Matches: &s} })),
 		def(GroupChecks, `the state has no `+q, NoArg, `Then the state has no "payment_card"`, "",
 			"The state has no such key.", check(func(c *call, e *assert.Expect) error {
-				k, err := c.expand(0)
+				k, err := stateKey(c)
 				no := false
 				e.State = []assert.StateCheck{{Pos: c.pos, Key: k, Present: &no}}
 				return err
@@ -509,13 +509,26 @@ func stateCheck(regex bool, text func(s string) *assert.Text) func(c *call) (*St
 			}
 		}
 		return check(func(c *call, e *assert.Expect) error {
-			k, err := c.expand(0)
+			k, err := stateKey(c)
 			t := text(c.args[1])
 			t.Pos = c.pos
 			e.State = []assert.StateCheck{{Pos: c.pos, Key: k, Match: t}}
 			return err
 		})(c)
 	}
+}
+
+// stateKey is the state key of a check's first argument, expanded. A key
+// that is no path of dot-separated members (a..b, a blank) is refused at
+// its quote, as YAML refuses it and as the state capture does: it is a
+// typo of the scenario, which the agent's state could only fail. A key
+// built from ${...} is checked again with its values when the step runs.
+func stateKey(c *call) (string, error) {
+	k, err := c.expand(0)
+	if err == nil && !reply.ValidPath(k) {
+		err = &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(c.args[0])), arg: 1}
+	}
+	return k, err
 }
 
 func stateTable(c *call) (*Step, error) {
@@ -528,6 +541,9 @@ func stateTable(c *call) (*Step, error) {
 			k, err := c.x(r[0])
 			if err != nil {
 				return err
+			}
+			if !reply.ValidPath(k) {
+				return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(r[0]))}
 			}
 			v := r[1]
 			e.State = append(e.State, assert.StateCheck{Pos: c.pos, Key: k, Match: &assert.Text{Pos: c.pos, Exact: &v}})

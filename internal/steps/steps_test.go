@@ -262,6 +262,13 @@ func TestCompileErrors(t *testing.T) {
 			"unknown field turns.total", []string{"turns.count"}},
 		{"record state key", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"state.a..b", "1"}}},
 			`invalid state key "a..b"`, nil},
+		// The state checks refuse it as YAML's expect: {state: ...} does.
+		{"state check key", Input{Keyword: "Then ", Text: `the state "a..b" is "1"`}, `invalid state key "a..b"`, nil},
+		{"state pattern key", Input{Keyword: "Then ", Text: `the state " " matches "1"`}, `invalid state key " "`, nil},
+		{"state absence key", Input{Keyword: "Then ", Text: `the state has no ".a"`}, `invalid state key ".a"`, nil},
+		{"state absence key reference", Input{Keyword: "Then ", Text: `the state has no "${k}."`}, `invalid state key "${k}."`, nil},
+		{"state table key", Input{Keyword: "Then ", Text: `the state includes:`, Table: [][]string{{"ok", "1"}, {"a.", "2"}}},
+			`invalid state key "a."`, nil},
 		{"call status", Input{Keyword: "Then ", Text: `the call ends with status "calling"`}, `"calling" is not a final call status`, []string{"success or failure"}},
 		{"empty sms", Input{Keyword: "When ", Text: `the SMS " " is sent to "+447700900002"`}, "SMS text must not be empty", nil},
 		// As YAML's agent: "" and env: "" are refused: the target's would
