@@ -143,12 +143,12 @@ func DiffFor(f Failure, base, actual string) TextDiff {
 }
 
 // DiffOfFold is DiffOf for a check that ignored case: letters that differ
-// only in case are the same (foldRune, as the check compared them), so a
+// only in case are the same (foldString, as the check compared them), so a
 // reply written in other capitals shows only its real changes. The pieces
 // hold the original texts: removed ones the expected text's, the others
 // the actual text's, as the reply really read.
 func DiffOfFold(expected, actual string) TextDiff {
-	if strings.Map(foldRune, expected) == strings.Map(foldRune, actual) {
+	if foldString(expected) == foldString(actual) {
 		return TextDiff{}
 	}
 	return diffOf(expected, actual, true)
@@ -174,7 +174,7 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 	// ce and ca are the texts compared: e and a, case folded when fold.
 	ce, ca := e, a
 	if fold {
-		ce, ca = strings.Map(foldRune, e), strings.Map(foldRune, a)
+		ce, ca = foldString(e), foldString(a)
 	}
 	td := TextDiff{Lines: !inline, Truncated: et || at}
 	switch {
@@ -196,9 +196,9 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 
 // unfold gives the changes of a diff of the case-folded e and a the
 // original texts back: removed pieces e's, the others a's, as the reply
-// really read. foldRune maps a rune to one rune (and strings.Map a byte
-// that is not UTF-8 to one), so each piece's rune count is that of the
-// text it came from.
+// really read. foldString maps a rune to one rune and keeps a byte that
+// is not UTF-8, so each piece's rune count is that of the text it came
+// from.
 func unfold(cs []Change, e, a string) {
 	for i, c := range cs {
 		n := utf8.RuneCountInString(c.Text)

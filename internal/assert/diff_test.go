@@ -151,6 +151,10 @@ func TestDiffIgnoringCase(t *testing.T) {
 			"--- expected\n+++ actual\n  HELLO\n- How many GUESTS?\n+ how many people?\n  bye"},
 		{"lines differ in case and final newline", "A\nb", "a\nB\n", "--- expected\n+++ actual\n(the texts differ only in the final newline)"},
 		{"invalid byte kept", "A b", "a\xffB", "a[- -]{+\xff+}B"},
+		// Ignoring case an invalid byte equals only itself (equal), so
+		// two that differ are a change, not two U+FFFD alike.
+		{"invalid bytes differ", "Code A\xff", "code a\xfe", "code a[-\xff-]{+\xfe+}"},
+		{"invalid bytes differ in lines", "A\xff\nb", "a\xfe\nB", "--- expected\n+++ actual\n- A\xff\n+ a\xfe\n  B"},
 		{"case alone", "ΟΔΟΣ \u212a", "οδος k", ""},
 	}
 	for _, tc := range cases {
