@@ -42,6 +42,9 @@ const handoffJSON = `{
 	"metadata": {"handoffDestination": "front-desk", "nodeTrace": [], "functionEvents": []}
 }`
 
+// longBooking is an expected text the similarity tests shorten.
+const longBooking = "Your table for four is booked for seven tonight at the corner window, please arrive ten minutes early."
+
 func decodeReply(t testing.TB, js string) *reply.TurnResult {
 	t.Helper()
 	var w struct {
@@ -157,6 +160,15 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.00, min 0.80)",
 				Expected: "Our opening hours are 9 to 5.", Actual: "Great, a table for 4. What time would you like?"}},
 			wantDiff: "[-Our opening hours are 9 to 5.-]{+Great, a table for 4. What time would you like?+}"},
+		// 0.7971 to two decimals is 0.80: a failing score reads below its min.
+		{name: "response similar fails a hair below its min", fixture: `{"response": "Booked for seven tonight at the corner window, please arrive ten"}`,
+			exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: longBooking}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.797, min 0.80)",
+				Expected: longBooking, Actual: "Booked for seven tonight at the corner window, please arrive ten"}}},
+		{name: "response similar fails a min of three decimals", fixture: `{"response": "Booked for seven tonight at the corner window, please arrive ten minutes"}`,
+			exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: longBooking, Min: 0.855}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.85, min 0.855)",
+				Expected: longBooking, Actual: "Booked for seven tonight at the corner window, please arrive ten minutes"}}},
 		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: new("table for ${n}")}}},
 		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: new("${ref}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,

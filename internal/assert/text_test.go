@@ -202,6 +202,7 @@ func TestTextDescribe(t *testing.T) {
 		{Text{OneOf: []string{"yes", "no"}}, `is one of "yes", "no"`},
 		{Text{Similar: &Similar{To: "Hello"}}, `is similar to "Hello" (min 0.80)`},
 		{Text{Similar: &Similar{To: "Hello", Min: 0.5}}, `is similar to "Hello" (min 0.50)`},
+		{Text{Similar: &Similar{To: "Hello", Min: 0.855}}, `is similar to "Hello" (min 0.855)`},
 		{Text{Any: []*Text{{Contains: new("a")}, {Matches: new("b+")}}}, `any of [contains "a" | matches /b+/]`},
 		{Text{All: []*Text{{Contains: new("a")}, {Contains: new("b")}}, IgnoreCase: true}, `all of [contains "a" | contains "b"] (ignoring case)`},
 		{Text{Not: &Text{Contains: new("sorry")}}, `not [contains "sorry"]`},
