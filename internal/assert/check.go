@@ -120,8 +120,9 @@ func (c *checker) fail(f Failure) { c.fails = append(c.fails, f) }
 // topics), so a name captured or given in a var can be checked like text.
 // The list is returned as it is when nothing in it refers to anything, which
 // is the common case and allocates nothing. An unresolved reference is a
-// failure of key+part (joined only then), and ok is false.
-func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []string, ok bool) {
+// failure of key+part (joined only then), and the list is nil: that part
+// checks nothing more, and the other parts of the check still run.
+func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []string) {
 	for i, n := range list {
 		if !strings.Contains(n, "${") || c.expand == nil {
 			continue
@@ -129,7 +130,7 @@ func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []st
 		v, err := c.expand(n)
 		if err != nil {
 			c.fail(Failure{Pos: pos, Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n})
-			return nil, false
+			return nil
 		}
 		if out == nil {
 			out = append([]string(nil), list...)
@@ -139,7 +140,7 @@ func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []st
 	if out == nil {
 		out = list
 	}
-	return out, true
+	return out
 }
 
 // label names a checked value: its Key ("state.party_size") and the subject
@@ -250,13 +251,10 @@ var traceList = listSubject{
 func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, includes, excludes, sequence, equals []string) {
 	inclPos, exclPos := parts.at("includes", pos), parts.at("excludes", pos)
 	seqPos, eqPos := parts.at("sequence", pos), parts.at("equals", pos)
-	includes, ok1 := c.names(inclPos, l.key, ".includes", includes)
-	excludes, ok2 := c.names(exclPos, l.key, ".excludes", excludes)
-	sequence, ok3 := c.names(seqPos, l.key, ".sequence", sequence)
-	equals, ok4 := c.names(eqPos, l.key, ".equals", equals)
-	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return
-	}
+	includes = c.names(inclPos, l.key, ".includes", includes)
+	excludes = c.names(exclPos, l.key, ".excludes", excludes)
+	sequence = c.names(seqPos, l.key, ".sequence", sequence)
+	equals = c.names(eqPos, l.key, ".equals", equals)
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
 			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
@@ -487,12 +485,9 @@ func (c *checker) functions(f *Functions) {
 	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
 	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
 	events := c.md().FunctionEvents()
-	calledNames, ok1 := c.names(calledPos, "functions.called", "", f.Called)
-	notCalled, ok2 := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
-	failedNames, ok3 := c.names(failedPos, "functions.failed", "", f.Failed)
-	if !ok1 || !ok2 || !ok3 {
-		return
-	}
+	calledNames := c.names(calledPos, "functions.called", "", f.Called)
+	notCalled := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
+	failedNames := c.names(failedPos, "functions.failed", "", f.Failed)
 	called := func(name string) (seen, failed bool) {
 		for _, ev := range events {
 			if ev.Name == name {
@@ -576,10 +571,7 @@ func (c *checker) topics(t *Topics) {
 	pos := c.at(t.Pos)
 	if len(t.Retrieved) > 0 {
 		retrievedPos := t.Parts.at("retrieved", pos)
-		retrieved, ok := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
-		if !ok {
-			return
-		}
+		retrieved := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
 		got := c.md().RetrievedTopics()
 		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {

@@ -104,6 +104,9 @@ func TestCheckMessaging(t *testing.T) {
 			exp: Expect{Handoff: &Handoff{Pos: at(4), Expected: true, Destination: &Text{Pos: at(4), Exact: new("billing_team")}}}},
 		{name: "no handoff over messaging fails on the events", msg: handoffTurn(), exp: Expect{Handoff: &Handoff{Pos: at(4)}},
 			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to billing_team"}}},
+		// The events of a handoff need not name where to.
+		{name: "unexpected handoff without a destination", msg: &reply.Messaging{Handoff: &reply.MessagingHandoff{}}, exp: Expect{Handoff: &Handoff{Pos: at(4)}},
+			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "a handoff"}}},
 		{name: "handoff expected, none over messaging", msg: &reply.Messaging{Joined: true}, exp: Expect{Handoff: &Handoff{Pos: at(4), Expected: true}},
 			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent did not hand off", Expected: "a handoff", Actual: "no handoff"}}},
 		{name: "messaging checks on a debug-chat reply fail", exp: Expect{Events: &Events{Pos: at(5), Includes: []string{"X"}}, SessionEnded: &Bool{Pos: at(6)}},
