@@ -183,13 +183,24 @@ func (c *checker) text(t *Text, l label, noun, actual string) {
 // textAt is text with the position given by the caller, for matchers
 // nested in a key that carries the position.
 func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
+	if r, pos, ok := c.resolveAt(pos, t, l, actual); ok {
+		c.evalAt(pos, r, l, noun, actual)
+	}
+}
+
+// resolveAt expands the references of t, the matcher of a check of
+// actual written at pos (or at t.Pos), and gives the matcher to evaluate
+// and where the check fails. When a reference cannot be resolved, or
+// leaves a matcher every text satisfies, the check fails saying so and
+// ok is false.
+func (c *checker) resolveAt(pos diag.Pos, t *Text, l label, actual string) (r *Text, at diag.Pos, ok bool) {
 	if !t.Pos.IsZero() {
 		pos = t.Pos
 	}
 	r, err := t.resolve(c.expand)
 	if err != nil {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: t.Describe(), Actual: actual})
-		return
+		return nil, pos, false
 	}
 	if r != t && r.MatchesAll() && !t.MatchesAll() {
 		// What lint warns of as written, made so by a reference: an
@@ -197,8 +208,13 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 		// capture of nothing. The check would pass whatever came back.
 		c.fail(Failure{Pos: pos, Key: l.Key(), Expected: t.Describe(), Actual: actual,
 			Message: fmt.Sprintf("cannot check: the expected value expands to %s, which every text satisfies (is a value it refers to empty?)", r.Describe())})
-		return
+		return nil, pos, false
 	}
+	return r, pos, true
+}
+
+// evalAt checks actual against r, a matcher resolveAt gave.
+func (c *checker) evalAt(pos diag.Pos, r *Text, l label, noun, actual string) {
 	m, err := r.eval(actual, false, noun)
 	if err != nil {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: r.Describe(), Actual: actual})
@@ -429,17 +445,24 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 	if m.Match == nil {
 		return
 	}
+	// Resolved once for every value, so that a reference which leaves a
+	// matcher every text satisfies fails the check as it does for one
+	// value, rather than passing on the first.
+	r, pos, ok := c.resolveAt(pos, m.Match, l, renderValues(values))
+	if !ok {
+		return
+	}
 	// A metric written several times passes when any value matches.
 	broken := false // the matcher itself cannot be evaluated
 	if len(values) > 1 {
 		for _, v := range values {
-			ok, err := m.Match.Match(v, c.expand)
-			if ok {
-				return
-			}
+			mm, err := r.eval(v, false, "value")
 			if err != nil {
 				broken = true
 				break
+			}
+			if mm == nil {
+				return
 			}
 		}
 	}
@@ -448,7 +471,7 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 		one = values[len(values)-1]
 	}
 	n := len(c.fails)
-	c.textAt(pos, m.Match, l, "value", one)
+	c.evalAt(pos, r, l, "value", one)
 	if len(c.fails) > n && len(values) > 1 && !broken {
 		// Show every written value, not only the last one tried.
 		f := &c.fails[len(c.fails)-1]

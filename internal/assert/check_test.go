@@ -334,7 +334,14 @@ func TestCheck(t *testing.T) {
 		{name: "metric repeated value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("t3")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `no value of metric "CALL_TURN" matches`, Expected: "t3", Actual: `["t1","t2"]`}}},
 		{name: "metric repeated with unknown reference", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("${nope}")}}}},
-			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: "t2"}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: `["t1","t2"]`}}},
+		// As for a metric written once: a check that would pass whatever
+		// was written is not a pass.
+		{name: "metric repeated with a reference left empty", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Contains: new("${empty}")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Expected: `contains "${empty}"`, Actual: `["t1","t2"]`,
+				Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`}}},
+		{name: "metric repeated with a bad pattern", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Matches: new("t(")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: "invalid pattern /t(/: error parsing regexp: missing closing ): `t(`", Expected: "matches /t(/", Actual: "t2"}}},
 		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.HANDOFF_TO", Message: `metric "HANDOFF_TO" was not written`, Expected: "present", Actual: "absent"}}},
 		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: new(1)}}},
