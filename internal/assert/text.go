@@ -303,6 +303,15 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 	}
 	for _, each := range t.All {
 		m, err := each.eval(actual, fold, noun)
+		if m != nil && suffix != "" {
+			// The item's words say what it checks, not that this
+			// matcher made it ignore case.
+			if m.literal {
+				m.phrase += suffix
+			} else {
+				m.expected += suffix
+			}
+		}
 		if m != nil || err != nil {
 			return m, err
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // vars is an Expander over a fixed map, erroring on unknown names like the
@@ -206,6 +208,11 @@ func TestTextDescribe(t *testing.T) {
 		{Text{Any: []*Text{{Contains: new("a")}, {Matches: new("b+")}}}, `any of [contains "a" | matches /b+/]`},
 		{Text{All: []*Text{{Contains: new("a")}, {Contains: new("b")}}, IgnoreCase: true}, `all of [contains "a" | contains "b"] (ignoring case)`},
 		{Text{Not: &Text{Contains: new("sorry")}}, `not [contains "sorry"]`},
+		// Ignoring case is said once, by the matcher that says it.
+		{Text{Any: []*Text{{Contains: new("a"), IgnoreCase: true}, {Not: &Text{Contains: new("b"), IgnoreCase: true}}}, IgnoreCase: true},
+			`any of [contains "a" | not [contains "b"]] (ignoring case)`},
+		{Text{Any: []*Text{{Contains: new("a"), IgnoreCase: true}, {Contains: new("b")}}}, `any of [contains "a" (ignoring case) | contains "b"]`},
+		{Text{OneOf: []string{}}, `is one of (nothing)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -287,6 +294,40 @@ func TestNumber(t *testing.T) {
 			}
 			if got := tc.n.Describe(); got != tc.desc {
 				t.Errorf("Describe() = %q, want %q", got, tc.desc)
+			}
+		})
+	}
+}
+
+// TestNearestAlternative: a reply that fails every whole text of an
+// any: or a one_of: is diffed against the nearest of them, whichever
+// matcher offered it, and against the first of several as near.
+func TestNearestAlternative(t *testing.T) {
+	const answer = "Great, a table for 4. What time would you like?"
+	near := "Great, a table for 4. When would you like it?"
+	type testCase struct {
+		name  string
+		text  Text
+		want  string
+		score string
+	}
+	far := &Text{Exact: new("Our opening hours are 9 to 5.")}
+	cases := []testCase{
+		{"an is alternative", Text{Any: []*Text{far, {Exact: &near}}}, near, "0.81"},
+		{"an equals alternative", Text{Any: []*Text{far, {Equals: &near}}}, near, "0.81"},
+		{"a one_of alternative", Text{Any: []*Text{far, {OneOf: []string{near}}}}, near, "0.81"},
+		{"a nested any", Text{Any: []*Text{far, {Any: []*Text{{Contains: new("nope")}, {Exact: &near}}}}}, near, "0.81"},
+		{"the first of two as near", Text{OneOf: []string{"Sure, four people!", "sure; FOUR people"}}, "Sure, four people!", "0.05"},
+		{"the first of texts sharing nothing", Text{OneOf: []string{"Zzz", "Qqq"}}, "Zzz", "0.00"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := Check(&Expect{Response: &tc.text}, Observation{Result: &reply.TurnResult{Response: answer}}, nil)
+			if len(fs) != 1 {
+				t.Fatalf("got %d failures, want 1: %#v", len(fs), fs)
+			}
+			if fs[0].Nearest != tc.want || !strings.HasSuffix(fs[0].Message, "(the nearest is "+tc.score+" similar)") {
+				t.Errorf("nearest %q in %q, want %q at %s", fs[0].Nearest, fs[0].Message, tc.want, tc.score)
 			}
 		})
 	}
