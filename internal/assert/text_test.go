@@ -58,6 +58,22 @@ func TestTextMatch(t *testing.T) {
 		{"zero matches anything", Text{}, "whatever", true},
 		{"exact trims", Text{Exact: new(" Hello ")}, "Hello\n", true},
 		{"exact differs", Text{Exact: new("Hello")}, "Hello!", false},
+		// A reference is expanded wherever it is written, and only there.
+		{"one_of expanded", Text{OneOf: []string{"Table for ${n}"}}, "Table for 4", true},
+		{"similar expanded", Text{Similar: &Similar{To: "Table for ${n} people"}}, "table for 4 people", true},
+		{"similar expanded keeps its min", Text{Similar: &Similar{To: "Your table for ${n} people is booked", Min: 0.4}}, "Booked: a table for 4", true},
+		{"not_matches expanded", Text{NotMatches: new("^${n}$")}, "4", false},
+		{"any expanded", Text{Any: []*Text{{Exact: new("${n}")}}}, "4", true},
+		{"all expanded", Text{All: []*Text{{Exact: new("${n}")}}}, "4", true},
+		{"not expanded", Text{Not: &Text{Exact: new("${n}")}}, "4", false},
+		{"not_matches ignoring case", Text{NotMatches: new("hello"), IgnoreCase: true}, "HELLO there", false},
+		{"similar at a min of 1", Text{Similar: &Similar{To: "Hello there", Min: 1}}, "hello, there!", true},
+		{"all ignoring case", Text{IgnoreCase: true, All: []*Text{{Contains: new("GREAT")}}}, "great", true},
+		{"one_of trims its items", Text{OneOf: []string{" yes "}}, "yes", true},
+		// Ignoring case, an invalid byte equals only itself: not the
+		// letter it starts, not the U+FFFD it is read as.
+		{"invalid byte is no letter ignoring case", Text{Exact: new("\xc3z"), IgnoreCase: true}, "éz", false},
+		{"invalid byte is no U+FFFD ignoring case", Text{Exact: new("\xff"), IgnoreCase: true}, "\ufffd", false},
 		{"exact is case sensitive", Text{Exact: new("hello")}, "Hello", false},
 		{"exact ignoring case", Text{Exact: new("hello"), IgnoreCase: true}, "HELLO", true},
 		{"equals does not trim", Text{Equals: new("Hello")}, "Hello ", false},
@@ -180,8 +196,14 @@ func TestTextMatchErrors(t *testing.T) {
 		{"unknown reference", Text{Contains: new("${ref}")}, `cannot expand expected value: unknown variable "ref"`},
 		{"unknown reference in pattern", Text{Matches: new("x${ref}")}, `cannot expand expected value: unknown variable "ref"`},
 		{"unterminated reference in pattern", Text{Matches: new("x${ref")}, `cannot expand expected value: unterminated reference`},
+		{"first of two unknown references", Text{Exact: new("${ref}"), Contains: new("${n}")}, `cannot expand expected value: unknown variable "ref"`},
 		{"unknown reference nested", Text{Any: []*Text{{Exact: new("a")}, {Exact: new("${b}")}}}, `cannot expand expected value: unknown variable "b"`},
 		{"bad pattern", Text{Matches: new("(a")}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		// A pattern that cannot run is an error wherever it is, also
+		// beside an alternative that passes.
+		{"bad pattern before a passing alternative", Text{Any: []*Text{{Matches: new("(a")}, {Contains: new("any")}}}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		{"bad pattern in all", Text{All: []*Text{{Matches: new("(a")}}}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		{"bad pattern in not", Text{Not: &Text{Matches: new("(a")}}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -261,9 +283,9 @@ func TestRegexCacheBounded(t *testing.T) {
 		if _, err := c.get(regexKey{pattern: fmt.Sprintf("p%d", i)}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if n := len(c.entries); n > maxCachedPatterns {
-		t.Errorf("cache holds %d entries, more than %d", n, maxCachedPatterns)
+		if n := len(c.entries); n > maxCachedPatterns {
+			t.Fatalf("cache holds %d entries, more than %d", n, maxCachedPatterns)
+		}
 	}
 }
 
