@@ -79,6 +79,9 @@ func render(td TextDiff, color bool) string {
 		return out
 	}
 	out = renderInline(td.Changes, color)
+	if td.Note != "" {
+		out = "(" + td.Note + ")"
+	}
 	if td.Truncated {
 		out += " (diff truncated)"
 	}
@@ -115,8 +118,9 @@ type TextDiff struct {
 	// Changes are the pieces in order; empty when the texts are equal or
 	// when Note explains the difference instead.
 	Changes []Change
-	// Note explains a difference that no change shows (line mode only):
-	// "the texts differ only in the final newline".
+	// Note explains a difference that no change shows: "the texts
+	// differ only in the final newline", "the texts differ beyond the
+	// part compared".
 	Note string
 	// Truncated is true when the texts were longer than the part compared.
 	Truncated bool
@@ -178,10 +182,11 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 	}
 	td := TextDiff{Lines: !inline, Truncated: et || at}
 	switch {
+	case ce == ca && td.Truncated:
+		// Changes of equal parts would mark nothing in kilobytes of text.
+		td.Note = "the texts differ beyond the part compared"
 	case inline:
 		td.Changes = changes(wordDiff(dmp, ce, ca))
-	case ce == ca && td.Truncated:
-		td.Note = "the texts differ beyond the part compared"
 	case ce == ca:
 		td.Note = "the texts differ only in the final newline"
 	default:

@@ -52,8 +52,12 @@ func TestDiffColorKeepsMarkers(t *testing.T) {
 func TestDiffCapsInput(t *testing.T) {
 	long := strings.Repeat("word ", 5000)
 	d := Diff(long+"a", long+"b")
-	if !strings.HasSuffix(d, "(diff truncated)") {
-		t.Errorf("long inline diff not marked truncated: ...%q", d[max(0, len(d)-60):])
+	if want := "(the texts differ beyond the part compared) (diff truncated)"; d != want {
+		t.Errorf("inline diff of texts differing beyond the part compared = %q, want %q", d[:min(len(d), 80)], want)
+	}
+	d = Diff("a "+long, "b "+long)
+	if want := "[-a-]{+b+} word word"; !strings.HasPrefix(d, want) || !strings.HasSuffix(d, " (diff truncated)") {
+		t.Errorf("long inline diff = %q...%q, want %q... (diff truncated)", d[:min(len(d), 40)], d[max(0, len(d)-40):], want)
 	}
 	many := strings.Repeat("line\n", 20000)
 	d = Diff(many+"a\n", many+"b\n")
