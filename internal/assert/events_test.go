@@ -129,6 +129,27 @@ func TestExpectChannelKeys(t *testing.T) {
 	if got, want := e.MessagingOnly(), []KeyAt{{"events", at(4)}, {"system_message", at(5)}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("MessagingOnly: %v, want %v", got, want)
 	}
+	// Every key set: each list names all its keys, in its order.
+	all := &Expect{Pos: at(1), Response: &Text{}, Trace: &Trace{}, Node: &Text{}, Flow: &Text{}, Step: &Text{},
+		State: []StateCheck{{}}, Handoff: &Handoff{}, Ended: &Bool{}, Delayed: &Bool{}, Metrics: []MetricCheck{{}},
+		Functions: &Functions{}, Topics: &Topics{}, LatencyMS: &Latency{}, Lang: &Lang{}, Metadata: []MetadataCheck{{}},
+		Events: &Events{}, SystemMessage: &SystemMessage{}, SessionEnded: &Bool{}}
+	for _, list := range []struct {
+		name string
+		got  []KeyAt
+		want []string
+	}{{"DebugChatOnly", all.DebugChatOnly(), DebugChatKeys}, {"MessagingOnly", all.MessagingOnly(), MessagingKeys}} {
+		var got []string
+		for _, k := range list.got {
+			got = append(got, k.Key)
+			if k.Pos != at(1) {
+				t.Errorf("%s: %s at %v, want the Expect's position", list.name, k.Key, k.Pos)
+			}
+		}
+		if !reflect.DeepEqual(got, list.want) {
+			t.Errorf("%s of every key: %v, want %v", list.name, got, list.want)
+		}
+	}
 	for _, tc := range []struct {
 		e    *Expect
 		want bool
