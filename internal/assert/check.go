@@ -289,8 +289,10 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 				from = at + 1
 				continue
 			}
+			// "no X after Y" when X is there, before Y; when X is not
+			// there at all, that is what is wrong.
 			msg := l.missing(n)
-			if i > 0 {
+			if i > 0 && indexOf(actual, n, 0) >= 0 {
 				msg = l.notAfter(n, sequence[i-1])
 			}
 			c.fail(Failure{Pos: seqPos, Key: l.key + ".sequence", Message: msg,
