@@ -28,9 +28,15 @@ func TestPatternMatchesAll(t *testing.T) {
 		{`$`, true},
 		{`(?m)^`, true},
 		{`(?i)(table)*`, true},
+		{`(x*)`, true},
+		{`(a|)`, true},
 		{`^.*$`, false}, // (?s) is off: "a\nb\n" has a line break
 		{`${ref}|`, true},
 		{`${ref}`, false},
+		// A quantifier after a reference applies to its last letter.
+		{`${ref}?`, false},
+		{`${ref}*`, false},
+		{`(${ref})?`, true},
 		{`.+`, false},
 		{`^$`, false},
 		{`\b`, false},
