@@ -115,6 +115,7 @@ func TestCheckMessaging(t *testing.T) {
 			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Level: "info"}},
 			want: []Failure{{Pos: at(2), Key: "system_message", Message: "the turn has an unexpected system message",
 				Expected: "no system message at level info", Actual: "[SYSTEM_MESSAGE_LEVEL_INFO] An agent will join shortly."}}},
+		{name: "no system message at a level passes on another level's", msg: failedTurn(), exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Level: "info"}}},
 		{name: "system message none arrived", msg: handoffTurn(),
 			exp:  Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true}},
 			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message in the turn", Expected: "a system message", Actual: "(none)"}}},

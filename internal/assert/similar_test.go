@@ -29,6 +29,7 @@ func TestSimilarity(t *testing.T) {
 		{"typographic contraction spelled out", "Sorry, I didn’t catch that.", "Sorry, I did not catch that.", 1, 1},
 		{"three letters keep their s", "yes", "ye", 0, 0.5},
 		{"a double s is no plural", "boss", "bos", 0, 0.5},
+		{"words repeated alike", "Table, table, table!", "table table table", 1, 1},
 		{"only stopwords, the same", "It is.", "it is!", 1, 1},
 		{"rewording keeping the words", "How many people will be joining you?", "How many people are joining you?", 0.85, 0.95},
 		{"reworded question", "What time would you like to book?", "At what time would you like the booking?", 0.65, 0.8},
