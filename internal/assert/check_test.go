@@ -301,6 +301,9 @@ func TestCheck(t *testing.T) {
 		{name: "trace sequence out of order", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "CollectTime", "ValidateParty"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no ValidateParty after CollectTime",
 				Expected: "Start > CollectTime > ValidateParty (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence after the first node", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"CollectTime", "Start"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no Start after CollectTime",
+				Expected: "CollectTime > Start (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
 		{name: "trace sequence first missing", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Greeting", "Start"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace is missing Greeting",
 				Expected: "Greeting > Start (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
@@ -513,6 +516,15 @@ func TestCheckPartsPositions(t *testing.T) {
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("positions:\n got  %v\n want %v", keys, want)
+	}
+}
+
+func TestPartsPos(t *testing.T) {
+	parts := Parts{{Key: "includes", Pos: at(11)}, {Key: "sequence"}}
+	for part, want := range map[string]diag.Pos{"includes": at(11), "sequence": {}, "equals": {}} {
+		if got := parts.Pos(part); got != want {
+			t.Errorf("Pos(%q) = %v, want %v", part, got, want)
+		}
 	}
 }
 
