@@ -37,6 +37,7 @@ func TestCapture(t *testing.T) {
 		{name: "empty pattern takes the field", from: "node", want: "CollectTime"},
 		{name: "expanded pattern", from: "response", pattern: `${prefix} (\w+)${dot}`, want: "AB12CD"},
 		{name: "expanded value is literal", from: "response", pattern: `AB12CD${dot}`, want: "AB12CD."},
+		{name: "expanded value alone is literal", from: "response", pattern: `${dot}`, want: "."},
 		{name: "node", from: "node", pattern: `Collect(\w+)`, want: "Time"},
 		{name: "flow", from: "flow", pattern: ``, want: "Booking"},
 		{name: "step", from: "step", pattern: `Ask(.*)`, want: "Time"},

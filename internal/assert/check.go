@@ -120,8 +120,9 @@ func (c *checker) fail(f Failure) { c.fails = append(c.fails, f) }
 // topics), so a name captured or given in a var can be checked like text.
 // The list is returned as it is when nothing in it refers to anything, which
 // is the common case and allocates nothing. An unresolved reference is a
-// failure of key+part (joined only then), and ok is false.
-func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []string, ok bool) {
+// failure of key+part (joined only then), and the list is nil: that part
+// checks nothing more, and the other parts of the check still run.
+func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []string) {
 	for i, n := range list {
 		if !strings.Contains(n, "${") || c.expand == nil {
 			continue
@@ -129,7 +130,7 @@ func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []st
 		v, err := c.expand(n)
 		if err != nil {
 			c.fail(Failure{Pos: pos, Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n})
-			return nil, false
+			return nil
 		}
 		if out == nil {
 			out = append([]string(nil), list...)
@@ -139,7 +140,7 @@ func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []st
 	if out == nil {
 		out = list
 	}
-	return out, true
+	return out
 }
 
 // label names a checked value: its Key ("state.party_size") and the subject
@@ -182,13 +183,24 @@ func (c *checker) text(t *Text, l label, noun, actual string) {
 // textAt is text with the position given by the caller, for matchers
 // nested in a key that carries the position.
 func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
+	if r, pos, ok := c.resolveAt(pos, t, l, actual); ok {
+		c.evalAt(pos, r, l, noun, actual)
+	}
+}
+
+// resolveAt expands the references of t, the matcher of a check of
+// actual written at pos (or at t.Pos), and gives the matcher to evaluate
+// and where the check fails. When a reference cannot be resolved, or
+// leaves a matcher every text satisfies, the check fails saying so and
+// ok is false.
+func (c *checker) resolveAt(pos diag.Pos, t *Text, l label, actual string) (r *Text, at diag.Pos, ok bool) {
 	if !t.Pos.IsZero() {
 		pos = t.Pos
 	}
 	r, err := t.resolve(c.expand)
 	if err != nil {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: t.Describe(), Actual: actual})
-		return
+		return nil, pos, false
 	}
 	if r != t && r.MatchesAll() && !t.MatchesAll() {
 		// What lint warns of as written, made so by a reference: an
@@ -196,8 +208,13 @@ func (c *checker) textAt(pos diag.Pos, t *Text, l label, noun, actual string) {
 		// capture of nothing. The check would pass whatever came back.
 		c.fail(Failure{Pos: pos, Key: l.Key(), Expected: t.Describe(), Actual: actual,
 			Message: fmt.Sprintf("cannot check: the expected value expands to %s, which every text satisfies (is a value it refers to empty?)", r.Describe())})
-		return
+		return nil, pos, false
 	}
+	return r, pos, true
+}
+
+// evalAt checks actual against r, a matcher resolveAt gave.
+func (c *checker) evalAt(pos diag.Pos, r *Text, l label, noun, actual string) {
 	m, err := r.eval(actual, false, noun)
 	if err != nil {
 		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: r.Describe(), Actual: actual})
@@ -250,13 +267,10 @@ var traceList = listSubject{
 func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, includes, excludes, sequence, equals []string) {
 	inclPos, exclPos := parts.at("includes", pos), parts.at("excludes", pos)
 	seqPos, eqPos := parts.at("sequence", pos), parts.at("equals", pos)
-	includes, ok1 := c.names(inclPos, l.key, ".includes", includes)
-	excludes, ok2 := c.names(exclPos, l.key, ".excludes", excludes)
-	sequence, ok3 := c.names(seqPos, l.key, ".sequence", sequence)
-	equals, ok4 := c.names(eqPos, l.key, ".equals", equals)
-	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return
-	}
+	includes = c.names(inclPos, l.key, ".includes", includes)
+	excludes = c.names(exclPos, l.key, ".excludes", excludes)
+	sequence = c.names(seqPos, l.key, ".sequence", sequence)
+	equals = c.names(eqPos, l.key, ".equals", equals)
 	for _, n := range includes {
 		if indexOf(actual, n, 0) < 0 {
 			c.fail(Failure{Pos: inclPos, Key: l.key + ".includes", Message: l.missing(n), Expected: "includes " + n, Actual: l.join(actual)})
@@ -275,8 +289,10 @@ func (c *checker) list(pos diag.Pos, parts Parts, l listSubject, actual, include
 				from = at + 1
 				continue
 			}
+			// "no X after Y" when X is there, before Y; when X is not
+			// there at all, that is what is wrong.
 			msg := l.missing(n)
-			if i > 0 {
+			if i > 0 && indexOf(actual, n, 0) >= 0 {
 				msg = l.notAfter(n, sequence[i-1])
 			}
 			c.fail(Failure{Pos: seqPos, Key: l.key + ".sequence", Message: msg,
@@ -431,17 +447,24 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 	if m.Match == nil {
 		return
 	}
+	// Resolved once for every value, so that a reference which leaves a
+	// matcher every text satisfies fails the check as it does for one
+	// value, rather than passing on the first.
+	r, pos, ok := c.resolveAt(pos, m.Match, l, renderValues(values))
+	if !ok {
+		return
+	}
 	// A metric written several times passes when any value matches.
 	broken := false // the matcher itself cannot be evaluated
 	if len(values) > 1 {
 		for _, v := range values {
-			ok, err := m.Match.Match(v, c.expand)
-			if ok {
-				return
-			}
+			mm, err := r.eval(v, false, "value")
 			if err != nil {
 				broken = true
 				break
+			}
+			if mm == nil {
+				return
 			}
 		}
 	}
@@ -450,7 +473,7 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 		one = values[len(values)-1]
 	}
 	n := len(c.fails)
-	c.textAt(pos, m.Match, l, "value", one)
+	c.evalAt(pos, r, l, "value", one)
 	if len(c.fails) > n && len(values) > 1 && !broken {
 		// Show every written value, not only the last one tried.
 		f := &c.fails[len(c.fails)-1]
@@ -487,12 +510,9 @@ func (c *checker) functions(f *Functions) {
 	calledPos, notCalledPos := f.Parts.at("called", pos), f.Parts.at("not_called", pos)
 	failedPos, noErrorsPos := f.Parts.at("failed", pos), f.Parts.at("no_errors", pos)
 	events := c.md().FunctionEvents()
-	calledNames, ok1 := c.names(calledPos, "functions.called", "", f.Called)
-	notCalled, ok2 := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
-	failedNames, ok3 := c.names(failedPos, "functions.failed", "", f.Failed)
-	if !ok1 || !ok2 || !ok3 {
-		return
-	}
+	calledNames := c.names(calledPos, "functions.called", "", f.Called)
+	notCalled := c.names(notCalledPos, "functions.not_called", "", f.NotCalled)
+	failedNames := c.names(failedPos, "functions.failed", "", f.Failed)
 	called := func(name string) (seen, failed bool) {
 		for _, ev := range events {
 			if ev.Name == name {
@@ -576,10 +596,7 @@ func (c *checker) topics(t *Topics) {
 	pos := c.at(t.Pos)
 	if len(t.Retrieved) > 0 {
 		retrievedPos := t.Parts.at("retrieved", pos)
-		retrieved, ok := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
-		if !ok {
-			return
-		}
+		retrieved := c.names(retrievedPos, "topics.retrieved", "", t.Retrieved)
 		got := c.md().RetrievedTopics()
 		for _, name := range retrieved {
 			if indexOf(got, name, 0) < 0 {

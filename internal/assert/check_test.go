@@ -2,6 +2,7 @@ package assert
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -41,6 +42,17 @@ const handoffJSON = `{
 	"conversationEnded": true, "delayedResponse": true,
 	"metadata": {"handoffDestination": "front-desk", "nodeTrace": [], "functionEvents": []}
 }`
+
+// functionsJSON holds function events that fail in two ways: a call that
+// failed and was retried, and one without a name or an error.
+const functionsJSON = `{"response": "Booked.", "metadata": {"functionEvents": [
+	{"name": "book", "status": "error", "error": "no table"},
+	{"name": "book", "status": "success"},
+	{"status": "error"}
+]}}`
+
+// longBooking is an expected text the similarity tests shorten.
+const longBooking = "Your table for four is booked for seven tonight at the corner window, please arrive ten minutes early."
 
 func decodeReply(t testing.TB, js string) *reply.TurnResult {
 	t.Helper()
@@ -150,6 +162,37 @@ func TestCheck(t *testing.T) {
 				Expected: `is one of "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?" (ignoring case)`,
 				Actual:   "Great, a table for 4. What time would you like?", Nearest: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", IgnoreCase: true}},
 			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
+		// An item that ignores case in an all: that does not: the failure,
+		// and its diff, ignore case.
+		{name: "response all item ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), All: []*Text{{Contains: new("Great")},
+			{Exact: new("GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?"), IgnoreCase: true}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (ignoring case)",
+				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
+			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
+		// ignore_case on an all: is said by the failure of its item.
+		{name: "response all ignoring case fails on an item", exp: Expect{Response: &Text{Pos: at(1), IgnoreCase: true, All: []*Text{{Contains: new("great")}, {Contains: new("how many")}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text",
+				Expected: `contains "how many" (ignoring case)`, Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
+		{name: "response all ignoring case fails on an item ignoring case", exp: Expect{Response: &Text{Pos: at(1), IgnoreCase: true, All: []*Text{{Contains: new("how many"), IgnoreCase: true}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text",
+				Expected: `contains "how many" (ignoring case)`, Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
+		{name: "response all ignoring case fails on a text", exp: Expect{Response: &Text{Pos: at(1), IgnoreCase: true, All: []*Text{{Contains: new("great")},
+			{All: []*Text{{Exact: new("GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?")}}}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (ignoring case)",
+				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
+			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
+		{name: "response not_contains ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), NotContains: new("GREAT"), IgnoreCase: true}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply contains forbidden text", Expected: `does not contain "GREAT" (ignoring case)`,
+				Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
+		{name: "response matches ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), Matches: new("^when"), IgnoreCase: true}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not match the pattern", Expected: "matches /^when/ (ignoring case)",
+				Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
+		{name: "response any ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), IgnoreCase: true, Any: []*Text{{Contains: new("how many"), IgnoreCase: true}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply matches none of the alternatives", Expected: `any of [contains "how many"] (ignoring case)`,
+				Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
+		{name: "response not ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), IgnoreCase: true, Not: &Text{Contains: new("great"), IgnoreCase: true}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply matches what it must not", Expected: `not [contains "great"] (ignoring case)`,
+				Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},
 		{name: "node equals differs in case alone", exp: Expect{Node: &Text{Pos: at(2), Equals: new("collectTime")}},
 			want: []Failure{{Pos: at(2), Key: "node", Message: "current node is not exactly the expected value (it is if case is ignored)",
 				Expected: "collectTime", Actual: "CollectTime"}}},
@@ -157,6 +200,23 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.00, min 0.80)",
 				Expected: "Our opening hours are 9 to 5.", Actual: "Great, a table for 4. What time would you like?"}},
 			wantDiff: "[-Our opening hours are 9 to 5.-]{+Great, a table for 4. What time would you like?+}"},
+		// 0.7971 to two decimals is 0.80: a failing score reads below its min.
+		{name: "response similar fails a hair below its min", fixture: `{"response": "Booked for seven tonight at the corner window, please arrive ten"}`,
+			exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: longBooking}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.797, min 0.80)",
+				Expected: longBooking, Actual: "Booked for seven tonight at the corner window, please arrive ten"}}},
+		{name: "response similar fails a min of three decimals", fixture: `{"response": "Booked for seven tonight at the corner window, please arrive ten minutes"}`,
+			exp: Expect{Response: &Text{Pos: at(1), Similar: &Similar{To: longBooking, Min: 0.855}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not similar enough to the expected text (0.85, min 0.855)",
+				Expected: longBooking, Actual: "Booked for seven tonight at the corner window, please arrive ten minutes"}}},
+		// Unfailing as written is lint's warning, not a failure: only a
+		// reference that empties a check makes it one (the next cases).
+		{name: "response any with an unfailing alternative and a reference", exp: Expect{Response: &Text{Pos: at(1), Any: []*Text{{Contains: new("")}, {Exact: new("${n}")}}}}},
+		// Two failures, written in the other order than the Expect fields.
+		{name: "failures in the order written", exp: Expect{Response: &Text{Pos: at(5), Contains: new("nope")}, State: []StateCheck{{Pos: at(3), Key: "name", Present: no}}},
+			want: []Failure{
+				{Pos: at(3), Key: "state.name", Message: `state has key "name"`, Expected: "absent", Actual: "Ann"},
+				{Pos: at(5), Key: "response", Message: "reply does not contain the expected text", Expected: `contains "nope"`, Actual: "Great, a table for 4. What time would you like?"}}},
 		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: new("table for ${n}")}}},
 		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: new("${ref}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,
@@ -192,13 +252,44 @@ func TestCheck(t *testing.T) {
 				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}"},
 				{Pos: at(3), Key: "trace.sequence", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}"}}},
 		{name: "trace names from vars", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "Collect${n}"}}},
-			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no Collect4 after Start",
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace is missing Collect4",
 				Expected: "Start > Collect4 (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
 		{name: "function and topic names expanded", exp: Expect{Functions: &Functions{Pos: at(4), Called: []string{"lookup_${nope}"}},
 			Topics: &Topics{Pos: at(5), Retrieved: []string{"Parking ${n}"}}},
 			want: []Failure{
 				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "lookup_${nope}"},
 				{Pos: at(5), Key: "topics.retrieved", Message: `topic "Parking 4" was not retrieved`, Expected: `retrieved "Parking 4"`, Actual: "Opening hours, Parking"}}},
+		// A part whose names cannot expand checks nothing; the other parts
+		// of its check, and of the others, still run.
+		{name: "parts that cannot expand leave the others checked", exp: Expect{
+			Trace:     &Trace{Pos: at(3), Includes: []string{"${nope}"}, Excludes: []string{"Start"}},
+			Functions: &Functions{Pos: at(4), Called: []string{"${nope}"}, NotCalled: []string{"check_availability"}},
+			Topics:    &Topics{Pos: at(5), Retrieved: []string{"${nope}"}, Cited: &Text{Exact: new("Parking")}}},
+			want: []Failure{
+				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}"},
+				{Pos: at(3), Key: "trace.excludes", Message: "node trace contains excluded node Start", Expected: "excludes Start",
+					Actual: "Start > CollectPartySize > ValidateParty > CollectTime"},
+				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}"},
+				{Pos: at(4), Key: "functions.not_called", Message: "function check_availability was called", Expected: "not called check_availability",
+					Actual: "check_availability (ok), lookup_vip (failed: timeout)"},
+				{Pos: at(5), Key: "topics.retrieved", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}"},
+				{Pos: at(5), Key: "topics.cited", Message: "cited topic is not the expected value", Expected: "Parking", Actual: "Opening hours"}}},
+		{name: "trace includes its first node", exp: Expect{Trace: &Trace{Includes: []string{"Start"}, Excludes: []string{"Nope"}}}},
+		{name: "trace excludes its first node", exp: Expect{Trace: &Trace{Pos: at(3), Excludes: []string{"Start"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.excludes", Message: "node trace contains excluded node Start", Expected: "excludes Start",
+				Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence names a node twice", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"CollectTime", "CollectTime"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no CollectTime after CollectTime",
+				Expected: "CollectTime > CollectTime (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence fails once, at its first break", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "Greeting", "Confirm"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace is missing Greeting",
+				Expected: "Start > Greeting > Confirm (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace equals no node", exp: Expect{Trace: &Trace{Pos: at(3), Equals: []string{}}},
+			want: []Failure{{Pos: at(3), Key: "trace.equals", Message: "node trace is not the expected list",
+				Expected: "(none)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace equals a longer list", exp: Expect{Trace: &Trace{Pos: at(3), Equals: []string{"Start", "CollectPartySize", "ValidateParty", "CollectTime", "Confirm"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.equals", Message: "node trace is not the expected list",
+				Expected: "Start > CollectPartySize > ValidateParty > CollectTime > Confirm", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
 		{name: "trace passes", exp: Expect{Trace: &Trace{Includes: []string{"ValidateParty"}, Excludes: []string{"Handoff"},
 			Sequence: []string{"Start", "CollectTime"}, Equals: []string{"Start", "CollectPartySize", "ValidateParty", "CollectTime"}}}},
 		{name: "trace includes fails", exp: Expect{Trace: &Trace{Pos: at(3), Includes: []string{"CollectPartySize", "Confirm"}}},
@@ -210,6 +301,9 @@ func TestCheck(t *testing.T) {
 		{name: "trace sequence out of order", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "CollectTime", "ValidateParty"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no ValidateParty after CollectTime",
 				Expected: "Start > CollectTime > ValidateParty (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
+		{name: "trace sequence after the first node", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"CollectTime", "Start"}}},
+			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace has no Start after CollectTime",
+				Expected: "CollectTime > Start (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
 		{name: "trace sequence first missing", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Greeting", "Start"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace is missing Greeting",
 				Expected: "Greeting > Start (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
@@ -231,6 +325,9 @@ func TestCheck(t *testing.T) {
 		{name: "state value fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Exact: new("5")}}}},
 			want:     []Failure{{Pos: at(4), Key: "state.party_size", Message: `state "party_size" is not the expected value`, Expected: "5", Actual: "4"}},
 			wantDiff: "[-5-]{+4+}"},
+		// A matcher written at its own position fails there, not at the key's.
+		{name: "state value fails at its matcher", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_size", Match: &Text{Pos: at(5), Exact: new("5")}}}},
+			want: []Failure{{Pos: at(5), Key: "state.party_size", Message: `state "party_size" is not the expected value`, Expected: "5", Actual: "4"}}},
 		{name: "state missing key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Match: &Text{Exact: new("7pm")}}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
 		{name: "state present fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Present: yes}}},
@@ -271,13 +368,22 @@ func TestCheck(t *testing.T) {
 		{name: "metric repeated value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("t3")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `no value of metric "CALL_TURN" matches`, Expected: "t3", Actual: `["t1","t2"]`}}},
 		{name: "metric repeated with unknown reference", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("${nope}")}}}},
-			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: "t2"}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: `["t1","t2"]`}}},
+		// As for a metric written once: a check that would pass whatever
+		// was written is not a pass.
+		{name: "metric repeated with a reference left empty", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Contains: new("${empty}")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Expected: `contains "${empty}"`, Actual: `["t1","t2"]`,
+				Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`}}},
+		{name: "metric repeated with a bad pattern", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Matches: new("t(")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: "invalid pattern /t(/: error parsing regexp: missing closing ): `t(`", Expected: "matches /t(/", Actual: "t2"}}},
 		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.HANDOFF_TO", Message: `metric "HANDOFF_TO" was not written`, Expected: "present", Actual: "absent"}}},
 		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: new(1)}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `metric "CALL_TURN" was written 2 times, expected once`, Expected: "1", Actual: "2"}}},
 		{name: "metric count of missing fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: new(2)}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.X", Message: `metric "X" was written 0 times, expected 2 times`, Expected: "2", Actual: "0"}}},
+		{name: "metric count 0 of a metric that must be present", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: new(0), Present: yes}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.X", Message: `metric "X" was not written`, Expected: "present", Actual: "absent"}}},
 		{name: "metric absent fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKED", Present: no}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.BOOKED", Message: `metric "BOOKED" was written`, Expected: "absent", Actual: "false"}}},
 		// functions
@@ -297,12 +403,18 @@ func TestCheck(t *testing.T) {
 					Actual: "check_availability (ok), lookup_vip (failed: timeout)"}}},
 		{name: "function errors", exp: Expect{Functions: &Functions{Pos: at(8), NoErrors: true}},
 			want: []Failure{{Pos: at(8), Key: "functions.no_errors", Message: "function lookup_vip failed", Expected: "no function errors", Actual: "lookup_vip: timeout"}}},
+		{name: "function that failed and was retried has failed", fixture: functionsJSON, exp: Expect{Functions: &Functions{Failed: []string{"book"}}}},
+		{name: "functions errors of several, one unnamed", fixture: functionsJSON, exp: Expect{Functions: &Functions{Pos: at(8), NoErrors: true}},
+			want: []Failure{{Pos: at(8), Key: "functions.no_errors", Message: "functions book, (unnamed) failed", Expected: "no function errors",
+				Actual: "book: no table; (unnamed): failed"}}},
 		{name: "no function called", fixture: handoffJSON, exp: Expect{Functions: &Functions{Pos: at(8), Called: []string{"book"}}},
 			want: []Failure{{Pos: at(8), Key: "functions.called", Message: "function book was not called", Expected: "called book", Actual: "no function called"}}},
 		// topics
 		{name: "topics pass", exp: Expect{Topics: &Topics{Retrieved: []string{"Parking"}, Cited: &Text{Exact: new("Opening hours")}}}},
 		{name: "topic not retrieved", exp: Expect{Topics: &Topics{Pos: at(9), Retrieved: []string{"Menu"}}},
 			want: []Failure{{Pos: at(9), Key: "topics.retrieved", Message: `topic "Menu" was not retrieved`, Expected: `retrieved "Menu"`, Actual: "Opening hours, Parking"}}},
+		{name: "topic not retrieved where none was", fixture: handoffJSON, exp: Expect{Topics: &Topics{Pos: at(9), Retrieved: []string{"Menu"}}},
+			want: []Failure{{Pos: at(9), Key: "topics.retrieved", Message: `topic "Menu" was not retrieved`, Expected: `retrieved "Menu"`, Actual: "(none)"}}},
 		{name: "cited topic fails", exp: Expect{Topics: &Topics{Pos: at(9), Cited: &Text{Exact: new("Parking")}}},
 			want: []Failure{{Pos: at(9), Key: "topics.cited", Message: "cited topic is not the expected value", Expected: "Parking", Actual: "Opening hours"}}},
 		// latency
@@ -356,6 +468,30 @@ func TestCheckOrderFollowsPositions(t *testing.T) {
 	}
 }
 
+// TestCheckKeepsOrderWithinAPosition: failures at one position (the
+// names of one includes) stay in the order written when the failures are
+// sorted, also past the dozen an unstable sort still keeps in order.
+func TestCheckKeepsOrderWithinAPosition(t *testing.T) {
+	var names, want []string
+	for i := range 20 {
+		n := fmt.Sprintf("Missing%02d", 20-i)
+		names = append(names, n)
+		want = append(want, "node trace is missing "+n)
+	}
+	exp := &Expect{
+		Response: &Text{Pos: at(5), Contains: new("nope")},
+		Trace:    &Trace{Pos: at(3), Includes: names},
+	}
+	var got []string
+	for _, f := range Check(exp, Observation{Result: decodeReply(t, replyJSON)}, nil) {
+		got = append(got, f.Message)
+	}
+	want = append(want, "reply does not contain the expected text")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order:\n got  %q\n want %q", got, want)
+	}
+}
+
 // TestCheckPartsPositions: a failure of one part of a compound check
 // (trace, functions, topics) points at that part, not at another part or
 // at the key; a part written without a position falls back to the key's.
@@ -380,6 +516,15 @@ func TestCheckPartsPositions(t *testing.T) {
 	}
 	if !reflect.DeepEqual(keys, want) {
 		t.Errorf("positions:\n got  %v\n want %v", keys, want)
+	}
+}
+
+func TestPartsPos(t *testing.T) {
+	parts := Parts{{Key: "includes", Pos: at(11)}, {Key: "sequence"}}
+	for part, want := range map[string]diag.Pos{"includes": at(11), "sequence": {}, "equals": {}} {
+		if got := parts.Pos(part); got != want {
+			t.Errorf("Pos(%q) = %v, want %v", part, got, want)
+		}
 	}
 }
 
@@ -414,6 +559,12 @@ func TestCheckNilInputs(t *testing.T) {
 	}, Observation{Result: res}, nil)
 	if len(got) != 5 {
 		t.Errorf("got %d failures, want 5: %#v", len(got), got)
+	}
+	// Without an expander a ${...} name is the name as written.
+	got = Check(&Expect{Trace: &Trace{Pos: at(2), Includes: []string{"${node}"}}}, Observation{Result: res}, nil)
+	want = []Failure{{Pos: at(2), Key: "trace.includes", Message: "node trace is missing ${node}", Expected: "includes ${node}", Actual: "(none)"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("name with a reference, no expander: got %#v", got)
 	}
 	if got := Check(&Expect{}, Observation{Result: res}, nil); got != nil {
 		t.Errorf("empty Expect: got %v", got)

@@ -361,11 +361,8 @@ func (c *checker) turns(t *TurnsCheck, conv *reply.Conversation) {
 	// An intents check without a position of its own fails at the
 	// turns check's, not at the conversation's.
 	ipos := cmp.Or(t.Intents.Pos, pos)
-	includes, ok1 := c.names(ipos, keyConversation+".turns.intents.includes", "", t.Intents.Includes)
-	excludes, ok2 := c.names(ipos, keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)
-	if !ok1 || !ok2 {
-		return
-	}
+	includes := c.names(ipos, keyConversation+".turns.intents.includes", "", t.Intents.Includes)
+	excludes := c.names(ipos, keyConversation+".turns.intents.excludes", "", t.Intents.Excludes)
 	found := map[string]bool{}
 	var all []string
 	for _, turn := range conv.Turns {

@@ -331,8 +331,10 @@ func TestConfirmationFailureDetails(t *testing.T) {
 			want: []string{"3 confirm.conversation.turns.count: conversation has 2 turns, expected 4 | 2"}},
 		{name: "intents at the turns' line", cc: intents(0, []string{"cancel"}, nil), conv: record(),
 			want: []string{`3 confirm.conversation.turns.intents.includes: intent "cancel" was found in no turn | book_appointment, urgent_symptoms`}},
+		// A part that cannot expand checks nothing; the other part still runs.
 		{name: "includes that cannot expand", cc: intents(4, []string{"${missing}"}, []string{"urgent_symptoms"}), conv: record(),
-			want: []string{"4 confirm.conversation.turns.intents.includes: cannot expand expected value: unknown variable ${missing} | "}},
+			want: []string{"4 confirm.conversation.turns.intents.includes: cannot expand expected value: unknown variable ${missing} | ",
+				`4 confirm.conversation.turns.intents.excludes: excluded intent "urgent_symptoms" was found in a turn | book_appointment, urgent_symptoms`}},
 		{name: "excludes that cannot expand", cc: intents(4, nil, []string{"${missing}"}), conv: record(),
 			want: []string{"4 confirm.conversation.turns.intents.excludes: cannot expand expected value: unknown variable ${missing} | "}},
 		{name: "missing state key with a value", cc: &ConversationChecks{Pos: at(2), State: []StateCheck{{Pos: at(3), Key: "ghost", Match: &Text{Exact: new("x")}}}}, conv: record(),

@@ -79,6 +79,9 @@ func render(td TextDiff, color bool) string {
 		return out
 	}
 	out = renderInline(td.Changes, color)
+	if td.Note != "" {
+		out = "(" + td.Note + ")"
+	}
 	if td.Truncated {
 		out += " (diff truncated)"
 	}
@@ -115,8 +118,9 @@ type TextDiff struct {
 	// Changes are the pieces in order; empty when the texts are equal or
 	// when Note explains the difference instead.
 	Changes []Change
-	// Note explains a difference that no change shows (line mode only):
-	// "the texts differ only in the final newline".
+	// Note explains a difference that no change shows: "the texts
+	// differ only in the final newline", "the texts differ beyond the
+	// part compared".
 	Note string
 	// Truncated is true when the texts were longer than the part compared.
 	Truncated bool
@@ -143,12 +147,12 @@ func DiffFor(f Failure, base, actual string) TextDiff {
 }
 
 // DiffOfFold is DiffOf for a check that ignored case: letters that differ
-// only in case are the same (foldRune, as the check compared them), so a
+// only in case are the same (foldString, as the check compared them), so a
 // reply written in other capitals shows only its real changes. The pieces
 // hold the original texts: removed ones the expected text's, the others
 // the actual text's, as the reply really read.
 func DiffOfFold(expected, actual string) TextDiff {
-	if strings.Map(foldRune, expected) == strings.Map(foldRune, actual) {
+	if foldString(expected) == foldString(actual) {
 		return TextDiff{}
 	}
 	return diffOf(expected, actual, true)
@@ -174,14 +178,15 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 	// ce and ca are the texts compared: e and a, case folded when fold.
 	ce, ca := e, a
 	if fold {
-		ce, ca = strings.Map(foldRune, e), strings.Map(foldRune, a)
+		ce, ca = foldString(e), foldString(a)
 	}
 	td := TextDiff{Lines: !inline, Truncated: et || at}
 	switch {
+	case ce == ca && td.Truncated:
+		// Changes of equal parts would mark nothing in kilobytes of text.
+		td.Note = "the texts differ beyond the part compared"
 	case inline:
 		td.Changes = changes(wordDiff(dmp, ce, ca))
-	case ce == ca && td.Truncated:
-		td.Note = "the texts differ beyond the part compared"
 	case ce == ca:
 		td.Note = "the texts differ only in the final newline"
 	default:
@@ -196,9 +201,9 @@ func diffOf(expected, actual string, fold bool) TextDiff {
 
 // unfold gives the changes of a diff of the case-folded e and a the
 // original texts back: removed pieces e's, the others a's, as the reply
-// really read. foldRune maps a rune to one rune (and strings.Map a byte
-// that is not UTF-8 to one), so each piece's rune count is that of the
-// text it came from.
+// really read. foldString maps a rune to one rune and keeps a byte that
+// is not UTF-8, so each piece's rune count is that of the text it came
+// from.
 func unfold(cs []Change, e, a string) {
 	for i, c := range cs {
 		n := utf8.RuneCountInString(c.Text)

@@ -52,8 +52,15 @@ func TestDiffColorKeepsMarkers(t *testing.T) {
 func TestDiffCapsInput(t *testing.T) {
 	long := strings.Repeat("word ", 5000)
 	d := Diff(long+"a", long+"b")
-	if !strings.HasSuffix(d, "(diff truncated)") {
-		t.Errorf("long inline diff not marked truncated: ...%q", d[max(0, len(d)-60):])
+	if want := "(the texts differ beyond the part compared) (diff truncated)"; d != want {
+		t.Errorf("inline diff of texts differing beyond the part compared = %q, want %q", d[:min(len(d), 80)], want)
+	}
+	if d := Diff("short", long); !strings.HasSuffix(d, " (diff truncated)") {
+		t.Errorf("diff against a long reply not marked truncated: ...%q", d[max(0, len(d)-40):])
+	}
+	d = Diff("a "+long, "b "+long)
+	if want := "[-a-]{+b+} word word"; !strings.HasPrefix(d, want) || !strings.HasSuffix(d, " (diff truncated)") {
+		t.Errorf("long inline diff = %q...%q, want %q... (diff truncated)", d[:min(len(d), 40)], d[max(0, len(d)-40):], want)
 	}
 	many := strings.Repeat("line\n", 20000)
 	d = Diff(many+"a\n", many+"b\n")
@@ -64,6 +71,18 @@ func TestDiffCapsInput(t *testing.T) {
 	// that the diff is empty or that only a final newline differs.
 	if want := "--- expected\n+++ actual\n(the texts differ beyond the part compared)\n(diff truncated)"; d != want {
 		t.Errorf("line diff of texts differing beyond the part compared = %q, want %q", d, want)
+	}
+}
+
+// TestDiffEdges: an empty text against lines is no empty line, and a
+// text of exactly the inline cap is compared whole.
+func TestDiffEdges(t *testing.T) {
+	if got, want := Diff("", "a\nb"), "--- expected\n+++ actual\n+ a\n+ b"; got != want {
+		t.Errorf("Diff of nothing against lines = %q, want %q", got, want)
+	}
+	at := strings.Repeat("x", maxInlineDiff-2)
+	if got, want := Diff(at+" a", at+" b"), at+" [-a-]{+b+}"; got != want {
+		t.Errorf("Diff of texts of the inline cap = ...%q, want ...%q", got[max(0, len(got)-20):], want[len(want)-20:])
 	}
 }
 
@@ -95,6 +114,7 @@ func TestDiffShowsInvisibleChanges(t *testing.T) {
 		{"soft hyphen in a word", "reservation", "reser\u00advation", `[-reservation-]{+reser\u00advation+}`},
 		{"shared no-break space kept", "Table for\u00a04", "Table for\u00a05", "Table for\u00a0[-4-]{+5+}"},
 		{"lines", "Hello\nTable for 4\n", "Hello\nTable for\u00a04\n", "--- expected\n+++ actual\n  Hello\n- Table for 4\n+ Table for\\u00a04"},
+		{"lines sharing one kept", "Table\u00a0for 4\nBye\n", "Table\u00a0for 4\nbye\n", "--- expected\n+++ actual\n  Table\u00a0for 4\n- Bye\n+ bye"},
 		{"invalid byte kept", "a b", "a\xff\u00a0b", "a[- -]{+\xff\\u00a0+}b"},
 		{"format character beyond the BMP", "flag", "flag\U000e0001", `flag{+\U000e0001+}`},
 		{"a missing joiner", "👩\u200d💻 ready", "👩💻 ready", `👩[-\u200d-]💻 ready`},
@@ -151,6 +171,10 @@ func TestDiffIgnoringCase(t *testing.T) {
 			"--- expected\n+++ actual\n  HELLO\n- How many GUESTS?\n+ how many people?\n  bye"},
 		{"lines differ in case and final newline", "A\nb", "a\nB\n", "--- expected\n+++ actual\n(the texts differ only in the final newline)"},
 		{"invalid byte kept", "A b", "a\xffB", "a[- -]{+\xff+}B"},
+		// Ignoring case an invalid byte equals only itself (equal), so
+		// two that differ are a change, not two U+FFFD alike.
+		{"invalid bytes differ", "Code A\xff", "code a\xfe", "code a[-\xff-]{+\xfe+}"},
+		{"invalid bytes differ in lines", "A\xff\nb", "a\xfe\nB", "--- expected\n+++ actual\n- A\xff\n+ a\xfe\n  B"},
 		{"case alone", "ΟΔΟΣ \u212a", "οδος k", ""},
 	}
 	for _, tc := range cases {

@@ -52,7 +52,7 @@ func TestCheckMessaging(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		obs := Observation{Result: &reply.TurnResult{Response: "Transferring you now.", ConversationEnded: tc.msg != nil && tc.msg.SessionEnded}, Messaging: tc.msg}
-		got := Check(&tc.exp, obs, vars(map[string]string{"live": "EVENT_TYPE_LIVE_AGENT_JOINED"}))
+		got := Check(&tc.exp, obs, vars(map[string]string{"live": "EVENT_TYPE_LIVE_AGENT_JOINED", "what": "could not connect"}))
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("failures:\n got  %#v\n want %#v", got, tc.want)
 		}
@@ -76,6 +76,10 @@ func TestCheckMessaging(t *testing.T) {
 			exp: Expect{Events: &Events{Pos: at(1), Sequence: []string{"EVENT_TYPE_LIVE_AGENT_JOINED", "EVENT_TYPE_HANDOFF_INITIATED"}}},
 			want: []Failure{{Pos: at(1), Key: "events.sequence", Message: "no EVENT_TYPE_HANDOFF_INITIATED event after EVENT_TYPE_LIVE_AGENT_JOINED",
 				Expected: "EVENT_TYPE_LIVE_AGENT_JOINED > EVENT_TYPE_HANDOFF_INITIATED (in this order, gaps allowed)", Actual: handoffTypes}}},
+		{name: "events sequence missing an event fails on it", msg: handoffTurn(),
+			exp: Expect{Events: &Events{Pos: at(1), Sequence: []string{"EVENT_TYPE_HANDOFF_INITIATED", "EVENT_TYPE_SESSION_END"}}},
+			want: []Failure{{Pos: at(1), Key: "events.sequence", Message: "no EVENT_TYPE_SESSION_END event in the turn",
+				Expected: "EVENT_TYPE_HANDOFF_INITIATED > EVENT_TYPE_SESSION_END (in this order, gaps allowed)", Actual: handoffTypes}}},
 		{name: "system message contains with level passes", msg: failedTurn(),
 			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Level: "error", Text: &Text{Pos: at(2), Contains: new("could not connect")}}}},
 		{name: "system message of the full level name passes", msg: failedTurn(),
@@ -88,6 +92,30 @@ func TestCheckMessaging(t *testing.T) {
 			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Pos: at(2), Contains: new("high load")}}},
 			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message of the turn is the expected one",
 				Expected: `a system message whose text contains "high load"`, Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		{name: "events of a turn with none", msg: &reply.Messaging{}, exp: Expect{Events: &Events{Pos: at(1), Includes: []string{"EVENT_TYPE_SESSION_END"}}},
+			want: []Failure{{Pos: at(1), Key: "events.includes", Message: "no EVENT_TYPE_SESSION_END event in the turn",
+				Expected: "includes EVENT_TYPE_SESSION_END", Actual: "(none)"}}},
+		{name: "system message text with a reference passes", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Contains: new("${what}")}}}},
+		{name: "system message text with an unknown reference", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Contains: new("${nope}")}}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: `cannot expand expected value: unknown variable "nope"`,
+				Expected: `contains "${nope}"`, Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		{name: "system message text with a bad pattern", msg: failedTurn(),
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Matches: new("(")}}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "invalid pattern /(/: error parsing regexp: missing closing ): `(`",
+				Expected: "matches /(/", Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		// A level is its last word, not any end of it.
+		{name: "system message of a level's tail fails", msg: failedTurn(), exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Level: "ror"}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message of the turn is the expected one",
+				Expected: "a system message at level ror", Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+		// Actual shows the messages that broke the check, not the others.
+		{name: "no system message at a level fails on that level's", msg: &reply.Messaging{System: []reply.SystemMessage{
+			{Level: reply.SystemLevelError, Text: noLive}, {Level: "SYSTEM_MESSAGE_LEVEL_INFO", Text: "An agent will join shortly."}}},
+			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Level: "info"}},
+			want: []Failure{{Pos: at(2), Key: "system_message", Message: "the turn has an unexpected system message",
+				Expected: "no system message at level info", Actual: "[SYSTEM_MESSAGE_LEVEL_INFO] An agent will join shortly."}}},
+		{name: "no system message at a level passes on another level's", msg: failedTurn(), exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Level: "info"}}},
 		{name: "system message none arrived", msg: handoffTurn(),
 			exp:  Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true}},
 			want: []Failure{{Pos: at(2), Key: "system_message", Message: "no system message in the turn", Expected: "a system message", Actual: "(none)"}}},
@@ -104,6 +132,9 @@ func TestCheckMessaging(t *testing.T) {
 			exp: Expect{Handoff: &Handoff{Pos: at(4), Expected: true, Destination: &Text{Pos: at(4), Exact: new("billing_team")}}}},
 		{name: "no handoff over messaging fails on the events", msg: handoffTurn(), exp: Expect{Handoff: &Handoff{Pos: at(4)}},
 			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "handoff to billing_team"}}},
+		// The events of a handoff need not name where to.
+		{name: "unexpected handoff without a destination", msg: &reply.Messaging{Handoff: &reply.MessagingHandoff{}}, exp: Expect{Handoff: &Handoff{Pos: at(4)}},
+			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent handed off unexpectedly", Expected: "no handoff", Actual: "a handoff"}}},
 		{name: "handoff expected, none over messaging", msg: &reply.Messaging{Joined: true}, exp: Expect{Handoff: &Handoff{Pos: at(4), Expected: true}},
 			want: []Failure{{Pos: at(4), Key: "handoff", Message: "agent did not hand off", Expected: "a handoff", Actual: "no handoff"}}},
 		{name: "messaging checks on a debug-chat reply fail", exp: Expect{Events: &Events{Pos: at(5), Includes: []string{"X"}}, SessionEnded: &Bool{Pos: at(6)}},
@@ -126,6 +157,27 @@ func TestExpectChannelKeys(t *testing.T) {
 	if got, want := e.MessagingOnly(), []KeyAt{{"events", at(4)}, {"system_message", at(5)}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("MessagingOnly: %v, want %v", got, want)
 	}
+	// Every key set: each list names all its keys, in its order.
+	all := &Expect{Pos: at(1), Response: &Text{}, Trace: &Trace{}, Node: &Text{}, Flow: &Text{}, Step: &Text{},
+		State: []StateCheck{{}}, Handoff: &Handoff{}, Ended: &Bool{}, Delayed: &Bool{}, Metrics: []MetricCheck{{}},
+		Functions: &Functions{}, Topics: &Topics{}, LatencyMS: &Latency{}, Lang: &Lang{}, Metadata: []MetadataCheck{{}},
+		Events: &Events{}, SystemMessage: &SystemMessage{}, SessionEnded: &Bool{}}
+	for _, list := range []struct {
+		name string
+		got  []KeyAt
+		want []string
+	}{{"DebugChatOnly", all.DebugChatOnly(), DebugChatKeys}, {"MessagingOnly", all.MessagingOnly(), MessagingKeys}} {
+		var got []string
+		for _, k := range list.got {
+			got = append(got, k.Key)
+			if k.Pos != at(1) {
+				t.Errorf("%s: %s at %v, want the Expect's position", list.name, k.Key, k.Pos)
+			}
+		}
+		if !reflect.DeepEqual(got, list.want) {
+			t.Errorf("%s of every key: %v, want %v", list.name, got, list.want)
+		}
+	}
 	for _, tc := range []struct {
 		e    *Expect
 		want bool
@@ -135,6 +187,7 @@ func TestExpectChannelKeys(t *testing.T) {
 		{&Expect{SystemMessage: &SystemMessage{Expected: true}}, true},
 		{&Expect{SystemMessage: &SystemMessage{}}, false},
 		{&Expect{Events: &Events{Sequence: []string{reply.EventTypeSystemMessage}}}, true},
+		{&Expect{Events: &Events{Includes: []string{reply.EventTypeSystemMessage}}}, true},
 		{&Expect{Events: &Events{Excludes: []string{reply.EventTypeSystemMessage}}}, false},
 		{&Expect{Events: &Events{Includes: []string{"EVENT_TYPE_SESSION_END"}}}, false},
 	} {

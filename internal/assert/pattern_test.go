@@ -14,6 +14,8 @@ func TestCheckPattern(t *testing.T) {
 		{"valid around a reference", `^${ref}\.(\d+)$`, ""},
 		{"a reference is never pattern syntax", `${a}+`, ""},
 		{"literal ${", `$${x}`, ""},
+		// Checked as it runs, the reference expanded: a name of a group.
+		{"a reference in a group's name", `(?P<${name}>\d+)`, ""},
 		{"unclosed group", `(19:00`, "invalid regular expression \"(19:00\": missing closing ): `(19:00`"},
 		{"unclosed class", `[a`, "invalid regular expression \"[a\": missing closing ]: `[a`"},
 		{"broken around a reference", `(${party}`, `invalid regular expression "(${party}": missing closing )`},

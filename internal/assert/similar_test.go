@@ -14,7 +14,7 @@ func TestSimilarity(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		got := Similarity(tc.a, tc.b)
-		if got < tc.min || got > tc.max {
+		if !(got >= tc.min && got <= tc.max) { // NaN is out of every range
 			t.Errorf("Similarity(%q, %q) = %.3f, want in [%.2f, %.2f]", tc.a, tc.b, got, tc.min, tc.max)
 		}
 		if back := Similarity(tc.b, tc.a); math.Abs(back-got) > 1e-12 {
@@ -26,6 +26,11 @@ func TestSimilarity(t *testing.T) {
 		{"same ignoring case and punctuation", "How many people, will be joining you?", "how many people will be joining you", 1, 1},
 		{"plural folded", "Which tables are free?", "Which table are free?", 1, 1},
 		{"contraction spelled out", "Sorry, I didn't catch that.", "Sorry, I did not catch that.", 1, 1},
+		{"typographic contraction spelled out", "Sorry, I didn’t catch that.", "Sorry, I did not catch that.", 1, 1},
+		{"three letters keep their s", "yes", "ye", 0, 0.5},
+		{"a double s is no plural", "boss", "bos", 0, 0.5},
+		{"words repeated alike", "Table, table, table!", "table table table", 1, 1},
+		{"only stopwords, the same", "It is.", "it is!", 1, 1},
 		{"rewording keeping the words", "How many people will be joining you?", "How many people are joining you?", 0.85, 0.95},
 		{"reworded question", "What time would you like to book?", "At what time would you like the booking?", 0.65, 0.8},
 		{"paraphrase with other words", "Your table for 4 is booked for 7pm.", "I've booked your table for four at 7pm.", 0.65, 0.8},

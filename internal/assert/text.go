@@ -87,7 +87,32 @@ func (t *Text) describe(folded bool) string {
 }
 
 func describeSimilar(s *Similar) string {
-	return fmt.Sprintf("is similar to %q (min %.2f)", s.To, similarMin(s))
+	return fmt.Sprintf("is similar to %q (min %s)", s.To, formatMin(similarMin(s)))
+}
+
+// formatMin writes a similarity threshold with two decimals, or in full
+// when it has more: rounded, a min of 0.855 would read "0.85" beside a
+// failing score of 0.854.
+func formatMin(want float64) string {
+	s := strconv.FormatFloat(want, 'f', 2, 64)
+	if v, _ := strconv.ParseFloat(s, 64); v == want {
+		return s
+	}
+	return strconv.FormatFloat(want, 'f', -1, 64)
+}
+
+// scoreBelow writes a similarity that failed its threshold want with two
+// decimals, or as many more as it takes to read below want: a score of
+// 0.7971 against 0.8 reads "0.797", where two decimals would say the
+// reply failed with "0.80, min 0.80".
+func scoreBelow(got, want float64) string {
+	for prec := 2; prec < 17; prec++ {
+		s := strconv.FormatFloat(got, 'f', prec, 64)
+		if v, _ := strconv.ParseFloat(s, 64); v < want {
+			return s
+		}
+	}
+	return strconv.FormatFloat(got, 'f', -1, 64)
 }
 
 func describeList(ts []*Text, folded bool) string {
@@ -243,7 +268,7 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 		got, want := Similarity(actual, t.Similar.To), similarMin(t.Similar)
 		if got < want {
 			return &mismatch{
-				phrase: fmt.Sprintf("is not similar enough to the expected text (%.2f, min %.2f)", got, want),
+				phrase: fmt.Sprintf("is not similar enough to the expected text (%s, min %s)", scoreBelow(got, want), formatMin(want)),
 				// The score and threshold are in the phrase; expected is
 				// the text itself, so that every report diffs the same two
 				// texts (the HTML report diffs Expected against Actual).
@@ -278,6 +303,15 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 	}
 	for _, each := range t.All {
 		m, err := each.eval(actual, fold, noun)
+		if m != nil && suffix != "" {
+			// The item's words say what it checks, not that this
+			// matcher made it ignore case.
+			if m.literal {
+				m.phrase += suffix
+			} else {
+				m.expected += suffix
+			}
+		}
 		if m != nil || err != nil {
 			return m, err
 		}

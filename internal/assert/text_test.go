@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // vars is an Expander over a fixed map, erroring on unknown names like the
@@ -56,6 +58,22 @@ func TestTextMatch(t *testing.T) {
 		{"zero matches anything", Text{}, "whatever", true},
 		{"exact trims", Text{Exact: new(" Hello ")}, "Hello\n", true},
 		{"exact differs", Text{Exact: new("Hello")}, "Hello!", false},
+		// A reference is expanded wherever it is written, and only there.
+		{"one_of expanded", Text{OneOf: []string{"Table for ${n}"}}, "Table for 4", true},
+		{"similar expanded", Text{Similar: &Similar{To: "Table for ${n} people"}}, "table for 4 people", true},
+		{"similar expanded keeps its min", Text{Similar: &Similar{To: "Your table for ${n} people is booked", Min: 0.4}}, "Booked: a table for 4", true},
+		{"not_matches expanded", Text{NotMatches: new("^${n}$")}, "4", false},
+		{"any expanded", Text{Any: []*Text{{Exact: new("${n}")}}}, "4", true},
+		{"all expanded", Text{All: []*Text{{Exact: new("${n}")}}}, "4", true},
+		{"not expanded", Text{Not: &Text{Exact: new("${n}")}}, "4", false},
+		{"not_matches ignoring case", Text{NotMatches: new("hello"), IgnoreCase: true}, "HELLO there", false},
+		{"similar at a min of 1", Text{Similar: &Similar{To: "Hello there", Min: 1}}, "hello, there!", true},
+		{"all ignoring case", Text{IgnoreCase: true, All: []*Text{{Contains: new("GREAT")}}}, "great", true},
+		{"one_of trims its items", Text{OneOf: []string{" yes "}}, "yes", true},
+		// Ignoring case, an invalid byte equals only itself: not the
+		// letter it starts, not the U+FFFD it is read as.
+		{"invalid byte is no letter ignoring case", Text{Exact: new("\xc3z"), IgnoreCase: true}, "éz", false},
+		{"invalid byte is no U+FFFD ignoring case", Text{Exact: new("\xff"), IgnoreCase: true}, "\ufffd", false},
 		{"exact is case sensitive", Text{Exact: new("hello")}, "Hello", false},
 		{"exact ignoring case", Text{Exact: new("hello"), IgnoreCase: true}, "HELLO", true},
 		{"equals does not trim", Text{Equals: new("Hello")}, "Hello ", false},
@@ -178,8 +196,14 @@ func TestTextMatchErrors(t *testing.T) {
 		{"unknown reference", Text{Contains: new("${ref}")}, `cannot expand expected value: unknown variable "ref"`},
 		{"unknown reference in pattern", Text{Matches: new("x${ref}")}, `cannot expand expected value: unknown variable "ref"`},
 		{"unterminated reference in pattern", Text{Matches: new("x${ref")}, `cannot expand expected value: unterminated reference`},
+		{"first of two unknown references", Text{Exact: new("${ref}"), Contains: new("${n}")}, `cannot expand expected value: unknown variable "ref"`},
 		{"unknown reference nested", Text{Any: []*Text{{Exact: new("a")}, {Exact: new("${b}")}}}, `cannot expand expected value: unknown variable "b"`},
 		{"bad pattern", Text{Matches: new("(a")}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		// A pattern that cannot run is an error wherever it is, also
+		// beside an alternative that passes.
+		{"bad pattern before a passing alternative", Text{Any: []*Text{{Matches: new("(a")}, {Contains: new("any")}}}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		{"bad pattern in all", Text{All: []*Text{{Matches: new("(a")}}}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
+		{"bad pattern in not", Text{Not: &Text{Matches: new("(a")}}, "invalid pattern /(a/: error parsing regexp: missing closing ): `(a`"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -202,9 +226,15 @@ func TestTextDescribe(t *testing.T) {
 		{Text{OneOf: []string{"yes", "no"}}, `is one of "yes", "no"`},
 		{Text{Similar: &Similar{To: "Hello"}}, `is similar to "Hello" (min 0.80)`},
 		{Text{Similar: &Similar{To: "Hello", Min: 0.5}}, `is similar to "Hello" (min 0.50)`},
+		{Text{Similar: &Similar{To: "Hello", Min: 0.855}}, `is similar to "Hello" (min 0.855)`},
 		{Text{Any: []*Text{{Contains: new("a")}, {Matches: new("b+")}}}, `any of [contains "a" | matches /b+/]`},
 		{Text{All: []*Text{{Contains: new("a")}, {Contains: new("b")}}, IgnoreCase: true}, `all of [contains "a" | contains "b"] (ignoring case)`},
 		{Text{Not: &Text{Contains: new("sorry")}}, `not [contains "sorry"]`},
+		// Ignoring case is said once, by the matcher that says it.
+		{Text{Any: []*Text{{Contains: new("a"), IgnoreCase: true}, {Not: &Text{Contains: new("b"), IgnoreCase: true}}}, IgnoreCase: true},
+			`any of [contains "a" | not [contains "b"]] (ignoring case)`},
+		{Text{Any: []*Text{{Contains: new("a"), IgnoreCase: true}, {Contains: new("b")}}}, `any of [contains "a" (ignoring case) | contains "b"]`},
+		{Text{OneOf: []string{}}, `is one of (nothing)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
@@ -253,9 +283,9 @@ func TestRegexCacheBounded(t *testing.T) {
 		if _, err := c.get(regexKey{pattern: fmt.Sprintf("p%d", i)}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if n := len(c.entries); n > maxCachedPatterns {
-		t.Errorf("cache holds %d entries, more than %d", n, maxCachedPatterns)
+		if n := len(c.entries); n > maxCachedPatterns {
+			t.Fatalf("cache holds %d entries, more than %d", n, maxCachedPatterns)
+		}
 	}
 }
 
@@ -286,6 +316,40 @@ func TestNumber(t *testing.T) {
 			}
 			if got := tc.n.Describe(); got != tc.desc {
 				t.Errorf("Describe() = %q, want %q", got, tc.desc)
+			}
+		})
+	}
+}
+
+// TestNearestAlternative: a reply that fails every whole text of an
+// any: or a one_of: is diffed against the nearest of them, whichever
+// matcher offered it, and against the first of several as near.
+func TestNearestAlternative(t *testing.T) {
+	const answer = "Great, a table for 4. What time would you like?"
+	near := "Great, a table for 4. When would you like it?"
+	type testCase struct {
+		name  string
+		text  Text
+		want  string
+		score string
+	}
+	far := &Text{Exact: new("Our opening hours are 9 to 5.")}
+	cases := []testCase{
+		{"an is alternative", Text{Any: []*Text{far, {Exact: &near}}}, near, "0.81"},
+		{"an equals alternative", Text{Any: []*Text{far, {Equals: &near}}}, near, "0.81"},
+		{"a one_of alternative", Text{Any: []*Text{far, {OneOf: []string{near}}}}, near, "0.81"},
+		{"a nested any", Text{Any: []*Text{far, {Any: []*Text{{Contains: new("nope")}, {Exact: &near}}}}}, near, "0.81"},
+		{"the first of two as near", Text{OneOf: []string{"Sure, four people!", "sure; FOUR people"}}, "Sure, four people!", "0.05"},
+		{"the first of texts sharing nothing", Text{OneOf: []string{"Zzz", "Qqq"}}, "Zzz", "0.00"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := Check(&Expect{Response: &tc.text}, Observation{Result: &reply.TurnResult{Response: answer}}, nil)
+			if len(fs) != 1 {
+				t.Fatalf("got %d failures, want 1: %#v", len(fs), fs)
+			}
+			if fs[0].Nearest != tc.want || !strings.HasSuffix(fs[0].Message, "(the nearest is "+tc.score+" similar)") {
+				t.Errorf("nearest %q in %q, want %q at %s", fs[0].Nearest, fs[0].Message, tc.want, tc.score)
 			}
 		})
 	}

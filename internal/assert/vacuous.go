@@ -15,13 +15,15 @@ import (
 // pattern that matches every text in a way this does not see (\b|\B) is
 // not reported: it answers for the patterns people write by mistake.
 //
-// A reference stands for a placeholder letter, as in CheckPattern: a
-// path that matches the empty text passes no letter, so it does so
-// whatever the reference expands to.
+// A reference stands for a placeholder of two letters: a path that
+// matches the empty text passes no letter, so it does so whatever the
+// reference expands to. Two, because a quantifier after a reference
+// applies to its last letter only: "${code}?" run as "AB12?" needs
+// "AB1", where a one-letter placeholder ("x?") would match nothing.
 func PatternMatchesAll(pattern string) bool {
 	p := pattern
 	if strings.Contains(p, "${") {
-		p, _ = expandPattern(p, func(string) (string, error) { return "x", nil })
+		p, _ = expandPattern(p, func(string) (string, error) { return "xx", nil })
 	}
 	// A pattern that matches every text matches the empty one. Most do
 	// not, and a check that runs them has them compiled already (its

@@ -28,9 +28,15 @@ func TestPatternMatchesAll(t *testing.T) {
 		{`$`, true},
 		{`(?m)^`, true},
 		{`(?i)(table)*`, true},
+		{`(x*)`, true},
+		{`(a|)`, true},
 		{`^.*$`, false}, // (?s) is off: "a\nb\n" has a line break
 		{`${ref}|`, true},
 		{`${ref}`, false},
+		// A quantifier after a reference applies to its last letter.
+		{`${ref}?`, false},
+		{`${ref}*`, false},
+		{`(${ref})?`, true},
 		{`.+`, false},
 		{`^$`, false},
 		{`\b`, false},
@@ -112,6 +118,12 @@ func TestMatchesAll(t *testing.T) {
 		{"not of a word", &Text{Not: &Text{Contains: &word}}, false},
 		{"not of not_contains a word", &Text{Not: &Text{NotContains: &word}}, false},
 		{"one_of empty", &Text{OneOf: []string{""}}, false},
+		// Beside contains "", a matcher that checks something is checked.
+		{"contains empty and equals", &Text{Contains: &empty, Equals: &word}, false},
+		{"contains empty and not_contains", &Text{Contains: &empty, NotContains: &word}, false},
+		{"contains empty and not_matches", &Text{Contains: &empty, NotMatches: &word}, false},
+		{"contains empty and one_of", &Text{Contains: &empty, OneOf: []string{word}}, false},
+		{"contains empty and similar", &Text{Contains: &empty, Similar: &Similar{To: word}}, false},
 		{"nothing", &Text{}, false},
 		{"nil", nil, false},
 	} {
@@ -139,14 +151,17 @@ func TestUnfailing(t *testing.T) {
 		Response: &Text{Pos: at(3), Contains: &empty},
 		Node:     &Text{Pos: at(4), Contains: &word},
 		Flow:     &Text{Matches: &dot},
-		Lang:     &Lang{Pos: at(6), ASR: &Text{Pos: at(7), Matches: &dot}, TTS: &Text{Matches: &word}},
+		Step:     &Text{Pos: at(5), Matches: &dot},
+		Lang:     &Lang{Pos: at(6), ASR: &Text{Pos: at(7), Matches: &dot}, TTS: &Text{Pos: at(8), Contains: &empty}},
 		Topics:   &Topics{Pos: at(9), Cited: &Text{Pos: at(10), Contains: &empty}},
 	}
 	got := keysAt(exp.Unfailing(), func(u Unfailing) KeyAt { return u.KeyAt })
 	want := []string{
 		"response@suites/booking.yaml:3:7",
 		"flow@suites/booking.yaml:2:7",
+		"step@suites/booking.yaml:5:7",
 		"lang.asr@suites/booking.yaml:7:7",
+		"lang.tts@suites/booking.yaml:8:7",
 		"topics.cited@suites/booking.yaml:10:7",
 	}
 	if !reflect.DeepEqual(got, want) {
