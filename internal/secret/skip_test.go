@@ -169,16 +169,7 @@ func TestDeriveSkips(t *testing.T) {
 	text := "a reply quoting " + built + ", short%2Dkey%2D12 and " + learnt
 	check := func(when string, want string) {
 		t.Helper()
-		r := d.current()
-		if r.minLen < 3 {
-			t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, r.minLen)
-		}
-		for from := range len(text) + 1 {
-			checkFind(t, r, text, from)
-		}
-		if got := d.String(text); got != want {
-			t.Errorf("%s: %q, want %q", when, got, want)
-		}
+		checkSkips(t, when, d, text, want)
 	}
 	check("derived", "a reply quoting "+Mask+", "+Mask+" and "+learnt)
 	if err := base.Learn("the signing secret", learnt); err != nil {
@@ -190,6 +181,23 @@ func TestDeriveSkips(t *testing.T) {
 	}
 	if nd, err := (*Redactor)(nil).Derive(added); err != nil || nd.String(added) != Mask || nd.current().minLen < 3 {
 		t.Errorf("Derive of nil: %v", err)
+	}
+}
+
+// checkSkips checks, at the moment when names, that r's scans skip, that
+// they find in text from every start what trying every start finds, and
+// that r redacts text to want.
+func checkSkips(t *testing.T, when string, r *Redactor, text, want string) {
+	t.Helper()
+	tb := r.current()
+	if tb.minLen < 3 {
+		t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, tb.minLen)
+	}
+	for from := range len(text) + 1 {
+		checkFind(t, tb, text, from)
+	}
+	if got := r.String(text); got != want {
+		t.Errorf("%s: %q, want %q", when, got, want)
 	}
 }
 
@@ -213,16 +221,7 @@ func TestDeriveOfItsBaseKeys(t *testing.T) {
 	text := "a reply quoting " + built + ", " + strings.ReplaceAll(runtime, "-", "%2D") + ", " + learnt + " and " + own
 	check := func(when string, r *Redactor, want string) {
 		t.Helper()
-		tb := r.current()
-		if tb.minLen < 3 {
-			t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, tb.minLen)
-		}
-		for from := range len(text) + 1 {
-			checkFind(t, tb, text, from)
-		}
-		if got := r.String(text); got != want {
-			t.Errorf("%s: %q, want %q", when, got, want)
-		}
+		checkSkips(t, when, r, text, want)
 	}
 	check("derived", d, "a reply quoting "+Mask+", "+Mask+", "+learnt+" and "+own)
 	if err := base.Learn("the signing secret", learnt); err != nil {
