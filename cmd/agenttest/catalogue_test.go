@@ -63,8 +63,8 @@ var badFiles = []struct{ name, file, src string }{
 	{"feature: tags on a Background", "f.feature", "Feature: f\n  @smoke\n  Background:\n    Given the user says \"hi\"\n  Scenario: a\n    Then the agent says \"hello\"\n"},
 }
 
-// badAnswers are debug-chat answers to the session creation.
-var badAnswers = []struct {
+// badAnswer is a debug-chat answer to the session creation.
+type badAnswer struct {
 	name   string
 	status int
 	ctype  string
@@ -74,26 +74,34 @@ var badAnswers = []struct {
 	tolerated bool
 	// location is the Location header of a redirect.
 	location string
-}{
-	{"truncated JSON", 200, "application/json", `{"conversationId":"c1","response":"Hi","metad`, false, ""},
-	{"wrong type (object for a string)", 200, "application/json", `{"conversationId":{"id":1},"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"wrong type (string for an object)", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":"none","conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"missing required fields", 200, "application/json", `{"conversationId":"c1","response":"Hi"}`, false, ""},
-	{"number where a string belongs", 200, "application/json", `{"conversationId":17,"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
-	{"null where a string belongs", 200, "application/json", `{"conversationId":"c1","userInput":"","response":null,"metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
-	{"not an object", 200, "application/json", `[1,2,3]`, false, ""},
-	{"empty body", 200, "application/json", ``, false, ""},
-	{"huge body (20 MiB)", 200, "application/json", `{"conversationId":"c1","response":"` + strings.Repeat("a", 20<<20) + `"}`, false, ""},
-	{"HTML error page", 502, "text/html", `<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, false, ""},
-	{"error without a body", 503, "", ``, false, ""},
-	{"debug-chat error body", 400, "application/json", `{"success":false,"error":"Bad Request","error_code":"INVALID_ENV","error_message":"clientEnv must be one of sandbox, pre-release, live"}`, false, ""},
-	{"metadata.state not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"state":[]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"metadata.nodeTrace not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"nodeTrace":{"a":1}},"conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"metadata.metrics not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"metrics":"CALL_TURN"},"conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"metadata.functionEvents not a list of objects", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"functionEvents":["book_table"]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"metadata.retrievedTopics not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"retrievedTopics":true},"conversationEnded":false,"delayedResponse":false}`, false, ""},
-	{"redirect to another host", 307, "", ``, false, "http://198.51.100.7/v1/agents/a1/debug-chat"},
-	{"redirect that turns the POST into a GET", 302, "", ``, false, "/elsewhere"},
+}
+
+// badAnswers are the answers of the catalogue. They are made when it runs,
+// not at init: this test binary is also the agenttest of the process tests
+// (asMainEnv), and the 20 MiB body made at init cost each of those
+// processes 90 ms under -race, besides the test binary itself.
+func badAnswers() []badAnswer {
+	return []badAnswer{
+		{"truncated JSON", 200, "application/json", `{"conversationId":"c1","response":"Hi","metad`, false, ""},
+		{"wrong type (object for a string)", 200, "application/json", `{"conversationId":{"id":1},"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"wrong type (string for an object)", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":"none","conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"missing required fields", 200, "application/json", `{"conversationId":"c1","response":"Hi"}`, false, ""},
+		{"number where a string belongs", 200, "application/json", `{"conversationId":17,"userInput":"","response":"Hi","metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
+		{"null where a string belongs", 200, "application/json", `{"conversationId":"c1","userInput":"","response":null,"metadata":{},"conversationEnded":false,"delayedResponse":false}`, true, ""},
+		{"not an object", 200, "application/json", `[1,2,3]`, false, ""},
+		{"empty body", 200, "application/json", ``, false, ""},
+		{"huge body (20 MiB)", 200, "application/json", `{"conversationId":"c1","response":"` + strings.Repeat("a", 20<<20) + `"}`, false, ""},
+		{"HTML error page", 502, "text/html", `<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, false, ""},
+		{"error without a body", 503, "", ``, false, ""},
+		{"debug-chat error body", 400, "application/json", `{"success":false,"error":"Bad Request","error_code":"INVALID_ENV","error_message":"clientEnv must be one of sandbox, pre-release, live"}`, false, ""},
+		{"metadata.state not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"state":[]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"metadata.nodeTrace not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"nodeTrace":{"a":1}},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"metadata.metrics not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"metrics":"CALL_TURN"},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"metadata.functionEvents not a list of objects", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"functionEvents":["book_table"]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"metadata.retrievedTopics not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"retrievedTopics":true},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"redirect to another host", 307, "", ``, false, "http://198.51.100.7/v1/agents/a1/debug-chat"},
+		{"redirect that turns the POST into a GET", 302, "", ``, false, "/elsewhere"},
+	}
 }
 
 // badConfigs are target settings refused before anything runs.
@@ -136,7 +144,7 @@ func TestBadInputCatalogue(t *testing.T) {
 	}
 
 	doc.WriteString("\n### Bad platform answers (`agenttest run`, the case is an error, exit 4)\n\n| Answer to `POST /v1/agents/{agentId}/debug-chat` | Message in the report |\n|---|---|\n")
-	for _, ba := range badAnswers {
+	for _, ba := range badAnswers() {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// Only debug-chat gets the bad answer. The deployment read
 			// before the case is not served: reading the huge body up to

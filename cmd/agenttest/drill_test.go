@@ -80,8 +80,10 @@ type faultMix struct {
 	errorsSay string
 	// messaging: the mix faults the Messaging API only, so it runs the
 	// scenarios over messaging only (all tagged @webchat, which
-	// TestWebChatScenariosAreTagged keeps true), and some of them must
-	// have met the fault (a reconnect, or an error).
+	// TestWebChatScenariosAreTagged keeps true), from the files that
+	// hold them (drillFiles: loading the trees was a third of an
+	// 11-case round), and some of them must have met the fault (a
+	// reconnect, or an error).
 	messaging bool
 	// rounds, when above the run's, is the number of seeds the mix needs
 	// so that its fault is met for sure (a small share of few events).
@@ -96,7 +98,7 @@ type faultMix struct {
 	eachCaseMeets string
 	// webhookFilesOnly: the fault is the run's own webhook receiver's,
 	// which only the scenarios that confirm webhooks talk to, so the
-	// mix runs the files that hold them (webhookFiles) instead of the
+	// mix runs the files that hold them (drillFiles) instead of the
 	// trees. The other cases would run exactly as with no fault at all,
 	// as TestRunSuitesPasses and TestRunExamplesPasses run them.
 	webhookFilesOnly bool
@@ -183,21 +185,19 @@ var faultMixes = []faultMix{
 	{name: "all", flags: strings.Join([]string{mix500, mix429, mixTimeout, mixDrop, mixJitter, mixSocketDrop, mixOverload}, " "), retried: true},
 }
 
-// webhookFiles returns the suite and feature files of trees that hold a
-// scenario confirming a webhook, so that new ones join the receiver's
-// drill on their own.
-func webhookFiles(t *testing.T, trees []string) []string {
+// drillFiles returns the suite and feature files of suites that hold a
+// scenario keep accepts (what names it, for the failure when none does),
+// so that new ones join a mix's drill on their own.
+func drillFiles(t *testing.T, suites []*scenario.Suite, what string, keep func(*scenario.Scenario) bool) []string {
 	t.Helper()
 	var files []string
-	for _, tree := range trees {
-		for _, s := range loadTree(t, tree) {
-			if slices.ContainsFunc(s.Scenarios, func(sc *scenario.Scenario) bool { return len(sc.WebhookEvents()) > 0 }) && !slices.Contains(files, s.Path) {
-				files = append(files, s.Path)
-			}
+	for _, s := range suites {
+		if slices.ContainsFunc(s.Scenarios, keep) && !slices.Contains(files, s.Path) {
+			files = append(files, s.Path)
 		}
 	}
 	if len(files) == 0 {
-		t.Fatal("no scenario in the passing trees confirms a webhook")
+		t.Fatalf("no scenario in the passing trees %s", what)
 	}
 	return files
 }
@@ -239,25 +239,33 @@ func TestFaultDrill(t *testing.T) {
 	leaks := goroutineCheck(t)
 	rounds := drillRounds(t)
 	trees := passingTrees(t)
+	// Loaded once, for the mixes that run the files of a part of them.
+	var suites []*scenario.Suite
+	for _, tree := range trees {
+		suites = append(suites, loadTree(t, tree)...)
+	}
 	// The mixes run side by side, each with its own embedded simulator;
 	// the group ends when all have, before the goroutine check.
 	t.Run("mix", func(t *testing.T) {
 		for _, mix := range faultMixes {
 			t.Run(mix.name, func(t *testing.T) {
 				t.Parallel()
-				drillMix(t, mix, rounds, trees)
+				drillMix(t, mix, rounds, trees, suites)
 			})
 		}
 	})
 	leaks()
 }
 
-// drillMix runs the passing trees under one fault mix, rounds times, and
-// checks every case.
-func drillMix(t *testing.T, mix faultMix, rounds int, trees []string) {
+// drillMix runs the passing trees (suites, loaded) under one fault mix,
+// rounds times, and checks every case.
+func drillMix(t *testing.T, mix faultMix, rounds int, trees []string, suites []*scenario.Suite) {
 	rounds = max(rounds, mix.rounds)
-	if mix.webhookFilesOnly {
-		trees = webhookFiles(t, trees)
+	switch {
+	case mix.webhookFilesOnly:
+		trees = drillFiles(t, suites, "confirms a webhook", func(sc *scenario.Scenario) bool { return len(sc.WebhookEvents()) > 0 })
+	case mix.messaging:
+		trees = drillFiles(t, suites, "is tagged @"+webChatTag, func(sc *scenario.Scenario) bool { return slices.Contains(sc.Tags, webChatTag) })
 	}
 	attempts, errored, cases, webhooks, metMessaging := 0, 0, 0, 0, 0
 	for round := range rounds {

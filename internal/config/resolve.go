@@ -345,6 +345,9 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 // build_url of https://apikey:${env:KEY}@host, a key variable named in
 // account_id) would otherwise be printed.
 func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
+	if len(diags) == 0 {
+		return diags // the usual case: no redactor to build
+	}
 	red, err := secret.New(keys...)
 	if err != nil || red.Empty() {
 		return diags // key() refused every key New cannot take

@@ -66,12 +66,13 @@ func fixedRule(planned int, rate float64) rule {
 // failures only. More than a third of the runs errored makes the case
 // errored, when it ends or, from minErrored errored runs on, at once.
 func sequentialRule(d stats.Design, limit int) rule {
+	decide := d.Decider()
 	return func(t tally) (result.Status, string, bool) {
 		tooMany := 3*t.errored > t.runs
 		if tooMany && t.errored >= minErrored {
 			return result.Errored, result.DecisionErrored, true
 		}
-		dec := d.Decide(t.passed, t.failed)
+		dec := decide(t.passed, t.failed)
 		if dec == stats.Continue && t.passed+t.failed < limit {
 			return result.Pending, "", false
 		}

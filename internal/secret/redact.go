@@ -100,6 +100,9 @@ type table struct {
 	// longest form at most): a text that changed only from position c
 	// on can hold a new match only from c-reach+1 on (scanFrom).
 	reach int
+	// whole is set on a table newTable built: one over all its keys,
+	// whose scans skip.
+	whole bool
 }
 
 // New builds a redactor for keys. Empty keys are skipped; any other key
@@ -116,7 +119,7 @@ func New(keys ...string) (*Redactor, error) {
 
 // newTable builds the table of keys, with the pairs the scan skips by.
 func newTable(keys []string) (*table, error) {
-	t := &table{inner: new([1 << 16 / 64]uint64)}
+	t := &table{inner: new([1 << 16 / 64]uint64), whole: true}
 	if err := t.addKeys(keys, map[unitID]*unitEdges{}); err != nil {
 		return nil, err
 	}
@@ -223,9 +226,17 @@ func (r *Redactor) build(own []string) (*table, error) {
 	base := r.base.current()
 	var t *table
 	var err error
-	if r.whole {
+	switch {
+	case r.whole && base.whole && !slices.ContainsFunc(own, func(k string) bool { return k != "" && !slices.Contains(base.keys, k) }):
+		// own adds no key to a base built whole (a client's keys are
+		// its command's already): the table would be base's again, key
+		// for key and pattern for pattern. Its copy shares what tables
+		// never change once built, and from is the copy's own.
+		cp := *base
+		t = &cp
+	case r.whole:
 		t, err = newTable(slices.Concat(base.keys, own))
-	} else {
+	default:
 		t, err = base.extend(own)
 	}
 	if err != nil {

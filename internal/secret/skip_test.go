@@ -169,16 +169,7 @@ func TestDeriveSkips(t *testing.T) {
 	text := "a reply quoting " + built + ", short%2Dkey%2D12 and " + learnt
 	check := func(when string, want string) {
 		t.Helper()
-		r := d.current()
-		if r.minLen < 3 {
-			t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, r.minLen)
-		}
-		for from := range len(text) + 1 {
-			checkFind(t, r, text, from)
-		}
-		if got := d.String(text); got != want {
-			t.Errorf("%s: %q, want %q", when, got, want)
-		}
+		checkSkips(t, when, d, text, want)
 	}
 	check("derived", "a reply quoting "+Mask+", "+Mask+" and "+learnt)
 	if err := base.Learn("the signing secret", learnt); err != nil {
@@ -191,4 +182,65 @@ func TestDeriveSkips(t *testing.T) {
 	if nd, err := (*Redactor)(nil).Derive(added); err != nil || nd.String(added) != Mask || nd.current().minLen < 3 {
 		t.Errorf("Derive of nil: %v", err)
 	}
+}
+
+// checkSkips checks, at the moment when names, that r's scans skip, that
+// they find in text from every start what trying every start finds, and
+// that r redacts text to want.
+func checkSkips(t *testing.T, when string, r *Redactor, text, want string) {
+	t.Helper()
+	tb := r.current()
+	if tb.minLen < 3 {
+		t.Errorf("%s: shortest match %d bytes: the scan cannot skip", when, tb.minLen)
+	}
+	for from := range len(text) + 1 {
+		checkFind(t, tb, text, from)
+	}
+	if got := r.String(text); got != want {
+		t.Errorf("%s: %q, want %q", when, got, want)
+	}
+}
+
+// TestDeriveOfItsBaseKeys: a redactor derived with keys its base has
+// already (a client's, from its command's) takes a copy of its base's
+// table instead of building it again; it still masks and skips as a
+// whole table does, keeps its own table to follow its base's learning
+// with, and learns apart from its base. A base that is not whole (one of
+// With's, which tries every start) is built again, whole.
+func TestDeriveOfItsBaseKeys(t *testing.T) {
+	t.Parallel()
+	const built, runtime, learnt, own = "sim-build-key-not-a-secret", "sim-runtime-key-not-a-secret", "whsec_learnt-7d2a9c41e0", "own-learnt-key-0123"
+	base := mustNew(t, built, runtime)
+	d, err := base.Derive(runtime, "", built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.current() == base.current() || d.current().from != base.current() {
+		t.Fatalf("the derived redactor scans with its base's own table (from %p, base's %p)", d.current().from, base.current())
+	}
+	text := "a reply quoting " + built + ", " + strings.ReplaceAll(runtime, "-", "%2D") + ", " + learnt + " and " + own
+	check := func(when string, r *Redactor, want string) {
+		t.Helper()
+		checkSkips(t, when, r, text, want)
+	}
+	check("derived", d, "a reply quoting "+Mask+", "+Mask+", "+learnt+" and "+own)
+	if err := base.Learn("the signing secret", learnt); err != nil {
+		t.Fatal(err)
+	}
+	check("after its base learnt a key", d, "a reply quoting "+Mask+", "+Mask+", "+Mask+" and "+own)
+	if err := d.Learn("a key of its own", own); err != nil {
+		t.Fatal(err)
+	}
+	check("after it learnt a key", d, "a reply quoting "+Mask+", "+Mask+", "+Mask+" and "+Mask)
+	check("its base", base, "a reply quoting "+Mask+", "+Mask+", "+Mask+" and "+own)
+
+	partial, err := mustNew(t, built).With(runtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd, err := partial.Derive(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("derived from a With redactor", pd, "a reply quoting "+Mask+", "+Mask+", "+learnt+" and "+own)
 }

@@ -267,8 +267,16 @@ func powFloat(x *big.Float, e int) *big.Float {
 // not evidence and must not be counted in either. The design must be
 // valid.
 func (d Design) Decide(passes, failures int) Decision {
+	return d.Decider()(passes, failures)
+}
+
+// Decider returns Decide of d with the design's rates read once, for a
+// caller that asks after every run (a repeated scenario): reading them
+// parses each as a decimal and takes exact ratios, thousands of times
+// the cost of a decision.
+func (d Design) Decider() func(passes, failures int) Decision {
 	t := d.test()
-	return t.decide(passes, failures)
+	return t.decide
 }
 
 // FewestToPass is the fewest runs in which the design can pass: that

@@ -104,6 +104,7 @@ func TestBoundsExplainDecision(t *testing.T) {
 	t.Parallel()
 	// The last three have ratios exactly on a boundary (TestDecide).
 	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8}, {0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}} {
+		decide := d.Decider()
 		for s := 0; s <= 80; s++ {
 			for f := 0; f <= 20; f++ {
 				lo, hi := d.Lower(s, f), d.Upper(s, f)
@@ -116,7 +117,7 @@ func TestBoundsExplainDecision(t *testing.T) {
 						t.Errorf("%v after %d/%d: bounds [%v, %v] exclude the observed share %v", d, s, f, lo, hi, share)
 					}
 				}
-				dec := d.Decide(s, f)
+				dec := decide(s, f)
 				if pass := lo >= d.Low()-1e-9; (dec == Pass) != pass {
 					t.Errorf("%v after %d passes, %d failures: %s, but lower bound %v against p0 %v", d, s, f, dec, lo, d.Low())
 				}
