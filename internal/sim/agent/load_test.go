@@ -58,6 +58,12 @@ func TestLoadErrors(t *testing.T) {
 			if d.Pos.Line > 0 && d.Source == "" {
 				t.Errorf("diagnostic %d has no source line", i)
 			}
+			if strings.HasSuffix(d.Source, "\r") {
+				t.Errorf("diagnostic %d echoes the line's carriage return: %q", i, d.Source)
+			}
+			if strings.Contains(d.Message, "yaml: line") {
+				t.Errorf("diagnostic %d repeats the line in its message: %q", i, d.Message)
+			}
 		}
 		if tc.hint != "" && !strings.Contains(diags[0].Hint, tc.hint) {
 			t.Errorf("hint = %q, want it to contain %q", diags[0].Hint, tc.hint)
@@ -151,7 +157,7 @@ variants:
 `,
 			want: []string{
 				`7:22: unknown intent "grete"`,
-				`7:39: unknown entity "nme"`,
+				`7:40: unknown entity "nme"`,
 				`9:11: unknown function "lookup"`,
 				`11:7: unknown variant "sprig"`,
 			},
@@ -266,6 +272,111 @@ environments:
 				`10:14: version 2: bad reference ${stat.x}`,
 				`11:15: version 2: unknown node "Nowhere"`,
 			},
+		},
+		{
+			name: "error on a last line without newline",
+			src:  strings.TrimSuffix(minimal, "\n") + "\n    end: maybe",
+			want: []string{`6:10: end must be true or false, got "maybe"`},
+		},
+		{
+			name: "CRLF line endings",
+			src:  strings.ReplaceAll(minimal+"    end: maybe\n", "\n", "\r\n"),
+			want: []string{`6:10: end must be true or false, got "maybe"`},
+		},
+		{
+			name: "duplicate key's value is not decoded",
+			src:  minimal + "start: [Hello]\n",
+			want: []string{`6:1: duplicate key "start"`},
+		},
+		{
+			name: "not mappings",
+			src:  minimal + "language: en-GB\nintents: [greet]\n",
+			want: []string{`6:11: language must be a mapping, got a scalar`, `7:10: intent must be a mapping, got a list`},
+		},
+		{
+			name: "duplicate node names",
+			src:  minimal + "  Hello:\n    say: again\n",
+			want: []string{`6:3: duplicate node "Hello"`},
+		},
+		{
+			name: "null where a string is needed",
+			src:  minimal + "name:\n",
+			want: []string{`6:6: name must be a string, got nothing`},
+		},
+		{
+			name: "numbers as a mapping",
+			src:  minimal + "numbers: {a: b}\n",
+			want: []string{`6:10: numbers must be a string or a list of strings, got a mapping`},
+		},
+		{
+			name: "negative latency, bad bound",
+			src:  minimal + "    latencyMs: -1\n    next:\n      - if: {atLeast: {n: many}}\n        goto: Hello\n",
+			want: []string{`6:16: latencyMs must be at least 0, got -1`, `8:27: atLeast value must be a number, got "many"`},
+		},
+		{
+			name: "variants",
+			src:  minimal + "variants:\n  - {id: a, name: A}\n  - {id: a, name: B}\nnodes2: x\n",
+			want: []string{`8:10: duplicate variant id "a"`, `9:1: unknown key "nodes2"`},
+		},
+		{
+			name: "variants not a list",
+			src:  minimal + "variants: {id: a, name: A}\n",
+			want: []string{`6:11: variants must be a list of {id, name}, got a mapping`},
+		},
+		{
+			name: "empty keyword, string entity without patterns, topic without answer",
+			src:  minimal + "intents:\n  greet: {keywords: [\"\", hi]}\nentities:\n  name: {}\nknowledge:\n  hours: {keywords: [open]}\n",
+			want: []string{`7:22: empty keyword`, `9:3: entity "name" of type string needs patterns`, `11:10: knowledge topic hours is missing required key "answer"`},
+		},
+		{
+			name: "end with then",
+			src:  minimal + "    end: true\n    then:\n      - goto: Hello\n",
+			want: []string{`6:5: node "Hello" ends the conversation`},
+		},
+		{
+			name: "node parts missing their required keys",
+			src: minimal + `    llm: {promptTokens: 3}
+    handoff: {reason: x, data: [a]}
+    call: [{args: {a: b}}, {function: f, args: [a]}]
+    next: {goto: Hello}
+    then:
+      - intent: greet
+functions:
+  f: {}
+`,
+			want: []string{
+				`6:10: llm is missing required key "model"`,
+				`7:14: handoff is missing required key "destination"`,
+				`7:32: handoff.data must be a mapping, got a list`,
+				`8:12: call is missing required key "function"`,
+				`8:48: call args must be a mapping, got a list`,
+				`9:11: next must be a list of rules`,
+				`11:9: rule is missing required key "goto"`,
+				`11:17: unknown intent "greet"`,
+			},
+		},
+		{
+			name: "names in lists at their own items, a bad kind once",
+			src: minimal + `    next:
+      - intent: [greet, grete]
+        goto: Hello
+      - if: {intent: {a: b}, entities: [x, nme]}
+        goto: Hello
+intents:
+  greet: {keywords: [hi]}
+`,
+			want: []string{
+				`7:25: unknown intent "grete"`,
+				`9:22: intent must be a string or a list of strings, got a mapping`,
+				`9:41: unknown entity "x"`,
+				`9:44: unknown entity "nme"`,
+			},
+			hint: `did you mean "greet"?`,
+		},
+		{
+			name: "a loop waits for the other problems",
+			src:  "id: demo\nstart: A\nnodes:\n  A:\n    goto: B\n    sya: x\n  B:\n    goto: A\n",
+			want: []string{`6:5: unknown key "sya" in node A`},
 		},
 		{
 			name: "function fail needs error",
