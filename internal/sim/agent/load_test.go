@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -389,6 +390,19 @@ intents:
 	}
 }
 
+// Files that look close to a load error but are legal.
+func TestLoadAccepts(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"zero latency", minimal + "    latencyMs: 0\n"},
+		{"a loop through a delayed node waits for the user", "id: demo\nstart: A\nnodes:\n  A:\n    say: x\n    delay: wait\n    goto: B\n  B:\n    goto: A\n"},
+		{"a loop on a match condition", "id: demo\nstart: A\nnodes:\n  A:\n    then:\n      - if: {match: again}\n        goto: A\n"},
+	} {
+		if _, diags := Load("ok.yaml", []byte(tc.src)); len(diags) > 0 {
+			t.Errorf("%s: unexpected diagnostics:\n%v", tc.name, diags)
+		}
+	}
+}
+
 func TestLoadAcceptsProjectID(t *testing.T) {
 	src := strings.Replace(minimal, "id: demo", "id: PROJECT-ab12CD34", 1)
 	def, diags := Load("p.yaml", []byte(src))
@@ -407,8 +421,11 @@ func TestLoadDir(t *testing.T) {
 		"agents/dup.yaml":   {Data: []byte(minimal)},
 		"agents/notes.txt":  {Data: []byte("ignored")},
 		"agents/broken.yml": {Data: []byte("id: broken\nstart: X\nnodes: {}\n")},
+		// A directory is skipped, whatever its name.
+		"agents/old.yaml/c.yaml": {Data: []byte(minimal)},
+		"agents/locked.yaml":     {Data: []byte(minimal)},
 	}
-	defs, diags := LoadDir(fsys, "agents")
+	defs, diags := LoadDir(unreadable{fsys, "agents/locked.yaml"}, "agents")
 	var ids []string
 	for _, d := range defs {
 		ids = append(ids, d.ID)
@@ -424,14 +441,32 @@ func TestLoadDir(t *testing.T) {
 	for _, want := range []string{
 		`agents/broken.yml:2:8: unknown node "X"`,
 		`agents/dup.yaml:1:5: duplicate agent id "demo", already defined at agents/a.yml:1:5`,
+		`agents/locked.yaml: read agent definition: permission denied`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, all)
 		}
 	}
+	if len(diags) != 3 {
+		t.Errorf("got %d diagnostics, want 3:\n%s", len(diags), all)
+	}
 	if _, diags := LoadDir(fsys, "missing"); !diags.HasErrors() {
 		t.Error("LoadDir on a missing directory reported no error")
 	}
+}
+
+// unreadable is a file system on which one file is listed but cannot be
+// read.
+type unreadable struct {
+	fstest.MapFS
+	name string
+}
+
+func (u unreadable) ReadFile(name string) ([]byte, error) {
+	if name == u.name {
+		return nil, fs.ErrPermission
+	}
+	return u.MapFS.ReadFile(name)
 }
 
 func TestBuiltin(t *testing.T) {

@@ -429,6 +429,57 @@ func TestVoiceSessionBuiltins(t *testing.T) {
 	}
 }
 
+// The built-in state and languages of a session follow its create call
+// (docs/agent-definition.md, "Where each field comes from").
+func TestSessionBuiltinState(t *testing.T) {
+	type testCase struct {
+		name   string
+		opts   SessionOptions
+		want   map[string]any
+		absent []string
+		asr    string
+	}
+	run := func(t *testing.T, tc testCase) {
+		g := session(t, "utility-billing", tc.opts).Start()
+		for k, v := range tc.want {
+			if got := g.Metadata.State[k]; got != v {
+				t.Errorf("state[%s] = %v, want %v", k, got, v)
+			}
+		}
+		for _, k := range tc.absent {
+			if v, ok := g.Metadata.State[k]; ok {
+				t.Errorf("state[%s] = %v, want no key", k, v)
+			}
+		}
+		if g.Metadata.ASRLangCode != tc.asr {
+			t.Errorf("asrLangCode = %q, want %q", g.Metadata.ASRLangCode, tc.asr)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name:   "defaults",
+			want:   map[string]any{"channel": DefaultChannel, "environment": DefaultEnv},
+			absent: []string{"variant_id", "from_", "to", "call_sid"},
+			asr:    "en-GB",
+		},
+		{
+			name:   "SMS skips an empty from_number",
+			opts:   SessionOptions{Channel: "SMS", ASRLang: "fr-FR", IntegrationAttributes: map[string]any{"from_number": "", "from_": "+15550001"}},
+			want:   map[string]any{"from_": "+15550001", "to": "+442071230002"},
+			absent: []string{"call_sid"},
+			asr:    "fr-FR",
+		},
+		{
+			name: "from_number comes first",
+			opts: SessionOptions{Channel: "SMS", IntegrationAttributes: map[string]any{"from_number": "+15550001", "from": "+15550002"}},
+			want: map[string]any{"from_": "+15550001"},
+			asr:  "en-GB",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
 func TestTemplatesAndConditions(t *testing.T) {
 	src := `id: tpl
 start: A
@@ -511,6 +562,15 @@ func TestNumberTimePhoneEmail(t *testing.T) {
 		{"time", "noon", "12:00", true},
 		{"time", "25:00", "", false},
 		{"time", "13pm", "", false},
+		{"time", "0am", "", false},
+		{"time", "13am", "", false},
+		{"time", "7PM", "19:00", true},
+		{"time", "MIDNIGHT", "00:00", true},
+		{"time", "24:00", "", false},
+		{"time", "19:60", "", false},
+		{"time", "23:59", "23:59", true},
+		{"phone", "123-4567", "1234567", true},
+		{"phone", "12-34-5", "", false},
 		{"number", "four", "4", true},
 		{"number", "007", "7", true},
 		{"number", "many", "", false},
@@ -526,6 +586,79 @@ func TestNumberTimePhoneEmail(t *testing.T) {
 	}
 }
 
+// An entity takes its pattern's first non-empty group and folds its case
+// as the definition asks.
+func TestEntityGroupsAndCase(t *testing.T) {
+	src := `id: ent
+start: A
+entities:
+  ref: {type: number, patterns: '(#)?(\d+)'}
+  code: {patterns: 'code (\w+)', case: lower, stateKey: secret}
+routes:
+  - if: {entities: [ref]}
+    goto: B
+nodes:
+  A: {say: hello}
+  B: {say: "ref ${state.ref}"}
+`
+	def, diags := Load("ent.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	s := def.NewSession(SessionOptions{})
+	s.Start()
+	r := s.Turn("5, code ABC", nil)
+	want := []map[string]any{{"ref": "5"}, {"code": "abc"}}
+	if !reflect.DeepEqual(r.Entities, want) {
+		t.Errorf("entities = %v, want %v", r.Entities, want)
+	}
+	if st := r.Metadata.State; st["secret"] != "abc" || st["code"] != nil {
+		t.Errorf("state = %v, want the code under its stateKey only", st)
+	}
+	if r.Response != "ref 5" {
+		t.Errorf("response = %q, want the entities rule to fire", r.Response)
+	}
+}
+
+// A fallback handler is a detour back to the interrupted node only when it
+// neither moves on, ends the conversation nor delays its reply.
+func TestFallbackDetour(t *testing.T) {
+	type testCase struct {
+		name, handler, want, current string
+		ended                        bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		src := "id: det\nstart: A\nfallback: H\nnodes:\n  A: {say: hello, reprompt: again}\n  B: {say: at B}\n  H: " + tc.handler + "\n"
+		def, diags := Load("det.yaml", []byte(src))
+		if diags.HasErrors() {
+			t.Fatalf("diagnostics:\n%v", diags)
+		}
+		s := def.NewSession(SessionOptions{})
+		s.Start()
+		r := s.Turn("purple elephants", nil)
+		if r.Response != tc.want || r.Metadata.CurrentNode != tc.current || r.Ended != tc.ended {
+			t.Errorf("got %q at %s (ended %v), want %q at %s (ended %v)", r.Response, r.Metadata.CurrentNode, r.Ended, tc.want, tc.current, tc.ended)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "returns", handler: "{say: pardon}", want: "pardon again", current: "A"},
+		{name: "moves on", handler: "{say: pardon, goto: B}", want: "pardon at B", current: "B"},
+		{name: "ends", handler: "{say: bye, end: true}", want: "bye", current: "H", ended: true},
+		{name: "delays", handler: "{delay: wait, say: bye}", want: "wait", current: "H"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A string entity whose pattern captures only blanks extracts nothing.
+func TestStringEntityNeedsText(t *testing.T) {
+	typ, _ := builtinEntityType("string")
+	e := &entity{name: "x", typ: typ, patterns: []*pattern{newPattern(regexp.MustCompile(`name:(\s*)$`))}}
+	if got, ok := e.extract("name:  ", "name:  ", true); ok {
+		t.Errorf("extracted %q from blanks", got)
+	}
+}
+
 func TestContainsWord(t *testing.T) {
 	for _, tc := range []struct {
 		s, kw string
@@ -536,6 +669,13 @@ func TestContainsWord(t *testing.T) {
 		{"oh, hi!", "hi", true},
 		{"thank you so much", "thank you", true},
 		{"abc", "abcd", false},
+		{"sushi", "hi", false},
+		{"hi5", "hi", false},
+		{"hi_there", "hi", false},
+		{"hi\u00e9", "hi", false},
+		// The first occurrence is inside a word, the overlapping second
+		// stands alone.
+		{"xa-a-a", "a-a", true},
 	} {
 		if got := containsWord(tc.s, tc.kw); got != tc.want {
 			t.Errorf("containsWord(%q, %q) = %v", tc.s, tc.kw, got)
@@ -574,5 +714,36 @@ nodes:
 	r := def.NewSession(SessionOptions{}).Start()
 	if len(r.Metadata.NodeTrace) != maxHops {
 		t.Errorf("trace length = %d, want %d", len(r.Metadata.NodeTrace), maxHops)
+	}
+}
+
+// Keywords are case-insensitive whole words, whatever case the
+// definition writes them in (docs/agent-definition.md, intents).
+func TestIntentKeywords(t *testing.T) {
+	src := `id: kw
+start: A
+intents:
+  book: {keywords: [Reservation, make a booking]}
+  greet: {keywords: [hi]}
+nodes:
+  A: {say: hello}
+`
+	def, diags := Load("kw.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	for _, tc := range []struct {
+		msg  string
+		want []string
+	}{
+		{"A RESERVATION, please", []string{"book"}},
+		{"Could you Make a Booking? hi", []string{"book", "greet"}},
+		{"this is a thing", nil},
+	} {
+		s := def.NewSession(SessionOptions{})
+		s.Start()
+		if got := s.Turn(tc.msg, nil).Intents; !slices.Equal(got, tc.want) {
+			t.Errorf("%q: intents %v, want %v", tc.msg, got, tc.want)
+		}
 	}
 }
