@@ -120,6 +120,11 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`5:10: bad reference ${args.name}: args exist only in a function's result`},
 		},
 		{
+			name: "reference without a key",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state}\n",
+			want: []string{`5:10: bad reference ${state}: state needs a key`},
+		},
+		{
 			name: "unclosed reference",
 			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state.name\n",
 			want: []string{`5:10: unclosed reference`},

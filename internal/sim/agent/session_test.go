@@ -747,3 +747,137 @@ nodes:
 		}
 	}
 }
+
+// A delayed node that moves on to another delayed node holds again: only
+// the node whose reply was due plays in full.
+func TestDelayedChainHoldsAgain(t *testing.T) {
+	src := `id: chain
+start: A
+nodes:
+  A: {delay: wait A, say: done A, goto: B}
+  B: {delay: wait B, say: done B}
+`
+	def, diags := Load("chain.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	s := def.NewSession(SessionOptions{})
+	want := []string{"wait A", "done A wait B", "done B"}
+	got := []string{s.Start().Response, s.Turn("hello", nil).Response, s.Turn("hello", nil).Response}
+	if !slices.Equal(got, want) {
+		t.Errorf("replies = %q, want %q", got, want)
+	}
+}
+
+// A node's say falls back from a variant without its own wording, its
+// llm request counts the said words, and an empty saved result counts as
+// unset (docs/agent-definition.md, conditions and llmRequests).
+func TestNodeSayLLMAndEmptyState(t *testing.T) {
+	src := `id: np
+start: A
+variants: [{id: a, name: A}, {id: b, name: B}]
+functions:
+  empty: {result: ""}
+nodes:
+  A:
+    call: {function: empty, saveAs: r}
+    say: two words
+    variants: {b: other words}
+    llm: {model: m, promptTokens: 10}
+    then:
+      - if: {set: [r]}
+        goto: Set
+      - if: {unset: [r]}
+        goto: Unset
+  Set: {say: set}
+  Unset: {say: unset}
+`
+	def, diags := Load("np.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	g := def.NewSession(SessionOptions{VariantID: "a"}).Start()
+	if g.Response != "two words unset" {
+		t.Errorf("response = %q, want %q", g.Response, "two words unset")
+	}
+	want := []map[string]any{{"model": "m", "prompt_tokens": 10, "completion_tokens": 3}}
+	if !reflect.DeepEqual(g.Metadata.LLMRequests, want) {
+		t.Errorf("llmRequests = %v, want %v", g.Metadata.LLMRequests, want)
+	}
+	if g.Metadata.Metrics != nil {
+		t.Errorf("metrics = %v before any was written, want none", g.Metadata.Metrics)
+	}
+	if ev := g.Metadata.FunctionEvents; len(ev) != 1 || ev[0].LatencyMS != defaultLatencyMS {
+		t.Errorf("function events = %+v, want one with the default latency", ev)
+	}
+}
+
+// Each condition key at its boundary (docs/agent-definition.md, "routes
+// and rules").
+func TestConditionBounds(t *testing.T) {
+	def, diags := Load("c.yaml", []byte(minimal+"knowledge:\n  hours: {keywords: [open], answer: noon}\n"))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	yes, no := true, false
+	for _, tc := range []struct {
+		name, n, msg string
+		c            cond
+		want         bool
+	}{
+		{"atLeast at the bound", "10", "", cond{atLeast: []keyNumber{{"n", 10}}}, true},
+		{"atLeast below it", "9.5", "", cond{atLeast: []keyNumber{{"n", 10}}}, false},
+		{"below at the bound", "10", "", cond{below: []keyNumber{{"n", 10}}}, false},
+		{"below under it", "9.5", "", cond{below: []keyNumber{{"n", 10}}}, true},
+		{"atLeast on a non-number", "ten", "", cond{atLeast: []keyNumber{{"n", 0}}}, false},
+		{"knowledge false without a topic", "", "hello", cond{knowledge: &no}, true},
+		{"knowledge false with a topic", "", "are you open", cond{knowledge: &no}, false},
+		{"knowledge true with a topic", "", "are you open", cond{knowledge: &yes}, true},
+	} {
+		s := def.NewSession(SessionOptions{})
+		if tc.n != "" {
+			s.setState("n", tc.n)
+		}
+		if got := s.holds(&turnCtx{msg: tc.msg}, &tc.c); got != tc.want {
+			t.Errorf("%s: holds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Topics rank by hits, ties in file order.
+func TestKnowledgeRanking(t *testing.T) {
+	def, diags := Load("k.yaml", []byte(minimal+`knowledge:
+  a: {keywords: [open], answer: x}
+  b: {keywords: [hours], answer: x}
+  c: {keywords: [open, hours], answer: x}
+`))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	var names []string
+	for _, tp := range (&turnCtx{msg: "open hours"}).knowledge(def) {
+		names = append(names, tp.name)
+	}
+	if want := []string{"c", "a", "b"}; !slices.Equal(names, want) {
+		t.Errorf("topics = %v, want %v", names, want)
+	}
+}
+
+// Texts are joined with one space; a node whose say renders empty adds
+// none, and a reference may have blanks inside its braces.
+func TestSaidTextsJoin(t *testing.T) {
+	src := `id: join
+start: A
+nodes:
+  A: {say: a, goto: B}
+  B: {say: "${state.none}", goto: C}
+  C: {say: "b ${ conv.id }"}
+`
+	def, diags := Load("join.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	if got := def.NewSession(SessionOptions{ConversationID: "c1"}).Start().Response; got != "a b c1" {
+		t.Errorf("response = %q, want %q", got, "a b c1")
+	}
+}
