@@ -125,6 +125,15 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`5:10: bad reference ${state}: state needs a key`},
 		},
 		{
+			name: "random lengths and now members",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: ${random.code:0}\n    reprompt: ${random.digits:65}\n    delay: ${now.utc}\n",
+			want: []string{
+				`5:10: bad reference ${random.code:0}: length must be an integer from 1 to 64`,
+				`6:15: bad reference ${random.digits:65}: length must be an integer from 1 to 64`,
+				`7:12: bad reference ${now.utc}: now has no members`,
+			},
+		},
+		{
 			name: "unclosed reference",
 			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state.name\n",
 			want: []string{`5:10: unclosed reference`},

@@ -881,3 +881,37 @@ nodes:
 		t.Errorf("response = %q, want %q", got, "a b c1")
 	}
 }
+
+// A value that is exactly one reference keeps its type; random.code
+// defaults to 6 characters; a session without a variant has an empty
+// variant id even when the agent has variants.
+func TestTemplateValues(t *testing.T) {
+	src := `id: tv
+start: A
+variants: [{id: v1, name: One}]
+nodes:
+  A:
+    set:
+      obj: {k: "1"}
+    goto: B
+  B:
+    set:
+      copy: "${state.obj}"
+    say: "${random.code} [${conv.variant_id}${kb.answer}] ${conv.integration_attributes.n} ${conv.integration_attributes.l} ${now}"
+`
+	def, diags := Load("tv.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	clock := time.Date(2026, 5, 6, 9, 8, 9, 0, time.FixedZone("CEST", 2*3600))
+	g := def.NewSession(SessionOptions{
+		IntegrationAttributes: map[string]any{"n": 1e21, "l": []string{"a", "b"}},
+		Now:                   func() time.Time { return clock },
+	}).Start()
+	if !regexp.MustCompile(`^[A-Z0-9]{6} \[\] 1000000000000000000000 a, b 2026-05-06T07:08:09Z$`).MatchString(g.Response) {
+		t.Errorf("response = %q, want six code characters, no variant, no answer, plain numbers, a joined list and UTC", g.Response)
+	}
+	if got, want := g.Metadata.State["copy"], map[string]any{"k": "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("copy = %#v, want the map %#v", got, want)
+	}
+}
