@@ -134,6 +134,11 @@ func TestLoadErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "an alias as a value",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: &greeting hi\n    set: {copy: *greeting}\n",
+			want: []string{`6:17: value must be a string, a mapping or a list, got an alias`},
+		},
+		{
 			name: "unclosed reference",
 			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state.name\n",
 			want: []string{`5:10: unclosed reference`},
@@ -209,6 +214,7 @@ nodes:
       - {text: b, weight: -1}
       - {text: c, weight: "95%"}
       - {text: d}
+      - {text: e, weight: inf}
     reprompt:
       - {text: a, weight: 1}
       - plain
@@ -218,7 +224,8 @@ nodes:
 				`7:27: weight must be a positive number, got "-1"`,
 				`8:27: weight must be a positive number, got "95%"`,
 				`9:9: weighted say is missing required key "weight"`,
-				`12:9: reprompt mixes weighted and unweighted phrasings`,
+				`10:27: weight must be a positive number, got "inf"`,
+				`13:9: reprompt mixes weighted and unweighted phrasings`,
 			},
 			hint: "weights are relative",
 		},
