@@ -139,6 +139,11 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`6:17: value must be a string, a mapping or a list, got an alias`},
 		},
 		{
+			name: "empty phrasing list, weighted goto without weight",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: []\n    goto:\n      - {node: Hello}\n",
+			want: []string{`5:10: say needs at least one phrasing`, `7:9: weighted goto is missing required key "weight"`},
+		},
+		{
 			name: "unclosed reference",
 			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state.name\n",
 			want: []string{`5:10: unclosed reference`},
