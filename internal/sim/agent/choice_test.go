@@ -235,6 +235,9 @@ func TestNoVersions(t *testing.T) {
 	if v, ok := def.AtVersion(DefaultVersion); !ok || v != def || def.Deployed("live") != DefaultVersion {
 		t.Errorf("AtVersion(%s) = %v, %v; Deployed(live) = %q", DefaultVersion, v, ok, def.Deployed("live"))
 	}
+	if _, ok := def.AtVersion("2"); ok {
+		t.Error("AtVersion(2) found a version the file does not have")
+	}
 }
 
 // fixedSource returns the same bits on every draw and counts the draws.

@@ -281,6 +281,20 @@ environments:
 			},
 		},
 		{
+			name: "a version with the own label, a version with a duplicate node",
+			src: minimal + `versions:
+  "1": {name: x}
+  "2":
+    nodes:
+      Hello: {say: a}
+      Hello: {say: b}
+`,
+			want: []string{
+				`7:3: version "1" is the definition's own version`,
+				`11:7: duplicate node "Hello"`,
+			},
+		},
+		{
 			name: "unknown environment with hint",
 			src:  minimal + "environments: {prerelease: \"1\"}\n",
 			want: []string{`6:16: unknown environment "prerelease"`},
