@@ -295,6 +295,15 @@ environments:
 			},
 		},
 		{
+			name: "a loop a version brings, at the version's line",
+			src: minimal + `versions:
+  "2":
+    nodes:
+      Hello: {goto: Hello}
+`,
+			want: []string{`9:7: version 2: node "Hello" starts an endless goto loop`},
+		},
+		{
 			name: "unknown environment with hint",
 			src:  minimal + "environments: {prerelease: \"1\"}\n",
 			want: []string{`6:16: unknown environment "prerelease"`},
