@@ -38,6 +38,16 @@ func session(t testing.TB, id string, opts SessionOptions) *Session {
 	return builtin(t, id).NewSession(opts)
 }
 
+// mustLoad loads a definition that must have no problems.
+func mustLoad(t *testing.T, file, src string) *Definition {
+	t.Helper()
+	def, diags := Load(file, []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	return def
+}
+
 // play sends the messages in order and returns every reply.
 func play(s *Session, msgs ...string) []Reply {
 	out := make([]Reply, len(msgs))
@@ -515,10 +525,7 @@ nodes:
   Fast:
     say: fast ${conv.variant_name}
 `
-	def, diags := Load("tpl.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "tpl.yaml", src)
 	clock := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	s := def.NewSession(SessionOptions{ConversationID: "c9", Env: "pre-release", Now: func() time.Time { return clock }})
 	g := s.Start()
@@ -601,10 +608,7 @@ nodes:
   A: {say: hello}
   B: {say: "ref ${state.ref}"}
 `
-	def, diags := Load("ent.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "ent.yaml", src)
 	s := def.NewSession(SessionOptions{})
 	s.Start()
 	r := s.Turn("5, code ABC", nil)
@@ -629,10 +633,7 @@ func TestFallbackDetour(t *testing.T) {
 	}
 	run := func(t *testing.T, tc testCase) {
 		src := "id: det\nstart: A\nfallback: H\nnodes:\n  A: {say: hello, reprompt: again}\n  B: {say: at B}\n  H: " + tc.handler + "\n"
-		def, diags := Load("det.yaml", []byte(src))
-		if diags.HasErrors() {
-			t.Fatalf("diagnostics:\n%v", diags)
-		}
+		def := mustLoad(t, "det.yaml", src)
 		s := def.NewSession(SessionOptions{})
 		s.Start()
 		r := s.Turn("purple elephants", nil)
@@ -707,10 +708,7 @@ nodes:
       - if: {unset: [never]}
         goto: A
 `
-	def, diags := Load("loop.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "loop.yaml", src)
 	r := def.NewSession(SessionOptions{}).Start()
 	if len(r.Metadata.NodeTrace) != maxHops {
 		t.Errorf("trace length = %d, want %d", len(r.Metadata.NodeTrace), maxHops)
@@ -728,10 +726,7 @@ intents:
 nodes:
   A: {say: hello}
 `
-	def, diags := Load("kw.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "kw.yaml", src)
 	for _, tc := range []struct {
 		msg  string
 		want []string
@@ -757,10 +752,7 @@ nodes:
   A: {delay: wait A, say: done A, goto: B}
   B: {delay: wait B, say: done B}
 `
-	def, diags := Load("chain.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "chain.yaml", src)
 	s := def.NewSession(SessionOptions{})
 	want := []string{"wait A", "done A wait B", "done B"}
 	got := []string{s.Start().Response, s.Turn("hello", nil).Response, s.Turn("hello", nil).Response}
@@ -792,10 +784,7 @@ nodes:
   Set: {say: set}
   Unset: {say: unset}
 `
-	def, diags := Load("np.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "np.yaml", src)
 	g := def.NewSession(SessionOptions{VariantID: "a"}).Start()
 	if g.Response != "two words unset" {
 		t.Errorf("response = %q, want %q", g.Response, "two words unset")
@@ -815,10 +804,7 @@ nodes:
 // Each condition key at its boundary (docs/agent-definition.md, "routes
 // and rules").
 func TestConditionBounds(t *testing.T) {
-	def, diags := Load("c.yaml", []byte(minimal+"knowledge:\n  hours: {keywords: [open], answer: noon}\n"))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "c.yaml", minimal+"knowledge:\n  hours: {keywords: [open], answer: noon}\n")
 	yes, no := true, false
 	for _, tc := range []struct {
 		name, n, msg string
@@ -873,10 +859,7 @@ nodes:
   B: {say: "${state.none}", goto: C}
   C: {say: "b ${ conv.id }"}
 `
-	def, diags := Load("join.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "join.yaml", src)
 	if got := def.NewSession(SessionOptions{ConversationID: "c1"}).Start().Response; got != "a b c1" {
 		t.Errorf("response = %q, want %q", got, "a b c1")
 	}
@@ -899,10 +882,7 @@ nodes:
       copy: "${state.obj}"
     say: "${random.code} [${conv.variant_id}${kb.answer}] ${conv.integration_attributes.n} ${conv.integration_attributes.l} ${now}"
 `
-	def, diags := Load("tv.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "tv.yaml", src)
 	clock := time.Date(2026, 5, 6, 9, 8, 9, 0, time.FixedZone("CEST", 2*3600))
 	g := def.NewSession(SessionOptions{
 		IntegrationAttributes: map[string]any{"n": 1e21, "l": []string{"a", "b"}},
