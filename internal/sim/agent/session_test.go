@@ -895,3 +895,35 @@ nodes:
 		t.Errorf("copy = %#v, want the map %#v", got, want)
 	}
 }
+
+// A delayed reply answers the message it was delayed on: what the user
+// says meanwhile is not interpreted, not even by the node's retrieve and
+// conditions (docs/agent-definition.md, "Delayed responses").
+func TestDelayedReplyAnswersTheEarlierMessage(t *testing.T) {
+	def := mustLoad(t, "late.yaml", `id: late
+start: A
+routes:
+  - if: {knowledge: true}
+    goto: Answer
+knowledge:
+  hours: {keywords: [open], answer: We open at noon.}
+nodes:
+  A: {say: hi}
+  Answer:
+    delay: let me check
+    retrieve: true
+    say: "${kb.answer}"
+    then:
+      - if: {match: thanks}
+        goto: A
+`)
+	for _, meanwhile := range []string{"ok", "thanks", ""} {
+		s := def.NewSession(SessionOptions{})
+		s.Start()
+		s.Turn("when are you open", nil)
+		r := s.Turn(meanwhile, nil)
+		if r.Response != "We open at noon." || r.Metadata.CitedTopic != "hours" || len(r.Intents) != 0 {
+			t.Errorf("%q meanwhile: reply %q citing %q, intents %v; want the answer to the earlier question", meanwhile, r.Response, r.Metadata.CitedTopic, r.Intents)
+		}
+	}
+}
