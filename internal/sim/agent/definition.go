@@ -729,8 +729,6 @@ func (l *loader) intentRef(v *yaml.Node) []string {
 	return values(items)
 }
 
-var condKeys = []string{"intent", "entities", "set", "unset", "equals", "atLeast", "below", "match", "knowledge"}
-
 func (l *loader) cond(v *yaml.Node, c *cond) {
 	numbers := func(v *yaml.Node, what string) []keyNumber {
 		var out []keyNumber
