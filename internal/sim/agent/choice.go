@@ -3,6 +3,7 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -21,14 +22,18 @@ type weights []float64
 
 // newWeights normalises raw positive weights into cumulative ones.
 func newWeights(raw []float64) weights {
+	// Dividing by the largest weight first keeps the sum finite: two
+	// weights near MaxFloat64 would add up to +Inf and the first would
+	// never be drawn.
+	top := slices.Max(raw)
 	total := 0.0
 	for _, w := range raw {
-		total += w
+		total += w / top
 	}
 	cum := make(weights, len(raw))
 	acc := 0.0
 	for i, w := range raw {
-		acc += w
+		acc += w / top
 		cum[i] = acc / total
 	}
 	cum[len(cum)-1] = 1 // no rounding gap at the top

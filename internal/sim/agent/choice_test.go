@@ -235,4 +235,36 @@ func TestNoVersions(t *testing.T) {
 	if v, ok := def.AtVersion(DefaultVersion); !ok || v != def || def.Deployed("live") != DefaultVersion {
 		t.Errorf("AtVersion(%s) = %v, %v; Deployed(live) = %q", DefaultVersion, v, ok, def.Deployed("live"))
 	}
+	if _, ok := def.AtVersion("2"); ok {
+		t.Error("AtVersion(2) found a version the file does not have")
+	}
+}
+
+// fixedSource returns the same bits on every draw and counts the draws.
+type fixedSource struct {
+	bits  uint64
+	draws int
+}
+
+func (f *fixedSource) Uint64() uint64 { f.draws++; return f.bits }
+
+// A draw on a boundary goes to the upper alternative, so each of two
+// equal weights owns half of [0, 1); one alternative draws nothing.
+func TestWeightedPickBoundaries(t *testing.T) {
+	half := &fixedSource{bits: 1 << 52} // Float64 = 2^52 / 2^53
+	if got := newWeights([]float64{1, 1}).pick(rand.New(half), 2); got != 1 {
+		t.Errorf("pick at 0.5 = %d, want 1", got)
+	}
+	one := &fixedSource{}
+	if got := weights(nil).pick(rand.New(one), 1); got != 0 || one.draws != 0 {
+		t.Errorf("pick of one = %d after %d draws, want 0 after none", got, one.draws)
+	}
+}
+
+// Huge weights are relative like any others.
+func TestWeightsNearMaxFloat(t *testing.T) {
+	got := newWeights([]float64{math.MaxFloat64, math.MaxFloat64})
+	if want := (weights{0.5, 1}); !slices.Equal(got, want) {
+		t.Errorf("cumulative weights = %v, want %v", got, want)
+	}
 }

@@ -137,9 +137,15 @@ func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
 
 // strs decodes a scalar or a sequence of scalars as a list of strings.
 func (d *decoder) strs(n *yaml.Node, what string) []string {
+	return values(d.strItems(n, what))
+}
+
+// strItems is strs keeping each string's node, so that a later check (an
+// unknown intent, an empty keyword) points at the item, not at its list.
+func (d *decoder) strItems(n *yaml.Node, what string) []*yaml.Node {
 	if n.Kind == yaml.ScalarNode {
-		if s, ok := d.str(n, what); ok {
-			return []string{s}
+		if _, ok := d.str(n, what); ok {
+			return []*yaml.Node{n}
 		}
 		return nil
 	}
@@ -147,11 +153,19 @@ func (d *decoder) strs(n *yaml.Node, what string) []string {
 		d.errorf(n, "%s must be a string or a list of strings, got %s", what, kindName(n))
 		return nil
 	}
-	out := make([]string, 0, len(n.Content))
+	out := make([]*yaml.Node, 0, len(n.Content))
 	for _, c := range n.Content {
-		if s, ok := d.str(c, what+" item"); ok {
-			out = append(out, s)
+		if _, ok := d.str(c, what+" item"); ok {
+			out = append(out, c)
 		}
+	}
+	return out
+}
+
+func values(items []*yaml.Node) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Value
 	}
 	return out
 }

@@ -454,10 +454,10 @@ func (l *loader) matcherFields(m *matcher) []field {
 			}
 		}},
 		{"keywords", func(k, v *yaml.Node) {
-			for _, kw := range l.strs(v, "keywords") {
-				kw = strings.ToLower(strings.TrimSpace(kw))
+			for _, it := range l.strItems(v, "keywords") {
+				kw := strings.ToLower(strings.TrimSpace(it.Value))
 				if kw == "" {
-					l.errorf(v, "empty keyword")
+					l.errorf(it, "empty keyword")
 					continue
 				}
 				m.keywords = append(m.keywords, kw)
@@ -713,10 +713,7 @@ func (l *loader) rules(v *yaml.Node, what string) []*rule {
 		r := &rule{}
 		l.mapping(item, "rule", []field{
 			{"if", func(k, v *yaml.Node) { l.cond(v, &r.cond) }},
-			{"intent", func(k, v *yaml.Node) {
-				r.cond.intents = append(r.cond.intents, l.strs(v, "intent")...)
-				l.intentRefs = append(l.intentRefs, v)
-			}},
+			{"intent", func(k, v *yaml.Node) { r.cond.intents = append(r.cond.intents, l.intentRef(v)...) }},
 			{"goto", func(k, v *yaml.Node) { l.target(v, r) }},
 		}, "goto")
 		out = append(out, r)
@@ -724,7 +721,13 @@ func (l *loader) rules(v *yaml.Node, what string) []*rule {
 	return out
 }
 
-var condKeys = []string{"intent", "entities", "set", "unset", "equals", "atLeast", "below", "match", "knowledge"}
+// intentRef decodes the intent names of a rule or condition and keeps
+// their nodes for resolve.
+func (l *loader) intentRef(v *yaml.Node) []string {
+	items := l.strItems(v, "intent")
+	l.intentRefs = append(l.intentRefs, items...)
+	return values(items)
+}
 
 func (l *loader) cond(v *yaml.Node, c *cond) {
 	numbers := func(v *yaml.Node, what string) []keyNumber {
@@ -735,13 +738,11 @@ func (l *loader) cond(v *yaml.Node, c *cond) {
 		return out
 	}
 	l.mapping(v, "condition", []field{
-		{"intent", func(k, v *yaml.Node) {
-			c.intents = append(c.intents, l.strs(v, "intent")...)
-			l.intentRefs = append(l.intentRefs, v)
-		}},
+		{"intent", func(k, v *yaml.Node) { c.intents = append(c.intents, l.intentRef(v)...) }},
 		{"entities", func(k, v *yaml.Node) {
-			c.entities = l.strs(v, "entities")
-			l.entityRefs = append(l.entityRefs, v)
+			items := l.strItems(v, "entities")
+			c.entities = values(items)
+			l.entityRefs = append(l.entityRefs, items...)
 		}},
 		{"set", func(k, v *yaml.Node) { c.set = l.strs(v, "set") }},
 		{"unset", func(k, v *yaml.Node) { c.unset = l.strs(v, "unset") }},
@@ -782,10 +783,8 @@ func (l *loader) resolve() {
 		intentNames[i] = in.name
 	}
 	for _, v := range l.intentRefs {
-		for _, name := range l.strs(v, "intent") {
-			if !slices.Contains(intentNames, name) {
-				l.hintf(v, diag.DidYouMean(name, intentNames), "unknown intent %q", name)
-			}
+		if !slices.Contains(intentNames, v.Value) {
+			l.hintf(v, diag.DidYouMean(v.Value, intentNames), "unknown intent %q", v.Value)
 		}
 	}
 	entityNames := make([]string, len(def.entities))
@@ -793,10 +792,8 @@ func (l *loader) resolve() {
 		entityNames[i] = e.name
 	}
 	for _, v := range l.entityRefs {
-		for _, name := range l.strs(v, "entity") {
-			if !slices.Contains(entityNames, name) {
-				l.hintf(v, diag.DidYouMean(name, entityNames), "unknown entity %q", name)
-			}
+		if !slices.Contains(entityNames, v.Value) {
+			l.hintf(v, diag.DidYouMean(v.Value, entityNames), "unknown entity %q", v.Value)
 		}
 	}
 	variantIDs := make([]string, len(def.variants))

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -58,6 +59,12 @@ func TestLoadErrors(t *testing.T) {
 			if d.Pos.Line > 0 && d.Source == "" {
 				t.Errorf("diagnostic %d has no source line", i)
 			}
+			if strings.HasSuffix(d.Source, "\r") {
+				t.Errorf("diagnostic %d echoes the line's carriage return: %q", i, d.Source)
+			}
+			if strings.Contains(d.Message, "yaml: line") {
+				t.Errorf("diagnostic %d repeats the line in its message: %q", i, d.Message)
+			}
 		}
 		if tc.hint != "" && !strings.Contains(diags[0].Hint, tc.hint) {
 			t.Errorf("hint = %q, want it to contain %q", diags[0].Hint, tc.hint)
@@ -113,6 +120,30 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`5:10: bad reference ${args.name}: args exist only in a function's result`},
 		},
 		{
+			name: "reference without a key",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state}\n",
+			want: []string{`5:10: bad reference ${state}: state needs a key`},
+		},
+		{
+			name: "random lengths and now members",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: ${random.code:0}\n    reprompt: ${random.digits:65}\n    delay: ${now.utc}\n",
+			want: []string{
+				`5:10: bad reference ${random.code:0}: length must be an integer from 1 to 64`,
+				`6:15: bad reference ${random.digits:65}: length must be an integer from 1 to 64`,
+				`7:12: bad reference ${now.utc}: now has no members`,
+			},
+		},
+		{
+			name: "an alias as a value",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: &greeting hi\n    set: {copy: *greeting}\n",
+			want: []string{`6:17: value must be a string, a mapping or a list, got an alias`},
+		},
+		{
+			name: "empty phrasing list, weighted goto without weight",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: []\n    goto:\n      - {node: Hello}\n",
+			want: []string{`5:10: say needs at least one phrasing`, `7:9: weighted goto is missing required key "weight"`},
+		},
+		{
 			name: "unclosed reference",
 			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi ${state.name\n",
 			want: []string{`5:10: unclosed reference`},
@@ -151,7 +182,7 @@ variants:
 `,
 			want: []string{
 				`7:22: unknown intent "grete"`,
-				`7:39: unknown entity "nme"`,
+				`7:40: unknown entity "nme"`,
 				`9:11: unknown function "lookup"`,
 				`11:7: unknown variant "sprig"`,
 			},
@@ -188,6 +219,7 @@ nodes:
       - {text: b, weight: -1}
       - {text: c, weight: "95%"}
       - {text: d}
+      - {text: e, weight: inf}
     reprompt:
       - {text: a, weight: 1}
       - plain
@@ -197,7 +229,8 @@ nodes:
 				`7:27: weight must be a positive number, got "-1"`,
 				`8:27: weight must be a positive number, got "95%"`,
 				`9:9: weighted say is missing required key "weight"`,
-				`12:9: reprompt mixes weighted and unweighted phrasings`,
+				`10:27: weight must be a positive number, got "inf"`,
+				`13:9: reprompt mixes weighted and unweighted phrasings`,
 			},
 			hint: "weights are relative",
 		},
@@ -248,6 +281,29 @@ environments:
 			},
 		},
 		{
+			name: "a version with the own label, a version with a duplicate node",
+			src: minimal + `versions:
+  "1": {name: x}
+  "2":
+    nodes:
+      Hello: {say: a}
+      Hello: {say: b}
+`,
+			want: []string{
+				`7:3: version "1" is the definition's own version`,
+				`11:7: duplicate node "Hello"`,
+			},
+		},
+		{
+			name: "a loop a version brings, at the version's line",
+			src: minimal + `versions:
+  "2":
+    nodes:
+      Hello: {goto: Hello}
+`,
+			want: []string{`9:7: version 2: node "Hello" starts an endless goto loop`},
+		},
+		{
 			name: "unknown environment with hint",
 			src:  minimal + "environments: {prerelease: \"1\"}\n",
 			want: []string{`6:16: unknown environment "prerelease"`},
@@ -268,6 +324,111 @@ environments:
 			},
 		},
 		{
+			name: "error on a last line without newline",
+			src:  strings.TrimSuffix(minimal, "\n") + "\n    end: maybe",
+			want: []string{`6:10: end must be true or false, got "maybe"`},
+		},
+		{
+			name: "CRLF line endings",
+			src:  strings.ReplaceAll(minimal+"    end: maybe\n", "\n", "\r\n"),
+			want: []string{`6:10: end must be true or false, got "maybe"`},
+		},
+		{
+			name: "duplicate key's value is not decoded",
+			src:  minimal + "start: [Hello]\n",
+			want: []string{`6:1: duplicate key "start"`},
+		},
+		{
+			name: "not mappings",
+			src:  minimal + "language: en-GB\nintents: [greet]\n",
+			want: []string{`6:11: language must be a mapping, got a scalar`, `7:10: intent must be a mapping, got a list`},
+		},
+		{
+			name: "duplicate node names",
+			src:  minimal + "  Hello:\n    say: again\n",
+			want: []string{`6:3: duplicate node "Hello"`},
+		},
+		{
+			name: "null where a string is needed",
+			src:  minimal + "name:\n",
+			want: []string{`6:6: name must be a string, got nothing`},
+		},
+		{
+			name: "numbers as a mapping",
+			src:  minimal + "numbers: {a: b}\n",
+			want: []string{`6:10: numbers must be a string or a list of strings, got a mapping`},
+		},
+		{
+			name: "negative latency, bad bound",
+			src:  minimal + "    latencyMs: -1\n    next:\n      - if: {atLeast: {n: many}}\n        goto: Hello\n",
+			want: []string{`6:16: latencyMs must be at least 0, got -1`, `8:27: atLeast value must be a number, got "many"`},
+		},
+		{
+			name: "variants",
+			src:  minimal + "variants:\n  - {id: a, name: A}\n  - {id: a, name: B}\nnodes2: x\n",
+			want: []string{`8:10: duplicate variant id "a"`, `9:1: unknown key "nodes2"`},
+		},
+		{
+			name: "variants not a list",
+			src:  minimal + "variants: {id: a, name: A}\n",
+			want: []string{`6:11: variants must be a list of {id, name}, got a mapping`},
+		},
+		{
+			name: "empty keyword, string entity without patterns, topic without answer",
+			src:  minimal + "intents:\n  greet: {keywords: [\"\", hi]}\nentities:\n  name: {}\nknowledge:\n  hours: {keywords: [open]}\n",
+			want: []string{`7:22: empty keyword`, `9:3: entity "name" of type string needs patterns`, `11:10: knowledge topic hours is missing required key "answer"`},
+		},
+		{
+			name: "end with then",
+			src:  minimal + "    end: true\n    then:\n      - goto: Hello\n",
+			want: []string{`6:5: node "Hello" ends the conversation`},
+		},
+		{
+			name: "node parts missing their required keys",
+			src: minimal + `    llm: {promptTokens: 3}
+    handoff: {reason: x, data: [a]}
+    call: [{args: {a: b}}, {function: f, args: [a]}]
+    next: {goto: Hello}
+    then:
+      - intent: greet
+functions:
+  f: {}
+`,
+			want: []string{
+				`6:10: llm is missing required key "model"`,
+				`7:14: handoff is missing required key "destination"`,
+				`7:32: handoff.data must be a mapping, got a list`,
+				`8:12: call is missing required key "function"`,
+				`8:48: call args must be a mapping, got a list`,
+				`9:11: next must be a list of rules`,
+				`11:9: rule is missing required key "goto"`,
+				`11:17: unknown intent "greet"`,
+			},
+		},
+		{
+			name: "names in lists at their own items, a bad kind once",
+			src: minimal + `    next:
+      - intent: [greet, grete]
+        goto: Hello
+      - if: {intent: {a: b}, entities: [x, nme]}
+        goto: Hello
+intents:
+  greet: {keywords: [hi]}
+`,
+			want: []string{
+				`7:25: unknown intent "grete"`,
+				`9:22: intent must be a string or a list of strings, got a mapping`,
+				`9:41: unknown entity "x"`,
+				`9:44: unknown entity "nme"`,
+			},
+			hint: `did you mean "greet"?`,
+		},
+		{
+			name: "a loop waits for the other problems",
+			src:  "id: demo\nstart: A\nnodes:\n  A:\n    goto: B\n    sya: x\n  B:\n    goto: A\n",
+			want: []string{`6:5: unknown key "sya" in node A`},
+		},
+		{
 			name: "function fail needs error",
 			src:  minimal + "functions:\n  f:\n    fail: {when: {a: b}}\n",
 			want: []string{`8:11: fail is missing required key "error"`},
@@ -275,6 +436,19 @@ environments:
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// Files that look close to a load error but are legal.
+func TestLoadAccepts(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"zero latency", minimal + "    latencyMs: 0\n"},
+		{"a loop through a delayed node waits for the user", "id: demo\nstart: A\nnodes:\n  A:\n    say: x\n    delay: wait\n    goto: B\n  B:\n    goto: A\n"},
+		{"a loop on a match condition", "id: demo\nstart: A\nnodes:\n  A:\n    then:\n      - if: {match: again}\n        goto: A\n"},
+	} {
+		if _, diags := Load("ok.yaml", []byte(tc.src)); len(diags) > 0 {
+			t.Errorf("%s: unexpected diagnostics:\n%v", tc.name, diags)
+		}
 	}
 }
 
@@ -296,8 +470,11 @@ func TestLoadDir(t *testing.T) {
 		"agents/dup.yaml":   {Data: []byte(minimal)},
 		"agents/notes.txt":  {Data: []byte("ignored")},
 		"agents/broken.yml": {Data: []byte("id: broken\nstart: X\nnodes: {}\n")},
+		// A directory is skipped, whatever its name.
+		"agents/old.yaml/c.yaml": {Data: []byte(minimal)},
+		"agents/locked.yaml":     {Data: []byte(minimal)},
 	}
-	defs, diags := LoadDir(fsys, "agents")
+	defs, diags := LoadDir(unreadable{fsys, "agents/locked.yaml"}, "agents")
 	var ids []string
 	for _, d := range defs {
 		ids = append(ids, d.ID)
@@ -313,14 +490,32 @@ func TestLoadDir(t *testing.T) {
 	for _, want := range []string{
 		`agents/broken.yml:2:8: unknown node "X"`,
 		`agents/dup.yaml:1:5: duplicate agent id "demo", already defined at agents/a.yml:1:5`,
+		`agents/locked.yaml: read agent definition: permission denied`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, all)
 		}
 	}
+	if len(diags) != 3 {
+		t.Errorf("got %d diagnostics, want 3:\n%s", len(diags), all)
+	}
 	if _, diags := LoadDir(fsys, "missing"); !diags.HasErrors() {
 		t.Error("LoadDir on a missing directory reported no error")
 	}
+}
+
+// unreadable is a file system on which one file is listed but cannot be
+// read.
+type unreadable struct {
+	fstest.MapFS
+	name string
+}
+
+func (u unreadable) ReadFile(name string) ([]byte, error) {
+	if name == u.name {
+		return nil, fs.ErrPermission
+	}
+	return u.MapFS.ReadFile(name)
 }
 
 func TestBuiltin(t *testing.T) {

@@ -49,8 +49,9 @@ func (p *pattern) mayMatch(lower string, ascii bool) bool {
 // bigger classes (\d, \w) say too little to be worth it.
 const maxClassRunes = 8
 
-// requiredLiterals computes the prefilter set of a regex tree; ok is false
-// when the tree requires no literal.
+// requiredLiterals computes the prefilter set of a simplified regex tree
+// (Simplify leaves no OpRepeat); ok is false when the tree requires no
+// literal.
 func requiredLiterals(re *syntax.Regexp) ([]string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -76,10 +77,6 @@ func requiredLiterals(re *syntax.Regexp) ([]string, bool) {
 		return set, len(set) > 0
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiterals(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiterals(re.Sub[0])
-		}
 	case syntax.OpConcat:
 		var best []string
 		for _, sub := range re.Sub {

@@ -56,3 +56,25 @@ func TestPrefilterIsConservative(t *testing.T) {
 		}
 	}
 }
+
+// On non-ASCII text lower-casing and the regex engine's case folding
+// disagree (the long s folds to s but lower-cases to itself), so the
+// prefilter stands aside; on ASCII text it rejects what lacks its literal.
+func TestPrefilterTrustsOnlyASCII(t *testing.T) {
+	p := newPattern(regexp.MustCompile(`(?i)yes`))
+	for _, tc := range []struct {
+		msg  string
+		want bool
+	}{
+		{"ye\u017f", true},
+		{"YES", true},
+		{"no", false},
+	} {
+		if got := p.mayMatch(strings.ToLower(tc.msg), isASCII(tc.msg)); got != tc.want {
+			t.Errorf("mayMatch(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+		if tc.want && !p.re.MatchString(tc.msg) {
+			t.Errorf("%s does not match %q", p.re, tc.msg)
+		}
+	}
+}

@@ -64,6 +64,9 @@ type Session struct {
 
 	current *node
 	pending *node // delayed node whose real reply the next turn gives
+	// heard is what the turn that delayed pending understood: the
+	// delayed reply answers that message, not the next one.
+	heard   heard
 	started bool
 	ended   bool
 	turn    int
@@ -163,6 +166,13 @@ func (s *Session) CurrentNode() string {
 	return s.current.name
 }
 
+// heard is a message and what was understood from it.
+type heard struct {
+	msg      string
+	intents  []string
+	entities []string
+}
+
 // turnCtx is the scratch of one turn.
 type turnCtx struct {
 	msg      string
@@ -214,8 +224,10 @@ func (s *Session) Turn(message string, metadata map[string]any) Reply {
 	t.reply.IsSilence = strings.TrimSpace(message) == ""
 	if n := s.pending; n != nil {
 		// The delayed reply arrives whatever the user says meanwhile; the
-		// message is not interpreted.
+		// message is not interpreted, and the node's retrieve and
+		// conditions read the message it was delayed on.
 		s.pending = nil
+		t.msg, t.intents, t.entities = s.heard.msg, s.heard.intents, s.heard.entities
 		s.enter(t, n, true)
 		return s.finish(t)
 	}
@@ -300,6 +312,7 @@ func (s *Session) enter(t *turnCtx, n *node, resume bool) {
 			t.say(s.pick(n.delay).render(&sc))
 			t.reply.Delayed = true
 			s.pending = n
+			s.heard = heard{msg: t.msg, intents: t.intents, entities: t.entities}
 			return
 		}
 		resume = false

@@ -38,6 +38,16 @@ func session(t testing.TB, id string, opts SessionOptions) *Session {
 	return builtin(t, id).NewSession(opts)
 }
 
+// mustLoad loads a definition that must have no problems.
+func mustLoad(t *testing.T, file, src string) *Definition {
+	t.Helper()
+	def, diags := Load(file, []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	return def
+}
+
 // play sends the messages in order and returns every reply.
 func play(s *Session, msgs ...string) []Reply {
 	out := make([]Reply, len(msgs))
@@ -429,6 +439,57 @@ func TestVoiceSessionBuiltins(t *testing.T) {
 	}
 }
 
+// The built-in state and languages of a session follow its create call
+// (docs/agent-definition.md, "Where each field comes from").
+func TestSessionBuiltinState(t *testing.T) {
+	type testCase struct {
+		name   string
+		opts   SessionOptions
+		want   map[string]any
+		absent []string
+		asr    string
+	}
+	run := func(t *testing.T, tc testCase) {
+		g := session(t, "utility-billing", tc.opts).Start()
+		for k, v := range tc.want {
+			if got := g.Metadata.State[k]; got != v {
+				t.Errorf("state[%s] = %v, want %v", k, got, v)
+			}
+		}
+		for _, k := range tc.absent {
+			if v, ok := g.Metadata.State[k]; ok {
+				t.Errorf("state[%s] = %v, want no key", k, v)
+			}
+		}
+		if g.Metadata.ASRLangCode != tc.asr {
+			t.Errorf("asrLangCode = %q, want %q", g.Metadata.ASRLangCode, tc.asr)
+		}
+	}
+	for _, tc := range []testCase{
+		{
+			name:   "defaults",
+			want:   map[string]any{"channel": DefaultChannel, "environment": DefaultEnv},
+			absent: []string{"variant_id", "from_", "to", "call_sid"},
+			asr:    "en-GB",
+		},
+		{
+			name:   "SMS skips an empty from_number",
+			opts:   SessionOptions{Channel: "SMS", ASRLang: "fr-FR", IntegrationAttributes: map[string]any{"from_number": "", "from_": "+15550001"}},
+			want:   map[string]any{"from_": "+15550001", "to": "+442071230002"},
+			absent: []string{"call_sid"},
+			asr:    "fr-FR",
+		},
+		{
+			name: "from_number comes first",
+			opts: SessionOptions{Channel: "SMS", IntegrationAttributes: map[string]any{"from_number": "+15550001", "from": "+15550002"}},
+			want: map[string]any{"from_": "+15550001"},
+			asr:  "en-GB",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
 func TestTemplatesAndConditions(t *testing.T) {
 	src := `id: tpl
 start: A
@@ -464,10 +525,7 @@ nodes:
   Fast:
     say: fast ${conv.variant_name}
 `
-	def, diags := Load("tpl.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "tpl.yaml", src)
 	clock := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	s := def.NewSession(SessionOptions{ConversationID: "c9", Env: "pre-release", Now: func() time.Time { return clock }})
 	g := s.Start()
@@ -511,6 +569,15 @@ func TestNumberTimePhoneEmail(t *testing.T) {
 		{"time", "noon", "12:00", true},
 		{"time", "25:00", "", false},
 		{"time", "13pm", "", false},
+		{"time", "0am", "", false},
+		{"time", "13am", "", false},
+		{"time", "7PM", "19:00", true},
+		{"time", "MIDNIGHT", "00:00", true},
+		{"time", "24:00", "", false},
+		{"time", "19:60", "", false},
+		{"time", "23:59", "23:59", true},
+		{"phone", "123-4567", "1234567", true},
+		{"phone", "12-34-5", "", false},
 		{"number", "four", "4", true},
 		{"number", "007", "7", true},
 		{"number", "many", "", false},
@@ -526,6 +593,73 @@ func TestNumberTimePhoneEmail(t *testing.T) {
 	}
 }
 
+// An entity takes its pattern's first non-empty group and folds its case
+// as the definition asks.
+func TestEntityGroupsAndCase(t *testing.T) {
+	src := `id: ent
+start: A
+entities:
+  ref: {type: number, patterns: '(#)?(\d+)'}
+  code: {patterns: 'code (\w+)', case: lower, stateKey: secret}
+routes:
+  - if: {entities: [ref]}
+    goto: B
+nodes:
+  A: {say: hello}
+  B: {say: "ref ${state.ref}"}
+`
+	def := mustLoad(t, "ent.yaml", src)
+	s := def.NewSession(SessionOptions{})
+	s.Start()
+	r := s.Turn("5, code ABC", nil)
+	want := []map[string]any{{"ref": "5"}, {"code": "abc"}}
+	if !reflect.DeepEqual(r.Entities, want) {
+		t.Errorf("entities = %v, want %v", r.Entities, want)
+	}
+	if st := r.Metadata.State; st["secret"] != "abc" || st["code"] != nil {
+		t.Errorf("state = %v, want the code under its stateKey only", st)
+	}
+	if r.Response != "ref 5" {
+		t.Errorf("response = %q, want the entities rule to fire", r.Response)
+	}
+}
+
+// A fallback handler is a detour back to the interrupted node only when it
+// neither moves on, ends the conversation nor delays its reply.
+func TestFallbackDetour(t *testing.T) {
+	type testCase struct {
+		name, handler, want, current string
+		ended                        bool
+	}
+	run := func(t *testing.T, tc testCase) {
+		src := "id: det\nstart: A\nfallback: H\nnodes:\n  A: {say: hello, reprompt: again}\n  B: {say: at B}\n  H: " + tc.handler + "\n"
+		def := mustLoad(t, "det.yaml", src)
+		s := def.NewSession(SessionOptions{})
+		s.Start()
+		r := s.Turn("purple elephants", nil)
+		if r.Response != tc.want || r.Metadata.CurrentNode != tc.current || r.Ended != tc.ended {
+			t.Errorf("got %q at %s (ended %v), want %q at %s (ended %v)", r.Response, r.Metadata.CurrentNode, r.Ended, tc.want, tc.current, tc.ended)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "returns", handler: "{say: pardon}", want: "pardon again", current: "A"},
+		{name: "moves on", handler: "{say: pardon, goto: B}", want: "pardon at B", current: "B"},
+		{name: "ends", handler: "{say: bye, end: true}", want: "bye", current: "H", ended: true},
+		{name: "delays", handler: "{delay: wait, say: bye}", want: "wait", current: "H"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// A string entity whose pattern captures only blanks extracts nothing.
+func TestStringEntityNeedsText(t *testing.T) {
+	typ, _ := builtinEntityType("string")
+	e := &entity{name: "x", typ: typ, patterns: []*pattern{newPattern(regexp.MustCompile(`name:(\s*)$`))}}
+	if got, ok := e.extract("name:  ", "name:  ", true); ok {
+		t.Errorf("extracted %q from blanks", got)
+	}
+}
+
 func TestContainsWord(t *testing.T) {
 	for _, tc := range []struct {
 		s, kw string
@@ -536,6 +670,13 @@ func TestContainsWord(t *testing.T) {
 		{"oh, hi!", "hi", true},
 		{"thank you so much", "thank you", true},
 		{"abc", "abcd", false},
+		{"sushi", "hi", false},
+		{"hi5", "hi", false},
+		{"hi_there", "hi", false},
+		{"hi\u00e9", "hi", false},
+		// The first occurrence is inside a word, the overlapping second
+		// stands alone.
+		{"xa-a-a", "a-a", true},
 	} {
 		if got := containsWord(tc.s, tc.kw); got != tc.want {
 			t.Errorf("containsWord(%q, %q) = %v", tc.s, tc.kw, got)
@@ -567,12 +708,222 @@ nodes:
       - if: {unset: [never]}
         goto: A
 `
-	def, diags := Load("loop.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("diagnostics:\n%v", diags)
-	}
+	def := mustLoad(t, "loop.yaml", src)
 	r := def.NewSession(SessionOptions{}).Start()
 	if len(r.Metadata.NodeTrace) != maxHops {
 		t.Errorf("trace length = %d, want %d", len(r.Metadata.NodeTrace), maxHops)
+	}
+}
+
+// Keywords are case-insensitive whole words, whatever case the
+// definition writes them in (docs/agent-definition.md, intents).
+func TestIntentKeywords(t *testing.T) {
+	src := `id: kw
+start: A
+intents:
+  book: {keywords: [Reservation, make a booking]}
+  greet: {keywords: [hi]}
+nodes:
+  A: {say: hello}
+`
+	def := mustLoad(t, "kw.yaml", src)
+	for _, tc := range []struct {
+		msg  string
+		want []string
+	}{
+		{"A RESERVATION, please", []string{"book"}},
+		{"Could you Make a Booking? hi", []string{"book", "greet"}},
+		{"this is a thing", nil},
+	} {
+		s := def.NewSession(SessionOptions{})
+		s.Start()
+		if got := s.Turn(tc.msg, nil).Intents; !slices.Equal(got, tc.want) {
+			t.Errorf("%q: intents %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+}
+
+// A delayed node that moves on to another delayed node holds again: only
+// the node whose reply was due plays in full.
+func TestDelayedChainHoldsAgain(t *testing.T) {
+	src := `id: chain
+start: A
+nodes:
+  A: {delay: wait A, say: done A, goto: B}
+  B: {delay: wait B, say: done B}
+`
+	def := mustLoad(t, "chain.yaml", src)
+	s := def.NewSession(SessionOptions{})
+	want := []string{"wait A", "done A wait B", "done B"}
+	got := []string{s.Start().Response, s.Turn("hello", nil).Response, s.Turn("hello", nil).Response}
+	if !slices.Equal(got, want) {
+		t.Errorf("replies = %q, want %q", got, want)
+	}
+}
+
+// A node's say falls back from a variant without its own wording, its
+// llm request counts the said words, and an empty saved result counts as
+// unset (docs/agent-definition.md, conditions and llmRequests).
+func TestNodeSayLLMAndEmptyState(t *testing.T) {
+	src := `id: np
+start: A
+variants: [{id: a, name: A}, {id: b, name: B}]
+functions:
+  empty: {result: ""}
+nodes:
+  A:
+    call: {function: empty, saveAs: r}
+    say: two words
+    variants: {b: other words}
+    llm: {model: m, promptTokens: 10}
+    then:
+      - if: {set: [r]}
+        goto: Set
+      - if: {unset: [r]}
+        goto: Unset
+  Set: {say: set}
+  Unset: {say: unset}
+`
+	def := mustLoad(t, "np.yaml", src)
+	g := def.NewSession(SessionOptions{VariantID: "a"}).Start()
+	if g.Response != "two words unset" {
+		t.Errorf("response = %q, want %q", g.Response, "two words unset")
+	}
+	want := []map[string]any{{"model": "m", "prompt_tokens": 10, "completion_tokens": 3}}
+	if !reflect.DeepEqual(g.Metadata.LLMRequests, want) {
+		t.Errorf("llmRequests = %v, want %v", g.Metadata.LLMRequests, want)
+	}
+	if g.Metadata.Metrics != nil {
+		t.Errorf("metrics = %v before any was written, want none", g.Metadata.Metrics)
+	}
+	if ev := g.Metadata.FunctionEvents; len(ev) != 1 || ev[0].LatencyMS != defaultLatencyMS {
+		t.Errorf("function events = %+v, want one with the default latency", ev)
+	}
+}
+
+// Each condition key at its boundary (docs/agent-definition.md, "routes
+// and rules").
+func TestConditionBounds(t *testing.T) {
+	def := mustLoad(t, "c.yaml", minimal+"knowledge:\n  hours: {keywords: [open], answer: noon}\n")
+	yes, no := true, false
+	for _, tc := range []struct {
+		name, n, msg string
+		c            cond
+		want         bool
+	}{
+		{"atLeast at the bound", "10", "", cond{atLeast: []keyNumber{{"n", 10}}}, true},
+		{"atLeast below it", "9.5", "", cond{atLeast: []keyNumber{{"n", 10}}}, false},
+		{"below at the bound", "10", "", cond{below: []keyNumber{{"n", 10}}}, false},
+		{"below under it", "9.5", "", cond{below: []keyNumber{{"n", 10}}}, true},
+		{"atLeast on a non-number", "ten", "", cond{atLeast: []keyNumber{{"n", 0}}}, false},
+		{"knowledge false without a topic", "", "hello", cond{knowledge: &no}, true},
+		{"knowledge false with a topic", "", "are you open", cond{knowledge: &no}, false},
+		{"knowledge true with a topic", "", "are you open", cond{knowledge: &yes}, true},
+	} {
+		s := def.NewSession(SessionOptions{})
+		if tc.n != "" {
+			s.setState("n", tc.n)
+		}
+		if got := s.holds(&turnCtx{msg: tc.msg}, &tc.c); got != tc.want {
+			t.Errorf("%s: holds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Topics rank by hits, ties in file order.
+func TestKnowledgeRanking(t *testing.T) {
+	def, diags := Load("k.yaml", []byte(minimal+`knowledge:
+  a: {keywords: [open], answer: x}
+  b: {keywords: [hours], answer: x}
+  c: {keywords: [open, hours], answer: x}
+`))
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics:\n%v", diags)
+	}
+	var names []string
+	for _, tp := range (&turnCtx{msg: "open hours"}).knowledge(def) {
+		names = append(names, tp.name)
+	}
+	if want := []string{"c", "a", "b"}; !slices.Equal(names, want) {
+		t.Errorf("topics = %v, want %v", names, want)
+	}
+}
+
+// Texts are joined with one space; a node whose say renders empty adds
+// none, and a reference may have blanks inside its braces.
+func TestSaidTextsJoin(t *testing.T) {
+	src := `id: join
+start: A
+nodes:
+  A: {say: a, goto: B}
+  B: {say: "${state.none}", goto: C}
+  C: {say: "b ${ conv.id }"}
+`
+	def := mustLoad(t, "join.yaml", src)
+	if got := def.NewSession(SessionOptions{ConversationID: "c1"}).Start().Response; got != "a b c1" {
+		t.Errorf("response = %q, want %q", got, "a b c1")
+	}
+}
+
+// A value that is exactly one reference keeps its type; random.code
+// defaults to 6 characters; a session without a variant has an empty
+// variant id even when the agent has variants.
+func TestTemplateValues(t *testing.T) {
+	src := `id: tv
+start: A
+variants: [{id: v1, name: One}]
+nodes:
+  A:
+    set:
+      obj: {k: "1"}
+    goto: B
+  B:
+    set:
+      copy: "${state.obj}"
+    say: "${random.code} [${conv.variant_id}${kb.answer}] ${conv.integration_attributes.n} ${conv.integration_attributes.l} ${now}"
+`
+	def := mustLoad(t, "tv.yaml", src)
+	clock := time.Date(2026, 5, 6, 9, 8, 9, 0, time.FixedZone("CEST", 2*3600))
+	g := def.NewSession(SessionOptions{
+		IntegrationAttributes: map[string]any{"n": 1e21, "l": []string{"a", "b"}},
+		Now:                   func() time.Time { return clock },
+	}).Start()
+	if !regexp.MustCompile(`^[A-Z0-9]{6} \[\] 1000000000000000000000 a, b 2026-05-06T07:08:09Z$`).MatchString(g.Response) {
+		t.Errorf("response = %q, want six code characters, no variant, no answer, plain numbers, a joined list and UTC", g.Response)
+	}
+	if got, want := g.Metadata.State["copy"], map[string]any{"k": "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("copy = %#v, want the map %#v", got, want)
+	}
+}
+
+// A delayed reply answers the message it was delayed on: what the user
+// says meanwhile is not interpreted, not even by the node's retrieve and
+// conditions (docs/agent-definition.md, "Delayed responses").
+func TestDelayedReplyAnswersTheEarlierMessage(t *testing.T) {
+	def := mustLoad(t, "late.yaml", `id: late
+start: A
+routes:
+  - if: {knowledge: true}
+    goto: Answer
+knowledge:
+  hours: {keywords: [open], answer: We open at noon.}
+nodes:
+  A: {say: hi}
+  Answer:
+    delay: let me check
+    retrieve: true
+    say: "${kb.answer}"
+    then:
+      - if: {match: thanks}
+        goto: A
+`)
+	for _, meanwhile := range []string{"ok", "thanks", ""} {
+		s := def.NewSession(SessionOptions{})
+		s.Start()
+		s.Turn("when are you open", nil)
+		r := s.Turn(meanwhile, nil)
+		if r.Response != "We open at noon." || r.Metadata.CitedTopic != "hours" || len(r.Intents) != 0 {
+			t.Errorf("%q meanwhile: reply %q citing %q, intents %v; want the answer to the earlier question", meanwhile, r.Response, r.Metadata.CitedTopic, r.Intents)
+		}
 	}
 }
