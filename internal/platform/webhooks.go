@@ -215,8 +215,11 @@ func (c *Client) webhookEndpointStatus(ctx context.Context, rq *call) (*WebhookE
 		return nil, 0, c.responseError(rq, resp.status, resp.body(), err)
 	}
 	ep := readWebhookEndpoint(r)
+	// From here the body is withheld: a registration's carries the
+	// signing secret, perhaps under a name readWebhookEndpoint does not
+	// know, as RegisterWebhook says.
 	if ep.ID == "" {
-		return nil, 0, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id"}))
+		return nil, 0, c.responseError(rq, resp.status, nil, missing("", []string{"id"}))
 	}
 	if err := checkWebhookID(ep.ID); err != nil {
 		return nil, 0, c.responseError(rq, resp.status, nil, err)
