@@ -82,6 +82,8 @@ func TestWebhookAnswers(t *testing.T) {
 			want: `GET /v1/webhook-endpoints/whe_1: 200: malformed response: endpoint id "whe-1"` + pattern},
 		{name: "registered", call: "register", status: http.StatusCreated, body: `{"id":"whe_1","signing_secret":"whsec_1"}`,
 			check: func(ep []WebhookEndpoint) bool { return ep[0].ID == "whe_1" && ep[0].SigningSecret == "whsec_1" }},
+		{name: "registered with a secret", call: "register", body: `{"id":"whe_1","secret":"whsec_1"}`,
+			check: func(ep []WebhookEndpoint) bool { return ep[0].SigningSecret == "whsec_1" }},
 		{name: "registered without the secret", call: "register", body: `{"id":"whe_1","hmac":"whsec_PLANTED"}`,
 			want: `POST /v1/webhooks/endpoints: 200: malformed response: missing required field "signing_secret"`},
 		{name: "registered without an id", call: "register", body: `{"signing_secret":"whsec_PLANTED"}`,

@@ -1,0 +1,94 @@
+package platform
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// TestEndpointCredentials: each group of calls sends its own credential,
+// and a 401 names the one to check, on a server that refuses them all.
+func TestEndpointCredentials(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		sent string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = r.Header.Get("x-api-key")
+		mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		call       func() error
+		credential string
+		// header is the credential as sent.
+		header string
+	}{
+		{"list", func() error { _, err := c.ListConversations(ctx, "p", ListQuery{}); return err }, CredentialRuntimeKey, "rk-secret-runtime"},
+		{"v1 list", func() error { _, err := c.ListConversationsV1(ctx, "p", ListQuery{}); return err }, CredentialRuntimeKey, "rk-secret-runtime"},
+		{"conversation", func() error { _, err := c.GetConversation(ctx, "p", "c1"); return err }, CredentialRuntimeKey, "rk-secret-runtime"},
+		{"audio", func() error { _, _, err := c.ConversationAudio(ctx, "p", "c1"); return err }, CredentialRuntimeKey, "rk-secret-runtime"},
+		{"handoff", func() error { _, err := c.HandoffState(ctx, "p", "c1", ""); return err }, CredentialRuntimeKey, "rk-secret-runtime"},
+		{"deployment", func() error { _, err := c.ActiveDeployment(ctx, "a", ""); return err }, CredentialBuildKey, "bk-secret-build"},
+		{"alerts", func() error { _, err := c.FiringAlerts(ctx); return err }, CredentialBuildKey, "bk-secret-build"},
+		{"webhooks", func() error { _, err := c.ListWebhooks(ctx); return err }, CredentialBuildKey, "bk-secret-build"},
+	} {
+		err := tc.call()
+		mu.Lock()
+		got := sent
+		mu.Unlock()
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized || ae.Credential != tc.credential || got != tc.header {
+			t.Errorf("%s: %v (credential %q, sent %q); want a 401 naming the %s, sent as x-api-key %s", tc.name, err, credentialIn(ae), got, tc.credential, tc.header)
+		}
+	}
+}
+
+func credentialIn(ae *APIError) string {
+	if ae == nil {
+		return ""
+	}
+	return ae.Credential
+}
+
+// TestPathSegments: an id is one segment of the path whatever it holds;
+// "." and ".." are escaped, since servers and proxies resolve them and
+// the call would reach another resource.
+func TestPathSegments(t *testing.T) {
+	t.Parallel()
+	var (
+		mu  sync.Mutex
+		uri string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		uri = r.RequestURI
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	for _, tc := range []struct{ id, want string }{
+		{".", "/v3/ws-abcd1234/p/conversations/%2E"},
+		{"..", "/v3/ws-abcd1234/p/conversations/%2E%2E"},
+		{"a/b?c", "/v3/ws-abcd1234/p/conversations/a%2Fb%3Fc"},
+		{"...", "/v3/ws-abcd1234/p/conversations/..."},
+	} {
+		_, err := c.GetConversation(context.Background(), "p", tc.id)
+		mu.Lock()
+		got := uri
+		mu.Unlock()
+		if !IsNotFound(err) || got != tc.want {
+			t.Errorf("conversation %q: requested %q, %v; want %q", tc.id, got, err, tc.want)
+		}
+	}
+}
