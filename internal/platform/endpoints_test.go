@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestEndpointCredentials: each group of calls sends its own credential,
@@ -89,6 +90,61 @@ func TestPathSegments(t *testing.T) {
 		mu.Unlock()
 		if !IsNotFound(err) || got != tc.want {
 			t.Errorf("conversation %q: requested %q, %v; want %q", tc.id, got, err, tc.want)
+		}
+	}
+}
+
+// TestRetryClasses: a read answered 503 is read again; a call that
+// creates something (a call, an SMS, a rule, an endpoint) is not sent
+// again after a 503, since the platform may have made it.
+func TestRetryClasses(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		hits = map[string]int{}
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		n := hits[r.URL.Path]
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"id":"dep-1"}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234", BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
+		Retry: RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path  string
+		call  func() error
+		sends int
+	}{
+		{"/v1/agents/a/deployments/active", func() error { _, err := c.ActiveDeployment(ctx, "a", ""); return err }, 2},
+		{"/v3/ws-abcd1234/p/conversations/c1/audio", func() error { _, _, err := c.ConversationAudio(ctx, "p", "c1"); return err }, 2},
+		{"/v1/outbound-calling", func() error { _, err := c.PlaceCall(ctx, CallRequest{To: "+447700900001"}); return err }, 1},
+		{"/v1/outbound-sms", func() error {
+			_, err := c.SendSMS(ctx, SMSRequest{To: "+447700900002", Message: "hi", ConnectorID: "CONN-1"})
+			return err
+		}, 1},
+		{"/v1/alert-rules", func() error { _, err := c.CreateAlertRule(ctx, AlertRuleRequest{Metric: "api_errors"}); return err }, 1},
+		{"/v1/webhooks/endpoints", func() error {
+			_, err := c.RegisterWebhook(ctx, WebhookRegistration{URL: "https://example.com/h", Events: []string{"x"}})
+			return err
+		}, 1},
+	} {
+		err := tc.call()
+		mu.Lock()
+		n := hits[tc.path]
+		mu.Unlock()
+		if n != tc.sends || (tc.sends == 1) != IsTransient(err) {
+			t.Errorf("%s: sent %d times, %v; want %d", tc.path, n, err, tc.sends)
 		}
 	}
 }
