@@ -112,7 +112,7 @@ func TestRetryClasses(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
-		w.Write([]byte(`{"id":"dep-1"}`))
+		w.Write([]byte(`{"id":"dep-1","call_sid":"OUT-1","status":"queued"}`))
 	}))
 	t.Cleanup(srv.Close)
 	c, err := New(Config{BuildURL: srv.URL, RuntimeURL: srv.URL, AccountID: "ws-abcd1234", BuildKey: "bk-secret-build", RuntimeKey: "rk-secret-runtime",
@@ -128,6 +128,7 @@ func TestRetryClasses(t *testing.T) {
 	}{
 		{"/v1/agents/a/deployments/active", func() error { _, err := c.ActiveDeployment(ctx, "a", ""); return err }, 2},
 		{"/v3/ws-abcd1234/p/conversations/c1/audio", func() error { _, _, err := c.ConversationAudio(ctx, "p", "c1"); return err }, 2},
+		{"/v1/outbound-calling/OUT-1/status", func() error { _, err := c.CallStatus(ctx, "OUT-1"); return err }, 2},
 		{"/v1/outbound-calling", func() error { _, err := c.PlaceCall(ctx, CallRequest{To: "+447700900001"}); return err }, 1},
 		{"/v1/outbound-sms", func() error {
 			_, err := c.SendSMS(ctx, SMSRequest{To: "+447700900002", Message: "hi", ConnectorID: "CONN-1"})
@@ -143,7 +144,7 @@ func TestRetryClasses(t *testing.T) {
 		mu.Lock()
 		n := hits[tc.path]
 		mu.Unlock()
-		if n != tc.sends || (tc.sends == 1) != IsTransient(err) {
+		if n != tc.sends || (tc.sends == 1) != IsTransient(err) || tc.sends == 2 && err != nil {
 			t.Errorf("%s: sent %d times, %v; want %d", tc.path, n, err, tc.sends)
 		}
 	}
