@@ -99,6 +99,7 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		{name: "empty id", body: `{"id":"","deployment_id":"dep-2"}`, want: "dep-2"},
 		{name: "top level over nested", body: `{"id":"dep-1","data":{"id":"dep-2"}}`, want: "dep-1"},
 		{name: "deployment over data", body: `{"deployment":{"id":"dep-4"},"data":{"id":"dep-9"}}`, want: "dep-4"},
+		{name: "deployment as a name", body: `{"deployment":"spring menu","data":{"id":"dep-5"}}`, want: "dep-5"},
 		{name: "nested id of the wrong type", body: `{"deployment":{"id":["dep-4"]},"data":{"id":"dep-9"}}`,
 			wantErr: `deployments/active: 200: malformed response: deployment: field "id": expected a string, got array`},
 		{name: "id of 256 bytes", body: `{"id":"` + strings.Repeat("d", 256) + `"}`, want: strings.Repeat("d", 256)},
