@@ -110,6 +110,12 @@ func TestActiveDeploymentShapes(t *testing.T) {
 			wantErr: `deployment id "dep-\n` + strings.Repeat("x", 35) + `"... refused: it holds control characters`},
 		{name: "id of 40 characters with a line break", body: `{"id":"` + strings.Repeat("é", 39) + `\n"}`,
 			wantErr: `deployment id "` + strings.Repeat("é", 39) + `\n" refused: it holds control characters`},
+		// The version is printed beside the id, and bounded alike.
+		{name: "version of 256 bytes", body: `{"id":"dep-1","version":"` + strings.Repeat("v", 256) + `"}`, want: "dep-1", wantVersion: strings.Repeat("v", 256)},
+		{name: "version of a megabyte", body: `{"id":"dep-1","version":"` + strings.Repeat("v", 1<<20) + `"}`,
+			wantErr: `deployments/active: 200: malformed response: deployment version "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"... refused: it is 1048576 bytes long, and no version is longer than 256`},
+		{name: "version with an escape sequence", body: `{"deployment":{"id":"dep-1","version":"1.2\u001b[2J"}}`,
+			wantErr: `deployments/active: 200: malformed response: deployment version "1.2\x1b[2J" refused: it holds control characters`},
 		{name: "parameter ignored, env spelling", env: "live", body: `{"id":"dep-7","env":"sandbox"}`, wantErr: "asked for the active live deployment, the platform answered with its sandbox deployment dep-7"},
 		{name: "another environment of two lines", env: "live", body: `{"id":"dep-7","environment":"sandbox\nPASS"}`,
 			wantErr: "the platform answered with its sandbox PASS deployment dep-7"},
