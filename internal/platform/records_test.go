@@ -24,7 +24,12 @@ func TestLooseRecordMembers(t *testing.T) {
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		c := serveFixed(t, &fixed{status: http.StatusOK, body: tc.body})
-		r, err := c.GetAlertRule(context.Background(), "alr_1")
+		// A numeric id reads as its text: that rule is asked about.
+		ask := "alr_1"
+		if strings.Contains(tc.body, `"id":17`) {
+			ask = "17"
+		}
+		r, err := c.GetAlertRule(context.Background(), ask)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,6 +88,8 @@ func TestMalformedRecords(t *testing.T) {
 	for _, tc := range []testCase{
 		{"a rule of neither id nor metric", `{"name":"p95"}`, rule,
 			`GET /v1/alert-rules/alr_1: 200: malformed response: missing required fields "id", "metric"`},
+		{"a rule of another id", `{"id":"alr_2","metric":"api_errors"}`, rule,
+			`GET /v1/alert-rules/alr_1: 200: malformed response: id is "alr_2", and the call was about rule "alr_1"`},
 		{"a null rule", `null`, rule, `GET /v1/alert-rules/alr_1: 200: malformed response: expected an object, got null`},
 		{"a null SMS answer", `null`, sms, `POST /v1/outbound-sms: 200: malformed response: expected an object, got null`},
 		{"alerts of booleans", `[true]`, firing, `GET /v1/alerts: 200: malformed response: item 0: expected an object, got boolean`},

@@ -23,7 +23,7 @@ func TestWebhookAnswers(t *testing.T) {
 		name   string
 		status int // 200 unless set
 		body   string
-		// call is get (GetWebhook whe_1), register or list.
+		// call is get or update (of whe_1), register or list.
 		call string
 		// check reads a good answer; want is the error otherwise.
 		check func(ep []WebhookEndpoint) bool
@@ -43,6 +43,11 @@ func TestWebhookAnswers(t *testing.T) {
 		case "get":
 			var ep *WebhookEndpoint
 			if ep, err = c.GetWebhook(ctx, "whe_1"); err == nil {
+				got = []WebhookEndpoint{*ep}
+			}
+		case "update":
+			var ep *WebhookEndpoint
+			if ep, err = c.UpdateWebhook(ctx, "whe_1", WebhookUpdate{}); err == nil {
 				got = []WebhookEndpoint{*ep}
 			}
 		case "register":
@@ -80,6 +85,11 @@ func TestWebhookAnswers(t *testing.T) {
 			want: `GET /v1/webhook-endpoints/whe_1: 200: malformed response: missing required field "id"`},
 		{name: "id out of the pattern", call: "get", body: `{"id":"whe-1"}`,
 			want: `GET /v1/webhook-endpoints/whe_1: 200: malformed response: endpoint id "whe-1"` + pattern},
+		{name: "another endpoint", call: "get", body: `{"id":"whe_2"}`,
+			want: `GET /v1/webhook-endpoints/whe_1: 200: malformed response: id is "whe_2", and the call was about endpoint "whe_1"`},
+		{name: "another endpoint updated", call: "update", body: `{"id":"whe_2","enabled":true}`,
+			want: `PATCH /v1/webhook-endpoints/whe_1: 200: malformed response: id is "whe_2", and the call was about endpoint "whe_1"`},
+		{name: "updated", call: "update", body: `{"endpoint":{"id":"whe_1","enabled":false}}`, check: func(ep []WebhookEndpoint) bool { return !ep[0].Enabled }},
 		{name: "registered", call: "register", status: http.StatusCreated, body: `{"id":"whe_1","signing_secret":"whsec_1"}`,
 			check: func(ep []WebhookEndpoint) bool { return ep[0].ID == "whe_1" && ep[0].SigningSecret == "whsec_1" }},
 		{name: "registered with a secret", call: "register", body: `{"id":"whe_1","secret":"whsec_1"}`,
