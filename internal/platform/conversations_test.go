@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -17,18 +16,7 @@ import (
 // parameter as the reference spells it, the boundary values included.
 func TestListConversationsQuery(t *testing.T) {
 	t.Parallel()
-	var (
-		mu   sync.Mutex
-		seen []string
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.URL.Path+"?"+r.URL.RawQuery)
-		mu.Unlock()
-		w.Write([]byte(`{"conversations":[]}`))
-	}))
-	t.Cleanup(srv.Close)
-	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	c, rec := serveRecorded(t, http.StatusOK, `{"conversations":[]}`, func(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery })
 	start := time.Date(2026, 3, 1, 0, 0, 0, 123e6, time.UTC)
 	end := start.Add(time.Hour)
 	no := false
@@ -41,9 +29,6 @@ func TestListConversationsQuery(t *testing.T) {
 		want    string // the path and query sent, or the error
 	}
 	run := func(t *testing.T, tc testCase) {
-		mu.Lock()
-		seen = nil
-		mu.Unlock()
 		project := tc.project
 		switch project {
 		case "":
@@ -57,9 +42,7 @@ func TestListConversationsQuery(t *testing.T) {
 		} else {
 			_, err = c.ListConversations(context.Background(), project, tc.q)
 		}
-		mu.Lock()
-		sent := strings.Join(seen, " ")
-		mu.Unlock()
+		sent := rec.take()
 		if strings.HasPrefix(tc.want, "/") {
 			if err != nil || sent != tc.want {
 				t.Errorf("sent %q, %v; want %q", sent, err, tc.want)

@@ -3,8 +3,10 @@ package platform
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,18 +16,7 @@ import (
 // and a 401 names the one to check, on a server that refuses them all.
 func TestEndpointCredentials(t *testing.T) {
 	t.Parallel()
-	var (
-		mu   sync.Mutex
-		sent string
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		sent = r.Header.Get("x-api-key")
-		mu.Unlock()
-		w.WriteHeader(http.StatusUnauthorized)
-	}))
-	t.Cleanup(srv.Close)
-	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	c, rec := serveRecorded(t, http.StatusUnauthorized, "", func(r *http.Request) string { return r.Header.Get("x-api-key") })
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name       string
@@ -44,14 +35,45 @@ func TestEndpointCredentials(t *testing.T) {
 		{"webhooks", func() error { _, err := c.ListWebhooks(ctx); return err }, CredentialBuildKey, "bk-secret-build"},
 	} {
 		err := tc.call()
-		mu.Lock()
-		got := sent
-		mu.Unlock()
+		got := rec.take()
 		var ae *APIError
 		if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized || ae.Credential != tc.credential || got != tc.header {
 			t.Errorf("%s: %v (credential %q, sent %q); want a 401 naming the %s, sent as x-api-key %s", tc.name, err, credentialIn(ae), got, tc.credential, tc.header)
 		}
 	}
+}
+
+// requestLog keeps what its server takes of each request, until read.
+type requestLog struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+// serveRecorded starts a server that answers every request with status
+// and body, and a client of it that tries once; the log keeps what
+// take reads of each request.
+func serveRecorded(t *testing.T, status int, body string, take func(*http.Request) string) (*Client, *requestLog) {
+	t.Helper()
+	rec := &requestLog{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.seen = append(rec.seen, take(r))
+		rec.mu.Unlock()
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}), rec
+}
+
+// take returns what was kept since the last take, one request's after
+// another's with a space between, and forgets it.
+func (r *requestLog) take() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := strings.Join(r.seen, " ")
+	r.seen = nil
+	return s
 }
 
 func credentialIn(ae *APIError) string {
@@ -66,18 +88,7 @@ func credentialIn(ae *APIError) string {
 // the call would reach another resource.
 func TestPathSegments(t *testing.T) {
 	t.Parallel()
-	var (
-		mu  sync.Mutex
-		uri string
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		uri = r.RequestURI
-		mu.Unlock()
-		http.NotFound(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	c, rec := serveRecorded(t, http.StatusNotFound, "", func(r *http.Request) string { return r.RequestURI })
 	for _, tc := range []struct{ id, want string }{
 		{".", "/v3/ws-abcd1234/p/conversations/%2E"},
 		{"..", "/v3/ws-abcd1234/p/conversations/%2E%2E"},
@@ -85,9 +96,7 @@ func TestPathSegments(t *testing.T) {
 		{"...", "/v3/ws-abcd1234/p/conversations/..."},
 	} {
 		_, err := c.GetConversation(context.Background(), "p", tc.id)
-		mu.Lock()
-		got := uri
-		mu.Unlock()
+		got := rec.take()
 		if !IsNotFound(err) || got != tc.want {
 			t.Errorf("conversation %q: requested %q, %v; want %q", tc.id, got, err, tc.want)
 		}

@@ -3,9 +3,7 @@ package platform
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -140,18 +138,7 @@ func TestFiringAlertShapes(t *testing.T) {
 // TestAlertRuleListFilter pins the rule list's filters as sent.
 func TestAlertRuleListFilter(t *testing.T) {
 	t.Parallel()
-	var (
-		mu    sync.Mutex
-		query string
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		query = r.URL.RawQuery
-		mu.Unlock()
-		w.Write([]byte(`{"rules":[{"id":"alr_1","metric":"api_errors"}],"items":1}`))
-	}))
-	t.Cleanup(srv.Close)
-	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	c, rec := serveRecorded(t, http.StatusOK, `{"rules":[{"id":"alr_1","metric":"api_errors"}],"items":1}`, func(r *http.Request) string { return r.URL.RawQuery })
 	off := false
 	for _, tc := range []struct {
 		f    AlertRuleFilter
@@ -161,9 +148,7 @@ func TestAlertRuleListFilter(t *testing.T) {
 		{AlertRuleFilter{ProjectID: "p1", Metric: "api_errors", Enabled: &off}, "enabled=false&metric=api_errors&project_id=p1"},
 	} {
 		rules, err := c.ListAlertRules(context.Background(), tc.f)
-		mu.Lock()
-		sent := query
-		mu.Unlock()
+		sent := rec.take()
 		if err != nil || len(rules) != 1 || rules[0].ID != "alr_1" || sent != tc.want {
 			t.Errorf("%+v: sent %q, read %+v, %v; want %q", tc.f, sent, rules, err, tc.want)
 		}
