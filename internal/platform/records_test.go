@@ -71,6 +71,10 @@ func TestMalformedRecords(t *testing.T) {
 		want       string
 	}
 	rule := func(c *Client) error { _, err := c.GetAlertRule(context.Background(), "alr_1"); return err }
+	update := func(c *Client) error {
+		_, err := c.UpdateAlertRule(context.Background(), "alr_1", AlertRuleUpdate{})
+		return err
+	}
 	firing := func(c *Client) error { _, err := c.FiringAlerts(context.Background()); return err }
 	sms := func(c *Client) error {
 		_, err := c.SendSMS(context.Background(), SMSRequest{To: "+447700900002", Message: "hi", ConnectorID: "CONN-1"})
@@ -88,6 +92,8 @@ func TestMalformedRecords(t *testing.T) {
 			`GET /v1/alert-rules/alr_1: 200: malformed response: missing required fields "id", "metric"`},
 		{"a rule of another id", `{"id":"alr_2","metric":"api_errors"}`, rule,
 			`GET /v1/alert-rules/alr_1: 200: malformed response: id is "alr_2", and the call was about rule "alr_1"`},
+		{"a rule updated of another id", `{"rule":{"id":"alr_2","metric":"api_errors"}}`, update,
+			`PATCH /v1/alert-rules/alr_1: 200: malformed response: id is "alr_2", and the call was about rule "alr_1"`},
 		{"a null rule", `null`, rule, `GET /v1/alert-rules/alr_1: 200: malformed response: expected an object, got null`},
 		{"a null SMS answer", `null`, sms, `POST /v1/outbound-sms: 200: malformed response: expected an object, got null`},
 		{"alerts of booleans", `[true]`, firing, `GET /v1/alerts: 200: malformed response: item 0: expected an object, got boolean`},
