@@ -225,7 +225,7 @@ func (c *Client) CreateAlertRule(ctx context.Context, req AlertRuleRequest) (*Al
 		return nil, fmt.Errorf("create alert rule: encode body: %w", err)
 	}
 	rq := &call{ep: epAlertRuleCreate, path: epAlertRuleCreate.template, body: body}
-	return c.alertRule(ctx, rq)
+	return c.alertRule(ctx, rq, "")
 }
 
 // GetAlertRule reads one rule.
@@ -233,7 +233,7 @@ func (c *Client) GetAlertRule(ctx context.Context, id string) (*AlertRule, error
 	if id == "" {
 		return nil, errors.New("get alert rule: id is empty")
 	}
-	return c.alertRule(ctx, &call{ep: epAlertRuleGet, path: alertRulePath(id)})
+	return c.alertRule(ctx, &call{ep: epAlertRuleGet, path: alertRulePath(id)}, id)
 }
 
 // UpdateAlertRule changes the fields of upd that are set and returns the
@@ -258,7 +258,7 @@ func (c *Client) UpdateAlertRule(ctx context.Context, id string, upd AlertRuleUp
 		return c.GetAlertRule(ctx, id)
 	}
 	defer resp.release()
-	return c.readAlertRuleAnswer(rq, resp)
+	return c.readAlertRuleAnswer(rq, resp, id)
 }
 
 // DeleteAlertRule deletes a rule.
@@ -274,17 +274,19 @@ func (c *Client) DeleteAlertRule(ctx context.Context, id string) error {
 	return nil
 }
 
-func (c *Client) alertRule(ctx context.Context, rq *call) (*AlertRule, error) {
+func (c *Client) alertRule(ctx context.Context, rq *call, id string) (*AlertRule, error) {
 	resp, err := c.do(ctx, rq)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.release()
-	return c.readAlertRuleAnswer(rq, resp)
+	return c.readAlertRuleAnswer(rq, resp, id)
 }
 
-// readAlertRuleAnswer reads a rule from the answer to rq.
-func (c *Client) readAlertRuleAnswer(rq *call, resp response) (*AlertRule, error) {
+// readAlertRuleAnswer reads a rule from the answer to rq, about rule id
+// ("" for a new rule). A rule that names another id is someone else's;
+// one that names none is taken to be the one asked about.
+func (c *Client) readAlertRuleAnswer(rq *call, resp response, id string) (*AlertRule, error) {
 	r, err := decodeRecord(resp.body(), "rule", "alert_rule", "alertRule")
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
@@ -292,6 +294,9 @@ func (c *Client) readAlertRuleAnswer(rq *call, resp response) (*AlertRule, error
 	rule := readAlertRule(r)
 	if rule.Metric == "" && rule.ID == "" {
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "metric"}))
+	}
+	if id != "" && rule.ID != "" && rule.ID != id {
+		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about rule %q", rule.ID, id))
 	}
 	return &rule, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/brand"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -120,7 +122,10 @@ func TestBuildPath(t *testing.T) {
 	}
 }
 
-func TestChatArgumentChecks(t *testing.T) {
+// TestArgumentChecks: a call that cannot name its subject fails before
+// the network (the client points at a closed port), saying what is
+// missing, rather than reaching a path with an empty segment.
+func TestArgumentChecks(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1", RetryPolicy{MaxAttempts: 1})
 	for _, tc := range []struct {
@@ -136,6 +141,45 @@ func TestChatArgumentChecks(t *testing.T) {
 			"send debug-chat turn: conversation id is empty"},
 		{"no handoff ids", func() error { _, err := c.HandoffState(t.Context(), "p", "", ""); return err },
 			"get handoff state: a conversation id or a shared id is required"},
+		{"no conversation to read", func() error { _, err := c.GetConversation(t.Context(), "p", ""); return err },
+			"get conversation: conversation id is empty"},
+		{"no conversation to hear", func() error { _, _, err := c.ConversationAudio(t.Context(), "p", ""); return err },
+			"get conversation audio: conversation id is empty"},
+		{"no metric", func() error {
+			_, err := c.CreateAlertRule(t.Context(), AlertRuleRequest{ThresholdValue: 1})
+			return err
+		},
+			"create alert rule: metric is empty"},
+		{"no rule to read", func() error { _, err := c.GetAlertRule(t.Context(), ""); return err }, "get alert rule: id is empty"},
+		{"no rule to update", func() error { _, err := c.UpdateAlertRule(t.Context(), "", AlertRuleUpdate{}); return err },
+			"update alert rule: id is empty"},
+		{"no rule to delete", func() error { return c.DeleteAlertRule(t.Context(), "") }, "delete alert rule: id is empty"},
+		{"no call", func() error { _, err := c.CallStatus(t.Context(), ""); return err }, "get call status: call sid is empty"},
+		{"no SMS", func() error { _, err := c.SendSMS(t.Context(), SMSRequest{Message: " "}); return err },
+			"send SMS: the recipient number is empty; the message is empty; the connector id (" + brand.TokenIDHeader + ") is empty"},
+		{"SMS of spaces", func() error {
+			_, err := c.SendSMS(t.Context(), SMSRequest{To: "+15550001", Message: " \n", ConnectorID: "tok"})
+			return err
+		}, "send SMS: the message is empty"},
+		{"no agent to deploy", func() error { _, err := c.ActiveDeployment(t.Context(), "", "live"); return err },
+			"get active deployment: agent id is empty"},
+		{"no webhook url", func() error {
+			_, err := c.RegisterWebhook(t.Context(), WebhookRegistration{Events: []string{"x"}})
+			return err
+		},
+			"register webhook: url is empty"},
+		{"no webhook events", func() error {
+			_, err := c.RegisterWebhook(t.Context(), WebhookRegistration{URL: "https://example.com/hook"})
+			return err
+		}, "register webhook: no events given"},
+		{"webhook id of a path", func() error { _, err := c.GetWebhook(t.Context(), "whe_1/x"); return err },
+			`get webhook: endpoint id "whe_1/x" does not match ^whe_[A-Za-z0-9]+$`},
+		{"webhook id with an underscore", func() error {
+			_, err := c.UpdateWebhook(t.Context(), "whe_a_b", WebhookUpdate{})
+			return err
+		}, `update webhook: endpoint id "whe_a_b" does not match ^whe_[A-Za-z0-9]+$`},
+		{"webhook id with a suffix", func() error { return c.DeleteWebhook(t.Context(), "whe_1?x") },
+			`delete webhook: endpoint id "whe_1?x" does not match ^whe_[A-Za-z0-9]+$`},
 	} {
 		if err := tc.call(); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)

@@ -157,6 +157,8 @@ func TestDecodeConversation(t *testing.T) {
 				}
 			}},
 		{name: "missing required", body: `{"id":"c1","account_id":"a","project_id":"p"}`, wantErr: `conversation "c1": missing required fields "started_at", "environment", "channel", "in_progress"`},
+		{name: "missing owners", body: `{"id":"c1","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"WEBCHAT","in_progress":false}`,
+			wantErr: `conversation "c1": missing required fields "account_id", "project_id"`},
 		{name: "wrong type of required", body: `{` + strings.Replace(base, `"channel":"WEBCHAT"`, `"channel":["WEBCHAT"]`, 1) + `}`, wantErr: `field "channel": expected a string, got array`},
 		{name: "in_progress wrong type", body: `{` + strings.Replace(base, `"in_progress":false`, `"in_progress":{}`, 1) + `}`, wantErr: `field "in_progress": expected a boolean, got object`},
 		{name: "bad date", body: `{` + strings.Replace(base, `2026-03-02T10:00:00Z`, `yesterday`, 1) + `}`, wantErr: `"yesterday" is not an ISO 8601 date-time`},
@@ -190,6 +192,8 @@ func TestDecodeList(t *testing.T) {
 		{name: "null list", body: `{"conversations":null}`, wantOffset: -1},
 		{name: "v1 whitelisted", v1: true, body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}],"descriptions":{"conversations":{"id":"conversation id"}},"next_offset":1}`, wantN: 1, wantOffset: 1},
 		{name: "v3 needs more than the whitelist", body: `{"conversations":[{"id":"c1","account_id":"a","project_id":"p","started_at":"2026-03-02T10:00:00Z"}]}`, wantErr: `conversations[0]: conversation "c1": missing required fields "environment", "channel", "in_progress"`},
+		{name: "next_offset 0 is the end", body: `{"conversations":[` + conv + `],"next_offset":0}`, wantN: 1, wantOffset: -1},
+		{name: "an empty id", body: `{"conversations":[` + strings.Replace(conv, `"id":"c1"`, `"id":""`, 1) + `]}`, wantErr: `conversations[0]: field "id" is empty`},
 		{name: "no conversations", body: `{"cursor":null}`, wantErr: `missing required field "conversations"`},
 		{name: "conversations object", body: `{"conversations":{}}`, wantErr: `field "conversations": expected an array, got object`},
 	} {
@@ -210,6 +214,10 @@ func TestDecodeList(t *testing.T) {
 			}
 			if tc.wantOffset < 0 && page.NextOffset != nil || tc.wantOffset >= 0 && (page.NextOffset == nil || *page.NextOffset != tc.wantOffset) {
 				t.Errorf("next offset %v, want %d", page.NextOffset, tc.wantOffset)
+			}
+			// v1 describes its keys; the description is handed on.
+			if described := strings.Contains(tc.body, `"descriptions"`); (page.Descriptions != nil) != described {
+				t.Errorf("descriptions %v, want some: %v", page.Descriptions, described)
 			}
 			if page.More() != (tc.wantCursor != "" || tc.wantOffset >= 0) {
 				t.Errorf("More() = %v", page.More())

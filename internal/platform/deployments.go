@@ -26,11 +26,12 @@ import (
 //     "environment" (or "env"), "status" and "created_at" (or
 //     "createdAt": ISO 8601, or Unix seconds or milliseconds; a time in
 //     another form is left unread, never an error) are read when
-//     present. A reply without an id, or with an id that cannot be one
-//     (control characters, longer than maxDeploymentID bytes), is the
-//     platform's error (ResponseError), never evidence: the id is
-//     printed on the console, in the gate's verdict and in every report,
-//     and names what is promoted.
+//     present. A reply without an id, or with an id or a version that
+//     cannot be one (control characters, longer than maxDeploymentID
+//     bytes), is the platform's error (ResponseError), never evidence:
+//     the id is printed on the console, in the gate's verdict and in
+//     every report, and names what is promoted, and the version is
+//     printed beside it.
 //   - The environment is asked for with the query parameter
 //     DeploymentEnvParam (?environment=pre-release); sandbox is asked for
 //     without it, exactly as the reference describes the call. A platform
@@ -159,7 +160,12 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 	if id == "" {
 		return nil, errors.New(`no deployment id: none of "id", "deployment_id" and "deploymentId" is set, at the top level or under "deployment" or "data"`)
 	}
-	if err := checkDeploymentID(id); err != nil {
+	// The version is printed beside the id (console, HTML and GitHub
+	// reports), so it is held to the same bounds.
+	if err := checkDeploymentText("id", id); err != nil {
+		return nil, err
+	}
+	if err := checkDeploymentText("version", w.Version.V); err != nil {
 		return nil, err
 	}
 	d := &Deployment{ID: id, Version: w.Version.V, Status: w.Status.V, Environment: w.Environment.V, CreatedAt: w.CreatedAt.V}
@@ -172,27 +178,29 @@ func decodeDeployment(body []byte) (*Deployment, error) {
 	return d, nil
 }
 
-// maxDeploymentID bounds a deployment id. The reference shows none; ids
-// are short tokens, and a longer one is a platform echoing something else.
+// maxDeploymentID bounds a deployment id and its version. The reference
+// shows neither; they are short tokens, and a longer one is a platform
+// echoing something else.
 const maxDeploymentID = 256
 
-// checkDeploymentID refuses an id no platform would issue: one that could
-// drive a terminal (an escape sequence), break a report's lines, or flood
-// every output. Its quoted start says which. (Invalid UTF-8 cannot reach
-// here: the JSON decoder makes it U+FFFD.)
-func checkDeploymentID(id string) error {
+// checkDeploymentText refuses an id (or version, what names which) no
+// platform would issue: one that could drive a terminal (an escape
+// sequence), break a report's lines, or flood every output. Its quoted
+// start says which. (Invalid UTF-8 cannot reach here: the JSON decoder
+// makes it U+FFFD.)
+func checkDeploymentText(what, s string) error {
 	why := ""
 	switch {
-	case len(id) > maxDeploymentID:
-		why = fmt.Sprintf("it is %d bytes long, and no id is longer than %d", len(id), maxDeploymentID)
-	case strings.ContainsFunc(id, unicode.IsControl):
+	case len(s) > maxDeploymentID:
+		why = fmt.Sprintf("it is %d bytes long, and no %s is longer than %d", len(s), what, maxDeploymentID)
+	case strings.ContainsFunc(s, unicode.IsControl):
 		why = "it holds control characters"
 	default:
 		return nil
 	}
-	shown := fmt.Sprintf("%.40q", id)
-	if utf8.RuneCountInString(id) > 40 {
+	shown := fmt.Sprintf("%.40q", s)
+	if utf8.RuneCountInString(s) > 40 {
 		shown += "..."
 	}
-	return fmt.Errorf("deployment id %s refused: %s", shown, why)
+	return fmt.Errorf("deployment %s %s refused: %s", what, shown, why)
 }

@@ -93,6 +93,32 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		{name: "id with a line break", body: `{"deployment":{"id":"dep-1\r\nPASS everything"}}`, wantErr: `deployment id "dep-1\r\nPASS everything" refused: it holds control characters`},
 		{name: "id of a megabyte", body: `{"id":"` + strings.Repeat("d", 1<<20) + `"}`,
 			wantErr: `deployment id "dddddddddddddddddddddddddddddddddddddddd"... refused: it is 1048576 bytes long, and no id is longer than 256`},
+		// The first spelling that holds an id wins, the top level
+		// over the nests, "deployment" over "data".
+		{name: "id over deployment_id", body: `{"id":"dep-1","deployment_id":"dep-2"}`, want: "dep-1"},
+		{name: "empty id", body: `{"id":"","deployment_id":"dep-2"}`, want: "dep-2"},
+		{name: "top level over nested", body: `{"id":"dep-1","data":{"id":"dep-2"}}`, want: "dep-1"},
+		{name: "deployment over data", body: `{"deployment":{"id":"dep-4"},"data":{"id":"dep-9"}}`, want: "dep-4"},
+		{name: "deployment as a name", body: `{"deployment":"spring menu","data":{"id":"dep-5"}}`, want: "dep-5"},
+		{name: "nested id of the wrong type", body: `{"deployment":{"id":["dep-4"]},"data":{"id":"dep-9"}}`,
+			wantErr: `deployments/active: 200: malformed response: deployment: field "id": expected a string, got array`},
+		{name: "id of 256 bytes", body: `{"id":"` + strings.Repeat("d", 256) + `"}`, want: strings.Repeat("d", 256)},
+		{name: "id of 257 bytes", body: `{"id":"` + strings.Repeat("d", 257) + `"}`, wantErr: `refused: it is 257 bytes long, and no id is longer than 256`},
+		// The id is quoted up to 40 characters, and "..." says when
+		// there were more.
+		{name: "id of 41 characters with a line break", body: `{"id":"dep-\n` + strings.Repeat("x", 36) + `"}`,
+			wantErr: `deployment id "dep-\n` + strings.Repeat("x", 35) + `"... refused: it holds control characters`},
+		{name: "id of 40 characters with a line break", body: `{"id":"` + strings.Repeat("é", 39) + `\n"}`,
+			wantErr: `deployment id "` + strings.Repeat("é", 39) + `\n" refused: it holds control characters`},
+		// The version is printed beside the id, and bounded alike.
+		{name: "version of 256 bytes", body: `{"id":"dep-1","version":"` + strings.Repeat("v", 256) + `"}`, want: "dep-1", wantVersion: strings.Repeat("v", 256)},
+		{name: "version of a megabyte", body: `{"id":"dep-1","version":"` + strings.Repeat("v", 1<<20) + `"}`,
+			wantErr: `deployments/active: 200: malformed response: deployment version "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"... refused: it is 1048576 bytes long, and no version is longer than 256`},
+		{name: "version with an escape sequence", body: `{"deployment":{"id":"dep-1","version":"1.2\u001b[2J"}}`,
+			wantErr: `deployments/active: 200: malformed response: deployment version "1.2\x1b[2J" refused: it holds control characters`},
+		{name: "parameter ignored, env spelling", env: "live", body: `{"id":"dep-7","env":"sandbox"}`, wantErr: "asked for the active live deployment, the platform answered with its sandbox deployment dep-7"},
+		{name: "another environment of two lines", env: "live", body: `{"id":"dep-7","environment":"sandbox\nPASS"}`,
+			wantErr: "the platform answered with its sandbox PASS deployment dep-7"},
 		{name: "parameter ignored", env: "live", body: `{"id":"dep-7","environment":"sandbox"}`, wantErr: "asked for the active live deployment, the platform answered with its sandbox deployment dep-7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

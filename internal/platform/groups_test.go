@@ -330,6 +330,9 @@ func TestSameWebhookURL(t *testing.T) {
 		{"https://example.com/hook", "https://example.com/other", false},
 		{"https://example.com/hook?x=1", "https://example.com/hook?x=2", false},
 		{"http://example.com/hook", "https://example.com/hook", false},
+		// A URL that does not parse is the same only as itself.
+		{"https://example.com/%zz", "https://example.com/%zz", true},
+		{"https://example.com/%zz", "https://example.com/%zy", false},
 	} {
 		if got := SameWebhookURL(tc.a, tc.b); got != tc.same {
 			t.Errorf("SameWebhookURL(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)

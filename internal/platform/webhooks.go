@@ -157,7 +157,7 @@ func (c *Client) GetWebhook(ctx context.Context, id string) (*WebhookEndpoint, e
 	if err := checkWebhookID(id); err != nil {
 		return nil, fmt.Errorf("get webhook: %w", err)
 	}
-	return c.webhookEndpoint(ctx, &call{ep: epWebhookGet, path: buildPath("v1", "webhook-endpoints", id)})
+	return c.webhookEndpoint(ctx, &call{ep: epWebhookGet, path: buildPath("v1", "webhook-endpoints", id)}, id)
 }
 
 // UpdateWebhook changes an endpoint and returns it as updated.
@@ -169,7 +169,7 @@ func (c *Client) UpdateWebhook(ctx context.Context, id string, upd WebhookUpdate
 	if err != nil {
 		return nil, fmt.Errorf("update webhook %s: encode body: %w", id, err)
 	}
-	return c.webhookEndpoint(ctx, &call{ep: epWebhookUpdate, path: buildPath("v1", "webhook-endpoints", id), body: body})
+	return c.webhookEndpoint(ctx, &call{ep: epWebhookUpdate, path: buildPath("v1", "webhook-endpoints", id), body: body}, id)
 }
 
 // DeleteWebhook deletes an endpoint; pending deliveries to it are dropped.
@@ -198,8 +198,15 @@ func checkWebhookID(id string) error {
 	return nil
 }
 
-func (c *Client) webhookEndpoint(ctx context.Context, rq *call) (*WebhookEndpoint, error) {
-	ep, _, err := c.webhookEndpointStatus(ctx, rq)
+// webhookEndpoint reads the endpoint id that rq is about. An answer about
+// another endpoint is the platform's error, as a record of another
+// conversation or call is: taken as the one asked about, a reused
+// endpoint would be believed updated and enabled when it is not.
+func (c *Client) webhookEndpoint(ctx context.Context, rq *call, id string) (*WebhookEndpoint, error) {
+	ep, status, err := c.webhookEndpointStatus(ctx, rq)
+	if err == nil && ep.ID != id {
+		return nil, c.responseError(rq, status, nil, fmt.Errorf("id is %q, and the call was about endpoint %q", ep.ID, id))
+	}
 	return ep, err
 }
 
@@ -215,8 +222,11 @@ func (c *Client) webhookEndpointStatus(ctx context.Context, rq *call) (*WebhookE
 		return nil, 0, c.responseError(rq, resp.status, resp.body(), err)
 	}
 	ep := readWebhookEndpoint(r)
+	// From here the body is withheld: a registration's carries the
+	// signing secret, perhaps under a name readWebhookEndpoint does not
+	// know, as RegisterWebhook says.
 	if ep.ID == "" {
-		return nil, 0, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id"}))
+		return nil, 0, c.responseError(rq, resp.status, nil, missing("", []string{"id"}))
 	}
 	if err := checkWebhookID(ep.ID); err != nil {
 		return nil, 0, c.responseError(rq, resp.status, nil, err)
