@@ -192,6 +192,13 @@ func TestHumanSummaryLines(t *testing.T) {
 		// its runs counts it apart from the cases it never started.
 		"interrupted, a repeat cut off":      {interrupted(result.Passed, result.Pending, result.Pending), "run interrupted: 1 case not run, 1 repeated case cut off before a verdict\n0 errored, 0 flaky, 2 pending\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
 		"interrupted, only a repeat cut off": {interrupted(result.Passed, result.Pending), "run interrupted: 1 repeated case cut off before a verdict\n0 errored, 0 flaky, 1 pending\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
+		// Stopped after every case had finished: the interruption is
+		// still said, with the nothing it left.
+		"interrupted after the last case": {func() *result.Result {
+			r := one(result.Passed)
+			r.Interrupted = true
+			return r
+		}(), "run interrupted: 0 cases not run\n0 errored, 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
 		// Paced by --rate alone: no 429, and no scenario waited on one.
 		"paced, never limited": {func() *result.Result {
 			r := one(result.Passed)
@@ -319,6 +326,22 @@ func TestDeploymentNotes(t *testing.T) {
 		if got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
+	}
+}
+
+// TestDeploymentNoteSaidOnce: agents without evidence for the same
+// reason share one note that names them all, rather than one note each.
+func TestDeploymentNoteSaidOnce(t *testing.T) {
+	t.Parallel()
+	ds := []*result.Deployment{
+		{Agent: "clinic", Env: "sandbox", Note: result.NoteRunStopped},
+		{Agent: "billing", Env: "live", ID: "dep-1"},
+		{Agent: "billing", Env: "sandbox", Note: result.NoteRunStopped},
+	}
+	want := "deployment of billing in live: dep-1\n" +
+		"note: no deployment evidence (clinic in sandbox, billing in sandbox): " + result.NoteRunStopped + "; agenttest gate will refuse its report\n"
+	if got := deploymentLines(ds, style{}); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
 
