@@ -243,6 +243,14 @@ func TestHumanSummaryLines(t *testing.T) {
 		"an alert rule on api_errors fired": {withGate(one(result.Passed, result.Passed), result.Failed, apiErrors),
 			"2 passed, 0 failed, 0 skipped in 1.23s\nalert gate failed: 1 alert rule firing\n" +
 				"status: failed (1 alert rule firing, not a check of a scenario: " + apiErrors.Message + " (api_errors counts the platform's own 5xx answers))"},
+		// A quarantined case's failure does not gate the run: the alert
+		// rule alone failed it, and no check is blamed.
+		"an alert rule fired beside a quarantined failure": {func() *result.Result {
+			r := withGate(one(result.Failed, result.Passed), result.Failed, volume)
+			r.Files[0].Cases[0].Quarantine = &result.Quarantine{Reason: "rewritten", Until: "2099-01-01"}
+			return r
+		}(), "alert gate failed: 1 alert rule firing\n" +
+			"status: failed (1 alert rule firing, not a check of a scenario: " + volume.Message + ")"},
 		"a check and an alert rule failed": {withGate(one(result.Failed, result.Passed), result.Failed, volume, apiErrors),
 			"1 passed, 1 failed, 0 skipped in 1.23s\nalert gate failed: 2 alert rules firing\n" +
 				"status: failed (a check failed: the agent broke an expectation; 2 alert rules firing, not a check of a scenario: " +
@@ -597,6 +605,52 @@ func TestTurnAt(t *testing.T) {
 	for _, at := range []diag.Pos{pos("a.yaml", 12, 4), {}} {
 		if got := turnOf(a, at); got != nil {
 			t.Errorf("turnOf(%s) = %+v, want none", at, got)
+		}
+	}
+}
+
+// TestCaseBlockQuiet: on a terminal a passing case is quiet, except a
+// quarantined one, whose line says the quarantine still holds while the
+// case passes.
+func TestCaseBlockQuiet(t *testing.T) {
+	t.Parallel()
+	f := &result.File{Path: "s.yaml"}
+	passed := &result.Case{Name: "books", Pos: pos("s.yaml", 3, 5), Status: result.Passed, Duration: 5e6}
+	held := &result.Case{Name: "books", Pos: pos("s.yaml", 3, 5), Status: result.Passed, Duration: 5e6,
+		Quarantine: &result.Quarantine{Reason: "rewritten", Until: "2099-01-01"}}
+	for _, tc := range []struct {
+		name string
+		c    *result.Case
+		tty  bool
+		want string
+	}{
+		{"passed on a terminal", passed, true, ""},
+		{"passed in a log", passed, false, "PASS s.yaml:3 books (5ms)\n"},
+		{"quarantined, passed on a terminal", held, true, "PASS s.yaml:3 books (quarantined until 2099-01-01: rewritten; does not gate, 5ms)\n"},
+	} {
+		if got := NewHuman(nil, HumanOptions{TTY: tc.tty}).caseBlock(f, tc.c); got != tc.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestConsoleDurations: a case's duration and the run's wall time turn
+// from milliseconds to seconds at one second.
+func TestConsoleDurations(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d          time.Duration
+		caseD, run string
+	}{
+		{999 * time.Millisecond, "999ms", "999ms"},
+		{time.Second, "1.0s", "1.00s"},
+		{3210 * time.Millisecond, "3.2s", "3.21s"},
+	} {
+		if got := formatDuration(tc.d); got != tc.caseD {
+			t.Errorf("formatDuration(%v) = %q, want %q", tc.d, got, tc.caseD)
+		}
+		if got := wallTime(tc.d); got != tc.run {
+			t.Errorf("wallTime(%v) = %q, want %q", tc.d, got, tc.run)
 		}
 	}
 }
