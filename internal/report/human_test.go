@@ -607,6 +607,40 @@ func TestTurnAt(t *testing.T) {
 			t.Errorf("turnOf(%s) = %+v, want none", at, got)
 		}
 	}
+	// A retried call writes its turn again at the same position: the
+	// last one is the call that counted.
+	retried := &result.Attempt{Turns: []*result.Turn{{Index: 1, Pos: pos("a.yaml", 8, 3), Latency: 10}, {Index: 1, Pos: pos("a.yaml", 8, 3), Latency: 20}}}
+	if got := turnOf(retried, pos("a.yaml", 8, 3)); got != retried.Turns[1] {
+		t.Errorf("turnOf of a retried call = %+v, want the last", got)
+	}
+}
+
+// TestFailureLine: a failure's one line names where it was checked: the
+// feature step (without its colon), the after-session check by its key,
+// or the turn.
+func TestFailureLine(t *testing.T) {
+	t.Parallel()
+	a := &result.Attempt{Turns: []*result.Turn{{Index: 0, Pos: pos("a.yaml", 3, 3)}, {Index: 1, Pos: pos("a.yaml", 5, 3)}}}
+	at := pos("a.yaml", 6, 7)
+	for _, tc := range []struct {
+		f    assert.Failure
+		want string
+	}{
+		{assert.Failure{Pos: at, Key: "reply", Message: "reply does not match"}, "a.yaml:6:7: turn 1: reply does not match"},
+		{assert.Failure{Pos: pos("a.yaml", 4, 1), Key: "reply", Message: "m"}, "a.yaml:4:1: greeting: m"},
+		{assert.Failure{Pos: at, Step: `Then the reply is:`, Message: "m"}, "a.yaml:6:7: Then the reply is: m"},
+		{assert.Failure{Pos: at, Key: "confirm", Message: "m"}, "a.yaml:6:7: confirm: m"},
+		{assert.Failure{Pos: at, Key: "probe.reply", Message: "m"}, "a.yaml:6:7: probe.reply: m"},
+		{assert.Failure{Pos: at, Key: "alerts", Message: "m"}, "a.yaml:6:7: alerts: m"},
+		// A key that only starts like an after-session check is a turn's.
+		{assert.Failure{Pos: at, Key: "confirmation", Message: "m"}, "a.yaml:6:7: turn 1: m"},
+		{assert.Failure{Pos: at, Key: "state.plan"}, "a.yaml:6:7: turn 1: state.plan does not hold"},
+		{assert.Failure{Key: "reply", Message: "line\n\x1b[2Jtwo"}, `turn 1: line\n\x1b[2Jtwo`},
+	} {
+		if got := (style{}).failureLine(a, tc.f); got != tc.want {
+			t.Errorf("failureLine(%+v) =\n%q, want\n%q", tc.f, got, tc.want)
+		}
+	}
 }
 
 // TestCaseBlockQuiet: on a terminal a passing case is quiet, except a
@@ -651,6 +685,29 @@ func TestConsoleDurations(t *testing.T) {
 		}
 		if got := wallTime(tc.d); got != tc.run {
 			t.Errorf("wallTime(%v) = %q, want %q", tc.d, got, tc.run)
+		}
+	}
+}
+
+// TestCaseTitle: a case is named by its own position (the file's path
+// when it has none) and its name, escaped, so that a name cannot drive
+// the terminal or break the line.
+func TestCaseTitle(t *testing.T) {
+	t.Parallel()
+	f := &result.File{Path: "suites/x.yaml"}
+	for _, tc := range []struct {
+		f    *result.File
+		c    *result.Case
+		want string
+	}{
+		{f, &result.Case{Name: "books", Pos: pos("features/x.feature", 7, 3)}, "features/x.feature:7 books"},
+		{f, &result.Case{Name: "books"}, "suites/x.yaml books"},
+		{nil, &result.Case{Name: "books"}, "books"},
+		{f, &result.Case{Name: "\x1b[2Jwipe\nPASS"}, `suites/x.yaml \x1b[2Jwipe\nPASS`},
+		{nil, &result.Case{Name: "\x1b]0;owned\x07"}, `\x1b]0;owned\a`},
+	} {
+		if got := (style{}).caseTitle(tc.f, tc.c); got != tc.want {
+			t.Errorf("caseTitle(%q) = %q, want %q", tc.c.Name, got, tc.want)
 		}
 	}
 }
