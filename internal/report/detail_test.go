@@ -164,6 +164,17 @@ func TestFailedAttempt(t *testing.T) {
 	if out := g.String(); !strings.Contains(out, "reply does not match") || strings.Contains(out, "no reply within 10s") {
 		t.Errorf("GitHub annotation names not the failure alone:\n%s", out)
 	}
+	// An errored case shows its error in full, and the failed attempt
+	// after it in one line.
+	e := &result.Case{Name: "c", Status: result.Errored, Attempts: []*result.Attempt{
+		{Number: 1, Status: result.Errored, Error: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}},
+		{Number: 2, Status: result.Failed, Failures: []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "hello", "hi", "")}}}}
+	var b strings.Builder
+	detail{b: &b}.writeCase(e, "")
+	want := "attempt 2 of 2 failed: a.yaml:5:7: reply does not match\nattempt 1 of 2:\n  timeout: no reply within 10s\n"
+	if got := b.String(); got != want {
+		t.Errorf("errored case's body =\n%s\nwant\n%s", got, want)
+	}
 }
 
 // TestCutOffRepeatInJUnit: JUnit's <skipped> of a repeat cut off before a

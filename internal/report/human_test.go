@@ -711,3 +711,23 @@ func TestCaseTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorLine: an error names its turn only when it is a turn's failed
+// call, at the turn's own position; an error elsewhere (a probe, a
+// confirmation) names itself in its message.
+func TestErrorLine(t *testing.T) {
+	t.Parallel()
+	a := &result.Attempt{Turns: []*result.Turn{{Index: 0, Pos: pos("a.yaml", 3, 3)}, {Index: 1, Pos: pos("a.yaml", 5, 3)}}}
+	for _, tc := range []struct {
+		e    *result.Error
+		want string
+	}{
+		{&result.Error{Pos: pos("a.yaml", 5, 3), Kind: result.KindTimeout, Message: "no reply within 30s"}, "a.yaml:5:3: turn 1: timeout: no reply within 30s"},
+		{&result.Error{Pos: pos("a.yaml", 9, 5), Kind: result.KindHTTP, Message: "probe: 500"}, "a.yaml:9:5: http: probe: 500"},
+		{&result.Error{Message: "boom\r\x1b[1A"}, `boom\r\x1b[1A`},
+	} {
+		if got := (style{}).errorLine(a, tc.e); got != tc.want {
+			t.Errorf("errorLine(%+v) =\n%q, want\n%q", tc.e, got, tc.want)
+		}
+	}
+}
