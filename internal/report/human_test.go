@@ -491,6 +491,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 	for name, tc := range map[string]struct {
 		turn    *result.Turn
 		confirm *result.Confirmation
+		conv    string
 	}{
 		"node":                 {turn: debugTurn(map[string]any{"currentNode": forged})},
 		"trace":                {turn: debugTurn(map[string]any{"nodeTrace": []string{"start", forged}})},
@@ -501,6 +502,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 		"system message level": {turn: msg(&reply.Messaging{System: []reply.SystemMessage{{Level: forged, Text: "hi"}}})},
 		"messaging handoff":    {turn: msg(&reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: forged, Joined: true, LiveAgent: forged}})},
 		"end reason":           {turn: msg(&reply.Messaging{SessionEnded: true, EndReason: forged})},
+		"conversation id":      {turn: debugTurn(map[string]any{}), conv: forged},
 		"confirmation":         {turn: debugTurn(map[string]any{}), confirm: &result.Confirmation{Kind: result.ConfirmConversation, Subject: forged, Found: true, Summary: forged}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -510,6 +512,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 			if tc.confirm != nil {
 				a.Confirmations = []*result.Confirmation{tc.confirm}
 			}
+			a.ConversationID = tc.conv
 			r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: []*result.Case{{Name: "a", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3},
 				Status: result.Failed, Attempts: []*result.Attempt{a}}}}}}
 			var console, junit bytes.Buffer
@@ -728,6 +731,28 @@ func TestErrorLine(t *testing.T) {
 	} {
 		if got := (style{}).errorLine(a, tc.e); got != tc.want {
 			t.Errorf("errorLine(%+v) =\n%q, want\n%q", tc.e, got, tc.want)
+		}
+	}
+}
+
+// TestTranscriptEmptyReply: an empty reply over the debug API is an empty
+// "<" line; "(no message)" is Messaging's, whose turn may end on events
+// alone.
+func TestTranscriptEmptyReply(t *testing.T) {
+	t.Parallel()
+	debug := exchange{index: 1, pos: pos("a.yaml", 4, 5), say: "hi", conv: "c1"}.turn()
+	msg := msgTurn(1, 4, "hi", "", "c1", 0, &reply.Messaging{})
+	for _, tc := range []struct {
+		turn *result.Turn
+		want string
+	}{
+		{debug, "transcript:\n  turn 1\n    > hi\n    <\n"},
+		{msg, "transcript:\n  turn 1 · 40ms\n    > hi\n    (no message)\n"},
+	} {
+		var b strings.Builder
+		detail{b: &b}.writeTranscript(&result.Attempt{Turns: []*result.Turn{tc.turn}}, -1, "")
+		if got := b.String(); got != tc.want {
+			t.Errorf("got\n%q\nwant\n%q", got, tc.want)
 		}
 	}
 }
