@@ -756,3 +756,27 @@ func TestTranscriptEmptyReply(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptStateAndDelay: a reply without a state object moves no
+// key, so the next state is compared with the last one seen; a holding
+// message the platform flagged says so.
+func TestTranscriptStateAndDelay(t *testing.T) {
+	t.Parallel()
+	turn := func(i int, text string, delayed bool, md reply.Metadata) *result.Turn {
+		return &result.Turn{Index: i, Say: "hi", Result: (&reply.TurnResult{Response: text, DelayedResponse: delayed}).SetMetadata(md)}
+	}
+	a := &result.Attempt{Turns: []*result.Turn{
+		turn(1, "a", false, reply.Metadata{"state": map[string]any{"plan": "gold"}}),
+		turn(2, "b", true, reply.Metadata{}),
+		turn(3, "c", false, reply.Metadata{"state": map[string]any{"plan": "gold", "n": 1}}),
+	}}
+	var b strings.Builder
+	detail{b: &b}.writeTranscript(a, -1, "")
+	want := "transcript:\n" +
+		"  turn 1\n    > hi\n    < a\n      state: +plan=\"gold\"\n" +
+		"  turn 2\n    > hi\n    < b\n      delayed response\n" +
+		"  turn 3\n    > hi\n    < c\n      state: +n=1\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
