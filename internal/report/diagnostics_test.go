@@ -106,18 +106,20 @@ func TestShowValue(t *testing.T) {
 	}
 	const coder = "\U0001F469\u200d\U0001F4BB"
 	for name, tc := range map[string]testCase{
-		"plain":             {"hello there", false, "hello there"},
-		"empty":             {"", false, `""`},
-		"trailing space":    {"hi ", false, `"hi "`},
-		"control":           {"a\x1bb", false, `"a\x1bb"`},
-		"tab":               {"a\tb", false, `"a\tb"`},
-		"multi-line":        {"a\nb", false, "|\n  a\n  b"},
-		"zero-width space":  {"Hel\u200blo", false, `"Hel\u200blo"`},
-		"tag characters":    {"ok\U000e0069", false, `"ok\U000e0069"`},
-		"emoji sequence":    {coder + " ready", false, coder + " ready"},
-		"emoji quoted":      {coder + " ", false, `"` + coder + ` "`},
-		"joiners differing": {coder + " ready", true, "\"\U0001F469\\u200d\U0001F4BB ready\""},
-		"no joiner to show": {"Hello", true, "Hello"},
+		"plain":          {"hello there", false, "hello there"},
+		"empty":          {"", false, `""`},
+		"trailing space": {"hi ", false, `"hi "`},
+		"control":        {"a\x1bb", false, `"a\x1bb"`},
+		"tab":            {"a\tb", false, `"a\tb"`},
+		"multi-line":     {"a\nb", false, "|\n  a\n  b"},
+		// A blank line of a block has no trailing indent.
+		"multi-line, a blank line": {"a\n\nb", false, "|\n  a\n\n  b"},
+		"zero-width space":         {"Hel\u200blo", false, `"Hel\u200blo"`},
+		"tag characters":           {"ok\U000e0069", false, `"ok\U000e0069"`},
+		"emoji sequence":           {coder + " ready", false, coder + " ready"},
+		"emoji quoted":             {coder + " ", false, `"` + coder + ` "`},
+		"joiners differing":        {coder + " ready", true, "\"\U0001F469\\u200d\U0001F4BB ready\""},
+		"no joiner to show":        {"Hello", true, "Hello"},
 		// %q writes a variation selector as it is: Go counts it as
 		// printable.
 		"variation selector differing":             {"I \u2764\ufe0f it", true, "\"I \u2764\\ufe0f it\""},
