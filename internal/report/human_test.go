@@ -780,3 +780,18 @@ func TestTranscriptStateAndDelay(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestOneLineInvalidUTF8: a reply that is not valid UTF-8 is still
+// shown with its control characters escaped, never as raw bytes a
+// terminal would obey.
+func TestOneLineInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	in := "ok\xff\x1b[2J\nnext"
+	want := `"ok\xff\x1b[2J\nnext"`
+	if got := (style{}).oneLine(in); got != want {
+		t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+	}
+	if got := (style{}).flat(in); got != want {
+		t.Errorf("flat(%q) = %q, want %q", in, got, want)
+	}
+}
