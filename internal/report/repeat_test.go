@@ -77,6 +77,14 @@ func TestRepeatLine(t *testing.T) {
 		// The rate as written, not rounded: 79.5% was "80% required".
 		{"fixed, a rate with a decimal percent", fixed(35, 9, 0.795, result.DecisionPassed), "35 of 44 runs passed (80%), 79.5% required"},
 		{"fixed, a rate with a decimal percent, short by little", fixed(159, 41, 0.7975, result.DecisionFailed), "159 of 200 runs passed (79.5%), 79.75% required"},
+		// Errored runs are said beside the counts.
+		{"fixed, an errored run", func() *result.Repeat {
+			r := fixed(3, 1, 0.8, result.DecisionFailed)
+			r.Runs, r.Errored = 5, 1
+			return r
+		}(), "3 of 5 runs passed (60%), 80% required, 1 errored"},
+		// A repeat with no decision yet says its counts so far.
+		{"sequential, undecided", seq(3, 1, 282, 282, ""), "passed 3 of 4 runs so far"},
 		{"passed", seq(26, 0, 282, 282, result.DecisionPassed), "passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"},
 		{"failed", seq(5, 6, 282, 282, result.DecisionFailed), "passed 5 of 11 runs; rate < 0.89 at 95% (needs 0.9)"},
 		// 0.95 − 0.025 = 0.925: a bound of 0.9251 at two places, 0.92,
