@@ -83,6 +83,11 @@ func TestRepeatLine(t *testing.T) {
 			r.Runs, r.Errored = 5, 1
 			return r
 		}(), "3 of 5 runs passed (60%), 80% required, 1 errored"},
+		{"sequential, errored", func() *result.Repeat {
+			r := seq(2, 1, 282, 282, result.DecisionErrored)
+			r.Runs, r.Errored = 5, 2
+			return r
+		}(), "errored: 2 of 5 runs errored, more than a third; passed 2 of the 3 others"},
 		// A repeat with no decision yet says its counts so far.
 		{"sequential, undecided", seq(3, 1, 282, 282, ""), "passed 3 of 4 runs so far"},
 		{"passed", seq(26, 0, 282, 282, result.DecisionPassed), "passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"},
