@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/stats"
+	"github.com/jstemmer/go-junit-report/v2/junit"
 )
 
 func TestQuarantineNote(t *testing.T) {
@@ -232,6 +234,11 @@ func TestWriteRuns(t *testing.T) {
 				"run 1 of 6 failed:\n" + failedRun + "run 2 of 6 failed:\n" + failedRun + "run 3 of 6 failed:\n" + failedRun +
 				"run 6 of 6 errored: timeout: no reply\n" +
 				"… and 2 more failed runs: every transcript is in the JSON and JUnit reports\n"},
+		{"one failed run past the three", runs("F F F F", true),
+			"runs: ✗✗✗✗" + legend + "\n" +
+				"run 1 of 4 failed:\n" + failedRun + "run 2 of 4 failed:\n" + failedRun + "run 3 of 4 failed:\n" + failedRun +
+				"… and 1 more failed run: every transcript is in the JSON and JUnit reports\n"},
+		{"no run made", nil, "failed before any run started\n"},
 		{"fifty runs to a line", runs(strings.Repeat("P ", 50)+"F", true),
 			"runs: " + strings.Repeat("✓", 50) + "\nruns: ✗" + legend + "\nrun 51 of 51 failed:\n" + failedRun},
 	} {
@@ -247,5 +254,22 @@ func TestWriteRuns(t *testing.T) {
 				t.Errorf("body =\n%s\nwant\n%s", body, tc.want)
 			}
 		})
+	}
+}
+
+// TestRepeatPropertiesDecision: a repeat without a decision (cut off
+// before its first run) has no repeat.decision property, rather than an
+// empty one.
+func TestRepeatPropertiesDecision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		decision string
+		want     bool
+	}{{"", false}, {result.DecisionPassed, true}} {
+		c := &result.Case{Repeat: &result.Repeat{Procedure: result.ProcedureFixed, Decision: tc.decision}}
+		got := slices.ContainsFunc(repeatProperties(c), func(p junit.Property) bool { return p.Name == "repeat.decision" })
+		if got != tc.want {
+			t.Errorf("decision %q: repeat.decision property %v, want %v", tc.decision, got, tc.want)
+		}
 	}
 }
