@@ -107,3 +107,17 @@ func TestWriteMessagingLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionID: the Messaging session of an attempt is the first one a
+// turn recorded; a turn before the session opened has none to give.
+func TestSessionID(t *testing.T) {
+	t.Parallel()
+	a := &result.Attempt{Turns: []*result.Turn{nil, {Index: 0}, {Index: 0, Messaging: &reply.Messaging{}},
+		{Index: 1, Messaging: &reply.Messaging{SessionID: "ses_1"}}, {Index: 2, Messaging: &reply.Messaging{SessionID: "ses_2"}}}}
+	if got := sessionID(a); got != "ses_1" {
+		t.Errorf("sessionID = %q, want ses_1", got)
+	}
+	if got := sessionID(nil); got != "" {
+		t.Errorf("sessionID(nil) = %q, want none", got)
+	}
+}
