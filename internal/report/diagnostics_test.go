@@ -151,3 +151,21 @@ func TestWriteDiagnosticsCapsEachFile(t *testing.T) {
 		t.Errorf("problem 51 was printed")
 	}
 }
+
+// TestWriteDiagnosticsEscapes: a problem quotes what the file holds, and
+// the file's line is echoed: their control characters are escaped, never
+// obeyed, and a CRLF file's line ends without its CR.
+func TestWriteDiagnosticsEscapes(t *testing.T) {
+	src := func(string) []byte { return []byte("suite: a\r\n\x1b]0;owned\x07: 1\r\n") }
+	diags := diag.Diagnostics{
+		{Severity: diag.Error, Pos: pos("a.yaml", 1, 1), Message: "suite a"},
+		{Severity: diag.Error, Pos: pos("a.yaml", 2, 1), Message: "unknown key \"\x1b[2J\""},
+	}
+	var b bytes.Buffer
+	WriteDiagnostics(&b, diags, src, false)
+	want := "a.yaml:1:1: suite a\n 1 | suite: a\n   | ^\n" +
+		"a.yaml:2:1: unknown key \"\\x1b[2J\"\n 2 | \\x1b]0;owned\\a: 1\n   | ^\n2 errors\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
