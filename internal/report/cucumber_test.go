@@ -90,6 +90,15 @@ func TestCucumberStepBlame(t *testing.T) {
 			message: "errored, not failed: the scenario's configuration broke, not the agent; nothing was learnt about the agent\na.feature:4:5: config: it broke"},
 		{name: "internal", a: errored(result.KindInternal), failedAtIndex: 1, exc: "agenttest.Error.internal",
 			message: "errored, not failed: agenttest itself broke, not the agent; nothing was learnt about the agent\na.feature:4:5: internal: it broke"},
+		{name: "messaging", a: errored(result.KindMessaging), failedAtIndex: 1, exc: "agenttest.Error.messaging",
+			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: messaging: it broke"},
+		{name: "rate limited", a: errored(result.KindRateLimited), failedAtIndex: 1, exc: "agenttest.Error.rate_limited",
+			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: rate_limited: it broke"},
+		{name: "interrupted", a: errored(result.KindInterrupted), failedAtIndex: 1, exc: "agenttest.Error.interrupted",
+			message: "errored, not failed: the run's interruption broke, not the agent; nothing was learnt about the agent\na.feature:4:5: interrupted: it broke"},
+		{name: "an error of no kind", a: errored(""), failedAtIndex: 1, exc: "agenttest.Error.error",
+			message: "errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent\na.feature:4:5: it broke"},
+		{name: "failed, no cause", a: &result.Attempt{Status: result.Failed}, failedAtIndex: 1, message: "failed without a recorded cause"},
 		{name: "no cause", a: &result.Attempt{Status: result.Errored}, failedAtIndex: 1, exc: "agenttest.Error.error",
 			message: "errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent\nerrored without a recorded cause"},
 		{name: "failed check", a: &result.Attempt{Status: result.Failed, Failures: []assert.Failure{{Pos: pos("a.feature", 3, 9), Key: "reply", Message: "reply does not match"}}},
@@ -101,7 +110,7 @@ func TestCucumberStepBlame(t *testing.T) {
 			if got.Status != messages.TestStepResultStatus_FAILED || !strings.HasPrefix(got.Message, tc.message) {
 				t.Errorf("step %d: %s %q, want FAILED %q", tc.failedAtIndex, got.Status, got.Message, tc.message)
 			}
-			if got.Exception == nil || got.Exception.Type != tc.exc {
+			if tc.exc == "" && got.Exception != nil || tc.exc != "" && (got.Exception == nil || got.Exception.Type != tc.exc) {
 				t.Errorf("exception %+v, want %s", got.Exception, tc.exc)
 			}
 		})
@@ -182,6 +191,7 @@ func TestWriteCucumberMessages(t *testing.T) {
 	}
 	var sources, testCases int
 	var attempts []*messages.TestCaseFinished
+	var numbers []int64
 	var steps []*messages.TestStepResult
 	var attached []string
 	var finished *messages.TestRunFinished
@@ -195,6 +205,8 @@ func TestWriteCucumberMessages(t *testing.T) {
 			sources++
 		case e.TestCase != nil:
 			testCases++
+		case e.TestCaseStarted != nil:
+			numbers = append(numbers, e.TestCaseStarted.Attempt)
 		case e.TestCaseFinished != nil:
 			attempts = append(attempts, e.TestCaseFinished)
 		case e.TestStepFinished != nil:
@@ -207,6 +219,9 @@ func TestWriteCucumberMessages(t *testing.T) {
 	}
 	if sources != 1 || testCases != 3 || len(attempts) != 5 || len(steps) != 10 {
 		t.Fatalf("%d sources, %d test cases, %d attempts, %d steps; want 1, 3, 5, 10:\n%s", sources, testCases, len(attempts), len(steps), b.String())
+	}
+	if fmt.Sprint(numbers) != "[0 1 0 1 0]" {
+		t.Errorf("attempts numbered %v, want [0 1 0 1 0]", numbers)
 	}
 	for i, want := range []bool{true, false, true, false, false} {
 		if attempts[i].WillBeRetried != want {
