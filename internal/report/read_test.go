@@ -34,6 +34,9 @@ func TestReadJSONRoundTrip(t *testing.T) {
 				// and the coverage computed over it.
 				res.Shard = &result.Shard{Index: 2, Total: 3, Selection: "sha256:abc", Selected: 35}
 				res.Rerun = &result.Rerun{Of: "first.json", Failed: 2, Unrun: 3}
+				// Why the run stopped early, which the console's summary
+				// and the status say again from the report.
+				res.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9", Cause: "connection refused"}
 				fillUnusual(res)
 			}
 			var first, second bytes.Buffer
