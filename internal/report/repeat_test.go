@@ -78,6 +78,7 @@ func TestRepeatLine(t *testing.T) {
 		{"fixed, just past the rate", fixed(49, 12, 0.8, result.DecisionPassed), "49 of 61 runs passed (80%), 80% required"},
 		// The rate as written, not rounded: 79.5% was "80% required".
 		{"fixed, a rate with a decimal percent", fixed(35, 9, 0.795, result.DecisionPassed), "35 of 44 runs passed (80%), 79.5% required"},
+		{"fixed, short by a hundredth of a percent", fixed(7999, 2001, 0.8, result.DecisionFailed), "7999 of 10000 runs passed (79.99%), 80% required"},
 		{"fixed, a rate with a decimal percent, short by little", fixed(159, 41, 0.7975, result.DecisionFailed), "159 of 200 runs passed (79.5%), 79.75% required"},
 		// Errored runs are said beside the counts.
 		{"fixed, an errored run", func() *result.Repeat {
