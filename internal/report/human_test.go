@@ -459,6 +459,14 @@ func TestHumanEscapesRunText(t *testing.T) {
 		"check name": {func(r *result.Result) {
 			r.Checks = []*result.Case{{Name: hostile, Status: result.Errored}}
 		}},
+		"quarantine reason": {func(r *result.Result) {
+			r.Files[0].Cases[0].Quarantine = &result.Quarantine{Reason: hostile, Until: "2099-01-01"}
+		}},
+		"case name": {func(r *result.Result) { r.Files[0].Cases[0].Name = hostile }},
+		"skip reason": {func(r *result.Result) {
+			c := r.Files[0].Cases[0]
+			c.Status, c.SkipReason = result.Skipped, hostile
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
