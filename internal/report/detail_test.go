@@ -192,3 +192,23 @@ func TestCutOffRepeatInJUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteCaseNotRun: the body of a case that did not run says why.
+func TestWriteCaseNotRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    *result.Case
+		want string
+	}{
+		{&result.Case{Status: result.Skipped, SkipReason: "skip: wip"}, "  skipped: skip: wip\n"},
+		{&result.Case{Status: result.Skipped}, ""},
+		{&result.Case{Status: result.Pending}, "  " + notRunReason + "\n"},
+		{&result.Case{Status: result.Errored}, "  errored before any attempt started\n"},
+	} {
+		var b strings.Builder
+		detail{b: &b}.writeCase(tc.c, "  ")
+		if got := b.String(); got != tc.want {
+			t.Errorf("%s case: got %q, want %q", tc.c.Status, got, tc.want)
+		}
+	}
+}
