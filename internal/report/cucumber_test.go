@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -81,29 +82,28 @@ func TestCucumberStepBlame(t *testing.T) {
 	errored := func(kind string) *result.Attempt {
 		return &result.Attempt{Status: result.Errored, Error: &result.Error{Pos: pos("a.feature", 4, 5), Kind: kind, Message: "it broke"}}
 	}
-	for _, tc := range []testCase{
-		{name: "http", a: errored(result.KindHTTP), failedAtIndex: 1, exc: "agenttest.Error.http",
-			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: http: it broke"},
-		{name: "network", a: errored(result.KindNetwork), failedAtIndex: 1, exc: "agenttest.Error.network",
-			message: "errored, not failed: the network or the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: network: it broke"},
-		{name: "config", a: errored(result.KindConfig), failedAtIndex: 1, exc: "agenttest.Error.config",
-			message: "errored, not failed: the scenario's configuration broke, not the agent; nothing was learnt about the agent\na.feature:4:5: config: it broke"},
-		{name: "internal", a: errored(result.KindInternal), failedAtIndex: 1, exc: "agenttest.Error.internal",
-			message: "errored, not failed: agenttest itself broke, not the agent; nothing was learnt about the agent\na.feature:4:5: internal: it broke"},
-		{name: "messaging", a: errored(result.KindMessaging), failedAtIndex: 1, exc: "agenttest.Error.messaging",
-			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: messaging: it broke"},
-		{name: "rate limited", a: errored(result.KindRateLimited), failedAtIndex: 1, exc: "agenttest.Error.rate_limited",
-			message: "errored, not failed: the platform broke, not the agent; nothing was learnt about the agent\na.feature:4:5: rate_limited: it broke"},
-		{name: "interrupted", a: errored(result.KindInterrupted), failedAtIndex: 1, exc: "agenttest.Error.interrupted",
-			message: "errored, not failed: the run's interruption broke, not the agent; nothing was learnt about the agent\na.feature:4:5: interrupted: it broke"},
-		{name: "an error of no kind", a: errored(""), failedAtIndex: 1, exc: "agenttest.Error.error",
-			message: "errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent\na.feature:4:5: it broke"},
+	// Who broke, by the error's kind: never the agent.
+	cases := []testCase{}
+	for _, k := range []struct{ kind, who string }{
+		{result.KindHTTP, "the platform"}, {result.KindNetwork, "the network or the platform"},
+		{result.KindConfig, "the scenario's configuration"}, {result.KindInternal, "agenttest itself"},
+		{result.KindMessaging, "the platform"}, {result.KindRateLimited, "the platform"},
+		{result.KindInterrupted, "the run's interruption"}, {"", "the platform or the harness"},
+	} {
+		line, exc := "a.feature:4:5: "+k.kind+": it broke", "agenttest.Error."+k.kind
+		if k.kind == "" {
+			line, exc = "a.feature:4:5: it broke", "agenttest.Error.error"
+		}
+		cases = append(cases, testCase{name: cmp.Or(k.kind, "no kind"), a: errored(k.kind), failedAtIndex: 1, exc: exc,
+			message: "errored, not failed: " + k.who + " broke, not the agent; nothing was learnt about the agent\n" + line})
+	}
+	for _, tc := range append(cases, []testCase{
 		{name: "failed, no cause", a: &result.Attempt{Status: result.Failed}, failedAtIndex: 1, message: "failed without a recorded cause"},
 		{name: "no cause", a: &result.Attempt{Status: result.Errored}, failedAtIndex: 1, exc: "agenttest.Error.error",
 			message: "errored, not failed: the platform or the harness broke, not the agent; nothing was learnt about the agent\nerrored without a recorded cause"},
 		{name: "failed check", a: &result.Attempt{Status: result.Failed, Failures: []assert.Failure{{Pos: pos("a.feature", 3, 9), Key: "reply", Message: "reply does not match"}}},
 			failedAtIndex: 0, exc: "agenttest.Failure", message: "a.feature:3:9: reply does not match"},
-	} {
+	}...) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := stepResults(&result.Case{Status: tc.a.Status}, tc.a, steps)
 			got := res[tc.failedAtIndex]
