@@ -164,6 +164,17 @@ func TestFailedAttempt(t *testing.T) {
 	if out := g.String(); !strings.Contains(out, "reply does not match") || strings.Contains(out, "no reply within 10s") {
 		t.Errorf("GitHub annotation names not the failure alone:\n%s", out)
 	}
+	// An errored case shows its error in full, and the failed attempt
+	// after it in one line.
+	e := &result.Case{Name: "c", Status: result.Errored, Attempts: []*result.Attempt{
+		{Number: 1, Status: result.Errored, Error: &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}},
+		{Number: 2, Status: result.Failed, Failures: []assert.Failure{failure(pos("a.yaml", 5, 7), "response", "reply does not match", "hello", "hi", "")}}}}
+	var b strings.Builder
+	detail{b: &b}.writeCase(e, "")
+	want := "attempt 2 of 2 failed: a.yaml:5:7: reply does not match\nattempt 1 of 2:\n  timeout: no reply within 10s\n"
+	if got := b.String(); got != want {
+		t.Errorf("errored case's body =\n%s\nwant\n%s", got, want)
+	}
 }
 
 // TestCutOffRepeatInJUnit: JUnit's <skipped> of a repeat cut off before a
@@ -178,6 +189,26 @@ func TestCutOffRepeatInJUnit(t *testing.T) {
 		want := reason + ": 3 runs made of at most 40, 2 passed, 0 failed, 1 errored"
 		if s := junitOf(t, r).Suites[0].Cases[0].Skipped; s == nil || s.Message != want {
 			t.Errorf("%s: <skipped> = %+v, want the message %q", st, s, want)
+		}
+	}
+}
+
+// TestWriteCaseNotRun: the body of a case that did not run says why.
+func TestWriteCaseNotRun(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    *result.Case
+		want string
+	}{
+		{&result.Case{Status: result.Skipped, SkipReason: "skip: wip"}, "  skipped: skip: wip\n"},
+		{&result.Case{Status: result.Skipped}, ""},
+		{&result.Case{Status: result.Pending}, "  " + notRunReason + "\n"},
+		{&result.Case{Status: result.Errored}, "  errored before any attempt started\n"},
+	} {
+		var b strings.Builder
+		detail{b: &b}.writeCase(tc.c, "  ")
+		if got := b.String(); got != tc.want {
+			t.Errorf("%s case: got %q, want %q", tc.c.Status, got, tc.want)
 		}
 	}
 }

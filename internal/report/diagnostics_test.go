@@ -106,18 +106,20 @@ func TestShowValue(t *testing.T) {
 	}
 	const coder = "\U0001F469\u200d\U0001F4BB"
 	for name, tc := range map[string]testCase{
-		"plain":             {"hello there", false, "hello there"},
-		"empty":             {"", false, `""`},
-		"trailing space":    {"hi ", false, `"hi "`},
-		"control":           {"a\x1bb", false, `"a\x1bb"`},
-		"tab":               {"a\tb", false, `"a\tb"`},
-		"multi-line":        {"a\nb", false, "|\n  a\n  b"},
-		"zero-width space":  {"Hel\u200blo", false, `"Hel\u200blo"`},
-		"tag characters":    {"ok\U000e0069", false, `"ok\U000e0069"`},
-		"emoji sequence":    {coder + " ready", false, coder + " ready"},
-		"emoji quoted":      {coder + " ", false, `"` + coder + ` "`},
-		"joiners differing": {coder + " ready", true, "\"\U0001F469\\u200d\U0001F4BB ready\""},
-		"no joiner to show": {"Hello", true, "Hello"},
+		"plain":          {"hello there", false, "hello there"},
+		"empty":          {"", false, `""`},
+		"trailing space": {"hi ", false, `"hi "`},
+		"control":        {"a\x1bb", false, `"a\x1bb"`},
+		"tab":            {"a\tb", false, `"a\tb"`},
+		"multi-line":     {"a\nb", false, "|\n  a\n  b"},
+		// A blank line of a block has no trailing indent.
+		"multi-line, a blank line": {"a\n\nb", false, "|\n  a\n\n  b"},
+		"zero-width space":         {"Hel\u200blo", false, `"Hel\u200blo"`},
+		"tag characters":           {"ok\U000e0069", false, `"ok\U000e0069"`},
+		"emoji sequence":           {coder + " ready", false, coder + " ready"},
+		"emoji quoted":             {coder + " ", false, `"` + coder + ` "`},
+		"joiners differing":        {coder + " ready", true, "\"\U0001F469\\u200d\U0001F4BB ready\""},
+		"no joiner to show":        {"Hello", true, "Hello"},
 		// %q writes a variation selector as it is: Go counts it as
 		// printable.
 		"variation selector differing":             {"I \u2764\ufe0f it", true, "\"I \u2764\\ufe0f it\""},
@@ -147,5 +149,23 @@ func TestWriteDiagnosticsCapsEachFile(t *testing.T) {
 	}
 	if strings.Contains(out, "problem 51") {
 		t.Errorf("problem 51 was printed")
+	}
+}
+
+// TestWriteDiagnosticsEscapes: a problem quotes what the file holds, and
+// the file's line is echoed: their control characters are escaped, never
+// obeyed, and a CRLF file's line ends without its CR.
+func TestWriteDiagnosticsEscapes(t *testing.T) {
+	src := func(string) []byte { return []byte("suite: a\r\n\x1b]0;owned\x07: 1\r\n") }
+	diags := diag.Diagnostics{
+		{Severity: diag.Error, Pos: pos("a.yaml", 1, 1), Message: "suite a"},
+		{Severity: diag.Error, Pos: pos("a.yaml", 2, 1), Message: "unknown key \"\x1b[2J\""},
+	}
+	var b bytes.Buffer
+	WriteDiagnostics(&b, diags, src, false)
+	want := "a.yaml:1:1: suite a\n 1 | suite: a\n   | ^\n" +
+		"a.yaml:2:1: unknown key \"\\x1b[2J\"\n 2 | \\x1b]0;owned\\a: 1\n   | ^\n2 errors\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }

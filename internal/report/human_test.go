@@ -192,6 +192,13 @@ func TestHumanSummaryLines(t *testing.T) {
 		// its runs counts it apart from the cases it never started.
 		"interrupted, a repeat cut off":      {interrupted(result.Passed, result.Pending, result.Pending), "run interrupted: 1 case not run, 1 repeated case cut off before a verdict\n0 errored, 0 flaky, 2 pending\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
 		"interrupted, only a repeat cut off": {interrupted(result.Passed, result.Pending), "run interrupted: 1 repeated case cut off before a verdict\n0 errored, 0 flaky, 1 pending\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
+		// Stopped after every case had finished: the interruption is
+		// still said, with the nothing it left.
+		"interrupted after the last case": {func() *result.Result {
+			r := one(result.Passed)
+			r.Interrupted = true
+			return r
+		}(), "run interrupted: 0 cases not run\n0 errored, 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
 		// Paced by --rate alone: no 429, and no scenario waited on one.
 		"paced, never limited": {func() *result.Result {
 			r := one(result.Passed)
@@ -236,6 +243,14 @@ func TestHumanSummaryLines(t *testing.T) {
 		"an alert rule on api_errors fired": {withGate(one(result.Passed, result.Passed), result.Failed, apiErrors),
 			"2 passed, 0 failed, 0 skipped in 1.23s\nalert gate failed: 1 alert rule firing\n" +
 				"status: failed (1 alert rule firing, not a check of a scenario: " + apiErrors.Message + " (api_errors counts the platform's own 5xx answers))"},
+		// A quarantined case's failure does not gate the run: the alert
+		// rule alone failed it, and no check is blamed.
+		"an alert rule fired beside a quarantined failure": {func() *result.Result {
+			r := withGate(one(result.Failed, result.Passed), result.Failed, volume)
+			r.Files[0].Cases[0].Quarantine = &result.Quarantine{Reason: "rewritten", Until: "2099-01-01"}
+			return r
+		}(), "alert gate failed: 1 alert rule firing\n" +
+			"status: failed (1 alert rule firing, not a check of a scenario: " + volume.Message + ")"},
 		"a check and an alert rule failed": {withGate(one(result.Failed, result.Passed), result.Failed, volume, apiErrors),
 			"1 passed, 1 failed, 0 skipped in 1.23s\nalert gate failed: 2 alert rules firing\n" +
 				"status: failed (a check failed: the agent broke an expectation; 2 alert rules firing, not a check of a scenario: " +
@@ -319,6 +334,22 @@ func TestDeploymentNotes(t *testing.T) {
 		if got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
+	}
+}
+
+// TestDeploymentNoteSaidOnce: agents without evidence for the same
+// reason share one note that names them all, rather than one note each.
+func TestDeploymentNoteSaidOnce(t *testing.T) {
+	t.Parallel()
+	ds := []*result.Deployment{
+		{Agent: "clinic", Env: "sandbox", Note: result.NoteRunStopped},
+		{Agent: "billing", Env: "live", ID: "dep-1"},
+		{Agent: "billing", Env: "sandbox", Note: result.NoteRunStopped},
+	}
+	want := "deployment of billing in live: dep-1\n" +
+		"note: no deployment evidence (clinic in sandbox, billing in sandbox): " + result.NoteRunStopped + "; agenttest gate will refuse its report\n"
+	if got := deploymentLines(ds, style{}); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
 
@@ -428,6 +459,14 @@ func TestHumanEscapesRunText(t *testing.T) {
 		"check name": {func(r *result.Result) {
 			r.Checks = []*result.Case{{Name: hostile, Status: result.Errored}}
 		}},
+		"quarantine reason": {func(r *result.Result) {
+			r.Files[0].Cases[0].Quarantine = &result.Quarantine{Reason: hostile, Until: "2099-01-01"}
+		}},
+		"case name": {func(r *result.Result) { r.Files[0].Cases[0].Name = hostile }},
+		"skip reason": {func(r *result.Result) {
+			c := r.Files[0].Cases[0]
+			c.Status, c.SkipReason = result.Skipped, hostile
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -460,6 +499,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 	for name, tc := range map[string]struct {
 		turn    *result.Turn
 		confirm *result.Confirmation
+		conv    string
 	}{
 		"node":                 {turn: debugTurn(map[string]any{"currentNode": forged})},
 		"trace":                {turn: debugTurn(map[string]any{"nodeTrace": []string{"start", forged}})},
@@ -470,6 +510,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 		"system message level": {turn: msg(&reply.Messaging{System: []reply.SystemMessage{{Level: forged, Text: "hi"}}})},
 		"messaging handoff":    {turn: msg(&reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: forged, Joined: true, LiveAgent: forged}})},
 		"end reason":           {turn: msg(&reply.Messaging{SessionEnded: true, EndReason: forged})},
+		"conversation id":      {turn: debugTurn(map[string]any{}), conv: forged},
 		"confirmation":         {turn: debugTurn(map[string]any{}), confirm: &result.Confirmation{Kind: result.ConfirmConversation, Subject: forged, Found: true, Summary: forged}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -479,6 +520,7 @@ func TestTranscriptFactsStayOnTheirLine(t *testing.T) {
 			if tc.confirm != nil {
 				a.Confirmations = []*result.Confirmation{tc.confirm}
 			}
+			a.ConversationID = tc.conv
 			r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: []*result.Case{{Name: "a", Pos: diag.Pos{File: "s.yaml", Line: 2, Col: 3},
 				Status: result.Failed, Attempts: []*result.Attempt{a}}}}}}
 			var console, junit bytes.Buffer
@@ -575,5 +617,189 @@ func TestTurnAt(t *testing.T) {
 		if got := turnOf(a, at); got != nil {
 			t.Errorf("turnOf(%s) = %+v, want none", at, got)
 		}
+	}
+	// A retried call writes its turn again at the same position: the
+	// last one is the call that counted.
+	retried := &result.Attempt{Turns: []*result.Turn{{Index: 1, Pos: pos("a.yaml", 8, 3), Latency: 10}, {Index: 1, Pos: pos("a.yaml", 8, 3), Latency: 20}}}
+	if got := turnOf(retried, pos("a.yaml", 8, 3)); got != retried.Turns[1] {
+		t.Errorf("turnOf of a retried call = %+v, want the last", got)
+	}
+}
+
+// TestFailureLine: a failure's one line names where it was checked: the
+// feature step (without its colon), the after-session check by its key,
+// or the turn.
+func TestFailureLine(t *testing.T) {
+	t.Parallel()
+	a := &result.Attempt{Turns: []*result.Turn{{Index: 0, Pos: pos("a.yaml", 3, 3)}, {Index: 1, Pos: pos("a.yaml", 5, 3)}}}
+	at := pos("a.yaml", 6, 7)
+	for _, tc := range []struct {
+		f    assert.Failure
+		want string
+	}{
+		{assert.Failure{Pos: at, Key: "reply", Message: "reply does not match"}, "a.yaml:6:7: turn 1: reply does not match"},
+		{assert.Failure{Pos: pos("a.yaml", 4, 1), Key: "reply", Message: "m"}, "a.yaml:4:1: greeting: m"},
+		{assert.Failure{Pos: at, Step: `Then the reply is:`, Message: "m"}, "a.yaml:6:7: Then the reply is: m"},
+		{assert.Failure{Pos: at, Key: "confirm", Message: "m"}, "a.yaml:6:7: confirm: m"},
+		{assert.Failure{Pos: at, Key: "probe.reply", Message: "m"}, "a.yaml:6:7: probe.reply: m"},
+		{assert.Failure{Pos: at, Key: "alerts", Message: "m"}, "a.yaml:6:7: alerts: m"},
+		// A key that only starts like an after-session check is a turn's.
+		{assert.Failure{Pos: at, Key: "confirmation", Message: "m"}, "a.yaml:6:7: turn 1: m"},
+		{assert.Failure{Pos: at, Key: "state.plan"}, "a.yaml:6:7: turn 1: state.plan does not hold"},
+		{assert.Failure{Key: "reply", Message: "line\n\x1b[2Jtwo"}, `turn 1: line\n\x1b[2Jtwo`},
+	} {
+		if got := (style{}).failureLine(a, tc.f); got != tc.want {
+			t.Errorf("failureLine(%+v) =\n%q, want\n%q", tc.f, got, tc.want)
+		}
+	}
+}
+
+// TestCaseBlockQuiet: on a terminal a passing case is quiet, except a
+// quarantined one, whose line says the quarantine still holds while the
+// case passes.
+func TestCaseBlockQuiet(t *testing.T) {
+	t.Parallel()
+	f := &result.File{Path: "s.yaml"}
+	passed := &result.Case{Name: "books", Pos: pos("s.yaml", 3, 5), Status: result.Passed, Duration: 5e6}
+	held := &result.Case{Name: "books", Pos: pos("s.yaml", 3, 5), Status: result.Passed, Duration: 5e6,
+		Quarantine: &result.Quarantine{Reason: "rewritten", Until: "2099-01-01"}}
+	for _, tc := range []struct {
+		name string
+		c    *result.Case
+		tty  bool
+		want string
+	}{
+		{"passed on a terminal", passed, true, ""},
+		{"passed in a log", passed, false, "PASS s.yaml:3 books (5ms)\n"},
+		{"quarantined, passed on a terminal", held, true, "PASS s.yaml:3 books (quarantined until 2099-01-01: rewritten; does not gate, 5ms)\n"},
+	} {
+		if got := NewHuman(nil, HumanOptions{TTY: tc.tty}).caseBlock(f, tc.c); got != tc.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestConsoleDurations: a case's duration and the run's wall time turn
+// from milliseconds to seconds at one second.
+func TestConsoleDurations(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		d          time.Duration
+		caseD, run string
+	}{
+		{999 * time.Millisecond, "999ms", "999ms"},
+		{time.Second, "1.0s", "1.00s"},
+		{3210 * time.Millisecond, "3.2s", "3.21s"},
+	} {
+		if got := formatDuration(tc.d); got != tc.caseD {
+			t.Errorf("formatDuration(%v) = %q, want %q", tc.d, got, tc.caseD)
+		}
+		if got := wallTime(tc.d); got != tc.run {
+			t.Errorf("wallTime(%v) = %q, want %q", tc.d, got, tc.run)
+		}
+	}
+}
+
+// TestCaseTitle: a case is named by its own position (the file's path
+// when it has none) and its name, escaped, so that a name cannot drive
+// the terminal or break the line.
+func TestCaseTitle(t *testing.T) {
+	t.Parallel()
+	f := &result.File{Path: "suites/x.yaml"}
+	for _, tc := range []struct {
+		f    *result.File
+		c    *result.Case
+		want string
+	}{
+		{f, &result.Case{Name: "books", Pos: pos("features/x.feature", 7, 3)}, "features/x.feature:7 books"},
+		{f, &result.Case{Name: "books"}, "suites/x.yaml books"},
+		{nil, &result.Case{Name: "books"}, "books"},
+		{f, &result.Case{Name: "\x1b[2Jwipe\nPASS"}, `suites/x.yaml \x1b[2Jwipe\nPASS`},
+		{nil, &result.Case{Name: "\x1b]0;owned\x07"}, `\x1b]0;owned\a`},
+	} {
+		if got := (style{}).caseTitle(tc.f, tc.c); got != tc.want {
+			t.Errorf("caseTitle(%q) = %q, want %q", tc.c.Name, got, tc.want)
+		}
+	}
+}
+
+// TestErrorLine: an error names its turn only when it is a turn's failed
+// call, at the turn's own position; an error elsewhere (a probe, a
+// confirmation) names itself in its message.
+func TestErrorLine(t *testing.T) {
+	t.Parallel()
+	a := &result.Attempt{Turns: []*result.Turn{{Index: 0, Pos: pos("a.yaml", 3, 3)}, {Index: 1, Pos: pos("a.yaml", 5, 3)}}}
+	for _, tc := range []struct {
+		e    *result.Error
+		want string
+	}{
+		{&result.Error{Pos: pos("a.yaml", 5, 3), Kind: result.KindTimeout, Message: "no reply within 30s"}, "a.yaml:5:3: turn 1: timeout: no reply within 30s"},
+		{&result.Error{Pos: pos("a.yaml", 9, 5), Kind: result.KindHTTP, Message: "probe: 500"}, "a.yaml:9:5: http: probe: 500"},
+		{&result.Error{Message: "boom\r\x1b[1A"}, `boom\r\x1b[1A`},
+	} {
+		if got := (style{}).errorLine(a, tc.e); got != tc.want {
+			t.Errorf("errorLine(%+v) =\n%q, want\n%q", tc.e, got, tc.want)
+		}
+	}
+}
+
+// TestTranscriptEmptyReply: an empty reply over the debug API is an empty
+// "<" line; "(no message)" is Messaging's, whose turn may end on events
+// alone.
+func TestTranscriptEmptyReply(t *testing.T) {
+	t.Parallel()
+	debug := exchange{index: 1, pos: pos("a.yaml", 4, 5), say: "hi", conv: "c1"}.turn()
+	msg := msgTurn(1, 4, "hi", "", "c1", 0, &reply.Messaging{})
+	for _, tc := range []struct {
+		turn *result.Turn
+		want string
+	}{
+		{debug, "transcript:\n  turn 1\n    > hi\n    <\n"},
+		{msg, "transcript:\n  turn 1 · 40ms\n    > hi\n    (no message)\n"},
+	} {
+		var b strings.Builder
+		detail{b: &b}.writeTranscript(&result.Attempt{Turns: []*result.Turn{tc.turn}}, -1, "")
+		if got := b.String(); got != tc.want {
+			t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+		}
+	}
+}
+
+// TestTranscriptStateAndDelay: a reply without a state object moves no
+// key, so the next state is compared with the last one seen; a holding
+// message the platform flagged says so.
+func TestTranscriptStateAndDelay(t *testing.T) {
+	t.Parallel()
+	turn := func(i int, text string, delayed bool, md reply.Metadata) *result.Turn {
+		return &result.Turn{Index: i, Say: "hi", Result: (&reply.TurnResult{Response: text, DelayedResponse: delayed}).SetMetadata(md)}
+	}
+	a := &result.Attempt{Turns: []*result.Turn{
+		turn(1, "a", false, reply.Metadata{"state": map[string]any{"plan": "gold"}}),
+		turn(2, "b", true, reply.Metadata{}),
+		turn(3, "c", false, reply.Metadata{"state": map[string]any{"plan": "gold", "n": 1}}),
+	}}
+	var b strings.Builder
+	detail{b: &b}.writeTranscript(a, -1, "")
+	want := "transcript:\n" +
+		"  turn 1\n    > hi\n    < a\n      state: +plan=\"gold\"\n" +
+		"  turn 2\n    > hi\n    < b\n      delayed response\n" +
+		"  turn 3\n    > hi\n    < c\n      state: +n=1\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestOneLineInvalidUTF8: a reply that is not valid UTF-8 is still
+// shown with its control characters escaped, never as raw bytes a
+// terminal would obey.
+func TestOneLineInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	in := "ok\xff\x1b[2J\nnext"
+	want := `"ok\xff\x1b[2J\nnext"`
+	if got := (style{}).oneLine(in); got != want {
+		t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+	}
+	if got := (style{}).flat(in); got != want {
+		t.Errorf("flat(%q) = %q, want %q", in, got, want)
 	}
 }

@@ -91,11 +91,33 @@ func TestWriteMessagingLines(t *testing.T) {
 			"socket dropped, reconnected 1× with the last cursor\n"},
 		{"reconnected, replays dropped, resent", &reply.Messaging{Reconnects: 2, Duplicates: 3, Resent: 1},
 			"socket dropped, reconnected 2× with the last cursor; 3 replayed events already seen were dropped; the message was sent again 1×\n"},
+		{"a live agent joined, no destination", &reply.Messaging{Handoff: &reply.MessagingHandoff{Joined: true, LiveAgent: "Sam"}},
+			"handoff (live agent joined: Sam)\n"},
+		{"handed off, nobody joined yet", &reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: "billing-queue"}},
+			"handoff → billing-queue\n"},
+		{"a live agent joined, unnamed", &reply.Messaging{Handoff: &reply.MessagingHandoff{Destination: "q", Joined: true}},
+			"handoff → q (live agent joined)\n"},
+		{"session ended, no reason", &reply.Messaging{SessionEnded: true}, "session ended\n"},
+		{"session ended with a reason", &reply.Messaging{SessionEnded: true, EndReason: "agent closed"}, "session ended (agent closed)\n"},
 	} {
 		var b strings.Builder
 		detail{b: &b}.writeMessaging("", tc.m)
 		if got := b.String(); got != tc.want {
 			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestSessionID: the Messaging session of an attempt is the first one a
+// turn recorded; a turn before the session opened has none to give.
+func TestSessionID(t *testing.T) {
+	t.Parallel()
+	a := &result.Attempt{Turns: []*result.Turn{nil, {Index: 0}, {Index: 0, Messaging: &reply.Messaging{}},
+		{Index: 1, Messaging: &reply.Messaging{SessionID: "ses_1"}}, {Index: 2, Messaging: &reply.Messaging{SessionID: "ses_2"}}}}
+	if got := sessionID(a); got != "ses_1" {
+		t.Errorf("sessionID = %q, want ses_1", got)
+	}
+	if got := sessionID(nil); got != "" {
+		t.Errorf("sessionID(nil) = %q, want none", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/coverage"
 	"github.com/agenttest/agenttest/internal/jsonkind"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -34,6 +35,9 @@ func TestReadJSONRoundTrip(t *testing.T) {
 				// and the coverage computed over it.
 				res.Shard = &result.Shard{Index: 2, Total: 3, Selection: "sha256:abc", Selected: 35}
 				res.Rerun = &result.Rerun{Of: "first.json", Failed: 2, Unrun: 3}
+				// Why the run stopped early, which the console's summary
+				// and the status say again from the report.
+				res.Stop = &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "127.0.0.1:9", Cause: "connection refused"}
 				fillUnusual(res)
 			}
 			var first, second bytes.Buffer
@@ -423,5 +427,29 @@ func TestReadJSONFailedCalls(t *testing.T) {
 			`"metadata":{"n":1e999},"conversationEnded":false,"delayedResponse":false}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestReadJSONMetadataNotAnObject: a reply whose metadata was not an
+// object (a platform's bug, kept as received) reads back without it,
+// rather than making the whole report unreadable.
+func TestReadJSONMetadataNotAnObject(t *testing.T) {
+	t.Parallel()
+	tr := &reply.TurnResult{ConversationID: "c1", Response: "hello", RawMetadata: json.RawMessage(`[1]`)}
+	r := &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{{Path: "a.yaml", Suite: "a",
+		Cases: []*result.Case{{Name: "c", Pos: pos("a.yaml", 3, 5), Status: result.Passed, Attempts: []*result.Attempt{{
+			Number: 1, Status: result.Passed, Started: t0,
+			Turns: []*result.Turn{{Index: 1, Pos: pos("a.yaml", 4, 7), Say: "hi", Result: tr}},
+		}}}}}}}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r, JSONOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ReadJSON(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatalf("not read back: %v", err)
+	}
+	if got := rep.Result.Files[0].Cases[0].Attempts[0].Turns[0].Reply(); got == nil || got.Response != "hello" {
+		t.Errorf("reply read back as %+v, want hello", got)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/stats"
+	"github.com/jstemmer/go-junit-report/v2/junit"
 )
 
 func TestQuarantineNote(t *testing.T) {
@@ -76,7 +78,21 @@ func TestRepeatLine(t *testing.T) {
 		{"fixed, just past the rate", fixed(49, 12, 0.8, result.DecisionPassed), "49 of 61 runs passed (80%), 80% required"},
 		// The rate as written, not rounded: 79.5% was "80% required".
 		{"fixed, a rate with a decimal percent", fixed(35, 9, 0.795, result.DecisionPassed), "35 of 44 runs passed (80%), 79.5% required"},
+		{"fixed, short by a hundredth of a percent", fixed(7999, 2001, 0.8, result.DecisionFailed), "7999 of 10000 runs passed (79.99%), 80% required"},
 		{"fixed, a rate with a decimal percent, short by little", fixed(159, 41, 0.7975, result.DecisionFailed), "159 of 200 runs passed (79.5%), 79.75% required"},
+		// Errored runs are said beside the counts.
+		{"fixed, an errored run", func() *result.Repeat {
+			r := fixed(3, 1, 0.8, result.DecisionFailed)
+			r.Runs, r.Errored = 5, 1
+			return r
+		}(), "3 of 5 runs passed (60%), 80% required, 1 errored"},
+		{"sequential, errored", func() *result.Repeat {
+			r := seq(2, 1, 282, 282, result.DecisionErrored)
+			r.Runs, r.Errored = 5, 2
+			return r
+		}(), "errored: 2 of 5 runs errored, more than a third; passed 2 of the 3 others"},
+		// A repeat with no decision yet says its counts so far.
+		{"sequential, undecided", seq(3, 1, 282, 282, ""), "passed 3 of 4 runs so far"},
 		{"passed", seq(26, 0, 282, 282, result.DecisionPassed), "passed 26 of 26 runs; rate ≥ 0.80 at 95% (needs 0.9 − 0.1)"},
 		{"failed", seq(5, 6, 282, 282, result.DecisionFailed), "passed 5 of 11 runs; rate < 0.89 at 95% (needs 0.9)"},
 		// 0.95 − 0.025 = 0.925: a bound of 0.9251 at two places, 0.92,
@@ -219,6 +235,11 @@ func TestWriteRuns(t *testing.T) {
 				"run 1 of 6 failed:\n" + failedRun + "run 2 of 6 failed:\n" + failedRun + "run 3 of 6 failed:\n" + failedRun +
 				"run 6 of 6 errored: timeout: no reply\n" +
 				"… and 2 more failed runs: every transcript is in the JSON and JUnit reports\n"},
+		{"one failed run past the three", runs("F F F F", true),
+			"runs: ✗✗✗✗" + legend + "\n" +
+				"run 1 of 4 failed:\n" + failedRun + "run 2 of 4 failed:\n" + failedRun + "run 3 of 4 failed:\n" + failedRun +
+				"… and 1 more failed run: every transcript is in the JSON and JUnit reports\n"},
+		{"no run made", nil, "failed before any run started\n"},
 		{"fifty runs to a line", runs(strings.Repeat("P ", 50)+"F", true),
 			"runs: " + strings.Repeat("✓", 50) + "\nruns: ✗" + legend + "\nrun 51 of 51 failed:\n" + failedRun},
 	} {
@@ -234,5 +255,22 @@ func TestWriteRuns(t *testing.T) {
 				t.Errorf("body =\n%s\nwant\n%s", body, tc.want)
 			}
 		})
+	}
+}
+
+// TestRepeatPropertiesDecision: a repeat without a decision (cut off
+// before its first run) has no repeat.decision property, rather than an
+// empty one.
+func TestRepeatPropertiesDecision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		decision string
+		want     bool
+	}{{"", false}, {result.DecisionPassed, true}} {
+		c := &result.Case{Repeat: &result.Repeat{Procedure: result.ProcedureFixed, Decision: tc.decision}}
+		got := slices.ContainsFunc(repeatProperties(c), func(p junit.Property) bool { return p.Name == "repeat.decision" })
+		if got != tc.want {
+			t.Errorf("decision %q: repeat.decision property %v, want %v", tc.decision, got, tc.want)
+		}
 	}
 }
