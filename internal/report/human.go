@@ -339,6 +339,12 @@ func statusWhy(r *result.Result, s Summary) string {
 		}
 		return fmt.Sprintf("no check failed, but %d %s errored: %s", n, plural(n, "case", "cases"), erroredWhy(n, config))
 	case result.RunInterrupted:
+		if s.Pending == 0 {
+			// Stopped in what follows the last verdict (the deployment
+			// read again, the alert gate): every case stands, but the
+			// run did not end on its own.
+			return "the run was stopped after every case had finished, before the run itself ended"
+		}
 		return "the run was stopped before every case finished"
 	case result.RunEmpty:
 		if s.Total > 0 {

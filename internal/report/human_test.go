@@ -198,7 +198,7 @@ func TestHumanSummaryLines(t *testing.T) {
 			r := one(result.Passed)
 			r.Interrupted = true
 			return r
-		}(), "run interrupted: 0 cases not run\n0 errored, 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped before every case finished)"},
+		}(), "run interrupted: 0 cases not run\n0 errored, 0 flaky\n1 passed, 0 failed, 0 skipped in 1.23s\nstatus: interrupted (the run was stopped after every case had finished, before the run itself ended)"},
 		// Paced by --rate alone: no 429, and no scenario waited on one.
 		"paced, never limited": {func() *result.Result {
 			r := one(result.Passed)
