@@ -195,7 +195,7 @@ func TestWriteCucumberMessages(t *testing.T) {
 	var steps []*messages.TestStepResult
 	var attached []string
 	var finished *messages.TestRunFinished
-	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
 		var e messages.Envelope
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
