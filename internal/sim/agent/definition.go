@@ -566,6 +566,9 @@ func (l *loader) functions(v *yaml.Node) {
 	})
 }
 
+// maxNodeLatencyMS bounds a node's latencyMs: an hour.
+const maxNodeLatencyMS = 3_600_000
+
 // defaultLatencyMS is the latency a function event reports when the
 // definition gives none. The reference does not show function events; the
 // value only has to be plausible.
@@ -585,7 +588,16 @@ func (l *loader) node(n *node, v *yaml.Node) {
 		}},
 		{"reprompt", func(k, v *yaml.Node) { n.reprompt = l.phrasing(v, "reprompt") }},
 		{"delay", func(k, v *yaml.Node) { n.delay = l.phrasing(v, "delay") }},
-		{"latencyMs", func(k, v *yaml.Node) { n.latency = time.Duration(l.integer(v, "latencyMs", 0)) * time.Millisecond }},
+		{"latencyMs", func(k, v *yaml.Node) {
+			ms := l.integer(v, "latencyMs", 0)
+			if ms > maxNodeLatencyMS {
+				// Beyond it the sum of a turn's nodes would overflow a
+				// duration; no debug chat waits an hour anyway.
+				l.errorf(v, "latencyMs must be at most %d (an hour), got %d", maxNodeLatencyMS, ms)
+				ms = 0
+			}
+			n.latency = time.Duration(ms) * time.Millisecond
+		}},
 		{"set", func(k, v *yaml.Node) {
 			l.pairs(v, "state key", func(k, v *yaml.Node) {
 				n.sets = append(n.sets, setAction{key: k.Value, val: l.compileValue(v, scopeNode)})

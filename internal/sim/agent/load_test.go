@@ -364,6 +364,11 @@ environments:
 			want: []string{`6:16: latencyMs must be at least 0, got -1`, `8:27: atLeast value must be a number, got "many"`},
 		},
 		{
+			name: "latency past an hour",
+			src:  minimal + "    latencyMs: 10000000000000\n",
+			want: []string{`6:16: latencyMs must be at most 3600000 (an hour), got 10000000000000`},
+		},
+		{
 			name: "variants",
 			src:  minimal + "variants:\n  - {id: a, name: A}\n  - {id: a, name: B}\nnodes2: x\n",
 			want: []string{`8:10: duplicate variant id "a"`, `9:1: unknown key "nodes2"`},
