@@ -723,11 +723,26 @@ func (l *loader) rules(v *yaml.Node, what string) []*rule {
 	var out []*rule
 	for _, item := range v.Content {
 		r := &rule{}
+		// The rule's intent is shorthand for its condition's: a rule
+		// writing both would read as "both intents" to its designer
+		// while the names would join into one any-of list.
+		var short *yaml.Node
+		fromIf := 0
 		l.mapping(item, "rule", []field{
-			{"if", func(k, v *yaml.Node) { l.cond(v, &r.cond) }},
-			{"intent", func(k, v *yaml.Node) { r.cond.intents = append(r.cond.intents, l.intentRef(v)...) }},
+			{"if", func(k, v *yaml.Node) {
+				n := len(r.cond.intents)
+				l.cond(v, &r.cond)
+				fromIf = len(r.cond.intents) - n
+			}},
+			{"intent", func(k, v *yaml.Node) {
+				short = k
+				r.cond.intents = append(r.cond.intents, l.intentRef(v)...)
+			}},
 			{"goto", func(k, v *yaml.Node) { l.target(v, r) }},
 		}, "goto")
+		if short != nil && fromIf > 0 {
+			l.errorf(short, "a rule's intent is shorthand for if: {intent: ...}, and this rule's if names intents too: write them in one list (any of them holds)")
+		}
 		out = append(out, r)
 	}
 	return out
