@@ -606,7 +606,7 @@ func TestWebhookRegistrationWithoutSecret(t *testing.T) {
 		}))
 		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
 		_, err := c.RegisterWebhook(context.Background(), WebhookRegistration{URL: "https://example.com/hook", Events: []string{"conversation.completed"}})
-		want := fmt.Sprintf(`POST /v1/webhooks/endpoints: %d: malformed response: missing required field "signing_secret"`, status)
+		want := fmt.Sprintf(`register webhook https://example.com/hook: POST /v1/webhooks/endpoints: %d: malformed response: missing required field "signing_secret"`, status)
 		var re *ResponseError
 		if !errors.As(err, &re) || err.Error() != want {
 			t.Errorf("got %v, want %s", err, want)

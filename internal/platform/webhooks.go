@@ -125,7 +125,7 @@ func (c *Client) RegisterWebhook(ctx context.Context, reg WebhookRegistration) (
 	if ep.SigningSecret == "" {
 		// The body is withheld: the secret may be in it under a name
 		// readWebhookEndpoint does not know.
-		return nil, c.responseError(rq, status, nil, missing("", []string{"signing_secret"}))
+		return nil, fmt.Errorf("register webhook %s: %w", RedactURL(reg.URL), c.responseError(rq, status, nil, missing("", []string{"signing_secret"})))
 	}
 	return ep, nil
 }

@@ -95,7 +95,7 @@ func TestWebhookAnswers(t *testing.T) {
 		{name: "registered with a secret", call: "register", body: `{"id":"whe_1","secret":"whsec_1"}`,
 			check: func(ep []WebhookEndpoint) bool { return ep[0].SigningSecret == "whsec_1" }},
 		{name: "registered without the secret", call: "register", body: `{"id":"whe_1","hmac":"whsec_PLANTED"}`,
-			want: `POST /v1/webhooks/endpoints: 200: malformed response: missing required field "signing_secret"`},
+			want: `register webhook https://user:xxxxx@hooks.example.com/in: POST /v1/webhooks/endpoints: 200: malformed response: missing required field "signing_secret"`},
 		{name: "registered without an id", call: "register", body: `{"signing_secret":"whsec_PLANTED"}`,
 			want: `register webhook https://user:xxxxx@hooks.example.com/in: POST /v1/webhooks/endpoints: 200: malformed response: missing required field "id"`},
 		{name: "registered with an id out of the pattern", call: "register", body: `{"id":"whe 1","signing_secret":"whsec_PLANTED"}`,
