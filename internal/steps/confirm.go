@@ -30,8 +30,10 @@ func confirmDefs() []Def {
 				// A key built from ${...} is known only when the step
 				// runs; its shape is checked now with each reference
 				// blanked, as the state capture checks its key.
-				if k, err := c.expand(0); err == nil && !reply.ValidPath(k) {
-					return nil, &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidKey(c.args[0])), arg: 1}
+				if k, err := c.expand(0); err == nil {
+					if bad := c.badKey(0, k, invalidKey); bad != nil {
+						return nil, bad
+					}
 				}
 				return confirmStep(c, func(c *call, x Expander, _ bool, cf *assert.Confirm) error {
 					k, err := x(c.args[0])
@@ -318,6 +320,17 @@ func unknownField(name string) error {
 // invalidStateKey is the problem with a state key that is not a path of
 // dot-separated members, for the confirmation checks and the state
 // capture alike.
+// badKey is the problem of argument i when k, its expansion, is no path
+// of dot-separated members (reply.ValidPath): refused at its quote, in
+// the words invalid gives the argument as written. It is nil when k is
+// one.
+func (c *call) badKey(i int, k string, invalid func(string) string) *Error {
+	if reply.ValidPath(k) {
+		return nil
+	}
+	return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalid(c.args[i])), arg: i + 1}
+}
+
 func invalidStateKey(key string) string {
 	return "invalid state " + strings.TrimPrefix(invalidKey(key), "invalid ")
 }

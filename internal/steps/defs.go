@@ -311,9 +311,9 @@ func Defs() []Def {
 				if err != nil {
 					return nil, err
 				}
-				if !reply.ValidPath(key) {
-					return nil, &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(c.args[1])),
-						arg: 2, Captures: c.args[0]}
+				if bad := c.badKey(1, key, invalidStateKey); bad != nil {
+					bad.Captures = c.args[0]
+					return nil, bad
 				}
 				st := c.newStep(Capture)
 				st.Capture = &CaptureSpec{Name: c.args[0], From: "state." + c.args[1], Expand: true}
@@ -525,10 +525,13 @@ func stateCheck(regex bool, text func(s string) *assert.Text) func(c *call) (*St
 // built from ${...} is checked again with its values when the step runs.
 func stateKey(c *call) (string, error) {
 	k, err := c.expand(0)
-	if err == nil && !reply.ValidPath(k) {
-		err = &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalidStateKey(c.args[0])), arg: 1}
+	if err != nil {
+		return k, err
 	}
-	return k, err
+	if bad := c.badKey(0, k, invalidStateKey); bad != nil {
+		return k, bad
+	}
+	return k, nil
 }
 
 func stateTable(c *call) (*Step, error) {
