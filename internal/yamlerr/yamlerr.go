@@ -21,8 +21,9 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // named file (UTF-8 without a byte order mark: scenario.Text), as
 // agenttest reports it: "invalid YAML: " and the parser's message, at
 // the line and column written wrong rather than where the parser noticed,
-// with the fix for the mistakes designers make most (explainSyntax). Both
-// the suites and agenttest.yaml report their syntax errors through it.
+// with the fix for the mistakes designers make most (explainSyntax). The
+// suites, agenttest.yaml and the simulator's agent definitions report
+// their syntax errors through it.
 func Diagnostic(file string, src []byte, err error) diag.Diagnostic {
 	msg := err.Error()
 	pos := diag.Pos{File: file}

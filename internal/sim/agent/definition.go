@@ -15,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/examples/agents"
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/yamlerr"
 )
 
 // Definition is one loaded agent: its identity, language model and dialogue
@@ -269,10 +270,6 @@ func LoadDir(fsys fs.FS, dir string) ([]*Definition, diag.Diagnostics) {
 	return defs, diags
 }
 
-// yamlLineRE reads the line out of a yaml.v3 syntax error, which carries no
-// typed position (go-libs.md, yaml section).
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // Load decodes and compiles one agent definition. Every problem of the file
 // is reported, each at its file:line:col; the definition is nil when any of
 // them is an error.
@@ -280,13 +277,11 @@ func Load(file string, src []byte) (*Definition, diag.Diagnostics) {
 	d := newDecoder(file, src)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		p := diag.Pos{File: file}
-		msg := err.Error()
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			fmt.Sscan(m[1], &p.Line)
-			msg = m[2]
-		}
-		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: p, Message: "invalid YAML: " + msg, Source: d.source(p.Line)})
+		// Told as a suite's are: at the line and column written wrong, with
+		// the fix for the common mistakes.
+		dg := yamlerr.Diagnostic(file, src, err)
+		dg.Source = d.source(dg.Pos.Line)
+		d.diags = d.diags.Append(dg)
 		return nil, d.diags
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {

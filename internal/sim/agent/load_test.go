@@ -154,6 +154,20 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`2: invalid YAML`},
 		},
 		{
+			// Syntax errors are told as a suite's are (yamlerr): at the
+			// column written wrong, with the fix.
+			name: "tab indentation",
+			src:  "id: demo\nstart: Hello\nnodes:\n\tHello:\n",
+			want: []string{`4:1: invalid YAML: found character that cannot start any token`},
+			hint: "indent with spaces: YAML does not allow tabs in indentation",
+		},
+		{
+			name: "unquoted colon",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: note: hi\n",
+			want: []string{`5:10: invalid YAML: mapping values are not allowed in this context`},
+			hint: `a value that contains ": " must be quoted: "note: hi"`,
+		},
+		{
 			name: "empty file",
 			src:  "",
 			want: []string{`bad.yaml: empty agent definition`},
