@@ -46,8 +46,20 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (d *decoder) hintf(n *yaml.Node, hint, format string, args ...any) {
+	if hint == "" && (n.Kind == yaml.AliasNode || n.Tag == mergeTag) {
+		hint = noAliases
+	}
 	d.errorAt(d.pos(n), hint, format, args...)
 }
+
+// mergeTag is the tag yaml.v3 gives a merge key (<<).
+const mergeTag = "!!merge"
+
+// noAliases is the hint of a problem at an alias or a merge key. The
+// suites expand both in internal/scenario, the harness's code, which the
+// simulator does not share (internal/layering); here a value stands
+// where it is written.
+const noAliases = "agent definitions do not expand YAML aliases or merge keys: write the value out"
 
 // errorAt reports a problem at a position kept from an earlier node.
 func (d *decoder) errorAt(p diag.Pos, hint, format string, args ...any) {

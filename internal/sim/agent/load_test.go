@@ -162,6 +162,18 @@ func TestLoadErrors(t *testing.T) {
 			hint: "indent with spaces: YAML does not allow tabs in indentation",
 		},
 		{
+			name: "alias",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: &t hi\n  Bye:\n    say: *t\n",
+			want: []string{`7:10: say must be a string, got an alias`},
+			hint: "agent definitions do not expand YAML aliases or merge keys: write the value out",
+		},
+		{
+			name: "merge key",
+			src:  "id: demo\nstart: Hello\nnodes:\n  Hello: &h\n    say: hi\n  Bye:\n    <<: *h\n    say: bye\n",
+			want: []string{`7:5: unknown key "<<" in node Bye`},
+			hint: "agent definitions do not expand YAML aliases or merge keys",
+		},
+		{
 			name: "unquoted colon",
 			src:  "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: note: hi\n",
 			want: []string{`5:10: invalid YAML: mapping values are not allowed in this context`},
