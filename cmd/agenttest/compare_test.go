@@ -357,17 +357,28 @@ func TestCompareExitCodes(t *testing.T) {
 		name string
 		args []string
 		want string
+		// absent is a refusal the arguments do not earn.
+		absent string
 	}{
-		{"no candidate", []string{"--baseline", "live"}, "compare: --candidate is required"},
-		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live"},
-		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report"},
-		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json"},
+		{"no candidate", []string{"--baseline", "live"}, "compare: --candidate is required", ""},
+		{"no side at all", nil, "compare: --baseline is required", "are both"},
+		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live", ""},
+		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report", ""},
+		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json", ""},
 		// target:$TARGET with the variable unset ran the default target.
-		{"target: without a name", []string{"--baseline", "live", "--candidate", "target:"}, "--candidate target: names no target: write target:NAME"},
+		{"target: without a name", []string{"--baseline", "live", "--candidate", "target:"}, "--candidate target: names no target: write target:NAME", ""},
+		{"a zero latency shift is a bar", []string{"--baseline", "live", "--latency-min-shift", "0s"}, "--candidate is required", "--latency-min-shift"},
+		{"a latency ratio of 10 is a bar", []string{"--baseline", "live", "--latency-min-ratio", "10"}, "--candidate is required", "--latency-min-ratio"},
+		{"a latency ratio above 10", []string{"--baseline", "live", "--candidate", "pre-release", "--latency-min-ratio", "10.5"}, "--latency-min-ratio must be between 0 and 10, got 10.5", ""},
+		{"--json and --html to one file", []string{"--baseline", "live", "--candidate", "pre-release", "--json", "none/c.out", "--html", "./none/c.out"}, "--html and --json both write none/c.out", ""},
+		{"--sim with --target", []string{"--baseline", "live", "--candidate", "pre-release", "--sim", "--target", "staging"}, "compare: --sim and --target exclude each other", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			newCLI(t, repoRoot, nil, append([]string{"compare"}, tc.args...)...).expect(t, exitUsage, tc.want)
+			out := newCLI(t, repoRoot, nil, append([]string{"compare"}, tc.args...)...).expect(t, exitUsage, tc.want)
+			if tc.absent != "" && strings.Contains(out, tc.absent) {
+				t.Errorf("output says %q:\n%s", tc.absent, out)
+			}
 		})
 	}
 }
