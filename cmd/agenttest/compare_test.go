@@ -344,6 +344,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"a change with --fail-on-change", []string{"--name", "offers a booking", "--fail-on-change"}, exitFailed,
 			[]string{"status: failed (1 scenario changed (--fail-on-change))"}},
 		{"a fix alone", []string{"--name", "closes"}, exitOK, []string{"1 fixed"}},
+		{"-v lists the unchanged", []string{"--name", "answers menu", "-v"}, exitOK, []string{"UNCHANGED examples/compare/restaurant.yaml:51 answers menu questions\n    latency: median"}},
 		{"nothing selected", []string{"--name", "no such scenario"}, exitEmpty, []string{"nothing to compare", "status: empty"}},
 		{"live needs --allow-live", []string{"--allow-live=false"}, exitUsage, []string{"--baseline live runs the scenarios in the live environment without --allow-live"}},
 	} {
@@ -503,4 +504,24 @@ func TestCompareSaysWhySideStopped(t *testing.T) {
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	cause := "the platform at " + addr + " is unreachable: read the active deployment: GET /v1/agents/restaurant/deployments/active: connection failed"
 	c.expect(t, exitErrored, "agenttest: baseline: "+cause, "agenttest: candidate: "+cause, "check AGENTTEST_BUILD_URL")
+}
+
+// TestCompareInterrupted: a comparison interrupted before its sides ran
+// (its context cancelled, as a signal cancels it) exits 130, and does
+// not say the interruption again per side as the reason a side stopped.
+func TestCompareInterrupted(t *testing.T) {
+	t.Parallel()
+	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--name", "answers menu")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code := exitCode(run(ctx, c.st), c.stderr)
+	out := c.stdout.String() + c.stderr.String()
+	if code != exitInterrupted || !strings.Contains(out, "status: interrupted") {
+		t.Errorf("exit %d, want %d with status interrupted:\n%s", code, exitInterrupted, out)
+	}
+	for _, side := range []string{"baseline", "candidate"} {
+		if strings.Contains(out, "agenttest: "+side+":") {
+			t.Errorf("the %s says why it stopped:\n%s", side, out)
+		}
+	}
 }
