@@ -31,7 +31,7 @@ type compareDoc struct {
 		}
 	}
 	Baseline, Candidate struct {
-		Kind        string
+		Kind, Env   string
 		Deployments []struct {
 			Env, ID  string
 			Verified bool
@@ -160,7 +160,7 @@ func TestCompareStoredBaseline(t *testing.T) {
 	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--json", out)
 	c.expect(t, exitFailed, "baseline report "+live+" with candidate pre-release", "status: failed (1 scenario regressed)")
 	doc := readCompare(t, out)
-	if doc.Baseline.Kind != "report" || len(doc.Baseline.Deployments) != 1 || doc.Baseline.Deployments[0].Env != "live" {
+	if doc.Baseline.Kind != "report" || doc.Baseline.Env != "live" || len(doc.Baseline.Deployments) != 1 || doc.Baseline.Deployments[0].Env != "live" {
 		t.Errorf("baseline %+v", doc.Baseline)
 	}
 	checkClasses(t, doc, wantCompare)
@@ -289,8 +289,8 @@ func idleBaseline(t *testing.T, path string) {
 
 // compareTargets starts a simulator and a directory with
 // examples/compare under compare/ and an agenttest.yaml of two targets
-// of it, by ${env:SIM_URL} and ${env:SIM_KEY}: prod in live (allowed)
-// and rc in pre-release. tweaks change the simulator's options.
+// of it, by ${env:SIM_URL} and ${env:SIM_KEY}: prod in live (allowed),
+// rc in pre-release and plain in no env of its own. tweaks change the simulator's options.
 func compareTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, string) {
 	t.Helper()
 	opts := sim.Options{Seed: 5}
@@ -301,10 +301,13 @@ func compareTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, s
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
 	target := func(name, env, extra string) string {
-		return "  " + name + ":\n    build_url: ${env:SIM_URL}\n    account_id: " + s.AccountID + "\n    agent_id: restaurant\n    env: " + env +
-			"\n    build_key: ${env:SIM_KEY}\n" + extra
+		if env != "" {
+			env = "    env: " + env + "\n"
+		}
+		return "  " + name + ":\n    build_url: ${env:SIM_URL}\n    account_id: " + s.AccountID + "\n    agent_id: restaurant\n" + env +
+			"    build_key: ${env:SIM_KEY}\n" + extra
 	}
-	cfg := "targets:\n" + target("prod", "live", "    allow_live: true\n") + target("rc", "pre-release", "")
+	cfg := "targets:\n" + target("prod", "live", "    allow_live: true\n") + target("rc", "pre-release", "") + target("plain", "", "")
 	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -328,6 +331,17 @@ func TestCompareTargets(t *testing.T) {
 	if got["says the kitchen is nut-free"] != "regressed" || got["tells callers when the restaurant closes"] != "fixed" {
 		t.Errorf("classes %v", got)
 	}
+}
+
+// TestCompareTargetWithoutEnv: a target side whose target names no env
+// runs in the default one, and both its headers say which.
+func TestCompareTargetWithoutEnv(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:plain", "--candidate", "target:rc", "compare", "--name", "menu")
+	c.expect(t, exitOK, "comparing 1 scenario: baseline target:plain (target plain, env sandbox) with candidate",
+		"\nbaseline  target:plain (target plain, env sandbox): run passed")
 }
 
 // TestCompareExitCodes: 0 when nothing regressed, 1 for a regression or
@@ -365,6 +379,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"no side at all", nil, "compare: --baseline is required", "are both"},
 		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live", ""},
 		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report", ""},
+		{"a report that is not there", []string{"--baseline", "nothere.json", "--candidate", "live"}, "compare: --baseline nothere.json: open: no such file or directory", "not an environment"},
 		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json", ""},
 		// target:$TARGET with the variable unset ran the default target.
 		{"target: without a name", []string{"--baseline", "live", "--candidate", "target:"}, "--candidate target: names no target: write target:NAME", ""},
