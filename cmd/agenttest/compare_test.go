@@ -274,7 +274,14 @@ func TestCompareWebChatDrawsAlike(t *testing.T) {
 // candidate's real sleep alone proves the slowdown.
 func idleBaseline(t *testing.T, path string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	setLatencies(t, path, path, 0)
+}
+
+// setLatencies writes the stored report at from to path with every turn
+// latency set to ms.
+func setLatencies(t *testing.T, from, path string, ms int) {
+	t.Helper()
+	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +289,7 @@ func idleBaseline(t *testing.T, path string) {
 	if !latency.Match(b) {
 		t.Fatalf("%s records no latency_ms", path)
 	}
-	if err := os.WriteFile(path, latency.ReplaceAll(b, []byte(`"latency_ms": 0`)), 0o644); err != nil {
+	if err := os.WriteFile(path, latency.ReplaceAll(b, fmt.Appendf(nil, `"latency_ms": %d`, ms)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -330,6 +337,29 @@ func TestCompareTargets(t *testing.T) {
 	}
 	if got["says the kitchen is nut-free"] != "regressed" || got["tells callers when the restaurant closes"] != "fixed" {
 		t.Errorf("classes %v", got)
+	}
+}
+
+// TestCompareLatencyBars: a scenario is slower only when its median
+// latency moved by --latency-min-shift and by --latency-min-ratio of the
+// baseline's: 1000ms to 1300ms is slower at the default bars, and not
+// at a ratio of 50%.
+func TestCompareLatencyBars(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run, base, cand := filepath.Join(dir, "run.json"), filepath.Join(dir, "base.json"), filepath.Join(dir, "cand.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--name", "menu", "--json", run).expect(t, exitOK)
+	setLatencies(t, run, base, 1000)
+	setLatencies(t, run, cand, 1300)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "1 slower, 0 faster, 0 unchanged"},
+		{[]string{"--latency-min-ratio", "50%"}, "0 slower, 0 faster, 1 unchanged"},
+		{[]string{"--latency-min-shift", "400ms"}, "0 slower, 0 faster, 1 unchanged"},
+	} {
+		newCLI(t, repoRoot, nil, append([]string{"compare", "--baseline", base, "--candidate", cand}, tc.args...)...).expect(t, exitOK, tc.want)
 	}
 }
 
