@@ -187,6 +187,13 @@ func TestCompareStoredBaseline(t *testing.T) {
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", other, "--candidate", pre).expect(t, exitEmpty,
 		"status: empty (nothing was compared: no scenario ran on both sides (none of the baseline's 6 has a file and name of the candidate's 6: were they run from different directories?))")
 
+	// A selection of nothing is said as such, not as a report that pairs
+	// nothing.
+	if text := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--name", "no such scenario").
+		expect(t, exitEmpty, "agenttest: nothing to compare: "); strings.Contains(text, "none of them") {
+		t.Errorf("an empty selection blames the report:\n%s", text)
+	}
+
 	// A selection chooses what a side runs: with two reports nothing
 	// runs, and it was ignored, every case of both compared (exit 0 or
 	// 1 on cases it left out).
