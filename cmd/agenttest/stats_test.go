@@ -420,7 +420,7 @@ func TestHistoryOfRealReports(t *testing.T) {
 	}
 
 	// A copy of the latest report beside the others (latest.json), and
-	// a report given twice: each run counts once, as without them, with
+	// reports given twice: each run counts once, as without them, with
 	// a note naming the files that were the same run.
 	b3, err := os.ReadFile(filepath.Join(dir, "r3.json"))
 	if err != nil {
@@ -435,12 +435,12 @@ func TestHistoryOfRealReports(t *testing.T) {
 	if err := json.Unmarshal(b3, &started); err != nil || started.Run.Started == "" {
 		t.Fatalf("r3.json: no start (%v)", err)
 	}
-	twice := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json", "latest.json", "r1.json")
+	twice := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json", "latest.json", "r1.json", "r3.json")
 	if code := twice.run(t); code != exitOK || twice.stdout.String() != out {
 		t.Errorf("history of a run given twice: exit %d, output differs from once:\n%s\nwant:\n%s", code, twice.stdout, out)
 	}
 	for _, want := range []string{
-		"agenttest: history: latest.json is the same run as r3.json (started " + started.Run.Started + "): counted once\n",
+		"agenttest: history: latest.json and r3.json are the same run as r3.json (started " + started.Run.Started + "): counted once\n",
 		"agenttest: history: r1.json is the same run as r1.json (started ",
 	} {
 		if !strings.Contains(twice.stderr.String(), want) {
