@@ -269,3 +269,24 @@ func TestRunSimBadAgentsShowSourceLines(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSimAgents: --agents serves the definitions of its directory in
+// place of the built-in agents, and a directory of none is refused.
+func TestRunSimAgents(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"solo.yaml": "id: solo\nstart: A\nnodes:\n  A: {say: hello}\n"})
+	var info struct {
+		AgentIDs []string `json:"agent_ids"`
+	}
+	if out := startSim(t, "--agents", dir); json.Unmarshal([]byte(out), &info) != nil || len(info.AgentIDs) != 1 || info.AgentIDs[0] != "solo" {
+		t.Errorf("sim --agents %s serves %q", dir, out)
+	}
+	// Cancelled: a simulator that started after all stops at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}, Dir: t.TempDir()}
+	if code := exitCode(runSim(ctx, st, []string{"--agents", "."}), &stderr); code != exitUsage || stderr.String() != "agenttest: sim: no agent definitions (*.yaml) in .\n" {
+		t.Errorf("sim --agents of no definitions: exit %d: %s", code, stderr.String())
+	}
+}
