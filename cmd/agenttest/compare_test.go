@@ -370,6 +370,21 @@ func TestCompareLatencyBars(t *testing.T) {
 	}
 }
 
+// TestCompareEnvironmentsOverridePins: an environment side runs every
+// scenario in its environment, whatever env its suite or the scenario
+// pins, where both sides would run the pinned one and compare nothing.
+func TestCompareEnvironmentsOverridePins(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"pinned.yaml": "suite: pinned\nagent: restaurant\nenv: live\nscenarios:\n" +
+		"  - name: pinned by its suite\n    greeting: {response: {contains: Welcome}}\n" +
+		"  - name: pinned itself\n    env: live\n    greeting: {response: {contains: Welcome}}\n"})
+	out := compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".").
+		expect(t, exitOK, "deployment of restaurant in sandbox: ", "deployment of restaurant in pre-release: ", "2 unchanged")
+	if strings.Contains(out, " in live") {
+		t.Errorf("a side ran in the pinned env:\n%s", out)
+	}
+}
+
 // TestCompareTargetWithoutEnv: a target side whose target names no env
 // runs in the default one, and both its headers say which.
 func TestCompareTargetWithoutEnv(t *testing.T) {
@@ -395,6 +410,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"a change with --fail-on-change", []string{"--name", "offers a booking", "--fail-on-change"}, exitFailed,
 			[]string{"status: failed (1 scenario changed (--fail-on-change))"}},
 		{"a fix alone", []string{"--name", "closes"}, exitOK, []string{"1 fixed"}},
+		{"--repeat runs each scenario that many times", []string{"--name", "answers menu", "--repeat", "2", "-v"}, exitOK, []string{"pass rate 2 of 2 passed, 100% → 2 of 2 passed, 100%"}},
 		{"-v lists the unchanged", []string{"--name", "answers menu", "-v"}, exitOK, []string{"UNCHANGED examples/compare/restaurant.yaml:51 answers menu questions\n    latency: median"}},
 		{"nothing selected", []string{"--name", "no such scenario"}, exitEmpty, []string{"nothing to compare", "status: empty"}},
 		{"live needs --allow-live", []string{"--allow-live=false"}, exitUsage, []string{"--baseline live runs the scenarios in the live environment without --allow-live"}},
