@@ -385,6 +385,23 @@ func TestCompareEnvironmentsOverridePins(t *testing.T) {
 	}
 }
 
+// TestCompareRetries: --retries reaches both sides, and a case that
+// passed only on a retry counts as passed in a side's line, as in a run.
+// The clinic routes half the repeat prescriptions wrongly; at seed 4,
+// with the comparison's clock fixed (its conversation names come from
+// it), both sides pass on a retry.
+func TestCompareRetries(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"c.yaml": "suite: retried\nagent: clinic\nscenarios:\n  - name: renews\n" +
+		"    turns:\n      - say: I need a repeat prescription\n        expect: {node: RepeatPrescription}\n"})
+	c := compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".", "--seed", "4", "--retries", "3", "--json", "c.json")
+	c.st.Now = fakeclock.New().Now
+	c.expect(t, exitOK, "\nbaseline sandbox: 1 passed, 0 failed,", "\ncandidate pre-release: 1 passed, 0 failed,")
+	if b, err := os.ReadFile(filepath.Join(dir, "c.json")); err != nil || strings.Count(string(b), `"flaky"`) != 2 {
+		t.Errorf("both sides' case should be flaky: %v\n%s", err, b)
+	}
+}
+
 // TestCompareTargetWithoutEnv: a target side whose target names no env
 // runs in the default one, and both its headers say which.
 func TestCompareTargetWithoutEnv(t *testing.T) {
