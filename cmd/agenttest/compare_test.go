@@ -402,6 +402,31 @@ func TestCompareRetries(t *testing.T) {
 	}
 }
 
+// TestCompareMasksKeysOfStoredReports: a stored report is anyone's text;
+// the key of a side's target in it is masked on the console and in every
+// file the comparison writes, as a run masks it.
+func TestCompareMasksKeysOfStoredReports(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	newCLI(t, dir, env, "run", "--target", "prod", "compare", "--name", "menu", "--json", "run.json").expect(t, exitOK)
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil || !strings.Contains(string(b), "a daily risotto") {
+		t.Fatalf("run.json: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "base.json"), []byte(strings.ReplaceAll(string(b), "a daily risotto", s.BuildKey)), 0o644)
+	c := compareCLI(t, dir, env, "compare", "--baseline", "base.json", "--candidate", "target:prod", "compare", "--name", "menu", "--json", "c.json", "--html", "c.html")
+	out := c.expect(t, exitOK, "CHANGED", "[REDACTED]")
+	if strings.Contains(out, s.BuildKey) {
+		t.Errorf("the console shows the key:\n%s", out)
+	}
+	for _, name := range []string{"c.json", "c.html"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || strings.Contains(string(b), s.BuildKey) {
+			t.Errorf("%s shows the key (%v)", name, err)
+		}
+	}
+}
+
 // TestCompareTargetWithoutEnv: a target side whose target names no env
 // runs in the default one, and both its headers say which.
 func TestCompareTargetWithoutEnv(t *testing.T) {
