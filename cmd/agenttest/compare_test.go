@@ -349,25 +349,32 @@ func TestCompareTargets(t *testing.T) {
 
 // TestCompareLatencyBars: a scenario is slower only when its median
 // latency moved by --latency-min-shift and by --latency-min-ratio of the
-// baseline's: 1000ms to 1300ms is slower at the default bars, and not
-// at a ratio of 50%.
+// baseline's: 1000ms to 1200ms is under the default ratio (25%), over a
+// ratio of 10%, and under a shift of 400ms. A report whose cases name no
+// file (their file's path stands for it) pairs with a side that runs.
 func TestCompareLatencyBars(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run, base, cand := filepath.Join(dir, "run.json"), filepath.Join(dir, "base.json"), filepath.Join(dir, "cand.json")
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--name", "menu", "--json", run).expect(t, exitOK)
 	setLatencies(t, run, base, 1000)
-	setLatencies(t, run, cand, 1300)
+	setLatencies(t, run, cand, 1200)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "1 slower, 0 faster, 0 unchanged"},
-		{[]string{"--latency-min-ratio", "50%"}, "0 slower, 0 faster, 1 unchanged"},
-		{[]string{"--latency-min-shift", "400ms"}, "0 slower, 0 faster, 1 unchanged"},
+		{nil, "0 slower, 0 faster, 1 unchanged"},
+		{[]string{"--latency-min-ratio", "10%"}, "1 slower, 0 faster, 0 unchanged"},
+		{[]string{"--latency-min-ratio", "10%", "--latency-min-shift", "400ms"}, "0 slower, 0 faster, 1 unchanged"},
 	} {
 		newCLI(t, repoRoot, nil, append([]string{"compare", "--baseline", base, "--candidate", cand}, tc.args...)...).expect(t, exitOK, tc.want)
 	}
+	b, err := os.ReadFile(base)
+	if err != nil || !strings.Contains(string(b), `"pos": {`+"\n"+`            "file": "examples/compare/restaurant.yaml",`) {
+		t.Fatalf("base.json: %v\n%s", err, b)
+	}
+	os.WriteFile(base, []byte(strings.ReplaceAll(string(b), `"file": "examples/compare/restaurant.yaml",`, "")), 0o644)
+	newCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "sandbox", "examples/compare", "--name", "menu").expect(t, exitOK, "0 regressed, 0 fixed, 0 changed, 0 slower, 1 faster")
 }
 
 // TestCompareEnvironmentsOverridePins: an environment side runs every
@@ -482,6 +489,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"a latency ratio of 10 is a bar", []string{"--baseline", "live", "--latency-min-ratio", "10"}, "--candidate is required", "--latency-min-ratio"},
 		{"a latency ratio above 10", []string{"--baseline", "live", "--candidate", "pre-release", "--latency-min-ratio", "10.5"}, "--latency-min-ratio must be between 0 and 10, got 10.5", ""},
 		{"--json and --html to one file", []string{"--baseline", "live", "--candidate", "pre-release", "--json", "none/c.out", "--html", "./none/c.out"}, "--html and --json both write none/c.out", ""},
+		{"a side's scheduling", []string{"--baseline", "live", "--candidate", "pre-release", "--retries", "-1"}, "compare: --retries must not be negative, got -1", ""},
 		{"--sim with --target", []string{"--baseline", "live", "--candidate", "pre-release", "--sim", "--target", "staging"}, "compare: --sim and --target exclude each other", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
