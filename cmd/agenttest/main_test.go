@@ -666,7 +666,47 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"rnu"},
 			code:   exitUsage,
-			stderr: []string{`unknown command "rnu" (did you mean "run"?)`},
+			stderr: []string{`unknown command "rnu" (did you mean "run"?)` + "\nRun 'agenttest help' for usage.\n"},
+		},
+		{
+			name:   "a command misspelt, of the later ones",
+			dir:    "testdata/pass",
+			args:   []string{"gaet"},
+			code:   exitUsage,
+			stderr: []string{`unknown command "gaet" (did you mean "gate"?)`},
+		},
+		{
+			name:   "a lone dash is no flag",
+			dir:    "testdata/pass",
+			args:   []string{"-"},
+			code:   exitUsage,
+			stderr: []string{`agenttest: unknown command "-"`},
+		},
+		{
+			name:   "help of help",
+			dir:    "testdata/pass",
+			args:   []string{"help", "help"},
+			code:   exitOK,
+			stdout: []string{"Usage:\n  agenttest <command> [flags] [arguments]"},
+		},
+		{
+			// An empty variable is unset, as a shell's VAR= reads.
+			name:   "an empty setting is no setting",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_ALLOW_EMPTY": ""},
+			code:   exitOK,
+			stdout: []string{"2 passed, 0 failed"},
+		},
+		{
+			// compare starts no receiver: a webhook secret in the
+			// environment too short to be a key is nothing to mask.
+			name:   "a short webhook secret compare does not use",
+			dir:    "testdata/pass",
+			args:   []string{"compare", "--baseline", "sandbox", "--candidate", "pre-release"},
+			env:    map[string]string{"AGENTTEST_WEBHOOK_SECRET": "abc"},
+			code:   exitOK,
+			stdout: []string{"status: passed"},
 		},
 		{
 			name:   "a flag before the command",
