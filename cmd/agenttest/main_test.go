@@ -413,6 +413,14 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --parallel must be at least 1, got 0 (set by AGENTTEST_PARALLEL)\n", "agenttest: run: --json and --junit both write r.json (set by AGENTTEST_JSON, AGENTTEST_JUNIT)\n"},
 		},
 		{
+			name:   "list says which variable set a bad value",
+			dir:    "testdata/pass",
+			args:   []string{"list"},
+			env:    map[string]string{"AGENTTEST_ALLOW_EMPTY": "perhaps", "AGENTTEST_TAGS": "@a and"},
+			code:   exitUsage,
+			stderr: []string{`agenttest: list: AGENTTEST_ALLOW_EMPTY="perhaps" is not a boolean (true or false)`, "(set by AGENTTEST_TAGS)"},
+		},
+		{
 			name:   "the command line wins over the variable",
 			dir:    "testdata/pass",
 			args:   []string{"list", "--shard", "3/2"},
