@@ -413,6 +413,14 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --parallel must be at least 1, got 0 (set by AGENTTEST_PARALLEL)\n", "agenttest: run: --json and --junit both write r.json (set by AGENTTEST_JSON, AGENTTEST_JUNIT)\n"},
 		},
 		{
+			name:   "list -v names the YAML files passed over, on stderr",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n", "ci.yml": "name: ci\non: push\njobs: {}\n"},
+			args:   []string{"list", "-v"},
+			code:   exitOK,
+			stdout: []string{"s.yaml:4  greets\n"},
+			stderr: []string{"skipped ci.yml: not a suite (top-level keys: name, on, jobs)\n"},
+		},
+		{
 			name:   "list says which variable set a bad value",
 			dir:    "testdata/pass",
 			args:   []string{"list"},
