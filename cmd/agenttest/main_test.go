@@ -350,6 +350,13 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --pass-rate must be above 0 and at most 1, not 1.5\n"},
 		},
 		{
+			name:   "--repeat on a run of no probe notes nothing",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--repeat", "2"},
+			code:   exitOK,
+			absent: []string{"agenttest: note:"},
+		},
+		{
 			name:   "a pass rate of 1 is not",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--pass-rate", "1", "--repeat", "0"},

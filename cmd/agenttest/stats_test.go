@@ -278,7 +278,8 @@ func TestStatsFlags(t *testing.T) {
 	}
 	checkEvidence(t, c)
 	r = runStats(t, nil, time.Time{}, statsTree+"/plain", "--confidence", "0.95", "--pass-rate", "0.9", "--repeat", "40", "--seed", "7")
-	if !strings.Contains(r.stderr, "agenttest: warning: --repeat 40 is too few for pass rate 0.9, margin 0.1 at 95% confidence") {
+	if !strings.Contains(r.stderr, "agenttest: warning: --repeat 40 is too few for pass rate 0.9, margin 0.1 at 95% confidence") ||
+		!strings.Contains(r.stderr, " (leave --repeat out: the default allows 282 runs") {
 		t.Errorf("no warning of a small --repeat:\n%s", r.stderr)
 	}
 	bad := newCLI(t, repoRoot, nil, "run", statsTree+"/plain", "--confidence", "1.5")
@@ -331,6 +332,11 @@ func TestQuarantine(t *testing.T) {
 		}
 	}
 	c := newCLI(t, repoRoot, nil, "lint", statsTree+"/quarantine")
+	c.st.Now = func() time.Time { return time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC) }
+	if code := c.run(t); code != exitOK || strings.Contains(c.stdout.String(), "lapsed") {
+		t.Errorf("lint before the quarantine lapsed: exit %d:\n%s", code, c.stdout)
+	}
+	c = newCLI(t, repoRoot, nil, "lint", statsTree+"/quarantine")
 	c.st.Now = func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
 	// A warning is a problem said: not "no problems".
 	if code := c.run(t); code != exitOK || !strings.Contains(c.stdout.String(), `warning: quarantine of "says the clinic opens on Sundays" lapsed on 2026-12-31`) ||
