@@ -420,6 +420,15 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --parallel must be at least 1, got 0 (set by AGENTTEST_PARALLEL)\n", "agenttest: run: --json and --junit both write r.json (set by AGENTTEST_JSON, AGENTTEST_JUNIT)\n"},
 		},
 		{
+			// The address is the user's choice, as for sim.
+			name:   "webhooks listen on an address that does not parse",
+			dir:    "testdata/pass",
+			args:   []string{"webhooks", "listen", "--listen", "127.0.0.1:99999"},
+			env:    map[string]string{"AGENTTEST_BUILD_URL": "http://127.0.0.1:1", "AGENTTEST_BUILD_KEY": "build-key-0123456789", "AGENTTEST_ACCOUNT_ID": "acc-1"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: webhooks listen: --listen: cannot listen on 127.0.0.1:99999: "},
+		},
+		{
 			name:   "list -v names the YAML files passed over, on stderr",
 			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n", "ci.yml": "name: ci\non: push\njobs: {}\n"},
 			args:   []string{"list", "-v"},
