@@ -374,7 +374,7 @@ func TestCompareLatencyBars(t *testing.T) {
 		t.Fatalf("base.json: %v\n%s", err, b)
 	}
 	os.WriteFile(base, []byte(strings.ReplaceAll(string(b), `"file": "examples/compare/restaurant.yaml",`, "")), 0o644)
-	newCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "sandbox", "examples/compare", "--name", "menu").expect(t, exitOK, "0 regressed, 0 fixed, 0 changed, 0 slower, 1 faster")
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "sandbox", "examples/compare", "--name", "menu").expect(t, exitOK, "0 regressed, 0 fixed, 0 changed, 0 slower, 1 faster")
 }
 
 // TestCompareEnvironmentsOverridePins: an environment side runs every
