@@ -342,15 +342,17 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 	if _, err := red.Writer(st.Stdout).Write(out.Bytes()); err != nil {
 		return err
 	}
+	// The files are masked as the console is: a stored report is anyone's
+	// text, and a side's key in it would reach them.
 	if o.json != "" {
-		if err := writeReport(st, o.json, func(w io.Writer) error { return compare.WriteJSON(w, c) }); err != nil {
+		if err := writeReport(st, o.json, masked(red.JSON, func(w io.Writer) error { return compare.WriteJSON(w, c) })); err != nil {
 			return err
 		}
 	}
 	if cand := sides[1].res; o.html != "" && cand != nil {
-		if err := writeReport(st, o.html, func(w io.Writer) error {
+		if err := writeReport(st, o.html, masked(red.Bytes, func(w io.Writer) error {
 			return report.WriteHTML(w, cand, report.HTMLOptions{Generated: now(st), Compare: c})
-		}); err != nil {
+		})); err != nil {
 			return err
 		}
 	}
@@ -378,6 +380,19 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		return reported(exitEmpty)
 	}
 	return nil
+}
+
+// masked renders whole, then writes what mask leaves: a key split
+// between two writes of a renderer would pass a streaming redactor.
+func masked(mask func([]byte) []byte, render func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			return err
+		}
+		_, err := w.Write(mask(b.Bytes()))
+		return err
+	}
 }
 
 // runningSides are the sides that are not reports.

@@ -31,7 +31,7 @@ type compareDoc struct {
 		}
 	}
 	Baseline, Candidate struct {
-		Kind        string
+		Kind, Env   string
 		Deployments []struct {
 			Env, ID  string
 			Verified bool
@@ -160,7 +160,7 @@ func TestCompareStoredBaseline(t *testing.T) {
 	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--json", out)
 	c.expect(t, exitFailed, "baseline report "+live+" with candidate pre-release", "status: failed (1 scenario regressed)")
 	doc := readCompare(t, out)
-	if doc.Baseline.Kind != "report" || len(doc.Baseline.Deployments) != 1 || doc.Baseline.Deployments[0].Env != "live" {
+	if doc.Baseline.Kind != "report" || doc.Baseline.Env != "live" || len(doc.Baseline.Deployments) != 1 || doc.Baseline.Deployments[0].Env != "live" {
 		t.Errorf("baseline %+v", doc.Baseline)
 	}
 	checkClasses(t, doc, wantCompare)
@@ -186,6 +186,13 @@ func TestCompareStoredBaseline(t *testing.T) {
 		"status: empty (nothing was compared: no scenario ran on both sides)")
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", other, "--candidate", pre).expect(t, exitEmpty,
 		"status: empty (nothing was compared: no scenario ran on both sides (none of the baseline's 6 has a file and name of the candidate's 6: were they run from different directories?))")
+
+	// A selection of nothing is said as such, not as a report that pairs
+	// nothing.
+	if text := compareCLI(t, repoRoot, nil, "compare", "--baseline", live, "--candidate", "pre-release", "examples/compare", "--name", "no such scenario").
+		expect(t, exitEmpty, "agenttest: nothing to compare: "); strings.Contains(text, "none of them") {
+		t.Errorf("an empty selection blames the report:\n%s", text)
+	}
 
 	// A selection chooses what a side runs: with two reports nothing
 	// runs, and it was ignored, every case of both compared (exit 0 or
@@ -274,7 +281,14 @@ func TestCompareWebChatDrawsAlike(t *testing.T) {
 // candidate's real sleep alone proves the slowdown.
 func idleBaseline(t *testing.T, path string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	setLatencies(t, path, path, 0)
+}
+
+// setLatencies writes the stored report at from to path with every turn
+// latency set to ms.
+func setLatencies(t *testing.T, from, path string, ms int) {
+	t.Helper()
+	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,15 +296,15 @@ func idleBaseline(t *testing.T, path string) {
 	if !latency.Match(b) {
 		t.Fatalf("%s records no latency_ms", path)
 	}
-	if err := os.WriteFile(path, latency.ReplaceAll(b, []byte(`"latency_ms": 0`)), 0o644); err != nil {
+	if err := os.WriteFile(path, latency.ReplaceAll(b, fmt.Appendf(nil, `"latency_ms": %d`, ms)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // compareTargets starts a simulator and a directory with
 // examples/compare under compare/ and an agenttest.yaml of two targets
-// of it, by ${env:SIM_URL} and ${env:SIM_KEY}: prod in live (allowed)
-// and rc in pre-release. tweaks change the simulator's options.
+// of it, by ${env:SIM_URL} and ${env:SIM_KEY}: prod in live (allowed),
+// rc in pre-release and plain in no env of its own. tweaks change the simulator's options.
 func compareTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, string) {
 	t.Helper()
 	opts := sim.Options{Seed: 5}
@@ -301,10 +315,13 @@ func compareTargets(t *testing.T, tweaks ...func(*sim.Options)) (*simtest.Sim, s
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(repoRoot, "examples/compare"), filepath.Join(dir, "compare"))
 	target := func(name, env, extra string) string {
-		return "  " + name + ":\n    build_url: ${env:SIM_URL}\n    account_id: " + s.AccountID + "\n    agent_id: restaurant\n    env: " + env +
-			"\n    build_key: ${env:SIM_KEY}\n" + extra
+		if env != "" {
+			env = "    env: " + env + "\n"
+		}
+		return "  " + name + ":\n    build_url: ${env:SIM_URL}\n    account_id: " + s.AccountID + "\n    agent_id: restaurant\n" + env +
+			"    build_key: ${env:SIM_KEY}\n" + extra
 	}
-	cfg := "targets:\n" + target("prod", "live", "    allow_live: true\n") + target("rc", "pre-release", "")
+	cfg := "targets:\n" + target("prod", "live", "    allow_live: true\n") + target("rc", "pre-release", "") + target("plain", "", "")
 	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -330,6 +347,104 @@ func TestCompareTargets(t *testing.T) {
 	}
 }
 
+// TestCompareLatencyBars: a scenario is slower only when its median
+// latency moved by --latency-min-shift and by --latency-min-ratio of the
+// baseline's: 1000ms to 1200ms is under the default ratio (25%), over a
+// ratio of 10%, and under a shift of 400ms. A report whose cases name no
+// file (their file's path stands for it) pairs with a side that runs.
+func TestCompareLatencyBars(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run, base, cand := filepath.Join(dir, "run.json"), filepath.Join(dir, "base.json"), filepath.Join(dir, "cand.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--name", "menu", "--json", run).expect(t, exitOK)
+	setLatencies(t, run, base, 1000)
+	setLatencies(t, run, cand, 1200)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "0 slower, 0 faster, 1 unchanged"},
+		{[]string{"--latency-min-ratio", "10%"}, "1 slower, 0 faster, 0 unchanged"},
+		{[]string{"--latency-min-ratio", "10%", "--latency-min-shift", "400ms"}, "0 slower, 0 faster, 1 unchanged"},
+	} {
+		newCLI(t, repoRoot, nil, append([]string{"compare", "--baseline", base, "--candidate", cand}, tc.args...)...).expect(t, exitOK, tc.want)
+	}
+	b, err := os.ReadFile(base)
+	if err != nil || !strings.Contains(string(b), `"pos": {`+"\n"+`            "file": "examples/compare/restaurant.yaml",`) {
+		t.Fatalf("base.json: %v\n%s", err, b)
+	}
+	os.WriteFile(base, []byte(strings.ReplaceAll(string(b), `"file": "examples/compare/restaurant.yaml",`, "")), 0o644)
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "sandbox", "examples/compare", "--name", "menu").expect(t, exitOK, "0 regressed, 0 fixed, 0 changed, 0 slower, 1 faster")
+}
+
+// TestCompareEnvironmentsOverridePins: an environment side runs every
+// scenario in its environment, whatever env its suite or the scenario
+// pins, where both sides would run the pinned one and compare nothing.
+func TestCompareEnvironmentsOverridePins(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"pinned.yaml": "suite: pinned\nagent: restaurant\nenv: live\nscenarios:\n" +
+		"  - name: pinned by its suite\n    greeting: {response: {contains: Welcome}}\n" +
+		"  - name: pinned itself\n    env: live\n    greeting: {response: {contains: Welcome}}\n"})
+	out := compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".").
+		expect(t, exitOK, "deployment of restaurant in sandbox: ", "deployment of restaurant in pre-release: ", "2 unchanged")
+	if strings.Contains(out, " in live") {
+		t.Errorf("a side ran in the pinned env:\n%s", out)
+	}
+}
+
+// TestCompareRetries: --retries reaches both sides, and a case that
+// passed only on a retry counts as passed in a side's line, as in a run.
+// The clinic routes half the repeat prescriptions wrongly; at seed 4,
+// with the comparison's clock fixed (its conversation names come from
+// it), both sides pass on a retry.
+func TestCompareRetries(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"c.yaml": "suite: retried\nagent: clinic\nscenarios:\n  - name: renews\n" +
+		"    turns:\n      - say: I need a repeat prescription\n        expect: {node: RepeatPrescription}\n"})
+	c := compareCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", ".", "--seed", "4", "--retries", "3", "--json", "c.json")
+	c.st.Now = fakeclock.New().Now
+	c.expect(t, exitOK, "\nbaseline sandbox: 1 passed, 0 failed,", "\ncandidate pre-release: 1 passed, 0 failed,")
+	if b, err := os.ReadFile(filepath.Join(dir, "c.json")); err != nil || strings.Count(string(b), `"flaky"`) != 2 {
+		t.Errorf("both sides' case should be flaky: %v\n%s", err, b)
+	}
+}
+
+// TestCompareMasksKeysOfStoredReports: a stored report is anyone's text;
+// the key of a side's target in it is masked on the console and in every
+// file the comparison writes, as a run masks it.
+func TestCompareMasksKeysOfStoredReports(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	newCLI(t, dir, env, "run", "--target", "prod", "compare", "--name", "menu", "--json", "run.json").expect(t, exitOK)
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil || !strings.Contains(string(b), "a daily risotto") {
+		t.Fatalf("run.json: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "base.json"), []byte(strings.ReplaceAll(string(b), "a daily risotto", s.BuildKey)), 0o644)
+	c := compareCLI(t, dir, env, "compare", "--baseline", "base.json", "--candidate", "target:prod", "compare", "--name", "menu", "--json", "c.json", "--html", "c.html")
+	out := c.expect(t, exitOK, "CHANGED", "[REDACTED]")
+	if strings.Contains(out, s.BuildKey) {
+		t.Errorf("the console shows the key:\n%s", out)
+	}
+	for _, name := range []string{"c.json", "c.html"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || strings.Contains(string(b), s.BuildKey) {
+			t.Errorf("%s shows the key (%v)", name, err)
+		}
+	}
+}
+
+// TestCompareTargetWithoutEnv: a target side whose target names no env
+// runs in the default one, and both its headers say which.
+func TestCompareTargetWithoutEnv(t *testing.T) {
+	t.Parallel()
+	s, dir := compareTargets(t)
+	env := map[string]string{"SIM_URL": s.BuildURL, "SIM_KEY": s.BuildKey}
+	c := compareCLI(t, dir, env, "compare", "--baseline", "target:plain", "--candidate", "target:rc", "compare", "--name", "menu")
+	c.expect(t, exitOK, "comparing 1 scenario: baseline target:plain (target plain, env sandbox) with candidate",
+		"\nbaseline  target:plain (target plain, env sandbox): run passed")
+}
+
 // TestCompareExitCodes: 0 when nothing regressed, 1 for a regression or
 // (on demand) a change, 5 when nothing was compared, 2 for bad usage.
 func TestCompareExitCodes(t *testing.T) {
@@ -344,6 +459,8 @@ func TestCompareExitCodes(t *testing.T) {
 		{"a change with --fail-on-change", []string{"--name", "offers a booking", "--fail-on-change"}, exitFailed,
 			[]string{"status: failed (1 scenario changed (--fail-on-change))"}},
 		{"a fix alone", []string{"--name", "closes"}, exitOK, []string{"1 fixed"}},
+		{"--repeat runs each scenario that many times", []string{"--name", "answers menu", "--repeat", "2", "-v"}, exitOK, []string{"pass rate 2 of 2 passed, 100% → 2 of 2 passed, 100%"}},
+		{"-v lists the unchanged", []string{"--name", "answers menu", "-v"}, exitOK, []string{"UNCHANGED examples/compare/restaurant.yaml:51 answers menu questions\n    latency: median"}},
 		{"nothing selected", []string{"--name", "no such scenario"}, exitEmpty, []string{"nothing to compare", "status: empty"}},
 		{"live needs --allow-live", []string{"--allow-live=false"}, exitUsage, []string{"--baseline live runs the scenarios in the live environment without --allow-live"}},
 	} {
@@ -357,17 +474,30 @@ func TestCompareExitCodes(t *testing.T) {
 		name string
 		args []string
 		want string
+		// absent is a refusal the arguments do not earn.
+		absent string
 	}{
-		{"no candidate", []string{"--baseline", "live"}, "compare: --candidate is required"},
-		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live"},
-		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report"},
-		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json"},
+		{"no candidate", []string{"--baseline", "live"}, "compare: --candidate is required", ""},
+		{"no side at all", nil, "compare: --baseline is required", "are both"},
+		{"the same side twice", []string{"--baseline", "live", "--candidate", "live"}, "--baseline and --candidate are both live", ""},
+		{"neither an environment nor a report", []string{"--baseline", "staging", "--candidate", "live"}, "--baseline staging: not an environment (sandbox, pre-release, live), target:NAME or a JSON report", ""},
+		{"a report that is not there", []string{"--baseline", "nothere.json", "--candidate", "live"}, "compare: --baseline nothere.json: open: no such file or directory", "not an environment"},
+		{"not a report", []string{"--baseline", "examples/agenttest.yaml.json", "--candidate", "live"}, "--baseline examples/agenttest.yaml.json", ""},
 		// target:$TARGET with the variable unset ran the default target.
-		{"target: without a name", []string{"--baseline", "live", "--candidate", "target:"}, "--candidate target: names no target: write target:NAME"},
+		{"target: without a name", []string{"--baseline", "live", "--candidate", "target:"}, "--candidate target: names no target: write target:NAME", ""},
+		{"a zero latency shift is a bar", []string{"--baseline", "live", "--latency-min-shift", "0s"}, "--candidate is required", "--latency-min-shift"},
+		{"a latency ratio of 10 is a bar", []string{"--baseline", "live", "--latency-min-ratio", "10"}, "--candidate is required", "--latency-min-ratio"},
+		{"a latency ratio above 10", []string{"--baseline", "live", "--candidate", "pre-release", "--latency-min-ratio", "10.5"}, "--latency-min-ratio must be between 0 and 10, got 10.5", ""},
+		{"--json and --html to one file", []string{"--baseline", "live", "--candidate", "pre-release", "--json", "none/c.out", "--html", "./none/c.out"}, "--html and --json both write none/c.out", ""},
+		{"a side's scheduling", []string{"--baseline", "live", "--candidate", "pre-release", "--retries", "-1"}, "compare: --retries must not be negative, got -1", ""},
+		{"--sim with --target", []string{"--baseline", "live", "--candidate", "pre-release", "--sim", "--target", "staging"}, "compare: --sim and --target exclude each other", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			newCLI(t, repoRoot, nil, append([]string{"compare"}, tc.args...)...).expect(t, exitUsage, tc.want)
+			out := newCLI(t, repoRoot, nil, append([]string{"compare"}, tc.args...)...).expect(t, exitUsage, tc.want)
+			if tc.absent != "" && strings.Contains(out, tc.absent) {
+				t.Errorf("output says %q:\n%s", tc.absent, out)
+			}
 		})
 	}
 }
@@ -492,4 +622,24 @@ func TestCompareSaysWhySideStopped(t *testing.T) {
 	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
 	cause := "the platform at " + addr + " is unreachable: read the active deployment: GET /v1/agents/restaurant/deployments/active: connection failed"
 	c.expect(t, exitErrored, "agenttest: baseline: "+cause, "agenttest: candidate: "+cause, "check AGENTTEST_BUILD_URL")
+}
+
+// TestCompareInterrupted: a comparison interrupted before its sides ran
+// (its context cancelled, as a signal cancels it) exits 130, and does
+// not say the interruption again per side as the reason a side stopped.
+func TestCompareInterrupted(t *testing.T) {
+	t.Parallel()
+	c := compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live", "--name", "answers menu")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code := exitCode(run(ctx, c.st), c.stderr)
+	out := c.stdout.String() + c.stderr.String()
+	if code != exitInterrupted || !strings.Contains(out, "status: interrupted") {
+		t.Errorf("exit %d, want %d with status interrupted:\n%s", code, exitInterrupted, out)
+	}
+	for _, side := range []string{"baseline", "candidate"} {
+		if strings.Contains(out, "agenttest: "+side+":") {
+			t.Errorf("the %s says why it stopped:\n%s", side, out)
+		}
+	}
 }

@@ -411,3 +411,13 @@ func TestReportDirectoryRefusesFiles(t *testing.T) {
 		t.Errorf("the run started:\n%s", out)
 	}
 }
+
+// TestExitCodeOfAnUntypedError: an error that carries no exit code is
+// agenttest's own fault: exit 3, said as an internal error.
+func TestExitCodeOfAnUntypedError(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	if code := exitCode(fmt.Errorf("sim: %w", errors.ErrUnsupported), &stderr); code != exitInternal || stderr.String() != "agenttest: internal error: sim: unsupported operation\n" {
+		t.Errorf("exit %d, want %d: %q", code, exitInternal, stderr.String())
+	}
+}

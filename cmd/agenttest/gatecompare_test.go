@@ -210,8 +210,9 @@ func TestCompareTargetLacksAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// prod keeps its agent_id; rc, written second, loses its own.
-	i := strings.LastIndex(string(b), "    agent_id: restaurant\n")
+	// prod keeps its agent_id; rc loses its own.
+	i := strings.Index(string(b), "  rc:\n")
+	i += strings.Index(string(b[i:]), "    agent_id: restaurant\n")
 	if err := os.WriteFile(cfg, append(b[:i:i], b[i+len("    agent_id: restaurant\n"):]...), 0o644); err != nil {
 		t.Fatal(err)
 	}

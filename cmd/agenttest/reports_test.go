@@ -138,6 +138,11 @@ func TestMergeRerenders(t *testing.T) {
 	if strings.Contains(out, "::error") {
 		t.Errorf("annotations outside GitHub Actions:\n%s", out)
 	}
+	// -v shows the passing cases' transcripts too, as run -v does.
+	verbose := newCLI(t, repoRoot, examplesEnv(), "merge", "-v", p("run.json")).expect(t, exitFailed)
+	if n, v := strings.Count(out, "transcript ("), strings.Count(verbose, "transcript ("); v <= n {
+		t.Errorf("merge -v shows %d transcripts, merge %d", v, n)
+	}
 	read := func(name string, normalise *regexp.Regexp) string {
 		b, err := os.ReadFile(p(name))
 		if err != nil {

@@ -263,8 +263,15 @@ func TestCoverageCommand(t *testing.T) {
 	old := write("old.json", doc(turn(0, "Start"), turn(1, "Ask", "Confirm")))
 	now := write("now.json", doc(turn(0, "Start"), turn(1, "Ask")))
 
+	// A collection between two reports frees the first before the
+	// second is read; after the last there is nothing to free.
 	c := newCLI(t, ".", nil, "coverage", now, old)
+	collections := 0
+	c.st.CollectGarbage = func() { collections++ }
 	c.expect(t, exitOK, "bot: 3 of 3 nodes visited", "Ask → Confirm")
+	if collections != 1 {
+		t.Errorf("%d collections for two reports, want 1", collections)
+	}
 	c = newCLI(t, ".", nil, "coverage", now, "--coverage-from", old)
 	c.expect(t, exitOK, "bot: 2 of 3 nodes visited (67%)", "never visited: Confirm")
 	c = newCLI(t, ".", nil, "coverage", "--json", now)
@@ -290,6 +297,7 @@ func TestCoverageCommand(t *testing.T) {
 	// nodes its coverage section lists, visited there or not.
 	listed := write("listed.json", strings.TrimSuffix(doc(turn(0, "Start")), "}")+
 		`,"coverage":{"agents":[{"agent":"bot","source":"observed","nodes":[{"name":"Start","turns":1},{"name":"Cancel"}]}]}}`)
+	newCLI(t, ".", nil, "coverage", listed).expect(t, exitOK, "bot: 1 of 2 nodes visited", "never visited: Cancel")
 	c = newCLI(t, dir, nil, "merge", now, "--coverage-from", old+","+listed, "--json", "merged.json")
 	c.expect(t, exitOK)
 	var merged struct{ Coverage coverage.Report }

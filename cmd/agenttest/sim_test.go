@@ -98,7 +98,7 @@ func TestRunSimJSONLine(t *testing.T) {
 
 func TestRunSimPrintEnv(t *testing.T) {
 	t.Parallel()
-	out := startSim(t, "--single-host", "--print-env")
+	out := startSim(t, "--single-host", "--print-env", "--seed", "3", "--keys", "sim-test-build-key,sim-test-runtime-key")
 	env := map[string]string{}
 	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
 		k, v, _ := strings.Cut(line, "=")
@@ -112,6 +112,17 @@ func TestRunSimPrintEnv(t *testing.T) {
 	}
 	if env["AGENTTEST_BUILD_URL"] != env["AGENTTEST_RUNTIME_URL"] || env["AGENTTEST_BUILD_URL"] != env["AGENTTEST_MESSAGING_URL"] {
 		t.Errorf("single host has two URLs: %q", out)
+	}
+	if env["AGENTTEST_BUILD_KEY"] != "sim-test-build-key" || env["AGENTTEST_RUNTIME_KEY"] != "sim-test-runtime-key" {
+		t.Errorf("the keys swapped or not pinned: %q", out)
+	}
+	// The connector token is the agent's sandbox one, as the JSON line of
+	// the same seed lists it.
+	var info struct {
+		Connectors map[string]map[string]string `json:"messaging_connectors"`
+	}
+	if line := startSim(t, "--seed", "3"); json.Unmarshal([]byte(line), &info) != nil || info.Connectors[env["AGENTTEST_AGENT_ID"]]["sandbox"] != env["AGENTTEST_CONNECTOR_TOKEN"] {
+		t.Errorf("AGENTTEST_CONNECTOR_TOKEN is not the sandbox token of %s in %s", env["AGENTTEST_AGENT_ID"], line)
 	}
 }
 
@@ -141,6 +152,8 @@ func TestRunSimBadFlags(t *testing.T) {
 		{"--rate", "Inf", "rate per key +Inf: want a finite number, not negative (0 for unlimited)"},
 		{"--sms-rate", "NaN", "SMS rate NaN: want a finite number, not negative (0 for unlimited)"},
 		{"--sms-rate", "+Inf", "SMS rate +Inf: want a finite number, not negative (0 for unlimited)"},
+		{"--keys", "sim-test-build-key,", `--keys wants BUILD_KEY,RUNTIME_KEY, got "sim-test-build-key,"`},
+		{"--keys", ",sim-test-runtime-key", `--keys wants BUILD_KEY,RUNTIME_KEY, got ",sim-test-runtime-key"`},
 		// A cap given is checked as given, not raised to fit the seeds.
 		{"--store-cap", "-1", "store cap must not be negative"},
 		{"--store-cap=10 --seed-conversations=100", "", "seed conversations (100) exceed the store cap (10)"},
@@ -267,5 +280,26 @@ func TestRunSimBadAgentsShowSourceLines(t *testing.T) {
 		if !strings.Contains(c.stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, c.stderr)
 		}
+	}
+}
+
+// TestRunSimAgents: --agents serves the definitions of its directory in
+// place of the built-in agents, and a directory of none is refused.
+func TestRunSimAgents(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"solo.yaml": "id: solo\nstart: A\nnodes:\n  A: {say: hello}\n"})
+	var info struct {
+		AgentIDs []string `json:"agent_ids"`
+	}
+	if out := startSim(t, "--agents", dir); json.Unmarshal([]byte(out), &info) != nil || len(info.AgentIDs) != 1 || info.AgentIDs[0] != "solo" {
+		t.Errorf("sim --agents %s serves %q", dir, out)
+	}
+	// Cancelled: a simulator that started after all stops at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	st := &State{Stdout: &bytes.Buffer{}, Stderr: &stderr, Env: map[string]string{}, Dir: t.TempDir()}
+	if code := exitCode(runSim(ctx, st, []string{"--agents", "."}), &stderr); code != exitUsage || stderr.String() != "agenttest: sim: no agent definitions (*.yaml) in .\n" {
+		t.Errorf("sim --agents of no definitions: exit %d: %s", code, stderr.String())
 	}
 }

@@ -278,7 +278,8 @@ func TestStatsFlags(t *testing.T) {
 	}
 	checkEvidence(t, c)
 	r = runStats(t, nil, time.Time{}, statsTree+"/plain", "--confidence", "0.95", "--pass-rate", "0.9", "--repeat", "40", "--seed", "7")
-	if !strings.Contains(r.stderr, "agenttest: warning: --repeat 40 is too few for pass rate 0.9, margin 0.1 at 95% confidence") {
+	if !strings.Contains(r.stderr, "agenttest: warning: --repeat 40 is too few for pass rate 0.9, margin 0.1 at 95% confidence") ||
+		!strings.Contains(r.stderr, " (leave --repeat out: the default allows 282 runs") {
 		t.Errorf("no warning of a small --repeat:\n%s", r.stderr)
 	}
 	bad := newCLI(t, repoRoot, nil, "run", statsTree+"/plain", "--confidence", "1.5")
@@ -331,8 +332,15 @@ func TestQuarantine(t *testing.T) {
 		}
 	}
 	c := newCLI(t, repoRoot, nil, "lint", statsTree+"/quarantine")
+	c.st.Now = func() time.Time { return time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC) }
+	if code := c.run(t); code != exitOK || strings.Contains(c.stdout.String(), "lapsed") {
+		t.Errorf("lint before the quarantine lapsed: exit %d:\n%s", code, c.stdout)
+	}
+	c = newCLI(t, repoRoot, nil, "lint", statsTree+"/quarantine")
 	c.st.Now = func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
-	if code := c.run(t); code != exitOK || !strings.Contains(c.stdout.String(), `warning: quarantine of "says the clinic opens on Sundays" lapsed on 2026-12-31`) {
+	// A warning is a problem said: not "no problems".
+	if code := c.run(t); code != exitOK || !strings.Contains(c.stdout.String(), `warning: quarantine of "says the clinic opens on Sundays" lapsed on 2026-12-31`) ||
+		strings.Contains(c.stdout.String(), "no problems") {
 		t.Errorf("lint exit %d:\n%s", code, c.stdout)
 	}
 }
@@ -420,7 +428,7 @@ func TestHistoryOfRealReports(t *testing.T) {
 	}
 
 	// A copy of the latest report beside the others (latest.json), and
-	// a report given twice: each run counts once, as without them, with
+	// reports given twice: each run counts once, as without them, with
 	// a note naming the files that were the same run.
 	b3, err := os.ReadFile(filepath.Join(dir, "r3.json"))
 	if err != nil {
@@ -435,12 +443,12 @@ func TestHistoryOfRealReports(t *testing.T) {
 	if err := json.Unmarshal(b3, &started); err != nil || started.Run.Started == "" {
 		t.Fatalf("r3.json: no start (%v)", err)
 	}
-	twice := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json", "latest.json", "r1.json")
+	twice := newCLI(t, dir, nil, "history", "r1.json", "r2.json", "r3.json", "latest.json", "r1.json", "r3.json")
 	if code := twice.run(t); code != exitOK || twice.stdout.String() != out {
 		t.Errorf("history of a run given twice: exit %d, output differs from once:\n%s\nwant:\n%s", code, twice.stdout, out)
 	}
 	for _, want := range []string{
-		"agenttest: history: latest.json is the same run as r3.json (started " + started.Run.Started + "): counted once\n",
+		"agenttest: history: latest.json and r3.json are the same run as r3.json (started " + started.Run.Started + "): counted once\n",
 		"agenttest: history: r1.json is the same run as r1.json (started ",
 	} {
 		if !strings.Contains(twice.stderr.String(), want) {
