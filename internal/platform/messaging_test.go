@@ -351,7 +351,7 @@ func TestMessagingHTTPErrors(t *testing.T) {
 	t.Run("not configured", func(t *testing.T) {
 		c, _ := New(Config{BuildURL: s.BuildURL})
 		_, err := c.OpenMessaging(context.Background(), MessagingStart{})
-		if err == nil || !strings.Contains(err.Error(), "messaging URL is not configured") || !strings.Contains(err.Error(), "connector token") {
+		if err == nil || !strings.Contains(err.Error(), "messaging URL is not configured") || !strings.Contains(err.Error(), "connector token") || !strings.Contains(err.Error(), "messaging host") {
 			t.Errorf("got %v", err)
 		}
 	})
