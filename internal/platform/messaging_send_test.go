@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -734,5 +735,74 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 				t.Errorf("error %v, ended %t; want %v, the end in the turn", err, turn.SessionEnded, tc.want)
 			}
 		})
+	}
+}
+
+// TestMessagingClientEventsOnTheWire: each call sends its client event
+// under the name MessagingStart.Events gives it (a platform with names of
+// its own), with its payload and with
+// metadata.custom holding the session's custom values, the message's
+// over them, and the client's id over both: the id is what recognises
+// the event's echo after a reconnect. Join is refused once the agent
+// joined.
+func TestMessagingClientEventsOnTheWire(t *testing.T) {
+	t.Parallel()
+	got := make(chan map[string]any, 8)
+	p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var e map[string]any
+			json.Unmarshal(data, &e)
+			if len(got) == 0 && !writeAll(ctx, c, joinedC1) {
+				return
+			}
+			got <- e
+			if !writeAll(ctx, c, `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"ok"}}`, `{"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
+				return
+			}
+		}
+	}}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	names := MessagingClientEvents{Join: "X_JOIN", UserMessage: "X_SAY", RequestLiveAgent: "X_HUMAN", EndSession: "X_BYE"}
+	m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute, Events: names,
+		Custom: map[string]any{"tenant": "t1", "lang": "en", clientIDKey: "theirs"}})
+	ctx := context.Background()
+	for _, call := range []func() (*MessagingTurn, error){
+		func() (*MessagingTurn, error) {
+			return m.Send(ctx, MessagingMessage{Text: "hi", Custom: map[string]any{"lang": "fr", clientIDKey: "mine"}})
+		},
+		func() (*MessagingTurn, error) { return m.RequestLiveAgent(ctx, "billing") },
+		func() (*MessagingTurn, error) { return m.RequestLiveAgent(ctx, "") },
+		func() (*MessagingTurn, error) { return m.End(ctx) },
+	} {
+		if turn, err := call(); err != nil || turn.Reply != "ok" {
+			t.Fatalf("turn %v: %v", turn, err)
+		}
+	}
+	// A second join is never right once the agent joined: it is
+	// refused before it is sent.
+	if _, err := m.Join(ctx); err == nil || !strings.Contains(err.Error(), "the agent has joined already") {
+		t.Errorf("join after the agent joined: %v", err)
+	}
+	close(got)
+	var wire []string
+	for e := range got {
+		b, _ := json.Marshal([]any{e["type"], e["payload"], e["metadata"]})
+		wire = append(wire, string(b))
+	}
+	want := []string{
+		`["X_JOIN",{},{"custom":{"agenttest_id":"c1","lang":"en","tenant":"t1"}}]`,
+		`["X_SAY",{"text":"hi"},{"custom":{"agenttest_id":"c2","lang":"fr","tenant":"t1"}}]`,
+		`["X_HUMAN",{"reason":"billing"},{"custom":{"agenttest_id":"c3","lang":"en","tenant":"t1"}}]`,
+		`["X_HUMAN",{},{"custom":{"agenttest_id":"c4","lang":"en","tenant":"t1"}}]`,
+		`["X_BYE",{},{"custom":{"agenttest_id":"c5","lang":"en","tenant":"t1"}}]`,
+	}
+	if !slices.Equal(wire, want) {
+		t.Errorf("client events\n%s\nwant\n%s", strings.Join(wire, "\n"), strings.Join(want, "\n"))
 	}
 }
