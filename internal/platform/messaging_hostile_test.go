@@ -149,9 +149,16 @@ func TestMessagingHostileSocket(t *testing.T) {
 		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }})
 		c.msgLimits = tc.limits
 		// Without the bounds the turn would wait for its timeout.
-		err := openError(c)
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
 		if err == nil {
 			t.Fatal("no error")
+		}
+		// The session was created: it comes with the error, for what
+		// arrived to be read and the session closed.
+		if m == nil {
+			t.Error("no session with the error")
+		} else {
+			m.Close()
 		}
 		if got := strings.TrimPrefix(err.Error(), "open messaging session s-1: "); got != tc.want {
 			t.Errorf("error\n%s\nwant\n%s", got, tc.want)
@@ -866,10 +873,19 @@ func TestMessagingAwaitEnd(t *testing.T) {
 		socket func(ctx context.Context, c *websocket.Conn)
 		quiet  bool // the quiet window cuts the wait
 		ended  bool
+		// reply is the turn's once AwaitEnd returned, "Goodbye." when
+		// empty; err AwaitEnd's.
+		reply, err string
 	}{
-		{"the end after typing", answer(joined, bye, stop, end), false, true},
-		{"no end, quiet", answer(joined, bye, stop), true, false},
-		{"no end, the socket closes", func(ctx context.Context, c *websocket.Conn) {
+		{name: "the end after typing", socket: answer(joined, bye, stop, end), ended: true},
+		{name: "no end, quiet", socket: answer(joined, bye, stop), quiet: true},
+		// What the agent says before the end is the turn's, in its
+		// reply too.
+		{name: "a last word, then the end", socket: answer(joined, bye, stop, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"See you."}}`, end),
+			ended: true, reply: "Goodbye. See you."},
+		{name: "a malformed event after typing", socket: answer(joined, bye, stop, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":"x"}`),
+			err: "WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object"},
+		{name: "no end, the socket closes", socket: func(ctx context.Context, c *websocket.Conn) {
 			if _, _, err := c.Read(ctx); err != nil {
 				return
 			}
@@ -879,7 +895,7 @@ func TestMessagingAwaitEnd(t *testing.T) {
 				}
 			}
 			c.Close(websocket.StatusNormalClosure, "")
-		}, false, false},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -899,12 +915,15 @@ func TestMessagingAwaitEnd(t *testing.T) {
 			} else {
 				got, err = m.AwaitEnd(context.Background())
 			}
-			if err != nil || got != o {
-				t.Fatalf("AwaitEnd: %v, turn %p, want the opening %p", err, got, o)
+			if got != o || fmt.Sprint(err) != cmp.Or(tc.err, "<nil>") {
+				t.Fatalf("AwaitEnd: %v, turn %p, want the opening %p and error %s", err, got, o, cmp.Or(tc.err, "<nil>"))
+			}
+			if tc.err != "" {
+				return
 			}
 			ended, _ := m.Ended()
-			if o.SessionEnded != tc.ended || ended != tc.ended || o.Reply != "Goodbye." {
-				t.Errorf("turn ended %t, session ended %t, reply %q (events %v); want ended %t", o.SessionEnded, ended, o.Reply, o.Types(), tc.ended)
+			if want := cmp.Or(tc.reply, "Goodbye."); o.SessionEnded != tc.ended || ended != tc.ended || o.Reply != want {
+				t.Errorf("turn ended %t, session ended %t, reply %q (events %v); want ended %t, reply %q", o.SessionEnded, ended, o.Reply, o.Types(), tc.ended, want)
 			}
 			if tc.ended && o.EndReason != "agent_ended" {
 				t.Errorf("end reason %q", o.EndReason)
@@ -988,4 +1007,94 @@ func TestMessagingHandshakeRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMessagingAwaitEndOutsideATurn: AwaitEnd waits on the last turn,
+// the opening when the greeting came in the history batch (no join was
+// sent); it waits for nothing on a session closed or a socket dropped
+// (the next send reconnects), and gives up with the caller's context,
+// saying so. The clock stands still: no quiet window cuts a wait, and a
+// cancelled context tells a wait from none.
+func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
+	t.Parallel()
+	const (
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		bye    = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
+		stop   = `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`
+	)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := func(t *testing.T, p *hostileMessaging) *MessagingSession {
+		srv := httptest.NewServer(p)
+		t.Cleanup(srv.Close)
+		c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}, newWindowClock())
+		return open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Second})
+	}
+	t.Run("the greeting in the history", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return true
+			}
+			defer c.CloseNow()
+			writeAll(r.Context(), c, `{"type":"EVENT_TYPE_EVENT_BATCH","payload":[`+joined+`,`+bye+`,`+stop+`]}`,
+				`{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)
+			c.Read(r.Context())
+			return true
+		}})
+		o := m.Opening()
+		if got, err := m.AwaitEnd(context.Background()); got != o || err != nil || !o.SessionEnded || o.Request != nil {
+			t.Errorf("AwaitEnd: %v, turn %p ended %t (request %s), want the opening %p ended", err, got, o.SessionEnded, o.Request, o)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{socket: answer(joined, bye, stop)})
+		m.Close()
+		if got, err := m.AwaitEnd(cancelled); got != m.Opening() || err != nil {
+			t.Errorf("AwaitEnd after Close: %v, turn %p", err, got)
+		}
+	})
+	t.Run("the caller's context ends", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{socket: answer(joined, bye, stop)})
+		_, err := m.AwaitEnd(cancelled)
+		if ne, ok := errors.AsType[*NetworkError](err); !ok || !errors.Is(err, context.Canceled) || ne.Endpoint != "/ws" {
+			t.Errorf("AwaitEnd with its context cancelled: %v", err)
+		}
+		if _, ok := MessagingTurnTimeout(err); ok {
+			t.Errorf("the caller's context read as the turn's timeout: %v", err)
+		}
+	})
+	t.Run("dropped", func(t *testing.T) {
+		t.Parallel()
+		p := &hostileMessaging{}
+		p.socket = func(ctx context.Context, c *websocket.Conn) {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+			if p.handshakes.Load() == 1 {
+				writeAll(ctx, c, joined, bye, stop)
+				c.Close(websocket.StatusNormalClosure, "")
+				return
+			}
+			writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Back."}}`, `{"id":"6","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+			c.Read(ctx)
+		}
+		m := start(t, p)
+		if _, err := m.AwaitEnd(context.Background()); err != nil {
+			t.Fatalf("AwaitEnd as the socket closes: %v", err)
+		}
+		if _, err := m.AwaitEnd(cancelled); err != nil {
+			t.Errorf("AwaitEnd on a dropped socket waited: %v", err)
+		}
+		// The next send reconnects first; one that wrote to the
+		// dropped socket would wait for an answer that is not coming.
+		ctx, cancel := context.WithTimeout(context.Background(), closeGuard)
+		defer cancel()
+		if turn, err := m.Say(ctx, "again"); err != nil || turn.Reply != "Back." || turn.Reconnects != 1 {
+			t.Errorf("after the drop: %v, reply %q after %d reconnects", err, turn.Reply, turn.Reconnects)
+		}
+	})
 }
