@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -631,5 +632,101 @@ func TestBeginsWords(t *testing.T) {
 		if got := beginsWords(tc.text, tc.part); got != tc.want {
 			t.Errorf("beginsWords(%q, %q) = %v, want %v", tc.text, tc.part, got, tc.want)
 		}
+	}
+}
+
+// reading is what the client read of an event: its kind and the members
+// it took, for a test to compare.
+func reading(e MessagingEvent) string {
+	s := e.Kind.String()
+	for _, f := range []struct{ name, v string }{
+		{"text", e.Text}, {"id", e.MessageID}, {"name", e.Name}, {"level", e.Level},
+		{"reason", e.Reason}, {"to", e.Destination}, {"conversation", e.ConversationID},
+	} {
+		if f.v != "" {
+			s += fmt.Sprintf(" %s=%q", f.name, f.v)
+		}
+	}
+	if e.Final {
+		s += " final"
+	}
+	if e.Delayed {
+		s += " delayed"
+	}
+	return s
+}
+
+// TestMessagingEventReading plays events in each form the client accepts
+// (the reference shows no payload members: docs/simulator.md's and the
+// other plausible ones, messaging_events.go) over a real socket in answer
+// to the join, and holds the client to its reading of each: the kind and
+// the members taken, which the turn, the transcript and the checks read.
+// Each case ends with an answer and the end of typing.
+func TestMessagingEventReading(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name  string
+		event string
+		want  string // the event's reading
+		reply string // the opening's reply, "Hello." when empty
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(&hostileMessaging{socket: answer(tc.event, hello, typingStop)})
+		defer srv.Close()
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+		o := m.Opening()
+		if len(o.Events) != 3 {
+			t.Fatalf("events %v", o.Types())
+		}
+		if got := reading(o.Events[0]); got != tc.want {
+			t.Errorf("read as\n%s\nwant\n%s", got, tc.want)
+		}
+		if want := cmp.Or(tc.reply, "Hello."); o.Reply != want {
+			t.Errorf("reply %q, want %q", o.Reply, want)
+		}
+		// The transcript and the JSON report name the kind as read.
+		if x := o.Exchange("s-1", "", ""); x.Messaging.Events[0].Kind != o.Events[0].Kind.String() {
+			t.Errorf("the exchange's kind %q", x.Messaging.Events[0].Kind)
+		}
+	}
+	for _, tc := range []testCase{
+		// The platform's log of the client's own events (all four, and
+		// the user's typing, which the client never sends).
+		{name: "the join's echo", event: `{"id":"e1","type":"EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN","payload":{}}`, want: `echo`},
+		{name: "a message's echo", event: `{"id":"e1","type":"EVENT_TYPE_USER_MESSAGE","payload":{"text":"hi"}}`, want: `echo text="hi"`},
+		{name: "a live-agent request's echo", event: `{"id":"e1","type":"EVENT_TYPE_REQUEST_LIVE_AGENT","payload":{"reason":"billing"}}`, want: `echo`},
+		{name: "an end request's echo", event: `{"id":"e1","type":"EVENT_TYPE_END_SESSION","payload":{}}`, want: `echo`},
+		{name: "the user's typing", event: `{"id":"e1","type":"EVENT_TYPE_USER_TYPING","payload":{}}`, want: `echo`},
+		// Typing indicators: on by a boolean or a state.
+		{name: "typing by state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"state":"start"}}`, want: `typing_start`},
+		{name: "typing off by state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"state":"stop"}}`, want: `typing_stop`},
+		{name: "typing as a string", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"isTyping":"true"}}`, want: `typing_start`},
+		{name: "typing off as a string", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"active":"false"}}`, want: `typing_stop`},
+		// Streams: a final chunk under each of its members.
+		{name: "a final chunk by is_final", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"messageId":"m","delta":"Hi.","is_final":true}}`,
+			want: `agent_chunk text="Hi." id="m" final`, reply: "Hi. Hello."},
+		{name: "a final chunk by done", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"id":"m","content":"Hi.","done":"true","is_delayed":true}}`,
+			want: `agent_chunk text="Hi." id="m" final delayed`, reply: "Hi. Hello."},
+		{name: "a chunk not final", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"Hi","last":false}}`,
+			want: `agent_chunk text="Hi" id="m"`},
+		// A live agent, by name.
+		{name: "a live agent's message", event: `{"id":"e1","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"agentName":"Ann","message":"Hi."}}`,
+			want: `live_agent_message text="Hi." name="Ann"`, reply: "Hi. Hello."},
+		{name: "a live agent joins", event: `{"id":"e1","type":"EVENT_TYPE_LIVE_AGENT_JOINED","payload":{"agent_name":"Ann","queue":"billing","reason":"asked"}}`,
+			want: `live_agent_joined name="Ann" reason="asked" to="billing"`},
+		{name: "a handoff", event: `{"id":"e1","type":"EVENT_TYPE_HANDOFF","payload":{"handoff_destination":"billing","reason":"asked"}}`,
+			want: `handoff reason="asked" to="billing"`},
+		{name: "a system message by severity", event: `{"id":"e1","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"severity":"warn","content":"Slow."}}`,
+			want: `system text="Slow." level="warn"`},
+		// Conversation members: null is absent; an object whose id is no
+		// string is something else than an id, and left alone.
+		{name: "a null conversation id", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_JOINED","conversation_id":null,"payload":{"conversationId":null,"conversation":"c-1"}}`,
+			want: `joined conversation="c-1"`},
+		{name: "a conversation whose id is a number", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation":{"id":7}}}`,
+			want: `joined`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
