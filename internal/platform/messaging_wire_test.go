@@ -245,6 +245,68 @@ func TestMessagingHostileEvents(t *testing.T) {
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, typingStop),
 			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
 		},
+		// An error-level system message answers the turn, whatever the
+		// case of its level: the end of typing completes it.
+		{
+			name: "an error in lower case",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"system_message_level_error","message":"Sorry."}}`, typingStop,
+				hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			conversation: "c-1",
+		},
+		// Each member the client reads tells two events apart, the
+		// members' edges too.
+		{
+			name: "two events under one id, other message ids",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hello."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id, a chunk and the final chunk",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello.","final":true}}`, hello, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE_CHUNK: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id, other types",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, typingStop),
+			want: `EVENT_TYPE_LIVE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id, one naming the conversation",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello.","conversation_id":"c-1"}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id, a text moved to the message id",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"Hello."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id of 64 bytes",
+			frames: texts(joinedC1, `{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id of 65 bytes",
+			frames: texts(joinedC1, `{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiix","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiix","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"... came before as another event: the platform gave two events one id`,
+		},
+		{
+			name:   "another conversation's event of a type named in 64 bytes",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX","conversation_id":"c-2","payload":{}}`, hello, typingStop),
+			want:   `EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name:   "another conversation's event of a type named in 65 bytes",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX","conversation_id":"c-2","payload":{}}`, hello, typingStop),
+			want:   `"EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"... names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
 		{
 			name:   "another conversation's event of a type that is no name",
 			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_X\u001b[2J\nPASS","conversation_id":"c-2","payload":{}}`, hello, typingStop),
@@ -720,6 +782,9 @@ func TestMessagingEventReading(t *testing.T) {
 			want: `handoff reason="asked" to="billing"`},
 		{name: "a system message by severity", event: `{"id":"e1","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"severity":"warn","content":"Slow."}}`,
 			want: `system text="Slow." level="warn"`},
+		// A text is the message's whatever the other members hold.
+		{name: "a message with text and an object under another member", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hi.","content":{"type":"card"}}}`,
+			want: `agent_message text="Hi."`, reply: "Hi. Hello."},
 		// Conversation members: null is absent; an object whose id is no
 		// string is something else than an id, and left alone.
 		{name: "a null conversation id", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_JOINED","conversation_id":null,"payload":{"conversationId":null,"conversation":"c-1"}}`,
