@@ -765,7 +765,10 @@ func TestMessagingTokenCutShortInErrors(t *testing.T) {
 // long as a body may be).
 func TestMessagingTokenWithControls(t *testing.T) {
 	t.Parallel()
-	type testCase struct{ name, token, want string }
+	type testCase struct {
+		name, token, want string
+		accepted          bool // the session step is tried with it
+	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		var sessions atomic.Int32
@@ -783,6 +786,12 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		defer srv.Close()
 		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
 		err := openError(c)
+		if tc.accepted {
+			if sessions.Load() != 1 {
+				t.Errorf("the token refused: %v", err)
+			}
+			return
+		}
 		var re *ResponseError
 		if !errors.As(err, &re) || re.Endpoint != epAccessToken.template || IsTransient(err) ||
 			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" `+cmp.Or(tc.want, "holds control characters")) {
@@ -793,12 +802,15 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`, ""},
-		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`, ""},
-		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`, ""},
-		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`, ""},
+		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`, "", false},
+		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`, "", false},
+		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`, "", false},
+		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`, "", false},
 		{"longer than a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken) + `"`,
-			"is 16428 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be"},
+			"is 16428 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be", false},
+		{"a byte longer than a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken-43) + `"`,
+			"is 16385 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be", false},
+		{"as long as a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken-44) + `"`, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

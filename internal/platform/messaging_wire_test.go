@@ -253,6 +253,11 @@ func TestMessagingHostileEvents(t *testing.T) {
 				hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
 			conversation: "c-1",
 		},
+		{
+			name:   "an event whose type is empty",
+			frames: texts(joinedC1, `{"id":"2","type":"","payload":{}}`, hello, typingStop),
+			want:   `event without a "type"`,
+		},
 		// Each member the client reads tells two events apart, the
 		// members' edges too.
 		{
@@ -709,6 +714,12 @@ func reading(e MessagingEvent) string {
 			s += fmt.Sprintf(" %s=%q", f.name, f.v)
 		}
 	}
+	if e.Seq != 0 {
+		s += fmt.Sprintf(" seq=%d", e.Seq)
+	}
+	if e.logged {
+		s += " logged"
+	}
 	if e.Final {
 		s += " final"
 	}
@@ -782,6 +793,12 @@ func TestMessagingEventReading(t *testing.T) {
 			want: `handoff reason="asked" to="billing"`},
 		{name: "a system message by severity", event: `{"id":"e1","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"severity":"warn","content":"Slow."}}`,
 			want: `system text="Slow." level="warn"`},
+		// A position in the log: a seq, else a numeric id; neither at
+		// or below 0.
+		{name: "a numeric id", event: `{"id":"12","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined seq=12`},
+		{name: "a negative id", event: `{"id":"-12","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined`},
+		{name: "a seq as a string", event: `{"id":"e1","seq":"7","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined seq=7 logged`},
+		{name: "a seq of 0", event: `{"id":"e1","seq":0,"type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined`},
 		// A text is the message's whatever the other members hold.
 		{name: "a message with text and an object under another member", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hi.","content":{"type":"card"}}}`,
 			want: `agent_message text="Hi."`, reply: "Hi. Hello."},
