@@ -804,6 +804,7 @@ func TestMessagingTokenWithControls(t *testing.T) {
 	for _, tc := range []testCase{
 		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`, "", false},
 		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`, "", false},
+		{"a unit separator", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u001fsig0123456789"`, "", false},
 		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`, "", false},
 		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`, "", false},
 		{"longer than a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken) + `"`,
