@@ -812,3 +812,84 @@ func TestMessagingEventReading(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
+
+// turns answers the join and then each client event with the next of
+// answers, then waits for the client to go.
+func turns(answers ...[]string) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		for _, frames := range answers {
+			if _, _, err := c.Read(ctx); err != nil || !writeAll(ctx, c, frames...) {
+				return
+			}
+		}
+		c.Read(ctx)
+	}
+}
+
+// TestMessagingLateWholeMessage: a message id names one message in a
+// session. A whole message or a stream end that names a message
+// streamed in an earlier turn, sent once that turn was complete, is kept
+// out of the turn it arrives in, held to the latest such stream's
+// chunks (the words they began, for a stream cut off); a chunk under an
+// earlier turn's id begins a message of this turn, and a whole message
+// after this turn's own chunks completes them.
+func TestMessagingLateWholeMessage(t *testing.T) {
+	t.Parallel()
+	const (
+		stop  = `{"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+		hello = `{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello","final":true}}`
+		bye   = `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Bye."}}`
+	)
+	type testCase struct {
+		name    string
+		answers [][]string // the join's, then one for each message
+		reply   string     // the last turn's
+		want    string     // the last turn's error, "" for none
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(&hostileMessaging{socket: turns(tc.answers...)})
+		defer srv.Close()
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+		var turn *MessagingTurn
+		var err error
+		for range tc.answers[1:] {
+			if turn, err = m.Say(context.Background(), "hi"); err != nil {
+				break
+			}
+		}
+		if tc.want != "" {
+			if _, ok := errors.AsType[*ResponseError](err); !ok || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want the platform's error saying %q", err, tc.want)
+			}
+			return
+		}
+		if err != nil || turn.Reply != tc.reply {
+			t.Fatalf("reply %q, error %v; want %q", turn.Reply, err, tc.reply)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "the same words", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello"}}`, bye, stop}}, reply: "Bye."},
+		{name: "other words", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Goodbye"}}`, bye, stop}},
+			want: "the message was streamed in an earlier turn, and sent whole after that turn's answer was complete"},
+		{name: "a stream end, other words", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"Goodbye"}}`, bye, stop}},
+			want: "the message was streamed in an earlier turn, and its stream ended after that turn's answer was complete"},
+		{name: "the words a stream cut off began", answers: [][]string{
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hel"}}`, `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Wait."}}`, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello there."}}`, bye, stop}}, reply: "Bye."},
+		{name: "a chunk under an earlier id", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Again.","final":true}}`, stop}}, reply: "Again."},
+		{name: "a whole message after this turn's chunks", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Again."}}`,
+				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Again."}}`, stop}}, reply: "Again."},
+		{name: "held to the latest stream", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Again.","final":true}}`, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Again."}}`, bye, stop}}, reply: "Bye."},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
