@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // hostileMessaging is a Messaging platform whose socket (or handshake)
@@ -30,12 +32,14 @@ type hostileMessaging struct {
 	// has not been read yet.
 	socket     func(ctx context.Context, c *websocket.Conn)
 	handshakes atomic.Int32
+	// token is the access token it issues, plantedJWT when empty.
+	token string
 }
 
 func (p *hostileMessaging) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/api/v1/access-token":
-		fmt.Fprintf(w, `{"token":%q}`, plantedJWT)
+		fmt.Fprintf(w, `{"token":%q}`, cmp.Or(p.token, plantedJWT))
 	case "/api/v1/sessions":
 		fmt.Fprint(w, `{"sessionId":"s-1"}`)
 	case "/ws":
@@ -1110,4 +1114,31 @@ func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
 			t.Errorf("after the drop: %v, reply %q after %d reconnects", err, turn.Reply, turn.Reconnects)
 		}
 	})
+}
+
+// TestMessagingTokenMaskedInEveryForm: the access token is masked in
+// what the platform sends back: a JWT's signature (the secret part, in
+// every form of the token), an opaque token whole, a JWT whose signature
+// is too short to tell from text whole; a token too short to tell from
+// text is left as it is, since masking it would garble every report.
+func TestMessagingTokenMaskedInEveryForm(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, token, echo, reply string }{
+		{"a JWT's signature alone", plantedJWT, "PLANTEDsignature0123456789abcdef", secret.Mask},
+		{"an opaque token with a dot", "PLANTED0head.PLANTED0tail", "PLANTED0head.PLANTED0tail", secret.Mask},
+		{"a JWT with a short signature", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED", secret.Mask},
+		{"a short token", "PLANTED", "PLANTED", "PLANTED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&hostileMessaging{token: tc.token, socket: answer(
+				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":`+strconv.Quote(tc.echo)+`}}`, `{"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+			if got := m.Opening().Reply; got != tc.reply {
+				t.Errorf("the token %q echoed as %q reads %q, want %q", tc.token, tc.echo, got, tc.reply)
+			}
+		})
+	}
 }

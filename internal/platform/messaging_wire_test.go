@@ -258,6 +258,29 @@ func TestMessagingHostileEvents(t *testing.T) {
 			frames: texts(joinedC1, `{"id":"2","type":"","payload":{}}`, hello, typingStop),
 			want:   `event without a "type"`,
 		},
+		// A history batch's events: its payload, or the first member
+		// of its payload that is not null; a batch of nothing.
+		{
+			name:   "a history batch whose payload is null",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":null}`, joinedC1, hello, typingStop),
+			reply:  "Hello.", conversation: "c-1",
+		},
+		{
+			name: "a history batch under its second member",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":null,"items":[`+joinedC1+`,`+hello+`]}}`, typingStop,
+				`{"id":"10","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Again."}}`, `{"id":"11","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name:   "a history batch whose events are a string",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"history":"[]"}}`, hello, typingStop),
+			want:   `history batch member "history": expected an array, got string`,
+		},
+		{
+			name:   "a history batch whose payload is a number",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":7}`, hello, typingStop),
+			want:   `history batch payload is number, not an object or a list`,
+		},
 		// Each member the client reads tells two events apart, the
 		// members' edges too.
 		{
@@ -759,9 +782,14 @@ func TestMessagingEventReading(t *testing.T) {
 		if want := cmp.Or(tc.reply, "Hello."); o.Reply != want {
 			t.Errorf("reply %q, want %q", o.Reply, want)
 		}
-		// The transcript and the JSON report name the kind as read.
-		if x := o.Exchange("s-1", "", ""); x.Messaging.Events[0].Kind != o.Events[0].Kind.String() {
+		// The transcript and the JSON report name the kind as read, and
+		// the report keeps the event as it came.
+		x := o.Exchange("s-1", "", "")
+		if x.Messaging.Events[0].Kind != o.Events[0].Kind.String() {
 			t.Errorf("the exchange's kind %q", x.Messaging.Events[0].Kind)
+		}
+		if want := "[" + tc.event + "," + hello + "," + typingStop + "]"; string(x.Response) != want {
+			t.Errorf("the exchange's events\n%s\nwant\n%s", x.Response, want)
 		}
 	}
 	for _, tc := range []testCase{
