@@ -842,6 +842,8 @@ func TestMessagingDelayedFlag(t *testing.T) {
 		{"a whole message flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":true}}`}, true},
 		{"a stream's final chunk flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"One "}}`,
 			`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"moment.","final":true,"delayed":true}}`}, true},
+		{"a whole message after its chunks flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"One moment."}}`,
+			`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"One moment.","delayed":true}}`}, true},
 		{"flagged false", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":false}}`}, false},
 		{"no flag", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment."}}`}, false},
 	} {
@@ -1138,6 +1140,43 @@ func TestMessagingTokenMaskedInEveryForm(t *testing.T) {
 			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
 			if got := m.Opening().Reply; got != tc.reply {
 				t.Errorf("the token %q echoed as %q reads %q, want %q", tc.token, tc.echo, got, tc.reply)
+			}
+		})
+	}
+}
+
+// TestMessagingSessionAnswer: the session step's answer names the
+// session (session_id, else sessionId); one that names none, or is no
+// JSON, is the step's malformed answer and no socket is tried.
+func TestMessagingSessionAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, body, want string }{
+		{"no id", `{"id":"s-1"}`, `POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`},
+		{"an empty id", `{"session_id":"","sessionId":""}`, `POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`},
+		{"no JSON", `session s-1`, `POST /api/v1/sessions: 200: malformed response: `},
+		{"the second member", `{"session_id":"","sessionId":"s-2"}`, `open messaging session s-2: `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var handshakes atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/api/v1/access-token":
+					fmt.Fprintf(w, `{"access_token":%q}`, plantedJWT)
+				case "/api/v1/sessions":
+					fmt.Fprint(w, tc.body)
+				default:
+					handshakes.Add(1)
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			err := openError(plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if named := strings.HasPrefix(tc.want, "open messaging session"); named != (handshakes.Load() > 0) {
+				t.Errorf("%d handshakes with the answer %s", handshakes.Load(), tc.body)
 			}
 		})
 	}

@@ -281,6 +281,39 @@ func TestMessagingHostileEvents(t *testing.T) {
 			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":7}`, hello, typingStop),
 			want:   `history batch payload is number, not an object or a list`,
 		},
+		{
+			name: "a whole message without an id while a stream is open",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hel"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Wait."}}`, typingStop),
+			reply: "Wait.", conversation: "c-1",
+		},
+		{
+			name: "two events under one negative numeric id",
+			frames: texts(joinedC1, `{"id":-2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":-2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "-2" came before as another event: the platform gave two events one id`,
+		},
+		// A stream end is held to the last chunk that had text, and
+		// ends its own message: the last stream only when it names none.
+		{
+			name: "a stream end that repeats the last chunk with text",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"world."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","final":true}}`,
+				`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"world."}}`, typingStop),
+			reply: "Hello world.", conversation: "c-1",
+		},
+		{
+			name: "a stream end of another message after a stream",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello.","final":true}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m9","text":"Bye."}}`, typingStop),
+			reply: "Hello. Bye.", conversation: "c-1",
+		},
+		{
+			name:   "a stream end without an id after a whole message",
+			frames: texts(joinedC1, hello, `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"text":"Bye."}}`, typingStop),
+			reply:  "Hello. Bye.", conversation: "c-1",
+		},
 		// Each member the client reads tells two events apart, the
 		// members' edges too.
 		{
@@ -779,6 +812,9 @@ func TestMessagingEventReading(t *testing.T) {
 		if got := reading(o.Events[0]); got != tc.want {
 			t.Errorf("read as\n%s\nwant\n%s", got, tc.want)
 		}
+		if len(o.Errors()) != 0 {
+			t.Errorf("errors %v", o.Errors())
+		}
 		if want := cmp.Or(tc.reply, "Hello."); o.Reply != want {
 			t.Errorf("reply %q, want %q", o.Reply, want)
 		}
@@ -810,6 +846,8 @@ func TestMessagingEventReading(t *testing.T) {
 			want: `agent_chunk text="Hi." id="m" final`, reply: "Hi. Hello."},
 		{name: "a final chunk by done", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"id":"m","content":"Hi.","done":"true","is_delayed":true}}`,
 			want: `agent_chunk text="Hi." id="m" final delayed`, reply: "Hi. Hello."},
+		{name: "a chunk not final by its first member", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"Hi","final":"false","done":true}}`,
+			want: `agent_chunk text="Hi" id="m"`},
 		{name: "a chunk not final", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"Hi","last":false}}`,
 			want: `agent_chunk text="Hi" id="m"`},
 		// A live agent, by name.
