@@ -170,6 +170,11 @@ func TestMessagingHostileSocket(t *testing.T) {
 		if IsTransient(err) {
 			t.Errorf("a transient error: %v", err)
 		}
+		// A refused handshake is the socket's: a 401 there is about the
+		// connector token and host, not an API key.
+		if _, ok := errors.AsType[*APIError](err); ok && !IsMessaging(err) {
+			t.Errorf("not a Messaging error: %v", err)
+		}
 		if n := tc.p.handshakes.Load(); n != tc.handshakes {
 			t.Errorf("%d handshakes, want %d", n, tc.handshakes)
 		}
@@ -1079,7 +1084,7 @@ func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
 		t.Parallel()
 		m := start(t, &hostileMessaging{socket: answer(joined, bye, stop)})
 		_, err := m.AwaitEnd(cancelled)
-		if ne, ok := errors.AsType[*NetworkError](err); !ok || !errors.Is(err, context.Canceled) || ne.Endpoint != "/ws" {
+		if ne, ok := errors.AsType[*NetworkError](err); !ok || !errors.Is(err, context.Canceled) || ne.Endpoint != "/ws" || !IsMessaging(err) {
 			t.Errorf("AwaitEnd with its context cancelled: %v", err)
 		}
 		if _, ok := MessagingTurnTimeout(err); ok {

@@ -346,8 +346,8 @@ func TestMessagingHTTPErrors(t *testing.T) {
 			if strings.Contains(err.Error(), tc.token) {
 				t.Errorf("the connector token leaked: %v", err)
 			}
-			if !IsAuth(err) {
-				t.Error("not an auth error")
+			if !IsAuth(err) || !IsMessaging(err) {
+				t.Error("not an auth error of the Messaging API")
 			}
 		})
 	}
