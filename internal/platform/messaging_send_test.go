@@ -806,3 +806,67 @@ func TestMessagingClientEventsOnTheWire(t *testing.T) {
 		t.Errorf("client events\n%s\nwant\n%s", strings.Join(wire, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestMessagingBetweenTurns: what arrived between turns is read before
+// the next client event is sent: a session end makes the send
+// ErrMessagingEnded with the end in the turn, an event that cannot be
+// used the platform's error, and neither sends anything; a closed
+// session refuses at once.
+func TestMessagingBetweenTurns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, frame string
+		closed      bool
+		want        string
+	}{
+		{name: "the session ended", frame: `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"expired"}}`, want: ErrMessagingEnded.Error()},
+		{name: "a malformed event", frame: `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":"x"}`,
+			want: "WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object"},
+		{name: "closed", closed: true, want: "messaging session s-1 is closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int32 // client events after the join
+			srv := httptest.NewServer(&hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+				if tc.frame != "" && !writeAll(ctx, c, tc.frame) {
+					return
+				}
+				for {
+					if _, _, err := c.Read(ctx); err != nil {
+						return
+					}
+					sent.Add(1)
+					// Answered, a message sent by mistake fails the
+					// test at once.
+					writeAll(ctx, c, `{"id":"7","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Again."}}`, `{"id":"8","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+				}
+			})})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+			ctx := context.Background()
+			if tc.closed {
+				m.Close()
+				// A session that went on would wait for no answer.
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				cancel()
+			} else {
+				// The frame is queued before the turn begins.
+				in := <-m.frames.ch
+				m.frames.ch <- in
+			}
+			turn, err := m.Say(ctx, "hi")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if ended := strings.Contains(tc.frame, "SESSION_END"); turn.SessionEnded != ended {
+				t.Errorf("the turn ended %t, want %t", turn.SessionEnded, ended)
+			}
+			m.Close()
+			if n := sent.Load(); n != 0 {
+				t.Errorf("%d client events sent", n)
+			}
+		})
+	}
+}
