@@ -1072,6 +1072,16 @@ func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
 			t.Errorf("AwaitEnd: %v, turn %p ended %t (request %s), want the opening %p ended", err, got, o.SessionEnded, o.Request, o)
 		}
 	})
+	t.Run("the last turn's", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{socket: turns([]string{joined, bye, stop},
+			[]string{`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, `{"id":"6","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`,
+				`{"id":"7","type":"EVENT_TYPE_SESSION_END","payload":{}}`})})
+		turn := say(t, m, "bye")
+		if got, err := m.AwaitEnd(context.Background()); got != turn || err != nil || !turn.SessionEnded || m.Opening().SessionEnded {
+			t.Errorf("AwaitEnd: %v, turn %p ended %t, want the last turn %p ended", err, got, got.SessionEnded, turn)
+		}
+	})
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
 		m := start(t, &hostileMessaging{socket: answer(joined, bye, stop)})
@@ -1103,8 +1113,12 @@ func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
 				c.Close(websocket.StatusNormalClosure, "")
 				return
 			}
-			writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Back."}}`, `{"id":"6","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
-			c.Read(ctx)
+			for i := 5; writeAll(ctx, c, fmt.Sprintf(`{"id":"%d","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Back."}}`, i),
+				fmt.Sprintf(`{"id":"%d","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`, i+1)); i += 2 {
+				if _, _, err := c.Read(ctx); err != nil {
+					return
+				}
+			}
 		}
 		m := start(t, p)
 		if _, err := m.AwaitEnd(context.Background()); err != nil {
@@ -1119,6 +1133,10 @@ func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
 		defer cancel()
 		if turn, err := m.Say(ctx, "again"); err != nil || turn.Reply != "Back." || turn.Reconnects != 1 {
 			t.Errorf("after the drop: %v, reply %q after %d reconnects", err, turn.Reply, turn.Reconnects)
+		}
+		// Once, not at every send after it.
+		if turn, err := m.Say(ctx, "and again"); err != nil || turn.Reply != "Back." || turn.Reconnects != 0 {
+			t.Errorf("the turn after: %v, reply %q after %d reconnects", err, turn.Reply, turn.Reconnects)
 		}
 	})
 }

@@ -774,7 +774,13 @@ func TestMessagingClientEventsOnTheWire(t *testing.T) {
 	ctx := context.Background()
 	for _, call := range []func() (*MessagingTurn, error){
 		func() (*MessagingTurn, error) {
-			return m.Send(ctx, MessagingMessage{Text: "hi", Custom: map[string]any{"lang": "fr", clientIDKey: "mine"}})
+			// A key the user typed reaches the platform, and no report:
+			// the turn keeps the request masked.
+			turn, err := m.Send(ctx, MessagingMessage{Text: "hi " + plantedConnector, Custom: map[string]any{"lang": "fr", clientIDKey: "mine"}})
+			if err == nil && strings.Contains(string(turn.Request), "PLANTED") {
+				t.Errorf("the request kept the key: %s", turn.Request)
+			}
+			return turn, err
 		},
 		func() (*MessagingTurn, error) { return m.RequestLiveAgent(ctx, "billing") },
 		func() (*MessagingTurn, error) { return m.RequestLiveAgent(ctx, "") },
@@ -797,7 +803,7 @@ func TestMessagingClientEventsOnTheWire(t *testing.T) {
 	}
 	want := []string{
 		`["X_JOIN",{},{"custom":{"agenttest_id":"c1","lang":"en","tenant":"t1"}}]`,
-		`["X_SAY",{"text":"hi"},{"custom":{"agenttest_id":"c2","lang":"fr","tenant":"t1"}}]`,
+		`["X_SAY",{"text":"hi ` + plantedConnector + `"},{"custom":{"agenttest_id":"c2","lang":"fr","tenant":"t1"}}]`,
 		`["X_HUMAN",{"reason":"billing"},{"custom":{"agenttest_id":"c3","lang":"en","tenant":"t1"}}]`,
 		`["X_HUMAN",{},{"custom":{"agenttest_id":"c4","lang":"en","tenant":"t1"}}]`,
 		`["X_BYE",{},{"custom":{"agenttest_id":"c5","lang":"en","tenant":"t1"}}]`,
