@@ -704,8 +704,22 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 		name string
 		call func(m *MessagingSession) (*MessagingTurn, error)
 		want error
+		// before are what the platform sends before the end: the echo
+		// of the request (echo), its answer.
+		echo   bool
+		before []string
+		// silent is a platform that echoes nothing, the join neither.
+		silent bool
 	}{
 		{name: "a user message", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, want: ErrMessagingEnded},
+		// After the echo, or with an answer, the end is the message's.
+		{name: "a user message after its echo", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, echo: true},
+		{name: "a user message answered", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") },
+			before: []string{`{"id":"7","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`}},
+		{name: "a user message answered by an error", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") },
+			before: []string{`{"id":"7","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_ERROR","message":"Error: Session not found"}}`}},
+		// Where nothing is echoed, an end cannot be told from an answer.
+		{name: "a user message where nothing is echoed", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, silent: true},
 		{name: "an end request", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.End(context.Background()) }},
 		{name: "a live agent request", call: func(m *MessagingSession) (*MessagingTurn, error) {
 			return m.RequestLiveAgent(context.Background(), "help")
@@ -715,16 +729,26 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 			t.Parallel()
 			p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
 				_, data, err := c.Read(ctx) // the join
-				if err != nil || !writeAll(ctx, c, echoOf("1", data),
+				echo := echoOf("1", data)
+				if tc.silent {
+					echo = `{"id":"1","type":"EVENT_TYPE_READ_RECEIPT","payload":{}}`
+				}
+				if err != nil || !writeAll(ctx, c, echo,
 					`{"id":"2","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
 					`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
 					`{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
 					return
 				}
-				if _, _, err := c.Read(ctx); err == nil {
-					writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)
-					c.Read(ctx)
+				_, data, err = c.Read(ctx)
+				if err != nil {
+					return
 				}
+				frames := tc.before
+				if tc.echo {
+					frames = append(frames, echoOf("6", data))
+				}
+				writeAll(ctx, c, append(frames, `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)...)
+				c.Read(ctx)
 			}}
 			srv := httptest.NewServer(p)
 			defer srv.Close()
