@@ -900,3 +900,54 @@ func TestMessagingBetweenTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagingJoinAfterDrop: a socket that drops while the join waits
+// for its answer is reopened, and the join goes again unless the replay
+// shows the agent joined (rule 2), on a platform that echoes nothing.
+func TestMessagingJoinAfterDrop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		replay []string
+		resent int
+	}{
+		{name: "joined in the replay", replay: []string{joinedC1}},
+		{name: "not joined: sent again", resent: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var joins atomic.Int32 // on the new socket
+			p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+				c.Read(ctx) // the join; then the socket drops without a close frame
+			}}
+			p.handshake = func(w http.ResponseWriter, r *http.Request) bool {
+				if p.handshakes.Load() == 1 {
+					return false
+				}
+				reopened(w, r, tc.replay, func(ctx context.Context, c *websocket.Conn) {
+					if tc.resent > 0 {
+						if _, _, err := c.Read(ctx); err != nil {
+							return
+						}
+						joins.Add(1)
+					}
+					if writeAll(ctx, c, hello, typingStop) {
+						if _, _, err := c.Read(ctx); err == nil {
+							joins.Add(1)
+						}
+					}
+				})
+				return true
+			}
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second, Settle: time.Hour})
+			o := m.Opening()
+			m.Close()
+			if o.Resent != tc.resent || o.Reconnects != 1 || o.Reply != "Hello." || int(joins.Load()) != tc.resent {
+				t.Errorf("resent %d (%d joins read), %d reconnects, reply %q; want %d, 1, %q", o.Resent, joins.Load(), o.Reconnects, o.Reply, tc.resent, "Hello.")
+			}
+		})
+	}
+}
