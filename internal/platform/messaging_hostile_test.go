@@ -158,11 +158,21 @@ func TestMessagingHostileSocket(t *testing.T) {
 			t.Fatal("no error")
 		}
 		// The session was created: it comes with the error, for what
-		// arrived to be read and the session closed.
+		// arrived to be read and the session closed. A flood stops at
+		// the frame over the bounds.
 		if m == nil {
-			t.Error("no session with the error")
-		} else {
-			m.Close()
+			t.Fatal("no session with the error")
+		}
+		m.Close()
+		var got int64
+		for _, e := range m.Opening().Events {
+			got += int64(len(e.Raw))
+		}
+		if n := len(m.Opening().Events); tc.limits.turnFrames > 0 && n != tc.limits.turnFrames-1 {
+			t.Errorf("%d events taken, want %d (the history batch is a frame)", n, tc.limits.turnFrames-1)
+		}
+		if over := tc.limits.turnBytes; over > 0 && (got > over || got < over-2*1024) {
+			t.Errorf("%d bytes of events taken, want the most under %d", got, over)
 		}
 		if got := strings.TrimPrefix(err.Error(), "open messaging session s-1: "); got != tc.want {
 			t.Errorf("error\n%s\nwant\n%s", got, tc.want)
@@ -689,6 +699,7 @@ func TestMessagingCloseCodes(t *testing.T) {
 		{name: "going away", code: websocket.StatusGoingAway},
 		{name: "service restart", code: websocket.StatusServiceRestart},
 		{name: "try again later", code: websocket.StatusTryAgainLater},
+		{name: "bad gateway", code: websocket.StatusBadGateway},
 		{name: "normal closure", code: websocket.StatusNormalClosure},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })

@@ -213,6 +213,11 @@ func TestMessagingHostileEvents(t *testing.T) {
 			want: `EVENT_TYPE_AGENT_JOINED names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
 		},
 		{
+			name:   "a history batch naming another conversation",
+			frames: texts(joinedC1, `{"type":"EVENT_TYPE_EVENT_BATCH","conversation_id":"c-OTHER","payload":[]}`, hello, typingStop),
+			want:   `EVENT_TYPE_EVENT_BATCH names conversation "c-OTHER", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
 			name: "a history batch of another conversation",
 			frames: texts(joinedC1,
 				`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Hi."}}]}}`, typingStop),
