@@ -319,6 +319,35 @@ func TestMessagingHostileEvents(t *testing.T) {
 			frames: texts(joinedC1, hello, `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"text":"Bye."}}`, typingStop),
 			reply:  "Hello. Bye.", conversation: "c-1",
 		},
+		// Only an answer lets the end of typing complete the turn: not
+		// a system message below error level, nor nothing.
+		{
+			name: "a warning, then the end of typing",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_WARNING","message":"Slow."}}`, typingStop,
+				hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name:   "the end of typing before the answer",
+			frames: texts(joinedC1, typingStop, hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply:  "Hello.", conversation: "c-1",
+		},
+		// What the agent says, or who joins, past the session end.
+		{
+			name:   "a joined event after the session end",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{}},` + joinedC1 + `]}`),
+			want:   "in the history batch: EVENT_TYPE_AGENT_JOINED after the session ended: the platform's event log goes on past its end",
+		},
+		{
+			name:   "a stream end after the session end",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{}},{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1"}}]}`),
+			want:   "in the history batch: EVENT_TYPE_AGENT_MESSAGE_END after the session ended: the platform's event log goes on past its end",
+		},
+		{
+			name:   "a live agent's message after the session end",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{}},{"id":"3","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Hi."}}]}`),
+			want:   "in the history batch: EVENT_TYPE_LIVE_AGENT_MESSAGE after the session ended: the platform's event log goes on past its end",
+		},
 		// Each member the client reads tells two events apart, the
 		// members' edges too.
 		{
