@@ -515,8 +515,8 @@ func TestMessagingTurnTimeoutGrantsATurnItsOwnWaits(t *testing.T) {
 
 // TestMessagingLatency: a turn's latency runs from its send to the
 // event that answered it, on the client's clock, whatever completes the
-// answer after that: the end of typing, or the settle window (whose wait
-// is left out). The platform answers once the test moved the clock a
+// answer after that: the end of typing, the settle window (whose wait is
+// left out), or a session end, which is its own answer. The platform answers once the test moved the clock a
 // second past the send.
 func TestMessagingLatency(t *testing.T) {
 	t.Parallel()
@@ -525,9 +525,11 @@ func TestMessagingLatency(t *testing.T) {
 		name   string
 		answer []string
 		by     string
+		reply  string
 	}{
-		{"typing", []string{hello, typingStop}, "typing"},
-		{"settle", []string{hello}, "settle"},
+		{"typing", []string{hello, typingStop}, "typing", "Hello."},
+		{"settle", []string{hello}, "settle", "Hello."},
+		{"session end", []string{`{"id":"7","type":"EVENT_TYPE_SESSION_END","payload":{}}`}, "session_end", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -567,8 +569,8 @@ func TestMessagingLatency(t *testing.T) {
 			} else {
 				say()
 			}
-			if err != nil || turn.Reply != "Hello." || turn.CompletedBy != tc.by || turn.Latency != time.Second {
-				t.Errorf("%v: reply %q completed by %q after %s; want %q by %s after 1s", err, turn.Reply, turn.CompletedBy, turn.Latency, "Hello.", tc.by)
+			if err != nil || turn.Reply != tc.reply || turn.CompletedBy != tc.by || turn.Latency != time.Second {
+				t.Errorf("%v: reply %q completed by %q after %s; want %q by %s after 1s", err, turn.Reply, turn.CompletedBy, turn.Latency, tc.reply, tc.by)
 			}
 		})
 	}

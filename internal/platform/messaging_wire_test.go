@@ -332,6 +332,12 @@ func TestMessagingHostileEvents(t *testing.T) {
 			frames: texts(joinedC1, typingStop, hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
 			reply:  "Hello.", conversation: "c-1",
 		},
+		{
+			name: "the end of typing amid a stream",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello "}}`, typingStop,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"again.","final":true}}`, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello again.", conversation: "c-1",
+		},
 		// What the agent says, or who joins, past the session end.
 		{
 			name:   "a joined event after the session end",
