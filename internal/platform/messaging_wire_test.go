@@ -161,6 +161,15 @@ func TestMessagingHostileEvents(t *testing.T) {
 			t.Errorf("error\n%s\nwant\n%s", got, prefix+tc.want)
 		}
 	}
+	// twoUnderOneID is the case of two events sent under the id "2",
+	// the second the platform's error.
+	twoUnderOneID := func(name, first, second string) testCase {
+		var e struct{ Type string }
+		json.Unmarshal([]byte(second), &e)
+		with := func(f string) string { return `{"id":"2",` + f[1:] }
+		return testCase{name: "two events under one id, " + name, frames: texts(joinedC1, with(first), with(second), hello, typingStop),
+			want: e.Type + `: event id "2" came before as another event: the platform gave two events one id`}
+	}
 	for _, tc := range []testCase{
 		{
 			name:   "a joined event whose conversation id is a number",
@@ -356,36 +365,16 @@ func TestMessagingHostileEvents(t *testing.T) {
 		},
 		// Each member the client reads tells two events apart, the
 		// members' edges too.
-		{
-			name: "two events under one id, other message ids",
-			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello."}}`,
-				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hello."}}`, typingStop),
-			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
-		},
-		{
-			name: "two events under one id, a chunk and the final chunk",
-			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello."}}`,
-				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello.","final":true}}`, hello, typingStop),
-			want: `EVENT_TYPE_AGENT_MESSAGE_CHUNK: event id "2" came before as another event: the platform gave two events one id`,
-		},
-		{
-			name: "two events under one id, other types",
-			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
-				`{"id":"2","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Hello."}}`, typingStop),
-			want: `EVENT_TYPE_LIVE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
-		},
-		{
-			name: "two events under one id, one naming the conversation",
-			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
-				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello.","conversation_id":"c-1"}}`, typingStop),
-			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
-		},
-		{
-			name: "two events under one id, a text moved to the message id",
-			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
-				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"Hello."}}`, typingStop),
-			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
-		},
+		twoUnderOneID("other message ids", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hello."}}`),
+		twoUnderOneID("a chunk and the final chunk", `{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello.","final":true}}`),
+		twoUnderOneID("other types", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Hello."}}`),
+		twoUnderOneID("one naming the conversation", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello.","conversation_id":"c-1"}}`),
+		twoUnderOneID("a text moved to the message id", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"Hello."}}`),
 		{
 			name: "two events under one id of 64 bytes",
 			frames: texts(joinedC1, `{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
