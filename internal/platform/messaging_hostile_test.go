@@ -288,6 +288,14 @@ func TestMessagingHostileSocket(t *testing.T) {
 			}},
 			want: "WS /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
 		},
+		{
+			name: "a handshake answered 299",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				w.WriteHeader(299)
+				return true
+			}},
+			want: "WS /ws: 299: malformed response: the handshake was answered 299, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
+		},
 		// A 101 that breaks the handshake read as a connection lost,
 		// and was tried again.
 		{
