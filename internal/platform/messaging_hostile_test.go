@@ -1090,6 +1090,9 @@ func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
 		if got, err := m.AwaitEnd(context.Background()); got != o || err != nil || !o.SessionEnded || o.Request != nil {
 			t.Errorf("AwaitEnd: %v, turn %p ended %t (request %s), want the opening %p ended", err, got, o.SessionEnded, o.Request, o)
 		}
+		if !o.Events[0].Replayed || o.Events[len(o.Events)-1].Replayed {
+			t.Errorf("replayed %t then %t, want the batch's events replayed and the end not", o.Events[0].Replayed, o.Events[len(o.Events)-1].Replayed)
+		}
 	})
 	t.Run("the last turn's", func(t *testing.T) {
 		t.Parallel()

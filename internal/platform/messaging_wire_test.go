@@ -291,6 +291,11 @@ func TestMessagingHostileEvents(t *testing.T) {
 			want:   `history batch member "history": expected an array, got string`,
 		},
 		{
+			name:   "a history batch holding a number",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[5]}`, joinedC1, hello, typingStop),
+			want:   `in the history batch: expected an object, got number`,
+		},
+		{
 			name:   "a history batch whose payload is a number",
 			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":7}`, hello, typingStop),
 			want:   `history batch payload is number, not an object or a list`,
