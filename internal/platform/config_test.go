@@ -335,3 +335,27 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagingURLs: the socket of a Messaging URL given in any of its
+// four schemes is wss://{host}/ws for a secure one and ws:// otherwise
+// (reference, "Messaging API" step 3: the host alone, whatever path the
+// HTTP base has), and the HTTP steps go over https or http to match; a
+// socket URL given is used as it is.
+func TestMessagingURLs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, socketURL, base, socket string }{
+		{"https://m.test/api/", "", "https://m.test/api", "wss://m.test/ws"},
+		{"wss://m.test", "", "https://m.test", "wss://m.test/ws"},
+		{"http://m.test:8080/x", "", "http://m.test:8080/x", "ws://m.test:8080/ws"},
+		{"ws://m.test", "", "http://m.test", "ws://m.test/ws"},
+		{"https://m.test", "wss://sock.test/live", "https://m.test", "wss://sock.test/live"},
+	} {
+		c, err := New(Config{BuildURL: "https://b.test", MessagingURL: tc.url, MessagingSocketURL: tc.socketURL, AllowHTTP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.messaging.String() != tc.base || c.socket != tc.socket {
+			t.Errorf("%s %q: base %s, socket %s; want %s, %s", tc.url, tc.socketURL, c.messaging, c.socket, tc.base, tc.socket)
+		}
+	}
+}

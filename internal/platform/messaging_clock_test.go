@@ -512,3 +512,66 @@ func TestMessagingTurnTimeoutGrantsATurnItsOwnWaits(t *testing.T) {
 		t.Errorf("error %v: want the turn's timeout of %s", err, turnTimeout)
 	}
 }
+
+// TestMessagingLatency: a turn's latency runs from its send to the
+// event that answered it, on the client's clock, whatever completes the
+// answer after that: the end of typing, the settle window (whose wait is
+// left out), or a session end, which is its own answer. The platform answers once the test moved the clock a
+// second past the send.
+func TestMessagingLatency(t *testing.T) {
+	t.Parallel()
+	const settle = 30 * time.Second
+	for _, tc := range []struct {
+		name   string
+		answer []string
+		by     string
+		reply  string
+	}{
+		{"typing", []string{hello, typingStop}, "typing", "Hello."},
+		{"settle", []string{hello}, "settle", "Hello."},
+		{"session end", []string{`{"id":"7","type":"EVENT_TYPE_SESSION_END","payload":{}}`}, "session_end", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			heard, goOn := make(chan struct{}), make(chan struct{})
+			srv := httptest.NewServer(&hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+				if _, _, err := c.Read(ctx); err != nil || !writeAll(ctx, c, joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hi."}}`,
+					`{"id":"3","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
+					return
+				}
+				if _, _, err := c.Read(ctx); err != nil {
+					return
+				}
+				close(heard)
+				select {
+				case <-goOn:
+				case <-ctx.Done():
+					return
+				}
+				if writeAll(ctx, c, tc.answer...) {
+					c.Read(ctx)
+				}
+			}})
+			defer srv.Close()
+			clk := newWindowClock()
+			c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}, clk)
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: settle})
+			go func() {
+				<-heard
+				clk.Advance(time.Second)
+				close(goOn)
+			}()
+			var turn *MessagingTurn
+			var err error
+			say := func() { turn, err = m.Say(context.Background(), "hi") }
+			if tc.by == "settle" {
+				clk.cut(t, settle, say)
+			} else {
+				say()
+			}
+			if err != nil || turn.Reply != tc.reply || turn.CompletedBy != tc.by || turn.Latency != time.Second {
+				t.Errorf("%v: reply %q completed by %q after %s; want %q by %s after 1s", err, turn.Reply, turn.CompletedBy, turn.Latency, tc.reply, tc.by)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/agenttest/agenttest/internal/fakeclock"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // hostileMessaging is a Messaging platform whose socket (or handshake)
@@ -30,12 +32,14 @@ type hostileMessaging struct {
 	// has not been read yet.
 	socket     func(ctx context.Context, c *websocket.Conn)
 	handshakes atomic.Int32
+	// token is the access token it issues, plantedJWT when empty.
+	token string
 }
 
 func (p *hostileMessaging) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/api/v1/access-token":
-		fmt.Fprintf(w, `{"token":%q}`, plantedJWT)
+		fmt.Fprintf(w, `{"token":%q}`, cmp.Or(p.token, plantedJWT))
 	case "/api/v1/sessions":
 		fmt.Fprint(w, `{"sessionId":"s-1"}`)
 	case "/ws":
@@ -149,15 +153,37 @@ func TestMessagingHostileSocket(t *testing.T) {
 		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }})
 		c.msgLimits = tc.limits
 		// Without the bounds the turn would wait for its timeout.
-		err := openError(c)
+		m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
 		if err == nil {
 			t.Fatal("no error")
+		}
+		// The session was created: it comes with the error, for what
+		// arrived to be read and the session closed. A flood stops at
+		// the frame over the bounds.
+		if m == nil {
+			t.Fatal("no session with the error")
+		}
+		m.Close()
+		var got int64
+		for _, e := range m.Opening().Events {
+			got += int64(len(e.Raw))
+		}
+		if n := len(m.Opening().Events); tc.limits.turnFrames > 0 && n != tc.limits.turnFrames-1 {
+			t.Errorf("%d events taken, want %d (the history batch is a frame)", n, tc.limits.turnFrames-1)
+		}
+		if over := tc.limits.turnBytes; over > 0 && (got > over || got < over-2*1024) {
+			t.Errorf("%d bytes of events taken, want the most under %d", got, over)
 		}
 		if got := strings.TrimPrefix(err.Error(), "open messaging session s-1: "); got != tc.want {
 			t.Errorf("error\n%s\nwant\n%s", got, tc.want)
 		}
 		if IsTransient(err) {
 			t.Errorf("a transient error: %v", err)
+		}
+		// A refused handshake is the socket's: a 401 there is about the
+		// connector token and host, not an API key.
+		if _, ok := errors.AsType[*APIError](err); ok && !IsMessaging(err) {
+			t.Errorf("not a Messaging error: %v", err)
 		}
 		if n := tc.p.handshakes.Load(); n != tc.handshakes {
 			t.Errorf("%d handshakes, want %d", n, tc.handshakes)
@@ -261,6 +287,14 @@ func TestMessagingHostileSocket(t *testing.T) {
 				return true
 			}},
 			want: "WS /ws: 200: malformed response: the handshake was answered 200, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
+		},
+		{
+			name: "a handshake answered 299",
+			p: &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+				w.WriteHeader(299)
+				return true
+			}},
+			want: "WS /ws: 299: malformed response: the handshake was answered 299, not 101 Switching Protocols: no WebSocket there", handshakes: 1,
 		},
 		// A 101 that breaks the handshake read as a connection lost,
 		// and was tried again.
@@ -673,6 +707,7 @@ func TestMessagingCloseCodes(t *testing.T) {
 		{name: "going away", code: websocket.StatusGoingAway},
 		{name: "service restart", code: websocket.StatusServiceRestart},
 		{name: "try again later", code: websocket.StatusTryAgainLater},
+		{name: "bad gateway", code: websocket.StatusBadGateway},
 		{name: "normal closure", code: websocket.StatusNormalClosure},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
@@ -758,7 +793,10 @@ func TestMessagingTokenCutShortInErrors(t *testing.T) {
 // long as a body may be).
 func TestMessagingTokenWithControls(t *testing.T) {
 	t.Parallel()
-	type testCase struct{ name, token, want string }
+	type testCase struct {
+		name, token, want string
+		accepted          bool // the session step is tried with it
+	}
 	run := func(t *testing.T, tc testCase) {
 		t.Parallel()
 		var sessions atomic.Int32
@@ -776,6 +814,12 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		defer srv.Close()
 		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
 		err := openError(c)
+		if tc.accepted {
+			if sessions.Load() != 1 {
+				t.Errorf("the token refused: %v", err)
+			}
+			return
+		}
 		var re *ResponseError
 		if !errors.As(err, &re) || re.Endpoint != epAccessToken.template || IsTransient(err) ||
 			!strings.Contains(err.Error(), `POST /api/v1/access-token: 200: malformed response: the "access_token" `+cmp.Or(tc.want, "holds control characters")) {
@@ -786,12 +830,16 @@ func TestMessagingTokenWithControls(t *testing.T) {
 		}
 	}
 	for _, tc := range []testCase{
-		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`, ""},
-		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`, ""},
-		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`, ""},
-		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`, ""},
+		{"a line break", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig\r\nX-Injected: 1"`, "", false},
+		{"a NUL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u0000sig0123456789"`, "", false},
+		{"a unit separator", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u001fsig0123456789"`, "", false},
+		{"a DEL", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED\u007fsig0123456789"`, "", false},
+		{"an escape sequence", `"\u001b[31meyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTEDsig0123456789"`, "", false},
 		{"longer than a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken) + `"`,
-			"is 16428 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be"},
+			"is 16428 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be", false},
+		{"a byte longer than a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken-43) + `"`,
+			"is 16385 bytes long, more than the 16 KiB a token sent in a header and in the socket's URL can be", false},
+		{"as long as a header carries", `"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED` + strings.Repeat("s", maxAccessToken-44) + `"`, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -818,6 +866,8 @@ func TestMessagingDelayedFlag(t *testing.T) {
 		{"a whole message flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":true}}`}, true},
 		{"a stream's final chunk flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"One "}}`,
 			`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"moment.","final":true,"delayed":true}}`}, true},
+		{"a whole message after its chunks flagged", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"One moment."}}`,
+			`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m","text":"One moment.","delayed":true}}`}, true},
 		{"flagged false", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment.","delayed":false}}`}, false},
 		{"no flag", []string{`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"One moment."}}`}, false},
 	} {
@@ -866,10 +916,19 @@ func TestMessagingAwaitEnd(t *testing.T) {
 		socket func(ctx context.Context, c *websocket.Conn)
 		quiet  bool // the quiet window cuts the wait
 		ended  bool
+		// reply is the turn's once AwaitEnd returned, "Goodbye." when
+		// empty; err AwaitEnd's.
+		reply, err string
 	}{
-		{"the end after typing", answer(joined, bye, stop, end), false, true},
-		{"no end, quiet", answer(joined, bye, stop), true, false},
-		{"no end, the socket closes", func(ctx context.Context, c *websocket.Conn) {
+		{name: "the end after typing", socket: answer(joined, bye, stop, end), ended: true},
+		{name: "no end, quiet", socket: answer(joined, bye, stop), quiet: true},
+		// What the agent says before the end is the turn's, in its
+		// reply too.
+		{name: "a last word, then the end", socket: answer(joined, bye, stop, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"See you."}}`, end),
+			ended: true, reply: "Goodbye. See you."},
+		{name: "a malformed event after typing", socket: answer(joined, bye, stop, `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":"x"}`),
+			err: "WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object"},
+		{name: "no end, the socket closes", socket: func(ctx context.Context, c *websocket.Conn) {
 			if _, _, err := c.Read(ctx); err != nil {
 				return
 			}
@@ -879,7 +938,7 @@ func TestMessagingAwaitEnd(t *testing.T) {
 				}
 			}
 			c.Close(websocket.StatusNormalClosure, "")
-		}, false, false},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -899,12 +958,15 @@ func TestMessagingAwaitEnd(t *testing.T) {
 			} else {
 				got, err = m.AwaitEnd(context.Background())
 			}
-			if err != nil || got != o {
-				t.Fatalf("AwaitEnd: %v, turn %p, want the opening %p", err, got, o)
+			if got != o || fmt.Sprint(err) != cmp.Or(tc.err, "<nil>") {
+				t.Fatalf("AwaitEnd: %v, turn %p, want the opening %p and error %s", err, got, o, cmp.Or(tc.err, "<nil>"))
+			}
+			if tc.err != "" {
+				return
 			}
 			ended, _ := m.Ended()
-			if o.SessionEnded != tc.ended || ended != tc.ended || o.Reply != "Goodbye." {
-				t.Errorf("turn ended %t, session ended %t, reply %q (events %v); want ended %t", o.SessionEnded, ended, o.Reply, o.Types(), tc.ended)
+			if want := cmp.Or(tc.reply, "Goodbye."); o.SessionEnded != tc.ended || ended != tc.ended || o.Reply != want {
+				t.Errorf("turn ended %t, session ended %t, reply %q (events %v); want ended %t, reply %q", o.SessionEnded, ended, o.Reply, o.Types(), tc.ended, want)
 			}
 			if tc.ended && o.EndReason != "agent_ended" {
 				t.Errorf("end reason %q", o.EndReason)
@@ -985,6 +1047,181 @@ func TestMessagingHandshakeRequest(t *testing.T) {
 			want := url.Values{"session_id": {"s-1"}, "access_token": {plantedJWT}}
 			if h.query.Encode() != want.Encode() || h.agent != "agenttest-probe/1" {
 				t.Errorf("handshake query %v, User-Agent %q; want %v, %q", h.query, h.agent, want, "agenttest-probe/1")
+			}
+		})
+	}
+}
+
+// TestMessagingAwaitEndOutsideATurn: AwaitEnd waits on the last turn,
+// the opening when the greeting came in the history batch (no join was
+// sent); it waits for nothing on a session closed or a socket dropped
+// (the next send reconnects), and gives up with the caller's context,
+// saying so. The clock stands still: no quiet window cuts a wait, and a
+// cancelled context tells a wait from none.
+func TestMessagingAwaitEndOutsideATurn(t *testing.T) {
+	t.Parallel()
+	const (
+		joined = `{"id":"1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`
+		bye    = `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Goodbye."}}`
+		stop   = `{"id":"3","type":"EVENT_TYPE_AGENT_TYPING","payload":{"typing":false}}`
+	)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := func(t *testing.T, p *hostileMessaging) *MessagingSession {
+		srv := httptest.NewServer(p)
+		t.Cleanup(srv.Close)
+		c := windowedClient(t, srv.URL, RetryPolicy{MaxAttempts: 1, Sleep: fakeclock.New().Sleep}, newWindowClock())
+		return open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Second})
+	}
+	t.Run("the greeting in the history", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{handshake: func(w http.ResponseWriter, r *http.Request) bool {
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return true
+			}
+			defer c.CloseNow()
+			writeAll(r.Context(), c, `{"type":"EVENT_TYPE_EVENT_BATCH","payload":[`+joined+`,`+bye+`,`+stop+`]}`,
+				`{"id":"4","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)
+			c.Read(r.Context())
+			return true
+		}})
+		o := m.Opening()
+		if got, err := m.AwaitEnd(context.Background()); got != o || err != nil || !o.SessionEnded || o.Request != nil {
+			t.Errorf("AwaitEnd: %v, turn %p ended %t (request %s), want the opening %p ended", err, got, o.SessionEnded, o.Request, o)
+		}
+		if !o.Events[0].Replayed || o.Events[len(o.Events)-1].Replayed {
+			t.Errorf("replayed %t then %t, want the batch's events replayed and the end not", o.Events[0].Replayed, o.Events[len(o.Events)-1].Replayed)
+		}
+	})
+	t.Run("the last turn's", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{socket: turns([]string{joined, bye, stop},
+			[]string{`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, `{"id":"6","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`,
+				`{"id":"7","type":"EVENT_TYPE_SESSION_END","payload":{}}`})})
+		turn := say(t, m, "bye")
+		if got, err := m.AwaitEnd(context.Background()); got != turn || err != nil || !turn.SessionEnded || m.Opening().SessionEnded {
+			t.Errorf("AwaitEnd: %v, turn %p ended %t, want the last turn %p ended", err, got, got.SessionEnded, turn)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{socket: answer(joined, bye, stop)})
+		m.Close()
+		if got, err := m.AwaitEnd(cancelled); got != m.Opening() || err != nil {
+			t.Errorf("AwaitEnd after Close: %v, turn %p", err, got)
+		}
+	})
+	t.Run("the caller's context ends", func(t *testing.T) {
+		t.Parallel()
+		m := start(t, &hostileMessaging{socket: answer(joined, bye, stop)})
+		_, err := m.AwaitEnd(cancelled)
+		if ne, ok := errors.AsType[*NetworkError](err); !ok || !errors.Is(err, context.Canceled) || ne.Endpoint != "/ws" || !IsMessaging(err) {
+			t.Errorf("AwaitEnd with its context cancelled: %v", err)
+		}
+		if _, ok := MessagingTurnTimeout(err); ok {
+			t.Errorf("the caller's context read as the turn's timeout: %v", err)
+		}
+	})
+	t.Run("dropped", func(t *testing.T) {
+		t.Parallel()
+		p := &hostileMessaging{}
+		p.socket = func(ctx context.Context, c *websocket.Conn) {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+			if p.handshakes.Load() == 1 {
+				writeAll(ctx, c, joined, bye, stop)
+				c.Close(websocket.StatusNormalClosure, "")
+				return
+			}
+			for i := 5; writeAll(ctx, c, fmt.Sprintf(`{"id":"%d","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Back."}}`, i),
+				fmt.Sprintf(`{"id":"%d","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`, i+1)); i += 2 {
+				if _, _, err := c.Read(ctx); err != nil {
+					return
+				}
+			}
+		}
+		m := start(t, p)
+		if _, err := m.AwaitEnd(context.Background()); err != nil {
+			t.Fatalf("AwaitEnd as the socket closes: %v", err)
+		}
+		if _, err := m.AwaitEnd(cancelled); err != nil {
+			t.Errorf("AwaitEnd on a dropped socket waited: %v", err)
+		}
+		// The next send reconnects first; one that wrote to the
+		// dropped socket would wait for an answer that is not coming.
+		ctx, cancel := context.WithTimeout(context.Background(), closeGuard)
+		defer cancel()
+		if turn, err := m.Say(ctx, "again"); err != nil || turn.Reply != "Back." || turn.Reconnects != 1 {
+			t.Errorf("after the drop: %v, reply %q after %d reconnects", err, turn.Reply, turn.Reconnects)
+		}
+		// Once, not at every send after it.
+		if turn, err := m.Say(ctx, "and again"); err != nil || turn.Reply != "Back." || turn.Reconnects != 0 {
+			t.Errorf("the turn after: %v, reply %q after %d reconnects", err, turn.Reply, turn.Reconnects)
+		}
+	})
+}
+
+// TestMessagingTokenMaskedInEveryForm: the access token is masked in
+// what the platform sends back: a JWT's signature (the secret part, in
+// every form of the token), an opaque token whole, a JWT whose signature
+// is too short to tell from text whole; a token too short to tell from
+// text is left as it is, since masking it would garble every report.
+func TestMessagingTokenMaskedInEveryForm(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, token, echo, reply string }{
+		{"a JWT's signature alone", plantedJWT, "PLANTEDsignature0123456789abcdef", secret.Mask},
+		{"an opaque token with a dot", "PLANTED0head.PLANTED0tail", "PLANTED0head.PLANTED0tail", secret.Mask},
+		{"a JWT with a short signature", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.PLANTED", secret.Mask},
+		{"a short token", "PLANTED", "PLANTED", "PLANTED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(&hostileMessaging{token: tc.token, socket: answer(
+				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":`+strconv.Quote(tc.echo)+`}}`, `{"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+			if got := m.Opening().Reply; got != tc.reply {
+				t.Errorf("the token %q echoed as %q reads %q, want %q", tc.token, tc.echo, got, tc.reply)
+			}
+		})
+	}
+}
+
+// TestMessagingSessionAnswer: the session step's answer names the
+// session (session_id, else sessionId); one that names none, or is no
+// JSON, is the step's malformed answer and no socket is tried.
+func TestMessagingSessionAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, body, want string }{
+		{"no id", `{"id":"s-1"}`, `POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`},
+		{"an empty id", `{"session_id":"","sessionId":""}`, `POST /api/v1/sessions: 200: malformed response: no "session_id" in the answer`},
+		{"no JSON", `session s-1`, `POST /api/v1/sessions: 200: malformed response: `},
+		{"the second member", `{"session_id":"","sessionId":"s-2"}`, `open messaging session s-2: `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var handshakes atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/api/v1/access-token":
+					fmt.Fprintf(w, `{"access_token":%q}`, plantedJWT)
+				case "/api/v1/sessions":
+					fmt.Fprint(w, tc.body)
+				default:
+					handshakes.Add(1)
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			err := openError(plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1}))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if named := strings.HasPrefix(tc.want, "open messaging session"); named != (handshakes.Load() > 0) {
+				t.Errorf("%d handshakes with the answer %s", handshakes.Load(), tc.body)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -703,8 +704,22 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 		name string
 		call func(m *MessagingSession) (*MessagingTurn, error)
 		want error
+		// before are what the platform sends before the end: the echo
+		// of the request (echo), its answer.
+		echo   bool
+		before []string
+		// silent is a platform that echoes nothing, the join neither.
+		silent bool
 	}{
 		{name: "a user message", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, want: ErrMessagingEnded},
+		// After the echo, or with an answer, the end is the message's.
+		{name: "a user message after its echo", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, echo: true},
+		{name: "a user message answered", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") },
+			before: []string{`{"id":"7","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`}},
+		{name: "a user message answered by an error", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") },
+			before: []string{`{"id":"7","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_ERROR","message":"Error: Session not found"}}`}},
+		// Where nothing is echoed, an end cannot be told from an answer.
+		{name: "a user message where nothing is echoed", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.Say(context.Background(), "hi") }, silent: true},
 		{name: "an end request", call: func(m *MessagingSession) (*MessagingTurn, error) { return m.End(context.Background()) }},
 		{name: "a live agent request", call: func(m *MessagingSession) (*MessagingTurn, error) {
 			return m.RequestLiveAgent(context.Background(), "help")
@@ -714,16 +729,26 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 			t.Parallel()
 			p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
 				_, data, err := c.Read(ctx) // the join
-				if err != nil || !writeAll(ctx, c, echoOf("1", data),
+				echo := echoOf("1", data)
+				if tc.silent {
+					echo = `{"id":"1","type":"EVENT_TYPE_READ_RECEIPT","payload":{}}`
+				}
+				if err != nil || !writeAll(ctx, c, echo,
 					`{"id":"2","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation_id":"c-1"}}`,
 					`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
 					`{"id":"4","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
 					return
 				}
-				if _, _, err := c.Read(ctx); err == nil {
-					writeAll(ctx, c, `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)
-					c.Read(ctx)
+				_, data, err = c.Read(ctx)
+				if err != nil {
+					return
 				}
+				frames := tc.before
+				if tc.echo {
+					frames = append(frames, echoOf("6", data))
+				}
+				writeAll(ctx, c, append(frames, `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"agent_ended"}}`)...)
+				c.Read(ctx)
 			}}
 			srv := httptest.NewServer(p)
 			defer srv.Close()
@@ -732,6 +757,196 @@ func TestMessagingEndBeforeEchoAnswersTheRequest(t *testing.T) {
 			turn, err := tc.call(m)
 			if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) || !turn.SessionEnded {
 				t.Errorf("error %v, ended %t; want %v, the end in the turn", err, turn.SessionEnded, tc.want)
+			}
+		})
+	}
+}
+
+// TestMessagingClientEventsOnTheWire: each call sends its client event
+// under the name MessagingStart.Events gives it (a platform with names of
+// its own), with its payload and with
+// metadata.custom holding the session's custom values, the message's
+// over them, and the client's id over both: the id is what recognises
+// the event's echo after a reconnect. Join is refused once the agent
+// joined.
+func TestMessagingClientEventsOnTheWire(t *testing.T) {
+	t.Parallel()
+	got := make(chan map[string]any, 8)
+	p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var e map[string]any
+			json.Unmarshal(data, &e)
+			if len(got) == 0 && !writeAll(ctx, c, joinedC1) {
+				return
+			}
+			got <- e
+			if !writeAll(ctx, c, `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"ok"}}`, `{"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`) {
+				return
+			}
+		}
+	}}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+	names := MessagingClientEvents{Join: "X_JOIN", UserMessage: "X_SAY", RequestLiveAgent: "X_HUMAN", EndSession: "X_BYE"}
+	m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute, Events: names,
+		Custom: map[string]any{"tenant": "t1", "lang": "en", clientIDKey: "theirs"}})
+	ctx := context.Background()
+	for _, call := range []func() (*MessagingTurn, error){
+		func() (*MessagingTurn, error) {
+			// A key the user typed reaches the platform, and no report:
+			// the turn keeps the request masked.
+			turn, err := m.Send(ctx, MessagingMessage{Text: "hi " + plantedConnector, Custom: map[string]any{"lang": "fr", clientIDKey: "mine"}})
+			if err == nil && strings.Contains(string(turn.Request), "PLANTED") {
+				t.Errorf("the request kept the key: %s", turn.Request)
+			}
+			return turn, err
+		},
+		func() (*MessagingTurn, error) { return m.RequestLiveAgent(ctx, "billing") },
+		func() (*MessagingTurn, error) { return m.RequestLiveAgent(ctx, "") },
+		func() (*MessagingTurn, error) { return m.End(ctx) },
+	} {
+		if turn, err := call(); err != nil || turn.Reply != "ok" {
+			t.Fatalf("turn %v: %v", turn, err)
+		}
+	}
+	// A second join is never right once the agent joined: it is
+	// refused before it is sent.
+	if _, err := m.Join(ctx); err == nil || !strings.Contains(err.Error(), "the agent has joined already") {
+		t.Errorf("join after the agent joined: %v", err)
+	}
+	close(got)
+	var wire []string
+	for e := range got {
+		b, _ := json.Marshal([]any{e["type"], e["payload"], e["metadata"]})
+		wire = append(wire, string(b))
+	}
+	want := []string{
+		`["X_JOIN",{},{"custom":{"agenttest_id":"c1","lang":"en","tenant":"t1"}}]`,
+		`["X_SAY",{"text":"hi ` + plantedConnector + `"},{"custom":{"agenttest_id":"c2","lang":"fr","tenant":"t1"}}]`,
+		`["X_HUMAN",{"reason":"billing"},{"custom":{"agenttest_id":"c3","lang":"en","tenant":"t1"}}]`,
+		`["X_HUMAN",{},{"custom":{"agenttest_id":"c4","lang":"en","tenant":"t1"}}]`,
+		`["X_BYE",{},{"custom":{"agenttest_id":"c5","lang":"en","tenant":"t1"}}]`,
+	}
+	if !slices.Equal(wire, want) {
+		t.Errorf("client events\n%s\nwant\n%s", strings.Join(wire, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMessagingBetweenTurns: what arrived between turns is read before
+// the next client event is sent: a session end makes the send
+// ErrMessagingEnded with the end in the turn, an event that cannot be
+// used the platform's error, and neither sends anything; a closed
+// session refuses at once.
+func TestMessagingBetweenTurns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, frame string
+		closed      bool
+		want        string
+	}{
+		{name: "the session ended", frame: `{"id":"5","type":"EVENT_TYPE_SESSION_END","payload":{"reason":"expired"}}`, want: ErrMessagingEnded.Error()},
+		{name: "a malformed event", frame: `{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE","payload":"x"}`,
+			want: "WS /ws: 101: malformed response: EVENT_TYPE_AGENT_MESSAGE: payload is a string, want an object"},
+		{name: "closed", closed: true, want: "messaging session s-1 is closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int32 // client events after the join
+			srv := httptest.NewServer(&hostileMessaging{socket: answerJoin(func(ctx context.Context, c *websocket.Conn) {
+				if tc.frame != "" && !writeAll(ctx, c, tc.frame) {
+					return
+				}
+				for {
+					if _, _, err := c.Read(ctx); err != nil {
+						return
+					}
+					sent.Add(1)
+					// Answered, a message sent by mistake fails the
+					// test at once.
+					writeAll(ctx, c, `{"id":"7","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Again."}}`, `{"id":"8","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`)
+				}
+			})})
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+			ctx := context.Background()
+			if tc.closed {
+				m.Close()
+				// A session that went on would wait for no answer.
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				cancel()
+			} else {
+				// The frame is queued before the turn begins.
+				in := <-m.frames.ch
+				m.frames.ch <- in
+			}
+			turn, err := m.Say(ctx, "hi")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if ended := strings.Contains(tc.frame, "SESSION_END"); turn.SessionEnded != ended {
+				t.Errorf("the turn ended %t, want %t", turn.SessionEnded, ended)
+			}
+			m.Close()
+			if n := sent.Load(); n != 0 {
+				t.Errorf("%d client events sent", n)
+			}
+		})
+	}
+}
+
+// TestMessagingJoinAfterDrop: a socket that drops while the join waits
+// for its answer is reopened, and the join goes again unless the replay
+// shows the agent joined (rule 2), on a platform that echoes nothing.
+func TestMessagingJoinAfterDrop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		replay []string
+		resent int
+	}{
+		{name: "joined in the replay", replay: []string{joinedC1}},
+		{name: "not joined: sent again", resent: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var joins atomic.Int32 // on the new socket
+			p := &hostileMessaging{socket: func(ctx context.Context, c *websocket.Conn) {
+				c.Read(ctx) // the join; then the socket drops without a close frame
+			}}
+			p.handshake = func(w http.ResponseWriter, r *http.Request) bool {
+				if p.handshakes.Load() == 1 {
+					return false
+				}
+				reopened(w, r, tc.replay, func(ctx context.Context, c *websocket.Conn) {
+					if tc.resent > 0 {
+						if _, _, err := c.Read(ctx); err != nil {
+							return
+						}
+						joins.Add(1)
+					}
+					if writeAll(ctx, c, hello, typingStop) {
+						if _, _, err := c.Read(ctx); err == nil {
+							joins.Add(1)
+						}
+					}
+				})
+				return true
+			}
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m := open(t, c, MessagingStart{TurnTimeout: 5 * time.Second, Settle: time.Hour})
+			o := m.Opening()
+			m.Close()
+			if o.Resent != tc.resent || o.Reconnects != 1 || o.Reply != "Hello." || int(joins.Load()) != tc.resent {
+				t.Errorf("resent %d (%d joins read), %d reconnects, reply %q; want %d, 1, %q", o.Resent, joins.Load(), o.Reconnects, o.Reply, tc.resent, "Hello.")
 			}
 		})
 	}

@@ -121,7 +121,10 @@ func TestMessagingConversation(t *testing.T) {
 			t.Parallel()
 			s, _ := startMessagingSim(t, sim.Options{})
 			c := messagingClient(t, s, RetryPolicy{})
-			m := open(t, c, MessagingStart{Streaming: streaming, Custom: map[string]any{"suite": "web"}})
+			// The simulator names the conversation the session's
+			// conversation_id asks for.
+			name := fmt.Sprintf("conv-streamed-%t", streaming)
+			m := open(t, c, MessagingStart{Streaming: streaming, Custom: map[string]any{"suite": "web"}, ConversationID: name})
 			o := m.Opening()
 			if !m.Joined() || !o.Joined || o.Reply != "Help desk here, how can I help?" || o.CompletedBy != "typing" {
 				t.Fatalf("opening: joined %v, reply %q, completed by %q, events %v", m.Joined(), o.Reply, o.CompletedBy, o.Types())
@@ -134,7 +137,7 @@ func TestMessagingConversation(t *testing.T) {
 					t.Errorf("%s does not echo the custom metadata: %v", e.Type, e.Custom)
 				}
 			}
-			if m.ConversationID() == "" || !strings.HasPrefix(m.SessionID(), "ses_") {
+			if m.ConversationID() != name || !strings.HasPrefix(m.SessionID(), "ses_") {
 				t.Fatalf("ids: conversation %q, session %q", m.ConversationID(), m.SessionID())
 			}
 			for i := range 3 {
@@ -343,15 +346,15 @@ func TestMessagingHTTPErrors(t *testing.T) {
 			if strings.Contains(err.Error(), tc.token) {
 				t.Errorf("the connector token leaked: %v", err)
 			}
-			if !IsAuth(err) {
-				t.Error("not an auth error")
+			if !IsAuth(err) || !IsMessaging(err) {
+				t.Error("not an auth error of the Messaging API")
 			}
 		})
 	}
 	t.Run("not configured", func(t *testing.T) {
 		c, _ := New(Config{BuildURL: s.BuildURL})
 		_, err := c.OpenMessaging(context.Background(), MessagingStart{})
-		if err == nil || !strings.Contains(err.Error(), "messaging URL is not configured") || !strings.Contains(err.Error(), "connector token") {
+		if err == nil || !strings.Contains(err.Error(), "messaging URL is not configured") || !strings.Contains(err.Error(), "connector token") || !strings.Contains(err.Error(), "messaging host") {
 			t.Errorf("got %v", err)
 		}
 	})

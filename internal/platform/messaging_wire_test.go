@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -160,6 +161,15 @@ func TestMessagingHostileEvents(t *testing.T) {
 			t.Errorf("error\n%s\nwant\n%s", got, prefix+tc.want)
 		}
 	}
+	// twoUnderOneID is the case of two events sent under the id "2",
+	// the second the platform's error.
+	twoUnderOneID := func(name, first, second string) testCase {
+		var e struct{ Type string }
+		json.Unmarshal([]byte(second), &e)
+		with := func(f string) string { return `{"id":"2",` + f[1:] }
+		return testCase{name: "two events under one id, " + name, frames: texts(joinedC1, with(first), with(second), hello, typingStop),
+			want: e.Type + `: event id "2" came before as another event: the platform gave two events one id`}
+	}
 	for _, tc := range []testCase{
 		{
 			name:   "a joined event whose conversation id is a number",
@@ -212,6 +222,11 @@ func TestMessagingHostileEvents(t *testing.T) {
 			want: `EVENT_TYPE_AGENT_JOINED names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
 		},
 		{
+			name:   "a history batch naming another conversation",
+			frames: texts(joinedC1, `{"type":"EVENT_TYPE_EVENT_BATCH","conversation_id":"c-OTHER","payload":[]}`, hello, typingStop),
+			want:   `EVENT_TYPE_EVENT_BATCH names conversation "c-OTHER", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
 			name: "a history batch of another conversation",
 			frames: texts(joinedC1,
 				`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":[{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"conversation_id":"c-OTHER","text":"Hi."}}]}}`, typingStop),
@@ -243,6 +258,149 @@ func TestMessagingHostileEvents(t *testing.T) {
 			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Your balance is 0."}}`, typingStop),
 			want: `EVENT_TYPE_AGENT_MESSAGE: event id "2" came before as another event: the platform gave two events one id`,
+		},
+		// An error-level system message answers the turn, whatever the
+		// case of its level: the end of typing completes it.
+		{
+			name: "an error in lower case",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"system_message_level_error","message":"Sorry."}}`, typingStop,
+				hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			conversation: "c-1",
+		},
+		{
+			name:   "an event whose type is empty",
+			frames: texts(joinedC1, `{"id":"2","type":"","payload":{}}`, hello, typingStop),
+			want:   `event without a "type"`,
+		},
+		// A history batch's events: its payload, or the first member
+		// of its payload that is not null; a batch of nothing.
+		{
+			name:   "a history batch whose payload is null",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":null}`, joinedC1, hello, typingStop),
+			reply:  "Hello.", conversation: "c-1",
+		},
+		{
+			name: "a history batch under its second member",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"events":null,"items":[`+joinedC1+`,`+hello+`]}}`, typingStop,
+				`{"id":"10","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Again."}}`, `{"id":"11","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name:   "a history batch whose events are a string",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":{"history":"[]"}}`, hello, typingStop),
+			want:   `history batch member "history": expected an array, got string`,
+		},
+		{
+			name:   "a history batch holding a number",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[5]}`, joinedC1, hello, typingStop),
+			want:   `in the history batch: expected an object, got number`,
+		},
+		{
+			name:   "a history batch whose payload is a number",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":7}`, hello, typingStop),
+			want:   `history batch payload is number, not an object or a list`,
+		},
+		{
+			name: "a whole message without an id while a stream is open",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hel"}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Wait."}}`, typingStop),
+			reply: "Wait.", conversation: "c-1",
+		},
+		{
+			name: "two events under one negative numeric id",
+			frames: texts(joinedC1, `{"id":-2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":-2,"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "-2" came before as another event: the platform gave two events one id`,
+		},
+		// A stream end is held to the last chunk that had text, and
+		// ends its own message: the last stream only when it names none.
+		{
+			name: "a stream end that repeats the last chunk with text",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello "}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"world."}}`,
+				`{"id":"4","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","final":true}}`,
+				`{"id":"5","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"world."}}`, typingStop),
+			reply: "Hello world.", conversation: "c-1",
+		},
+		{
+			name: "a stream end of another message after a stream",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello.","final":true}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m9","text":"Bye."}}`, typingStop),
+			reply: "Hello. Bye.", conversation: "c-1",
+		},
+		{
+			name:   "a stream end without an id after a whole message",
+			frames: texts(joinedC1, hello, `{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"text":"Bye."}}`, typingStop),
+			reply:  "Hello. Bye.", conversation: "c-1",
+		},
+		// Only an answer lets the end of typing complete the turn: not
+		// a system message below error level, nor nothing.
+		{
+			name: "a warning, then the end of typing",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"level":"SYSTEM_MESSAGE_LEVEL_WARNING","message":"Slow."}}`, typingStop,
+				hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello.", conversation: "c-1",
+		},
+		{
+			name:   "the end of typing before the answer",
+			frames: texts(joinedC1, typingStop, hello, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply:  "Hello.", conversation: "c-1",
+		},
+		{
+			name: "the end of typing amid a stream",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello "}}`, typingStop,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"again.","final":true}}`, `{"id":"10","type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`),
+			reply: "Hello again.", conversation: "c-1",
+		},
+		// What the agent says, or who joins, past the session end.
+		{
+			name:   "a joined event after the session end",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{}},` + joinedC1 + `]}`),
+			want:   "in the history batch: EVENT_TYPE_AGENT_JOINED after the session ended: the platform's event log goes on past its end",
+		},
+		{
+			name:   "a stream end after the session end",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{}},{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1"}}]}`),
+			want:   "in the history batch: EVENT_TYPE_AGENT_MESSAGE_END after the session ended: the platform's event log goes on past its end",
+		},
+		{
+			name:   "a live agent's message after the session end",
+			frames: texts(`{"type":"EVENT_TYPE_EVENT_BATCH","payload":[{"id":"2","type":"EVENT_TYPE_SESSION_END","payload":{}},{"id":"3","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Hi."}}]}`),
+			want:   "in the history batch: EVENT_TYPE_LIVE_AGENT_MESSAGE after the session ended: the platform's event log goes on past its end",
+		},
+		// Each member the client reads tells two events apart, the
+		// members' edges too.
+		twoUnderOneID("other message ids", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Hello."}}`),
+		twoUnderOneID("a chunk and the final chunk", `{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","text":"Hello.","final":true}}`),
+		twoUnderOneID("other types", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"text":"Hello."}}`),
+		twoUnderOneID("one naming the conversation", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello.","conversation_id":"c-1"}}`),
+		twoUnderOneID("a text moved to the message id", `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+			`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"Hello."}}`),
+		{
+			name: "two events under one id of 64 bytes",
+			frames: texts(joinedC1, `{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii" came before as another event: the platform gave two events one id`,
+		},
+		{
+			name: "two events under one id of 65 bytes",
+			frames: texts(joinedC1, `{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiix","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hello."}}`,
+				`{"id":"iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiix","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Bye."}}`, typingStop),
+			want: `EVENT_TYPE_AGENT_MESSAGE: event id "iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii"... came before as another event: the platform gave two events one id`,
+		},
+		{
+			name:   "another conversation's event of a type named in 64 bytes",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX","conversation_id":"c-2","payload":{}}`, hello, typingStop),
+			want:   `EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
+		},
+		{
+			name:   "another conversation's event of a type named in 65 bytes",
+			frames: texts(joinedC1, `{"id":"2","type":"EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX","conversation_id":"c-2","payload":{}}`, hello, typingStop),
+			want:   `"EVENT_TYPE_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"... names conversation "c-2", and this session's conversation is "c-1": the platform sent another conversation's event on this session's socket`,
 		},
 		{
 			name:   "another conversation's event of a type that is no name",
@@ -631,5 +789,207 @@ func TestBeginsWords(t *testing.T) {
 		if got := beginsWords(tc.text, tc.part); got != tc.want {
 			t.Errorf("beginsWords(%q, %q) = %v, want %v", tc.text, tc.part, got, tc.want)
 		}
+	}
+}
+
+// reading is what the client read of an event: its kind and the members
+// it took, for a test to compare.
+func reading(e MessagingEvent) string {
+	s := e.Kind.String()
+	for _, f := range []struct{ name, v string }{
+		{"text", e.Text}, {"id", e.MessageID}, {"name", e.Name}, {"level", e.Level},
+		{"reason", e.Reason}, {"to", e.Destination}, {"conversation", e.ConversationID},
+	} {
+		if f.v != "" {
+			s += fmt.Sprintf(" %s=%q", f.name, f.v)
+		}
+	}
+	if e.Seq != 0 {
+		s += fmt.Sprintf(" seq=%d", e.Seq)
+	}
+	if e.logged {
+		s += " logged"
+	}
+	if e.Final {
+		s += " final"
+	}
+	if e.Delayed {
+		s += " delayed"
+	}
+	return s
+}
+
+// TestMessagingEventReading plays events in each form the client accepts
+// (the reference shows no payload members: docs/simulator.md's and the
+// other plausible ones, messaging_events.go) over a real socket in answer
+// to the join, and holds the client to its reading of each: the kind and
+// the members taken, which the turn, the transcript and the checks read.
+// Each case ends with an answer and the end of typing.
+func TestMessagingEventReading(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name  string
+		event string
+		want  string // the event's reading
+		reply string // the opening's reply, "Hello." when empty
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(&hostileMessaging{socket: answer(tc.event, hello, typingStop)})
+		defer srv.Close()
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+		o := m.Opening()
+		if len(o.Events) != 3 {
+			t.Fatalf("events %v", o.Types())
+		}
+		if got := reading(o.Events[0]); got != tc.want {
+			t.Errorf("read as\n%s\nwant\n%s", got, tc.want)
+		}
+		if len(o.Errors()) != 0 {
+			t.Errorf("errors %v", o.Errors())
+		}
+		if want := cmp.Or(tc.reply, "Hello."); o.Reply != want {
+			t.Errorf("reply %q, want %q", o.Reply, want)
+		}
+		// The transcript and the JSON report name the kind as read, and
+		// the report keeps the event as it came.
+		x := o.Exchange("s-1", "", "")
+		if x.Messaging.Events[0].Kind != o.Events[0].Kind.String() {
+			t.Errorf("the exchange's kind %q", x.Messaging.Events[0].Kind)
+		}
+		if want := "[" + tc.event + "," + hello + "," + typingStop + "]"; string(x.Response) != want {
+			t.Errorf("the exchange's events\n%s\nwant\n%s", x.Response, want)
+		}
+	}
+	for _, tc := range []testCase{
+		// The platform's log of the client's own events (all four, and
+		// the user's typing, which the client never sends).
+		{name: "the join's echo", event: `{"id":"e1","type":"EVENT_TYPE_REQUEST_VENDOR_AGENT_JOIN","payload":{}}`, want: `echo`},
+		{name: "a message's echo", event: `{"id":"e1","type":"EVENT_TYPE_USER_MESSAGE","payload":{"text":"hi"}}`, want: `echo text="hi"`},
+		{name: "a live-agent request's echo", event: `{"id":"e1","type":"EVENT_TYPE_REQUEST_LIVE_AGENT","payload":{"reason":"billing"}}`, want: `echo`},
+		{name: "an end request's echo", event: `{"id":"e1","type":"EVENT_TYPE_END_SESSION","payload":{}}`, want: `echo`},
+		{name: "the user's typing", event: `{"id":"e1","type":"EVENT_TYPE_USER_TYPING","payload":{}}`, want: `echo`},
+		// Typing indicators: on by a boolean or a state.
+		{name: "typing by state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"state":"start"}}`, want: `typing_start`},
+		{name: "typing off by state", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"state":"stop"}}`, want: `typing_stop`},
+		{name: "typing as a string", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"isTyping":"true"}}`, want: `typing_start`},
+		{name: "typing off as a string", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_TYPING","payload":{"active":"false"}}`, want: `typing_stop`},
+		// Streams: a final chunk under each of its members.
+		{name: "a final chunk by is_final", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"messageId":"m","delta":"Hi.","is_final":true}}`,
+			want: `agent_chunk text="Hi." id="m" final`, reply: "Hi. Hello."},
+		{name: "a final chunk by done", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"id":"m","content":"Hi.","done":"true","is_delayed":true}}`,
+			want: `agent_chunk text="Hi." id="m" final delayed`, reply: "Hi. Hello."},
+		{name: "a chunk not final by its first member", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"Hi","final":"false","done":true}}`,
+			want: `agent_chunk text="Hi" id="m"`},
+		{name: "a chunk not final", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m","text":"Hi","last":false}}`,
+			want: `agent_chunk text="Hi" id="m"`},
+		// A live agent, by name.
+		{name: "a live agent's message", event: `{"id":"e1","type":"EVENT_TYPE_LIVE_AGENT_MESSAGE","payload":{"agentName":"Ann","message":"Hi."}}`,
+			want: `live_agent_message text="Hi." name="Ann"`, reply: "Hi. Hello."},
+		{name: "a live agent joins", event: `{"id":"e1","type":"EVENT_TYPE_LIVE_AGENT_JOINED","payload":{"agent_name":"Ann","queue":"billing","reason":"asked"}}`,
+			want: `live_agent_joined name="Ann" reason="asked" to="billing"`},
+		{name: "a handoff", event: `{"id":"e1","type":"EVENT_TYPE_HANDOFF","payload":{"handoff_destination":"billing","reason":"asked"}}`,
+			want: `handoff reason="asked" to="billing"`},
+		{name: "a system message by severity", event: `{"id":"e1","type":"EVENT_TYPE_SYSTEM_MESSAGE","payload":{"severity":"warn","content":"Slow."}}`,
+			want: `system text="Slow." level="warn"`},
+		// A position in the log: a seq, else a numeric id; neither at
+		// or below 0.
+		{name: "a numeric id", event: `{"id":"12","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined seq=12`},
+		{name: "a negative id", event: `{"id":"-12","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined`},
+		{name: "a seq as a string", event: `{"id":"e1","seq":"7","type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined seq=7 logged`},
+		{name: "a seq of 0", event: `{"id":"e1","seq":0,"type":"EVENT_TYPE_AGENT_JOINED","payload":{}}`, want: `joined`},
+		// A text is the message's whatever the other members hold.
+		{name: "a message with text and an object under another member", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Hi.","content":{"type":"card"}}}`,
+			want: `agent_message text="Hi."`, reply: "Hi. Hello."},
+		// Conversation members: null is absent; an object whose id is no
+		// string is something else than an id, and left alone.
+		{name: "a null conversation id", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_JOINED","conversation_id":null,"payload":{"conversationId":null,"conversation":"c-1"}}`,
+			want: `joined conversation="c-1"`},
+		{name: "a conversation whose id is a number", event: `{"id":"e1","type":"EVENT_TYPE_AGENT_JOINED","payload":{"conversation":{"id":7}}}`,
+			want: `joined`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// turns answers the join and then each client event with the next of
+// answers, then waits for the client to go.
+func turns(answers ...[]string) func(ctx context.Context, c *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		for _, frames := range answers {
+			if _, _, err := c.Read(ctx); err != nil || !writeAll(ctx, c, frames...) {
+				return
+			}
+		}
+		c.Read(ctx)
+	}
+}
+
+// TestMessagingLateWholeMessage: a message id names one message in a
+// session. A whole message or a stream end that names a message
+// streamed in an earlier turn, sent once that turn was complete, is kept
+// out of the turn it arrives in, held to the latest such stream's
+// chunks (the words they began, for a stream cut off); a chunk under an
+// earlier turn's id begins a message of this turn, and a whole message
+// after this turn's own chunks completes them.
+func TestMessagingLateWholeMessage(t *testing.T) {
+	t.Parallel()
+	const (
+		stop  = `{"type":"EVENT_TYPE_AGENT_TYPING_STOP","payload":{}}`
+		hello = `{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hello","final":true}}`
+		bye   = `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m2","text":"Bye."}}`
+	)
+	type testCase struct {
+		name    string
+		answers [][]string // the join's, then one for each message
+		reply   string     // the last turn's
+		want    string     // the last turn's error, "" for none
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		srv := httptest.NewServer(&hostileMessaging{socket: turns(tc.answers...)})
+		defer srv.Close()
+		c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		m := open(t, c, MessagingStart{TurnTimeout: time.Minute, Settle: time.Minute})
+		var turn *MessagingTurn
+		var err error
+		for range tc.answers[1:] {
+			if turn, err = m.Say(context.Background(), "hi"); err != nil {
+				break
+			}
+		}
+		if tc.want != "" {
+			if _, ok := errors.AsType[*ResponseError](err); !ok || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want the platform's error saying %q", err, tc.want)
+			}
+			return
+		}
+		if err != nil || turn.Reply != tc.reply {
+			t.Fatalf("reply %q, error %v; want %q", turn.Reply, err, tc.reply)
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "the same words", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello"}}`, bye, stop}}, reply: "Bye."},
+		{name: "other words", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Goodbye"}}`, bye, stop}},
+			want: "the message was streamed in an earlier turn, and sent whole after that turn's answer was complete"},
+		{name: "a stream end, other words", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_END","payload":{"message_id":"m1","text":"Goodbye"}}`, bye, stop}},
+			want: "the message was streamed in an earlier turn, and its stream ended after that turn's answer was complete"},
+		{name: "the words a stream cut off began", answers: [][]string{
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Hel"}}`, `{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"text":"Wait."}}`, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Hello there."}}`, bye, stop}}, reply: "Bye."},
+		{name: "a chunk under an earlier id", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Again.","final":true}}`, stop}}, reply: "Again."},
+		{name: "a whole message after this turn's chunks", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Again."}}`,
+				`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Again."}}`, stop}}, reply: "Again."},
+		{name: "held to the latest stream", answers: [][]string{{hello, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Again.","final":true}}`, stop},
+			{`{"type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Again."}}`, bye, stop}}, reply: "Bye."},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
 }
