@@ -207,10 +207,12 @@ func IsAuth(err error) bool {
 	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
 }
 
-// IsMessaging reports whether err is of a call of the Messaging API's
-// access-token, session or handshake step, or of its socket: a 401 there
-// is about the connector token and host, not an API key, and a timeout
-// there names no HTTP call.
+// IsMessaging reports whether err is the platform's refusal (an
+// APIError) or a network failure of the Messaging API's access-token,
+// session or handshake step, or of its socket: a 401 there is about the
+// connector token and host, not an API key, and a timeout there names no
+// HTTP call. A malformed answer (a ResponseError) is not asked about: it
+// is the platform's error wherever it came from.
 func IsMessaging(err error) bool {
 	var (
 		ae *APIError
