@@ -608,10 +608,10 @@ func (t *MessagingTurn) addMessage(e MessagingEvent) (at int, completed bool, er
 			// A whole message after its chunks: the platform's final
 			// word on the message, once it says what they said. One
 			// without text only completes the stream, as an end event
-			// does.
+			// does, and takes no words from a message sent whole before.
 			r := &t.Messages[i]
 			switch {
-			case blank(e.Text) && r.Streamed:
+			case blank(e.Text):
 			case r.contradictedBy(e, false):
 				return i, false, streamMismatch(e, r.Text)
 			default:

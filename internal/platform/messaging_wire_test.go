@@ -551,6 +551,15 @@ func TestMessagingHostileEvents(t *testing.T) {
 			reply: "Your balance is 0.", conversation: "c-1",
 		},
 		{
+			// Blank text says no words whether or not the message was
+			// streamed: it cannot take the words already said away.
+			name: "a whole message sent again blank",
+			frames: texts(joinedC1,
+				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":"Your balance is 0."}}`,
+				`{"id":"3","type":"EVENT_TYPE_AGENT_MESSAGE","payload":{"message_id":"m1","text":" "}}`, typingStop),
+			reply: "Your balance is 0.", conversation: "c-1",
+		},
+		{
 			name: "a stream end without text",
 			frames: texts(joinedC1,
 				`{"id":"2","type":"EVENT_TYPE_AGENT_MESSAGE_CHUNK","payload":{"message_id":"m1","delta":"Your balance "}}`,
