@@ -79,3 +79,45 @@ func TestMaskFailureDiffIgnoresCase(t *testing.T) {
 		t.Errorf("masked diff %q, want %q", f.Diff, want)
 	}
 }
+
+// A confirmation whose subject is expanded from the environment (a
+// handoff state read by a shared id that is, by mistake, a key) shows the
+// key masked: the subjects are masked when the attempt ends.
+func TestRunnerRedactsConfirmationSubjects(t *testing.T) {
+	t.Parallel()
+	const key = "eyJhbGci.PLANTED+key/0123"
+	e := newConfirmEnv(t, nil)
+	opts := e.opts()
+	red, err := secret.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Redactor = red
+	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
+	res, err := Run(context.Background(), loadYAML(t, `suite: leaks
+agent: `+e.clinic+`
+scenarios:
+  - name: state read by a shared id
+    turns:
+      - say: I have chest pain
+    confirm:
+      handoff_state: {shared_id: "${env:LEAK}", data: {reason: urgent_symptoms}}
+`), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(string(b), form) {
+			t.Errorf("the case holds %q:\n%s", form, b)
+		}
+	}
+	a := c.Last()
+	if n := len(a.Confirmations); n == 0 || a.Confirmations[n-1].Kind != result.ConfirmHandoffState || a.Confirmations[n-1].Subject != secret.Mask {
+		t.Errorf("confirmations %+v, want the handoff state's subject masked", a.Confirmations)
+	}
+}
