@@ -19,6 +19,7 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/stats"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 func TestRunVerdicts(t *testing.T) {
@@ -303,6 +304,50 @@ func TestRunVerdicts(t *testing.T) {
 				f := c.Attempts[0].Failures
 				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) {
 					t.Errorf("failures = %+v", f)
+				}
+			},
+		},
+		{
+			// The reply may vary: a fresh conversation may hold what was
+			// to be captured, as a failed check is retried.
+			name: "a capture that does not match is retried",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("no code", 10)
+				captureAt(sc, 1).Capture.Pattern = `voucher ([0-9]+)`
+				return sc
+			},
+			opts:     func(o *Options) { o.Retries = 1 },
+			want:     result.Failed,
+			attempts: 2,
+		},
+		{
+			name: "a greeting check after a turn reads the greeting",
+			scenario: func(*env) *scenario.Scenario {
+				g := check(expectReply(5, "welcome"))
+				g.Greeting = true
+				return &scenario.Scenario{Name: "greeting last", Pos: pos(3, 3),
+					Steps: append(chat(3, nil, turn(4, "I'd like to book a table", expectReply(4, "how many"))), g)}
+			},
+			want:     result.Passed,
+			attempts: 1,
+		},
+		{
+			// Steps handed over one at a time (godog) may come in an
+			// order no loader writes.
+			name: "a setup step after the conversation opened errors at its step",
+			scenario: func(*env) *scenario.Scenario {
+				set := &steps.Step{Kind: steps.Setup, Pos: pos(5, 5), Setup: func(p *steps.Params, _ steps.Expander) error {
+					p.Env = "production"
+					return nil
+				}}
+				return &scenario.Scenario{Name: "late setup", Pos: pos(3, 3), Steps: append(chat(3, nil, turn(4, "hello", nil)), set)}
+			},
+			opts:     func(o *Options) { o.Retries = 1 },
+			want:     result.Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *result.Case) {
+				if e := c.Last().Error; e == nil || e.Kind != result.KindConfig || e.Pos != pos(5, 5) || c.Env == "production" {
+					t.Errorf("error %+v in env %s, want a config error at the setup step", e, c.Env)
 				}
 			},
 		},
