@@ -17,7 +17,7 @@ import (
 // A suite that expands the key into what it says and expects (lint refuses
 // it; a run must still not record it) leaves no form of the key in the
 // result: the client masks the request and reply bodies, the runner the
-// turn, the failure's texts and diff.
+// turn, the failure's texts and diff, and a skip reason.
 func TestRunnerRedactsWhatItRecords(t *testing.T) {
 	t.Parallel()
 	const key = "eyJhbGci.PLANTED+key/0123"
@@ -39,7 +39,9 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 			Response: &assert.Text{Pos: pos(9, 9), Matches: new("^" + regexp.QuoteMeta(key) + "$")},
 		})),
 	}
-	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted)}, opts)
+	// A skip reason is the user's text too.
+	skipped := &scenario.Scenario{Name: "skipped", Pos: pos(12, 3), Skip: "until " + key + " is rotated"}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted, skipped)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,34 @@ func TestRunRetryBacksOff(t *testing.T) {
 	}
 }
 
+// TestRunInterruptedDuringBackoff: an interruption that ends the pause
+// before a retry ends the case there, unfinished, with the attempt it
+// made: no further session is asked for.
+func TestRunInterruptedDuringBackoff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+		return kind == "turn" && fail500(w)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := e.opts()
+	opts.Retries, opts.RetryDelay = 2, time.Second
+	opts.Sleep = func(context.Context, time.Duration) error {
+		cancel()
+		return context.Canceled
+	}
+	res, err := Run(ctx, []*scenario.Suite{suite(file, booking("books", 10))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Pending || len(c.Attempts) != 1 || c.Attempts[0].Status != result.Errored || !res.Interrupted || e.proxy.starts.Load() != 1 {
+		t.Fatalf("case %s after %d attempts (%d sessions), interrupted %v; want pending after the one errored attempt%s",
+			c.Status, len(c.Attempts), e.proxy.starts.Load(), res.Interrupted, describe(c))
+	}
+}
+
 // TestAlertGateScope: the gate fails on a firing rule of the whole
 // account (no project_id) as on one of an agent of the run, and not on
 // one of an agent the run did not talk to. Its failure says the scope,
