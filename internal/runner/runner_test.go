@@ -254,7 +254,8 @@ func TestRunVerdicts(t *testing.T) {
 			want:     result.Errored,
 			attempts: 1,
 			check: func(t *testing.T, c *result.Case) {
-				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig {
+				// Said at the scenario, before any call.
+				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig || e.Message != msgNoAgent || e.Pos != pos(10, 3) || len(c.Attempts[0].Turns) != 0 {
 					t.Fatalf("error = %+v", e)
 				}
 			},

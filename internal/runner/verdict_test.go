@@ -148,6 +148,29 @@ func TestRunInterruptedDuringBackoff(t *testing.T) {
 	}
 }
 
+// TestRunRecoversPanicAfterAnAttempt: a panic between attempts (here in
+// the pause before a retry) is recorded on an attempt of its own: the
+// finished attempt keeps the error it ended with.
+func TestRunRecoversPanicAfterAnAttempt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+		return kind == "turn" && fail500(w)
+	})
+	opts := e.opts()
+	opts.Retries, opts.RetryDelay = 1, time.Second
+	opts.Sleep = func(context.Context, time.Duration) error { panic("sleep bug") }
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Errored || len(c.Attempts) != 2 || c.Attempts[0].Error == nil || c.Attempts[0].Error.Kind != result.KindHTTP ||
+		c.Attempts[1].Error == nil || c.Attempts[1].Error.Kind != result.KindInternal {
+		t.Fatalf("case %s, want errored: the HTTP error, then the panic on an attempt of its own%s", c.Status, describe(c))
+	}
+}
+
 // TestAlertGateScope: the gate fails on a firing rule of the whole
 // account (no project_id) as on one of an agent of the run, and not on
 // one of an agent the run did not talk to. Its failure says the scope,
