@@ -120,6 +120,35 @@ func TestRunRetryBacksOff(t *testing.T) {
 	}
 }
 
+// TestRunRetryJitterPerCase: two cases hit by the same outage pause for
+// different times before their retries, so that they do not come back in
+// lockstep; the jitter of each is drawn from the run's seed and the case.
+func TestRunRetryJitterPerCase(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.onRequest(func(kind string, _ int64, _ *http.Request, w http.ResponseWriter) bool {
+		return kind == "turn" && fail500(w)
+	})
+	var (
+		mu    sync.Mutex
+		slept = map[time.Duration]bool{}
+		opts  = e.opts()
+	)
+	opts.Retries, opts.RetryDelay, opts.Seed = 1, time.Second, 7
+	opts.Sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		slept[d] = true
+		return ctx.Err()
+	}
+	if _, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20))}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(slept) != 2 {
+		t.Errorf("pauses %v, want two different ones", slept)
+	}
+}
+
 // TestRunInterruptedDuringBackoff: an interruption that ends the pause
 // before a retry ends the case there, unfinished, with the attempt it
 // made: no further session is asked for.
