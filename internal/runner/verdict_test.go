@@ -496,6 +496,20 @@ func TestFailFastStops(t *testing.T) {
 			t.Errorf("stop %+v, run %s; want fail-fast, errored", res.Stop, res.RunStatus())
 		}
 	})
+	t.Run("not on a flaky case", func(t *testing.T) {
+		// A flaky case passed in the end: the run goes on.
+		t.Parallel()
+		e := newEnv(t, sim.Options{Seed: 1})
+		e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+			return kind == "turn" && n == 1 && fail500(w)
+		})
+		flaky := booking("flaky", 10)
+		flaky.Retries = new(1)
+		res := run(t, e, flaky, booking("runs", 20))
+		if got, want := strings.Join(statuses(res), " "), "flaky=flaky runs=passed"; got != want || res.Stop != nil {
+			t.Errorf("statuses %q, stop %+v; want %q, no stop", got, res.Stop, want)
+		}
+	})
 	t.Run("at the last case", func(t *testing.T) {
 		t.Parallel()
 		skipped := booking("skipped", 10)
