@@ -146,6 +146,50 @@ func TestTurnTimeoutGrantsACallItsOwnWaits(t *testing.T) {
 	}
 }
 
+// TestTurnTimeoutLeavesOutEarlierWaits: a wait of an earlier call is not
+// the later call's, even when no bound fell due during it. The start
+// waits 1s on a 429 and answers in 100ms, well within the turn timeout of
+// 2s; the turn, with no wait of its own, answers in 2.5s and is cut at 2s.
+func TestTurnTimeoutLeavesOutEarlierWaits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.refuse(func(kind string, n int64) string {
+		if kind == "start" && n == 1 {
+			return "1"
+		}
+		return ""
+	})
+	clk := fakeclock.New()
+	opts := e.pacedOpts(t, clk, 0)
+	opts.TurnTimeout = 2 * time.Second
+	opts.Channel = e.channelOver(t, byKind{
+		start: slowAnswers{clk: clk, latency: 100 * time.Millisecond, next: e.transport},
+		turn:  slowAnswers{clk: clk, latency: 2500 * time.Millisecond, next: e.transport},
+	})
+	sc := booking("paced", 10)
+	keepTurns(sc, 1)
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if a := c.Attempts[0]; c.Status != result.Errored || c.RateLimited != 1 || a.Error == nil ||
+		!strings.Contains(a.Error.Message, "turn timeout of 2s exceeded (POST /v1/agents/") {
+		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout: %s", c.Status, c.RateLimited, describe(c))
+	}
+}
+
+// byKind sends the session's creation through start and its turns through
+// turn.
+type byKind struct{ start, turn http.RoundTripper }
+
+func (b byKind) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/debug-chat") {
+		return b.start.RoundTrip(r)
+	}
+	return b.turn.RoundTrip(r)
+}
+
 // TestBoundedSaysWhenItsBoundEndedTheCall: Bounded names its bound in the
 // error of a call that bound ended, and only then: a call that failed on
 // its own, or that the caller's context ended (an interrupt), keeps its
