@@ -84,8 +84,10 @@ func TestMaskFailureDiffIgnoresCase(t *testing.T) {
 
 // A confirmation whose subject is expanded from the environment (a
 // handoff state read by a shared id that is, by mistake, a key) shows the
-// key masked: the subjects are masked when the attempt ends.
-func TestRunnerRedactsConfirmationSubjects(t *testing.T) {
+// key masked: the subjects are masked when the attempt ends. So does an
+// error that quotes an expanded value (a probe number the target does not
+// allow).
+func TestRunnerRedactsExpandedValues(t *testing.T) {
 	t.Parallel()
 	const key = "eyJhbGci.PLANTED+key/0123"
 	e := newConfirmEnv(t, nil)
@@ -96,6 +98,7 @@ func TestRunnerRedactsConfirmationSubjects(t *testing.T) {
 	}
 	opts.Redactor = red
 	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
+	opts.AllowNumber = func(n string) bool { return n != key }
 	res, err := Run(context.Background(), loadYAML(t, `suite: leaks
 agent: `+e.clinic+`
 scenarios:
@@ -104,22 +107,26 @@ scenarios:
       - say: I have chest pain
     confirm:
       handoff_state: {shared_id: "${env:LEAK}", data: {reason: urgent_symptoms}}
+  - name: number refused
+    probe: {sms: {to: "${env:LEAK}", message: hello}}
 `), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := res.Files[0].Cases[0]
-	b, err := json.Marshal(c)
+	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, form := range secret.Forms(key) {
 		if strings.Contains(string(b), form) {
-			t.Errorf("the case holds %q:\n%s", form, b)
+			t.Errorf("the result holds %q:\n%s", form, b)
 		}
 	}
-	a := c.Last()
+	a := res.Files[0].Cases[0].Last()
 	if n := len(a.Confirmations); n == 0 || a.Confirmations[n-1].Kind != result.ConfirmHandoffState || a.Confirmations[n-1].Subject != secret.Mask {
 		t.Errorf("confirmations %+v, want the handoff state's subject masked", a.Confirmations)
+	}
+	if e := res.Files[0].Cases[1].Last().Error; e == nil || !strings.Contains(e.Message, "probe: sms: to "+secret.Mask+" is not listed") {
+		t.Errorf("error %+v, want the number refused, masked", e)
 	}
 }
