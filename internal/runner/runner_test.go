@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -283,11 +284,13 @@ func TestRunVerdicts(t *testing.T) {
 					turn(32, "hello again", nil),
 				)}
 			},
+			// The agent may not end it early next time: retried.
+			opts:     func(o *Options) { o.Retries = 1 },
 			want:     result.Failed,
-			attempts: 1,
+			attempts: 2,
 			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
-				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) {
+				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) || f[0].Expected != "conversation still open" || f[0].Actual != "ended after turn 1" {
 					t.Errorf("failures = %+v", f)
 				}
 			},
@@ -299,27 +302,65 @@ func TestRunVerdicts(t *testing.T) {
 				captureAt(sc, 1).Capture.Pattern = `voucher ([0-9]+)`
 				return sc
 			},
+			// The reply may vary: a fresh conversation may hold what was
+			// to be captured, as a failed check is retried.
+			opts:     func(o *Options) { o.Retries = 1 },
 			want:     result.Failed,
-			attempts: 1,
+			attempts: 2,
 			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
-				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) {
+				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) ||
+					!strings.Contains(f[0].Expected, "voucher") || !strings.Contains(f[0].Actual, "ZX59Q8") {
 					t.Errorf("failures = %+v", f)
 				}
 			},
 		},
 		{
-			// The reply may vary: a fresh conversation may hold what was
-			// to be captured, as a failed check is retried.
-			name: "a capture that does not match is retried",
+			name: "a capture shadows a var of its name, and a later capture of the name replaces it",
 			scenario: func(*env) *scenario.Scenario {
-				sc := booking("no code", 10)
-				captureAt(sc, 1).Capture.Pattern = `voucher ([0-9]+)`
+				sc := booking("recaptured", 10)
+				sc.Vars = map[string]string{"ref": "NOPE"}
+				at := turnStart(sc, 1) + 2
+				sc.Steps = slices.Insert(sc.Steps, at, capture(pos(13, 15), "ref", "response", `(All set)`))
 				return sc
 			},
-			opts:     func(o *Options) { o.Retries = 1 },
-			want:     result.Failed,
-			attempts: 2,
+			want:     result.Passed,
+			attempts: 1,
+		},
+		{
+			name: "the session's languages go with every turn",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("languages", 10)
+				sc.Start = scenario.Start{ASRLang: "en-US", TTSLang: "fr-FR"}
+				return sc
+			},
+			want:     result.Passed,
+			attempts: 1,
+			check: func(t *testing.T, c *result.Case) {
+				for _, tr := range c.Attempts[0].Turns[1:] {
+					if req := string(tr.Request); !strings.Contains(req, `"asrLangCode":"en-US"`) || !strings.Contains(req, `"ttsLangCode":"fr-FR"`) {
+						t.Errorf("turn %d request %s, want the session's languages", tr.Index, req)
+					}
+				}
+			},
+		},
+		{
+			// The agent has no variants: the case still says which one
+			// it asked for.
+			name: "the variant asked for is recorded expanded",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("variant", 10)
+				sc.Vars = map[string]string{"v": "B"}
+				sc.Start = scenario.Start{Variant: "${v}"}
+				return sc
+			},
+			want:     result.Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *result.Case) {
+				if c.Variant != "B" {
+					t.Errorf("variant %q, want B", c.Variant)
+				}
+			},
 		},
 		{
 			name: "a greeting check after a turn reads the greeting",
