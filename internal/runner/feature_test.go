@@ -435,16 +435,18 @@ Feature: Multi-line replies
 // refers to an unset ${env:NAME} errors the case at the text's first line,
 // where the reference is written: before, at the step (the feature's
 // keyword, the YAML turn), lines above it. A check's state key that does
-// errors at its step. Every attempt would meet the same problem, so none
+// errors at its step, and a start parameter at the scenario's start:.
+// Every attempt would meet the same problem, so none
 // is retried.
 func TestUnsetEnvInMultiLineSay(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
 		"s.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: doc\n    When the user says:\n      \"\"\"\n      hello ${env:AGENTTEST_UNSET_IN_TEST}\n      \"\"\"\n    Then the agent's reply contains \"Welcome\"\n")},
 		"s.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: block\n    turns:\n      - say: |\n          hello\n          ${env:AGENTTEST_UNSET_IN_TEST}\n        expect: {response: {contains: Welcome}}\n")},
+		"t.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: start\n    start: {asr_lang: \"${env:AGENTTEST_UNSET_IN_TEST}\"}\n    turns:\n      - say: hello\n")},
 		"c.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: check\n    When the user says \"hello\"\n    Then the state \"${env:AGENTTEST_UNSET_IN_TEST}\" is \"4\"\n")},
 	}
-	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature"})
+	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature", "t.yaml"})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
@@ -456,7 +458,7 @@ func TestUnsetEnvInMultiLineSay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11", "c.feature": "c.feature:5:5"}
+	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11", "c.feature": "c.feature:5:5", "t.yaml": "t.yaml:4:5"}
 	for _, f := range res.Files {
 		c := f.Cases[0]
 		a := c.Last()

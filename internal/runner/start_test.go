@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/steps"
 )
@@ -42,6 +44,8 @@ func TestStartRequestExpandsEveryParameter(t *testing.T) {
 		{"conversation_id", func(st *scenario.Start, v string) { st.ConversationID = v }, func(r platform.ChatStart) string { return r.ConversationID }},
 		{"variant", func(st *scenario.Start, v string) { st.Variant = v }, func(r platform.ChatStart) string { return r.VariantID }},
 		{"channel", func(st *scenario.Start, v string) { st.Channel = v }, func(r platform.ChatStart) string { return r.Channel }},
+		{"integration_attributes.k", func(st *scenario.Start, v string) { st.IntegrationAttributes = map[string]string{"k": v} },
+			func(r platform.ChatStart) string { return fmt.Sprint(r.IntegrationAttributes["k"]) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
@@ -120,5 +124,23 @@ func TestSetupStepChangesTheStart(t *testing.T) {
 	}
 	if sc.Start.IntegrationAttributes["changed"] != "0" {
 		t.Errorf("the scenario's attributes changed: %v", sc.Start.IntegrationAttributes)
+	}
+}
+
+// TestConversationIDsNameOnlyUnnamedConversations: the run's names for
+// conversations (Options.ConversationIDs) do not replace one the scenario
+// gives.
+func TestConversationIDsNameOnlyUnnamedConversations(t *testing.T) {
+	t.Parallel()
+	for _, given := range []string{"", "mine"} {
+		_, opts, sc, c := fixedSession(t, "Welcome")
+		opts.ConversationIDs = func(*result.Case, *result.Attempt) string { return "named" }
+		sc.Start.ConversationID = given
+		s := newSession(context.Background(), &opts, sc, c)
+		req, err := s.startRequest()
+		s.End()
+		if want := cmp.Or(given, "named"); err != nil || req.ConversationID != want {
+			t.Errorf("scenario's id %q: sent %q, %v; want %q", given, req.ConversationID, err, want)
+		}
 	}
 }
