@@ -144,3 +144,20 @@ func TestConversationIDsNameOnlyUnnamedConversations(t *testing.T) {
 		}
 	}
 }
+
+// TestStartErrorAtTheScenario: a start parameter the run cannot expand,
+// set where no position was kept (a scenario built in Go, godog), errors
+// the attempt at the scenario, never at no position.
+func TestStartErrorAtTheScenario(t *testing.T) {
+	t.Parallel()
+	_, opts, sc, c := fixedSession(t, "Welcome")
+	sc.Start = scenario.Start{Variant: "${nope}"}
+	s := newSession(context.Background(), &opts, sc, c)
+	defer s.End()
+	if s.Exec(sc.Steps[0]) {
+		t.Fatal("the conversation opened")
+	}
+	if e := s.a.Error; e == nil || e.Pos != sc.Pos || e.Kind != result.KindConfig || !strings.HasPrefix(e.Message, "start: variant: ") {
+		t.Errorf("error %+v, want a config error at %s", e, sc.Pos)
+	}
+}
