@@ -252,6 +252,17 @@ func (p *proxy) refuse(retryAfter func(kind string, n int64) string) {
 	})
 }
 
+// refuseFirstStart answers the first session's creation 429 with a
+// Retry-After of after.
+func (p *proxy) refuseFirstStart(after string) {
+	p.refuse(func(kind string, n int64) string {
+		if kind == "start" && n == 1 {
+			return after
+		}
+		return ""
+	})
+}
+
 func (p *proxy) onResponse(f func(kind string, n int64, body []byte) []byte) {
 	p.rewrite.Store(&f)
 }

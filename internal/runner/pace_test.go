@@ -131,14 +131,7 @@ func TestTurnTimeoutGrantsACallItsOwnWaits(t *testing.T) {
 		}
 		return map[string]string{"start": "2", "turn": "1"}[kind]
 	})
-	opts := e.pacedOpts(t, fakeclock.New(), 1500*time.Millisecond)
-	sc := booking("paced", 10)
-	keepTurns(sc, 1)
-	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := res.Files[0].Cases[0]
+	c := runPaced(t, e.pacedOpts(t, fakeclock.New(), 1500*time.Millisecond))
 	a := c.Attempts[0]
 	if c.Status != result.Errored || c.RateLimited != 2 || len(a.Turns) != 2 || a.Error == nil ||
 		a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, "turn timeout of 40ms exceeded (POST /v1/agents/") {
@@ -153,12 +146,7 @@ func TestTurnTimeoutGrantsACallItsOwnWaits(t *testing.T) {
 func TestTurnTimeoutLeavesOutEarlierWaits(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
-	e.proxy.refuse(func(kind string, n int64) string {
-		if kind == "start" && n == 1 {
-			return "1"
-		}
-		return ""
-	})
+	e.proxy.refuseFirstStart("1")
 	clk := fakeclock.New()
 	opts := e.pacedOpts(t, clk, 0)
 	opts.TurnTimeout = 2 * time.Second
@@ -166,17 +154,23 @@ func TestTurnTimeoutLeavesOutEarlierWaits(t *testing.T) {
 		start: slowAnswers{clk: clk, latency: 100 * time.Millisecond, next: e.transport},
 		turn:  slowAnswers{clk: clk, latency: 2500 * time.Millisecond, next: e.transport},
 	})
+	c := runPaced(t, opts)
+	if a := c.Attempts[0]; c.Status != result.Errored || c.RateLimited != 1 || a.Error == nil ||
+		!strings.Contains(a.Error.Message, "turn timeout of 2s exceeded (POST /v1/agents/") {
+		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout: %s", c.Status, c.RateLimited, describe(c))
+	}
+}
+
+// runPaced runs the booking's first turn with opts and returns its case.
+func runPaced(t *testing.T, opts Options) *result.Case {
+	t.Helper()
 	sc := booking("paced", 10)
 	keepTurns(sc, 1)
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := res.Files[0].Cases[0]
-	if a := c.Attempts[0]; c.Status != result.Errored || c.RateLimited != 1 || a.Error == nil ||
-		!strings.Contains(a.Error.Message, "turn timeout of 2s exceeded (POST /v1/agents/") {
-		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout: %s", c.Status, c.RateLimited, describe(c))
-	}
+	return res.Files[0].Cases[0]
 }
 
 // byKind sends the session's creation through start and its turns through
@@ -364,12 +358,7 @@ func TestTurnTimerFiringLateKeepsItsDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, sim.Options{Seed: 1})
-			e.proxy.refuse(func(kind string, n int64) string {
-				if kind == "start" && n == 1 {
-					return "5"
-				}
-				return ""
-			})
+			e.proxy.refuseFirstStart("5")
 			clk := fakeclock.New()
 			c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: e.sim.BuildKey, Now: clk.Now,
 				HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: tc.answer, next: e.transport}},

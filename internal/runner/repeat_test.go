@@ -399,11 +399,11 @@ func TestRepeatRunsNameTheirConversations(t *testing.T) {
 func TestInterruptedRepeatCountsEveryFinishedRun(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	opts := e.opts()
 	opts.Parallel = 2
 	opts.ConversationIDs = func(_ *result.Case, a *result.Attempt) string { return fmt.Sprintf("rep-%d", a.Run) }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	e.proxy.onRequest(func(kind string, _ int64, r *http.Request, w http.ResponseWriter) bool {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))

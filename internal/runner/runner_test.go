@@ -350,15 +350,13 @@ func TestRunVerdicts(t *testing.T) {
 			name: "the variant asked for is recorded expanded",
 			scenario: func(*env) *scenario.Scenario {
 				sc := booking("variant", 10)
-				sc.Vars = map[string]string{"v": "B"}
-				sc.Start = scenario.Start{Variant: "${v}"}
+				sc.Vars, sc.Start = map[string]string{"v": "B"}, scenario.Start{Variant: "${v}"}
 				return sc
 			},
-			want:     result.Errored,
-			attempts: 1,
+			want: result.Errored, attempts: 1,
 			check: func(t *testing.T, c *result.Case) {
-				if c.Variant != "B" {
-					t.Errorf("variant %q, want B", c.Variant)
+				if e := c.Last().Error; c.Variant != "B" || e == nil || !strings.Contains(e.Message, `variantId "B"`) {
+					t.Errorf("variant %q, error %+v; want B asked for and refused", c.Variant, e)
 				}
 			},
 		},

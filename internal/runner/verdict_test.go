@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,19 +96,9 @@ func TestRunRetryBacksOff(t *testing.T) {
 	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 		return kind == "turn" && n == 1 && fail500(w)
 	})
-	var (
-		mu     sync.Mutex
-		slept  []time.Duration
-		opts   = e.opts()
-		jitter = time.Second / 4
-	)
+	opts, jitter := e.opts(), time.Second/4
 	opts.Retries, opts.RetryDelay = 1, time.Second
-	opts.Sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		defer mu.Unlock()
-		slept = append(slept, d)
-		return ctx.Err()
-	}
+	pauses := recordPauses(&opts)
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +106,7 @@ func TestRunRetryBacksOff(t *testing.T) {
 	if c := res.Files[0].Cases[0]; c.Status != result.Flaky || len(c.Attempts) != 2 {
 		t.Fatalf("case %s after %d attempts, want flaky after 2%s", c.Status, len(c.Attempts), describe(c))
 	}
-	if len(slept) != 1 || slept[0] < time.Second-jitter || slept[0] > time.Second+jitter {
+	if slept := pauses(); len(slept) != 1 || slept[0] < time.Second-jitter || slept[0] > time.Second+jitter {
 		t.Errorf("slept %v, want one pause of 1s ± 25%%", slept)
 	}
 }
@@ -125,27 +116,47 @@ func TestRunRetryBacksOff(t *testing.T) {
 // lockstep; the jitter of each is drawn from the run's seed and the case.
 func TestRunRetryJitterPerCase(t *testing.T) {
 	t.Parallel()
+	opts := outage(t)
+	opts.Seed = 7
+	pauses := recordPauses(&opts)
+	if _, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20))}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if slept := pauses(); len(slept) != 2 || slept[0] == slept[1] {
+		t.Errorf("pauses %v, want two different ones", slept)
+	}
+}
+
+// outage is e.opts() of a fresh simulator whose every turn answers 500,
+// with one retry after a pause of a second.
+func outage(t *testing.T) Options {
+	t.Helper()
 	e := newEnv(t, sim.Options{Seed: 1})
 	e.proxy.onRequest(func(kind string, _ int64, _ *http.Request, w http.ResponseWriter) bool {
 		return kind == "turn" && fail500(w)
 	})
+	opts := e.opts()
+	opts.Retries, opts.RetryDelay = 1, time.Second
+	return opts
+}
+
+// recordPauses makes opts' Sleep record the pauses asked for, and returns
+// them so far.
+func recordPauses(opts *Options) func() []time.Duration {
 	var (
 		mu    sync.Mutex
-		slept = map[time.Duration]bool{}
-		opts  = e.opts()
+		slept []time.Duration
 	)
-	opts.Retries, opts.RetryDelay, opts.Seed = 1, time.Second, 7
 	opts.Sleep = func(ctx context.Context, d time.Duration) error {
 		mu.Lock()
 		defer mu.Unlock()
-		slept[d] = true
+		slept = append(slept, d)
 		return ctx.Err()
 	}
-	if _, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20))}, opts); err != nil {
-		t.Fatal(err)
-	}
-	if len(slept) != 2 {
-		t.Errorf("pauses %v, want two different ones", slept)
+	return func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(slept)
 	}
 }
 
@@ -182,12 +193,7 @@ func TestRunInterruptedDuringBackoff(t *testing.T) {
 // finished attempt keeps the error it ended with.
 func TestRunRecoversPanicAfterAnAttempt(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, sim.Options{Seed: 1})
-	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
-		return kind == "turn" && fail500(w)
-	})
-	opts := e.opts()
-	opts.Retries, opts.RetryDelay = 1, time.Second
+	opts := outage(t)
 	opts.Sleep = func(context.Context, time.Duration) error { panic("sleep bug") }
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
 	if err != nil {
