@@ -1021,6 +1021,19 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestPlanQuarantineLapsesOnTheClock: the plan `agenttest list` prints
+// says a quarantine whose last day is past has lapsed, with the options'
+// clock left to its default (the real one).
+func TestPlanQuarantineLapsesOnTheClock(t *testing.T) {
+	t.Parallel()
+	sc := booking("quarantined", 10)
+	sc.Quarantine = &scenario.Quarantine{Reason: "wording", Until: time.Date(2020, 1, 31, 0, 0, 0, 0, time.UTC)}
+	files := Plan([]*scenario.Suite{suite(file, sc)}, Options{})
+	if q := files[0].Cases[0].Quarantine; q == nil || !q.Lapsed {
+		t.Errorf("quarantine %+v, want lapsed", q)
+	}
+}
+
 func TestRunLeanKeepsRawReplies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, sim.Options{Seed: 1})

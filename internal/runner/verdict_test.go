@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -251,6 +252,15 @@ func TestAlertGateScope(t *testing.T) {
 	}
 	if st := res.RunStatus(); st != result.RunFailed {
 		t.Errorf("run %s, want failed", st)
+	}
+	// A run with no case left (a filter took them all) reads the alerts
+	// of the run's agent.
+	opts.DefaultAgent, opts.Select = restaurant, scenario.Selection{Name: regexp.MustCompile("^no such case$")}
+	if res, err = Run(ctx, loadYAML(t, greets(e.clinic)), opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Agent != restaurant || len(res.Checks[0].Last().Failures) != 2 {
+		t.Errorf("checks %+v, want the gate failed on the restaurant's rule and the account's", res.Checks)
 	}
 }
 
