@@ -944,10 +944,11 @@ func TestRunOptionsErrors(t *testing.T) {
 	}
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
-	opts.Parallel, opts.Retries = -1, -2
+	// The first value out of range of each.
+	opts.Parallel, opts.Retries, opts.TurnTimeout = -1, -1, -1
 	_, err := Run(context.Background(), nil, opts)
-	if err == nil || !strings.Contains(err.Error(), "parallel") || !strings.Contains(err.Error(), "retries") {
-		t.Errorf("err = %v, want both problems", err)
+	if err == nil || !strings.Contains(err.Error(), "parallel") || !strings.Contains(err.Error(), "retries") || !strings.Contains(err.Error(), "turn timeout") {
+		t.Errorf("err = %v, want the three problems", err)
 	}
 	opts = e.opts()
 	res, err := Run(context.Background(), nil, opts)
