@@ -128,6 +128,21 @@ func TestRunRetryJitterPerCase(t *testing.T) {
 	}
 }
 
+// TestRunRetryDelayDefault: options that leave the retry delay unset
+// pause the default delay before a retry, not none.
+func TestRunRetryDelayDefault(t *testing.T) {
+	t.Parallel()
+	opts := outage(t)
+	opts.RetryDelay = 0
+	pauses := recordPauses(&opts)
+	if _, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if slept := pauses(); len(slept) != 1 || slept[0] < DefaultRetryDelay*3/4 || slept[0] > DefaultRetryDelay*5/4 {
+		t.Errorf("pauses %v, want one of %s ± 25%%", slept, DefaultRetryDelay)
+	}
+}
+
 // outage is e.opts() of a fresh simulator whose every turn answers 500,
 // with one retry after a pause of a second.
 func outage(t *testing.T) Options {
