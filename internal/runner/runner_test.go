@@ -969,6 +969,8 @@ func TestPlan(t *testing.T) {
 		}},
 		{Path: "suites/b.yaml", Name: "b", Env: "pre-release", Scenarios: []*scenario.Scenario{
 			mk("pays a bill", "", "", "smoke"),
+			// A scenario's env: wins over its suite's.
+			mk("refunds", "", "live"),
 		}},
 		{Path: "suites/c.yaml", Name: "c", Scenarios: []*scenario.Scenario{mk("other", "", "")}},
 	}
@@ -999,6 +1001,7 @@ func TestPlan(t *testing.T) {
 				"suites/a.yaml:books a table@suite-agent/sandbox/v1",
 				"suites/a.yaml:cancels@own-agent/live/v1",
 				"suites/b.yaml:pays a bill@target-agent/pre-release/v1",
+				"suites/b.yaml:refunds@target-agent/live/v1",
 				"suites/c.yaml:other@target-agent/sandbox/v1",
 			},
 		},
