@@ -159,6 +159,12 @@ func TestTurnTimeoutLeavesOutEarlierWaits(t *testing.T) {
 		!strings.Contains(a.Error.Message, "turn timeout of 2s exceeded (POST /v1/agents/") {
 		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout: %s", c.Status, c.RateLimited, describe(c))
 	}
+	// On the runner's clock (the client's waits run on a clock of their
+	// own): the start's answer and the turn's, which came past its
+	// timeout.
+	if c.Duration != 2600*time.Millisecond {
+		t.Errorf("case took %s, want 2.6s", c.Duration)
+	}
 }
 
 // runPaced runs the booking's first turn with opts and returns its case.
