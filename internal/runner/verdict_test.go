@@ -112,34 +112,38 @@ func TestRunRetryBacksOff(t *testing.T) {
 	}
 }
 
-// TestRunRetryJitterPerCase: two cases hit by the same outage pause for
-// different times before their retries, so that they do not come back in
-// lockstep; the jitter of each is drawn from the run's seed and the case.
-func TestRunRetryJitterPerCase(t *testing.T) {
+// TestRunRetryPauses: the pause before a retry. Two cases hit by one
+// outage do not come back in lockstep: the jitter of each is drawn from
+// the run's seed and the case. Options that leave the delay unset pause
+// the default delay, not none.
+func TestRunRetryPauses(t *testing.T) {
 	t.Parallel()
-	opts := outage(t)
-	opts.Seed = 7
-	pauses := recordPauses(&opts)
-	if _, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("one", 10), booking("two", 20))}, opts); err != nil {
-		t.Fatal(err)
-	}
-	if slept := pauses(); len(slept) != 2 || slept[0] == slept[1] {
-		t.Errorf("pauses %v, want two different ones", slept)
-	}
-}
-
-// TestRunRetryDelayDefault: options that leave the retry delay unset
-// pause the default delay before a retry, not none.
-func TestRunRetryDelayDefault(t *testing.T) {
-	t.Parallel()
-	opts := outage(t)
-	opts.RetryDelay = 0
-	pauses := recordPauses(&opts)
-	if _, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts); err != nil {
-		t.Fatal(err)
-	}
-	if slept := pauses(); len(slept) != 1 || slept[0] < DefaultRetryDelay*3/4 || slept[0] > DefaultRetryDelay*5/4 {
-		t.Errorf("pauses %v, want one of %s ± 25%%", slept, DefaultRetryDelay)
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Options)
+		cases []*scenario.Scenario
+		ok    func(slept []time.Duration) bool
+		want  string
+	}{
+		{"per case", func(o *Options) { o.Seed = 7 }, []*scenario.Scenario{booking("one", 10), booking("two", 20)},
+			func(s []time.Duration) bool { return len(s) == 2 && s[0] != s[1] }, "two different ones"},
+		{"default delay", func(o *Options) { o.RetryDelay = 0 }, []*scenario.Scenario{booking("books", 10)},
+			func(s []time.Duration) bool {
+				return len(s) == 1 && s[0] >= DefaultRetryDelay*3/4 && s[0] <= DefaultRetryDelay*5/4
+			}, "one of the default delay ± 25%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts := outage(t)
+			tc.edit(&opts)
+			pauses := recordPauses(&opts)
+			if _, err := Run(context.Background(), []*scenario.Suite{suite(file, tc.cases...)}, opts); err != nil {
+				t.Fatal(err)
+			}
+			if slept := pauses(); !tc.ok(slept) {
+				t.Errorf("pauses %v, want %s", slept, tc.want)
+			}
+		})
 	}
 }
 
