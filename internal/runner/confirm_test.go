@@ -16,6 +16,7 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/sim/simtest"
+	"github.com/agenttest/agenttest/internal/steps"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -149,6 +150,10 @@ scenarios:
   - name: sms opens a conversation
     probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
     confirm: {conversation: {in_progress: true}}
+  - name: the expected status is named where it is written
+    probe:
+      outbound_call: {to: "` + unreachable + `"}
+      expect_status: success
 `
 
 func TestConfirmationsAndProbes(t *testing.T) {
@@ -162,16 +167,18 @@ func TestConfirmationsAndProbes(t *testing.T) {
 		status result.Status
 		key    string // the first failure's key
 		line   int    // and its line
+		col    int    // and column, when given
 		msg    string
 	}
 	wants := map[string]want{
-		"urgent handoff is recorded":           {status: result.Passed},
-		"wrong destination":                    {status: result.Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
-		"no handoff state for a booking":       {status: result.Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
-		"call connects":                        {status: result.Passed},
-		"unreachable number fails as expected": {status: result.Passed},
-		"unreachable number fails the probe":   {status: result.Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
-		"sms opens a conversation":             {status: result.Passed},
+		"urgent handoff is recorded":                       {status: result.Passed},
+		"wrong destination":                                {status: result.Failed, key: "confirm.conversation.handoff_destination", line: 24, msg: "on_call_nurse"},
+		"no handoff state for a booking":                   {status: result.Failed, key: "confirm.handoff_state", line: 29, msg: "no handoff state was stored"},
+		"call connects":                                    {status: result.Passed},
+		"unreachable number fails as expected":             {status: result.Passed},
+		"unreachable number fails the probe":               {status: result.Failed, key: "probe.expect_status", line: 36, msg: "ended with status failure, expected success"},
+		"sms opens a conversation":                         {status: result.Passed},
+		"the expected status is named where it is written": {status: result.Failed, key: "probe.expect_status", line: 43, col: 7, msg: "expected success"},
 	}
 	for _, c := range res.Files[0].Cases {
 		w, ok := wants[c.Name]
@@ -186,7 +193,7 @@ func TestConfirmationsAndProbes(t *testing.T) {
 		}
 		if w.key != "" {
 			f := a.Failures[0]
-			if f.Key != w.key || f.Pos.Line != w.line || !strings.Contains(f.Message+f.Actual, w.msg) {
+			if f.Key != w.key || f.Pos.Line != w.line || (w.col != 0 && f.Pos.Col != w.col) || !strings.Contains(f.Message+f.Actual, w.msg) {
 				t.Errorf("%s: failure %s %s: %s (actual %q), want %s at line %d with %q", c.Name, f.Pos, f.Key, f.Message, f.Actual, w.key, w.line, w.msg)
 			}
 		}
@@ -506,5 +513,53 @@ func TestConfirmWebhookWaitInterrupted(t *testing.T) {
 	}
 	if last := a.Confirmations[len(a.Confirmations)-1]; last.Kind != result.ConfirmWebhook || last.Found || strings.Contains(last.Summary, "scenario timeout") {
 		t.Errorf("webhook line %+v", last)
+	}
+}
+
+// TestStepsOutOfOrder: steps handed over one at a time (godog) in an
+// order no loader writes: a setup step after the probe that started the
+// scenario, a call status with no call placed. Each errors at its step,
+// saying why, rather than applying to nothing or crashing.
+func TestStepsOutOfOrder(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	sms := func(t *testing.T) *scenario.Scenario {
+		suites := loadYAML(t, `suite: order
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES to confirm"}}
+`)
+		return suites[0].Scenarios[0]
+	}
+	for _, tc := range []struct {
+		name    string
+		program func(t *testing.T) *scenario.Scenario
+		kind    string
+		want    string
+	}{
+		{"a setup step after the probe", func(t *testing.T) *scenario.Scenario {
+			sc := sms(t)
+			sc.Steps = append(sc.Steps, &steps.Step{Kind: steps.Setup, Pos: pos(9, 5), Setup: func(p *steps.Params, _ steps.Expander) error {
+				p.Env = "production"
+				return nil
+			}})
+			return sc
+		}, result.KindConfig, "a setup step must come before the conversation starts"},
+		{"a call status with no call", func(*testing.T) *scenario.Scenario {
+			return &scenario.Scenario{Name: "status", Pos: pos(3, 3),
+				Steps: []*steps.Step{{Kind: steps.CallStatus, Pos: pos(9, 5), Status: &steps.StatusSpec{Want: "success", Pos: pos(9, 9)}}}}
+		}, result.KindInternal, "no call was placed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Run(context.Background(), []*scenario.Suite{suite(file, tc.program(t))}, e.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Files[0].Cases[0]
+			if e := c.Last().Error; c.Status != result.Errored || e == nil || e.Kind != tc.kind || e.Pos != pos(9, 5) || e.Message != tc.want || c.Env == "production" {
+				t.Errorf("%s in env %s, want errored (%s) at %s saying %q%s", c.Status, c.Env, tc.kind, pos(9, 5), tc.want, describe(c))
+			}
+		})
 	}
 }

@@ -434,30 +434,37 @@ Feature: Multi-line replies
 // A say written as a feature's DocString or a YAML block scalar that
 // refers to an unset ${env:NAME} errors the case at the text's first line,
 // where the reference is written: before, at the step (the feature's
-// keyword, the YAML turn), lines above it.
+// keyword, the YAML turn), lines above it. A check's state key that does
+// errors at its step, and a start parameter at the scenario's start:.
+// Every attempt would meet the same problem, so none
+// is retried.
 func TestUnsetEnvInMultiLineSay(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
 		"s.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: doc\n    When the user says:\n      \"\"\"\n      hello ${env:AGENTTEST_UNSET_IN_TEST}\n      \"\"\"\n    Then the agent's reply contains \"Welcome\"\n")},
 		"s.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: block\n    turns:\n      - say: |\n          hello\n          ${env:AGENTTEST_UNSET_IN_TEST}\n        expect: {response: {contains: Welcome}}\n")},
+		"t.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: start\n    start: {asr_lang: \"${env:AGENTTEST_UNSET_IN_TEST}\"}\n    turns:\n      - say: hello\n")},
+		"c.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: check\n    When the user says \"hello\"\n    Then the state \"${env:AGENTTEST_UNSET_IN_TEST}\" is \"4\"\n")},
 	}
-	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml"})
+	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature", "t.yaml"})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
 	opts := newEnv(t, sim.Options{Seed: 1}).opts()
 	opts.Getenv = func(string) (string, bool) { return "", false }
+	// Every attempt would meet it: none is retried.
+	opts.Retries = 2
 	res, err := Run(context.Background(), suites, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11"}
+	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11", "c.feature": "c.feature:5:5", "t.yaml": "t.yaml:4:5"}
 	for _, f := range res.Files {
 		c := f.Cases[0]
 		a := c.Last()
-		if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig ||
+		if c.Status != result.Errored || len(c.Attempts) != 1 || a.Error == nil || a.Error.Kind != result.KindConfig ||
 			a.Error.Pos.String() != want[f.Path] || !strings.Contains(a.Error.Message, "AGENTTEST_UNSET_IN_TEST is not set") {
-			t.Errorf("%s: %s, error %+v; want a config error at %s", f.Path, c.Status, a.Error, want[f.Path])
+			t.Errorf("%s: %s, error %+v; want a config error at %s%s", f.Path, c.Status, a.Error, want[f.Path], describe(c))
 		}
 	}
 }

@@ -73,10 +73,17 @@ func newEnv(t testing.TB, opts sim.Options) *env {
 // latency on clk, the runner's clock, to arrive (slowAnswers).
 func (e *env) slowChannel(t testing.TB, clk *fakeclock.Clock, latency time.Duration) Channel {
 	t.Helper()
+	return e.channelOver(t, slowAnswers{clk: clk, latency: latency, next: e.transport})
+}
+
+// channelOver is the debug chat of a client of e whose requests go
+// through rt.
+func (e *env) channelOver(t testing.TB, rt http.RoundTripper) Channel {
+	t.Helper()
 	c, err := platform.New(platform.Config{
 		BuildURL:   e.proxy.URL,
 		BuildKey:   e.sim.BuildKey,
-		HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: latency, next: e.transport}},
+		HTTPClient: &http.Client{Transport: rt},
 		Retry:      platform.RetryPolicy{Sleep: fakeclock.New().Sleep},
 	})
 	if err != nil {
@@ -242,6 +249,17 @@ func (p *proxy) refuse(retryAfter func(kind string, n int64) string) {
 		w.Header().Set("Retry-After", after)
 		w.WriteHeader(http.StatusTooManyRequests)
 		return true
+	})
+}
+
+// refuseFirstStart answers the first session's creation 429 with a
+// Retry-After of after.
+func (p *proxy) refuseFirstStart(after string) {
+	p.refuse(func(kind string, n int64) string {
+		if kind == "start" && n == 1 {
+			return after
+		}
+		return ""
 	})
 }
 

@@ -131,19 +131,63 @@ func TestTurnTimeoutGrantsACallItsOwnWaits(t *testing.T) {
 		}
 		return map[string]string{"start": "2", "turn": "1"}[kind]
 	})
-	opts := e.pacedOpts(t, fakeclock.New(), 1500*time.Millisecond)
+	c := runPaced(t, e.pacedOpts(t, fakeclock.New(), 1500*time.Millisecond))
+	a := c.Attempts[0]
+	if c.Status != result.Errored || c.RateLimited != 2 || len(a.Turns) != 2 || a.Error == nil ||
+		a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, "turn timeout of 40ms exceeded (POST /v1/agents/") {
+		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout after 2: %s", c.Status, c.RateLimited, describe(c))
+	}
+}
+
+// TestTurnTimeoutLeavesOutEarlierWaits: a wait of an earlier call is not
+// the later call's, even when no bound fell due during it. The start
+// waits 1s on a 429 and answers in 100ms, well within the turn timeout of
+// 2s; the turn, with no wait of its own, answers in 2.5s and is cut at 2s.
+func TestTurnTimeoutLeavesOutEarlierWaits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.refuseFirstStart("1")
+	clk := fakeclock.New()
+	opts := e.pacedOpts(t, clk, 0)
+	opts.TurnTimeout = 2 * time.Second
+	opts.Channel = e.channelOver(t, byKind{
+		start: slowAnswers{clk: clk, latency: 100 * time.Millisecond, next: e.transport},
+		turn:  slowAnswers{clk: clk, latency: 2500 * time.Millisecond, next: e.transport},
+	})
+	c := runPaced(t, opts)
+	if a := c.Attempts[0]; c.Status != result.Errored || c.RateLimited != 1 || a.Error == nil ||
+		!strings.Contains(a.Error.Message, "turn timeout of 2s exceeded (POST /v1/agents/") {
+		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout: %s", c.Status, c.RateLimited, describe(c))
+	}
+	// On the runner's clock (the client's waits run on a clock of their
+	// own): the start's answer and the turn's, which came past its
+	// timeout.
+	if c.Duration != 2600*time.Millisecond {
+		t.Errorf("case took %s, want 2.6s", c.Duration)
+	}
+}
+
+// runPaced runs the booking's first turn with opts and returns its case.
+func runPaced(t *testing.T, opts Options) *result.Case {
+	t.Helper()
 	sc := booking("paced", 10)
 	keepTurns(sc, 1)
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := res.Files[0].Cases[0]
-	a := c.Attempts[0]
-	if c.Status != result.Errored || c.RateLimited != 2 || len(a.Turns) != 2 || a.Error == nil ||
-		a.Error.Kind != result.KindTimeout || !strings.Contains(a.Error.Message, "turn timeout of 40ms exceeded (POST /v1/agents/") {
-		t.Errorf("got %s after %d rate limits, want the turn cut by its timeout after 2: %s", c.Status, c.RateLimited, describe(c))
+	return res.Files[0].Cases[0]
+}
+
+// byKind sends the session's creation through start and its turns through
+// turn.
+type byKind struct{ start, turn http.RoundTripper }
+
+func (b byKind) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/debug-chat") {
+		return b.start.RoundTrip(r)
 	}
+	return b.turn.RoundTrip(r)
 }
 
 // TestBoundedSaysWhenItsBoundEndedTheCall: Bounded names its bound in the
@@ -320,12 +364,7 @@ func TestTurnTimerFiringLateKeepsItsDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, sim.Options{Seed: 1})
-			e.proxy.refuse(func(kind string, n int64) string {
-				if kind == "start" && n == 1 {
-					return "5"
-				}
-				return ""
-			})
+			e.proxy.refuseFirstStart("5")
 			clk := fakeclock.New()
 			c, err := platform.New(platform.Config{BuildURL: e.proxy.URL, BuildKey: e.sim.BuildKey, Now: clk.Now,
 				HTTPClient: &http.Client{Transport: slowAnswers{clk: clk, latency: tc.answer, next: e.transport}},

@@ -17,7 +17,7 @@ import (
 // A suite that expands the key into what it says and expects (lint refuses
 // it; a run must still not record it) leaves no form of the key in the
 // result: the client masks the request and reply bodies, the runner the
-// turn, the failure's texts and diff.
+// turn, the failure's texts and diff, and a skip reason.
 func TestRunnerRedactsWhatItRecords(t *testing.T) {
 	t.Parallel()
 	const key = "eyJhbGci.PLANTED+key/0123"
@@ -39,7 +39,9 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 			Response: &assert.Text{Pos: pos(9, 9), Matches: new("^" + regexp.QuoteMeta(key) + "$")},
 		})),
 	}
-	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted)}, opts)
+	// A skip reason is the user's text too.
+	skipped := &scenario.Scenario{Name: "skipped", Pos: pos(12, 3), Skip: "until " + key + " is rotated"}
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, sc, quoted, skipped)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,5 +79,54 @@ func TestMaskFailureDiffIgnoresCase(t *testing.T) {
 	if want := assert.DiffTextFor(f, f.DiffBase(), f.Actual, false); f.Diff != want || !strings.Contains(f.Diff, "HOW MANY [-guests-]{+PEOPLE+}?") ||
 		strings.Contains(f.Diff, "[-Code") {
 		t.Errorf("masked diff %q, want %q", f.Diff, want)
+	}
+}
+
+// A confirmation whose subject is expanded from the environment (a
+// handoff state read by a shared id that is, by mistake, a key) shows the
+// key masked: the subjects are masked when the attempt ends. So does an
+// error that quotes an expanded value (a probe number the target does not
+// allow).
+func TestRunnerRedactsExpandedValues(t *testing.T) {
+	t.Parallel()
+	const key = "eyJhbGci.PLANTED+key/0123"
+	e := newConfirmEnv(t, nil)
+	opts := e.opts()
+	red, err := secret.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Redactor = red
+	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
+	opts.AllowNumber = func(n string) bool { return n != key }
+	res, err := Run(context.Background(), loadYAML(t, `suite: leaks
+agent: `+e.clinic+`
+scenarios:
+  - name: state read by a shared id
+    turns:
+      - say: I have chest pain
+    confirm:
+      handoff_state: {shared_id: "${env:LEAK}", data: {reason: urgent_symptoms}}
+  - name: number refused
+    probe: {sms: {to: "${env:LEAK}", message: hello}}
+`), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(string(b), form) {
+			t.Errorf("the result holds %q:\n%s", form, b)
+		}
+	}
+	a := res.Files[0].Cases[0].Last()
+	if n := len(a.Confirmations); n == 0 || a.Confirmations[n-1].Kind != result.ConfirmHandoffState || a.Confirmations[n-1].Subject != secret.Mask {
+		t.Errorf("confirmations %+v, want the handoff state's subject masked", a.Confirmations)
+	}
+	if e := res.Files[0].Cases[1].Last().Error; e == nil || !strings.Contains(e.Message, "probe: sms: to "+secret.Mask+" is not listed") {
+		t.Errorf("error %+v, want the number refused, masked", e)
 	}
 }

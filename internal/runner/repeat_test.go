@@ -391,6 +391,43 @@ func TestRepeatRunsNameTheirConversations(t *testing.T) {
 	}
 }
 
+// TestInterruptedRepeatCountsEveryFinishedRun: a repeated case cut off
+// before its verdict reports every run that finished, also one that
+// finished while a run started before it was still going (no verdict is
+// drawn from them, so the start order does not matter): run 1 hangs, run
+// 2 passes, and the run is interrupted as run 3 starts.
+func TestInterruptedRepeatCountsEveryFinishedRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	opts := e.opts()
+	opts.Parallel = 2
+	opts.ConversationIDs = func(_ *result.Case, a *result.Attempt) string { return fmt.Sprintf("rep-%d", a.Run) }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.proxy.onRequest(func(kind string, _ int64, r *http.Request, w http.ResponseWriter) bool {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch {
+		case kind != "start":
+			return false
+		case bytes.Contains(body, []byte(`"rep-3"`)):
+			cancel()
+		case !bytes.Contains(body, []byte(`"rep-1"`)):
+			return false
+		}
+		return hangUp(t, r, w)
+	})
+	res, err := Run(ctx, []*scenario.Suite{suite(file, seqScenario(scenario.Stats{Repeat: 4, PassRate: 1}))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if r := c.Repeat; c.Status != result.Pending || c.SkipReason != result.ReasonInterruptedRuns || r == nil ||
+		r.Decision != result.DecisionInterrupted || r.Runs != 1 || r.Passed != 1 {
+		t.Fatalf("%s (%s), repeat %+v; want pending after one passing run%s", c.Status, c.SkipReason, c.Repeat, describe(c))
+	}
+}
+
 // finishSignal is a recorder that closes done when the case named name
 // finishes.
 type finishSignal struct {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/sim"
 	"github.com/agenttest/agenttest/internal/stats"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 func TestRunVerdicts(t *testing.T) {
@@ -253,7 +255,8 @@ func TestRunVerdicts(t *testing.T) {
 			want:     result.Errored,
 			attempts: 1,
 			check: func(t *testing.T, c *result.Case) {
-				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig {
+				// Said at the scenario, before any call.
+				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig || e.Message != msgNoAgent || e.Pos != pos(10, 3) || len(c.Attempts[0].Turns) != 0 {
 					t.Fatalf("error = %+v", e)
 				}
 			},
@@ -281,11 +284,13 @@ func TestRunVerdicts(t *testing.T) {
 					turn(32, "hello again", nil),
 				)}
 			},
+			// The agent may not end it early next time: retried.
+			opts:     func(o *Options) { o.Retries = 1 },
 			want:     result.Failed,
-			attempts: 1,
+			attempts: 2,
 			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
-				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) {
+				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) || f[0].Expected != "conversation still open" || f[0].Actual != "ended after turn 1" {
 					t.Errorf("failures = %+v", f)
 				}
 			},
@@ -297,12 +302,92 @@ func TestRunVerdicts(t *testing.T) {
 				captureAt(sc, 1).Capture.Pattern = `voucher ([0-9]+)`
 				return sc
 			},
+			// The reply may vary: a fresh conversation may hold what was
+			// to be captured, as a failed check is retried.
+			opts:     func(o *Options) { o.Retries = 1 },
 			want:     result.Failed,
-			attempts: 1,
+			attempts: 2,
 			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
-				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) {
+				if len(f) != 1 || f[0].Key != "capture.ref" || f[0].Pos != pos(13, 20) ||
+					!strings.Contains(f[0].Expected, "voucher") || !strings.Contains(f[0].Actual, "ZX59Q8") {
 					t.Errorf("failures = %+v", f)
+				}
+			},
+		},
+		{
+			name: "a capture shadows a var of its name, and a later capture of the name replaces it",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("recaptured", 10)
+				sc.Vars = map[string]string{"ref": "NOPE"}
+				at := turnStart(sc, 1) + 2
+				sc.Steps = slices.Insert(sc.Steps, at, capture(pos(13, 15), "ref", "response", `(All set)`))
+				return sc
+			},
+			want:     result.Passed,
+			attempts: 1,
+		},
+		{
+			name: "the session's languages go with every turn",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("languages", 10)
+				sc.Start = scenario.Start{ASRLang: "en-US", TTSLang: "fr-FR"}
+				return sc
+			},
+			want:     result.Passed,
+			attempts: 1,
+			check: func(t *testing.T, c *result.Case) {
+				for _, tr := range c.Attempts[0].Turns[1:] {
+					if req := string(tr.Request); !strings.Contains(req, `"asrLangCode":"en-US"`) || !strings.Contains(req, `"ttsLangCode":"fr-FR"`) {
+						t.Errorf("turn %d request %s, want the session's languages", tr.Index, req)
+					}
+				}
+			},
+		},
+		{
+			// The agent has no variants: the case still says which one
+			// it asked for.
+			name: "the variant asked for is recorded expanded",
+			scenario: func(*env) *scenario.Scenario {
+				sc := booking("variant", 10)
+				sc.Vars, sc.Start = map[string]string{"v": "B"}, scenario.Start{Variant: "${v}"}
+				return sc
+			},
+			want: result.Errored, attempts: 1,
+			check: func(t *testing.T, c *result.Case) {
+				if e := c.Last().Error; c.Variant != "B" || e == nil || !strings.Contains(e.Message, `variantId "B"`) {
+					t.Errorf("variant %q, error %+v; want B asked for and refused", c.Variant, e)
+				}
+			},
+		},
+		{
+			name: "a greeting check after a turn reads the greeting",
+			scenario: func(*env) *scenario.Scenario {
+				g := check(expectReply(5, "welcome"))
+				g.Greeting = true
+				return &scenario.Scenario{Name: "greeting last", Pos: pos(3, 3),
+					Steps: append(chat(3, nil, turn(4, "I'd like to book a table", expectReply(4, "how many"))), g)}
+			},
+			want:     result.Passed,
+			attempts: 1,
+		},
+		{
+			// Steps handed over one at a time (godog) may come in an
+			// order no loader writes.
+			name: "a setup step after the conversation opened errors at its step",
+			scenario: func(*env) *scenario.Scenario {
+				set := &steps.Step{Kind: steps.Setup, Pos: pos(5, 5), Setup: func(p *steps.Params, _ steps.Expander) error {
+					p.Env = "production"
+					return nil
+				}}
+				return &scenario.Scenario{Name: "late setup", Pos: pos(3, 3), Steps: append(chat(3, nil, turn(4, "hello", nil)), set)}
+			},
+			opts:     func(o *Options) { o.Retries = 1 },
+			want:     result.Errored,
+			attempts: 1,
+			check: func(t *testing.T, c *result.Case) {
+				if e := c.Last().Error; e == nil || e.Kind != result.KindConfig || e.Pos != pos(5, 5) || c.Env == "production" {
+					t.Errorf("error %+v in env %s, want a config error at the setup step", e, c.Env)
 				}
 			},
 		},
@@ -859,10 +944,11 @@ func TestRunOptionsErrors(t *testing.T) {
 	}
 	e := newEnv(t, sim.Options{Seed: 1})
 	opts := e.opts()
-	opts.Parallel, opts.Retries = -1, -2
+	// The first value out of range of each.
+	opts.Parallel, opts.Retries, opts.TurnTimeout = -1, -1, -1
 	_, err := Run(context.Background(), nil, opts)
-	if err == nil || !strings.Contains(err.Error(), "parallel") || !strings.Contains(err.Error(), "retries") {
-		t.Errorf("err = %v, want both problems", err)
+	if err == nil || !strings.Contains(err.Error(), "parallel") || !strings.Contains(err.Error(), "retries") || !strings.Contains(err.Error(), "turn timeout") {
+		t.Errorf("err = %v, want the three problems", err)
 	}
 	opts = e.opts()
 	res, err := Run(context.Background(), nil, opts)
@@ -883,6 +969,8 @@ func TestPlan(t *testing.T) {
 		}},
 		{Path: "suites/b.yaml", Name: "b", Env: "pre-release", Scenarios: []*scenario.Scenario{
 			mk("pays a bill", "", "", "smoke"),
+			// A scenario's env: wins over its suite's.
+			mk("refunds", "", "live"),
 		}},
 		{Path: "suites/c.yaml", Name: "c", Scenarios: []*scenario.Scenario{mk("other", "", "")}},
 	}
@@ -913,6 +1001,7 @@ func TestPlan(t *testing.T) {
 				"suites/a.yaml:books a table@suite-agent/sandbox/v1",
 				"suites/a.yaml:cancels@own-agent/live/v1",
 				"suites/b.yaml:pays a bill@target-agent/pre-release/v1",
+				"suites/b.yaml:refunds@target-agent/live/v1",
 				"suites/c.yaml:other@target-agent/sandbox/v1",
 			},
 		},
@@ -933,6 +1022,19 @@ func TestPlan(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestPlanQuarantineLapsesOnTheClock: the plan `agenttest list` prints
+// says a quarantine whose last day is past has lapsed, with the options'
+// clock left to its default (the real one).
+func TestPlanQuarantineLapsesOnTheClock(t *testing.T) {
+	t.Parallel()
+	sc := booking("quarantined", 10)
+	sc.Quarantine = &scenario.Quarantine{Reason: "wording", Until: time.Date(2020, 1, 31, 0, 0, 0, 0, time.UTC)}
+	files := Plan([]*scenario.Suite{suite(file, sc)}, Options{})
+	if q := files[0].Cases[0].Quarantine; q == nil || !q.Lapsed {
+		t.Errorf("quarantine %+v, want lapsed", q)
 	}
 }
 

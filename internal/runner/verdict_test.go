@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,19 +97,9 @@ func TestRunRetryBacksOff(t *testing.T) {
 	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
 		return kind == "turn" && n == 1 && fail500(w)
 	})
-	var (
-		mu     sync.Mutex
-		slept  []time.Duration
-		opts   = e.opts()
-		jitter = time.Second / 4
-	)
+	opts, jitter := e.opts(), time.Second/4
 	opts.Retries, opts.RetryDelay = 1, time.Second
-	opts.Sleep = func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		defer mu.Unlock()
-		slept = append(slept, d)
-		return ctx.Err()
-	}
+	pauses := recordPauses(&opts)
 	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -115,8 +107,122 @@ func TestRunRetryBacksOff(t *testing.T) {
 	if c := res.Files[0].Cases[0]; c.Status != result.Flaky || len(c.Attempts) != 2 {
 		t.Fatalf("case %s after %d attempts, want flaky after 2%s", c.Status, len(c.Attempts), describe(c))
 	}
-	if len(slept) != 1 || slept[0] < time.Second-jitter || slept[0] > time.Second+jitter {
+	if slept := pauses(); len(slept) != 1 || slept[0] < time.Second-jitter || slept[0] > time.Second+jitter {
 		t.Errorf("slept %v, want one pause of 1s ± 25%%", slept)
+	}
+}
+
+// TestRunRetryPauses: the pause before a retry. Two cases hit by one
+// outage do not come back in lockstep: the jitter of each is drawn from
+// the run's seed and the case. Options that leave the delay unset pause
+// the default delay, not none.
+func TestRunRetryPauses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Options)
+		cases []*scenario.Scenario
+		ok    func(slept []time.Duration) bool
+		want  string
+	}{
+		{"per case", func(o *Options) { o.Seed = 7 }, []*scenario.Scenario{booking("one", 10), booking("two", 20)},
+			func(s []time.Duration) bool { return len(s) == 2 && s[0] != s[1] }, "two different ones"},
+		{"default delay", func(o *Options) { o.RetryDelay = 0 }, []*scenario.Scenario{booking("books", 10)},
+			func(s []time.Duration) bool {
+				return len(s) == 1 && s[0] >= DefaultRetryDelay*3/4 && s[0] <= DefaultRetryDelay*5/4
+			}, "one of the default delay ± 25%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts := outage(t)
+			tc.edit(&opts)
+			pauses := recordPauses(&opts)
+			if _, err := Run(context.Background(), []*scenario.Suite{suite(file, tc.cases...)}, opts); err != nil {
+				t.Fatal(err)
+			}
+			if slept := pauses(); !tc.ok(slept) {
+				t.Errorf("pauses %v, want %s", slept, tc.want)
+			}
+		})
+	}
+}
+
+// outage is e.opts() of a fresh simulator whose every turn answers 500,
+// with one retry after a pause of a second.
+func outage(t *testing.T) Options {
+	t.Helper()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.onRequest(func(kind string, _ int64, _ *http.Request, w http.ResponseWriter) bool {
+		return kind == "turn" && fail500(w)
+	})
+	opts := e.opts()
+	opts.Retries, opts.RetryDelay = 1, time.Second
+	return opts
+}
+
+// recordPauses makes opts' Sleep record the pauses asked for, and returns
+// them so far.
+func recordPauses(opts *Options) func() []time.Duration {
+	var (
+		mu    sync.Mutex
+		slept []time.Duration
+	)
+	opts.Sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		slept = append(slept, d)
+		return ctx.Err()
+	}
+	return func() []time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(slept)
+	}
+}
+
+// TestRunInterruptedDuringBackoff: an interruption that ends the pause
+// before a retry ends the case there, unfinished, with the attempt it
+// made: no further session is asked for.
+func TestRunInterruptedDuringBackoff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, sim.Options{Seed: 1})
+	e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+		return kind == "turn" && fail500(w)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := e.opts()
+	opts.Retries, opts.RetryDelay = 2, time.Second
+	opts.Sleep = func(context.Context, time.Duration) error {
+		cancel()
+		return context.Canceled
+	}
+	res, err := Run(ctx, []*scenario.Suite{suite(file, booking("books", 10))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Pending || len(c.Attempts) != 1 || c.Attempts[0].Status != result.Errored || !res.Interrupted || e.proxy.starts.Load() != 1 {
+		t.Fatalf("case %s after %d attempts (%d sessions), interrupted %v; want pending after the one errored attempt%s",
+			c.Status, len(c.Attempts), e.proxy.starts.Load(), res.Interrupted, describe(c))
+	}
+}
+
+// TestRunRecoversPanicAfterAnAttempt: a panic between attempts (here in
+// the pause before a retry) is recorded on an attempt of its own: the
+// finished attempt keeps the error it ended with.
+func TestRunRecoversPanicAfterAnAttempt(t *testing.T) {
+	t.Parallel()
+	opts := outage(t)
+	opts.Sleep = func(context.Context, time.Duration) error { panic("sleep bug") }
+	res, err := Run(context.Background(), []*scenario.Suite{suite(file, booking("books", 10))}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Errored || len(c.Attempts) != 2 || c.Attempts[0].Error == nil || c.Attempts[0].Error.Kind != result.KindHTTP ||
+		c.Attempts[1].Error == nil || c.Attempts[1].Error.Kind != result.KindInternal {
+		t.Fatalf("case %s, want errored: the HTTP error, then the panic on an attempt of its own%s", c.Status, describe(c))
 	}
 }
 
@@ -165,6 +271,15 @@ func TestAlertGateScope(t *testing.T) {
 	}
 	if st := res.RunStatus(); st != result.RunFailed {
 		t.Errorf("run %s, want failed", st)
+	}
+	// A run with no case left (a filter took them all) reads the alerts
+	// of the run's agent.
+	opts.DefaultAgent, opts.Select = restaurant, scenario.Selection{Name: regexp.MustCompile("^no such case$")}
+	if res, err = Run(ctx, loadYAML(t, greets(e.clinic)), opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 1 || res.Checks[0].Agent != restaurant || len(res.Checks[0].Last().Failures) != 2 {
+		t.Errorf("checks %+v, want the gate failed on the restaurant's rule and the account's", res.Checks)
 	}
 }
 
@@ -414,6 +529,20 @@ func TestFailFastStops(t *testing.T) {
 		}
 		if res.Stop == nil || res.Stop.Kind != result.StopFailFast || res.RunStatus() != result.RunErrored {
 			t.Errorf("stop %+v, run %s; want fail-fast, errored", res.Stop, res.RunStatus())
+		}
+	})
+	t.Run("not on a flaky case", func(t *testing.T) {
+		// A flaky case passed in the end: the run goes on.
+		t.Parallel()
+		e := newEnv(t, sim.Options{Seed: 1})
+		e.proxy.onRequest(func(kind string, n int64, _ *http.Request, w http.ResponseWriter) bool {
+			return kind == "turn" && n == 1 && fail500(w)
+		})
+		flaky := booking("flaky", 10)
+		flaky.Retries = new(1)
+		res := run(t, e, flaky, booking("runs", 20))
+		if got, want := strings.Join(statuses(res), " "), "flaky=flaky runs=passed"; got != want || res.Stop != nil {
+			t.Errorf("statuses %q, stop %+v; want %q, no stop", got, res.Stop, want)
 		}
 	})
 	t.Run("at the last case", func(t *testing.T) {
