@@ -45,7 +45,7 @@ func Capture(res *reply.TurnResult, from, pattern string, expand Expander) (stri
 	}
 	if expand != nil && strings.Contains(pattern, "${") {
 		if pattern, err = expandPattern(pattern, expand); err != nil {
-			return "", fmt.Errorf("capture from %s: %w", from, err)
+			return "", &ExpandError{fmt.Errorf("capture from %s: %w", from, err)}
 		}
 	}
 	re, err := compile(pattern, false)

@@ -129,7 +129,7 @@ func (c *checker) names(pos diag.Pos, key, part string, list []string) (out []st
 		}
 		v, err := c.expand(n)
 		if err != nil {
-			c.fail(Failure{Pos: pos, Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n})
+			c.fail(Failure{Pos: pos, Key: key + part, Message: "cannot expand expected value: " + err.Error(), Expected: n, Unexpanded: true})
 			return nil
 		}
 		if out == nil {
@@ -199,7 +199,7 @@ func (c *checker) resolveAt(pos diag.Pos, t *Text, l label, actual string) (r *T
 	}
 	r, err := t.resolve(c.expand)
 	if err != nil {
-		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: t.Describe(), Actual: actual})
+		c.fail(Failure{Pos: pos, Key: l.Key(), Message: err.Error(), Expected: t.Describe(), Actual: actual, Unexpanded: true})
 		return nil, pos, false
 	}
 	if r != t && r.MatchesAll() && !t.MatchesAll() {

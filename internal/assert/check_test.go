@@ -220,7 +220,7 @@ func TestCheck(t *testing.T) {
 		{name: "response expanded", exp: Expect{Response: &Text{Pos: at(1), Contains: new("table for ${n}")}}},
 		{name: "response unknown reference", exp: Expect{Response: &Text{Pos: at(1), Contains: new("${ref}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot expand expected value: unknown variable "ref"`,
-				Expected: `contains "${ref}"`, Actual: "Great, a table for 4. What time would you like?"}}},
+				Expected: `contains "${ref}"`, Actual: "Great, a table for 4. What time would you like?", Unexpanded: true}}},
 		// A reference that makes a check unfailing: an empty variable.
 		{name: "response contains an empty value", exp: Expect{Response: &Text{Pos: at(1), Contains: new("${empty}")}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: `cannot check: the expected value expands to contains "", which every text satisfies (is a value it refers to empty?)`,
@@ -249,15 +249,15 @@ func TestCheck(t *testing.T) {
 		// trace
 		{name: "trace names expanded", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "${node}"}, Includes: []string{"${node}"}}},
 			want: []Failure{
-				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}"},
-				{Pos: at(3), Key: "trace.sequence", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}"}}},
+				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}", Unexpanded: true},
+				{Pos: at(3), Key: "trace.sequence", Message: `cannot expand expected value: unknown variable "node"`, Expected: "${node}", Unexpanded: true}}},
 		{name: "trace names from vars", exp: Expect{Trace: &Trace{Pos: at(3), Sequence: []string{"Start", "Collect${n}"}}},
 			want: []Failure{{Pos: at(3), Key: "trace.sequence", Message: "node trace is missing Collect4",
 				Expected: "Start > Collect4 (in this order, gaps allowed)", Actual: "Start > CollectPartySize > ValidateParty > CollectTime"}}},
 		{name: "function and topic names expanded", exp: Expect{Functions: &Functions{Pos: at(4), Called: []string{"lookup_${nope}"}},
 			Topics: &Topics{Pos: at(5), Retrieved: []string{"Parking ${n}"}}},
 			want: []Failure{
-				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "lookup_${nope}"},
+				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "lookup_${nope}", Unexpanded: true},
 				{Pos: at(5), Key: "topics.retrieved", Message: `topic "Parking 4" was not retrieved`, Expected: `retrieved "Parking 4"`, Actual: "Opening hours, Parking"}}},
 		// A part whose names cannot expand checks nothing; the other parts
 		// of its check, and of the others, still run.
@@ -266,13 +266,13 @@ func TestCheck(t *testing.T) {
 			Functions: &Functions{Pos: at(4), Called: []string{"${nope}"}, NotCalled: []string{"check_availability"}},
 			Topics:    &Topics{Pos: at(5), Retrieved: []string{"${nope}"}, Cited: &Text{Exact: new("Parking")}}},
 			want: []Failure{
-				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}"},
+				{Pos: at(3), Key: "trace.includes", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}", Unexpanded: true},
 				{Pos: at(3), Key: "trace.excludes", Message: "node trace contains excluded node Start", Expected: "excludes Start",
 					Actual: "Start > CollectPartySize > ValidateParty > CollectTime"},
-				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}"},
+				{Pos: at(4), Key: "functions.called", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}", Unexpanded: true},
 				{Pos: at(4), Key: "functions.not_called", Message: "function check_availability was called", Expected: "not called check_availability",
 					Actual: "check_availability (ok), lookup_vip (failed: timeout)"},
-				{Pos: at(5), Key: "topics.retrieved", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}"},
+				{Pos: at(5), Key: "topics.retrieved", Message: `cannot expand expected value: unknown variable "nope"`, Expected: "${nope}", Unexpanded: true},
 				{Pos: at(5), Key: "topics.cited", Message: "cited topic is not the expected value", Expected: "Parking", Actual: "Opening hours"}}},
 		{name: "trace includes its first node", exp: Expect{Trace: &Trace{Includes: []string{"Start"}, Excludes: []string{"Nope"}}}},
 		{name: "trace excludes its first node", exp: Expect{Trace: &Trace{Pos: at(3), Excludes: []string{"Start"}}},
@@ -368,7 +368,7 @@ func TestCheck(t *testing.T) {
 		{name: "metric repeated value fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("t3")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `no value of metric "CALL_TURN" matches`, Expected: "t3", Actual: `["t1","t2"]`}}},
 		{name: "metric repeated with unknown reference", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Exact: new("${nope}")}}}},
-			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: `["t1","t2"]`}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `cannot expand expected value: unknown variable "nope"`, Expected: `is "${nope}"`, Actual: `["t1","t2"]`, Unexpanded: true}}},
 		// As for a metric written once: a check that would pass whatever
 		// was written is not a pass.
 		{name: "metric repeated with a reference left empty", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Match: &Text{Contains: new("${empty}")}}}},

@@ -238,7 +238,7 @@ func (c *checker) systemMessage(sm *SystemMessage, msgs []reply.SystemMessage) {
 	if sm.Text != nil {
 		r, err := sm.Text.resolve(c.expand)
 		if err != nil {
-			c.fail(Failure{Pos: pos, Key: "system_message", Message: err.Error(), Expected: sm.Text.Describe(), Actual: renderSystem(msgs)})
+			c.fail(Failure{Pos: pos, Key: "system_message", Message: err.Error(), Expected: sm.Text.Describe(), Actual: renderSystem(msgs), Unexpanded: true})
 			return
 		}
 		text = r

@@ -100,7 +100,7 @@ func TestCheckMessaging(t *testing.T) {
 		{name: "system message text with an unknown reference", msg: failedTurn(),
 			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Contains: new("${nope}")}}},
 			want: []Failure{{Pos: at(2), Key: "system_message", Message: `cannot expand expected value: unknown variable "nope"`,
-				Expected: `contains "${nope}"`, Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive}}},
+				Expected: `contains "${nope}"`, Actual: "[SYSTEM_MESSAGE_LEVEL_ERROR] " + noLive, Unexpanded: true}}},
 		{name: "system message text with a bad pattern", msg: failedTurn(),
 			exp: Expect{SystemMessage: &SystemMessage{Pos: at(2), Expected: true, Text: &Text{Matches: new("(")}}},
 			want: []Failure{{Pos: at(2), Key: "system_message", Message: "invalid pattern /(/: error parsing regexp: missing closing ): `(`",

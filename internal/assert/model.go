@@ -284,6 +284,12 @@ type Failure struct {
 	// the same (DiffOfFold), and renderers that recompute it do too
 	// (DiffFor).
 	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// Unexpanded is set when the expectation could not be evaluated at
+	// all: a ${...} reference in it cannot be expanded (ExpandError).
+	// Whatever the agent said, the check would fail the same way: the
+	// runner records the scenario's configuration error instead, as it
+	// does for such a reference in a say.
+	Unexpanded bool `json:"-"`
 }
 
 // DiffBase is the text Diff compares Actual with: Nearest when set, else

@@ -476,10 +476,19 @@ func (t *Text) resolve(expand Expander) (*Text, error) {
 	}
 	r, err := t.expandRefs(expand)
 	if err != nil {
-		return nil, fmt.Errorf("cannot expand expected value: %w", err)
+		return nil, &ExpandError{fmt.Errorf("cannot expand expected value: %w", err)}
 	}
 	return r, nil
 }
+
+// ExpandError is an expected value or a capture's pattern whose ${...}
+// references cannot be expanded: an unset environment variable, an
+// unknown variable, more text than a reference may add. The scenario
+// cannot be checked as written, whatever the agent says.
+type ExpandError struct{ Err error }
+
+func (e *ExpandError) Error() string { return e.Err.Error() }
+func (e *ExpandError) Unwrap() error { return e.Err }
 
 // expandRefs does the work of resolve, without wrapping errors so nested
 // matchers do not repeat the context.

@@ -78,7 +78,10 @@ func (r *runner) attempt(ctx context.Context, j *job) (a *result.Attempt, retry 
 		// this case.
 		return s.a, false
 	}
-	return s.a, !ok && s.retry
+	// A configuration error is never retried, whichever step met it:
+	// every attempt would meet it again (result.Case.ErroredByConfig).
+	config := s.a.Error != nil && s.a.Error.Kind == result.KindConfig
+	return s.a, !ok && s.retry && !config
 }
 
 // retries is the number of extra attempts a case gets.

@@ -445,8 +445,13 @@ func TestUnsetEnvInMultiLineSay(t *testing.T) {
 		"s.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: block\n    turns:\n      - say: |\n          hello\n          ${env:AGENTTEST_UNSET_IN_TEST}\n        expect: {response: {contains: Welcome}}\n")},
 		"t.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: start\n    start: {asr_lang: \"${env:AGENTTEST_UNSET_IN_TEST}\"}\n    turns:\n      - say: hello\n")},
 		"c.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: check\n    When the user says \"hello\"\n    Then the state \"${env:AGENTTEST_UNSET_IN_TEST}\" is \"4\"\n")},
+		// In an expected value or a capture's pattern it is no verdict on
+		// the agent either: not a failure (exit 1) retried twice.
+		"m.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: matcher\n    When the user says \"hello\"\n    Then the agent's reply contains \"${env:AGENTTEST_UNSET_IN_TEST}\"\n")},
+		"m.yaml":    {Data: []byte("agent: restaurant\nscenarios:\n  - name: matcher\n    turns:\n      - say: hello\n        expect: {trace: {includes: [Start]}, response: {contains: \"${env:AGENTTEST_UNSET_IN_TEST}\"}}\n")},
+		"r.feature": {Data: []byte("@agent:restaurant\nFeature: f\n  Scenario: capture\n    When the user says \"hello\"\n    Then I remember \"ref\" from the reply matching \"${env:AGENTTEST_UNSET_IN_TEST}(.)\"\n")},
 	}
-	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature", "t.yaml"})
+	suites, diags := scenario.Load(fsys, []string{"s.feature", "s.yaml", "c.feature", "t.yaml", "m.feature", "m.yaml", "r.feature"})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
@@ -458,7 +463,8 @@ func TestUnsetEnvInMultiLineSay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11", "c.feature": "c.feature:5:5", "t.yaml": "t.yaml:4:5"}
+	want := map[string]string{"s.feature": "s.feature:6:7", "s.yaml": "s.yaml:6:11", "c.feature": "c.feature:5:5", "t.yaml": "t.yaml:4:5",
+		"m.feature": "m.feature:5:5", "m.yaml": "m.yaml:6:46", "r.feature": "r.feature:5:5"}
 	for _, f := range res.Files {
 		c := f.Cases[0]
 		a := c.Last()

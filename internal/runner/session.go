@@ -661,6 +661,10 @@ func (s *Session) check(exp *assert.Expect, exch *platform.Exchange) bool {
 // could only fail obscurely.
 func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 	v, err := assert.Capture(s.last.Result, cp.From, cp.Pattern, s.expand)
+	if _, ok := errors.AsType[*assert.ExpandError](err); ok {
+		s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: prefixed(s.stepText, fmt.Sprintf("capture %s: %v", cp.Name, err))})
+		return false
+	}
 	if err != nil {
 		// The reports name the turn (or the feature step) before the
 		// message, as for every failure.
@@ -686,8 +690,17 @@ func (s *Session) capture(pos diag.Pos, cp steps.CaptureSpec) bool {
 type captured struct{ name, value string }
 
 // fail records broken expectations; the attempt is Failed. Each carries
-// the text of the step that made it (a feature step as written).
+// the text of the step that made it (a feature step as written). An
+// expectation that could not be evaluated (a reference in it that does
+// not expand) is no verdict on the agent: the attempt errors on the
+// first such one as a configuration error, as a say's would.
 func (s *Session) fail(fs ...assert.Failure) {
+	for _, f := range fs {
+		if f.Unexpanded {
+			s.errored(&result.Error{Pos: f.Pos, Kind: result.KindConfig, Message: prefixed(s.stepText, f.Key+": "+f.Message)})
+			return
+		}
+	}
 	for i := range fs {
 		fs[i].Step = s.stepText
 	}
