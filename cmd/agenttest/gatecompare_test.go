@@ -45,6 +45,19 @@ func TestGateRefusesRerunComparison(t *testing.T) {
 	newCLI(t, repoRoot, preRelease, "gate", rerun).expect(t, exitFailed,
 		"compared 1 scenario: 1 fixed; the candidate's 1 case: 1 passed",
 		"gate: the comparison reruns the 1 case that failed or errored in "+live+": it compared those again, not the whole selection")
+	// The rerun a comparison states, and its candidate's, are read as
+	// its deployments are: a member named again, ignoring case, makes
+	// it no report the gate weighs (exit 2), whatever it says.
+	for _, tc := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{`"rerun": {`}, "rerun.failed"},
+		{[]string{`"candidate": {`, `"rerun": {`}, "candidate.rerun.failed"},
+	} {
+		newCLI(t, repoRoot, preRelease, "gate", nameAgain(t, rerun, `"Failed": 0, `, tc.path...)).expect(t, exitUsage,
+			": not a JSON report: "+tc.want+": the object names this member a second time")
+	}
 
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
 		"--name", "tells callers when the restaurant closes", "--json", named).expect(t, exitOK, "1 fixed")
