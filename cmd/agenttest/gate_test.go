@@ -655,4 +655,18 @@ func TestGateShowsNoKey(t *testing.T) {
 	if f := keyIn(out, forms); f != "" {
 		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}
+	// A report naming an agent by the key puts it in the path of the
+	// read the platform refuses, which the refusal quotes.
+	refusing := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		w.WriteHeader(http.StatusUnauthorized)
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) {
+		doc["target"].(map[string]any)["build_url"] = refusing["AGENTTEST_BUILD_URL"]
+		doc["deployments"].([]any)[0].(map[string]any)["agent"] = "agent-" + s.BuildKey
+	})
+	out = newCLI(t, dir, refusing, "gate", report).expect(t, exitUsage, "gate: the platform refused the build key: GET /v1/agents/agent-"+secret.Mask+"/deployments/active: 401")
+	if f := keyIn(out, forms); f != "" {
+		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
+	}
 }
