@@ -275,6 +275,11 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 	if w, r := strings.Index(text, "warning:"), strings.Index(text, "running 6 cases"); w < 0 || r < w {
 		t.Errorf("the warning does not precede the run:\n%s", text)
 	}
+	// Asked for sandbox, the environment they are pinned to: they run
+	// where the job asked, nothing to say.
+	if text := newCLI(t, dir, env, "run", "--target", "rc", "--env", "sandbox", "compare").expect(t, exitOK, "running 6 cases"); strings.Contains(text, "warning:") {
+		t.Errorf("scenarios pinned to the environment asked for warn:\n%s", text)
+	}
 	// The same run without the target's env chosen: nothing to say.
 	cfg := filepath.Join(dir, "agenttest.yaml")
 	b, err := os.ReadFile(cfg)
