@@ -1410,6 +1410,16 @@ func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
 	if line := firstLine(c.stdout.String()); line != want {
 		t.Errorf("first line\n got %q\nwant %q", line, want)
 	}
+	// --sim chose the simulator over the targets: it says so, and
+	// nothing of a target left unselected.
+	c = newCLI(t, dir, nil, "run", "--tags", "@smoke", "--sim")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("--sim: exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	want = "agenttest: --sim; using the embedded simulator (agents: clinic, restaurant, utility-billing)"
+	if line := firstLine(c.stdout.String()); line != want {
+		t.Errorf("first line with --sim\n got %q\nwant %q", line, want)
+	}
 }
 
 // TestSymlinksAreFollowed: a suite reached through a symbolic link (to a
