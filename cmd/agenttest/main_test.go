@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -1136,6 +1137,52 @@ func TestSecondInterruptRemovesTheTemporaryReport(t *testing.T) {
 	}
 	close(release) // the writer of the report goes on, as no process would
 	<-done
+}
+
+// TestNoReportStartsAfterTheExit: once the exit has removed the
+// temporary reports, a writer that starts one after it (the reports of
+// an interrupted run, still being written when a second interrupt
+// exits) gets an error, and no hidden half report is left behind for
+// the exit's removal to have missed.
+func TestNoReportStartsAfterTheExit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	temps := &tempFiles{}
+	create := createFileIn(dir, temps)
+	exitRemoving(temps, func(int) {})(exitInterrupted)
+	if f, err := create("junit.xml"); err == nil {
+		f.Abort()
+		t.Error("a report started after the exit")
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("after the exit %s holds %q, want nothing", dir, names)
+	}
+}
+
+// TestReportIsReadableByAll: a report is written to a temporary file
+// (created 0600) and renamed into place; it is made 0644 first, as a
+// file written in place would be, so a CI step run as another user (an
+// artifact upload) can read it.
+func TestReportIsReadableByAll(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	dir := t.TempDir()
+	f, err := createFileIn(dir, &tempFiles{})("r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("report mode %v, want -rw-r--r--", fi.Mode().Perm())
+	}
 }
 
 // stalledReport is a report whose writing stops at its first write
