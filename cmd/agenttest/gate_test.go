@@ -655,6 +655,23 @@ func TestGateShowsNoKey(t *testing.T) {
 	if f := keyIn(out, forms); f != "" {
 		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}
+	// The signing secret of a webhook endpoint in the job's environment
+	// (AGENTTEST_WEBHOOK_SECRET), which the platform knows and may echo,
+	// is masked as a key is, though the gate takes no webhook flag.
+	echoing := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"id": "dep-" + plantedWebhookSecret, "environment": "sandbox"})
+		return true
+	})
+	echoing["AGENTTEST_WEBHOOK_SECRET"] = plantedWebhookSecret
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = echoing["AGENTTEST_BUILD_URL"] })
+	out = newCLI(t, dir, echoing, "gate", report).expect(t, exitFailed, ", active now dep-"+secret.Mask+"\n")
+	if f := keyIn(out, secret.Forms(plantedWebhookSecret)); f != "" {
+		t.Errorf("the gate shows the webhook signing secret as %q:\n%s", f, out)
+	}
 	// A report naming an agent by the key puts it in the path of the
 	// read the platform refuses, which the refusal quotes.
 	refusing := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
