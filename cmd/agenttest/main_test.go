@@ -695,6 +695,14 @@ func TestExitCodes(t *testing.T) {
 			code: exitOK,
 		},
 		{
+			// A boolean flag takes its variable as every other does.
+			name: "nothing selected, allowed by the variable",
+			dir:  "testdata/pass",
+			args: []string{"run", "--tags", "@nosuch"},
+			env:  map[string]string{"AGENTTEST_ALLOW_EMPTY": "true"},
+			code: exitOK,
+		},
+		{
 			name:   "unknown command",
 			dir:    "testdata/pass",
 			args:   []string{"rnu"},
