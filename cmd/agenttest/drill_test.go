@@ -775,6 +775,7 @@ func TestSimFlagsEnv(t *testing.T) {
 		{name: "500s out of range name their flag", flags: "--error-500=2", code: exitUsage, want: "fault error-500: fraction 2 is outside 0..1"},
 		{name: "429s out of range name their flag", flags: "--error-429=-0.5", code: exitUsage, want: "fault error-429: fraction -0.5 is outside 0..1"},
 		{name: "listen does not apply", flags: "--listen=127.0.0.1:9", code: exitUsage, want: "do not apply to the embedded simulator"},
+		{name: "print-env does not apply", flags: "--print-env", code: exitUsage, want: "do not apply to the embedded simulator"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -481,6 +481,29 @@ func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
 	g.expect(t, exitUsage, `build_key refers to SANDBOX_BUILD_KEY, which is not set`)
 }
 
+// TestGateWarnsOfClearTextKey: a target whose build_url is plain http
+// to a host that is not loopback, accepted with allow_http: true, has the
+// gate say the build key travels in clear text, as run says it, though
+// the gate passes: the warning is no error, and the gate sends the key.
+func TestGateWarnsOfClearTextKey(t *testing.T) {
+	t.Parallel()
+	s, dir, report := passedReport(t)
+	// 0.0.0.0 reaches this machine's listeners but is no loopback
+	// address, so the URL is one allow_http must accept.
+	buildURL := strings.Replace(s.BuildURL, "127.0.0.1", "0.0.0.0", 1)
+	if buildURL == s.BuildURL {
+		t.Fatalf("the simulator's build URL %s is not on 127.0.0.1", s.BuildURL)
+	}
+	cfg := "targets:\n  sandbox:\n    build_url: " + buildURL + "\n    account_id: " + s.AccountID +
+		"\n    build_key: ${env:SANDBOX_BUILD_KEY}\n    allow_http: true\n"
+	if err := os.WriteFile(filepath.Join(dir, "agenttest.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = buildURL })
+	newCLI(t, dir, map[string]string{"SANDBOX_BUILD_KEY": s.BuildKey}, "gate", report, "--target", "sandbox").expect(t, exitOK,
+		"gate: passed", "allow_http is set, so the API key travels in clear text to 0.0.0.0")
+}
+
 // TestGateHostileText: the gate quotes its report (a file anyone may have
 // edited) and the platform's error bodies; their escape sequences and
 // carriage returns are printed escaped, on stdout and stderr alike,
@@ -629,6 +652,37 @@ func TestGateShowsNoKey(t *testing.T) {
 	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = env["AGENTTEST_BUILD_URL"] })
 	out := newCLI(t, dir, env, "gate", report).expect(t, exitFailed,
 		", active now dep-"+secret.Mask+"\n", "is active now: test the deployment you promote")
+	if f := keyIn(out, forms); f != "" {
+		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
+	}
+	// The signing secret of a webhook endpoint in the job's environment
+	// (AGENTTEST_WEBHOOK_SECRET), which the platform knows and may echo,
+	// is masked as a key is, though the gate takes no webhook flag.
+	echoing := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		if !isDeploymentRead(r) {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"id": "dep-" + plantedWebhookSecret, "environment": "sandbox"})
+		return true
+	})
+	echoing["AGENTTEST_WEBHOOK_SECRET"] = plantedWebhookSecret
+	editReport(t, report, func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = echoing["AGENTTEST_BUILD_URL"] })
+	out = newCLI(t, dir, echoing, "gate", report).expect(t, exitFailed, ", active now dep-"+secret.Mask+"\n")
+	if f := keyIn(out, secret.Forms(plantedWebhookSecret)); f != "" {
+		t.Errorf("the gate shows the webhook signing secret as %q:\n%s", f, out)
+	}
+	// A report naming an agent by the key puts it in the path of the
+	// read the platform refuses, which the refusal quotes.
+	refusing := wrapBuild(t, s, func(w http.ResponseWriter, r *http.Request) bool {
+		w.WriteHeader(http.StatusUnauthorized)
+		return true
+	})
+	editReport(t, report, func(doc map[string]any) {
+		doc["target"].(map[string]any)["build_url"] = refusing["AGENTTEST_BUILD_URL"]
+		doc["deployments"].([]any)[0].(map[string]any)["agent"] = "agent-" + s.BuildKey
+	})
+	out = newCLI(t, dir, refusing, "gate", report).expect(t, exitUsage, "gate: the platform refused the build key: GET /v1/agents/agent-"+secret.Mask+"/deployments/active: 401")
 	if f := keyIn(out, forms); f != "" {
 		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}

@@ -45,6 +45,19 @@ func TestGateRefusesRerunComparison(t *testing.T) {
 	newCLI(t, repoRoot, preRelease, "gate", rerun).expect(t, exitFailed,
 		"compared 1 scenario: 1 fixed; the candidate's 1 case: 1 passed",
 		"gate: the comparison reruns the 1 case that failed or errored in "+live+": it compared those again, not the whole selection")
+	// The rerun a comparison states, and its candidate's, are read as
+	// its deployments are: a member named again, ignoring case, makes
+	// it no report the gate weighs (exit 2), whatever it says.
+	for _, tc := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{`"rerun": {`}, "rerun.failed"},
+		{[]string{`"candidate": {`, `"rerun": {`}, "candidate.rerun.failed"},
+	} {
+		newCLI(t, repoRoot, preRelease, "gate", nameAgain(t, rerun, `"Failed": 0, `, tc.path...)).expect(t, exitUsage,
+			": not a JSON report: "+tc.want+": the object names this member a second time")
+	}
 
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", "live", "--candidate", "pre-release", "examples/compare", "--allow-live",
 		"--name", "tells callers when the restaurant closes", "--json", named).expect(t, exitOK, "1 fixed")
@@ -261,6 +274,11 @@ func TestRunWarnsOfPinnedEnvironments(t *testing.T) {
 	}
 	if w, r := strings.Index(text, "warning:"), strings.Index(text, "running 6 cases"); w < 0 || r < w {
 		t.Errorf("the warning does not precede the run:\n%s", text)
+	}
+	// Asked for sandbox, the environment they are pinned to: they run
+	// where the job asked, nothing to say.
+	if text := newCLI(t, dir, env, "run", "--target", "rc", "--env", "sandbox", "compare").expect(t, exitOK, "running 6 cases"); strings.Contains(text, "warning:") {
+		t.Errorf("scenarios pinned to the environment asked for warn:\n%s", text)
 	}
 	// The same run without the target's env chosen: nothing to say.
 	cfg := filepath.Join(dir, "agenttest.yaml")

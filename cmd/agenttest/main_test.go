@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -694,6 +695,14 @@ func TestExitCodes(t *testing.T) {
 			code: exitOK,
 		},
 		{
+			// A boolean flag takes its variable as every other does.
+			name: "nothing selected, allowed by the variable",
+			dir:  "testdata/pass",
+			args: []string{"run", "--tags", "@nosuch"},
+			env:  map[string]string{"AGENTTEST_ALLOW_EMPTY": "true"},
+			code: exitOK,
+		},
+		{
 			name:   "unknown command",
 			dir:    "testdata/pass",
 			args:   []string{"rnu"},
@@ -1138,6 +1147,52 @@ func TestSecondInterruptRemovesTheTemporaryReport(t *testing.T) {
 	<-done
 }
 
+// TestNoReportStartsAfterTheExit: once the exit has removed the
+// temporary reports, a writer that starts one after it (the reports of
+// an interrupted run, still being written when a second interrupt
+// exits) gets an error, and no hidden half report is left behind for
+// the exit's removal to have missed.
+func TestNoReportStartsAfterTheExit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	temps := &tempFiles{}
+	create := createFileIn(dir, temps)
+	exitRemoving(temps, func(int) {})(exitInterrupted)
+	if f, err := create("junit.xml"); err == nil {
+		f.Abort()
+		t.Error("a report started after the exit")
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("after the exit %s holds %q, want nothing", dir, names)
+	}
+}
+
+// TestReportIsReadableByAll: a report is written to a temporary file
+// (created 0600) and renamed into place; it is made 0644 first, as a
+// file written in place would be, so a CI step run as another user (an
+// artifact upload) can read it.
+func TestReportIsReadableByAll(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	dir := t.TempDir()
+	f, err := createFileIn(dir, &tempFiles{})("r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("report mode %v, want -rw-r--r--", fi.Mode().Perm())
+	}
+}
+
 // stalledReport is a report whose writing stops at its first write
 // until release is closed; writing is closed when it stops.
 type stalledReport struct {
@@ -1409,6 +1464,16 @@ func TestEmbeddedWhenNoTargetSelected(t *testing.T) {
 	want := "agenttest: no target configured; using the embedded simulator (agents: clinic, restaurant, utility-billing); agenttest.yaml defines targets staging but none is selected (use --target or default_target)"
 	if line := firstLine(c.stdout.String()); line != want {
 		t.Errorf("first line\n got %q\nwant %q", line, want)
+	}
+	// --sim chose the simulator over the targets: it says so, and
+	// nothing of a target left unselected.
+	c = newCLI(t, dir, nil, "run", "--tags", "@smoke", "--sim")
+	if code := c.run(t); code != exitOK {
+		t.Fatalf("--sim: exit %d\n%s%s", code, c.stdout, c.stderr)
+	}
+	want = "agenttest: --sim; using the embedded simulator (agents: clinic, restaurant, utility-billing)"
+	if line := firstLine(c.stdout.String()); line != want {
+		t.Errorf("first line with --sim\n got %q\nwant %q", line, want)
 	}
 }
 
