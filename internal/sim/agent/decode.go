@@ -46,7 +46,7 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (d *decoder) hintf(n *yaml.Node, hint, format string, args ...any) {
-	if hint == "" && (n.Kind == yaml.AliasNode || n.Tag == mergeTag) {
+	if hint == "" && n != nil && (n.Kind == yaml.AliasNode || n.Tag == mergeTag) {
 		hint = noAliases
 	}
 	d.errorAt(d.pos(n), hint, format, args...)
