@@ -317,9 +317,6 @@ func unknownField(name string) error {
 	return &hinted{msg: fmt.Sprintf("unknown field %q", name), hint: hint}
 }
 
-// invalidStateKey is the problem with a state key that is not a path of
-// dot-separated members, for the confirmation checks and the state
-// capture alike.
 // badKey is the problem of argument i when k, its expansion, is no path
 // of dot-separated members (reply.ValidPath): refused at its quote, in
 // the words invalid gives the argument as written. It is nil when k is
@@ -331,6 +328,9 @@ func (c *call) badKey(i int, k string, invalid func(string) string) *Error {
 	return &Error{Message: fmt.Sprintf("step %q: %s", c.step, invalid(c.args[i])), arg: i + 1}
 }
 
+// invalidStateKey is the problem with a state key that is not a path of
+// dot-separated members, for the confirmation checks and the state
+// capture alike.
 func invalidStateKey(key string) string {
 	return "invalid state " + strings.TrimPrefix(invalidKey(key), "invalid ")
 }
