@@ -296,7 +296,7 @@ func (c *Client) readAlertRuleAnswer(rq *call, resp response, id string) (*Alert
 		return nil, c.responseError(rq, resp.status, resp.body(), missing("", []string{"id", "metric"}))
 	}
 	if id != "" && rule.ID != "" && rule.ID != id {
-		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about rule %q", rule.ID, id))
+		return nil, c.responseError(rq, resp.status, resp.body(), aboutAnother("id", rule.ID, "rule", id))
 	}
 	return &rule, nil
 }

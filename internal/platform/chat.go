@@ -233,7 +233,7 @@ func (c *Client) chat(ctx context.Context, rq *call, kept []byte, conv string) (
 		return ex, err
 	}
 	if conv != "" && res.ConversationID != conv {
-		return ex, c.responseError(rq, resp.status, raw, fmt.Errorf("conversationId is %q, and the call was about conversation %q", res.ConversationID, conv))
+		return ex, c.responseError(rq, resp.status, raw, aboutAnother("conversationId", res.ConversationID, "conversation", conv))
 	}
 	ex.Result = res
 	return ex, nil

@@ -277,7 +277,7 @@ func (c *Client) GetConversation(ctx context.Context, projectID, conversationID 
 	if conv.ID != conversationID {
 		// Checked, it would pass or fail a case on someone else's
 		// conversation (as a debug-chat result would, chat.go).
-		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about conversation %q", conv.ID, conversationID))
+		return nil, c.responseError(rq, resp.status, resp.body(), aboutAnother("id", conv.ID, "conversation", conversationID))
 	}
 	return &conv, nil
 }
@@ -346,9 +346,9 @@ func (c *Client) HandoffState(ctx context.Context, projectID, conversationID, sh
 	// taken to be the one asked for.
 	switch {
 	case sharedID != "" && w.SharedID.V != "" && w.SharedID.V != sharedID:
-		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("shared_id is %q, and the call was about shared id %q", w.SharedID.V, sharedID))
+		return nil, c.responseError(rq, resp.status, resp.body(), aboutAnother("shared_id", w.SharedID.V, "shared id", sharedID))
 	case sharedID == "" && w.ID.V != "" && w.ID.V != conversationID:
-		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("id is %q, and the call was about conversation %q", w.ID.V, conversationID))
+		return nil, c.responseError(rq, resp.status, resp.body(), aboutAnother("id", w.ID.V, "conversation", conversationID))
 	}
 	return &reply.HandoffState{ID: w.ID.V, SharedID: w.SharedID.V, Data: w.Data.V}, nil
 }

@@ -207,6 +207,14 @@ func IsAuth(err error) bool {
 	return errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusForbidden)
 }
 
+// aboutAnother is the problem of an answer naming another subject than
+// the one its call asked about: member says got where the call was about
+// what want. Taken as the one asked about, someone else's record, call
+// or endpoint would be believed.
+func aboutAnother(member, got, what, want string) error {
+	return fmt.Errorf("%s is %q, and the call was about %s %q", member, got, what, want)
+}
+
 // IsMessaging reports whether err is the platform's refusal (an
 // APIError) or a network failure of the Messaging API's access-token,
 // session or handshake step, or of its socket: a 401 there is about the

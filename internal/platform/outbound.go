@@ -199,7 +199,7 @@ func (c *Client) CallStatus(ctx context.Context, sid string) (*CallStatus, error
 	case sid:
 	default:
 		// Another call's status would end the probe on its outcome.
-		return nil, c.responseError(rq, resp.status, resp.body(), fmt.Errorf("call_sid is %q, and the call was about call %q", st.SID, sid))
+		return nil, c.responseError(rq, resp.status, resp.body(), aboutAnother("call_sid", st.SID, "call", sid))
 	}
 	return st, nil
 }

@@ -205,7 +205,7 @@ func checkWebhookID(id string) error {
 func (c *Client) webhookEndpoint(ctx context.Context, rq *call, id string) (*WebhookEndpoint, error) {
 	ep, status, err := c.webhookEndpointStatus(ctx, rq)
 	if err == nil && ep.ID != id {
-		return nil, c.responseError(rq, status, nil, fmt.Errorf("id is %q, and the call was about endpoint %q", ep.ID, id))
+		return nil, c.responseError(rq, status, nil, aboutAnother("id", ep.ID, "endpoint", id))
 	}
 	return ep, err
 }
