@@ -1,0 +1,198 @@
+package main
+
+// The messages docs/configuration.md quotes of a target that is set up
+// wrong, each reproduced from a config file laid out so that its
+// positions are the guide's: a change of a message, or of where it
+// points, cannot leave the guide quoting what no run prints.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDocConfigurationMessages: every message block of the guide below
+// is printed, line for line, by the command given the files and the
+// environment of its case. None of them calls a platform: each is said
+// before the first call.
+func TestDocConfigurationMessages(t *testing.T) {
+	t.Parallel()
+	const guide = "docs/configuration.md"
+	const suite = "suite: s\nagent: restaurant\nscenarios:\n  - name: greets\n    greeting: {response: {contains: Welcome}}\n"
+	type testCase struct {
+		name   string
+		anchor string // a text of the guide's block
+		files  map[string]string
+		env    map[string]string
+		args   []string
+		code   int
+	}
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		lines, at := docBlock(t, guide, tc.anchor)
+		c := newCLI(t, writeTree(t, tc.files), tc.env, tc.args...)
+		out := c.expect(t, tc.code)
+		checkDocBlock(t, guide, lines, at, out, func(string) bool { return false })
+	}
+	for _, tc := range []testCase{
+		{
+			name:   "embedded simulator",
+			anchor: "no target configured; using the embedded simulator",
+			files:  map[string]string{"s.yaml": suite},
+			args:   []string{"run", "s.yaml"},
+			code:   exitOK,
+		},
+		{
+			name:   "key moved to another host",
+			anchor: "a key goes only to the host it was configured for",
+			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `targets:
+  prod:
+    build_url: https://build.prod.example.com
+    runtime_url: https://runtime.prod.example.com
+    account_id: ws-a1b2c3d4
+    agent_id: restaurant
+    build_key: ${env:PROD_BUILD_KEY}
+`},
+			env:  map[string]string{"PROD_BUILD_KEY": "prod-build-key-0123456789", "AGENTTEST_BUILD_URL": "https://build.staging.example.com"},
+			args: []string{"run", "--target", "prod", "s.yaml"},
+			code: exitUsage,
+		},
+		{
+			name:   "no connector for the agent",
+			anchor: "has no Messaging connector for agent clinic",
+			files: map[string]string{
+				"suites/web.yaml": "suite: web\nagent: clinic\nvia: messaging\nscenarios:\n  - name: greets over web chat\n    greeting: {response: {contains: Hello}}\n",
+				"agenttest.yaml": `default_target: sandbox
+targets:
+  sandbox:
+    build_url: https://build.us.example-platform.com
+    messaging_url: https://messaging.us-1.example-platform.com
+    messaging_host: webchat.example.com
+    account_id: ws-a1b2c3d4
+    agent_id: restaurant
+    env: sandbox
+    build_key: ${env:SANDBOX_BUILD_KEY}
+    connector_token: ${env:RESTAURANT_WEBCHAT}
+`},
+			env:  map[string]string{"SANDBOX_BUILD_KEY": "sandbox-build-key-0123456789", "RESTAURANT_WEBCHAT": "ct-restaurant-0123456789"},
+			args: []string{"run", "suites"},
+			code: exitUsage,
+		},
+		{
+			name:   "literal key",
+			anchor: "must be an ${env:NAME} reference, not a literal key",
+			files: map[string]string{"agenttest.yaml": `targets:
+  t:
+    build_url: https://build.example.com
+    account_id: ws-a1b2c3d4
+    agent_id: restaurant
+    build_key: sk-live-0123456789abcdef
+`},
+			args: []string{"lint", "agenttest.yaml"},
+			code: exitUsage,
+		},
+		{
+			name:   "short key",
+			anchor: "keys shorter than 12 characters are refused",
+			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `targets:
+  t:
+    build_url: https://build.example.com
+    account_id: ws-a1b2c3d4
+    build_key: ${env:MY_KEY}
+`},
+			env:  map[string]string{"MY_KEY": "abcde"},
+			args: []string{"run", "--target", "t", "s.yaml"},
+			code: exitUsage,
+		},
+		{
+			name:   "unset key variable",
+			anchor: "which is not set (set LIVE_BUILD_KEY",
+			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `default_target: sandbox
+targets:
+  sandbox:
+    build_url: https://build.us.example-platform.com
+    account_id: ws-a1b2c3d4
+    agent_id: restaurant
+    env: sandbox
+    build_key: ${env:SANDBOX_BUILD_KEY}
+  live:
+    build_url: https://build.eu.example-platform.com
+    runtime_url: https://runtime-euw-1.example-platform.com
+    account_id: ws-a1b2c3d4
+    agent_id: restaurant
+    env: live
+    allow_live: true
+    runtime_key: ${env:LIVE_RUNTIME_KEY}
+    build_key: ${env:LIVE_BUILD_KEY}
+`},
+			env:  map[string]string{"LIVE_RUNTIME_KEY": "live-runtime-key-0123456789"},
+			args: []string{"run", "--target", "live", "s.yaml"},
+			code: exitUsage,
+		},
+		{
+			name:   "plain http",
+			anchor: `build_url "http://build.example.com" is plain http`,
+			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `targets:
+  t:
+    account_id: ws-a1b2c3d4
+    build_url: http://build.example.com
+    build_key: ${env:K}
+`},
+			env:  map[string]string{"K": "build-key-0123456789"},
+			args: []string{"run", "--target", "t", "s.yaml"},
+			code: exitUsage,
+		},
+		{
+			// Nothing selected: the warning is said and nothing is called.
+			name:   "allow_http",
+			anchor: "warning: target \"lab\": allow_http is set",
+			files: map[string]string{"s.yaml": suite, "agenttest.yaml": `targets:
+  lab:
+    account_id: ws-a1b2c3d4
+    build_url: http://build.lab.internal
+    build_key: ${env:K}
+    agent_id: restaurant
+    allow_http: true
+`},
+			env:  map[string]string{"K": "build-key-0123456789"},
+			args: []string{"run", "--target", "lab", "--tags", "@none", "s.yaml"},
+			code: exitEmpty,
+		},
+		{
+			name:   "variables without a key",
+			anchor: "the target from AGENTTEST_* variables has no build_key",
+			files:  map[string]string{"s.yaml": suite},
+			env:    map[string]string{"AGENTTEST_BUILD_URL": "https://build.us.example-platform.com"},
+			args:   []string{"run", "s.yaml"},
+			code:   exitUsage,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestDocEnvPinSample: the refusal docs/configuration.md ("Live safety")
+// quotes is the one the nightly job's selection of this repository's
+// suites meets against the live target of examples/agenttest.yaml, whose
+// suites pin env: sandbox.
+func TestDocEnvPinSample(t *testing.T) {
+	t.Parallel()
+	const guide = "docs/configuration.md"
+	lines, at := docBlock(t, guide, "selected scenarios of this file run in sandbox, not in live")
+	files := map[string]string{}
+	for _, name := range []string{"examples/agenttest.yaml", "suites/clinic.yaml", "suites/confirmations.yaml", "suites/restaurant.yaml", "suites/utility-billing.yaml"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[strings.TrimPrefix(name, "examples/")] = string(b)
+	}
+	env := map[string]string{
+		"LIVE_BUILD_KEY": "live-build-key-0123456789", "LIVE_RUNTIME_KEY": "live-runtime-key-0123456789",
+		"LIVE_SMS_CONNECTOR_ID": "CONN-1234abcd", "WEBHOOK_PUBLIC_URL": "https://hooks.example.com/agenttest",
+	}
+	c := newCLI(t, writeTree(t, files), env, "run", "suites", "--target", "live", "--allow-live", "--tags", "@confirm || @smoke")
+	out := c.expect(t, exitUsage)
+	checkDocBlock(t, guide, lines, at, out, func(string) bool { return false })
+}
