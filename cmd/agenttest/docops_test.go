@@ -196,3 +196,15 @@ func TestDocEnvPinSample(t *testing.T) {
 	out := c.expect(t, exitUsage)
 	checkDocBlock(t, guide, lines, at, out, func(string) bool { return false })
 }
+
+// TestDocDiscoverySuiteKeys: a YAML file found in a directory whose top
+// level holds only suite keys is a suite (docs/configuration.md,
+// "Discovery"), so one whose scenarios are missing is reported, not
+// passed over. Every suite key counts: before, via: and streaming:
+// made a file of something else, and lint said "no problems" of a
+// directory whose web-chat suite had lost its scenarios.
+func TestDocDiscoverySuiteKeys(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"suites/web.yaml": "suite: web chat\nagent: clinic\nvia: messaging\nstreaming: true\n"})
+	newCLI(t, dir, nil, "lint", "suites").expect(t, exitUsage, "suites/web.yaml:1:1: suite has no scenarios")
+}
