@@ -208,3 +208,38 @@ func TestDocDiscoverySuiteKeys(t *testing.T) {
 	dir := writeTree(t, map[string]string{"suites/web.yaml": "suite: web chat\nagent: clinic\nvia: messaging\nstreaming: true\n"})
 	newCLI(t, dir, nil, "lint", "suites").expect(t, exitUsage, "suites/web.yaml:1:1: suite has no scenarios")
 }
+
+// TestDocUnsetVariableHint: a setting that refers to a variable not set
+// names the variable to set (docs/configuration.md, "Keys are ${env:...}
+// references"), and the variable that overrides the setting only when
+// there is one and it is another. Before, a probe_numbers item (or rate,
+// rate_wait, max_reply_bytes, which have no variable of their own) read
+// "(set NUM, or  to override it)", and a build_url written as
+// ${env:AGENTTEST_BUILD_URL} "(set AGENTTEST_BUILD_URL, or
+// AGENTTEST_BUILD_URL to override it)"; and a build_key written
+// ${env:AGENTTEST_BUILD_KEY}, as the refusal of a literal key advises,
+// "(set AGENTTEST_BUILD_KEY (or AGENTTEST_BUILD_KEY))".
+func TestDocUnsetVariableHint(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"s.yaml": greetSuite, "agenttest.yaml": `targets:
+  t:
+    build_url: ${env:AGENTTEST_BUILD_URL}
+    account_id: ws-a1b2c3d4
+    build_key: ${env:AGENTTEST_BUILD_KEY}
+    probe_numbers: ["${env:NUM}"]
+    rate: ${env:RATE}
+    sms_connector_id: ${env:SMSID}
+    runtime_key: ${env:RK}
+`})
+	c := newCLI(t, dir, nil, "run", "--target", "t", "s.yaml")
+	out := c.expect(t, exitUsage,
+		`agenttest.yaml:3:16: target "t": build_url refers to AGENTTEST_BUILD_URL, which is not set (set AGENTTEST_BUILD_URL)`,
+		`agenttest.yaml:5:16: target "t": build_key refers to AGENTTEST_BUILD_KEY, which is not set (set AGENTTEST_BUILD_KEY)`,
+		`agenttest.yaml:6:21: target "t": probe_numbers refers to NUM, which is not set (set NUM)`,
+		`agenttest.yaml:7:11: target "t": rate refers to RATE, which is not set (set RATE)`,
+		`agenttest.yaml:8:23: target "t": sms_connector_id refers to SMSID, which is not set (set SMSID, or AGENTTEST_SMS_CONNECTOR_ID to override it)`,
+		`agenttest.yaml:9:18: target "t": runtime_key refers to RK, which is not set (set RK (or AGENTTEST_RUNTIME_KEY))`)
+	if strings.Contains(out, "or  to override") {
+		t.Errorf("a hint names no variable:\n%s", out)
+	}
+}
