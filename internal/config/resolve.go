@@ -388,9 +388,15 @@ func (r *resolver) field(key string, fld Field, envName string) string {
 	}
 	v, missing := r.expand(fld.Value)
 	if len(missing) > 0 {
+		hint := "set " + strings.Join(missing, ", ")
+		// Some settings have no variable of their own, and one may refer
+		// to its own (build_url: ${env:AGENTTEST_BUILD_URL}).
+		if envName != "" && !slices.Contains(missing, envName) {
+			hint += fmt.Sprintf(", or %s to override it", envName)
+		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
 			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, strings.Join(missing, ", ")),
-			Hint:    fmt.Sprintf("set %s, or %s to override it", strings.Join(missing, ", "), envName)})
+			Hint:    hint})
 		return ""
 	}
 	if msg := validateValue(key, v); msg != "" {
@@ -700,9 +706,9 @@ func (r *resolver) key(key string, fld Field, envName string) Secret {
 		return ""
 	}
 	if v == "" {
-		hint := fmt.Sprintf("set %s (or %s)", m[1], envName)
-		if envName == "" {
-			hint = "set " + m[1]
+		hint := "set " + m[1]
+		if envName != "" && envName != m[1] {
+			hint += fmt.Sprintf(" (or %s)", envName)
 		}
 		r.diags = r.diags.Append(diag.Diagnostic{Pos: fld.Pos,
 			Message: fmt.Sprintf("%s: %s refers to %s, which is not set", r.what(), key, m[1]),

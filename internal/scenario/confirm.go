@@ -463,10 +463,11 @@ func (d *decoder) smsProbe(p pair) *steps.SMSProbe {
 	return sp
 }
 
-// phone reads a phone number: + and 6 to 15 digits once the separators
-// people write (spaces, dashes, dots, parentheses) are set aside; E.164 is
-// what the reference advises. A number holding ${...} is checked at run
-// time. The value is kept as written: the platform normalises it.
+// phone reads a phone number: 6 to 15 digits, after an optional +, once
+// the separators people write (spaces, dashes, dots, parentheses) are set
+// aside; E.164 is what the reference advises. A number holding ${...} is
+// checked at run time. The value is kept as written: the platform
+// normalises it.
 func (d *decoder) phone(p pair, what string) string {
 	v, ok := d.str(p.Val, what)
 	if !ok {

@@ -234,10 +234,11 @@ func LoadAll(fsys fs.FS, paths []string) Loaded {
 }
 
 // Top-level keys that make a YAML file found in a directory a suite:
-// every key of a suite, and the scenario keys a suite written without
+// every key of a suite (the decoder's own list, so that a key the format
+// gains counts here too), and the scenario keys a suite written without
 // `scenarios:` starts with.
 var (
-	suiteShaped    = []string{"suite", "scenarios", "agent", "env", "vars", "start", "tags"}
+	suiteShaped    = suiteKeys.keys
 	scenarioShaped = []string{"name", "turns", "greeting", "probe", "examples", "confirm"}
 )
 
