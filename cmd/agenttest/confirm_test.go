@@ -351,6 +351,14 @@ scenarios:
 			name: "a wrong call token", config: target + "    call_token: ${env:CT}\n", env: with(map[string]string{"CT": "wrong-call-token-0000"}), code: exitUsage,
 			stderr: []string{"refused the call token", "check CT, which holds the call_token of target \"t\""},
 		},
+		// The platform refuses the connector id sent beside a good
+		// token: the stop names the token it was sent with, and also
+		// the connector id setting, which was the one at fault.
+		{
+			name: "a wrong sms_connector_id", config: strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "    sms_connector_id: wrong-connector\n", 1) + "    call_token: ${env:CT}\n",
+			env: with(map[string]string{"CT": token}), code: exitUsage,
+			stderr: []string{"refused the call token", `unknown connector id "wrong-connector"`, "the SMS endpoint also checks the connector id it is sent (X-TOKEN-ID): check the sms_connector_id of target \"t\" (or AGENTTEST_SMS_CONNECTOR_ID)"},
+		},
 		// Refused before anything runs, at the probe, naming the setting.
 		{
 			name: "no sms_connector_id", config: strings.Replace(target, "    sms_connector_id: "+s.Info.ConnectorIDs["clinic"]["sandbox"]+"\n", "", 1) + "    call_token: ${env:CT}\n",

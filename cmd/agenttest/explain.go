@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/brand"
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
@@ -108,6 +109,10 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 			st.Host, st.Credential, cause, check)
 		if st.Credential == platform.CredentialRuntimeKeyAsCallToken {
 			msg += fmt.Sprintf(", or set call_token (%s) if outbound calling and SMS take a token of their own", config.EnvCallToken)
+		}
+		if st.Endpoint == platform.EndpointSMS {
+			msg += fmt.Sprintf("; the SMS endpoint also checks the connector id it is sent (%s): check %s, the SMS connector of the agent's project in that environment",
+				brand.TokenIDHeader, where(t, "sms_connector_id", config.EnvSMSConnectorID))
 		}
 		return msg
 	case result.StopUnknownAgent:

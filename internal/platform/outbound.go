@@ -23,8 +23,13 @@ const retryUnsafe = retryTurn
 var (
 	epCallCreate = endpoint{"POST", "/v1/outbound-calling", runtimeHost, authVendorToken, retryUnsafe}
 	epCallStatus = endpoint{"GET", "/v1/outbound-calling/{call_sid}/status", runtimeHost, authVendorToken, retryRead}
-	epSMS        = endpoint{"POST", "/v1/outbound-sms", runtimeHost, authVendorToken, retryUnsafe}
+	epSMS        = endpoint{"POST", EndpointSMS, runtimeHost, authVendorToken, retryUnsafe}
 )
+
+// EndpointSMS is the path of the outbound SMS endpoint, as APIError.Endpoint
+// names it. Besides the call token it is sent the project's connector id
+// (X-TOKEN-ID), so a refusal there may be of either.
+const EndpointSMS = "/v1/outbound-sms"
 
 // CallRetention is how long the platform keeps a finished call's status
 // (reference, Limits: "about 2 hours"); afterwards CallStatus answers 404.

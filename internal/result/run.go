@@ -109,6 +109,10 @@ type Stop struct {
 	// Credential names the credential the platform refused ("build
 	// key", "runtime key", "call token", ...), for StopCredentials.
 	Credential string `json:"credential,omitempty"`
+	// Endpoint is the path template of the refused call, for
+	// StopCredentials: an endpoint sent more than the credential (the SMS
+	// endpoint's connector id) has more to check.
+	Endpoint string `json:"endpoint,omitempty"`
 	// Agent is the agent id the platform does not know, for
 	// StopUnknownAgent; for a refused Messaging connector token, the agent
 	// and Env of the connector, so that the stop can name its setting.

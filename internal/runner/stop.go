@@ -118,7 +118,7 @@ func platformStop(err error, starting bool, agent, env, msg string) *result.Stop
 		return nil
 	case platform.IsAuth(err) && errors.As(err, &ae):
 		st := &result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Cause: msg,
-			Host: ae.Host, Credential: ae.Credential, Config: true}
+			Host: ae.Host, Credential: ae.Credential, Endpoint: ae.Endpoint, Config: true}
 		if ae.Credential == platform.CredentialConnectorToken {
 			st.Agent, st.Env = agent, env
 		}

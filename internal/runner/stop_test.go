@@ -351,7 +351,7 @@ func TestPlatformStopOfMessaging(t *testing.T) {
 		retry bool
 	}{
 		{"connector token refused", api("/api/v1/access-token", 401, platform.CredentialConnectorToken),
-			&result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "msg:443", Credential: platform.CredentialConnectorToken, Agent: "clinic", Env: "live", Config: true}, false},
+			&result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "msg:443", Credential: platform.CredentialConnectorToken, Endpoint: "/api/v1/access-token", Agent: "clinic", Env: "live", Config: true}, false},
 		{"issued token refused", api("/api/v1/sessions", 401, platform.CredentialAccessToken), nil, true},
 		{"session gone at the handshake", api("/ws", 404, platform.CredentialAccessToken), nil, true},
 		{"messaging host unreachable", refused, &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "msg:443"}, true},
