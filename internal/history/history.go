@@ -93,10 +93,11 @@ type Report struct {
 }
 
 // Counts are a report's cases by verdict (its counts; inconclusive
-// cases are counted among the failed ones too). NotRun are the skipped
-// and pending ones.
+// cases are counted among the failed ones too). NotRun are the ones an
+// interruption or the run's stop left unrun; Skipped the ones skipped on
+// purpose (skip:, @skip), which the run did not mean to run.
 type Counts struct {
-	Passed, Flaky, Failed, Inconclusive, Errored, NotRun int
+	Passed, Flaky, Failed, Inconclusive, Errored, NotRun, Skipped int
 }
 
 // Case is one scenario's outcome in a report.

@@ -456,8 +456,8 @@ func TestReportSummary(t *testing.T) {
 		{
 			name: "interrupted", run: `"status": "interrupted", "interrupted": true`,
 			extra: `"counts": {"passed": 1, "pending": 2, "skipped": 1},`,
-			cases: `{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}`,
-			line:  "interrupted  1 passed, 3 not run (interrupted)",
+			cases: `{"name": "x", "status": "passed", "attempts": [{"status": "passed"}]}, {"name": "y", "status": "skipped", "skip_reason": "not today"}`,
+			line:  "interrupted  1 passed, 2 not run, 1 skipped (interrupted)",
 		},
 		{
 			name: "a repeat that went both ways and passed", run: `"status": "passed"`,
@@ -474,14 +474,17 @@ func TestReportSummary(t *testing.T) {
 		},
 		{
 			name: "the platform could not be reached", run: `"status": "errored", "stop": {"kind": "unreachable", "reason": "not run: platform unreachable", "host": "api.example"}`,
-			extra: `"counts": {"errored": 1, "skipped": 2},`,
-			cases: `{"name": "x", "status": "errored", "attempts": [{"status": "errored"}]}`,
-			line:  "errored  1 errored, 2 not run (stopped: platform unreachable at api.example)", verdict: VerdictErrored,
+			// A case skipped on purpose is no case the stop left unrun,
+			// as the console counts it.
+			extra: `"counts": {"errored": 1, "skipped": 3},`,
+			cases: `{"name": "x", "status": "errored", "attempts": [{"status": "errored"}]}, {"name": "y", "status": "skipped", "skip_reason": "not run: platform unreachable"},
+				{"name": "z", "status": "skipped", "skip_reason": "not today"}, {"name": "w", "status": "skipped", "skip_reason": "not run: platform unreachable"}`,
+			line: "errored  1 errored, 2 not run, 1 skipped (stopped: platform unreachable at api.example)", verdict: VerdictErrored,
 		},
 		{
 			name: "--fail-fast", run: `"status": "failed", "stop": {"kind": "fail-fast", "reason": "not run: --fail-fast"}`,
 			extra: `"counts": {"failed": 1, "skipped": 1},`,
-			cases: `{"name": "x", "status": "failed", "quarantine": {"until": "2026-04-01"}, "attempts": [{"status": "failed"}]}`,
+			cases: `{"name": "x", "status": "failed", "quarantine": {"until": "2026-04-01"}, "attempts": [{"status": "failed"}]}, {"name": "y", "status": "skipped", "skip_reason": "not run: --fail-fast"}`,
 			line:  "failed  1 failed, 1 not run (stopped: --fail-fast)", verdict: VerdictFailed, quarantined: true,
 		},
 		{
@@ -596,7 +599,7 @@ func TestUnsteadyCountsEvidence(t *testing.T) {
 func TestWriteJSONGolden(t *testing.T) {
 	t.Parallel()
 	h := Build([]*Report{
-		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Status: "failed", Counts: Counts{Passed: 1, Failed: 2},
+		{Path: "1.json", Started: "2026-03-01T00:00:00Z", Status: "failed", Counts: Counts{Passed: 1, Failed: 2, Skipped: 1},
 			Target: result.Target{Name: "nightly", BuildURL: "https://build.example.com", Env: "live"}, Cases: []Case{
 				{File: "a.yaml", Name: "w", Verdict: VerdictFailed, Failed: 1},
 				{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},

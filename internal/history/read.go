@@ -56,9 +56,10 @@ type jsonReport struct {
 }
 
 type jsonCase struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Repeat *struct {
+	Name       string `json:"name"`
+	Status     string `json:"status"`
+	SkipReason string `json:"skip_reason"`
+	Repeat     *struct {
 		Decision string `json:"decision"`
 		Passed   int    `json:"passed"`
 		Failed   *int   `json:"failed"`
@@ -124,8 +125,20 @@ func Read(path string, data []byte) (*Report, error) {
 		r.Causes = append(r.Causes, "interrupted")
 	}
 	if c := doc.Counts; c != nil {
+		// The counts hold one skipped for the cases a stop left unrun
+		// and those a suite skips; the run's stop reason, which the
+		// former carry as theirs, tells them apart as the console does.
+		stopped := 0
+		if st := doc.Run.Stop; st != nil && st.Reason != "" {
+			for _, cs := range doc.cases() {
+				if cs.Status == result.Skipped.String() && cs.SkipReason == st.Reason {
+					stopped++
+				}
+			}
+		}
+		stopped = min(stopped, c.Skipped)
 		r.Counts = Counts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive,
-			Errored: c.Errored, NotRun: c.Skipped + c.Pending}
+			Errored: c.Errored, NotRun: stopped + c.Pending, Skipped: c.Skipped - stopped}
 	}
 	for _, f := range doc.Files {
 		for _, c := range f.Cases {
@@ -136,6 +149,15 @@ func Read(path string, data []byte) (*Report, error) {
 		r.Cases = append(r.Cases, c.read(checksFile))
 	}
 	return r, nil
+}
+
+// cases are the report's cases, its run-level checks last.
+func (doc *jsonReport) cases() []jsonCase {
+	var cs []jsonCase
+	for _, f := range doc.Files {
+		cs = append(cs, f.Cases...)
+	}
+	return append(cs, doc.Checks...)
 }
 
 // check refuses the values of doc, read from data, that no run writes

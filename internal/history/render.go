@@ -32,7 +32,7 @@ func (r *Report) summary() string {
 	for _, n := range []struct {
 		n    int
 		what string
-	}{{c.Passed, "passed"}, {c.Flaky, "flaky"}, {c.Failed, "failed"}, {c.Errored, "errored"}, {c.NotRun, "not run"}} {
+	}{{c.Passed, "passed"}, {c.Flaky, "flaky"}, {c.Failed, "failed"}, {c.Errored, "errored"}, {c.NotRun, "not run"}, {c.Skipped, "skipped"}} {
 		if n.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n.n, n.what))
 		}
@@ -221,6 +221,7 @@ type jsonCounts struct {
 	Inconclusive int `json:"inconclusive"`
 	Errored      int `json:"errored"`
 	NotRun       int `json:"not_run"`
+	Skipped      int `json:"skipped"`
 }
 
 type jsonScenario struct {
@@ -264,7 +265,7 @@ func WriteJSON(w io.Writer, h *History) error {
 		c := r.Counts
 		doc.Reports = append(doc.Reports, jsonReportRef{Path: r.Path, Started: r.Started, Status: r.Status,
 			Envs: orEmpty(r.Envs), Causes: orEmpty(r.Causes),
-			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun}})
+			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun, Skipped: c.Skipped}})
 	}
 	for _, g := range h.Targets() {
 		doc.Targets = append(doc.Targets, jsonTarget{Reports: g, Target: h.Reports[g[0]].Target})
