@@ -1006,8 +1006,9 @@ func (m *MessagingSession) reconnect(ctx context.Context, turn *MessagingTurn, c
 
 // refusal is the error of a socket the platform closed on purpose, with
 // a status that says a new socket would fare no better (policy
-// violation, unsupported data, message too big, internal error, an
-// application's own 4000-4999), or nil for a drop worth a reconnect: no
+// violation, unsupported data, message too big, internal error, a
+// registered 3000-3999 or an application's own 4000-4999: every status
+// but the five below), or nil for a drop worth a reconnect: no
 // close frame, a normal closure or going away, a restart, try again
 // later, a bad gateway. Reconnecting after a refusal would wait out the
 // turn's timeout for an answer that is not coming, and lose the
