@@ -1,0 +1,185 @@
+package main
+
+// The messages docs/writing-scenarios.md and docs/writing-features.md
+// quote, checked against what lint and run print for files laid out so
+// that each problem sits at the position the guide shows: a change of a
+// message or of a position cannot leave a guide quoting what no run
+// prints.
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// duration is the time a result line ends with, which no two runs share.
+var duration = regexp.MustCompile(`\d+(\.\d+)?(µs|ms|s)\)$`)
+
+// checkGuideBlock runs args in a tree of files and checks the fenced block
+// of the guide holding anchor against its output, durations aside; lines
+// for which skip is true are not compared.
+func checkGuideBlock(t *testing.T, guide, anchor string, files map[string]string, code int, skip func(string) bool, args ...string) {
+	t.Helper()
+	dir := repoRoot
+	if files != nil {
+		dir = writeTree(t, files)
+	}
+	lines, at := docBlock(t, guide, anchor)
+	out := newCLI(t, dir, examplesEnv(), args...).expect(t, code)
+	var printed []string
+	for line := range strings.SplitSeq(out, "\n") {
+		printed = append(printed, duration.ReplaceAllString(line, "D)"))
+	}
+	shown := make([]string, len(lines))
+	for i, line := range lines {
+		shown[i] = duration.ReplaceAllString(line, "D)")
+	}
+	checkDocBlock(t, guide, shown, at, strings.Join(printed, "\n"), skip)
+}
+
+// padded is the lines of a file joined, each "#" standing for a comment
+// line that puts what follows at the line the guide shows.
+func padded(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
+
+func noSkip(string) bool { return false }
+
+func TestDocGuideSamples(t *testing.T) {
+	t.Parallel()
+	type testCase struct {
+		name   string
+		guide  string
+		anchor string
+		files  map[string]string
+		code   int
+		skip   func(string) bool
+		args   []string
+	}
+	const scenarios, features = "docs/writing-scenarios.md", "docs/writing-features.md"
+	run := func(t *testing.T, tc testCase) {
+		t.Parallel()
+		skip := tc.skip
+		if skip == nil {
+			skip = noSkip
+		}
+		checkGuideBlock(t, tc.guide, tc.anchor, tc.files, tc.code, skip, tc.args...)
+	}
+	testCases := []testCase{
+		{
+			name:   "every problem of a suite at once",
+			guide:  scenarios,
+			anchor: `unknown key "respons" in expect`,
+			files: map[string]string{"suites/booking.yaml": padded(
+				"agent: restaurant", `vars: {party: "4"}`, "scenarios:",
+				"  - name: books a table", "    turns:", "      - say: hi",
+				"#", "#", "#", "#", "#", "#",
+				"        expect:", "          respons: hi",
+				"      - say: hi", "        expect: {node: X}", "#", "#",
+				`      - say: "${prty} people"`, "      - say: x", "        expect:",
+				"          response: {matches: '(unclosed'}",
+			)},
+			code: exitUsage,
+			args: []string{"lint", "suites/booking.yaml"},
+		},
+		{
+			name:   "a repeat too small for the confidence",
+			guide:  scenarios,
+			anchor: "warning: repeat: 40 is too few",
+			files: map[string]string{"suites/menu.yaml": padded(
+				"agent: restaurant", "scenarios:", "#", "#",
+				"  - name: recommends a dish for a vegetarian",
+				"    pass_rate: 0.9", "    margin: 0.1", "    confidence: 0.95",
+				"    turns:", "      - say: I'm vegetarian, what do you recommend?",
+				"        expect: {response: {contains: risotto}}",
+				"    repeat: 40",
+			)},
+			code: exitOK,
+			args: []string{"lint", "suites/menu.yaml"},
+		},
+		{
+			name:   "a reply that is not the expected text",
+			guide:  scenarios,
+			anchor: "FAIL suites/booking.yaml:30 asks for the party size",
+			files: map[string]string{"suites/booking.yaml": "agent: restaurant\nscenarios:\n" +
+				strings.Repeat("#\n", 27) + padded(
+				"  - name: asks for the party size", "    turns:",
+				"      - say: I'd like to book a table", "        expect: {node: CollectPartySize}",
+				"      - say: blah blah", "#", "        expect:",
+				`          response: "Sorry, I didn't quite get that. How many people, and for what day?"`,
+				"          state:", "            party_size: {present: true}",
+			)},
+			code: exitFailed,
+			args: []string{"run", "suites/booking.yaml"},
+		},
+		{
+			name:   "the nearest of several phrasings",
+			guide:  scenarios,
+			anchor: "the nearest is 0.73 similar",
+			files: map[string]string{"suites/clinic.yaml": padded(
+				"agent: clinic", "scenarios:", "  - name: tells the opening hours", "    turns:",
+				"      - say: what are your opening hours?", "#", "#", "#", "#", "        expect:",
+				`          response: {one_of: ["We're open every weekday from 8am.", "The surgery is open Monday to Friday, 9am to 5pm."]}`,
+			)},
+			code: exitFailed,
+			args: []string{"run", "suites/clinic.yaml"},
+		},
+		{
+			// --parallel 1: the runs of a statistical scenario then meet the
+			// simulator's draws in one order (docs/simulator.md).
+			name:   "a statistical scenario that fails",
+			guide:  scenarios,
+			anchor: "FAIL examples-failing/clinic.yaml:15 renews a repeat prescription",
+			code:   exitFailed,
+			skip: func(line string) bool {
+				return strings.HasPrefix(line, "PASS suites/menu.yaml") || strings.HasPrefix(line, "INCONCLUSIVE ")
+			},
+			args: []string{"run", "--parallel", "1", "examples-failing/clinic.yaml"},
+		},
+		{
+			name:   "an undefined step",
+			guide:  features,
+			anchor: `undefined step "Then the agents reply contain`,
+			files:  map[string]string{"features/booking.feature": featureLintSample},
+			code:   exitUsage,
+			args:   []string{"lint", "features/booking.feature"},
+		},
+		{
+			name:   "an outline column no Examples has",
+			guide:  features,
+			anchor: "<dya> is not a column",
+			files:  map[string]string{"features/booking.feature": featureLintSample},
+			code:   exitUsage,
+			args:   []string{"lint", "features/booking.feature"},
+		},
+		{
+			name:   "a failing step",
+			guide:  features,
+			anchor: "FAIL features/booking.feature:3 books a table",
+			files: map[string]string{"features/booking.feature": padded(
+				"@agent:restaurant", "Feature: Booking", "  Scenario: books a table",
+				`    When the user says "I'd like to book a table"`,
+				`    Then the agent's reply contains "how many guests"`,
+			)},
+			code: exitFailed,
+			args: []string{"run", "features/booking.feature"},
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// featureLintSample holds the two problems docs/writing-features.md
+// shows, at their lines: an outline's <dya> at 9:5 and an undefined step
+// at 14:5.
+var featureLintSample = padded(
+	"@agent:restaurant", "Feature: Booking", "",
+	"  Scenario Outline: books on a day",
+	`    When the user says "a table on <day>"`,
+	`    Then the agent's reply contains "<day>"`,
+	"    # the guide's line 9:",
+	"    # a column the Examples lack",
+	`    When the user says "a table on <dya>"`,
+	"    Examples:", "      | day |", "      | friday |",
+	"  Scenario: greets",
+	`    Then the agents reply contain "hello"`,
+)
