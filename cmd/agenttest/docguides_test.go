@@ -7,6 +7,8 @@ package main
 // prints.
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -183,3 +185,37 @@ var featureLintSample = padded(
 	"  Scenario: greets",
 	`    Then the agents reply contain "hello"`,
 )
+
+// TestDocNestedIgnoreCase: a matcher nested in one with ignore_case: true
+// folds case too, "unless they set ignore_case themselves"
+// (docs/writing-scenarios.md): the nested ignore_case: false compares
+// case again, and its failure says so and diffs the change of case.
+func TestDocNestedIgnoreCase(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"suites/case.yaml": padded(
+		"agent: restaurant", "scenarios:",
+		"  - name: folded inside",
+		"    greeting:", "      response:", "        ignore_case: true",
+		"        all: [{contains: BELLA TAVOLA}]",
+		"  - name: case compared again inside",
+		"    greeting:", "      response:", "        ignore_case: true",
+		"        all: [{contains: welcome}, {contains: BELLA TAVOLA, ignore_case: false}]",
+		"  - name: case compared again under not",
+		"    greeting:", "      response:", "        ignore_case: true",
+		"        not: {contains: WELCOME, ignore_case: false}",
+	)})
+	c := newCLI(t, dir, examplesEnv(), "run", "--parallel", "1", "--json", "result.json", "suites/case.yaml")
+	out := c.expect(t, exitFailed,
+		`greeting: reply does not contain the expected text (it does if case is ignored)`,
+		`expected: contains "BELLA TAVOLA" (matching case)`)
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"folded inside": "passed", "case compared again inside": "failed", "case compared again under not": "passed"}
+	for _, cs := range reportCases(t, b) {
+		if cs.Status != want[cs.Name] {
+			t.Errorf("%s: %s, want %s\n%s", cs.Name, cs.Status, want[cs.Name], out)
+		}
+	}
+}
