@@ -207,10 +207,14 @@ func TestDocNestedIgnoreCase(t *testing.T) {
 	c := newCLI(t, dir, examplesEnv(), "run", "--parallel", "1", "--json", "result.json", "suites/case.yaml")
 	out := c.expect(t, exitFailed,
 		`greeting: reply does not contain the expected text (it does if case is ignored)`,
-		`expected: contains "BELLA TAVOLA" (matching case)`)
+		"expected: contains \"BELLA TAVOLA\" (matching case)\n")
 	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The failed item compared case, so its diff marks a change of case.
+	if regexp.MustCompile(`"ignore_case":\s*true`).Match(b) {
+		t.Errorf("the failure of the case-sensitive item says it ignored case:\n%s", b)
 	}
 	want := map[string]string{"folded inside": "passed", "case compared again inside": "failed", "case compared again under not": "passed"}
 	for _, cs := range reportCases(t, b) {
