@@ -223,3 +223,32 @@ func TestDocNestedIgnoreCase(t *testing.T) {
 		}
 	}
 }
+
+// TestDocSkipReasons: the JSON report's skip_reason of a skipped scenario
+// is the reason as written, "skipped" for skip: true and "skipped
+// (@skip)" for a feature's @skip (docs/reading-reports.md, JSON).
+func TestDocSkipReasons(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"suites/skip.yaml": padded("agent: restaurant", "scenarios:",
+			"  - name: with a reason", "    skip: waiting for the new flow", "    turns: [{say: hi, expect: {node: X}}]",
+			"  - name: without one", "    skip: true", "    turns: [{say: hi, expect: {node: X}}]"),
+		"features/skip.feature": padded("@agent:restaurant", "Feature: skips", "  @skip", "  Scenario: tagged",
+			`    When the user says "hi"`, `    Then the current node is "X"`),
+	})
+	newCLI(t, dir, examplesEnv(), "run", "--json", "result.json", "suites", "features").expect(t, exitEmpty)
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"with a reason": "waiting for the new flow", "without one": "skipped", "tagged": "skipped (@skip)"}
+	cases := reportCases(t, b)
+	if len(cases) != len(want) {
+		t.Fatalf("%d cases, want %d", len(cases), len(want))
+	}
+	for _, cs := range cases {
+		if cs.Status != "skipped" || cs.SkipReason != want[cs.Name] {
+			t.Errorf("%s: %s, skip_reason %q; want skipped, %q", cs.Name, cs.Status, cs.SkipReason, want[cs.Name])
+		}
+	}
+}
