@@ -137,6 +137,18 @@ func TestDocGuideSamples(t *testing.T) {
 			args: []string{"run", "--parallel", "1", "examples-failing/clinic.yaml"},
 		},
 		{
+			name:   "a near miss of an event type",
+			guide:  scenarios,
+			anchor: "event type EVENT_TYPE_SYSTEM_MESAGE is not one agenttest knows",
+			files: map[string]string{"web.yaml": padded(
+				"suite: Web chat", "agent: utility-billing", "via: messaging", "scenarios:",
+				"  - name: says no error", "    turns:", "      - say: hi", "#", "#",
+				"        expect:", "          events:", "            excludes: [EVENT_TYPE_SYSTEM_MESAGE]",
+			)},
+			code: exitOK,
+			args: []string{"lint", "web.yaml"},
+		},
+		{
 			name:   "an undefined step",
 			guide:  features,
 			anchor: `undefined step "Then the agents reply contain`,
