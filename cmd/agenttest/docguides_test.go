@@ -47,14 +47,15 @@ func noSkip(string) bool { return false }
 
 func TestDocGuideSamples(t *testing.T) {
 	t.Parallel()
+	// A row runs args in a tree of files (nil: the repository) and checks
+	// the block of the guide holding anchor; skip leaves out the lines of
+	// the block no such run prints.
 	type testCase struct {
-		name   string
-		guide  string
-		anchor string
-		files  map[string]string
-		code   int
-		skip   func(string) bool
-		args   []string
+		name, guide, anchor string
+		code                int
+		args                []string
+		files               map[string]string
+		skip                func(string) bool
 	}
 	const scenarios, features = "docs/writing-scenarios.md", "docs/writing-features.md"
 	run := func(t *testing.T, tc testCase) {
@@ -65,117 +66,59 @@ func TestDocGuideSamples(t *testing.T) {
 		}
 		checkGuideBlock(t, tc.guide, tc.anchor, tc.files, tc.code, skip, tc.args...)
 	}
+	lint := func(file string) []string { return []string{"lint", file} }
+	runs := func(file string) []string { return []string{"run", file} }
 	testCases := []testCase{
-		{
-			name:   "every problem of a suite at once",
-			guide:  scenarios,
-			anchor: `unknown key "respons" in expect`,
-			files: map[string]string{"suites/booking.yaml": padded(
+		{"every problem of a suite at once", scenarios, `unknown key "respons" in expect`, exitUsage, lint("suites/booking.yaml"),
+			map[string]string{"suites/booking.yaml": padded(
 				"agent: restaurant", `vars: {party: "4"}`, "scenarios:",
 				"  - name: books a table", "    turns:", "      - say: hi",
 				"#", "#", "#", "#", "#", "#",
 				"        expect:", "          respons: hi",
 				"      - say: hi", "        expect: {node: X}", "#", "#",
 				`      - say: "${prty} people"`, "      - say: x", "        expect:",
-				"          response: {matches: '(unclosed'}",
-			)},
-			code: exitUsage,
-			args: []string{"lint", "suites/booking.yaml"},
-		},
-		{
-			name:   "a repeat too small for the confidence",
-			guide:  scenarios,
-			anchor: "warning: repeat: 40 is too few",
-			files: map[string]string{"suites/menu.yaml": padded(
+				"          response: {matches: '(unclosed'}")}, nil},
+		{"a repeat too small for the confidence", scenarios, "warning: repeat: 40 is too few", exitOK, lint("suites/menu.yaml"),
+			map[string]string{"suites/menu.yaml": padded(
 				"agent: restaurant", "scenarios:", "#", "#",
 				"  - name: recommends a dish for a vegetarian",
 				"    pass_rate: 0.9", "    margin: 0.1", "    confidence: 0.95",
 				"    turns:", "      - say: I'm vegetarian, what do you recommend?",
 				"        expect: {response: {contains: risotto}}",
-				"    repeat: 40",
-			)},
-			code: exitOK,
-			args: []string{"lint", "suites/menu.yaml"},
-		},
-		{
-			name:   "a reply that is not the expected text",
-			guide:  scenarios,
-			anchor: "FAIL suites/booking.yaml:30 asks for the party size",
-			files: map[string]string{"suites/booking.yaml": "agent: restaurant\nscenarios:\n" +
-				strings.Repeat("#\n", 27) + padded(
+				"    repeat: 40")}, nil},
+		{"a near miss of an event type", scenarios, "event type EVENT_TYPE_SYSTEM_MESAGE is not one agenttest knows", exitOK, lint("web.yaml"),
+			map[string]string{"web.yaml": padded(
+				"suite: Web chat", "agent: utility-billing", "via: messaging", "scenarios:",
+				"  - name: says no error", "    turns:", "      - say: hi", "#", "#",
+				"        expect:", "          events:", "            excludes: [EVENT_TYPE_SYSTEM_MESAGE]")}, nil},
+		{"a reply that is not the expected text", scenarios, "FAIL suites/booking.yaml:30 asks for the party size", exitFailed, runs("suites/booking.yaml"),
+			map[string]string{"suites/booking.yaml": "agent: restaurant\nscenarios:\n" + strings.Repeat("#\n", 27) + padded(
 				"  - name: asks for the party size", "    turns:",
 				"      - say: I'd like to book a table", "        expect: {node: CollectPartySize}",
 				"      - say: blah blah", "#", "        expect:",
 				`          response: "Sorry, I didn't quite get that. How many people, and for what day?"`,
-				"          state:", "            party_size: {present: true}",
-			)},
-			code: exitFailed,
-			args: []string{"run", "suites/booking.yaml"},
-		},
-		{
-			name:   "the nearest of several phrasings",
-			guide:  scenarios,
-			anchor: "the nearest is 0.73 similar",
-			files: map[string]string{"suites/clinic.yaml": padded(
+				"          state:", "            party_size: {present: true}")}, nil},
+		{"the nearest of several phrasings", scenarios, "the nearest is 0.73 similar", exitFailed, runs("suites/clinic.yaml"),
+			map[string]string{"suites/clinic.yaml": padded(
 				"agent: clinic", "scenarios:", "  - name: tells the opening hours", "    turns:",
 				"      - say: what are your opening hours?", "#", "#", "#", "#", "        expect:",
-				`          response: {one_of: ["We're open every weekday from 8am.", "The surgery is open Monday to Friday, 9am to 5pm."]}`,
-			)},
-			code: exitFailed,
-			args: []string{"run", "suites/clinic.yaml"},
-		},
-		{
-			// --parallel 1: the runs of a statistical scenario then meet the
-			// simulator's draws in one order (docs/simulator.md).
-			name:   "a statistical scenario that fails",
-			guide:  scenarios,
-			anchor: "FAIL examples-failing/clinic.yaml:15 renews a repeat prescription",
-			code:   exitFailed,
-			skip: func(line string) bool {
+				`          response: {one_of: ["We're open every weekday from 8am.", "The surgery is open Monday to Friday, 9am to 5pm."]}`)}, nil},
+		// --parallel 1: the runs of a statistical scenario then meet the
+		// simulator's draws in one order (docs/simulator.md).
+		{"a statistical scenario that fails", scenarios, "FAIL examples-failing/clinic.yaml:15 renews a repeat prescription", exitFailed,
+			[]string{"run", "--parallel", "1", "examples-failing/clinic.yaml"}, nil,
+			func(line string) bool {
 				return strings.HasPrefix(line, "PASS suites/menu.yaml") || strings.HasPrefix(line, "INCONCLUSIVE ")
-			},
-			args: []string{"run", "--parallel", "1", "examples-failing/clinic.yaml"},
-		},
-		{
-			name:   "a near miss of an event type",
-			guide:  scenarios,
-			anchor: "event type EVENT_TYPE_SYSTEM_MESAGE is not one agenttest knows",
-			files: map[string]string{"web.yaml": padded(
-				"suite: Web chat", "agent: utility-billing", "via: messaging", "scenarios:",
-				"  - name: says no error", "    turns:", "      - say: hi", "#", "#",
-				"        expect:", "          events:", "            excludes: [EVENT_TYPE_SYSTEM_MESAGE]",
-			)},
-			code: exitOK,
-			args: []string{"lint", "web.yaml"},
-		},
-		{
-			name:   "an undefined step",
-			guide:  features,
-			anchor: `undefined step "Then the agents reply contain`,
-			files:  map[string]string{"features/booking.feature": featureLintSample},
-			code:   exitUsage,
-			args:   []string{"lint", "features/booking.feature"},
-		},
-		{
-			name:   "an outline column no Examples has",
-			guide:  features,
-			anchor: "<dya> is not a column",
-			files:  map[string]string{"features/booking.feature": featureLintSample},
-			code:   exitUsage,
-			args:   []string{"lint", "features/booking.feature"},
-		},
-		{
-			name:   "a failing step",
-			guide:  features,
-			anchor: "FAIL features/booking.feature:3 books a table",
-			files: map[string]string{"features/booking.feature": padded(
+			}},
+		{"an undefined step", features, `undefined step "Then the agents reply contain`, exitUsage, lint("features/booking.feature"),
+			map[string]string{"features/booking.feature": featureLintSample}, nil},
+		{"an outline column no Examples has", features, "<dya> is not a column", exitUsage, lint("features/booking.feature"),
+			map[string]string{"features/booking.feature": featureLintSample}, nil},
+		{"a failing step", features, "FAIL features/booking.feature:3 books a table", exitFailed, runs("features/booking.feature"),
+			map[string]string{"features/booking.feature": padded(
 				"@agent:restaurant", "Feature: Booking", "  Scenario: books a table",
 				`    When the user says "I'd like to book a table"`,
-				`    Then the agent's reply contains "how many guests"`,
-			)},
-			code: exitFailed,
-			args: []string{"run", "features/booking.feature"},
-		},
+				`    Then the agent's reply contains "how many guests"`)}, nil},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
