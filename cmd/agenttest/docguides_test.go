@@ -158,20 +158,25 @@ func TestDocNestedIgnoreCase(t *testing.T) {
 		"  - name: case compared again under not",
 		"    greeting:", "      response:", "        ignore_case: true",
 		"        not: {contains: WELCOME, ignore_case: false}",
+		"  - name: says how it compares",
+		"    greeting:", "      response:", "        ignore_case: true",
+		"        not: {contains: Welcome, ignore_case: false}",
 	)})
 	c := newCLI(t, dir, examplesEnv(), "run", "--parallel", "1", "--json", "result.json", "suites/case.yaml")
 	out := c.expect(t, exitFailed,
 		`greeting: reply does not contain the expected text (it does if case is ignored)`,
-		"expected: contains \"BELLA TAVOLA\" (matching case)\n")
+		"expected: contains \"BELLA TAVOLA\" (matching case)\n",
+		`expected: not [contains "Welcome" (matching case)] (ignoring case)`)
 	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The failed item compared case, so its diff marks a change of case.
-	if regexp.MustCompile(`"ignore_case":\s*true`).Match(b) {
-		t.Errorf("the failure of the case-sensitive item says it ignored case:\n%s", b)
+	// The failed items compared case, so their diffs mark a change of
+	// case; the not that failed ignored it.
+	if n := len(regexp.MustCompile(`"ignore_case":\s*true`).FindAll(b, -1)); n != 1 {
+		t.Errorf("%d failures say they ignored case, want the not's alone:\n%s", n, b)
 	}
-	want := map[string]string{"folded inside": "passed", "case compared again inside": "failed", "case compared again under not": "passed"}
+	want := map[string]string{"folded inside": "passed", "case compared again inside": "failed", "case compared again under not": "passed", "says how it compares": "failed"}
 	for _, cs := range reportCases(t, b) {
 		if cs.Status != want[cs.Name] {
 			t.Errorf("%s: %s, want %s\n%s", cs.Name, cs.Status, want[cs.Name], out)
