@@ -35,8 +35,13 @@ type Text struct {
 	// Similar.Min (see Similarity for the measure).
 	Similar *Similar
 	// IgnoreCase folds case for every comparison above, and makes regular
-	// expressions case-insensitive.
+	// expressions case-insensitive. It holds for the matchers nested in
+	// Any, All and Not too, but for those with MatchCase.
 	IgnoreCase bool
+	// MatchCase compares case even inside a matcher that ignores it: a
+	// nested `ignore_case: false`, which a bool alone could not tell from
+	// a nested matcher that says nothing of case.
+	MatchCase bool
 
 	// Any passes when at least one of its matchers passes.
 	Any []*Text

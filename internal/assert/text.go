@@ -42,7 +42,7 @@ func (t *Text) Describe() string {
 // enclosing matcher already ignores case, so it is not repeated.
 func (t *Text) describe(folded bool) string {
 	var parts []string
-	fold := folded || t.IgnoreCase
+	fold := t.folds(folded)
 	if t.Exact != nil {
 		parts = append(parts, "is "+strconv.Quote(*t.Exact))
 	}
@@ -79,11 +79,24 @@ func (t *Text) describe(folded bool) string {
 	if len(parts) == 0 {
 		return "anything"
 	}
-	s := strings.Join(parts, " and ")
-	if t.IgnoreCase && !folded {
-		s += " (ignoring case)"
+	return strings.Join(parts, " and ") + caseSuffix(folded, fold)
+}
+
+// folds says whether t compares texts folding case, inside a matcher that
+// does (folded) or not.
+func (t *Text) folds(folded bool) bool { return (folded || t.IgnoreCase) && !t.MatchCase }
+
+// caseSuffix tells where a matcher changes what the one around it does
+// with case: " (ignoring case)" where it starts folding, " (matching
+// case)" where a nested one stops.
+func caseSuffix(folded, fold bool) string {
+	switch {
+	case fold && !folded:
+		return " (ignoring case)"
+	case folded && !fold:
+		return " (matching case)"
 	}
-	return s
+	return ""
 }
 
 func describeSimilar(s *Similar) string {
@@ -155,8 +168,9 @@ type mismatch struct {
 	// nearest is the expected text closest to the actual one, when the
 	// matcher offered several whole texts (see Failure.Nearest).
 	nearest string
-	// folded says the check that failed ignored case (Failure.IgnoreCase).
-	folded bool
+	// folded says the check that failed ignored case (Failure.IgnoreCase);
+	// decided, that the matcher that failed has set it.
+	folded, decided bool
 }
 
 // alternatives collects the whole texts a matcher accepts, for finding
@@ -203,24 +217,21 @@ func nearestOf(m *mismatch, actual string, alts []string) *mismatch {
 // "text" or "value", to word the equality failures naturally.
 func (t *Text) eval(actual string, folded bool, noun string) (*mismatch, error) {
 	m, err := t.match(actual, folded, noun)
-	if m != nil {
+	if m != nil && !m.decided {
 		// A nested matcher's mismatch already says whether it folded
-		// case; it folds whenever this one does.
-		m.folded = m.folded || folded || t.IgnoreCase
+		// case, which a nested ignore_case: false may have turned off.
+		m.folded, m.decided = t.folds(folded), true
 	}
 	return m, err
 }
 
 // match is eval without setting mismatch.folded.
 func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error) {
-	fold := folded || t.IgnoreCase
-	// suffix says a check folded case. Expected holds the describing
-	// matchers' words, but a literal text is Expected itself (the diff's
-	// base), so for those the phrase says it.
-	suffix := ""
-	if t.IgnoreCase && !folded {
-		suffix = " (ignoring case)"
-	}
+	fold := t.folds(folded)
+	// suffix says a check folded case, or stopped folding it. Expected
+	// holds the describing matchers' words, but a literal text is
+	// Expected itself (the diff's base), so for those the phrase says it.
+	suffix := caseSuffix(folded, fold)
 	if t.Exact != nil && !equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), fold) {
 		caseOnly := !fold && equal(strings.TrimSpace(actual), strings.TrimSpace(*t.Exact), true)
 		return &mismatch{phrase: "is not the expected " + noun + ifCaseIgnored(caseOnly, "it is") + suffix, expected: *t.Exact, literal: true}, nil
@@ -303,9 +314,10 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 	}
 	for _, each := range t.All {
 		m, err := each.eval(actual, fold, noun)
-		if m != nil && suffix != "" {
+		if m != nil && suffix != "" && m.folded == fold {
 			// The item's words say what it checks, not that this
-			// matcher made it ignore case.
+			// matcher made it ignore case (or compare it again); an item
+			// that set its own ignore_case says so itself.
 			if m.literal {
 				m.phrase += suffix
 			} else {

@@ -168,7 +168,7 @@ func (d *decoder) matcher(n *yaml.Node, what string, ignoreCase bool) *assert.Te
 	t := &assert.Text{Pos: d.pos(n), IgnoreCase: ignoreCase}
 	if p, ok := fields["ignore_case"]; ok {
 		if v, ok := d.boolean(p.Val, what+": ignore_case"); ok {
-			t.IgnoreCase = v
+			t.IgnoreCase, t.MatchCase = v, !v
 		}
 	}
 	checks := 0
