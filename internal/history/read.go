@@ -16,13 +16,10 @@ import (
 type jsonReport struct {
 	Schema string `json:"schema"`
 	Run    struct {
-		Started     string `json:"started"`
-		Status      string `json:"status"`
-		Interrupted bool   `json:"interrupted"`
-		Stop        *struct {
-			Reason string `json:"reason"`
-			Host   string `json:"host"`
-		} `json:"stop"`
+		Started     string       `json:"started"`
+		Status      string       `json:"status"`
+		Interrupted bool         `json:"interrupted"`
+		Stop        *result.Stop `json:"stop"`
 	} `json:"run"`
 	// Target and Shard, with the start, identify the run (Report.Run).
 	Target struct {
@@ -126,14 +123,12 @@ func Read(path string, data []byte) (*Report, error) {
 	}
 	if c := doc.Counts; c != nil {
 		// The counts hold one skipped for the cases a stop left unrun
-		// and those a suite skips; the run's stop reason, which the
-		// former carry as theirs, tells them apart as the console does.
+		// and those a suite skips; the stop's reason, which the former
+		// carry as theirs, tells them apart as the console does.
 		stopped := 0
-		if st := doc.Run.Stop; st != nil && st.Reason != "" {
-			for _, cs := range doc.cases() {
-				if cs.Status == result.Skipped.String() && cs.SkipReason == st.Reason {
-					stopped++
-				}
+		for _, cs := range doc.cases() {
+			if cs.Status == result.Skipped.String() && doc.Run.Stop.Left(cs.SkipReason) {
+				stopped++
 			}
 		}
 		stopped = min(stopped, c.Skipped)

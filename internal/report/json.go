@@ -971,15 +971,6 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 		return nil, nil, err
 	}
 	var v Values
-	stopped := func(reason string) bool {
-		stop := doc.Run.Stop
-		// A skipped case with a stop's reason, in a report whose run
-		// stopped, did not run for the stop, not for a skip: of its
-		// scenario. The stop's own reason is one too, whatever its
-		// kind: a merged report keeps one shard's stop, and its other
-		// shards' cases keep theirs.
-		return stop != nil && (reason == stop.Reason || result.IsStopReason(reason))
-	}
 	var out []RerunCase
 	for i, f := range doc.Files {
 		for j, c := range f.Cases {
@@ -993,7 +984,7 @@ func ReadRerun(r io.Reader) ([]RerunCase, *result.Stop, error) {
 				// interrupted before or while it ran.
 				rc.Unrun, rc.Reason = true, cmp.Or(c.SkipReason, notRunReason)
 			case result.Skipped.String():
-				if !stopped(c.SkipReason) {
+				if !doc.Run.Stop.Left(c.SkipReason) {
 					continue
 				}
 				rc.Unrun, rc.Reason = true, c.SkipReason

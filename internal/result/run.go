@@ -124,6 +124,14 @@ type Stop struct {
 	Config bool `json:"config,omitempty"`
 }
 
+// Left reports whether a case skipped with reason was left unrun by the
+// stop s (nil when the run did not stop), not skipped by its scenario:
+// the stop's own reason, or another stop's, which the other shards' cases
+// of a merged report keep beside the one stop it records.
+func (s *Stop) Left(reason string) bool {
+	return s != nil && (reason == s.Reason || IsStopReason(reason))
+}
+
 // Why says why the run stopped early, in the words every report uses:
 // "the platform at build.example.com refused the build key".
 func (s *Stop) Why() string {

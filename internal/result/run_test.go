@@ -137,3 +137,28 @@ func TestIsStopReason(t *testing.T) {
 		}
 	}
 }
+
+// TestStopLeft: a case skipped with its run's stop's reason, or with
+// another stop's (a merged report keeps one shard's stop), was left
+// unrun by it; a skip: of the scenario was not, nor is anything in a run
+// that did not stop.
+func TestStopLeft(t *testing.T) {
+	t.Parallel()
+	custom := &Stop{Kind: "missing-shards", Reason: "not run: shard 2/3 missing"}
+	for _, tc := range []struct {
+		stop   *Stop
+		reason string
+		want   bool
+	}{
+		{&Stop{Kind: StopUnreachable, Reason: ReasonUnreachable}, ReasonUnreachable, true},
+		{custom, "not run: shard 2/3 missing", true},
+		{custom, ReasonFailFast, true},
+		{custom, "waits on the vendor", false},
+		{custom, ReasonInterrupted, false},
+		{nil, ReasonUnreachable, false},
+	} {
+		if got := tc.stop.Left(tc.reason); got != tc.want {
+			t.Errorf("%+v.Left(%q) = %t, want %t", tc.stop, tc.reason, got, tc.want)
+		}
+	}
+}
