@@ -236,6 +236,14 @@ func TestHumanSummaryLines(t *testing.T) {
 			return r
 		}(), "1 errored, 1 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 1 skipped in 1.23s\n" +
 			"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
+		// A repeated case the stop cut off after some of its runs did
+		// not finish for the stop: it is not skipped on purpose.
+		"a repeat cut off by a stop": {func() *result.Result {
+			r := stopped(unreachable, result.Errored, result.Skipped, result.Skipped)
+			r.Files[0].Cases[2].SkipReason = result.ReasonStoppedRuns
+			return r
+		}(), "run stopped: the platform is unreachable at 127.0.0.1:9: 2 cases not run\n1 errored, 2 not run (the run stopped), 0 flaky\n0 passed, 0 failed, 0 skipped in 1.23s\n" +
+			"status: errored (no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine)"},
 		// The alert gate is a run-level check: the counts are of the
 		// scenarios the first line announced, and the gate has its line.
 		"the alert gate passed": {withGate(one(result.Passed, result.Passed), result.Passed),

@@ -75,7 +75,7 @@ func summarizeScenarios(r *result.Result) Summary {
 
 // countStopped counts c in NotRun when the run's stop left it unrun.
 func (s *Summary) countStopped(r *result.Result, c *result.Case) {
-	if r.Stop != nil && c.Status == result.Skipped && c.SkipReason == r.Stop.Reason {
+	if c.Status == result.Skipped && r.Stop.Left(c.SkipReason) {
 		s.NotRun++
 	}
 }
