@@ -27,9 +27,12 @@ type jsonDoc struct {
 	Rerun       *result.Rerun     `json:"rerun"`
 	ForcedMerge []string          `json:"forced_merge"`
 	Files       []struct {
-		Path  string     `json:"path"`
-		Suite string     `json:"suite"`
-		Cases []readCase `json:"cases"`
+		Path  string `json:"path"`
+		Suite string `json:"suite"`
+		// Status is the file's, which the reader works out again from
+		// its cases, but which no run writes as anything but a status.
+		Status string     `json:"status"`
+		Cases  []readCase `json:"cases"`
 	} `json:"files"`
 	Checks   []readCase       `json:"checks"`
 	Coverage *coverage.Report `json:"coverage"`
@@ -120,6 +123,9 @@ func ReadJSON(r io.Reader) (*Report, error) {
 	res.Shard, res.Rerun, res.ForcedMerge = doc.Shard, doc.Rerun, doc.ForcedMerge
 	for i, f := range doc.Files {
 		rf := &result.File{Path: f.Path, Suite: f.Suite}
+		if f.Status != "" {
+			rd.Status([]any{"files", i, "status"}, f.Status)
+		}
 		for j, c := range f.Cases {
 			rf.Cases = append(rf.Cases, rd.readCase([]any{"files", i, "cases", j}, c))
 		}

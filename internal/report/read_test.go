@@ -333,6 +333,10 @@ func TestReadJSONValueErrors(t *testing.T) {
 			want: "not a JSON report: files[0].cases[0].attempts[0].confirmations[0].duration_ms: 1e+300 milliseconds is longer than a duration can be (about 292 years)"},
 		{name: "unknown status of a check", doc: head + `"checks": [{"name": "alert gate", "status": "great"}]}`, at: `"great"`,
 			want: `not a JSON report: checks[0].status: unknown status "great"`},
+		// The readers work a file's status out again from its cases,
+		// but a report holding one no run writes is no run's report.
+		{name: "unknown status of a file", doc: head + `"files": [{"path": "a.yaml", "status": "bogus", "cases": [{"name": "c", "status": "passed"}]}]}`, at: `"bogus"`,
+			want: `not a JSON report: files[0].status: unknown status "bogus"`},
 		{name: "null for a case", doc: head + `"files": [{"path": "a.yaml", "cases": [{"name": "c", "status": "passed"}, null]}]}`, at: "null",
 			want: `not a JSON report: files[0].cases[1].status: unknown status ""`},
 		// Metadata of a reply no client accepts, which a reader cannot
