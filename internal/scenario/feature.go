@@ -481,6 +481,14 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords, dl)
 			if how == keywordCase || how == noKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
 				d.Hint = stepHint(step, how, keywords)
+			} else if kw := blockKeyword(lines[ln-1], dl); kw != "" {
+				d.Hint = blockKeywordHint(kw)
+				if slices.Contains(dl.FeatureKeywords(), kw) && strings.Contains(m[3], "#FeatureLine") {
+					// Every line after a file's misspelt Feature: is
+					// an error of its own, the parser waiting for one.
+					fl.diags = fl.diags.Append(d)
+					return
+				}
 			}
 		}
 		fl.diags = fl.diags.Append(d)

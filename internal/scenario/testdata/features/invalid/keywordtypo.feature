@@ -1,0 +1,17 @@
+@agent:clinic
+Feature: Misspelt keywords
+
+  Scenario Outline: a misspelt Examples
+    When the user says "<request>"
+    Then the agent's reply contains "open"
+
+    Exmaples:
+      | request            |
+      | When are you open? |
+
+  Scenario Outlin: a misspelt Scenario Outline
+    When the user says "hi"
+
+    examples:
+      | a |
+      | b |
