@@ -57,7 +57,7 @@ func TestFlowBrackets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			unclosed, stray := flowBrackets(strings.SplitAfter(tc.src, "\n"))
+			unclosed, stray, _ := flowBrackets(strings.SplitAfter(tc.src, "\n"))
 			if got := brackets(unclosed); !slices.Equal(got, tc.unclosed) {
 				t.Errorf("unclosed = %q, want %q", got, tc.unclosed)
 			}
