@@ -330,6 +330,9 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(5), Key: "state.party_size", Message: `state "party_size" is not the expected value`, Expected: "5", Actual: "4"}}},
 		{name: "state missing key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Match: &Text{Exact: new("7pm")}}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
+		// A key the state does not have but nearly does: the typo is the suite's.
+		{name: "state misspelt key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_sise", Match: &Text{Exact: new("4")}}}},
+			want: []Failure{{Pos: at(4), Key: "state.party_sise", Message: `state has no key "party_sise" (did you mean "party_size"?)`, Expected: "present", Actual: "absent"}}},
 		{name: "state present fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Present: yes}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
 		{name: "state absent fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "name", Present: no}}},
