@@ -382,12 +382,12 @@ func (c *checker) state(s *StateCheck) {
 	}
 }
 
-// nearKey is the hint of a key the state lacks: the key it has that the
-// suite likely meant, ` (did you mean "party_size"?)`, or "". A typo in a
+// nearKey is the hint of a key a reply's state (or metrics) lacks: the
+// key it has that the suite likely meant, ` (did you mean "party_size"?)`, or "". A typo in a
 // suite's key would otherwise read as an agent that forgot a value.
-func nearKey(key string, state map[string]any) string {
-	keys := make([]string, 0, len(state))
-	for k := range state {
+func nearKey[V any](key string, m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	if h := diag.DidYouMean(key, keys); h != "" {
@@ -458,7 +458,7 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 	}
 	if !found {
 		if m.Count == nil || (m.Present != nil && *m.Present) {
-			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name), Expected: "present", Actual: "absent"})
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name) + nearKey(m.Name, metrics), Expected: "present", Actual: "absent"})
 		}
 		return
 	}

@@ -381,6 +381,8 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: "invalid pattern /t(/: error parsing regexp: missing closing ): `t(`", Expected: "matches /t(/", Actual: "t2"}}},
 		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.HANDOFF_TO", Message: `metric "HANDOFF_TO" was not written`, Expected: "present", Actual: "absent"}}},
+		{name: "metric misspelt", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKD", Match: &Text{Exact: new("true")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.BOOKD", Message: `metric "BOOKD" was not written (did you mean "BOOKED"?)`, Expected: "present", Actual: "absent"}}},
 		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: new(1)}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `metric "CALL_TURN" was written 2 times, expected once`, Expected: "1", Actual: "2"}}},
 		{name: "metric count of missing fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: new(2)}}},
