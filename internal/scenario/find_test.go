@@ -219,6 +219,11 @@ func TestNamedAgentDefinition(t *testing.T) {
 		!strings.Contains(got, "agenttest sim --agents DIR") {
 		t.Errorf("suite %v, skipped %q, diagnostics:\n%s", s, skipped, got)
 	}
+	// A suite with a stray nodes: is a suite written wrong.
+	_, ds, _ = loadYAML("s.yaml", []byte("start: {channel: WEBCHAT}\nnodes: {}\nscenarios: []\n"), true)
+	if got := renderDiags(ds); !strings.Contains(got, `s.yaml:2:1: unknown key "nodes" in suite`) {
+		t.Errorf("a suite with nodes:\n%s", got)
+	}
 }
 
 func TestKindOf(t *testing.T) {

@@ -68,6 +68,24 @@ func TestFlowBrackets(t *testing.T) {
 	}
 }
 
+// TestFlowBracketsInValue: a bracket inside a plain value of a flow is
+// one, at the value's first column; a flow opened right after a key's
+// colon or a list's dash is not.
+func TestFlowBracketsInValue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ src, want string }{
+		{"a: {m: ^\\d{4}$}\n", "{ 1:8"},
+		{"a: [x, a[b]]\n", "[ 1:8"},
+		{"a:[b]\n", ""},
+		{"-[b]\n", ""},
+	} {
+		_, _, inValue := flowBrackets(strings.SplitAfter(tc.src, "\n"))
+		if got := strings.Join(brackets(inValue), " "); got != tc.want {
+			t.Errorf("%q: inValue = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
 func brackets(bs []bracket) []string {
 	var out []string
 	for _, b := range bs {

@@ -72,6 +72,8 @@ func TestDiagnostic(t *testing.T) {
 		// yaml.v3 names no line for the first.
 		{"a pattern in double quotes", "a: \"^\\d+$\"\n", "1:6", "found unknown escape character", escapeHint},
 		{"a pattern in double quotes after an escape", "x:\n  b: {m: \"\\\" \\.\"}\n", "2:14", "found unknown escape character", escapeHint},
+		// A quote inside a plain value starts no quoted one.
+		{"a pattern in double quotes after a plain value with a quote", "a: {m: x\"y, n: \"\\d\"}\n", "1:17", "found unknown escape character", escapeHint},
 		// A pattern's braces in a flow end its plain value: at the value.
 		{"a pattern with braces in a flow", "a: {m: ^\\d{4}$}\n", "1:8", unclosedMap, "inside [ ] or { }, a value that holds { must be quoted: write it in single quotes"},
 		{"a pattern with brackets in a nested flow", "x:\n  y:\n    a: {m: x, n: [a[bc]$]}\n", "3:19", unclosedList, "inside [ ] or { }, a value that holds [ must be quoted: write it in single quotes"},

@@ -1,6 +1,11 @@
 @agent:clinic
 Feature: Misspelt keywords
 
+  Scenario: a Feature line misspelt inside a scenario
+    When the user says "hi"
+    Feture: not the file's
+    Then the agent's reply contains "hi"
+
   Scenario Outline: a misspelt Examples
     When the user says "<request>"
     Then the agent's reply contains "open"
