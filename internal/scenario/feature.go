@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -483,13 +484,14 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 				d.Hint = stepHint(step, how, keywords)
 			} else if kw := blockKeyword(lines[ln-1], dl); kw != "" {
 				d.Hint = blockKeywordHint(kw)
-				if slices.Contains(dl.FeatureKeywords(), kw) && strings.Contains(m[3], "#FeatureLine") {
-					// Every line after a file's misspelt Feature: is
-					// an error of its own, the parser waiting for one.
-					fl.diags = fl.diags.Append(d)
-					return
-				}
 			}
+		}
+		if strings.Contains(m[3], ", got '") && strings.Contains(m[3], "#FeatureLine") {
+			// Every line after a missing or misspelt Feature: is an error
+			// of its own, the parser waiting for one: the first says it.
+			d.Hint = cmp.Or(d.Hint, "a feature file starts with Feature: and a title, above its scenarios")
+			fl.diags = fl.diags.Append(d)
+			return
 		}
 		fl.diags = fl.diags.Append(d)
 		found = true
