@@ -73,15 +73,16 @@ func TestFlowBrackets(t *testing.T) {
 // colon or a list's dash is not.
 func TestFlowBracketsInValue(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ src, want string }{
-		{"a: {m: ^\\d{4}$}\n", "{ 1:8"},
-		{"a: [x, a[b]]\n", "[ 1:8"},
-		{"a:[b]\n", ""},
-		{"-[b]\n", ""},
-	} {
-		_, _, inValue := flowBrackets(strings.SplitAfter(tc.src, "\n"))
-		if got := strings.Join(brackets(inValue), " "); got != tc.want {
-			t.Errorf("%q: inValue = %q, want %q", tc.src, got, tc.want)
+	want := map[string]string{
+		"a: {m: ^\\d{4}$}\n": "{ 1:8",
+		"a: [x, a[b]]\n":     "[ 1:8",
+		"a:[b]\n":            "",
+		"-[b]\n":             "",
+	}
+	for src, w := range want {
+		_, _, inValue := flowBrackets(strings.SplitAfter(src, "\n"))
+		if got := strings.Join(brackets(inValue), " "); got != w {
+			t.Errorf("%q: inValue = %q, want %q", src, got, w)
 		}
 	}
 }
