@@ -133,6 +133,10 @@ func unservedAgent(agent string, agents []string) string {
 	serves := "it serves " + strings.Join(agents, ", ")
 	if s := diag.Suggest(agent, agents); s != "" {
 		serves = fmt.Sprintf("did you mean %q? %s", s, serves)
+	} else {
+		// Not a typo: most likely the designer's own agent, which only
+		// a simulator started on its definition serves.
+		serves += "; for an agent definition of your own, serve its directory with agenttest sim --agents DIR and point the run at it: docs/agent-definition.md"
 	}
 	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s)", agent, serves)
 }

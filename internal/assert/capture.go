@@ -92,7 +92,7 @@ func field(res *reply.TurnResult, from string) (string, error) {
 			v, ok = reply.LookupPath(state, key)
 		}
 		if !ok {
-			return "", absent(fmt.Sprintf("state has no key %q", key))
+			return "", absent(fmt.Sprintf("state has no key %q", key) + nearKey(key, state))
 		}
 		return reply.Render(v), nil
 	case strings.HasPrefix(from, "metadata.") && len(from) > len("metadata."):

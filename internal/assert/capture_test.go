@@ -48,6 +48,7 @@ func TestCapture(t *testing.T) {
 		{name: "no match", from: "response", pattern: `ref ([0-9]+)`,
 			wantErr: `capture from response: pattern does not match`},
 		{name: "missing state key", from: "state.time", pattern: `.*`, wantErr: `capture from state.time: state has no key "time"`},
+		{name: "misspelt state key", from: "state.party_sise", pattern: `.*`, wantErr: `capture from state.party_sise: state has no key "party_sise" (did you mean "party_size"?)`},
 		{name: "missing metadata", from: "metadata.citedTopic.x", wantErr: `capture from metadata.citedTopic.x: metadata has no citedTopic.x`},
 		{name: "bad pattern", from: "response", pattern: `(`, wantErr: "capture from response: invalid pattern /(/: error parsing regexp: missing closing ): `(`"},
 		{name: "unknown reference", from: "response", pattern: `${nope}`, wantErr: `capture from response: unknown variable "nope"`},

@@ -370,12 +370,30 @@ func (c *checker) state(s *StateCheck) {
 		// A dotted key reaches into nested objects: state.booking.code.
 		v, found = reply.LookupPath(state, s.Key)
 	}
-	if !c.presence(pos, l, s.Present, found, "state has no key %q", "state has key %q", v) {
+	missing := "state has no key %q"
+	if !found {
+		missing += strings.ReplaceAll(nearKey(s.Key, state), "%", "%%")
+	}
+	if !c.presence(pos, l, s.Present, found, missing, "state has key %q", v) {
 		return
 	}
 	if s.Match != nil {
 		c.textAt(pos, s.Match, l, "value", reply.Render(v))
 	}
+}
+
+// nearKey is the hint of a key a reply's state (or metrics) lacks: the
+// key it has that the suite likely meant, ` (did you mean "party_size"?)`, or "". A typo in a
+// suite's key would otherwise read as an agent that forgot a value.
+func nearKey[V any](key string, m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	if h := diag.DidYouMean(key, keys); h != "" {
+		return " (" + h + ")"
+	}
+	return ""
 }
 
 // handoff checks the handoff of a reply: metadata.handoffDestination of a
@@ -440,7 +458,7 @@ func (c *checker) metric(m *MetricCheck, metrics map[string][]string) {
 	}
 	if !found {
 		if m.Count == nil || (m.Present != nil && *m.Present) {
-			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name), Expected: "present", Actual: "absent"})
+			c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf("metric %q was not written", m.Name) + nearKey(m.Name, metrics), Expected: "present", Actual: "absent"})
 		}
 		return
 	}

@@ -330,6 +330,9 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(5), Key: "state.party_size", Message: `state "party_size" is not the expected value`, Expected: "5", Actual: "4"}}},
 		{name: "state missing key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Match: &Text{Exact: new("7pm")}}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
+		// A key the state does not have but nearly does: the typo is the suite's.
+		{name: "state misspelt key", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "party_sise", Match: &Text{Exact: new("4")}}}},
+			want: []Failure{{Pos: at(4), Key: "state.party_sise", Message: `state has no key "party_sise" (did you mean "party_size"?)`, Expected: "present", Actual: "absent"}}},
 		{name: "state present fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "time", Present: yes}}},
 			want: []Failure{{Pos: at(4), Key: "state.time", Message: `state has no key "time"`, Expected: "present", Actual: "absent"}}},
 		{name: "state absent fails", exp: Expect{State: []StateCheck{{Pos: at(4), Key: "name", Present: no}}},
@@ -378,6 +381,8 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: "invalid pattern /t(/: error parsing regexp: missing closing ): `t(`", Expected: "matches /t(/", Actual: "t2"}}},
 		{name: "metric missing", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "HANDOFF_TO", Match: &Text{Exact: new("x")}}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.HANDOFF_TO", Message: `metric "HANDOFF_TO" was not written`, Expected: "present", Actual: "absent"}}},
+		{name: "metric misspelt", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "BOOKD", Match: &Text{Exact: new("true")}}}},
+			want: []Failure{{Pos: at(7), Key: "metrics.BOOKD", Message: `metric "BOOKD" was not written (did you mean "BOOKED"?)`, Expected: "present", Actual: "absent"}}},
 		{name: "metric count fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "CALL_TURN", Count: new(1)}}},
 			want: []Failure{{Pos: at(7), Key: "metrics.CALL_TURN", Message: `metric "CALL_TURN" was written 2 times, expected once`, Expected: "1", Actual: "2"}}},
 		{name: "metric count of missing fails", exp: Expect{Metrics: []MetricCheck{{Pos: at(7), Name: "X", Count: new(2)}}},

@@ -219,7 +219,7 @@ func TestWriteRuns(t *testing.T) {
 		}
 		return out
 	}
-	const legend = "  (✓ passed, ✗ failed, E errored: not counted)"
+	const legend = "  (✓ passed, ✗ failed, E errored)"
 	const failedRun = "  a.yaml:5:7: reply does not match\n"
 	for _, tc := range []struct {
 		name     string
@@ -242,11 +242,18 @@ func TestWriteRuns(t *testing.T) {
 		{"no run made", nil, "failed before any run started\n"},
 		{"fifty runs to a line", runs(strings.Repeat("P ", 50)+"F", true),
 			"runs: " + strings.Repeat("✓", 50) + "\nruns: ✗" + legend + "\nrun 51 of 51 failed:\n" + failedRun},
+		// The sequential test leaves errored runs out of its counts; the
+		// fixed rule's "2 of 3 runs passed" has them among the runs.
+		{"sequential", runs("P E F", true),
+			"runs: ✓E✗  (✓ passed, ✗ failed, E errored: not counted)\nrun 2 of 3 errored: timeout: no reply\nrun 3 of 3 failed:\n" + failedRun},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := &result.Case{Name: "c", Status: result.Failed, Attempts: tc.attempts,
 				Repeat: &result.Repeat{Procedure: result.ProcedureFixed, Decision: result.DecisionFailed, Limit: 1}}
+			if tc.name == "sequential" {
+				c.Repeat.Procedure = result.ProcedureSPRT
+			}
 			block := NewHuman(&bytes.Buffer{}, HumanOptions{}).caseBlock(&result.File{Path: "a.yaml"}, c)
 			_, body, _ := strings.Cut(block, "\n")
 			body = strings.ReplaceAll(strings.TrimSuffix(body, "\n\n"), "\n    ", "\n")

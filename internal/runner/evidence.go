@@ -170,6 +170,7 @@ func (r *runner) readDeployment(ctx context.Context, d *result.Deployment) (*pla
 	rctx, cancel := withTimeout(rctx, r.opts.TurnTimeout, &r.opts)
 	defer cancel()
 	dep, err := r.opts.Deployments.ActiveDeployment(rctx, d.Agent, d.Env)
+	err = namedBound(ctx, rctx, r.opts.TurnTimeout, err)
 	r.pacing.addRun(acct.Usage(r.opts.Now()))
 	if err == nil {
 		return dep, ""

@@ -263,10 +263,10 @@ scenarios:
 	if c := res.Files[0].Cases[0]; c.Status != result.Passed {
 		t.Errorf("case %s, want passed%s", c.Status, describe(c))
 	}
-	if len(res.Deployments) != 1 || res.Deployments[0].ID != "" || res.Deployments[0].Note != "read failed: GET /v1/agents/p1/deployments/active: context deadline exceeded" {
+	if len(res.Deployments) != 1 || res.Deployments[0].ID != "" || res.Deployments[0].Note != "read failed: GET /v1/agents/p1/deployments/active: context deadline exceeded (turn timeout of 1h0m0s exceeded)" {
 		t.Errorf("deployments %+v, want one not read, cut by the turn timeout", res.Deployments)
 	}
-	if len(res.Checks) != 1 || res.Checks[0].Status != result.Errored || !strings.HasSuffix(res.Checks[0].Last().Error.Message, "GET /v1/alerts: context deadline exceeded") {
+	if len(res.Checks) != 1 || res.Checks[0].Status != result.Errored || !strings.HasSuffix(res.Checks[0].Last().Error.Message, "GET /v1/alerts: context deadline exceeded (turn timeout of 1h0m0s exceeded)") {
 		t.Fatalf("checks %+v, want the alert gate errored, cut by the turn timeout", res.Checks)
 	}
 }

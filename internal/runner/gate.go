@@ -53,6 +53,7 @@ func (r *runner) gateAlerts(ctx context.Context, res *result.Result) *result.Cas
 	rctx, cancel := withTimeout(rctx, r.opts.TurnTimeout, &r.opts)
 	defer cancel()
 	firing, err := r.opts.Alerts.FiringAlerts(rctx)
+	err = namedBound(ctx, rctx, r.opts.TurnTimeout, err)
 	r.settleAccount(c, acct)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -180,7 +180,12 @@ var _ endAwaiter = (*messagingConversation)(nil)
 // (platformEnd).
 type endedError struct{ reason string }
 
-func (e *endedError) Error() string { return "the session ended before this turn" + because(e.reason) }
+func (e *endedError) Error() string { return e.before("this turn") }
+
+// before says that the session ended before turn.
+func (e *endedError) before(turn string) string {
+	return "the session ended before " + turn + because(e.reason)
+}
 
 // Close closes the socket. The session stays on the platform until it
 // ends or expires, as when a user closes the chat window.

@@ -214,6 +214,30 @@ scenarios:
 	}
 }
 
+// TestMessagingTurnAfterTheAgentEnded: a turn after the agent ended the
+// session is never sent, so no transcript turn is at its line: its
+// failure names it ("before turn 2"), since reports label it with the
+// turn before.
+func TestMessagingTurnAfterTheAgentEnded(t *testing.T) {
+	t.Parallel()
+	e := newMsgEnv(t, sim.Options{})
+	c := runOne(t, e.opts(t), `suite: s
+agent: restaurant
+via: messaging
+scenarios:
+  - name: talks after goodbye
+    turns:
+      - say: thanks, bye
+        expect: {ended: true}
+      - say: hello again
+`)
+	f := c.Last().Failures
+	if c.Status != result.Failed || len(f) != 1 || f[0].Key != "ended" || f[0].Pos.Line != 9 ||
+		f[0].Message != "the session ended before turn 2 (reason agent_ended)" {
+		t.Errorf("status %s, failures %+v", c.Status, f)
+	}
+}
+
 // TestMessagingDroppedSockets: a socket that drops during every join and
 // every message is reopened by the client with the session and its
 // cursor; the turn goes on and the verdict is the same as without drops.

@@ -107,10 +107,17 @@ func Bounded[T any](ctx context.Context, d time.Duration, now func() time.Time, 
 	cctx, cancel := CallTimeout(ctx, d, now, after)
 	defer cancel()
 	v, err := call(cctx)
+	return v, namedBound(ctx, cctx, d, err)
+}
+
+// namedBound says in err when the bound d of cctx, not its parent ctx,
+// ended a call: the client's error says only "context deadline exceeded",
+// which does not tell the user which limit to raise.
+func namedBound(ctx, cctx context.Context, d time.Duration, err error) error {
 	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-		err = fmt.Errorf("%w (turn timeout of %s exceeded)", err, d)
+		return fmt.Errorf("%w (turn timeout of %s exceeded)", err, d)
 	}
-	return v, err
+	return err
 }
 
 // timeout is context.WithTimeout on the clock of the runner's timers:

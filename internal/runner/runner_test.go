@@ -290,7 +290,8 @@ func TestRunVerdicts(t *testing.T) {
 			attempts: 2,
 			check: func(t *testing.T, c *result.Case) {
 				f := c.Attempts[0].Failures
-				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) || f[0].Expected != "conversation still open" || f[0].Actual != "ended after turn 1" {
+				if len(f) != 1 || f[0].Key != "ended" || f[0].Pos != pos(32, 5) || f[0].Expected != "conversation still open" || f[0].Actual != "ended after turn 1" ||
+					f[0].Message != "the agent ended the conversation before turn 2" {
 					t.Errorf("failures = %+v", f)
 				}
 			},

@@ -379,9 +379,12 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 	pos := st.Pos
 	index := s.index + 1
 	if s.last.Result.ConversationEnded {
-		msg := "the agent ended the conversation before this turn"
+		// Never sent, so not in the transcript: reports label the
+		// failure with the turn before it, and the message names this one.
+		this := fmt.Sprintf("turn %d", index)
+		msg := "the agent ended the conversation before " + this
 		if m := s.last.Messaging; m != nil {
-			msg = (&endedError{reason: m.EndReason}).Error()
+			msg = (&endedError{reason: m.EndReason}).before(this)
 		}
 		return s.endedBefore(pos, index, msg)
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -481,7 +482,16 @@ func (fl *featureLoader) parseErrorsUpTo(err error, src []byte, reparses int) {
 			step, how := readsAsStep(strings.TrimSpace(lines[ln-1]), keywords, dl)
 			if how == keywordCase || how == noKeyword || (how == asWrittenStep && !strings.Contains(m[3], "#StepLine")) {
 				d.Hint = stepHint(step, how, keywords)
+			} else if kw := blockKeyword(lines[ln-1], dl); kw != "" {
+				d.Hint = blockKeywordHint(kw)
 			}
+		}
+		if strings.Contains(m[3], ", got '") && strings.Contains(m[3], "#FeatureLine") {
+			// Every line after a missing or misspelt Feature: is an error
+			// of its own, the parser waiting for one: the first says it.
+			d.Hint = cmp.Or(d.Hint, "a feature file starts with Feature: and a title, above its scenarios")
+			fl.diags = fl.diags.Append(d)
+			return
 		}
 		fl.diags = fl.diags.Append(d)
 		found = true
@@ -1434,10 +1444,33 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 				}
 			}
 		}
+		// used are the placeholders of the steps: a column none of them
+		// uses that is a near miss of one is more likely the typo.
+		used := map[string]bool{}
+		for _, st := range sc.Steps {
+			for _, text := range texts(st) {
+				for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+					used[m[1]] = true
+				}
+			}
+		}
+		header := func(col string) *messages.Location {
+			for _, ex := range tables {
+				for _, c := range ex.TableHeader.Cells {
+					if c.Value == col {
+						return c.Location
+					}
+				}
+			}
+			return nil
+		}
 		report := func(st *messages.Step, col, of string, names []string) {
 			hint := "the columns are " + strings.Join(names, ", ")
 			if s := diag.Suggest(col, names); s != "" {
 				hint = fmt.Sprintf("did you mean <%s>?", s)
+				if at := header(s); !used[s] && at != nil {
+					hint = fmt.Sprintf("did you mean <%s>? no step uses that column (%s): if it is the one misspelt, name it %q", s, fl.pos(at), col)
+				}
 			}
 			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
 				Message: fmt.Sprintf("<%s> is not a column of %s: it would be sent as written", col, of), Hint: hint})

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -101,6 +102,32 @@ func stepHint(step string, how int, keywords []string) string {
 	return fmt.Sprintf("did you mean %s? a step starts with a keyword (%s)", step, strings.Join(keywords, ", "))
 }
 
+// blockKeyword returns the keyword of a Feature, Rule, Background,
+// Scenario, Scenario Outline or Examples line that line misspells
+// ("Exmaples:", "examples:", "Scenaro:"), "" when it reads as none: the
+// words before its colon are the dialect's keyword but for a typo or
+// their case.
+func blockKeyword(line string, d *gherkin.Dialect) string {
+	name, _, ok := strings.Cut(strings.TrimSpace(line), ":")
+	if !ok || name == "" {
+		return ""
+	}
+	var kws []string
+	for _, ks := range [][]string{d.FeatureKeywords(), d.RuleKeywords(), d.BackgroundKeywords(),
+		d.ScenarioKeywords(), d.ScenarioOutlineKeywords(), d.ExamplesKeywords()} {
+		kws = append(kws, ks...)
+	}
+	if slices.Contains(kws, name) {
+		return ""
+	}
+	return diag.Suggest(name, kws)
+}
+
+// blockKeywordHint is the hint of a line that blockKeyword reads.
+func blockKeywordHint(kw string) string {
+	return fmt.Sprintf("did you mean %s:? a keyword is written as it is, capital letter and all, then a colon", kw)
+}
+
 // descriptionSteps warns about the description lines (the free text under
 // Feature:, Rule:, Background:, Scenario: or Examples:) that are steps
 // written wrong: Gherkin takes them as text, and the scenario runs without
@@ -129,7 +156,11 @@ func (fl *featureLoader) descriptionSteps(f *messages.Feature, src []byte) {
 			if i >= len(lines) {
 				return
 			}
-			if step, how := readsAsStep(text, keywords, d); how != 0 {
+			if kw := blockKeyword(text, d); kw != "" {
+				col := utf8.RuneCountInString(lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]) + 1
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: fl.file, Line: i + 1, Col: col},
+					Message: fmt.Sprintf("%q is not a %s line: Gherkin reads it as the description of %s", text, kw, what), Hint: blockKeywordHint(kw)})
+			} else if step, how := readsAsStep(text, keywords, d); how != 0 {
 				hint := stepHint(step, how, keywords)
 				col := utf8.RuneCountInString(lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]) + 1
 				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: fl.file, Line: i + 1, Col: col},

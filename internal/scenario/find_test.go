@@ -205,6 +205,27 @@ func TestLoadAllSkipped(t *testing.T) {
 	}
 }
 
+// TestNamedAgentDefinition: an agent definition named on the command
+// line ("agenttest lint agents/pharmacy.yaml") is said to be one, once,
+// with where it is checked, rather than read as a suite written wrong,
+// an error for each of its keys.
+func TestNamedAgentDefinition(t *testing.T) {
+	t.Parallel()
+	src := "id: pharmacy\nname: Pharmacy\nstart: Greeting\nnodes:\n  Greeting: {say: hi}\n"
+	s, ds, skipped := loadYAML("agents/pharmacy.yaml", []byte(src), true)
+	got := renderDiags(ds)
+	if s != nil || skipped != "" || len(ds) != 1 ||
+		!strings.Contains(got, "agents/pharmacy.yaml:4:1: an agent definition of the simulator (id:, start:, nodes:), not a suite") ||
+		!strings.Contains(got, "agenttest sim --agents DIR") {
+		t.Errorf("suite %v, skipped %q, diagnostics:\n%s", s, skipped, got)
+	}
+	// A suite with a stray nodes: is a suite written wrong.
+	_, ds, _ = loadYAML("s.yaml", []byte("start: {channel: WEBCHAT}\nnodes: {}\nscenarios: []\n"), true)
+	if got := renderDiags(ds); !strings.Contains(got, `s.yaml:2:1: unknown key "nodes" in suite`) {
+		t.Errorf("a suite with nodes:\n%s", got)
+	}
+}
+
 func TestKindOf(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]Kind{"a.yaml": YAMLSuite, "a.YML": YAMLSuite, "a.feature": Feature, "a.json": NotSuite, "yaml": NotSuite} {

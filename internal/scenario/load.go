@@ -242,6 +242,31 @@ var (
 	scenarioShaped = []string{"name", "turns", "greeting", "probe", "examples", "confirm"}
 )
 
+// agentDefinition returns the nodes: key of a mapping that is an agent
+// definition of the simulator (its required start: and nodes:, and no
+// scenarios:), nil for any other.
+func agentDefinition(root *yaml.Node) *yaml.Node {
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	var nodes *yaml.Node
+	start := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch k := root.Content[i]; k.Value {
+		case "scenarios":
+			return nil
+		case "start":
+			start = true
+		case "nodes":
+			nodes = k
+		}
+	}
+	if !start {
+		return nil
+	}
+	return nodes
+}
+
 // looksLikeSuite decides from the first document of a YAML file (or the
 // error of decoding it) whether the file is a suite:
 //
@@ -365,6 +390,14 @@ func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Dia
 	}
 	root := d.parse(dec, &doc, err, src)
 	if root == nil {
+		return nil, finish(d.diags, src), ""
+	}
+	if at := agentDefinition(root); at != nil {
+		// Named on the command line: read as a suite, each of its keys
+		// would be an error of its own.
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: path, Line: at.Line, Col: at.Column},
+			Message: "an agent definition of the simulator (id:, start:, nodes:), not a suite",
+			Hint:    "check and serve it with agenttest sim --agents DIR, as docs/agent-definition.md says; a suite lists its scenarios under scenarios:"})
 		return nil, finish(d.diags, src), ""
 	}
 	s := d.suite(root, path)

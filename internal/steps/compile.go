@@ -210,6 +210,19 @@ func (l *Library) nearMiss(in Input, step string) *Error {
 			}
 		}
 	}
+	// The last text written without its quotes: "the user says hi there".
+	for i := strings.LastIndexByte(in.Text, '"') + 1; i < len(in.Text); i++ {
+		if in.Text[i] != ' ' {
+			continue
+		}
+		if text := in.Text[:i+1] + `"` + in.Text[i+1:] + `"`; len(l.Match(text)) == 1 {
+			return &Error{
+				Message: fmt.Sprintf("undefined step %q", step),
+				Hint:    fmt.Sprintf("did you mean %s%s? a step's text is written in double quotes", in.Keyword, text),
+				Col:     utf8.RuneCountInString(in.Text[:i+1]) + 1,
+			}
+		}
+	}
 	return nil
 }
 

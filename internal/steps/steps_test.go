@@ -225,6 +225,12 @@ func TestCompileErrors(t *testing.T) {
 		// reason to stop at the undefined step.
 		{"quote first", Input{Keyword: "When ", Text: `'hi' the user says`}, `undefined step "When 'hi' the user says"`, nil},
 		{"quote never closed", Input{Keyword: "When ", Text: `the user says 'hi`}, `undefined step "When the user says 'hi"`, nil},
+		{"text without quotes", Input{Keyword: "When ", Text: `the user says can I speak to a pharmacist`},
+			`undefined step`, []string{`did you mean When the user says "can I speak to a pharmacist"?`, "written in double quotes"}},
+		{"last text without quotes", Input{Keyword: "And ", Text: `the state "rx" is RX123456`},
+			`undefined step`, []string{`did you mean And the state "rx" is "RX123456"?`}},
+		{"no step quotes to", Input{Keyword: "Then ", Text: `the reply contains hello`}, `undefined step "Then the reply contains hello"`,
+			[]string{"closest defined steps"}},
 		{"full stop", Input{Keyword: "Then ", Text: `the agent's reply contains "x".`},
 			`undefined step`, []string{`did you mean Then the agent's reply contains "x"?`, "without punctuation"}},
 		{"bad regex", Input{Keyword: "Then ", Text: `the agent's reply matches "("`}, "invalid regular expression", nil},
@@ -635,6 +641,7 @@ func TestErrorColumn(t *testing.T) {
 		{"zero milliseconds", Input{Keyword: "Then ", Text: `the reply came within 0 ms`}, 23},
 		{"count out of range", Input{Keyword: "Then ", Text: `the metric "M" was written 99999999999 times`}, 28},
 		{"comment after a text with a #", Input{Keyword: "When ", Text: `the user says "a #bc" # note`}, 23},
+		{"text without quotes", Input{Keyword: "When ", Text: `the user says it's rx123456`}, 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -66,7 +66,7 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			return pos, ""
 		}
 		pos.Line, pos.Col = ln, indentCol(text(ln))
-		if _, stray := flowBrackets(lines); len(stray) > 0 {
+		if _, stray, _ := flowBrackets(lines); len(stray) > 0 {
 			for _, b := range stray {
 				if b.line == ln {
 					pos.Col = b.col
@@ -87,7 +87,7 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			want = '{'
 		}
 		var at *bracket
-		unclosed, _ := flowBrackets(lines)
+		unclosed, _, inValue := flowBrackets(lines)
 		for i, b := range unclosed {
 			// yaml.v3 reports the line of the context the flow is in,
 			// at or above the bracket. A bracket the scan takes for a
@@ -100,6 +100,12 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			}
 		}
 		if at == nil {
+			for _, b := range inValue {
+				if b.line >= pos.Line {
+					pos.Line, pos.Col = b.line, b.col
+					return pos, fmt.Sprintf("inside [ ] or { }, a value that holds %c must be quoted: write it in single quotes", b.ch)
+				}
+			}
 			return pos, ""
 		}
 		pos.Line, pos.Col = at.line, at.col
@@ -113,6 +119,12 @@ func explainSyntax(src []byte, msg string, pos diag.Pos) (diag.Pos, string) {
 			word = strings.TrimRight(word, ",]}")
 			return pos, fmt.Sprintf("YAML reserves %c at the start of a value: quote it (%q)", []rune(word)[0], word)
 		}
+	case "found unknown escape character":
+		// A regular expression in double quotes, most often: "^\d+$".
+		if col := badEscape(text(max(pos.Line, 1))); col > 0 {
+			pos.Line, pos.Col = max(pos.Line, 1), col
+		}
+		return pos, `in double quotes \ starts an escape (\n, \"): write the text in single quotes, where \ is itself ('^\d+$'), or each \ as \\`
 	case "mapping values are not allowed in this context":
 		line := text(pos.Line)
 		if col := valueColon(line); col > 0 {
@@ -192,8 +204,10 @@ func opener(close rune) rune {
 // plain value ("say: see [1]") opens nothing: only one where a value
 // starts, or inside a flow, does. It reads the file as a designer wrote
 // it, not as a YAML parser does, and serves only to place errors the
-// parser has already found.
-func flowBrackets(lines []string) (unclosed, stray []bracket) {
+// parser has already found. inValue are the brackets inside a plain value
+// of a flow ("{matches: ^\d{4}$}"), which YAML does not allow there, each
+// at the value's first column.
+func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 	var stack []bracket
 	quote := rune(0)
 	block := -1 // lines indented deeper than this are a block scalar's text
@@ -209,7 +223,7 @@ func flowBrackets(lines []string) (unclosed, stray []bracket) {
 		// prev is the last character that is not a space; last the very
 		// last one.
 		prev, last, escaped, closed := ' ', ' ', false, false
-		col := 0
+		col, valueCol := 0, 0
 	scan:
 		for _, r := range line {
 			col++
@@ -226,6 +240,9 @@ func flowBrackets(lines []string) (unclosed, stray []bracket) {
 			case r == '#' && last == ' ':
 				break scan
 			case (r == '[' || r == '{') && (len(stack) > 0 || strings.ContainsRune(" :-,[{", prev)):
+				if len(stack) > 0 && !strings.ContainsRune(" ,[{", last) {
+					inValue = append(inValue, bracket{r, i + 1, valueCol})
+				}
 				stack = append(stack, bracket{r, i + 1, col})
 			case (r == ']' || r == '}') && len(stack) > 0:
 				if stack[len(stack)-1].ch == opener(r) {
@@ -236,6 +253,9 @@ func flowBrackets(lines []string) (unclosed, stray []bracket) {
 				stray = append(stray, bracket{r, i + 1, col})
 			}
 			escaped = false
+			if r != ' ' && strings.ContainsRune(" ,[{", last) {
+				valueCol = col
+			}
 			last = r
 			if r != ' ' {
 				prev = r
@@ -254,7 +274,7 @@ func flowBrackets(lines []string) (unclosed, stray []bracket) {
 			}
 		}
 	}
-	return stack, stray
+	return stack, stray, inValue
 }
 
 // blockScalar reports whether a line's value starts a block scalar (| or
@@ -318,6 +338,28 @@ func reservedStart(line string) int {
 		}
 		if r != ' ' {
 			prev = r
+		}
+	}
+	return 0
+}
+
+// badEscape returns the column of the first backslash of line, inside a
+// double-quoted value that starts on it, that begins no escape YAML knows
+// (YAML 1.2 §5.7), or 0.
+func badEscape(line string) int {
+	r := []rune(line)
+	in := false
+	for i := 0; i < len(r); i++ {
+		switch {
+		case !in && r[i] == '"' && (i == 0 || strings.ContainsRune(" :-,[{", r[i-1])):
+			in = true
+		case in && r[i] == '"':
+			in = false
+		case in && r[i] == '\\':
+			if i+1 < len(r) && !strings.ContainsRune("0abt\tnvfre \"/\\N_LPxuU", r[i+1]) {
+				return i + 1
+			}
+			i++
 		}
 	}
 	return 0

@@ -57,7 +57,7 @@ func TestFlowBrackets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			unclosed, stray := flowBrackets(strings.SplitAfter(tc.src, "\n"))
+			unclosed, stray, _ := flowBrackets(strings.SplitAfter(tc.src, "\n"))
 			if got := brackets(unclosed); !slices.Equal(got, tc.unclosed) {
 				t.Errorf("unclosed = %q, want %q", got, tc.unclosed)
 			}
@@ -65,6 +65,25 @@ func TestFlowBrackets(t *testing.T) {
 				t.Errorf("stray = %q, want %q", got, tc.stray)
 			}
 		})
+	}
+}
+
+// TestFlowBracketsInValue: a bracket inside a plain value of a flow is
+// one, at the value's first column; a flow opened right after a key's
+// colon or a list's dash is not.
+func TestFlowBracketsInValue(t *testing.T) {
+	t.Parallel()
+	want := map[string]string{
+		"a: {m: ^\\d{4}$}\n": "{ 1:8",
+		"a: [x, a[b]]\n":     "[ 1:8",
+		"a:[b]\n":            "",
+		"-[b]\n":             "",
+	}
+	for src, w := range want {
+		_, _, inValue := flowBrackets(strings.SplitAfter(src, "\n"))
+		if got := strings.Join(brackets(inValue), " "); got != w {
+			t.Errorf("%q: inValue = %q, want %q", src, got, w)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ func TestDiagnostic(t *testing.T) {
 		mapping      = "mapping values are not allowed in this context"
 		noToken      = "found character that cannot start any token"
 		tabHint      = "indent with spaces: YAML does not allow tabs in indentation"
+		escapeHint   = `in double quotes \ starts an escape (\n, \"): write the text in single quotes, where \ is itself ('^\d+$'), or each \ as \\`
 	)
 	run := func(t *testing.T, tc testCase) {
 		t.Helper()
@@ -68,6 +69,14 @@ func TestDiagnostic(t *testing.T) {
 		{"a list never closed after a bracket in a plain value on the reported line", "a: b\n  [c\nd: [e\n", "3:4", unclosedList, "this [ is never closed: end the list with ]"},
 		{"two lists never closed", "a: [b, [c\n", "1:4", unclosedList, "this [ is never closed: end the list with ]"},
 		{"a mapping never closed in a list", "a: [b, {c: d\n", "1:8", unclosedMap, "this { is never closed: end the mapping with }"},
+		// yaml.v3 names no line for the first.
+		{"a pattern in double quotes", "a: \"^\\d+$\"\n", "1:6", "found unknown escape character", escapeHint},
+		{"a pattern in double quotes after an escape", "x:\n  b: {m: \"\\\" \\.\"}\n", "2:14", "found unknown escape character", escapeHint},
+		// A quote inside a plain value starts no quoted one.
+		{"a pattern in double quotes after a plain value with a quote", "a: {m: x\"y, n: \"\\d\"}\n", "1:17", "found unknown escape character", escapeHint},
+		// A pattern's braces in a flow end its plain value: at the value.
+		{"a pattern with braces in a flow", "a: {m: ^\\d{4}$}\n", "1:8", unclosedMap, "inside [ ] or { }, a value that holds { must be quoted: write it in single quotes"},
+		{"a pattern with brackets in a nested flow", "x:\n  y:\n    a: {m: x, n: [a[bc]$]}\n", "3:19", unclosedList, "inside [ ] or { }, a value that holds [ must be quoted: write it in single quotes"},
 		{"a reserved @", "tags: [smoke, @slow]\n", "1:15", noToken, `YAML reserves @ at the start of a value: quote it ("@slow")`},
 		{"a reserved @ after a non-ASCII value", "é: [x, `y`]\n", "1:8", noToken, "YAML reserves ` at the start of a value: quote it (\"`y`\")"},
 		{"a value holding a colon", "a: b\n  c: d: e\n", "2:6", mapping, `a value that contains ": " must be quoted: "d: e"`},

@@ -228,6 +228,10 @@ func (d *decoder) regex(n *yaml.Node, what string) *regexp.Regexp {
 	}
 	re, err := regexp.Compile("(?i)" + s)
 	if err != nil {
+		// The error of the pattern as written quotes it without our prefix.
+		if _, asWritten := regexp.Compile(s); asWritten != nil {
+			err = asWritten
+		}
 		d.errorf(n, "%s %q is not a valid regular expression: %v", what, n.Value, err)
 		return nil
 	}

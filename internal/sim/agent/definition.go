@@ -476,6 +476,10 @@ func (l *loader) intents(v *yaml.Node) {
 func (l *loader) entities(v *yaml.Node) {
 	l.pairs(v, "entity", func(k, v *yaml.Node) {
 		e := &entity{name: k.Value, stateKey: k.Value}
+		// Listed whatever its problems, so the rules that use it are not
+		// told it is unknown: the file is refused at its own error anyway.
+		l.def.entities = append(l.def.entities, e)
+		before := len(l.diags)
 		typeName := "string"
 		var typeNode *yaml.Node
 		l.mapping(v, "entity "+k.Value, []field{
@@ -506,14 +510,15 @@ func (l *loader) entities(v *yaml.Node) {
 		}
 		e.typ = t
 		if len(e.patterns) == 0 {
-			if t.pattern == nil {
+			// Patterns that did not compile were written: their own error says it.
+			if t.pattern == nil && len(l.diags) == before {
 				l.errorf(k, "entity %q of type string needs patterns", k.Value)
-				return
 			}
-			e.patterns = []*pattern{newPattern(t.pattern)}
-			e.wholeMatch = t.name == "time"
+			if t.pattern != nil {
+				e.patterns = []*pattern{newPattern(t.pattern)}
+				e.wholeMatch = t.name == "time"
+			}
 		}
-		l.def.entities = append(l.def.entities, e)
 	})
 }
 

@@ -415,6 +415,13 @@ environments:
 			want: []string{`7:22: empty keyword`, `9:3: entity "name" of type string needs patterns`, `11:10: knowledge topic hours is missing required key "answer"`},
 		},
 		{
+			// A newcomer's unclosed group: the pattern is written, so
+			// neither "needs patterns" nor "unknown entity" at its uses.
+			name: "entity pattern that does not compile, or of an unknown type, told once",
+			src:  minimal + "    next:\n      - if: {entities: [rx, code]}\n        goto: Hello\nentities:\n  rx: {patterns: ['(RX\\d+']}\n  code: {type: nmuber}\n",
+			want: []string{`10:19: pattern "(RX\\d+" is not a valid regular expression: error parsing regexp: missing closing ): ` + "`(RX\\d+`", `11:16: unknown entity type "nmuber"`},
+		},
+		{
 			name: "end with then",
 			src:  minimal + "    end: true\n    then:\n      - goto: Hello\n",
 			want: []string{`6:5: node "Hello" ends the conversation`},

@@ -13,3 +13,10 @@ Feature: Unknown columns
       | day    | party |
       | friday | 4     |
       | monday | 2     |
+
+  Scenario Outline: a misspelt header
+    When the user says "<request>"
+
+    Examples:
+      | requst       |
+      | when to open |
