@@ -726,6 +726,13 @@ func maskSecretLines(src []byte) ([]byte, []string) {
 // connectors.clinic still shows the line it points at; anything else (a
 // scalar, a sequence, a flow collection) is masked whole.
 func maskAll(lines [][]byte, k, v *yaml.Node) {
+	if ref := envRefOnly(v); ref != "" {
+		// The reference is no secret, and the one thing a diagnostic
+		// at it needs shown (which variable?); what follows it on the
+		// line, a comment that may quote an old key, stays masked.
+		replaceValue(lines, k, v, ref)
+		return
+	}
 	if v.Kind != yaml.MappingNode || v.Style&yaml.FlowStyle != 0 {
 		maskValue(lines, k, v)
 		return
@@ -735,7 +742,29 @@ func maskAll(lines [][]byte, k, v *yaml.Node) {
 	}
 }
 
-func maskValue(lines [][]byte, k, v *yaml.Node) {
+// envRefOnly is v written back as it was, when it is a scalar holding one
+// ${env:NAME} reference and nothing else, or "".
+func envRefOnly(v *yaml.Node) string {
+	if v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	if m := envRefRe.FindStringIndex(v.Value); m == nil || m[0] != 0 || m[1] != len(v.Value) {
+		return ""
+	}
+	switch {
+	case v.Style&yaml.DoubleQuotedStyle != 0:
+		return `"` + v.Value + `"`
+	case v.Style&yaml.SingleQuotedStyle != 0:
+		return "'" + v.Value + "'"
+	}
+	return v.Value
+}
+
+func maskValue(lines [][]byte, k, v *yaml.Node) { replaceValue(lines, k, v, "[REDACTED]") }
+
+// replaceValue writes text in place of the value v of key k, from its
+// column to the end of its line, and blanks the lines it continues on.
+func replaceValue(lines [][]byte, k, v *yaml.Node, text string) {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return
 	}
@@ -752,7 +781,7 @@ func maskValue(lines [][]byte, k, v *yaml.Node) {
 	if bytes.HasSuffix(line, []byte("\n")) {
 		eol = "\n"
 	}
-	lines[first] = append(append([]byte{}, line[:col]...), []byte("[REDACTED]"+eol)...)
+	lines[first] = append(append([]byte{}, line[:col]...), []byte(text+eol)...)
 	// A block scalar or a nested value continues on lines indented deeper
 	// than its key.
 	for i := first + 1; i < len(lines); i++ {

@@ -345,6 +345,10 @@ func TestSourceMaskShapes(t *testing.T) {
 		{"other secret-looking names", "targets:\n  a:\n    db_Password: hunter2-PLANTED\n    Client_SECRET: x-PLANTED\n    env: sandbox\n", []string{"    env: sandbox\n"}},
 		{"a URL with nothing to mask", "targets:\n  a:\n    build_url: https://build.example.com\n    build_key: ${env:BK}\n", []string{"    build_url: https://build.example.com\n"}},
 		{"a file that does not parse", "targets:\n  t:\n    build_key: sk-PLANTED-0123456789: x\n    env: sandbox\n", []string{"    env: sandbox\n"}},
+		// A reference is no secret, and says which variable a diagnostic
+		// at it is about; a comment after it may quote an old key.
+		{"references shown, comments not", "targets:\n  t:\n    build_key: ${env:BK}   # was sk-PLANTED-0123456789\n    runtime_key: \"${env:RK}\"\n    connectors:\n      clinic: {live: '${env:CT}'}\n    call_token: ${env:A}${env:B}\n",
+			[]string{"    build_key: ${env:BK}\n", "    runtime_key: \"${env:RK}\"\n", "    call_token: [REDACTED]\n"}},
 		// The parser's hint quotes the second value: masking the first,
 		// its prefix, first would leave the rest of it.
 		{"a value that starts with another", "targets:\n  t:\n    runtime_key: sk-0123456789abc\n    build_key: sk-0123456789abc-PLANTED: x\n", nil},
