@@ -23,9 +23,10 @@ func bakerySuite(want string) string {
 
 // TestRunWithSimAgents: `run --sim-agents PATH` (or AGENTTEST_SIM_AGENTS)
 // serves the definitions of PATH, a directory or one file, on the
-// embedded simulator in place of the examples, and tests the suite
-// against them over HTTP: it passes when the agent does what the suite
-// says and fails when it does not. The first line says why the
+// embedded simulator in place of the examples, whatever target is
+// configured (it implies --sim), and tests the suite against them over
+// HTTP: it passes when the agent does what the suite says and fails when
+// it does not. The first line says why the
 // simulator is used and which agents it serves, and the JSON report's
 // coverage counts the nodes of the user's definition.
 func TestRunWithSimAgents(t *testing.T) {
@@ -49,7 +50,9 @@ func TestRunWithSimAgents(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery, "suites/s.yaml": bakerySuite(tc.reply)})
+			// A default target too: --sim-agents implies --sim.
+			dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery, "suites/s.yaml": bakerySuite(tc.reply),
+				"agenttest.yaml": "default_target: t\ntargets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n"})
 			args := append([]string{"run", "suites", "--json", "r.json"}, tc.args...)
 			out := newCLI(t, dir, tc.env, args...).expect(t, tc.code)
 			if got := firstLine(out); got != tc.first {
