@@ -140,9 +140,10 @@ func unservedAgent(agent string, agents []string, from string) string {
 		// agent by another id than its definition's.
 		serves += ", the agents of " + from + ": check the id: of the definition meant"
 	default:
-		// Not a typo: most likely the designer's own agent, which the
-		// run serves once given its definition.
-		serves += "; for an agent definition of your own, run with --sim-agents DIR: docs/agent-definition.md"
+		// Not a typo: most likely the designer's own agent, which run
+		// serves once given its definition. Named with its command: the
+		// same refusal meets a side of compare, which has no such flag.
+		serves += "; for an agent definition of your own, serve it with agenttest run --sim-agents DIR: docs/agent-definition.md"
 	}
 	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s)", agent, serves)
 }
