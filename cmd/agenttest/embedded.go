@@ -56,7 +56,7 @@ func embeddedOptions(st *State, seed int64) (embeddedConfig, error) {
 		return embeddedConfig{}, usageErrorf("%s=%q: --listen, --runtime-listen, --messaging-listen and --print-env do not apply to the embedded simulator", simFlagsEnv, v)
 	}
 	if o.agentsDir != "" {
-		defs, err := loadSimAgents(st, o.agentsDir)
+		defs, err := loadSimAgents(st, "sim", o.agentsDir)
 		if err != nil {
 			return embeddedConfig{}, err
 		}
@@ -74,8 +74,9 @@ type embeddedConfig struct {
 	singleHost bool
 }
 
-// startSimulator serves the built-in example agents on 127.0.0.1 with
-// separate build and runtime hosts, like the platform. It does not share
+// startSimulator serves the built-in example agents (or those a tweak
+// sets, as --sim-agents does: servedAgents) on 127.0.0.1 with separate
+// build and runtime hosts, like the platform. It does not share
 // the run's context: after an interrupt the simulator must keep serving
 // until the run has concluded and its reports are written.
 func startSimulator(st *State, seed int64, tweaks ...func(*sim.Options)) (*embeddedSim, error) {
@@ -152,7 +153,10 @@ func (e *embeddedSim) fill(t *config.Target) {
 // user who meant to test a real agent must see at once that they did not.
 func embeddedLine(t *config.Target, e *embeddedSim, cfg *config.File) string {
 	why := "no target configured"
-	if t.Forced {
+	switch {
+	case t.SimAgents != "":
+		why = t.SimAgents
+	case t.Forced:
 		why = "--sim"
 	}
 	line := fmt.Sprintf("agenttest: %s; using the embedded simulator (agents: %s)", why, strings.Join(e.info.AgentIDs, ", "))
@@ -160,4 +164,10 @@ func embeddedLine(t *config.Target, e *embeddedSim, cfg *config.File) string {
 		line += fmt.Sprintf("; %s defines targets %s but none is selected (use --target or default_target)", cfg.Path, strings.Join(cfg.TargetNames(), ", "))
 	}
 	return line
+}
+
+// servedAgents is the tweak of startSimulator that serves defs, the
+// user's definitions (--sim-agents), in place of the built-in examples.
+func servedAgents(defs []*agent.Definition) func(*sim.Options) {
+	return func(o *sim.Options) { o.Agents = defs }
 }

@@ -128,15 +128,22 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 // naming the one meant: its agents are known. It is said at the place
 // the agent is written (unservedAgents), so it does not list the places
 // an agent can be written, nor AGENTTEST_AGENT_ID, which the embedded
-// simulator does not read.
-func unservedAgent(agent string, agents []string) string {
+// simulator does not read. from is what gave the user's definitions
+// (config.Target.SimAgents), empty for the built-in examples.
+func unservedAgent(agent string, agents []string, from string) string {
 	serves := "it serves " + strings.Join(agents, ", ")
-	if s := diag.Suggest(agent, agents); s != "" {
+	switch s := diag.Suggest(agent, agents); {
+	case s != "":
 		serves = fmt.Sprintf("did you mean %q? %s", s, serves)
-	} else {
-		// Not a typo: most likely the designer's own agent, which only
-		// a simulator started on its definition serves.
-		serves += "; for an agent definition of your own, serve its directory with agenttest sim --agents DIR and point the run at it: docs/agent-definition.md"
+	case from != "":
+		// The designer's own definitions are served: the suite names an
+		// agent by another id than its definition's.
+		serves += ", the agents of " + from + ": check the id: of the definition meant"
+	default:
+		// Not a typo: most likely the designer's own agent, which run
+		// serves once given its definition. Named with its command: the
+		// same refusal meets a side of compare, which has no such flag.
+		serves += "; for an agent definition of your own, serve it with agenttest run --sim-agents DIR: docs/agent-definition.md"
 	}
 	return fmt.Sprintf("the embedded simulator does not serve agent %q (%s)", agent, serves)
 }

@@ -254,7 +254,7 @@ func TestMergeOutputsMatchRun(t *testing.T) {
 	outputs := []string{"--allow-empty", "--coverage-from", "--cucumber", "--github", "--html", "--json", "--junit", "--no-color", "-v, --verbose"}
 	running := []string{"--allow-live", "--confidence", "--config", "--env", "--fail-fast", "--gate-alerts", "--margin", "--max-reply-bytes",
 		"--name", "--parallel", "--pass-rate", "--rate", "--rate-wait", "--repeat", "--rerun-failed", "--retries", "--seed", "--shard",
-		"--sim", "--tags", "--target", "--turn-timeout", "--webhook-listen", "--webhook-secret", "--webhook-url"}
+		"--sim", "--sim-agents", "--tags", "--target", "--turn-timeout", "--webhook-listen", "--webhook-secret", "--webhook-url"}
 	flagsOf := func(cmd string) []string {
 		c := newCLI(t, "testdata/pass", nil, cmd, "--help")
 		c.expect(t, exitOK)

@@ -26,6 +26,8 @@ import (
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
+	"github.com/agenttest/agenttest/internal/sim"
+	"github.com/agenttest/agenttest/internal/sim/agent"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -52,7 +54,9 @@ AGENTTEST_AGENT_ID, AGENTTEST_BUILD_KEY, AGENTTEST_RUNTIME_KEY,
 AGENTTEST_CALL_TOKEN, AGENTTEST_CONNECTOR_TOKEN, AGENTTEST_SMS_CONNECTOR_ID
 and AGENTTEST_ENV. With no target configured, or with --sim, the run uses
 the embedded platform simulator and its example agents, and says so on its
-first line.
+first line. --sim-agents PATH serves your own agent definitions instead,
+a directory of them or one file (docs/agent-definition.md): they are
+checked before anything runs, and a broken one exits 2.
 
 Precedence: flag > environment > agenttest.yaml > built-in default.
 
@@ -196,9 +200,15 @@ type runOptions struct {
 	allowEmpty bool
 	seed       int64
 	// sim forces the embedded simulator.
-	sim     bool
-	verbose bool
-	noColor bool
+	sim bool
+	// simAgents is the directory or file of the agent definitions the
+	// embedded simulator serves in place of its examples (--sim-agents,
+	// which implies --sim); simAgentsFrom says what gave it, for the
+	// run's first line and its refusals.
+	simAgents     string
+	simAgentsFrom string
+	verbose       bool
+	noColor       bool
 	// confirmOptions: webhook receiver, alert gate, live safety.
 	confirmOptions
 	// statsOptions: --repeat, --pass-rate, --confidence, --margin.
@@ -229,6 +239,7 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	f.boolVar(&o.allowEmpty, "allow-empty", "AGENTTEST_ALLOW_EMPTY", "exit 0 instead of 5 when nothing is tested (no scenario selected, or every selected one skipped)")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator and of retry jitter")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
+	f.stringVar(&o.simAgents, "sim-agents", envSimAgents, "", "serve the agent definitions of `PATH`, a directory or one file, on the embedded simulator in place of its examples (implies --sim)")
 	f.boolVar(&o.verbose, "verbose", "", "also show the transcripts of passing scenarios")
 	f.alias("v", "verbose", &o.verbose)
 	f.boolVar(&o.noColor, "no-color", "", "never colour the output (NO_COLOR in the environment does the same)")
@@ -248,6 +259,16 @@ func parseRunOptions(st *State, args []string) (*runOptions, *flags, error) {
 	o.paths = suitePaths(paths)
 	if o.sim && o.target != "" {
 		o.problems = append(o.problems, "--sim and --target exclude each other: --sim uses the embedded simulator")
+	}
+	if o.simAgents != "" {
+		if o.target != "" {
+			o.problems = append(o.problems, "--sim-agents and --target exclude each other: --sim-agents serves its agents on the embedded simulator")
+		}
+		o.sim = true
+		o.simAgentsFrom = "--sim-agents " + o.simAgents
+		if !f.onCommandLine("sim-agents") {
+			o.simAgentsFrom = envSimAgents + "=" + o.simAgents
+		}
 	}
 	return o, f, nil
 }
@@ -326,6 +347,14 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return fl.attribute(err)
 	}
 	defer o.outputs.guardCommands(st)()
+	var simAgents []*agent.Definition
+	if o.simAgents != "" {
+		// Before anything else: a broken definition is the first thing
+		// to fix, whatever the run would select.
+		if simAgents, err = loadSimAgents(st, "run: "+o.simAgentsFrom, o.simAgents); err != nil {
+			return err
+		}
+	}
 	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
 		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
 	}
@@ -411,7 +440,12 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return conclude(st, o, human, res)
 	}
 	if tgt.Embedded {
-		sim, err := startSimulator(st, o.seed, embeddedTweaks)
+		tweaks := []func(*sim.Options){embeddedTweaks}
+		if simAgents != nil {
+			tweaks = append(tweaks, servedAgents(simAgents))
+			tgt.SimAgents = o.simAgentsFrom
+		}
+		sim, err := startSimulator(st, o.seed, tweaks...)
 		if err != nil {
 			return fmt.Errorf("start the embedded simulator: %w", err)
 		}
@@ -787,7 +821,7 @@ func unservedAgents(suites []*scenario.Suite, t *config.Target) diag.Diagnostics
 		// default is its own first agent.
 		if !seen[sc.AgentPos] {
 			seen[sc.AgentPos] = true
-			ds = ds.Append(diag.Diagnostic{Pos: sc.AgentPos, Message: unservedAgent(agent, t.Agents)})
+			ds = ds.Append(diag.Diagnostic{Pos: sc.AgentPos, Message: unservedAgent(agent, t.Agents, t.SimAgents)})
 		}
 	}
 	return ds
@@ -912,6 +946,9 @@ func (g *gcTuning) restore() {
 		g.set(g.old)
 	}
 }
+
+// envSimAgents is the variable of --sim-agents.
+const envSimAgents = "AGENTTEST_SIM_AGENTS"
 
 // envMaxReplyBytes is the variable of --max-reply-bytes.
 const envMaxReplyBytes = "AGENTTEST_MAX_REPLY_BYTES"

@@ -37,7 +37,7 @@ func runSim(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if o.agentsDir != "" {
-		defs, err := loadSimAgents(st, o.agentsDir)
+		defs, err := loadSimAgents(st, "sim", o.agentsDir)
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	fl.stringVar(&o.messagingListen, "messaging-listen", "", "", "address `ADDR` of the messaging host (default: the next free port after the runtime host)")
 	fl.boolVar(&o.singleHost, "single-host", "", "serve build, runtime and messaging endpoints on one host (self-serve region)")
 	fl.boolVar(&o.printEnv, "print-env", "", "print AGENTTEST_* environment lines instead of a JSON line")
-	fl.stringVar(&o.agentsDir, "agents", "", "", "directory `DIR` of agent definitions (default: the example agents built into the binary)")
+	fl.stringVar(&o.agentsDir, "agents", "", "", "agent definitions: a directory `PATH` of them or one file (default: the example agents built into the binary)")
 	fl.stringVar(&o.keys, "keys", "", "", "pin the API keys: `BUILD_KEY,RUNTIME_KEY`")
 	fl.stringVar(&o.account, "account", "", "", "pin the workspace `ID` (ws-XXXXXXXX)")
 	fl.stringVar(&o.opts.CallToken, "call-token", "", "", "the only X-<Brand>-Auth-Token `TOKEN` outbound calling and SMS accept (default: the runtime key)")
@@ -177,21 +177,23 @@ func parseSimFlags(st *State, args []string) (*simOptions, error) {
 	return o, nil
 }
 
-// loadSimAgents loads a directory of agent definitions, by its
-// command-line path (relative to the working directory, or absolute).
-func loadSimAgents(st *State, dir string) ([]*agent.Definition, error) {
+// loadSimAgents loads the agent definitions of a directory or of one
+// file, by its command-line path (relative to the working directory, or
+// absolute). A problem is a usage error that starts with what, the
+// command and, for run, the setting that gave the path.
+func loadSimAgents(st *State, what, path string) ([]*agent.Definition, error) {
 	fsys := st.FS
 	if fsys == nil {
 		fsys = pathFS(st.Dir)
 	}
-	defs, diags := agent.LoadDir(fsys, argPath(dir))
+	defs, diags := agent.LoadPath(fsys, argPath(path))
 	if diags.HasErrors() {
 		// As lint prints a suite's problems: each with its source line.
 		report.WriteDiagnostics(st.Stderr, diags, nil, false)
-		return nil, usageErrorf("sim: invalid agent definitions in %s", dir)
+		return nil, usageErrorf("%s: invalid agent definitions in %s", what, path)
 	}
 	if len(defs) == 0 {
-		return nil, usageErrorf("sim: no agent definitions (*.yaml) in %s", dir)
+		return nil, usageErrorf("%s: no agent definitions (*.yaml) in %s", what, path)
 	}
 	return defs, nil
 }

@@ -108,6 +108,11 @@ type Target struct {
 	Agents []string
 	// Forced is true when the embedded simulator was asked for with --sim.
 	Forced bool
+	// SimAgents says what gave the agent definitions the embedded
+	// simulator serves in place of its examples ("--sim-agents agents/"):
+	// the command sets it, the run's first line and its refusals name it.
+	// Empty for the examples.
+	SimAgents string
 	// EnvFrom says what set Env, for the live-safety refusal: "--env",
 	// "AGENTTEST_ENV", or the target's env key with its position.
 	EnvFrom string

@@ -216,7 +216,7 @@ func TestNamedAgentDefinition(t *testing.T) {
 	got := renderDiags(ds)
 	if s != nil || skipped != "" || len(ds) != 1 ||
 		!strings.Contains(got, "agents/pharmacy.yaml:4:1: an agent definition of the simulator (id:, start:, nodes:), not a suite") ||
-		!strings.Contains(got, "agenttest sim --agents DIR") {
+		!strings.Contains(got, "agenttest run --sim-agents agents/pharmacy.yaml (docs/agent-definition.md)") {
 		t.Errorf("suite %v, skipped %q, diagnostics:\n%s", s, skipped, got)
 	}
 	// A suite with a stray nodes: is a suite written wrong.

@@ -397,7 +397,7 @@ func loadYAML(path string, src []byte, named bool) (suite *Suite, diags diag.Dia
 		// would be an error of its own.
 		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: diag.Pos{File: path, Line: at.Line, Col: at.Column},
 			Message: "an agent definition of the simulator (id:, start:, nodes:), not a suite",
-			Hint:    "check and serve it with agenttest sim --agents DIR, as docs/agent-definition.md says; a suite lists its scenarios under scenarios:"})
+			Hint:    fmt.Sprintf("run suites against it with agenttest run --sim-agents %s (docs/agent-definition.md); a suite lists its scenarios under scenarios:", path)})
 		return nil, finish(d.diags, src), ""
 	}
 	s := d.suite(root, path)

@@ -219,32 +219,34 @@ func Builtin() ([]*Definition, error) {
 }
 
 var loadBuiltin = sync.OnceValues(func() ([]*Definition, error) {
-	defs, diags := LoadDir(agents.FS, ".")
+	defs, diags := LoadPath(agents.FS, ".")
 	if err := diags.Err(); err != nil {
 		return nil, fmt.Errorf("load built-in agents: %w", err)
 	}
 	return defs, nil
 })
 
-// LoadDir loads every *.yaml and *.yml file of dir in fsys. It returns the
-// definitions sorted by ID and the problems of every file; a duplicate ID is
-// an error at the second file's id.
-func LoadDir(fsys fs.FS, dir string) ([]*Definition, diag.Diagnostics) {
-	entries, err := fs.ReadDir(fsys, dir)
+// LoadPath loads the agent definitions of p: every *.yaml and *.yml file
+// when p is a directory, else the one file p names, whatever its name. It
+// returns the definitions sorted by ID and the problems of every file; a
+// duplicate ID is an error at the second file's id.
+func LoadPath(fsys fs.FS, p string) ([]*Definition, diag.Diagnostics) {
+	info, err := fs.Stat(fsys, p)
 	if err != nil {
-		return nil, diag.Diagnostics{}.Errorf(diag.Pos{File: dir}, "read agent directory: %v", err)
+		return nil, diag.Diagnostics{}.Errorf(diag.Pos{File: p}, "read agent definitions: %v", err)
+	}
+	files := []string{p}
+	if info.IsDir() {
+		if files, err = definitionFiles(fsys, p); err != nil {
+			return nil, diag.Diagnostics{}.Errorf(diag.Pos{File: p}, "read agent directory: %v", err)
+		}
 	}
 	var (
 		defs  []*Definition
 		diags diag.Diagnostics
 	)
 	byID := map[string]*Definition{}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
-			continue
-		}
-		p := path.Join(dir, name)
+	for _, p := range files {
 		src, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			diags = diags.Errorf(diag.Pos{File: p}, "read agent definition: %v", err)
@@ -268,6 +270,23 @@ func LoadDir(fsys fs.FS, dir string) ([]*Definition, diag.Diagnostics) {
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].ID < defs[j].ID })
 	return defs, diags
+}
+
+// definitionFiles lists the *.yaml and *.yml files of dir, not its
+// subdirectories, whatever their names.
+func definitionFiles(fsys fs.FS, dir string) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() && (strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			files = append(files, path.Join(dir, name))
+		}
+	}
+	return files, nil
 }
 
 // Load decodes and compiles one agent definition. Every problem of the file

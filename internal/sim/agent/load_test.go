@@ -506,7 +506,7 @@ func TestLoadAcceptsProjectID(t *testing.T) {
 	}
 }
 
-func TestLoadDir(t *testing.T) {
+func TestLoadPath(t *testing.T) {
 	fsys := fstest.MapFS{
 		"agents/b.yaml":     {Data: []byte(strings.Replace(minimal, "demo", "zeta", 1))},
 		"agents/a.yml":      {Data: []byte(minimal)},
@@ -517,7 +517,7 @@ func TestLoadDir(t *testing.T) {
 		"agents/old.yaml/c.yaml": {Data: []byte(minimal)},
 		"agents/locked.yaml":     {Data: []byte(minimal)},
 	}
-	defs, diags := LoadDir(unreadable{fsys, "agents/locked.yaml"}, "agents")
+	defs, diags := LoadPath(unreadable{fsys, "agents/locked.yaml"}, "agents")
 	var ids []string
 	for _, d := range defs {
 		ids = append(ids, d.ID)
@@ -542,8 +542,15 @@ func TestLoadDir(t *testing.T) {
 	if len(diags) != 3 {
 		t.Errorf("got %d diagnostics, want 3:\n%s", len(diags), all)
 	}
-	if _, diags := LoadDir(fsys, "missing"); !diags.HasErrors() {
-		t.Error("LoadDir on a missing directory reported no error")
+	if _, diags := LoadPath(fsys, "missing"); !diags.HasErrors() {
+		t.Error("LoadPath on a missing directory reported no error")
+	}
+	// One file named is loaded alone, whatever its name.
+	if defs, diags := LoadPath(fsys, "agents/b.yaml"); diags.HasErrors() || len(defs) != 1 || defs[0].ID != "zeta" {
+		t.Errorf("LoadPath of one file: %d definitions, %v", len(defs), diags)
+	}
+	if _, diags := LoadPath(fsys, "agents/notes.txt"); !diags.HasErrors() {
+		t.Error("LoadPath of a file that is no definition reported no error")
 	}
 }
 

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/coverage"
+)
+
+// bakery is a conversation designer's own agent: three nodes, of which a
+// suite ordering bread visits two.
+const bakery = "id: bakery\nstart: Hello\nintents:\n  order:\n    patterns: ['\\bbread\\b']\nroutes:\n  - intent: order\n    goto: Order\n" +
+	"nodes:\n  Hello: {say: Welcome to the bakery}\n  Order: {say: One loaf coming up}\n  Closed: {say: We are closed}\n"
+
+// bakerySuite orders bread and expects the reply in want.
+func bakerySuite(want string) string {
+	return "agent: bakery\nscenarios:\n  - name: orders bread\n    greeting: {response: {contains: Welcome}}\n" +
+		"    turns:\n      - say: some bread please\n        expect: {response: {contains: " + want + "}}\n"
+}
+
+// TestRunWithSimAgents: `run --sim-agents PATH` (or AGENTTEST_SIM_AGENTS)
+// serves the definitions of PATH, a directory or one file, on the
+// embedded simulator in place of the examples, whatever target is
+// configured (it implies --sim), and tests the suite against them over
+// HTTP: it passes when the agent does what the suite says and fails when
+// it does not. The first line says why the
+// simulator is used and which agents it serves, and the JSON report's
+// coverage counts the nodes of the user's definition.
+func TestRunWithSimAgents(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		reply string
+		code  int
+		first string
+	}{
+		{"a directory, passing", nil, []string{"--sim-agents", "agents/"}, "loaf", exitOK,
+			"agenttest: --sim-agents agents/; using the embedded simulator (agents: bakery)"},
+		{"a directory, failing", nil, []string{"--sim-agents", "agents"}, "cake", exitFailed,
+			"agenttest: --sim-agents agents; using the embedded simulator (agents: bakery)"},
+		{"one file", nil, []string{"--sim-agents", "agents/bakery.yaml"}, "loaf", exitOK,
+			"agenttest: --sim-agents agents/bakery.yaml; using the embedded simulator (agents: bakery)"},
+		{"the variable", map[string]string{"AGENTTEST_SIM_AGENTS": "agents"}, nil, "loaf", exitOK,
+			"agenttest: AGENTTEST_SIM_AGENTS=agents; using the embedded simulator (agents: bakery)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// A default target too: --sim-agents implies --sim.
+			dir := writeTree(t, map[string]string{"agents/bakery.yaml": bakery, "suites/s.yaml": bakerySuite(tc.reply),
+				"agenttest.yaml": "default_target: t\ntargets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n"})
+			args := append([]string{"run", "suites", "--json", "r.json"}, tc.args...)
+			out := newCLI(t, dir, tc.env, args...).expect(t, tc.code)
+			if got := firstLine(out); got != tc.first {
+				t.Errorf("first line %q, want %q", got, tc.first)
+			}
+			cov := readDoc(t, filepath.Join(dir, "r.json")).Coverage
+			if a := cov.Agent("bakery"); a == nil || a.Source != coverage.SourceDefinition || a.NodesTotal != 3 || !slices.Equal(a.Unvisited, []string{"Closed"}) {
+				t.Errorf("bakery = %+v, want the 3 nodes of its definition, Closed unvisited", a)
+			}
+		})
+	}
+}
+
+// TestRunWithSimAgentsRefused: a broken definition is told at file:line:col
+// with its source line and a caret, before anything runs (a suite with
+// nothing selected included), and exits 2; a suite's agent the
+// definitions do not define is refused naming those they do; and
+// --sim-agents excludes --target as --sim does.
+func TestRunWithSimAgentsRefused(t *testing.T) {
+	t.Parallel()
+	broken := "id: bad\nstart: A\nnodes:\n  A:\n    sya: hello\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		env   map[string]string
+		args  []string
+		want  []string
+	}{
+		{"a broken definition", map[string]string{"agents/bad.yaml": broken, "suites/s.yaml": bakerySuite("loaf")},
+			nil, []string{"run", "--sim-agents", "agents", "suites"},
+			[]string{"agents/bad.yaml:5:5: unknown key \"sya\" in node A (did you mean \"say\"?)\n 5 |     sya: hello\n   |     ^\n", "run: --sim-agents agents: invalid agent definitions in agents"}},
+		{"a broken file, nothing selected", map[string]string{"bad.yaml": broken, "suites/s.yaml": bakerySuite("loaf")},
+			nil, []string{"run", "--sim-agents", "bad.yaml", "--tags", "none", "suites"},
+			[]string{"bad.yaml:5:5: unknown key \"sya\""}},
+		{"no definitions", map[string]string{"agents/notes.txt": "", "suites/s.yaml": bakerySuite("loaf")},
+			nil, []string{"run", "--sim-agents", "agents", "suites"},
+			[]string{"run: --sim-agents agents: no agent definitions (*.yaml) in agents"}},
+		{"an agent not defined", map[string]string{"agents/bakery.yaml": bakery, "suites/s.yaml": "agent: restaurant\nscenarios:\n  - name: a\n    turns: [{say: hi}]\n"},
+			nil, []string{"run", "--sim-agents", "agents", "suites"},
+			[]string{`suites/s.yaml:1:8: the embedded simulator does not serve agent "restaurant" (it serves bakery, the agents of --sim-agents agents: check the id: of the definition meant)`}},
+		{"with --target", map[string]string{"agents/bakery.yaml": bakery, "agenttest.yaml": "targets:\n  t: {build_url: https://b.example, runtime_url: https://r.example}\n"},
+			nil, []string{"run", "--sim-agents", "agents", "--target", "t"},
+			[]string{"--sim-agents and --target exclude each other"}},
+		{"with AGENTTEST_TARGET", map[string]string{"agents/bakery.yaml": bakery},
+			map[string]string{"AGENTTEST_TARGET": "t"}, []string{"run", "--sim-agents", "agents"},
+			[]string{"--sim-agents and --target exclude each other", "AGENTTEST_TARGET"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeTree(t, tc.files)
+			out := newCLI(t, dir, tc.env, tc.args...).expect(t, exitUsage, tc.want...)
+			if strings.Contains(out, "running ") || strings.Contains(out, "PASS") || strings.Contains(out, "FAIL") {
+				t.Errorf("cases ran:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestSimAgentsFile: `sim --agents` serves one definition file as it
+// serves a directory.
+func TestSimAgentsFile(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"bakery.yaml": bakery, "other.yaml": strings.Replace(bakery, "id: bakery", "id: other", 1)})
+	var info struct {
+		AgentIDs []string `json:"agent_ids"`
+	}
+	path := filepath.Join(dir, "bakery.yaml")
+	if out := startSim(t, "--agents", path); json.Unmarshal([]byte(out), &info) != nil || !slices.Equal(info.AgentIDs, []string{"bakery"}) {
+		t.Errorf("sim --agents %s serves %q", path, out)
+	}
+}
