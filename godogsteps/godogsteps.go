@@ -298,8 +298,20 @@ func (f webhookFunc) Wait(ctx context.Context, conversationID, event string) (we
 // Register registers every step of the vocabulary and the hooks that give
 // each scenario its session on sc. godog calls it once per scenario (as
 // the ScenarioInitializer); the scenario's state is created here, so
-// concurrent scenarios share nothing but the Steps.
+// concurrent scenarios share nothing but the Steps. On a Steps that New
+// did not make (nil, when New's error went unchecked), agenttest's steps
+// fail saying so and the team's own scenarios run.
 func (s *Steps) Register(sc *godog.ScenarioContext) {
+	if s == nil || s.lib == nil {
+		// A Steps New did not make (its error ignored, or a zero
+		// value): each of agenttest's steps fails saying so, where the
+		// nil library would panic in godog's goroutine; the team's own
+		// scenarios still run.
+		for _, d := range scenario.Steps().Defs() {
+			sc.Step(d.Pattern, notMade)
+		}
+		return
+	}
 	st := &state{steps: s}
 	for _, d := range s.lib.Defs() {
 		// Any keyword: And/But after a When may hold a check. The handler
@@ -310,6 +322,11 @@ func (s *Steps) Register(sc *godog.ScenarioContext) {
 	sc.Before(st.before)
 	sc.StepContext().Before(st.beforeStep)
 	sc.After(st.after)
+}
+
+// notMade is the step of a Steps that New did not make.
+func notMade() error {
+	return errors.New("godogsteps: this Steps was not made by New (is New's error checked?): agenttest's steps cannot run")
 }
 
 // state is one scenario's: its compiled program and its session.

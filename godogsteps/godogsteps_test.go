@@ -839,3 +839,37 @@ Feature: stop
 		t.Errorf("the scenario failed with %q, want run interrupted\n%s", got, out.String())
 	}
 }
+
+// TestRegisterOfUnmadeSteps: a Steps that New did not make (its error
+// ignored, so nil, or a zero value) fails each of agenttest's steps
+// saying so, instead of panicking in godog's goroutine, and leaves a
+// scenario of the team's own steps alone.
+func TestRegisterOfUnmadeSteps(t *testing.T) {
+	features := fstest.MapFS{"unmade.feature": {Data: []byte(`@agent:restaurant
+Feature: unmade
+  Scenario: ours
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: theirs
+    Given our backend is up
+`)}}
+	for name, steps := range map[string]*godogsteps.Steps{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			var failed scenarioErrors
+			var out strings.Builder
+			status := godog.TestSuite{
+				ScenarioInitializer: func(sc *godog.ScenarioContext) {
+					steps.Register(sc)
+					sc.Step(`^our backend is up$`, func() {})
+					failed.record(sc)
+				},
+				Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"unmade.feature"}, NoColors: true, Strict: true},
+			}.Run()
+			want := "godogsteps: this Steps was not made by New (is New's error checked?): agenttest's steps cannot run"
+			if status != 1 || failed.errs["ours"] != want || len(failed.errs) != 1 {
+				t.Errorf("godog status %d, scenarios failed with %q, want 1 and only %q failing with %q\n%s", status, failed.errs, "ours", want, out.String())
+			}
+		})
+	}
+}
