@@ -206,7 +206,6 @@ func New(o Options) (*Steps, error) {
 	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
-		Records:        client,
 		TurnTimeout:    o.TurnTimeout,
 		ConfirmTimeout: o.ConfirmTimeout,
 		DefaultAgent:   o.Agent,
@@ -219,6 +218,22 @@ func New(o Options) (*Steps, error) {
 		// expectation's ${env:...} expanded.
 		Redactor:    red,
 		AllowNumber: func(n string) bool { return config.ListsNumber(o.ProbeNumbers, n) },
+		// A Go team has Options, not an agenttest.yaml target: the
+		// configuration errors name the fields to set.
+		Settings: runner.Settings{
+			Agent:        "set godogsteps.Options.Agent",
+			Runtime:      "godogsteps.Options.RuntimeURL, AccountID and RuntimeKey",
+			ProbeNumbers: "godogsteps.Options.ProbeNumbers",
+			SMSConnector: "godogsteps.Options.SMSConnector",
+			Messaging:    "godogsteps.Options.MessagingURL, MessagingHost and Connectors",
+		},
+		NoWebhooks: "give godogsteps.Options.Webhooks",
+	}
+	if o.RuntimeURL != "" {
+		// Without a runtime host the runner says which Options a
+		// confirmation or a probe needs, where the client would only
+		// say which value it lacks.
+		ropts.Records = client
 	}
 	if o.Webhooks != nil {
 		ropts.Webhooks = webhookFunc(o.Webhooks)

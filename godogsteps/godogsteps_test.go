@@ -280,8 +280,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 // clear text: refused, as in a run, unless AllowHTTP says it is meant.
 func TestNewRefusesPlainHTTP(t *testing.T) {
 	o := godogsteps.Options{BuildURL: "http://build.example.com", BuildKey: "bk-0123456789abcdef"}
-	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "http://build.example.com") {
-		t.Errorf("New with a plain http build host: err = %v, want it refused", err)
+	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "http://build.example.com") || !strings.Contains(err.Error(), "AllowHTTP") {
+		t.Errorf("New with a plain http build host: err = %v, want it refused naming AllowHTTP", err)
 	}
 	o.AllowHTTP = true
 	if _, err := godogsteps.New(o); err != nil {
@@ -856,20 +856,92 @@ Feature: unmade
 `)}}
 	for name, steps := range map[string]*godogsteps.Steps{"nil": nil, "zero": {}} {
 		t.Run(name, func(t *testing.T) {
-			var failed scenarioErrors
-			var out strings.Builder
-			status := godog.TestSuite{
-				ScenarioInitializer: func(sc *godog.ScenarioContext) {
-					steps.Register(sc)
-					sc.Step(`^our backend is up$`, func() {})
-					failed.record(sc)
-				},
-				Options: &godog.Options{Format: "progress", Output: &out, FS: features, Paths: []string{"unmade.feature"}, NoColors: true, Strict: true},
-			}.Run()
+			status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+				sc.Step(`^our backend is up$`, func() {})
+			}, features, "", "unmade.feature")
 			want := "godogsteps: this Steps was not made by New (is New's error checked?): agenttest's steps cannot run"
-			if status != 1 || failed.errs["ours"] != want || len(failed.errs) != 1 {
-				t.Errorf("godog status %d, scenarios failed with %q, want 1 and only %q failing with %q\n%s", status, failed.errs, "ours", want, out.String())
+			if status != 1 || errs["ours"] != want || len(errs) != 1 {
+				t.Errorf("godog status %d, scenarios failed with %q, want 1 and only %q failing with %q", status, errs, "ours", want)
 			}
 		})
 	}
+}
+
+// TestConfigErrorsNameOptions: a scenario that needs what the Options do
+// not give fails naming the godogsteps.Options field to set, not the key
+// of an agenttest.yaml target or a flag, which a Go team does not have.
+func TestConfigErrorsNameOptions(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"config.feature": {Data: []byte(`@agent:clinic
+Feature: configuration
+  Scenario: a call
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: an SMS
+    When the SMS "Reply YES" is sent to "+447700900002"
+
+  Scenario: a webhook
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+
+  @via:messaging
+  Scenario: web chat
+    When the user says "hello"
+
+  @runtime
+  Scenario: a record
+    When the user says "goodbye"
+    Then the conversation record shows:
+      | channel | WEBCHAT |
+`)}, "noagent.feature": {Data: []byte(`Feature: no agent
+  Scenario: no agent
+    When the user says "hello"
+`)}}
+	run := func(o godogsteps.Options, tags string) map[string]string {
+		o.BuildURL, o.BuildKey, o.Features = s.BuildURL, s.BuildKey, features
+		steps, err := godogsteps.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := godogRun(steps, nil, features, tags, "config.feature", "noagent.feature")
+		return errs
+	}
+	errs := run(godogsteps.Options{
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		ProbeNumbers: []string{"+447700900002"},
+	}, "~@runtime")
+	for name, msg := range run(godogsteps.Options{}, "@runtime") {
+		errs[name] = msg
+	}
+	for name, want := range map[string]string{
+		"a call":    "Options.ProbeNumbers",
+		"an SMS":    "Options.SMSConnector",
+		"a webhook": "Options.Webhooks",
+		"web chat":  "Options.MessagingURL",
+		"a record":  "Options.RuntimeURL",
+		"no agent":  "Options.Agent",
+	} {
+		got := errs[name]
+		if !strings.Contains(got, "config: ") || !strings.Contains(got, want) || strings.Contains(got, "target") {
+			t.Errorf("scenario %q failed with %q, want a configuration error naming %s", name, got, want)
+		}
+	}
+}
+
+// godogRun runs the features at paths, strictly, with the steps and the
+// team's own (own, when not nil), and returns godog's status and the
+// error each failed scenario ended with, by name.
+func godogRun(steps *godogsteps.Steps, own func(*godog.ScenarioContext), features fs.FS, tags string, paths ...string) (int, map[string]string) {
+	var failed scenarioErrors
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			if own != nil {
+				own(sc)
+			}
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: paths, NoColors: true, Strict: true, Tags: tags},
+	}.Run()
+	return status, failed.errs
 }
