@@ -10,7 +10,13 @@
 // `agenttest run` executes and checks it. A failing step returns an error
 // saying what broke as agenttest run's console does (the step's line, the
 // check's key, expected, actual and their diff); godog marks it failed
-// and skips the rest of the scenario. An outbound call that no status or
+// and skips the rest of the scenario. godog marks every such step
+// failed; the error says whose fault it is, as agenttest run tells a
+// failure (exit 1) from an error (exit 4): a check's key (response:,
+// node:, state.NAME: ...) when the agent broke an expectation, an error
+// kind (http:, network:, timeout:, messaging:, config:, interrupted:)
+// when the platform, the configuration or the run kept the step from
+// telling. An outbound call that no status or
 // confirmation step awaits is awaited when the scenario ends, in its After
 // hook, and must succeed, as in agenttest run.
 //
@@ -32,8 +38,8 @@
 // the others with the team's definitions.
 //
 // Register registers everything on the scenario's context, nothing at
-// suite level (godog registers steps per scenario, and mixing the two
-// races under Concurrency: go-libs.md, godog pitfall 8), and keeps each
+// suite level (godog registers steps per scenario, and a step registered
+// at suite level races under Concurrency), and keeps each
 // scenario's session in state created per scenario, so godog's
 // Concurrency is safe. The probes of the scenarios one Steps serves take
 // turns on the numbers they call or text, as the probes of one agenttest
@@ -59,5 +65,14 @@
 // Options.MessagingURL, MessagingHost and Connectors), @streaming:true
 // (over messaging, replies streamed in chunks), @timeout:D and
 // @within:D (the bound of an outbound call's status), and @skip skips the
-// scenario.
+// scenario. A scenario in the live environment (@env:live, or Options.Env)
+// talks to the live agent and needs Options.AllowLive, as agenttest run
+// needs --allow-live; without it the scenario fails before its first call.
+//
+// A scenario's session is bounded by the context godog gives its Before
+// hook, godog.Options.DefaultContext: cancel that one (on a signal, or at
+// a deadline of your own) and the agenttest step running fails with
+// "interrupted: run interrupted". The context a step of yours returns to
+// the next step carries your values, not a bound on agenttest's calls:
+// Options.TurnTimeout and @timeout:D bound those.
 package godogsteps

@@ -78,6 +78,12 @@ type Options struct {
 	// Env is the clientEnv of scenarios that name none: sandbox (the
 	// default), pre-release or live.
 	Env string
+	// AllowLive lets scenarios run in the live environment (Env "live",
+	// @env:live, Given the environment "live"), where the debug chat
+	// talks to the live agent. Without it such a scenario fails before
+	// its first call, and New refuses Env "live", as agenttest run
+	// refuses them without --allow-live.
+	AllowLive bool
 	// TurnTimeout bounds each platform call (default 30s).
 	TurnTimeout time.Duration
 	// ConfirmTimeout bounds the wait for a conversation record and for a
@@ -129,6 +135,9 @@ func (o Options) Validate() error {
 	if o.Env != "" && !reply.ValidEnv(o.Env) {
 		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))
 	}
+	if o.Env == live && !o.AllowLive {
+		errs = append(errs, errors.New(`Env "live" talks to the live agent: set AllowLive to test in live on purpose`))
+	}
 	if o.MaxReplyBytes < 0 || o.Rate < 0 || o.RateWait < 0 {
 		errs = append(errs, errors.New("MaxReplyBytes, Rate and RateWait must not be negative"))
 	}
@@ -147,6 +156,9 @@ func (o Options) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// live is the clientEnv of the live agent, which needs AllowLive.
+const live = "live"
 
 // tokens lists the connector tokens, for redaction.
 func (o Options) tokens() []string {
@@ -167,6 +179,8 @@ func (o Options) tokens() []string {
 type Steps struct {
 	opts runner.Options
 	lib  *steps.Library
+	// allowLive is Options.AllowLive.
+	allowLive bool
 	// features is Options.Features; nil reads the files as godog does
 	// without an FS: by their path, relative to the working directory
 	// or absolute.
@@ -257,7 +271,7 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), features: o.Features, docs: map[string]featureDoc{}}, nil
+	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{}}, nil
 }
 
 // doc returns the parsed feature file of uri, reading it once; a nil doc
@@ -404,6 +418,9 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 		Name: sc.Name, Pos: sc.Pos, Tags: sc.Tags, Status: result.Pending,
 		Agent: cmp.Or(sc.Agent, o.DefaultAgent),
 		Env:   cmp.Or(sc.Env, o.DefaultEnv, runner.DefaultEnv),
+	}
+	if c.Env == live && !st.steps.allowLive {
+		return ctx, fmt.Errorf("%s: config: scenario %q runs in the live environment without godogsteps.Options.AllowLive: set it to test in live on purpose", sc.Pos, sc.Name)
 	}
 	s, err := runner.NewSession(ctx, sc, c, o)
 	if err != nil {

@@ -945,3 +945,51 @@ func godogRun(steps *godogsteps.Steps, own func(*godog.ScenarioContext), feature
 	}.Run()
 	return status, failed.errs
 }
+
+// TestLiveNeedsAllowLive: a scenario in the live environment talks to the
+// live agent; as agenttest run refuses it without --allow-live, the steps
+// fail it before its first call without Options.AllowLive, and New
+// refuses Env "live" without it.
+func TestLiveNeedsAllowLive(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"live.feature": {Data: []byte(`@agent:restaurant
+Feature: live
+  @env:live
+  Scenario: tagged
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: set up
+    Given the environment "live"
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: sandbox
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+`)}}
+	o := godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features}
+	if _, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Env: "live"}); err == nil || !strings.Contains(err.Error(), "AllowLive") {
+		t.Errorf("New with Env live: err = %v, want it refused naming AllowLive", err)
+	}
+	for _, allow := range []bool{false, true} {
+		o.AllowLive = allow
+		steps, err := godogsteps.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := godogRun(steps, nil, features, "", "live.feature")
+		for name, line := range map[string]string{"tagged": "live.feature:4:3", "set up": "live.feature:8:3"} {
+			want := ""
+			if !allow {
+				want = "before scenario hook failed: " + line + `: config: scenario "` + name + `" runs in the live environment without godogsteps.Options.AllowLive: set it to test in live on purpose`
+			}
+			if got := errs[name]; got != want {
+				t.Errorf("AllowLive %v: scenario %q failed with %q, want %q", allow, name, got, want)
+			}
+		}
+		if got := errs["sandbox"]; got != "" {
+			t.Errorf("AllowLive %v: the sandbox scenario failed with %q", allow, got)
+		}
+	}
+}
