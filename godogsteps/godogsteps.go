@@ -350,6 +350,7 @@ func (s *Steps) Register(sc *godog.ScenarioContext) {
 	}
 	sc.Before(st.before)
 	sc.StepContext().Before(st.beforeStep)
+	sc.StepContext().After(st.afterStep)
 	sc.After(st.after)
 }
 
@@ -369,6 +370,11 @@ type state struct {
 	// program; next is the program's step that should run next.
 	current  *steps.Step
 	at, next int
+	// shadowed is set once godog ran a step of the program with another
+	// definition: the session lacks it. A step godog skipped (after a
+	// pending, skipped or undefined step) is not shadowed: godog reports
+	// the scenario's end itself.
+	shadowed bool
 }
 
 // before compiles the pickle (tag parameters, setup steps, probe rules,
@@ -438,6 +444,15 @@ func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Contex
 	return ctx, nil
 }
 
+// afterStep notes a step of the program that godog ran with another
+// definition: it passed, and the session did not run it.
+func (st *state) afterStep(ctx context.Context, gs *godog.Step, status godog.StepResultStatus, _ error) (context.Context, error) {
+	if i, ok := st.index[gs.Id]; ok && status == godog.StepPassed && i >= st.next {
+		st.shadowed = true
+	}
+	return ctx, nil
+}
+
 // run executes the current step in the scenario's session.
 func (st *state) run(ctx context.Context) error {
 	if st.session == nil || st.current == nil {
@@ -448,7 +463,7 @@ func (st *state) run(ctx context.Context) error {
 	// left the session without it: say so rather than check what follows
 	// against a conversation that lacks it.
 	if st.at != st.next {
-		return st.shadowed()
+		return st.shadowedStep()
 	}
 	st.next = st.at + 1
 	a := st.session.Attempt()
@@ -463,11 +478,15 @@ func (st *state) run(ctx context.Context) error {
 // step, before the skipped steps' hooks; none of ours runs after it.
 func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	if st.session != nil && err == nil && st.next < len(st.sc.Steps) {
-		// The program's last steps never ran (another definition took
-		// them): a pass would be a green that tested nothing.
-		err = st.shadowed()
+		// The program's last steps never ran. When another definition
+		// took one, a pass would be a green that tested nothing; else
+		// godog cut the scenario short (a step pending, skipped or
+		// undefined outside strict mode) and reports that itself.
 		st.session.End()
-		return ctx, err
+		if st.shadowed {
+			return ctx, st.shadowedStep()
+		}
+		return ctx, nil
 	}
 	if st.session != nil {
 		if a := st.session.Attempt(); err == nil && a.Status == result.Pending {
@@ -486,9 +505,9 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 	return ctx, nil
 }
 
-// shadowed says which step of the program godog ran with another
+// shadowedStep says which step of the program godog ran with another
 // definition.
-func (st *state) shadowed() error {
+func (st *state) shadowedStep() error {
 	skipped := st.sc.Steps[st.next]
 	return fmt.Errorf("%s: %q ran with another step definition, not agenttest's, so the session lacks it: keep your own step patterns from matching agenttest's step texts (agenttest steps lists them)", skipped.Pos, skipped.Text)
 }

@@ -858,7 +858,7 @@ Feature: unmade
 		t.Run(name, func(t *testing.T) {
 			status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
 				sc.Step(`^our backend is up$`, func() {})
-			}, features, "", "unmade.feature")
+			}, features, godog.Options{Strict: true}, "unmade.feature")
 			want := "godogsteps: this Steps was not made by New (is New's error checked?): agenttest's steps cannot run"
 			if status != 1 || errs["ours"] != want || len(errs) != 1 {
 				t.Errorf("godog status %d, scenarios failed with %q, want 1 and only %q failing with %q", status, errs, "ours", want)
@@ -903,7 +903,7 @@ Feature: configuration
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, errs := godogRun(steps, nil, features, tags, "config.feature", "noagent.feature")
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true, Tags: tags}, "config.feature", "noagent.feature")
 		return errs
 	}
 	errs := run(godogsteps.Options{
@@ -928,11 +928,13 @@ Feature: configuration
 	}
 }
 
-// godogRun runs the features at paths, strictly, with the steps and the
-// team's own (own, when not nil), and returns godog's status and the
-// error each failed scenario ended with, by name.
-func godogRun(steps *godogsteps.Steps, own func(*godog.ScenarioContext), features fs.FS, tags string, paths ...string) (int, map[string]string) {
+// godogRun runs the features at paths with the steps and the team's own
+// (own, when not nil), under o (its output, format and FS set here), and
+// returns godog's status and the error each failed scenario ended with,
+// by name.
+func godogRun(steps *godogsteps.Steps, own func(*godog.ScenarioContext), features fs.FS, o godog.Options, paths ...string) (int, map[string]string) {
 	var failed scenarioErrors
+	o.Format, o.Output, o.FS, o.Paths, o.NoColors = "progress", io.Discard, features, paths, true
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
@@ -941,7 +943,7 @@ func godogRun(steps *godogsteps.Steps, own func(*godog.ScenarioContext), feature
 			}
 			failed.record(sc)
 		},
-		Options: &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: paths, NoColors: true, Strict: true, Tags: tags},
+		Options: &o,
 	}.Run()
 	return status, failed.errs
 }
@@ -978,7 +980,7 @@ Feature: live
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, errs := godogRun(steps, nil, features, "", "live.feature")
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "live.feature")
 		for name, line := range map[string]string{"tagged": "live.feature:4:3", "set up": "live.feature:8:3"} {
 			want := ""
 			if !allow {
@@ -991,5 +993,41 @@ Feature: live
 		if got := errs["sandbox"]; got != "" {
 			t.Errorf("AllowLive %v: the sandbox scenario failed with %q", allow, got)
 		}
+	}
+}
+
+// TestScenarioCutShortByGodog: a team's step that is pending or skips
+// the scenario, or one godog does not know, ends the scenario before the
+// agenttest steps after it, outside strict mode without an error; those
+// steps did not run with another definition, and the scenario is not
+// failed for it: godog reports it pending, skipped or undefined.
+func TestScenarioCutShortByGodog(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"cut.feature": {Data: []byte(`@agent:restaurant
+Feature: cut short
+  Scenario: pending
+    Given our backend is not ready yet
+    When the user says "I'd like to book a table"
+
+  Scenario: skipped
+    When the user says "I'd like to book a table"
+    And our backend skips this one
+    Then the agent's reply contains "How many"
+
+  Scenario: undefined
+    When the user says "I'd like to book a table"
+    And a step nobody wrote
+    Then the agent's reply contains "How many"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+		sc.Step(`^our backend is not ready yet$`, func() error { return godog.ErrPending })
+		sc.Step(`^our backend skips this one$`, func() error { return godog.ErrSkip })
+	}, features, godog.Options{}, "cut.feature")
+	if status != 0 || len(errs) != 0 {
+		t.Errorf("godog status %d, scenarios failed with %q: want 0 and none failed", status, errs)
 	}
 }
