@@ -303,6 +303,18 @@ func (s *Steps) doc(uri string) featureDoc {
 	return d
 }
 
+// featurePath is the path of the feature file of a pickle's uri. godog
+// runs one scenario of a path given as path:LINE and appends the line to
+// the uri of its pickles (its parser's ExtractFeaturePathLine, whose rule
+// this is: a trailing colon and digits).
+func featurePath(uri string) string {
+	i := strings.LastIndexByte(uri, ':')
+	if i < 0 || i == len(uri)-1 || strings.Trim(uri[i+1:], "0123456789") != "" {
+		return uri
+	}
+	return uri[:i]
+}
+
 // ours reports whether a step's text is one of agenttest's steps, matched
 // as godog matches it: by the step definitions' patterns.
 func (s *Steps) ours(text string) bool {
@@ -397,8 +409,9 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	if len(ours) == 0 {
 		return ctx, nil
 	}
-	doc := st.steps.doc(p.Uri)
-	sc, diags := doc.doc.CompileSteps(p.Uri, p, func(text string) bool { return ours[text] })
+	uri := featurePath(p.Uri)
+	doc := st.steps.doc(uri)
+	sc, diags := doc.doc.CompileSteps(uri, p, func(text string) bool { return ours[text] })
 	if diags.HasErrors() {
 		err := diagError(diags)
 		if doc.err != nil {

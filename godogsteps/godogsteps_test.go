@@ -1031,3 +1031,33 @@ Feature: cut short
 		t.Errorf("godog status %d, scenarios failed with %q: want 0 and none failed", status, errs)
 	}
 }
+
+// TestLineFilteredPath: godog runs one scenario of a file given as
+// path:LINE and names its pickles by that path, line included; the steps
+// read the file without the line, so the Examples values resolve and
+// failures point at the step's line, as without the filter.
+func TestLineFilteredPath(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"line.feature": {Data: []byte(`@agent:restaurant
+Feature: line filter
+  Scenario: not this one
+    When the user says "hello"
+
+  Scenario Outline: this one
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "${word}"
+
+    Examples:
+      | word    |
+      | Nothing |
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "line.feature:6")
+	want := "line.feature:8:5: response: reply does not contain the expected text"
+	if got := errs["this one"]; !strings.HasPrefix(got, want) || len(errs) != 1 {
+		t.Errorf("scenarios failed with %q, want only %q failing with %q", errs, "this one", want)
+	}
+}
