@@ -38,7 +38,8 @@ type Options struct {
 	BuildKey string
 	// RuntimeURL, AccountID and RuntimeKey reach the runtime host:
 	// needed by the confirmation steps (conversation record, handoff
-	// state) and the probes (outbound calls, SMS).
+	// state) and the probes (outbound calls, SMS). A RuntimeURL needs
+	// the other two.
 	RuntimeURL string
 	AccountID  string
 	RuntimeKey string
@@ -132,6 +133,9 @@ func (o Options) Validate() error {
 	if o.BuildKey == "" {
 		errs = append(errs, errors.New("BuildKey is required: the build host's key, usually AGENTTEST_BUILD_KEY (`agenttest sim --print-env` prints it for the simulator)"))
 	}
+	if o.RuntimeURL != "" && (o.AccountID == "" || o.RuntimeKey == "") {
+		errs = append(errs, errors.New("RuntimeURL needs AccountID and RuntimeKey: the workspace and key of the runtime host, usually AGENTTEST_ACCOUNT_ID and AGENTTEST_RUNTIME_KEY (`agenttest sim --print-env` prints them for the simulator)"))
+	}
 	if o.Env != "" && !reply.ValidEnv(o.Env) {
 		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))
 	}
@@ -209,6 +213,9 @@ func New(o Options) (*Steps, error) {
 		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey, CallToken: o.CallToken,
 		HTTPClient: o.HTTPClient, Now: o.Now, AllowHTTP: o.AllowHTTP, MaxReplyBytes: o.MaxReplyBytes,
 		Rate: o.Rate, RateWait: o.RateWait,
+		// Checked here with the other hosts, rather than at the first
+		// scenario over web chat.
+		MessagingURL: o.MessagingURL, MessagingHost: o.MessagingHost,
 	}
 	client, err := platform.New(cfg)
 	if err != nil {
@@ -253,7 +260,6 @@ func New(o Options) (*Steps, error) {
 		ropts.Webhooks = webhookFunc(o.Webhooks)
 	}
 	if o.MessagingURL != "" {
-		cfg.MessagingURL, cfg.MessagingHost = o.MessagingURL, o.MessagingHost
 		token := func(agent, env string) (string, error) {
 			if tok := o.Connectors[agent][env]; tok != "" {
 				return tok, nil

@@ -255,6 +255,20 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.MessagingURL = "http://127.0.0.1:2"
 			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
 		}, "Connectors need MessagingURL and MessagingHost"},
+		// A confirmation would send no key (the platform's 401 blamed on
+		// it) or name no workspace: refused at New.
+		{"runtime host without its key", func(o *godogsteps.Options) {
+			o.RuntimeURL, o.AccountID = "http://127.0.0.1:3", "ws-a1b2c3d4"
+		}, "RuntimeURL needs AccountID and RuntimeKey"},
+		{"runtime host without its workspace", func(o *godogsteps.Options) {
+			o.RuntimeURL, o.RuntimeKey = "http://127.0.0.1:3", "rk-0123456789abcdef"
+		}, "RuntimeURL needs AccountID and RuntimeKey"},
+		// Checked at New, as the build and runtime hosts are, not at the
+		// first scenario over web chat.
+		{"plain http messaging host", func(o *godogsteps.Options) {
+			o.MessagingURL, o.MessagingHost = "http://chat.example.com", "web.example.com"
+			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
+		}, "AllowHTTP"},
 		// Reported with the other problems, not after them.
 		{"short connector token", func(o *godogsteps.Options) {
 			o.BuildKey = ""
