@@ -136,6 +136,11 @@ func (o Options) Validate() error {
 	if o.RuntimeURL != "" && (o.AccountID == "" || o.RuntimeKey == "") {
 		errs = append(errs, errors.New("RuntimeURL needs AccountID and RuntimeKey: the workspace and key of the runtime host, usually AGENTTEST_ACCOUNT_ID and AGENTTEST_RUNTIME_KEY (`agenttest sim --print-env` prints them for the simulator)"))
 	}
+	for _, n := range o.ProbeNumbers {
+		if !config.IsPhoneNumber(n) {
+			errs = append(errs, fmt.Errorf(`ProbeNumbers: %q is not a phone number: write E.164 numbers such as "+447700900001"`, n))
+		}
+	}
 	if o.Env != "" && !reply.ValidEnv(o.Env) {
 		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))
 	}

@@ -269,6 +269,10 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.MessagingURL, o.MessagingHost = "http://chat.example.com", "web.example.com"
 			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
 		}, "AllowHTTP"},
+		// As a target's probe_numbers: a number with separators is one,
+		// a word is not (it would list nothing a probe can call).
+		{"probe numbers", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+44 7700 900001", "(0)20-7946.0000"} }, ""},
+		{"a probe number that is not one", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+44 7700 900001", "reception"} }, `ProbeNumbers: "reception" is not a phone number`},
 		// Reported with the other problems, not after them.
 		{"short connector token", func(o *godogsteps.Options) {
 			o.BuildKey = ""
