@@ -47,6 +47,11 @@
 // the conversation it caused, the second waiting until the first found
 // its own (a call holds its number until its final status is read). Build
 // the Steps once per suite and register that one value in every scenario.
+// Two Steps do not take turns with each other: two suites in one process
+// (parallel tests, each with its own New) whose probes call or text one
+// number side by side may each see the other's conversation, as two
+// agenttest runs would. Give them different ProbeNumbers, or share one
+// Steps between them.
 //
 // What agenttest run adds and godog does not: retries, repeats,
 // statistical verdicts and quarantine (@retries, @repeat, @pass-rate,
