@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -164,6 +165,36 @@ func (o Options) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Format prints the options with each key (BuildKey, RuntimeKey,
+// CallToken, the Connectors' tokens) masked, whatever the verb: a log of
+// the options shows every setting but no key, as agenttest's resolved
+// target does (config.Secret).
+func (o Options) Format(f fmt.State, verb rune) {
+	// plain is Options without this method, whose fields fmt prints.
+	type plain Options
+	m := plain(o)
+	for _, k := range []*string{&m.BuildKey, &m.RuntimeKey, &m.CallToken} {
+		if *k != "" {
+			*k = secret.Mask
+		}
+	}
+	if o.Connectors != nil {
+		m.Connectors = make(map[string]map[string]string, len(o.Connectors))
+		for agent, byEnv := range o.Connectors {
+			masked := make(map[string]string, len(byEnv))
+			for env := range byEnv {
+				masked[env] = secret.Mask
+			}
+			m.Connectors[agent] = masked
+		}
+	}
+	out := fmt.Sprintf(fmt.FormatString(f, verb), m)
+	if verb == 'v' && f.Flag('#') {
+		out = "godogsteps.Options" + strings.TrimPrefix(out, "godogsteps.plain")
+	}
+	_, _ = io.WriteString(f, out)
 }
 
 // live is the clientEnv of the live agent, which needs AllowLive.

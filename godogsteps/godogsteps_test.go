@@ -1084,3 +1084,35 @@ Feature: line filter
 		}
 	}
 }
+
+// TestOptionsPrintNoKey: a team that logs its Options (t.Logf("%+v",
+// opts), a test helper's diff) shows every setting but no key, with any
+// verb, as agenttest's resolved target does.
+func TestOptionsPrintNoKey(t *testing.T) {
+	keys := []string{"bk-0123456789abcdef", "rk-0123456789abcdef", "ct-0123456789abcdef", "mt-0123456789abcdef"}
+	o := godogsteps.Options{
+		BuildURL: "https://build.example.com", BuildKey: keys[0],
+		RuntimeURL: "https://runtime.example.com", AccountID: "ws-a1b2c3d4", RuntimeKey: keys[1], CallToken: keys[2],
+		Connectors: map[string]map[string]string{"restaurant": {"sandbox": keys[3]}},
+		Agent:      "restaurant",
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		got := fmt.Sprintf(verb, o) + fmt.Sprintf(verb, &o)
+		for _, k := range keys {
+			for _, form := range secret.Forms(k) {
+				if strings.Contains(got, form) {
+					t.Errorf("%s shows a key (%q):\n%s", verb, form, got)
+				}
+			}
+		}
+		if verb != "%x" && (!strings.Contains(got, "https://build.example.com") || !strings.Contains(got, "restaurant")) {
+			t.Errorf("%s hides the settings that are not keys:\n%s", verb, got)
+		}
+	}
+	if got := fmt.Sprintf("%#v", o); !strings.HasPrefix(got, "godogsteps.Options{") {
+		t.Errorf("%%#v = %s, want it to name godogsteps.Options", got)
+	}
+	if o.BuildKey != keys[0] || o.Connectors["restaurant"]["sandbox"] != keys[3] {
+		t.Error("printing the options changed them")
+	}
+}
