@@ -1109,6 +1109,13 @@ func TestOptionsPrintNoKey(t *testing.T) {
 			t.Errorf("%s hides the settings that are not keys:\n%s", verb, got)
 		}
 	}
+	// A key not given prints empty: a reader debugging a secret not
+	// mapped into the job must not see it as set.
+	unset := o
+	unset.CallToken = ""
+	if got := fmt.Sprintf("%+v", unset); !strings.Contains(got, "CallToken: HTTPClient:") {
+		t.Errorf("%%+v of options without a CallToken = %s, want it empty", got)
+	}
 	if got := fmt.Sprintf("%#v", o); !strings.HasPrefix(got, "godogsteps.Options{") {
 		t.Errorf("%%#v = %s, want it to name godogsteps.Options", got)
 	}
