@@ -35,7 +35,9 @@
 // A team's own steps register on the same ScenarioContext, next to
 // Register, and mix with agenttest's in one scenario: only the steps whose
 // text matches one of agenttest's make the session's program; godog runs
-// the others with the team's definitions.
+// the others with the team's definitions. A scenario whose steps of
+// agenttest's are setup steps alone (a shared Background's Given the
+// agent "..." above the team's own steps) opens no session.
 //
 // Register registers everything on the scenario's context, nothing at
 // suite level (godog registers steps per scenario, and a step registered

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -424,6 +425,9 @@ type state struct {
 	// program; next is the program's step that should run next.
 	current  *steps.Step
 	at, next int
+	// setupOnly is set when the scenario's steps of ours are setup steps
+	// alone: they pass, and no session opens.
+	setupOnly bool
 	// shadowed is set once godog ran a step of the program with another
 	// definition: the session lacks it. A step godog skipped (after a
 	// pending, skipped or undefined step) is not shadowed: godog reports
@@ -465,6 +469,13 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	}
 	if sc.Skip != "" {
 		return ctx, godog.ErrSkip
+	}
+	if !slices.ContainsFunc(sc.Steps, func(s *steps.Step) bool { return s.Kind != steps.Setup }) {
+		// Setup steps alone (a Background's Given the agent above a
+		// scenario of the team's own steps) choose a conversation that
+		// never opens: the scenario is the team's, and no session.
+		st.setupOnly = true
+		return ctx, nil
 	}
 	st.sc = sc
 	// The program holds one step per step of ours, in order.
@@ -510,6 +521,9 @@ func (st *state) afterStep(ctx context.Context, gs *godog.Step, status godog.Ste
 
 // run executes the current step in the scenario's session.
 func (st *state) run(ctx context.Context) error {
+	if st.setupOnly {
+		return nil
+	}
 	if st.session == nil || st.current == nil {
 		return errors.New("agenttest: step run outside an agenttest scenario")
 	}

@@ -1123,3 +1123,43 @@ func TestOptionsPrintNoKey(t *testing.T) {
 		t.Error("printing the options changed them")
 	}
 }
+
+// TestSetupStepsAloneOpenNoSession: a Background of agenttest's setup
+// steps (Given the agent ...) above a scenario of the team's own steps
+// leaves that scenario the team's, as one with no step of agenttest's is:
+// no session opens (the agent is never called, so an agent the platform
+// does not know does not fail it), and it is not refused for having no
+// When or Then steps; without a step of the team's it is refused, as
+// agenttest run refuses it.
+func TestSetupStepsAloneOpenNoSession(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"bg.feature": {Data: []byte(`Feature: a Background of ours
+  Background:
+    Given the agent "no-such-agent"
+    And the channel "WEBCHAT"
+
+  Scenario: our backend alone
+    Given our backend is up
+
+  Scenario: the agent
+    When the user says "hello"
+
+  Scenario: nothing at all
+    Given the variant "spring"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+		sc.Step(`^our backend is up$`, func() {})
+	}, features, godog.Options{Strict: true}, "bg.feature")
+	if got := errs["our backend alone"]; got != "" || status != 1 || !strings.Contains(errs["the agent"], "no-such-agent") {
+		t.Errorf("godog status %d, scenarios failed with %q: want only %q failing, on its unknown agent", status, errs, "the agent")
+	}
+	// Setup steps with no step of the team's either check nothing: refused
+	// as agenttest run refuses them.
+	if got := errs["nothing at all"]; !strings.Contains(got, `scenario "nothing at all" has no When or Then steps`) {
+		t.Errorf("a scenario of setup steps alone failed with %q, want it refused", got)
+	}
+}
