@@ -10,7 +10,13 @@
 // `agenttest run` executes and checks it. A failing step returns an error
 // saying what broke as agenttest run's console does (the step's line, the
 // check's key, expected, actual and their diff); godog marks it failed
-// and skips the rest of the scenario. An outbound call that no status or
+// and skips the rest of the scenario. godog marks every such step
+// failed; the error says whose fault it is, as agenttest run tells a
+// failure (exit 1) from an error (exit 4): a check's key (response:,
+// node:, state.NAME: ...) when the agent broke an expectation, an error
+// kind (http:, network:, timeout:, messaging:, config:, interrupted:)
+// when the platform, the configuration or the run kept the step from
+// telling. An outbound call that no status or
 // confirmation step awaits is awaited when the scenario ends, in its After
 // hook, and must succeed, as in agenttest run.
 //
@@ -29,11 +35,13 @@
 // A team's own steps register on the same ScenarioContext, next to
 // Register, and mix with agenttest's in one scenario: only the steps whose
 // text matches one of agenttest's make the session's program; godog runs
-// the others with the team's definitions.
+// the others with the team's definitions. A scenario whose steps of
+// agenttest's are setup steps alone (a shared Background's Given the
+// agent "..." above the team's own steps) opens no session.
 //
 // Register registers everything on the scenario's context, nothing at
-// suite level (godog registers steps per scenario, and mixing the two
-// races under Concurrency: go-libs.md, godog pitfall 8), and keeps each
+// suite level (godog registers steps per scenario, and a step registered
+// at suite level races under Concurrency), and keeps each
 // scenario's session in state created per scenario, so godog's
 // Concurrency is safe. The probes of the scenarios one Steps serves take
 // turns on the numbers they call or text, as the probes of one agenttest
@@ -41,6 +49,11 @@
 // the conversation it caused, the second waiting until the first found
 // its own (a call holds its number until its final status is read). Build
 // the Steps once per suite and register that one value in every scenario.
+// Two Steps do not take turns with each other: two suites in one process
+// (parallel tests, each with its own New) whose probes call or text one
+// number side by side may each see the other's conversation, as two
+// agenttest runs would. Give them different ProbeNumbers, or share one
+// Steps between them.
 //
 // What agenttest run adds and godog does not: retries, repeats,
 // statistical verdicts and quarantine (@retries, @repeat, @pass-rate,
@@ -59,5 +72,14 @@
 // Options.MessagingURL, MessagingHost and Connectors), @streaming:true
 // (over messaging, replies streamed in chunks), @timeout:D and
 // @within:D (the bound of an outbound call's status), and @skip skips the
-// scenario.
+// scenario. A scenario in the live environment (@env:live, or Options.Env)
+// talks to the live agent and needs Options.AllowLive, as agenttest run
+// needs --allow-live; without it the scenario fails before its first call.
+//
+// A scenario's session is bounded by the context godog gives its Before
+// hook, godog.Options.DefaultContext: cancel that one (on a signal, or at
+// a deadline of your own) and the agenttest step running fails with
+// "interrupted: run interrupted". The context a step of yours returns to
+// the next step carries your values, not a bound on agenttest's calls:
+// Options.TurnTimeout and @timeout:D bound those.
 package godogsteps

@@ -1,6 +1,7 @@
 package godogsteps_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -18,14 +19,8 @@ import (
 // internal/sim is agenttest's). Against a real platform, give the build
 // host and its key (and the runtime host for confirmations).
 func ExampleSteps_Register() {
-	platform, err := sim.New(sim.Options{Seed: 1})
-	if err != nil {
-		panic(err)
-	}
-	defer platform.Close()
-	hs := httptest.NewServer(platform.Handler())
-	defer hs.Close()
-	platform.SetURLs(hs.URL, hs.URL)
+	buildURL, buildKey, stop := simulator()
+	defer stop()
 
 	feature := `Feature: Booking
   Background:
@@ -40,8 +35,8 @@ func ExampleSteps_Register() {
 	// The steps read the same text, for the lines failures point at.
 	features := fstest.MapFS{"booking.feature": {Data: []byte(feature)}}
 	steps, err := godogsteps.New(godogsteps.Options{
-		BuildURL: hs.URL,
-		BuildKey: platform.Info().BuildKey,
+		BuildURL: buildURL,
+		BuildKey: buildKey,
 		Agent:    "restaurant",
 		Features: features,
 	})
@@ -64,4 +59,67 @@ func ExampleSteps_Register() {
 	}.Run()
 	fmt.Println("godog exit status:", status)
 	// Output: godog exit status: 0
+}
+
+// A failing agenttest step returns an error that says where, which check
+// and whose fault it is: a check's key (here response:) when the agent
+// broke an expectation, an error kind (http:, config:, ...) when the
+// platform or the configuration did. godog prints it under the step; an
+// After hook of yours receives it too.
+func ExampleSteps_Register_failure() {
+	buildURL, buildKey, stop := simulator()
+	defer stop()
+
+	feature := `@agent:restaurant
+Feature: Booking
+  Scenario: the agent's words
+    When the user says "I'd like to book a table"
+    Then the agent says "How many people will be joining you tonight?"
+
+  Scenario: no runtime host
+    When the user says "goodbye"
+    Then the conversation record shows:
+      | channel | WEBCHAT |
+`
+	features := fstest.MapFS{"booking.feature": {Data: []byte(feature)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: buildURL,
+		BuildKey: buildKey,
+		Features: features,
+	})
+	if err != nil {
+		panic(err)
+	}
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			sc.After(func(ctx context.Context, s *godog.Scenario, err error) (context.Context, error) {
+				fmt.Printf("%s:\n%v\n", s.Name, err)
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{Format: "progress", Output: io.Discard, FS: features, Paths: []string{"booking.feature"}},
+	}.Run()
+	// Output:
+	// the agent's words:
+	// booking.feature:5:5: response: reply is not the expected text
+	//   expected: How many people will be joining you tonight?
+	//   actual:   Lovely! How many people will be joining you, and at what time?
+	//   diff:     {+Lovely! +}How many people will be joining you[- tonight-]{+, and at what time+}?
+	// no runtime host:
+	// booking.feature:9:5: config: confirm: no client for the runtime host (give godogsteps.Options.RuntimeURL, AccountID and RuntimeKey)
+}
+
+// simulator serves agenttest's platform simulator in-process and returns
+// its build host, its key and how to stop it. A module of your own cannot
+// import internal/sim: run "agenttest sim --print-env" as a process and
+// read the AGENTTEST_* lines it prints instead.
+func simulator() (buildURL, buildKey string, stop func()) {
+	platform, err := sim.New(sim.Options{Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	hs := httptest.NewServer(platform.Handler())
+	platform.SetURLs(hs.URL, hs.URL)
+	return hs.URL, platform.Info().BuildKey, func() { hs.Close(); platform.Close() }
 }

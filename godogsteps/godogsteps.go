@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +40,8 @@ type Options struct {
 	BuildKey string
 	// RuntimeURL, AccountID and RuntimeKey reach the runtime host:
 	// needed by the confirmation steps (conversation record, handoff
-	// state) and the probes (outbound calls, SMS).
+	// state) and the probes (outbound calls, SMS). A RuntimeURL needs
+	// the other two.
 	RuntimeURL string
 	AccountID  string
 	RuntimeKey string
@@ -78,6 +81,12 @@ type Options struct {
 	// Env is the clientEnv of scenarios that name none: sandbox (the
 	// default), pre-release or live.
 	Env string
+	// AllowLive lets scenarios run in the live environment (Env "live",
+	// @env:live, Given the environment "live"), where the debug chat
+	// talks to the live agent. Without it such a scenario fails before
+	// its first call, and New refuses Env "live", as agenttest run
+	// refuses them without --allow-live.
+	AllowLive bool
 	// TurnTimeout bounds each platform call (default 30s).
 	TurnTimeout time.Duration
 	// ConfirmTimeout bounds the wait for a conversation record and for a
@@ -126,8 +135,19 @@ func (o Options) Validate() error {
 	if o.BuildKey == "" {
 		errs = append(errs, errors.New("BuildKey is required: the build host's key, usually AGENTTEST_BUILD_KEY (`agenttest sim --print-env` prints it for the simulator)"))
 	}
+	if o.RuntimeURL != "" && (o.AccountID == "" || o.RuntimeKey == "") {
+		errs = append(errs, errors.New("RuntimeURL needs AccountID and RuntimeKey: the workspace and key of the runtime host, usually AGENTTEST_ACCOUNT_ID and AGENTTEST_RUNTIME_KEY (`agenttest sim --print-env` prints them for the simulator)"))
+	}
+	for _, n := range o.ProbeNumbers {
+		if !config.IsPhoneNumber(n) {
+			errs = append(errs, fmt.Errorf(`ProbeNumbers: %q is not a phone number: write E.164 numbers such as "+447700900001"`, n))
+		}
+	}
 	if o.Env != "" && !reply.ValidEnv(o.Env) {
 		errs = append(errs, fmt.Errorf("Env %q must be one of %s", o.Env, strings.Join(reply.Envs, ", ")))
+	}
+	if o.Env == live && !o.AllowLive {
+		errs = append(errs, errors.New(`Env "live" talks to the live agent: set AllowLive to test in live on purpose`))
 	}
 	if o.MaxReplyBytes < 0 || o.Rate < 0 || o.RateWait < 0 {
 		errs = append(errs, errors.New("MaxReplyBytes, Rate and RateWait must not be negative"))
@@ -148,6 +168,39 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Format prints the options with each key (BuildKey, RuntimeKey,
+// CallToken, the Connectors' tokens) masked, whatever the verb: a log of
+// the options shows every setting but no key, as agenttest's resolved
+// target does (config.Secret).
+func (o Options) Format(f fmt.State, verb rune) {
+	// plain is Options without this method, whose fields fmt prints.
+	type plain Options
+	m := plain(o)
+	for _, k := range []*string{&m.BuildKey, &m.RuntimeKey, &m.CallToken} {
+		if *k != "" {
+			*k = secret.Mask
+		}
+	}
+	if o.Connectors != nil {
+		m.Connectors = make(map[string]map[string]string, len(o.Connectors))
+		for agent, byEnv := range o.Connectors {
+			masked := make(map[string]string, len(byEnv))
+			for env := range byEnv {
+				masked[env] = secret.Mask
+			}
+			m.Connectors[agent] = masked
+		}
+	}
+	out := fmt.Sprintf(fmt.FormatString(f, verb), m)
+	if verb == 'v' && f.Flag('#') {
+		out = "godogsteps.Options" + strings.TrimPrefix(out, "godogsteps.plain")
+	}
+	_, _ = io.WriteString(f, out)
+}
+
+// live is the clientEnv of the live agent, which needs AllowLive.
+const live = "live"
+
 // tokens lists the connector tokens, for redaction.
 func (o Options) tokens() []string {
 	var out []string
@@ -167,6 +220,8 @@ func (o Options) tokens() []string {
 type Steps struct {
 	opts runner.Options
 	lib  *steps.Library
+	// allowLive is Options.AllowLive.
+	allowLive bool
 	// features is Options.Features; nil reads the files as godog does
 	// without an FS: by their path, relative to the working directory
 	// or absolute.
@@ -195,6 +250,9 @@ func New(o Options) (*Steps, error) {
 		RuntimeURL: o.RuntimeURL, AccountID: o.AccountID, RuntimeKey: o.RuntimeKey, CallToken: o.CallToken,
 		HTTPClient: o.HTTPClient, Now: o.Now, AllowHTTP: o.AllowHTTP, MaxReplyBytes: o.MaxReplyBytes,
 		Rate: o.Rate, RateWait: o.RateWait,
+		// Checked here with the other hosts, rather than at the first
+		// scenario over web chat.
+		MessagingURL: o.MessagingURL, MessagingHost: o.MessagingHost,
 	}
 	client, err := platform.New(cfg)
 	if err != nil {
@@ -206,7 +264,6 @@ func New(o Options) (*Steps, error) {
 	}
 	ropts := runner.Options{
 		Channel:        runner.DebugChat(client),
-		Records:        client,
 		TurnTimeout:    o.TurnTimeout,
 		ConfirmTimeout: o.ConfirmTimeout,
 		DefaultAgent:   o.Agent,
@@ -219,12 +276,27 @@ func New(o Options) (*Steps, error) {
 		// expectation's ${env:...} expanded.
 		Redactor:    red,
 		AllowNumber: func(n string) bool { return config.ListsNumber(o.ProbeNumbers, n) },
+		// A Go team has Options, not an agenttest.yaml target: the
+		// configuration errors name the fields to set.
+		Settings: runner.Settings{
+			Agent:        "set godogsteps.Options.Agent",
+			Runtime:      "godogsteps.Options.RuntimeURL, AccountID and RuntimeKey",
+			ProbeNumbers: "godogsteps.Options.ProbeNumbers",
+			SMSConnector: "godogsteps.Options.SMSConnector",
+			Messaging:    "godogsteps.Options.MessagingURL, MessagingHost and Connectors",
+		},
+		NoWebhooks: "give godogsteps.Options.Webhooks",
+	}
+	if o.RuntimeURL != "" {
+		// Without a runtime host the runner says which Options a
+		// confirmation or a probe needs, where the client would only
+		// say which value it lacks.
+		ropts.Records = client
 	}
 	if o.Webhooks != nil {
 		ropts.Webhooks = webhookFunc(o.Webhooks)
 	}
 	if o.MessagingURL != "" {
-		cfg.MessagingURL, cfg.MessagingHost = o.MessagingURL, o.MessagingHost
 		token := func(agent, env string) (string, error) {
 			if tok := o.Connectors[agent][env]; tok != "" {
 				return tok, nil
@@ -242,7 +314,7 @@ func New(o Options) (*Steps, error) {
 	if _, err := runner.NewSession(context.Background(), &scenario.Scenario{}, &result.Case{}, ropts); err != nil {
 		return nil, fmt.Errorf("godogsteps: %w", err)
 	}
-	return &Steps{opts: ropts, lib: scenario.Steps(), features: o.Features, docs: map[string]featureDoc{}}, nil
+	return &Steps{opts: ropts, lib: scenario.Steps(), allowLive: o.AllowLive, features: o.Features, docs: map[string]featureDoc{}}, nil
 }
 
 // doc returns the parsed feature file of uri, reading it once; a nil doc
@@ -274,6 +346,18 @@ func (s *Steps) doc(uri string) featureDoc {
 	return d
 }
 
+// featurePath is the path of the feature file of a pickle's uri. godog
+// runs one scenario of a path given as path:LINE and appends the line to
+// the uri of its pickles (its parser's ExtractFeaturePathLine, whose rule
+// this is: a trailing colon and digits).
+func featurePath(uri string) string {
+	i := strings.LastIndexByte(uri, ':')
+	if i < 0 || i == len(uri)-1 || strings.Trim(uri[i+1:], "0123456789") != "" {
+		return uri
+	}
+	return uri[:i]
+}
+
 // ours reports whether a step's text is one of agenttest's steps, matched
 // as godog matches it: by the step definitions' patterns.
 func (s *Steps) ours(text string) bool {
@@ -298,8 +382,20 @@ func (f webhookFunc) Wait(ctx context.Context, conversationID, event string) (we
 // Register registers every step of the vocabulary and the hooks that give
 // each scenario its session on sc. godog calls it once per scenario (as
 // the ScenarioInitializer); the scenario's state is created here, so
-// concurrent scenarios share nothing but the Steps.
+// concurrent scenarios share nothing but the Steps. On a Steps that New
+// did not make (nil, when New's error went unchecked), agenttest's steps
+// fail saying so and the team's own scenarios run.
 func (s *Steps) Register(sc *godog.ScenarioContext) {
+	if s == nil || s.lib == nil {
+		// A Steps New did not make (its error ignored, or a zero
+		// value): each of agenttest's steps fails saying so, where the
+		// nil library would panic in godog's goroutine; the team's own
+		// scenarios still run.
+		for _, d := range scenario.Steps().Defs() {
+			sc.Step(d.Pattern, notMade)
+		}
+		return
+	}
 	st := &state{steps: s}
 	for _, d := range s.lib.Defs() {
 		// Any keyword: And/But after a When may hold a check. The handler
@@ -309,7 +405,13 @@ func (s *Steps) Register(sc *godog.ScenarioContext) {
 	}
 	sc.Before(st.before)
 	sc.StepContext().Before(st.beforeStep)
+	sc.StepContext().After(st.afterStep)
 	sc.After(st.after)
+}
+
+// notMade is the step of a Steps that New did not make.
+func notMade() error {
+	return errors.New("godogsteps: this Steps was not made by New (is New's error checked?): agenttest's steps cannot run")
 }
 
 // state is one scenario's: its compiled program and its session.
@@ -323,6 +425,14 @@ type state struct {
 	// program; next is the program's step that should run next.
 	current  *steps.Step
 	at, next int
+	// setupOnly is set when the scenario's steps of ours are setup steps
+	// alone: they pass, and no session opens.
+	setupOnly bool
+	// shadowed is set once godog ran a step of the program with another
+	// definition: the session lacks it. A step godog skipped (after a
+	// pending, skipped or undefined step) is not shadowed: godog reports
+	// the scenario's end itself.
+	shadowed bool
 }
 
 // before compiles the pickle (tag parameters, setup steps, probe rules,
@@ -345,8 +455,9 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	if len(ours) == 0 {
 		return ctx, nil
 	}
-	doc := st.steps.doc(p.Uri)
-	sc, diags := doc.doc.CompileSteps(p.Uri, p, func(text string) bool { return ours[text] })
+	uri := featurePath(p.Uri)
+	doc := st.steps.doc(uri)
+	sc, diags := doc.doc.CompileSteps(uri, p, func(text string) bool { return ours[text] })
 	if diags.HasErrors() {
 		err := diagError(diags)
 		if doc.err != nil {
@@ -358,6 +469,13 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 	}
 	if sc.Skip != "" {
 		return ctx, godog.ErrSkip
+	}
+	if !slices.ContainsFunc(sc.Steps, func(s *steps.Step) bool { return s.Kind != steps.Setup }) {
+		// Setup steps alone (a Background's Given the agent above a
+		// scenario of the team's own steps) choose a conversation that
+		// never opens: the scenario is the team's, and no session.
+		st.setupOnly = true
+		return ctx, nil
 	}
 	st.sc = sc
 	// The program holds one step per step of ours, in order.
@@ -372,6 +490,9 @@ func (st *state) before(ctx context.Context, p *godog.Scenario) (context.Context
 		Name: sc.Name, Pos: sc.Pos, Tags: sc.Tags, Status: result.Pending,
 		Agent: cmp.Or(sc.Agent, o.DefaultAgent),
 		Env:   cmp.Or(sc.Env, o.DefaultEnv, runner.DefaultEnv),
+	}
+	if c.Env == live && !st.steps.allowLive {
+		return ctx, fmt.Errorf("%s: config: scenario %q runs in the live environment without godogsteps.Options.AllowLive: set it to test in live on purpose", sc.Pos, sc.Name)
 	}
 	s, err := runner.NewSession(ctx, sc, c, o)
 	if err != nil {
@@ -389,8 +510,20 @@ func (st *state) beforeStep(ctx context.Context, gs *godog.Step) (context.Contex
 	return ctx, nil
 }
 
+// afterStep notes a step of the program that godog ran with another
+// definition: it passed, and the session did not run it.
+func (st *state) afterStep(ctx context.Context, gs *godog.Step, status godog.StepResultStatus, _ error) (context.Context, error) {
+	if i, ok := st.index[gs.Id]; ok && status == godog.StepPassed && i >= st.next {
+		st.shadowed = true
+	}
+	return ctx, nil
+}
+
 // run executes the current step in the scenario's session.
 func (st *state) run(ctx context.Context) error {
+	if st.setupOnly {
+		return nil
+	}
 	if st.session == nil || st.current == nil {
 		return errors.New("agenttest: step run outside an agenttest scenario")
 	}
@@ -399,7 +532,7 @@ func (st *state) run(ctx context.Context) error {
 	// left the session without it: say so rather than check what follows
 	// against a conversation that lacks it.
 	if st.at != st.next {
-		return st.shadowed()
+		return st.shadowedStep()
 	}
 	st.next = st.at + 1
 	a := st.session.Attempt()
@@ -414,11 +547,15 @@ func (st *state) run(ctx context.Context) error {
 // step, before the skipped steps' hooks; none of ours runs after it.
 func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	if st.session != nil && err == nil && st.next < len(st.sc.Steps) {
-		// The program's last steps never ran (another definition took
-		// them): a pass would be a green that tested nothing.
-		err = st.shadowed()
+		// The program's last steps never ran. When another definition
+		// took one, a pass would be a green that tested nothing; else
+		// godog cut the scenario short (a step pending, skipped or
+		// undefined outside strict mode) and reports that itself.
 		st.session.End()
-		return ctx, err
+		if st.shadowed {
+			return ctx, st.shadowedStep()
+		}
+		return ctx, nil
 	}
 	if st.session != nil {
 		if a := st.session.Attempt(); err == nil && a.Status == result.Pending {
@@ -437,9 +574,9 @@ func (st *state) after(ctx context.Context, _ *godog.Scenario, err error) (conte
 	return ctx, nil
 }
 
-// shadowed says which step of the program godog ran with another
+// shadowedStep says which step of the program godog ran with another
 // definition.
-func (st *state) shadowed() error {
+func (st *state) shadowedStep() error {
 	skipped := st.sc.Steps[st.next]
 	return fmt.Errorf("%s: %q ran with another step definition, not agenttest's, so the session lacks it: keep your own step patterns from matching agenttest's step texts (agenttest steps lists them)", skipped.Pos, skipped.Text)
 }

@@ -255,6 +255,24 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			o.MessagingURL = "http://127.0.0.1:2"
 			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
 		}, "Connectors need MessagingURL and MessagingHost"},
+		// A confirmation would send no key (the platform's 401 blamed on
+		// it) or name no workspace: refused at New.
+		{"runtime host without its key", func(o *godogsteps.Options) {
+			o.RuntimeURL, o.AccountID = "http://127.0.0.1:3", "ws-a1b2c3d4"
+		}, "RuntimeURL needs AccountID and RuntimeKey"},
+		{"runtime host without its workspace", func(o *godogsteps.Options) {
+			o.RuntimeURL, o.RuntimeKey = "http://127.0.0.1:3", "rk-0123456789abcdef"
+		}, "RuntimeURL needs AccountID and RuntimeKey"},
+		// Checked at New, as the build and runtime hosts are, not at the
+		// first scenario over web chat.
+		{"plain http messaging host", func(o *godogsteps.Options) {
+			o.MessagingURL, o.MessagingHost = "http://chat.example.com", "web.example.com"
+			o.Connectors = map[string]map[string]string{"restaurant": {"sandbox": "ct-0123456789abcdef"}}
+		}, "AllowHTTP"},
+		// As a target's probe_numbers: a number with separators is one,
+		// a word is not (it would list nothing a probe can call).
+		{"probe numbers", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+44 7700 900001", "(0)20-7946.0000"} }, ""},
+		{"a probe number that is not one", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+44 7700 900001", "reception"} }, `ProbeNumbers: "reception" is not a phone number`},
 		// Reported with the other problems, not after them.
 		{"short connector token", func(o *godogsteps.Options) {
 			o.BuildKey = ""
@@ -280,8 +298,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 // clear text: refused, as in a run, unless AllowHTTP says it is meant.
 func TestNewRefusesPlainHTTP(t *testing.T) {
 	o := godogsteps.Options{BuildURL: "http://build.example.com", BuildKey: "bk-0123456789abcdef"}
-	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "http://build.example.com") {
-		t.Errorf("New with a plain http build host: err = %v, want it refused", err)
+	if _, err := godogsteps.New(o); err == nil || !strings.Contains(err.Error(), "http://build.example.com") || !strings.Contains(err.Error(), "AllowHTTP") {
+		t.Errorf("New with a plain http build host: err = %v, want it refused naming AllowHTTP", err)
 	}
 	o.AllowHTTP = true
 	if _, err := godogsteps.New(o); err != nil {
@@ -837,5 +855,311 @@ Feature: stop
 	}.Run()
 	if got := failed.errs["interrupted"]; got != "stop.feature:6:5: interrupted: run interrupted" {
 		t.Errorf("the scenario failed with %q, want run interrupted\n%s", got, out.String())
+	}
+}
+
+// TestRegisterOfUnmadeSteps: a Steps that New did not make (its error
+// ignored, so nil, or a zero value) fails each of agenttest's steps
+// saying so, instead of panicking in godog's goroutine, and leaves a
+// scenario of the team's own steps alone.
+func TestRegisterOfUnmadeSteps(t *testing.T) {
+	features := fstest.MapFS{"unmade.feature": {Data: []byte(`@agent:restaurant
+Feature: unmade
+  Scenario: ours
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: theirs
+    Given our backend is up
+`)}}
+	for name, steps := range map[string]*godogsteps.Steps{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+				sc.Step(`^our backend is up$`, func() {})
+			}, features, godog.Options{Strict: true}, "unmade.feature")
+			want := "godogsteps: this Steps was not made by New (is New's error checked?): agenttest's steps cannot run"
+			if status != 1 || errs["ours"] != want || len(errs) != 1 {
+				t.Errorf("godog status %d, scenarios failed with %q, want 1 and only %q failing with %q", status, errs, "ours", want)
+			}
+		})
+	}
+}
+
+// TestConfigErrorsNameOptions: a scenario that needs what the Options do
+// not give fails naming the godogsteps.Options field to set, not the key
+// of an agenttest.yaml target or a flag, which a Go team does not have.
+func TestConfigErrorsNameOptions(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"config.feature": {Data: []byte(`@agent:clinic
+Feature: configuration
+  Scenario: a call
+    When an outbound call is placed to "+447700900001"
+
+  Scenario: an SMS
+    When the SMS "Reply YES" is sent to "+447700900002"
+
+  Scenario: a webhook
+    When the user says "I have chest pain"
+    Then a "handoff.created" webhook arrives
+
+  @via:messaging
+  Scenario: web chat
+    When the user says "hello"
+
+  @runtime
+  Scenario: a record
+    When the user says "goodbye"
+    Then the conversation record shows:
+      | channel | WEBCHAT |
+`)}, "noagent.feature": {Data: []byte(`Feature: no agent
+  Scenario: no agent
+    When the user says "hello"
+`)}}
+	run := func(o godogsteps.Options, tags string) map[string]string {
+		o.BuildURL, o.BuildKey, o.Features = s.BuildURL, s.BuildKey, features
+		steps, err := godogsteps.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true, Tags: tags}, "config.feature", "noagent.feature")
+		return errs
+	}
+	errs := run(godogsteps.Options{
+		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
+		ProbeNumbers: []string{"+447700900002"},
+	}, "~@runtime")
+	for name, msg := range run(godogsteps.Options{}, "@runtime") {
+		errs[name] = msg
+	}
+	for name, want := range map[string]string{
+		"a call":    "Options.ProbeNumbers",
+		"an SMS":    "Options.SMSConnector",
+		"a webhook": "Options.Webhooks",
+		"web chat":  "Options.MessagingURL",
+		"a record":  "Options.RuntimeURL",
+		"no agent":  "Options.Agent",
+	} {
+		got := errs[name]
+		if !strings.Contains(got, "config: ") || !strings.Contains(got, want) || strings.Contains(got, "target") {
+			t.Errorf("scenario %q failed with %q, want a configuration error naming %s", name, got, want)
+		}
+	}
+}
+
+// godogRun runs the features at paths with the steps and the team's own
+// (own, when not nil), under o (its output, format and FS set here), and
+// returns godog's status and the error each failed scenario ended with,
+// by name.
+func godogRun(steps *godogsteps.Steps, own func(*godog.ScenarioContext), features fs.FS, o godog.Options, paths ...string) (int, map[string]string) {
+	var failed scenarioErrors
+	o.Format, o.Output, o.FS, o.Paths, o.NoColors = "progress", io.Discard, features, paths, true
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			if own != nil {
+				own(sc)
+			}
+			failed.record(sc)
+		},
+		Options: &o,
+	}.Run()
+	return status, failed.errs
+}
+
+// TestLiveNeedsAllowLive: a scenario in the live environment talks to the
+// live agent; as agenttest run refuses it without --allow-live, the steps
+// fail it before its first call without Options.AllowLive, and New
+// refuses Env "live" without it.
+func TestLiveNeedsAllowLive(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"live.feature": {Data: []byte(`@agent:restaurant
+Feature: live
+  @env:live
+  Scenario: tagged
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: set up
+    Given the environment "live"
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+
+  Scenario: sandbox
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "How many"
+`)}}
+	o := godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features}
+	if _, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Env: "live"}); err == nil || !strings.Contains(err.Error(), "AllowLive") {
+		t.Errorf("New with Env live: err = %v, want it refused naming AllowLive", err)
+	}
+	for _, allow := range []bool{false, true} {
+		o.AllowLive = allow
+		steps, err := godogsteps.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, "live.feature")
+		for name, line := range map[string]string{"tagged": "live.feature:4:3", "set up": "live.feature:8:3"} {
+			want := ""
+			if !allow {
+				want = "before scenario hook failed: " + line + `: config: scenario "` + name + `" runs in the live environment without godogsteps.Options.AllowLive: set it to test in live on purpose`
+			}
+			if got := errs[name]; got != want {
+				t.Errorf("AllowLive %v: scenario %q failed with %q, want %q", allow, name, got, want)
+			}
+		}
+		if got := errs["sandbox"]; got != "" {
+			t.Errorf("AllowLive %v: the sandbox scenario failed with %q", allow, got)
+		}
+	}
+}
+
+// TestScenarioCutShortByGodog: a team's step that is pending or skips
+// the scenario, or one godog does not know, ends the scenario before the
+// agenttest steps after it, outside strict mode without an error; those
+// steps did not run with another definition, and the scenario is not
+// failed for it: godog reports it pending, skipped or undefined.
+func TestScenarioCutShortByGodog(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"cut.feature": {Data: []byte(`@agent:restaurant
+Feature: cut short
+  Scenario: pending
+    Given our backend is not ready yet
+    When the user says "I'd like to book a table"
+
+  Scenario: skipped
+    When the user says "I'd like to book a table"
+    And our backend skips this one
+    Then the agent's reply contains "How many"
+
+  Scenario: undefined
+    When the user says "I'd like to book a table"
+    And a step nobody wrote
+    Then the agent's reply contains "How many"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+		sc.Step(`^our backend is not ready yet$`, func() error { return godog.ErrPending })
+		sc.Step(`^our backend skips this one$`, func() error { return godog.ErrSkip })
+	}, features, godog.Options{}, "cut.feature")
+	if status != 0 || len(errs) != 0 {
+		t.Errorf("godog status %d, scenarios failed with %q: want 0 and none failed", status, errs)
+	}
+}
+
+// TestLineFilteredPath: godog runs one scenario of a file given as
+// path:LINE and names its pickles by that path, line included; the steps
+// read the file without the line, so the Examples values resolve and
+// failures point at the step's line, as without the filter.
+func TestLineFilteredPath(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	src := []byte(`@agent:restaurant
+Feature: line filter
+  Scenario: not this one
+    When the user says "hello"
+
+  Scenario Outline: this one
+    When the user says "I'd like to book a table"
+    Then the agent's reply contains "${word}"
+
+    Examples:
+      | word    |
+      | Nothing |
+`)
+	// A colon that godog does not read as a line filter (no digits
+	// after it) is part of the file's name.
+	features := fstest.MapFS{"line.feature": {Data: src}, "a:b.feature": {Data: src}, "colon.feature:": {Data: src}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, file := range map[string]string{"line.feature:6": "line.feature", "a:b.feature": "a:b.feature", "colon.feature:": "colon.feature:"} {
+		_, errs := godogRun(steps, nil, features, godog.Options{Strict: true}, path)
+		want := file + ":8:5: response: reply does not contain the expected text"
+		if got := errs["this one"]; !strings.HasPrefix(got, want) {
+			t.Errorf("%s: scenarios failed with %q, want %q failing with %q", path, errs, "this one", want)
+		}
+	}
+}
+
+// TestOptionsPrintNoKey: a team that logs its Options (t.Logf("%+v",
+// opts), a test helper's diff) shows every setting but no key, with any
+// verb, as agenttest's resolved target does.
+func TestOptionsPrintNoKey(t *testing.T) {
+	keys := []string{"bk-0123456789abcdef", "rk-0123456789abcdef", "ct-0123456789abcdef", "mt-0123456789abcdef"}
+	o := godogsteps.Options{
+		BuildURL: "https://build.example.com", BuildKey: keys[0],
+		RuntimeURL: "https://runtime.example.com", AccountID: "ws-a1b2c3d4", RuntimeKey: keys[1], CallToken: keys[2],
+		Connectors: map[string]map[string]string{"restaurant": {"sandbox": keys[3]}},
+		Agent:      "restaurant",
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		got := fmt.Sprintf(verb, o) + fmt.Sprintf(verb, &o)
+		for _, k := range keys {
+			for _, form := range secret.Forms(k) {
+				if strings.Contains(got, form) {
+					t.Errorf("%s shows a key (%q):\n%s", verb, form, got)
+				}
+			}
+		}
+		if verb != "%x" && (!strings.Contains(got, "https://build.example.com") || !strings.Contains(got, "restaurant")) {
+			t.Errorf("%s hides the settings that are not keys:\n%s", verb, got)
+		}
+	}
+	// A key not given prints empty: a reader debugging a secret not
+	// mapped into the job must not see it as set.
+	unset := o
+	unset.CallToken = ""
+	if got := fmt.Sprintf("%+v", unset); !strings.Contains(got, "CallToken: HTTPClient:") {
+		t.Errorf("%%+v of options without a CallToken = %s, want it empty", got)
+	}
+	if got := fmt.Sprintf("%#v", o); !strings.HasPrefix(got, "godogsteps.Options{") {
+		t.Errorf("%%#v = %s, want it to name godogsteps.Options", got)
+	}
+	if o.BuildKey != keys[0] || o.Connectors["restaurant"]["sandbox"] != keys[3] {
+		t.Error("printing the options changed them")
+	}
+}
+
+// TestSetupStepsAloneOpenNoSession: a Background of agenttest's setup
+// steps (Given the agent ...) above a scenario of the team's own steps
+// leaves that scenario the team's, as one with no step of agenttest's is:
+// no session opens (the agent is never called, so an agent the platform
+// does not know does not fail it), and it is not refused for having no
+// When or Then steps; without a step of the team's it is refused, as
+// agenttest run refuses it.
+func TestSetupStepsAloneOpenNoSession(t *testing.T) {
+	s := simtest.Start(t, sim.Options{Seed: 1})
+	features := fstest.MapFS{"bg.feature": {Data: []byte(`Feature: a Background of ours
+  Background:
+    Given the agent "no-such-agent"
+    And the channel "WEBCHAT"
+
+  Scenario: our backend alone
+    Given our backend is up
+
+  Scenario: the agent
+    When the user says "hello"
+
+  Scenario: nothing at all
+    Given the variant "spring"
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{BuildURL: s.BuildURL, BuildKey: s.BuildKey, Features: features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, errs := godogRun(steps, func(sc *godog.ScenarioContext) {
+		sc.Step(`^our backend is up$`, func() {})
+	}, features, godog.Options{Strict: true}, "bg.feature")
+	if got := errs["our backend alone"]; got != "" || status != 1 || !strings.Contains(errs["the agent"], "no-such-agent") {
+		t.Errorf("godog status %d, scenarios failed with %q: want only %q failing, on its unknown agent", status, errs, "the agent")
+	}
+	// Setup steps with no step of the team's either check nothing: refused
+	// as agenttest run refuses them.
+	if got := errs["nothing at all"]; !strings.Contains(got, `scenario "nothing at all" has no When or Then steps`) {
+		t.Errorf("a scenario of setup steps alone failed with %q, want it refused", got)
 	}
 }

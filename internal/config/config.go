@@ -894,7 +894,7 @@ func (t *TargetDef) loadProbeNumbers(path string, v *yaml.Node, diags diag.Diagn
 		if s == "" {
 			continue
 		}
-		if !envRefRe.MatchString(s) && !isPhoneNumber(s) {
+		if !envRefRe.MatchString(s) && !IsPhoneNumber(s) {
 			diags = diags.Append(diag.Diagnostic{Pos: pos(path, it), Message: fmt.Sprintf("probe_numbers: %q is not a phone number", s),
 				Hint: `write E.164 numbers such as "+447700900001", quoted`})
 			continue
@@ -908,9 +908,9 @@ func (t *TargetDef) loadProbeNumbers(path string, v *yaml.Node, diags diag.Diagn
 // and 6 to 15 digits, as the scenario format accepts.
 var phoneRe = regexp.MustCompile(`^\+?[0-9]{6,15}$`)
 
-// isPhoneNumber reports whether s is a phone number (phoneRe), written
+// IsPhoneNumber reports whether s is a phone number (phoneRe), written
 // with separators or without.
-func isPhoneNumber(s string) bool { return phoneRe.MatchString(NormalizeNumber(s)) }
+func IsPhoneNumber(s string) bool { return phoneRe.MatchString(NormalizeNumber(s)) }
 
 // dropSeparators drops the separators people write in numbers.
 func dropSeparators(r rune) rune {

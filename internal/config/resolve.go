@@ -539,7 +539,7 @@ func (r *resolver) keysInSettings(def *TargetDef) {
 func (r *resolver) probeNumbers(def *TargetDef) {
 	for _, n := range def.ProbeNumbers {
 		v, missing := r.expand(n.Value)
-		if v == "" || len(missing) > 0 || isPhoneNumber(v) || r.reportedAt(n.Pos) {
+		if v == "" || len(missing) > 0 || IsPhoneNumber(v) || r.reportedAt(n.Pos) {
 			continue
 		}
 		var names []string

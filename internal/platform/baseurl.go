@@ -103,7 +103,7 @@ func CheckScheme(raw string, allowHTTP bool) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || allowHTTP || IsLoopback(u.Hostname()) {
 		return nil
 	}
-	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set allow_http: true on the target to accept the risk)", RedactURL(raw))
+	return fmt.Errorf("%q sends the API key in clear text to a host that is not loopback; use https:// (or set AllowHTTP, a target's allow_http, to accept the risk)", RedactURL(raw))
 }
 
 // IsLoopback reports whether host (a name or an IP, without port or

@@ -213,7 +213,7 @@ func (r *runner) noAgent(j *job) bool {
 	if c.Agent != "" {
 		return false
 	}
-	recordError(r.opts.Redactor, newAttempt(c, r.opts.Now()), &result.Error{Pos: j.sc.Pos, Kind: result.KindConfig, Message: msgNoAgent})
+	recordError(r.opts.Redactor, newAttempt(c, r.opts.Now()), &result.Error{Pos: j.sc.Pos, Kind: result.KindConfig, Message: r.opts.Settings.noAgent()})
 	c.Status = result.Errored
 	return true
 }

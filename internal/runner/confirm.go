@@ -81,7 +81,7 @@ func (s *Session) confirm(c *assert.Confirm, convID string, waitEnded bool) (ok,
 		return true, false
 	}
 	if s.opts.Records == nil {
-		s.errored(&result.Error{Pos: c.Pos, Kind: result.KindConfig, Message: "confirm: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		s.errored(&result.Error{Pos: c.Pos, Kind: result.KindConfig, Message: "confirm: " + s.opts.Settings.noRuntime()})
 		return false, false
 	}
 	if len(c.Webhooks) > 0 && s.opts.Webhooks == nil {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -9,13 +10,6 @@ import (
 	"github.com/agenttest/agenttest/internal/result"
 	"github.com/agenttest/agenttest/internal/secret"
 )
-
-// msgNoAgent is the error of a case that names no agent anywhere.
-const msgNoAgent = "no agent to test: set `agent:` in the suite or scenario, or give --agent or a target with an agent"
-
-// msgNoMessaging is the error of a scenario over messaging on a run
-// without the Messaging channel.
-const msgNoMessaging = "the scenario runs over messaging (via: messaging), but the run has no Messaging channel: give the target messaging_url, messaging_host and a connector token (docs/configuration.md)"
 
 // msgNoStreaming is the error of a scenario that asks for streamed
 // replies on a run whose Messaging channel is not runner.Messaging.
@@ -151,4 +145,31 @@ func recordError(red *secret.Redactor, a *result.Attempt, e *result.Error) {
 	if e.Kind != result.KindInterrupted {
 		a.Status = result.Errored
 	}
+}
+
+// noAgent is the error of a scenario that names no agent anywhere.
+func (s Settings) noAgent() string {
+	return "no agent to test: name one in the suite or scenario (agent:, @agent:NAME, Given the agent \"NAME\"), or " + cmp.Or(s.Agent, "give --agent or a target with an agent")
+}
+
+// noRuntime is the error of a confirmation or a probe without a client
+// for the runtime host.
+func (s Settings) noRuntime() string {
+	return "no client for the runtime host (give " + cmp.Or(s.Runtime, "the target a runtime_url and runtime_key") + ")"
+}
+
+// notListed is the error of a probe to a number not listed.
+func (s Settings) notListed(what, number string) string {
+	return fmt.Sprintf("probe: %s %s is not listed in %s: a probe calls or texts only the numbers the config allows", what, number, cmp.Or(s.ProbeNumbers, "the target's probe_numbers"))
+}
+
+// noSMSConnector is the error of an SMS probe without a connector id.
+func (s Settings) noSMSConnector(agent, env string) string {
+	return fmt.Sprintf("probe: sms: no connector id (X-TOKEN-ID) for agent %s in %s: set %s", agent, env, cmp.Or(s.SMSConnector, "sms_connector_id on the target"))
+}
+
+// noMessaging is the error of a scenario over messaging on a run without
+// the Messaging channel.
+func (s Settings) noMessaging() string {
+	return "the scenario runs over messaging (via: messaging), but the run has no Messaging channel: give " + cmp.Or(s.Messaging, "the target messaging_url, messaging_host and a connector token (docs/configuration.md)")
 }

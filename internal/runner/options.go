@@ -107,6 +107,9 @@ type Options struct {
 	// Webhooks is the receiver that confirm: webhooks waits on; nil errors
 	// the scenarios that expect webhooks.
 	Webhooks Webhooks
+	// Settings names the settings a configuration error of a scenario asks
+	// for, in the caller's terms.
+	Settings Settings
 	// NoWebhooks, when Webhooks is nil, says why the run has no receiver
 	// and what to do, in the error of a scenario that expects webhooks
 	// (the command's own flags, or that a comparison starts none).
@@ -257,4 +260,23 @@ func (o Options) withDefaults() (Options, error) {
 		o.Sleep = platform.Sleep
 	}
 	return o, nil
+}
+
+// Settings names, in the caller's terms, the setting that gives what a
+// scenario's configuration error lacks: agenttest run names the keys of
+// an agenttest.yaml target and its flags, the godog steps their Options'
+// fields. An empty field names agenttest run's.
+type Settings struct {
+	// Agent gives the agent of a scenario that names none.
+	Agent string
+	// Runtime gives the runtime host and its key, which confirmations
+	// and probes need.
+	Runtime string
+	// ProbeNumbers lists the numbers probes may call or text.
+	ProbeNumbers string
+	// SMSConnector gives the connector id of SMS probes.
+	SMSConnector string
+	// Messaging gives the Messaging API and its connector tokens, which
+	// scenarios over web chat need.
+	Messaging string
 }

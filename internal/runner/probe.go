@@ -52,7 +52,7 @@ func (s *Session) probeNumber(pos diag.Pos, what, raw string) (string, bool) {
 	}
 	if allow := s.opts.AllowNumber; allow != nil && !allow(n) {
 		s.errored(&result.Error{Pos: pos, Kind: result.KindConfig,
-			Message: fmt.Sprintf("probe: %s %s is not listed in the target's probe_numbers: a probe calls or texts only the numbers the config allows", what, n)})
+			Message: s.opts.Settings.notListed(what, n)})
 		return "", false
 	}
 	return n, true
@@ -101,7 +101,7 @@ func (s *Session) placeCall(pos diag.Pos, pr *steps.ProbeSpec) (pc *placedCall, 
 		return nil, false, false
 	}
 	if s.opts.Records == nil {
-		s.errored(&result.Error{Pos: cp.Pos, Kind: result.KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		s.errored(&result.Error{Pos: cp.Pos, Kind: result.KindConfig, Message: "probe: " + s.opts.Settings.noRuntime()})
 		return nil, false, false
 	}
 	agent := s.c.Agent
@@ -246,7 +246,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 		return "", false, false
 	}
 	if s.opts.Records == nil {
-		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: "probe: no client for the runtime host (give the target a runtime_url and runtime_key)"})
+		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: "probe: " + s.opts.Settings.noRuntime()})
 		return "", false, false
 	}
 	agent := s.c.Agent
@@ -256,7 +256,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 	}
 	if connector == "" {
 		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig,
-			Message: fmt.Sprintf("probe: sms: no connector id (X-TOKEN-ID) for agent %s in %s: set sms_connector_id on the target", agent, s.c.Env)})
+			Message: s.opts.Settings.noSMSConnector(agent, s.c.Env)})
 		return "", false, false
 	}
 	rec := &result.Confirmation{Pos: pos, Kind: result.ConfirmSMS, Subject: to}

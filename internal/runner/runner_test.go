@@ -256,7 +256,7 @@ func TestRunVerdicts(t *testing.T) {
 			attempts: 1,
 			check: func(t *testing.T, c *result.Case) {
 				// Said at the scenario, before any call.
-				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig || e.Message != msgNoAgent || e.Pos != pos(10, 3) || len(c.Attempts[0].Turns) != 0 {
+				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig || e.Message != (Settings{}).noAgent() || e.Pos != pos(10, 3) || len(c.Attempts[0].Turns) != 0 {
 					t.Fatalf("error = %+v", e)
 				}
 			},

@@ -438,6 +438,12 @@ func (s *Session) start(st *steps.Step) (greeting *platform.Exchange, retry bool
 	// The greeting belongs to the scenario as a whole; a failed session
 	// creation is reported there too.
 	pos := s.sc.Pos
+	if s.c.Agent == "" {
+		// The case loop refuses such a case before its session; a
+		// session made by the godog steps meets it here.
+		s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: "start: " + s.opts.Settings.noAgent()})
+		return nil, false
+	}
 	s.asr, s.tts = req.ASRLang, req.TTSLang
 	if req.VariantID != "" {
 		s.c.Variant = req.VariantID
@@ -452,7 +458,7 @@ func (s *Session) start(st *steps.Step) (greeting *platform.Exchange, retry bool
 		if at.IsZero() {
 			at = s.sc.Pos
 		}
-		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: "start: " + msgNoMessaging})
+		s.errored(&result.Error{Pos: at, Kind: result.KindConfig, Message: "start: " + s.opts.Settings.noMessaging()})
 		return nil, false
 	}
 	if via == steps.ViaMessaging {

@@ -323,6 +323,7 @@ func (d *FeatureDoc) CompileSteps(uri string, p *messages.Pickle, ours func(text
 				kept.Steps = append(kept.Steps, ps)
 			}
 		}
+		fl.partial = len(kept.Steps) < len(p.Steps)
 		p = &kept
 	}
 	sc = fl.scenario(p)
@@ -403,6 +404,11 @@ type featureLoader struct {
 	background map[string]bool
 	bgChatOnly map[diag.Pos][]diag.Diagnostic
 	bgOrder    []diag.Pos
+	// partial is set when some of the pickle's steps are another
+	// runner's (godog's, CompileSteps): setup steps alone are then not a
+	// scenario without When or Then steps, but one whose conversation is
+	// none of ours.
+	partial bool
 }
 
 func (fl *featureLoader) pos(l *messages.Location) diag.Pos {
@@ -1080,7 +1086,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			startAt, startStep = st.Pos, st.Text
 		}
 	}
-	if !started && !broken {
+	if !started && !broken && !fl.partial {
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: sc.Pos,
 			Message: fmt.Sprintf("scenario %q has no When or Then steps", sc.Name),
 			Hint:    `add When the user says "..." and Then steps, or Given the conversation has started and greeting checks`})
