@@ -647,18 +647,25 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	}
 	// The Examples row of an outline's scenario, when it is one.
 	var ref exampleRef
+	var row exampleRow
 	isRow := false
 	if len(p.AstNodeIds) > 1 {
 		ref, isRow = fl.nodes[p.AstNodeIds[1]].(exampleRef)
 	}
 	fl.name(sc, ast, ref)
 	if isRow {
-		row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
+		row = exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
 		if ref.ex.TableHeader != nil {
 			for i, c := range ref.ex.TableHeader.Cells {
 				if i < len(ref.row.Cells) {
+					cell := ref.row.Cells[i]
 					row.Cols = append(row.Cols, c.Value)
-					row.Values[c.Value] = ref.row.Cells[i].Value
+					row.Values[c.Value] = cell.Value
+					row.noteRefs(c.Value, cell.Value, func(off int) diag.Pos {
+						at := fl.pos(cell.Location)
+						at.Col += utf8.RuneCountInString(cell.Value[:off])
+						return at
+					})
 				}
 			}
 		}
@@ -680,7 +687,9 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 			sc.Quarantine = nil
 		}
 	}
-	fl.steps(sc, p)
+	x := &expansions{}
+	fl.steps(sc, p, x)
+	sc.EnvRefs = x.expanded(sc, row.EnvRefs)
 	return sc
 }
 
@@ -908,8 +917,9 @@ func parseShare(s string) (float64, error) {
 }
 
 // steps compiles the steps of a pickle into the scenario's program and
-// applies its setup steps to the scenario.
-func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
+// applies its setup steps to the scenario; x collects the references the
+// program expands.
+func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions) {
 	var params steps.Params
 	started, broken := false, false
 	// probe is the scenario's probe step, once one was compiled.
@@ -996,6 +1006,13 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			continue
 		}
 		sc.Steps = append(sc.Steps, st)
+		if st.Kind != steps.Setup {
+			// A setup step's arguments are expanded when the
+			// conversation opens, and not all of them (expansions).
+			for _, t := range texts {
+				x.read(t.text, t.at)
+			}
+		}
 		if st.Kind == steps.Check {
 			if exp, err := st.Expect(keepRefs); err == nil {
 				fl.eventTypes(exp, in, ps, astStep, asWritten)

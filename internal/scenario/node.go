@@ -59,6 +59,9 @@ type decoder struct {
 	varsSeen map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
 	envRefs envRefSet
+	// sc collects, while a scenario is decoded, the references its run
+	// expands (Scenario.EnvRefs); nil elsewhere.
+	sc *expansions
 	// messaging is set while decoding a scenario that runs over the
 	// Messaging channel: its checks are held to that channel's rules
 	// (via.go).
@@ -405,6 +408,7 @@ func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
 	s, ok := d.scalar(n, what)
 	if ok {
 		d.checkRefs(d.resolve(n), s)
+		d.sc.read(s, d.scalarAt(d.resolve(n)))
 	}
 	return s, ok
 }
