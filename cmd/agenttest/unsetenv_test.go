@@ -143,3 +143,16 @@ func TestUnsetEnvCallsNothing(t *testing.T) {
 		t.Fatal("the proxy counted no call of the run that passed")
 	}
 }
+
+// TestCompareRefusesUnsetEnv: compare's sides expand the suites' references
+// as run does, and are refused as run is, once for both, before either
+// starts.
+func TestCompareRefusesUnsetEnv(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n  - name: a\n    turns: [{say: \"${env:AT_GREETING}\"}]\n"})
+	out := newCLI(t, dir, nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "s.yaml").expect(t, exitUsage,
+		"s.yaml:4:20: environment variable AT_GREETING is not set")
+	if n := strings.Count(out, "is not set"); n != 1 || strings.Contains(out, "embedded simulator") {
+		t.Errorf("%d refusals, want 1, and no side started:\n%s", n, out)
+	}
+}

@@ -98,9 +98,9 @@ func hasRefs(s string) bool {
 	return err == nil && len(refs) > 0
 }
 
-// startKeys are the start parameters the runner expands, as startKey
-// names them.
-var expandedStartKeys = []string{"channel", "variant", "asr_lang", "tts_lang", "conversation_id"}
+// expandedStartKeys are the start parameters the runner expands (but
+// the integration attributes, startKey).
+var expandedStartKeys = [...]string{"channel", "variant", "asr_lang", "tts_lang", "conversation_id"}
 
 // startKey is the key of an integration attribute among the start keys.
 func startKey(attr string) string { return "integration_attributes." + attr }
@@ -111,16 +111,20 @@ func (x *expansions) expanded(sc *Scenario, row map[string][]EnvRef) []EnvRef {
 	refs := slices.Clone(x.text.refs)
 	refers := x.refers
 	if opensConversation(sc) {
-		keys := slices.Clone(expandedStartKeys)
-		for k, v := range sc.Start.IntegrationAttributes {
-			keys = append(keys, startKey(k))
+		st := sc.Start
+		for _, v := range [...]string{st.Channel, st.Variant, st.ASRLang, st.TTSLang, st.ConversationID} {
 			refers = refers || hasRefs(v)
 		}
-		for _, v := range []string{sc.Start.Channel, sc.Start.Variant, sc.Start.ASRLang, sc.Start.TTSLang, sc.Start.ConversationID} {
+		for _, v := range st.IntegrationAttributes {
 			refers = refers || hasRefs(v)
 		}
-		for _, k := range keys {
-			refs = append(refs, definition(k, x.start, x.suiteStart)...)
+		if len(x.start)+len(x.suiteStart) > 0 {
+			for _, k := range expandedStartKeys {
+				refs = append(refs, definition(k, x.start, x.suiteStart)...)
+			}
+			for k := range st.IntegrationAttributes {
+				refs = append(refs, definition(startKey(k), x.start, x.suiteStart)...)
+			}
 		}
 	}
 	if refers {

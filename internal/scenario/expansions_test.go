@@ -10,7 +10,8 @@ import (
 // start parameters (the scenario's over the suite's, key by key) only
 // when it opens a conversation, which a probe does not; every var it
 // has, its examples row's included and no other row's, once it expands
-// any ${...}, and none when it does not; never a name, a quarantine
+// any ${...}, and none when it does not (a var set to "" overrides the
+// suite's, as a start key set to "" does not); never a name, a quarantine
 // reason, a metadata key or a system_message level, which are sent or
 // compared as written; a feature's setup steps are left to the run. A
 // row's value an outline's step holds is at the step (as Suite.EnvRefs
@@ -51,7 +52,7 @@ scenarios:
   - name: plain
     turns: [{say: hi}]
   - name: refers
-    vars: {w: "2"}
+    vars: {w: ""}
     examples:
       - {x: "${env:ROW_ONE}"}
       - {x: "${env:ROW_TWO}"}
