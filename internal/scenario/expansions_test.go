@@ -39,6 +39,13 @@ scenarios:
     start: {channel: "${env:CHANNEL}", variant: ""}
     turns: [{say: hi}]
 `, "[SUITE_VARIANT@s.yaml:2:52 SUITE_ATTR@s.yaml:2:104 CHANNEL@s.yaml:5:23]"},
+		{"an integration attribute that refers expands the vars", "s.yaml", `agent: a
+vars: {v: "${env:VAR}"}
+scenarios:
+  - name: n
+    start: {integration_attributes: {k: "${v}"}}
+    turns: [{say: hi}]
+`, "[VAR@s.yaml:2:12]"},
 		{"a probe opens no conversation", "s.yaml", `agent: a
 start: {channel: "${env:CHANNEL}"}
 vars: {v: "${env:VAR}"}
