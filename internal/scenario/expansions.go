@@ -26,8 +26,6 @@ type expansions struct {
 	defs      *map[string][]EnvRef
 	key       string
 	keepEmpty bool
-	// off is set while reading values the run never expands.
-	off bool
 	// text are the references of the texts of the program, and refers
 	// says one of those texts holds a ${...} the run expands.
 	text   envRefSet
@@ -40,7 +38,7 @@ type expansions struct {
 // read notes a value the run expands, as written at at.
 func (x *expansions) read(s string, at func(off int) diag.Pos) {
 	switch {
-	case x == nil || x.off:
+	case x == nil:
 	case x.defs != nil:
 		if s == "" && !x.keepEmpty {
 			return // Start.Merge keeps the suite's
@@ -78,13 +76,7 @@ func (x *expansions) at(key string, keepEmpty bool) {
 // unexpanded runs read with what it reads left out: values the run never
 // expands.
 func (x *expansions) unexpanded(read func()) {
-	if x == nil {
-		read()
-		return
-	}
-	x.off = true
-	defer func() { x.off = false }()
-	read()
+	x.defining(new(map[string][]EnvRef), read)
 }
 
 // hasRefs reports whether s holds a ${...} reference the runner would
