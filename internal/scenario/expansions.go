@@ -161,13 +161,11 @@ func opensConversation(sc *Scenario) bool {
 }
 
 // noteRefs records the ${env:NAME} references of the value of column col,
-// written at at.
+// written at at; none for a value without any, which still overrides a
+// var of the same name.
 func (r *exampleRow) noteRefs(col, v string, at func(off int) diag.Pos) {
 	var refs envRefSet
 	refs.note(v, at)
-	if len(refs.refs) == 0 {
-		return
-	}
 	if r.EnvRefs == nil {
 		r.EnvRefs = map[string][]EnvRef{}
 	}

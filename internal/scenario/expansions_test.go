@@ -11,7 +11,8 @@ import (
 // when it opens a conversation, which a probe does not; every var it
 // has, its examples row's included and no other row's, once it expands
 // any ${...}, and none when it does not (a var set to "" overrides the
-// suite's, as a start key set to "" does not); never a name, a quarantine
+// suite's, as a start key set to "" does not, and a row's value without
+// references overrides the scenario's var); never a name, a quarantine
 // reason, a metadata key or a system_message level, which are sent or
 // compared as written; a feature's setup steps are left to the run. A
 // row's value an outline's step holds is at the step (as Suite.EnvRefs
@@ -59,12 +60,13 @@ scenarios:
   - name: plain
     turns: [{say: hi}]
   - name: refers
-    vars: {w: ""}
+    vars: {w: "", x: "${env:SHADOWED}"}
     examples:
       - {x: "${env:ROW_ONE}"}
       - {x: "${env:ROW_TWO}"}
+      - {x: "3"}
     turns: [{say: "${w}"}]
-`, "[] [SUITE_VAR@s.yaml:2:12 ROW_ONE@s.yaml:9:14] [SUITE_VAR@s.yaml:2:12 ROW_TWO@s.yaml:10:14]"},
+`, "[] [SUITE_VAR@s.yaml:2:12 ROW_ONE@s.yaml:9:14] [SUITE_VAR@s.yaml:2:12 ROW_TWO@s.yaml:10:14] [SUITE_VAR@s.yaml:2:12]"},
 		{"a feature's steps, rows and setup steps", "f.feature", `Feature: f
   Scenario Outline: n
     Given the channel "${env:CHANNEL}"
