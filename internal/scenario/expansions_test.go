@@ -11,7 +11,7 @@ import (
 // when it opens a conversation, which a probe does not; every var it
 // has, its examples row's included and no other row's, once it expands
 // any ${...}, and none when it does not (a var set to "" overrides the
-// suite's, as a start key set to "" does not, and a row's value without
+// suite's, as a start key set to "" does not but an attribute does, and a row's value without
 // references overrides the scenario's var); never a name, a quarantine
 // reason, a metadata key or a system_message level, which are sent or
 // compared as written; a feature's setup steps are left to the run. A
@@ -40,6 +40,15 @@ scenarios:
     start: {channel: "${env:CHANNEL}", variant: ""}
     turns: [{say: hi}]
 `, "[SUITE_VARIANT@s.yaml:2:52 SUITE_ATTR@s.yaml:2:104 CHANNEL@s.yaml:5:23]"},
+		{"the suite's start alone, and an attribute set to \"\"", "s.yaml", `agent: a
+start: {channel: "${env:SUITE_ONLY}", integration_attributes: {k: "${env:BLANKED}"}}
+scenarios:
+  - name: suite's
+    turns: [{say: hi}]
+  - name: blanks k
+    start: {integration_attributes: {k: ""}}
+    turns: [{say: hi}]
+`, "[SUITE_ONLY@s.yaml:2:19 BLANKED@s.yaml:2:68] [SUITE_ONLY@s.yaml:2:19]"},
 		{"an integration attribute that refers expands the vars", "s.yaml", `agent: a
 vars: {v: "${env:VAR}"}
 scenarios:
