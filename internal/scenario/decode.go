@@ -571,7 +571,8 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if item == nil {
 		return nil
 	}
-	x := &expansions{}
+	d.expansions = expansions{}
+	x := &d.expansions
 	d.sc = x
 	defer func() { d.sc = nil }()
 	sc := &Scenario{

@@ -35,7 +35,8 @@ type expansions struct {
 	suiteVars, vars, suiteStart, start map[string][]EnvRef
 }
 
-// read notes a value the run expands, as written at at.
+// read notes a value the run expands, as written at at (which may be nil
+// when s holds no "${").
 func (x *expansions) read(s string, at func(off int) diag.Pos) {
 	switch {
 	case x == nil:
