@@ -47,6 +47,9 @@ func TestUnsetEnvRefusedBeforeTheRun(t *testing.T) {
 		{"a feature's examples row used by a step", "f.feature",
 			"@agent:restaurant\nFeature: f\n  Scenario Outline: a\n    When the user says \"${p}\"\n    Examples:\n      | p                |\n      | ${env:AT_PARTY} |\n      | 2                |\n",
 			[]string{`f.feature:7:9: environment variable AT_PARTY is not set`}},
+		{"a feature's Examples value put in a step by its <column>, and the step's own", "f.feature",
+			"@agent:restaurant\nFeature: f\n  Scenario Outline: a\n    When the user says \"<p> ${env:AT_WORD}\"\n    Examples:\n      | p               |\n      | ${env:AT_PARTY} |\n",
+			[]string{`f.feature:4:29: environment variable AT_WORD is not set`, `f.feature:7:9: environment variable AT_PARTY is not set`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

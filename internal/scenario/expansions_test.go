@@ -15,8 +15,8 @@ import (
 // references overrides the scenario's var); never a name, a quarantine
 // reason, a metadata key or a system_message level, which are sent or
 // compared as written; a feature's setup steps are left to the run. A
-// row's value an outline's step holds is at the step (as Suite.EnvRefs
-// has it) and, as a var, at its cell.
+// reference an outline's step holds through a <column> is at its
+// Examples cell, once, as is one of a value used as a var.
 func TestScenarioEnvRefs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -84,7 +84,7 @@ scenarios:
     Examples:
       | p              | x              |
       | ${env:ROW_ONE} | ${env:X_ONE} |
-`, "[ROW_ONE@f.feature:4:5 SAY@f.feature:4:5 ROW_ONE@f.feature:8:9 X_ONE@f.feature:8:26]"},
+`, "[SAY@f.feature:4:29 ROW_ONE@f.feature:8:9 X_ONE@f.feature:8:26]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			load := LoadFile

@@ -688,7 +688,7 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 		}
 	}
 	x := &expansions{}
-	fl.steps(sc, p, x)
+	fl.steps(sc, p, x, row.EnvRefs)
 	sc.EnvRefs = x.expanded(sc, row.EnvRefs)
 	return sc
 }
@@ -918,8 +918,8 @@ func parseShare(s string) (float64, error) {
 
 // steps compiles the steps of a pickle into the scenario's program and
 // applies its setup steps to the scenario; x collects the references the
-// program expands.
-func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions) {
+// program expands, cells are those of its Examples row's values.
+func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, cells map[string][]EnvRef) {
 	var params steps.Params
 	started, broken := false, false
 	// probe is the scenario's probe step, once one was compiled.
@@ -1009,9 +1009,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions) 
 		if st.Kind != steps.Setup {
 			// A setup step's arguments are expanded when the
 			// conversation opens, and not all of them (expansions).
-			for _, t := range texts {
-				x.read(t.text, t.at)
-			}
+			fl.expands(x, texts, in, astStep, cells)
 		}
 		if st.Kind == steps.Check {
 			if exp, err := st.Expect(keepRefs); err == nil {
@@ -1275,6 +1273,49 @@ func rowBreaksStep(sc *Scenario, written string) string {
 	}
 	return fmt.Sprintf(`the value of %s in the Examples row at line %d has a double quote, which ends the step's quoted text: write it \" in the table`,
 		strings.Join(quoted, " and "), sc.Pos.Line)
+}
+
+// expands notes in x the references the texts of a step expand. A step
+// of a Scenario Outline's row holds the row's values in place of its
+// <column>s (cells: the references of each value): a reference among them
+// is noted at its cell, and one the step writes itself at its place in the
+// step, as the file has it, rather than all at the step.
+func (fl *featureLoader) expands(x *expansions, texts []stepText, in steps.Input, ast *messages.Step, cells map[string][]EnvRef) {
+	if ast == nil || cells == nil {
+		for _, t := range texts {
+			x.read(t.text, t.at)
+		}
+		return
+	}
+	for _, t := range texts {
+		x.refers = x.refers || hasRefs(t.text)
+	}
+	written := steps.Input{Text: ast.Text, Pos: in.Pos, Keyword: in.Keyword}
+	if ast.DocString != nil {
+		doc := ast.DocString.Content
+		written.DocString = &doc
+	}
+	if ast.DataTable != nil {
+		for _, r := range ast.DataTable.Rows {
+			row := make([]string, len(r.Cells))
+			for i, c := range r.Cells {
+				row[i] = c.Value
+			}
+			written.Table = append(written.Table, row)
+		}
+	}
+	var holds []string
+	for _, t := range fl.stepTexts(written, ast, true) {
+		x.text.note(t.text, t.at)
+		holds = append(holds, t.text)
+	}
+	for _, col := range slices.Sorted(maps.Keys(cells)) {
+		if slices.ContainsFunc(holds, func(t string) bool { return strings.Contains(t, "<"+col+">") }) {
+			for _, r := range cells[col] {
+				x.text.add(r)
+			}
+		}
+	}
 }
 
 // stepText is one text of a step that may hold ${...} references (its
