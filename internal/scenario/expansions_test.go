@@ -85,6 +85,13 @@ scenarios:
       | p              | x              |
       | ${env:ROW_ONE} | ${env:X_ONE} |
 `, "[SAY@f.feature:4:29 ROW_ONE@f.feature:8:9 X_ONE@f.feature:8:26]"},
+		{"a feature's Examples column no step uses", "f.feature", `Feature: f
+  Scenario Outline: n
+    When the user says "<p>"
+    Examples:
+      | p | q            |
+      | 2 | ${env:UNUSED} |
+`, "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			load := LoadFile
