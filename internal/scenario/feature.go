@@ -661,11 +661,14 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 					cell := ref.row.Cells[i]
 					row.Cols = append(row.Cols, c.Value)
 					row.Values[c.Value] = cell.Value
-					row.noteRefs(c.Value, cell.Value, func(off int) diag.Pos {
+					at := func(off int) diag.Pos {
 						at := fl.pos(cell.Location)
 						at.Col += utf8.RuneCountInString(cell.Value[:off])
 						return at
-					})
+					}
+					row.noteRefs(c.Value, cell.Value, at)
+					// A value used as ${column} is in no step's text.
+					fl.envRefs.note(cell.Value, at)
 				}
 			}
 		}
