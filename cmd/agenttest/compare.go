@@ -552,6 +552,11 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			}
 		}
 	}
+	// Every side expands the same references.
+	if d := unsetEnv(plan, st.LookupEnv); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		diags = append(diags, "env")
+	}
 	if len(diags) > 0 {
 		return reported(exitUsage)
 	}

@@ -32,8 +32,12 @@ scenarios:
     turns:
       - say: hi
   - name: variable unset
+    # The run refuses a say that expands an unset variable before it
+    # starts; a literal $${ passes that check and still resolves the
+    # vars when the turn is said (the run-time backstop).
+    vars: {v: "${env:AGENTTEST_TEST_UNSET}"}
     turns:
-      - say: "${env:AGENTTEST_TEST_UNSET}"
+      - say: "$${v}"
 `
 	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(suite), 0o644); err != nil {
 		t.Fatal(err)
@@ -46,7 +50,7 @@ scenarios:
 	out := c.stdout.String()
 	for _, want := range []string{
 		"s.yaml:5:9: turn 1: http: POST /v1/agents/a1/debug-chat/c1: 500: boom",
-		"s.yaml:8:9: config: turn 1: say: ",
+		"s.yaml:12:9: config: turn 1: say: var v: environment variable AGENTTEST_TEST_UNSET is not set",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

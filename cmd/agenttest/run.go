@@ -408,6 +408,10 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if note := o.statsOptions.probeNote(plan); note != "" {
 		fmt.Fprintln(st.Stderr, note)
 	}
+	if d := unsetEnv(plan, st.LookupEnv); d.HasErrors() {
+		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		return reported(exitUsage)
+	}
 	if d := envPins(plan, tgt); len(d) > 0 {
 		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
 		if d.HasErrors() {

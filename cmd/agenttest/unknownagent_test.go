@@ -74,15 +74,22 @@ func TestUnknownAgentsRefusedBeforeTheRun(t *testing.T) {
 			if n := strings.Count(out, "does not serve agent"); n != len(tc.want) {
 				t.Errorf("%d refusals, want %d:\n%s", n, len(tc.want), out)
 			}
-			if strings.Contains(out, "running ") || strings.Contains(out, "PASS") || strings.Contains(out, "ERROR") {
-				t.Errorf("cases ran:\n%s", out)
-			}
-			for _, name := range []string{"out.json", "out.xml"} {
-				if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
-					t.Errorf("%s was written (%v)", name, err)
-				}
-			}
+			nothingRan(t, dir, out)
 		})
+	}
+}
+
+// nothingRan fails t when a run refused before it started (out, in dir,
+// with --json out.json --junit out.xml) ran a case or wrote a report.
+func nothingRan(t *testing.T, dir, out string) {
+	t.Helper()
+	if strings.Contains(out, "running ") || strings.Contains(out, "PASS") || strings.Contains(out, "ERROR") {
+		t.Errorf("cases ran:\n%s", out)
+	}
+	for _, name := range []string{"out.json", "out.xml"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("%s was written (%v)", name, err)
+		}
 	}
 }
 

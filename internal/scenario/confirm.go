@@ -531,10 +531,16 @@ func (d *decoder) checkObjectRefs(n *yaml.Node) {
 		if n.Tag == "!!str" {
 			d.envRefs.note(n.Value, d.scalarAt(n))
 			d.checkRefs(n, n.Value)
+			d.sc.read(n.Value, d.scalarAt(n))
 		}
 		return
 	}
-	for _, c := range n.Content {
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			// A key is sent as written.
+			d.sc.unexpanded(func() { d.checkObjectRefs(c) })
+			continue
+		}
 		d.checkObjectRefs(c)
 	}
 }

@@ -303,6 +303,7 @@ func (d *decoder) vars(p pair) map[string]string {
 			d.errorf(kv.Key, "invalid var name %q: use letters, digits, '_' and '-', starting with a letter or '_'", kv.Name)
 			continue
 		}
+		d.sc.at(kv.Name, true)
 		v, ok := d.str(kv.Val, "vars."+kv.Name)
 		if !ok {
 			continue
@@ -321,6 +322,7 @@ func (d *decoder) start(p pair) Start {
 	}
 	get := func(key string) string {
 		if f, ok := fields[key]; ok {
+			d.sc.at(key, false)
 			v, _ := d.str(f.Val, "start: "+key)
 			return v
 		}
@@ -335,6 +337,7 @@ func (d *decoder) start(p pair) Start {
 		ps, _ := d.pairs(f.Val, "start: integration_attributes")
 		st.IntegrationAttributes = make(map[string]string, len(ps))
 		for _, kv := range ps {
+			d.sc.at(startKey(kv.Name), true)
 			if v, ok := d.str(kv.Val, "integration_attributes."+kv.Name); ok {
 				st.IntegrationAttributes[kv.Name] = v
 			}
@@ -348,6 +351,8 @@ type exampleRow struct {
 	Pos    diag.Pos
 	Cols   []string
 	Values map[string]string
+	// EnvRefs are the ${env:NAME} references of each value, by column.
+	EnvRefs map[string][]EnvRef
 }
 
 // suffix renders the row for the scenario name: [party=4 time=7pm]. Values
@@ -400,6 +405,7 @@ func (d *decoder) examples(p pair) ([]exampleRow, bool) {
 			}
 			row.Cols = append(row.Cols, kv.Name)
 			row.Values[kv.Name] = v
+			row.noteRefs(kv.Name, v, d.scalarAt(d.resolve(kv.Val)))
 		}
 		if len(row.Cols) == 0 && pok {
 			d.errorf(d.resolve(item), "examples row has no values")
@@ -565,6 +571,10 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	if item == nil {
 		return nil
 	}
+	d.expansions = expansions{}
+	x := &d.expansions
+	d.sc = x
+	defer func() { d.sc = nil }()
 	sc := &Scenario{
 		Pos:      d.pos(item),
 		Agent:    s.Agent,
@@ -595,7 +605,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	// Vars first: every other value may refer to them.
 	d.scope = nil
 	if p, ok := fields["vars"]; ok {
-		maps.Copy(sc.Vars, d.vars(p))
+		x.defining(&x.vars, func() { maps.Copy(sc.Vars, d.vars(p)) })
 	}
 	if row != nil {
 		maps.Copy(sc.Vars, row.Values)
@@ -610,13 +620,13 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		// Suite-level vars and start are checked in the scope of each
 		// scenario, since they may use its vars and example columns.
 		if decl.vars != nil {
-			d.vars(*decl.vars)
+			x.defining(&x.suiteVars, func() { d.vars(*decl.vars) })
 		}
 		if decl.start != nil {
-			d.start(*decl.start)
+			x.defining(&x.suiteStart, func() { d.start(*decl.start) })
 		}
 		if p, ok := fields["vars"]; ok {
-			d.vars(p)
+			x.defining(&x.vars, func() { d.vars(p) })
 		}
 	}
 	defer func() { d.scope = nil }()
@@ -647,7 +657,8 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	// defaults it shares with the suite's debug-chat scenarios.
 	var own *Start
 	if p, ok := fields["start"]; ok {
-		st := d.start(p)
+		var st Start
+		x.defining(&x.start, func() { st = d.start(p) })
 		own = &st
 		sc.Start = s.Start.Merge(st)
 	} else if s.Start.Via == steps.ViaMessaging {
@@ -684,7 +695,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 	}
 	d.stats(sc, fields)
 	if p, ok := fields["quarantine"]; ok {
-		sc.Quarantine = d.quarantine(p)
+		x.unexpanded(func() { sc.Quarantine = d.quarantine(p) })
 	}
 
 	// The program: open the session, check the greeting, each turn's say,
@@ -720,6 +731,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 			sc.Steps = append(sc.Steps, confirm)
 		}
 		d.probeScenario(item, sc, fields, confirm != nil)
+		sc.EnvRefs = x.expanded(sc, row.envRefs())
 		return sc
 	}
 	sc.Steps = make([]*steps.Step, 0, 3+len(turns)) // open, greeting, turns, confirm
@@ -738,6 +750,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		}
 	}
 	packSteps(sc.Steps)
+	sc.EnvRefs = x.expanded(sc, row.envRefs())
 	return sc
 }
 

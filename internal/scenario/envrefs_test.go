@@ -7,7 +7,8 @@ import (
 
 // Every ${env:NAME} a file reads is listed once per place, for lint's check
 // that no suite reads a key, in both formats, at its own line and column:
-// in a quoted value, a step's text, a DocString's line, a table's cell.
+// in a quoted value, a step's text, a DocString's line, a table's cell,
+// an Examples cell (which a step may use as ${column}, in no step's text).
 func TestEnvRefs(t *testing.T) {
 	t.Parallel()
 	yamlSuite := `agent: restaurant
@@ -36,12 +37,17 @@ scenarios:
     Then the state includes:
       | key   | value             |
       | token | ${env:TABLE_KEY}  |
+  Scenario Outline: b
+    When the user says "${p}"
+    Examples:
+      | p               |
+      | ${env:CELL_KEY} |
 `
 	for _, tc := range []struct {
 		file, src, want string
 	}{
 		{"s.yaml", yamlSuite, "[SUITE_TOKEN@s.yaml:3:10 AGENTTEST_BUILD_KEY@s.yaml:10:19 MY_KEY@s.yaml:12:33 CALL_NOTE@s.yaml:14:68]"},
-		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:25 OTHER@f.feature:4:38 DOC_KEY@f.feature:7:13 TABLE_KEY@f.feature:11:17]"},
+		{"f.feature", feature, "[AGENTTEST_RUNTIME_KEY@f.feature:3:25 OTHER@f.feature:4:38 DOC_KEY@f.feature:7:13 TABLE_KEY@f.feature:11:17 CELL_KEY@f.feature:16:9]"},
 	} {
 		load := LoadFile
 		if KindOf(tc.file) == Feature {

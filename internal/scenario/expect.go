@@ -417,7 +417,8 @@ func (d *decoder) systemMessage(e *assert.Expect, p pair) {
 					d.dupKey("system_message", k, levelKey)
 				}
 				levelKey = k
-				sm.Level, _ = d.str(n.Content[i+1], "system_message: level")
+				// Compared as written (levelMatches).
+				d.sc.unexpanded(func() { sm.Level, _ = d.str(n.Content[i+1], "system_message: level") })
 				continue
 			}
 			rest = append(rest, n.Content[i], n.Content[i+1])

@@ -653,18 +653,28 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 	}
 	// The Examples row of an outline's scenario, when it is one.
 	var ref exampleRef
+	var row exampleRow
 	isRow := false
 	if len(p.AstNodeIds) > 1 {
 		ref, isRow = fl.nodes[p.AstNodeIds[1]].(exampleRef)
 	}
 	fl.name(sc, ast, ref)
 	if isRow {
-		row := exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
+		row = exampleRow{Values: map[string]string{}, Pos: fl.pos(ref.row.Location)}
 		if ref.ex.TableHeader != nil {
 			for i, c := range ref.ex.TableHeader.Cells {
 				if i < len(ref.row.Cells) {
+					cell := ref.row.Cells[i]
 					row.Cols = append(row.Cols, c.Value)
-					row.Values[c.Value] = ref.row.Cells[i].Value
+					row.Values[c.Value] = cell.Value
+					at := func(off int) diag.Pos {
+						at := fl.pos(cell.Location)
+						at.Col += utf8.RuneCountInString(cell.Value[:off])
+						return at
+					}
+					row.noteRefs(c.Value, cell.Value, at)
+					// A value used as ${column} is in no step's text.
+					fl.envRefs.note(cell.Value, at)
 				}
 			}
 		}
@@ -686,7 +696,9 @@ func (fl *featureLoader) scenario(p *messages.Pickle) *Scenario {
 			sc.Quarantine = nil
 		}
 	}
-	fl.steps(sc, p)
+	x := &expansions{}
+	fl.steps(sc, p, x, row.EnvRefs)
+	sc.EnvRefs = x.expanded(sc, row.EnvRefs)
 	return sc
 }
 
@@ -914,8 +926,9 @@ func parseShare(s string) (float64, error) {
 }
 
 // steps compiles the steps of a pickle into the scenario's program and
-// applies its setup steps to the scenario.
-func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
+// applies its setup steps to the scenario; x collects the references the
+// program expands, cells are those of its Examples row's values.
+func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, cells map[string][]EnvRef) {
 	var params steps.Params
 	started, broken := false, false
 	// probe is the scenario's probe step, once one was compiled.
@@ -1002,6 +1015,11 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle) {
 			continue
 		}
 		sc.Steps = append(sc.Steps, st)
+		if st.Kind != steps.Setup {
+			// A setup step's arguments are expanded when the
+			// conversation opens, and not all of them (expansions).
+			fl.expands(x, texts, in, astStep, cells)
+		}
 		if st.Kind == steps.Check {
 			if exp, err := st.Expect(keepRefs); err == nil {
 				fl.eventTypes(exp, in, ps, astStep, asWritten)
@@ -1264,6 +1282,49 @@ func rowBreaksStep(sc *Scenario, written string) string {
 	}
 	return fmt.Sprintf(`the value of %s in the Examples row at line %d has a double quote, which ends the step's quoted text: write it \" in the table`,
 		strings.Join(quoted, " and "), sc.Pos.Line)
+}
+
+// expands notes in x the references the texts of a step expand. A step
+// of a Scenario Outline's row holds the row's values in place of its
+// <column>s (cells: the references of each value): a reference among them
+// is noted at its cell, and one the step writes itself at its place in the
+// step, as the file has it, rather than all at the step.
+func (fl *featureLoader) expands(x *expansions, texts []stepText, in steps.Input, ast *messages.Step, cells map[string][]EnvRef) {
+	if ast == nil || cells == nil {
+		for _, t := range texts {
+			x.read(t.text, t.at)
+		}
+		return
+	}
+	for _, t := range texts {
+		x.refers = x.refers || hasRefs(t.text)
+	}
+	written := steps.Input{Text: ast.Text, Pos: in.Pos, Keyword: in.Keyword}
+	if ast.DocString != nil {
+		doc := ast.DocString.Content
+		written.DocString = &doc
+	}
+	if ast.DataTable != nil {
+		for _, r := range ast.DataTable.Rows {
+			row := make([]string, len(r.Cells))
+			for i, c := range r.Cells {
+				row[i] = c.Value
+			}
+			written.Table = append(written.Table, row)
+		}
+	}
+	var holds []string
+	for _, t := range fl.stepTexts(written, ast, true) {
+		x.text.note(t.text, t.at)
+		holds = append(holds, t.text)
+	}
+	for _, col := range slices.Sorted(maps.Keys(cells)) {
+		if slices.ContainsFunc(holds, func(t string) bool { return strings.Contains(t, "<"+col+">") }) {
+			for _, r := range cells[col] {
+				x.text.add(r)
+			}
+		}
+	}
 }
 
 // stepText is one text of a step that may hold ${...} references (its

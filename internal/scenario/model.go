@@ -69,16 +69,22 @@ func (e *envRefSet) note(s string, at func(off int) diag.Pos) {
 	}
 	refs, _ := interp.Scan(s) // a malformed reference is reported where the value is checked
 	for _, r := range refs {
-		ref := EnvRef{Name: r.Name, Pos: at(r.Off)}
-		if !r.Env || e.seen[ref] {
-			continue
+		if r.Env {
+			e.add(EnvRef{Name: r.Name, Pos: at(r.Off)})
 		}
-		if e.seen == nil {
-			e.seen = map[EnvRef]bool{}
-		}
-		e.seen[ref] = true
-		e.refs = append(e.refs, ref)
 	}
+}
+
+// add records ref unless it is recorded already.
+func (e *envRefSet) add(ref EnvRef) {
+	if e.seen[ref] {
+		return
+	}
+	if e.seen == nil {
+		e.seen = map[EnvRef]bool{}
+	}
+	e.seen[ref] = true
+	e.refs = append(e.refs, ref)
 }
 
 // Start is the session parameters: the channel the conversation runs
@@ -192,6 +198,13 @@ type Scenario struct {
 	// Gherkin compiler, setup steps included (they are also applied to
 	// Agent, Env and Start above).
 	Steps []*steps.Step
+	// EnvRefs are the ${env:NAME} references a run of the scenario
+	// expands, in file order: those of its program's texts, of its start
+	// parameters when it opens a conversation, and of all its vars once
+	// it expands any ${...} (expansions). A feature's setup steps are
+	// left out: the runner reads some of their arguments as written. The
+	// run refuses to start while one of them is unset.
+	EnvRefs []EnvRef
 }
 
 // Messaging reports whether the scenario's conversation runs over the

@@ -59,6 +59,11 @@ type decoder struct {
 	varsSeen map[string]bool
 	// envRefs are the ${env:NAME} references read so far (Suite.EnvRefs).
 	envRefs envRefSet
+	// sc collects, while a scenario is decoded, the references its run
+	// expands (Scenario.EnvRefs); nil elsewhere. It points to expansions,
+	// reset for each scenario.
+	sc         *expansions
+	expansions expansions
 	// messaging is set while decoding a scenario that runs over the
 	// Messaging channel: its checks are held to that channel's rules
 	// (via.go).
@@ -405,6 +410,15 @@ func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
 	s, ok := d.scalar(n, what)
 	if ok {
 		d.checkRefs(d.resolve(n), s)
+		if d.sc != nil {
+			// Where a reference is written is worked out only for a
+			// value that has one: most have none.
+			var at func(int) diag.Pos
+			if strings.Contains(s, "${") {
+				at = d.scalarAt(d.resolve(n))
+			}
+			d.sc.read(s, at)
+		}
 	}
 	return s, ok
 }
