@@ -33,8 +33,10 @@ func TestMessagingTarget(t *testing.T) {
 		// target is the target's lines after build_url and build_key.
 		target string
 		env    map[string]string
-		code   int
-		want   []string
+		// args are the flags of run before the suite.
+		args []string
+		code int
+		want []string
 	}
 	clinic := s.Info.MessagingConnectors["clinic"]["sandbox"]
 	messaging := "    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n"
@@ -66,6 +68,21 @@ func TestMessagingTarget(t *testing.T) {
 			target: "    messaging_url: " + s.MessagingURL + "\n    messaging_host: elsewhere.example.org\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
 			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
 				`check CLINIC_WEBCHAT, which holds the connector_token of target "web"`, `messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST) must be the domain`}},
+		// A connector written beside the file's env: opens conversations
+		// there: a run that --env (or AGENTTEST_ENV) moves to another
+		// environment is refused rather than test the file's, unless the
+		// token is AGENTTEST_CONNECTOR_TOKEN, set beside the run's env.
+		{name: "connector_token of the file's env, --env another", args: []string{"--env", "pre-release"},
+			target: messaging + "    env: sandbox\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
+			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
+				`web.yaml:3:6: scenario "greets over web chat" runs over messaging: target "web" has no Messaging connector for agent clinic in pre-release: a connector token belongs to one environment, and the target's is sandbox; add connectors: {clinic: {pre-release: ${env:NAME}}}`}},
+		{name: "connectors.AGENT of the file's env, AGENTTEST_ENV another",
+			target: messaging + "    env: sandbox\n    connectors:\n      clinic: ${env:CLINIC_WEBCHAT}\n",
+			env:    map[string]string{"CLINIC_WEBCHAT": clinic, "AGENTTEST_ENV": "pre-release"}, code: exitUsage, want: []string{
+				`target "web" has no Messaging connector for agent clinic in pre-release: its connectors are for sandbox; add connectors: {clinic: {pre-release: ${env:NAME}}}`}},
+		{name: "AGENTTEST_CONNECTOR_TOKEN beside AGENTTEST_ENV", target: messaging + "    env: sandbox\n    agent_id: clinic\n",
+			env:  map[string]string{"AGENTTEST_CONNECTOR_TOKEN": s.Info.MessagingConnectors["clinic"]["pre-release"], "AGENTTEST_ENV": "pre-release"},
+			code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},
 		// A messaging_url that points nowhere stops the run too (exit 4),
 		// naming the setting.
 		{name: "an unreachable messaging host",
@@ -85,7 +102,7 @@ func TestMessagingTarget(t *testing.T) {
 			}
 			env := map[string]string{"BUILD_KEY": s.BuildKey}
 			maps.Copy(env, tc.env)
-			out := newCLI(t, dir, env, "run", "web.yaml").expect(t, tc.code, tc.want...)
+			out := newCLI(t, dir, env, append(append([]string{"run"}, tc.args...), "web.yaml")...).expect(t, tc.code, tc.want...)
 			for _, tok := range env {
 				if strings.HasPrefix(tok, "ct_") && strings.Contains(out, tok) {
 					t.Errorf("output shows the connector token %s", tok)
