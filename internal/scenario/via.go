@@ -22,7 +22,10 @@ const (
 	hintConfirm = "check what the platform recorded with confirm: {conversation: {...}} after the session (state, metrics, handoff), or test this in a scenario over debug_chat"
 	hintVia     = "add via: messaging to the scenario or the suite; in a feature: Given the conversation is over messaging, or @via:messaging"
 	hintDelayed = "test the delayed reply in a scenario over debug_chat; over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
-	hintJoined  = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
+	// The same two in a feature's words.
+	hintConfirmFeature = "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)"
+	hintDelayedFeature = "test the delayed reply in a scenario over debug chat (@via:debug_chat); over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
+	hintJoined         = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
 )
 
 // via reads `via:`.
@@ -185,7 +188,7 @@ func (d *decoder) viaRules(order []pair, what string) {
 	for _, f := range order {
 		switch {
 		case d.messaging && slices.Contains(assert.DebugChatKeys, f.Name):
-			d.errorHint(f.Key, hintNotOverMessaging(f.Name), "%s: %s", what, assert.NotOverMessaging(f.Name))
+			d.errorHint(f.Key, hintNotOverMessaging(f.Name, false), "%s: %s", what, assert.NotOverMessaging(f.Name))
 		case !d.messaging && slices.Contains(assert.MessagingKeys, f.Name):
 			d.errorHint(f.Key, hintVia, "%s: %s checks Messaging events, and this scenario runs over debug chat", what, f.Name)
 		}
@@ -194,10 +197,15 @@ func (d *decoder) viaRules(order []pair, what string) {
 
 // hintNotOverMessaging is the hint of a debug-chat key under messaging:
 // the record holds what the platform kept of the metadata, and nothing of
-// a delayed reply.
-func hintNotOverMessaging(key string) string {
-	if key == "delayed" {
+// a delayed reply. A feature's hint names its steps and tags.
+func hintNotOverMessaging(key string, feature bool) string {
+	switch {
+	case key == "delayed" && feature:
+		return hintDelayedFeature
+	case key == "delayed":
 		return hintDelayed
+	case feature:
+		return hintConfirmFeature
 	}
 	return hintConfirm
 }
@@ -246,7 +254,7 @@ func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
 			return nil // reported when the step was compiled
 		}
 		if keys := exp.DebugChatOnly(); messaging && len(keys) > 0 {
-			return bad(assert.NotOverMessaging(keys[0].Key), hintNotOverMessaging(keys[0].Key))
+			return bad(assert.NotOverMessaging(keys[0].Key), hintNotOverMessaging(keys[0].Key, true))
 		}
 		if keys := exp.MessagingOnly(); !messaging && len(keys) > 0 {
 			return bad(keys[0].Key+" checks Messaging events, and this scenario runs over debug chat", hintVia)
@@ -257,7 +265,7 @@ func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
 		}
 	case steps.Capture:
 		if messaging && captureNeedsChat(st.Capture.From) {
-			return bad("remembering a value of the "+strings.SplitN(st.Capture.From, ".", 2)[0]+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirm)
+			return bad("remembering a value of the "+strings.SplitN(st.Capture.From, ".", 2)[0]+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirmFeature)
 		}
 	case steps.Probe:
 		if messaging {
