@@ -63,11 +63,12 @@ func TestMessagingTarget(t *testing.T) {
 			env: map[string]string{"CLINIC_WEBCHAT": "ct_revoked-0123456789"}, code: exitUsage, want: []string{
 				"401: Connector token does not exist (check the connector token, and that the messaging host is the domain it is registered to)",
 				`refused the connector token: `,
-				`check CLINIC_WEBCHAT, which holds the connectors.clinic of target "web": it must be the web-chat connector of agent clinic in sandbox, and the messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST) must be the domain it is registered to`}},
+				`check CLINIC_WEBCHAT, which holds the connectors.clinic of target "web": it must be the web-chat connector of agent clinic in sandbox, and the messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST), which sent X-Host "` + s.Info.MessagingHost + `", must be the domain it is registered to`}},
 		{name: "a messaging host the connector is not registered to",
 			target: "    messaging_url: " + s.MessagingURL + "\n    messaging_host: elsewhere.example.org\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
 			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
-				`check CLINIC_WEBCHAT, which holds the connector_token of target "web"`, `messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST) must be the domain`}},
+				`check CLINIC_WEBCHAT, which holds the connector_token of target "web"`,
+				`messaging_host of target "web" (or AGENTTEST_MESSAGING_HOST), which sent X-Host "elsewhere.example.org", must be the domain`}},
 		// A connector written beside the file's env: opens conversations
 		// there: a run that --env (or AGENTTEST_ENV) moves to another
 		// environment is refused rather than test the file's, unless the
