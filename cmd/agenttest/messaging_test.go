@@ -37,6 +37,8 @@ func TestMessagingTarget(t *testing.T) {
 		args []string
 		code int
 		want []string
+		// lacks is what the output must not say.
+		lacks []string
 	}
 	clinic := s.Info.MessagingConnectors["clinic"]["sandbox"]
 	messaging := "    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n"
@@ -90,6 +92,15 @@ func TestMessagingTarget(t *testing.T) {
 			target: "    messaging_url: http://127.0.0.1:1\n    messaging_host: " + s.Info.MessagingHost + "\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
 			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitErrored, want: []string{
 				"is unreachable: ", `check the messaging_url of target "web" (or AGENTTEST_MESSAGING_URL)`}},
+		// A messaging_url at another host family answers the access-token
+		// step 404, which the reference gives only to a socket whose
+		// session is gone: the address is wrong, and another attempt
+		// would meet it again.
+		{name: "a messaging_url at the build host", args: []string{"--retries", "1"},
+			target: "    messaging_url: " + s.BuildURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
+			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitErrored, want: []string{
+				"POST /api/v1/access-token: 404: ", "(no Messaging API answers at this address: check the messaging_url)"},
+			lacks: []string{"session expired", "attempt 1 of 2"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +115,11 @@ func TestMessagingTarget(t *testing.T) {
 			env := map[string]string{"BUILD_KEY": s.BuildKey}
 			maps.Copy(env, tc.env)
 			out := newCLI(t, dir, env, append(append([]string{"run"}, tc.args...), "web.yaml")...).expect(t, tc.code, tc.want...)
+			for _, l := range tc.lacks {
+				if strings.Contains(out, l) {
+					t.Errorf("output says %q:\n%s", l, out)
+				}
+			}
 			for _, tok := range env {
 				if strings.HasPrefix(tok, "ct_") && strings.Contains(out, tok) {
 					t.Errorf("output shows the connector token %s", tok)
