@@ -36,7 +36,7 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 	}
 	v = strings.TrimSpace(v)
 	if !slices.Contains(steps.Vias, v) {
-		hint := diag.DidYouMean(strings.ReplaceAll(v, "-", "_"), steps.Vias)
+		hint := viaHint(v)
 		if hint == "" {
 			hint = "one of " + strings.Join(steps.Vias, ", ")
 		}
@@ -44,6 +44,20 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 		return "", diag.Pos{}
 	}
 	return v, d.pos(p.Val)
+}
+
+// viaHint is the channel a via that is none likely means: a near miss,
+// or messaging for the names of what it serves (the docs and the platform
+// call it web chat, its socket a WebSocket); "" when nothing is near.
+func viaHint(v string) string {
+	if h := diag.DidYouMean(strings.ReplaceAll(v, "-", "_"), steps.Vias); h != "" {
+		return h
+	}
+	switch strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(v)) {
+	case "webchat", "web", "chat", "websocket", "ws", "widget":
+		return fmt.Sprintf("did you mean %q? web chat runs over the Messaging API", steps.ViaMessaging)
+	}
+	return ""
 }
 
 // Hints of the streaming rule: it applies to conversations over messaging.
