@@ -150,6 +150,21 @@ func (t *Target) connector(agent, env string) (tok Secret, setting string, err e
 
 // connectorHint says how to give the missing connector.
 func (t *Target) connectorHint(agent, env, home string) string {
+	if t.Source == FromEnv {
+		// No file: the variables name one agent's connector in one
+		// environment, and connectors: is out of reach.
+		var why string
+		switch {
+		case t.ConnectorToken == "":
+			why = EnvConnectorToken + " is not set"
+		case env != home:
+			why = fmt.Sprintf("%s is a connector in %s", EnvConnectorToken, home)
+		default:
+			why = fmt.Sprintf("%s is the connector of %s (%s)", EnvConnectorToken, t.AgentID, EnvAgentID)
+		}
+		return fmt.Sprintf("%s; set %s=%s, %s=%s and %s to its connector, or write a target with connectors: in agenttest.yaml for several agents",
+			why, EnvAgentID, agent, EnvEnv, env, EnvConnectorToken)
+	}
 	var have []string
 	for e := range t.Connectors[agent] {
 		if e == "" {
