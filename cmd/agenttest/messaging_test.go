@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"maps"
 	"os"
 	"path/filepath"
@@ -39,6 +40,8 @@ func TestMessagingTarget(t *testing.T) {
 		want []string
 		// lacks is what the output must not say.
 		lacks []string
+		// suite replaces webChatSuite.
+		suite string
 	}
 	clinic := s.Info.MessagingConnectors["clinic"]["sandbox"]
 	messaging := "    messaging_url: " + s.MessagingURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n"
@@ -49,6 +52,10 @@ func TestMessagingTarget(t *testing.T) {
 			env: map[string]string{"AGENTTEST_CONNECTOR_TOKEN": clinic}, code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},
 		{name: "no messaging settings", code: exitUsage, want: []string{
 			`web.yaml:3:6: scenario "greets over web chat" runs over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`}},
+		// The scenarios of one via: meet one problem, said once at it.
+		{name: "no messaging settings, three scenarios of a suite's via", code: exitUsage,
+			suite: webChatSuite + "  - name: b\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n  - name: over debug chat\n    via: debug_chat\n    turns: [{say: hi}]\n",
+			want:  []string{`web.yaml:3:6: 3 scenarios ("greets over web chat" and 2 more) run over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`, "\n1 error\n"}},
 		// One setting without the other is refused as well, naming the
 		// one that is missing: the run cannot reach the platform without
 		// either.
@@ -107,7 +114,7 @@ func TestMessagingTarget(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			cfg := "default_target: web\ntargets:\n  web:\n    build_url: " + s.BuildURL + "\n    build_key: ${env:BUILD_KEY}\n" + tc.target
-			for name, src := range map[string]string{"agenttest.yaml": cfg, "web.yaml": webChatSuite} {
+			for name, src := range map[string]string{"agenttest.yaml": cfg, "web.yaml": cmp.Or(tc.suite, webChatSuite)} {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 					t.Fatal(err)
 				}
