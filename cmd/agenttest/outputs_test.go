@@ -389,6 +389,23 @@ func TestCoverageOverMessaging(t *testing.T) {
 	newCLI(t, dir, nil, "coverage", "r.json").expect(t, exitOK, "demo: 1 of 1 nodes visited (100%), 0 transitions taken; nodes of its definition\n"+note+"\n")
 }
 
+// TestStreamCutShowsItsChunks: a streamed reply the platform cut off
+// with an error errors the case, and the transcript quotes what the
+// stream had shown (the console's and the HTML report's), where it would
+// say only "(no message)".
+func TestStreamCutShowsItsChunks(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"s.yaml": "suite: s\nagent: utility-billing\nvia: messaging\nstreaming: true\nscenarios:\n  - name: asks\n    turns:\n      - say: hello\n",
+	})
+	c := newCLI(t, dir, map[string]string{simFlagsEnv: "--reply-failure 1"}, "run", "--retries", "0", "--html", "r.html", "s.yaml")
+	c.expect(t, exitErrored, `(no complete message; the stream stopped after "Sorry, I didn't understand `)
+	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil || !strings.Contains(string(html), `the stream stopped after \"Sorry, I didn't understand `) {
+		t.Errorf("r.html lacks the cut stream (%v)", err)
+	}
+}
+
 // TestCucumberSelection: --cucumber holds the documents and pickles of
 // the scenarios the run selected, no more: a pickle without a test case
 // reads in Cucumber's tools as a scenario that never ran.

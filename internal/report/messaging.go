@@ -102,3 +102,28 @@ func sessionID(a *result.Attempt) string {
 	}
 	return ""
 }
+
+// noMessage is what a Messaging turn without a complete message shows in
+// place of the reply.
+func noMessage(m *reply.Messaging) string {
+	if part := cutStream(m); part != "" {
+		return "(no complete message; " + stoppedAfter(part) + ")"
+	}
+	return "(no message)"
+}
+
+// cutStream is the text of the chunks a turn received, read when it has
+// no complete message: a stream cut before its end still put them on the
+// user's screen, and they are what to read when a stream broke (the
+// checks never read them).
+func cutStream(m *reply.Messaging) string {
+	var part strings.Builder
+	for _, e := range m.Events {
+		if e.Kind == "agent_chunk" {
+			part.WriteString(e.Text)
+		}
+	}
+	return part.String()
+}
+
+func stoppedAfter(part string) string { return fmt.Sprintf("the stream stopped after %q", part) }
