@@ -52,10 +52,12 @@ func TestMessagingTarget(t *testing.T) {
 			env: map[string]string{"AGENTTEST_CONNECTOR_TOKEN": clinic}, code: exitOK, want: []string{"PASS web.yaml:5 greets over web chat"}},
 		{name: "no messaging settings", code: exitUsage, want: []string{
 			`web.yaml:3:6: scenario "greets over web chat" runs over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`}},
-		// The scenarios of one via: meet one problem, said once at it.
-		{name: "no messaging settings, three scenarios of a suite's via", code: exitUsage,
-			suite: webChatSuite + "  - name: b\n    turns: [{say: hi}]\n  - name: c\n    turns: [{say: hi}]\n  - name: over debug chat\n    via: debug_chat\n    turns: [{say: hi}]\n",
-			want:  []string{`web.yaml:3:6: 3 scenarios ("greets over web chat" and 2 more) run over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`, "\n1 error\n"}},
+		// The scenarios of one via: meet one problem, said once at it; a
+		// scenario's own via: is another place, said apart.
+		{name: "no messaging settings, two scenarios of a suite's via", code: exitUsage,
+			suite: webChatSuite + "  - name: b\n    turns: [{say: hi}]\n  - name: c\n    via: messaging\n    turns: [{say: hi}]\n  - name: over debug chat\n    via: debug_chat\n    turns: [{say: hi}]\n",
+			want: []string{`web.yaml:3:6: 2 scenarios ("greets over web chat" and 1 more) run over messaging, and target "web" has no messaging_url (AGENTTEST_MESSAGING_URL) and messaging_host (AGENTTEST_MESSAGING_HOST)`,
+				`web.yaml:10:10: scenario "c" runs over messaging, and target "web" has no messaging_url`, "\n2 errors\n"}},
 		// One setting without the other is refused as well, naming the
 		// one that is missing: the run cannot reach the platform without
 		// either.

@@ -404,6 +404,10 @@ func TestStreamCutShowsItsChunks(t *testing.T) {
 	if err != nil || !strings.Contains(string(html), `the stream stopped after \"Sorry, I didn't understand `) {
 		t.Errorf("r.html lacks the cut stream (%v)", err)
 	}
+	// The greeting's stream was whole: it is the reply, never a cut.
+	if strings.Contains(string(html), `the stream stopped after \"Hello`) {
+		t.Error("r.html calls the greeting's whole stream cut")
+	}
 }
 
 // TestCucumberSelection: --cucumber holds the documents and pickles of

@@ -452,19 +452,22 @@ func TestMessagingCloseIsANormalClosure(t *testing.T) {
 func TestMessagingMisrouted(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		notFound string // the path answered 404
+		notFound string // the path answered status
+		status   int
 		want     bool
 	}{
-		{"/api/v1/access-token", true},
-		{"/api/v1/sessions", true},
-		{"/ws", false},
+		{"/api/v1/access-token", http.StatusNotFound, true},
+		{"/api/v1/sessions", http.StatusNotFound, true},
+		{"/ws", http.StatusNotFound, false},
+		// Another status of the step is not about the address.
+		{"/api/v1/access-token", http.StatusBadRequest, false},
 	} {
-		t.Run(tc.notFound, func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.notFound, tc.status), func(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch {
 				case r.URL.Path == tc.notFound:
-					http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
+					http.Error(w, `{"error":"refused"}`, tc.status)
 				case r.URL.Path == "/api/v1/access-token":
 					fmt.Fprint(w, `{"access_token":"eyJhbGciOiJIUzI1NiJ9.e30.c2ln"}`)
 				case r.URL.Path == "/api/v1/sessions":
@@ -479,8 +482,8 @@ func TestMessagingMisrouted(t *testing.T) {
 			if m != nil {
 				m.Close()
 			}
-			if !IsNotFound(err) || !IsMessaging(err) {
-				t.Fatalf("error %v, want a Messaging 404", err)
+			if _, ok := errors.AsType[*APIError](err); !ok || !IsMessaging(err) {
+				t.Fatalf("error %v, want a Messaging API error", err)
 			}
 			if got := IsMessagingMisrouted(err); got != tc.want {
 				t.Errorf("IsMessagingMisrouted(%v) = %v, want %v", err, got, tc.want)

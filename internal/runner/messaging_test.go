@@ -215,6 +215,10 @@ scenarios:
 		{name: "a platform fault where the turn checks a warning", opts: sim.Options{Faults: sim.Faults{ReplyFailure: 1}},
 			suite:  handoff + "        expect: {system_message: {level: warning}}\n",
 			status: result.Errored, attempts: 2, errWant: `"Sorry, I'm having trouble responding right now. Please try again."`},
+		// The expected text is read with the scenario's variables.
+		{name: "no live agent is what the turn checks, with a variable", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+			suite:  strings.Replace(handoff, "scenarios:", "vars: {nobody: could not connect you}\nscenarios:", 1) + "        expect: {system_message: {contains: \"${nobody}\"}, session_ended: true}\n",
+			status: result.Passed, attempts: 1},
 		// Any system message, or the event type, claims every one.
 		{name: "a platform fault the turn expects", opts: sim.Options{Faults: sim.Faults{ReplyFailure: 1}},
 			suite:  handoff + "        expect: {system_message: {level: error}}\n",
