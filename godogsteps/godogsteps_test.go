@@ -839,3 +839,53 @@ Feature: stop
 		t.Errorf("the scenario failed with %q, want run interrupted\n%s", got, out.String())
 	}
 }
+
+// TestDebugChatStepOverMessagingOverGodog: a step that reads debug-chat
+// metadata in a scenario over messaging is refused before godog runs it,
+// naming the feature step that checks the record instead and the tag
+// that goes back to debug chat, not YAML keys.
+func TestDebugChatStepOverMessagingOverGodog(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+		if n == 1 {
+			return []platformtest.Frame{platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
+		}
+		return []platformtest.Frame{platformtest.Message("4", "", "Your plan is gold."), platformtest.TypingStop("5")}
+	})
+	features := fstest.MapFS{"state.feature": {Data: []byte(`@agent:billing @via:messaging
+Feature: s
+  Scenario: reads the state
+    When the user says "my plan?"
+    Then the state "plan" is "gold"
+
+  Scenario: reads a delay
+    When the user says "my plan?"
+    Then the reply is delayed
+`)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: p.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true,
+		MessagingURL: p.URL, MessagingHost: p.Host,
+		Connectors:  map[string]map[string]string{"billing": {"sandbox": "ct_0123456789abcdef"}},
+		TurnTimeout: 5 * time.Second, Features: features,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var failed scenarioErrors
+	godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"state.feature"}, Strict: true, NoColors: true},
+	}.Run()
+	for name, want := range map[string]string{
+		"reads the state": "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)",
+		"reads a delay":   "test the delayed reply in a scenario over debug chat (@via:debug_chat)",
+	} {
+		if got := failed.errs[name]; !strings.Contains(got, want) || strings.Contains(got, "confirm:") {
+			t.Errorf("%s: error %q, want it to say %q\n%s", name, got, want, out.String())
+		}
+	}
+}
