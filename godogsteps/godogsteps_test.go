@@ -671,27 +671,9 @@ Feature: s
 				}
 				return []platformtest.Frame{bye, stop, end}
 			})
-			features := fstest.MapFS{"end.feature": {Data: []byte(tc.feature)}}
-			steps, err := godogsteps.New(godogsteps.Options{
-				BuildURL: p.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true,
-				MessagingURL: p.URL, MessagingHost: p.Host,
-				Connectors:  map[string]map[string]string{"billing": {"sandbox": "ct_0123456789abcdef"}},
-				TurnTimeout: 5 * time.Second, Features: features,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out strings.Builder
-			var failed scenarioErrors
-			status := godog.TestSuite{
-				ScenarioInitializer: func(sc *godog.ScenarioContext) {
-					steps.Register(sc)
-					failed.record(sc)
-				},
-				Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"end.feature"}, Strict: true, NoColors: true},
-			}.Run()
-			if status != 0 || len(failed.errs) > 0 {
-				t.Errorf("godog status %d, failed %v: want the scenario to pass\n%s", status, failed.errs, out.String())
+			status, failed, out := runOverMessaging(t, p, tc.feature)
+			if status != 0 || len(failed) > 0 {
+				t.Errorf("godog status %d, failed %v: want the scenario to pass\n%s", status, failed, out)
 			}
 		})
 	}
@@ -852,7 +834,7 @@ func TestDebugChatStepOverMessagingOverGodog(t *testing.T) {
 		}
 		return []platformtest.Frame{platformtest.Message("4", "", "Your plan is gold."), platformtest.TypingStop("5")}
 	})
-	features := fstest.MapFS{"state.feature": {Data: []byte(`@agent:billing @via:messaging
+	_, failed, out := runOverMessaging(t, p, `@agent:billing @via:messaging
 Feature: s
   Scenario: reads the state
     When the user says "my plan?"
@@ -861,7 +843,24 @@ Feature: s
   Scenario: reads a delay
     When the user says "my plan?"
     Then the reply is delayed
-`)}}
+`)
+	for name, want := range map[string]string{
+		"reads the state": "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)",
+		"reads a delay":   "test the delayed reply in a scenario over debug chat (@via:debug_chat)",
+	} {
+		if got := failed[name]; !strings.Contains(got, want) || strings.Contains(got, "confirm:") {
+			t.Errorf("%s: error %q, want it to say %q\n%s", name, got, want, out)
+		}
+	}
+}
+
+// runOverMessaging runs feature through godog with agenttest's steps
+// against the Messaging platform p (agent billing's connector in
+// sandbox): godog's status, the errors of the failed scenarios by name,
+// and godog's output.
+func runOverMessaging(t *testing.T, p *platformtest.Messaging, feature string) (int, map[string]string, string) {
+	t.Helper()
+	features := fstest.MapFS{"s.feature": {Data: []byte(feature)}}
 	steps, err := godogsteps.New(godogsteps.Options{
 		BuildURL: p.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true,
 		MessagingURL: p.URL, MessagingHost: p.Host,
@@ -873,19 +872,12 @@ Feature: s
 	}
 	var out strings.Builder
 	var failed scenarioErrors
-	godog.TestSuite{
+	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
 			failed.record(sc)
 		},
-		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"state.feature"}, Strict: true, NoColors: true},
+		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"s.feature"}, Strict: true, NoColors: true},
 	}.Run()
-	for name, want := range map[string]string{
-		"reads the state": "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)",
-		"reads a delay":   "test the delayed reply in a scenario over debug chat (@via:debug_chat)",
-	} {
-		if got := failed.errs[name]; !strings.Contains(got, want) || strings.Contains(got, "confirm:") {
-			t.Errorf("%s: error %q, want it to say %q\n%s", name, got, want, out.String())
-		}
-	}
+	return status, failed.errs, out.String()
 }
