@@ -689,27 +689,9 @@ Feature: s
 				}
 				return []platformtest.Frame{bye, stop, end}
 			})
-			features := fstest.MapFS{"end.feature": {Data: []byte(tc.feature)}}
-			steps, err := godogsteps.New(godogsteps.Options{
-				BuildURL: p.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true,
-				MessagingURL: p.URL, MessagingHost: p.Host,
-				Connectors:  map[string]map[string]string{"billing": {"sandbox": "ct_0123456789abcdef"}},
-				TurnTimeout: 5 * time.Second, Features: features,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out strings.Builder
-			var failed scenarioErrors
-			status := godog.TestSuite{
-				ScenarioInitializer: func(sc *godog.ScenarioContext) {
-					steps.Register(sc)
-					failed.record(sc)
-				},
-				Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"end.feature"}, Strict: true, NoColors: true},
-			}.Run()
-			if status != 0 || len(failed.errs) > 0 {
-				t.Errorf("godog status %d, failed %v: want the scenario to pass\n%s", status, failed.errs, out.String())
+			status, failed, out := runOverMessaging(t, p, tc.feature)
+			if status != 0 || len(failed) > 0 {
+				t.Errorf("godog status %d, failed %v: want the scenario to pass\n%s", status, failed, out)
 			}
 		})
 	}
@@ -946,6 +928,38 @@ Feature: configuration
 	}
 }
 
+// TestDebugChatStepOverMessagingOverGodog: a step that reads debug-chat
+// metadata in a scenario over messaging is refused before godog runs it,
+// naming the feature step that checks the record instead and the tag
+// that goes back to debug chat, not YAML keys.
+func TestDebugChatStepOverMessagingOverGodog(t *testing.T) {
+	t.Parallel()
+	p := platformtest.StartMessaging(t, func(n int, _ []byte) []platformtest.Frame {
+		if n == 1 {
+			return []platformtest.Frame{platformtest.Joined("1", "c-1"), platformtest.Message("2", "", "Welcome."), platformtest.TypingStop("3")}
+		}
+		return []platformtest.Frame{platformtest.Message("4", "", "Your plan is gold."), platformtest.TypingStop("5")}
+	})
+	_, failed, out := runOverMessaging(t, p, `@agent:billing @via:messaging
+Feature: s
+  Scenario: reads the state
+    When the user says "my plan?"
+    Then the state "plan" is "gold"
+
+  Scenario: reads a delay
+    When the user says "my plan?"
+    Then the reply is delayed
+`)
+	for name, want := range map[string]string{
+		"reads the state": "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)",
+		"reads a delay":   "test the delayed reply in a scenario over debug chat (@via:debug_chat)",
+	} {
+		if got := failed[name]; !strings.Contains(got, want) || strings.Contains(got, "confirm:") {
+			t.Errorf("%s: error %q, want it to say %q\n%s", name, got, want, out)
+		}
+	}
+}
+
 // godogRun runs the features at paths with the steps and the team's own
 // (own, when not nil), under o (its output, format and FS set here), and
 // returns godog's status and the error each failed scenario ended with,
@@ -1162,4 +1176,32 @@ func TestSetupStepsAloneOpenNoSession(t *testing.T) {
 	if got := errs["nothing at all"]; !strings.Contains(got, `scenario "nothing at all" has no When or Then steps`) {
 		t.Errorf("a scenario of setup steps alone failed with %q, want it refused", got)
 	}
+}
+
+// runOverMessaging runs feature through godog with agenttest's steps
+// against the Messaging platform p (agent billing's connector in
+// sandbox): godog's status, the errors of the failed scenarios by name,
+// and godog's output.
+func runOverMessaging(t *testing.T, p *platformtest.Messaging, feature string) (int, map[string]string, string) {
+	t.Helper()
+	features := fstest.MapFS{"s.feature": {Data: []byte(feature)}}
+	steps, err := godogsteps.New(godogsteps.Options{
+		BuildURL: p.URL, BuildKey: "bk_0123456789abcdef", AllowHTTP: true,
+		MessagingURL: p.URL, MessagingHost: p.Host,
+		Connectors:  map[string]map[string]string{"billing": {"sandbox": "ct_0123456789abcdef"}},
+		TurnTimeout: 5 * time.Second, Features: features,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var failed scenarioErrors
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc)
+			failed.record(sc)
+		},
+		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"s.feature"}, Strict: true, NoColors: true},
+	}.Run()
+	return status, failed.errs, out.String()
 }

@@ -102,8 +102,10 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		if st.Credential == platform.CredentialConnectorToken {
 			// The access-token step also answers 401 when X-Host is not
 			// the domain the connector is registered to.
-			return fmt.Sprintf("the platform at %s refused the connector token: %s; check %s: it must be the web-chat connector of agent %s in %s, and %s must be the domain it is registered to",
-				st.Host, cause, check, st.Agent, cmp.Or(st.Env, t.Env, runner.DefaultEnv), where(t, "messaging_host", config.EnvMessagingHost))
+			// The host is a name, not a secret: shown, a typo or a
+			// variable left from another job is seen at once.
+			return fmt.Sprintf("the platform at %s refused the connector token: %s; check %s: it must be the web-chat connector of agent %s in %s, and %s, which sent X-Host %q, must be the domain it is registered to",
+				st.Host, cause, check, st.Agent, cmp.Or(st.Env, t.Env, runner.DefaultEnv), where(t, "messaging_host", config.EnvMessagingHost), t.MessagingHost)
 		}
 		msg := fmt.Sprintf("the platform at %s refused the %s: %s; check %s: the key must be valid for this workspace and have rights on the agent",
 			st.Host, st.Credential, cause, check)

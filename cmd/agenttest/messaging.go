@@ -39,21 +39,43 @@ func missingConnectors(plan []*scenario.Suite, t *config.Target) diag.Diagnostic
 	if t.MessagingHost == "" {
 		missing = append(missing, "messaging_host ("+config.EnvMessagingHost+")")
 	}
+	// The scenarios of one via: (a suite's, a Feature's tag) meet one
+	// problem: it is said once at it, with how many it stops.
+	type problem struct {
+		at     diag.Pos
+		what   string // after "runs over messaging"
+		hint   string
+		scenes []string
+	}
+	var problems []*problem
+	seen := map[string]*problem{}
 	for _, sc := range messagingScenarios(plan) {
 		at := sc.Start.ViaPos
 		if at.IsZero() {
 			at = sc.Pos
 		}
+		var p problem
 		if len(missing) > 0 {
-			ds = ds.Append(diag.Diagnostic{Pos: at,
-				Message: fmt.Sprintf("scenario %q runs over messaging, and target %q has no %s", sc.Name, t.Name, strings.Join(missing, " and ")),
-				Hint:    "add them to the target in agenttest.yaml, or set the variables; docs/configuration.md, section Messaging"})
+			p = problem{at: at, what: fmt.Sprintf(", and target %q has no %s", t.Name, strings.Join(missing, " and ")),
+				hint: "add them to the target in agenttest.yaml, or set the variables; docs/configuration.md, section Messaging"}
+		} else if _, err := t.Connector(agentEnv(sc, t)); err != nil {
+			p = problem{at: at, what: ": " + err.Error()}
+		} else {
 			continue
 		}
-		agent, env := agentEnv(sc, t)
-		if _, err := t.Connector(agent, env); err != nil {
-			ds = ds.Append(diag.Diagnostic{Pos: at, Message: fmt.Sprintf("scenario %q runs over messaging: %v", sc.Name, err)})
+		key := at.String() + p.what
+		if seen[key] == nil {
+			seen[key] = &p
+			problems = append(problems, &p)
 		}
+		seen[key].scenes = append(seen[key].scenes, sc.Name)
+	}
+	for _, p := range problems {
+		who := fmt.Sprintf("scenario %q runs", p.scenes[0])
+		if n := len(p.scenes); n > 1 {
+			who = fmt.Sprintf("%d scenarios (%q and %d more) run", n, p.scenes[0], n-1)
+		}
+		ds = ds.Append(diag.Diagnostic{Pos: p.at, Message: who + " over messaging" + p.what, Hint: p.hint})
 	}
 	return ds
 }

@@ -362,6 +362,54 @@ func TestCoverageOfTheServedVersion(t *testing.T) {
 	}
 }
 
+// TestCoverageOverMessaging: a case over messaging carries no node
+// trace, so coverage says how many cases it could not count, in the JSON,
+// HTML and text reports, rather than list the nodes they went through as
+// never visited without a word.
+func TestCoverageOverMessaging(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"agents/demo.yaml": "id: demo\nstart: Hello\nnodes:\n  Hello:\n    say: hi\n",
+		"suites/s.yaml": "suite: s\nagent: demo\nscenarios:\n  - name: over debug chat\n    greeting: {response: {contains: hi}}\n" +
+			"  - name: over web chat\n    via: messaging\n    greeting: {response: {contains: hi}}\n" +
+			"  - name: over web chat, streamed\n    via: messaging\n    streaming: true\n    greeting: {response: {contains: hi}}\n",
+	})
+	newCLI(t, dir, map[string]string{simFlagsEnv: "--agents agents"}, "run", "suites", "--json", "r.json", "--html", "r.html").expect(t, exitOK)
+	var rep struct{ Coverage coverage.Report }
+	if data, err := os.ReadFile(filepath.Join(dir, "r.json")); err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("r.json: %v\n%s", err, data)
+	}
+	if a := rep.Coverage.Agent("demo"); a == nil || a.Untraced != 2 || a.NodesVisited != 1 {
+		t.Fatalf("demo = %+v, want 2 untraced cases and the node of the debug-chat case", a)
+	}
+	const note = "2 cases over messaging not counted: web chat carries no node trace"
+	if html, err := os.ReadFile(filepath.Join(dir, "r.html")); err != nil || !strings.Contains(string(html), note) {
+		t.Errorf("r.html lacks %q (%v)", note, err)
+	}
+	newCLI(t, dir, nil, "coverage", "r.json").expect(t, exitOK, "demo: 1 of 1 nodes visited (100%), 0 transitions taken; nodes of its definition\n"+note+"\n")
+}
+
+// TestStreamCutShowsItsChunks: a streamed reply the platform cut off
+// with an error errors the case, and the transcript quotes what the
+// stream had shown (the console's and the HTML report's), where it would
+// say only "(no message)".
+func TestStreamCutShowsItsChunks(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"s.yaml": "suite: s\nagent: utility-billing\nvia: messaging\nstreaming: true\nscenarios:\n  - name: asks\n    turns:\n      - say: hello\n",
+	})
+	c := newCLI(t, dir, map[string]string{simFlagsEnv: "--reply-failure 1"}, "run", "--retries", "0", "--html", "r.html", "s.yaml")
+	c.expect(t, exitErrored, `(no complete message; the stream stopped after "Sorry, I didn't understand `)
+	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil || !strings.Contains(string(html), `the stream stopped after \"Sorry, I didn't understand `) {
+		t.Errorf("r.html lacks the cut stream (%v)", err)
+	}
+	// The greeting's stream was whole: it is the reply, never a cut.
+	if strings.Contains(string(html), `the stream stopped after \"Hello`) {
+		t.Error("r.html calls the greeting's whole stream cut")
+	}
+}
+
 // TestCucumberSelection: --cucumber holds the documents and pickles of
 // the scenarios the run selected, no more: a pickle without a test case
 // reads in Cucumber's tools as a scenario that never ran.

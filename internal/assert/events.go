@@ -134,18 +134,19 @@ func (e *Expect) MessagingOnly() []KeyAt {
 	return out
 }
 
-// ReadsSystemMessages reports whether e expects a system message: a
-// system_message check that wants one, or events that must include
-// EVENT_TYPE_SYSTEM_MESSAGE. The runner lets an error-level system message
-// through to such checks instead of erroring the attempt; a check that
-// wants none (system_message: false) does not claim it, so a platform
-// fault stays an error, never an agent's failure.
-func (e *Expect) ReadsSystemMessages() bool {
+// ClaimsSystemMessage reports whether e expects the system message sm:
+// events that must include EVENT_TYPE_SYSTEM_MESSAGE, or a system_message
+// check that wants one and whose level and text sm meets (references
+// expanded with expand; one that cannot be, or a text that cannot be
+// compared, claims it, and the check reports why). The runner lets an
+// error-level system message that a check of its turn claims through to
+// the checks instead of erroring the attempt. A check that wants none
+// (system_message: false) claims nothing, and neither does one that wants
+// another message: a platform fault beside the message a turn tests stays
+// an error, never an agent's failure.
+func (e *Expect) ClaimsSystemMessage(sm reply.SystemMessage, expand Expander) bool {
 	if e == nil {
 		return false
-	}
-	if e.SystemMessage != nil && e.SystemMessage.Expected {
-		return true
 	}
 	if ev := e.Events; ev != nil {
 		for _, list := range [][]string{ev.Includes, ev.Sequence} {
@@ -154,7 +155,19 @@ func (e *Expect) ReadsSystemMessages() bool {
 			}
 		}
 	}
-	return false
+	want := e.SystemMessage
+	if want == nil || !want.Expected || !levelMatches(want.Level, sm.Level) {
+		return false
+	}
+	if want.Text == nil {
+		return true
+	}
+	text, err := want.Text.resolve(expand)
+	if err != nil {
+		return true
+	}
+	m, err := text.eval(sm.Text, false, "text")
+	return err != nil || m == nil
 }
 
 // ExpectsEnd reports whether e expects the conversation to have ended

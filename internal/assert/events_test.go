@@ -1,7 +1,9 @@
 package assert
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agenttest/agenttest/internal/reply"
@@ -178,6 +180,8 @@ func TestExpectChannelKeys(t *testing.T) {
 			t.Errorf("%s of every key: %v, want %v", list.name, got, list.want)
 		}
 	}
+	busy := reply.SystemMessage{Text: "Our system is experiencing high load.", Level: "SYSTEM_MESSAGE_LEVEL_ERROR"}
+	contains := func(s string) *Text { return &Text{Contains: &s} }
 	for _, tc := range []struct {
 		e    *Expect
 		want bool
@@ -186,13 +190,25 @@ func TestExpectChannelKeys(t *testing.T) {
 		{&Expect{Response: &Text{}}, false},
 		{&Expect{SystemMessage: &SystemMessage{Expected: true}}, true},
 		{&Expect{SystemMessage: &SystemMessage{}}, false},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true, Level: "error"}}, true},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true, Level: "warning"}}, false},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true, Text: contains("high load")}}, true},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true, Text: contains("no agent")}}, false},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true, Text: contains("${load}")}}, true},
+		{&Expect{SystemMessage: &SystemMessage{Expected: true, Text: contains("${unset}")}}, true},
 		{&Expect{Events: &Events{Sequence: []string{reply.EventTypeSystemMessage}}}, true},
 		{&Expect{Events: &Events{Includes: []string{reply.EventTypeSystemMessage}}}, true},
 		{&Expect{Events: &Events{Excludes: []string{reply.EventTypeSystemMessage}}}, false},
 		{&Expect{Events: &Events{Includes: []string{"EVENT_TYPE_SESSION_END"}}}, false},
 	} {
-		if got := tc.e.ReadsSystemMessages(); got != tc.want {
-			t.Errorf("ReadsSystemMessages(%+v) = %v", tc.e, got)
+		expand := func(s string) (string, error) {
+			if s == "${unset}" {
+				return "", errors.New("unset")
+			}
+			return strings.ReplaceAll(s, "${load}", "high load"), nil
+		}
+		if got := tc.e.ClaimsSystemMessage(busy, expand); got != tc.want {
+			t.Errorf("ClaimsSystemMessage(%+v) = %v", tc.e, got)
 		}
 	}
 	for _, tc := range []struct {

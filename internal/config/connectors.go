@@ -123,22 +123,48 @@ func (t *Target) connector(agent, env string) (tok Secret, setting string, err e
 	if env == "" {
 		env = home
 	}
+	// An env-less connector the file writes belongs to the env: the file
+	// writes beside it, not to one --env or AGENTTEST_ENV moves the run
+	// to: the platform would open the conversation in the file's.
+	written := home
+	if t.connectorEnv != "" {
+		written = t.connectorEnv
+	}
 	if byEnv, ok := t.Connectors[agent]; ok {
 		if tok, ok := byEnv[env]; ok {
 			return tok, "connectors." + agent + "." + env, nil
 		}
-		if tok, ok := byEnv[""]; ok && env == home {
+		if tok, ok := byEnv[""]; ok && env == written {
 			return tok, "connectors." + agent, nil
 		}
 	}
-	if t.ConnectorToken != "" && (agent == t.AgentID || agent == "") && env == home {
+	tokenEnv := written
+	if t.connectorTokenFromVar {
+		tokenEnv = home // AGENTTEST_CONNECTOR_TOKEN goes with the run's env
+	}
+	if t.ConnectorToken != "" && (agent == t.AgentID || agent == "") && env == tokenEnv {
 		return t.ConnectorToken, "connector_token", nil
 	}
-	return "", "", fmt.Errorf("target %q has no Messaging connector for agent %s in %s: %s", t.Name, agent, env, t.connectorHint(agent, env, home))
+	return "", "", fmt.Errorf("target %q has no Messaging connector for agent %s in %s: %s", t.Name, agent, env, t.connectorHint(agent, env, written))
 }
 
 // connectorHint says how to give the missing connector.
 func (t *Target) connectorHint(agent, env, home string) string {
+	if t.Source == FromEnv {
+		// No file: the variables name one agent's connector in one
+		// environment, and connectors: is out of reach.
+		var why string
+		switch {
+		case t.ConnectorToken == "":
+			why = EnvConnectorToken + " is not set"
+		case env != home:
+			why = fmt.Sprintf("%s is a connector in %s", EnvConnectorToken, home)
+		default:
+			why = fmt.Sprintf("%s is the connector of %s (%s)", EnvConnectorToken, t.AgentID, EnvAgentID)
+		}
+		return fmt.Sprintf("%s; set %s=%s, %s=%s and %s to its connector, or write a target with connectors: in agenttest.yaml for several agents",
+			why, EnvAgentID, agent, EnvEnv, env, EnvConnectorToken)
+	}
 	var have []string
 	for e := range t.Connectors[agent] {
 		if e == "" {
@@ -163,6 +189,10 @@ func (r *resolver) resolveMessaging(def *TargetDef) {
 	t := r.t
 	t.MessagingHost = r.field("messaging_host", def.MessagingHost, EnvMessagingHost)
 	t.ConnectorToken = r.key("connector_token", def.ConnectorToken, EnvConnectorToken)
+	t.connectorTokenFromVar = r.sel.getenv(EnvConnectorToken) != ""
+	if v, missing := r.expand(def.Env.Value); len(missing) == 0 && reply.ValidEnv(v) {
+		t.connectorEnv = v // an invalid env: is reported where it is read
+	}
 	for _, c := range def.Connectors {
 		tok := r.key(c.Setting(), c.Token, "")
 		if tok == "" {

@@ -92,6 +92,24 @@ func TestConnectors(t *testing.T) {
 	if _, err := bare.Connector("helpdesk", "sandbox"); err == nil || err.Error() != `target "web" has no Messaging connector for agent helpdesk in sandbox: add connector_token: ${env:NAME} (or AGENTTEST_CONNECTOR_TOKEN), or connectors: {helpdesk: ${env:NAME}}` {
 		t.Errorf("bare target: %v", err)
 	}
+	// A target of AGENTTEST_* variables alone has no connectors: to
+	// reach: the hint names the variables.
+	for _, tc := range []struct {
+		tg         *Target
+		agent, env string
+		want       string
+	}{
+		{&Target{Name: EnvTargetName, Source: FromEnv, AgentID: "clinic", ConnectorToken: "ct_clinic-0123456789"}, "helpdesk", "sandbox",
+			`target "env" has no Messaging connector for agent helpdesk in sandbox: AGENTTEST_CONNECTOR_TOKEN is the connector of clinic (AGENTTEST_AGENT_ID); set AGENTTEST_AGENT_ID=helpdesk, AGENTTEST_ENV=sandbox and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
+		{&Target{Name: EnvTargetName, Source: FromEnv, AgentID: "clinic", Env: "sandbox", ConnectorToken: "ct_clinic-0123456789"}, "clinic", "live",
+			`target "env" has no Messaging connector for agent clinic in live: AGENTTEST_CONNECTOR_TOKEN is a connector in sandbox; set AGENTTEST_AGENT_ID=clinic, AGENTTEST_ENV=live and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
+		{&Target{Name: EnvTargetName, Source: FromEnv, AgentID: "clinic"}, "clinic", "sandbox",
+			`target "env" has no Messaging connector for agent clinic in sandbox: AGENTTEST_CONNECTOR_TOKEN is not set; set AGENTTEST_AGENT_ID=clinic, AGENTTEST_ENV=sandbox and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
+	} {
+		if _, err := tc.tg.Connector(tc.agent, tc.env); err == nil || err.Error() != tc.want {
+			t.Errorf("%s/%s: %v\nwant %s", tc.agent, tc.env, err, tc.want)
+		}
+	}
 	secrets := tg.Secrets()
 	for _, v := range messagingEnv {
 		if !slices.Contains(secrets, v) {

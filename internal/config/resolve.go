@@ -80,7 +80,14 @@ type Target struct {
 	// token; env "" is the target's Env). Connector picks one.
 	ConnectorToken Secret
 	Connectors     map[string]map[string]Secret
-	AccountID      string
+	// connectorEnv is the env: the config file writes for the target, to
+	// which its env-less connectors belong whatever env the run asks
+	// for; empty when the file writes none (they follow Env).
+	connectorEnv string
+	// connectorTokenFromVar: ConnectorToken is AGENTTEST_CONNECTOR_TOKEN,
+	// set beside the run's env rather than written beside the file's.
+	connectorTokenFromVar bool
+	AccountID             string
 	// AgentID is the default agent for scenarios without `agent:`.
 	AgentID string
 	// Env is the default clientEnv; empty means the runner's default

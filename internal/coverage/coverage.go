@@ -78,6 +78,10 @@ type Agent struct {
 	Transitions []*Transition `json:"transitions"`
 	// Unvisited names the nodes of Nodes no turn reached, sorted.
 	Unvisited []string `json:"unvisited"`
+	// Untraced counts the cases over messaging: web chat carries no node
+	// trace, so the nodes they went through are not in Nodes, and a node
+	// only they reached is listed as unvisited.
+	Untraced int `json:"untraced_cases,omitempty"`
 }
 
 // Node is one node of an agent and how the run reached it.
@@ -270,8 +274,9 @@ type edge struct{ from, to string }
 
 // agentTally is what walking results found for one agent.
 type agentTally struct {
-	nodes map[string]*tally
-	edges map[edge]*tally
+	nodes    map[string]*tally
+	edges    map[edge]*tally
+	untraced int
 }
 
 // Tally accumulates the coverage of results given one at a time (Add),
@@ -302,8 +307,12 @@ func (t *Tally) Add(r *result.Result) {
 		return
 	}
 	for _, c := range r.Scenarios() {
-		if c.Agent != "" {
-			t.agent(c.Agent)
+		if c.Agent == "" {
+			continue
+		}
+		a := t.agent(c.Agent)
+		if c.Via != "" && len(c.Attempts) > 0 {
+			a.untraced++
 		}
 	}
 	// prev is the last node of the previous turn of the same attempt.
@@ -368,7 +377,7 @@ func Compute(r *result.Result, u Universe) *Report {
 }
 
 func (at *agentTally) report(name string, k *Known) *Agent {
-	a := &Agent{Agent: name, Source: SourceObserved, Nodes: []*Node{}, Transitions: []*Transition{}, Unvisited: []string{}}
+	a := &Agent{Agent: name, Source: SourceObserved, Nodes: []*Node{}, Transitions: []*Transition{}, Unvisited: []string{}, Untraced: at.untraced}
 	all := map[string]bool{}
 	if k != nil {
 		a.Source = k.Source

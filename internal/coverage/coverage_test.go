@@ -358,3 +358,34 @@ func TestFromReportNulls(t *testing.T) {
 		t.Errorf("a null agent is bot: %+v", a)
 	}
 }
+
+// TestUntraced: the cases over messaging that ran are counted apart, per
+// agent (a skipped one never talked); the text says how many.
+func TestUntraced(t *testing.T) {
+	t.Parallel()
+	web := func(name string, line int, ran bool) *result.Case {
+		c := conv("bot", name, line, [][]string{nil, nil})
+		c.Via = "messaging"
+		if !ran {
+			c.Attempts = nil
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		cases []*result.Case
+		want  int
+		text  string
+	}{
+		{[]*result.Case{conv("bot", "chat", 3, [][]string{{"G"}}), web("web", 9, true), web("skipped", 12, false)}, 1, "1 case over messaging not counted"},
+		{[]*result.Case{web("a", 3, true), web("b", 9, true)}, 2, "2 cases over messaging not counted"},
+	} {
+		rep := coverage.Compute(res(tc.cases...), nil)
+		if got := rep.Agent("bot").Untraced; got != tc.want {
+			t.Errorf("untraced %d, want %d", got, tc.want)
+		}
+		var b bytes.Buffer
+		if err := coverage.WriteText(&b, rep); err != nil || !bytes.Contains(b.Bytes(), []byte(tc.text)) {
+			t.Errorf("text lacks %q:\n%s", tc.text, b.String())
+		}
+	}
+}

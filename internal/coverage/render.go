@@ -53,6 +53,9 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "%s: %d of %d nodes visited (%.0f%%), %d %s taken; %s\n",
 			escape.Line(a.Agent), a.NodesVisited, a.NodesTotal, a.Percent, len(a.Transitions), transitions, from)
+		if a.Untraced > 0 {
+			fmt.Fprintf(&b, "%s not counted: web chat carries no node trace\n", UntracedText(a.Untraced))
+		}
 		if len(a.Unvisited) > 0 {
 			names := make([]string, len(a.Unvisited))
 			for i, n := range a.Unvisited {
@@ -87,6 +90,15 @@ func WriteText(w io.Writer, r *Report) error {
 		return fmt.Errorf("write coverage: %w", err)
 	}
 	return nil
+}
+
+// UntracedText counts the cases over messaging of an agent: "1 case over
+// messaging", "3 cases over messaging".
+func UntracedText(n int) string {
+	if n == 1 {
+		return "1 case over messaging"
+	}
+	return fmt.Sprintf("%d cases over messaging", n)
 }
 
 // reachText names a reach the way result lines name cases:

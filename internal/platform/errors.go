@@ -235,6 +235,16 @@ func IsMessaging(err error) bool {
 	return false
 }
 
+// IsMessagingMisrouted reports whether err is a 404 of a Messaging step
+// that creates something (the access token, the session): the reference
+// gives those no 404, so no Messaging API answers at that address (a
+// request to the wrong host family returns 404). Only the socket's 404 is
+// a session the platform no longer knows.
+func IsMessagingMisrouted(err error) bool {
+	var ae *APIError
+	return IsNotFound(err) && errors.As(err, &ae) && (ae.Endpoint == epAccessToken.template || ae.Endpoint == epMsgSession.template)
+}
+
 func messagingEndpoint(template string) bool {
 	switch template {
 	case epAccessToken.template, epMsgSession.template, epSocket.template:

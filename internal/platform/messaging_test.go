@@ -443,3 +443,51 @@ func TestMessagingCloseIsANormalClosure(t *testing.T) {
 		t.Errorf("%d normal closures, %d open sockets; want 1 and 0", st.NormalClosures, st.OpenSockets)
 	}
 }
+
+// TestMessagingMisrouted: the reference gives a 404 only to the socket's
+// handshake (a session gone); a 404 of the access-token or the session
+// step says no Messaging API answers at the address (a request to the
+// wrong host family is answered 404), which IsMessagingMisrouted tells
+// apart.
+func TestMessagingMisrouted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		notFound string // the path answered status
+		status   int
+		want     bool
+	}{
+		{"/api/v1/access-token", http.StatusNotFound, true},
+		{"/api/v1/sessions", http.StatusNotFound, true},
+		{"/ws", http.StatusNotFound, false},
+		// Another status of the step is not about the address.
+		{"/api/v1/access-token", http.StatusBadRequest, false},
+	} {
+		t.Run(fmt.Sprint(tc.notFound, tc.status), func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.URL.Path == tc.notFound:
+					http.Error(w, `{"error":"refused"}`, tc.status)
+				case r.URL.Path == "/api/v1/access-token":
+					fmt.Fprint(w, `{"access_token":"eyJhbGciOiJIUzI1NiJ9.e30.c2ln"}`)
+				case r.URL.Path == "/api/v1/sessions":
+					fmt.Fprint(w, `{"session_id":"s-1"}`)
+				default:
+					http.Error(w, "unexpected", http.StatusTeapot)
+				}
+			}))
+			defer srv.Close()
+			c := plantedMessagingClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+			m, err := c.OpenMessaging(context.Background(), MessagingStart{TurnTimeout: 5 * time.Second})
+			if m != nil {
+				m.Close()
+			}
+			if _, ok := errors.AsType[*APIError](err); !ok || !IsMessaging(err) {
+				t.Fatalf("error %v, want a Messaging API error", err)
+			}
+			if got := IsMessagingMisrouted(err); got != tc.want {
+				t.Errorf("IsMessagingMisrouted(%v) = %v, want %v", err, got, tc.want)
+			}
+		})
+	}
+}

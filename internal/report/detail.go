@@ -403,7 +403,7 @@ func (d detail) writeTranscript(a *result.Attempt, upTo int, indent string) {
 			continue
 		}
 		if t.Messaging != nil && v.Reply == "" {
-			d.line(msg, "(no message)")
+			d.line(msg, noMessage(t.Messaging))
 		} else {
 			d.message(msg, "< ", v.Reply)
 		}

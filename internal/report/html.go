@@ -54,7 +54,8 @@ var htmlTemplate = template.Must(template.Must(template.New("page").Funcs(templa
 		}
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
-	"percent": func(v float64) string { return fmt.Sprintf("%.0f%%", math.Floor(v)) },
+	"percent":  func(v float64) string { return fmt.Sprintf("%.0f%%", math.Floor(v)) },
+	"untraced": coverage.UntracedText,
 	"pos": func(p diag.Pos) string {
 		p.Col = 0
 		return htmlStyle.flat(p.String())

@@ -321,6 +321,9 @@ func toHTMLAttempt(a *result.Attempt) htmlAttempt {
 			if b.Len() == 0 {
 				ht.Events = nil
 			}
+			if part := cutStream(t.Messaging); v.Reply == "" && part != "" {
+				ht.Events = append([]string{htmlStyle.flat(stoppedAfter(part))}, ht.Events...)
+			}
 		default:
 			ht.Reply = htmlStyle.oneLine(v.Reply)
 			ht.Trace, ht.Node = flatAll(v.Trace), htmlStyle.flat(v.Node)

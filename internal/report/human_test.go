@@ -764,6 +764,13 @@ func TestTranscriptEmptyReply(t *testing.T) {
 	}{
 		{debug, "transcript:\n  turn 1\n    > hi\n    <\n"},
 		{msg, "transcript:\n  turn 1 · 40ms\n    > hi\n    (no message)\n"},
+		// A stream cut before its end: what it had shown.
+		{msgTurn(1, 4, "hi", "", "c1", 0, &reply.Messaging{Events: []reply.Event{
+			{ID: "2", Type: "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", Kind: "agent_chunk", Text: "Your balance "},
+			{ID: "3", Type: "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", Kind: "agent_chunk", Text: "is"},
+			{ID: "4", Type: "EVENT_TYPE_SYSTEM_MESSAGE", Kind: "system", Text: "Sorry, I encountered an error."}}}),
+			"transcript:\n  turn 1 · 40ms\n    > hi\n    (no complete message; the stream stopped after \"Your balance is\")\n" +
+				"      events: EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK ×2 → EVENT_TYPE_SYSTEM_MESSAGE\n"},
 	} {
 		var b strings.Builder
 		detail{b: &b}.writeTranscript(&result.Attempt{Turns: []*result.Turn{tc.turn}}, -1, "")

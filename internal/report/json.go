@@ -51,7 +51,9 @@ import (
 //	coverage {agents: [{agent, source, nodes_total, nodes_visited, percent,
 //	          nodes: [{name, turns, cases, reached: [reach], undefined}],
 //	          transitions: [{from, to, turns, cases, reached: [reach]}],
-//	          unvisited: [name]}]}  (when computed: coverage.Report)
+//	          unvisited: [name], untraced_cases (cases over messaging,
+//	          which carry no node trace; omitted when none)}]}
+//	          (when computed: coverage.Report)
 //	reach    {case, pos, turn}
 //
 //	case     {name, pos, tags, status, duration_ms, agent, env, variant, via,

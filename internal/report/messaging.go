@@ -14,13 +14,31 @@ import (
 // session's end.
 func (d detail) writeMessaging(indent string, m *reply.Messaging) {
 	if len(m.Events) > 0 {
-		types := make([]string, len(m.Events))
-		for i, e := range m.Events {
-			types[i] = e.Type
-			if e.Replayed {
-				types[i] += " (replayed)"
+		// A streamed reply is a run of chunks, one event each: a run of
+		// one type is written once with its count, so that the events
+		// around it stay readable (the JSON report keeps every one).
+		var types []string
+		last, n := "", 0
+		flush := func() {
+			switch {
+			case n == 1:
+				types = append(types, last)
+			case n > 1:
+				types = append(types, fmt.Sprintf("%s ×%d", last, n))
 			}
 		}
+		for _, e := range m.Events {
+			t := e.Type
+			if e.Replayed {
+				t += " (replayed)"
+			}
+			if t != last {
+				flush()
+				last, n = t, 0
+			}
+			n++
+		}
+		flush()
 		d.line(indent, d.st.flat("events: "+strings.Join(types, " → ")))
 	}
 	for _, s := range m.System {
@@ -84,3 +102,28 @@ func sessionID(a *result.Attempt) string {
 	}
 	return ""
 }
+
+// noMessage is what a Messaging turn without a complete message shows in
+// place of the reply.
+func noMessage(m *reply.Messaging) string {
+	if part := cutStream(m); part != "" {
+		return "(no complete message; " + stoppedAfter(part) + ")"
+	}
+	return "(no message)"
+}
+
+// cutStream is the text of the chunks a turn received, read when it has
+// no complete message: a stream cut before its end still put them on the
+// user's screen, and they are what to read when a stream broke (the
+// checks never read them).
+func cutStream(m *reply.Messaging) string {
+	var part strings.Builder
+	for _, e := range m.Events {
+		if e.Kind == "agent_chunk" {
+			part.WriteString(e.Text)
+		}
+	}
+	return part.String()
+}
+
+func stoppedAfter(part string) string { return fmt.Sprintf("the stream stopped after %q", part) }

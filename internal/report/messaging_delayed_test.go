@@ -86,7 +86,13 @@ func TestWriteMessagingLines(t *testing.T) {
 		{"nothing received", &reply.Messaging{}, ""},
 		// Two holding messages are one fact.
 		{"held twice", &reply.Messaging{Events: []reply.Event{delayed(), delayed()}},
-			"events: EVENT_TYPE_VENDOR_AGENT_MESSAGE → EVENT_TYPE_VENDOR_AGENT_MESSAGE\ndelayed response\n"},
+			"events: EVENT_TYPE_VENDOR_AGENT_MESSAGE ×2\ndelayed response\n"},
+		// A streamed reply is a run of chunks: counted, in its place; a
+		// replayed one is told apart.
+		{"streamed", &reply.Messaging{Events: []reply.Event{ev("1", "EVENT_TYPE_USER_MESSAGE", "hi"),
+			ev("2", "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", "He"), ev("3", "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", "ll"),
+			{ID: "4", Type: "EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK", Replayed: true}, ev("5", "EVENT_TYPE_VENDOR_AGENT_TYPING", "")}},
+			"events: EVENT_TYPE_USER_MESSAGE → EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK ×2 → EVENT_TYPE_VENDOR_AGENT_MESSAGE_CHUNK (replayed) → EVENT_TYPE_VENDOR_AGENT_TYPING\n"},
 		{"reconnected, nothing replayed", &reply.Messaging{Reconnects: 1},
 			"socket dropped, reconnected 1× with the last cursor\n"},
 		{"reconnected, replays dropped, resent", &reply.Messaging{Reconnects: 2, Duplicates: 3, Resent: 1},

@@ -105,6 +105,8 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the API key and its rights on this agent)"}, false
 	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (check the agent id and the build host's region)"}, false
+	case platform.IsMessagingMisrouted(err):
+		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (no Messaging API answers at this address: check the messaging_url)"}, false
 	case platform.IsNotFound(err) && platform.IsMessaging(err):
 		// The handshake of a session the platform no longer knows: it
 		// expired (or was never created); a fresh session may do.

@@ -221,19 +221,24 @@ var permanentSystem = []string{
 }
 
 // systemError is the error of a turn whose answer was an error system
-// message that no check of the turn reads (reads), or that the platform
+// message that no check of the turn claims (claims), or that the platform
 // ended for a reason of its own; nil when there is none. The opening is an
 // error too when the agent did not join.
-func systemError(m *reply.Messaging, opening, reads bool) *messagingError {
+func systemError(m *reply.Messaging, opening bool, claims func(reply.SystemMessage) bool) *messagingError {
 	if m == nil {
 		return nil
 	}
-	errs := m.Errors()
-	if len(errs) == 0 || reads {
+	var errs []reply.SystemMessage
+	for _, s := range m.Errors() {
+		if !claims(s) {
+			errs = append(errs, s)
+		}
+	}
+	if len(errs) == 0 {
 		switch {
 		case m.SessionEnded && platformEnd(m.EndReason):
 			return &messagingError{msg: "the platform ended the session" + because(m.EndReason), retry: true}
-		case opening && !m.Joined && !m.SessionEnded && len(errs) == 0:
+		case opening && !m.Joined && !m.SessionEnded && len(m.Errors()) == 0:
 			return &messagingError{msg: "the agent did not join the conversation: no joined event answered the join request", retry: true}
 		}
 		return nil
@@ -270,14 +275,16 @@ func platformEnd(reason string) bool {
 	return r == "error" || r == "internal_error"
 }
 
-// readsSystem reports whether the checks that follow st look at system
-// messages (assert.Expect.ReadsSystemMessages): those of the opening when
+// claimsSystem returns whether the checks that follow st expect a system
+// message (assert.Expect.ClaimsSystemMessage): those of the opening when
 // greeting (st opened the conversation: every check before the first turn
 // is on the greeting), else those of the turn st sent. Only then is an
 // error system message part of what the scenario tests rather than a
 // platform failure.
-func (s *Session) readsSystem(st *steps.Step, greeting bool) bool {
-	return s.checksAfter(st, greeting, (*assert.Expect).ReadsSystemMessages)
+func (s *Session) claimsSystem(st *steps.Step, greeting bool) func(reply.SystemMessage) bool {
+	return func(sm reply.SystemMessage) bool {
+		return s.checksAfter(st, greeting, func(e *assert.Expect) bool { return e.ClaimsSystemMessage(sm, s.expand) })
+	}
 }
 
 // untilEnd gives the session's end the time to arrive after exch, the

@@ -204,6 +204,28 @@ scenarios:
 		{name: "no live agent is what the turn checks", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
 			suite:  handoff + "        expect: {system_message: {contains: could not connect you, level: error}, session_ended: true, handoff: true}\n",
 			status: result.Passed, attempts: 1},
+		// A check of one system message does not claim another: a reply
+		// the platform could not generate, where the turn tests the
+		// no-live-agent message, is the platform's error (retried), not
+		// the agent's failure; so is one the check's level does not take.
+		{name: "a platform fault where the turn checks another system message", opts: sim.Options{Faults: sim.Faults{ReplyFailure: 1}},
+			suite:  handoff + "        expect: {system_message: {contains: could not connect you, level: error}, session_ended: true, handoff: true}\n",
+			status: result.Errored, attempts: 2,
+			errWant: `the platform answered with an error system message: "Sorry, I'm having trouble responding right now. Please try again."`},
+		{name: "a platform fault where the turn checks a warning", opts: sim.Options{Faults: sim.Faults{ReplyFailure: 1}},
+			suite:  handoff + "        expect: {system_message: {level: warning}}\n",
+			status: result.Errored, attempts: 2, errWant: `"Sorry, I'm having trouble responding right now. Please try again."`},
+		// The expected text is read with the scenario's variables.
+		{name: "no live agent is what the turn checks, with a variable", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Absent: true}}},
+			suite:  strings.Replace(handoff, "scenarios:", "vars: {nobody: could not connect you}\nscenarios:", 1) + "        expect: {system_message: {contains: \"${nobody}\"}, session_ended: true}\n",
+			status: result.Passed, attempts: 1},
+		// Any system message, or the event type, claims every one.
+		{name: "a platform fault the turn expects", opts: sim.Options{Faults: sim.Faults{ReplyFailure: 1}},
+			suite:  handoff + "        expect: {system_message: {level: error}}\n",
+			status: result.Passed, attempts: 1},
+		{name: "a platform fault the turn's events expect", opts: sim.Options{Faults: sim.Faults{ReplyFailure: 1}},
+			suite:  handoff + "        expect: {events: [EVENT_TYPE_SYSTEM_MESSAGE]}\n",
+			status: result.Passed, attempts: 1},
 		{name: "a rejected handoff is not retried", opts: sim.Options{Messaging: sim.MessagingOptions{LiveAgent: sim.LiveAgentOptions{Destinations: []string{"sales"}}}},
 			suite: handoff, status: result.Errored, attempts: 1, errWant: `"Sorry, handoff could not be initiated."`},
 		{name: "a failed join errors", opts: sim.Options{Faults: sim.Faults{JoinFailure: 1}},
@@ -413,8 +435,10 @@ func TestSystemError(t *testing.T) {
 		m       *reply.Messaging
 		opening bool
 		reads   bool
-		want    string // "" for no error
-		retry   bool
+		// claim, when set, claims the messages whose text holds it.
+		claim string
+		want  string // "" for no error
+		retry bool
 	}
 	for _, tc := range []testCase{
 		{name: "an answer", m: &reply.Messaging{Joined: true}},
@@ -422,6 +446,8 @@ func TestSystemError(t *testing.T) {
 		{name: "an error message", m: &reply.Messaging{Joined: true, System: overload},
 			want: `the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`, retry: true},
 		{name: "an error message the turn checks", m: &reply.Messaging{Joined: true, System: overload}, reads: true},
+		{name: "an error message beside the one the turn checks", m: &reply.Messaging{Joined: true, System: append([]reply.SystemMessage{{Level: "ERROR", Text: "No agent is available."}}, overload...)},
+			claim: "No agent", want: `the platform answered with an error system message: "Our system is experiencing high load. Please try again in a moment."`, retry: true},
 		{name: "an invalid event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Event type not allowed: EVENT_TYPE_X"}}},
 			want: `the platform answered with an error system message: "Event type not allowed: EVENT_TYPE_X"`},
 		{name: "a malformed event is not retried", m: &reply.Messaging{Joined: true, System: []reply.SystemMessage{{Level: "ERROR", Text: "Unknown event type or invalid message format"}}},
@@ -439,7 +465,9 @@ func TestSystemError(t *testing.T) {
 		{name: "an opening the agent ended at once", m: &reply.Messaging{SessionEnded: true, EndReason: "agent_ended"}, opening: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := systemError(tc.m, tc.opening, tc.reads)
+			e := systemError(tc.m, tc.opening, func(sm reply.SystemMessage) bool {
+				return tc.reads || (tc.claim != "" && strings.Contains(sm.Text, tc.claim))
+			})
 			switch {
 			case tc.want == "" && e != nil:
 				t.Errorf("error %q", e.msg)

@@ -348,7 +348,7 @@ func (s *Session) open(st *steps.Step) (ok, retry bool) {
 	}
 	s.greeting, s.last = greeting, greeting
 	if m := greeting.Messaging; m != nil {
-		if e := systemError(m, true, s.readsSystem(st, true)); e != nil {
+		if e := systemError(m, true, s.claimsSystem(st, true)); e != nil {
 			// The greeting is in the transcript at the scenario.
 			return false, s.callFailed(s.sc.Pos, "", e, true)
 		}
@@ -415,7 +415,7 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		s.a.ConversationID = strings.Clone(exch.Result.ConversationID)
 	}
 	if m := exch.Messaging; m != nil {
-		if e := systemError(m, false, s.readsSystem(st, false)); e != nil {
+		if e := systemError(m, false, s.claimsSystem(st, false)); e != nil {
 			// The turn is in the transcript at pos: reports name it.
 			return false, s.callFailed(pos, "", e, false)
 		}

@@ -108,8 +108,8 @@ func (s *stopper) after(reached []string, cause *result.Stop) bool {
 // Of the Messaging API, the access-token step is the one that checks a
 // configured credential (the connector token, with the messaging host): a
 // 401 there is a configuration problem. A 401 of the later steps refuses
-// the short-lived token the platform just issued, and a 404 there is a
-// session it no longer knows: the platform's errors, not a stop.
+// the short-lived token the platform just issued, and a 404 of the socket
+// is a session it no longer knows: the platform's errors, not a stop.
 func platformStop(err error, starting bool, agent, env, msg string) *result.Stop {
 	var ae *platform.APIError
 	var ne *platform.NetworkError

@@ -822,7 +822,8 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			sc.Env = value
 		case "via":
 			if !slices.Contains(steps.Vias, value) {
-				bad("via must be one of %s", strings.Join(steps.Vias, ", "))
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Hint: viaHint(value),
+					Message: fmt.Sprintf("tag @%s: via must be one of %s", name, strings.Join(steps.Vias, ", "))})
 				continue
 			}
 			sc.Start.Via, sc.Start.ViaPos = value, at

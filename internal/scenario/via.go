@@ -22,7 +22,10 @@ const (
 	hintConfirm = "check what the platform recorded with confirm: {conversation: {...}} after the session (state, metrics, handoff), or test this in a scenario over debug_chat"
 	hintVia     = "add via: messaging to the scenario or the suite; in a feature: Given the conversation is over messaging, or @via:messaging"
 	hintDelayed = "test the delayed reply in a scenario over debug_chat; over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
-	hintJoined  = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
+	// The same two in a feature's words.
+	hintConfirmFeature = "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)"
+	hintDelayedFeature = "test the delayed reply in a scenario over debug chat (@via:debug_chat); over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
+	hintJoined         = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
 )
 
 // via reads `via:`.
@@ -33,7 +36,7 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 	}
 	v = strings.TrimSpace(v)
 	if !slices.Contains(steps.Vias, v) {
-		hint := diag.DidYouMean(strings.ReplaceAll(v, "-", "_"), steps.Vias)
+		hint := viaHint(v)
 		if hint == "" {
 			hint = "one of " + strings.Join(steps.Vias, ", ")
 		}
@@ -41,6 +44,20 @@ func (d *decoder) via(p pair) (string, diag.Pos) {
 		return "", diag.Pos{}
 	}
 	return v, d.pos(p.Val)
+}
+
+// viaHint is the channel a via that is none likely means: a near miss,
+// or messaging for the names of what it serves (the docs and the platform
+// call it web chat, its socket a WebSocket); "" when nothing is near.
+func viaHint(v string) string {
+	if h := diag.DidYouMean(strings.ReplaceAll(v, "-", "_"), steps.Vias); h != "" {
+		return h
+	}
+	switch strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(v)) {
+	case "webchat", "web", "chat", "websocket", "ws", "widget":
+		return fmt.Sprintf("did you mean %q? web chat runs over the Messaging API", steps.ViaMessaging)
+	}
+	return ""
 }
 
 // Hints of the streaming rule: it applies to conversations over messaging.
@@ -185,7 +202,7 @@ func (d *decoder) viaRules(order []pair, what string) {
 	for _, f := range order {
 		switch {
 		case d.messaging && slices.Contains(assert.DebugChatKeys, f.Name):
-			d.errorHint(f.Key, hintNotOverMessaging(f.Name), "%s: %s", what, assert.NotOverMessaging(f.Name))
+			d.errorHint(f.Key, hintNotOverMessaging(f.Name, false), "%s: %s", what, assert.NotOverMessaging(f.Name))
 		case !d.messaging && slices.Contains(assert.MessagingKeys, f.Name):
 			d.errorHint(f.Key, hintVia, "%s: %s checks Messaging events, and this scenario runs over debug chat", what, f.Name)
 		}
@@ -194,10 +211,15 @@ func (d *decoder) viaRules(order []pair, what string) {
 
 // hintNotOverMessaging is the hint of a debug-chat key under messaging:
 // the record holds what the platform kept of the metadata, and nothing of
-// a delayed reply.
-func hintNotOverMessaging(key string) string {
-	if key == "delayed" {
+// a delayed reply. A feature's hint names its steps and tags.
+func hintNotOverMessaging(key string, feature bool) string {
+	switch {
+	case key == "delayed" && feature:
+		return hintDelayedFeature
+	case key == "delayed":
 		return hintDelayed
+	case feature:
+		return hintConfirmFeature
 	}
 	return hintConfirm
 }
@@ -246,7 +268,7 @@ func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
 			return nil // reported when the step was compiled
 		}
 		if keys := exp.DebugChatOnly(); messaging && len(keys) > 0 {
-			return bad(assert.NotOverMessaging(keys[0].Key), hintNotOverMessaging(keys[0].Key))
+			return bad(assert.NotOverMessaging(keys[0].Key), hintNotOverMessaging(keys[0].Key, true))
 		}
 		if keys := exp.MessagingOnly(); !messaging && len(keys) > 0 {
 			return bad(keys[0].Key+" checks Messaging events, and this scenario runs over debug chat", hintVia)
@@ -257,7 +279,7 @@ func viaStep(st *steps.Step, messaging bool) []diag.Diagnostic {
 		}
 	case steps.Capture:
 		if messaging && captureNeedsChat(st.Capture.From) {
-			return bad("remembering a value of the "+strings.SplitN(st.Capture.From, ".", 2)[0]+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirm)
+			return bad("remembering a value of the "+strings.SplitN(st.Capture.From, ".", 2)[0]+" needs debug-chat metadata, which a conversation over messaging does not have", hintConfirmFeature)
 		}
 	case steps.Probe:
 		if messaging {

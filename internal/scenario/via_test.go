@@ -239,7 +239,26 @@ func TestVia(t *testing.T) {
 		{name: "spaces around it", via: `" messaging "`, want: "messaging@s.yaml:3:10"},
 		{name: "a near miss", via: "debug-chat", want: `s.yaml:3:10: via "debug-chat" is not a channel (did you mean "debug_chat"?)`},
 		{name: "nothing near", via: "carrier pigeon", want: `s.yaml:3:10: via "carrier pigeon" is not a channel (one of debug_chat, messaging)`},
+		// The docs call the channel web chat: its names lead to messaging.
+		{name: "web chat", via: "web_chat", want: `s.yaml:3:10: via "web_chat" is not a channel (did you mean "messaging"? web chat runs over the Messaging API)`},
+		{name: "WebSocket", via: "WebSocket", want: `s.yaml:3:10: via "WebSocket" is not a channel (did you mean "messaging"? web chat runs over the Messaging API)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
+	}
+}
+
+// TestViaTag: a feature's @via: tag that names no channel is refused at
+// the tag, with the channel it likely means.
+func TestViaTag(t *testing.T) {
+	t.Parallel()
+	for tag, want := range map[string]string{
+		"@via:webchat":    `s.feature:1:1: tag @via:webchat: via must be one of debug_chat, messaging (did you mean "messaging"? web chat runs over the Messaging API)`,
+		"@via:debug-chat": `s.feature:1:1: tag @via:debug-chat: via must be one of debug_chat, messaging (did you mean "debug_chat"?)`,
+		"@via:pigeon":     `s.feature:1:1: tag @via:pigeon: via must be one of debug_chat, messaging`,
+	} {
+		_, ds := loadFeature("s.feature", []byte(tag+"\nFeature: f\n  Scenario: a\n    When the user says \"hi\"\n"))
+		if len(ds) != 1 || ds[0].String() != want {
+			t.Errorf("%s: %v\nwant %s", tag, ds, want)
+		}
 	}
 }
