@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"sort"
 	"strings"
@@ -910,9 +911,7 @@ Feature: configuration
 		RuntimeURL: s.RuntimeURL, AccountID: s.AccountID, RuntimeKey: s.RuntimeKey,
 		ProbeNumbers: []string{"+447700900002"},
 	}, "~@runtime")
-	for name, msg := range run(godogsteps.Options{}, "@runtime") {
-		errs[name] = msg
-	}
+	maps.Copy(errs, run(godogsteps.Options{}, "@runtime"))
 	for name, want := range map[string]string{
 		"a call":    "Options.ProbeNumbers",
 		"an SMS":    "Options.SMSConnector",
