@@ -34,7 +34,11 @@ func CheckKey(what, key string) error {
 	case !utf8.ValidString(key):
 		return fmt.Errorf("%s is not valid UTF-8", what)
 	case n < MinLen:
-		return fmt.Errorf("%s is %d characters long; keys shorter than %d characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)", what, n, MinLen)
+		chars := "characters"
+		if n == 1 {
+			chars = "character"
+		}
+		return fmt.Errorf("%s is %d %s long; keys shorter than %d characters are refused, since they cannot be told apart from ordinary text in replies and reports (use the full key the platform issued)", what, n, chars, MinLen)
 	}
 	// A key is printed nowhere, but the text around it is printed
 	// escaped (internal/escape): a key holding a character escaping

@@ -244,6 +244,7 @@ func TestCheckKey(t *testing.T) {
 	for _, tc := range []testCase{
 		{"0123456789ab", ""},
 		{"test", "build_key is 4 characters long; keys shorter than 12 characters are refused"},
+		{"Q", "build_key is 1 character long; keys shorter than 12 characters are refused"},
 		{"clé-11-runes", ""},
 		{"0123456789ab\n", "control character"},
 		{"0123456\u202e789ab", "invisible formatting"},
