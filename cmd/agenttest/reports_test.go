@@ -367,7 +367,15 @@ func TestReportPathNamesAnInput(t *testing.T) {
 			// Not the config file, which none was read as: a directory.
 			name: "the working directory",
 			args: []string{"run", "suites", "--json", "."},
-			want: "run: --json .: it is a directory",
+			want: "run: --json .: it is a directory; name a file in it, e.g. results.json\n",
+		},
+		{
+			// The CI job's merge step, its --json given the artifacts'
+			// directory: the example names a file of the report's kind.
+			name:  "a directory of reports",
+			files: map[string]string{"reports/shard-1.json": "{}"},
+			args:  []string{"merge", "prior.json", "--json", "reports"},
+			want:  "merge: --json reports: it is a directory; name a file in it, e.g. reports/results.json\n",
 		},
 		{
 			name:   "the config file read by default",
