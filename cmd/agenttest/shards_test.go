@@ -161,6 +161,10 @@ func TestMergeShards(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
 		t.Error("a refused merge wrote its report")
 	}
+	// Shard 2/3 run again with --rerun-failed of the whole run's report,
+	// as a CI engineer replaces an interrupted shard.
+	rerun := filepath.Join(dir, "rerun-2.json")
+	run("rerun-2.json", "--shard", "2/3", "--rerun-failed", shard(0))
 	t.Run("refused", func(t *testing.T) {
 		other := filepath.Join(dir, "other-target.json")
 		b, _ := os.ReadFile(shard(2))
@@ -175,6 +179,11 @@ func TestMergeShards(t *testing.T) {
 			{"other selection", []string{shard(1), shard(4), shard(3)}, "ran another selection"},
 			{"other target", []string{shard(1), other, shard(3)}, "ran against another target"},
 			{"not a shard", []string{shard(0), shard(1)}, "not a shard's report"},
+			{"a rerun's shard", []string{shard(1), rerun, shard(3)}, rerun + " is a shard of a --rerun-failed " + shard(0) + " run, dealt from the cases it reran, " +
+				shard(1) + " a shard of the selection: to replace shard 2/3, run it again with --shard 2/3 and no --rerun-failed\n"},
+			// Given first, the rerun's shard is still the one named.
+			{"a rerun's shard first", []string{rerun, shard(1), shard(3)}, rerun + " is a shard of a --rerun-failed " + shard(0) + " run, dealt from the cases it reran, " +
+				shard(1) + " a shard of the selection: to replace shard 2/3"},
 		} {
 			c := merge(exitUsage, tc.args...)
 			if !strings.Contains(c.stderr.String(), tc.want) || !strings.Contains(c.stderr.String(), "--force") {
