@@ -428,3 +428,15 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 		t.Errorf("the gate's log repeats the counts the file states over its pairs:\n%s", got)
 	}
 }
+
+// TestGateComparisonQuarantined: a candidate's case under quarantine is
+// said as such in the gate's log, not as a failure beside "gate:
+// passed" (before: "the candidate's 2 cases: 1 passed, 1 failed").
+func TestGateComparisonQuarantined(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "c.json")
+	compareCLI(t, "testdata/stats", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantine",
+		"--json", out).expect(t, exitOK)
+	newCLI(t, "testdata/stats", preRelease, "gate", out).expect(t, exitOK,
+		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed")
+}
