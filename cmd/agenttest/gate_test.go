@@ -294,6 +294,13 @@ func TestGate(t *testing.T) {
 		{name: "another environment replaced", before: func(s *simtest.Sim) { s.Server.Promote("restaurant", "pre-release", "") }, code: exitOK},
 		{name: "written before deployments were recorded", edit: func(doc map[string]any) { delete(doc, "deployments") }, code: exitFailed,
 			want: []string{"the report records no deployment: it was written before agenttest recorded deployments"}},
+		// The client calls https://b/ as https://b: one platform, not
+		// "the report tested the platform at http://127.0.0.1:1/, the
+		// gate's target is http://127.0.0.1:1".
+		{name: "the platform written with a trailing slash", edit: func(doc map[string]any) {
+			tgt := doc["target"].(map[string]any)
+			tgt["build_url"] = strings.Replace(tgt["build_url"].(string), "http://", "HTTP://", 1) + "/"
+		}, code: exitOK, want: []string{"gate: passed"}},
 		{name: "another platform", edit: func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = "https://build.eu.example.com" },
 			code: exitFailed, want: []string{"the report tested the platform at https://build.eu.example.com"}},
 		// A report states the verdict of its cases and the deployment of

@@ -315,7 +315,7 @@ func platformMismatch(report, gate result.Target) string {
 		return fmt.Sprintf("the report tested %s, the gate's target is %s", name[report.Embedded], name[gate.Embedded])
 	case report.Embedded:
 		return ""
-	case report.BuildURL != "" && gate.BuildURL != "" && report.BuildURL != gate.BuildURL:
+	case report.BuildURL != "" && gate.BuildURL != "" && !result.SameURL(report.BuildURL, gate.BuildURL):
 		return fmt.Sprintf("the report tested the platform at %s, the gate's target %q is %s", report.BuildURL, gate.Name, gate.BuildURL)
 	case report.AccountID != "" && gate.AccountID != "" && report.AccountID != gate.AccountID:
 		return fmt.Sprintf("the report tested workspace %s, the gate's target %q is workspace %s", report.AccountID, gate.Name, gate.AccountID)

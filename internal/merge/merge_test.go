@@ -422,6 +422,10 @@ func TestShardsOtherTarget(t *testing.T) {
 		{name: "build URL", edit: func(t *result.Target) { t.BuildURL = "https://elsewhere" }, want: `build_url "https://elsewhere", not "https://b"`},
 		{name: "runtime URL", edit: func(t *result.Target) { t.RuntimeURL = "https://rt" }, want: `runtime_url "https://rt", not ""`},
 		{name: "embedded", edit: func(t *result.Target) { t.Embedded = true }, want: "one ran on the embedded simulator"},
+		// The client calls https://b/ and HTTPS://B as https://b.
+		{name: "build URL with a trailing slash", edit: func(t *result.Target) { t.BuildURL = "HTTPS://B/" }},
+		{name: "runtime URL in another path", first: func(t *result.Target) { t.RuntimeURL = "https://rt/v1/" },
+			edit: func(t *result.Target) { t.RuntimeURL = "https://rt/v2" }, want: `runtime_url "https://rt/v2", not "https://rt/v1/"`},
 		{name: "the simulator on another port", first: func(t *result.Target) { t.Embedded, t.BuildURL = true, "http://127.0.0.1:1" },
 			edit: func(t *result.Target) { t.Embedded, t.BuildURL = true, "http://127.0.0.1:2" }},
 	} {
