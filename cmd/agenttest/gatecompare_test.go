@@ -440,3 +440,24 @@ func TestGateComparisonQuarantined(t *testing.T) {
 	newCLI(t, "testdata/stats", preRelease, "gate", out).expect(t, exitOK,
 		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed")
 }
+
+// TestCompareInterruptedReport: a stored report of an interrupted run is
+// a side that stopped early. The comparison that reads it is not
+// interrupted: before, it said "status: interrupted (a side was
+// interrupted before every case finished)" and exited 130, the code of a
+// signal, which no rerun of the job would change.
+func TestCompareInterruptedReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, out := filepath.Join(dir, "base.json"), filepath.Join(dir, "c.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--json", base).expect(t, exitOK)
+	editReport(t, base, func(doc map[string]any) {
+		run := doc["run"].(map[string]any)
+		run["interrupted"], run["status"] = true, "interrupted"
+		c := doc["files"].([]any)[0].(map[string]any)["cases"].([]any)[0].(map[string]any)
+		c["status"], c["skip_reason"] = "pending", "not run: run interrupted"
+	})
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare", "--json", out).expect(t, exitErrored,
+		"status: errored (the baseline report's run ("+base+") was interrupted: the cases it left unrun were not compared)\n")
+	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is errored")
+}
