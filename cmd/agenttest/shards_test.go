@@ -337,3 +337,36 @@ func TestHistoryAndCoverageNeedAReport(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitSaysPartOfARun: the JUnit of a shard, of a --rerun-failed run
+// and of a merge --force says so in its <testsuites> properties, as the
+// JSON does: a CI server shown a shard's JUnit as the run's showed a
+// green part of it, with nothing in the file to tell.
+func TestJUnitSaysPartOfARun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	junitOf := func(name string) string {
+		b, err := os.ReadFile(path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	newCLI(t, "testdata/fail", nil, "run", "--json", path("r.json"), "--junit", path("r.xml")).expect(t, exitFailed)
+	newCLI(t, "testdata/fail", nil, "run", "--shard", "1/2", "--json", path("s1.json"), "--junit", path("s1.xml")).run(t)
+	newCLI(t, "testdata/fail", nil, "run", "--rerun-failed", path("r.json"), "--junit", path("rr.xml")).run(t)
+	newCLI(t, "testdata/fail", nil, "merge", path("s1.json"), "--force", "--junit", path("f.xml")).run(t)
+	for name, want := range map[string]string{
+		"s1.xml": `<property name="shard" value="1/2 of 2 scenarios"></property>`,
+		"rr.xml": `<property name="rerun" value="the 1 case that failed or errored in ` + path("r.json") + `"></property>`,
+		"f.xml":  `<property name="forced_merge" value="shard 2/2 missing: every shard&#39;s report is needed for the run&#39;s verdict"></property>`,
+	} {
+		if got := junitOf(name); !strings.Contains(got, want) {
+			t.Errorf("%s lacks %s:\n%s", name, want, got[:min(len(got), 600)])
+		}
+	}
+	if got := junitOf("r.xml"); strings.Contains(got, `name="shard"`) || strings.Contains(got, `name="rerun"`) || strings.Contains(got, `name="forced_merge"`) {
+		t.Errorf("the whole run's JUnit says it is part of one:\n%s", got)
+	}
+}
