@@ -650,3 +650,31 @@ func TestConfigWithByteOrderMark(t *testing.T) {
 		}
 	}
 }
+
+// TestReportInputIsADirectory: the directory a CI job downloaded its
+// reports to, named where a JSON report is read, is said to be one, with
+// the reports it holds. Before: "reports: read: is a directory".
+func TestReportInputIsADirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"reports/shard-1.json", "reports/shard-2.json", "reports/junit.xml", "empty/notes.txt"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const holds = ": it is a directory, not a JSON report; it holds reports/shard-1.json, reports/shard-2.json\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate", "reports"}, "agenttest: gate: reports" + holds},
+		{[]string{"merge", "reports/"}, "agenttest: merge: reports/" + holds},
+		{[]string{"compare", "--baseline", "reports", "--candidate", "pre-release", "."}, "agenttest: compare: --baseline reports" + holds},
+		{[]string{"gate", "empty"}, "agenttest: gate: empty: it is a directory, not a JSON report, and holds no .json file\n"},
+	} {
+		newCLI(t, dir, nil, tc.args...).expect(t, exitUsage, tc.want)
+	}
+}
