@@ -287,23 +287,6 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --tags needs a value\n"},
 		},
 		{
-			// A promotion job's --max-age in days, or without a unit:
-			// said with the duration it most likely meant.
-			name:   "a duration without a unit",
-			dir:    "testdata/pass",
-			args:   []string{"gate", "r.json", "--max-age", "90"},
-			code:   exitUsage,
-			stderr: []string{"agenttest: gate: --max-age \"90\": not a duration such as 30s or 2m (a number needs a unit: 90s, 90m or 90h)\n"},
-		},
-		{
-			name:   "a duration in days from the environment",
-			dir:    "testdata/pass",
-			args:   []string{"gate", "r.json"},
-			env:    map[string]string{"AGENTTEST_MAX_AGE": "1.5d"},
-			code:   exitUsage,
-			stderr: []string{"agenttest: gate: AGENTTEST_MAX_AGE=\"1.5d\" is not a duration such as 30s or 2m (no unit of days: write 36h)\n"},
-		},
-		{
 			name: "bad flag values all reported at once",
 			dir:  "testdata/pass",
 			args: []string{"run", "--parallel", "0", "--retries", "-1", "--name", "/(/", "--tags", "@a &&", "--turn-timeout", "0s", "--max-reply-bytes", "4095"},
@@ -1617,4 +1600,14 @@ func TestListEscapesNames(t *testing.T) {
 	if got := c.stdout.String(); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+}
+
+// TestDurationMeant: a promotion job's --max-age in days, or without a
+// unit, is said with the duration it most likely meant.
+func TestDurationMeant(t *testing.T) {
+	t.Parallel()
+	newCLI(t, "testdata/pass", nil, "gate", "r.json", "--max-age", "90").expect(t, exitUsage,
+		"agenttest: gate: --max-age \"90\": not a duration such as 30s or 2m (a number needs a unit: 90s, 90m or 90h)\n")
+	newCLI(t, "testdata/pass", map[string]string{"AGENTTEST_MAX_AGE": "1.5d"}, "gate", "r.json").expect(t, exitUsage,
+		"agenttest: gate: AGENTTEST_MAX_AGE=\"1.5d\" is not a duration such as 30s or 2m (no unit of days: write 36h)\n")
 }
