@@ -461,3 +461,16 @@ func TestCompareInterruptedReport(t *testing.T) {
 		"status: errored (the baseline report's run ("+base+") was interrupted: the cases it left unrun were not compared)\n")
 	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is errored")
 }
+
+// TestGateSaysEmbedded: a gate with no platform configured gates on the
+// embedded simulator, and says so before its verdict: before, a
+// promotion job whose target was left unset printed "gate: passed" over
+// the simulator's deployments with nothing to tell them from a
+// platform's.
+func TestGateSaysEmbedded(t *testing.T) {
+	t.Parallel()
+	report := filepath.Join(t.TempDir(), "r.json")
+	newCLI(t, "testdata/pass", nil, "run", "--json", report).expect(t, exitOK)
+	newCLI(t, "testdata/pass", nil, "gate", report).expect(t, exitOK,
+		"\n  on the embedded simulator, as no platform is configured (--target, or AGENTTEST_BUILD_URL): its deployments are no platform's\ngate: passed")
+}
