@@ -657,7 +657,8 @@ func TestConfigWithByteOrderMark(t *testing.T) {
 func TestReportInputIsADirectory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, name := range []string{"reports/shard-1.json", "reports/shard-2.json", "reports/junit.xml", "empty/notes.txt"} {
+	for _, name := range []string{"reports/shard-1.json", "reports/shard-2.json", "reports/junit.xml", "empty/notes.txt",
+		"many/1.json", "many/2.json", "many/3.json", "many/4.json", "many/5.json", "many/6.JSON"} {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -674,6 +675,7 @@ func TestReportInputIsADirectory(t *testing.T) {
 		{[]string{"merge", "reports/"}, "agenttest: merge: reports/" + holds},
 		{[]string{"compare", "--baseline", "reports", "--candidate", "pre-release", "."}, "agenttest: compare: --baseline reports" + holds},
 		{[]string{"gate", "empty"}, "agenttest: gate: empty: it is a directory, not a JSON report, and holds no .json file\n"},
+		{[]string{"gate", "many"}, "agenttest: gate: many: it is a directory, not a JSON report; it holds many/1.json, many/2.json, many/3.json, many/4.json, and 2 more\n"},
 	} {
 		newCLI(t, dir, nil, tc.args...).expect(t, exitUsage, tc.want)
 	}
