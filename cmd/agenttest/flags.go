@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,7 +191,7 @@ func (f *flags) durationVar(p *time.Duration, name, envName string, def time.Dur
 	if v, ok := f.env(name, envName); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not a duration such as 30s or 2m", envName, v))
+			f.problems = append(f.problems, fmt.Sprintf("%s=%q is %s", envName, v, notDuration(v)))
 		} else {
 			def = d
 		}
@@ -350,7 +351,7 @@ func (f *flags) parse(args []string) ([]string, error) {
 			value = args[i]
 		}
 		if err := f.fs.Set(name, value); err != nil {
-			problems = append(problems, fmt.Sprintf("%s %q: %s", written, value, valueProblem(fl, err)))
+			problems = append(problems, fmt.Sprintf("%s %q: %s", written, value, valueProblem(fl, value, err)))
 		}
 	}
 	if len(problems) > 0 {
@@ -374,7 +375,7 @@ func (f *flags) names() []string {
 
 // valueProblem says what is wrong with a flag value. The flag package's
 // own errors are "parse error" for every kind; say what was expected.
-func valueProblem(fl *flag.Flag, err error) string {
+func valueProblem(fl *flag.Flag, value string, err error) string {
 	g, ok := fl.Value.(flag.Getter)
 	if !ok {
 		return err.Error() // enumValue lists the allowed values
@@ -387,9 +388,23 @@ func valueProblem(fl *flag.Flag, err error) string {
 	case float64:
 		return "not a number"
 	case time.Duration:
-		return "not a duration such as 30s or 2m"
+		return notDuration(value)
 	}
 	return err.Error()
+}
+
+// notDuration says that v is not a duration, with the one it most likely
+// meant when it is days ("2d", which Go's durations do not have: 48h) or
+// a number without a unit.
+func notDuration(v string) string {
+	const msg = "not a duration such as 30s or 2m"
+	if n, err := strconv.ParseFloat(strings.TrimSuffix(v, "d"), 64); err == nil && n > 0 && !math.IsInf(n, 1) {
+		if strings.HasSuffix(v, "d") {
+			return fmt.Sprintf("%s (no unit of days: write %gh)", msg, n*24)
+		}
+		return fmt.Sprintf("%s (a number needs a unit: %ss, %sm or %sh)", msg, v, v, v)
+	}
+	return msg
 }
 
 // isSet says whether a flag was given on the command line or by its

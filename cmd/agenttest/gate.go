@@ -186,6 +186,16 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	for _, line := range d.Checked {
 		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
 	}
+	if tgt.Embedded {
+		// A promotion job whose target was left unset gates a report
+		// of the embedded simulator on the simulator: say so before a
+		// "passed" that vouches for no platform's deployment.
+		why := ", as no platform is configured (--target, or AGENTTEST_BUILD_URL)"
+		if o.sim {
+			why = " (--sim)"
+		}
+		out.WriteString("  on the embedded simulator" + why + ": its deployments are no platform's\n")
+	}
 	if d.Passed() {
 		out.WriteString("gate: passed: the report vouches for the deployments active now\n")
 		_, err := st.Stdout.Write(out.Bytes())

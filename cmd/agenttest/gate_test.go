@@ -276,6 +276,11 @@ func TestGate(t *testing.T) {
 		{name: "stale", later: 25 * time.Hour, code: exitFailed, want: []string{"older than --max-age 24h0m0s"}},
 		{name: "stale but within --max-age", later: 25 * time.Hour, gateArgs: []string{"--max-age", "48h"}, code: exitOK},
 		{name: "failed", suite: "testdata/fail", code: exitFailed, want: []string{"the run did not pass: its status is failed: a check failed", "\n  tested 2 cases: 1 passed, 1 failed\n"}},
+		// A quarantined case does not gate the run, and the header says
+		// so rather than count its failure beside a passing verdict:
+		// before, "tested 2 cases: 1 passed, 1 failed" then "gate: passed".
+		{name: "a quarantined failure", suite: "testdata/stats/quarantine", code: exitOK,
+			want: []string{"\n  tested 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed"}},
 		{name: "empty", args: []string{"--name", "no such scenario", "--allow-empty"}, code: exitFailed,
 			want: []string{"its status is empty: nothing was tested", "the report records no deployment", "\n  tested no case\n"}},
 		{name: "replaced", before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
@@ -289,6 +294,13 @@ func TestGate(t *testing.T) {
 		{name: "another environment replaced", before: func(s *simtest.Sim) { s.Server.Promote("restaurant", "pre-release", "") }, code: exitOK},
 		{name: "written before deployments were recorded", edit: func(doc map[string]any) { delete(doc, "deployments") }, code: exitFailed,
 			want: []string{"the report records no deployment: it was written before agenttest recorded deployments"}},
+		// The client calls https://b/ as https://b: one platform, not
+		// "the report tested the platform at http://127.0.0.1:1/, the
+		// gate's target is http://127.0.0.1:1".
+		{name: "the platform written with a trailing slash", edit: func(doc map[string]any) {
+			tgt := doc["target"].(map[string]any)
+			tgt["build_url"] = strings.Replace(tgt["build_url"].(string), "http://", "HTTP://", 1) + "/"
+		}, code: exitOK, want: []string{"gate: passed"}},
 		{name: "another platform", edit: func(doc map[string]any) { doc["target"].(map[string]any)["build_url"] = "https://build.eu.example.com" },
 			code: exitFailed, want: []string{"the report tested the platform at https://build.eu.example.com"}},
 		// A report states the verdict of its cases and the deployment of

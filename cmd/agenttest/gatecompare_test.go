@@ -428,3 +428,49 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 		t.Errorf("the gate's log repeats the counts the file states over its pairs:\n%s", got)
 	}
 }
+
+// TestGateComparisonQuarantined: a candidate's case under quarantine is
+// said as such in the gate's log, not as a failure beside "gate:
+// passed" (before: "the candidate's 2 cases: 1 passed, 1 failed").
+func TestGateComparisonQuarantined(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "c.json")
+	compareCLI(t, "testdata/stats", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantine",
+		"--json", out).expect(t, exitOK)
+	newCLI(t, "testdata/stats", preRelease, "gate", out).expect(t, exitOK,
+		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed")
+}
+
+// TestCompareInterruptedReport: a stored report of an interrupted run is
+// a side that stopped early. The comparison that reads it is not
+// interrupted: before, it said "status: interrupted (a side was
+// interrupted before every case finished)" and exited 130, the code of a
+// signal, which no rerun of the job would change.
+func TestCompareInterruptedReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base, out := filepath.Join(dir, "base.json"), filepath.Join(dir, "c.json")
+	newCLI(t, repoRoot, nil, "run", "examples/compare", "--json", base).expect(t, exitOK)
+	editReport(t, base, func(doc map[string]any) {
+		run := doc["run"].(map[string]any)
+		run["interrupted"], run["status"] = true, "interrupted"
+		c := doc["files"].([]any)[0].(map[string]any)["cases"].([]any)[0].(map[string]any)
+		c["status"], c["skip_reason"] = "pending", "not run: run interrupted"
+	})
+	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare", "--json", out).expect(t, exitErrored,
+		"status: errored (the baseline report's run ("+base+") was interrupted: the cases it left unrun were not compared)\n")
+	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is errored")
+}
+
+// TestGateSaysEmbedded: a gate with no platform configured gates on the
+// embedded simulator, and says so before its verdict: before, a
+// promotion job whose target was left unset printed "gate: passed" over
+// the simulator's deployments with nothing to tell them from a
+// platform's.
+func TestGateSaysEmbedded(t *testing.T) {
+	t.Parallel()
+	report := filepath.Join(t.TempDir(), "r.json")
+	newCLI(t, "testdata/pass", nil, "run", "--json", report).expect(t, exitOK)
+	newCLI(t, "testdata/pass", nil, "gate", report).expect(t, exitOK,
+		"\n  on the embedded simulator, as no platform is configured (--target, or AGENTTEST_BUILD_URL): its deployments are no platform's\ngate: passed")
+}

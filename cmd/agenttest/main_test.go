@@ -1601,3 +1601,13 @@ func TestListEscapesNames(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestDurationMeant: a promotion job's --max-age in days, or without a
+// unit, is said with the duration it most likely meant.
+func TestDurationMeant(t *testing.T) {
+	t.Parallel()
+	newCLI(t, "testdata/pass", nil, "gate", "r.json", "--max-age", "90").expect(t, exitUsage,
+		"agenttest: gate: --max-age \"90\": not a duration such as 30s or 2m (a number needs a unit: 90s, 90m or 90h)\n")
+	newCLI(t, "testdata/pass", map[string]string{"AGENTTEST_MAX_AGE": "1.5d"}, "gate", "r.json").expect(t, exitUsage,
+		"agenttest: gate: AGENTTEST_MAX_AGE=\"1.5d\" is not a duration such as 30s or 2m (no unit of days: write 36h)\n")
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -272,9 +273,32 @@ func jsonValue(v string) string {
 func readArg(st *State, name string) ([]byte, error) {
 	data, err := fs.ReadFile(st.FS, argPath(name))
 	if err != nil {
+		if fi, serr := fs.Stat(st.FS, argPath(name)); serr == nil && fi.IsDir() {
+			return nil, dirNotReport(st, name)
+		}
 		return nil, unwrapPath(err)
 	}
 	return scenario.Text(data), nil
+}
+
+// dirNotReport says that dir, named where a JSON report was wanted (the
+// directory a CI job downloaded its reports to), is a directory, and
+// names the JSON files it holds, as they would be named instead.
+func dirNotReport(st *State, dir string) error {
+	entries, _ := fs.ReadDir(st.FS, argPath(dir))
+	var reports []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".json") {
+			reports = append(reports, filepath.Join(dir, e.Name()))
+		}
+	}
+	switch {
+	case len(reports) == 0:
+		return errors.New("it is a directory, not a JSON report, and holds no .json file")
+	case len(reports) > 4:
+		reports = append(reports[:4], fmt.Sprintf("and %d more", len(reports)-4))
+	}
+	return fmt.Errorf("it is a directory, not a JSON report; it holds %s", strings.Join(reports, ", "))
 }
 
 // addDefinitions adds the nodes of the simulator's agents to the

@@ -21,7 +21,7 @@ func prepareReportIn(dir string) func(string) error {
 		fi, err := os.Stat(name)
 		switch {
 		case err == nil && fi.IsDir():
-			return errors.New("it is a directory; name a file, e.g. reports/junit.xml")
+			return errReportIsDir
 		case err == nil && fi.Mode().IsRegular() && authored(name):
 			// agenttest writes no YAML or Gherkin: a file of that kind at
 			// a report path is a suite, the config file or a CI job, and
@@ -104,6 +104,14 @@ func cfgPath(cfg *config.File) string {
 // reportFlags are the flags of report files, in the order their problems
 // are said.
 var reportFlags = []string{"--junit", "--json", "--html", "--cucumber"}
+
+// reportExample names, for each report flag, a file of its kind: the
+// example a report path that is a directory is told to name in it.
+var reportExample = map[string]string{"--junit": "junit.xml", "--json": "results.json", "--html": "report.html", "--cucumber": "cucumber.json"}
+
+// errReportIsDir is State.PrepareReport's error for a report path that
+// is a directory; prepareFiles, which knows the flag, adds an example.
+var errReportIsDir = errors.New("it is a directory; name a file in it")
 
 // sameFile says whether the names a and b (as given on the command line)
 // are one file.

@@ -367,7 +367,15 @@ func TestReportPathNamesAnInput(t *testing.T) {
 			// Not the config file, which none was read as: a directory.
 			name: "the working directory",
 			args: []string{"run", "suites", "--json", "."},
-			want: "run: --json .: it is a directory",
+			want: "run: --json .: it is a directory; name a file in it, e.g. results.json\n",
+		},
+		{
+			// The CI job's merge step, its --json given the artifacts'
+			// directory: the example names a file of the report's kind.
+			name:  "a directory of reports",
+			files: map[string]string{"reports/shard-1.json": "{}"},
+			args:  []string{"merge", "prior.json", "--json", "reports"},
+			want:  "merge: --json reports: it is a directory; name a file in it, e.g. reports/results.json\n",
 		},
 		{
 			name:   "the config file read by default",
@@ -640,5 +648,35 @@ func TestConfigWithByteOrderMark(t *testing.T) {
 				t.Errorf("%q, %s: exit %d\n%s\nwant exit %d as written:\n%s", cfg, name, code, out, wantCode, want)
 			}
 		}
+	}
+}
+
+// TestReportInputIsADirectory: the directory a CI job downloaded its
+// reports to, named where a JSON report is read, is said to be one, with
+// the reports it holds. Before: "reports: read: is a directory".
+func TestReportInputIsADirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"reports/shard-1.json", "reports/shard-2.json", "reports/junit.xml", "empty/notes.txt",
+		"many/1.json", "many/2.json", "many/3.json", "many/4.json", "many/5.json", "many/6.JSON"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const holds = ": it is a directory, not a JSON report; it holds reports/shard-1.json, reports/shard-2.json\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate", "reports"}, "agenttest: gate: reports" + holds},
+		{[]string{"merge", "reports/"}, "agenttest: merge: reports/" + holds},
+		{[]string{"compare", "--baseline", "reports", "--candidate", "pre-release", "."}, "agenttest: compare: --baseline reports" + holds},
+		{[]string{"gate", "empty"}, "agenttest: gate: empty: it is a directory, not a JSON report, and holds no .json file\n"},
+		{[]string{"gate", "many"}, "agenttest: gate: many: it is a directory, not a JSON report; it holds many/1.json, many/2.json, many/3.json, many/4.json, and 2 more\n"},
+	} {
+		newCLI(t, dir, nil, tc.args...).expect(t, exitUsage, tc.want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -698,6 +699,9 @@ func prepareFiles(st *State, cmd string, files map[string]string, inputs ...inpu
 	for _, flag := range reportFlags {
 		if path := files[flag]; path != "" {
 			if err := st.PrepareReport(path); err != nil {
+				if errors.Is(err, errReportIsDir) {
+					err = fmt.Errorf("%w, e.g. %s", err, filepath.Join(path, reportExample[flag]))
+				}
 				problems = append(problems, fmt.Sprintf("%s %s: %v", flag, path, err))
 			}
 		}

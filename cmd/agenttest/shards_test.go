@@ -161,6 +161,10 @@ func TestMergeShards(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
 		t.Error("a refused merge wrote its report")
 	}
+	// Shard 2/3 run again with --rerun-failed of the whole run's report,
+	// as a CI engineer replaces an interrupted shard.
+	rerun := filepath.Join(dir, "rerun-2.json")
+	run("rerun-2.json", "--shard", "2/3", "--rerun-failed", shard(0))
 	t.Run("refused", func(t *testing.T) {
 		other := filepath.Join(dir, "other-target.json")
 		b, _ := os.ReadFile(shard(2))
@@ -175,6 +179,11 @@ func TestMergeShards(t *testing.T) {
 			{"other selection", []string{shard(1), shard(4), shard(3)}, "ran another selection"},
 			{"other target", []string{shard(1), other, shard(3)}, "ran against another target"},
 			{"not a shard", []string{shard(0), shard(1)}, "not a shard's report"},
+			{"a rerun's shard", []string{shard(1), rerun, shard(3)}, rerun + " is a shard of a --rerun-failed " + shard(0) + " run, dealt from the cases it reran, " +
+				shard(1) + " a shard of the selection: to replace shard 2/3, run it again with --shard 2/3 and no --rerun-failed\n"},
+			// Given first, the rerun's shard is still the one named.
+			{"a rerun's shard first", []string{rerun, shard(1), shard(3)}, rerun + " is a shard of a --rerun-failed " + shard(0) + " run, dealt from the cases it reran, " +
+				shard(1) + " a shard of the selection: to replace shard 2/3"},
 		} {
 			c := merge(exitUsage, tc.args...)
 			if !strings.Contains(c.stderr.String(), tc.want) || !strings.Contains(c.stderr.String(), "--force") {
@@ -326,5 +335,38 @@ func TestHistoryAndCoverageNeedAReport(t *testing.T) {
 		if out := c.expect(t, exitUsage); out != "agenttest: "+cmd+": name at least one JSON report\nRun 'agenttest help "+cmd+"' for usage.\n" {
 			t.Errorf("%s without a report:\n%s", cmd, out)
 		}
+	}
+}
+
+// TestJUnitSaysPartOfARun: the JUnit of a shard, of a --rerun-failed run
+// and of a merge --force says so in its <testsuites> properties, as the
+// JSON does: a CI server shown a shard's JUnit as the run's showed a
+// green part of it, with nothing in the file to tell.
+func TestJUnitSaysPartOfARun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	junitOf := func(name string) string {
+		b, err := os.ReadFile(path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	newCLI(t, "testdata/fail", nil, "run", "--json", path("r.json"), "--junit", path("r.xml")).expect(t, exitFailed)
+	newCLI(t, "testdata/fail", nil, "run", "--shard", "1/2", "--json", path("s1.json"), "--junit", path("s1.xml")).run(t)
+	newCLI(t, "testdata/fail", nil, "run", "--rerun-failed", path("r.json"), "--junit", path("rr.xml")).run(t)
+	newCLI(t, "testdata/fail", nil, "merge", path("s1.json"), "--force", "--junit", path("f.xml")).run(t)
+	for name, want := range map[string]string{
+		"s1.xml": `<property name="shard" value="1/2 of 2 scenarios"></property>`,
+		"rr.xml": `<property name="rerun" value="the 1 case that failed or errored in ` + path("r.json") + `"></property>`,
+		"f.xml":  `<property name="forced_merge" value="shard 2/2 missing: every shard&#39;s report is needed for the run&#39;s verdict"></property>`,
+	} {
+		if got := junitOf(name); !strings.Contains(got, want) {
+			t.Errorf("%s lacks %s:\n%s", name, want, got[:min(len(got), 600)])
+		}
+	}
+	if got := junitOf("r.xml"); strings.Contains(got, `name="shard"`) || strings.Contains(got, `name="rerun"`) || strings.Contains(got, `name="forced_merge"`) {
+		t.Errorf("the whole run's JUnit says it is part of one:\n%s", got)
 	}
 }

@@ -281,11 +281,17 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 		if st := s.side.Run.Stop; st != nil && st.Kind != result.StopFailFast && stopped == "" {
 			stopped = fmt.Sprintf("the %s run stopped: %s", s.name, st.Reason)
 		}
+		// A stored report of an interrupted run is a side that stopped
+		// early, read whole: the comparison itself was not interrupted
+		// (exit 130), and running it again gives the same verdict.
+		if s.side.Kind == KindReport && s.side.Run.Interrupted && stopped == "" {
+			stopped = fmt.Sprintf("the %s report's run (%s) was interrupted: the cases it left unrun were not compared", s.name, s.side.Report)
+		}
 	}
 	counts := CountPairs(c.Pairs)
 	compared := counts.Total - counts.NotCompared - counts.OnlyBaseline - counts.OnlyCandidate
 	switch {
-	case c.Baseline.Run.Interrupted || c.Candidate.Run.Interrupted:
+	case ranInterrupted(c.Baseline) || ranInterrupted(c.Candidate):
 		return result.RunInterrupted, "a side was interrupted before every case finished"
 	case len(changed) > 0:
 		return result.RunErrored, strings.Join(changed, "; ")
@@ -310,6 +316,10 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 	}
 	return result.RunPassed, "nothing regressed"
 }
+
+// ranInterrupted reports whether s ran in this comparison and was
+// interrupted: a stored report's interrupted run is a side that stopped.
+func ranInterrupted(s Side) bool { return s.Kind != KindReport && s.Run.Interrupted }
 
 // hasErrored reports whether a pair was left uncompared by an error (not
 // by a scenario skipped on purpose on both sides).

@@ -78,6 +78,10 @@ type Evidence struct {
 	// (Tested), so that an empty or tiny selection shows in a CI log.
 	Cases map[result.Status]int
 	Pairs *compare.Counts
+	// Quarantined counts the cases (a comparison: its candidate's) that
+	// ran under a quarantine that holds: they do not gate the run,
+	// whatever their outcome, and are not in Cases.
+	Quarantined int
 	// Derived is the verdict the report's cases give (for a comparison,
 	// its pairs and sides), derived again as the run derived it, with
 	// what decided it (DerivedWhy). A report agenttest wrote states that
@@ -311,7 +315,7 @@ func platformMismatch(report, gate result.Target) string {
 		return fmt.Sprintf("the report tested %s, the gate's target is %s", name[report.Embedded], name[gate.Embedded])
 	case report.Embedded:
 		return ""
-	case report.BuildURL != "" && gate.BuildURL != "" && report.BuildURL != gate.BuildURL:
+	case report.BuildURL != "" && gate.BuildURL != "" && !result.SameURL(report.BuildURL, gate.BuildURL):
 		return fmt.Sprintf("the report tested the platform at %s, the gate's target %q is %s", report.BuildURL, gate.Name, gate.BuildURL)
 	case report.AccountID != "" && gate.AccountID != "" && report.AccountID != gate.AccountID:
 		return fmt.Sprintf("the report tested workspace %s, the gate's target %q is workspace %s", report.AccountID, gate.Name, gate.AccountID)
@@ -345,7 +349,11 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{}}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
-			if c != nil {
+			switch {
+			case c == nil:
+			case c.QuarantineHeld():
+				ev.Quarantined++
+			default:
 				ev.Cases[c.Status]++
 			}
 		}
@@ -459,7 +467,11 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
 	}
 	for _, p := range c.Pairs {
-		if p != nil && p.Candidate != nil {
+		switch {
+		case p == nil || p.Candidate == nil:
+		case p.Quarantined && p.Candidate.Status.Ran():
+			ev.Quarantined++
+		default:
 			ev.Cases[p.Candidate.Status]++
 		}
 	}
@@ -471,7 +483,7 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 // candidate's cases), so that a reader of a CI log sees at once that the
 // report is not of an empty or tiny selection.
 func (ev Evidence) Tested() string {
-	cases := tally(ev.Cases)
+	cases := tally(ev.Cases, ev.Quarantined)
 	if ev.Pairs == nil {
 		return "tested " + cases
 	}
@@ -500,8 +512,9 @@ var classLabel = map[compare.Class]string{
 // what was not run.
 var statusOrder = []result.Status{result.Passed, result.Flaky, result.Failed, result.Errored, result.Skipped, result.Pending}
 
-// tally renders cases by status: "6 cases: 5 passed, 1 flaky".
-func tally(cases map[result.Status]int) string {
+// tally renders cases by status, then those under quarantine: "6
+// cases: 4 passed, 1 flaky, 1 quarantined (not gating)".
+func tally(cases map[result.Status]int, quarantined int) string {
 	total := 0
 	var parts []string
 	for _, s := range statusOrder {
@@ -513,6 +526,10 @@ func tally(cases map[result.Status]int) string {
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", k, name))
 		}
+	}
+	if quarantined > 0 {
+		total += quarantined
+		parts = append(parts, fmt.Sprintf("%d quarantined (not gating)", quarantined))
 	}
 	if total == 0 {
 		return "no case"

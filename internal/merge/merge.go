@@ -167,6 +167,9 @@ func check(in []Input) (problems, missing []string) {
 	// given may be no shard's.
 	var target *Input
 	var selection, ref string
+	// refRerun is the --rerun-failed of ref's run, nil for a full run.
+	var refRerun *result.Rerun
+	var refIndex int
 	seen := map[int]string{}
 	for _, s := range in {
 		if s.Result == nil {
@@ -189,15 +192,22 @@ func check(in []Input) (problems, missing []string) {
 			continue
 		}
 		if total == 0 {
-			total, selection, ref = sh.Total, sh.Selection, s.Name
+			total, selection, ref, refRerun, refIndex = sh.Total, sh.Selection, s.Name, s.Result.Rerun, sh.Index
 		}
 		if sh.Total != total {
 			problems = append(problems, fmt.Sprintf("%s is shard %d/%d, but %s is of %d shards", s.Name, sh.Index, sh.Total, ref, total))
 			continue
 		}
 		if sh.Selection != selection {
-			problems = append(problems, fmt.Sprintf("%s ran another selection than %s (other paths, --tags, --name or suite files): %s, not %s",
-				s.Name, ref, short(sh.Selection), short(selection)))
+			// A shard run again with --rerun-failed (an interrupted
+			// one, say) is dealt from the cases it reruns: its
+			// fingerprint differs for that reason, not the paths'.
+			why := rerunDiff(s.Name, sh.Index, s.Result.Rerun, ref, refIndex, refRerun, total)
+			if why == "" {
+				why = fmt.Sprintf("%s ran another selection than %s (other paths, --tags, --name or suite files): %s, not %s",
+					s.Name, ref, short(sh.Selection), short(selection))
+			}
+			problems = append(problems, why)
 		}
 		if other, dup := seen[sh.Index]; dup {
 			problems = append(problems, fmt.Sprintf("%s and %s are both shard %d/%d", other, s.Name, sh.Index, sh.Total))
@@ -213,6 +223,26 @@ func check(in []Input) (problems, missing []string) {
 		problems = append(problems, fmt.Sprintf("shard %s missing: every shard's report is needed for the run's verdict", strings.Join(missing, ", ")))
 	}
 	return problems, missing
+}
+
+// rerunDiff says why shards a and b (their names, indexes and reruns)
+// are not of one run when one or both ran with --rerun-failed, which
+// deals the cases it reruns rather than the selection; "" when they
+// rerun nothing, or the same report.
+func rerunDiff(a string, aIndex int, aRerun *result.Rerun, b string, bIndex int, bRerun *result.Rerun, total int) string {
+	switch {
+	case aRerun == nil && bRerun == nil:
+		return ""
+	case aRerun == nil:
+		a, aIndex, aRerun, b = b, bIndex, bRerun, a
+	case bRerun != nil:
+		if aRerun.Of == bRerun.Of {
+			return ""
+		}
+		return fmt.Sprintf("%s reran the cases of %s, %s those of %s (--rerun-failed): merge the shards of one run", a, aRerun.Of, b, bRerun.Of)
+	}
+	return fmt.Sprintf("%s is a shard of a --rerun-failed %s run, dealt from the cases it reran, %s a shard of the selection: to replace shard %d/%d, run it again with --shard %d/%d and no --rerun-failed",
+		a, aRerun.Of, b, aIndex, total, aIndex, total)
 }
 
 // short shortens a fingerprint for messages.

@@ -422,6 +422,10 @@ func TestShardsOtherTarget(t *testing.T) {
 		{name: "build URL", edit: func(t *result.Target) { t.BuildURL = "https://elsewhere" }, want: `build_url "https://elsewhere", not "https://b"`},
 		{name: "runtime URL", edit: func(t *result.Target) { t.RuntimeURL = "https://rt" }, want: `runtime_url "https://rt", not ""`},
 		{name: "embedded", edit: func(t *result.Target) { t.Embedded = true }, want: "one ran on the embedded simulator"},
+		// The client calls https://b/ and HTTPS://B as https://b.
+		{name: "build URL with a trailing slash", edit: func(t *result.Target) { t.BuildURL = "HTTPS://B/" }},
+		{name: "runtime URL in another path", first: func(t *result.Target) { t.RuntimeURL = "https://rt/v1/" },
+			edit: func(t *result.Target) { t.RuntimeURL = "https://rt/v2" }, want: `runtime_url "https://rt/v2", not "https://rt/v1/"`},
 		{name: "the simulator on another port", first: func(t *result.Target) { t.Embedded, t.BuildURL = true, "http://127.0.0.1:1" },
 			edit: func(t *result.Target) { t.Embedded, t.BuildURL = true, "http://127.0.0.1:2" }},
 	} {
@@ -585,6 +589,9 @@ func TestShardsThatDoNotMakeARun(t *testing.T) {
 			"2.json is shard 2/3, but 1.json is of 2 shards"},
 		{"another selection after a run's report", []Input{{"run.json", unsharded()}, {"1.json", shard(1, 2, 0, cs(3, result.Passed))}, {"2.json", otherSelection(shard(2, 2, 0, cs(6, result.Passed)))}},
 			"2.json ran another selection than 1.json"},
+		// Shards of two --rerun-failed runs: reruns of two reports.
+		{"reruns of two reports", []Input{{"1.json", rerunOf("a.json", shard(1, 2, 0, cs(3, result.Passed)))}, {"2.json", rerunOf("b.json", otherSelection(shard(2, 2, 0, cs(6, result.Passed))))}},
+			"2.json reran the cases of b.json, 1.json those of a.json (--rerun-failed): merge the shards of one run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -600,6 +607,12 @@ func TestShardsThatDoNotMakeARun(t *testing.T) {
 func unsharded() *result.Result {
 	r := shard(1, 1, 0, cs(1, result.Passed))
 	r.Shard = nil
+	return r
+}
+
+// rerunOf is r run with --rerun-failed of the report of.
+func rerunOf(of string, r *result.Result) *result.Result {
+	r.Rerun = &result.Rerun{Of: of, Failed: 1}
 	return r
 }
 

@@ -59,6 +59,9 @@ import (
 //     during the run), and "deployment_changed" with the console's
 //     message(s) when one did; each <testcase> has a "deployment"
 //     property, the id its agent and environment were tested on;
+//   - <testsuites> has "shard" ("2/4 of 47 scenarios"), "rerun" (the
+//     cases a --rerun-failed run reran) and "forced_merge" (what merge
+//     --force overrode) when the run is not of its whole selection;
 //   - every text is stripped of ANSI escapes and of runes XML cannot hold;
 //     a testcase property (and so each line of the head of <system-out>)
 //     is one line, its controls escaped as the console escapes them.
@@ -76,6 +79,13 @@ const (
 	PropertyDeployment = "deployment"
 	// PropertyDeploymentChanged says what changed during the run.
 	PropertyDeploymentChanged = "deployment_changed"
+	// PropertyShard, PropertyRerun and PropertyForcedMerge say that the
+	// run is not of its whole selection: a shard's ("2/4 of 47
+	// scenarios"), a --rerun-failed run's (the cases it reran) or a
+	// merge --force's (what it overrode).
+	PropertyShard       = "shard"
+	PropertyRerun       = "rerun"
+	PropertyForcedMerge = "forced_merge"
 )
 
 // fileStyle renders plain text for a file: no colour, escape sequences
@@ -168,6 +178,18 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 			// refused key) leaves no testcase that shows the cause.
 			props = append(props, junit.Property{Name: PropertyStopCause, Value: xmlText(r.Stop.Cause)})
 		}
+	}
+	// What the run is the verdict of, when not its whole selection: a CI
+	// server that shows a shard's or a rerun's JUnit as the run's shows
+	// a green part of it.
+	if sh := r.Shard; sh != nil {
+		props = append(props, junit.Property{Name: PropertyShard, Value: fmt.Sprintf("%d/%d of %d scenarios", sh.Index, sh.Total, sh.Selected)})
+	}
+	if rr := r.Rerun; rr != nil {
+		props = append(props, junit.Property{Name: PropertyRerun, Value: xmlText(fileStyle.flat(rr.Cases(rr.Of)))})
+	}
+	if len(r.ForcedMerge) > 0 {
+		props = append(props, junit.Property{Name: PropertyForcedMerge, Value: xmlText(fileStyle.flat(strings.Join(r.ForcedMerge, "; ")))})
 	}
 	var changed []string
 	for _, d := range r.Deployments {

@@ -22,6 +22,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -257,10 +258,33 @@ func (t Target) Diff(other Target) string {
 	if t.Embedded != other.Embedded {
 		diffs = append(diffs, "one ran on the embedded simulator")
 	} else if !t.Embedded {
-		field("build_url", t.BuildURL, other.BuildURL)
-		field("runtime_url", t.RuntimeURL, other.RuntimeURL)
+		if !SameURL(t.BuildURL, other.BuildURL) {
+			field("build_url", t.BuildURL, other.BuildURL)
+		}
+		if !SameURL(t.RuntimeURL, other.RuntimeURL) {
+			field("runtime_url", t.RuntimeURL, other.RuntimeURL)
+		}
 	}
 	return strings.Join(diffs, ", ")
+}
+
+// SameURL says whether a and b name one platform host as the client
+// calls it: it trims the trailing slashes of a configured URL
+// (internal/platform), so "https://b.example.com/" and
+// "https://b.example.com" are one, and so are a scheme or a host
+// written in capitals.
+func SameURL(a, b string) bool {
+	a, b = strings.TrimRight(a, "/"), strings.TrimRight(b, "/")
+	if a == b {
+		return true
+	}
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	ua.Host, ub.Host = strings.ToLower(ua.Host), strings.ToLower(ub.Host)
+	return ua.String() == ub.String()
 }
 
 // EnvCount is one environment of a run and the number of its cases.
