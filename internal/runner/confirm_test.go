@@ -252,6 +252,46 @@ scenarios:
 	}
 }
 
+// TestWebhookReceiverReachedByNothing: a nightly job whose tunnel was
+// down failed every webhook confirmation with "no verified event
+// arrived" alone, as if the agent had not done what the event confirms.
+// The failure stays the agent's (an agent that never ends a conversation
+// sends no event either, and the platform says nothing of its
+// deliveries), but it says that nothing at all reached the receiver, and
+// where to look.
+func TestWebhookReceiverReachedByNothing(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	src := `suite: unreached receiver
+agent: ` + e.clinic + `
+scenarios:
+  - name: handoff event
+    turns:
+      - say: I have chest pain
+    confirm:
+      webhooks: [handoff.created]
+`
+	clk := fakeclock.New()
+	opts := e.opts()
+	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
+	// The platform delivers to e.rcv; this receiver, like one behind a
+	// tunnel that is down, hears nothing.
+	opts.Webhooks = waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
+	opts.ConfirmTimeout = 500 * time.Millisecond
+	res, err := Run(context.Background(), loadYAML(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Files[0].Cases[0]
+	if c.Status != result.Failed || len(c.Last().Failures) != 1 {
+		t.Fatalf("status %s, want failed on the webhook%s", c.Status, describe(c))
+	}
+	if f := c.Last().Failures[0]; f.Pos.Line != 8 || !strings.Contains(f.Message, "no delivery of any event has reached the receiver since it started") ||
+		!strings.Contains(f.Message, "check that the webhook URL leads to the receiver") {
+		t.Errorf("failure %s: %s", f.Pos, f.Message)
+	}
+}
+
 func TestConfirmWithoutReceiverOrRefusedNumber(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
