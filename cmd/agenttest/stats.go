@@ -163,7 +163,7 @@ func lapsedQuarantines(suites []*scenario.Suite, now time.Time) diag.Diagnostics
 			}
 			seen[q.Pos] = true
 			ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: q.Pos,
-				Message: fmt.Sprintf("quarantine of %q lapsed on %s: the scenario gates runs again", sc.Name, q.UntilText()),
+				Message: fmt.Sprintf("quarantine of %q lapsed after %s, its last day: the scenario gates runs again", sc.Name, q.UntilText()),
 				Hint:    "fix the scenario or the agent, or extend until if the reason still holds"})
 		}
 	}

@@ -326,7 +326,7 @@ func TestQuarantine(t *testing.T) {
 	if lapsed.code != exitFailed || !lapsed.cases[0].Quarantine.Lapsed || lapsed.counts["failed"] != 1 {
 		t.Fatalf("exit %d after the quarantine lapsed, counts %v\n%s", lapsed.code, lapsed.counts, lapsed.stdout)
 	}
-	for _, want := range []string{"quarantine lapsed on 2026-12-31: gates again", "quarantine lapsed, gating again:\n  " + statsTree + "/quarantine/failing.yaml:6 says the clinic opens on Sundays"} {
+	for _, want := range []string{"quarantine lapsed after 2026-12-31: gates again", "quarantine lapsed, gating again:\n  " + statsTree + "/quarantine/failing.yaml:6 says the clinic opens on Sundays"} {
 		if !strings.Contains(lapsed.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, lapsed.stdout)
 		}
@@ -339,7 +339,7 @@ func TestQuarantine(t *testing.T) {
 	c = newCLI(t, repoRoot, nil, "lint", statsTree+"/quarantine")
 	c.st.Now = func() time.Time { return time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }
 	// A warning is a problem said: not "no problems".
-	if code := c.run(t); code != exitOK || !strings.Contains(c.stdout.String(), `warning: quarantine of "says the clinic opens on Sundays" lapsed on 2026-12-31`) ||
+	if code := c.run(t); code != exitOK || !strings.Contains(c.stdout.String(), `warning: quarantine of "says the clinic opens on Sundays" lapsed after 2026-12-31, its last day`) ||
 		strings.Contains(c.stdout.String(), "no problems") {
 		t.Errorf("lint exit %d:\n%s", code, c.stdout)
 	}

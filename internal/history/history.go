@@ -96,8 +96,10 @@ type Report struct {
 // cases are counted among the failed ones too). NotRun are the ones an
 // interruption or the run's stop left unrun; Skipped the ones skipped on
 // purpose (skip:, @skip), which the run did not mean to run.
+// Quarantined are the ones a quarantine kept from gating, whatever their
+// verdict: the report counts them apart from the others.
 type Counts struct {
-	Passed, Flaky, Failed, Inconclusive, Errored, NotRun, Skipped int
+	Passed, Flaky, Failed, Inconclusive, Errored, NotRun, Skipped, Quarantined int
 }
 
 // Case is one scenario's outcome in a report.

@@ -488,6 +488,14 @@ func TestReportSummary(t *testing.T) {
 			line:  "failed  1 failed, 1 not run (stopped: --fail-fast)", verdict: VerdictFailed, quarantined: true,
 		},
 		{
+			// A quarantined case is counted apart from the verdicts:
+			// the night's line names it rather than dropping it.
+			name: "a quarantine that held", run: `"status": "passed"`,
+			extra: `"target": {"env": "live"}, "counts": {"total": 2, "passed": 1, "quarantined": 1},`,
+			cases: `{"name": "x", "status": "failed", "quarantine": {"until": "2026-04-01"}, "attempts": [{"status": "failed"}]}, {"name": "y", "status": "passed", "attempts": [{"status": "passed"}]}`,
+			line:  "passed  in live: 1 passed, 1 quarantined", verdict: VerdictFailed, quarantined: true,
+		},
+		{
 			name: "a quarantine that lapsed", run: `"status": "failed"`,
 			cases: `{"name": "x", "status": "failed", "quarantine": {"until": "2026-02-01", "lapsed": true}, "attempts": [{"status": "failed"}]}`,
 			line:  "failed", verdict: VerdictFailed,
@@ -604,7 +612,7 @@ func TestWriteJSONGolden(t *testing.T) {
 				{File: "a.yaml", Name: "w", Verdict: VerdictFailed, Failed: 1},
 				{File: "a.yaml", Name: "x", Verdict: VerdictFailed, Failed: 1},
 				{File: "a.yaml", Name: "y", Verdict: VerdictPassed, Passed: 1}}},
-		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Failed: 1},
+		{Path: "2.json", Started: "2026-03-02T00:00:00Z", Status: "failed", Envs: []string{"live"}, Counts: Counts{Flaky: 1, Errored: 1, Quarantined: 1},
 			Target: result.Target{Name: "nightly", BuildURL: "https://build.staging.example.com", Env: "live"}, Cases: []Case{
 				{File: "a.yaml", Name: "x", Verdict: VerdictFlaky, Passed: 1, Failed: 1},
 				{File: "a.yaml", Name: "y", Verdict: VerdictFailed, Failed: 1, Quarantined: true},

@@ -44,6 +44,7 @@ type jsonReport struct {
 		Skipped      int `json:"skipped"`
 		Pending      int `json:"pending"`
 		Inconclusive int `json:"inconclusive"`
+		Quarantined  int `json:"quarantined"`
 	} `json:"counts"`
 	Files []struct {
 		Path  string     `json:"path"`
@@ -133,7 +134,7 @@ func Read(path string, data []byte) (*Report, error) {
 		}
 		stopped = min(stopped, c.Skipped)
 		r.Counts = Counts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive,
-			Errored: c.Errored, NotRun: stopped + c.Pending, Skipped: c.Skipped - stopped}
+			Errored: c.Errored, NotRun: stopped + c.Pending, Skipped: c.Skipped - stopped, Quarantined: c.Quarantined}
 	}
 	for _, f := range doc.Files {
 		for _, c := range f.Cases {

@@ -32,7 +32,7 @@ func (r *Report) summary() string {
 	for _, n := range []struct {
 		n    int
 		what string
-	}{{c.Passed, "passed"}, {c.Flaky, "flaky"}, {c.Failed, "failed"}, {c.Errored, "errored"}, {c.NotRun, "not run"}, {c.Skipped, "skipped"}} {
+	}{{c.Passed, "passed"}, {c.Flaky, "flaky"}, {c.Failed, "failed"}, {c.Errored, "errored"}, {c.NotRun, "not run"}, {c.Skipped, "skipped"}, {c.Quarantined, "quarantined"}} {
 		if n.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n.n, n.what))
 		}
@@ -169,7 +169,8 @@ func WriteText(w io.Writer, h *History) error {
 //
 //	schema     "agenttest/history/v1"
 //	reports    [{path, started, status, envs, counts: {passed, flaky,
-//	             failed, inconclusive, errored, not_run}, causes}] (oldest
+//	             failed, inconclusive, errored, not_run, skipped,
+//	             quarantined}, causes}] (oldest
 //	             first; as given when one has no started)
 //	scenarios  [{file, name, runs, passed, failed, errored, pass_rate,
 //	             interval: {lower, upper, level}, verdicts, quarantined,
@@ -222,6 +223,7 @@ type jsonCounts struct {
 	Errored      int `json:"errored"`
 	NotRun       int `json:"not_run"`
 	Skipped      int `json:"skipped"`
+	Quarantined  int `json:"quarantined"`
 }
 
 type jsonScenario struct {
@@ -265,7 +267,7 @@ func WriteJSON(w io.Writer, h *History) error {
 		c := r.Counts
 		doc.Reports = append(doc.Reports, jsonReportRef{Path: r.Path, Started: r.Started, Status: r.Status,
 			Envs: orEmpty(r.Envs), Causes: orEmpty(r.Causes),
-			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun, Skipped: c.Skipped}})
+			Counts: jsonCounts{Passed: c.Passed, Flaky: c.Flaky, Failed: c.Failed, Inconclusive: c.Inconclusive, Errored: c.Errored, NotRun: c.NotRun, Skipped: c.Skipped, Quarantined: c.Quarantined}})
 	}
 	for _, g := range h.Targets() {
 		doc.Targets = append(doc.Targets, jsonTarget{Reports: g, Target: h.Reports[g[0]].Target})

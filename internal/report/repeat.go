@@ -225,7 +225,7 @@ func quarantineNote(c *result.Case) string {
 		return ""
 	}
 	if q.Lapsed {
-		return "quarantine lapsed on " + q.Until + ": gates again"
+		return "quarantine lapsed after " + q.Until + ": gates again"
 	}
 	who := ""
 	if q.Owner != "" {

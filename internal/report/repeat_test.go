@@ -26,7 +26,7 @@ func TestQuarantineNote(t *testing.T) {
 		{"a sentence keeps one stop", &result.Quarantine{Reason: "The results lookup times out now and then.", Until: "2026-12-31"},
 			"quarantined until 2026-12-31: The results lookup times out now and then; does not gate"},
 		{"lapsed", &result.Quarantine{Reason: "moved.", Until: "2026-03-01", Lapsed: true},
-			"quarantine lapsed on 2026-03-01: gates again"},
+			"quarantine lapsed after 2026-03-01: gates again"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -219,7 +219,29 @@ func TestConfirmationsAndProbes(t *testing.T) {
 func TestWebhookBadSignature(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, func(string) string { return "whsec_00000000000000000000000000000000" })
-	src := `suite: bad signature
+	// The bound passes on the runner's clock once a delivery of the event
+	// was rejected, whenever the machine gets it there: on the real clock
+	// a delivery later than the bound left the case failed, the agent's.
+	c := e.confirmHandoffEvent(t, func(clk *fakeclock.Clock) Webhooks {
+		return rejectedFirst{Receiver: e.rcv, clk: clk, srv: e.sim.Server}
+	})
+	// The platform sent the event, signed with another secret: its error
+	// (or the secret's), not the agent's failure.
+	if c.Status != result.Errored {
+		t.Fatalf("status %s, want errored%s", c.Status, describe(c))
+	}
+	e2 := c.Last().Error
+	if e2.Pos.Line != 8 || !strings.Contains(e2.Message, "signature mismatch") || !strings.Contains(e2.Message, "check the webhook secret") {
+		t.Errorf("error %s: %s", e2.Pos, e2.Message)
+	}
+}
+
+// confirmHandoffEvent runs a scenario that confirms its handoff.created
+// event (at line 8) on a fake clock, with the receiver rcv makes, and
+// returns its case.
+func (e *confirmEnv) confirmHandoffEvent(t *testing.T, rcv func(clk *fakeclock.Clock) Webhooks) *result.Case {
+	t.Helper()
+	src := `suite: handoff event
 agent: ` + e.clinic + `
 scenarios:
   - name: handoff event must be signed
@@ -228,27 +250,39 @@ scenarios:
     confirm:
       webhooks: [handoff.created]
 `
-	// The bound passes on the runner's clock once a delivery of the event
-	// was rejected, whenever the machine gets it there: on the real clock
-	// a delivery later than the bound left the case failed, the agent's.
 	clk := fakeclock.New()
 	opts := e.opts()
 	opts.Now, opts.Sleep, opts.AfterFunc = clk.Now, clk.Sleep, clk.AfterFunc
-	opts.Webhooks = rejectedFirst{Receiver: e.rcv, clk: clk, srv: e.sim.Server}
+	opts.Webhooks = rcv(clk)
 	opts.ConfirmTimeout = 500 * time.Millisecond
 	res, err := Run(context.Background(), loadYAML(t, src), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The platform sent the event, signed with another secret: its error
-	// (or the secret's), not the agent's failure.
-	c := res.Files[0].Cases[0]
-	if c.Status != result.Errored {
-		t.Fatalf("status %s, want errored%s", c.Status, describe(c))
+	return res.Files[0].Cases[0]
+}
+
+// TestWebhookReceiverReachedByNothing: a nightly job whose tunnel was
+// down failed every webhook confirmation with "no verified event
+// arrived" alone, as if the agent had not done what the event confirms.
+// The failure stays the agent's (an agent that never ends a conversation
+// sends no event either, and the platform says nothing of its
+// deliveries), but it says that nothing at all reached the receiver, and
+// where to look.
+func TestWebhookReceiverReachedByNothing(t *testing.T) {
+	t.Parallel()
+	e := newConfirmEnv(t, nil)
+	// The platform delivers to e.rcv; this receiver, like one behind a
+	// tunnel that is down, hears nothing.
+	c := e.confirmHandoffEvent(t, func(clk *fakeclock.Clock) Webhooks {
+		return waitedOut{MarkingWebhooks: webhook.NewReceiver(webhook.Options{Secret: "whsec_00000000000000000000000000000000"}), clk: clk}
+	})
+	if c.Status != result.Failed || len(c.Last().Failures) != 1 {
+		t.Fatalf("status %s, want failed on the webhook%s", c.Status, describe(c))
 	}
-	e2 := c.Last().Error
-	if e2.Pos.Line != 8 || !strings.Contains(e2.Message, "signature mismatch") || !strings.Contains(e2.Message, "check the webhook secret") {
-		t.Errorf("error %s: %s", e2.Pos, e2.Message)
+	if f := c.Last().Failures[0]; f.Pos.Line != 8 || !strings.Contains(f.Message, "no delivery of any event has reached the receiver since it started") ||
+		!strings.Contains(f.Message, "check that the webhook URL leads to the receiver") {
+		t.Errorf("failure %s: %s", f.Pos, f.Message)
 	}
 }
 

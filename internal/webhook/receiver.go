@@ -137,6 +137,9 @@ type Receiver struct {
 	seq      uint64  // of the last event stored
 	seen     map[string]bool
 	rejected []Rejection
+	// reached is set once any delivery has reached the receiver, whatever
+	// became of it: the route from the platform works.
+	reached bool
 	// changed is closed and replaced whenever something is stored, which
 	// wakes every Wait.
 	changed chan struct{}
@@ -186,6 +189,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "webhook deliveries are POSTs", http.StatusMethodNotAllowed)
 		return
 	}
+	r.mu.Lock()
+	r.reached = true
+	r.mu.Unlock()
 	now := r.opts.Now()
 	body, err := io.ReadAll(io.LimitReader(req.Body, r.opts.MaxBody+1))
 	if err != nil {
@@ -361,6 +367,12 @@ type MissingError struct {
 	// (Mark.In), named by Environment.
 	OtherEnv    int
 	Environment string
+	// Unreached is set when no delivery of any event had reached the
+	// receiver when the wait ended: nothing happened that sends one, or
+	// the platform's deliveries do not reach the receiver (a tunnel that
+	// is down). The platform says nothing of its deliveries, so which of
+	// the two it is stays open.
+	Unreached bool
 	// Err is why the wait ended (context.DeadlineExceeded, Canceled).
 	Err error
 }
@@ -391,6 +403,9 @@ func (e *MissingError) Error() string {
 	}
 	if e.OtherEnv > 0 {
 		fmt.Fprintf(&b, "; %s of another environment than %s did not count (a conversation with the same id there: the platform sends every environment's events to every endpoint)", events(e.OtherEnv), e.Environment)
+	}
+	if e.Unreached {
+		b.WriteString("; no delivery of any event has reached the receiver since it started: nothing happened that sends one, or the platform's deliveries do not reach it (check that the webhook URL leads to the receiver, through the tunnel or ingress in front of it)")
 	}
 	return b.String()
 }
@@ -438,12 +453,13 @@ func (r *Receiver) WaitAfter(ctx context.Context, conversationID, eventType stri
 		case <-ctx.Done():
 			r.mu.Lock()
 			ev, ok, sk, _ := r.findLocked(conversationID, eventType, after)
+			unreached := !r.reached
 			r.mu.Unlock()
 			if ok {
 				return ev, nil
 			}
 			return Event{}, &MissingError{Type: eventType, ConversationID: conversationID, Rejected: r.rejectionsFor(conversationID, eventType, after),
-				Earlier: sk.earlier, Stale: sk.stale, OtherEnv: sk.otherEnv, Environment: after.env, Err: ctx.Err()}
+				Earlier: sk.earlier, Stale: sk.stale, OtherEnv: sk.otherEnv, Environment: after.env, Unreached: unreached, Err: ctx.Err()}
 		}
 	}
 }

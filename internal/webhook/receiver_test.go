@@ -648,6 +648,34 @@ func TestWaitNamesOnlyItsRejections(t *testing.T) {
 	}
 }
 
+// TestWaitSaysNothingReachedTheReceiver: a nightly job whose tunnel is
+// down (the webhook URL reaches no receiver) failed every webhook
+// confirmation with "no verified event arrived" alone, as if the platform
+// had skipped that one event. A wait that ends while no delivery of any
+// kind has reached the receiver says so, with where to look; once any
+// delivery has come, even a rejected one or another conversation's, the
+// route works and it does not.
+func TestWaitSaysNothingReachedTheReceiver(t *testing.T) {
+	t.Parallel()
+	passed, cancel := context.WithDeadline(context.Background(), time.Time{})
+	defer cancel()
+	const hint = "no delivery of any event has reached the receiver since it started"
+	r := NewReceiver(Options{Secret: testSecret})
+	if _, err := r.Wait(passed, "c1", "conversation.completed"); err == nil || !strings.Contains(err.Error(), hint) {
+		t.Errorf("silent receiver: err = %v, want it to say %q", err, hint)
+	}
+	body := event("evt_2", "conversation.completed", "c2")
+	deliver(t, r, body, Sign("forger", []byte(body)))
+	if _, err := r.Wait(passed, "c1", "conversation.completed"); err == nil || strings.Contains(err.Error(), hint) {
+		t.Errorf("after a rejected delivery: err = %v, want no %q", err, hint)
+	}
+	r = NewReceiver(Options{Secret: testSecret})
+	deliver(t, r, body, Sign(testSecret, []byte(body)))
+	if _, err := r.Wait(passed, "c1", "conversation.completed"); err == nil || strings.Contains(err.Error(), hint) {
+		t.Errorf("after another conversation's event: err = %v, want no %q", err, hint)
+	}
+}
+
 // TestMissingErrorMessage: the message names a cancelled wait as such,
 // and of several rejections the last, the one nearest the deadline.
 func TestMissingErrorMessage(t *testing.T) {
