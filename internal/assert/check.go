@@ -2,6 +2,8 @@ package assert
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -345,9 +347,10 @@ func joinList(items []string) string {
 
 // presence checks an expected presence; it returns false when the check is
 // settled (nothing more to evaluate on the key). missing and unexpected are
-// formats of the messages, given the name of the key; the messages and the
-// actual value are built only on failure.
-func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missing, unexpected string, v any) bool {
+// formats of the messages, given the name of the key; near, when not nil,
+// adds to a missing key's message the key likely meant. The messages and
+// the actual value are built only on failure.
+func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missing, unexpected string, v any, near func() string) bool {
 	switch {
 	case want != nil && !*want:
 		if found {
@@ -355,7 +358,11 @@ func (c *checker) presence(pos diag.Pos, l label, want *bool, found bool, missin
 		}
 		return false
 	case !found:
-		c.fail(Failure{Pos: pos, Key: l.Key(), Message: fmt.Sprintf(missing, l.name), Expected: "present", Actual: "absent"})
+		msg := fmt.Sprintf(missing, l.name)
+		if near != nil {
+			msg += near()
+		}
+		c.fail(Failure{Pos: pos, Key: l.Key(), Message: msg, Expected: "present", Actual: "absent"})
 		return false
 	}
 	return true
@@ -370,11 +377,8 @@ func (c *checker) state(s *StateCheck) {
 		// A dotted key reaches into nested objects: state.booking.code.
 		v, found = reply.LookupPath(state, s.Key)
 	}
-	missing := "state has no key %q"
-	if !found {
-		missing += strings.ReplaceAll(nearKey(s.Key, state), "%", "%%")
-	}
-	if !c.presence(pos, l, s.Present, found, missing, "state has key %q", v) {
+	near := func() string { return nearKey(s.Key, state) }
+	if !c.presence(pos, l, s.Present, found, "state has no key %q", "state has key %q", v, near) {
 		return
 	}
 	if s.Match != nil {
@@ -383,14 +387,11 @@ func (c *checker) state(s *StateCheck) {
 }
 
 // nearKey is the hint of a key a reply's state (or metrics) lacks: the
-// key it has that the suite likely meant, ` (did you mean "party_size"?)`, or "". A typo in a
-// suite's key would otherwise read as an agent that forgot a value.
+// key it has that the suite likely meant, ` (did you mean "party_size"?)`,
+// or "". A typo in a suite's key would otherwise read as an agent that
+// forgot a value.
 func nearKey[V any](key string, m map[string]V) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	if h := diag.DidYouMean(key, keys); h != "" {
+	if h := diag.DidYouMean(key, slices.Collect(maps.Keys(m))); h != "" {
 		return " (" + h + ")"
 	}
 	return ""
@@ -642,7 +643,7 @@ func (c *checker) metadata(m *MetadataCheck) {
 	pos := c.at(m.Pos)
 	l := label{key: "metadata", subject: "metadata", name: m.Path}
 	v, found := c.md().Lookup(m.Path)
-	if !c.presence(pos, l, m.Present, found, "metadata has no %s", "metadata has %s", v) {
+	if !c.presence(pos, l, m.Present, found, "metadata has no %s", "metadata has %s", v, nil) {
 		return
 	}
 	if m.Match != nil {

@@ -338,7 +338,7 @@ func (c *checker) keyIn(s *StateCheck, obj map[string]any, l label, missing, une
 	if !found {
 		v, found = reply.LookupPath(obj, s.Key)
 	}
-	if !c.presence(pos, l, s.Present, found, missing, unexpected, v) {
+	if !c.presence(pos, l, s.Present, found, missing, unexpected, v, nil) {
 		return
 	}
 	if s.Match != nil {
