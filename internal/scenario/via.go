@@ -21,11 +21,13 @@ import (
 const (
 	hintConfirm = "check what the platform recorded with confirm: {conversation: {...}} after the session (state, metrics, handoff), or test this in a scenario over debug_chat"
 	hintVia     = "add via: messaging to the scenario or the suite; in a feature: Given the conversation is over messaging, or @via:messaging"
-	hintDelayed = "test the delayed reply in a scenario over debug_chat; over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
+	hintDelayed = "test the delayed reply in a scenario over debug_chat; " + delayedShown
 	// The same two in a feature's words.
 	hintConfirmFeature = "check what the platform recorded with Then the conversation record shows: (state, metrics, handoff), or test this in a scenario over debug chat (@via:debug_chat)"
-	hintDelayedFeature = "test the delayed reply in a scenario over debug chat (@via:debug_chat); over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
-	hintJoined         = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
+	hintDelayedFeature = "test the delayed reply in a scenario over debug chat (@via:debug_chat); " + delayedShown
+	// delayedShown is what a delayed reply looks like over messaging.
+	delayedShown = "over messaging, the transcript shows \"delayed response\" on a turn whose message the platform flags (delayed: true in its payload, as the simulator does)"
+	hintJoined   = "the agent joins when the conversation opens, before the first turn: check the joined event under greeting: {events: ...}, or with Then the greeting events include ..."
 )
 
 // via reads `via:`.

@@ -235,12 +235,12 @@ func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 				if r == quote && !escaped {
 					quote = 0
 				}
-			case (r == '"' || r == '\'') && strings.ContainsRune(" :-,[{", prev):
+			case (r == '"' || r == '\'') && strings.ContainsRune(valueStart, prev):
 				quote = r
 			case r == '#' && last == ' ':
 				break scan
-			case (r == '[' || r == '{') && (len(stack) > 0 || strings.ContainsRune(" :-,[{", prev)):
-				if len(stack) > 0 && !strings.ContainsRune(" ,[{", last) {
+			case (r == '[' || r == '{') && (len(stack) > 0 || strings.ContainsRune(valueStart, prev)):
+				if len(stack) > 0 && !strings.ContainsRune(itemStart, last) {
 					inValue = append(inValue, bracket{r, i + 1, valueCol})
 				}
 				stack = append(stack, bracket{r, i + 1, col})
@@ -253,7 +253,7 @@ func flowBrackets(lines []string) (unclosed, stray, inValue []bracket) {
 				stray = append(stray, bracket{r, i + 1, col})
 			}
 			escaped = false
-			if r != ' ' && strings.ContainsRune(" ,[{", last) {
+			if r != ' ' && strings.ContainsRune(itemStart, last) {
 				valueCol = col
 			}
 			last = r
@@ -343,6 +343,14 @@ func reservedStart(line string) int {
 	return 0
 }
 
+// The characters after which YAML starts a value, so that a quote or a
+// bracket there opens one (valueStart), and those after which an item of
+// a flow starts (itemStart).
+const (
+	valueStart = " :-,[{"
+	itemStart  = " ,[{"
+)
+
 // badEscape returns the column of the first backslash of line, inside a
 // double-quoted value that starts on it, that begins no escape YAML knows
 // (YAML 1.2 §5.7), or 0.
@@ -351,7 +359,7 @@ func badEscape(line string) int {
 	in := false
 	for i := 0; i < len(r); i++ {
 		switch {
-		case !in && r[i] == '"' && (i == 0 || strings.ContainsRune(" :-,[{", r[i-1])):
+		case !in && r[i] == '"' && (i == 0 || strings.ContainsRune(valueStart, r[i-1])):
 			in = true
 		case in && r[i] == '"':
 			in = false
