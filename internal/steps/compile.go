@@ -104,7 +104,7 @@ func (l *Library) Compile(in Input) (*Step, error) {
 		}
 		return nil, &Error{
 			Message: fmt.Sprintf("undefined step %q", step),
-			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Text, 3), "; ") + "; run 'agenttest steps' for all of them",
+			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Keyword, in.Text, 3), "; ") + "; run 'agenttest steps' for all of them",
 		}
 	case 1:
 	default:
@@ -253,19 +253,27 @@ func doubleQuoted(text string) string {
 // unquote undoes the one escape of quoted arguments, \".
 func unquote(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
 
-// Closest returns up to n examples of the definitions closest to text, best
-// first: the "did you mean" of an undefined step. Quoted arguments and
-// numbers are blanked on both sides, so only the wording counts.
-func (l *Library) Closest(text string, n int) []string {
-	want := shape(text)
+// Closest returns up to n examples of the definitions closest to the
+// step, best first: the "did you mean" of an undefined step. Quoted
+// arguments and numbers are blanked on both sides, so only the wording
+// counts; so does the keyword, a little: a newcomer's "When I say" means
+// a turn more often than the setup step its few letters are nearest.
+func (l *Library) Closest(keyword, text string, n int) []string {
+	want, kw := shape(text), strings.TrimSpace(keyword)
+	// And, But and * say nothing of the step's kind.
+	weighs := kw == "Given" || kw == "When" || kw == "Then"
 	type cand struct {
 		ex   string
 		dist int
 	}
 	cands := make([]cand, len(l.defs))
 	for i, d := range l.defs {
-		_, body, _ := strings.Cut(d.Example, " ")
-		cands[i] = cand{d.Example, diag.EditDistance(want, shape(body))}
+		dkw, body, _ := strings.Cut(d.Example, " ")
+		dist := diag.EditDistance(want, shape(body))
+		if weighs && dkw != kw {
+			dist += keywordWeight
+		}
+		cands[i] = cand{d.Example, dist}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
 	out := make([]string, 0, n)
@@ -274,6 +282,11 @@ func (l *Library) Closest(text string, n int) []string {
 	}
 	return out
 }
+
+// keywordWeight is what another keyword adds to a definition's distance:
+// a few letters, so that a step written with the wrong keyword but the
+// right words (When the agent says) still finds its definition first.
+const keywordWeight = 3
 
 var (
 	quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)

@@ -790,19 +790,28 @@ func TestCaptureNames(t *testing.T) {
 }
 
 // TestClosest: the "did you mean" of an undefined step ranks the
-// definitions by their wording alone: the case, the quoted texts and the
-// numbers of the step do not change it.
+// definitions by their wording: the case, the quoted texts and the
+// numbers of the step do not change it. Its keyword weighs a little: a
+// turn's keyword finds a turn before the setup steps of fewer letters,
+// and the right words still win over the right keyword.
 func TestClosest(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ text, same, want string }{
-		{`THE AGENT SAYS "x"`, `the agent says "x"`, `Then the agent says "How many people?"`},
-		{`the metric "M" was written 1000 time`, `the metric "M" was written 2 time`, `Then the metric "CALL_TURN" was written 2 times`},
-		{`the state "a_long_state_key" is "a long value here"`, `the state "k" is "v"`, `Then the state "party_size" is "4"`},
+	for _, tc := range []struct{ keyword, text, same, want string }{
+		{"Then ", `THE AGENT SAYS "x"`, `the agent says "x"`, `Then the agent says "How many people?"`},
+		{"Then ", `the metric "M" was written 1000 time`, `the metric "M" was written 2 time`, `Then the metric "CALL_TURN" was written 2 times`},
+		{"Then ", `the state "a_long_state_key" is "a long value here"`, `the state "k" is "v"`, `Then the state "party_size" is "4"`},
+		{"When ", `I say "hello"`, `I say "a much longer hello, with 2 numbers 3"`, `When the user says "a table for 4 at 7pm"`},
+		{"When ", `the agent say "x"`, `the agent say "y"`, `Then the agent says "How many people?"`},
+		{"Given ", `the agents "x"`, `the agents "y"`, `Given the agent "restaurant"`},
 	} {
-		got, same := New().Closest(tc.text, 3), New().Closest(tc.same, 3)
+		got, same := New().Closest(tc.keyword, tc.text, 3), New().Closest(tc.keyword, tc.same, 3)
 		if len(got) != 3 || got[0] != tc.want || strings.Join(got, "; ") != strings.Join(same, "; ") {
-			t.Errorf("%s: closest %q, want %q first and the list of %s: %q", tc.text, got, tc.want, tc.same, same)
+			t.Errorf("%s%s: closest %q, want %q first and the list of %s: %q", tc.keyword, tc.text, got, tc.want, tc.same, same)
 		}
+	}
+	// And, But and * carry no kind: the wording alone ranks.
+	if and, star := New().Closest("And ", `I say "hello"`, 3), New().Closest("* ", `I say "hello"`, 3); strings.Join(and, "; ") != strings.Join(star, "; ") || and[0] == `When the user says "a table for 4 at 7pm"` {
+		t.Errorf("And: closest %q, * %q: want the same list, ranked by wording alone", and, star)
 	}
 }
 
