@@ -25,8 +25,10 @@ var confirmKeys = keySet{
 		"state":     "state is a field of the record: confirm: {conversation: {state: {...}}}",
 		"metrics":   "metrics is a field of the record: confirm: {conversation: {metrics: {...}}}",
 		"num_turns": "num_turns is a field of the record: confirm: {conversation: {num_turns: N}}",
-		"webhook":   `did you mean "webhooks"?`,
 		"events":    "the events to expect are listed under webhooks: [...]",
+	},
+	means: map[string]string{
+		"webhook": "webhooks",
 	},
 }
 
@@ -260,9 +262,9 @@ func (d *decoder) intents(p pair) *assert.IntentsCheck {
 func (d *decoder) handoffState(p pair) *assert.HandoffStateCheck {
 	fields, _, ok := d.object(p.Val, keySet{what: "handoff_state", keys: []string{"data", "shared_id"},
 		moved: map[string]string{
-			"id":       "the record is read by the scenario's conversation id; write shared_id: to read it by the integrator's id",
-			"sharedId": `did you mean "shared_id"?`,
-		}})
+			"id": "the record is read by the scenario's conversation id; write shared_id: to read it by the integrator's id",
+		},
+		means: map[string]string{"sharedId": "shared_id"}})
 	if !ok {
 		return nil
 	}
@@ -335,11 +337,13 @@ var probeKeys = keySet{
 	what: "probe",
 	keys: []string{"outbound_call", "sms", "expect_status", "within"},
 	moved: map[string]string{
-		"call":     `did you mean "outbound_call"?`,
-		"outbound": `did you mean "outbound_call"?`,
-		"status":   `did you mean "expect_status"?`,
-		"timeout":  `did you mean "within"?`,
-		"confirm":  "confirm: is written next to probe:, in the scenario",
+		"confirm": "confirm: is written next to probe:, in the scenario",
+	},
+	means: map[string]string{
+		"call":     "outbound_call",
+		"outbound": "outbound_call",
+		"status":   "expect_status",
+		"timeout":  "within",
 	},
 }
 
@@ -402,15 +406,23 @@ func (d *decoder) probe(p pair) []*steps.Step {
 	return out
 }
 
+var callProbeKeys = keySet{what: "outbound_call", keys: []string{"to", "agent_number", "metadata"},
+	means: map[string]string{"to_number": "to", "from": "agent_number", "number": "to"}}
+
+var smsProbeKeys = keySet{what: "sms", keys: []string{"to", "message", "agent_number"},
+	means: map[string]string{"to_number": "to", "number": "to", "text": "message", "body": "message", "from": "agent_number"}}
+
 func (d *decoder) callProbe(p pair) *steps.CallProbe {
-	fields, _, ok := d.object(p.Val, keySet{what: "outbound_call", keys: []string{"to", "agent_number", "metadata"},
-		moved: map[string]string{"to_number": `did you mean "to"?`, "from": `did you mean "agent_number"?`, "number": `did you mean "to"?`}})
+	fields, _, ok := d.object(p.Val, callProbeKeys)
 	if !ok {
 		return nil
 	}
 	cp := &steps.CallProbe{Pos: d.pos(p.Key)}
 	to, ok := fields["to"]
 	if !ok {
+		if callProbeKeys.tookFor(d.resolve(p.Val), "to") {
+			return nil
+		}
 		d.errorHint(p.Key, `write to: "+447700900001"`, "outbound_call needs to: (the number to call)")
 		return nil
 	}
@@ -427,8 +439,7 @@ func (d *decoder) callProbe(p pair) *steps.CallProbe {
 }
 
 func (d *decoder) smsProbe(p pair) *steps.SMSProbe {
-	fields, _, ok := d.object(p.Val, keySet{what: "sms", keys: []string{"to", "message", "agent_number"},
-		moved: map[string]string{"to_number": `did you mean "to"?`, "text": `did you mean "message"?`, "body": `did you mean "message"?`, "from": `did you mean "agent_number"?`}})
+	fields, _, ok := d.object(p.Val, smsProbeKeys)
 	if !ok {
 		return nil
 	}
@@ -436,14 +447,18 @@ func (d *decoder) smsProbe(p pair) *steps.SMSProbe {
 	ok = true
 	to, has := fields["to"]
 	if !has {
-		d.errorHint(p.Key, `write to: "+447700900002"`, "sms needs to: (the recipient)")
+		if !smsProbeKeys.tookFor(d.resolve(p.Val), "to") {
+			d.errorHint(p.Key, `write to: "+447700900002"`, "sms needs to: (the recipient)")
+		}
 		ok = false
 	} else if sp.To = d.phone(to, "sms: to"); sp.To == "" {
 		ok = false
 	}
 	msg, has := fields["message"]
 	if !has {
-		d.errorHint(p.Key, `write message: "..."; it becomes the agent's greeting`, "sms needs message:")
+		if !smsProbeKeys.tookFor(d.resolve(p.Val), "message") {
+			d.errorHint(p.Key, `write message: "..."; it becomes the agent's greeting`, "sms needs message:")
+		}
 		ok = false
 	} else if v, vok := d.str(msg.Val, "sms: message"); vok {
 		if strings.TrimSpace(v) == "" {

@@ -32,7 +32,9 @@ var suiteKeys = keySet{
 		"name":     "the suite's name is written suite:",
 		"turns":    "turns belong to a scenario: scenarios: [{name: ..., turns: [...]}]",
 		"greeting": "greeting belongs to a scenario, under scenarios:",
-		"scenario": `did you mean "scenarios"?`,
+	},
+	means: map[string]string{
+		"scenario": "scenarios",
 	},
 }
 
@@ -48,7 +50,9 @@ var scenarioKeys = keySet{
 		"expect":  "expect belongs to a turn: turns: [{say: ..., expect: ...}]",
 		"capture": "capture belongs to a turn: turns: [{say: ..., capture: ...}]",
 		"suite":   "suite: names the file and is written at the top level",
-		"steps":   `did you mean "turns"?`,
+	},
+	means: map[string]string{
+		"steps": "turns",
 	},
 }
 
@@ -62,8 +66,10 @@ var turnKeys = keySet{
 		"trace":    "checks go under expect: {trace: ...}",
 		"handoff":  "checks go under expect: {handoff: ...}",
 		"ended":    "checks go under expect: {ended: ...}",
-		"user":     `did you mean "say"?`,
-		"message":  `did you mean "say"?`,
+	},
+	means: map[string]string{
+		"user":    "say",
+		"message": "say",
 	},
 }
 
@@ -71,12 +77,14 @@ var startKeys = keySet{
 	what: "start",
 	keys: []string{"channel", "variant", "asr_lang", "tts_lang", "integration_attributes", "conversation_id"},
 	moved: map[string]string{
-		"variantId":             `did you mean "variant"?`,
-		"asrLangCode":           `did you mean "asr_lang"?`,
-		"ttsLangCode":           `did you mean "tts_lang"?`,
-		"integrationAttributes": `did you mean "integration_attributes"?`,
-		"conversationId":        `did you mean "conversation_id"?`,
-		"env":                   "env is written next to start:, not inside it",
+		"env": "env is written next to start:, not inside it",
+	},
+	means: map[string]string{
+		"variantId":             "variant",
+		"asrLangCode":           "asr_lang",
+		"ttsLangCode":           "tts_lang",
+		"integrationAttributes": "integration_attributes",
+		"conversationId":        "conversation_id",
 	},
 }
 
@@ -149,9 +157,7 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	}
 	p, ok := fields["scenarios"]
 	if !ok {
-		if !hasNearMiss(root, "scenarios") {
-			// A misspelt scenarios: is reported as an unknown key with a
-			// did-you-mean; saying it is missing too would be noise.
+		if !suiteKeys.tookFor(root, "scenarios") {
 			d.errorHint(root, "a suite lists its scenarios under scenarios:", "suite has no scenarios: key")
 		}
 		return s
@@ -190,20 +196,6 @@ func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	}
 	d.diags = append(d.diags, d.streamingUses.unused()...)
 	return s
-}
-
-// hasNearMiss reports whether a mapping has a key that is a near miss of
-// key (diag.Suggest), other than key itself.
-func hasNearMiss(m *yaml.Node, key string) bool {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return false
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if k := m.Content[i].Value; k != key && diag.Suggest(k, []string{key}) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // agent decodes agent: and says where its value is written.
@@ -595,7 +587,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 			}
 			d.name(p.Val, "scenario name", sc.Name)
 		}
-	} else {
+	} else if !scenarioKeys.tookFor(item, "name") {
 		d.errorHint(item, "every scenario needs a unique name: for reports and filters", "scenario has no name:")
 	}
 	if sc.Name == "" {
@@ -744,7 +736,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		sc.Steps = append(sc.Steps, confirm)
 	}
 	if len(turns) == 0 && !checks {
-		if _, ok := fields["turns"]; !ok {
+		if _, ok := fields["turns"]; !ok && !scenarioKeys.tookFor(item, "turns") && !scenarioKeys.tookFor(item, "greeting") {
 			d.errorHint(item, "add turns: [{say: ..., expect: ...}] or greeting checks",
 				"scenario %q has no turns and no greeting checks", sc.Name)
 		}
@@ -932,9 +924,9 @@ func (d *decoder) stats(sc *Scenario, fields map[string]pair) {
 var quarantineKeys = keySet{
 	what: "quarantine",
 	keys: []string{"reason", "owner", "until"},
-	moved: map[string]string{
-		"expires": `did you mean "until"?`,
-		"why":     `did you mean "reason"?`,
+	means: map[string]string{
+		"expires": "until",
+		"why":     "reason",
 	},
 }
 
@@ -1115,7 +1107,7 @@ func (d *decoder) turn(item *yaml.Node) []*steps.Step {
 		case !hasSay:
 			d.errorHint(item, "write silence: true to send an empty message", "turn has silence: false and no say:")
 		}
-	} else if _, wrote := fields["say"]; !wrote {
+	} else if _, wrote := fields["say"]; !wrote && !turnKeys.tookFor(item, "say") {
 		d.errorHint(item, `write say: "...", or silence: true for an empty message`, "turn has no say:")
 	}
 	out := []*steps.Step{say}

@@ -2,8 +2,11 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 // TestLoadFileDiagnostics checks single problems: each snippet must yield a
@@ -238,6 +241,57 @@ func TestOneProblemOneDiagnostic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMisspeltKeyOneDiagnostic: a required key written misspelt, or as
+// the word people reach for (user: for say:), is reported once, as the
+// unknown key with its did-you-mean, not also as the key that is then
+// missing. An unknown key taken for another key leaves the missing one
+// reported.
+func TestMisspeltKeyOneDiagnostic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, src string }{
+		{"scenarios", "agent: a\nscenarois:\n  - name: a\n    turns: [{say: hi}]\n"},
+		{"scenario name", "agent: a\nscenarios:\n  - nmae: a\n    turns: [{say: hi}]\n"},
+		{"turns", "agent: a\nscenarios:\n  - name: a\n    steps: [{say: hi}]\n"},
+		{"greeting", "agent: a\nscenarios:\n  - name: a\n    greting: {response: hi}\n"},
+		{"say", "agent: a\nscenarios:\n  - name: a\n    turns: [{sya: hi}]\n"},
+		{"say as user", "agent: a\nscenarios:\n  - name: a\n    turns: [{user: hi}]\n"},
+		{"call to", "agent: a\nscenarios:\n  - name: a\n    probe: {outbound_call: {to_number: \"+447700900001\"}}\n"},
+		{"sms to", "agent: a\nscenarios:\n  - name: a\n    probe: {sms: {number: \"+447700900001\", message: hi}}\n"},
+		{"sms message", "agent: a\nscenarios:\n  - name: a\n    probe: {sms: {to: \"+447700900001\", body: hi}}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, ds := LoadFile("s.yaml", []byte(tc.src))
+			if errs := errorsOf(ds); len(errs) != 1 || !strings.Contains(errs[0], "did you mean") {
+				t.Errorf("want one error, the did-you-mean of the unknown key, got:\n%s", renderDiags(ds))
+			}
+		})
+	}
+	for _, tc := range []struct{ name, src, want string }{
+		{"another key misspelt", "agent: a\nscenarios:\n  - name: a\n    turns: [{expct: {response: hi}}]\n", "turn has no say:"},
+		{"a key of another level", "agent: a\nscenarios:\n  - turns: [{say: hi}]\n    suite: x\n", "scenario has no name:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, ds := LoadFile("s.yaml", []byte(tc.src))
+			if errs := errorsOf(ds); len(errs) != 2 || !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, tc.want) }) {
+				t.Errorf("want the unknown key and %q, got:\n%s", tc.want, renderDiags(ds))
+			}
+		})
+	}
+}
+
+// errorsOf renders the errors of ds, warnings left out.
+func errorsOf(ds diag.Diagnostics) []string {
+	var out []string
+	for _, d := range ds {
+		if d.Severity == diag.Error {
+			out = append(out, d.String())
+		}
+	}
+	return out
 }
 
 // TestSkipWords: skip: no (n, off) was read as the reason "no" by

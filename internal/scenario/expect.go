@@ -25,9 +25,7 @@ var matcherKeySet = keySet{keys: matcherKeys, moved: map[string]string{
 	"level":   "level applies to system_message only",
 	"present": "present/absent apply to state, metrics and metadata keys only",
 	"absent":  "present/absent apply to state, metrics and metadata keys only",
-	"regex":   `did you mean "matches"?`,
-	"is":      `did you mean "equals"?`,
-}}
+}, means: map[string]string{"regex": "matches", "is": "equals"}}
 
 // expectDecoders are the keys of `expect:` and `greeting:`, each with the
 // function that decodes it.
@@ -63,15 +61,17 @@ var expectKeys = keySet{
 		"lang", "metadata", "events", "system_message", "session_ended",
 	},
 	moved: map[string]string{
-		"contains":    "matchers go under a field: response: {contains: ...}",
-		"matches":     "matchers go under a field: response: {matches: ...}",
-		"equals":      "matchers go under a field: response: {equals: ...}",
-		"say":         "say belongs to the turn, next to expect:",
-		"capture":     "capture belongs to the turn, next to expect:",
-		"reply":       `did you mean "response"?`,
-		"text":        `did you mean "response"?`,
-		"currentNode": `did you mean "node"?`,
-		"nodeTrace":   `did you mean "trace"?`,
+		"contains": "matchers go under a field: response: {contains: ...}",
+		"matches":  "matchers go under a field: response: {matches: ...}",
+		"equals":   "matchers go under a field: response: {equals: ...}",
+		"say":      "say belongs to the turn, next to expect:",
+		"capture":  "capture belongs to the turn, next to expect:",
+	},
+	means: map[string]string{
+		"reply":       "response",
+		"text":        "response",
+		"currentNode": "node",
+		"nodeTrace":   "trace",
 	},
 }
 

@@ -347,6 +347,9 @@ type keySet struct {
 	what  string
 	keys  []string
 	moved map[string]string // misplaced key -> hint
+	// means are the words people write for one of keys (user: for say:):
+	// the key an unknown word is taken for, as a near spelling is.
+	means map[string]string
 	// extensions lets keys starting with "x-" through unread: a place to
 	// define YAML anchors shared by several scenarios.
 	extensions bool
@@ -367,8 +370,8 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		}
 		if !slices.Contains(ks.keys, p.Name) {
 			hint := ks.moved[p.Name]
-			if hint == "" {
-				hint = diag.DidYouMean(p.Name, ks.keys)
+			if k := ks.meant(p.Name); hint == "" && k != "" {
+				hint = fmt.Sprintf("did you mean %q?", k)
 			}
 			if hint == "" {
 				hint = "known keys: " + strings.Join(ks.keys, ", ")
@@ -380,6 +383,38 @@ func (d *decoder) object(n *yaml.Node, ks keySet) (map[string]pair, []pair, bool
 		order = append(order, p)
 	}
 	return known, order, true
+}
+
+// meant is the key an unknown key is taken for: one whose word it is, or
+// the one it is a near spelling of; "" when none.
+func (ks keySet) meant(name string) string {
+	if k, ok := ks.means[name]; ok {
+		return k
+	}
+	if _, ok := ks.moved[name]; ok {
+		// Written at the wrong level, not misspelt.
+		return ""
+	}
+	return diag.Suggest(name, ks.keys)
+}
+
+// tookFor says whether the mapping m holds an unknown key that object
+// reported as a misspelling of key: key's absence is then the same
+// mistake, which a second message would only repeat.
+func (ks keySet) tookFor(m *yaml.Node, key string) bool {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		if ks.extensions && strings.HasPrefix(k, "x-") {
+			continue
+		}
+		if !slices.Contains(ks.keys, k) && ks.meant(k) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // scalar returns the text of a scalar as written, with booleans normalised
