@@ -122,6 +122,9 @@ func stopMessage(st *result.Stop, t *config.Target) string {
 		// refused the others before the run.
 		return fmt.Sprintf("the platform at %s does not know agent %q: %s; check the agent id (agent: of the suite or scenario, @agent: of a feature, %s) and that %s is the build host of the workspace's region",
 			st.Host, st.Agent, cause, where(t, "agent_id", config.EnvAgentID), where(t, "build_url", config.EnvBuildURL))
+	case result.StopNoMessagingAPI:
+		return fmt.Sprintf("no Messaging API answers at %s: %s; check %s: it must be the address of the platform's Messaging API, not of its build or runtime host",
+			st.Host, cause, where(t, "messaging_url", config.EnvMessagingURL))
 	}
 	return st.Reason + ": " + cause
 }

@@ -103,12 +103,16 @@ func TestMessagingTarget(t *testing.T) {
 				"is unreachable: ", `check the messaging_url of target "web" (or AGENTTEST_MESSAGING_URL)`}},
 		// A messaging_url at another host family answers the access-token
 		// step 404, which the reference gives only to a socket whose
-		// session is gone: the address is wrong, and another attempt
-		// would meet it again.
+		// session is gone: the address is wrong, and every web-chat case
+		// would meet it again. The run stops (exit 2), saying so once.
 		{name: "a messaging_url at the build host", args: []string{"--retries", "1"},
 			target: "    messaging_url: " + s.BuildURL + "\n    messaging_host: " + s.Info.MessagingHost + "\n    agent_id: clinic\n    connector_token: ${env:CLINIC_WEBCHAT}\n",
-			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitErrored, want: []string{
-				"POST /api/v1/access-token: 404: ", "(no Messaging API answers at this address: check the messaging_url)"},
+			suite:  webChatSuite + "  - name: greets again\n    greeting: {events: [EVENT_TYPE_VENDOR_AGENT_JOINED]}\n",
+			env:    map[string]string{"CLINIC_WEBCHAT": clinic}, code: exitUsage, want: []string{
+				"POST /api/v1/access-token: 404: ", "(no Messaging API answers at this address: check the messaging_url)",
+				"agenttest: no Messaging API answers at " + strings.TrimPrefix(s.BuildURL, "http://") + ": ",
+				`check the messaging_url of target "web" (or AGENTTEST_MESSAGING_URL): it must be the address of the platform's Messaging API`,
+				"1 not run (the run stopped)"},
 			lacks: []string{"session expired", "attempt 1 of 2"}},
 	}
 	for _, tc := range cases {

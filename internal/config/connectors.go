@@ -159,6 +159,11 @@ func (t *Target) connectorHint(agent, env, home string) string {
 			why = EnvConnectorToken + " is not set"
 		case env != home:
 			why = fmt.Sprintf("%s is a connector in %s", EnvConnectorToken, home)
+		case t.AgentID == "":
+			// A connector token belongs to one agent, which only
+			// AGENTTEST_AGENT_ID says: it is not lent to whichever agent
+			// a suite names.
+			why = fmt.Sprintf("%s is not set, so %s is the connector of no agent", EnvAgentID, EnvConnectorToken)
 		default:
 			why = fmt.Sprintf("%s is the connector of %s (%s)", EnvConnectorToken, t.AgentID, EnvAgentID)
 		}

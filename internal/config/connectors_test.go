@@ -103,6 +103,8 @@ func TestConnectors(t *testing.T) {
 			`target "env" has no Messaging connector for agent helpdesk in sandbox: AGENTTEST_CONNECTOR_TOKEN is the connector of clinic (AGENTTEST_AGENT_ID); set AGENTTEST_AGENT_ID=helpdesk, AGENTTEST_ENV=sandbox and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
 		{&Target{Name: EnvTargetName, Source: FromEnv, AgentID: "clinic", Env: "sandbox", ConnectorToken: "ct_clinic-0123456789"}, "clinic", "live",
 			`target "env" has no Messaging connector for agent clinic in live: AGENTTEST_CONNECTOR_TOKEN is a connector in sandbox; set AGENTTEST_AGENT_ID=clinic, AGENTTEST_ENV=live and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
+		{&Target{Name: EnvTargetName, Source: FromEnv, ConnectorToken: "ct_clinic-0123456789"}, "clinic", "sandbox",
+			`target "env" has no Messaging connector for agent clinic in sandbox: AGENTTEST_AGENT_ID is not set, so AGENTTEST_CONNECTOR_TOKEN is the connector of no agent; set AGENTTEST_AGENT_ID=clinic, AGENTTEST_ENV=sandbox and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
 		{&Target{Name: EnvTargetName, Source: FromEnv, AgentID: "clinic"}, "clinic", "sandbox",
 			`target "env" has no Messaging connector for agent clinic in sandbox: AGENTTEST_CONNECTOR_TOKEN is not set; set AGENTTEST_AGENT_ID=clinic, AGENTTEST_ENV=sandbox and AGENTTEST_CONNECTOR_TOKEN to its connector, or write a target with connectors: in agenttest.yaml for several agents`},
 	} {

@@ -101,7 +101,8 @@ import (
 // (4), "interrupted" (130) or "empty" (5: nothing was tested). run.stop,
 // present when the run stopped starting cases before the end of its plan,
 // is {kind, reason, cause, host, credential, agent, env, config}: kind is
-// "fail-fast", "unreachable", "credentials" or "unknown-agent", reason the
+// "fail-fast", "unreachable", "credentials", "unknown-agent" or
+// "no-messaging-api", reason the
 // skip_reason of the cases it left unrun, agent and env the agent the
 // platform does not know or whose Messaging connector it refused, and
 // config true when it was a configuration problem (exit 2).

@@ -43,6 +43,9 @@ const (
 	// ReasonUnknownAgent marks cases not run because the platform does
 	// not know an agent of the run (StopUnknownAgent).
 	ReasonUnknownAgent = "not run: unknown agent"
+	// ReasonNoMessagingAPI marks cases not run because no Messaging API
+	// answers at the messaging host (StopNoMessagingAPI).
+	ReasonNoMessagingAPI = "not run: no Messaging API at messaging_url"
 	// ReasonInterruptedRuns marks a repeated case that made some of its
 	// runs before the run was interrupted: it ran, but has no verdict
 	// (Repeat.Decision DecisionInterrupted; Repeat counts the runs made).
@@ -58,7 +61,7 @@ const (
 // scenario's own skip:.
 func IsStopReason(reason string) bool {
 	switch reason {
-	case ReasonFailFast, ReasonUnreachable, ReasonCredentials, ReasonUnknownAgent, ReasonStoppedRuns:
+	case ReasonFailFast, ReasonUnreachable, ReasonCredentials, ReasonUnknownAgent, ReasonNoMessagingAPI, ReasonStoppedRuns:
 		return true
 	}
 	return false

@@ -119,7 +119,8 @@ type Stop struct {
 	Agent string `json:"agent,omitempty"`
 	Env   string `json:"env,omitempty"`
 	// Config is true when the cause is a configuration problem (refused
-	// credentials, an unknown agent): the run exits 2, as for any other
+	// credentials, an unknown agent, a messaging_url that is not the
+	// Messaging API's): the run exits 2, as for any other
 	// configuration problem, rather than 4.
 	Config bool `json:"config,omitempty"`
 }
@@ -152,6 +153,8 @@ func (s *Stop) Why() string {
 		return "the platform" + at + " refused the " + what
 	case StopUnknownAgent:
 		return fmt.Sprintf("the platform%s does not know agent %q", at, s.Agent)
+	case StopNoMessagingAPI:
+		return "no Messaging API answers" + at
 	}
 	return s.Reason
 }
@@ -171,4 +174,8 @@ const (
 	// StopUnknownAgent: the platform does not know the agent (404 on
 	// debug-chat session creation).
 	StopUnknownAgent = "unknown-agent"
+	// StopNoMessagingAPI: the messaging host (Host) answered the first
+	// Messaging step (the access token, or the session) 404, which the
+	// reference gives neither: it is not the Messaging API's address.
+	StopNoMessagingAPI = "no-messaging-api"
 )

@@ -126,6 +126,7 @@ func TestIsStopReason(t *testing.T) {
 		{ReasonUnreachable, true},
 		{ReasonCredentials, true},
 		{ReasonUnknownAgent, true},
+		{ReasonNoMessagingAPI, true},
 		{ReasonStoppedRuns, true},
 		{ReasonInterrupted, false},
 		{ReasonInterruptedRuns, false},

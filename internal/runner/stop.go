@@ -18,8 +18,9 @@ import (
 //   - A platform that cannot be used at all: a call refused at the
 //     connection level (refused, DNS, TLS, connect timeout) by a host no
 //     call of the run has reached yet, credentials the platform refuses
-//     (401, 403), or an agent it does not know (404 on debug-chat session
-//     creation). Hosts count apart: the build host answering says nothing
+//     (401, 403), an agent it does not know (404 on debug-chat session
+//     creation), or a messaging host that is not the Messaging API (404
+//     on its access-token or session step). Hosts count apart: the build host answering says nothing
 //     of a messaging_url or runtime_url that points nowhere, and every
 //     case that needs that host would meet the same wall.
 //     Every other case would meet the same wall, after its own retries and
@@ -109,7 +110,9 @@ func (s *stopper) after(reached []string, cause *result.Stop) bool {
 // configured credential (the connector token, with the messaging host): a
 // 401 there is a configuration problem. A 401 of the later steps refuses
 // the short-lived token the platform just issued, and a 404 of the socket
-// is a session it no longer knows: the platform's errors, not a stop.
+// is a session it no longer knows: the platform's errors, not a stop. A
+// 404 of the access-token or session step, which the reference gives
+// neither, says the messaging_url is not the Messaging API's: a stop.
 func platformStop(err error, starting bool, agent, env, msg string) *result.Stop {
 	var ae *platform.APIError
 	var ne *platform.NetworkError
@@ -126,6 +129,9 @@ func platformStop(err error, starting bool, agent, env, msg string) *result.Stop
 	case starting && platform.IsNotFound(err) && !platform.IsMessaging(err) && errors.As(err, &ae):
 		return &result.Stop{Kind: result.StopUnknownAgent, Reason: result.ReasonUnknownAgent, Cause: msg,
 			Host: ae.Host, Agent: agent, Config: true}
+	case platform.IsMessagingMisrouted(err) && errors.As(err, &ae):
+		return &result.Stop{Kind: result.StopNoMessagingAPI, Reason: result.ReasonNoMessagingAPI, Cause: msg,
+			Host: ae.Host, Endpoint: ae.Endpoint, Config: true}
 	case platform.IsUnreachable(err) && errors.As(err, &ne):
 		return &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Cause: msg, Host: ne.Host}
 	}

@@ -335,8 +335,10 @@ func TestStopCutsStatisticalRuns(t *testing.T) {
 // step checks a configured credential (the connector token): its 401 is a
 // configuration stop that names the agent and env of the connector, and
 // is not retried. A 401 of the later steps refuses the token the platform
-// just issued, and a 404 there is a session it no longer knows: errors of
-// the case that a fresh session may not meet, never an unknown agent.
+// just issued, and a 404 of the socket is a session it no longer knows:
+// errors of the case that a fresh session may not meet, never an unknown
+// agent. A 404 of the access-token or session step, which the reference
+// gives neither, says no Messaging API answers there: a configuration stop.
 func TestPlatformStopOfMessaging(t *testing.T) {
 	t.Parallel()
 	api := func(endpoint string, status int, credential string) error {
@@ -354,6 +356,10 @@ func TestPlatformStopOfMessaging(t *testing.T) {
 			&result.Stop{Kind: result.StopCredentials, Reason: result.ReasonCredentials, Host: "msg:443", Credential: platform.CredentialConnectorToken, Endpoint: "/api/v1/access-token", Agent: "clinic", Env: "live", Config: true}, false},
 		{"issued token refused", api("/api/v1/sessions", 401, platform.CredentialAccessToken), nil, true},
 		{"session gone at the handshake", api("/ws", 404, platform.CredentialAccessToken), nil, true},
+		{"no Messaging API at the access-token step", api("/api/v1/access-token", 404, platform.CredentialConnectorToken),
+			&result.Stop{Kind: result.StopNoMessagingAPI, Reason: result.ReasonNoMessagingAPI, Host: "msg:443", Endpoint: "/api/v1/access-token", Config: true}, false},
+		{"no Messaging API at the session step", api("/api/v1/sessions", 404, platform.CredentialAccessToken),
+			&result.Stop{Kind: result.StopNoMessagingAPI, Reason: result.ReasonNoMessagingAPI, Host: "msg:443", Endpoint: "/api/v1/sessions", Config: true}, false},
 		{"messaging host unreachable", refused, &result.Stop{Kind: result.StopUnreachable, Reason: result.ReasonUnreachable, Host: "msg:443"}, true},
 		{"debug chat knows no such agent", api("/v1/agents/{agentId}/debug-chat", 404, platform.CredentialBuildKey),
 			&result.Stop{Kind: result.StopUnknownAgent, Reason: result.ReasonUnknownAgent, Host: "msg:443", Agent: "clinic", Config: true}, false},
