@@ -53,8 +53,8 @@ Exit codes:
        scenario counts as failed); or, with --gate-alerts, an alert
        rule fired, which the status names
   2    bad usage, configuration, suite files or report path (nothing run),
-       or the platform refused a key or connector token, or does not know
-       the agent
+       or the platform refused a key or connector token, does not know the
+       agent, or no Messaging API answers at messaging_url
   3    internal error, or a report that could not be written (a full
        disk)
   4    no check failed, but a case errored: the platform or the network

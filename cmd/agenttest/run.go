@@ -76,8 +76,9 @@ run, every report is still written, and the exit code is 130. A second
 interrupt exits at once.
 
 When the platform cannot be used at all (a host that never answered
-cannot be connected to, it refuses a key or a connector token, or it does
-not know the agent) the run stops at once: the cause is said once with
+cannot be connected to, it refuses a key or a connector token, it does
+not know the agent, or no Messaging API answers at messaging_url) the
+run stops at once: the cause is said once with
 what to check, and the cases not run are reported with the reason.
 
 The run reads the active deployment of each agent and environment before
@@ -107,8 +108,8 @@ Exit codes:
        (an inconclusive statistical scenario counts as failed); or,
        with --gate-alerts, an alert rule fired, which the status names
   2    bad usage, configuration, suite files or report path: nothing run
-       (also: the platform refused a key or connector token, or does
-       not know the agent)
+       (also: the platform refused a key or connector token, does not
+       know the agent, or no Messaging API answers at messaging_url)
   3    internal error, or a report that could not be written (a full
        disk)
   4    no check failed, but a case errored: the platform or the network
