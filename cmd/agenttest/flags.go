@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // flags wraps a FlagSet with AGENTTEST_* environment defaults: a flag given
@@ -285,6 +287,11 @@ func (e *enumValue) Set(s string) error {
 	if slices.Contains(e.allowed, s) {
 		*e.p = s
 		return nil
+	}
+	// A pipeline's name of an environment (--env prod) is taken for the
+	// one it means, when that is allowed here.
+	if m := cmp.Or(diag.Suggest(s, e.allowed), reply.EnvMeant(s)); slices.Contains(e.allowed, m) {
+		return fmt.Errorf("must be one of %s (did you mean %q?)", strings.Join(e.allowed, ", "), m)
 	}
 	return fmt.Errorf("must be one of %s", strings.Join(e.allowed, ", "))
 }

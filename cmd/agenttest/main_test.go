@@ -401,7 +401,14 @@ func TestExitCodes(t *testing.T) {
 			dir:    "testdata/pass",
 			args:   []string{"run", "--env", "prod"},
 			code:   exitUsage,
-			stderr: []string{"must be one of sandbox, pre-release, live"},
+			stderr: []string{`must be one of sandbox, pre-release, live (did you mean "live"?)`},
+		},
+		{
+			name:   "misspelt enum value",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--env", "sandbx"},
+			code:   exitUsage,
+			stderr: []string{`must be one of sandbox, pre-release, live (did you mean "sandbox"?)`},
 		},
 		{
 			name:   "bad environment default",

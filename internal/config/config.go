@@ -820,7 +820,7 @@ func validateValue(key, v string) string {
 		return errText(platform.CheckAgentID(v))
 	case "env":
 		if !reply.ValidEnv(v) {
-			return fmt.Sprintf("env %q is not one of %s", v, strings.Join(reply.Envs, ", "))
+			return "env " + notAnEnv(v)
 		}
 	case "max_reply_bytes":
 		if _, err := ParseReplyBytes(v); err != nil {

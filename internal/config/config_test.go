@@ -166,7 +166,7 @@ func TestLoadProblems(t *testing.T) {
 			src: "default_target: sandbx\ntargets:\n  sandbox:\n    env: staging\n    build_url: build.example.com\n    account_id: ACCOUNT-12345678\n    agent_id: My Agent\n" +
 				"run:\n  parallel: 0\n  retries: many\n  turn_timeout: soon\n",
 			want: []string{
-				`c.yaml:4:10: env "staging" is not one of sandbox, pre-release, live`,
+				`c.yaml:4:10: env "staging" is not one of sandbox, pre-release, live (did you mean "pre-release"?)`,
 				`c.yaml:5:16: build_url "build.example.com": must be an absolute URL, with a host and scheme http or https`,
 				`c.yaml:6:17: account id "ACCOUNT-12345678": the ACCOUNT- prefix is obsolete; use the workspace id in the form ws-XXXXXXXX (or the slug from the studio console URL)`,
 				`c.yaml:7:15: agent id "My Agent": expected PROJECT-XXXXXXXX or a slug of letters, digits, '-' and '_'`,
@@ -537,14 +537,14 @@ func TestResolve(t *testing.T) {
 		{
 			name:    "bad AGENTTEST_ENV",
 			env:     map[string]string{EnvEnv: "prod"},
-			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live`,
+			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live (did you mean "live"?)`,
 			wantErr: true,
 		},
 		{
 			// Reported once, not again as the target's env.
 			name:    "bad AGENTTEST_ENV with a target",
 			env:     map[string]string{EnvBuildURL: "http://127.0.0.1:9000", EnvBuildKey: "env-build-secret", EnvEnv: "prod"},
-			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live`,
+			want:    `AGENTTEST_ENV="prod" is not one of sandbox, pre-release, live (did you mean "live"?)`,
 			wantErr: true,
 		},
 		{

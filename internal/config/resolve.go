@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"slices"
@@ -244,7 +245,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 	if env == "" {
 		env = sel.getenv(EnvEnv)
 		if env != "" && !reply.ValidEnv(env) {
-			diags = diags.Errorf(diag.Pos{}, "%s=%q is not one of %s", EnvEnv, env, strings.Join(reply.Envs, ", "))
+			diags = diags.Errorf(diag.Pos{}, "%s=%s", EnvEnv, notAnEnv(env))
 		}
 	}
 	envFrom := ""
@@ -833,4 +834,14 @@ func (r *resolver) expand(s string) (string, []string) {
 		return v
 	})
 	return out, missing
+}
+
+// notAnEnv says that v is not a platform environment, with the one meant
+// by its spelling or by a pipeline's name for it (prod for live).
+func notAnEnv(v string) string {
+	msg := fmt.Sprintf("%q is not one of %s", v, strings.Join(reply.Envs, ", "))
+	if env := cmp.Or(diag.Suggest(v, reply.Envs), reply.EnvMeant(v)); env != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", env)
+	}
+	return msg
 }

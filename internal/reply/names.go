@@ -1,6 +1,9 @@
 package reply
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Envs are the clientEnv values of the platform (reference: "Deployments
 // and environments"), in promotion order. Every check of an environment
@@ -9,6 +12,17 @@ var Envs = []string{"sandbox", "pre-release", "live"}
 
 // ValidEnv reports whether env is one of Envs.
 func ValidEnv(env string) bool { return slices.Contains(Envs, env) }
+
+// EnvMeant is the environment that a deployment pipeline's name for it
+// means (prod for live, staging for pre-release), or "" for any other
+// name.
+func EnvMeant(name string) string { return envWords[strings.ToLower(name)] }
+
+var envWords = map[string]string{
+	"prod": "live", "production": "live",
+	"staging": "pre-release", "stage": "pre-release", "preprod": "pre-release", "uat": "pre-release",
+	"dev": "sandbox", "development": "sandbox", "test": "sandbox", "draft": "sandbox",
+}
 
 // Outbound call statuses (reference, States and transitions). The first two
 // are in progress; success and failure are final.

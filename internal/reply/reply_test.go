@@ -104,3 +104,18 @@ func TestValidEnv(t *testing.T) {
 		"": false, "Live": false, "prerelease": false, "production": false,
 	})
 }
+
+// TestEnvMeant: the names pipelines give the platform's environments are
+// taken for them, whatever their case; any other name, the platform's own
+// included, means none.
+func TestEnvMeant(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"prod": "live", "Production": "live", "STAGING": "pre-release", "uat": "pre-release", "dev": "sandbox",
+		"live": "", "sandbox": "", "prod2": "", "": "",
+	} {
+		if got := EnvMeant(name); got != want {
+			t.Errorf("EnvMeant(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

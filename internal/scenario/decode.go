@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -224,14 +225,20 @@ func (d *decoder) env(p pair) string {
 		return ""
 	}
 	if !reply.ValidEnv(v) {
-		hint := diag.DidYouMean(v, reply.Envs)
-		if hint == "" {
-			hint = "one of " + strings.Join(reply.Envs, ", ")
-		}
-		d.errorHint(p.Val, hint, "env %q is not a platform environment", v)
+		d.errorHint(p.Val, envHint(v), "env %q is not a platform environment", v)
 		return ""
 	}
 	return v
+}
+
+// envHint is the hint of a value that is not a platform environment, in
+// a suite, a tag or a step: the one meant, by its spelling or by the name
+// other tools give it (prod for live), else the three.
+func envHint(v string) string {
+	if env := cmp.Or(diag.Suggest(v, reply.Envs), reply.EnvMeant(v)); env != "" {
+		return fmt.Sprintf("did you mean %q?", env)
+	}
+	return "one of " + strings.Join(reply.Envs, ", ")
 }
 
 // tags reads a list of tags, or one string of tags separated by spaces or

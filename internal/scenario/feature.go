@@ -816,7 +816,8 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 			sc.Agent, sc.AgentPos = value, at
 		case "env":
 			if !reply.ValidEnv(value) {
-				bad("env must be one of %s", strings.Join(reply.Envs, ", "))
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at, Hint: envHint(value),
+					Message: fmt.Sprintf("tag @%s: env %q is not a platform environment", name, value)})
 				continue
 			}
 			sc.Env = value
@@ -1081,7 +1082,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				} else if v[0] == "env" && !reply.ValidEnv(v[2]) {
 					// At the step that names it, not at the first setup
 					// step (a Background's, perhaps).
-					fl.diags = fl.diags.Errorf(argAt, "environment %q must be one of %s", v[2], strings.Join(reply.Envs, ", "))
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: argAt, Hint: envHint(v[2]),
+						Message: fmt.Sprintf("environment %q is not a platform environment", v[2])})
 				}
 			}
 		}
