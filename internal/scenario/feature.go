@@ -1302,22 +1302,8 @@ func (fl *featureLoader) expands(x *expansions, texts []stepText, in steps.Input
 	for _, t := range texts {
 		x.refers = x.refers || hasRefs(t.text)
 	}
-	written := steps.Input{Text: ast.Text, Pos: in.Pos, Keyword: in.Keyword}
-	if ast.DocString != nil {
-		doc := ast.DocString.Content
-		written.DocString = &doc
-	}
-	if ast.DataTable != nil {
-		for _, r := range ast.DataTable.Rows {
-			row := make([]string, len(r.Cells))
-			for i, c := range r.Cells {
-				row[i] = c.Value
-			}
-			written.Table = append(written.Table, row)
-		}
-	}
 	var holds []string
-	for _, t := range fl.stepTexts(written, ast, true) {
+	for _, t := range fl.writtenTexts(ast) {
 		x.text.note(t.text, t.at)
 		holds = append(holds, t.text)
 	}
@@ -1328,6 +1314,26 @@ func (fl *featureLoader) expands(x *expansions, texts []stepText, in steps.Input
 			}
 		}
 	}
+}
+
+// writtenTexts are the texts of a step as the file writes it, before a
+// Scenario Outline's row fills its <column>s (stepTexts).
+func (fl *featureLoader) writtenTexts(ast *messages.Step) []stepText {
+	in := steps.Input{Text: ast.Text, Pos: fl.pos(ast.Location), Keyword: ast.Keyword}
+	if ast.DocString != nil {
+		doc := ast.DocString.Content
+		in.DocString = &doc
+	}
+	if ast.DataTable != nil {
+		for _, r := range ast.DataTable.Rows {
+			row := make([]string, len(r.Cells))
+			for i, c := range r.Cells {
+				row[i] = c.Value
+			}
+			in.Table = append(in.Table, row)
+		}
+	}
+	return fl.stepTexts(in, ast, true)
 }
 
 // stepText is one text of a step that may hold ${...} references (its
@@ -1440,22 +1446,6 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 			outline[k] = true
 		}
 	}
-	// texts are the step's text, DocString and table cells: where a
-	// placeholder is substituted.
-	texts := func(st *messages.Step) []string {
-		out := []string{st.Text}
-		if st.DocString != nil {
-			out = append(out, st.DocString.Content)
-		}
-		if st.DataTable != nil {
-			for _, r := range st.DataTable.Rows {
-				for _, c := range r.Cells {
-					out = append(out, c.Value)
-				}
-			}
-		}
-		return out
-	}
 	check := func(sc *messages.Scenario) {
 		if sc == nil {
 			return
@@ -1466,10 +1456,12 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 				return
 			}
 			for _, st := range sc.Steps {
-				for _, text := range texts(st) {
-					if m := placeholder.FindStringSubmatch(text); m != nil {
-						fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
-							Message: fmt.Sprintf("Scenario Outline %q has no Examples: <%s> would be sent as written", name, m[1]),
+				// The step's text, DocString and table cells: where a
+				// placeholder is substituted.
+				for _, t := range fl.writtenTexts(st) {
+					if m := placeholder.FindStringSubmatchIndex(t.text); m != nil {
+						fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(m[0]),
+							Message: fmt.Sprintf("Scenario Outline %q has no Examples: %s would be sent as written", name, t.text[m[0]:m[1]]),
 							Hint:    "add an Examples: table with a column for each <name>, or write the step without <...>"})
 						return
 					}
@@ -1517,9 +1509,11 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 		// used are the placeholders of the steps: a column none of them
 		// uses that is a near miss of one is more likely the typo.
 		used := map[string]bool{}
-		for _, st := range sc.Steps {
-			for _, text := range texts(st) {
-				for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+		written := make([][]stepText, len(sc.Steps))
+		for i, st := range sc.Steps {
+			written[i] = fl.writtenTexts(st)
+			for _, t := range written[i] {
+				for _, m := range placeholder.FindAllStringSubmatch(t.text, -1) {
 					used[m[1]] = true
 				}
 			}
@@ -1534,7 +1528,7 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 			}
 			return nil
 		}
-		report := func(st *messages.Step, col, of string, names []string) {
+		report := func(at diag.Pos, col, of string, names []string) {
 			hint := "the columns are " + strings.Join(names, ", ")
 			if s := diag.Suggest(col, names); s != "" {
 				hint = fmt.Sprintf("did you mean <%s>?", s)
@@ -1542,25 +1536,26 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 					hint = fmt.Sprintf("did you mean <%s>? no step uses that column (%s): if it is the one misspelt, name it %q", s, fl.pos(at), col)
 				}
 			}
-			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(st.Location),
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at,
 				Message: fmt.Sprintf("<%s> is not a column of %s: it would be sent as written", col, of), Hint: hint})
 		}
-		for _, st := range sc.Steps {
-			for _, text := range texts(st) {
-				for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+		for _, texts := range written {
+			for _, t := range texts {
+				for _, m := range placeholder.FindAllStringSubmatchIndex(t.text, -1) {
+					col := t.text[m[2]:m[3]]
 					var lacking []int
 					for i := range tables {
-						if !cols[i][m[1]] {
+						if !cols[i][col] {
 							lacking = append(lacking, i)
 						}
 					}
 					switch {
 					case len(lacking) == 0:
 					case len(lacking) == len(tables):
-						report(st, m[1], fmt.Sprintf("the Examples of %q", name), all)
+						report(t.at(m[0]), col, fmt.Sprintf("the Examples of %q", name), all)
 					default:
 						for _, i := range lacking {
-							report(st, m[1], fmt.Sprintf("the Examples at line %d of %q", tables[i].Location.Line, name), names[i])
+							report(t.at(m[0]), col, fmt.Sprintf("the Examples at line %d of %q", tables[i].Location.Line, name), names[i])
 						}
 					}
 				}
