@@ -996,13 +996,16 @@ func (d *decoder) turns(p pair) []*steps.Step {
 		return nil
 	}
 	out := make([]*steps.Step, 0, 2*len(n.Content))
+	// Every capture a turn writes is in scope from the next turn on, one
+	// refused for its field or pattern too: its one mistake is reported
+	// at the capture, not again at each ${name} that uses it.
+	sites := captureSites(n, d.file)
 	for i, item := range n.Content {
 		d.turn0 = i
-		turn := d.turn(item)
-		out = append(out, turn...)
-		for _, st := range turn {
-			if st.Kind == steps.Capture && d.scope != nil {
-				d.scope[st.Capture.Name] = true
+		out = append(out, d.turn(item)...)
+		for _, c := range sites {
+			if c.turn == i && d.scope != nil && interp.ValidName(c.name) {
+				d.scope[c.name] = true
 			}
 		}
 	}

@@ -283,6 +283,34 @@ func TestMisspeltKeyOneDiagnostic(t *testing.T) {
 	}
 }
 
+// TestRefusedCaptureOneDiagnostic: a capture refused for its field, its
+// pattern or its shape is one mistake, reported at the capture: the
+// ${name} of a later turn that uses it is not reported again as unknown.
+// A name used before its capture still is.
+func TestRefusedCaptureOneDiagnostic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, capture, want string }{
+		{"unknown field", "{ref: {reply: 'R(\\d+)'}}", `cannot read field "reply"`},
+		{"bad pattern", "{ref: {response: 'R(\\d+'}}", "invalid regular expression"},
+		{"two fields", "{ref: {response: a, node: b}}", "must name exactly one field"},
+		{"not a mapping", "{ref: 'R(\\d+)'}", "must be a mapping of one field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := "agent: a\nscenarios:\n  - name: a\n    turns:\n      - say: hi\n        capture: " + tc.capture +
+				"\n      - say: my ref is ${ref}\n        expect: {response: {contains: '${ref}'}}\n"
+			_, ds := LoadFile("s.yaml", []byte(src))
+			if errs := errorsOf(ds); len(errs) != 1 || !strings.Contains(errs[0], "s.yaml:6:") || !strings.Contains(errs[0], tc.want) {
+				t.Errorf("want one error at the capture, %q, got:\n%s", tc.want, renderDiags(ds))
+			}
+		})
+	}
+	src := "agent: a\nscenarios:\n  - name: a\n    turns:\n      - say: my ref is ${ref}\n        capture: {ref: {reply: x}}\n"
+	if _, ds := LoadFile("s.yaml", []byte(src)); len(errorsOf(ds)) != 2 {
+		t.Errorf("a name used in the turn that captures it: want it reported beside the capture, got:\n%s", renderDiags(ds))
+	}
+}
+
 // errorsOf renders the errors of ds, warnings left out.
 func errorsOf(ds diag.Diagnostics) []string {
 	var out []string
