@@ -84,8 +84,45 @@ type Diagnostic struct {
 	Message string `json:"message"`
 	// Hint, when set, says how to fix it ("did you mean ...").
 	Hint string `json:"hint,omitempty"`
-	// Source is the offending line of the file, echoed under the message.
-	Source string `json:"source,omitempty"`
+	// Source is the offending line of the file, echoed under the message:
+	// the whole line, or the Excerpt of a long one, in which Pos.Col is
+	// at SourceCol.
+	Source    string `json:"source,omitempty"`
+	SourceCol int    `json:"source_col,omitempty"`
+}
+
+// ExcerptWidth is how many runes of a long source line a diagnostic
+// shows; excerptBefore of them come before the column at fault.
+const ExcerptWidth, excerptBefore = 120, 40
+
+// Excerpt is the part of a source line a diagnostic shows, and the column
+// col of the line in it: the whole line when it is short, else
+// ExcerptWidth runes around col, with … where the line goes on. A
+// generated or minified file can hold a line of megabytes, which the
+// terminal would only scroll past, and which a file's thousands of
+// diagnostics would each hold. An excerpt's excerpt is itself: a line
+// no longer than an excerpt, its two … included, is shown whole.
+func Excerpt(line string, col int) (string, int) {
+	const whole = ExcerptWidth + 2
+	if len(line) <= whole { // bytes: no more runes than that
+		return line, col
+	}
+	r := []rune(line)
+	if len(r) <= whole {
+		return line, col
+	}
+	start := max(0, min(col-1-excerptBefore, len(r)-ExcerptWidth))
+	end := min(len(r), start+ExcerptWidth)
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+		col -= start - 1 // the … takes a column
+	}
+	b.WriteString(string(r[start:end]))
+	if end < len(r) {
+		b.WriteString("…")
+	}
+	return b.String(), col
 }
 
 // String renders the diagnostic as "file:line:col: message" followed, when

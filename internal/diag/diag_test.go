@@ -3,6 +3,7 @@ package diag
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -162,6 +163,38 @@ func TestDiagnosticsSort(t *testing.T) {
 		fmt.Sscan(q.Message, &qi)
 		if q.Pos.Before(p.Pos) || (p.Pos == q.Pos && pi > qi) {
 			t.Fatalf("sorted: %v then %v", p, q)
+		}
+	}
+}
+
+// TestExcerpt: a source line longer than ExcerptWidth runes is shown as
+// the part around the column at fault, the caret still under it; a short
+// line is shown whole.
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 200) + "X" + strings.Repeat("b", 5000)
+	for _, tc := range []struct {
+		name, line string
+		col        int
+		want       string
+		wantCol    int
+	}{
+		{"short", "key: value", 6, "key: value", 6},
+		{"exactly the width", strings.Repeat("x", ExcerptWidth), 100, strings.Repeat("x", ExcerptWidth), 100},
+		{"at the start", long, 1, long[:ExcerptWidth] + "…", 1},
+		{"in the middle", long, 201, "…" + long[160:160+ExcerptWidth] + "…", 42},
+		{"at the end", strings.Repeat("a", 300), 300, "…" + strings.Repeat("a", ExcerptWidth), 121},
+		{"past the end", strings.Repeat("a", 300), 302, "…" + strings.Repeat("a", ExcerptWidth), 123},
+		{"runes", strings.Repeat("é", 300), 150, "…" + strings.Repeat("é", ExcerptWidth) + "…", 42},
+		{"no column", long, 0, long[:ExcerptWidth] + "…", 0},
+		{"an excerpt's excerpt", "…" + long[160:160+ExcerptWidth] + "…", 42, "…" + long[160:160+ExcerptWidth] + "…", 42},
+	} {
+		got, col := Excerpt(tc.line, tc.col)
+		if got != tc.want || col != tc.wantCol {
+			t.Errorf("%s: Excerpt(col %d) = %q, col %d; want %q, col %d", tc.name, tc.col, got, col, tc.want, tc.wantCol)
+		}
+		if tc.col > 0 && tc.col <= len([]rune(tc.line)) && []rune(got)[col-1] != []rune(tc.line)[tc.col-1] {
+			t.Errorf("%s: the caret is under %q, not under the column's %q", tc.name, []rune(got)[col-1], []rune(tc.line)[tc.col-1])
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -83,16 +84,18 @@ func WriteDiagnostics(w io.Writer, diags diag.Diagnostics, src func(file string)
 		}
 		b.WriteString(head)
 		b.WriteString("\n")
-		line, ok := d.Source, d.Source != ""
+		line, col, ok := d.Source, cmp.Or(d.SourceCol, d.Pos.Col), d.Source != ""
 		if !ok {
 			line, ok = lineOf(d.Pos)
+			col = d.Pos.Col
 		}
 		if ok && d.Pos.Line > 0 {
 			num := strconv.Itoa(d.Pos.Line)
 			gutter := strings.Repeat(" ", len(num))
+			line, col := diag.Excerpt(line, col)
 			fmt.Fprintf(&b, " %s | %s\n", num, oneLine(line))
-			if d.Pos.Col > 0 {
-				fmt.Fprintf(&b, " %s | %s%s\n", gutter, caretPad(line, d.Pos.Col), st.paint(code, "^"))
+			if col > 0 {
+				fmt.Fprintf(&b, " %s | %s%s\n", gutter, caretPad(line, col), st.paint(code, "^"))
 			}
 		}
 	}

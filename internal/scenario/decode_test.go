@@ -311,6 +311,24 @@ func TestRefusedCaptureOneDiagnostic(t *testing.T) {
 	}
 }
 
+// TestLongLineSource: the source line a diagnostic keeps of a long line
+// is the part around the problem (diag.Excerpt), with the problem at
+// SourceCol: not the line's first runes, where the caret would point past
+// the echo, nor the whole line, which a minified file's thousands of
+// diagnostics would each hold.
+func TestLongLineSource(t *testing.T) {
+	t.Parallel()
+	src := "agent: a\nscenarios:\n  - name: a\n    turns: [{say: \"" + strings.Repeat("x", 5000) + "\", expct: 1}]\n"
+	_, ds := LoadFile("s.yaml", []byte(src))
+	if len(ds) == 0 {
+		t.Fatal("no diagnostic")
+	}
+	d := ds[0]
+	if r := []rune(d.Source); len(r) > diag.ExcerptWidth+2 || d.SourceCol < 1 || d.SourceCol > len(r) || !strings.HasPrefix(string(r[d.SourceCol-1:]), "expct") {
+		t.Errorf("%s: source %q (%d runes), col %d: want the excerpt around expct, with its column", d, d.Source, len(r), d.SourceCol)
+	}
+}
+
 // errorsOf renders the errors of ds, warnings left out.
 func errorsOf(ds diag.Diagnostics) []string {
 	var out []string

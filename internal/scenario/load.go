@@ -476,9 +476,6 @@ func (ix lineIndex) line(n int) (string, bool) {
 	return strings.TrimSuffix(string(ix.src[start:end]), "\r"), true
 }
 
-// maxSourceLen bounds the source line echoed under a diagnostic.
-const maxSourceLen = 200
-
 // finish merges the diagnostics that examples expansion repeats, sorts them
 // by position and attaches the source line of each.
 func finish(ds diag.Diagnostics, src []byte) diag.Diagnostics {
@@ -500,14 +497,7 @@ func finish(ds diag.Diagnostics, src []byte) diag.Diagnostics {
 		}
 		seen[k] = true
 		if text, ok := lines.line(d.Pos.Line); ok {
-			if len(text) > maxSourceLen {
-				cut := maxSourceLen
-				for cut > 0 && !utf8.RuneStart(text[cut]) {
-					cut--
-				}
-				text = text[:cut] + "…"
-			}
-			d.Source = text
+			d.Source, d.SourceCol = diag.Excerpt(text, d.Pos.Col)
 		}
 		out = append(out, d)
 	}

@@ -33,12 +33,13 @@ func (d *decoder) pos(n *yaml.Node) diag.Pos {
 	return diag.Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-// source returns the line of n for the diagnostic's echo.
-func (d *decoder) source(line int) string {
-	if line < 1 || line > len(d.lines) {
-		return ""
+// source is the line at p for the diagnostic's echo, and p's column in
+// it (diag.Excerpt).
+func (d *decoder) source(p diag.Pos) (string, int) {
+	if p.Line < 1 || p.Line > len(d.lines) {
+		return "", 0
 	}
-	return strings.TrimRight(d.lines[line-1], "\r")
+	return diag.Excerpt(strings.TrimRight(d.lines[p.Line-1], "\r"), p.Col)
 }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
@@ -63,13 +64,9 @@ const noAliases = "agent definitions do not expand YAML aliases or merge keys: w
 
 // errorAt reports a problem at a position kept from an earlier node.
 func (d *decoder) errorAt(p diag.Pos, hint, format string, args ...any) {
-	d.diags = d.diags.Append(diag.Diagnostic{
-		Severity: diag.Error,
-		Pos:      p,
-		Message:  fmt.Sprintf(format, args...),
-		Hint:     hint,
-		Source:   d.source(p.Line),
-	})
+	dg := diag.Diagnostic{Severity: diag.Error, Pos: p, Message: fmt.Sprintf(format, args...), Hint: hint}
+	dg.Source, dg.SourceCol = d.source(p)
+	d.diags = d.diags.Append(dg)
 }
 
 // field is one allowed key of a mapping and what to do with its value.
