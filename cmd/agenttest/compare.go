@@ -91,8 +91,9 @@ Exit codes:
   2    bad usage, configuration, suite files, a side that is not an
        environment, a target or a JSON report, a baseline report of one
        shard, of a --rerun-failed run or of a merge --force, live without
-       --allow-live, or the platform refused a key or does not know the
-       agent
+       --allow-live, or the platform stopped a side as a configuration
+       problem (a refused key or connector token, an unknown agent, no
+       Messaging API at messaging_url)
   3    internal error, or a report that could not be written (a full
        disk)
   4    nothing regressed, but a scenario could not be compared (a side
