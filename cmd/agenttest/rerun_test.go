@@ -80,11 +80,32 @@ func TestRerunByPrintedID(t *testing.T) {
 	if got := ran(outline.stdout.String()); len(got["PASS"]) != 2 || len(got["FAIL"]) != 1 || !strings.Contains(got["FAIL"][0], "greets [day=monday word=Bonjour]") {
 		t.Errorf("the outline's line ran %v, want its three rows", got)
 	}
-	nowhere := newCLI(t, dir, nil, "run", "rerun.yaml:5")
+	// A line inside a scenario selects it: the examples: of the outline
+	// all its rows, and the position a failure prints (file:line:col of
+	// the broken check) the scenario that failed.
+	inside := newCLI(t, dir, nil, "run", "rerun.yaml:5")
+	if code := inside.run(t); code != exitFailed {
+		t.Fatalf("a line inside the outline: exit %d\n%s%s", code, inside.stdout, inside.stderr)
+	}
+	if got := ran(inside.stdout.String()); len(got["PASS"]) != 2 || len(got["FAIL"]) != 1 {
+		t.Errorf("a line inside the outline ran %v, want its three rows", got)
+	}
+	at := regexp.MustCompile(`(?m)^    (rerun\.yaml:11:\d+): greeting: `).FindStringSubmatch(first.stdout.String())
+	if at == nil {
+		t.Fatalf("no failure of the scenario at line 10 is printed at line 11:\n%s", first.stdout)
+	}
+	check := newCLI(t, dir, nil, "run", at[1])
+	if code := check.run(t); code != exitFailed {
+		t.Fatalf("%s: exit %d\n%s%s", at[1], code, check.stdout, check.stderr)
+	}
+	if got := ran(check.stdout.String()); len(got) != 1 || len(got["FAIL"]) != 1 || got["FAIL"][0] != "rerun.yaml:10 fails on purpose" {
+		t.Errorf("the failure's position %s ran %v, want only the scenario that failed", at[1], got)
+	}
+	nowhere := newCLI(t, dir, nil, "run", "rerun.yaml:3")
 	if code := nowhere.run(t); code != exitUsage {
 		t.Fatalf("a line with no scenario: exit %d\n%s", code, nowhere.stderr)
 	}
-	if want := "agenttest: run: rerun.yaml:5: no scenario is written at line 5 (scenarios are written at lines 4, 6, 7, 8, 10, 12)"; !strings.Contains(nowhere.stderr.String(), want) {
+	if want := "agenttest: run: rerun.yaml:3: no scenario is written at line 3 (scenarios are written at lines 4, 6, 7, 8, 10, 12)"; !strings.Contains(nowhere.stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, nowhere.stderr)
 	}
 }

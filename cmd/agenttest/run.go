@@ -39,7 +39,8 @@ a target and reports what the agent did. Flags may follow the paths. Paths
 may be relative, ../ or absolute, and are shown as given.
 
 To run less: FILE:LINE runs the scenario written at that line of FILE (the
-line of an examples row runs that row), the form every result line prints;
+line of an examples row runs that row), the form every result line prints,
+or the scenario a line inside it belongs to (a failure's file:line:col);
 --name TEXT runs the scenarios whose name contains TEXT, literally (write
 --name /REGEX/ for a regular expression); --tags selects by tags; and
 --rerun-failed REPORT.json runs again the cases that failed or errored in a

@@ -180,6 +180,7 @@ func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]
 	if s.rerunFailed != "" {
 		s.sameFiles(st, suites)
 	}
+	s.sel = s.sel.Within(suites)
 	at, cases := s.sel.Unmatched(suites)
 	var problems []string
 	for _, p := range at {

@@ -111,9 +111,10 @@ type suiteDecl struct {
 // suite decodes the top-level mapping of a suite file.
 func (d *decoder) suite(root *yaml.Node, file string) *Suite {
 	s := &Suite{
-		Path: file,
-		Name: strings.TrimSuffix(path.Base(file), path.Ext(file)),
-		Pos:  d.pos(root),
+		Path:  file,
+		Name:  strings.TrimSuffix(path.Base(file), path.Ext(file)),
+		Pos:   d.pos(root),
+		Lines: lineCount(d.src),
 	}
 	if root.Kind == yaml.SequenceNode {
 		d.errorHint(root, "start the file with scenarios: and put the list under it",

@@ -207,9 +207,10 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		return nil, finish(fl.diags, src)
 	}
 	s := &Suite{
-		Path: file,
-		Name: strings.TrimSpace(doc.Feature.Name),
-		Pos:  fl.pos(doc.Feature.Location),
+		Path:  file,
+		Name:  strings.TrimSpace(doc.Feature.Name),
+		Pos:   fl.pos(doc.Feature.Location),
+		Lines: lineCount(src),
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))

@@ -464,6 +464,16 @@ func newLineIndex(src []byte) lineIndex {
 	return lineIndex{src: src, starts: starts}
 }
 
+// lineCount is the number of lines of src, a last one without a line
+// ending included.
+func lineCount(src []byte) int {
+	n := bytes.Count(src, []byte{'\n'})
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
 // line returns the 1-based line n without its line ending.
 func (ix lineIndex) line(n int) (string, bool) {
 	if n < 1 || n > len(ix.starts) {

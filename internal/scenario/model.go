@@ -35,6 +35,9 @@ type Suite struct {
 	Vars map[string]string
 	// Scenarios in file order, examples expanded in row order.
 	Scenarios []*Scenario
+	// Lines is the number of lines of the file: a FILE:LINE past the
+	// last scenario's last line is in none (Selection.Within).
+	Lines int
 	// EnvRefs are the ${env:NAME} references of the file, each once per
 	// place, in file order: lint refuses those that read a variable
 	// holding an API key.

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -24,8 +25,10 @@ type Selection struct {
 	// lines (`agenttest run FILE:LINE`, the form every result line and
 	// JUnit file/line print): a scenario's line selects it, every row of
 	// an outline included; an examples row's line selects that row.
-	// Files that At does not name are not restricted. Only File and Line
-	// count; the files are paths as given to Load.
+	// Within moves a line inside a scenario (a turn's, a step's: where a
+	// failure points) to the scenario's line. Files that At does not name
+	// are not restricted. Only File and Line count; the files are paths as
+	// given to Load.
 	At []diag.Pos
 	// Cases, when not nil, keeps only the scenarios it holds, by file and
 	// name (--rerun-failed: the cases a previous report lists as failed
@@ -123,6 +126,54 @@ func filter(suites []*Suite, keep func(*Scenario) bool) []*Suite {
 		}
 	}
 	return out
+}
+
+// Within returns sel with each line of At that is written inside a
+// scenario, but is not the line of one or of an examples row, moved to
+// the line of the scenario (of the outline, for its rows): the line of a
+// turn, a check or a step, which a failure prints as file:line:col,
+// selects the scenario it belongs to, as Cucumber's and RSpec's lines do.
+// A scenario runs from its line to the line before the next scenario's
+// (the file's last line, for the last one). A line before the first
+// scenario, or past the file's end, stays: Unmatched reports it.
+func (sel Selection) Within(suites []*Suite) Selection {
+	if len(sel.At) == 0 {
+		return sel
+	}
+	type file struct {
+		starts []int // the lines scenarios and outlines start at, in order
+		exact  map[int]bool
+		lines  int
+	}
+	files := map[string]*file{}
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			name := cleanPath(sc.Pos.File)
+			f := files[name]
+			if f == nil {
+				f = &file{exact: map[int]bool{}, lines: s.Lines}
+				files[name] = f
+			}
+			start := cmp.Or(sc.Outline.Line, sc.Pos.Line)
+			if !slices.Contains(f.starts, start) {
+				f.starts = append(f.starts, start)
+			}
+			f.exact[sc.Pos.Line], f.exact[start] = true, true
+		}
+	}
+	at := slices.Clone(sel.At)
+	for i, p := range at {
+		f := files[cleanPath(p.File)]
+		if f == nil || f.exact[p.Line] || p.Line > f.lines {
+			continue
+		}
+		slices.Sort(f.starts)
+		if j, _ := slices.BinarySearch(f.starts, p.Line+1); j > 0 {
+			at[i].Line = f.starts[j-1]
+		}
+	}
+	sel.At = at
+	return sel
 }
 
 // Unmatched returns the entries of At and Cases that name no scenario of

@@ -99,6 +99,60 @@ func TestSelectAt(t *testing.T) {
 	}
 }
 
+// TestSelectWithin: a line inside a scenario (a turn, a check, a step, an
+// Examples header: where a failure points) selects the scenario it is
+// written in, all its rows for an outline; a row's line still selects its
+// row. A line before the first scenario or past the file's end selects
+// none, and Unmatched says so.
+func TestSelectWithin(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"s.yaml":    {Data: []byte(outlineSuite)},
+		"f.feature": {Data: []byte(outlineFeature)},
+	}
+	suites, diags := Load(fsys, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, tc := range []struct {
+		file string
+		line int
+		want []string // nil: unmatched
+	}{
+		{"s.yaml", 8, []string{"greets [day=friday]", "greets [day=monday]"}},
+		{"s.yaml", 5, []string{"greets [day=friday]", "greets [day=monday]"}},
+		{"s.yaml", 7, []string{"greets [day=monday]"}},
+		{"s.yaml", 10, []string{"plain"}},
+		{"s.yaml", 3, nil},
+		{"s.yaml", 11, nil},
+		{"f.feature", 12, []string{"plain"}},
+		{"f.feature", 6, []string{"greets [day=friday]", "greets [day=monday]"}},
+		{"f.feature", 9, []string{"greets [day=monday]"}},
+		{"f.feature", 1, nil},
+	} {
+		sel := Selection{At: []diag.Pos{{File: tc.file, Line: tc.line}}}.Within(suites)
+		var got []string
+		for _, s := range Select(suites, sel) {
+			if s.Path != tc.file {
+				continue
+			}
+			for _, sc := range s.Scenarios {
+				got = append(got, sc.Name)
+			}
+		}
+		bad, _ := sel.Unmatched(suites)
+		if tc.want == nil {
+			if len(bad) != 1 || bad[0].Line != tc.line {
+				t.Errorf("%s:%d: Unmatched %v, want the line itself", tc.file, tc.line, bad)
+			}
+			continue
+		}
+		if !slices.Equal(got, tc.want) || len(bad) != 0 {
+			t.Errorf("%s:%d: selected %q, unmatched %v; want %q", tc.file, tc.line, got, bad, tc.want)
+		}
+	}
+}
+
 func TestParseName(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
