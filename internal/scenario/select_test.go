@@ -35,11 +35,10 @@ const outlineFeature = `Feature: f
     Then the agent's reply contains "x"
 `
 
-// TestSelectAt: a scenario's line selects it, an outline's line all its
-// rows, a row's line that row, in YAML and features alike; other files
-// are not restricted.
-func TestSelectAt(t *testing.T) {
-	t.Parallel()
+// loadOutlines loads outlineSuite as s.yaml and outlineFeature as
+// f.feature.
+func loadOutlines(t *testing.T) []*Suite {
+	t.Helper()
 	fsys := fstest.MapFS{
 		"s.yaml":    {Data: []byte(outlineSuite)},
 		"f.feature": {Data: []byte(outlineFeature)},
@@ -48,6 +47,15 @@ func TestSelectAt(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
+	return suites
+}
+
+// TestSelectAt: a scenario's line selects it, an outline's line all its
+// rows, a row's line that row, in YAML and features alike; other files
+// are not restricted.
+func TestSelectAt(t *testing.T) {
+	t.Parallel()
+	suites := loadOutlines(t)
 	names := func(sel Selection) []string {
 		var out []string
 		for _, s := range Select(suites, sel) {
@@ -106,14 +114,7 @@ func TestSelectAt(t *testing.T) {
 // none, and Unmatched says so.
 func TestSelectWithin(t *testing.T) {
 	t.Parallel()
-	fsys := fstest.MapFS{
-		"s.yaml":    {Data: []byte(outlineSuite)},
-		"f.feature": {Data: []byte(outlineFeature)},
-	}
-	suites, diags := Load(fsys, nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	suites := loadOutlines(t)
 	for _, tc := range []struct {
 		file string
 		line int
