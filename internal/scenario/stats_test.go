@@ -170,9 +170,17 @@ func TestPercent(t *testing.T) {
 			t.Errorf("percent(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	// A written confidence is said as written, as the run's reports say
+	// it (stats.Level): "over 99.9999%" in lint and "100%" in the report
+	// were two names for it.
 	problems := Stats{Confidence: 0.999999999, Repeat: 5}.Check(YAMLNames)
-	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at over 99.9999% confidence") {
-		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at over 99.9999%% confidence", problems)
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at 99.9999999% confidence") {
+		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at 99.9999999%% confidence", problems)
+	}
+	// Four digits made pass rate 0.99999 "1" in lint.
+	problems = Stats{PassRate: 0.99999, Margin: 0.5, Confidence: 0.99999, Repeat: 5}.Check(YAMLNames)
+	if want := "for pass rate 0.99999, margin 0.5 at 99.999% confidence"; len(problems) != 1 || !strings.Contains(problems[0].Message, want) {
+		t.Errorf("Check of five nines = %+v, want one warning %q", problems, want)
 	}
 }
 
