@@ -134,6 +134,15 @@ func (s Stats) Check(n Names) []Problem {
 	fail := func(setting, hint, format string, args ...any) {
 		out = append(out, Problem{Setting: setting, Severity: diag.Error, Message: fmt.Sprintf(format, args...), Hint: hint})
 	}
+	if s.Repeat > stats.MaxRuns {
+		// Every run is a session, and every run's transcript is kept for
+		// the reports: a repeat of a billion would run for days and end
+		// out of memory. MaxRuns is also as far as a sequential test's
+		// figures are computed (Resolve caps its default limit there).
+		fail(n.Repeat, "each run is a session on the platform, kept in every report",
+			"%s must be at most %d, not %d", n.Repeat, stats.MaxRuns, s.Repeat)
+		return out
+	}
 	if !s.Sequential() {
 		if s.PassRate != 0 && s.Repeat == 0 {
 			warn(n.PassRate, "", "%s has no effect without %s or %s", n.PassRate, n.Repeat, n.Confidence)

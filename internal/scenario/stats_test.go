@@ -132,6 +132,27 @@ Feature: clinic
 	}
 }
 
+// TestRepeatPastMostRuns: a repeat of a billion ran, a session at a
+// time, each kept in every report, until the job was killed; YAML, tags
+// and flags (cmd/agenttest) share the bound, stats.MaxRuns.
+func TestRepeatPastMostRuns(t *testing.T) {
+	t.Parallel()
+	yml := "scenarios:\n  - name: many\n    repeat: 1000000000\n    pass_rate: 0.8\n    turns: [{say: hi, expect: {response: hello}}]\n"
+	feat := "@agent:clinic\nFeature: f\n  @pass-rate:0.8 @repeat:1000000000\n  Scenario: many\n    When the user says \"hi\"\n    Then the agent says \"hello\"\n"
+	hint := " (each run is a session on the platform, kept in every report)"
+	for _, tc := range []struct {
+		file, src, want string
+	}{
+		{"s.yaml", yml, "s.yaml:3:13: repeat must be at most 100000, not 1000000000" + hint},
+		{"f.feature", feat, "f.feature:3:18: @repeat must be at most 100000, not 1000000000" + hint},
+	} {
+		_, ds := Load(fstest.MapFS{tc.file: {Data: []byte(tc.src)}}, []string{tc.file})
+		if len(ds) != 1 || ds[0].Severity != diag.Error || strings.Split(ds[0].String(), "\n")[0] != tc.want {
+			t.Errorf("%s:\n%s\nwant %s", tc.file, renderDiags(ds), tc.want)
+		}
+	}
+}
+
 // TestPercent: a probability near 0 or 1 keeps the digits that tell it
 // from 0% and 100% (up to four decimals, then "over" or "under"), so
 // that a warning never states a confidence the scenario did not ask for.
@@ -250,6 +271,14 @@ func TestStatsCheck(t *testing.T) {
 		{name: "a margin without confidence", in: Stats{Repeat: 5, Margin: -0.1},
 			want: "margin warning: margin has no effect without confidence"},
 		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
+		// Every run is a session kept in every report: a repeat of a
+		// billion was taken and would run for days, holding each
+		// transcript.
+		{name: "a repeat past the most runs", in: Stats{Repeat: 1_000_000_000, PassRate: 0.8},
+			want: "repeat error: repeat must be at most 100000, not 1000000000"},
+		{name: "a sequential repeat past the most runs", in: Stats{Repeat: 100_001, Confidence: 0.95},
+			want: "repeat error: repeat must be at most 100000, not 100001"},
+		{name: "the most runs", in: Stats{Repeat: 100_000, PassRate: 0.8}},
 		// The side a limit just short of the guarantee leaves short is the
 		// failing one (from 239 runs on for 0.9 and 0.1 at 95%): an agent
 		// at 0.8 fails with probability 0.94998, while one at 0.9 passes
