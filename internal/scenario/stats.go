@@ -26,15 +26,23 @@ type Stats struct {
 // IsZero reports whether the scenario sets none of the settings.
 func (s Stats) IsZero() bool { return s == Stats{} }
 
-// Or returns s, or def when s is zero: the run's --repeat, --pass-rate and
-// --confidence apply to scenarios that set none, and never mix with a
-// scenario's own design.
+// Or returns s, or def when s sets no design: the run's --repeat,
+// --pass-rate, --confidence and --margin apply to scenarios that set none
+// of repeat, pass_rate and confidence, and never mix with a scenario's
+// own design.
 func (s Stats) Or(def Stats) Stats {
-	if s.IsZero() {
+	if !s.ownDesign() {
 		return def
 	}
 	return s
 }
+
+// ownDesign reports whether s sets a design of its own: a repeat, a pass
+// rate or a confidence. A margin alone is none (it only tunes a
+// confidence, and Check warns it has no effect): a scenario left with one
+// after its confidence was removed ran once under a nightly --confidence,
+// green on a single run.
+func (s Stats) ownDesign() bool { return s.Repeat != 0 || s.PassRate != 0 || s.Confidence != 0 }
 
 // RunStats returns the settings sc runs with: its own, else the run's
 // (--repeat, --pass-rate, --confidence, --margin). A scenario with a
@@ -50,8 +58,8 @@ func (sc *Scenario) RunStats(run Stats) Stats {
 }
 
 // DeclinesRunStats reports whether sc runs without the run's statistical
-// settings: it has a probe and no settings of its own (RunStats).
-func (sc *Scenario) DeclinesRunStats() bool { return sc.Stats.IsZero() && sc.Probe() != nil }
+// settings: it has a probe and no design of its own (RunStats).
+func (sc *Scenario) DeclinesRunStats() bool { return !sc.Stats.ownDesign() && sc.Probe() != nil }
 
 // Sequential reports whether the runs are decided by the sequential test.
 func (s Stats) Sequential() bool { return s.Confidence > 0 }

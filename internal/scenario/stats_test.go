@@ -41,12 +41,28 @@ func TestStatsResolve(t *testing.T) {
 	if got := (Stats{Repeat: 10, PassRate: 0.8}).Or(flags); got.Sequential() {
 		t.Errorf("the run's flags changed a scenario's own design: %+v", got)
 	}
-	// A pass rate or a margin alone is a setting of the scenario's own
-	// (one Check warns has no effect), not a scenario that sets none.
-	for _, own := range []Stats{{PassRate: 0.8}, {Margin: 0.2}} {
-		if got := own.Or(flags); got != own {
-			t.Errorf("the run's flags replaced %+v: %+v", own, got)
-		}
+	// A pass rate alone is a setting of the scenario's own (Check warns
+	// it has no effect), not a scenario that sets none.
+	if own := (Stats{PassRate: 0.8}); own.Or(flags) != own {
+		t.Errorf("the run's flags replaced %+v: %+v", own, own.Or(flags))
+	}
+	// A margin alone is no design: the flags apply to "every scenario
+	// that sets none of repeat, pass_rate and confidence", and a
+	// nightly --confidence left such a scenario to one run, green on a
+	// single sample, while the warning said its margin had no effect.
+	// The run's design applies whole, never mixed with the margin.
+	if got := (Stats{Margin: 0.2}).Or(flags); got != flags {
+		t.Errorf("a scenario that sets only a margin did not take the run's flags: %+v", got)
+	}
+	// A probe's scenario still declines them: its margin says nothing of
+	// repeating a real call.
+	src := "scenarios:\n  - name: call\n    margin: 0.2\n    probe: {outbound_call: {to: \"+447700900001\"}, expect_status: success}\n"
+	suites, ds := Load(fstest.MapFS{"s.yaml": {Data: []byte(src)}}, []string{"s.yaml"})
+	if ds.HasErrors() || len(suites) != 1 {
+		t.Fatal(renderDiags(ds))
+	}
+	if sc := suites[0].Scenarios[0]; !sc.DeclinesRunStats() || sc.RunStats(flags).Sequential() {
+		t.Errorf("a probe with a margin alone took the run's flags: %+v", sc.RunStats(flags))
 	}
 	if got := (Stats{}).Or(flags); got != flags {
 		t.Errorf("a scenario that sets nothing did not take the run's flags: %+v", got)
