@@ -295,6 +295,10 @@ func TestStatsCheck(t *testing.T) {
 		{name: "a sequential repeat past the most runs", in: Stats{Repeat: 100_001, Confidence: 0.95},
 			want: "repeat error: repeat must be at most 100000, not 100001"},
 		{name: "the most runs", in: Stats{Repeat: 100_000, PassRate: 0.8}},
+		// The repeat is the one problem: a design that also needs more
+		// than MaxRuns is not warned of beside it.
+		{name: "a repeat past the most runs of a design past them too", in: Stats{Repeat: 200_000, PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
+			want: "repeat error: repeat must be at most 100000, not 200000"},
 		// The side a limit just short of the guarantee leaves short is the
 		// failing one (from 239 runs on for 0.9 and 0.1 at 95%): an agent
 		// at 0.8 fails with probability 0.94998, while one at 0.9 passes
