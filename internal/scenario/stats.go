@@ -158,6 +158,15 @@ func (s Stats) Check(n Names) []Problem {
 		if s.Margin != 0 {
 			warn(n.Margin, "", "%s has no effect without %s", n.Margin, n.Confidence)
 		}
+		if s.Repeat == 1 {
+			// The runner repeats from two runs on (a single run is an
+			// ordinary case, retried after a failure): a sample of one
+			// would pass on a retry, where "repeat: N runs N sessions"
+			// and a repeat's failed runs are data, not retried.
+			warn(n.Repeat, fmt.Sprintf("write %s for a sample, or leave %s out", n.Value(n.Repeat, "2"), n.Repeat),
+				"%s runs the scenario once, as without %s: a failed run is retried as any scenario's is, and %s has no effect",
+				n.Value(n.Repeat, "1"), n.Repeat, n.PassRate)
+		}
 		return out
 	}
 	d := s.withDefaults().design()

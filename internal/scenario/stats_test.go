@@ -295,6 +295,13 @@ func TestStatsCheck(t *testing.T) {
 		{name: "a sequential repeat past the most runs", in: Stats{Repeat: 100_001, Confidence: 0.95},
 			want: "repeat error: repeat must be at most 100000, not 100001"},
 		{name: "the most runs", in: Stats{Repeat: 100_000, PassRate: 0.8}},
+		// One run is no sample: the case runs as one without repeat, and a
+		// failure is retried under retries (a flaky pass), where "repeat:
+		// N runs exactly N sessions" and the runs of a repeat are not
+		// retried.
+		{name: "a repeat of one", in: Stats{Repeat: 1, PassRate: 0.8},
+			want: "repeat warning: repeat: 1 runs the scenario once, as without repeat: a failed run is retried as any scenario's is, and pass_rate has no effect"},
+		{name: "a repeat of two", in: Stats{Repeat: 2}},
 		// The repeat is the one problem: a design that also needs more
 		// than MaxRuns is not warned of beside it.
 		{name: "a repeat past the most runs of a design past them too", in: Stats{Repeat: 200_000, PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
