@@ -148,6 +148,46 @@ Feature: clinic
 	}
 }
 
+// TestContradictoryTags: two values of one parameter on one element
+// are an error at the second, as a YAML key given twice is; "@repeat:2
+// @repeat:3" ran three times in silence. A tag written twice alike, and
+// an element's tag over the one of the element it is inside, are not.
+func TestContradictoryTags(t *testing.T) {
+	t.Parallel()
+	src := `@agent:clinic @repeat:4
+Feature: f
+
+  @repeat:2 @pass-rate:0.5
+  @repeat:3 @pass_rate:0.6
+  Scenario: twice
+    When the user says "hi"
+    Then the agent says "hello"
+
+  @repeat:3 @repeat:3 @env:live
+  Scenario: over the feature
+    When the user says "hi"
+    Then the agent says "hello"
+
+  @env:sandbox @env:live
+  Scenario: two envs
+    When the user says "hi"
+    Then the agent says "hello"
+`
+	_, ds := loadFeature("f.feature", []byte(src))
+	var got []string
+	for _, d := range ds {
+		got = append(got, strings.Split(d.String(), "\n")[0])
+	}
+	want := []string{
+		"f.feature:5:3: tag @repeat:3: @repeat is already set on this element by @repeat:2 at f.feature:4:3: the two contradict each other",
+		"f.feature:5:13: tag @pass_rate:0.6: @pass-rate is already set on this element by @pass-rate:0.5 at f.feature:4:13: the two contradict each other",
+		"f.feature:15:16: tag @env:live: @env is already set on this element by @env:sandbox at f.feature:15:3: the two contradict each other",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestRepeatPastMostRuns: a repeat of a billion ran, a session at a
 // time, each kept in every report, until the job was killed; YAML, tags
 // and flags (cmd/agenttest) share the bound, stats.MaxRuns.
