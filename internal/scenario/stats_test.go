@@ -172,6 +172,11 @@ Feature: f
   Scenario: two envs
     When the user says "hi"
     Then the agent says "hello"
+
+  @confidence:0.95 @confidence:0.9 @repeat:5 @jira:ABC-1 @jira:ABC-2
+  Scenario: two confidences
+    When the user says "hi"
+    Then the agent says "hello"
 `
 	_, ds := loadFeature("f.feature", []byte(src))
 	var got []string
@@ -182,6 +187,9 @@ Feature: f
 		"f.feature:5:3: tag @repeat:3: @repeat is already set on this element by @repeat:2 at f.feature:4:3: the two contradict each other",
 		"f.feature:5:13: tag @pass_rate:0.6: @pass-rate is already set on this element by @pass-rate:0.5 at f.feature:4:13: the two contradict each other",
 		"f.feature:15:16: tag @env:live: @env is already set on this element by @env:sandbox at f.feature:15:3: the two contradict each other",
+		// The design is not the one written: no warning of its repeat
+		// (too few for either confidence); other tags may repeat.
+		"f.feature:20:20: tag @confidence:0.9: @confidence is already set on this element by @confidence:0.95 at f.feature:20:3: the two contradict each other",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("diagnostics\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
