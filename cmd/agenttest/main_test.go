@@ -344,6 +344,13 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --repeat must be 1 or more, not -1\n"},
 		},
 		{
+			name:   "a repeat past the most runs is refused",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--repeat", "1000000000"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --repeat must be at most 100000, not 1000000000\n"},
+		},
+		{
 			name:   "a pass rate above 1 is refused",
 			dir:    "testdata/pass",
 			args:   []string{"run", "--pass-rate", "1.5"},

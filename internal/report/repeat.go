@@ -47,13 +47,13 @@ func repeatLine(r *result.Repeat) string {
 	if r.Errored > 0 {
 		counts += fmt.Sprintf(" (%d more errored, not counted)", r.Errored)
 	}
-	level := formatLevel(r.Level)
-	needs := fmt.Sprintf("needs %s − %s", formatRate(r.PassRate), formatRate(r.Margin))
+	level := stats.Level(r.Level)
+	needs := fmt.Sprintf("needs %s − %s", stats.Rate(r.PassRate), stats.Rate(r.Margin))
 	switch r.Decision {
 	case result.DecisionPassed:
 		return fmt.Sprintf("%s; rate ≥ %s at %s (%s)", counts, above(r.Lower, r.PassRate-r.Margin), level, needs)
 	case result.DecisionFailed:
-		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, formatRate(r.PassRate))
+		return fmt.Sprintf("%s; rate < %s at %s (needs %s)", counts, below(r.Upper, r.PassRate), level, stats.Rate(r.PassRate))
 	case result.DecisionInconclusive:
 		s := fmt.Sprintf("inconclusive: %s, the most repeat allows; rate %s–%s at %s (%s)", counts, floor2(r.Lower), ceil2(r.Upper), bothLevel(r.Level), needs)
 		switch {
@@ -71,12 +71,12 @@ func repeatLine(r *result.Repeat) string {
 }
 
 // sharePercents prints the share of passing runs and the rate required
-// as percentages: the rate as written (80, 79.5), the share in whole
+// as percentages: the rate as written (80, 79.5, 66.6661), the share in whole
 // numbers unless that would contradict the verdict: 39 of 49 runs
 // (79.59%) against 80% is "79.6", not "80", which would read as enough.
 // The share reaches the rate as the fixed rule counts it (stats.Reaches).
 func sharePercents(passed, runs int, rate float64) (got, want string) {
-	want = strconv.FormatFloat(rate*100, 'g', 4, 64)
+	want = stats.Rate(rate * 100)
 	if runs == 0 {
 		// No run made (an internal error before the first): Reaches
 		// holds for none, and no decimal makes 0 reach the rate.
@@ -87,23 +87,17 @@ func sharePercents(passed, runs int, rate float64) (got, want string) {
 	w, _ := strconv.ParseFloat(want, 64)
 	for places := 0; ; places++ {
 		got = strconv.FormatFloat(share*100, 'f', places, 64)
-		if g, _ := strconv.ParseFloat(got, 64); (g >= w) == reached || places == 4 {
+		if g, _ := strconv.ParseFloat(got, 64); (g >= w) == reached || places == 12 {
 			return got, want
 		}
 	}
 }
 
-// formatRate prints a rate as written: 0.9, 0.85, 1.
-func formatRate(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
-
-// formatLevel prints a confidence level: 95%, 99.5%.
-func formatLevel(v float64) string { return strconv.FormatFloat(v*100, 'g', 4, 64) + "%" }
-
 // bothLevel is the confidence of an interval whose two bounds each hold
 // at level (result.Repeat's Lower and Upper): each may fail with 1 −
 // level, so both hold at 1 − 2(1 − level), 90% for bounds at 95%. A
 // one-sided statement ("rate ≥ 0.80") keeps the bound's own level.
-func bothLevel(level float64) string { return formatLevel(1 - 2*(1-level)) }
+func bothLevel(level float64) string { return stats.Level(1 - 2*(1-level)) }
 
 // floor2 and ceil2 print a bound to two places, rounded away from the
 // estimate, so that the printed bound is never tighter than the computed.
@@ -126,7 +120,7 @@ func below(v, limit float64) string {
 		}
 	}
 	if v <= limit+boundTolerance {
-		return strconv.FormatFloat(limit, 'g', -1, 64)
+		return stats.Rate(limit)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
@@ -144,7 +138,7 @@ func above(v, limit float64) string {
 		}
 	}
 	if v >= limit-boundTolerance {
-		return strconv.FormatFloat(limit, 'g', 12, 64)
+		return stats.Rate(limit)
 	}
 	// Not a pass's bound (a report without a margin): two places.
 	return floor2(v)
@@ -254,10 +248,10 @@ func repeatProperties(c *result.Case) []junit.Property {
 		add("repeat.failed", strconv.Itoa(r.Failed))
 		add("repeat.errored", strconv.Itoa(r.Errored))
 		add("repeat.limit", strconv.Itoa(r.Limit))
-		add("repeat.pass_rate", formatRate(r.PassRate))
+		add("repeat.pass_rate", stats.Rate(r.PassRate))
 		if r.Procedure == result.ProcedureSPRT {
-			add("repeat.margin", formatRate(r.Margin))
-			add("repeat.confidence", formatRate(r.Confidence))
+			add("repeat.margin", stats.Rate(r.Margin))
+			add("repeat.confidence", stats.Rate(r.Confidence))
 			add("repeat.needed", strconv.Itoa(r.Needed))
 		}
 		add("repeat.interval", fmt.Sprintf("[%.3f, %.3f] at %s", stats.RoundDown(r.Lower, 3), stats.RoundUp(r.Upper, 3), bothLevel(r.Level)))

@@ -80,6 +80,11 @@ func TestRepeatLine(t *testing.T) {
 		{"fixed, a rate with a decimal percent", fixed(35, 9, 0.795, result.DecisionPassed), "35 of 44 runs passed (80%), 79.5% required"},
 		{"fixed, short by a hundredth of a percent", fixed(7999, 2001, 0.8, result.DecisionFailed), "7999 of 10000 runs passed (79.99%), 80% required"},
 		{"fixed, a rate with a decimal percent, short by little", fixed(159, 41, 0.7975, result.DecisionFailed), "159 of 200 runs passed (79.5%), 79.75% required"},
+		// The rate as written, every digit of it: 0.666661 was "66.67%
+		// required" at four digits, and 0.66666667 met by 2 of 3 runs
+		// was a share "66.6667%" not below the rate it failed to reach.
+		{"fixed, a rate of six digits", fixed(2, 1, 0.666661, result.DecisionPassed), "2 of 3 runs passed (67%), 66.6661% required"},
+		{"fixed, short of a rate of eight digits", fixed(2, 1, 0.66666667, result.DecisionFailed), "2 of 3 runs passed (66.6666667%), 66.666667% required"},
 		// Errored runs are said beside the counts.
 		{"fixed, an errored run", func() *result.Repeat {
 			r := fixed(3, 1, 0.8, result.DecisionFailed)
@@ -102,6 +107,10 @@ func TestRepeatLine(t *testing.T) {
 		// Λ = 1/α exactly: the bound is p0 itself, computed a few ulps below.
 		{"passed, a ratio exactly on the boundary", passedAt(stats.Design{PassRate: 0.8, Margin: 0.4, Confidence: 0.75}, 2, 0),
 			"passed 2 of 2 runs; rate ≥ 0.40 at 75% (needs 0.8 − 0.4)"},
+		// The design as written, as lint says it: four digits made
+		// 0.99999 "1" and its confidence "at 100%".
+		{"passed, rates of five nines", passedAt(stats.Design{PassRate: 0.99999, Margin: 0.5, Confidence: 0.99999}, 17, 0),
+			"passed 17 of 17 runs; rate ≥ 0.50 at 99.999% (needs 0.99999 − 0.5)"},
 		// Needed is a count up to stats.MaxRuns, and said only past the
 		// limit.
 		{"inconclusive, needs the most runs there are", seq(15, 5, 20, stats.MaxRuns, result.DecisionInconclusive),
@@ -278,6 +287,25 @@ func TestRepeatPropertiesDecision(t *testing.T) {
 		got := slices.ContainsFunc(repeatProperties(c), func(p junit.Property) bool { return p.Name == "repeat.decision" })
 		if got != tc.want {
 			t.Errorf("decision %q: repeat.decision property %v, want %v", tc.decision, got, tc.want)
+		}
+	}
+}
+
+// TestRepeatPropertiesAsWritten: JUnit's properties carry the design as
+// the JSON report does, not rounded to four digits (0.99999 was "1").
+func TestRepeatPropertiesAsWritten(t *testing.T) {
+	t.Parallel()
+	c := &result.Case{Repeat: &result.Repeat{Procedure: result.ProcedureSPRT, PassRate: 0.666661, Margin: 0.00001,
+		Confidence: 0.99999, Level: 0.99999, Upper: 1}}
+	want := map[string]string{
+		"repeat.pass_rate":  "0.666661",
+		"repeat.margin":     "1e-05",
+		"repeat.confidence": "0.99999",
+		"repeat.interval":   "[0.000, 1.000] at 99.998%",
+	}
+	for _, p := range repeatProperties(c) {
+		if w, ok := want[p.Name]; ok && p.Value != w {
+			t.Errorf("%s = %q, want %q", p.Name, p.Value, w)
 		}
 	}
 }

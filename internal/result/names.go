@@ -91,7 +91,9 @@ const (
 	// undecided. The case is Failed: it fails the gate, without evidence
 	// that the agent is broken.
 	DecisionInconclusive = "inconclusive"
-	// DecisionErrored: more than a third of the runs errored.
+	// DecisionErrored: more than a third of the runs errored (a
+	// sequential test), or errored runs alone kept the share of passing
+	// runs from the pass rate (the fixed rule).
 	DecisionErrored = "errored"
 	// DecisionInterrupted: the run was interrupted or stopped after some
 	// runs of the case, before a verdict. The case is Pending (an

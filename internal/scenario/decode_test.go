@@ -98,6 +98,7 @@ func TestLoadFileDiagnostics(t *testing.T) {
 		{name: "turns empty", src: "scenarios:\n  - name: a\n    turns: []\n", at: "3:12", want: "turns must not be empty"},
 		{name: "turns mapping", src: "scenarios:\n  - name: a\n    turns: {say: hi}\n", at: "3:12", want: "turns must be a list"},
 		{name: "greeting only warns when empty", src: "scenarios:\n  - name: a\n    greeting: {}\n", at: "2:5", want: "no turns and no greeting checks"},
+		{name: "repeat past the most runs", src: "scenarios:\n  - name: a\n    repeat: 1000000000\n    turns: [{say: hi}]\n", at: "3:13", want: "repeat must be at most 100000, not 1000000000"},
 		{name: "repeat not int", src: "scenarios:\n  - name: a\n    repeat: many\n    turns: [{say: hi}]\n", at: "3:13", want: "repeat must be a whole number"},
 		{name: "pass_rate zero", src: "scenarios:\n  - name: a\n    repeat: 3\n    pass_rate: 0\n    turns: [{say: hi}]\n", at: "4:16", want: "pass_rate must be above 0"},
 		{name: "pass_rate percent over", src: "scenarios:\n  - name: a\n    repeat: 3\n    pass_rate: 120%\n    turns: [{say: hi}]\n", at: "4:16", want: "not 1.2"},

@@ -382,6 +382,10 @@ type featureLoader struct {
 	// nodes maps AST node ids to the nodes, since pickles carry no
 	// positions of their own.
 	nodes map[string]any
+	// tagOwner numbers the element (Feature, Rule, Scenario, Examples)
+	// each tag id is written on: a pickle inherits its tags from several,
+	// and only tags of one element can contradict each other.
+	tagOwner map[string]int
 	// within and withinAt are the @within tag of the scenario being
 	// loaded (zero when none): the bound of its call's status wait.
 	within   time.Duration
@@ -575,9 +579,14 @@ func openDocString(src []byte, d *gherkin.Dialect) (at diag.Pos, delim string) {
 
 // index records every node a pickle can point at.
 func (fl *featureLoader) index(f *messages.Feature) {
+	if fl.tagOwner == nil {
+		fl.tagOwner = map[string]int{}
+	}
 	tags := func(ts []*messages.Tag) {
+		owner := len(fl.tagOwner) + 1 // past every number given so far
 		for _, t := range ts {
 			fl.nodes[t.Id] = t
+			fl.tagOwner[t.Id] = owner
 		}
 	}
 	stepsOf := func(ss []*messages.Step) {
@@ -763,6 +772,15 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 	// problems of the design; statsBad when one did not parse.
 	statAt := map[string]diag.Pos{}
 	statsBad := false
+	// set is the parameter each element sets, by its key, for the
+	// contradiction of two on one element (a YAML key given twice is an
+	// error too); an element overrides the one it is inside, as before.
+	type setting struct {
+		owner int
+		tag   string
+		at    diag.Pos
+	}
+	set := map[string]setting{}
 	for _, pt := range tags {
 		name := strings.TrimPrefix(pt.Name, "@")
 		t, _ := fl.nodes[pt.AstNodeId].(*messages.Tag)
@@ -805,6 +823,7 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 		bad := func(format string, args ...any) {
 			fl.diags = fl.diags.Errorf(at, "tag @%s: %s", name, fmt.Sprintf(format, args...))
 		}
+		before := len(fl.diags)
 		switch key {
 		case "agent":
 			if value == "" {
@@ -903,6 +922,20 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 					Message: fmt.Sprintf("tag @%s is not a parameter", name), Hint: fmt.Sprintf("did you mean @%s:%s?", s, value)})
 			}
 		}
+		// A value the switch refused is its own problem, said once; a
+		// valid one that another of the same element contradicts took the
+		// last in silence ("@repeat:2 @repeat:3" ran three times).
+		param := strings.ReplaceAll(key, "_", "-")
+		owner, known := fl.tagOwner[pt.AstNodeId]
+		if len(fl.diags) != before || !known || !slices.Contains(tagParams, param) {
+			continue
+		}
+		if prev, ok := set[param]; ok && prev.owner == owner && prev.tag != name {
+			fl.diags = fl.diags.Errorf(at, "tag @%s: @%s is already set on this element by @%s at %s: the two contradict each other", name, param, prev.tag, prev.at)
+			statsBad = statsBad || slices.Contains([]string{"repeat", "pass-rate", "confidence", "margin"}, param)
+			continue
+		}
+		set[param] = setting{owner: owner, tag: name, at: at}
 	}
 	if statsBad {
 		return

@@ -26,15 +26,23 @@ type Stats struct {
 // IsZero reports whether the scenario sets none of the settings.
 func (s Stats) IsZero() bool { return s == Stats{} }
 
-// Or returns s, or def when s is zero: the run's --repeat, --pass-rate and
-// --confidence apply to scenarios that set none, and never mix with a
-// scenario's own design.
+// Or returns s, or def when s sets no design: the run's --repeat,
+// --pass-rate, --confidence and --margin apply to scenarios that set none
+// of repeat, pass_rate and confidence, and never mix with a scenario's
+// own design.
 func (s Stats) Or(def Stats) Stats {
-	if s.IsZero() {
+	if !s.ownDesign() {
 		return def
 	}
 	return s
 }
+
+// ownDesign reports whether s sets a design of its own: a repeat, a pass
+// rate or a confidence. A margin alone is none (it only tunes a
+// confidence, and Check warns it has no effect): a scenario left with one
+// after its confidence was removed ran once under a nightly --confidence,
+// green on a single run.
+func (s Stats) ownDesign() bool { return s.Repeat != 0 || s.PassRate != 0 || s.Confidence != 0 }
 
 // RunStats returns the settings sc runs with: its own, else the run's
 // (--repeat, --pass-rate, --confidence, --margin). A scenario with a
@@ -50,8 +58,8 @@ func (sc *Scenario) RunStats(run Stats) Stats {
 }
 
 // DeclinesRunStats reports whether sc runs without the run's statistical
-// settings: it has a probe and no settings of its own (RunStats).
-func (sc *Scenario) DeclinesRunStats() bool { return sc.Stats.IsZero() && sc.Probe() != nil }
+// settings: it has a probe and no design of its own (RunStats).
+func (sc *Scenario) DeclinesRunStats() bool { return !sc.Stats.ownDesign() && sc.Probe() != nil }
 
 // Sequential reports whether the runs are decided by the sequential test.
 func (s Stats) Sequential() bool { return s.Confidence > 0 }
@@ -134,12 +142,30 @@ func (s Stats) Check(n Names) []Problem {
 	fail := func(setting, hint, format string, args ...any) {
 		out = append(out, Problem{Setting: setting, Severity: diag.Error, Message: fmt.Sprintf(format, args...), Hint: hint})
 	}
+	if s.Repeat > stats.MaxRuns {
+		// Every run is a session, and every run's transcript is kept for
+		// the reports: a repeat of a billion would run for days and end
+		// out of memory. MaxRuns is also as far as a sequential test's
+		// figures are computed (Resolve caps its default limit there).
+		fail(n.Repeat, "each run is a session on the platform, kept in every report",
+			"%s must be at most %d, not %d", n.Repeat, stats.MaxRuns, s.Repeat)
+		return out
+	}
 	if !s.Sequential() {
 		if s.PassRate != 0 && s.Repeat == 0 {
 			warn(n.PassRate, "", "%s has no effect without %s or %s", n.PassRate, n.Repeat, n.Confidence)
 		}
 		if s.Margin != 0 {
 			warn(n.Margin, "", "%s has no effect without %s", n.Margin, n.Confidence)
+		}
+		if s.Repeat == 1 {
+			// The runner repeats from two runs on (a single run is an
+			// ordinary case, retried after a failure): a sample of one
+			// would pass on a retry, where "repeat: N runs N sessions"
+			// and a repeat's failed runs are data, not retried.
+			warn(n.Repeat, fmt.Sprintf("write %s for a sample, or leave %s out", n.Value(n.Repeat, "2"), n.Repeat),
+				"%s runs the scenario once, as without %s: a failed run is retried as any scenario's is, and %s has no effect",
+				n.Value(n.Repeat, "1"), n.Repeat, n.PassRate)
 		}
 		return out
 	}
@@ -152,29 +178,29 @@ func (s Stats) Check(n Names) []Problem {
 		// No margin is written: the default is what does not fit, and
 		// the pass rate is the setting written to move.
 		fail(n.PassRate, fmt.Sprintf("a rate at or below %s − margin must fail, so the margin must be below %s: write a smaller one (%s) or raise %s",
-			n.PassRate, rate(d.PassRate), n.Value(n.Margin, rate(d.PassRate/2)), n.PassRate),
-			"the default margin %s is not below %s %s", rate(d.Margin), n.PassRate, rate(d.PassRate))
+			n.PassRate, stats.Rate(d.PassRate), n.Value(n.Margin, stats.Rate(d.PassRate/2)), n.PassRate),
+			"the default margin %s is not below %s %s", stats.Rate(d.Margin), n.PassRate, stats.Rate(d.PassRate))
 		return out
 	}
 	if !(d.Margin > 0 && d.Margin < d.PassRate) {
-		fail(n.Margin, fmt.Sprintf("a rate at or below %s − %s must fail, so the margin must be below %s", n.PassRate, n.Margin, rate(d.PassRate)),
-			"%s must be above 0 and below %s %s, not %v", n.Margin, n.PassRate, rate(d.PassRate), d.Margin)
+		fail(n.Margin, fmt.Sprintf("a rate at or below %s − %s must fail, so the margin must be below %s", n.PassRate, n.Margin, stats.Rate(d.PassRate)),
+			"%s must be above 0 and below %s %s, not %v", n.Margin, n.PassRate, stats.Rate(d.PassRate), d.Margin)
 		return out
 	}
 	needed := d.Needed()
 	if needed > stats.MaxRuns {
 		warn(n.Confidence, fmt.Sprintf("widen %s or lower %s", n.Margin, n.Confidence),
-			"%s at %s confidence needs more than %d runs for its guarantee", design(d), percent(d.Confidence), stats.MaxRuns)
+			"%s at %s confidence needs more than %d runs for its guarantee", design(d), stats.Level(d.Confidence), stats.MaxRuns)
 		return out
 	}
 	if s.Repeat == 0 || s.Repeat >= needed {
 		return out
 	}
 	hint := fmt.Sprintf("leave %s out: the default allows %d runs, of which an agent at %s uses %.0f on average; or widen %s",
-		n.Repeat, needed, rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin)
+		n.Repeat, needed, stats.Rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin)
 	if fewest := d.FewestToPass(); s.Repeat < fewest {
 		warn(n.Repeat, hint, "%s is too few for %s at %s confidence: no agent can pass in %d runs (a pass takes at least %d); the guarantee needs up to %d",
-			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), s.Repeat, fewest, needed)
+			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), stats.Level(d.Confidence), s.Repeat, fewest, needed)
 		return out
 	}
 	// The side the limit leaves short: the passing one first; from some
@@ -184,15 +210,15 @@ func (s Stats) Check(n Names) []Problem {
 	if o := d.Operating(d.PassRate, s.Repeat); o.Pass < d.Confidence {
 		warn(n.Repeat, hint,
 			"%s is too few for %s at %s confidence: the guarantee needs up to %d runs; with %d, an agent at exactly %s passes only %s of the time and is inconclusive (a failure) %s of the time",
-			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), needed, s.Repeat,
-			rate(d.PassRate), percentShort(o.Pass, d.Confidence), percent(o.Inconclusive))
+			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), stats.Level(d.Confidence), needed, s.Repeat,
+			stats.Rate(d.PassRate), percentShort(o.Pass, d.Confidence), percent(o.Inconclusive))
 		return out
 	}
 	o := d.Operating(d.Low(), s.Repeat)
 	warn(n.Repeat, hint,
 		"%s is too few for %s at %s confidence: the guarantee needs up to %d runs; with %d, an agent at exactly %s fails only %s of the time and is inconclusive %s of the time",
-		n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), percent(d.Confidence), needed, s.Repeat,
-		rate(d.Low()), percentShort(o.Fail, d.Confidence), percent(o.Inconclusive))
+		n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), stats.Level(d.Confidence), needed, s.Repeat,
+		stats.Rate(d.Low()), percentShort(o.Fail, d.Confidence), percent(o.Inconclusive))
 	return out
 }
 
@@ -213,16 +239,14 @@ func percentShort(v, limit float64) string {
 
 // design names a design in messages: "pass rate 0.9, margin 0.1".
 func design(d stats.Design) string {
-	return fmt.Sprintf("pass rate %s, margin %s", rate(d.PassRate), rate(d.Margin))
+	return fmt.Sprintf("pass rate %s, margin %s", stats.Rate(d.PassRate), stats.Rate(d.Margin))
 }
 
-// rate prints a rate the way it is written: 0.9, 0.85.
-func rate(v float64) string { return fmt.Sprintf("%.4g", v) }
-
-// percent prints a probability as a percentage: 95%, 24%, 99.6%, 0.4%.
-// Near 0% and 100% it keeps the digits that tell it from them, up to
-// four decimals: a confidence of 0.9995 is 99.95%, which "100.0%" would
-// misstate; one closer still is "over 99.9999%" ("under 0.0001%" near
+// percent prints a computed probability (how often a design passes or
+// ends inconclusive; a written confidence is stats.Level's) as a
+// percentage: 95%, 24%, 99.6%, 0.4%. Near 0% and 100% it keeps the
+// digits that tell it from them, up to four decimals: 0.9995 is 99.95%,
+// which "100.0%" would misstate; one closer still is "over 99.9999%" ("under 0.0001%" near
 // 0%), where more digits would only be hard to read. A probability a sum
 // rounded a few ulps past 0 or 1 (Operating's Inconclusive can be
 // 1.0000000000000002) is 0% or 100%, never 100.000000000000028%.

@@ -41,12 +41,28 @@ func TestStatsResolve(t *testing.T) {
 	if got := (Stats{Repeat: 10, PassRate: 0.8}).Or(flags); got.Sequential() {
 		t.Errorf("the run's flags changed a scenario's own design: %+v", got)
 	}
-	// A pass rate or a margin alone is a setting of the scenario's own
-	// (one Check warns has no effect), not a scenario that sets none.
-	for _, own := range []Stats{{PassRate: 0.8}, {Margin: 0.2}} {
-		if got := own.Or(flags); got != own {
-			t.Errorf("the run's flags replaced %+v: %+v", own, got)
-		}
+	// A pass rate alone is a setting of the scenario's own (Check warns
+	// it has no effect), not a scenario that sets none.
+	if own := (Stats{PassRate: 0.8}); own.Or(flags) != own {
+		t.Errorf("the run's flags replaced %+v: %+v", own, own.Or(flags))
+	}
+	// A margin alone is no design: the flags apply to "every scenario
+	// that sets none of repeat, pass_rate and confidence", and a
+	// nightly --confidence left such a scenario to one run, green on a
+	// single sample, while the warning said its margin had no effect.
+	// The run's design applies whole, never mixed with the margin.
+	if got := (Stats{Margin: 0.2}).Or(flags); got != flags {
+		t.Errorf("a scenario that sets only a margin did not take the run's flags: %+v", got)
+	}
+	// A probe's scenario still declines them: its margin says nothing of
+	// repeating a real call.
+	src := "scenarios:\n  - name: call\n    margin: 0.2\n    probe: {outbound_call: {to: \"+447700900001\"}, expect_status: success}\n"
+	suites, ds := Load(fstest.MapFS{"s.yaml": {Data: []byte(src)}}, []string{"s.yaml"})
+	if ds.HasErrors() || len(suites) != 1 {
+		t.Fatal(renderDiags(ds))
+	}
+	if sc := suites[0].Scenarios[0]; !sc.DeclinesRunStats() || sc.RunStats(flags).Sequential() {
+		t.Errorf("a probe with a margin alone took the run's flags: %+v", sc.RunStats(flags))
 	}
 	if got := (Stats{}).Or(flags); got != flags {
 		t.Errorf("a scenario that sets nothing did not take the run's flags: %+v", got)
@@ -132,6 +148,75 @@ Feature: clinic
 	}
 }
 
+// TestContradictoryTags: two values of one parameter on one element
+// are an error at the second, as a YAML key given twice is; "@repeat:2
+// @repeat:3" ran three times in silence. A tag written twice alike, and
+// an element's tag over the one of the element it is inside, are not.
+func TestContradictoryTags(t *testing.T) {
+	t.Parallel()
+	src := `@agent:clinic @repeat:4
+Feature: f
+
+  @repeat:2 @pass-rate:0.5
+  @repeat:3 @pass_rate:0.6
+  Scenario: twice
+    When the user says "hi"
+    Then the agent says "hello"
+
+  @repeat:3 @repeat:3 @env:live
+  Scenario: over the feature
+    When the user says "hi"
+    Then the agent says "hello"
+
+  @env:sandbox @env:live
+  Scenario: two envs
+    When the user says "hi"
+    Then the agent says "hello"
+
+  @confidence:0.95 @confidence:0.9 @repeat:5 @jira:ABC-1 @jira:ABC-2
+  Scenario: two confidences
+    When the user says "hi"
+    Then the agent says "hello"
+`
+	_, ds := loadFeature("f.feature", []byte(src))
+	var got []string
+	for _, d := range ds {
+		got = append(got, strings.Split(d.String(), "\n")[0])
+	}
+	want := []string{
+		"f.feature:5:3: tag @repeat:3: @repeat is already set on this element by @repeat:2 at f.feature:4:3: the two contradict each other",
+		"f.feature:5:13: tag @pass_rate:0.6: @pass-rate is already set on this element by @pass-rate:0.5 at f.feature:4:13: the two contradict each other",
+		"f.feature:15:16: tag @env:live: @env is already set on this element by @env:sandbox at f.feature:15:3: the two contradict each other",
+		// The design is not the one written: no warning of its repeat
+		// (too few for either confidence); other tags may repeat.
+		"f.feature:20:20: tag @confidence:0.9: @confidence is already set on this element by @confidence:0.95 at f.feature:20:3: the two contradict each other",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRepeatPastMostRuns: a repeat of a billion ran, a session at a
+// time, each kept in every report, until the job was killed; YAML, tags
+// and flags (cmd/agenttest) share the bound, stats.MaxRuns.
+func TestRepeatPastMostRuns(t *testing.T) {
+	t.Parallel()
+	yml := "scenarios:\n  - name: many\n    repeat: 1000000000\n    pass_rate: 0.8\n    turns: [{say: hi, expect: {response: hello}}]\n"
+	feat := "@agent:clinic\nFeature: f\n  @pass-rate:0.8 @repeat:1000000000\n  Scenario: many\n    When the user says \"hi\"\n    Then the agent says \"hello\"\n"
+	hint := " (each run is a session on the platform, kept in every report)"
+	for _, tc := range []struct {
+		file, src, want string
+	}{
+		{"s.yaml", yml, "s.yaml:3:13: repeat must be at most 100000, not 1000000000" + hint},
+		{"f.feature", feat, "f.feature:3:18: @repeat must be at most 100000, not 1000000000" + hint},
+	} {
+		_, ds := Load(fstest.MapFS{tc.file: {Data: []byte(tc.src)}}, []string{tc.file})
+		if len(ds) != 1 || ds[0].Severity != diag.Error || strings.Split(ds[0].String(), "\n")[0] != tc.want {
+			t.Errorf("%s:\n%s\nwant %s", tc.file, renderDiags(ds), tc.want)
+		}
+	}
+}
+
 // TestPercent: a probability near 0 or 1 keeps the digits that tell it
 // from 0% and 100% (up to four decimals, then "over" or "under"), so
 // that a warning never states a confidence the scenario did not ask for.
@@ -170,9 +255,17 @@ func TestPercent(t *testing.T) {
 			t.Errorf("percent(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	// A written confidence is said as written, as the run's reports say
+	// it (stats.Level): "over 99.9999%" in lint and "100%" in the report
+	// were two names for it.
 	problems := Stats{Confidence: 0.999999999, Repeat: 5}.Check(YAMLNames)
-	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at over 99.9999% confidence") {
-		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at over 99.9999%% confidence", problems)
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, "at 99.9999999% confidence") {
+		t.Errorf("Check at confidence 0.999999999 = %+v, want one warning at 99.9999999%% confidence", problems)
+	}
+	// Four digits made pass rate 0.99999 "1" in lint.
+	problems = Stats{PassRate: 0.99999, Margin: 0.5, Confidence: 0.99999, Repeat: 5}.Check(YAMLNames)
+	if want := "for pass rate 0.99999, margin 0.5 at 99.999% confidence"; len(problems) != 1 || !strings.Contains(problems[0].Message, want) {
+		t.Errorf("Check of five nines = %+v, want one warning %q", problems, want)
 	}
 }
 
@@ -242,6 +335,25 @@ func TestStatsCheck(t *testing.T) {
 		{name: "a margin without confidence", in: Stats{Repeat: 5, Margin: -0.1},
 			want: "margin warning: margin has no effect without confidence"},
 		{name: "exactly the runs the guarantee needs", in: Stats{Confidence: 0.95, Repeat: 29}},
+		// Every run is a session kept in every report: a repeat of a
+		// billion was taken and would run for days, holding each
+		// transcript.
+		{name: "a repeat past the most runs", in: Stats{Repeat: 1_000_000_000, PassRate: 0.8},
+			want: "repeat error: repeat must be at most 100000, not 1000000000"},
+		{name: "a sequential repeat past the most runs", in: Stats{Repeat: 100_001, Confidence: 0.95},
+			want: "repeat error: repeat must be at most 100000, not 100001"},
+		{name: "the most runs", in: Stats{Repeat: 100_000, PassRate: 0.8}},
+		// One run is no sample: the case runs as one without repeat, and a
+		// failure is retried under retries (a flaky pass), where "repeat:
+		// N runs exactly N sessions" and the runs of a repeat are not
+		// retried.
+		{name: "a repeat of one", in: Stats{Repeat: 1, PassRate: 0.8},
+			want: "repeat warning: repeat: 1 runs the scenario once, as without repeat: a failed run is retried as any scenario's is, and pass_rate has no effect"},
+		{name: "a repeat of two", in: Stats{Repeat: 2}},
+		// The repeat is the one problem: a design that also needs more
+		// than MaxRuns is not warned of beside it.
+		{name: "a repeat past the most runs of a design past them too", in: Stats{Repeat: 200_000, PassRate: 0.99, Margin: 0.001, Confidence: 0.99},
+			want: "repeat error: repeat must be at most 100000, not 200000"},
 		// The side a limit just short of the guarantee leaves short is the
 		// failing one (from 239 runs on for 0.9 and 0.1 at 95%): an agent
 		// at 0.8 fails with probability 0.94998, while one at 0.9 passes

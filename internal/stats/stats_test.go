@@ -48,6 +48,13 @@ func TestDecide(t *testing.T) {
 		{name: "one failure short of an exact α", d: Design{PassRate: 0.95, Margin: 0.2, Confidence: 0.96}, failures: 1, want: Continue},
 		// 1.5² · 0.25² = 0.140625 = α.
 		{name: "an exact α after passes and failures", d: Design{PassRate: 0.9, Margin: 0.3, Confidence: 0.859375}, passes: 2, failures: 2, want: Fail},
+		// 0.8 against 0.2: a pass is ×4 and a failure ×¼, so two more
+		// passes than failures are exactly 1/α = 16 however many runs
+		// there were. Rounding in log Λ grows with the runs (5e-12 at
+		// 23,644 passes), past a window of a fixed 1e-12, where the test
+		// went on at a boundary it had met.
+		{name: "an exact 1/α after 47,286 runs", d: Design{PassRate: 0.8, Margin: 0.6, Confidence: 0.9375}, passes: 23644, failures: 23642, want: Pass},
+		{name: "an exact α after 47,286 runs", d: Design{PassRate: 0.8, Margin: 0.6, Confidence: 0.9375}, passes: 23642, failures: 23644, want: Fail},
 		// Rates near 0 or 1, or a tiny α, whose float differences (p1 −
 		// margin, 1 − p1, 1 − confidence) are a relative 1e-10 off the
 		// written ones, more than decide's window: Λ is still compared as
@@ -178,6 +185,11 @@ func TestNeededBeyondMaxRuns(t *testing.T) {
 			t.Errorf("%s %v: Needed() = %d, want MaxRuns+1 = %d", tc.name, tc.d, n, MaxRuns+1)
 		}
 	}
+	// FewestToPass says the same of a design no run of straight passes
+	// within MaxRuns can pass: log 100 / log(0.99/0.9899999) ≈ 4.6e7 runs.
+	if n := (Design{0.99, 1e-7, 0.99}).FewestToPass(); n != MaxRuns+1 {
+		t.Errorf("FewestToPass() = %d, want MaxRuns+1 = %d", n, MaxRuns+1)
+	}
 }
 
 // TestCostsTable checks the figures of docs/writing-scenarios.md ("What it
@@ -276,6 +288,8 @@ func TestBinomial(t *testing.T) {
 		{8, 10, 0.4931, 0.9632},
 		{0, 10, 0, 0.2589},
 		{10, 10, 0.7411, 1},
+		// One pass: the lower bound is 1 − 0.95^(1/10), above 0.
+		{1, 10, 0.0051, 0.3942},
 		{27, 28, 0.8415, 0.9982},
 	} {
 		lo, hi := Binomial(tc.s, tc.n, 0.95)
@@ -316,7 +330,11 @@ func TestCuts(t *testing.T) {
 	t.Parallel()
 	for _, d := range []Design{standard, {0.8, 0.2, 0.9}, {1, 0.1, 0.95}, {1, 0.05, 0.99}, {0.6, 0.3, 0.8},
 		{0.95, 0.2, 0.96}, {0.5, 0.3, 0.936}, {0.75, 0.3, 0.64}, {0.9, 0.001, 0.95}, {0.51, 0.5, 0.51},
-		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}, {0.6, 0.4, 0.666666666666667}, {0.9, 0.3, 0.750000000000001}} {
+		{0.999999, 0.000999, 0.999}, {0.5, 0.45, 0.9999999}, {0.6, 0.4, 0.666666666666667}, {0.9, 0.3, 0.750000000000001},
+		// Boundaries met exactly at every other run count (×4 a pass, ×¼
+		// a failure), where rounding puts the crossing a hair to either
+		// side of a whole pass count.
+		{0.8, 0.6, 0.75}, {0.8, 0.6, 0.9375}} {
 		tt := d.test()
 		for n := 0; n <= 400; n++ {
 			passFrom, failTo := tt.cuts(n)
@@ -413,6 +431,7 @@ func TestRoundOutward(t *testing.T) {
 		{0.123, 2, 0.12, 0.13},
 		{0.29, 2, 0.29, 0.29}, // 28.999999999999996 hundredths
 		{0.8, 2, 0.8, 0.8},    // 80.00000000000001 hundredths
+		{0.07, 2, 0.07, 0.07}, // 7.000000000000001 hundredths
 		{0.8951, 3, 0.895, 0.896},
 		{0, 2, 0, 0},
 		{1, 2, 1, 1},
