@@ -878,7 +878,7 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 				sc.Stats.Repeat, statAt[TagNames.Repeat] = n, at
 			}
 		case "pass-rate", "pass_rate", "confidence", "margin":
-			v, err := parseShare(value)
+			v, err := parseShare(value, shareExample[strings.ReplaceAll(key, "_", "-")])
 			if err == nil && key != "confidence" && key != "margin" && v > 1 {
 				err = fmt.Errorf("pass rate must be above 0 and at most 1 (0.8 or 80%%), not %q", value)
 			}
@@ -949,17 +949,21 @@ func (fl *featureLoader) tags(sc *Scenario, tags []*messages.PickleTag) {
 	}
 }
 
-// parseShare reads a rate or a probability: 0.8 or 80%, above 0.
-func parseShare(s string) (float64, error) {
+// parseShare reads a rate or a probability: 0.8 or 80%, above 0. example
+// is a value of the kind the tag takes, for the message.
+func parseShare(s, example string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	if err == nil && strings.HasSuffix(s, "%") {
 		v /= 100
 	}
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("must be a number above 0 such as 0.8 or 80%%, not %q", s)
+		return 0, fmt.Errorf("must be a number above 0 such as %s, not %q", example, s)
 	}
 	return v, nil
 }
+
+// shareExample is a typical value of each tag parameter parseShare reads.
+var shareExample = map[string]string{"pass-rate": "0.8 or 80%", "confidence": "0.95 or 95%", "margin": "0.05 or 5%"}
 
 // steps compiles the steps of a pickle into the scenario's program and
 // applies its setup steps to the scenario; x collects the references the

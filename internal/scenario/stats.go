@@ -199,8 +199,8 @@ func (s Stats) Check(n Names) []Problem {
 	hint := fmt.Sprintf("leave %s out: the default allows %d runs, of which an agent at %s uses %.0f on average; or widen %s",
 		n.Repeat, needed, stats.Rate(d.PassRate), d.Operating(d.PassRate, needed).MeanRuns, n.Margin)
 	if fewest := d.FewestToPass(); s.Repeat < fewest {
-		warn(n.Repeat, hint, "%s is too few for %s at %s confidence: no agent can pass in %d runs (a pass takes at least %d); the guarantee needs up to %d",
-			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), stats.Level(d.Confidence), s.Repeat, fewest, needed)
+		warn(n.Repeat, hint, "%s is too few for %s at %s confidence: no agent can pass in %s (a pass takes at least %d); the guarantee needs up to %d",
+			n.Value(n.Repeat, fmt.Sprint(s.Repeat)), design(d), stats.Level(d.Confidence), runCount(s.Repeat), fewest, needed)
 		return out
 	}
 	// The side the limit leaves short: the passing one first; from some
@@ -235,6 +235,14 @@ func percentShort(v, limit float64) string {
 		s = strconv.FormatFloat(stats.RoundDown(v*100, places), 'f', places, 64) + "%"
 	}
 	return s
+}
+
+// runCount is "1 run", "3 runs".
+func runCount(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // design names a design in messages: "pass rate 0.9, margin 0.1".

@@ -371,6 +371,9 @@ func TestStatsCheck(t *testing.T) {
 			want: "repeat warning: repeat: 28 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 28 runs (a pass takes at least 29); the guarantee needs up to 29"},
 		{name: "fewer runs than a pass takes", in: Stats{Confidence: 0.95, Repeat: 2},
 			want: "repeat warning: repeat: 2 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 2 runs (a pass takes at least 29); the guarantee needs up to 29"},
+		// Repeat 1 also says what a single run is (a case retried), first.
+		{name: "one run", in: Stats{Confidence: 0.95, Repeat: 1},
+			want: "repeat warning: repeat: 1 is too few for pass rate 1, margin 0.1 at 95% confidence: no agent can pass in 1 run (a pass takes at least 29); the guarantee needs up to 29"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}
