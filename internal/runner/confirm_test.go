@@ -536,7 +536,7 @@ func TestConfirmWebhookWaitInterrupted(t *testing.T) {
 	opts := e.opts()
 	opts.Webhooks = interrupting{MarkingWebhooks: e.rcv, interrupt: cancel}
 	res, err := Run(ctx, loadYAML(t, "suite: interrupted\nagent: "+e.clinic+"\nscenarios:\n  - name: wrong channel, then interrupted\n"+
-		"    turns: [{say: I have chest pain}]\n    confirm: {conversation: {channel: VOICE}, webhooks: [alerts.triggered]}\n"), opts)
+		"    turns: [{say: I have chest pain}]\n    confirm: {conversation: {channel: VOICE}, webhooks: [call.transferred]}\n"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -310,16 +310,24 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 			continue
 		}
 		seen[v] = true
-		d.diags = unknownWebhook(d.diags, d.pos(it), v)
+		d.diags = webhookEvent(d.diags, d.pos(it), v)
 		out = append(out, assert.WebhookCheck{Pos: d.pos(it), Event: v})
 	}
 	return out
 }
 
-// unknownWebhook warns at pos of an event the reference does not name,
-// with the closest one it names: in a YAML webhooks: list and in a
-// feature's webhook step alike.
-func unknownWebhook(ds diag.Diagnostics, pos diag.Pos, event string) diag.Diagnostics {
+// webhookEvent checks an event a confirmation awaits, at pos: in a YAML
+// webhooks: list and in a feature's webhook step alike. An alert event is
+// refused: it is of a rule, not of a conversation, so none arrives for
+// the scenario's and the wait could only end in a failure of the agent.
+// An event the reference does not name is a warning, with the closest one
+// it names.
+func webhookEvent(ds diag.Diagnostics, pos diag.Pos, event string) diag.Diagnostics {
+	if event == reply.EventAlertsTriggered || event == reply.EventAlertsResolved {
+		return ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: pos,
+			Message: fmt.Sprintf("webhook event %s carries no conversation: an alert rule fires it, not the scenario's conversation, so it cannot confirm one", event),
+			Hint:    "confirm " + reply.EventConversationCompleted + " or " + reply.EventHandoffCreated + "; watch alerts with --gate-alerts"})
+	}
 	if slices.Contains(reply.WebhookEvents, event) {
 		return ds
 	}

@@ -1032,7 +1032,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 			if asWritten {
 				at = quoteAt(in)
 			}
-			fl.diags = unknownWebhook(fl.diags, at, ev)
+			fl.diags = webhookEvent(fl.diags, at, ev)
 		}
 		if st.Kind == steps.Capture {
 			if scope[st.Capture.Name] {

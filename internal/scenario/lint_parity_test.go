@@ -64,6 +64,27 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:6:12: warning: ~ webhook event "handoff.create" is not one the reference names; it is expected as written (did you mean "handoff.created"?)`},
 		},
 		{
+			// An alert event names no conversation: confirmed, it was
+			// awaited for the whole bound and failed the agent (exit 1)
+			// on a check that cannot hold.
+			name: "an alert event confirmed of a conversation",
+			yaml: `scenarios:
+  - name: alert
+    agent: restaurant
+    turns: [{say: a table for 12 at 7pm}]
+    confirm: {webhooks: alerts.triggered}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: alert
+    When the user says "a table for 12 at 7pm"
+    Then an "alerts.resolved" webhook arrives
+`,
+			wantYAML:    []string{`s.yaml:5:25: webhook event alerts.triggered ~ carries no conversation`},
+			wantFeature: []string{`s.feature:6:13: webhook event alerts.resolved ~ carries no conversation`},
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows
