@@ -123,14 +123,15 @@ func (d *decoder) confirmConversation(p pair) *assert.ConversationChecks {
 	return cc
 }
 
-// numberCheck reads `N` or `{min: N, max: N}`.
+// numberCheck reads `N` or `{min: N, max: N}`, each bound a count of the
+// record (assert.CountBound).
 func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
 	n = d.resolve(n)
 	if n == nil {
 		return nil
 	}
 	if n.Kind == yaml.ScalarNode {
-		v, ok := d.number(n, what)
+		v, ok := d.recordCount(n, what)
 		if !ok {
 			return nil
 		}
@@ -150,12 +151,12 @@ func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
 	}
 	out := &assert.Number{}
 	if f, ok := fields["min"]; ok {
-		if v, ok := d.number(f.Val, what+": min"); ok {
+		if v, ok := d.recordCount(f.Val, what+": min"); ok {
 			out.Min = &v
 		}
 	}
 	if f, ok := fields["max"]; ok {
-		if v, ok := d.number(f.Val, what+": max"); ok {
+		if v, ok := d.recordCount(f.Val, what+": max"); ok {
 			out.Max = &v
 		}
 	}
@@ -172,6 +173,19 @@ func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
 		return nil
 	}
 	return out
+}
+
+// recordCount reads a bound of a count of the record.
+func (d *decoder) recordCount(n *yaml.Node, what string) (float64, bool) {
+	v, ok := d.number(n, what)
+	if !ok {
+		return 0, false
+	}
+	if err := assert.CountBound(v); err != nil {
+		d.errorf(n, "%s: %v", what, err)
+		return 0, false
+	}
+	return v, true
 }
 
 // keyChecks reads key -> matcher or {present: bool}, in the order written,

@@ -85,6 +85,26 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:6:13: webhook event alerts.resolved ~ carries no conversation`},
 		},
 		{
+			name: "a count of the record that is not a whole number",
+			yaml: `scenarios:
+  - name: count
+    agent: clinic
+    turns: [{say: I have chest pain}]
+    confirm: {conversation: {handoff: true, num_turns: {min: 1.5}}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: count
+    When the user says "I have chest pain"
+    Then the conversation record shows:
+      | handoff   | true         |
+      | num_turns | at least 1.5 |
+`,
+			wantYAML:    []string{`s.yaml:5:62: conversation.num_turns: min: 1.5 ~ is not a whole number 0 or more`},
+			wantFeature: []string{`s.feature:6:5: ~ num_turns: 1.5 is not a whole number 0 or more`},
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows
