@@ -288,3 +288,32 @@ func smsConfirm(confirm string) string {
 	return "suite: s\nagent: p1\nscenarios:\n  - name: sms\n" +
 		`    probe: {sms: {to: "+447700900002", message: "Reply YES"}}` + "\n    confirm: " + confirm + "\n"
 }
+
+// TestHandoffSharedIDEmpty: a shared_id whose references expand to
+// nothing (a variable set empty, a capture that matched nothing) names no
+// record. It was sent as no shared id at all, so the state was read by
+// the conversation's id instead and its checks passed on a record the
+// scenario did not ask about.
+func TestHandoffSharedIDEmpty(t *testing.T) {
+	t.Parallel()
+	started := fakeclock.Start.Add(time.Second)
+	rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
+	reads := 0
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list: func(int) []string { return nil }, getAnswer: func(int) (int, string) { return http.StatusOK, rec },
+		handoff: func(url.Values) (int, string) {
+			reads++
+			return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}`
+		}}
+	c := runHostile(t, h, smsConfirm(`{handoff_state: {shared_id: "${env:CASE_ID}", data: {reason: x}}}`), func(o *Options) {
+		o.Getenv = func(name string) (string, bool) { return "", name == "CASE_ID" }
+	})
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 6 ||
+		!strings.Contains(a.Error.Message, `confirm: handoff_state: shared_id: "${env:CASE_ID}" is empty once expanded`) {
+		t.Fatalf("%s, want errored at the shared id, empty%s", c.Status, describe(c))
+	}
+	if reads != 0 {
+		t.Errorf("%d reads of the handoff state, want none: no shared id names a record", reads)
+	}
+}
