@@ -113,7 +113,7 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the Messaging session expired, or the platform does not know it)"}, true
 	case errors.As(err, &api):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
-	case errors.As(err, &bad), errors.Is(err, errNoResult):
+	case errors.As(err, &bad), errors.Is(err, errNoResult), errors.As(err, new(*pagesError)):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &net):
 		return &result.Error{Kind: result.KindNetwork, Message: err.Error()}, true

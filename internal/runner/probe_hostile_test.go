@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +36,10 @@ type hostileRuntime struct {
 	// the probe called or texted (from 1; 0 for a read made before);
 	// get answers a read of one record (nil for 404).
 	list func(n int) []string
+	// page, when set, answers the list instead of list, by the
+	// query's limit and cursor: a page of it and the next cursor ("" on
+	// the last).
+	page func(q url.Values) (items []string, next string)
 	get  func(id string) *string
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
@@ -96,6 +102,15 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.probed {
 			h.listReads++
 			n = h.listReads
+		}
+		if h.page != nil {
+			items, next := h.page(r.URL.Query())
+			cursor := "null"
+			if next != "" {
+				cursor = strconv.Quote(next)
+			}
+			fmt.Fprintf(w, `{"conversations":[%s],"cursor":%s}`, strings.Join(items, ","), cursor)
+			return
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && h.getAnswer != nil:
@@ -498,5 +513,82 @@ func TestProbeRefusedNamedOnce(t *testing.T) {
 				t.Errorf("error %q, want %q", a.Error.Message, tc.want)
 			}
 		})
+	}
+}
+
+// TestProbeSearchReadsEveryPage: the conversation of a probe the platform
+// names none for is searched for through the pages of the list of its
+// window. Its list was read in pages of whatever the platform's default
+// (5 in the reference's prose) and for at most 10 of them: past the 50th
+// conversation of a busy minute the search gave up without a word, and
+// the probe failed the agent (probe.conversation: none recorded), its own
+// conversation on a page left unread. The search asks for the most a page
+// holds (1000); a list longer than the pages it reads is no verdict on
+// the agent: the case errors, saying so.
+func TestProbeSearchReadsEveryPage(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002" // smsConfirm's
+	started := fakeclock.Start.Add(time.Second)
+	type testCase struct {
+		name string
+		// perPage is the platform's page when the query gives no
+		// limit; fixed pages it whatever the limit.
+		perPage int
+		fixed   bool
+		others  int
+		status  result.Status
+		want    string
+	}
+	run := func(t *testing.T, tc testCase) {
+		var all []string
+		for i := range tc.others {
+			all = append(all, record(fmt.Sprintf("conv-other-%d", i), "+447700900999", "SMS", started, true, false, ""))
+		}
+		own := record("conv-own", to, "SMS", started, true, false, "")
+		h := &hostileRuntime{smsStatus: http.StatusAccepted,
+			get: func(id string) *string {
+				if id == "conv-own" {
+					return &own
+				}
+				return nil
+			}}
+		h.page = func(q url.Values) ([]string, string) {
+			list := all
+			if h.probed {
+				list = append(slices.Clone(all), own)
+			}
+			size := tc.perPage
+			if l, err := strconv.Atoi(q.Get("limit")); err == nil && !tc.fixed {
+				size = l
+			}
+			from, _ := strconv.Atoi(q.Get("cursor"))
+			end := min(from+size, len(list))
+			if end == len(list) {
+				return list[from:end], ""
+			}
+			return list[from:end], strconv.Itoa(end)
+		}
+		c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`))
+		a := c.Last()
+		if c.Status != tc.status {
+			t.Fatalf("%s, want %s%s", c.Status, tc.status, describe(c))
+		}
+		switch tc.status {
+		case result.Passed:
+			if a.ConversationID != "conv-own" {
+				t.Errorf("confirmed %q, want conv-own", a.ConversationID)
+			}
+		case result.Errored:
+			if a.Error == nil || a.Error.Kind != result.KindHTTP || len(a.Failures) != 0 || !strings.Contains(a.Error.Message, tc.want) {
+				t.Errorf("error %+v, failures %+v; want the platform's error saying %q, no failure", a.Error, a.Failures, tc.want)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "pages of 5 unless asked", perPage: 5, others: 60, status: result.Passed},
+		{name: "pages of 1 whatever asked", perPage: 1, fixed: true, others: 12, status: result.Errored,
+			want: "the list of conversations since 2026-03-01T11:59:00Z fills more than 10 pages"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
 }
