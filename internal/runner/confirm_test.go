@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
@@ -583,6 +584,15 @@ scenarios:
 			return &scenario.Scenario{Name: "status", Pos: pos(3, 3),
 				Steps: []*steps.Step{{Kind: steps.CallStatus, Pos: pos(9, 5), Status: &steps.StatusSpec{Want: "success", Pos: pos(9, 9)}}}}
 		}, result.KindInternal, "no call was placed"},
+		{"a confirmation after a call that failed as expected", func(t *testing.T) *scenario.Scenario {
+			suites := loadYAML(t, "suite: order\nscenarios:\n  - name: call\n"+
+				`    probe: {outbound_call: {to: "`+unreachable+`"}, expect_status: failure, within: 5s}`+"\n")
+			sc := suites[0].Scenarios[0]
+			sc.Steps = append(sc.Steps, &steps.Step{Kind: steps.Confirm, Pos: pos(9, 5), Confirm: func(steps.Expander) (*assert.Confirm, error) {
+				return &assert.Confirm{Pos: pos(9, 5), Conversation: &assert.ConversationChecks{Pos: pos(9, 7)}}, nil
+			}})
+			return sc
+		}, result.KindInternal, "confirm: the call ended in failure: there is no conversation to confirm"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

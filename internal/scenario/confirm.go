@@ -585,6 +585,27 @@ func (d *decoder) probeScenario(item *yaml.Node, sc *Scenario, fields map[string
 	}
 }
 
+// confirmAfterFailedCall refuses each confirmation that follows the
+// status step of a call expected to end in failure, in YAML and in a
+// feature alike: a call that did not connect has no conversation, so the
+// confirmation could never hold, and run, it failed the agent ("there is
+// no conversation to confirm") on a call that did as the scenario asked.
+func confirmAfterFailedCall(program []*steps.Step) diag.Diagnostics {
+	var ds diag.Diagnostics
+	failed := false
+	for _, st := range program {
+		switch {
+		case st.Kind == steps.CallStatus && st.Status != nil:
+			failed = st.Status.Want == reply.CallFailure
+		case st.Kind == steps.Confirm && failed:
+			ds = ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos,
+				Message: "a confirmation after a call expected to end in failure has no conversation to confirm: a call that did not connect opens none",
+				Hint:    "confirm in a scenario whose call is expected to succeed"})
+		}
+	}
+	return ds
+}
+
 // duration reads a positive Go duration with a unit (2m, 90s).
 func (d *decoder) duration(n *yaml.Node, what string) time.Duration {
 	n = d.resolve(n)

@@ -1146,6 +1146,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
 	}
 	if probe != nil && !broken {
+		fl.diags = append(fl.diags, confirmAfterFailedCall(sc.Steps)...)
 		// As the YAML decoder warns of a probe scenario's start: and of
 		// an SMS probe without confirm:.
 		if !startAt.IsZero() {

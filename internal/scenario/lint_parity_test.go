@@ -105,6 +105,28 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:6:5: ~ num_turns: 1.5 is not a whole number 0 or more`},
 		},
 		{
+			// Run, the confirmation failed the agent ("there is no
+			// conversation to confirm") after the call did as asked.
+			name: "a confirmation after a call expected to fail",
+			yaml: `scenarios:
+  - name: unreachable
+    agent: clinic
+    probe: {outbound_call: {to: "+447700900001"}, expect_status: failure}
+    confirm: {conversation: {channel: VOICE-SIP}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: unreachable
+    When an outbound call is placed to "+447700900001"
+    Then the call ends with status "failure"
+    And the conversation record shows:
+      | channel | VOICE-SIP |
+`,
+			wantYAML:    []string{`s.yaml:5:5: a confirmation after a call expected to end in failure ~ has no conversation to confirm`},
+			wantFeature: []string{`s.feature:7:5: a confirmation after a call expected to end in failure ~ has no conversation to confirm`},
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows
