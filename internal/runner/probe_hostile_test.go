@@ -592,3 +592,27 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
 	}
 }
+
+// TestSMSFromUnprovisionedNumber: the reference's 400 for an agent_number
+// the project does not have is the scenario's configuration, sent as
+// written on every attempt: the case errors as a configuration error, not
+// retried. It was the platform's error, retried with --retries, each
+// attempt refused the same way, and the run's status blamed the platform
+// or the network.
+func TestSMSFromUnprovisionedNumber(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{smsStatus: http.StatusBadRequest, smsBody: `{"error_message":"agent_number is not provisioned for the project"}`,
+		list: func(int) []string { return nil }, get: func(string) *string { return nil }}
+	c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES", agent_number: "+447700900003"}}
+    confirm: {conversation: {in_progress: true}}
+`, func(o *Options) { o.Retries = 2 })
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || len(c.Attempts) != 1 ||
+		!strings.Contains(a.Error.Message, "from +447700900003: the agent number must be one provisioned for the project") {
+		t.Fatalf("%s after %d attempts, want a configuration error, not retried%s", c.Status, len(c.Attempts), describe(c))
+	}
+}
