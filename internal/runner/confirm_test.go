@@ -499,8 +499,11 @@ scenarios:
 	if f := a.Failures[0]; f.Pos.Line != 8 || f.Key != "confirm.conversation.channel" || f.Expected != "VOICE" || f.Actual != "WEBCHAT" {
 		t.Errorf("failure %s %s: expected %q actual %q", f.Pos, f.Key, f.Expected, f.Actual)
 	}
+	// The line says what the receiver said, as the docs show it
+	// (✗ webhook handoff.created: the run's webhook endpoint ...), not
+	// the case error's words around it.
 	last := a.Confirmations[len(a.Confirmations)-1]
-	if last.Kind != result.ConfirmWebhook || last.Found || !strings.Contains(last.Summary, "could not be registered") {
+	if last.Kind != result.ConfirmWebhook || last.Found || last.Summary != "the run's webhook endpoint could not be registered: 400" {
 		t.Errorf("webhook confirmation %+v, want its error", last)
 	}
 	c = res.Files[0].Cases[1]

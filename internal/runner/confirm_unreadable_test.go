@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -298,22 +299,28 @@ func TestHandoffSharedIDEmpty(t *testing.T) {
 	t.Parallel()
 	started := fakeclock.Start.Add(time.Second)
 	rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
-	reads := 0
-	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
-		list: func(int) []string { return nil }, getAnswer: func(int) (int, string) { return http.StatusOK, rec },
-		handoff: func(url.Values) (int, string) {
-			reads++
-			return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}`
-		}}
-	c := runHostile(t, h, smsConfirm(`{handoff_state: {shared_id: "${env:CASE_ID}", data: {reason: x}}}`), func(o *Options) {
-		o.Getenv = func(name string) (string, bool) { return "", name == "CASE_ID" }
-	})
-	a := c.Last()
-	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 6 ||
-		!strings.Contains(a.Error.Message, `confirm: handoff_state: shared_id: "${env:CASE_ID}" is empty once expanded`) {
-		t.Fatalf("%s, want errored at the shared id, empty%s", c.Status, describe(c))
-	}
-	if reads != 0 {
-		t.Errorf("%d reads of the handoff state, want none: no shared id names a record", reads)
+	// Blank, as the loader refuses a shared id written blank.
+	for _, value := range []string{"", " \t"} {
+		t.Run(strconv.Quote(value), func(t *testing.T) {
+			t.Parallel()
+			reads := 0
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+				list: func(int) []string { return nil }, getAnswer: func(int) (int, string) { return http.StatusOK, rec },
+				handoff: func(url.Values) (int, string) {
+					reads++
+					return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}`
+				}}
+			c := runHostile(t, h, smsConfirm(`{handoff_state: {shared_id: "${env:CASE_ID}", data: {reason: x}}}`), func(o *Options) {
+				o.Getenv = func(name string) (string, bool) { return value, name == "CASE_ID" }
+			})
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 6 ||
+				!strings.Contains(a.Error.Message, `confirm: handoff_state: shared_id: "${env:CASE_ID}" is empty once expanded`) {
+				t.Fatalf("%s, want errored at the shared id, empty%s", c.Status, describe(c))
+			}
+			if reads != 0 {
+				t.Errorf("%d reads of the handoff state, want none: no shared id names a record", reads)
+			}
+		})
 	}
 }

@@ -414,19 +414,26 @@ func TestConfirmHiddenTranscript(t *testing.T) {
 	started := fakeclock.Start.Add(time.Second)
 	for _, tc := range []struct {
 		name, check, turns string
-		want               result.Status
+		// none: the record counts no turn either (num_turns 0).
+		none bool
+		want result.Status
 	}{
 		{name: "intents excluded", check: `{intents: {excludes: [urgent]}}`, want: result.Errored},
 		{name: "at most", check: `{count: {max: 5}}`, want: result.Errored},
 		{name: "at least", check: `{count: {min: 1}}`, want: result.Errored},
 		{name: "empty list", check: `{intents: {excludes: [urgent]}}`, turns: `[]`, want: result.Errored},
 		{name: "transcript shown", check: `{count: 1, intents: {excludes: [urgent]}}`, turns: `[{"user_input":"hi","agent_response":"hello","intents":["greet"]}]`, want: result.Passed},
+		// No turn hidden: none was taken, and the count says so.
+		{name: "no turn at all", check: `{count: 0}`, turns: `[]`, none: true, want: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
 			if tc.turns != "" {
 				rec = strings.TrimSuffix(rec, "}") + `,"turns":` + tc.turns + `}`
+			}
+			if tc.none {
+				rec = strings.Replace(rec, `"num_turns":1`, `"num_turns":0`, 1)
 			}
 			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
 				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
