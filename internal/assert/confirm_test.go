@@ -35,6 +35,7 @@ func TestCheckConversation(t *testing.T) {
 		conv  *reply.Conversation // nil: record()
 		keys  []string            // failure keys, in order; none: passes
 		msg   string              // part of the first message
+		exact bool                // msg is the whole first message
 		clear bool                // check a nil record
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -49,6 +50,9 @@ func TestCheckConversation(t *testing.T) {
 		}
 		if strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
 			t.Fatalf("failure keys = %v, want %v (%+v)", keys, tc.keys, fails)
+		}
+		if tc.exact && fails[0].Message != tc.msg {
+			t.Errorf("message %q, want %q", fails[0].Message, tc.msg)
 		}
 		if tc.msg != "" && !strings.Contains(fails[0].Message, tc.msg) {
 			t.Errorf("message %q does not say %q", fails[0].Message, tc.msg)
@@ -106,6 +110,14 @@ func TestCheckConversation(t *testing.T) {
 		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
 			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
+		// A record that lists turns but counts none says so; one with
+		// neither says only the count.
+		{name: "num_turns absent beside turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
+			conv: &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{UserInput: "hi"}}},
+			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1 (the record has turns but no num_turns)", exact: true},
+		{name: "num_turns zero without turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
+			conv: &reply.Conversation{ID: "c"},
+			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1", exact: true},
 		{name: "no record", cc: &ConversationChecks{Pos: at(2)}, clear: true, keys: []string{"confirm.conversation"}, msg: "no conversation record"},
 		{name: "nil checks", cc: nil},
 	} {

@@ -324,3 +324,31 @@ func TestHandoffSharedIDEmpty(t *testing.T) {
 		})
 	}
 }
+
+// TestConfirmationBoundPassesDuringARead: the platform said the record
+// was not there yet, then held a read unanswered past the confirmation's
+// bound (the turn timeout longer than the bound): what it answered
+// stands, and the record missing at the bound is the agent's failure, as
+// it would be had the held read answered 404. (A platform that answered
+// no read at all errors the case: TestRunReadsNeverAnswered.)
+func TestConfirmationBoundPassesDuringARead(t *testing.T) {
+	t.Parallel()
+	reads := 0
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list:      func(int) []string { return nil },
+		getAnswer: func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` },
+		hang: func(r *http.Request, _ bool) bool {
+			if !strings.Contains(r.URL.Path, "/conversations/") {
+				return false
+			}
+			reads++
+			return reads >= 3
+		},
+		held: time.Hour}
+	c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`), func(o *Options) { o.TurnTimeout = 2 * time.Hour })
+	a := c.Last()
+	if c.Status != result.Failed || a.Error != nil || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.conversation" ||
+		!strings.Contains(a.Failures[0].Message, "was not recorded within 30s") {
+		t.Fatalf("%s, want failed: not recorded within the bound%s", c.Status, describe(c))
+	}
+}

@@ -623,3 +623,125 @@ scenarios:
 		t.Fatalf("%s after %d attempts, want a configuration error, not retried%s", c.Status, len(c.Attempts), describe(c))
 	}
 }
+
+// TestProbeSearchScores: a call's conversation is the one whose call_sid
+// is the call's, before one that only has its number (an inbound call
+// from the probe number, say); a conversation of neither is never the
+// call's, though nothing else was listed.
+func TestProbeSearchScores(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	started := fakeclock.Start.Add(time.Second)
+	sid := record("conv-sid", "+15555550199", "VOICE-SIP", started, false, false, `"call_sid":"OUT-1"`)
+	number := record("conv-number", to, "VOICE-SIP", started, false, false, "")
+	other := record("conv-other", "+447700900999", "VOICE-SIP", started, false, false, "")
+	// The reference's from_number is the caller's: a platform may
+	// record the dialled number there, the agent's as to_number.
+	from := strings.Replace(record("conv-from", "+15555550199", "VOICE-SIP", started, false, false, ""), `"to_number"`, `"from_number":"`+to+`","to_number"`, 1)
+	for _, tc := range []struct {
+		name   string
+		listed []string // after the call was placed
+		want   string   // the conversation confirmed; "" for none
+	}{
+		{name: "its call_sid before its number", listed: []string{sid, number}, want: "conv-sid"},
+		{name: "its number after its call_sid", listed: []string{number, sid}, want: "conv-sid"},
+		{name: "its number as the caller's", listed: []string{other, from}, want: "conv-from"},
+		{name: "neither", listed: []string{other}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				list: func(n int) []string {
+					if n == 0 {
+						return nil
+					}
+					return tc.listed
+				},
+				get: func(id string) *string {
+					for _, r := range []*string{&sid, &number, &other, &from} {
+						if strings.Contains(*r, `"id":"`+id+`"`) {
+							return r
+						}
+					}
+					return nil
+				},
+			}
+			c := runHostile(t, h, callConfirm(to))
+			a := c.Last()
+			if tc.want != "" {
+				if c.Status != result.Passed || a.ConversationID != tc.want {
+					t.Fatalf("%s on %q, want passed on %s%s", c.Status, a.ConversationID, tc.want, describe(c))
+				}
+				return
+			}
+			if c.Status != result.Failed || a.ConversationID != "" || len(a.Failures) == 0 || a.Failures[0].Key != "probe.conversation" {
+				t.Fatalf("%s on %q, want failed: no conversation of the call%s", c.Status, a.ConversationID, describe(c))
+			}
+		})
+	}
+}
+
+// TestCallStatusOutcomes: a call whose status never becomes final within
+// within: fails on probe.status (not on the status it was last in, as if
+// it had ended there); a call whose final status names its conversation
+// needs no search, so a key that may not list conversations confirms it.
+func TestCallStatusOutcomes(t *testing.T) {
+	t.Parallel()
+	rec := record("conv-1", "+447700900002", "VOICE-SIP", fakeclock.Start, false, false, `"call_sid":"OUT-1"`)
+	for _, tc := range []struct {
+		name, status string
+		want         result.Status
+		key          string
+	}{
+		{name: "never final", status: `{"call_sid":"OUT-1","status":"calling"}`, want: result.Failed, key: "probe.status"},
+		{name: "named", status: `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-1"}`, want: result.Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{listFails: true, status: func(int) string { return tc.status },
+				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			c := runHostile(t, h, callConfirm("+447700900002"))
+			a := c.Last()
+			if c.Status != tc.want || tc.key != "" && (len(a.Failures) == 0 || a.Failures[0].Key != tc.key) {
+				t.Fatalf("%s, want %s %s%s", c.Status, tc.want, tc.key, describe(c))
+			}
+		})
+	}
+}
+
+// TestListBeforeCallCut: the scenario's timeout cutting the list read
+// before the call ends the attempt there, naming that read; no call is
+// placed.
+func TestListBeforeCallCut(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return nil },
+		status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+		hang: func(r *http.Request, probed bool) bool {
+			return !probed && r.URL.Path == "/v3/ws-abcd1234/p1/conversations"
+		},
+		held: time.Minute}
+	c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: call
+    timeout: 10s
+    probe: {outbound_call: {to: "+447700900002"}, within: 1m}
+    confirm: {conversation: {channel: VOICE-SIP}}
+`, func(o *Options) { o.TurnTimeout = time.Hour })
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout ||
+		!strings.Contains(a.Error.Message, "probe: list the conversations before the call to +447700900002: ") {
+		t.Fatalf("%s, want errored on the list read, cut by the scenario timeout%s", c.Status, describe(c))
+	}
+	if h.probed {
+		t.Error("the call was placed after the attempt's timeout")
+	}
+}
+
+// callConfirm is a suite of one call probe to number (agent p1), whose
+// conversation's channel is confirmed.
+func callConfirm(number string) string {
+	return "suite: s\nagent: p1\nscenarios:\n  - name: call\n" +
+		`    probe: {outbound_call: {to: "` + number + `"}, within: 2m}` + "\n    confirm: {conversation: {channel: VOICE-SIP}}\n"
+}
