@@ -3,6 +3,7 @@ package assert
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,9 @@ func TestCheckConversation(t *testing.T) {
 		{name: "num_turns zero without turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
 			conv: &reply.Conversation{ID: "c"},
 			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1", exact: true},
+		{name: "no turns, none counted", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
+			conv: &reply.Conversation{ID: "c"},
+			keys: []string{"confirm.conversation.turns.count"}, msg: "conversation has 0 turns, expected 4", exact: true},
 		{name: "no record", cc: &ConversationChecks{Pos: at(2)}, clear: true, keys: []string{"confirm.conversation"}, msg: "no conversation record"},
 		{name: "nil checks", cc: nil},
 	} {
@@ -374,5 +378,28 @@ func TestConfirmationFailureDetails(t *testing.T) {
 	cc := &ConversationChecks{Fields: []FieldCheck{{Field: "handoff", Bool: &Bool{Value: false}}}}
 	if v := cc.InProgress(); v != nil {
 		t.Errorf("InProgress of a handoff check = %v, want nil", *v)
+	}
+}
+
+// TestCountBound: a bound of a count of the record is a whole number, 0
+// or more; anything else could never be met, or always would be.
+func TestCountBound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    float64
+		want string // the error; "" for none
+	}{
+		{v: 0},
+		{v: 3},
+		{v: 1e3},
+		{v: -1, want: "-1 is not a whole number 0 or more"},
+		{v: 2.5, want: "2.5 is not a whole number 0 or more"},
+		{v: math.NaN(), want: "NaN is not a whole number 0 or more"},
+		{v: math.Inf(1), want: "+Inf is not a whole number 0 or more"},
+	} {
+		err := CountBound(tc.v)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && !strings.HasPrefix(got, tc.want) {
+			t.Errorf("CountBound(%v) = %v, want %q", tc.v, err, tc.want)
+		}
 	}
 }

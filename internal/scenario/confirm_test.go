@@ -129,6 +129,7 @@ func TestConfirmDiagnostics(t *testing.T) {
 		{name: "intents empty", body: turns + "    confirm: {conversation: {turns: {intents: {}}}}\n", at: "4:47", want: "intents has no checks"},
 		{name: "handoff_state id", body: turns + "    confirm: {handoff_state: {id: x}}\n", at: "4:31", want: "write shared_id:"},
 		{name: "handoff_state empty shared id", body: turns + "    confirm: {handoff_state: {shared_id: \"\"}}\n", at: "4:42", want: "shared_id must not be empty"},
+		{name: "handoff_state blank shared id", body: turns + "    confirm: {handoff_state: {shared_id: \" \"}}\n", at: "4:42", want: "shared_id must not be empty"},
 		{name: "webhooks empty", body: turns + "    confirm: {webhooks: []}\n", at: "4:25", want: "webhooks must list at least one event"},
 		{name: "webhooks typo warns", body: turns + "    confirm: {webhooks: [conversation.complete]}\n", at: "4:26", want: `did you mean "conversation.completed"?`, warning: true},
 		{name: "webhooks unknown warns", body: turns + "    confirm: {webhooks: [call.recorded]}\n", at: "4:26", want: "not one the reference names", warning: true},

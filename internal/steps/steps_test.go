@@ -266,6 +266,8 @@ func TestCompileErrors(t *testing.T) {
 			"num_ood: -1 is not a whole number 0 or more", nil},
 		{"record not a number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"total_duration", "NaN"}}},
 			"total_duration: NaN is not a whole number 0 or more", nil},
+		{"record fraction at most", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"vendor_duration", "at most 2.5"}}},
+			"vendor_duration: 2.5 is not a whole number 0 or more", nil},
 		{"record turns count fraction", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.count", "between 0.5 and 0.7"}}},
 			"turns.count: 0.5 is not a whole number 0 or more", nil},
 		{"record boolean", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "yes"}}},
