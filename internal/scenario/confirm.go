@@ -409,7 +409,9 @@ func (d *decoder) probe(p pair) []*steps.Step {
 	}
 	if f, ok := fields["within"]; ok {
 		if hasSMS {
-			d.errorf(f.Key, "within applies to outbound_call probes (the wait for the call's final status)")
+			// Of no effect, as a feature's @within on a scenario that
+			// places no call.
+			d.warnf(f.Key, "within bounds the wait for an outbound call's status; an SMS probe places no call")
 		} else if w := d.duration(f.Val, "probe: within"); w > 0 {
 			pr.Within = w
 		}

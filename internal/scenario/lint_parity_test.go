@@ -127,6 +127,27 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:7:5: a confirmation after a call expected to end in failure ~ has no conversation to confirm`},
 		},
 		{
+			// The bound of a call's status wait, on an SMS that has
+			// none: of no effect in either format.
+			name: "within on an SMS probe",
+			yaml: `scenarios:
+  - name: text
+    agent: clinic
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}, within: 1m}
+    confirm: {conversation: {in_progress: true}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic @within:1m
+  Scenario: text
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | true |
+`,
+			wantYAML:    []string{`s.yaml:4:63: warning: ~ places no call`},
+			wantFeature: []string{`s.feature:3:17: warning: ~ places no call`},
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows
