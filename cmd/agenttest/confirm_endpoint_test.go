@@ -374,3 +374,43 @@ scenarios:
 		t.Errorf("statuses %v, want the known event passed, the unknown errored\n%s", status, out)
 	}
 }
+
+// TestRunUnknownWebhookEventOn5xx: only a refusal of what was asked (400,
+// 422) has the endpoint registered again for the events the reference
+// names. A registration that failed on the platform's side (500s past the
+// retries) is not made again with other events: it would fail the same
+// way, with as many calls again.
+func TestRunUnknownWebhookEventOn5xx(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	posts := 0
+	// The list is empty, and every other call a 500.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/v1/webhooks/endpoints" || r.Method != http.MethodGet {
+			mu.Lock()
+			posts += map[bool]int{true: 1}[r.URL.Path == "/v1/webhooks/endpoints"]
+			mu.Unlock()
+			http.Error(w, `{"error_message":"boom"}`, http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprint(w, `{"endpoints":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"u.yaml": `suite: u
+agent: clinic
+scenarios:
+  - name: unknown event
+    turns: [{say: hi}]
+    confirm: {webhooks: [handoff.created, call.transferred]}
+`})
+	c := newCLI(t, dir, plainTarget(srv.URL), "run", "--webhook-listen", "127.0.0.1:0", "u.yaml")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitErrored, "the run's webhook endpoint could not be registered: ", "(gave up after 5 registrations)")
+	mu.Lock()
+	defer mu.Unlock()
+	if posts != 5 {
+		t.Errorf("%d registrations, want the 5 of the retry policy", posts)
+	}
+}
