@@ -118,6 +118,7 @@ func TestConfirmDiagnostics(t *testing.T) {
 		{name: "number negative", body: turns + "    confirm: {conversation: {num_ood: -1}}\n", at: "4:39", want: "conversation.num_ood: -1 is not a whole number 0 or more"},
 		{name: "number share", body: turns + "    confirm: {conversation: {num_silences: 50%}}\n", at: "4:44", want: "conversation.num_silences: 0.5 is not a whole number 0 or more"},
 		{name: "range bound not whole", body: turns + "    confirm: {conversation: {total_duration: {min: 0.5, max: 3}}}\n", at: "4:52", want: "conversation.total_duration: min: 0.5 is not a whole number 0 or more"},
+		{name: "range max not whole", body: turns + "    confirm: {conversation: {num_turns: {max: 2.5}}}\n", at: "4:47", want: "conversation.num_turns: max: 2.5 is not a whole number 0 or more"},
 		{name: "turns count not whole", body: turns + "    confirm: {conversation: {turns: {count: 1.5}}}\n", at: "4:45", want: "conversation.turns: count: 1.5 is not a whole number 0 or more"},
 		{name: "number range empty", body: turns + "    confirm: {conversation: {num_turns: {}}}\n", at: "4:41", want: "the range has no bounds"},
 		{name: "number value key", body: turns + "    confirm: {conversation: {num_turns: {value: 3}}}\n", at: "4:42", want: "write the number itself"},
