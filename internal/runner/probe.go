@@ -175,6 +175,14 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		if st != nil && st.FailureReason != "" {
 			rec.Summary += " reason=" + st.FailureReason
 		}
+		if last == reply.CallQueued {
+			// Queued for the whole bound: the platform never placed the
+			// call, so no agent took it. Its error, as a read it never
+			// answered would be.
+			s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
+				"probe: call %s to %s was still queued after %s: the platform never placed it, which says nothing of the agent", pc.sid, pc.to, within)})
+			return false, true
+		}
 		if st == nil || !st.Final() {
 			s.fail(assert.Failure{Pos: pos, Key: "probe.status",
 				Message:  fmt.Sprintf("call %s to %s did not reach a final status within %s (last status %s)", pc.sid, pc.to, within, last),

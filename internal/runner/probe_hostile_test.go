@@ -684,17 +684,20 @@ func TestProbeSearchScores(t *testing.T) {
 
 // TestCallStatusOutcomes: a call whose status never becomes final within
 // within: fails on probe.status (not on the status it was last in, as if
-// it had ended there); a call whose final status names its conversation
-// needs no search, so a key that may not list conversations confirms it.
+// it had ended there); one the platform kept queued all along was never
+// placed, which says nothing of the agent: the case errors (it failed the
+// agent); a call whose final status names its conversation needs no
+// search, so a key that may not list conversations confirms it.
 func TestCallStatusOutcomes(t *testing.T) {
 	t.Parallel()
 	rec := record("conv-1", "+447700900002", "VOICE-SIP", fakeclock.Start, false, false, `"call_sid":"OUT-1"`)
 	for _, tc := range []struct {
 		name, status string
 		want         result.Status
-		key          string
+		key          string // the failure's key, or the error's kind
 	}{
 		{name: "never final", status: `{"call_sid":"OUT-1","status":"calling"}`, want: result.Failed, key: "probe.status"},
+		{name: "never placed", status: `{"call_sid":"OUT-1","status":"queued"}`, want: result.Errored, key: result.KindTimeout},
 		{name: "named", status: `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-1"}`, want: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -703,7 +706,10 @@ func TestCallStatusOutcomes(t *testing.T) {
 				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
 			c := runHostile(t, h, callConfirm("+447700900002"))
 			a := c.Last()
-			if c.Status != tc.want || tc.key != "" && (len(a.Failures) == 0 || a.Failures[0].Key != tc.key) {
+			failed := len(a.Failures) > 0 && a.Failures[0].Key == tc.key
+			errored := a.Error != nil && a.Error.Kind == tc.key && len(a.Failures) == 0 &&
+				strings.Contains(a.Error.Message, "probe: call OUT-1 to +447700900002 was still queued after 2m0s: the platform never placed it")
+			if c.Status != tc.want || tc.want == result.Failed && !failed || tc.want == result.Errored && !errored {
 				t.Fatalf("%s, want %s %s%s", c.Status, tc.want, tc.key, describe(c))
 			}
 		})
