@@ -704,8 +704,12 @@ func TestCallStatusOutcomes(t *testing.T) {
 			t.Parallel()
 			h := &hostileRuntime{listFails: true, status: func(int) string { return tc.status },
 				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
-			c := runHostile(t, h, callConfirm("+447700900002"))
+			// Neither outcome is final: a retry places the call again.
+			c := runHostile(t, h, callConfirm("+447700900002"), func(o *Options) { o.Retries = 1 })
 			a := c.Last()
+			if attempts := map[bool]int{true: 1, false: 2}[tc.want == result.Passed]; len(c.Attempts) != attempts {
+				t.Errorf("%d attempts, want %d", len(c.Attempts), attempts)
+			}
 			failed := len(a.Failures) > 0 && a.Failures[0].Key == tc.key
 			errored := a.Error != nil && a.Error.Kind == tc.key && len(a.Failures) == 0 &&
 				strings.Contains(a.Error.Message, "probe: call OUT-1 to +447700900002 was still queued after 2m0s: the platform never placed it")
