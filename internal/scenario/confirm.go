@@ -608,6 +608,46 @@ func confirmAfterFailedCall(program []*steps.Step) diag.Diagnostics {
 	return ds
 }
 
+// smsConversationEnds warns, in YAML and in a feature alike, of each check
+// of an SMS probe's confirmation that waits for its conversation to end
+// (in_progress: false, a conversation.completed event): the conversation
+// an SMS opens stays open for the reply, and the platform ends it only
+// after a day without one. Such a check waits out its bound and fails the
+// agent, unless the agent ends the conversation itself.
+func smsConversationEnds(program []*steps.Step) diag.Diagnostics {
+	var ds diag.Diagnostics
+	warn := func(pos diag.Pos, what string) {
+		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: pos,
+			Message: what + " waits for the end of an SMS probe's conversation, which stays open for the reply: the platform ends it after a day without one",
+			Hint:    "confirm in_progress: true, as the reply is awaited"})
+	}
+	sms := false
+	for _, st := range program {
+		switch {
+		case st.Kind == steps.Probe:
+			sms = st.Probe != nil && st.Probe.SMS != nil
+		case st.Kind == steps.Confirm && sms && st.Confirm != nil:
+			cf, err := st.Confirm(keepRefs)
+			if err != nil {
+				continue
+			}
+			if cc := cf.Conversation; cc != nil {
+				for _, f := range cc.Fields {
+					if f.Field == "in_progress" && f.Bool != nil && !f.Bool.Value {
+						warn(f.Pos, "in_progress: false")
+					}
+				}
+			}
+			for _, w := range cf.Webhooks {
+				if w.Event == reply.EventConversationCompleted {
+					warn(w.Pos, "the "+w.Event+" event")
+				}
+			}
+		}
+	}
+	return ds
+}
+
 // duration reads a positive Go duration with a unit (2m, 90s).
 func (d *decoder) duration(n *yaml.Node, what string) time.Duration {
 	n = d.resolve(n)

@@ -148,6 +148,31 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:3:17: warning: ~ places no call`},
 		},
 		{
+			// Run, each waited out its bound and failed the agent.
+			name: "an SMS probe's conversation confirmed ended",
+			yaml: `scenarios:
+  - name: text
+    agent: clinic
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm:
+      conversation: {in_progress: false}
+      webhooks: [conversation.completed]
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: text
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | false |
+    And a "conversation.completed" webhook arrives
+`,
+			wantYAML: []string{`s.yaml:6:22: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
+				`s.yaml:7:18: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
+			wantFeature: []string{`s.feature:6:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
+				`s.feature:8:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows
