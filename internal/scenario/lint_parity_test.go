@@ -173,6 +173,38 @@ func TestLintParity(t *testing.T) {
 				`s.feature:8:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
 		},
 		{
+			// What may end within the bound is not warned of: a call's
+			// conversation, and an SMS's other fields.
+			name: "probes confirmed as they may end",
+			yaml: `scenarios:
+  - name: call
+    agent: clinic
+    probe: {outbound_call: {to: "+447700900001"}}
+    confirm: {conversation: {in_progress: false}, webhooks: [conversation.completed]}
+  - name: text
+    agent: clinic
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true, handoff: false}, webhooks: [handoff.created]}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: call
+    When an outbound call is placed to "+447700900001"
+    Then the conversation record shows:
+      | in_progress | false |
+    And a "conversation.completed" webhook arrives
+
+  @agent:clinic
+  Scenario: text
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | true  |
+      | handoff     | false |
+    And a "handoff.created" webhook arrives
+`,
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows
