@@ -15,6 +15,7 @@ import (
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/platform"
+	"github.com/agenttest/agenttest/internal/reply"
 	"github.com/agenttest/agenttest/internal/runner"
 	"github.com/agenttest/agenttest/internal/scenario"
 	"github.com/agenttest/agenttest/internal/secret"
@@ -266,6 +267,30 @@ func (u unregistered) Wait(context.Context, string, string) (webhook.Event, erro
 	return webhook.Event{}, errors.New(u.why)
 }
 
+// partlyRegistered is the run's receiver when the platform registered its
+// endpoint for the events the reference names but refused the others the
+// scenarios confirm: a wait for a refused event errors its case at once,
+// saying why, as unregistered's waits do; the others wait as the
+// receiver's.
+type partlyRegistered struct {
+	*webhook.Receiver
+	refused []string
+	why     string
+}
+
+var _ runner.MarkingWebhooks = partlyRegistered{}
+
+func (p partlyRegistered) Wait(ctx context.Context, conversationID, eventType string) (webhook.Event, error) {
+	return p.WaitAfter(ctx, conversationID, eventType, webhook.Mark{})
+}
+
+func (p partlyRegistered) WaitAfter(ctx context.Context, conversationID, eventType string, after webhook.Mark) (webhook.Event, error) {
+	if slices.Contains(p.refused, eventType) {
+		return webhook.Event{}, errors.New(p.why)
+	}
+	return p.Receiver.WaitAfter(ctx, conversationID, eventType, after)
+}
+
 // webhookFailFirstEnv makes the run's webhook receiver answer 503 to the
 // first N deliveries of every event (webhook.FailFirst). Like simFlagsEnv
 // it exists for the fault drills (docs/reliability.md): it tests that the
@@ -329,7 +354,29 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 	// timeout failed it.
 	calls := platform.NewRateAccount()
 	rctx := platform.WithRateAccount(ctx, calls)
-	ep, secret, err := webhook.Register(rctx, boundedRegistrar{Client: client, timeout: callTimeout, now: st.Now, after: st.AfterFunc}, public, events, c.webhookSecret)
+	reg := boundedRegistrar{Client: client, timeout: callTimeout, now: st.Now, after: st.AfterFunc}
+	ep, secret, err := webhook.Register(rctx, reg, public, events, c.webhookSecret)
+	// The reference names four events and says others are not shown:
+	// a platform that refuses one it does not name would otherwise fail
+	// the registration, and every scenario that confirms webhooks with
+	// it. The endpoint subscribes to the named ones, and only the waits
+	// for the refused events error.
+	var refused []string
+	var refusal string
+	known := slices.DeleteFunc(slices.Clone(events), func(e string) bool { return !slices.Contains(reply.WebhookEvents, e) })
+	if err != nil && ctx.Err() == nil && webhook.Refused(err) && len(known) > 0 && len(known) < len(events) {
+		if kep, ksecret, kerr := webhook.Register(rctx, reg, public, known, c.webhookSecret); kerr == nil {
+			for _, e := range events {
+				if !slices.Contains(known, e) {
+					refused = append(refused, e)
+				}
+			}
+			refusal = "the run's webhook endpoint could not be registered for " + strings.Join(refused, ", ") + ": " + client.Redact(err.Error()) +
+				" (it was registered for the events the reference names)"
+			fmt.Fprintf(st.Stderr, "agenttest: %s; the scenarios that confirm them will error\n", refusal)
+			ep, secret, err = kep, ksecret, nil
+		}
+	}
 	if err != nil {
 		shutdown()
 		if ctx.Err() != nil {
@@ -367,7 +414,11 @@ func startReceiver(ctx context.Context, st *State, c *confirmOptions, t *config.
 		return &receiver{webhooks: unregistered{why: msg}, stop: func() {}, calls: calls}, nil
 	}
 	rcv.SetSecret(secret)
-	return &receiver{webhooks: rcv, calls: calls, stop: func() {
+	var hooks runner.Webhooks = rcv
+	if len(refused) > 0 {
+		hooks = partlyRegistered{Receiver: rcv, refused: refused, why: refusal}
+	}
+	return &receiver{webhooks: hooks, calls: calls, stop: func() {
 		if created {
 			// Registered by this run, so removed by it.
 			deleteEndpoint(st, client, ep.ID)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -336,4 +338,79 @@ func TestWebhookRegistrationRedirected(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c := newCLI(t, t.TempDir(), plainTarget(srv.URL), "webhooks", "listen", "--listen", "127.0.0.1:0")
 	c.expect(t, exitErrored, "webhooks listen: register http://127.0.0.1:", "307 redirect to")
+}
+
+// TestRunUnknownWebhookEventRefused: the run's endpoint subscribes to the
+// events every selected scenario confirms. A platform that refuses an
+// event the reference does not name (allowed, with a warning) refused the
+// whole registration, and every scenario that confirms webhooks errored,
+// those awaiting handoff.created too. The endpoint is registered for the
+// events the reference names, and only the scenario awaiting the refused
+// event errors, saying so.
+func TestRunUnknownWebhookEventRefused(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{"u.yaml": `suite: u
+agent: clinic
+scenarios:
+  - name: known event
+    turns: [{say: I have chest pain}]
+    confirm: {webhooks: [handoff.created]}
+  - name: unknown event
+    turns: [{say: I have chest pain}]
+    confirm: {webhooks: [call.transferred]}
+`})
+	out := newCLI(t, dir, nil, "run", "--json", "r.json", "u.yaml").expect(t, exitErrored,
+		`the run's webhook endpoint could not be registered for call.transferred: `,
+		`400: validation failed: events: unknown event "call.transferred"`)
+	b, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, c := range reportCases(t, b) {
+		status[c.Name] = c.Status
+	}
+	if status["known event"] != "passed" || status["unknown event"] != "errored" {
+		t.Errorf("statuses %v, want the known event passed, the unknown errored\n%s", status, out)
+	}
+}
+
+// TestRunUnknownWebhookEventOn5xx: only a refusal of what was asked (400,
+// 422) has the endpoint registered again for the events the reference
+// names. A registration that failed on the platform's side (500s past the
+// retries) is not made again with other events: it would fail the same
+// way, with as many calls again.
+func TestRunUnknownWebhookEventOn5xx(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	posts := 0
+	// The list is empty, and every other call a 500.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/v1/webhooks/endpoints" || r.Method != http.MethodGet {
+			mu.Lock()
+			posts += map[bool]int{true: 1}[r.URL.Path == "/v1/webhooks/endpoints"]
+			mu.Unlock()
+			http.Error(w, `{"error_message":"boom"}`, http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprint(w, `{"endpoints":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"u.yaml": `suite: u
+agent: clinic
+scenarios:
+  - name: unknown event
+    turns: [{say: hi}]
+    confirm: {webhooks: [handoff.created, call.transferred]}
+`})
+	c := newCLI(t, dir, plainTarget(srv.URL), "run", "--webhook-listen", "127.0.0.1:0", "u.yaml")
+	clk := fakeclock.New()
+	c.st.Now, c.st.Sleep = clk.Now, clk.Sleep
+	c.expect(t, exitErrored, "the run's webhook endpoint could not be registered: ", "(gave up after 5 registrations)")
+	mu.Lock()
+	defer mu.Unlock()
+	if posts != 5 {
+		t.Errorf("%d registrations, want the 5 of the retry policy", posts)
+	}
 }

@@ -3,6 +3,7 @@ package assert
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,7 @@ func TestCheckConversation(t *testing.T) {
 		conv  *reply.Conversation // nil: record()
 		keys  []string            // failure keys, in order; none: passes
 		msg   string              // part of the first message
+		exact bool                // msg is the whole first message
 		clear bool                // check a nil record
 	}
 	run := func(t *testing.T, tc testCase) {
@@ -49,6 +51,9 @@ func TestCheckConversation(t *testing.T) {
 		}
 		if strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
 			t.Fatalf("failure keys = %v, want %v (%+v)", keys, tc.keys, fails)
+		}
+		if tc.exact && fails[0].Message != tc.msg {
+			t.Errorf("message %q, want %q", fails[0].Message, tc.msg)
 		}
 		if tc.msg != "" && !strings.Contains(fails[0].Message, tc.msg) {
 			t.Errorf("message %q does not say %q", fails[0].Message, tc.msg)
@@ -106,6 +111,17 @@ func TestCheckConversation(t *testing.T) {
 		{name: "hidden transcript is explained", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
 			conv: &reply.Conversation{ID: "c", NumTurns: 4},
 			keys: []string{"confirm.conversation.turns.count"}, msg: "transcript access may be off"},
+		// A record that lists turns but counts none says so; one with
+		// neither says only the count.
+		{name: "num_turns absent beside turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
+			conv: &reply.Conversation{ID: "c", Turns: []reply.ConversationTurn{{UserInput: "hi"}}},
+			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1 (the record has turns but no num_turns)", exact: true},
+		{name: "num_turns zero without turns", cc: field("num_turns", FieldCheck{Number: &Number{Value: new(float64(1))}}),
+			conv: &reply.Conversation{ID: "c"},
+			keys: []string{"confirm.conversation.num_turns"}, msg: "conversation num_turns is 0, expected 1", exact: true},
+		{name: "no turns, none counted", cc: &ConversationChecks{Pos: at(2), Turns: &TurnsCheck{Pos: at(3), Count: &Number{Value: new(float64(4))}}},
+			conv: &reply.Conversation{ID: "c"},
+			keys: []string{"confirm.conversation.turns.count"}, msg: "conversation has 0 turns, expected 4", exact: true},
 		{name: "no record", cc: &ConversationChecks{Pos: at(2)}, clear: true, keys: []string{"confirm.conversation"}, msg: "no conversation record"},
 		{name: "nil checks", cc: nil},
 	} {
@@ -362,5 +378,28 @@ func TestConfirmationFailureDetails(t *testing.T) {
 	cc := &ConversationChecks{Fields: []FieldCheck{{Field: "handoff", Bool: &Bool{Value: false}}}}
 	if v := cc.InProgress(); v != nil {
 		t.Errorf("InProgress of a handoff check = %v, want nil", *v)
+	}
+}
+
+// TestCountBound: a bound of a count of the record is a whole number, 0
+// or more; anything else could never be met, or always would be.
+func TestCountBound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    float64
+		want string // the error; "" for none
+	}{
+		{v: 0},
+		{v: 3},
+		{v: 1e3},
+		{v: -1, want: "-1 is not a whole number 0 or more"},
+		{v: 2.5, want: "2.5 is not a whole number 0 or more"},
+		{v: math.NaN(), want: "NaN is not a whole number 0 or more"},
+		{v: math.Inf(1), want: "+Inf is not a whole number 0 or more"},
+	} {
+		err := CountBound(tc.v)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && !strings.HasPrefix(got, tc.want) {
+			t.Errorf("CountBound(%v) = %v, want %q", tc.v, err, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package assert
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -712,6 +713,19 @@ func (n *Number) Match(actual float64) bool {
 		return false
 	}
 	return true
+}
+
+// CountBound says why v cannot bound a count of a conversation record
+// (num_turns, num_ood, a duration in whole seconds, turns.count): the
+// reference gives them as integers, so a bound that is not a whole number
+// 0 or more never holds, or (a negative minimum) always does, and either
+// way the check judged the agent on how it was written. Both front ends
+// refuse such a bound when the file loads.
+func CountBound(v float64) error {
+	if v >= 0 && v == math.Trunc(v) && !math.IsInf(v, 0) {
+		return nil
+	}
+	return fmt.Errorf("%s is not a whole number 0 or more (the record counts in whole numbers)", reply.Render(v))
 }
 
 // Describe says what n expects: "is 3", "at least 2", "at most 10",

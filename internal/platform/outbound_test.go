@@ -81,6 +81,10 @@ func TestSMSRefused(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("err = %v, want it to start %q", err, tc.want)
 		}
+		// Only the first is the number refused as written.
+		if got, want := IsUnprovisioned(err), strings.Contains(tc.want, "provisioned"); got != want {
+			t.Errorf("IsUnprovisioned = %t, want %t", got, want)
+		}
 	}
 	for _, tc := range []testCase{
 		{"400 from a number", http.StatusBadRequest, "+15550009", "from +15550009: the agent number must be one provisioned for the project: POST /v1/outbound-sms: 400"},

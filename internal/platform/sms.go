@@ -52,6 +52,15 @@ type SMSResult struct {
 	Raw map[string]any
 }
 
+// errUnprovisioned marks the reference's 400 for an SMS from an
+// agent_number the project does not have (IsUnprovisioned).
+var errUnprovisioned = errors.New("the agent number must be one provisioned for the project")
+
+// IsUnprovisioned reports whether err is the platform's refusal of an SMS
+// from an agent_number the project does not have: the request as written
+// is refused, and sent again it would be refused again.
+func IsUnprovisioned(err error) bool { return errors.Is(err, errUnprovisioned) }
+
 // SendSMS sends an SMS. A 429 (the per-project SMS rate) is retried as the
 // client's retry policy says, honouring Retry-After; other failures are not
 // repeated, since the platform may have sent the message.
@@ -81,7 +90,7 @@ func (c *Client) SendSMS(ctx context.Context, req SMSRequest) (*SMSResult, error
 		// which number it was for, as for a malformed answer.
 		var ae *APIError
 		if req.AgentNumber != "" && errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
-			return nil, fmt.Errorf("from %s: the agent number must be one provisioned for the project: %w", req.AgentNumber, err)
+			return nil, fmt.Errorf("from %s: %w: %w", req.AgentNumber, errUnprovisioned, err)
 		}
 		return nil, err
 	}

@@ -213,8 +213,8 @@ func TestConfirmFeatureParity(t *testing.T) {
 
 // TestConfirmFeatureOnly covers what only features can write: a
 // confirmation with no status step before it (the call must then
-// succeed), a confirmation after a call that failed as expected, and
-// confirmations in the middle of a chat.
+// succeed), and confirmations in the middle of a chat. (A confirmation
+// after a call expected to fail is refused at load: TestLintParity.)
 func TestConfirmFeatureOnly(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -224,12 +224,6 @@ Feature: feature-only confirmations
   Scenario: confirmation awaits the call
     When an outbound call is placed to "` + unreachable + `"
     Then the conversation record shows:
-      | channel | VOICE-SIP |
-
-  Scenario: nothing to confirm after a failed call
-    When an outbound call is placed to "` + unreachable + `"
-    Then the call ends with status "failure"
-    And the conversation record shows:
       | channel | VOICE-SIP |
 
   Scenario: confirm mid-chat and after
@@ -248,8 +242,8 @@ Feature: feature-only confirmations
       | channel | VOICE-SIP |
     And the call ends with status "success"
 `
-	// A failed case is retried, whether its call did not end as the
-	// confirmation needed or ended without a conversation.
+	// A failed case is retried: its call did not end as the
+	// confirmation needed.
 	opts := e.opts()
 	opts.Retries = 1
 	res, err := Run(context.Background(), loadFiles(t, map[string]string{"only.feature": src}), opts)
@@ -264,7 +258,6 @@ Feature: feature-only confirmations
 	}
 	wants := []want{
 		{result.Failed, "probe.expect_status", 6, "ended with status failure, expected success"},
-		{result.Failed, "confirm", 12, "the call ended in failure: there is no conversation to confirm"},
 		{result.Passed, "", 0, ""},
 		{result.Passed, "", 0, ""},
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/agenttest/agenttest/internal/assert"
 	"github.com/agenttest/agenttest/internal/fakeclock"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/platformtest"
@@ -498,8 +499,11 @@ scenarios:
 	if f := a.Failures[0]; f.Pos.Line != 8 || f.Key != "confirm.conversation.channel" || f.Expected != "VOICE" || f.Actual != "WEBCHAT" {
 		t.Errorf("failure %s %s: expected %q actual %q", f.Pos, f.Key, f.Expected, f.Actual)
 	}
+	// The line says what the receiver said, as the docs show it
+	// (✗ webhook handoff.created: the run's webhook endpoint ...), not
+	// the case error's words around it.
 	last := a.Confirmations[len(a.Confirmations)-1]
-	if last.Kind != result.ConfirmWebhook || last.Found || !strings.Contains(last.Summary, "could not be registered") {
+	if last.Kind != result.ConfirmWebhook || last.Found || last.Summary != "the run's webhook endpoint could not be registered: 400" {
 		t.Errorf("webhook confirmation %+v, want its error", last)
 	}
 	c = res.Files[0].Cases[1]
@@ -536,7 +540,7 @@ func TestConfirmWebhookWaitInterrupted(t *testing.T) {
 	opts := e.opts()
 	opts.Webhooks = interrupting{MarkingWebhooks: e.rcv, interrupt: cancel}
 	res, err := Run(ctx, loadYAML(t, "suite: interrupted\nagent: "+e.clinic+"\nscenarios:\n  - name: wrong channel, then interrupted\n"+
-		"    turns: [{say: I have chest pain}]\n    confirm: {conversation: {channel: VOICE}, webhooks: [alerts.triggered]}\n"), opts)
+		"    turns: [{say: I have chest pain}]\n    confirm: {conversation: {channel: VOICE}, webhooks: [call.transferred]}\n"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,6 +587,15 @@ scenarios:
 			return &scenario.Scenario{Name: "status", Pos: pos(3, 3),
 				Steps: []*steps.Step{{Kind: steps.CallStatus, Pos: pos(9, 5), Status: &steps.StatusSpec{Want: "success", Pos: pos(9, 9)}}}}
 		}, result.KindInternal, "no call was placed"},
+		{"a confirmation after a call that failed as expected", func(t *testing.T) *scenario.Scenario {
+			suites := loadYAML(t, "suite: order\nscenarios:\n  - name: call\n"+
+				`    probe: {outbound_call: {to: "`+unreachable+`"}, expect_status: failure, within: 5s}`+"\n")
+			sc := suites[0].Scenarios[0]
+			sc.Steps = append(sc.Steps, &steps.Step{Kind: steps.Confirm, Pos: pos(9, 5), Confirm: func(steps.Expander) (*assert.Confirm, error) {
+				return &assert.Confirm{Pos: pos(9, 5), Conversation: &assert.ConversationChecks{Pos: pos(9, 7)}}, nil
+			}})
+			return sc
+		}, result.KindInternal, "confirm: the call ended in failure: there is no conversation to confirm"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,67 @@ func TestConfirmationWaitsToItsBound(t *testing.T) {
 func smsConfirm(confirm string) string {
 	return "suite: s\nagent: p1\nscenarios:\n  - name: sms\n" +
 		`    probe: {sms: {to: "+447700900002", message: "Reply YES"}}` + "\n    confirm: " + confirm + "\n"
+}
+
+// TestHandoffSharedIDEmpty: a shared_id whose references expand to
+// nothing (a variable set empty, a capture that matched nothing) names no
+// record. It was sent as no shared id at all, so the state was read by
+// the conversation's id instead and its checks passed on a record the
+// scenario did not ask about.
+func TestHandoffSharedIDEmpty(t *testing.T) {
+	t.Parallel()
+	started := fakeclock.Start.Add(time.Second)
+	rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
+	// Blank, as the loader refuses a shared id written blank.
+	for _, value := range []string{"", " \t"} {
+		t.Run(strconv.Quote(value), func(t *testing.T) {
+			t.Parallel()
+			reads := 0
+			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+				list: func(int) []string { return nil }, getAnswer: func(int) (int, string) { return http.StatusOK, rec },
+				handoff: func(url.Values) (int, string) {
+					reads++
+					return http.StatusOK, `{"id":"conv-1","data":{"reason":"x"}}`
+				}}
+			c := runHostile(t, h, smsConfirm(`{handoff_state: {shared_id: "${env:CASE_ID}", data: {reason: x}}}`), func(o *Options) {
+				o.Getenv = func(name string) (string, bool) { return value, name == "CASE_ID" }
+			})
+			a := c.Last()
+			if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.Line != 6 ||
+				!strings.Contains(a.Error.Message, `confirm: handoff_state: shared_id: "${env:CASE_ID}" is empty once expanded`) {
+				t.Fatalf("%s, want errored at the shared id, empty%s", c.Status, describe(c))
+			}
+			if reads != 0 {
+				t.Errorf("%d reads of the handoff state, want none: no shared id names a record", reads)
+			}
+		})
+	}
+}
+
+// TestConfirmationBoundPassesDuringARead: the platform said the record
+// was not there yet, then held a read unanswered past the confirmation's
+// bound (the turn timeout longer than the bound): what it answered
+// stands, and the record missing at the bound is the agent's failure, as
+// it would be had the held read answered 404. (A platform that answered
+// no read at all errors the case: TestRunReadsNeverAnswered.)
+func TestConfirmationBoundPassesDuringARead(t *testing.T) {
+	t.Parallel()
+	reads := 0
+	h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
+		list:      func(int) []string { return nil },
+		getAnswer: func(int) (int, string) { return http.StatusNotFound, `{"error_message":"conversation not found"}` },
+		hang: func(r *http.Request, _ bool) bool {
+			if !strings.Contains(r.URL.Path, "/conversations/") {
+				return false
+			}
+			reads++
+			return reads >= 3
+		},
+		held: time.Hour}
+	c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`), func(o *Options) { o.TurnTimeout = 2 * time.Hour })
+	a := c.Last()
+	if c.Status != result.Failed || a.Error != nil || len(a.Failures) != 1 || a.Failures[0].Key != "confirm.conversation" ||
+		!strings.Contains(a.Failures[0].Message, "was not recorded within 30s") {
+		t.Fatalf("%s, want failed: not recorded within the bound%s", c.Status, describe(c))
+	}
 }

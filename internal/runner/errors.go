@@ -111,9 +111,13 @@ func classifyCall(err error, starting bool) (e *result.Error, retry bool) {
 		// The handshake of a session the platform no longer knows: it
 		// expired (or was never created); a fresh session may do.
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error() + " (the Messaging session expired, or the platform does not know it)"}, true
+	case platform.IsUnprovisioned(err):
+		// The scenario's agent_number, refused as written: a retry
+		// sends it again.
+		return &result.Error{Kind: result.KindConfig, Message: err.Error()}, false
 	case errors.As(err, &api):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
-	case errors.As(err, &bad), errors.Is(err, errNoResult):
+	case errors.As(err, &bad), errors.Is(err, errNoResult), errors.As(err, new(*pagesError)):
 		return &result.Error{Kind: result.KindHTTP, Message: err.Error()}, true
 	case errors.As(err, &net):
 		return &result.Error{Kind: result.KindNetwork, Message: err.Error()}, true

@@ -175,6 +175,14 @@ func (s *Session) awaitCall(pc *placedCall, pos diag.Pos, expect string, expectP
 		if st != nil && st.FailureReason != "" {
 			rec.Summary += " reason=" + st.FailureReason
 		}
+		if last == reply.CallQueued {
+			// Queued for the whole bound: the platform never placed the
+			// call, so no agent took it. Its error, as a read it never
+			// answered would be.
+			s.errored(&result.Error{Pos: pos, Kind: result.KindTimeout, Message: fmt.Sprintf(
+				"probe: call %s to %s was still queued after %s: the platform never placed it, which says nothing of the agent", pc.sid, pc.to, within)})
+			return false, true
+		}
 		if st == nil || !st.Final() {
 			s.fail(assert.Failure{Pos: pos, Key: "probe.status",
 				Message:  fmt.Sprintf("call %s to %s did not reach a final status within %s (last status %s)", pc.sid, pc.to, within, last),
@@ -317,12 +325,20 @@ var callChannels = []string{"VOICE-SIP"}
 
 // probeQuery lists the conversations of the agent that may be a probe's:
 // those started since the probe (less probeWindow).
+// Its pages are as long as the reference's v3 schema allows: the
+// platform's default page may be far shorter (5, in its prose), and a
+// busy minute would fill the pages the search reads.
 func (s *Session) probeQuery(channels []string, since time.Time) platform.ListQuery {
-	return platform.ListQuery{ClientEnv: s.c.Env, Channels: channels, StartTime: since.Add(-probeWindow).UTC()}
+	return platform.ListQuery{ClientEnv: s.c.Env, Channels: channels, StartTime: since.Add(-probeWindow).UTC(), Limit: listPageSize}
 }
 
+// listPageSize is the longest page of the v3 list.
+const listPageSize = 1000
+
 // listConversations reads the pages of q (at most maxListPages), handing
-// each conversation to each.
+// each conversation to each. A list longer than that is an error
+// (*pagesError): what its pages left unread may hold the conversation
+// sought, or one known before the probe.
 func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, each func(*reply.Conversation)) error {
 	for range maxListPages {
 		p, err := s.opts.Records.ListConversations(ctx, s.c.Agent, q)
@@ -337,7 +353,17 @@ func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, e
 		}
 		q.Cursor = p.Cursor
 	}
-	return nil
+	return &pagesError{since: q.StartTime}
+}
+
+// pagesError says that the conversations of a probe's window fill more
+// pages than a search reads: the probe's outcome cannot be confirmed,
+// which says nothing of the agent.
+type pagesError struct{ since time.Time }
+
+func (e *pagesError) Error() string {
+	return fmt.Sprintf("the list of conversations since %s fills more than %d pages (a cursor was left unread), so the probe's conversation cannot be searched for: its outcome cannot be confirmed",
+		e.since.Format(time.RFC3339), maxListPages)
 }
 
 // priorList is what the conversations list held before a probe called

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +36,10 @@ type hostileRuntime struct {
 	// the probe called or texted (from 1; 0 for a read made before);
 	// get answers a read of one record (nil for 404).
 	list func(n int) []string
+	// page, when set, answers the list instead of list, by the
+	// query's limit and cursor: a page of it and the next cursor ("" on
+	// the last).
+	page func(q url.Values) (items []string, next string)
 	get  func(id string) *string
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
@@ -96,6 +102,15 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.probed {
 			h.listReads++
 			n = h.listReads
+		}
+		if h.page != nil {
+			items, next := h.page(r.URL.Query())
+			cursor := "null"
+			if next != "" {
+				cursor = strconv.Quote(next)
+			}
+			fmt.Fprintf(w, `{"conversations":[%s],"cursor":%s}`, strings.Join(items, ","), cursor)
+			return
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && h.getAnswer != nil:
@@ -399,19 +414,26 @@ func TestConfirmHiddenTranscript(t *testing.T) {
 	started := fakeclock.Start.Add(time.Second)
 	for _, tc := range []struct {
 		name, check, turns string
-		want               result.Status
+		// none: the record counts no turn either (num_turns 0).
+		none bool
+		want result.Status
 	}{
 		{name: "intents excluded", check: `{intents: {excludes: [urgent]}}`, want: result.Errored},
 		{name: "at most", check: `{count: {max: 5}}`, want: result.Errored},
 		{name: "at least", check: `{count: {min: 1}}`, want: result.Errored},
 		{name: "empty list", check: `{intents: {excludes: [urgent]}}`, turns: `[]`, want: result.Errored},
 		{name: "transcript shown", check: `{count: 1, intents: {excludes: [urgent]}}`, turns: `[{"user_input":"hi","agent_response":"hello","intents":["greet"]}]`, want: result.Passed},
+		// No turn hidden: none was taken, and the count says so.
+		{name: "no turn at all", check: `{count: 0}`, turns: `[]`, none: true, want: result.Passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := record("conv-1", "+447700900002", "SMS", started, true, false, "")
 			if tc.turns != "" {
 				rec = strings.TrimSuffix(rec, "}") + `,"turns":` + tc.turns + `}`
+			}
+			if tc.none {
+				rec = strings.Replace(rec, `"num_turns":1`, `"num_turns":0`, 1)
 			}
 			h := &hostileRuntime{smsStatus: http.StatusOK, smsBody: `{"conversation_id":"conv-1"}`,
 				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
@@ -499,4 +521,237 @@ func TestProbeRefusedNamedOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProbeSearchReadsEveryPage: the conversation of a probe the platform
+// names none for is searched for through the pages of the list of its
+// window. Its list was read in pages of whatever the platform's default
+// (5 in the reference's prose) and for at most 10 of them: past the 50th
+// conversation of a busy minute the search gave up without a word, and
+// the probe failed the agent (probe.conversation: none recorded), its own
+// conversation on a page left unread. The search asks for the most a page
+// holds (1000); a list longer than the pages it reads is no verdict on
+// the agent: the case errors, saying so.
+func TestProbeSearchReadsEveryPage(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002" // smsConfirm's
+	started := fakeclock.Start.Add(time.Second)
+	type testCase struct {
+		name string
+		// perPage is the platform's page when the query gives no
+		// limit; fixed pages it whatever the limit.
+		perPage int
+		fixed   bool
+		others  int
+		status  result.Status
+		want    string
+	}
+	run := func(t *testing.T, tc testCase) {
+		var all []string
+		for i := range tc.others {
+			all = append(all, record(fmt.Sprintf("conv-other-%d", i), "+447700900999", "SMS", started, true, false, ""))
+		}
+		own := record("conv-own", to, "SMS", started, true, false, "")
+		h := &hostileRuntime{smsStatus: http.StatusAccepted,
+			get: func(id string) *string {
+				if id == "conv-own" {
+					return &own
+				}
+				return nil
+			}}
+		h.page = func(q url.Values) ([]string, string) {
+			list := all
+			if h.probed {
+				list = append(slices.Clone(all), own)
+			}
+			size := tc.perPage
+			if l, err := strconv.Atoi(q.Get("limit")); err == nil && !tc.fixed {
+				size = l
+			}
+			from, _ := strconv.Atoi(q.Get("cursor"))
+			end := min(from+size, len(list))
+			if end == len(list) {
+				return list[from:end], ""
+			}
+			return list[from:end], strconv.Itoa(end)
+		}
+		c := runHostile(t, h, smsConfirm(`{conversation: {in_progress: true}}`))
+		a := c.Last()
+		if c.Status != tc.status {
+			t.Fatalf("%s, want %s%s", c.Status, tc.status, describe(c))
+		}
+		switch tc.status {
+		case result.Passed:
+			if a.ConversationID != "conv-own" {
+				t.Errorf("confirmed %q, want conv-own", a.ConversationID)
+			}
+		case result.Errored:
+			if a.Error == nil || a.Error.Kind != result.KindHTTP || len(a.Failures) != 0 || !strings.Contains(a.Error.Message, tc.want) {
+				t.Errorf("error %+v, failures %+v; want the platform's error saying %q, no failure", a.Error, a.Failures, tc.want)
+			}
+		}
+	}
+	for _, tc := range []testCase{
+		{name: "pages of 5 unless asked", perPage: 5, others: 60, status: result.Passed},
+		{name: "pages of 1 whatever asked", perPage: 1, fixed: true, others: 12, status: result.Errored,
+			want: "the list of conversations since 2026-03-01T11:59:00Z fills more than 10 pages"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); run(t, tc) })
+	}
+}
+
+// TestSMSFromUnprovisionedNumber: the reference's 400 for an agent_number
+// the project does not have is the scenario's configuration, sent as
+// written on every attempt: the case errors as a configuration error, not
+// retried. It was the platform's error, retried with --retries, each
+// attempt refused the same way, and the run's status blamed the platform
+// or the network.
+func TestSMSFromUnprovisionedNumber(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{smsStatus: http.StatusBadRequest, smsBody: `{"error_message":"agent_number is not provisioned for the project"}`,
+		list: func(int) []string { return nil }, get: func(string) *string { return nil }}
+	c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: sms
+    probe: {sms: {to: "+447700900002", message: "Reply YES", agent_number: "+447700900003"}}
+    confirm: {conversation: {in_progress: true}}
+`, func(o *Options) { o.Retries = 2 })
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindConfig || len(c.Attempts) != 1 ||
+		!strings.Contains(a.Error.Message, "from +447700900003: the agent number must be one provisioned for the project") {
+		t.Fatalf("%s after %d attempts, want a configuration error, not retried%s", c.Status, len(c.Attempts), describe(c))
+	}
+}
+
+// TestProbeSearchScores: a call's conversation is the one whose call_sid
+// is the call's, before one that only has its number (an inbound call
+// from the probe number, say); a conversation of neither is never the
+// call's, though nothing else was listed.
+func TestProbeSearchScores(t *testing.T) {
+	t.Parallel()
+	const to = "+447700900002"
+	started := fakeclock.Start.Add(time.Second)
+	sid := record("conv-sid", "+15555550199", "VOICE-SIP", started, false, false, `"call_sid":"OUT-1"`)
+	number := record("conv-number", to, "VOICE-SIP", started, false, false, "")
+	other := record("conv-other", "+447700900999", "VOICE-SIP", started, false, false, "")
+	// The reference's from_number is the caller's: a platform may
+	// record the dialled number there, the agent's as to_number.
+	from := strings.Replace(record("conv-from", "+15555550199", "VOICE-SIP", started, false, false, ""), `"to_number"`, `"from_number":"`+to+`","to_number"`, 1)
+	for _, tc := range []struct {
+		name   string
+		listed []string // after the call was placed
+		want   string   // the conversation confirmed; "" for none
+	}{
+		{name: "its call_sid before its number", listed: []string{sid, number}, want: "conv-sid"},
+		{name: "its number after its call_sid", listed: []string{number, sid}, want: "conv-sid"},
+		{name: "its number as the caller's", listed: []string{other, from}, want: "conv-from"},
+		{name: "neither", listed: []string{other}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				list: func(n int) []string {
+					if n == 0 {
+						return nil
+					}
+					return tc.listed
+				},
+				get: func(id string) *string {
+					for _, r := range []*string{&sid, &number, &other, &from} {
+						if strings.Contains(*r, `"id":"`+id+`"`) {
+							return r
+						}
+					}
+					return nil
+				},
+			}
+			c := runHostile(t, h, callConfirm(to))
+			a := c.Last()
+			if tc.want != "" {
+				if c.Status != result.Passed || a.ConversationID != tc.want {
+					t.Fatalf("%s on %q, want passed on %s%s", c.Status, a.ConversationID, tc.want, describe(c))
+				}
+				return
+			}
+			if c.Status != result.Failed || a.ConversationID != "" || len(a.Failures) == 0 || a.Failures[0].Key != "probe.conversation" {
+				t.Fatalf("%s on %q, want failed: no conversation of the call%s", c.Status, a.ConversationID, describe(c))
+			}
+		})
+	}
+}
+
+// TestCallStatusOutcomes: a call whose status never becomes final within
+// within: fails on probe.status (not on the status it was last in, as if
+// it had ended there); one the platform kept queued all along was never
+// placed, which says nothing of the agent: the case errors (it failed the
+// agent); a call whose final status names its conversation needs no
+// search, so a key that may not list conversations confirms it.
+func TestCallStatusOutcomes(t *testing.T) {
+	t.Parallel()
+	rec := record("conv-1", "+447700900002", "VOICE-SIP", fakeclock.Start, false, false, `"call_sid":"OUT-1"`)
+	for _, tc := range []struct {
+		name, status string
+		want         result.Status
+		key          string // the failure's key, or the error's kind
+	}{
+		{name: "never final", status: `{"call_sid":"OUT-1","status":"calling"}`, want: result.Failed, key: "probe.status"},
+		{name: "never placed", status: `{"call_sid":"OUT-1","status":"queued"}`, want: result.Errored, key: result.KindTimeout},
+		{name: "named", status: `{"call_sid":"OUT-1","status":"success","conversation_id":"conv-1"}`, want: result.Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := &hostileRuntime{listFails: true, status: func(int) string { return tc.status },
+				list: func(int) []string { return nil }, get: func(string) *string { return &rec }}
+			// Neither outcome is final: a retry places the call again.
+			c := runHostile(t, h, callConfirm("+447700900002"), func(o *Options) { o.Retries = 1 })
+			a := c.Last()
+			if attempts := map[bool]int{true: 1, false: 2}[tc.want == result.Passed]; len(c.Attempts) != attempts {
+				t.Errorf("%d attempts, want %d", len(c.Attempts), attempts)
+			}
+			failed := len(a.Failures) > 0 && a.Failures[0].Key == tc.key
+			errored := a.Error != nil && a.Error.Kind == tc.key && len(a.Failures) == 0 &&
+				strings.Contains(a.Error.Message, "probe: call OUT-1 to +447700900002 was still queued after 2m0s: the platform never placed it")
+			if c.Status != tc.want || tc.want == result.Failed && !failed || tc.want == result.Errored && !errored {
+				t.Fatalf("%s, want %s %s%s", c.Status, tc.want, tc.key, describe(c))
+			}
+		})
+	}
+}
+
+// TestListBeforeCallCut: the scenario's timeout cutting the list read
+// before the call ends the attempt there, naming that read; no call is
+// placed.
+func TestListBeforeCallCut(t *testing.T) {
+	t.Parallel()
+	h := &hostileRuntime{list: func(int) []string { return nil }, get: func(string) *string { return nil },
+		status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+		hang: func(r *http.Request, probed bool) bool {
+			return !probed && r.URL.Path == "/v3/ws-abcd1234/p1/conversations"
+		},
+		held: time.Minute}
+	c := runHostile(t, h, `suite: s
+agent: p1
+scenarios:
+  - name: call
+    timeout: 10s
+    probe: {outbound_call: {to: "+447700900002"}, within: 1m}
+    confirm: {conversation: {channel: VOICE-SIP}}
+`, func(o *Options) { o.TurnTimeout = time.Hour })
+	a := c.Last()
+	if c.Status != result.Errored || a.Error == nil || a.Error.Kind != result.KindTimeout ||
+		!strings.Contains(a.Error.Message, "probe: list the conversations before the call to +447700900002: ") {
+		t.Fatalf("%s, want errored on the list read, cut by the scenario timeout%s", c.Status, describe(c))
+	}
+	if h.probed {
+		t.Error("the call was placed after the attempt's timeout")
+	}
+}
+
+// callConfirm is a suite of one call probe to number (agent p1), whose
+// conversation's channel is confirmed.
+func callConfirm(number string) string {
+	return "suite: s\nagent: p1\nscenarios:\n  - name: call\n" +
+		`    probe: {outbound_call: {to: "` + number + `"}, within: 2m}` + "\n    confirm: {conversation: {channel: VOICE-SIP}}\n"
 }

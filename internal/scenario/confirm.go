@@ -125,14 +125,15 @@ func (d *decoder) confirmConversation(p pair) *assert.ConversationChecks {
 	return cc
 }
 
-// numberCheck reads `N` or `{min: N, max: N}`.
+// numberCheck reads `N` or `{min: N, max: N}`, each bound a count of the
+// record (assert.CountBound).
 func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
 	n = d.resolve(n)
 	if n == nil {
 		return nil
 	}
 	if n.Kind == yaml.ScalarNode {
-		v, ok := d.number(n, what)
+		v, ok := d.recordCount(n, what)
 		if !ok {
 			return nil
 		}
@@ -152,12 +153,12 @@ func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
 	}
 	out := &assert.Number{}
 	if f, ok := fields["min"]; ok {
-		if v, ok := d.number(f.Val, what+": min"); ok {
+		if v, ok := d.recordCount(f.Val, what+": min"); ok {
 			out.Min = &v
 		}
 	}
 	if f, ok := fields["max"]; ok {
-		if v, ok := d.number(f.Val, what+": max"); ok {
+		if v, ok := d.recordCount(f.Val, what+": max"); ok {
 			out.Max = &v
 		}
 	}
@@ -174,6 +175,19 @@ func (d *decoder) numberCheck(n *yaml.Node, what string) *assert.Number {
 		return nil
 	}
 	return out
+}
+
+// recordCount reads a bound of a count of the record.
+func (d *decoder) recordCount(n *yaml.Node, what string) (float64, bool) {
+	v, ok := d.number(n, what)
+	if !ok {
+		return 0, false
+	}
+	if err := assert.CountBound(v); err != nil {
+		d.errorf(n, "%s: %v", what, err)
+		return 0, false
+	}
+	return v, true
 }
 
 // keyChecks reads key -> matcher or {present: bool}, in the order written,
@@ -312,16 +326,24 @@ func (d *decoder) webhooks(p pair) []assert.WebhookCheck {
 			continue
 		}
 		seen[v] = true
-		d.diags = unknownWebhook(d.diags, d.pos(it), v)
+		d.diags = webhookEvent(d.diags, d.pos(it), v)
 		out = append(out, assert.WebhookCheck{Pos: d.pos(it), Event: v})
 	}
 	return out
 }
 
-// unknownWebhook warns at pos of an event the reference does not name,
-// with the closest one it names: in a YAML webhooks: list and in a
-// feature's webhook step alike.
-func unknownWebhook(ds diag.Diagnostics, pos diag.Pos, event string) diag.Diagnostics {
+// webhookEvent checks an event a confirmation awaits, at pos: in a YAML
+// webhooks: list and in a feature's webhook step alike. An alert event is
+// refused: it is of a rule, not of a conversation, so none arrives for
+// the scenario's and the wait could only end in a failure of the agent.
+// An event the reference does not name is a warning, with the closest one
+// it names.
+func webhookEvent(ds diag.Diagnostics, pos diag.Pos, event string) diag.Diagnostics {
+	if event == reply.EventAlertsTriggered || event == reply.EventAlertsResolved {
+		return ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: pos,
+			Message: fmt.Sprintf("webhook event %s carries no conversation: an alert rule fires it, not the scenario's conversation, so it cannot confirm one", event),
+			Hint:    "confirm " + reply.EventConversationCompleted + " or " + reply.EventHandoffCreated + "; watch alerts with --gate-alerts"})
+	}
 	if slices.Contains(reply.WebhookEvents, event) {
 		return ds
 	}
@@ -391,7 +413,9 @@ func (d *decoder) probe(p pair) []*steps.Step {
 	}
 	if f, ok := fields["within"]; ok {
 		if hasSMS {
-			d.errorf(f.Key, "within applies to outbound_call probes (the wait for the call's final status)")
+			// Of no effect, as a feature's @within on a scenario that
+			// places no call.
+			d.warnf(f.Key, "within bounds the wait for an outbound call's status; an SMS probe places no call")
 		} else if w := d.duration(f.Val, "probe: within"); w > 0 {
 			pr.Within = w
 		}
@@ -576,6 +600,67 @@ func (d *decoder) probeScenario(item *yaml.Node, sc *Scenario, fields map[string
 	if pr := sc.Probe(); pr != nil && pr.SMS != nil && !confirmed {
 		d.warnf(item, "probe scenario %q has no confirm: it only checks that the SMS is accepted", sc.Name)
 	}
+}
+
+// confirmAfterFailedCall refuses each confirmation that follows the
+// status step of a call expected to end in failure, in YAML and in a
+// feature alike: a call that did not connect has no conversation, so the
+// confirmation could never hold, and run, it failed the agent ("there is
+// no conversation to confirm") on a call that did as the scenario asked.
+func confirmAfterFailedCall(program []*steps.Step) diag.Diagnostics {
+	var ds diag.Diagnostics
+	failed := false
+	for _, st := range program {
+		switch {
+		case st.Kind == steps.CallStatus && st.Status != nil:
+			failed = st.Status.Want == reply.CallFailure
+		case st.Kind == steps.Confirm && failed:
+			ds = ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: st.Pos,
+				Message: "a confirmation after a call expected to end in failure has no conversation to confirm: a call that did not connect opens none",
+				Hint:    "confirm in a scenario whose call is expected to succeed"})
+		}
+	}
+	return ds
+}
+
+// smsConversationEnds warns, in YAML and in a feature alike, of each check
+// of an SMS probe's confirmation that waits for its conversation to end
+// (in_progress: false, a conversation.completed event): the conversation
+// an SMS opens stays open for the reply, and the platform ends it only
+// after a day without one. Such a check waits out its bound and fails the
+// agent, unless the agent ends the conversation itself.
+func smsConversationEnds(program []*steps.Step) diag.Diagnostics {
+	var ds diag.Diagnostics
+	warn := func(pos diag.Pos, what string) {
+		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: pos,
+			Message: what + " waits for the end of an SMS probe's conversation, which stays open for the reply: the platform ends it after a day without one",
+			Hint:    "confirm in_progress: true, as the reply is awaited"})
+	}
+	sms := false
+	for _, st := range program {
+		switch {
+		case st.Kind == steps.Probe:
+			sms = st.Probe != nil && st.Probe.SMS != nil
+		case st.Kind == steps.Confirm && sms && st.Confirm != nil:
+			cf, err := st.Confirm(keepRefs)
+			if err != nil {
+				continue
+			}
+			if cc := cf.Conversation; cc != nil {
+				for _, f := range cc.Fields {
+					if f.Field == "in_progress" && f.Bool != nil && !f.Bool.Value {
+						warn(f.Pos, "in_progress: false")
+					}
+				}
+			}
+			for _, w := range cf.Webhooks {
+				if w.Event == reply.EventConversationCompleted {
+					warn(w.Pos, "the "+w.Event+" event")
+				}
+			}
+		}
+	}
+	return ds
 }
 
 // duration reads a positive Go duration with a unit (2m, 90s).

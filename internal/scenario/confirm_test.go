@@ -112,6 +112,14 @@ func TestConfirmDiagnostics(t *testing.T) {
 		{name: "field outside conversation", body: turns + "    confirm: {handoff: true}\n", at: "4:15", want: "handoff is a field of the record"},
 		{name: "number not a number", body: turns + "    confirm: {conversation: {num_turns: many}}\n", at: "4:41", want: "conversation.num_turns must be a number"},
 		{name: "number range inverted", body: turns + "    confirm: {conversation: {num_turns: {min: 5, max: 2}}}\n", at: "4:41", want: "min 5 is above max 2"},
+		// The record counts in whole numbers: a bound that is not one
+		// never holds (or, negative, always does), and judged the agent.
+		{name: "number not whole", body: turns + "    confirm: {conversation: {num_turns: 2.5}}\n", at: "4:41", want: "conversation.num_turns: 2.5 is not a whole number 0 or more"},
+		{name: "number negative", body: turns + "    confirm: {conversation: {num_ood: -1}}\n", at: "4:39", want: "conversation.num_ood: -1 is not a whole number 0 or more"},
+		{name: "number share", body: turns + "    confirm: {conversation: {num_silences: 50%}}\n", at: "4:44", want: "conversation.num_silences: 0.5 is not a whole number 0 or more"},
+		{name: "range bound not whole", body: turns + "    confirm: {conversation: {total_duration: {min: 0.5, max: 3}}}\n", at: "4:52", want: "conversation.total_duration: min: 0.5 is not a whole number 0 or more"},
+		{name: "range max not whole", body: turns + "    confirm: {conversation: {num_turns: {max: 2.5}}}\n", at: "4:47", want: "conversation.num_turns: max: 2.5 is not a whole number 0 or more"},
+		{name: "turns count not whole", body: turns + "    confirm: {conversation: {turns: {count: 1.5}}}\n", at: "4:45", want: "conversation.turns: count: 1.5 is not a whole number 0 or more"},
 		{name: "number range empty", body: turns + "    confirm: {conversation: {num_turns: {}}}\n", at: "4:41", want: "the range has no bounds"},
 		{name: "number value key", body: turns + "    confirm: {conversation: {num_turns: {value: 3}}}\n", at: "4:42", want: "write the number itself"},
 		{name: "bool as word", body: turns + "    confirm: {conversation: {handoff: yes}}\n", at: "4:39", want: "conversation.handoff must be true or false"},
@@ -122,6 +130,7 @@ func TestConfirmDiagnostics(t *testing.T) {
 		{name: "intents empty", body: turns + "    confirm: {conversation: {turns: {intents: {}}}}\n", at: "4:47", want: "intents has no checks"},
 		{name: "handoff_state id", body: turns + "    confirm: {handoff_state: {id: x}}\n", at: "4:31", want: "write shared_id:"},
 		{name: "handoff_state empty shared id", body: turns + "    confirm: {handoff_state: {shared_id: \"\"}}\n", at: "4:42", want: "shared_id must not be empty"},
+		{name: "handoff_state blank shared id", body: turns + "    confirm: {handoff_state: {shared_id: \" \"}}\n", at: "4:42", want: "shared_id must not be empty"},
 		{name: "webhooks empty", body: turns + "    confirm: {webhooks: []}\n", at: "4:25", want: "webhooks must list at least one event"},
 		{name: "webhooks typo warns", body: turns + "    confirm: {webhooks: [conversation.complete]}\n", at: "4:26", want: `did you mean "conversation.completed"?`, warning: true},
 		{name: "webhooks unknown warns", body: turns + "    confirm: {webhooks: [call.recorded]}\n", at: "4:26", want: "not one the reference names", warning: true},

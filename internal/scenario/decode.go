@@ -729,6 +729,8 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		sc.Steps = d.probe(p)
 		if confirm != nil {
 			sc.Steps = append(sc.Steps, confirm)
+			d.diags = append(d.diags, confirmAfterFailedCall(sc.Steps)...)
+			d.diags = append(d.diags, smsConversationEnds(sc.Steps)...)
 		}
 		d.probeScenario(item, sc, fields, confirm != nil)
 		sc.EnvRefs = x.expanded(sc, row.envRefs())

@@ -1071,7 +1071,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 			if asWritten {
 				at = quoteAt(in)
 			}
-			fl.diags = unknownWebhook(fl.diags, at, ev)
+			fl.diags = webhookEvent(fl.diags, at, ev)
 		}
 		if st.Kind == steps.Capture {
 			if scope[st.Capture.Name] {
@@ -1186,6 +1186,8 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
 	}
 	if probe != nil && !broken {
+		fl.diags = append(fl.diags, confirmAfterFailedCall(sc.Steps)...)
+		fl.diags = append(fl.diags, smsConversationEnds(sc.Steps)...)
 		// As the YAML decoder warns of a probe scenario's start: and of
 		// an SMS probe without confirm:.
 		if !startAt.IsZero() {

@@ -64,6 +64,147 @@ func TestLintParity(t *testing.T) {
 			wantFeature: []string{`s.feature:6:12: warning: ~ webhook event "handoff.create" is not one the reference names; it is expected as written (did you mean "handoff.created"?)`},
 		},
 		{
+			// An alert event names no conversation: confirmed, it was
+			// awaited for the whole bound and failed the agent (exit 1)
+			// on a check that cannot hold.
+			name: "an alert event confirmed of a conversation",
+			yaml: `scenarios:
+  - name: alert
+    agent: restaurant
+    turns: [{say: a table for 12 at 7pm}]
+    confirm: {webhooks: alerts.triggered}
+`,
+			feature: `Feature: F
+
+  @agent:restaurant
+  Scenario: alert
+    When the user says "a table for 12 at 7pm"
+    Then an "alerts.resolved" webhook arrives
+`,
+			wantYAML:    []string{`s.yaml:5:25: webhook event alerts.triggered ~ carries no conversation`},
+			wantFeature: []string{`s.feature:6:13: webhook event alerts.resolved ~ carries no conversation`},
+		},
+		{
+			name: "a count of the record that is not a whole number",
+			yaml: `scenarios:
+  - name: count
+    agent: clinic
+    turns: [{say: I have chest pain}]
+    confirm: {conversation: {handoff: true, num_turns: {min: 1.5}}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: count
+    When the user says "I have chest pain"
+    Then the conversation record shows:
+      | handoff   | true         |
+      | num_turns | at least 1.5 |
+`,
+			wantYAML:    []string{`s.yaml:5:62: conversation.num_turns: min: 1.5 ~ is not a whole number 0 or more`},
+			wantFeature: []string{`s.feature:6:5: ~ num_turns: 1.5 is not a whole number 0 or more`},
+		},
+		{
+			// Run, the confirmation failed the agent ("there is no
+			// conversation to confirm") after the call did as asked.
+			name: "a confirmation after a call expected to fail",
+			yaml: `scenarios:
+  - name: unreachable
+    agent: clinic
+    probe: {outbound_call: {to: "+447700900001"}, expect_status: failure}
+    confirm: {conversation: {channel: VOICE-SIP}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: unreachable
+    When an outbound call is placed to "+447700900001"
+    Then the call ends with status "failure"
+    And the conversation record shows:
+      | channel | VOICE-SIP |
+`,
+			wantYAML:    []string{`s.yaml:5:5: a confirmation after a call expected to end in failure ~ has no conversation to confirm`},
+			wantFeature: []string{`s.feature:7:5: a confirmation after a call expected to end in failure ~ has no conversation to confirm`},
+		},
+		{
+			// The bound of a call's status wait, on an SMS that has
+			// none: of no effect in either format.
+			name: "within on an SMS probe",
+			yaml: `scenarios:
+  - name: text
+    agent: clinic
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}, within: 1m}
+    confirm: {conversation: {in_progress: true}}
+`,
+			feature: `Feature: F
+
+  @agent:clinic @within:1m
+  Scenario: text
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | true |
+`,
+			wantYAML:    []string{`s.yaml:4:63: warning: ~ places no call`},
+			wantFeature: []string{`s.feature:3:17: warning: ~ places no call`},
+		},
+		{
+			// Run, each waited out its bound and failed the agent.
+			name: "an SMS probe's conversation confirmed ended",
+			yaml: `scenarios:
+  - name: text
+    agent: clinic
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm:
+      conversation: {in_progress: false}
+      webhooks: [conversation.completed]
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: text
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | false |
+    And a "conversation.completed" webhook arrives
+`,
+			wantYAML: []string{`s.yaml:6:22: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
+				`s.yaml:7:18: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
+			wantFeature: []string{`s.feature:6:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`,
+				`s.feature:8:5: warning: ~ waits for the end of an SMS probe's conversation, which stays open for the reply`},
+		},
+		{
+			// What may end within the bound is not warned of: a call's
+			// conversation, and an SMS's other fields.
+			name: "probes confirmed as they may end",
+			yaml: `scenarios:
+  - name: call
+    agent: clinic
+    probe: {outbound_call: {to: "+447700900001"}}
+    confirm: {conversation: {in_progress: false}, webhooks: [conversation.completed]}
+  - name: text
+    agent: clinic
+    probe: {sms: {to: "+447700900002", message: "Reply YES"}}
+    confirm: {conversation: {in_progress: true, handoff: false}, webhooks: [handoff.created]}
+`,
+			feature: `Feature: F
+
+  @agent:clinic
+  Scenario: call
+    When an outbound call is placed to "+447700900001"
+    Then the conversation record shows:
+      | in_progress | false |
+    And a "conversation.completed" webhook arrives
+
+  @agent:clinic
+  Scenario: text
+    When the SMS "Reply YES" is sent to "+447700900002"
+    Then the conversation record shows:
+      | in_progress | true  |
+      | handoff     | false |
+    And a "handoff.created" webhook arrives
+`,
+		},
+		{
 			name: "a capture named like an examples column",
 			yaml: `scenarios:
   - name: shadows

@@ -196,7 +196,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 				if err != nil || !ok {
 					return err
 				}
-				n, err := parseNumber(v)
+				n, err := parseCount(field, v)
 				if err != nil {
 					return err
 				}
@@ -236,7 +236,7 @@ func recordRow(c *call, cc *assert.ConversationChecks, rawField, value string, x
 		if err != nil || !ok {
 			return err
 		}
-		n, err := parseNumber(v)
+		n, err := parseCount(field, v)
 		if err != nil {
 			return err
 		}
@@ -301,6 +301,24 @@ func parseNumber(s string) (*assert.Number, error) {
 		return nil, bad
 	}
 	return &assert.Number{Value: v}, nil
+}
+
+// parseCount is parseNumber for a count of the record, each bound held
+// to assert.CountBound as the YAML decoder holds it.
+func parseCount(field, s string) (*assert.Number, error) {
+	n, err := parseNumber(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range []*float64{n.Value, n.Min, n.Max} {
+		if b == nil {
+			continue
+		}
+		if err := assert.CountBound(*b); err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+	}
+	return n, nil
 }
 
 // unknownField names the closest Conversation summary field, by the one

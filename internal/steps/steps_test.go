@@ -258,6 +258,18 @@ func TestCompileErrors(t *testing.T) {
 			`"four" is not a number`, []string{"at least 1"}},
 		{"record range", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_turns", "between 5 and 2"}}},
 			"first bound is above the second", nil},
+		// The record counts in whole numbers: a bound that is not one
+		// never holds (or, negative, always does), and judged the agent.
+		{"record fraction", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_turns", "2.5"}}},
+			"num_turns: 2.5 is not a whole number 0 or more", nil},
+		{"record negative bound", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"num_ood", "at least -1"}}},
+			"num_ood: -1 is not a whole number 0 or more", nil},
+		{"record not a number", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"total_duration", "NaN"}}},
+			"total_duration: NaN is not a whole number 0 or more", nil},
+		{"record fraction at most", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"vendor_duration", "at most 2.5"}}},
+			"vendor_duration: 2.5 is not a whole number 0 or more", nil},
+		{"record turns count fraction", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"turns.count", "between 0.5 and 0.7"}}},
+			"turns.count: 0.5 is not a whole number 0 or more", nil},
 		{"record boolean", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"handoff", "yes"}}},
 			`handoff is true or false, not "yes"`, nil},
 		{"record whole metrics", Input{Keyword: "Then ", Text: `the conversation record shows:`, Table: [][]string{{"metrics", "x"}}},

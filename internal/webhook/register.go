@@ -119,7 +119,7 @@ func register(ctx context.Context, c Registrar, publicURL string, events []strin
 		switch {
 		case err == nil:
 			return ep, knownSecret, false, nil
-		case !refusedUpdate(err):
+		case !Refused(err):
 			return nil, "", false, fmt.Errorf("reuse webhook endpoint %s: %w", existing.ID, err)
 		}
 		// The reference's update call takes only alert event types
@@ -139,9 +139,10 @@ func register(ctx context.Context, c Registrar, publicURL string, events []strin
 	return ep, ep.SigningSecret, false, nil
 }
 
-// refusedUpdate reports whether the platform refused an endpoint update
-// for what it asked (400, 422), not for a failure a retry could mend.
-func refusedUpdate(err error) bool {
+// Refused reports whether the platform refused an endpoint's
+// registration or update for what it asked (400, 422), not for a failure
+// a retry could mend.
+func Refused(err error) bool {
 	var ae *platform.APIError
 	return errors.As(err, &ae) && (ae.Status == http.StatusBadRequest || ae.Status == http.StatusUnprocessableEntity)
 }
