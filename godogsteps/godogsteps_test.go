@@ -314,41 +314,53 @@ func TestNewRefusesPlainHTTP(t *testing.T) {
 
 // A key that a step reads (${env:...}) never reaches godog: the runner
 // masks the failures it records as it records them, so the error a step
-// returns, and godog's report of it, hold the mask.
+// returns, and godog's report of it, hold the mask. Nor does it reach the
+// platform: a step that would say it errors before it is sent.
 func TestStepErrorsHoldNoKey(t *testing.T) {
 	const key = "eyJhbGci.PLANTED+key/0123"
 	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
 	features := fstest.MapFS{"leak.feature": {Data: []byte(`Feature: leak
   @agent:restaurant
   Scenario: an expectation that reads the key
-    When the user says "my key is ${env:LEAK}"
+    When the user says "hello"
     Then the agent's reply contains "${env:LEAK}"
+
+  @agent:restaurant
+  Scenario: a turn that says the key
+    When the user says "my key is ${env:LEAK}"
 `)}}
 	steps := leakySteps(t, s.BuildURL, key, features)
 	var out strings.Builder
-	var stepErr error
+	var mu sync.Mutex
+	stepErrs := map[string]error{}
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
-			sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-				stepErr = err
+			sc.After(func(ctx context.Context, g *godog.Scenario, err error) (context.Context, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				stepErrs[g.Name] = err
 				return ctx, nil
 			})
 		},
 		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"leak.feature"}, Strict: true, NoColors: true},
 	}.Run()
-	if status != 1 || stepErr == nil {
-		t.Fatalf("godog status %d, step error %v: want the check to fail\n%s", status, stepErr, out.String())
+	expectErr, sayErr := stepErrs["an expectation that reads the key"], stepErrs["a turn that says the key"]
+	if status != 1 || expectErr == nil || sayErr == nil {
+		t.Fatalf("godog status %d, step errors %v: want both scenarios to fail\n%s", status, stepErrs, out.String())
 	}
-	for _, text := range []string{stepErr.Error(), out.String()} {
+	for _, text := range []string{expectErr.Error(), sayErr.Error(), out.String()} {
 		for _, form := range secret.Forms(key) {
 			if strings.Contains(text, form) {
 				t.Errorf("godog shows %q:\n%s", form, text)
 			}
 		}
 	}
-	if !strings.Contains(stepErr.Error(), `expected: contains "`+secret.Mask+`"`) {
-		t.Errorf("the step error does not show the masked expectation:\n%s", stepErr)
+	if !strings.Contains(expectErr.Error(), `expected: contains "`+secret.Mask+`"`) {
+		t.Errorf("the step error does not show the masked expectation:\n%s", expectErr)
+	}
+	if !strings.Contains(sayErr.Error(), "leak.feature:9:5: config: turn 1: say: holds a key or secret of the target") {
+		t.Errorf("the say was not refused:\n%s", sayErr)
 	}
 }
 

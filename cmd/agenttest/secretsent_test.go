@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/secret"
+)
+
+// sentRecorder keeps every body and frame a hostile platform received.
+type sentRecorder struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *sentRecorder) add(where, s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, where+": "+s)
+}
+
+func (r *sentRecorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.sent...)
+}
+
+// A key reaches a platform only in the headers of its own host: a suite
+// text that holds one — a variable that copies it, in any form the
+// redactor knows, or the key written out — is refused as the case's
+// configuration error before anything is sent. Before, the runner sent
+// it as the user's words (masked in the transcript, so it knew), to the
+// build host in a debug-chat body and to the Messaging host, another
+// host, in a WebSocket frame.
+func TestSuiteTextNeverSendsAKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	rec := &sentRecorder{}
+	m := platformtest.StartMessaging(t, func(n int, ev []byte) []platformtest.Frame {
+		rec.add("messaging", string(ev))
+		id := fmt.Sprint(n)
+		if n == 1 {
+			return []platformtest.Frame{platformtest.Event("j", "EVENT_TYPE_VENDOR_AGENT_JOINED", "conversation_id", "c-1"),
+				platformtest.Event("w", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "text", "Welcome."),
+				platformtest.Event("t", "EVENT_TYPE_VENDOR_AGENT_TYPING", "typing", false)}
+		}
+		return []platformtest.Frame{platformtest.Event("m"+id, "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "text", "ok"),
+			platformtest.Event("t"+id, "EVENT_TYPE_VENDOR_AGENT_TYPING", "typing", false)}
+	})
+	build := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rec.add("build", r.URL.String()+" "+string(b))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"conversationId":"c1","userInput":"","response":"hello","metadata":{},"conversationEnded":false,"delayedResponse":false}`)
+	}))
+	t.Cleanup(build.Close)
+	const suite = "agent: a1\nscenarios:\n" +
+		"  - {name: copied over web chat, via: messaging, turns: [{say: \"${env:COPY}\", expect: {response: ok}}]}\n" +
+		"  - {name: copied, turns: [{say: \"my key: ${env:COPY}\", expect: {response: hello}}]}\n" +
+		"  - {name: URL-encoded, turns: [{say: \"${env:COPY_URL}\", expect: {response: hello}}]}\n" +
+		"  - {name: base64, turns: [{say: \"${env:COPY_B64}\", expect: {response: hello}}]}\n" +
+		"  - {name: written out, turns: [{say: \"" + key + "\", expect: {response: hello}}]}\n" +
+		"  - {name: in an attribute, start: {integration_attributes: {k: \"${env:COPY}\"}}, turns: [{say: hi, expect: {response: hello}}]}\n" +
+		"  - {name: clean, turns: [{say: hi, expect: {response: hello}}]}\n"
+	dir := writeTree(t, map[string]string{"s.yaml": suite})
+	env := map[string]string{"AGENTTEST_BUILD_URL": build.URL, "AGENTTEST_BUILD_KEY": key,
+		"COPY": key, "COPY_URL": "%50" + url.QueryEscape(key[1:]), "COPY_B64": base64.StdEncoding.EncodeToString([]byte(key)),
+		"AGENTTEST_MESSAGING_URL": m.URL, "AGENTTEST_MESSAGING_HOST": m.Host, "AGENTTEST_AGENT_ID": "a1",
+		"AGENTTEST_CONNECTOR_TOKEN": plantedConnectors["restaurant"]}
+	c := newCLI(t, dir, env, "run", ".", "--json", "r.json")
+	code := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	if code != exitErrored || !strings.Contains(out, "holds a key or secret of the target") {
+		t.Errorf("exit %d, want %d and the case's error saying why\n%s", code, exitErrored, out)
+	}
+	forms := secret.Forms(key)
+	for _, s := range rec.all() {
+		if f := keyIn(s, forms); f != "" {
+			t.Errorf("the platform received the key as %q: %s", f, s)
+		}
+	}
+	if f := keyIn(out, forms); f != "" {
+		t.Errorf("the output shows the key as %q:\n%s", f, out)
+	}
+	for name, got := range verdicts(readDoc(t, filepath.Join(dir, "r.json"))) {
+		want := "errored"
+		if name == "s.yaml:clean" {
+			want = "passed"
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+}
