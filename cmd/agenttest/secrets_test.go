@@ -365,6 +365,18 @@ var keyForms = map[string]func(key string) string{
 		}
 		return b.String()
 	},
+	// A server that shouts its errors, a gateway that lowercases what it
+	// logs: the key to whoever tries the cases of its letters.
+	"upper": strings.ToUpper,
+	"lower": strings.ToLower,
+	"wrapped": func(k string) string { // a request dumped as base64 in lines, in JSON (\n escaped)
+		dump := base64.StdEncoding.EncodeToString([]byte("x-api-key: " + k + "\r\n"))
+		var b strings.Builder
+		for i := 0; i < len(dump); i += 10 {
+			b.WriteString(dump[i:min(i+10, len(dump))] + `\n`)
+		}
+		return b.String()
+	},
 }
 
 // formsPlatform answers debug chat with the key it received, in the form
@@ -430,9 +442,13 @@ func TestSecretsInEveryForm(t *testing.T) {
 				}
 			}
 			env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": key, "COPY": key}
-			// Every form of the key, rendered once: the checks below
-			// look for them in thousands of strings.
+			// Every form of the key, rendered once, and each echo as the
+			// platform sent it: the checks below look for them in
+			// thousands of strings.
 			forms := secret.Forms(key)
+			for _, form := range keyForms {
+				forms = append(forms, form(key))
+			}
 			masked := 0
 			for name := range suites {
 				want := exitUsage
