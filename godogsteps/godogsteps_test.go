@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -1107,6 +1108,59 @@ Feature: line filter
 		if got := errs["this one"]; !strings.HasPrefix(got, want) {
 			t.Errorf("%s: scenarios failed with %q, want %q failing with %q", path, errs, "this one", want)
 		}
+	}
+}
+
+// TestOptionsMisplacedKey: a key in a setting that is not a key's (a
+// build URL that carries it in its path or query, or its credentials, an
+// Env or AccountID given the wrong variable) is refused by New, as a run
+// refuses it in a target, and neither the refusal nor the options printed
+// show it, nor the credentials of a URL. Before, New accepted a key in a
+// URL's path (sent in every call's request line), and its errors and %v
+// quoted the key and the URL's credentials as given.
+func TestOptionsMisplacedKey(t *testing.T) {
+	t.Parallel()
+	const key, cred = "bk-PLANTED-0123456789", "PLANTEDcred-0123456789"
+	ok := godogsteps.Options{BuildURL: "https://build.example.com", BuildKey: key}
+	for _, tc := range []struct {
+		name string
+		edit func(o *godogsteps.Options)
+		want string
+	}{
+		{"a URL's path", func(o *godogsteps.Options) { o.BuildURL += "/proxy/" + key }, "BuildURL holds a key"},
+		{"a URL's query", func(o *godogsteps.Options) { o.BuildURL += "/?api_key=" + url.QueryEscape(key) }, "BuildURL holds a key"},
+		{"Env", func(o *godogsteps.Options) { o.Env = key }, "Env holds a key"},
+		{"AccountID", func(o *godogsteps.Options) {
+			o.RuntimeURL, o.AccountID, o.RuntimeKey = "https://runtime.example.com", key, "rk-0123456789abcdef"
+		}, "AccountID holds a key"},
+		{"ProbeNumbers", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+447700900001", key} }, "ProbeNumbers holds a key"},
+		{"a URL's password", func(o *godogsteps.Options) { o.BuildURL = "https://user:" + cred + "@build.example.com" }, "credentials in the URL are not allowed"},
+		{"a messaging URL's token", func(o *godogsteps.Options) {
+			o.MessagingURL, o.MessagingHost = "https://chat.example.com/?token="+cred, "web.example.com"
+		}, "must not have a query"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := ok
+			tc.edit(&o)
+			_, err := godogsteps.New(o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New: err = %v, want %q", err, tc.want)
+			}
+			texts := []string{fmt.Sprint(err)}
+			for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+				texts = append(texts, fmt.Sprintf(verb, o))
+			}
+			for _, text := range texts {
+				for _, k := range []string{key, cred} {
+					for _, form := range secret.Forms(k) {
+						if strings.Contains(text, form) {
+							t.Errorf("shows %q:\n%s", form, text)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 
