@@ -45,6 +45,9 @@ func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL stri
 		// Resolve refused such keys already.
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
 	}
+	if st.MaskLog != nil {
+		st.MaskLog(r)
+	}
 	return r, nil
 }
 

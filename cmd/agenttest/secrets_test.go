@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"encoding/xml"
 	"fmt"
 	"html"
@@ -19,10 +20,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -907,5 +910,41 @@ func TestHelpAndRefusalsShowNoSecret(t *testing.T) {
 				t.Errorf("%v: shows %q of %q:\n%s", tc.args, piece, key, out)
 			}
 		}
+	}
+}
+
+// GODEBUG=http2debug=1, which a job sets to see why HTTP/2 calls to a
+// platform behind a proxy fail, makes Go's HTTP/2 transport log every
+// header it sends on the process's log, x-api-key included. The process
+// routes that log through its command's redactor: the lines stay, the
+// key is masked. Before, an agenttest process printed the build key on
+// stderr once per call.
+func TestGoDebugLogShowsNoKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	var h2 atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			h2.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"conversationId":"c1","userInput":"","response":"hello","metadata":{},"conversationEnded":false,"delayedResponse":false}`)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: a1\nscenarios:\n  - {name: a, turns: [{say: hi, expect: {response: hello}}]}\n",
+		"cert.pem": string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))})
+	cmd := exec.Command(os.Args[0], "run", "--retries", "0", "s.yaml")
+	cmd.Dir = dir
+	cmd.Env = processEnv(t, t.TempDir(), "GODEBUG=http2debug=1", "SSL_CERT_FILE="+filepath.Join(dir, "cert.pem"),
+		"AGENTTEST_BUILD_URL="+srv.URL, "AGENTTEST_BUILD_KEY="+key)
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err != nil || h2.Load() == 0 || !strings.Contains(out, `http2: Transport encoding header "x-api-key" = "`+secret.Mask+`"`) {
+		t.Fatalf("err %v, %d calls over HTTP/2, want a passing run over HTTP/2 whose debug log masks the key:\n%s", err, h2.Load(), out)
+	}
+	if f := keyIn(out, secret.Forms(key)); f != "" {
+		t.Errorf("the output holds the key as %q:\n%s", f, out)
 	}
 }
