@@ -1134,6 +1134,9 @@ func TestOptionsMisplacedKey(t *testing.T) {
 			o.RuntimeURL, o.AccountID, o.RuntimeKey = "https://runtime.example.com", key, "rk-0123456789abcdef"
 		}, "AccountID holds a key"},
 		{"ProbeNumbers", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+447700900001", key} }, "ProbeNumbers holds a key"},
+		// A key too short to mask beside it masks nothing itself, and
+		// takes nothing from the others' masking.
+		{"Env, beside a short key", func(o *godogsteps.Options) { o.Env, o.CallToken = key, "short-tok" }, "Env holds a key"},
 		{"a URL's password", func(o *godogsteps.Options) { o.BuildURL = "https://user:" + cred + "@build.example.com" }, "credentials in the URL are not allowed"},
 		{"a messaging URL's token", func(o *godogsteps.Options) {
 			o.MessagingURL, o.MessagingHost = "https://chat.example.com/?token="+cred, "web.example.com"

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,6 +245,7 @@ func TestCheckKey(t *testing.T) {
 	for _, tc := range []testCase{
 		{"0123456789ab", ""},
 		{"test", "build_key is 4 characters long; keys shorter than 12 characters are refused"},
+		{"0123456789a", "build_key is 11 characters long"},
 		{"Q", "build_key is 1 character long; keys shorter than 12 characters are refused"},
 		{"clé-11-runes", ""},
 		{"0123456789ab\n", "control character"},
@@ -719,6 +721,17 @@ func TestRedactCaseAndLineBreaks(t *testing.T) {
 					cases[fmt.Sprintf("base64 at offset %d, lines of %d, %s", prefix, width, name)] = wrapLines(dump, width, eol)
 				}
 			}
+		}
+		for _, f := range []string{cases["upper"], cases["lower"]} {
+			if !slices.Contains(Forms(key), f) {
+				t.Errorf("key %q: Forms lacks %q, so the outputs' checks do not look for it", key, f)
+			}
+		}
+		// A break just before the key's base64 is the text's own: the
+		// mask starts after it.
+		dump := base64.StdEncoding.EncodeToString([]byte("abc" + key))
+		if out := r.String(dump[:4] + "\n" + dump[4:]); !strings.HasPrefix(out, dump[:4]+"\n"+Mask) {
+			t.Errorf("key %q: %q -> %q, want the line break kept before the mask", key, dump[:4]+"\n"+dump[4:], out)
 		}
 		for name, in := range cases {
 			out := r.String("said: " + in + " end")
