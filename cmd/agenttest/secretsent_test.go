@@ -101,3 +101,52 @@ func TestSuiteTextNeverSendsAKey(t *testing.T) {
 		}
 	}
 }
+
+// A key written into a suite file (a say that pastes it, an expected text
+// that quotes it) is in no diagnostic: neither the line echoed under a
+// problem nor the problem's words, in lint, list and run, for the keys of
+// the environment (AGENTTEST_* and the variables agenttest.yaml's keys
+// name). Before, the line was echoed as written, key and all.
+func TestDiagnosticsShowNoKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	files := map[string]string{
+		// A warning on the key's line: the scenario checks nothing.
+		"warn.yaml": "agent: a1\nscenarios:\n  - {name: pastes, turns: [{say: \"" + key + "\"}]}\n",
+		// An error on it, whose words quote the value.
+		"bad/err.yaml": "agent: a1\nscenarios:\n  - {name: quotes, env: \"" + plantedRuntimeKey + "\", turns: [{say: hi, expect: {response: \"" + key + "\"}}]}\n",
+		// A definition of the embedded simulator's (--sim-agents).
+		"agents/a.yaml": "id: a1\nstart: A\nnodes:\n  A: {sya: \"" + key + "\"}\n",
+		"agenttest.yaml": "targets:\n  t: {build_url: https://build.example.com, build_key: \"${env:MY_BUILD}\", runtime_url: https://runtime.example.com," +
+			" runtime_key: \"${env:MY_RUNTIME}\", account_id: ws-abcd1234}\n",
+	}
+	dir := writeTree(t, files)
+	named := map[string]string{"MY_BUILD": key, "MY_RUNTIME": plantedRuntimeKey}
+	// list reads no agenttest.yaml: the AGENTTEST_* keys are those it knows.
+	own := map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_RUNTIME_KEY": plantedRuntimeKey}
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{named, []string{"lint"}},
+		{named, []string{"lint", "bad"}},
+		{own, []string{"list", "-v", "warn.yaml"}},
+		{own, []string{"list", "bad"}},
+		{own, []string{"run", "--sim-agents", "agents", "warn.yaml"}},
+		{named, []string{"run", "--target", "t", "bad"}},
+		{named, []string{"run", "--target", "t", "--name", "none", "--allow-empty", "warn.yaml"}},
+	} {
+		args := tc.args
+		c := newCLI(t, dir, tc.env, args...)
+		c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if !strings.Contains(out, secret.Mask) {
+			t.Errorf("%v: nothing masked: the key's line was not shown\n%s", args, out)
+		}
+		for _, k := range []string{key, plantedRuntimeKey} {
+			if f := keyIn(out, secret.Forms(k)); f != "" {
+				t.Errorf("%v shows %q:\n%s", args, f, out)
+			}
+		}
+	}
+}
