@@ -175,13 +175,7 @@ func (o Options) Validate() error {
 // redactor masks the keys and tokens of o long enough to be told apart
 // from other text; a shorter one is refused (Validate, platform.New).
 func (o Options) redactor() *secret.Redactor {
-	var keys []string
-	for _, k := range append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...) {
-		if k != "" && secret.CheckKey("", k) == nil {
-			keys = append(keys, k)
-		}
-	}
-	red, _ := secret.New(keys...) // every key passed CheckKey
+	red, _ := secret.New(secret.Maskable(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)...)
 	return red
 }
 

@@ -55,11 +55,9 @@ func (s sources) write(w io.Writer, diags diag.Diagnostics, color bool) {
 func knownKeys(st *State, cfg *config.File) *secret.Redactor {
 	var keys []string
 	for name := range config.KeyVariables(cfg) {
-		if v, ok := st.LookupEnv(name); ok && secret.CheckKey("", v) == nil {
-			keys = append(keys, v)
-		}
+		keys = append(keys, st.Getenv(name))
 	}
-	red, _ := secret.New(keys...) // each passed CheckKey
+	red, _ := secret.New(secret.Maskable(keys...)...)
 	return red
 }
 

@@ -35,8 +35,8 @@ import (
 func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL string) (*secret.Redactor, error) {
 	out := t.Secrets()
 	env, _ := st.LookupEnv(config.EnvWebhookSecret)
-	for _, s := range append([]string{webhookSecret, env}, platform.URLCredentials(webhookURL)...) {
-		if s != "" && secret.CheckKey("", s) == nil && !slices.Contains(out, s) {
+	for _, s := range secret.Maskable(append([]string{webhookSecret, env}, platform.URLCredentials(webhookURL)...)...) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

@@ -122,8 +122,10 @@ func TestDiagnosticsShowNoKey(t *testing.T) {
 	}
 	dir := writeTree(t, files)
 	named := map[string]string{"MY_BUILD": key, "MY_RUNTIME": plantedRuntimeKey}
-	// list reads no agenttest.yaml: the AGENTTEST_* keys are those it knows.
-	own := map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_RUNTIME_KEY": plantedRuntimeKey}
+	// list reads no agenttest.yaml: the AGENTTEST_* keys are those it
+	// knows. A key too short to mask beside them takes nothing from
+	// their masking.
+	own := map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_RUNTIME_KEY": plantedRuntimeKey, "AGENTTEST_CALL_TOKEN": "short-tok"}
 	for _, tc := range []struct {
 		env  map[string]string
 		args []string

@@ -273,6 +273,20 @@ func TestCheckKey(t *testing.T) {
 	}
 }
 
+// TestMaskable: of the secrets given, those a redactor takes, each once,
+// in order; an empty, short or unprintable one is left out, and takes
+// nothing from the others.
+func TestMaskable(t *testing.T) {
+	t.Parallel()
+	got := Maskable("", "sk-live-0123456789abcdef", "short", "0123456789a", "0123456789ab\n", "sk-live-0123456789abcdef", "clé-11-runes")
+	if want := []string{"sk-live-0123456789abcdef", "clé-11-runes"}; !slices.Equal(got, want) {
+		t.Errorf("Maskable = %q, want %q", got, want)
+	}
+	if _, err := New(got...); err != nil {
+		t.Errorf("New refuses what Maskable keeps: %v", err)
+	}
+}
+
 func TestErrorKeepsTheChain(t *testing.T) {
 	t.Parallel()
 	r := mustNew(t, testKeys[0])
