@@ -115,6 +115,9 @@ func TestDiagnosticsShowNoKey(t *testing.T) {
 		"warn.yaml": "agent: a1\nscenarios:\n  - {name: pastes, turns: [{say: \"" + key + "\"}]}\n",
 		// An error on it, whose words quote the value.
 		"bad/err.yaml": "agent: a1\nscenarios:\n  - {name: quotes, env: \"" + plantedRuntimeKey + "\", turns: [{say: hi, expect: {response: \"" + key + "\"}}]}\n",
+		// A variable not set, on the key's line: a problem found after
+		// loading, whose line is read from the file.
+		"unset.yaml": "agent: a1\nscenarios:\n  - {name: unset, turns: [{say: \"" + key + " ${env:NOT_SET}\", expect: {response: hi}}]}\n",
 		// A definition of the embedded simulator's (--sim-agents).
 		"agents/a.yaml": "id: a1\nstart: A\nnodes:\n  A: {sya: \"" + key + "\"}\n",
 		"agenttest.yaml": "targets:\n  t: {build_url: https://build.example.com, build_key: \"${env:MY_BUILD}\", runtime_url: https://runtime.example.com," +
@@ -136,6 +139,7 @@ func TestDiagnosticsShowNoKey(t *testing.T) {
 		{own, []string{"list", "bad"}},
 		{own, []string{"run", "--sim-agents", "agents", "warn.yaml"}},
 		{named, []string{"run", "--target", "t", "bad"}},
+		{named, []string{"run", "--target", "t", "unset.yaml"}},
 		{named, []string{"run", "--target", "t", "--name", "none", "--allow-empty", "warn.yaml"}},
 	} {
 		args := tc.args
