@@ -106,15 +106,23 @@ func processState() (*State, func(), error) {
 // writes its debugging: GODEBUG=http2debug=1, which a job sets to see why
 // HTTP/2 calls through a proxy fail, logs every header a call sends,
 // x-api-key among them. Once the command has its redactor, every line is
-// masked with it; before, no call was made, so no line holds a key.
+// masked with it; before, no call was made, so no line holds a key. A
+// command with more than one (compare's sides) has each mask in turn.
 type processLog struct {
 	w      io.Writer
+	mu     sync.Mutex
 	masked atomic.Pointer[io.Writer]
 }
 
 func (l *processLog) mask(r *secret.Redactor) {
-	w := r.Writer(l.w)
-	l.masked.Store(&w)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	next := l.w
+	if w := l.masked.Load(); w != nil {
+		next = *w
+	}
+	next = r.Writer(next)
+	l.masked.Store(&next)
 }
 
 func (l *processLog) Write(p []byte) (int, error) {

@@ -948,3 +948,24 @@ func TestGoDebugLogShowsNoKey(t *testing.T) {
 		t.Errorf("the output holds the key as %q:\n%s", f, out)
 	}
 }
+
+// The process's log masks the keys of every redactor a command built:
+// compare builds one per side, each with its side's keys, and both sides'
+// calls log their headers. Before, the second replaced the first, and
+// the first side's key showed.
+func TestProcessLogMasksEverySide(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	l := &processLog{w: &out}
+	for _, key := range []string{plantedBuildKey, plantedRuntimeKey} {
+		r, err := secret.New(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.mask(r)
+	}
+	fmt.Fprintf(l, "x-api-key = %q, x-api-key = %q\n", plantedBuildKey, plantedRuntimeKey)
+	if want := fmt.Sprintf("x-api-key = %q, x-api-key = %q\n", secret.Mask, secret.Mask); out.String() != want {
+		t.Errorf("the log wrote %q, want %q", out.String(), want)
+	}
+}

@@ -82,10 +82,10 @@ type State struct {
 	// CollectGarbage runs a garbage collection (runtime.GC), between
 	// loading the scenarios and running them (see tuneGC). Nil skips it.
 	CollectGarbage func()
-	// MaskLog is given the command's redactor as soon as it is built
-	// (commandRedactor), before any call: the process's log, on which
-	// the Go runtime writes its debugging, is masked with it from then
-	// on (processLog). Nil leaves the log alone, as tests running many
+	// MaskLog is given each redactor the command builds (commandRedactor;
+	// compare builds one per side), before any call: the process's log,
+	// on which the Go runtime writes its debugging, is masked with every
+	// one of them from then on (processLog). Nil leaves the log alone, as tests running many
 	// commands in one process do.
 	MaskLog func(*secret.Redactor)
 }
