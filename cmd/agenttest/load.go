@@ -48,17 +48,23 @@ func (s sources) write(w io.Writer, diags diag.Diagnostics, color bool) {
 	report.WriteDiagnostics(w, config.RedactDiags(diags, red), func(file string) []byte { return red.Bytes(s.read(file)) }, color)
 }
 
-// knownKeys is the redactor of the keys the environment holds in the
-// variables that hold keys (config.KeyVariables: AGENTTEST_BUILD_KEY and
-// the others, and those cfg's key settings name), before any target is
-// resolved; one too short to mask is left out (Resolve refuses it).
+// knownKeys is the redactor of envKeys, before any target is resolved.
 func knownKeys(st *State, cfg *config.File) *secret.Redactor {
+	red, _ := secret.New(envKeys(st, cfg)...)
+	return red
+}
+
+// envKeys are the keys the environment holds in the variables that hold
+// keys (config.KeyVariables: AGENTTEST_BUILD_KEY and the others, the
+// webhook signing secret, and those cfg's key settings name), whatever
+// target they are for; one too short to mask is left out (Resolve
+// refuses it).
+func envKeys(st *State, cfg *config.File) []string {
 	var keys []string
 	for name := range config.KeyVariables(cfg) {
 		keys = append(keys, st.Getenv(name))
 	}
-	red, _ := secret.New(secret.Maskable(keys...)...)
-	return red
+	return secret.Maskable(keys...)
 }
 
 func (s sources) read(file string) []byte {

@@ -156,3 +156,28 @@ func TestDiagnosticsShowNoKey(t *testing.T) {
 		}
 	}
 }
+
+// A run on the embedded simulator (--sim, --sim-agents, or no target)
+// sends the simulator's keys, but the job's environment may hold the
+// platform's own (AGENTTEST_BUILD_KEY set for every step): those are
+// masked and never sent as well. Before, the command's redactor knew only
+// the simulator's keys, so a suite that said a copy of the real key sent
+// it to the simulator and showed it in the transcript and the reports.
+func TestEmbeddedRunMasksTheEnvironmentsKeys(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n" +
+		"  - {name: says it, turns: [{say: \"${env:COPY}\", expect: {response: hello}}]}\n" +
+		"  - {name: expects it, turns: [{say: hi, expect: {response: \"${env:COPY}\"}}]}\n"})
+	env := map[string]string{"AGENTTEST_BUILD_KEY": key, "COPY": key}
+	c := newCLI(t, dir, env, "run", "-v", "--sim", ".", "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
+		"--cucumber", "cucumber.ndjson")
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, c.stdout, c.stderr)
+	}
+	texts := reportTexts(t, c, dir)
+	noKeyForm(t, "embedded", texts, secret.Forms(key))
+	if !strings.Contains(texts["stdout"], "say: holds a key or secret of the target") || !strings.Contains(texts["result.json"], secret.Mask) {
+		t.Errorf("the say was not refused, or nothing masked:\n%s", texts["stdout"])
+	}
+}
