@@ -122,9 +122,13 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Validate returns every problem of the options at once.
+// Validate returns every problem of the options at once, with no key in
+// them: a key given to another setting (an Env or AccountID read from the
+// wrong variable) is refused as such, and masked in the other problems
+// that quote the setting.
 func (o Options) Validate() error {
-	var errs []error
+	red := o.redactor()
+	errs := o.misplacedKeys(red)
 	// Both are usually read from the environment, so an empty one most
 	// often means the variables were never loaded (the simulator's
 	// --print-env file not sourced, a CI secret not mapped): say where
@@ -165,16 +169,58 @@ func (o Options) Validate() error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return red.Error(errors.Join(errs...))
+}
+
+// redactor masks the keys and tokens of o long enough to be told apart
+// from other text; a shorter one is refused (Validate, platform.New).
+func (o Options) redactor() *secret.Redactor {
+	red, _ := secret.New(secret.Maskable(append([]string{o.BuildKey, o.RuntimeKey, o.CallToken}, o.tokens()...)...)...)
+	return red
+}
+
+// settings are o's values that are not keys, by name, each URL with its
+// credentials masked (platform.RedactURL), which is how they print.
+func (o *Options) settings() (names []string, values []*string) {
+	return []string{"BuildURL", "RuntimeURL", "MessagingURL", "MessagingHost", "AccountID", "Agent", "Env"},
+		[]*string{&o.BuildURL, &o.RuntimeURL, &o.MessagingURL, &o.MessagingHost, &o.AccountID, &o.Agent, &o.Env}
+}
+
+// misplacedKeys refuses a key in a setting that is not a key's, as a run
+// refuses it in a target: in a URL it goes into every call's request
+// line, in an id or a number into bodies and logs, never where a key is
+// sent.
+func (o Options) misplacedKeys(red *secret.Redactor) []error {
+	var errs []error
+	names, values := o.settings()
+	for i, v := range values {
+		if red.Contains(*v) {
+			errs = append(errs, fmt.Errorf("%s holds a key: a key is sent only in the headers of a call, never in a URL or an id; give it to its key setting", names[i]))
+		}
+	}
+	if slices.ContainsFunc(o.ProbeNumbers, red.Contains) {
+		errs = append(errs, errors.New("ProbeNumbers holds a key: a key is sent only in the headers of a call, never in a URL or an id; give it to its key setting"))
+	}
+	return errs
 }
 
 // Format prints the options with each key (BuildKey, RuntimeKey,
 // CallToken, the Connectors' tokens) masked, whatever the verb: a log of
 // the options shows every setting but no key, as agenttest's resolved
-// target does (config.Secret).
+// target does (config.Secret); nor a key given to another setting, nor
+// the credentials of a URL (which New refuses).
 func (o Options) Format(f fmt.State, verb rune) {
 	// plain is Options without this method, whose fields fmt prints.
 	type plain Options
+	red := o.redactor()
+	_, values := o.settings()
+	for _, v := range values {
+		*v = red.String(platform.RedactURL(*v))
+	}
+	o.ProbeNumbers = slices.Clone(o.ProbeNumbers)
+	for i, n := range o.ProbeNumbers {
+		o.ProbeNumbers[i] = red.String(n)
+	}
 	m := plain(o)
 	for _, k := range []*string{&m.BuildKey, &m.RuntimeKey, &m.CallToken} {
 		if *k != "" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -314,41 +315,53 @@ func TestNewRefusesPlainHTTP(t *testing.T) {
 
 // A key that a step reads (${env:...}) never reaches godog: the runner
 // masks the failures it records as it records them, so the error a step
-// returns, and godog's report of it, hold the mask.
+// returns, and godog's report of it, hold the mask. Nor does it reach the
+// platform: a step that would say it errors before it is sent.
 func TestStepErrorsHoldNoKey(t *testing.T) {
 	const key = "eyJhbGci.PLANTED+key/0123"
 	s := simtest.Start(t, sim.Options{Seed: 1, BuildKey: key})
 	features := fstest.MapFS{"leak.feature": {Data: []byte(`Feature: leak
   @agent:restaurant
   Scenario: an expectation that reads the key
-    When the user says "my key is ${env:LEAK}"
+    When the user says "hello"
     Then the agent's reply contains "${env:LEAK}"
+
+  @agent:restaurant
+  Scenario: a turn that says the key
+    When the user says "my key is ${env:LEAK}"
 `)}}
 	steps := leakySteps(t, s.BuildURL, key, features)
 	var out strings.Builder
-	var stepErr error
+	var mu sync.Mutex
+	stepErrs := map[string]error{}
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc)
-			sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
-				stepErr = err
+			sc.After(func(ctx context.Context, g *godog.Scenario, err error) (context.Context, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				stepErrs[g.Name] = err
 				return ctx, nil
 			})
 		},
 		Options: &godog.Options{Format: "pretty", Output: &out, FS: features, Paths: []string{"leak.feature"}, Strict: true, NoColors: true},
 	}.Run()
-	if status != 1 || stepErr == nil {
-		t.Fatalf("godog status %d, step error %v: want the check to fail\n%s", status, stepErr, out.String())
+	expectErr, sayErr := stepErrs["an expectation that reads the key"], stepErrs["a turn that says the key"]
+	if status != 1 || expectErr == nil || sayErr == nil {
+		t.Fatalf("godog status %d, step errors %v: want both scenarios to fail\n%s", status, stepErrs, out.String())
 	}
-	for _, text := range []string{stepErr.Error(), out.String()} {
+	for _, text := range []string{expectErr.Error(), sayErr.Error(), out.String()} {
 		for _, form := range secret.Forms(key) {
 			if strings.Contains(text, form) {
 				t.Errorf("godog shows %q:\n%s", form, text)
 			}
 		}
 	}
-	if !strings.Contains(stepErr.Error(), `expected: contains "`+secret.Mask+`"`) {
-		t.Errorf("the step error does not show the masked expectation:\n%s", stepErr)
+	if !strings.Contains(expectErr.Error(), `expected: contains "`+secret.Mask+`"`) {
+		t.Errorf("the step error does not show the masked expectation:\n%s", expectErr)
+	}
+	if !strings.Contains(sayErr.Error(), "leak.feature:9:5: config: turn 1: say: holds a key or secret of the target") {
+		t.Errorf("the say was not refused:\n%s", sayErr)
 	}
 }
 
@@ -1095,6 +1108,62 @@ Feature: line filter
 		if got := errs["this one"]; !strings.HasPrefix(got, want) {
 			t.Errorf("%s: scenarios failed with %q, want %q failing with %q", path, errs, "this one", want)
 		}
+	}
+}
+
+// TestOptionsMisplacedKey: a key in a setting that is not a key's (a
+// build URL that carries it in its path or query, or its credentials, an
+// Env or AccountID given the wrong variable) is refused by New, as a run
+// refuses it in a target, and neither the refusal nor the options printed
+// show it, nor the credentials of a URL. Before, New accepted a key in a
+// URL's path (sent in every call's request line), and its errors and %v
+// quoted the key and the URL's credentials as given.
+func TestOptionsMisplacedKey(t *testing.T) {
+	t.Parallel()
+	const key, cred = "bk-PLANTED-0123456789", "PLANTEDcred-0123456789"
+	ok := godogsteps.Options{BuildURL: "https://build.example.com", BuildKey: key}
+	for _, tc := range []struct {
+		name string
+		edit func(o *godogsteps.Options)
+		want string
+	}{
+		{"a URL's path", func(o *godogsteps.Options) { o.BuildURL += "/proxy/" + key }, "BuildURL holds a key"},
+		{"a URL's query", func(o *godogsteps.Options) { o.BuildURL += "/?api_key=" + url.QueryEscape(key) }, "BuildURL holds a key"},
+		{"Env", func(o *godogsteps.Options) { o.Env = key }, "Env holds a key"},
+		{"AccountID", func(o *godogsteps.Options) {
+			o.RuntimeURL, o.AccountID, o.RuntimeKey = "https://runtime.example.com", key, "rk-0123456789abcdef"
+		}, "AccountID holds a key"},
+		{"ProbeNumbers", func(o *godogsteps.Options) { o.ProbeNumbers = []string{"+447700900001", key} }, "ProbeNumbers holds a key"},
+		// A key too short to mask beside it masks nothing itself, and
+		// takes nothing from the others' masking.
+		{"Env, beside a short key", func(o *godogsteps.Options) { o.Env, o.CallToken = key, "short-tok" }, "Env holds a key"},
+		{"a URL's password", func(o *godogsteps.Options) { o.BuildURL = "https://user:" + cred + "@build.example.com" }, "credentials in the URL are not allowed"},
+		{"a messaging URL's token", func(o *godogsteps.Options) {
+			o.MessagingURL, o.MessagingHost = "https://chat.example.com/?token="+cred, "web.example.com"
+		}, "must not have a query"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := ok
+			tc.edit(&o)
+			_, err := godogsteps.New(o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New: err = %v, want %q", err, tc.want)
+			}
+			texts := []string{fmt.Sprint(err)}
+			for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+				texts = append(texts, fmt.Sprintf(verb, o))
+			}
+			for _, text := range texts {
+				for _, k := range []string{key, cred} {
+					for _, form := range secret.Forms(k) {
+						if strings.Contains(text, form) {
+							t.Errorf("shows %q:\n%s", form, text)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -511,7 +511,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			// Two environment sides resolve one target: its problems
 			// are said once.
 			var b bytes.Buffer
-			report.WriteDiagnostics(&b, d, sources{st: st, cfg: cfg}.read, false)
+			sources{st: st, cfg: cfg}.write(&b, d, false)
 			if !said[b.String()] {
 				said[b.String()] = true
 				st.Stderr.Write(b.Bytes())
@@ -538,7 +538,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 		}
 		if d := liveSafety(s.plan(plan), allow, tgt); d.HasErrors() {
 			fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
-			report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+			sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 			diags = append(diags, s.label)
 		}
 		if s.kind == compare.KindTarget {
@@ -546,7 +546,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			// test nothing in live.
 			if d := envPins(s.plan(plan), tgt); len(d) > 0 {
 				fmt.Fprintf(st.Stderr, "agenttest: --%s %s:\n", s.label, s.spec)
-				report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+				sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 				if d.HasErrors() {
 					diags = append(diags, s.label)
 				}
@@ -555,7 +555,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	}
 	// Every side expands the same references.
 	if d := unsetEnv(plan, st.LookupEnv); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		diags = append(diags, "env")
 	}
 	if len(diags) > 0 {
@@ -606,7 +606,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	for _, s := range sides {
 		if d := targetProblems(s.plan(plan), s.tgt); d.HasErrors() {
 			var b strings.Builder
-			report.WriteDiagnostics(&b, d, sources{st: st, cfg: cfg}.read, false)
+			sources{st: st, cfg: cfg}.write(&b, d, false)
 			if earlier, ok := saidBy[b.String()]; ok {
 				fmt.Fprintf(st.Stderr, "agenttest: --%s %s: the same as %s\n", s.label, s.spec, earlier)
 			} else {

@@ -130,7 +130,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true, BuildKeyOnly: true}})
 	if len(diags) > 0 {
-		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, diags, false)
 	}
 	if diags.HasErrors() {
 		return reported(exitUsage)

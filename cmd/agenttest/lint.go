@@ -10,7 +10,6 @@ import (
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
-	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/scenario"
 )
 
@@ -95,7 +94,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	}
 	color := useColor(st, noColor)
 	if len(diags) > 0 {
-		report.WriteDiagnostics(st.Stdout, diags, sources{st: st, cfg: cfg}.read, color)
+		sources{st: st, cfg: cfg}.write(st.Stdout, diags, color)
 	}
 	if diags.HasErrors() {
 		return reported(exitUsage)

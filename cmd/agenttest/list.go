@@ -47,7 +47,7 @@ func cmdList(_ context.Context, st *State, args []string) error {
 	if len(problems) > 0 {
 		return f.attribute(usageProblems("list", problems...))
 	}
-	suites, skipped, err := s.load(st, st.Stderr, paths, len(pos) > 0)
+	suites, skipped, err := s.load(st, nil, st.Stderr, paths, len(pos) > 0)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agenttest/agenttest/internal/diag"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/scenario"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // argPath turns a command-line path into a name of st.FS (pathFS): the
@@ -38,6 +39,34 @@ type sources struct {
 	cfg *config.File
 }
 
+// write prints diags to w as report.WriteDiagnostics does, with the keys
+// the environment holds (knownKeys) masked in their words and in the
+// lines echoed under them: a key pasted into a suite is exactly what a
+// problem on its line echoes.
+func (s sources) write(w io.Writer, diags diag.Diagnostics, color bool) {
+	red := knownKeys(s.st, s.cfg)
+	report.WriteDiagnostics(w, config.RedactDiags(diags, red), func(file string) []byte { return red.Bytes(s.read(file)) }, color)
+}
+
+// knownKeys is the redactor of envKeys, before any target is resolved.
+func knownKeys(st *State, cfg *config.File) *secret.Redactor {
+	red, _ := secret.New(envKeys(st, cfg)...)
+	return red
+}
+
+// envKeys are the keys the environment holds in the variables that hold
+// keys (config.KeyVariables: AGENTTEST_BUILD_KEY and the others, the
+// webhook signing secret, and those cfg's key settings name), whatever
+// target they are for; one too short to mask is left out (Resolve
+// refuses it).
+func envKeys(st *State, cfg *config.File) []string {
+	var keys []string
+	for name := range config.KeyVariables(cfg) {
+		keys = append(keys, st.Getenv(name))
+	}
+	return secret.Maskable(keys...)
+}
+
 func (s sources) read(file string) []byte {
 	if s.cfg != nil && file == s.cfg.Path {
 		return s.cfg.Source()
@@ -58,7 +87,7 @@ func loadConfig(st *State, w io.Writer, name string, color bool) (*config.File, 
 		return nil, err
 	}
 	if len(diags) > 0 {
-		report.WriteDiagnostics(w, diags, sources{st: st, cfg: f}.read, color)
+		sources{st: st, cfg: f}.write(w, diags, color)
 	}
 	if diags.HasErrors() {
 		return nil, reported(exitUsage)
@@ -99,7 +128,7 @@ func readConfig(st *State, name string) (*config.File, diag.Diagnostics, error) 
 
 // loadSuites finds and loads the suites under paths, printing every
 // diagnostic (warnings too) to w. Errors end the command (exit 2).
-func loadSuites(st *State, w io.Writer, paths []string, color bool) ([]*scenario.Suite, []scenario.Skipped, error) {
+func loadSuites(st *State, cfg *config.File, w io.Writer, paths []string, color bool) ([]*scenario.Suite, []scenario.Skipped, error) {
 	for _, p := range paths {
 		if isConfigName(p) {
 			return nil, nil, usageErrorf("%s is a config file, not a suite: pass it with --config (agenttest lint %s checks it)", p, p)
@@ -108,7 +137,7 @@ func loadSuites(st *State, w io.Writer, paths []string, color bool) ([]*scenario
 	l := scenario.LoadAll(st.FS, paths)
 	if len(l.Diags) > 0 {
 		l.Diags.Sort()
-		report.WriteDiagnostics(w, l.Diags, sources{st: st}.read, color)
+		sources{st: st, cfg: cfg}.write(w, l.Diags, color)
 	}
 	if l.Diags.HasErrors() {
 		return nil, nil, reported(exitUsage)

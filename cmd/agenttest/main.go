@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,8 +16,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 func main() {
@@ -66,6 +70,8 @@ func processState() (*State, func(), error) {
 			}
 		}
 	}()
+	logs := &processLog{w: os.Stderr}
+	log.SetOutput(logs)
 	// The temporary files of the reports being written: an exit at once
 	// removes them, where the deferred Abort of their writer never runs.
 	temps := &tempFiles{}
@@ -92,7 +98,38 @@ func processState() (*State, func(), error) {
 		OpenFileLimit:  openFileLimit,
 		SetGCPercent:   debug.SetGCPercent,
 		CollectGarbage: runtime.GC,
+		MaskLog:        logs.mask,
 	}, stop, nil
+}
+
+// processLog is the process's log (package log), on which the Go runtime
+// writes its debugging: GODEBUG=http2debug=1, which a job sets to see why
+// HTTP/2 calls through a proxy fail, logs every header a call sends,
+// x-api-key among them. Once the command has its redactor, every line is
+// masked with it; before, no call was made, so no line holds a key. A
+// command with more than one (compare's sides) has each mask in turn.
+type processLog struct {
+	w      io.Writer
+	mu     sync.Mutex
+	masked atomic.Pointer[io.Writer]
+}
+
+func (l *processLog) mask(r *secret.Redactor) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	next := l.w
+	if w := l.masked.Load(); w != nil {
+		next = *w
+	}
+	next = r.Writer(next)
+	l.masked.Store(&next)
+}
+
+func (l *processLog) Write(p []byte) (int, error) {
+	if w := l.masked.Load(); w != nil {
+		return (*w).Write(p)
+	}
+	return l.w.Write(p)
 }
 
 func isTerminal(f *os.File) bool {

@@ -381,7 +381,7 @@ func (o *outputs) readDocsOf(st *State, res *result.Result, cmd string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	suites, _, err := loadSuites(st, st.Stderr, paths, false)
+	suites, _, err := loadSuites(st, nil, st.Stderr, paths, false)
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,11 @@ import (
 
 // commandRedactor is the redactor of the values a command masks in
 // everything it prints and writes: the target's keys and tokens, the
-// webhook signing secret, whether the command was given it
-// (webhookSecret, from --webhook-secret or --secret) or only has it in
-// its environment, as a job that sets it for every step does, and the
+// keys the environment holds for any target (envKeys: a run on the
+// embedded simulator beside the job's AGENTTEST_BUILD_KEY), the webhook
+// signing secret, whether the command was given it (webhookSecret, from
+// --webhook-secret or --secret) or only has it in its environment, as a
+// job that sets it for every step does, and the
 // credentials of the webhook URL it registers (webhookURL: a proxy's
 // password in front of the receiver, a ?token= the receiver checks). A
 // platform knows them all, and one that echoes them must not put them
@@ -34,9 +36,12 @@ import (
 // from then on.
 func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL string) (*secret.Redactor, error) {
 	out := t.Secrets()
-	env, _ := st.LookupEnv(config.EnvWebhookSecret)
-	for _, s := range append([]string{webhookSecret, env}, platform.URLCredentials(webhookURL)...) {
-		if s != "" && secret.CheckKey("", s) == nil && !slices.Contains(out, s) {
+	// The environment's keys, whatever target they are for: a run on the
+	// embedded simulator sends its keys, and the job's AGENTTEST_BUILD_KEY
+	// is no less the platform's.
+	extra := append(envKeys(st, nil), webhookSecret)
+	for _, s := range secret.Maskable(append(extra, platform.URLCredentials(webhookURL)...)...) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -44,6 +49,9 @@ func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL stri
 	if err != nil {
 		// Resolve refused such keys already.
 		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	if st.MaskLog != nil {
+		st.MaskLog(r)
 	}
 	return r, nil
 }

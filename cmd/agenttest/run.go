@@ -378,7 +378,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	})
 	if len(diags) > 0 {
 		// Warnings too: allow_http is said on every run.
-		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, diags, false)
 	}
 	if diags.HasErrors() {
 		return reported(exitUsage)
@@ -405,18 +405,18 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	if d := liveSafety(plan, o.allowLive, tgt); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		return reported(exitUsage)
 	}
 	if note := o.statsOptions.probeNote(plan); note != "" {
 		fmt.Fprintln(st.Stderr, note)
 	}
 	if d := unsetEnv(plan, st.LookupEnv); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		return reported(exitUsage)
 	}
 	if d := envPins(plan, tgt); len(d) > 0 {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		if d.HasErrors() {
 			return reported(exitUsage)
 		}
@@ -462,7 +462,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		fmt.Fprintln(st.Stdout, embeddedLine(tgt, sim, cfg))
 	}
 	if d := slices.Concat(targetProblems(plan, tgt), missingWebhookReceiver(plan, tgt, o.webhookListen)); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		return reported(exitUsage)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"encoding/xml"
 	"fmt"
 	"html"
@@ -19,10 +20,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -365,6 +368,18 @@ var keyForms = map[string]func(key string) string{
 		}
 		return b.String()
 	},
+	// A server that shouts its errors, a gateway that lowercases what it
+	// logs: the key to whoever tries the cases of its letters.
+	"upper": strings.ToUpper,
+	"lower": strings.ToLower,
+	"wrapped": func(k string) string { // a request dumped as base64 in lines, in JSON (\n escaped)
+		dump := base64.StdEncoding.EncodeToString([]byte("x-api-key: " + k + "\r\n"))
+		var b strings.Builder
+		for i := 0; i < len(dump); i += 10 {
+			b.WriteString(dump[i:min(i+10, len(dump))] + `\n`)
+		}
+		return b.String()
+	},
 }
 
 // formsPlatform answers debug chat with the key it received, in the form
@@ -430,9 +445,13 @@ func TestSecretsInEveryForm(t *testing.T) {
 				}
 			}
 			env := map[string]string{"AGENTTEST_BUILD_URL": srv.URL, "AGENTTEST_BUILD_KEY": key, "COPY": key}
-			// Every form of the key, rendered once: the checks below
-			// look for them in thousands of strings.
+			// Every form of the key, rendered once, and each echo as the
+			// platform sent it: the checks below look for them in
+			// thousands of strings.
 			forms := secret.Forms(key)
+			for _, form := range keyForms {
+				forms = append(forms, form(key))
+			}
 			masked := 0
 			for name := range suites {
 				want := exitUsage
@@ -891,5 +910,62 @@ func TestHelpAndRefusalsShowNoSecret(t *testing.T) {
 				t.Errorf("%v: shows %q of %q:\n%s", tc.args, piece, key, out)
 			}
 		}
+	}
+}
+
+// GODEBUG=http2debug=1, which a job sets to see why HTTP/2 calls to a
+// platform behind a proxy fail, makes Go's HTTP/2 transport log every
+// header it sends on the process's log, x-api-key included. The process
+// routes that log through its command's redactor: the lines stay, the
+// key is masked. Before, an agenttest process printed the build key on
+// stderr once per call.
+func TestGoDebugLogShowsNoKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	var h2 atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			h2.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"conversationId":"c1","userInput":"","response":"hello","metadata":{},"conversationEnded":false,"delayedResponse":false}`)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: a1\nscenarios:\n  - {name: a, turns: [{say: hi, expect: {response: hello}}]}\n",
+		"cert.pem": string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))})
+	cmd := exec.Command(os.Args[0], "run", "--retries", "0", "s.yaml")
+	cmd.Dir = dir
+	cmd.Env = processEnv(t, t.TempDir(), "GODEBUG=http2debug=1", "SSL_CERT_FILE="+filepath.Join(dir, "cert.pem"),
+		"AGENTTEST_BUILD_URL="+srv.URL, "AGENTTEST_BUILD_KEY="+key)
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err != nil || h2.Load() == 0 || !strings.Contains(out, `http2: Transport encoding header "x-api-key" = "`+secret.Mask+`"`) {
+		t.Fatalf("err %v, %d calls over HTTP/2, want a passing run over HTTP/2 whose debug log masks the key:\n%s", err, h2.Load(), out)
+	}
+	if f := keyIn(out, secret.Forms(key)); f != "" {
+		t.Errorf("the output holds the key as %q:\n%s", f, out)
+	}
+}
+
+// The process's log masks the keys of every redactor a command built:
+// compare builds one per side, each with its side's keys, and both sides'
+// calls log their headers. Before, the second replaced the first, and
+// the first side's key showed.
+func TestProcessLogMasksEverySide(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	l := &processLog{w: &out}
+	for _, key := range []string{plantedBuildKey, plantedRuntimeKey} {
+		r, err := secret.New(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.mask(r)
+	}
+	fmt.Fprintf(l, "x-api-key = %q, x-api-key = %q\n", plantedBuildKey, plantedRuntimeKey)
+	if want := fmt.Sprintf("x-api-key = %q, x-api-key = %q\n", secret.Mask, secret.Mask); out.String() != want {
+		t.Errorf("the log wrote %q, want %q", out.String(), want)
 	}
 }

@@ -160,7 +160,7 @@ func (s *selection) validate() []string {
 // given. It prints the diagnostics (exit 2 on errors), refuses a FILE:LINE
 // where no scenario is written, and keeps in notes the cases of the
 // report that cannot run again.
-func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]*scenario.Suite, []scenario.Skipped, error) {
+func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []string, given bool) ([]*scenario.Suite, []scenario.Skipped, error) {
 	if s.rerunFailed != "" {
 		files, err := s.rerun(st)
 		if err != nil {
@@ -173,7 +173,7 @@ func (s *selection) load(st *State, w io.Writer, paths []string, given bool) ([]
 			paths = files
 		}
 	}
-	suites, skipped, err := loadSuites(st, w, suitePaths(paths), false)
+	suites, skipped, err := loadSuites(st, cfg, w, suitePaths(paths), false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -347,13 +347,13 @@ func rerunning(verb string, failed, unrun int, reasons []string) string {
 // the suites with the plan: the selected scenarios, what a run (or each
 // side of a comparison) executes.
 func (s *selection) plan(st *State, cfg *config.File, paths []string, given bool) (suites, plan []*scenario.Suite, err error) {
-	suites, _, err = s.load(st, st.Stderr, paths, given)
+	suites, _, err = s.load(st, cfg, st.Stderr, paths, given)
 	if err != nil {
 		return nil, nil, err
 	}
 	s.printNotes(st.Stderr)
 	if d := keyReferences(suites, cfg); d.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, d, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, d, false)
 		return nil, nil, reported(exitUsage)
 	}
 	return suites, s.deal(scenario.Select(suites, s.sel)), nil

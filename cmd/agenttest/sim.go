@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/secret"
 	"github.com/agenttest/agenttest/internal/sim"
@@ -189,7 +190,7 @@ func loadSimAgents(st *State, what, path string) ([]*agent.Definition, error) {
 	defs, diags := agent.LoadPath(fsys, argPath(path))
 	if diags.HasErrors() {
 		// As lint prints a suite's problems: each with its source line.
-		report.WriteDiagnostics(st.Stderr, diags, nil, false)
+		report.WriteDiagnostics(st.Stderr, config.RedactDiags(diags, knownKeys(st, nil)), nil, false)
 		return nil, usageErrorf("%s: invalid agent definitions in %s", what, path)
 	}
 	if len(defs) == 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/clock"
+	"github.com/agenttest/agenttest/internal/secret"
 )
 
 // State is the one value that owns the outside world: arguments,
@@ -81,6 +82,12 @@ type State struct {
 	// CollectGarbage runs a garbage collection (runtime.GC), between
 	// loading the scenarios and running them (see tuneGC). Nil skips it.
 	CollectGarbage func()
+	// MaskLog is given each redactor the command builds (commandRedactor;
+	// compare builds one per side), before any call: the process's log,
+	// on which the Go runtime writes its debugging, is masked with every
+	// one of them from then on (processLog). Nil leaves the log alone, as tests running many
+	// commands in one process do.
+	MaskLog func(*secret.Redactor)
 }
 
 // ReportFile is a report being written. Commit makes it appear under its

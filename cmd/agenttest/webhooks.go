@@ -20,7 +20,6 @@ import (
 	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/platform"
 	"github.com/agenttest/agenttest/internal/reply"
-	"github.com/agenttest/agenttest/internal/report"
 	"github.com/agenttest/agenttest/internal/webhook"
 )
 
@@ -129,7 +128,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	}
 	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}})
 	if diags.HasErrors() {
-		report.WriteDiagnostics(st.Stderr, diags, sources{st: st, cfg: cfg}.read, false)
+		sources{st: st, cfg: cfg}.write(st.Stderr, diags, false)
 		return reported(exitUsage)
 	}
 	if tgt.Embedded {

@@ -362,8 +362,18 @@ func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
 		return diags // the usual case: no redactor to build
 	}
 	red, err := secret.New(keys...)
-	if err != nil || red.Empty() {
+	if err != nil {
 		return diags // key() refused every key New cannot take
+	}
+	return RedactDiags(diags, red)
+}
+
+// RedactDiags masks red's keys in what the diagnostics say and echo: a
+// key written where a setting or a suite has it by mistake is what a
+// problem on that line quotes. The diagnostics are changed in place.
+func RedactDiags(diags diag.Diagnostics, red *secret.Redactor) diag.Diagnostics {
+	if red.Empty() {
+		return diags
 	}
 	for i := range diags {
 		d := &diags[i]

@@ -236,13 +236,7 @@ func (c Config) Validate() error {
 	}
 	// A key pasted into a URL setting must not reach the terminal. The
 	// keys may be the problem themselves, so only the valid ones redact.
-	var keys []string
-	for _, k := range c.secrets() {
-		if secret.CheckKey("", k) == nil {
-			keys = append(keys, k)
-		}
-	}
-	red, _ := c.Redactor.With(keys...)
+	red, _ := c.Redactor.With(secret.Maskable(c.secrets()...)...)
 	return errors.New(red.String(errors.Join(errs...).Error()))
 }
 

@@ -1,9 +1,11 @@
 package platform
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -238,5 +240,101 @@ func TestRedact(t *testing.T) {
 	noKeys, _ := New(Config{BuildURL: "https://x.test"})
 	if got := noKeys.Redact("unchanged"); got != "unchanged" {
 		t.Errorf("Redact without keys = %q", got)
+	}
+}
+
+// A server that answers with no HTTP at all, its first line the key it
+// was sent, has Go's transport quote that line in its error ("malformed
+// HTTP response ..."): the connection's error is the client's message
+// built from server text, and is masked as a body is.
+func TestNetworkErrorQuotingTheKey(t *testing.T) {
+	t.Parallel()
+	const key = "bk-PLANTED-0123456789"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				fmt.Fprintf(conn, "%s\r\n\r\n", req.Header.Get("x-api-key"))
+			}()
+		}
+	}()
+	c, err := New(Config{BuildURL: "http://" + ln.Addr().String(), BuildKey: key, Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.SendTurn(context.Background(), "a", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+	var ne *NetworkError
+	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "malformed HTTP response \""+secret.Mask) {
+		t.Fatalf("err = %v, want the connection's error quoting the masked key", err)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(err.Error(), form) {
+			t.Errorf("the error shows %q: %v", form, err)
+		}
+	}
+}
+
+// What the client makes of an error answer is masked again once made:
+// the message and code collapse the body's whitespace onto one line,
+// which can spell a key that holds a space out of a body that did not
+// (its space written as a line break), and a same-origin redirect's path
+// is the platform's choice, key and all.
+func TestErrorTextMaskedOnceMade(t *testing.T) {
+	t.Parallel()
+	const key = "has inner space 0123" // a key with a space, which the redactor takes
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/agents/") {
+			http.Redirect(w, r, "/moved/"+r.Header.Get("x-api-key"), http.StatusTemporaryRedirect)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error_code":"has inner\n space 0123","error_message":"has inner\n\tspace 0123"}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{BuildURL: srv.URL, BuildKey: key, Retry: RetryPolicy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.SendTurn(context.Background(), "a", "c1", ChatTurn{ClientEnv: "sandbox", Message: "hi"})
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Code != secret.Mask || ae.Message != secret.Mask || !strings.Contains(ae.Redirected, secret.Mask) {
+		t.Fatalf("err = %v (%+v), want its code, message and redirected path masked", err, ae)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(err.Error(), form) {
+			t.Errorf("the error shows %q: %v", form, err)
+		}
+	}
+}
+
+// A key given to another setting of the configuration (an account id
+// read from the wrong variable) is masked in New's refusal, which quotes
+// the setting's value.
+func TestConfigErrorsShowNoKey(t *testing.T) {
+	t.Parallel()
+	const key = "rk+PLANTED/0123456789" // no slug: refused as an account id
+	_, err := New(Config{BuildURL: "https://build.example.com", BuildKey: "bk-0123456789abcdef",
+		RuntimeURL: "https://runtime.example.com", AccountID: key, RuntimeKey: key})
+	if err == nil || !strings.Contains(err.Error(), `account id "`+secret.Mask+`"`) {
+		t.Fatalf("err = %v, want the account id refused, masked", err)
+	}
+	for _, form := range secret.Forms(key) {
+		if strings.Contains(err.Error(), form) {
+			t.Errorf("the error shows %q: %v", form, err)
+		}
 	}
 }

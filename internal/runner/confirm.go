@@ -228,7 +228,7 @@ func (s *Session) readConversation(pos diag.Pos, convID string, waitEnded bool) 
 // confirmHandoff reads the handoff state (by shared id when the check
 // gives one) and checks it. A 404 is "no record", a failure of the check.
 func (s *Session) confirmHandoff(h *assert.HandoffStateCheck, convID string) (fails []assert.Failure, stop, retry bool) {
-	shared, err := s.interpolate(h.SharedID)
+	shared, err := s.sendable(h.SharedID)
 	if err == nil && h.SharedID != "" && strings.TrimSpace(shared) == "" {
 		// Sent as no shared id, the state would be read by the
 		// conversation's id: a record the check did not ask about.

@@ -45,7 +45,7 @@ func (s *Session) probe(st *steps.Step) (ok, retry bool) {
 
 // probeNumber expands a probe's number and applies the live-safety list.
 func (s *Session) probeNumber(pos diag.Pos, what, raw string) (string, bool) {
-	n, err := s.interpolate(raw)
+	n, err := s.sendable(raw)
 	if err != nil {
 		s.errored(&result.Error{Pos: pos, Kind: result.KindConfig, Message: fmt.Sprintf("probe: %s: %v", what, err)})
 		return "", false
@@ -248,7 +248,7 @@ func (s *Session) probeSMS(pos diag.Pos, sp *steps.SMSProbe) (convID string, ok,
 			return "", false, false
 		}
 	}
-	msg, err := s.interpolate(sp.Message)
+	msg, err := s.sendable(sp.Message)
 	if err != nil {
 		s.errored(&result.Error{Pos: sp.Pos, Kind: result.KindConfig, Message: "probe: sms: message: " + err.Error()})
 		return "", false, false
@@ -503,7 +503,7 @@ func (s *Session) expandObject(m map[string]any) (map[string]any, error) {
 func (s *Session) expandValue(v any) (any, error) {
 	switch x := v.(type) {
 	case string:
-		return s.interpolate(x)
+		return s.sendable(x)
 	case map[string]any:
 		return s.expandObject(x)
 	case []any:

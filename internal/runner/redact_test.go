@@ -14,10 +14,11 @@ import (
 	"github.com/agenttest/agenttest/internal/sim"
 )
 
-// A suite that expands the key into what it says and expects (lint refuses
-// it; a run must still not record it) leaves no form of the key in the
-// result: the client masks the request and reply bodies, the runner the
-// turn, the failure's texts and diff, and a skip reason.
+// A suite that expands the key into what it expects (lint refuses it; a
+// run must still not record it) leaves no form of the key in the result:
+// the client masks the request and reply bodies, the runner the failure's
+// texts and diff, and a skip reason. What it would say errors unsent
+// (TestSentTextHoldsNoSecret).
 func TestRunnerRedactsWhatItRecords(t *testing.T) {
 	t.Parallel()
 	const key = "eyJhbGci.PLANTED+key/0123"
@@ -27,7 +28,7 @@ func TestRunnerRedactsWhatItRecords(t *testing.T) {
 	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
 	sc := &scenario.Scenario{
 		Name: "leaks", Pos: pos(3, 3),
-		Steps: chat(3, nil, turn(4, "my key is ${env:LEAK}", &assert.Expect{
+		Steps: chat(3, nil, turn(4, "hello", &assert.Expect{
 			Pos:      pos(4, 7),
 			Response: &assert.Text{Pos: pos(4, 9), Exact: new("welcome ${env:LEAK}")},
 		})),
@@ -82,12 +83,15 @@ func TestMaskFailureDiffIgnoresCase(t *testing.T) {
 	}
 }
 
-// A confirmation whose subject is expanded from the environment (a
-// handoff state read by a shared id that is, by mistake, a key) shows the
-// key masked: the subjects are masked when the attempt ends. So does an
-// error that quotes an expanded value (a probe number the target does not
-// allow).
-func TestRunnerRedactsExpandedValues(t *testing.T) {
+// What a session sends holds no secret, written out or expanded, in any
+// form: each place a suite's text goes to the platform (a say, a session
+// parameter and an integration attribute, a probe's number, message and
+// call metadata, the shared id a handoff state is read by) errors the
+// case as a configuration error at its place, before the call, and the
+// result holds no form of the key. Expected values may hold one: they are
+// compared, not sent (TestRunnerRedactsWhatItRecords). Before, each was
+// sent as it was, masked only in the result.
+func TestSentTextHoldsNoSecret(t *testing.T) {
 	t.Parallel()
 	const key = "eyJhbGci.PLANTED+key/0123"
 	e := newConfirmEnv(t, nil)
@@ -98,7 +102,6 @@ func TestRunnerRedactsExpandedValues(t *testing.T) {
 	}
 	opts.Redactor = red
 	opts.Getenv = func(name string) (string, bool) { return key, name == "LEAK" }
-	opts.AllowNumber = func(n string) bool { return n != key }
 	res, err := Run(context.Background(), loadYAML(t, `suite: leaks
 agent: `+e.clinic+`
 scenarios:
@@ -107,8 +110,23 @@ scenarios:
       - say: I have chest pain
     confirm:
       handoff_state: {shared_id: "${env:LEAK}", data: {reason: urgent_symptoms}}
-  - name: number refused
+  - name: number
     probe: {sms: {to: "${env:LEAK}", message: hello}}
+  - name: message
+    probe: {sms: {to: "+447700900001", message: "code ${env:LEAK}"}}
+  - name: call metadata
+    probe: {outbound_call: {to: "+447700900001", metadata: {a: [{b: "${env:LEAK}"}]}}}
+  - name: say
+    turns:
+      - say: "`+key+`"
+  - name: session parameter
+    start: {channel: "${env:LEAK}"}
+    turns:
+      - say: hi
+  - name: attribute
+    start: {integration_attributes: {k: "${env:LEAK}"}}
+    turns:
+      - say: hi
 `), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -122,11 +140,18 @@ scenarios:
 			t.Errorf("the result holds %q:\n%s", form, b)
 		}
 	}
-	a := res.Files[0].Cases[0].Last()
-	if n := len(a.Confirmations); n == 0 || a.Confirmations[n-1].Kind != result.ConfirmHandoffState || a.Confirmations[n-1].Subject != secret.Mask {
-		t.Errorf("confirmations %+v, want the handoff state's subject masked", a.Confirmations)
-	}
-	if e := res.Files[0].Cases[1].Last().Error; e == nil || !strings.Contains(e.Message, "probe: sms: to "+secret.Mask+" is not listed") {
-		t.Errorf("error %+v, want the number refused, masked", e)
+	for i, want := range []string{
+		"confirm.yaml:8:7: confirm: handoff_state: shared_id: ",
+		"confirm.yaml:10:13: probe: sms: to: ",
+		"confirm.yaml:12:13: probe: sms: message: ",
+		"confirm.yaml:14:13: probe: outbound_call: metadata: a: b: ",
+		"confirm.yaml:17:9: turn 1: say: ",
+		"confirm.yaml:19:5: start: channel: ",
+		"confirm.yaml:23:5: start: integration_attributes.k: ",
+	} {
+		a := res.Files[0].Cases[i].Last()
+		if a.Error == nil || a.Error.Kind != result.KindConfig || a.Error.Pos.String()+": "+a.Error.Message != want+errSecretText.Error() {
+			t.Errorf("%s: error %+v, want %s%v", res.Files[0].Cases[i].Name, a.Error, want, errSecretText)
+		}
 	}
 }

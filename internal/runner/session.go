@@ -388,7 +388,7 @@ func (s *Session) say(st *steps.Step, text string) (ok, retry bool) {
 		}
 		return s.endedBefore(pos, index, msg)
 	}
-	say, err := s.interpolate(text)
+	say, err := s.sendable(text)
 	if err != nil {
 		// At the say's own text when it is not on the step's line (a
 		// DocString, a YAML block).
@@ -517,7 +517,7 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 	// into req moved req to the heap at every start.
 	names := [...]string{"asr_lang", "tts_lang", "conversation_id", "variant", "channel"}
 	for i, text := range [...]*string{&req.ASRLang, &req.TTSLang, &req.ConversationID, &req.VariantID, &req.Channel} {
-		if *text, err = s.interpolate(*text); err != nil {
+		if *text, err = s.sendable(*text); err != nil {
 			return req, fmt.Errorf("%s: %w", names[i], err)
 		}
 	}
@@ -534,7 +534,7 @@ func (s *Session) startRequest() (platform.ChatStart, error) {
 	if len(st.IntegrationAttributes) > 0 {
 		req.IntegrationAttributes = make(map[string]any, len(st.IntegrationAttributes))
 		for k, v := range st.IntegrationAttributes {
-			if req.IntegrationAttributes[k], err = s.interpolate(v); err != nil {
+			if req.IntegrationAttributes[k], err = s.sendable(v); err != nil {
 				return req, fmt.Errorf("integration_attributes.%s: %w", k, err)
 			}
 		}
@@ -730,6 +730,25 @@ func (s *Session) interpolate(text string) (string, error) {
 	}
 	return interp.Interpolate(text, s.lookup, s.opts.Getenv)
 }
+
+// sendable is interpolate for a text the session sends (a say, a session
+// parameter or attribute, a probe's number, message or metadata, an id a
+// record is read by): it refuses one that holds a secret the redactor
+// masks, in any form, written out or expanded. A key goes only in the
+// headers of its own host; as the user's words it would reach the
+// platform's records, or another host (a build key said over messaging
+// goes to the Messaging host). Only that the text holds one is said,
+// never which or where. Expected values are compared, never sent, and
+// may hold one (interpolate).
+func (s *Session) sendable(text string) (string, error) {
+	out, err := s.interpolate(text)
+	if err == nil && s.opts.Redactor.Contains(out) {
+		return "", errSecretText
+	}
+	return out, err
+}
+
+var errSecretText = errors.New("holds a key or secret of the target, which a suite never sends: a key goes only in the headers of a call to its own host; remove it (or the reference that expands to it)")
 
 func (s *Session) lookup(name string) (string, bool) {
 	for _, c := range s.captures {

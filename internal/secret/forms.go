@@ -9,14 +9,15 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // alt is one way of writing one character of a key (or of its base64).
 // fold makes ASCII letters compare case-insensitively: the hex digits of
-// \u00e9 and %C3 may come in either case. The raw character itself never
-// folds, because keys are case-sensitive.
+// \u00e9 and %C3 may come in either case. The letters of a key in
+// another case are alternatives of their own (caseUnit).
 type alt struct {
 	s    string
 	fold bool
@@ -64,8 +65,9 @@ func keyPatterns(key string) []pattern {
 			}
 			seen[c] = true
 			units := make([]unit, 0, len(c))
-			for i := 0; i < len(c); i++ {
-				units = append(units, asciiUnit(c[i]))
+			units = append(units, asciiUnit(c[0]))
+			for i := 1; i < len(c); i++ {
+				units = append(units, wrappedUnit(c[i]))
 			}
 			pats = append(pats, pattern{units: units, b64: true, lead: lead})
 		}
@@ -99,13 +101,49 @@ func textUnits(key string) []unit {
 			continue
 		}
 		if size == 1 {
-			out = append(out, asciiUnit(key[i]))
+			out = append(out, asciiCaseUnit(key[i]))
 		} else {
-			out = append(out, charUnit(key[i:i+size]))
+			out = append(out, caseUnit(r))
 		}
 		i += size
 	}
 	return out
+}
+
+// caseUnit is the forms of r and of r in every other case (the orbit of
+// unicode.SimpleFold: k K and the Kelvin sign, ß and ẞ): a server that
+// shouts an error, or a gateway that lowercases what it logs, shows the
+// key to whoever tries the few cases of its letters, each character in
+// any of its forms. Keys are case-sensitive, so only the text's case is
+// loosened, never the base64 or the UTF-16 of a key, which an encoder
+// writes from the key's own bytes.
+func caseUnit(r rune) unit {
+	u := charUnit(string(r))
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		u = append(u, charUnit(string(f))...)
+	}
+	return u
+}
+
+// lineBreaks are the line ends a wrapped base64 text holds between its
+// characters: MIME's and PEM's, raw or JSON-escaped (Python's
+// base64.encodebytes breaks every 76 characters, and a JSON body carries
+// its \n as an escape).
+var lineBreaks = []string{"\n", "\r\n", `\n`, `\r\n`}
+
+// wrappedUnit is a base64 character c of a key's base64 core after its
+// first: c in any of its forms, or c at the start of a new line, so that
+// a core a line break splits is found wherever the break falls.
+func wrappedUnit(c byte) unit {
+	e := &wrappedUnits[c]
+	e.once.Do(func() {
+		u := append(unit(nil), asciiUnit(c)...)
+		for _, br := range lineBreaks {
+			u = append(u, alt{s: br + string(c)})
+		}
+		e.u = u
+	})
+	return e.u
 }
 
 // hexUnits are the hex digits of a key's bytes, in either case (a debug
@@ -209,10 +247,24 @@ var asciiUnits [utf8.RuneSelf]struct {
 	u    unit
 }
 
+// asciiCaseUnits and wrappedUnits are caseUnit and wrappedUnit of the
+// ASCII characters, built once as asciiUnits are.
+var asciiCaseUnits, wrappedUnits [utf8.RuneSelf]struct {
+	once sync.Once
+	u    unit
+}
+
 // asciiUnit is charUnit of the ASCII character c.
 func asciiUnit(c byte) unit {
 	e := &asciiUnits[c]
 	e.once.Do(func() { e.u = charUnit(string(rune(c))) })
+	return e.u
+}
+
+// asciiCaseUnit is caseUnit of the ASCII character c.
+func asciiCaseUnit(c byte) unit {
+	e := &asciiCaseUnits[c]
+	e.once.Do(func() { e.u = caseUnit(rune(c)) })
 	return e.u
 }
 
@@ -366,8 +418,9 @@ func (s *altSet) add(v string) {
 // cases), regex-quoted (raw and in JSON), base64 (standard, URL, padded and
 // raw, and PHP-escaped), hex (both cases), HTML-escaped (as Go's
 // html/template writes text and an unquoted attribute, as .NET and OWASP
-// ESAPI write text), and UTF-16 (both byte orders, its bytes as Latin-1 characters,
-// the NULs raw or as \u0000). Tests and
+// ESAPI write text), UTF-16 (both byte orders, its bytes as Latin-1 characters,
+// the NULs raw or as \u0000), the key in upper and in lower case, and
+// its base64 broken across two lines (raw and JSON-escaped). Tests and
 // the fuzz target check that no output holds any of them.
 func Forms(key string) []string {
 	quoted := regexp.QuoteMeta(key)
@@ -400,6 +453,9 @@ func Forms(key string) []string {
 	for _, be := range []bool{false, true} {
 		forms = append(forms, utf16Text(key, be, "\x00"), utf16Text(key, be, `\u0000`))
 	}
+	b64 := base64.StdEncoding.EncodeToString(b)
+	forms = append(forms, strings.ToUpper(key), strings.ToLower(key),
+		b64[:len(b64)/2]+"\r\n"+b64[len(b64)/2:], b64[:len(b64)/2]+`\n`+b64[len(b64)/2:])
 	seen := map[string]bool{}
 	out := forms[:0]
 	for _, f := range forms {

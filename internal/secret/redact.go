@@ -109,6 +109,19 @@ type table struct {
 	whole bool
 }
 
+// Maskable returns the keys CheckKey accepts, in order, each once: the
+// secrets to mask before they are checked, or beside one that is refused,
+// whose problem is said elsewhere. A redactor takes none of the others.
+func Maskable(keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if CheckKey("", k) == nil && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // New builds a redactor for keys. Empty keys are skipped; any other key
 // must pass CheckKey. With no keys the redactor changes nothing.
 func New(keys ...string) (*Redactor, error) {

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,6 +245,7 @@ func TestCheckKey(t *testing.T) {
 	for _, tc := range []testCase{
 		{"0123456789ab", ""},
 		{"test", "build_key is 4 characters long; keys shorter than 12 characters are refused"},
+		{"0123456789a", "build_key is 11 characters long"},
 		{"Q", "build_key is 1 character long; keys shorter than 12 characters are refused"},
 		{"clé-11-runes", ""},
 		{"0123456789ab\n", "control character"},
@@ -268,6 +270,20 @@ func TestCheckKey(t *testing.T) {
 	}
 	if _, err := New("short"); err == nil {
 		t.Errorf("New accepted a short key")
+	}
+}
+
+// TestMaskable: of the secrets given, those a redactor takes, each once,
+// in order; an empty, short or unprintable one is left out, and takes
+// nothing from the others.
+func TestMaskable(t *testing.T) {
+	t.Parallel()
+	got := Maskable("", "sk-live-0123456789abcdef", "short", "0123456789a", "0123456789ab\n", "sk-live-0123456789abcdef", "clé-11-runes")
+	if want := []string{"sk-live-0123456789abcdef", "clé-11-runes"}; !slices.Equal(got, want) {
+		t.Errorf("Maskable = %q, want %q", got, want)
+	}
+	if _, err := New(got...); err != nil {
+		t.Errorf("New refuses what Maskable keeps: %v", err)
 	}
 }
 
@@ -655,17 +671,19 @@ func TestAdjacentFormsAreAllMasked(t *testing.T) {
 }
 
 // TestLookalikesAreKept: text that only resembles a key's form is left
-// as it is, since a mask there garbles what a report shows: the key in
-// the other case (keys are case-sensitive), an escape of another
-// character, and escapes whose \ or % is a byte that differs from it in
-// bit 0x20 only, as an ASCII letter does from its other case.
+// as it is, since a mask there garbles what a report shows: the key with
+// one letter another (not the same letter in another case, which
+// TestRedactCaseAndLineBreaks masks), raw or escaped, and escapes whose \
+// or % is a byte that differs from it in bit 0x20 only, as an ASCII
+// letter does from its other case.
 func TestLookalikesAreKept(t *testing.T) {
 	t.Parallel()
 	key := testKeys[0]
 	r := mustNew(t, key)
 	for _, in := range []string{
-		strings.ToUpper(key),
-		`\u0053` + key[1:],
+		"t" + key[1:],
+		`\u0074` + key[1:],
+		`\u0054` + key[1:],
 		`|u0073` + key[1:],
 		key[:5] + `|u0076` + key[6:],
 		key[:5] + "\x0576" + key[6:], // 0x05 is % but for bit 0x20
@@ -675,6 +693,73 @@ func TestLookalikesAreKept(t *testing.T) {
 			in := strings.Repeat(" ", pad) + in
 			if got := r.String(in); got != in {
 				t.Errorf("%q -> %q", in, got)
+			}
+		}
+	}
+}
+
+// wrapLines breaks s into lines of n characters, each ended by eol, as
+// MIME (76, \r\n), PEM (64, \n) and Python's base64.encodebytes (76, \n,
+// which a JSON body then carries as the escape \n) write base64.
+func wrapLines(s string, n int, eol string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i += n {
+		b.WriteString(s[i:min(i+n, len(s))] + eol)
+	}
+	return b.String()
+}
+
+// A key whose letters a server changed the case of (an error that shouts,
+// a gateway that lowercases what it logs, each character in any case and
+// any of its forms) is the key to whoever reads it, and is masked; so is
+// the base64 of a key inside a longer base64 text that is broken into
+// lines, raw or JSON-escaped, wherever the breaks fall. Before, both were
+// shown: the raw characters compared case-sensitively, and a line break
+// inside the base64 of a key ended the match.
+func TestRedactCaseAndLineBreaks(t *testing.T) {
+	t.Parallel()
+	for _, key := range testKeys {
+		r := mustNew(t, key)
+		cases := map[string]string{
+			"upper":          strings.ToUpper(key),
+			"lower":          strings.ToLower(key),
+			"title":          strings.ToUpper(key[:1]) + strings.ToLower(key[1:]),
+			"upper, escaped": allU(strings.ToUpper(key), false),
+			"upper, in JSON": jsonString(strings.ToUpper(key)),
+			"upper, in URL":  url.QueryEscape(strings.ToUpper(key)),
+		}
+		for prefix := range 3 {
+			dump := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", prefix) + "x-api-key: " + key + "\r\n\r\n"))
+			for _, width := range []int{4, 5, 7, 64, 76} {
+				for eol, name := range map[string]string{"\r\n": "CRLF", "\n": "LF", `\n`: `JSON \n`, `\r\n`: `JSON \r\n`} {
+					cases[fmt.Sprintf("base64 at offset %d, lines of %d, %s", prefix, width, name)] = wrapLines(dump, width, eol)
+				}
+			}
+		}
+		for _, f := range []string{cases["upper"], cases["lower"]} {
+			if !slices.Contains(Forms(key), f) {
+				t.Errorf("key %q: Forms lacks %q, so the outputs' checks do not look for it", key, f)
+			}
+		}
+		// A break just before the key's base64 is the text's own: the
+		// mask starts after it.
+		dump := base64.StdEncoding.EncodeToString([]byte("abc" + key))
+		if out := r.String(dump[:4] + "\n" + dump[4:]); !strings.HasPrefix(out, dump[:4]+"\n"+Mask) {
+			t.Errorf("key %q: %q -> %q, want the line break kept before the mask", key, dump[:4]+"\n"+dump[4:], out)
+		}
+		for name, in := range cases {
+			out := r.String("said: " + in + " end")
+			if !strings.Contains(out, Mask) {
+				t.Errorf("key %q, %s: nothing masked in %q", key, name, out)
+				continue
+			}
+			if strings.Contains(name, "base64") {
+				joined := strings.NewReplacer("\r", "", "\n", "", `\r`, "", `\n`, "").Replace(out)
+				if dec := decodeAllBase64(joined); strings.Contains(dec, key) || strings.Contains(dec, key[:len(key)/2]) || strings.Contains(dec, key[len(key)/2:]) {
+					t.Errorf("key %q, %s: %q decodes to %q", key, name, out, dec)
+				}
+			} else if strings.EqualFold(out, "said: "+in+" end") {
+				t.Errorf("key %q, %s: %q", key, name, out)
 			}
 		}
 	}

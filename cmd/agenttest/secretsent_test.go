@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agenttest/agenttest/internal/platformtest"
+	"github.com/agenttest/agenttest/internal/secret"
+)
+
+// sentRecorder keeps every body and frame a hostile platform received.
+type sentRecorder struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (r *sentRecorder) add(where, s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent = append(r.sent, where+": "+s)
+}
+
+func (r *sentRecorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.sent...)
+}
+
+// A key reaches a platform only in the headers of its own host: a suite
+// text that holds one — a variable that copies it, in any form the
+// redactor knows, or the key written out — is refused as the case's
+// configuration error before anything is sent. Before, the runner sent
+// it as the user's words (masked in the transcript, so it knew), to the
+// build host in a debug-chat body and to the Messaging host, another
+// host, in a WebSocket frame.
+func TestSuiteTextNeverSendsAKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	rec := &sentRecorder{}
+	m := platformtest.StartMessaging(t, func(n int, ev []byte) []platformtest.Frame {
+		rec.add("messaging", string(ev))
+		id := fmt.Sprint(n)
+		if n == 1 {
+			return []platformtest.Frame{platformtest.Event("j", "EVENT_TYPE_VENDOR_AGENT_JOINED", "conversation_id", "c-1"),
+				platformtest.Event("w", "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "text", "Welcome."),
+				platformtest.Event("t", "EVENT_TYPE_VENDOR_AGENT_TYPING", "typing", false)}
+		}
+		return []platformtest.Frame{platformtest.Event("m"+id, "EVENT_TYPE_VENDOR_AGENT_MESSAGE", "text", "ok"),
+			platformtest.Event("t"+id, "EVENT_TYPE_VENDOR_AGENT_TYPING", "typing", false)}
+	})
+	build := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rec.add("build", r.URL.String()+" "+string(b))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"conversationId":"c1","userInput":"","response":"hello","metadata":{},"conversationEnded":false,"delayedResponse":false}`)
+	}))
+	t.Cleanup(build.Close)
+	const suite = "agent: a1\nscenarios:\n" +
+		"  - {name: copied over web chat, via: messaging, turns: [{say: \"${env:COPY}\", expect: {response: ok}}]}\n" +
+		"  - {name: copied, turns: [{say: \"my key: ${env:COPY}\", expect: {response: hello}}]}\n" +
+		"  - {name: URL-encoded, turns: [{say: \"${env:COPY_URL}\", expect: {response: hello}}]}\n" +
+		"  - {name: base64, turns: [{say: \"${env:COPY_B64}\", expect: {response: hello}}]}\n" +
+		"  - {name: written out, turns: [{say: \"" + key + "\", expect: {response: hello}}]}\n" +
+		"  - {name: in an attribute, start: {integration_attributes: {k: \"${env:COPY}\"}}, turns: [{say: hi, expect: {response: hello}}]}\n" +
+		"  - {name: clean, turns: [{say: hi, expect: {response: hello}}]}\n"
+	dir := writeTree(t, map[string]string{"s.yaml": suite})
+	env := map[string]string{"AGENTTEST_BUILD_URL": build.URL, "AGENTTEST_BUILD_KEY": key,
+		"COPY": key, "COPY_URL": "%50" + url.QueryEscape(key[1:]), "COPY_B64": base64.StdEncoding.EncodeToString([]byte(key)),
+		"AGENTTEST_MESSAGING_URL": m.URL, "AGENTTEST_MESSAGING_HOST": m.Host, "AGENTTEST_AGENT_ID": "a1",
+		"AGENTTEST_CONNECTOR_TOKEN": plantedConnectors["restaurant"]}
+	c := newCLI(t, dir, env, "run", ".", "--json", "r.json")
+	code := c.run(t)
+	out := c.stdout.String() + c.stderr.String()
+	if code != exitErrored || !strings.Contains(out, "holds a key or secret of the target") {
+		t.Errorf("exit %d, want %d and the case's error saying why\n%s", code, exitErrored, out)
+	}
+	forms := secret.Forms(key)
+	for _, s := range rec.all() {
+		if f := keyIn(s, forms); f != "" {
+			t.Errorf("the platform received the key as %q: %s", f, s)
+		}
+	}
+	if f := keyIn(out, forms); f != "" {
+		t.Errorf("the output shows the key as %q:\n%s", f, out)
+	}
+	for name, got := range verdicts(readDoc(t, filepath.Join(dir, "r.json"))) {
+		want := "errored"
+		if name == "s.yaml:clean" {
+			want = "passed"
+		}
+		if got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+}
+
+// A key written into a suite file (a say that pastes it, an expected text
+// that quotes it) is in no diagnostic: neither the line echoed under a
+// problem nor the problem's words, in lint, list and run, for the keys of
+// the environment (AGENTTEST_* and the variables agenttest.yaml's keys
+// name). Before, the line was echoed as written, key and all.
+func TestDiagnosticsShowNoKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	files := map[string]string{
+		// A warning on the key's line: the scenario checks nothing.
+		"warn.yaml": "agent: a1\nscenarios:\n  - {name: pastes, turns: [{say: \"" + key + "\"}]}\n",
+		// An error on it, whose words quote the value.
+		"bad/err.yaml": "agent: a1\nscenarios:\n  - {name: quotes, env: \"" + plantedRuntimeKey + "\", turns: [{say: hi, expect: {response: \"" + key + "\"}}]}\n",
+		// A variable not set, on the key's line: a problem found after
+		// loading, whose line is read from the file.
+		"unset.yaml": "agent: a1\nscenarios:\n  - {name: unset, turns: [{say: \"" + key + " ${env:NOT_SET}\", expect: {response: hi}}]}\n",
+		// A definition of the embedded simulator's (--sim-agents).
+		"agents/a.yaml": "id: a1\nstart: A\nnodes:\n  A: {sya: \"" + key + "\"}\n",
+		"agenttest.yaml": "targets:\n  t: {build_url: https://build.example.com, build_key: \"${env:MY_BUILD}\", runtime_url: https://runtime.example.com," +
+			" runtime_key: \"${env:MY_RUNTIME}\", account_id: ws-abcd1234}\n",
+	}
+	dir := writeTree(t, files)
+	named := map[string]string{"MY_BUILD": key, "MY_RUNTIME": plantedRuntimeKey}
+	// list reads no agenttest.yaml: the AGENTTEST_* keys are those it
+	// knows. A key too short to mask beside them takes nothing from
+	// their masking.
+	own := map[string]string{"AGENTTEST_BUILD_KEY": key, "AGENTTEST_RUNTIME_KEY": plantedRuntimeKey, "AGENTTEST_CALL_TOKEN": "short-tok"}
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{named, []string{"lint"}},
+		{named, []string{"lint", "bad"}},
+		{own, []string{"list", "-v", "warn.yaml"}},
+		{own, []string{"list", "bad"}},
+		{own, []string{"run", "--sim-agents", "agents", "warn.yaml"}},
+		{named, []string{"run", "--target", "t", "bad"}},
+		{named, []string{"run", "--target", "t", "unset.yaml"}},
+		{named, []string{"run", "--target", "t", "--name", "none", "--allow-empty", "warn.yaml"}},
+	} {
+		args := tc.args
+		c := newCLI(t, dir, tc.env, args...)
+		c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		if !strings.Contains(out, secret.Mask) {
+			t.Errorf("%v: nothing masked: the key's line was not shown\n%s", args, out)
+		}
+		for _, k := range []string{key, plantedRuntimeKey} {
+			if f := keyIn(out, secret.Forms(k)); f != "" {
+				t.Errorf("%v shows %q:\n%s", args, f, out)
+			}
+		}
+	}
+}
+
+// A run on the embedded simulator (--sim, --sim-agents, or no target)
+// sends the simulator's keys, but the job's environment may hold the
+// platform's own (AGENTTEST_BUILD_KEY set for every step): those are
+// masked and never sent as well. Before, the command's redactor knew only
+// the simulator's keys, so a suite that said a copy of the real key sent
+// it to the simulator and showed it in the transcript and the reports.
+func TestEmbeddedRunMasksTheEnvironmentsKeys(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n" +
+		"  - {name: says it, turns: [{say: \"${env:COPY}\", expect: {response: hello}}]}\n" +
+		"  - {name: expects it, turns: [{say: hi, expect: {response: \"${env:COPY}\"}}]}\n"})
+	env := map[string]string{"AGENTTEST_BUILD_KEY": key, "COPY": key}
+	c := newCLI(t, dir, env, "run", "-v", "--sim", ".", "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
+		"--cucumber", "cucumber.ndjson")
+	if code := c.run(t); code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, c.stdout, c.stderr)
+	}
+	texts := reportTexts(t, c, dir)
+	noKeyForm(t, "embedded", texts, secret.Forms(key))
+	if !strings.Contains(texts["stdout"], "say: holds a key or secret of the target") || !strings.Contains(texts["result.json"], secret.Mask) {
+		t.Errorf("the say was not refused, or nothing masked:\n%s", texts["stdout"])
+	}
+}
