@@ -30,9 +30,9 @@
 //
 // Each character of a key may take any of its forms independently, so
 // mixtures (a proxy that escapes only some characters) are found too;
-// and its letters may come in any case (a server that shouts its errors),
-// and its base64 may be broken across lines (MIME, PEM, Python's
-// base64.encodebytes), raw or JSON-escaped.
+// the key may come in upper case, lower case or capitalised (a server
+// that shouts its errors); and its base64 may be broken across lines
+// (MIME, PEM, Python's base64.encodebytes), raw or JSON-escaped.
 //
 // Redaction applies to values that come from outside (server bodies,
 // headers, agent replies, user files) before they are stored, never to

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -52,6 +53,9 @@ var htmlRefs = map[byte][]string{
 // digits, and the base64 cores at each alignment and alphabet.
 func keyPatterns(key string) []pattern {
 	pats := []pattern{{units: textUnits(key)}, {units: hexUnits(key)}, {units: utf16Units(key, false)}, {units: utf16Units(key, true)}}
+	for _, v := range caseVariants(key) {
+		pats = append(pats, pattern{units: textUnits(v)})
+	}
 	seen := map[string]bool{}
 	for off := range 3 {
 		core, lead := base64Core(key, off)
@@ -101,28 +105,36 @@ func textUnits(key string) []unit {
 			continue
 		}
 		if size == 1 {
-			out = append(out, asciiCaseUnit(key[i]))
+			out = append(out, asciiUnit(key[i]))
 		} else {
-			out = append(out, caseUnit(r))
+			out = append(out, charUnit(key[i:i+size]))
 		}
 		i += size
 	}
 	return out
 }
 
-// caseUnit is the forms of r and of r in every other case (the orbit of
-// unicode.SimpleFold: k K and the Kelvin sign, ß and ẞ): a server that
-// shouts an error, or a gateway that lowercases what it logs, shows the
-// key to whoever tries the few cases of its letters, each character in
-// any of its forms. Keys are case-sensitive, so only the text's case is
-// loosened, never the base64 or the UTF-16 of a key, which an encoder
-// writes from the key's own bytes.
-func caseUnit(r rune) unit {
-	u := charUnit(string(r))
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		u = append(u, charUnit(string(f))...)
+// caseVariants are the key in the cases a text is put in whole, other
+// than its own: a server that shouts an error, a gateway that lowercases
+// what it logs, a message that capitalises its first word. Each shows
+// the key to whoever tries the few cases of its letters. Keys are
+// case-sensitive, so only the text's case is loosened, never the base64
+// or the UTF-16 of a key, which an encoder writes from the key's own
+// bytes. Whole-text cases, not every mix of them: a letter that may come
+// in either case at every place would let the text's common pairs of
+// letters through the scan's filter (inner), and the clean scan of every
+// reply would cost several times as much.
+func caseVariants(key string) []string {
+	var out []string
+	upper, lower := strings.ToUpper(key), strings.ToLower(key)
+	r, n := utf8.DecodeRuneInString(lower)
+	title := string(unicode.ToUpper(r)) + lower[n:]
+	for _, v := range []string{upper, lower, title} {
+		if v != key && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
 	}
-	return u
+	return out
 }
 
 // lineBreaks are the line ends a wrapped base64 text holds between its
@@ -247,9 +259,9 @@ var asciiUnits [utf8.RuneSelf]struct {
 	u    unit
 }
 
-// asciiCaseUnits and wrappedUnits are caseUnit and wrappedUnit of the
-// ASCII characters, built once as asciiUnits are.
-var asciiCaseUnits, wrappedUnits [utf8.RuneSelf]struct {
+// wrappedUnits are wrappedUnit of the ASCII characters, built once as
+// asciiUnits are.
+var wrappedUnits [utf8.RuneSelf]struct {
 	once sync.Once
 	u    unit
 }
@@ -258,13 +270,6 @@ var asciiCaseUnits, wrappedUnits [utf8.RuneSelf]struct {
 func asciiUnit(c byte) unit {
 	e := &asciiUnits[c]
 	e.once.Do(func() { e.u = charUnit(string(rune(c))) })
-	return e.u
-}
-
-// asciiCaseUnit is caseUnit of the ASCII character c.
-func asciiCaseUnit(c byte) unit {
-	e := &asciiCaseUnits[c]
-	e.once.Do(func() { e.u = caseUnit(rune(c)) })
 	return e.u
 }
 

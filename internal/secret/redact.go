@@ -107,6 +107,11 @@ type table struct {
 	// whole is set on a table newTable built: one over all its keys,
 	// whose scans skip.
 	whole bool
+	// escBreaks is set when a pattern has a form with a JSON-escaped
+	// line break (wrappedUnit): inner leaves those forms out, since their
+	// pairs (an n before every base64 character) are everywhere in text,
+	// and find tries every start of a text that holds one.
+	escBreaks bool
 }
 
 // Maskable returns the keys CheckKey accepts, in order, each once: the
@@ -318,6 +323,7 @@ func (r *table) add(p pattern, memo map[unitID]*unitEdges) {
 		longest := 0
 		for _, a := range u {
 			longest = max(longest, len(a.s))
+			r.escBreaks = r.escBreaks || escapedBreak(a.s)
 		}
 		n += longest
 	}
@@ -440,6 +446,9 @@ func (r *table) unitEdges(u unit, memo map[unitID]*unitEdges) *unitEdges {
 		e.least = min(e.least, len(a.s))
 		if a.s == "" {
 			continue // spans nothing: least is 0, and addInner skips no start
+		}
+		if escapedBreak(a.s) {
+			continue // not in inner: find tries every start of a text with one
 		}
 		for j := 0; j+1 < len(a.s); j++ {
 			addPair(r.inner, a.s[j], a.s[j+1], a.fold, a.fold)
@@ -754,7 +763,7 @@ func find[T string | []byte](r *table, text T, from int) (int, int, bool) {
 		return 0, 0, false
 	}
 	step := r.minLen - 1
-	if step < 2 {
+	if step < 2 || r.escBreaks && holdsEscapedBreak(text[from:]) {
 		return findIn(r, text, from, n)
 	}
 	inner := r.inner
@@ -769,6 +778,21 @@ func find[T string | []byte](r *table, text T, from int) (int, int, bool) {
 	}
 	// A match starting after the last q tested would end past the text.
 	return 0, 0, false
+}
+
+// escapedBreak reports whether a form holds a JSON-escaped line break.
+func escapedBreak(s string) bool { return strings.Contains(s, `\n`) }
+
+// holdsEscapedBreak reports whether text holds a JSON-escaped line break
+// (a backslash, then n), where a form with one can match.
+func holdsEscapedBreak[T string | []byte](text T) bool {
+	switch t := any(text).(type) {
+	case string:
+		return strings.Contains(t, `\n`)
+	case []byte:
+		return bytes.Contains(t, []byte(`\n`))
+	}
+	return true
 }
 
 // findIn is find over the matches that start in [from, to): every start
