@@ -1,0 +1,201 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/agenttest/agenttest/internal/diag"
+)
+
+// placeholderCell is where the value of a pickle's step text comes from
+// when the text, as written, is just a Scenario Outline's <name>: the cell
+// of the pickle's Examples row under that column.
+func (fl *featureLoader) placeholderCell(ps *messages.PickleStep, written string) (diag.Pos, bool) {
+	name, open := strings.CutPrefix(written, "<")
+	name, closed := strings.CutSuffix(name, ">")
+	if !open || !closed || len(ps.AstNodeIds) < 2 {
+		return diag.Pos{}, false
+	}
+	ref, ok := fl.nodes[ps.AstNodeIds[1]].(exampleRef)
+	if !ok || ref.ex.TableHeader == nil {
+		return diag.Pos{}, false
+	}
+	for i, c := range ref.ex.TableHeader.Cells {
+		if c.Value == name && i < len(ref.row.Cells) {
+			return fl.pos(ref.row.Cells[i].Location), true
+		}
+	}
+	return diag.Pos{}, false
+}
+
+// rowBreaksStep is the hint of a Scenario Outline's step (written: its
+// text as the line has it) that its Examples row (of sc) makes undefined:
+// a value with a double quote ends the step's quoted text early. It is
+// empty when that is not what breaks the step.
+func rowBreaksStep(sc *Scenario, written string) string {
+	escaped := written
+	var quoted []string
+	for _, k := range slices.Sorted(maps.Keys(sc.Vars)) {
+		v := sc.Vars[k]
+		if strings.Contains(v, `"`) && strings.Contains(written, "<"+k+">") {
+			quoted = append(quoted, "<"+k+">")
+		}
+		escaped = strings.ReplaceAll(escaped, "<"+k+">", strings.ReplaceAll(v, `"`, `\"`))
+	}
+	if len(quoted) == 0 || len(library.Match(escaped)) != 1 {
+		return ""
+	}
+	return fmt.Sprintf(`the value of %s in the Examples row at line %d has a double quote, which ends the step's quoted text: write it \" in the table`,
+		strings.Join(quoted, " and "), sc.Pos.Line)
+}
+
+// placeholder is a Scenario Outline's <column>.
+var placeholder = regexp.MustCompile(`<([^<>\n]+)>`)
+
+// outlineColumns reports the <name> placeholders of each Scenario
+// Outline's steps that an Examples table of the outline lacks as a
+// column: Gherkin substitutes each row from its own table only and leaves
+// the rest as they are, so a misspelt <dya>, or a <party> that one of two
+// Examples tables has and the other has not, would be sent to the agent
+// literally. It also reports a column named twice in one table (the row's
+// <day> and ${day} would read different cells), an Examples block that
+// adds no scenario, and a Scenario Outline with placeholders and no
+// Examples at all (Gherkin runs it once, placeholders as written).
+func (fl *featureLoader) outlineColumns(f *messages.Feature) {
+	outline := map[string]bool{}
+	if d := gherkin.DialectsBuiltin().GetDialect(f.Language); d != nil {
+		for _, k := range d.ScenarioOutlineKeywords() {
+			outline[k] = true
+		}
+	}
+	check := func(sc *messages.Scenario) {
+		if sc == nil {
+			return
+		}
+		name := strings.TrimSpace(sc.Name)
+		if len(sc.Examples) == 0 {
+			if !outline[sc.Keyword] {
+				return
+			}
+			for _, st := range sc.Steps {
+				// The step's text, DocString and table cells: where a
+				// placeholder is substituted.
+				for _, t := range fl.writtenTexts(st) {
+					if m := placeholder.FindStringSubmatchIndex(t.text); m != nil {
+						fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(m[0]),
+							Message: fmt.Sprintf("Scenario Outline %q has no Examples: %s would be sent as written", name, t.text[m[0]:m[1]]),
+							Hint:    "add an Examples: table with a column for each <name>, or write the step without <...>"})
+						return
+					}
+				}
+			}
+			return
+		}
+		// tables are the Examples blocks that add scenarios.
+		var tables []*messages.Examples
+		for _, ex := range sc.Examples {
+			if ex.TableHeader == nil || len(ex.TableBody) == 0 {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.pos(ex.Location),
+					Message: fmt.Sprintf("%s of %q has no rows: it adds no scenario", strings.TrimSpace(ex.Keyword), name),
+					Hint:    "write a | column | header and one row per scenario under it, or remove the block"})
+				continue
+			}
+			tables = append(tables, ex)
+			seen := map[string]bool{}
+			for _, c := range ex.TableHeader.Cells {
+				if seen[c.Value] {
+					fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: fl.pos(c.Location),
+						Message: fmt.Sprintf("column %q is named twice in the Examples of %q", c.Value, name),
+						Hint:    "give each column its own name: <name> and ${name} would read different cells"})
+				}
+				seen[c.Value] = true
+			}
+		}
+		// cols[i] holds the columns of tables[i]; all is every column, in
+		// order, for the hint when no table has the placeholder.
+		cols := make([]map[string]bool, len(tables))
+		names := make([][]string, len(tables))
+		var all []string
+		for i, ex := range tables {
+			cols[i] = map[string]bool{}
+			for _, c := range ex.TableHeader.Cells {
+				if !cols[i][c.Value] {
+					cols[i][c.Value] = true
+					names[i] = append(names[i], c.Value)
+					if !slices.Contains(all, c.Value) {
+						all = append(all, c.Value)
+					}
+				}
+			}
+		}
+		// used are the placeholders of the steps: a column none of them
+		// uses that is a near miss of one is more likely the typo.
+		used := map[string]bool{}
+		written := make([][]stepText, len(sc.Steps))
+		for i, st := range sc.Steps {
+			written[i] = fl.writtenTexts(st)
+			for _, t := range written[i] {
+				for _, m := range placeholder.FindAllStringSubmatch(t.text, -1) {
+					used[m[1]] = true
+				}
+			}
+		}
+		header := func(col string) *messages.Location {
+			for _, ex := range tables {
+				for _, c := range ex.TableHeader.Cells {
+					if c.Value == col {
+						return c.Location
+					}
+				}
+			}
+			return nil
+		}
+		report := func(at diag.Pos, col, of string, names []string) {
+			hint := "the columns are " + strings.Join(names, ", ")
+			if s := diag.Suggest(col, names); s != "" {
+				hint = fmt.Sprintf("did you mean <%s>?", s)
+				if at := header(s); !used[s] && at != nil {
+					hint = fmt.Sprintf("did you mean <%s>? no step uses that column (%s): if it is the one misspelt, name it %q", s, fl.pos(at), col)
+				}
+			}
+			fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: at,
+				Message: fmt.Sprintf("<%s> is not a column of %s: it would be sent as written", col, of), Hint: hint})
+		}
+		for _, texts := range written {
+			for _, t := range texts {
+				for _, m := range placeholder.FindAllStringSubmatchIndex(t.text, -1) {
+					col := t.text[m[2]:m[3]]
+					var lacking []int
+					for i := range tables {
+						if !cols[i][col] {
+							lacking = append(lacking, i)
+						}
+					}
+					switch {
+					case len(lacking) == 0:
+					case len(lacking) == len(tables):
+						report(t.at(m[0]), col, fmt.Sprintf("the Examples of %q", name), all)
+					default:
+						for _, i := range lacking {
+							report(t.at(m[0]), col, fmt.Sprintf("the Examples at line %d of %q", tables[i].Location.Line, name), names[i])
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, ch := range f.Children {
+		check(ch.Scenario)
+		if ch.Rule != nil {
+			for _, rc := range ch.Rule.Children {
+				check(rc.Scenario)
+			}
+		}
+	}
+}
