@@ -181,6 +181,17 @@ func TestCheck(t *testing.T) {
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply is not the expected text (ignoring case)",
 				Expected: "GREAT, A TABLE FOR 4. WHEN WOULD YOU LIKE IT?", Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}},
 			wantDiff: "Great, a table for 4. [-WHEN-]{+What time+} would you like[- IT-]?"},
+		// The first item of an all: that fails is the failure; the others
+		// that fail are named, so that one run shows every item to fix.
+		{name: "response all names the other items that fail", exp: Expect{Response: &Text{Pos: at(1), All: []*Text{{Contains: new("how many")},
+			{Contains: new("table")}, {Matches: new("^When")}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: "reply does not contain the expected text; all: also fails on [matches /^When/]",
+				Expected: `contains "how many"`, Actual: "Great, a table for 4. What time would you like?"}}},
+		{name: "response all names every other item that fails", exp: Expect{Response: &Text{Pos: at(1), All: []*Text{{Contains: new("Great")},
+			{Exact: new("Great!")}, {Contains: new("lunch")}, {Matches: new("^When")}, {Contains: new("dinner")}}}},
+			want: []Failure{{Pos: at(1), Key: "response", Message: `reply is not the expected text; all: also fails on [contains "lunch"], [matches /^When/] and [contains "dinner"]`,
+				Expected: "Great!", Actual: "Great, a table for 4. What time would you like?"}},
+			wantDiff: "Great[-!-]{+, a table for 4. What time would you like?+}"},
 		{name: "response not_contains ignoring case fails", exp: Expect{Response: &Text{Pos: at(1), NotContains: new("GREAT"), IgnoreCase: true}},
 			want: []Failure{{Pos: at(1), Key: "response", Message: "reply contains forbidden text", Expected: `does not contain "GREAT" (ignoring case)`,
 				Actual: "Great, a table for 4. What time would you like?", IgnoreCase: true}}},

@@ -313,7 +313,7 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 			return nearestOf(m, actual, alts), nil
 		}
 	}
-	for _, each := range t.All {
+	for i, each := range t.All {
 		m, err := each.eval(actual, fold, noun)
 		if m != nil && suffix != "" && m.folded == fold {
 			// The item's words say what it checks, not that this
@@ -325,8 +325,27 @@ func (t *Text) match(actual string, folded bool, noun string) (*mismatch, error)
 				m.expected += suffix
 			}
 		}
-		if m != nil || err != nil {
-			return m, err
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			// The first item that fails is the failure, with its diff;
+			// the others that fail too are named, so that one run shows
+			// every item to fix.
+			var also []string
+			for _, rest := range t.All[i+1:] {
+				if rm, err := rest.eval(actual, fold, noun); err == nil && rm != nil {
+					also = append(also, "["+rest.describe(fold)+"]")
+				}
+			}
+			if n := len(also); n > 0 {
+				list := also[0]
+				if n > 1 {
+					list = strings.Join(also[:n-1], ", ") + " and " + also[n-1]
+				}
+				m.phrase += "; all: also fails on " + list
+			}
+			return m, nil
 		}
 	}
 	if t.Not != nil {
