@@ -451,3 +451,33 @@ func TestRoundOutward(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinRuns: no test on n runs gives a design's guarantee unless the
+// best fixed one (Neyman and Pearson's) does, so at every limit Needed
+// finds, that test gives it, and one run short of it the sequential test
+// does not while the check may still say yes (it only rules designs out).
+// A design that asks for millions of runs is ruled out without walking
+// MaxRuns of them.
+func TestWithinRuns(t *testing.T) {
+	t.Parallel()
+	for _, d := range []Design{standard, {0.8, 0.1, 0.95}, {1, 0.1, 0.95}, {0.5, 0.2, 0.99}, {0.95, 0.05, 0.9}, {0.7, 0.3, 0.999}} {
+		n := d.Needed()
+		if n > MaxRuns {
+			t.Fatalf("%v: Needed() = %d", d, n)
+		}
+		if !d.withinRuns(n) {
+			t.Errorf("%v: the sequential test gives the guarantee in %d runs, and the best fixed test on %d does not", d, n, n)
+		}
+		if fixed, _ := d.FixedRuns(); fixed > 0 && !d.withinRuns(fixed) {
+			t.Errorf("%v: \"at least c of %d runs\" gives the guarantee (FixedRuns), and withinRuns says no test does", d, fixed)
+		}
+	}
+	for _, d := range []Design{{0.9, 0.001, 0.9999999999}, {0.5, 0.001, 0.999}} {
+		if d.withinRuns(MaxRuns) {
+			t.Errorf("%v: no test on %d runs gives its guarantee, and withinRuns says one may", d, MaxRuns)
+		}
+		if n := d.Needed(); n != MaxRuns+1 {
+			t.Errorf("%v: Needed() = %d, want MaxRuns+1", d, n)
+		}
+	}
+}
