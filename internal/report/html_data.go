@@ -206,7 +206,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		Status:     c.Status.String(),
 		Kinds:      []string{caseKind(c)},
 		DurationMS: millis(c.Duration),
-		Tags:       c.Tags,
+		Tags:       flatAll(c.Tags),
 		RateWaitMS: millis(c.RateWaited),
 	}
 	if c.Inconclusive() && c.Status == result.Failed && hc.Kinds[0] == "failed" {

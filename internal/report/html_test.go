@@ -189,8 +189,8 @@ func hostileResult() *result.Result {
 }
 
 // TestHTMLControlText: what a server chose (a reply, a node, a trace, a
-// state key, a handoff destination) and what a suite named reach the
-// page with their controls written as the console and JUnit write them
+// state key, a handoff destination) and what a suite named (a name, a
+// tag, a variant) reach the page with their controls written as the console and JUnit write them
 // (internal/escape), in the case list's data and in the coverage and
 // comparison sections alike (a suite's path too, by which they position
 // a node or a pair), and the header's title, target facts, stop, why and
@@ -198,7 +198,8 @@ func hostileResult() *result.Result {
 // shown, and shown escaped. Before, the
 // header carried the target raw, and the data carried the trace, node,
 // state and handoff raw, the reply with its \r and bidi override, and
-// the sections every name and node raw, escape sequences included.
+// the sections every name and node raw, escape sequences included; the
+// case's tags were raw until they were flattened too.
 func TestHTMLControlText(t *testing.T) {
 	t.Parallel()
 	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g"
@@ -219,6 +220,7 @@ func TestHTMLControlText(t *testing.T) {
 		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
 			Files: []*result.File{{Path: path, Suite: evil, Cases: []*result.Case{{
 				Name: evil, Pos: diag.Pos{File: path, Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
+				Tags: []string{evil}, Variant: evil,
 				Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
 					Turns: []*result.Turn{turn(0, ""), turn(1, evil)},
 					Failures: []assert.Failure{{Pos: diag.Pos{File: path, Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
