@@ -136,6 +136,13 @@ func htmlOf20000(t *testing.T, browser context.Context, out string) {
 		t.Errorf("search for the last case's reply: %d rows", n)
 	}
 
+	// And over every attempt's failures and errors, not only the line a
+	// row shows: a flaky case's first attempt met a network error.
+	p.Search(t, "connection reset")
+	if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "200 of 20000") {
+		t.Errorf("search for a flaky case's earlier error: %q, want the 200 flaky cases", s)
+	}
+
 	// A reply of markup stays text: no script runs, no image loads.
 	p.Search(t, "hostile")
 	p.Click(t, `#list .case .row`)

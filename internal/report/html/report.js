@@ -34,7 +34,11 @@
 
   function searchText(c) {
     var parts = [c.n, c.p, c.h || "", c.note || ""];
+    // Every attempt's failures and error, not only the one the row
+    // shows: a flaky case's failed attempt, a second broken expectation.
     (c.a || []).forEach(function (a) {
+      (a.fail || []).forEach(function (f) { parts.push(f.line); });
+      if (a.err) parts.push(a.err);
       (a.turns || []).forEach(function (t) { if (t.r) parts.push(t.r); });
     });
     return parts.join("\n").toLowerCase();
