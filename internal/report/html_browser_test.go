@@ -7,9 +7,12 @@ package report
 // (examples-failing, through the CLI) is tested in cmd/agenttest.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +84,10 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		p.CheckClean(t, path)
 	})
+	t.Run("without JavaScript", func(t *testing.T) {
+		t.Parallel()
+		htmlWithoutScript(t, browser)
+	})
 	t.Run("20000 cases", func(t *testing.T) {
 		t.Parallel()
 		if writing.Wait(); bigErr != nil {
@@ -88,6 +95,66 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		htmlOf20000(t, browser, big)
 	})
+}
+
+// jenkinsCSP is the Content-Security-Policy Jenkins serves archived
+// artifacts and published HTML with by default: no script at all, and no
+// inline style.
+const jenkinsCSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'self';"
+
+// htmlWithoutScript opens the fixture's report as Jenkins serves it: the
+// page's script does not run, and still it names every case that did not
+// pass, with the console's account of it, and says where the rest are.
+func htmlWithoutScript(t *testing.T, browser context.Context) {
+	r := fixture()
+	var page bytes.Buffer
+	if err := WriteHTML(&page, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Security-Policy", jenkinsCSP)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page.Bytes())
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/report.html")); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.hasAttribute("data-ready")`)); err != nil || ready {
+		t.Fatalf("the page's script ran (%v, %v): the test does not test a page without it", ready, err)
+	}
+	var want []string
+	for f, c := range r.Cases() {
+		if k := caseKind(c); k != "failed" && k != "errored" {
+			continue
+		}
+		want = append(want, htmlStyle.caseTitle(f, c))
+		if a := failedAttempt(c); a != nil && len(a.Failures) > 0 {
+			want = append(want, htmlStyle.failureLine(a, a.Failures[0]))
+		}
+	}
+	if len(want) < 4 {
+		t.Fatalf("the fixture has too few cases that did not pass: %q", want)
+	}
+	// Opened, each says what the console said: expected, actual, the
+	// diff, the transcript.
+	text, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelectorAll("#list details").forEach(function (d) { d.open = true }); document.body.innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "expected: For how many people tomorrow?", "diff:     For [-how many people-]{+what time+} tomorrow?",
+		"transcript (conversation conv-002):")
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("without its script, the page does not say %q:\n%s", w, text)
+		}
+	}
 }
 
 // writeHTMLOf20000 writes the HTML report of 20,000 synthetic cases to

@@ -912,3 +912,68 @@ func TestHTMLMsLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLStaticCases: without its script the page lists the cases that
+// gate and did not pass, the first htmlStaticMax of them, and counts the
+// rest; a quarantined failure, which does not gate, and a pass are not
+// listed, and a run where everything passed lists nothing.
+func TestHTMLStaticCases(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name            string
+		failed, errored int
+		listed          int
+		more            string
+	}{
+		{name: "all passed"},
+		{name: "one of each", failed: 1, errored: 1, listed: 2},
+		{name: "at the bound", failed: htmlStaticMax, listed: htmlStaticMax},
+		{name: "over it", failed: htmlStaticMax, errored: 3, listed: htmlStaticMax, more: "… and 3 more that did not pass."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := &result.File{Path: "s.yaml", Suite: "s"}
+			add := func(s result.Status, q *result.Quarantine) {
+				a := &result.Attempt{Number: 1, Status: s, Started: t0}
+				switch s {
+				case result.Failed:
+					a.Failures = []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 9, Col: 3}, Key: "response", Message: "reply does not match"}}
+				case result.Errored:
+					a.Error = &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}
+				}
+				f.Cases = append(f.Cases, &result.Case{Name: fmt.Sprintf("case %d", len(f.Cases)), Pos: diag.Pos{File: "s.yaml", Line: len(f.Cases) + 1},
+					Status: s, Quarantine: q, Attempts: []*result.Attempt{a}})
+			}
+			add(result.Passed, nil)
+			add(result.Failed, &result.Quarantine{Reason: "BUG-1", Until: "2099-01-01"})
+			for range tc.failed {
+				add(result.Failed, nil)
+			}
+			for range tc.errored {
+				add(result.Errored, nil)
+			}
+			var b bytes.Buffer
+			if err := WriteHTML(&b, &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{f}}, HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			if n := strings.Count(page, `<details class="case"><summary>`); n != tc.listed {
+				t.Errorf("%d cases listed without the script, want %d", n, tc.listed)
+			}
+			for _, not := range []string{"case 0", "case 1"} {
+				if strings.Contains(page, "<summary>FAILED s.yaml:"+not[5:]+" "+not) {
+					t.Errorf("%s (passed or quarantined) is listed", not)
+				}
+			}
+			if tc.listed > 0 && !strings.Contains(page, "<summary>FAILED s.yaml:3 case 2: s.yaml:9:3: reply does not match</summary>") {
+				t.Errorf("the first failed case is not listed with its failure")
+			}
+			if got := strings.Contains(page, "more that did not pass"); got != (tc.more != "") || tc.more != "" && !strings.Contains(page, tc.more) {
+				t.Errorf("the count of the cases left out: want %q", tc.more)
+			}
+			if got := strings.Contains(page, "the cases that did not pass follow"); got != (tc.listed > 0) {
+				t.Errorf("the note says cases follow: %v, want %v", got, tc.listed > 0)
+			}
+		})
+	}
+}
