@@ -157,6 +157,9 @@ type htmlFact struct{ Name, Value string }
 type htmlFilter struct {
 	Kind  string
 	Count int
+	// Hidden is a filter the run has no case of: its chip is shown only
+	// when the address names it (a link made on another run).
+	Hidden bool
 }
 
 type htmlPlot struct {
@@ -256,9 +259,7 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 	counts := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
 		"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
 	for _, k := range htmlKinds {
-		if counts[k] > 0 || k == "failed" || k == "passed" {
-			h.Filters = append(h.Filters, htmlFilter{Kind: k, Count: counts[k]})
-		}
+		h.Filters = append(h.Filters, htmlFilter{Kind: k, Count: counts[k], Hidden: counts[k] == 0 && k != "failed" && k != "passed"})
 	}
 	h.Static, h.StaticMore = staticCases(r)
 	h.Plots = plotsOf(r)

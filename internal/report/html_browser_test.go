@@ -84,6 +84,41 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		p.CheckClean(t, path)
 	})
+	t.Run("filter of no case", func(t *testing.T) {
+		t.Parallel()
+		// A link's filter that the run has no case of (a bookmark of the
+		// nightly's flaky cases, on a night with none) shows its chip,
+		// pressed, at 0, so the reader sees why the list is empty and can
+		// release it; a kind no report has is not a filter.
+		r := syntheticResult(100)
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeHTMLFile(path, r); err != nil {
+			t.Fatal(err)
+		}
+		if s := Summarize(r); s.Skipped != 0 || s.Flaky == 0 {
+			t.Fatalf("the run should have flaky cases and no skipped one: %+v", s)
+		}
+		p := browsertest.Open(t, browser, path+"#show=skipped,bogus")
+		if s := p.Text(t, "#shown"); s != "0 of 100 cases match; showing 0" {
+			t.Errorf("shown: %q", s)
+		}
+		chip := `.chip[data-kind="skipped"]`
+		if !browsertest.Eval[bool](t, p, fmt.Sprintf(`(function (c) { return !!c && !c.hidden && c.getAttribute("aria-pressed") === "true" && c.offsetParent !== null })(document.querySelector(%q))`, chip)) {
+			t.Fatalf("the skipped filter of the address is not shown pressed")
+		}
+		if s := p.Text(t, chip); s != "skipped 0" {
+			t.Errorf("chip %q", s)
+		}
+		p.Click(t, chip)
+		if s := p.Text(t, "#shown"); s != "showing 100 of 100 cases" {
+			t.Errorf("released: %q", s)
+		}
+		// A filter the run has no case of and the address does not name
+		// is not offered.
+		if n := p.Count(t, `.chip[data-kind="pending"]:not([hidden])`); n != 0 {
+			t.Errorf("a pending chip is offered on a run with none")
+		}
+	})
 	t.Run("without JavaScript", func(t *testing.T) {
 		t.Parallel()
 		htmlWithoutScript(t, browser)

@@ -309,7 +309,16 @@
   function readHash() {
     location.hash.replace(/^#/, "").split("&").forEach(function (p) {
       var kv = p.split("=");
-      if (kv[0] === "show" && kv[1]) kv[1].split(",").forEach(function (k) { selected[k] = true; });
+      // A filter the run has no case of keeps its chip hidden unless
+      // the address names it: then it shows, pressed, so that the
+      // reader of an empty list sees why and can release it. A kind no
+      // report has is no filter.
+      if (kv[0] === "show" && kv[1]) kv[1].split(",").forEach(function (k) {
+        var ch = chips.filter(function (c) { return c.getAttribute("data-kind") === k; })[0];
+        if (!ch) return;
+        selected[k] = true;
+        ch.hidden = false;
+      });
       if (kv[0] === "q" && kv[1]) { try { query = decodeURIComponent(kv[1]); } catch (e) { query = ""; } }
     });
     search.value = query;
