@@ -119,6 +119,36 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Errorf("a pending chip is offered on a run with none")
 		}
 	})
+	t.Run("address", func(t *testing.T) {
+		t.Parallel()
+		// The address holds the view: a section link scrolls to its
+		// section and leaves the view in the address, to be copied or
+		// reloaded; a view written into the address of the open page
+		// (a link pasted in the same tab) is shown.
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeHTMLFile(path, syntheticResult(100)); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path+"#show=failed")
+		if s := p.Text(t, "#shown"); s != "1 of 100 cases match; showing 1" {
+			t.Fatalf("shown: %q", s)
+		}
+		p.Click(t, `nav.toc a[href="#plots"]`)
+		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#show=failed" {
+			t.Errorf("after the link to the plots the address is %q: the view is lost from it", h)
+		}
+		if !browsertest.Eval[bool](t, p, `Math.abs(document.getElementById("plots").getBoundingClientRect().top) < 2`) {
+			t.Errorf("the link to the plots did not scroll to them")
+		}
+		p.Do(t, chromedp.Evaluate[chromedp.Void](`location.hash = "show=errored,flaky&q=books"`))
+		if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](`document.getElementById("shown").textContent === "2 of 100 cases match; showing 2"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			t.Errorf("a view written into the address is not shown: %q (%v)", p.Text(t, "#shown"), err)
+		}
+		if v := browsertest.Eval[string](t, p, `document.getElementById("search").value + " " + Array.prototype.map.call(document.querySelectorAll(".chip[aria-pressed=true]"), function (c) { return c.getAttribute("data-kind") }).join(",")`); v != "books errored,flaky" {
+			t.Errorf("the search and the chips say %q", v)
+		}
+		p.CheckClean(t, path)
+	})
 	t.Run("without JavaScript", func(t *testing.T) {
 		t.Parallel()
 		htmlWithoutScript(t, browser)

@@ -339,6 +339,27 @@
     timer = setTimeout(function () { query = search.value; apply(); }, 120);
   });
   more.addEventListener("click", renderMore);
+  // The section links scroll to their section and leave the view in the
+  // address, where a reader copies it from or reloads it.
+  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a[href^="#"]'), function (a) {
+    a.addEventListener("click", function (e) {
+      var target = document.getElementById(a.getAttribute("href").slice(1));
+      if (!target) return;
+      e.preventDefault();
+      target.scrollIntoView();
+    });
+  });
+  // A view written into the address of the open page (a link to it
+  // pasted in the same tab does not reload it) is shown; an anchor is
+  // left to the browser.
+  window.addEventListener("hashchange", function () {
+    var h = location.hash.replace(/^#/, "");
+    if (h && !/(^|&)(show|q)=/.test(h)) return;
+    selected = {};
+    query = "";
+    readHash();
+    apply();
+  });
   if ("IntersectionObserver" in window) {
     // Near the end of the list, draw the next page. Observing again after
     // each page makes the observer report the button's position anew, so
