@@ -656,11 +656,15 @@ func TestJUnitFlakyTranscript(t *testing.T) {
 // report write them: a CI server shows these attributes as they are, and
 // a bidi override or a zero-width space in them would reorder or hide
 // text. Before, the names, the skip and quarantine messages and
-// properties, the target and the run's deployment properties were raw
-// (a testcase's deployment property was already escaped).
+// properties, the target, the run's stop and deployment properties and
+// an error's kind were raw (a testcase's deployment property was already
+// escaped).
 func TestJUnitControlText(t *testing.T) {
 	t.Parallel()
 	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u200bf\u0085g"
+	erroredBy := func(n int, kind string) *result.Attempt {
+		return &result.Attempt{Number: n, Status: result.Errored, Started: t0, Error: &result.Error{Kind: kind, Message: "no reply"}}
+	}
 	failed := &result.Attempt{Number: 1, Status: result.Failed, Started: t0,
 		Failures: []assert.Failure{failure(pos("s"+evil+".yaml", 6, 9), "response", "reply does not match", "hi", "ho", "")}}
 	r := &result.Result{Started: t0,
@@ -670,10 +674,18 @@ func TestJUnitControlText(t *testing.T) {
 			{Name: evil, Pos: pos("s"+evil+".yaml", 3, 5), Status: result.Skipped, SkipReason: evil},
 			{Name: evil + "2", Pos: pos("s"+evil+".yaml", 5, 5), Status: result.Failed, Agent: evil, Env: evil,
 				Quarantine: &result.Quarantine{Reason: evil, Owner: evil, Until: evil}, Attempts: []*result.Attempt{failed}},
-		}}}}
+			// A report merge reads back may name any kind of error.
+			{Name: "errored", Pos: pos("s.yaml", 7, 5), Status: result.Errored, Attempts: []*result.Attempt{erroredBy(1, evil)}},
+			{Name: "flaky", Pos: pos("s.yaml", 9, 5), Status: result.Flaky,
+				Attempts: []*result.Attempt{erroredBy(1, evil), {Number: 2, Status: result.Passed, Started: t0}}},
+		}}},
+		Stop: &result.Stop{Kind: result.StopUnreachable, Reason: evil, Cause: evil}}
 	var b bytes.Buffer
 	if err := WriteJUnit(&b, r); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<property name="stop_cause" value="ab\rc`) {
+		t.Errorf("the run's stop cause is not written:\n%s", b.String())
 	}
 	raw := func(s string) bool {
 		return strings.ContainsFunc(s, func(c rune) bool { return c != '\n' && c != '\t' && escape.Needed(string(c), "") })
