@@ -60,7 +60,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			p.CheckClean(t, path)
 		}
 	})
-	t.Run("not run", func(t *testing.T) {
+	t.Run("not run and search", func(t *testing.T) {
 		t.Parallel()
 		// A failed case says in one line what it left untested; opened,
 		// each step with its position.
@@ -82,17 +82,8 @@ func TestHTMLInBrowser(t *testing.T) {
 		if s, want := p.Text(t, "#list .case .not-run li:last-child"), "suites/restaurant.yaml:44:5 Then the platform's records meet the expectations of confirm:"; s != want {
 			t.Errorf("last step not run: %q, want %q", s, want)
 		}
-		p.CheckClean(t, path)
-	})
-	t.Run("search failures", func(t *testing.T) {
-		t.Parallel()
 		// A flaky case's failed first attempt is found by its failure,
 		// which no row shows.
-		path := filepath.Join(t.TempDir(), "fixture.html")
-		if err := writeHTMLFile(path, fixture()); err != nil {
-			t.Fatal(err)
-		}
-		p := browsertest.Open(t, browser, path)
 		p.Search(t, "restaurant.yaml:62:16")
 		if s := p.Text(t, "#shown"); s != "1 of 14 cases match; showing 1" {
 			t.Errorf("search for a flaky case's first failure: %q", s)
@@ -100,6 +91,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		if s := p.Text(t, "#list .case .name"); s != "greets in Italian" {
 			t.Errorf("found %q", s)
 		}
+		p.CheckClean(t, path)
 	})
 	t.Run("filter of no case", func(t *testing.T) {
 		t.Parallel()
