@@ -714,6 +714,35 @@ func TestHTMLCaseData(t *testing.T) {
 			want: `1 turns: ` + shown + `, events []`,
 		},
 		{
+			// A reply without state changes none: the next one's changes
+			// are against the last state seen, as the console says them.
+			name: "state over a turn without it",
+			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
+				stateTurn(0, map[string]any{"a": 1}), stateTurn(1, nil), stateTurn(2, map[string]any{"a": 1, "b": 2})}}}},
+			got: func(hc htmlCase) string {
+				var out []string
+				for _, t := range hc.Attempts[0].Turns {
+					out = append(out, fmt.Sprint(t.State))
+				}
+				return strings.Join(out, " ")
+			},
+			want: "[+a=1] [] [+b=2]",
+		},
+		{
+			// A diff that marks nothing still says why the texts differ.
+			name: "diff of a final newline",
+			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Failures: []assert.Failure{{
+				Key: "response", Message: "reply is not the expected text", Expected: "a\nb\n", Actual: "a\nb", Diff: assert.Diff("a\nb\n", "a\nb")}}}}},
+			got: func(hc htmlCase) string {
+				d := hc.Attempts[0].Failures[0].Diff
+				if d == nil {
+					return "no diff"
+				}
+				return fmt.Sprintf("%d changes, note %q", len(d.Changes), d.Note)
+			},
+			want: `0 changes, note "the texts differ only in the final newline"`,
+		},
+		{
 			name: "confirmations",
 			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Confirmations: []*result.Confirmation{
 				nil, {Kind: "ticket", Subject: evil, Found: true, Summary: evil}}}}},
@@ -728,6 +757,20 @@ func TestHTMLCaseData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stateTurn is turn i answered with state (none when nil).
+func stateTurn(i int, state map[string]any) *result.Turn {
+	m := map[string]any{"currentNode": "n"}
+	if state != nil {
+		m["state"] = state
+	}
+	raw := mustJSON(m)
+	var md reply.Metadata
+	if err := json.Unmarshal(raw, &md); err != nil {
+		panic(err)
+	}
+	return &result.Turn{Index: i, Result: (&reply.TurnResult{Response: "ok", RawMetadata: raw}).SetMetadata(md)}
 }
 
 // TestHTMLComparePairs: the comparison section lists every pair that

@@ -647,6 +647,16 @@ func TestJUnitFlakyTranscript(t *testing.T) {
 	if !strings.Contains(f.StackTrace, "a.yaml:8:9") || !strings.Contains(f.StackTrace, "Booked for [-four-]{+five+}.") {
 		t.Errorf("flakyFailure stackTrace lacks the failure and its diff:\n%s", f.StackTrace)
 	}
+	if !strings.HasPrefix(f.SystemOut, "conversationId: conv-1\nattempt: 1 of 2\n") {
+		t.Errorf("flakyFailure system-out opens\n%s", f.SystemOut)
+	}
+	// An attempt that broke before the platform named a conversation has
+	// no conversationId line.
+	a := r.Files[0].Cases[0].Attempts[0]
+	a.ConversationID, a.Turns = "", nil
+	if f := junitOf(t, r).Suites[0].Cases[0].Flaky[0]; f.SystemOut != "attempt: 1 of 2\n" {
+		t.Errorf("flakyFailure of an attempt without a conversation: system-out %q", f.SystemOut)
+	}
 }
 
 // TestJUnitControlText: every text of the JUnit report that a suite, a
