@@ -116,6 +116,40 @@ type htmlHead struct {
 	// Coverage and Compare are the optional sections.
 	Coverage *coverage.Report
 	Compare  *compare.Comparison
+	// Static are the cases that did not pass, as the page lists them
+	// where its script does not run; StaticMore counts those left out.
+	Static     []htmlStatic
+	StaticMore int
+}
+
+// htmlStatic is a case that did not pass as the page shows it without
+// its script: its status, title, first failure or error (caseHead) and
+// the console's account of it.
+type htmlStatic struct{ Status, Title, Head, Body string }
+
+// htmlStaticMax bounds the cases listed without the script: the page of a
+// run where everything failed stays the size of its data.
+const htmlStaticMax = 100
+
+// staticCases are the failed and errored cases of r (as the counts see
+// them: a quarantined one does not gate) for the page without its script.
+// Jenkins serves artifacts and published reports with a policy that runs
+// no script at all, and the reader there would learn only how many
+// failed.
+func staticCases(r *result.Result) (out []htmlStatic, more int) {
+	for f, c := range r.Cases() {
+		if k := caseKind(c); k != "failed" && k != "errored" {
+			continue
+		}
+		if len(out) == htmlStaticMax {
+			more++
+			continue
+		}
+		var b strings.Builder
+		detail{b: &b, st: htmlStyle}.writeCase(c, "")
+		out = append(out, htmlStatic{Status: strings.ToUpper(caseKind(c)), Title: htmlStyle.caseTitle(f, c), Head: caseHead(c), Body: b.String()})
+	}
+	return out, more
 }
 
 type htmlFact struct{ Name, Value string }
@@ -123,6 +157,9 @@ type htmlFact struct{ Name, Value string }
 type htmlFilter struct {
 	Kind  string
 	Count int
+	// Hidden is a filter the run has no case of: its chip is shown only
+	// when the address names it (a link made on another run).
+	Hidden bool
 }
 
 type htmlPlot struct {
@@ -222,10 +259,9 @@ func headOf(r *result.Result, opt HTMLOptions) htmlHead {
 	counts := map[string]int{"failed": s.Failed, "errored": s.Errored, "flaky": s.Flaky, "quarantined": s.Quarantined,
 		"inconclusive": s.Inconclusive, "passed": s.Passed, "skipped": s.Skipped, "pending": s.Pending}
 	for _, k := range htmlKinds {
-		if counts[k] > 0 || k == "failed" || k == "passed" {
-			h.Filters = append(h.Filters, htmlFilter{Kind: k, Count: counts[k]})
-		}
+		h.Filters = append(h.Filters, htmlFilter{Kind: k, Count: counts[k], Hidden: counts[k] == 0 && k != "failed" && k != "passed"})
 	}
+	h.Static, h.StaticMore = staticCases(r)
 	h.Plots = plotsOf(r)
 	h.Coverage, h.Compare = opt.Coverage, opt.Compare
 	return h

@@ -7,9 +7,12 @@ package report
 // (examples-failing, through the CLI) is tested in cmd/agenttest.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +60,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			p.CheckClean(t, path)
 		}
 	})
-	t.Run("not run", func(t *testing.T) {
+	t.Run("not run and search", func(t *testing.T) {
 		t.Parallel()
 		// A failed case says in one line what it left untested; opened,
 		// each step with its position.
@@ -79,7 +82,86 @@ func TestHTMLInBrowser(t *testing.T) {
 		if s, want := p.Text(t, "#list .case .not-run li:last-child"), "suites/restaurant.yaml:44:5 Then the platform's records meet the expectations of confirm:"; s != want {
 			t.Errorf("last step not run: %q, want %q", s, want)
 		}
+		// A flaky case's failed first attempt is found by its failure,
+		// which no row shows.
+		p.Search(t, "restaurant.yaml:62:16")
+		if s := p.Text(t, "#shown"); s != "1 of 14 cases match; showing 1" {
+			t.Errorf("search for a flaky case's first failure: %q", s)
+		}
+		if s := p.Text(t, "#list .case .name"); s != "greets in Italian" {
+			t.Errorf("found %q", s)
+		}
 		p.CheckClean(t, path)
+	})
+	t.Run("filter of no case", func(t *testing.T) {
+		t.Parallel()
+		// A link's filter that the run has no case of (a bookmark of the
+		// nightly's flaky cases, on a night with none) shows its chip,
+		// pressed, at 0, so the reader sees why the list is empty and can
+		// release it; a kind no report has is not a filter.
+		r := syntheticResult(100)
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeHTMLFile(path, r); err != nil {
+			t.Fatal(err)
+		}
+		if s := Summarize(r); s.Skipped != 0 || s.Flaky == 0 {
+			t.Fatalf("the run should have flaky cases and no skipped one: %+v", s)
+		}
+		p := browsertest.Open(t, browser, path+"#show=skipped,bogus")
+		if s := p.Text(t, "#shown"); s != "0 of 100 cases match; showing 0" {
+			t.Errorf("shown: %q", s)
+		}
+		chip := `.chip[data-kind="skipped"]`
+		if !browsertest.Eval[bool](t, p, fmt.Sprintf(`(function (c) { return !!c && !c.hidden && c.getAttribute("aria-pressed") === "true" && c.offsetParent !== null })(document.querySelector(%q))`, chip)) {
+			t.Fatalf("the skipped filter of the address is not shown pressed")
+		}
+		if s := p.Text(t, chip); s != "skipped 0" {
+			t.Errorf("chip %q", s)
+		}
+		p.Click(t, chip)
+		if s := p.Text(t, "#shown"); s != "showing 100 of 100 cases" {
+			t.Errorf("released: %q", s)
+		}
+		// A filter the run has no case of and the address does not name
+		// is not offered.
+		if n := p.Count(t, `.chip[data-kind="pending"]:not([hidden])`); n != 0 {
+			t.Errorf("a pending chip is offered on a run with none")
+		}
+	})
+	t.Run("address", func(t *testing.T) {
+		t.Parallel()
+		// The address holds the view: a section link scrolls to its
+		// section and leaves the view in the address, to be copied or
+		// reloaded; a view written into the address of the open page
+		// (a link pasted in the same tab) is shown, and only it: the
+		// search it does not name is cleared.
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := writeHTMLFile(path, syntheticResult(100)); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Open(t, browser, path+"#show=failed&q=order%20%231")
+		if s := p.Text(t, "#shown"); s != "1 of 100 cases match; showing 1" {
+			t.Fatalf("shown: %q", s)
+		}
+		p.Click(t, `nav.toc a[href="#plots"]`)
+		if h := browsertest.Eval[string](t, p, `location.hash`); h != "#show=failed&q=order%20%231" {
+			t.Errorf("after the link to the plots the address is %q: the view is lost from it", h)
+		}
+		if !browsertest.Eval[bool](t, p, `Math.abs(document.getElementById("plots").getBoundingClientRect().top) < 2`) {
+			t.Errorf("the link to the plots did not scroll to them")
+		}
+		p.Do(t, chromedp.Evaluate[chromedp.Void](`location.hash = "show=errored,flaky"`))
+		if _, err := chromedp.Run(p.Ctx, chromedp.Poll[bool](`document.getElementById("shown").textContent === "2 of 100 cases match; showing 2"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			t.Errorf("a view written into the address is not shown: %q (%v)", p.Text(t, "#shown"), err)
+		}
+		if v := browsertest.Eval[string](t, p, `document.getElementById("search").value + " " + Array.prototype.map.call(document.querySelectorAll(".chip[aria-pressed=true]"), function (c) { return c.getAttribute("data-kind") }).join(",")`); v != " errored,flaky" {
+			t.Errorf("the search and the chips say %q", v)
+		}
+		p.CheckClean(t, path)
+	})
+	t.Run("without JavaScript", func(t *testing.T) {
+		t.Parallel()
+		htmlWithoutScript(t, browser)
 	})
 	t.Run("20000 cases", func(t *testing.T) {
 		t.Parallel()
@@ -88,6 +170,66 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		htmlOf20000(t, browser, big)
 	})
+}
+
+// jenkinsCSP is the Content-Security-Policy Jenkins serves archived
+// artifacts and published HTML with by default: no script at all, and no
+// inline style.
+const jenkinsCSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'self';"
+
+// htmlWithoutScript opens the fixture's report as Jenkins serves it: the
+// page's script does not run, and still it names every case that did not
+// pass, with the console's account of it, and says where the rest are.
+func htmlWithoutScript(t *testing.T, browser context.Context) {
+	r := fixture()
+	var page bytes.Buffer
+	if err := WriteHTML(&page, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Security-Policy", jenkinsCSP)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page.Bytes())
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/report.html")); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.hasAttribute("data-ready")`)); err != nil || ready {
+		t.Fatalf("the page's script ran (%v, %v): the test does not test a page without it", ready, err)
+	}
+	var want []string
+	for f, c := range r.Cases() {
+		if k := caseKind(c); k != "failed" && k != "errored" {
+			continue
+		}
+		want = append(want, htmlStyle.caseTitle(f, c))
+		if a := failedAttempt(c); a != nil && len(a.Failures) > 0 {
+			want = append(want, htmlStyle.failureLine(a, a.Failures[0]))
+		}
+	}
+	if len(want) < 4 {
+		t.Fatalf("the fixture has too few cases that did not pass: %q", want)
+	}
+	// Opened, each says what the console said: expected, actual, the
+	// diff, the transcript.
+	text, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelectorAll("#list details").forEach(function (d) { d.open = true }); document.body.innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "expected: For how many people tomorrow?", "diff:     For [-how many people-]{+what time+} tomorrow?",
+		"transcript (conversation conv-002):")
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("without its script, the page does not say %q:\n%s", w, text)
+		}
+	}
 }
 
 // writeHTMLOf20000 writes the HTML report of 20,000 synthetic cases to
@@ -134,6 +276,13 @@ func htmlOf20000(t *testing.T, browser context.Context, out string) {
 	p.Search(t, "order #19999")
 	if n := p.Count(t, "#list .case"); n != 1 {
 		t.Errorf("search for the last case's reply: %d rows", n)
+	}
+
+	// And over every attempt's failures and errors, not only the line a
+	// row shows: a flaky case's first attempt met a network error.
+	p.Search(t, "connection reset")
+	if s := p.Text(t, "#shown"); !strings.HasPrefix(s, "200 of 20000") {
+		t.Errorf("search for a flaky case's earlier error: %q, want the 200 flaky cases", s)
 	}
 
 	// A reply of markup stays text: no script runs, no image loads.

@@ -206,7 +206,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		Status:     c.Status.String(),
 		Kinds:      []string{caseKind(c)},
 		DurationMS: millis(c.Duration),
-		Tags:       c.Tags,
+		Tags:       flatAll(c.Tags),
 		RateWaitMS: millis(c.RateWaited),
 	}
 	if c.Inconclusive() && c.Status == result.Failed && hc.Kinds[0] == "failed" {
@@ -238,16 +238,7 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		}
 		hc.Note = htmlStyle.flat(strings.Join(notes, "; "))
 	}
-	if c.Status == result.Failed || c.Status == result.Errored {
-		if a := failedAttempt(c); a != nil {
-			switch {
-			case len(a.Failures) > 0:
-				hc.Head = htmlStyle.failureLine(a, a.Failures[0])
-			case a.Error != nil:
-				hc.Head = htmlStyle.errorLine(a, a.Error)
-			}
-		}
-	}
+	hc.Head = caseHead(c)
 	if c.Repeat != nil {
 		var runs strings.Builder
 		for _, r := range c.Runs() {
@@ -268,6 +259,24 @@ func toHTMLCase(fi int, f *result.File, c *result.Case) htmlCase {
 		}
 	}
 	return hc
+}
+
+// caseHead is the first failure or the error of a failed or errored
+// case, one line: what its collapsed row says.
+func caseHead(c *result.Case) string {
+	if c.Status != result.Failed && c.Status != result.Errored {
+		return ""
+	}
+	a := failedAttempt(c)
+	switch {
+	case a == nil:
+		return ""
+	case len(a.Failures) > 0:
+		return htmlStyle.failureLine(a, a.Failures[0])
+	case a.Error != nil:
+		return htmlStyle.errorLine(a, a.Error)
+	}
+	return ""
 }
 
 func toHTMLAttempt(a *result.Attempt) htmlAttempt {

@@ -189,8 +189,8 @@ func hostileResult() *result.Result {
 }
 
 // TestHTMLControlText: what a server chose (a reply, a node, a trace, a
-// state key, a handoff destination) and what a suite named reach the
-// page with their controls written as the console and JUnit write them
+// state key, a handoff destination) and what a suite named (a name, a
+// tag, a variant) reach the page with their controls written as the console and JUnit write them
 // (internal/escape), in the case list's data and in the coverage and
 // comparison sections alike (a suite's path too, by which they position
 // a node or a pair), and the header's title, target facts, stop, why and
@@ -198,7 +198,8 @@ func hostileResult() *result.Result {
 // shown, and shown escaped. Before, the
 // header carried the target raw, and the data carried the trace, node,
 // state and handoff raw, the reply with its \r and bidi override, and
-// the sections every name and node raw, escape sequences included.
+// the sections every name and node raw, escape sequences included; the
+// case's tags were raw until they were flattened too.
 func TestHTMLControlText(t *testing.T) {
 	t.Parallel()
 	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u2066f\u0085g"
@@ -219,6 +220,7 @@ func TestHTMLControlText(t *testing.T) {
 		return &result.Result{Started: t0, Duration: time.Second, Target: result.Target{Name: "sim"},
 			Files: []*result.File{{Path: path, Suite: evil, Cases: []*result.Case{{
 				Name: evil, Pos: diag.Pos{File: path, Line: 2, Col: 3}, Status: result.Failed, Agent: evil, Duration: time.Second,
+				Tags: []string{evil}, Variant: evil,
 				Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Started: t0, Duration: time.Second,
 					Turns: []*result.Turn{turn(0, ""), turn(1, evil)},
 					Failures: []assert.Failure{{Pos: diag.Pos{File: path, Line: 5, Col: 9}, Key: "response", Message: "reply does not match",
@@ -712,6 +714,35 @@ func TestHTMLCaseData(t *testing.T) {
 			want: `1 turns: ` + shown + `, events []`,
 		},
 		{
+			// A reply without state changes none: the next one's changes
+			// are against the last state seen, as the console says them.
+			name: "state over a turn without it",
+			c: result.Case{Status: result.Passed, Attempts: []*result.Attempt{{Number: 1, Status: result.Passed, Turns: []*result.Turn{
+				stateTurn(0, map[string]any{"a": 1}), stateTurn(1, nil), stateTurn(2, map[string]any{"a": 1, "b": 2})}}}},
+			got: func(hc htmlCase) string {
+				var out []string
+				for _, t := range hc.Attempts[0].Turns {
+					out = append(out, fmt.Sprint(t.State))
+				}
+				return strings.Join(out, " ")
+			},
+			want: "[+a=1] [] [+b=2]",
+		},
+		{
+			// A diff that marks nothing still says why the texts differ.
+			name: "diff of a final newline",
+			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Failures: []assert.Failure{{
+				Key: "response", Message: "reply is not the expected text", Expected: "a\nb\n", Actual: "a\nb", Diff: assert.Diff("a\nb\n", "a\nb")}}}}},
+			got: func(hc htmlCase) string {
+				d := hc.Attempts[0].Failures[0].Diff
+				if d == nil {
+					return "no diff"
+				}
+				return fmt.Sprintf("%d changes, note %q", len(d.Changes), d.Note)
+			},
+			want: `0 changes, note "the texts differ only in the final newline"`,
+		},
+		{
 			name: "confirmations",
 			c: result.Case{Status: result.Failed, Attempts: []*result.Attempt{{Number: 1, Status: result.Failed, Confirmations: []*result.Confirmation{
 				nil, {Kind: "ticket", Subject: evil, Found: true, Summary: evil}}}}},
@@ -726,6 +757,20 @@ func TestHTMLCaseData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stateTurn is turn i answered with state (none when nil).
+func stateTurn(i int, state map[string]any) *result.Turn {
+	m := map[string]any{"currentNode": "n"}
+	if state != nil {
+		m["state"] = state
+	}
+	raw := mustJSON(m)
+	var md reply.Metadata
+	if err := json.Unmarshal(raw, &md); err != nil {
+		panic(err)
+	}
+	return &result.Turn{Index: i, Result: (&reply.TurnResult{Response: "ok", RawMetadata: raw}).SetMetadata(md)}
 }
 
 // TestHTMLComparePairs: the comparison section lists every pair that
@@ -908,5 +953,70 @@ func TestHTMLMsLabel(t *testing.T) {
 		if got := msLabel(tc.ms); got != tc.want {
 			t.Errorf("msLabel(%v) = %q, want %q", tc.ms, got, tc.want)
 		}
+	}
+}
+
+// TestHTMLStaticCases: without its script the page lists the cases that
+// gate and did not pass, the first htmlStaticMax of them, and counts the
+// rest; a quarantined failure, which does not gate, and a pass are not
+// listed, and a run where everything passed lists nothing.
+func TestHTMLStaticCases(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name            string
+		failed, errored int
+		listed          int
+		more            string
+	}{
+		{name: "all passed"},
+		{name: "one of each", failed: 1, errored: 1, listed: 2},
+		{name: "at the bound", failed: htmlStaticMax, listed: htmlStaticMax},
+		{name: "over it", failed: htmlStaticMax, errored: 3, listed: htmlStaticMax, more: "… and 3 more that did not pass."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := &result.File{Path: "s.yaml", Suite: "s"}
+			add := func(s result.Status, q *result.Quarantine) {
+				a := &result.Attempt{Number: 1, Status: s, Started: t0}
+				switch s {
+				case result.Failed:
+					a.Failures = []assert.Failure{{Pos: diag.Pos{File: "s.yaml", Line: 9, Col: 3}, Key: "response", Message: "reply does not match"}}
+				case result.Errored:
+					a.Error = &result.Error{Kind: result.KindTimeout, Message: "no reply within 10s"}
+				}
+				f.Cases = append(f.Cases, &result.Case{Name: fmt.Sprintf("case %d", len(f.Cases)), Pos: diag.Pos{File: "s.yaml", Line: len(f.Cases) + 1},
+					Status: s, Quarantine: q, Attempts: []*result.Attempt{a}})
+			}
+			add(result.Passed, nil)
+			add(result.Failed, &result.Quarantine{Reason: "BUG-1", Until: "2099-01-01"})
+			for range tc.failed {
+				add(result.Failed, nil)
+			}
+			for range tc.errored {
+				add(result.Errored, nil)
+			}
+			var b bytes.Buffer
+			if err := WriteHTML(&b, &result.Result{Started: t0, Target: result.Target{Name: "sim"}, Files: []*result.File{f}}, HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			if n := strings.Count(page, `<details class="case"><summary>`); n != tc.listed {
+				t.Errorf("%d cases listed without the script, want %d", n, tc.listed)
+			}
+			for _, not := range []string{"case 0", "case 1"} {
+				if strings.Contains(page, "<summary>FAILED s.yaml:"+not[5:]+" "+not) {
+					t.Errorf("%s (passed or quarantined) is listed", not)
+				}
+			}
+			if tc.listed > 0 && !strings.Contains(page, "<summary>FAILED s.yaml:3 case 2: s.yaml:9:3: reply does not match</summary>") {
+				t.Errorf("the first failed case is not listed with its failure")
+			}
+			if got := strings.Contains(page, "more that did not pass"); got != (tc.more != "") || tc.more != "" && !strings.Contains(page, tc.more) {
+				t.Errorf("the count of the cases left out: want %q", tc.more)
+			}
+			if got := strings.Contains(page, "the cases that did not pass follow"); got != (tc.listed > 0) {
+				t.Errorf("the note says cases follow: %v, want %v", got, tc.listed > 0)
+			}
+		})
 	}
 }

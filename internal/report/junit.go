@@ -63,8 +63,10 @@ import (
 //     cases a --rerun-failed run reran) and "forced_merge" (what merge
 //     --force overrode) when the run is not of its whole selection;
 //   - every text is stripped of ANSI escapes and of runes XML cannot hold;
-//     a testcase property (and so each line of the head of <system-out>)
-//     is one line, its controls escaped as the console escapes them.
+//     every attribute and property (a name, a path, a message, and so
+//     each line of the head of <system-out>) is one line, its controls
+//     and invisible characters escaped as the console escapes them
+//     (xmlLine).
 
 // Names of the <testsuites> properties.
 const (
@@ -169,14 +171,14 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	if why := statusWhy(r, Summarize(r)); why != "" {
 		// A CI server shows the JUnit, not the console: whose fault an
 		// errored run is must reach its reader too.
-		props = append(props, junit.Property{Name: PropertyStatusReason, Value: xmlText(fileStyle.flat(why))})
+		props = append(props, junit.Property{Name: PropertyStatusReason, Value: xmlLine(why)})
 	}
 	if r.Stop != nil {
-		props = append(props, junit.Property{Name: PropertyStopped, Value: xmlText(r.Stop.Reason)})
+		props = append(props, junit.Property{Name: PropertyStopped, Value: xmlLine(r.Stop.Reason)})
 		if r.Stop.Cause != "" {
 			// A stop before the first case (the deployment read met a
 			// refused key) leaves no testcase that shows the cause.
-			props = append(props, junit.Property{Name: PropertyStopCause, Value: xmlText(r.Stop.Cause)})
+			props = append(props, junit.Property{Name: PropertyStopCause, Value: xmlLine(r.Stop.Cause)})
 		}
 	}
 	// What the run is the verdict of, when not its whole selection: a CI
@@ -186,10 +188,10 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 		props = append(props, junit.Property{Name: PropertyShard, Value: fmt.Sprintf("%d/%d of %d scenarios", sh.Index, sh.Total, sh.Selected)})
 	}
 	if rr := r.Rerun; rr != nil {
-		props = append(props, junit.Property{Name: PropertyRerun, Value: xmlText(fileStyle.flat(rr.Cases(rr.Of)))})
+		props = append(props, junit.Property{Name: PropertyRerun, Value: xmlLine(rr.Cases(rr.Of))})
 	}
 	if len(r.ForcedMerge) > 0 {
-		props = append(props, junit.Property{Name: PropertyForcedMerge, Value: xmlText(fileStyle.flat(strings.Join(r.ForcedMerge, "; ")))})
+		props = append(props, junit.Property{Name: PropertyForcedMerge, Value: xmlLine(strings.Join(r.ForcedMerge, "; "))})
 	}
 	var changed []string
 	for _, d := range r.Deployments {
@@ -201,10 +203,10 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 			v += " → " + d.After
 			changed = append(changed, d.ChangeMessage())
 		}
-		props = append(props, junit.Property{Name: xmlText(PropertyDeployment + "." + d.Agent + "." + d.Env), Value: xmlText(v)})
+		props = append(props, junit.Property{Name: xmlLine(PropertyDeployment + "." + d.Agent + "." + d.Env), Value: xmlLine(v)})
 	}
 	if len(changed) > 0 {
-		props = append(props, junit.Property{Name: PropertyDeploymentChanged, Value: xmlText(strings.Join(changed, "; "))})
+		props = append(props, junit.Property{Name: PropertyDeploymentChanged, Value: xmlLine(strings.Join(changed, "; "))})
 	}
 	doc.Properties = &props
 	for i, f := range r.Files {
@@ -293,7 +295,7 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	}
 	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
 	start.Attr = []xml.Attr{
-		attr("name", xmlText(s.name)),
+		attr("name", xmlLine(s.name)),
 		attr("tests", strconv.Itoa(s.counts.Tests)),
 		attr("failures", strconv.Itoa(s.counts.Failures)),
 		attr("errors", strconv.Itoa(s.counts.Errors)),
@@ -307,7 +309,7 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 		start.Attr = append(start.Attr, attr("timestamp", first.Format(time.RFC3339)))
 	}
 	if s.path != "" {
-		start.Attr = append(start.Attr, attr("file", xmlText(s.path)))
+		start.Attr = append(start.Attr, attr("file", xmlLine(s.path)))
 	}
 	if err := e.EncodeToken(start); err != nil {
 		return err
@@ -318,7 +320,7 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	t := s.r.Target
 	for _, p := range [][2]string{{"target", t.Name}, {"build_url", t.BuildURL}, {"env", t.Env}} {
 		if p[1] != "" {
-			props.Property = append(props.Property, junit.Property{Name: p[0], Value: xmlText(p[1])})
+			props.Property = append(props.Property, junit.Property{Name: p[0], Value: xmlLine(p[1])})
 		}
 	}
 	if len(props.Property) > 0 {
@@ -340,7 +342,7 @@ func (s junitSuite) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 // buildCase makes the <testcase> of one scenario.
 func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	tc := junitCase{}
-	tc.Name = xmlText(c.Name)
+	tc.Name = xmlLine(c.Name)
 	classname := c.Pos.File
 	if f != nil {
 		classname = f.Path
@@ -348,8 +350,8 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	if classname == "" {
 		classname = "checks"
 	}
-	tc.Classname = xmlText(classname)
-	tc.File = xmlText(classname)
+	tc.Classname = xmlLine(classname)
+	tc.File = xmlLine(classname)
 	tc.Line = c.Pos.Line
 	tc.Time = seconds(c.Duration)
 
@@ -371,7 +373,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 	switch {
 	case held:
 		d.writeCase(c, "")
-		tc.Skipped = &junit.Result{Message: xmlText(fmt.Sprintf("quarantined until %s (%s, not gating): %s", c.Quarantine.Until, c.Status, c.Quarantine.Reason))}
+		tc.Skipped = &junit.Result{Message: xmlLine(fmt.Sprintf("quarantined until %s (%s, not gating): %s", c.Quarantine.Until, c.Status, c.Quarantine.Reason))}
 	case c.Status == result.Failed:
 		a := failedAttempt(c)
 		d.writeCase(c, "")
@@ -380,7 +382,7 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 			typ = result.DecisionInconclusive
 		}
 		tc.Failure = &junit.Result{
-			Message: xmlText(failureMessage(c, a)),
+			Message: xmlLine(failureMessage(c, a)),
 			Type:    typ,
 			Data:    xmlText(body.String()),
 		}
@@ -392,14 +394,14 @@ func buildCase(f *result.File, c *result.Case, r *result.Result) junitCase {
 			kind = a.Error.Kind
 		}
 		tc.Error = &junit.Result{
-			Message: xmlText(errorMessage(c, a)),
-			Type:    xmlText(kind),
+			Message: xmlLine(errorMessage(c, a)),
+			Type:    xmlLine(kind),
 			Data:    xmlText(body.String()),
 		}
 	case c.Status == result.Skipped, c.Status == result.Pending:
 		// The console's note: a repeat cut off before a verdict says
 		// the runs it made, on a stop as on an interruption.
-		tc.Skipped = &junit.Result{Message: xmlText(caseNote(c))}
+		tc.Skipped = &junit.Result{Message: xmlLine(caseNote(c))}
 	case c.Status == result.Flaky:
 		tc.FlakyFailures, tc.FlakyErrors = flakyAttempts(c)
 	}
@@ -430,7 +432,7 @@ func caseProperties(c *result.Case, dep *result.Deployment) []junit.Property {
 	var props []junit.Property
 	add := func(name, value string) {
 		if value != "" {
-			props = append(props, junit.Property{Name: name, Value: xmlText(fileStyle.flat(value))})
+			props = append(props, junit.Property{Name: name, Value: xmlLine(value)})
 		}
 	}
 	add("conversationId", c.ConversationID())
@@ -508,15 +510,15 @@ func flakyAttempts(c *result.Case) (failures, errs []junitFlaky) {
 			SystemOut:  &junit.Output{Data: xmlText(out.String())},
 		}
 		if a.Status == result.Errored {
-			fl.Message = xmlText(attemptCause(a))
+			fl.Message = xmlLine(attemptCause(a))
 			fl.Type = "internal"
 			if a.Error != nil && a.Error.Kind != "" {
-				fl.Type = xmlText(a.Error.Kind)
+				fl.Type = xmlLine(a.Error.Kind)
 			}
 			errs = append(errs, fl)
 			continue
 		}
-		fl.Message = xmlText(attemptCause(a))
+		fl.Message = xmlLine(attemptCause(a))
 		fl.Type = failureType
 		failures = append(failures, fl)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agenttest/agenttest/internal/assert"
+	"github.com/agenttest/agenttest/internal/escape"
 	"github.com/agenttest/agenttest/internal/result"
 )
 
@@ -162,7 +164,7 @@ func TestJUnitParses(t *testing.T) {
 		{name: "greets in Italian", flaky: 1, systemOut: []string{"attempts: 2", "Benvenuti da Luigi!"}},
 		{name: "answers opening hours", errType: "timeout", bodyHas: []string{"attempt 3 of 3", "no reply within 10s", "(no reply)"}},
 		{name: "emoji 🍕 & <tags> \"quoted\" ]]> end", failure: "assertion", bodyHas: []string{"]]> and 🍕", `\x00`}},
-		{name: "orders gluten-free", skipped: "skip: waiting for BUG-12\uFFFD"},
+		{name: "orders gluten-free", skipped: "skip: waiting for BUG-12\\a"},
 		{name: "orders <dish> (dish=pizza)"},
 		{name: "recommends a wine", failure: "assertion", bodyHas: []string{"2 of 3 runs passed (67%), 80% required", "runs: ✓✗✓", "run 2 of 3 failed:", "> Which wine with pizza?"}},
 		{name: "hands off to a human", systemOut: []string{"handoff → reception", "conversation ended", "~a: 1 → 2", "-gone"}},
@@ -644,5 +646,80 @@ func TestJUnitFlakyTranscript(t *testing.T) {
 	}
 	if !strings.Contains(f.StackTrace, "a.yaml:8:9") || !strings.Contains(f.StackTrace, "Booked for [-four-]{+five+}.") {
 		t.Errorf("flakyFailure stackTrace lacks the failure and its diff:\n%s", f.StackTrace)
+	}
+	if !strings.HasPrefix(f.SystemOut, "conversationId: conv-1\nattempt: 1 of 2\n") {
+		t.Errorf("flakyFailure system-out opens\n%s", f.SystemOut)
+	}
+	// An attempt that broke before the platform named a conversation has
+	// no conversationId line.
+	a := r.Files[0].Cases[0].Attempts[0]
+	a.ConversationID, a.Turns = "", nil
+	if f := junitOf(t, r).Suites[0].Cases[0].Flaky[0]; f.SystemOut != "attempt: 1 of 2\n" {
+		t.Errorf("flakyFailure of an attempt without a conversation: system-out %q", f.SystemOut)
+	}
+}
+
+// TestJUnitControlText: every text of the JUnit report that a suite, a
+// config or a server chose (suite and scenario names, the path, a skip
+// or quarantine reason, the target, a deployment id) is written with its
+// controls and invisible characters escaped, as the console and the HTML
+// report write them: a CI server shows these attributes as they are, and
+// a bidi override or a zero-width space in them would reorder or hide
+// text. Before, the names, the skip and quarantine messages and
+// properties, the target, the run's stop and deployment properties and
+// an error's kind were raw (a testcase's deployment property was already
+// escaped).
+func TestJUnitControlText(t *testing.T) {
+	t.Parallel()
+	const evil = "a\x1b[2Jb\rc\u202ed\x00e\u200bf\u0085g"
+	erroredBy := func(n int, kind string) *result.Attempt {
+		return &result.Attempt{Number: n, Status: result.Errored, Started: t0, Error: &result.Error{Kind: kind, Message: "no reply"}}
+	}
+	failed := &result.Attempt{Number: 1, Status: result.Failed, Started: t0,
+		Failures: []assert.Failure{failure(pos("s"+evil+".yaml", 6, 9), "response", "reply does not match", "hi", "ho", "")}}
+	r := &result.Result{Started: t0,
+		Target:      result.Target{Name: evil, Env: evil, BuildURL: evil},
+		Deployments: []*result.Deployment{{Agent: evil, Env: evil, ID: evil, After: evil + "2"}},
+		Files: []*result.File{{Path: "s" + evil + ".yaml", Suite: evil, Cases: []*result.Case{
+			{Name: evil, Pos: pos("s"+evil+".yaml", 3, 5), Status: result.Skipped, SkipReason: evil},
+			{Name: evil + "2", Pos: pos("s"+evil+".yaml", 5, 5), Status: result.Failed, Agent: evil, Env: evil,
+				Quarantine: &result.Quarantine{Reason: evil, Owner: evil, Until: evil}, Attempts: []*result.Attempt{failed}},
+			// A report merge reads back may name any kind of error.
+			{Name: "errored", Pos: pos("s.yaml", 7, 5), Status: result.Errored, Attempts: []*result.Attempt{erroredBy(1, evil)}},
+			{Name: "flaky", Pos: pos("s.yaml", 9, 5), Status: result.Flaky,
+				Attempts: []*result.Attempt{erroredBy(1, evil), {Number: 2, Status: result.Passed, Started: t0}}},
+		}}},
+		Stop: &result.Stop{Kind: result.StopUnreachable, Reason: evil, Cause: evil}}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<property name="stop_cause" value="ab\rc`) {
+		t.Errorf("the run's stop cause is not written:\n%s", b.String())
+	}
+	raw := func(s string) bool {
+		return strings.ContainsFunc(s, func(c rune) bool { return c != '\n' && c != '\t' && escape.Needed(string(c), "") })
+	}
+	dec := xml.NewDecoder(&b)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			for _, a := range tok.Attr {
+				if raw(a.Value) || strings.Contains(a.Value, "\n") {
+					t.Errorf("<%s %s> holds a raw control: %q", tok.Name.Local, a.Name.Local, a.Value)
+				}
+			}
+		case xml.CharData:
+			if raw(string(tok)) {
+				t.Errorf("text holds a raw control: %q", tok)
+			}
+		}
 	}
 }

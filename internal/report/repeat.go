@@ -236,7 +236,7 @@ func quarantineNote(c *result.Case) string {
 func repeatProperties(c *result.Case) []junit.Property {
 	var props []junit.Property
 	add := func(name, value string) {
-		props = append(props, junit.Property{Name: name, Value: xmlText(value)})
+		props = append(props, junit.Property{Name: name, Value: xmlLine(value)})
 	}
 	if r := c.Repeat; r != nil {
 		add("repeat.procedure", r.Procedure)

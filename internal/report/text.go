@@ -55,6 +55,13 @@ func xmlText(s string) string {
 	}, s)
 }
 
+// xmlLine is xmlText of a text that must stay on one line (an attribute,
+// a property, a message): its controls and invisible characters escaped as
+// the console writes them (style.flat), so that a CI server shows a bidi
+// override, a zero-width space or a carriage return for what it is, and a
+// property stays one line of the head of <system-out>.
+func xmlLine(s string) string { return xmlText(fileStyle.flat(s)) }
+
 // isXMLChar reports whether r is in the Char production of XML 1.0. A
 // utf8.RuneError reaching here stands for an invalid byte: it is replaced by
 // the same rune, which is harmless.

@@ -34,7 +34,11 @@
 
   function searchText(c) {
     var parts = [c.n, c.p, c.h || "", c.note || ""];
+    // Every attempt's failures and error, not only the one the row
+    // shows: a flaky case's failed attempt, a second broken expectation.
     (c.a || []).forEach(function (a) {
+      (a.fail || []).forEach(function (f) { parts.push(f.line); });
+      if (a.err) parts.push(a.err);
       (a.turns || []).forEach(function (t) { if (t.r) parts.push(t.r); });
     });
     return parts.join("\n").toLowerCase();
@@ -305,7 +309,16 @@
   function readHash() {
     location.hash.replace(/^#/, "").split("&").forEach(function (p) {
       var kv = p.split("=");
-      if (kv[0] === "show" && kv[1]) kv[1].split(",").forEach(function (k) { selected[k] = true; });
+      // A filter the run has no case of keeps its chip hidden unless
+      // the address names it: then it shows, pressed, so that the
+      // reader of an empty list sees why and can release it. A kind no
+      // report has is no filter.
+      if (kv[0] === "show" && kv[1]) kv[1].split(",").forEach(function (k) {
+        var ch = chips.filter(function (c) { return c.getAttribute("data-kind") === k; })[0];
+        if (!ch) return;
+        selected[k] = true;
+        ch.hidden = false;
+      });
       if (kv[0] === "q" && kv[1]) { try { query = decodeURIComponent(kv[1]); } catch (e) { query = ""; } }
     });
     search.value = query;
@@ -326,6 +339,27 @@
     timer = setTimeout(function () { query = search.value; apply(); }, 120);
   });
   more.addEventListener("click", renderMore);
+  // The section links scroll to their section and leave the view in the
+  // address, where a reader copies it from or reloads it.
+  Array.prototype.forEach.call(document.querySelectorAll('nav.toc a[href^="#"]'), function (a) {
+    a.addEventListener("click", function (e) {
+      var target = document.getElementById(a.getAttribute("href").slice(1));
+      if (!target) return;
+      e.preventDefault();
+      target.scrollIntoView();
+    });
+  });
+  // A view written into the address of the open page (a link to it
+  // pasted in the same tab does not reload it) is shown; an anchor is
+  // left to the browser.
+  window.addEventListener("hashchange", function () {
+    var h = location.hash.replace(/^#/, "");
+    if (h && !/(^|&)(show|q)=/.test(h)) return;
+    selected = {};
+    query = "";
+    readHash();
+    apply();
+  });
   if ("IntersectionObserver" in window) {
     // Near the end of the list, draw the next page. Observing again after
     // each page makes the observer report the button's position anew, so
