@@ -26,6 +26,23 @@ type ConversationPage struct {
 // More reports whether another page exists.
 func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset != nil }
 
+// Next returns q asking for the page after p, and false when p is the
+// last. The cursor wins, as the reference has it when both are sent;
+// without one, next_offset pages on: the reference gives v3 both, and a
+// v3 list that pages by offset alone (as v2 does without streaming) would
+// otherwise end at its first page.
+func (p *ConversationPage) Next(q ListQuery) (ListQuery, bool) {
+	switch {
+	case p.Cursor != "":
+		q.Cursor = p.Cursor
+	case p.NextOffset != nil:
+		q.Cursor, q.Offset = "", *p.NextOffset
+	default:
+		return q, false
+	}
+	return q, true
+}
+
 // ListQuery holds every query parameter of the conversations list. Zero
 // values are left out of the request, so the server defaults apply.
 type ListQuery struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +116,28 @@ func TestConversationAudio(t *testing.T) {
 	}
 	if peak := c.budget.peak.Load(); peak != 0 {
 		t.Errorf("the recording held %d bytes of the reply budget", peak)
+	}
+}
+
+// The page after a page: its cursor when it has one (the reference uses
+// the cursor when both are sent), else its next_offset, else none.
+func TestConversationPageNext(t *testing.T) {
+	t.Parallel()
+	seven := 7
+	q := ListQuery{ClientEnv: "live", Cursor: "c0", Offset: 3}
+	for _, tc := range []struct {
+		name string
+		page ConversationPage
+		want ListQuery
+		more bool
+	}{
+		{"cursor over next_offset", ConversationPage{Cursor: "c1", NextOffset: &seven}, ListQuery{ClientEnv: "live", Cursor: "c1", Offset: 3}, true},
+		{"next_offset alone", ConversationPage{NextOffset: &seven}, ListQuery{ClientEnv: "live", Offset: 7}, true},
+		{"the last page", ConversationPage{}, q, false},
+	} {
+		got, more := tc.page.Next(q)
+		if more != tc.more || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Next = %+v, %v; want %+v, %v", tc.name, got, more, tc.want, tc.more)
+		}
 	}
 }

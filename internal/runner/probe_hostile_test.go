@@ -40,7 +40,10 @@ type hostileRuntime struct {
 	// query's limit and cursor: a page of it and the next cursor ("" on
 	// the last).
 	page func(q url.Values) (items []string, next string)
-	get  func(id string) *string
+	// offsets, with page, pages by offset as a v3 list may: the next
+	// page is a next_offset, the cursor always null.
+	offsets bool
+	get     func(id string) *string
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
 	getAnswer func(n int) (int, string)
@@ -106,7 +109,10 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.page != nil {
 			items, next := h.page(r.URL.Query())
 			cursor := "null"
-			if next != "" {
+			switch {
+			case next != "" && h.offsets:
+				cursor = "null," + `"next_offset":` + next
+			case next != "":
 				cursor = strconv.Quote(next)
 			}
 			fmt.Fprintf(w, `{"conversations":[%s],"cursor":%s}`, strings.Join(items, ","), cursor)
@@ -542,6 +548,8 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 		// limit; fixed pages it whatever the limit.
 		perPage int
 		fixed   bool
+		// offsets pages by next_offset, never by cursor.
+		offsets bool
 		others  int
 		status  result.Status
 		want    string
@@ -552,7 +560,7 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 			all = append(all, record(fmt.Sprintf("conv-other-%d", i), "+447700900999", "SMS", started, true, false, ""))
 		}
 		own := record("conv-own", to, "SMS", started, true, false, "")
-		h := &hostileRuntime{smsStatus: http.StatusAccepted,
+		h := &hostileRuntime{smsStatus: http.StatusAccepted, offsets: tc.offsets,
 			get: func(id string) *string {
 				if id == "conv-own" {
 					return &own
@@ -569,6 +577,9 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 				size = l
 			}
 			from, _ := strconv.Atoi(q.Get("cursor"))
+			if tc.offsets {
+				from, _ = strconv.Atoi(q.Get("offset"))
+			}
 			end := min(from+size, len(list))
 			if end == len(list) {
 				return list[from:end], ""
@@ -593,6 +604,10 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "pages of 5 unless asked", perPage: 5, others: 60, status: result.Passed},
+		// The reference gives the v3 list next_offset as well as the
+		// cursor; a platform that pages by the offset alone still has
+		// every page read.
+		{name: "pages of 5 by next_offset", perPage: 5, fixed: true, offsets: true, others: 30, status: result.Passed},
 		{name: "pages of 1 whatever asked", perPage: 1, fixed: true, others: 12, status: result.Errored,
 			want: "the list of conversations since 2026-03-01T11:59:00Z fills more than 10 pages"},
 	} {
