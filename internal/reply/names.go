@@ -13,6 +13,22 @@ var Envs = []string{"sandbox", "pre-release", "live"}
 // ValidEnv reports whether env is one of Envs.
 func ValidEnv(env string) bool { return slices.Contains(Envs, env) }
 
+// EnvSpelled is the member of Envs that s spells in another letter case
+// or with another separator ("PRE_RELEASE", "preRelease", "Live"), or ""
+// when it spells none: what a platform names an environment in a record
+// the reference does not show.
+func EnvSpelled(s string) string {
+	squash := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s))
+	}
+	for _, e := range Envs {
+		if squash(s) == squash(e) {
+			return e
+		}
+	}
+	return ""
+}
+
 // EnvMeant is the environment that a deployment pipeline's name for it
 // means (prod for live, staging for pre-release), or "" for any other
 // name.
