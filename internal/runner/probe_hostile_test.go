@@ -259,8 +259,15 @@ func TestProbeFindsItsOwnConversation(t *testing.T) {
 	for _, tc := range []struct {
 		name, probe, channel string
 		smsStatus            int
+		smsBody              string
 	}{
 		{name: "sms accepted without a body", probe: `{sms: {to: "` + to + `", message: "Reply YES"}}`, channel: "SMS", smsStatus: http.StatusAccepted},
+		// The reference shows no SMS answer: a session id there may
+		// name the SMS session rather than a conversation, and read as
+		// the conversation's id it would be waited for in vain and fail
+		// the agent.
+		{name: "sms answered with a session id", probe: `{sms: {to: "` + to + `", message: "Reply YES"}}`, channel: "SMS",
+			smsStatus: http.StatusOK, smsBody: `{"session_id":"sms-ses-1","status":"sent"}`},
 		{name: "call without a conversation id", probe: `{outbound_call: {to: "` + to + `"}, within: 2m}`, channel: "VOICE-SIP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,8 +275,8 @@ func TestProbeFindsItsOwnConversation(t *testing.T) {
 			stale := record("conv-earlier", to, tc.channel, before, false, true, "")
 			own := record("conv-own", to, tc.channel, fakeclock.Start.Add(time.Second), true, false, `"call_sid":"OUT-1"`)
 			h := &hostileRuntime{
-				smsStatus: tc.smsStatus,
-				status:    func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				smsStatus: tc.smsStatus, smsBody: tc.smsBody,
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
 				// The earlier conversation is listed all along; the
 				// probe's own from the second read after the probe.
 				list: func(n int) []string {
