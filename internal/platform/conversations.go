@@ -394,28 +394,28 @@ func (w *wireConversations) UnmarshalJSON(b []byte) error {
 
 // wireConversation is the Conversation summary as sent.
 type wireConversation struct {
-	ID                 jString             `json:"id"`
-	AccountID          jString             `json:"account_id"`
-	ProjectID          jString             `json:"project_id"`
-	VariantID          jString             `json:"variant_id"`
-	VariantName        jString             `json:"variant_name"`
-	Environment        jString             `json:"environment"`
-	StartedAt          jTime               `json:"started_at"`
-	Channel            jString             `json:"channel"`
-	FromNumber         jString             `json:"from_number"`
-	ToNumber           jString             `json:"to_number"`
-	InProgress         jBool               `json:"in_progress"`
-	NumTurns           jInt                `json:"num_turns"`
-	TotalDuration      jInt                `json:"total_duration"`
-	VendorDuration     jInt                `json:"vendor_duration"`
-	Handoff            jBool               `json:"handoff"`
-	HandoffReason      jString             `json:"handoff_reason"`
-	HandoffDestination jString             `json:"handoff_destination"`
-	NumSilences        jInt                `json:"num_silences"`
-	NumOOD             jInt                `json:"num_ood"`
-	Metrics            map[string]jStrings `json:"metrics"`
-	State              jObject             `json:"state"`
-	Turns              []wireConvTurn      `json:"turns"`
+	ID                 jString        `json:"id"`
+	AccountID          jString        `json:"account_id"`
+	ProjectID          jString        `json:"project_id"`
+	VariantID          jString        `json:"variant_id"`
+	VariantName        jString        `json:"variant_name"`
+	Environment        jString        `json:"environment"`
+	StartedAt          jTime          `json:"started_at"`
+	Channel            jString        `json:"channel"`
+	FromNumber         jString        `json:"from_number"`
+	ToNumber           jString        `json:"to_number"`
+	InProgress         jBool          `json:"in_progress"`
+	NumTurns           jInt           `json:"num_turns"`
+	TotalDuration      jInt           `json:"total_duration"`
+	VendorDuration     jInt           `json:"vendor_duration"`
+	Handoff            jBool          `json:"handoff"`
+	HandoffReason      jString        `json:"handoff_reason"`
+	HandoffDestination jString        `json:"handoff_destination"`
+	NumSilences        jInt           `json:"num_silences"`
+	NumOOD             jInt           `json:"num_ood"`
+	Metrics            jMetrics       `json:"metrics"`
+	State              jObject        `json:"state"`
+	Turns              []wireConvTurn `json:"turns"`
 }
 
 type wireConvTurn struct {

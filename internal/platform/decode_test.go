@@ -156,6 +156,17 @@ func TestDecodeConversation(t *testing.T) {
 					t.Errorf("turn %+v", tr)
 				}
 			}},
+		// An empty map written as an empty array, as PHP's json_encode
+		// writes one: metrics and state are empty; a non-empty array is
+		// still no object.
+		{name: "empty maps as arrays", body: `{` + base + `,"metrics":[],"state":[ ]}`,
+			check: func(t *testing.T, c *reply.Conversation) {
+				if len(c.Metrics) != 0 || len(c.State) != 0 {
+					t.Errorf("metrics %v, state %v; want none", c.Metrics, c.State)
+				}
+			}},
+		{name: "metrics a non-empty array", body: `{` + base + `,"metrics":["CALL_DURATION"]}`, wantErr: `field "metrics": expected an object, got array`},
+		{name: "state a non-empty array", body: `{` + base + `,"state":[{"a":1}]}`, wantErr: `field "state": expected an object, got array`},
 		{name: "missing required", body: `{"id":"c1","account_id":"a","project_id":"p"}`, wantErr: `conversation "c1": missing required fields "started_at", "environment", "channel", "in_progress"`},
 		{name: "missing owners", body: `{"id":"c1","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"WEBCHAT","in_progress":false}`,
 			wantErr: `conversation "c1": missing required fields "account_id", "project_id"`},
