@@ -74,8 +74,12 @@ func TestDecodeTurn(t *testing.T) {
 			wantErr: `field "response": expected a string, got object`},
 		{name: "ended is a word", body: `{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":"maybe","delayedResponse":false}`,
 			wantErr: `field "conversationEnded": expected a boolean, got string`},
-		{name: "metadata is an array", body: `{"conversationId":"c1","userInput":"","response":"","metadata":[],"conversationEnded":false,"delayedResponse":false}`,
+		{name: "metadata is an array", body: `{"conversationId":"c1","userInput":"","response":"","metadata":["greet"],"conversationEnded":false,"delayedResponse":false}`,
 			wantErr: `field "metadata": expected an object, got array`},
+		// Empty metadata as an encoder that writes an empty map as []
+		// (PHP's json_encode) sends it: no members, as null.
+		{name: "metadata is an empty array", body: `{"conversationId":"c1","userInput":"","response":"x","metadata":[ ],"conversationEnded":false,"delayedResponse":false}`,
+			want: (&reply.TurnResult{ConversationID: "c1", Response: "x"}).SetMetadata(reply.Metadata{})},
 		{name: "empty conversation id", body: `{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
 			wantErr: `field "conversationId" is empty`},
 		{name: "top-level array", body: `[1,2]`, wantErr: "expected an object, got array"},
