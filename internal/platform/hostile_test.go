@@ -512,16 +512,22 @@ func TestEmptyListBody(t *testing.T) {
 }
 
 // The firing list keeps every record whose state says it fires, in any
-// letter case, and drops the ones in another state (an implementation
-// that lists every rule): an ALERT read as another state passed the
-// alert gate.
+// letter case, and drops the ones in a state that says it does not (an
+// implementation that lists every rule): an ALERT read as another state
+// passed the alert gate. The reference shows no state in this list (it
+// calls its records active alerts), so a state it does not name (active,
+// ALARM, open) is firing: read as not, it would pass the gate on alerts
+// that fire.
 func TestFiringAlertStates(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"alerts":[` +
 			`{"rule_id":"a1","state":"alert"},{"rule_id":"a2","state":"ALERT"},{"rule_id":"a3","state":" Firing "},` +
 			`{"rule_id":"a4","status":"TRIGGERED"},{"rule_id":"a5"},` +
-			`{"rule_id":"o1","state":"ok"},{"rule_id":"o2","state":"OK"},{"rule_id":"o3","state":"no_data"},{"rule_id":"o4","state":"unknown"}]}`))
+			`{"rule_id":"a6","status":"active"},{"rule_id":"a7","state":"ALARM"},{"rule_id":"a8","state":"open"},` +
+			`{"rule_id":"o1","state":"ok"},{"rule_id":"o2","state":"OK"},{"rule_id":"o3","state":"no_data"},{"rule_id":"o4","state":"unknown"},` +
+			`{"rule_id":"o5","state":"NO-DATA"},{"rule_id":"o6","state":"noData"},{"rule_id":"o7","status":"resolved"},` +
+			`{"rule_id":"o8","state":"inactive"},{"rule_id":"o9","state":"pending"},{"rule_id":"o10","state":"normal"}]}`))
 	}))
 	t.Cleanup(srv.Close)
 	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
@@ -533,8 +539,8 @@ func TestFiringAlertStates(t *testing.T) {
 	for _, a := range firing {
 		ids = append(ids, a.RuleID)
 	}
-	if got := strings.Join(ids, " "); got != "a1 a2 a3 a4 a5" {
-		t.Errorf("firing: %s, want a1 a2 a3 a4 a5", got)
+	if got, want := strings.Join(ids, " "), "a1 a2 a3 a4 a5 a6 a7 a8"; got != want {
+		t.Errorf("firing: %s, want %s", got, want)
 	}
 }
 

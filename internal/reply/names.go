@@ -3,6 +3,8 @@ package reply
 import (
 	"slices"
 	"strings"
+
+	"github.com/agenttest/agenttest/internal/diag"
 )
 
 // Envs are the clientEnv values of the platform (reference: "Deployments
@@ -18,11 +20,8 @@ func ValidEnv(env string) bool { return slices.Contains(Envs, env) }
 // when it spells none: what a platform names an environment in a record
 // the reference does not show.
 func EnvSpelled(s string) string {
-	squash := func(s string) string {
-		return strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s))
-	}
 	for _, e := range Envs {
-		if squash(s) == squash(e) {
+		if diag.Normalise(s) == diag.Normalise(e) {
 			return e
 		}
 	}
