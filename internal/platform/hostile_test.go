@@ -52,6 +52,9 @@ func TestWrongTypedMetadataIsAMalformedResponse(t *testing.T) {
 		{`{"state":"{\"day\":\"mon\"}","nodeTrace":"A","metrics":[{"name":"X","value":"1"}]}`, ""},
 		{`{"functionEvents":{"name":"a"},"currentNode":{"name":"A"},"asrLangCode":1}`, ""},
 		{`{"state":null,"nodeTrace":[null,"A",{"name":"B"},3],"llmRequests":[]}`, ""},
+		// An empty state written as [], as PHP's json_encode writes an
+		// empty map.
+		{`{"state":[],"metrics":[]}`, ""},
 	}
 	for _, tc := range cases {
 		for _, envelope := range []bool{false, true} {
