@@ -30,12 +30,15 @@ func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset !
 // last. The cursor wins, as the reference has it when both are sent;
 // without one, next_offset pages on: the reference gives v3 both, and a
 // v3 list that pages by offset alone (as v2 does without streaming) would
-// otherwise end at its first page.
+// otherwise end at its first page. A next_offset that does not move past
+// q's offset, or that follows an empty page, ends the list: a platform
+// that sends one on its last page too would otherwise be read again and
+// again.
 func (p *ConversationPage) Next(q ListQuery) (ListQuery, bool) {
 	switch {
 	case p.Cursor != "":
 		q.Cursor = p.Cursor
-	case p.NextOffset != nil:
+	case p.NextOffset != nil && *p.NextOffset > q.Offset && len(p.Conversations) > 0:
 		q.Cursor, q.Offset = "", *p.NextOffset
 	default:
 		return q, false

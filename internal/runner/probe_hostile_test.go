@@ -555,11 +555,12 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 		// limit; fixed pages it whatever the limit.
 		perPage int
 		fixed   bool
-		// offsets pages by next_offset, never by cursor.
-		offsets bool
-		others  int
-		status  result.Status
-		want    string
+		// offsets pages by next_offset, never by cursor; endless sends
+		// one on the last page too.
+		offsets, endless bool
+		others           int
+		status           result.Status
+		want             string
 	}
 	run := func(t *testing.T, tc testCase) {
 		var all []string
@@ -588,7 +589,7 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 				from, _ = strconv.Atoi(q.Get("offset"))
 			}
 			end := min(from+size, len(list))
-			if end == len(list) {
+			if end == len(list) && !tc.endless {
 				return list[from:end], ""
 			}
 			return list[from:end], strconv.Itoa(end)
@@ -615,6 +616,7 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 		// cursor; a platform that pages by the offset alone still has
 		// every page read.
 		{name: "pages of 5 by next_offset", perPage: 5, fixed: true, offsets: true, others: 30, status: result.Passed},
+		{name: "next_offset on the last page too", perPage: 5, fixed: true, offsets: true, endless: true, others: 30, status: result.Passed},
 		{name: "pages of 1 whatever asked", perPage: 1, fixed: true, others: 12, status: result.Errored,
 			want: "the list of conversations since 2026-03-01T11:59:00Z fills more than 10 pages"},
 	} {
