@@ -19,10 +19,10 @@ import (
 // letters, two up to eight, three beyond. Ties go to the candidate that
 // sorts first, so the hint does not depend on the order of a map.
 func Suggest(word string, candidates []string) string {
-	w := Normalise(word)
+	w := normalise(word)
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		d := EditDistance(w, Normalise(c))
+		d := EditDistance(w, normalise(c))
 		if bestDist < 0 || d < bestDist || (d == bestDist && c < best) {
 			best, bestDist = c, d
 		}
@@ -51,9 +51,7 @@ func DidYouMean(word string, candidates []string) string {
 
 var keySeparators = strings.NewReplacer("_", "", "-", "")
 
-// Normalise is s in lower case without '_' and '-': what stays of a name
-// whatever its letter case and separators (no_data, NO-DATA, noData).
-func Normalise(s string) string { return keySeparators.Replace(strings.ToLower(s)) }
+func normalise(s string) string { return keySeparators.Replace(strings.ToLower(s)) }
 
 // EditDistance is the optimal string alignment distance between a and b,
 // over runes: insertions, deletions, substitutions and swaps of two

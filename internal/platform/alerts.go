@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Endpoints of alerts: build host, x-api-key with the workspace key. The
@@ -332,7 +331,7 @@ func (c *Client) ListAlertRules(ctx context.Context, f AlertRuleFilter) ([]Alert
 	return out, nil
 }
 
-// notFiring are the states (diag.Normalise) of a record
+// notFiring are the states (reply.NameKey) of a record
 // of the firing list that does not fire: the reference's other three
 // alert states, and what other alerting systems call a rule that is not
 // or no longer firing.
@@ -363,7 +362,7 @@ func (c *Client) FiringAlerts(ctx context.Context) ([]Alert, error) {
 		// spelling: the reference shows no state in this list (it
 		// calls its records active alerts), and an active or ALARM
 		// read as not firing would pass the alert gate.
-		if notFiring[diag.Normalise(strings.TrimSpace(a.State))] {
+		if notFiring[reply.NameKey(a.State)] {
 			continue
 		}
 		out = append(out, a)

@@ -3,8 +3,7 @@ package reply
 import (
 	"slices"
 	"strings"
-
-	"github.com/agenttest/agenttest/internal/diag"
+	"unicode"
 )
 
 // Envs are the clientEnv values of the platform (reference: "Deployments
@@ -21,11 +20,23 @@ func ValidEnv(env string) bool { return slices.Contains(Envs, env) }
 // the reference does not show.
 func EnvSpelled(s string) string {
 	for _, e := range Envs {
-		if diag.Normalise(s) == diag.Normalise(e) {
+		if NameKey(s) == NameKey(e) {
 			return e
 		}
 	}
 	return ""
+}
+
+// NameKey is what stays of a name the platform sends whatever its letter
+// case and separators: lower case without '_', '-' and white space
+// (no_data, NO-DATA and noData are nodata).
+func NameKey(s string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s))
 }
 
 // EnvMeant is the environment that a deployment pipeline's name for it
