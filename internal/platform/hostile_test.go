@@ -627,6 +627,28 @@ func TestWebhookRegistrationWithoutSecret(t *testing.T) {
 	}
 }
 
+// The reference's Webhook endpoint record has no signing secret, and its
+// registration answer shows only id and signing_secret: an implementation
+// may answer with the record wrapped and the secret beside it, once.
+func TestWebhookRegistrationSecretBesideTheEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"endpoint":{"id":"whe_1","url":"https://example.com/hook","event_types":["conversation.completed"]},"signing_secret":"whsec_0123456789abcdef"}`,
+		`{"data":{"id":"whe_1","url":"https://example.com/hook"},"signingSecret":"whsec_0123456789abcdef"}`,
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(body))
+		}))
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		ep, err := c.RegisterWebhook(context.Background(), WebhookRegistration{URL: "https://example.com/hook", Events: []string{"conversation.completed"}})
+		srv.Close()
+		if err != nil || ep.ID != "whe_1" || ep.SigningSecret != "whsec_0123456789abcdef" {
+			t.Errorf("%s: got %+v, %v; want whe_1 with its secret", body, ep, err)
+		}
+	}
+}
+
 // A call's status is one of the reference's four values. Another value
 // (a telephony provider's completed, busy, no-answer or canceled) is a
 // malformed response, not a call still in progress: read as one, the
