@@ -94,7 +94,7 @@ func badAnswers() []badAnswer {
 		{"HTML error page", 502, "text/html", `<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, false, ""},
 		{"error without a body", 503, "", ``, false, ""},
 		{"debug-chat error body", 400, "application/json", `{"success":false,"error":"Bad Request","error_code":"INVALID_ENV","error_message":"clientEnv must be one of sandbox, pre-release, live"}`, false, ""},
-		{"metadata.state not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"state":[]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
+		{"metadata.state not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"state":["day"]},"conversationEnded":false,"delayedResponse":false}`, false, ""},
 		{"metadata.nodeTrace not a list of names", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"nodeTrace":{"a":1}},"conversationEnded":false,"delayedResponse":false}`, false, ""},
 		{"metadata.metrics not an object", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"metrics":"CALL_TURN"},"conversationEnded":false,"delayedResponse":false}`, false, ""},
 		{"metadata.functionEvents not a list of objects", 200, "application/json", `{"conversationId":"c1","userInput":"","response":"Hi","metadata":{"functionEvents":["book_table"]},"conversationEnded":false,"delayedResponse":false}`, false, ""},

@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Endpoints of alerts: build host, x-api-key with the workspace key. The
@@ -330,6 +331,15 @@ func (c *Client) ListAlertRules(ctx context.Context, f AlertRuleFilter) ([]Alert
 	return out, nil
 }
 
+// notFiring are the states (reply.NameKey) of a record
+// of the firing list that does not fire: the reference's other three
+// alert states, and what other alerting systems call a rule that is not
+// or no longer firing.
+var notFiring = map[string]bool{
+	"ok": true, "nodata": true, "unknown": true,
+	"resolved": true, "inactive": true, "pending": true, "normal": true,
+}
+
 // FiringAlerts lists the rules currently in state alert, for the account
 // of the key.
 func (c *Client) FiringAlerts(ctx context.Context) ([]Alert, error) {
@@ -346,13 +356,13 @@ func (c *Client) FiringAlerts(ctx context.Context) ([]Alert, error) {
 	out := make([]Alert, 0, len(recs))
 	for _, r := range recs {
 		a := readAlert(r)
-		// The list holds rules in state alert; a record saying otherwise
-		// (an implementation that lists every rule) is not firing. In
-		// any letter case: read as another state, an ALERT would pass
-		// the alert gate.
-		switch strings.ToLower(strings.TrimSpace(a.State)) {
-		case "", "alert", "firing", "triggered":
-		default:
+		// The list holds rules in state alert; a record in a state
+		// that says it does not fire (an implementation that lists
+		// every rule) is left out. Any other state fires, in any
+		// spelling: the reference shows no state in this list (it
+		// calls its records active alerts), and an active or ALARM
+		// read as not firing would pass the alert gate.
+		if notFiring[reply.NameKey(a.State)] {
 			continue
 		}
 		out = append(out, a)

@@ -324,14 +324,15 @@ func (c *Client) decodeWireTurn(rq *call, status int, body []byte, attempts int)
 		DelayedResponse:   w.DelayedResponse.V,
 	}
 	var md reply.Metadata
-	switch w.Metadata[0] {
-	case '{':
+	switch {
+	case w.Metadata[0] == '{':
 		if err := json.Unmarshal(w.Metadata, &md); err != nil {
 			return nil, c.responseError(rq, status, body, fmt.Errorf("field \"metadata\": %w", describeDecodeError(err)))
 		}
 		res.RawMetadata = w.Metadata
-	case 'n':
-		// Tolerated like null strings: no members.
+	case w.Metadata[0] == 'n' || emptyArray(w.Metadata):
+		// Tolerated like null strings, and like an empty map
+		// written as [] (emptyArray): no members.
 		md = reply.Metadata{}
 		res.RawMetadata = json.RawMessage("{}")
 	default:

@@ -26,6 +26,26 @@ type ConversationPage struct {
 // More reports whether another page exists.
 func (p *ConversationPage) More() bool { return p.Cursor != "" || p.NextOffset != nil }
 
+// Next returns q asking for the page after p, and false when p is the
+// last. The cursor wins, as the reference has it when both are sent;
+// without one, next_offset pages on: the reference gives v3 both, and a
+// v3 list that pages by offset alone (as v2 does without streaming) would
+// otherwise end at its first page. A next_offset that does not move past
+// q's offset, or that follows an empty page, ends the list: a platform
+// that sends one on its last page too would otherwise be read again and
+// again.
+func (p *ConversationPage) Next(q ListQuery) (ListQuery, bool) {
+	switch {
+	case p.Cursor != "":
+		q.Cursor = p.Cursor
+	case p.NextOffset != nil && *p.NextOffset > q.Offset && len(p.Conversations) > 0:
+		q.Cursor, q.Offset = "", *p.NextOffset
+	default:
+		return q, false
+	}
+	return q, true
+}
+
 // ListQuery holds every query parameter of the conversations list. Zero
 // values are left out of the request, so the server defaults apply.
 type ListQuery struct {
@@ -377,28 +397,28 @@ func (w *wireConversations) UnmarshalJSON(b []byte) error {
 
 // wireConversation is the Conversation summary as sent.
 type wireConversation struct {
-	ID                 jString             `json:"id"`
-	AccountID          jString             `json:"account_id"`
-	ProjectID          jString             `json:"project_id"`
-	VariantID          jString             `json:"variant_id"`
-	VariantName        jString             `json:"variant_name"`
-	Environment        jString             `json:"environment"`
-	StartedAt          jTime               `json:"started_at"`
-	Channel            jString             `json:"channel"`
-	FromNumber         jString             `json:"from_number"`
-	ToNumber           jString             `json:"to_number"`
-	InProgress         jBool               `json:"in_progress"`
-	NumTurns           jInt                `json:"num_turns"`
-	TotalDuration      jInt                `json:"total_duration"`
-	VendorDuration     jInt                `json:"vendor_duration"`
-	Handoff            jBool               `json:"handoff"`
-	HandoffReason      jString             `json:"handoff_reason"`
-	HandoffDestination jString             `json:"handoff_destination"`
-	NumSilences        jInt                `json:"num_silences"`
-	NumOOD             jInt                `json:"num_ood"`
-	Metrics            map[string]jStrings `json:"metrics"`
-	State              jObject             `json:"state"`
-	Turns              []wireConvTurn      `json:"turns"`
+	ID                 jString        `json:"id"`
+	AccountID          jString        `json:"account_id"`
+	ProjectID          jString        `json:"project_id"`
+	VariantID          jString        `json:"variant_id"`
+	VariantName        jString        `json:"variant_name"`
+	Environment        jString        `json:"environment"`
+	StartedAt          jTime          `json:"started_at"`
+	Channel            jString        `json:"channel"`
+	FromNumber         jString        `json:"from_number"`
+	ToNumber           jString        `json:"to_number"`
+	InProgress         jBool          `json:"in_progress"`
+	NumTurns           jInt           `json:"num_turns"`
+	TotalDuration      jInt           `json:"total_duration"`
+	VendorDuration     jInt           `json:"vendor_duration"`
+	Handoff            jBool          `json:"handoff"`
+	HandoffReason      jString        `json:"handoff_reason"`
+	HandoffDestination jString        `json:"handoff_destination"`
+	NumSilences        jInt           `json:"num_silences"`
+	NumOOD             jInt           `json:"num_ood"`
+	Metrics            jMetrics       `json:"metrics"`
+	State              jObject        `json:"state"`
+	Turns              []wireConvTurn `json:"turns"`
 }
 
 type wireConvTurn struct {

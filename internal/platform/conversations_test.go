@@ -5,9 +5,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // TestListConversationsQuery pins the list's query over HTTP: a query the
@@ -115,5 +118,33 @@ func TestConversationAudio(t *testing.T) {
 	}
 	if peak := c.budget.peak.Load(); peak != 0 {
 		t.Errorf("the recording held %d bytes of the reply budget", peak)
+	}
+}
+
+// The page after a page: its cursor when it has one (the reference uses
+// the cursor when both are sent), else its next_offset when it moves on
+// from a page that held conversations, else none.
+func TestConversationPageNext(t *testing.T) {
+	t.Parallel()
+	three, four, seven := 3, 4, 7
+	one := []reply.Conversation{{ID: "c"}}
+	q := ListQuery{ClientEnv: "live", Cursor: "c0", Offset: 3}
+	for _, tc := range []struct {
+		name string
+		page ConversationPage
+		want ListQuery
+		more bool
+	}{
+		{"cursor over next_offset", ConversationPage{Conversations: one, Cursor: "c1", NextOffset: &seven}, ListQuery{ClientEnv: "live", Cursor: "c1", Offset: 3}, true},
+		{"next_offset alone", ConversationPage{Conversations: one, NextOffset: &seven}, ListQuery{ClientEnv: "live", Offset: 7}, true},
+		{"next_offset one on", ConversationPage{Conversations: one, NextOffset: &four}, ListQuery{ClientEnv: "live", Offset: 4}, true},
+		{"next_offset where it was", ConversationPage{Conversations: one, NextOffset: &three}, q, false},
+		{"next_offset after an empty page", ConversationPage{NextOffset: &seven}, q, false},
+		{"the last page", ConversationPage{Conversations: one}, q, false},
+	} {
+		got, more := tc.page.Next(q)
+		if more != tc.more || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Next = %+v, %v; want %+v, %v", tc.name, got, more, tc.want, tc.more)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -292,7 +293,8 @@ func (v *jStrings) UnmarshalJSON(b []byte) error {
 	}
 }
 
-// jObject reads an object of arbitrary JSON values; null is nil.
+// jObject reads an object of arbitrary JSON values; null and an empty
+// array (emptyArray) are nil.
 type jObject struct {
 	V   map[string]any
 	Set bool
@@ -300,16 +302,35 @@ type jObject struct {
 
 func (v *jObject) UnmarshalJSON(b []byte) error {
 	v.Set = true
-	switch b[0] {
-	case 'n':
+	switch {
+	case b[0] == 'n' || emptyArray(b):
 		v.V = nil
 		return nil
-	case '{':
+	case b[0] == '{':
 		v.V = nil
 		return json.Unmarshal(b, &v.V)
 	default:
 		return typeError(b, reflect.TypeFor[map[string]any]())
 	}
+}
+
+// jMetrics reads a record's metrics: metric name to a string or an array
+// of strings; an empty array (emptyArray) is none.
+type jMetrics map[string]jStrings
+
+func (m *jMetrics) UnmarshalJSON(b []byte) error {
+	if emptyArray(b) {
+		*m = nil
+		return nil
+	}
+	return json.Unmarshal(b, (*map[string]jStrings)(m))
+}
+
+// emptyArray reports whether b is an empty JSON array: an empty map as
+// PHP's json_encode writes one, which an implementation of the
+// reference's "metrics is empty" may send where an object belongs.
+func emptyArray(b []byte) bool {
+	return b[0] == '[' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0
 }
 
 // typeError reports a value of the wrong JSON type. encoding/json fills in

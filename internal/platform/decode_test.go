@@ -74,8 +74,12 @@ func TestDecodeTurn(t *testing.T) {
 			wantErr: `field "response": expected a string, got object`},
 		{name: "ended is a word", body: `{"conversationId":"c1","userInput":"","response":"","metadata":{},"conversationEnded":"maybe","delayedResponse":false}`,
 			wantErr: `field "conversationEnded": expected a boolean, got string`},
-		{name: "metadata is an array", body: `{"conversationId":"c1","userInput":"","response":"","metadata":[],"conversationEnded":false,"delayedResponse":false}`,
+		{name: "metadata is an array", body: `{"conversationId":"c1","userInput":"","response":"","metadata":["greet"],"conversationEnded":false,"delayedResponse":false}`,
 			wantErr: `field "metadata": expected an object, got array`},
+		// Empty metadata as an encoder that writes an empty map as []
+		// (PHP's json_encode) sends it: no members, as null.
+		{name: "metadata is an empty array", body: `{"conversationId":"c1","userInput":"","response":"x","metadata":[ ],"conversationEnded":false,"delayedResponse":false}`,
+			want: (&reply.TurnResult{ConversationID: "c1", Response: "x"}).SetMetadata(reply.Metadata{})},
 		{name: "empty conversation id", body: `{"conversationId":"","userInput":"","response":"","metadata":{},"conversationEnded":false,"delayedResponse":false}`,
 			wantErr: `field "conversationId" is empty`},
 		{name: "top-level array", body: `[1,2]`, wantErr: "expected an object, got array"},
@@ -156,6 +160,17 @@ func TestDecodeConversation(t *testing.T) {
 					t.Errorf("turn %+v", tr)
 				}
 			}},
+		// An empty map written as an empty array, as PHP's json_encode
+		// writes one: metrics and state are empty; a non-empty array is
+		// still no object.
+		{name: "empty maps as arrays", body: `{` + base + `,"metrics":[],"state":[ ]}`,
+			check: func(t *testing.T, c *reply.Conversation) {
+				if len(c.Metrics) != 0 || len(c.State) != 0 {
+					t.Errorf("metrics %v, state %v; want none", c.Metrics, c.State)
+				}
+			}},
+		{name: "metrics a non-empty array", body: `{` + base + `,"metrics":["CALL_DURATION"]}`, wantErr: `field "metrics": expected an object, got array`},
+		{name: "state a non-empty array", body: `{` + base + `,"state":[{"a":1}]}`, wantErr: `field "state": expected an object, got array`},
 		{name: "missing required", body: `{"id":"c1","account_id":"a","project_id":"p"}`, wantErr: `conversation "c1": missing required fields "started_at", "environment", "channel", "in_progress"`},
 		{name: "missing owners", body: `{"id":"c1","environment":"live","started_at":"2026-03-02T10:00:00Z","channel":"WEBCHAT","in_progress":false}`,
 			wantErr: `conversation "c1": missing required fields "account_id", "project_id"`},

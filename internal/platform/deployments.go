@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Deployments. The reference names one call of the agent build API:
@@ -39,7 +41,9 @@ import (
 //     when the reply names an environment other than the one asked for,
 //     ActiveDeployment returns an *EnvironmentMismatchError rather than
 //     another environment's id as if it were the one asked for. A reply
-//     that names no environment is taken to be the one asked for.
+//     that names no environment is taken to be the one asked for, and
+//     one that names it in another letter case or with another separator
+//     (SANDBOX, PRE_RELEASE, preRelease) names it.
 
 // DeploymentEnvParam is the query parameter that asks deployments/active
 // for an environment other than sandbox.
@@ -118,9 +122,9 @@ func (c *Client) ActiveDeployment(ctx context.Context, agentID, env string) (*De
 	if err != nil {
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
-	if d.Environment == "" {
+	if d.Environment == "" || reply.EnvSpelled(d.Environment) == env {
 		d.Environment = env
-	} else if d.Environment != env {
+	} else {
 		return nil, &EnvironmentMismatchError{Asked: env, Answered: d.Environment, ID: d.ID}
 	}
 	return d, nil

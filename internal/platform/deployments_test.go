@@ -120,6 +120,15 @@ func TestActiveDeploymentShapes(t *testing.T) {
 		{name: "another environment of two lines", env: "live", body: `{"id":"dep-7","environment":"sandbox\nPASS"}`,
 			wantErr: "the platform answered with its sandbox PASS deployment dep-7"},
 		{name: "parameter ignored", env: "live", body: `{"id":"dep-7","environment":"sandbox"}`, wantErr: "asked for the active live deployment, the platform answered with its sandbox deployment dep-7"},
+		// The reference shows no deployment record: an environment named
+		// in another letter case or with another separator (an enum's
+		// PRE_RELEASE) is the one asked for, in the reference's spelling.
+		{name: "environment in capitals", body: `{"id":"dep-8","environment":"SANDBOX"}`, want: "dep-8"},
+		{name: "environment as an enum", env: "pre-release", body: `{"id":"dep-8","environment":"PRE_RELEASE"}`, want: "dep-8"},
+		{name: "environment in one word", env: "pre-release", body: `{"id":"dep-8","env":"preRelease"}`, want: "dep-8"},
+		{name: "environment capitalised", env: "live", body: `{"id":"dep-8","environment":"Live"}`, want: "dep-8"},
+		{name: "another environment in capitals", env: "live", body: `{"id":"dep-7","environment":"SANDBOX"}`,
+			wantErr: "asked for the active live deployment, the platform answered with its SANDBOX deployment dep-7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

@@ -408,6 +408,7 @@ func TestSendSMSOtherAnswers(t *testing.T) {
 		{name: "200 of blanks", status: http.StatusOK, body: " \n"},
 		{name: "201 camelCase", status: http.StatusCreated, body: `{"conversationId":"c9"}`, conv: "c9"},
 		{name: "data envelope", status: http.StatusOK, body: `{"data":{"conversation_id":"c8"}}`, conv: "c8"},
+		{name: "data envelope with meta", status: http.StatusOK, body: `{"data":{"conversation_id":"c8"},"meta":{"request_id":"r1"}}`, conv: "c8"},
 		{name: "not an object", status: http.StatusOK, body: `[1]`, wantErr: "expected an object"},
 		{name: "not JSON", status: http.StatusOK, body: `sent`, wantErr: "malformed response"},
 	} {
@@ -440,6 +441,10 @@ func TestRecordEnvelopes(t *testing.T) {
 		{name: "rule", body: `{"rule":` + rule + `}`, wantID: "alr_1"},
 		{name: "alert_rule with success", body: `{"success":true,"alert_rule":` + rule + `}`, wantID: "alr_1"},
 		{name: "alertRule", body: `{"alertRule":` + rule + `}`, wantID: "alr_1"},
+		// Beside the wrapper, the members an envelope carries about the
+		// answer itself (JSON:API's meta and links, a request id).
+		{name: "data with meta and links", body: `{"data":` + rule + `,"meta":{"version":"1"},"links":{"self":"/v1/alert-rules/alr_1"}}`, wantID: "alr_1"},
+		{name: "rule with a request id", body: `{"rule":` + rule + `,"request_id":"req-1"}`, wantID: "alr_1"},
 		// A record with members of its own keeps them: its "rule" is a
 		// member, not a wrapper.
 		{name: "member named rule", body: `{"id":"alr_2","metric":"call_volume","rule":{"id":"alr_9"}}`, wantID: "alr_2"},
@@ -457,7 +462,8 @@ func TestRecordEnvelopes(t *testing.T) {
 		})
 	}
 	const ep = `{"id":"whe_1","name":"n","url":"https://example.com/h","enabled":true,"event_types":["alerts.triggered"],"timeout_ms":5000}`
-	for _, body := range []string{ep, `{"endpoint":` + ep + `}`, `{"webhook_endpoint":` + ep + `}`, `{"webhook":` + ep + `}`, `{"success":true,"data":` + ep + `}`} {
+	for _, body := range []string{ep, `{"endpoint":` + ep + `}`, `{"webhook_endpoint":` + ep + `}`, `{"webhook":` + ep + `}`, `{"success":true,"data":` + ep + `}`,
+		`{"data":` + ep + `,"requestId":"req-1"}`} {
 		c := serveFixed(t, &fixed{status: http.StatusOK, body: body})
 		got, err := c.GetWebhook(context.Background(), "whe_1")
 		if err != nil {

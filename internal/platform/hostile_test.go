@@ -52,6 +52,9 @@ func TestWrongTypedMetadataIsAMalformedResponse(t *testing.T) {
 		{`{"state":"{\"day\":\"mon\"}","nodeTrace":"A","metrics":[{"name":"X","value":"1"}]}`, ""},
 		{`{"functionEvents":{"name":"a"},"currentNode":{"name":"A"},"asrLangCode":1}`, ""},
 		{`{"state":null,"nodeTrace":[null,"A",{"name":"B"},3],"llmRequests":[]}`, ""},
+		// An empty state written as [], as PHP's json_encode writes an
+		// empty map.
+		{`{"state":[],"metrics":[]}`, ""},
 	}
 	for _, tc := range cases {
 		for _, envelope := range []bool{false, true} {
@@ -512,16 +515,22 @@ func TestEmptyListBody(t *testing.T) {
 }
 
 // The firing list keeps every record whose state says it fires, in any
-// letter case, and drops the ones in another state (an implementation
-// that lists every rule): an ALERT read as another state passed the
-// alert gate.
+// letter case, and drops the ones in a state that says it does not (an
+// implementation that lists every rule): an ALERT read as another state
+// passed the alert gate. The reference shows no state in this list (it
+// calls its records active alerts), so a state it does not name (active,
+// ALARM, open) is firing: read as not, it would pass the gate on alerts
+// that fire.
 func TestFiringAlertStates(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"alerts":[` +
 			`{"rule_id":"a1","state":"alert"},{"rule_id":"a2","state":"ALERT"},{"rule_id":"a3","state":" Firing "},` +
 			`{"rule_id":"a4","status":"TRIGGERED"},{"rule_id":"a5"},` +
-			`{"rule_id":"o1","state":"ok"},{"rule_id":"o2","state":"OK"},{"rule_id":"o3","state":"no_data"},{"rule_id":"o4","state":"unknown"}]}`))
+			`{"rule_id":"a6","status":"active"},{"rule_id":"a7","state":"ALARM"},{"rule_id":"a8","state":"open"},` +
+			`{"rule_id":"o1","state":"ok"},{"rule_id":"o2","state":"OK"},{"rule_id":"o3","state":"no_data"},{"rule_id":"o4","state":"unknown"},` +
+			`{"rule_id":"o5","state":"NO-DATA"},{"rule_id":"o6","state":"noData"},{"rule_id":"o7","status":"resolved"},` +
+			`{"rule_id":"o8","state":"inactive"},{"rule_id":"o9","state":"pending"},{"rule_id":"o10","state":"normal"}]}`))
 	}))
 	t.Cleanup(srv.Close)
 	c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
@@ -533,8 +542,8 @@ func TestFiringAlertStates(t *testing.T) {
 	for _, a := range firing {
 		ids = append(ids, a.RuleID)
 	}
-	if got := strings.Join(ids, " "); got != "a1 a2 a3 a4 a5" {
-		t.Errorf("firing: %s, want a1 a2 a3 a4 a5", got)
+	if got, want := strings.Join(ids, " "), "a1 a2 a3 a4 a5 a6 a7 a8"; got != want {
+		t.Errorf("firing: %s, want %s", got, want)
 	}
 }
 
@@ -577,6 +586,9 @@ func TestRecordOfAnotherSubject(t *testing.T) {
 			`GET /v3/ws-abcd1234/p1/conversations/c1: 200: malformed response: id is "c2", and the call was about conversation "c1"`},
 		{"handoff state", `{"id":"c1","data":{"reason":"billing"}}`, byID, ""},
 		{"handoff state without an id", `{"data":{"reason":"billing"}}`, byID, ""},
+		{"handoff state of empty data as an array", `{"id":"c1","data":[]}`, byID, ""},
+		{"handoff state of data a list", `{"id":"c1","data":["billing"]}`, byID,
+			`GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: field "data": expected an object, got array`},
 		{"handoff state of another conversation", `{"id":"c2","data":{"reason":"billing"}}`, byID,
 			`GET /v1/ws-abcd1234/p1/handoff_state: 200: malformed response: id is "c2", and the call was about conversation "c1"`},
 		{"handoff state by shared id", `{"id":"c9","shared_id":"crm-1","data":{}}`, byShared, ""},
@@ -612,6 +624,28 @@ func TestWebhookRegistrationWithoutSecret(t *testing.T) {
 			t.Errorf("got %v, want %s", err, want)
 		}
 		srv.Close()
+	}
+}
+
+// The reference's Webhook endpoint record has no signing secret, and its
+// registration answer shows only id and signing_secret: an implementation
+// may answer with the record wrapped and the secret beside it, once.
+func TestWebhookRegistrationSecretBesideTheEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"endpoint":{"id":"whe_1","url":"https://example.com/hook","event_types":["conversation.completed"]},"signing_secret":"whsec_0123456789abcdef"}`,
+		`{"data":{"id":"whe_1","url":"https://example.com/hook"},"signingSecret":"whsec_0123456789abcdef"}`,
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte(body))
+		}))
+		c := newTestClient(t, srv.URL, RetryPolicy{MaxAttempts: 1})
+		ep, err := c.RegisterWebhook(context.Background(), WebhookRegistration{URL: "https://example.com/hook", Events: []string{"conversation.completed"}})
+		srv.Close()
+		if err != nil || ep.ID != "whe_1" || ep.SigningSecret != "whsec_0123456789abcdef" {
+			t.Errorf("%s: got %+v, %v; want whe_1 with its secret", body, ep, err)
+		}
 	}
 }
 

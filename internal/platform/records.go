@@ -149,7 +149,8 @@ func (r record) object(names ...string) map[string]any {
 // decodeRecord reads a 2xx body that is one object. Some implementations
 // wrap it in {"data": {...}}, or in a member named after the resource
 // ({"rule": {...}}: envelope lists the names); that wrapper is taken off
-// when the object has nothing else but a "success" flag.
+// when the object has nothing else but members about the answer itself
+// (answerMembers).
 func decodeRecord(body []byte, envelope ...string) (record, error) {
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {
@@ -159,6 +160,11 @@ func decodeRecord(body []byte, envelope ...string) (record, error) {
 		return nil, errors.New("expected an object, got null")
 	}
 	others := len(m)
+	for _, name := range answerMembers {
+		if _, ok := m[name]; ok {
+			others--
+		}
+	}
 	if _, ok := m["success"].(bool); ok {
 		others--
 	}
@@ -171,6 +177,11 @@ func decodeRecord(body []byte, envelope ...string) (record, error) {
 	}
 	return record(m), nil
 }
+
+// answerMembers are the members an envelope carries beside its record
+// about the answer itself (JSON:API's meta and links, a request id), never
+// a member of a record of the groups decodeRecord reads.
+var answerMembers = []string{"meta", "links", "request_id", "requestId"}
 
 // decodeRecords reads a 2xx list body: a bare array, or an object holding
 // the array under the first of envelope that is present (then "data" and

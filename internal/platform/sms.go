@@ -106,7 +106,10 @@ func (c *Client) SendSMS(ctx context.Context, req SMSRequest) (*SMSResult, error
 		return nil, c.responseError(rq, resp.status, resp.body(), err)
 	}
 	return &SMSResult{
-		ConversationID: r.str("conversation_id", "conversationId", "session_id"),
+		// Not session_id: a platform may name its SMS session apart
+		// from the conversation (Messaging does), and an id that is no
+		// conversation's would be waited for in vain.
+		ConversationID: r.str("conversation_id", "conversationId"),
 		AgentNumber:    r.str("agent_number", "from_number", "from"),
 		To:             r.str("to_number", "to"),
 		ProjectID:      r.str("project_id", "agent_id"),

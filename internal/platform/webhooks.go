@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -217,11 +218,20 @@ func (c *Client) webhookEndpointStatus(ctx context.Context, rq *call) (*WebhookE
 		return nil, 0, err
 	}
 	defer resp.release()
-	r, err := decodeRecord(resp.body(), "endpoint", "webhook_endpoint", "webhookEndpoint", "webhook")
+	wrappers := []string{"data", "endpoint", "webhook_endpoint", "webhookEndpoint", "webhook"}
+	r, err := decodeRecord(resp.body(), wrappers[1:]...)
 	if err != nil {
 		return nil, 0, c.responseError(rq, resp.status, resp.body(), err)
 	}
 	ep := readWebhookEndpoint(r)
+	if inner := r.object(wrappers...); ep.ID == "" && inner != nil {
+		// The endpoint wrapped and its signing secret beside it (the
+		// reference's endpoint record has no secret; its registration
+		// shows the secret once): the secret is the answer's.
+		secret := ep.SigningSecret
+		ep = readWebhookEndpoint(inner)
+		ep.SigningSecret = cmp.Or(ep.SigningSecret, secret)
+	}
 	// From here the body is withheld: a registration's carries the
 	// signing secret, perhaps under a name readWebhookEndpoint does not
 	// know, as RegisterWebhook says.

@@ -3,6 +3,7 @@ package reply
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Envs are the clientEnv values of the platform (reference: "Deployments
@@ -12,6 +13,31 @@ var Envs = []string{"sandbox", "pre-release", "live"}
 
 // ValidEnv reports whether env is one of Envs.
 func ValidEnv(env string) bool { return slices.Contains(Envs, env) }
+
+// EnvSpelled is the member of Envs that s spells in another letter case
+// or with another separator ("PRE_RELEASE", "preRelease", "Live"), or ""
+// when it spells none: what a platform names an environment in a record
+// the reference does not show.
+func EnvSpelled(s string) string {
+	for _, e := range Envs {
+		if NameKey(s) == NameKey(e) {
+			return e
+		}
+	}
+	return ""
+}
+
+// NameKey is what stays of a name the platform sends whatever its letter
+// case and separators: lower case without '_', '-' and white space
+// (no_data, NO-DATA and noData are nodata).
+func NameKey(s string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s))
+}
 
 // EnvMeant is the environment that a deployment pipeline's name for it
 // means (prod for live, staging for pre-release), or "" for any other

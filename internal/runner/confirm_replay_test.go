@@ -200,7 +200,8 @@ func TestWebhookRejectedDeliveryErrors(t *testing.T) {
 // than the case's is of another conversation with that id (a scenario
 // that sets conversation_id, run against live while it runs against
 // sandbox): it does not confirm the attempt, and the failure says why.
-// One that names the case's environment, or none, does.
+// One that names the case's environment, or none, does, in any letter
+// case or separator (an enum's PRE_RELEASE).
 func TestWebhookOfAnotherEnvironment(t *testing.T) {
 	t.Parallel()
 	e := newConfirmEnv(t, nil)
@@ -208,13 +209,16 @@ func TestWebhookOfAnotherEnvironment(t *testing.T) {
 	rcv, hs := servedReceiver(t, secret)
 	for i, tc := range []struct {
 		data   string
+		env    string // the suite's; "" is sandbox
 		status result.Status
 		want   string
 	}{
-		{`"environment":"live"`, result.Failed, `1 verified event of another environment than sandbox did not count`},
-		{`"environment":"sandbox"`, result.Passed, ""},
-		{`"environment":"Sandbox"`, result.Passed, ""},
-		{``, result.Passed, ""},
+		{`"environment":"live"`, "", result.Failed, `1 verified event of another environment than sandbox did not count`},
+		{`"environment":"sandbox"`, "", result.Passed, ""},
+		{`"environment":"Sandbox"`, "", result.Passed, ""},
+		{``, "", result.Passed, ""},
+		{`"environment":"PRE_RELEASE"`, "pre-release", result.Passed, ""},
+		{`"environment":"PRE_RELEASE"`, "", result.Failed, `1 verified event of another environment than sandbox did not count`},
 	} {
 		conv := fmt.Sprintf("conv-env-%d", i)
 		t.Run(conv, func(t *testing.T) {
@@ -229,7 +233,11 @@ func TestWebhookOfAnotherEnvironment(t *testing.T) {
 			}}
 			o := e.opts()
 			o.Webhooks = w
-			c := runOne(t, o, completes(conv))
+			src := completes(conv)
+			if tc.env != "" {
+				src = strings.Replace(src, "agent: clinic\n", "agent: clinic\nenv: "+tc.env+"\n", 1)
+			}
+			c := runOne(t, o, src)
 			if c.Status != tc.status {
 				t.Fatalf("status %s, want %s%s", c.Status, tc.status, describe(c))
 			}

@@ -348,10 +348,10 @@ func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, e
 		for i := range p.Conversations {
 			each(&p.Conversations[i])
 		}
-		if p.Cursor == "" {
+		var more bool
+		if q, more = p.Next(q); !more {
 			return nil
 		}
-		q.Cursor = p.Cursor
 	}
 	return &pagesError{since: q.StartTime}
 }
@@ -362,7 +362,7 @@ func (s *Session) listConversations(ctx context.Context, q platform.ListQuery, e
 type pagesError struct{ since time.Time }
 
 func (e *pagesError) Error() string {
-	return fmt.Sprintf("the list of conversations since %s fills more than %d pages (a cursor was left unread), so the probe's conversation cannot be searched for: its outcome cannot be confirmed",
+	return fmt.Sprintf("the list of conversations since %s fills more than %d pages (a next page was left unread), so the probe's conversation cannot be searched for: its outcome cannot be confirmed",
 		e.since.Format(time.RFC3339), maxListPages)
 }
 

@@ -40,7 +40,10 @@ type hostileRuntime struct {
 	// query's limit and cursor: a page of it and the next cursor ("" on
 	// the last).
 	page func(q url.Values) (items []string, next string)
-	get  func(id string) *string
+	// offsets, with page, pages by offset as a v3 list may: the next
+	// page is a next_offset, the cursor always null.
+	offsets bool
+	get     func(id string) *string
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
 	getAnswer func(n int) (int, string)
@@ -106,7 +109,10 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.page != nil {
 			items, next := h.page(r.URL.Query())
 			cursor := "null"
-			if next != "" {
+			switch {
+			case next != "" && h.offsets:
+				cursor = "null," + `"next_offset":` + next
+			case next != "":
 				cursor = strconv.Quote(next)
 			}
 			fmt.Fprintf(w, `{"conversations":[%s],"cursor":%s}`, strings.Join(items, ","), cursor)
@@ -253,8 +259,15 @@ func TestProbeFindsItsOwnConversation(t *testing.T) {
 	for _, tc := range []struct {
 		name, probe, channel string
 		smsStatus            int
+		smsBody              string
 	}{
 		{name: "sms accepted without a body", probe: `{sms: {to: "` + to + `", message: "Reply YES"}}`, channel: "SMS", smsStatus: http.StatusAccepted},
+		// The reference shows no SMS answer: a session id there may
+		// name the SMS session rather than a conversation, and read as
+		// the conversation's id it would be waited for in vain and fail
+		// the agent.
+		{name: "sms answered with a session id", probe: `{sms: {to: "` + to + `", message: "Reply YES"}}`, channel: "SMS",
+			smsStatus: http.StatusOK, smsBody: `{"session_id":"sms-ses-1","status":"sent"}`},
 		{name: "call without a conversation id", probe: `{outbound_call: {to: "` + to + `"}, within: 2m}`, channel: "VOICE-SIP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,8 +275,8 @@ func TestProbeFindsItsOwnConversation(t *testing.T) {
 			stale := record("conv-earlier", to, tc.channel, before, false, true, "")
 			own := record("conv-own", to, tc.channel, fakeclock.Start.Add(time.Second), true, false, `"call_sid":"OUT-1"`)
 			h := &hostileRuntime{
-				smsStatus: tc.smsStatus,
-				status:    func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
+				smsStatus: tc.smsStatus, smsBody: tc.smsBody,
+				status: func(int) string { return `{"call_sid":"OUT-1","status":"success"}` },
 				// The earlier conversation is listed all along; the
 				// probe's own from the second read after the probe.
 				list: func(n int) []string {
@@ -542,9 +555,12 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 		// limit; fixed pages it whatever the limit.
 		perPage int
 		fixed   bool
-		others  int
-		status  result.Status
-		want    string
+		// offsets pages by next_offset, never by cursor; endless sends
+		// one on the last page too.
+		offsets, endless bool
+		others           int
+		status           result.Status
+		want             string
 	}
 	run := func(t *testing.T, tc testCase) {
 		var all []string
@@ -552,7 +568,7 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 			all = append(all, record(fmt.Sprintf("conv-other-%d", i), "+447700900999", "SMS", started, true, false, ""))
 		}
 		own := record("conv-own", to, "SMS", started, true, false, "")
-		h := &hostileRuntime{smsStatus: http.StatusAccepted,
+		h := &hostileRuntime{smsStatus: http.StatusAccepted, offsets: tc.offsets,
 			get: func(id string) *string {
 				if id == "conv-own" {
 					return &own
@@ -569,8 +585,11 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 				size = l
 			}
 			from, _ := strconv.Atoi(q.Get("cursor"))
+			if tc.offsets {
+				from, _ = strconv.Atoi(q.Get("offset"))
+			}
 			end := min(from+size, len(list))
-			if end == len(list) {
+			if end == len(list) && !tc.endless {
 				return list[from:end], ""
 			}
 			return list[from:end], strconv.Itoa(end)
@@ -593,6 +612,11 @@ func TestProbeSearchReadsEveryPage(t *testing.T) {
 	}
 	for _, tc := range []testCase{
 		{name: "pages of 5 unless asked", perPage: 5, others: 60, status: result.Passed},
+		// The reference gives the v3 list next_offset as well as the
+		// cursor; a platform that pages by the offset alone still has
+		// every page read.
+		{name: "pages of 5 by next_offset", perPage: 5, fixed: true, offsets: true, others: 30, status: result.Passed},
+		{name: "next_offset on the last page too", perPage: 5, fixed: true, offsets: true, endless: true, others: 30, status: result.Passed},
 		{name: "pages of 1 whatever asked", perPage: 1, fixed: true, others: 12, status: result.Errored,
 			want: "the list of conversations since 2026-03-01T11:59:00Z fills more than 10 pages"},
 	} {

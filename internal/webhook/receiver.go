@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenttest/agenttest/internal/brand"
+	"github.com/agenttest/agenttest/internal/reply"
 )
 
 // Defaults of Options.
@@ -337,7 +338,7 @@ func (r *Receiver) findLocked(conversationID, eventType string, after Mark) (Eve
 			sk.earlier++
 		case !ev.Time.IsZero() && !after.at.IsZero() && ev.Time.Before(after.at.Add(-r.opts.MaxSkew)):
 			sk.stale++
-		case after.env != "" && ev.Environment != "" && !strings.EqualFold(ev.Environment, after.env):
+		case after.env != "" && ev.Environment != "" && reply.EnvSpelled(ev.Environment) != after.env:
 			sk.otherEnv++
 		default:
 			return ev, true, sk, nil
