@@ -459,8 +459,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	for k := range sc.Vars {
 		scope[k] = true
 	}
+	keywords := dialect(p.Language).Keywords
 	for _, ps := range p.Steps {
-		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
+		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
 		// asWritten: the step's text is the line's, not a Scenario
 		// Outline's substitution, so a column within it is one of the line.
 		// written is the step's text as the line has it.
