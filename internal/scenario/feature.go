@@ -66,6 +66,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		Pos:   fl.pos(doc.Feature.Location),
 		Lines: lineCount(src),
 	}
+	s.Regions = regions(doc.Feature, s.Lines)
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
@@ -840,4 +841,82 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at setupPos) {
 		st.Streaming, st.StreamingPos = *p.Streaming, at.streaming
 	}
 	sc.Start = st
+}
+
+// regions returns the Regions of feature f, a file of lines lines.
+func regions(f *messages.Feature, lines int) []Region {
+	var out []Region
+	// first is an element's first line: its first tag's, or its keyword's.
+	first := func(at *messages.Location, tags []*messages.Tag) int {
+		l := int(at.Line)
+		for _, t := range tags {
+			l = min(l, int(t.Location.Line))
+		}
+		return l
+	}
+	starts := func(chs []*messages.FeatureChild) []int {
+		var out []int
+		for _, ch := range chs {
+			switch {
+			case ch.Scenario != nil:
+				out = append(out, int(ch.Scenario.Location.Line))
+			case ch.Rule != nil:
+				for _, rc := range ch.Rule.Children {
+					if rc.Scenario != nil {
+						out = append(out, int(rc.Scenario.Location.Line))
+					}
+				}
+			}
+		}
+		return out
+	}
+	// children adds the regions of the children of a Feature or a Rule,
+	// whose last line is end; all holds the starts of the scenarios
+	// their Background runs before.
+	var children func(chs []*messages.FeatureChild, end int, all []int)
+	children = func(chs []*messages.FeatureChild, end int, all []int) {
+		for i, ch := range chs {
+			to := end
+			if i+1 < len(chs) {
+				next := chs[i+1]
+				switch {
+				case next.Background != nil:
+					to = first(next.Background.Location, nil) - 1
+				case next.Scenario != nil:
+					to = first(next.Scenario.Location, next.Scenario.Tags) - 1
+				case next.Rule != nil:
+					to = first(next.Rule.Location, next.Rule.Tags) - 1
+				}
+			}
+			switch {
+			case ch.Background != nil:
+				out = append(out, Region{From: int(ch.Background.Location.Line), To: to, Starts: all})
+			case ch.Scenario != nil:
+				if from := first(ch.Scenario.Location, ch.Scenario.Tags); from < int(ch.Scenario.Location.Line) {
+					out = append(out, Region{From: from, To: int(ch.Scenario.Location.Line) - 1, Starts: []int{int(ch.Scenario.Location.Line)}})
+				}
+			case ch.Rule != nil:
+				r := ch.Rule
+				// A Rule's children as a Feature's, which hold the same.
+				rcs := make([]*messages.FeatureChild, len(r.Children))
+				for i, rc := range r.Children {
+					rcs[i] = &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario}
+				}
+				mine := starts(rcs)
+				header := to
+				if len(rcs) > 0 {
+					c := rcs[0]
+					if c.Background != nil {
+						header = int(c.Background.Location.Line) - 1
+					} else {
+						header = first(c.Scenario.Location, c.Scenario.Tags) - 1
+					}
+				}
+				out = append(out, Region{From: first(r.Location, r.Tags), To: header, Starts: mine})
+				children(rcs, to, mine)
+			}
+		}
+	}
+	children(f.Children, lines, starts(f.Children))
+	return out
 }
