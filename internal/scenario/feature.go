@@ -897,11 +897,7 @@ func regions(f *messages.Feature, lines int) []Region {
 				}
 			case ch.Rule != nil:
 				r := ch.Rule
-				// A Rule's children as a Feature's, which hold the same.
-				rcs := make([]*messages.FeatureChild, len(r.Children))
-				for i, rc := range r.Children {
-					rcs[i] = &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario}
-				}
+				rcs := ruleChildren(r)
 				mine := starts(rcs)
 				header := to
 				if len(rcs) > 0 {
