@@ -256,12 +256,13 @@ type featureLoader struct {
 	bareStreaming diag.Pos
 	// envRefs are the ${env:NAME} references of the steps.
 	envRefs envRefSet
-	// background holds the ids of Background steps. bgChatOnly holds,
+	// background maps the ids of Background steps to their
+	// Background's line. bgChatOnly holds,
 	// per Background setup step that sets a parameter only debug chat
 	// sends, its warning, or nil once a scenario over debug chat used it:
 	// as a YAML suite's start:, a Background that serves debug-chat
 	// scenarios too is not warned about. bgOrder keeps them in file order.
-	background map[string]bool
+	background map[string]int
 	bgChatOnly map[diag.Pos][]diag.Diagnostic
 	bgOrder    []diag.Pos
 	// partial is set when some of the pickle's steps are another
@@ -295,13 +296,13 @@ func (fl *featureLoader) index(f *messages.Feature) {
 			fl.nodes[st.Id] = st
 		}
 	}
-	background := func(ss []*messages.Step) {
-		stepsOf(ss)
+	background := func(bg *messages.Background) {
+		stepsOf(bg.Steps)
 		if fl.background == nil {
-			fl.background = map[string]bool{}
+			fl.background = map[string]int{}
 		}
-		for _, st := range ss {
-			fl.background[st.Id] = true
+		for _, st := range bg.Steps {
+			fl.background[st.Id] = int(bg.Location.Line)
 		}
 	}
 	scenario := func(sc *messages.Scenario) {
@@ -319,7 +320,7 @@ func (fl *featureLoader) index(f *messages.Feature) {
 	for _, ch := range f.Children {
 		switch {
 		case ch.Background != nil:
-			background(ch.Background.Steps)
+			background(ch.Background)
 		case ch.Scenario != nil:
 			scenario(ch.Scenario)
 		case ch.Rule != nil:
@@ -327,7 +328,7 @@ func (fl *featureLoader) index(f *messages.Feature) {
 			for _, rc := range ch.Rule.Children {
 				switch {
 				case rc.Background != nil:
-					background(rc.Background.Steps)
+					background(rc.Background)
 				case rc.Scenario != nil:
 					scenario(rc.Scenario)
 				}
@@ -445,12 +446,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	var probe *steps.Step
 	// at is where the setup steps start and the steps that chose the
 	// agent and the channel and set streaming (written streamingStep).
-	// chatOnlyAt is the first setup step that set a parameter only debug
-	// chat sends.
+	// chatOnlyAt is, per place the setup steps are written (each
+	// Background by its line, the scenario's own steps at 0), the first
+	// that set a parameter only debug chat sends; chatOnly lists the
+	// places in order.
 	var at setupPos
-	chatOnlyAt := diag.Pos{}
+	chatOnlyAt := map[int]diag.Pos{}
+	var chatOnly []int
 	streamingStep := ""
-	chatOnlyBg := false
 	// startAt is the scenario's own first setup step (not its
 	// Background's) that sets what YAML's start: does.
 	startAt, startStep := diag.Pos{}, ""
@@ -605,12 +608,16 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		if params.Streaming != before.Streaming {
 			at.streaming, streamingStep = st.Pos, st.Text
 		}
-		if chatOnlyAt.IsZero() && (params.Channel != before.Channel || params.Variant != before.Variant ||
-			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
-			chatOnlyAt = st.Pos
-			chatOnlyBg = len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]
+		bg := 0
+		if len(ps.AstNodeIds) > 0 {
+			bg = fl.background[ps.AstNodeIds[0]]
 		}
-		if startAt.IsZero() && !(len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]) &&
+		if _, seen := chatOnlyAt[bg]; !seen && (params.Channel != before.Channel || params.Variant != before.Variant ||
+			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
+			chatOnlyAt[bg] = st.Pos
+			chatOnly = append(chatOnly, bg)
+		}
+		if startAt.IsZero() && bg == 0 &&
 			(params.Channel != before.Channel || params.Variant != before.Variant || params.ASRLang != before.ASRLang ||
 				params.TTSLang != before.TTSLang || !maps.Equal(params.Attributes, before.Attributes)) {
 			startAt, startStep = st.Pos, st.Text
@@ -642,16 +649,22 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.bareStreaming,
 			Message: "tag @streaming is a filter tag: the replies are not streamed", Hint: "to ask for streamed replies, write @streaming:true"})
 	}
-	if ds := setupOverMessaging(sc, chatOnlyAt); !chatOnlyBg {
-		fl.diags = append(fl.diags, ds...)
-	} else if old, seen := fl.bgChatOnly[chatOnlyAt]; !seen {
-		if fl.bgChatOnly == nil {
-			fl.bgChatOnly = map[diag.Pos][]diag.Diagnostic{}
+	// Each place is warned about on its own, as each start: of a YAML
+	// suite is: a Background that debug-chat scenarios share hides
+	// neither a Rule's Background nor the scenario's own steps.
+	for _, bg := range chatOnly {
+		at := chatOnlyAt[bg]
+		if ds := setupOverMessaging(sc, at); bg == 0 {
+			fl.diags = append(fl.diags, ds...)
+		} else if old, seen := fl.bgChatOnly[at]; !seen {
+			if fl.bgChatOnly == nil {
+				fl.bgChatOnly = map[diag.Pos][]diag.Diagnostic{}
+			}
+			fl.bgChatOnly[at] = ds
+			fl.bgOrder = append(fl.bgOrder, at)
+		} else if old != nil && ds == nil {
+			fl.bgChatOnly[at] = nil
 		}
-		fl.bgChatOnly[chatOnlyAt] = ds
-		fl.bgOrder = append(fl.bgOrder, chatOnlyAt)
-	} else if old != nil && ds == nil {
-		fl.bgChatOnly[chatOnlyAt] = nil
 	}
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
