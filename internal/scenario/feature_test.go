@@ -641,6 +641,8 @@ func TestBackgroundPlaceholder(t *testing.T) {
 		// Not a column of any outline it runs before: text like any other.
 		{"not a column", "Feature: f\n  Background:\n    When the user says \"a <b>\"\n\n  Scenario Outline: o\n    Then the state \"party_size\" is \"<party>\"\n    Examples:\n      | party |\n      | 2     |\n", ""},
 		{"another rule's column", "Feature: f\n  Rule: a\n    Background:\n      When the user says \"for <party>\"\n    Scenario: s\n      Then the state \"x\" is \"y\"\n  Rule: b\n    Scenario Outline: o\n      When the user says \"<party>\"\n      Then the state \"party_size\" is \"<party>\"\n      Examples:\n        | party |\n        | 2     |\n", ""},
+		{"a Rule's outline below the Feature's Background", "Feature: f\n  Background:\n    When the user says \"for <party>\"\n  Rule: r\n    Scenario Outline: o\n      Then the state \"party_size\" is \"<party>\"\n      Examples:\n        | party |\n        | 2     |\n",
+			`f.feature:3:29: <party> is in a Background: Gherkin fills only the Scenario Outline's own steps from its Examples, so it would be sent as written (write ${party}, which reads the row in a Background too)`},
 		{"written ${party}", "Feature: f\n  Background:\n    When the user says \"a table for ${party}\"\n\n  Scenario Outline: o\n    Then the state \"party_size\" is \"<party>\"\n    Examples:\n      | party |\n      | 2     |\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

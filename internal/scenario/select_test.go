@@ -214,6 +214,11 @@ const ruleFeature = `Feature: f
       Then the agent's reply contains "y"
 
   Rule: empty
+    Scenario Outline: no rows
+      When the user says "<x>"
+      Then the agent's reply contains "x"
+      Examples:
+        | x |
 `
 
 // TestSelectWithinRulesAndBackgrounds: a line of a Background (where its
