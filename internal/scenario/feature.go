@@ -66,6 +66,7 @@ func loadFeature(file string, src []byte) (suite *Suite, diags diag.Diagnostics)
 		Pos:   fl.pos(doc.Feature.Location),
 		Lines: lineCount(src),
 	}
+	s.Regions = regions(doc.Feature, s.Lines)
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(path.Base(file), path.Ext(file))
 	}
@@ -255,12 +256,13 @@ type featureLoader struct {
 	bareStreaming diag.Pos
 	// envRefs are the ${env:NAME} references of the steps.
 	envRefs envRefSet
-	// background holds the ids of Background steps. bgChatOnly holds,
+	// background maps the ids of Background steps to their
+	// Background's line. bgChatOnly holds,
 	// per Background setup step that sets a parameter only debug chat
 	// sends, its warning, or nil once a scenario over debug chat used it:
 	// as a YAML suite's start:, a Background that serves debug-chat
 	// scenarios too is not warned about. bgOrder keeps them in file order.
-	background map[string]bool
+	background map[string]int
 	bgChatOnly map[diag.Pos][]diag.Diagnostic
 	bgOrder    []diag.Pos
 	// partial is set when some of the pickle's steps are another
@@ -294,13 +296,13 @@ func (fl *featureLoader) index(f *messages.Feature) {
 			fl.nodes[st.Id] = st
 		}
 	}
-	background := func(ss []*messages.Step) {
-		stepsOf(ss)
+	background := func(bg *messages.Background) {
+		stepsOf(bg.Steps)
 		if fl.background == nil {
-			fl.background = map[string]bool{}
+			fl.background = map[string]int{}
 		}
-		for _, st := range ss {
-			fl.background[st.Id] = true
+		for _, st := range bg.Steps {
+			fl.background[st.Id] = int(bg.Location.Line)
 		}
 	}
 	scenario := func(sc *messages.Scenario) {
@@ -318,7 +320,7 @@ func (fl *featureLoader) index(f *messages.Feature) {
 	for _, ch := range f.Children {
 		switch {
 		case ch.Background != nil:
-			background(ch.Background.Steps)
+			background(ch.Background)
 		case ch.Scenario != nil:
 			scenario(ch.Scenario)
 		case ch.Rule != nil:
@@ -326,7 +328,7 @@ func (fl *featureLoader) index(f *messages.Feature) {
 			for _, rc := range ch.Rule.Children {
 				switch {
 				case rc.Background != nil:
-					background(rc.Background.Steps)
+					background(rc.Background)
 				case rc.Scenario != nil:
 					scenario(rc.Scenario)
 				}
@@ -444,12 +446,14 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	var probe *steps.Step
 	// at is where the setup steps start and the steps that chose the
 	// agent and the channel and set streaming (written streamingStep).
-	// chatOnlyAt is the first setup step that set a parameter only debug
-	// chat sends.
+	// chatOnlyAt is, per place the setup steps are written (each
+	// Background by its line, the scenario's own steps at 0), the first
+	// that set a parameter only debug chat sends; chatOnly lists the
+	// places in order.
 	var at setupPos
-	chatOnlyAt := diag.Pos{}
+	chatOnlyAt := map[int]diag.Pos{}
+	var chatOnly []int
 	streamingStep := ""
-	chatOnlyBg := false
 	// startAt is the scenario's own first setup step (not its
 	// Background's) that sets what YAML's start: does.
 	startAt, startStep := diag.Pos{}, ""
@@ -459,8 +463,9 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	for k := range sc.Vars {
 		scope[k] = true
 	}
+	keywords := dialect(p.Language).Keywords
 	for _, ps := range p.Steps {
-		in := steps.Input{Text: ps.Text, Pos: sc.Pos}
+		in := steps.Input{Text: ps.Text, Pos: sc.Pos, Keywords: keywords}
 		// asWritten: the step's text is the line's, not a Scenario
 		// Outline's substitution, so a column within it is one of the line.
 		// written is the step's text as the line has it.
@@ -603,12 +608,16 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		if params.Streaming != before.Streaming {
 			at.streaming, streamingStep = st.Pos, st.Text
 		}
-		if chatOnlyAt.IsZero() && (params.Channel != before.Channel || params.Variant != before.Variant ||
-			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
-			chatOnlyAt = st.Pos
-			chatOnlyBg = len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]
+		bg := 0
+		if len(ps.AstNodeIds) > 0 {
+			bg = fl.background[ps.AstNodeIds[0]]
 		}
-		if startAt.IsZero() && !(len(ps.AstNodeIds) > 0 && fl.background[ps.AstNodeIds[0]]) &&
+		if _, seen := chatOnlyAt[bg]; !seen && (params.Channel != before.Channel || params.Variant != before.Variant ||
+			params.ASRLang != before.ASRLang || params.TTSLang != before.TTSLang) {
+			chatOnlyAt[bg] = st.Pos
+			chatOnly = append(chatOnly, bg)
+		}
+		if startAt.IsZero() && bg == 0 &&
 			(params.Channel != before.Channel || params.Variant != before.Variant || params.ASRLang != before.ASRLang ||
 				params.TTSLang != before.TTSLang || !maps.Equal(params.Attributes, before.Attributes)) {
 			startAt, startStep = st.Pos, st.Text
@@ -640,16 +649,22 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 		fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: fl.bareStreaming,
 			Message: "tag @streaming is a filter tag: the replies are not streamed", Hint: "to ask for streamed replies, write @streaming:true"})
 	}
-	if ds := setupOverMessaging(sc, chatOnlyAt); !chatOnlyBg {
-		fl.diags = append(fl.diags, ds...)
-	} else if old, seen := fl.bgChatOnly[chatOnlyAt]; !seen {
-		if fl.bgChatOnly == nil {
-			fl.bgChatOnly = map[diag.Pos][]diag.Diagnostic{}
+	// Each place is warned about on its own, as each start: of a YAML
+	// suite is: a Background that debug-chat scenarios share hides
+	// neither a Rule's Background nor the scenario's own steps.
+	for _, bg := range chatOnly {
+		at := chatOnlyAt[bg]
+		if ds := setupOverMessaging(sc, at); bg == 0 {
+			fl.diags = append(fl.diags, ds...)
+		} else if old, seen := fl.bgChatOnly[at]; !seen {
+			if fl.bgChatOnly == nil {
+				fl.bgChatOnly = map[diag.Pos][]diag.Diagnostic{}
+			}
+			fl.bgChatOnly[at] = ds
+			fl.bgOrder = append(fl.bgOrder, at)
+		} else if old != nil && ds == nil {
+			fl.bgChatOnly[at] = nil
 		}
-		fl.bgChatOnly[chatOnlyAt] = ds
-		fl.bgOrder = append(fl.bgOrder, chatOnlyAt)
-	} else if old != nil && ds == nil {
-		fl.bgChatOnly[chatOnlyAt] = nil
 	}
 	for _, st := range sc.Steps {
 		fl.diags = append(fl.diags, viaStep(st, sc.Messaging())...)
@@ -839,4 +854,78 @@ func (fl *featureLoader) apply(sc *Scenario, p steps.Params, at setupPos) {
 		st.Streaming, st.StreamingPos = *p.Streaming, at.streaming
 	}
 	sc.Start = st
+}
+
+// regions returns the Regions of feature f, a file of lines lines.
+func regions(f *messages.Feature, lines int) []Region {
+	var out []Region
+	// first is an element's first line: its first tag's, or its keyword's.
+	first := func(at *messages.Location, tags []*messages.Tag) int {
+		l := int(at.Line)
+		for _, t := range tags {
+			l = min(l, int(t.Location.Line))
+		}
+		return l
+	}
+	starts := func(chs []*messages.FeatureChild) []int {
+		var out []int
+		for _, ch := range chs {
+			switch {
+			case ch.Scenario != nil:
+				out = append(out, int(ch.Scenario.Location.Line))
+			case ch.Rule != nil:
+				for _, rc := range ch.Rule.Children {
+					if rc.Scenario != nil {
+						out = append(out, int(rc.Scenario.Location.Line))
+					}
+				}
+			}
+		}
+		return out
+	}
+	// children adds the regions of the children of a Feature or a Rule,
+	// whose last line is end; all holds the starts of the scenarios
+	// their Background runs before.
+	var children func(chs []*messages.FeatureChild, end int, all []int)
+	children = func(chs []*messages.FeatureChild, end int, all []int) {
+		for i, ch := range chs {
+			to := end
+			if i+1 < len(chs) {
+				next := chs[i+1]
+				switch {
+				case next.Background != nil:
+					to = first(next.Background.Location, nil) - 1
+				case next.Scenario != nil:
+					to = first(next.Scenario.Location, next.Scenario.Tags) - 1
+				case next.Rule != nil:
+					to = first(next.Rule.Location, next.Rule.Tags) - 1
+				}
+			}
+			switch {
+			case ch.Background != nil:
+				out = append(out, Region{From: int(ch.Background.Location.Line), To: to, Starts: all})
+			case ch.Scenario != nil:
+				if from := first(ch.Scenario.Location, ch.Scenario.Tags); from < int(ch.Scenario.Location.Line) {
+					out = append(out, Region{From: from, To: int(ch.Scenario.Location.Line) - 1, Starts: []int{int(ch.Scenario.Location.Line)}})
+				}
+			case ch.Rule != nil:
+				r := ch.Rule
+				rcs := ruleChildren(r)
+				mine := starts(rcs)
+				header := to
+				if len(rcs) > 0 {
+					c := rcs[0]
+					if c.Background != nil {
+						header = int(c.Background.Location.Line) - 1
+					} else {
+						header = first(c.Scenario.Location, c.Scenario.Tags) - 1
+					}
+				}
+				out = append(out, Region{From: first(r.Location, r.Tags), To: header, Starts: mine})
+				children(rcs, to, mine)
+			}
+		}
+	}
+	children(f.Children, lines, starts(f.Children))
+	return out
 }

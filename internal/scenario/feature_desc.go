@@ -11,6 +11,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/agenttest/agenttest/internal/diag"
+	"github.com/agenttest/agenttest/internal/steps"
 )
 
 // languageLine is a `# language: xx` line, read before the parser runs
@@ -74,21 +75,9 @@ func readsAsStep(line string, keywords []string, d *gherkin.Dialect) (step strin
 	}
 	if idx := library.Match(line); len(idx) == 1 {
 		kw, _, _ := strings.Cut(library.Defs()[idx[0]].Example, " ")
-		return localKeyword(kw, d) + " " + line, noKeyword
+		return steps.LocalKeyword(kw, d.Keywords) + " " + line, noKeyword
 	}
 	return "", 0
-}
-
-// localKeyword is the keyword of dialect d for the English one en
-// ("Given", "When", "Then"): the fix a hint offers must parse in the
-// file's language.
-func localKeyword(en string, d *gherkin.Dialect) string {
-	for _, k := range d.Keywords[strings.ToLower(en)] {
-		if k = strings.TrimSpace(k); k != "*" && k != "" {
-			return k
-		}
-	}
-	return en
 }
 
 // stepHint is the hint of a line that readsAsStep.

@@ -198,4 +198,71 @@ func (fl *featureLoader) outlineColumns(f *messages.Feature) {
 			}
 		}
 	}
+	fl.backgroundPlaceholders(f)
+}
+
+// backgroundPlaceholders reports a <column> in a Background step that is
+// a column of an outline the Background runs before: Gherkin fills only
+// the outline's own steps from its Examples, so the Background's would be
+// sent as written, while ${column} reads the row there too.
+func (fl *featureLoader) backgroundPlaceholders(f *messages.Feature) {
+	// columns adds the Examples columns of sc to cols.
+	columns := func(sc *messages.Scenario, cols map[string]bool) {
+		if sc == nil {
+			return
+		}
+		for _, ex := range sc.Examples {
+			if ex.TableHeader != nil {
+				for _, c := range ex.TableHeader.Cells {
+					cols[c.Value] = true
+				}
+			}
+		}
+	}
+	check := func(bg *messages.Background, cols map[string]bool) {
+		if bg == nil || len(cols) == 0 {
+			return
+		}
+		for _, st := range bg.Steps {
+			for _, t := range fl.writtenTexts(st) {
+				for _, m := range placeholder.FindAllStringSubmatchIndex(t.text, -1) {
+					if col := t.text[m[2]:m[3]]; cols[col] {
+						fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Error, Pos: t.at(m[0]),
+							Message: fmt.Sprintf("<%s> is in a Background: Gherkin fills only the Scenario Outline's own steps from its Examples, so it would be sent as written", col),
+							Hint:    fmt.Sprintf("write ${%s}, which reads the row in a Background too", col)})
+					}
+				}
+			}
+		}
+	}
+	// scan returns the Background of chs and the columns of their
+	// scenarios' Examples, with those of their Rules'.
+	var scan func(chs []*messages.FeatureChild) (*messages.Background, map[string]bool)
+	scan = func(chs []*messages.FeatureChild) (*messages.Background, map[string]bool) {
+		var bg *messages.Background
+		cols := map[string]bool{}
+		for _, ch := range chs {
+			columns(ch.Scenario, cols)
+			if ch.Background != nil {
+				bg = ch.Background
+			}
+			if ch.Rule != nil {
+				ruleBg, ruleCols := scan(ruleChildren(ch.Rule))
+				check(ruleBg, ruleCols)
+				maps.Copy(cols, ruleCols)
+			}
+		}
+		return bg, cols
+	}
+	check(scan(f.Children))
+}
+
+// ruleChildren returns the children of r as a Feature's, which hold the
+// same.
+func ruleChildren(r *messages.Rule) []*messages.FeatureChild {
+	out := make([]*messages.FeatureChild, len(r.Children))
+	for i, rc := range r.Children {
+		out[i] = &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario}
+	}
+	return out
 }

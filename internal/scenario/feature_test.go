@@ -627,3 +627,35 @@ func TestStepReferencePositions(t *testing.T) {
 		t.Errorf("diagnostics %q, want %q", got, want)
 	}
 }
+
+// TestBackgroundPlaceholder: Gherkin fills only an outline's own steps
+// from its Examples, so a <column> in a Background (the Feature's or a
+// Rule's) would be sent as written; ${column} reads the row there.
+func TestBackgroundPlaceholder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, src, want string }{
+		{"feature background", "Feature: f\n  Background:\n    When the user says \"a table for <party>\"\n\n  Scenario Outline: o\n    Then the state \"party_size\" is \"<party>\"\n    Examples:\n      | party |\n      | 2     |\n",
+			`f.feature:3:37: <party> is in a Background: Gherkin fills only the Scenario Outline's own steps from its Examples, so it would be sent as written (write ${party}, which reads the row in a Background too)`},
+		{"rule background, doc string", "Feature: f\n  Rule: r\n    Background:\n      When the user says:\n        \"\"\"\n        for <party>\n        \"\"\"\n\n    Scenario Outline: o\n      Then the state \"party_size\" is \"<party>\"\n      Examples:\n        | party |\n        | 2     |\n",
+			`f.feature:6:13: <party> is in a Background: Gherkin fills only the Scenario Outline's own steps from its Examples, so it would be sent as written (write ${party}, which reads the row in a Background too)`},
+		// Not a column of any outline it runs before: text like any other.
+		{"not a column", "Feature: f\n  Background:\n    When the user says \"a <b>\"\n\n  Scenario Outline: o\n    Then the state \"party_size\" is \"<party>\"\n    Examples:\n      | party |\n      | 2     |\n", ""},
+		{"another rule's column", "Feature: f\n  Rule: a\n    Background:\n      When the user says \"for <party>\"\n    Scenario: s\n      Then the state \"x\" is \"y\"\n  Rule: b\n    Scenario Outline: o\n      When the user says \"<party>\"\n      Then the state \"party_size\" is \"<party>\"\n      Examples:\n        | party |\n        | 2     |\n", ""},
+		{"a Rule's outline below the Feature's Background", "Feature: f\n  Background:\n    When the user says \"for <party>\"\n  Rule: r\n    Scenario Outline: o\n      Then the state \"party_size\" is \"<party>\"\n      Examples:\n        | party |\n        | 2     |\n",
+			`f.feature:3:29: <party> is in a Background: Gherkin fills only the Scenario Outline's own steps from its Examples, so it would be sent as written (write ${party}, which reads the row in a Background too)`},
+		{"written ${party}", "Feature: f\n  Background:\n    When the user says \"a table for ${party}\"\n\n  Scenario Outline: o\n    Then the state \"party_size\" is \"<party>\"\n    Examples:\n      | party |\n      | 2     |\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ds := loadFeature("f.feature", []byte(tc.src))
+			var got []string
+			for _, d := range ds {
+				if d.Severity == diag.Error {
+					got = append(got, fmt.Sprintf("%s: %s (%s)", d.Pos, d.Message, d.Hint))
+				}
+			}
+			if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && !slices.Equal(got, want) {
+				t.Errorf("errors %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

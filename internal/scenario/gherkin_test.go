@@ -204,3 +204,33 @@ func TestParseErrorsAtTheEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestUndefinedStepHintInTheFilesLanguage: the closest steps an undefined
+// step is offered are written with the keywords of the file's language,
+// so that the fix parses there, and the keyword written weighs as in
+// English (a turn for "Cuando I say", as for "When I say").
+func TestUndefinedStepHintInTheFilesLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, lang, step, want string }{
+		{"english", "", `When I say "hello"`, `closest defined steps: When the user says "a table for 4 at 7pm"; `},
+		// * is a keyword of every kind: the wording alone ranks.
+		{"star", "", `* the agents say "x"`, `closest defined steps: Then the agent says "How many people?"; `},
+		{"spanish when", "# language: es\n", `Cuando I say "hello"`, `closest defined steps: Cuando the user says "a table for 4 at 7pm"; `},
+		{"spanish then", "# language: es\n", `Entonces the agents reply contain "x"`, `closest defined steps: Entonces the agent's reply contains "how many"; `},
+		{"french given, another of its words", "# language: fr\n", `Étant donné the agents "x"`, `closest defined steps: Soit the agent "restaurant"; `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			feature, scenario := "Feature", "Scenario"
+			if tc.lang == "# language: es\n" {
+				feature, scenario = "Característica", "Escenario"
+			} else if tc.lang != "" {
+				feature, scenario = "Fonctionnalité", "Scénario"
+			}
+			src := tc.lang + feature + ": f\n  " + scenario + ": a\n    " + tc.step + "\n"
+			_, ds := loadFeature("f.feature", []byte(src))
+			if len(ds) != 1 || !strings.HasPrefix(ds[0].Hint, tc.want) {
+				t.Errorf("diagnostics %v: want one whose hint starts %q", ds, tc.want)
+			}
+		})
+	}
+}

@@ -38,10 +38,22 @@ type Suite struct {
 	// Lines is the number of lines of the file: a FILE:LINE past the
 	// last scenario's last line is in none (Selection.Within).
 	Lines int
+	// Regions are the lines of a feature file outside any scenario that
+	// belong to scenarios all the same (Selection.Within).
+	Regions []Region
 	// EnvRefs are the ${env:NAME} references of the file, each once per
 	// place, in file order: lint refuses those that read a variable
 	// holding an API key.
 	EnvRefs []EnvRef
+}
+
+// Region is a span of lines, From to To, of a feature file that belongs
+// to the scenarios written at Starts (a scenario's or an outline's line):
+// a Background's, the scenarios it runs before; a Rule's header, its
+// scenarios; a scenario's tags, the scenario.
+type Region struct {
+	From, To int
+	Starts   []int
 }
 
 // EnvRef is one ${env:NAME} reference and where it is written (the value

@@ -161,16 +161,36 @@ func (sel Selection) Within(suites []*Suite) Selection {
 			f.exact[sc.Pos.Line], f.exact[start] = true, true
 		}
 	}
-	at := slices.Clone(sel.At)
-	for i, p := range at {
+	regions := map[string][]Region{}
+	for _, s := range suites {
+		regions[cleanPath(s.Path)] = append(regions[cleanPath(s.Path)], s.Regions...)
+	}
+	var at []diag.Pos
+	for _, p := range sel.At {
 		f := files[cleanPath(p.File)]
 		if f == nil || f.exact[p.Line] || p.Line > f.lines {
+			at = append(at, p)
+			continue
+		}
+		if i := slices.IndexFunc(regions[cleanPath(p.File)], func(r Region) bool { return r.From <= p.Line && p.Line <= r.To }); i >= 0 {
+			// A Background, a Rule's header or a scenario's tags: the
+			// scenario written above them is not theirs.
+			n := len(at)
+			for _, l := range regions[cleanPath(p.File)][i].Starts {
+				if f.exact[l] {
+					at = append(at, diag.Pos{File: p.File, Line: l})
+				}
+			}
+			if len(at) == n {
+				at = append(at, p)
+			}
 			continue
 		}
 		slices.Sort(f.starts)
 		if j, _ := slices.BinarySearch(f.starts, p.Line+1); j > 0 {
-			at[i].Line = f.starts[j-1]
+			p.Line = f.starts[j-1]
 		}
+		at = append(at, p)
 	}
 	sel.At = at
 	return sel

@@ -180,3 +180,90 @@ func TestParseName(t *testing.T) {
 		t.Error("ParseName(/(/) accepted a bad regex")
 	}
 }
+
+// ruleFeature has a Background, a tagged scenario and two Rules, the
+// first with a Background of its own, below an outline.
+const ruleFeature = `Feature: f
+  Background:
+    Given the environment "sandbox"
+
+  Scenario Outline: says bye
+    When the user says "bye on <day>"
+    Then the agent's reply contains "bye"
+
+    Examples: days
+      | day    |
+      | friday |
+
+  @tagged
+  Scenario: plain
+    When the user says "hi"
+    Then the agent's reply contains "x"
+
+  @rule
+  Rule: r
+    Rule text.
+
+    Background:
+      When the user says "hello"
+
+    Scenario: in r
+      Then the agent's reply contains "x"
+
+    Scenario: also in r
+      Then the agent's reply contains "y"
+
+  Rule: empty
+    Scenario Outline: no rows
+      When the user says "<x>"
+      Then the agent's reply contains "x"
+      Examples:
+        | x |
+`
+
+// TestSelectWithinRulesAndBackgrounds: a line of a Background (where its
+// step's failure points) selects the scenarios it runs before, and a
+// Rule's header or a scenario's tags the scenarios they apply to, as
+// Cucumber's lines do; never the scenario written above them.
+func TestSelectWithinRulesAndBackgrounds(t *testing.T) {
+	t.Parallel()
+	suites, diags := Load(fstest.MapFS{"r.feature": {Data: []byte(ruleFeature)}}, nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	all := []string{"says bye [day=friday]", "plain", "in r", "also in r"}
+	for _, tc := range []struct {
+		line int
+		want []string // nil: unmatched
+	}{
+		{1, nil},
+		{3, all},
+		{13, []string{"plain"}},
+		{16, []string{"plain"}},
+		{18, []string{"in r", "also in r"}},
+		{19, []string{"in r", "also in r"}},
+		{20, []string{"in r", "also in r"}},
+		{23, []string{"in r", "also in r"}},
+		{26, []string{"in r"}},
+		{29, []string{"also in r"}},
+		{31, nil},
+	} {
+		sel := Selection{At: []diag.Pos{{File: "r.feature", Line: tc.line}}}.Within(suites)
+		var got []string
+		for _, s := range Select(suites, sel) {
+			for _, sc := range s.Scenarios {
+				got = append(got, sc.Name)
+			}
+		}
+		bad, _ := sel.Unmatched(suites)
+		if tc.want == nil {
+			if len(bad) != 1 || bad[0].Line != tc.line {
+				t.Errorf("%d: Unmatched %v, want the line itself", tc.line, bad)
+			}
+			continue
+		}
+		if !slices.Equal(got, tc.want) || len(bad) != 0 {
+			t.Errorf("%d: selected %q, unmatched %v; want %q", tc.line, got, bad, tc.want)
+		}
+	}
+}

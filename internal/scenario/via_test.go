@@ -76,7 +76,14 @@ func TestStartOverMessaging(t *testing.T) {
 				"s.feature:10:7: warning: the variant is not sent over messaging (over messaging at s.feature:1:1): only debug chat's create call takes them"}},
 		{name: "feature: a Feature's Background beside a Rule's, that a debug-chat scenario uses",
 			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n" +
-				"  Rule: r\n    Background:\n      Given the variant \"v2\"\n    @via:messaging\n    Scenario: b\n      When the user says \"hi\"\n"},
+				"  Rule: r\n    Background:\n      Given the variant \"v2\"\n    @via:messaging\n    Scenario: b\n      When the user says \"hi\"\n",
+			// The Rule's Background serves scenarios over messaging only:
+			// the Feature's, shared with debug chat, does not hide it.
+			want: []string{"s.feature:8:7: warning: the channel, the variant are not sent over messaging (over messaging at s.feature:9:5): only debug chat's create call takes them"}},
+		{name: "feature: a scenario's own setup step below a Background that a debug-chat scenario uses",
+			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n" +
+				"  @via:messaging\n  Scenario: b\n    Given the variant \"v2\"\n    When the user says \"hi\"\n",
+			want: []string{"s.feature:8:5: warning: the channel, the variant are not sent over messaging (over messaging at s.feature:6:3): only debug chat's create call takes them"}},
 		{name: "feature: a Background that its debug-chat scenarios use",
 			src: "Feature: f\n  Background:\n    Given the channel \"VOICE-SIP\"\n  Scenario: a\n    When the user says \"hi\"\n  @via:messaging\n  Scenario: b\n    When the user says \"hi\"\n"},
 		{name: "feature: a Background that a later debug-chat scenario uses",

@@ -24,6 +24,12 @@ type Input struct {
 	Keyword string
 	// Text is the step text after the keyword.
 	Text string
+	// Keywords are the step keywords of the file's language, trailing
+	// space included, by their English name in lower case ("given":
+	// "Soit ", "Étant donné ", ...), as Gherkin's dialects hold them; nil
+	// in English. An undefined step's hint is written with them, so that
+	// its fix parses in the file.
+	Keywords map[string][]string
 	// DocString is the content of a DocString argument, nil when none.
 	// DocPos is where its text starts: its first line, at the opening
 	// delimiter's column.
@@ -104,7 +110,7 @@ func (l *Library) Compile(in Input) (*Step, error) {
 		}
 		return nil, &Error{
 			Message: fmt.Sprintf("undefined step %q", step),
-			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Keyword, in.Text, 3), "; ") + "; run 'agenttest steps' for all of them",
+			Hint:    "closest defined steps: " + strings.Join(l.Closest(in.Keyword, in.Text, 3, in.Keywords), "; ") + "; run 'agenttest steps' for all of them",
 		}
 	case 1:
 	default:
@@ -258,10 +264,16 @@ func unquote(s string) string { return strings.ReplaceAll(s, `\"`, `"`) }
 // arguments and numbers are blanked on both sides, so only the wording
 // counts; so does the keyword, a little: a newcomer's "When I say" means
 // a turn more often than the setup step its few letters are nearest.
-func (l *Library) Closest(keyword, text string, n int) []string {
+func (l *Library) Closest(keyword, text string, n int, keywords map[string][]string) []string {
 	want, kw := shape(text), strings.TrimSpace(keyword)
-	// And, But and * say nothing of the step's kind.
-	weighs := kw == "Given" || kw == "When" || kw == "Then"
+	// And, But and * say nothing of the step's kind: kind stays "".
+	kind := ""
+	for _, en := range []string{"Given", "When", "Then"} {
+		if kw != "*" && (keywords == nil && kw == en || slices.Contains(keywords[strings.ToLower(en)], kw+" ")) {
+			kind = en
+			break
+		}
+	}
 	type cand struct {
 		ex   string
 		dist int
@@ -270,10 +282,10 @@ func (l *Library) Closest(keyword, text string, n int) []string {
 	for i, d := range l.defs {
 		dkw, body, _ := strings.Cut(d.Example, " ")
 		dist := diag.EditDistance(want, shape(body))
-		if weighs && dkw != kw {
+		if kind != "" && dkw != kind {
 			dist += keywordWeight
 		}
-		cands[i] = cand{d.Example, dist}
+		cands[i] = cand{LocalKeyword(dkw, keywords) + " " + body, dist}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
 	out := make([]string, 0, n)
@@ -281,6 +293,18 @@ func (l *Library) Closest(keyword, text string, n int) []string {
 		out = append(out, c.ex)
 	}
 	return out
+}
+
+// LocalKeyword is the first keyword of keywords (as in Input) for the
+// English one en ("Given", "When", "Then"): a fix a hint offers must parse
+// in the file's language. It is en itself when keywords has none.
+func LocalKeyword(en string, keywords map[string][]string) string {
+	for _, k := range keywords[strings.ToLower(en)] {
+		if k = strings.TrimSpace(k); k != "*" && k != "" {
+			return k
+		}
+	}
+	return en
 }
 
 // keywordWeight is what another keyword adds to a definition's distance:

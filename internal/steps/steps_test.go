@@ -816,13 +816,13 @@ func TestClosest(t *testing.T) {
 		{"When ", `the agent say "x"`, `the agent say "y"`, `Then the agent says "How many people?"`},
 		{"Given ", `the agents "x"`, `the agents "y"`, `Given the agent "restaurant"`},
 	} {
-		got, same := New().Closest(tc.keyword, tc.text, 3), New().Closest(tc.keyword, tc.same, 3)
+		got, same := New().Closest(tc.keyword, tc.text, 3, nil), New().Closest(tc.keyword, tc.same, 3, nil)
 		if len(got) != 3 || got[0] != tc.want || strings.Join(got, "; ") != strings.Join(same, "; ") {
 			t.Errorf("%s%s: closest %q, want %q first and the list of %s: %q", tc.keyword, tc.text, got, tc.want, tc.same, same)
 		}
 	}
 	// And, But and * carry no kind: the wording alone ranks.
-	if and, star := New().Closest("And ", `I say "hello"`, 3), New().Closest("* ", `I say "hello"`, 3); strings.Join(and, "; ") != strings.Join(star, "; ") || and[0] == `When the user says "a table for 4 at 7pm"` {
+	if and, star := New().Closest("And ", `I say "hello"`, 3, nil), New().Closest("* ", `I say "hello"`, 3, nil); strings.Join(and, "; ") != strings.Join(star, "; ") || and[0] == `When the user says "a table for 4 at 7pm"` {
 		t.Errorf("And: closest %q, * %q: want the same list, ranked by wording alone", and, star)
 	}
 }
