@@ -469,6 +469,42 @@ func TestExitCodes(t *testing.T) {
 			absent: []string{"set by"},
 		},
 		{
+			// A job that fixes a variable's bad value on its command line
+			// is not held to the variable.
+			name:   "a flag on the command line wins over its variable that does not parse",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--allow-empty=false", "--tags", "@nope"},
+			env:    map[string]string{"AGENTTEST_ALLOW_EMPTY": "perhaps"},
+			code:   exitEmpty,
+			absent: []string{"AGENTTEST_ALLOW_EMPTY"},
+		},
+		{
+			name:   "a number on the command line wins over its variable that does not parse",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--parallel", "2"},
+			env:    map[string]string{"AGENTTEST_PARALLEL": "many"},
+			code:   exitOK,
+			absent: []string{"AGENTTEST_PARALLEL"},
+		},
+		{
+			// "false" would otherwise be a path: "find suites in false".
+			name:   "a bool flag's value is written with =",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--allow-empty", "false"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: --allow-empty takes no separate value: write --allow-empty=false (or ./false for a path)\n"},
+			absent: []string{"find suites"},
+		},
+		{
+			// A script's "--json - | jq" would find the console on stdout
+			// and the report in a file named "-".
+			name:   "a report is not written to standard output",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"run", "--json", "-"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --json -: a report is written to a file, not to standard output (the console is there): name a file, ./- for one named -\n"},
+		},
+		{
 			name:   "gate names the variable too",
 			dir:    "testdata/pass",
 			args:   []string{"gate", "r.json"},

@@ -700,6 +700,10 @@ func prepareFiles(st *State, cmd string, files map[string]string, inputs ...inpu
 	var problems []string
 	for _, flag := range reportFlags {
 		if path := files[flag]; path != "" {
+			if path == "-" {
+				problems = append(problems, flag+" -: a report is written to a file, not to standard output (the console is there): name a file, ./- for one named -")
+				continue
+			}
 			if err := st.PrepareReport(path); err != nil {
 				if errors.Is(err, errReportIsDir) {
 					err = fmt.Errorf("%w, e.g. %s", err, filepath.Join(path, reportExample[flag]))
