@@ -88,8 +88,8 @@ func (f *flags) attribute(err error) error {
 			if j := strings.IndexAny(name, ":=,;)"); j >= 0 {
 				name = name[:j]
 			}
-			env := f.envNames[name]
-			if env != "" && !f.onCommandLine(name) && !strings.Contains(line, env) && !slices.Contains(envs, env) {
+			env := f.setBy(name)
+			if env != "" && !strings.Contains(line, env) && !slices.Contains(envs, env) {
 				envs = append(envs, env)
 			}
 		}
@@ -102,6 +102,15 @@ func (f *flags) attribute(err error) error {
 		return err
 	}
 	return &exitError{code: e.code, msg: strings.Join(lines, "\n"), hint: e.hint}
+}
+
+// setBy is the variable that gave the flag name its value, when the
+// command line did not give it: "" otherwise.
+func (f *flags) setBy(name string) string {
+	if f.onCommandLine(name) {
+		return ""
+	}
+	return f.envNames[name]
 }
 
 // onCommandLine says whether the command line gave the flag name.

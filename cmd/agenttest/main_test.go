@@ -505,6 +505,16 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{"agenttest: run: --json -: a report is written to a file, not to standard output (the console is there): name a file, ./- for one named -\n"},
 		},
 		{
+			// A variable left in a job's environment selected nothing:
+			// its command line has no --tags to look at.
+			name:   "an empty selection names the variable of its filter",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--name", "a"},
+			env:    map[string]string{"AGENTTEST_TAGS": "@nope", "AGENTTEST_NAME": "b"},
+			code:   exitEmpty,
+			stderr: []string{`matches --tags "@nope" (set by AGENTTEST_TAGS) and --name "a";`},
+		},
+		{
 			name:   "gate names the variable too",
 			dir:    "testdata/pass",
 			args:   []string{"gate", "r.json"},

@@ -28,7 +28,9 @@ import (
 // through.
 type selection struct {
 	// cmd is the command, for messages.
-	cmd         string
+	cmd string
+	// flags are the command's, to name the variable that set a filter.
+	flags       *flags
 	tags, name  string
 	rerunFailed string
 	// rerunCount is the number of failed and errored cases of the
@@ -56,7 +58,7 @@ func (s *selection) registerShard(f *flags, verb string) {
 
 // register adds the selection flags; verb is "run" or "list".
 func (s *selection) register(f *flags, verb string) {
-	s.cmd = verb
+	s.cmd, s.flags = verb, f
 	f.stringVar(&s.tags, "tags", "AGENTTEST_TAGS", "", verb+" scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
 	f.stringVar(&s.name, "name", "AGENTTEST_NAME", "", verb+" scenarios whose name contains `TEXT` (brackets and dots are literal), or matches /REGEX/ when written between slashes")
 	f.stringVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", "", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json), and those its run left unrun (interrupted, --fail-fast, a platform stop); with no PATH, from the files the report names")
@@ -413,14 +415,20 @@ func (s *selection) printNotes(w io.Writer) {
 // selection.
 func (s *selection) filters() []string {
 	var out []string
+	add := func(name, filter string) {
+		if env := s.flags.setBy(name); env != "" {
+			filter += " (set by " + env + ")"
+		}
+		out = append(out, filter)
+	}
 	if s.tags != "" {
-		out = append(out, fmt.Sprintf("--tags %q", s.tags))
+		add("tags", fmt.Sprintf("--tags %q", s.tags))
 	}
 	if s.name != "" {
-		out = append(out, fmt.Sprintf("--name %q", s.name))
+		add("name", fmt.Sprintf("--name %q", s.name))
 	}
 	if s.rerunFailed != "" {
-		out = append(out, "--rerun-failed "+s.rerunFailed)
+		add("rerun-failed", "--rerun-failed "+s.rerunFailed)
 	}
 	return out
 }
