@@ -372,6 +372,12 @@ func (f *flags) parse(args []string) ([]string, error) {
 				problems = append(problems, fmt.Sprintf("%s needs a value", written))
 				continue
 			}
+			// "--tags --name x" lost its value: taking --name for it
+			// would make x a path.
+			if next, ok := f.flagArg(args[i+1]); ok {
+				problems = append(problems, fmt.Sprintf("%s needs a value, and %s is a flag (write %s=%s for that value)", written, next, written, args[i+1]))
+				continue
+			}
 			i++
 			value = args[i]
 		}
@@ -388,6 +394,17 @@ func (f *flags) parse(args []string) ([]string, error) {
 		}
 	})
 	return positional, nil
+}
+
+// flagArg says whether arg is written as a flag of the command (or as
+// -h/--help), and how, without its value.
+func (f *flags) flagArg(arg string) (string, bool) {
+	if len(arg) < 2 || arg[0] != '-' {
+		return "", false
+	}
+	written, _, _ := strings.Cut(arg, "=")
+	name := strings.TrimPrefix(written[1:], "-")
+	return written, name == "h" || name == "help" || f.fs.Lookup(name) != nil
 }
 
 // usage is the usage error of this command: one line per problem, then

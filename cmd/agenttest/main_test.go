@@ -515,6 +515,16 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{`matches --tags "@nope" (set by AGENTTEST_TAGS) and --name "a";`},
 		},
 		{
+			// "--tags --name x" took --name for the tag expression and x
+			// for a path: "find suites in x".
+			name:   "a flag is not the value of the flag before it",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--tags", "--name", "x"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: --tags needs a value, and --name is a flag (write --tags=--name for that value)\n"},
+			absent: []string{"find suites"},
+		},
+		{
 			name:   "gate names the variable too",
 			dir:    "testdata/pass",
 			args:   []string{"gate", "r.json"},
