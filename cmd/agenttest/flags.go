@@ -113,6 +113,14 @@ func (f *flags) setBy(name string) string {
 	return f.envNames[name]
 }
 
+// setByNote is setBy said after a problem: " (set by AGENTTEST_X)".
+func (f *flags) setByNote(name string) string {
+	if env := f.setBy(name); env != "" {
+		return " (set by " + env + ")"
+	}
+	return ""
+}
+
 // onCommandLine says whether the command line gave the flag name.
 func (f *flags) onCommandLine(name string) bool {
 	set := false

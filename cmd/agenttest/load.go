@@ -81,8 +81,11 @@ func (s sources) read(file string) []byte {
 // loadConfig reads the config file: --config when given (it must exist),
 // else ./agenttest.yaml when present. A missing default file is no
 // config. Diagnostics are printed to w; errors end the command (exit 2).
-func loadConfig(st *State, w io.Writer, name string, color bool) (*config.File, error) {
+func loadConfig(st *State, w io.Writer, fl *flags, name string, color bool) (*config.File, error) {
 	f, diags, err := readConfig(st, name)
+	if e, ok := errors.AsType[*exitError](err); ok {
+		e.msg += fl.setByNote("config")
+	}
 	if err != nil {
 		return nil, err
 	}

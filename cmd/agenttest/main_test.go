@@ -617,6 +617,23 @@ func TestExitCodes(t *testing.T) {
 			stderr: []string{`unknown target "staging"`},
 		},
 		{
+			// A job's command line has no --target or --config to fix.
+			name:   "an unknown target or config file from the environment names its variable",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_TARGET": "staging", "AGENTTEST_CONFIG": "nope.yaml"},
+			code:   exitUsage,
+			stderr: []string{"config file nope.yaml does not exist (set by AGENTTEST_CONFIG)\n"},
+		},
+		{
+			name:   "an unknown target from the environment names its variable",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_TARGET": "staging"},
+			code:   exitUsage,
+			stderr: []string{`unknown target "staging" (set by AGENTTEST_TARGET)`},
+		},
+		{
 			name:   "environment target without a key names the variable",
 			dir:    "testdata/pass",
 			args:   []string{"run"},

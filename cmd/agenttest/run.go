@@ -361,7 +361,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
 		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
 	}
-	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	cfg, err := loadConfig(st, st.Stderr, fl, o.config, false)
 	if err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 
 	tgt, diags := config.Resolve(cfg, config.Selection{
-		Target: o.target, Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
+		Target: o.target, TargetFrom: fl.setBy("target"), Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
 		Needs: config.Needs{Build: true},
 	})
 	if len(diags) > 0 {

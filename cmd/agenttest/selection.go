@@ -416,10 +416,7 @@ func (s *selection) printNotes(w io.Writer) {
 func (s *selection) filters() []string {
 	var out []string
 	add := func(name, filter string) {
-		if env := s.flags.setBy(name); env != "" {
-			filter += " (set by " + env + ")"
-		}
-		out = append(out, filter)
+		out = append(out, filter+s.flags.setByNote(name))
 	}
 	if s.tags != "" {
 		add("tags", fmt.Sprintf("--tags %q", s.tags))
