@@ -179,6 +179,7 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 	if err != nil {
 		return nil, nil, err
 	}
+	suites = s.oneSpelling(st, suites)
 	if s.rerunFailed != "" {
 		s.sameFiles(st, suites)
 	}
@@ -212,24 +213,50 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 	return suites, skipped, nil
 }
 
+// absArg is the absolute path of a command-line path, for telling
+// whether two spellings name one file.
+func absArg(st *State, p string) string {
+	p = filepath.FromSlash(p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(st.Dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// oneSpelling keeps one suite of a file the paths given name twice
+// (suites and $PWD/suites/a.yaml, or ../repo/suites): its scenarios
+// would run twice, under two names, in one report. A FILE:LINE written
+// with the spelling left out selects in the one kept.
+func (s *selection) oneSpelling(st *State, suites []*scenario.Suite) []*scenario.Suite {
+	kept := map[string]string{}
+	out := suites[:0:0]
+	for _, su := range suites {
+		a := absArg(st, su.Path)
+		if _, ok := kept[a]; ok {
+			continue
+		}
+		kept[a] = argPath(su.Path)
+		out = append(out, su)
+	}
+	for i, p := range s.sel.At {
+		if k, ok := kept[absArg(st, p.File)]; ok {
+			s.sel.At[i].File = k
+		}
+	}
+	return out
+}
+
 // sameFiles names the report's cases by the paths their files were
 // loaded under, where the two name one file differently: a report of
 // "agenttest run suites" names suites/a.yaml, which "agenttest run
 // $PWD/suites" or "../repo/suites" loads under another name.
 func (s *selection) sameFiles(st *State, suites []*scenario.Suite) {
-	abs := func(p string) string {
-		p = filepath.FromSlash(p)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(st.Dir, p)
-		}
-		return filepath.Clean(p)
-	}
 	loaded := map[string]string{}
 	for _, su := range suites {
-		loaded[abs(su.Path)] = argPath(su.Path)
+		loaded[absArg(st, su.Path)] = argPath(su.Path)
 	}
 	for _, ref := range slices.Collect(maps.Keys(s.sel.Cases)) {
-		if as, ok := loaded[abs(ref.File)]; ok && as != argPath(ref.File) {
+		if as, ok := loaded[absArg(st, ref.File)]; ok && as != argPath(ref.File) {
 			delete(s.sel.Cases, ref)
 			s.sel.Cases[scenario.CaseRef{File: as, Name: ref.Name}] = true
 		}
