@@ -1659,7 +1659,9 @@ func TestCommandsRefuseControlNames(t *testing.T) {
 	for _, args := range [][]string{{"lint"}, {"run", "--sim"}, {"list"}} {
 		newCLI(t, dir, nil, args...).expect(t, exitUsage,
 			"f.feature:9:9: scenario name holds control character U+000A, which is not allowed",
-			"s.yaml:4:11: scenario name holds control character U+0007, which is not allowed")
+			"s.yaml:4:11: scenario name holds control character U+0007, which is not allowed",
+			// The flag that matches names, which the user can look up.
+			"matched by --name;")
 	}
 }
 
