@@ -525,6 +525,14 @@ func TestExitCodes(t *testing.T) {
 			absent: []string{"find suites"},
 		},
 		{
+			// --help anywhere shows the help, as it does after any flag.
+			name:   "--help is not the value of the flag before it",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--name", "--help"},
+			code:   exitOK,
+			stdout: []string{"Usage: agenttest list "},
+		},
+		{
 			name:   "gate names the variable too",
 			dir:    "testdata/pass",
 			args:   []string{"gate", "r.json"},

@@ -21,6 +21,8 @@ func TestOneFileNamedTwoWaysRunsOnce(t *testing.T) {
 			[]string{"s.yaml:4  greets", "s.yaml:6  greets again"}},
 		{"a line of the file absolute", func(dir string) []string { return []string{"list", "s.yaml", filepath.Join(dir, "s.yaml") + ":6"} },
 			[]string{"s.yaml:6  greets again"}},
+		{"a line of the file as given, beside it absolute", func(dir string) []string { return []string{"list", filepath.Join(dir, "s.yaml"), "s.yaml:6"} },
+			[]string{"s.yaml:6  greets again"}},
 		{"through ..", func(dir string) []string {
 			return []string{"list", "s.yaml", filepath.Join("..", filepath.Base(dir), "s.yaml")}
 		}, []string{"s.yaml:4  greets", "s.yaml:6  greets again"}},
