@@ -533,6 +533,13 @@ func TestExitCodes(t *testing.T) {
 			stdout: []string{"Usage: agenttest list "},
 		},
 		{
+			name:   "a one-letter switch's value is written with = too",
+			dir:    "testdata/pass",
+			args:   []string{"list", "-v", "true"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: -v takes no separate value: write -v=true (or ./true for a path)\n"},
+		},
+		{
 			name:   "gate names the variable too",
 			dir:    "testdata/pass",
 			args:   []string{"gate", "r.json"},

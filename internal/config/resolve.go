@@ -271,7 +271,7 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		def = f.Target(name)
 		if def == nil {
 			d := diag.Diagnostic{Message: fmt.Sprintf("unknown target %q", name)}
-			if sel.Target != "" && sel.TargetFrom != "" {
+			if sel.TargetFrom != "" {
 				d.Message += " (set by " + sel.TargetFrom + ")"
 			}
 			switch {
