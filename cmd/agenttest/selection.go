@@ -179,7 +179,7 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	suites = s.oneSpelling(st, suites)
+	s.oneSpelling(st, suites)
 	if s.rerunFailed != "" {
 		s.sameFiles(st, suites)
 	}
@@ -223,27 +223,18 @@ func absArg(st *State, p string) string {
 	return filepath.Clean(p)
 }
 
-// oneSpelling keeps one suite of a file the paths given name twice
-// (suites and $PWD/suites/a.yaml, or ../repo/suites): its scenarios
-// would run twice, under two names, in one report. A FILE:LINE written
-// with the spelling left out selects in the one kept.
-func (s *selection) oneSpelling(st *State, suites []*scenario.Suite) []*scenario.Suite {
+// oneSpelling makes a FILE:LINE written with a spelling of its file
+// that loading left out (oneFileEach) select in the one kept.
+func (s *selection) oneSpelling(st *State, suites []*scenario.Suite) {
 	kept := map[string]string{}
-	out := suites[:0:0]
 	for _, su := range suites {
-		a := absArg(st, su.Path)
-		if _, ok := kept[a]; ok {
-			continue
-		}
-		kept[a] = argPath(su.Path)
-		out = append(out, su)
+		kept[absArg(st, su.Path)] = argPath(su.Path)
 	}
 	for i, p := range s.sel.At {
 		if k, ok := kept[absArg(st, p.File)]; ok {
 			s.sel.At[i].File = k
 		}
 	}
-	return out
 }
 
 // sameFiles names the report's cases by the paths their files were

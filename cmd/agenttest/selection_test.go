@@ -44,3 +44,22 @@ func TestOneFileNamedTwoWaysRunsOnce(t *testing.T) {
 		})
 	}
 }
+
+// lint counts such a file once, and says each of its problems once, as
+// run does.
+func TestLintOneFileNamedTwoWays(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"s.yaml":   "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n",
+		"bad.yaml": "suite: b\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {respons: {contains: a}}\n",
+	})
+	c := newCLI(t, dir, nil, "lint", "s.yaml", filepath.Join(dir, "s.yaml"))
+	c.expect(t, exitOK, "1 suite file, 1 scenario: no problems")
+	for _, cmd := range []string{"lint", "run", "list"} {
+		c := newCLI(t, dir, nil, cmd, "bad.yaml", filepath.Join(dir, "bad.yaml"))
+		out := c.expect(t, exitUsage, "\n1 error\n")
+		if n := strings.Count(out, `unknown key "respons"`); n != 1 {
+			t.Errorf("%s: the problem is said %d times, want once:\n%s", cmd, n, out)
+		}
+	}
+}
