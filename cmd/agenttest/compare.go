@@ -485,7 +485,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 			stored = s.res
 		}
 	}
-	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	cfg, err := loadConfig(st, st.Stderr, o.flags, o.config, false)
 	if err != nil {
 		return err
 	}
@@ -500,7 +500,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	var diags []string
 	said := map[string]bool{}
 	for _, s := range sides {
-		sel := config.Selection{Target: o.target, Env: s.env, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}}
+		sel := config.Selection{Target: o.target, TargetFrom: o.flags.setBy("target"), Env: s.env, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}}
 		if s.kind == compare.KindTarget {
 			// The target as it is: AGENTTEST_ENV, which a CI job may
 			// set for its runs, must not make both targets one env.

@@ -27,9 +27,12 @@ type flags struct {
 	cmd string
 	// usage is the text before the flag list in --help.
 	usage string
-	// problems are environment defaults that did not parse; reported with
-	// the options' own problems.
+	// problems are environment defaults that did not parse, of the flags
+	// the command line does not give (parse drops the others: the flag
+	// wins over its variable); reported with the options' own problems.
 	problems []string
+	// envProblems maps a flag to the problem of its variable's value.
+	envProblems map[string]string
 	// fromEnv names the flags whose value came from the environment.
 	fromEnv map[string]bool
 	// envNames maps a flag to the variable that gave its value.
@@ -42,7 +45,7 @@ func newFlags(st *State, cmd, usage string) *flags {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flags{fs: fs, st: st, cmd: cmd, usage: usage, fromEnv: map[string]bool{}, envNames: map[string]string{}}
+	return &flags{fs: fs, st: st, cmd: cmd, usage: usage, fromEnv: map[string]bool{}, envNames: map[string]string{}, envProblems: map[string]string{}}
 }
 
 // env returns the environment default of a flag, if any.
@@ -85,8 +88,8 @@ func (f *flags) attribute(err error) error {
 			if j := strings.IndexAny(name, ":=,;)"); j >= 0 {
 				name = name[:j]
 			}
-			env := f.envNames[name]
-			if env != "" && !f.onCommandLine(name) && !strings.Contains(line, env) && !slices.Contains(envs, env) {
+			env := f.setBy(name)
+			if env != "" && !strings.Contains(line, env) && !slices.Contains(envs, env) {
 				envs = append(envs, env)
 			}
 		}
@@ -99,6 +102,23 @@ func (f *flags) attribute(err error) error {
 		return err
 	}
 	return &exitError{code: e.code, msg: strings.Join(lines, "\n"), hint: e.hint}
+}
+
+// setBy is the variable that gave the flag name its value, when the
+// command line did not give it: "" otherwise.
+func (f *flags) setBy(name string) string {
+	if f.onCommandLine(name) {
+		return ""
+	}
+	return f.envNames[name]
+}
+
+// setByNote is setBy said after a problem: " (set by AGENTTEST_X)".
+func (f *flags) setByNote(name string) string {
+	if env := f.setBy(name); env != "" {
+		return " (set by " + env + ")"
+	}
+	return ""
 }
 
 // onCommandLine says whether the command line gave the flag name.
@@ -158,7 +178,7 @@ func (f *flags) boolVar(p *bool, name, envName string, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not a boolean (true or false)", envName, v))
+			f.envProblems[name] = fmt.Sprintf("%s=%q is not a boolean (true or false)", envName, v)
 		}
 		def = b
 	}
@@ -169,7 +189,7 @@ func (f *flags) intVar(p *int, name, envName string, def int, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		i, err := strconv.Atoi(v)
 		if err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not an integer", envName, v))
+			f.envProblems[name] = fmt.Sprintf("%s=%q is not an integer", envName, v)
 		} else {
 			def = i
 		}
@@ -181,7 +201,7 @@ func (f *flags) int64Var(p *int64, name, envName string, def int64, usage string
 	if v, ok := f.env(name, envName); ok {
 		i, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not an integer", envName, v))
+			f.envProblems[name] = fmt.Sprintf("%s=%q is not an integer", envName, v)
 		} else {
 			def = i
 		}
@@ -193,7 +213,7 @@ func (f *flags) durationVar(p *time.Duration, name, envName string, def time.Dur
 	if v, ok := f.env(name, envName); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is %s", envName, v, notDuration(v)))
+			f.envProblems[name] = fmt.Sprintf("%s=%q is %s", envName, v, notDuration(v))
 		} else {
 			def = d
 		}
@@ -205,7 +225,7 @@ func (f *flags) float64Var(p *float64, name, envName string, def float64, usage 
 	if v, ok := f.env(name, envName); ok {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is not a number", envName, v))
+			f.envProblems[name] = fmt.Sprintf("%s=%q is not a number", envName, v)
 		} else {
 			def = x
 		}
@@ -304,7 +324,8 @@ var errHelp = errors.New("help shown")
 // through it, so they all take `--flag value`, `--flag=value` and the
 // one-dash forms alike, may put flags after positional arguments
 // (`agenttest run suites/ --tags @smoke`), and stop at `--`. A bool flag
-// takes no separate value (`--fail-fast`, `--fail-fast=false`).
+// takes no separate value (`--fail-fast`, `--fail-fast=false`); one
+// followed by true or false is refused.
 //
 // An unknown flag ends the parse with a did-you-mean; bad values are all
 // collected and returned together (the problems of environment defaults
@@ -347,11 +368,22 @@ func (f *flags) parse(args []string) ([]string, error) {
 			return nil, f.usageError(msg)
 		}
 		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() && !hasValue {
+			// A script's "--github false" would make false a path, and
+			// the flag true: the opposite of what it says.
+			if i+1 < len(args) && (args[i+1] == "true" || args[i+1] == "false") {
+				return nil, f.usageError(fmt.Sprintf("%s takes no separate value: write %s=%s (or ./%s for a path)", written, written, args[i+1], args[i+1]))
+			}
 			value, hasValue = "true", true
 		}
 		if !hasValue {
 			if i+1 >= len(args) {
 				problems = append(problems, fmt.Sprintf("%s needs a value", written))
+				continue
+			}
+			// "--tags --name x" lost its value: taking --name for it
+			// would make x a path.
+			if next, ok := f.flagArg(args[i+1]); ok {
+				problems = append(problems, fmt.Sprintf("%s needs a value, and %s is a flag (write %s=%s for that value)", written, next, written, args[i+1]))
 				continue
 			}
 			i++
@@ -364,7 +396,23 @@ func (f *flags) parse(args []string) ([]string, error) {
 	if len(problems) > 0 {
 		return nil, f.usageError(problems...)
 	}
+	f.fs.VisitAll(func(fl *flag.Flag) {
+		if p, ok := f.envProblems[fl.Name]; ok && !f.onCommandLine(fl.Name) {
+			f.problems = append(f.problems, p)
+		}
+	})
 	return positional, nil
+}
+
+// flagArg says whether arg is written as a flag of the command (or as
+// -h/--help), and how, without its value.
+func (f *flags) flagArg(arg string) (string, bool) {
+	if len(arg) < 2 || arg[0] != '-' {
+		return "", false
+	}
+	written, _, _ := strings.Cut(arg, "=")
+	name := strings.TrimPrefix(written[1:], "-")
+	return written, name == "h" || name == "help" || f.fs.Lookup(name) != nil
 }
 
 // usage is the usage error of this command: one line per problem, then

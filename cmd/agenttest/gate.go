@@ -124,11 +124,11 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 
-	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	cfg, err := loadConfig(st, st.Stderr, f, o.config, false)
 	if err != nil {
 		return err
 	}
-	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true, BuildKeyOnly: true}})
+	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, TargetFrom: f.setBy("target"), Sim: o.sim, Getenv: st.LookupEnv, Needs: config.Needs{Build: true, BuildKeyOnly: true}})
 	if len(diags) > 0 {
 		sources{st: st, cfg: cfg}.write(st.Stderr, diags, false)
 	}

@@ -82,6 +82,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	onlyConfig := len(pos) > 0 && len(suiteArgs) == 0
 	if !onlyConfig {
 		loaded = scenario.LoadAll(st.FS, suitePaths(suiteArgs))
+		oneFileEach(st, &loaded)
 	}
 	diags = append(diags, loaded.Diags...)
 	diags = append(diags, keyReferences(loaded.Suites, cfg)...)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -81,8 +82,11 @@ func (s sources) read(file string) []byte {
 // loadConfig reads the config file: --config when given (it must exist),
 // else ./agenttest.yaml when present. A missing default file is no
 // config. Diagnostics are printed to w; errors end the command (exit 2).
-func loadConfig(st *State, w io.Writer, name string, color bool) (*config.File, error) {
+func loadConfig(st *State, w io.Writer, fl *flags, name string, color bool) (*config.File, error) {
 	f, diags, err := readConfig(st, name)
+	if e, ok := errors.AsType[*exitError](err); ok {
+		e.msg += fl.setByNote("config")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +139,7 @@ func loadSuites(st *State, cfg *config.File, w io.Writer, paths []string, color 
 		}
 	}
 	l := scenario.LoadAll(st.FS, paths)
+	oneFileEach(st, &l)
 	if len(l.Diags) > 0 {
 		l.Diags.Sort()
 		sources{st: st, cfg: cfg}.write(w, l.Diags, color)
@@ -143,6 +148,26 @@ func loadSuites(st *State, cfg *config.File, w io.Writer, paths []string, color 
 		return nil, nil, reported(exitUsage)
 	}
 	return l.Suites, l.Skipped, nil
+}
+
+// oneFileEach keeps one spelling of a file the paths name twice
+// (suites and $PWD/suites/a.yaml, or ../repo/suites), the first met:
+// discovery tells spellings apart, so the file's scenarios would run
+// twice, under two names, in one report, and its problems be said
+// twice.
+func oneFileEach(st *State, l *scenario.Loaded) {
+	first := map[string]string{}
+	other := func(p string) bool {
+		a := absArg(st, p)
+		s, ok := first[a]
+		if !ok {
+			first[a] = argPath(p)
+			return false
+		}
+		return s != argPath(p)
+	}
+	l.Suites = slices.DeleteFunc(l.Suites, func(su *scenario.Suite) bool { return other(su.Path) })
+	l.Diags = slices.DeleteFunc(l.Diags, func(d diag.Diagnostic) bool { return d.Pos.File != "" && other(d.Pos.File) })
 }
 
 // useColor: only on a terminal, and never with NO_COLOR (any non-empty

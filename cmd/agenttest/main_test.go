@@ -469,6 +469,77 @@ func TestExitCodes(t *testing.T) {
 			absent: []string{"set by"},
 		},
 		{
+			// A job that fixes a variable's bad value on its command line
+			// is not held to the variable.
+			name:   "a flag on the command line wins over its variable that does not parse",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--allow-empty=false", "--tags", "@nope"},
+			env:    map[string]string{"AGENTTEST_ALLOW_EMPTY": "perhaps"},
+			code:   exitEmpty,
+			absent: []string{"AGENTTEST_ALLOW_EMPTY"},
+		},
+		{
+			name:   "a number on the command line wins over its variable that does not parse",
+			dir:    "testdata/pass",
+			args:   []string{"run", "--parallel", "2"},
+			env:    map[string]string{"AGENTTEST_PARALLEL": "many"},
+			code:   exitOK,
+			absent: []string{"AGENTTEST_PARALLEL"},
+		},
+		{
+			// "false" would otherwise be a path: "find suites in false".
+			name:   "a bool flag's value is written with =",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--allow-empty", "false"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: --allow-empty takes no separate value: write --allow-empty=false (or ./false for a path)\n"},
+			absent: []string{"find suites"},
+		},
+		{
+			// A script's "--json - | jq" would find the console on stdout
+			// and the report in a file named "-".
+			name:   "a report is not written to standard output",
+			files:  map[string]string{"s.yaml": "suite: s\nagent: clinic\nscenarios:\n  - name: greets\n    greeting: {response: {contains: a}}\n"},
+			args:   []string{"run", "--json", "-"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: run: --json -: a report is written to a file, not to standard output (the console is there): name a file, ./- for one named -\n"},
+		},
+		{
+			// A variable left in a job's environment selected nothing:
+			// its command line has no --tags to look at.
+			name:   "an empty selection names the variable of its filter",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--name", "a"},
+			env:    map[string]string{"AGENTTEST_TAGS": "@nope", "AGENTTEST_NAME": "b"},
+			code:   exitEmpty,
+			stderr: []string{`matches --tags "@nope" (set by AGENTTEST_TAGS) and --name "a";`},
+		},
+		{
+			// "--tags --name x" took --name for the tag expression and x
+			// for a path: "find suites in x".
+			name:   "a flag is not the value of the flag before it",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--tags", "--name", "x"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: --tags needs a value, and --name is a flag (write --tags=--name for that value)\n"},
+			absent: []string{"find suites"},
+		},
+		{
+			// --help anywhere shows the help, as it does after any flag.
+			name:   "--help is not the value of the flag before it",
+			dir:    "testdata/pass",
+			args:   []string{"list", "--name", "--help"},
+			code:   exitOK,
+			stdout: []string{"Usage: agenttest list "},
+		},
+		{
+			name:   "a one-letter switch's value is written with = too",
+			dir:    "testdata/pass",
+			args:   []string{"list", "-v", "true"},
+			code:   exitUsage,
+			stderr: []string{"agenttest: list: -v takes no separate value: write -v=true (or ./true for a path)\n"},
+		},
+		{
 			name:   "gate names the variable too",
 			dir:    "testdata/pass",
 			args:   []string{"gate", "r.json"},
@@ -559,6 +630,23 @@ func TestExitCodes(t *testing.T) {
 			args:   []string{"run", "--target", "staging"},
 			code:   exitUsage,
 			stderr: []string{`unknown target "staging"`},
+		},
+		{
+			// A job's command line has no --target or --config to fix.
+			name:   "an unknown target or config file from the environment names its variable",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_TARGET": "staging", "AGENTTEST_CONFIG": "nope.yaml"},
+			code:   exitUsage,
+			stderr: []string{"config file nope.yaml does not exist (set by AGENTTEST_CONFIG)\n"},
+		},
+		{
+			name:   "an unknown target from the environment names its variable",
+			dir:    "testdata/pass",
+			args:   []string{"run"},
+			env:    map[string]string{"AGENTTEST_TARGET": "staging"},
+			code:   exitUsage,
+			stderr: []string{`unknown target "staging" (set by AGENTTEST_TARGET)`},
 		},
 		{
 			name:   "environment target without a key names the variable",
@@ -1586,7 +1674,9 @@ func TestCommandsRefuseControlNames(t *testing.T) {
 	for _, args := range [][]string{{"lint"}, {"run", "--sim"}, {"list"}} {
 		newCLI(t, dir, nil, args...).expect(t, exitUsage,
 			"f.feature:9:9: scenario name holds control character U+000A, which is not allowed",
-			"s.yaml:4:11: scenario name holds control character U+0007, which is not allowed")
+			"s.yaml:4:11: scenario name holds control character U+0007, which is not allowed",
+			// The flag that matches names, which the user can look up.
+			"matched by --name;")
 	}
 }
 

@@ -361,7 +361,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	if _, warnings := o.statsOptions.check(); len(warnings) > 0 {
 		fmt.Fprintln(st.Stderr, strings.Join(warnings, "\n"))
 	}
-	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	cfg, err := loadConfig(st, st.Stderr, fl, o.config, false)
 	if err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 	}
 
 	tgt, diags := config.Resolve(cfg, config.Selection{
-		Target: o.target, Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
+		Target: o.target, TargetFrom: fl.setBy("target"), Env: o.env, Sim: o.sim, Getenv: st.LookupEnv,
 		Needs: config.Needs{Build: true},
 	})
 	if len(diags) > 0 {
@@ -700,6 +700,10 @@ func prepareFiles(st *State, cmd string, files map[string]string, inputs ...inpu
 	var problems []string
 	for _, flag := range reportFlags {
 		if path := files[flag]; path != "" {
+			if path == "-" {
+				problems = append(problems, flag+" -: a report is written to a file, not to standard output (the console is there): name a file, ./- for one named -")
+				continue
+			}
 			if err := st.PrepareReport(path); err != nil {
 				if errors.Is(err, errReportIsDir) {
 					err = fmt.Errorf("%w, e.g. %s", err, filepath.Join(path, reportExample[flag]))

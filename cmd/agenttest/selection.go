@@ -28,7 +28,9 @@ import (
 // through.
 type selection struct {
 	// cmd is the command, for messages.
-	cmd         string
+	cmd string
+	// flags are the command's, to name the variable that set a filter.
+	flags       *flags
 	tags, name  string
 	rerunFailed string
 	// rerunCount is the number of failed and errored cases of the
@@ -56,7 +58,7 @@ func (s *selection) registerShard(f *flags, verb string) {
 
 // register adds the selection flags; verb is "run" or "list".
 func (s *selection) register(f *flags, verb string) {
-	s.cmd = verb
+	s.cmd, s.flags = verb, f
 	f.stringVar(&s.tags, "tags", "AGENTTEST_TAGS", "", verb+" scenarios whose tags match `EXPR`, e.g. '@smoke && ~@slow'")
 	f.stringVar(&s.name, "name", "AGENTTEST_NAME", "", verb+" scenarios whose name contains `TEXT` (brackets and dots are literal), or matches /REGEX/ when written between slashes")
 	f.stringVar(&s.rerunFailed, "rerun-failed", "AGENTTEST_RERUN_FAILED", "", verb+" the scenarios that failed or errored in a previous JSON `REPORT` (--json), and those its run left unrun (interrupted, --fail-fast, a platform stop); with no PATH, from the files the report names")
@@ -177,6 +179,7 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 	if err != nil {
 		return nil, nil, err
 	}
+	s.oneSpelling(st, suites)
 	if s.rerunFailed != "" {
 		s.sameFiles(st, suites)
 	}
@@ -210,24 +213,41 @@ func (s *selection) load(st *State, cfg *config.File, w io.Writer, paths []strin
 	return suites, skipped, nil
 }
 
+// absArg is the absolute path of a command-line path, for telling
+// whether two spellings name one file.
+func absArg(st *State, p string) string {
+	p = filepath.FromSlash(p)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(st.Dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// oneSpelling makes a FILE:LINE written with a spelling of its file
+// that loading left out (oneFileEach) select in the one kept.
+func (s *selection) oneSpelling(st *State, suites []*scenario.Suite) {
+	kept := map[string]string{}
+	for _, su := range suites {
+		kept[absArg(st, su.Path)] = argPath(su.Path)
+	}
+	for i, p := range s.sel.At {
+		if k, ok := kept[absArg(st, p.File)]; ok {
+			s.sel.At[i].File = k
+		}
+	}
+}
+
 // sameFiles names the report's cases by the paths their files were
 // loaded under, where the two name one file differently: a report of
 // "agenttest run suites" names suites/a.yaml, which "agenttest run
 // $PWD/suites" or "../repo/suites" loads under another name.
 func (s *selection) sameFiles(st *State, suites []*scenario.Suite) {
-	abs := func(p string) string {
-		p = filepath.FromSlash(p)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(st.Dir, p)
-		}
-		return filepath.Clean(p)
-	}
 	loaded := map[string]string{}
 	for _, su := range suites {
-		loaded[abs(su.Path)] = argPath(su.Path)
+		loaded[absArg(st, su.Path)] = argPath(su.Path)
 	}
 	for _, ref := range slices.Collect(maps.Keys(s.sel.Cases)) {
-		if as, ok := loaded[abs(ref.File)]; ok && as != argPath(ref.File) {
+		if as, ok := loaded[absArg(st, ref.File)]; ok && as != argPath(ref.File) {
 			delete(s.sel.Cases, ref)
 			s.sel.Cases[scenario.CaseRef{File: as, Name: ref.Name}] = true
 		}
@@ -413,14 +433,17 @@ func (s *selection) printNotes(w io.Writer) {
 // selection.
 func (s *selection) filters() []string {
 	var out []string
+	add := func(name, filter string) {
+		out = append(out, filter+s.flags.setByNote(name))
+	}
 	if s.tags != "" {
-		out = append(out, fmt.Sprintf("--tags %q", s.tags))
+		add("tags", fmt.Sprintf("--tags %q", s.tags))
 	}
 	if s.name != "" {
-		out = append(out, fmt.Sprintf("--name %q", s.name))
+		add("name", fmt.Sprintf("--name %q", s.name))
 	}
 	if s.rerunFailed != "" {
-		out = append(out, "--rerun-failed "+s.rerunFailed)
+		add("rerun-failed", "--rerun-failed "+s.rerunFailed)
 	}
 	return out
 }

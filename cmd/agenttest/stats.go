@@ -109,7 +109,7 @@ func (o statsOptions) setFlags() []string {
 func (f *flags) shareVar(p *float64, name, envName, usage string) {
 	if v, ok := f.env(name, envName); ok {
 		if x, err := parseShareFlag(v); err != nil {
-			f.problems = append(f.problems, fmt.Sprintf("%s=%q is %v", envName, v, err))
+			f.envProblems[name] = fmt.Sprintf("%s=%q is %v", envName, v, err)
 		} else {
 			*p = x
 		}

@@ -46,6 +46,8 @@ command registered is deleted when it stops.
 type webhooksOptions struct {
 	listen, url, events, secret string
 	target, config, brand       string
+	// flags are the command's, to name the variable that set a value.
+	flags *flags
 }
 
 func cmdWebhooks(ctx context.Context, st *State, args []string) error {
@@ -69,6 +71,7 @@ func cmdWebhooks(ctx context.Context, st *State, args []string) error {
 func parseWebhooksOptions(st *State, args []string) (*webhooksOptions, error) {
 	o := &webhooksOptions{}
 	f := newFlags(st, "webhooks", webhooksUsage)
+	o.flags = f
 	f.stringVar(&o.listen, "listen", config.EnvWebhookListen, "127.0.0.1:8787", "listen on `ADDR` for deliveries")
 	f.stringVar(&o.url, "url", config.EnvWebhookURL, "", "public `URL` the platform delivers to (default: http://ADDR/ for a loopback --listen)")
 	f.stringVar(&o.events, "events", "AGENTTEST_WEBHOOK_EVENTS", strings.Join(webhook.DefaultEvents, ","), "comma-separated `EVENTS` to subscribe to")
@@ -122,11 +125,11 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(st, st.Stderr, o.config, false)
+	cfg, err := loadConfig(st, st.Stderr, o.flags, o.config, false)
 	if err != nil {
 		return err
 	}
-	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, Getenv: st.LookupEnv, Needs: config.Needs{Build: true}})
+	tgt, diags := config.Resolve(cfg, config.Selection{Target: o.target, TargetFrom: o.flags.setBy("target"), Getenv: st.LookupEnv, Needs: config.Needs{Build: true}})
 	if diags.HasErrors() {
 		sources{st: st, cfg: cfg}.write(st.Stderr, diags, false)
 		return reported(exitUsage)

@@ -217,6 +217,9 @@ type Selection struct {
 	// Target is --target (or AGENTTEST_TARGET); empty selects the file's
 	// default_target, if any.
 	Target string
+	// TargetFrom is the variable that set Target when the command line
+	// did not (AGENTTEST_TARGET), for its problems to name it.
+	TargetFrom string
 	// Env is --env; it wins over AGENTTEST_ENV and the target's env.
 	Env string
 	// Sim is --sim: use the embedded simulator whatever is configured.
@@ -268,6 +271,9 @@ func Resolve(f *File, sel Selection) (*Target, diag.Diagnostics) {
 		def = f.Target(name)
 		if def == nil {
 			d := diag.Diagnostic{Message: fmt.Sprintf("unknown target %q", name)}
+			if sel.TargetFrom != "" {
+				d.Message += " (set by " + sel.TargetFrom + ")"
+			}
 			switch {
 			case f == nil || len(f.Targets) == 0:
 				d.Hint = "targets are defined in agenttest.yaml (see --config)"

@@ -155,7 +155,7 @@ func recordError(red *secret.Redactor, a *result.Attempt, e *result.Error) {
 
 // noAgent is the error of a scenario that names no agent anywhere.
 func (s Settings) noAgent() string {
-	return "no agent to test: name one in the suite or scenario (agent:, @agent:NAME, Given the agent \"NAME\"), or " + cmp.Or(s.Agent, "give --agent or a target with an agent")
+	return "no agent to test: name one in the suite or scenario (agent:, @agent:NAME, Given the agent \"NAME\"), or " + cmp.Or(s.Agent, "give the target an agent_id (AGENTTEST_AGENT_ID)")
 }
 
 // noRuntime is the error of a confirmation or a probe without a client

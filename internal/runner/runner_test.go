@@ -259,6 +259,10 @@ func TestRunVerdicts(t *testing.T) {
 				if e := c.Attempts[0].Error; e == nil || e.Kind != result.KindConfig || e.Message != (Settings{}).noAgent() || e.Pos != pos(10, 3) || len(c.Attempts[0].Turns) != 0 {
 					t.Fatalf("error = %+v", e)
 				}
+				// What agenttest run has to set: it has no --agent flag.
+				if m := c.Attempts[0].Error.Message; !strings.HasSuffix(m, "or give the target an agent_id (AGENTTEST_AGENT_ID)") {
+					t.Errorf("message = %q", m)
+				}
 			},
 		},
 		{

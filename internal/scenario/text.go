@@ -59,7 +59,7 @@ func notTextRune(r rune) bool {
 
 // notNameRune reports whether r may not be part of a suite's or a
 // scenario's name: what no file may hold, and line ends too, since a name
-// is one line in list, reports and --run. YAML escapes ("\a", "\n") and
+// is one line in list, reports and --name. YAML escapes ("\a", "\n") and
 // a Gherkin Examples cell ("\n") can put them in a name that the file
 // itself does not hold. A tab may stay: a feature file may hold one.
 func notNameRune(r rune) bool {
@@ -76,7 +76,7 @@ func badName(what, name string) (msg, hint string, ok bool) {
 	for _, r := range name {
 		if notNameRune(r) {
 			return fmt.Sprintf("%s holds control character %U, which is not allowed", what, r),
-				"a name is printed on one line in list, reports and terminals and matched by --run; write it without control characters or line ends", false
+				"a name is printed on one line in list, reports and terminals and matched by --name; write it without control characters or line ends", false
 		}
 	}
 	return "", "", true
