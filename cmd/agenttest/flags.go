@@ -105,9 +105,10 @@ func (f *flags) attribute(err error) error {
 }
 
 // setBy is the variable that gave the flag name its value, when the
-// command line did not give it: "" otherwise.
+// command line did not give it: "" otherwise, and for a command that
+// registered no flags (a selection made without register).
 func (f *flags) setBy(name string) string {
-	if f.onCommandLine(name) {
+	if f == nil || f.onCommandLine(name) {
 		return ""
 	}
 	return f.envNames[name]
