@@ -141,9 +141,10 @@ func (sel Selection) Within(suites []*Suite) Selection {
 		return sel
 	}
 	type file struct {
-		starts []int // the lines scenarios and outlines start at, in order
-		exact  map[int]bool
-		lines  int
+		starts  []int // the lines scenarios and outlines start at, in order
+		exact   map[int]bool
+		lines   int
+		regions []Region
 	}
 	files := map[string]*file{}
 	for _, s := range suites {
@@ -151,19 +152,17 @@ func (sel Selection) Within(suites []*Suite) Selection {
 			name := cleanPath(sc.Pos.File)
 			f := files[name]
 			if f == nil {
-				f = &file{exact: map[int]bool{}, lines: s.Lines}
+				f = &file{exact: map[int]bool{}, lines: s.Lines, regions: s.Regions}
 				files[name] = f
 			}
 			start := cmp.Or(sc.Outline.Line, sc.Pos.Line)
-			if !slices.Contains(f.starts, start) {
-				f.starts = append(f.starts, start)
-			}
+			f.starts = append(f.starts, start)
 			f.exact[sc.Pos.Line], f.exact[start] = true, true
 		}
 	}
-	regions := map[string][]Region{}
-	for _, s := range suites {
-		regions[cleanPath(s.Path)] = append(regions[cleanPath(s.Path)], s.Regions...)
+	for _, f := range files {
+		slices.Sort(f.starts)
+		f.starts = slices.Compact(f.starts)
 	}
 	var at []diag.Pos
 	for _, p := range sel.At {
@@ -172,11 +171,11 @@ func (sel Selection) Within(suites []*Suite) Selection {
 			at = append(at, p)
 			continue
 		}
-		if i := slices.IndexFunc(regions[cleanPath(p.File)], func(r Region) bool { return r.From <= p.Line && p.Line <= r.To }); i >= 0 {
+		if i := slices.IndexFunc(f.regions, func(r Region) bool { return r.From <= p.Line && p.Line <= r.To }); i >= 0 {
 			// A Background, a Rule's header or a scenario's tags: the
 			// scenario written above them is not theirs.
 			n := len(at)
-			for _, l := range regions[cleanPath(p.File)][i].Starts {
+			for _, l := range f.regions[i].Starts {
 				if f.exact[l] {
 					at = append(at, diag.Pos{File: p.File, Line: l})
 				}
@@ -186,7 +185,6 @@ func (sel Selection) Within(suites []*Suite) Selection {
 			}
 			continue
 		}
-		slices.Sort(f.starts)
 		if j, _ := slices.BinarySearch(f.starts, p.Line+1); j > 0 {
 			p.Line = f.starts[j-1]
 		}
