@@ -19,8 +19,9 @@ func ValidEnv(env string) bool { return slices.Contains(Envs, env) }
 // when it spells none: what a platform names an environment in a record
 // the reference does not show.
 func EnvSpelled(s string) string {
+	key := NameKey(s)
 	for _, e := range Envs {
-		if NameKey(s) == NameKey(e) {
+		if key == NameKey(e) {
 			return e
 		}
 	}
@@ -40,10 +41,11 @@ func NameKey(s string) string {
 }
 
 // EnvMeant is the environment that a deployment pipeline's name for it
-// means (prod for live, staging for pre-release), or "" for any other
-// name.
-func EnvMeant(name string) string { return envWords[strings.ToLower(name)] }
+// means (prod for live, staging for pre-release), in any letter case and
+// with any separators (NameKey: Pre-Prod), or "" for any other name.
+func EnvMeant(name string) string { return envWords[NameKey(name)] }
 
+// envWords are keyed by NameKey.
 var envWords = map[string]string{
 	"prod": "live", "production": "live",
 	"staging": "pre-release", "stage": "pre-release", "preprod": "pre-release", "uat": "pre-release",

@@ -111,7 +111,7 @@ func TestValidEnv(t *testing.T) {
 func TestEnvMeant(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]string{
-		"prod": "live", "Production": "live", "STAGING": "pre-release", "uat": "pre-release", "dev": "sandbox",
+		"prod": "live", "Production": "live", "STAGING": "pre-release", "uat": "pre-release", "dev": "sandbox", "Pre-Prod": "pre-release", "pre_prod": "pre-release",
 		"live": "", "sandbox": "", "prod2": "", "": "",
 	} {
 		if got := EnvMeant(name); got != want {
