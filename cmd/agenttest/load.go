@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agenttest/agenttest/internal/config"
 	"github.com/agenttest/agenttest/internal/diag"
@@ -46,7 +47,32 @@ type sources struct {
 // problem on its line echoes.
 func (s sources) write(w io.Writer, diags diag.Diagnostics, color bool) {
 	red := knownKeys(s.st, s.cfg)
-	report.WriteDiagnostics(w, config.RedactDiags(diags, red), func(file string) []byte { return red.Bytes(s.read(file)) }, color)
+	report.WriteDiagnostics(w, config.RedactDiags(s.withLines(diags), red), func(file string) []byte { return red.Bytes(s.read(file)) }, color)
+}
+
+// withLines gives each diagnostic at a line of a file it can read, and
+// without its source line yet, that line: masked with the loaders' lines
+// (config.RedactDiags), never after a cut or in a file masked whole,
+// where a key before the column would move the caret off the problem.
+func (s sources) withLines(diags diag.Diagnostics) diag.Diagnostics {
+	files := map[string][]string{}
+	for i := range diags {
+		d := &diags[i]
+		if d.Source != "" || d.Pos.File == "" || d.Pos.Line <= 0 {
+			continue
+		}
+		lines, ok := files[d.Pos.File]
+		if !ok {
+			if data := s.read(d.Pos.File); data != nil {
+				lines = strings.Split(string(data), "\n")
+			}
+			files[d.Pos.File] = lines
+		}
+		if d.Pos.Line <= len(lines) {
+			d.Source = strings.TrimRight(lines[d.Pos.Line-1], "\r")
+		}
+	}
+	return diags
 }
 
 // knownKeys is the redactor of envKeys, before any target is resolved.

@@ -157,6 +157,69 @@ func TestDiagnosticsShowNoKey(t *testing.T) {
 	}
 }
 
+// A long line is echoed as its part around the problem: the key on it is
+// masked before the line is cut, else the cut can go through the key and
+// leave a part of it the redactor no longer knows (before, a suite's and
+// an agent definition's lines were cut when loaded, and the 19 characters
+// of the key inside the cut showed). The caret stays under the problem
+// with the mask shorter than the key before it (before, it was moved
+// past the problem by the difference).
+func TestDiagnosticsShowNoPartOfAKey(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	// Each line ends 104 to 114 characters after the key, so the last 120
+	// that the echo shows begin inside it.
+	pad, filler := strings.Repeat("x", 300), strings.Repeat("y", 100)
+	files := map[string]string{
+		"long.yaml":     "agent: a1\nscenarios:\n  - {name: long, turns: [{say: \"" + pad + key + filler[:90] + "\", bogus: 1}]}\n",
+		"unset.yaml":    "agent: a1\nscenarios:\n  - {name: unset, turns: [{say: \"" + pad + key + filler[:67] + " ${env:NOT_SET}\", expect: {response: hi}}]}\n",
+		"agents/a.yaml": "id: a1\nstart: A\nnodes:\n  A: {say: \"" + pad + key + filler + "\", sya: 1}\n",
+		"ok.yaml":       "agent: a1\nscenarios:\n  - {name: ok, turns: [{say: hi, expect: {response: hi}}]}\n",
+	}
+	dir := writeTree(t, files)
+	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
+	for _, tc := range []struct {
+		args  []string
+		under string // what the caret points at
+	}{
+		{[]string{"lint", "long.yaml"}, "bogus"},
+		{[]string{"run", "--sim", "unset.yaml"}, "${env:NOT_SET}"},
+		{[]string{"run", "--sim-agents", "agents", "ok.yaml"}, "sya"},
+	} {
+		c := newCLI(t, dir, env, tc.args...)
+		c.run(t)
+		out := c.stdout.String() + c.stderr.String()
+		for i := 0; i+6 <= len(key); i++ {
+			if part := key[i : i+6]; strings.Contains(out, part) {
+				t.Errorf("%v shows %q, a part of the key:\n%s", tc.args, part, out)
+				break
+			}
+		}
+		if got := underCaret(out); !strings.HasPrefix(got, tc.under) {
+			t.Errorf("%v: the caret is under %q, want %q:\n%s", tc.args, got, tc.under, out)
+		}
+	}
+}
+
+// underCaret is the text of the first echoed source line from the column
+// its caret line points at.
+func underCaret(out string) string {
+	lines := strings.Split(out, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		_, echo, ok := strings.Cut(lines[i], " | ")
+		_, caret, okc := strings.Cut(lines[i+1], " | ")
+		if !ok || !okc || !strings.HasSuffix(caret, "^") {
+			continue
+		}
+		r := []rune(echo)
+		if n := len([]rune(caret)) - 1; n < len(r) {
+			return string(r[n:])
+		}
+		return ""
+	}
+	return ""
+}
+
 // A run on the embedded simulator (--sim, --sim-agents, or no target)
 // sends the simulator's keys, but the job's environment may hold the
 // platform's own (AGENTTEST_BUILD_KEY set for every step): those are

@@ -376,14 +376,28 @@ func redactDiags(diags diag.Diagnostics, keys []string) diag.Diagnostics {
 
 // RedactDiags masks red's keys in what the diagnostics say and echo: a
 // key written where a setting or a suite has it by mistake is what a
-// problem on that line quotes. The diagnostics are changed in place.
+// problem on that line quotes. An echoed line that holds a key is masked
+// before it is cut to its excerpt, its column moved past the masks
+// (diag.MaskedExcerpt). The diagnostics are changed in place.
 func RedactDiags(diags diag.Diagnostics, red *secret.Redactor) diag.Diagnostics {
 	if red.Empty() {
 		return diags
 	}
+	// The diagnostics of a line share its text (a slice of the file's):
+	// a long line with many problems is scanned once, not once each.
+	var last, lastMasked string
 	for i := range diags {
 		d := &diags[i]
-		d.Message, d.Hint, d.Source = red.String(d.Message), red.String(d.Hint), red.String(d.Source)
+		d.Message, d.Hint = red.String(d.Message), red.String(d.Hint)
+		if d.Source == "" {
+			continue
+		}
+		if d.Source != last {
+			last, lastMasked = d.Source, red.String(d.Source)
+		}
+		if lastMasked != last {
+			d.Source, d.SourceCol = diag.MaskedExcerpt(d.Source, cmp.Or(d.SourceCol, d.Pos.Col), red.String, red.Reach())
+		}
 	}
 	return diags
 }

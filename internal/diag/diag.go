@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a source file. Line and Col are 1-based; a zero Line
@@ -84,9 +85,13 @@ type Diagnostic struct {
 	Message string `json:"message"`
 	// Hint, when set, says how to fix it ("did you mean ...").
 	Hint string `json:"hint,omitempty"`
-	// Source is the offending line of the file, echoed under the message:
-	// the whole line, or the Excerpt of a long one, in which Pos.Col is
-	// at SourceCol.
+	// Source is the offending line of the file, echoed under the message
+	// (cut to its Excerpt when printed). Pos.Col is at SourceCol in it when
+	// SourceCol is set: masking the keys on the line moves it
+	// (MaskedExcerpt).
+	// The whole line, not an excerpt: a key the cut went through would no
+	// longer be found to be masked. Loaders keep a slice of the file's
+	// text, so a file's thousands of diagnostics share its long lines.
 	Source    string `json:"source,omitempty"`
 	SourceCol int    `json:"source_col,omitempty"`
 }
@@ -103,16 +108,10 @@ const ExcerptWidth, excerptBefore = 120, 40
 // diagnostics would each hold. An excerpt's excerpt is itself: a line
 // no longer than an excerpt, its two … included, is shown whole.
 func Excerpt(line string, col int) (string, int) {
-	const whole = ExcerptWidth + 2
-	if len(line) <= whole { // bytes: no more runes than that
+	r, start, end := excerptRunes(line, col)
+	if r == nil {
 		return line, col
 	}
-	r := []rune(line)
-	if len(r) <= whole {
-		return line, col
-	}
-	start := max(0, min(col-1-excerptBefore, len(r)-ExcerptWidth))
-	end := min(len(r), start+ExcerptWidth)
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
@@ -123,6 +122,92 @@ func Excerpt(line string, col int) (string, int) {
 		b.WriteString("…")
 	}
 	return b.String(), col
+}
+
+// excerptRunes is the line's runes and the part of them Excerpt shows,
+// [start, end); nil runes when it shows the whole line.
+func excerptRunes(line string, col int) (r []rune, start, end int) {
+	const whole = ExcerptWidth + 2
+	if len(line) <= whole { // bytes: no more runes than that
+		return nil, 0, 0
+	}
+	r = []rune(line)
+	if len(r) <= whole {
+		return nil, 0, 0
+	}
+	start = max(0, min(col-1-excerptBefore, len(r)-ExcerptWidth))
+	return r, start, min(len(r), start+ExcerptWidth)
+}
+
+// MaskedExcerpt is the Excerpt of line with mask applied first (mask
+// replaces secrets, as a secret.Redactor's String does), and col moved
+// past the masks before it: a cut through a secret would leave a part of
+// it that mask no longer knows, in the clear. reach is the most bytes a
+// text mask replaces can span. A line can be megabytes and hold
+// thousands of problems: only the part around col an excerpt shows is
+// masked, with room on each side for a secret its edge cuts, widened
+// until what is shown is clear of that room.
+func MaskedExcerpt(line string, col int, mask func(string) string, reach int) (string, int) {
+	at, past := 0, 0 // col's byte, and how many columns it lies past the end
+	for n := 1; n < col; n++ {
+		if at == len(line) {
+			past = col - n
+			break
+		}
+		_, w := utf8.DecodeRuneInString(line[at:])
+		at += w
+	}
+	for m := reach + 4*(ExcerptWidth+2); ; m *= 2 {
+		lo, hi := max(0, at-m), min(len(line), at+m)
+		for lo > 0 && !utf8.RuneStart(line[lo]) {
+			lo--
+		}
+		for hi < len(line) && !utf8.RuneStart(line[hi]) {
+			hi++
+		}
+		wcol := col
+		if col > 0 {
+			wcol = utf8.RuneCountInString(line[lo:at]) + 1 + past
+		}
+		win, wcol := maskLine(line[lo:hi], wcol, mask)
+		r, start, end := excerptRunes(win, wcol)
+		if r == nil && (lo > 0 || hi < len(line)) {
+			continue // masks shortened the part to less than an excerpt
+		}
+		if r == nil || (lo == 0 || len(string(r[:start])) >= reach) && (hi == len(line) || len(string(r[end:])) >= reach) {
+			return Excerpt(win, wcol)
+		}
+	}
+}
+
+// maskLine returns line with mask applied and the column of line's
+// column col in it: each mask before col moves it. A col inside a masked
+// text is the column of its mask.
+func maskLine(line string, col int, mask func(string) string) (string, int) {
+	masked := mask(line)
+	if masked == line || col <= 1 {
+		return masked, col
+	}
+	i, n := 0, 1 // the byte and the column of col, or of the line's end
+	for i < len(line) && n < col {
+		_, w := utf8.DecodeRuneInString(line[i:])
+		i, n = i+w, n+1
+	}
+	pre := mask(line[:i])
+	if !strings.HasPrefix(masked, pre) {
+		// A masked text runs across col: its part before col is no
+		// secret mask knows, and the line's mask starts where the two
+		// part.
+		k := 0
+		for k < len(pre) && k < len(masked) && pre[k] == masked[k] {
+			k++
+		}
+		for k > 0 && k < len(masked) && !utf8.RuneStart(masked[k]) {
+			k--
+		}
+		pre, n = masked[:k], col
+	}
+	return masked, utf8.RuneCountInString(pre) + 1 + col - n
 }
 
 // String renders the diagnostic as "file:line:col: message" followed, when

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestPosString: a position drops the parts it does not know, and a
@@ -195,6 +196,65 @@ func TestExcerpt(t *testing.T) {
 		}
 		if tc.col > 0 && tc.col <= len([]rune(tc.line)) && []rune(got)[col-1] != []rune(tc.line)[tc.col-1] {
 			t.Errorf("%s: the caret is under %q, not under the column's %q", tc.name, []rune(got)[col-1], []rune(tc.line)[tc.col-1])
+		}
+	}
+}
+
+func TestMaskLine(t *testing.T) {
+	t.Parallel()
+	mask := func(s string) string { return strings.ReplaceAll(s, "SECRETKEY", "[M]") }
+	for _, tc := range []struct {
+		name, line string
+		col        int
+		want       string
+		wantCol    int
+	}{
+		{"nothing to mask", "say: hi", 6, "say: hi", 6},
+		{"the key after the column", "bad: 1, say: SECRETKEY", 1, "bad: 1, say: [M]", 1},
+		{"the key before the column", "say: SECRETKEY, bad: 1", 17, "say: [M], bad: 1", 11},
+		{"two keys before", "SECRETKEY SECRETKEY bad", 21, "[M] [M] bad", 9},
+		{"the column in the key", "say: SECRETKEY, bad: 1", 9, "say: [M], bad: 1", 6},
+		{"the column at the key", "say: SECRETKEY", 6, "say: [M]", 6},
+		{"past the end", "say: SECRETKEY", 17, "say: [M]", 11},
+		{"runes before", "é: SECRETKEY ü bad", 16, "é: [M] ü bad", 10},
+		{"no column", "say: SECRETKEY", 0, "say: [M]", 0},
+	} {
+		got, col := maskLine(tc.line, tc.col, mask)
+		if got != tc.want || col != tc.wantCol {
+			t.Errorf("%s: maskLine(%q, %d) = %q, %d; want %q, %d", tc.name, tc.line, tc.col, got, col, tc.want, tc.wantCol)
+		}
+	}
+}
+
+// TestMaskedExcerpt: at every place a secret can take on a long line,
+// and every column around it, the excerpt of the masked window is that of
+// the line masked whole, and no part of the secret shows: the window is
+// widened until the secrets its edges cut lie outside what is shown.
+func TestMaskedExcerpt(t *testing.T) {
+	t.Parallel()
+	const secret = "SECRET-0123456789abcdef"
+	mask := func(s string) string { return strings.ReplaceAll(s, secret, "[M]") }
+	for _, filler := range []string{"x", "é"} {
+		// Secrets on the line, and the filler between them: packed ones
+		// shrink a window to less than an excerpt when masked.
+		for _, secrets := range []struct{ n, gap int }{{0, 0}, {1, 0}, {2, 50}, {60, 0}, {60, 2}} {
+			for at := 0; at < 1600; at += 13 {
+				n := secrets.n
+				line := strings.Repeat(filler, at) + strings.Repeat(secret+strings.Repeat(filler, secrets.gap), n) + strings.Repeat(filler, 1600-at)
+				runes := utf8.RuneCountInString(line)
+				for _, col := range []int{0, 1, 40, 41, 42, 300, 700, 1000, 1400, runes, runes + 3} {
+					got, gotCol := MaskedExcerpt(line, col, mask, len(secret))
+					want, wantCol := Excerpt(maskLine(line, col, mask))
+					if got != want || gotCol != wantCol {
+						t.Fatalf("%s×%d, %d secrets at %d, col %d: got %q, %d; want %q, %d", filler, runes, n, at, col, got, gotCol, want, wantCol)
+					}
+					for i := 0; i+4 <= len(secret); i++ {
+						if strings.Contains(got, secret[i:i+4]) {
+							t.Fatalf("%d secrets at %d, col %d: %q shows %q", n, at, col, got, secret[i:i+4])
+						}
+					}
+				}
+			}
 		}
 	}
 }

@@ -448,9 +448,10 @@ func (d *decoder) syntaxError(err error, src []byte) {
 
 // lineIndex finds the lines of a file by number: it holds where each line
 // starts, so echoing the source line of each of N diagnostics costs N
-// lookups, not N scans of the file.
+// lookups, not N scans of the file. The lines it returns share one copy
+// of the file's text.
 type lineIndex struct {
-	src    []byte
+	src    string
 	starts []int
 }
 
@@ -461,7 +462,7 @@ func newLineIndex(src []byte) lineIndex {
 			starts = append(starts, i+1)
 		}
 	}
-	return lineIndex{src: src, starts: starts}
+	return lineIndex{src: string(src), starts: starts}
 }
 
 // lineCount is the number of lines of src, a last one without a line
@@ -483,7 +484,7 @@ func (ix lineIndex) line(n int) (string, bool) {
 	if n < len(ix.starts) {
 		end = ix.starts[n] - 1
 	}
-	return strings.TrimSuffix(string(ix.src[start:end]), "\r"), true
+	return strings.TrimSuffix(ix.src[start:end], "\r"), true
 }
 
 // finish merges the diagnostics that examples expansion repeats, sorts them
@@ -507,7 +508,7 @@ func finish(ds diag.Diagnostics, src []byte) diag.Diagnostics {
 		}
 		seen[k] = true
 		if text, ok := lines.line(d.Pos.Line); ok {
-			d.Source, d.SourceCol = diag.Excerpt(text, d.Pos.Col)
+			d.Source = text
 		}
 		out = append(out, d)
 	}

@@ -478,6 +478,11 @@ func (r *Redactor) Empty() bool { return r.current().empty() }
 
 func (r *table) empty() bool { return r == nil || len(r.pats) == 0 }
 
+// Reach is the most bytes a form of any key spans: a text cut further
+// than that from a part of it holds no form that reaches into the part
+// but is cut (diag.MaskedExcerpt).
+func (r *Redactor) Reach() int { return r.current().reach }
+
 // String returns s with every form of every key replaced by Mask.
 func (r *Redactor) String(s string) string { return r.current().string(s) }
 

@@ -33,13 +33,12 @@ func (d *decoder) pos(n *yaml.Node) diag.Pos {
 	return diag.Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-// source is the line at p for the diagnostic's echo, and p's column in
-// it (diag.Excerpt).
-func (d *decoder) source(p diag.Pos) (string, int) {
+// source is the line at p for the diagnostic's echo (Diagnostic.Source).
+func (d *decoder) source(p diag.Pos) string {
 	if p.Line < 1 || p.Line > len(d.lines) {
-		return "", 0
+		return ""
 	}
-	return diag.Excerpt(strings.TrimRight(d.lines[p.Line-1], "\r"), p.Col)
+	return strings.TrimRight(d.lines[p.Line-1], "\r")
 }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
@@ -65,7 +64,7 @@ const noAliases = "agent definitions do not expand YAML aliases or merge keys: w
 // errorAt reports a problem at a position kept from an earlier node.
 func (d *decoder) errorAt(p diag.Pos, hint, format string, args ...any) {
 	dg := diag.Diagnostic{Severity: diag.Error, Pos: p, Message: fmt.Sprintf(format, args...), Hint: hint}
-	dg.Source, dg.SourceCol = d.source(p)
+	dg.Source = d.source(p)
 	d.diags = d.diags.Append(dg)
 }
 

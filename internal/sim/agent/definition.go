@@ -299,7 +299,7 @@ func Load(file string, src []byte) (*Definition, diag.Diagnostics) {
 		// Told as a suite's are: at the line and column written wrong, with
 		// the fix for the common mistakes.
 		dg := yamlerr.Diagnostic(file, src, err)
-		dg.Source, dg.SourceCol = d.source(dg.Pos)
+		dg.Source = d.source(dg.Pos)
 		d.diags = d.diags.Append(dg)
 		return nil, d.diags
 	}
