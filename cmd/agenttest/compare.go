@@ -621,7 +621,7 @@ func (o *compareOptions) runSides(ctx context.Context, st *State, all []*side) e
 	}
 	ropts := make([]runner.Options, len(sides))
 	for i, s := range sides {
-		ro, done, err := o.sideOptions(s.st, s.tgt, ids)
+		ro, done, err := o.sideOptions(s.st, cfg, s.tgt, ids)
 		if err != nil {
 			return err
 		}
@@ -687,8 +687,8 @@ func (s *side) plan(plan []*scenario.Suite) []*scenario.Suite {
 
 // sideOptions are the runner's options for one side: a client of its
 // own, its deployments read, no webhook receiver or alert gate.
-func (o *compareOptions) sideOptions(st *State, tgt *config.Target, ids func(*result.Case, *result.Attempt) string) (runner.Options, func(), error) {
-	red, err := commandRedactor(st, tgt, "", "")
+func (o *compareOptions) sideOptions(st *State, cfg *config.File, tgt *config.Target, ids func(*result.Case, *result.Attempt) string) (runner.Options, func(), error) {
+	red, err := commandRedactor(st, cfg, tgt, "", "")
 	if err != nil {
 		return runner.Options{}, nil, err
 	}

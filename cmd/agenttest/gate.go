@@ -143,7 +143,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		defer sim.stop()
 		sim.fill(tgt)
 	}
-	red, err := commandRedactor(st, tgt, "", "")
+	red, err := commandRedactor(st, cfg, tgt, "", "")
 	if err != nil {
 		return err
 	}

@@ -34,12 +34,13 @@ import (
 // A secret the command learns on the way (the signing secret of the
 // endpoint it registers, learnSigningSecret) is masked by all of them
 // from then on.
-func commandRedactor(st *State, t *config.Target, webhookSecret, webhookURL string) (*secret.Redactor, error) {
+func commandRedactor(st *State, cfg *config.File, t *config.Target, webhookSecret, webhookURL string) (*secret.Redactor, error) {
 	out := t.Secrets()
 	// The environment's keys, whatever target they are for: a run on the
-	// embedded simulator sends its keys, and the job's AGENTTEST_BUILD_KEY
-	// is no less the platform's.
-	extra := append(envKeys(st, nil), webhookSecret)
+	// embedded simulator sends its keys, and the job's AGENTTEST_BUILD_KEY,
+	// or the variable agenttest.yaml names for another target's key, is
+	// no less the platform's.
+	extra := append(envKeys(st, cfg), webhookSecret)
 	for _, s := range secret.Maskable(append(extra, platform.URLCredentials(webhookURL)...)...) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)

@@ -466,7 +466,7 @@ func cmdRun(ctx context.Context, st *State, args []string) error {
 		return reported(exitUsage)
 	}
 
-	red, err := commandRedactor(st, tgt, o.webhookSecret, o.webhookURL)
+	red, err := commandRedactor(st, cfg, tgt, o.webhookSecret, o.webhookURL)
 	if err != nil {
 		return err
 	}

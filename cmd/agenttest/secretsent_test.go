@@ -229,18 +229,27 @@ func underCaret(out string) string {
 func TestEmbeddedRunMasksTheEnvironmentsKeys(t *testing.T) {
 	t.Parallel()
 	const key = plantedBuildKey
-	dir := writeTree(t, map[string]string{"s.yaml": "agent: restaurant\nscenarios:\n" +
+	suite := "agent: restaurant\nscenarios:\n" +
 		"  - {name: says it, turns: [{say: \"${env:COPY}\", expect: {response: hello}}]}\n" +
-		"  - {name: expects it, turns: [{say: hi, expect: {response: \"${env:COPY}\"}}]}\n"})
-	env := map[string]string{"AGENTTEST_BUILD_KEY": key, "COPY": key}
-	c := newCLI(t, dir, env, "run", "-v", "--sim", ".", "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
-		"--cucumber", "cucumber.ndjson")
-	if code := c.run(t); code != exitFailed {
-		t.Fatalf("exit %d, want %d\n%s%s", code, exitFailed, c.stdout, c.stderr)
-	}
-	texts := reportTexts(t, c, dir)
-	noKeyForm(t, "embedded", texts, secret.Forms(key))
-	if !strings.Contains(texts["stdout"], "say: holds a key or secret of the target") || !strings.Contains(texts["result.json"], secret.Mask) {
-		t.Errorf("the say was not refused, or nothing masked:\n%s", texts["stdout"])
+		"  - {name: expects it, turns: [{say: hi, expect: {response: \"${env:COPY}\"}}]}\n"
+	// The key in AGENTTEST_BUILD_KEY, or in a variable agenttest.yaml's
+	// key setting names for a target this run does not use (before, only
+	// the AGENTTEST_* variables were masked).
+	config := "targets:\n  live: {build_url: https://build.example.com, build_key: \"${env:LIVE_BUILD}\"}\n"
+	for name, env := range map[string]map[string]string{
+		"AGENTTEST_BUILD_KEY": {"AGENTTEST_BUILD_KEY": key, "COPY": key},
+		"named by the config": {"LIVE_BUILD": key, "COPY": key},
+	} {
+		dir := writeTree(t, map[string]string{"s.yaml": suite, "agenttest.yaml": config})
+		c := newCLI(t, dir, env, "run", "-v", "--sim", "s.yaml", "--junit", "junit.xml", "--json", "result.json", "--html", "report.html",
+			"--cucumber", "cucumber.ndjson")
+		if code := c.run(t); code != exitFailed {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", name, code, exitFailed, c.stdout, c.stderr)
+		}
+		texts := reportTexts(t, c, dir)
+		noKeyForm(t, name, texts, secret.Forms(key))
+		if !strings.Contains(texts["stdout"], "say: holds a key or secret of the target") || !strings.Contains(texts["result.json"], secret.Mask) {
+			t.Errorf("%s: the say was not refused, or nothing masked:\n%s", name, texts["stdout"])
+		}
 	}
 }

@@ -139,7 +139,7 @@ func webhooksListen(ctx context.Context, st *State, args []string) error {
 		// drive it: there is nothing to listen to.
 		return usageErrorf("webhooks listen: no target configured; start 'agenttest sim --allow-http-webhooks' and set AGENTTEST_BUILD_URL and AGENTTEST_BUILD_KEY, or use --target")
 	}
-	red, err := commandRedactor(st, tgt, o.secret, o.url)
+	red, err := commandRedactor(st, cfg, tgt, o.secret, o.url)
 	if err != nil {
 		return err
 	}
