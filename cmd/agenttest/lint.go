@@ -86,6 +86,7 @@ func cmdLint(_ context.Context, st *State, args []string) error {
 	}
 	diags = append(diags, loaded.Diags...)
 	diags = append(diags, keyReferences(loaded.Suites, cfg)...)
+	diags = append(diags, keysInNames(st, loaded.Suites, cfg)...)
 	if st.Now != nil {
 		diags = append(diags, lapsedQuarantines(loaded.Suites, st.Now())...)
 	}

@@ -166,6 +166,7 @@ func loadSuites(st *State, cfg *config.File, w io.Writer, paths []string, color 
 	}
 	l := scenario.LoadAll(st.FS, paths)
 	oneFileEach(st, &l)
+	l.Diags = append(l.Diags, keysInNames(st, l.Suites, cfg)...)
 	if len(l.Diags) > 0 {
 		l.Diags.Sort()
 		sources{st: st, cfg: cfg}.write(w, l.Diags, color)

@@ -98,6 +98,41 @@ func keyReferences(suites []*scenario.Suite, cfg *config.File) diag.Diagnostics 
 	return ds
 }
 
+// keysInNames refuses the suite names, scenario names and tags that hold
+// a key the environment holds (envKeys): the console, every report, the
+// CI annotations and list print them as they are, since compare, history
+// and --rerun-failed match cases across runs on them, and a mask would
+// make two names one. The diagnostics say where, their echoed lines
+// masked.
+func keysInNames(st *State, suites []*scenario.Suite, cfg *config.File) diag.Diagnostics {
+	red := knownKeys(st, cfg)
+	if red.Empty() {
+		return nil
+	}
+	const hint = "take the key out: names and tags are printed as they are, on the console, in every report and by list"
+	var ds diag.Diagnostics
+	seen := map[diag.Pos]bool{}
+	for _, su := range suites {
+		if red.Contains(su.Name) {
+			ds = ds.Append(diag.Diagnostic{Pos: su.Pos, Message: "the suite's name holds a key the environment holds", Hint: hint})
+		}
+		for _, sc := range su.Scenarios {
+			what := ""
+			switch {
+			case red.Contains(sc.Name):
+				what = "name holds"
+			case slices.ContainsFunc(sc.Tags, red.Contains):
+				what = "tags hold"
+			}
+			if what != "" && !seen[sc.Pos] {
+				seen[sc.Pos] = true
+				ds = ds.Append(diag.Diagnostic{Pos: sc.Pos, Message: "the scenario's " + what + " a key the environment holds", Hint: hint})
+			}
+		}
+	}
+	return ds
+}
+
 // learnSigningSecret makes the command's redactor mask the signing secret
 // of the webhook endpoint it registered: the platform issued it, so the
 // redactor was not built with it, and a platform that echoes it later

@@ -220,6 +220,36 @@ func underCaret(out string) string {
 	return ""
 }
 
+// A key pasted into a scenario's name or tags, or a suite's name, is
+// refused where it is written: names and tags are printed as they are
+// (compare, history and --rerun-failed match on them), so before, list,
+// run and every report showed the key.
+func TestNamesHoldingAKeyAreRefused(t *testing.T) {
+	t.Parallel()
+	const key = plantedBuildKey
+	dir := writeTree(t, map[string]string{
+		"name.yaml":       "agent: restaurant\nscenarios:\n  - {name: \"books " + key + "\", turns: [{say: hi, expect: {response: hi}}]}\n",
+		"tags.yaml":       "agent: restaurant\nscenarios:\n  - {name: books, tags: [\"t" + key + "\"], turns: [{say: hi, expect: {response: hi}}]}\n",
+		"suite.yaml":      "suite: \"s " + key + "\"\nagent: restaurant\nscenarios:\n  - {name: books, turns: [{say: hi, expect: {response: hi}}]}\n",
+		"f.feature":       "Feature: f\n  Scenario: books " + key + "\n    Given the agent \"restaurant\"\n    When the user says \"hi\"\n    Then the agent's reply contains \"hi\"\n",
+		"outline.feature": "Feature: o\n  Scenario Outline: books <who>\n    Given the agent \"restaurant\"\n    When the user says \"hi\"\n    Then the agent's reply contains \"hi\"\n    Examples:\n      | who |\n      | " + key + " |\n",
+	})
+	env := map[string]string{"AGENTTEST_BUILD_KEY": key}
+	for _, file := range []string{"name.yaml", "tags.yaml", "suite.yaml", "f.feature", "outline.feature"} {
+		for _, args := range [][]string{{"lint", file}, {"list", file}, {"run", "--sim", file}} {
+			c := newCLI(t, dir, env, args...)
+			code := c.run(t)
+			out := c.stdout.String() + c.stderr.String()
+			if code != exitUsage || !strings.Contains(out, "a key the environment holds") {
+				t.Errorf("%v: exit %d, want %d and the name refused:\n%s", args, code, exitUsage, out)
+			}
+			if f := keyIn(out, secret.Forms(key)); f != "" {
+				t.Errorf("%v shows %q:\n%s", args, f, out)
+			}
+		}
+	}
+}
+
 // A run on the embedded simulator (--sim, --sim-agents, or no target)
 // sends the simulator's keys, but the job's environment may hold the
 // platform's own (AGENTTEST_BUILD_KEY set for every step): those are
