@@ -279,8 +279,14 @@ func TestGate(t *testing.T) {
 		// A quarantined case does not gate the run, and the header says
 		// so rather than count its failure beside a passing verdict:
 		// before, "tested 2 cases: 1 passed, 1 failed" then "gate: passed".
-		{name: "a quarantined failure", suite: "testdata/stats/quarantine", code: exitOK,
+		{name: "a quarantined failure", suite: "testdata/quarantined", code: exitOK,
 			want: []string{"\n  tested 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed"}},
+		// A run of quarantined cases alone passes (exit 0: they ran),
+		// failing or not, and tested nothing that gates: before, "gate:
+		// passed" over "tested 1 case: 1 quarantined (not gating)".
+		{name: "every case quarantined", suite: "testdata/quarantined", args: []string{"--name", "opens on Sundays"}, code: exitFailed,
+			want: []string{"\n  tested 1 case: 1 quarantined (not gating)\n", "gate: refused\n",
+				"gate: every case the run tested is quarantined (1): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing"}},
 		{name: "empty", args: []string{"--name", "no such scenario", "--allow-empty"}, code: exitFailed,
 			want: []string{"its status is empty: nothing was tested", "the report records no deployment", "\n  tested no case\n"}},
 		{name: "replaced", before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,

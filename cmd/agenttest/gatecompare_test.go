@@ -431,14 +431,23 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 
 // TestGateComparisonQuarantined: a candidate's case under quarantine is
 // said as such in the gate's log, not as a failure beside "gate:
-// passed" (before: "the candidate's 2 cases: 1 passed, 1 failed").
+// passed" (before: "the candidate's 2 cases: 1 passed, 1 failed"). A
+// comparison of quarantined scenarios alone passes, as nothing gating
+// regressed, and compared nothing that gates: the gate refuses it
+// (before: "gate: passed").
 func TestGateComparisonQuarantined(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "c.json")
-	compareCLI(t, "testdata/stats", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantine",
+	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
 		"--json", out).expect(t, exitOK)
-	newCLI(t, "testdata/stats", preRelease, "gate", out).expect(t, exitOK,
+	newCLI(t, "testdata", preRelease, "gate", out).expect(t, exitOK,
 		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed")
+
+	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
+		"--name", "opens on Sundays", "--json", out).expect(t, exitOK, "status: passed")
+	newCLI(t, "testdata", preRelease, "gate", out).expect(t, exitFailed,
+		"compared 1 scenario: 1 unchanged; the candidate's 1 case: 1 quarantined (not gating)\n", "gate: refused\n",
+		"gate: every scenario the comparison compared is quarantined (1 of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing")
 }
 
 // TestCompareInterruptedReport: a stored report of an interrupted run is

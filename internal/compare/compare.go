@@ -201,6 +201,12 @@ func (c Counts) Of(cl Class) int {
 		Unchanged: c.Unchanged, NotCompared: c.NotCompared, OnlyBaseline: c.OnlyBaseline, OnlyCandidate: c.OnlyCandidate}[cl]
 }
 
+// Compared is how many of the pairs were compared: run on both sides,
+// with a verdict on each.
+func (c Counts) Compared() int {
+	return c.Total - c.NotCompared - c.OnlyBaseline - c.OnlyCandidate
+}
+
 // CountPairs counts pairs by class: the Counts a comparison states, as
 // its pairs give them.
 func CountPairs(pairs []*Pair) Counts {

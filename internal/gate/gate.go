@@ -10,7 +10,7 @@
 //
 // The gate passes only when every one of these holds: the run (or the
 // comparison) passed, as its cases (a comparison's pairs and sides) say
-// when its verdict is derived again; it concluded no longer ago than
+// when its verdict is derived again, on a case not quarantined; it concluded no longer ago than
 // MaxAge, and no more than MaxSkew ahead of Now; it ran
 // against the same platform and environment as the gate's target, over
 // its whole selection (not one shard, not a rerun of failures, not a
@@ -82,6 +82,11 @@ type Evidence struct {
 	// ran under a quarantine that holds: they do not gate the run,
 	// whatever their outcome, and are not in Cases.
 	Quarantined int
+	// Gating counts what the verdict rests on: the cases that ran and
+	// are under no quarantine (a comparison: its pairs under no
+	// quarantine compared on both sides). A report whose every case is
+	// quarantined passes its run, and vouches for nothing.
+	Gating int
 	// Derived is the verdict the report's cases give (for a comparison,
 	// its pairs and sides), derived again as the run derived it, with
 	// what decided it (DerivedWhy). A report agenttest wrote states that
@@ -228,6 +233,9 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			refuse("the comparison's candidate, report %s, was merged with --force of reports that are not every shard of one selection on one target (%s); compare with the report agenttest merge writes, without --force, of every shard of one run", c.Path, strings.Join(f, "; "))
 		}
 	}
+	if ev.Passed && ev.Gating == 0 {
+		refuse("%s", ev.nothingGated())
+	}
 	switch {
 	case len(ev.Deployments) > 0:
 	case ev.What == whatComparison:
@@ -343,6 +351,23 @@ const (
 	whatComparison = "comparison"
 )
 
+// nothingGated says why a report that passed with nothing that gates
+// (Gating 0) vouches for nothing: a run of quarantined cases alone passes,
+// as a quarantine never changes a run's verdict, and says nothing of the
+// deployment it would promote.
+func (ev Evidence) nothingGated() string {
+	if ev.What == whatComparison {
+		if ev.Quarantined > 0 {
+			return fmt.Sprintf("every scenario the comparison compared is quarantined (%d of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing; compare scenarios that are not quarantined", ev.Quarantined)
+		}
+		return "the comparison compared no scenario: it vouches for nothing"
+	}
+	if ev.Quarantined > 0 {
+		return fmt.Sprintf("every case the run tested is quarantined (%d): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing; gate a run of cases that are not quarantined", ev.Quarantined)
+	}
+	return "the run tested no case: the report vouches for nothing"
+}
+
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
@@ -355,6 +380,9 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 				ev.Quarantined++
 			default:
 				ev.Cases[c.Status]++
+				if c.Status.Ran() {
+					ev.Gating++
+				}
 			}
 		}
 	}
@@ -466,6 +494,13 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0) {
 		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
 	}
+	var gating []*compare.Pair
+	for _, p := range c.Pairs {
+		if p != nil && !p.Quarantined {
+			gating = append(gating, p)
+		}
+	}
+	ev.Gating = compare.CountPairs(gating).Compared()
 	for _, p := range c.Pairs {
 		switch {
 		case p == nil || p.Candidate == nil:

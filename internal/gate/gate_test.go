@@ -20,7 +20,7 @@ func TestCheck(t *testing.T) {
 	green := func() Evidence {
 		return Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true,
 			Started: now.Add(-time.Hour - time.Minute), Concluded: now.Add(-time.Hour), Target: target,
-			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")}}
+			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")}, Gating: 2}
 	}
 	activeNow := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}}
 	type testCase struct {
@@ -198,6 +198,23 @@ func TestCheck(t *testing.T) {
 			ev.Concluded = ev.Started
 		},
 			want: []string{"the report's run ended 9999-12-31T23:59:59Z, 2562047h47m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
+		// A quarantine never changes a run's verdict, so a run of
+		// quarantined cases alone passes, failing or not: it says
+		// nothing of the deployment the gate would let through.
+		{name: "every case quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined = 0, 2 },
+			want: []string{"every case the run tested is quarantined (2): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing"}},
+		{name: "one case not quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined = 1, 2 }},
+		{name: "a comparison of quarantined scenarios alone", edit: func(ev *Evidence) { ev.What, ev.Gating, ev.Quarantined = "comparison", 0, 3 },
+			want: []string{"every scenario the comparison compared is quarantined (3 of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing"}},
+		// An edited report (its cases cut, its status left passed) is
+		// refused too, whatever else it says.
+		{name: "no case at all", edit: func(ev *Evidence) { ev.Gating = 0 }, want: []string{"the run tested no case: the report vouches for nothing"}},
+		{name: "a comparison that compared nothing", edit: func(ev *Evidence) { ev.What, ev.Gating = "comparison", 0 },
+			want: []string{"the comparison compared no scenario: it vouches for nothing"}},
+		// A run that did not pass is refused for that: its empty
+		// selection is no second reason.
+		{name: "empty", edit: func(ev *Evidence) { ev.Passed, ev.Status, ev.Why, ev.Gating = false, "empty", "nothing was tested", 0 },
+			want: []string{"the run did not pass: its status is empty: nothing was tested"}},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
@@ -231,6 +248,26 @@ func TestFromRun(t *testing.T) {
 	}
 	if n := Needed(ev); len(n) != 0 {
 		t.Errorf("needed %v: a changed deployment needs no read", n)
+	}
+
+	// What gates: the cases that ran, under no quarantine that holds.
+	quarantined := func(st result.Status, lapsed bool) *result.Case {
+		return &result.Case{Status: st, Quarantine: &result.Quarantine{Reason: "r", Until: "2099-12-31", Lapsed: lapsed}}
+	}
+	for _, tc := range []struct {
+		name   string
+		cases  []*result.Case
+		gating int
+	}{
+		{"quarantined alone", []*result.Case{quarantined(result.Failed, false), quarantined(result.Passed, false), {Status: result.Skipped}}, 0},
+		{"a lapsed quarantine gates", []*result.Case{quarantined(result.Passed, true)}, 1},
+		{"one case besides", []*result.Case{quarantined(result.Failed, false), {Status: result.Flaky}, {Status: result.Pending}, nil}, 1},
+		{"every status that ran", []*result.Case{{Status: result.Passed}, {Status: result.Flaky}, {Status: result.Failed}, {Status: result.Errored}}, 4},
+	} {
+		r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}}
+		if got := FromRun("r.json", r, r.RunStatus()).Gating; got != tc.gating {
+			t.Errorf("%s: gating %d, want %d", tc.name, got, tc.gating)
+		}
 	}
 }
 
@@ -286,6 +323,9 @@ func TestFromRunDerives(t *testing.T) {
 		deps       []*result.Deployment
 		derived    result.RunStatus
 		unrecorded []string
+		// nothingGated: every case that ran is quarantined, so the gate
+		// refuses a run that passed.
+		nothingGated bool
 	}{
 		{name: "passed", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
@@ -294,8 +334,11 @@ func TestFromRunDerives(t *testing.T) {
 		{name: "every case skipped", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Skipped}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunEmpty},
 		{name: "no case", deps: []*result.Deployment{dep("a")}, derived: result.RunEmpty},
-		{name: "a quarantined failure", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+		{name: "a quarantined failure", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed},
+			{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
+		{name: "a quarantined failure alone", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, nothingGated: true},
 		{name: "an agent without deployment", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Agent: "b", Env: "sandbox", Status: result.Flaky},
 			{Agent: "b", Env: "sandbox", Status: result.Passed}, {Agent: "c", Env: "sandbox", Status: result.Skipped}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, unrecorded: []string{"b in sandbox"}},
@@ -326,7 +369,7 @@ func TestFromRunDerives(t *testing.T) {
 				active[Key{d.Agent, d.Env}] = Active{ID: d.ID}
 			}
 			d := Check(ev, Options{Now: started.Add(time.Minute), MaxAge: time.Hour, Target: result.Target{Env: "sandbox"}}, active)
-			if want := tc.derived == result.RunPassed && tc.unrecorded == nil; d.Passed() != want {
+			if want := tc.derived == result.RunPassed && tc.unrecorded == nil && !tc.nothingGated; d.Passed() != want {
 				t.Errorf("gate passed %v, want %v: %q", d.Passed(), want, d.Reasons)
 			}
 		})
@@ -364,9 +407,22 @@ func TestFromComparison(t *testing.T) {
 	if ev.Derived != result.RunPassed || ev.Unrecorded != nil {
 		t.Errorf("derived %q unrecorded %q of a consistent comparison", ev.Derived, ev.Unrecorded)
 	}
+	// What gates: the pairs compared on both sides, under no quarantine.
+	if ev.Gating != 2 {
+		t.Errorf("gating %d, want the fixed and the unchanged pair", ev.Gating)
+	}
+	c := comparison()
+	for _, p := range c.Pairs {
+		p.Quarantined = true
+	}
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.OnlyCandidate, Candidate: &compare.Outcome{Status: result.Passed, Agent: "restaurant", Env: "pre-release"}},
+		&compare.Pair{Class: compare.NotCompared, Candidate: &compare.Outcome{Status: result.Errored, Agent: "restaurant", Env: "pre-release"}})
+	if ev := FromComparison("c.json", c); ev.Gating != 0 || ev.Quarantined != 2 {
+		t.Errorf("gating %d quarantined %d, want 0 and 2: only quarantined pairs were compared", ev.Gating, ev.Quarantined)
+	}
 	// A comparison edited to say passed over a regression, or to drop
 	// the deployment of an agent its candidate ran.
-	c := comparison()
+	c = comparison()
 	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.Regressed, Candidate: &compare.Outcome{Status: result.Failed, Agent: "clinic", Env: "pre-release"}})
 	if ev := FromComparison("c.json", c); ev.Derived != result.RunFailed || ev.DerivedWhy != "1 scenario regressed" ||
 		!slices.Equal(ev.Unrecorded, []string{"clinic in pre-release"}) {
