@@ -40,7 +40,8 @@ promoted. It passes (exit 0) only when all of these hold:
     starts with its earliest shard), and ended no more than 5m ahead of
     the gate's clock;
   - it tested the platform of the gate's target (build URL, workspace),
-    and every agent in the target's environment;
+    and every agent in the target's environment; with --agent, it
+    tested each agent named there, the agents the pipeline promotes;
   - it tested the whole selection: not one shard (run --shard K/N), not
     a --rerun-failed run, not a merge --force of reports that are not
     every shard of one selection on one target (for a comparison:
@@ -81,6 +82,9 @@ type gateOptions struct {
 	seed   int64
 	sim    bool
 	report string
+	// agents are the agents the pipeline promotes: the report must
+	// have tested each in the target's environment.
+	agents []string
 }
 
 // defaultMaxAge is the oldest report the gate accepts by default: a
@@ -95,6 +99,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	f.durationVar(&o.maxAge, "max-age", "AGENTTEST_MAX_AGE", defaultMaxAge, "refuse a report whose run started more than `DURATION` ago")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
+	f.listVar(&o.agents, "agent", "AGENTTEST_GATE_AGENT", "the agents the pipeline promotes, `IDS` as the suites name them (repeat the flag or separate with commas): refuse a report that did not test each in the target's environment")
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -168,7 +173,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	// run of the target would test it: sandbox when it names none.
 	gt := runnerTarget(tgt)
 	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
-	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt}, active)
+	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents}, active)
 	// The lines quote the report (a file anyone may have edited) and the
 	// platform's answers: printable, as the problems are.
 	var out bytes.Buffer

@@ -364,6 +364,16 @@ func TestGate(t *testing.T) {
 				}
 				return false
 			}},
+		// --agent names the agent the pipeline promotes: a report of
+		// another agent's suites vouches for that agent only. Before,
+		// "gate: passed" over the clinic's deployment in the job that
+		// promotes the restaurant.
+		{name: "the agent promoted", gateArgs: []string{"--agent", "restaurant"}, code: exitOK, want: []string{"gate: passed"}},
+		{name: "another agent promoted", gateArgs: []string{"--agent", "clinic"}, code: exitFailed,
+			want: []string{"restaurant in sandbox: tested dep-", "gate: refused\n",
+				"gate: clinic: the report did not test it in sandbox (it tested restaurant in sandbox): it cannot vouch for the agent promoted"}},
+		{name: "another agent promoted, by its variable", gateEnv: map[string]string{"AGENTTEST_GATE_AGENT": "restaurant,clinic"}, code: exitFailed,
+			want: []string{"gate: clinic: the report did not test it in sandbox"}},
 		// A target the gate cannot resolve gates against nothing.
 		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
 		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},

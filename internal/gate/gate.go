@@ -87,6 +87,10 @@ type Evidence struct {
 	// quarantine compared on both sides). A report whose every case is
 	// quarantined passes its run, and vouches for nothing.
 	Gating int
+	// GatingOf counts Gating by the agent and environment of each case
+	// (a comparison: of its candidate's), for the agents the pipeline
+	// promotes (Options.Agents).
+	GatingOf map[Key]int
 	// Derived is the verdict the report's cases give (for a comparison,
 	// its pairs and sides), derived again as the run derived it, with
 	// what decided it (DerivedWhy). A report agenttest wrote states that
@@ -138,6 +142,11 @@ type Options struct {
 	// another environment than Target.Env (when set): the environment
 	// the pipeline promotes from.
 	Target result.Target
+	// Agents are the agents the pipeline promotes (gate --agent), as the
+	// suites name them: a report that did not test one of them in
+	// Target.Env vouches for the others, not for it. None: the gate
+	// vouches for whatever agents the report tested.
+	Agents []string
 }
 
 // Decision is the gate's verdict: the reasons it refuses (none: it
@@ -309,9 +318,64 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			}
 		}
 	}
+	for _, agent := range o.Agents {
+		switch {
+		case !testedIn(ev.Deployments, agent, o.Target.Env):
+			refuse("%s: the report did not test it%s (it tested %s): it cannot vouch for the agent promoted; gate a report of a run of its suites",
+				agent, inEnv(o.Target.Env), testedList(ev.Deployments))
+		case ev.Gating > 0 && gatingOf(ev.GatingOf, agent, o.Target.Env) == 0:
+			// Its deployment was read, but every case of it that ran is
+			// quarantined: the others' cases vouch for them, not for it.
+			refuse("%s: every case of it the report tested%s is quarantined: a quarantined case never gates, so the report vouches for the other agents, not for the agent promoted",
+				agent, inEnv(o.Target.Env))
+		}
+	}
 	other = len(d.Reasons) - unreadable
 	d.Unreadable = unreadable > 0 && other == 0
 	return d
+}
+
+// testedIn reports whether deps record agent in env (any environment
+// when env is empty).
+func testedIn(deps []*result.Deployment, agent, env string) bool {
+	return slices.ContainsFunc(deps, func(d *result.Deployment) bool {
+		return d != nil && d.Agent == agent && (env == "" || d.Env == env)
+	})
+}
+
+// gatingOf sums the gating cases of agent in env (any environment when
+// env is empty).
+func gatingOf(of map[Key]int, agent, env string) int {
+	n := 0
+	for k, v := range of {
+		if k.Agent == agent && (env == "" || k.Env == env) {
+			n += v
+		}
+	}
+	return n
+}
+
+// inEnv is " in ENV", or "" when env is empty.
+func inEnv(env string) string {
+	if env == "" {
+		return ""
+	}
+	return " in " + env
+}
+
+// testedList lists the agents and environments deps record, "clinic in
+// sandbox, billing in live", or "no agent".
+func testedList(deps []*result.Deployment) string {
+	var out []string
+	for _, d := range deps {
+		if d != nil {
+			out = append(out, d.Agent+" in "+d.Env)
+		}
+	}
+	if len(out) == 0 {
+		return "no agent"
+	}
+	return strings.Join(out, ", ")
 }
 
 // platformMismatch says why a report of target cannot vouch for the
@@ -371,7 +435,8 @@ func (ev Evidence) nothingGated() string {
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{}}
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{},
+		GatingOf: map[Key]int{}}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
 			switch {
@@ -382,6 +447,7 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 				ev.Cases[c.Status]++
 				if c.Status.Ran() {
 					ev.Gating++
+					ev.GatingOf[Key{c.Agent, c.Env}]++
 				}
 			}
 		}
@@ -494,13 +560,16 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0) {
 		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
 	}
-	var gating []*compare.Pair
+	ev.GatingOf = map[Key]int{}
 	for _, p := range c.Pairs {
-		if p != nil && !p.Quarantined {
-			gating = append(gating, p)
+		if p == nil || p.Quarantined || p.Candidate == nil {
+			continue
+		}
+		if p.Class.Compared() {
+			ev.Gating++
+			ev.GatingOf[Key{p.Candidate.Agent, p.Candidate.Env}]++
 		}
 	}
-	ev.Gating = compare.CountPairs(gating).Compared()
 	for _, p := range c.Pairs {
 		switch {
 		case p == nil || p.Candidate == nil:

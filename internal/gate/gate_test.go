@@ -20,15 +20,17 @@ func TestCheck(t *testing.T) {
 	green := func() Evidence {
 		return Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true,
 			Started: now.Add(-time.Hour - time.Minute), Concluded: now.Add(-time.Hour), Target: target,
-			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")}, Gating: 2}
+			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")},
+			Gating:      2, GatingOf: map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "sandbox"}: 1}}
 	}
 	activeNow := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}}
 	type testCase struct {
 		name   string
 		edit   func(ev *Evidence)
 		active map[Key]Active
-		// gate edits the gate's target.
-		gate func(t *result.Target)
+		// gate edits the gate's target; agents are its --agent.
+		gate   func(t *result.Target)
+		agents []string
 		// want are parts of the reasons, in order; none: the gate passes.
 		want       []string
 		unreadable bool
@@ -46,7 +48,7 @@ func TestCheck(t *testing.T) {
 		if tc.gate != nil {
 			tc.gate(&gt)
 		}
-		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: gt}, active)
+		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: gt, Agents: tc.agents}, active)
 		if len(d.Reasons) != len(tc.want) {
 			t.Fatalf("reasons %q, want %d", d.Reasons, len(tc.want))
 		}
@@ -215,6 +217,20 @@ func TestCheck(t *testing.T) {
 		// selection is no second reason.
 		{name: "empty", edit: func(ev *Evidence) { ev.Passed, ev.Status, ev.Why, ev.Gating = false, "empty", "nothing was tested", 0 },
 			want: []string{"the run did not pass: its status is empty: nothing was tested"}},
+		// --agent: the agents the pipeline promotes. A report of other
+		// agents vouches for them, not for the one promoted.
+		{name: "the agent promoted", agents: []string{"restaurant"}},
+		{name: "both agents promoted", agents: []string{"clinic", "restaurant"}},
+		{name: "another agent promoted", agents: []string{"billing", "restaurant"},
+			want: []string{"billing: the report did not test it in sandbox (it tested restaurant in sandbox, clinic in sandbox): it cannot vouch for the agent promoted"}},
+		{name: "the agent promoted in another environment", agents: []string{"clinic"}, edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
+			want:   []string{`clinic: the report tested live, not sandbox`, "clinic: the report did not test it in sandbox (it tested restaurant in sandbox, clinic in live)"}},
+		{name: "the agent promoted, of a report of no agent", agents: []string{"restaurant"}, edit: func(ev *Evidence) { ev.Deployments = nil },
+			want: []string{"the report records no deployment", "restaurant: the report did not test it in sandbox (it tested no agent)"}},
+		// Its deployment was read, but every case of it was quarantined.
+		{name: "the agent promoted quarantined", agents: []string{"clinic"}, edit: func(ev *Evidence) { delete(ev.GatingOf, Key{"clinic", "sandbox"}) },
+			want: []string{"clinic: every case of it the report tested in sandbox is quarantined: a quarantined case never gates, so the report vouches for the other agents, not for the agent promoted"}},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
@@ -264,9 +280,15 @@ func TestFromRun(t *testing.T) {
 		{"one case besides", []*result.Case{quarantined(result.Failed, false), {Status: result.Flaky}, {Status: result.Pending}, nil}, 1},
 		{"every status that ran", []*result.Case{{Status: result.Passed}, {Status: result.Flaky}, {Status: result.Failed}, {Status: result.Errored}}, 4},
 	} {
+		for _, c := range tc.cases {
+			if c != nil {
+				c.Agent, c.Env = "a", "sandbox"
+			}
+		}
 		r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}}
-		if got := FromRun("r.json", r, r.RunStatus()).Gating; got != tc.gating {
-			t.Errorf("%s: gating %d, want %d", tc.name, got, tc.gating)
+		ev := FromRun("r.json", r, r.RunStatus())
+		if ev.Gating != tc.gating || ev.GatingOf[Key{"a", "sandbox"}] != tc.gating {
+			t.Errorf("%s: gating %d, of a in sandbox %d, want %d", tc.name, ev.Gating, ev.GatingOf[Key{"a", "sandbox"}], tc.gating)
 		}
 	}
 }
@@ -408,8 +430,8 @@ func TestFromComparison(t *testing.T) {
 		t.Errorf("derived %q unrecorded %q of a consistent comparison", ev.Derived, ev.Unrecorded)
 	}
 	// What gates: the pairs compared on both sides, under no quarantine.
-	if ev.Gating != 2 {
-		t.Errorf("gating %d, want the fixed and the unchanged pair", ev.Gating)
+	if ev.Gating != 2 || ev.GatingOf[Key{"restaurant", "pre-release"}] != 2 {
+		t.Errorf("gating %d (%v), want the fixed and the unchanged pair", ev.Gating, ev.GatingOf)
 	}
 	c := comparison()
 	for _, p := range c.Pairs {
