@@ -189,6 +189,9 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	out.WriteString(escape.Controls(head, "\t") + "\n")
 	out.WriteString("  " + escape.Controls(ev.Tested(), "\t") + "\n")
+	if ev.Baseline != "" {
+		out.WriteString("  against the baseline " + escape.Controls(ev.Baseline, "\t") + "\n")
+	}
 	for _, line := range d.Checked {
 		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
 	}
@@ -202,13 +205,14 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		}
 		out.WriteString("  on the embedded simulator" + why + ": its deployments are no platform's\n")
 	}
+	// A reader of the console that went away (| head) does not change
+	// the verdict: the exit code is what the promote step acts on.
 	if d.Passed() {
 		out.WriteString("gate: passed: the report vouches for the deployments active now\n")
-		_, err := st.Stdout.Write(out.Bytes())
-		return err
+		return consoleErr(st.Stdout.Write(out.Bytes()))
 	}
 	out.WriteString("gate: refused\n")
-	if _, err := st.Stdout.Write(out.Bytes()); err != nil {
+	if err := consoleErr(st.Stdout.Write(out.Bytes())); err != nil {
 		return err
 	}
 	lines := make([]string, len(d.Reasons))

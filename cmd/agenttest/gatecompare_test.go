@@ -440,8 +440,10 @@ func TestGateComparisonQuarantined(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "c.json")
 	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
 		"--json", out).expect(t, exitOK)
+	// It says what the candidate was compared with: a reviewer reads
+	// whether that was live, and how old, before the promotion.
 	newCLI(t, "testdata", preRelease, "gate", out).expect(t, exitOK,
-		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed")
+		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n  against the baseline sandbox (target sim, env sandbox): run passed, started ", "gate: passed")
 
 	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
 		"--name", "opens on Sundays", "--json", out).expect(t, exitOK, "status: passed")

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -275,4 +276,50 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 	if res.json.Run.Status != "failed" || len(res.cases()) == 0 {
 		t.Errorf("JSON report: status %q, %d cases; want the failed run's", res.json.Run.Status, len(res.cases()))
 	}
+}
+
+// TestConsoleReaderGoneCompareGate: compare and gate whose console has no
+// reader (agenttest compare ... | head, whose head is gone) exit with
+// their own verdict, and compare writes its report. Before, the write of
+// the comparison to the console failed with EPIPE: "internal error:
+// write /dev/stdout: broken pipe", exit 3, and no --json for the gate of
+// the next job; the gate's verdict became exit 3 too.
+func TestConsoleReaderGoneCompareGate(t *testing.T) {
+	t.Parallel()
+	bin := agenttestBinary(t)
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	// noReader runs agenttest with a stdout whose reader closed before
+	// it started: every write to the console fails with EPIPE.
+	noReader := func(args ...string) {
+		t.Helper()
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = root
+		cmd.Env = processEnv(t, out)
+		stderr := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = w, stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if code := exitStatus(t, cmd, 60*time.Second); code != exitOK || stderr.String() != "" {
+			t.Errorf("agenttest %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	comparison, report := filepath.Join(out, "compare.json"), filepath.Join(out, "r.json")
+	noReader("compare", "--baseline", "live", "--candidate", "pre-release", "--allow-live", "examples/compare", "--name", "books a table", "--json", comparison)
+	var doc struct{ Status string }
+	if b, err := os.ReadFile(comparison); err != nil || json.Unmarshal(b, &doc) != nil || doc.Status != "passed" {
+		t.Errorf("the comparison's report: %v, status %q", err, doc.Status)
+	}
+	noReader("run", "examples/compare", "--name", "books a table", "--json", report)
+	noReader("gate", report)
 }

@@ -78,6 +78,10 @@ type Evidence struct {
 	// (Tested), so that an empty or tiny selection shows in a CI log.
 	Cases map[result.Status]int
 	Pairs *compare.Counts
+	// Baseline, for a comparison, says what its candidate was compared
+	// with (compare.Side.Line): a reviewer reads whether that was live,
+	// and how old, before a promotion the comparison vouches for.
+	Baseline string
 	// Quarantined counts the cases (a comparison: its candidate's) that
 	// ran under a quarantine that holds: they do not gate the run,
 	// whatever their outcome, and are not in Cases.
@@ -541,7 +545,8 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	// them beside: the verdict (Verdict) counts them so too.
 	pairs := compare.CountPairs(c.Pairs)
 	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
-		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs}
+		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs,
+		Baseline: c.Baseline.Line()}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
 	}
