@@ -231,6 +231,23 @@ func TestCheck(t *testing.T) {
 		// Its deployment was read, but every case of it was quarantined.
 		{name: "the agent promoted quarantined", agents: []string{"clinic"}, edit: func(ev *Evidence) { delete(ev.GatingOf, Key{"clinic", "sandbox"}) },
 			want: []string{"clinic: every case of it the report tested in sandbox is quarantined: a quarantined case never gates, so the report vouches for the other agents, not for the agent promoted"}},
+		// Its cases in another environment gate there, not in the
+		// target's, whose deployment was read for cases quarantined.
+		{name: "the agent promoted gated elsewhere", agents: []string{"clinic"}, edit: func(ev *Evidence) {
+			ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1}
+		},
+			want: []string{"clinic: every case of it the report tested in sandbox is quarantined"}},
+		// A report of quarantined cases alone is refused once, for
+		// all its agents.
+		{name: "the agent promoted, every case quarantined", agents: []string{"clinic"}, edit: func(ev *Evidence) {
+			ev.Gating, ev.GatingOf, ev.Quarantined = 0, nil, 2
+		},
+			want: []string{"every case the run tested is quarantined (2)"}},
+		// A gate's target of no environment: any of them.
+		{name: "the agent promoted, in any environment", agents: []string{"billing"}, gate: func(t *result.Target) { t.Env = "" },
+			want: []string{"billing: the report did not test it (it tested restaurant in sandbox, clinic in sandbox)"}},
+		{name: "the agent promoted, in any environment, gated elsewhere", agents: []string{"clinic"}, gate: func(t *result.Target) { t.Env = "" },
+			edit: func(ev *Evidence) { ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1} }},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
