@@ -167,7 +167,13 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		return &exitError{code: exitInterrupted, msg: "gate: interrupted before the deployments active now were read: nothing was decided"}
 	}
 	if refused != nil {
-		return usageErrorf("gate: the platform refused the build key: %s; check %s", red.String(refused.Error()), where(tgt, "build_key", config.EnvBuildKey))
+		// Said as run says it, naming the variable that holds the key
+		// (the promotion job's secret), never the key.
+		msg := red.String(refused.Error())
+		if stop := runner.PlatformStop(refused, msg); stop != nil {
+			msg = stopMessage(stop, tgt)
+		}
+		return usageErrorf("gate: %s", red.String(msg))
 	}
 	// The environment the pipeline promotes from is the target's, as a
 	// run of the target would test it: sandbox when it names none.

@@ -376,7 +376,10 @@ func TestGate(t *testing.T) {
 			want: []string{"gate: clinic: the report did not test it in sandbox"}},
 		// A target the gate cannot resolve gates against nothing.
 		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
-		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},
+		// Said as run says it: the host, and the variable that holds the
+		// key. Before, "check the build_key of target ... (or
+		// AGENTTEST_BUILD_KEY)", whatever variable held it.
+		{name: "the key is refused now", code: exitUsage, want: []string{"gate: the platform at 127.0.0.1:", " refused the build key: GET /v1/agents/restaurant/deployments/active: 401", "; check AGENTTEST_BUILD_KEY"},
 			intercept: func(w http.ResponseWriter, r *http.Request) bool {
 				w.WriteHeader(http.StatusUnauthorized)
 				return true
@@ -507,6 +510,10 @@ func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
 	g.expect(t, exitOK, "gate: passed")
 	g = newCLI(t, dir, map[string]string{}, "gate", report, "--target", "sandbox")
 	g.expect(t, exitUsage, `build_key refers to SANDBOX_BUILD_KEY, which is not set`)
+	// A key the platform refuses is named by the variable that holds it,
+	// the promotion job's secret to fix.
+	g = newCLI(t, dir, map[string]string{"SANDBOX_BUILD_KEY": "not-the-build-key-0001"}, "gate", report, "--target", "sandbox")
+	g.expect(t, exitUsage, ` refused the build key: `, `; check SANDBOX_BUILD_KEY, which holds the build_key of target "sandbox"`)
 }
 
 // TestGateWarnsOfClearTextKey: a target whose build_url is plain http
@@ -710,7 +717,7 @@ func TestGateShowsNoKey(t *testing.T) {
 		doc["target"].(map[string]any)["build_url"] = refusing["AGENTTEST_BUILD_URL"]
 		doc["deployments"].([]any)[0].(map[string]any)["agent"] = "agent-" + s.BuildKey
 	})
-	out = newCLI(t, dir, refusing, "gate", report).expect(t, exitUsage, "gate: the platform refused the build key: GET /v1/agents/agent-"+secret.Mask+"/deployments/active: 401")
+	out = newCLI(t, dir, refusing, "gate", report).expect(t, exitUsage, " refused the build key: GET /v1/agents/agent-"+secret.Mask+"/deployments/active: 401")
 	if f := keyIn(out, forms); f != "" {
 		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}
