@@ -236,27 +236,11 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 // to stdout, and the reports were never written.
 func TestConsoleReaderGoesAway(t *testing.T) {
 	t.Parallel()
-	bin := agenttestBinary(t)
-	root, err := filepath.Abs(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	junit, report := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Slowed down so that the run still writes after its reader is gone.
-	cmd := exec.Command(bin, "run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
-	cmd.Dir = root
-	cmd.Env = processEnv(t, out, simFlagsEnv+"=--latency=20ms")
-	stderr := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = w, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	cmd, r, stderr := startPiped(t, processEnv(t, out, simFlagsEnv+"=--latency=20ms"), false,
+		"run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
 	// Read the first line, as head -1 does, and go away.
 	first := make([]byte, 1)
 	for first[0] != '\n' {
@@ -286,30 +270,12 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 // the next job; the gate's verdict became exit 3 too.
 func TestConsoleReaderGoneCompareGate(t *testing.T) {
 	t.Parallel()
-	bin := agenttestBinary(t)
-	root, err := filepath.Abs(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	// noReader runs agenttest with a stdout whose reader closed before
 	// it started: every write to the console fails with EPIPE.
 	noReader := func(args ...string) {
 		t.Helper()
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Close()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = root
-		cmd.Env = processEnv(t, out)
-		stderr := &syncBuffer{}
-		cmd.Stdout, cmd.Stderr = w, stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		cmd, _, stderr := startPiped(t, processEnv(t, out), true, args...)
 		if code := exitStatus(t, cmd, 60*time.Second); code != exitOK || stderr.String() != "" {
 			t.Errorf("agenttest %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, stderr)
 		}
@@ -322,4 +288,33 @@ func TestConsoleReaderGoneCompareGate(t *testing.T) {
 	}
 	noReader("run", "examples/compare", "--name", "books a table", "--json", report)
 	noReader("gate", report)
+}
+
+// startPiped starts agenttest in the repository's root with env, its
+// console a pipe whose read end it returns (nil when readerGone: closed
+// before the process started, so that every write to its console fails
+// with EPIPE), and its stderr.
+func startPiped(t *testing.T, env []string, readerGone bool, args ...string) (*exec.Cmd, *os.File, *syncBuffer) {
+	t.Helper()
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readerGone {
+		r.Close()
+		r = nil
+	}
+	cmd := exec.Command(agenttestBinary(t), args...)
+	cmd.Dir, cmd.Env = root, env
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return cmd, r, stderr
 }
