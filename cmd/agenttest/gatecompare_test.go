@@ -416,7 +416,10 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", base).expect(t, exitOK)
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare",
 		"--name", "answers menu", "--json", out).expect(t, exitEmpty, "status: empty")
-	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is empty")
+	// The baseline report says the environment it tested: a baseline of
+	// sandbox, or of another target, shows where live was meant.
+	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is empty",
+		"\n  against the baseline report "+base+" (target sim, env pre-release): run passed, started ")
 	editReport(t, out, func(doc map[string]any) {
 		doc["status"], doc["why"] = "passed", "nothing regressed"
 		doc["counts"] = map[string]any{"total": 2, "unchanged": 2}

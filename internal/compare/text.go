@@ -98,14 +98,19 @@ func (t *text) side(label string, s Side) {
 }
 
 // Line says in one line what the side is and how its run ended: "report
-// live.json: run passed, started 2026-03-01 12:00:00Z", "target:live
-// (target live, env live): run failed, started ...", then its shard and
-// rerun. What the report files chose is escaped: they are anyone's.
+// live.json (target live, env live): run passed, started 2026-03-01
+// 12:00:00Z", "target:live (target live, env live): run failed, started
+// ...", then its shard and rerun. What the report files chose is escaped: they are anyone's.
 func (s Side) Line() string {
 	what := s.Spec
 	switch s.Kind {
 	case KindReport:
+		// The environment it tested shows a baseline of sandbox, or of
+		// another target, where live was meant.
 		what = "report " + s.Report
+		if s.Env != "" {
+			what += fmt.Sprintf(" (target %s, env %s)", s.Target.Name, s.Env)
+		}
 	case KindEnvironment, KindTarget:
 		what = fmt.Sprintf("%s (target %s, env %s)", s.Spec, s.Target.Name, s.Env)
 	}
