@@ -42,6 +42,9 @@ promoted. It passes (exit 0) only when all of these hold:
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment; with --agent, it
     tested each agent named there, the agents the pipeline promotes;
+  - each agent it vouches for (every agent it records a deployment of,
+    or those of --agent) had a case that gates: not every one
+    quarantined or skipped (for a comparison: compared);
   - it tested the whole selection: not one shard (run --shard K/N), not
     a --rerun-failed run, not a merge --force of reports that are not
     every shard of one selection on one target (for a comparison:

@@ -374,6 +374,17 @@ func TestGate(t *testing.T) {
 				"gate: clinic: the report did not test it in sandbox (it tested restaurant in sandbox): it cannot vouch for the agent promoted"}},
 		{name: "another agent promoted, by its variable", gateEnv: map[string]string{"AGENTTEST_GATE_AGENT": "restaurant,clinic"}, code: exitFailed,
 			want: []string{"gate: clinic: the report did not test it in sandbox"}},
+		// Without --agent the gate vouches for every deployment the
+		// report records: the clinic's was read for a quarantined case
+		// alone. Before, "clinic in sandbox: tested dep-..." and "gate:
+		// passed".
+		{name: "an agent no case gated", suite: "testdata/quarantinedagent", code: exitFailed,
+			want: []string{"\n  tested 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: refused\n",
+				"gate: clinic in sandbox: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent"}},
+		{name: "an agent no case gated, not promoted", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"}, code: exitOK,
+			want: []string{"gate: passed"}},
+		{name: "an agent no case gated, promoted", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "clinic"}, code: exitFailed,
+			want: []string{"gate: clinic: every case of it the report tested in sandbox is quarantined"}},
 		// A target the gate cannot resolve gates against nothing.
 		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
 		// Said as run says it: the host, and the variable that holds the

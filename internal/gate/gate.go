@@ -322,6 +322,23 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			}
 		}
 	}
+	if len(o.Agents) == 0 && ev.Gating > 0 {
+		// Without --agent the gate vouches for every deployment the
+		// report records: each needs a case of its own that gates.
+		seen := map[Key]bool{}
+		for _, dep := range ev.Deployments {
+			if dep == nil {
+				continue
+			}
+			k := Key{dep.Agent, dep.Env}
+			if seen[k] || ev.GatingOf[k] > 0 {
+				continue
+			}
+			seen[k] = true
+			refuse("%s in %s: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent",
+				dep.Agent, dep.Env)
+		}
+	}
 	for _, agent := range o.Agents {
 		switch {
 		case !testedIn(ev.Deployments, agent, o.Target.Env):

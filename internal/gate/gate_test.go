@@ -130,19 +130,38 @@ func TestCheck(t *testing.T) {
 			want: []string{"the report reruns the 2 cases that failed or errored in first.json and the 1 case its run left unrun: it tested those again, not the whole selection"}},
 		{name: "a rerun of a run stopped before its first case", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Unrun: 6} },
 			want: []string{"the report reruns the 6 cases the run of first.json left unrun: it tested those again, not the whole selection"}},
-		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
+		{name: "one agent in another environment", edit: func(ev *Evidence) {
+			ev.Deployments[1].Env = "live"
+			ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1}
+		},
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
 			want:   []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
 		{name: "one agent in two other environments", edit: func(ev *Evidence) {
 			ev.Deployments[1].Env = "live"
 			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "staging", ID: "dep-7", After: "dep-7"})
+			ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1, {"clinic", "staging"}: 1}
 		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}, {"clinic", "staging"}: {ID: "dep-7"}},
 			want: []string{`clinic: the report tested live, staging, not sandbox, the environment of the gate's target "sandbox"`}},
 		// A report that tested live as well vouches for sandbox, its
 		// live deployment checked like any other.
 		{name: "another environment besides the target's", edit: func(ev *Evidence) {
 			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "live", ID: "dep-7", After: "dep-7"})
+			ev.GatingOf[Key{"clinic", "live"}] = 1
 		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}, {"clinic", "live"}: {ID: "dep-7"}}},
+		// Without --agent the gate vouches for every deployment: one
+		// whose agent no case gated there (quarantined, skipped) is
+		// refused, once; before, "clinic in sandbox: tested dep-2" and
+		// "gate: passed". Named away with --agent, the others vouch.
+		{name: "an agent no case gated", edit: func(ev *Evidence) {
+			delete(ev.GatingOf, Key{"clinic", "sandbox"})
+			ev.Deployments = append(ev.Deployments, verified("clinic", "dep-2"))
+		},
+			want: []string{"clinic in sandbox: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent"}},
+		{name: "an agent no case gated, not promoted", agents: []string{"restaurant"}, edit: func(ev *Evidence) { delete(ev.GatingOf, Key{"clinic", "sandbox"}) }},
+		{name: "an agent no case gated in another environment", edit: func(ev *Evidence) {
+			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "live", ID: "dep-7", After: "dep-7"})
+		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}, {"clinic", "live"}: {ID: "dep-7"}},
+			want: []string{"clinic in live: no case of it gates"}},
 		// A comparison vouches for no more than its candidate's run:
 		// not when it reran failures, nor when its candidate is a report
 		// of a shard or of a rerun.
@@ -203,7 +222,7 @@ func TestCheck(t *testing.T) {
 		// A quarantine never changes a run's verdict, so a run of
 		// quarantined cases alone passes, failing or not: it says
 		// nothing of the deployment the gate would let through.
-		{name: "every case quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined = 0, 2 },
+		{name: "every case quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined, ev.GatingOf = 0, 2, map[Key]int{} },
 			want: []string{"every case the run tested is quarantined (2): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing"}},
 		{name: "one case not quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined = 1, 2 }},
 		{name: "a comparison of quarantined scenarios alone", edit: func(ev *Evidence) { ev.What, ev.Gating, ev.Quarantined = "comparison", 0, 3 },
