@@ -10,8 +10,9 @@
 //
 // The gate passes only when every one of these holds: the run (or the
 // comparison) passed, as its cases (a comparison's pairs and sides) say
-// when its verdict is derived again, on a case not quarantined; it concluded no longer ago than
-// MaxAge, and no more than MaxSkew ahead of Now; it ran
+// when its verdict is derived again, on cases not quarantined, of every
+// agent it vouches for; it concluded no longer ago than MaxAge, and no
+// more than MaxSkew ahead of Now; it ran
 // against the same platform and environment as the gate's target, over
 // its whole selection (not one shard, not a rerun of failures, not a
 // merge --force of reports that are not every shard of one selection;
@@ -92,8 +93,8 @@ type Evidence struct {
 	// quarantined passes its run, and vouches for nothing.
 	Gating int
 	// GatingOf counts Gating by the agent and environment of each case
-	// (a comparison: of its candidate's), for the agents the pipeline
-	// promotes (Options.Agents).
+	// (a comparison: of its candidate's): each deployment the gate
+	// vouches for needs a case of its own that gates.
 	GatingOf map[Key]int
 	// Derived is the verdict the report's cases give (for a comparison,
 	// its pairs and sides), derived again as the run derived it, with
