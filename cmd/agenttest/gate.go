@@ -56,7 +56,8 @@ promoted. It passes (exit 0) only when all of these hold:
 
 Otherwise it refuses (exit 1) and says every reason. Its first lines say
 what the report tested (its cases by status; for a comparison, its
-scenarios by class too) and each deployment it checked. It calls nothing
+scenarios by class too, and the baseline it compared with) and each
+deployment it checked. It calls nothing
 but GET {build_url}/v1/agents/{agentId}/deployments/active, once per
 agent and environment. The target is chosen as for run: --target NAME
 from agenttest.yaml (or its default_target), overridden field by field by
