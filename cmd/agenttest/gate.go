@@ -41,7 +41,9 @@ promoted. It passes (exit 0) only when all of these hold:
     the gate's clock;
   - it tested the platform of the gate's target (build URL, workspace),
     and every agent in the target's environment; with --agent, it
-    tested each agent named there, the agents the pipeline promotes;
+    tested each agent named there, the agents the pipeline promotes,
+    and the gate vouches for those alone (the checks below of another
+    agent's deployment do not hold up theirs);
   - each agent it vouches for (every agent it records a deployment of,
     or those of --agent) had a case that gates: not every one
     quarantined or skipped (for a comparison: compared);
@@ -163,7 +165,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	active, refused := readActive(ctx, client, gate.Needed(ev), configTurnTimeout(cfg), st.Now, st.AfterFunc)
+	// The environment the pipeline promotes from is the target's, as a
+	// run of the target would test it: sandbox when it names none.
+	gt := runnerTarget(tgt)
+	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
+	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents}
+	active, refused := readActive(ctx, client, gate.Needed(ev, gopts), configTurnTimeout(cfg), st.Now, st.AfterFunc)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
 		// platform failure to try again after (exit 4), and the gate
@@ -179,11 +186,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		}
 		return usageErrorf("gate: %s", red.String(msg))
 	}
-	// The environment the pipeline promotes from is the target's, as a
-	// run of the target would test it: sandbox when it names none.
-	gt := runnerTarget(tgt)
-	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
-	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents}, active)
+	d := gate.Check(ev, gopts, active)
 	// The lines quote the report (a file anyone may have edited) and the
 	// platform's answers: printable, as the problems are.
 	var out bytes.Buffer

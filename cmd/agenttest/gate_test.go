@@ -383,6 +383,17 @@ func TestGate(t *testing.T) {
 				"gate: clinic in sandbox: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent"}},
 		{name: "an agent no case gated, not promoted", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"}, code: exitOK,
 			want: []string{"gate: passed"}},
+		// --agent: a publish of another agent since the run does not
+		// hold up the one promoted (before, "clinic in sandbox: the
+		// report tested deployment dep-..., but dep-... is active now"
+		// refused the restaurant's promotion); of the one promoted, it
+		// does.
+		{name: "the agent promoted, another republished", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"},
+			before: func(s *simtest.Sim) { s.Server.Publish("clinic", "") }, code: exitOK,
+			want: []string{", not promoted (--agent): not checked now\n", "restaurant in sandbox: tested dep-", "gate: passed"}},
+		{name: "the agent promoted republished", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"},
+			before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
+			want: []string{"gate: restaurant in sandbox: the report tested deployment dep-"}},
 		{name: "an agent no case gated, promoted", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "clinic"}, code: exitFailed,
 			want: []string{"gate: clinic: every case of it the report tested in sandbox is quarantined"}},
 		// A target the gate cannot resolve gates against nothing.

@@ -170,15 +170,22 @@ type Decision struct {
 func (d Decision) Passed() bool { return len(d.Reasons) == 0 }
 
 // Needed lists the deployments to read now: those the report has
-// evidence of. The others are refused without a read.
-func Needed(ev Evidence) []Key {
+// evidence of, of the agents promoted (o.Agents; all when none). The
+// others are refused without a read, or not vouched for.
+func Needed(ev Evidence, o Options) []Key {
 	var out []Key
 	for _, d := range ev.Deployments {
-		if d != nil && d.Verified() {
+		if d != nil && d.Verified() && o.promotes(d.Agent) {
 			out = append(out, Key{d.Agent, d.Env})
 		}
 	}
 	return out
+}
+
+// promotes reports whether the gate vouches for agent: one of Agents, or
+// any agent when Agents names none.
+func (o Options) promotes(agent string) bool {
+	return len(o.Agents) == 0 || slices.Contains(o.Agents, agent)
 }
 
 // Check weighs a report against the deployments active now.
@@ -263,6 +270,13 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			continue
 		}
 		what := dep.Agent + " in " + dep.Env
+		if !o.promotes(dep.Agent) {
+			// --agent names the agents promoted: another's deployment,
+			// replaced or unreadable now, does not hold up theirs. A
+			// change during the run still errored the run itself.
+			d.Checked = append(d.Checked, what+": tested "+cmp.Or(dep.ID, "no deployment")+", not promoted (--agent): not checked now")
+			continue
+		}
 		switch {
 		case dep.Changed():
 			refuse("%s", dep.ChangeMessage())
@@ -308,7 +322,7 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		tested := map[string][]string{}
 		var agents []string
 		for _, dep := range ev.Deployments {
-			if dep == nil {
+			if dep == nil || !o.promotes(dep.Agent) {
 				continue
 			}
 			if _, seen := tested[dep.Agent]; !seen {

@@ -239,6 +239,18 @@ func TestCheck(t *testing.T) {
 		// --agent: the agents the pipeline promotes. A report of other
 		// agents vouches for them, not for the one promoted.
 		{name: "the agent promoted", agents: []string{"restaurant"}},
+		// Another agent's deployment, replaced or unreadable now, or
+		// never confirmed, does not hold up the one promoted: the gate
+		// vouches for the agents promoted alone.
+		{name: "the agent promoted, another replaced", agents: []string{"restaurant"},
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-9"}}},
+		{name: "the agent promoted, another unread", agents: []string{"restaurant"}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}}},
+		{name: "the agent promoted, another unconfirmed in another environment", agents: []string{"restaurant"}, edit: func(ev *Evidence) {
+			ev.Deployments[1] = &result.Deployment{Agent: "clinic", Env: "live", Note: "not served"}
+		}},
+		{name: "the agent promoted replaced", agents: []string{"clinic"},
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-9"}},
+			want:   []string{"clinic in sandbox: the report tested deployment dep-2, but dep-9 is active now"}},
 		{name: "both agents promoted", agents: []string{"clinic", "restaurant"}},
 		{name: "another agent promoted", agents: []string{"billing", "restaurant"},
 			want: []string{"billing: the report did not test it in sandbox (it tested restaurant in sandbox, clinic in sandbox): it cannot vouch for the agent promoted"}},
@@ -285,7 +297,11 @@ func TestNeeded(t *testing.T) {
 		{Agent: "d", Env: "sandbox", Note: "not served"},
 		{Agent: "e", Env: "live", ID: "d5", After: "d5"},
 	}}
-	if got, want := Needed(ev), []Key{{"a", "sandbox"}, {"e", "live"}}; !slices.Equal(got, want) {
+	if got, want := Needed(ev, Options{}), []Key{{"a", "sandbox"}, {"e", "live"}}; !slices.Equal(got, want) {
+		t.Errorf("needed %v, want %v", got, want)
+	}
+	// --agent: the deployments of the agents promoted alone.
+	if got, want := Needed(ev, Options{Agents: []string{"e", "b"}}), []Key{{"e", "live"}}; !slices.Equal(got, want) {
 		t.Errorf("needed %v, want %v", got, want)
 	}
 }
@@ -298,7 +314,7 @@ func TestFromRun(t *testing.T) {
 	if ev.Passed || ev.Status != "errored" || ev.Why != "a deployment changed during the run" || !ev.Concluded.Equal(started.Add(90*time.Second)) {
 		t.Errorf("evidence %+v", ev)
 	}
-	if n := Needed(ev); len(n) != 0 {
+	if n := Needed(ev, Options{}); len(n) != 0 {
 		t.Errorf("needed %v: a changed deployment needs no read", n)
 	}
 
