@@ -95,7 +95,7 @@ func reportsWritten(args []string, defaults map[string]string) []string {
 // that are not flags or flag values.
 func reportsRead(args []string) []string {
 	valued := map[string]bool{"--junit": true, "--json": true, "--html": true, "--cucumber": true, "--coverage-from": true,
-		"--config": true, "--max-age": true, "--seed": true, "--target": true}
+		"--config": true, "--max-age": true, "--seed": true, "--target": true, "--agent": true}
 	var out []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]

@@ -97,7 +97,8 @@ Exit codes:
   3    internal error, or a report that could not be written (a full
        disk)
   4    nothing regressed, but a scenario could not be compared (a side
-       errored or stopped), or a deployment changed during a side's run
+       errored or stopped, or a side is the report of an interrupted
+       run), or a deployment changed during a side's run
   5    nothing was compared: no scenario ran on both sides
   130  interrupted
 `
@@ -340,9 +341,9 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 		return err
 	}
 	red := sidesRedactor(sides)
-	if _, err := red.Writer(st.Stdout).Write(out.Bytes()); err != nil {
-		return err
-	}
+	// A console whose reader went away (| head) is no failure of the
+	// comparison: its reports and exit code stand, as a run's do.
+	console := consoleErr(red.Writer(st.Stdout).Write(out.Bytes()))
 	// The files are masked as the console is: a stored report is anyone's
 	// text, and a side's key in it would reach them.
 	if o.json != "" {
@@ -366,6 +367,9 @@ func cmdCompare(ctx context.Context, st *State, args []string) error {
 			fmt.Fprintf(st.Stderr, "agenttest: %s: %s\n", s.label, red.String(stopMessage(stop, s.tgt)))
 			refused = refused || stop.Config
 		}
+	}
+	if console != nil {
+		return console
 	}
 	if refused {
 		return reported(exitUsage)

@@ -31,7 +31,8 @@ Decides, right before a promotion, whether a JSON report (agenttest run
 promoted. It passes (exit 0) only when all of these hold:
 
   - the report's run passed: not failed, errored, interrupted or empty
-    (for a comparison: nothing regressed);
+    (for a comparison: nothing regressed), and not on quarantined cases
+    alone (for a comparison: it compared a scenario not quarantined);
   - the report holds together: its status is the one its cases give
     (for a comparison: its pairs and sides), and it records a deployment
     of every agent and environment its cases ran in;
@@ -39,7 +40,13 @@ promoted. It passes (exit 0) only when all of these hold:
     starts with its earliest shard), and ended no more than 5m ahead of
     the gate's clock;
   - it tested the platform of the gate's target (build URL, workspace),
-    and every agent in the target's environment;
+    and every agent in the target's environment; with --agent, it
+    tested each agent named there, the agents the pipeline promotes,
+    and the gate vouches for those alone (the checks below of another
+    agent's deployment do not hold up theirs);
+  - each agent it vouches for (every agent it records a deployment of,
+    or those of --agent) had a case that gates: not every one
+    quarantined or skipped (for a comparison: compared);
   - it tested the whole selection: not one shard (run --shard K/N), not
     a --rerun-failed run, not a merge --force of reports that are not
     every shard of one selection on one target (for a comparison:
@@ -51,7 +58,8 @@ promoted. It passes (exit 0) only when all of these hold:
 
 Otherwise it refuses (exit 1) and says every reason. Its first lines say
 what the report tested (its cases by status; for a comparison, its
-scenarios by class too) and each deployment it checked. It calls nothing
+scenarios by class too, and the baseline it compared with) and each
+deployment it checked. It calls nothing
 but GET {build_url}/v1/agents/{agentId}/deployments/active, once per
 agent and environment. The target is chosen as for run: --target NAME
 from agenttest.yaml (or its default_target), overridden field by field by
@@ -80,6 +88,9 @@ type gateOptions struct {
 	seed   int64
 	sim    bool
 	report string
+	// agents are the agents the pipeline promotes: the report must
+	// have tested each in the target's environment.
+	agents []string
 }
 
 // defaultMaxAge is the oldest report the gate accepts by default: a
@@ -94,6 +105,7 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	f.durationVar(&o.maxAge, "max-age", "AGENTTEST_MAX_AGE", defaultMaxAge, "refuse a report whose run started more than `DURATION` ago")
 	f.int64Var(&o.seed, "seed", "AGENTTEST_SEED", 0, "seed `N` of the embedded simulator (the run's --seed)")
 	f.boolVar(&o.sim, "sim", "AGENTTEST_SIM", "use the embedded simulator whatever target is configured")
+	f.listVar(&o.agents, "agent", "AGENTTEST_GATE_AGENT", "the agents the pipeline promotes, `IDS` as the suites name them (repeat the flag or separate with commas): refuse a report that did not test each in the target's environment")
 	pos, err := f.parse(args)
 	if errors.Is(err, errHelp) {
 		return nil
@@ -153,7 +165,12 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	defer closeClient()
 
-	active, refused := readActive(ctx, client, gate.Needed(ev), configTurnTimeout(cfg), st.Now, st.AfterFunc)
+	// The environment the pipeline promotes from is the target's, as a
+	// run of the target would test it: sandbox when it names none.
+	gt := runnerTarget(tgt)
+	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
+	gopts := gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt, Agents: o.agents}
+	active, refused := readActive(ctx, client, gate.Needed(ev, gopts), configTurnTimeout(cfg), st.Now, st.AfterFunc)
 	if ctx.Err() != nil {
 		// Interrupted while reading: the reads it cut short are no
 		// platform failure to try again after (exit 4), and the gate
@@ -161,13 +178,15 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		return &exitError{code: exitInterrupted, msg: "gate: interrupted before the deployments active now were read: nothing was decided"}
 	}
 	if refused != nil {
-		return usageErrorf("gate: the platform refused the build key: %s; check %s", red.String(refused.Error()), where(tgt, "build_key", config.EnvBuildKey))
+		// Said as run says it, naming the variable that holds the key
+		// (the promotion job's secret), never the key.
+		msg := red.String(refused.Error())
+		if stop := runner.PlatformStop(refused, msg); stop != nil {
+			msg = stopMessage(stop, tgt)
+		}
+		return usageErrorf("gate: %s", red.String(msg))
 	}
-	// The environment the pipeline promotes from is the target's, as a
-	// run of the target would test it: sandbox when it names none.
-	gt := runnerTarget(tgt)
-	gt.Env = cmp.Or(gt.Env, runner.DefaultEnv)
-	d := gate.Check(ev, gate.Options{Now: now(st), MaxAge: o.maxAge, Target: gt}, active)
+	d := gate.Check(ev, gopts, active)
 	// The lines quote the report (a file anyone may have edited) and the
 	// platform's answers: printable, as the problems are.
 	var out bytes.Buffer
@@ -183,6 +202,9 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 	}
 	out.WriteString(escape.Controls(head, "\t") + "\n")
 	out.WriteString("  " + escape.Controls(ev.Tested(), "\t") + "\n")
+	if ev.Baseline != "" {
+		out.WriteString("  against the baseline " + escape.Controls(ev.Baseline, "\t") + "\n")
+	}
 	for _, line := range d.Checked {
 		out.WriteString("  " + escape.Controls(red.String(line), "\t") + "\n")
 	}
@@ -196,13 +218,14 @@ func cmdGate(ctx context.Context, st *State, args []string) error {
 		}
 		out.WriteString("  on the embedded simulator" + why + ": its deployments are no platform's\n")
 	}
+	// A reader of the console that went away (| head) does not change
+	// the verdict: the exit code is what the promote step acts on.
 	if d.Passed() {
 		out.WriteString("gate: passed: the report vouches for the deployments active now\n")
-		_, err := st.Stdout.Write(out.Bytes())
-		return err
+		return consoleErr(st.Stdout.Write(out.Bytes()))
 	}
 	out.WriteString("gate: refused\n")
-	if _, err := st.Stdout.Write(out.Bytes()); err != nil {
+	if err := consoleErr(st.Stdout.Write(out.Bytes())); err != nil {
 		return err
 	}
 	lines := make([]string, len(d.Reasons))

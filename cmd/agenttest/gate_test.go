@@ -279,8 +279,14 @@ func TestGate(t *testing.T) {
 		// A quarantined case does not gate the run, and the header says
 		// so rather than count its failure beside a passing verdict:
 		// before, "tested 2 cases: 1 passed, 1 failed" then "gate: passed".
-		{name: "a quarantined failure", suite: "testdata/stats/quarantine", code: exitOK,
+		{name: "a quarantined failure", suite: "testdata/quarantined", code: exitOK,
 			want: []string{"\n  tested 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed"}},
+		// A run of quarantined cases alone passes (exit 0: they ran),
+		// failing or not, and tested nothing that gates: before, "gate:
+		// passed" over "tested 1 case: 1 quarantined (not gating)".
+		{name: "every case quarantined", suite: "testdata/quarantined", args: []string{"--name", "opens on Sundays"}, code: exitFailed,
+			want: []string{"\n  tested 1 case: 1 quarantined (not gating)\n", "gate: refused\n",
+				"gate: every case the run tested is quarantined (1): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing"}},
 		{name: "empty", args: []string{"--name", "no such scenario", "--allow-empty"}, code: exitFailed,
 			want: []string{"its status is empty: nothing was tested", "the report records no deployment", "\n  tested no case\n"}},
 		{name: "replaced", before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
@@ -358,9 +364,44 @@ func TestGate(t *testing.T) {
 				}
 				return false
 			}},
+		// --agent names the agent the pipeline promotes: a report of
+		// another agent's suites vouches for that agent only. Before,
+		// "gate: passed" over the clinic's deployment in the job that
+		// promotes the restaurant.
+		{name: "the agent promoted", gateArgs: []string{"--agent", "restaurant"}, code: exitOK, want: []string{"gate: passed"}},
+		{name: "another agent promoted", gateArgs: []string{"--agent", "clinic"}, code: exitFailed,
+			want: []string{"restaurant in sandbox: tested dep-", "gate: refused\n",
+				"gate: clinic: the report did not test it in sandbox (it tested restaurant in sandbox): it cannot vouch for the agent promoted"}},
+		{name: "another agent promoted, by its variable", gateEnv: map[string]string{"AGENTTEST_GATE_AGENT": "restaurant,clinic"}, code: exitFailed,
+			want: []string{"gate: clinic: the report did not test it in sandbox"}},
+		// Without --agent the gate vouches for every deployment the
+		// report records: the clinic's was read for a quarantined case
+		// alone. Before, "clinic in sandbox: tested dep-..." and "gate:
+		// passed".
+		{name: "an agent no case gated", suite: "testdata/quarantinedagent", code: exitFailed,
+			want: []string{"\n  tested 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: refused\n",
+				"gate: clinic in sandbox: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent"}},
+		{name: "an agent no case gated, not promoted", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"}, code: exitOK,
+			want: []string{"gate: passed"}},
+		// --agent: a publish of another agent since the run does not
+		// hold up the one promoted (before, "clinic in sandbox: the
+		// report tested deployment dep-..., but dep-... is active now"
+		// refused the restaurant's promotion); of the one promoted, it
+		// does.
+		{name: "the agent promoted, another republished", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"},
+			before: func(s *simtest.Sim) { s.Server.Publish("clinic", "") }, code: exitOK,
+			want: []string{", not promoted (--agent): not checked now\n", "restaurant in sandbox: tested dep-", "gate: passed"}},
+		{name: "the agent promoted republished", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "restaurant"},
+			before: func(s *simtest.Sim) { s.Server.Publish("restaurant", "") }, code: exitFailed,
+			want: []string{"gate: restaurant in sandbox: the report tested deployment dep-"}},
+		{name: "an agent no case gated, promoted", suite: "testdata/quarantinedagent", gateArgs: []string{"--agent", "clinic"}, code: exitFailed,
+			want: []string{"gate: clinic: every case of it the report tested in sandbox is quarantined"}},
 		// A target the gate cannot resolve gates against nothing.
 		{name: "an unknown target", gateArgs: []string{"--target", "nosuch"}, code: exitUsage, want: []string{`unknown target "nosuch"`}},
-		{name: "the key is refused now", code: exitUsage, want: []string{"the platform refused the build key"},
+		// Said as run says it: the host, and the variable that holds the
+		// key. Before, "check the build_key of target ... (or
+		// AGENTTEST_BUILD_KEY)", whatever variable held it.
+		{name: "the key is refused now", code: exitUsage, want: []string{"gate: the platform at 127.0.0.1:", " refused the build key: GET /v1/agents/restaurant/deployments/active: 401", "; check AGENTTEST_BUILD_KEY"},
 			intercept: func(w http.ResponseWriter, r *http.Request) bool {
 				w.WriteHeader(http.StatusUnauthorized)
 				return true
@@ -491,6 +532,10 @@ func TestGateNeedsOnlyTheBuildKey(t *testing.T) {
 	g.expect(t, exitOK, "gate: passed")
 	g = newCLI(t, dir, map[string]string{}, "gate", report, "--target", "sandbox")
 	g.expect(t, exitUsage, `build_key refers to SANDBOX_BUILD_KEY, which is not set`)
+	// A key the platform refuses is named by the variable that holds it,
+	// the promotion job's secret to fix.
+	g = newCLI(t, dir, map[string]string{"SANDBOX_BUILD_KEY": "not-the-build-key-0001"}, "gate", report, "--target", "sandbox")
+	g.expect(t, exitUsage, ` refused the build key: `, `; check SANDBOX_BUILD_KEY, which holds the build_key of target "sandbox"`)
 }
 
 // TestGateWarnsOfClearTextKey: a target whose build_url is plain http
@@ -694,7 +739,7 @@ func TestGateShowsNoKey(t *testing.T) {
 		doc["target"].(map[string]any)["build_url"] = refusing["AGENTTEST_BUILD_URL"]
 		doc["deployments"].([]any)[0].(map[string]any)["agent"] = "agent-" + s.BuildKey
 	})
-	out = newCLI(t, dir, refusing, "gate", report).expect(t, exitUsage, "gate: the platform refused the build key: GET /v1/agents/agent-"+secret.Mask+"/deployments/active: 401")
+	out = newCLI(t, dir, refusing, "gate", report).expect(t, exitUsage, " refused the build key: GET /v1/agents/agent-"+secret.Mask+"/deployments/active: 401")
 	if f := keyIn(out, forms); f != "" {
 		t.Errorf("the gate shows the build key as %q:\n%s", f, out)
 	}

@@ -416,7 +416,10 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 	newCLI(t, repoRoot, nil, "run", "examples/compare", "--env", "pre-release", "--name", "offers a booking", "--json", base).expect(t, exitOK)
 	compareCLI(t, repoRoot, nil, "compare", "--baseline", base, "--candidate", "pre-release", "examples/compare",
 		"--name", "answers menu", "--json", out).expect(t, exitEmpty, "status: empty")
-	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is empty")
+	// The baseline report says the environment it tested: a baseline of
+	// sandbox, or of another target, shows where live was meant.
+	newCLI(t, repoRoot, preRelease, "gate", out).expect(t, exitFailed, "gate: the comparison did not pass: its status is empty",
+		"\n  against the baseline report "+base+" (target sim, env pre-release): run passed, started ")
 	editReport(t, out, func(doc map[string]any) {
 		doc["status"], doc["why"] = "passed", "nothing regressed"
 		doc["counts"] = map[string]any{"total": 2, "unchanged": 2}
@@ -431,14 +434,25 @@ func TestGateComparisonCountsFollowPairs(t *testing.T) {
 
 // TestGateComparisonQuarantined: a candidate's case under quarantine is
 // said as such in the gate's log, not as a failure beside "gate:
-// passed" (before: "the candidate's 2 cases: 1 passed, 1 failed").
+// passed" (before: "the candidate's 2 cases: 1 passed, 1 failed"). A
+// comparison of quarantined scenarios alone passes, as nothing gating
+// regressed, and compared nothing that gates: the gate refuses it
+// (before: "gate: passed").
 func TestGateComparisonQuarantined(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "c.json")
-	compareCLI(t, "testdata/stats", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantine",
+	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
 		"--json", out).expect(t, exitOK)
-	newCLI(t, "testdata/stats", preRelease, "gate", out).expect(t, exitOK,
-		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n", "gate: passed")
+	// It says what the candidate was compared with: a reviewer reads
+	// whether that was live, and how old, before the promotion.
+	newCLI(t, "testdata", preRelease, "gate", out).expect(t, exitOK,
+		"; the candidate's 2 cases: 1 passed, 1 quarantined (not gating)\n  against the baseline sandbox (target sim, env sandbox): run passed, started ", "gate: passed")
+
+	compareCLI(t, "testdata", nil, "compare", "--baseline", "sandbox", "--candidate", "pre-release", "quarantined",
+		"--name", "opens on Sundays", "--json", out).expect(t, exitOK, "status: passed")
+	newCLI(t, "testdata", preRelease, "gate", out).expect(t, exitFailed,
+		"compared 1 scenario: 1 unchanged; the candidate's 1 case: 1 quarantined (not gating)\n", "gate: refused\n",
+		"gate: every scenario the comparison compared is quarantined (1 of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing")
 }
 
 // TestCompareInterruptedReport: a stored report of an interrupted run is

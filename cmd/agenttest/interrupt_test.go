@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -235,27 +236,11 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 // to stdout, and the reports were never written.
 func TestConsoleReaderGoesAway(t *testing.T) {
 	t.Parallel()
-	bin := agenttestBinary(t)
-	root, err := filepath.Abs(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	junit, report := filepath.Join(out, "junit.xml"), filepath.Join(out, "result.json")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Slowed down so that the run still writes after its reader is gone.
-	cmd := exec.Command(bin, "run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
-	cmd.Dir = root
-	cmd.Env = processEnv(t, out, simFlagsEnv+"=--latency=20ms")
-	stderr := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = w, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	cmd, r, stderr := startPiped(t, processEnv(t, out, simFlagsEnv+"=--latency=20ms"), false,
+		"run", "examples-failing", "--parallel", "2", "--junit", junit, "--json", report)
 	// Read the first line, as head -1 does, and go away.
 	first := make([]byte, 1)
 	for first[0] != '\n' {
@@ -275,4 +260,61 @@ func TestConsoleReaderGoesAway(t *testing.T) {
 	if res.json.Run.Status != "failed" || len(res.cases()) == 0 {
 		t.Errorf("JSON report: status %q, %d cases; want the failed run's", res.json.Run.Status, len(res.cases()))
 	}
+}
+
+// TestConsoleReaderGoneCompareGate: compare and gate whose console has no
+// reader (agenttest compare ... | head, whose head is gone) exit with
+// their own verdict, and compare writes its report. Before, the write of
+// the comparison to the console failed with EPIPE: "internal error:
+// write /dev/stdout: broken pipe", exit 3, and no --json for the gate of
+// the next job; the gate's verdict became exit 3 too.
+func TestConsoleReaderGoneCompareGate(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	// noReader runs agenttest with a stdout whose reader closed before
+	// it started: every write to the console fails with EPIPE.
+	noReader := func(args ...string) {
+		t.Helper()
+		cmd, _, stderr := startPiped(t, processEnv(t, out), true, args...)
+		if code := exitStatus(t, cmd, 60*time.Second); code != exitOK || stderr.String() != "" {
+			t.Errorf("agenttest %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	comparison, report := filepath.Join(out, "compare.json"), filepath.Join(out, "r.json")
+	noReader("compare", "--baseline", "live", "--candidate", "pre-release", "--allow-live", "examples/compare", "--name", "books a table", "--json", comparison)
+	var doc struct{ Status string }
+	if b, err := os.ReadFile(comparison); err != nil || json.Unmarshal(b, &doc) != nil || doc.Status != "passed" {
+		t.Errorf("the comparison's report: %v, status %q", err, doc.Status)
+	}
+	noReader("run", "examples/compare", "--name", "books a table", "--json", report)
+	noReader("gate", report)
+}
+
+// startPiped starts agenttest in the repository's root with env, its
+// console a pipe whose read end it returns (nil when readerGone: closed
+// before the process started, so that every write to its console fails
+// with EPIPE), and its stderr.
+func startPiped(t *testing.T, env []string, readerGone bool, args ...string) (*exec.Cmd, *os.File, *syncBuffer) {
+	t.Helper()
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if readerGone {
+		r.Close()
+		r = nil
+	}
+	cmd := exec.Command(agenttestBinary(t), args...)
+	cmd.Dir, cmd.Env = root, env
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return cmd, r, stderr
 }

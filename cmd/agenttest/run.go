@@ -605,6 +605,16 @@ func conclude(st *State, o *runOptions, human *report.Human, res *result.Result)
 	return concludeResult(st, human, res, reportFiles{junit: o.junit, json: o.json, html: o.html}, &o.outputs, o.allowEmpty)
 }
 
+// consoleErr is the error of a write to the console (its count aside)
+// that fails the command: none when the reader went away (agenttest ...
+// | head), which leaves the reports and the exit code to stand.
+func consoleErr(_ int, err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
+}
+
 // reportFiles are the report files a command writes at the end
 // (--junit, --json, --html); "" is none.
 type reportFiles struct{ junit, json, html string }
@@ -617,7 +627,7 @@ func concludeResult(st *State, human *report.Human, res *result.Result, files re
 	var errs []error
 	// A console whose reader went away (| head) is no failure of the run:
 	// its reports and exit code stand.
-	if err := human.Err(); err != nil && !errors.Is(err, syscall.EPIPE) {
+	if err := consoleErr(0, human.Err()); err != nil {
 		errs = append(errs, err)
 	}
 	if files.junit != "" {

@@ -289,7 +289,7 @@ func (c *Comparison) Verdict() (result.RunStatus, string) {
 		}
 	}
 	counts := CountPairs(c.Pairs)
-	compared := counts.Total - counts.NotCompared - counts.OnlyBaseline - counts.OnlyCandidate
+	compared := counts.Compared()
 	switch {
 	case ranInterrupted(c.Baseline) || ranInterrupted(c.Candidate):
 		return result.RunInterrupted, "a side was interrupted before every case finished"

@@ -74,6 +74,16 @@ const (
 // Classes lists every class in report order.
 var Classes = []Class{Regressed, Fixed, Changed, Slower, Faster, Unchanged, NotCompared, OnlyBaseline, OnlyCandidate}
 
+// Compared reports whether a pair of class cl was compared: run on both
+// sides, with a verdict on each.
+func (cl Class) Compared() bool {
+	switch cl {
+	case Regressed, Fixed, Changed, Slower, Faster, Unchanged:
+		return true
+	}
+	return false
+}
+
 // Options are the thresholds of a comparison.
 type Options struct {
 	// MinShiftMS and MinRatio: a scenario is slower (or faster) only when
@@ -199,6 +209,17 @@ type Counts struct {
 func (c Counts) Of(cl Class) int {
 	return map[Class]int{Regressed: c.Regressed, Fixed: c.Fixed, Changed: c.Changed, Slower: c.Slower, Faster: c.Faster,
 		Unchanged: c.Unchanged, NotCompared: c.NotCompared, OnlyBaseline: c.OnlyBaseline, OnlyCandidate: c.OnlyCandidate}[cl]
+}
+
+// Compared is how many of the pairs were compared (Class.Compared).
+func (c Counts) Compared() int {
+	n := 0
+	for _, cl := range Classes {
+		if cl.Compared() {
+			n += c.Of(cl)
+		}
+	}
+	return n
 }
 
 // CountPairs counts pairs by class: the Counts a comparison states, as

@@ -782,3 +782,25 @@ func TestMsText(t *testing.T) {
 		}
 	}
 }
+
+// TestCompared: a pair of a class that ran on both sides with a verdict
+// on each was compared; the others say nothing of the candidate against
+// the baseline, and a comparison of them alone is empty.
+func TestCompared(t *testing.T) {
+	compared := map[Class]bool{Regressed: true, Fixed: true, Changed: true, Slower: true, Faster: true, Unchanged: true,
+		NotCompared: false, OnlyBaseline: false, OnlyCandidate: false, Class("edited"): false}
+	var pairs []*Pair
+	want := 0
+	for cl, ok := range compared {
+		if cl.Compared() != ok {
+			t.Errorf("%s: compared %v, want %v", cl, cl.Compared(), ok)
+		}
+		pairs = append(pairs, &Pair{Class: cl}, &Pair{Class: cl})
+		if ok {
+			want += 2
+		}
+	}
+	if got := CountPairs(pairs).Compared(); got != want {
+		t.Errorf("counts compared %d, want %d", got, want)
+	}
+}

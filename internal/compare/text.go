@@ -82,24 +82,7 @@ func (t *text) paint(code, s string) string {
 // side is one line per side: what it is, how its run ended, and the
 // deployments it tested.
 func (t *text) side(label string, s Side) {
-	what := s.Spec
-	switch s.Kind {
-	case KindReport:
-		what = "report " + s.Report
-	case KindEnvironment, KindTarget:
-		what = fmt.Sprintf("%s (target %s, env %s)", s.Spec, s.Target.Name, s.Env)
-	}
-	fmt.Fprintf(&t.b, "%s %s: run %s", label, escape.Line(what), escape.Line(string(s.Run.Status)))
-	if !s.Run.Started.IsZero() {
-		fmt.Fprintf(&t.b, ", started %s", s.Run.Started.UTC().Format("2006-01-02 15:04:05Z"))
-	}
-	if sh := s.Shard; sh != nil && sh.Total > 1 {
-		fmt.Fprintf(&t.b, ", shard %d of %d", sh.Index, sh.Total)
-	}
-	if rr := s.Rerun; rr != nil {
-		fmt.Fprintf(&t.b, ", a rerun of %s", rr.Cases(escape.Line(rr.Of)))
-	}
-	t.b.WriteString("\n")
+	t.b.WriteString(label + " " + s.Line() + "\n")
 	for _, d := range s.Deployments {
 		line := fmt.Sprintf("  deployment of %s in %s: %s", escape.Line(d.Agent), escape.Line(d.Env), escape.Line(d.ID))
 		switch {
@@ -112,6 +95,37 @@ func (t *text) side(label string, s Side) {
 		}
 		t.b.WriteString(line + "\n")
 	}
+}
+
+// Line says in one line what the side is and how its run ended: "report
+// live.json (target live, env live): run passed, started 2026-03-01
+// 12:00:00Z", "target:live (target live, env live): run failed, started
+// ...", then its shard and rerun. What the report files chose is escaped: they are anyone's.
+func (s Side) Line() string {
+	what := s.Spec
+	switch s.Kind {
+	case KindReport:
+		// The environment it tested shows a baseline of sandbox, or of
+		// another target, where live was meant.
+		what = "report " + s.Report
+		if s.Env != "" {
+			what += fmt.Sprintf(" (target %s, env %s)", s.Target.Name, s.Env)
+		}
+	case KindEnvironment, KindTarget:
+		what = fmt.Sprintf("%s (target %s, env %s)", s.Spec, s.Target.Name, s.Env)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: run %s", escape.Line(what), escape.Line(string(s.Run.Status)))
+	if !s.Run.Started.IsZero() {
+		fmt.Fprintf(&b, ", started %s", s.Run.Started.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	if sh := s.Shard; sh != nil && sh.Total > 1 {
+		fmt.Fprintf(&b, ", shard %d of %d", sh.Index, sh.Total)
+	}
+	if rr := s.Rerun; rr != nil {
+		fmt.Fprintf(&b, ", a rerun of %s", rr.Cases(escape.Line(rr.Of)))
+	}
+	return b.String()
 }
 
 // pair writes one pair: its class and position, then why.

@@ -10,8 +10,9 @@
 //
 // The gate passes only when every one of these holds: the run (or the
 // comparison) passed, as its cases (a comparison's pairs and sides) say
-// when its verdict is derived again; it concluded no longer ago than
-// MaxAge, and no more than MaxSkew ahead of Now; it ran
+// when its verdict is derived again, on cases not quarantined, of every
+// agent it vouches for; it concluded no longer ago than MaxAge, and no
+// more than MaxSkew ahead of Now; it ran
 // against the same platform and environment as the gate's target, over
 // its whole selection (not one shard, not a rerun of failures, not a
 // merge --force of reports that are not every shard of one selection;
@@ -78,10 +79,23 @@ type Evidence struct {
 	// (Tested), so that an empty or tiny selection shows in a CI log.
 	Cases map[result.Status]int
 	Pairs *compare.Counts
+	// Baseline, for a comparison, says what its candidate was compared
+	// with (compare.Side.Line): a reviewer reads whether that was live,
+	// and how old, before a promotion the comparison vouches for.
+	Baseline string
 	// Quarantined counts the cases (a comparison: its candidate's) that
 	// ran under a quarantine that holds: they do not gate the run,
 	// whatever their outcome, and are not in Cases.
 	Quarantined int
+	// Gating counts what the verdict rests on: the cases that ran and
+	// are under no quarantine (a comparison: its pairs under no
+	// quarantine compared on both sides). A report whose every case is
+	// quarantined passes its run, and vouches for nothing.
+	Gating int
+	// GatingOf counts Gating by the agent and environment of each case
+	// (a comparison: of its candidate's): each deployment the gate
+	// vouches for needs a case of its own that gates.
+	GatingOf map[Key]int
 	// Derived is the verdict the report's cases give (for a comparison,
 	// its pairs and sides), derived again as the run derived it, with
 	// what decided it (DerivedWhy). A report agenttest wrote states that
@@ -133,6 +147,11 @@ type Options struct {
 	// another environment than Target.Env (when set): the environment
 	// the pipeline promotes from.
 	Target result.Target
+	// Agents are the agents the pipeline promotes (gate --agent), as the
+	// suites name them: a report that did not test one of them in
+	// Target.Env vouches for the others, not for it. None: the gate
+	// vouches for whatever agents the report tested.
+	Agents []string
 }
 
 // Decision is the gate's verdict: the reasons it refuses (none: it
@@ -151,15 +170,22 @@ type Decision struct {
 func (d Decision) Passed() bool { return len(d.Reasons) == 0 }
 
 // Needed lists the deployments to read now: those the report has
-// evidence of. The others are refused without a read.
-func Needed(ev Evidence) []Key {
+// evidence of, of the agents promoted (o.Agents; all when none). The
+// others are refused without a read, or not vouched for.
+func Needed(ev Evidence, o Options) []Key {
 	var out []Key
 	for _, d := range ev.Deployments {
-		if d != nil && d.Verified() {
+		if d != nil && d.Verified() && o.promotes(d.Agent) {
 			out = append(out, Key{d.Agent, d.Env})
 		}
 	}
 	return out
+}
+
+// promotes reports whether the gate vouches for agent: one of Agents, or
+// any agent when Agents names none.
+func (o Options) promotes(agent string) bool {
+	return len(o.Agents) == 0 || slices.Contains(o.Agents, agent)
 }
 
 // Check weighs a report against the deployments active now.
@@ -228,6 +254,9 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			refuse("the comparison's candidate, report %s, was merged with --force of reports that are not every shard of one selection on one target (%s); compare with the report agenttest merge writes, without --force, of every shard of one run", c.Path, strings.Join(f, "; "))
 		}
 	}
+	if ev.Passed && ev.Gating == 0 {
+		refuse("%s", ev.nothingGated())
+	}
 	switch {
 	case len(ev.Deployments) > 0:
 	case ev.What == whatComparison:
@@ -241,6 +270,13 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			continue
 		}
 		what := dep.Agent + " in " + dep.Env
+		if !o.promotes(dep.Agent) {
+			// --agent names the agents promoted: another's deployment,
+			// replaced or unreadable now, does not hold up theirs. A
+			// change during the run still errored the run itself.
+			d.Checked = append(d.Checked, what+": tested "+cmp.Or(dep.ID, "no deployment")+", not promoted (--agent): not checked now")
+			continue
+		}
 		switch {
 		case dep.Changed():
 			refuse("%s", dep.ChangeMessage())
@@ -286,7 +322,7 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 		tested := map[string][]string{}
 		var agents []string
 		for _, dep := range ev.Deployments {
-			if dep == nil {
+			if dep == nil || !o.promotes(dep.Agent) {
 				continue
 			}
 			if _, seen := tested[dep.Agent]; !seen {
@@ -301,9 +337,81 @@ func Check(ev Evidence, o Options, active map[Key]Active) Decision {
 			}
 		}
 	}
+	if len(o.Agents) == 0 && ev.Gating > 0 {
+		// Without --agent the gate vouches for every deployment the
+		// report records: each needs a case of its own that gates.
+		seen := map[Key]bool{}
+		for _, dep := range ev.Deployments {
+			if dep == nil {
+				continue
+			}
+			k := Key{dep.Agent, dep.Env}
+			if seen[k] || ev.GatingOf[k] > 0 {
+				continue
+			}
+			seen[k] = true
+			refuse("%s in %s: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent",
+				dep.Agent, dep.Env)
+		}
+	}
+	for _, agent := range o.Agents {
+		switch {
+		case !testedIn(ev.Deployments, agent, o.Target.Env):
+			refuse("%s: the report did not test it%s (it tested %s): it cannot vouch for the agent promoted; gate a report of a run of its suites",
+				agent, inEnv(o.Target.Env), testedList(ev.Deployments))
+		case ev.Gating > 0 && gatingOf(ev.GatingOf, agent, o.Target.Env) == 0:
+			// Its deployment was read, but every case of it that ran is
+			// quarantined: the others' cases vouch for them, not for it.
+			refuse("%s: every case of it the report tested%s is quarantined: a quarantined case never gates, so the report vouches for the other agents, not for the agent promoted",
+				agent, inEnv(o.Target.Env))
+		}
+	}
 	other = len(d.Reasons) - unreadable
 	d.Unreadable = unreadable > 0 && other == 0
 	return d
+}
+
+// testedIn reports whether deps record agent in env (any environment
+// when env is empty).
+func testedIn(deps []*result.Deployment, agent, env string) bool {
+	return slices.ContainsFunc(deps, func(d *result.Deployment) bool {
+		return d != nil && d.Agent == agent && (env == "" || d.Env == env)
+	})
+}
+
+// gatingOf sums the gating cases of agent in env (any environment when
+// env is empty).
+func gatingOf(of map[Key]int, agent, env string) int {
+	n := 0
+	for k, v := range of {
+		if k.Agent == agent && (env == "" || k.Env == env) {
+			n += v
+		}
+	}
+	return n
+}
+
+// inEnv is " in ENV", or "" when env is empty.
+func inEnv(env string) string {
+	if env == "" {
+		return ""
+	}
+	return " in " + env
+}
+
+// testedList lists the agents and environments deps record, "clinic in
+// sandbox, billing in live", or "no agent".
+func testedList(deps []*result.Deployment) string {
+	var out []string
+	for _, d := range deps {
+		if d != nil {
+			out = append(out, d.Agent+" in "+d.Env)
+		}
+	}
+	if len(out) == 0 {
+		return "no agent"
+	}
+	return strings.Join(out, ", ")
 }
 
 // platformMismatch says why a report of target cannot vouch for the
@@ -343,10 +451,28 @@ const (
 	whatComparison = "comparison"
 )
 
+// nothingGated says why a report that passed with nothing that gates
+// (Gating 0) vouches for nothing: a run of quarantined cases alone passes,
+// as a quarantine never changes a run's verdict, and says nothing of the
+// deployment it would promote.
+func (ev Evidence) nothingGated() string {
+	if ev.What == whatComparison {
+		if ev.Quarantined > 0 {
+			return fmt.Sprintf("every scenario the comparison compared is quarantined (%d of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing; compare scenarios that are not quarantined", ev.Quarantined)
+		}
+		return "the comparison compared no scenario: it vouches for nothing"
+	}
+	if ev.Quarantined > 0 {
+		return fmt.Sprintf("every case the run tested is quarantined (%d): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing; gate a run of cases that are not quarantined", ev.Quarantined)
+	}
+	return "the run tested no case: the report vouches for nothing"
+}
+
 // FromRun is the evidence of a report of `agenttest run`.
 func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 	ev := Evidence{Path: path, What: whatRun, Status: string(status), Passed: status == result.RunPassed,
-		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{}}
+		Target: r.Target, Deployments: r.Deployments, Shard: r.Shard, Rerun: r.Rerun, ForcedMerge: r.ForcedMerge, Cases: map[result.Status]int{},
+		GatingOf: map[Key]int{}}
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
 			switch {
@@ -355,6 +481,10 @@ func FromRun(path string, r *result.Result, status result.RunStatus) Evidence {
 				ev.Quarantined++
 			default:
 				ev.Cases[c.Status]++
+				if c.Status.Ran() {
+					ev.Gating++
+					ev.GatingOf[Key{c.Agent, c.Env}]++
+				}
 			}
 		}
 	}
@@ -447,7 +577,8 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	// them beside: the verdict (Verdict) counts them so too.
 	pairs := compare.CountPairs(c.Pairs)
 	ev := Evidence{Path: path, What: whatComparison, Status: string(c.Status), Passed: c.Status == result.RunPassed, Why: c.Why,
-		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs}
+		Target: cand.Target, Deployments: cand.Deployments, Rerun: c.Rerun, Cases: map[result.Status]int{}, Pairs: &pairs,
+		Baseline: c.Baseline.Line()}
 	if c.Status == result.RunPassed {
 		ev.Why = ""
 	}
@@ -465,6 +596,16 @@ func FromComparison(path string, c *compare.Comparison) Evidence {
 	}
 	if cand.Kind == compare.KindReport && (cand.Shard != nil || cand.Rerun != nil || len(cand.ForcedMerge) > 0) {
 		ev.Candidate = &StoredRun{Path: cmp.Or(cand.Report, cand.Spec), Shard: cand.Shard, Rerun: cand.Rerun, ForcedMerge: cand.ForcedMerge}
+	}
+	ev.GatingOf = map[Key]int{}
+	for _, p := range c.Pairs {
+		if p == nil || p.Quarantined || p.Candidate == nil {
+			continue
+		}
+		if p.Class.Compared() {
+			ev.Gating++
+			ev.GatingOf[Key{p.Candidate.Agent, p.Candidate.Env}]++
+		}
 	}
 	for _, p := range c.Pairs {
 		switch {

@@ -20,15 +20,17 @@ func TestCheck(t *testing.T) {
 	green := func() Evidence {
 		return Evidence{Path: "r.json", What: "run", Status: "passed", Passed: true,
 			Started: now.Add(-time.Hour - time.Minute), Concluded: now.Add(-time.Hour), Target: target,
-			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")}}
+			Deployments: []*result.Deployment{verified("restaurant", "dep-1"), verified("clinic", "dep-2")},
+			Gating:      2, GatingOf: map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "sandbox"}: 1}}
 	}
 	activeNow := map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}}
 	type testCase struct {
 		name   string
 		edit   func(ev *Evidence)
 		active map[Key]Active
-		// gate edits the gate's target.
-		gate func(t *result.Target)
+		// gate edits the gate's target; agents are its --agent.
+		gate   func(t *result.Target)
+		agents []string
 		// want are parts of the reasons, in order; none: the gate passes.
 		want       []string
 		unreadable bool
@@ -46,7 +48,7 @@ func TestCheck(t *testing.T) {
 		if tc.gate != nil {
 			tc.gate(&gt)
 		}
-		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: gt}, active)
+		d := Check(ev, Options{Now: now, MaxAge: 24 * time.Hour, Target: gt, Agents: tc.agents}, active)
 		if len(d.Reasons) != len(tc.want) {
 			t.Fatalf("reasons %q, want %d", d.Reasons, len(tc.want))
 		}
@@ -128,19 +130,38 @@ func TestCheck(t *testing.T) {
 			want: []string{"the report reruns the 2 cases that failed or errored in first.json and the 1 case its run left unrun: it tested those again, not the whole selection"}},
 		{name: "a rerun of a run stopped before its first case", edit: func(ev *Evidence) { ev.Rerun = &result.Rerun{Of: "first.json", Unrun: 6} },
 			want: []string{"the report reruns the 6 cases the run of first.json left unrun: it tested those again, not the whole selection"}},
-		{name: "one agent in another environment", edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
+		{name: "one agent in another environment", edit: func(ev *Evidence) {
+			ev.Deployments[1].Env = "live"
+			ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1}
+		},
 			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
 			want:   []string{`clinic: the report tested live, not sandbox, the environment of the gate's target "sandbox"`}},
 		{name: "one agent in two other environments", edit: func(ev *Evidence) {
 			ev.Deployments[1].Env = "live"
 			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "staging", ID: "dep-7", After: "dep-7"})
+			ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1, {"clinic", "staging"}: 1}
 		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}, {"clinic", "staging"}: {ID: "dep-7"}},
 			want: []string{`clinic: the report tested live, staging, not sandbox, the environment of the gate's target "sandbox"`}},
 		// A report that tested live as well vouches for sandbox, its
 		// live deployment checked like any other.
 		{name: "another environment besides the target's", edit: func(ev *Evidence) {
 			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "live", ID: "dep-7", After: "dep-7"})
+			ev.GatingOf[Key{"clinic", "live"}] = 1
 		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}, {"clinic", "live"}: {ID: "dep-7"}}},
+		// Without --agent the gate vouches for every deployment: one
+		// whose agent no case gated there (quarantined, skipped) is
+		// refused, once; before, "clinic in sandbox: tested dep-2" and
+		// "gate: passed". Named away with --agent, the others vouch.
+		{name: "an agent no case gated", edit: func(ev *Evidence) {
+			delete(ev.GatingOf, Key{"clinic", "sandbox"})
+			ev.Deployments = append(ev.Deployments, verified("clinic", "dep-2"))
+		},
+			want: []string{"clinic in sandbox: no case of it gates (each is quarantined, skipped or not compared), and the gate would vouch for its deployment all the same: test it, or name the agents promoted with --agent"}},
+		{name: "an agent no case gated, not promoted", agents: []string{"restaurant"}, edit: func(ev *Evidence) { delete(ev.GatingOf, Key{"clinic", "sandbox"}) }},
+		{name: "an agent no case gated in another environment", edit: func(ev *Evidence) {
+			ev.Deployments = append(ev.Deployments, &result.Deployment{Agent: "clinic", Env: "live", ID: "dep-7", After: "dep-7"})
+		}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-2"}, {"clinic", "live"}: {ID: "dep-7"}},
+			want: []string{"clinic in live: no case of it gates"}},
 		// A comparison vouches for no more than its candidate's run:
 		// not when it reran failures, nor when its candidate is a report
 		// of a shard or of a rerun.
@@ -198,6 +219,66 @@ func TestCheck(t *testing.T) {
 			ev.Concluded = ev.Started
 		},
 			want: []string{"the report's run ended 9999-12-31T23:59:59Z, 2562047h47m0s after the gate's clock (more than the 5m0s two clocks may differ)"}},
+		// A quarantine never changes a run's verdict, so a run of
+		// quarantined cases alone passes, failing or not: it says
+		// nothing of the deployment the gate would let through.
+		{name: "every case quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined, ev.GatingOf = 0, 2, map[Key]int{} },
+			want: []string{"every case the run tested is quarantined (2): a quarantined case never gates a run, whatever its outcome, so the report vouches for nothing"}},
+		{name: "one case not quarantined", edit: func(ev *Evidence) { ev.Gating, ev.Quarantined = 1, 2 }},
+		{name: "a comparison of quarantined scenarios alone", edit: func(ev *Evidence) { ev.What, ev.Gating, ev.Quarantined = "comparison", 0, 3 },
+			want: []string{"every scenario the comparison compared is quarantined (3 of the candidate's cases): a quarantine never fails a comparison, so it vouches for nothing"}},
+		// An edited report (its cases cut, its status left passed) is
+		// refused too, whatever else it says.
+		{name: "no case at all", edit: func(ev *Evidence) { ev.Gating = 0 }, want: []string{"the run tested no case: the report vouches for nothing"}},
+		{name: "a comparison that compared nothing", edit: func(ev *Evidence) { ev.What, ev.Gating = "comparison", 0 },
+			want: []string{"the comparison compared no scenario: it vouches for nothing"}},
+		// A run that did not pass is refused for that: its empty
+		// selection is no second reason.
+		{name: "empty", edit: func(ev *Evidence) { ev.Passed, ev.Status, ev.Why, ev.Gating = false, "empty", "nothing was tested", 0 },
+			want: []string{"the run did not pass: its status is empty: nothing was tested"}},
+		// --agent: the agents the pipeline promotes. A report of other
+		// agents vouches for them, not for the one promoted.
+		{name: "the agent promoted", agents: []string{"restaurant"}},
+		// Another agent's deployment, replaced or unreadable now, or
+		// never confirmed, does not hold up the one promoted: the gate
+		// vouches for the agents promoted alone.
+		{name: "the agent promoted, another replaced", agents: []string{"restaurant"},
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-9"}}},
+		{name: "the agent promoted, another unread", agents: []string{"restaurant"}, active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}}},
+		{name: "the agent promoted, another unconfirmed in another environment", agents: []string{"restaurant"}, edit: func(ev *Evidence) {
+			ev.Deployments[1] = &result.Deployment{Agent: "clinic", Env: "live", Note: "not served"}
+		}},
+		{name: "the agent promoted replaced", agents: []string{"clinic"},
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "sandbox"}: {ID: "dep-9"}},
+			want:   []string{"clinic in sandbox: the report tested deployment dep-2, but dep-9 is active now"}},
+		{name: "both agents promoted", agents: []string{"clinic", "restaurant"}},
+		{name: "another agent promoted", agents: []string{"billing", "restaurant"},
+			want: []string{"billing: the report did not test it in sandbox (it tested restaurant in sandbox, clinic in sandbox): it cannot vouch for the agent promoted"}},
+		{name: "the agent promoted in another environment", agents: []string{"clinic"}, edit: func(ev *Evidence) { ev.Deployments[1].Env = "live" },
+			active: map[Key]Active{{"restaurant", "sandbox"}: {ID: "dep-1"}, {"clinic", "live"}: {ID: "dep-2"}},
+			want:   []string{`clinic: the report tested live, not sandbox`, "clinic: the report did not test it in sandbox (it tested restaurant in sandbox, clinic in live)"}},
+		{name: "the agent promoted, of a report of no agent", agents: []string{"restaurant"}, edit: func(ev *Evidence) { ev.Deployments = nil },
+			want: []string{"the report records no deployment", "restaurant: the report did not test it in sandbox (it tested no agent)"}},
+		// Its deployment was read, but every case of it was quarantined.
+		{name: "the agent promoted quarantined", agents: []string{"clinic"}, edit: func(ev *Evidence) { delete(ev.GatingOf, Key{"clinic", "sandbox"}) },
+			want: []string{"clinic: every case of it the report tested in sandbox is quarantined: a quarantined case never gates, so the report vouches for the other agents, not for the agent promoted"}},
+		// Its cases in another environment gate there, not in the
+		// target's, whose deployment was read for cases quarantined.
+		{name: "the agent promoted gated elsewhere", agents: []string{"clinic"}, edit: func(ev *Evidence) {
+			ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1}
+		},
+			want: []string{"clinic: every case of it the report tested in sandbox is quarantined"}},
+		// A report of quarantined cases alone is refused once, for
+		// all its agents.
+		{name: "the agent promoted, every case quarantined", agents: []string{"clinic"}, edit: func(ev *Evidence) {
+			ev.Gating, ev.GatingOf, ev.Quarantined = 0, nil, 2
+		},
+			want: []string{"every case the run tested is quarantined (2)"}},
+		// A gate's target of no environment: any of them.
+		{name: "the agent promoted, in any environment", agents: []string{"billing"}, gate: func(t *result.Target) { t.Env = "" },
+			want: []string{"billing: the report did not test it (it tested restaurant in sandbox, clinic in sandbox)"}},
+		{name: "the agent promoted, in any environment, gated elsewhere", agents: []string{"clinic"}, gate: func(t *result.Target) { t.Env = "" },
+			edit: func(ev *Evidence) { ev.GatingOf = map[Key]int{{"restaurant", "sandbox"}: 1, {"clinic", "live"}: 1} }},
 		{name: "the simulator vouches for no platform", edit: func(ev *Evidence) { ev.Target = result.Target{Name: "sim", Embedded: true} },
 			want: []string{"the report tested the embedded simulator, the gate's target is a configured platform"}},
 	} {
@@ -216,7 +297,11 @@ func TestNeeded(t *testing.T) {
 		{Agent: "d", Env: "sandbox", Note: "not served"},
 		{Agent: "e", Env: "live", ID: "d5", After: "d5"},
 	}}
-	if got, want := Needed(ev), []Key{{"a", "sandbox"}, {"e", "live"}}; !slices.Equal(got, want) {
+	if got, want := Needed(ev, Options{}), []Key{{"a", "sandbox"}, {"e", "live"}}; !slices.Equal(got, want) {
+		t.Errorf("needed %v, want %v", got, want)
+	}
+	// --agent: the deployments of the agents promoted alone.
+	if got, want := Needed(ev, Options{Agents: []string{"e", "b"}}), []Key{{"e", "live"}}; !slices.Equal(got, want) {
 		t.Errorf("needed %v, want %v", got, want)
 	}
 }
@@ -229,8 +314,34 @@ func TestFromRun(t *testing.T) {
 	if ev.Passed || ev.Status != "errored" || ev.Why != "a deployment changed during the run" || !ev.Concluded.Equal(started.Add(90*time.Second)) {
 		t.Errorf("evidence %+v", ev)
 	}
-	if n := Needed(ev); len(n) != 0 {
+	if n := Needed(ev, Options{}); len(n) != 0 {
 		t.Errorf("needed %v: a changed deployment needs no read", n)
+	}
+
+	// What gates: the cases that ran, under no quarantine that holds.
+	quarantined := func(st result.Status, lapsed bool) *result.Case {
+		return &result.Case{Status: st, Quarantine: &result.Quarantine{Reason: "r", Until: "2099-12-31", Lapsed: lapsed}}
+	}
+	for _, tc := range []struct {
+		name   string
+		cases  []*result.Case
+		gating int
+	}{
+		{"quarantined alone", []*result.Case{quarantined(result.Failed, false), quarantined(result.Passed, false), {Status: result.Skipped}}, 0},
+		{"a lapsed quarantine gates", []*result.Case{quarantined(result.Passed, true)}, 1},
+		{"one case besides", []*result.Case{quarantined(result.Failed, false), {Status: result.Flaky}, {Status: result.Pending}, nil}, 1},
+		{"every status that ran", []*result.Case{{Status: result.Passed}, {Status: result.Flaky}, {Status: result.Failed}, {Status: result.Errored}}, 4},
+	} {
+		for _, c := range tc.cases {
+			if c != nil {
+				c.Agent, c.Env = "a", "sandbox"
+			}
+		}
+		r := &result.Result{Files: []*result.File{{Path: "s.yaml", Cases: tc.cases}}}
+		ev := FromRun("r.json", r, r.RunStatus())
+		if ev.Gating != tc.gating || ev.GatingOf[Key{"a", "sandbox"}] != tc.gating {
+			t.Errorf("%s: gating %d, of a in sandbox %d, want %d", tc.name, ev.Gating, ev.GatingOf[Key{"a", "sandbox"}], tc.gating)
+		}
 	}
 }
 
@@ -286,6 +397,9 @@ func TestFromRunDerives(t *testing.T) {
 		deps       []*result.Deployment
 		derived    result.RunStatus
 		unrecorded []string
+		// nothingGated: every case that ran is quarantined, so the gate
+		// refuses a run that passed.
+		nothingGated bool
 	}{
 		{name: "passed", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
@@ -294,8 +408,11 @@ func TestFromRunDerives(t *testing.T) {
 		{name: "every case skipped", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Skipped}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunEmpty},
 		{name: "no case", deps: []*result.Deployment{dep("a")}, derived: result.RunEmpty},
-		{name: "a quarantined failure", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+		{name: "a quarantined failure", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed},
+			{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed},
+		{name: "a quarantined failure alone", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Failed, Quarantine: &result.Quarantine{Reason: "r", Until: "2026-12-31"}}},
+			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, nothingGated: true},
 		{name: "an agent without deployment", cases: []*result.Case{{Agent: "a", Env: "sandbox", Status: result.Passed}, {Agent: "b", Env: "sandbox", Status: result.Flaky},
 			{Agent: "b", Env: "sandbox", Status: result.Passed}, {Agent: "c", Env: "sandbox", Status: result.Skipped}},
 			deps: []*result.Deployment{dep("a")}, derived: result.RunPassed, unrecorded: []string{"b in sandbox"}},
@@ -326,7 +443,7 @@ func TestFromRunDerives(t *testing.T) {
 				active[Key{d.Agent, d.Env}] = Active{ID: d.ID}
 			}
 			d := Check(ev, Options{Now: started.Add(time.Minute), MaxAge: time.Hour, Target: result.Target{Env: "sandbox"}}, active)
-			if want := tc.derived == result.RunPassed && tc.unrecorded == nil; d.Passed() != want {
+			if want := tc.derived == result.RunPassed && tc.unrecorded == nil && !tc.nothingGated; d.Passed() != want {
 				t.Errorf("gate passed %v, want %v: %q", d.Passed(), want, d.Reasons)
 			}
 		})
@@ -364,9 +481,22 @@ func TestFromComparison(t *testing.T) {
 	if ev.Derived != result.RunPassed || ev.Unrecorded != nil {
 		t.Errorf("derived %q unrecorded %q of a consistent comparison", ev.Derived, ev.Unrecorded)
 	}
+	// What gates: the pairs compared on both sides, under no quarantine.
+	if ev.Gating != 2 || ev.GatingOf[Key{"restaurant", "pre-release"}] != 2 {
+		t.Errorf("gating %d (%v), want the fixed and the unchanged pair", ev.Gating, ev.GatingOf)
+	}
+	c := comparison()
+	for _, p := range c.Pairs {
+		p.Quarantined = true
+	}
+	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.OnlyCandidate, Candidate: &compare.Outcome{Status: result.Passed, Agent: "restaurant", Env: "pre-release"}},
+		&compare.Pair{Class: compare.NotCompared, Candidate: &compare.Outcome{Status: result.Errored, Agent: "restaurant", Env: "pre-release"}})
+	if ev := FromComparison("c.json", c); ev.Gating != 0 || ev.Quarantined != 2 {
+		t.Errorf("gating %d quarantined %d, want 0 and 2: only quarantined pairs were compared", ev.Gating, ev.Quarantined)
+	}
 	// A comparison edited to say passed over a regression, or to drop
 	// the deployment of an agent its candidate ran.
-	c := comparison()
+	c = comparison()
 	c.Pairs = append(c.Pairs, &compare.Pair{Class: compare.Regressed, Candidate: &compare.Outcome{Status: result.Failed, Agent: "clinic", Env: "pre-release"}})
 	if ev := FromComparison("c.json", c); ev.Derived != result.RunFailed || ev.DerivedWhy != "1 scenario regressed" ||
 		!slices.Equal(ev.Unrecorded, []string{"clinic in pre-release"}) {

@@ -221,7 +221,7 @@ func (h *Human) RunFinished(r *result.Result) {
 		case d.Changed():
 			b.WriteString(h.st.paint(sgrRed, h.st.flat(d.ChangeMessage())) + "\n")
 		case d.ID != "" && d.After == "" && d.Note != "":
-			b.WriteString(h.st.paint(sgrYellow, h.st.flat(fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, d.Note))) + "\n")
+			b.WriteString(h.st.paint(sgrYellow, h.st.flat(d.UnconfirmedMessage())) + "\n")
 		}
 	}
 	// Cases a stop left unrun are counted as such, not as skipped: a

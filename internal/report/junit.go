@@ -57,7 +57,9 @@ import (
 //     "deployment.AGENT.ENV" per agent and environment, whose value is the
 //     deployment id the run tested ("ID → AFTER_ID" when it changed
 //     during the run), and "deployment_changed" with the console's
-//     message(s) when one did; each <testcase> has a "deployment"
+//     message(s) when one did, and "deployment_unconfirmed" with the
+//     console's words for each deployment never read, or not read again
+//     after its agent's last case; each <testcase> has a "deployment"
 //     property, the id its agent and environment were tested on;
 //   - <testsuites> has "shard" ("2/4 of 47 scenarios"), "rerun" (the
 //     cases a --rerun-failed run reran) and "forced_merge" (what merge
@@ -81,6 +83,11 @@ const (
 	PropertyDeployment = "deployment"
 	// PropertyDeploymentChanged says what changed during the run.
 	PropertyDeploymentChanged = "deployment_changed"
+	// PropertyDeploymentUnconfirmed says which deployments the run could
+	// not tie its verdicts to (never read, or not read again after the
+	// agent's last case), and why: a JUnit reader would otherwise take
+	// the id of deployment.AGENT.ENV, or its absence, for evidence.
+	PropertyDeploymentUnconfirmed = "deployment_unconfirmed"
 	// PropertyShard, PropertyRerun and PropertyForcedMerge say that the
 	// run is not of its whole selection: a shard's ("2/4 of 47
 	// scenarios"), a --rerun-failed run's (the cases it reran) or a
@@ -193,9 +200,15 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	if len(r.ForcedMerge) > 0 {
 		props = append(props, junit.Property{Name: PropertyForcedMerge, Value: xmlLine(strings.Join(r.ForcedMerge, "; "))})
 	}
-	var changed []string
+	var changed, unconfirmed []string
 	for _, d := range r.Deployments {
-		if d == nil || d.ID == "" {
+		if d == nil {
+			continue
+		}
+		if m := d.UnconfirmedMessage(); m != "" {
+			unconfirmed = append(unconfirmed, m)
+		}
+		if d.ID == "" {
 			continue
 		}
 		v := d.ID
@@ -207,6 +220,9 @@ func WriteJUnit(w io.Writer, r *result.Result) error {
 	}
 	if len(changed) > 0 {
 		props = append(props, junit.Property{Name: PropertyDeploymentChanged, Value: xmlLine(strings.Join(changed, "; "))})
+	}
+	if len(unconfirmed) > 0 {
+		props = append(props, junit.Property{Name: PropertyDeploymentUnconfirmed, Value: xmlLine(strings.Join(unconfirmed, "; "))})
 	}
 	doc.Properties = &props
 	for i, f := range r.Files {

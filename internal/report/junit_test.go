@@ -366,7 +366,11 @@ func TestJUnitRunProperties(t *testing.T) {
 	}
 	want := map[string]string{PropertyStatus: "errored", PropertyStopped: result.ReasonUnreachable,
 		PropertyStatusReason: "no check failed, but 1 case errored: the platform or the network kept the run from telling whether the agent is fine",
-		PropertyStopCause:    "dial tcp 127.0.0.1:9: connection refused", "deployment.luigi.sandbox": "dep-7"}
+		PropertyStopCause:    "dial tcp 127.0.0.1:9: connection refused", "deployment.luigi.sandbox": "dep-7",
+		// Neither deployment vouches for the run: the one never read
+		// has no property of its own, and the other's id is no evidence
+		// unless it was read again after the agent's last case.
+		PropertyDeploymentUnconfirmed: "no deployment evidence of clinic in live: read failed; deployment of luigi in sandbox not confirmed after its last case: not read again"}
 	if !maps.Equal(props, want) {
 		t.Errorf("testsuites properties\n got %v\nwant %v", props, want)
 	}

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,6 +138,24 @@ func (d *Deployment) Verified() bool { return d.ID != "" && d.After == d.ID }
 // "deployment of restaurant changed during the run: dep-1 → dep-2".
 func (d *Deployment) ChangeMessage() string {
 	return fmt.Sprintf("deployment of %s changed during the run: %s → %s", d.Agent, d.ID, d.After)
+}
+
+// UnconfirmedMessage says, in the words every report uses, why the run's
+// verdicts are not tied to this deployment although it did not change:
+// it was never read ("no deployment evidence of clinic in sandbox: read
+// failed: ..."), or not read again after the agent's last case
+// ("deployment of clinic in sandbox not confirmed after its last case:
+// not read again: the run stopped"). "" when it was read before and after,
+// or changed (ChangeMessage).
+func (d *Deployment) UnconfirmedMessage() string {
+	note := cmp.Or(d.Note, "not read again")
+	switch {
+	case d.Verified() || d.Changed():
+		return ""
+	case d.ID == "":
+		return fmt.Sprintf("no deployment evidence of %s in %s: %s", d.Agent, d.Env, note)
+	}
+	return fmt.Sprintf("deployment of %s in %s not confirmed after its last case: %s", d.Agent, d.Env, note)
 }
 
 // DeploymentChanges lists the deployments that changed during the run, in

@@ -100,6 +100,14 @@ func (s *stopper) after(reached []string, cause *result.Stop) bool {
 	return st != nil && st.Kind != result.StopFailFast
 }
 
+// PlatformStop is the stop a failed call that is not a run's own (the
+// gate's read of a deployment) calls for, as a run's would: a refused
+// key, an unreachable host, ... or nil. msg is the error as the caller
+// says it (already redacted). A command says it as run says its stop.
+func PlatformStop(err error, msg string) *result.Stop {
+	return platformStop(err, false, "", "", msg)
+}
+
 // platformStop classifies a failed call: the stop it calls for when it
 // shows the platform cannot be used at all, or nil. starting says the
 // call opened the conversation (a 404 of debug-chat session creation then
