@@ -18,6 +18,7 @@ Feature: Confirming outcomes beyond the chat
       | num_turns           | at least 2    |
       | turns.intents       | urgent        |
     And the handoff state "reason" is "urgent_symptoms"
+    And the conversation has no recording
     And a "conversation.completed" webhook arrives
     And a "handoff.created" webhook arrives
 
@@ -37,6 +38,7 @@ Feature: Confirming outcomes beyond the chat
       | channel     | VOICE-SIP     |
       | to_number   | +447700900001 |
       | num_turns   | at least 1    |
+    And the conversation has a recording
 
   Scenario: a reminder SMS opens a conversation
     When the SMS "Reply YES to confirm" is sent to "+447700900002"

@@ -47,6 +47,10 @@ type hostileRuntime struct {
 	// getAnswer, when set, answers the n-th read of a record (from 1)
 	// with its status and body instead of get.
 	getAnswer func(n int) (int, string)
+	// audio, when set, answers the n-th read of a recording (from 1):
+	// status and body.
+	audio      func(n int) (int, string)
+	audioReads int
 	// handoff, when set, answers the reads of the handoff state, given
 	// their query.
 	handoff func(q url.Values) (int, string)
@@ -119,6 +123,13 @@ func (h *hostileRuntime) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fmt.Fprintf(w, `{"conversations":[%s],"cursor":null}`, strings.Join(h.list(n), ","))
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && strings.HasSuffix(p, "/audio") && h.audio != nil:
+		h.audioReads++
+		status, body := h.audio(h.audioReads)
+		if status == http.StatusOK {
+			w.Header().Set("Content-Type", "audio/wav")
+		}
+		h.answer(w, status, body)
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v3/ws-abcd1234/p1/conversations/") && h.getAnswer != nil:
 		h.getReads++
 		status, body := h.getAnswer(h.getReads)

@@ -19,7 +19,7 @@ var probeStatuses = []string{reply.CallSuccess, reply.CallFailure}
 
 var confirmKeys = keySet{
 	what: "confirm",
-	keys: []string{"conversation", "handoff_state", "webhooks"},
+	keys: []string{"conversation", "handoff_state", "webhooks", "recording"},
 	moved: map[string]string{
 		"handoff":   "handoff is a field of the record: confirm: {conversation: {handoff: true}}",
 		"state":     "state is a field of the record: confirm: {conversation: {state: {...}}}",
@@ -29,6 +29,7 @@ var confirmKeys = keySet{
 	},
 	means: map[string]string{
 		"webhook": "webhooks",
+		"audio":   "recording",
 	},
 }
 
@@ -66,11 +67,15 @@ func (d *decoder) confirm(p pair) *steps.Step {
 			c.HandoffState = d.handoffState(f)
 		case "webhooks":
 			c.Webhooks = d.webhooks(f)
+		case "recording":
+			if v, ok := d.boolean(f.Val, "recording"); ok {
+				c.Recording = &assert.RecordingCheck{Pos: d.pos(f.Key), Want: v}
+			}
 		}
 	}
 	if len(fields) == 0 && len(order) == 0 {
 		if n := d.resolve(p.Val); n != nil && len(n.Content) == 0 {
-			d.warnf(p.Key, "confirm has no checks: add conversation:, handoff_state: or webhooks:")
+			d.warnf(p.Key, "confirm has no checks: add conversation:, handoff_state:, webhooks: or recording:")
 		}
 	}
 	st := &steps.Step{Kind: steps.Confirm, Pos: c.Pos,
@@ -623,13 +628,14 @@ func confirmAfterFailedCall(program []*steps.Step) diag.Diagnostics {
 	return ds
 }
 
-// smsConversationEnds warns, in YAML and in a feature alike, of each check
+// smsConfirmations warns, in YAML and in a feature alike, of each check
 // of an SMS probe's confirmation that waits for its conversation to end
 // (in_progress: false, a conversation.completed event): the conversation
 // an SMS opens stays open for the reply, and the platform ends it only
 // after a day without one. Such a check waits out its bound and fails the
-// agent, unless the agent ends the conversation itself.
-func smsConversationEnds(program []*steps.Step) diag.Diagnostics {
+// agent, unless the agent ends the conversation itself. A recording it
+// expects is refused: an SMS conversation has none.
+func smsConfirmations(program []*steps.Step) diag.Diagnostics {
 	var ds diag.Diagnostics
 	warn := func(pos diag.Pos, what string) {
 		ds = ds.Append(diag.Diagnostic{Severity: diag.Warning, Pos: pos,
@@ -657,6 +663,13 @@ func smsConversationEnds(program []*steps.Step) diag.Diagnostics {
 				if w.Event == reply.EventConversationCompleted {
 					warn(w.Pos, "the "+w.Event+" event")
 				}
+			}
+			if rc := cf.Recording; rc != nil && rc.Want {
+				// The platform answers the audio of any conversation
+				// that is not a call with 404: run, it failed the agent.
+				ds = ds.Append(diag.Diagnostic{Severity: diag.Error, Pos: rc.Pos,
+					Message: "an SMS probe's conversation has no recording: only voice conversations (VOICE-SIP) have one",
+					Hint:    "confirm a recording after an outbound call, or a debug chat on the channel VOICE-SIP"})
 			}
 		}
 	}

@@ -730,7 +730,7 @@ func (d *decoder) scenario(item *yaml.Node, fields map[string]pair, s *Suite, de
 		if confirm != nil {
 			sc.Steps = append(sc.Steps, confirm)
 			d.diags = append(d.diags, confirmAfterFailedCall(sc.Steps)...)
-			d.diags = append(d.diags, smsConversationEnds(sc.Steps)...)
+			d.diags = append(d.diags, smsConfirmations(sc.Steps)...)
 		}
 		d.probeScenario(item, sc, fields, confirm != nil)
 		sc.EnvRefs = x.expanded(sc, row.envRefs())

@@ -671,7 +671,7 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 	}
 	if probe != nil && !broken {
 		fl.diags = append(fl.diags, confirmAfterFailedCall(sc.Steps)...)
-		fl.diags = append(fl.diags, smsConversationEnds(sc.Steps)...)
+		fl.diags = append(fl.diags, smsConfirmations(sc.Steps)...)
 		// As the YAML decoder warns of a probe scenario's start: and of
 		// an SMS probe without confirm:.
 		if !startAt.IsZero() {

@@ -124,6 +124,10 @@ func TestFeatureProbeRules(t *testing.T) {
 		{"sms number", "    When the SMS \"hi\" is sent to \"12\"\n    Then the conversation record shows:\n      | num_turns | 1 |\n",
 			[]string{`5:5: "12" is not a phone number`}, true},
 		{"reference number is checked when run", "    When an outbound call is placed to \"${env:PROBE_NUMBER}\"\n", nil, false},
+		{"recording of an SMS", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the conversation has a recording\n",
+			[]string{"6:5: an SMS probe's conversation has no recording"}, true},
+		{"no recording of an SMS", "    When the SMS \"hi\" is sent to \"+447700900002\"\n    Then the conversation has no recording\n", nil, false},
+		{"recording of a call", "    When an outbound call is placed to \"+447700900001\"\n    Then the conversation has a recording\n", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) { run(t, tc) })
 	}

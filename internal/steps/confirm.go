@@ -48,6 +48,10 @@ func confirmDefs() []Def {
 					return nil
 				})
 			}),
+		def(GroupConfirm, `the conversation has a recording`, NoArg, `Then the conversation has a recording`, "",
+			"The conversation has a recording (its audio in the Conversations API); only voice conversations (VOICE-SIP) have one.", recordingStep(true)),
+		def(GroupConfirm, `the conversation has no recording`, NoArg, `Then the conversation has no recording`, "",
+			"The conversation has no recording: the Conversations API answers its audio with 404.", recordingStep(false)),
 		def(GroupConfirm, `an? `+q+` webhook arrives`, NoArg, `Then a "handoff.created" webhook arrives`, "",
 			"The event arrives, with a valid signature, for the conversation.", func(c *call) (*Step, error) {
 				ev := strings.TrimSpace(c.args[0])
@@ -63,6 +67,17 @@ func confirmDefs() []Def {
 				}
 				return st, err
 			}),
+	}
+}
+
+// recordingStep builds the Confirm step of a recording expected (want) or
+// not.
+func recordingStep(want bool) func(c *call) (*Step, error) {
+	return func(c *call) (*Step, error) {
+		return confirmStep(c, func(c *call, _ Expander, _ bool, cf *assert.Confirm) error {
+			cf.Recording = &assert.RecordingCheck{Pos: c.pos, Want: want}
+			return nil
+		})
 	}
 }
 

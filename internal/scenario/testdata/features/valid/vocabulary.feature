@@ -111,9 +111,11 @@ Feature: Every step of the vocabulary
       | state.day      | tuesday     |
     And the handoff state "reason" is "urgent_symptoms"
     And a "handoff.created" webhook arrives
+    And the conversation has a recording
 
   Scenario: an SMS
     When the SMS "Reply YES to confirm" is sent to "+447700900002"
     Then the conversation record shows:
       | field   | value |
       | channel | SMS   |
+    And the conversation has no recording
