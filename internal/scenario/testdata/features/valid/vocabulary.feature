@@ -61,6 +61,8 @@ Feature: Every step of the vocabulary
     And the conversation continues
     And the reply is delayed
     And the reply is not delayed
+    And the ASR language is "en-GB"
+    And the TTS language is "en-GB"
     And the metric "BOOKING_MADE" is "true"
     And the metric "CALL_TURN" was written 2 times
     And the function "check_availability" was called
