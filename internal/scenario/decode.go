@@ -329,6 +329,9 @@ func (d *decoder) start(p pair) Start {
 		return ""
 	}
 	st.Channel = get("channel")
+	if msg, hint := channelWarning(st.Channel); msg != "" {
+		d.diags = d.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: d.pos(fields["channel"].Val), Message: msg, Hint: hint})
+	}
 	st.Variant = get("variant")
 	st.ASRLang = get("asr_lang")
 	st.TTSLang = get("tts_lang")

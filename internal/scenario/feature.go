@@ -599,6 +599,11 @@ func (fl *featureLoader) steps(sc *Scenario, p *messages.Pickle, x *expansions, 
 				}
 			}
 		}
+		if params.Channel != before.Channel {
+			if msg, hint := channelWarning(params.Channel); msg != "" {
+				fl.diags = fl.diags.Append(diag.Diagnostic{Severity: diag.Warning, Pos: argAt, Message: msg, Hint: hint})
+			}
+		}
 		if params.Agent != before.Agent {
 			at.agent = argAt
 		}
